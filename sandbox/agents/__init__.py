@@ -1,0 +1,1 @@
+"""Agents: one async method, given the conversation so far, return the next assistant turn."""

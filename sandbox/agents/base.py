@@ -1,0 +1,71 @@
+"""The agent interface and the error classes the episode loop acts on.
+
+Errors are classified by type here, once, by the agent that knows its transport;
+the episode never looks at message text.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol
+
+from sandbox.records import AssistantTurn, ToolCall
+
+
+class ModelError(Exception):
+    """A model call failed. Subclasses say how the episode must react."""
+
+    kind = "api_error"
+
+
+class TransientModelError(ModelError):
+    """429, 5xx, overloaded, timeouts, connection resets: retried in place, not counted as a turn."""
+
+    kind = "transient"
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class NonTransientModelError(ModelError):
+    """A bad request and the like: counts as a turn; five in a row end the episode as `error`."""
+
+    kind = "api_error"
+
+
+class InfrastructureError(ModelError):
+    """Authentication, a missing model, persistent server failure: end the attempt; the runner retries the sample."""
+
+    kind = "infra"
+
+
+class Agent(Protocol):
+    """Given the conversation so far (OpenAI-style messages), return the next assistant turn."""
+
+    name: str
+
+    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn: ...
+
+
+def call(name: str, n: int, **args: Any) -> ToolCall:
+    """A tool call with a synthetic id, for scripted agents."""
+    return ToolCall(id=f"call_{n}", name=name, args=args)
+
+
+def tool_results(messages: list[dict[str, Any]]) -> list[str]:
+    """The tool-result texts of the last turn (what a scripted agent may see), footers stripped."""
+    out: list[str] = []
+    for msg in reversed(messages):
+        if msg.get("role") == "tool":
+            content = msg.get("content") or ""
+            out.append(content.rsplit("\nTurn: ", 1)[0])
+        elif msg.get("role") == "assistant":
+            break
+    return list(reversed(out))
+
+
+def arguments_json(args: Any) -> str:
+    """Arguments as the string an OpenAI-style assistant message carries."""
+    if isinstance(args, dict) and set(args) == {"_raw"}:
+        return str(args["_raw"])
+    return json.dumps(args, ensure_ascii=False)

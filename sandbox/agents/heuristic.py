@@ -1,0 +1,158 @@
+"""The heuristic baseline: an honest non-LLM navigator that sees only what the tools return.
+
+It ranks papers by keyword overlap between the question and their titles and
+abstracts, reads the most promising sections while the budget lasts, and picks the
+option whose distinctive words have the most support in what it read. Seeded: ties
+and an occasional exploratory pick depend on the seed, so replicates can differ.
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandbox.agents.base import call, tool_results
+from sandbox.records import AssistantTurn, Item
+
+_WORD = re.compile(r"\w+")
+_ENTRY = re.compile(r"^  \[\d+\] (\S+)\n      Title: (.*)\n(?:      Authors: .*\n)?(?:      Abstract: (.*)\n)?      Full text: (Available|Not available)", re.M)
+_SECTION = re.compile(r"^  \(([A-Z]+)\) (.*) \(\d+ chars\)$", re.M)
+STOP = frozenset("""a an the of in on to for from by with and or is are was were be been that this these those which what how
+why does do did its it their there than as at into onto seed paper papers work works cited cites according earlier
+study studies describes describe statement both correctly introduced them combines combine adopts adopt builds build
+reuses reuse from one""".split())
+READ_COST, NAV_COST = 5, 1
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in STOP and len(w) > 2}
+
+
+@dataclass
+class Candidate:
+    paper_id: str
+    text: str = ""
+    has_text: bool = False
+    visited: bool = False
+    expanded: bool = False
+
+
+@dataclass
+class _State:
+    candidates: dict[str, Candidate] = field(default_factory=dict)
+    reads: list[tuple[str, str]] = field(default_factory=list)  # (paper id, text)
+    pending: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    listing_for: str | None = None
+    reading: str | None = None
+    used: int = 0
+
+
+class HeuristicAgent:
+    name = "heuristic"
+
+    def __init__(self, item: Item, rng: random.Random, budget: int = 30, explore: float = 0.2):
+        self.item = item
+        self.rng = rng
+        self.budget = budget
+        self.explore = explore
+        self.q = content_words(item.question)
+        self.s = _State()
+        self.n = 0
+        self.s.pending = [("get_references", {"paper_id": item.seed_paper_id}),
+                          ("search_papers", {"query": " ".join(sorted(self.q)), "top_k": 10})]
+
+    # ------------------------------------------------------------ observing
+
+    def _observe(self, messages: list[dict[str, Any]]) -> None:
+        for text in tool_results(messages):
+            for m in _ENTRY.finditer(text):
+                pid, title, abstract, full = m.group(1), m.group(2), m.group(3) or "", m.group(4)
+                cand = self.s.candidates.setdefault(pid, Candidate(pid))
+                cand.text = f"{cand.text} {title} {abstract}"
+                cand.has_text = full == "Available"
+            if text.startswith("Sections for paper") and self.s.listing_for:
+                self._choose_section(self.s.listing_for, _SECTION.findall(text))
+            elif text.startswith("===") and self.s.reading:
+                self.s.reads.append((self.s.reading, text))
+                self.s.reading = None
+        for msg in reversed(messages):
+            m = re.search(r"Budget used: (\d+)\s*$", msg.get("content") or "") if msg.get("role") != "system" else None
+            if m:
+                self.s.used = int(m.group(1))
+                break
+
+    def _choose_section(self, pid: str, sections: list[tuple[str, str]]) -> None:
+        self.s.listing_for = None
+        if not sections:
+            return
+        def score(entry: tuple[str, str]) -> tuple[float, float]:
+            words = content_words(entry[1])
+            bonus = 0.5 if "method" in words else 0.0
+            return (len(words & self.q) + bonus, self.rng.random())
+        best = max(sections, key=score)
+        self.s.pending.insert(0, ("read_section", {"paper_id": pid, "section": best[0]}))
+        self.s.reading = pid
+
+    # ------------------------------------------------------------ choosing
+
+    def _score(self, cand: Candidate) -> float:
+        overlap = len(content_words(cand.text) & self.q)
+        return overlap - (2.0 if cand.paper_id == self.item.seed_paper_id else 0.0)
+
+    def _next_paper(self) -> Candidate | None:
+        pool = [c for c in self.s.candidates.values() if c.has_text and not c.visited]
+        if not pool:
+            return None
+        pool.sort(key=lambda c: (self._score(c), self.rng.random()), reverse=True)
+        if len(pool) > 1 and self.rng.random() < self.explore:
+            return pool[1]
+        return pool[0]
+
+    def _plan(self) -> None:
+        """Queue the next navigation: list and read the best unvisited paper, expanding its references."""
+        left = self.budget - self.s.used
+        if left < READ_COST + NAV_COST:
+            return
+        cand = self._next_paper()
+        if cand is None:
+            return
+        cand.visited = True
+        self.s.listing_for = cand.paper_id
+        self.s.pending.append(("list_sections", {"paper_id": cand.paper_id}))
+        if not cand.expanded and left >= 2 * (READ_COST + NAV_COST) + NAV_COST and self._score(cand) > 0:
+            cand.expanded = True
+            self.s.pending.append(("get_references", {"paper_id": cand.paper_id}))
+
+    # ------------------------------------------------------------ answering
+
+    def choose_option(self) -> int:
+        """The option whose distinctive words are best supported by what was read (seed reads count less)."""
+        opts = [content_words(o) for o in self.item.options]
+        scores = []
+        for i, words in enumerate(opts):
+            others = set().union(*(opts[j] for j in range(4) if j != i))
+            own = words - others or words
+            support = 0.0
+            for pid, text in self.s.reads:
+                weight = 0.3 if pid == self.item.seed_paper_id else 1.0
+                support += weight * len(own & content_words(text)) / max(len(own), 1)
+            scores.append((support, self.rng.random(), i))
+        return max(scores)[2]
+
+    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+        self._observe(messages)
+        self.n += 1
+        offered = {t["name"] for t in tools}
+        if not self.s.pending:
+            self._plan()
+        while self.s.pending and self.s.pending[0][0] not in offered:
+            self.s.pending.pop(0)
+        if self.s.pending:
+            name, args = self.s.pending.pop(0)
+            cost = READ_COST if name == "read_section" else NAV_COST
+            if self.budget - self.s.used >= cost:
+                return AssistantTurn(None, [call(name, self.n, **args)])
+        letter = "ABCD"[self.choose_option()]
+        return AssistantTurn(None, [call("submit_answer", self.n, answer=letter,
+                                         reasoning=f"Best supported by {len(self.s.reads)} section(s) read.")])

@@ -1,0 +1,28 @@
+"""Building an agent for one (item, replicate) from a run's agent spec, with a seed that depends on both."""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from sandbox.agents.heuristic import HeuristicAgent
+from sandbox.agents.oracle import OracleAgent
+from sandbox.agents.random_agent import RandomAgent
+from sandbox.records import Caps, Item
+
+SCRIPTED = ("oracle", "random", "heuristic")
+
+
+def episode_rng(seed: int, item_id: str, replicate: int, attempt: int = 0) -> random.Random:
+    """A generator that differs per run seed, item and replicate, and is the same on every machine."""
+    return random.Random(f"{seed}:{item_id}:{replicate}:{attempt}")
+
+
+def make_scripted(kind: str, item: Item, caps: Caps, seed: int, replicate: int, attempt: int = 0) -> Any:
+    rng = episode_rng(seed, item.id, replicate, attempt)
+    if kind == "oracle":
+        return OracleAgent(item)
+    if kind == "random":
+        return RandomAgent(item, rng, budget=caps.budget)
+    if kind == "heuristic":
+        return HeuristicAgent(item, rng, budget=caps.budget)
+    raise ValueError(f"unknown agent '{kind}' (expected one of {', '.join(SCRIPTED)} or llm)")

@@ -1,0 +1,394 @@
+"""The corpus cache: a release dataset imported once into an indexed SQLite file, and the read API tools use.
+
+A dataset is keyed by the SHA-256 fingerprint of its four files, so a changed file is a
+new corpus and an unchanged one reopens in milliseconds. The cache is derivable: it is
+built into a temporary file and renamed into place only when the whole dataset
+validated, so a bad dataset leaves nothing behind.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from sandbox import release
+from sandbox.records import Item, Label
+from sandbox.sections import resolve_label
+
+CORPUS_FORMAT = 1
+_WORD = re.compile(r"\w+")
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE papers (arxiv_id TEXT PRIMARY KEY, title TEXT, n_sections INTEGER);
+CREATE TABLE sections (arxiv_id TEXT, idx INTEGER, header TEXT, text TEXT, length INTEGER,
+                       PRIMARY KEY (arxiv_id, idx)) WITHOUT ROWID;
+CREATE TABLE nodes (id INTEGER PRIMARY KEY, digest TEXT UNIQUE, s2id TEXT, arxiv_id TEXT,
+                    has_text INTEGER, json TEXT, tokens TEXT);
+CREATE TABLE graph (sample_id TEXT, pos INTEGER, s2id TEXT, node_id INTEGER,
+                    PRIMARY KEY (sample_id, pos)) WITHOUT ROWID;
+CREATE TABLE edges (sample_id TEXT, src TEXT, pos INTEGER, dst TEXT,
+                    PRIMARY KEY (sample_id, src, pos)) WITHOUT ROWID;
+CREATE TABLE items (pos INTEGER PRIMARY KEY, id TEXT UNIQUE, json TEXT);
+CREATE TABLE labels (sample_id TEXT, pos INTEGER, arxiv_id TEXT, section TEXT, relevance TEXT,
+                     section_index INTEGER, method TEXT, PRIMARY KEY (sample_id, pos)) WITHOUT ROWID;
+"""
+
+
+def tokens(text: str) -> set[str]:
+    """The reference's search tokenisation: lower-case `\\w+` words, as a set."""
+    return set(_WORD.findall(text.lower()))
+
+
+# ---------------------------------------------------------------- fingerprints
+
+
+def fingerprint(root: Path, cache_dir: Path) -> str:
+    """SHA-256 over the four release files, memoised by (path, size, mtime) so a warm open never rehashes."""
+    memo_path = cache_dir / "fingerprints.json"
+    try:
+        memo = json.loads(memo_path.read_text())
+    except (OSError, ValueError):
+        memo = {}
+    outer = hashlib.sha256()
+    changed = False
+    for rel in release.RELEASE_FILES:
+        path = (root / rel).resolve()
+        if not path.is_file():
+            outer.update(f"{rel}:absent\n".encode())
+            continue
+        st = path.stat()
+        key = str(path)
+        hit = memo.get(key)
+        if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
+            digest = hit[2]
+        else:
+            digest = release.file_sha256(path)
+            memo[key] = [st.st_size, st.st_mtime_ns, digest]
+            changed = True
+        outer.update(f"{rel}:{digest}\n".encode())
+    if changed:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        _atomic_write(memo_path, json.dumps(memo))
+    return outer.hexdigest()
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------- import
+
+
+@dataclass
+class ImportReport:
+    """What an import found: sizes and label warnings."""
+
+    items: int
+    papers: int
+    nodes: int
+    metadata_only: int
+    labels: int
+    labels_resolved: int
+    label_warnings: dict[str, int]
+    resolution_methods: dict[str, int]
+
+
+def import_release(root: Path, target: Path, fp: str) -> ImportReport:
+    """Validate `root` and write the corpus to `target` atomically. Raises DatasetError; writes nothing then."""
+    release.require_release_dir(root)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".import-", suffix=".sqlite")
+    os.close(fd)
+    try:
+        db = sqlite3.connect(tmp)
+        db.execute("PRAGMA journal_mode=OFF")
+        db.execute("PRAGMA synchronous=OFF")
+        db.executescript(SCHEMA)
+        report = _fill(db, root, fp)
+        db.commit()
+        db.close()
+        os.replace(tmp, target)
+        return report
+    except BaseException:
+        try:
+            db.close()
+        except Exception:
+            pass
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _fill(db: sqlite3.Connection, root: Path, fp: str) -> ImportReport:
+    pool = _import_papers(db, root / release.PAPERS_FILE)
+    graphs, n_nodes, n_meta = _import_graphs(db, root / release.GRAPHS_FILE, pool)
+    n_items = _import_items(db, root / release.QA_FILE, graphs, pool)
+    labels_path = root / release.LABELS_FILE
+    warnings = release.LabelWarnings()
+    methods: dict[str, int] = {}
+    n_labels = n_resolved = 0
+    if labels_path.is_file():
+        n_labels, n_resolved = _import_labels(db, labels_path, graphs, pool, warnings, methods)
+    else:
+        warnings.add("no_labels_file", str(labels_path))
+    report = ImportReport(n_items, len(pool), n_nodes, n_meta, n_labels, n_resolved, warnings.counts, methods)
+    meta = {
+        "fingerprint": fp,
+        "format": str(CORPUS_FORMAT),
+        "source": str(root.resolve()),
+        "report": json.dumps(report.__dict__),
+        "label_examples": json.dumps(warnings.examples),
+    }
+    db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+    return report
+
+
+def _import_papers(db: sqlite3.Connection, path: Path) -> dict[str, int]:
+    pool: dict[str, int] = {}
+    for lineno, obj in release.json_lines(path):
+        arxiv_id, title, sections = release.check_paper(obj, path, lineno)
+        if arxiv_id in pool:  # the reference's dict keeps the last record
+            db.execute("DELETE FROM sections WHERE arxiv_id = ?", (arxiv_id,))
+        pool[arxiv_id] = len(sections)
+        db.execute("INSERT OR REPLACE INTO papers VALUES (?, ?, ?)", (arxiv_id, title, len(sections)))
+        db.executemany(
+            "INSERT INTO sections VALUES (?, ?, ?, ?, ?)",
+            ((arxiv_id, i, h, t, len(t)) for i, (h, t) in enumerate(sections)),
+        )
+    return pool
+
+
+def _import_graphs(db: sqlite3.Connection, path: Path, pool: dict[str, int]) -> tuple[dict[str, dict[str, dict]], int, int]:
+    graphs: dict[str, dict[str, dict]] = {}
+    node_ids: dict[str, int] = {}
+    n_meta = 0
+    for lineno, obj in release.json_lines(path):
+        sample_id, nodes, edges = release.check_graph(obj, path, lineno)
+        rows = []
+        for pos, (s2id, node) in enumerate(nodes.items()):
+            text = json.dumps(node, ensure_ascii=False, sort_keys=True)
+            digest = hashlib.sha1(f"{s2id}\0{text}".encode()).hexdigest()
+            nid = node_ids.get(digest)
+            if nid is None:
+                arx = node.get("arxivId") or ""
+                has_text = int(arx in pool)
+                n_meta += 1 - has_text
+                toks = " ".join(sorted(tokens(f"{node.get('title') or ''} {node.get('abstract') or ''}")))
+                cur = db.execute(
+                    "INSERT INTO nodes (digest, s2id, arxiv_id, has_text, json, tokens) VALUES (?, ?, ?, ?, ?, ?)",
+                    (digest, s2id, arx, has_text, text, toks),
+                )
+                nid = node_ids[digest] = cur.lastrowid
+            rows.append((sample_id, pos, s2id, nid))
+        db.executemany("INSERT OR REPLACE INTO graph VALUES (?, ?, ?, ?)", rows)
+        db.executemany(
+            "INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?)",
+            ((sample_id, src, i, dst) for src, refs in edges.items() for i, dst in enumerate(refs)),
+        )
+        graphs[sample_id] = {s2id: {"arxivId": n.get("arxivId") or "", "title": n.get("title") or ""} for s2id, n in nodes.items()}
+    return graphs, len(node_ids), n_meta
+
+
+def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str, dict]], pool: dict[str, int]) -> int:
+    seen: dict[str, int] = {}
+    n = 0
+    for lineno, obj in release.json_lines(path):
+        item = release.check_item(obj, path, lineno)
+        if item["id"] in seen:
+            raise release.DatasetError(path, lineno, "id", f"duplicate item id '{item['id']}' (first on line {seen[item['id']]})")
+        seen[item["id"]] = lineno
+        nodes = graphs.get(item["id"])
+        release.check_item_graph(item, nodes, pool, path, lineno)
+        item = dict(item)
+        item["gold_arxiv_ids"] = [nodes[g]["arxivId"] for g in item["gold_paper_ids"]]
+        item["bridge_arxiv_ids"] = [nodes[b]["arxivId"] for b in item.get("bridge_paper_ids") or []]
+        item.setdefault("seed_arxiv_id", nodes[item["seed_paper_id"]]["arxivId"])
+        db.execute("INSERT INTO items VALUES (?, ?, ?)", (n, item["id"], json.dumps(item, ensure_ascii=False)))
+        n += 1
+    if n == 0:
+        raise release.DatasetError(path, None, None, "has no items")
+    return n
+
+
+def _import_labels(db, path, graphs, pool, warnings, methods) -> tuple[int, int]:
+    n = resolved = 0
+    cache: dict[str, tuple[list[str], list[str]]] = {}
+    for lineno, obj in release.json_lines(path):
+        sample_id = obj.get("sample_id")
+        if not isinstance(sample_id, str) or sample_id not in graphs:
+            warnings.add("unknown_sample", f"{path}:{lineno}")
+            continue
+        rows = []
+        for pos, lab in enumerate(release.label_rows(obj)):
+            n += 1
+            arx, section = lab.get("arxiv_id"), lab.get("section")
+            relevance = lab.get("relevance") if isinstance(lab.get("relevance"), str) else ""
+            if not isinstance(section, str):
+                section = ""
+            if not isinstance(arx, str) or not arx:
+                warnings.add("empty_arxiv_id", f"{path}:{lineno} label {pos}")
+                idx, method, arx = None, "unknown_paper", arx if isinstance(arx, str) else ""
+            elif arx not in pool:
+                warnings.add("unknown_arxiv_id", f"{path}:{lineno} label {pos}: {arx[:60]!r}")
+                idx, method = None, "unknown_paper"
+            else:
+                if arx not in cache:
+                    secs = db.execute("SELECT header, text FROM sections WHERE arxiv_id = ? ORDER BY idx", (arx,)).fetchall()
+                    cache[arx] = ([h or "" for h, _ in secs], [t for _, t in secs])
+                idx, method = resolve_label(section, *cache[arx])
+                if idx is None:
+                    warnings.add("unresolved_section", f"{path}:{lineno} label {pos}: {section[:60]!r}")
+                else:
+                    resolved += 1
+            methods[method] = methods.get(method, 0) + 1
+            rows.append((sample_id, pos, arx, section, relevance, idx, method))
+        db.executemany("INSERT OR REPLACE INTO labels VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    return n, resolved
+
+
+# ---------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True)
+class Node:
+    """A paper as this item's graph presents it (the raw node dict keeps key-absent vs null)."""
+
+    s2id: str
+    data: dict[str, Any]
+    arxiv_id: str
+    has_text: bool
+    tokens: frozenset[str]
+
+
+class ItemView:
+    """The part of the corpus one item's tools may see: its neighbourhood and the text of its papers."""
+
+    def __init__(self, corpus: "Corpus", item: Item, nodes: dict[str, Node], edges: dict[str, list[str]]):
+        self.corpus = corpus
+        self.item = item
+        self.nodes = nodes
+        self.edges = edges
+
+    def headers(self, arxiv_id: str) -> list[tuple[str | None, int]]:
+        """(header or None, character count) of each section, in order."""
+        return self.corpus.headers(arxiv_id)
+
+    def section_text(self, arxiv_id: str, idx: int) -> str:
+        return self.corpus.section_text(arxiv_id, idx)
+
+
+class Corpus:
+    """An opened corpus cache. One connection, used from one thread."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self.db.execute("PRAGMA query_only=1")
+        meta = dict(self.db.execute("SELECT key, value FROM meta"))
+        self.fingerprint: str = meta["fingerprint"]
+        self.source: str = meta.get("source", "")
+        self.report = ImportReport(**json.loads(meta["report"]))
+        self.label_examples: dict[str, str] = json.loads(meta.get("label_examples", "{}"))
+        self._items: dict[str, Item] = {}
+        labels: dict[str, list[Label]] = {}
+        for sid, arx, section, rel, idx, method in self.db.execute(
+            "SELECT sample_id, arxiv_id, section, relevance, section_index, method FROM labels ORDER BY sample_id, pos"
+        ):
+            labels.setdefault(sid, []).append(Label(arx, section, rel, idx, method))
+        for (text,) in self.db.execute("SELECT json FROM items ORDER BY pos"):
+            item = item_from_row(json.loads(text), labels)
+            self._items[item.id] = item
+        self.headers = lru_cache(maxsize=4096)(self._headers)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @property
+    def items(self) -> list[Item]:
+        """Items in file order (the run order)."""
+        return list(self._items.values())
+
+    def item(self, item_id: str) -> Item:
+        return self._items[item_id]
+
+    def view(self, item: Item) -> ItemView:
+        """The item's neighbourhood, ordered as in the graph file."""
+        nodes: dict[str, Node] = {}
+        for s2id, data, arx, has_text, toks in self.db.execute(
+            "SELECT g.s2id, n.json, n.arxiv_id, n.has_text, n.tokens FROM graph g JOIN nodes n ON n.id = g.node_id "
+            "WHERE g.sample_id = ? ORDER BY g.pos",
+            (item.id,),
+        ):
+            nodes[s2id] = Node(s2id, json.loads(data), arx, bool(has_text), frozenset(toks.split()))
+        edges: dict[str, list[str]] = {}
+        for src, dst in self.db.execute("SELECT src, dst FROM edges WHERE sample_id = ? ORDER BY src, pos", (item.id,)):
+            edges.setdefault(src, []).append(dst)
+        return ItemView(self, item, nodes, edges)
+
+    def _headers(self, arxiv_id: str) -> list[tuple[str | None, int]]:
+        return list(self.db.execute("SELECT header, length FROM sections WHERE arxiv_id = ? ORDER BY idx", (arxiv_id,)))
+
+    def section_text(self, arxiv_id: str, idx: int) -> str:
+        row = self.db.execute("SELECT text FROM sections WHERE arxiv_id = ? AND idx = ?", (arxiv_id, idx)).fetchone()
+        return row[0] if row else ""
+
+    def paper_titles(self) -> Iterator[tuple[str, str]]:
+        yield from self.db.execute("SELECT arxiv_id, title FROM papers")
+
+
+def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]]) -> Item:
+    """An Item from a validated QA row (defaults follow the reference loader)."""
+    dtypes = row.get("distractor_types")
+    return Item(
+        id=row["id"],
+        question_type=row.get("question_type") or "",
+        depth=int(row.get("depth") or 0),
+        reasoning_type=row.get("reasoning_type") or "",
+        cognitive_skill=row.get("cognitive_skill") or "",
+        venue=row.get("venue") or "",
+        consensus_tier=row.get("consensus_tier") or "",
+        question=row["question"],
+        options=tuple(row["options"]),
+        correct_index=row["correct_index"],
+        distractor_types=tuple(dtypes) if dtypes else None,
+        seed_paper_id=row["seed_paper_id"],
+        seed_arxiv_id=row.get("seed_arxiv_id") or "",
+        seed_title=row.get("seed_title") or "",
+        gold_paper_ids=tuple(row["gold_paper_ids"]),
+        gold_arxiv_ids=tuple(row.get("gold_arxiv_ids") or ()),
+        bridge_paper_ids=tuple(row.get("bridge_paper_ids") or ()),
+        bridge_arxiv_ids=tuple(row.get("bridge_arxiv_ids") or ()),
+        filter_agreement=row.get("filter_agreement"),
+        labels=tuple(labels.get(row["id"], ())),
+    )
+
+
+def open_release(root: Path, cache_dir: Path) -> tuple[Corpus, ImportReport | None]:
+    """Open the corpus for a release directory, importing it first if no valid cache exists.
+
+    Returns the corpus and, when an import happened, its report (so callers can show warnings).
+    """
+    release.require_release_dir(root)
+    fp = fingerprint(root, cache_dir)
+    target = cache_dir / "corpus" / f"{fp[:24]}-v{CORPUS_FORMAT}.sqlite"
+    report = None
+    if not target.exists():
+        report = import_release(root, target, fp)
+    try:
+        corpus = Corpus(target)
+    except (sqlite3.DatabaseError, KeyError):
+        target.unlink(missing_ok=True)
+        report = import_release(root, target, fp)
+        corpus = Corpus(target)
+    return corpus, report

@@ -1,0 +1,271 @@
+"""One agent on one item under one set of caps: the reference harness's loop (reference §3.4), for every agent.
+
+Each event becomes a `Step` handed to `on_step` as it happens (the runner commits it);
+the episode ends with a `Trajectory`. Nothing raises out of `run` for a model's or an
+agent's misbehaviour: every ending is one of the five terminations.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import traceback
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sandbox.agents.base import Agent, InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
+from sandbox.corpus import ItemView
+from sandbox.ledger import Ledger
+from sandbox.prompts import EXHAUSTED, NUDGE, Prompt
+from sandbox.recall import paper_flags, section_flags
+from sandbox.records import AssistantTurn, Caps, Step, ToolCall, Trajectory
+from sandbox.tools import run_tool
+
+_ANSWER = re.compile(r"^\s*\(?([A-Da-d])\)?[.:)]?\s*$")
+_TOOL_ERROR_PREFIXES = ("Unknown tool", "Error calling", "Tool '")
+
+
+def parse_answer(answer: Any) -> int:
+    """The reference's letter parser: `A`, `(a)`, `B.`, `C:`, `D)` → 0..3; anything else → -1."""
+    if not isinstance(answer, str):
+        return -1
+    m = _ANSWER.match(answer)
+    return "ABCD".index(m.group(1).upper()) if m else -1
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Backoff for model-call failures. The reference sleeps 30–120 s; tests pass small values."""
+
+    max_transient: int = 10
+    transient_base_s: float = 2.0
+    transient_cap_s: float = 60.0
+    max_consecutive_errors: int = 5
+    error_base_s: float = 2.0
+    error_cap_s: float = 15.0
+
+    retry_after_cap_s: float = 600.0
+
+    def transient_delay(self, k: int, retry_after: float | None) -> float:
+        """The server's Retry-After when it gave one (capped), else capped exponential backoff."""
+        if retry_after is not None and retry_after >= 0:
+            return min(retry_after, self.retry_after_cap_s)
+        return min(self.transient_base_s * 2 ** min(k - 1, 10), self.transient_cap_s)
+
+    def error_delay(self, consecutive: int) -> float:
+        return min(self.error_base_s * 2 ** (consecutive - 1), self.error_cap_s)
+
+
+StepSink = Callable[[Step], Awaitable[None] | None]
+
+
+class Episode:
+    """Runs `agent` on the item behind `view`; see the module docstring."""
+
+    def __init__(
+        self,
+        view: ItemView,
+        agent: Agent,
+        caps: Caps,
+        prompt: Prompt,
+        on_step: StepSink | None = None,
+        retry: RetryPolicy = RetryPolicy(),
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ):
+        self.view = view
+        self.item = view.item
+        self.agent = agent
+        self.caps = caps
+        self.prompt = prompt
+        self.on_step = on_step
+        self.retry = retry
+        self.sleep = sleep
+        self.ledger = Ledger(caps)
+        self.messages: list[dict[str, Any]] = [
+            {"role": "system", "content": prompt.system},
+            {"role": "user", "content": prompt.first_message},
+        ]
+        self.steps: list[Step] = []
+        self.reads: list[tuple[str, int]] = []
+        self.answer: Any = None
+        self.reasoning: str | None = None
+        self.submitted = False
+        self.tool_calls = self.turns_with_calls = self.tool_errors = 0
+        self.api_errors = self.transient_retries = 0
+        self.cost_usd: float | None = None
+        self.error: str | None = None
+        self.error_kind: str | None = None
+        self._t0 = time.monotonic()
+
+    # ------------------------------------------------------------ events
+
+    async def _emit(self, kind: str, **fields: Any) -> Step:
+        step = Step(index=len(self.steps), turn=self.ledger.turn_index + 1, kind=kind, ledger=self.ledger.state(),
+                    elapsed_s=round(time.monotonic() - self._t0, 4), **fields)
+        self.steps.append(step)
+        if self.on_step is not None:
+            result = self.on_step(step)
+            if asyncio.iscoroutine(result):
+                await result
+        return step
+
+    # ------------------------------------------------------------ loop
+
+    async def run(self) -> Trajectory:
+        """Play the episode to one of the five terminations."""
+        try:
+            termination = await self._loop()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # our bug or an agent's: keep the context, end as error
+            self.error = f"{type(exc).__name__}: {exc}"
+            self.error_kind = "exception"
+            await self._emit("error", text=traceback.format_exc(limit=8))
+            termination = "error"
+        return self._trajectory(termination)
+
+    async def _loop(self) -> str:
+        consecutive_errors = 0
+        while self.ledger.turn_index < self.caps.max_turns:
+            try:
+                turn = await self._call_model()
+            except InfrastructureError as exc:
+                self.error, self.error_kind = str(exc), "infra"
+                await self._emit("error", text=f"Infrastructure error: {exc}")
+                return "error"
+            except NonTransientModelError as exc:
+                self.api_errors += 1
+                consecutive_errors += 1
+                await self._emit("error", text=f"API error: {exc}")
+                if consecutive_errors >= self.retry.max_consecutive_errors:
+                    self.error, self.error_kind = str(exc), "api_errors"
+                    return "error"
+                self.ledger.turn_index += 1
+                await self.sleep(self.retry.error_delay(consecutive_errors))
+                continue
+            except _TransientExhausted as exc:
+                self.error, self.error_kind = str(exc), "transient_exhausted"
+                await self._emit("error", text=str(exc))
+                return "error"
+            consecutive_errors = 0
+            ending = await self._take_turn(turn)
+            if ending:
+                return ending
+            self.ledger.turn_index += 1
+        return "max_turns"
+
+    async def _call_model(self) -> AssistantTurn:
+        k = 0
+        while True:
+            try:
+                return await self.agent.act(self.messages, self.prompt.tools)
+            except TransientModelError as exc:
+                k += 1
+                self.transient_retries += 1
+                if k > self.retry.max_transient:
+                    raise _TransientExhausted(f"Abandoned after {k} transient retries: {exc}") from exc
+                delay = self.retry.transient_delay(k, exc.retry_after)
+                await self._emit("retry", text=f"Transient error (retry {k} in {delay:.1f}s): {exc}")
+                await self.sleep(delay)
+            except ModelError:
+                raise
+            except Exception as exc:
+                raise NonTransientModelError(f"{type(exc).__name__}: {exc}") from exc
+
+    async def _take_turn(self, turn: AssistantTurn) -> str | None:
+        """Apply one model turn; the termination if it ends the episode."""
+        if turn.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + turn.cost_usd
+        crossed = self.ledger.add_usage(turn.usage)
+        usage = {"prompt": turn.usage.prompt, "completion": turn.usage.completion, "cache_read": turn.usage.cache_read,
+                 "cache_creation": turn.usage.cache_creation, "raw": turn.usage.raw}
+        if crossed:
+            await self._emit("harness", usage=usage, cost_usd=turn.cost_usd, text=(
+                f"[HARNESS] Token limit reached ({self.ledger.tokens:,} > {self.caps.max_tokens_total:,}). Forcing termination."))
+            return "token_limit"
+        calls = turn.tool_calls
+        await self._emit("assistant", text=turn.text, usage=usage, cost_usd=turn.cost_usd,
+                         tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in calls] or None)
+        if not calls:
+            if not (turn.text or "").strip():
+                self.error, self.error_kind = "empty response", "empty_response"
+                return "error"
+            self.messages.append(turn.raw or {"role": "assistant", "content": turn.text})
+            nudge = NUDGE + self.ledger.footer()
+            self.messages.append({"role": "user", "content": nudge})
+            await self._emit("nudge", text=nudge)
+            return None
+        self.turns_with_calls += 1
+        results = [await self._execute(call) for call in calls]
+        footer = self.ledger.footer()
+        if self.submitted:
+            return "answer"
+        self.messages.append(turn.raw or _assistant_message(turn))
+        for call, text in zip(calls, results):
+            self.messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": text + footer})
+        if self.ledger.double_rejected:
+            return "budget"
+        if self.ledger.exhausted:
+            self.messages.append({"role": "user", "content": EXHAUSTED})
+            await self._emit("nudge", text=EXHAUSTED)
+        return None
+
+    async def _execute(self, call: ToolCall) -> str:
+        """One call against the running budget; returns the text the agent sees (before the footer)."""
+        self.tool_calls += 1
+        decision = self.ledger.decide(call.name)
+        fields: dict[str, Any] = {"tool_name": call.name, "tool_args": call.args, "tool_call_id": call.id}
+        if decision.verdict != "execute":
+            await self._emit("tool", text=decision.message, status=decision.verdict, cost=0, **fields)
+            return decision.message or ""
+        outcome = run_tool(self.view, call.name, call.args)
+        if outcome.text.startswith(_TOOL_ERROR_PREFIXES):
+            self.tool_errors += 1
+        if call.name == "submit_answer":
+            args = call.args if isinstance(call.args, dict) else {}
+            self.answer = args.get("answer", "")
+            reasoning = args.get("reasoning", "")
+            self.reasoning = reasoning if isinstance(reasoning, str) else str(reasoning)
+            self.submitted = True
+        if outcome.delivered and outcome.arxiv_id is not None and outcome.section_index is not None:
+            self.reads.append((outcome.arxiv_id, outcome.section_index))
+        await self._emit("tool", text=outcome.text, status=outcome.status, cost=decision.cost, paper_id=outcome.paper_id,
+                         arxiv_id=outcome.arxiv_id, section_index=outcome.section_index, delivered=outcome.delivered,
+                         **fields)
+        return outcome.text
+
+    def _trajectory(self, termination: str) -> Trajectory:
+        predicted = parse_answer(self.answer) if termination == "answer" else -1
+        paper_all, paper_any = paper_flags(self.item, self.reads)
+        sec_all, sec_any, sec_loose = section_flags(self.item, self.reads)
+        ledger = self.ledger
+        answer = self.answer if isinstance(self.answer, str) or self.answer is None else str(self.answer)
+        return Trajectory(
+            item_id=self.item.id, termination=termination, answer=answer, predicted_index=predicted,
+            correct=predicted == self.item.correct_index, reasoning=self.reasoning,
+            turns=min(ledger.turn_index + 1, self.caps.max_turns) if self.steps else 0,
+            model_calls=ledger.model_calls, points_used=ledger.points_used, tokens=ledger.tokens,
+            prompt_tokens=ledger.prompt, completion_tokens=ledger.completion, cache_read_tokens=ledger.cache_read,
+            cache_creation_tokens=ledger.cache_creation, tool_calls=self.tool_calls,
+            turns_with_calls=self.turns_with_calls, tool_errors=self.tool_errors, api_errors=self.api_errors,
+            transient_retries=self.transient_retries, paper_recall=paper_all, paper_recall_any=paper_any,
+            section_recall=sec_all, section_recall_any=sec_any, section_recall_loose=sec_loose,
+            reads=list(self.reads), cost_usd=self.cost_usd, wall_time_s=round(time.monotonic() - self._t0, 4),
+            error=self.error, error_kind=self.error_kind,
+        )
+
+
+class _TransientExhausted(Exception):
+    """More than `max_transient` transient failures in one turn."""
+
+
+def _assistant_message(turn: AssistantTurn) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": turn.text,
+        "tool_calls": [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c.args)}}
+            for c in turn.tool_calls
+        ],
+    }

@@ -1,0 +1,32 @@
+"""Per-trajectory recall flags from delivered reads (PROTOCOL §3), computed where the reads happen.
+
+A delivered read is an executed `read_section` that returned section text; each carries the
+resolved section index, so recall is index equality, never string matching.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sandbox.records import Item
+
+
+def paper_flags(item: Item, reads: Iterable[tuple[str, int]]) -> tuple[bool, bool]:
+    """(every gold paper read, any gold paper read)."""
+    read_papers = {arx for arx, _ in reads}
+    hits = [g in read_papers for g in item.gold_arxiv_ids]
+    return bool(hits) and all(hits), any(hits)
+
+
+def section_flags(item: Item, reads: Iterable[tuple[str, int]]) -> tuple[bool, bool, bool]:
+    """(every gold paper has a read of a direct-labelled section, any gold paper has one, every gold paper
+    has a read of a direct-or-supporting-labelled section)."""
+    read_set = set(reads)
+    direct_hits, loose_hits = [], []
+    for gold in item.gold_arxiv_ids:
+        direct = {lab.section_index for lab in item.labels if lab.arxiv_id == gold and lab.section_index is not None
+                  and lab.relevance == "direct"}
+        loose = {lab.section_index for lab in item.labels if lab.arxiv_id == gold and lab.section_index is not None}
+        direct_hits.append(any((gold, idx) in read_set for idx in direct))
+        loose_hits.append(any((gold, idx) in read_set for idx in loose))
+    strict = bool(direct_hits) and all(direct_hits)
+    return strict, any(direct_hits), bool(loose_hits) and all(loose_hits)

@@ -1,0 +1,200 @@
+"""Plain records shared by the sandbox: items, caps, tool calls, steps and trajectories.
+
+They are dataclasses rather than dicts so that every field has one name and one type
+across the loader, the tools, the episode loop and the store.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+TERMINATIONS = ("answer", "budget", "token_limit", "max_turns", "error")
+
+TOOL_COSTS: dict[str, int] = {
+    "get_paper_info": 1,
+    "get_references": 1,
+    "search_papers": 1,
+    "list_sections": 1,
+    "read_section": 5,
+    "think": 0,
+    "submit_answer": 0,
+}
+TOOL_NAMES: tuple[str, ...] = tuple(TOOL_COSTS)
+
+
+@dataclass(frozen=True)
+class Label:
+    """One auditor section label, resolved once at import to a top-level section index (or None)."""
+
+    arxiv_id: str
+    section: str
+    relevance: str
+    section_index: int | None
+    method: str  # exact | normalised | substring | body_heading | unresolved | unknown_paper
+
+
+@dataclass(frozen=True)
+class Item:
+    """One four-option question with its seed, gold and bridge papers."""
+
+    id: str
+    question_type: str
+    depth: int
+    reasoning_type: str
+    cognitive_skill: str
+    venue: str
+    consensus_tier: str
+    question: str
+    options: tuple[str, ...]
+    correct_index: int
+    distractor_types: tuple[str, ...] | None
+    seed_paper_id: str
+    seed_arxiv_id: str
+    seed_title: str
+    gold_paper_ids: tuple[str, ...]
+    gold_arxiv_ids: tuple[str, ...]
+    bridge_paper_ids: tuple[str, ...]
+    bridge_arxiv_ids: tuple[str, ...]
+    filter_agreement: Any = None
+    labels: tuple[Label, ...] = ()
+
+    @property
+    def multi_target(self) -> bool:
+        """True for multi-target items (legacy `dfs` too)."""
+        return self.question_type in ("multi-target", "dfs") or self.id.startswith("mt_")
+
+    @property
+    def kind(self) -> str:
+        """`st` or `mt`, the split every report uses."""
+        return "mt" if self.multi_target else "st"
+
+
+@dataclass(frozen=True)
+class Caps:
+    """The limits of one episode. Defaults are the protocol's (profile agenthop-v1)."""
+
+    budget: int = 30
+    max_turns: int = 20
+    max_tokens_total: int = 200_000
+    costs: tuple[tuple[str, int], ...] = tuple(TOOL_COSTS.items())
+    disabled_tools: tuple[str, ...] = ()
+
+    def cost(self, name: str) -> int:
+        """Points a call to `name` costs; unknown tools cost nothing."""
+        return dict(self.costs).get(name, 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-able view, recorded with every run."""
+        return {
+            "budget": self.budget,
+            "max_turns": self.max_turns,
+            "max_tokens_total": self.max_tokens_total,
+            "costs": dict(self.costs),
+            "disabled_tools": list(self.disabled_tools),
+        }
+
+
+@dataclass
+class Usage:
+    """Token usage of one model call, in the reference's four buckets, plus the provider's raw record."""
+
+    prompt: int = 0  # non-cached prompt tokens
+    completion: int = 0
+    cache_read: int = 0
+    cache_creation: int = 0
+    raw: dict[str, Any] | None = None
+
+    @property
+    def cap_quantity(self) -> int:
+        """What counts against the token cap: non-cached prompt + completion + cache creation."""
+        return self.prompt + self.completion + self.cache_creation
+
+
+@dataclass
+class ToolCall:
+    """A call as the agent emitted it; `args` is a dict, or `{"_raw": text}` for undecodable JSON."""
+
+    id: str
+    name: str
+    args: Any
+
+
+@dataclass
+class AssistantTurn:
+    """What an agent returns for one model turn."""
+
+    text: str | None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+    raw: dict[str, Any] | None = None  # provider-native message, replayed into history
+
+
+@dataclass
+class LedgerState:
+    """The ledger as it stands after a step: what the meters show."""
+
+    turn: int
+    points_used: int
+    points_left: int
+    tokens: int
+    rejections: int
+
+
+@dataclass
+class Step:
+    """One event of an episode, in order: an assistant turn, a tool call and result, a nudge, an error."""
+
+    index: int
+    turn: int
+    kind: str  # assistant | tool | nudge | harness | error | retry
+    ledger: LedgerState
+    text: str | None = None
+    tool_name: str | None = None
+    tool_args: Any = None
+    tool_call_id: str | None = None
+    cost: int = 0
+    status: str | None = None  # tool: ok | rejected | disabled | error | not_found | metadata_only
+    paper_id: str | None = None
+    arxiv_id: str | None = None
+    section_index: int | None = None
+    delivered: bool = False
+    usage: dict[str, Any] | None = None
+    cost_usd: float | None = None
+    elapsed_s: float = 0.0
+
+
+@dataclass
+class Trajectory:
+    """The outcome of one episode: termination, answer, correctness, resources, recall flags."""
+
+    item_id: str
+    termination: str
+    answer: str | None
+    predicted_index: int
+    correct: bool
+    reasoning: str | None
+    turns: int
+    model_calls: int
+    points_used: int
+    tokens: int
+    prompt_tokens: int
+    completion_tokens: int
+    cache_read_tokens: int
+    cache_creation_tokens: int
+    tool_calls: int
+    turns_with_calls: int
+    tool_errors: int
+    api_errors: int
+    transient_retries: int
+    paper_recall: bool
+    paper_recall_any: bool
+    section_recall: bool
+    section_recall_any: bool
+    section_recall_loose: bool
+    reads: list[tuple[str, int]]
+    cost_usd: float | None
+    wall_time_s: float
+    error: str | None = None
+    error_kind: str | None = None
+    continues: int = 0

@@ -1,0 +1,215 @@
+"""Reading and validating the AgentHop release format (reference §1): four JSON Lines files.
+
+Every malformed record raises `DatasetError` naming the file, the line and the field,
+so a user can fix the data; recall-label problems are only counted as warnings,
+because the real release has such labels.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+QA_FILE = "qa/full.jsonl"
+GRAPHS_FILE = "graphs/full.jsonl"
+PAPERS_FILE = "paper_pool/papers.jsonl"
+LABELS_FILE = "audit/recall_labels.jsonl"
+RELEASE_FILES = (QA_FILE, GRAPHS_FILE, PAPERS_FILE, LABELS_FILE)
+
+
+class DatasetError(Exception):
+    """A user's dataset is malformed: where (file, line, field) and what."""
+
+    def __init__(self, path: Path | str, line: int | None, fieldname: str | None, message: str):
+        self.path = str(path)
+        self.line = line
+        self.field = fieldname
+        self.message = message
+        where = self.path + (f":{line}" if line else "")
+        what = f" field '{fieldname}'" if fieldname else ""
+        super().__init__(f"{where}:{what} {message}".replace(":: ", ": "))
+
+
+@dataclass
+class LabelWarnings:
+    """Counts of recall-label problems found at import (never fatal)."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    examples: dict[str, str] = field(default_factory=dict)
+
+    def add(self, kind: str, example: str) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        self.examples.setdefault(kind, example)
+
+
+def require_release_dir(root: Path) -> None:
+    """Fail clearly when `root` is not a release directory."""
+    if not root.is_dir():
+        raise DatasetError(root, None, None, "is not a directory")
+    for rel in (QA_FILE, GRAPHS_FILE, PAPERS_FILE):
+        if not (root / rel).is_file():
+            raise DatasetError(root / rel, None, None, "is missing (a release directory needs qa/, graphs/ and paper_pool/)")
+
+
+def file_sha256(path: Path) -> str:
+    """Full SHA-256 of one file, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line; a bad line is a DatasetError."""
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(path, lineno, None, f"is not valid JSON ({exc.msg} at column {exc.colno})") from None
+            if not isinstance(obj, dict):
+                raise DatasetError(path, lineno, None, f"must be a JSON object, got {type(obj).__name__}")
+            yield lineno, obj
+
+
+def _need(obj: dict, key: str, kind: type | tuple[type, ...], path: Path, lineno: int, optional: bool = False) -> Any:
+    """The value of `key`, checked for type; bool never passes for int."""
+    if key not in obj:
+        if optional:
+            return None
+        raise DatasetError(path, lineno, key, "is missing")
+    value = obj[key]
+    if optional and value is None:
+        return None
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        raise DatasetError(path, lineno, key, f"must be {_kind_name(kinds)}, got a boolean")
+    if not isinstance(value, kinds):
+        raise DatasetError(path, lineno, key, f"must be {_kind_name(kinds)}, got {type(value).__name__}")
+    return value
+
+
+def _kind_name(kinds: tuple[type, ...]) -> str:
+    names = {str: "a string", int: "an integer", list: "a list", dict: "an object", bool: "a boolean", float: "a number"}
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def _str_list(obj: dict, key: str, path: Path, lineno: int, optional: bool = False) -> list[str]:
+    value = _need(obj, key, list, path, lineno, optional=optional)
+    if value is None:
+        return []
+    for i, v in enumerate(value):
+        if not isinstance(v, str):
+            raise DatasetError(path, lineno, f"{key}[{i}]", f"must be a string, got {type(v).__name__}")
+    return value
+
+
+def check_paper(obj: dict, path: Path, lineno: int) -> tuple[str, str, list[tuple[str | None, str]]]:
+    """(arxiv_id, title, [(header or None, text)]) of one pool paper."""
+    arxiv_id = _need(obj, "arxiv_id", str, path, lineno)
+    if not arxiv_id:
+        raise DatasetError(path, lineno, "arxiv_id", "is empty")
+    title = obj.get("title") if isinstance(obj.get("title"), str) else ""
+    sections = _need(obj, "sections", list, path, lineno)
+    out: list[tuple[str | None, str]] = []
+    for i, sec in enumerate(sections):
+        if not isinstance(sec, dict):
+            raise DatasetError(path, lineno, f"sections[{i}]", "must be an object with 'header' and 'text'")
+        text = sec.get("text")
+        if not isinstance(text, str):
+            raise DatasetError(path, lineno, f"sections[{i}].text", "must be a string")
+        header = sec.get("header")
+        if header is not None and not isinstance(header, str):
+            raise DatasetError(path, lineno, f"sections[{i}].header", "must be a string")
+        out.append((header, text))
+    return arxiv_id, title, out
+
+
+def check_graph(obj: dict, path: Path, lineno: int) -> tuple[str, dict[str, dict], dict[str, list[str]]]:
+    """(sample_id, nodes, edges) of one neighbourhood, types checked."""
+    sample_id = _need(obj, "sample_id", str, path, lineno)
+    nodes = _need(obj, "nodes", dict, path, lineno)
+    edges = _need(obj, "edges", dict, path, lineno, optional=True) or {}
+    for nid, node in nodes.items():
+        if not isinstance(node, dict):
+            raise DatasetError(path, lineno, f"nodes.{nid}", "must be an object")
+        arx = node.get("arxivId")
+        if arx is not None and not isinstance(arx, str):
+            raise DatasetError(path, lineno, f"nodes.{nid}.arxivId", "must be a string or null")
+        for key in ("title", "abstract"):
+            if node.get(key) is not None and not isinstance(node.get(key), str):
+                raise DatasetError(path, lineno, f"nodes.{nid}.{key}", "must be a string")
+        authors = node.get("authors")
+        if authors is not None and not isinstance(authors, list):
+            raise DatasetError(path, lineno, f"nodes.{nid}.authors", "must be a list of {name} objects")
+    for src, refs in edges.items():
+        if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+            raise DatasetError(path, lineno, f"edges.{src}", "must be a list of paper ids")
+    return sample_id, nodes, edges
+
+
+QA_STRINGS = ("question_type", "reasoning_type", "cognitive_skill", "venue", "consensus_tier", "seed_title", "seed_arxiv_id")
+
+
+def check_item(obj: dict, path: Path, lineno: int) -> dict[str, Any]:
+    """One QA row, typed and self-consistent (options, correct_index, distractor types)."""
+    item_id = _need(obj, "id", str, path, lineno)
+    if not item_id:
+        raise DatasetError(path, lineno, "id", "is empty")
+    _need(obj, "question", str, path, lineno)
+    options = _str_list(obj, "options", path, lineno)
+    if len(options) != 4:
+        raise DatasetError(path, lineno, "options", f"must have exactly four options, got {len(options)}")
+    correct = _need(obj, "correct_index", int, path, lineno)
+    if not 0 <= correct <= 3:
+        raise DatasetError(path, lineno, "correct_index", f"must be 0..3, got {correct}")
+    _need(obj, "depth", int, path, lineno)
+    for key in QA_STRINGS:
+        _need(obj, key, str, path, lineno, optional=True)
+    _need(obj, "seed_paper_id", str, path, lineno)
+    gold = _str_list(obj, "gold_paper_ids", path, lineno)
+    if not gold:
+        raise DatasetError(path, lineno, "gold_paper_ids", "is empty")
+    gold_arx = _str_list(obj, "gold_arxiv_ids", path, lineno, optional=True)
+    if gold_arx and len(gold_arx) != len(gold):
+        raise DatasetError(path, lineno, "gold_arxiv_ids", "must align with gold_paper_ids")
+    _str_list(obj, "bridge_paper_ids", path, lineno, optional=True)
+    _str_list(obj, "bridge_arxiv_ids", path, lineno, optional=True)
+    dtypes = obj.get("distractor_types")
+    if dtypes is not None:
+        if not isinstance(dtypes, list) or len(dtypes) != 4 or not all(isinstance(d, str) for d in dtypes):
+            raise DatasetError(path, lineno, "distractor_types", "must be null or a list of four strings aligned with options")
+        if dtypes[correct] != "correct" or dtypes.count("correct") != 1:
+            raise DatasetError(path, lineno, "distractor_types", f"must mark exactly the option at correct_index ({correct}) as 'correct'")
+    return obj
+
+
+def check_item_graph(item: dict, nodes: dict[str, dict] | None, pool: dict[str, int], path: Path, lineno: int) -> None:
+    """Cross-file checks: the item has a graph; seed, gold and bridge are nodes; gold-path papers have text."""
+    if nodes is None:
+        raise DatasetError(path, lineno, "id", f"item '{item['id']}' has no graph in {GRAPHS_FILE}")
+    roles = [("seed_paper_id", item["seed_paper_id"])]
+    roles += [(f"gold_paper_ids[{i}]", g) for i, g in enumerate(item["gold_paper_ids"])]
+    roles += [(f"bridge_paper_ids[{i}]", b) for i, b in enumerate(item.get("bridge_paper_ids") or [])]
+    for fieldname, pid in roles:
+        node = nodes.get(pid)
+        if node is None:
+            raise DatasetError(path, lineno, fieldname, f"paper '{pid}' is not a node of the item's graph")
+        arx = node.get("arxivId") or ""
+        if not pool.get(arx):
+            raise DatasetError(path, lineno, fieldname, f"gold-path paper '{pid}' has no full text in {PAPERS_FILE}")
+
+
+def label_rows(obj: dict) -> list[dict[str, Any]]:
+    """The `section_recall_labels` of one audit row, tolerating absent parts."""
+    analysis = obj.get("analysis")
+    if not isinstance(analysis, dict):
+        return []
+    labels = analysis.get("section_recall_labels")
+    return [lab for lab in labels if isinstance(lab, dict)] if isinstance(labels, list) else []
