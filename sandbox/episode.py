@@ -34,6 +34,18 @@ def parse_answer(answer: Any) -> int:
     return "ABCD".index(m.group(1).upper()) if m else -1
 
 
+def chosen_type(item, predicted: int) -> str:
+    """What the chosen option was: `correct`, a distractor type, `no_answer` or `unknown` (reference §5.4)."""
+    if predicted < 0:
+        return "no_answer"
+    if predicted == item.correct_index:
+        return "correct"
+    types = item.distractor_types
+    if not types or predicted >= len(types) or types[predicted] == "correct":
+        return "unknown"
+    return types[predicted]
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """Backoff for model-call failures. The reference sleeps 30–120 s; tests pass small values."""
@@ -252,7 +264,7 @@ class Episode:
             transient_retries=self.transient_retries, paper_recall=paper_all, paper_recall_any=paper_any,
             section_recall=sec_all, section_recall_any=sec_any, section_recall_loose=sec_loose,
             reads=list(self.reads), cost_usd=self.cost_usd, wall_time_s=round(time.monotonic() - self._t0, 4),
-            error=self.error, error_kind=self.error_kind,
+            error=self.error, error_kind=self.error_kind, chosen_type=chosen_type(self.item, predicted),
         )
 
 

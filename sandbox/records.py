@@ -198,3 +198,4 @@ class Trajectory:
     error: str | None = None
     error_kind: str | None = None
     continues: int = 0
+    chosen_type: str | None = None  # correct | seed_only | wrong_paper | no_context | no_answer | unknown

@@ -1,0 +1,247 @@
+"""Many episodes at once (asyncio workers), each step committed as it happens, resumable by run name.
+
+The batch CLI and the TUI both drive this one runner, so a run launched from either is
+the same run. Resuming skips finished trajectories, discards half-written ones and
+refuses a run whose identity (dataset, agent, caps, seed, ablation) differs.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sandbox.agents.base import Agent
+from sandbox.agents.registry import SCRIPTED, make_scripted
+from sandbox.corpus import Corpus
+from sandbox.episode import Episode, RetryPolicy
+from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
+from sandbox.records import Caps, Item, Step, Trajectory
+from storage import Store
+from storage.store import now as _now
+
+VERSION = "0.1.0"
+PROFILE = "agenthop-v1"
+RETRYABLE = ("infra", "api_errors", "transient_exhausted")
+
+
+@dataclass
+class RunSpec:
+    """Everything that defines a run (identity) and how to execute it (workers, slice)."""
+
+    name: str
+    dataset: str
+    agent: str
+    model: str | None = None
+    seed: int = 0
+    caps: Caps = field(default_factory=Caps)
+    ablation: str = "full"
+    replicates: int = 1
+    workers: int = 4
+    item_ids: tuple[str, ...] = ()
+    question_type: str | None = None  # "single-target" | "multi-target" (or st/mt)
+    depth: int | None = None
+    limit: int | None = None
+    agent_options: dict[str, Any] = field(default_factory=dict)
+    max_attempts: int = 3
+    attempt_backoff_s: float = 5.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    kind: str = "eval"
+    group: str | None = None
+
+    def identity(self, fingerprint: str) -> dict[str, Any]:
+        """What must match to resume into an existing run."""
+        return {
+            "profile": PROFILE, "dataset_fingerprint": fingerprint, "agent": self.agent, "model": self.model,
+            "seed": self.seed, "caps": self.effective_caps().as_dict(), "ablation": self.ablation,
+            "agent_options": {k: v for k, v in sorted(self.agent_options.items()) if k not in ("api_key",)},
+        }
+
+    def effective_caps(self) -> Caps:
+        return caps_for_ablation(self.caps, self.ablation)
+
+
+@dataclass
+class RunEvent:
+    """What the runner tells its caller: a step, or a finished trajectory, with the run's running totals."""
+
+    kind: str  # started | step | trajectory | finished
+    item_id: str | None = None
+    replicate: int = 0
+    step: Step | None = None
+    trajectory: Trajectory | None = None
+    done: int = 0
+    planned: int = 0
+    correct: int = 0
+    skipped: int = 0
+
+
+class InvalidSlice(ValueError):
+    """The requested items do not exist or select nothing."""
+
+
+def select_items(corpus: Corpus, spec: RunSpec) -> list[Item]:
+    """Items of the slice, in dataset order: ids, then type, then depth, then limit (as the reference)."""
+    items = corpus.items
+    if spec.item_ids:
+        known = {i.id for i in items}
+        missing = [i for i in spec.item_ids if i not in known]
+        if missing:
+            raise InvalidSlice(f"unknown item id(s): {', '.join(missing[:5])}")
+        wanted = set(spec.item_ids)
+        items = [i for i in items if i.id in wanted]
+    if spec.question_type:
+        kind = {"single-target": "st", "multi-target": "mt"}.get(spec.question_type, spec.question_type)
+        items = [i for i in items if i.kind == kind]
+    if spec.depth is not None:
+        items = [i for i in items if i.depth == spec.depth]
+    if spec.limit is not None:
+        items = items[: spec.limit]
+    if not items:
+        raise InvalidSlice("the slice selects no items")
+    return items
+
+
+AgentFactory = Callable[[Item, int, int], Agent]
+
+
+def default_factory(spec: RunSpec) -> AgentFactory:
+    """Scripted agents from the registry; the LLM agent is imported only when asked for."""
+    caps = spec.effective_caps()
+    if spec.agent in SCRIPTED:
+        return lambda item, replicate, attempt: make_scripted(spec.agent, item, caps, spec.seed, replicate, attempt)
+    if spec.agent == "llm":
+        from sandbox.agents.llm import llm_factory
+
+        return llm_factory(spec)
+    raise ValueError(f"unknown agent '{spec.agent}'")
+
+
+def item_meta(item: Item) -> dict[str, Any]:
+    """The item fields every report splits by, stored with each trajectory so reports need no corpus."""
+    return {"question_type": item.question_type, "kind": item.kind, "depth": item.depth,
+            "reasoning_type": item.reasoning_type, "consensus_tier": item.consensus_tier, "venue": item.venue,
+            "correct_index": item.correct_index}
+
+
+def step_record(step: Step) -> dict[str, Any]:
+    d = asdict(step)
+    ledger = d.pop("ledger")
+    d.update(points_used=ledger["points_used"], points_left=ledger["points_left"], tokens=ledger["tokens"],
+             rejections=ledger["rejections"])
+    return d
+
+
+class Runner:
+    """Executes a RunSpec against a corpus and a store."""
+
+    def __init__(self, spec: RunSpec, corpus: Corpus, store: Store, factory: AgentFactory | None = None,
+                 on_event: Callable[[RunEvent], None] | None = None):
+        self.spec = spec
+        self.corpus = corpus
+        self.store = store
+        self.factory = factory or default_factory(spec)
+        self.on_event = on_event or (lambda event: None)
+        self.caps = spec.effective_caps()
+        self.done = self.correct = 0
+        self.planned = 0
+        self.run_id: int | None = None
+        self.stop_requested = False
+
+    def prepare(self) -> tuple[int, list[tuple[Item, int]], int]:
+        """Create or resume the run; (run id, pending work, already finished)."""
+        items = select_items(self.corpus, self.spec)
+        spec = self.spec
+        fields = {
+            "kind": spec.kind, "agent": spec.agent, "model": spec.model, "dataset": spec.dataset,
+            "dataset_fingerprint": self.corpus.fingerprint, "ablation": spec.ablation, "seed": spec.seed,
+            "replicates": spec.replicates, "caps": self.caps.as_dict(), "version": VERSION,
+            "prompt_hash": template_hash(), "group_name": spec.group,
+            "config": {"agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
+                       "workers": spec.workers, "slice": {"ids": list(spec.item_ids), "question_type": spec.question_type,
+                                                          "depth": spec.depth, "limit": spec.limit}},
+        }
+        run_id, existed = self.store.create_or_resume_run(spec.name, spec.identity(self.corpus.fingerprint), fields)
+        if existed:
+            self.store.discard_unfinished(run_id)
+        finished = self.store.finished(run_id)
+        work = [(item, r) for r in range(spec.replicates) for item in items if (item.id, r) not in finished]
+        skipped = len(items) * spec.replicates - len(work)
+        self.run_id = run_id
+        self.planned = len(items) * spec.replicates
+        total_planned = max(self.planned, self.store.run_by_id(run_id)["planned"] or 0)
+        self.store.update_run(run_id, status="running", started_at=_now(), planned=total_planned, finished_at=None)
+        prior = [t for t in self.store.trajectories(run_id) if (t["item_id"], t["replicate"]) in
+                 {(i.id, r) for i in items for r in range(spec.replicates)}]
+        self.done, self.correct = len(prior), sum(1 for t in prior if t["correct"])
+        return run_id, work, skipped
+
+    async def run(self) -> dict[str, Any]:
+        """Run every pending episode; on cancellation the run is marked interrupted and stays resumable."""
+        run_id, work, skipped = self.prepare()
+        self.on_event(RunEvent("started", done=self.done, planned=self.planned, correct=self.correct, skipped=skipped))
+        queue: asyncio.Queue[tuple[Item, int]] = asyncio.Queue()
+        for job in work:
+            queue.put_nowait(job)
+        status = "done"
+        started = time.monotonic()
+        try:
+            async with asyncio.TaskGroup() as tg:
+                for _ in range(max(1, min(self.spec.workers, len(work) or 1))):
+                    tg.create_task(self._worker(queue))
+        except asyncio.CancelledError:
+            status = "interrupted"
+            raise
+        except BaseException:
+            status = "failed"
+            raise
+        finally:
+            if self.stop_requested and status == "done":
+                status = "interrupted"
+            self.store.update_run(run_id, status=status, finished_at=_now())
+            self.on_event(RunEvent("finished", done=self.done, planned=self.planned, correct=self.correct))
+        return {"run_id": run_id, "status": status, "done": self.done, "planned": self.planned,
+                "correct": self.correct, "skipped": skipped, "elapsed_s": time.monotonic() - started}
+
+    def request_stop(self) -> None:
+        """Finish the episodes in flight, start no new ones."""
+        self.stop_requested = True
+
+    async def _worker(self, queue: asyncio.Queue[tuple[Item, int]]) -> None:
+        while not queue.empty() and not self.stop_requested:
+            item, replicate = queue.get_nowait()
+            await self._sample(item, replicate)
+
+    async def _sample(self, item: Item, replicate: int) -> None:
+        """One (item, replicate): up to `max_attempts` attempts, retrying only infrastructure failures."""
+        assert self.run_id is not None
+        attempt = self.store.next_attempt(self.run_id, item.id, replicate)
+        view = self.corpus.view(item)
+        while True:
+            agent = self.factory(item, replicate, attempt)
+            text_tools = bool(getattr(agent, "text_tools", False))
+            prompt = build_prompt(item, self.caps, self.spec.ablation, text_tools=text_tools)
+            meta = item_meta(item)
+            tid = self.store.begin_trajectory(self.run_id, item.id, replicate, attempt, meta)
+
+            def sink(step: Step, tid: int = tid) -> None:
+                self.store.add_step(tid, step_record(step))
+                self.on_event(RunEvent("step", item.id, replicate, step=step, done=self.done, planned=self.planned))
+
+            episode = Episode(view, agent, self.caps, prompt, on_step=sink, retry=self.spec.retry)
+            traj = await episode.run()
+            retry = (traj.termination == "error" and traj.error_kind in RETRYABLE
+                     and attempt + 1 < self.spec.max_attempts and not self.stop_requested)
+            record = asdict(traj)
+            record["tool_sequence"] = [s.tool_name for s in episode.steps if s.kind == "tool"]
+            self.store.finish_trajectory(tid, record, final=not retry)
+            if not retry:
+                break
+            attempt += 1
+            await asyncio.sleep(self.spec.attempt_backoff_s * attempt)
+        self.done += 1
+        self.correct += int(traj.correct)
+        self.on_event(RunEvent("trajectory", item.id, replicate, trajectory=traj, done=self.done,
+                               planned=self.planned, correct=self.correct))
+

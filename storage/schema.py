@@ -1,0 +1,100 @@
+"""The store's schema as forward-only migrations; `user_version` records how far a file has come.
+
+A migration is appended, never edited: a store written by any earlier version opens
+in this one, and one written by a newer version is refused instead of damaged.
+"""
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: list[str] = [
+    # 1: runs, trajectories, steps, and deduplicated long texts
+    """
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL DEFAULT 'eval',
+        agent TEXT NOT NULL,
+        model TEXT,
+        dataset TEXT NOT NULL,
+        dataset_fingerprint TEXT NOT NULL,
+        ablation TEXT NOT NULL DEFAULT 'full',
+        seed INTEGER NOT NULL DEFAULT 0,
+        replicates INTEGER NOT NULL DEFAULT 1,
+        caps TEXT NOT NULL,
+        config TEXT NOT NULL,
+        identity TEXT NOT NULL,
+        version TEXT NOT NULL,
+        prompt_hash TEXT,
+        status TEXT NOT NULL DEFAULT 'created',
+        planned INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        started_at TEXT,
+        finished_at TEXT,
+        group_name TEXT,
+        note TEXT
+    );
+    CREATE TABLE trajectories (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        item_id TEXT NOT NULL,
+        replicate INTEGER NOT NULL DEFAULT 0,
+        attempt INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL DEFAULT 'running',
+        final INTEGER NOT NULL DEFAULT 0,
+        question_type TEXT, kind TEXT, depth INTEGER, reasoning_type TEXT, consensus_tier TEXT, venue TEXT,
+        correct_index INTEGER, chosen_type TEXT,
+        termination TEXT, answer TEXT, predicted_index INTEGER, correct INTEGER, reasoning TEXT,
+        turns INTEGER, model_calls INTEGER, points_used INTEGER, tokens INTEGER,
+        prompt_tokens INTEGER, completion_tokens INTEGER, cache_read_tokens INTEGER, cache_creation_tokens INTEGER,
+        tool_calls INTEGER, turns_with_calls INTEGER, tool_errors INTEGER, api_errors INTEGER, transient_retries INTEGER,
+        paper_recall INTEGER, paper_recall_any INTEGER,
+        section_recall INTEGER, section_recall_any INTEGER, section_recall_loose INTEGER,
+        reads TEXT, tool_sequence TEXT, cost_usd REAL, wall_time_s REAL, error TEXT, error_kind TEXT,
+        continues INTEGER NOT NULL DEFAULT 0, budget_level TEXT,
+        started_at TEXT, finished_at TEXT,
+        UNIQUE (run_id, item_id, replicate, attempt)
+    );
+    CREATE INDEX trajectories_run ON trajectories(run_id, final, status);
+    CREATE TABLE texts (hash TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE steps (
+        trajectory_id INTEGER NOT NULL REFERENCES trajectories(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        turn INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        text TEXT, text_hash TEXT,
+        tool_name TEXT, tool_args TEXT, tool_call_id TEXT,
+        cost INTEGER NOT NULL DEFAULT 0, status TEXT,
+        paper_id TEXT, arxiv_id TEXT, section_index INTEGER, delivered INTEGER NOT NULL DEFAULT 0,
+        usage TEXT, cost_usd REAL,
+        points_used INTEGER, points_left INTEGER, tokens INTEGER, rejections INTEGER,
+        elapsed_s REAL,
+        PRIMARY KEY (trajectory_id, idx)
+    ) WITHOUT ROWID;
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class SchemaTooNew(Exception):
+    """The file was written by a newer version of the workbench."""
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Apply every migration the file lacks, each in its own transaction; return the new version."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNew(f"store schema version {version} is newer than this workbench's ({SCHEMA_VERSION})")
+    for number in range(version, SCHEMA_VERSION):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in MIGRATIONS[number].split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {number + 1}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    return SCHEMA_VERSION

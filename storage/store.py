@@ -1,0 +1,256 @@
+"""The only code that talks to the results store.
+
+One connection per Store, in autocommit mode with explicit short transactions: a step
+is committed as soon as it happens, so a killed run loses at most the step in flight.
+WAL lets the TUI read while a run writes; a generous busy timeout makes two writing
+processes wait for each other instead of failing with `database is locked`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from storage.schema import SchemaTooNew, migrate
+
+INLINE_TEXT = 256  # longer step texts are stored once, by hash (section texts repeat across trajectories)
+
+TRAJECTORY_FIELDS = (
+    "termination", "answer", "predicted_index", "correct", "reasoning", "turns", "model_calls", "points_used", "tokens",
+    "prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_creation_tokens", "tool_calls",
+    "turns_with_calls", "tool_errors", "api_errors", "transient_retries", "paper_recall", "paper_recall_any",
+    "section_recall", "section_recall_any", "section_recall_loose", "reads", "tool_sequence", "cost_usd",
+    "wall_time_s", "error", "error_kind", "continues", "chosen_type",
+)
+META_FIELDS = ("question_type", "kind", "depth", "reasoning_type", "consensus_tier", "venue", "correct_index",
+               "budget_level")
+
+
+class StoreError(Exception):
+    """A store problem a user can act on (unreadable file, newer schema, unknown run)."""
+
+
+class RunConflict(StoreError):
+    """Resuming into a run whose recorded configuration differs from the requested one."""
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class Store:
+    """A results store file. Not shared across threads; open one per thread or process."""
+
+    def __init__(self, path: Path | str, readonly: bool = False):
+        self.path = Path(path)
+        if not readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        elif not self.path.exists():
+            raise StoreError(f"no store at {self.path}")
+        try:
+            uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
+            self.conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=60, check_same_thread=False)
+            self.conn.execute("PRAGMA busy_timeout = 60000")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            if not readonly:
+                self.conn.execute("PRAGMA journal_mode = WAL")
+                self.conn.execute("PRAGMA synchronous = NORMAL")
+                migrate(self.conn)
+        except SchemaTooNew as exc:
+            raise StoreError(f"{self.path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a workbench store ({exc})") from None
+        self.conn.row_factory = sqlite3.Row
+        self.db = sqlite_utils.Database(self.conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # ------------------------------------------------------------ runs
+
+    def create_or_resume_run(self, name: str, identity: dict[str, Any], fields: dict[str, Any]) -> tuple[int, bool]:
+        """The run's id and whether it already existed. Refuses a run of the same name with another identity."""
+        row = self.conn.execute("SELECT id, identity FROM runs WHERE name = ?", (name,)).fetchone()
+        ident = json.dumps(identity, sort_keys=True)
+        if row is not None:
+            if row["identity"] != ident:
+                old = json.loads(row["identity"])
+                diff = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
+                raise RunConflict(
+                    f"run '{name}' exists with a different configuration ({', '.join(diff)} differ); "
+                    "choose another --run name or delete the old run"
+                )
+            return row["id"], True
+        record = {"name": name, "identity": ident, "created_at": now(), **fields}
+        for key in ("caps", "config"):
+            if not isinstance(record.get(key), str):
+                record[key] = json.dumps(record.get(key, {}), sort_keys=True)
+        cols = ", ".join(record)
+        with self.transaction():
+            cur = self.conn.execute(f"INSERT INTO runs ({cols}) VALUES ({', '.join('?' * len(record))})", list(record.values()))
+        return cur.lastrowid, False
+
+    def update_run(self, run_id: int, **fields: Any) -> None:
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        with self.transaction():
+            self.conn.execute(f"UPDATE runs SET {sets} WHERE id = ?", [*fields.values(), run_id])
+
+    def run(self, name: str) -> dict[str, Any]:
+        row = self.conn.execute("SELECT * FROM runs WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise StoreError(f"no run named '{name}' in {self.path}")
+        return _run_dict(row)
+
+    def run_by_id(self, run_id: int) -> dict[str, Any]:
+        return _run_dict(self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone())
+
+    def runs(self) -> list[dict[str, Any]]:
+        """Every run with its progress and accuracy over final trajectories."""
+        rows = self.conn.execute(
+            """SELECT r.*, COUNT(t.id) AS done, COALESCE(SUM(t.correct), 0) AS n_correct,
+                      SUM(t.cost_usd) AS cost, COUNT(t.cost_usd) AS n_costed
+               FROM runs r LEFT JOIN trajectories t ON t.run_id = r.id AND t.final = 1 AND t.status = 'done'
+               GROUP BY r.id ORDER BY r.id"""
+        ).fetchall()
+        return [_run_dict(r) for r in rows]
+
+    def rename_run(self, old: str, new: str) -> None:
+        run = self.run(old)
+        try:
+            self.update_run(run["id"], name=new)
+        except sqlite3.IntegrityError:
+            raise StoreError(f"a run named '{new}' already exists") from None
+
+    def delete_run(self, name: str) -> None:
+        run = self.run(name)
+        with self.transaction():
+            self.conn.execute(
+                "DELETE FROM steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ?)", (run["id"],))
+            self.conn.execute("DELETE FROM trajectories WHERE run_id = ?", (run["id"],))
+            self.conn.execute("DELETE FROM runs WHERE id = ?", (run["id"],))
+
+    # ------------------------------------------------------------ trajectories
+
+    def finished(self, run_id: int) -> set[tuple[str, int]]:
+        """(item, replicate) pairs whose final attempt is written in full."""
+        rows = self.conn.execute(
+            "SELECT item_id, replicate FROM trajectories WHERE run_id = ? AND final = 1 AND status = 'done'", (run_id,))
+        return {(r[0], r[1]) for r in rows}
+
+    def next_attempt(self, run_id: int, item_id: str, replicate: int) -> int:
+        row = self.conn.execute(
+            "SELECT MAX(attempt) FROM trajectories WHERE run_id = ? AND item_id = ? AND replicate = ? AND status = 'done'",
+            (run_id, item_id, replicate)).fetchone()
+        return 0 if row[0] is None else row[0] + 1
+
+    def discard_unfinished(self, run_id: int) -> int:
+        """Delete half-written trajectories (a killed run's episodes in flight) and their steps."""
+        with self.transaction():
+            ids = [r[0] for r in self.conn.execute(
+                "SELECT id FROM trajectories WHERE run_id = ? AND status != 'done'", (run_id,))]
+            for tid in ids:
+                self.conn.execute("DELETE FROM steps WHERE trajectory_id = ?", (tid,))
+            self.conn.execute("DELETE FROM trajectories WHERE run_id = ? AND status != 'done'", (run_id,))
+        return len(ids)
+
+    def begin_trajectory(self, run_id: int, item_id: str, replicate: int, attempt: int, meta: dict[str, Any]) -> int:
+        cols = ", ".join(META_FIELDS)
+        with self.transaction():
+            cur = self.conn.execute(
+                f"INSERT INTO trajectories (run_id, item_id, replicate, attempt, status, started_at, {cols}) "
+                f"VALUES (?, ?, ?, ?, 'running', ?, {', '.join('?' * len(META_FIELDS))})",
+                (run_id, item_id, replicate, attempt, now(), *(meta.get(k) for k in META_FIELDS)))
+        return cur.lastrowid
+
+    def add_step(self, trajectory_id: int, step: dict[str, Any]) -> None:
+        """Commit one step now. `step` holds the Step's fields flattened (ledger state included)."""
+        text = step.get("text")
+        text_hash = None
+        with self.transaction():
+            if text is not None and len(text) > INLINE_TEXT:
+                text_hash = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+                self.conn.execute("INSERT OR IGNORE INTO texts VALUES (?, ?)", (text_hash, text))
+                text = None
+            self.conn.execute(
+                "INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (trajectory_id, step["index"], step["turn"], step["kind"], text, text_hash, step.get("tool_name"),
+                 _json(step.get("tool_args")), step.get("tool_call_id"), step.get("cost", 0), step.get("status"),
+                 _opt_str(step.get("paper_id")), step.get("arxiv_id"), step.get("section_index"),
+                 int(bool(step.get("delivered"))), _json(step.get("usage")), step.get("cost_usd"),
+                 step["points_used"], step["points_left"], step["tokens"], step["rejections"], step.get("elapsed_s")))
+
+    def finish_trajectory(self, trajectory_id: int, result: dict[str, Any], final: bool) -> None:
+        """Write the outcome and mark the trajectory done, atomically: before this it does not count."""
+        values = [(_json(result.get(k)) if k in ("reads", "tool_sequence") else result.get(k)) for k in TRAJECTORY_FIELDS]
+        sets = ", ".join(f"{k} = ?" for k in TRAJECTORY_FIELDS)
+        with self.transaction():
+            self.conn.execute(
+                f"UPDATE trajectories SET {sets}, status = 'done', final = ?, finished_at = ? WHERE id = ?",
+                [*values, int(final), now(), trajectory_id])
+
+    def trajectories(self, run_id: int, final_only: bool = True) -> list[dict[str, Any]]:
+        """Finished trajectories of a run, in item order of insertion."""
+        cond = "AND final = 1" if final_only else ""
+        rows = self.conn.execute(
+            f"SELECT * FROM trajectories WHERE run_id = ? AND status = 'done' {cond} ORDER BY id", (run_id,))
+        return [_traj_dict(r) for r in rows]
+
+    def trajectory(self, trajectory_id: int) -> dict[str, Any]:
+        row = self.conn.execute("SELECT * FROM trajectories WHERE id = ?", (trajectory_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no trajectory {trajectory_id}")
+        return _traj_dict(row)
+
+    def steps(self, trajectory_id: int) -> list[dict[str, Any]]:
+        """Every step of a trajectory with its full text restored."""
+        rows = self.conn.execute(
+            "SELECT s.*, COALESCE(s.text, x.body) AS full_text FROM steps s LEFT JOIN texts x ON x.hash = s.text_hash "
+            "WHERE s.trajectory_id = ? ORDER BY s.idx", (trajectory_id,))
+        out = []
+        for r in rows:
+            d = dict(r)
+            d["text"] = d.pop("full_text")
+            d["tool_args"] = json.loads(d["tool_args"]) if d["tool_args"] else None
+            d["usage"] = json.loads(d["usage"]) if d["usage"] else None
+            out.append(d)
+        return out
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _run_dict(row: sqlite3.Row) -> dict[str, Any]:
+    d = dict(row)
+    for key in ("caps", "config", "identity"):
+        if isinstance(d.get(key), str):
+            d[key] = json.loads(d[key])
+    return d
+
+
+def _traj_dict(row: sqlite3.Row) -> dict[str, Any]:
+    d = dict(row)
+    for key in ("reads", "tool_sequence"):
+        d[key] = json.loads(d[key]) if d.get(key) else []
+    return d

@@ -1,0 +1,1 @@
+"""The workbench: the `agenthop-tui` entry point, the reports layer, config and the Textual app."""

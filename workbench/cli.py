@@ -1,0 +1,206 @@
+"""`agenthop-tui`: the Textual workbench, or with `--batch` the same operations headless.
+
+Exit status: 0 success, 2 bad input (dataset, flags, run conflicts; nothing written),
+1 an internal failure (with a traceback), 130 interrupted. The `--batch` path never
+imports textual, and litellm only when an LLM agent runs.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """A user's mistake in flags or names: reported in one line, exit 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agenthop-tui --batch", description="AgentHop Workbench, headless.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run an agent on a dataset and store every step")
+    run.add_argument("--data", default="builtin", help="'builtin' or a release directory")
+    run.add_argument("--agent", default="heuristic", choices=("oracle", "random", "heuristic", "llm"))
+    run.add_argument("--run", dest="run_name", help="run name (re-use it to resume)")
+    run.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
+    run.add_argument("--workers", type=_positive, default=8)
+    run.add_argument("--limit", type=_positive)
+    run.add_argument("--ids", help="comma-separated item ids")
+    run.add_argument("--question-type", choices=("single-target", "multi-target", "st", "mt"))
+    run.add_argument("--depth", type=int, choices=(1, 2))
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--replicates", type=_positive, default=1)
+    run.add_argument("--budget", type=_non_negative, default=30)
+    run.add_argument("--max-turns", type=_positive, default=20)
+    run.add_argument("--max-tokens-total", type=_positive, default=200_000)
+    run.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
+    run.add_argument("--format", choices=("table", "json"), default="table", help="format of the final report")
+    run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+    runs = sub.add_parser("runs", help="list the runs in the store")
+    runs.add_argument("--db")
+    runs.add_argument("--format", choices=("table", "json"), default="table")
+
+    report = sub.add_parser("report", help="the four-axis report of a run")
+    report.add_argument("name")
+    report.add_argument("--db")
+    report.add_argument("--format", choices=("table", "json"), default="table")
+
+    synth = sub.add_parser("synth", help="write a generated benchmark in the release format")
+    synth.add_argument("--out", required=True)
+    synth.add_argument("--preset", choices=("demo", "paper"), default="demo")
+    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--items", type=_positive)
+    synth.add_argument("--papers", type=_positive)
+    return parser
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be at least 0")
+    return value
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from sandbox.datasets import open_dataset
+    from sandbox.records import Caps
+    from sandbox.runner import Runner, RunSpec, select_items
+    from storage import Store
+    from workbench import paths
+    from workbench.progress import Progress
+    from workbench.render import print_report
+
+    corpus, imported = open_dataset(args.data, paths.cache_dir())
+    if imported is not None:
+        _print_import(imported)
+    caps = Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total)
+    name = args.run_name or f"{args.agent}-{Path(args.data).name}-seed{args.seed}"
+    spec = RunSpec(
+        name=name, dataset=args.data if args.data == "builtin" else str(Path(args.data).resolve()), agent=args.agent,
+        seed=args.seed, caps=caps, ablation=args.ablation, replicates=args.replicates, workers=args.workers,
+        item_ids=tuple(i.strip() for i in args.ids.split(",") if i.strip()) if args.ids else (),
+        question_type=args.question_type, depth=args.depth, limit=args.limit,
+    )
+    select_items(corpus, spec)  # a bad slice fails before the store is touched
+    store = Store(paths.store_path(args.db))
+    progress = Progress(name, quiet=args.quiet)
+    runner = Runner(spec, corpus, store, on_event=progress.update)
+    try:
+        asyncio.run(runner.run())
+    finally:
+        progress.close()
+    print_report(_report(store, name), args.format)
+    return EXIT_OK
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    from workbench.render import print_runs
+
+    store = _open_store(args.db)
+    print_runs(_runs(store), args.format)
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from workbench.render import print_report
+
+    store = _open_store(args.db)
+    print_report(_report(store, args.name), args.format)
+    return EXIT_OK
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    from sandbox import synth
+
+    out = Path(args.out)
+    if out.exists() and any(out.iterdir()):
+        raise UsageError(f"{out} exists and is not empty")
+    synth.generate(out, seed=args.seed, preset=args.preset, items=args.items, papers=args.papers)
+    print(json.dumps({"out": str(out), "preset": args.preset, "seed": args.seed}))
+    return EXIT_OK
+
+
+def _open_store(flag: str | None):
+    from storage import Store
+    from workbench import paths
+
+    return Store(paths.store_path(flag), readonly=True)
+
+
+def _report(store, name: str) -> dict[str, Any]:
+    from workbench.reports import run_report
+
+    return run_report(store, name)
+
+
+def _runs(store) -> list[dict[str, Any]]:
+    from workbench.reports import runs_table
+
+    return runs_table(store)
+
+
+def _print_import(report: Any) -> None:
+    sys.stderr.write(
+        f"imported dataset: {report.items} items, {report.papers} papers with text, {report.nodes} graph nodes "
+        f"({report.metadata_only} metadata-only); {report.labels_resolved}/{report.labels} recall labels resolved\n"
+    )
+    for kind, n in sorted(report.label_warnings.items()):
+        sys.stderr.write(f"warning: {n} recall label(s) {kind.replace('_', ' ')}\n")
+
+
+COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "synth": cmd_synth}
+
+
+def batch(argv: list[str]) -> int:
+    """Run one headless command; map user mistakes to exit 2 and our bugs to exit 1 with a traceback."""
+    from sandbox.release import DatasetError
+    from sandbox.runner import InvalidSlice
+    from storage import StoreError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (DatasetError, StoreError, InvalidSlice, UsageError) as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted: finished trajectories are stored; run the same command again to resume\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception:
+        sys.stderr.write(f"internal error in '{args.command}' (please report it):\n{traceback.format_exc()}")
+        return EXIT_INTERNAL
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--batch" in argv:
+        argv.remove("--batch")
+        return batch(argv)
+    from workbench.app import run_app
+
+    return run_app(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""Where things live: the results store, the corpus cache and the config file (platformdirs).
+
+Precedence for the store: --db, then AGENTHOP_DB, then the user data dir.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP = "agenthop-workbench"
+
+
+def store_path(flag: str | None = None) -> Path:
+    if flag:
+        return Path(flag).expanduser()
+    env = os.environ.get("AGENTHOP_DB")
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir(APP)) / "store.sqlite"
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("AGENTHOP_CACHE")
+    return Path(env).expanduser() if env else Path(platformdirs.user_cache_dir(APP))
+
+
+def config_path() -> Path:
+    env = os.environ.get("AGENTHOP_CONFIG")
+    return Path(env).expanduser() if env else Path(platformdirs.user_config_dir(APP)) / "config.toml"

@@ -1,0 +1,63 @@
+"""Run progress on stderr: a rich progress bar on a terminal, one plain line per trajectory otherwise."""
+from __future__ import annotations
+
+import sys
+import time
+
+from sandbox.runner import RunEvent
+
+
+class Progress:
+    def __init__(self, name: str, quiet: bool = False, stream=None):
+        self.name = name
+        self.quiet = quiet
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.bar = None
+        self.task = None
+        self.t0 = time.monotonic()
+        self.new = 0
+
+    def update(self, event: RunEvent) -> None:
+        if self.quiet or event.kind == "step":
+            return
+        if event.kind == "started":
+            self._start(event)
+        elif event.kind == "trajectory":
+            self.new += 1
+            self._trajectory(event)
+
+    def _start(self, event: RunEvent) -> None:
+        msg = f"run '{self.name}': {event.planned} planned, {event.skipped} already done"
+        if self.tty:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+            from rich.progress import Progress as Bar
+
+            self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                           TextColumn("acc {task.fields[acc]}"), TimeRemainingColumn(),
+                           console=Console(file=self.stream), transient=False)
+            self.bar.start()
+            self.bar.console.print(msg)
+            self.task = self.bar.add_task(self.name, total=event.planned, completed=event.done, acc="—")
+        else:
+            self.stream.write(msg + "\n")
+            self.stream.flush()
+
+    def _trajectory(self, event: RunEvent) -> None:
+        acc = f"{event.correct / event.done:.3f}" if event.done else "—"
+        t = event.trajectory
+        if self.bar is not None:
+            self.bar.update(self.task, completed=event.done, acc=acc)
+            return
+        rate = self.new / max(time.monotonic() - self.t0, 1e-9)
+        mark = "✓" if t.correct else "✗"
+        self.stream.write(
+            f"[{event.done}/{event.planned}] {event.item_id} r{event.replicate} {mark} [{t.termination}] "
+            f"ans={t.answer} points={t.points_used} turns={t.turns} (acc={acc}, {rate:.1f} ep/s)\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
