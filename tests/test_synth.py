@@ -1,0 +1,53 @@
+"""The built-in benchmark is built the paper's way: facts only in gold papers, depth 2 only via the bridge."""
+import json
+import re
+
+from sandbox import synth
+from sandbox.release import GRAPHS_FILE, PAPERS_FILE, QA_FILE
+
+ENGLISH = set(re.findall(r"[a-z]+", " ".join(synth.FILLER + synth.MECHANISMS + synth.ASPECTS).lower())) | {
+    "scores", "weights", "states", "gradients", "margins", "tokens", "blocks", "windows", "batches", "layers", "heads"}
+
+
+def load(root, rel):
+    return [json.loads(line) for line in (root / rel).read_text().splitlines()]
+
+
+def test_structure_of_the_generated_benchmark(demo_dir):
+    qa = load(demo_dir, QA_FILE)
+    graphs = {g["sample_id"]: g for g in load(demo_dir, GRAPHS_FILE)}
+    pool = {p["arxiv_id"]: p for p in load(demo_dir, PAPERS_FILE)}
+    text_of = {aid: "\n".join(s["text"] for s in p["sections"]) for aid, p in pool.items()}
+    headers = [s["header"] for p in pool.values() for s in p["sections"]]
+    assert any(re.match(r"^(IV|III|II|V)[ -]", h) for h in headers)
+    assert any(h.startswith("Apdx_") for h in headers) and any(h.startswith("Apdx:") for h in headers)
+    assert any("| Method | Score |" in t for t in text_of.values())
+    meta_share = []
+    for item in qa:
+        g = graphs[item["id"]]
+        nodes = g["nodes"]
+        arx = {pid: (n.get("arxivId") or "") for pid, n in nodes.items()}
+        meta_share.append(sum(a not in pool for a in arx.values()) / len(nodes))
+        correct = item["options"][item["correct_index"]]
+        distinct = set(re.findall(r"[a-z]{5,}", correct.lower())) - ENGLISH - set().union(
+            *(re.findall(r"[a-z]{5,}", o.lower()) for i, o in enumerate(item["options"]) if i != item["correct_index"]))
+        assert distinct, item["id"]
+        golds = set(item["gold_arxiv_ids"])
+        for word in distinct:
+            holders = {aid for aid, t in text_of.items() if re.search(rf"\b{word}\b", t.lower())}
+            assert holders and holders <= golds, (item["id"], word, holders)
+        assert sorted(item["distractor_types"]) == ["correct", "no_context", "seed_only", "wrong_paper"]
+        seed_refs = set(g["edges"][item["seed_paper_id"]])
+        if item["depth"] == 2:
+            for gold, bridge in zip(item["gold_paper_ids"], item["bridge_paper_ids"]):
+                assert gold not in seed_refs and bridge in seed_refs
+                citing = {src for src, refs in g["edges"].items() if gold in refs}
+                assert citing == {bridge}
+        else:
+            assert set(item["gold_paper_ids"]) <= seed_refs
+        seed_text = text_of[item["seed_arxiv_id"]].lower()
+        seed_opt = item["options"][item["distractor_types"].index("seed_only")]
+        assert any(w in seed_text for w in re.findall(r"[a-z]{5,}", seed_opt.lower()) if w not in correct.lower())
+    assert 0.35 < sum(meta_share) / len(meta_share) < 0.75
+    assert {(i["question_type"], i["depth"]) for i in qa} == {("single-target", 1), ("single-target", 2),
+                                                              ("multi-target", 1), ("multi-target", 2)}

@@ -1,0 +1,109 @@
+"""Malformed datasets: one clear error naming file, line and field; exit status 2; nothing written."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from sandbox.corpus import open_release
+from sandbox.release import DatasetError
+from tests.conftest import G, S, mini_rows, write_release
+
+
+def broken(kind):
+    qa, graphs, papers, labels = mini_rows()
+    if kind == "options":
+        qa[0]["options"] = qa[0]["options"][:3]
+    elif kind == "correct_index":
+        qa[0]["correct_index"] = 4
+    elif kind == "correct_index_type":
+        qa[0]["correct_index"] = "1"
+    elif kind == "distractors":
+        qa[0]["distractor_types"] = ["correct", "no_context", "seed_only", "wrong_paper"]
+    elif kind == "no_graph":
+        graphs[0]["sample_id"] = "st_9999"
+    elif kind == "gold_missing":
+        qa[0]["gold_paper_ids"] = ["9" * 40]
+    elif kind == "gold_no_text":
+        papers.pop(2)
+    elif kind == "section_text":
+        papers[0]["sections"][1]["text"] = None
+    elif kind == "missing_question":
+        del qa[0]["question"]
+    elif kind == "duplicate":
+        qa.append(dict(qa[0]))
+    return qa, graphs, papers, labels
+
+
+CASES = {
+    "options": ("qa/full.jsonl", 1, "options"),
+    "correct_index": ("qa/full.jsonl", 1, "correct_index"),
+    "correct_index_type": ("qa/full.jsonl", 1, "correct_index"),
+    "distractors": ("qa/full.jsonl", 1, "distractor_types"),
+    "no_graph": ("qa/full.jsonl", 1, "id"),
+    "gold_missing": ("qa/full.jsonl", 1, "gold_paper_ids[0]"),
+    "gold_no_text": ("qa/full.jsonl", 1, "gold_paper_ids[0]"),
+    "section_text": ("paper_pool/papers.jsonl", 1, "sections[1].text"),
+    "missing_question": ("qa/full.jsonl", 1, "question"),
+    "duplicate": ("qa/full.jsonl", 2, "id"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_each_defect_is_named(tmp_path, kind):
+    root = write_release(tmp_path / "bad", *broken(kind))
+    with pytest.raises(DatasetError) as info:
+        open_release(root, tmp_path / "cache")
+    rel, line, field = CASES[kind]
+    assert info.value.path.endswith(rel) and info.value.line == line and info.value.field == field
+    assert not list((tmp_path / "cache").glob("corpus/*.sqlite"))  # nothing imported
+
+
+def test_bad_json_line(tmp_path):
+    root = write_release(tmp_path / "bad", *mini_rows())
+    with open(root / "graphs/full.jsonl", "a") as fh:
+        fh.write("{not json\n")
+    with pytest.raises(DatasetError) as info:
+        open_release(root, tmp_path / "cache")
+    assert info.value.line == 2 and "not valid JSON" in str(info.value)
+
+
+def test_cli_exit_2_and_store_untouched(tmp_path):
+    root = write_release(tmp_path / "bad", *broken("options"))
+    db = tmp_path / "results.sqlite"
+    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", str(root), "--agent",
+                           "oracle", "--run", "x", "--db", str(db)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "qa/full.jsonl:1" in proc.stderr and "'options'" in proc.stderr and "Traceback" not in proc.stderr
+    assert not db.exists()
+
+
+def test_missing_directory_is_a_usage_error(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", str(tmp_path / "nope"),
+                           "--db", str(tmp_path / "s.sqlite")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "does not exist" in proc.stderr
+
+
+def test_label_problems_are_warnings(tmp_path):
+    qa, graphs, papers, labels = mini_rows()
+    labels.append({"sample_id": "nope", "analysis": {}})
+    labels[0]["analysis"]["section_recall_labels"].append({"arxiv_id": "2104.05678", "section": "No Such Header",
+                                                           "relevance": "direct"})
+    root = write_release(tmp_path / "ok", qa, graphs, papers, labels)
+    corpus, report = open_release(root, tmp_path / "cache")
+    assert report.label_warnings == {"empty_arxiv_id": 1, "unknown_arxiv_id": 1, "unknown_sample": 1,
+                                     "unresolved_section": 1}
+    assert corpus.item("st_0001").seed_paper_id == S and corpus.item("st_0001").gold_paper_ids == (G,)
+
+
+def test_changed_file_is_a_new_corpus_and_warm_open_reuses(tmp_path):
+    root = write_release(tmp_path / "ok", *mini_rows())
+    c1, r1 = open_release(root, tmp_path / "cache")
+    c2, r2 = open_release(root, tmp_path / "cache")
+    assert r1 is not None and r2 is None and c1.fingerprint == c2.fingerprint
+    qa, graphs, papers, labels = mini_rows()
+    qa[0]["question"] += " Really?"
+    write_release(root, qa, graphs, papers, labels)
+    c3, r3 = open_release(root, tmp_path / "cache")
+    assert r3 is not None and c3.fingerprint != c1.fingerprint
+    assert json.loads(json.dumps(c3.item("st_0001").question)).endswith("Really?")
