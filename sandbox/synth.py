@@ -33,8 +33,8 @@ class Preset:
 
 PRESETS = {
     "demo": Preset(items=60, papers=240, refs=(5, 9), section_paragraphs=(1, 3), long_section_paragraphs=8, long_share=0.1),
-    "paper": Preset(items=1011, papers=7205, refs=(8, 20), section_paragraphs=(3, 9), long_section_paragraphs=100,
-                    long_share=0.12),
+    "paper": Preset(items=1011, papers=7205, refs=(8, 20), section_paragraphs=(6, 21), long_section_paragraphs=190,
+                    long_share=0.15),
 }
 
 SYLLABLES = ("ka", "ren", "vo", "lith", "mar", "zen", "tor", "qui", "bel", "sha", "dro", "fen", "gal", "hiv", "jor",
