@@ -24,6 +24,7 @@ from storage.store import now as _now
 VERSION = "0.1.0"
 PROFILE = "agenthop-v1"
 RETRYABLE = ("infra", "api_errors", "transient_exhausted")
+EXECUTION_OPTIONS = ("api_key", "concurrency", "rpm", "timeout_s", "pricing")  # may change between resumes
 
 
 @dataclass
@@ -49,13 +50,15 @@ class RunSpec:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     kind: str = "eval"
     group: str | None = None
+    max_run_tokens: int = 0  # 0 = no run-wide limit; counted like the per-episode cap
+    max_run_cost: float = 0.0  # USD; 0 = no limit
 
     def identity(self, fingerprint: str) -> dict[str, Any]:
         """What must match to resume into an existing run."""
         return {
             "profile": PROFILE, "dataset_fingerprint": fingerprint, "agent": self.agent, "model": self.model,
             "seed": self.seed, "caps": self.effective_caps().as_dict(), "ablation": self.ablation,
-            "agent_options": {k: v for k, v in sorted(self.agent_options.items()) if k not in ("api_key",)},
+            "agent_options": {k: v for k, v in sorted(self.agent_options.items()) if k not in EXECUTION_OPTIONS},
         }
 
     def effective_caps(self) -> Caps:
@@ -148,6 +151,9 @@ class Runner:
         self.planned = 0
         self.run_id: int | None = None
         self.stop_requested = False
+        self.stop_reason: str | None = None
+        self.run_tokens = 0
+        self.run_cost = 0.0
 
     def prepare(self) -> tuple[int, list[tuple[Item, int]], int]:
         """Create or resume the run; (run id, pending work, already finished)."""
@@ -199,14 +205,26 @@ class Runner:
         finally:
             if self.stop_requested and status == "done":
                 status = "interrupted"
-            self.store.update_run(run_id, status=status, finished_at=_now())
+            self.store.update_run(run_id, status=status, finished_at=_now(), note=self.stop_reason)
             self.on_event(RunEvent("finished", done=self.done, planned=self.planned, correct=self.correct))
-        return {"run_id": run_id, "status": status, "done": self.done, "planned": self.planned,
+        return {"run_id": run_id, "status": status, "stop_reason": self.stop_reason, "done": self.done,
+                "planned": self.planned,
                 "correct": self.correct, "skipped": skipped, "elapsed_s": time.monotonic() - started}
 
-    def request_stop(self) -> None:
+    def request_stop(self, reason: str = "stopped by the user") -> None:
         """Finish the episodes in flight, start no new ones."""
         self.stop_requested = True
+        self.stop_reason = self.stop_reason or reason
+
+    def _account(self, step: Step) -> None:
+        """Run-wide token and dollar limits: crossing one stops the run cleanly (in-flight episodes finish)."""
+        if step.usage:
+            self.run_tokens += step.usage["prompt"] + step.usage["completion"] + step.usage["cache_creation"]
+        self.run_cost += step.cost_usd or 0.0
+        if self.spec.max_run_tokens and self.run_tokens > self.spec.max_run_tokens:
+            self.request_stop(f"run token limit reached ({self.run_tokens:,} > {self.spec.max_run_tokens:,})")
+        if self.spec.max_run_cost and self.run_cost > self.spec.max_run_cost:
+            self.request_stop(f"run cost limit reached (${self.run_cost:.4f} > ${self.spec.max_run_cost:.4f})")
 
     async def _worker(self, queue: asyncio.Queue[tuple[Item, int]]) -> None:
         while not queue.empty() and not self.stop_requested:
@@ -227,6 +245,7 @@ class Runner:
 
             def sink(step: Step, tid: int = tid) -> None:
                 self.store.add_step(tid, step_record(step))
+                self._account(step)
                 self.on_event(RunEvent("step", item.id, replicate, step=step, done=self.done, planned=self.planned))
 
             episode = Episode(view, agent, self.caps, prompt, on_step=sink, retry=self.spec.retry)

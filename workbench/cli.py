@@ -43,6 +43,23 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
     run.add_argument("--format", choices=("table", "json"), default="table", help="format of the final report")
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    llm = run.add_argument_group("LLM agent (--agent llm)")
+    llm.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5")
+    llm.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, sglang, llama.cpp)")
+    llm.add_argument("--api-key-env", help="the environment variable holding the key (default: the provider's)")
+    llm.add_argument("--env-file", help="a .env file to read keys from (never written anywhere)")
+    llm.add_argument("--temperature", type=float)
+    llm.add_argument("--top-p", type=float)
+    llm.add_argument("--top-k", type=int)
+    llm.add_argument("--max-tokens", type=_positive, help="per-call generation cap (default 16384 or the preset)")
+    llm.add_argument("--reasoning-effort", help="low|medium|high, or a thinking-token budget")
+    llm.add_argument("--text-tools", action="store_true", help="tools described in the prompt, calls parsed from text")
+    llm.add_argument("--timeout", type=float, default=600.0, help="seconds per model call")
+    llm.add_argument("--concurrency", type=_positive, help="at most this many calls in flight to the provider")
+    llm.add_argument("--rpm", type=float, help="at most this many requests per minute")
+    llm.add_argument("--max-run-tokens", type=_non_negative, default=0, help="stop the run past this many tokens")
+    llm.add_argument("--max-run-cost", type=float, default=0.0, help="stop the run past this many USD")
+    llm.add_argument("--dry-run", action="store_true", help="print the items, caps and a cost estimate; run nothing")
 
     runs = sub.add_parser("runs", help="list the runs in the store")
     runs.add_argument("--db")
@@ -92,23 +109,68 @@ def cmd_run(args: argparse.Namespace) -> int:
     if imported is not None:
         _print_import(imported)
     caps = Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total)
-    name = args.run_name or f"{args.agent}-{Path(args.data).name}-seed{args.seed}"
+    model = args.model if args.agent == "llm" else None
+    name = args.run_name or _default_name(args, model)
     spec = RunSpec(
         name=name, dataset=args.data if args.data == "builtin" else str(Path(args.data).resolve()), agent=args.agent,
-        seed=args.seed, caps=caps, ablation=args.ablation, replicates=args.replicates, workers=args.workers,
-        item_ids=tuple(i.strip() for i in args.ids.split(",") if i.strip()) if args.ids else (),
+        model=model, seed=args.seed, caps=caps, ablation=args.ablation, replicates=args.replicates,
+        workers=args.workers, item_ids=tuple(i.strip() for i in args.ids.split(",") if i.strip()) if args.ids else (),
         question_type=args.question_type, depth=args.depth, limit=args.limit,
+        agent_options=_llm_options(args) if args.agent == "llm" else {},
+        max_run_tokens=args.max_run_tokens, max_run_cost=args.max_run_cost,
     )
-    select_items(corpus, spec)  # a bad slice fails before the store is touched
+    items = select_items(corpus, spec)  # a bad slice fails before the store is touched
+    if args.dry_run:
+        from workbench.estimate import print_estimate
+
+        print_estimate(spec, items, paths.store_path(args.db), args.format)
+        return EXIT_OK
+    if args.agent == "llm":
+        from sandbox.agents.llm import ConfigError, config_from_options
+
+        try:
+            config_from_options({"model": model, **spec.agent_options}).api_key()
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
     store = Store(paths.store_path(args.db))
     progress = Progress(name, quiet=args.quiet)
     runner = Runner(spec, corpus, store, on_event=progress.update)
     try:
-        asyncio.run(runner.run())
+        result = asyncio.run(runner.run())
     finally:
         progress.close()
+    if result.get("stop_reason"):
+        sys.stderr.write(f"stopped early: {result['stop_reason']}; run the same command again to continue\n")
     print_report(_report(store, name), args.format)
     return EXIT_OK
+
+
+def _default_name(args: argparse.Namespace, model: str | None) -> str:
+    who = model.replace("/", "_") if model else args.agent
+    suffix = "" if args.ablation == "full" else f"-{args.ablation}"
+    return f"{who}-{Path(args.data).name}{suffix}-seed{args.seed}"
+
+
+def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The LLM settings a run records (the key's variable name, never the key); reads --env-file first."""
+    if not args.model:
+        raise UsageError("--agent llm needs --model (a litellm model string such as openai/gpt-4.1)")
+    if args.env_file:
+        from workbench.envfile import load_env_file
+
+        load_env_file(Path(args.env_file))
+    from workbench.config import load_config
+
+    options: dict[str, Any] = {
+        "base_url": args.base_url, "api_key_env": args.api_key_env, "temperature": args.temperature,
+        "top_p": args.top_p, "top_k": args.top_k, "max_tokens": args.max_tokens,
+        "reasoning_effort": args.reasoning_effort, "text_tools": args.text_tools, "timeout_s": args.timeout,
+        "concurrency": args.concurrency, "rpm": args.rpm,
+    }
+    pricing = load_config().get("pricing")
+    if pricing:
+        options["pricing"] = pricing
+    return {k: v for k, v in options.items() if v is not None}
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -174,12 +236,13 @@ def batch(argv: list[str]) -> int:
     from sandbox.release import DatasetError
     from sandbox.runner import InvalidSlice
     from storage import StoreError
+    from workbench.config import ConfigFileError
 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (DatasetError, StoreError, InvalidSlice, UsageError) as exc:
+    except (DatasetError, StoreError, InvalidSlice, UsageError, ConfigFileError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:

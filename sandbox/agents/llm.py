@@ -1,0 +1,320 @@
+"""Any model through litellm, under the AgentHop protocol: native function calling or text tool calls.
+
+litellm is imported on first use, with its offline settings (local cost map, no `.env`
+autoload, no banner, no internal retries), so nothing else pays for its import and the
+episode loop alone decides what a failure means. Errors are classified here, once,
+by exception type and HTTP status, never by message text.
+"""
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandbox.agents.base import InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
+from sandbox.agents.limits import RateLimiter
+from sandbox.agents.presets import DEFAULT_MAX_TOKENS, preset_for
+from sandbox.agents.textcalls import parse_text_calls
+from sandbox.pricing import Price, bare_model, cost, find_price, prices_from_config
+from sandbox.records import AssistantTurn, ToolCall, Usage
+
+KEY_ENV = {
+    "openai/": "OPENAI_API_KEY", "anthropic/": "ANTHROPIC_API_KEY", "gemini/": "GEMINI_API_KEY",
+    "deepseek/": "DEEPSEEK_API_KEY", "together_ai/": "TOGETHERAI_API_KEY", "xai/": "XAI_API_KEY",
+    "openrouter/": "OPENROUTER_API_KEY", "gpt-": "OPENAI_API_KEY", "o1-": "OPENAI_API_KEY", "o3-": "OPENAI_API_KEY",
+    "o4-": "OPENAI_API_KEY", "claude-": "ANTHROPIC_API_KEY", "gemini-": "GEMINI_API_KEY", "deepseek-": "DEEPSEEK_API_KEY",
+}
+NO_KEY = "sk-no-key-required"  # OpenAI-compatible local servers still want some key string
+_LITELLM = None
+
+
+def litellm_module():
+    """Import litellm once, offline: local model cost map, no .env autoload, quiet."""
+    global _LITELLM
+    if _LITELLM is None:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+        os.environ.setdefault("LITELLM_TELEMETRY", "False")
+        import litellm
+
+        litellm.suppress_debug_info = True
+        litellm.telemetry = False
+        litellm.drop_params = True
+        litellm.num_retries = 0
+        _LITELLM = litellm
+    return _LITELLM
+
+
+class ConfigError(ValueError):
+    """An LLM run that cannot start: a missing key, a bad option."""
+
+
+@dataclass
+class LLMConfig:
+    """What a run asks of its model. `api_key_env` names a variable; the key itself is never stored."""
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+    text_tools: bool = False
+    timeout_s: float = 600.0
+    concurrency: int | None = None
+    rpm: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def sampling(self) -> dict[str, Any]:
+        """Preset values for this model, overridden by what the user set."""
+        chosen = preset_for(self.model)
+        for key in ("temperature", "top_p", "top_k", "max_tokens", "reasoning_effort"):
+            value = getattr(self, key)
+            if value is not None:
+                chosen[key] = value
+        chosen.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
+        return chosen
+
+    def key_env(self) -> str | None:
+        if self.api_key_env:
+            return self.api_key_env
+        for prefix, var in KEY_ENV.items():
+            if self.model.startswith(prefix):
+                return var
+        return None
+
+    def api_key(self) -> str:
+        """The key from the environment; a local server (`--base-url`) may go without one."""
+        var = self.key_env()
+        key = os.environ.get(var) if var else None
+        if key:
+            return key
+        if self.base_url:
+            return NO_KEY
+        raise ConfigError(f"no API key: set {var or 'the provider key variable'} (or pass --api-key-env VAR, "
+                          "or --base-url for a local server)")
+
+    def as_options(self) -> dict[str, Any]:
+        """What the run records (and resumes on): every setting, the key's variable name, never the key."""
+        return {"model": self.model, "base_url": self.base_url, "api_key_env": self.key_env(),
+                "sampling": self.sampling(), "text_tools": self.text_tools, "extra": self.extra}
+
+
+class LLMAgent:
+    """One episode's model: sends the conversation, returns the assistant turn."""
+
+    name = "llm"
+
+    def __init__(self, config: LLMConfig, limiter: RateLimiter, price: Price | None):
+        self.config = config
+        self.text_tools = config.text_tools
+        self.limiter = limiter
+        self.price = price
+        self.key = config.api_key()
+        self.sampling = config.sampling()
+
+    def request(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> dict[str, Any]:
+        """The litellm.acompletion arguments for this turn."""
+        cfg = self.config
+        req: dict[str, Any] = {"model": cfg.model, "api_key": self.key, "timeout": cfg.timeout_s, "num_retries": 0,
+                               "max_retries": 0}
+        if cfg.base_url:
+            req["api_base"] = cfg.base_url
+        if self.text_tools:
+            req["messages"] = text_history(messages)
+        else:
+            req["messages"] = messages
+            req["tools"] = [{"type": "function", "function": schema} for schema in tools]
+        s = dict(self.sampling)
+        if bare_model(cfg.model).startswith("gpt-5"):  # the GPT-5 family takes no temperature/top_p
+            s.pop("temperature", None)
+            s.pop("top_p", None)
+            req["max_completion_tokens"] = s.pop("max_tokens")
+        top_k = s.pop("top_k", None)
+        if top_k is not None:
+            if cfg.base_url or cfg.model.startswith(("openai/", "hosted_vllm/")):
+                req.setdefault("extra_body", {})["top_k"] = top_k  # OpenAI-compatible servers read it from the body
+            else:
+                req["top_k"] = top_k
+        req.update(s)
+        req.update(cfg.extra)
+        return req
+
+    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+        litellm = litellm_module()
+        req = self.request(messages, tools)
+        async with self.limiter.slot():
+            try:
+                response = await litellm.acompletion(**req)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                raise classify(exc, self.key) from None
+        try:
+            return self.parse(response)
+        except ModelError:
+            raise
+        except Exception as exc:  # a response we cannot read is the provider's fault, not a turn
+            raise NonTransientModelError(scrub(f"unreadable response: {type(exc).__name__}: {exc}", self.key)) from None
+
+    def parse(self, response: Any) -> AssistantTurn:
+        """Text, tool calls (native, else parsed from the text), usage and cost of one response."""
+        choice = response.choices[0]
+        msg = choice.message
+        content = msg.content if isinstance(msg.content, str) else None
+        reasoning = getattr(msg, "reasoning_content", None) or None
+        calls = []
+        for i, tc in enumerate(getattr(msg, "tool_calls", None) or []):
+            fn = tc.function
+            calls.append(ToolCall(tc.id or f"call_{i}", fn.name or "", decode_arguments(fn.arguments)))
+        text = merge_reasoning(content, reasoning)
+        if not calls and content:
+            calls = parse_text_calls(content)
+        usage = read_usage(getattr(response, "usage", None))
+        priced = cost(self.price, usage)
+        raw: dict[str, Any] = {"role": "assistant", "content": content}
+        if self.text_tools:
+            raw = {"role": "assistant", "content": content or ""}
+        elif calls:
+            raw["tool_calls"] = [{"id": c.id, "type": "function",
+                                  "function": {"name": c.name, "arguments": arguments_json(c.args)}} for c in calls]
+        if reasoning and not self.text_tools:
+            raw["reasoning_content"] = reasoning
+        return AssistantTurn(text=text, tool_calls=calls, usage=usage, raw=raw,
+                             cost_usd=priced["total_usd"] if priced else None)
+
+
+def decode_arguments(arguments: Any) -> Any:
+    """Provider argument strings as a dict; undecodable or non-object JSON becomes {"_raw": text} (reference §2.3)."""
+    if isinstance(arguments, dict):
+        return arguments
+    if not isinstance(arguments, str):
+        return {"_raw": str(arguments)}
+    if not arguments.strip():
+        return {}
+    try:
+        value = json.loads(arguments)
+    except (json.JSONDecodeError, ValueError):
+        return {"_raw": arguments}
+    return value if isinstance(value, dict) else {"_raw": arguments}
+
+
+def merge_reasoning(content: str | None, reasoning: str | None) -> str | None:
+    """The reference's logged text: reasoning alone, content alone, or `[thinking] …\\n[answer] …`."""
+    if reasoning and content:
+        return f"[thinking] {reasoning}\n[answer] {content}"
+    return content if content else reasoning
+
+
+def read_usage(usage: Any) -> Usage:
+    """Reference §3.5 buckets from litellm's OpenAI-shaped usage: non-cached prompt, completion, cache read, creation."""
+    if usage is None:
+        return Usage()
+    get = (lambda k: usage.get(k)) if isinstance(usage, dict) else (lambda k: getattr(usage, k, None))
+    prompt = int(get("prompt_tokens") or 0)
+    completion = int(get("completion_tokens") or 0)
+    details = get("prompt_tokens_details")
+    cached = getattr(details, "cached_tokens", None) if details is not None and not isinstance(details, dict) else (
+        details or {}).get("cached_tokens")
+    cached = int(cached or get("cache_read_input_tokens") or get("prompt_cache_hit_tokens") or 0)
+    creation = int(get("cache_creation_input_tokens") or 0)
+    raw = usage.model_dump() if hasattr(usage, "model_dump") else dict(usage) if isinstance(usage, dict) else None
+    return Usage(prompt=max(0, prompt - cached - creation), completion=completion, cache_read=cached,
+                 cache_creation=creation, raw=_jsonable(raw))
+
+
+def _jsonable(obj: Any) -> Any:
+    try:
+        json.dumps(obj)
+        return obj
+    except (TypeError, ValueError):
+        return json.loads(json.dumps(obj, default=str))
+
+
+def text_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Text-tools history: assistant text only; each turn's results as one user message of tagged blocks."""
+    out: list[dict[str, Any]] = []
+    pending: list[str] = []
+    for msg in messages:
+        if msg.get("role") == "tool":
+            pending.append(f'<tool_result name="{msg.get("name", "")}">\n{msg.get("content", "")}\n</tool_result>')
+            continue
+        if pending:
+            out.append({"role": "user", "content": "\n\n".join(pending)})
+            pending = []
+        if msg.get("role") == "assistant":
+            out.append({"role": "assistant", "content": msg.get("content") or ""})
+        else:
+            out.append(msg)
+    if pending:
+        out.append({"role": "user", "content": "\n\n".join(pending)})
+    return out
+
+
+def scrub(text: str, secret: str | None) -> str:
+    """Remove the key from any text that may reach the store or a log."""
+    if secret and secret != NO_KEY and len(secret) >= 4:
+        text = text.replace(secret, "***")
+    return text
+
+
+def retry_after(exc: Exception) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or HTTP date), if the provider sent one."""
+    headers = None
+    response = getattr(exc, "response", None)
+    if response is not None:
+        headers = getattr(response, "headers", None)
+    headers = headers or getattr(exc, "litellm_response_headers", None) or getattr(exc, "headers", None)
+    if not headers:
+        return None
+    value = headers.get("retry-after") or headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        when = email.utils.parsedate_to_datetime(value)
+        return max(0.0, when.timestamp() - time.time()) if when else None
+
+
+def classify(exc: Exception, secret: str | None = None) -> ModelError:
+    """Map a provider exception to what the episode must do, by type and HTTP status only."""
+    litellm = litellm_module()
+    message = scrub(f"{type(exc).__name__}: {exc}", secret)
+    status = getattr(exc, "status_code", None)
+    if not isinstance(status, int):
+        response = getattr(exc, "response", None)
+        status = getattr(response, "status_code", None) if response is not None else None
+    if isinstance(exc, (litellm.Timeout, asyncio.TimeoutError, TimeoutError, ConnectionError)):
+        return TransientModelError(message)
+    if status == 429 or isinstance(exc, litellm.RateLimitError):
+        return TransientModelError(message, retry_after=retry_after(exc))
+    if status in (401, 403, 404) or isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError,
+                                                          litellm.NotFoundError)):
+        return InfrastructureError(message)
+    if isinstance(status, int) and status >= 500:
+        return TransientModelError(message, retry_after=retry_after(exc))
+    if isinstance(exc, (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.APIConnectionError)):
+        return TransientModelError(message)
+    return NonTransientModelError(message)
+
+
+def config_from_options(options: dict[str, Any]) -> LLMConfig:
+    known = {k: v for k, v in options.items() if k in LLMConfig.__dataclass_fields__}
+    return LLMConfig(**known)
+
+
+def llm_factory(spec: Any):
+    """An agent factory for a run: one limiter and one price shared by all its episodes."""
+    config = config_from_options({"model": spec.model, **spec.agent_options})
+    config.api_key()  # fail before the run starts
+    limiter = RateLimiter(config.concurrency, config.rpm)
+    rows = spec.agent_options.get("pricing")
+    price = find_price(config.model, prices_from_config(rows) if rows else None)
+    return lambda item, replicate, attempt: LLMAgent(config, limiter, price)

@@ -1,0 +1,123 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks: scripted replies, injected faults.
+
+`brain(request_json, n)` decides each reply; n counts requests so far. Replies are
+built with `tool_reply`, `text_reply`, `error_reply` or `raw_reply`.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    close: bool = False  # drop the connection without a response
+
+
+def completion(message: dict[str, Any], prompt_tokens: int = 100, completion_tokens: int = 20, cached: int = 0,
+               model: str = "fake") -> dict[str, Any]:
+    return {"id": "chatcmpl-test", "object": "chat.completion", "created": 1700000000, "model": model,
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens,
+                      "prompt_tokens_details": {"cached_tokens": cached}}}
+
+
+def tool_reply(*calls: tuple[str, Any], content: str | None = None, **usage) -> Reply:
+    tool_calls = [{"id": f"call_{i}", "type": "function",
+                   "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
+                  for i, (name, args) in enumerate(calls)]
+    return Reply(body=completion({"role": "assistant", "content": content, "tool_calls": tool_calls}, **usage))
+
+
+def text_reply(text: str | None, reasoning: str | None = None, **usage) -> Reply:
+    msg: dict[str, Any] = {"role": "assistant", "content": text}
+    if reasoning:
+        msg["reasoning_content"] = reasoning
+    return Reply(body=completion(msg, **usage))
+
+
+def error_reply(status: int, headers: dict[str, str] | None = None, message: str = "injected fault") -> Reply:
+    return Reply(status=status, body={"error": {"message": message, "type": "test", "code": status}},
+                 headers=headers or {})
+
+
+def raw_reply(text: str, status: int = 200) -> Reply:
+    return Reply(status=status, body=text)
+
+
+class FakeOpenAI:
+    """Serves /v1/chat/completions from `brain` until stopped. Records every request body and header."""
+
+    def __init__(self, brain: Callable[[dict[str, Any], int], Reply], latency_s: float = 0.0):
+        self.brain = brain
+        self.latency_s = latency_s
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server.lock:
+                    n = len(server.requests)
+                    server.requests.append(body)
+                    server.headers.append(dict(self.headers))
+                reply = server.brain(body, n)
+                if server.latency_s or reply.delay_s:
+                    time.sleep(server.latency_s + reply.delay_s)
+                if reply.close:
+                    self.close_connection = True
+                    self.connection.close()
+                    return
+                data = (reply.body if isinstance(reply.body, str) else json.dumps(reply.body)).encode()
+                self.send_response(reply.status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> "FakeOpenAI":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def seed_of(request: dict[str, Any]) -> str:
+    """The seed paper id from the system prompt (what a scripted brain keys on)."""
+    system = request["messages"][0]["content"]
+    return system.split("- **ID**: ", 1)[1].split("\n", 1)[0].strip()
+
+
+def turn_of(request: dict[str, Any]) -> int:
+    """How many assistant turns the conversation already has."""
+    return sum(1 for m in request["messages"] if m["role"] == "assistant")

@@ -1,0 +1,73 @@
+"""`--dry-run`: what a run would do and cost, before it spends anything.
+
+Tokens per episode come from earlier runs of the same model in the store when there
+are any, else from a stated assumption; prices from the pricing table; unknown models
+are shown as unpriced rather than guessed.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from sandbox.pricing import cost, find_price, prices_from_config
+from sandbox.records import Item, Usage
+from sandbox.runner import RunSpec
+
+ASSUMED_TOKENS = 90_000  # per episode, when the store has no history for this model
+ASSUMED_OUTPUT_SHARE = 0.05
+
+
+def history(store_path: Path, model: str | None) -> tuple[float, float] | None:
+    """(mean prompt tokens, mean completion tokens) per trajectory of earlier runs of this model."""
+    if not model or not store_path.exists():
+        return None
+    from storage import Store, StoreError
+
+    try:
+        store = Store(store_path, readonly=True)
+    except StoreError:
+        return None
+    row = store.conn.execute(
+        "SELECT AVG(t.prompt_tokens), AVG(t.completion_tokens), COUNT(*) FROM trajectories t JOIN runs r ON r.id = t.run_id "
+        "WHERE r.model = ? AND t.status = 'done' AND t.final = 1", (model,)).fetchone()
+    store.close()
+    return (row[0], row[1]) if row and row[2] else None
+
+
+def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, Any]:
+    episodes = len(items) * spec.replicates
+    past = history(store_path, spec.model)
+    if past:
+        prompt, completion, basis = past[0], past[1], "mean of earlier runs of this model in the store"
+    else:
+        completion = ASSUMED_TOKENS * ASSUMED_OUTPUT_SHARE
+        prompt, basis = ASSUMED_TOKENS - completion, f"assumed {ASSUMED_TOKENS:,} tokens per episode"
+    rows = spec.agent_options.get("pricing")
+    price = find_price(spec.model, prices_from_config(rows) if rows else None) if spec.model else None
+    per_episode = cost(price, Usage(prompt=int(prompt), completion=int(completion)))
+    caps = spec.effective_caps()
+    return {
+        "run": spec.name, "agent": spec.agent, "model": spec.model, "episodes": episodes, "items": len(items),
+        "replicates": spec.replicates, "item_ids": [i.id for i in items][:20] + (["…"] if len(items) > 20 else []),
+        "caps": caps.as_dict(), "ablation": spec.ablation,
+        "tokens_per_episode": round(prompt + completion), "basis": basis,
+        "price": None if price is None else {"provider": price.provider, "input_per_m": price.input_per_m,
+                                             "output_per_m": price.output_per_m},
+        "cost_usd": None if per_episode is None else round(per_episode["total_usd"] * episodes, 4),
+    }
+
+
+def print_estimate(spec: RunSpec, items: list[Item], store_path: Path, fmt: str) -> None:
+    est = estimate(spec, items, store_path)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(est, indent=2) + "\n")
+        return
+    caps = est["caps"]
+    cost_text = "unpriced (no price for this model)" if est["cost_usd"] is None else f"≈ ${est['cost_usd']:,.2f}"
+    sys.stdout.write(
+        f"dry run '{est['run']}': {est['items']} items × {est['replicates']} replicate(s) = {est['episodes']} episodes\n"
+        f"caps: {caps['budget']} points, {caps['max_turns']} turns, {caps['max_tokens_total']:,} tokens; "
+        f"ablation {est['ablation']}\n"
+        f"estimate: ~{est['tokens_per_episode']:,} tokens per episode ({est['basis']}) → {cost_text}\n")
