@@ -1,0 +1,89 @@
+"""Nonparametric bootstrap over items: one seeded index draw, shared by every statistic that needs it.
+
+Everything here resamples *items* (instances, benchmark questions), never the samples or trials
+inside an item: trials of one item are correlated, and resampling them as if independent would
+understate the variance (pseudo-replication, test-time-scaling.md §2.5).
+
+The draw is an (B, n) integer matrix from `numpy.random.default_rng(seed).integers(0, n, (B, n))`,
+turned into a (B, n) count matrix so that the resampled means of many columns are one matrix
+product. The same draw serves every column, which keeps paired comparisons paired and gives the
+joint distribution (§2.3 step 3).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+DEFAULT_B = 10_000
+
+
+def resample_counts(n: int, n_boot: int = DEFAULT_B, seed: int = 0) -> np.ndarray:
+    """How often each of `n` items is drawn in each of `n_boot` replicates, as a (B, n) float array.
+
+    Counts rather than indices, because `counts @ values / n` gives every replicate mean of every
+    column at once without materialising a (B, n, m) gather. Row b sums to n.
+    """
+    if n < 1:
+        raise ValueError("bootstrap needs at least one item")
+    if n_boot < 2:
+        raise ValueError("bootstrap needs at least two replicates")
+    idx = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+    idx += np.arange(n_boot)[:, None] * n
+    return np.bincount(idx.ravel(), minlength=n_boot * n).reshape(n_boot, n).astype(np.float64)
+
+
+def bootstrap_means(values: np.ndarray, n_boot: int = DEFAULT_B, seed: int = 0) -> np.ndarray:
+    """Replicate means of each column of `values` (n,) or (n, m), under one joint draw.
+
+    Returns (B,) for a 1-d input and (B, m) for a 2-d one. NaN is not allowed: decide what a
+    missing item means before resampling.
+    """
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim not in (1, 2):
+        raise ValueError("values must be 1-d or 2-d (items x statistics)")
+    if np.isnan(arr).any():
+        raise ValueError("values contain NaN; drop or impute missing items first")
+    n = arr.shape[0]
+    counts = resample_counts(n, n_boot, seed)
+    return counts @ arr / n
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A bootstrap percentile interval with what is needed to judge it."""
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    n: int
+    n_boot: int
+    seed: int
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {"estimate": self.estimate, "low": self.low, "high": self.high, "level": self.level,
+                "n": self.n, "n_boot": self.n_boot, "seed": self.seed}
+
+
+def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The (1-level)/2 and (1+level)/2 quantiles of the replicates (percentile method)."""
+    if not 0 < level < 1:
+        raise ValueError("level must be in (0, 1)")
+    tail = (1 - level) / 2
+    low, high = np.quantile(np.asarray(replicates, dtype=np.float64), [tail, 1 - tail])
+    return float(low), float(high)
+
+
+def bootstrap_mean_ci(values, level: float = 0.95, n_boot: int = DEFAULT_B, seed: int = 0) -> Interval:
+    """Percentile bootstrap interval for the mean of per-item values (B = 10,000, seeded).
+
+    Per-item values can be 0/1 correctness, an expected correctness (pass@k, a vote with random
+    tie-break) or a paired difference; the interval is over the item population either way.
+    """
+    arr = np.asarray(values, dtype=np.float64).ravel()
+    if arr.size < 2:
+        raise ValueError("a bootstrap interval needs at least two items")
+    reps = bootstrap_means(arr, n_boot, seed)
+    low, high = percentile_interval(reps, level)
+    return Interval(float(arr.mean()), low, high, level, int(arr.size), n_boot, seed)

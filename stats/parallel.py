@@ -1,0 +1,287 @@
+"""Parallel scaling: K samples per item, what an oracle could reach and what a strategy commits to.
+
+test-time-scaling.md §3. An *oracle* number (pass@k) asks whether some sample among k is right;
+a *committed* number asks whether the single answer a strategy picks is right. The verification
+gap is their difference. Every per-item quantity below is an *expected* correctness in [0, 1]
+(exact expectations over random subsets, tie-breaks or orders, never a Monte-Carlo estimate), so
+item means and bootstrap intervals over items (`stats.bootstrap`) apply to all of them alike.
+
+Strategies implemented, each with its rule stated where it is defined:
+
+* majority vote over letter answers (random tie-break expectation and "earliest sample" rule);
+* pointwise self-choice from per-sample judge verdicts;
+* pairwise king-of-the-hill ("bump sort") from a comparator table, averaged over orders;
+* any externally chosen index per item (`committed_accuracy`).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from stats.bootstrap import Interval, bootstrap_mean_ci, bootstrap_means, percentile_interval
+from stats.ratio import Ratio
+
+MAX_EXHAUSTIVE_ORDERS = 8  # K! orders are enumerated up to K = 8 (40,320)
+
+# ---------------------------------------------------------------------------------------------
+# oracle: pass@k and expected max
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k from c correct among n samples: 1 − C(n−c, k)/C(n, k).
+
+    The probability that a uniformly random k-subset of the n samples holds at least one correct
+    one; unlike "any correct among the first k" it uses all n samples and ignores their order.
+    """
+    if not 0 <= c <= n:
+        raise ValueError(f"need 0 <= c <= n, got c={c}, n={n}")
+    if not 1 <= k <= n:
+        raise ValueError(f"need 1 <= k <= n, got k={k}, n={n}")
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def expected_max_at_k(scores: Sequence[float], k: int) -> float:
+    """Expected max score over a uniformly random k-subset: Σ_j s_(j)·C(j−1, k−1)/C(n, k).
+
+    s_(1) ≤ … ≤ s_(n) are the sorted scores; s_(j) is the max of exactly C(j−1, k−1) subsets.
+    The continuous analogue of pass@k (it equals pass@k on 0/1 scores).
+    """
+    s = np.sort(np.asarray(scores, dtype=np.float64))
+    n = s.size
+    if not 1 <= k <= n:
+        raise ValueError(f"need 1 <= k <= n, got k={k}, n={n}")
+    if np.isnan(s).any():
+        raise ValueError("scores contain NaN")
+    weights = np.array([math.comb(j - 1, k - 1) for j in range(1, n + 1)], dtype=np.float64)
+    return float(weights @ s / math.comb(n, k))
+
+
+def pass_at_k_items(correct: Sequence[Sequence[Any]], k: int) -> np.ndarray:
+    """pass@k per item from each item's 0/1 sample outcomes (items may have different n ≥ k)."""
+    return np.array([pass_at_k(len(row), int(np.sum(np.asarray(row, dtype=bool))), k) for row in correct])
+
+
+def expected_max_items(scores: Sequence[Sequence[float]], k: int) -> np.ndarray:
+    """Expected max@k per item from each item's continuous sample scores."""
+    return np.array([expected_max_at_k(row, k) for row in scores])
+
+
+# ---------------------------------------------------------------------------------------------
+# majority vote
+
+
+def normalize_letter(answer: Any) -> str | None:
+    """Default answer key: stripped, upper-cased text; None or blank is an abstention."""
+    if answer is None:
+        return None
+    text = str(answer).strip().upper()
+    return text or None
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One item's vote: the tied modes, and the two tie rules' outcomes."""
+
+    modes: tuple[str, ...]
+    votes: int
+    expected_correct: float
+    earliest: str | None
+    earliest_correct: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"modes": list(self.modes), "votes": self.votes, "expected_correct": self.expected_correct,
+                "earliest": self.earliest, "earliest_correct": self.earliest_correct}
+
+
+def majority_vote(answers: Sequence[Any], gold: Any,
+                  normalize: Callable[[Any], str | None] = normalize_letter) -> Vote:
+    """Plurality vote over one item's sample answers.
+
+    Abstentions (None, blank, or whatever `normalize` maps to None) never win unless every sample
+    abstained, in which case the vote is an abstention and counts as wrong. Among tied modes:
+    `expected_correct` = share of tied modes equal to `gold` (uniformly random tie-break, exact);
+    `earliest` = the answer of the earliest sample whose answer is one of the tied modes.
+    """
+    keys = [normalize(a) for a in answers]
+    target = normalize(gold)
+    counts = Counter(k for k in keys if k is not None)
+    if not counts:
+        return Vote((), 0, 0.0, None, False)
+    top = max(counts.values())
+    modes = [k for k in counts if counts[k] == top]
+    earliest = next(k for k in keys if k in modes)
+    return Vote(tuple(sorted(modes)), top, sum(m == target for m in modes) / len(modes), earliest,
+                earliest == target)
+
+
+def majority_vote_accuracy(answers: Sequence[Sequence[Any]], golds: Sequence[Any],
+                           normalize: Callable[[Any], str | None] = normalize_letter) -> dict[str, Any]:
+    """Majority-vote accuracy over items under both tie rules, each as [num, den]."""
+    if len(answers) != len(golds):
+        raise ValueError("one gold answer per item")
+    votes = [majority_vote(a, g, normalize) for a, g in zip(answers, golds)]
+    return {
+        "expected": Ratio(sum(v.expected_correct for v in votes), len(votes)).as_list(),
+        "earliest": Ratio(sum(v.earliest_correct for v in votes), len(votes)).as_list(),
+        "n_ties": sum(len(v.modes) > 1 for v in votes),
+        "n_all_abstained": sum(not v.modes for v in votes),
+        "per_item_expected": [v.expected_correct for v in votes],
+        "per_item_earliest": [float(v.earliest_correct) for v in votes],
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# committed selections
+
+
+def committed_accuracy(correct: Sequence[Sequence[Any]], chosen: Sequence[int | None]) -> Ratio:
+    """Accuracy of a strategy that commits to sample `chosen[i]` on item i.
+
+    None or a negative index means the strategy committed to nothing: the item counts as wrong,
+    as a non-submission does.
+    """
+    if len(correct) != len(chosen):
+        raise ValueError("one chosen index per item")
+    hits = 0
+    for row, idx in zip(correct, chosen):
+        if idx is None or idx < 0:
+            continue
+        if idx >= len(row):
+            raise ValueError(f"chosen index {idx} out of range for {len(row)} samples")
+        hits += bool(row[idx])
+    return Ratio(hits, len(correct))
+
+
+def pointwise_selection(correct: Sequence[Any], accepted: Sequence[bool | None]) -> float:
+    """Expected correctness of pointwise self-choice on one item.
+
+    Rule: the strategy picks uniformly at random among the samples the judge accepted
+    (verdict True); if the judge accepted none, it picks uniformly at random among all samples.
+    An unparsed verdict (None) is not an acceptance. Returns the exact expectation.
+    """
+    c = np.asarray(correct, dtype=bool)
+    if len(accepted) != c.size or c.size == 0:
+        raise ValueError("one verdict per sample, at least one sample")
+    acc = np.array([v is not None and bool(v) for v in accepted], dtype=bool)
+    pool = c[acc] if acc.any() else c
+    return float(pool.mean())
+
+
+def accepted_coverage(correct: Sequence[Any], accepted: Sequence[bool | None]) -> float:
+    """The reference's "self-choice best@k": 1 iff some accepted sample is correct.
+
+    Not a selection (it ignores false acceptances); reported only to reconcile with the repo.
+    """
+    c = np.asarray(correct, dtype=bool)
+    acc = np.array([v is not None and bool(v) for v in accepted], dtype=bool)
+    return float((c & acc).any())
+
+
+def pointwise_items(correct: Sequence[Sequence[Any]], accepted: Sequence[Sequence[bool | None]]) -> np.ndarray:
+    """`pointwise_selection` for every item."""
+    return np.array([pointwise_selection(c, a) for c, a in zip(correct, accepted, strict=True)])
+
+
+def king_of_the_hill(order: Sequence[int], challenger_wins: np.ndarray) -> int:
+    """The final leader when samples are compared in `order`.
+
+    The first sample leads; each next sample challenges the leader (leader in slot 1, challenger in
+    slot 2) and takes over only if `challenger_wins[leader, challenger]` is true: a tie or an
+    unparsed verdict keeps the leader, as the reference does.
+    """
+    leader = order[0]
+    for challenger in order[1:]:
+        verdict = challenger_wins[leader, challenger]
+        if np.isnan(verdict):
+            raise ValueError(f"no comparator outcome for leader {leader} vs challenger {challenger}")
+        if verdict:
+            leader = challenger
+    return leader
+
+
+def pairwise_selection(correct: Sequence[Any], challenger_wins: Any,
+                       orders: Sequence[Sequence[int]] | None = None) -> float:
+    """Expected correctness of pairwise king-of-the-hill selection on one item.
+
+    `challenger_wins[i][j]` (K × K; True/1, False/0, or None/NaN when never asked) says whether
+    sample j, challenging leader i, wins. The expectation is the mean over `orders`; by default
+    all K! orders (a uniformly random order, exactly), allowed up to K = 8. Pass
+    `orders=[range(K)]` for the reference's fixed pass order.
+    """
+    c = np.asarray(correct, dtype=bool)
+    k = c.size
+    table = np.array([[np.nan if v is None else float(v) for v in row] for row in challenger_wins])
+    if table.shape != (k, k):
+        raise ValueError(f"comparator table must be {k}×{k}")
+    if orders is None:
+        if k > MAX_EXHAUSTIVE_ORDERS:
+            raise ValueError(f"K = {k} > {MAX_EXHAUSTIVE_ORDERS}: pass the random orders to average over")
+        orders = list(itertools.permutations(range(k)))
+    if not orders:
+        raise ValueError("no orders")
+    for order in orders:
+        if sorted(order) != list(range(k)):
+            raise ValueError(f"order {list(order)} is not a permutation of 0..{k - 1}")
+    return float(np.mean([c[king_of_the_hill(list(o), table)] for o in orders]))
+
+
+# ---------------------------------------------------------------------------------------------
+# the gap, with paired intervals
+
+
+def verification_gap(oracle: Sequence[float], selected: Sequence[float], pass1: Sequence[float] | None = None,
+                     level: float = 0.95, n_boot: int = 10_000, seed: int = 0) -> dict[str, Any]:
+    """Gap = pass@k − committed accuracy, from per-item values on the same items (§3.7).
+
+    Intervals are paired: the bootstrap draw depends only on (n, B, seed), so the oracle, the
+    selection and their difference are resampled with the same items. `relative_gap` = gap / pass@k; `efficiency` = (selection − pass@1)/(pass@k − pass@1),
+    None where its denominator is 0 (or pass1 is not given).
+    """
+    o = np.asarray(oracle, dtype=np.float64)
+    s = np.asarray(selected, dtype=np.float64)
+    if o.shape != s.shape or o.ndim != 1:
+        raise ValueError("oracle and selected must be per-item vectors over the same items")
+    gap = float(o.mean() - s.mean())
+    out: dict[str, Any] = {
+        "n": int(o.size), "pass_at_k": float(o.mean()), "selected": float(s.mean()), "gap": gap,
+        "relative_gap": gap / float(o.mean()) if o.mean() > 0 else None,
+        "ci": {name: with_ci(v, level, n_boot, seed).as_dict()
+               for name, v in (("pass_at_k", o), ("selected", s), ("gap", o - s))},
+    }
+    if pass1 is not None:
+        p1 = float(np.mean(pass1))
+        span = float(o.mean()) - p1
+        out["pass_at_1"] = p1
+        out["efficiency"] = (float(s.mean()) - p1) / span if span != 0 else None
+    return out
+
+
+def with_ci(per_item: Sequence[float], level: float = 0.95, n_boot: int = 10_000, seed: int = 0) -> Interval:
+    """Mean of a per-item metric with its percentile bootstrap interval over items (seeded)."""
+    return bootstrap_mean_ci(per_item, level=level, n_boot=n_boot, seed=seed)
+
+
+def strategies_ci(per_item: Mapping[str, Sequence[float]], level: float = 0.95, n_boot: int = 10_000,
+                  seed: int = 0) -> dict[str, Interval]:
+    """Percentile intervals for several per-item metrics on the same items, from one joint draw.
+
+    One (B, n) × (n, m) product resamples every strategy (pass@k, vote, pointwise, pairwise, …)
+    with the same items, so their intervals are paired and any difference can be read off the
+    same replicates.
+    """
+    names = list(per_item)
+    matrix = np.column_stack([np.asarray(per_item[name], dtype=np.float64) for name in names])
+    if matrix.shape[0] < 2:
+        raise ValueError("intervals need at least two items")
+    reps = bootstrap_means(matrix, n_boot, seed)
+    out = {}
+    for j, name in enumerate(names):
+        low, high = percentile_interval(reps[:, j], level)
+        out[name] = Interval(float(matrix[:, j].mean()), low, high, level, matrix.shape[0], n_boot, seed)
+    return out

@@ -1,0 +1,170 @@
+"""Significance tests and agreement statistics over paired or item × run/model correctness.
+
+Orientation used throughout: rows are **benchmark items** (questions), columns are **runs or
+models**; a cell is 1 when that run answered that item correctly.
+
+* McNemar and the sign test compare two paired conditions on the same items exactly (binomial on
+  discordant pairs), because the paired normal approximation fails with few discordant items.
+* Cronbach's α treats the *models* as the k components of a test and the items as the cases
+  (AgentHop §4.4 / Appendix E.1): a high α means the models rank the items consistently, i.e. the
+  benchmark separates easy from hard items reliably across models.
+* The corrected item-total correlation is per *benchmark item*: the correlation, across models, of
+  that item's correctness with the model's total over all *other* items. A negative value flags an
+  item that good models miss and weak models get right (a suspicious key or a lucky guess).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy.stats import binomtest, spearmanr
+
+from stats.bootstrap import Interval, bootstrap_mean_ci
+from stats.ratio import Ratio
+
+__all__ = [
+    "mcnemar_exact", "sign_test", "cronbach_alpha", "item_total_correlations", "spearman",
+    "coverage_histogram", "run_spread", "bootstrap_mean_ci", "Interval",
+]
+
+
+def sign_test(improved: int, worsened: int, alternative: str = "greater") -> float:
+    """Exact sign test p-value on the discordant pairs (ties carry no information and are ignored).
+
+    `alternative="greater"` tests improvement (one-sided, as the plateau needs); "less" and
+    "two-sided" are also accepted. With no discordant pair the p-value is 1.
+    """
+    if improved < 0 or worsened < 0:
+        raise ValueError("counts must be non-negative")
+    total = improved + worsened
+    if total == 0:
+        return 1.0
+    return float(binomtest(improved, total, 0.5, alternative=alternative).pvalue)
+
+
+def mcnemar_exact(first: Sequence[Any], second: Sequence[Any]) -> dict[str, Any]:
+    """Exact two-sided McNemar test of two paired 0/1 vectors over the same items.
+
+    `only_first` counts items the first condition got right and the second wrong, `only_second`
+    the reverse; p is the two-sided binomial test of `only_first` out of the discordant total at
+    1/2. Call it on the items both conditions should be compared on (e.g. common recalled items).
+    """
+    a = np.asarray(first, dtype=bool)
+    b = np.asarray(second, dtype=bool)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("McNemar needs two paired 1-d vectors of equal length")
+    only_first = int((a & ~b).sum())
+    only_second = int((~a & b).sum())
+    return {
+        "n": int(a.size), "both": int((a & b).sum()), "neither": int((~a & ~b).sum()),
+        "only_first": only_first, "only_second": only_second,
+        "n_discordant": only_first + only_second,
+        "p": sign_test(only_first, only_second, alternative="two-sided"),
+        "first": Ratio(int(a.sum()), int(a.size)).as_list(),
+        "second": Ratio(int(b.sum()), int(b.size)).as_list(),
+    }
+
+
+def _matrix(matrix: Any) -> np.ndarray:
+    arr = np.asarray(matrix, dtype=np.float64)
+    if arr.ndim != 2:
+        raise ValueError("expected an items × models (or runs) matrix")
+    if np.isnan(arr).any():
+        raise ValueError("the matrix has missing cells; use items every model answered")
+    return arr
+
+
+def cronbach_alpha(matrix: Any) -> float | None:
+    """Cronbach's α of an items × models correctness matrix, with models as the k components.
+
+    α = k/(k−1) · (1 − Σ_j var(model j's column) / var(item totals)), variances with ddof = 1 over
+    the items. None when the item totals do not vary (every item equally hard for the panel):
+    reliability is then undefined, not 0 or 1.
+    """
+    arr = _matrix(matrix)
+    n, k = arr.shape
+    if k < 2 or n < 2:
+        raise ValueError("Cronbach's alpha needs at least 2 items and 2 models")
+    total_var = arr.sum(axis=1).var(ddof=1)
+    if total_var == 0:
+        return None
+    return float(k / (k - 1) * (1 - arr.var(axis=0, ddof=1).sum() / total_var))
+
+
+def item_total_correlations(matrix: Any) -> np.ndarray:
+    """Corrected item-total correlation per benchmark item (row) of an items × models matrix.
+
+    For item i: Pearson correlation, across the k models, between the item's correctness and each
+    model's total over the *other* items (the item is removed from the total so it cannot correlate
+    with itself). NaN where either vector is constant (e.g. every model got the item right).
+    """
+    arr = _matrix(matrix)
+    n, k = arr.shape
+    if k < 3 or n < 2:
+        raise ValueError("item-total correlations need at least 2 items and 3 models")
+    rest = arr.sum(axis=0)[None, :] - arr  # n × k: model totals without item i
+    x = arr - arr.mean(axis=1, keepdims=True)
+    y = rest - rest.mean(axis=1, keepdims=True)
+    denom = np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (x * y).sum(axis=1) / denom
+    return np.where(denom > 0, r, np.nan)
+
+
+def spearman(x: Sequence[Any], y: Sequence[Any]) -> dict[str, Any]:
+    """Spearman's ρ (scipy) over the pairs where both values are present.
+
+    Returns rho, its two-sided p-value and n. With fewer than 3 pairs, or a constant side, rho
+    and p are None rather than a misleading number.
+    """
+    xs = np.asarray([math.nan if v is None else v for v in x], dtype=np.float64)
+    ys = np.asarray([math.nan if v is None else v for v in y], dtype=np.float64)
+    if xs.shape != ys.shape:
+        raise ValueError("x and y must have the same length")
+    keep = ~np.isnan(xs) & ~np.isnan(ys)
+    xs, ys = xs[keep], ys[keep]
+    n = int(xs.size)
+    if n < 3 or np.ptp(xs) == 0 or np.ptp(ys) == 0:
+        return {"rho": None, "p": None, "n": n}
+    result = spearmanr(xs, ys)
+    return {"rho": float(result.statistic), "p": float(result.pvalue), "n": n}
+
+
+def coverage_histogram(matrix: Any) -> dict[str, Any]:
+    """How many runs solve each item, bucketed: low (< 1/3 of runs), mid, high (> 2/3).
+
+    Boundaries are exact (integer arithmetic): exactly 1/3 or 2/3 of runs is `mid`. Also counts
+    the items no run solved (`never`) and every run solved (`always`), which sit inside low/high.
+    """
+    arr = _matrix(matrix).astype(bool)
+    n, runs = arr.shape
+    if runs == 0:
+        raise ValueError("no runs")
+    solved = arr.sum(axis=1)
+    low = int((3 * solved < runs).sum())
+    high = int((3 * solved > 2 * runs).sum())
+    counts = {"low": low, "mid": n - low - high, "high": high}
+    return {
+        "n_items": n, "n_runs": runs, "counts": counts,
+        "shares": {k: Ratio(v, n).as_list() for k, v in counts.items()},
+        "never": int((solved == 0).sum()), "always": int((solved == runs).sum()),
+        "per_item": [float(v) for v in solved / runs],
+    }
+
+
+def run_spread(values: Sequence[float]) -> dict[str, Any]:
+    """Run-to-run mean, standard deviation (ddof = 1), min, max and range of replicate scores.
+
+    `std` is None for a single replicate: one run says nothing about run-to-run variance.
+    """
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError("need a non-empty 1-d list of replicate values")
+    return {
+        "n": int(arr.size), "mean": float(arr.mean()),
+        "std": float(arr.std(ddof=1)) if arr.size > 1 else None,
+        "min": float(arr.min()), "max": float(arr.max()), "range": float(np.ptp(arr)),
+    }
+

@@ -1,0 +1,232 @@
+"""Stopping behaviour: every category on a constructed trajectory, and exclusivity/exhaustiveness."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stats.stopping import (
+    AFTER_EVIDENCE,
+    AFTER_WRONG,
+    MT_FAIL,
+    after_evidence,
+    after_evidence_category,
+    after_wrong_category,
+    after_wrong_read,
+    early_submit,
+    mt_fail_breakdown,
+    mt_fail_category,
+    non_submission,
+    stopping_behaviour,
+    wrong_read_indices,
+)
+
+
+def read(paper, role, delivered=True, status="ok"):
+    return {"tool": "read_section", "paper": paper, "paper_role": role, "delivered": delivered, "status": status}
+
+
+def call(tool, paper=None, role=None, status="ok"):
+    return {"tool": tool, "paper": paper, "paper_role": role, "status": status}
+
+
+THINK, SUBMIT, SEARCH = call("think"), call("submit_answer"), call("search_papers")
+G1, G2, G3 = read("g1", "gold"), read("g2", "gold"), read("g3", "gold")
+X, Y = read("x", "other"), read("y", "seed")
+
+
+def mt(actions, correct=False, termination="answer", n_gold=2):
+    return {"kind": "mt", "correct": correct, "termination": termination, "n_gold": n_gold, "actions": actions}
+
+
+def st_(actions, correct=True, termination="answer"):
+    return {"kind": "st", "correct": correct, "termination": termination, "n_gold": 1, "actions": actions}
+
+
+# ------------------------------------------------------------------------------------------------
+# MT failures
+
+
+@pytest.mark.parametrize("actions,expected", [
+    ([SEARCH, X, SUBMIT], "0-Gold"),
+    ([read("g1", "gold", delivered=False, status="metadata_only"), SUBMIT], "0-Gold"),
+    ([read("g1", "gold", delivered=False, status="rejected"), THINK], "0-Gold"),
+    ([X, G1, THINK, SUBMIT], "Prem"),
+    ([G1], "Prem"),
+    ([G1, SEARCH, THINK, SUBMIT], "Explored"),
+    ([G1, call("get_paper_info", "g2", "gold"), SUBMIT], "Explored"),
+    ([G1, read("g2", "gold", delivered=False, status="not_found"), SUBMIT], "Explored"),
+    ([G1, X, read("g1", "gold"), SUBMIT], "Explored"),
+    ([G1, read("g1", "gold"), call("list_sections", "g1", "gold"), SUBMIT], "Stayed"),
+    ([G1, call("get_references", "g1", "gold"), THINK], "Stayed"),
+    ([G1, read("g1", "gold"), X, SUBMIT], "Explored"),
+    ([G1, G2, SUBMIT], "All-Gold"),
+    ([G2, X, G1, X, SUBMIT], "All-Gold"),
+])
+def test_mt_fail_categories(actions, expected):
+    assert mt_fail_category(mt(actions)) == expected
+
+
+def test_mt_fail_with_three_golds_uses_the_last_reached_gold():
+    # reached g1 then g2 (2 of 3); after the first read of g2 it only re-read g1 → Stayed
+    assert mt_fail_category(mt([G1, X, G2, read("g1", "gold"), SUBMIT], n_gold=3)) == "Stayed"
+    assert mt_fail_category(mt([G1, G2, SEARCH], n_gold=3)) == "Explored"
+    assert mt_fail_category(mt([G1, G2, G3], n_gold=3)) == "All-Gold"
+
+
+def test_mt_fail_breakdown_population_and_prem_split():
+    trajectories = [
+        mt([X, SUBMIT]),
+        mt([G1, SUBMIT]),
+        mt([G1], termination="max_turns"),
+        mt([G1, SEARCH, SUBMIT]),
+        mt([G1, G1, SUBMIT]),
+        mt([G1, G2, SUBMIT]),
+        mt([G1, G2, SUBMIT], correct=True),  # right answers are outside the population
+        st_([X, SUBMIT], correct=False),  # so are single-target items
+    ]
+    out = mt_fail_breakdown(trajectories)
+    assert out["n"] == 6
+    assert out["counts"] == {"0-Gold": 1, "Prem": 2, "Explored": 1, "Stayed": 1, "All-Gold": 1}
+    assert out["shares"]["Prem"] == [2, 6] and out["prem_submitted"] == 1
+    assert sum(out["counts"].values()) == out["n"]
+
+
+def test_gold_read_must_name_its_paper():
+    with pytest.raises(ValueError, match="must name its paper"):
+        mt_fail_category(mt([read(None, "gold")]))
+
+
+def test_missing_n_gold_defaults_by_kind():
+    traj = {"kind": "mt", "correct": False, "termination": "answer", "actions": [G1, SUBMIT]}
+    assert mt_fail_category(traj) == "Prem"  # MT defaults to 2 golds
+
+
+# ------------------------------------------------------------------------------------------------
+# after the evidence
+
+
+@pytest.mark.parametrize("actions,expected", [
+    ([SEARCH, G1, SUBMIT], "Imm"),
+    ([G1, THINK, SUBMIT], "Thnk"),
+    ([G1, THINK, THINK, SUBMIT], "Thnk"),
+    ([G1, X, SUBMIT], "Read"),
+    ([G1, THINK, SEARCH, SUBMIT], "Read"),
+    ([G1, THINK], "End"),
+    ([G1], "End"),
+    ([G1, read("g1", "gold"), SUBMIT], "Imm"),  # counted from the last gold read
+    ([X, SUBMIT], None),
+])
+def test_after_evidence_category(actions, expected):
+    assert after_evidence_category(actions) == expected
+
+
+def test_after_evidence_groups():
+    trajectories = [
+        st_([G1, SUBMIT]),
+        st_([G1, THINK, SUBMIT], correct=False),
+        st_([X, SUBMIT]),  # never reached its gold
+        mt([G1, G2, SUBMIT], correct=True),
+        mt([G1, G2, X, SUBMIT]),
+        mt([G1, SUBMIT]),  # read one of two golds: not in mt_both
+    ]
+    out = after_evidence(trajectories)
+    assert out["st"]["n"] == 2 and out["st"]["not_reached"] == 1
+    assert out["st"]["counts"] == {"Imm": 1, "Thnk": 1, "Read": 0, "End": 0}
+    assert out["st"]["accuracy"]["Imm"] == [1, 1] and out["st"]["accuracy"]["Thnk"] == [0, 1]
+    assert out["mt_both"]["n"] == 2 and out["mt_both"]["not_reached"] == 1
+    assert out["mt_both"]["counts"]["Imm"] == 1 and out["mt_both"]["counts"]["Read"] == 1
+    assert out["mt_both"]["shares"]["Read"] == [1, 2]
+
+
+# ------------------------------------------------------------------------------------------------
+# after a wrong-paper read
+
+
+@pytest.mark.parametrize("nxt,expected", [
+    (G1, "Recover"),
+    (call("list_sections", "g2", "gold"), "Recover"),
+    (read("x", "other"), "Stay"),
+    (call("get_references", "x", "other"), "Stay"),
+    (THINK, "Think"),
+    (SUBMIT, "Submit"),
+    (SEARCH, "Re-nav"),
+    (call("get_paper_info", "y", "bridge"), "Re-nav"),
+    (call("browse", None, None), "Other"),
+])
+def test_after_wrong_category(nxt, expected):
+    assert after_wrong_category([X, nxt], 0) == expected
+
+
+def test_after_wrong_at_end_of_trajectory():
+    assert after_wrong_category([G1, X], 1) == "End"
+
+
+def test_wrong_read_events():
+    actions = [X, X, read("z", "other", delivered=False, status="error"), Y, G1, SUBMIT]
+    assert wrong_read_indices(actions) == [0, 1, 3]  # an undelivered read is no read
+    out = after_wrong_read([mt(actions), st_([G1, SUBMIT])])
+    assert out["n_events"] == 3 and out["n_trajectories"] == 1
+    assert out["counts"]["Stay"] == 1 and out["counts"]["Re-nav"] == 1 and out["counts"]["Recover"] == 1
+    assert out["shares"]["Stay"] == [1, 3]
+    assert sum(out["counts"].values()) == out["n_events"]
+
+
+def test_wrong_roles_can_exclude_bridges():
+    actions = [read("b", "bridge"), G1, SUBMIT]
+    assert wrong_read_indices(actions) == [0]
+    assert wrong_read_indices(actions, wrong_roles=("seed", "other", None)) == []
+
+
+def test_early_submit_window():
+    early = mt([X, THINK, THINK, SUBMIT], correct=True)  # submit is the 3rd action after the read
+    late = mt([X, THINK, THINK, THINK, SUBMIT])  # the 4th
+    none = mt([G1, SUBMIT])
+    out = early_submit([early, late, none])
+    assert out["share"] == [1, 2] and out["accuracy"] == [1, 1] and out["window"] == 3
+    assert early_submit([late], window=4)["share"] == [1, 1]
+
+
+def test_non_submission_by_cap():
+    trajectories = [st_([SUBMIT]), st_([], termination="budget"), st_([], termination="budget"),
+                    mt([], termination="max_turns"), mt([], termination="error")]
+    out = non_submission(trajectories)
+    assert out["share"] == [4, 5]
+    assert out["counts"] == {"budget": 2, "error": 1, "max_turns": 1}
+    assert out["shares"]["budget"] == [2, 5]
+
+
+# ------------------------------------------------------------------------------------------------
+# exclusivity and exhaustiveness on random trajectories
+
+
+ACTION = st.one_of(
+    st.builds(read, st.sampled_from(["g1", "g2"]), st.just("gold"), st.booleans()),
+    st.builds(read, st.sampled_from(["x", "y", "s"]), st.sampled_from(["other", "seed", "bridge", None]),
+              st.booleans()),
+    st.builds(call, st.sampled_from(["get_paper_info", "get_references", "list_sections"]),
+              st.sampled_from(["g1", "x", "y"])).map(
+        lambda a: {**a, "paper_role": "gold" if a["paper"].startswith("g") else "other"}),
+    st.sampled_from([THINK, SUBMIT, SEARCH, call("unknown_tool")]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.lists(ACTION, max_size=12), st.booleans(), st.sampled_from(["st", "mt"])),
+                max_size=12))
+def test_categories_are_exclusive_and_exhaustive(data):
+    trajectories = [{"kind": k, "correct": c, "termination": "answer", "actions": a} for a, c, k in data]
+    out = stopping_behaviour(trajectories)
+    assert set(out["mt_fail"]["counts"]) == set(MT_FAIL)
+    assert sum(out["mt_fail"]["counts"].values()) == out["mt_fail"]["n"] == sum(
+        1 for t in trajectories if t["kind"] == "mt" and not t["correct"])
+    for group in ("st", "mt_both"):
+        g = out["after_evidence"][group]
+        assert set(g["counts"]) == set(AFTER_EVIDENCE) and sum(g["counts"].values()) == g["n"]
+    wrong = out["after_wrong_read"]
+    assert set(wrong["counts"]) == set(AFTER_WRONG)
+    assert sum(wrong["counts"].values()) == wrong["n_events"] == sum(
+        len(wrong_read_indices(t["actions"])) for t in trajectories)
+    for t in trajectories:
+        if t["kind"] == "mt" and not t["correct"]:
+            assert mt_fail_category(t) in MT_FAIL
