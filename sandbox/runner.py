@@ -128,6 +128,29 @@ def item_meta(item: Item) -> dict[str, Any]:
             "correct_index": item.correct_index}
 
 
+def paper_role(item: Item, paper: Any) -> str | None:
+    """What a named paper is to this item: gold, bridge, seed or other (None when no paper is named)."""
+    if not isinstance(paper, str):
+        return None
+    if paper in item.gold_paper_ids:
+        return "gold"
+    if paper in item.bridge_paper_ids:
+        return "bridge"
+    return "seed" if paper == item.seed_paper_id else "other"
+
+
+def actions(item: Item, steps: list[Step]) -> list[list[Any]]:
+    """Every call as [tool, status, paper, role, delivered]: what trajectory analytics need, without texts."""
+    out = []
+    for s in steps:
+        if s.kind != "tool":
+            continue
+        paper = s.tool_args.get("paper_id") if isinstance(s.tool_args, dict) else None
+        paper = paper if isinstance(paper, str) else None
+        out.append([s.tool_name, s.status, paper, paper_role(item, paper), int(s.delivered)])
+    return out
+
+
 def step_record(step: Step) -> dict[str, Any]:
     d = asdict(step)
     ledger = d.pop("ledger")
@@ -254,6 +277,7 @@ class Runner:
                      and attempt + 1 < self.spec.max_attempts and not self.stop_requested)
             record = asdict(traj)
             record["tool_sequence"] = [s.tool_name for s in episode.steps if s.kind == "tool"]
+            record["actions"] = actions(item, episode.steps)
             self.store.finish_trajectory(tid, record, final=not retry)
             if not retry:
                 break

@@ -72,6 +72,11 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (trajectory_id, idx)
     ) WITHOUT ROWID;
     """,
+    # 2: each trajectory's calls as compact actions [tool, status, paper, role, delivered], so trajectory
+    # analytics never read step texts
+    """
+    ALTER TABLE trajectories ADD COLUMN actions TEXT
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -27,8 +27,9 @@ TRAJECTORY_FIELDS = (
     "prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_creation_tokens", "tool_calls",
     "turns_with_calls", "tool_errors", "api_errors", "transient_retries", "paper_recall", "paper_recall_any",
     "section_recall", "section_recall_any", "section_recall_loose", "reads", "tool_sequence", "cost_usd",
-    "wall_time_s", "error", "error_kind", "continues", "chosen_type",
+    "wall_time_s", "error", "error_kind", "continues", "chosen_type", "actions",
 )
+JSON_FIELDS = ("reads", "tool_sequence", "actions")
 META_FIELDS = ("question_type", "kind", "depth", "reasoning_type", "consensus_tier", "venue", "correct_index",
                "budget_level")
 
@@ -198,7 +199,7 @@ class Store:
 
     def finish_trajectory(self, trajectory_id: int, result: dict[str, Any], final: bool) -> None:
         """Write the outcome and mark the trajectory done, atomically: before this it does not count."""
-        values = [(_json(result.get(k)) if k in ("reads", "tool_sequence") else result.get(k)) for k in TRAJECTORY_FIELDS]
+        values = [(_json(result.get(k)) if k in JSON_FIELDS else result.get(k)) for k in TRAJECTORY_FIELDS]
         sets = ", ".join(f"{k} = ?" for k in TRAJECTORY_FIELDS)
         with self.transaction():
             self.conn.execute(
@@ -251,6 +252,6 @@ def _run_dict(row: sqlite3.Row) -> dict[str, Any]:
 
 def _traj_dict(row: sqlite3.Row) -> dict[str, Any]:
     d = dict(row)
-    for key in ("reads", "tool_sequence"):
+    for key in JSON_FIELDS:
         d[key] = json.loads(d[key]) if d.get(key) else []
     return d

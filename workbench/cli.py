@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+FORMATS = ("table", "json", "csv", "markdown")
 
 
 class UsageError(Exception):
@@ -65,10 +66,19 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--db")
     runs.add_argument("--format", choices=("table", "json"), default="table")
 
-    report = sub.add_parser("report", help="the four-axis report of a run")
-    report.add_argument("name")
+    report = sub.add_parser("report", help="the four-axis report of one or more runs")
+    report.add_argument("names", nargs="+", metavar="NAME")
     report.add_argument("--db")
-    report.add_argument("--format", choices=("table", "json"), default="table")
+    report.add_argument("--format", choices=FORMATS, default="table")
+    report.add_argument("--panel", action="store_true", help="one table over all the runs (the paper's Table 2)")
+    report.add_argument("--ci", action="store_true", help="bootstrap 95%% intervals (B = 10,000, seeded)")
+    report.add_argument("--external", help="CSV of run,score for a Spearman correlation with run accuracy (--panel)")
+
+    compare = sub.add_parser("compare", help="two runs side by side on their common items")
+    compare.add_argument("a", metavar="RUN_A")
+    compare.add_argument("b", metavar="RUN_B")
+    compare.add_argument("--db")
+    compare.add_argument("--format", choices=("table", "json"), default="table")
 
     synth = sub.add_parser("synth", help="write a generated benchmark in the release format")
     synth.add_argument("--out", required=True)
@@ -182,10 +192,45 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from workbench.render import print_report
+    from workbench import reports
+    from workbench.render import print_panel, print_report
 
     store = _open_store(args.db)
-    print_report(_report(store, args.name), args.format)
+    if args.panel or len(args.names) > 1:
+        external = _external_scores(Path(args.external)) if args.external else None
+        print_panel(reports.panel_report(store, args.names, external), args.format)
+        return EXIT_OK
+    print_report(reports.diagnostics(store, args.names[0], ci=args.ci), args.format)
+    return EXIT_OK
+
+
+def _external_scores(path: Path) -> dict[str, float]:
+    """run,score rows (a header line is allowed) for the Spearman correlation."""
+    import csv
+
+    try:
+        rows = list(csv.reader(path.read_text().splitlines()))
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    out = {}
+    for lineno, row in enumerate(rows, 1):
+        if len(row) < 2 or not row[0].strip():
+            continue
+        try:
+            out[row[0].strip()] = float(row[1])
+        except ValueError:
+            if lineno == 1:
+                continue
+            raise UsageError(f"{path}:{lineno}: field 'score' must be a number, got {row[1]!r}") from None
+    return out
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from workbench.reports import compare_report
+    from workbench.render import print_compare
+
+    store = _open_store(args.db)
+    print_compare(compare_report(store, args.a, args.b), args.format)
     return EXIT_OK
 
 
@@ -208,9 +253,9 @@ def _open_store(flag: str | None):
 
 
 def _report(store, name: str) -> dict[str, Any]:
-    from workbench.reports import run_report
+    from workbench.reports import diagnostics
 
-    return run_report(store, name)
+    return diagnostics(store, name)
 
 
 def _runs(store) -> list[dict[str, Any]]:
@@ -228,7 +273,7 @@ def _print_import(report: Any) -> None:
         sys.stderr.write(f"warning: {n} recall label(s) {kind.replace('_', ' ')}\n")
 
 
-COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "synth": cmd_synth}
+COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "compare": cmd_compare, "synth": cmd_synth}
 
 
 def batch(argv: list[str]) -> int:

@@ -22,44 +22,179 @@ def _frac(counts: list | None) -> str:
 
 
 def console() -> Console:
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    """stdout; wide when it is not a terminal, so piped tables are not squeezed to 80 columns."""
+    return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
 
 
 def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n")
 
 
+def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
+    """The four axes as (axis, metric, ST, MT, all) text cells, shared by the table, CSV and Markdown."""
+    a, c = report["axes"], report["counts"]
+    rows = [("", "accuracy", "", "", f"{_pct(report['accuracy'])} ({_frac(c['accuracy'])})")]
+    for axis, metric, label in (("search", "paper_recall", "paper recall"), ("search", "section_recall", "section recall"),
+                                ("synthesis", "conversion", "conversion")):
+        v, n = a[axis][metric], c[axis][metric]
+        rows.append((axis, label, *(f"{_pct(v[k])} ({_frac(n[k])})" for k in ("st", "mt", "all"))))
+    rows.append(("tool use", "calls per turn", "", "", _num(a["tool_use"]["calls_per_turn"])))
+    r = a["resource"]
+    rows.append(("resource", "avg tokens", "", "", _num(r["avg_tokens"], 0)))
+    rows.append(("", "avg turns", "", "", _num(r["avg_turns"])))
+    rows.append(("", "avg points", "", "", _num(r["avg_points"])))
+    for key, label in (("max_tokens_rate", "max tokens"), ("max_turns_rate", "max turns"),
+                       ("max_budget_rate", "max budget")):
+        rows.append(("", label, "", "", f"{_pct(r[key])} ({_frac(c['resource'][key])})"))
+    for k, v in report["splits"]["type_depth"].items():
+        rows.append(("split", f"accuracy {k}", "", "", _pct(v)))
+    att = report["attribution"]
+    for k, v in att["counts"].items():
+        rows.append(("wrong answers", k, "", "", f"{v}/{att['n_wrong']}"))
+    if report.get("intervals"):
+        for k, iv in report["intervals"].items():
+            if iv:
+                rows.append(("95% CI", k, "", "", f"{_pct(iv['low'])} – {_pct(iv['high'])}"))
+    return rows
+
+
 def report_table(report: dict[str, Any]) -> Table:
     """The four axes as rows, ST / MT / all as columns, with counts beside each share."""
-    a, c = report["axes"], report["counts"]
     table = Table(title=f"{report['run']} · {report['agent']}{' ' + report['model'] if report['model'] else ''} · "
                         f"{report['dataset']} · n={report['n']}", title_justify="left")
     for col in ("axis", "metric", "ST", "MT", "all"):
         table.add_column(col, justify="left" if col in ("axis", "metric") else "right")
-    table.add_row("", "accuracy", "", "", f"{_pct(report['accuracy'])} ({_frac(c['accuracy'])})")
-    for axis, metric, label in (("search", "paper_recall", "paper recall"), ("search", "section_recall", "section recall"),
-                                ("synthesis", "conversion", "conversion")):
-        v, n = a[axis][metric], c[axis][metric]
-        table.add_row(axis, label, *(f"{_pct(v[k])} ({_frac(n[k])})" for k in ("st", "mt", "all")))
-    table.add_row("tool use", "calls per turn", "", "", _num(a["tool_use"]["calls_per_turn"]))
-    r = a["resource"]
-    table.add_row("resource", "avg tokens", "", "", _num(r["avg_tokens"], 0))
-    table.add_row("", "avg turns", "", "", _num(r["avg_turns"]))
-    table.add_row("", "avg points", "", "", _num(r["avg_points"]))
-    for key, label in (("max_tokens_rate", "max tokens"), ("max_turns_rate", "max turns"),
-                       ("max_budget_rate", "max budget")):
-        table.add_row("", label, "", "", f"{_pct(r[key])} ({_frac(c['resource'][key])})")
+    for row in report_rows(report):
+        table.add_row(*row)
     terms = " · ".join(f"{k} {v}" for k, v in report["terminations"].items())
     table.caption = f"terminations: {terms}" + (f" · cost ${report['cost_usd']:.4f}" if report.get("cost_usd") else "")
     table.caption_justify = "left"
     return table
 
 
+def analytics_lines(report: dict[str, Any]) -> list[str]:
+    """Trajectory analytics in a few plain lines (the JSON has everything)."""
+    an = report.get("analytics")
+    if not an:
+        return []
+    lines = []
+    top = an["top_trigram"]
+    if top:
+        share = top["trajectory_share"]
+        lines.append(f"top trigram: {' → '.join(top['trigram'])} in {share[0]}/{share[1]} trajectories")
+    for b in an["significant_bigrams"]:
+        lines.append(f"bigram {' → '.join(b['bigram'])}: Δacc {b['delta'] * 100:+.1f} pts "
+                     f"(p_bonf {b['p_bonferroni']:.3g}, n={b['n_with']})")
+    stop = an["stopping"]
+    for key, block in stop.items():
+        if isinstance(block, dict) and block.get("counts"):
+            counts = " · ".join(f"{k} {v}" for k, v in block["counts"].items())
+            lines.append(f"{key}: {counts}")
+    return lines
+
+
+def _csv(rows: list[tuple], header: tuple) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def _markdown(rows: list[tuple], header: tuple) -> str:
+    esc = lambda cell: str(cell).replace("|", "\\|")  # noqa: E731
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+REPORT_HEADER = ("axis", "metric", "ST", "MT", "all")
+
+
 def print_report(report: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
         print_json(report)
+    elif fmt == "csv":
+        sys.stdout.write(_csv(report_rows(report), REPORT_HEADER))
+    elif fmt == "markdown":
+        sys.stdout.write(f"### {report['run']}\n\n" + _markdown(report_rows(report), REPORT_HEADER))
     else:
-        console().print(report_table(report))
+        out = console()
+        out.print(report_table(report))
+        for line in analytics_lines(report):
+            out.print(line, markup=False)
+
+
+def panel_cells(panel: dict[str, Any]) -> tuple[tuple, list[tuple]]:
+    from workbench.reports import PANEL_COLUMNS
+
+    cols = [c for c, _ in PANEL_COLUMNS]
+    rows = []
+    for r in panel["rows"]:
+        cells = []
+        for c in cols:
+            v = r[c]
+            text = _num(v, 0 if c == "tokens" else 2) if c in ("calls/turn", "tokens", "turns", "points") else _pct(v)
+            if r["run"] in panel["best"].get(c, ()):
+                text += " *"
+            cells.append(text)
+        rows.append((r["run"], *cells))
+    return ("run", *cols), rows
+
+
+def print_panel(panel: dict[str, Any], fmt: str) -> None:
+    if fmt == "json":
+        print_json(panel)
+        return
+    header, rows = panel_cells(panel)
+    if fmt == "csv":
+        sys.stdout.write(_csv(rows, header))
+        return
+    if fmt == "markdown":
+        sys.stdout.write(_markdown(rows, header))
+        return
+    table = Table(title=f"panel · {len(rows)} runs · {panel['n_common_items']} common items · * best",
+                  title_justify="left")
+    for i, col in enumerate(header):
+        table.add_column(col, justify="left" if i == 0 else "right")
+    for row in rows:
+        table.add_row(*row)
+    out = console()
+    out.print(table)
+    if panel.get("cronbach_alpha") is not None:
+        counts = panel["coverage"]["counts"]
+        out.print(f"Cronbach's α over runs: {panel['cronbach_alpha']:.3f}; item coverage: "
+                  + " · ".join(f"{k} {v}" for k, v in counts.items()), markup=False)
+    for lift in panel.get("ablation_lift", []):
+        if lift["lift"] is not None:
+            out.print(f"tool lift {lift['full']} vs {lift['closed_book']}: {lift['lift'] * 100:+.1f} pts", markup=False)
+    if panel.get("external"):
+        out.print(f"Spearman vs external scores: {panel['external']}", markup=False)
+
+
+def print_compare(cmp: dict[str, Any], fmt: str) -> None:
+    if fmt == "json":
+        print_json(cmp)
+        return
+    table = Table(title=f"{cmp['a']} (A) vs {cmp['b']} (B) · {cmp['n_common']} common items", title_justify="left")
+    for col in ("axis", "A", "B", "Δ (B−A)"):
+        table.add_column(col, justify="left" if col == "axis" else "right")
+    for r in cmp["rows"]:
+        fmt_v = (lambda v: _num(v, 2)) if r["axis"] in ("calls/turn", "tokens", "turns", "points") else _pct
+        delta = "—" if r["delta"] is None else (f"{r['delta'] * 100:+.1f} pts" if fmt_v is _pct else f"{r['delta']:+.2f}")
+        table.add_row(r["axis"], fmt_v(r["a"]), fmt_v(r["b"]), delta)
+    out = console()
+    out.print(cmp["summary"], markup=False)
+    out.print(table)
+    for key, test in cmp["tests"].items():
+        if test:
+            out.print(f"McNemar {key}: only A {test['only_first']}, only B {test['only_second']}, "
+                      f"p = {test['p']:.4g} (n = {test['n']})", markup=False)
+    agree = " · ".join(f"{k.replace('_', ' ')} {v['n']}" for k, v in cmp["agreement"].items())
+    out.print(f"agreement: {agree}", markup=False)
 
 
 def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:

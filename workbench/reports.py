@@ -73,3 +73,224 @@ def runs_table(store: Store) -> list[dict[str, Any]]:
             "cost_usd": r["cost"] if r["n_costed"] else None, "status": r["status"], "created_at": r["created_at"],
         })
     return rows
+
+
+# ---------------------------------------------------------------- diagnostics (issue: four axes + analytics)
+
+ACTION_KEYS = ("tool", "status", "paper", "paper_role", "delivered")
+
+
+def with_actions(record: dict[str, Any]) -> dict[str, Any]:
+    """A trajectory record whose compact actions are expanded to the dicts `stats.stopping` reads."""
+    out = dict(record)
+    out["actions"] = [dict(zip(ACTION_KEYS, a)) for a in record.get("actions") or []]
+    out["n_gold"] = 2 if record.get("kind") == "mt" else 1
+    return out
+
+
+def position_bias(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Which letters the agent picks, where the gold letters are, and accuracy per gold letter (reference §5.3)."""
+    letters = "ABCD"
+    predicted = {k: 0 for k in letters}
+    gold = {k: 0 for k in letters}
+    right = {k: 0 for k in letters}
+    for r in records:
+        p = r.get("predicted_index")
+        if isinstance(p, int) and 0 <= p < 4:
+            predicted[letters[p]] += 1
+        c = r.get("correct_index")
+        if isinstance(c, int) and 0 <= c < 4:
+            gold[letters[c]] += 1
+            right[letters[c]] += int(bool(r.get("correct")))
+    return {"predicted_distribution": predicted, "correct_position_distribution": gold,
+            "accuracy_when_correct_at": {k: [right[k], gold[k]] for k in letters if gold[k]}}
+
+
+def analytics(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Trajectory analytics of one run: bigram Δ-accuracy, top trigram, transitions, stopping behaviour."""
+    from stats import ngrams, stopping
+
+    sequences = [r.get("tool_sequence") or [] for r in records]
+    correct = [bool(r.get("correct")) for r in records]
+    bigrams = ngrams.bigram_delta_accuracy(sequences, correct) if records else []
+    expanded = [with_actions(r) for r in records]
+    return {
+        "bigrams": [b for b in bigrams if b["n_with"]],
+        "significant_bigrams": [b for b in bigrams if b["significant"]],
+        "top_trigram": ngrams.top_trigram(sequences),
+        "transitions": ngrams.transition_matrix(sequences),
+        "stopping": stopping.stopping_behaviour(expanded),
+    }
+
+
+def intervals(records: list[dict[str, Any]], n_boot: int = 10_000, seed: int = 0) -> dict[str, Any]:
+    """Bootstrap 95% intervals (seeded, vectorised) for accuracy, recall and conversion over all items."""
+    from stats.bootstrap import bootstrap_mean_ci
+
+    def ci(values: list[float]) -> dict[str, Any] | None:
+        return bootstrap_mean_ci(values, n_boot=n_boot, seed=seed).as_dict() if len(values) >= 2 else None
+
+    flag = lambda key: [float(bool(r.get(key))) for r in records]  # noqa: E731
+    return {
+        "accuracy": ci(flag("correct")),
+        "paper_recall": ci(flag("paper_recall")),
+        "section_recall": ci(flag("section_recall")),
+        "conversion": ci([float(bool(r.get("correct"))) for r in records if r.get("paper_recall")]),
+    }
+
+
+def diagnostics(store: Store, name: str, ci: bool = False) -> dict[str, Any]:
+    """The full single-run report: the foundation report plus position bias, analytics and (optionally) intervals."""
+    report = run_report(store, name)
+    records = store.trajectories(store.run(name)["id"])
+    report["position_bias"] = position_bias(records)
+    report["analytics"] = analytics(records)
+    if ci:
+        report["intervals"] = intervals(records)
+    return report
+
+
+# ---------------------------------------------------------------- panel (paper Table 2) and comparisons
+
+PANEL_COLUMNS = (
+    ("accuracy", ("accuracy",)),
+    ("PR st", ("axes", "search", "paper_recall", "st")), ("PR mt", ("axes", "search", "paper_recall", "mt")),
+    ("SR st", ("axes", "search", "section_recall", "st")), ("SR mt", ("axes", "search", "section_recall", "mt")),
+    ("Conv st", ("axes", "synthesis", "conversion", "st")), ("Conv mt", ("axes", "synthesis", "conversion", "mt")),
+    ("calls/turn", ("axes", "tool_use", "calls_per_turn")),
+    ("tokens", ("axes", "resource", "avg_tokens")), ("turns", ("axes", "resource", "avg_turns")),
+    ("points", ("axes", "resource", "avg_points")),
+    ("MaxTok", ("axes", "resource", "max_tokens_rate")), ("MaxTurn", ("axes", "resource", "max_turns_rate")),
+    ("MaxBudget", ("axes", "resource", "max_budget_rate")),
+)
+LOWER_IS_BETTER = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
+
+
+def _dig(obj: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj
+
+
+def item_matrix(store: Store, names: list[str]) -> tuple[list[str], list[list[int]]]:
+    """Items answered by every run (replicate 0) and the item × run correctness matrix."""
+    per_run = []
+    for name in names:
+        rows = store.trajectories(store.run(name)["id"])
+        per_run.append({r["item_id"]: int(bool(r["correct"])) for r in rows if r["replicate"] == 0})
+    common = [i for i in per_run[0] if all(i in run for run in per_run[1:])] if per_run else []
+    return common, [[run[i] for run in per_run] for i in common]
+
+
+def replicate_spread(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Run-to-run mean / std / range of accuracy over the replicates of one run."""
+    from stats.significance import run_spread
+
+    by_rep: dict[int, list[int]] = {}
+    for r in records:
+        by_rep.setdefault(r["replicate"], []).append(int(bool(r["correct"])))
+    if len(by_rep) < 2:
+        return None
+    return run_spread([sum(v) / len(v) for _, v in sorted(by_rep.items())])
+
+
+def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None) -> dict[str, Any]:
+    """A multi-run table shaped like the paper's Table 2 (best cell marked), plus panel statistics."""
+    from stats import ngrams
+    from stats.significance import coverage_histogram, cronbach_alpha, item_total_correlations, spearman
+
+    reports = [run_report(store, n) for n in names]
+    rows = []
+    for rep in reports:
+        rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
+                     "n": rep["n"], **{col: _dig(rep, path) for col, path in PANEL_COLUMNS}})
+    best: dict[str, list[str]] = {}
+    for col, _ in PANEL_COLUMNS:
+        vals = [r[col] for r in rows if r[col] is not None]
+        if len(set(vals)) > 1:  # a column where every run ties has no best cell
+            top = (min if col in LOWER_IS_BETTER else max)(vals)
+            best[col] = [r["run"] for r in rows if r[col] == top]
+    common, matrix = item_matrix(store, names)
+    panel: dict[str, Any] = {"rows": rows, "best": best, "n_common_items": len(common)}
+    if len(names) >= 2 and common:
+        panel["cronbach_alpha"] = cronbach_alpha(matrix)
+        panel["coverage"] = coverage_histogram(matrix)
+        if len(names) >= 3 and len(common) >= 2:
+            itc = item_total_correlations(matrix)
+            panel["item_total_correlation"] = {i: (None if v != v else float(v)) for i, v in zip(common, itc)}
+    sequences = [[r.get("tool_sequence") or [] for r in store.trajectories(store.run(n)["id"])] for n in names]
+    correct = [[bool(r["correct"]) for r in store.trajectories(store.run(n)["id"])] for n in names]
+    per_run = [ngrams.bigram_delta_accuracy(s, c) for s, c in zip(sequences, correct) if s]
+    panel["bigram_panel"] = [b for b in ngrams.panel_mean_delta(per_run) if b["n_runs"]] if per_run else []
+    panel["replicates"] = {n: replicate_spread(store.trajectories(store.run(n)["id"])) for n in names}
+    panel["ablation_lift"] = ablation_lift(reports)
+    if external:
+        pairs = [(r["accuracy"], external[r["run"]]) for r in rows if r["run"] in external and r["accuracy"] is not None]
+        panel["external"] = spearman([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) >= 3 else {
+            "error": f"need at least 3 runs with external scores, got {len(pairs)}"}
+    return panel
+
+
+def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Full-tool minus zero-tool (closed-book) accuracy for runs of the same agent and model on the same data."""
+    out = []
+    for full in reports:
+        if full["ablation"] != "full":
+            continue
+        for closed in reports:
+            if (closed["ablation"] == "closed-book" and closed["agent"] == full["agent"]
+                    and closed["model"] == full["model"] and closed["dataset"] == full["dataset"]):
+                lift = None if full["accuracy"] is None or closed["accuracy"] is None else full["accuracy"] - closed["accuracy"]
+                out.append({"full": full["run"], "closed_book": closed["run"], "lift": lift})
+    return out
+
+
+AXIS_LABELS = {"accuracy": "accuracy", "paper_recall": "paper recall", "section_recall": "section recall",
+               "conversion": "conversion"}
+
+
+def compare_report(store: Store, a: str, b: str) -> dict[str, Any]:
+    """Two runs on their common items: per-axis deltas, McNemar tests, agreement grid with item ids, a sentence."""
+    from stats.significance import mcnemar_exact
+
+    ra, rb = run_report(store, a), run_report(store, b)
+    ta = {(t["item_id"]): t for t in store.trajectories(store.run(a)["id"]) if t["replicate"] == 0}
+    tb = {(t["item_id"]): t for t in store.trajectories(store.run(b)["id"]) if t["replicate"] == 0}
+    common = [i for i in ta if i in tb]
+    grid = {"both_right": [], "only_a": [], "only_b": [], "both_wrong": []}
+    for i in common:
+        ca, cb = bool(ta[i]["correct"]), bool(tb[i]["correct"])
+        grid["both_right" if ca and cb else "only_a" if ca else "only_b" if cb else "both_wrong"].append(i)
+    tests = {"accuracy": mcnemar_exact([bool(ta[i]["correct"]) for i in common], [bool(tb[i]["correct"]) for i in common])
+             if common else None}
+    recalled = [i for i in common if ta[i]["paper_recall"] and tb[i]["paper_recall"]]
+    tests["conversion_common_recalled"] = mcnemar_exact(
+        [bool(ta[i]["correct"]) for i in recalled], [bool(tb[i]["correct"]) for i in recalled]) if recalled else None
+    for key in ("paper_recall", "section_recall"):
+        tests[key] = mcnemar_exact([bool(ta[i][key]) for i in common], [bool(tb[i][key]) for i in common]) if common else None
+    rows = []
+    for col, path in PANEL_COLUMNS:
+        va, vb = _dig(ra, path), _dig(rb, path)
+        rows.append({"axis": col, "a": va, "b": vb, "delta": None if va is None or vb is None else vb - va})
+    return {"a": a, "b": b, "n_common": len(common), "rows": rows, "tests": tests,
+            "agreement": {k: {"n": len(v), "items": v} for k, v in grid.items()},
+            "attribution": {"a": ra["attribution"], "b": rb["attribution"]},
+            "summary": separating_axis(rows)}
+
+
+def separating_axis(rows: list[dict[str, Any]]) -> str:
+    """A plain-language sentence naming the recall or conversion split that separates the runs most."""
+    shares = {r["axis"]: r for r in rows if r["axis"].startswith(("PR", "SR", "Conv")) and r["delta"] is not None}
+    if not shares:
+        return "No recall or conversion split can be compared."
+    axis, row = max(shares.items(), key=lambda kv: abs(kv[1]["delta"]))
+    kind, split = axis.split()
+    if abs(row["delta"]) < 1e-12:
+        return "A and B do not differ on recall or conversion."
+    what = {"PR": "retrieves the gold papers", "SR": "reads the labelled sections",
+            "Conv": "converts"}[kind]
+    same_recall = shares.get(f"PR {split}")
+    lead = "retrieves as well as A but " if kind == "Conv" and same_recall and abs(same_recall["delta"]) < 0.02 else ""
+    where = "single-target" if split == "st" else "multi-target"
+    direction = "more" if row["delta"] > 0 else "less"
+    return f"B {lead}{what} {abs(row['delta']) * 100:.0f} points {direction} than A on {where} items."

@@ -144,10 +144,10 @@ class HeuristicAgent:
         self._observe(messages)
         self.n += 1
         offered = {t["name"] for t in tools}
+        self.s.pending = [p for p in self.s.pending if p[0] in offered]
         if not self.s.pending:
             self._plan()
-        while self.s.pending and self.s.pending[0][0] not in offered:
-            self.s.pending.pop(0)
+            self.s.pending = [p for p in self.s.pending if p[0] in offered]
         if self.s.pending:
             name, args = self.s.pending.pop(0)
             cost = READ_COST if name == "read_section" else NAV_COST

@@ -1,0 +1,61 @@
+"""The results store: forward migrations, refusing newer files, WAL, deduplicated texts, delete and rename."""
+import sqlite3
+
+import pytest
+
+from storage import Store, StoreError
+from storage.schema import MIGRATIONS, SCHEMA_VERSION, migrate
+
+
+def test_a_version_1_store_migrates_forward(tmp_path):
+    path = tmp_path / "old.sqlite"
+    con = sqlite3.connect(path, isolation_level=None)
+    for statement in MIGRATIONS[0].split(";"):
+        if statement.strip():
+            con.execute(statement)
+    con.execute("PRAGMA user_version = 1")
+    con.execute("INSERT INTO runs (name, agent, dataset, dataset_fingerprint, caps, config, identity, version, created_at)"
+                " VALUES ('old', 'oracle', 'builtin', 'fp', '{}', '{}', '{}', '0', 'then')")
+    con.close()
+    store = Store(path)
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert store.run("old")["agent"] == "oracle"
+    cols = {r[1] for r in store.conn.execute("PRAGMA table_info(trajectories)")}
+    assert "actions" in cols
+    assert migrate(store.conn) == SCHEMA_VERSION  # idempotent
+
+
+def test_newer_store_is_refused(tmp_path):
+    path = tmp_path / "new.sqlite"
+    con = sqlite3.connect(path)
+    con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    con.close()
+    with pytest.raises(StoreError, match="newer"):
+        Store(path)
+
+
+def test_not_a_store(tmp_path):
+    path = tmp_path / "junk.sqlite"
+    path.write_bytes(b"not sqlite at all" * 100)
+    with pytest.raises(StoreError):
+        Store(path)
+
+
+def test_wal_and_long_texts_stored_once(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    run_id, existed = store.create_or_resume_run("r", {"a": 1}, {"agent": "x", "dataset": "d", "dataset_fingerprint": "f",
+                                                                 "caps": {}, "config": {}, "version": "0"})
+    assert not existed
+    long_text = "x" * 10_000
+    for item in ("i1", "i2"):
+        tid = store.begin_trajectory(run_id, item, 0, 0, {})
+        store.add_step(tid, {"index": 0, "turn": 1, "kind": "tool", "text": long_text, "points_used": 5,
+                             "points_left": 25, "tokens": 0, "rejections": 0})
+        assert store.steps(tid)[0]["text"] == long_text
+    assert store.conn.execute("SELECT COUNT(*) FROM texts").fetchone()[0] == 1
+    store.rename_run("r", "r2")
+    with pytest.raises(StoreError):
+        store.run("r")
+    store.delete_run("r2")
+    assert store.conn.execute("SELECT COUNT(*) FROM steps").fetchone()[0] == 0
