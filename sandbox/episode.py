@@ -17,7 +17,7 @@ from typing import Any
 from sandbox.agents.base import Agent, InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
-from sandbox.prompts import EXHAUSTED, NUDGE, Prompt
+from sandbox.prompts import CONTINUE, EXHAUSTED, NUDGE, STOP_NOW, Prompt
 from sandbox.recall import paper_flags, section_flags
 from sandbox.records import AssistantTurn, Caps, Step, ToolCall, Trajectory
 from sandbox.tools import run_tool
@@ -84,6 +84,7 @@ class Episode:
         on_step: StepSink | None = None,
         retry: RetryPolicy = RetryPolicy(),
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        context_budget: int | None = None,
     ):
         self.view = view
         self.item = view.item
@@ -108,6 +109,11 @@ class Episode:
         self.cost_usd: float | None = None
         self.error: str | None = None
         self.error_kind: str | None = None
+        self.context_budget = context_budget  # sequential scaling on the token axis (EXTEND / STOP)
+        self.context_tokens = 0
+        self.continues = 0
+        self.stopping = False
+        self.stop_sent = False
         self._t0 = time.monotonic()
 
     # ------------------------------------------------------------ events
@@ -190,6 +196,9 @@ class Episode:
         if turn.cost_usd is not None:
             self.cost_usd = (self.cost_usd or 0.0) + turn.cost_usd
         crossed = self.ledger.add_usage(turn.usage)
+        self.context_tokens = turn.usage.prompt + turn.usage.cache_read + turn.usage.cache_creation
+        if self.context_budget is not None and self.context_tokens > self.context_budget:
+            self.stopping = True
         usage = {"prompt": turn.usage.prompt, "completion": turn.usage.completion, "cache_read": turn.usage.cache_read,
                  "cache_creation": turn.usage.cache_creation, "raw": turn.usage.raw}
         if crossed:
@@ -203,6 +212,8 @@ class Episode:
             if not (turn.text or "").strip():
                 self.error, self.error_kind = "empty response", "empty_response"
                 return "error"
+            if self.stop_sent:
+                return "token_limit"  # the forced final call answered in prose, which is never accepted
             self.messages.append(turn.raw or {"role": "assistant", "content": turn.text})
             nudge = NUDGE + self.ledger.footer()
             self.messages.append({"role": "user", "content": nudge})
@@ -218,7 +229,13 @@ class Episode:
             self.messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": text + footer})
         if self.ledger.double_rejected:
             return "budget"
-        if self.ledger.exhausted:
+        if self.stopping:
+            if self.stop_sent:
+                return "token_limit"  # the forced final call did not submit
+            self.stop_sent = True
+            self.messages.append({"role": "user", "content": STOP_NOW})
+            await self._emit("nudge", text=STOP_NOW)
+        elif self.ledger.exhausted:
             self.messages.append({"role": "user", "content": EXHAUSTED})
             await self._emit("nudge", text=EXHAUSTED)
         return None
@@ -234,6 +251,10 @@ class Episode:
         outcome = run_tool(self.view, call.name, call.args)
         if outcome.text.startswith(_TOOL_ERROR_PREFIXES):
             self.tool_errors += 1
+        if call.name == "submit_answer" and self._extend():
+            self.continues += 1
+            await self._emit("tool", text=CONTINUE, status="extended", cost=0, **fields)
+            return CONTINUE
         if call.name == "submit_answer":
             args = call.args if isinstance(call.args, dict) else {}
             self.answer = args.get("answer", "")
@@ -246,6 +267,15 @@ class Episode:
                          arxiv_id=outcome.arxiv_id, section_index=outcome.section_index, delivered=outcome.delivered,
                          **fields)
         return outcome.text
+
+    def _extend(self) -> bool:
+        """On the token axis, a submit below the context budget is answered with the continue instruction.
+
+        Only while the agent can still act: at least one point and two turns left (one to work, one to
+        answer), so EXTEND never turns an answer into a non-submission by another cap.
+        """
+        return (self.context_budget is not None and not self.stopping and self.ledger.points_left >= 1
+                and self.ledger.turn_index + 2 < self.caps.max_turns)
 
     def _trajectory(self, termination: str) -> Trajectory:
         predicted = parse_answer(self.answer) if termination == "answer" else -1
@@ -265,6 +295,7 @@ class Episode:
             section_recall=sec_all, section_recall_any=sec_any, section_recall_loose=sec_loose,
             reads=list(self.reads), cost_usd=self.cost_usd, wall_time_s=round(time.monotonic() - self._t0, 4),
             error=self.error, error_kind=self.error_kind, chosen_type=chosen_type(self.item, predicted),
+            continues=self.continues,
         )
 
 

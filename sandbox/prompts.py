@@ -143,6 +143,10 @@ FIRST_MESSAGE = "Please solve the question above using the available tools. Star
 CLOSED_BOOK_FIRST = "Please answer the question based on your knowledge. Reason carefully about each option, then call submit_answer."
 NUDGE = "Please use the available tools to investigate, or call submit_answer if you're ready."
 EXHAUSTED = "Budget exhausted. You MUST call submit_answer now with your best guess."
+CONTINUE = ("Before finalizing your answer, take additional time to verify your reasoning, consider alternative "
+            "approaches, and search for any missing information that could strengthen your response.")
+STOP_NOW = ("**CRITICAL: You MUST provide your final answer immediately. Do NOT perform any more tool calling or "
+            "reasoning. Return the final answer under the required format NOW.**")
 
 ABLATIONS = ("full", "closed-book", "no-search", "gold-given")
 
@@ -216,5 +220,5 @@ def caps_for_ablation(caps: Caps, ablation: str) -> Caps:
 def template_hash() -> str:
     """Hash of every prompt template, recorded with each run so prompt changes are visible."""
     payload = json.dumps([TOOL_SCHEMAS, ROLE, OVERVIEW, TOOLS_BLOCK, CONSTRAINTS, TEXT_TOOLS_BLOCK, CLOSED_BOOK_ROLE,
-                          FIRST_MESSAGE, CLOSED_BOOK_FIRST, NUDGE, EXHAUSTED], sort_keys=True)
+                          FIRST_MESSAGE, CLOSED_BOOK_FIRST, NUDGE, EXHAUSTED, CONTINUE, STOP_NOW], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sandbox.agents.base import Agent
+from sandbox.agents.estimated import EstimatedUsage
 from sandbox.agents.registry import SCRIPTED, make_scripted
 from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
@@ -50,6 +51,9 @@ class RunSpec:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     kind: str = "eval"
     group: str | None = None
+    context_budget: int | None = None  # sequential scaling on the token axis: EXTEND below it, STOP above
+    estimate_tokens: bool = False  # scripted agents report estimated usage (characters / 4)
+    scaling: dict[str, Any] | None = None  # axis, budget label, protocol: recorded with the run
     max_run_tokens: int = 0  # 0 = no run-wide limit; counted like the per-episode cap
     max_run_cost: float = 0.0  # USD; 0 = no limit
 
@@ -58,6 +62,7 @@ class RunSpec:
         return {
             "profile": PROFILE, "dataset_fingerprint": fingerprint, "agent": self.agent, "model": self.model,
             "seed": self.seed, "caps": self.effective_caps().as_dict(), "ablation": self.ablation,
+            "context_budget": self.context_budget, "estimate_tokens": self.estimate_tokens, "scaling": self.scaling,
             "agent_options": {k: v for k, v in sorted(self.agent_options.items()) if k not in EXECUTION_OPTIONS},
         }
 
@@ -187,7 +192,7 @@ class Runner:
             "dataset_fingerprint": self.corpus.fingerprint, "ablation": spec.ablation, "seed": spec.seed,
             "replicates": spec.replicates, "caps": self.caps.as_dict(), "version": VERSION,
             "prompt_hash": template_hash(), "group_name": spec.group,
-            "config": {"agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
+            "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,"agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
                        "workers": spec.workers, "slice": {"ids": list(spec.item_ids), "question_type": spec.question_type,
                                                           "depth": spec.depth, "limit": spec.limit}},
         }
@@ -261,6 +266,8 @@ class Runner:
         view = self.corpus.view(item)
         while True:
             agent = self.factory(item, replicate, attempt)
+            if self.spec.estimate_tokens:
+                agent = EstimatedUsage(agent)
             text_tools = bool(getattr(agent, "text_tools", False))
             prompt = build_prompt(item, self.caps, self.spec.ablation, text_tools=text_tools)
             meta = item_meta(item)
@@ -271,7 +278,8 @@ class Runner:
                 self._account(step)
                 self.on_event(RunEvent("step", item.id, replicate, step=step, done=self.done, planned=self.planned))
 
-            episode = Episode(view, agent, self.caps, prompt, on_step=sink, retry=self.spec.retry)
+            episode = Episode(view, agent, self.caps, prompt, on_step=sink, retry=self.spec.retry,
+                              context_budget=self.spec.context_budget)
             traj = await episode.run()
             retry = (traj.termination == "error" and traj.error_kind in RETRYABLE
                      and attempt + 1 < self.spec.max_attempts and not self.stop_requested)

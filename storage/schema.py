@@ -77,6 +77,25 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE trajectories ADD COLUMN actions TEXT
     """,
+    # 3: judge verdicts of parallel scaling (pointwise: one sample; pairwise: leader vs challenger)
+    """
+    CREATE TABLE judgments (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        item_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        judge TEXT NOT NULL,
+        sample_a INTEGER NOT NULL,
+        sample_b INTEGER,
+        verdict INTEGER,
+        prompt TEXT,
+        reply TEXT,
+        tokens INTEGER,
+        cost_usd REAL,
+        created_at TEXT NOT NULL,
+        UNIQUE (run_id, item_id, kind, judge, sample_a, sample_b)
+    )
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

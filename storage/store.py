@@ -142,6 +142,7 @@ class Store:
     def delete_run(self, name: str) -> None:
         run = self.run(name)
         with self.transaction():
+            self.conn.execute("DELETE FROM judgments WHERE run_id = ?", (run["id"],))
             self.conn.execute(
                 "DELETE FROM steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ?)", (run["id"],))
             self.conn.execute("DELETE FROM trajectories WHERE run_id = ?", (run["id"],))
@@ -232,6 +233,28 @@ class Store:
             d["usage"] = json.loads(d["usage"]) if d["usage"] else None
             out.append(d)
         return out
+
+
+    # ------------------------------------------------------------ judgments (parallel scaling)
+
+    def judgments(self, run_id: int, judge: str) -> dict[tuple[str, str, int, int | None], dict[str, Any]]:
+        """Stored verdicts keyed by (item, kind, sample a, sample b), so a rerun never pays for them twice."""
+        rows = self.conn.execute("SELECT * FROM judgments WHERE run_id = ? AND judge = ?", (run_id, judge))
+        return {(r["item_id"], r["kind"], r["sample_a"], r["sample_b"]): dict(r) for r in rows}
+
+    def add_judgment(self, run_id: int, item_id: str, kind: str, judge: str, sample_a: int, sample_b: int | None,
+                     verdict: bool | None, prompt: str | None, reply: str | None, tokens: int | None,
+                     cost_usd: float | None) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO judgments (run_id, item_id, kind, judge, sample_a, sample_b, verdict, prompt, "
+                "reply, tokens, cost_usd, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (run_id, item_id, kind, judge, sample_a, sample_b, None if verdict is None else int(verdict), prompt,
+                 reply, tokens, cost_usd, now()))
+
+    def runs_in_group(self, group: str) -> list[dict[str, Any]]:
+        rows = self.conn.execute("SELECT * FROM runs WHERE group_name = ? ORDER BY id", (group,)).fetchall()
+        return [_run_dict(r) for r in rows]
 
 
 def _json(value: Any) -> str | None:

@@ -27,40 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", help="run an agent on a dataset and store every step")
-    run.add_argument("--data", default="builtin", help="'builtin' or a release directory")
-    run.add_argument("--agent", default="heuristic", choices=("oracle", "random", "heuristic", "llm"))
-    run.add_argument("--run", dest="run_name", help="run name (re-use it to resume)")
-    run.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
-    run.add_argument("--workers", type=_positive, default=8)
-    run.add_argument("--limit", type=_positive)
-    run.add_argument("--ids", help="comma-separated item ids")
-    run.add_argument("--question-type", choices=("single-target", "multi-target", "st", "mt"))
-    run.add_argument("--depth", type=int, choices=(1, 2))
-    run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--replicates", type=_positive, default=1)
-    run.add_argument("--budget", type=_non_negative, default=30)
-    run.add_argument("--max-turns", type=_positive, default=20)
-    run.add_argument("--max-tokens-total", type=_positive, default=200_000)
-    run.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
-    run.add_argument("--format", choices=("table", "json"), default="table", help="format of the final report")
-    run.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    llm = run.add_argument_group("LLM agent (--agent llm)")
-    llm.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5")
-    llm.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, sglang, llama.cpp)")
-    llm.add_argument("--api-key-env", help="the environment variable holding the key (default: the provider's)")
-    llm.add_argument("--env-file", help="a .env file to read keys from (never written anywhere)")
-    llm.add_argument("--temperature", type=float)
-    llm.add_argument("--top-p", type=float)
-    llm.add_argument("--top-k", type=int)
-    llm.add_argument("--max-tokens", type=_positive, help="per-call generation cap (default 16384 or the preset)")
-    llm.add_argument("--reasoning-effort", help="low|medium|high, or a thinking-token budget")
-    llm.add_argument("--text-tools", action="store_true", help="tools described in the prompt, calls parsed from text")
-    llm.add_argument("--timeout", type=float, default=600.0, help="seconds per model call")
-    llm.add_argument("--concurrency", type=_positive, help="at most this many calls in flight to the provider")
-    llm.add_argument("--rpm", type=float, help="at most this many requests per minute")
-    llm.add_argument("--max-run-tokens", type=_non_negative, default=0, help="stop the run past this many tokens")
-    llm.add_argument("--max-run-cost", type=float, default=0.0, help="stop the run past this many USD")
-    llm.add_argument("--dry-run", action="store_true", help="print the items, caps and a cost estimate; run nothing")
+    add_run_arguments(run)
 
     runs = sub.add_parser("runs", help="list the runs in the store")
     runs.add_argument("--db")
@@ -80,6 +47,29 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--db")
     compare.add_argument("--format", choices=("table", "json"), default="table")
 
+    scale = sub.add_parser("scale", help="test-time scaling: sequential budgets, the plateau, parallel sampling")
+    scale_sub = scale.add_subparsers(dest="scale_command", required=True, metavar="MODE")
+    seq = scale_sub.add_parser("sequential", help="the same items at each budget of a grid, then the plateau")
+    seq.add_argument("--axis", choices=("tokens", "points", "turns"), required=True)
+    seq.add_argument("--grid", required=True, help="budgets, e.g. 8k,16k,32k (tokens) or 10,20,30 (points)")
+    add_plateau_arguments(seq)
+    add_run_arguments(seq)
+    plat = scale_sub.add_parser("plateau", help="the scaling plateau of per-item scores (a file, or a sequential group)")
+    source = plat.add_mutually_exclusive_group(required=True)
+    source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score}} or CSV item,budget,score')
+    source.add_argument("--group", help="a sequential run group in the store (the --run given to scale sequential)")
+    plat.add_argument("--study", help="with --scores: the study, when the JSON holds several")
+    plat.add_argument("--db")
+    plat.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    add_plateau_arguments(plat)
+    para = scale_sub.add_parser("parallel", help="K samples per item, committed by vote and by judges; the gap")
+    para.add_argument("--k", default="1,2,4,8", help="sample counts, e.g. 1,2,4,8,16 (K = the largest)")
+    para.add_argument("--judge", default="evidence",
+                      help="'evidence' (offline), 'none', 'same' (the run's model) or a litellm model string")
+    para.add_argument("--judge-base-url")
+    para.add_argument("--orders", type=_positive, default=8, help="random orders for pairwise selection")
+    add_run_arguments(para)
+
     synth = sub.add_parser("synth", help="write a generated benchmark in the release format")
     synth.add_argument("--out", required=True)
     synth.add_argument("--preset", choices=("demo", "paper"), default="demo")
@@ -87,6 +77,52 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--items", type=_positive)
     synth.add_argument("--papers", type=_positive)
     return parser
+
+
+def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--population", type=_positive, help="size N of the task population (finite population correction)")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--correction", choices=("bonferroni", "holm"), default="bonferroni")
+    p.add_argument("--boot", type=_positive, default=10_000, help="bootstrap replicates B")
+    p.add_argument("--boot-seed", type=int, default=0)
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of `run`, shared by `scale sequential` and `scale parallel` (their names are a contract)."""
+    p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
+    p.add_argument("--agent", default="heuristic", choices=("oracle", "random", "heuristic", "llm"))
+    p.add_argument("--run", dest="run_name", help="run name (re-use it to resume)")
+    p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
+    p.add_argument("--workers", type=_positive, default=8)
+    p.add_argument("--limit", type=_positive)
+    p.add_argument("--ids", help="comma-separated item ids")
+    p.add_argument("--question-type", choices=("single-target", "multi-target", "st", "mt"))
+    p.add_argument("--depth", type=int, choices=(1, 2))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--replicates", type=_positive, default=1)
+    p.add_argument("--budget", type=_non_negative, default=30)
+    p.add_argument("--max-turns", type=_positive, default=20)
+    p.add_argument("--max-tokens-total", type=_positive, default=200_000)
+    p.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
+    p.add_argument("--format", choices=("table", "json"), default="table", help="format of the final report")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    llm = p.add_argument_group("LLM agent (--agent llm)")
+    llm.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5")
+    llm.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, sglang, llama.cpp)")
+    llm.add_argument("--api-key-env", help="the environment variable holding the key (default: the provider's)")
+    llm.add_argument("--env-file", help="a .env file to read keys from (never written anywhere)")
+    llm.add_argument("--temperature", type=float)
+    llm.add_argument("--top-p", type=float)
+    llm.add_argument("--top-k", type=int)
+    llm.add_argument("--max-tokens", type=_positive, help="per-call generation cap (default 16384 or the preset)")
+    llm.add_argument("--reasoning-effort", help="low|medium|high, or a thinking-token budget")
+    llm.add_argument("--text-tools", action="store_true", help="tools described in the prompt, calls parsed from text")
+    llm.add_argument("--timeout", type=float, default=600.0, help="seconds per model call")
+    llm.add_argument("--concurrency", type=_positive, help="at most this many calls in flight to the provider")
+    llm.add_argument("--rpm", type=float, help="at most this many requests per minute")
+    llm.add_argument("--max-run-tokens", type=_non_negative, default=0, help="stop the run past this many tokens")
+    llm.add_argument("--max-run-cost", type=float, default=0.0, help="stop the run past this many USD")
+    llm.add_argument("--dry-run", action="store_true", help="print the items, caps and a cost estimate; run nothing")
 
 
 def _positive(text: str) -> int:
@@ -106,53 +142,148 @@ def _non_negative(text: str) -> int:
 # ---------------------------------------------------------------- commands
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def build_spec(args: argparse.Namespace):
+    """The corpus, the RunSpec and its items from the run flags; fails before anything is written."""
     from sandbox.datasets import open_dataset
     from sandbox.records import Caps
-    from sandbox.runner import Runner, RunSpec, select_items
-    from storage import Store
+    from sandbox.runner import RunSpec, select_items
     from workbench import paths
-    from workbench.progress import Progress
-    from workbench.render import print_report
 
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported)
     caps = Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total)
     model = args.model if args.agent == "llm" else None
-    name = args.run_name or _default_name(args, model)
     spec = RunSpec(
-        name=name, dataset=args.data if args.data == "builtin" else str(Path(args.data).resolve()), agent=args.agent,
+        name=args.run_name or _default_name(args, model),
+        dataset=args.data if args.data == "builtin" else str(Path(args.data).resolve()), agent=args.agent,
         model=model, seed=args.seed, caps=caps, ablation=args.ablation, replicates=args.replicates,
         workers=args.workers, item_ids=tuple(i.strip() for i in args.ids.split(",") if i.strip()) if args.ids else (),
         question_type=args.question_type, depth=args.depth, limit=args.limit,
         agent_options=_llm_options(args) if args.agent == "llm" else {},
         max_run_tokens=args.max_run_tokens, max_run_cost=args.max_run_cost,
     )
-    items = select_items(corpus, spec)  # a bad slice fails before the store is touched
-    if args.dry_run:
-        from workbench.estimate import print_estimate
-
-        print_estimate(spec, items, paths.store_path(args.db), args.format)
-        return EXIT_OK
-    if args.agent == "llm":
+    items = select_items(corpus, spec)
+    if args.agent == "llm" and not args.dry_run:
         from sandbox.agents.llm import ConfigError, config_from_options
 
         try:
             config_from_options({"model": model, **spec.agent_options}).api_key()
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
-    store = Store(paths.store_path(args.db))
-    progress = Progress(name, quiet=args.quiet)
-    runner = Runner(spec, corpus, store, on_event=progress.update)
+    return corpus, spec, items
+
+
+def execute(spec, corpus, store, quiet: bool) -> dict[str, Any]:
+    """Run one spec with progress on stderr; say so when a run-wide limit stopped it."""
+    from sandbox.runner import Runner
+    from workbench.progress import Progress
+
+    progress = Progress(spec.name, quiet=quiet)
     try:
-        result = asyncio.run(runner.run())
+        result = asyncio.run(Runner(spec, corpus, store, on_event=progress.update).run())
     finally:
         progress.close()
     if result.get("stop_reason"):
         sys.stderr.write(f"stopped early: {result['stop_reason']}; run the same command again to continue\n")
-    print_report(_report(store, name), args.format)
+    return result
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from storage import Store
+    from workbench import paths
+    from workbench.render import print_report
+
+    corpus, spec, items = build_spec(args)
+    if args.dry_run:
+        from workbench.estimate import print_estimate
+
+        print_estimate(spec, items, paths.store_path(args.db), args.format)
+        return EXIT_OK
+    store = Store(paths.store_path(args.db))
+    execute(spec, corpus, store, args.quiet)
+    print_report(_report(store, spec.name), args.format)
     return EXIT_OK
+
+
+def _plateau_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"population": args.population, "alpha": args.alpha, "correction": args.correction,
+            "n_boot": args.boot, "seed": args.boot_seed}
+
+
+def cmd_scale(args: argparse.Namespace) -> int:
+    from workbench import scaling
+    from workbench.render import print_plateau
+
+    if args.scale_command == "plateau":
+        if args.scores:
+            budgets, items, matrix = scaling.load_scores(Path(args.scores), args.study)
+            result = scaling.plateau_result(budgets, items, matrix, **_plateau_options(args))
+        else:
+            store = _open_store(args.db)
+            budgets, items, matrix, runs = scaling.group_scores(store, args.group)
+            result = scaling.plateau_result(budgets, items, matrix, **_plateau_options(args))
+            result["levels"] = scaling.group_costs(store, runs)
+        print_plateau(result, args.format)
+        return EXIT_OK
+    from storage import Store
+    from workbench import paths
+
+    if args.scale_command == "sequential":
+        grid = scaling.parse_grid(args.grid)
+        corpus, base, _ = build_spec(args)
+        store = Store(paths.store_path(args.db))
+        for spec in scaling.sequential_specs(base, args.axis, grid):
+            execute(spec, corpus, store, args.quiet)
+        budgets, items, matrix, runs = scaling.group_scores(store, base.name)
+        result = scaling.plateau_result(budgets, items, matrix, **_plateau_options(args))
+        result["levels"] = scaling.group_costs(store, runs)
+        print_plateau(result, args.format)
+        return EXIT_OK
+    return _scale_parallel(args)
+
+
+def _scale_parallel(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from storage import Store
+    from workbench import paths, scaling
+    from workbench.render import print_parallel
+
+    try:
+        ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
+    except ValueError:
+        raise UsageError(f"--k must be whole numbers, got {args.k!r}") from None
+    if not ks or ks[0] < 1:
+        raise UsageError("--k needs positive sample counts")
+    corpus, spec, _ = build_spec(args)
+    spec = replace(spec, replicates=max(ks), kind="parallel")
+    judge = _judge(args, spec)
+    store = Store(paths.store_path(args.db))
+    execute(spec, corpus, store, args.quiet)
+    report = asyncio.run(scaling.parallel_report(store, spec.name, corpus, ks, judge, n_orders=args.orders,
+                                                 seed=args.seed))
+    print_parallel(report, args.format)
+    return EXIT_OK
+
+
+def _judge(args: argparse.Namespace, spec):
+    from sandbox import judges
+    from sandbox.agents.llm import ConfigError
+
+    if args.judge == "none":
+        return None
+    if args.judge == "evidence":
+        return judges.EvidenceJudge()
+    model = spec.model if args.judge == "same" else args.judge
+    if not model:
+        raise UsageError("--judge same needs an LLM run (--agent llm --model …)")
+    base_url = args.judge_base_url or (spec.agent_options.get("base_url") if args.judge == "same" else None)
+    try:
+        return judges.LLMJudge(model, base_url=base_url, api_key_env=spec.agent_options.get("api_key_env")
+                               if args.judge == "same" else None)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _default_name(args: argparse.Namespace, model: str | None) -> str:
@@ -273,7 +404,8 @@ def _print_import(report: Any) -> None:
         sys.stderr.write(f"warning: {n} recall label(s) {kind.replace('_', ' ')}\n")
 
 
-COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "compare": cmd_compare, "synth": cmd_synth}
+COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "compare": cmd_compare, "scale": cmd_scale,
+            "synth": cmd_synth}
 
 
 def batch(argv: list[str]) -> int:
@@ -282,12 +414,13 @@ def batch(argv: list[str]) -> int:
     from sandbox.runner import InvalidSlice
     from storage import StoreError
     from workbench.config import ConfigFileError
+    from workbench.scaling import ScalingInputError
 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (DatasetError, StoreError, InvalidSlice, UsageError, ConfigFileError) as exc:
+    except (DatasetError, StoreError, InvalidSlice, UsageError, ConfigFileError, ScalingInputError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -26,6 +26,13 @@ def console() -> Console:
     return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
 
 
+def _color() -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set."""
+    import os
+
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
 def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n")
 
@@ -212,3 +219,66 @@ def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
         table.add_row(r["name"], agent, r["dataset"], f"{r['done']}/{r['planned']}",
                       "—" if r["accuracy"] is None else f"{r['accuracy']:.3f}", cost, r["status"])
     console().print(table)
+
+
+def print_plateau(result: dict[str, Any], fmt: str) -> None:
+    """The plateau: transitions with d̄, σ, C_k and the decision; in table mode also the plot."""
+    if fmt == "json":
+        print_json(result)
+        return
+    header = ("from", "to", "d_bar", "sigma_boot", "c_k", "significant", "borderline", "improved", "worsened",
+              "sign_test_p")
+    rows = [tuple(t.get(h) for h in header) for t in result["transitions"]]
+    if fmt == "csv":
+        sys.stdout.write(_csv(rows, header))
+        return
+    from workbench.scaling import plateau_plot
+
+    out = console()
+    flags = [k for k in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero") if result.get(k)]
+    out.print(f"plateau: k* = {result['k_star']} → {result['plateau_budget']} (n = {result['n']}, dropped "
+              f"{result['n_dropped']}, FPC = {result['fpc']:.3f}, z = {result['z'] or 0:.3f}, {result['correction']})"
+              + (f" · {', '.join(flags)}" if flags else ""), markup=False)
+    table = Table(title_justify="left")
+    for h in ("transition", "d̄", "σ_boot", "C_k", "decision", "improved / worsened", "sign test p"):
+        table.add_column(h, justify="left" if h in ("transition", "decision") else "right")
+    for t in result["transitions"]:
+        decision = "gain" if t["significant"] else "no significant gain"
+        if t.get("borderline"):
+            decision += " (borderline)"
+        table.add_row(f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}", f"{t['c_k']:+.4f}",
+                      decision, f"{t['improved']} / {t['worsened']}", f"{t['sign_test_p']:.4g}")
+    out.print(table)
+    for level in result.get("levels", []):
+        cost = "unpriced" if level["cost_usd"] is None else f"${level['cost_usd']:.4f}"
+        out.print(f"  {level['budget']}: accuracy {_pct(level['accuracy'])}, {level['tokens']:,} tokens, {cost}, "
+                  f"{level['continues']} continues", markup=False)
+    if len(result["budgets"]) >= 2:
+        sys.stdout.write(plateau_plot(result, color=_color()) + "\n")
+
+
+def print_parallel(report: dict[str, Any], fmt: str) -> None:
+    if fmt == "json":
+        print_json(report)
+        return
+    from workbench.scaling import parallel_plot
+
+    names = [n for n in ("pass_at_k", "majority", "pointwise", "pairwise") if n in report["per_k"][0]]
+    table = Table(title=f"{report['run']} · {report['items']} items · K = {report['k_max']}"
+                        + (f" · judge {report['judge']}" if report["judge"] else ""), title_justify="left")
+    table.add_column("k", justify="right")
+    for n in names:
+        table.add_column(n, justify="right")
+    for n in names[1:]:
+        table.add_column(f"gap {n}", justify="right")
+    for r in report["per_k"]:
+        cells = [str(r["k"])]
+        for n in names:
+            ci = r.get(f"{n}_ci")
+            cells.append(f"{_pct(r[n])}" + (f" [{_pct(ci[0])}, {_pct(ci[1])}]" if ci else ""))
+        cells += [f"{r[f'gap_{n}'] * 100:+.1f} pts" for n in names[1:]]
+        table.add_row(*cells)
+    out = console()
+    out.print(table)
+    out.print(report["tie_rule"], markup=False)
+    sys.stdout.write(parallel_plot(report, color=_color()) + "\n")

@@ -1,0 +1,141 @@
+"""Judges for parallel scaling: does a trajectory's answer hold up (pointwise), which of two is better (pairwise)?
+
+`EvidenceJudge` needs no model: it accepts an answer whose distinctive words appear in
+the sections the trajectory actually read (it sees what the agent saw, never the gold).
+`LLMJudge` asks a model through litellm with the scaling study's prompts (test-time-scaling
+§3.4–3.5): a strict auditor that ends with `<judgment>Correct|Wrong</judgment>`, and a
+comparison that ends with `<choice>1|2</choice>`.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from sandbox.agents.heuristic import content_words
+from sandbox.records import Item
+
+POINTWISE_SYSTEM = (
+    "You are a rigorous Lead Researcher auditing autonomous research agents. First check the final answer, then the "
+    "steps: logic errors, hallucination, tool misuse. Mark the answer Correct if it is factually correct even when the "
+    "reasoning was flawed; note process errors separately. Cite evidence from the trajectory and don't trust the "
+    "answers too much. End with <judgment>YOUR FINAL JUDGMENT</judgment>, choosing only Correct or Wrong."
+)
+PAIRWISE_SYSTEM = (
+    "You are a rigorous Lead Researcher comparing two autonomous research agents that answered the same question. "
+    "Decide which final answer is better supported by the evidence each agent gathered. End with "
+    "<choice>1</choice> or <choice>2</choice>."
+)
+_JUDGMENT = re.compile(r"<judgment>\s*(Correct|Wrong)\s*</judgment>", re.I)
+_CHOICE = re.compile(r"<choice>\s*([12])\s*</choice>", re.I)
+
+
+@dataclass
+class Sample:
+    """One trajectory of an item as a judge sees it: its answer and what it read."""
+
+    index: int
+    answer: str | None
+    predicted_index: int
+    reads: list[str]  # texts of delivered reads
+    transcript: list[dict[str, Any]]  # steps (kind, tool, args, text) in order
+
+
+@dataclass
+class Verdict:
+    value: bool | None  # pointwise: accepted; pairwise: the challenger (second) wins
+    prompt: str | None = None
+    reply: str | None = None
+    tokens: int | None = None
+    cost_usd: float | None = None
+
+
+def parse_judgment(reply: str | None) -> bool | None:
+    """Correct → True, Wrong → False; anything else is unparsed (None), never a silent acceptance."""
+    m = _JUDGMENT.search(reply or "")
+    return None if m is None else m.group(1).lower() == "correct"
+
+
+def parse_choice(reply: str | None) -> bool | None:
+    m = _CHOICE.search(reply or "")
+    return None if m is None else m.group(1) == "2"
+
+
+class EvidenceJudge:
+    """Accept an answer whose distinctive words were read; prefer the better-supported of two."""
+
+    name = "evidence"
+
+    def __init__(self, threshold: float = 0.5):
+        self.threshold = threshold
+
+    def support(self, item: Item, sample: Sample) -> float:
+        if not 0 <= sample.predicted_index < len(item.options):
+            return 0.0
+        opts = [content_words(o) for o in item.options]
+        i = sample.predicted_index
+        own = opts[i] - set().union(*(opts[j] for j in range(len(opts)) if j != i)) or opts[i]
+        read = set().union(*(content_words(t) for t in sample.reads)) if sample.reads else set()
+        return len(own & read) / max(len(own), 1)
+
+    async def pointwise(self, item: Item, sample: Sample) -> Verdict:
+        return Verdict(self.support(item, sample) >= self.threshold)
+
+    async def pairwise(self, item: Item, leader: Sample, challenger: Sample) -> Verdict:
+        return Verdict(self.support(item, challenger) > self.support(item, leader))
+
+
+def task_text(item: Item) -> str:
+    options = "\n".join(f"({'ABCD'[i]}) {o}" for i, o in enumerate(item.options))
+    return f"Seed paper: {item.seed_title}\nQuestion: {item.question}\nOptions:\n{options}"
+
+
+def trajectory_text(sample: Sample, limit: int = 500) -> str:
+    """The trajectory as JSON, each text cut to `limit` characters (the study's minimal mode)."""
+    rows = [{k: (v[:limit] if isinstance(v, str) else v) for k, v in step.items()} for step in sample.transcript]
+    return json.dumps(rows, ensure_ascii=False)
+
+
+class LLMJudge:
+    """A model judge through litellm (the same model as the run for self-choice, or an external one)."""
+
+    def __init__(self, model: str, base_url: str | None = None, api_key_env: str | None = None):
+        from sandbox.agents.llm import LLMConfig
+
+        self.config = LLMConfig(model=model, base_url=base_url, api_key_env=api_key_env, temperature=0.0,
+                                max_tokens=8192)
+        self.key = self.config.api_key()
+        self.name = f"llm:{model}"
+
+    async def _ask(self, system: str, user: str) -> tuple[str, int, float | None]:
+        from sandbox.agents.llm import classify, litellm_module, read_usage
+        from sandbox.pricing import cost, find_price
+
+        litellm = litellm_module()
+        req: dict[str, Any] = {"model": self.config.model, "api_key": self.key, "temperature": 0.0,
+                               "max_tokens": 8192, "num_retries": 0, "max_retries": 0,
+                               "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
+        if self.config.base_url:
+            req["api_base"] = self.config.base_url
+        try:
+            resp = await litellm.acompletion(**req)
+        except Exception as exc:
+            raise classify(exc, self.key) from None
+        usage = read_usage(getattr(resp, "usage", None))
+        priced = cost(find_price(self.config.model), usage)
+        return (resp.choices[0].message.content or ""), usage.cap_quantity, priced["total_usd"] if priced else None
+
+    async def pointwise(self, item: Item, sample: Sample) -> Verdict:
+        user = (f"## Trajectory\n{trajectory_text(sample)}\n---\n## Task Description\n{task_text(item)}\n"
+                f"Submitted answer: {sample.answer}\n---\nJudge whether the final answer is correct. "
+                "Put Correct or Wrong in <judgment></judgment> tags.")
+        reply, tokens, usd = await self._ask(POINTWISE_SYSTEM, user)
+        return Verdict(parse_judgment(reply), user, reply, tokens, usd)
+
+    async def pairwise(self, item: Item, leader: Sample, challenger: Sample) -> Verdict:
+        user = (f"## Task Description\n{task_text(item)}\n---\n## Agent 1 (answer {leader.answer})\n"
+                f"{trajectory_text(leader)}\n---\n## Agent 2 (answer {challenger.answer})\n{trajectory_text(challenger)}"
+                "\n---\nWhich agent's final answer is better supported? Answer <choice>1</choice> or <choice>2</choice>.")
+        reply, tokens, usd = await self._ask(PAIRWISE_SYSTEM, user)
+        return Verdict(parse_choice(reply), user, reply, tokens, usd)

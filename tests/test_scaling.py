@@ -1,0 +1,144 @@
+"""Test-time scaling end to end: the plateau from files and groups, EXTEND/STOP on the token axis, parallel sampling."""
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sandbox.episode import Episode
+from sandbox.judges import LLMJudge, Sample, parse_choice, parse_judgment
+from sandbox.prompts import CONTINUE, STOP_NOW, build_prompt
+from sandbox.records import Caps
+from stats import parallel as par
+from storage import Store
+from tests.conftest import G
+from tests.openai_server import FakeOpenAI, text_reply
+from tests.scripted import ScriptAgent, turn
+from workbench import scaling
+from workbench.cli import main
+
+FIXTURE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "general-agentbench-sequential.json"
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", *args], capture_output=True, text=True)
+
+
+@pytest.mark.skipif(not FIXTURE.exists(), reason="shared/data fixture not beside the repository")
+def test_plateau_on_the_general_agentbench_fixture():
+    proc = cli("scale", "plateau", "--scores", str(FIXTURE), "--study", "Gemini-2.5-Flash_search_distraction_all_sequential",
+               "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["k_star"] == 2 and out["plateau_budget"] == "64" and out["n"] == 199
+    first = out["transitions"][0]
+    assert first["d_bar"] == pytest.approx(0.0955, abs=1e-4) and first["c_k"] == pytest.approx(0.0396, abs=5e-4)
+    fpc0 = json.loads(cli("scale", "plateau", "--scores", str(FIXTURE), "--study",
+                          "Gemini-2.5-Flash_search_distraction_all_sequential", "--population", "199",
+                          "--format", "json").stdout)
+    assert fpc0["k_star"] == 4 and fpc0["fpc_zero"]
+
+
+def test_plateau_input_errors(tmp_path):
+    bad = tmp_path / "s.csv"
+    bad.write_text("item,budget,score\na,8k,1\nb,,0\n")
+    proc = cli("scale", "plateau", "--scores", str(bad))
+    assert proc.returncode == 2 and "s.csv:3: field 'budget'" in proc.stderr
+    nested = tmp_path / "n.json"
+    nested.write_text(json.dumps({"x": {"8": {"a": 1}}, "y": {"8": {"a": 1}}}))
+    proc = cli("scale", "plateau", "--scores", str(nested))
+    assert proc.returncode == 2 and "--study" in proc.stderr
+
+
+def test_plateau_from_csv_rows(tmp_path):
+    rows = ["item,budget,score"] + [f"i{i},{b},{int(b == '16k' or i % 2)}" for i in range(40) for b in ("8k", "16k", "32k")]
+    path = tmp_path / "s.csv"
+    path.write_text("\n".join(rows))
+    out = json.loads(cli("scale", "plateau", "--scores", str(path), "--format", "json").stdout)
+    assert out["budgets"] == ["8k", "16k", "32k"] and out["accuracy"] == [0.5, 1.0, 0.5]
+    assert out["k_star"] == 2  # the 8k → 16k gain is certain; 16k → 32k declines
+
+
+async def test_token_axis_extend_then_stop(mini_corpus):
+    item = mini_corpus.item("st_0001")
+    submit = ("submit_answer", {"answer": "B", "reasoning": "r"})
+    agent = ScriptAgent([turn(submit, tokens=500), turn(("read_section", {"paper_id": G, "section": "B"}), tokens=800),
+                         turn(("think", {"reasoning": "x"}), tokens=1500), turn(submit, tokens=1700)])
+    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
+                 context_budget=1000)
+    traj = await ep.run()
+    extended = [s for s in ep.steps if s.status == "extended"]
+    assert len(extended) == 1 and extended[0].text == CONTINUE and traj.continues == 1
+    assert any(s.text == STOP_NOW for s in ep.steps if s.kind == "nudge")
+    assert traj.termination == "answer" and traj.correct and traj.points_used == 5
+
+
+async def test_forced_final_call_without_submit_ends_as_token_limit(mini_corpus):
+    item = mini_corpus.item("st_0001")
+    agent = ScriptAgent([turn(("think", {"reasoning": "x"}), tokens=2000), turn(("think", {"reasoning": "y"}), tokens=2100)])
+    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
+                 context_budget=1000)
+    traj = await ep.run()
+    assert traj.termination == "token_limit" and traj.turns == 2
+
+
+def test_sequential_points_grid_and_group_plateau(tmp_path, capsys):
+    db = tmp_path / "s.sqlite"
+    assert main(["--batch", "scale", "sequential", "--axis", "points", "--grid", "6,18,30", "--run", "g", "--db", str(db),
+                 "--quiet", "--limit", "24", "--format", "json", "--boot", "2000"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    store = Store(db, readonly=True)
+    runs = store.runs_in_group("g")
+    assert [r["name"] for r in runs] == ["g@6", "g@18", "g@30"]
+    assert [r["caps"]["budget"] for r in runs] == [6, 18, 30]
+    assert all(r["config"]["scaling"]["protocol"] == "fresh" for r in runs)
+    acc = [sum(t["correct"] for t in store.trajectories(r["id"])) / 24 for r in runs]
+    assert out["accuracy"] == pytest.approx(acc) and out["n"] == 24
+    assert [lv["budget"] for lv in out["levels"]] == ["6", "18", "30"]
+
+
+def test_parallel_report_consistent_with_stats(tmp_path, capsys):
+    db = tmp_path / "s.sqlite"
+    assert main(["--batch", "scale", "parallel", "--k", "1,2,4", "--run", "p", "--db", str(db), "--quiet",
+                 "--limit", "12", "--format", "json", "--orders", "3"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    store = Store(db, readonly=True)
+    rows = store.trajectories(store.run("p")["id"])
+    by_item = {}
+    for t in rows:
+        by_item.setdefault(t["item_id"], {})[t["replicate"]] = bool(t["correct"])
+    correct = [[v[r] for r in range(4)] for v in by_item.values()]
+    for row in rep["per_k"]:
+        assert row["pass_at_k"] == pytest.approx(par.pass_at_k_items(correct, row["k"]).mean())
+    k1 = rep["per_k"][0]
+    assert k1["majority"] == pytest.approx(k1["pass_at_k"]) and k1["pointwise"] == pytest.approx(k1["pass_at_k"])
+    n_point = store.conn.execute("SELECT COUNT(*) FROM judgments WHERE kind = 'pointwise'").fetchone()[0]
+    assert n_point == 12 * 4
+    # a second report reuses the stored verdicts
+    assert main(["--batch", "scale", "parallel", "--k", "1,2,4", "--run", "p", "--db", str(db), "--quiet",
+                 "--limit", "12", "--format", "json", "--orders", "3"]) == 0
+    assert json.loads(capsys.readouterr().out)["per_k"] == rep["per_k"]
+
+
+def test_judge_parsers():
+    assert parse_judgment("... <judgment> Correct </judgment>") is True
+    assert parse_judgment("<judgment>wrong</judgment>") is False
+    assert parse_judgment("It is Correct, not Wrong") is None  # no biased fallback
+    assert parse_choice("<choice>2</choice>") is True and parse_choice("<choice>1</choice>") is False
+    assert parse_choice("both") is None
+
+
+def test_llm_judge_through_the_local_server(mini_corpus):
+    replies = [text_reply("Evidence checks out. <judgment>Correct</judgment>"), text_reply("<choice>2</choice>")]
+    item = mini_corpus.item("st_0001")
+    sample = Sample(0, "B", 1, ["text"], [{"kind": "tool", "tool": "read_section", "args": {}, "text": "[x] " * 300}])
+    with FakeOpenAI(lambda req, n: replies[n]) as srv:
+        judge = LLMJudge("openai/judge-model", base_url=srv.url)
+        v1 = asyncio.run(judge.pointwise(item, sample))
+        v2 = asyncio.run(judge.pairwise(item, sample, sample))
+    assert v1.value is True and v2.value is True and v1.tokens == 120
+    first = srv.requests[0]
+    assert first["temperature"] == 0.0 and "<judgment>" in first["messages"][0]["content"]
+    assert "## Trajectory" in first["messages"][1]["content"] and "Submitted answer: B" in first["messages"][1]["content"]

@@ -1,0 +1,331 @@
+"""Test-time scaling: the sequential budget grid with its plateau, and parallel sampling with its verification gap.
+
+The runs go through the one runner (one run per budget level, grouped; one run with K
+replicates for parallel sampling); the numbers come from `stats.plateau` and
+`stats.parallel`; this module joins the two and draws the terminal plots.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import random
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sandbox.runner import RunSpec
+from stats import parallel as par
+from stats.plateau import parse_budget, plateau, scores_from_mapping, scores_from_rows
+from storage import Store
+
+AXES = ("tokens", "points", "turns")
+UNBOUNDED_TOKENS = 10**12
+
+
+class ScalingInputError(ValueError):
+    """A scores file or grid a user must fix (exit 2)."""
+
+
+# ---------------------------------------------------------------- sequential
+
+
+def parse_grid(text: str) -> list[str]:
+    labels = [t.strip() for t in text.split(",") if t.strip()]
+    if len(labels) < 2:
+        raise ScalingInputError("--grid needs at least two budgets, e.g. 8k,16k,32k")
+    for label in labels:
+        try:
+            parse_budget(label)
+        except ValueError as exc:
+            raise ScalingInputError(f"--grid: {exc}") from None
+    return sorted(dict.fromkeys(labels), key=parse_budget)
+
+
+def sequential_specs(base: RunSpec, axis: str, grid: list[str]) -> list[RunSpec]:
+    """One fresh run per budget level, named `NAME@LEVEL`, grouped under NAME, the protocol recorded."""
+    specs = []
+    for label in grid:
+        value = int(parse_budget(label))
+        spec = replace(base, name=f"{base.name}@{label}", group=base.name, kind="sequential",
+                       scaling={"axis": axis, "budget": label, "value": value, "protocol": "fresh"})
+        if axis == "points":
+            spec.caps = replace(base.caps, budget=value)
+        elif axis == "turns":
+            spec.caps = replace(base.caps, max_turns=value)
+        else:
+            spec.context_budget = value
+            spec.caps = replace(base.caps, max_tokens_total=UNBOUNDED_TOKENS)
+            spec.estimate_tokens = base.agent != "llm"
+        specs.append(spec)
+    return specs
+
+
+def group_scores(store: Store, group: str) -> tuple[list[str], list[str], np.ndarray, list[dict[str, Any]]]:
+    """Per-item correctness at each budget of a sequential group: (budgets, items, n×K×T, runs)."""
+    runs = [r for r in store.runs_in_group(group) if r["kind"] == "sequential"]
+    if len(runs) < 1:
+        raise ScalingInputError(f"no sequential runs in group '{group}' (run `scale sequential --run {group}` first)")
+    runs.sort(key=lambda r: parse_budget(r["config"]["scaling"]["budget"]))
+    budgets = [r["config"]["scaling"]["budget"] for r in runs]
+    per_run = []
+    for r in runs:
+        cells: dict[str, dict[int, float]] = {}
+        for t in store.trajectories(r["id"]):
+            cells.setdefault(t["item_id"], {})[t["replicate"]] = float(bool(t["correct"]))
+        per_run.append(cells)
+    items = sorted(set().union(*per_run))
+    trials = max((len(c) for cells in per_run for c in cells.values()), default=1)
+    y = np.full((len(items), len(runs), trials), np.nan)
+    for k, cells in enumerate(per_run):
+        for i, item in enumerate(items):
+            for rep, v in cells.get(item, {}).items():
+                if rep < trials:
+                    y[i, k, rep] = v
+    return budgets, items, (y[:, :, 0] if trials == 1 else y), runs
+
+
+def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[str], np.ndarray]:
+    """Scores from JSON {"budget": {"item": score}} (or {study: that} with --study) or CSV item,budget,score."""
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ScalingInputError(f"cannot read {path}: {exc.strerror}") from None
+    if path.suffix.lower() == ".csv":
+        rows = list(csv.DictReader(text.splitlines()))
+        for lineno, row in enumerate(rows, 2):
+            for key in ("item", "budget", "score"):
+                if not row.get(key):
+                    raise ScalingInputError(f"{path}:{lineno}: field '{key}' is missing")
+        try:
+            return scores_from_rows((r["item"], r["budget"], r["score"]) for r in rows)
+        except ValueError as exc:
+            raise ScalingInputError(f"{path}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScalingInputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    if not isinstance(data, dict) or not data:
+        raise ScalingInputError(f"{path}: expected an object of budgets")
+    first = next(iter(data.values()))
+    nested = isinstance(first, dict) and first and all(isinstance(v, dict) for v in first.values())
+    if nested:
+        if study is None:
+            raise ScalingInputError(f"{path} holds several studies; choose one with --study: {', '.join(data)}")
+        if study not in data:
+            raise ScalingInputError(f"{path}: no study '{study}' (have: {', '.join(data)})")
+        data = data[study]
+    try:
+        return scores_from_mapping(data)
+    except ValueError as exc:
+        raise ScalingInputError(f"{path}: {exc}") from None
+
+
+def plateau_result(budgets, items, matrix, **options: Any) -> dict[str, Any]:
+    try:
+        result = plateau(matrix, budgets, items=items, **options)
+    except ValueError as exc:
+        raise ScalingInputError(str(exc)) from None
+    out = result.to_dict()
+    k = out.get("k_star")
+    out["plateau_budget"] = out["budgets"][k - 1] if k else None
+    return out
+
+
+def group_costs(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Cost and tokens of each budget level, so accuracy per dollar and per token can be read."""
+    out = []
+    for r in runs:
+        rows = store.trajectories(r["id"])
+        costs = [t["cost_usd"] for t in rows if t["cost_usd"] is not None]
+        tokens = sum(t["tokens"] or 0 for t in rows)
+        acc = sum(bool(t["correct"]) for t in rows) / len(rows) if rows else None
+        out.append({"budget": r["config"]["scaling"]["budget"], "run": r["name"], "n": len(rows),
+                    "accuracy": acc, "tokens": tokens, "cost_usd": sum(costs) if costs else None,
+                    "continues": sum(t["continues"] or 0 for t in rows),
+                    "accuracy_per_million_tokens": acc / (tokens / 1e6) if acc and tokens else None})
+    return out
+
+
+def _figure(width: int, height: int, color: bool):
+    import plotext as plt
+
+    plt.clear_figure()
+    plt.theme("clear")
+    plt.plotsize(width, height)
+    return plt
+
+
+def _built(plt, color: bool) -> str:
+    text = plt.build()
+    return text if color else plt.uncolorize(text)
+
+
+def plateau_plot(result: dict[str, Any], width: int = 78, height: int = 22, color: bool = True) -> str:
+    """Accuracy per budget as a line and C_k as bars (green gains, red otherwise), the plateau marked."""
+    labels = [str(b) for b in result["budgets"]]
+    x = list(range(1, len(labels) + 1))
+    plt = _figure(width, height, color)
+    plt.subplots(2, 1)
+    plt.subplot(1, 1)
+    flags = [name for name in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero")
+             if result.get(name)]
+    if any(t.get("borderline") for t in result["transitions"]):
+        flags.append("borderline")
+    k = result.get("k_star")
+    plt.title(f"accuracy by budget · plateau at {result.get('plateau_budget')} (k*={k})"
+              + (f" · {', '.join(flags)}" if flags else ""))
+    plt.plot(x, result["accuracy"], marker="dot")
+    if k:
+        plt.vline(k)
+    plt.xticks(x, labels)
+    plt.subplot(2, 1)
+    names = [f"{t['from']}→{t['to']}" for t in result["transitions"]]
+    ck = [t["c_k"] for t in result["transitions"]]
+    plt.title("C_k: one-sided lower bound of the gain (> 0 = significant)")
+    plt.bar(names, [c if c > 0 else 0 for c in ck], color="green", label="gain", width=0.5)
+    plt.bar(names, [c if c <= 0 else 0 for c in ck], color="red", label="no significant gain", width=0.5)
+    return _built(plt, color)
+
+
+# ---------------------------------------------------------------- parallel
+
+
+def parallel_samples(store: Store, run_name: str, corpus) -> tuple[dict[str, Any], list[str], list[list[dict[str, Any]]]]:
+    """The run, its items and, per item, its K samples in replicate order (with read texts and transcripts)."""
+    run = store.run(run_name)
+    by_item: dict[str, dict[int, dict[str, Any]]] = {}
+    for t in store.trajectories(run["id"]):
+        by_item.setdefault(t["item_id"], {})[t["replicate"]] = t
+    k = run["replicates"]
+    items = [i for i, reps in by_item.items() if len(reps) >= k]
+    samples = [[by_item[i][r] for r in range(k)] for i in items]
+    return run, items, samples
+
+
+def _sample_view(store: Store, traj: dict[str, Any], index: int):
+    from sandbox.judges import Sample
+
+    steps = store.steps(traj["id"])
+    reads = [s["text"] for s in steps if s["kind"] == "tool" and s["delivered"]]
+    transcript = [{"kind": s["kind"], "tool": s["tool_name"], "args": s["tool_args"], "text": s["text"]} for s in steps]
+    return Sample(index, traj["answer"], traj["predicted_index"], reads, transcript)
+
+
+def blocks(big_k: int, k: int) -> list[list[int]]:
+    """Disjoint blocks of k samples (K // k of them): a strategy at k is averaged over them, so at k = 1 it is
+    the mean accuracy, matching the unbiased pass@1."""
+    return [list(range(b * k, (b + 1) * k)) for b in range(big_k // k)]
+
+
+async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples, corpus, judge, ks: list[int],
+                    n_orders: int = 8, seed: int = 0) -> dict[str, Any]:
+    """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store."""
+    cache = store.judgments(run["id"], judge.name)
+    rng = random.Random(seed)
+
+    async def verdict(item, views, kind: str, a: int, b: int | None) -> bool | None:
+        key = (item.id, kind, a, b)
+        if key not in cache:
+            v = await (judge.pointwise(item, views[a]) if b is None else judge.pairwise(item, views[a], views[b]))
+            store.add_judgment(run["id"], item.id, kind, judge.name, a, b, v.value, v.prompt, v.reply, v.tokens,
+                               v.cost_usd)
+            cache[key] = {"verdict": None if v.value is None else int(v.value)}
+        value = cache[key]["verdict"]
+        return None if value is None else bool(value)
+
+    pointwise, tables, orders = [], [], {}
+    for i, (item_id, rows) in enumerate(zip(items, samples)):
+        item = corpus.item(item_id)
+        views = [_sample_view(store, t, j) for j, t in enumerate(rows)]
+        pointwise.append([await verdict(item, views, "pointwise", j, None) for j in range(len(rows))])
+        table: dict[tuple[int, int], bool] = {}
+        for k in ks:
+            for block in blocks(len(rows), k):
+                perms = []
+                for _ in range(n_orders if k > 1 else 1):
+                    order = list(block)
+                    rng.shuffle(order)
+                    perms.append(order)
+                    leader = order[0]
+                    for challenger in order[1:]:
+                        if (leader, challenger) not in table:  # unparsed keeps the leader
+                            table[(leader, challenger)] = bool(await verdict(item, views, "pairwise", leader, challenger))
+                        if table[(leader, challenger)]:
+                            leader = challenger
+                orders[(i, k, block[0])] = perms
+        tables.append(table)
+    return {"pointwise": pointwise, "tables": tables, "orders": orders}
+
+
+async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], judge=None, n_orders: int = 8,
+                          seed: int = 0) -> dict[str, Any]:
+    """pass@k, majority vote, pointwise and pairwise selection, and the verification gap, per k, with intervals."""
+    run, items, samples = parallel_samples(store, run_name, corpus)
+    big_k = run["replicates"]
+    ks = sorted(k for k in ks if 1 <= k <= big_k)
+    if not items or not ks:
+        raise ScalingInputError(f"run '{run_name}' has no item with {big_k} samples, or no k ≤ {big_k}")
+    correct = [[bool(t["correct"]) for t in rows] for rows in samples]
+    answers = [[t["answer"] for t in rows] for rows in samples]
+    golds = ["ABCD"[corpus.item(i).correct_index] for i in items]
+    judged = await judge_run(store, run, items, samples, corpus, judge, ks, n_orders, seed) if judge else None
+    pass1 = par.pass_at_k_items(correct, 1)
+    per_k = []
+    for k in ks:
+        parts = blocks(big_k, k)
+        oracle = par.pass_at_k_items(correct, k)
+        per_item = {"pass_at_k": oracle, "majority": np.array([
+            np.mean([par.majority_vote([answers[i][j] for j in b], golds[i]).expected_correct for b in parts])
+            for i in range(len(items))])}
+        if judged:
+            per_item["pointwise"] = np.array([
+                np.mean([par.pointwise_selection([correct[i][j] for j in b], [judged["pointwise"][i][j] for j in b])
+                         for b in parts]) for i in range(len(items))])
+            per_item["pairwise"] = np.array([
+                np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b[0])], b) for b in parts])
+                for i in range(len(items))])
+        cis = par.strategies_ci(per_item, seed=seed) if len(items) >= 2 else {}
+        row: dict[str, Any] = {"k": k, "n": len(items), "blocks": len(parts)}
+        for name, values in per_item.items():
+            row[name] = float(np.mean(values))
+            if name in cis:
+                row[f"{name}_ci"] = [cis[name].low, cis[name].high]
+            if name != "pass_at_k":
+                row[f"gap_{name}"] = par.verification_gap(oracle, values, pass1=pass1, seed=seed)["gap"]
+        per_k.append(row)
+    costs = [t["cost_usd"] for rows in samples for t in rows if t["cost_usd"] is not None]
+    return {"run": run_name, "k_max": big_k, "items": len(items), "judge": judge.name if judge else None,
+            "tie_rule": "majority: exact expectation under a uniformly random choice among tied modes; strategies at k "
+                        "are averaged over K//k disjoint blocks of k samples; pairwise: leader kept on ties and "
+                        "unparsed verdicts, averaged over random orders",
+            "per_k": per_k, "sampling_cost_usd": sum(costs) if costs else None,
+            "judge_cost_usd": _judge_cost(store, run["id"], judge.name) if judge else None}
+
+
+def _pairwise(correct: list[bool], pairs: dict[tuple[int, int], bool], orders: list[list[int]], block: list[int]) -> float:
+    """`stats.parallel.pairwise_selection` on one block, its sample indices made local."""
+    local = {g: n for n, g in enumerate(block)}
+    table = [[pairs.get((a, b)) for b in block] for a in block]
+    return par.pairwise_selection([correct[j] for j in block], table, [[local[g] for g in o] for o in orders])
+
+
+def _judge_cost(store: Store, run_id: int, judge: str) -> float | None:
+    row = store.conn.execute("SELECT SUM(cost_usd), COUNT(cost_usd) FROM judgments WHERE run_id = ? AND judge = ?",
+                             (run_id, judge)).fetchone()
+    return row[0] if row and row[1] else None
+
+
+def parallel_plot(report: dict[str, Any], width: int = 78, height: int = 18, color: bool = True) -> str:
+    """pass@k and each strategy against k; the gap is the distance between pass@k and the strategies."""
+    rows = report["per_k"]
+    x = [r["k"] for r in rows]
+    plt = _figure(width, height, color)
+    plt.title(f"{report['run']}: pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report["judge"] else ""))
+    for name in ("pass_at_k", "majority", "pointwise", "pairwise"):
+        if name in rows[0]:
+            plt.plot(x, [r[name] for r in rows], label=name, marker="dot")
+    plt.xticks(x, [str(k) for k in x])
+    plt.xlabel("k")
+    return _built(plt, color)
