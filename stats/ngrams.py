@@ -77,10 +77,15 @@ def bigram_delta_accuracy(sequences: Sequence[Sequence[str]], correct: Sequence[
     if len(sequences) != len(correct):
         raise ValueError("one correctness flag per trajectory")
     ok = np.asarray(correct, dtype=bool)
-    present = [set(ngrams(seq, 2)) for seq in sequences]
+    grams = all_bigrams()
+    column = {g: j for j, g in enumerate(grams)}
+    presence = np.zeros((len(sequences), len(grams)), dtype=bool)  # one pass over the data, then column reads
+    for i, seq in enumerate(sequences):
+        for g in ngrams(seq, 2):
+            presence[i, column[g]] = True
     rows = []
-    for gram in all_bigrams():
-        has = np.array([gram in p for p in present], dtype=bool)
+    for j, gram in enumerate(grams):
+        has = presence[:, j]
         w_ok, w_all = int((has & ok).sum()), int(has.sum())
         o_ok, o_all = int((~has & ok).sum()), int((~has).sum())
         with_acc, without_acc = Ratio(w_ok, w_all), Ratio(o_ok, o_all)

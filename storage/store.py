@@ -30,6 +30,9 @@ TRAJECTORY_FIELDS = (
     "wall_time_s", "error", "error_kind", "continues", "chosen_type", "actions",
 )
 JSON_FIELDS = ("reads", "tool_sequence", "actions")
+LIGHT_COLUMNS = ", ".join(c for c in ("id", "run_id", "item_id", "replicate", "attempt", "final", "kind", "depth",
+                                      "question_type", "reasoning_type", "consensus_tier", "venue", "correct_index")
+                          + TRAJECTORY_FIELDS if c not in ("actions", "reads", "reasoning"))
 META_FIELDS = ("question_type", "kind", "depth", "reasoning_type", "consensus_tier", "venue", "correct_index",
                "budget_level")
 
@@ -207,12 +210,22 @@ class Store:
                 f"UPDATE trajectories SET {sets}, status = 'done', final = ?, finished_at = ? WHERE id = ?",
                 [*values, int(final), now(), trajectory_id])
 
-    def trajectories(self, run_id: int, final_only: bool = True) -> list[dict[str, Any]]:
-        """Finished trajectories of a run, in item order of insertion."""
+    def trajectories(self, run_id: int, final_only: bool = True, light: bool = False) -> list[dict[str, Any]]:
+        """Finished trajectories of a run, in order of insertion. `light` leaves out the per-call actions and
+        reads (what panel reports over tens of thousands of trajectories do not need)."""
         cond = "AND final = 1" if final_only else ""
-        rows = self.conn.execute(
-            f"SELECT * FROM trajectories WHERE run_id = ? AND status = 'done' {cond} ORDER BY id", (run_id,))
-        return [_traj_dict(r) for r in rows]
+        cols = LIGHT_COLUMNS if light else "*"
+        cur = self.conn.execute(
+            f"SELECT {cols} FROM trajectories WHERE run_id = ? AND status = 'done' {cond} ORDER BY id", (run_id,))
+        names = [d[0] for d in cur.description]
+        decode = [(i, n) for i, n in enumerate(names) if n in JSON_FIELDS]
+        out = []
+        for row in cur:
+            d = dict(zip(names, row))
+            for i, n in decode:
+                d[n] = json.loads(row[i]) if row[i] else []
+            out.append(d)
+        return out
 
     def trajectory(self, trajectory_id: int) -> dict[str, Any]:
         row = self.conn.execute("SELECT * FROM trajectories WHERE id = ?", (trajectory_id,)).fetchone()
@@ -276,5 +289,6 @@ def _run_dict(row: sqlite3.Row) -> dict[str, Any]:
 def _traj_dict(row: sqlite3.Row) -> dict[str, Any]:
     d = dict(row)
     for key in JSON_FIELDS:
-        d[key] = json.loads(d[key]) if d.get(key) else []
+        if key in d:
+            d[key] = json.loads(d[key]) if d[key] else []
     return d

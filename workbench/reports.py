@@ -32,7 +32,11 @@ def counts(obj: Any) -> Any:
 def run_report(store: Store, name: str) -> dict[str, Any]:
     """The foundation report of one run: accuracy, the four axes, terminations, splits, attribution."""
     run = store.run(name)
-    records = store.trajectories(run["id"])
+    return report_of(run, store.trajectories(run["id"]))
+
+
+def report_of(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """`run_report` from records already loaded (the panel loads each run once)."""
     four = axes.four_axes(records)
     acc = four.pop("accuracy")
     costs = [r["cost_usd"] for r in records if r.get("cost_usd") is not None]
@@ -141,8 +145,9 @@ def intervals(records: list[dict[str, Any]], n_boot: int = 10_000, seed: int = 0
 
 def diagnostics(store: Store, name: str, ci: bool = False) -> dict[str, Any]:
     """The full single-run report: the foundation report plus position bias, analytics and (optionally) intervals."""
-    report = run_report(store, name)
-    records = store.trajectories(store.run(name)["id"])
+    run = store.run(name)
+    records = store.trajectories(run["id"])
+    report = report_of(run, records)
     report["position_bias"] = position_bias(records)
     report["analytics"] = analytics(records)
     if ci:
@@ -172,11 +177,10 @@ def _dig(obj: Any, path: tuple[str, ...]) -> Any:
     return obj
 
 
-def item_matrix(store: Store, names: list[str]) -> tuple[list[str], list[list[int]]]:
+def item_matrix(runs_records: list[list[dict[str, Any]]]) -> tuple[list[str], list[list[int]]]:
     """Items answered by every run (replicate 0) and the item × run correctness matrix."""
     per_run = []
-    for name in names:
-        rows = store.trajectories(store.run(name)["id"])
+    for rows in runs_records:
         per_run.append({r["item_id"]: int(bool(r["correct"])) for r in rows if r["replicate"] == 0})
     common = [i for i in per_run[0] if all(i in run for run in per_run[1:])] if per_run else []
     return common, [[run[i] for run in per_run] for i in common]
@@ -199,7 +203,9 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
     from stats import ngrams
     from stats.significance import coverage_histogram, cronbach_alpha, item_total_correlations, spearman
 
-    reports = [run_report(store, n) for n in names]
+    runs = [store.run(n) for n in names]
+    loaded = [store.trajectories(r["id"], light=True) for r in runs]
+    reports = [report_of(run, records) for run, records in zip(runs, loaded)]
     rows = []
     for rep in reports:
         rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
@@ -210,7 +216,7 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
         if len(set(vals)) > 1:  # a column where every run ties has no best cell
             top = (min if col in LOWER_IS_BETTER else max)(vals)
             best[col] = [r["run"] for r in rows if r[col] == top]
-    common, matrix = item_matrix(store, names)
+    common, matrix = item_matrix(loaded)
     panel: dict[str, Any] = {"rows": rows, "best": best, "n_common_items": len(common)}
     if len(names) >= 2 and common:
         panel["cronbach_alpha"] = cronbach_alpha(matrix)
@@ -218,11 +224,11 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
         if len(names) >= 3 and len(common) >= 2:
             itc = item_total_correlations(matrix)
             panel["item_total_correlation"] = {i: (None if v != v else float(v)) for i, v in zip(common, itc)}
-    sequences = [[r.get("tool_sequence") or [] for r in store.trajectories(store.run(n)["id"])] for n in names]
-    correct = [[bool(r["correct"]) for r in store.trajectories(store.run(n)["id"])] for n in names]
+    sequences = [[r.get("tool_sequence") or [] for r in records] for records in loaded]
+    correct = [[bool(r["correct"]) for r in records] for records in loaded]
     per_run = [ngrams.bigram_delta_accuracy(s, c) for s, c in zip(sequences, correct) if s]
     panel["bigram_panel"] = [b for b in ngrams.panel_mean_delta(per_run) if b["n_runs"]] if per_run else []
-    panel["replicates"] = {n: replicate_spread(store.trajectories(store.run(n)["id"])) for n in names}
+    panel["replicates"] = {n: replicate_spread(records) for n, records in zip(names, loaded)}
     panel["ablation_lift"] = ablation_lift(reports)
     if external:
         pairs = [(r["accuracy"], external[r["run"]]) for r in rows if r["run"] in external and r["accuracy"] is not None]
