@@ -166,10 +166,19 @@ def build_spec(args: argparse.Namespace):
     items = select_items(corpus, spec)
     if args.agent == "llm" and not args.dry_run:
         from sandbox.agents.llm import ConfigError, config_from_options
+        from sandbox.agents.local_model import LOCAL_PREFIX, LocalModelUnavailable, gguf_path
 
         try:
-            config_from_options({"model": model, **spec.agent_options}).api_key()
-        except ConfigError as exc:
+            if model.startswith(LOCAL_PREFIX):
+                import importlib.util
+
+                if importlib.util.find_spec("xllamacpp") is None:
+                    raise LocalModelUnavailable("the local model needs the [local] extra: "
+                                                "pip install 'agenthop-workbench[local]'")
+                gguf_path(model[len(LOCAL_PREFIX):])
+            else:
+                config_from_options({"model": model, **spec.agent_options}).api_key()
+        except (ConfigError, LocalModelUnavailable) as exc:
             raise UsageError(str(exc)) from None
     return corpus, spec, items
 

@@ -312,7 +312,10 @@ def config_from_options(options: dict[str, Any]) -> LLMConfig:
 
 def llm_factory(spec: Any):
     """An agent factory for a run: one limiter and one price shared by all its episodes."""
-    config = config_from_options({"model": spec.model, **spec.agent_options})
+    from sandbox.agents.local_model import resolve
+
+    model, options = resolve(spec.model, spec.agent_options)
+    config = config_from_options({"model": model, **options})
     config.api_key()  # fail before the run starts
     limiter = RateLimiter(config.concurrency, config.rpm)
     rows = spec.agent_options.get("pricing")
