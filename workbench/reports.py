@@ -73,3 +73,17 @@ def runs_table(store: Store) -> list[dict[str, Any]]:
             "cost_usd": r["cost"] if r["n_costed"] else None, "status": r["status"], "created_at": r["created_at"],
         })
     return rows
+
+
+# ---------------------------------------------------------------- added for the workbench TUI
+
+
+def transition_report(store: Store, name: str) -> dict[str, Any]:
+    """The 7×7 tool transition matrix of a run (counts and row shares), from each trajectory's tool sequence."""
+    from sandbox.records import TOOL_NAMES
+    from stats.transitions import transition_matrix
+
+    run = store.run(name)
+    sequences = [t.get("tool_sequence") or [] for t in store.trajectories(run["id"])]
+    names, matrix, rates = transition_matrix(sequences, TOOL_NAMES)
+    return {"run": run["name"], "names": names, "counts": matrix, "rates": rates, "n": len(sequences)}
