@@ -247,6 +247,41 @@ class Store:
             out.append(d)
         return out
 
+    # ------------------------------------------------------------ added for the workbench TUI (cheap reads, export)
+
+    LIST_FIELDS = ("id", "item_id", "replicate", "attempt", "kind", "question_type", "depth", "correct", "termination",
+                   "answer", "predicted_index", "chosen_type", "points_used", "turns", "tokens", "tool_calls",
+                   "paper_recall", "section_recall", "cost_usd", "wall_time_s", "error")
+
+    def data_version(self) -> int:
+        """SQLite's `PRAGMA data_version`: changes whenever another connection commits (a cheap poll)."""
+        return self.conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def trajectory_list(self, run_id: int) -> list[dict[str, Any]]:
+        """Finished final trajectories of a run with only the columns a list needs (no texts, no sequences)."""
+        cols = ", ".join(self.LIST_FIELDS)
+        rows = self.conn.execute(
+            f"SELECT {cols} FROM trajectories WHERE run_id = ? AND status = 'done' AND final = 1 ORDER BY id", (run_id,))
+        return [dict(r) for r in rows]
+
+    def export_jsonl(self, run_id: int, path: Path | str, with_steps: bool = False) -> int:
+        """Write the run's final trajectories to `path` as JSON lines (optionally each with its steps); the count."""
+        run = _run_dict(self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone())
+        header = {k: run[k] for k in ("name", "agent", "model", "dataset", "dataset_fingerprint", "ablation", "seed", "caps")}
+        n = 0
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".part")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for traj in self.trajectories(run_id):
+                record = {"run": header, **traj}
+                if with_steps:
+                    record["steps"] = self.steps(traj["id"])
+                fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+                n += 1
+        tmp.replace(target)
+        return n
+
 
     # ------------------------------------------------------------ judgments (parallel scaling)
 

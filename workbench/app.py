@@ -1,9 +1,305 @@
-"""Placeholder entry for the Textual workbench (built in its own issue)."""
+"""The Textual workbench: `agenthop-tui [--db PATH] [--theme NAME]`.
+
+Startup stays light (first paint well under a second): the store is opened, the runs
+list drawn; the sandbox is imported only when a run is launched and a corpus only
+when the stepper needs an item. litellm is never imported here.
+"""
 from __future__ import annotations
 
+import argparse
+import os
 import sys
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+
+import themes
+from workbench import paths
+from workbench.tui import config as config_file
+from workbench.tui.commands import WorkbenchCommands
+from workbench.tui.corpora import CorpusCache
+
+
+class WorkbenchApp(App[int]):
+    TITLE = "AgentHop Workbench"
+    CSS_PATH = [themes.STYLESHEETS_DIR / name for name in themes.STYLESHEETS]
+    COMMANDS = App.COMMANDS | {WorkbenchCommands}
+    BINDINGS = [
+        Binding("question_mark", "help", "Help", id="app.help", key_display="?"),
+        Binding("T", "toggle_theme", "Light/dark", id="app.toggle_theme", show=False),
+    ]
+
+    def __init__(self, store_path: Path | None = None, cache_dir: Path | None = None,
+                 config_path: Path | None = None, theme: str | None = None, keymap: dict[str, str] | None = None,
+                 warnings: list[str] | None = None, home: bool = True):
+        super().__init__()
+        self.store_path = Path(store_path) if store_path else paths.store_path()
+        self.cache_dir = Path(cache_dir) if cache_dir else paths.cache_dir()
+        self.config_path = Path(config_path) if config_path else paths.config_path()
+        for t in themes.THEMES:
+            self.register_theme(t)
+        self.theme = theme or themes.DEFAULT_THEME
+        self._remembered_theme = self.theme
+        if keymap:
+            self.set_keymap(keymap)
+        self.startup_warnings = list(warnings or [])
+        self.jobs: dict[str, Any] = {}
+        self.corpora = CorpusCache(self.cache_dir)
+        self._store = None
+        self.home = home
+
+    # ------------------------------------------------------------ store
+
+    def open_store(self, create: bool = True):
+        """The UI thread's store connection; None while no store file exists and `create` is False."""
+        if self._store is None and (create or self.store_path.exists()):
+            from storage import Store
+
+            self._store = Store(self.store_path)
+        return self._store
+
+    @property
+    def store(self):
+        return self.open_store(create=True)
+
+    def run_names(self) -> list[str]:
+        store = self.open_store(create=False)
+        return [r["name"] for r in store.runs()] if store is not None else []
+
+    # ------------------------------------------------------------ lifecycle
+
+    def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        for warning in self.startup_warnings:
+            self.notify(warning, title="config", severity="warning", timeout=8)
+        if self.home:
+            from workbench.tui.runs import RunsScreen
+
+            self.push_screen(RunsScreen())
+
+    def _remember_theme(self, theme) -> None:
+        if theme.name != self._remembered_theme:
+            self._remembered_theme = theme.name
+            try:
+                config_file.remember_theme(self.config_path, theme.name)
+            except OSError as exc:
+                self.notify(f"could not save the theme: {exc}", severity="warning")
+
+    async def action_quit(self) -> None:
+        active = [j for j in self.jobs.values() if j.active]
+        if not active:
+            self.exit(0)
+            return
+        from workbench.tui.dialogs import ConfirmModal
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                for job in active:
+                    job.cancel()
+                self.exit(0)
+
+        names = ", ".join(j.name for j in active)
+        self.push_screen(ConfirmModal(f"{names} still running. Quit and interrupt (finished trajectories are kept, "
+                                      "the run can be resumed)?", "Quit", "Quit"), done)
+
+    def on_unmount(self) -> None:
+        for job in self.jobs.values():
+            if job.active:
+                job.cancel()
+        self.corpora.close()
+
+    # ------------------------------------------------------------ actions shared by screens and the palette
+
+    def action_help(self) -> None:
+        from workbench.tui.help import HelpScreen
+
+        if type(self.screen).__name__ == "HelpScreen":
+            return
+        self.push_screen(HelpScreen(self.screen))
+
+    def action_toggle_theme(self) -> None:
+        self.theme = themes.LIGHT_THEME if self.theme == themes.DEFAULT_THEME else themes.DEFAULT_THEME
+
+    def action_home(self) -> None:
+        from workbench.tui.runs import RunsScreen
+
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, RunsScreen):
+            self.pop_screen()
+
+    def action_new_run(self, values: dict[str, str] | None = None) -> None:
+        from workbench.tui.launch import LaunchScreen
+
+        def launched(spec) -> None:
+            if spec is not None:
+                self.start_run(spec)
+
+        self.push_screen(LaunchScreen(set(self.run_names()), values), launched)
+
+    def action_run_builtin(self) -> None:
+        from sandbox.runner import RunSpec
+
+        from workbench.tui.launch import default_name
+
+        name = default_name("heuristic", "builtin", "", set(self.run_names()))
+        self.start_run(RunSpec(name=name, dataset="builtin", agent="heuristic", workers=4))
+
+    def start_run(self, spec, show: bool = True):
+        """Run `spec` in the background (an app-level worker) and, with `show`, open its live screen."""
+        from workbench.tui.jobs import RunJob
+
+        existing = self.jobs.get(spec.name)
+        if existing is not None and existing.active:
+            self.notify(f"'{spec.name}' is already running", severity="warning")
+            return existing
+        self.open_store(create=True)
+        job = RunJob(spec, self.store_path, self.cache_dir)
+        self.jobs[spec.name] = job
+        job.start(self)
+        if show:
+            self.watch_run(spec.name)
+        return job
+
+    def on_worker_state_changed(self, event) -> None:
+        from textual.worker import WorkerState
+
+        worker = event.worker
+        if worker.group != "runs" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return
+        job = next((j for j in self.jobs.values() if j.worker is worker), None)
+        if job is None:
+            return
+        snap = job.monitor.snapshot()
+        if event.state == WorkerState.ERROR:
+            self.notify(f"run '{job.name}' failed: {worker.error}", severity="error", timeout=10)
+        elif snap.status == "failed":
+            self.notify(f"run '{job.name}' failed: {snap.message}", severity="error", timeout=10)
+        elif snap.status == "done":
+            acc = "—" if snap.accuracy is None else f"{snap.accuracy:.3f}"
+            self.notify(f"run '{job.name}' done: {snap.done}/{snap.planned}, accuracy {acc}", timeout=5)
+        else:
+            self.notify(f"run '{job.name}' {snap.status}", severity="warning", timeout=5)
+
+    def watch_run(self, name: str) -> None:
+        from workbench.tui.live import LiveScreen
+
+        job = self.jobs.get(name)
+        if job is None:
+            self.notify(f"'{name}' was not launched from this workbench session: no live view "
+                        "(its list refreshes as it progresses)", severity="warning", timeout=4)
+            return
+        if isinstance(self.screen, LiveScreen) and self.screen.monitor is job.monitor:
+            return
+        self.push_screen(LiveScreen(job.monitor, job))
+
+    def open_run(self, name: str, tab: str = "trajectories") -> None:
+        from workbench.tui.trajectories import RunScreen
+
+        try:
+            self.store.run(name)
+        except Exception as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.push_screen(RunScreen(name, tab))
+
+    def export_run(self, name: str) -> None:
+        from workbench.tui.dialogs import ExportModal
+
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name) or "run"
+
+        def chosen(answer) -> None:
+            if answer:
+                path, with_steps = answer
+                self.run_worker(lambda: self._export(name, path, with_steps), thread=True, group="export",
+                                exit_on_error=False, name=f"export:{name}")
+
+        self.push_screen(ExportModal(name, Path.cwd() / f"{safe}.jsonl"), chosen)
+
+    def _export(self, name: str, path: Path, with_steps: bool) -> None:
+        from storage import Store
+
+        store = Store(self.store_path)
+        try:
+            n = store.export_jsonl(store.run(name)["id"], path, with_steps=with_steps)
+        except Exception as exc:
+            self.call_from_thread(self.notify, f"export failed: {exc}", severity="error")
+            return
+        finally:
+            store.close()
+        self.call_from_thread(self.notify, f"exported {n} trajectories to {path}", timeout=5)
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def resolve_theme(flag: str | None, configured: str | None, available: set[str]) -> tuple[str, list[str]]:
+    """Theme by precedence: --theme, TEXTUAL_THEME, the config file, the default. Raises ValueError on a bad flag."""
+    warnings: list[str] = []
+
+    def known(name: str | None) -> str | None:
+        if not name:
+            return None
+        name = themes.ALIASES.get(name, name)
+        return name if name in available else None
+
+    if flag:
+        name = known(flag)
+        if name is None:
+            raise ValueError(f"unknown theme '{flag}'; available: {', '.join(sorted(available | set(themes.ALIASES)))}")
+        return name, warnings
+    env = os.environ.get("TEXTUAL_THEME")
+    if env:
+        for candidate in env.split(","):
+            if known(candidate.strip()):
+                return known(candidate.strip()), warnings
+        warnings.append(f"TEXTUAL_THEME={env!r} names no known theme; ignored")
+    if configured:
+        if known(configured):
+            return known(configured), warnings
+        warnings.append(f"theme '{configured}' from the config file is not known; using {themes.DEFAULT_THEME}")
+    return themes.DEFAULT_THEME, warnings
+
+
+def available_themes() -> set[str]:
+    from textual.theme import BUILTIN_THEMES
+
+    return set(BUILTIN_THEMES) | {t.name for t in themes.THEMES}
+
+
+def build_app(argv: list[str]) -> WorkbenchApp:
+    """Parse `agenthop-tui` flags and the config file into an app (raises SystemExit/ValueError on bad flags)."""
+    parser = argparse.ArgumentParser(prog="agenthop-tui", description="AgentHop Workbench (use --batch for headless).")
+    parser.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
+    parser.add_argument("--theme", help="a theme name: agenthop-dark, agenthop-light, ansi-dark, textual-dark, …")
+    args = parser.parse_args(argv)
+    warnings: list[str] = []
+    cfg_path = paths.config_path()
+    try:
+        cfg = config_file.load(cfg_path)
+    except config_file.ConfigError as exc:
+        warnings.append(f"{exc}; using defaults")
+        cfg = {}
+    keymap, key_warnings = config_file.keymap(cfg)
+    warnings += key_warnings
+    theme, theme_warnings = resolve_theme(args.theme, config_file.theme(cfg), available_themes())
+    warnings += theme_warnings
+    return WorkbenchApp(store_path=paths.store_path(args.db), cache_dir=paths.cache_dir(), config_path=cfg_path,
+                        theme=theme, keymap=keymap, warnings=warnings)
 
 
 def run_app(argv: list[str]) -> int:
-    sys.stderr.write("The interactive workbench is not built yet; use `agenthop-tui --batch run|runs|report|synth`.\n")
-    return 2
+    try:
+        app = build_app(argv)
+    except ValueError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    from storage import StoreError
+
+    try:
+        app.open_store(create=False)
+    except StoreError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    app.run()
+    return app.return_code or 0

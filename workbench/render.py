@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 
 def _pct(value: float | None) -> str:
@@ -67,14 +68,14 @@ def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
 
 def report_table(report: dict[str, Any]) -> Table:
     """The four axes as rows, ST / MT / all as columns, with counts beside each share."""
-    table = Table(title=f"{report['run']} · {report['agent']}{' ' + report['model'] if report['model'] else ''} · "
-                        f"{report['dataset']} · n={report['n']}", title_justify="left")
+    table = Table(title=Text(f"{report['run']} · {report['agent']}{' ' + report['model'] if report['model'] else ''} · "
+                             f"{report['dataset']} · n={report['n']}"), title_justify="left")
     for col in ("axis", "metric", "ST", "MT", "all"):
         table.add_column(col, justify="left" if col in ("axis", "metric") else "right")
     for row in report_rows(report):
-        table.add_row(*row)
+        table.add_row(*map(Text, row))
     terms = " · ".join(f"{k} {v}" for k, v in report["terminations"].items())
-    table.caption = f"terminations: {terms}" + (f" · cost ${report['cost_usd']:.4f}" if report.get("cost_usd") else "")
+    table.caption = Text(f"terminations: {terms}" + (f" · cost ${report['cost_usd']:.4f}" if report.get("cost_usd") else ""))
     table.caption_justify = "left"
     return table
 
@@ -168,7 +169,7 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     for i, col in enumerate(header):
         table.add_column(col, justify="left" if i == 0 else "right")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*map(Text, row))
     out = console()
     out.print(table)
     if panel.get("cronbach_alpha") is not None:
@@ -186,13 +187,13 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
         print_json(cmp)
         return
-    table = Table(title=f"{cmp['a']} (A) vs {cmp['b']} (B) · {cmp['n_common']} common items", title_justify="left")
+    table = Table(title=Text(f"{cmp['a']} (A) vs {cmp['b']} (B) · {cmp['n_common']} common items"), title_justify="left")
     for col in ("axis", "A", "B", "Δ (B−A)"):
         table.add_column(col, justify="left" if col == "axis" else "right")
     for r in cmp["rows"]:
         fmt_v = (lambda v: _num(v, 2)) if r["axis"] in ("calls/turn", "tokens", "turns", "points") else _pct
         delta = "—" if r["delta"] is None else (f"{r['delta'] * 100:+.1f} pts" if fmt_v is _pct else f"{r['delta']:+.2f}")
-        table.add_row(r["axis"], fmt_v(r["a"]), fmt_v(r["b"]), delta)
+        table.add_row(*map(Text, (r["axis"], fmt_v(r["a"]), fmt_v(r["b"]), delta)))
     out = console()
     out.print(cmp["summary"], markup=False)
     out.print(table)
@@ -216,8 +217,9 @@ def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
         if r["ablation"] != "full":
             agent += f" [{r['ablation']}]"
         cost = "—" if r["cost_usd"] is None else f"${r['cost_usd']:.2f}"
-        table.add_row(r["name"], agent, r["dataset"], f"{r['done']}/{r['planned']}",
-                      "—" if r["accuracy"] is None else f"{r['accuracy']:.3f}", cost, r["status"])
+        cells = (r["name"], agent, r["dataset"], f"{r['done']}/{r['planned']}",
+                 "—" if r["accuracy"] is None else f"{r['accuracy']:.3f}", cost, r["status"])
+        table.add_row(*map(Text, cells))
     console().print(table)
 
 
@@ -246,8 +248,9 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
         decision = "gain" if t["significant"] else "no significant gain"
         if t.get("borderline"):
             decision += " (borderline)"
-        table.add_row(f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}", f"{t['c_k']:+.4f}",
-                      decision, f"{t['improved']} / {t['worsened']}", f"{t['sign_test_p']:.4g}")
+        table.add_row(*map(Text, (f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}",
+                                  f"{t['c_k']:+.4f}", decision, f"{t['improved']} / {t['worsened']}",
+                                  f"{t['sign_test_p']:.4g}")))
     out.print(table)
     for level in result.get("levels", []):
         cost = "unpriced" if level["cost_usd"] is None else f"${level['cost_usd']:.4f}"
@@ -264,8 +267,8 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
     from workbench.scaling import parallel_plot
 
     names = [n for n in ("pass_at_k", "majority", "pointwise", "pairwise") if n in report["per_k"][0]]
-    table = Table(title=f"{report['run']} · {report['items']} items · K = {report['k_max']}"
-                        + (f" · judge {report['judge']}" if report["judge"] else ""), title_justify="left")
+    table = Table(title=Text(f"{report['run']} · {report['items']} items · K = {report['k_max']}"
+                             + (f" · judge {report['judge']}" if report["judge"] else "")), title_justify="left")
     table.add_column("k", justify="right")
     for n in names:
         table.add_column(n, justify="right")
@@ -277,7 +280,7 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
             ci = r.get(f"{n}_ci")
             cells.append(f"{_pct(r[n])}" + (f" [{_pct(ci[0])}, {_pct(ci[1])}]" if ci else ""))
         cells += [f"{r[f'gap_{n}'] * 100:+.1f} pts" for n in names[1:]]
-        table.add_row(*cells)
+        table.add_row(*map(Text, cells))
     out = console()
     out.print(table)
     out.print(report["tie_rule"], markup=False)

@@ -300,3 +300,14 @@ def separating_axis(rows: list[dict[str, Any]]) -> str:
     where = "single-target" if split == "st" else "multi-target"
     direction = "more" if row["delta"] > 0 else "less"
     return f"B {lead}{what} {abs(row['delta']) * 100:.0f} points {direction} than A on {where} items."
+
+
+def transition_report(store: Store, name: str) -> dict[str, Any]:
+    """The 7×7 tool transition matrix of a run (counts and row shares), from each trajectory's tool sequence."""
+    from stats.ngrams import transition_matrix
+
+    run = store.run(name)
+    sequences = [t.get("tool_sequence") or [] for t in store.trajectories(run["id"], light=True)]
+    tm = transition_matrix(sequences)
+    return {"run": run["name"], "names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"],
+            "n": len(sequences)}

@@ -1,0 +1,438 @@
+"""The real app driven by Pilot over temporary stores."""
+from __future__ import annotations
+
+import json
+import tomllib
+
+from textual.widgets import DataTable, Input, Select
+
+from tui_support import make_app, settle
+from workbench.tui.launch import LaunchScreen
+from workbench.tui.live import LiveScreen
+from workbench.tui.runs import RunsScreen
+from workbench.tui.stepper import StepperScreen
+from workbench.tui.trajectories import RunScreen
+from workbench.tui.transcript import TranscriptView, group_turns
+
+SIZE = (120, 36)
+
+
+def ledger_by_turn(app, tid):
+    """What the meters must show at each turn: the stored ledger of the turn's last step."""
+    return [(g[-1]["points_used"], g[-1]["turn"], g[-1]["tokens"]) for g in group_turns(app.store.steps(tid))]
+
+
+def meters(screen: StepperScreen) -> tuple[int, int, int]:
+    r = screen.meter_readings()
+    return r["points"][0], r["turns"][0], r["tokens"][0]
+
+
+async def check_meters_through(pilot, app, screen: StepperScreen, limit: int | None = None) -> int:
+    """Step turn by turn from the first; at each turn the meters equal the stored ledger."""
+    expected = ledger_by_turn(app, screen.ids[screen.index])
+    await pilot.press("0")
+    for k, ledger in enumerate(expected[:limit]):
+        assert meters(screen) == ledger and screen.position == k, k
+        await pilot.press("l" if k % 2 else "right")
+    if limit is None:
+        assert screen.position == len(expected) - 1  # stepping past the end stays on the last turn
+    await pilot.press("dollar_sign")
+    assert meters(screen) == expected[-1]
+    return len(expected)
+
+
+async def test_launch_run_from_form_then_step_through_it(tmp_path):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, RunsScreen) and app.screen.query_one("#welcome").display
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, LaunchScreen)
+        form.query_one("#limit", Input).value = "3"
+        form.query_one("#workers", Input).value = "2"
+        form.query_one("#name", Input).value = "pilot-run"
+        await pilot.pause()
+        assert not form.query_one("#start").disabled
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        live = app.screen
+        assert isinstance(live, LiveScreen)
+        snap = live.monitor.snapshot()
+        assert (snap.status, snap.done, snap.planned) == ("done", 3, 3)
+        assert "done" in str(live.query_one("#live-title").render())
+        run = app.store.run("pilot-run")
+        assert run["status"] == "done" and run["caps"]["budget"] == 30 and run["config"]["slice"]["limit"] == 3
+        assert len(app.store.trajectories(run["id"])) == 3
+
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        assert isinstance(stepper, StepperScreen)
+        n_turns = await check_meters_through(pilot, app, stepper)
+        await pilot.press("0")
+        assert stepper.position == 0
+        await pilot.press("dollar_sign")
+        assert stepper.position == n_turns - 1
+        await pilot.press("h")
+        assert stepper.position == n_turns - 2
+        first = stepper.traj["id"]
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert stepper.traj["id"] != first and stepper.index == 1
+        await check_meters_through(pilot, app, stepper, limit=3)
+        await pilot.press("p")
+        assert stepper.traj["id"] == first
+
+
+async def test_meters_follow_the_ledger_with_rejections_and_tokens(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("scripted-[b]llm[/b]")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        assert isinstance(stepper, StepperScreen) and stepper.ctx is not None and stepper.ctx.item is not None
+        await check_meters_through(pilot, app, stepper)
+        # tokens end above 90% of the cap: the meter is at its error level; points at 27/30 too
+        readings = stepper.meter_readings()
+        assert readings["tokens"][2] == "over" and readings["points"] == (27, 30, "over")
+        await pilot.press("0")
+        assert stepper.meter_readings()["points"][2] == "ok"
+        # marks: a gold read (★), a non-gold read (✗), a rejection (⊘), a nudge (↺)
+        headers = [e.plain_header for e in stepper.entries]
+        assert any("★ gold" in h for h in headers) and any("✗ not gold" in h for h in headers)
+        assert any("⊘ rejected" in h for h in headers) and any("↺ nudge" in h for h in headers)
+
+
+async def test_model_text_with_markup_brackets_renders_literally(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        names = [str(row[0]) for row in (app.screen.query_one(DataTable).get_row_at(i) for i in range(4))]
+        assert "scripted-[b]llm[/b]" in names
+        app.open_run("scripted-[b]llm[/b]")
+        await pilot.pause()
+        assert "scripted-[b]llm[/b]" in str(app.screen.query_one("#run-title").render())
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        view = stepper.query_one(TranscriptView)
+        view.cursor = 1
+        await pilot.press("enter")  # unfold the first reply
+        lines = "".join(line.strip() for line in view.visible_lines())
+        assert "Let me check [bold]the seed[/] and [red]its refs[/red] first; [link=http://x]y[/link]" in lines
+        assert "\\[x\\] [/" in lines and "\x1b" not in lines and "\ufffd[31mred?" in lines
+        await pilot.press("dollar_sign")
+        text = "\n".join(view.visible_lines())
+        assert "[b]Answer[/b]" in text
+        # copying gives the raw text back, brackets and all
+        await pilot.press("Y")
+        assert "[bold]the seed[/]" in app.clipboard and "[b]Answer[/b]" in app.clipboard
+        view.cursor = 1
+        await pilot.press("y")
+        assert app.clipboard.startswith("◆ assistant") and "[red]its refs[/red]" in app.clipboard
+
+
+async def test_unfold_a_long_result_renders_only_visible_lines(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("heur-s0")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        view = app.screen.query_one(TranscriptView)
+        tool = next(i for i, e in enumerate(view.entries) if e.kind == "tool")
+        view.cursor = tool
+        folded = view.total_lines
+        assert "more line" in "\n".join(view.visible_lines())
+        await pilot.press("enter")
+        assert view.total_lines > folded and not view.entries[tool].folded
+        # a 70K-character result: layout is line counts only, drawing touches only the rows on screen
+        entry = view.entries[tool]
+        entry.body = ("word " * 14_000).strip()
+        entry._wrapped = None
+        view.set_entries(view.entries, cursor=tool)
+        assert view.total_lines > 1000 and len(view.visible_lines()) == view.scrollable_content_region.height
+        await pilot.press("enter")
+        assert view.total_lines < 100
+
+
+async def test_runs_filter_sort_rename_delete_export(seeded, tmp_path):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        assert table.row_count == 4
+        await pilot.press("slash")
+        assert screen.query_one("#runs-filter", Input).has_focus
+        await pilot.press(*"oracle")
+        await pilot.pause()
+        assert screen.shown == ["oracle-nosearch"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert table.row_count == 4 and table.has_focus
+        screen.sort_column = "accuracy"
+        screen.render_rows()
+        assert screen.shown[0] == "random-s1"  # lowest accuracy first
+        await pilot.press("S")
+        assert screen.shown[0] in ("oracle-nosearch", "scripted-[b]llm[/b]")
+
+        table.move_cursor(row=screen.shown.index("heur-s0"))
+        await pilot.press("r")
+        await pilot.pause()
+        box = app.screen.query_one(Input)
+        box.value = "oracle-nosearch"
+        await pilot.pause()
+        assert app.screen.query_one("#ok").disabled  # taken
+        box.value = "heur-renamed"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "heur-renamed" in screen.shown and "heur-s0" not in screen.shown
+
+        table.move_cursor(row=screen.shown.index("heur-renamed"))
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-path", Input).value = str(tmp_path / "out" / "heur.jsonl")
+        app.screen.query_one("#export-steps").value = True
+        await pilot.press("enter")
+        await settle(pilot, app)
+        lines = (tmp_path / "out" / "heur.jsonl").read_text().splitlines()
+        assert len(lines) == 6
+        record = json.loads(lines[0])
+        assert record["run"]["name"] == "heur-renamed" and record["steps"] and "tool_sequence" in record
+
+        table.move_cursor(row=screen.shown.index("random-s1"))
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("n")  # no: nothing deleted
+        await pilot.pause()
+        assert "random-s1" in screen.shown
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert "random-s1" not in screen.shown and len(app.store.runs()) == 3
+
+
+async def test_welcome_key_runs_the_builtin_benchmark():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        welcome = str(app.screen.query_one("#welcome").render())
+        assert "store.sqlite" in welcome and "built-in benchmark" in welcome
+        await pilot.press("b")
+        await settle(pilot, app)
+        assert isinstance(app.screen, LiveScreen)
+        run = app.store.run("heuristic-builtin")
+        assert run["status"] == "done" and run["planned"] == 60 and run["agent"] == "heuristic"
+        await pilot.press("escape")
+        await pilot.pause()
+        home = app.screen
+        home.reload(force=True)
+        assert home.shown == ["heuristic-builtin"] and not home.query_one("#welcome").display
+
+
+async def test_live_screen_follows_an_episode(seeded):
+    from textual.worker import WorkerState
+
+    from sandbox.runner import RunSpec
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        job = app.start_run(RunSpec(name="live-1", dataset="builtin", agent="heuristic", limit=2, workers=1))
+        await settle(pilot, app)
+        assert job.worker.state == WorkerState.SUCCESS
+        live = app.screen
+        live.follow_key = ("st_0001", 0)
+        live._follow()
+        view = live.query_one("#live-transcript", TranscriptView)
+        assert view.entries and any(e.kind == "tool" for e in view.entries)
+        assert "finished" in str(live.query_one("#follow-title").render())
+        # leaving the live screen never cancels a run: the job is app-level
+        assert job.worker.node is app
+
+
+async def test_keymap_from_config_and_help_lists_current_keys(seeded, tmp_path):
+    from workbench.app import build_app
+
+    (tmp_path / "config.toml").write_text('[keys]\n"stepper.next" = "space"\n"runs.new" = "N"\n')
+    app = build_app([])
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("heur-s0")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        await pilot.press("space")
+        assert stepper.position == 1
+        await pilot.press("l")  # the default key was replaced by the keymap
+        assert stepper.position == 1
+        await pilot.press("question_mark")
+        await pilot.pause()
+        from workbench.tui.help import HelpScreen, key_rows
+
+        assert isinstance(app.screen, HelpScreen)
+        rows = {r[3]: r for r in key_rows(stepper)}
+        assert rows["stepper.next"][1] == "space" and "stepper.gold" in rows and "app.help" in rows
+        await pilot.press("escape")
+        assert app.screen is stepper
+
+
+async def test_theme_choice_is_remembered(tmp_path):
+    from workbench.app import build_app, run_app
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("T")
+        await pilot.pause()
+        assert app.theme == "agenthop-light"
+    assert tomllib.loads((tmp_path / "config.toml").read_text())["ui"]["theme"] == "agenthop-light"
+    assert build_app([]).theme == "agenthop-light"
+    assert build_app(["--theme", "textual-ansi"]).theme == "ansi-dark"
+    assert build_app(["--theme", "nord"]).theme == "nord"
+    assert run_app(["--theme", "no-such-theme"]) == 2
+
+
+async def test_no_color_is_respected(monkeypatch):
+    from textual.filter import Monochrome, NoColor
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.no_color and any(isinstance(f, (Monochrome, NoColor)) for f in app._filters)
+
+
+async def test_command_palette_lists_actions_and_runs(seeded):
+    from workbench.tui.commands import WorkbenchCommands
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        titles = [c[0] for c in WorkbenchCommands(app.screen).commands()]
+        assert "New run…" in titles and "Open run: heur-s0" in titles and "Runs: Open" in titles
+        assert any(t.endswith("Delete") for t in titles)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Open run: oracle")
+        await pilot.pause()
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen) and app.screen.run_name == "oracle-nosearch"
+
+
+async def test_launch_form_validates_inline():
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        form.query_one("#budget", Input).value = "lots"
+        form.query_one("#dataset_kind", Select).value = "release"
+        await pilot.pause()
+        assert form.query_one("#start").disabled
+        assert form.query_one("#budget").has_class("-invalid") and form.query_one("#path").has_class("-invalid")
+        messages = str(form.query_one("#launch-messages").render())
+        assert "points" in messages and "release directory" in messages
+        llm = [v for _, v in form.query_one("#agent", Select)._options]
+        assert "llm" in llm
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, RunsScreen) and not app.jobs
+
+
+async def test_stepper_degrades_without_the_corpus(seeded):
+    import sqlite3
+
+    db = sqlite3.connect(seeded)
+    db.execute("UPDATE runs SET dataset = '/nonexistent/release' WHERE name = 'heur-s0'")
+    db.commit()
+    db.close()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("heur-s0")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        assert stepper.ctx is not None and stepper.ctx.item is None and "corpus unavailable" in stepper.ctx.note
+        assert "Item unavailable" in str(stepper.query_one("#item-text").render())
+        headers = [e.plain_header for e in stepper.entries]
+        assert headers and not any("★" in h or "✗" in h for h in headers)  # no gold marks without the item
+        await check_meters_through(pilot, app, stepper, limit=4)
+
+
+async def test_diagnostics_of_a_run_without_trajectories(seeded):
+    from storage import Store
+
+    store = Store(seeded)
+    store.create_or_resume_run("empty-run", {"x": 1}, {"agent": "heuristic", "dataset": "builtin",
+                                                        "dataset_fingerprint": "f", "caps": {}, "config": {},
+                                                        "version": "0"})
+    store.close()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("empty-run", tab="diagnostics")
+        await settle(pilot, app)
+        panel = app.screen.query_one("#diagnostics-panel")
+        assert panel.report["n"] == 0
+        assert "no finished trajectories" in str(panel.query_one("#diag-heatmap").render())
+        await pilot.press("1", "enter")  # nothing to step through: no error
+        assert isinstance(app.screen, RunScreen)
+
+
+async def test_leaving_the_live_screen_never_cancels_the_run(monkeypatch):
+    import asyncio
+
+    import sandbox.runner as runner
+
+    original = runner.make_scripted
+
+    class Slow:
+        def __init__(self, inner):
+            self.inner = inner
+
+        async def act(self, messages, tools):
+            await asyncio.sleep(0.005)
+            return await self.inner.act(messages, tools)
+
+    monkeypatch.setattr(runner, "make_scripted", lambda *a, **k: Slow(original(*a, **k)))
+    from sandbox.runner import RunSpec
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        job = app.start_run(RunSpec(name="slow", dataset="builtin", agent="heuristic", limit=4, workers=2))
+        await pilot.pause()
+        assert isinstance(app.screen, LiveScreen)
+        await pilot.press("escape")  # back to the runs list while the run goes on
+        await pilot.pause()
+        assert isinstance(app.screen, RunsScreen)
+        await settle(pilot, app)
+        assert job.monitor.snapshot().status == "done"
+        assert app.store.run("slow")["status"] == "done" and len(app.store.trajectories(app.store.run("slow")["id"])) == 4
+
+
+async def test_a_conflicting_run_name_fails_visibly(seeded):
+    from sandbox.runner import RunSpec
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.start_run(RunSpec(name="heur-s0", dataset="builtin", agent="random", limit=2, workers=1))
+        await settle(pilot, app)
+        live = app.screen
+        snap = live.monitor.snapshot()
+        assert snap.status == "failed" and "different configuration" in snap.message
+        assert "failed" in str(live.query_one("#live-title").render())
+        assert app.store.run("heur-s0")["agent"] == "heuristic"  # the stored run is untouched

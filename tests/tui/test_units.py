@@ -1,0 +1,113 @@
+"""Pure parts of the TUI: transitions, config TOML, meters, monitor, wrapping, marks, form validation."""
+from __future__ import annotations
+
+import tomllib
+from types import SimpleNamespace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sandbox.records import TOOL_NAMES, LedgerState, Step
+from workbench.tui import config
+from workbench.tui.launch import default_name, validate
+from workbench.tui.meters import bar, level
+from workbench.tui.monitor import RunMonitor
+from workbench.tui.plaintext import sanitize, wrap
+from workbench.tui.transcript import Gold, build_entries, group_turns, mark
+
+
+toml_scalar = st.one_of(st.booleans(), st.integers(-10**12, 10**12), st.text(max_size=20),
+                        st.floats(allow_nan=False, allow_infinity=False))
+toml_key = st.text(min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(toml_key, st.one_of(toml_scalar, st.lists(st.text(max_size=5), max_size=3),
+                                           st.dictionaries(toml_key, toml_scalar, max_size=4)), max_size=5))
+def test_toml_writer_round_trips(data):
+    assert tomllib.loads(config.dumps(data)) == data
+
+
+def test_remember_theme_keeps_other_tables(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('[keys]\n"stepper.next" = "space"\n[ui]\ntheme = "x"\nother = 1\n')
+    config.remember_theme(path, "agenthop-light")
+    data = tomllib.loads(path.read_text())
+    assert data == {"keys": {"stepper.next": "space"}, "ui": {"theme": "agenthop-light", "other": 1}}
+    keymap, warnings = config.keymap(data | {"keys": {"a": "x, y", "b": 3}})
+    assert keymap == {"a": "x,y"} and len(warnings) == 1
+
+
+def test_meter_levels_at_70_and_90_percent():
+    assert [level(u, 30) for u in (0, 20, 21, 26, 27, 30, 31)] == ["ok", "ok", "warn", "warn", "over", "over", "over"]
+    assert level(0, 0) == "ok" and level(1, 0) == "over"
+    filled, empty = bar(15, 30, 10)
+    assert len(filled) + len(empty) == 10 and filled == "█████"
+
+
+def _step(i, turn, kind="tool", name="read_section", **kw):
+    return Step(index=i, turn=turn, kind=kind, ledger=LedgerState(turn, kw.pop("used", 0), 30, kw.pop("tokens", 0), 0),
+                tool_name=name if kind == "tool" else None, **kw)
+
+
+def test_monitor_throughput_eta_and_in_flight_rows():
+    now = [100.0]
+    mon = RunMonitor("r", {"budget": 30}, clock=lambda: now[0])
+    mon.feed(SimpleNamespace(kind="started", done=2, planned=10, correct=1))
+    mon.feed(SimpleNamespace(kind="step", item_id="a", replicate=0, step=_step(0, 1, used=5)))
+    mon.feed(SimpleNamespace(kind="step", item_id="b", replicate=0, step=_step(0, 1, used=1)))
+    now[0] = 104.0
+    traj = SimpleNamespace(termination="answer", correct=True, error=None)
+    mon.feed(SimpleNamespace(kind="trajectory", item_id="a", replicate=0, trajectory=traj, done=3, planned=10, correct=2))
+    snap = mon.snapshot()
+    assert snap.rate == 0.25 and snap.eta_s == 28.0 and snap.accuracy == 2 / 3
+    assert [e.key for e in snap.episodes] == [("b", 0)] and snap.terminations["answer"] == 1
+    steps, finished, _ = mon.steps(("a", 0))
+    assert finished and len(steps) == 1
+    mon.finish("done")
+    assert mon.snapshot().status == "done" and mon.snapshot().episodes == ()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=300), st.integers(1, 40))
+def test_wrap_keeps_every_character_and_width(text, width):
+    clean = sanitize(text)
+    lines = wrap(clean, width)
+    from rich.cells import cell_len
+
+    assert all(cell_len(line) <= max(width, 2) for line in lines)
+    assert "".join(lines).replace(" ", "") == clean.replace("\n", "").replace(" ", "")
+
+
+def test_sanitize_drops_terminal_control():
+    assert sanitize("a\x1b[31mb\rc\x00\td") == "a\ufffd[31mbc\ufffd    d"
+
+
+def test_marks_gold_wrong_rejected_nudge():
+    gold = Gold(frozenset({"g"}), frozenset({"1.1"}), True)
+    read = {"kind": "tool", "tool_name": "read_section", "delivered": 1, "status": "ok"}
+    assert mark({**read, "paper_id": "g"}, gold) == "gold"
+    assert mark({**read, "paper_id": "x", "arxiv_id": "1.1"}, gold) == "gold"
+    assert mark({**read, "paper_id": "x"}, gold) == "wrong"
+    assert mark({**read, "paper_id": "x"}, Gold()) is None
+    assert mark({**read, "status": "rejected", "delivered": 0}, gold) == "rejected"
+    assert mark({"kind": "nudge"}, gold) == "nudge"
+
+
+def test_entries_group_by_turn_with_separators():
+    steps = [_step(0, 1, "assistant", text="hi"), _step(1, 1), _step(2, 2, "nudge", text="go on")]
+    entries = build_entries(steps)
+    assert [e.kind for e in entries] == ["turn", "assistant", "tool", "turn", "nudge"]
+    assert [len(g) for g in group_turns([{"turn": 1}, {"turn": 1}, {"turn": 2}])] == [2, 1]
+
+
+def test_launch_validation():
+    ok = validate({"name": "x", "limit": "3", "workers": "2"}, set(), llm_ok=False)
+    assert ok.spec is not None and ok.spec.limit == 3 and ok.spec.caps.budget == 30 and ok.spec.dataset == "builtin"
+    bad = validate({"name": "", "budget": "-1", "max_turns": "x", "agent": "llm", "dataset_kind": "release",
+                    "path": "/nonexistent"}, set(), llm_ok=False)
+    assert bad.spec is None
+    assert set(bad.errors) >= {"name", "budget", "max_turns", "agent", "model", "path"}
+    exists = validate({"name": "x"}, {"x"}, llm_ok=False)
+    assert exists.spec is not None and exists.notes
+    assert default_name("heuristic", "builtin", "", {"heuristic-builtin"}) == "heuristic-builtin-2"

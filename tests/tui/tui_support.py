@@ -1,0 +1,56 @@
+"""Shared pieces of the TUI tests: a scripted agent with markup-like replies, the app factory, settling."""
+from __future__ import annotations
+
+from sandbox.records import AssistantTurn, ToolCall, Usage
+
+BRACKETS = "Let me check [bold]the seed[/] and [red]its refs[/red] first; [link=http://x]y[/link] \\[x\\] [/ \x1b[31mred?"
+
+
+class BracketAgent:
+    """A scripted 'model' whose replies are full of markup-like text, with token usage and costs."""
+
+    name = "bracket"
+
+    def __init__(self, item):
+        self.item = item
+        self.turn = 0
+
+    async def act(self, messages, tools):
+        self.turn += 1
+        k = self.turn
+        seed, gold = self.item.seed_paper_id, self.item.gold_paper_ids[0]
+        usage = Usage(prompt=3300 * k, completion=120)
+        script = {
+            1: (BRACKETS, [ToolCall("c1", "get_references", {"paper_id": seed})]),
+            2: ("[i]listing[/i] the gold paper's sections", [ToolCall("c2", "list_sections", {"paper_id": gold})]),
+            3: ("reading [A]", [ToolCall("c3", "read_section", {"paper_id": gold, "section": "A"})]),
+            4: ("and the seed [/]", [ToolCall("c4", "read_section", {"paper_id": seed, "section": "A"})]),
+            5: ("Thinking about [this] without a tool call.", []),
+            6: ("more", [ToolCall("c6", "read_section", {"paper_id": gold, "section": "B"})]),
+            7: ("more", [ToolCall("c7", "read_section", {"paper_id": gold, "section": "C"})]),
+            8: ("more", [ToolCall("c8", "read_section", {"paper_id": seed, "section": "B"})]),
+            9: ("one more read", [ToolCall("c9", "read_section", {"paper_id": gold, "section": "D"})]),
+        }
+        if k in script:
+            text, calls = script[k]
+        else:
+            letter = "ABCD"[self.item.correct_index]
+            text, calls = f"[b]Answer[/b] {letter}", [ToolCall("c99", "submit_answer", {"answer": letter, "reasoning": "[x] because"})]
+        return AssistantTurn(text=text, tool_calls=calls, usage=usage, cost_usd=0.0015)
+
+
+def make_app(**kwargs):
+    """The real app over the env's locations (a fixed theme unless given)."""
+    from workbench import paths
+    from workbench.app import WorkbenchApp
+
+    kwargs.setdefault("theme", "agenthop-dark")
+    return WorkbenchApp(store_path=paths.store_path(), cache_dir=paths.cache_dir(), config_path=paths.config_path(),
+                        **kwargs)
+
+
+async def settle(pilot, app, rounds: int = 3) -> None:
+    """Let workers finish and the screen catch up (bounded; no sleeping for timing)."""
+    for _ in range(rounds):
+        await app.workers.wait_for_complete()
+        await pilot.pause()

@@ -1,0 +1,156 @@
+"""The TOML config file of the TUI: the remembered theme and the user's keymap.
+
+    [ui]
+    theme = "agenthop-light"
+
+    [keys]
+    "stepper.next" = "right,l,space"
+    "runs.delete" = "D"
+
+Read with tomllib; written with the tiny writer below (it keeps every table and value
+it understands, but not comments). A broken file never stops the app: `load` reports
+the problem and the defaults apply.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+class ConfigError(Exception):
+    """The config file exists but cannot be used."""
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The parsed file, {} when it does not exist. Raises ConfigError for unreadable or invalid TOML."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+
+
+def keymap(config: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """The `[keys]` table as a Textual keymap (binding id → keys) and warnings for entries that are not strings."""
+    table = config.get("keys", {})
+    if not isinstance(table, dict):
+        return {}, ["[keys] must be a table of binding-id = \"key\""]
+    out, warnings = {}, []
+    for binding_id, keys in table.items():
+        if isinstance(keys, str) and keys.strip():
+            out[str(binding_id)] = ",".join(k.strip() for k in keys.split(",") if k.strip())
+        elif isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys):
+            out[str(binding_id)] = ",".join(k.strip() for k in keys)
+        else:
+            warnings.append(f"[keys] {binding_id}: expected a key string such as \"ctrl+n\"")
+    return out, warnings
+
+
+def theme(config: dict[str, Any]) -> str | None:
+    ui = config.get("ui", {})
+    value = ui.get("theme") if isinstance(ui, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def remember_theme(path: Path, name: str) -> None:
+    """Store the theme choice, keeping the rest of the file's tables and values."""
+    try:
+        config = load(path)
+    except ConfigError:
+        return  # never overwrite a file the user is editing and broke
+    ui = config.setdefault("ui", {})
+    if not isinstance(ui, dict):
+        return
+    if ui.get("theme") == name:
+        return
+    ui["theme"] = name
+    try:
+        text = dumps(config)
+    except TypeError:  # a value this little writer does not handle (dates, arrays of tables): leave the file alone
+        return
+    _write(path, text)
+
+
+def save(path: Path, config: dict[str, Any]) -> None:
+    _write(path, dumps(config))
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------- a tiny TOML writer
+
+
+def dumps(config: dict[str, Any]) -> str:
+    """TOML for a dict of scalars, lists of scalars and (nested) tables. Enough for this config file."""
+    lines = ["# AgentHop Workbench configuration (rewritten by the app; comments are not kept)"]
+    _table(lines, [], config)
+    return "\n".join(lines) + "\n"
+
+
+def _table(lines: list[str], prefix: list[str], table: dict[str, Any]) -> None:
+    scalars = {k: v for k, v in table.items() if not isinstance(v, dict)}
+    tables = {k: v for k, v in table.items() if isinstance(v, dict)}
+    if prefix and (scalars or not tables):
+        lines.append("")
+        lines.append("[" + ".".join(_key(p) for p in prefix) + "]")
+    for key, value in scalars.items():
+        lines.append(f"{_key(key)} = {_value(value)}")
+    for key, value in tables.items():
+        _table(lines, [*prefix, key], value)
+
+
+def _key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else _string(key)
+
+
+def _string(text: str) -> str:
+    out = ['"']
+    for ch in text:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} to TOML")

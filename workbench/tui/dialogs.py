@@ -1,0 +1,137 @@
+"""Small modal dialogs: confirm, ask for a name, export a run."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Static
+
+
+class ConfirmModal(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(self, message: str, confirm: str = "Delete", title: str = "Confirm"):
+        super().__init__(classes="dialog-screen")
+        self.message = message
+        self.confirm_label = confirm
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text(self.title_text), classes="dialog-title")
+            yield Static(Text(self.message), classes="dialog-message")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel (n)", id="no")
+                yield Button(f"{self.confirm_label} (y)", id="yes", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
+class NameModal(ModalScreen[str | None]):
+    """Ask for a (new) name; `check` returns an error message or None."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="name.cancel")]
+
+    def __init__(self, title: str, value: str, check: Callable[[str], str | None]):
+        super().__init__(classes="dialog-screen")
+        self.title_text = title
+        self.value = value
+        self.check = check
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text(self.title_text), classes="dialog-title")
+            yield Input(self.value, id="name-input", select_on_focus=True)
+            yield Static("", id="name-error", classes="field-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("OK", id="ok", variant="primary")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        error = self.check(event.value.strip())
+        self.query_one("#name-error", Static).update(Text(error or ""))
+        self.query_one("#ok", Button).disabled = error is not None
+        event.input.set_class(error is not None, "-invalid")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self._submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self._submit()
+        else:
+            self.dismiss(None)
+
+    def _submit(self) -> None:
+        value = self.query_one("#name-input", Input).value.strip()
+        if self.check(value) is None:
+            self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ExportModal(ModalScreen[tuple[Path, bool] | None]):
+    """Where to write a run's trajectories as JSON lines, and whether to include every step."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+
+    def __init__(self, run_name: str, default: Path):
+        super().__init__(classes="dialog-screen")
+        self.run_name = run_name
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text(f"Export '{self.run_name}' as JSONL"), classes="dialog-title")
+            yield Input(str(self.default), id="export-path")
+            yield Checkbox("include every step (full tool outputs)", id="export-steps")
+            yield Static("", id="export-error", classes="field-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Export", id="ok", variant="primary")
+
+    def _error(self, value: str) -> str | None:
+        if not value:
+            return "a file path is needed"
+        path = Path(value).expanduser()
+        if path.is_dir():
+            return "that is a directory; name a file"
+        return None
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        error = self._error(event.value.strip())
+        self.query_one("#export-error", Static).update(Text(error or ""))
+        self.query_one("#ok", Button).disabled = error is not None
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self._submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self._submit()
+        else:
+            self.dismiss(None)
+
+    def _submit(self) -> None:
+        value = self.query_one("#export-path", Input).value.strip()
+        if self._error(value) is None:
+            self.dismiss((Path(value).expanduser(), self.query_one("#export-steps", Checkbox).value))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,92 @@
+"""A run executing in the background of the TUI, through the same `sandbox.runner.Runner` as --batch.
+
+The run is an app-level thread worker (`app.run_worker(..., thread=True)`), so popping
+or switching screens never cancels it, and its SQLite writes and scripted agents never
+block the UI's event loop. The worker runs its own asyncio loop; `cancel()` cancels the
+runner's task on that loop (the runner marks the run interrupted and it stays
+resumable), `stop()` lets the episodes in flight finish and starts no new ones.
+"""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from workbench.tui.monitor import RunMonitor
+
+
+class RunJob:
+    def __init__(self, spec: Any, store_path: Path, cache_dir: Path):
+        self.spec = spec
+        self.store_path = store_path
+        self.cache_dir = cache_dir
+        self.monitor = RunMonitor(spec.name, spec.effective_caps().as_dict())
+        self.runner: Any = None
+        self.worker: Any = None
+        self.result: dict[str, Any] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task | None = None
+        self._cancelled = False
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def active(self) -> bool:
+        return self.monitor.status in ("starting", "running")
+
+    def start(self, app) -> None:
+        self.worker = app.run_worker(self.execute, name=f"run:{self.name}", group="runs", thread=True,
+                                     exit_on_error=False, description=f"run {self.name}")
+
+    async def execute(self) -> dict[str, Any] | None:
+        """The worker body (on the worker's thread and loop)."""
+        from sandbox.datasets import open_dataset
+        from sandbox.release import DatasetError
+        from sandbox.runner import InvalidSlice, Runner
+        from storage import Store, StoreError
+
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
+        corpus = store = None
+        try:
+            if self._cancelled:
+                raise asyncio.CancelledError
+            corpus, _ = open_dataset(self.spec.dataset, self.cache_dir)
+            store = Store(self.store_path)
+            self.runner = Runner(self.spec, corpus, store, on_event=self.monitor.feed)
+            self.result = await self.runner.run()
+            self.monitor.finish(self.result["status"])
+            return self.result
+        except asyncio.CancelledError:
+            self.monitor.finish("interrupted", "cancelled: finished trajectories are stored; launch the same run to resume")
+            return None
+        except (DatasetError, InvalidSlice, StoreError) as exc:
+            self.monitor.finish("failed", str(exc))
+            return None
+        except Exception as exc:
+            self.monitor.finish("failed", f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            if store is not None:
+                store.close()
+            if corpus is not None:
+                corpus.close()
+
+    def stop(self) -> None:
+        """Finish the episodes in flight, start no new ones."""
+        if self.runner is not None:
+            self.runner.request_stop()
+        else:
+            self.cancel()
+
+    def cancel(self) -> None:
+        """Interrupt now (thread-safe)."""
+        self._cancelled = True
+        loop, task = self._loop, self._task
+        if loop is not None and task is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(task.cancel)
+            except RuntimeError:  # the loop closed in between
+                pass

@@ -1,0 +1,287 @@
+"""The launch form (modal): dataset, agent, ablation, caps, slice, workers, replicates, name; inline validation.
+
+`validate` is pure (form values in, a RunSpec or per-field errors out) so it is tested
+without a screen. The form dismisses with the RunSpec; the app runs it.
+"""
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+AGENTS = ("heuristic", "oracle", "random", "llm")
+ABLATIONS = ("full", "no-search", "closed-book", "gold-given")
+DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model": "", "base_url": "",
+            "ablation": "full", "budget": "30", "max_turns": "20", "max_tokens": "200000", "question_type": "any",
+            "depth": "any", "limit": "", "ids": "", "workers": "4", "replicates": "1", "seed": "0", "name": ""}
+
+
+def llm_available() -> bool:
+    """The LLM agent exists in this build (it is imported only when a run uses it)."""
+    try:
+        return importlib.util.find_spec("sandbox.agents.llm") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+@dataclass
+class Validation:
+    spec: Any  # sandbox.runner.RunSpec or None
+    errors: dict[str, str]
+    notes: list[str]
+
+
+def default_name(agent: str, dataset_kind: str, path: str, existing: set[str]) -> str:
+    data = "builtin" if dataset_kind == "builtin" else (Path(path).name or "release")
+    base = f"{agent}-{data}"
+    if base not in existing:
+        return base
+    n = 2
+    while f"{base}-{n}" in existing:
+        n += 1
+    return f"{base}-{n}"
+
+
+def _int(values: dict[str, str], key: str, errors: dict[str, str], low: int, label: str, optional: bool = False):
+    text = (values.get(key) or "").strip().replace("_", "").replace(",", "")
+    if not text:
+        if optional:
+            return None
+        errors[key] = f"{label}: a number is needed"
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        errors[key] = f"{label}: '{values.get(key)}' is not a whole number"
+        return None
+    if value < low:
+        errors[key] = f"{label}: must be at least {low}"
+        return None
+    return value
+
+
+def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = None) -> Validation:
+    """A RunSpec for the form's values, or what is wrong with them (field → message)."""
+    from sandbox.records import Caps
+    from sandbox.runner import RunSpec
+
+    llm_ok = llm_available() if llm_ok is None else llm_ok
+    errors: dict[str, str] = {}
+    notes: list[str] = []
+    v = {**DEFAULTS, **values}
+    if v["dataset_kind"] == "builtin":
+        dataset = "builtin"
+    else:
+        path = Path(v["path"].strip()).expanduser() if v["path"].strip() else None
+        if path is None:
+            errors["path"] = "release directory: a path is needed"
+            dataset = ""
+        else:
+            from sandbox.release import DatasetError, require_release_dir
+
+            try:
+                require_release_dir(path)
+            except DatasetError as exc:
+                errors["path"] = f"release directory: {exc}"
+            dataset = str(path.resolve())
+    agent = v["agent"]
+    model = v["model"].strip() or None
+    options: dict[str, Any] = {}
+    if agent not in AGENTS:
+        errors["agent"] = f"agent: unknown '{agent}'"
+    elif agent == "llm":
+        if not llm_ok:
+            errors["agent"] = "agent: the LLM agent is not available in this build (sandbox.agents.llm is missing)"
+        if not model:
+            errors["model"] = "model: a model string is needed for llm (e.g. openai/gpt-4o-mini)"
+        url = v["base_url"].strip()
+        if url:
+            if not url.startswith(("http://", "https://")):
+                errors["base_url"] = "base URL: must start with http:// or https://"
+            options["base_url"] = url
+    else:
+        model = None
+    if v["ablation"] not in ABLATIONS:
+        errors["ablation"] = f"ablation: unknown '{v['ablation']}'"
+    budget = _int(v, "budget", errors, 0, "points")
+    turns = _int(v, "max_turns", errors, 1, "turns")
+    tokens = _int(v, "max_tokens", errors, 1, "tokens")
+    limit = _int(v, "limit", errors, 1, "limit", optional=True)
+    workers = _int(v, "workers", errors, 1, "workers")
+    replicates = _int(v, "replicates", errors, 1, "replicates")
+    seed = _int(v, "seed", errors, 0, "seed")
+    if workers is not None and workers > 64:
+        errors["workers"] = "workers: at most 64"
+    qtype = None if v["question_type"] == "any" else v["question_type"]
+    depth = None if v["depth"] == "any" else int(v["depth"])
+    ids = tuple(dict.fromkeys(i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()))
+    name = v["name"].strip()
+    if not name:
+        errors["name"] = "name: a run name is needed"
+    elif len(name) > 80:
+        errors["name"] = "name: at most 80 characters"
+    elif any(not ch.isprintable() for ch in name):
+        errors["name"] = "name: printable characters only"
+    elif name in existing:
+        notes.append(f"a run named '{name}' exists: starting resumes it if the configuration matches "
+                     "(otherwise the run is refused)")
+    if errors:
+        return Validation(None, errors, notes)
+    spec = RunSpec(name=name, dataset=dataset, agent=agent, model=model, seed=seed,
+                   caps=Caps(budget=budget, max_turns=turns, max_tokens_total=tokens), ablation=v["ablation"],
+                   replicates=replicates, workers=workers, item_ids=ids, question_type=qtype, depth=depth, limit=limit,
+                   agent_options=options)
+    return Validation(spec, {}, notes)
+
+
+def _field(label: str, widget, classes: str = "") -> Horizontal:
+    return Horizontal(Label(label, classes="field-label"), widget, classes=f"field {classes}".strip())
+
+
+class LaunchScreen(ModalScreen):
+    """Dismisses with a RunSpec, or None when cancelled."""
+
+    HELP_TITLE = "Launch"
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="launch.cancel"),
+        Binding("ctrl+r", "start", "Start", id="launch.start"),
+    ]
+
+    def __init__(self, existing: set[str], values: dict[str, str] | None = None):
+        super().__init__(classes="dialog-screen")
+        self.existing = set(existing)
+        self.llm_ok = llm_available()
+        self.values = {**DEFAULTS, **(values or {})}
+        self._name_edited = bool(self.values.get("name"))
+        if not self.values["name"]:
+            self.values["name"] = default_name(self.values["agent"], self.values["dataset_kind"], self.values["path"],
+                                               self.existing)
+        self.result: Validation | None = None
+
+    def compose(self) -> ComposeResult:
+        v = self.values
+        agent_options = [(a if a != "llm" or self.llm_ok else "llm (unavailable)", a) for a in AGENTS]
+        with Vertical(classes="dialog launch-dialog"):
+            yield Static(Text("New run"), classes="dialog-title")
+            with Horizontal(classes="form-row"):
+                yield _field("Dataset", Select([("built-in benchmark", "builtin"), ("release directory", "release")],
+                                               value=v["dataset_kind"], allow_blank=False, id="dataset_kind"))
+                yield _field("Path", Input(v["path"], placeholder="/path/to/release (qa/, graphs/, paper_pool/)",
+                                           id="path"), "wide")
+            with Horizontal(classes="form-row"):
+                yield _field("Agent", Select(agent_options, value=v["agent"], allow_blank=False, id="agent"))
+                yield _field("Model", Input(v["model"], placeholder="provider/model", id="model"))
+                yield _field("Base URL", Input(v["base_url"], placeholder="http://127.0.0.1:8000/v1", id="base_url"))
+            with Horizontal(classes="form-row"):
+                yield _field("Ablation", Select([(a, a) for a in ABLATIONS], value=v["ablation"], allow_blank=False,
+                                                id="ablation"))
+                yield _field("Points", Input(v["budget"], id="budget", classes="num"))
+                yield _field("Turns", Input(v["max_turns"], id="max_turns", classes="num"))
+                yield _field("Tokens", Input(v["max_tokens"], id="max_tokens", classes="num"))
+            with Horizontal(classes="form-row"):
+                yield _field("Type", Select([("any", "any"), ("single-target", "single-target"),
+                                             ("multi-target", "multi-target")], value=v["question_type"],
+                                            allow_blank=False, id="question_type"))
+                yield _field("Depth", Select([("any", "any"), ("1", "1"), ("2", "2")], value=v["depth"],
+                                             allow_blank=False, id="depth"), "short")
+                yield _field("Limit", Input(v["limit"], placeholder="all", id="limit", classes="num"))
+                yield _field("Ids", Input(v["ids"], placeholder="st_0001, mt_0002", id="ids"), "wide")
+            with Horizontal(classes="form-row"):
+                yield _field("Workers", Input(v["workers"], id="workers", classes="num"))
+                yield _field("Replicates", Input(v["replicates"], id="replicates", classes="num"))
+                yield _field("Seed", Input(v["seed"], id="seed", classes="num"))
+                yield _field("Name", Input(v["name"], id="name"), "wide")
+            yield Static("", id="launch-messages")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel (esc)", id="cancel")
+                yield Button("Start (ctrl+r)", id="start", variant="primary")
+
+    def on_mount(self) -> None:
+        self._sync_enabled()
+        self.revalidate()
+        self.query_one("#agent", Select).focus()
+
+    def _sync_enabled(self) -> None:
+        self.query_one("#path", Input).disabled = self.values["dataset_kind"] == "builtin"
+        llm = self.values["agent"] == "llm"
+        self.query_one("#model", Input).disabled = not llm
+        self.query_one("#base_url", Input).disabled = not llm
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        key = event.select.id
+        if key is None or event.value is Select.BLANK:
+            return
+        self.values[key] = str(event.value)
+        if key in ("agent", "dataset_kind"):
+            self._sync_enabled()
+            self._suggest_name()
+        self.revalidate()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        key = event.input.id
+        if key is None:
+            return
+        self.values[key] = event.value
+        if key == "name":
+            self._name_edited = event.value != default_name(self.values["agent"], self.values["dataset_kind"],
+                                                            self.values["path"], self.existing)
+        elif key == "path":
+            self._suggest_name()
+        self.revalidate()
+
+    def _suggest_name(self) -> None:
+        if self._name_edited:
+            return
+        name = default_name(self.values["agent"], self.values["dataset_kind"], self.values["path"], self.existing)
+        box = self.query_one("#name", Input)
+        if box.value != name:
+            box.value = name
+            self.values["name"] = name
+
+    def revalidate(self) -> Validation:
+        result = validate(self.values, self.existing, self.llm_ok)
+        self.result = result
+        for key in DEFAULTS:
+            try:
+                widget = self.query_one(f"#{key}")
+            except Exception:
+                continue
+            widget.set_class(key in result.errors, "-invalid")
+        lines = Text()
+        for message in result.errors.values():
+            lines.append("✗ " + message + "\n", style="bold")
+        for note in result.notes:
+            lines.append("· " + note + "\n")
+        if not result.errors and not result.notes:
+            lines.append("ready: enter or ctrl+r starts the run; it keeps running if you leave this screen")
+        self.query_one("#launch-messages", Static).update(lines)
+        self.query_one("#launch-messages").set_class(bool(result.errors), "-error")
+        self.query_one("#start", Button).disabled = bool(result.errors)
+        return result
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_start()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start":
+            self.action_start()
+        else:
+            self.dismiss(None)
+
+    def action_start(self) -> None:
+        result = self.revalidate()
+        if result.spec is not None:
+            self.dismiss(result.spec)
+        else:
+            self.notify("fix the highlighted fields first", severity="warning", timeout=2)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,218 @@
+"""The live run: progress, running accuracy, throughput, ETA, cost, terminations, errors; one row per episode in
+flight with budget meters; enter on a row follows that episode's transcript as it grows.
+
+The runner never touches this screen: its events land in a `RunMonitor`; a 10 Hz
+timer takes a snapshot and redraws only when something changed, however many
+workers there are.
+"""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, ProgressBar, Static
+
+from workbench.tui.meters import level, level_style, meter_text
+from workbench.tui.monitor import RunMonitor, Snapshot
+from workbench.tui.tables import EpisodeTable
+from workbench.tui.plaintext import clip, sanitize
+from workbench.tui.transcript import TranscriptView, build_entries
+
+REFRESH_HZ = 10
+COLUMNS = (("item", "ITEM"), ("turn", "TURN"), ("points", "POINTS"), ("turns", "TURNS"), ("tokens", "TOKENS"),
+           ("call", "LAST CALL"))
+STATUS = {"starting": "… starting", "running": "▶ running", "done": "✓ done", "interrupted": "■ interrupted",
+          "failed": "✗ failed"}
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    seconds = int(round(seconds))
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    if seconds >= 60:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds}s"
+
+
+def stats_line(s: Snapshot) -> Text:
+    acc = "—" if s.accuracy is None else f"{s.accuracy:.3f}"
+    rate = "—" if s.rate is None else f"{s.rate:.1f} ep/s"
+    cost = "—" if s.cost_usd is None else f"${s.cost_usd:.2f}"
+    eta = "—" if s.status != "running" else duration(s.eta_s)
+    return Text(f" {s.done}/{s.planned}  ·  acc {acc}  ·  {rate}  ·  ETA {eta}  ·  elapsed {duration(s.elapsed_s)}"
+                f"  ·  cost {cost}")
+
+
+class LiveScreen(Screen):
+    HELP_TITLE = "Live run"
+    BINDINGS = [
+        Binding("o", "open_run", "Open run", id="live.open"),
+        Binding("x", "stop", "Stop", id="live.stop"),
+        Binding("X", "cancel", "Interrupt now", id="live.cancel", show=False),
+        Binding("tab", "app.focus_next", "Next pane", id="live.focus_next", show=False),
+        Binding("escape,q", "back", "Back", id="live.back"),
+    ]
+
+    def __init__(self, monitor: RunMonitor, job=None):
+        super().__init__()
+        self.monitor = monitor
+        self.job = job
+        self.caps = monitor.caps
+        self._version = -1
+        self.shown: list[tuple[str, int]] = []
+        self.follow_key: tuple[str, int] | None = None
+        self._follow_count = 0
+        self._follow_started: float | None = None
+        self._follow_done = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="live-title", classes="title-bar")
+        with Horizontal(id="live-progress-row"):
+            yield ProgressBar(total=1, show_eta=False, show_percentage=True, id="live-progress")
+            yield Static("", id="live-stats")
+        yield Static("", id="live-terminations")
+        yield Static("", id="live-errors")
+        yield EpisodeTable(id="live-episodes", cursor_type="row")
+        yield Static(" enter on an episode follows its transcript", id="follow-title")
+        yield TranscriptView(id="live-transcript", placeholder="no episode followed")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for key, label in COLUMNS:
+            table.add_column(label, key=key)
+        self.refresh_view()
+        self.set_interval(1 / REFRESH_HZ, self.refresh_view, name="live-refresh")
+        table.focus()
+
+    # ------------------------------------------------------------ drawing
+
+    def refresh_view(self) -> None:
+        if self.monitor.version != self._version:
+            snap = self.monitor.snapshot()
+            self._version = snap.version
+            self._draw(snap)
+        self._follow()
+
+    def _draw(self, s: Snapshot) -> None:
+        title = Text.assemble((f" {sanitize(s.name)}", "bold"), "  ", STATUS.get(s.status, s.status))
+        if s.message:
+            title.append("  " + sanitize(s.message))
+        self.query_one("#live-title", Static).update(title)
+        bar = self.query_one(ProgressBar)
+        bar.update(total=max(1, s.planned), progress=s.done)
+        self.query_one("#live-stats", Static).update(stats_line(s))
+        self.query_one("#live-terminations", Static).update(
+            Text(" " + " · ".join(f"{k} {v}" for k, v in s.terminations.items())))
+        errors = self.query_one("#live-errors", Static)
+        errors.display = bool(s.errors)
+        if s.errors:
+            errors.update(Text(f" errors ({len(s.errors)} shown): " + " | ".join(clip(sanitize(e), 60) for e in s.errors)))
+        self._rows(s)
+
+    def _rows(self, s: Snapshot) -> None:
+        table = self.query_one(DataTable)
+        caps = self.caps
+        budget, max_turns, max_tokens = caps.get("budget", 30), caps.get("max_turns", 20), caps.get("max_tokens_total", 200_000)
+        keys = [e.key for e in s.episodes]
+        current = self.current_key()
+
+        def cells(e):
+            return [Text(f"{sanitize(e.key[0])}" + (f" r{e.key[1]}" if e.key[1] else "")),
+                    Text(str(e.turn), justify="right"),
+                    meter_text(e.points_used, budget, 10, style=level_style(self.app, level(e.points_used, budget))),
+                    meter_text(e.turn, max_turns, 8, style=level_style(self.app, level(e.turn, max_turns))),
+                    meter_text(e.tokens, max_tokens, 8, "tokens", style=level_style(self.app, level(e.tokens, max_tokens))),
+                    Text(clip(sanitize(e.last_call), 48))]
+
+        if keys == self.shown:
+            for e in s.episodes:
+                for (col, _), value in zip(COLUMNS, cells(e)):
+                    table.update_cell(self._row_key(e.key), col, value, update_width=True)
+            return
+        table.clear()
+        for e in s.episodes:
+            table.add_row(*cells(e), key=self._row_key(e.key))
+        self.shown = keys
+        if current in keys:
+            table.move_cursor(row=keys.index(current), animate=False)
+
+    @staticmethod
+    def _row_key(key: tuple[str, int]) -> str:
+        return f"{key[0]}\x1f{key[1]}"
+
+    def current_key(self) -> tuple[str, int] | None:
+        table = self.query_one(DataTable)
+        if not self.shown or table.cursor_row is None or not (0 <= table.cursor_row < len(self.shown)):
+            return None
+        return self.shown[table.cursor_row]
+
+    # ------------------------------------------------------------ following one episode
+
+    def _follow(self) -> None:
+        key = self.follow_key
+        if key is None or self._follow_done:
+            return
+        got = self.monitor.steps(key, self._follow_count)
+        if got is None:
+            return
+        steps, finished, started = got
+        view = self.query_one("#live-transcript", TranscriptView)
+        if started != self._follow_started:  # a new attempt: start over
+            self._follow_started = started
+            steps = (self.monitor.steps(key, 0) or ([], finished, started))[0]
+            self._follow_count = 0
+            view.set_entries([], cursor=0)
+        if steps:
+            prev_turn = None
+            if self._follow_count and view.entries:
+                prev_turn = view.entries[-1].turn
+            entries = build_entries(steps)
+            if prev_turn is not None and entries and entries[0].kind == "turn" and entries[0].turn == prev_turn:
+                entries = entries[1:]
+            view.append_entries(entries)
+            self._follow_count += len(steps)
+        if finished:
+            self._follow_done = True
+            correct, termination = self.monitor.episode_outcome(key)
+            verdict = "correct ✓" if correct else "wrong ✗"
+            self.query_one("#follow-title", Static).update(
+                Text(f" following {key[0]} r{key[1]} · finished: {termination}, {verdict}"))
+
+    def action_follow(self) -> None:
+        key = self.current_key()
+        if key is None:
+            return
+        self.follow_key = key
+        self._follow_count = 0
+        self._follow_started = None
+        self._follow_done = False
+        self.query_one("#live-transcript", TranscriptView).set_entries([], cursor=0)
+        self.query_one("#follow-title", Static).update(Text(f" following {key[0]} r{key[1]} (live)"))
+        self._follow()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_follow()
+
+    # ------------------------------------------------------------ actions
+
+    def action_open_run(self) -> None:
+        self.app.open_run(self.monitor.name)
+
+    def action_stop(self) -> None:
+        if self.job is not None and self.job.active:
+            self.job.stop()
+            self.notify("stopping: episodes in flight finish, no new ones start", timeout=3)
+
+    def action_cancel(self) -> None:
+        if self.job is not None and self.job.active:
+            self.job.cancel()
+            self.notify("interrupting now: the run stays resumable", timeout=3)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

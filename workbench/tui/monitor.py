@@ -1,0 +1,209 @@
+"""The live state of one run, built from the runner's events; what the live screen polls.
+
+Plain Python, no Textual: `feed` is called on the runner's thread for every event and
+does a few O(1) updates under a lock; the screen takes a `snapshot()` at most ten
+times a second and redraws only when `version` moved. The clock is injectable so
+throughput and ETA are testable.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+TERMINATIONS = ("answer", "budget", "token_limit", "max_turns", "error")
+KEEP_FINISHED = 32  # finished episodes whose transcript stays followable
+
+
+@dataclass
+class Episode:
+    """One (item, replicate) in flight: its ledger as of the last step and the steps so far."""
+
+    item_id: str
+    replicate: int
+    started: float
+    turn: int = 0
+    points_used: int = 0
+    tokens: int = 0
+    rejections: int = 0
+    last_call: str = ""
+    steps: list[Any] = field(default_factory=list)
+    finished: bool = False
+    correct: bool | None = None
+    termination: str | None = None
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.item_id, self.replicate
+
+
+@dataclass(frozen=True)
+class EpisodeRow:
+    key: tuple[str, int]
+    turn: int
+    points_used: int
+    tokens: int
+    rejections: int
+    last_call: str
+    n_steps: int
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    name: str
+    status: str
+    done: int
+    planned: int
+    correct: int
+    new_done: int
+    elapsed_s: float
+    rate: float | None  # episodes per second in this session
+    eta_s: float | None
+    cost_usd: float | None
+    terminations: dict[str, int]
+    errors: tuple[str, ...]
+    episodes: tuple[EpisodeRow, ...]
+    message: str | None
+    version: int
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.done if self.done else None
+
+
+def call_label(step: Any) -> str:
+    """`read_section(paper, C)`-style label of a tool step, from its name and arguments."""
+    args = step.tool_args
+    if isinstance(args, dict):
+        parts = []
+        for key, value in args.items():
+            text = str(value)
+            parts.append(text if len(text) <= 14 else text[:12] + "…")
+        inner = ", ".join(parts)
+    elif args is None:
+        inner = ""
+    else:
+        inner = "…"
+    return f"{step.tool_name}({inner})"
+
+
+class RunMonitor:
+    """Feeds on RunEvents; see the module docstring."""
+
+    def __init__(self, name: str, caps: dict[str, Any], clock: Callable[[], float] = time.monotonic):
+        self.name = name
+        self.caps = caps
+        self.clock = clock
+        self._lock = threading.Lock()
+        self.version = 0
+        self.status = "starting"
+        self.message: str | None = None
+        self.done = self.planned = self.correct = self.new_done = 0
+        self.t0: float | None = None
+        self.t_end: float | None = None
+        self.cost = 0.0
+        self.priced = False
+        self.terminations: Counter[str] = Counter()
+        self.errors: list[str] = []
+        self.live: dict[tuple[str, int], Episode] = {}
+        self.finished_eps: OrderedDict[tuple[str, int], Episode] = OrderedDict()
+
+    # ------------------------------------------------------------ writer side (runner thread)
+
+    def feed(self, event: Any) -> None:
+        with self._lock:
+            kind = event.kind
+            if kind == "started":
+                self.t0 = self.clock()
+                self.status = "running"
+                self.done, self.planned, self.correct = event.done, event.planned, event.correct
+            elif kind == "step":
+                self._step(event)
+            elif kind == "trajectory":
+                self._trajectory(event)
+            elif kind == "finished":
+                self.done, self.planned, self.correct = event.done, event.planned, event.correct
+                self.t_end = self.clock()
+            self.version += 1
+
+    def _step(self, event: Any) -> None:
+        key = (event.item_id, event.replicate)
+        step = event.step
+        ep = self.live.get(key)
+        if ep is None or step.index == 0:  # a new episode, or a retried attempt starting over
+            ep = self.live[key] = Episode(event.item_id, event.replicate, self.clock())
+            self.finished_eps.pop(key, None)
+        ep.steps.append(step)
+        led = step.ledger
+        ep.turn, ep.points_used, ep.tokens, ep.rejections = led.turn, led.points_used, led.tokens, led.rejections
+        if step.kind == "tool":
+            ep.last_call = call_label(step)
+        if step.cost_usd is not None:
+            self.cost += step.cost_usd
+            self.priced = True
+
+    def _trajectory(self, event: Any) -> None:
+        key = (event.item_id, event.replicate)
+        traj = event.trajectory
+        self.done, self.planned, self.correct = event.done, event.planned, event.correct
+        self.new_done += 1
+        self.terminations[traj.termination] += 1
+        if traj.termination == "error" and traj.error:
+            self.errors.append(f"{event.item_id}: {traj.error}")
+            del self.errors[:-20]
+        ep = self.live.pop(key, None)
+        if ep is not None:
+            ep.finished, ep.correct, ep.termination = True, bool(traj.correct), traj.termination
+            self.finished_eps[key] = ep
+            while len(self.finished_eps) > KEEP_FINISHED:
+                self.finished_eps.popitem(last=False)
+
+    def finish(self, status: str, message: str | None = None) -> None:
+        """The job's ending: done, interrupted or failed (with the reason)."""
+        with self._lock:
+            self.status = status
+            self.message = message
+            if self.t_end is None:
+                self.t_end = self.clock()
+            self.live.clear()
+            self.version += 1
+
+    # ------------------------------------------------------------ reader side (UI thread)
+
+    def snapshot(self) -> Snapshot:
+        with self._lock:
+            now = self.t_end if self.t_end is not None else self.clock()
+            elapsed = max(0.0, now - self.t0) if self.t0 is not None else 0.0
+            rate = self.new_done / elapsed if elapsed > 0 and self.new_done else None
+            left = max(0, self.planned - self.done)
+            eta = left / rate if rate else (0.0 if self.status == "running" and not left else None)
+            rows = tuple(
+                EpisodeRow(ep.key, ep.turn, ep.points_used, ep.tokens, ep.rejections, ep.last_call, len(ep.steps))
+                for ep in sorted(self.live.values(), key=lambda e: e.started)
+            )
+            return Snapshot(
+                name=self.name, status=self.status, done=self.done, planned=self.planned, correct=self.correct,
+                new_done=self.new_done, elapsed_s=elapsed, rate=rate, eta_s=eta,
+                cost_usd=self.cost if self.priced else None,
+                terminations={t: self.terminations.get(t, 0) for t in TERMINATIONS},
+                errors=tuple(self.errors[-5:]), episodes=rows, message=self.message, version=self.version,
+            )
+
+    def steps(self, key: tuple[str, int], start: int = 0) -> tuple[list[Any], bool, float] | None:
+        """(steps from `start`, finished?, the attempt's start time) of an episode; None when it is not known.
+
+        The start time changes when a retried attempt starts over: a follower then reads again from 0.
+        """
+        with self._lock:
+            ep = self.live.get(key) or self.finished_eps.get(key)
+            if ep is None:
+                return None
+            return list(ep.steps[start:]), ep.finished, ep.started
+
+    def episode_outcome(self, key: tuple[str, int]) -> tuple[bool | None, str | None]:
+        with self._lock:
+            ep = self.live.get(key) or self.finished_eps.get(key)
+            return (ep.correct, ep.termination) if ep else (None, None)

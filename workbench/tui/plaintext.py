@@ -1,0 +1,86 @@
+"""Untrusted text (model replies, tool results, dataset strings) made safe to put on screen.
+
+Nothing here parses markup: callers wrap the results in `rich.text.Text` or Segments.
+Control characters (escape sequences, NUL, carriage returns) are replaced so that a
+model's output can never drive the terminal.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.cells import cell_len, chop_cells
+from rich.text import Text
+
+_CONTROL = {c: "\ufffd" for c in range(0x20) if c not in (0x09, 0x0A)}
+_CONTROL.update({0x7F: "\ufffd", 0x0D: None})
+TAB = "    "
+
+
+def sanitize(text: str | None) -> str:
+    """Printable text: tabs expanded, CR dropped, other control characters shown as U+FFFD."""
+    if not text:
+        return ""
+    return text.translate(_CONTROL).replace("\t", TAB)
+
+
+def plain(text: str | None, style: str = "") -> Text:
+    """A Text holding `text` literally (square brackets and all)."""
+    return Text(sanitize(text), style=style)
+
+
+def one_line(text: str | None, limit: int = 80) -> str:
+    """The text on one line, cut to `limit` cells with an ellipsis."""
+    flat = " ".join(sanitize(text).split())
+    return clip(flat, limit)
+
+
+def clip(text: str, limit: int) -> str:
+    if limit <= 0:
+        return ""
+    if cell_len(text) <= limit:
+        return text
+    return chop_cells(text, max(1, limit - 1))[0] + "…"
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """Wrap sanitised text to `width` cells: at spaces where possible, hard breaks otherwise. Linear time."""
+    width = max(1, width)
+    out: list[str] = []
+    for line in text.split("\n"):
+        if not line:
+            out.append("")
+            continue
+        if line.isascii():
+            while len(line) > width:
+                cut = line.rfind(" ", width // 2, width + 1)
+                if cut <= 0:
+                    out.append(line[:width])
+                    line = line[width:]
+                else:
+                    out.append(line[:cut])
+                    line = line[cut + 1:]
+            out.append(line)
+        elif cell_len(line) <= width:
+            out.append(line)
+        else:
+            out.extend(chop_cells(line, width))
+    return out
+
+
+def display_path(path: Path | str) -> str:
+    """A path as a user would like to read it: relative to the working directory when inside it, else with ~."""
+    p = Path(path)
+    try:
+        resolved = p.expanduser().resolve()
+    except OSError:
+        return str(p)
+    try:
+        return str(resolved.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        pass
+    home = os.path.expanduser("~")
+    text = str(resolved)
+    if home and home != "/" and text.startswith(home + os.sep):
+        return "~" + text[len(home):]
+    return text

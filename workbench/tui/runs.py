@@ -1,0 +1,329 @@
+"""The home screen: every run in the store, live while runs progress; filter, sort, open, rename, delete, export.
+
+The table is refreshed by polling the store once a second, and only re-queried when
+SQLite's `data_version` says another connection committed (a run writing steps).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from workbench.tui.tables import RunsTable
+from workbench.tui.plaintext import clip, display_path, sanitize
+
+COLUMNS = (("name", "NAME"), ("agent", "AGENT / MODEL"), ("dataset", "DATA"), ("done", "DONE"),
+           ("accuracy", "ACC"), ("cost", "COST"), ("status", "STATE"))
+SORTS = ("created", "name", "agent", "dataset", "done", "accuracy", "cost", "status")
+
+
+def agent_label(row: dict[str, Any]) -> str:
+    text = row["agent"] + (f" {row['model']}" if row.get("model") else "")
+    if row.get("ablation") and row["ablation"] != "full":
+        text += f" · {row['ablation']}"
+    return text
+
+
+def dataset_label(dataset: str) -> str:
+    return dataset if dataset == "builtin" else (Path(dataset).name or dataset)
+
+
+def matches(row: dict[str, Any], query: str) -> bool:
+    if not query:
+        return True
+    hay = " ".join(str(row.get(k) or "") for k in ("name", "agent", "model", "dataset", "ablation", "status")).lower()
+    return all(word in hay for word in query.lower().split())
+
+
+def sort_key(column: str):
+    def key(row: dict[str, Any]):
+        value = {"created": row.get("created_at") or "", "agent": agent_label(row), "done": row.get("done") or 0,
+                 "accuracy": row.get("accuracy"), "cost": row.get("cost_usd")}.get(column, row.get(column))
+        return (value is None, value if value is not None else 0)
+    return key
+
+
+class RunsScreen(Screen):
+    HELP_TITLE = "Runs"
+    AUTO_FOCUS = ""  # focus is managed: the table when there are runs, nothing on the welcome panel
+    BINDINGS = [
+        Binding("n", "new_run", "New run", id="runs.new"),
+        Binding("w", "watch", "Live", id="runs.watch"),
+        Binding("r", "rename", "Rename", id="runs.rename"),
+        Binding("d", "delete", "Delete", id="runs.delete"),
+        Binding("e", "export", "Export", id="runs.export"),
+        Binding("s", "sort", "Sort", id="runs.sort"),
+        Binding("S", "sort_reverse", "Reverse sort", id="runs.sort_reverse", show=False),
+        Binding("slash", "filter", "Filter", id="runs.filter", key_display="/"),
+        Binding("b", "builtin", "Built-in run", id="runs.builtin"),
+        Binding("escape", "clear_filter", "Clear filter", id="runs.clear_filter", show=False),
+        Binding("q", "app.quit", "Quit", id="runs.quit"),
+    ]
+
+    NEEDS_RUNS = {"watch", "rename", "delete", "export", "sort", "sort_reverse", "filter", "clear_filter"}
+
+    def __init__(self):
+        super().__init__()
+        self.rows: list[dict[str, Any]] = []
+        self.shown: list[str] = []
+        self.sort_column = "created"
+        self.sort_reverse = False
+        self._version: int | None = None
+        self._job_states: tuple = ()
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="runs-title", classes="title-bar")
+        yield Input(placeholder="/ filter runs…", id="runs-filter")
+        with Vertical(id="runs-body"):
+            yield RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="welcome")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for key, label in COLUMNS:
+            width = 12 if key == "status" else None  # room for "interrupted" and "▶ 12.3/s"
+            table.add_column(Text(label + "  "), key=key, width=width)  # room for the sort arrow
+        self.reload(force=True)
+        self.set_interval(1.0, self.poll, name="runs-poll")
+        if self.rows:
+            table.focus()
+
+    # ------------------------------------------------------------ data
+
+    def poll(self) -> None:
+        self.reload()
+
+    def reload(self, force: bool = False) -> None:
+        app = self.app
+        store = app.open_store(create=False)
+        version = store.data_version() if store is not None else None
+        jobs = tuple((name, job.monitor.version) for name, job in app.jobs.items())
+        if not force and version == self._version and jobs == self._job_states and store is not None:
+            return
+        self._version, self._job_states = version, jobs
+        from workbench.reports import runs_table
+
+        self.rows = runs_table(store) if store is not None else []
+        self.render_rows()
+
+    def render_rows(self) -> None:
+        app = self.app
+        title = Text.assemble((" AgentHop Workbench", "bold"), "  ·  store: ", display_path(app.store_path))
+        active = sum(1 for j in app.jobs.values() if j.active)
+        if active:
+            title.append(f"  ·  {active} run{'s' if active > 1 else ''} in progress")
+        self.query_one("#runs-title", Static).update(title)
+        empty = not self.rows
+        table = self.query_one("#runs-table")
+        if empty != (not table.display):
+            self.refresh_bindings()
+        if empty and table.has_focus:
+            self.set_focus(None)
+        elif not empty and self.focused is None:
+            self.set_focus(table)
+        table.display = not empty
+        self.query_one("#runs-filter").display = not empty
+        welcome = self.query_one("#welcome", Static)
+        welcome.display = empty
+        if empty:
+            welcome.update(self.welcome_text())
+            return
+        query = self.query_one("#runs-filter", Input).value.strip()
+        rows = [r for r in self.rows if matches(r, query)]
+        rows.sort(key=sort_key(self.sort_column), reverse=self.sort_reverse)
+        self._fill(rows)
+
+    def welcome_text(self) -> Text:
+        path = display_path(self.app.store_path)
+        return Text.assemble(
+            ("Welcome to the AgentHop Workbench\n\n", "bold"),
+            "There are no runs in the store yet.\n",
+            "The store lives at ", (path, "bold"), " (change it with --db or AGENTHOP_DB).\n\n",
+            "Press ", ("b", "bold reverse"), " to run the built-in benchmark with the heuristic agent\n",
+            "  (60 generated items, a few seconds, no model or network needed),\n",
+            "or ", ("n", "bold reverse"), " to configure a run: dataset, agent, ablation, caps, slice.\n\n",
+            ("? lists the keys · ctrl+p opens the command palette · q quits", "dim"),
+        )
+
+    def _cells(self, row: dict[str, Any]) -> list[Any]:
+        job = self.app.jobs.get(row["name"])
+        status = row["status"]
+        if job is not None and job.active:
+            snap = job.monitor.snapshot()
+            rate = f" {snap.rate:.1f}/s" if snap.rate else ""
+            status_text = Text(f"▶{rate}", style="bold")
+        else:
+            status_text = Text(status)
+        acc = "—" if row["accuracy"] is None else f"{row['accuracy']:.3f}"
+        cost = "—" if row["cost_usd"] is None else f"${row['cost_usd']:.2f}"
+        return [Text(clip(sanitize(row["name"]), 32)), Text(clip(sanitize(agent_label(row)), 30)),
+                Text(clip(sanitize(dataset_label(row["dataset"])), 16)),
+                Text(f"{row['done']}/{row['planned']}", justify="right"), Text(acc, justify="right"),
+                Text(cost, justify="right"), status_text]
+
+    def _fill(self, rows: list[dict[str, Any]]) -> None:
+        table = self.query_one(DataTable)
+        names = [r["name"] for r in rows]
+        self._label_columns()
+        if names == self.shown:
+            for row in rows:
+                for (key, _), value in zip(COLUMNS, self._cells(row)):
+                    table.update_cell(row["name"], key, value, update_width=True)
+            return
+        current = self.current_name()
+        table.clear()
+        for row in rows:
+            table.add_row(*self._cells(row), key=row["name"])
+        self.shown = names
+        if current in names:
+            table.move_cursor(row=names.index(current), animate=False)
+
+    def _label_columns(self) -> None:
+        table = self.query_one(DataTable)
+        arrow = " ▼" if self.sort_reverse else " ▲"
+        for key, label in COLUMNS:
+            column = table.columns.get(key)
+            if column is not None:
+                want = label + (arrow if key == self.sort_column else "  ")
+                if str(column.label) != want:
+                    column.label = Text(want)
+        table.refresh()
+
+    def current_name(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not self.shown or table.cursor_row is None or not (0 <= table.cursor_row < len(self.shown)):
+            return None
+        return self.shown[table.cursor_row]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Actions on runs are hidden while the store has none (the welcome panel shows instead)."""
+        if action in self.NEEDS_RUNS and not self.rows:
+            return False
+        return True
+
+    # ------------------------------------------------------------ events
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        key = str(event.column_key.value)
+        column = "created" if key not in SORTS else key
+        if column == self.sort_column:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_column, self.sort_reverse = column, False
+        self.render_rows()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "runs-filter":
+            self.render_rows()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.query_one(DataTable).focus()
+
+    # ------------------------------------------------------------ actions
+
+    def action_filter(self) -> None:
+        if self.rows:
+            self.query_one("#runs-filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#runs-filter", Input)
+        if box.value:
+            box.value = ""
+        self.query_one(DataTable).focus()
+
+    def action_sort(self) -> None:
+        self.sort_column = SORTS[(SORTS.index(self.sort_column) + 1) % len(SORTS)]
+        self.notify(f"sorted by {self.sort_column}", timeout=1.5)
+        self.render_rows()
+
+    def action_sort_reverse(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+        self.render_rows()
+
+    def action_new_run(self) -> None:
+        self.app.action_new_run()
+
+    def action_builtin(self) -> None:
+        self.app.action_run_builtin()
+
+    def action_open(self) -> None:
+        name = self.current_name()
+        if name:
+            self.app.open_run(name)
+
+    def action_watch(self) -> None:
+        name = self.current_name()
+        if name:
+            self.app.watch_run(name)
+
+    def _busy(self, name: str, verb: str) -> bool:
+        job = self.app.jobs.get(name)
+        if job is not None and job.active:
+            self.notify(f"'{name}' is running; stop it before you {verb} it", severity="warning")
+            return True
+        return False
+
+    def action_rename(self) -> None:
+        from workbench.tui.dialogs import NameModal
+
+        name = self.current_name()
+        if not name or self._busy(name, "rename"):
+            return
+        existing = {r["name"] for r in self.rows}
+
+        def check(value: str) -> str | None:
+            if not value:
+                return "a name is needed"
+            if value != name and value in existing:
+                return f"a run named '{value}' exists"
+            return None
+
+        def done(new: str | None) -> None:
+            if new and new != name:
+                try:
+                    self.app.store.rename_run(name, new)
+                except Exception as exc:
+                    self.notify(str(exc), severity="error")
+                    return
+                self.app.jobs.pop(name, None)
+                self.reload(force=True)
+                if new in self.shown:
+                    self.query_one(DataTable).move_cursor(row=self.shown.index(new), animate=False)
+                self.notify(f"renamed to '{new}'", timeout=2)
+
+        self.app.push_screen(NameModal(f"Rename '{name}'", name, check), done)
+
+    def action_delete(self) -> None:
+        from workbench.tui.dialogs import ConfirmModal
+
+        name = self.current_name()
+        if not name or self._busy(name, "delete"):
+            return
+        row = next(r for r in self.rows if r["name"] == name)
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.app.store.delete_run(name)
+                self.app.jobs.pop(name, None)
+                self.reload(force=True)
+                self.notify(f"deleted '{name}'", timeout=2)
+
+        self.app.push_screen(ConfirmModal(
+            f"Delete run '{name}' and its {row['done']} trajectories (every stored step)? This cannot be undone.",
+            "Delete", "Delete run"), done)
+
+    def action_export(self) -> None:
+        name = self.current_name()
+        if name:
+            self.app.export_run(name)

@@ -1,0 +1,309 @@
+"""The trajectory stepper: the item beside the transcript, turn by turn, with the ledger as it stood.
+
+`←/h` `→/l` step a turn, `0`/`$` first/last, `n`/`p` the next/previous trajectory of the
+list it was opened from, `g` reveals the gold option and distractor types, `y`/`Y`
+copy the selected step / the whole transcript (OSC 52). The meters show the stored
+ledger of the last step of the turn in view.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import Worker, WorkerState
+
+from workbench.tui.corpora import ItemContext
+from workbench.tui.meters import Meter, theme_style
+from workbench.tui.plaintext import clip, sanitize
+from workbench.tui.transcript import Entry, Gold, TranscriptView, build_entries, group_turns, is_read, transcript_text
+
+LETTERS = "ABCD"
+
+
+def gold_of(ctx: ItemContext | None) -> Gold:
+    if ctx is None or ctx.item is None:
+        return Gold()
+    return Gold(frozenset(ctx.item.gold_paper_ids), frozenset(ctx.item.gold_arxiv_ids), True)
+
+
+def touched(steps: list[dict[str, Any]]) -> tuple[set[str], list[dict[str, Any]]]:
+    """(S2 ids of papers any accepted call touched, delivered reads) among `steps`."""
+    papers: set[str] = set()
+    reads = []
+    for s in steps:
+        if s.get("kind") != "tool" or s.get("status") in ("rejected", "disabled"):
+            continue
+        if s.get("paper_id"):
+            papers.add(str(s["paper_id"]))
+        if is_read(s):
+            reads.append(s)
+    return papers, reads
+
+
+def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[dict[str, Any]], reveal: bool,
+              colors: dict[str, Style]) -> Text:
+    """The left pane: seed, question, options (gold revealed on demand), the citation path so far."""
+    t = Text()
+    ok, bad, muted = colors.get("success", Style()), colors.get("error", Style()), colors.get("muted", Style(dim=True))
+    bold = Style(bold=True)
+    item = ctx.item if ctx else None
+    papers, reads = touched(steps_so_far)
+    gold = gold_of(ctx)
+    if item is None:
+        t.append("Item unavailable", style="bold")
+        t.append(f"\n{sanitize(ctx.note if ctx else 'loading the corpus…')}\n", style=muted)
+        t.append(f"\n{traj['item_id']} · {traj.get('question_type') or '?'} d{traj.get('depth') or '?'}")
+        ci = traj.get("correct_index")
+        if reveal and ci is not None and 0 <= ci < 4:
+            t.append(f"\ngold option: ({LETTERS[ci]})", style=ok)
+        t.append(f"\nvisited {len(papers)} papers · {len(reads)} reads")
+        return t
+    titles = ctx.titles
+    t.append("Seed ", style="bold")
+    t.append(sanitize(item.seed_title or titles.get(item.seed_paper_id, item.seed_paper_id)))
+    if item.seed_arxiv_id:
+        t.append(f" ({sanitize(item.seed_arxiv_id)})", style=muted)
+    t.append("\n\nQ ", style="bold")
+    t.append(sanitize(item.question))
+    t.append("\n")
+    types = item.distractor_types or ()
+    for i, option in enumerate(item.options):
+        letter = LETTERS[i] if i < 4 else str(i)
+        t.append(f"\n({letter}) ", style="bold")
+        if reveal:
+            if i == item.correct_index:
+                t.append("● gold ", style=bold + ok)
+            else:
+                kind = types[i] if i < len(types) else "distractor"
+                t.append(f"○ {sanitize(str(kind))} ", style=muted)
+        if traj.get("predicted_index") == i:
+            t.append("◀ answered ", style=bold + (ok if traj.get('correct') else bad))
+        t.append(sanitize(option))
+    t.append("\n\nCitation path\n", style="bold")
+    read_ids = {str(r.get("paper_id")) for r in reads}
+    chain = [("seed", item.seed_paper_id)] + [("bridge", b) for b in item.bridge_paper_ids] + \
+            [("gold", g) for g in item.gold_paper_ids]
+    for role, pid in chain:
+        if pid in read_ids:
+            state, style = ("read ★" if role == "gold" else "read"), ok if role == "gold" else Style()
+        elif pid in papers:
+            state, style = "visited", Style()
+        else:
+            state, style = "·", muted
+        symbol = {"seed": "●", "bridge": "◇", "gold": "★"}[role]
+        t.append(f" {symbol} {role:<6} ", style="bold" if role == "gold" else "")
+        t.append(f"{state:<8}", style=style)
+        t.append(clip(sanitize(titles.get(pid) or pid), 30) + "\n")
+    n_gold = sum(1 for r in reads if gold.is_gold(r))
+    t.append(f"visited {len(papers)} papers · {len(reads)} reads (", style=muted)
+    t.append(f"{n_gold} ★", style=ok)
+    t.append(", ", style=muted)
+    t.append(f"{len(reads) - n_gold} ✗", style=bad)
+    t.append(")", style=muted)
+    if ctx.note:
+        t.append(f"\n{sanitize(ctx.note)}", style=bad)
+    return t
+
+
+class StepperScreen(Screen):
+    BINDINGS = [
+        Binding("right,l", "step(1)", "Next turn", id="stepper.next"),
+        Binding("left,h", "step(-1)", "Prev", id="stepper.prev"),
+        Binding("0", "first", "First turn", id="stepper.first", show=False),
+        Binding("dollar_sign", "last", "Last turn", id="stepper.last", key_display="$", show=False),
+        Binding("n", "trajectory(1)", "Next traj", id="stepper.next_trajectory"),
+        Binding("p", "trajectory(-1)", "Previous trajectory", id="stepper.prev_trajectory", show=False),
+        Binding("g", "toggle_gold", "Gold", id="stepper.gold"),
+        Binding("y", "copy_step", "Copy", id="stepper.copy_step"),
+        Binding("Y", "copy_all", "Copy whole transcript", id="stepper.copy_all", show=False),
+        Binding("escape,q", "back", "Back", id="stepper.back"),
+    ]
+
+    def __init__(self, run: dict[str, Any], trajectory_ids: list[int], index: int = 0):
+        super().__init__()
+        self.run = run
+        self.ids = list(trajectory_ids)
+        self.index = index
+        self.position = 0  # index into self.turns
+        self.reveal = False
+        self.traj: dict[str, Any] = {}
+        self.steps: list[dict[str, Any]] = []
+        self.turns: list[list[dict[str, Any]]] = []
+        self.entries: list[Entry] = []
+        self.turn_end: list[int] = []
+        self.ctx: ItemContext | None = None
+        caps = run.get("caps") or {}
+        self.caps = (int(caps.get("budget", 30)), int(caps.get("max_turns", 20)), int(caps.get("max_tokens_total", 200_000)))
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="stepper-title", classes="title-bar")
+        with Horizontal(id="stepper-body"):
+            with VerticalScroll(id="stepper-item"):
+                yield Static("", id="item-text")
+            with Vertical(id="stepper-right"):
+                yield Static("", id="turn-bar")
+                yield TranscriptView(id="stepper-transcript", placeholder="no steps")
+                with Vertical(id="stepper-meters"):
+                    yield Meter("POINTS", self.caps[0], id="meter-points")
+                    yield Meter("TURNS", self.caps[1], id="meter-turns")
+                    yield Meter("TOKENS", self.caps[2], unit="tokens", id="meter-tokens")
+                    yield Static("", id="ledger-line")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(TranscriptView).focus()
+        self.load(self.index)
+
+    # ------------------------------------------------------------ loading
+
+    def load(self, index: int) -> None:
+        store = self.app.store
+        self.index = index
+        tid = self.ids[index]
+        self.traj = store.trajectory(tid)
+        self.steps = store.steps(tid)
+        self.turns = group_turns(self.steps)
+        self.position = 0
+        dataset, item_id = self.run["dataset"], self.traj["item_id"]
+        self.ctx = self.app.corpora.cached(dataset, item_id)
+        self._build_entries()
+        self.show()
+        if self.ctx is None:
+            self.run_worker(partial(self.app.corpora.item_context, dataset, self.run.get("dataset_fingerprint"), item_id),
+                            name="item-context", group="item-context", thread=True, exclusive=True, exit_on_error=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.name != "item-context" or event.state != WorkerState.SUCCESS:
+            return
+        ctx = worker.result
+        if isinstance(ctx, ItemContext) and ctx.item_id == self.traj.get("item_id"):
+            self.ctx = ctx
+            cursor = self.query_one(TranscriptView).cursor
+            self._build_entries()
+            self.show(cursor=cursor)
+
+    def _build_entries(self) -> None:
+        titles = self.ctx.titles if self.ctx else {}
+        self.entries = build_entries(self.steps, gold_of(self.ctx), titles)
+        ends, count, turn_no = [], 0, 0
+        for group in self.turns:
+            # entries for a turn: its separator and one per step
+            count += 1 + len(group)
+            ends.append(count)
+            turn_no += 1
+        self.turn_end = ends
+
+    # ------------------------------------------------------------ showing
+
+    @property
+    def current_steps(self) -> list[dict[str, Any]]:
+        return [s for group in self.turns[: self.position + 1] for s in group]
+
+    @property
+    def ledger_step(self) -> dict[str, Any] | None:
+        """The step whose ledger the meters show: the last one of the turn in view."""
+        return self.turns[self.position][-1] if self.turns else None
+
+    def show(self, cursor: int | None = None) -> None:
+        traj, n_turns = self.traj, len(self.turns)
+        verdict = "correct ✓" if traj.get("correct") else "wrong ✗"
+        kind = traj.get("question_type") or traj.get("kind") or "?"
+        title = (f" {traj['item_id']} r{traj.get('replicate', 0)} · {kind} d{traj.get('depth') or '?'} · {verdict} "
+                 f"({sanitize(traj.get('answer') or '—')}) · {traj.get('termination')} · trajectory {self.index + 1}/{len(self.ids)}"
+                 f" · {self.run['name']}")
+        self.query_one("#stepper-title", Static).update(Text(title))
+        view = self.query_one(TranscriptView)
+        if not self.turns:
+            self.query_one("#turn-bar", Static).update(Text(" no steps stored"))
+            view.set_entries([], cursor=0)
+        else:
+            group = self.turns[self.position]
+            end = self.turn_end[self.position]
+            start = self.turn_end[self.position - 1] if self.position else 0
+            first_step = start + 1 if end > start + 1 else start
+            visible = self.entries[:end]
+            view.set_entries(visible, cursor=first_step if cursor is None else min(cursor, end - 1),
+                             current_turn=group[0]["turn"])
+            view.show_turn(group[0]["turn"])
+            a, b = group[0]["idx"] + 1, group[-1]["idx"] + 1
+            self.query_one("#turn-bar", Static).update(
+                Text(f" turn {group[0]['turn']} · {self.position + 1} of {n_turns} · steps {a}–{b} of {len(self.steps)}"))
+        led = self.ledger_step or {"points_used": 0, "turn": 0, "tokens": 0, "points_left": self.caps[0], "rejections": 0}
+        self.query_one("#meter-points", Meter).show(int(led["points_used"] or 0), self.caps[0])
+        self.query_one("#meter-turns", Meter).show(int(led["turn"] or 0), self.caps[1])
+        self.query_one("#meter-tokens", Meter).show(int(led["tokens"] or 0), self.caps[2])
+        self.query_one("#ledger-line", Static).update(
+            Text(f"        {led['points_left']} points left · {led['rejections']} consecutive rejection(s)"))
+        self._show_item()
+
+    def _show_item(self) -> None:
+        colors = {"success": theme_style(self.app, "success"), "error": theme_style(self.app, "error"),
+                  "muted": Style(dim=True)}
+        self.query_one("#item-text", Static).update(item_text(self.ctx, self.traj, self.current_steps, self.reveal, colors))
+
+    def meter_readings(self) -> dict[str, tuple[int, int, str]]:
+        """What the three meters show (for tests)."""
+        return {name: self.query_one(f"#meter-{name}", Meter).reading for name in ("points", "turns", "tokens")}
+
+    # ------------------------------------------------------------ actions
+
+    def action_step(self, delta: int) -> None:
+        if self.turns:
+            new = max(0, min(len(self.turns) - 1, self.position + delta))
+            if new != self.position:
+                self.position = new
+                self.show()
+
+    def action_first(self) -> None:
+        self.position = 0
+        self.show()
+
+    def action_last(self) -> None:
+        self.position = max(0, len(self.turns) - 1)
+        self.show()
+
+    def action_trajectory(self, delta: int) -> None:
+        new = self.index + delta
+        if 0 <= new < len(self.ids):
+            self.load(new)
+        else:
+            self.notify("no more trajectories in this direction", timeout=2)
+
+    def action_toggle_gold(self) -> None:
+        self.reveal = not self.reveal
+        self._show_item()
+
+    def action_copy_step(self) -> None:
+        """Copy the step under the cursor (on a turn's separator: the whole turn)."""
+        view = self.query_one(TranscriptView)
+        entry = view.cursor_entry
+        if entry is None:
+            return
+        if entry.kind == "turn":
+            text = transcript_text(e for e in view.entries if e.turn == entry.turn)
+            what = f"turn {entry.turn}"
+        else:
+            text, what = entry.copy_text, "step"
+        self.app.copy_to_clipboard(text)
+        self.notify(f"copied {what} ({len(text):,} characters)", timeout=2)
+
+    def action_copy_all(self) -> None:
+        head = f"{self.run['name']} · {self.traj['item_id']} r{self.traj.get('replicate', 0)}\n"
+        if self.ctx is not None and self.ctx.item is not None:
+            item = self.ctx.item
+            head += sanitize(item.question) + "\n" + "\n".join(
+                f"({LETTERS[i]}) {sanitize(o)}" for i, o in enumerate(item.options)) + "\n"
+        text = head + "\n" + transcript_text(self.entries)
+        self.app.copy_to_clipboard(text)
+        self.notify(f"copied transcript ({len(text):,} characters)", timeout=2)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,402 @@
+"""Transcripts: steps turned into entries (pure), and a virtualised view that draws only visible lines.
+
+A tool result can be 70K characters. The view never mounts a widget per step and never
+renders off-screen text: it keeps, per entry, the wrapped lines for the current width
+(computed once per width) and builds a `Strip` only for the rows on screen
+(Textual's line API, as Toolong and Textual's own Log do). Folded entries show a few
+lines; `enter` unfolds the entry under the cursor.
+
+All step text is untrusted and is drawn as plain Segments: no markup is ever parsed.
+"""
+from __future__ import annotations
+
+import json
+from bisect import bisect_right
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, is_dataclass
+from typing import Any
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from workbench.tui.plaintext import clip, one_line, sanitize, wrap
+
+FOLD_LINES = 3
+INDENT = "  "
+
+# mark of a tool step → (symbol, component class)
+MARKS = {
+    "gold": ("★ gold", "transcript--gold"),
+    "wrong": ("✗ not gold", "transcript--wrong"),
+    "rejected": ("⊘ rejected", "transcript--rejected"),
+    "disabled": ("⊘ disabled", "transcript--rejected"),
+    "nudge": ("↺ nudge", "transcript--nudge"),
+}
+
+
+def as_record(step: Any) -> dict[str, Any]:
+    """A step as the store returns it (flat ledger fields), whether given a stored row or a live `Step`."""
+    if isinstance(step, dict):
+        return step
+    if is_dataclass(step):
+        d = asdict(step)
+        ledger = d.pop("ledger", None) or {}
+        d.update(points_used=ledger.get("points_used", 0), points_left=ledger.get("points_left", 0),
+                 tokens=ledger.get("tokens", 0), rejections=ledger.get("rejections", 0))
+        d.setdefault("idx", d.get("index"))
+        return d
+    raise TypeError(f"not a step: {type(step).__name__}")
+
+
+def step_index(step: dict[str, Any]) -> int:
+    return step["idx"] if step.get("idx") is not None else step.get("index", 0)
+
+
+def group_turns(steps: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Consecutive steps of the same turn, in order."""
+    turns: list[list[dict[str, Any]]] = []
+    for s in steps:
+        if turns and turns[-1][0]["turn"] == s["turn"]:
+            turns[-1].append(s)
+        else:
+            turns.append([s])
+    return turns
+
+
+@dataclass(frozen=True)
+class Gold:
+    """The item's gold papers (S2 ids and arXiv ids), to mark reads; `known` False when the item is unavailable."""
+
+    paper_ids: frozenset[str] = frozenset()
+    arxiv_ids: frozenset[str] = frozenset()
+    known: bool = False
+
+    def is_gold(self, step: dict[str, Any]) -> bool:
+        return (step.get("paper_id") in self.paper_ids) or (step.get("arxiv_id") in self.arxiv_ids)
+
+
+def is_read(step: dict[str, Any]) -> bool:
+    return step.get("kind") == "tool" and step.get("tool_name") == "read_section" and bool(step.get("delivered"))
+
+
+def mark(step: dict[str, Any], gold: Gold) -> str | None:
+    """`gold`, `wrong`, `rejected`, `disabled`, `nudge` or None."""
+    kind = step.get("kind")
+    if kind == "nudge":
+        return "nudge"
+    if kind != "tool":
+        return None
+    if step.get("status") in ("rejected", "disabled"):
+        return step["status"]
+    if is_read(step) and gold.known:
+        return "gold" if gold.is_gold(step) else "wrong"
+    return None
+
+
+def format_args(args: Any, titles: dict[str, str], limit: int = 28) -> str:
+    """Arguments for a header: paper ids shown by title when known, long values clipped."""
+    if isinstance(args, dict):
+        parts = []
+        for key, value in args.items():
+            if key == "paper_id" and isinstance(value, str) and value in titles:
+                parts.append("«" + clip(sanitize(titles[value]), limit) + "»")
+            elif isinstance(value, str):
+                parts.append(clip(one_line(value, 200), limit))
+            else:
+                parts.append(clip(one_line(json.dumps(value, ensure_ascii=False, default=str)), limit))
+        return ", ".join(parts)
+    if args is None:
+        return ""
+    return clip(one_line(json.dumps(args, ensure_ascii=False, default=str)), limit)
+
+
+Part = tuple[str, str]  # (text, component class)
+
+
+@dataclass
+class Entry:
+    """One block of the transcript: a header line and an optional (foldable) body."""
+
+    kind: str  # turn | assistant | tool | nudge | error | note
+    turn: int
+    header: list[Part]
+    body: str = ""
+    step: int | None = None  # the step's index
+    folded: bool = True
+    copy_text: str = ""
+    _wrapped: tuple[int, list[str]] | None = field(default=None, repr=False, compare=False)
+
+    def wrapped(self, width: int) -> list[str]:
+        if self._wrapped is None or self._wrapped[0] != width:
+            self._wrapped = (width, wrap(self.body, width) if self.body else [])
+        return self._wrapped[1]
+
+    def line_count(self, width: int) -> int:
+        body = self.wrapped(max(1, width - len(INDENT)))
+        if not body:
+            return 1
+        if self.folded and len(body) > FOLD_LINES + 1:
+            return 1 + FOLD_LINES + 1
+        return 1 + len(body)
+
+    @property
+    def plain_header(self) -> str:
+        return "".join(text for text, _ in self.header)
+
+
+def build_entries(steps: Iterable[Any], gold: Gold = Gold(), titles: dict[str, str] | None = None,
+                  turn_headers: bool = True) -> list[Entry]:
+    """Entries for the given steps (stored rows or live Steps), with turn separators."""
+    titles = titles or {}
+    entries: list[Entry] = []
+    current_turn = None
+    for raw in steps:
+        s = as_record(raw)
+        turn = s.get("turn") or 0
+        if turn_headers and turn != current_turn:
+            current_turn = turn
+            entries.append(Entry("turn", turn, [(f"── turn {turn} ", "transcript--turn")], copy_text=f"── turn {turn}"))
+        entries.append(_entry(s, gold, titles))
+    return entries
+
+
+def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str]) -> Entry:
+    kind, turn, idx = s.get("kind"), s.get("turn") or 0, step_index(s)
+    text = sanitize(s.get("text"))
+    if kind == "tool":
+        name = sanitize(str(s.get("tool_name")))
+        head: list[Part] = [("▸ ", "transcript--call"), (f"{name}({format_args(s.get('tool_args'), titles)})", "transcript--call")]
+        cost = s.get("cost") or 0
+        head.append((f"  −{cost}" if cost else "  0", "transcript--cost"))
+        m = mark(s, gold)
+        if m:
+            symbol, cls = MARKS[m]
+            head.append(("  " + symbol, cls))
+        status = s.get("status")
+        if status not in (None, "ok", "rejected", "disabled"):
+            head.append((f"  · {sanitize(str(status))}", "transcript--muted"))
+        full_args = json.dumps(s.get("tool_args"), ensure_ascii=False, default=str)
+        copy = f"▸ {name}({full_args}) cost {cost}" + (f" [{m}]" if m else "") + f"\n{text}"
+        return Entry("tool", turn, head, text, idx, copy_text=copy)
+    if kind == "assistant":
+        calls = s.get("tool_args") or []
+        names = ", ".join(sanitize(str(c.get("name"))) for c in calls if isinstance(c, dict))
+        usage = s.get("usage") or {}
+        tok = sum(int(usage.get(k) or 0) for k in ("prompt", "completion", "cache_creation"))
+        head = [("◆ assistant", "transcript--assistant")]
+        if names:
+            head.append((f" → {names}", "transcript--muted"))
+        if tok:
+            head.append((f"  {tok:,} tok", "transcript--cost"))
+        body = text if text.strip() else ""
+        return Entry("assistant", turn, head, body, idx, copy_text="◆ assistant" + (f" → {names}" if names else "") + f"\n{text}")
+    if kind == "nudge":
+        return Entry("nudge", turn, [(MARKS["nudge"][0], MARKS["nudge"][1])], text, idx, copy_text=f"↺ nudge\n{text}")
+    label = {"error": "! error", "harness": "! harness", "retry": "⟳ retry"}.get(kind, f"· {sanitize(str(kind))}")
+    return Entry("error", turn, [(label, "transcript--error")], text, idx, copy_text=f"{label}\n{text}")
+
+
+def transcript_text(entries: Iterable[Entry]) -> str:
+    """The whole transcript as plain text (full bodies, nothing folded)."""
+    return "\n".join(e.copy_text for e in entries).rstrip() + "\n"
+
+
+class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
+    """Entries drawn line by line; a cursor selects an entry; enter folds/unfolds it."""
+
+    BINDINGS = [
+        Binding("down,j", "cursor(1)", "Down", show=False, id="transcript.down"),
+        Binding("up,k", "cursor(-1)", "Up", show=False, id="transcript.up"),
+        Binding("enter", "toggle_fold", "Fold/unfold", id="transcript.fold"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="transcript.page_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="transcript.page_up"),
+        Binding("home", "cursor_to(0)", "Top", show=False, id="transcript.top"),
+        Binding("end", "cursor_to(-1)", "Bottom", show=False, id="transcript.bottom"),
+    ]
+    COMPONENT_CLASSES = {
+        "transcript--turn", "transcript--call", "transcript--cost", "transcript--assistant", "transcript--body",
+        "transcript--muted", "transcript--gold", "transcript--wrong", "transcript--rejected", "transcript--nudge",
+        "transcript--error", "transcript--cursor", "transcript--fold", "transcript--current",
+    }
+
+    cursor: reactive[int] = reactive(0, always_update=True)
+
+    class CursorMoved(Message):
+        def __init__(self, view: "TranscriptView", entry: Entry | None):
+            super().__init__()
+            self.view = view
+            self.entry = entry
+
+    def __init__(self, *, placeholder: str = "", **kwargs):
+        super().__init__(**kwargs)
+        self.entries: list[Entry] = []
+        self.placeholder = placeholder
+        self.current_turn: int | None = None
+        self._offsets: list[int] = []
+        self._total = 0
+        self._width = 0
+
+    # ------------------------------------------------------------ content
+
+    def set_entries(self, entries: list[Entry], cursor: int | None = None, current_turn: int | None = None) -> None:
+        self.entries = entries
+        self.current_turn = current_turn
+        self._relayout()
+        if cursor is not None:
+            self.set_reactive(TranscriptView.cursor, max(0, min(cursor, len(entries) - 1)))
+        else:
+            self.set_reactive(TranscriptView.cursor, max(0, min(self.cursor, len(entries) - 1)))
+        self.refresh()
+
+    def append_entries(self, entries: list[Entry], follow: bool = True) -> None:
+        at_bottom = self.scroll_y >= self.max_scroll_y - 1
+        self.entries.extend(entries)
+        self._relayout()
+        if follow and at_bottom:
+            self.set_reactive(TranscriptView.cursor, max(0, len(self.entries) - 1))
+            self.call_after_refresh(self.scroll_end, animate=False)
+        self.refresh()
+
+    @property
+    def cursor_entry(self) -> Entry | None:
+        return self.entries[self.cursor] if 0 <= self.cursor < len(self.entries) else None
+
+    def entry_start(self, index: int) -> int:
+        return self._offsets[index] if 0 <= index < len(self._offsets) else 0
+
+    @property
+    def total_lines(self) -> int:
+        return self._total
+
+    def _content_width(self) -> int:
+        width = self.scrollable_content_region.width or self.size.width
+        return max(10, width)
+
+    def _relayout(self) -> None:
+        width = self._content_width()
+        self._width = width
+        offsets, y = [], 0
+        for e in self.entries:
+            offsets.append(y)
+            y += e.line_count(width)
+        self._offsets, self._total = offsets, y
+        self.virtual_size = Size(width, max(y, 1 if self.placeholder else 0))
+
+    def on_resize(self) -> None:
+        if self._content_width() != self._width:
+            self._relayout()
+            self.refresh()
+
+    # ------------------------------------------------------------ drawing
+
+    def _style(self, cls: str) -> Style:
+        return self.get_component_rich_style(cls, partial=True)
+
+    def render_line(self, y: int) -> Strip:
+        if self._content_width() != self._width:  # resized since the last layout
+            self._relayout()
+        width = self._width
+        base = self.rich_style
+        line = self.scroll_offset.y + y
+        if not self.entries:
+            if y == 0 and self.placeholder:
+                return Strip([Segment(clip(self.placeholder, width), base + self._style("transcript--muted"))]).extend_cell_length(width, base)
+            return Strip.blank(width, base)
+        if line >= self._total:
+            return Strip.blank(width, base)
+        ei = bisect_right(self._offsets, line) - 1
+        entry = self.entries[ei]
+        k = line - self._offsets[ei]
+        selected = ei == self.cursor and self._cursor_shown()
+        current = self.current_turn is not None and entry.turn == self.current_turn
+        if k == 0:
+            extra = Style()
+            if selected:
+                extra = self._style("transcript--cursor")
+            elif current and entry.kind == "turn":
+                extra = self._style("transcript--current")
+            segments = [Segment(text, base + self._style(cls) + extra) for text, cls in entry.header]
+            return Strip(segments).extend_cell_length(width, base + extra).crop(0, width)
+        body = entry.wrapped(max(1, width - len(INDENT)))
+        if k > len(body):
+            return Strip.blank(width, base)
+        folded = entry.folded and len(body) > FOLD_LINES + 1
+        if folded and k == FOLD_LINES + 1:
+            more = len(body) - FOLD_LINES
+            text = f"{INDENT}⋯ {more} more line{'s' if more != 1 else ''} · enter unfolds"
+            return Strip([Segment(clip(text, width), base + self._style("transcript--fold"))]).extend_cell_length(width, base)
+        text = INDENT + body[k - 1]
+        return Strip([Segment(text, base + self._style("transcript--body"))]).extend_cell_length(width, base).crop(0, width)
+
+    def _cursor_shown(self) -> bool:
+        """The cursor is drawn while the view has focus."""
+        return self.has_focus or not self.can_focus
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    # ------------------------------------------------------------ cursor and folding
+
+    def watch_cursor(self, value: int) -> None:
+        self.scroll_to_entry(value)
+        self.refresh()
+        self.post_message(self.CursorMoved(self, self.cursor_entry))
+
+    def scroll_to_entry(self, index: int, top: bool = False) -> None:
+        if not self.entries:
+            return
+        start = self.entry_start(index)
+        height = self.scrollable_content_region.height or self.size.height
+        end = start + self.entries[index].line_count(self._width)
+        if top or start < self.scroll_y:
+            self.scroll_to(y=start, animate=False, immediate=True)
+        elif end > self.scroll_y + height:
+            self.scroll_to(y=min(start, end - height), animate=False, immediate=True)
+
+    def show_turn(self, turn: int) -> None:
+        """Scroll so that `turn` starts in view, bottom-aligned when the transcript is short."""
+        self._scroll_to_turn(turn)
+        self.call_after_refresh(self._scroll_to_turn, turn)  # again once the new virtual size is in effect
+
+    def _scroll_to_turn(self, turn: int) -> None:
+        index = next((i for i, e in enumerate(self.entries) if e.turn == turn), 0)
+        start = self.entry_start(index)
+        height = self.scrollable_content_region.height or self.size.height
+        y = min(start, max(0, self._total - height))
+        self.scroll_to(y=y, animate=False, immediate=True)
+
+    def action_cursor(self, delta: int) -> None:
+        if self.entries:
+            self.cursor = max(0, min(len(self.entries) - 1, self.cursor + delta))
+
+    def action_cursor_to(self, index: int) -> None:
+        if self.entries:
+            self.cursor = index % len(self.entries)
+
+    def action_page(self, direction: int) -> None:
+        height = self.scrollable_content_region.height or self.size.height
+        self.scroll_to(y=self.scroll_y + direction * max(1, height - 1), animate=False)
+
+    def action_toggle_fold(self) -> None:
+        entry = self.cursor_entry
+        if entry is None or not entry.body:
+            return
+        entry.folded = not entry.folded
+        self._relayout()
+        self.scroll_to_entry(self.cursor)
+        self.refresh()
+
+    def visible_lines(self) -> list[str]:
+        """The text of the rows on screen (for tests and debugging)."""
+        height = self.scrollable_content_region.height or self.size.height
+        return ["".join(seg.text for seg in self.render_line(y)).rstrip() for y in range(height)]
+
