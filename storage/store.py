@@ -232,6 +232,23 @@ class Store:
             out.append(d)
         return out
 
+    # ------------------------------------------------------------ additive: interop
+
+    PATCHABLE = frozenset(TRAJECTORY_FIELDS) | {"attempt"}
+
+    def update_trajectory(self, trajectory_id: int, **fields: Any) -> None:
+        """Overwrite outcome fields of a finished trajectory (imports set what a replay cannot observe,
+        e.g. the reference's wall time and the retry counters of its failed attempts)."""
+        unknown = set(fields) - self.PATCHABLE
+        if unknown:
+            raise StoreError(f"not a patchable trajectory field: {', '.join(sorted(unknown))}")
+        if not fields:
+            return
+        values = [(_json(v) if isinstance(v, (list, dict)) else v) for v in fields.values()]
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        with self.transaction():
+            self.conn.execute(f"UPDATE trajectories SET {sets} WHERE id = ?", [*values, trajectory_id])
+
 
 def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False, default=str)
