@@ -264,25 +264,6 @@ class Store:
             f"SELECT {cols} FROM trajectories WHERE run_id = ? AND status = 'done' AND final = 1 ORDER BY id", (run_id,))
         return [dict(r) for r in rows]
 
-    def export_jsonl(self, run_id: int, path: Path | str, with_steps: bool = False) -> int:
-        """Write the run's final trajectories to `path` as JSON lines (optionally each with its steps); the count."""
-        run = _run_dict(self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone())
-        header = {k: run[k] for k in ("name", "agent", "model", "dataset", "dataset_fingerprint", "ablation", "seed", "caps")}
-        n = 0
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".part")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for traj in self.trajectories(run_id):
-                record = {"run": header, **traj}
-                if with_steps:
-                    record["steps"] = self.steps(traj["id"])
-                fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-                n += 1
-        tmp.replace(target)
-        return n
-
-
     # ------------------------------------------------------------ judgments (parallel scaling)
 
     def judgments(self, run_id: int, judge: str) -> dict[tuple[str, str, int, int | None], dict[str, Any]]:
@@ -303,6 +284,23 @@ class Store:
     def runs_in_group(self, group: str) -> list[dict[str, Any]]:
         rows = self.conn.execute("SELECT * FROM runs WHERE group_name = ? ORDER BY id", (group,)).fetchall()
         return [_run_dict(r) for r in rows]
+
+    # ------------------------------------------------------------ additive: interop
+
+    PATCHABLE = frozenset(TRAJECTORY_FIELDS) | {"attempt"}
+
+    def update_trajectory(self, trajectory_id: int, **fields: Any) -> None:
+        """Overwrite outcome fields of a finished trajectory (imports set what a replay cannot observe,
+        e.g. the reference's wall time and the retry counters of its failed attempts)."""
+        unknown = set(fields) - self.PATCHABLE
+        if unknown:
+            raise StoreError(f"not a patchable trajectory field: {', '.join(sorted(unknown))}")
+        if not fields:
+            return
+        values = [(_json(v) if isinstance(v, (list, dict)) else v) for v in fields.values()]
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        with self.transaction():
+            self.conn.execute(f"UPDATE trajectories SET {sets} WHERE id = ?", [*values, trajectory_id])
 
 
 def _json(value: Any) -> str | None:

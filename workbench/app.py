@@ -218,10 +218,12 @@ class WorkbenchApp(App[int]):
 
     def _export(self, name: str, path: Path, with_steps: bool) -> None:
         from storage import Store
+        from storage.export import export_jsonl
 
         store = Store(self.store_path)
         try:
-            n = store.export_jsonl(store.run(name)["id"], path, with_steps=with_steps)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            n = export_jsonl(store, name, path, with_steps=with_steps)
         except Exception as exc:
             self.call_from_thread(self.notify, f"export failed: {exc}", severity="error")
             return

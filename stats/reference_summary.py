@@ -1,0 +1,414 @@
+"""The reference evaluator's `summary.json` (reference §5), reproduced field for field — its quirks included.
+
+PROTOCOL §1 promises that a user can reconcile our numbers with a published `summary.json`,
+so these are the reference's own definitions, not ours: reads include failed reads, recall is
+"any gold paper" and header-to-header fuzzy matching on the 500-character-truncated output,
+the first matching label decides soft vs hard, seed reads are wasted reads, `p50` is the upper
+median, and every ratio is `pct(num, den) = round(num / den, 4)` (0.0 when den == 0).
+
+Pure: it takes records shaped like the reference's trajectory files and sample metadata, and
+the header normaliser to use (the sandbox's `norm`, passed in so this package imports nothing
+of ours). A trajectory record has the keys of reference §4 that the evaluator reads:
+
+    sample_id, question_type, depth, reasoning_type, correct_index, predicted_index, is_correct,
+    terminated_by, total_turns (default len(turns)), total_prompt_tokens, total_completion_tokens,
+    cache_read_tokens, cache_creation_tokens, wall_time_s, tool_errors, api_error_count,
+    transient_retry_count, retry_count,
+    turns: [{role, prompt_tokens, completion_tokens, tool_calls: [{name, args}],
+             tool_results: [{name, args, output (as logged: truncated), cost}]}]
+
+A sample is `{venue, consensus_tier, filter_agreement, distractor_types, gold_arxiv_ids,
+bridge_arxiv_ids, nodes: {s2 id: arXiv id}, labels: [{arxiv_id, section, relevance}] (file order)}`;
+a missing sample is `{}` (its metadata counts as "?", its reads as nothing), as in the reference.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+SCHEMA_VERSION = "agenthop-eval-v1"
+LETTERS = "ABCD"
+REJECTED = "REJECTED"
+_HEADER = re.compile(r"^===\s*(.+?)\s*===")
+
+Record = Mapping[str, Any]
+Norm = Callable[[str], str]
+CostFn = Callable[[Mapping[str, int]], Any]
+
+
+def pct(num: float, den: float) -> float:
+    """The reference's ratio: rounded to 4 places, 0.0 for an empty denominator."""
+    return round(num / den, 4) if den else 0.0
+
+
+def summary(trajectories: Sequence[Record], samples: Mapping[str, Record], *, norm: Norm,
+            fingerprint: Mapping[str, Any], config: Mapping[str, Any], pricing: Mapping[str, Any] | None = None,
+            cost_fn: CostFn | None = None) -> dict[str, Any]:
+    """The whole `summary.json`. `pricing` holds provider, input_per_m, output_per_m, cache_read_mult and
+    cache_write_mult (None when the model is unpriced); `cost_fn` turns the token totals into `cost_usd`."""
+    n = len(trajectories)
+    if n == 0:
+        return {"schema_version": SCHEMA_VERSION, "empty": True}
+    sample_of = [samples.get(t.get("sample_id"), {}) for t in trajectories]
+    facts = [read_facts(t, s, norm) for t, s in zip(trajectories, sample_of)]
+    return {
+        "fingerprint": dict(fingerprint),
+        "config": dict(config),
+        "total": n,
+        "correct": sum(_ok(t) for t in trajectories),
+        "accuracy": accuracy(trajectories, sample_of),
+        "failure_attribution": failure_attribution(trajectories, sample_of),
+        "retrieval": retrieval(trajectories, facts),
+        "tools": tools(trajectories),
+        "cost": cost(trajectories, pricing, cost_fn),
+        "errors": errors(trajectories),
+    }
+
+
+def _ok(t: Record) -> bool:
+    return bool(t.get("is_correct"))
+
+
+# ---------------------------------------------------------------- accuracy (§5.3)
+
+
+def buckets(pairs: Iterable[tuple[str, bool]]) -> dict[str, dict[str, Any]]:
+    """`{key: {n, correct, accuracy}}`, sorted by key string."""
+    table: dict[str, list[int]] = {}
+    for key, ok in pairs:
+        cell = table.setdefault(str(key), [0, 0])
+        cell[0] += 1
+        cell[1] += int(ok)
+    return {k: {"n": n, "correct": c, "accuracy": pct(c, n)} for k, (n, c) in sorted(table.items())}
+
+
+def accuracy(trajs: Sequence[Record], samples: Sequence[Record]) -> dict[str, Any]:
+    n = len(trajs)
+    pairs = list(zip(trajs, samples))
+    mt_d2 = [(t, s) for t, s in pairs if t.get("question_type") == "multi-target" and t.get("depth") == 2]
+    return {
+        "overall": pct(sum(_ok(t) for t in trajs), n),
+        "by_type": buckets((t.get("question_type") or "?", _ok(t)) for t in trajs),
+        "by_depth": buckets((f"d{t.get('depth')}", _ok(t)) for t in trajs),
+        "by_reasoning": buckets((t.get("reasoning_type") or "?", _ok(t)) for t in trajs),
+        "by_venue": buckets((s.get("venue") or "?", _ok(t)) for t, s in pairs),
+        "by_consensus_tier": buckets((s.get("consensus_tier") or "?", _ok(t)) for t, s in pairs),
+        "by_filter_agreement": buckets((f"agree_{s.get('filter_agreement')}", _ok(t)) for t, s in pairs),
+        # the loader never copies `bridge_necessary`, so in the reference this is always "unlabeled"
+        "mt_d2_by_bridge_necessary": buckets((_necessity(s.get("bridge_necessary")), _ok(t)) for t, s in mt_d2),
+        "conditional_on_termination": buckets((t.get("terminated_by"), _ok(t)) for t in trajs),
+        "position_bias": position_bias(trajs),
+    }
+
+
+def _necessity(value: Any) -> str:
+    return "necessary" if value is True else "optional" if value is False else "unlabeled"
+
+
+def _letter(index: Any) -> str | None:
+    return LETTERS[index] if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < 4 else None
+
+
+def position_bias(trajs: Sequence[Record]) -> dict[str, Any]:
+    """Predicted letters (valid predictions only), gold letters, and accuracy per gold letter that occurs."""
+    predicted = Counter(_letter(t.get("predicted_index")) for t in trajs)
+    gold = Counter(_letter(t.get("correct_index")) for t in trajs)
+    right = Counter(_letter(t.get("correct_index")) for t in trajs if _ok(t))
+    return {
+        "predicted_distribution": {x: predicted.get(x, 0) for x in LETTERS},
+        "correct_position_distribution": {x: gold.get(x, 0) for x in LETTERS},
+        "accuracy_when_correct_at": {x: pct(right.get(x, 0), gold[x]) for x in LETTERS if gold.get(x)},
+    }
+
+
+# ---------------------------------------------------------------- failure attribution (§5.4)
+
+
+def chosen_distractor(t: Record, sample: Record) -> str:
+    """What a wrong answer picked: `no_answer`, a distractor type, or `unknown` (also for a "correct" entry)."""
+    pred = t.get("predicted_index")
+    if not isinstance(pred, int) or pred < 0:
+        return "no_answer"
+    types = sample.get("distractor_types")
+    if not isinstance(types, (list, tuple)) or pred >= len(types) or types[pred] == "correct":
+        return "unknown"
+    return str(types[pred])
+
+
+def failure_attribution(trajs: Sequence[Record], samples: Sequence[Record]) -> dict[str, Any]:
+    wrong = [(t, s) for t, s in zip(trajs, samples) if not _ok(t)]
+    counts = Counter(chosen_distractor(t, s) for t, s in wrong)
+    return {"n_wrong": len(wrong), "counts": dict(sorted(counts.items())),
+            "rates": {k: pct(v, len(wrong)) for k, v in sorted(counts.items())}}
+
+
+# ---------------------------------------------------------------- retrieval (§5.5)
+
+
+@dataclass(frozen=True)
+class ReadFacts:
+    """What one trajectory's reads amount to under the reference's definitions."""
+
+    reads: tuple[tuple[str, str], ...]  # (arXiv id, read section name)
+    gold: frozenset[str]
+    reached: frozenset[str]  # gold papers with ≥1 read
+    bridge_read: bool
+    soft: bool
+    hard: bool
+    wasted: int
+    searched: bool
+    navigated: bool  # ≥1 get_references or search_papers call
+    correct: bool
+
+
+def read_section_name(output: str, args: Any) -> str:
+    """The header of a leading `=== … ===` in the logged output, else the raw `section` argument."""
+    m = _HEADER.match(output)
+    if m:
+        return m.group(1)
+    section = args.get("section", "") if isinstance(args, Mapping) else ""
+    return section if isinstance(section, str) else ""
+
+
+def reads_of(t: Record, nodes: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """`read_section` results on graph nodes with an arXiv id, not rejected — failed reads included."""
+    out = []
+    for turn in t.get("turns") or ():
+        for r in turn.get("tool_results") or ():
+            if r.get("name") != "read_section":
+                continue
+            args = r.get("args")
+            pid = args.get("paper_id") if isinstance(args, Mapping) else None
+            arxiv = nodes.get(pid) if isinstance(pid, str) else None
+            output = r.get("output") or ""
+            if not arxiv or output.startswith((REJECTED, "[ERROR")):
+                continue
+            out.append((arxiv, read_section_name(output, args)))
+    return out
+
+
+def sections_match(read: str, label: str, norm: Norm) -> bool:
+    """The evaluator's fuzzy header match: raw or normalised substring either way, or ≥60% of the
+    read's (≥2) normalised words in the label. No body-text rule, no subsection→parent mapping."""
+    if not read or not label:
+        return False
+    r, lab = read.lower(), label.lower()
+    if r in lab or lab in r:
+        return True
+    nr, nl = norm(read), norm(label)
+    if nr and nl and (nr in nl or nl in nr):
+        return True
+    words = set(nr.split())
+    return len(words) >= 2 and len(words & set(nl.split())) / len(words) >= 0.6
+
+
+def labels_by_paper(sample: Record) -> dict[str, list[Record]]:
+    """Labels grouped by arXiv id in file order; labels without an arXiv id are dropped (as the evaluator does)."""
+    grouped: dict[str, list[Record]] = {}
+    for lab in sample.get("labels") or ():
+        arxiv = lab.get("arxiv_id")
+        if isinstance(arxiv, str) and arxiv:
+            grouped.setdefault(arxiv, []).append(lab)
+    return grouped
+
+
+def read_facts(t: Record, sample: Record, norm: Norm) -> ReadFacts:
+    reads = reads_of(t, sample.get("nodes") or {})
+    gold = frozenset(sample.get("gold_arxiv_ids") or ())
+    bridge = frozenset(sample.get("bridge_arxiv_ids") or ())
+    labels = labels_by_paper(sample)
+    soft = hard = False
+    for arxiv, name in reads:
+        if arxiv not in gold:
+            continue
+        for lab in labels.get(arxiv, ()):
+            section = lab.get("section")
+            if sections_match(name, section if isinstance(section, str) else "", norm):
+                soft = True  # the FIRST matching label decides: a supporting one masks a later direct one
+                hard = hard or lab.get("relevance") == "direct"
+                break
+    calls = {c.get("name") for turn in t.get("turns") or () for c in turn.get("tool_calls") or ()}
+    return ReadFacts(
+        reads=tuple(reads), gold=gold, reached=frozenset(a for a, _ in reads if a in gold),
+        bridge_read=any(a in bridge for a, _ in reads), soft=soft, hard=hard,
+        wasted=sum(1 for a, _ in reads if a not in gold and a not in bridge),
+        searched="search_papers" in calls, navigated=bool(calls & {"search_papers", "get_references"}),
+        correct=_ok(t),
+    )
+
+
+def retrieval(trajs: Sequence[Record], facts: Sequence[ReadFacts]) -> dict[str, Any]:
+    n = len(trajs)
+    reached = [f for f in facts if f.reached]
+    total_reads = sum(len(f.reads) for f in facts)
+    return {
+        "paper_recall": pct(len(reached), n),
+        "section_recall_soft": pct(sum(f.soft for f in facts), n),
+        "section_recall_hard": pct(sum(f.hard for f in facts), n),
+        "conversion_rate": pct(sum(f.correct for f in reached), len(reached)),
+        "conversion_denominator": len(reached),
+        "min_navigation_rate": pct(sum(f.navigated for f in facts), n),
+        "wasted_read_rate": pct(sum(f.wasted for f in facts), total_reads),
+        "total_read_calls": total_reads,
+        "navigation_patterns": navigation_patterns(trajs, facts),
+    }
+
+
+PATTERN_GROUPS = ("st_d1", "st_d2", "mt_d1", "mt_d2")
+
+
+def pattern_group(t: Record) -> str:
+    return f"{'mt' if t.get('question_type') == 'multi-target' else 'st'}_d{t.get('depth')}"
+
+
+def pattern_bucket(group: str, f: ReadFacts) -> str:
+    """The navigation-pattern bucket of one trajectory in its type/depth group."""
+    k, n = len(f.reached), len(f.gold)
+    if group == "st_d1":
+        return "reached_target" if k else "missed"
+    if group == "st_d2":
+        if k:
+            return "bridge_and_target" if f.bridge_read else (
+                "target_only_via_search" if f.searched else "target_only_skipped_bridge")
+        return "bridge_only" if f.bridge_read else "neither"
+    reach = "reached_0" if k == 0 else "reached_all" if k == n else f"reached_{k}_of_{n}"
+    if group == "mt_d1":
+        return reach
+    if k == 0:
+        return "reached_0_bridge" if f.bridge_read else "reached_0"
+    via = "via_bridge" if f.bridge_read else "via_search" if f.searched else "via_seed_cite"
+    return f"{reach}__{via}"
+
+
+def navigation_patterns(trajs: Sequence[Record], facts: Sequence[ReadFacts]) -> dict[str, Any]:
+    """Groups st_d1/st_d2/mt_d1/mt_d2 that have trajectories: `{total, buckets: {name: {n, share, correct, accuracy}}}`."""
+    groups: dict[str, list[ReadFacts]] = {}
+    for t, f in zip(trajs, facts):
+        group = pattern_group(t)
+        if group in PATTERN_GROUPS:
+            groups.setdefault(group, []).append(f)
+    out: dict[str, Any] = {}
+    for group in PATTERN_GROUPS:
+        members = groups.get(group)
+        if not members:
+            continue
+        table: dict[str, list[int]] = {}
+        for f in members:
+            cell = table.setdefault(pattern_bucket(group, f), [0, 0])
+            cell[0] += 1
+            cell[1] += int(f.correct)
+        out[group] = {"total": len(members), "buckets": {
+            name: {"n": k, "share": pct(k, len(members)), "correct": c, "accuracy": pct(c, k)}
+            for name, (k, c) in sorted(table.items())}}
+    return out
+
+
+# ---------------------------------------------------------------- tools (§5.6)
+
+
+def spread(values: Sequence[float]) -> dict[str, Any]:
+    """The reference's stats: mean (2 dp), p50 = sorted[n//2] (upper median), p90/p95 = sorted[min(int(q·n), n−1)]."""
+    v = sorted(values)
+    n = len(v)
+    if n == 0:
+        return {"mean": 0.0, "p50": 0, "p90": 0, "p95": 0, "n": 0}
+    return {"mean": round(sum(v) / n, 2), "p50": v[n // 2], "p90": v[min(int(0.9 * n), n - 1)],
+            "p95": v[min(int(0.95 * n), n - 1)], "n": n}
+
+
+def total_turns(t: Record) -> int:
+    """`len(turns)`: assistant turns plus error records plus the token-limit note."""
+    value = t.get("total_turns")
+    return value if isinstance(value, int) else len(t.get("turns") or ())
+
+
+def tools(trajs: Sequence[Record]) -> dict[str, Any]:
+    n = len(trajs)
+    usage: Counter[str] = Counter()
+    spend: Counter[str] = Counter()
+    results = rejected = 0
+    for t in trajs:
+        for turn in t.get("turns") or ():
+            usage.update(str(c.get("name")) for c in turn.get("tool_calls") or ())
+            for r in turn.get("tool_results") or ():
+                results += 1
+                if (r.get("output") or "").startswith(REJECTED + ":"):
+                    rejected += 1
+                else:
+                    spend[str(r.get("name"))] += r.get("cost") or 0
+    total_spend = max(sum(spend.values()), 1)
+    return {
+        "usage_counts": dict(sorted(usage.items())),
+        "usage_per_sample_mean": {k: round(v / n, 2) for k, v in sorted(usage.items())},
+        "budget_spend_by_tool": dict(sorted(spend.items())),
+        "budget_share_by_tool": {k: round(v / total_spend, 4) for k, v in sorted(spend.items())},
+        "rejection_rate": pct(rejected, results),
+        "turn_stats": spread([total_turns(t) for t in trajs]),
+        "terminated_by": dict(sorted(Counter(str(t.get("terminated_by")) for t in trajs).items())),
+    }
+
+
+# ---------------------------------------------------------------- cost (§5.7)
+
+
+PRICE_KEYS = ("provider", "input_per_m", "output_per_m", "cache_read_mult", "cache_write_mult")
+
+
+def token_totals(trajs: Sequence[Record]) -> dict[str, int]:
+    regular = sum(t.get("total_prompt_tokens") or 0 for t in trajs)
+    read = sum(t.get("cache_read_tokens") or 0 for t in trajs)
+    creation = sum(t.get("cache_creation_tokens") or 0 for t in trajs)
+    completion = sum(t.get("total_completion_tokens") or 0 for t in trajs)
+    return {"regular_input": regular, "cache_read": read, "cache_creation": creation, "completion": completion,
+            "total_input": regular + read + creation}
+
+
+def trajectory_profile(trajs: Sequence[Record]) -> list[dict[str, Any]]:
+    """Mean prompt/completion tokens at each turn-record position (error and harness records included)."""
+    longest = max((len(t.get("turns") or ()) for t in trajs), default=0)
+    profile = []
+    for k in range(longest):
+        at = [t["turns"][k] for t in trajs if len(t.get("turns") or ()) > k]
+        profile.append({"turn": k, "n_samples": len(at),
+                        "mean_prompt_tokens": round(sum(r.get("prompt_tokens") or 0 for r in at) / len(at), 1),
+                        "mean_completion_tokens": round(sum(r.get("completion_tokens") or 0 for r in at) / len(at), 1)})
+    return profile
+
+
+def cost(trajs: Sequence[Record], pricing: Mapping[str, Any] | None, cost_fn: CostFn | None) -> dict[str, Any]:
+    n = len(trajs)
+    tokens = token_totals(trajs)
+    wall = [float(t.get("wall_time_s") or 0.0) for t in trajs]
+    out: dict[str, Any] = {"pricing_found": pricing is not None}
+    out.update({k: (pricing or {}).get(k) for k in PRICE_KEYS})
+    out.update({
+        "tokens": tokens,
+        "per_sample_mean_tokens": {k: round(tokens[k] / n, 1) for k in ("regular_input", "cache_read",
+                                                                         "cache_creation", "completion")},
+        "cache_hit_rate": pct(tokens["cache_read"], tokens["total_input"]),
+        "cost_usd": cost_fn(tokens) if (pricing is not None and cost_fn is not None) else None,
+        "wall_time": {**spread(wall), "total_minutes": round(sum(wall) / 60, 2)},
+        "trajectory_profile": trajectory_profile(trajs),
+    })
+    return out
+
+
+# ---------------------------------------------------------------- errors (§5.8)
+
+
+def errors(trajs: Sequence[Record]) -> dict[str, Any]:
+    retries = Counter(int(t.get("retry_count") or 0) for t in trajs)
+    retried = [t for t in trajs if (t.get("retry_count") or 0) > 0]
+    return {
+        "api_error_total": sum(t.get("api_error_count") or 0 for t in trajs),
+        "transient_retry_total": sum(t.get("transient_retry_count") or 0 for t in trajs),
+        "tool_call_error_total": sum(t.get("tool_errors") or 0 for t in trajs),
+        "samples_with_transient_retries": sorted(str(t.get("sample_id")) for t in trajs
+                                                 if (t.get("transient_retry_count") or 0) > 0),
+        "retry_count_histogram": {str(k): v for k, v in sorted(retries.items())},
+        "retried_then_succeeded": sorted(str(t.get("sample_id")) for t in retried if t.get("terminated_by") != "error"),
+        "retried_then_failed": sorted(str(t.get("sample_id")) for t in retried if t.get("terminated_by") == "error"),
+    }

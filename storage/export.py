@@ -1,0 +1,59 @@
+"""JSON Lines export of a stored run: one line per trajectory with every step and its full text.
+
+For taking a run elsewhere (pandas, jq, another machine) without the SQLite file; texts that
+the store deduplicates by hash come back in full on every step.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from storage.store import Store
+
+INTERNAL_STEP_KEYS = ("trajectory_id", "text_hash")
+RUN_HEADER = ("name", "agent", "model", "dataset", "dataset_fingerprint", "ablation", "seed", "caps")
+
+
+def trajectory_lines(store: Store, run_name: str, all_attempts: bool = False,
+                     with_steps: bool = True) -> Iterator[dict[str, Any]]:
+    """(trajectory dict, with its `steps` unless asked not to) for each trajectory of the run, in store order."""
+    run = store.run(run_name)
+    header = {k: run[k] for k in RUN_HEADER}
+    for t in store.trajectories(run["id"], final_only=not all_attempts):
+        line = {"run": header, **t}
+        if with_steps:
+            line["steps"] = [{k: v for k, v in s.items() if k not in INTERNAL_STEP_KEYS} for s in store.steps(t["id"])]
+        yield line
+
+
+def export_jsonl(store: Store, run_name: str, out: TextIO | Path | str, all_attempts: bool = False,
+                 with_steps: bool = True) -> int:
+    """Write the run as JSON Lines to a stream or a file (written atomically); the number of lines.
+
+    Final attempts only unless `all_attempts`. Raises StoreError for an unknown run (before writing).
+    """
+    store.run(run_name)  # fail on an unknown run before creating any file
+    if not isinstance(out, (str, Path)):
+        return _write(store, run_name, out, all_attempts, with_steps)
+    path = Path(out)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            n = _write(store, run_name, fh, all_attempts, with_steps)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return n
+
+
+def _write(store: Store, run_name: str, fh: TextIO, all_attempts: bool, with_steps: bool) -> int:
+    n = 0
+    for line in trajectory_lines(store, run_name, all_attempts, with_steps):
+        fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+        n += 1
+    return n

@@ -1,0 +1,261 @@
+"""Importing the reference harness's results: its trajectory files become one run in our store, by replay.
+
+Each `experiments/{model}/{sample_id}.json` is replayed through our own sandbox by the ordinary
+Runner with a `ReplayAgent` per item, so the run is resumable like any other and every diagnostic
+works on it, with the full tool outputs the reference logged only 500 characters of. After replay
+each trajectory is checked against its log (outputs by the truncation rule, termination, answer,
+points) and the mismatches are kept in the run's config under `replay`; they are reported, never
+fatal. What a replay cannot observe is then taken from the log: the wall time, the transient
+retries that succeeded, and what failed sample-level attempts added to the totals (tokens, API
+errors, `retry_count` as the final attempt's number), so that `summary.json` of the imported run
+reproduces the reference's own numbers.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandbox import pricing
+from sandbox.agents.replay import ReplayAgent, caps_from_logs, replay_factory
+from sandbox.corpus import Corpus
+from sandbox.episode import RetryPolicy
+from sandbox.records import Caps, Usage
+from sandbox.reference_log import MAX_EXAMPLES, ReferenceLog, ReferenceLogError, ReplayCheck, check_replay
+from sandbox.runner import RunEvent, Runner, RunSpec
+from storage import Store
+
+SUMMARY_FILE = "summary.json"
+NO_WAIT = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0, retry_after_cap_s=0)
+
+
+class ReferenceImportError(ValueError):
+    """Nothing importable: a missing directory, no trajectory files, several models mixed, or no known sample."""
+
+
+@dataclass
+class ImportSummary:
+    """What an import did. Mismatch figures cover every checked trajectory of the run, earlier imports included."""
+
+    run_name: str
+    run_id: int
+    source: str
+    model: str | None
+    caps: dict[str, Any]
+    files: int  # trajectory files found in the directory
+    imported: int  # replayed by this call
+    already_done: int  # finished by an earlier import into the same run (resume)
+    unreadable: list[dict[str, str]] = field(default_factory=list)  # {"path", "error"}
+    unknown_samples: list[dict[str, str]] = field(default_factory=list)  # {"path", "sample_id"}
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {"path", "sample_id", "reason"}
+    checked: int = 0
+    outputs_compared: int = 0
+    output_mismatches: int = 0
+    samples_with_output_mismatches: int = 0
+    field_mismatches: dict[str, int] = field(default_factory=dict)  # field -> number of samples
+    examples: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def import_reference(exp_dir: Path | str, corpus: Corpus, store: Store, run_name: str, model: str | None = None, *,
+                     caps: Caps | None = None, dataset: str | None = None,
+                     on_event: Callable[[RunEvent], None] | None = None) -> ImportSummary:
+    """Replay a reference experiment directory into run `run_name`; see the module docstring.
+
+    `exp_dir` is a model directory (`experiments/gpt-4.1`), or its parent when `model` names it.
+    `model` (optional) keeps only files of that model; by default the files' `model` field names the
+    run's model and must be the same in all of them. `caps` default to what the logs show
+    (`caps_from_logs`). Raises ReferenceImportError (a ValueError) when nothing can be imported,
+    and storage.RunConflict (a StoreError) when the run exists with another configuration.
+    """
+    return asyncio.run(import_reference_async(exp_dir, corpus, store, run_name, model, caps=caps, dataset=dataset,
+                                              on_event=on_event))
+
+
+async def import_reference_async(exp_dir: Path | str, corpus: Corpus, store: Store, run_name: str,
+                                 model: str | None = None, *, caps: Caps | None = None, dataset: str | None = None,
+                                 on_event: Callable[[RunEvent], None] | None = None) -> ImportSummary:
+    """`import_reference` for callers already inside an event loop (the TUI)."""
+    directory = trajectory_dir(Path(exp_dir), model)
+    paths = trajectory_files(directory)
+    loaded = _Loaded(known={item.id for item in corpus.items})
+    for path in paths:
+        loaded.add(path, model)
+    run_model = _run_model(loaded.logs, model, directory)
+    caps = caps or caps_from_logs(loaded.logs.values())
+    loaded.drop_other_budgets(caps.budget)
+    if not loaded.logs:
+        raise ReferenceImportError(
+            f"{directory}: nothing to import ({len(paths)} trajectory files, {len(loaded.unreadable)} unreadable, "
+            f"{len(loaded.unknown)} for samples not in the dataset, {len(loaded.skipped)} skipped)")
+    ids = tuple(item.id for item in corpus.items if item.id in loaded.logs)  # dataset order
+    spec = RunSpec(name=run_name, dataset=dataset or corpus.source, agent="replay", model=run_model, caps=caps,
+                   workers=1, item_ids=ids, max_attempts=1, retry=NO_WAIT,
+                   agent_options={"source": str(directory.resolve())})
+    agents: dict[str, ReplayAgent] = {}
+    runner = Runner(spec, corpus, store, factory=replay_factory(loaded.logs, caps, agents), on_event=on_event)
+    result = await runner.run()
+    run = store.run(run_name)
+    samples = _check_and_patch(store, run, loaded.logs, agents, run_model)
+    return _summary(run, directory, run_model, caps, len(paths), len(agents), result["skipped"], loaded, samples)
+
+
+# ---------------------------------------------------------------- files
+
+
+def model_dir_name(model: str, strategy: str = "direct") -> str:
+    """The reference's experiment directory for a model: `/` → `_`, plus `_{strategy}` unless direct."""
+    name = model.replace("/", "_")
+    return name if strategy == "direct" else f"{name}_{strategy}"
+
+
+def trajectory_dir(exp_dir: Path, model: str | None) -> Path:
+    """The directory holding the sample files: `exp_dir` itself, or `exp_dir/{model dir}` when `model` is given."""
+    if not exp_dir.is_dir():
+        raise ReferenceImportError(f"{exp_dir} is not a directory")
+    if trajectory_files(exp_dir):
+        return exp_dir
+    if model is not None:
+        candidate = exp_dir / model_dir_name(model)
+        if candidate.is_dir() and trajectory_files(candidate):
+            return candidate
+    subdirs = sorted(p.name for p in exp_dir.iterdir() if p.is_dir() and trajectory_files(p))
+    hint = f"; it has model directories: {', '.join(subdirs[:8])}" if subdirs else ""
+    raise ReferenceImportError(f"{exp_dir} has no trajectory files (*.json besides {SUMMARY_FILE}){hint}")
+
+
+def trajectory_files(directory: Path) -> list[Path]:
+    """`*.json` directly in `directory` (so `_failed_attempts/` is excluded), minus `summary.json`, sorted."""
+    return sorted(p for p in directory.glob("*.json") if p.is_file() and p.name != SUMMARY_FILE)
+
+
+@dataclass
+class _Loaded:
+    """The logs to replay, keyed by sample id, and every file that was set aside, with why."""
+
+    known: set[str]
+    logs: dict[str, ReferenceLog] = field(default_factory=dict)
+    paths: dict[str, Path] = field(default_factory=dict)
+    unreadable: list[dict[str, str]] = field(default_factory=list)
+    unknown: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+    def add(self, path: Path, model: str | None) -> None:
+        try:
+            log = ReferenceLog.from_json(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, ReferenceLogError) as exc:
+            self.unreadable.append({"path": str(path), "error": _reason(exc)})
+            return
+        sid = log.sample_id
+        if sid in self.logs:
+            self._skip(path, sid, f"duplicate sample_id (also in {self.paths[sid].name})")
+        elif model is not None and log.model is not None and log.model != model:
+            self._skip(path, sid, f"model {log.model!r} is not {model!r}")
+        elif sid not in self.known:
+            self.unknown.append({"path": str(path), "sample_id": sid})
+        else:
+            self.logs[sid], self.paths[sid] = log, path
+
+    def drop_other_budgets(self, budget: int) -> None:
+        for sid, log in list(self.logs.items()):
+            if log.budget_total is not None and log.budget_total != budget:
+                self._skip(self.paths[sid], sid, f"budget_total {log.budget_total} differs from the run's {budget}")
+                del self.logs[sid]
+
+    def _skip(self, path: Path, sid: str, reason: str) -> None:
+        self.skipped.append({"path": str(path), "sample_id": sid, "reason": reason})
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)
+
+
+def _run_model(logs: dict[str, ReferenceLog], model: str | None, directory: Path) -> str:
+    """The run's model: the one asked for, else the files' single `model` value (else the directory name)."""
+    if model is not None:
+        return model
+    models = Counter(log.model for log in logs.values() if log.model is not None)
+    if len(models) > 1:
+        listed = ", ".join(f"{m} ({n})" for m, n in models.most_common(5))
+        raise ReferenceImportError(f"{directory}: files from several models ({listed}); pass the model to import")
+    return next(iter(models)) if models else directory.name
+
+
+# ---------------------------------------------------------------- check and patch
+
+
+def _check_and_patch(store: Store, run: dict[str, Any], logs: dict[str, ReferenceLog], agents: dict[str, ReplayAgent],
+                     model: str) -> dict[str, dict[str, Any]]:
+    """Check every not-yet-checked trajectory of the run against its log, then patch in the logged-only figures.
+
+    Checks are stored in the run config (`replay.samples`), so a resumed import checks only the new ones."""
+    config = dict(run["config"])
+    replay = dict(config.get("replay") or {})
+    samples: dict[str, dict[str, Any]] = dict(replay.get("samples") or {})
+    price = pricing.find_price(model)
+    for traj in store.trajectories(run["id"]):
+        log = logs.get(traj["item_id"])
+        if log is None or traj["item_id"] in samples:
+            continue
+        check = check_replay(log, store.steps(traj["id"]), traj)
+        agent = agents.get(traj["item_id"])
+        if agent is not None and agent.unused:
+            check.fields["records_not_replayed"] = [0, agent.unused]  # our episode ended before the reference's
+        if agent is not None and agent.overrun:
+            check.fields["calls_past_log"] = [0, agent.overrun]  # our episode went on after the log ended
+        store.update_trajectory(traj["id"], **logged_only_fields(log, price))
+        samples[traj["item_id"]] = _compact(check)
+    replay["samples"] = samples
+    config["replay"] = replay
+    store.update_run(run["id"], config=json.dumps(config, sort_keys=True))
+    return samples
+
+
+def logged_only_fields(log: ReferenceLog, price: pricing.Price | None) -> dict[str, Any]:
+    """Trajectory fields a replay cannot observe, as the reference recorded them (failed attempts included)."""
+    usage = Usage(prompt=log.prompt_tokens, completion=log.completion_tokens, cache_read=log.cache_read_tokens,
+                  cache_creation=log.cache_creation_tokens)
+    cost = pricing.cost(price, usage)
+    return {
+        "wall_time_s": log.wall_time_s if log.wall_time_s is not None else 0.0,
+        "transient_retries": log.transient_retry_count, "api_errors": log.api_error_count,
+        "prompt_tokens": usage.prompt, "completion_tokens": usage.completion, "cache_read_tokens": usage.cache_read,
+        "cache_creation_tokens": usage.cache_creation, "tokens": usage.cap_quantity,
+        "attempt": log.retry_count, "cost_usd": cost["total_usd"] if cost else None,
+    }
+
+
+def _compact(check: ReplayCheck) -> dict[str, Any]:
+    return {"outputs_compared": check.outputs_compared} if check.ok else check.as_dict()
+
+
+def _summary(run: dict[str, Any], directory: Path, model: str, caps: Caps, n_files: int, imported: int,
+             already_done: int, loaded: _Loaded, samples: dict[str, dict[str, Any]]) -> ImportSummary:
+    summary = ImportSummary(
+        run_name=run["name"], run_id=run["id"], source=str(directory), model=model, caps=caps.as_dict(),
+        files=n_files, imported=imported, already_done=already_done, unreadable=loaded.unreadable,
+        unknown_samples=loaded.unknown,
+        skipped=loaded.skipped, checked=len(samples))
+    fields: Counter[str] = Counter()
+    for sid, s in samples.items():
+        summary.outputs_compared += s.get("outputs_compared", 0)
+        summary.output_mismatches += s.get("output_mismatches", 0)
+        summary.samples_with_output_mismatches += int(bool(s.get("output_mismatches")))
+        fields.update((s.get("fields") or {}).keys())
+        if (s.get("examples") or s.get("fields")) and len(summary.examples) < MAX_EXAMPLES:
+            summary.examples.append({"sample_id": sid, "fields": s.get("fields") or {},
+                                     "outputs": (s.get("examples") or [])[:1]})
+    summary.field_mismatches = dict(sorted(fields.items()))
+    return summary

@@ -1,0 +1,179 @@
+"""The reference's `summary.json` for any run in the store: the queries behind `stats.reference_summary`.
+
+A stored run (native or imported by replay) is turned back into what the reference evaluator
+reads — per-sample trajectory records with the reference's turn records and its 500-character
+logged outputs — and handed with the item metadata (raw recall labels, graph arXiv ids) to the
+pure formulas. So a user can hold our run against a published `summary.json`, number for number.
+
+How our steps map to the reference's `turns` (so `total_turns`, `trajectory_profile` agree):
+assistant steps and the token-limit `harness` step are assistant records, `error` steps are
+error records, tool steps are the `tool_results` of the turn before them; nudges and transient
+`retry` notes are not records. As the reference adds failed sample-level attempts into a
+trajectory's totals, tokens and API/transient error counts of the run's earlier (non-final)
+attempts of the same item are added in, and `retry_count` is the final attempt's number.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from sandbox import pricing
+from sandbox.corpus import Corpus
+from sandbox.records import Item, Usage
+from sandbox.reference_log import truncate
+from sandbox.release import QA_FILE, file_sha256
+from sandbox.sections import norm
+from stats import reference_summary
+from storage import Store
+
+BACKEND = "openai"  # the reference's defaults: nothing of ours maps onto its backends or strategies
+STRATEGY = "direct"
+DEFAULT_MAX_TOKENS = 16384
+CARRIED = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_creation_tokens", "api_errors",
+           "transient_retries")
+
+
+class SummaryError(ValueError):
+    """The summary cannot be computed faithfully: the corpus is not the dataset the run was made on."""
+
+
+def agenthop_summary(store: Store, run_name: str, corpus: Corpus, release_dir: Path | str | None = None, *,
+                     prices: list[pricing.Price] | None = None) -> dict[str, Any]:
+    """`summary.json` (schema `agenthop-eval-v1`) of run `run_name`, computed as the reference evaluator would.
+
+    `release_dir` (default: the directory the corpus was imported from) gives `benchmark_sha256`.
+    Raises storage.StoreError for an unknown run and SummaryError (a ValueError) when `corpus` is not
+    the run's dataset.
+    """
+    run = store.run(run_name)
+    if run["dataset_fingerprint"] != corpus.fingerprint:
+        raise SummaryError(f"run '{run_name}' was made on dataset {run['dataset_fingerprint'][:12]}…, "
+                           f"not on the given one ({corpus.fingerprint[:12]}…): pass the run's --data")
+    records = trajectory_records(store, run["id"])
+    samples = sample_records(corpus, {r["sample_id"] for r in records})
+    model = run["model"] or run["agent"]
+    price = pricing.find_price(model, prices)
+    return reference_summary.summary(
+        records, samples, norm=norm, fingerprint=fingerprint(run, model, _release_dir(release_dir, corpus)),
+        config=harness_config(run, model), pricing=_price_info(price), cost_fn=lambda tokens: _cost(price, tokens))
+
+
+# ---------------------------------------------------------------- trajectories
+
+
+def trajectory_records(store: Store, run_id: int) -> list[dict[str, Any]]:
+    """The run's final trajectories as reference-shaped records (reference §4), in store order."""
+    earlier: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for t in store.trajectories(run_id, final_only=False):
+        if not t["final"]:
+            earlier.setdefault((t["item_id"], t["replicate"]), []).append(t)
+    return [reference_record(t, store.steps(t["id"]), earlier.get((t["item_id"], t["replicate"]), []))
+            for t in store.trajectories(run_id)]
+
+
+def reference_record(t: Mapping[str, Any], steps: Sequence[Mapping[str, Any]],
+                     earlier: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """One stored trajectory as the reference's trajectory file would have it (what its evaluator reads)."""
+    carried = {k: (t.get(k) or 0) + sum(e.get(k) or 0 for e in earlier) for k in CARRIED}
+    turns = turn_records(steps)
+    return {
+        "sample_id": t["item_id"], "question_type": t.get("question_type"), "depth": t.get("depth"),
+        "reasoning_type": t.get("reasoning_type"), "correct_index": t.get("correct_index"),
+        "predicted_answer": t.get("answer") if t.get("answer") is not None else "",
+        "predicted_index": t.get("predicted_index"), "is_correct": bool(t.get("correct")),
+        "budget_used": t.get("points_used"), "total_turns": len(turns),
+        "total_prompt_tokens": carried["prompt_tokens"], "total_completion_tokens": carried["completion_tokens"],
+        "cache_read_tokens": carried["cache_read_tokens"], "cache_creation_tokens": carried["cache_creation_tokens"],
+        "wall_time_s": t.get("wall_time_s") or 0.0, "turns": turns, "tool_errors": t.get("tool_errors") or 0,
+        "api_error_count": carried["api_errors"], "transient_retry_count": carried["transient_retries"],
+        "retry_count": t.get("attempt") or 0, "terminated_by": t.get("termination"),
+    }
+
+
+def turn_records(steps: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Our steps as the reference's `turns` list (see the module docstring), outputs truncated as it logs them."""
+    turns: list[dict[str, Any]] = []
+    for s in steps:
+        kind = s.get("kind")
+        if kind in ("assistant", "harness", "error"):
+            usage = s.get("usage") or {}
+            calls = s.get("tool_args") if kind == "assistant" and isinstance(s.get("tool_args"), list) else []
+            turns.append({"turn": (s.get("turn") or 1) - 1, "role": "error" if kind == "error" else "assistant",
+                          "content": s.get("text"),
+                          "tool_calls": [{"id": c.get("id"), "name": c.get("name"), "args": c.get("args")}
+                                         for c in calls if isinstance(c, Mapping)],
+                          "tool_results": [], "prompt_tokens": usage.get("prompt") or 0,
+                          "completion_tokens": usage.get("completion") or 0})
+        elif kind == "tool" and turns:
+            turns[-1]["tool_results"].append({"name": s.get("tool_name"), "args": s.get("tool_args"),
+                                              "output": truncate(s.get("text") or ""), "cost": s.get("cost") or 0})
+    return turns
+
+
+# ---------------------------------------------------------------- items
+
+
+def sample_records(corpus: Corpus, ids: set[str]) -> dict[str, dict[str, Any]]:
+    """Metadata the evaluator reads per sample, for the ids the corpus knows (others stay absent, i.e. "?")."""
+    known = {item.id: item for item in corpus.items if item.id in ids}
+    return {sid: sample_record(corpus, item) for sid, item in known.items()}
+
+
+def sample_record(corpus: Corpus, item: Item) -> dict[str, Any]:
+    """An item as the reference's merged sample dict, reduced to what the evaluator uses; labels are the raw rows."""
+    view = corpus.view(item)
+    return {
+        "venue": item.venue, "consensus_tier": item.consensus_tier, "filter_agreement": item.filter_agreement,
+        "distractor_types": list(item.distractor_types) if item.distractor_types else None,
+        "gold_arxiv_ids": list(item.gold_arxiv_ids), "bridge_arxiv_ids": list(item.bridge_arxiv_ids),
+        "nodes": {s2id: node.arxiv_id for s2id, node in view.nodes.items()},
+        "labels": [{"arxiv_id": lab.arxiv_id, "section": lab.section, "relevance": lab.relevance}
+                   for lab in item.labels],
+    }
+
+
+# ---------------------------------------------------------------- run-level blocks
+
+
+def fingerprint(run: Mapping[str, Any], model: str, release_dir: Path | None) -> dict[str, Any]:
+    """§5.2: `started_at` is always "" in the reference; `benchmark_sha256` is 16 hex of qa/full.jsonl's SHA-256."""
+    qa = release_dir / QA_FILE if release_dir is not None else None
+    return {"schema_version": reference_summary.SCHEMA_VERSION, "model": model, "backend": BACKEND,
+            "strategy": STRATEGY, "started_at": "",
+            "completed_at": run.get("finished_at") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "benchmark_sha256": file_sha256(qa)[:16] if qa is not None and qa.is_file() else ""}
+
+
+def harness_config(run: Mapping[str, Any], model: str) -> dict[str, Any]:
+    """The reference's HarnessConfig (minus api_key/base_url) as this run's caps and agent options fill it."""
+    caps = run.get("caps") or {}
+    config = run.get("config") or {}
+    opts = config.get("agent_options") or {}
+    return {
+        "budget": caps.get("budget", 30), "max_turns": caps.get("max_turns", 20), "model": model, "backend": BACKEND,
+        "temperature": opts.get("temperature"), "top_p": opts.get("top_p"), "top_k": opts.get("top_k"),
+        "max_tokens": opts.get("max_tokens", DEFAULT_MAX_TOKENS), "workers": config.get("workers", 1),
+        "max_total_tokens": caps.get("max_tokens_total", 200_000), "max_run_tokens": 0, "strategy": STRATEGY,
+        "text_tools": bool(opts.get("text_tools", False)), "reasoning_effort": opts.get("reasoning_effort"),
+        "disabled_tools": list(caps.get("disabled_tools") or []),
+    }
+
+
+def _release_dir(release_dir: Path | str | None, corpus: Corpus) -> Path | None:
+    if release_dir is not None:
+        return Path(release_dir)
+    return Path(corpus.source) if corpus.source else None
+
+
+def _price_info(price: pricing.Price | None) -> dict[str, Any] | None:
+    if price is None:
+        return None
+    return {"provider": price.provider, "input_per_m": price.input_per_m, "output_per_m": price.output_per_m,
+            "cache_read_mult": price.cache_read_mult, "cache_write_mult": price.cache_write_mult}
+
+
+def _cost(price: pricing.Price | None, tokens: Mapping[str, int]) -> dict[str, float] | None:
+    return pricing.cost(price, Usage(prompt=tokens["regular_input"], completion=tokens["completion"],
+                                     cache_read=tokens["cache_read"], cache_creation=tokens["cache_creation"]))
