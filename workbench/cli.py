@@ -47,6 +47,22 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--db")
     compare.add_argument("--format", choices=("table", "json"), default="table")
 
+    export = sub.add_parser("export", help="a run as the reference's summary.json, or as JSON Lines")
+    export.add_argument("name")
+    export.add_argument("--format", choices=("agenthop-summary", "jsonl"), required=True)
+    export.add_argument("--out", help="file to write (default: stdout)")
+    export.add_argument("--all-attempts", action="store_true", help="jsonl: every attempt, not only the final ones")
+    export.add_argument("--db")
+
+    imp = sub.add_parser("import-reference", help="bring reference-harness trajectories in, by replay through our sandbox")
+    imp.add_argument("dir", help="experiments/{model} (or experiments/ with --model)")
+    imp.add_argument("--data", required=True, help="the release directory the trajectories were run on")
+    imp.add_argument("--run", dest="run_name", required=True)
+    imp.add_argument("--model", help="the model subdirectory to import, when DIR holds several")
+    imp.add_argument("--db")
+    imp.add_argument("--format", choices=("table", "json"), default="table")
+    imp.add_argument("--quiet", action="store_true")
+
     scale = sub.add_parser("scale", help="test-time scaling: sequential budgets, the plateau, parallel sampling")
     scale_sub = scale.add_subparsers(dest="scale_command", required=True, metavar="MODE")
     seq = scale_sub.add_parser("sequential", help="the same items at each budget of a grid, then the plateau")
@@ -374,6 +390,59 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    store = _open_store(args.db)
+    if args.format == "jsonl":
+        from storage.export import export_jsonl
+
+        n = export_jsonl(store, args.name, Path(args.out) if args.out else sys.stdout, all_attempts=args.all_attempts)
+        if args.out:
+            sys.stderr.write(f"wrote {n} trajectories to {args.out}\n")
+        return EXIT_OK
+    from sandbox.datasets import open_dataset
+    from workbench import paths
+    from workbench.summary import agenthop_summary
+
+    run = store.run(args.name)
+    corpus, _ = open_dataset(run["dataset"], paths.cache_dir())
+    text = json.dumps(agenthop_summary(store, args.name, corpus), indent=2, ensure_ascii=False) + "\n"
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        sys.stderr.write(f"wrote {args.out}\n")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_import_reference(args: argparse.Namespace) -> int:
+    from sandbox.datasets import open_dataset
+    from storage import Store
+    from workbench import paths
+    from workbench.progress import Progress
+    from workbench.reference_import import import_reference
+
+    corpus, imported = open_dataset(args.data, paths.cache_dir())
+    if imported is not None:
+        _print_import(imported)
+    store = Store(paths.store_path(args.db))
+    progress = Progress(args.run_name, quiet=args.quiet)
+    try:
+        summary = import_reference(Path(args.dir), corpus, store, args.run_name, model=args.model,
+                                   dataset=str(Path(args.data).resolve()), on_event=progress.update)
+    finally:
+        progress.close()
+    result = summary.as_dict()
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result, indent=2, default=str) + "\n")
+    else:
+        for key, value in result.items():
+            if key != "examples":
+                sys.stdout.write(f"{key}: {value}\n")
+        for example in result.get("examples") or []:
+            sys.stdout.write(f"  mismatch: {example}\n")
+    return EXIT_OK
+
+
 def cmd_synth(args: argparse.Namespace) -> int:
     from sandbox import synth
 
@@ -414,7 +483,7 @@ def _print_import(report: Any) -> None:
 
 
 COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "compare": cmd_compare, "scale": cmd_scale,
-            "synth": cmd_synth}
+            "export": cmd_export, "import-reference": cmd_import_reference, "synth": cmd_synth}
 
 
 def batch(argv: list[str]) -> int:
@@ -423,13 +492,16 @@ def batch(argv: list[str]) -> int:
     from sandbox.runner import InvalidSlice
     from storage import StoreError
     from workbench.config import ConfigFileError
+    from workbench.reference_import import ReferenceImportError
     from workbench.scaling import ScalingInputError
+    from workbench.summary import SummaryError
 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (DatasetError, StoreError, InvalidSlice, UsageError, ConfigFileError, ScalingInputError) as exc:
+    except (DatasetError, StoreError, InvalidSlice, UsageError, ConfigFileError, ScalingInputError,
+            ReferenceImportError, SummaryError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
