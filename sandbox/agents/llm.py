@@ -128,8 +128,9 @@ class LLMAgent:
             req["api_base"] = cfg.base_url
         if self.text_tools:
             req["messages"] = text_history(messages)
-        else:
-            req["messages"] = messages
+        else:  # the tool name is kept on tool messages for text mode only; providers want the bare OpenAI shape
+            req["messages"] = [{k: v for k, v in m.items() if k != "name"} if m.get("role") == "tool" else m
+                               for m in messages]
             req["tools"] = [{"type": "function", "function": schema} for schema in tools]
         s = dict(self.sampling)
         if bare_model(cfg.model).startswith("gpt-5"):  # the GPT-5 family takes no temperature/top_p
