@@ -109,12 +109,12 @@ class LLMJudge:
         self.name = f"llm:{model}"
 
     async def _ask(self, system: str, user: str) -> tuple[str, int, float | None]:
-        from sandbox.agents.llm import classify, litellm_module, read_usage
+        from sandbox.agents.llm import QUIET_CALL, classify, litellm_module, read_usage
         from sandbox.pricing import cost, find_price
 
         litellm = litellm_module()
         req: dict[str, Any] = {"model": self.config.model, "api_key": self.key, "temperature": 0.0,
-                               "max_tokens": 8192, "num_retries": 0, "max_retries": 0,
+                               "max_tokens": 8192, **QUIET_CALL,
                                "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
         if self.config.base_url:
             req["api_base"] = self.config.base_url

@@ -29,6 +29,9 @@ KEY_ENV = {
     "o4-": "OPENAI_API_KEY", "claude-": "ANTHROPIC_API_KEY", "gemini-": "GEMINI_API_KEY", "deepseek-": "DEEPSEEK_API_KEY",
 }
 NO_KEY = "sk-no-key-required"  # OpenAI-compatible local servers still want some key string
+# No litellm-side retries (the episode owns the policy), and zero custom prices: we price calls from our own
+# table, and litellm's per-call cost lookup otherwise costs about a third of its CPU time per call.
+QUIET_CALL = {"num_retries": 0, "max_retries": 0, "input_cost_per_token": 0.0, "output_cost_per_token": 0.0}
 _LITELLM = None
 
 
@@ -122,8 +125,7 @@ class LLMAgent:
     def request(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> dict[str, Any]:
         """The litellm.acompletion arguments for this turn."""
         cfg = self.config
-        req: dict[str, Any] = {"model": cfg.model, "api_key": self.key, "timeout": cfg.timeout_s, "num_retries": 0,
-                               "max_retries": 0}
+        req: dict[str, Any] = {"model": cfg.model, "api_key": self.key, "timeout": cfg.timeout_s, **QUIET_CALL}
         if cfg.base_url:
             req["api_base"] = cfg.base_url
         if self.text_tools:
