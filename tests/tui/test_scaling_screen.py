@@ -10,6 +10,7 @@ import asyncio
 import csv
 import json
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -94,13 +95,27 @@ def test_sources_list_groups_then_parallel_runs():
         ("sequential", "a", "seq ×2"), ("parallel", "p", "par K=4")]
 
 
-async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, builtin_cache, tmp_path):
+async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, builtin_cache, tmp_path, monkeypatch):
+    import workbench.tui.scaling as module
+
+    release = threading.Event()
+
+    def held(*args, **kwargs):  # the worker waits until the test has seen the loading indicator
+        release.wait(30)
+        return compute(*args, **kwargs)
+
+    compute = module.compute_plateau
+    monkeypatch.setattr(module, "compute_plateau", held)
     app = scaling_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         await pilot.press("g")
+        await pilot.pause()
+        assert app.screen.query_one("#scaling-body").loading  # the indicator shows while the worker computes
+        release.set()
         await settle(pilot, app)
         screen = app.screen
+        assert not screen.query_one("#scaling-body").loading
         assert isinstance(screen, ScalingScreen) and screen.shown.name == "g"
         expected = engine_plateau(scaling_store)
         assert screen.result["transitions"] == expected["transitions"]
@@ -153,8 +168,21 @@ async def test_plot_follows_the_widget_size(scaling_store):
         await settle(pilot, app)
         after = plot.content_size
         assert after != before
-        lines = str(plot.render()).splitlines()
+        lines = plot.text.plain.splitlines()
         assert len(lines) == after.height and max(len(line) for line in lines) <= after.width
+
+        def colours() -> set[str]:
+            return {span.style.color.triplet.hex for span in plot.text.spans
+                    if not isinstance(span.style, str) and span.style.color and span.style.color.triplet}
+
+        dark = colours()
+        assert app.theme_variables["primary"].lower() in dark  # the theme's RGB, not plotext's palette
+        app.theme = "agenthop-light"
+        await settle(pilot, app)
+        assert colours() and colours() != dark  # rebuilt in the new theme's colours
+        app.theme = "ansi-dark"
+        await settle(pilot, app)
+        assert theme_palette(app.theme_variables) is None and colours() == set()  # terminal-native: colourless
 
 
 def test_colourless_figure_names_the_signs():
@@ -165,7 +193,10 @@ def test_colourless_figure_names_the_signs():
     text = plateau_figure(result, 80, 24, None)
     assert "\x1b[" not in text
     assert "a→b gain" in text and "b→c borderline" in text and "plateau b" in text
-    assert theme_palette({"primary": "ansi_blue"}) is None
+    from workbench.tui.scaling import PALETTE_VARIABLES
+
+    assert theme_palette({name: "#102030" for name in PALETTE_VARIABLES.values()})["gain"] == (16, 32, 48)
+    assert theme_palette({name: "ansi_blue" for name in PALETTE_VARIABLES.values()}) is None
 
 
 def test_unknown_run_is_an_error_not_a_crash(scaling_store, builtin_cache):

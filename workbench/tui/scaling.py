@@ -33,6 +33,7 @@ from workbench.tui.plaintext import clip, sanitize
 STRATEGIES = ("pass_at_k", "majority", "pointwise", "pairwise")
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
 PALETTE_VARIABLES = {"line": "primary", "gain": "success", "loss": "error", "mark": "accent",
+                     "shade": "primary-background",
                      "pass_at_k": "primary", "majority": "accent", "pointwise": "secondary", "pairwise": "warning"}
 Palette = dict[str, tuple[int, int, int]]
 
@@ -284,12 +285,44 @@ def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Pa
     rows = report["per_k"]
     x = [r["k"] for r in rows]
     plt = _figure(width, height)
-    plt.title(f"pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report.get("judge") else ""))
-    for name in strategies(report):
+    plt.title(f"pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report.get("judge") else "")
+              + " · ░ gap to the best strategy")
+    names = strategies(report)
+    best = [max(r[n] for n in names[1:]) for r in rows] if len(names) > 1 else []
+    if best and len(x) > 1:
+        gx, gy = gap_points(x, best, [r["pass_at_k"] for r in rows], width, height)
+        if gx:
+            plt.scatter(gx, gy, marker="░", color=pal.get("shade"))
+    for name in names:
         plt.plot(x, [r[name] for r in rows], label=name, marker="dot", color=pal.get(name))
     plt.xticks(x, [str(k) for k in x])
     plt.xlabel("k")
     return _build(plt, palette)
+
+
+def gap_points(x: list[float], low: list[float], high: list[float], width: int,
+               height: int) -> tuple[list[float], list[float]]:
+    """Points filling the band between two piecewise-linear curves, about two per character cell each way
+    (plotext has no fill-between: a dense scatter drawn under the lines shades the band, in any theme)."""
+    top = max(max(high), max(low))
+    bottom = min(min(high), min(low))
+    span = (top - bottom) or 1.0
+    columns = max(2, 2 * width)
+    step_y = span / max(2, 2 * height)
+    gx: list[float] = []
+    gy: list[float] = []
+    for i in range(columns + 1):
+        at = x[0] + (x[-1] - x[0]) * i / columns
+        j = max(0, min(len(x) - 2, next((n for n in range(len(x) - 1) if x[n + 1] >= at), len(x) - 2)))
+        w = (at - x[j]) / ((x[j + 1] - x[j]) or 1)
+        lo = low[j] + (low[j + 1] - low[j]) * w
+        hi = high[j] + (high[j + 1] - high[j]) * w
+        y = lo + step_y
+        while y < hi - step_y / 2:
+            gx.append(at)
+            gy.append(y)
+            y += step_y
+    return gx, gy
 
 
 class PlotView(Static):
@@ -298,6 +331,7 @@ class PlotView(Static):
     def __init__(self, **kwargs: Any):
         super().__init__("", **kwargs)
         self.draw: Callable[[int, int, Palette | None], str] | None = None
+        self.text = Text("")  # the figure as last built (what is on screen)
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.rebuild())
@@ -312,10 +346,11 @@ class PlotView(Static):
     def rebuild(self) -> None:
         width, height = self.content_size
         if self.draw is None or width < 10 or height < 4:
-            self.update("")
-            return
-        figure = self.draw(width, height, theme_palette(self.app.theme_variables))
-        self.update(Text.from_ansi(figure, no_wrap=True))
+            self.text = Text("")
+        else:
+            figure = self.draw(width, height, theme_palette(self.app.theme_variables))
+            self.text = Text.from_ansi(figure, no_wrap=True)
+        self.update(self.text)
 
 
 # ---------------------------------------------------------------- the screen
