@@ -231,3 +231,44 @@ def test_parallel_view(snap_compare, scaling_store):
         await _open_scaling(pilot, down=1)
 
     assert snap_compare(scaling_app(), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_remapped_key_palette_entry_and_help(scaling_store):
+    from workbench.tui.commands import WorkbenchCommands
+    from workbench.tui.help import key_rows
+
+    app = make_app(keymap={"runs.scaling": "G", "scaling.export": "x"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        titles = [title for title, _, _ in WorkbenchCommands(app.screen).commands()]
+        assert "Scaling…" in titles and "Runs: Scaling" in titles
+        await pilot.press("g")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "RunsScreen"  # g was remapped away
+        await pilot.press("G")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ScalingScreen)
+        rows = {ident: keys for _, keys, _, ident in key_rows(app.screen)}
+        assert rows["scaling.export"] == "x" and "scaling.show" in rows and "scaling.back" in rows
+
+
+async def test_an_unavailable_corpus_is_reported_on_screen(scaling_store):
+    app = scaling_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+
+        def unavailable(dataset: str):
+            raise LookupError(f"corpus unavailable ({dataset} moved)")
+
+        app.corpora.corpus = unavailable
+        await pilot.press("g")
+        await settle(pilot, app)
+        await pilot.press("down", "enter")
+        await settle(pilot, app)
+        screen = app.screen
+        assert screen.result is None and not screen.query_one("#scaling-body").loading
+        assert "corpus unavailable (builtin moved)" in str(screen.query_one("#scaling-caption").render())
+        assert not screen.query_one("#scaling-table").display
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, ScalingScreen)  # nothing to export: no dialog

@@ -435,7 +435,7 @@ class ScalingScreen(Screen):
             self.show(self.pending, worker.result)
         elif event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
             self.query_one("#scaling-body").loading = False
-            self.shown, self.result = self.pending, None
+            self.shown, self.result = None, None  # enter on it again retries
             self.query_one(PlotView).show(None)
             self.query_one("#scaling-table").display = False
             self.query_one("#scaling-levels").display = False
