@@ -90,7 +90,8 @@ def table_rows(screen, table_id: str) -> list[list[str]]:
 
 def test_sources_list_groups_then_parallel_runs():
     runs = [{"name": "a@1", "kind": "sequential", "group_name": "a"}, {"name": "e", "kind": "eval"},
-            {"name": "p", "kind": "parallel", "replicates": 4}, {"name": "a@2", "kind": "sequential", "group_name": "a"}]
+            {"name": "p", "kind": "parallel", "replicates": 4},
+            {"name": "a@2", "kind": "sequential", "group_name": "a"}]
     assert [(s.kind, s.name, s.detail) for s in scaling_sources(runs)] == [
         ("sequential", "a", "seq ×2"), ("parallel", "p", "par K=4")]
 

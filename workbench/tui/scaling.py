@@ -126,7 +126,8 @@ def decision(t: dict[str, Any]) -> str:
 
 def flags(result: dict[str, Any]) -> list[str]:
     """The plateau's caveats in words: censored, no significant gain, borderline, degenerate variance, FPC 0."""
-    names = [name for name in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero") if result.get(name)]
+    names = [name for name in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero")
+             if result.get(name)]
     if any(t.get("borderline") for t in result["transitions"]):
         names.append("borderline")
     return [n.replace("_", " ") for n in names]
@@ -285,7 +286,7 @@ def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Pa
     rows = report["per_k"]
     x = [r["k"] for r in rows]
     plt = _figure(width, height)
-    plt.title(f"pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report.get("judge") else "")
+    plt.title("pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report.get("judge") else "")
               + " · ░ gap to the best strategy")
     names = strategies(report)
     best = [max(r[n] for n in names[1:]) for r in rows] if len(names) > 1 else []
@@ -471,8 +472,8 @@ class ScalingScreen(Screen):
         caveats = flags(result)
         caption = Text.assemble(
             (f"{result['group']}", "bold"), f" · plateau at {result['plateau_budget']} (k* = {result['k_star']})",
-            f" · n = {result['n']}, dropped {result['n_dropped']} · {result['correction']}, z = {result['z'] or 0:.3f}",
-            f", FPC = {result['fpc']:.3f}")
+            f" · n = {result['n']}, dropped {result['n_dropped']} · {result['correction']}",
+            f", z = {result['z'] or 0:.3f}, FPC = {result['fpc']:.3f}")
         if caveats:
             caption.append("  ")
             caption.append(" · ".join(caveats), style="bold reverse")
