@@ -128,6 +128,12 @@ class WorkbenchApp(App[int]):
         while len(self.screen_stack) > 1 and not isinstance(self.screen, RunsScreen):
             self.pop_screen()
 
+    def action_scaling(self) -> None:
+        from workbench.tui.scaling import ScalingScreen
+
+        if not isinstance(self.screen, ScalingScreen):
+            self.push_screen(ScalingScreen())
+
     def action_new_run(self, values: dict[str, str] | None = None) -> None:
         from workbench.tui.launch import LaunchScreen
 

@@ -20,7 +20,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")  # \Z: "$" would accept a trailing newline
 
 
 class ConfigError(Exception):

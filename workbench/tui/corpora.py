@@ -53,6 +53,10 @@ class CorpusCache:
             self._corpora.setdefault(dataset, corpus)
             return self._corpora[dataset]
 
+    def corpus(self, dataset: str) -> Any:
+        """The opened corpus (imported on first use: call from a thread worker); LookupError when unavailable."""
+        return self._corpus(dataset)
+
     def item_context(self, dataset: str, fingerprint: str | None, item_id: str) -> ItemContext:
         """The item with its neighbourhood's titles; never raises (the context says what is missing)."""
         hit = self.cached(dataset, item_id)

@@ -62,11 +62,13 @@ class RunsScreen(Screen):
         Binding("S", "sort_reverse", "Reverse sort", id="runs.sort_reverse", show=False),
         Binding("slash", "filter", "Filter", id="runs.filter", key_display="/"),
         Binding("b", "builtin", "Built-in run", id="runs.builtin"),
+        Binding("g", "scaling", "Scaling", id="runs.scaling"),
         Binding("escape", "clear_filter", "Clear filter", id="runs.clear_filter", show=False),
         Binding("q", "app.quit", "Quit", id="runs.quit"),
     ]
 
-    NEEDS_RUNS = {"watch", "rename", "delete", "export", "sort", "sort_reverse", "filter", "clear_filter"}
+    NEEDS_RUNS = {"watch", "rename", "delete", "export", "sort", "sort_reverse", "filter", "clear_filter",
+                  "scaling"}
 
     def __init__(self):
         super().__init__()
@@ -253,6 +255,9 @@ class RunsScreen(Screen):
 
     def action_new_run(self) -> None:
         self.app.action_new_run()
+
+    def action_scaling(self) -> None:
+        self.app.action_scaling()
 
     def action_builtin(self) -> None:
         self.app.action_run_builtin()

@@ -1,0 +1,275 @@
+"""The scaling screen over a store built by the real CLI (`scale sequential` and `scale parallel`).
+
+The store is built once per module (about 4 s) and copied into each test's tmp dir. The
+screen's numbers must be exactly the engine's: the plateau's with the same bootstrap
+size and seed, the parallel report's with the same offline judge and seed.
+"""
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable
+
+from tui_support import make_app, settle
+from workbench.tui.scaling import (PlotView, ScalingScreen, compute_parallel, flags, parallel_cells, plateau_figure,
+                                   scaling_sources, theme_palette, transition_cells)
+
+SIZE = (120, 36)
+BOOT = {"n_boot": 2000, "seed": 0}
+
+
+@pytest.fixture(scope="module")
+def scaling_store_file(tmp_path_factory, builtin_cache) -> Path:
+    from workbench.cli import main
+
+    db = str(tmp_path_factory.mktemp("scaling") / "store.sqlite")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AGENTHOP_DB", db)
+        mp.setenv("AGENTHOP_CACHE", str(builtin_cache))
+        mp.setenv("AGENTHOP_CONFIG", str(Path(db).with_name("config.toml")))
+        assert main(["--batch", "scale", "sequential", "--axis", "points", "--grid", "6,18,30", "--run", "g",
+                     "--db", db, "--quiet", "--limit", "12", "--boot", "2000"]) == 0
+        assert main(["--batch", "scale", "parallel", "--k", "1,2,4", "--run", "p", "--db", db, "--quiet",
+                     "--limit", "8", "--agent", "random", "--seed", "3"]) == 0
+    return Path(db)
+
+
+@pytest.fixture
+def scaling_store(tmp_path, scaling_store_file) -> Path:
+    target = tmp_path / "store.sqlite"
+    shutil.copy(scaling_store_file, target)
+    return target
+
+
+def scaling_app():
+    """The app on its runs screen; `g` opens a scaling screen with the CLI's bootstrap size (B = 2000)."""
+    app = make_app()
+    app.action_scaling = lambda: app.push_screen(ScalingScreen(plateau_options=BOOT))
+    return app
+
+
+def engine_plateau(store_path: Path) -> dict:
+    from storage import Store
+    from workbench import scaling
+
+    store = Store(store_path)
+    try:
+        budgets, items, matrix, runs = scaling.group_scores(store, "g")
+        result = scaling.plateau_result(budgets, items, matrix, **BOOT)
+        result["levels"] = scaling.group_costs(store, runs)
+        return result
+    finally:
+        store.close()
+
+
+def engine_parallel(store_path: Path, cache: Path) -> dict:
+    from sandbox.datasets import open_dataset
+    from sandbox.judges import EvidenceJudge
+    from storage import Store
+    from workbench import scaling
+
+    corpus, _ = open_dataset("builtin", cache)
+    store = Store(store_path)
+    try:
+        return asyncio.run(scaling.parallel_report(store, "p", corpus, [1, 2, 4], EvidenceJudge(), seed=3))
+    finally:
+        store.close()
+        corpus.close()
+
+
+def table_rows(screen, table_id: str) -> list[list[str]]:
+    table = screen.query_one(table_id, DataTable)
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def test_sources_list_groups_then_parallel_runs():
+    runs = [{"name": "a@1", "kind": "sequential", "group_name": "a"}, {"name": "e", "kind": "eval"},
+            {"name": "p", "kind": "parallel", "replicates": 4},
+            {"name": "a@2", "kind": "sequential", "group_name": "a"}]
+    assert [(s.kind, s.name, s.detail) for s in scaling_sources(runs)] == [
+        ("sequential", "a", "seq ×2"), ("parallel", "p", "par K=4")]
+
+
+async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, builtin_cache, tmp_path, monkeypatch):
+    import workbench.tui.scaling as module
+
+    release = threading.Event()
+
+    def held(*args, **kwargs):  # the worker waits until the test has seen the loading indicator
+        release.wait(30)
+        return compute(*args, **kwargs)
+
+    compute = module.compute_plateau
+    monkeypatch.setattr(module, "compute_plateau", held)
+    app = scaling_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("g")
+        await pilot.pause()
+        assert app.screen.query_one("#scaling-body").loading  # the indicator shows while the worker computes
+        release.set()
+        await settle(pilot, app)
+        screen = app.screen
+        assert not screen.query_one("#scaling-body").loading
+        assert isinstance(screen, ScalingScreen) and screen.shown.name == "g"
+        expected = engine_plateau(scaling_store)
+        assert screen.result["transitions"] == expected["transitions"]
+        assert screen.result["k_star"] == expected["k_star"]
+        assert table_rows(screen, "#scaling-table") == [transition_cells(t) for t in expected["transitions"]]
+        levels = table_rows(screen, "#scaling-levels")
+        assert [r[0] for r in levels] == ["6", "18", "30"]
+        assert [r[3] for r in levels] == [f"{100 * lv['accuracy']:.1f}%" for lv in expected["levels"]]
+        caption = str(screen.query_one("#scaling-caption").render())
+        assert f"plateau at {expected['plateau_budget']}" in caption
+        assert all(flag in caption for flag in flags(expected))
+
+        await pilot.press("down", "enter")
+        await settle(pilot, app)
+        assert screen.shown.name == "p"
+        report = await asyncio.to_thread(engine_parallel, scaling_store, builtin_cache)  # it runs its own loop
+        rows = table_rows(screen, "#scaling-table")
+        assert [r[1].split("\n")[0] for r in rows] == [f"{100 * r['pass_at_k']:.1f}%" for r in report["per_k"]]
+        assert rows == [parallel_cells(report, r) for r in report["per_k"]]
+        assert [r["pass_at_k"] for r in screen.result["per_k"]] == [r["pass_at_k"] for r in report["per_k"]]
+
+        await pilot.press("e")
+        await pilot.pause()
+        box = app.screen.query_one("#name-input")
+        box.value = str(tmp_path / "p.csv")
+        await pilot.press("enter")
+        await pilot.pause()
+        written = list(csv.DictReader((tmp_path / "p.csv").read_text().splitlines()))
+        assert [float(r["pass_at_k"]) for r in written] == [r["pass_at_k"] for r in report["per_k"]]
+
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("enter")  # the default: ./scaling-p.json
+        await pilot.pause()
+        assert json.loads((tmp_path / "scaling-p.json").read_text())["per_k"] == json.loads(json.dumps(report["per_k"]))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "RunsScreen"
+
+
+async def test_plot_follows_the_widget_size(scaling_store):
+    app = scaling_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("g")
+        await settle(pilot, app)
+        plot = app.screen.query_one(PlotView)
+        before = plot.content_size
+        await pilot.resize_terminal(100, 44)
+        await settle(pilot, app)
+        after = plot.content_size
+        assert after != before
+        lines = plot.text.plain.splitlines()
+        assert len(lines) == after.height and max(len(line) for line in lines) <= after.width
+
+        def colours() -> set[str]:
+            return {span.style.color.triplet.hex for span in plot.text.spans
+                    if not isinstance(span.style, str) and span.style.color and span.style.color.triplet}
+
+        dark = colours()
+        assert app.theme_variables["primary"].lower() in dark  # the theme's RGB, not plotext's palette
+        app.theme = "agenthop-light"
+        await settle(pilot, app)
+        assert colours() and colours() != dark  # rebuilt in the new theme's colours
+        app.theme = "ansi-dark"
+        await settle(pilot, app)
+        assert theme_palette(app.theme_variables) is None and colours() == set()  # terminal-native: colourless
+
+
+def test_colourless_figure_names_the_signs():
+    result = {"budgets": ["a", "b", "c"], "accuracy": [0.2, 0.5, 0.5], "k_star": 2, "plateau_budget": "b",
+              "censored": False, "no_significant_gain": False,
+              "transitions": [{"from": "a", "to": "b", "c_k": 0.1, "significant": True, "borderline": False},
+                              {"from": "b", "to": "c", "c_k": -0.2, "significant": False, "borderline": True}]}
+    text = plateau_figure(result, 80, 24, None)
+    assert "\x1b[" not in text
+    assert "a→b gain" in text and "b→c borderline" in text and "plateau b" in text
+    from workbench.tui.scaling import PALETTE_VARIABLES
+
+    assert theme_palette({name: "#102030" for name in PALETTE_VARIABLES.values()})["gain"] == (16, 32, 48)
+    assert theme_palette({name: "ansi_blue" for name in PALETTE_VARIABLES.values()}) is None
+
+
+def test_unknown_run_is_an_error_not_a_crash(scaling_store, builtin_cache):
+    from workbench.tui.corpora import CorpusCache
+
+    cache = CorpusCache(builtin_cache)
+    try:
+        with pytest.raises(Exception, match="no run named"):
+            compute_parallel(scaling_store, cache.corpus, "missing")
+    finally:
+        cache.close()
+
+
+# ---------------------------------------------------------------- snapshots (deterministic: fixed store and seeds)
+
+
+async def _open_scaling(pilot, down: int = 0):
+    await settle(pilot, pilot.app)
+    await pilot.press("g")
+    await settle(pilot, pilot.app)
+    if down:
+        await pilot.press(*["down"] * down, "enter")
+        await settle(pilot, pilot.app)
+
+
+def test_plateau_view(snap_compare, scaling_store):
+    assert snap_compare(scaling_app(), terminal_size=SIZE, run_before=_open_scaling)
+
+
+def test_parallel_view(snap_compare, scaling_store):
+    async def run_before(pilot):
+        await _open_scaling(pilot, down=1)
+
+    assert snap_compare(scaling_app(), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_remapped_key_palette_entry_and_help(scaling_store):
+    from workbench.tui.commands import WorkbenchCommands
+    from workbench.tui.help import key_rows
+
+    app = make_app(keymap={"runs.scaling": "G", "scaling.export": "x"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        titles = [title for title, _, _ in WorkbenchCommands(app.screen).commands()]
+        assert "Scaling…" in titles and "Runs: Scaling" in titles
+        await pilot.press("g")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "RunsScreen"  # g was remapped away
+        await pilot.press("G")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ScalingScreen)
+        rows = {ident: keys for _, keys, _, ident in key_rows(app.screen)}
+        assert rows["scaling.export"] == "x" and "scaling.show" in rows and "scaling.back" in rows
+
+
+async def test_an_unavailable_corpus_is_reported_on_screen(scaling_store):
+    app = scaling_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+
+        def unavailable(dataset: str):
+            raise LookupError(f"corpus unavailable ({dataset} moved)")
+
+        app.corpora.corpus = unavailable
+        await pilot.press("g")
+        await settle(pilot, app)
+        await pilot.press("down", "enter")
+        await settle(pilot, app)
+        screen = app.screen
+        assert screen.result is None and not screen.query_one("#scaling-body").loading
+        assert "corpus unavailable (builtin moved)" in str(screen.query_one("#scaling-caption").render())
+        assert not screen.query_one("#scaling-table").display
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, ScalingScreen)  # nothing to export: no dialog

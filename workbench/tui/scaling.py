@@ -1,0 +1,544 @@
+"""Test-time scaling: the plateau of a sequential budget group and the verification gap of a parallel run.
+
+Every number comes from `workbench.scaling` (the functions `scale plateau` and `scale
+parallel` print); this module only lays them out. The computations (a bootstrap, an
+offline judge over every sample) run in a thread worker with their own store
+connection, so the UI never blocks. The plots are plotext figures drawn on the main
+thread (plotext 5 keeps one global figure) at the widget's size, rebuilt on resize and
+on theme changes; their colours are the theme's, or none at all with a terminal-native
+(ANSI) theme, where the bar labels carry the sign instead.
+"""
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.color import Color
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker, WorkerState
+
+from workbench.tui.plaintext import clip, sanitize
+
+STRATEGIES = ("pass_at_k", "majority", "pointwise", "pairwise")
+# which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
+PALETTE_VARIABLES = {"line": "primary", "gain": "success", "loss": "error", "mark": "accent",
+                     "shade": "primary-background",
+                     "pass_at_k": "primary", "majority": "accent", "pointwise": "secondary", "pairwise": "warning"}
+Palette = dict[str, tuple[int, int, int]]
+
+
+@dataclass(frozen=True)
+class Source:
+    """One entry of the list: a sequential group (its plateau) or a parallel run (its verification gap)."""
+
+    kind: str  # "sequential" | "parallel"
+    name: str
+    detail: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.name}"
+
+
+def scaling_sources(runs: list[dict[str, Any]]) -> list[Source]:
+    """Sequential groups (with their budget count) first, then parallel runs (with K), in store order."""
+    groups: dict[str, int] = {}
+    parallel: list[Source] = []
+    for run in runs:
+        if run.get("kind") == "sequential" and run.get("group_name"):
+            groups[run["group_name"]] = groups.get(run["group_name"], 0) + 1
+        elif run.get("kind") == "parallel":
+            parallel.append(Source("parallel", run["name"], f"par K={run.get('replicates') or 1}"))
+    seq = [Source("sequential", name, f"seq ×{n}") for name, n in groups.items()]
+    return seq + parallel
+
+
+def default_ks(big_k: int) -> list[int]:
+    """Powers of two up to K, and K itself: the k a parallel run is read at when nobody says otherwise."""
+    ks, k = [], 1
+    while k <= big_k:
+        ks.append(k)
+        k *= 2
+    return sorted(set(ks) | {max(1, big_k)})
+
+
+# ---------------------------------------------------------------- computations (thread workers)
+
+
+def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The same result `scale plateau --group` prints (with the per-level costs), on its own store connection."""
+    from storage import Store
+    from workbench import scaling
+
+    store = Store(store_path)
+    try:
+        budgets, items, matrix, runs = scaling.group_scores(store, group)
+        result = scaling.plateau_result(budgets, items, matrix, **options)
+        result["levels"] = scaling.group_costs(store, runs)
+    finally:
+        store.close()
+    result["group"] = group
+    return result
+
+
+def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_name: str,
+                     ks: list[int] | None = None, judge: Any = None, n_orders: int = 8) -> dict[str, Any]:
+    """`scale parallel`'s report for a stored run, judged offline by default (verdicts are cached in the store)."""
+    from sandbox.judges import EvidenceJudge
+    from storage import Store
+    from workbench import scaling
+
+    store = Store(store_path)
+    try:
+        run = store.run(run_name)
+        corpus = open_corpus(run["dataset"])
+        ks = ks or default_ks(run["replicates"])
+        judge = judge if judge is not None else EvidenceJudge()
+        return asyncio.run(scaling.parallel_report(store, run_name, corpus, ks, judge, n_orders=n_orders,
+                                                   seed=run["seed"]))
+    finally:
+        store.close()
+
+
+# ---------------------------------------------------------------- plain-text cells (shared by tables and CSV)
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def decision(t: dict[str, Any]) -> str:
+    if t["significant"]:
+        return "gain (borderline)" if t.get("borderline") else "gain"
+    return "no gain, borderline" if t.get("borderline") else "no significant gain"
+
+
+def flags(result: dict[str, Any]) -> list[str]:
+    """The plateau's caveats in words: censored, no significant gain, borderline, degenerate variance, FPC 0."""
+    names = [name for name in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero")
+             if result.get(name)]
+    if any(t.get("borderline") for t in result["transitions"]):
+        names.append("borderline")
+    return [n.replace("_", " ") for n in names]
+
+
+TRANSITION_COLUMNS = ("transition", "d̄", "σ_boot", "C_k", "decision", "↑ / ↓", "sign test p")
+LEVEL_COLUMNS = ("budget", "run", "n", "accuracy", "tokens", "cost", "continues", "acc / Mtok")
+
+
+def transition_cells(t: dict[str, Any]) -> list[str]:
+    return [f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}", f"{t['c_k']:+.4f}",
+            decision(t), f"{t['improved']} / {t['worsened']}", f"{t['sign_test_p']:.4g}"]
+
+
+def level_cells(level: dict[str, Any]) -> list[str]:
+    cost = "unpriced" if level["cost_usd"] is None else f"${level['cost_usd']:.4f}"
+    per = level.get("accuracy_per_million_tokens")
+    return [str(level["budget"]), level["run"], str(level["n"]), _pct(level["accuracy"]), f"{level['tokens']:,}",
+            cost, str(level["continues"]), "—" if per is None else f"{per:.3g}"]
+
+
+def strategies(report: dict[str, Any]) -> list[str]:
+    return [n for n in STRATEGIES if report["per_k"] and n in report["per_k"][0]]
+
+
+SHORT = {"pass_at_k": "pass@k", "majority": "majority", "pointwise": "pointwise", "pairwise": "pairwise"}
+GAP_SHORT = {"majority": "Δ maj", "pointwise": "Δ point", "pairwise": "Δ pair"}
+
+
+def parallel_columns(report: dict[str, Any]) -> list[str]:
+    """k, each strategy (value over its interval), and each strategy's verification gap in points."""
+    names = strategies(report)
+    return ["k", *(SHORT[n] for n in names), *(GAP_SHORT[n] for n in names[1:])]
+
+
+def parallel_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
+    """Two lines per k: the value, and under it the interval (it keeps the table inside 120 columns)."""
+    names = strategies(report)
+    cells = [str(row["k"])]
+    for name in names:
+        ci = row.get(f"{name}_ci")
+        cells.append(_pct(row[name]) + (f"\n[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]" if ci else ""))
+    cells += [f"{row[f'gap_{n}'] * 100:+.1f}" for n in names[1:]]
+    return cells
+
+
+# ---------------------------------------------------------------- export
+
+
+def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
+    """The shown result as JSON (everything) or CSV (the table's rows as numbers, one per transition or k)."""
+    if fmt == "json":
+        return json.dumps(result, indent=2, sort_keys=True, default=str) + "\n"
+    out = io.StringIO()
+    writer = csv.writer(out)
+    if kind == "sequential":
+        header = ["from", "to", "d_bar", "sigma_boot", "c_k", "significant", "borderline", "improved", "worsened",
+                  "sign_test_p"]
+        writer.writerow(header)
+        writer.writerows([t.get(h) for h in header] for t in result["transitions"])
+    else:
+        names = strategies(result)
+        header = ["k", "n", "blocks"]
+        for name in names:
+            header += [name, f"{name}_ci_low", f"{name}_ci_high"]
+        header += [f"gap_{n}" for n in names[1:]]
+        writer.writerow(header)
+        for row in result["per_k"]:
+            cells = [row["k"], row["n"], row["blocks"]]
+            for name in names:
+                ci = row.get(f"{name}_ci") or [None, None]
+                cells += [row[name], ci[0], ci[1]]
+            cells += [row[f"gap_{n}"] for n in names[1:]]
+            writer.writerow(cells)
+    return out.getvalue()
+
+
+def export_format(path: Path) -> str:
+    return "csv" if path.suffix.lower() == ".csv" else "json"
+
+
+# ---------------------------------------------------------------- figures (main thread only)
+
+
+def theme_palette(variables: dict[str, str]) -> Palette | None:
+    """RGB of the theme colours the figures use, or None when one is missing or terminal-native (ANSI)."""
+    palette: Palette = {}
+    for role, name in PALETTE_VARIABLES.items():
+        try:
+            color = Color.parse(variables[name])
+        except Exception:
+            return None
+        if color.ansi is not None or color.a == 0:
+            return None
+        palette[role] = color.rgb
+    return palette
+
+
+def _figure(width: int, height: int):
+    import plotext as plt
+
+    plt.main()  # after subplots the active figure is a subplot: reset the whole (master) figure
+    plt.clear_figure()
+    plt.limit_size(False, False)  # the widget's size, not the (headless or real) terminal's, bounds the figure
+    plt.theme("clear")
+    plt.plotsize(max(20, width), max(6, height))
+    return plt
+
+
+def _build(plt, palette: Palette | None) -> str:
+    text = plt.build()
+    return text if palette else plt.uncolorize(text)
+
+
+def bar_label(t: dict[str, Any]) -> str:
+    """The transition with its sign in words, so a colourless bar still says what it is."""
+    sign = "gain" if t["significant"] else ("borderline" if t.get("borderline") else "no gain")
+    return f"{t['from']}→{t['to']} {sign}"
+
+
+def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
+    """Accuracy per budget (line) with the plateau marked, above C_k per transition (bars coloured by sign)."""
+    pal = palette or {}
+    labels = [str(b) for b in result["budgets"]]
+    x = list(range(1, len(labels) + 1))
+    plt = _figure(width, height)
+    plt.subplots(2, 1)
+    plt.subplot(1, 1)
+    k = result.get("k_star")
+    caveats = flags(result)
+    plt.title(f"accuracy by budget · plateau at {result.get('plateau_budget')} (k*={k})"
+              + (f" · {', '.join(caveats)}" if caveats else ""))
+    plt.plot(x, result["accuracy"], marker="dot", color=pal.get("line"))
+    if k:
+        plt.vline(k, pal.get("mark"))
+        plt.text(f"plateau {result.get('plateau_budget')}", k, max(result["accuracy"]), color=pal.get("mark"),
+                 alignment="left")
+    plt.xticks(x, labels)
+    plt.subplot(2, 1)
+    transitions = result["transitions"]
+    if transitions:
+        positions = list(range(1, len(transitions) + 1))
+        plt.title("C_k: one-sided lower bound of the gain (> 0 = significant)")
+        for role, keep in (("gain", lambda c: c > 0), ("loss", lambda c: c <= 0)):
+            xs = [p for p, t in zip(positions, transitions) if keep(t["c_k"])]
+            if xs:  # one series per sign, drawn only where it applies (no zero-height bars)
+                plt.bar(xs, [transitions[p - 1]["c_k"] for p in xs], color=pal.get(role), width=0.5)
+        plt.xticks(positions, [bar_label(t) for t in transitions])
+        plt.xlim(0.5, len(transitions) + 0.5)
+    return _build(plt, palette)
+
+
+def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
+    """pass@k and each committing strategy against k (the gap is the distance between the lines)."""
+    pal = palette or {}
+    rows = report["per_k"]
+    x = [r["k"] for r in rows]
+    plt = _figure(width, height)
+    plt.title("pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report.get("judge") else "")
+              + " · ░ gap to the best strategy")
+    names = strategies(report)
+    best = [max(r[n] for n in names[1:]) for r in rows] if len(names) > 1 else []
+    if best and len(x) > 1:
+        gx, gy = gap_points(x, best, [r["pass_at_k"] for r in rows], width, height)
+        if gx:
+            plt.scatter(gx, gy, marker="░", color=pal.get("shade"))
+    for name in names:
+        plt.plot(x, [r[name] for r in rows], label=name, marker="dot", color=pal.get(name))
+    plt.xticks(x, [str(k) for k in x])
+    plt.xlabel("k")
+    return _build(plt, palette)
+
+
+def gap_points(x: list[float], low: list[float], high: list[float], width: int,
+               height: int) -> tuple[list[float], list[float]]:
+    """Points filling the band between two piecewise-linear curves, about two per character cell each way
+    (plotext has no fill-between: a dense scatter drawn under the lines shades the band, in any theme)."""
+    top = max(max(high), max(low))
+    bottom = min(min(high), min(low))
+    span = (top - bottom) or 1.0
+    columns = max(2, 2 * width)
+    step_y = span / max(2, 2 * height)
+    gx: list[float] = []
+    gy: list[float] = []
+    for i in range(columns + 1):
+        at = x[0] + (x[-1] - x[0]) * i / columns
+        j = max(0, min(len(x) - 2, next((n for n in range(len(x) - 1) if x[n + 1] >= at), len(x) - 2)))
+        w = (at - x[j]) / ((x[j + 1] - x[j]) or 1)
+        lo = low[j] + (low[j + 1] - low[j]) * w
+        hi = high[j] + (high[j + 1] - high[j]) * w
+        y = lo + step_y
+        while y < hi - step_y / 2:
+            gx.append(at)
+            gy.append(y)
+            y += step_y
+    return gx, gy
+
+
+class PlotView(Static):
+    """A plotext figure at this widget's size: rebuilt when it resizes, when the theme changes, or on new data."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__("", **kwargs)
+        self.draw: Callable[[int, int, Palette | None], str] | None = None
+        self.text = Text("")  # the figure as last built (what is on screen)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.rebuild())
+
+    def show(self, draw: Callable[[int, int, Palette | None], str] | None) -> None:
+        self.draw = draw
+        self.rebuild()
+
+    def on_resize(self) -> None:
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        width, height = self.content_size
+        if self.draw is None or width < 10 or height < 4:
+            self.text = Text("")
+        else:
+            figure = self.draw(width, height, theme_palette(self.app.theme_variables))
+            self.text = Text.from_ansi(figure, no_wrap=True)
+        self.update(self.text)
+
+
+# ---------------------------------------------------------------- the screen
+
+
+class SourceTable(DataTable):
+    BINDINGS = [Binding("enter", "select_cursor", "Show", id="scaling.show")]
+
+
+class ScalingScreen(Screen):
+    """Sources on the left; the selected one's plot, caveats and tables on the right."""
+
+    HELP_TITLE = "Scaling"
+    BINDINGS = [
+        Binding("e", "export", "Export", id="scaling.export"),
+        Binding("R", "recompute", "Recompute", id="scaling.recompute", show=False),
+        Binding("escape,q", "back", "Back", id="scaling.back"),
+    ]
+
+    def __init__(self, plateau_options: dict[str, Any] | None = None, judge: Any = None):
+        super().__init__()
+        self.plateau_options = dict(plateau_options or {})
+        self.judge = judge
+        self.sources: list[Source] = []
+        self.pending: Source | None = None
+        self.shown: Source | None = None
+        self.result: dict[str, Any] | None = None
+        self.worker: Worker | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="scaling-title", classes="title-bar")
+        with Horizontal(id="scaling-main"):
+            yield SourceTable(id="scaling-sources", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="scaling-body"):
+                yield Static("", id="scaling-caption")
+                yield PlotView(id="scaling-plot")
+                yield DataTable(id="scaling-table", cursor_type="row", show_cursor=False)
+                yield DataTable(id="scaling-levels", cursor_type="row", show_cursor=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#scaling-title", Static).update(Text(" Scaling · sequential plateaus and parallel sampling",
+                                                             style="bold"))
+        table = self.query_one("#scaling-sources", DataTable)
+        table.add_column("SOURCE", key="source")
+        table.add_column("KIND", key="detail")
+        store = self.app.open_store(create=False)
+        self.sources = scaling_sources(store.runs() if store is not None else [])
+        for source in self.sources:
+            table.add_row(Text(clip(sanitize(source.name), 16)), Text(source.detail, style="dim"), key=source.key)
+        self.query_one("#scaling-levels").display = False
+        if not self.sources:
+            self._caption(Text("No sequential groups or parallel runs in the store yet.\n\n"
+                               "Make one with `agenthop --batch scale sequential --axis points --grid 10,20,30 "
+                               "--run NAME` or `scale parallel --k 1,2,4 --run NAME`.", style="dim"))
+            self.query_one("#scaling-table").display = False
+            return
+        table.focus()
+        self.select(self.sources[0])
+
+    # ------------------------------------------------------------ computing
+
+    def select(self, source: Source, force: bool = False) -> None:
+        """Compute `source` in a thread worker (the previous computation's result is dropped if it comes late)."""
+        if source == self.shown and not force:
+            return
+        self.pending = source
+        self.query_one("#scaling-body").loading = True
+        if source.kind == "sequential":
+            work = partial(compute_plateau, self.app.store_path, source.name, self.plateau_options)
+        else:
+            corpora = self.app.corpora
+            work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, self.judge)
+        self.worker = self.run_worker(work, thread=True, exclusive=True, group="scaling", name=source.key,
+                                      exit_on_error=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker is not self.worker or self.pending is None:
+            return
+        if event.state == WorkerState.SUCCESS:
+            self.show(self.pending, worker.result)
+        elif event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
+            self.query_one("#scaling-body").loading = False
+            self.shown, self.result = None, None  # enter on it again retries
+            self.query_one(PlotView).show(None)
+            self.query_one("#scaling-table").display = False
+            self.query_one("#scaling-levels").display = False
+            self._caption(Text(f"{self.pending.name}: {worker.error or 'cancelled'}", style="bold"))
+
+    # ------------------------------------------------------------ showing
+
+    def show(self, source: Source, result: dict[str, Any]) -> None:
+        self.shown, self.result = source, result
+        self.query_one("#scaling-body").loading = False
+        if source.kind == "sequential":
+            self._show_plateau(result)
+        else:
+            self._show_parallel(result)
+
+    def _caption(self, text: Text) -> None:
+        self.query_one("#scaling-caption", Static).update(text)
+
+    def _fill(self, table_id: str, columns: list[str] | tuple[str, ...], rows: list[list[str]],
+              left: int = 2) -> None:
+        """Replace a table's columns and rows (the first `left` columns left-aligned, numbers right-aligned)."""
+        table = self.query_one(table_id, DataTable)
+        table.clear(columns=True)
+        for i, column in enumerate(columns):
+            table.add_column(Text(column, justify="left" if i < left else "right"), key=str(i))
+        for row in rows:
+            height = max(c.count("\n") + 1 for c in row)
+            table.add_row(*(Text(sanitize(c), justify="left" if i < left else "right") for i, c in enumerate(row)),
+                          height=height)
+        table.display = True
+
+    def _show_plateau(self, result: dict[str, Any]) -> None:
+        caveats = flags(result)
+        caption = Text.assemble(
+            (f"{result['group']}", "bold"), f" · plateau at {result['plateau_budget']} (k* = {result['k_star']})",
+            f" · n = {result['n']}, dropped {result['n_dropped']} · {result['correction']}",
+            f", z = {result['z'] or 0:.3f}, FPC = {result['fpc']:.3f}")
+        if caveats:
+            caption.append("  ")
+            caption.append(" · ".join(caveats), style="bold reverse")
+        self._caption(caption)
+        self.query_one(PlotView).show(partial(plateau_figure, result))
+        self._fill("#scaling-table", TRANSITION_COLUMNS, [transition_cells(t) for t in result["transitions"]], left=1)
+        self._fill("#scaling-levels", LEVEL_COLUMNS, [level_cells(lv) for lv in result.get("levels", [])])
+
+    def _show_parallel(self, report: dict[str, Any]) -> None:
+        cost = report.get("sampling_cost_usd")
+        caption = Text.assemble(
+            (report["run"], "bold"), f" · {report['items']} items · K = {report['k_max']}",
+            f" · judge {report['judge'] or 'none'}", f" · sampling {'unpriced' if cost is None else f'${cost:.4f}'}",
+            " · Δ = verification gap (pass@k − strategy), points; [95% interval]", "\n",
+            (report["tie_rule"], "dim"))
+        self._caption(caption)
+        self.query_one(PlotView).show(partial(parallel_figure, report))
+        self._fill("#scaling-table", parallel_columns(report), [parallel_cells(report, r) for r in report["per_k"]],
+                   left=0)
+        self.query_one("#scaling-levels").display = False
+
+    # ------------------------------------------------------------ events and actions
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id != "scaling-sources":
+            return
+        event.stop()
+        key = event.row_key.value
+        source = next((s for s in self.sources if s.key == key), None)
+        if source is not None:
+            self.select(source)
+
+    def action_recompute(self) -> None:
+        if self.shown is not None:
+            self.select(self.shown, force=True)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_export(self) -> None:
+        from workbench.tui.dialogs import NameModal
+
+        if self.result is None or self.shown is None:
+            self.notify("nothing to export yet", severity="warning", timeout=2)
+            return
+        source, result = self.shown, self.result
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in source.name) or "scaling"
+        default = Path.cwd() / f"scaling-{safe}.json"
+
+        def check(value: str) -> str | None:
+            if not value:
+                return "a file path is needed"
+            return "that is a directory; name a file" if Path(value).expanduser().is_dir() else None
+
+        def chosen(value: str | None) -> None:
+            if value:
+                self.write_export(source, result, Path(value).expanduser())
+
+        self.app.push_screen(NameModal("Export as JSON (or CSV: end the name with .csv)", str(default), check), chosen)
+
+    def write_export(self, source: Source, result: dict[str, Any], path: Path) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(export_text(source.kind, result, export_format(path)))
+        except OSError as exc:
+            self.notify(f"export failed: {exc}", severity="error")
+            return
+        self.notify(f"exported {source.name} to {path}", timeout=4)
