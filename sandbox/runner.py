@@ -25,6 +25,7 @@ from storage.store import now as _now
 VERSION = "0.1.0"
 PROFILE = "agenthop-v1"
 RETRYABLE = ("infra", "api_errors", "transient_exhausted")
+READING_OPTIONS = ("ks", "judge")  # how a parallel run is read, not how it was sampled
 EXECUTION_OPTIONS = ("api_key", "concurrency", "rpm", "timeout_s", "pricing")  # may change between resumes
 
 
@@ -62,7 +63,8 @@ class RunSpec:
         return {
             "profile": PROFILE, "dataset_fingerprint": fingerprint, "agent": self.agent, "model": self.model,
             "seed": self.seed, "caps": self.effective_caps().as_dict(), "ablation": self.ablation,
-            "context_budget": self.context_budget, "estimate_tokens": self.estimate_tokens, "scaling": self.scaling,
+            "context_budget": self.context_budget, "estimate_tokens": self.estimate_tokens,
+            "scaling": {k: v for k, v in (self.scaling or {}).items() if k not in READING_OPTIONS} or None,
             "agent_options": {k: v for k, v in sorted(self.agent_options.items()) if k not in EXECUTION_OPTIONS},
         }
 
@@ -192,7 +194,8 @@ class Runner:
             "dataset_fingerprint": self.corpus.fingerprint, "ablation": spec.ablation, "seed": spec.seed,
             "replicates": spec.replicates, "caps": self.caps.as_dict(), "version": VERSION,
             "prompt_hash": template_hash(), "group_name": spec.group,
-            "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,"agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
+            "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,
+                       "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
                        "workers": spec.workers, "slice": {"ids": list(spec.item_ids), "question_type": spec.question_type,
                                                           "depth": spec.depth, "limit": spec.limit}},
         }

@@ -282,7 +282,7 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     if not ks or ks[0] < 1:
         raise UsageError("--k needs positive sample counts")
     corpus, spec, _ = build_spec(args)
-    spec = replace(spec, replicates=max(ks), kind="parallel")
+    spec = replace(spec, replicates=max(ks), kind="parallel", scaling={"mode": "parallel", "ks": ks, "judge": args.judge})
     judge = _judge(args, spec)
     store = Store(paths.store_path(args.db))
     execute(spec, corpus, store, args.quiet)

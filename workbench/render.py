@@ -234,7 +234,7 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
     if fmt == "csv":
         sys.stdout.write(_csv(rows, header))
         return
-    from workbench.scaling import plateau_plot
+    from workbench.scaling import TERMINAL_PALETTE, plateau_figure
 
     out = console()
     flags = [k for k in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero") if result.get(k)]
@@ -257,14 +257,14 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
         out.print(f"  {level['budget']}: accuracy {_pct(level['accuracy'])}, {level['tokens']:,} tokens, {cost}, "
                   f"{level['continues']} continues", markup=False)
     if len(result["budgets"]) >= 2:
-        sys.stdout.write(plateau_plot(result, color=_color()) + "\n")
+        sys.stdout.write(plateau_figure(result, 78, 22, TERMINAL_PALETTE if _color() else None) + "\n")
 
 
 def print_parallel(report: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
         print_json(report)
         return
-    from workbench.scaling import parallel_plot
+    from workbench.scaling import TERMINAL_PALETTE, parallel_figure
 
     names = [n for n in ("pass_at_k", "majority", "pointwise", "pairwise") if n in report["per_k"][0]]
     table = Table(title=Text(f"{report['run']} · {report['items']} items · K = {report['k_max']}"
@@ -284,4 +284,4 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
     out = console()
     out.print(table)
     out.print(report["tie_rule"], markup=False)
-    sys.stdout.write(parallel_plot(report, color=_color()) + "\n")
+    sys.stdout.write(parallel_figure(report, 78, 18, TERMINAL_PALETTE if _color() else None) + "\n")

@@ -148,47 +148,6 @@ def group_costs(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any]
     return out
 
 
-def _figure(width: int, height: int, color: bool):
-    import plotext as plt
-
-    plt.clear_figure()
-    plt.theme("clear")
-    plt.plotsize(width, height)
-    return plt
-
-
-def _built(plt, color: bool) -> str:
-    text = plt.build()
-    return text if color else plt.uncolorize(text)
-
-
-def plateau_plot(result: dict[str, Any], width: int = 78, height: int = 22, color: bool = True) -> str:
-    """Accuracy per budget as a line and C_k as bars (green gains, red otherwise), the plateau marked."""
-    labels = [str(b) for b in result["budgets"]]
-    x = list(range(1, len(labels) + 1))
-    plt = _figure(width, height, color)
-    plt.subplots(2, 1)
-    plt.subplot(1, 1)
-    flags = [name for name in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero")
-             if result.get(name)]
-    if any(t.get("borderline") for t in result["transitions"]):
-        flags.append("borderline")
-    k = result.get("k_star")
-    plt.title(f"accuracy by budget · plateau at {result.get('plateau_budget')} (k*={k})"
-              + (f" · {', '.join(flags)}" if flags else ""))
-    plt.plot(x, result["accuracy"], marker="dot")
-    if k:
-        plt.vline(k)
-    plt.xticks(x, labels)
-    plt.subplot(2, 1)
-    names = [f"{t['from']}→{t['to']}" for t in result["transitions"]]
-    ck = [t["c_k"] for t in result["transitions"]]
-    plt.title("C_k: one-sided lower bound of the gain (> 0 = significant)")
-    plt.bar(names, [c if c > 0 else 0 for c in ck], color="green", label="gain", width=0.5)
-    plt.bar(names, [c if c <= 0 else 0 for c in ck], color="red", label="no significant gain", width=0.5)
-    return _built(plt, color)
-
-
 # ---------------------------------------------------------------- parallel
 
 
@@ -317,15 +276,122 @@ def _judge_cost(store: Store, run_id: int, judge: str) -> float | None:
     return row[0] if row and row[1] else None
 
 
-def parallel_plot(report: dict[str, Any], width: int = 78, height: int = 18, color: bool = True) -> str:
-    """pass@k and each strategy against k; the gap is the distance between pass@k and the strategies."""
+# ---------------------------------------------------------------- figures (plotext; the CLI and the TUI draw the same)
+
+Palette = dict[str, tuple[int, int, int] | str]
+STRATEGIES = ("pass_at_k", "majority", "pointwise", "pairwise")
+TERMINAL_PALETTE: Palette = {"line": "blue", "gain": "green", "loss": "red", "mark": "yellow", "shade": "gray",
+                             "pass_at_k": "blue", "majority": "magenta", "pointwise": "cyan", "pairwise": "green"}
+
+
+def flags(result: dict[str, Any]) -> list[str]:
+    """The plateau's caveats in words: censored, no significant gain, borderline, degenerate variance, FPC 0."""
+    names = [name for name in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero")
+             if result.get(name)]
+    if any(t.get("borderline") for t in result["transitions"]):
+        names.append("borderline")
+    return [n.replace("_", " ") for n in names]
+
+
+def strategies(report: dict[str, Any]) -> list[str]:
+    return [n for n in STRATEGIES if report["per_k"] and n in report["per_k"][0]]
+
+
+def _figure(width: int, height: int):
+    import plotext as plt
+
+    plt.main()  # after subplots the active figure is a subplot: reset the whole (master) figure
+    plt.clear_figure()
+    plt.limit_size(False, False)  # the widget's size, not the (headless or real) terminal's, bounds the figure
+    plt.theme("clear")
+    plt.plotsize(max(20, width), max(6, height))
+    return plt
+
+
+def _build(plt, palette: Palette | None) -> str:
+    text = plt.build()
+    return text if palette else plt.uncolorize(text)
+
+
+def bar_label(t: dict[str, Any]) -> str:
+    """The transition with its sign in words, so a colourless bar still says what it is."""
+    sign = "gain" if t["significant"] else ("borderline" if t.get("borderline") else "no gain")
+    return f"{t['from']}→{t['to']} {sign}"
+
+
+def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
+    """Accuracy per budget (line) with the plateau marked, above C_k per transition (bars coloured by sign)."""
+    pal = palette or {}
+    labels = [str(b) for b in result["budgets"]]
+    x = list(range(1, len(labels) + 1))
+    plt = _figure(width, height)
+    plt.subplots(2, 1)
+    plt.subplot(1, 1)
+    k = result.get("k_star")
+    caveats = flags(result)
+    plt.title(f"accuracy by budget · plateau at {result.get('plateau_budget')} (k*={k})"
+              + (f" · {', '.join(caveats)}" if caveats else ""))
+    plt.plot(x, result["accuracy"], marker="dot", color=pal.get("line"))
+    if k:
+        plt.vline(k, pal.get("mark"))
+        plt.text(f"plateau {result.get('plateau_budget')}", k, max(result["accuracy"]), color=pal.get("mark"),
+                 alignment="left")
+    plt.xticks(x, labels)
+    plt.subplot(2, 1)
+    transitions = result["transitions"]
+    if transitions:
+        positions = list(range(1, len(transitions) + 1))
+        plt.title("C_k: one-sided lower bound of the gain (> 0 = significant)")
+        for role, keep in (("gain", lambda c: c > 0), ("loss", lambda c: c <= 0)):
+            xs = [p for p, t in zip(positions, transitions) if keep(t["c_k"])]
+            if xs:  # one series per sign, drawn only where it applies (no zero-height bars)
+                plt.bar(xs, [transitions[p - 1]["c_k"] for p in xs], color=pal.get(role), width=0.5)
+        plt.xticks(positions, [bar_label(t) for t in transitions])
+        plt.xlim(0.5, len(transitions) + 0.5)
+    return _build(plt, palette)
+
+
+def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
+    """pass@k and each committing strategy against k (the gap is the distance between the lines)."""
+    pal = palette or {}
     rows = report["per_k"]
     x = [r["k"] for r in rows]
-    plt = _figure(width, height, color)
-    plt.title(f"{report['run']}: pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report["judge"] else ""))
-    for name in ("pass_at_k", "majority", "pointwise", "pairwise"):
-        if name in rows[0]:
-            plt.plot(x, [r[name] for r in rows], label=name, marker="dot")
+    plt = _figure(width, height)
+    plt.title("pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report.get("judge") else "")
+              + " · ░ gap to the best strategy")
+    names = strategies(report)
+    best = [max(r[n] for n in names[1:]) for r in rows] if len(names) > 1 else []
+    if best and len(x) > 1:
+        gx, gy = gap_points(x, best, [r["pass_at_k"] for r in rows], width, height)
+        if gx:
+            plt.scatter(gx, gy, marker="░", color=pal.get("shade"))
+    for name in names:
+        plt.plot(x, [r[name] for r in rows], label=name, marker="dot", color=pal.get(name))
     plt.xticks(x, [str(k) for k in x])
     plt.xlabel("k")
-    return _built(plt, color)
+    return _build(plt, palette)
+
+
+def gap_points(x: list[float], low: list[float], high: list[float], width: int,
+               height: int) -> tuple[list[float], list[float]]:
+    """Points filling the band between two piecewise-linear curves, about two per character cell each way
+    (plotext has no fill-between: a dense scatter drawn under the lines shades the band, in any theme)."""
+    top = max(max(high), max(low))
+    bottom = min(min(high), min(low))
+    span = (top - bottom) or 1.0
+    columns = max(2, 2 * width)
+    step_y = span / max(2, 2 * height)
+    gx: list[float] = []
+    gy: list[float] = []
+    for i in range(columns + 1):
+        at = x[0] + (x[-1] - x[0]) * i / columns
+        j = max(0, min(len(x) - 2, next((n for n in range(len(x) - 1) if x[n + 1] >= at), len(x) - 2)))
+        w = (at - x[j]) / ((x[j + 1] - x[j]) or 1)
+        lo = low[j] + (low[j + 1] - low[j]) * w
+        hi = high[j] + (high[j + 1] - high[j]) * w
+        y = lo + step_y
+        while y < hi - step_y / 2:
+            gx.append(at)
+            gy.append(y)
+            y += step_y
+    return gx, gy

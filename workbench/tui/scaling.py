@@ -28,14 +28,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
+from workbench.scaling import STRATEGIES, Palette, flags, parallel_figure, plateau_figure, strategies
 from workbench.tui.plaintext import clip, sanitize
 
-STRATEGIES = ("pass_at_k", "majority", "pointwise", "pairwise")
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
 PALETTE_VARIABLES = {"line": "primary", "gain": "success", "loss": "error", "mark": "accent",
                      "shade": "primary-background",
                      "pass_at_k": "primary", "majority": "accent", "pointwise": "secondary", "pairwise": "warning"}
-Palette = dict[str, tuple[int, int, int]]
 
 
 @dataclass(frozen=True)
@@ -103,7 +102,8 @@ def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_na
     try:
         run = store.run(run_name)
         corpus = open_corpus(run["dataset"])
-        ks = ks or default_ks(run["replicates"])
+        recorded = ((run.get("config") or {}).get("scaling") or {}).get("ks")
+        ks = ks or recorded or default_ks(run["replicates"])
         judge = judge if judge is not None else EvidenceJudge()
         return asyncio.run(scaling.parallel_report(store, run_name, corpus, ks, judge, n_orders=n_orders,
                                                    seed=run["seed"]))
@@ -124,15 +124,6 @@ def decision(t: dict[str, Any]) -> str:
     return "no gain, borderline" if t.get("borderline") else "no significant gain"
 
 
-def flags(result: dict[str, Any]) -> list[str]:
-    """The plateau's caveats in words: censored, no significant gain, borderline, degenerate variance, FPC 0."""
-    names = [name for name in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero")
-             if result.get(name)]
-    if any(t.get("borderline") for t in result["transitions"]):
-        names.append("borderline")
-    return [n.replace("_", " ") for n in names]
-
-
 TRANSITION_COLUMNS = ("transition", "d̄", "σ_boot", "C_k", "decision", "↑ / ↓", "sign test p")
 LEVEL_COLUMNS = ("budget", "run", "n", "accuracy", "tokens", "cost", "continues", "acc / Mtok")
 
@@ -147,10 +138,6 @@ def level_cells(level: dict[str, Any]) -> list[str]:
     per = level.get("accuracy_per_million_tokens")
     return [str(level["budget"]), level["run"], str(level["n"]), _pct(level["accuracy"]), f"{level['tokens']:,}",
             cost, str(level["continues"]), "—" if per is None else f"{per:.3g}"]
-
-
-def strategies(report: dict[str, Any]) -> list[str]:
-    return [n for n in STRATEGIES if report["per_k"] and n in report["per_k"][0]]
 
 
 SHORT = {"pass_at_k": "pass@k", "majority": "majority", "pointwise": "pointwise", "pairwise": "pairwise"}
@@ -224,106 +211,6 @@ def theme_palette(variables: dict[str, str]) -> Palette | None:
             return None
         palette[role] = color.rgb
     return palette
-
-
-def _figure(width: int, height: int):
-    import plotext as plt
-
-    plt.main()  # after subplots the active figure is a subplot: reset the whole (master) figure
-    plt.clear_figure()
-    plt.limit_size(False, False)  # the widget's size, not the (headless or real) terminal's, bounds the figure
-    plt.theme("clear")
-    plt.plotsize(max(20, width), max(6, height))
-    return plt
-
-
-def _build(plt, palette: Palette | None) -> str:
-    text = plt.build()
-    return text if palette else plt.uncolorize(text)
-
-
-def bar_label(t: dict[str, Any]) -> str:
-    """The transition with its sign in words, so a colourless bar still says what it is."""
-    sign = "gain" if t["significant"] else ("borderline" if t.get("borderline") else "no gain")
-    return f"{t['from']}→{t['to']} {sign}"
-
-
-def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
-    """Accuracy per budget (line) with the plateau marked, above C_k per transition (bars coloured by sign)."""
-    pal = palette or {}
-    labels = [str(b) for b in result["budgets"]]
-    x = list(range(1, len(labels) + 1))
-    plt = _figure(width, height)
-    plt.subplots(2, 1)
-    plt.subplot(1, 1)
-    k = result.get("k_star")
-    caveats = flags(result)
-    plt.title(f"accuracy by budget · plateau at {result.get('plateau_budget')} (k*={k})"
-              + (f" · {', '.join(caveats)}" if caveats else ""))
-    plt.plot(x, result["accuracy"], marker="dot", color=pal.get("line"))
-    if k:
-        plt.vline(k, pal.get("mark"))
-        plt.text(f"plateau {result.get('plateau_budget')}", k, max(result["accuracy"]), color=pal.get("mark"),
-                 alignment="left")
-    plt.xticks(x, labels)
-    plt.subplot(2, 1)
-    transitions = result["transitions"]
-    if transitions:
-        positions = list(range(1, len(transitions) + 1))
-        plt.title("C_k: one-sided lower bound of the gain (> 0 = significant)")
-        for role, keep in (("gain", lambda c: c > 0), ("loss", lambda c: c <= 0)):
-            xs = [p for p, t in zip(positions, transitions) if keep(t["c_k"])]
-            if xs:  # one series per sign, drawn only where it applies (no zero-height bars)
-                plt.bar(xs, [transitions[p - 1]["c_k"] for p in xs], color=pal.get(role), width=0.5)
-        plt.xticks(positions, [bar_label(t) for t in transitions])
-        plt.xlim(0.5, len(transitions) + 0.5)
-    return _build(plt, palette)
-
-
-def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
-    """pass@k and each committing strategy against k (the gap is the distance between the lines)."""
-    pal = palette or {}
-    rows = report["per_k"]
-    x = [r["k"] for r in rows]
-    plt = _figure(width, height)
-    plt.title("pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report.get("judge") else "")
-              + " · ░ gap to the best strategy")
-    names = strategies(report)
-    best = [max(r[n] for n in names[1:]) for r in rows] if len(names) > 1 else []
-    if best and len(x) > 1:
-        gx, gy = gap_points(x, best, [r["pass_at_k"] for r in rows], width, height)
-        if gx:
-            plt.scatter(gx, gy, marker="░", color=pal.get("shade"))
-    for name in names:
-        plt.plot(x, [r[name] for r in rows], label=name, marker="dot", color=pal.get(name))
-    plt.xticks(x, [str(k) for k in x])
-    plt.xlabel("k")
-    return _build(plt, palette)
-
-
-def gap_points(x: list[float], low: list[float], high: list[float], width: int,
-               height: int) -> tuple[list[float], list[float]]:
-    """Points filling the band between two piecewise-linear curves, about two per character cell each way
-    (plotext has no fill-between: a dense scatter drawn under the lines shades the band, in any theme)."""
-    top = max(max(high), max(low))
-    bottom = min(min(high), min(low))
-    span = (top - bottom) or 1.0
-    columns = max(2, 2 * width)
-    step_y = span / max(2, 2 * height)
-    gx: list[float] = []
-    gy: list[float] = []
-    for i in range(columns + 1):
-        at = x[0] + (x[-1] - x[0]) * i / columns
-        j = max(0, min(len(x) - 2, next((n for n in range(len(x) - 1) if x[n + 1] >= at), len(x) - 2)))
-        w = (at - x[j]) / ((x[j + 1] - x[j]) or 1)
-        lo = low[j] + (low[j + 1] - low[j]) * w
-        hi = high[j] + (high[j + 1] - high[j]) * w
-        y = lo + step_y
-        while y < hi - step_y / 2:
-            gx.append(at)
-            gy.append(y)
-            y += step_y
-    return gx, gy
 
 
 class PlotView(Static):
