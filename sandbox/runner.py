@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sandbox.agents.base import Agent
+from sandbox.agents.continuation import ContinuationAgent, prefix_turns
 from sandbox.agents.estimated import EstimatedUsage
 from sandbox.agents.registry import SCRIPTED, make_scripted
 from sandbox.corpus import Corpus
@@ -242,6 +243,14 @@ class Runner:
                 "planned": self.planned,
                 "correct": self.correct, "skipped": skipped, "elapsed_s": time.monotonic() - started}
 
+    def _prefix(self, run_name: str, item_id: str, replicate: int) -> list:
+        """The previous budget level's turns for this item (none when it has no finished trajectory there)."""
+        previous = self.store.run(run_name)
+        for t in self.store.trajectories(previous["id"], light=True):
+            if t["item_id"] == item_id and t["replicate"] == replicate:
+                return prefix_turns(self.store.steps(t["id"]), t["termination"])
+        return []
+
     def request_stop(self, reason: str = "stopped by the user") -> None:
         """Finish the episodes in flight, start no new ones."""
         self.stop_requested = True
@@ -271,6 +280,8 @@ class Runner:
             agent = self.factory(item, replicate, attempt)
             if self.spec.estimate_tokens:
                 agent = EstimatedUsage(agent)
+            if self.spec.scaling and self.spec.scaling.get("continue_from"):
+                agent = ContinuationAgent(agent, self._prefix(self.spec.scaling["continue_from"], item.id, replicate))
             text_tools = bool(getattr(agent, "text_tools", False))
             prompt = build_prompt(item, self.caps, self.spec.ablation, text_tools=text_tools)
             meta = item_meta(item)

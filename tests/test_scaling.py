@@ -142,3 +142,41 @@ def test_llm_judge_through_the_local_server(mini_corpus):
     first = srv.requests[0]
     assert first["temperature"] == 0.0 and "<judgment>" in first["messages"][0]["content"]
     assert "## Trajectory" in first["messages"][1]["content"] and "Submitted answer: B" in first["messages"][1]["content"]
+
+
+def test_continuation_replays_the_lower_level(tmp_path):
+    """Each token level resumes from the one below: its first turns are the lower level's, minus the forced answer."""
+    import os
+
+    from tests.openai_server import seed_of, tool_reply, turn_of
+
+    def brain(req, n):
+        t = turn_of(req)
+        if t == 0:
+            return tool_reply(("get_references", {"paper_id": seed_of(req)}), prompt_tokens=3000)
+        return tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}), prompt_tokens=3000 + 1000 * t)
+
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(brain) as srv:
+        env = dict(os.environ)
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "sequential", "--axis", "tokens",
+                               "--grid", "4k,6k", "--protocol", "continuation", "--agent", "llm", "--model",
+                               "openai/m", "--base-url", srv.url, "--limit", "2", "--run", "c", "--db", str(db),
+                               "--quiet", "--format", "json", "--boot", "500"], capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        n_requests = len(srv.requests)
+    store = Store(db, readonly=True)
+    low, high = store.runs_in_group("c")
+    assert high["config"]["scaling"]["continue_from"] == "c@4k"
+    for t_low, t_high in zip(store.trajectories(low["id"]), store.trajectories(high["id"])):
+        s_low = [s for s in store.steps(t_low["id"]) if s["kind"] == "assistant"]
+        s_high = [s for s in store.steps(t_high["id"]) if s["kind"] == "assistant"]
+        assert [s["tool_args"] for s in s_high[:len(s_low) - 1]] == [s["tool_args"] for s in s_low[:-1]]
+        assert len(s_high) > len(s_low) - 1
+    # replayed turns never reach the model: the high level asked only for the turns after the prefix
+    low_calls = sum(len([s for s in store.steps(t["id"]) if s["kind"] == "assistant"]) for t in store.trajectories(low["id"]))
+    assert n_requests < 2 * low_calls + 2 * 4
+    bad = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "sequential", "--axis", "points",
+                          "--grid", "6,12", "--protocol", "continuation", "--db", str(tmp_path / "x.sqlite")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "token axis" in bad.stderr and not (tmp_path / "x.sqlite").exists()

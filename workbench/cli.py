@@ -68,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     seq = scale_sub.add_parser("sequential", help="the same items at each budget of a grid, then the plateau")
     seq.add_argument("--axis", choices=("tokens", "points", "turns"), required=True)
     seq.add_argument("--grid", required=True, help="budgets, e.g. 8k,16k,32k (tokens) or 10,20,30 (points)")
+    seq.add_argument("--protocol", choices=("fresh", "continuation"), default="fresh",
+                     help="fresh start per budget, or continue from the level below (token axis)")
     add_plateau_arguments(seq)
     add_run_arguments(seq)
     plat = scale_sub.add_parser("plateau", help="the scaling plateau of per-item scores (a file, or a sequential group)")
@@ -257,8 +259,9 @@ def cmd_scale(args: argparse.Namespace) -> int:
     if args.scale_command == "sequential":
         grid = scaling.parse_grid(args.grid)
         corpus, base, _ = build_spec(args)
+        specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
         store = Store(paths.store_path(args.db))
-        for spec in scaling.sequential_specs(base, args.axis, grid):
+        for spec in specs:
             execute(spec, corpus, store, args.quiet)
         budgets, items, matrix, runs = scaling.group_scores(store, base.name)
         result = scaling.plateau_result(budgets, items, matrix, **_plateau_options(args))

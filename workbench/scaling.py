@@ -43,13 +43,22 @@ def parse_grid(text: str) -> list[str]:
     return sorted(dict.fromkeys(labels), key=parse_budget)
 
 
-def sequential_specs(base: RunSpec, axis: str, grid: list[str]) -> list[RunSpec]:
-    """One fresh run per budget level, named `NAME@LEVEL`, grouped under NAME, the protocol recorded."""
+def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = "fresh") -> list[RunSpec]:
+    """One run per budget level, named `NAME@LEVEL`, grouped under NAME, the protocol recorded.
+
+    `fresh` starts every level from the first prompt; `continuation` (token axis only, where the
+    lower level's turns replay identically) resumes each level from the one below it.
+    """
+    if protocol == "continuation" and axis != "tokens":
+        raise ScalingInputError("--protocol continuation is defined on the token axis only: on the points and turns "
+                                "axes the replayed calls would meet different caps")
     specs = []
-    for label in grid:
+    for i, label in enumerate(grid):
         value = int(parse_budget(label))
-        spec = replace(base, name=f"{base.name}@{label}", group=base.name, kind="sequential",
-                       scaling={"axis": axis, "budget": label, "value": value, "protocol": "fresh"})
+        scaling = {"axis": axis, "budget": label, "value": value, "protocol": protocol}
+        if protocol == "continuation" and i > 0:
+            scaling["continue_from"] = f"{base.name}@{grid[i - 1]}"
+        spec = replace(base, name=f"{base.name}@{label}", group=base.name, kind="sequential", scaling=scaling)
         if axis == "points":
             spec.caps = replace(base.caps, budget=value)
         elif axis == "turns":
