@@ -36,8 +36,8 @@ def history(store_path: Path, model: str | None) -> tuple[float, float] | None:
     return (row[0], row[1]) if row and row[2] else None
 
 
-def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, Any]:
-    episodes = len(items) * spec.replicates
+def per_episode(spec: RunSpec, store_path: Path) -> dict[str, Any]:
+    """Expected tokens and cost of one episode of this run, and what the expectation rests on."""
     past = history(store_path, spec.model)
     if past:
         prompt, completion, basis = past[0], past[1], "mean of earlier runs of this model in the store"
@@ -46,16 +46,32 @@ def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, An
         prompt, basis = ASSUMED_TOKENS - completion, f"assumed {ASSUMED_TOKENS:,} tokens per episode"
     rows = spec.agent_options.get("pricing")
     price = find_price(spec.model, prices_from_config(rows) if rows else None) if spec.model else None
-    per_episode = cost(price, Usage(prompt=int(prompt), completion=int(completion)))
+    usd = cost(price, Usage(prompt=int(prompt), completion=int(completion)))
+    return {"tokens": round(prompt + completion), "basis": basis, "price": price,
+            "usd": None if usd is None else usd["total_usd"]}
+
+
+def cost_line(spec: RunSpec, episodes: int, store_path: Path) -> str:
+    """One line for a launch form: "≈ 60 episodes × ~90,000 tokens ≈ $3.20 (gpt-4.1 prices)"."""
+    ep = per_episode(spec, store_path)
+    where = f"{ep['price'].prefixes[0]} prices" if ep["price"] else "unpriced: no price for this model"
+    total = "" if ep["usd"] is None else f" ≈ ${ep['usd'] * episodes:,.2f}"
+    return f"≈ {episodes:,} episodes × ~{ep['tokens']:,} tokens{total} ({where}; {ep['basis']})"
+
+
+def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, Any]:
+    episodes = len(items) * spec.replicates
+    ep = per_episode(spec, store_path)
+    price = ep["price"]
     caps = spec.effective_caps()
     return {
         "run": spec.name, "agent": spec.agent, "model": spec.model, "episodes": episodes, "items": len(items),
         "replicates": spec.replicates, "item_ids": [i.id for i in items][:20] + (["…"] if len(items) > 20 else []),
         "caps": caps.as_dict(), "ablation": spec.ablation,
-        "tokens_per_episode": round(prompt + completion), "basis": basis,
+        "tokens_per_episode": ep["tokens"], "basis": ep["basis"],
         "price": None if price is None else {"provider": price.provider, "input_per_m": price.input_per_m,
                                              "output_per_m": price.output_per_m},
-        "cost_usd": None if per_episode is None else round(per_episode["total_usd"] * episodes, 4),
+        "cost_usd": None if ep["usd"] is None else round(ep["usd"] * episodes, 4),
     }
 
 

@@ -111,3 +111,14 @@ def test_launch_validation():
     exists = validate({"name": "x"}, {"x"}, llm_ok=False)
     assert exists.spec is not None and exists.notes
     assert default_name("heuristic", "builtin", "", {"heuristic-builtin"}) == "heuristic-builtin-2"
+
+
+def test_llm_launch_shows_a_cost_estimate_before_starting():
+    from workbench.tui.launch import DEFAULTS
+
+    values = dict(DEFAULTS, agent="llm", model="openai/gpt-4.1", limit="10", name="x")
+    result = validate(values, set(), llm_ok=True)
+    note = next(n for n in result.notes if n.startswith("cost"))
+    assert "10 episodes" in note and "$" in note and "gpt-4.1 prices" in note
+    unknown = validate(dict(values, model="hosted_vllm/mine"), set(), llm_ok=True)
+    assert any("unpriced" in n for n in unknown.notes)

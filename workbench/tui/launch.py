@@ -139,7 +139,35 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
                    caps=Caps(budget=budget, max_turns=turns, max_tokens_total=tokens), ablation=v["ablation"],
                    replicates=replicates, workers=workers, item_ids=ids, question_type=qtype, depth=depth, limit=limit,
                    agent_options=options)
+    if agent == "llm":
+        notes.append(llm_cost_note(spec))
     return Validation(spec, {}, notes)
+
+
+def dataset_size(dataset: str) -> int | None:
+    """Items in the dataset without opening it: the built-in benchmark's size, or the QA file's line count."""
+    if dataset == "builtin":
+        from sandbox.synth import PRESETS
+
+        return PRESETS["demo"].items
+    try:
+        with open(Path(dataset) / "qa" / "full.jsonl", "rb") as fh:
+            return sum(1 for line in fh if line.strip())
+    except OSError:
+        return None
+
+
+def llm_cost_note(spec) -> str:
+    """The cost estimate shown before an LLM run starts (an upper bound when a type/depth slice applies)."""
+    from workbench.estimate import cost_line
+    from workbench.paths import store_path
+
+    n = len(spec.item_ids) or dataset_size(spec.dataset)
+    if n is None:
+        return "cost: the dataset's size is unknown until it is opened"
+    if spec.limit:
+        n = min(n, spec.limit)
+    return "cost " + cost_line(spec, n * spec.replicates, store_path())
 
 
 def _field(label: str, widget, classes: str = "") -> Horizontal:
