@@ -96,6 +96,34 @@ MIGRATIONS: list[str] = [
         UNIQUE (run_id, item_id, kind, judge, sample_a, sample_b)
     )
     """,
+    # 4: benchmark audit (the paper's Stage 7 review): verdicts and section-label edits, with reviewer and time
+    """
+    CREATE TABLE audit_verdicts (
+        id INTEGER PRIMARY KEY,
+        dataset_fingerprint TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        reviewer TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        note TEXT,
+        question_ok INTEGER,
+        gold_supported INTEGER,
+        labels_accurate INTEGER,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX audit_verdicts_item ON audit_verdicts(dataset_fingerprint, item_id);
+    CREATE TABLE audit_labels (
+        id INTEGER PRIMARY KEY,
+        dataset_fingerprint TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        action TEXT NOT NULL,
+        arxiv_id TEXT NOT NULL,
+        section TEXT NOT NULL,
+        relevance TEXT,
+        reviewer TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX audit_labels_item ON audit_labels(dataset_fingerprint, item_id)
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -303,6 +303,48 @@ class Store:
             self.conn.execute(f"UPDATE trajectories SET {sets} WHERE id = ?", [*values, trajectory_id])
 
 
+    # ------------------------------------------------------------ benchmark audit
+
+    VERDICTS = ("pass", "flag", "remove")
+    LABEL_ACTIONS = ("add", "remove", "reclassify")
+
+    def add_verdict(self, fingerprint: str, item_id: str, reviewer: str, verdict: str, note: str = "",
+                    checks: dict[str, bool | None] | None = None) -> None:
+        """Record a reviewer's verdict; the latest one per item counts, earlier ones stay as history."""
+        if verdict not in self.VERDICTS:
+            raise StoreError(f"verdict must be one of {', '.join(self.VERDICTS)}, got {verdict!r}")
+        checks = checks or {}
+        flags = [None if checks.get(k) is None else int(bool(checks[k]))
+                 for k in ("question_ok", "gold_supported", "labels_accurate")]
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO audit_verdicts (dataset_fingerprint, item_id, reviewer, verdict, note, question_ok, "
+                "gold_supported, labels_accurate, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                (fingerprint, item_id, reviewer, verdict, note, *flags, now()))
+
+    def add_label_edit(self, fingerprint: str, item_id: str, reviewer: str, action: str, arxiv_id: str, section: str,
+                       relevance: str | None = None) -> None:
+        """Add, remove or re-classify (change the relevance of) one section label of an item."""
+        if action not in self.LABEL_ACTIONS:
+            raise StoreError(f"label action must be one of {', '.join(self.LABEL_ACTIONS)}, got {action!r}")
+        if action != "remove" and relevance not in ("direct", "supporting"):
+            raise StoreError("a label's relevance must be 'direct' or 'supporting'")
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO audit_labels (dataset_fingerprint, item_id, action, arxiv_id, section, relevance, reviewer,"
+                " created_at) VALUES (?,?,?,?,?,?,?,?)",
+                (fingerprint, item_id, action, arxiv_id, section, relevance, reviewer, now()))
+
+    def verdicts(self, fingerprint: str) -> dict[str, dict[str, Any]]:
+        """The latest verdict per item of a dataset."""
+        rows = self.conn.execute("SELECT * FROM audit_verdicts WHERE dataset_fingerprint = ? ORDER BY id", (fingerprint,))
+        return {r["item_id"]: dict(r) for r in rows}
+
+    def label_edits(self, fingerprint: str) -> list[dict[str, Any]]:
+        rows = self.conn.execute("SELECT * FROM audit_labels WHERE dataset_fingerprint = ? ORDER BY id", (fingerprint,))
+        return [dict(r) for r in rows]
+
+
 def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False, default=str)
 

@@ -63,6 +63,29 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--format", choices=("table", "json"), default="table")
     imp.add_argument("--quiet", action="store_true")
 
+    audit = sub.add_parser("audit", help="benchmark audit: verdicts, label edits, the corrected release")
+    audit_sub = audit.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
+    show = audit_sub.add_parser("show", help="an item's question, options, gold answer and labelled evidence")
+    verdict = audit_sub.add_parser("verdict", help="record Pass / Flag / Remove with a note and the three checks")
+    label = audit_sub.add_parser("label", help="add, remove or re-classify a section label")
+    for p in (show, verdict, label):
+        p.add_argument("item")
+    verdict.add_argument("--verdict", choices=("pass", "flag", "remove"), required=True)
+    verdict.add_argument("--note", default="")
+    for check in ("question-ok", "gold-supported", "labels-accurate"):
+        verdict.add_argument(f"--{check}", choices=("yes", "no"))
+    label.add_argument("--action", choices=("add", "remove", "reclassify"), required=True)
+    label.add_argument("--arxiv-id", required=True)
+    label.add_argument("--section", required=True)
+    label.add_argument("--relevance", choices=("direct", "supporting"))
+    export_audit = audit_sub.add_parser("export", help="write the corrected dataset in the release format")
+    export_audit.add_argument("--out", required=True)
+    for p in (show, verdict, label, export_audit):
+        p.add_argument("--data", default="builtin")
+        p.add_argument("--db")
+    for p in (verdict, label):
+        p.add_argument("--reviewer", required=True)
+
     scale = sub.add_parser("scale", help="test-time scaling: sequential budgets, the plateau, parallel sampling")
     scale_sub = scale.add_subparsers(dest="scale_command", required=True, metavar="MODE")
     seq = scale_sub.add_parser("sequential", help="the same items at each budget of a grid, then the plateau")
@@ -446,6 +469,33 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from sandbox.datasets import open_dataset
+    from storage import Store
+    from workbench import audit, paths
+
+    corpus, _ = open_dataset(args.data, paths.cache_dir())
+    if args.audit_command == "show":
+        print(json.dumps(audit.evidence(corpus, args.item), indent=2, ensure_ascii=False))
+        return EXIT_OK
+    if args.audit_command == "export":
+        store = _open_store(args.db)
+        counts = audit.write_corrected(corpus, store, Path(args.out))
+        print(json.dumps({"out": args.out, **counts}))
+        return EXIT_OK
+    audit.evidence(corpus, args.item)  # an unknown item fails before the store is touched
+    store = Store(paths.store_path(args.db))
+    if args.audit_command == "verdict":
+        checks = {k.replace("-", "_"): None if getattr(args, k.replace("-", "_")) is None else
+                  getattr(args, k.replace("-", "_")) == "yes" for k in ("question-ok", "gold-supported", "labels-accurate")}
+        store.add_verdict(corpus.fingerprint, args.item, args.reviewer, args.verdict, args.note, checks)
+    else:
+        store.add_label_edit(corpus.fingerprint, args.item, args.reviewer, args.action, args.arxiv_id, args.section,
+                             args.relevance)
+    print(json.dumps({"item": args.item, "recorded": args.audit_command}))
+    return EXIT_OK
+
+
 def cmd_synth(args: argparse.Namespace) -> int:
     from sandbox import synth
 
@@ -486,7 +536,7 @@ def _print_import(report: Any) -> None:
 
 
 COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "compare": cmd_compare, "scale": cmd_scale,
-            "export": cmd_export, "import-reference": cmd_import_reference, "synth": cmd_synth}
+            "export": cmd_export, "audit": cmd_audit, "import-reference": cmd_import_reference, "synth": cmd_synth}
 
 
 def batch(argv: list[str]) -> int:
@@ -495,6 +545,7 @@ def batch(argv: list[str]) -> int:
     from sandbox.runner import InvalidSlice
     from storage import StoreError
     from workbench.config import ConfigFileError
+    from workbench.audit import AuditError
     from workbench.reference_import import ReferenceImportError
     from workbench.scaling import ScalingInputError
     from workbench.summary import SummaryError
@@ -504,7 +555,7 @@ def batch(argv: list[str]) -> int:
     try:
         return COMMANDS[args.command](args)
     except (DatasetError, StoreError, InvalidSlice, UsageError, ConfigFileError, ScalingInputError,
-            ReferenceImportError, SummaryError) as exc:
+            ReferenceImportError, SummaryError, AuditError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
