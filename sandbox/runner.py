@@ -160,10 +160,11 @@ def actions(item: Item, steps: list[Step]) -> list[list[Any]]:
 
 
 def step_record(step: Step) -> dict[str, Any]:
-    d = asdict(step)
+    """A step flattened for the store (a shallow copy: `asdict` deep-copies every tool argument on the hot path)."""
+    d = dict(vars(step))
     ledger = d.pop("ledger")
-    d.update(points_used=ledger["points_used"], points_left=ledger["points_left"], tokens=ledger["tokens"],
-             rejections=ledger["rejections"])
+    d.update(points_used=ledger.points_used, points_left=ledger.points_left, tokens=ledger.tokens,
+             rejections=ledger.rejections)
     return d
 
 
