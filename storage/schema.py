@@ -124,6 +124,10 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX audit_labels_item ON audit_labels(dataset_fingerprint, item_id)
     """,
+    # 5: per-item look-ups across runs (the item browser, the human-vs-model reveal)
+    """
+    CREATE INDEX trajectories_item ON trajectories(item_id, final, status)
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -264,6 +264,27 @@ class Store:
             f"SELECT {cols} FROM trajectories WHERE run_id = ? AND status = 'done' AND final = 1 ORDER BY id", (run_id,))
         return [dict(r) for r in rows]
 
+    # ------------------------------------------------------------ one item across runs
+
+    def item_trajectories(self, fingerprint: str, item_id: str) -> list[dict[str, Any]]:
+        """Every finished final trajectory on `item_id` in runs over the dataset `fingerprint`, with its run's
+        name, agent, model and ablation (the item browser, the human-vs-model reveal)."""
+        cols = ", ".join(f"t.{c}" for c in self.LIST_FIELDS)
+        rows = self.conn.execute(
+            f"SELECT {cols}, r.name AS run, r.agent, r.model, r.ablation, r.kind AS run_kind, r.id AS run_id "
+            "FROM trajectories t JOIN runs r ON r.id = t.run_id "
+            "WHERE t.item_id = ? AND t.final = 1 AND t.status = 'done' AND r.dataset_fingerprint = ? "
+            "ORDER BY r.id, t.replicate", (item_id, fingerprint))
+        return [dict(r) for r in rows]
+
+    def item_outcomes(self, fingerprint: str) -> dict[str, tuple[int, int]]:
+        """item id -> (runs whose replicate-0 trajectory on it is correct, runs with one), over the dataset's runs."""
+        rows = self.conn.execute(
+            "SELECT t.item_id, COALESCE(SUM(t.correct), 0), COUNT(*) FROM trajectories t JOIN runs r ON r.id = t.run_id "
+            "WHERE r.dataset_fingerprint = ? AND t.final = 1 AND t.status = 'done' AND t.replicate = 0 "
+            "GROUP BY t.item_id", (fingerprint,))
+        return {r[0]: (int(r[1]), int(r[2])) for r in rows}
+
     # ------------------------------------------------------------ judgments (parallel scaling)
 
     def judgments(self, run_id: int, judge: str) -> dict[tuple[str, str, int, int | None], dict[str, Any]]:

@@ -59,3 +59,29 @@ def test_wal_and_long_texts_stored_once(tmp_path):
         store.run("r")
     store.delete_run("r2")
     assert store.conn.execute("SELECT COUNT(*) FROM steps").fetchone()[0] == 0
+
+
+def _finished(store: Store, run: str, fingerprint: str, outcomes: dict[tuple[str, int], bool]) -> None:
+    run_id, _ = store.create_or_resume_run(run, {"run": run}, {"agent": "oracle", "dataset": "d", "caps": {},
+                                                              "dataset_fingerprint": fingerprint, "config": {},
+                                                              "version": "0"})
+    for (item, replicate), correct in outcomes.items():
+        tid = store.begin_trajectory(run_id, item, replicate, 0, {"kind": "st"})
+        store.finish_trajectory(tid, {"correct": int(correct), "termination": "answer", "continues": 0}, final=True)
+
+
+def test_one_item_across_runs(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    _finished(store, "a", "fp", {("i1", 0): True, ("i2", 0): False, ("i1", 1): False})
+    _finished(store, "b", "fp", {("i1", 0): False, ("i2", 0): False})
+    _finished(store, "other-data", "fp2", {("i1", 0): True})
+    run_id = store.run("b")["id"]
+    store.begin_trajectory(run_id, "i3", 0, 0, {})  # half-written: never counted
+
+    rows = store.item_trajectories("fp", "i1")
+    assert [(r["run"], r["replicate"], r["correct"]) for r in rows] == [("a", 0, 1), ("a", 1, 0), ("b", 0, 0)]
+    assert rows[0]["agent"] == "oracle"
+    assert store.item_trajectories("fp", "i3") == []
+    # replicate 0 only: run a is right on i1, run b wrong; nobody is right on i2
+    assert store.item_outcomes("fp") == {"i1": (1, 2), "i2": (0, 2)}
+    assert store.item_outcomes("fp2") == {"i1": (1, 1)}
