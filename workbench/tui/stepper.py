@@ -112,6 +112,12 @@ def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[
     return t
 
 
+def caps_of(run: dict[str, Any]) -> tuple[int, int, int]:
+    """(budget, max turns, token cap) a run recorded: the meters' maxima."""
+    caps = run.get("caps") or {}
+    return int(caps.get("budget", 30)), int(caps.get("max_turns", 20)), int(caps.get("max_tokens_total", 200_000))
+
+
 class StepperScreen(Screen):
     BINDINGS = [
         Binding("right,l", "step(1)", "Next turn", id="stepper.next"),
@@ -139,8 +145,7 @@ class StepperScreen(Screen):
         self.entries: list[Entry] = []
         self.turn_end: list[int] = []
         self.ctx: ItemContext | None = None
-        caps = run.get("caps") or {}
-        self.caps = (int(caps.get("budget", 30)), int(caps.get("max_turns", 20)), int(caps.get("max_tokens_total", 200_000)))
+        self.caps = caps_of(run)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="stepper-title", classes="title-bar")
@@ -168,6 +173,9 @@ class StepperScreen(Screen):
         self.index = index
         tid = self.ids[index]
         self.traj = store.trajectory(tid)
+        if self.traj.get("run_id") != self.run.get("id"):  # a list across runs (the item browser's): follow the run
+            self.run = store.run_by_id(self.traj["run_id"])
+            self.caps = caps_of(self.run)
         self.steps = store.steps(tid)
         self.turns = group_turns(self.steps)
         self.position = 0
