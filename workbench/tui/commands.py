@@ -17,6 +17,8 @@ class WorkbenchCommands(Provider):
         yield "New run…", "configure and launch a run", app.action_new_run
         yield "Run the built-in benchmark (heuristic agent)", "one click baseline", app.action_run_builtin
         yield "Runs", "go to the list of runs", app.action_home
+        yield "Browse items…", "a dataset's items: filters, citation tree, every stored trajectory", app.action_items
+        yield "Audit the benchmark…", "review items: verdicts, label edits, the corrected release", app.action_audit
         yield "Scaling…", "sequential plateaus and parallel sampling (verification gap)", app.action_scaling
         yield "Keys and help", "the keys of this screen", app.action_help
         yield "Toggle light / dark theme", "AgentHop light ↔ dark (remembered)", app.action_toggle_theme
