@@ -225,6 +225,7 @@ def test_browser_snapshot(snap_compare, seeded):
         screen = await _browser(pilot)
         await pilot.press("s", "s", "s", "s", "s", "s", "s")  # sorted by right
         screen.query_one("#filter-text", Input).value = "memory layout"
+        screen.query_one("#filter-kind", Select).value = "mt"
         await settle(pilot, pilot.app)
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)

@@ -41,6 +41,13 @@ def play_item(screen: Screen, dataset: str, item_id: str) -> None:
     play(dataset, [item_id])
 
 
+def filter_label(name: str, value: Any) -> str:
+    """A filter in force, named as the filter bar names it."""
+    if name == "right":
+        return RIGHT_LABELS[value]
+    return f"{'type' if name == 'kind' else name} {value}"
+
+
 def right_cell(row: items.ItemRow, app) -> Text:
     """`k/n` coloured by the outcome (theme colours): all right, none right, some; `—` when no run has it."""
     style = {"all": theme_style(app, "success"), "none": theme_style(app, "error"),
@@ -107,6 +114,8 @@ class ItemsScreen(Screen):
         table = self.query_one(ItemsTable)
         table.display = True
         table.loading = True
+        if self.focused is None:
+            table.focus()
         self.query_one("#items-message").display = False
         self.query_one("#items-status", Static).update(Text(f" opening {self._label()}…"))
         self.app.corpora.forget_error(dataset)  # a release put back in place opens on the next try
@@ -212,8 +221,7 @@ class ItemsScreen(Screen):
         active = flt.active()
         parts = [f" {len(self.shown)} of {len(self.view.rows)} items"]
         if active:
-            parts.append("filters: " + ", ".join(f"{k} {RIGHT_LABELS.get(v, v) if k == 'right' else v}"
-                                                 for k, v in active.items()) + " (x clears)")
+            parts.append("filters: " + ", ".join(filter_label(k, v) for k, v in active.items()) + " (x clears)")
         parts.append("file order" if self.sort_key == "file" else
                      f"sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}")
         note = self.view.note()
