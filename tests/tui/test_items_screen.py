@@ -110,23 +110,6 @@ async def test_right_counts_equal_the_store_and_the_batch_command(seeded, builti
     assert outcomes[ITEM][1] == 3  # the scripted run has only the first two items
 
 
-async def test_audit_opens_at_the_item_with_the_configured_reviewer(seeded, isolated):
-    (isolated / "config.toml").write_text('[audit]\nreviewer = "ana"\n')
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await _open_item(pilot, ITEM)
-        await pilot.press("a")
-        await settle(pilot, app)
-        audit = app.screen
-        assert type(audit).__name__ == "AuditScreen"
-        assert audit.current == ITEM and audit.reviewer == "ana"
-        table = audit.query_one("#audit-items")
-        assert str(table.get_row_at(table.cursor_row)[0]) == ITEM
-        await pilot.press("escape")
-        await pilot.pause()
-        assert type(app.screen).__name__ == "ItemScreen"
-
-
 async def _palette(pilot, title: str) -> None:
     await pilot.press("ctrl+p")
     await pilot.pause()
@@ -136,39 +119,49 @@ async def _palette(pilot, title: str) -> None:
     await settle(pilot, pilot.app)
 
 
-async def test_palette_reaches_the_browser_and_audit_mode(seeded):
+async def _back(pilot, to: str) -> None:
+    await pilot.press("escape")
+    await pilot.pause()
+    assert type(pilot.app.screen).__name__ == to
+
+
+async def test_audit_play_and_palette_from_the_browser_and_the_item_view(seeded, isolated):
+    (isolated / "config.toml").write_text('[audit]\nreviewer = "ana"\n')
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await _palette(pilot, "Audit the benchmark")
-        assert type(app.screen).__name__ == "AuditScreen"
-        assert app.screen.current == app.screen.corpus.items[0].id  # only builtin is known: no question asked
-        await pilot.press("escape")
-        await pilot.pause()
-        await _palette(pilot, "Browse items")
-        browser = app.screen
-        assert type(browser).__name__ == "ItemsScreen"
-        await settle(pilot, app)
-        await pilot.press("down", "down")
-        await _palette(pilot, "Audit the benchmark")  # in the browser: this dataset, at the highlighted item
-        assert type(app.screen).__name__ == "AuditScreen" and app.screen.current == browser.shown[2].id
+        await _palette(pilot, "Audit the benchmark")  # from the runs list: only builtin is known, no question asked
+        audit = app.screen
+        assert type(audit).__name__ == "AuditScreen"
+        assert audit.current == audit.corpus.items[0].id and audit.reviewer == "ana"
+        await _back(pilot, "RunsScreen")
 
-
-async def test_play_key_hands_the_item_over_or_says_it_is_unavailable(seeded):
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
         await _open_item(pilot, ITEM)
+        await pilot.press("a")  # audit mode on this dataset, at this item
+        await settle(pilot, app)
+        audit = app.screen
+        assert type(audit).__name__ == "AuditScreen" and audit.current == ITEM
+        table = audit.query_one("#audit-items")
+        assert str(table.get_row_at(table.cursor_row)[0]) == ITEM
+        await _back(pilot, "ItemScreen")
+        await _palette(pilot, "Audit the benchmark")  # the palette too takes the item in view
+        assert type(app.screen).__name__ == "AuditScreen" and app.screen.current == ITEM
+        await _back(pilot, "ItemScreen")
+
         await pilot.press("p")
         await pilot.pause()
         assert any("play is not available" in str(n.message) for n in app._notifications)
         calls = []
-        app.play_items = lambda dataset, ids: calls.append((dataset, ids))
+        app.play_items = lambda dataset, ids: calls.append((dataset, ids))  # what the play screen will provide
         await pilot.press("p")
-        await pilot.press("escape")
-        await pilot.pause()
+        await _back(pilot, "ItemsScreen")
         await pilot.press("p")  # from the browser: the highlighted item
         await pilot.pause()
-    assert calls == [("builtin", [ITEM]), ("builtin", [ITEM])]
+        assert calls == [("builtin", [ITEM]), ("builtin", [ITEM])]
+
+        await _back(pilot, "RunsScreen")
+        await _palette(pilot, "Browse items")
+        assert type(app.screen).__name__ == "ItemsScreen"
 
 
 async def test_a_moved_release_says_so(seeded, isolated):
