@@ -297,7 +297,7 @@ def paired_outcomes(axis: str, a: dict[str, Any], b: dict[str, Any]) -> tuple[bo
 
 def _side(t: dict[str, Any]) -> dict[str, Any]:
     """What the agreement grid and the split stepper need of one run's trajectory on an item."""
-    return {"id": t["id"], "answer": t.get("answer"), "correct": bool(t.get("correct")), "termination": t.get("termination"),
+    return {"id": t["id"], "answer": t.get("answer"), "predicted_index": t.get("predicted_index"), "correct": bool(t.get("correct")), "termination": t.get("termination"),
             "points": t.get("points_used"), "turns": t.get("turns"), "tokens": t.get("tokens"),
             "paper_recall": bool(t.get("paper_recall")), "section_recall": bool(t.get("section_recall"))}
 
