@@ -139,3 +139,14 @@ def test_compare_rows_are_the_diagnostics_numbers_with_intervals(panel_db):
     pair = cmp["items"][st_items[0]]
     assert pair["a"]["id"] == h[st_items[0]]["id"] and pair["b"]["id"] == r[st_items[0]]["id"]
     assert cmp["tool_use"]["a"]["transitions"]["n"] == cmp["n_common"]
+
+
+def test_compare_warns_when_the_runs_used_different_datasets(panel_db, tmp_path):
+    import shutil
+
+    db = tmp_path / "s.sqlite"
+    shutil.copy(panel_db, db)
+    store = Store(db)
+    assert reports.compare_report(store, "o", "h", n_boot=200)["warnings"] == []
+    store.conn.execute("UPDATE runs SET dataset_fingerprint = 'other' WHERE name = 'h'")
+    assert "different datasets" in reports.compare_report(store, "o", "h", n_boot=200)["warnings"][0]

@@ -227,6 +227,8 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
         return
     out = console()
     out.print(compare_heading(cmp), markup=False)
+    for warning in cmp.get("warnings", []):
+        out.print(f"warning: {warning}", markup=False, style="bold")
     out.print(cmp["summary"], markup=False, style="bold")
     table = Table(title_justify="left")
     for col in COMPARE_HEADER:

@@ -358,7 +358,11 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
         [bool(ta[i]["correct"]) for i in recalled], [bool(tb[i]["correct"]) for i in recalled]) if recalled else None
     for key in ("paper_recall", "section_recall"):
         tests[key] = mcnemar_exact([bool(ta[i][key]) for i in common], [bool(tb[i][key]) for i in common]) if common else None
-    return {"a": a, "b": b, "n_common": len(common), "only_in_a": len(ta) - len(common), "only_in_b": len(tb) - len(common),
+    warnings = []
+    if run_a["dataset_fingerprint"] != run_b["dataset_fingerprint"]:
+        warnings.append("A and B ran on different datasets (their fingerprints differ): items are paired by id only, "
+                        "and an id may name a different question in each")
+    return {"a": a, "b": b, "warnings": warnings, "n_common": len(common), "only_in_a": len(ta) - len(common), "only_in_b": len(tb) - len(common),
             "runs": {"a": _run_label(run_a), "b": _run_label(run_b)}, "rows": rows, "tests": tests,
             "n_boot": n_boot, "seed": seed,
             "agreement": {k: {"n": len(v), "items": v} for k, v in grid.items()},

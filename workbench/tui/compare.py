@@ -130,7 +130,10 @@ class CompareScreen(Screen):
         cmp = self.report
         assert cmp is not None
         self.query_one("#compare-title", Static).update(Text(" " + compare_heading(cmp)))
-        self.query_one("#compare-summary", Static).update(Text(cmp["summary"], style="bold"))
+        summary = Text(cmp["summary"], style="bold")
+        for warning in cmp.get("warnings", []):
+            summary.append(f"\nwarning: {warning}", style=theme_style(self.app, "warning"))
+        self.query_one("#compare-summary", Static).update(summary)
         table = self.query_one("#compare-axes", DataTable)
         table.clear(columns=True)
         for i, col in enumerate(COMPARE_HEADER):
