@@ -14,7 +14,7 @@ import re
 import sqlite3
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -93,7 +93,7 @@ def _atomic_write(path: Path, text: str) -> None:
 
 @dataclass
 class ImportReport:
-    """What an import found: sizes and label warnings."""
+    """What an import found: sizes, label warnings and repaired text (`data_warnings`, e.g. `lone_surrogates`)."""
 
     items: int
     papers: int
@@ -103,6 +103,7 @@ class ImportReport:
     labels_resolved: int
     label_warnings: dict[str, int]
     resolution_methods: dict[str, int]
+    data_warnings: dict[str, int] = field(default_factory=dict)
 
 
 def import_release(root: Path, target: Path, fp: str) -> ImportReport:
@@ -131,32 +132,34 @@ def import_release(root: Path, target: Path, fp: str) -> ImportReport:
 
 
 def _fill(db: sqlite3.Connection, root: Path, fp: str) -> ImportReport:
-    pool = _import_papers(db, root / release.PAPERS_FILE)
-    graphs, n_nodes, n_meta = _import_graphs(db, root / release.GRAPHS_FILE, pool)
-    n_items = _import_items(db, root / release.QA_FILE, graphs, pool)
+    data = release.Warnings()
+    pool = _import_papers(db, root / release.PAPERS_FILE, data)
+    graphs, n_nodes, n_meta = _import_graphs(db, root / release.GRAPHS_FILE, pool, data)
+    n_items = _import_items(db, root / release.QA_FILE, graphs, pool, data)
     labels_path = root / release.LABELS_FILE
-    warnings = release.LabelWarnings()
+    warnings = release.Warnings()
     methods: dict[str, int] = {}
     n_labels = n_resolved = 0
     if labels_path.is_file():
-        n_labels, n_resolved = _import_labels(db, labels_path, graphs, pool, warnings, methods)
+        n_labels, n_resolved = _import_labels(db, labels_path, graphs, pool, warnings, methods, data)
     else:
         warnings.add("no_labels_file", str(labels_path))
-    report = ImportReport(n_items, len(pool), n_nodes, n_meta, n_labels, n_resolved, warnings.counts, methods)
+    report = ImportReport(n_items, len(pool), n_nodes, n_meta, n_labels, n_resolved, warnings.counts, methods,
+                          data.counts)
     meta = {
         "fingerprint": fp,
         "format": str(CORPUS_FORMAT),
         "source": str(root.resolve()),
         "report": json.dumps(report.__dict__),
-        "label_examples": json.dumps(warnings.examples),
+        "label_examples": json.dumps({**warnings.examples, **data.examples}),
     }
     db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
     return report
 
 
-def _import_papers(db: sqlite3.Connection, path: Path) -> dict[str, int]:
+def _import_papers(db: sqlite3.Connection, path: Path, data: release.Warnings) -> dict[str, int]:
     pool: dict[str, int] = {}
-    for lineno, obj in release.json_lines(path):
+    for lineno, obj in release.json_lines(path, data):
         arxiv_id, title, sections = release.check_paper(obj, path, lineno)
         if arxiv_id in pool:  # the reference's dict keeps the last record
             db.execute("DELETE FROM sections WHERE arxiv_id = ?", (arxiv_id,))
@@ -169,12 +172,18 @@ def _import_papers(db: sqlite3.Connection, path: Path) -> dict[str, int]:
     return pool
 
 
-def _import_graphs(db: sqlite3.Connection, path: Path, pool: dict[str, int]) -> tuple[dict[str, dict[str, dict]], int, int]:
+def _import_graphs(db: sqlite3.Connection, path: Path, pool: dict[str, int],
+                   data: release.Warnings) -> tuple[dict[str, dict[str, dict]], int, int]:
     graphs: dict[str, dict[str, dict]] = {}
+    first_line: dict[str, int] = {}
     node_ids: dict[str, int] = {}
     n_meta = 0
-    for lineno, obj in release.json_lines(path):
+    for lineno, obj in release.json_lines(path, data):
         sample_id, nodes, edges = release.check_graph(obj, path, lineno)
+        if sample_id in first_line:  # two neighbourhoods for one item: which one the agent sees would be a guess
+            raise release.DatasetError(path, lineno, "sample_id",
+                                       f"duplicate sample_id '{sample_id}' (first on line {first_line[sample_id]})")
+        first_line[sample_id] = lineno
         rows = []
         for pos, (s2id, node) in enumerate(nodes.items()):
             text = json.dumps(node, ensure_ascii=False, sort_keys=True)
@@ -191,19 +200,20 @@ def _import_graphs(db: sqlite3.Connection, path: Path, pool: dict[str, int]) -> 
                 )
                 nid = node_ids[digest] = cur.lastrowid
             rows.append((sample_id, pos, s2id, nid))
-        db.executemany("INSERT OR REPLACE INTO graph VALUES (?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO graph VALUES (?, ?, ?, ?)", rows)
         db.executemany(
-            "INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?)",
+            "INSERT INTO edges VALUES (?, ?, ?, ?)",
             ((sample_id, src, i, dst) for src, refs in edges.items() for i, dst in enumerate(refs)),
         )
         graphs[sample_id] = {s2id: {"arxivId": n.get("arxivId") or "", "title": n.get("title") or ""} for s2id, n in nodes.items()}
     return graphs, len(node_ids), n_meta
 
 
-def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str, dict]], pool: dict[str, int]) -> int:
+def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str, dict]], pool: dict[str, int],
+                  data: release.Warnings) -> int:
     seen: dict[str, int] = {}
     n = 0
-    for lineno, obj in release.json_lines(path):
+    for lineno, obj in release.json_lines(path, data):
         item = release.check_item(obj, path, lineno)
         if item["id"] in seen:
             raise release.DatasetError(path, lineno, "id", f"duplicate item id '{item['id']}' (first on line {seen[item['id']]})")
@@ -221,14 +231,22 @@ def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str
     return n
 
 
-def _import_labels(db, path, graphs, pool, warnings, methods) -> tuple[int, int]:
+def _import_labels(db, path, graphs, pool, warnings, methods, data) -> tuple[int, int]:
+    """Resolve every label once. Two rows for one item: the last one counts, as in the reference evaluator's
+    dict keyed by sample_id (label problems are warnings, never fatal), and the repeat is counted."""
     n = resolved = 0
     cache: dict[str, tuple[list[str], list[str]]] = {}
-    for lineno, obj in release.json_lines(path):
+    latest: dict[str, tuple[int, dict]] = {}
+    for lineno, obj in release.json_lines(path, data):
         sample_id = obj.get("sample_id")
         if not isinstance(sample_id, str) or sample_id not in graphs:
             warnings.add("unknown_sample", f"{path}:{lineno}")
             continue
+        if sample_id in latest:
+            warnings.add("duplicate_sample", f"{path}:{lineno}: sample_id {sample_id!r} (also on line "
+                                             f"{latest[sample_id][0]}; the last row counts)")
+        latest[sample_id] = (lineno, obj)
+    for sample_id, (lineno, obj) in sorted(latest.items(), key=lambda kv: kv[1][0]):
         rows = []
         for pos, lab in enumerate(release.label_rows(obj)):
             n += 1
@@ -253,7 +271,7 @@ def _import_labels(db, path, graphs, pool, warnings, methods) -> tuple[int, int]
                     resolved += 1
             methods[method] = methods.get(method, 0) + 1
             rows.append((sample_id, pos, arx, section, relevance, idx, method))
-        db.executemany("INSERT OR REPLACE INTO labels VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO labels VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     return n, resolved
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from sandbox.corpus import open_release
 from sandbox.release import DatasetError
-from tests.conftest import G, S, mini_rows, write_release
+from tests.conftest import G, M, S, mini_rows, write_release
 
 
 def broken(kind):
@@ -107,3 +107,81 @@ def test_changed_file_is_a_new_corpus_and_warm_open_reuses(tmp_path):
     c3, r3 = open_release(root, tmp_path / "cache")
     assert r3 is not None and c3.fingerprint != c1.fingerprint
     assert json.loads(json.dumps(c3.item("st_0001").question)).endswith("Really?")
+
+
+def test_bytes_that_are_not_utf8_name_file_and_line(tmp_path):
+    root = write_release(tmp_path / "bad", *mini_rows())
+    pool = root / "paper_pool/papers.jsonl"
+    lines = pool.read_bytes().splitlines(keepends=True)
+    lines[2] = lines[2].replace(b"Intro text.", b"Intro \xff\xfe text.")  # line 3: the target paper
+    pool.write_bytes(b"".join(lines))
+    with pytest.raises(DatasetError) as info:
+        open_release(root, tmp_path / "cache")
+    assert info.value.path.endswith("paper_pool/papers.jsonl") and info.value.line == 3
+    assert "not valid UTF-8 (byte 0xff at column" in str(info.value)
+    assert not list((tmp_path / "cache").glob("corpus/*.sqlite"))
+
+
+def test_a_file_starting_with_bad_bytes_exits_2_without_a_traceback(tmp_path):
+    root = write_release(tmp_path / "bad", *mini_rows())
+    qa = root / "qa/full.jsonl"
+    qa.write_bytes(b"\xff\xfe" + qa.read_bytes())
+    db = tmp_path / "results.sqlite"
+    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", str(root), "--agent",
+                           "oracle", "--run", "x", "--db", str(db)], capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert "qa/full.jsonl:1: is not valid UTF-8 (byte 0xff at column 1)" in proc.stderr
+    assert "Traceback" not in proc.stderr and not db.exists()
+
+
+def test_lone_surrogates_are_stored_as_replacement_characters(tmp_path):
+    from sandbox.tools import run_tool
+
+    qa, graphs, papers, labels = mini_rows()
+    papers[2]["sections"][0]["text"] = "Intro \ud83d text."  # half an emoji, as scraped text has
+    papers[2]["sections"][1]["header"] = "3 Method \udc00"
+    graphs[0]["nodes"][G]["abstract"] = "Frequency \ud83d\ude00 domain \ud83d decomposition."  # a pair stays an emoji
+    root = write_release(tmp_path / "sur", qa, [], [], labels)
+    for rel, rows in (("graphs/full.jsonl", graphs), ("paper_pool/papers.jsonl", papers)):  # escaped, as JSON allows
+        (root / rel).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="ascii")
+    assert "\\ud83d" in (root / "paper_pool/papers.jsonl").read_text()
+    corpus, report = open_release(root, tmp_path / "cache")
+    assert report.data_warnings == {"lone_surrogates": 3}  # two strings of the pool, one of the graph
+    view = corpus.view(corpus.item("st_0001"))
+    outputs = [run_tool(view, "read_section", {"paper_id": G, "section": "A"}).text,
+               run_tool(view, "list_sections", {"paper_id": G}).text,
+               run_tool(view, "get_paper_info", {"paper_id": G}).text]
+    assert outputs[0] == "=== 1 Introduction ===\n\nIntro \ufffd text."
+    assert "(B) 3 Method \ufffd (85 chars)" in outputs[1]
+    assert "Abstract: Frequency \U0001F600 domain \ufffd decomposition." in outputs[2]
+    # the same bytes give the same outputs: a fresh import into another cache agrees
+    again, _ = open_release(root, tmp_path / "cache2")
+    view2 = again.view(again.item("st_0001"))
+    assert [run_tool(view2, n, a).text for n, a in (("read_section", {"paper_id": G, "section": "A"}),
+                                                    ("list_sections", {"paper_id": G}),
+                                                    ("get_paper_info", {"paper_id": G}))] == outputs
+
+
+def test_duplicate_graph_rows_are_an_error(tmp_path):
+    qa, graphs, papers, labels = mini_rows()
+    second = json.loads(json.dumps(graphs[0]))
+    del second["nodes"][M]  # a different neighbourhood for the same item
+    graphs.append(second)
+    root = write_release(tmp_path / "dup", qa, graphs, papers, labels)
+    with pytest.raises(DatasetError) as info:
+        open_release(root, tmp_path / "cache")
+    assert info.value.path.endswith("graphs/full.jsonl") and (info.value.line, info.value.field) == (2, "sample_id")
+    assert "duplicate sample_id 'st_0001' (first on line 1)" in str(info.value)
+    assert not list((tmp_path / "cache").glob("corpus/*.sqlite"))
+
+
+def test_duplicate_label_rows_last_one_counts_with_a_warning(tmp_path):
+    qa, graphs, papers, labels = mini_rows()
+    labels.append({"sample_id": "st_0001", "analysis": {"section_recall_labels": [
+        {"paper": "Target Paper", "arxiv_id": "2104.05678", "section": "Apdx_A: Proofs", "relevance": "direct"}]}})
+    root = write_release(tmp_path / "dup", qa, graphs, papers, labels)
+    corpus, report = open_release(root, tmp_path / "cache")
+    got = [(lab.arxiv_id, lab.section, lab.relevance, lab.section_index) for lab in corpus.item("st_0001").labels]
+    assert got == [("2104.05678", "Apdx_A: Proofs", "direct", 3)]  # not a union with the first row's four labels
+    assert report.label_warnings == {"duplicate_sample": 1}
+    assert (report.labels, report.labels_resolved) == (1, 1)
