@@ -23,7 +23,7 @@ from sandbox import release
 from sandbox.records import Item, Label
 from sandbox.sections import resolve_label
 
-CORPUS_FORMAT = 1
+CORPUS_FORMAT = 2  # 2: body-heading label rule on whole heading lines only
 _WORD = re.compile(r"\w+")
 
 SCHEMA = """
