@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlite_utils
 
-from storage.schema import SchemaTooNew, migrate
+from storage.schema import SCHEMA_VERSION, SchemaTooNew, migrate, schema_version
 
 INLINE_TEXT = 256  # longer step texts are stored once, by hash (section texts repeat across trajectories)
 
@@ -67,12 +67,32 @@ class Store:
                 self.conn.execute("PRAGMA journal_mode = WAL")
                 self.conn.execute("PRAGMA synchronous = NORMAL")
                 migrate(self.conn)
+            else:
+                self._check_readable()
         except SchemaTooNew as exc:
             raise StoreError(f"{self.path}: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a workbench store ({exc})") from None
         self.conn.row_factory = sqlite3.Row
         self.db = sqlite_utils.Database(self.conn)
+
+    def _check_readable(self) -> None:
+        """A read-only open must fail here, in one line, not at the first query: a file that is not SQLite, an
+        SQLite file no workbench wrote (version 0: any empty file), one from a newer workbench. One from an older
+        workbench is migrated through a short read-write connection, as any read-write open would."""
+        version = schema_version(self.conn)
+        if version == 0:
+            raise StoreError(f"{self.path}: not a workbench store (no schema version)")
+        if version < SCHEMA_VERSION:
+            try:
+                writer = sqlite3.connect(self.path, isolation_level=None, timeout=60)
+                try:
+                    migrate(writer)
+                finally:
+                    writer.close()
+            except sqlite3.OperationalError as exc:
+                raise StoreError(f"{self.path}: written by an older workbench (schema {version}) and cannot be "
+                                 f"upgraded here ({exc}); open it once where it is writable") from None
 
     def close(self) -> None:
         self.conn.close()
