@@ -2,6 +2,9 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from sandbox.corpus import open_release
 from workbench.cli import main
@@ -81,3 +84,46 @@ def test_batch_path_never_imports_textual_or_litellm(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def synth_cli(capsys, *args) -> subprocess.CompletedProcess:
+    """`--batch synth` in this process (a subprocess per case costs seconds), as a CompletedProcess."""
+    capsys.readouterr()
+    rc = main(["--batch", "synth", *args])
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(args, rc, captured.out, captured.err)
+
+
+def test_synth_with_too_few_papers_is_a_usage_error_that_names_enough(tmp_path, capsys):
+    out = tmp_path / "b"
+    proc = synth_cli(capsys, "--out", str(out), "--items", "3", "--papers", "5")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "5 papers are too few for 3 items" in proc.stderr and not out.exists()
+    suggested = proc.stderr.rsplit("--papers ", 1)[1].strip()
+    again = synth_cli(capsys, "--out", str(out), "--items", "3", "--papers", suggested)
+    assert again.returncode == 0, again.stderr  # the suggestion works
+
+
+def test_synth_suggestion_at_scale():
+    from sandbox import synth
+
+    with pytest.raises(synth.NotEnoughPapers) as info:
+        synth.generate(Path("/nonexistent/never-written"), items=400, papers=60)
+    exc = info.value
+    assert exc.built < 400 and exc.suggested_papers >= 60 * 400 / exc.built
+    gen = synth.Generator(0, synth.replace(synth.PRESETS["demo"], items=400, papers=exc.suggested_papers))
+    gen.build_universe()
+    gen.build_items()
+    assert len(gen.items) == 400
+
+
+def test_synth_out_that_cannot_be_a_directory(tmp_path, capsys):
+    afile = tmp_path / "file.txt"
+    afile.write_text("x")
+    proc = synth_cli(capsys, "--out", str(afile), "--items", "4", "--papers", "40")
+    assert proc.returncode == 2 and "exists and is not a directory" in proc.stderr and "Traceback" not in proc.stderr
+    proc = synth_cli(capsys, "--out", str(afile / "sub"), "--items", "4", "--papers", "40")
+    assert proc.returncode == 2 and "cannot write" in proc.stderr and "Traceback" not in proc.stderr
+    proc = synth_cli(capsys, "--out", "/proc/forbidden", "--items", "4", "--papers", "40")
+    assert proc.returncode == 2 and "cannot write /proc/forbidden" in proc.stderr and "Traceback" not in proc.stderr
+    assert afile.read_text() == "x"

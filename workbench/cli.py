@@ -500,9 +500,17 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from sandbox import synth
 
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out} exists and is not a directory")
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"{out} exists and is not empty")
-    synth.generate(out, seed=args.seed, preset=args.preset, items=args.items, papers=args.papers)
+    try:  # the items are built before anything is written, so a too-small pool leaves no directory behind
+        synth.generate(out, seed=args.seed, preset=args.preset, items=args.items, papers=args.papers)
+    except synth.NotEnoughPapers as exc:
+        raise UsageError(f"{exc.papers} papers are too few for {exc.wanted} items (only {exc.built} could be "
+                         f"built): try --papers {exc.suggested_papers}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {exc.filename or out}: {exc.strerror}") from None
     print(json.dumps({"out": str(out), "preset": args.preset, "seed": args.seed}))
     return EXIT_OK
 
