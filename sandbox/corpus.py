@@ -13,6 +13,7 @@ import os
 import re
 import sqlite3
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -110,7 +111,7 @@ def import_release(root: Path, target: Path, fp: str) -> ImportReport:
     """Validate `root` and write the corpus to `target` atomically. Raises DatasetError; writes nothing then."""
     release.require_release_dir(root)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".import-", suffix=".sqlite")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f"{IMPORT_PREFIX}{os.getpid()}-", suffix=".sqlite")
     os.close(fd)
     try:
         db = sqlite3.connect(tmp)
@@ -129,6 +130,45 @@ def import_release(root: Path, target: Path, fp: str) -> ImportReport:
             pass
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+IMPORT_PREFIX = ".import-"  # then the importing process's pid, "-", a random part, ".sqlite"
+LEGACY_STALE_S = 3600.0  # a temp file without a pid (older versions) is stale after an hour untouched
+
+
+def clean_stale_imports(corpus_dir: Path) -> list[Path]:
+    """Delete the temp files of imports whose process is gone (a run killed mid-import leaves one, as large as
+    the corpus); the files of imports still running, here or in another process, are left alone."""
+    removed = []
+    for path in corpus_dir.glob(f"{IMPORT_PREFIX}*.sqlite"):
+        pid = _import_owner(path)
+        try:
+            stale = (not _process_alive(pid)) if pid is not None else time.time() - path.stat().st_mtime > LEGACY_STALE_S
+        except OSError:
+            continue  # renamed or removed meanwhile
+        if stale:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+def _import_owner(path: Path) -> int | None:
+    """The pid in a temp file's name, or None for a name without one."""
+    pid, sep, _ = path.name[len(IMPORT_PREFIX):].partition("-")
+    return int(pid) if sep and pid.isdigit() else None  # mkstemp's random part never holds "-"
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether `pid` runs. Where that cannot be asked safely (Windows: os.kill would terminate it), assume it does."""
+    if pid == os.getpid() or os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 def _fill(db: sqlite3.Connection, root: Path, fp: str) -> ImportReport:
@@ -400,6 +440,8 @@ def open_release(root: Path, cache_dir: Path) -> tuple[Corpus, ImportReport | No
     release.require_release_dir(root)
     fp = fingerprint(root, cache_dir)
     target = cache_dir / "corpus" / f"{fp[:24]}-v{CORPUS_FORMAT}.sqlite"
+    if target.parent.is_dir():
+        clean_stale_imports(target.parent)
     report = None
     if not target.exists():
         report = import_release(root, target, fp)

@@ -185,3 +185,58 @@ def test_duplicate_label_rows_last_one_counts_with_a_warning(tmp_path):
     assert got == [("2104.05678", "Apdx_A: Proofs", "direct", 3)]  # not a union with the first row's four labels
     assert report.label_warnings == {"duplicate_sample": 1}
     assert (report.labels, report.labels_resolved) == (1, 1)
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_stale_import_temp_files_are_removed_on_open(tmp_path):
+    import os
+    import time
+
+    root = write_release(tmp_path / "ok", *mini_rows())
+    corpus_dir = tmp_path / "cache" / "corpus"
+    corpus_dir.mkdir(parents=True)
+    dead = corpus_dir / f".import-{_dead_pid()}-abc123.sqlite"
+    live_child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    live = corpus_dir / f".import-{live_child.pid}-def456.sqlite"  # another process still importing
+    mine = corpus_dir / f".import-{os.getpid()}-ghi789.sqlite"
+    legacy_old, legacy_new = corpus_dir / ".import-k2j3h4g5.sqlite", corpus_dir / ".import-zz9yy8xx.sqlite"
+    for path in (dead, live, mine, legacy_old, legacy_new):
+        path.write_bytes(b"x" * 4096)
+    long_ago = time.time() - 2 * 3600
+    os.utime(legacy_old, (long_ago, long_ago))
+    try:
+        open_release(root, tmp_path / "cache")
+        left = sorted(p.name for p in corpus_dir.glob(".import-*"))
+        assert left == sorted([live.name, mine.name, legacy_new.name])
+    finally:
+        live_child.communicate(b"")
+
+
+def test_a_run_killed_during_the_first_import_leaves_nothing_behind_for_long(tmp_path, demo_dir):
+    import signal
+    import time
+
+    cache = tmp_path / "cache"
+    env = dict(__import__("os").environ, AGENTHOP_CACHE=str(cache))
+    cmd = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", str(demo_dir), "--agent", "oracle",
+           "--limit", "1", "--quiet", "--db", str(tmp_path / "s.sqlite")]
+    for _ in range(5):  # the import takes a fraction of a second: retry until the kill lands inside it
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and not list(cache.glob("corpus/.import-*")) and time.monotonic() < deadline:
+            time.sleep(0.001)  # polling for the temp file, not timing
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        if list(cache.glob("corpus/.import-*")):
+            break
+        for path in cache.glob("corpus/*.sqlite"):
+            path.unlink()
+    assert list(cache.glob("corpus/.import-*")), "never caught the import in flight"
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not list(cache.glob("corpus/.import-*")) and len(list(cache.glob("corpus/*.sqlite"))) == 1
