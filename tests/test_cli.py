@@ -127,3 +127,17 @@ def test_synth_out_that_cannot_be_a_directory(tmp_path, capsys):
     proc = synth_cli(capsys, "--out", "/proc/forbidden", "--items", "4", "--papers", "40")
     assert proc.returncode == 2 and "cannot write /proc/forbidden" in proc.stderr and "Traceback" not in proc.stderr
     assert afile.read_text() == "x"
+
+
+def test_listing_runs_imports_no_scientific_stack(tmp_path):
+    """`--batch runs` (and its error path) is a quick look: no scipy, numpy, textual or litellm import."""
+    from storage import Store
+
+    db = tmp_path / "s.sqlite"
+    Store(db).close()
+    code = ("import sys; from workbench.cli import main; "
+            f"rcs = [main(['--batch', 'runs', '--db', r'{db}']), main(['--batch', 'report', 'nope', '--db', r'{db}'])]; "
+            "print(rcs, sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'numpy', 'textual', 'litellm'}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[0, 2] []"

@@ -547,31 +547,43 @@ COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "compare": c
             "export": cmd_export, "audit": cmd_audit, "import-reference": cmd_import_reference, "synth": cmd_synth}
 
 
+# The user-mistake exceptions of every command, by module: looked up only when something was raised, so a
+# command imports just what it uses (`runs` must not pay for scipy because `scale` has an error class).
+USER_ERRORS = (
+    ("sandbox.release", "DatasetError"), ("sandbox.runner", "InvalidSlice"), ("storage.store", "StoreError"),
+    ("workbench.config", "ConfigFileError"), ("workbench.audit", "AuditError"),
+    ("workbench.reference_import", "ReferenceImportError"), ("workbench.scaling", "ScalingInputError"),
+    ("workbench.summary", "SummaryError"),
+)
+
+
+def is_user_error(exc: BaseException) -> bool:
+    """Whether `exc` is a user's mistake. A class whose module was never imported cannot have been raised, so
+    only the modules already loaded are consulted."""
+    if isinstance(exc, UsageError):
+        return True
+    for module, name in USER_ERRORS:
+        cls = getattr(sys.modules.get(module), name, None)
+        if cls is not None and isinstance(exc, cls):
+            return True
+    return False
+
+
 def batch(argv: list[str]) -> int:
     """Run one headless command; map user mistakes to exit 2 and our bugs to exit 1 with a traceback."""
-    from sandbox.release import DatasetError
-    from sandbox.runner import InvalidSlice
-    from storage import StoreError
-    from workbench.config import ConfigFileError
-    from workbench.audit import AuditError
-    from workbench.reference_import import ReferenceImportError
-    from workbench.scaling import ScalingInputError
-    from workbench.summary import SummaryError
-
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (DatasetError, StoreError, InvalidSlice, UsageError, ConfigFileError, ScalingInputError,
-            ReferenceImportError, SummaryError, AuditError) as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return EXIT_USAGE
     except KeyboardInterrupt:
         sys.stderr.write("interrupted: finished trajectories are stored; run the same command again to resume\n")
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
-    except Exception:
+    except Exception as exc:
+        if is_user_error(exc):
+            sys.stderr.write(f"error: {exc}\n")
+            return EXIT_USAGE
         sys.stderr.write(f"internal error in '{args.command}' (please report it):\n{traceback.format_exc()}")
         return EXIT_INTERNAL
 
