@@ -358,6 +358,7 @@ class Corpus:
         self.source: str = meta.get("source", "")
         self.report = ImportReport(**json.loads(meta["report"]))
         self.label_examples: dict[str, str] = json.loads(meta.get("label_examples", "{}"))
+        self.labelled = "no_labels_file" not in self.report.label_warnings
         self._items: dict[str, Item] = {}
         labels: dict[str, list[Label]] = {}
         for sid, arx, section, rel, idx, method in self.db.execute(
@@ -365,7 +366,7 @@ class Corpus:
         ):
             labels.setdefault(sid, []).append(Label(arx, section, rel, idx, method))
         for (text,) in self.db.execute("SELECT json FROM items ORDER BY pos"):
-            item = item_from_row(json.loads(text), labels)
+            item = item_from_row(json.loads(text), labels, self.labelled)
             self._items[item.id] = item
         self.headers = lru_cache(maxsize=4096)(self._headers)
 
@@ -405,8 +406,9 @@ class Corpus:
         yield from self.db.execute("SELECT arxiv_id, title FROM papers")
 
 
-def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]]) -> Item:
-    """An Item from a validated QA row (defaults follow the reference loader)."""
+def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]], labelled: bool = True) -> Item:
+    """An Item from a validated QA row (defaults follow the reference loader); `labelled` is False when the
+    dataset has no recall-labels file."""
     dtypes = row.get("distractor_types")
     return Item(
         id=row["id"],
@@ -429,6 +431,7 @@ def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]]) -> Item:
         bridge_arxiv_ids=tuple(row.get("bridge_arxiv_ids") or ()),
         filter_agreement=row.get("filter_agreement"),
         labels=tuple(labels.get(row["id"], ())),
+        labelled=labelled,
     )
 
 

@@ -125,7 +125,8 @@ class Store:
                 diff = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
                 raise RunConflict(
                     f"run '{name}' exists with a different configuration ({', '.join(diff)} differ); "
-                    "choose another --run name or delete the old run"
+                    f"choose another --run name, or move the old run aside (--batch rename {name} NEW) or "
+                    f"delete it (--batch delete {name})"
                 )
             return row["id"], True
         record = {"name": name, "identity": ident, "created_at": now(), **fields}

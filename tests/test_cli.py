@@ -141,3 +141,46 @@ def test_listing_runs_imports_no_scientific_stack(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[0, 2] []"
+
+
+def test_delete_and_rename_runs(tmp_path, capsys):
+    db = str(tmp_path / "s.sqlite")
+    base = ["--batch", "run", "--agent", "oracle", "--limit", "2", "--quiet", "--db", db]
+    assert main([*base, "--run", "a"]) == 0 and main([*base, "--run", "b"]) == 0
+    assert main([*base, "--run", "a", "--budget", "20"]) == 2  # a different configuration under the same name
+    assert "--batch rename a NEW" in capsys.readouterr().err
+    assert main(["--batch", "rename", "a", "b", "--db", db]) == 2  # taken
+    assert "already exists" in capsys.readouterr().err
+    assert main(["--batch", "rename", "a", "a-30", "--db", db]) == 0
+    assert capsys.readouterr().out == "renamed run 'a' to 'a-30'\n"
+    assert main([*base, "--run", "a", "--budget", "20"]) == 0  # the name is free again
+    assert main(["--batch", "delete", "b", "--db", db]) == 2  # stdin is not a terminal: --yes is needed
+    assert "cannot be undone: add --yes" in capsys.readouterr().err
+    assert main(["--batch", "delete", "b", "--yes", "--db", db]) == 0
+    assert "deleted run 'b' (2 trajectories" in capsys.readouterr().out
+    assert main(["--batch", "runs", "--format", "json", "--db", db]) == 0
+    assert [r["name"] for r in json.loads(capsys.readouterr().out)] == ["a-30", "a"]
+    assert main(["--batch", "delete", "b", "--yes", "--db", db]) == 2 and "no run named 'b'" in capsys.readouterr().err
+    missing = tmp_path / "none.sqlite"
+    assert main(["--batch", "delete", "x", "--yes", "--db", str(missing)]) == 2 and not missing.exists()
+    assert main(["--batch", "rename", "x", "y", "--db", str(missing)]) == 2 and not missing.exists()
+
+
+def test_a_dataset_without_labels_reports_section_recall_as_unmeasured(tmp_path, capsys):
+    from tests.conftest import mini_rows, write_release
+
+    root = write_release(tmp_path / "nolabels", *mini_rows())
+    (root / "audit/recall_labels.jsonl").unlink()
+    db = str(tmp_path / "s.sqlite")
+    assert main(["--batch", "run", "--data", str(root), "--agent", "oracle", "--run", "n", "--quiet", "--db", db,
+                 "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert "warning: no audit/recall_labels.jsonl: section recall cannot be measured" in captured.err
+    assert "recall label(s) no labels file" not in captured.err
+    rep = json.loads(captured.out)
+    assert rep["axes"]["search"]["paper_recall"]["all"] == 1.0
+    assert rep["axes"]["search"]["section_recall"] == {"st": None, "mt": None, "all": None}
+    assert rep["counts"]["search"]["section_recall"]["all"] == [0, 0]
+    assert main(["--batch", "report", "n", "--db", db]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "section recall" in line)
+    assert "—" in row and "0.0%" not in row

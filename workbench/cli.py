@@ -41,6 +41,16 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--ci", action="store_true", help="bootstrap 95%% intervals (B = 10,000, seeded)")
     report.add_argument("--external", help="CSV of run,score for a Spearman correlation with run accuracy (--panel)")
 
+    delete = sub.add_parser("delete", help="delete a run with its trajectories and steps (asks unless --yes)")
+    delete.add_argument("name", metavar="NAME")
+    delete.add_argument("--yes", action="store_true", help="do not ask (needed when stdin is not a terminal)")
+    delete.add_argument("--db")
+
+    rename = sub.add_parser("rename", help="give a run another name")
+    rename.add_argument("old", metavar="OLD")
+    rename.add_argument("new", metavar="NEW")
+    rename.add_argument("--db")
+
     compare = sub.add_parser("compare", help="two runs side by side on their common items")
     compare.add_argument("a", metavar="RUN_A")
     compare.add_argument("b", metavar="RUN_B")
@@ -407,6 +417,44 @@ def _external_scores(path: Path) -> dict[str, float]:
     return out
 
 
+def cmd_delete(args: argparse.Namespace) -> int:
+    """Delete a run. It cannot be undone, so it asks on a terminal and otherwise needs --yes."""
+    store = _writable_store(args.db)
+    run = store.run(args.name)
+    n = len(store.trajectories(run["id"], final_only=False, light=True))
+    what = f"run '{args.name}' ({n} trajector{'y' if n == 1 else 'ies'}, status {run['status']})"
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError(f"deleting {what} cannot be undone: add --yes")
+        sys.stderr.write(f"delete {what}? [y/N] ")
+        sys.stderr.flush()
+        if input().strip().lower() not in ("y", "yes"):
+            raise UsageError(f"{what} kept")
+    store.delete_run(args.name)
+    print(f"deleted {what}")
+    return EXIT_OK
+
+
+def cmd_rename(args: argparse.Namespace) -> int:
+    if not args.new.strip():
+        raise UsageError("the new name is empty")
+    store = _writable_store(args.db)
+    store.rename_run(args.old, args.new)
+    print(f"renamed run '{args.old}' to '{args.new}'")
+    return EXIT_OK
+
+
+def _writable_store(flag: str | None):
+    """The store, opened to change it; one that does not exist is a mistake here, never created."""
+    from storage import Store, StoreError
+    from workbench import paths
+
+    path = paths.store_path(flag)
+    if not path.exists():
+        raise StoreError(f"no store at {path}")
+    return Store(path)
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from workbench.reports import compare_report
     from workbench.render import print_compare
@@ -534,16 +582,29 @@ def _runs(store) -> list[dict[str, Any]]:
     return runs_table(store)
 
 
+IMPORT_WARNINGS = {  # what each counted import problem means to the user ({n}: how many)
+    "no_labels_file": "no audit/recall_labels.jsonl: section recall cannot be measured",
+    "empty_arxiv_id": "{n} recall label(s) without an arxiv_id (ignored, as the reference evaluator does)",
+    "unknown_arxiv_id": "{n} recall label(s) whose arxiv_id is not in the paper pool",
+    "unknown_sample": "{n} recall label row(s) for an item the dataset does not have",
+    "unresolved_section": "{n} recall label(s) whose section matches no section of the paper",
+    "duplicate_sample": "{n} repeated recall label row(s) for one item (the last row counts)",
+    "lone_surrogates": "{n} string(s) with a lone surrogate escape (half an emoji), stored with U+FFFD in its place",
+}
+
+
 def _print_import(report: Any) -> None:
     sys.stderr.write(
         f"imported dataset: {report.items} items, {report.papers} papers with text, {report.nodes} graph nodes "
         f"({report.metadata_only} metadata-only); {report.labels_resolved}/{report.labels} recall labels resolved\n"
     )
-    for kind, n in sorted(report.label_warnings.items()):
-        sys.stderr.write(f"warning: {n} recall label(s) {kind.replace('_', ' ')}\n")
+    for kind, n in sorted({**report.label_warnings, **report.data_warnings}.items()):
+        text = IMPORT_WARNINGS.get(kind, f"{{n}} import problem(s): {kind.replace('_', ' ')}")
+        sys.stderr.write(f"warning: {text.format(n=n)}\n")
 
 
-COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "compare": cmd_compare, "scale": cmd_scale,
+COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "delete": cmd_delete, "rename": cmd_rename,
+            "compare": cmd_compare, "scale": cmd_scale,
             "export": cmd_export, "audit": cmd_audit, "import-reference": cmd_import_reference, "synth": cmd_synth}
 
 
