@@ -261,9 +261,22 @@ def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str
         nodes = graphs.get(item["id"])
         release.check_item_graph(item, nodes, pool, path, lineno)
         item = dict(item)
-        item["gold_arxiv_ids"] = [nodes[g]["arxivId"] for g in item["gold_paper_ids"]]
-        item["bridge_arxiv_ids"] = [nodes[b]["arxivId"] for b in item.get("bridge_paper_ids") or []]
-        item.setdefault("seed_arxiv_id", nodes[item["seed_paper_id"]]["arxivId"])
+        # The arXiv ids of the gold and bridge papers are the graph's, not QA's. The agent sees only S2 ids and
+        # every tool maps S2 id → node arxivId → pool, so reads are recorded in the graph's arXiv ids, and
+        # PROTOCOL §3 scores recall per gold paper. The reference evaluator takes QA's gold_arxiv_ids; where
+        # the two disagree it cannot credit a read of the gold paper. So the graph's are used, and each
+        # disagreement is counted and reported at import.
+        for key, ids in (("gold_arxiv_ids", item["gold_paper_ids"]),
+                         ("bridge_arxiv_ids", item.get("bridge_paper_ids") or [])):
+            from_graph = [nodes[pid]["arxivId"] for pid in ids]
+            if item.get(key) and item[key] != from_graph:
+                data.add(f"{key}_differ", f"{path}:{lineno}: {key} {item[key]} but the graph says {from_graph}")
+            item[key] = from_graph
+        seed_arx = nodes[item["seed_paper_id"]]["arxivId"]
+        if item.get("seed_arxiv_id") and item["seed_arxiv_id"] != seed_arx:  # kept: shown only, never joined on
+            data.add("seed_arxiv_id_differs", f"{path}:{lineno}: seed_arxiv_id {item['seed_arxiv_id']!r} but the "
+                                              f"graph says {seed_arx!r}")
+        item.setdefault("seed_arxiv_id", seed_arx)
         db.execute("INSERT INTO items VALUES (?, ?, ?)", (n, item["id"], json.dumps(item, ensure_ascii=False)))
         n += 1
     if n == 0:

@@ -240,3 +240,24 @@ def test_a_run_killed_during_the_first_import_leaves_nothing_behind_for_long(tmp
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert not list(cache.glob("corpus/.import-*")) and len(list(cache.glob("corpus/*.sqlite"))) == 1
+
+
+def test_qa_arxiv_ids_that_disagree_with_the_graph_are_counted(tmp_path, capsys):
+    from sandbox.recall import paper_flags
+    from workbench.cli import main
+
+    qa, graphs, papers, labels = mini_rows()
+    qa[0]["gold_arxiv_ids"] = ["2104.99999"]  # the graph's gold node says 2104.05678
+    qa[0]["bridge_arxiv_ids"] = ["2202.00001"]  # agrees
+    qa[0]["seed_arxiv_id"] = "2305.00000"
+    root = write_release(tmp_path / "ok", qa, graphs, papers, labels)
+    corpus, report = open_release(root, tmp_path / "cache-direct")  # the CLI below imports into its own cache
+    assert report.data_warnings == {"gold_arxiv_ids_differ": 1, "seed_arxiv_id_differs": 1}
+    item = corpus.item("st_0001")
+    assert item.gold_arxiv_ids == ("2104.05678",) and item.bridge_arxiv_ids == ("2202.00001",)
+    assert paper_flags(item, [("2104.05678", 1)]) == (True, True)  # a read of the gold paper, as the tools record it
+    assert main(["--batch", "run", "--data", str(root), "--agent", "oracle", "--quiet", "--format", "json",
+                 "--db", str(tmp_path / "s.sqlite")]) == 0
+    err = capsys.readouterr().err
+    assert "warning: 1 item(s) whose gold_arxiv_ids differ from their graph nodes' arxivId" in err
+    assert "warning: 1 item(s) whose seed_arxiv_id differs" in err

@@ -589,6 +589,11 @@ IMPORT_WARNINGS = {  # what each counted import problem means to the user ({n}: 
     "unknown_sample": "{n} recall label row(s) for an item the dataset does not have",
     "unresolved_section": "{n} recall label(s) whose section matches no section of the paper",
     "duplicate_sample": "{n} repeated recall label row(s) for one item (the last row counts)",
+    "gold_arxiv_ids_differ": "{n} item(s) whose gold_arxiv_ids differ from their graph nodes' arxivId (the "
+                             "graph's are used: they are what the tools read)",
+    "bridge_arxiv_ids_differ": "{n} item(s) whose bridge_arxiv_ids differ from their graph nodes' arxivId (the "
+                               "graph's are used)",
+    "seed_arxiv_id_differs": "{n} item(s) whose seed_arxiv_id differs from the seed node's arxivId",
     "lone_surrogates": "{n} string(s) with a lone surrogate escape (half an emoji), stored with U+FFFD in its place",
 }
 
