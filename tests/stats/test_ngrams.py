@@ -106,12 +106,23 @@ def test_panel_mean_delta():
 def test_top_trigram_and_concentration():
     seqs = [[SEARCH, READ, SUBMIT], [SEARCH, READ, SUBMIT], [READ, READ, READ, READ], [THINK]]
     top = top_trigram(seqs)
-    # (READ, READ, READ) occurs twice in one trajectory, (SEARCH, READ, SUBMIT) twice in two: tie on
-    # occurrences, broken by trajectories
+    # (READ, READ, READ) occurs twice in one trajectory, (SEARCH, READ, SUBMIT) twice in two
     assert top["trigram"] == [SEARCH, READ, SUBMIT]
     assert top["occurrences"] == 2 and top["trajectories"] == 2
     assert top["trajectory_share"] == [2, 4] and top["occurrence_share"] == [2, 4]
     assert top_trigram([[READ, SUBMIT], []]) is None
+
+
+def test_top_trigram_is_ranked_by_trajectories_not_by_a_loop():
+    """think→think→think 18 times in one trajectory loses to a trigram in three trajectories."""
+    loop = [[THINK] * 20]
+    common = [[REFS, READ, SUBMIT]] * 3
+    top = top_trigram(loop + common + [[INFO]] * 6)
+    assert top["trigram"] == [REFS, READ, SUBMIT]
+    assert (top["trajectories"], top["occurrences"]) == (3, 3) and top["trajectory_share"] == [3, 10]
+    assert top["occurrence_share"] == [3, 21]
+    # same number of trajectories: occurrences break the tie
+    assert top_trigram([[THINK] * 5, [READ, READ, READ]])["trigram"] == [THINK, THINK, THINK]
 
 
 def test_top_trigram_ties_are_alphabetical():
