@@ -31,7 +31,7 @@ Definitions used by every function:
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from stats.ratio import Ratio
 
@@ -70,10 +70,10 @@ LEGEND = {
 }
 
 
-def compact(actions: Sequence[Action]) -> list[Sequence[Any]]:
+def compact(actions: Sequence[Action]) -> Sequence[Sequence[Any]]:
     """Actions as [tool, status, paper, role, delivered] lists (dicts are converted; lists pass through)."""
-    if not actions or not isinstance(actions[0], Mapping):
-        return list(actions)
+    if not actions or type(actions[0]) in (list, tuple) or not isinstance(actions[0], Mapping):
+        return actions
     return [[a.get(k) for k in FIELDS] for a in actions]
 
 
@@ -119,6 +119,33 @@ def last_gold_read(actions: Sequence[Action]) -> int | None:
     return last
 
 
+class Facts(NamedTuple):
+    """What every table needs of one trajectory, found in one pass over its (compact) actions."""
+
+    actions: Sequence[Sequence[Any]]
+    reached: list[tuple[str, int]]  # distinct golds read, in order, with the index of the first read
+    last_gold: int | None  # index of the last delivered gold read
+    wrong: list[int]  # indices of the wrong-paper reads
+
+    @classmethod
+    def of(cls, traj: Trajectory, wrong_roles: Collection[str | None] = WRONG_ROLES) -> Facts:
+        actions = compact(traj.get("actions") or [])
+        seen: dict[str, int] = {}
+        last = None
+        wrong = []
+        for i, (tool, _, paper, role, delivered) in enumerate(actions):
+            if tool != READ or not delivered:
+                continue
+            if role == "gold":
+                if paper is None:
+                    raise ValueError(f"action {i}: a gold read must name its paper (`paper`)")
+                seen.setdefault(str(paper), i)
+                last = i
+            elif role in wrong_roles:
+                wrong.append(i)
+        return cls(actions, list(seen.items()), last, wrong)
+
+
 # ---------------------------------------------------------------------------------------------
 # MT failures
 
@@ -132,10 +159,13 @@ def mt_fail_category(traj: Trajectory) -> str:
     names a gold already read; else `Prem`.
     """
     actions = compact(traj.get("actions") or [])
-    reached = gold_reach(actions)
+    return _mt_fail(actions, gold_reach(actions), n_gold(traj))
+
+
+def _mt_fail(actions: Sequence[Sequence[Any]], reached: list[tuple[str, int]], golds: int) -> str:
     if not reached:
         return "0-Gold"
-    if len(reached) >= n_gold(traj):
+    if len(reached) >= golds:
         return "All-Gold"
     read = {paper for paper, _ in reached}
     tail = actions[reached[-1][1] + 1:]
@@ -146,11 +176,13 @@ def mt_fail_category(traj: Trajectory) -> str:
     return "Prem"
 
 
-def mt_fail_breakdown(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+def mt_fail_breakdown(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | None = None) -> dict[str, Any]:
     """Counts and shares of MT_FAIL over wrong MT trajectories; `prem_submitted` splits Prem by
     whether the run ended with a submitted answer."""
-    wrong = [t for t in trajectories if t.get("kind") == "mt" and not t.get("correct")]
-    cats = [mt_fail_category(t) for t in wrong]
+    facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
+    chosen = [(t, f) for t, f in zip(trajectories, facts) if t.get("kind") == "mt" and not t.get("correct")]
+    wrong = [t for t, _ in chosen]
+    cats = [_mt_fail(f.actions, f.reached, n_gold(t)) for t, f in chosen]
     counts = {c: cats.count(c) for c in MT_FAIL}
     prem_submitted = sum(1 for t, c in zip(wrong, cats) if c == "Prem" and t.get("termination") == "answer")
     return {"n": len(wrong), "counts": counts,
@@ -171,7 +203,10 @@ def after_evidence_category(actions: Sequence[Action]) -> str | None:
     * `End`  — no submit followed (only thinks, or nothing) before the run ended.
     """
     actions = compact(actions)
-    last = last_gold_read(actions)
+    return _after_evidence(actions, last_gold_read(actions))
+
+
+def _after_evidence(actions: Sequence[Sequence[Any]], last: int | None) -> str | None:
     if last is None:
         return None
     thinks = 0
@@ -185,18 +220,18 @@ def after_evidence_category(actions: Sequence[Action]) -> str | None:
     return "End"
 
 
-def after_evidence(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+def after_evidence(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | None = None) -> dict[str, Any]:
     """AFTER_EVIDENCE for ST trajectories and MT trajectories that read every gold (`mt_both`).
 
     Trajectories that did not read all their golds are outside the population and counted as
     `not_reached`. Each category also carries the accuracy of its trajectories.
     """
+    facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
     out: dict[str, Any] = {}
     for group, kind in (("st", "st"), ("mt_both", "mt")):
-        pool = [t for t in trajectories if t.get("kind") == kind]
-        complete = [(t, compact(t.get("actions") or [])) for t in pool]
-        complete = [(t, a) for t, a in complete if len(gold_reach(a)) >= n_gold(t)]
-        cats = [after_evidence_category(a) for _, a in complete]
+        pool = [(t, f) for t, f in zip(trajectories, facts) if t.get("kind") == kind]
+        complete = [(t, f) for t, f in pool if len(f.reached) >= n_gold(t)]
+        cats = [_after_evidence(f.actions, f.last_gold) for _, f in complete]
         counts = {c: cats.count(c) for c in AFTER_EVIDENCE}
         out[group] = {
             "n": len(complete), "not_reached": len(pool) - len(complete), "counts": counts,
@@ -245,36 +280,35 @@ def wrong_read_indices(actions: Sequence[Action], wrong_roles: Collection[str | 
             if a[0] == READ and a[4] and a[3] != "gold" and a[3] in wrong_roles]
 
 
-def after_wrong_read(trajectories: Sequence[Trajectory],
-                     wrong_roles: Collection[str | None] = WRONG_ROLES) -> dict[str, Any]:
+def after_wrong_read(trajectories: Sequence[Trajectory], wrong_roles: Collection[str | None] = WRONG_ROLES,
+                     facts: Sequence[Facts] | None = None) -> dict[str, Any]:
     """AFTER_WRONG over every wrong-paper read event (a trajectory can contribute several)."""
+    facts = facts if facts is not None else [Facts.of(t, wrong_roles) for t in trajectories]
     cats: list[str] = []
     with_wrong = 0
-    for t in trajectories:
-        actions = compact(t.get("actions") or [])
-        hits = wrong_read_indices(actions, wrong_roles)
-        with_wrong += bool(hits)
-        cats += [after_wrong_category(actions, i) for i in hits]
+    for f in facts:
+        with_wrong += bool(f.wrong)
+        cats += [after_wrong_category(f.actions, i) for i in f.wrong]
     counts = {c: cats.count(c) for c in AFTER_WRONG}
     return {"n_events": len(cats), "n_trajectories": with_wrong, "counts": counts,
             "shares": {c: Ratio(v, len(cats)).as_list() for c, v in counts.items()}}
 
 
 def early_submit(trajectories: Sequence[Trajectory], window: int = EARLY_WINDOW,
-                 wrong_roles: Collection[str | None] = WRONG_ROLES) -> dict[str, Any]:
+                 wrong_roles: Collection[str | None] = WRONG_ROLES, facts: Sequence[Facts] | None = None
+                 ) -> dict[str, Any]:
     """Trajectories that submitted within `window` actions after some wrong-paper read.
 
     The share is over trajectories with at least one wrong-paper read; `accuracy` is that of the
     early submitters (how often a hasty answer after a wrong read was still right).
     """
+    facts = facts if facts is not None else [Facts.of(t, wrong_roles) for t in trajectories]
     pool = early = right = 0
-    for traj in trajectories:
-        actions = compact(traj.get("actions") or [])
-        hits = wrong_read_indices(actions, wrong_roles)
-        if not hits:
+    for traj, f in zip(trajectories, facts):
+        if not f.wrong:
             continue
         pool += 1
-        if any(a[0] == SUBMIT for i in hits for a in actions[i + 1:i + 1 + window]):
+        if any(a[0] == SUBMIT for i in f.wrong for a in f.actions[i + 1:i + 1 + window]):
             early += 1
             right += bool(traj.get("correct"))
     return {"window": window, "share": Ratio(early, pool).as_list(), "accuracy": Ratio(right, early).as_list()}
@@ -291,15 +325,9 @@ def non_submission(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
 
 def stopping_behaviour(trajectories: Sequence[Trajectory],
                        wrong_roles: Collection[str | None] = WRONG_ROLES) -> dict[str, Any]:
-    """All stopping-behaviour tables of one run (actions converted to the compact form once)."""
-    trajectories = [{**t, "actions": compact(t.get("actions") or [])} if _needs_compact(t) else t
-                    for t in trajectories]
-    return {"mt_fail": mt_fail_breakdown(trajectories), "after_evidence": after_evidence(trajectories),
-            "after_wrong_read": after_wrong_read(trajectories, wrong_roles),
-            "early_submit": early_submit(trajectories, wrong_roles=wrong_roles),
+    """All stopping-behaviour tables of one run, from one pass over each trajectory's actions."""
+    facts = [Facts.of(t, wrong_roles) for t in trajectories]
+    return {"mt_fail": mt_fail_breakdown(trajectories, facts), "after_evidence": after_evidence(trajectories, facts),
+            "after_wrong_read": after_wrong_read(trajectories, wrong_roles, facts),
+            "early_submit": early_submit(trajectories, wrong_roles=wrong_roles, facts=facts),
             "non_submission": non_submission(trajectories)}
-
-
-def _needs_compact(traj: Trajectory) -> bool:
-    actions = traj.get("actions")
-    return bool(actions) and isinstance(actions[0], Mapping)

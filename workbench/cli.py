@@ -431,7 +431,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     run = store.run(args.name)
     corpus, _ = open_dataset(run["dataset"], paths.cache_dir())
-    text = json.dumps(agenthop_summary(store, args.name, corpus), indent=2, ensure_ascii=False) + "\n"
+    summary = agenthop_summary(store, args.name, corpus)
+    for warning in summary.get("workbench_warnings", []):
+        sys.stderr.write(f"warning: {warning}\n")
+    text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
         sys.stderr.write(f"wrote {args.out}\n")

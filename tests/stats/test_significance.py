@@ -46,6 +46,13 @@ def test_mcnemar_counts_and_p():
         mcnemar_exact([1, 0], [1])
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 400), st.integers(0, 400), st.sampled_from(["greater", "less", "two-sided"]))
+def test_sign_test_matches_scipy_binomtest(improved, worsened, alternative):
+    want = binomtest(improved, improved + worsened, 0.5, alternative=alternative).pvalue if improved + worsened else 1.0
+    assert sign_test(improved, worsened, alternative) == pytest.approx(want, rel=1e-9, abs=1e-300)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=60))
 def test_mcnemar_matches_scipy_binomtest(pairs):
