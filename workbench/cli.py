@@ -252,7 +252,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_OK
     store = Store(paths.store_path(args.db))
     execute(spec, corpus, store, args.quiet)
-    print_report(_report(store, spec.name), args.format)
+    print_report(_report(store, spec.name, corpus=corpus), args.format)
     return EXIT_OK
 
 
@@ -377,12 +377,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     from workbench import reports
     from workbench.render import print_panel, print_report
 
+    panel = args.panel or len(args.names) > 1
+    if panel and args.ci:
+        raise UsageError("--ci gives intervals for one run's report; a panel has none (compare two runs for "
+                         "paired intervals)")
+    if args.external and not panel:
+        raise UsageError("--external needs --panel: it correlates the accuracies of several runs with your scores")
     store = _open_store(args.db)
-    if args.panel or len(args.names) > 1:
+    if panel:
         external = _external_scores(Path(args.external)) if args.external else None
         print_panel(reports.panel_report(store, args.names, external), args.format)
         return EXIT_OK
-    print_report(reports.diagnostics(store, args.names[0], ci=args.ci), args.format)
+    print_report(_report(store, args.names[0], ci=args.ci), args.format)
     return EXIT_OK
 
 
@@ -517,10 +523,29 @@ def _open_store(flag: str | None):
     return Store(paths.store_path(flag), readonly=True)
 
 
-def _report(store, name: str) -> dict[str, Any]:
+def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
+    """The full diagnostics; beside them the reference evaluator's own numbers when the run's dataset opens."""
     from workbench.reports import diagnostics
 
-    return diagnostics(store, name)
+    reason = None
+    if corpus is None:
+        corpus, reason = _run_corpus(store.run(name))
+    report = diagnostics(store, name, ci=ci, corpus=corpus)
+    if reason is not None:
+        report["reference"] = {"unavailable": reason}
+    return report
+
+
+def _run_corpus(run: dict[str, Any]):
+    """(the run's dataset, None), or (None, why it cannot be opened): the reference block needs it, the rest not."""
+    from sandbox.datasets import open_dataset
+    from sandbox.release import DatasetError
+    from workbench import paths
+
+    try:
+        return open_dataset(run["dataset"], paths.cache_dir())[0], None
+    except (DatasetError, OSError) as exc:
+        return None, f"the run's dataset {run['dataset']!r} cannot be opened: {exc}"
 
 
 def _runs(store) -> list[dict[str, Any]]:

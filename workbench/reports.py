@@ -265,7 +265,7 @@ PANEL_LEGEND = {
                "turn; Resources: mean tokens, model turns, points, and the shares ended by each cap.",
     "best": "* marks the best cell of a column (highest, or lowest for resources). Tool-use and resource columns "
             "compare full-tool runs only: an ablation (closed-book, no-search, gold-given) uses fewer turns and "
-            "points by construction, so its cells there are never best (marked 'ablation').",
+            "points by construction, so its cells there are never best (its row names the ablation).",
     "counts": "Every cell's [numerator, denominator] is in the row's 'counts'.",
     "replicates": "Run-to-run mean / std / range of accuracy over the replicates of each run.",
     "common_items": "Cronbach's α, item coverage and item-total correlations use the items every run answered "
