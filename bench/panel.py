@@ -2,9 +2,10 @@
 
     python bench/panel.py [--runs 19] [--items 1011] [--replicates 3]
 
-Fills a store with realistic trajectory rows (and ~10 steps each) in bulk, then times
-`report --panel` over all runs, one run's full diagnostics, and the runs list, with peak
-memory. Prints numbers; asserts nothing.
+Fills a store with realistic trajectory rows (and ~10 steps each) in bulk, then times the runs
+list, `report --panel` over all runs, the full diagnostics (four axes, analytics, stopping
+behaviour) of every run, one run's diagnostics with bootstrap intervals, and compare, with the
+peak memory after each. Prints numbers; asserts nothing.
 """
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ def fill(store, runs: int, items: int, replicates: int, seed: int = 0) -> int:
                 correct = pr and rng.random() < 0.8 or rng.random() < 0.2
                 actions = [[t, "ok", "p" + str(rng.randint(0, 30)), rng.choice(("gold", "other", "seed", "bridge")),
                             int(t == "read_section")] for t in seq]
-                rows.append((tid, run_id, f"q{i:04d}", rep, 0, "done", 1, kind, kind, 1 + i % 2, "METHOD", "gold",
+                rows.append((tid, run_id, f"q{i:04d}", rep, 0, "done", 1, kind, kind, 1 + i % 2, 2 if kind == "mt" else 1,
+                             1, "METHOD", "gold",
                              "ACL", i % 4, "answer", "ABCD"[i % 4], i % 4 if correct else (i + 1) % 4, int(correct),
                              len(seq) + 1, len(seq), sum(5 if t == "read_section" else 1 for t in seq[:-1]),
                              rng.randint(20_000, 150_000), len(seq), len(seq), int(pr), int(pr),
@@ -60,10 +62,10 @@ def fill(store, runs: int, items: int, replicates: int, seed: int = 0) -> int:
         store.conn.execute("BEGIN")
         store.conn.executemany(
             "INSERT INTO trajectories (id, run_id, item_id, replicate, attempt, status, final, kind, question_type, depth,"
-            " reasoning_type, consensus_tier, venue, correct_index, termination, answer, predicted_index, correct, turns,"
+            " n_gold, section_reachable, reasoning_type, consensus_tier, venue, correct_index, termination, answer, predicted_index, correct, turns,"
             " tool_calls, points_used, tokens, turns_with_calls, model_calls, paper_recall, paper_recall_any,"
             " section_recall, tool_sequence, actions, chosen_type) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-            "?,?,?,?,?,?)", rows)
+            "?,?,?,?,?,?,?,?)", rows)
         store.conn.executemany(
             "INSERT INTO steps (trajectory_id, idx, turn, kind, text, tool_name, cost, status, points_used, points_left,"
             " tokens, rejections) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", steps)
@@ -79,7 +81,7 @@ def main() -> None:
     ap.add_argument("--replicates", type=int, default=3)
     args = ap.parse_args()
     from storage import Store
-    from workbench import reports
+    from workbench import reports, runlist
 
     path = Path(tempfile.mkdtemp(prefix="agenthop-panel-")) / "store.sqlite"
     store = Store(path)
@@ -91,13 +93,14 @@ def main() -> None:
     names = [f"run{r:02d}" for r in range(args.runs)]
     store = Store(path, readonly=True)
     base = peak_mb()
-    for label, fn in (("runs list", lambda: reports.runs_table(store)),
+    for label, fn in (("runs list", lambda: runlist.runs_table(store)),
                       ("panel report (all runs)", lambda: reports.panel_report(store, names)),
-                      ("one run's diagnostics", lambda: reports.diagnostics(store, names[0])),
+                      (f"{len(names)} × full diagnostics", lambda: [reports.diagnostics(store, n) for n in names]),
+                      ("one run's diagnostics --ci", lambda: reports.diagnostics(store, names[0], ci=True)),
                       ("compare two runs", lambda: reports.compare_report(store, names[0], names[-1]))):
         t = time.perf_counter()
         fn()
-        print(f"  {label:26s} {time.perf_counter() - t:6.2f} s")
+        print(f"  {label:28s} {time.perf_counter() - t:6.2f} s   peak memory so far {peak_mb():5.0f} MB")
     print(f"peak memory {peak_mb():.0f} MB (before reports {base:.0f} MB)")
 
 

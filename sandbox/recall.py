@@ -33,3 +33,12 @@ def section_flags(item: Item, reads: Iterable[tuple[str, int]]) -> tuple[bool | 
         loose_hits.append(any((gold, idx) in read_set for idx in loose))
     strict = bool(direct_hits) and all(direct_hits)
     return strict, any(direct_hits), bool(loose_hits) and all(loose_hits)
+
+
+def section_reachable(item: Item) -> bool:
+    """Whether section recall can be reached at all: every gold paper has a `direct` label resolved to a
+    readable section (an item whose label did not resolve caps every agent's section recall)."""
+    golds = item.gold_arxiv_ids
+    return bool(golds) and all(
+        any(lab.arxiv_id == gold and lab.relevance == "direct" and lab.section_index is not None
+            for lab in item.labels) for gold in golds)

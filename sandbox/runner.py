@@ -19,6 +19,7 @@ from sandbox.agents.registry import SCRIPTED, make_scripted
 from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
 from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
+from sandbox.recall import section_reachable
 from sandbox.records import Caps, Item, Step, Trajectory
 from storage import Store
 from storage.store import now as _now
@@ -133,7 +134,8 @@ def item_meta(item: Item) -> dict[str, Any]:
     """The item fields every report splits by, stored with each trajectory so reports need no corpus."""
     return {"question_type": item.question_type, "kind": item.kind, "depth": item.depth,
             "reasoning_type": item.reasoning_type, "consensus_tier": item.consensus_tier, "venue": item.venue,
-            "correct_index": item.correct_index}
+            "correct_index": item.correct_index, "n_gold": len(item.gold_paper_ids),
+            "section_reachable": int(section_reachable(item))}
 
 
 def paper_role(item: Item, paper: Any) -> str | None:

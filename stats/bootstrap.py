@@ -11,11 +11,13 @@ joint distribution (§2.3 step 3).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 DEFAULT_B = 10_000
+DEFAULT_CHUNK = 1_000
 
 
 def resample_counts(n: int, n_boot: int = DEFAULT_B, seed: int = 0) -> np.ndarray:
@@ -89,8 +91,85 @@ def bootstrap_mean_ci(values, level: float = 0.95, n_boot: int = DEFAULT_B, seed
     return Interval(float(arr.mean()), low, high, level, int(arr.size), n_boot, seed)
 
 
+def count_chunks(n: int, n_boot: int = DEFAULT_B, seed: int = 0, chunk: int = DEFAULT_CHUNK) -> Iterator[np.ndarray]:
+    """The (B, n) resample-count matrix in row blocks of at most `chunk` replicates, from one seeded stream.
+
+    Memory stays O(chunk · n) however large B is; every statistic computed from the same blocks shares
+    the same draw (paired comparisons stay paired, ratios of one report come from one resample).
+    """
+    if n < 1:
+        raise ValueError("bootstrap needs at least one item")
+    rng = np.random.default_rng(seed)
+    for start in range(0, n_boot, chunk):
+        size = min(chunk, n_boot - start)
+        idx = rng.integers(0, n, size=(size, n)) + np.arange(size)[:, None] * n
+        yield np.bincount(idx.ravel(), minlength=size * n).reshape(size, n).astype(np.float64)
+
+
+def by_cluster(clusters, *arrays) -> tuple[int, list[np.ndarray]]:
+    """Rows of each array summed within each cluster (e.g. an item's replicates): (number of clusters, sums),
+    clusters in the order they first appear.
+
+    A ratio of sums over a resample of clusters is then Σ cluster numerators / Σ cluster denominators,
+    the cluster (item) bootstrap: replicates of one item move together, as they are not independent.
+    """
+    _, first, inverse = np.unique(np.asarray(clusters, dtype=object).astype(str), return_index=True,
+                                  return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(first.size)
+    inverse = rank[inverse.ravel()]  # clusters in order of first appearance
+    k = int(first.size)
+    out = []
+    for arr in arrays:
+        arr = np.asarray(arr, dtype=np.float64)
+        summed = np.zeros((k,) + arr.shape[1:])
+        np.add.at(summed, inverse, arr)
+        out.append(summed)
+    return k, out
+
+
+def ratio_intervals(num, den, clusters=None, level: float = 0.95, n_boot: int = DEFAULT_B, seed: int = 0,
+                    chunk: int = DEFAULT_CHUNK) -> list[Interval | None]:
+    """Percentile intervals of m ratio-of-sums statistics Σ num / Σ den over the same rows, one draw for all.
+
+    `num` and `den` are (n, m). With `clusters` (one label per row) the bootstrap resamples clusters —
+    items — with all their rows, so three replicates of 60 items are 60 resampled units, not 180. A
+    replicate whose denominator is 0 has no value and is left out of the percentiles; a statistic with
+    no point estimate or fewer than two valued replicates gets None. Memory O(chunk · n).
+    """
+    num = np.atleast_2d(np.asarray(num, dtype=np.float64).T).T
+    den = np.atleast_2d(np.asarray(den, dtype=np.float64).T).T
+    if num.shape != den.shape:
+        raise ValueError("numerators and denominators must have one shape (rows x statistics)")
+    if clusters is not None:
+        if len(clusters) != num.shape[0]:
+            raise ValueError("one cluster label per row")
+        _, (num, den) = by_cluster(clusters, num, den)
+    n, m = num.shape
+    if n < 2:
+        raise ValueError("a bootstrap interval needs at least two items")
+    stacked = np.concatenate([num, den], axis=1)
+    reps = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for counts in count_chunks(n, n_boot, seed, chunk):
+            sums = counts @ stacked
+            reps.append(sums[:, :m] / sums[:, m:])
+        reps = np.concatenate(reps, axis=0)
+        point = num.sum(axis=0) / den.sum(axis=0)
+    tail = (1 - level) / 2
+    out: list[Interval | None] = []
+    for j in range(m):
+        col = reps[:, j][np.isfinite(reps[:, j])]
+        if not np.isfinite(point[j]) or col.size < 2:
+            out.append(None)
+            continue
+        low, high = np.quantile(col, [tail, 1 - tail])
+        out.append(Interval(float(point[j]), float(low), float(high), level, n, n_boot, seed))
+    return out
+
+
 def paired_ratio_deltas(num_a, den_a, num_b, den_b, level: float = 0.95, n_boot: int = DEFAULT_B, seed: int = 0,
-                        chunk: int = 1_000) -> list[tuple[float | None, float | None, float | None]]:
+                        chunk: int = DEFAULT_CHUNK) -> list[tuple[float | None, float | None, float | None]]:
     """(Δ, low, high) of B − A for m ratio-of-sums statistics over the same n items, by a paired bootstrap.
 
     Each input is (n, m): column j holds item i's contribution to statistic j's numerator or
@@ -98,7 +177,7 @@ def paired_ratio_deltas(num_a, den_a, num_b, den_b, level: float = 0.95, n_boot:
     recalled; mean tokens: tokens / 1). Resampling items once for all columns and both runs keeps
     the comparison paired. A replicate whose denominator is 0 has no value and is left out of the
     percentiles; a statistic with no point estimate gets (None, None, None). The draw is made in
-    chunks of `chunk` replicates so memory stays O(chunk · n) for a 1,011-item benchmark.
+    chunks of `chunk` replicates (`count_chunks`) so memory stays O(chunk · n).
     """
     arrays = [np.atleast_2d(np.asarray(x, dtype=np.float64).T).T for x in (num_a, den_a, num_b, den_b)]
     n, m = arrays[0].shape
@@ -107,13 +186,9 @@ def paired_ratio_deltas(num_a, den_a, num_b, den_b, level: float = 0.95, n_boot:
     if n < 2:
         raise ValueError("a bootstrap interval needs at least two items")
     stacked = np.concatenate(arrays, axis=1)  # (n, 4m): one matrix product per chunk
-    rng = np.random.default_rng(seed)
     deltas = []
     with np.errstate(divide="ignore", invalid="ignore"):
-        for start in range(0, n_boot, chunk):
-            size = min(chunk, n_boot - start)
-            idx = rng.integers(0, n, size=(size, n)) + np.arange(size)[:, None] * n
-            counts = np.bincount(idx.ravel(), minlength=size * n).reshape(size, n).astype(np.float64)
+        for counts in count_chunks(n, n_boot, seed, chunk):
             sums = counts @ stacked
             na, da, nb, db = (sums[:, k * m:(k + 1) * m] for k in range(4))
             deltas.append(nb / db - na / da)

@@ -10,27 +10,99 @@ fixes. `unknown_calls` reports how many were removed.
 """
 from __future__ import annotations
 
+import itertools
+import json
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import fisher_exact
 
 from stats.ratio import Ratio
+from stats.significance import fisher_exact_two_sided, log_factorial_table
 
 TOOLS: tuple[str, ...] = ("get_paper_info", "get_references", "search_papers", "list_sections",
                           "read_section", "think", "submit_answer")
 N_BIGRAMS = len(TOOLS) ** 2
+CODE = {name: i for i, name in enumerate(TOOLS)}
+UNKNOWN = -1
 
 Gram = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """Many tool-name sequences as flat arrays, so n-gram counts are array operations, not Python loops.
+
+    `codes[k]` is the k-th call's tool index in TOOLS (UNKNOWN for any other name) and `owner[k]` the
+    index of the trajectory it belongs to; calls of a trajectory are contiguous and in order.
+    """
+
+    codes: np.ndarray
+    owner: np.ndarray
+    n: int
+
+    @classmethod
+    def of(cls, sequences: Sequence[Sequence[str]] | Encoded) -> Encoded:
+        if isinstance(sequences, Encoded):
+            return sequences
+        lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
+        get = CODE.get
+        codes = np.fromiter((get(name, UNKNOWN) for seq in sequences for name in seq), dtype=np.int64,
+                            count=int(lengths.sum()))
+        return cls(codes, np.repeat(np.arange(len(sequences)), lengths), len(sequences))
+
+    @classmethod
+    def from_json(cls, texts: Sequence[str | None]) -> Encoded:
+        """From stored JSON arrays of tool names (None = no calls), without building a string per call.
+
+        When no text holds a backslash, no string in it can contain an escaped quote, so the token
+        `"read_section"` can only be a whole array element and is replaced by its code before one
+        parse of all texts; names that are not tools stay strings and become UNKNOWN. Texts with a
+        backslash take the ordinary path.
+        """
+        joined = "[" + ",".join(t if t else "[]" for t in texts) + "]"
+        if "\\" in joined:
+            return cls.of([s or [] for s in json.loads(joined)])
+        for name, code in CODE.items():
+            joined = joined.replace(f'"{name}"', str(code))
+        lists = json.loads(joined)
+        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        flat = itertools.chain.from_iterable(lists)
+        codes = np.fromiter((c if type(c) is int else UNKNOWN for c in flat) if '"' in joined else flat,
+                            dtype=np.int64, count=int(lengths.sum()))
+        return cls(codes, np.repeat(np.arange(len(lists)), lengths), len(lists))
+
+    def grams(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(gram code in base 7, owning trajectory) of every n-gram of known tools within one trajectory."""
+        if n < 1:
+            raise ValueError("n must be at least 1")
+        m = self.codes.size - n + 1
+        if m <= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        ok = np.ones(m, dtype=bool)
+        gram = np.zeros(m, dtype=np.int64)
+        for j in range(n):
+            part = self.codes[j:j + m]
+            ok &= (part != UNKNOWN) & (self.owner[j:j + m] == self.owner[:m])
+            gram = gram * len(TOOLS) + part
+        return gram[ok], self.owner[:m][ok]
+
+
+def _decode(code: int, n: int) -> Gram:
+    names = []
+    for _ in range(n):
+        code, k = divmod(code, len(TOOLS))
+        names.append(TOOLS[k])
+    return tuple(reversed(names))
 
 
 def segments(sequence: Sequence[str]) -> list[list[str]]:
     """The runs of known tool names between unknown ones."""
     out: list[list[str]] = [[]]
     for name in sequence:
-        if name in TOOLS:
+        if name in CODE:
             out[-1].append(name)
         elif out[-1]:
             out.append([])
@@ -44,20 +116,19 @@ def ngrams(sequence: Sequence[str], n: int) -> list[Gram]:
     return [tuple(seg[i:i + n]) for seg in segments(sequence) for i in range(len(seg) - n + 1)]
 
 
-def unknown_calls(sequences: Sequence[Sequence[str]]) -> int:
+def unknown_calls(sequences: Sequence[Sequence[str]] | Encoded) -> int:
     """How many calls named no known tool."""
-    return sum(1 for seq in sequences for name in seq if name not in TOOLS)
+    return int((Encoded.of(sequences).codes == UNKNOWN).sum())
 
 
-def ngram_counts(sequences: Sequence[Sequence[str]], n: int) -> dict[str, Counter]:
+def ngram_counts(sequences: Sequence[Sequence[str]] | Encoded, n: int) -> dict[str, Counter]:
     """`occurrences` (every position) and `trajectories` (how many trajectories contain it)."""
-    occurrences: Counter = Counter()
-    trajectories: Counter = Counter()
-    for seq in sequences:
-        grams = ngrams(seq, n)
-        occurrences.update(grams)
-        trajectories.update(set(grams))
-    return {"occurrences": occurrences, "trajectories": trajectories}
+    grams, owner = Encoded.of(sequences).grams(n)
+    occ = np.bincount(grams, minlength=len(TOOLS) ** n)
+    pairs = np.unique(owner * len(TOOLS) ** n + grams)
+    traj = np.bincount(pairs % len(TOOLS) ** n, minlength=len(TOOLS) ** n)
+    return {"occurrences": Counter({_decode(int(g), n): int(occ[g]) for g in np.flatnonzero(occ)}),
+            "trajectories": Counter({_decode(int(g), n): int(traj[g]) for g in np.flatnonzero(traj)})}
 
 
 def all_bigrams() -> list[Gram]:
@@ -65,50 +136,60 @@ def all_bigrams() -> list[Gram]:
     return [(a, b) for a in TOOLS for b in TOOLS]
 
 
-def bigram_delta_accuracy(sequences: Sequence[Sequence[str]], correct: Sequence[Any],
+def bigram_presence(sequences: Sequence[Sequence[str]] | Encoded) -> np.ndarray:
+    """(trajectories × 49) booleans: does trajectory i contain bigram j (in `all_bigrams` order)."""
+    enc = Encoded.of(sequences)
+    grams, owner = enc.grams(2)
+    presence = np.zeros((enc.n, N_BIGRAMS), dtype=bool)
+    presence[owner, grams] = True
+    return presence
+
+
+def bigram_delta_accuracy(sequences: Sequence[Sequence[str]] | Encoded, correct: Sequence[Any],
                           alpha: float = 0.05) -> list[dict[str, Any]]:
     """For each of the 49 bigrams: accuracy with it − accuracy without it, and Fisher's exact test.
 
     "With" = trajectories containing the bigram at least once. Fisher's two-sided exact test on
-    [[with & correct, with & wrong], [without & correct, without & wrong]]; `p_bonferroni` =
-    min(1, 49·p) and `significant` = p_bonferroni < alpha, the family being all 49 bigrams whether
-    or not they occur. `delta` is None when either group is empty.
+    [[with & correct, with & wrong], [without & correct, without & wrong]] (SciPy's definition,
+    computed in numpy); `p_bonferroni` = min(1, 49·p) and `significant` = p_bonferroni < alpha, the
+    family being all 49 bigrams whether or not they occur. `delta` is None and p is 1 when either
+    group is empty (a bigram that never or always occurs is not tested).
     """
-    if len(sequences) != len(correct):
-        raise ValueError("one correctness flag per trajectory")
+    enc = Encoded.of(sequences)
     ok = np.asarray(correct, dtype=bool)
-    grams = all_bigrams()
-    column = {g: j for j, g in enumerate(grams)}
-    presence = np.zeros((len(sequences), len(grams)), dtype=bool)  # one pass over the data, then column reads
-    for i, seq in enumerate(sequences):
-        for g in ngrams(seq, 2):
-            presence[i, column[g]] = True
+    if enc.n != ok.size:
+        raise ValueError("one correctness flag per trajectory")
+    presence = bigram_presence(enc)
+    w_all = presence.sum(axis=0)
+    w_ok = presence[ok].sum(axis=0) if ok.any() else np.zeros(N_BIGRAMS, dtype=np.int64)
+    total, total_ok = enc.n, int(ok.sum())
+    log_fact = log_factorial_table(total)
     rows = []
-    for j, gram in enumerate(grams):
-        has = presence[:, j]
-        w_ok, w_all = int((has & ok).sum()), int(has.sum())
-        o_ok, o_all = int((~has & ok).sum()), int((~has).sum())
-        with_acc, without_acc = Ratio(w_ok, w_all), Ratio(o_ok, o_all)
-        delta = (with_acc.value - without_acc.value) if w_all and o_all else None
-        p = float(fisher_exact([[w_ok, w_all - w_ok], [o_ok, o_all - o_ok]]).pvalue) if w_all and o_all else 1.0
+    for j, gram in enumerate(all_bigrams()):
+        wa, wk = int(w_all[j]), int(w_ok[j])
+        oa, ok_ = total - wa, total_ok - wk
+        tested = wa > 0 and oa > 0
+        p = fisher_exact_two_sided(wk, wa - wk, ok_, oa - ok_, log_fact) if tested else 1.0
         p_adj = min(1.0, p * N_BIGRAMS)
-        rows.append({"bigram": list(gram), "n_with": w_all, "accuracy_with": with_acc.as_list(),
-                     "accuracy_without": without_acc.as_list(), "delta": delta, "p": p,
-                     "p_bonferroni": p_adj, "significant": p_adj < alpha})
+        rows.append({"bigram": list(gram), "n_with": wa, "accuracy_with": [wk, wa],
+                     "accuracy_without": [ok_, oa], "delta": (wk / wa - ok_ / oa) if tested else None,
+                     "p": p, "p_bonferroni": p_adj, "significant": p_adj < alpha})
     return rows
 
 
 def panel_mean_delta(per_run: Sequence[Sequence[dict[str, Any]]]) -> list[dict[str, Any]]:
     """Mean Δ-accuracy per bigram across runs (models), over the runs where Δ is defined.
 
-    `per_run` holds one `bigram_delta_accuracy` output per run. Also counts in how many runs the
-    bigram was significant and the sign agreement (runs with Δ > 0).
+    `per_run` holds one `bigram_delta_accuracy` output per run (rows in `all_bigrams` order). Also
+    counts in how many runs the bigram was significant and the sign agreement (runs with Δ > 0).
     """
     out = []
-    for gram in all_bigrams():
+    for j, gram in enumerate(all_bigrams()):
         deltas, n_sig = [], 0
         for rows in per_run:
-            row = next(r for r in rows if tuple(r["bigram"]) == gram)
+            row = rows[j]
+            if tuple(row["bigram"]) != gram:
+                raise ValueError("per-run rows must be in all_bigrams() order")
             if row["delta"] is not None:
                 deltas.append(row["delta"])
             n_sig += bool(row["significant"])
@@ -117,34 +198,39 @@ def panel_mean_delta(per_run: Sequence[Sequence[dict[str, Any]]]) -> list[dict[s
     return out
 
 
-def top_trigram(sequences: Sequence[Sequence[str]]) -> dict[str, Any] | None:
-    """The most frequent trigram and how concentrated tool use is on it.
+def top_trigram(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str, Any] | None:
+    """The most widespread trigram and how concentrated tool use is on it.
 
-    Ranked by occurrences, then by trajectories containing it, then alphabetically (so ties are
-    deterministic). `trajectory_share` = trajectories containing it / all trajectories;
+    Ranked by the number of trajectories containing it, then by occurrences, then alphabetically
+    (ties deterministic): a trigram repeated many times inside a few trajectories (a loop) is not
+    "the" pattern of a run. `trajectory_share` = trajectories containing it / all trajectories;
     `occurrence_share` = its occurrences / all trigram occurrences. None when no trigram occurs.
     """
-    counts = ngram_counts(sequences, 3)
-    occ, traj = counts["occurrences"], counts["trajectories"]
-    if not occ:
+    enc = Encoded.of(sequences)
+    grams, owner = enc.grams(3)
+    if not grams.size:
         return None
-    gram = min(occ, key=lambda g: (-occ[g], -traj[g], g))
-    return {"trigram": list(gram), "occurrences": occ[gram], "trajectories": traj[gram],
-            "trajectory_share": Ratio(traj[gram], len(sequences)).as_list(),
-            "occurrence_share": Ratio(occ[gram], sum(occ.values())).as_list()}
+    size = len(TOOLS) ** 3
+    occ = np.bincount(grams, minlength=size)
+    traj = np.bincount(np.unique(owner * size + grams) % size, minlength=size)
+    present = np.flatnonzero(occ)
+    # gram codes in base 7 over TOOLS order; alphabetical ties need the names
+    best = min(present, key=lambda g: (-traj[g], -occ[g], _decode(int(g), 3)))
+    gram = _decode(int(best), 3)
+    return {"trigram": list(gram), "occurrences": int(occ[best]), "trajectories": int(traj[best]),
+            "trajectory_share": Ratio(int(traj[best]), enc.n).as_list(),
+            "occurrence_share": Ratio(int(occ[best]), int(grams.size)).as_list(),
+            "ranked_by": "trajectories, then occurrences"}
 
 
-def transition_matrix(sequences: Sequence[Sequence[str]]) -> dict[str, Any]:
+def transition_matrix(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str, Any]:
     """7×7 tool-to-tool transition counts and their row-normalised probabilities.
 
     Row a, column b counts calls of b directly after a. A tool never followed by another call has
     a row of zeros (not NaN), with its `row_totals` entry 0 telling why.
     """
-    index = {name: i for i, name in enumerate(TOOLS)}
-    counts = np.zeros((len(TOOLS), len(TOOLS)), dtype=np.int64)
-    for seq in sequences:
-        for a, b in ngrams(seq, 2):
-            counts[index[a], index[b]] += 1
+    grams, _ = Encoded.of(sequences).grams(2)
+    counts = np.bincount(grams, minlength=N_BIGRAMS).reshape(len(TOOLS), len(TOOLS)).astype(np.int64)
     totals = counts.sum(axis=1)
     probs = np.divide(counts, totals[:, None], out=np.zeros(counts.shape), where=totals[:, None] > 0)
     return {"tools": list(TOOLS), "counts": counts.tolist(), "row_totals": totals.tolist(),

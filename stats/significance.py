@@ -14,34 +14,49 @@ models**; a cell is 1 when that run answered that item correctly.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy.stats import binomtest, spearmanr
 
 from stats.bootstrap import Interval, bootstrap_mean_ci
 from stats.ratio import Ratio
 
 __all__ = [
     "mcnemar_exact", "sign_test", "cronbach_alpha", "item_total_correlations", "spearman",
-    "coverage_histogram", "run_spread", "bootstrap_mean_ci", "Interval",
+    "coverage_histogram", "run_spread", "bootstrap_mean_ci", "Interval", "fisher_exact_two_sided",
 ]
+
+# scipy.stats is imported inside the functions that need it: importing it costs seconds, and a panel
+# report over many runs needs none of it (Fisher's test below is numpy only).
 
 
 def sign_test(improved: int, worsened: int, alternative: str = "greater") -> float:
     """Exact sign test p-value on the discordant pairs (ties carry no information and are ignored).
 
     `alternative="greater"` tests improvement (one-sided, as the plateau needs); "less" and
-    "two-sided" are also accepted. With no discordant pair the p-value is 1.
+    "two-sided" are also accepted. With no discordant pair the p-value is 1. Binomial(n, ½) tails in
+    numpy (SciPy's `binomtest` gives the same values; importing it costs seconds).
     """
     if improved < 0 or worsened < 0:
         raise ValueError("counts must be non-negative")
+    if alternative not in ("greater", "less", "two-sided"):
+        raise ValueError("alternative must be 'greater', 'less' or 'two-sided'")
     total = improved + worsened
     if total == 0:
         return 1.0
-    return float(binomtest(improved, total, 0.5, alternative=alternative).pvalue)
+    lf = log_factorial_table(total)
+    k = np.arange(total + 1)
+    pmf = np.exp(lf[total] - lf[k] - lf[total - k] - total * math.log(2))
+    if alternative == "greater":
+        return float(min(1.0, pmf[improved:].sum()))
+    if alternative == "less":
+        return float(min(1.0, pmf[:improved + 1].sum()))
+    low = min(improved, worsened)  # Bin(n, ½) is symmetric: both tails as extreme as the observed count
+    return float(min(1.0, 2 * pmf[:low + 1].sum())) if 2 * low != total else 1.0
 
 
 def mcnemar_exact(first: Sequence[Any], second: Sequence[Any]) -> dict[str, Any]:
@@ -113,11 +128,16 @@ def item_total_correlations(matrix: Any) -> np.ndarray:
     return np.where(denom > 0, r, np.nan)
 
 
-def spearman(x: Sequence[Any], y: Sequence[Any]) -> dict[str, Any]:
-    """Spearman's ρ (scipy) over the pairs where both values are present.
+EXACT_SPEARMAN_MAX_N = 9  # 9! = 362,880 orderings: enumerated in well under a second
 
-    Returns rho, its two-sided p-value and n. With fewer than 3 pairs, or a constant side, rho
-    and p are None rather than a misleading number.
+
+def spearman(x: Sequence[Any], y: Sequence[Any]) -> dict[str, Any]:
+    """Spearman's ρ over the pairs where both values are present, with a two-sided p-value.
+
+    For n ≤ 9 the p-value is exact: the share of all n! orderings of y's ranks against x's whose |ρ|
+    is at least the observed |ρ| (SciPy's default is the t approximation, which says p = 0.0 for four
+    runs in perfect order where the exact p is 1/12). Above that, SciPy's asymptotic p; `p_method`
+    says which. With fewer than 3 pairs, or a constant side, rho and p are None.
     """
     xs = np.asarray([math.nan if v is None else v for v in x], dtype=np.float64)
     ys = np.asarray([math.nan if v is None else v for v in y], dtype=np.float64)
@@ -128,8 +148,79 @@ def spearman(x: Sequence[Any], y: Sequence[Any]) -> dict[str, Any]:
     n = int(xs.size)
     if n < 3 or np.ptp(xs) == 0 or np.ptp(ys) == 0:
         return {"rho": None, "p": None, "n": n}
+    if n <= EXACT_SPEARMAN_MAX_N:
+        rx, ry = average_ranks(xs), average_ranks(ys)
+        rho = _pearson(rx, ry)
+        return {"rho": rho, "p": spearman_exact_p(rx, ry), "n": n, "p_method": "exact"}
+    from scipy.stats import spearmanr
+
     result = spearmanr(xs, ys)
-    return {"rho": float(result.statistic), "p": float(result.pvalue), "n": n}
+    return {"rho": float(result.statistic), "p": float(result.pvalue), "n": n, "p_method": "asymptotic"}
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, ties given their average rank (as Spearman's ρ uses them)."""
+    arr = np.asarray(values, dtype=np.float64)
+    order = np.argsort(arr, kind="stable")
+    ranks = np.empty(arr.size)
+    ranks[order] = np.arange(1, arr.size + 1)
+    for v in np.unique(arr):
+        tied = arr == v
+        ranks[tied] = ranks[tied].mean()
+    return ranks
+
+
+def _pearson(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a - a.mean(), b - b.mean()
+    return float((a * b).sum() / math.sqrt((a * a).sum() * (b * b).sum()))
+
+
+@lru_cache(maxsize=4)
+def _permutations(n: int) -> np.ndarray:
+    return np.array(list(itertools.permutations(range(n))), dtype=np.int8)
+
+
+def spearman_exact_p(rx: np.ndarray, ry: np.ndarray) -> float:
+    """Two-sided exact permutation p of Spearman's ρ: under independence every ordering of y against x is
+    equally likely, so p = share of the n! orderings with |ρ| ≥ |observed ρ| (ties kept as average ranks)."""
+    rx = np.asarray(rx, dtype=np.float64) - np.mean(rx)
+    ry = np.asarray(ry, dtype=np.float64) - np.mean(ry)
+    perms = _permutations(rx.size)
+    stats = np.abs(ry[perms] @ rx)  # ρ ∝ Σ rx·ry for fixed rank sets, so compare the sums
+    observed = abs(float(ry @ rx))
+    return float(np.mean(stats >= observed - 1e-9 * max(1.0, observed)))
+
+
+FISHER_TIE = 1e-9  # relative: pmf values this close to the observed one count as "as extreme" (ties)
+
+
+def fisher_exact_two_sided(a: int, b: int, c: int, d: int, log_factorials: np.ndarray | None = None) -> float:
+    """Fisher's exact test of [[a, b], [c, d]], two-sided, as SciPy's `fisher_exact` computes it.
+
+    p = Σ of the hypergeometric probabilities (margins fixed) that are ≤ the observed table's, the
+    observed one included; 1 when a margin is 0 or the observed table is the most probable. Numpy
+    only, vectorised over the support; `log_factorials` (log k! for k = 0..N) can be shared across
+    many tables of the same total, as a run's 49 bigram tables are.
+    """
+    if min(a, b, c, d) < 0:
+        raise ValueError("counts must be non-negative")
+    row1, row2, col1 = a + b, c + d, a + c
+    total = row1 + row2
+    if 0 in (row1, row2, col1, total - col1):
+        return 1.0
+    lf = log_factorials if log_factorials is not None and log_factorials.size > total else log_factorial_table(total)
+    x = np.arange(max(0, col1 - row2), min(row1, col1) + 1)
+    logp = (lf[row1] - lf[x] - lf[row1 - x] + lf[row2] - lf[col1 - x] - lf[row2 - col1 + x]
+            - lf[total] + lf[col1] + lf[total - col1])
+    observed = logp[a - x[0]]
+    if observed + math.log1p(FISHER_TIE) >= logp.max():
+        return 1.0
+    return float(min(1.0, np.exp(logp[logp <= observed + math.log1p(FISHER_TIE)]).sum()))
+
+
+def log_factorial_table(n: int) -> np.ndarray:
+    """log k! for k = 0..n (via lgamma, accurate to rounding for every k)."""
+    return np.array([math.lgamma(k + 1) for k in range(n + 1)])
 
 
 def coverage_histogram(matrix: Any) -> dict[str, Any]:

@@ -2,68 +2,108 @@
 
 AgentHop §4.3 / Appendix E.2, PROTOCOL §3. The paper's Table 3 shares do not sum to 100%, so the
 categories here are defined once, precisely, and are mutually exclusive and exhaustive within
-their population. Every share is a [num, den] pair.
+their population (`LEGEND` states each choice in a sentence; the report prints it). Every share
+is a [num, den] pair.
 
 Input: one dict per trajectory with
 
 * `kind` — 'st' or 'mt'; `correct` — bool; `termination` — 'answer', 'budget', 'token_limit',
-  'max_turns' or 'error'; `n_gold` — number of gold papers (default 1 for ST, 2 for MT);
+  'max_turns' or 'error'; `n_gold` — number of gold papers of the item (stored with the
+  trajectory; when missing, 1 for ST and 2 for MT);
 * `actions` — every tool call in order, rejected ones included (the sequence is what the agent
-  *chose*), each a dict with `tool`, `status` ('ok', 'rejected', 'disabled', 'error', 'not_found',
-  'metadata_only', 'unresolved', …), `paper` (the paper id the call names, or None),
-  `paper_role` ('gold', 'bridge', 'seed', 'other' or None) and, for reads, `delivered`.
+  *chose*), each either a dict with `tool`, `status`, `paper`, `paper_role`, `delivered` or the
+  store's compact list [tool, status, paper, paper_role, delivered]. `status` is 'ok', 'rejected',
+  'disabled', 'error', 'not_found', 'metadata_only', 'unresolved', …; `paper` the paper id the
+  call names, or None; `paper_role` 'gold', 'bridge', 'seed', 'other' or None.
 
 Definitions used by every function:
 
 * A **gold read** is a `read_section` with `delivered` true on a paper whose role is 'gold'.
   Only delivered reads count as having read a paper (PROTOCOL §3); a rejected or failed call
   still counts as an *action* (a decision) everywhere else.
-* A **wrong-paper read** is a delivered `read_section` of a paper whose role is not 'gold'
-  (`wrong_roles`, by default bridge, seed, other and unknown roles alike).
+* A **wrong-paper read** is a delivered `read_section` of a paper that is none of the item's
+  gold, bridge or seed papers (role 'other'). A bridge read is required on depth-2 items and the
+  protocol tells the agent to start from the seed paper, so neither is a wrong paper.
 * A call **names** a paper when its `paper` is not None (get_paper_info, get_references,
-  list_sections, read_section). `search_papers` names none and counts as navigation.
+  list_sections, read_section). `search_papers` names none and counts as navigation, and so does
+  `get_references` whatever paper it names: it asks where to go next, not what a paper says.
 """
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from stats.ratio import Ratio
 
-Action = Mapping[str, Any]
+Action = Mapping[str, Any] | Sequence[Any]
 Trajectory = Mapping[str, Any]
 
 MT_FAIL = ("0-Gold", "Prem", "Explored", "Stayed", "All-Gold")
 AFTER_EVIDENCE = ("Imm", "Thnk", "Read", "End")
 AFTER_WRONG = ("Recover", "Stay", "Think", "Re-nav", "Submit", "Other", "End")
-WRONG_ROLES: tuple[str | None, ...] = ("bridge", "seed", "other", None)
+WRONG_ROLES: tuple[str | None, ...] = ("other",)
 EARLY_WINDOW = 3
-SUBMIT, THINK, READ, SEARCH = "submit_answer", "think", "read_section", "search_papers"
+SUBMIT, THINK, READ, SEARCH, REFS = "submit_answer", "think", "read_section", "search_papers", "get_references"
+NAVIGATION = (SEARCH, REFS)
+FIELDS = ("tool", "status", "paper", "paper_role", "delivered")
+
+LEGEND = {
+    "wrong_paper_read": "A wrong-paper read is a delivered read_section of a paper that is not one of the item's "
+                        "gold, bridge or seed papers; bridge reads (needed on depth-2 items) and seed reads (the "
+                        "protocol's starting point) are not wrong-paper reads.",
+    "mt_fail": "MT-fail: wrong multi-target answers by the distinct gold papers read (delivered): 0-Gold none; "
+               "All-Gold every gold read yet wrong (a fifth, synthesis, category so the shares sum to 100%); "
+               "otherwise, after the first read of the last gold reached, Explored = it searched, asked for "
+               "references or named a paper other than the golds read, Stayed = it only named golds already "
+               "read (re-read, listed, looked up), Prem = it only thought or submitted, or the run ended.",
+    "after_evidence": "Imm / Thnk / Read: what followed the last gold read, over ST trajectories that read their "
+                      "gold and MT trajectories that read every gold (MT-both), right or wrong: Imm = submit next, "
+                      "Thnk = only think calls then submit, Read = another tool first, End = no submit followed.",
+    "after_wrong_read": "The action right after each wrong-paper read (events, several per trajectory possible), "
+                        "in this order: Submit, Think, Recover (names a gold paper), Re-nav (search_papers, "
+                        "get_references on any paper, or any call naming another non-gold paper), Stay (reads, "
+                        "lists sections of or looks up the same paper), Other (an unknown tool), End (nothing).",
+    "early_submit": f"Early submit: a submit_answer among the {EARLY_WINDOW} actions right after some wrong-paper "
+                    "read; share over trajectories with at least one wrong-paper read.",
+    "n_gold": "Gold papers per item come from the item, stored with each trajectory (trajectories stored "
+              "before that field existed assume 1 for ST and 2 for MT).",
+}
+
+
+def compact(actions: Sequence[Action]) -> Sequence[Sequence[Any]]:
+    """Actions as [tool, status, paper, role, delivered] lists (dicts are converted; lists pass through)."""
+    if not actions or type(actions[0]) in (list, tuple) or not isinstance(actions[0], Mapping):
+        return actions
+    return [[a.get(k) for k in FIELDS] for a in actions]
 
 
 def n_gold(traj: Trajectory) -> int:
     """Gold papers of the item: `n_gold` when given, else 1 for ST and 2 for MT."""
     value = traj.get("n_gold")
-    if value is None:
+    if value is None or value != value:
         return 2 if traj.get("kind") == "mt" else 1
     return int(value)
 
 
+def _names(action: Sequence[Any]) -> str | None:
+    return None if action[2] is None else str(action[2])
+
+
 def is_gold_read(action: Action) -> bool:
-    return action.get("tool") == READ and bool(action.get("delivered")) and action.get("paper_role") == "gold"
+    tool, _, _, role, delivered = compact([action])[0]
+    return tool == READ and bool(delivered) and role == "gold"
 
 
 def is_wrong_read(action: Action, wrong_roles: Collection[str | None] = WRONG_ROLES) -> bool:
-    return (action.get("tool") == READ and bool(action.get("delivered"))
-            and action.get("paper_role") != "gold" and action.get("paper_role") in wrong_roles)
+    tool, _, _, role, delivered = compact([action])[0]
+    return tool == READ and bool(delivered) and role != "gold" and role in wrong_roles
 
 
 def gold_reach(actions: Sequence[Action]) -> list[tuple[str, int]]:
     """Distinct gold papers in the order first delivered, with the index of that first read."""
     seen: dict[str, int] = {}
-    for i, action in enumerate(actions):
-        if is_gold_read(action):
-            paper = action.get("paper")
+    for i, (tool, _, paper, role, delivered) in enumerate(compact(actions)):
+        if tool == READ and delivered and role == "gold":
             if paper is None:
                 raise ValueError(f"action {i}: a gold read must name its paper (`paper`)")
             seen.setdefault(str(paper), i)
@@ -72,8 +112,38 @@ def gold_reach(actions: Sequence[Action]) -> list[tuple[str, int]]:
 
 def last_gold_read(actions: Sequence[Action]) -> int | None:
     """Index of the last delivered gold read, or None."""
-    hits = [i for i, a in enumerate(actions) if is_gold_read(a)]
-    return hits[-1] if hits else None
+    last = None
+    for i, (tool, _, _, role, delivered) in enumerate(compact(actions)):
+        if tool == READ and delivered and role == "gold":
+            last = i
+    return last
+
+
+class Facts(NamedTuple):
+    """What every table needs of one trajectory, found in one pass over its (compact) actions."""
+
+    actions: Sequence[Sequence[Any]]
+    reached: list[tuple[str, int]]  # distinct golds read, in order, with the index of the first read
+    last_gold: int | None  # index of the last delivered gold read
+    wrong: list[int]  # indices of the wrong-paper reads
+
+    @classmethod
+    def of(cls, traj: Trajectory, wrong_roles: Collection[str | None] = WRONG_ROLES) -> Facts:
+        actions = compact(traj.get("actions") or [])
+        seen: dict[str, int] = {}
+        last = None
+        wrong = []
+        for i, (tool, _, paper, role, delivered) in enumerate(actions):
+            if tool != READ or not delivered:
+                continue
+            if role == "gold":
+                if paper is None:
+                    raise ValueError(f"action {i}: a gold read must name its paper (`paper`)")
+                seen.setdefault(str(paper), i)
+                last = i
+            elif role in wrong_roles:
+                wrong.append(i)
+        return cls(actions, list(seen.items()), last, wrong)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -81,42 +151,38 @@ def last_gold_read(actions: Sequence[Action]) -> int | None:
 
 
 def mt_fail_category(traj: Trajectory) -> str:
-    """Why a wrong multi-target trajectory failed; exactly one of MT_FAIL.
+    """Why a wrong multi-target trajectory failed; exactly one of MT_FAIL (see LEGEND["mt_fail"]).
 
-    With g = distinct gold papers read (delivered) and G = n_gold:
-
-    * `0-Gold`   — g = 0.
-    * `All-Gold` — g ≥ G: every gold was read and the answer was still wrong (a synthesis
-      failure, outside the paper's three search categories; its share completes the 100%).
-    * otherwise 0 < g < G; look at the actions after the first read of the last gold it reached:
-      * `Explored` — some action there searches or names a paper other than the golds read
-        (it kept looking elsewhere and never got the remaining gold);
-      * `Stayed`   — not Explored, and some action there names a gold paper already read
-        (it kept re-reading / listing / citing the same paper);
-      * `Prem`     — neither: after that read it only thought and/or submitted, or the run
-        ended (premature stop with evidence missing).
+    With g = distinct gold papers read (delivered) and G = n_gold: `0-Gold` g = 0; `All-Gold` g ≥ G;
+    otherwise, on the actions after the first read of the last gold reached: `Explored` if one
+    searches, asks for references, or names a paper other than the golds read; else `Stayed` if one
+    names a gold already read; else `Prem`.
     """
-    actions = traj.get("actions") or []
-    reached = gold_reach(actions)
+    actions = compact(traj.get("actions") or [])
+    return _mt_fail(actions, gold_reach(actions), n_gold(traj))
+
+
+def _mt_fail(actions: Sequence[Sequence[Any]], reached: list[tuple[str, int]], golds: int) -> str:
     if not reached:
         return "0-Gold"
-    if len(reached) >= n_gold(traj):
+    if len(reached) >= golds:
         return "All-Gold"
     read = {paper for paper, _ in reached}
     tail = actions[reached[-1][1] + 1:]
-    if any(a.get("tool") == SEARCH or (a.get("paper") is not None and str(a.get("paper")) not in read)
-           for a in tail):
+    if any(a[0] in NAVIGATION or (a[2] is not None and str(a[2]) not in read) for a in tail):
         return "Explored"
-    if any(a.get("paper") is not None and str(a.get("paper")) in read for a in tail):
+    if any(a[2] is not None for a in tail):
         return "Stayed"
     return "Prem"
 
 
-def mt_fail_breakdown(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+def mt_fail_breakdown(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | None = None) -> dict[str, Any]:
     """Counts and shares of MT_FAIL over wrong MT trajectories; `prem_submitted` splits Prem by
     whether the run ended with a submitted answer."""
-    wrong = [t for t in trajectories if t.get("kind") == "mt" and not t.get("correct")]
-    cats = [mt_fail_category(t) for t in wrong]
+    facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
+    chosen = [(t, f) for t, f in zip(trajectories, facts) if t.get("kind") == "mt" and not t.get("correct")]
+    wrong = [t for t, _ in chosen]
+    cats = [_mt_fail(f.actions, f.reached, n_gold(t)) for t, f in chosen]
     counts = {c: cats.count(c) for c in MT_FAIL}
     prem_submitted = sum(1 for t, c in zip(wrong, cats) if c == "Prem" and t.get("termination") == "answer")
     return {"n": len(wrong), "counts": counts,
@@ -136,13 +202,16 @@ def after_evidence_category(actions: Sequence[Action]) -> str | None:
     * `Read` — some other tool call came before any submit (more reading or navigation);
     * `End`  — no submit followed (only thinks, or nothing) before the run ended.
     """
-    last = last_gold_read(actions)
+    actions = compact(actions)
+    return _after_evidence(actions, last_gold_read(actions))
+
+
+def _after_evidence(actions: Sequence[Sequence[Any]], last: int | None) -> str | None:
     if last is None:
         return None
-    after = actions[last + 1:]
     thinks = 0
-    for action in after:
-        tool = action.get("tool")
+    for action in actions[last + 1:]:
+        tool = action[0]
         if tool == SUBMIT:
             return "Imm" if thinks == 0 else "Thnk"
         if tool != THINK:
@@ -151,22 +220,23 @@ def after_evidence_category(actions: Sequence[Action]) -> str | None:
     return "End"
 
 
-def after_evidence(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+def after_evidence(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | None = None) -> dict[str, Any]:
     """AFTER_EVIDENCE for ST trajectories and MT trajectories that read every gold (`mt_both`).
 
     Trajectories that did not read all their golds are outside the population and counted as
     `not_reached`. Each category also carries the accuracy of its trajectories.
     """
+    facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
     out: dict[str, Any] = {}
     for group, kind in (("st", "st"), ("mt_both", "mt")):
-        pool = [t for t in trajectories if t.get("kind") == kind]
-        complete = [t for t in pool if len(gold_reach(t.get("actions") or [])) >= n_gold(t)]
-        cats = [after_evidence_category(t.get("actions") or []) for t in complete]
+        pool = [(t, f) for t, f in zip(trajectories, facts) if t.get("kind") == kind]
+        complete = [(t, f) for t, f in pool if len(f.reached) >= n_gold(t)]
+        cats = [_after_evidence(f.actions, f.last_gold) for _, f in complete]
         counts = {c: cats.count(c) for c in AFTER_EVIDENCE}
         out[group] = {
             "n": len(complete), "not_reached": len(pool) - len(complete), "counts": counts,
             "shares": {c: Ratio(v, len(complete)).as_list() for c, v in counts.items()},
-            "accuracy": {c: Ratio(sum(bool(t.get("correct")) for t, k in zip(complete, cats) if k == c),
+            "accuracy": {c: Ratio(sum(bool(t.get("correct")) for (t, _), k in zip(complete, cats) if k == c),
                                   counts[c]).as_list() for c in AFTER_EVIDENCE},
         }
     return out
@@ -179,62 +249,69 @@ def after_evidence(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
 def after_wrong_category(actions: Sequence[Action], index: int) -> str:
     """What the action right after the wrong-paper read at `index` was; one of AFTER_WRONG.
 
-    Checked in this order on the immediately next action: none → `End`; submit_answer →
-    `Submit`; think → `Think`; names the same paper → `Stay`; names a gold paper → `Recover`;
-    search or names another non-gold paper → `Re-nav`; anything else (an unknown tool naming
-    no paper) → `Other`.
+    Checked in this order on the immediately next action: none → `End`; submit_answer → `Submit`;
+    think → `Think`; names a gold paper → `Recover`; search_papers or get_references (on any paper,
+    the same one included: asking for its references is moving on) → `Re-nav`; names the same paper
+    → `Stay`; names another non-gold paper → `Re-nav`; anything else (an unknown tool naming no
+    paper) → `Other`.
     """
+    actions = compact(actions)
     if index + 1 >= len(actions):
         return "End"
     here, nxt = actions[index], actions[index + 1]
-    tool = nxt.get("tool")
+    tool, paper, role = nxt[0], nxt[2], nxt[3]
     if tool == SUBMIT:
         return "Submit"
     if tool == THINK:
         return "Think"
-    paper = nxt.get("paper")
-    if paper is not None and paper == here.get("paper"):
-        return "Stay"
-    if paper is not None and nxt.get("paper_role") == "gold":
+    if paper is not None and role == "gold":
         return "Recover"
-    if tool == SEARCH or paper is not None:
+    if tool in NAVIGATION:
+        return "Re-nav"
+    if paper is not None and paper == here[2]:
+        return "Stay"
+    if paper is not None:
         return "Re-nav"
     return "Other"
 
 
 def wrong_read_indices(actions: Sequence[Action], wrong_roles: Collection[str | None] = WRONG_ROLES) -> list[int]:
-    return [i for i, a in enumerate(actions) if is_wrong_read(a, wrong_roles)]
+    return [i for i, a in enumerate(compact(actions))
+            if a[0] == READ and a[4] and a[3] != "gold" and a[3] in wrong_roles]
 
 
-def after_wrong_read(trajectories: Sequence[Trajectory],
-                     wrong_roles: Collection[str | None] = WRONG_ROLES) -> dict[str, Any]:
+def after_wrong_read(trajectories: Sequence[Trajectory], wrong_roles: Collection[str | None] = WRONG_ROLES,
+                     facts: Sequence[Facts] | None = None) -> dict[str, Any]:
     """AFTER_WRONG over every wrong-paper read event (a trajectory can contribute several)."""
-    cats = [after_wrong_category(t.get("actions") or [], i)
-            for t in trajectories for i in wrong_read_indices(t.get("actions") or [], wrong_roles)]
+    facts = facts if facts is not None else [Facts.of(t, wrong_roles) for t in trajectories]
+    cats: list[str] = []
+    with_wrong = 0
+    for f in facts:
+        with_wrong += bool(f.wrong)
+        cats += [after_wrong_category(f.actions, i) for i in f.wrong]
     counts = {c: cats.count(c) for c in AFTER_WRONG}
-    with_wrong = sum(1 for t in trajectories if wrong_read_indices(t.get("actions") or [], wrong_roles))
     return {"n_events": len(cats), "n_trajectories": with_wrong, "counts": counts,
             "shares": {c: Ratio(v, len(cats)).as_list() for c, v in counts.items()}}
 
 
 def early_submit(trajectories: Sequence[Trajectory], window: int = EARLY_WINDOW,
-                 wrong_roles: Collection[str | None] = WRONG_ROLES) -> dict[str, Any]:
+                 wrong_roles: Collection[str | None] = WRONG_ROLES, facts: Sequence[Facts] | None = None
+                 ) -> dict[str, Any]:
     """Trajectories that submitted within `window` actions after some wrong-paper read.
 
     The share is over trajectories with at least one wrong-paper read; `accuracy` is that of the
     early submitters (how often a hasty answer after a wrong read was still right).
     """
-    pool, early = [], []
-    for traj in trajectories:
-        actions = traj.get("actions") or []
-        hits = wrong_read_indices(actions, wrong_roles)
-        if not hits:
+    facts = facts if facts is not None else [Facts.of(t, wrong_roles) for t in trajectories]
+    pool = early = right = 0
+    for traj, f in zip(trajectories, facts):
+        if not f.wrong:
             continue
-        pool.append(traj)
-        if any(a.get("tool") == SUBMIT for i in hits for a in actions[i + 1:i + 1 + window]):
-            early.append(traj)
-    return {"window": window, "share": Ratio(len(early), len(pool)).as_list(),
-            "accuracy": Ratio(sum(bool(t.get("correct")) for t in early), len(early)).as_list()}
+        pool += 1
+        if any(a[0] == SUBMIT for i in f.wrong for a in f.actions[i + 1:i + 1 + window]):
+            early += 1
+            right += bool(traj.get("correct"))
+    return {"window": window, "share": Ratio(early, pool).as_list(), "accuracy": Ratio(right, early).as_list()}
 
 
 def non_submission(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
@@ -248,8 +325,9 @@ def non_submission(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
 
 def stopping_behaviour(trajectories: Sequence[Trajectory],
                        wrong_roles: Collection[str | None] = WRONG_ROLES) -> dict[str, Any]:
-    """All stopping-behaviour tables of one run."""
-    return {"mt_fail": mt_fail_breakdown(trajectories), "after_evidence": after_evidence(trajectories),
-            "after_wrong_read": after_wrong_read(trajectories, wrong_roles),
-            "early_submit": early_submit(trajectories, wrong_roles=wrong_roles),
+    """All stopping-behaviour tables of one run, from one pass over each trajectory's actions."""
+    facts = [Facts.of(t, wrong_roles) for t in trajectories]
+    return {"mt_fail": mt_fail_breakdown(trajectories, facts), "after_evidence": after_evidence(trajectories, facts),
+            "after_wrong_read": after_wrong_read(trajectories, wrong_roles, facts),
+            "early_submit": early_submit(trajectories, wrong_roles=wrong_roles, facts=facts),
             "non_submission": non_submission(trajectories)}

@@ -128,6 +128,12 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX trajectories_item ON trajectories(item_id, final, status)
     """,
+    # 6: the item's number of gold papers and whether its section recall is reachable at all (every gold
+    # paper has a direct label resolved to a section), stored with each trajectory so reports need no corpus
+    """
+    ALTER TABLE trajectories ADD COLUMN n_gold INTEGER;
+    ALTER TABLE trajectories ADD COLUMN section_reachable INTEGER
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -33,7 +33,7 @@ LIGHT_COLUMNS = ", ".join(c for c in ("id", "run_id", "item_id", "replicate", "a
                                       "question_type", "reasoning_type", "consensus_tier", "venue", "correct_index")
                           + TRAJECTORY_FIELDS if c not in ("actions", "reads", "reasoning"))
 META_FIELDS = ("question_type", "kind", "depth", "reasoning_type", "consensus_tier", "venue", "correct_index",
-               "budget_level")
+               "budget_level", "n_gold", "section_reachable")
 
 
 class StoreError(Exception):
@@ -254,6 +254,33 @@ class Store:
             out.append(d)
         return out
 
+    def trajectory_columns(self, run_id: int, fields: tuple[str, ...], raw: tuple[str, ...] = ()) -> dict[str, list[Any]]:
+        """Finished final trajectories of a run as one list per field (in insertion order), JSON fields decoded.
+
+        Column-wise, without a dict per row: what reports over tens of thousands of trajectories read.
+        Only the named fields are read, so step texts and other large columns never leave the file. A
+        NULL JSON field is None (not []), so a caller can tell a row written before the field existed.
+        JSON fields named in `raw` stay as their stored text (for a caller with a faster parser).
+        """
+        present = set(self._trajectory_columns())
+        unknown = set(fields) - present - set(META_FIELDS) - set(TRAJECTORY_FIELDS)
+        if unknown:
+            raise StoreError(f"not a trajectory field: {', '.join(sorted(unknown))}")
+        # a store opened read-only is not migrated: fields added by later migrations read as NULL
+        select = ", ".join(f if f in present else f"NULL AS {f}" for f in fields)
+        cur = self.conn.execute(
+            f"SELECT {select} FROM trajectories WHERE run_id = ? AND status = 'done' AND final = 1 ORDER BY id",
+            (run_id,))
+        rows = cur.fetchall()
+        columns = [list(col) for col in zip(*rows)] if rows else [[] for _ in fields]
+        out = dict(zip(fields, columns))
+        for name in set(fields) & set(JSON_FIELDS) - set(raw):
+            out[name] = _decode_json_column(out[name])
+        return out
+
+    def _trajectory_columns(self) -> list[str]:
+        return [r[1] for r in self.conn.execute("PRAGMA table_info(trajectories)")]
+
     def trajectory(self, trajectory_id: int) -> dict[str, Any]:
         row = self.conn.execute("SELECT * FROM trajectories WHERE id = ?", (trajectory_id,)).fetchone()
         if row is None:
@@ -395,6 +422,14 @@ class Store:
 
 def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _decode_json_column(texts: list[str | None]) -> list[Any]:
+    """Many JSON texts decoded by one parser call (an array of them), NULL ones as None: a run's
+    action lists decode faster than with one `json.loads` per row."""
+    if not texts:
+        return []
+    return json.loads("[" + ",".join(t if t else "null" for t in texts) + "]")
 
 
 def _opt_str(value: Any) -> str | None:

@@ -135,11 +135,16 @@ def test_rejections_budget_and_token_limit(imported):
     assert c["termination"] == "budget" and c["points_used"] == 30
     statuses = [s["status"] for s in store.steps(c["id"]) if s["kind"] == "tool"]
     assert statuses[-2:] == ["rejected", "rejected"] and statuses.count("metadata_only") == 1
-    assert d["termination"] == "token_limit" and d["tokens"] == 200_150 + 1_010  # the failed attempt's, from the log
+    # the final attempt's tokens, as a native run keeps them; the failed attempt's 1,000 + 10 are kept apart
+    assert d["termination"] == "token_limit" and d["tokens"] == 200_150
     harness = [s for s in store.steps(d["id"]) if s["kind"] == "harness"]
     assert harness[0]["text"] == "[HARNESS] Token limit reached (200,150 > 200,000). Forcing termination."
     assert (d["attempt"], d["transient_retries"], d["wall_time_s"]) == (1, 2, 40.0)  # logged-only figures
-    assert d["prompt_tokens"] == 200_900 and d["cost_usd"] == pytest.approx(200_900 * 2e-6 + 260 * 8e-6)
+    assert (d["prompt_tokens"], d["completion_tokens"]) == (199_900, 250)
+    assert d["cost_usd"] == pytest.approx(199_900 * 2e-6 + 250 * 8e-6)
+    samples = store.run("ref")["config"]["replay"]["samples"]
+    assert samples["mt_0002"]["failed_attempts"] == {"prompt_tokens": 1_000, "completion_tokens": 10}
+    assert "failed_attempts" not in samples["st_0001"]
 
 
 def test_the_hand_written_logs_match_our_sandbox(imported):
@@ -322,3 +327,36 @@ def test_transient_abandon_and_five_api_errors(interop_corpus, tmp_path):
         "error", "api_errors", 5)
     with pytest.raises(Exception, match="not a patchable"):
         store.update_trajectory(t["st_0001"]["id"], status="running")
+
+
+def test_summary_backend_and_strategy_follow_the_run(interop_corpus, tmp_path):
+    """§3.2 routing from the model name (claude-* → anthropic), the strategy from the directory's suffix."""
+    from workbench.summary import routed_backend, strategy_of
+
+    claude = {sid: {**t, "model": "claude-sonnet-4-5"} for sid, t in logs().items()}
+    exp = write_experiment(tmp_path / "experiments" / "claude-sonnet-4-5_react", claude, extras=False)
+    store = Store(tmp_path / "s.sqlite")
+    import_reference(exp, interop_corpus, store, "claude")
+    s = agenthop_summary(store, "claude", interop_corpus)
+    assert (s["fingerprint"]["backend"], s["fingerprint"]["strategy"]) == ("anthropic", "react")
+    assert (s["config"]["backend"], s["config"]["strategy"]) == ("anthropic", "react")
+    assert "workbench_warnings" not in s  # a clean import keeps exactly the reference's keys
+    assert [routed_backend(m) for m in ("gpt-4.1", "gpt-5.1-mini", "GPT-5-codex", "gemini-2.5-flash", "gemini-1.5-pro",
+                                        "anthropic/claude-opus-4-1", "deepseek-chat", "moonshotai/Kimi-K2.5",
+                                        "Qwen/Qwen3-32B", "gpt-5")] == [
+        "openai", "responses", "responses", "google", "openai", "anthropic", "openai", "openai", "openai", "openai"]
+    assert strategy_of({"agent": "llm", "ablation": "closed-book"}) == "noretrieval"
+    assert strategy_of({"agent": "llm", "ablation": "full"}) == "direct"
+    assert strategy_of({"agent": "llm", "ablation": "full", "config": {"agent_options": {"base_url": "x"}}}) == "direct"
+
+
+def test_export_of_a_mismatched_import_warns(interop_corpus, tmp_path):
+    bad = logs()
+    bad["st_0001"] = copy.deepcopy(bad["st_0001"])
+    bad["st_0001"]["budget_used"] = 7  # our replay charges 6
+    exp = write_experiment(tmp_path / "bad", bad, extras=False)
+    store = Store(tmp_path / "s.sqlite")
+    import_reference(exp, interop_corpus, store, "bad")
+    s = agenthop_summary(store, "bad", interop_corpus)
+    assert len(s["workbench_warnings"]) == 1 and "1 imported trajectories did not replay as logged (st_0001)" in \
+        s["workbench_warnings"][0]

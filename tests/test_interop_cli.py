@@ -39,3 +39,18 @@ def test_import_errors_are_usage_errors(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     proc = cli("export", "nope", "--format", "jsonl", "--db", str(tmp_path / "s.sqlite"))
     assert proc.returncode == 2
+
+
+def test_export_warns_on_stderr_when_the_replay_mismatched(tmp_path):
+    import copy
+
+    release = write_interop_release(tmp_path / "release")
+    bad = logs()
+    bad["st_0001"] = copy.deepcopy(bad["st_0001"])
+    bad["st_0001"]["budget_used"] = 7
+    exp = write_experiment(tmp_path / "experiments" / "gpt-4.1", bad, extras=False)
+    db = str(tmp_path / "s.sqlite")
+    assert cli("import-reference", str(exp), "--data", str(release), "--run", "ref", "--db", db, "--quiet").returncode == 0
+    proc = cli("export", "ref", "--format", "agenthop-summary", "--db", db)
+    assert proc.returncode == 0 and "warning: 1 imported trajectories did not replay as logged" in proc.stderr
+    assert json.loads(proc.stdout)["workbench_warnings"]

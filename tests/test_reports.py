@@ -1,6 +1,8 @@
 """Reports from hand-built trajectories with hand-computed values, and the panel and compare commands."""
 import json
 
+import numpy as np
+
 import pytest
 
 from stats import axes
@@ -150,3 +152,234 @@ def test_compare_warns_when_the_runs_used_different_datasets(panel_db, tmp_path)
     assert reports.compare_report(store, "o", "h", n_boot=200)["warnings"] == []
     store.conn.execute("UPDATE runs SET dataset_fingerprint = 'other' WHERE name = 'h'")
     assert "different datasets" in reports.compare_report(store, "o", "h", n_boot=200)["warnings"][0]
+
+
+# ---------------------------------------------------------------- review fixes: legend, intervals, panel, counts
+
+
+def test_avg_turns_are_model_turns_not_turns_used_by_api_errors():
+    # 5 turns consumed, 2 of them by API errors: 3 model turns; a record without model_calls keeps `turns`
+    records = [{**rec("st", True, True, True), "turns": 5, "model_calls": 3}, rec("st", False, False, False, turns=4)]
+    assert axes.four_axes(records)["resource"]["avg_turns"].as_list() == [7, 2]
+    assert "API errors" in reports.legend()["avg_turns"]
+
+
+def test_mt_gold_count_and_section_ceiling_come_from_the_trajectory():
+    g = lambda p: ["read_section", "ok", p, "gold", 1]  # noqa: E731
+    three = {**rec("mt", False, False, False), "n_gold": 3, "section_reachable": 0,
+             "actions": [g("g1"), g("g2"), ["submit_answer", "ok", None, None, 0]]}
+    two = {**rec("mt", False, False, False), "n_gold": 2, "section_reachable": 1, "actions": three["actions"]}
+    an = reports.analytics([three, two])
+    assert an["stopping"]["mt_fail"]["counts"]["All-Gold"] == 1  # only the two-gold item read every gold
+    assert an["stopping"]["mt_fail"]["counts"]["Prem"] == 1
+    rep = reports.report_of({"name": "x", "agent": "a", "model": None, "dataset": "d", "ablation": "full",
+                             "status": "done", "planned": 2}, [three, two, rec("st", True, True, True)])
+    assert rep["section_recall_ceiling"]["unreachable"] == 1 and rep["section_recall_ceiling"]["unknown"] == 1
+    assert rep["counts"]["section_recall_ceiling"]["mt"] == [1, 2]
+
+
+def test_the_runner_stores_gold_count_and_reachability(panel_db, demo_corpus):
+    from sandbox.recall import section_reachable
+
+    store = Store(panel_db, readonly=True)
+    cols = store.trajectory_columns(store.run("h")["id"], ("item_id", "n_gold", "section_reachable"))
+    items = {i.id: i for i in demo_corpus.items}
+    for item_id, n_gold, reachable in zip(cols["item_id"], cols["n_gold"], cols["section_reachable"]):
+        assert n_gold == len(items[item_id].gold_paper_ids) and reachable == int(section_reachable(items[item_id]))
+
+
+def test_section_reachable_needs_a_resolved_direct_label_on_every_gold():
+    from sandbox.records import Item, Label
+    from sandbox.recall import section_reachable
+
+    base = dict(id="mt_1", question_type="multi-target", depth=1, reasoning_type="R", cognitive_skill="c", venue="v",
+                consensus_tier="gold", question="q", options=("a", "b", "c", "d"), correct_index=0,
+                distractor_types=None, seed_paper_id="s", seed_arxiv_id="0", seed_title="t",
+                gold_paper_ids=("g1", "g2"), gold_arxiv_ids=("1", "2"), bridge_paper_ids=(), bridge_arxiv_ids=())
+    ok = (Label("1", "Method", "direct", 2, "exact"), Label("2", "Results", "direct", 1, "exact"))
+    assert section_reachable(Item(**base, labels=ok))
+    unresolved = (ok[0], Label("2", "4.1 Setup", "direct", None, "unresolved"), Label("2", "X", "supporting", 3, "exact"))
+    assert not section_reachable(Item(**base, labels=unresolved))
+
+
+def test_trajectory_columns_equal_the_row_reader(panel_db):
+    store = Store(panel_db, readonly=True)
+    run_id = store.run("h")["id"]
+    rows = store.trajectories(run_id)
+    fields = ("id", "item_id", "correct", "tokens", "actions", "tool_sequence")
+    cols = store.trajectory_columns(run_id, fields)
+    for f in fields:
+        assert cols[f] == [r[f] for r in rows], f
+    raw = store.trajectory_columns(run_id, ("tool_sequence",), raw=("tool_sequence",))["tool_sequence"]
+    assert [json.loads(t) for t in raw] == cols["tool_sequence"]
+
+
+def test_an_old_store_opened_read_only_still_reports(tmp_path, panel_db):
+    """Fields added by a later migration read as missing, not as an error, in a store that was not migrated."""
+    import shutil
+    import sqlite3
+
+    db = tmp_path / "old.sqlite"
+    shutil.copy(panel_db, db)
+    con = sqlite3.connect(db)
+    con.execute("ALTER TABLE trajectories DROP COLUMN n_gold")
+    con.execute("ALTER TABLE trajectories DROP COLUMN section_reachable")
+    con.execute("PRAGMA user_version = 5")
+    con.commit()
+    con.close()
+    rep = reports.diagnostics(Store(db, readonly=True), "h")
+    assert rep["section_recall_ceiling"]["unknown"] == rep["n"] == 60
+
+
+def test_diagnostics_equal_the_record_functions(panel_db):
+    """The column path (Table, compact actions, encoded sequences) gives the numbers the dict path gives."""
+    store = Store(panel_db, readonly=True)
+    run = store.run("h")
+    records = store.trajectories(run["id"])
+    rep = reports.diagnostics(store, "h")
+    by_dicts = reports.report_of(run, records)
+    for key in ("axes", "counts", "splits", "terminations", "attribution", "accuracy"):
+        assert rep[key] == by_dicts[key], key
+    assert rep["analytics"] == reports.analytics(records)
+    assert rep["position_bias"] == reports.position_bias(records)
+
+
+def test_reports_never_import_scipy_stats(panel_db):
+    """scipy.stats costs seconds to import: panel and diagnostics use numpy-only exact tests."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from storage import Store; from workbench import reports; "
+            f"s = Store({str(panel_db)!r}, readonly=True); reports.panel_report(s, ['o', 'h', 'r']); "
+            "reports.diagnostics(s, 'h', ci=True); reports.compare_report(s, 'o', 'h', n_boot=200); "
+            "print('scipy.stats' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False"
+
+
+def test_intervals_memory_is_chunked():
+    """3,000 trajectories, B = 10,000: one chunked draw, not (B, n) matrices (≈ 240 MB each)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    records = [rec("st" if i % 2 else "mt", bool(rng.random() < 0.5), bool(rng.random() < 0.6), False,
+                   item=f"q{i % 1000}", rep=i // 1000) for i in range(3000)]
+    table = axes.Table.of(records)
+    tracemalloc.start()
+    out = reports.intervals(table)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 80e6, peak
+    assert out["accuracy"]["n"] == 1000 and out["accuracy"]["n_trajectories"] == 3000
+
+
+@pytest.fixture(scope="module")
+def replicated_db(panel_db, tmp_path_factory):
+    import shutil
+
+    db = tmp_path_factory.mktemp("rep") / "s.sqlite"
+    shutil.copy(panel_db, db)
+    assert main(["--batch", "run", "--agent", "heuristic", "--run", "heur3", "--replicates", "3", "--db", str(db),
+                 "--quiet", "--format", "json"]) == 0
+    return db
+
+
+def test_ci_resamples_items_with_their_replicates(replicated_db, capsys):
+    capsys.readouterr()
+    assert main(["--batch", "report", "heur3", "--ci", "--db", str(replicated_db), "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    iv = rep["intervals"]
+    assert rep["n"] == 180 and iv["accuracy"]["n"] == 60 and iv["accuracy"]["n_trajectories"] == 180
+    assert iv["accuracy"]["estimate"] == pytest.approx(rep["accuracy"])
+    for key in ("paper_recall.st", "paper_recall.mt", "section_recall.mt", "conversion.st", "calls_per_turn",
+                "avg_tokens", "avg_turns", "avg_points", "max_tokens_rate", "max_turns_rate", "max_budget_rate"):
+        assert key in iv
+    assert iv["paper_recall.st"]["estimate"] == pytest.approx(rep["axes"]["search"]["paper_recall"]["st"])
+    assert iv["avg_turns"]["estimate"] == pytest.approx(rep["axes"]["resource"]["avg_turns"])
+    assert iv["accuracy"]["low"] <= rep["accuracy"] <= iv["accuracy"]["high"]
+
+
+def test_legend_and_every_block_are_printed(replicated_db, capsys):
+    capsys.readouterr()
+    assert main(["--batch", "report", "heur3", "--db", str(replicated_db), "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    for key in ("mt_fail", "after_evidence", "wrong_paper_read", "after_wrong_read", "early_submit", "top_trigram",
+                "bigrams", "avg_turns", "avg_tokens", "section_recall_ceiling", "n_gold"):
+        assert rep["legend"][key], key
+    assert "All-Gold" in rep["legend"]["mt_fail"] and "bridge" in rep["legend"]["wrong_paper_read"]
+    assert main(["--batch", "report", "heur3", "--db", str(replicated_db)]) == 0
+    table = capsys.readouterr().out
+    for text in ("after evidence", "early submit", "tool transitions", "MT-fail", "mt_fail:", "Imm",
+                 "wrong_paper_read:", "reference", "paper recall, any gold", "conversion given section recall"):
+        assert text in table, text
+    for fmt in ("csv", "markdown"):
+        assert main(["--batch", "report", "heur3", "--db", str(replicated_db), "--format", fmt]) == 0
+        text = capsys.readouterr().out
+        for part in ("stopping · MT-fail", "stopping · after evidence", "stopping · after wrong read", "transitions",
+                     "get_references → list_sections", "split · venue", "split · reasoning", "position bias",
+                     "section recall, direct or supporting", "conversion given section recall", "top trigram",
+                     "bigram Δacc", "early submit", "mt_fail"):
+            assert part in text, (fmt, part)
+
+
+def test_splits_and_panel_cells_carry_counts(replicated_db, capsys):
+    store = Store(replicated_db, readonly=True)
+    rep = reports.diagnostics(store, "heur3")
+    recs = store.trajectories(store.run("heur3")["id"])
+    st_d1 = [r for r in recs if r["kind"] == "st" and r["depth"] == 1]
+    assert rep["counts"]["splits"]["type_depth"]["st_d1"] == [sum(r["correct"] for r in st_d1), len(st_d1)]
+    venue, (num, den) = next(iter(rep["counts"]["splits"]["venue"].items()))
+    assert rep["splits"]["venue"][venue] == pytest.approx(num / den)
+    panel = reports.panel_report(store, ["o", "heur3"])
+    row = panel["rows"][1]
+    assert row["counts"]["accuracy"] == [rep["correct"], 180]
+    assert row["counts"]["PR st"] == rep["counts"]["search"]["paper_recall"]["st"]
+    assert row["counts"]["tokens"] == rep["counts"]["resource"]["avg_tokens"]
+
+
+def test_report_carries_the_reference_evaluators_numbers(replicated_db, capsys, demo_corpus):
+    from workbench.summary import agenthop_summary
+
+    capsys.readouterr()
+    assert main(["--batch", "report", "h", "--db", str(replicated_db), "--format", "json"]) == 0
+    ref = json.loads(capsys.readouterr().out)["reference"]
+    summary = agenthop_summary(Store(replicated_db, readonly=True), "h", demo_corpus)
+    assert ref["accuracy"] == summary["accuracy"]["overall"]
+    for key in ("paper_recall", "section_recall_soft", "section_recall_hard", "conversion_rate"):
+        assert ref[key] == summary["retrieval"][key], key
+
+
+def test_panel_groups_best_cells_and_dataset_warning(replicated_db, tmp_path, capsys):
+    import shutil
+
+    db = tmp_path / "s.sqlite"
+    shutil.copy(replicated_db, db)
+    assert main(["--batch", "run", "--agent", "heuristic", "--run", "cb", "--ablation", "closed-book", "--db", str(db),
+                 "--quiet", "--format", "json"]) == 0
+    store = Store(db)
+    panel = reports.panel_report(store, ["o", "h", "cb"])
+    assert [g["group"] for g in panel["groups"]] == ["", "Search", "Synthesis", "Tool use", "Resources"]
+    assert panel["warnings"] == []
+    cb = next(r for r in panel["rows"] if r["run"] == "cb")
+    assert cb["turns"] < min(r["turns"] for r in panel["rows"] if r["run"] != "cb")  # fewest turns, yet not best
+    assert "cb" not in panel["best"].get("turns", []) and "cb" not in panel["best"].get("points", [])
+    capsys.readouterr()
+    assert main(["--batch", "report", "o", "h", "cb", "--panel", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "Search" in out and "Resources" in out and "cb [closed-book]" in out
+    store.conn.execute("UPDATE runs SET dataset_fingerprint = 'other' WHERE name = 'h'")
+    warned = reports.panel_report(store, ["o", "h"])["warnings"]
+    assert len(warned) == 1 and "different datasets" in warned[0] and "paired by id only" in warned[0]
+    capsys.readouterr()
+    assert main(["--batch", "report", "o", "h", "--panel", "--db", str(db)]) == 0
+    assert "warning: the runs ran on different datasets" in capsys.readouterr().out
+
+
+def test_report_flag_misuse_is_a_usage_error(panel_db, capsys):
+    capsys.readouterr()
+    assert main(["--batch", "report", "o", "h", "--panel", "--ci", "--db", str(panel_db)]) == 2
+    assert main(["--batch", "report", "o", "h", "--ci", "--db", str(panel_db)]) == 2
+    assert main(["--batch", "report", "o", "--external", "x.csv", "--db", str(panel_db)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "--ci" in out.err and "--external needs --panel" in out.err

@@ -21,7 +21,7 @@ def test_a_version_1_store_migrates_forward(tmp_path):
     assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert store.run("old")["agent"] == "oracle"
     cols = {r[1] for r in store.conn.execute("PRAGMA table_info(trajectories)")}
-    assert "actions" in cols
+    assert "actions" in cols and {"n_gold", "section_reachable"} <= cols
     assert migrate(store.conn) == SCHEMA_VERSION  # idempotent
 
 

@@ -278,7 +278,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_OK
     store = Store(paths.store_path(args.db))
     execute(spec, corpus, store, args.quiet)
-    print_report(_report(store, spec.name), args.format)
+    print_report(_report(store, spec.name, corpus=corpus), args.format)
     return EXIT_OK
 
 
@@ -400,15 +400,23 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    panel = args.panel or len(args.names) > 1
+    if panel and args.ci:
+        raise UsageError("--ci gives intervals for one run's report; a panel has none (compare two runs for "
+                         "paired intervals)")
+    if args.external and not panel:
+        raise UsageError("--external needs --panel: it correlates the accuracies of several runs with your scores")
+    store = _open_store(args.db)
+    for name in args.names:
+        store.run(name)  # an unknown run is a user's mistake, told before the statistics are loaded
     from workbench import reports
     from workbench.render import print_panel, print_report
 
-    store = _open_store(args.db)
-    if args.panel or len(args.names) > 1:
+    if panel:
         external = _external_scores(Path(args.external)) if args.external else None
         print_panel(reports.panel_report(store, args.names, external), args.format)
         return EXIT_OK
-    print_report(reports.diagnostics(store, args.names[0], ci=args.ci), args.format)
+    print_report(_report(store, args.names[0], ci=args.ci), args.format)
     return EXIT_OK
 
 
@@ -495,7 +503,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     run = store.run(args.name)
     corpus, _ = open_dataset(run["dataset"], paths.cache_dir())
-    text = json.dumps(agenthop_summary(store, args.name, corpus), indent=2, ensure_ascii=False) + "\n"
+    summary = agenthop_summary(store, args.name, corpus)
+    for warning in summary.get("workbench_warnings", []):
+        sys.stderr.write(f"warning: {warning}\n")
+    text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
         sys.stderr.write(f"wrote {args.out}\n")
@@ -626,14 +637,33 @@ def _open_store(flag: str | None):
     return Store(paths.store_path(flag), readonly=True)
 
 
-def _report(store, name: str) -> dict[str, Any]:
+def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
+    """The full diagnostics; beside them the reference evaluator's own numbers when the run's dataset opens."""
     from workbench.reports import diagnostics
 
-    return diagnostics(store, name)
+    reason = None
+    if corpus is None:
+        corpus, reason = _run_corpus(store.run(name))
+    report = diagnostics(store, name, ci=ci, corpus=corpus)
+    if reason is not None:
+        report["reference"] = {"unavailable": reason}
+    return report
+
+
+def _run_corpus(run: dict[str, Any]):
+    """(the run's dataset, None), or (None, why it cannot be opened): the reference block needs it, the rest not."""
+    from sandbox.datasets import open_dataset
+    from sandbox.release import DatasetError
+    from workbench import paths
+
+    try:
+        return open_dataset(run["dataset"], paths.cache_dir())[0], None
+    except (DatasetError, OSError) as exc:
+        return None, f"the run's dataset {run['dataset']!r} cannot be opened: {exc}"
 
 
 def _runs(store) -> list[dict[str, Any]]:
-    from workbench.reports import runs_table
+    from workbench.runlist import runs_table
 
     return runs_table(store)
 

@@ -6,9 +6,15 @@ works on it, with the full tool outputs the reference logged only 500 characters
 each trajectory is checked against its log (outputs by the truncation rule, termination, answer,
 points) and the mismatches are kept in the run's config under `replay`; they are reported, never
 fatal. What a replay cannot observe is then taken from the log: the wall time, the transient
-retries that succeeded, and what failed sample-level attempts added to the totals (tokens, API
-errors, `retry_count` as the final attempt's number), so that `summary.json` of the imported run
-reproduces the reference's own numbers.
+retries that succeeded, the API errors of failed sample-level attempts, and `retry_count` as the
+final attempt's number.
+
+Tokens are kept as a native run keeps them: the trajectory's token fields and `tokens` (the cap
+quantity) are the final attempt's, as the replay measured them from the logged per-turn usage;
+what failed attempts added to the log's totals (prompt and completion tokens; the log gives cache
+tokens only as totals, so those stay with the final attempt) is kept apart, per sample, in the
+run's `replay.samples[id].failed_attempts`, and added back where the reference's own figures are
+reproduced (`summary.json`), so an imported run's mean tokens mean the same as a native run's.
 """
 from __future__ import annotations
 
@@ -215,26 +221,45 @@ def _check_and_patch(store: Store, run: dict[str, Any], logs: dict[str, Referenc
             check.fields["records_not_replayed"] = [0, agent.unused]  # our episode ended before the reference's
         if agent is not None and agent.overrun:
             check.fields["calls_past_log"] = [0, agent.overrun]  # our episode went on after the log ended
-        store.update_trajectory(traj["id"], **logged_only_fields(log, price))
+        fields = logged_only_fields(log, price, traj)
+        failed = fields.pop("failed_attempts")
+        store.update_trajectory(traj["id"], **fields)
         samples[traj["item_id"]] = _compact(check)
+        if any(failed.values()):
+            samples[traj["item_id"]]["failed_attempts"] = failed
     replay["samples"] = samples
     config["replay"] = replay
     store.update_run(run["id"], config=json.dumps(config, sort_keys=True))
     return samples
 
 
-def logged_only_fields(log: ReferenceLog, price: pricing.Price | None) -> dict[str, Any]:
-    """Trajectory fields a replay cannot observe, as the reference recorded them (failed attempts included)."""
-    usage = Usage(prompt=log.prompt_tokens, completion=log.completion_tokens, cache_read=log.cache_read_tokens,
-                  cache_creation=log.cache_creation_tokens)
+def logged_only_fields(log: ReferenceLog, price: pricing.Price | None, replayed: dict[str, Any]) -> dict[str, Any]:
+    """Trajectory fields a replay cannot observe, as the reference recorded them, and `failed_attempts`: the
+    prompt and completion tokens its failed sample-level attempts added to the log's totals (log total −
+    what the replay of the final attempt measured). The final attempt's tokens are the replay's own."""
+    failed = {"prompt_tokens": log.prompt_tokens - (replayed.get("prompt_tokens") or 0),
+              "completion_tokens": log.completion_tokens - (replayed.get("completion_tokens") or 0)}
+    usage = Usage(prompt=replayed.get("prompt_tokens") or 0, completion=replayed.get("completion_tokens") or 0,
+                  cache_read=log.cache_read_tokens, cache_creation=log.cache_creation_tokens)
     cost = pricing.cost(price, usage)
     return {
         "wall_time_s": log.wall_time_s if log.wall_time_s is not None else 0.0,
         "transient_retries": log.transient_retry_count, "api_errors": log.api_error_count,
-        "prompt_tokens": usage.prompt, "completion_tokens": usage.completion, "cache_read_tokens": usage.cache_read,
-        "cache_creation_tokens": usage.cache_creation, "tokens": usage.cap_quantity,
-        "attempt": log.retry_count, "cost_usd": cost["total_usd"] if cost else None,
+        "cache_read_tokens": usage.cache_read, "cache_creation_tokens": usage.cache_creation,
+        "attempt": log.retry_count, "cost_usd": cost["total_usd"] if cost else None, "failed_attempts": failed,
     }
+
+
+def failed_attempt_tokens(run: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """Per sample id, the tokens failed attempts added to an imported run's logged totals ({} for other runs)."""
+    samples = ((run.get("config") or {}).get("replay") or {}).get("samples") or {}
+    return {sid: s["failed_attempts"] for sid, s in samples.items() if s.get("failed_attempts")}
+
+
+def replay_mismatches(run: dict[str, Any]) -> list[str]:
+    """Sample ids of an imported run whose replay did not reproduce the log (outputs or outcome fields)."""
+    samples = ((run.get("config") or {}).get("replay") or {}).get("samples") or {}
+    return sorted(sid for sid, s in samples.items() if s.get("output_mismatches") or s.get("fields"))
 
 
 def _compact(check: ReplayCheck) -> dict[str, Any]:

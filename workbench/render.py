@@ -62,8 +62,123 @@ def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     if report.get("intervals"):
         for k, iv in report["intervals"].items():
             if iv:
-                rows.append(("95% CI", k, "", "", f"{_pct(iv['low'])} – {_pct(iv['high'])}"))
+                fmt = (lambda v: _num(v, 0 if k == "avg_tokens" else 2)) if k in MEAN_KEYS else _pct
+                rows.append(("95% CI", k, "", "", f"{fmt(iv['low'])} – {fmt(iv['high'])} (n = {iv['n']} items)"))
     return rows
+
+
+MEAN_KEYS = ("calls_per_turn", "avg_tokens", "avg_turns", "avg_points")
+
+
+def _share(pair: list | None) -> str:
+    """A [num, den] pair as "12.5% (3/24)"."""
+    return "—" if not pair else f"{_pct(pair[0] / pair[1] if pair[1] else None)} ({_frac(pair)})"
+
+
+def _arrow(names: list[str]) -> str:
+    return " → ".join(names)
+
+
+def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, str, str, str, str]]:
+    """Everything of the report beyond the core axes, as (section, metric, ST, MT, all) text cells: the looser and
+    stricter recall variants, conversion on section recall, the ceiling, splits with counts, position bias, and
+    the trajectory analytics (bigrams — all occurring ones when `full`, else the significant ones —, top trigram,
+    transitions, stopping behaviour) and the reference evaluator's numbers. Shared by the table, CSV and Markdown.
+    """
+    a, c = report["axes"], report["counts"]
+    rows: list[tuple[str, str, str, str, str]] = []
+    cell = lambda v, n: f"{_pct(v)} ({_frac(n)})"  # noqa: E731
+    for axis, metric, label in (("search", "paper_recall_any", "paper recall, any gold"),
+                                ("search", "section_recall_any", "section recall, any gold"),
+                                ("search", "section_recall_loose", "section recall, direct or supporting"),
+                                ("synthesis", "conversion_section", "conversion given section recall")):
+        v, n = a[axis][metric], c[axis][metric]
+        rows.append((axis, label, *(cell(v[k], n[k]) for k in ("st", "mt", "all"))))
+    ceiling = report.get("section_recall_ceiling")
+    if ceiling:
+        n = c.get("section_recall_ceiling", {})
+        rows.append(("search", "section recall ceiling", *(cell(ceiling.get(k), n.get(k)) for k in ("st", "mt", "all"))))
+        rows.append(("search", "items' trajectories, SR unreachable", "", "", f"{ceiling['unreachable']}"
+                     + (f" (+{ceiling['unknown']} unknown)" if ceiling.get("unknown") else "")))
+    r = a["resource"]
+    for key, label in (("error_rate", "error rate"), ("non_submission_rate", "non-submission rate")):
+        rows.append(("resource", label, "", "", cell(r.get(key), c["resource"].get(key))))
+    split_counts = c.get("splits", {})
+    for split, label in (("type_depth", "type × depth"), ("reasoning_type", "reasoning"),
+                         ("consensus_tier", "consensus tier"), ("venue", "venue")):
+        for key, v in report["splits"].get(split, {}).items():
+            rows.append((f"split · {label}", key, "", "", cell(v, split_counts.get(split, {}).get(key))))
+    bias = report.get("position_bias")
+    if bias:
+        rows.append(("position bias", "predicted letters", "", "",
+                     " · ".join(f"{k} {v}" for k, v in bias["predicted_distribution"].items())))
+        rows.append(("position bias", "gold letters", "", "",
+                     " · ".join(f"{k} {v}" for k, v in bias["correct_position_distribution"].items())))
+        for letter, pair in bias["accuracy_when_correct_at"].items():
+            rows.append(("position bias", f"accuracy, gold at {letter}", "", "", _share(pair)))
+    an = report.get("analytics")
+    if an:
+        rows += analytics_rows(an, full)
+    ref = report.get("reference")
+    if ref:
+        for key, value in ref.items():
+            if key != "schema_version":
+                rows.append(("reference", key, "", "", value if isinstance(value, str) else json.dumps(value)))
+    return rows
+
+
+def analytics_rows(an: dict[str, Any], full: bool) -> list[tuple[str, str, str, str, str]]:
+    """Bigrams, top trigram, transitions (non-zero cells) and the stopping tables as report rows."""
+    rows: list[tuple[str, str, str, str, str]] = []
+    top = an.get("top_trigram")
+    if top:
+        rows.append(("tool use", "top trigram", "", "", f"{_arrow(top['trigram'])}: in {_share(top['trajectory_share'])}"
+                     f" trajectories; {_share(top['occurrence_share'])} of trigram occurrences"))
+    for b in an["bigrams"] if full else an["significant_bigrams"]:
+        delta = "—" if b["delta"] is None else f"{b['delta'] * 100:+.1f} pts"
+        rows.append(("bigram Δacc", _arrow(b["bigram"]), "", "", f"{delta} (with {_frac(b['accuracy_with'])}, without "
+                     f"{_frac(b['accuracy_without'])}; p {b['p']:.3g}, Bonferroni {b['p_bonferroni']:.3g}"
+                     f"{', significant' if b['significant'] else ''})"))
+    if full:
+        tm = an["transitions"]
+        for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"]):
+            for nxt, count, prob in zip(tm["tools"], row, probs):
+                if count:
+                    rows.append(("transitions", f"{name} → {nxt}", "", "", f"{count} ({_pct(prob)} of the row)"))
+    stop = an["stopping"]
+    mt = stop["mt_fail"]
+    for k, pair in mt["shares"].items():
+        rows.append(("stopping · MT-fail", k, "", _share(pair), ""))
+    ev = stop["after_evidence"]
+    for k in ev["st"]["shares"]:
+        rows.append(("stopping · after evidence", k, _share(ev["st"]["shares"][k]), _share(ev["mt_both"]["shares"][k]),
+                     ""))
+    wrong = stop["after_wrong_read"]
+    for k, pair in wrong["shares"].items():
+        rows.append(("stopping · after wrong read", k, "", "", _share(pair)))
+    early = stop["early_submit"]
+    rows.append(("stopping", f"early submit (≤ {early['window']} actions after a wrong read)", "", "",
+                 f"{_share(early['share'])}; accuracy {_share(early['accuracy'])}"))
+    for k, pair in stop["non_submission"]["shares"].items():
+        rows.append(("stopping · non-submission", k, "", "", _share(pair)))
+    return rows
+
+
+def transition_table(tm: dict[str, Any]) -> Table:
+    """The 7×7 matrix: count and row share per cell (row = tool called, column = the next call)."""
+    short = {"get_paper_info": "info", "get_references": "refs", "search_papers": "search", "list_sections": "list",
+             "read_section": "read", "think": "think", "submit_answer": "submit"}
+    table = Table(title="tool transitions (row → next call): count (row share)", title_justify="left")
+    table.add_column("from")
+    for name in tm["tools"]:
+        table.add_column(short.get(name, name), justify="right")
+    for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"]):
+        table.add_row(Text(short.get(name, name)), *(Text(f"{n} ({100 * p:.0f}%)" if n else "·") for n, p in zip(row, probs)))
+    return table
+
+
+def legend_lines(legend: dict[str, str] | None) -> list[str]:
+    return [f"{key}: {text}" for key, text in (legend or {}).items()]
 
 
 def report_table(report: dict[str, Any]) -> Table:
@@ -89,15 +204,20 @@ def analytics_lines(report: dict[str, Any]) -> list[str]:
     top = an["top_trigram"]
     if top:
         share = top["trajectory_share"]
-        lines.append(f"top trigram: {' → '.join(top['trigram'])} in {share[0]}/{share[1]} trajectories")
+        lines.append(f"top trigram: {' → '.join(top['trigram'])} in {share[0]}/{share[1]} trajectories "
+                     f"({top['occurrences']} occurrences)")
     for b in an["significant_bigrams"]:
         lines.append(f"bigram {' → '.join(b['bigram'])}: Δacc {b['delta'] * 100:+.1f} pts "
                      f"(p_bonf {b['p_bonferroni']:.3g}, n={b['n_with']})")
     stop = an["stopping"]
-    for key, block in stop.items():
-        if isinstance(block, dict) and block.get("counts"):
-            counts = " · ".join(f"{k} {v}" for k, v in block["counts"].items())
-            lines.append(f"{key}: {counts}")
+    ev = stop["after_evidence"]
+    for group in ("st", "mt_both"):
+        lines.append(f"after evidence ({group}, n={ev[group]['n']}): "
+                     + " · ".join(f"{k} {v}" for k, v in ev[group]["counts"].items()))
+    for key in ("mt_fail", "after_wrong_read", "non_submission"):
+        lines.append(f"{key}: " + (" · ".join(f"{k} {v}" for k, v in stop[key]["counts"].items()) or "none"))
+    early = stop["early_submit"]
+    lines.append(f"early submit (≤ {early['window']} actions after a wrong-paper read): {_frac(early['share']) or '0/0'}")
     return lines
 
 
@@ -125,15 +245,30 @@ REPORT_HEADER = ("axis", "metric", "ST", "MT", "all")
 def print_report(report: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
         print_json(report)
-    elif fmt == "csv":
-        sys.stdout.write(_csv(report_rows(report), REPORT_HEADER))
+        return
+    legend = legend_lines(report.get("legend"))
+    if fmt == "csv":
+        rows = report_rows(report) + detail_rows(report) + [("legend", k, "", "", v) for k, v in
+                                                            (report.get("legend") or {}).items()]
+        sys.stdout.write(_csv(rows, REPORT_HEADER))
     elif fmt == "markdown":
-        sys.stdout.write(f"### {report['run']}\n\n" + _markdown(report_rows(report), REPORT_HEADER))
+        sys.stdout.write(f"### {report['run']}\n\n" + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
+                         + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
     else:
         out = console()
         out.print(report_table(report))
+        details = Table(title="diagnostics", title_justify="left")
+        for col in ("section", "metric", "ST", "MT", "all"):
+            details.add_column(col, justify="left" if col in ("section", "metric") else "right")
+        for row in detail_rows(report, full=False):
+            details.add_row(*map(Text, row))
+        out.print(details)
+        if report.get("analytics"):
+            out.print(transition_table(report["analytics"]["transitions"]))
         for line in analytics_lines(report):
             out.print(line, markup=False)
+        for line in legend:
+            out.print(line, markup=False, style="dim")
 
 
 def panel_cells(panel: dict[str, Any]) -> tuple[tuple, list[tuple]]:
@@ -149,8 +284,16 @@ def panel_cells(panel: dict[str, Any]) -> tuple[tuple, list[tuple]]:
             if r["run"] in panel["best"].get(c, ()):
                 text += " *"
             cells.append(text)
-        rows.append((r["run"], *cells))
+        name = r["run"] if r.get("ablation", "full") == "full" else f"{r['run']} [{r['ablation']}]"
+        rows.append((name, *cells))
     return ("run", *cols), rows
+
+
+def grouped_header(panel: dict[str, Any], header: tuple) -> tuple:
+    """Column headers with the paper's Table 2 groups (Search / Synthesis / Tool use / Resources) on the first
+    column of each group."""
+    first = {cols[0]: group for group, cols in ((g["group"], g["columns"]) for g in panel.get("groups", [])) if group}
+    return tuple(f"{first[h]}: {h}" if h in first else h for h in header)
 
 
 def print_panel(panel: dict[str, Any], fmt: str) -> None:
@@ -158,29 +301,48 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
         print_json(panel)
         return
     header, rows = panel_cells(panel)
+    legend = legend_lines(panel.get("legend"))
     if fmt == "csv":
         sys.stdout.write(_csv(rows, header))
         return
     if fmt == "markdown":
-        sys.stdout.write(_markdown(rows, header))
+        sys.stdout.write("".join(f"> warning: {w}\n\n" for w in panel.get("warnings", []))
+                         + _markdown(rows, grouped_header(panel, header))
+                         + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
         return
+    out = console()
+    for warning in panel.get("warnings", []):
+        out.print(f"warning: {warning}", markup=False, style="bold")
     table = Table(title=f"panel · {len(rows)} runs · {panel['n_common_items']} common items · * best",
                   title_justify="left")
+    first = {g["columns"][0]: g["group"] for g in panel.get("groups", []) if g["group"]}
     for i, col in enumerate(header):
-        table.add_column(col, justify="left" if i == 0 else "right")
+        table.add_column(f"{first.get(col, '')}\n{col}", justify="left" if i == 0 else "right")
     for row in rows:
         table.add_row(*map(Text, row))
-    out = console()
     out.print(table)
     if panel.get("cronbach_alpha") is not None:
         counts = panel["coverage"]["counts"]
         out.print(f"Cronbach's α over runs: {panel['cronbach_alpha']:.3f}; item coverage: "
                   + " · ".join(f"{k} {v}" for k, v in counts.items()), markup=False)
+    for name, spread in (panel.get("replicates") or {}).items():
+        if spread:
+            out.print(f"replicates of {name}: mean {_pct(spread['mean'])}, std {_pct(spread['std'])}, "
+                      f"range {_pct(spread['range'])} (n = {spread['n']})", markup=False)
     for lift in panel.get("ablation_lift", []):
         if lift["lift"] is not None:
             out.print(f"tool lift {lift['full']} vs {lift['closed_book']}: {lift['lift'] * 100:+.1f} pts", markup=False)
-    if panel.get("external"):
-        out.print(f"Spearman vs external scores: {panel['external']}", markup=False)
+    ext = panel.get("external")
+    if ext:
+        if ext.get("error"):
+            out.print(f"Spearman vs external scores: {ext['error']}", markup=False)
+        elif ext.get("rho") is None:
+            out.print(f"Spearman vs external scores: undefined (n = {ext['n']})", markup=False)
+        else:
+            out.print(f"Spearman vs external scores: ρ = {ext['rho']:.3f}, p = {ext['p']:.3g} "
+                      f"({ext.get('p_method', 'asymptotic')}, n = {ext['n']})", markup=False)
+    for line in legend:
+        out.print(line, markup=False, style="dim")
 
 
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")

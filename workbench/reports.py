@@ -1,13 +1,24 @@
-"""The one place where store queries meet `stats`: the CLI and the TUI both call this, so they show the same numbers."""
+"""The one place where store queries meet `stats`: the CLI and the TUI both call this, so they show the same numbers.
+
+A run is read column-wise (`Store.trajectory_columns`: only the fields a report needs, no step texts)
+into a `stats.axes.Table`, so every axis is one array operation and the full diagnostics of a
+19-run × 1,011-item × 3-replicate study take seconds. Every choice of definition the paper leaves
+open is stated in the report's `legend` (PROTOCOL §3).
+"""
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from stats import axes
+from stats.axes import Table
 from stats.ratio import Ratio
 from storage import Store
 
 PERCENT_KEYS = ("paper_recall", "section_recall", "conversion", "accuracy", "rate")
+REPORT_FIELDS = tuple(dict.fromkeys(("id",) + axes.COLUMNS))
+PAIRED_BY_ID = "items are paired by id only, and an id may name a different question in each"
 
 
 def values(obj: Any) -> Any:
@@ -29,17 +40,35 @@ def counts(obj: Any) -> Any:
     return None
 
 
+def load_table(store: Store, run: dict[str, Any], extra: tuple[str, ...] = ()) -> tuple[Table, dict[str, list]]:
+    """A run's final trajectories as a Table, plus the lists of the `extra` fields: actions decoded, the
+    tool sequences as stored text (`ngrams.Encoded.from_json` reads them without a string per call)."""
+    cols = store.trajectory_columns(run["id"], REPORT_FIELDS + extra, raw=("tool_sequence",))
+    n = len(cols["id"])
+    return Table.from_columns(cols, n), {k: cols[k] for k in extra}
+
+
 def run_report(store: Store, name: str) -> dict[str, Any]:
     """The foundation report of one run: accuracy, the four axes, terminations, splits, attribution."""
     run = store.run(name)
-    return report_of(run, store.trajectories(run["id"]))
+    return report_of(run, load_table(store, run)[0])
 
 
-def report_of(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
-    """`run_report` from records already loaded (the panel loads each run once)."""
-    four = axes.four_axes(records)
+def split_ratios(table: Table) -> dict[str, dict[str, Ratio]]:
+    """Accuracy by question type × depth, reasoning type, consensus tier and venue."""
+    return {"type_depth": axes.type_depth(table), "reasoning_type": axes.splits(table, "reasoning_type"),
+            "consensus_tier": axes.splits(table, "consensus_tier"), "venue": axes.splits(table, "venue")}
+
+
+def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dict[str, Any]:
+    """`run_report` from records (dicts or a Table) already loaded (the panel loads each run once)."""
+    table = Table.of(records)
+    four = axes.four_axes(table)
     acc = four.pop("accuracy")
-    costs = [r["cost_usd"] for r in records if r.get("cost_usd") is not None]
+    splits = split_ratios(table)
+    ceiling = axes.section_ceiling(table)
+    cost = table["cost_usd"]
+    priced = ~np.isnan(cost)
     return {
         "run": run["name"],
         "agent": run["agent"],
@@ -47,111 +76,155 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, A
         "dataset": run["dataset"],
         "ablation": run["ablation"],
         "status": run["status"],
-        "n": len(records),
+        "n": table.n,
         "planned": run["planned"],
         "correct": int(acc.num),
         "accuracy": acc.value,
         "axes": values(four),
-        "counts": {"accuracy": acc.as_list(), **counts(four)},
-        "terminations": axes.terminations(records),
-        "splits": {
-            "type_depth": values(axes.type_depth(records)),
-            "reasoning_type": values(axes.splits(records, "reasoning_type")),
-            "consensus_tier": values(axes.splits(records, "consensus_tier")),
-            "venue": values(axes.splits(records, "venue")),
-        },
-        "attribution": axes.attribution(records),
-        "cost_usd": sum(costs) if costs else None,
-        "priced": len(costs) == len(records) and bool(records),
+        "counts": {"accuracy": acc.as_list(), **counts(four), "splits": counts(splits),
+                   "section_recall_ceiling": counts(ceiling["ceiling"])},
+        "terminations": axes.terminations(table),
+        "splits": values(splits),
+        "section_recall_ceiling": {"unreachable": ceiling["unreachable"], "unknown": ceiling["unknown"],
+                                   **values(ceiling["ceiling"])},
+        "attribution": axes.attribution(table),
+        "cost_usd": float(cost[priced].sum()) if priced.any() else None,
+        "priced": bool(priced.all()) and table.n > 0,
     }
-
-
-def runs_table(store: Store) -> list[dict[str, Any]]:
-    """Rows of the runs list: name, agent/model, dataset, progress, accuracy, cost, status."""
-    rows = []
-    for r in store.runs():
-        rows.append({
-            "name": r["name"], "agent": r["agent"], "model": r["model"], "dataset": r["dataset"],
-            "ablation": r["ablation"], "done": r["done"], "planned": r["planned"],
-            "accuracy": (r["n_correct"] / r["done"]) if r["done"] else None,
-            "cost_usd": r["cost"] if r["n_costed"] else None, "status": r["status"], "created_at": r["created_at"],
-        })
-    return rows
 
 
 # ---------------------------------------------------------------- diagnostics (issue: four axes + analytics)
 
-ACTION_KEYS = ("tool", "status", "paper", "paper_role", "delivered")
+LEGEND = {
+    "accuracy": "Accuracy = correct ÷ all trajectories; non-submissions (any ending but answer) count as wrong.",
+    "delivered_read": "A delivered read is an executed read_section that returned section text (not rejected, "
+                      "not an error, not 'not found', not a metadata-only paper).",
+    "paper_recall": "Paper recall = every gold paper has at least one delivered read (paper_recall_any, looser: "
+                    "at least one gold paper).",
+    "section_recall": "Section recall = every gold paper has a delivered read of a section that a direct label "
+                      "resolves to (section_recall_any: at least one gold paper; section_recall_loose: direct or "
+                      "supporting labels).",
+    "section_recall_ceiling": "Items where some gold paper has no direct label resolved to a readable section can "
+                              "never reach section recall: 'unreachable' counts their trajectories and the ST/MT/all "
+                              "shares are the highest section recall attainable ('unknown': stored before this was "
+                              "recorded).",
+    "conversion": "Conversion = P(correct | paper recall), conversion_section = P(correct | section recall), each "
+                  "over ST, MT and all trajectories.",
+    "calls_per_turn": "Calls per turn = tool calls (rejected and unknown ones included) ÷ assistant turns that "
+                      "emitted at least one call.",
+    "avg_tokens": "Mean tokens = the cap quantity (non-cached prompt + completion + cache creation) of the final "
+                  "attempt; failed sample-level attempts are kept apart (native runs: earlier attempts; imported "
+                  "runs: the run's replay record) and not counted.",
+    "avg_turns": "Mean turns = model turns, the model calls that returned a reply; turns used up by API errors "
+                 "are not model turns.",
+    "avg_points": "Mean points = budget points charged (rejected calls cost nothing).",
+    "cap_rates": "Max Tokens / Max Turns / Max Budgets = share of trajectories ended by token_limit / max_turns / "
+                 "budget (two consecutive rejections); error_rate and non_submission_rate likewise.",
+    "splits": "Accuracy per question type × depth (st_d1 …), reasoning type, consensus tier and venue; a missing "
+              "value is '?'.",
+    "attribution": "Wrong answers by the option type chosen (distractor types): no_answer when nothing valid was "
+                   "submitted, unknown when the item lists no type.",
+    "position_bias": "Letters predicted (valid answers only), letters of the gold answers, and accuracy per gold "
+                     "letter [correct, items].",
+    "bigrams": "Bigram Δ-accuracy = accuracy of trajectories containing the bigram − of those without; Fisher's "
+               "exact two-sided p, Bonferroni over all 49 bigrams (significant: 49·p < 0.05). Unknown tool names "
+               "break adjacency; rejected calls count (the agent chose them).",
+    "top_trigram": "Top trigram = the trigram contained in the most trajectories, ties broken by occurrences, then "
+                   "name; trajectory_share = trajectories containing it ÷ all, occurrence_share = its occurrences ÷ "
+                   "all trigram occurrences.",
+    "transitions": "7×7 transition matrix: row = tool called, column = the next call; probabilities normalised per "
+                   "row (a tool never followed by a call has a row of zeros).",
+    "non_submission": "Non-submission = trajectories that ended without an answer, per ending, over all.",
+    "intervals": "95% percentile bootstrap intervals (B = 10,000, seed 0), one draw for every ratio, resampling "
+                 "items with all their replicates (n = items, not trajectories).",
+    "reference": "Under 'reference', the reference evaluator's own numbers (summary.json, agenthop-eval-v1): recall "
+                 "of any gold paper with failed reads counted, sections matched by header on 500-character "
+                 "outputs, seed reads counted as wasted.",
+    "counts": "Every ratio's [numerator, denominator] is under 'counts' (and under each analytics block).",
+}
 
 
-def with_actions(record: dict[str, Any]) -> dict[str, Any]:
-    """A trajectory record whose compact actions are expanded to the dicts `stats.stopping` reads."""
-    out = dict(record)
-    out["actions"] = [dict(zip(ACTION_KEYS, a)) for a in record.get("actions") or []]
-    out["n_gold"] = 2 if record.get("kind") == "mt" else 1
-    return out
+def legend() -> dict[str, str]:
+    """Every definition the report uses where the paper is ambiguous, keyed for stable lookup (PROTOCOL §3)."""
+    from stats.stopping import LEGEND as STOPPING
+
+    return {**LEGEND, **STOPPING}
 
 
-def position_bias(records: list[dict[str, Any]]) -> dict[str, Any]:
+def position_bias(records: list[dict[str, Any]] | Table) -> dict[str, Any]:
     """Which letters the agent picks, where the gold letters are, and accuracy per gold letter (reference §5.3)."""
+    table = Table.of(records)
     letters = "ABCD"
-    predicted = {k: 0 for k in letters}
-    gold = {k: 0 for k in letters}
-    right = {k: 0 for k in letters}
-    for r in records:
-        p = r.get("predicted_index")
-        if isinstance(p, int) and 0 <= p < 4:
-            predicted[letters[p]] += 1
-        c = r.get("correct_index")
-        if isinstance(c, int) and 0 <= c < 4:
-            gold[letters[c]] += 1
-            right[letters[c]] += int(bool(r.get("correct")))
-    return {"predicted_distribution": predicted, "correct_position_distribution": gold,
-            "accuracy_when_correct_at": {k: [right[k], gold[k]] for k in letters if gold[k]}}
+    pred, gold, ok = table["predicted_index"], table["correct_index"], table["correct"]
+    predicted = {k: int((pred == i).sum()) for i, k in enumerate(letters)}
+    at = {k: gold == i for i, k in enumerate(letters)}
+    return {"predicted_distribution": predicted,
+            "correct_position_distribution": {k: int(m.sum()) for k, m in at.items()},
+            "accuracy_when_correct_at": {k: [int((m & ok).sum()), int(m.sum())] for k, m in at.items() if m.any()}}
 
 
-def analytics(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Trajectory analytics of one run: bigram Δ-accuracy, top trigram, transitions, stopping behaviour."""
+def analytics(records: list[dict[str, Any]] | Table, actions: list[Any] | None = None,
+              sequences: Any = None) -> dict[str, Any]:
+    """Trajectory analytics of one run: bigram Δ-accuracy, top trigram, transitions, stopping behaviour.
+
+    `records` as dicts (with `actions` and `tool_sequence`), or a Table with the compact `actions` and the
+    tool sequences (lists of names or a `stats.ngrams.Encoded`) beside it.
+    """
     from stats import ngrams, stopping
 
-    sequences = [r.get("tool_sequence") or [] for r in records]
-    correct = [bool(r.get("correct")) for r in records]
-    bigrams = ngrams.bigram_delta_accuracy(sequences, correct) if records else []
-    expanded = [with_actions(r) for r in records]
+    table = Table.of(records)
+    if not isinstance(records, Table):
+        actions = [r.get("actions") or [] for r in records]
+        sequences = [r.get("tool_sequence") or [] for r in records]
+    actions = actions if actions is not None else [[]] * table.n
+    enc = ngrams.Encoded.of(sequences if sequences is not None else [[a[0] for a in acts or []] for acts in actions])
+    correct = table["correct"]
+    bigrams = ngrams.bigram_delta_accuracy(enc, correct) if table.n else []
+    kinds, ends, golds = table["kind"], table["termination"], table["n_gold"]
+    trajectories = [{"kind": k, "correct": bool(c), "termination": e, "n_gold": None if g != g else int(g),
+                     "actions": a or []} for k, c, e, g, a in zip(kinds, correct, ends, golds, actions)]
     return {
         "bigrams": [b for b in bigrams if b["n_with"]],
         "significant_bigrams": [b for b in bigrams if b["significant"]],
-        "top_trigram": ngrams.top_trigram(sequences),
-        "transitions": ngrams.transition_matrix(sequences),
-        "stopping": stopping.stopping_behaviour(expanded),
+        "top_trigram": ngrams.top_trigram(enc),
+        "transitions": ngrams.transition_matrix(enc),
+        "stopping": stopping.stopping_behaviour(trajectories),
     }
 
 
-def intervals(records: list[dict[str, Any]], n_boot: int = 10_000, seed: int = 0) -> dict[str, Any]:
-    """Bootstrap 95% intervals (seeded, vectorised) for accuracy, recall and conversion over all items."""
-    from stats.bootstrap import bootstrap_mean_ci
+def intervals(records: list[dict[str, Any]] | Table, n_boot: int = 10_000, seed: int = 0) -> dict[str, Any]:
+    """Bootstrap 95% intervals of every ratio of the report (accuracy; recall, conversion by ST / MT / all;
+    calls per turn; mean tokens, turns, points; cap and error rates), from one chunked draw that resamples
+    items with all their replicates. Keys as `stats.axes.ratio_terms`; None where a ratio is undefined."""
+    from stats.bootstrap import ratio_intervals
 
-    def ci(values: list[float]) -> dict[str, Any] | None:
-        return bootstrap_mean_ci(values, n_boot=n_boot, seed=seed).as_dict() if len(values) >= 2 else None
-
-    flag = lambda key: [float(bool(r[key])) for r in records if r.get(key) is not None]  # noqa: E731  None: unmeasured
-    return {
-        "accuracy": ci(flag("correct")),
-        "paper_recall": ci(flag("paper_recall")),
-        "section_recall": ci(flag("section_recall")),
-        "conversion": ci([float(bool(r.get("correct"))) for r in records if r.get("paper_recall")]),
-    }
+    table = Table.of(records)
+    terms = axes.ratio_terms(table)
+    if table.n < 2 or len(set(table["item_id"].tolist())) < 2:
+        return {k: None for k in terms}
+    num = np.column_stack([v[0] for v in terms.values()])
+    den = np.column_stack([v[1] for v in terms.values()])
+    found = ratio_intervals(num, den, clusters=table["item_id"], n_boot=n_boot, seed=seed)
+    return {k: None if iv is None else {**iv.as_dict(), "n_trajectories": table.n} for k, iv in zip(terms, found)}
 
 
-def diagnostics(store: Store, name: str, ci: bool = False) -> dict[str, Any]:
-    """The full single-run report: the foundation report plus position bias, analytics and (optionally) intervals."""
+def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -> dict[str, Any]:
+    """The full single-run report: the foundation report plus position bias, analytics, the legend and
+    (optionally) intervals; with the run's `corpus`, also the reference evaluator's own numbers."""
+    from stats.ngrams import Encoded
+
     run = store.run(name)
-    records = store.trajectories(run["id"])
-    report = report_of(run, records)
-    report["position_bias"] = position_bias(records)
-    report["analytics"] = analytics(records)
+    table, extra = load_table(store, run, ("actions", "tool_sequence"))
+    report = report_of(run, table)
+    report["position_bias"] = position_bias(table)
+    report["analytics"] = analytics(table, extra["actions"], Encoded.from_json(extra["tool_sequence"]))
     if ci:
-        report["intervals"] = intervals(records)
+        report["intervals"] = intervals(table)
+    if corpus is not None:
+        from workbench.summary import reference_block
+
+        report["reference"] = reference_block(store, name, corpus)
+    report["legend"] = legend()
     return report
 
 
@@ -168,7 +241,24 @@ PANEL_COLUMNS = (
     ("MaxTok", ("axes", "resource", "max_tokens_rate")), ("MaxTurn", ("axes", "resource", "max_turns_rate")),
     ("MaxBudget", ("axes", "resource", "max_budget_rate")),
 )
+PANEL_GROUPS = (("", ("accuracy",)), ("Search", ("PR st", "PR mt", "SR st", "SR mt")),
+                ("Synthesis", ("Conv st", "Conv mt")), ("Tool use", ("calls/turn",)),
+                ("Resources", ("tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget")))
 LOWER_IS_BETTER = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
+RESOURCE_COLUMNS = {"calls/turn", "tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
+PANEL_LEGEND = {
+    "columns": "accuracy; Search: paper recall (PR) and section recall (SR) for single-target (st) and "
+               "multi-target (mt) items; Synthesis: conversion = P(correct | paper recall); Tool use: calls per "
+               "turn; Resources: mean tokens, model turns, points, and the shares ended by each cap.",
+    "best": "* marks the best cell of a column (highest, or lowest for resources). Tool-use and resource columns "
+            "compare full-tool runs only: an ablation (closed-book, no-search, gold-given) uses fewer turns and "
+            "points by construction, so its cells there are never best (its row names the ablation).",
+    "counts": "Every cell's [numerator, denominator] is in the row's 'counts'.",
+    "replicates": "Run-to-run mean / std / range of accuracy over the replicates of each run.",
+    "common_items": "Cronbach's α, item coverage and item-total correlations use the items every run answered "
+                    "(replicate 0).",
+    "external": "Spearman's ρ between run accuracy and the external scores; p exact (all orderings) for n ≤ 9.",
+}
 
 
 def _dig(obj: Any, path: tuple[str, ...]) -> Any:
@@ -177,64 +267,89 @@ def _dig(obj: Any, path: tuple[str, ...]) -> Any:
     return obj
 
 
-def item_matrix(runs_records: list[list[dict[str, Any]]]) -> tuple[list[str], list[list[int]]]:
+def item_matrix(runs_records: list[list[dict[str, Any]] | Table]) -> tuple[list[str], list[list[int]]]:
     """Items answered by every run (replicate 0) and the item × run correctness matrix."""
     per_run = []
-    for rows in runs_records:
-        per_run.append({r["item_id"]: int(bool(r["correct"])) for r in rows if r["replicate"] == 0})
+    for records in runs_records:
+        t = Table.of(records)
+        first = t["replicate"] == 0
+        per_run.append(dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(int).tolist())))
     common = [i for i in per_run[0] if all(i in run for run in per_run[1:])] if per_run else []
     return common, [[run[i] for run in per_run] for i in common]
 
 
-def replicate_spread(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+def replicate_spread(records: list[dict[str, Any]] | Table) -> dict[str, Any] | None:
     """Run-to-run mean / std / range of accuracy over the replicates of one run."""
     from stats.significance import run_spread
 
-    by_rep: dict[int, list[int]] = {}
-    for r in records:
-        by_rep.setdefault(r["replicate"], []).append(int(bool(r["correct"])))
-    if len(by_rep) < 2:
+    t = Table.of(records)
+    reps = t["replicate"]
+    levels = sorted(set(reps[~np.isnan(reps)].tolist()))
+    if len(levels) < 2:
         return None
-    return run_spread([sum(v) / len(v) for _, v in sorted(by_rep.items())])
+    return run_spread([float(t["correct"][reps == r].mean()) for r in levels])
+
+
+def dataset_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
+    """A warning when runs paired by item id were made on different datasets (fingerprints differ)."""
+    groups: dict[str, list[str]] = {}
+    for run in runs:
+        groups.setdefault(run["dataset_fingerprint"], []).append(run["name"])
+    if len(groups) < 2:
+        return []
+    listed = " | ".join(", ".join(names) for names in groups.values())
+    return [f"{who} ran on different datasets (their fingerprints differ: {listed}): {PAIRED_BY_ID}"]
 
 
 def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None) -> dict[str, Any]:
-    """A multi-run table shaped like the paper's Table 2 (best cell marked), plus panel statistics."""
+    """A multi-run table shaped like the paper's Table 2 (grouped, best cell marked), plus panel statistics."""
     from stats import ngrams
     from stats.significance import coverage_histogram, cronbach_alpha, item_total_correlations, spearman
 
     runs = [store.run(n) for n in names]
-    loaded = [store.trajectories(r["id"], light=True) for r in runs]
-    reports = [report_of(run, records) for run, records in zip(runs, loaded)]
+    loaded = [load_table(store, run, ("tool_sequence",)) for run in runs]
+    tables = [t for t, _ in loaded]
+    reports = [report_of(run, t) for run, t in zip(runs, tables)]
     rows = []
     for rep in reports:
         rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
-                     "n": rep["n"], **{col: _dig(rep, path) for col, path in PANEL_COLUMNS}})
-    best: dict[str, list[str]] = {}
-    for col, _ in PANEL_COLUMNS:
-        vals = [r[col] for r in rows if r[col] is not None]
-        if len(set(vals)) > 1:  # a column where every run ties has no best cell
-            top = (min if col in LOWER_IS_BETTER else max)(vals)
-            best[col] = [r["run"] for r in rows if r[col] == top]
-    common, matrix = item_matrix(loaded)
-    panel: dict[str, Any] = {"rows": rows, "best": best, "n_common_items": len(common)}
+                     "n": rep["n"], **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
+                     "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path)
+                                for col, path in PANEL_COLUMNS}})
+    common, matrix = item_matrix(tables)
+    panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs"), "groups": [
+        {"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS], "rows": rows, "best": best_cells(rows),
+        "n_common_items": len(common)}
     if len(names) >= 2 and common:
         panel["cronbach_alpha"] = cronbach_alpha(matrix)
         panel["coverage"] = coverage_histogram(matrix)
         if len(names) >= 3 and len(common) >= 2:
             itc = item_total_correlations(matrix)
             panel["item_total_correlation"] = {i: (None if v != v else float(v)) for i, v in zip(common, itc)}
-    sequences = [[r.get("tool_sequence") or [] for r in records] for records in loaded]
-    correct = [[bool(r["correct"]) for r in records] for records in loaded]
-    per_run = [ngrams.bigram_delta_accuracy(s, c) for s, c in zip(sequences, correct) if s]
+    per_run = [ngrams.bigram_delta_accuracy(ngrams.Encoded.from_json(extra["tool_sequence"]), t["correct"])
+               for t, extra in loaded if t.n]
     panel["bigram_panel"] = [b for b in ngrams.panel_mean_delta(per_run) if b["n_runs"]] if per_run else []
-    panel["replicates"] = {n: replicate_spread(records) for n, records in zip(names, loaded)}
+    panel["replicates"] = {n: replicate_spread(t) for n, t in zip(names, tables)}
     panel["ablation_lift"] = ablation_lift(reports)
     if external:
         pairs = [(r["accuracy"], external[r["run"]]) for r in rows if r["run"] in external and r["accuracy"] is not None]
         panel["external"] = spearman([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) >= 3 else {
             "error": f"need at least 3 runs with external scores, got {len(pairs)}"}
+    panel["legend"] = PANEL_LEGEND
     return panel
+
+
+def best_cells(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """The run(s) with the best value per column; a column where every candidate ties has no best cell.
+    Tool-use and resource columns consider full-tool runs only (see PANEL_LEGEND["best"])."""
+    best: dict[str, list[str]] = {}
+    for col, _ in PANEL_COLUMNS:
+        pool = [r for r in rows if r[col] is not None and (col not in RESOURCE_COLUMNS or r["ablation"] == "full")]
+        vals = [r[col] for r in pool]
+        if len(set(vals)) > 1:
+            top = (min if col in LOWER_IS_BETTER else max)(vals)
+            best[col] = [r["run"] for r in pool if r[col] == top]
+    return best
 
 
 def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -251,7 +366,7 @@ def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-_MEANS = {"tokens": "tokens", "turns": "turns", "points": "points_used"}
+_MEANS = {"tokens": "tokens", "turns": "model_calls", "points": "points_used"}  # turns: model turns
 _CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget"}
 _RECALL = {"PR": "paper_recall", "SR": "section_recall"}
 
@@ -272,7 +387,8 @@ def axis_terms(axis: str, r: dict[str, Any]) -> tuple[float, float]:
     if axis == "calls/turn":
         return float(r.get("tool_calls") or 0), float(r.get("turns_with_calls") or 0)
     if axis in _MEANS:
-        return float(r.get(_MEANS[axis]) or 0), 1.0
+        value = r.get(_MEANS[axis])
+        return float((r.get("turns") if value is None and axis == "turns" else value) or 0), 1.0
     return float(r.get("termination") == _CAPS[axis]), 1.0
 
 
@@ -360,8 +476,7 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
         tests[key] = mcnemar_exact([bool(ta[i][key]) for i in common], [bool(tb[i][key]) for i in common]) if common else None
     warnings = []
     if run_a["dataset_fingerprint"] != run_b["dataset_fingerprint"]:
-        warnings.append("A and B ran on different datasets (their fingerprints differ): items are paired by id only, "
-                        "and an id may name a different question in each")
+        warnings.append(f"A and B ran on different datasets (their fingerprints differ): {PAIRED_BY_ID}")
     return {"a": a, "b": b, "warnings": warnings, "n_common": len(common), "only_in_a": len(ta) - len(common), "only_in_b": len(tb) - len(common),
             "runs": {"a": _run_label(run_a), "b": _run_label(run_b)}, "rows": rows, "tests": tests,
             "n_boot": n_boot, "seed": seed,
@@ -405,7 +520,7 @@ def transition_report(store: Store, name: str) -> dict[str, Any]:
     from stats.ngrams import transition_matrix
 
     run = store.run(name)
-    sequences = [t.get("tool_sequence") or [] for t in store.trajectories(run["id"], light=True)]
+    sequences = [s or [] for s in store.trajectory_columns(run["id"], ("tool_sequence",))["tool_sequence"]]
     tm = transition_matrix(sequences)
     return {"run": run["name"], "names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"],
             "n": len(sequences)}

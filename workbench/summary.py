@@ -10,7 +10,12 @@ assistant steps and the token-limit `harness` step are assistant records, `error
 error records, tool steps are the `tool_results` of the turn before them; nudges and transient
 `retry` notes are not records. As the reference adds failed sample-level attempts into a
 trajectory's totals, tokens and API/transient error counts of the run's earlier (non-final)
-attempts of the same item are added in, and `retry_count` is the final attempt's number.
+attempts of the same item are added in (for an imported run, the failed attempts' tokens its
+import kept apart), and `retry_count` is the final attempt's number.
+
+`fingerprint.backend` is the reference's provider routing (§3.2) applied to the run's model, and
+`strategy` follows the run (a closed-book run is the reference's `noretrieval`; an imported run
+keeps the strategy its directory name carries).
 """
 from __future__ import annotations
 
@@ -28,8 +33,24 @@ from sandbox.sections import norm
 from stats import reference_summary
 from storage import Store
 
-BACKEND = "openai"  # the reference's defaults: nothing of ours maps onto its backends or strategies
-STRATEGY = "direct"
+DEFAULT_BACKEND = "openai"  # the reference's default, kept for names its routing table does not know
+DEFAULT_STRATEGY = "direct"
+STRATEGIES = ("react", "plan", "noretrieval")  # non-default strategies: the reference appends _{strategy} to the dir
+# reference §3.2: the first matching model-name prefix (case-insensitive) decides the backend
+ROUTING: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("codex-", "gpt-5.3-codex", "gpt-5.1-codex", "gpt-5-codex"), "responses"),
+    (("gpt-5.4", "gpt-5.3", "gpt-5.2", "gpt-5.1", "gpt-5-"), "responses"),
+    (("gpt-", "o1-", "o3-", "o4-"), "openai"),
+    (("deepseek-",), "openai"),
+    (("claude-",), "anthropic"),
+    (("gemini-3", "gemini-2.5"), "google"),
+    (("gemini-",), "openai"),
+    (("zai-org/", "moonshotai/", "minimaxai/"), "openai"),
+    (("grok-",), "openai"),
+)
+# litellm's provider prefixes on our model strings (`anthropic/claude-sonnet-4-5`): not part of the name
+LITELLM_PROVIDERS = ("openai", "anthropic", "gemini", "vertex_ai", "deepseek", "xai", "together_ai", "azure",
+                     "hosted_vllm", "openrouter", "bedrock", "mistral", "groq")
 DEFAULT_MAX_TOKENS = 16384
 CARRIED = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_creation_tokens", "api_errors",
            "transient_retries")
@@ -51,26 +72,70 @@ def agenthop_summary(store: Store, run_name: str, corpus: Corpus, release_dir: P
     if run["dataset_fingerprint"] != corpus.fingerprint:
         raise SummaryError(f"run '{run_name}' was made on dataset {run['dataset_fingerprint'][:12]}…, "
                            f"not on the given one ({corpus.fingerprint[:12]}…): pass the run's --data")
-    records = trajectory_records(store, run["id"])
+    records = trajectory_records(store, run)
     samples = sample_records(corpus, {r["sample_id"] for r in records})
     model = run["model"] or run["agent"]
     price = pricing.find_price(model, prices)
-    return reference_summary.summary(
+    out = reference_summary.summary(
         records, samples, norm=norm, fingerprint=fingerprint(run, model, _release_dir(release_dir, corpus)),
         config=harness_config(run, model), pricing=_price_info(price), cost_fn=lambda tokens: _cost(price, tokens))
+    warnings = export_warnings(run)
+    if warnings:
+        out["workbench_warnings"] = warnings  # only then: a clean run's summary has exactly the reference's keys
+    return out
+
+
+def export_warnings(run: Mapping[str, Any]) -> list[str]:
+    """Why this summary may not be the reference's own: an imported run whose replay did not reproduce its log
+    is summarised from our replayed outputs and outcomes, not the logged ones."""
+    from workbench.reference_import import replay_mismatches
+
+    bad = replay_mismatches(run)
+    if not bad:
+        return []
+    listed = ", ".join(bad[:5]) + (f" … (+{len(bad) - 5})" if len(bad) > 5 else "")
+    return [f"{len(bad)} imported trajectories did not replay as logged ({listed}); this summary is computed from "
+            "the replayed outputs and outcomes, not the logged ones (see the import's mismatch report)"]
+
+
+def reference_block(store: Store, run_name: str, corpus: Corpus) -> dict[str, Any]:
+    """The reference evaluator's own numbers for a run (PROTOCOL §1.2: shown beside the paper's metrics under
+    `reference`, so a user can reconcile with a summary.json): its accuracy, its retrieval figures (any-gold
+    recall counting failed reads, header-matched section recall, conversion), turn stats and attribution."""
+    try:
+        s = agenthop_summary(store, run_name, corpus)
+    except SummaryError as exc:
+        return {"unavailable": str(exc)}
+    if s.get("empty"):
+        return {"unavailable": "no trajectories"}
+    r = s["retrieval"]
+    return {"schema_version": reference_summary.SCHEMA_VERSION, "total": s["total"], "correct": s["correct"],
+            "accuracy": s["accuracy"]["overall"], "paper_recall": r["paper_recall"],
+            "section_recall_soft": r["section_recall_soft"], "section_recall_hard": r["section_recall_hard"],
+            "conversion_rate": r["conversion_rate"], "conversion_denominator": r["conversion_denominator"],
+            "min_navigation_rate": r["min_navigation_rate"], "wasted_read_rate": r["wasted_read_rate"],
+            "total_read_calls": r["total_read_calls"], "mean_total_turns": s["tools"]["turn_stats"]["mean"],
+            "rejection_rate": s["tools"]["rejection_rate"], "failure_attribution": s["failure_attribution"]["rates"],
+            "per_sample_mean_tokens": s["cost"]["per_sample_mean_tokens"],
+            **({"warnings": s["workbench_warnings"]} if s.get("workbench_warnings") else {})}
 
 
 # ---------------------------------------------------------------- trajectories
 
 
-def trajectory_records(store: Store, run_id: int) -> list[dict[str, Any]]:
+def trajectory_records(store: Store, run: Mapping[str, Any] | int) -> list[dict[str, Any]]:
     """The run's final trajectories as reference-shaped records (reference §4), in store order."""
+    from workbench.reference_import import failed_attempt_tokens
+
+    run = store.run_by_id(run) if isinstance(run, int) else run
     earlier: dict[tuple[str, int], list[dict[str, Any]]] = {}
-    for t in store.trajectories(run_id, final_only=False):
+    for t in store.trajectories(run["id"], final_only=False):
         if not t["final"]:
             earlier.setdefault((t["item_id"], t["replicate"]), []).append(t)
-    return [reference_record(t, store.steps(t["id"]), earlier.get((t["item_id"], t["replicate"]), []))
-            for t in store.trajectories(run_id)]
+    kept_apart = failed_attempt_tokens(run)  # an imported run's failed attempts (no rows of their own)
+    return [reference_record(t, store.steps(t["id"]), earlier.get((t["item_id"], t["replicate"]), [])
+                             + ([kept_apart[t["item_id"]]] if t["item_id"] in kept_apart else []))
+            for t in store.trajectories(run["id"])]
 
 
 def reference_record(t: Mapping[str, Any], steps: Sequence[Mapping[str, Any]],
@@ -140,8 +205,8 @@ def sample_record(corpus: Corpus, item: Item) -> dict[str, Any]:
 def fingerprint(run: Mapping[str, Any], model: str, release_dir: Path | None) -> dict[str, Any]:
     """§5.2: `started_at` is always "" in the reference; `benchmark_sha256` is 16 hex of qa/full.jsonl's SHA-256."""
     qa = release_dir / QA_FILE if release_dir is not None else None
-    return {"schema_version": reference_summary.SCHEMA_VERSION, "model": model, "backend": BACKEND,
-            "strategy": STRATEGY, "started_at": "",
+    return {"schema_version": reference_summary.SCHEMA_VERSION, "model": model, "backend": backend_of(run, model),
+            "strategy": strategy_of(run), "started_at": "",
             "completed_at": run.get("finished_at") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "benchmark_sha256": file_sha256(qa)[:16] if qa is not None and qa.is_file() else ""}
 
@@ -152,13 +217,47 @@ def harness_config(run: Mapping[str, Any], model: str) -> dict[str, Any]:
     config = run.get("config") or {}
     opts = config.get("agent_options") or {}
     return {
-        "budget": caps.get("budget", 30), "max_turns": caps.get("max_turns", 20), "model": model, "backend": BACKEND,
+        "budget": caps.get("budget", 30), "max_turns": caps.get("max_turns", 20), "model": model,
+        "backend": backend_of(run, model),
         "temperature": opts.get("temperature"), "top_p": opts.get("top_p"), "top_k": opts.get("top_k"),
         "max_tokens": opts.get("max_tokens", DEFAULT_MAX_TOKENS), "workers": config.get("workers", 1),
-        "max_total_tokens": caps.get("max_tokens_total", 200_000), "max_run_tokens": 0, "strategy": STRATEGY,
+        "max_total_tokens": caps.get("max_tokens_total", 200_000), "max_run_tokens": 0, "strategy": strategy_of(run),
         "text_tools": bool(opts.get("text_tools", False)), "reasoning_effort": opts.get("reasoning_effort"),
         "disabled_tools": list(caps.get("disabled_tools") or []),
     }
+
+
+def routed_backend(model: str) -> str:
+    """The backend the reference picks for a model name (§3.2 routing, first matching prefix, case-insensitive);
+    a litellm provider prefix (`anthropic/…`) is not part of the name; unknown names keep the default."""
+    head, sep, rest = model.partition("/")
+    name = rest if sep and head.lower() in LITELLM_PROVIDERS else model
+    lowered = name.lower()
+    for prefixes, backend in ROUTING:
+        if lowered.startswith(prefixes):
+            return backend
+    return DEFAULT_BACKEND
+
+
+def backend_of(run: Mapping[str, Any], model: str) -> str:
+    """A run that talked to an OpenAI-compatible server by URL is `openai` (the reference skips routing when
+    given a base URL and key); otherwise the routed backend of its model."""
+    opts = (run.get("config") or {}).get("agent_options") or {}
+    return DEFAULT_BACKEND if opts.get("base_url") else routed_backend(model)
+
+
+def strategy_of(run: Mapping[str, Any]) -> str:
+    """The reference strategy a run corresponds to: an imported run's directory suffix (`gpt-4.1_react`), a
+    closed-book run's `noretrieval` (the reference's closed-book prompt; its results go to `…_noretrieval/`),
+    else `direct`."""
+    opts = (run.get("config") or {}).get("agent_options") or {}
+    if run.get("agent") == "replay" and opts.get("source"):
+        name = Path(opts["source"]).name
+        for strategy in STRATEGIES:
+            if name.endswith(f"_{strategy}"):
+                return strategy
+        return DEFAULT_STRATEGY
+    return "noretrieval" if run.get("ablation") == "closed-book" else DEFAULT_STRATEGY
 
 
 def _release_dir(release_dir: Path | str | None, corpus: Corpus) -> Path | None:

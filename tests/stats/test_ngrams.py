@@ -106,12 +106,23 @@ def test_panel_mean_delta():
 def test_top_trigram_and_concentration():
     seqs = [[SEARCH, READ, SUBMIT], [SEARCH, READ, SUBMIT], [READ, READ, READ, READ], [THINK]]
     top = top_trigram(seqs)
-    # (READ, READ, READ) occurs twice in one trajectory, (SEARCH, READ, SUBMIT) twice in two: tie on
-    # occurrences, broken by trajectories
+    # (READ, READ, READ) occurs twice in one trajectory, (SEARCH, READ, SUBMIT) twice in two
     assert top["trigram"] == [SEARCH, READ, SUBMIT]
     assert top["occurrences"] == 2 and top["trajectories"] == 2
     assert top["trajectory_share"] == [2, 4] and top["occurrence_share"] == [2, 4]
     assert top_trigram([[READ, SUBMIT], []]) is None
+
+
+def test_top_trigram_is_ranked_by_trajectories_not_by_a_loop():
+    """think→think→think 18 times in one trajectory loses to a trigram in three trajectories."""
+    loop = [[THINK] * 20]
+    common = [[REFS, READ, SUBMIT]] * 3
+    top = top_trigram(loop + common + [[INFO]] * 6)
+    assert top["trigram"] == [REFS, READ, SUBMIT]
+    assert (top["trajectories"], top["occurrences"]) == (3, 3) and top["trajectory_share"] == [3, 10]
+    assert top["occurrence_share"] == [3, 21]
+    # same number of trajectories: occurrences break the tie
+    assert top_trigram([[THINK] * 5, [READ, READ, READ]])["trigram"] == [THINK, THINK, THINK]
 
 
 def test_top_trigram_ties_are_alphabetical():
@@ -138,3 +149,22 @@ def test_transition_rows_are_distributions_or_zero(seqs):
     for total, prow in zip(m["row_totals"], probs):
         assert prow.sum() == pytest.approx(1.0 if total else 0.0)
     assert np.array(m["counts"]).sum() == sum(len(ngrams(s, 2)) for s in seqs)
+
+
+NAMES = st.one_of(st.sampled_from(TOOLS), st.sampled_from(['bo"gus', 'x\\"read_section', '"think"', "é", "read_section\\"]),
+                  st.text(max_size=6))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.lists(NAMES, max_size=8)), max_size=8))
+def test_encoding_stored_json_equals_encoding_the_names(seqs):
+    """The fast path (codes substituted in the JSON text) and the names give the same arrays, whatever the
+    names hold (quotes, backslashes, tool names inside other strings)."""
+    import json
+
+    from stats.ngrams import Encoded
+
+    texts = [None if s is None else json.dumps(s, ensure_ascii=bool(len(s) % 2)) for s in seqs]
+    fast = Encoded.from_json(texts)
+    slow = Encoded.of([s or [] for s in seqs])
+    assert fast.n == slow.n and fast.codes.tolist() == slow.codes.tolist() and fast.owner.tolist() == slow.owner.tolist()

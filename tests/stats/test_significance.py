@@ -46,6 +46,13 @@ def test_mcnemar_counts_and_p():
         mcnemar_exact([1, 0], [1])
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 400), st.integers(0, 400), st.sampled_from(["greater", "less", "two-sided"]))
+def test_sign_test_matches_scipy_binomtest(improved, worsened, alternative):
+    want = binomtest(improved, improved + worsened, 0.5, alternative=alternative).pvalue if improved + worsened else 1.0
+    assert sign_test(improved, worsened, alternative) == pytest.approx(want, rel=1e-9, abs=1e-300)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=60))
 def test_mcnemar_matches_scipy_binomtest(pairs):
@@ -119,16 +126,75 @@ def test_item_total_flags_an_inverted_item():
 # Spearman, coverage, run-to-run spread
 
 
-def test_spearman_wraps_scipy_and_drops_missing():
+def _enumerated_spearman_p(x, y):
+    """Two-sided permutation p by brute force: every ordering of y against x, ρ recomputed by scipy."""
+    import itertools
+
+    observed = abs(spearmanr(x, y).statistic)
+    perms = list(itertools.permutations(y))
+    return sum(abs(spearmanr(x, list(p)).statistic) >= observed - 1e-12 for p in perms) / len(perms)
+
+
+def test_spearman_drops_missing_and_is_exact_for_small_n():
     x = [1, 2, 3, 4, 5, None, 7]
     y = [2, 1, 4, 3, 6, 9, np.nan]
     r = spearman(x, y)
     ref = spearmanr([1, 2, 3, 4, 5], [2, 1, 4, 3, 6])
-    assert r["n"] == 5 and r["rho"] == pytest.approx(ref.statistic) and r["p"] == pytest.approx(ref.pvalue)
+    assert r["n"] == 5 and r["rho"] == pytest.approx(ref.statistic)
+    assert r["p"] == pytest.approx(_enumerated_spearman_p([1, 2, 3, 4, 5], [2, 1, 4, 3, 6]))
+    assert r["p_method"] == "exact"
     assert spearman([1, 2], [2, 1]) == {"rho": None, "p": None, "n": 2}
     assert spearman([1, 1, 1], [1, 2, 3])["rho"] is None
     with pytest.raises(ValueError):
         spearman([1, 2, 3], [1, 2])
+
+
+def test_spearman_four_runs_in_perfect_order_is_not_p_zero():
+    r = spearman([0.1, 0.2, 0.3, 0.4], [10, 20, 30, 40])
+    assert r["rho"] == pytest.approx(1.0) and r["p"] == pytest.approx(2 / 24)  # both perfect orders of 4! = 24
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(3, 6).flatmap(lambda n: st.tuples(st.lists(st.integers(0, 4), min_size=n, max_size=n),
+                                                     st.lists(st.integers(0, 4), min_size=n, max_size=n))))
+def test_spearman_exact_p_equals_enumeration_with_ties(xy):
+    x, y = xy
+    r = spearman(x, y)
+    if r["rho"] is None:
+        assert len(set(x)) == 1 or len(set(y)) == 1
+        return
+    assert r["rho"] == pytest.approx(spearmanr(x, y).statistic)
+    assert r["p"] == pytest.approx(_enumerated_spearman_p(x, y))
+
+
+def test_spearman_above_nine_uses_scipy():
+    x = list(range(12))
+    y = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10]
+    r = spearman(x, y)
+    assert r["p_method"] == "asymptotic" and r["p"] == pytest.approx(spearmanr(x, y).pvalue)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([6, 40, 400, 3000]).flatmap(lambda m: st.tuples(*[st.integers(0, m)] * 4)))
+def test_fisher_exact_equals_scipy(table):
+    from scipy.stats import fisher_exact
+
+    from stats.significance import fisher_exact_two_sided
+
+    a, b, c, d = table
+    assert fisher_exact_two_sided(a, b, c, d) == pytest.approx(fisher_exact([[a, b], [c, d]]).pvalue, rel=1e-8,
+                                                               abs=1e-300)
+
+
+def test_fisher_exact_hand_values_and_ties():
+    from stats.significance import fisher_exact_two_sided
+
+    assert fisher_exact_two_sided(3, 0, 0, 2) == pytest.approx(0.1)  # 1/C(5,2) each extreme table
+    assert fisher_exact_two_sided(5, 0, 0, 5) == pytest.approx(2 / 252)  # the two mirror tables
+    assert fisher_exact_two_sided(2, 4, 4, 2) == pytest.approx(0.5670995670995670)  # symmetric: ties included
+    assert fisher_exact_two_sided(3, 3, 3, 3) == 1.0 and fisher_exact_two_sided(0, 0, 3, 4) == 1.0
+    with pytest.raises(ValueError):
+        fisher_exact_two_sided(-1, 0, 0, 0)
 
 
 def test_coverage_histogram_boundaries():

@@ -58,7 +58,9 @@ def st_(actions, correct=True, termination="answer"):
     ([G1, read("g2", "gold", delivered=False, status="not_found"), SUBMIT], "Explored"),
     ([G1, X, read("g1", "gold"), SUBMIT], "Explored"),
     ([G1, read("g1", "gold"), call("list_sections", "g1", "gold"), SUBMIT], "Stayed"),
-    ([G1, call("get_references", "g1", "gold"), THINK], "Stayed"),
+    ([G1, call("get_references", "g1", "gold"), THINK], "Explored"),  # asking for its references is moving on
+    ([G1, call("get_paper_info", "g1", "gold"), THINK], "Stayed"),
+    ([G1, read("b", "bridge"), SUBMIT], "Explored"),
     ([G1, read("g1", "gold"), X, SUBMIT], "Explored"),
     ([G1, G2, SUBMIT], "All-Gold"),
     ([G2, X, G1, X, SUBMIT], "All-Gold"),
@@ -147,7 +149,10 @@ def test_after_evidence_groups():
     (G1, "Recover"),
     (call("list_sections", "g2", "gold"), "Recover"),
     (read("x", "other"), "Stay"),
-    (call("get_references", "x", "other"), "Stay"),
+    (call("list_sections", "x", "other"), "Stay"),
+    (call("get_paper_info", "x", "other"), "Stay"),
+    (call("get_references", "x", "other"), "Re-nav"),  # read → its references: moving on, not staying
+    (call("get_references", "g1", "gold"), "Recover"),
     (THINK, "Think"),
     (SUBMIT, "Submit"),
     (SEARCH, "Re-nav"),
@@ -164,18 +169,32 @@ def test_after_wrong_at_end_of_trajectory():
 
 def test_wrong_read_events():
     actions = [X, X, read("z", "other", delivered=False, status="error"), Y, G1, SUBMIT]
-    assert wrong_read_indices(actions) == [0, 1, 3]  # an undelivered read is no read
+    assert wrong_read_indices(actions) == [0, 1]  # an undelivered read is no read; Y is the seed
     out = after_wrong_read([mt(actions), st_([G1, SUBMIT])])
-    assert out["n_events"] == 3 and out["n_trajectories"] == 1
-    assert out["counts"]["Stay"] == 1 and out["counts"]["Re-nav"] == 1 and out["counts"]["Recover"] == 1
-    assert out["shares"]["Stay"] == [1, 3]
+    assert out["n_events"] == 2 and out["n_trajectories"] == 1
+    assert out["counts"]["Stay"] == 1 and out["counts"]["Re-nav"] == 1 and out["counts"]["Recover"] == 0
+    assert out["shares"]["Stay"] == [1, 2]
     assert sum(out["counts"].values()) == out["n_events"]
 
 
-def test_wrong_roles_can_exclude_bridges():
-    actions = [read("b", "bridge"), G1, SUBMIT]
-    assert wrong_read_indices(actions) == [0]
-    assert wrong_read_indices(actions, wrong_roles=("seed", "other", None)) == []
+def test_bridge_and_seed_reads_are_not_wrong_paper_reads():
+    """A depth-2 item requires reading the bridge; the seed is where the protocol starts."""
+    depth2 = [read("s", "seed"), read("b", "bridge"), call("get_references", "b", "bridge"), G1, SUBMIT]
+    assert wrong_read_indices(depth2) == []
+    assert after_wrong_read([st_(depth2)])["n_events"] == 0
+    assert early_submit([st_([read("b", "bridge"), SUBMIT])])["share"] == [0, 0]
+    assert wrong_read_indices([read("b", "bridge")], wrong_roles=("other", "bridge")) == [0]
+
+
+def test_compact_actions_give_the_same_categories():
+    from stats.stopping import compact
+
+    actions = [X, call("get_references", "x", "other"), G1, THINK, SUBMIT]
+    packed = compact(actions)
+    assert packed[0] == ["read_section", "ok", "x", "other", True]
+    assert after_wrong_category(packed, 0) == after_wrong_category(actions, 0) == "Re-nav"
+    assert after_evidence_category(packed) == "Thnk"
+    assert stopping_behaviour([mt(packed)]) == stopping_behaviour([mt(actions)])
 
 
 def test_early_submit_window():

@@ -114,7 +114,7 @@ class RunsScreen(Screen):
         if not force and version == self._version and jobs == self._job_states and store is not None:
             return
         self._version, self._job_states = version, jobs
-        from workbench.reports import runs_table
+        from workbench.runlist import runs_table
 
         self.rows = runs_table(store) if store is not None else []
         self.render_rows()
