@@ -41,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--ci", action="store_true", help="bootstrap 95%% intervals (B = 10,000, seeded)")
     report.add_argument("--external", help="CSV of run,score for a Spearman correlation with run accuracy (--panel)")
 
+    board = sub.add_parser("leaderboard", help="people and models on the items people have played (four axes)")
+    board.add_argument("--db")
+    board.add_argument("--format", choices=("table", "json"), default="table")
+
     compare = sub.add_parser("compare", help="two runs side by side on their common items")
     compare.add_argument("a", metavar="RUN_A")
     compare.add_argument("b", metavar="RUN_B")
@@ -131,7 +135,7 @@ def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of `run`, shared by `scale sequential` and `scale parallel` (their names are a contract)."""
     p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
-    p.add_argument("--agent", default="heuristic", choices=("oracle", "random", "heuristic", "llm"))
+    p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
     p.add_argument("--run", dest="run_name", help="run name (re-use it to resume)")
     p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
     p.add_argument("--workers", type=_positive, default=8)
@@ -166,6 +170,27 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     llm.add_argument("--dry-run", action="store_true", help="print the items, caps and a cost estimate; run nothing")
 
 
+BATCH_AGENTS = ("oracle", "random", "heuristic", "llm")
+
+
+def _agent(text: str) -> str:
+    """One of BATCH_AGENTS, or `human:NAME`, which `build_spec` refuses in one line with where to play instead."""
+    from sandbox.agents.human import is_human
+
+    if text in BATCH_AGENTS or is_human(text):
+        return text
+    raise argparse.ArgumentTypeError(f"invalid choice: '{text}' (choose from {', '.join(BATCH_AGENTS)})")
+
+
+def refuse_human(agent: str) -> None:
+    from sandbox.agents.human import is_human
+
+    if is_human(agent):
+        raise UsageError(f"'{agent}' is a person, and people play in the TUI, not in --batch: run agenthop-tui and "
+                         "press P (or ctrl+p, 'Play the benchmark…'); --batch leaderboard, report and compare then "
+                         "read the play")
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -190,6 +215,7 @@ def build_spec(args: argparse.Namespace):
     from sandbox.runner import RunSpec, select_items
     from workbench import paths
 
+    refuse_human(args.agent)
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported)
@@ -416,6 +442,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from workbench.reports import leaderboard
+    from workbench.render import print_leaderboard
+
+    print_leaderboard(leaderboard(_open_store(args.db)), args.format)
+    return EXIT_OK
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     if args.format == "jsonl":
@@ -535,7 +569,7 @@ def _print_import(report: Any) -> None:
         sys.stderr.write(f"warning: {n} recall label(s) {kind.replace('_', ' ')}\n")
 
 
-COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "compare": cmd_compare, "scale": cmd_scale,
+COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "compare": cmd_compare, "leaderboard": cmd_leaderboard, "scale": cmd_scale,
             "export": cmd_export, "audit": cmd_audit, "import-reference": cmd_import_reference, "synth": cmd_synth}
 
 

@@ -177,6 +177,17 @@ def _dig(obj: Any, path: tuple[str, ...]) -> Any:
     return obj
 
 
+def best_cells(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Per panel column, the runs holding its best value (none where every run ties)."""
+    best: dict[str, list[str]] = {}
+    for col, _ in PANEL_COLUMNS:
+        vals = [r[col] for r in rows if r[col] is not None]
+        if len(set(vals)) > 1:
+            top = (min if col in LOWER_IS_BETTER else max)(vals)
+            best[col] = [r["run"] for r in rows if r[col] == top]
+    return best
+
+
 def item_matrix(runs_records: list[list[dict[str, Any]]]) -> tuple[list[str], list[list[int]]]:
     """Items answered by every run (replicate 0) and the item × run correctness matrix."""
     per_run = []
@@ -210,14 +221,8 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
     for rep in reports:
         rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
                      "n": rep["n"], **{col: _dig(rep, path) for col, path in PANEL_COLUMNS}})
-    best: dict[str, list[str]] = {}
-    for col, _ in PANEL_COLUMNS:
-        vals = [r[col] for r in rows if r[col] is not None]
-        if len(set(vals)) > 1:  # a column where every run ties has no best cell
-            top = (min if col in LOWER_IS_BETTER else max)(vals)
-            best[col] = [r["run"] for r in rows if r[col] == top]
     common, matrix = item_matrix(loaded)
-    panel: dict[str, Any] = {"rows": rows, "best": best, "n_common_items": len(common)}
+    panel: dict[str, Any] = {"rows": rows, "best": best_cells(rows), "n_common_items": len(common)}
     if len(names) >= 2 and common:
         panel["cronbach_alpha"] = cronbach_alpha(matrix)
         panel["coverage"] = coverage_histogram(matrix)
@@ -311,3 +316,42 @@ def transition_report(store: Store, name: str) -> dict[str, Any]:
     tm = transition_matrix(sequences)
     return {"run": run["name"], "names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"],
             "n": len(sequences)}
+
+
+# ---------------------------------------------------------------- humans vs models (play)
+
+
+def leaderboard(store: Store) -> list[dict[str, Any]]:
+    """Per dataset that people have played: every evaluation run, human or model, on the items people played.
+
+    The items are those any `human:` run finished (replicate 0). Each run's report is
+    `report_of` over its own replicate-0 trajectories on those items, so `n` says how
+    many of them it covers; runs covering none are left out. Scaling levels and
+    parallel runs are not evaluation runs and are left out too. Rows are ranked by
+    accuracy, then by run name.
+    """
+    from sandbox.agents.human import is_human
+
+    runs = [r for r in store.runs() if r["kind"] == "eval"]
+    boards = []
+    for fingerprint in dict.fromkeys(r["dataset_fingerprint"] for r in runs if is_human(r["agent"])):
+        same = [r for r in runs if r["dataset_fingerprint"] == fingerprint]
+        loaded = {r["id"]: [t for t in store.trajectories(r["id"], light=True) if t["replicate"] == 0] for r in same}
+        played = list(dict.fromkeys(t["item_id"] for r in same if is_human(r["agent"]) for t in loaded[r["id"]]))
+        wanted = set(played)
+        rows = []
+        for run in same:
+            records = [t for t in loaded[run["id"]] if t["item_id"] in wanted]
+            if not records:
+                continue
+            rep = report_of(run, records)
+            rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
+                         "human": is_human(rep["agent"]), "n": rep["n"], "correct": rep["correct"],
+                         **{col: _dig(rep, path) for col, path in PANEL_COLUMNS}})
+        rows.sort(key=lambda r: (-(r["accuracy"] or 0.0), r["run"]))
+        for rank, row in enumerate(rows, 1):
+            row["rank"] = rank
+        dataset = next(r["dataset"] for r in same if is_human(r["agent"]))
+        boards.append({"dataset": dataset, "fingerprint": fingerprint, "n_items": len(played), "items": played,
+                       "rows": rows, "best": best_cells(rows)})
+    return boards

@@ -63,6 +63,7 @@ class RunsScreen(Screen):
         Binding("slash", "filter", "Filter", id="runs.filter", key_display="/"),
         Binding("b", "builtin", "Built-in run", id="runs.builtin"),
         Binding("g", "scaling", "Scaling", id="runs.scaling"),
+        Binding("P", "play", "Play the benchmark", id="runs.play", show=False),
         Binding("escape", "clear_filter", "Clear filter", id="runs.clear_filter", show=False),
         Binding("q", "app.quit", "Quit", id="runs.quit"),
     ]
@@ -258,6 +259,9 @@ class RunsScreen(Screen):
 
     def action_scaling(self) -> None:
         self.app.action_scaling()
+
+    def action_play(self) -> None:
+        self.app.action_play()
 
     def action_builtin(self) -> None:
         self.app.action_run_builtin()
