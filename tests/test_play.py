@@ -117,3 +117,17 @@ def test_batch_run_refuses_a_person(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: 'human:x' is a person") and "agenthop-tui" in err and len(err.strip().splitlines()) == 1
     assert not db.exists()
+
+
+def test_the_setup_form_validates_before_anything_opens():
+    from workbench.tui.play_setup import validate_setup
+
+    request, errors = validate_setup({"player": "ana", "dataset": "", "mode": "random", "count": "3", "seed": "2"})
+    assert errors == {} and (request.player, request.dataset, request.count, request.seed) == ("ana", "builtin", 3, 2)
+    assert request.session == "human-ana-builtin"
+    _, errors = validate_setup({"player": "a b", "mode": "ids", "ids": " "})
+    assert set(errors) == {"player", "ids"}
+    _, errors = validate_setup({"player": "ana", "mode": "random", "count": "0", "seed": "x"})
+    assert set(errors) == {"count", "seed"}
+    request, errors = validate_setup({"player": "ana", "mode": "wrong", "run": "heuristic", "name": "ana-vs-heur"})
+    assert errors == {} and (request.run, request.session) == ("heuristic", "ana-vs-heur")

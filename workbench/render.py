@@ -188,8 +188,7 @@ def leaderboard_cells(board: dict[str, Any]) -> tuple[tuple, list[tuple]]:
     header, cells = panel_cells(board)
     rows = []
     for r, row in zip(board["rows"], cells):
-        who = ("human" if r["human"] else r["agent"] + (f" {r['model']}" if r["model"] else "")
-               + ("" if r["ablation"] == "full" else f" · {r['ablation']}"))
+        who = r["agent"] + (f" {r['model']}" if r["model"] else "") + ("" if r["ablation"] == "full" else f" · {r['ablation']}")
         rows.append((str(r["rank"]), row[0], who, f"{r['n']}/{board['n_items']}", *row[1:]))
     return ("#", header[0], "who", "items", *header[1:]), rows
 

@@ -1,7 +1,7 @@
 """A person plays through the real app over a real store: keys become the agent's calls, the episode keeps the rules."""
 from __future__ import annotations
 
-from textual.widgets import DataTable, OptionList
+from textual.widgets import Button, DataTable, Input, OptionList, Select
 
 from sandbox.ledger import INSUFFICIENT
 from play_support import act, start, until
@@ -10,6 +10,7 @@ from workbench.render import leaderboard_cells
 from workbench.reports import leaderboard
 from workbench.tui.leaderboard import LeaderboardScreen
 from workbench.tui.play import PlayScreen
+from workbench.tui.play_setup import PlaySetupScreen
 from workbench.tui.runs import RunsScreen
 from workbench.tui.transcript import TranscriptView
 
@@ -91,7 +92,7 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
         header, rows = leaderboard_cells(leaderboard(app.store)[0])
         assert [str(c.label) for c in board_table.columns.values()] == list(header)
         assert [[str(c) for c in board_table.get_row_at(i)] for i in range(board_table.row_count)] == [list(r) for r in rows]
-        assert any(r[1] == "human-ana-builtin" and r[2] == "human" and r[3] == "1/1" for r in rows)
+        assert any(r[1] == "human-ana-builtin" and r[2] == "human:ana" and r[3] == "1/1" for r in rows)
         await pilot.press("escape")
         await pilot.press("enter")  # enter on a reveal row: step through that trajectory
         await until(pilot, lambda: type(app.screen).__name__ == "StepperScreen")
@@ -121,3 +122,24 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
                                       (run["id"],)).fetchall()
         assert [tuple(r) for r in rows] == [("st_0001", "done", 1), ("st_0002", "done", 1)]
         assert app.store.run("human-ana-builtin")["status"] == "done"
+
+        await pilot.press("escape")  # an item is played once per session: asking again says so
+        app.play_items("builtin", ["st_0001"])
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.state == "failed")
+        assert "nothing left to play" in app.screen.query_one(TranscriptView).placeholder
+        await pilot.press("escape")
+
+        await until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        await pilot.press("P")  # the runs list's key opens the session setup
+        await until(pilot, lambda: isinstance(app.screen, PlaySetupScreen))
+        setup = app.screen
+        assert setup.query_one("#setup-player", Input).value == "ana"
+        setup.query_one("#setup-mode", Select).value = "ids"
+        await pilot.pause()
+        assert setup.query_one("#start", Button).disabled  # no ids yet
+        setup.query_one("#setup-ids", Input).value = "st_0003"
+        setup.query_one("#setup-name", Input).value = "ana-second"
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.agent is not None)
+        assert (app.screen.item.id, app.screen.request.session) == ("st_0003", "ana-second")

@@ -226,7 +226,7 @@ class PlayScreen(Screen):
         self.state = "failed"
         self.query_one(TranscriptView).placeholder = message
         self.query_one(TranscriptView).refresh()
-        self.notify(message, title="play", severity="error", timeout=8)
+        self.notify(message, title="play", severity="error", timeout=8, markup=False)
         self.refresh_bindings()
         self._show_title()
 
@@ -493,7 +493,7 @@ class PlayScreen(Screen):
                 self._focus_next_empty("paper_id")
             else:
                 self.notify(f"paper picked: {one_line(self.seen.papers.get(event.option_id or '', ''), 50)} · "
-                            "1–5 use it", timeout=2)
+                            "1–5 use it", timeout=2, markup=False)
         elif event.option_list.id == "play-sections" and self.current_paper:
             self._open_form("read_section", paper_id=self.current_paper, section=event.option_id or "")
 
