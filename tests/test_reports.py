@@ -116,3 +116,37 @@ def test_single_run_analytics(panel_db, capsys):
     assert rep["analytics"]["top_trigram"]["trigram"] == ["get_references", "list_sections", "read_section"] or \
         rep["analytics"]["top_trigram"]["occurrences"] > 0
     assert set(rep["analytics"]["stopping"]) >= {"mt_fail", "after_wrong_read"}
+
+
+def test_compare_rows_are_the_diagnostics_numbers_with_intervals(panel_db):
+    store = Store(panel_db, readonly=True)
+    cmp = reports.compare_report(store, "h", "r", n_boot=2000)
+    h = {t["item_id"]: t for t in store.trajectories(store.run("h")["id"])}
+    r = {t["item_id"]: t for t in store.trajectories(store.run("r")["id"])}
+    rh = reports.report_of(store.run("h"), list(h.values()))
+    rows = {row["axis"]: row for row in cmp["rows"]}
+    assert rows["Conv st"]["a"] == rh["axes"]["synthesis"]["conversion"]["st"]
+    assert rows["points"]["a"] == pytest.approx(rh["axes"]["resource"]["avg_points"])
+    for row in cmp["rows"]:
+        if row["delta"] is not None and row["ci_low"] is not None:
+            assert row["ci_low"] - 1e-9 <= row["delta"] <= row["ci_high"] + 1e-9, row["axis"]
+    st_items = [i for i in h if h[i]["kind"] == "st"]
+    from stats.significance import mcnemar_exact
+
+    want = mcnemar_exact([h[i]["paper_recall"] for i in st_items], [r[i]["paper_recall"] for i in st_items])
+    assert rows["PR st"]["p"] == pytest.approx(want["p"]) and rows["PR st"]["test"]["n"] == len(st_items)
+    assert rows["tokens"]["p"] is None  # not a 0/1 outcome: an interval only
+    pair = cmp["items"][st_items[0]]
+    assert pair["a"]["id"] == h[st_items[0]]["id"] and pair["b"]["id"] == r[st_items[0]]["id"]
+    assert cmp["tool_use"]["a"]["transitions"]["n"] == cmp["n_common"]
+
+
+def test_compare_warns_when_the_runs_used_different_datasets(panel_db, tmp_path):
+    import shutil
+
+    db = tmp_path / "s.sqlite"
+    shutil.copy(panel_db, db)
+    store = Store(db)
+    assert reports.compare_report(store, "o", "h", n_boot=200)["warnings"] == []
+    store.conn.execute("UPDATE runs SET dataset_fingerprint = 'other' WHERE name = 'h'")
+    assert "different datasets" in reports.compare_report(store, "o", "h", n_boot=200)["warnings"][0]

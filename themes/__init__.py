@@ -56,4 +56,5 @@ LIGHT_THEME = AGENTHOP_LIGHT.name
 # Names users may type for Textual's terminal-native ANSI themes.
 ALIASES: dict[str, str] = {"textual-ansi": "ansi-dark", "ansi": "ansi-dark"}
 STYLESHEETS: tuple[str, ...] = ("workbench.tcss", "runs.tcss", "launch.tcss", "live.tcss", "stepper.tcss",
-                                "diagnostics.tcss", "help.tcss", "scaling.tcss", "audit.tcss", "play.tcss")
+                                "diagnostics.tcss", "help.tcss", "scaling.tcss", "audit.tcss",
+                                "compare.tcss", "play.tcss")

@@ -135,6 +135,26 @@ class WorkbenchApp(App[int]):
         if not isinstance(self.screen, ScalingScreen):
             self.push_screen(ScalingScreen())
 
+    def action_compare(self) -> None:
+        """Pick two runs, then compare them (on the runs screen: mark two with space, then c)."""
+        from workbench.tui.compare import RunPairModal
+
+        names = self.run_names()
+        if len(names) < 2:
+            self.notify("comparing needs two runs in the store", severity="warning")
+            return
+
+        def picked(pair: tuple[str, str] | None) -> None:
+            if pair:
+                self.compare_runs(*pair)
+
+        self.push_screen(RunPairModal(names), picked)
+
+    def compare_runs(self, a: str, b: str) -> None:
+        from workbench.tui.compare import CompareScreen
+
+        self.push_screen(CompareScreen(a, b))
+
     def action_new_run(self, values: dict[str, str] | None = None) -> None:
         from workbench.tui.launch import LaunchScreen
 

@@ -216,26 +216,70 @@ def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
         out.print(table)
 
 
+MEAN_AXES = ("calls/turn", "tokens", "turns", "points")
+COMPARE_HEADER = ("axis", "A", "B", "Δ (B−A)", "95% CI of Δ", "McNemar p")
+AGREEMENT_LABELS = {"both_right": "both right", "only_a": "only A right", "only_b": "only B right",
+                    "both_wrong": "both wrong"}
+
+
+def _p(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3g}"
+
+
+def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The compared axes as text cells (the batch table and the TUI's compare screen show these very strings)."""
+    rows = []
+    for r in cmp["rows"]:
+        mean = r["axis"] in MEAN_AXES
+        value = (lambda v: _num(v, 0 if r["axis"] == "tokens" else 2)) if mean else _pct
+        points = (lambda v: f"{v:+,.2f}") if mean else (lambda v: f"{v * 100:+.1f} pts")
+        delta = "—" if r["delta"] is None else points(r["delta"])
+        ci = "—" if r.get("ci_low") is None else f"[{points(r['ci_low'])}, {points(r['ci_high'])}]"
+        rows.append((r["axis"], value(r["a"]), value(r["b"]), delta, ci, _p(r.get("p"))))
+    return rows
+
+
+def compare_heading(cmp: dict[str, Any]) -> str:
+    def who(side: str) -> str:
+        run = cmp.get("runs", {}).get(side) or {"name": cmp[side], "agent": "?", "model": None}
+        agent = run["agent"] + (f" {run['model']}" if run.get("model") else "")
+        return f"{run['name']} ({agent})"
+
+    extra = "".join(f" · {cmp[k]} only in {k[-1].upper()}" for k in ("only_in_a", "only_in_b") if cmp.get(k))
+    return f"A = {who('a')} · B = {who('b')} · {cmp['n_common']} common items (replicate 0){extra}"
+
+
+def compare_legend(cmp: dict[str, Any]) -> str:
+    return (f"Δ intervals: paired bootstrap over the common items (B = {cmp.get('n_boot', 10_000):,}, seed "
+            f"{cmp.get('seed', 0)}); p: exact McNemar on the paired 0/1 outcome (conversion: items both runs recalled).")
+
+
 def print_compare(cmp: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
         print_json(cmp)
         return
-    table = Table(title=Text(f"{cmp['a']} (A) vs {cmp['b']} (B) · {cmp['n_common']} common items"), title_justify="left")
-    for col in ("axis", "A", "B", "Δ (B−A)"):
-        table.add_column(col, justify="left" if col == "axis" else "right")
-    for r in cmp["rows"]:
-        fmt_v = (lambda v: _num(v, 2)) if r["axis"] in ("calls/turn", "tokens", "turns", "points") else _pct
-        delta = "—" if r["delta"] is None else (f"{r['delta'] * 100:+.1f} pts" if fmt_v is _pct else f"{r['delta']:+.2f}")
-        table.add_row(*map(Text, (r["axis"], fmt_v(r["a"]), fmt_v(r["b"]), delta)))
     out = console()
-    out.print(cmp["summary"], markup=False)
+    out.print(compare_heading(cmp), markup=False)
+    for warning in cmp.get("warnings", []):
+        out.print(f"warning: {warning}", markup=False, style="bold")
+    out.print(cmp["summary"], markup=False, style="bold")
+    table = Table(title_justify="left")
+    for col in COMPARE_HEADER:
+        table.add_column(col, justify="left" if col == "axis" else "right")
+    for row in compare_rows(cmp):
+        table.add_row(*map(Text, row))
     out.print(table)
-    for key, test in cmp["tests"].items():
-        if test:
-            out.print(f"McNemar {key}: only A {test['only_first']}, only B {test['only_second']}, "
-                      f"p = {test['p']:.4g} (n = {test['n']})", markup=False)
-    agree = " · ".join(f"{k.replace('_', ' ')} {v['n']}" for k, v in cmp["agreement"].items())
+    out.print(compare_legend(cmp), markup=False, style="dim")
+    agree = " · ".join(f"{AGREEMENT_LABELS[k]} {v['n']}" for k, v in cmp["agreement"].items())
     out.print(f"agreement: {agree}", markup=False)
+    for side in ("a", "b"):
+        att = cmp["attribution"][side]
+        wrong = " · ".join(f"{k} {v}" for k, v in att["counts"].items()) or "none"
+        terms = " · ".join(f"{k} {v}" for k, v in cmp["terminations"][side].items() if v)
+        top = (cmp.get("tool_use") or {}).get(side, {}).get("top_trigram")
+        trigram = f" · top trigram {' → '.join(top['trigram'])} ({top['trajectory_share'][0]}/" \
+                  f"{top['trajectory_share'][1]})" if top else ""
+        out.print(f"{side.upper()}: wrong answers → {wrong} · endings: {terms}{trigram}", markup=False)
 
 
 def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:

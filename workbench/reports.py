@@ -256,37 +256,132 @@ def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-AXIS_LABELS = {"accuracy": "accuracy", "paper_recall": "paper recall", "section_recall": "section recall",
-               "conversion": "conversion"}
+_MEANS = {"tokens": "tokens", "turns": "turns", "points": "points_used"}
+_CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget"}
+_RECALL = {"PR": "paper_recall", "SR": "section_recall"}
 
 
-def compare_report(store: Store, a: str, b: str) -> dict[str, Any]:
-    """Two runs on their common items: per-axis deltas, McNemar tests, agreement grid with item ids, a sentence."""
+def axis_terms(axis: str, r: dict[str, Any]) -> tuple[float, float]:
+    """Item `r`'s contribution to a compared axis as (numerator, denominator) of a ratio of sums, so that
+    one paired bootstrap serves every axis (accuracy: correct / 1; Conv st: correct∧recalled / recalled
+    among ST items; tokens: tokens / 1)."""
+    head, _, kind = axis.partition(" ")
+    in_split = float(not kind or r.get("kind") == kind)
+    if axis == "accuracy":
+        return float(bool(r.get("correct"))), 1.0
+    if head in _RECALL:
+        return float(bool(r.get(_RECALL[head]))) * in_split, in_split
+    if head == "Conv":
+        recalled = float(bool(r.get("paper_recall"))) * in_split
+        return float(bool(r.get("correct"))) * recalled, recalled
+    if axis == "calls/turn":
+        return float(r.get("tool_calls") or 0), float(r.get("turns_with_calls") or 0)
+    if axis in _MEANS:
+        return float(r.get(_MEANS[axis]) or 0), 1.0
+    return float(r.get("termination") == _CAPS[axis]), 1.0
+
+
+def paired_outcomes(axis: str, a: dict[str, Any], b: dict[str, Any]) -> tuple[bool, bool] | None:
+    """The 0/1 outcomes McNemar compares for one item on a binary axis; None when the item is not in the
+    test (another split; for conversion, not recalled by both) or the axis is not binary."""
+    head, _, kind = axis.partition(" ")
+    if kind and a.get("kind") != kind:
+        return None
+    if axis == "accuracy":
+        return bool(a.get("correct")), bool(b.get("correct"))
+    if head in _RECALL:
+        return bool(a.get(_RECALL[head])), bool(b.get(_RECALL[head]))
+    if head == "Conv":
+        if not (a.get("paper_recall") and b.get("paper_recall")):
+            return None
+        return bool(a.get("correct")), bool(b.get("correct"))
+    if axis in _CAPS:
+        return a.get("termination") == _CAPS[axis], b.get("termination") == _CAPS[axis]
+    return None
+
+
+def _side(t: dict[str, Any]) -> dict[str, Any]:
+    """What the agreement grid and the split stepper need of one run's trajectory on an item."""
+    return {"id": t["id"], "answer": t.get("answer"), "predicted_index": t.get("predicted_index"), "correct": bool(t.get("correct")), "termination": t.get("termination"),
+            "points": t.get("points_used"), "turns": t.get("turns"), "tokens": t.get("tokens"),
+            "paper_recall": bool(t.get("paper_recall")), "section_recall": bool(t.get("section_recall"))}
+
+
+def tool_use(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Transitions (as `transition_report` lays them out) and the top trigram of some trajectories."""
+    from stats.ngrams import top_trigram, transition_matrix
+
+    sequences = [r.get("tool_sequence") or [] for r in records]
+    tm = transition_matrix(sequences)
+    return {"transitions": {"names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"],
+                            "n": len(sequences)}, "top_trigram": top_trigram(sequences)}
+
+
+def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int = 0) -> dict[str, Any]:
+    """Two runs on their common items (replicate 0): per-axis values, Δ = B − A with a paired bootstrap 95%
+    interval, exact McNemar on every 0/1 axis (conversion: on the items both recalled), the agreement grid
+    with item ids, distractor attribution, terminations, tool use, and the sentence naming what separates them.
+
+    A and B values are the diagnostics' own (`report_of` over the common items), so they equal what
+    `report` prints for the same trajectories.
+    """
+    import numpy as np
+
+    from stats.bootstrap import paired_ratio_deltas
     from stats.significance import mcnemar_exact
 
-    ra, rb = run_report(store, a), run_report(store, b)
-    ta = {(t["item_id"]): t for t in store.trajectories(store.run(a)["id"]) if t["replicate"] == 0}
-    tb = {(t["item_id"]): t for t in store.trajectories(store.run(b)["id"]) if t["replicate"] == 0}
+    run_a, run_b = store.run(a), store.run(b)
+    ta = {t["item_id"]: t for t in store.trajectories(run_a["id"]) if t["replicate"] == 0}
+    tb = {t["item_id"]: t for t in store.trajectories(run_b["id"]) if t["replicate"] == 0}
     common = [i for i in ta if i in tb]
-    grid = {"both_right": [], "only_a": [], "only_b": [], "both_wrong": []}
+    recs_a, recs_b = [ta[i] for i in common], [tb[i] for i in common]
+    ra, rb = report_of(run_a, recs_a), report_of(run_b, recs_b)
+    grid: dict[str, list[str]] = {"both_right": [], "only_a": [], "only_b": [], "both_wrong": []}
     for i in common:
         ca, cb = bool(ta[i]["correct"]), bool(tb[i]["correct"])
         grid["both_right" if ca and cb else "only_a" if ca else "only_b" if cb else "both_wrong"].append(i)
-    tests = {"accuracy": mcnemar_exact([bool(ta[i]["correct"]) for i in common], [bool(tb[i]["correct"]) for i in common])
-             if common else None}
+    names = [col for col, _ in PANEL_COLUMNS]
+    intervals: list[tuple[float | None, float | None, float | None]] = [(None, None, None)] * len(names)
+    if len(common) >= 2:
+        terms_a = np.array([[axis_terms(c, r) for c in names] for r in recs_a])  # (n, axes, 2)
+        terms_b = np.array([[axis_terms(c, r) for c in names] for r in recs_b])
+        intervals = paired_ratio_deltas(terms_a[..., 0], terms_a[..., 1], terms_b[..., 0], terms_b[..., 1],
+                                        n_boot=n_boot, seed=seed)
+    rows = []
+    for (col, path), (_, low, high) in zip(PANEL_COLUMNS, intervals):
+        va, vb = _dig(ra, path), _dig(rb, path)
+        row = {"axis": col, "a": va, "b": vb, "delta": None if va is None or vb is None else vb - va,
+               "ci_low": low, "ci_high": high, "p": None, "test": None}
+        pairs = [o for o in (paired_outcomes(col, ta[i], tb[i]) for i in common) if o is not None]
+        if pairs:
+            row["test"] = mcnemar_exact([x for x, _ in pairs], [y for _, y in pairs])
+            row["p"] = row["test"]["p"]
+        rows.append(row)
+    tests = {"accuracy": rows[0]["test"]}
     recalled = [i for i in common if ta[i]["paper_recall"] and tb[i]["paper_recall"]]
     tests["conversion_common_recalled"] = mcnemar_exact(
         [bool(ta[i]["correct"]) for i in recalled], [bool(tb[i]["correct"]) for i in recalled]) if recalled else None
     for key in ("paper_recall", "section_recall"):
         tests[key] = mcnemar_exact([bool(ta[i][key]) for i in common], [bool(tb[i][key]) for i in common]) if common else None
-    rows = []
-    for col, path in PANEL_COLUMNS:
-        va, vb = _dig(ra, path), _dig(rb, path)
-        rows.append({"axis": col, "a": va, "b": vb, "delta": None if va is None or vb is None else vb - va})
-    return {"a": a, "b": b, "n_common": len(common), "rows": rows, "tests": tests,
+    warnings = []
+    if run_a["dataset_fingerprint"] != run_b["dataset_fingerprint"]:
+        warnings.append("A and B ran on different datasets (their fingerprints differ): items are paired by id only, "
+                        "and an id may name a different question in each")
+    return {"a": a, "b": b, "warnings": warnings, "n_common": len(common), "only_in_a": len(ta) - len(common), "only_in_b": len(tb) - len(common),
+            "runs": {"a": _run_label(run_a), "b": _run_label(run_b)}, "rows": rows, "tests": tests,
+            "n_boot": n_boot, "seed": seed,
             "agreement": {k: {"n": len(v), "items": v} for k, v in grid.items()},
+            "items": {i: {"kind": ta[i].get("kind"), "depth": ta[i].get("depth"), "a": _side(ta[i]), "b": _side(tb[i])}
+                      for i in common},
             "attribution": {"a": ra["attribution"], "b": rb["attribution"]},
+            "terminations": {"a": ra["terminations"], "b": rb["terminations"]},
+            "tool_use": {"a": tool_use(recs_a), "b": tool_use(recs_b)},
             "summary": separating_axis(rows)}
+
+
+def _run_label(run: dict[str, Any]) -> dict[str, Any]:
+    return {"name": run["name"], "agent": run["agent"], "model": run["model"], "ablation": run["ablation"],
+            "dataset": run["dataset"], "dataset_fingerprint": run["dataset_fingerprint"]}
 
 
 def separating_axis(rows: list[dict[str, Any]]) -> str:
@@ -304,7 +399,10 @@ def separating_axis(rows: list[dict[str, Any]]) -> str:
     lead = "retrieves as well as A but " if kind == "Conv" and same_recall and abs(same_recall["delta"]) < 0.02 else ""
     where = "single-target" if split == "st" else "multi-target"
     direction = "more" if row["delta"] > 0 else "less"
-    return f"B {lead}{what} {abs(row['delta']) * 100:.0f} points {direction} than A on {where} items."
+    sentence = f"B {lead}{what} {abs(row['delta']) * 100:.0f} points {direction} than A on {where} items"
+    if row.get("p") is not None:
+        sentence += f" (McNemar p = {row['p']:.2g})"
+    return sentence + "."
 
 
 def transition_report(store: Store, name: str) -> dict[str, Any]:

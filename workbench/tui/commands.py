@@ -17,6 +17,7 @@ class WorkbenchCommands(Provider):
         yield "New run…", "configure and launch a run", app.action_new_run
         yield "Run the built-in benchmark (heuristic agent)", "one click baseline", app.action_run_builtin
         yield "Runs", "go to the list of runs", app.action_home
+        yield "Compare two runs…", "side by side on their common items: axes, agreement, tool use", app.action_compare
         yield "Scaling…", "sequential plateaus and parallel sampling (verification gap)", app.action_scaling
         yield ("Play the benchmark…", "answer items yourself under the agents' tools and budget, then see how the "
                "models did", app.action_play)

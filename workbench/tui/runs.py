@@ -55,21 +55,23 @@ class RunsScreen(Screen):
     BINDINGS = [
         Binding("n", "new_run", "New run", id="runs.new"),
         Binding("w", "watch", "Live", id="runs.watch"),
-        Binding("r", "rename", "Rename", id="runs.rename"),
+        Binding("r", "rename", "Rename", id="runs.rename", show=False),
         Binding("d", "delete", "Delete", id="runs.delete"),
-        Binding("e", "export", "Export", id="runs.export"),
-        Binding("s", "sort", "Sort", id="runs.sort"),
+        Binding("e", "export", "Export", id="runs.export", show=False),
+        Binding("s", "sort", "Sort", id="runs.sort", show=False),
         Binding("S", "sort_reverse", "Reverse sort", id="runs.sort_reverse", show=False),
         Binding("slash", "filter", "Filter", id="runs.filter", key_display="/"),
         Binding("b", "builtin", "Built-in run", id="runs.builtin"),
         Binding("g", "scaling", "Scaling", id="runs.scaling"),
+        Binding("space", "mark", "Mark for compare", id="runs.mark", key_display="␣"),
+        Binding("c", "compare", "Compare", id="runs.compare"),
         Binding("P", "play", "Play the benchmark", id="runs.play", show=False),
         Binding("escape", "clear_filter", "Clear filter", id="runs.clear_filter", show=False),
         Binding("q", "app.quit", "Quit", id="runs.quit"),
     ]
 
     NEEDS_RUNS = {"watch", "rename", "delete", "export", "sort", "sort_reverse", "filter", "clear_filter",
-                  "scaling"}
+                  "scaling", "mark", "compare"}
 
     def __init__(self):
         super().__init__()
@@ -79,6 +81,7 @@ class RunsScreen(Screen):
         self.sort_reverse = False
         self._version: int | None = None
         self._job_states: tuple = ()
+        self.marked: list[str] = []  # at most two, oldest first: the runs `c` compares
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-title", classes="title-bar")
@@ -166,7 +169,8 @@ class RunsScreen(Screen):
             status_text = Text(status)
         acc = "—" if row["accuracy"] is None else f"{row['accuracy']:.3f}"
         cost = "—" if row["cost_usd"] is None else f"${row['cost_usd']:.2f}"
-        return [Text(clip(sanitize(row["name"]), 32)), Text(clip(sanitize(agent_label(row)), 30)),
+        name = Text(("● " if row["name"] in self.marked else "") + clip(sanitize(row["name"]), 32))
+        return [name, Text(clip(sanitize(agent_label(row)), 30)),
                 Text(clip(sanitize(dataset_label(row["dataset"])), 16)),
                 Text(f"{row['done']}/{row['planned']}", justify="right"), Text(acc, justify="right"),
                 Text(cost, justify="right"), status_text]
@@ -306,6 +310,7 @@ class RunsScreen(Screen):
                     self.notify(str(exc), severity="error")
                     return
                 self.app.jobs.pop(name, None)
+                self.marked = [new if m == name else m for m in self.marked]
                 self.reload(force=True)
                 if new in self.shown:
                     self.query_one(DataTable).move_cursor(row=self.shown.index(new), animate=False)
@@ -325,6 +330,7 @@ class RunsScreen(Screen):
             if yes:
                 self.app.store.delete_run(name)
                 self.app.jobs.pop(name, None)
+                self.marked = [m for m in self.marked if m != name]
                 self.reload(force=True)
                 self.notify(f"deleted '{name}'", timeout=2)
 
@@ -336,3 +342,26 @@ class RunsScreen(Screen):
         name = self.current_name()
         if name:
             self.app.export_run(name)
+
+    def action_mark(self) -> None:
+        """Mark (or unmark) the run under the cursor for `c`; marking a third drops the oldest mark."""
+        name = self.current_name()
+        if not name:
+            return
+        if name in self.marked:
+            self.marked.remove(name)
+        else:
+            self.marked = (self.marked + [name])[-2:]
+        self.render_rows()
+
+    def action_compare(self) -> None:
+        """Compare the two marked runs; with one marked, it against the run under the cursor."""
+        current = self.current_name()
+        pair = list(self.marked)
+        if len(pair) == 1 and current and current != pair[0]:
+            pair.append(current)
+        if len(pair) != 2:
+            self.notify("mark two runs with space (or one, and put the cursor on the other), then press c",
+                        severity="warning", timeout=4)
+            return
+        self.app.compare_runs(*pair)

@@ -14,15 +14,16 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from workbench.tui.corpora import ItemContext
-from workbench.tui.meters import Meter, theme_style
+from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.transcript import Entry, Gold, TranscriptView, build_entries, group_turns, is_read, transcript_text
+from workbench.tui.stepview import StepView, run_caps
+from workbench.tui.transcript import Gold, TranscriptView, is_read, transcript_text
 
 LETTERS = "ABCD"
 
@@ -136,34 +137,34 @@ class StepperScreen(Screen):
         self.run = run
         self.ids = list(trajectory_ids)
         self.index = index
-        self.position = 0  # index into self.turns
         self.reveal = False
         self.traj: dict[str, Any] = {}
-        self.steps: list[dict[str, Any]] = []
-        self.turns: list[list[dict[str, Any]]] = []
-        self.entries: list[Entry] = []
-        self.turn_end: list[int] = []
         self.ctx: ItemContext | None = None
-        caps = run.get("caps") or {}
-        self.caps = (int(caps.get("budget", 30)), int(caps.get("max_turns", 20)), int(caps.get("max_tokens_total", 200_000)))
+        self.caps = run_caps(run)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="stepper-title", classes="title-bar")
         with Horizontal(id="stepper-body"):
             with VerticalScroll(id="stepper-item"):
                 yield Static("", id="item-text")
-            with Vertical(id="stepper-right"):
-                yield Static("", id="turn-bar")
-                yield TranscriptView(id="stepper-transcript", placeholder="no steps")
-                with Vertical(id="stepper-meters"):
-                    yield Meter("POINTS", self.caps[0], id="meter-points")
-                    yield Meter("TURNS", self.caps[1], id="meter-turns")
-                    yield Meter("TOKENS", self.caps[2], unit="tokens", id="meter-tokens")
-                    yield Static("", id="ledger-line")
+            yield StepView(self.caps, id="stepper-right")
         yield Footer()
 
+    @property
+    def view(self) -> StepView:
+        return self.query_one(StepView)
+
+    @property
+    def position(self) -> int:
+        return self.view.position
+
+    @property
+    def entries(self):
+        """The whole transcript's entries (the view shows those up to the turn in view)."""
+        return self.view.entries
+
     def on_mount(self) -> None:
-        self.query_one(TranscriptView).focus()
+        self.view.transcript.focus()
         self.load(self.index)
 
     # ------------------------------------------------------------ loading
@@ -173,13 +174,10 @@ class StepperScreen(Screen):
         self.index = index
         tid = self.ids[index]
         self.traj = store.trajectory(tid)
-        self.steps = store.steps(tid)
-        self.turns = group_turns(self.steps)
-        self.position = 0
         dataset, item_id = self.run["dataset"], self.traj["item_id"]
         self.ctx = self.app.corpora.cached(dataset, item_id)
-        self._build_entries()
-        self.show()
+        self.view.set_steps(store.steps(tid), gold_of(self.ctx), self.ctx.titles if self.ctx else {})
+        self.show_header()
         if self.ctx is None:
             self.run_worker(partial(self.app.corpora.item_context, dataset, self.run.get("dataset_fingerprint"), item_id),
                             name="item-context", group="item-context", thread=True, exclusive=True, exit_on_error=False)
@@ -191,89 +189,46 @@ class StepperScreen(Screen):
         ctx = worker.result
         if isinstance(ctx, ItemContext) and ctx.item_id == self.traj.get("item_id"):
             self.ctx = ctx
-            cursor = self.query_one(TranscriptView).cursor
-            self._build_entries()
-            self.show(cursor=cursor)
-
-    def _build_entries(self) -> None:
-        titles = self.ctx.titles if self.ctx else {}
-        self.entries = build_entries(self.steps, gold_of(self.ctx), titles)
-        ends, count, turn_no = [], 0, 0
-        for group in self.turns:
-            # entries for a turn: its separator and one per step
-            count += 1 + len(group)
-            ends.append(count)
-            turn_no += 1
-        self.turn_end = ends
+            self.view.mark(gold_of(ctx), ctx.titles, keep_cursor=True)
+            self._show_item()
 
     # ------------------------------------------------------------ showing
 
-    @property
-    def current_steps(self) -> list[dict[str, Any]]:
-        return [s for group in self.turns[: self.position + 1] for s in group]
-
-    @property
-    def ledger_step(self) -> dict[str, Any] | None:
-        """The step whose ledger the meters show: the last one of the turn in view."""
-        return self.turns[self.position][-1] if self.turns else None
-
-    def show(self, cursor: int | None = None) -> None:
-        traj, n_turns = self.traj, len(self.turns)
+    def show_header(self) -> None:
+        """The title bar and the item pane (the transcript and meters are the StepView's)."""
+        traj = self.traj
         verdict = "correct ✓" if traj.get("correct") else "wrong ✗"
         kind = traj.get("question_type") or traj.get("kind") or "?"
         title = (f" {traj['item_id']} r{traj.get('replicate', 0)} · {kind} d{traj.get('depth') or '?'} · {verdict} "
                  f"({sanitize(traj.get('answer') or '—')}) · {traj.get('termination')} · trajectory {self.index + 1}/{len(self.ids)}"
                  f" · {self.run['name']}")
         self.query_one("#stepper-title", Static).update(Text(title))
-        view = self.query_one(TranscriptView)
-        if not self.turns:
-            self.query_one("#turn-bar", Static).update(Text(" no steps stored"))
-            view.set_entries([], cursor=0)
-        else:
-            group = self.turns[self.position]
-            end = self.turn_end[self.position]
-            start = self.turn_end[self.position - 1] if self.position else 0
-            first_step = start + 1 if end > start + 1 else start
-            visible = self.entries[:end]
-            view.set_entries(visible, cursor=first_step if cursor is None else min(cursor, end - 1),
-                             current_turn=group[0]["turn"])
-            view.show_turn(group[0]["turn"])
-            a, b = group[0]["idx"] + 1, group[-1]["idx"] + 1
-            self.query_one("#turn-bar", Static).update(
-                Text(f" turn {group[0]['turn']} · {self.position + 1} of {n_turns} · steps {a}–{b} of {len(self.steps)}"))
-        led = self.ledger_step or {"points_used": 0, "turn": 0, "tokens": 0, "points_left": self.caps[0], "rejections": 0}
-        self.query_one("#meter-points", Meter).show(int(led["points_used"] or 0), self.caps[0])
-        self.query_one("#meter-turns", Meter).show(int(led["turn"] or 0), self.caps[1])
-        self.query_one("#meter-tokens", Meter).show(int(led["tokens"] or 0), self.caps[2])
-        self.query_one("#ledger-line", Static).update(
-            Text(f"        {led['points_left']} points left · {led['rejections']} consecutive rejection(s)"))
         self._show_item()
 
     def _show_item(self) -> None:
         colors = {"success": theme_style(self.app, "success"), "error": theme_style(self.app, "error"),
                   "muted": Style(dim=True)}
-        self.query_one("#item-text", Static).update(item_text(self.ctx, self.traj, self.current_steps, self.reveal, colors))
+        self.query_one("#item-text", Static).update(
+            item_text(self.ctx, self.traj, self.view.current_steps, self.reveal, colors))
 
     def meter_readings(self) -> dict[str, tuple[int, int, str]]:
         """What the three meters show (for tests)."""
-        return {name: self.query_one(f"#meter-{name}", Meter).reading for name in ("points", "turns", "tokens")}
+        return self.view.meter_readings()
 
     # ------------------------------------------------------------ actions
 
+    def _moved(self, changed: bool) -> None:
+        if changed:
+            self._show_item()
+
     def action_step(self, delta: int) -> None:
-        if self.turns:
-            new = max(0, min(len(self.turns) - 1, self.position + delta))
-            if new != self.position:
-                self.position = new
-                self.show()
+        self._moved(self.view.step(delta))
 
     def action_first(self) -> None:
-        self.position = 0
-        self.show()
+        self._moved(self.view.go(0))
 
     def action_last(self) -> None:
-        self.position = max(0, len(self.turns) - 1)
-        self.show()
+        self._moved(self.view.go(self.view.n_turns - 1))
 
     def action_trajectory(self, delta: int) -> None:
         new = self.index + delta
@@ -287,18 +242,7 @@ class StepperScreen(Screen):
         self._show_item()
 
     def action_copy_step(self) -> None:
-        """Copy the step under the cursor (on a turn's separator: the whole turn)."""
-        view = self.query_one(TranscriptView)
-        entry = view.cursor_entry
-        if entry is None:
-            return
-        if entry.kind == "turn":
-            text = transcript_text(e for e in view.entries if e.turn == entry.turn)
-            what = f"turn {entry.turn}"
-        else:
-            text, what = entry.copy_text, "step"
-        self.app.copy_to_clipboard(text)
-        self.notify(f"copied {what} ({len(text):,} characters)", timeout=2)
+        copy_step(self, self.view.transcript)
 
     def action_copy_all(self) -> None:
         head = f"{self.run['name']} · {self.traj['item_id']} r{self.traj.get('replicate', 0)}\n"
@@ -306,9 +250,23 @@ class StepperScreen(Screen):
             item = self.ctx.item
             head += sanitize(item.question) + "\n" + "\n".join(
                 f"({LETTERS[i]}) {sanitize(o)}" for i, o in enumerate(item.options)) + "\n"
-        text = head + "\n" + transcript_text(self.entries)
+        text = head + "\n" + transcript_text(self.view.entries)
         self.app.copy_to_clipboard(text)
         self.notify(f"copied transcript ({len(text):,} characters)", timeout=2)
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+def copy_step(screen: Screen, view: TranscriptView) -> None:
+    """Copy the step under the cursor (on a turn's separator: the whole turn), by OSC 52 through Textual."""
+    entry = view.cursor_entry
+    if entry is None:
+        return
+    if entry.kind == "turn":
+        text = transcript_text(e for e in view.entries if e.turn == entry.turn)
+        what = f"turn {entry.turn}"
+    else:
+        text, what = entry.copy_text, "step"
+    screen.app.copy_to_clipboard(text)
+    screen.notify(f"copied {what} ({len(text):,} characters)", timeout=2)

@@ -1,0 +1,119 @@
+"""The compare screen and the split stepper, driven by Pilot over the seeded store; snapshots of both."""
+from __future__ import annotations
+
+from textual.widgets import DataTable
+
+from storage import Store
+from tui_support import make_app, settle
+from workbench.render import compare_rows
+from workbench.reports import compare_report
+from workbench.tui.compare import CompareScreen, RunPairModal, SplitStepperScreen
+from workbench.tui.runs import RunsScreen
+from workbench.tui.transcript import group_turns
+
+SIZE = (120, 36)
+
+
+def cell_texts(table: DataTable) -> list[tuple[str, ...]]:
+    return [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
+
+
+def ledgers(store: Store, tid: int) -> list[tuple[int, int, int]]:
+    return [(g[-1]["points_used"], g[-1]["turn"], g[-1]["tokens"]) for g in group_turns(store.steps(tid))]
+
+
+async def open_compare(pilot, app) -> CompareScreen:
+    """Mark heur-s0 (first row) and random-s1 (fourth) with space, then `c`."""
+    await settle(pilot, app)
+    await pilot.press("space", "down", "down", "down", "space", "c")
+    await settle(pilot, app)
+    screen = app.screen
+    assert isinstance(screen, CompareScreen) and screen.report is not None
+    return screen
+
+
+async def test_compare_shows_the_batch_numbers_and_steps_two_trajectories(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compare(pilot, app)
+        want = compare_report(app.store, "heur-s0", "random-s1")
+        assert (screen.a, screen.b) == ("heur-s0", "random-s1") and want["n_common"] == 5
+        assert cell_texts(screen.query_one("#compare-axes", DataTable)) == compare_rows(want)
+        assert str(screen.query_one("#compare-summary").render()) == want["summary"]
+
+        # the agreement grid: its counts, then the items of the cell A-right/B-wrong
+        await pilot.press("2")
+        grid = screen.query_one("#compare-grid", DataTable)
+        counts = [[int(str(c)) for c in row[1:]] for row in cell_texts(grid)]
+        ag = want["agreement"]
+        assert counts == [[ag["both_right"]["n"], ag["only_a"]["n"]], [ag["only_b"]["n"], ag["both_wrong"]["n"]]]
+        cell = next(c for c in ("only_a", "both_wrong", "both_right", "only_b") if ag[c]["n"])
+        row, col = {"both_right": (0, 1), "only_a": (0, 2), "only_b": (1, 1), "both_wrong": (1, 2)}[cell]
+        grid.move_cursor(row=row, column=col)
+        await pilot.press("enter")
+        items = screen.query_one("#compare-items", DataTable)
+        assert [str(k.value) for k in items.rows] == ag[cell]["items"] and items.has_focus
+
+        # enter on the first item: both trajectories, stepped together, meters from each stored ledger
+        await pilot.press("enter")
+        await settle(pilot, app)
+        split = app.screen
+        assert isinstance(split, SplitStepperScreen)
+        pair = want["items"][ag[cell]["items"][0]]
+        expected = {side: ledgers(app.store, pair[side]["id"]) for side in ("a", "b")}
+        longest = max(len(e) for e in expected.values())
+        for k in range(longest + 1):
+            for side in ("a", "b"):
+                r = split.view(side).meter_readings()
+                assert (r["points"][0], r["turns"][0], r["tokens"][0]) == expected[side][min(k, len(expected[side]) - 1)]
+            await pilot.press("right")
+        await pilot.press("0")
+        await pilot.press("L")  # only the focused side (A) moves
+        assert split.view("a").position == min(1, len(expected["a"]) - 1) and split.view("b").position == 0
+        assert split.ctx is not None and split.ctx.item is not None
+        await pilot.press("escape")
+        assert app.screen is screen
+        await pilot.press("x")  # swap the sides
+        await settle(pilot, app)
+        assert (screen.a, screen.b) == ("random-s1", "heur-s0")
+        assert cell_texts(screen.query_one("#compare-axes", DataTable)) == compare_rows(
+            compare_report(app.store, "random-s1", "heur-s0"))
+
+
+async def test_compare_needs_two_marked_runs_and_the_picker_refuses_one_run_twice(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("c")
+        assert isinstance(app.screen, RunsScreen)  # nothing marked: a warning, no screen
+        app.action_compare()
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, RunPairModal)
+        modal.query_one("#pair-b").value = modal.query_one("#pair-a").value
+        await pilot.pause()
+        await pilot.click("#ok")
+        assert app.screen is modal and "different" in str(modal.query_one("#pair-error").render())
+        modal.query_one("#pair-b").value = "oracle-nosearch"
+        await pilot.pause()
+        modal.query_one("#ok").press()  # (a second click within the button's press effect is ignored)
+        await settle(pilot, app)
+        assert isinstance(app.screen, CompareScreen) and app.screen.b == "oracle-nosearch"
+
+
+def test_compare_snapshot(snap_compare, seeded):
+    async def run_before(pilot):
+        await open_compare(pilot, pilot.app)
+
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_split_stepper_snapshot(snap_compare, seeded):
+    async def run_before(pilot):
+        await open_compare(pilot, pilot.app)
+        await pilot.press("2", "enter", "enter")
+        await settle(pilot, pilot.app)
+        await pilot.press("right", "right", "g")
+        await settle(pilot, pilot.app)
+
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)

@@ -1,0 +1,471 @@
+"""Two runs side by side: the compared axes with Δ, interval and p; the agreement grid down to an item;
+the two trajectories of that item stepped together; tool use and failures of each.
+
+Every number comes from `workbench.reports.compare_report` and every cell string from
+`workbench.render.compare_rows`, the very functions `--batch compare` prints, so the screen
+and the headless command cannot disagree.
+"""
+from __future__ import annotations
+
+import json
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import (Button, DataTable, Footer, LoadingIndicator, Select, Static, TabbedContent,
+                             TabPane)
+from textual.worker import Worker, WorkerState
+
+from workbench.tui.corpora import ItemContext
+from workbench.tui.meters import theme_style
+from workbench.tui.plaintext import clip, sanitize
+from workbench.tui.stepper import LETTERS, copy_step, gold_of
+from workbench.tui.stepview import StepView, run_caps
+
+CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / A wrong; columns: B right / B wrong
+
+
+def compute(store_path: Path, a: str, b: str) -> dict[str, Any]:
+    """The compare report from a store connection of the calling (worker) thread."""
+    from storage import Store
+
+    from workbench.reports import compare_report
+
+    store = Store(store_path, readonly=True)
+    try:
+        return compare_report(store, a, b)
+    finally:
+        store.close()
+
+
+def outcome(side: dict[str, Any]) -> str:
+    mark = "✓" if side["correct"] else "✗"
+    return f"{mark} {sanitize(side.get('answer') or '—')[:6]} · {side.get('termination')} · {side.get('points')} pts"
+
+
+class GridTable(DataTable):
+    BINDINGS = [Binding("enter", "select_cursor", "List items", id="compare.cell")]
+
+
+class PairTable(DataTable):
+    BINDINGS = [Binding("enter", "select_cursor", "Step both", id="compare.open")]
+
+
+class CompareScreen(Screen):
+    """A vs B on their common items; `x` swaps the sides, `e` writes the report as JSON."""
+
+    HELP_TITLE = "Compare"
+    BINDINGS = [
+        Binding("1", "tab('axes')", "Axes", id="compare.tab_axes"),
+        Binding("2", "tab('agreement')", "Agreement", id="compare.tab_agreement"),
+        Binding("3", "tab('tools')", "Tool use", id="compare.tab_tools"),
+        Binding("4", "tab('failures')", "Failures", id="compare.tab_failures"),
+        Binding("x", "swap", "Swap A/B", id="compare.swap"),
+        Binding("e", "export", "Export JSON", id="compare.export"),
+        Binding("escape,q", "back", "Back", id="compare.back"),
+    ]
+
+    def __init__(self, a: str, b: str):
+        super().__init__()
+        self.a, self.b = a, b
+        self.report: dict[str, Any] | None = None
+        self.cell: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f" {self.a} (A) vs {self.b} (B)"), id="compare-title", classes="title-bar")
+        yield Static("", id="compare-summary")
+        yield LoadingIndicator(id="compare-loading")
+        with TabbedContent(initial="axes", id="compare-tabs"):
+            with TabPane("Axes", id="axes"):
+                yield DataTable(id="compare-axes", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="compare-legend")
+            with TabPane("Agreement", id="agreement"):
+                with Horizontal(id="compare-agreement"):
+                    with Vertical(id="compare-grid-box"):
+                        yield GridTable(id="compare-grid", cursor_type="cell")
+                        yield Static("", id="compare-grid-note")
+                    yield PairTable(id="compare-items", cursor_type="row", zebra_stripes=True)
+            with TabPane("Tool use", id="tools"):
+                with VerticalScroll():
+                    with Horizontal(id="compare-tools"):
+                        yield Static("", id="compare-tools-a")
+                        yield Static("", id="compare-tools-b")
+            with TabPane("Failures", id="failures"):
+                yield Static("", id="compare-failures")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#compare-tabs").display = False
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._render_tools())
+        self._load()
+
+    def _load(self) -> None:
+        self.query_one("#compare-loading").display = True
+        self.query_one("#compare-tabs").display = False
+        self.run_worker(partial(compute, self.app.store_path, self.a, self.b), name="compare", group="compare",
+                        thread=True, exclusive=True, exit_on_error=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name != "compare" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return
+        self.query_one("#compare-loading").display = False
+        if event.state == WorkerState.ERROR:
+            self.query_one("#compare-summary", Static).update(Text(f"cannot compare: {event.worker.error}"))
+            return
+        self.report = event.worker.result
+        self.query_one("#compare-tabs").display = True
+        self.render_report()
+
+    # ------------------------------------------------------------ rendering
+
+    def render_report(self) -> None:
+        from workbench.render import COMPARE_HEADER, compare_heading, compare_legend, compare_rows
+
+        cmp = self.report
+        assert cmp is not None
+        self.query_one("#compare-title", Static).update(Text(" " + compare_heading(cmp)))
+        summary = Text(cmp["summary"], style="bold")
+        for warning in cmp.get("warnings", []):
+            summary.append(f"\nwarning: {warning}", style=theme_style(self.app, "warning"))
+        self.query_one("#compare-summary", Static).update(summary)
+        table = self.query_one("#compare-axes", DataTable)
+        table.clear(columns=True)
+        for i, col in enumerate(COMPARE_HEADER):
+            table.add_column(col, key=col)
+        for row in compare_rows(cmp):
+            table.add_row(*(Text(cell, justify="left" if i == 0 else "right") for i, cell in enumerate(row)),
+                          key=row[0])
+        self.query_one("#compare-legend", Static).update(Text(compare_legend(cmp)))
+        self._render_grid()
+        self._render_tools()
+        self._render_failures()
+        table.focus()
+
+    def _render_grid(self) -> None:
+        cmp = self.report
+        grid = self.query_one("#compare-grid", GridTable)
+        grid.clear(columns=True)
+        grid.add_column("", key="a")
+        grid.add_column(Text("B right"), key="b_right")
+        grid.add_column(Text("B wrong"), key="b_wrong")
+        for label, cells in zip(("A right", "A wrong"), CELLS):
+            grid.add_row(Text(label, style="bold"),
+                         *(Text(f"{cmp['agreement'][c]['n']:>4}", justify="right") for c in cells), key=label)
+        if self.cell is None:  # start on the discordant items, where the runs differ
+            self.cell = next((c for c in ("only_a", "only_b", "both_wrong", "both_right") if cmp["agreement"][c]["n"]),
+                             "only_a")
+        row = next(r for r, cells in enumerate(CELLS) if self.cell in cells)
+        grid.move_cursor(row=row, column=CELLS[row].index(self.cell) + 1)
+        self.query_one("#compare-grid-note", Static).update(Text(
+            f"{cmp['n_common']} common items. Enter on a cell lists its items; enter on an item steps both "
+            "trajectories together.", style="dim"))
+        items = self.query_one("#compare-items", PairTable)
+        if not items.columns:
+            for key, label in (("item", "ITEM"), ("type", "TYPE"), ("a", "A"), ("b", "B")):
+                items.add_column(label, key=key)
+        self.show_cell(self.cell)
+
+    def show_cell(self, cell: str) -> None:
+        """List the items of one agreement cell."""
+        cmp = self.report
+        if cmp is None:
+            return
+        self.cell = cell
+        items = self.query_one("#compare-items", PairTable)
+        items.clear()
+        for item_id in cmp["agreement"][cell]["items"]:
+            pair = cmp["items"][item_id]
+            kind = f"{pair.get('kind') or '?'} d{pair.get('depth') or '?'}"
+            items.add_row(Text(sanitize(item_id)), Text(kind), Text(outcome(pair["a"])), Text(outcome(pair["b"])),
+                          key=item_id)
+        label = {"both_right": "both right", "only_a": "only A right", "only_b": "only B right",
+                 "both_wrong": "both wrong"}[cell]
+        items.border_title = f"{label} · {cmp['agreement'][cell]['n']} items"
+
+    def _render_tools(self) -> None:
+        from workbench.tui.diagnostics import blendable, heatmap
+
+        cmp = self.report
+        if cmp is None:
+            return
+        colors = blendable(self.app.theme_variables)
+        for side in ("a", "b"):
+            use = cmp["tool_use"][side]
+            out = Table.grid()
+            name = cmp[side]
+            out.add_row(Text(f"{side.upper()} = {name}", style="bold"))
+            out.add_row(heatmap(use["transitions"], colors))
+            top = use["top_trigram"]
+            if top:
+                share = top["trajectory_share"]
+                out.add_row(Text(f"top trigram: {' → '.join(top['trigram'])} · in {share[0]}/{share[1]} trajectories, "
+                                 f"{top['occurrences']} occurrences"))
+            else:
+                out.add_row(Text("top trigram: none (no trajectory made three calls)", style="dim"))
+            out.add_row(Text(""))
+            self.query_one(f"#compare-tools-{side}", Static).update(out)
+
+    def _render_failures(self) -> None:
+        cmp = self.report
+        table = Table(title=Text("How the runs end, and what wrong answers chose"), title_justify="left",
+                      show_edge=False)
+        table.add_column("")
+        table.add_column(Text(f"A {clip(cmp['a'], 20)}"), justify="right")
+        table.add_column(Text(f"B {clip(cmp['b'], 20)}"), justify="right")
+        for term in cmp["terminations"]["a"]:
+            table.add_row(Text(f"ended by {term}"), Text(str(cmp["terminations"]["a"][term])),
+                          Text(str(cmp["terminations"]["b"][term])))
+        table.add_section()
+        att_a, att_b = cmp["attribution"]["a"], cmp["attribution"]["b"]
+        table.add_row(Text("wrong answers"), Text(str(att_a["n_wrong"])), Text(str(att_b["n_wrong"])))
+        for kind in sorted(set(att_a["counts"]) | set(att_b["counts"])):
+            cells = [f"{d['counts'].get(kind, 0)} ({100 * d['rates'].get(kind, 0):.0f}%)" for d in (att_a, att_b)]
+            table.add_row(Text(f"  → {kind}"), *map(Text, cells))
+        self.query_one("#compare-failures", Static).update(table)
+
+    # ------------------------------------------------------------ events and actions
+
+    def on_data_table_cell_selected(self, event: DataTable.CellSelected) -> None:
+        if event.data_table.id != "compare-grid":
+            return
+        event.stop()
+        row, column = event.coordinate.row, event.coordinate.column
+        if column == 0:
+            return
+        self.show_cell(CELLS[row][column - 1])
+        self.query_one("#compare-items").focus()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id != "compare-items" or self.report is None:
+            return
+        event.stop()
+        ids = [str(k.value) for k in event.data_table.rows]
+        self.app.push_screen(SplitStepperScreen(self.report, ids, event.cursor_row))
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+        focus = {"axes": "#compare-axes", "agreement": "#compare-grid"}.get(tab)
+        if focus:
+            self.query_one(focus).focus()
+
+    def action_swap(self) -> None:
+        self.a, self.b = self.b, self.a
+        self.cell = None
+        self._load()
+
+    def action_export(self) -> None:
+        if self.report is None:
+            return
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"compare-{self.a}-vs-{self.b}")
+        path = Path.cwd() / f"{safe}.json"
+        try:
+            path.write_text(json.dumps(self.report, indent=2, default=str) + "\n", encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"could not write {path}: {exc}", severity="error")
+            return
+        self.notify(f"wrote {path.name} (the same JSON as --batch compare --format json)", timeout=4)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+class SplitStepperScreen(Screen):
+    """The two runs' trajectories of one item, stepped together turn by turn (or one side alone)."""
+
+    HELP_TITLE = "Compare · two trajectories"
+    BINDINGS = [
+        Binding("right,l", "step(1)", "Next turn (both)", id="split.next"),
+        Binding("left,h", "step(-1)", "Prev (both)", id="split.prev"),
+        Binding("L", "step_one(1)", "Next turn (focused side)", id="split.next_one", show=False),
+        Binding("H", "step_one(-1)", "Prev turn (focused side)", id="split.prev_one", show=False),
+        Binding("0", "first", "First turn", id="split.first", show=False),
+        Binding("dollar_sign", "last", "Last turn", id="split.last", key_display="$", show=False),
+        Binding("n", "item(1)", "Next item", id="split.next_item"),
+        Binding("p", "item(-1)", "Previous item", id="split.prev_item", show=False),
+        Binding("g", "toggle_gold", "Gold", id="split.gold"),
+        Binding("y", "copy_step", "Copy step", id="split.copy_step", show=False),
+        Binding("escape,q", "back", "Back", id="split.back"),
+    ]
+
+    def __init__(self, report: dict[str, Any], item_ids: list[str], index: int = 0):
+        super().__init__()
+        self.report = report
+        self.ids = list(item_ids)
+        self.index = index
+        self.reveal = False
+        self.ctx: ItemContext | None = None
+        self.runs: dict[str, dict[str, Any]] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="split-title", classes="title-bar")
+        with VerticalScroll(id="split-item"):
+            yield Static("", id="split-item-text")
+        with Horizontal(id="split-body"):
+            for side in ("a", "b"):
+                with Vertical(classes="split-side", id=f"split-{side}"):
+                    yield Static("", classes="split-head", id=f"split-head-{side}")
+                    yield StepView(id=f"split-view-{side}")
+        yield Footer()
+
+    def view(self, side: str) -> StepView:
+        return self.query_one(f"#split-view-{side}", StepView)
+
+    def on_mount(self) -> None:
+        store = self.app.store
+        self.runs = {side: store.run(self.report[side]) for side in ("a", "b")}
+        self.view("a").transcript.focus()
+        self.load(self.index)
+
+    @property
+    def item_id(self) -> str:
+        return self.ids[self.index]
+
+    def load(self, index: int) -> None:
+        self.index = index
+        store = self.app.store
+        pair = self.report["items"][self.item_id]
+        run = self.runs["a"]
+        self.ctx = self.app.corpora.cached(run["dataset"], self.item_id)
+        for side in ("a", "b"):
+            steps = store.steps(pair[side]["id"])
+            self.view(side).set_steps(steps, gold_of(self.ctx), self.ctx.titles if self.ctx else {},
+                                      run_caps(self.runs[side]))
+        self.show_text()
+        if self.ctx is None:
+            self.run_worker(partial(self.app.corpora.item_context, run["dataset"], run.get("dataset_fingerprint"),
+                                    self.item_id), name="item-context", group="item-context", thread=True,
+                            exclusive=True, exit_on_error=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name != "item-context" or event.state != WorkerState.SUCCESS:
+            return
+        ctx = event.worker.result
+        if isinstance(ctx, ItemContext) and ctx.item_id == self.item_id:
+            self.ctx = ctx
+            for side in ("a", "b"):
+                self.view(side).mark(gold_of(ctx), ctx.titles, keep_cursor=True)
+            self.show_text()
+
+    def show_text(self) -> None:
+        pair = self.report["items"][self.item_id]
+        self.query_one("#split-title", Static).update(Text(
+            f" {self.item_id} · {pair.get('kind') or '?'} d{pair.get('depth') or '?'} · item {self.index + 1}/"
+            f"{len(self.ids)} · A = {self.report['a']} · B = {self.report['b']}"))
+        ok, bad = theme_style(self.app, "success"), theme_style(self.app, "error")
+        for side in ("a", "b"):
+            s = pair[side]
+            head = Text(f" {side.upper()} {clip(sanitize(self.report[side]), 28)} ", style="bold")
+            head.append(f"{'✓ correct' if s['correct'] else '✗ wrong'}", style=ok if s["correct"] else bad)
+            head.append(f" ({sanitize(s.get('answer') or '—')}) · {s['termination']} · paper recall "
+                        f"{'●' if s['paper_recall'] else '○'} section {'●' if s['section_recall'] else '○'}")
+            self.query_one(f"#split-head-{side}", Static).update(head)
+        self.query_one("#split-item-text", Static).update(self._item_text(pair))
+
+    def _item_text(self, pair: dict[str, Any]) -> Text:
+        t = Text()
+        item = self.ctx.item if self.ctx else None
+        if item is None:
+            t.append(sanitize(self.ctx.note if self.ctx and self.ctx.note else "loading the item…"), style="dim")
+            return t
+        t.append("Q ", style="bold")
+        t.append(sanitize(item.question))
+        ok = theme_style(self.app, "success")
+        for i, option in enumerate(item.options):
+            t.append(f"\n({LETTERS[i]}) ", style="bold")
+            if self.reveal:
+                kind = "● gold" if i == item.correct_index else \
+                    f"○ {(item.distractor_types or ('',) * 4)[i] or 'distractor'}"
+                t.append(f"{kind} ", style=ok if i == item.correct_index else "dim")
+            chosen = [side.upper() for side in ("a", "b") if pair[side]["predicted_index"] == i]
+            if chosen:
+                t.append(f"◀ {'+'.join(chosen)} ", style="bold")
+            t.append(clip(sanitize(option), 150))
+        return t
+
+    # ------------------------------------------------------------ actions
+
+    def _focused_side(self) -> str:
+        focused = self.focused
+        return "b" if focused is not None and self.query_one("#split-b") in focused.ancestors_with_self else "a"
+
+    def action_step(self, delta: int) -> None:
+        target = max(self.view("a").position, self.view("b").position) + delta
+        for side in ("a", "b"):
+            self.view(side).go(min(target, self.view(side).n_turns - 1))
+
+    def action_step_one(self, delta: int) -> None:
+        self.view(self._focused_side()).step(delta)
+
+    def action_first(self) -> None:
+        for side in ("a", "b"):
+            self.view(side).go(0)
+
+    def action_last(self) -> None:
+        for side in ("a", "b"):
+            self.view(side).go(self.view(side).n_turns - 1)
+
+    def action_item(self, delta: int) -> None:
+        new = self.index + delta
+        if 0 <= new < len(self.ids):
+            self.load(new)
+        else:
+            self.notify("no more items in this cell", timeout=2)
+
+    def action_toggle_gold(self) -> None:
+        self.reveal = not self.reveal
+        self.show_text()
+
+    def action_copy_step(self) -> None:
+        copy_step(self, self.view(self._focused_side()).transcript)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+class RunPairModal(ModalScreen[tuple[str, str] | None]):
+    """Pick the two runs to compare (the palette's entry; on the runs screen, mark two with space)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="pair.cancel")]
+
+    def __init__(self, names: list[str], a: str | None = None, b: str | None = None):
+        super().__init__(classes="dialog-screen")
+        self.names = names
+        self.initial = (a or (names[0] if names else None), b or (names[1] if len(names) > 1 else None))
+
+    def compose(self) -> ComposeResult:
+        options = [(n, n) for n in self.names]
+        with Vertical(classes="dialog"):
+            yield Static(Text("Compare two runs on their common items"), classes="dialog-title")
+            yield Select(options, value=self.initial[0] or Select.BLANK, prompt="run A", id="pair-a")
+            yield Select(options, value=self.initial[1] or Select.BLANK, prompt="run B", id="pair-b")
+            yield Static("", id="pair-error", classes="field-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Compare", id="ok", variant="primary")
+
+    def _values(self) -> tuple[Any, Any]:
+        return self.query_one("#pair-a", Select).value, self.query_one("#pair-b", Select).value
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        a, b = self._values()
+        error = "pick two different runs" if a == b and a != Select.BLANK else ""
+        self.query_one("#pair-error", Static).update(Text(error))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id != "ok":
+            self.dismiss(None)
+            return
+        a, b = self._values()
+        if a == Select.BLANK or b == Select.BLANK or a == b:
+            self.query_one("#pair-error", Static).update(Text("pick two different runs"))
+            return
+        self.dismiss((str(a), str(b)))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,129 @@
+"""One trajectory stepped turn by turn: the transcript up to the turn in view and the ledger as it stood.
+
+A widget rather than a screen, so the stepper shows one and the compare screen's split
+stepper shows two that step together. It only lays out stored steps; it computes nothing.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from workbench.tui.meters import Meter
+from workbench.tui.transcript import Entry, Gold, TranscriptView, build_entries, group_turns
+
+DEFAULT_CAPS = (30, 20, 200_000)
+
+
+def run_caps(run: dict[str, Any]) -> tuple[int, int, int]:
+    """(points, turns, tokens) caps a run recorded."""
+    caps = run.get("caps") or {}
+    return int(caps.get("budget", 30)), int(caps.get("max_turns", 20)), int(caps.get("max_tokens_total", 200_000))
+
+
+class StepView(Vertical):
+    """Turn bar, virtualised transcript (up to the turn in view) and the three meters with the ledger line."""
+
+    def __init__(self, caps: tuple[int, int, int] = DEFAULT_CAPS, **kwargs):
+        super().__init__(**kwargs)
+        self.caps = caps
+        self.steps: list[dict[str, Any]] = []
+        self.turns: list[list[dict[str, Any]]] = []
+        self.entries: list[Entry] = []
+        self.turn_end: list[int] = []  # entries up to and including turn k
+        self.position = 0  # index into self.turns
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="turn-bar")
+        yield TranscriptView(classes="step-transcript", placeholder="no steps")
+        with Vertical(classes="step-meters"):
+            yield Meter("POINTS", self.caps[0], classes="meter-points")
+            yield Meter("TURNS", self.caps[1], classes="meter-turns")
+            yield Meter("TOKENS", self.caps[2], unit="tokens", classes="meter-tokens")
+            yield Static("", classes="ledger-line")
+
+    @property
+    def transcript(self) -> TranscriptView:
+        return self.query_one(TranscriptView)
+
+    # ------------------------------------------------------------ content
+
+    def set_steps(self, steps: list[dict[str, Any]], gold: Gold, titles: dict[str, str],
+                  caps: tuple[int, int, int] | None = None) -> None:
+        """A new trajectory, shown at its first turn."""
+        if caps is not None:
+            self.caps = caps
+        self.steps = steps
+        self.turns = group_turns(steps)
+        self.position = 0
+        self.mark(gold, titles)
+
+    def mark(self, gold: Gold, titles: dict[str, str], keep_cursor: bool = False) -> None:
+        """Rebuild the entries with gold marks and titles (they arrive once the item's corpus is open)."""
+        cursor = self.transcript.cursor if keep_cursor else None
+        self.entries = build_entries(self.steps, gold, titles)
+        ends, count = [], 0
+        for group in self.turns:
+            count += 1 + len(group)  # a turn's separator and one entry per step
+            ends.append(count)
+        self.turn_end = ends
+        self.show(cursor)
+
+    # ------------------------------------------------------------ stepping
+
+    @property
+    def n_turns(self) -> int:
+        return len(self.turns)
+
+    @property
+    def current_steps(self) -> list[dict[str, Any]]:
+        """Every step up to the end of the turn in view."""
+        return [s for group in self.turns[: self.position + 1] for s in group]
+
+    @property
+    def ledger_step(self) -> dict[str, Any] | None:
+        """The step whose ledger the meters show: the last one of the turn in view."""
+        return self.turns[self.position][-1] if self.turns else None
+
+    def go(self, position: int) -> bool:
+        """Show turn `position` (clamped); whether it changed."""
+        new = max(0, min(len(self.turns) - 1, position)) if self.turns else 0
+        if new == self.position:
+            return False
+        self.position = new
+        self.show()
+        return True
+
+    def step(self, delta: int) -> bool:
+        return self.go(self.position + delta)
+
+    def show(self, cursor: int | None = None) -> None:
+        view = self.transcript
+        bar = self.query_one(".turn-bar", Static)
+        if not self.turns:
+            bar.update(Text(" no steps stored"))
+            view.set_entries([], cursor=0)
+        else:
+            group = self.turns[self.position]
+            end = self.turn_end[self.position]
+            start = self.turn_end[self.position - 1] if self.position else 0
+            first_step = start + 1 if end > start + 1 else start
+            view.set_entries(self.entries[:end], cursor=first_step if cursor is None else min(cursor, end - 1),
+                             current_turn=group[0]["turn"])
+            view.show_turn(group[0]["turn"])
+            a, b = group[0]["idx"] + 1, group[-1]["idx"] + 1
+            bar.update(Text(f" turn {group[0]['turn']} · {self.position + 1} of {len(self.turns)} · "
+                            f"steps {a}–{b} of {len(self.steps)}"))
+        led = self.ledger_step or {"points_used": 0, "turn": 0, "tokens": 0, "points_left": self.caps[0], "rejections": 0}
+        self.query_one(".meter-points", Meter).show(int(led["points_used"] or 0), self.caps[0])
+        self.query_one(".meter-turns", Meter).show(int(led["turn"] or 0), self.caps[1])
+        self.query_one(".meter-tokens", Meter).show(int(led["tokens"] or 0), self.caps[2])
+        self.query_one(".ledger-line", Static).update(
+            Text(f"        {led['points_left']} points left · {led['rejections']} consecutive rejection(s)"))
+
+    def meter_readings(self) -> dict[str, tuple[int, int, str]]:
+        """What the three meters show (for tests)."""
+        return {name: self.query_one(f".meter-{name}", Meter).reading for name in ("points", "turns", "tokens")}
