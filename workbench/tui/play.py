@@ -184,18 +184,18 @@ class PlayScreen(Screen):
         request = self.request
         try:
             corpus = await asyncio.to_thread(self.app.corpora.corpus, dataset_key(request.dataset))
-        except LookupError as exc:
-            self._fail(str(exc))
-            return
-        self.store = Store(self.app.store_path)
-        try:
+            self.store = Store(self.app.store_path)
             self.runner = session_runner(request, corpus, self.store, self._agent_for, self._on_event)
             self.caps, self.fingerprint = self.runner.caps, corpus.fingerprint
             await self.runner.run()
-        except (PlayError, InvalidSlice, StoreError) as exc:
+        except (LookupError, PlayError, InvalidSlice, StoreError) as exc:
             self._fail(str(exc))
+        except Exception as exc:  # our bug: say so on screen instead of waiting forever
+            self._fail(f"internal error ({type(exc).__name__}: {exc})")
+            raise
         finally:
-            self.store.close()
+            if self.store is not None:
+                self.store.close()
 
     async def _agent_for(self, item, replicate: int, attempt: int):
         """The runner's agent factory: the next item starts when the person leaves the previous reveal."""
