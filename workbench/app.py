@@ -155,6 +155,55 @@ class WorkbenchApp(App[int]):
 
         self.push_screen(CompareScreen(a, b))
 
+    def action_items(self) -> None:
+        """The item browser on the built-in benchmark (`d` there picks another dataset)."""
+        from workbench.tui.items import ItemsScreen
+
+        if not isinstance(self.screen, ItemsScreen):
+            self.push_screen(ItemsScreen())
+
+    def action_audit(self) -> None:
+        """Audit the dataset in view (the item browser's or item view's, at its item), else one the user picks."""
+        dataset = getattr(self.screen, "dataset", None)
+        if isinstance(dataset, str) and hasattr(self.screen, "current_item_id"):
+            self.open_audit(dataset, self.screen.current_item_id)
+            return
+        from workbench.items import known_datasets
+
+        store = self.open_store(create=False)
+        choices = known_datasets(store.runs() if store is not None else [])
+        if len(choices) == 1:
+            self.open_audit(choices[0].spec)
+            return
+        from workbench.tui.dialogs import DatasetModal
+
+        self.push_screen(DatasetModal("Audit the benchmark", choices),
+                         lambda spec: self.open_audit(spec) if spec else None)
+
+    def open_audit(self, dataset: str, item_id: str | None = None) -> None:
+        """Open audit mode on `dataset` at `item_id`; its corpus is opened in a thread (imported on first use)."""
+        self.notify(f"opening audit mode on {dataset if dataset == 'builtin' else Path(dataset).name}…", timeout=2)
+
+        def work() -> None:
+            try:
+                corpus = self.corpora.corpus(dataset)
+            except LookupError as exc:
+                self.call_from_thread(self.notify, f"cannot audit {dataset}: {exc}", severity="error", timeout=8)
+                return
+            self.call_from_thread(self._push_audit, corpus, item_id)
+
+        self.corpora.forget_error(dataset)
+        self.run_worker(work, thread=True, group="audit", name="open-audit", exclusive=True, exit_on_error=False)
+
+    def _push_audit(self, corpus, item_id: str | None) -> None:
+        from workbench.tui.audit import AuditScreen
+
+        try:
+            cfg = config_file.load(self.config_path)
+        except config_file.ConfigError:
+            cfg = {}
+        self.push_screen(AuditScreen(corpus, self.store_path, config_file.reviewer(cfg), start=item_id))
+
     def action_new_run(self, values: dict[str, str] | None = None) -> None:
         from workbench.tui.launch import LaunchScreen
 

@@ -51,6 +51,22 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--db")
     compare.add_argument("--format", choices=("table", "json"), default="table")
 
+    from workbench.items import KINDS, OUTCOMES, SORTS  # stdlib only: the parser stays light
+
+    items = sub.add_parser("items", help="a dataset's items with how many runs got each right; --show one item")
+    items.add_argument("--data", default="builtin", help="'builtin' or a release directory")
+    items.add_argument("--db", help="results store whose runs are counted (default: $AGENTHOP_DB or the user data dir)")
+    items.add_argument("--type", dest="kind", choices=KINDS, help="single- or multi-target items")
+    items.add_argument("--depth", type=int, choices=(1, 2))
+    items.add_argument("--reasoning", help="a reasoning type of the dataset (e.g. METHOD)")
+    items.add_argument("--tier", help="a consensus tier of the dataset (e.g. gold)")
+    items.add_argument("--right", choices=tuple(OUTCOMES), help=" / ".join(f"{k}: {v}" for k, v in OUTCOMES.items()))
+    items.add_argument("--text", default="", help="words that must all appear in the id or the question")
+    items.add_argument("--sort", default="file", choices=SORTS, help="file order, or a column (right: share right)")
+    items.add_argument("--reverse", action="store_true")
+    items.add_argument("--show", metavar="ITEM_ID", help="one item: question, options, neighbourhood tree, trajectories")
+    items.add_argument("--format", choices=("table", "json"), default="table")
+
     export = sub.add_parser("export", help="a run as the reference's summary.json, or as JSON Lines")
     export.add_argument("name")
     export.add_argument("--format", choices=("agenthop-summary", "jsonl"), required=True)
@@ -530,6 +546,46 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_items(args: argparse.Namespace) -> int:
+    from sandbox.datasets import open_dataset
+    from workbench import items, paths
+    from workbench.render import print_item, print_items
+
+    flt = items.ItemFilter(kind=args.kind, depth=args.depth, reasoning=args.reasoning, tier=args.tier,
+                           right=args.right, text=args.text)
+    if args.show and (flt.active() or args.sort != "file" or args.reverse):
+        raise UsageError("--show ITEM_ID takes no filters or sort")
+    store = _items_store(args.db)
+    corpus, imported = open_dataset(args.data, paths.cache_dir())
+    if imported is not None:
+        _print_import(imported)
+    if args.show:
+        detail, lines = items.item_detail(corpus, args.show, store)
+        print_item(detail, lines, args.format)
+        return EXIT_OK
+    spec = args.data if args.data == items.BUILTIN else str(Path(args.data).expanduser().resolve())
+    view = items.browse(corpus, spec, store)
+    flt = items.check_filter(flt, view.rows)
+    rows = items.sort_rows(items.filter_rows(view.rows, flt), args.sort, args.reverse)
+    print_items(view, rows, flt, args.format)
+    return EXIT_OK
+
+
+def _items_store(flag: str | None):
+    """The store read-only; None when the default store does not exist yet (nothing ran). A --db that does not
+    exist is a mistake (exit 2), and nothing is ever created."""
+    from storage import Store
+    from workbench import paths
+
+    path = paths.store_path(flag)
+    if not path.exists():
+        if flag:
+            raise UsageError(f"no store at {path}")
+        sys.stderr.write(f"no store at {path} yet: no runs counted\n")
+        return None
+    return Store(path, readonly=True)
+
+
 def cmd_synth(args: argparse.Namespace) -> int:
     from sandbox import synth
 
@@ -569,8 +625,9 @@ def _print_import(report: Any) -> None:
         sys.stderr.write(f"warning: {n} recall label(s) {kind.replace('_', ' ')}\n")
 
 
-COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "compare": cmd_compare, "leaderboard": cmd_leaderboard, "scale": cmd_scale,
-            "export": cmd_export, "audit": cmd_audit, "import-reference": cmd_import_reference, "synth": cmd_synth}
+COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "compare": cmd_compare, "scale": cmd_scale,
+            "export": cmd_export, "audit": cmd_audit, "items": cmd_items, "leaderboard": cmd_leaderboard,
+            "import-reference": cmd_import_reference, "synth": cmd_synth}
 
 
 def batch(argv: list[str]) -> int:
@@ -580,6 +637,7 @@ def batch(argv: list[str]) -> int:
     from storage import StoreError
     from workbench.config import ConfigFileError
     from workbench.audit import AuditError
+    from workbench.items import ItemFilterError
     from workbench.reference_import import ReferenceImportError
     from workbench.scaling import ScalingInputError
     from workbench.summary import SummaryError
@@ -589,7 +647,7 @@ def batch(argv: list[str]) -> int:
     try:
         return COMMANDS[args.command](args)
     except (DatasetError, StoreError, InvalidSlice, UsageError, ConfigFileError, ScalingInputError,
-            ReferenceImportError, SummaryError, AuditError) as exc:
+            ReferenceImportError, SummaryError, AuditError, ItemFilterError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:

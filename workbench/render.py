@@ -362,3 +362,68 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
     out.print(table)
     out.print(report["tie_rule"], markup=False)
     sys.stdout.write(parallel_figure(report, 78, 18, TERMINAL_PALETTE if _color() else None) + "\n")
+
+
+def print_items(view, rows: list, flt, fmt: str) -> None:
+    """The item browser's list (workbench.items rows): the same columns and numbers as the TUI."""
+    if fmt == "json":
+        print_json({"dataset": view.spec, "fingerprint": view.fingerprint, "runs": view.runs,
+                    "stale_runs": view.stale_runs, "filters": flt.active(), "n": len(rows), "total": len(view.rows),
+                    "items": [r.as_dict() for r in rows]})
+        return
+    from pathlib import Path
+
+    name = view.spec if view.spec == "builtin" else Path(view.spec).name
+    filters = " · ".join(f"{k} {v}" for k, v in flt.active().items())
+    table = Table(title=Text(f"{name} · {len(rows)} of {len(view.rows)} items · right out of {len(view.runs)} runs"
+                             + (f" · {filters}" if filters else "")), title_justify="left")
+    for col in ("item", "type", "depth", "reasoning", "tier", "venue", "right", "question"):
+        table.add_column(col, justify="right" if col in ("depth", "right") else "left",
+                         no_wrap=col != "question", max_width=70 if col == "question" else None)
+    for r in rows:
+        question = " ".join(r.question.split())
+        table.add_row(*map(Text, (r.id, r.kind, str(r.depth), r.reasoning, r.tier, r.venue, r.right_text,
+                                  question[:67] + "…" if len(question) > 68 else question)))
+    out = console()
+    out.print(table)
+    if view.note():
+        out.print(f"note: {view.note()}", markup=False)
+
+
+def print_item(detail: dict[str, Any], tree: list[str], fmt: str) -> None:
+    """One item: its fields, question and options (gold and distractor types shown), tree, stored trajectories."""
+    if fmt == "json":
+        print_json(detail)
+        return
+    out = console()
+    say = lambda line="": out.print(Text(line))  # noqa: E731  (dataset text is never markup)
+    say(f"{detail['id']} · {detail['kind']} d{detail['depth']} · {detail['reasoning']} · {detail['tier']} · "
+        f"{detail['venue']} · right {detail['right']}/{detail['ran']} runs ({detail['outcome']})")
+    say()
+    say("Q " + " ".join(detail["question"].split()))
+    types = detail["distractor_types"]
+    for i, option in enumerate(detail["options"]):
+        letter = "ABCD"[i]
+        kind = "gold" if letter == detail["gold"] else (types[i] if i < len(types) else "distractor")
+        say(f"{'●' if letter == detail['gold'] else ' '} ({letter}) {kind:<12} {' '.join(option.split())}")
+    nb = detail["neighbourhood"]
+    say()
+    say(f"neighbourhood: {nb['papers']} papers ({nb['full_text']} full text, {nb['metadata_only']} metadata-only), "
+        f"{nb['citations']} citations · ● seed ◇ bridge ★ gold · full/meta = full text or metadata only")
+    for line in tree:
+        say(line)
+    say()
+    trajectories = detail["trajectories"]
+    if not trajectories:
+        say("no stored trajectories on this item")
+        return
+    table = Table(title=Text(f"stored trajectories ({len(trajectories)})"), title_justify="left")
+    for col in ("run", "agent / model", "rep", "answer", "correct", "ending", "points", "turns", "recall P/S"):
+        table.add_column(col, justify="right" if col in ("rep", "points", "turns") else "left")
+    for t in trajectories:
+        recall = ("●" if t["paper_recall"] else "○") + " " + ("●" if t["section_recall"] else "○")
+        agent = t["agent"] + ("" if t["ablation"] == "full" else f" [{t['ablation']}]")
+        table.add_row(*map(Text, (t["run"], agent, str(t["replicate"]), t["answer"] or "—",
+                                  "✓" if t["correct"] else "✗", t["termination"] or "", str(t["points"]),
+                                  str(t["turns"]), recall)))
+    out.print(table)

@@ -68,11 +68,12 @@ class AuditScreen(Screen):
         Binding("escape", "back", "Back", id="audit.back"),
     ]
 
-    def __init__(self, corpus, store_path: Path, reviewer: str):
+    def __init__(self, corpus, store_path: Path, reviewer: str, start: str | None = None):
         super().__init__()
         self.corpus = corpus
         self.store_path = store_path
         self.reviewer = reviewer
+        self.start = start  # the item to open first (the item browser's), else the first item
         self.current: str | None = None
         self.label_index = 0
 
@@ -115,7 +116,10 @@ class AuditScreen(Screen):
         if table.row_count:
             table.move_cursor(row=min(max(row, 0), table.row_count - 1))
         if self.current is None and table.row_count:
-            self.show(self.corpus.items[0].id)
+            ids = [i.id for i in self.corpus.items]
+            first = self.start if self.start in ids else ids[0]
+            self.show(first)
+            table.move_cursor(row=ids.index(first), animate=False)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.row_key is not None and event.row_key.value != self.current:

@@ -18,6 +18,8 @@ class WorkbenchCommands(Provider):
         yield "Run the built-in benchmark (heuristic agent)", "one click baseline", app.action_run_builtin
         yield "Runs", "go to the list of runs", app.action_home
         yield "Compare two runs…", "side by side on their common items: axes, agreement, tool use", app.action_compare
+        yield "Browse items…", "a dataset's items: filters, citation tree, every stored trajectory", app.action_items
+        yield "Audit the benchmark…", "review items: verdicts, label edits, the corrected release", app.action_audit
         yield "Scaling…", "sequential plateaus and parallel sampling (verification gap)", app.action_scaling
         yield ("Play the benchmark…", "answer items yourself under the agents' tools and budget, then see how the "
                "models did", app.action_play)

@@ -7,6 +7,9 @@
     "stepper.next" = "right,l,space"
     "runs.delete" = "D"
 
+    [audit]
+    reviewer = "ana"
+
 Read with tomllib; written with the tiny writer below (it keeps every table and value
 it understands, but not comments). A broken file never stops the app: `load` reports
 the problem and the defaults apply.
@@ -61,6 +64,15 @@ def theme(config: dict[str, Any]) -> str | None:
     ui = config.get("ui", {})
     value = ui.get("theme") if isinstance(ui, dict) else None
     return value if isinstance(value, str) and value else None
+
+
+def reviewer(config: dict[str, Any]) -> str:
+    """Who audit verdicts are recorded under: `[audit] reviewer`, else $USER, else "reviewer"."""
+    audit = config.get("audit", {})
+    value = audit.get("reviewer") if isinstance(audit, dict) else None
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer"
 
 
 def remember_theme(path: Path, name: str) -> None:

@@ -57,6 +57,11 @@ class CorpusCache:
         """The opened corpus (imported on first use: call from a thread worker); LookupError when unavailable."""
         return self._corpus(dataset)
 
+    def forget_error(self, dataset: str) -> None:
+        """Let the next open of `dataset` try again (it failed before: a moved release may be back)."""
+        with self._lock:
+            self._errors.pop(dataset, None)
+
     def item_context(self, dataset: str, fingerprint: str | None, item_id: str) -> ItemContext:
         """The item with its neighbourhood's titles; never raises (the context says what is missing)."""
         hit = self.cached(dataset, item_id)

@@ -1,4 +1,4 @@
-"""Small modal dialogs: confirm, ask for a name, export a run."""
+"""Small modal dialogs: confirm, ask for a name, export a run, pick a dataset."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -9,7 +9,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Static
+from textual.widgets import Button, Checkbox, Input, OptionList, Static
+from textual.widgets.option_list import Option
 
 
 class ConfirmModal(ModalScreen[bool]):
@@ -132,6 +133,55 @@ class ExportModal(ModalScreen[tuple[Path, bool] | None]):
         value = self.query_one("#export-path", Input).value.strip()
         if self._error(value) is None:
             self.dismiss((Path(value).expanduser(), self.query_one("#export-steps", Checkbox).value))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class DatasetModal(ModalScreen[str | None]):
+    """Pick a dataset: `builtin`, one the store's runs used, or a release directory typed in.
+
+    `choices` are `workbench.items.DatasetChoice`s; the result is a dataset spec (`builtin` or a path)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dataset.cancel")]
+
+    def __init__(self, title: str, choices: list, current: str | None = None):
+        super().__init__(classes="dialog-screen")
+        self.title_text = title
+        self.choices = list(choices)
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        options = []
+        for c in self.choices:
+            runs = f"  ({c.runs} run{'s' if c.runs != 1 else ''})" if c.runs else ""
+            where = "" if c.spec == "builtin" else f"  {c.spec}"
+            options.append(Option(Text(f"{c.label}{runs}{where}"), id=c.spec))
+        with Vertical(classes="dialog"):
+            yield Static(Text(self.title_text), classes="dialog-title")
+            yield OptionList(*options, id="dataset-list")
+            yield Input(placeholder="or a release directory, then enter", id="dataset-path")
+            yield Static("", id="dataset-error", classes="field-error")
+
+    def on_mount(self) -> None:
+        listing = self.query_one(OptionList)
+        specs = [c.spec for c in self.choices]
+        if self.current in specs:
+            listing.highlighted = specs.index(self.current)
+        listing.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        value = event.value.strip()
+        if not value:
+            return
+        path = Path(value).expanduser()
+        if not path.is_dir():
+            self.query_one("#dataset-error", Static).update(Text(f"{path} is not a directory"))
+            return
+        self.dismiss(str(path.resolve()))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

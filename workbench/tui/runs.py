@@ -68,6 +68,7 @@ class RunsScreen(Screen):
         Binding("P", "play", "Play the benchmark", id="runs.play", show=False),
         Binding("escape", "clear_filter", "Clear filter", id="runs.clear_filter", show=False),
         Binding("q", "app.quit", "Quit", id="runs.quit"),
+        Binding("i", "items", "Items", id="runs.items"),
     ]
 
     NEEDS_RUNS = {"watch", "rename", "delete", "export", "sort", "sort_reverse", "filter", "clear_filter",
@@ -263,6 +264,9 @@ class RunsScreen(Screen):
 
     def action_scaling(self) -> None:
         self.app.action_scaling()
+
+    def action_items(self) -> None:
+        self.app.action_items()
 
     def action_play(self) -> None:
         self.app.action_play()

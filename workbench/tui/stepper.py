@@ -174,9 +174,12 @@ class StepperScreen(Screen):
         self.index = index
         tid = self.ids[index]
         self.traj = store.trajectory(tid)
+        if self.traj.get("run_id") != self.run.get("id"):  # a list across runs (the item browser's): follow the run
+            self.run = store.run_by_id(self.traj["run_id"])
+            self.caps = run_caps(self.run)
         dataset, item_id = self.run["dataset"], self.traj["item_id"]
         self.ctx = self.app.corpora.cached(dataset, item_id)
-        self.view.set_steps(store.steps(tid), gold_of(self.ctx), self.ctx.titles if self.ctx else {})
+        self.view.set_steps(store.steps(tid), gold_of(self.ctx), self.ctx.titles if self.ctx else {}, self.caps)
         self.show_header()
         if self.ctx is None:
             self.run_worker(partial(self.app.corpora.item_context, dataset, self.run.get("dataset_fingerprint"), item_id),

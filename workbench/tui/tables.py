@@ -15,3 +15,11 @@ class TrajectoryTable(DataTable):
 
 class EpisodeTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", "Follow", id="live.follow")]
+
+
+class ItemsTable(DataTable):
+    BINDINGS = [Binding("enter", "select_cursor", "Open item", id="items.open")]
+
+
+class ItemTrajectoryTable(DataTable):
+    BINDINGS = [Binding("enter", "select_cursor", "Step through", id="items.open_trajectory")]

@@ -1,0 +1,159 @@
+"""An item's citation neighbourhood as a tree: seed → its references → their references.
+
+The graph of one item can hold ~900 papers, so the model never builds the whole tree:
+`children` answers one node at a time (the TUI adds them as a node is expanded) and
+`gold_paths` says which nodes to open first. Each paper carries its role (seed, bridge,
+gold), whether its full text is in the pool or it is metadata-only, its year and title.
+The same model prints the plain-text tree of `--batch items --show` and its JSON.
+Titles are dataset text: callers sanitize before putting them on a terminal.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+MARKS = {"seed": "●", "bridge": "◇", "gold": "★", "": "·"}
+TEXT_DEPTH = 2  # the plain-text tree goes as deep as the protocol's neighbourhood (seed, references, theirs)
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One node of the neighbourhood as the tree shows it."""
+
+    s2id: str
+    arxiv_id: str
+    title: str
+    year: int | None
+    full_text: bool
+    role: str  # seed | bridge | gold | ""
+    in_graph: bool = True  # False: an edge points at a paper the graph does not describe
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"paper_id": self.s2id, "arxiv_id": self.arxiv_id or None, "title": self.title, "year": self.year,
+                "full_text": self.full_text, "role": self.role or None}
+
+
+class Neighbourhood:
+    """The tree view of an `ItemView` (sandbox.corpus): roles from the item, edges from its graph."""
+
+    def __init__(self, view: Any):
+        item = view.item
+        self.root = item.seed_paper_id
+        self.nodes = view.nodes
+        self.edges = view.edges
+        self.roles: dict[str, str] = {item.seed_paper_id: "seed"}
+        self.roles.update({b: "bridge" for b in item.bridge_paper_ids})
+        self.roles.update({g: "gold" for g in item.gold_paper_ids})
+        self.gold = tuple(item.gold_paper_ids)
+
+    def paper(self, s2id: str) -> Paper:
+        node = self.nodes.get(s2id)
+        role = self.roles.get(s2id, "")
+        if node is None:
+            return Paper(s2id, "", "", None, False, role, in_graph=False)
+        year = node.data.get("year")
+        return Paper(s2id, node.arxiv_id, str(node.data.get("title") or ""), year if isinstance(year, int) else None,
+                     node.has_text, role)
+
+    def children(self, s2id: str) -> list[str]:
+        """The references of a paper in graph order, each once."""
+        return list(dict.fromkeys(self.edges.get(s2id, ())))
+
+    def has_children(self, s2id: str) -> bool:
+        return bool(self.edges.get(s2id))
+
+    def gold_paths(self) -> list[tuple[str, ...]]:
+        """A shortest citation path from the seed to each gold paper (breadth first; unreachable gold left out)."""
+        parent: dict[str, str | None] = {self.root: None}
+        queue = deque([self.root])
+        while queue:
+            here = queue.popleft()
+            for child in self.children(here):
+                if child not in parent:
+                    parent[child] = here
+                    queue.append(child)
+        paths = []
+        for g in self.gold:
+            if g not in parent:
+                continue
+            path, at = [], g
+            while at is not None:
+                path.append(at)
+                at = parent[at]
+            paths.append(tuple(reversed(path)))
+        return paths
+
+    def reachable(self) -> set[str]:
+        seen = {self.root}
+        queue = deque([self.root])
+        while queue:
+            for child in self.children(queue.popleft()):
+                if child not in seen:
+                    seen.add(child)
+                    queue.append(child)
+        return seen
+
+    def unlinked(self) -> list[str]:
+        """Papers of the graph no citation path from the seed reaches (found by search only), in graph order."""
+        reach = self.reachable()
+        return [s for s in self.nodes if s not in reach]
+
+    def summary(self) -> dict[str, int]:
+        full = sum(1 for n in self.nodes.values() if n.has_text)
+        return {"papers": len(self.nodes), "full_text": full, "metadata_only": len(self.nodes) - full,
+                "citations": sum(len(v) for v in self.edges.values())}
+
+
+def label_parts(paper: Paper) -> list[tuple[str, str]]:
+    """A paper's one-line label as (text, kind) pieces, so the TUI can style what the plain text prints.
+
+    Kinds: the role (`seed`, `bridge`, `gold`, `paper`), `meta` (metadata only), `muted`, `title`."""
+    role = paper.role or "paper"
+    parts = [(f"{MARKS[paper.role]} {role:<6} ", role)]
+    if not paper.in_graph:
+        return parts + [(f"? not in the graph · {paper.s2id}", "muted")]
+    parts.append(("full " if paper.full_text else "meta ", "muted" if paper.full_text else "meta"))
+    parts.append((f"{paper.year or '----'} ", "muted"))
+    parts.append((" ".join(paper.title.split()) or paper.s2id, "title" if paper.full_text else "meta"))
+    if paper.arxiv_id:
+        parts.append((f" ({paper.arxiv_id})", "muted"))
+    return parts
+
+
+def label(paper: Paper) -> str:
+    """One line for a paper: role mark and name, full text or metadata, year, title, arXiv id."""
+    return "".join(text for text, _ in label_parts(paper))
+
+
+def tree_lines(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> list[str]:
+    """The tree as plain text (box-drawing guides), `depth` levels below the seed, never descending into a cycle."""
+    lines = [label(nb.paper(nb.root))]
+
+    def walk(s2id: str, prefix: str, level: int, path: frozenset[str]) -> None:
+        kids = nb.children(s2id)
+        for i, child in enumerate(kids):
+            last = i == len(kids) - 1
+            lines.append(prefix + ("└─ " if last else "├─ ") + label(nb.paper(child)))
+            if level < depth and child not in path and nb.has_children(child):
+                walk(child, prefix + ("   " if last else "│  "), level + 1, path | {child})
+
+    walk(nb.root, "", 1, frozenset({nb.root}))
+    loose = nb.unlinked()
+    if loose:
+        lines.append(f"not cited along any path from the seed ({len(loose)}):")
+        lines += ["   " + label(nb.paper(s)) for s in loose]
+    return lines
+
+
+def tree_dict(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> dict[str, Any]:
+    """The same tree as nested JSON: each paper with its `references` down to `depth`."""
+
+    def node(s2id: str, level: int, path: frozenset[str]) -> dict[str, Any]:
+        out = nb.paper(s2id).as_dict()
+        if level < depth and nb.has_children(s2id):
+            out["references"] = [node(c, level + 1, path | {c}) if c not in path else nb.paper(c).as_dict()
+                                 for c in nb.children(s2id)]
+        return out
+
+    return {**node(nb.root, 0, frozenset({nb.root})), "unlinked": [nb.paper(s).as_dict() for s in nb.unlinked()]}
