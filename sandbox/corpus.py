@@ -13,8 +13,9 @@ import os
 import re
 import sqlite3
 import tempfile
+import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from sandbox import release
 from sandbox.records import Item, Label
 from sandbox.sections import resolve_label
 
-CORPUS_FORMAT = 1
+CORPUS_FORMAT = 2  # 2: body-heading label rule on whole heading lines only
 _WORD = re.compile(r"\w+")
 
 SCHEMA = """
@@ -93,7 +94,7 @@ def _atomic_write(path: Path, text: str) -> None:
 
 @dataclass
 class ImportReport:
-    """What an import found: sizes and label warnings."""
+    """What an import found: sizes, label warnings and repaired text (`data_warnings`, e.g. `lone_surrogates`)."""
 
     items: int
     papers: int
@@ -103,13 +104,14 @@ class ImportReport:
     labels_resolved: int
     label_warnings: dict[str, int]
     resolution_methods: dict[str, int]
+    data_warnings: dict[str, int] = field(default_factory=dict)
 
 
 def import_release(root: Path, target: Path, fp: str) -> ImportReport:
     """Validate `root` and write the corpus to `target` atomically. Raises DatasetError; writes nothing then."""
     release.require_release_dir(root)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".import-", suffix=".sqlite")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f"{IMPORT_PREFIX}{os.getpid()}-", suffix=".sqlite")
     os.close(fd)
     try:
         db = sqlite3.connect(tmp)
@@ -130,33 +132,74 @@ def import_release(root: Path, target: Path, fp: str) -> ImportReport:
         raise
 
 
+IMPORT_PREFIX = ".import-"  # then the importing process's pid, "-", a random part, ".sqlite"
+LEGACY_STALE_S = 3600.0  # a temp file without a pid (older versions) is stale after an hour untouched
+
+
+def clean_stale_imports(corpus_dir: Path) -> list[Path]:
+    """Delete the temp files of imports whose process is gone (a run killed mid-import leaves one, as large as
+    the corpus); the files of imports still running, here or in another process, are left alone."""
+    removed = []
+    for path in corpus_dir.glob(f"{IMPORT_PREFIX}*.sqlite"):
+        pid = _import_owner(path)
+        try:
+            stale = (not _process_alive(pid)) if pid is not None else time.time() - path.stat().st_mtime > LEGACY_STALE_S
+        except OSError:
+            continue  # renamed or removed meanwhile
+        if stale:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+def _import_owner(path: Path) -> int | None:
+    """The pid in a temp file's name, or None for a name without one."""
+    pid, sep, _ = path.name[len(IMPORT_PREFIX):].partition("-")
+    return int(pid) if sep and pid.isdigit() else None  # mkstemp's random part never holds "-"
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether `pid` runs. Where that cannot be asked safely (Windows: os.kill would terminate it), assume it does."""
+    if pid == os.getpid() or os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
 def _fill(db: sqlite3.Connection, root: Path, fp: str) -> ImportReport:
-    pool = _import_papers(db, root / release.PAPERS_FILE)
-    graphs, n_nodes, n_meta = _import_graphs(db, root / release.GRAPHS_FILE, pool)
-    n_items = _import_items(db, root / release.QA_FILE, graphs, pool)
+    data = release.Warnings()
+    pool = _import_papers(db, root / release.PAPERS_FILE, data)
+    graphs, n_nodes, n_meta = _import_graphs(db, root / release.GRAPHS_FILE, pool, data)
+    n_items = _import_items(db, root / release.QA_FILE, graphs, pool, data)
     labels_path = root / release.LABELS_FILE
-    warnings = release.LabelWarnings()
+    warnings = release.Warnings()
     methods: dict[str, int] = {}
     n_labels = n_resolved = 0
     if labels_path.is_file():
-        n_labels, n_resolved = _import_labels(db, labels_path, graphs, pool, warnings, methods)
+        n_labels, n_resolved = _import_labels(db, labels_path, graphs, pool, warnings, methods, data)
     else:
         warnings.add("no_labels_file", str(labels_path))
-    report = ImportReport(n_items, len(pool), n_nodes, n_meta, n_labels, n_resolved, warnings.counts, methods)
+    report = ImportReport(n_items, len(pool), n_nodes, n_meta, n_labels, n_resolved, warnings.counts, methods,
+                          data.counts)
     meta = {
         "fingerprint": fp,
         "format": str(CORPUS_FORMAT),
         "source": str(root.resolve()),
         "report": json.dumps(report.__dict__),
-        "label_examples": json.dumps(warnings.examples),
+        "label_examples": json.dumps({**warnings.examples, **data.examples}),
     }
     db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
     return report
 
 
-def _import_papers(db: sqlite3.Connection, path: Path) -> dict[str, int]:
+def _import_papers(db: sqlite3.Connection, path: Path, data: release.Warnings) -> dict[str, int]:
     pool: dict[str, int] = {}
-    for lineno, obj in release.json_lines(path):
+    for lineno, obj in release.json_lines(path, data):
         arxiv_id, title, sections = release.check_paper(obj, path, lineno)
         if arxiv_id in pool:  # the reference's dict keeps the last record
             db.execute("DELETE FROM sections WHERE arxiv_id = ?", (arxiv_id,))
@@ -169,12 +212,18 @@ def _import_papers(db: sqlite3.Connection, path: Path) -> dict[str, int]:
     return pool
 
 
-def _import_graphs(db: sqlite3.Connection, path: Path, pool: dict[str, int]) -> tuple[dict[str, dict[str, dict]], int, int]:
+def _import_graphs(db: sqlite3.Connection, path: Path, pool: dict[str, int],
+                   data: release.Warnings) -> tuple[dict[str, dict[str, dict]], int, int]:
     graphs: dict[str, dict[str, dict]] = {}
+    first_line: dict[str, int] = {}
     node_ids: dict[str, int] = {}
     n_meta = 0
-    for lineno, obj in release.json_lines(path):
+    for lineno, obj in release.json_lines(path, data):
         sample_id, nodes, edges = release.check_graph(obj, path, lineno)
+        if sample_id in first_line:  # two neighbourhoods for one item: which one the agent sees would be a guess
+            raise release.DatasetError(path, lineno, "sample_id",
+                                       f"duplicate sample_id '{sample_id}' (first on line {first_line[sample_id]})")
+        first_line[sample_id] = lineno
         rows = []
         for pos, (s2id, node) in enumerate(nodes.items()):
             text = json.dumps(node, ensure_ascii=False, sort_keys=True)
@@ -191,19 +240,20 @@ def _import_graphs(db: sqlite3.Connection, path: Path, pool: dict[str, int]) -> 
                 )
                 nid = node_ids[digest] = cur.lastrowid
             rows.append((sample_id, pos, s2id, nid))
-        db.executemany("INSERT OR REPLACE INTO graph VALUES (?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO graph VALUES (?, ?, ?, ?)", rows)
         db.executemany(
-            "INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?)",
+            "INSERT INTO edges VALUES (?, ?, ?, ?)",
             ((sample_id, src, i, dst) for src, refs in edges.items() for i, dst in enumerate(refs)),
         )
         graphs[sample_id] = {s2id: {"arxivId": n.get("arxivId") or "", "title": n.get("title") or ""} for s2id, n in nodes.items()}
     return graphs, len(node_ids), n_meta
 
 
-def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str, dict]], pool: dict[str, int]) -> int:
+def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str, dict]], pool: dict[str, int],
+                  data: release.Warnings) -> int:
     seen: dict[str, int] = {}
     n = 0
-    for lineno, obj in release.json_lines(path):
+    for lineno, obj in release.json_lines(path, data):
         item = release.check_item(obj, path, lineno)
         if item["id"] in seen:
             raise release.DatasetError(path, lineno, "id", f"duplicate item id '{item['id']}' (first on line {seen[item['id']]})")
@@ -211,9 +261,22 @@ def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str
         nodes = graphs.get(item["id"])
         release.check_item_graph(item, nodes, pool, path, lineno)
         item = dict(item)
-        item["gold_arxiv_ids"] = [nodes[g]["arxivId"] for g in item["gold_paper_ids"]]
-        item["bridge_arxiv_ids"] = [nodes[b]["arxivId"] for b in item.get("bridge_paper_ids") or []]
-        item.setdefault("seed_arxiv_id", nodes[item["seed_paper_id"]]["arxivId"])
+        # The arXiv ids of the gold and bridge papers are the graph's, not QA's. The agent sees only S2 ids and
+        # every tool maps S2 id → node arxivId → pool, so reads are recorded in the graph's arXiv ids, and
+        # PROTOCOL §3 scores recall per gold paper. The reference evaluator takes QA's gold_arxiv_ids; where
+        # the two disagree it cannot credit a read of the gold paper. So the graph's are used, and each
+        # disagreement is counted and reported at import.
+        for key, ids in (("gold_arxiv_ids", item["gold_paper_ids"]),
+                         ("bridge_arxiv_ids", item.get("bridge_paper_ids") or [])):
+            from_graph = [nodes[pid]["arxivId"] for pid in ids]
+            if item.get(key) and item[key] != from_graph:
+                data.add(f"{key}_differ", f"{path}:{lineno}: {key} {item[key]} but the graph says {from_graph}")
+            item[key] = from_graph
+        seed_arx = nodes[item["seed_paper_id"]]["arxivId"]
+        if item.get("seed_arxiv_id") and item["seed_arxiv_id"] != seed_arx:  # kept: shown only, never joined on
+            data.add("seed_arxiv_id_differs", f"{path}:{lineno}: seed_arxiv_id {item['seed_arxiv_id']!r} but the "
+                                              f"graph says {seed_arx!r}")
+        item.setdefault("seed_arxiv_id", seed_arx)
         db.execute("INSERT INTO items VALUES (?, ?, ?)", (n, item["id"], json.dumps(item, ensure_ascii=False)))
         n += 1
     if n == 0:
@@ -221,14 +284,22 @@ def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str
     return n
 
 
-def _import_labels(db, path, graphs, pool, warnings, methods) -> tuple[int, int]:
+def _import_labels(db, path, graphs, pool, warnings, methods, data) -> tuple[int, int]:
+    """Resolve every label once. Two rows for one item: the last one counts, as in the reference evaluator's
+    dict keyed by sample_id (label problems are warnings, never fatal), and the repeat is counted."""
     n = resolved = 0
     cache: dict[str, tuple[list[str], list[str]]] = {}
-    for lineno, obj in release.json_lines(path):
+    latest: dict[str, tuple[int, dict]] = {}
+    for lineno, obj in release.json_lines(path, data):
         sample_id = obj.get("sample_id")
         if not isinstance(sample_id, str) or sample_id not in graphs:
             warnings.add("unknown_sample", f"{path}:{lineno}")
             continue
+        if sample_id in latest:
+            warnings.add("duplicate_sample", f"{path}:{lineno}: sample_id {sample_id!r} (also on line "
+                                             f"{latest[sample_id][0]}; the last row counts)")
+        latest[sample_id] = (lineno, obj)
+    for sample_id, (lineno, obj) in sorted(latest.items(), key=lambda kv: kv[1][0]):
         rows = []
         for pos, lab in enumerate(release.label_rows(obj)):
             n += 1
@@ -253,7 +324,7 @@ def _import_labels(db, path, graphs, pool, warnings, methods) -> tuple[int, int]
                     resolved += 1
             methods[method] = methods.get(method, 0) + 1
             rows.append((sample_id, pos, arx, section, relevance, idx, method))
-        db.executemany("INSERT OR REPLACE INTO labels VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO labels VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     return n, resolved
 
 
@@ -300,6 +371,7 @@ class Corpus:
         self.source: str = meta.get("source", "")
         self.report = ImportReport(**json.loads(meta["report"]))
         self.label_examples: dict[str, str] = json.loads(meta.get("label_examples", "{}"))
+        self.labelled = "no_labels_file" not in self.report.label_warnings
         self._items: dict[str, Item] = {}
         labels: dict[str, list[Label]] = {}
         for sid, arx, section, rel, idx, method in self.db.execute(
@@ -307,7 +379,7 @@ class Corpus:
         ):
             labels.setdefault(sid, []).append(Label(arx, section, rel, idx, method))
         for (text,) in self.db.execute("SELECT json FROM items ORDER BY pos"):
-            item = item_from_row(json.loads(text), labels)
+            item = item_from_row(json.loads(text), labels, self.labelled)
             self._items[item.id] = item
         self.headers = lru_cache(maxsize=4096)(self._headers)
 
@@ -347,8 +419,9 @@ class Corpus:
         yield from self.db.execute("SELECT arxiv_id, title FROM papers")
 
 
-def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]]) -> Item:
-    """An Item from a validated QA row (defaults follow the reference loader)."""
+def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]], labelled: bool = True) -> Item:
+    """An Item from a validated QA row (defaults follow the reference loader); `labelled` is False when the
+    dataset has no recall-labels file."""
     dtypes = row.get("distractor_types")
     return Item(
         id=row["id"],
@@ -371,6 +444,7 @@ def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]]) -> Item:
         bridge_arxiv_ids=tuple(row.get("bridge_arxiv_ids") or ()),
         filter_agreement=row.get("filter_agreement"),
         labels=tuple(labels.get(row["id"], ())),
+        labelled=labelled,
     )
 
 
@@ -382,6 +456,8 @@ def open_release(root: Path, cache_dir: Path) -> tuple[Corpus, ImportReport | No
     release.require_release_dir(root)
     fp = fingerprint(root, cache_dir)
     target = cache_dir / "corpus" / f"{fp[:24]}-v{CORPUS_FORMAT}.sqlite"
+    if target.parent.is_dir():
+        clean_stale_imports(target.parent)
     report = None
     if not target.exists():
         report = import_release(root, target, fp)

@@ -206,12 +206,16 @@ class Episode:
                 f"[HARNESS] Token limit reached ({self.ledger.tokens:,} > {self.caps.max_tokens_total:,}). Forcing termination."))
             return "token_limit"
         calls = turn.tool_calls
+        if not calls and not turn.text:  # the reference tests `not text`: whitespace is text and gets the nudge
+            # and, as there, the turn is logged as the harness's note in place of the empty reply
+            self.error, self.error_kind = "empty response", "empty_response"
+            keys = sorted(turn.raw) if isinstance(turn.raw, dict) else []
+            await self._emit("harness", usage=usage, cost_usd=turn.cost_usd,
+                             text=f"[HARNESS] Empty response — terminated as error. Raw dump keys: {keys}")
+            return "error"
         await self._emit("assistant", text=turn.text, usage=usage, cost_usd=turn.cost_usd,
                          tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in calls] or None)
         if not calls:
-            if not (turn.text or "").strip():
-                self.error, self.error_kind = "empty response", "empty_response"
-                return "error"
             if self.stop_sent:
                 return "token_limit"  # the forced final call answered in prose, which is never accepted
             self.messages.append(turn.raw or {"role": "assistant", "content": turn.text})

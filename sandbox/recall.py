@@ -17,9 +17,12 @@ def paper_flags(item: Item, reads: Iterable[tuple[str, int]]) -> tuple[bool, boo
     return bool(hits) and all(hits), any(hits)
 
 
-def section_flags(item: Item, reads: Iterable[tuple[str, int]]) -> tuple[bool, bool, bool]:
+def section_flags(item: Item, reads: Iterable[tuple[str, int]]) -> tuple[bool | None, bool | None, bool | None]:
     """(every gold paper has a read of a direct-labelled section, any gold paper has one, every gold paper
-    has a read of a direct-or-supporting-labelled section)."""
+    has a read of a direct-or-supporting-labelled section); all None when the dataset has no labels at all,
+    because then section recall is not 0 but unmeasured."""
+    if not item.labelled:
+        return None, None, None
     read_set = set(reads)
     direct_hits, loose_hits = [], []
     for gold in item.gold_arxiv_ids:

@@ -57,6 +57,7 @@ class Item:
     bridge_arxiv_ids: tuple[str, ...]
     filter_agreement: Any = None
     labels: tuple[Label, ...] = ()
+    labelled: bool = True  # False when the dataset has no recall-labels file: section recall is unmeasured
 
     @property
     def multi_target(self) -> bool:
@@ -189,9 +190,9 @@ class Trajectory:
     transient_retries: int
     paper_recall: bool
     paper_recall_any: bool
-    section_recall: bool
-    section_recall_any: bool
-    section_recall_loose: bool
+    section_recall: bool | None  # None: unmeasured (the dataset has no recall labels)
+    section_recall_any: bool | None
+    section_recall_loose: bool | None
     reads: list[tuple[str, int]]
     cost_usd: float | None
     wall_time_s: float

@@ -3,11 +3,17 @@
 Every malformed record raises `DatasetError` naming the file, the line and the field,
 so a user can fix the data; recall-label problems are only counted as warnings,
 because the real release has such labels.
+
+Text is UTF-8. Bytes that are not UTF-8 are an error (file and line). A lone surrogate
+escape such as `\ud83d` is valid JSON (scraped text has them: half of an emoji) but not
+storable text, so every string is stored with lone surrogates replaced by U+FFFD; the
+tools then show U+FFFD, always the same, and the import counts the strings it repaired.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,15 +40,16 @@ class DatasetError(Exception):
 
 
 @dataclass
-class LabelWarnings:
-    """Counts of recall-label problems found at import (never fatal)."""
+class Warnings:
+    """Counts of problems found at import that are not fatal (recall labels, repaired text), with one example each."""
 
     counts: dict[str, int] = field(default_factory=dict)
     examples: dict[str, str] = field(default_factory=dict)
 
-    def add(self, kind: str, example: str) -> None:
-        self.counts[kind] = self.counts.get(kind, 0) + 1
+    def add(self, kind: str, example: str, n: int = 1) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + n
         self.examples.setdefault(kind, example)
+
 
 
 def require_release_dir(root: Path) -> None:
@@ -63,19 +70,73 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line; a bad line is a DatasetError."""
-    with open(path, encoding="utf-8") as fh:
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def json_lines(path: Path, warnings: Warnings | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line; a bad line is a DatasetError.
+
+    Lone surrogates in strings become U+FFFD (counted in `warnings` as `lone_surrogates`).
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DatasetError(path, lineno, None, f"is not valid JSON ({exc.msg} at column {exc.colno})") from None
+                if not isinstance(obj, dict):
+                    raise DatasetError(path, lineno, None, f"must be a JSON object, got {type(obj).__name__}")
+                if "\\u" in line:  # only an escape can make a surrogate: the common line skips the walk
+                    obj, repaired = scrub_surrogates(obj)
+                    if repaired and warnings is not None:
+                        warnings.add("lone_surrogates", f"{path}:{lineno}", repaired)
+                yield lineno, obj
+    except UnicodeDecodeError:
+        lineno, column, byte = _first_undecodable(path)
+        raise DatasetError(path, lineno, None, f"is not valid UTF-8 (byte 0x{byte:02x} at column {column})") from None
+
+
+def scrub_surrogates(value: Any) -> tuple[Any, int]:
+    """`value` with lone surrogates in every string (keys included) replaced by U+FFFD, and how many strings changed.
+
+    `json.loads` already joined every valid surrogate pair, so any surrogate left is a lone one.
+    """
+    if isinstance(value, str):
+        fixed, n = _LONE_SURROGATE.subn(REPLACEMENT, value)
+        return fixed, int(n > 0)
+    if isinstance(value, list):
+        out, total = [], 0
+        for v in value:
+            v, n = scrub_surrogates(v)
+            out.append(v)
+            total += n
+        return out, total
+    if isinstance(value, dict):
+        pairs, total = {}, 0
+        for k, v in value.items():
+            k, nk = scrub_surrogates(k)
+            v, nv = scrub_surrogates(v)
+            pairs[k] = v
+            total += nk + nv
+        return pairs, total
+    return value, 0
+
+
+def _first_undecodable(path: Path) -> tuple[int, int, int]:
+    """(line, 1-based column, byte) of the first byte that is not UTF-8, numbering lines as text reading does.
+
+    Only called after a decode failed, so the happy path never pays for it.
+    """
+    with open(path, encoding="utf-8", errors="surrogateescape") as fh:
         for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(path, lineno, None, f"is not valid JSON ({exc.msg} at column {exc.colno})") from None
-            if not isinstance(obj, dict):
-                raise DatasetError(path, lineno, None, f"must be a JSON object, got {type(obj).__name__}")
-            yield lineno, obj
+            for column, ch in enumerate(line, 1):
+                if "\udc80" <= ch <= "\udcff":
+                    return lineno, column, ord(ch) - 0xDC00
+    return 0, 0, 0
 
 
 def _need(obj: dict, key: str, kind: type | tuple[type, ...], path: Path, lineno: int, optional: bool = False) -> Any:

@@ -236,7 +236,7 @@ class Runner:
                 for _ in range(max(1, min(self.spec.workers, len(work) or 1))):
                     tg.create_task(self._worker(queue))
         except asyncio.CancelledError:
-            status = "interrupted"
+            status = "interrupted" if self.done < self.planned else "done"  # Ctrl-C after the last episode
             raise
         except BaseException:
             status = "failed"
@@ -296,10 +296,13 @@ class Runner:
             meta = item_meta(item)
             tid = self.store.begin_trajectory(self.run_id, item.id, replicate, attempt, meta)
 
-            def sink(step: Step, tid: int = tid) -> None:
+            async def sink(step: Step, tid: int = tid) -> None:
                 self.store.add_step(tid, step_record(step))
                 self._account(step)
                 self.on_event(RunEvent("step", item.id, replicate, step=step, done=self.done, planned=self.planned))
+                # Offline agents never await anything: without this yield one worker would run every episode
+                # to the end, other workers would never start and Ctrl-C (a cancellation) would wait for it.
+                await asyncio.sleep(0)
 
             episode = Episode(view, agent, self.caps, prompt, on_step=sink, retry=self.spec.retry,
                               context_budget=self.spec.context_budget)

@@ -85,7 +85,7 @@ def resolve_label(label: str, headers: Sequence[str], bodies: Sequence[str]) -> 
     """Resolve an auditor label to a top-level section (PROTOCOL §3): the section index and the method used.
 
     exact header → normalised header → unique substring → the label's header appears as
-    a heading line inside a section's body (the containing section).
+    a heading line inside a section's body (the containing section; see `_containing_section`).
     """
     lab = label.strip()
     if not lab:
@@ -113,18 +113,51 @@ def resolve_label(label: str, headers: Sequence[str], bodies: Sequence[str]) -> 
     return None, "unresolved"
 
 
+# A numbering prefix: arabic (`3.2 `, `5.3.1. `), upper-case roman (`IV `, `IV-B `; lower-case words such as
+# `civil ` are prose) or an appendix prefix (`Apdx_A.1:`, `Apdx:`).
+_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?\s|[IVXLC]+(?:-[A-Z])?\s|(?i:apdx_[a-z][\d.]*:|apdx:))")
+# After a numbered heading, text on the same line must start a new sentence: `.` or `:`, or a space and no
+# lower-case letter ("3.2 Decomposition We split…", not "3.2 Decomposition is described below").
+_RUN_ON = re.compile(r"^(?:[.:]|\s+[^\sa-z])")
+
+
+def _heading_tier(line: str, label: str, normed_label: str, numbered: bool) -> int | None:
+    """How well one body line serves as a heading for `label` (whitespace-collapsed): 0 a numbered label verbatim,
+    alone on the line or followed by text that starts a new sentence; 1 a numbered line equal to the label up to
+    numbering and case (`norm`); 2 an unnumbered such line; None for anything else, such as a mention in prose."""
+    text = _SPACE.sub(" ", line.strip())
+    if not text:
+        return None
+    if numbered and text[: len(label)].lower() == label.lower():
+        rest = text[len(label):]
+        if not rest or _RUN_ON.match(rest):
+            return 0
+    if norm(text) != normed_label:
+        return None
+    return 1 if _NUMBERING.match(text) else 2
+
+
 def _containing_section(label: str, normed_label: str, bodies: Sequence[str]) -> int | None:
-    """The first section whose body has a line starting with the label's header (a rolled-in subsection)."""
+    """The section whose body has a heading line for the label (a subsection rolled into its parent).
+
+    Only whole heading lines count (see `_heading_tier`), never the label mentioned in prose. The best tier
+    wins (a numbered label verbatim, then a numbered line, then an unnumbered one); a tier found in more than one
+    section is ambiguous and leaves the label unresolved, as an ambiguous substring does.
+    """
     if not normed_label:
         return None
-    ll = label.lower()
+    label = _SPACE.sub(" ", label.strip())
+    numbered = bool(_NUMBERING.match(label))
+    first_word = normed_label.split(" ", 1)[0]
+    tiers: dict[int, set[int]] = {}
     for i, body in enumerate(bodies):
-        low = body.lower()
-        pos = low.find(ll)
-        if pos >= 0 and (pos == 0 or low[pos - 1] in "\n "):
-            return i
-    for i, body in enumerate(bodies):
+        if first_word not in body.lower():  # cheap: most sections cannot hold the heading at all
+            continue
         for line in body.splitlines():
-            if line.strip() and norm(line).startswith(normed_label):
-                return i
-    return None
+            tier = _heading_tier(line, label, normed_label, numbered)
+            if tier is not None:
+                tiers.setdefault(tier, set()).add(i)
+    if not tiers:
+        return None
+    sections = tiers[min(tiers)]
+    return next(iter(sections)) if len(sections) == 1 else None

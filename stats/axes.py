@@ -28,7 +28,9 @@ def accuracy(records: Sequence[Record]) -> Ratio:
 
 
 def recall(records: Sequence[Record], key: str) -> dict[str, Ratio]:
-    return by_kind(records, lambda rs: share(bool(r.get(key)) for r in rs))
+    """The share of trajectories with the flag; a None flag is unmeasured (a dataset without recall labels)
+    and stays out of the denominator, so such a run reports no section recall rather than 0%."""
+    return by_kind(records, lambda rs: share(bool(r[key]) for r in rs if r.get(key) is not None))
 
 
 def conversion(records: Sequence[Record], condition: str = "paper_recall") -> dict[str, Ratio]:

@@ -137,11 +137,17 @@ class SchemaTooNew(Exception):
     """The file was written by a newer version of the workbench."""
 
 
-def migrate(db: sqlite3.Connection) -> int:
-    """Apply every migration the file lacks, each in its own transaction; return the new version."""
+def schema_version(db: sqlite3.Connection) -> int:
+    """The file's schema version (0: no workbench wrote it); a newer one than ours raises SchemaTooNew."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
         raise SchemaTooNew(f"store schema version {version} is newer than this workbench's ({SCHEMA_VERSION})")
+    return version
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Apply every migration the file lacks, each in its own transaction; return the new version."""
+    version = schema_version(db)
     for number in range(version, SCHEMA_VERSION):
         db.execute("BEGIN IMMEDIATE")
         try:

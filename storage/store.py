@@ -13,12 +13,11 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
-from storage.schema import SchemaTooNew, migrate
+from storage.schema import SCHEMA_VERSION, SchemaTooNew, migrate, schema_version
 
 INLINE_TEXT = 256  # longer step texts are stored once, by hash (section texts repeat across trajectories)
 
@@ -67,12 +66,39 @@ class Store:
                 self.conn.execute("PRAGMA journal_mode = WAL")
                 self.conn.execute("PRAGMA synchronous = NORMAL")
                 migrate(self.conn)
+            else:
+                self._check_readable()
         except SchemaTooNew as exc:
             raise StoreError(f"{self.path}: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a workbench store ({exc})") from None
         self.conn.row_factory = sqlite3.Row
-        self.db = sqlite_utils.Database(self.conn)
+
+    @cached_property
+    def db(self) -> Any:
+        """sqlite-utils' view of the same connection, for ad-hoc use; imported on first use, because importing
+        it costs a third of a second that every headless command would otherwise pay."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
+
+    def _check_readable(self) -> None:
+        """A read-only open must fail here, in one line, not at the first query: a file that is not SQLite, an
+        SQLite file no workbench wrote (version 0: any empty file), one from a newer workbench. One from an older
+        workbench is migrated through a short read-write connection, as any read-write open would."""
+        version = schema_version(self.conn)
+        if version == 0:
+            raise StoreError(f"{self.path}: not a workbench store (no schema version)")
+        if version < SCHEMA_VERSION:
+            try:
+                writer = sqlite3.connect(self.path, isolation_level=None, timeout=60)
+                try:
+                    migrate(writer)
+                finally:
+                    writer.close()
+            except sqlite3.OperationalError as exc:
+                raise StoreError(f"{self.path}: written by an older workbench (schema {version}) and cannot be "
+                                 f"upgraded here ({exc}); open it once where it is writable") from None
 
     def close(self) -> None:
         self.conn.close()
@@ -99,7 +125,8 @@ class Store:
                 diff = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
                 raise RunConflict(
                     f"run '{name}' exists with a different configuration ({', '.join(diff)} differ); "
-                    "choose another --run name or delete the old run"
+                    f"choose another --run name, or move the old run aside (--batch rename {name} NEW) or "
+                    f"delete it (--batch delete {name})"
                 )
             return row["id"], True
         record = {"name": name, "identity": ident, "created_at": now(), **fields}

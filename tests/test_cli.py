@@ -2,6 +2,9 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from sandbox.corpus import open_release
 from workbench.cli import main
@@ -81,3 +84,103 @@ def test_batch_path_never_imports_textual_or_litellm(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def synth_cli(capsys, *args) -> subprocess.CompletedProcess:
+    """`--batch synth` in this process (a subprocess per case costs seconds), as a CompletedProcess."""
+    capsys.readouterr()
+    rc = main(["--batch", "synth", *args])
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(args, rc, captured.out, captured.err)
+
+
+def test_synth_with_too_few_papers_is_a_usage_error_that_names_enough(tmp_path, capsys):
+    out = tmp_path / "b"
+    proc = synth_cli(capsys, "--out", str(out), "--items", "3", "--papers", "5")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "5 papers are too few for 3 items" in proc.stderr and not out.exists()
+    suggested = proc.stderr.rsplit("--papers ", 1)[1].strip()
+    again = synth_cli(capsys, "--out", str(out), "--items", "3", "--papers", suggested)
+    assert again.returncode == 0, again.stderr  # the suggestion works
+
+
+def test_synth_suggestion_at_scale():
+    from sandbox import synth
+
+    with pytest.raises(synth.NotEnoughPapers) as info:
+        synth.generate(Path("/nonexistent/never-written"), items=400, papers=60)
+    exc = info.value
+    assert exc.built < 400 and exc.suggested_papers >= 60 * 400 / exc.built
+    gen = synth.Generator(0, synth.replace(synth.PRESETS["demo"], items=400, papers=exc.suggested_papers))
+    gen.build_universe()
+    gen.build_items()
+    assert len(gen.items) == 400
+
+
+def test_synth_out_that_cannot_be_a_directory(tmp_path, capsys):
+    afile = tmp_path / "file.txt"
+    afile.write_text("x")
+    proc = synth_cli(capsys, "--out", str(afile), "--items", "4", "--papers", "40")
+    assert proc.returncode == 2 and "exists and is not a directory" in proc.stderr and "Traceback" not in proc.stderr
+    proc = synth_cli(capsys, "--out", str(afile / "sub"), "--items", "4", "--papers", "40")
+    assert proc.returncode == 2 and "cannot write" in proc.stderr and "Traceback" not in proc.stderr
+    proc = synth_cli(capsys, "--out", "/proc/forbidden", "--items", "4", "--papers", "40")
+    assert proc.returncode == 2 and "cannot write /proc/forbidden" in proc.stderr and "Traceback" not in proc.stderr
+    assert afile.read_text() == "x"
+
+
+def test_listing_runs_imports_no_scientific_stack(tmp_path):
+    """`--batch runs` (and its error path) is a quick look: no scipy, numpy, textual or litellm import."""
+    from storage import Store
+
+    db = tmp_path / "s.sqlite"
+    Store(db).close()
+    code = ("import sys; from workbench.cli import main; "
+            f"rcs = [main(['--batch', 'runs', '--db', r'{db}']), main(['--batch', 'report', 'nope', '--db', r'{db}'])]; "
+            "print(rcs, sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'numpy', 'textual', 'litellm'}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[0, 2] []"
+
+
+def test_delete_and_rename_runs(tmp_path, capsys):
+    db = str(tmp_path / "s.sqlite")
+    base = ["--batch", "run", "--agent", "oracle", "--limit", "2", "--quiet", "--db", db]
+    assert main([*base, "--run", "a"]) == 0 and main([*base, "--run", "b"]) == 0
+    assert main([*base, "--run", "a", "--budget", "20"]) == 2  # a different configuration under the same name
+    assert "--batch rename a NEW" in capsys.readouterr().err
+    assert main(["--batch", "rename", "a", "b", "--db", db]) == 2  # taken
+    assert "already exists" in capsys.readouterr().err
+    assert main(["--batch", "rename", "a", "a-30", "--db", db]) == 0
+    assert capsys.readouterr().out == "renamed run 'a' to 'a-30'\n"
+    assert main([*base, "--run", "a", "--budget", "20"]) == 0  # the name is free again
+    assert main(["--batch", "delete", "b", "--db", db]) == 2  # stdin is not a terminal: --yes is needed
+    assert "cannot be undone: add --yes" in capsys.readouterr().err
+    assert main(["--batch", "delete", "b", "--yes", "--db", db]) == 0
+    assert "deleted run 'b' (2 trajectories" in capsys.readouterr().out
+    assert main(["--batch", "runs", "--format", "json", "--db", db]) == 0
+    assert [r["name"] for r in json.loads(capsys.readouterr().out)] == ["a-30", "a"]
+    assert main(["--batch", "delete", "b", "--yes", "--db", db]) == 2 and "no run named 'b'" in capsys.readouterr().err
+    missing = tmp_path / "none.sqlite"
+    assert main(["--batch", "delete", "x", "--yes", "--db", str(missing)]) == 2 and not missing.exists()
+    assert main(["--batch", "rename", "x", "y", "--db", str(missing)]) == 2 and not missing.exists()
+
+
+def test_a_dataset_without_labels_reports_section_recall_as_unmeasured(tmp_path, capsys):
+    from tests.conftest import mini_rows, write_release
+
+    root = write_release(tmp_path / "nolabels", *mini_rows())
+    (root / "audit/recall_labels.jsonl").unlink()
+    db = str(tmp_path / "s.sqlite")
+    assert main(["--batch", "run", "--data", str(root), "--agent", "oracle", "--run", "n", "--quiet", "--db", db,
+                 "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert "warning: no audit/recall_labels.jsonl: section recall cannot be measured" in captured.err
+    assert "recall label(s) no labels file" not in captured.err
+    rep = json.loads(captured.out)
+    assert rep["axes"]["search"]["paper_recall"]["all"] == 1.0
+    assert rep["axes"]["search"]["section_recall"] == {"st": None, "mt": None, "all": None}
+    assert rep["counts"]["search"]["section_recall"]["all"] == [0, 0]
+    assert main(["--batch", "report", "n", "--db", db]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "section recall" in line)
+    assert "—" in row and "0.0%" not in row

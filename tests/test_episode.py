@@ -84,9 +84,18 @@ async def test_token_limit_discards_the_crossing_response(mini_corpus):
 
 
 async def test_plain_text_nudge_and_empty_reply(mini_corpus):
-    traj, ep, agent = await play(mini_corpus, [AssistantTurn(text="The answer is B"), AssistantTurn(text="  ")])
+    script = [AssistantTurn(text="The answer is B"), AssistantTurn(text="   "), AssistantTurn(text="", usage=Usage(7, 3))]
+    traj, ep, agent = await play(mini_corpus, script)
     assert agent.seen[1][-1]["content"] == NUDGE + "\nTurn: 1  |  Tokens used: 0  |  Budget used: 0"
-    assert traj.termination == "error" and traj.error_kind == "empty_response"
+    # whitespace is text for the reference (`if not text`): nudged like any prose, not an error
+    assert agent.seen[2][-2] == {"role": "assistant", "content": "   "}
+    assert agent.seen[2][-1]["content"] == NUDGE + "\nTurn: 2  |  Tokens used: 0  |  Budget used: 0"
+    assert traj.termination == "error" and traj.error_kind == "empty_response" and traj.turns == 3
+    # the empty reply is logged as the harness's note, which says why the episode ended
+    last = ep.steps[-1]
+    assert (last.kind, last.turn, last.usage["prompt"], last.usage["completion"]) == ("harness", 3, 7, 3)
+    assert last.text == "[HARNESS] Empty response — terminated as error. Raw dump keys: []"
+    assert [s.kind for s in ep.steps] == ["assistant", "nudge", "assistant", "nudge", "harness"]
 
 
 async def test_max_turns(mini_corpus):
@@ -133,7 +142,7 @@ async def test_agent_bug_is_an_error_with_context(mini_corpus):
         name = "broken"
 
         async def act(self, messages, tools):
-            return AssistantTurn(text=None, tool_calls=None)  # not iterable: our contract broken
+            return AssistantTurn(text="x", tool_calls=[None])  # not a ToolCall: our contract broken
 
     item = mini_corpus.item("st_0001")
     ep = Episode(mini_corpus.view(item), Broken(), Caps(), build_prompt(item, Caps()), retry=FAST)

@@ -73,3 +73,77 @@ def test_resume_refuses_a_different_config(tmp_path):
     assert proc.returncode == 2 and "different configuration" in proc.stderr and "caps" in proc.stderr
     again = subprocess.run(base + ["--limit", "5", "--format", "json"], capture_output=True, text=True)
     assert again.returncode == 0 and '"n": 5' in again.stdout  # extending the slice resumes
+
+
+def trajectories_done(db) -> int:
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        n = con.execute("SELECT COUNT(*) FROM trajectories WHERE status = 'done'").fetchone()[0]
+        con.close()
+        return n
+    except sqlite3.Error:
+        return 0
+
+
+def test_ctrl_c_stops_an_offline_run_promptly(tmp_path):
+    """SIGINT is a cancellation: scripted agents must yield so it lands mid-run, not after the last episode."""
+    env = dict(os.environ, AGENTHOP_CACHE=str(tmp_path / "cache"))
+    db = tmp_path / "s.sqlite"
+    cmd = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", "builtin", "--agent", "heuristic",
+           "--replicates", "40", "--workers", "4", "--quiet", "--format", "json", "--run", "c", "--db", str(db)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and trajectories_done(db) < 20 and time.monotonic() < deadline:
+        time.sleep(0.005)  # polling the store, not timing
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err and out == ""
+    store = Store(db, readonly=True)
+    run = store.run("c")
+    done = len(store.trajectories(run["id"]))
+    assert run["status"] == "interrupted" and run["planned"] == 2400
+    assert 20 <= done < 2400  # stopped near the interrupt, not after every episode
+
+
+def _episode_order(corpus, tmp_path, workers: int) -> list[str]:
+    import asyncio
+
+    from sandbox.runner import Runner, RunSpec
+
+    order: list[str] = []
+    spec = RunSpec(name=f"w{workers}", dataset="builtin", agent="heuristic", workers=workers, limit=8)
+    runner = Runner(spec, corpus, Store(tmp_path / f"w{workers}.sqlite"),
+                    on_event=lambda e: order.append(e.item_id) if e.kind == "step" else None)
+    asyncio.run(runner.run())
+    return order
+
+
+def test_workers_run_offline_episodes_concurrently(demo_corpus, tmp_path):
+    """Each step yields to the event loop, so four workers hold four episodes in flight; one holds one."""
+    concurrent = _episode_order(demo_corpus, tmp_path, 4)
+    assert len(set(concurrent[:4])) == 4  # the first step of four different items before any second step
+    sequential = _episode_order(demo_corpus, tmp_path, 1)
+    blocks = [item for i, item in enumerate(sequential) if i == 0 or sequential[i - 1] != item]
+    assert len(blocks) == len(set(blocks)) == 8  # each episode's steps contiguous
+
+
+async def test_an_interrupt_after_the_last_episode_leaves_the_run_done(demo_corpus, tmp_path):
+    import asyncio
+
+    from sandbox.runner import Runner, RunSpec
+
+    store = Store(tmp_path / "s.sqlite")
+    main: asyncio.Task | None = None
+
+    def on_event(event) -> None:
+        if event.kind == "trajectory" and event.done == event.planned:
+            main.cancel()  # Ctrl-C lands after every episode finished
+
+    runner = Runner(RunSpec(name="late", dataset="builtin", agent="oracle", workers=2, limit=3), demo_corpus, store,
+                    on_event=on_event)
+    main = asyncio.ensure_future(runner.run())
+    with pytest.raises(asyncio.CancelledError):
+        await main
+    assert store.run("late")["status"] == "done" and len(store.trajectories(store.run("late")["id"])) == 3

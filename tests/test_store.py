@@ -85,3 +85,46 @@ def test_one_item_across_runs(tmp_path):
     # replicate 0 only: run a is right on i1, run b wrong; nobody is right on i2
     assert store.item_outcomes("fp") == {"i1": (1, 2), "i2": (0, 2)}
     assert store.item_outcomes("fp2") == {"i1": (1, 1)}
+
+
+@pytest.mark.parametrize("content", [b"not sqlite at all" * 100, b"", "empty_sqlite", "newer"],
+                         ids=["junk", "empty_file", "empty_sqlite", "newer"])
+def test_read_only_open_refuses_what_is_not_a_store(tmp_path, content):
+    path = tmp_path / "x.sqlite"
+    if content == "empty_sqlite":
+        sqlite3.connect(path).execute("CREATE TABLE other (x)").connection.close()
+    elif content == "newer":
+        con = sqlite3.connect(path)
+        con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        con.close()
+    else:
+        path.write_bytes(content)
+    with pytest.raises(StoreError, match="newer" if content == "newer" else "not a workbench store"):
+        Store(path, readonly=True)
+
+
+def test_read_only_open_of_an_older_store_migrates_it(tmp_path):
+    path = tmp_path / "old.sqlite"
+    con = sqlite3.connect(path, isolation_level=None)
+    for statement in MIGRATIONS[0].split(";"):
+        if statement.strip():
+            con.execute(statement)
+    con.execute("PRAGMA user_version = 1")
+    con.close()
+    store = Store(path, readonly=True)
+    assert store.runs() == [] and store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+@pytest.mark.parametrize("command", [["runs"], ["report", "x"]])
+def test_cli_on_a_file_that_is_not_a_store_exits_2(tmp_path, command):
+    import subprocess
+    import sys
+
+    for name, content in (("notdb.sqlite", b"hello, not a database\n" * 50), ("empty.sqlite", b"")):
+        path = tmp_path / name
+        path.write_bytes(content)
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", *command, "--db", str(path)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 2, proc.stderr
+        assert "not a workbench store" in proc.stderr and "Traceback" not in proc.stderr
+        assert path.read_bytes() == content  # a read never writes

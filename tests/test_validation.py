@@ -7,7 +7,7 @@ import pytest
 
 from sandbox.corpus import open_release
 from sandbox.release import DatasetError
-from tests.conftest import G, S, mini_rows, write_release
+from tests.conftest import G, M, S, mini_rows, write_release
 
 
 def broken(kind):
@@ -107,3 +107,157 @@ def test_changed_file_is_a_new_corpus_and_warm_open_reuses(tmp_path):
     c3, r3 = open_release(root, tmp_path / "cache")
     assert r3 is not None and c3.fingerprint != c1.fingerprint
     assert json.loads(json.dumps(c3.item("st_0001").question)).endswith("Really?")
+
+
+def test_bytes_that_are_not_utf8_name_file_and_line(tmp_path):
+    root = write_release(tmp_path / "bad", *mini_rows())
+    pool = root / "paper_pool/papers.jsonl"
+    lines = pool.read_bytes().splitlines(keepends=True)
+    lines[2] = lines[2].replace(b"Intro text.", b"Intro \xff\xfe text.")  # line 3: the target paper
+    pool.write_bytes(b"".join(lines))
+    with pytest.raises(DatasetError) as info:
+        open_release(root, tmp_path / "cache")
+    assert info.value.path.endswith("paper_pool/papers.jsonl") and info.value.line == 3
+    assert "not valid UTF-8 (byte 0xff at column" in str(info.value)
+    assert not list((tmp_path / "cache").glob("corpus/*.sqlite"))
+
+
+def test_a_file_starting_with_bad_bytes_exits_2_without_a_traceback(tmp_path):
+    root = write_release(tmp_path / "bad", *mini_rows())
+    qa = root / "qa/full.jsonl"
+    qa.write_bytes(b"\xff\xfe" + qa.read_bytes())
+    db = tmp_path / "results.sqlite"
+    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", str(root), "--agent",
+                           "oracle", "--run", "x", "--db", str(db)], capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert "qa/full.jsonl:1: is not valid UTF-8 (byte 0xff at column 1)" in proc.stderr
+    assert "Traceback" not in proc.stderr and not db.exists()
+
+
+def test_lone_surrogates_are_stored_as_replacement_characters(tmp_path):
+    from sandbox.tools import run_tool
+
+    qa, graphs, papers, labels = mini_rows()
+    papers[2]["sections"][0]["text"] = "Intro \ud83d text."  # half an emoji, as scraped text has
+    papers[2]["sections"][1]["header"] = "3 Method \udc00"
+    graphs[0]["nodes"][G]["abstract"] = "Frequency \ud83d\ude00 domain \ud83d decomposition."  # a pair stays an emoji
+    root = write_release(tmp_path / "sur", qa, [], [], labels)
+    for rel, rows in (("graphs/full.jsonl", graphs), ("paper_pool/papers.jsonl", papers)):  # escaped, as JSON allows
+        (root / rel).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="ascii")
+    assert "\\ud83d" in (root / "paper_pool/papers.jsonl").read_text()
+    corpus, report = open_release(root, tmp_path / "cache")
+    assert report.data_warnings == {"lone_surrogates": 3}  # two strings of the pool, one of the graph
+    view = corpus.view(corpus.item("st_0001"))
+    outputs = [run_tool(view, "read_section", {"paper_id": G, "section": "A"}).text,
+               run_tool(view, "list_sections", {"paper_id": G}).text,
+               run_tool(view, "get_paper_info", {"paper_id": G}).text]
+    assert outputs[0] == "=== 1 Introduction ===\n\nIntro \ufffd text."
+    assert "(B) 3 Method \ufffd (85 chars)" in outputs[1]
+    assert "Abstract: Frequency \U0001F600 domain \ufffd decomposition." in outputs[2]
+    # the same bytes give the same outputs: a fresh import into another cache agrees
+    again, _ = open_release(root, tmp_path / "cache2")
+    view2 = again.view(again.item("st_0001"))
+    assert [run_tool(view2, n, a).text for n, a in (("read_section", {"paper_id": G, "section": "A"}),
+                                                    ("list_sections", {"paper_id": G}),
+                                                    ("get_paper_info", {"paper_id": G}))] == outputs
+
+
+def test_duplicate_graph_rows_are_an_error(tmp_path):
+    qa, graphs, papers, labels = mini_rows()
+    second = json.loads(json.dumps(graphs[0]))
+    del second["nodes"][M]  # a different neighbourhood for the same item
+    graphs.append(second)
+    root = write_release(tmp_path / "dup", qa, graphs, papers, labels)
+    with pytest.raises(DatasetError) as info:
+        open_release(root, tmp_path / "cache")
+    assert info.value.path.endswith("graphs/full.jsonl") and (info.value.line, info.value.field) == (2, "sample_id")
+    assert "duplicate sample_id 'st_0001' (first on line 1)" in str(info.value)
+    assert not list((tmp_path / "cache").glob("corpus/*.sqlite"))
+
+
+def test_duplicate_label_rows_last_one_counts_with_a_warning(tmp_path):
+    qa, graphs, papers, labels = mini_rows()
+    labels.append({"sample_id": "st_0001", "analysis": {"section_recall_labels": [
+        {"paper": "Target Paper", "arxiv_id": "2104.05678", "section": "Apdx_A: Proofs", "relevance": "direct"}]}})
+    root = write_release(tmp_path / "dup", qa, graphs, papers, labels)
+    corpus, report = open_release(root, tmp_path / "cache")
+    got = [(lab.arxiv_id, lab.section, lab.relevance, lab.section_index) for lab in corpus.item("st_0001").labels]
+    assert got == [("2104.05678", "Apdx_A: Proofs", "direct", 3)]  # not a union with the first row's four labels
+    assert report.label_warnings == {"duplicate_sample": 1}
+    assert (report.labels, report.labels_resolved) == (1, 1)
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_stale_import_temp_files_are_removed_on_open(tmp_path):
+    import os
+    import time
+
+    root = write_release(tmp_path / "ok", *mini_rows())
+    corpus_dir = tmp_path / "cache" / "corpus"
+    corpus_dir.mkdir(parents=True)
+    dead = corpus_dir / f".import-{_dead_pid()}-abc123.sqlite"
+    live_child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    live = corpus_dir / f".import-{live_child.pid}-def456.sqlite"  # another process still importing
+    mine = corpus_dir / f".import-{os.getpid()}-ghi789.sqlite"
+    legacy_old, legacy_new = corpus_dir / ".import-k2j3h4g5.sqlite", corpus_dir / ".import-zz9yy8xx.sqlite"
+    for path in (dead, live, mine, legacy_old, legacy_new):
+        path.write_bytes(b"x" * 4096)
+    long_ago = time.time() - 2 * 3600
+    os.utime(legacy_old, (long_ago, long_ago))
+    try:
+        open_release(root, tmp_path / "cache")
+        left = sorted(p.name for p in corpus_dir.glob(".import-*"))
+        assert left == sorted([live.name, mine.name, legacy_new.name])
+    finally:
+        live_child.communicate(b"")
+
+
+def test_a_run_killed_during_the_first_import_leaves_nothing_behind_for_long(tmp_path, demo_dir):
+    import signal
+    import time
+
+    cache = tmp_path / "cache"
+    env = dict(__import__("os").environ, AGENTHOP_CACHE=str(cache))
+    cmd = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", str(demo_dir), "--agent", "oracle",
+           "--limit", "1", "--quiet", "--db", str(tmp_path / "s.sqlite")]
+    for _ in range(5):  # the import takes a fraction of a second: retry until the kill lands inside it
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and not list(cache.glob("corpus/.import-*")) and time.monotonic() < deadline:
+            time.sleep(0.001)  # polling for the temp file, not timing
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        if list(cache.glob("corpus/.import-*")):
+            break
+        for path in cache.glob("corpus/*.sqlite"):
+            path.unlink()
+    assert list(cache.glob("corpus/.import-*")), "never caught the import in flight"
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not list(cache.glob("corpus/.import-*")) and len(list(cache.glob("corpus/*.sqlite"))) == 1
+
+
+def test_qa_arxiv_ids_that_disagree_with_the_graph_are_counted(tmp_path, capsys):
+    from sandbox.recall import paper_flags
+    from workbench.cli import main
+
+    qa, graphs, papers, labels = mini_rows()
+    qa[0]["gold_arxiv_ids"] = ["2104.99999"]  # the graph's gold node says 2104.05678
+    qa[0]["bridge_arxiv_ids"] = ["2202.00001"]  # agrees
+    qa[0]["seed_arxiv_id"] = "2305.00000"
+    root = write_release(tmp_path / "ok", qa, graphs, papers, labels)
+    corpus, report = open_release(root, tmp_path / "cache-direct")  # the CLI below imports into its own cache
+    assert report.data_warnings == {"gold_arxiv_ids_differ": 1, "seed_arxiv_id_differs": 1}
+    item = corpus.item("st_0001")
+    assert item.gold_arxiv_ids == ("2104.05678",) and item.bridge_arxiv_ids == ("2202.00001",)
+    assert paper_flags(item, [("2104.05678", 1)]) == (True, True)  # a read of the gold paper, as the tools record it
+    assert main(["--batch", "run", "--data", str(root), "--agent", "oracle", "--quiet", "--format", "json",
+                 "--db", str(tmp_path / "s.sqlite")]) == 0
+    err = capsys.readouterr().err
+    assert "warning: 1 item(s) whose gold_arxiv_ids differ from their graph nodes' arxivId" in err
+    assert "warning: 1 item(s) whose seed_arxiv_id differs" in err

@@ -45,6 +45,16 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--db")
     board.add_argument("--format", choices=("table", "json"), default="table")
 
+    delete = sub.add_parser("delete", help="delete a run with its trajectories and steps (asks unless --yes)")
+    delete.add_argument("name", metavar="NAME")
+    delete.add_argument("--yes", action="store_true", help="do not ask (needed when stdin is not a terminal)")
+    delete.add_argument("--db")
+
+    rename = sub.add_parser("rename", help="give a run another name")
+    rename.add_argument("old", metavar="OLD")
+    rename.add_argument("new", metavar="NEW")
+    rename.add_argument("--db")
+
     compare = sub.add_parser("compare", help="two runs side by side on their common items")
     compare.add_argument("a", metavar="RUN_A")
     compare.add_argument("b", metavar="RUN_B")
@@ -449,6 +459,44 @@ def _external_scores(path: Path) -> dict[str, float]:
     return out
 
 
+def cmd_delete(args: argparse.Namespace) -> int:
+    """Delete a run. It cannot be undone, so it asks on a terminal and otherwise needs --yes."""
+    store = _writable_store(args.db)
+    run = store.run(args.name)
+    n = len(store.trajectories(run["id"], final_only=False, light=True))
+    what = f"run '{args.name}' ({n} trajector{'y' if n == 1 else 'ies'}, status {run['status']})"
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError(f"deleting {what} cannot be undone: add --yes")
+        sys.stderr.write(f"delete {what}? [y/N] ")
+        sys.stderr.flush()
+        if input().strip().lower() not in ("y", "yes"):
+            raise UsageError(f"{what} kept")
+    store.delete_run(args.name)
+    print(f"deleted {what}")
+    return EXIT_OK
+
+
+def cmd_rename(args: argparse.Namespace) -> int:
+    if not args.new.strip():
+        raise UsageError("the new name is empty")
+    store = _writable_store(args.db)
+    store.rename_run(args.old, args.new)
+    print(f"renamed run '{args.old}' to '{args.new}'")
+    return EXIT_OK
+
+
+def _writable_store(flag: str | None):
+    """The store, opened to change it; one that does not exist is a mistake here, never created."""
+    from storage import Store, StoreError
+    from workbench import paths
+
+    path = paths.store_path(flag)
+    if not path.exists():
+        raise StoreError(f"no store at {path}")
+    return Store(path)
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from workbench.reports import compare_report
     from workbench.render import print_compare
@@ -590,9 +638,17 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from sandbox import synth
 
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out} exists and is not a directory")
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"{out} exists and is not empty")
-    synth.generate(out, seed=args.seed, preset=args.preset, items=args.items, papers=args.papers)
+    try:  # the items are built before anything is written, so a too-small pool leaves no directory behind
+        synth.generate(out, seed=args.seed, preset=args.preset, items=args.items, papers=args.papers)
+    except synth.NotEnoughPapers as exc:
+        raise UsageError(f"{exc.papers} papers are too few for {exc.wanted} items (only {exc.built} could be "
+                         f"built): try --papers {exc.suggested_papers}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {exc.filename or out}: {exc.strerror}") from None
     print(json.dumps({"out": str(out), "preset": args.preset, "seed": args.seed}))
     return EXIT_OK
 
@@ -616,46 +672,74 @@ def _runs(store) -> list[dict[str, Any]]:
     return runs_table(store)
 
 
+IMPORT_WARNINGS = {  # what each counted import problem means to the user ({n}: how many)
+    "no_labels_file": "no audit/recall_labels.jsonl: section recall cannot be measured",
+    "empty_arxiv_id": "{n} recall label(s) without an arxiv_id (ignored, as the reference evaluator does)",
+    "unknown_arxiv_id": "{n} recall label(s) whose arxiv_id is not in the paper pool",
+    "unknown_sample": "{n} recall label row(s) for an item the dataset does not have",
+    "unresolved_section": "{n} recall label(s) whose section matches no section of the paper",
+    "duplicate_sample": "{n} repeated recall label row(s) for one item (the last row counts)",
+    "gold_arxiv_ids_differ": "{n} item(s) whose gold_arxiv_ids differ from their graph nodes' arxivId (the "
+                             "graph's are used: they are what the tools read)",
+    "bridge_arxiv_ids_differ": "{n} item(s) whose bridge_arxiv_ids differ from their graph nodes' arxivId (the "
+                               "graph's are used)",
+    "seed_arxiv_id_differs": "{n} item(s) whose seed_arxiv_id differs from the seed node's arxivId",
+    "lone_surrogates": "{n} string(s) with a lone surrogate escape (half an emoji), stored with U+FFFD in its place",
+}
+
+
 def _print_import(report: Any) -> None:
     sys.stderr.write(
         f"imported dataset: {report.items} items, {report.papers} papers with text, {report.nodes} graph nodes "
         f"({report.metadata_only} metadata-only); {report.labels_resolved}/{report.labels} recall labels resolved\n"
     )
-    for kind, n in sorted(report.label_warnings.items()):
-        sys.stderr.write(f"warning: {n} recall label(s) {kind.replace('_', ' ')}\n")
+    for kind, n in sorted({**report.label_warnings, **report.data_warnings}.items()):
+        text = IMPORT_WARNINGS.get(kind, f"{{n}} import problem(s): {kind.replace('_', ' ')}")
+        sys.stderr.write(f"warning: {text.format(n=n)}\n")
 
 
-COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "compare": cmd_compare, "scale": cmd_scale,
-            "export": cmd_export, "audit": cmd_audit, "items": cmd_items, "leaderboard": cmd_leaderboard,
-            "import-reference": cmd_import_reference, "synth": cmd_synth}
+COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "delete": cmd_delete, "rename": cmd_rename,
+            "compare": cmd_compare, "scale": cmd_scale, "export": cmd_export, "audit": cmd_audit, "items": cmd_items,
+            "leaderboard": cmd_leaderboard, "import-reference": cmd_import_reference, "synth": cmd_synth}
+
+
+# The user-mistake exceptions of every command, by module: looked up only when something was raised, so a
+# command imports just what it uses (`runs` must not pay for scipy because `scale` has an error class).
+USER_ERRORS = (
+    ("sandbox.release", "DatasetError"), ("sandbox.runner", "InvalidSlice"), ("storage.store", "StoreError"),
+    ("workbench.config", "ConfigFileError"), ("workbench.audit", "AuditError"),
+    ("workbench.reference_import", "ReferenceImportError"), ("workbench.scaling", "ScalingInputError"),
+    ("workbench.summary", "SummaryError"), ("workbench.items", "ItemFilterError"),
+)
+
+
+def is_user_error(exc: BaseException) -> bool:
+    """Whether `exc` is a user's mistake. A class whose module was never imported cannot have been raised, so
+    only the modules already loaded are consulted."""
+    if isinstance(exc, UsageError):
+        return True
+    for module, name in USER_ERRORS:
+        cls = getattr(sys.modules.get(module), name, None)
+        if cls is not None and isinstance(exc, cls):
+            return True
+    return False
 
 
 def batch(argv: list[str]) -> int:
     """Run one headless command; map user mistakes to exit 2 and our bugs to exit 1 with a traceback."""
-    from sandbox.release import DatasetError
-    from sandbox.runner import InvalidSlice
-    from storage import StoreError
-    from workbench.config import ConfigFileError
-    from workbench.audit import AuditError
-    from workbench.items import ItemFilterError
-    from workbench.reference_import import ReferenceImportError
-    from workbench.scaling import ScalingInputError
-    from workbench.summary import SummaryError
-
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (DatasetError, StoreError, InvalidSlice, UsageError, ConfigFileError, ScalingInputError,
-            ReferenceImportError, SummaryError, AuditError, ItemFilterError) as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return EXIT_USAGE
     except KeyboardInterrupt:
         sys.stderr.write("interrupted: finished trajectories are stored; run the same command again to resume\n")
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
-    except Exception:
+    except Exception as exc:
+        if is_user_error(exc):
+            sys.stderr.write(f"error: {exc}\n")
+            return EXIT_USAGE
         sys.stderr.write(f"internal error in '{args.command}' (please report it):\n{traceback.format_exc()}")
         return EXIT_INTERNAL
 

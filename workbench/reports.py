@@ -134,7 +134,7 @@ def intervals(records: list[dict[str, Any]], n_boot: int = 10_000, seed: int = 0
     def ci(values: list[float]) -> dict[str, Any] | None:
         return bootstrap_mean_ci(values, n_boot=n_boot, seed=seed).as_dict() if len(values) >= 2 else None
 
-    flag = lambda key: [float(bool(r.get(key))) for r in records]  # noqa: E731
+    flag = lambda key: [float(bool(r[key])) for r in records if r.get(key) is not None]  # noqa: E731  None: unmeasured
     return {
         "accuracy": ci(flag("correct")),
         "paper_recall": ci(flag("paper_recall")),
