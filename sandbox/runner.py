@@ -7,14 +7,16 @@ refuses a run whose identity (dataset, agent, caps, seed, ablation) differs.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sandbox.agents.base import Agent
 from sandbox.agents.continuation import ContinuationAgent, prefix_turns
 from sandbox.agents.estimated import EstimatedUsage
+from sandbox.agents.human import is_human
 from sandbox.agents.registry import SCRIPTED, make_scripted
 from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
@@ -115,7 +117,9 @@ def select_items(corpus: Corpus, spec: RunSpec) -> list[Item]:
     return items
 
 
-AgentFactory = Callable[[Item, int, int], Agent]
+AgentFactory = Callable[[Item, int, int], Agent | Awaitable[Agent]]
+"""Builds the agent of one (item, replicate, attempt). It may be async: a human agent is ready when the person is
+(after looking at the previous item's answer), so the episode, and its clock, start only then."""
 
 
 def default_factory(spec: RunSpec) -> AgentFactory:
@@ -127,6 +131,8 @@ def default_factory(spec: RunSpec) -> AgentFactory:
         from sandbox.agents.llm import llm_factory
 
         return llm_factory(spec)
+    if is_human(spec.agent):
+        raise ValueError(f"'{spec.agent}' is a person: humans play in the TUI's play screen, which supplies the agent")
     raise ValueError(f"unknown agent '{spec.agent}'")
 
 
@@ -281,6 +287,8 @@ class Runner:
         view = self.corpus.view(item)
         while True:
             agent = self.factory(item, replicate, attempt)
+            if inspect.isawaitable(agent):
+                agent = await agent
             if self.spec.estimate_tokens:
                 agent = EstimatedUsage(agent)
             if self.spec.scaling and self.spec.scaling.get("continue_from"):

@@ -139,9 +139,11 @@ class Store:
         return cur.lastrowid, False
 
     def update_run(self, run_id: int, **fields: Any) -> None:
+        """Set columns of a run; dicts and lists (`caps`, `config`) are stored as JSON, as at creation."""
         sets = ", ".join(f"{k} = ?" for k in fields)
+        values = [json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v for v in fields.values()]
         with self.transaction():
-            self.conn.execute(f"UPDATE runs SET {sets} WHERE id = ?", [*fields.values(), run_id])
+            self.conn.execute(f"UPDATE runs SET {sets} WHERE id = ?", [*values, run_id])
 
     def run(self, name: str) -> dict[str, Any]:
         row = self.conn.execute("SELECT * FROM runs WHERE name = ?", (name,)).fetchone()

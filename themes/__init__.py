@@ -57,4 +57,4 @@ LIGHT_THEME = AGENTHOP_LIGHT.name
 ALIASES: dict[str, str] = {"textual-ansi": "ansi-dark", "ansi": "ansi-dark"}
 STYLESHEETS: tuple[str, ...] = ("workbench.tcss", "runs.tcss", "launch.tcss", "live.tcss", "stepper.tcss",
                                 "diagnostics.tcss", "help.tcss", "scaling.tcss", "audit.tcss",
-                                "compare.tcss", "items.tcss")
+                                "compare.tcss", "items.tcss", "play.tcss")

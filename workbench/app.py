@@ -49,6 +49,7 @@ class WorkbenchApp(App[int]):
         self.corpora = CorpusCache(self.cache_dir)
         self._store = None
         self.home = home
+        self.player: str | None = None  # who plays (asked once per app session, then remembered)
 
     # ------------------------------------------------------------ store
 
@@ -219,6 +220,41 @@ class WorkbenchApp(App[int]):
 
         name = default_name("heuristic", "builtin", "", set(self.run_names()))
         self.start_run(RunSpec(name=name, dataset="builtin", agent="heuristic", workers=4))
+
+    # ------------------------------------------------------------ play: people under the agents' rules
+
+    def action_play(self) -> None:
+        """The session setup on the built-in benchmark (the palette's 'Play the benchmark…', P on the runs list)."""
+        self.play_items("builtin")
+
+    def play_items(self, dataset: str, item_ids: list[str] | None = None) -> None:
+        """Play `item_ids` of `dataset` now (the item browser calls this), or without ids open the session setup.
+
+        `dataset` is as a run records it: `builtin` or a release directory. Given ids are played in the player's
+        default session on that dataset (`human-NAME-DATASET`), so items played before are skipped.
+        """
+        from workbench.play import SessionRequest, default_player
+        from workbench.tui.play import PlayScreen
+
+        player = self.player or default_player()
+        if item_ids:
+            self.push_screen(PlayScreen(SessionRequest(player=player, dataset=dataset, mode="ids",
+                                                       ids=tuple(item_ids))))
+            return
+        from workbench.tui.play_setup import PlaySetupScreen
+
+        def chosen(request) -> None:
+            if request is not None:
+                self.player = request.player
+                self.push_screen(PlayScreen(request))
+
+        self.push_screen(PlaySetupScreen(player, dataset), chosen)
+
+    def action_leaderboard(self) -> None:
+        from workbench.tui.leaderboard import LeaderboardScreen
+
+        if not isinstance(self.screen, LeaderboardScreen):
+            self.push_screen(LeaderboardScreen())
 
     def start_run(self, spec, show: bool = True):
         """Run `spec` in the background (an app-level worker) and, with `show`, open its live screen."""

@@ -41,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--ci", action="store_true", help="bootstrap 95%% intervals (B = 10,000, seeded)")
     report.add_argument("--external", help="CSV of run,score for a Spearman correlation with run accuracy (--panel)")
 
+    board = sub.add_parser("leaderboard", help="people and models on the items people have played (four axes)")
+    board.add_argument("--db")
+    board.add_argument("--format", choices=("table", "json"), default="table")
+
     delete = sub.add_parser("delete", help="delete a run with its trajectories and steps (asks unless --yes)")
     delete.add_argument("name", metavar="NAME")
     delete.add_argument("--yes", action="store_true", help="do not ask (needed when stdin is not a terminal)")
@@ -157,7 +161,7 @@ def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of `run`, shared by `scale sequential` and `scale parallel` (their names are a contract)."""
     p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
-    p.add_argument("--agent", default="heuristic", choices=("oracle", "random", "heuristic", "llm"))
+    p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
     p.add_argument("--run", dest="run_name", help="run name (re-use it to resume)")
     p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
     p.add_argument("--workers", type=_positive, default=8)
@@ -192,6 +196,27 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     llm.add_argument("--dry-run", action="store_true", help="print the items, caps and a cost estimate; run nothing")
 
 
+BATCH_AGENTS = ("oracle", "random", "heuristic", "llm")
+
+
+def _agent(text: str) -> str:
+    """One of BATCH_AGENTS, or `human:NAME`, which `build_spec` refuses in one line with where to play instead."""
+    from sandbox.agents.human import is_human
+
+    if text in BATCH_AGENTS or is_human(text):
+        return text
+    raise argparse.ArgumentTypeError(f"invalid choice: '{text}' (choose from {', '.join(BATCH_AGENTS)})")
+
+
+def refuse_human(agent: str) -> None:
+    from sandbox.agents.human import is_human
+
+    if is_human(agent):
+        raise UsageError(f"'{agent}' is a person, and people play in the TUI, not in --batch: run agenthop-tui and "
+                         "press P (or ctrl+p, 'Play the benchmark…'); --batch leaderboard, report and compare then "
+                         "read the play")
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -216,6 +241,7 @@ def build_spec(args: argparse.Namespace):
     from sandbox.runner import RunSpec, select_items
     from workbench import paths
 
+    refuse_human(args.agent)
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported)
@@ -488,6 +514,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from workbench.reports import leaderboard
+    from workbench.render import print_leaderboard
+
+    print_leaderboard(leaderboard(_open_store(args.db)), args.format)
+    return EXIT_OK
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     if args.format == "jsonl":
@@ -696,7 +730,7 @@ def _print_import(report: Any) -> None:
 
 COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "delete": cmd_delete, "rename": cmd_rename,
             "compare": cmd_compare, "scale": cmd_scale, "export": cmd_export, "audit": cmd_audit, "items": cmd_items,
-            "import-reference": cmd_import_reference, "synth": cmd_synth}
+            "leaderboard": cmd_leaderboard, "import-reference": cmd_import_reference, "synth": cmd_synth}
 
 
 # The user-mistake exceptions of every command, by module: looked up only when something was raised, so a

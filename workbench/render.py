@@ -345,6 +345,39 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
         out.print(line, markup=False, style="dim")
 
 
+def leaderboard_cells(board: dict[str, Any]) -> tuple[tuple, list[tuple]]:
+    """A leaderboard as rank, run, who, items covered, then the panel's columns (`*` marks a column's best)."""
+    header, cells = panel_cells(board)
+    rows = []
+    for r, row in zip(board["rows"], cells):
+        who = r["agent"] + (f" {r['model']}" if r["model"] else "") + ("" if r["ablation"] == "full" else f" · {r['ablation']}")
+        rows.append((str(r["rank"]), row[0], who, f"{r['n']}/{board['n_items']}", *row[1:]))
+    return ("#", header[0], "who", "items", *header[1:]), rows
+
+
+def leaderboard_title(board: dict[str, Any]) -> str:
+    dataset = board["dataset"] if board["dataset"] == "builtin" else board["dataset"].rstrip("/").rsplit("/", 1)[-1]
+    return (f"leaderboard · {dataset} · {board['n_items']} items played by people · "
+            f"{len(board['rows'])} runs · * best")
+
+
+def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
+    if fmt == "json":
+        print_json(boards)
+        return
+    out = console()
+    if not boards:
+        out.print("no play sessions yet: people play in the TUI (agenthop-tui, then P)", markup=False)
+    for board in boards:
+        header, rows = leaderboard_cells(board)
+        table = Table(title=Text(leaderboard_title(board)), title_justify="left")
+        for i, col in enumerate(header):
+            table.add_column(col, justify="left" if col in ("run", "who") else "right")
+        for row in rows:
+            table.add_row(*map(Text, row))
+        out.print(table)
+
+
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")
 COMPARE_HEADER = ("axis", "A", "B", "Δ (B−A)", "95% CI of Δ", "McNemar p")
 AGREEMENT_LABELS = {"both_right": "both right", "only_a": "only A right", "only_b": "only B right",

@@ -524,3 +524,42 @@ def transition_report(store: Store, name: str) -> dict[str, Any]:
     tm = transition_matrix(sequences)
     return {"run": run["name"], "names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"],
             "n": len(sequences)}
+
+
+# ---------------------------------------------------------------- humans vs models (play)
+
+
+def leaderboard(store: Store) -> list[dict[str, Any]]:
+    """Per dataset that people have played: every evaluation run, human or model, on the items people played.
+
+    The items are those any `human:` run finished (replicate 0). Each run's report is
+    `report_of` over its own replicate-0 trajectories on those items, so `n` says how
+    many of them it covers; runs covering none are left out. Scaling levels and
+    parallel runs are not evaluation runs and are left out too. Rows are ranked by
+    accuracy, then by run name.
+    """
+    from sandbox.agents.human import is_human
+
+    runs = [r for r in store.runs() if r["kind"] == "eval"]
+    boards = []
+    for fingerprint in dict.fromkeys(r["dataset_fingerprint"] for r in runs if is_human(r["agent"])):
+        same = [r for r in runs if r["dataset_fingerprint"] == fingerprint]
+        loaded = {r["id"]: [t for t in store.trajectories(r["id"], light=True) if t["replicate"] == 0] for r in same}
+        played = list(dict.fromkeys(t["item_id"] for r in same if is_human(r["agent"]) for t in loaded[r["id"]]))
+        wanted = set(played)
+        rows = []
+        for run in same:
+            records = [t for t in loaded[run["id"]] if t["item_id"] in wanted]
+            if not records:
+                continue
+            rep = report_of(run, records)
+            rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
+                         "human": is_human(rep["agent"]), "n": rep["n"], "correct": rep["correct"],
+                         **{col: _dig(rep, path) for col, path in PANEL_COLUMNS}})
+        rows.sort(key=lambda r: (-(r["accuracy"] or 0.0), r["run"]))
+        for rank, row in enumerate(rows, 1):
+            row["rank"] = rank
+        dataset = next(r["dataset"] for r in same if is_human(r["agent"]))
+        boards.append({"dataset": dataset, "fingerprint": fingerprint, "n_items": len(played), "items": played,
+                       "rows": rows, "best": best_cells(rows)})
+    return boards

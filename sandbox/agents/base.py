@@ -57,11 +57,21 @@ def tool_results(messages: list[dict[str, Any]]) -> list[str]:
     out: list[str] = []
     for msg in reversed(messages):
         if msg.get("role") == "tool":
-            content = msg.get("content") or ""
-            out.append(content.rsplit("\nTurn: ", 1)[0])
+            out.append(split_footer(msg.get("content") or "")[0])
         elif msg.get("role") == "assistant":
             break
     return list(reversed(out))
+
+
+FOOTER_MARK = "\nTurn: "
+
+
+def split_footer(content: str) -> tuple[str, str | None]:
+    """(text, status footer or None): a tool result or nudge without the `Turn: …` line the ledger appends."""
+    if FOOTER_MARK not in content:
+        return content, None
+    text, footer = content.rsplit(FOOTER_MARK, 1)
+    return text, FOOTER_MARK.lstrip("\n") + footer
 
 
 def arguments_json(args: Any) -> str:

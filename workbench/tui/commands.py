@@ -21,6 +21,10 @@ class WorkbenchCommands(Provider):
         yield "Browse items…", "a dataset's items: filters, citation tree, every stored trajectory", app.action_items
         yield "Audit the benchmark…", "review items: verdicts, label edits, the corrected release", app.action_audit
         yield "Scaling…", "sequential plateaus and parallel sampling (verification gap)", app.action_scaling
+        yield ("Play the benchmark…", "answer items yourself under the agents' tools and budget, then see how the "
+               "models did", app.action_play)
+        yield "Leaderboard: people and models", "accuracy and the four axes on the items people played", \
+            app.action_leaderboard
         yield "Keys and help", "the keys of this screen", app.action_help
         yield "Toggle light / dark theme", "AgentHop light ↔ dark (remembered)", app.action_toggle_theme
         seen = set()

@@ -65,6 +65,7 @@ class RunsScreen(Screen):
         Binding("g", "scaling", "Scaling", id="runs.scaling"),
         Binding("space", "mark", "Mark for compare", id="runs.mark", key_display="␣"),
         Binding("c", "compare", "Compare", id="runs.compare"),
+        Binding("P", "play", "Play the benchmark", id="runs.play", show=False),
         Binding("escape", "clear_filter", "Clear filter", id="runs.clear_filter", show=False),
         Binding("q", "app.quit", "Quit", id="runs.quit"),
         Binding("i", "items", "Items", id="runs.items"),
@@ -266,6 +267,9 @@ class RunsScreen(Screen):
 
     def action_items(self) -> None:
         self.app.action_items()
+
+    def action_play(self) -> None:
+        self.app.action_play()
 
     def action_builtin(self) -> None:
         self.app.action_run_builtin()

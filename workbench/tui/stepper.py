@@ -49,8 +49,11 @@ def touched(steps: list[dict[str, Any]]) -> tuple[set[str], list[dict[str, Any]]
 
 
 def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[dict[str, Any]], reveal: bool,
-              colors: dict[str, Style]) -> Text:
-    """The left pane: seed, question, options (gold revealed on demand), the citation path so far."""
+              colors: dict[str, Style], path: bool = True) -> Text:
+    """The left pane: seed, question, options (gold revealed on demand), the citation path so far.
+
+    Without `path` only seed, question and options: what a player may see before answering (the path names
+    the gold and bridge papers)."""
     t = Text()
     ok, bad, muted = colors.get("success", Style()), colors.get("error", Style()), colors.get("muted", Style(dim=True))
     bold = Style(bold=True)
@@ -87,6 +90,8 @@ def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[
         if traj.get("predicted_index") == i:
             t.append("◀ answered ", style=bold + (ok if traj.get('correct') else bad))
         t.append(sanitize(option))
+    if not path:
+        return t
     t.append("\n\nCitation path\n", style="bold")
     read_ids = {str(r.get("paper_id")) for r in reads}
     chain = [("seed", item.seed_paper_id)] + [("bridge", b) for b in item.bridge_paper_ids] + \

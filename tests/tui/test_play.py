@@ -1,0 +1,145 @@
+"""A person plays through the real app over a real store: keys become the agent's calls, the episode keeps the rules."""
+from __future__ import annotations
+
+from textual.widgets import Button, DataTable, Input, OptionList, Select
+
+from sandbox.ledger import INSUFFICIENT
+from play_support import act, start, until
+from tui_support import make_app
+from workbench.render import leaderboard_cells
+from workbench.reports import leaderboard
+from workbench.tui.leaderboard import LeaderboardScreen
+from workbench.tui.play import PlayScreen
+from workbench.tui.play_setup import PlaySetupScreen
+from workbench.tui.runs import RunsScreen
+from workbench.tui.transcript import TranscriptView
+
+SIZE = (120, 36)
+
+
+def tool_steps(screen: PlayScreen) -> list[tuple[str, str, int]]:
+    return [(s.tool_name, s.status, s.ledger.points_used) for s in screen.steps if s.kind == "tool"]
+
+
+async def test_play_an_item_to_the_double_rejection_under_the_budget(seeded, monkeypatch):
+    monkeypatch.setenv("USER", "ana")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot, app, ["st_0001"])
+        item = screen.item
+        assert screen.footer_text == "" and screen.query_one("#meter-points").reading == (0, 30, "ok")
+        await act(pilot, screen, "4", "enter")  # list the seed's sections (the paper id is filled in)
+        assert [alias for alias, _ in screen.seen.sections[item.seed_paper_id]][:3] == ["A", "B", "C"]
+        await pilot.press("a", "down")  # the section aliases are a list: pick (A)
+        await pilot.press("enter")
+        assert screen.tool == "read_section"
+        await act(pilot, screen, "enter")
+        for section in "BCDE":
+            await act(pilot, screen, "5", section, "enter")
+        assert screen.query_one("#meter-points").reading == (26, 30, "warn")
+        await act(pilot, screen, "5", "A", "enter")  # 4 points left: rejected at cost 0
+        rejection = screen.steps[-1]
+        assert rejection.status == "rejected" and rejection.text == INSUFFICIENT.format(left=4, name="read_section", cost=5)
+        assert "⊘ rejected" in screen.query_one(TranscriptView).entries[-1].plain_header
+        assert screen.footer_text == screen.agent.seen[-1].footer == \
+            f"Turn: 7  |  Tokens used: {rejection.ledger.tokens:,}  |  Budget used: 26"
+        await act(pilot, screen, "2", "enter")  # references of the seed: executed, the rejections reset
+        papers = screen.query_one("#play-papers", OptionList)
+        assert papers.option_count == len(screen.seen.papers) > 1
+        await act(pilot, screen, "5", "A", "enter")
+        assert screen.state == "playing"
+        await act(pilot, screen, "5", "B", "enter")  # the second consecutive rejection ends the episode
+        await until(pilot, lambda: screen.state == "finished")
+
+        assert tool_steps(screen) == [("list_sections", "ok", 1)] + [("read_section", "ok", 1 + 5 * k) for k in range(1, 6)] \
+            + [("read_section", "rejected", 26), ("get_references", "ok", 27), ("read_section", "rejected", 27),
+               ("read_section", "rejected", 27)]
+        stored = app.store.trajectories(app.store.run("human-ana-builtin")["id"])
+        assert [(t["item_id"], t["termination"], t["points_used"], t["turns"]) for t in stored] == \
+            [("st_0001", "budget", 27, 10)]
+        assert "ended (budget)" in str(screen.query_one("#reveal-title").render())
+        assert screen.query_one("#meter-points").reading == (27, 30, "over")
+        assert screen.query_one("#meter-turns").reading[0] == 10
+        assert not screen.check_action("tool", ("think",)) and not screen.check_action("next_item", ())
+
+
+async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, monkeypatch):
+    monkeypatch.setenv("USER", "ana")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot, app, ["st_0001", "st_0002"])
+        gold = "ABCD"[screen.item.correct_index]
+        await act(pilot, screen, "s", gold.lower(), "enter")
+        await until(pilot, lambda: screen.state == "reveal")
+        title = str(screen.query_one("#reveal-title").render())
+        assert f"Gold ({gold})" in title and f"you answered {gold} · correct" in title
+
+        table = screen.query_one("#reveal-table", DataTable)
+        stored = [t for t in app.store.item_trajectories(screen.fingerprint, "st_0001") if t["replicate"] == 0]
+        assert table.row_count == len(stored) == 5  # four seeded runs and this play
+        for t in stored:
+            cells = [str(c) for c in table.get_row(str(t["id"]))]
+            assert t["run"].startswith(cells[1].rstrip("…"))
+            assert cells[3] == (f"{'✓' if t['correct'] else '✗'} {t['answer']}" if t["termination"] == "answer"
+                                else f"✗ — {t['termination']}")
+            assert (cells[4], cells[5]) == (str(t["points_used"]), str(t["turns"]))
+            assert cells[6] == ("●" if t["paper_recall"] else "○") + " " + ("●" if t["section_recall"] else "○")
+        assert str(table.get_row_at(0)[0]) == "you" and str(table.get_row_at(0)[1]) == "human-ana-builtin"
+
+        await pilot.press("L")  # the leaderboard: the same numbers as --batch leaderboard
+        await until(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+        board_table = app.screen.query_one(DataTable)
+        header, rows = leaderboard_cells(leaderboard(app.store)[0])
+        assert [str(c.label) for c in board_table.columns.values()] == list(header)
+        assert [[str(c) for c in board_table.get_row_at(i)] for i in range(board_table.row_count)] == [list(r) for r in rows]
+        assert any(r[1] == "human-ana-builtin" and r[2] == "human:ana" and r[3] == "1/1" for r in rows)
+        await pilot.press("escape")
+        await pilot.press("enter")  # enter on a reveal row: step through that trajectory
+        await until(pilot, lambda: type(app.screen).__name__ == "StepperScreen")
+        assert app.screen.traj["item_id"] == "st_0001"
+        await pilot.press("escape")
+
+        await pilot.press("n")
+        await until(pilot, lambda: screen.state == "playing" and screen.agent.waiting)
+        assert screen.item.id == "st_0002" and screen.query_one("#meter-points").reading[0] == 0
+        await act(pilot, screen, "1", "enter")
+        await pilot.press("escape")  # leave in the middle of st_0002: asked first
+        await pilot.pause()
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, RunsScreen)
+                    and app.store.run("human-ana-builtin")["status"] == "interrupted")
+        run = app.store.run("human-ana-builtin")
+        rows = app.store.conn.execute("SELECT item_id, status FROM trajectories WHERE run_id = ? ORDER BY id",
+                                      (run["id"],)).fetchall()
+        assert [tuple(r) for r in rows] == [("st_0001", "done"), ("st_0002", "running")]
+
+        screen = await start(pilot, app, ["st_0001", "st_0002"])  # re-open: st_0001 is skipped, st_0002 starts over
+        assert screen.item.id == "st_0002" and screen.agent.seen[-1].turn == 1 and screen.steps == []
+        assert "item 2 of 2" in str(screen.query_one("#play-title").render())
+        await act(pilot, screen, "s", "b", "enter")
+        await until(pilot, lambda: screen.state == "finished")
+        rows = app.store.conn.execute("SELECT item_id, status, turns FROM trajectories WHERE run_id = ? ORDER BY id",
+                                      (run["id"],)).fetchall()
+        assert [tuple(r) for r in rows] == [("st_0001", "done", 1), ("st_0002", "done", 1)]
+        assert app.store.run("human-ana-builtin")["status"] == "done"
+
+        await pilot.press("escape")  # an item is played once per session: asking again says so
+        app.play_items("builtin", ["st_0001"])
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.state == "failed")
+        assert "nothing left to play" in app.screen.query_one(TranscriptView).placeholder
+        await pilot.press("escape")
+
+        await until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        await pilot.press("P")  # the runs list's key opens the session setup
+        await until(pilot, lambda: isinstance(app.screen, PlaySetupScreen))
+        setup = app.screen
+        assert setup.query_one("#setup-player", Input).value == "ana"
+        setup.query_one("#setup-mode", Select).value = "ids"
+        await pilot.pause()
+        assert setup.query_one("#start", Button).disabled  # no ids yet
+        setup.query_one("#setup-ids", Input).value = "st_0003"
+        setup.query_one("#setup-name", Input).value = "ana-second"
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.agent is not None)
+        assert (app.screen.item.id, app.screen.request.session) == ("st_0003", "ana-second")

@@ -1,0 +1,106 @@
+"""People and models on the items people have played: accuracy and the four axes, ranked.
+
+The numbers are `workbench.reports.leaderboard` and the cells `workbench.render.leaderboard_cells`, the same
+functions `--batch leaderboard` prints, so the two never disagree. One board per dataset people have played;
+`[` and `]` switch between them, enter opens a run.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from workbench.tui.plaintext import sanitize
+
+
+class LeaderboardTable(DataTable):
+    BINDINGS = [Binding("enter", "select_cursor", "Open run", id="leaderboard.open")]
+
+
+class LeaderboardScreen(Screen):
+    HELP_TITLE = "Leaderboard"
+    BINDINGS = [
+        Binding("right_square_bracket", "board(1)", "Next dataset", id="leaderboard.next", key_display="]"),
+        Binding("left_square_bracket", "board(-1)", "Previous dataset", id="leaderboard.prev", key_display="["),
+        Binding("R", "reload", "Refresh", id="leaderboard.refresh", show=False),
+        Binding("escape,q", "back", "Back", id="leaderboard.back"),
+    ]
+
+    def __init__(self, fingerprint: str | None = None):
+        super().__init__()
+        self.fingerprint = fingerprint
+        self.boards: list[dict[str, Any]] = []
+        self.index = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="leaderboard-title", classes="title-bar")
+        yield LeaderboardTable(id="leaderboard-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="leaderboard-note")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_reload()
+        self.query_one(LeaderboardTable).focus()
+
+    def action_reload(self) -> None:
+        from workbench.reports import leaderboard
+
+        store = self.app.open_store(create=False)
+        self.boards = leaderboard(store) if store is not None else []
+        fingerprints = [b["fingerprint"] for b in self.boards]
+        if self.fingerprint in fingerprints:
+            self.index = fingerprints.index(self.fingerprint)
+        self.index = min(self.index, max(0, len(self.boards) - 1))
+        self.show()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "board":
+            return len(self.boards) > 1
+        return True
+
+    @property
+    def board(self) -> dict[str, Any] | None:
+        return self.boards[self.index] if self.boards else None
+
+    def show(self) -> None:
+        from workbench.render import leaderboard_cells, leaderboard_title
+
+        table = self.query_one(LeaderboardTable)
+        table.clear(columns=True)
+        board = self.board
+        if board is None:
+            self.query_one("#leaderboard-title", Static).update(Text(" Leaderboard"))
+            self.query_one("#leaderboard-note", Static).update(Text(
+                " Nobody has played yet. Play the benchmark (P on the runs list, or ctrl+p 'Play the benchmark…'):"
+                " the models' runs are then ranked with you on the items you played."))
+            return
+        header, rows = leaderboard_cells(board)
+        for col in header:
+            table.add_column(Text(col, justify="left" if col in ("run", "who") else "right"), key=col)
+        for raw, row in zip(board["rows"], rows):
+            cells = [Text(sanitize(cell), justify="left" if col in ("run", "who") else "right",
+                          style="bold" if raw["human"] and col in ("run", "who") else "")
+                     for col, cell in zip(header, row)]
+            table.add_row(*cells, key=raw["run"])
+        where = f" · dataset {self.index + 1} of {len(self.boards)} ([ ])" if len(self.boards) > 1 else ""
+        self.query_one("#leaderboard-title", Static).update(Text(" " + sanitize(leaderboard_title(board)) + where))
+        self.query_one("#leaderboard-note", Static).update(Text(
+            " Every run on the items people played (replicate 0): items = how many of them it covers. "
+            "People's tokens are estimated (characters / 4). Enter opens a run."))
+
+    def action_board(self, delta: int) -> None:
+        if self.boards:
+            self.index = (self.index + delta) % len(self.boards)
+            self.fingerprint = self.boards[self.index]["fingerprint"]
+            self.show()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.app.open_run(str(event.row_key.value))
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

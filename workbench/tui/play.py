@@ -1,0 +1,578 @@
+"""Play: a person answers items with the seven tools under exactly the agent's rules, then sees how the models did.
+
+The session is a run (`human:NAME`) executed by the real `sandbox.runner.Runner` on the
+app's event loop, as a worker of this screen: its agent factory hands the runner a
+`HumanAgent` per item, and each key here becomes that agent's one tool call of the
+turn. Costs, caps, rejections, the exhausted nudge, the status footer and the
+endings are therefore the episode's own; this screen only shows them. What it offers
+for completion (paper ids, section aliases) is what the tool results showed
+(`workbench.tui.seen`); nothing names the gold papers before the answer.
+
+After an answer (or any other ending) the gold option is revealed with a table of
+every stored run on the same item (`store.item_trajectories`); `n` moves on, and the
+next episode (and its clock) starts only then. Leaving in the middle of an item
+cancels the session's worker: the item is not stored, and re-opening the session
+plays it again from its first turn.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, DataTable, Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from workbench.play import PlayError, SessionRequest, dataset_key, reveal_rows, session_runner
+from workbench.tui.meters import Meter, theme_style
+from workbench.tui.plaintext import clip, one_line, sanitize
+from workbench.tui.seen import Seen, SeenSuggester
+from workbench.tui.stepper import LETTERS, gold_of, item_text
+from workbench.tui.transcript import Entry, Gold, TranscriptView, as_record, build_entries
+
+clock = time.monotonic  # the item timer's clock (tests freeze it)
+
+# key, tool, label, argument fields (in entry order)
+TOOLS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("1", "get_paper_info", "info", ("paper_id",)),
+    ("2", "get_references", "references", ("paper_id",)),
+    ("3", "search_papers", "search", ("query", "top_k")),
+    ("4", "list_sections", "sections", ("paper_id",)),
+    ("5", "read_section", "read", ("paper_id", "section")),
+    ("t", "think", "think", ("reasoning",)),
+    ("s", "submit_answer", "submit", ("answer", "reasoning")),
+)
+FIELDS = {tool: fields for _, tool, _, fields in TOOLS}
+OPTIONAL = {("search_papers", "top_k"), ("submit_answer", "reasoning")}
+PLACEHOLDERS = {
+    "paper_id": "paper id · → completes from the papers seen, or pick one on the left",
+    "section": "section: alias (A), header or unique substring · → completes an alias",
+    "query": "search keywords",
+    "top_k": "top_k (default 5, at most 10)",
+    "answer": "answer: A, B, C or D",
+    "reasoning": "reasoning",
+}
+
+
+def tool_palette(caps: Any, active: str | None, enabled: bool) -> Text:
+    """`1 info ·1  2 references ·1 …` on two lines (navigation; reading and the free tools), each tool's cost from
+    the session's caps; the chosen tool stands out, and all are dim while it is not the player's turn."""
+    text = Text()
+    for i, (key, tool, label, _) in enumerate(TOOLS):
+        if i == 4:
+            text.append("\n")
+        style = "reverse bold" if tool == active else ("bold" if enabled else "dim")
+        text.append(f" {key} ", style=style)
+        text.append(f"{label} ·{caps.cost(tool)} ", style="" if enabled else "dim")
+    if not enabled:
+        text.append("   (waiting…)", style="dim")
+    return text
+
+
+def clock_text(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60:02d}:{seconds % 60:02d}"
+
+
+def opening_entry(messages: tuple[dict[str, Any], ...]) -> Entry:
+    """The opening messages, folded: the rules and the task exactly as a model is given them."""
+    body = sanitize("\n\n".join(str(m.get("content") or "") for m in messages))
+    return Entry("note", 0, [("▪ the task, as the model is given it · enter unfolds", "transcript--muted")], body,
+                 copy_text=body)
+
+
+class PlayScreen(Screen):
+    HELP_TITLE = "Play"
+    AUTO_FOCUS = ""
+    BINDINGS = [
+        *[Binding(key, f"tool('{tool}')", label.capitalize(), id=f"play.{label}") for key, tool, label, _ in TOOLS],
+        Binding("p", "focus('play-papers')", "Papers seen", id="play.papers", show=False),
+        Binding("a", "focus('play-sections')", "Section aliases", id="play.sections_list", show=False),
+        Binding("n", "next_item", "Next item", id="play.next"),
+        Binding("L", "leaderboard", "Leaderboard", id="play.leaderboard"),
+        Binding("escape", "escape", "Cancel / back", id="play.back"),
+    ]
+
+    def __init__(self, request: SessionRequest):
+        super().__init__()
+        self.request = request
+        self.state = "loading"  # loading | playing | reveal | starting (the next item) | finished | failed | left
+        self.caps: Any = None
+        self.runner: Any = None
+        self.store: Any = None
+        self.fingerprint: str | None = None
+        self.item: Any = None
+        self.ctx: Any = None
+        self.agent: Any = None
+        self.steps: list[Any] = []
+        self.seen = Seen()
+        self.task_entry: Entry | None = None
+        self.tool: str | None = None
+        self.current_paper: str | None = None
+        self.footer_text = ""
+        self.done = self.planned = 0
+        self.started_at: float | None = None
+        self.stopped_at: float | None = None
+        self.trajectory: Any = None
+        self.reveal: list[dict[str, Any]] = []
+        self._next = asyncio.Event()
+
+    # ------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="play-title", classes="title-bar")
+        with Horizontal(id="play-body"):
+            with Vertical(id="play-left"):
+                with VerticalScroll(id="play-item"):
+                    yield Static("", id="play-item-text")
+                yield Static(" PAPERS SEEN · p goes here · enter picks one", classes="play-label")
+                yield OptionList(id="play-papers")
+                yield Static("", id="sections-label", classes="play-label")
+                yield OptionList(id="play-sections")
+            with ContentSwitcher(id="play-right", initial="play-turn"):
+                with Vertical(id="play-turn"):
+                    yield Static("", id="play-palette")
+                    with Vertical(id="play-form"):
+                        yield Static("", id="form-title")
+                        for name in ("paper_id", "section", "query", "top_k", "answer", "reasoning"):
+                            yield self._field(name)
+                    yield TranscriptView(id="play-transcript", placeholder="opening the session…")
+                    with Vertical(id="play-meters"):
+                        yield Meter("POINTS", 30, id="meter-points")
+                        yield Meter("TURNS", 20, id="meter-turns")
+                        yield Meter("TOKENS", 200_000, unit="tokens", id="meter-tokens")
+                    yield Static("", id="play-footer")
+                with Vertical(id="play-reveal"):
+                    yield Static("", id="reveal-title")
+                    yield DataTable(id="reveal-table", cursor_type="row", zebra_stripes=True)
+                    yield Static("", id="reveal-hint")
+        yield Footer()
+
+    def _field(self, name: str) -> Input:
+        extra: dict[str, Any] = {}
+        if name == "paper_id":
+            extra["suggester"] = SeenSuggester(lambda: self.seen.papers)
+        elif name == "section":
+            extra["suggester"] = SeenSuggester(self._aliases)
+        elif name == "top_k":
+            extra["restrict"] = r"\d{0,2}"
+        elif name == "answer":
+            extra.update(restrict=r"[A-Da-d]?", max_length=1)
+        return Input(placeholder=PLACEHOLDERS[name], id=f"arg-{name}", compact=True, **extra)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#reveal-table", DataTable)
+        for label in ("", "RUN", "WHO", "RESULT", "PTS", "TURNS", "P S"):
+            table.add_column(label)
+        self.query_one("#play-form").display = False
+        self.set_interval(1.0, self._tick, name="play-timer")
+        self._show_title()
+        self.run_worker(self._session(), name="play-session", group="play", exclusive=True, exit_on_error=False)
+
+    # ------------------------------------------------------------ the session (a worker on the app's loop)
+
+    async def _session(self) -> None:
+        from sandbox.runner import InvalidSlice
+        from storage import Store, StoreError
+
+        request = self.request
+        try:
+            corpus = await asyncio.to_thread(self.app.corpora.corpus, dataset_key(request.dataset))
+            self.store = Store(self.app.store_path)
+            self.runner = session_runner(request, corpus, self.store, self._agent_for, self._on_event)
+            self.caps, self.fingerprint = self.runner.caps, corpus.fingerprint
+            await self.runner.run()
+        except (LookupError, PlayError, InvalidSlice, StoreError) as exc:
+            self._fail(str(exc))
+        except Exception as exc:  # our bug: say so on screen instead of waiting forever
+            self._fail(f"internal error ({type(exc).__name__}: {exc})")
+            raise
+        finally:
+            if self.store is not None:
+                self.store.close()
+
+    async def _agent_for(self, item, replicate: int, attempt: int):
+        """The runner's agent factory: the next item starts when the person leaves the previous reveal."""
+        from sandbox.agents.human import HumanAgent
+
+        if self.state in ("reveal", "finished"):
+            await self._next.wait()
+        self._next.clear()
+        agent = HumanAgent(self.request.player, on_turn=self._on_turn)
+        self._begin(item, agent)
+        return agent
+
+    def _on_event(self, event) -> None:
+        if self.state == "left":  # the screen is going away; the runner is only recording the interruption
+            return
+        self.done, self.planned = event.done, event.planned
+        if event.kind == "step":
+            self._on_step(event.step)
+        elif event.kind == "trajectory":
+            self._on_answer(event.trajectory)
+        elif event.kind == "finished" and self.state == "reveal":
+            self.state = "finished"
+            self.refresh_bindings()
+            self._show_hint()
+        self._show_title()
+
+    def _fail(self, message: str) -> None:
+        self.state = "failed"
+        self.query_one(TranscriptView).placeholder = message
+        self.query_one(TranscriptView).refresh()
+        self.notify(message, title="play", severity="error", timeout=8, markup=False)
+        self.refresh_bindings()
+        self._show_title()
+
+    # ------------------------------------------------------------ one item
+
+    def _begin(self, item, agent) -> None:
+        self.item, self.agent = item, agent
+        self.ctx = self.app.corpora.item_context(self.runner.spec.dataset, self.fingerprint, item.id)
+        self.steps, self.trajectory, self.task_entry = [], None, None
+        self.seen = Seen.from_seed(item.seed_paper_id, item.seed_title)
+        self.current_paper = item.seed_paper_id
+        self.started_at, self.stopped_at = clock(), None
+        self.state = "playing"
+        self.remove_class("-reveal")
+        self.refresh_bindings()
+        self.query_one(ContentSwitcher).current = "play-turn"
+        self._close_form()
+        self._show_item()
+        self._show_lists()
+        self._show_transcript()
+        self._show_meters(None)
+        self.footer_text = ""
+        self._show_footer()
+        self._show_title()
+
+    def _on_turn(self, observation) -> None:
+        """The agent waits for this person's call: show what it was shown."""
+        if self.task_entry is None:
+            self.task_entry = opening_entry(observation.messages)
+            self._show_transcript()
+        self.footer_text = observation.footer or ""
+        self._show_footer()
+        self._show_palette()
+
+    def _on_step(self, step) -> None:
+        self.steps.append(step)
+        if self.seen.update(step):
+            self._show_lists()
+        if step.kind == "tool" and isinstance(step.tool_args, dict) and step.tool_args.get("paper_id"):
+            self.current_paper = str(step.tool_args["paper_id"])
+        self._show_meters(step)
+        if step.kind != "assistant":
+            self._show_transcript()
+
+    def _on_answer(self, trajectory) -> None:
+        self.trajectory = trajectory
+        self.stopped_at = clock()
+        self.state = "reveal"
+        self.add_class("-reveal")
+        self.reveal = reveal_rows(self.store, self.fingerprint, self.item.id, self.runner.spec.name)
+        self._close_form()
+        self._show_item()
+        self._show_transcript()
+        self._show_reveal()
+        self.query_one(ContentSwitcher).current = "play-reveal"
+        self.query_one("#reveal-table", DataTable).focus()
+        self.refresh_bindings()
+
+    # ------------------------------------------------------------ drawing
+
+    def _tick(self) -> None:
+        if self.state in ("playing", "reveal"):
+            self._show_title()
+
+    @property
+    def elapsed(self) -> float:
+        if self.started_at is None:
+            return 0.0
+        return (self.stopped_at if self.stopped_at is not None else clock()) - self.started_at
+
+    def _show_title(self) -> None:
+        r = self.request
+        head = f" Play · {r.session} · human:{r.player}"
+        if self.state == "loading":
+            text = f"{head} · opening {r.dataset}…"
+        elif self.state == "starting":
+            text = f"{head} · next item…"
+        elif self.state == "failed":
+            text = f"{head} · cannot play"
+        elif self.item is None:
+            text = f"{head} · {self.done}/{self.planned} played"
+        else:
+            number = min(self.done + (1 if self.state == "playing" else 0), self.planned) or 1
+            kind = "multi-target" if self.item.kind == "mt" else "single-target"
+            text = (f"{head} · item {number} of {self.planned} · {self.item.id} {kind} d{self.item.depth}"
+                    f" · ⏱ {clock_text(self.elapsed)}" + ("" if self.state == "playing" else " (stopped)"))
+        self.query_one("#play-title", Static).update(Text(sanitize(text)))
+
+    def _colors(self) -> dict[str, Style]:
+        return {"success": theme_style(self.app, "success"), "error": theme_style(self.app, "error"),
+                "muted": Style(dim=True)}
+
+    def _show_item(self) -> None:
+        answered = self.state != "playing" and self.trajectory is not None
+        traj = {"item_id": self.item.id}
+        if answered:
+            traj.update(predicted_index=self.trajectory.predicted_index, correct=self.trajectory.correct)
+        records = [as_record(s) for s in self.steps]
+        text = item_text(self.ctx, traj, records, reveal=answered, colors=self._colors(), path=answered)
+        self.query_one("#play-item-text", Static).update(text)
+
+    def _aliases(self) -> list[str]:
+        paper = self.query_one("#arg-paper_id", Input).value.strip() or self.current_paper
+        return [alias for alias, _ in self.seen.sections.get(paper or "", [])]
+
+    def _show_lists(self) -> None:
+        papers = self.query_one("#play-papers", OptionList)
+        highlighted = papers.highlighted
+        papers.clear_options()
+        papers.add_options([Option(Text(f"{pid[:8]}… {sanitize(title) or '(title not seen)'}", no_wrap=True,
+                                        overflow="ellipsis"), id=pid) for pid, title in self.seen.papers.items()])
+        if highlighted is not None and papers.option_count:
+            papers.highlighted = min(highlighted, papers.option_count - 1)
+        self._show_sections()
+
+    def _show_sections(self) -> None:
+        paper = self.current_paper or ""
+        sections = self.seen.sections.get(paper, [])
+        title = self.seen.papers.get(paper, paper)
+        label = f" SECTIONS of {clip(sanitize(title), 28)} · a goes here · enter reads" if sections else \
+            " SECTIONS · list a paper's sections (4) to pick one here"
+        self.query_one("#sections-label", Static).update(Text(label))
+        box = self.query_one("#play-sections", OptionList)
+        box.clear_options()
+        box.add_options([Option(Text(f"({alias}) {sanitize(header)}", no_wrap=True, overflow="ellipsis"), id=alias)
+                         for alias, header in sections])
+
+    def _show_transcript(self) -> None:
+        view = self.query_one(TranscriptView)
+        gold = gold_of(self.ctx) if self.state in ("reveal", "finished") else Gold()
+        entries = build_entries([s for s in self.steps if s.kind != "assistant"], gold, self.seen.papers)
+        for entry in entries:
+            entry.folded = True
+        latest = max((i for i, e in enumerate(entries) if e.kind != "turn"), default=None)
+        if latest is not None:
+            entries[latest].folded = False  # the result just received is read in full
+        if self.task_entry is not None:
+            entries.insert(0, self.task_entry)
+            latest = None if latest is None else latest + 1
+        view.placeholder = "your turn: pick a tool (1–5, t, s)"
+        view.set_entries(entries, cursor=latest if latest is not None else 0)
+        if latest is not None:
+            view.show_turn(entries[latest].turn)  # the newest result from its first line
+
+    def _show_meters(self, step) -> None:
+        caps = self.caps
+        if caps is None:
+            return
+        ledger = step.ledger if step is not None else None
+        self.query_one("#meter-points", Meter).show(ledger.points_used if ledger else 0, caps.budget)
+        self.query_one("#meter-turns", Meter).show(ledger.turn if ledger else 0, caps.max_turns)
+        self.query_one("#meter-tokens", Meter).show(ledger.tokens if ledger else 0, caps.max_tokens_total)
+
+    def _show_footer(self) -> None:
+        text = Text(" STATUS ", style="bold")
+        text.append(self.footer_text or "(shown after each tool result)")
+        self.query_one("#play-footer", Static).update(text)
+
+    def _show_palette(self) -> None:
+        if self.caps is not None:
+            waiting = self.agent is not None and self.agent.waiting
+            self.query_one("#play-palette", Static).update(tool_palette(self.caps, self.tool, waiting))
+
+    def _show_reveal(self) -> None:
+        traj, item = self.trajectory, self.item
+        gold = LETTERS[item.correct_index]
+        title = Text(f" Gold ({gold}) · ", style="bold")
+        if traj.termination == "answer":
+            verdict = "correct" if traj.correct else "wrong"
+            style = theme_style(self.app, "success" if traj.correct else "error")
+            title.append(f"you answered {sanitize(traj.answer or '—')} · {verdict}", style=style + Style(bold=True))
+        else:
+            title.append(f"no answer: the episode ended ({traj.termination})", style=theme_style(self.app, "error"))
+        title.append(f" · {traj.points_used} point{'s' if traj.points_used != 1 else ''} · {traj.turns} "
+                     f"turn{'s' if traj.turns != 1 else ''} · {clock_text(self.elapsed)}")
+        self.query_one("#reveal-title", Static).update(title)
+        table = self.query_one("#reveal-table", DataTable)
+        table.clear()
+        for row in self.reveal:
+            table.add_row(*reveal_cells(row), key=str(row["id"]))
+        self._show_hint()
+
+    def _show_hint(self) -> None:
+        if self.state == "finished":
+            hint = (f" Session complete: {self.done}/{self.planned} played · enter on a row steps through it"
+                    " · L leaderboard · escape back")
+        else:
+            hint = " n next item · enter on a row steps through that trajectory · L leaderboard · escape back"
+        self.query_one("#reveal-hint", Static).update(Text(hint))
+
+    # ------------------------------------------------------------ the argument form
+
+    def _close_form(self) -> None:
+        self.tool = None
+        self.query_one("#play-form").display = False
+        self._show_palette()
+        self.query_one(TranscriptView).focus()
+
+    def _open_form(self, tool: str, **values: str) -> None:
+        self.tool = tool
+        fields = FIELDS[tool]
+        cost = self.caps.cost(tool)
+        self.query_one("#form-title", Static).update(Text(
+            f" {tool} · {cost} point{'s' if cost != 1 else ''} · enter sends · escape cancels", style="bold"))
+        for name in ("paper_id", "section", "query", "top_k", "answer", "reasoning"):
+            box = self.query_one(f"#arg-{name}", Input)
+            box.display = name in fields
+            if name in fields:
+                box.placeholder = "notes for yourself (a think call: 0 points, one turn)" \
+                    if (tool, name) == ("think", "reasoning") else PLACEHOLDERS[name]
+                box.value = values.get(name, (self.current_paper or "") if name == "paper_id" else "")
+        self.query_one("#play-form").display = True
+        self._show_palette()
+        self._focus_next_empty(fields[0])
+
+    def _focus_next_empty(self, start: str) -> None:
+        """Focus the first field from `start` on that still needs a value (or the last one, to send)."""
+        fields = FIELDS[self.tool]
+        rest = fields[fields.index(start):]
+        target = next((f for f in rest if not self.query_one(f"#arg-{f}", Input).value.strip()), rest[-1])
+        self.query_one(f"#arg-{target}", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if self.tool is None or not (event.input.id or "").startswith("arg-"):
+            return
+        event.stop()
+        missing = [f for f in FIELDS[self.tool]
+                   if (self.tool, f) not in OPTIONAL and not self.query_one(f"#arg-{f}", Input).value.strip()]
+        if missing:  # enter moves on to what is still needed; an empty argument is never sent by accident
+            self.query_one(f"#arg-{missing[0]}", Input).focus()
+            return
+        self._send()
+
+    def _send(self) -> None:
+        if self.agent is None or not self.agent.waiting:
+            self.notify("not your turn yet", severity="warning", timeout=2)
+            return
+        tool = self.tool
+        args: dict[str, Any] = {}
+        for name in FIELDS[tool]:
+            value = self.query_one(f"#arg-{name}", Input).value.strip()
+            if name == "top_k":
+                if value:
+                    args[name] = int(value)
+            elif name == "answer":
+                args[name] = value.upper()
+            else:
+                args[name] = value
+        self._close_form()
+        self.agent.send(tool, args)
+        self._show_palette()
+
+    # ------------------------------------------------------------ lists
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if self.state != "playing":
+            return
+        if event.option_list.id == "play-papers":
+            self.current_paper = event.option_id
+            self._show_sections()
+            if self.tool is not None and "paper_id" in FIELDS[self.tool]:
+                self.query_one("#arg-paper_id", Input).value = event.option_id or ""
+                self._focus_next_empty("paper_id")
+            else:
+                self.notify(f"paper picked: {one_line(self.seen.papers.get(event.option_id or '', ''), 50)} · "
+                            "1–5 use it", timeout=2, markup=False)
+        elif event.option_list.id == "play-sections" and self.current_paper:
+            self._open_form("read_section", paper_id=self.current_paper, section=event.option_id or "")
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a reveal row: step through that trajectory."""
+        from workbench.tui.stepper import StepperScreen
+
+        event.stop()
+        row = next((r for r in self.reveal if str(r["id"]) == event.row_key.value), None)
+        if row is not None:
+            self.app.push_screen(StepperScreen(self.app.store.run_by_id(row["run_id"]), [row["id"]]))
+
+    # ------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "tool":  # not tied to each turn: the footer is rebuilt only when the state changes
+            return self.state == "playing"
+        if action == "next_item":
+            return self.state == "reveal"
+        return True
+
+    def action_tool(self, tool: str) -> None:
+        if self.agent is not None and self.agent.waiting:
+            self._open_form(tool)
+        else:
+            self.notify("the episode is still answering your last call", timeout=1.5)
+
+    def action_focus(self, widget_id: str) -> None:
+        self.query_one(f"#{widget_id}").focus()
+
+    def action_next_item(self) -> None:
+        if self.state == "reveal":
+            self.state = "starting"
+            self.refresh_bindings()
+            self._next.set()
+            self._show_title()
+
+    def action_leaderboard(self) -> None:
+        from workbench.tui.leaderboard import LeaderboardScreen
+
+        self.app.push_screen(LeaderboardScreen(self.fingerprint))
+
+    def action_escape(self) -> None:
+        if self.tool is not None:
+            self._close_form()
+            return
+        if self.state != "playing":
+            self._leave()
+            return
+        from workbench.tui.dialogs import ConfirmModal
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self._leave()
+
+        self.app.push_screen(ConfirmModal(
+            f"Leave {self.item.id} unfinished? It is not stored: re-opening the session '{self.request.session}' "
+            "plays it again from its first turn.", "Leave", "Leave the item"), answer)
+
+    def _leave(self) -> None:
+        """Cancel the session (an item in play stays unfinished in the store) and go back."""
+        self.state = "left"
+        self.workers.cancel_group(self, "play")
+        self.app.pop_screen()
+
+
+def reveal_cells(row: dict[str, Any]) -> list[Text]:
+    """One stored run on the item: who, whether right and the answer (or how it ended), points, turns, recall."""
+    who = row["agent"] + (f" {row['model']}" if row.get("model") else "")
+    if row.get("ablation") and row["ablation"] != "full":
+        who += f" · {row['ablation']}"
+    recall = ("●" if row.get("paper_recall") else "○") + " " + ("●" if row.get("section_recall") else "○")
+    return [Text("you" if row["you"] else ""), Text(clip(sanitize(row["run"]), 18)), Text(clip(sanitize(who), 14)),
+            Text(result_text(row)), Text(str(row.get("points_used") or 0), justify="right"),
+            Text(str(row.get("turns") or 0), justify="right"), Text(recall)]
+
+
+def result_text(row: dict[str, Any]) -> str:
+    """`✓ B`, `✗ C`, or for an episode that ended without an answer `✗ — budget` (its termination)."""
+    if row.get("termination") != "answer":
+        return f"✗ — {sanitize(row.get('termination') or '?')}"
+    return f"{'✓' if row.get('correct') else '✗'} {clip(sanitize(row.get('answer') or '—'), 4)}"

@@ -1,0 +1,168 @@
+"""The play session setup (modal): who plays, on which dataset, which items, under which session name.
+
+`validate_setup` is pure (form values in, a SessionRequest or per-field errors out), so it is tested without a
+screen; the items themselves are chosen when the session opens the corpus (`workbench.play.choose_items`).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from workbench.play import SessionRequest, dataset_key, player_error, session_name
+from workbench.tui.plaintext import sanitize
+
+MODE_LABELS = (("a random sample", "random"), ("chosen item ids", "ids"), ("the items a run got wrong", "wrong"),
+               ("only the session's unfinished items", "continue"))
+
+
+def validate_setup(values: dict[str, str]) -> tuple[SessionRequest | None, dict[str, str]]:
+    """A SessionRequest for the form's values, or field → what is wrong."""
+    errors: dict[str, str] = {}
+    player = values.get("player", "").strip()
+    if player_error(player):
+        errors["player"] = f"player: {player_error(player)}"
+    dataset = values.get("dataset", "").strip() or "builtin"
+    mode = values.get("mode") or "random"
+    count = seed = 0
+    ids: tuple[str, ...] = ()
+    if mode == "random":
+        for key in ("count", "seed"):
+            text = values.get(key, "").strip()
+            if not text.isdigit() or (key == "count" and int(text) < 1):
+                errors[key] = f"{key}: a whole number" + (" of at least 1" if key == "count" else "")
+        count = int(values["count"]) if "count" not in errors else 0
+        seed = int(values["seed"]) if "seed" not in errors else 0
+    elif mode == "ids":
+        ids = tuple(i.strip() for i in values.get("ids", "").replace(" ", ",").split(",") if i.strip())
+        if not ids:
+            errors["ids"] = "ids: one or more item ids, comma-separated (e.g. st_0001, mt_0002)"
+    elif mode == "wrong" and not values.get("run"):
+        errors["run"] = "run: choose the run whose wrong answers you want to play"
+    if errors:
+        return None, errors
+    name = values.get("name", "").strip() or None
+    return SessionRequest(player=player, dataset=dataset, mode=mode, ids=ids, count=count, seed=seed,
+                          run=values.get("run") or None, name=name), {}
+
+
+class PlaySetupScreen(ModalScreen[SessionRequest | None]):
+    HELP_TITLE = "Play setup"
+    BINDINGS = [
+        Binding("ctrl+r", "start", "Play", id="play_setup.start"),
+        Binding("escape", "cancel", "Cancel", id="play_setup.cancel"),
+    ]
+
+    def __init__(self, player: str, dataset: str = "builtin"):
+        super().__init__(classes="dialog-screen")
+        self.player = player
+        self.dataset = dataset
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog play-setup"):
+            yield Static(Text("Play the benchmark · same tools, costs and caps as the agents"), classes="dialog-title")
+            with Horizontal(classes="form-row"):
+                yield Label("player", classes="field-label")
+                yield Input(self.player, id="setup-player")
+                yield Label("dataset", classes="field-label")
+                yield Input(self.dataset, id="setup-dataset", placeholder="builtin or a release directory")
+            with Horizontal(classes="form-row"):
+                yield Label("items", classes="field-label")
+                yield Select(MODE_LABELS, value="random", allow_blank=False, id="setup-mode")
+            with Horizontal(classes="form-row", id="row-random"):
+                yield Label("how many", classes="field-label")
+                yield Input("5", id="setup-count", restrict=r"\d*")
+                yield Label("seed", classes="field-label")
+                yield Input("0", id="setup-seed", restrict=r"\d*")
+            with Horizontal(classes="form-row", id="row-ids"):
+                yield Label("ids", classes="field-label")
+                yield Input(id="setup-ids", placeholder="st_0001, mt_0002 …")
+            with Horizontal(classes="form-row", id="row-run"):
+                yield Label("run", classes="field-label")
+                yield Select([], prompt="a stored run on this dataset", id="setup-run")
+            with Horizontal(classes="form-row"):
+                yield Label("session", classes="field-label")
+                yield Input(id="setup-name")
+            yield Static("", id="setup-messages")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Play (ctrl+r)", id="start", variant="primary")
+
+    def on_mount(self) -> None:
+        session = session_name(self.player, self.dataset)
+        unfinished = [r for r in self._runs() if r["name"] == session and r["done"] < r["planned"]]
+        if unfinished:  # re-opening a session resumes it before anything new is added
+            self.query_one("#setup-mode", Select).value = "continue"
+        self.refresh_form()
+        self.query_one("#setup-mode", Select).focus()
+
+    def values(self) -> dict[str, str]:
+        run = self.query_one("#setup-run", Select).value
+        return {"player": self.query_one("#setup-player", Input).value,
+                "dataset": self.query_one("#setup-dataset", Input).value,
+                "mode": str(self.query_one("#setup-mode", Select).value),
+                "count": self.query_one("#setup-count", Input).value, "seed": self.query_one("#setup-seed", Input).value,
+                "ids": self.query_one("#setup-ids", Input).value, "run": "" if run is Select.NULL else str(run),
+                "name": self.query_one("#setup-name", Input).value}
+
+    def _runs(self) -> list[dict[str, Any]]:
+        store = self.app.open_store(create=False)
+        return store.runs() if store is not None else []
+
+    def refresh_form(self) -> None:
+        from sandbox.agents.human import is_human
+
+        v = self.values()
+        mode = v["mode"]
+        for row, shown in (("#row-random", mode == "random"), ("#row-ids", mode == "ids"), ("#row-run", mode == "wrong")):
+            self.query_one(row).display = shown
+        dataset = v["dataset"].strip() or "builtin"
+        key = dataset_key(dataset)
+        runs = self._runs()
+        select = self.query_one("#setup-run", Select)
+        options = [(sanitize(r["name"]), r["name"]) for r in runs if r["dataset"] == key and not is_human(r["agent"])]
+        if [o[1] for o in options] != [o[1] for o in getattr(self, "_run_options", [])]:
+            self._run_options = options
+            select.set_options(options)
+        player = v["player"].strip() or "?"
+        self.query_one("#setup-name", Input).placeholder = session_name(player, dataset)
+        mine = [r for r in runs if r["agent"] == f"human:{player}"]
+        _, errors = validate_setup(v)
+        lines = [Text(f"{sanitize(r['name'])}: {r['done']}/{r['planned']} played · {r['status']}"
+                      + (" · re-opening it serves its unfinished items first" if r["done"] < r["planned"] else ""),
+                      style="dim") for r in mine]
+        if not lines:
+            lines = [Text(f"no sessions of {sanitize(player)} yet; re-opening a session resumes it", style="dim")]
+        lines += [Text(e) for e in errors.values()]
+        messages = self.query_one("#setup-messages", Static)
+        messages.update(Text("\n").join(lines))
+        messages.set_class(bool(errors), "-error")
+        self.query_one("#start", Button).disabled = bool(errors)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.refresh_form()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        self.refresh_form()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_start()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start":
+            self.action_start()
+        else:
+            self.dismiss(None)
+
+    def action_start(self) -> None:
+        request, errors = validate_setup(self.values())
+        if request is not None:
+            self.dismiss(request)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,70 @@
+"""What a player has been shown so far: paper ids with their titles, and the section aliases of each listed paper.
+
+Completion and the clickable lists of the play screen offer only these, never the
+item's neighbourhood, so they save typing 40-character ids without giving anything
+away. They are read from the tool texts the player saw (formats are the reference's,
+to the character: `sandbox.tools`); rejected and failed calls show nothing new.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.suggester import Suggester
+
+_LISTED_PAPER = re.compile(r"^\s+\[\d+\] (\S+)\n\s+Title: (.*)$", re.M)  # get_references, search_papers
+_SECTION = re.compile(r"^\s+\(([A-Z]+)\) (.*) \(\d+ chars\)$", re.M)  # list_sections
+_AVAILABLE = re.compile(r"\(([A-Z]+)\) ([^;]*)(?:; |$)")  # the unresolved-section message
+_TITLE = re.compile(r"\ATitle: (.*)$", re.M)  # get_paper_info
+
+
+@dataclass
+class Seen:
+    """Papers in the order they were first shown (id → title) and, per paper, its sections as (alias, header)."""
+
+    papers: dict[str, str] = field(default_factory=dict)
+    sections: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+    @classmethod
+    def from_seed(cls, seed_id: str, seed_title: str) -> "Seen":
+        """The seed is in the task the agent is given, so it is seen from the start."""
+        return cls({seed_id: seed_title})
+
+    def add_paper(self, pid: str, title: str = "") -> None:
+        if title or pid not in self.papers:
+            self.papers[pid] = title or self.papers.get(pid, "")
+
+    def update(self, step: Any) -> bool:
+        """Take in one step of the episode (a live `Step`); True when something new was seen."""
+        if step.kind != "tool" or step.status in ("rejected", "disabled") or not step.text:
+            return False
+        before = (dict(self.papers), {k: list(v) for k, v in self.sections.items()})
+        name, text, args = step.tool_name, step.text, step.tool_args if isinstance(step.tool_args, dict) else {}
+        if name in ("get_references", "search_papers"):
+            for pid, title in _LISTED_PAPER.findall(text):
+                self.add_paper(pid, title.strip())
+        elif name == "get_paper_info" and step.status == "ok":
+            match = _TITLE.search(text)
+            self.add_paper(str(args.get("paper_id")), match.group(1).strip() if match else "")
+        elif name == "list_sections" and step.status == "ok":
+            self.add_paper(str(args.get("paper_id")))
+            self.sections[str(args.get("paper_id"))] = _SECTION.findall(text)
+        elif name == "read_section" and step.status == "unresolved" and "\nAvailable sections: " in text:
+            listing = text.split("\nAvailable sections: ", 1)[1]
+            self.sections[str(args.get("paper_id"))] = [(a, h.strip()) for a, h in _AVAILABLE.findall(listing)]
+        return (self.papers, self.sections) != before
+
+
+class SeenSuggester(Suggester):
+    """Completes a paper id (or a section alias) from what was seen; case-insensitive prefix match."""
+
+    def __init__(self, candidates):
+        super().__init__(use_cache=False, case_sensitive=False)
+        self.candidates = candidates  # a callable returning the current candidates
+
+    async def get_suggestion(self, value: str) -> str | None:
+        for candidate in self.candidates():
+            if candidate.casefold().startswith(value) and len(candidate) > len(value):
+                return candidate
+        return None
