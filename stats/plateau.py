@@ -370,13 +370,14 @@ class Transition:
     level: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"from": _jsonable(self.from_budget), "to": _jsonable(self.to_budget), "d_bar": self.d_bar,
-                "sigma_boot": self.sigma_boot, "z": self.z, "c_k": self.c_k, "significant": self.significant,
-                "borderline": self.borderline, "mc_se": self.mc_se,
-                "degenerate_variance": self.degenerate_variance, "improved": self.improved,
-                "worsened": self.worsened, "sign_test_p": self.sign_test_p,
-                "sign_test_significant": self.sign_test_significant, "p_normal": self.p_normal,
-                "level": self.level}
+        """Plain Python types only (json.dumps needs no `default`; a numpy bool would print as "False")."""
+        return {"from": _jsonable(self.from_budget), "to": _jsonable(self.to_budget), "d_bar": float(self.d_bar),
+                "sigma_boot": float(self.sigma_boot), "z": float(self.z), "c_k": float(self.c_k),
+                "significant": bool(self.significant), "borderline": bool(self.borderline),
+                "mc_se": float(self.mc_se), "degenerate_variance": bool(self.degenerate_variance),
+                "improved": int(self.improved), "worsened": int(self.worsened),
+                "sign_test_p": float(self.sign_test_p), "sign_test_significant": bool(self.sign_test_significant),
+                "p_normal": float(self.p_normal), "level": float(self.level)}
 
 
 @dataclass(frozen=True)
@@ -424,17 +425,17 @@ class PlateauResult:
 
     @property
     def degenerate_variance(self) -> bool:
-        return any(t.degenerate_variance for t in self.transitions)
+        return any(bool(t.degenerate_variance) for t in self.transitions)
 
     @property
     def fpc_zero(self) -> bool:
         """N == n: the FPC is 0, so (without two-stage trial resampling) C_k = d̄_k and any positive uptick
         counts as significant (§2.6)."""
-        return self.population is not None and self.population == self.n
+        return self.population is not None and int(self.population) == int(self.n)
 
     @property
     def borderline(self) -> bool:
-        return any(t.borderline for t in self.transitions)
+        return any(bool(t.borderline) for t in self.transitions)
 
     @property
     def k_star_borderline(self) -> bool:
@@ -448,20 +449,28 @@ class PlateauResult:
         return False
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form, in plain Python types only."""
         return {
-            "k_star": self.k_star, "k_star_first": self.k_star_first, "k_star_sign_test": self.k_star_sign_test,
+            "k_star": _opt_int(self.k_star), "k_star_first": _opt_int(self.k_star_first),
+            "k_star_sign_test": _opt_int(self.k_star_sign_test),
             "plateau_budget": _jsonable(self.plateau_budget) if self.plateau_budget is not None else None,
-            "budgets": [_jsonable(b) for b in self.budgets], "accuracy": self.accuracy,
-            "n": self.n, "n_dropped": self.n_dropped, "missing_per_budget": self.missing_per_budget,
-            "dropped_items": self.dropped_items, "n_trials": self.n_trials,
-            "n_trials_dropped": self.n_trials_dropped, "population": self.population, "fpc": self.fpc,
-            "z": self.z, "alpha": self.alpha, "correction": self.correction, "n_boot": self.n_boot,
-            "seed": self.seed, "two_stage": self.two_stage,
+            "budgets": [_jsonable(b) for b in self.budgets], "accuracy": [float(a) for a in self.accuracy],
+            "n": int(self.n), "n_dropped": int(self.n_dropped),
+            "missing_per_budget": {str(k): int(v) for k, v in self.missing_per_budget.items()},
+            "dropped_items": self.dropped_items, "n_trials": int(self.n_trials),
+            "n_trials_dropped": int(self.n_trials_dropped), "population": _opt_int(self.population),
+            "fpc": float(self.fpc), "z": None if self.z is None else float(self.z), "alpha": float(self.alpha),
+            "correction": self.correction, "n_boot": int(self.n_boot), "seed": int(self.seed),
+            "two_stage": bool(self.two_stage),
             "no_significant_gain": self.no_significant_gain, "censored": self.censored,
             "degenerate_variance": self.degenerate_variance, "fpc_zero": self.fpc_zero,
             "borderline": self.borderline, "k_star_borderline": self.k_star_borderline,
             "transitions": [t.to_dict() for t in self.transitions],
         }
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def plateau(scores: Any, budgets: Sequence[BudgetLabel], population: int | None = None, alpha: float = 0.05,
@@ -546,11 +555,12 @@ def _transitions(budgets: Sequence[BudgetLabel], diffs: np.ndarray, d_bar: np.nd
     for k in range(m):
         mc_se = z[k] * float(scale[k]) / math.sqrt(2 * (n_boot - 1))
         constant = bool(np.ptp(diffs[:, k]) == 0)
+        degenerate = constant and bool(sigma[k] == 0) and bool(d_bar[k] != 0)
         out.append(Transition(
             from_budget=budgets[k], to_budget=budgets[k + 1], d_bar=float(d_bar[k]), sigma_boot=float(sigma[k]),
             z=z[k], c_k=c_k[k], significant=significant[k],
-            borderline=abs(c_k[k]) < BORDERLINE_MC_SES * mc_se, mc_se=mc_se,
-            degenerate_variance=constant and sigma[k] == 0 and d_bar[k] != 0, improved=improved[k],
+            borderline=bool(abs(c_k[k]) < BORDERLINE_MC_SES * mc_se), mc_se=mc_se,
+            degenerate_variance=degenerate, improved=improved[k],
             worsened=worsened[k], sign_test_p=p_sign[k], sign_test_significant=sign_significant[k],
             p_normal=p_normal[k], level=levels[k]))
     return out

@@ -52,6 +52,19 @@ def test_plateau_input_errors(tmp_path):
     assert proc.returncode == 2 and "--study" in proc.stderr
 
 
+def test_plateau_json_booleans_are_json_booleans(tmp_path):
+    """A constant transition through the CLI: flags are true/false, never the strings "True"/"False"."""
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"8k": {f"i{i}": 0.2 for i in range(6)}, "16k": {f"i{i}": 0.7 for i in range(6)},
+                                "32k": {f"i{i}": 0.7 for i in range(6)}}))
+    proc = cli("scale", "plateau", "--scores", str(path), "--format", "json", "--boot", "200")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    up, flat = out["transitions"]
+    assert up["degenerate_variance"] is True and flat["degenerate_variance"] is False
+    assert out["degenerate_variance"] is True and out["censored"] is False and up["significant"] is True
+
+
 def test_plateau_from_csv_rows(tmp_path):
     rows = ["item,budget,score"] + [f"i{i},{b},{int(b == '16k' or i % 2)}" for i in range(40) for b in ("8k", "16k", "32k")]
     path = tmp_path / "s.csv"

@@ -34,8 +34,10 @@ def _color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n")
+def print_json(obj: Any, strict: bool = False) -> None:
+    """JSON on stdout. `strict` refuses non-JSON types (a numpy bool would otherwise print as the truthy
+    string "False"): the scaling outputs are plain Python by construction, so a stray type is our bug."""
+    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False, default=None if strict else str) + "\n")
 
 
 def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
@@ -270,7 +272,7 @@ def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
 def print_plateau(result: dict[str, Any], fmt: str) -> None:
     """The plateau: transitions with d̄, σ, C_k and the decision; in table mode also the plot."""
     if fmt == "json":
-        print_json(result)
+        print_json(result, strict=True)
         return
     header = ("from", "to", "d_bar", "sigma_boot", "c_k", "significant", "borderline", "improved", "worsened",
               "sign_test_p")
@@ -306,7 +308,7 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
 
 def print_parallel(report: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
-        print_json(report)
+        print_json(report, strict=True)
         return
     from workbench.scaling import TERMINAL_PALETTE, parallel_figure
 

@@ -172,6 +172,28 @@ def test_constant_nonzero_difference_is_degenerate():
     assert r.degenerate_variance and r.k_star == 2
 
 
+def assert_plain(value, path="$"):
+    """Only the types json.dumps writes without a `default` (numpy scalars would sneak through as strings)."""
+    if isinstance(value, dict):
+        for key, v in value.items():
+            assert type(key) is str, f"{path}: key {key!r}"
+            assert_plain(v, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            assert_plain(v, f"{path}[{i}]")
+    else:
+        assert value is None or type(value) in (str, int, float, bool), f"{path}: {type(value).__name__}"
+
+
+def test_to_dict_is_plain_python_for_a_constant_transition():
+    # all-zero and constant non-zero transitions used to carry numpy bools: json.dumps raised
+    y = np.column_stack([np.full(8, 0.2), np.full(8, 0.7), np.full(8, 0.7)])
+    d = plateau(y, [1, 2, 3], population=np.int64(20)).to_dict()
+    assert_plain(d)
+    assert json.loads(json.dumps(d))["transitions"][0]["degenerate_variance"] is True
+    assert d["transitions"][1]["degenerate_variance"] is False and d["degenerate_variance"] is True
+
+
 def test_population_equal_to_sample_sets_fpc_zero():
     y = staircase(40, [0, 1, 0])
     r = plateau(y, [1, 2, 3], population=40)

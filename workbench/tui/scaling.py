@@ -167,7 +167,7 @@ def parallel_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
 def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
     """The shown result as JSON (everything) or CSV (the table's rows as numbers, one per transition or k)."""
     if fmt == "json":
-        return json.dumps(result, indent=2, sort_keys=True, default=str) + "\n"
+        return json.dumps(result, indent=2, sort_keys=True) + "\n"
     out = io.StringIO()
     writer = csv.writer(out)
     if kind == "sequential":
