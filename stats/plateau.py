@@ -404,6 +404,7 @@ class PlateauResult:
     n_boot: int
     seed: int
     two_stage: bool
+    matched_trials: bool
     transitions: list[Transition]
     k_star: int | None
     k_star_first: int | None
@@ -461,7 +462,7 @@ class PlateauResult:
             "n_trials_dropped": int(self.n_trials_dropped), "population": _opt_int(self.population),
             "fpc": float(self.fpc), "z": None if self.z is None else float(self.z), "alpha": float(self.alpha),
             "correction": self.correction, "n_boot": int(self.n_boot), "seed": int(self.seed),
-            "two_stage": bool(self.two_stage),
+            "two_stage": bool(self.two_stage), "matched_trials": bool(self.matched_trials),
             "no_significant_gain": self.no_significant_gain, "censored": self.censored,
             "degenerate_variance": self.degenerate_variance, "fpc_zero": self.fpc_zero,
             "borderline": self.borderline, "k_star_borderline": self.k_star_borderline,
@@ -502,7 +503,7 @@ def plateau(scores: Any, budgets: Sequence[BudgetLabel], population: int | None 
         missing_per_budget={str(b): c for b, c in zip(prep.budgets, prep.missing_per_budget)},
         dropped_items=None if items is None else [str(items[i]) for i in prep.dropped],
         n_trials=T, n_trials_dropped=prep.n_trials_dropped, population=population, alpha=alpha,
-        correction=correction, n_boot=n_boot, seed=seed, two_stage=two_stage,
+        correction=correction, n_boot=n_boot, seed=seed, two_stage=two_stage, matched_trials=matched_trials,
     )
     if K == 1:
         accuracy = [float(prep.means[:, 0].mean())] if n else [math.nan]

@@ -193,3 +193,28 @@ def test_continuation_replays_the_lower_level(tmp_path):
                           "--grid", "6,12", "--protocol", "continuation", "--db", str(tmp_path / "x.sqlite")],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "token axis" in bad.stderr and not (tmp_path / "x.sqlite").exists()
+
+
+def test_replicates_with_a_population_use_the_two_stage_bootstrap(tmp_path, capsys):
+    """T = 3 trials and N = n: the cluster bootstrap × FPC would make C_k = d̄ exactly (§6.1's pitfall)."""
+    db = str(tmp_path / "s.sqlite")
+    assert main(["--batch", "scale", "sequential", "--axis", "turns", "--grid", "12,20,30", "--run", "Tu", "--db", db,
+                 "--quiet", "--limit", "16", "--replicates", "3", "--format", "json", "--boot", "500"]) == 0
+    seq = json.loads(capsys.readouterr().out)
+    assert seq["n_trials"] == 3 and seq["two_stage"] is False  # no population: the cluster bootstrap is valid
+    assert main(["--batch", "scale", "plateau", "--group", "Tu", "--population", "16", "--db", db, "--format", "json",
+                 "--boot", "500"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["two_stage"] is True and out["matched_trials"] is False and out["fpc"] == 0.0
+    assert out["protocol"] == "fresh" and out["axis"] == "turns"
+    assert any(t["sigma_boot"] > 0 and t["c_k"] < t["d_bar"] for t in out["transitions"])
+    store = Store(db, readonly=True)
+    budgets, items, matrix, _ = scaling.group_scores(store, "Tu")
+    from stats.plateau import plateau
+
+    direct = plateau(matrix, budgets, population=16, n_boot=500, two_stage=True, matched_trials=False).to_dict()
+    assert out["transitions"] == direct["transitions"]
+    assert main(["--batch", "scale", "plateau", "--group", "Tu", "--population", "16", "--db", db, "--format", "json",
+                 "--boot", "500", "--two-stage", "off"]) == 0
+    off = json.loads(capsys.readouterr().out)
+    assert off["two_stage"] is False and all(t["c_k"] == t["d_bar"] for t in off["transitions"])

@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score}} or CSV item,budget,score')
     source.add_argument("--group", help="a sequential run group in the store (the --run given to scale sequential)")
     plat.add_argument("--study", help="with --scores: the study, when the JSON holds several")
+    plat.add_argument("--matched-trials", action="store_true",
+                      help="with --scores and several trials per item: trial t is one chain across budgets "
+                           "(continuation), so differences pair within the trial index")
     plat.add_argument("--db")
     plat.add_argument("--format", choices=("table", "json", "csv"), default="table")
     add_plateau_arguments(plat)
@@ -126,6 +129,9 @@ def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--correction", choices=("bonferroni", "holm"), default="bonferroni")
     p.add_argument("--boot", type=_positive, default=10_000, help="bootstrap replicates B")
     p.add_argument("--boot-seed", type=int, default=0)
+    p.add_argument("--two-stage", choices=("auto", "on", "off"), default="auto",
+                   help="with T > 1 trials per item: also resample trials inside items (auto: when --population "
+                        "is given, so the FPC does not erase run-to-run variance)")
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
@@ -258,7 +264,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _plateau_options(args: argparse.Namespace) -> dict[str, Any]:
     return {"population": args.population, "alpha": args.alpha, "correction": args.correction,
-            "n_boot": args.boot, "seed": args.boot_seed}
+            "n_boot": args.boot, "seed": args.boot_seed,
+            "two_stage": {"auto": None, "on": True, "off": False}[args.two_stage]}
 
 
 def cmd_scale(args: argparse.Namespace) -> int:
@@ -268,12 +275,12 @@ def cmd_scale(args: argparse.Namespace) -> int:
     if args.scale_command == "plateau":
         if args.scores:
             budgets, items, matrix = scaling.load_scores(Path(args.scores), args.study)
-            result = scaling.plateau_result(budgets, items, matrix, **_plateau_options(args))
+            result = scaling.plateau_result(budgets, items, matrix, matched_trials=args.matched_trials,
+                                            **_plateau_options(args))
         else:
-            store = _open_store(args.db)
-            budgets, items, matrix, runs = scaling.group_scores(store, args.group)
-            result = scaling.plateau_result(budgets, items, matrix, **_plateau_options(args))
-            result["levels"] = scaling.group_costs(store, runs)
+            if args.matched_trials:
+                raise UsageError("--matched-trials is for --scores; a group pairs trials as its recorded protocol says")
+            result = scaling.group_plateau(_open_store(args.db), args.group, **_plateau_options(args))
         print_plateau(result, args.format)
         return EXIT_OK
     from storage import Store
@@ -286,10 +293,7 @@ def cmd_scale(args: argparse.Namespace) -> int:
         store = Store(paths.store_path(args.db))
         for spec in specs:
             execute(spec, corpus, store, args.quiet)
-        budgets, items, matrix, runs = scaling.group_scores(store, base.name)
-        result = scaling.plateau_result(budgets, items, matrix, **_plateau_options(args))
-        result["levels"] = scaling.group_costs(store, runs)
-        print_plateau(result, args.format)
+        print_plateau(scaling.group_plateau(store, base.name, **_plateau_options(args)), args.format)
         return EXIT_OK
     return _scale_parallel(args)
 

@@ -280,13 +280,13 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
     if fmt == "csv":
         sys.stdout.write(_csv(rows, header))
         return
-    from workbench.scaling import TERMINAL_PALETTE, plateau_figure
+    from workbench.scaling import TERMINAL_PALETTE, plateau_figure, trials_note
 
     out = console()
     flags = [k for k in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero") if result.get(k)]
     out.print(f"plateau: k* = {result['k_star']} → {result['plateau_budget']} (n = {result['n']}, dropped "
-              f"{result['n_dropped']}, FPC = {result['fpc']:.3f}, z = {result['z'] or 0:.3f}, {result['correction']})"
-              + (f" · {', '.join(flags)}" if flags else ""), markup=False)
+              f"{result['n_dropped']}, FPC = {result['fpc']:.3f}, z = {result['z'] or 0:.3f}, {result['correction']}"
+              f"{trials_note(result)})" + (f" · {', '.join(flags)}" if flags else ""), markup=False)
     table = Table(title_justify="left")
     for h in ("transition", "d̄", "σ_boot", "C_k", "decision", "improved / worsened", "sign test p"):
         table.add_column(h, justify="left" if h in ("transition", "decision") else "right")

@@ -131,15 +131,51 @@ def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[s
         raise ScalingInputError(f"{path}: {exc}") from None
 
 
-def plateau_result(budgets, items, matrix, **options: Any) -> dict[str, Any]:
+def use_two_stage(n_trials: int, population: int | None, two_stage: bool | None = None) -> bool:
+    """Whether the plateau resamples trials inside items as well as items (§2.5).
+
+    `None` decides automatically: two-stage exactly when there are T > 1 trials per item *and* a
+    population size. The cluster bootstrap over instance means already carries the run-to-run
+    variance, but the FPC multiplies all of it, so with N = n it would erase that variance and
+    make C_k = d̄_k (§6.1's pitfall); the two-stage bootstrap applies the FPC to the
+    between-instance part only.
+    """
+    if two_stage is not None:
+        return two_stage
+    return n_trials > 1 and population is not None
+
+
+def plateau_result(budgets, items, matrix, two_stage: bool | None = None, matched_trials: bool = False,
+                   **options: Any) -> dict[str, Any]:
+    """`stats.plateau.plateau` as a JSON-ready dict; bad input (n < 2, invalid N, …) is the user's to fix.
+
+    `matrix` is n×K or n×K×T; `matched_trials` pairs trial t across budgets (the continuation
+    protocol, one chain per trial); `two_stage` None = `use_two_stage`'s automatic choice.
+    """
+    n_trials = matrix.shape[2] if np.ndim(matrix) == 3 else 1
+    stage = use_two_stage(n_trials, options.get("population"), two_stage)
     try:
-        result = plateau(matrix, budgets, items=items, **options)
+        result = plateau(matrix, budgets, items=items, two_stage=stage, matched_trials=matched_trials, **options)
     except ValueError as exc:
         raise ScalingInputError(str(exc)) from None
     out = result.to_dict()
     k = out.get("k_star")
     out["plateau_budget"] = out["budgets"][k - 1] if k else None
     return out
+
+
+def group_plateau(store: Store, group: str, **options: Any) -> dict[str, Any]:
+    """The plateau of a sequential group with its levels' costs; trials pair by index under continuation.
+
+    The one function `scale sequential`, `scale plateau --group` and the TUI call, so they agree.
+    """
+    budgets, items, matrix, runs = group_scores(store, group)
+    scaling = runs[0]["config"]["scaling"]
+    result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation",
+                            **options)
+    result["axis"], result["protocol"] = scaling.get("axis"), scaling.get("protocol", "fresh")
+    result["levels"] = group_costs(store, runs)
+    return result
 
 
 def group_costs(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -300,6 +336,15 @@ def flags(result: dict[str, Any]) -> list[str]:
     if any(t.get("borderline") for t in result["transitions"]):
         names.append("borderline")
     return [n.replace("_", " ") for n in names]
+
+
+def trials_note(result: dict[str, Any]) -> str:
+    """How T > 1 trials per item were resampled, for the plateau's header line ('' with one trial)."""
+    if result.get("n_trials", 1) <= 1:
+        return ""
+    pairing = "matched" if result.get("matched_trials") else "unmatched"
+    design = "two-stage bootstrap" if result.get("two_stage") else "cluster bootstrap"
+    return f", T = {result['n_trials']} trials, {design} ({pairing} trials)"
 
 
 def strategies(report: dict[str, Any]) -> list[str]:

@@ -28,7 +28,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.scaling import STRATEGIES, Palette, flags, parallel_figure, plateau_figure, strategies
+from workbench.scaling import (STRATEGIES, Palette, flags, parallel_figure, plateau_figure, strategies,
+                               trials_note)
 from workbench.tui.plaintext import clip, sanitize
 
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
@@ -82,9 +83,7 @@ def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> di
 
     store = Store(store_path)
     try:
-        budgets, items, matrix, runs = scaling.group_scores(store, group)
-        result = scaling.plateau_result(budgets, items, matrix, **options)
-        result["levels"] = scaling.group_costs(store, runs)
+        result = scaling.group_plateau(store, group, **options)
     finally:
         store.close()
     result["group"] = group
@@ -360,7 +359,7 @@ class ScalingScreen(Screen):
         caption = Text.assemble(
             (f"{result['group']}", "bold"), f" · plateau at {result['plateau_budget']} (k* = {result['k_star']})",
             f" · n = {result['n']}, dropped {result['n_dropped']} · {result['correction']}",
-            f", z = {result['z'] or 0:.3f}, FPC = {result['fpc']:.3f}")
+            f", z = {result['z'] or 0:.3f}, FPC = {result['fpc']:.3f}{trials_note(result)}")
         if caveats:
             caption.append("  ")
             caption.append(" · ".join(caveats), style="bold reverse")
