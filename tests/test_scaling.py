@@ -218,3 +218,30 @@ def test_replicates_with_a_population_use_the_two_stage_bootstrap(tmp_path, caps
                  "--boot", "500", "--two-stage", "off"]) == 0
     off = json.loads(capsys.readouterr().out)
     assert off["two_stage"] is False and all(t["c_k"] == t["d_bar"] for t in off["transitions"])
+
+
+def test_a_group_never_mixes_axes_or_protocols(tmp_path):
+    """`--axis tokens --run M` then `--axis points --run M` used to give one plateau over ['5','10','4k','8k']."""
+    db = str(tmp_path / "s.sqlite")
+    common = ["--run", "M", "--db", db, "--quiet", "--limit", "4", "--format", "json", "--boot", "200"]
+    assert cli("scale", "sequential", "--axis", "tokens", "--grid", "4k,8k", *common).returncode == 0
+    proc = cli("scale", "sequential", "--axis", "points", "--grid", "5,10", *common)
+    assert proc.returncode == 2 and "group 'M' already holds the tokens axis (fresh: 4k, 8k)" in proc.stderr
+    proc = cli("scale", "sequential", "--axis", "tokens", "--grid", "4k,8k", "--protocol", "continuation", *common)
+    assert proc.returncode == 2 and "continuation grid needs another --run name" in proc.stderr
+    store = Store(db, readonly=True)
+    assert [r["name"] for r in store.runs_in_group("M")] == ["M@4k", "M@8k"]  # nothing was added
+    store.close()
+    # a group mixed before this check existed is refused when read, not analysed as one grid
+    from sandbox.runner import RunSpec
+    from storage.store import now
+    writable = Store(db)
+    spec = RunSpec(name="M@5", dataset="builtin", agent="heuristic", kind="sequential", group="M",
+                   scaling={"axis": "points", "budget": "5", "value": 5, "protocol": "fresh"})
+    writable.create_or_resume_run("M@5", spec.identity("x"), {
+        "kind": "sequential", "agent": "heuristic", "model": None, "dataset": "builtin", "dataset_fingerprint": "x",
+        "ablation": "full", "seed": 0, "replicates": 1, "caps": {}, "version": "t", "prompt_hash": None,
+        "group_name": "M", "config": {"scaling": spec.scaling}})
+    writable.close()
+    proc = cli("scale", "plateau", "--group", "M", "--db", db)
+    assert proc.returncode == 2 and "mixes the tokens axis (fresh: 4k, 8k) and the points axis (fresh: 5)" in proc.stderr

@@ -291,6 +291,7 @@ def cmd_scale(args: argparse.Namespace) -> int:
         corpus, base, _ = build_spec(args)
         specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
         store = Store(paths.store_path(args.db))
+        scaling.check_group(store, base.name, specs)
         for spec in specs:
             execute(spec, corpus, store, args.quiet)
         print_plateau(scaling.group_plateau(store, base.name, **_plateau_options(args)), args.format)

@@ -71,11 +71,43 @@ def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = 
     return specs
 
 
+def _design(scaling: dict[str, Any]) -> tuple[str, str]:
+    return scaling.get("axis") or "?", scaling.get("protocol") or "fresh"
+
+
+def group_designs(runs: list[dict[str, Any]]) -> dict[tuple[str, str], list[str]]:
+    """(axis, protocol) → the budget labels recorded under it; one key for a well-formed group."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for r in runs:
+        scaling = (r.get("config") or {}).get("scaling") or {}
+        out.setdefault(_design(scaling), []).append(str(scaling.get("budget")))
+    return out
+
+
+def _designs_text(designs: dict[tuple[str, str], list[str]]) -> str:
+    return " and ".join(f"the {axis} axis ({protocol}: {', '.join(labels)})"
+                        for (axis, protocol), labels in designs.items())
+
+
+def check_group(store: Store, group: str, specs: list[RunSpec]) -> None:
+    """Refuse to add levels to a group recorded under another axis or protocol, before anything runs."""
+    existing = group_designs([r for r in store.runs_in_group(group) if r["kind"] == "sequential"])
+    wanted = _design(specs[0].scaling or {})
+    others = {d: labels for d, labels in existing.items() if d != wanted}
+    if others:
+        raise ScalingInputError(f"group '{group}' already holds {_designs_text(others)}; a {wanted[0]}-axis "
+                                f"{wanted[1]} grid needs another --run name")
+
+
 def group_scores(store: Store, group: str) -> tuple[list[str], list[str], np.ndarray, list[dict[str, Any]]]:
     """Per-item correctness at each budget of a sequential group: (budgets, items, n×K×T, runs)."""
     runs = [r for r in store.runs_in_group(group) if r["kind"] == "sequential"]
     if len(runs) < 1:
         raise ScalingInputError(f"no sequential runs in group '{group}' (run `scale sequential --run {group}` first)")
+    designs = group_designs(runs)
+    if len(designs) > 1:
+        raise ScalingInputError(f"group '{group}' mixes {_designs_text(designs)}: its budgets are not one grid; "
+                                f"give each study its own --run name")
     runs.sort(key=lambda r: parse_budget(r["config"]["scaling"]["budget"]))
     budgets = [r["config"]["scaling"]["budget"] for r in runs]
     per_run = []
