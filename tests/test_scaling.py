@@ -26,6 +26,14 @@ def cli(*args):
     return subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", *args], capture_output=True, text=True)
 
 
+def batch(capsys, *args) -> subprocess.CompletedProcess:
+    """The CLI in this process (no interpreter start-up): exit code, stdout and stderr like `cli`."""
+    capsys.readouterr()
+    code = main(["--batch", *args])
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out.out, out.err)
+
+
 @pytest.mark.skipif(not FIXTURE.exists(), reason="shared/data fixture not beside the repository")
 def test_plateau_on_the_general_agentbench_fixture():
     proc = cli("scale", "plateau", "--scores", str(FIXTURE), "--study", "Gemini-2.5-Flash_search_distraction_all_sequential",
@@ -245,3 +253,64 @@ def test_a_group_never_mixes_axes_or_protocols(tmp_path):
     writable.close()
     proc = cli("scale", "plateau", "--group", "M", "--db", db)
     assert proc.returncode == 2 and "mixes the tokens axis (fresh: 4k, 8k) and the points axis (fresh: 5)" in proc.stderr
+
+
+@pytest.mark.parametrize("content,message", [
+    ({"8k": [1, 2], "16k": {"a": 1}}, "budget '8k': expected an object {item: score}, got list"),
+    ({"8k": {"a": {"x": 1}}, "16k": {"a": 1}}, "budget '8k', item 'a': expected a number in [0, 1], got dict"),
+    ({"8k": {"a": [[1]]}, "16k": {"a": 1}}, "budget '8k', item 'a', trial 0: expected a number in [0, 1], got list"),
+    ({"8k": {"a": True, "b": 0}, "16k": {"a": 1, "b": 1}}, "budget '8k', item 'a': True is a boolean, not a score"),
+    ({"8k": {"a": 1.5}, "16k": {"a": 1}}, "budget '8k', item 'a': score 1.5 is outside [0, 1]"),
+    ({"8k": {"a": "x"}, "16k": {"a": 1}}, "budget '8k', item 'a': 'x' is not a number"),
+])
+def test_malformed_json_scores_exit_2_naming_the_cell(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(content))
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"error: {path}: ") and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_malformed_csv_scores_exit_2_naming_line_and_field(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_text("item,budget,score\na,8k,1\na,16k,abc\n")
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2 and "bad.csv: line 3, field 'score': 'abc' is not a number" in proc.stderr
+    path.write_text("item,budget\na,8k\n")
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2 and "no column 'score'" in proc.stderr
+    path.write_text("item,budget,score\na,8k,1\na,8k,0\n")
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2 and "conflicting scores" in proc.stderr and "add a trial column" in proc.stderr
+
+
+def test_scores_files_carry_missing_cells_and_trials(tmp_path, capsys):
+    """An empty CSV score is missing (as JSON null); trials come as a JSON list or a CSV trial column."""
+    rng = __import__("numpy").random.default_rng(7)
+    trials = (rng.random((30, 3, 3)) < [[0.2], [0.5], [0.55]]).astype(int)
+    as_json = {b: {f"i{i}": [int(v) for v in trials[i, k]] for i in range(30)} for k, b in enumerate(["8k", "16k", "32k"])}
+    jpath = tmp_path / "t.json"
+    jpath.write_text(json.dumps(as_json))
+    lines = ["item,budget,score,trial"] + [f"i{i},{b},{trials[i, k, t]},{t}" for i in range(30)
+                                           for k, b in enumerate(["8k", "16k", "32k"]) for t in range(3)]
+    cpath = tmp_path / "t.csv"
+    cpath.write_text("\n".join(lines))
+    args = ("--format", "json", "--boot", "400", "--population", "30")
+    from_json = json.loads(batch(capsys, "scale", "plateau", "--scores", str(jpath), *args).stdout)
+    from_csv = json.loads(batch(capsys, "scale", "plateau", "--scores", str(cpath), *args).stdout)
+    assert from_json == from_csv
+    assert from_json["n_trials"] == 3 and from_json["two_stage"] is True and from_json["matched_trials"] is False
+    from stats.plateau import plateau
+
+    direct = plateau(trials.astype(float), ["8k", "16k", "32k"], population=30, n_boot=400, two_stage=True,
+                     matched_trials=False)
+    assert from_json["transitions"] == direct.to_dict()["transitions"]
+    matched = json.loads(batch(capsys, "scale", "plateau", "--scores", str(jpath), "--matched-trials", *args).stdout)
+    assert matched["matched_trials"] is True
+    assert matched["transitions"] == plateau(trials.astype(float), ["8k", "16k", "32k"], population=30, n_boot=400,
+                                             two_stage=True).to_dict()["transitions"]
+    missing = tmp_path / "m.csv"
+    missing.write_text("item,budget,score\n" + "\n".join(f"i{i},8k,{i % 2}\ni{i},16k,{'' if i == 0 else 1}"
+                                                         for i in range(10)))
+    out = json.loads(batch(capsys, "scale", "plateau", "--scores", str(missing), "--format", "json", "--boot", "200").stdout)
+    assert out["n"] == 9 and out["n_dropped"] == 1 and out["missing_per_budget"] == {"8k": 0, "16k": 1}

@@ -97,7 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_arguments(seq)
     plat = scale_sub.add_parser("plateau", help="the scaling plateau of per-item scores (a file, or a sequential group)")
     source = plat.add_mutually_exclusive_group(required=True)
-    source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score}} or CSV item,budget,score')
+    source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score or [trial scores]}} or CSV '
+                                         'item,budget,score[,trial] (an empty score or null is missing; '
+                                         'booleans are refused: write 1/0)')
     source.add_argument("--group", help="a sequential run group in the store (the --run given to scale sequential)")
     plat.add_argument("--study", help="with --scores: the study, when the JSON holds several")
     plat.add_argument("--matched-trials", action="store_true",

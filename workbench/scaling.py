@@ -128,30 +128,25 @@ def group_scores(store: Store, group: str) -> tuple[list[str], list[str], np.nda
 
 
 def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[str], np.ndarray]:
-    """Scores from JSON {"budget": {"item": score}} (or {study: that} with --study) or CSV item,budget,score."""
+    """Per-item scores from a file, as (budgets, items, n×K or n×K×T matrix); every defect is the user's (exit 2).
+
+    JSON: {"budget": {"item": score}} (or {study: that}, chosen with --study), where a score may be
+    a list of the item's trials. CSV: columns item,budget,score and optionally trial; an empty
+    score is missing, as JSON null is.
+    """
     try:
         text = path.read_text()
-    except OSError as exc:
-        raise ScalingInputError(f"cannot read {path}: {exc.strerror}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScalingInputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     if path.suffix.lower() == ".csv":
-        rows = list(csv.DictReader(text.splitlines()))
-        for lineno, row in enumerate(rows, 2):
-            for key in ("item", "budget", "score"):
-                if not row.get(key):
-                    raise ScalingInputError(f"{path}:{lineno}: field '{key}' is missing")
-        try:
-            return scores_from_rows((r["item"], r["budget"], r["score"]) for r in rows)
-        except ValueError as exc:
-            raise ScalingInputError(f"{path}: {exc}") from None
+        return _csv_scores(path, text)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ScalingInputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     if not isinstance(data, dict) or not data:
         raise ScalingInputError(f"{path}: expected an object of budgets")
-    first = next(iter(data.values()))
-    nested = isinstance(first, dict) and first and all(isinstance(v, dict) for v in first.values())
-    if nested:
+    if not any(_is_budget(key) for key in data):  # {study: {budget: {item: score}}}
         if study is None:
             raise ScalingInputError(f"{path} holds several studies; choose one with --study: {', '.join(data)}")
         if study not in data:
@@ -159,6 +154,35 @@ def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[s
         data = data[study]
     try:
         return scores_from_mapping(data)
+    except ValueError as exc:
+        raise ScalingInputError(f"{path}: {exc}") from None
+
+
+def _is_budget(label: str) -> bool:
+    try:
+        parse_budget(label)
+    except ValueError:
+        return False
+    return True
+
+
+def _csv_scores(path: Path, text: str) -> tuple[list[str], list[str], np.ndarray]:
+    reader = csv.DictReader(text.splitlines())
+    header = [h.strip() for h in reader.fieldnames or []]
+    reader.fieldnames = header
+    absent = [c for c in ("item", "budget", "score") if c not in header]
+    if absent:
+        raise ScalingInputError(f"{path}: no column {', '.join(repr(c) for c in absent)} "
+                                "(the header must name item,budget,score and optionally trial)")
+    keys = ("item", "budget", "score", "trial") if "trial" in header else ("item", "budget", "score")
+    rows = []
+    for lineno, row in enumerate(reader, 2):
+        for key in keys:
+            if key != "score" and not (row.get(key) or "").strip():
+                raise ScalingInputError(f"{path}:{lineno}: field '{key}' is missing")
+        rows.append(tuple(row.get(k) for k in keys))
+    try:
+        return scores_from_rows(rows, first_line=2)
     except ValueError as exc:
         raise ScalingInputError(f"{path}: {exc}") from None
 

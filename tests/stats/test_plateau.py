@@ -478,3 +478,15 @@ def test_scores_from_rows():
         scores_from_rows(rows + [("a", "8k", "1")])
     with pytest.raises(ValueError, match="expected"):
         scores_from_rows([("a", "8k")])
+
+
+def test_scores_with_trials():
+    budgets, items, y = scores_from_mapping({"16k": {"a": [1, 0], "b": 1}, "8k": {"a": [0, 0, 1], "b": None}})
+    assert budgets == ["8k", "16k"] and items == ["a", "b"] and y.shape == (2, 2, 3)
+    expected = np.array([[[0, 0, 1], [1, 0, np.nan]], [[np.nan] * 3, [1, np.nan, np.nan]]])
+    assert np.array_equal(y, expected, equal_nan=True)
+    rows = [("a", "8k", "0", "t2"), ("a", "8k", "1", "t10"), ("a", "16k", "", "t2"), ("a", "16k", "1", "t10")]
+    budgets, items, y = scores_from_rows(rows)
+    assert np.array_equal(y, np.array([[[0, 1], [np.nan, 1]]]), equal_nan=True)  # t2 before t10: natural order
+    with pytest.raises(ValueError, match="line 3, field 'score': True is a boolean"):
+        scores_from_rows([("a", "8k", 1), ("a", "16k", 0), ("b", "8k", True)])
