@@ -377,16 +377,23 @@ def _levels(p_values: Sequence[float], alpha: float, correction: str) -> list[fl
     return levels
 
 
-def _step_down(p_values: Sequence[float], passed: Sequence[bool], correction: str) -> list[bool]:
-    """Bonferroni keeps each test's own verdict; Holm stops rejecting at the first failure in p order."""
+def _step_down(p_values: Sequence[float], passed: Sequence[bool], correction: str) -> tuple[list[bool], list[bool]]:
+    """(significant, tested) per transition.
+
+    Bonferroni tests every transition and keeps each test's own verdict. Holm tests in p order and
+    stops at the first failure: the transitions after it are *not tested* (no level is reached for
+    them, so they carry no bound rather than a bound at a level Holm never used).
+    """
     if correction == "bonferroni":
-        return [bool(x) for x in passed]
-    out = [False] * len(passed)
+        return [bool(x) for x in passed], [True] * len(passed)
+    significant = [False] * len(passed)
+    tested = [False] * len(passed)
     for k in _holm_order(p_values):
+        tested[k] = True
         if not passed[k]:
             break
-        out[k] = True
-    return out
+        significant[k] = True
+    return significant, tested
 
 
 def _k_star(significant: Sequence[bool]) -> int:
@@ -413,34 +420,44 @@ def _jsonable(label: BudgetLabel) -> BudgetLabel:
 
 @dataclass(frozen=True)
 class Transition:
-    """One budget step b_k → b_{k+1} with its bound, its decision and the cross-checks."""
+    """One budget step b_k → b_{k+1} with its bound, its decision and the cross-checks.
+
+    `tested` is False only under Holm, for the transitions after the step-down stopped: they are not
+    significant, and `z`, `c_k`, `mc_se` and `level` are None (there is no level to bound them at).
+    """
 
     from_budget: BudgetLabel
     to_budget: BudgetLabel
     d_bar: float
     sigma_boot: float
-    z: float
-    c_k: float
+    z: float | None
+    c_k: float | None
     significant: bool
     borderline: bool
-    mc_se: float
+    mc_se: float | None
     degenerate_variance: bool
     improved: int
     worsened: int
     sign_test_p: float
     sign_test_significant: bool
     p_normal: float
-    level: float
+    level: float | None
+    tested: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python types only (json.dumps needs no `default`; a numpy bool would print as "False")."""
         return {"from": _jsonable(self.from_budget), "to": _jsonable(self.to_budget), "d_bar": float(self.d_bar),
-                "sigma_boot": float(self.sigma_boot), "z": float(self.z), "c_k": float(self.c_k),
-                "significant": bool(self.significant), "borderline": bool(self.borderline),
-                "mc_se": float(self.mc_se), "degenerate_variance": bool(self.degenerate_variance),
+                "sigma_boot": float(self.sigma_boot), "z": _opt_float(self.z), "c_k": _opt_float(self.c_k),
+                "significant": bool(self.significant), "tested": bool(self.tested),
+                "borderline": bool(self.borderline), "mc_se": _opt_float(self.mc_se),
+                "degenerate_variance": bool(self.degenerate_variance),
                 "improved": int(self.improved), "worsened": int(self.worsened),
                 "sign_test_p": float(self.sign_test_p), "sign_test_significant": bool(self.sign_test_significant),
-                "p_normal": float(self.p_normal), "level": float(self.level)}
+                "p_normal": float(self.p_normal), "level": _opt_float(self.level)}
+
+
+def _opt_float(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 @dataclass(frozen=True)
@@ -601,30 +618,33 @@ def _transitions(budgets: Sequence[BudgetLabel], diffs: np.ndarray, d_bar: np.nd
     """Bounds, decisions and cross-checks for every transition; `scale` is the SE the bound uses.
 
     A transition is significant iff its C_k > 0 at its level (and, under Holm, every transition
-    with a smaller p-value was significant too), so under Bonferroni `significant` is exactly
-    C_k > 0. The sign test gets the same multiplicity correction.
+    with a smaller p-value was significant too), so `significant` is exactly C_k > 0 wherever a
+    C_k is reported; Holm's untested transitions report none. The sign test gets the same
+    multiplicity correction.
     """
     m = diffs.shape[1]
     p_normal = [_normal_p(float(d_bar[k]), float(scale[k])) for k in range(m)]
     levels = _levels(p_normal, alpha, correction)
     z = [float(norm.ppf(1 - level)) for level in levels]
     c_k = [float(d_bar[k] - z[k] * scale[k]) for k in range(m)]
-    significant = _step_down(p_normal, [c > 0 for c in c_k], correction)
+    significant, tested = _step_down(p_normal, [c > 0 for c in c_k], correction)
     improved = [int((diffs[:, k] > 0).sum()) for k in range(m)]
     worsened = [int((diffs[:, k] < 0).sum()) for k in range(m)]
     p_sign = [sign_test(improved[k], worsened[k]) for k in range(m)]
     sign_levels = _levels(p_sign, alpha, correction)
-    sign_significant = _step_down(p_sign, [p_sign[k] < sign_levels[k] for k in range(m)], correction)
+    sign_significant, _ = _step_down(p_sign, [p_sign[k] < sign_levels[k] for k in range(m)], correction)
     out = []
     for k in range(m):
         mc_se = z[k] * float(scale[k]) / math.sqrt(2 * (n_boot - 1))
         constant = bool(np.ptp(diffs[:, k]) == 0)
         degenerate = constant and bool(sigma[k] == 0) and bool(d_bar[k] != 0)
+        bound = dict(z=z[k], c_k=c_k[k], mc_se=mc_se, level=levels[k],
+                     borderline=bool(abs(c_k[k]) < BORDERLINE_MC_SES * mc_se))
+        if not tested[k]:
+            bound = dict(z=None, c_k=None, mc_se=None, level=None, borderline=False)
         out.append(Transition(
             from_budget=budgets[k], to_budget=budgets[k + 1], d_bar=float(d_bar[k]), sigma_boot=float(sigma[k]),
-            z=z[k], c_k=c_k[k], significant=significant[k],
-            borderline=bool(abs(c_k[k]) < BORDERLINE_MC_SES * mc_se), mc_se=mc_se,
-            degenerate_variance=degenerate, improved=improved[k],
+            significant=significant[k], tested=tested[k], degenerate_variance=degenerate, improved=improved[k],
             worsened=worsened[k], sign_test_p=p_sign[k], sign_test_significant=sign_significant[k],
-            p_normal=p_normal[k], level=levels[k]))
+            p_normal=p_normal[k], **bound))
     return out

@@ -274,13 +274,13 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
         print_json(result, strict=True)
         return
-    header = ("from", "to", "d_bar", "sigma_boot", "c_k", "significant", "borderline", "improved", "worsened",
-              "sign_test_p")
+    header = ("from", "to", "d_bar", "sigma_boot", "c_k", "significant", "tested", "borderline", "improved",
+              "worsened", "sign_test_p")
     rows = [tuple(t.get(h) for h in header) for t in result["transitions"]]
     if fmt == "csv":
         sys.stdout.write(_csv(rows, header))
         return
-    from workbench.scaling import TERMINAL_PALETTE, plateau_figure, trials_note
+    from workbench.scaling import TERMINAL_PALETTE, c_k_text, decision, plateau_figure, trials_note
 
     out = console()
     flags = [k for k in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero") if result.get(k)]
@@ -291,11 +291,8 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
     for h in ("transition", "d̄", "σ_boot", "C_k", "decision", "improved / worsened", "sign test p"):
         table.add_column(h, justify="left" if h in ("transition", "decision") else "right")
     for t in result["transitions"]:
-        decision = "gain" if t["significant"] else "no significant gain"
-        if t.get("borderline"):
-            decision += " (borderline)"
         table.add_row(*map(Text, (f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}",
-                                  f"{t['c_k']:+.4f}", decision, f"{t['improved']} / {t['worsened']}",
+                                  c_k_text(t), decision(t), f"{t['improved']} / {t['worsened']}",
                                   f"{t['sign_test_p']:.4g}")))
     out.print(table)
     for level in result.get("levels", []):

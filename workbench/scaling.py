@@ -423,10 +423,26 @@ def _build(plt, palette: Palette | None) -> str:
     return text if palette else plt.uncolorize(text)
 
 
+def decision(t: dict[str, Any]) -> str:
+    """A transition's decision in words (the table, the TUI and the plot label say the same)."""
+    if not t.get("tested", True):
+        return "not tested (Holm stopped)"
+    if t["significant"]:
+        return "gain (borderline)" if t.get("borderline") else "gain"
+    return "no gain, borderline" if t.get("borderline") else "no significant gain"
+
+
 def bar_label(t: dict[str, Any]) -> str:
-    """The transition with its sign in words, so a colourless bar still says what it is."""
-    sign = "gain" if t["significant"] else ("borderline" if t.get("borderline") else "no gain")
+    """The transition with its decision in words, so a colourless bar still says what it is."""
+    if not t.get("tested", True):
+        sign = "not tested"
+    else:
+        sign = "gain" if t["significant"] else ("borderline" if t.get("borderline") else "no gain")
     return f"{t['from']}→{t['to']} {sign}"
+
+
+def c_k_text(t: dict[str, Any]) -> str:
+    return "—" if t.get("c_k") is None else f"{t['c_k']:+.4f}"
 
 
 def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
@@ -451,10 +467,13 @@ def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Pal
     transitions = result["transitions"]
     if transitions:
         positions = list(range(1, len(transitions) + 1))
-        plt.title("C_k: one-sided lower bound of the gain (> 0 = significant)")
-        for role, keep in (("gain", lambda c: c > 0), ("loss", lambda c: c <= 0)):
-            xs = [p for p, t in zip(positions, transitions) if keep(t["c_k"])]
-            if xs:  # one series per sign, drawn only where it applies (no zero-height bars)
+        plt.title("C_k: one-sided lower bound of the gain (coloured: significant gain or not)")
+        for role, significant in (("gain", True), ("loss", False)):
+            # coloured by the decision the label states (under Holm a C_k > 0 can be not significant);
+            # untested transitions have no bound and no bar
+            xs = [p for p, t in zip(positions, transitions) if t["significant"] is significant
+                  and t.get("c_k") is not None]
+            if xs:  # one series per decision, drawn only where it applies (no zero-height bars)
                 plt.bar(xs, [transitions[p - 1]["c_k"] for p in xs], color=pal.get(role), width=0.5)
         plt.xticks(positions, [bar_label(t) for t in transitions])
         plt.xlim(0.5, len(transitions) + 0.5)

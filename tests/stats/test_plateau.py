@@ -330,9 +330,16 @@ def test_holm_stops_at_first_failure():
     holm = plateau(y, [1, 2, 3], correction="holm")
     first, second = holm.transitions
     assert (first.improved, first.worsened, second.improved, second.worsened) == (9, 3, 11, 4)
-    assert second.level == 0.025 and second.c_k < 0 and not second.significant
-    assert first.level == 0.05 and first.c_k > 0 and not first.significant
+    assert second.level == 0.025 and second.c_k < 0 and not second.significant and second.tested
+    # Holm stopped at `second`: `first` was never tested, so it has no level and no bound (it used to
+    # get a C_k > 0 at α, beside significant = false)
+    assert not first.tested and not first.significant and not first.borderline
+    assert (first.level, first.c_k, first.z, first.mc_se) == (None, None, None, None)
+    assert first.d_bar > 0 and first.sign_test_p < 1  # the data columns are still reported
+    d = holm.to_dict()["transitions"][0]
+    assert d["tested"] is False and d["c_k"] is None and json.loads(json.dumps(d)) == d
     assert holm.k_star == 1
+    assert all(t.tested for t in plateau(y, [1, 2, 3]).transitions)  # Bonferroni tests every transition
 
 
 def test_sign_test_matches_scipy():

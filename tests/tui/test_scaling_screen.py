@@ -200,6 +200,19 @@ def test_colourless_figure_names_the_signs():
     assert theme_palette({name: "ansi_blue" for name in PALETTE_VARIABLES.values()}) is None
 
 
+def test_bars_are_coloured_by_the_decision_and_untested_ones_have_none():
+    gain, loss = (10, 200, 30), (220, 20, 40)
+    palette = {"line": (1, 1, 1), "gain": gain, "loss": loss, "mark": (2, 2, 2), "shade": (3, 3, 3)}
+    result = {"budgets": ["a", "b", "c"], "accuracy": [0.2, 0.3, 0.5], "k_star": 1, "plateau_budget": "a",
+              "transitions": [{"from": "a", "to": "b", "c_k": 0.02, "significant": False, "borderline": False},
+                              {"from": "b", "to": "c", "c_k": None, "significant": False, "tested": False,
+                               "borderline": False}]}
+    text = plateau_figure(result, 80, 24, palette)
+    assert "38;2;220;20;40" in text and "38;2;10;200;30" not in text  # C_k > 0 but not significant: the loss colour
+    plain = plateau_figure(result, 80, 24, None)
+    assert "a→b no gain" in plain and "b→c not tested" in plain
+
+
 def test_unknown_run_is_an_error_not_a_crash(scaling_store, builtin_cache):
     from workbench.tui.corpora import CorpusCache
 

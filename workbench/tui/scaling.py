@@ -28,8 +28,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.scaling import (STRATEGIES, Palette, flags, parallel_figure, plateau_figure, strategies,
-                               trials_note)
+from workbench.scaling import (STRATEGIES, Palette, c_k_text, decision, flags, parallel_figure, plateau_figure,
+                               strategies, trials_note)
 from workbench.tui.plaintext import clip, sanitize
 
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
@@ -117,18 +117,12 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
 
-def decision(t: dict[str, Any]) -> str:
-    if t["significant"]:
-        return "gain (borderline)" if t.get("borderline") else "gain"
-    return "no gain, borderline" if t.get("borderline") else "no significant gain"
-
-
 TRANSITION_COLUMNS = ("transition", "d̄", "σ_boot", "C_k", "decision", "↑ / ↓", "sign test p")
 LEVEL_COLUMNS = ("budget", "run", "n", "accuracy", "tokens", "cost", "continues", "acc / Mtok")
 
 
 def transition_cells(t: dict[str, Any]) -> list[str]:
-    return [f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}", f"{t['c_k']:+.4f}",
+    return [f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}", c_k_text(t),
             decision(t), f"{t['improved']} / {t['worsened']}", f"{t['sign_test_p']:.4g}"]
 
 
@@ -170,8 +164,8 @@ def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     if kind == "sequential":
-        header = ["from", "to", "d_bar", "sigma_boot", "c_k", "significant", "borderline", "improved", "worsened",
-                  "sign_test_p"]
+        header = ["from", "to", "d_bar", "sigma_boot", "c_k", "significant", "tested", "borderline", "improved",
+                  "worsened", "sign_test_p"]
         writer.writerow(header)
         writer.writerows([t.get(h) for h in header] for t in result["transitions"])
     else:
