@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sandbox.agents.base import Agent
-from sandbox.agents.continuation import ContinuationAgent, prefix_turns
+from sandbox.agents.continuation import PREFIX_MARK, ContinuationAgent, prefix_turns
 from sandbox.agents.estimated import EstimatedUsage
 from sandbox.agents.registry import SCRIPTED, make_scripted
 from sandbox.corpus import Corpus
@@ -259,7 +259,7 @@ class Runner:
 
     def _account(self, step: Step) -> None:
         """Run-wide token and dollar limits: crossing one stops the run cleanly (in-flight episodes finish)."""
-        if step.usage:
+        if step.usage and not (step.usage.get("raw") or {}).get(PREFIX_MARK):  # a replayed turn spends nothing new
             self.run_tokens += step.usage["prompt"] + step.usage["completion"] + step.usage["cache_creation"]
         self.run_cost += step.cost_usd or 0.0
         if self.spec.max_run_tokens and self.run_tokens > self.spec.max_run_tokens:
