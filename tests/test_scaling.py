@@ -314,3 +314,103 @@ def test_scores_files_carry_missing_cells_and_trials(tmp_path, capsys):
                                                          for i in range(10)))
     out = json.loads(batch(capsys, "scale", "plateau", "--scores", str(missing), "--format", "json", "--boot", "200").stdout)
     assert out["n"] == 9 and out["n_dropped"] == 1 and out["missing_per_budget"] == {"8k": 0, "16k": 1}
+
+
+# ---------------------------------------------------------------- continuation and STOP with scripted agents
+
+
+def conversation_ids(store, trajectory_id) -> list[str]:
+    return [c["id"] for s in store.steps(trajectory_id) if s["kind"] == "assistant" for c in s["tool_args"] or []]
+
+
+def test_continuation_of_the_heuristic_is_the_fresh_run(tmp_path, capsys):
+    """A seeded heuristic continued from the level below plays exactly its fresh run at the higher budget.
+
+    It used to meet the replayed prefix with its state at turn 1: it re-ran get_references and
+    search_papers, reused call ids (`call_1` twice) and scored 0/0/1.7/51.7% against fresh 23/55/62/65%.
+    """
+    db = str(tmp_path / "s.sqlite")
+    common = ["--axis", "tokens", "--grid", "2k,3k,4k", "--db", db, "--quiet", "--limit", "10", "--format", "json",
+              "--boot", "200"]
+    assert main(["--batch", "scale", "sequential", "--run", "F", *common]) == 0
+    fresh = json.loads(capsys.readouterr().out)
+    assert main(["--batch", "scale", "sequential", "--run", "C", "--protocol", "continuation", *common]) == 0
+    cont = json.loads(capsys.readouterr().out)
+    assert cont["accuracy"] == fresh["accuracy"] and cont["protocol"] == "continuation"
+    store = Store(db, readonly=True)
+    for level in ("2k", "3k", "4k"):
+        f_rows = sorted(store.trajectories(store.run(f"F@{level}")["id"]), key=lambda t: t["item_id"])
+        c_rows = sorted(store.trajectories(store.run(f"C@{level}")["id"]), key=lambda t: t["item_id"])
+        for f, c in zip(f_rows, c_rows, strict=True):
+            assert (c["item_id"], c["tool_sequence"], c["answer"]) == (f["item_id"], f["tool_sequence"], f["answer"])
+            ids = conversation_ids(store, c["id"])
+            assert len(ids) == len(set(ids)), (level, c["item_id"], ids)
+    # the higher levels really were continued: their first turns are replayed, not asked for again
+    top = store.trajectories(store.run("C@4k")["id"])
+    assert any(s["usage"]["raw"].get("prefix") for t in top for s in store.steps(t["id"]) if s["kind"] == "assistant")
+
+
+async def test_a_scripted_agent_continuing_a_foreign_prefix_does_not_redo_it(mini_corpus):
+    """A prefix the heuristic would not have played itself: it keeps what was done and numbers its ids after it."""
+    import random
+
+    from sandbox.agents.continuation import ContinuationAgent
+    from sandbox.agents.heuristic import HeuristicAgent
+    from sandbox.records import AssistantTurn, ToolCall
+    from tests.conftest import S
+
+    item = mini_corpus.item("st_0001")
+    prefix = [AssistantTurn(None, [ToolCall("call_1", "search_papers", {"query": "frequency phase"})]),
+              AssistantTurn(None, [ToolCall("call_2", "get_references", {"paper_id": S})])]
+    agent = ContinuationAgent(HeuristicAgent(item, random.Random(0)), prefix)
+    ep = Episode(mini_corpus.view(item), agent, Caps(), build_prompt(item, Caps()))
+    traj = await ep.run()
+    calls = [(s.tool_name, s.tool_args, s.tool_call_id) for s in ep.steps if s.kind == "tool"]
+    assert calls[:2] == [("search_papers", {"query": "frequency phase"}, "call_1"), ("get_references", {"paper_id": S}, "call_2")]
+    live = calls[2:]
+    assert ("get_references", {"paper_id": S}) not in [(n, a) for n, a, _ in live]
+    assert [i for _, _, i in live] == [f"call_{n}" for n in range(3, 3 + len(live))]
+    assert traj.termination == "answer"
+
+
+def test_live_call_ids_never_collide_with_the_conversation():
+    from sandbox.agents.continuation import unique_ids
+    from sandbox.records import AssistantTurn, ToolCall
+
+    messages = [{"role": "assistant", "tool_calls": [{"id": "call_0"}, {"id": "call_1"}]},
+                {"role": "tool", "tool_call_id": "call_0"}, {"role": "tool", "tool_call_id": "call_1"}]
+    raw = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_0", "type": "function"},
+                                                                {"id": "x", "type": "function"}]}
+    turn = unique_ids(AssistantTurn(None, [ToolCall("call_0", "think", {}), ToolCall("x", "think", {})], raw=raw),
+                      messages)
+    assert [c.id for c in turn.tool_calls] == ["call_0~2", "x"]
+    assert [c["id"] for c in turn.raw["tool_calls"]] == ["call_0~2", "x"]  # the model's own message agrees
+    same = unique_ids(AssistantTurn(None, [ToolCall("a", "think", {}), ToolCall("a", "think", {})]), [])
+    assert [c.id for c in same.tool_calls] == ["a", "a~2"]
+
+
+async def test_over_budget_turn_without_a_call_gets_stop_not_the_nudge(mini_corpus):
+    item = mini_corpus.item("st_0001")
+    agent = ScriptAgent([turn(text="Let me think about it.", tokens=2000), turn(("submit_answer", {"answer": "B"}), tokens=2100)])
+    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
+                 context_budget=1000)
+    traj = await ep.run()
+    assert [s.text for s in ep.steps if s.kind == "nudge"] == [STOP_NOW]  # reference §1.2: STOP with or without calls
+    assert agent.seen[1][-1] == {"role": "user", "content": STOP_NOW}
+    assert traj.termination == "answer" and traj.correct
+
+
+@pytest.mark.parametrize("kind", ["heuristic", "random", "oracle"])
+async def test_scripted_agents_answer_when_told_to_answer_now(mini_corpus, kind):
+    """At a context budget below the prompt overhead every scripted agent is stopped after its first turn and
+    must submit then (the heuristic used to keep calling tools and end `token_limit` with score 0)."""
+    from sandbox.agents.estimated import EstimatedUsage
+    from sandbox.agents.registry import make_scripted
+
+    item = mini_corpus.item("st_0001")
+    agent = EstimatedUsage(make_scripted(kind, item, Caps(), 0, replicate=1))  # replicate 0's random agent guesses at once
+    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
+                 context_budget=100)
+    traj = await ep.run()
+    assert [s.text for s in ep.steps if s.kind == "nudge"] == [STOP_NOW]
+    assert traj.termination == "answer" and traj.model_calls == 2
