@@ -414,3 +414,71 @@ async def test_scripted_agents_answer_when_told_to_answer_now(mini_corpus, kind)
     traj = await ep.run()
     assert [s.text for s in ep.steps if s.kind == "nudge"] == [STOP_NOW]
     assert traj.termination == "answer" and traj.model_calls == 2
+
+
+# ---------------------------------------------------------------- budget levels: reach, overhead, cost
+
+
+def test_levels_report_stops_reach_and_degenerate_budgets(tmp_path, capsys):
+    """1k sits below the prompt overhead (every item stopped after its first call); no item ever reaches 16k."""
+    db = str(tmp_path / "s.sqlite")
+    assert main(["--batch", "scale", "sequential", "--axis", "tokens", "--grid", "1k,2k,16k", "--run", "T", "--db", db,
+                 "--quiet", "--limit", "6", "--format", "json", "--boot", "200"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    low, mid, high = out["levels"]
+    store = Store(db, readonly=True)
+    for level in out["levels"]:
+        rows = store.trajectories(store.run(level["run"])["id"])
+        steps = [store.steps(t["id"]) for t in rows]
+        contexts = [[s["usage"]["prompt"] for s in st if s["kind"] == "assistant"] for st in steps]
+        assert level["n_stopped"] == sum(any(s["text"] == STOP_NOW for s in st) for st in steps)
+        assert level["max_reached"] == max(max(c) for c in contexts)
+        assert level["overhead_tokens"] == float(__import__("numpy").median([c[0] for c in contexts]))
+        assert level["accuracy_per_million_tokens"] == pytest.approx(
+            level["correct"] / (sum(t["tokens"] for t in rows) / 1e6))  # fresh: the level's own tokens
+    assert low["degenerate"] is True and low["n_stopped"] == 6 and low["overhead_tokens"] > 1000
+    assert mid["degenerate"] is False and mid["never_reached"] is False
+    assert high["never_reached"] is True and high["n_reached"] == 0 and high["max_reached"] < 16_000
+    assert all(lv["n_stopped"] == 0 or lv["n_reached"] >= lv["n_stopped"] for lv in out["levels"])
+    assert "at/below the prompt overhead: 1k" in scaling.flags(out) and "never reached: 16k" in scaling.flags(out)
+    assert main(["--batch", "scale", "plateau", "--group", "T", "--db", db, "--boot", "200"]) == 0
+    table = capsys.readouterr().out
+    assert "never reached: 16k" in table.splitlines()[0] and "≤ overhead" in table and "6 (6 STOP)" in table
+
+
+def test_continuation_levels_report_marginal_and_chain_cost(tmp_path):
+    """Continuation: a level's tokens include its replayed prefix, its cost does not; the report shows both the
+    level's own spend and the chain's (priced from our table: gpt-4.1-mini at $0.40 / $1.60 per M tokens)."""
+    import os
+
+    from tests.openai_server import tool_reply, turn_of
+
+    def brain(req, n):  # context 3000, 4000, 5000, … tokens; 20 completion tokens per call; a wrong answer
+        t = turn_of(req)
+        if t == 0:
+            return tool_reply(("think", {"reasoning": "r"}), prompt_tokens=3000)
+        return tool_reply(("submit_answer", {"answer": "Z", "reasoning": "r"}), prompt_tokens=3000 + 1000 * t)
+
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(brain) as srv:
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "sequential", "--axis",
+                               "tokens", "--grid", "4k,6k", "--protocol", "continuation", "--agent", "llm", "--model",
+                               "openai/gpt-4.1-mini", "--base-url", srv.url, "--limit", "2", "--run", "c", "--db",
+                               str(db), "--quiet", "--format", "json", "--boot", "200"],
+                              capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY="sk-test"))
+    assert proc.returncode == 0, proc.stderr
+    low, high = json.loads(proc.stdout)["levels"]
+    # 4k: calls at 3000, 4000 (EXTEND) and 5000 (over: the answer stands) → 12,060 tokens, $0.004896 per item
+    assert (low["tokens_marginal"], low["tokens_cumulative"]) == (2 * 12_060, 2 * 12_060)
+    assert low["cost_usd_marginal"] == pytest.approx(2 * 0.004896) == low["cost_usd_cumulative"]
+    # 6k replays the first two calls (7,040 tokens, no new cost), then calls at 5000, 6000, 7000
+    assert high["tokens_marginal"] == 2 * 18_060 and high["tokens_cumulative"] == 2 * (12_060 + 18_060)
+    assert high["cost_usd_marginal"] == pytest.approx(2 * 0.007296)
+    assert high["cost_usd_cumulative"] == pytest.approx(2 * (0.004896 + 0.007296))
+    store = Store(db, readonly=True)
+    rows = store.trajectories(store.run("c@6k")["id"])
+    assert sum(t["tokens"] for t in rows) == 2 * (7_040 + 18_060)  # the trajectory's own count holds the prefix
+    assert sum(t["cost_usd"] for t in rows) == pytest.approx(high["cost_usd_marginal"])
+    for level in (low, high):  # accuracy 0 is a value, not "missing"
+        assert level["accuracy"] == 0.0
+        assert level["accuracy_per_usd"] == 0.0 and level["accuracy_per_million_tokens"] == 0.0

@@ -280,13 +280,14 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
     if fmt == "csv":
         sys.stdout.write(_csv(rows, header))
         return
-    from workbench.scaling import TERMINAL_PALETTE, c_k_text, decision, plateau_figure, trials_note
+    from workbench.scaling import (LEVEL_COLUMNS, LEVELS_NOTE, TERMINAL_PALETTE, c_k_text, decision, flags, level_cells,
+                                   plateau_figure, trials_note)
 
     out = console()
-    flags = [k for k in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero") if result.get(k)]
+    caveats = flags(result)
     out.print(f"plateau: k* = {result['k_star']} → {result['plateau_budget']} (n = {result['n']}, dropped "
               f"{result['n_dropped']}, FPC = {result['fpc']:.3f}, z = {result['z'] or 0:.3f}, {result['correction']}"
-              f"{trials_note(result)})" + (f" · {', '.join(flags)}" if flags else ""), markup=False)
+              f"{trials_note(result)})" + (f" · {'; '.join(caveats)}" if caveats else ""), markup=False)
     table = Table(title_justify="left")
     for h in ("transition", "d̄", "σ_boot", "C_k", "decision", "improved / worsened", "sign test p"):
         table.add_column(h, justify="left" if h in ("transition", "decision") else "right")
@@ -295,10 +296,14 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
                                   c_k_text(t), decision(t), f"{t['improved']} / {t['worsened']}",
                                   f"{t['sign_test_p']:.4g}")))
     out.print(table)
-    for level in result.get("levels", []):
-        cost = "unpriced" if level["cost_usd"] is None else f"${level['cost_usd']:.4f}"
-        out.print(f"  {level['budget']}: accuracy {_pct(level['accuracy'])}, {level['tokens']:,} tokens, {cost}, "
-                  f"{level['continues']} continues", markup=False)
+    if result.get("levels"):
+        levels = Table(title=Text(f"levels · {result.get('axis')} axis, {result.get('protocol')}"), title_justify="left")
+        for i, h in enumerate(LEVEL_COLUMNS):
+            levels.add_column(h, justify="left" if i == 0 or h == "flag" else "right")
+        for level in result["levels"]:
+            levels.add_row(*map(Text, level_cells(level)))
+        out.print(levels)
+        out.print(LEVELS_NOTE, markup=False)
     if len(result["budgets"]) >= 2:
         sys.stdout.write(plateau_figure(result, 78, 22, TERMINAL_PALETTE if _color() else None) + "\n")
 

@@ -230,23 +230,100 @@ def group_plateau(store: Store, group: str, **options: Any) -> dict[str, Any]:
     result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation",
                             **options)
     result["axis"], result["protocol"] = scaling.get("axis"), scaling.get("protocol", "fresh")
-    result["levels"] = group_costs(store, runs)
+    result["levels"] = group_levels(store, runs)
     return result
 
 
-def group_costs(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Cost and tokens of each budget level, so accuracy per dollar and per token can be read."""
+def group_levels(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each budget level's accuracy, cost and tokens, and whether its budget was ever reached.
+
+    Money and tokens come two ways. *Marginal*: what this level spent itself (under continuation,
+    its replayed prefix is not spent again, so it is left out). *Cumulative*: what its answers
+    cost in all, i.e. the chain of lower levels (their forced STOP calls included) plus this
+    level's marginal; under the fresh protocol every level stands alone and the two are equal.
+    Accuracy per dollar and per million tokens use the cumulative figures, so they are the price
+    of a level's answers; they are accuracy over the mean spend per item (= correct answers per
+    dollar, per million tokens), None when nothing was priced or counted.
+
+    A level's cap is *reached* by an item that went over it: a call's context above the token
+    budget (it is then told to STOP), the turn cap used up, or the points spent or a call refused
+    for lack of them. Two flags, on the token axis only, where the agent never sees the budget
+    (only EXTEND below it and STOP above it): `never_reached`, no item went over it, so every
+    episode ran as it would under any larger budget; `degenerate`, a budget at or below the
+    prompt overhead (the median context of the first call), where every episode is stopped after
+    one call (reference §1.1, §1.10). Points and turns are shown to the agent in every footer, so a
+    budget nobody used up can still have changed what the agent did: no flag there.
+    """
+    from sandbox.agents.continuation import PREFIX_MARK
+    from sandbox.prompts import STOP_NOW
+
+    chain: dict[tuple[str, int], tuple[float, float | None]] = {}  # (item, trial) → cumulative tokens, cost
     out = []
     for r in runs:
+        scaling = r["config"]["scaling"]
+        axis, value, continued = scaling.get("axis"), scaling.get("value"), scaling.get("protocol") == "continuation"
         rows = store.trajectories(r["id"])
-        costs = [t["cost_usd"] for t in rows if t["cost_usd"] is not None]
-        tokens = sum(t["tokens"] or 0 for t in rows)
-        acc = sum(bool(t["correct"]) for t in rows) / len(rows) if rows else None
-        out.append({"budget": r["config"]["scaling"]["budget"], "run": r["name"], "n": len(rows),
-                    "accuracy": acc, "tokens": tokens, "cost_usd": sum(costs) if costs else None,
-                    "continues": sum(t["continues"] or 0 for t in rows),
-                    "accuracy_per_million_tokens": acc / (tokens / 1e6) if acc and tokens else None})
+        profile = store.context_profile(r["id"], STOP_NOW, PREFIX_MARK)
+        level = {"budget": scaling["budget"], "run": r["name"], "n": len(rows),
+                 "correct": sum(bool(t["correct"]) for t in rows),
+                 "continues": sum(t["continues"] or 0 for t in rows)}
+        level["accuracy"] = level["correct"] / len(rows) if rows else None
+        tokens_m = tokens_c = 0.0
+        cost_m: float | None = None
+        cost_c: float | None = None
+        reached = []
+        for t in rows:
+            prof = profile.get(t["id"], {"first_context": 0, "max_context": 0, "stops": 0, "prefix_tokens": 0})
+            own_tokens = (t["tokens"] or 0) - prof["prefix_tokens"]
+            own_cost = t["cost_usd"]
+            below = chain.get((t["item_id"], t["replicate"]), (0.0, None)) if continued else (0.0, None)
+            item_tokens = below[0] + own_tokens
+            item_cost = _add(below[1], own_cost)
+            chain[(t["item_id"], t["replicate"])] = (item_tokens, item_cost)
+            tokens_m += own_tokens
+            tokens_c += item_tokens
+            cost_m, cost_c = _add(cost_m, own_cost), _add(cost_c, item_cost)
+            reached.append(_reached(axis, value, t, prof))
+        level.update(tokens_marginal=int(tokens_m), tokens_cumulative=int(tokens_c), cost_usd_marginal=cost_m,
+                     cost_usd_cumulative=cost_c,
+                     accuracy_per_usd=level["correct"] / cost_c if cost_c else None,
+                     accuracy_per_million_tokens=level["correct"] / (tokens_c / 1e6) if tokens_c else None)
+        level.update(_reach_summary(axis, value, rows, profile, reached))
+        out.append(level)
     return out
+
+
+def _add(a: float | None, b: float | None) -> float | None:
+    """Sum of two optional amounts; None only when both are unknown (an unpriced call adds nothing)."""
+    return None if a is None and b is None else (a or 0.0) + (b or 0.0)
+
+
+def _reached(axis: str | None, value: Any, t: dict[str, Any], prof: dict[str, int]) -> bool:
+    """Whether this trajectory went over its level's cap (see `group_levels`)."""
+    if axis == "tokens":
+        return prof["max_context"] > value
+    if axis == "turns":
+        return (t["turns"] or 0) >= value
+    if axis == "points":
+        return (t["points_used"] or 0) >= value or any(a[1] == "rejected" for a in t.get("actions") or [])
+    return False
+
+
+def _reach_summary(axis: str | None, value: Any, rows: list[dict[str, Any]], profile: dict[int, dict[str, int]],
+                   reached: list[bool]) -> dict[str, Any]:
+    """n reached, the furthest any item went (context tokens, turns or points), the overhead and the two flags."""
+    if axis == "tokens":
+        furthest = max((profile.get(t["id"], {}).get("max_context", 0) for t in rows), default=0)
+        firsts = sorted(profile[t["id"]]["first_context"] for t in rows if t["id"] in profile)
+        overhead = float(np.median(firsts)) if firsts else None
+    else:
+        furthest = max(((t["turns"] if axis == "turns" else t["points_used"]) or 0 for t in rows), default=0)
+        overhead = None
+    tokens = axis == "tokens"
+    return {"n_stopped": sum(profile.get(t["id"], {}).get("stops", 0) > 0 for t in rows) if tokens else None,
+            "n_reached": sum(reached), "max_reached": int(furthest), "overhead_tokens": overhead,
+            "never_reached": (bool(rows) and not any(reached)) if tokens else None,
+            "degenerate": (overhead is not None and value <= overhead) if tokens else None}
 
 
 # ---------------------------------------------------------------- parallel
@@ -386,12 +463,57 @@ TERMINAL_PALETTE: Palette = {"line": "blue", "gain": "green", "loss": "red", "ma
 
 
 def flags(result: dict[str, Any]) -> list[str]:
-    """The plateau's caveats in words: censored, no significant gain, borderline, degenerate variance, FPC 0."""
+    """The plateau's caveats in words: censored, no significant gain, borderline, degenerate variance, FPC 0,
+    and budget levels that sit at or below the prompt overhead or that no item reached."""
     names = [name for name in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero")
              if result.get(name)]
     if any(t.get("borderline") for t in result["transitions"]):
         names.append("borderline")
-    return [n.replace("_", " ") for n in names]
+    out = [n.replace("_", " ") for n in names]
+    levels = result.get("levels") or []
+    degenerate = [str(lv["budget"]) for lv in levels if lv.get("degenerate")]
+    never = [str(lv["budget"]) for lv in levels if lv.get("never_reached")]
+    if degenerate:
+        out.append(f"at/below the prompt overhead: {', '.join(degenerate)}")
+    if never:
+        out.append(f"never reached: {', '.join(never)}")
+    return out
+
+
+LEVEL_COLUMNS = ("budget", "n", "acc", "tokens", "cost", "acc/$", "acc/Mtok", "cont.", "reached", "max", "flag")
+
+
+LEVELS_NOTE = ("tokens, cost: the level's own / with the levels below it (continuation chain); acc/$, acc/Mtok: "
+               "accuracy per mean chain spend per item; reached: items over the level's cap (STOP: told to answer); "
+               "max: the furthest any item went (context tokens, turns or points)")
+
+
+def _pair(marginal: float | None, cumulative: float | None, fmt: str) -> str:
+    """One figure when a level stands alone; `level / chain` when its answers also cost the levels below."""
+    if cumulative is None:
+        return "unpriced"
+    if marginal == cumulative:
+        return format(cumulative, fmt)
+    return f"{format(marginal or 0, fmt)} / {format(cumulative, fmt)}"
+
+
+def level_cells(level: dict[str, Any]) -> list[str]:
+    """A budget level as text cells (the CLI table and the TUI show the same)."""
+    def per(value: float | None) -> str:
+        return "—" if value is None else f"{value:.3g}"
+
+    note = []
+    if level.get("degenerate"):
+        note.append(f"≤ overhead ({level['overhead_tokens']:,.0f})")
+    if level.get("never_reached"):
+        note.append("never reached")
+    reached = str(level["n_reached"]) + (f" ({level['n_stopped']} STOP)" if level.get("n_stopped") else "")
+    accuracy = "—" if level["accuracy"] is None else f"{100 * level['accuracy']:.1f}%"
+    return [str(level["budget"]), str(level["n"]), accuracy,
+            _pair(level["tokens_marginal"], level["tokens_cumulative"], ",.0f"),
+            _pair(level["cost_usd_marginal"], level["cost_usd_cumulative"], ".4f"),
+            per(level["accuracy_per_usd"]), per(level["accuracy_per_million_tokens"]), str(level["continues"]),
+            reached, f"{level['max_reached']:,}", "; ".join(note)]
 
 
 def trials_note(result: dict[str, Any]) -> str:

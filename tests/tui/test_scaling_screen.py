@@ -17,8 +17,8 @@ import pytest
 from textual.widgets import DataTable
 
 from tui_support import make_app, settle
-from workbench.tui.scaling import (PlotView, ScalingScreen, compute_parallel, flags, parallel_cells, plateau_figure,
-                                   scaling_sources, theme_palette, transition_cells)
+from workbench.tui.scaling import (PlotView, ScalingScreen, compute_parallel, flags, level_cells, parallel_cells,
+                                   plateau_figure, scaling_sources, theme_palette, transition_cells)
 
 SIZE = (120, 36)
 BOOT = {"n_boot": 2000, "seed": 0}
@@ -62,7 +62,7 @@ def engine_plateau(store_path: Path) -> dict:
     try:
         budgets, items, matrix, runs = scaling.group_scores(store, "g")
         result = scaling.plateau_result(budgets, items, matrix, **BOOT)
-        result["levels"] = scaling.group_costs(store, runs)
+        result["levels"] = scaling.group_levels(store, runs)
         return result
     finally:
         store.close()
@@ -124,7 +124,8 @@ async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, built
         assert table_rows(screen, "#scaling-table") == [transition_cells(t) for t in expected["transitions"]]
         levels = table_rows(screen, "#scaling-levels")
         assert [r[0] for r in levels] == ["6", "18", "30"]
-        assert [r[3] for r in levels] == [f"{100 * lv['accuracy']:.1f}%" for lv in expected["levels"]]
+        assert levels == [level_cells(lv) for lv in expected["levels"]]
+        assert [r[2] for r in levels] == [f"{100 * lv['accuracy']:.1f}%" for lv in expected["levels"]]
         caption = str(screen.query_one("#scaling-caption").render())
         assert f"plateau at {expected['plateau_budget']}" in caption
         assert all(flag in caption for flag in flags(expected))

@@ -28,8 +28,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.scaling import (STRATEGIES, Palette, c_k_text, decision, flags, parallel_figure, plateau_figure,
-                               strategies, trials_note)
+from workbench.scaling import (LEVEL_COLUMNS, STRATEGIES, Palette, c_k_text, decision, flags, level_cells,
+                               parallel_figure, plateau_figure, strategies, trials_note)
 from workbench.tui.plaintext import clip, sanitize
 
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
@@ -118,19 +118,9 @@ def _pct(value: float | None) -> str:
 
 
 TRANSITION_COLUMNS = ("transition", "d̄", "σ_boot", "C_k", "decision", "↑ / ↓", "sign test p")
-LEVEL_COLUMNS = ("budget", "run", "n", "accuracy", "tokens", "cost", "continues", "acc / Mtok")
-
-
 def transition_cells(t: dict[str, Any]) -> list[str]:
     return [f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}", c_k_text(t),
             decision(t), f"{t['improved']} / {t['worsened']}", f"{t['sign_test_p']:.4g}"]
-
-
-def level_cells(level: dict[str, Any]) -> list[str]:
-    cost = "unpriced" if level["cost_usd"] is None else f"${level['cost_usd']:.4f}"
-    per = level.get("accuracy_per_million_tokens")
-    return [str(level["budget"]), level["run"], str(level["n"]), _pct(level["accuracy"]), f"{level['tokens']:,}",
-            cost, str(level["continues"]), "—" if per is None else f"{per:.3g}"]
 
 
 SHORT = {"pass_at_k": "pass@k", "majority": "majority", "pointwise": "pointwise", "pairwise": "pairwise"}
@@ -360,7 +350,7 @@ class ScalingScreen(Screen):
         self._caption(caption)
         self.query_one(PlotView).show(partial(plateau_figure, result))
         self._fill("#scaling-table", TRANSITION_COLUMNS, [transition_cells(t) for t in result["transitions"]], left=1)
-        self._fill("#scaling-levels", LEVEL_COLUMNS, [level_cells(lv) for lv in result.get("levels", [])])
+        self._fill("#scaling-levels", LEVEL_COLUMNS, [level_cells(lv) for lv in result.get("levels", [])], left=1)
 
     def _show_parallel(self, report: dict[str, Any]) -> None:
         cost = report.get("sampling_cost_usd")
