@@ -1,6 +1,7 @@
 """Test-time scaling end to end: the plateau from files and groups, EXTEND/STOP on the token axis, parallel sampling."""
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -442,8 +443,8 @@ def test_levels_report_stops_reach_and_degenerate_budgets(tmp_path, capsys):
     assert all(lv["n_stopped"] == 0 or lv["n_reached"] >= lv["n_stopped"] for lv in out["levels"])
     assert "at/below the prompt overhead: 1k" in scaling.flags(out) and "never reached: 16k" in scaling.flags(out)
     assert main(["--batch", "scale", "plateau", "--group", "T", "--db", db, "--boot", "200"]) == 0
-    table = capsys.readouterr().out
-    assert "never reached: 16k" in table.splitlines()[0] and "≤ overhead" in table and "6 (6 STOP)" in table
+    table = " ".join(capsys.readouterr().out.split())  # rich may wrap the header line
+    assert "never reached: 16k" in table and "≤ overhead" in table and "6 (6 STOP)" in table
 
 
 def test_continuation_levels_report_marginal_and_chain_cost(tmp_path):
@@ -482,3 +483,148 @@ def test_continuation_levels_report_marginal_and_chain_cost(tmp_path):
     for level in (low, high):  # accuracy 0 is a value, not "missing"
         assert level["accuracy"] == 0.0
         assert level["accuracy_per_usd"] == 0.0 and level["accuracy_per_million_tokens"] == 0.0
+
+
+# ---------------------------------------------------------------- parallel: votes, gaps, cost, growing K
+
+
+def gold_ids(cache, letter: str, n: int) -> list[str]:
+    from sandbox.datasets import open_dataset
+
+    corpus, _ = open_dataset("builtin", cache)
+    try:
+        return [i.id for i in corpus.items if "ABCD"[i.correct_index] == letter][:n]
+    finally:
+        corpus.close()
+
+
+def llm_parallel_run(tmp_path, ids: list[str], ks: str = "1,2", judge: str = "same"):
+    """A K-sample LLM run on the local server: every sample answers B in another spelling; the judge accepts
+    everything and prefers the challenger. gpt-4.1-mini is priced from our table ($0.40 / $1.60 per M)."""
+    import os
+
+    from tests.openai_server import tool_reply
+
+    spellings = ["(b)", "B.", "b", "(B)"]
+
+    def brain(req, n):
+        if not req.get("tools"):  # a judge call
+            return text_reply("<judgment>Correct</judgment> <choice>2</choice>")
+        return tool_reply(("submit_answer", {"answer": spellings[n % 4], "reasoning": "r"}))
+
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(brain) as srv:
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "parallel", "--k", ks,
+                               "--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url, "--ids",
+                               ",".join(ids), "--run", "L", "--db", str(db), "--quiet", "--format", "json", "--judge",
+                               judge, "--orders", "2"],
+                              capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY="sk-test"),
+                              cwd=Path(__file__).resolve().parents[1])
+    return proc, db
+
+
+def test_llm_parallel_votes_on_parsed_letters_and_prices_each_k(tmp_path):
+    cache = Path(os.environ["AGENTHOP_CACHE"])
+    ids = gold_ids(cache, "B", 2) + gold_ids(cache, "C", 1)
+    proc, db = llm_parallel_run(tmp_path, ids)
+    assert proc.returncode == 0, proc.stderr
+    assert "priced at $0" not in proc.stderr and "LiteLLM" not in proc.stderr  # litellm's pricing noise is gone
+    rep = json.loads(proc.stdout)
+    k1, k2 = rep["per_k"]
+    assert k1["pass_at_k"] == pytest.approx(2 / 3)
+    assert k1["majority"] == k1["pass_at_k"]  # "(b)" and "B." vote B: at k = 1 the vote is the sample's answer
+    assert k2["majority"] == pytest.approx(2 / 3)
+    # every call: 100 prompt + 20 completion tokens = 120 tokens, $0.000072 at gpt-4.1-mini's prices
+    call_usd, n = 0.000072, 3
+    assert rep["sampling_cost_usd"] == pytest.approx(n * 2 * call_usd) and rep["sampling_tokens"] == n * 2 * 120
+    for row in (k1, k2):
+        k = row["k"]
+        assert row["sampling_cost_usd"] == pytest.approx(n * k * call_usd)
+        assert row["cost_usd_majority"] == pytest.approx(n * k * call_usd)
+        assert row["cost_usd_pointwise"] == pytest.approx(n * k * call_usd + n * k * call_usd)
+        assert row["cost_usd_pairwise"] == pytest.approx(n * k * call_usd + n * (k - 1) * call_usd)
+        assert row["tokens_pointwise"] == pytest.approx(n * k * 120 + n * k * 120)
+        for name in ("majority", "pointwise", "pairwise"):
+            assert row[f"accuracy_per_usd_{name}"] == pytest.approx(row[name] / (row[f"cost_usd_{name}"] / n))
+            assert row[f"accuracy_per_million_tokens_{name}"] == pytest.approx(
+                row[name] / (row[f"tokens_{name}"] / n / 1e6))
+    store = Store(db, readonly=True)
+    judged = store.conn.execute("SELECT SUM(cost_usd) FROM judgments").fetchone()[0]
+    assert rep["judge_cost_usd"] == pytest.approx(judged)
+
+
+def test_gap_intervals_relative_gap_and_efficiency_per_k(tmp_path, capsys):
+    db = str(tmp_path / "s.sqlite")
+    assert main(["--batch", "scale", "parallel", "--k", "1,2,4", "--run", "p", "--db", db, "--quiet", "--limit", "10",
+                 "--format", "json", "--orders", "2", "--judge", "none"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    store = Store(db, readonly=True)
+    by_item = {}
+    for t in store.trajectories(store.run("p")["id"]):
+        by_item.setdefault(t["item_id"], {})[t["replicate"]] = t
+    samples = [[v[r] for r in range(4)] for v in by_item.values()]
+    from sandbox.datasets import open_dataset
+
+    corpus, _ = open_dataset("builtin", Path(os.environ["AGENTHOP_CACHE"]))
+    golds = ["ABCD"[corpus.item(i).correct_index] for i in by_item]
+    corpus.close()
+    correct = [[bool(t["correct"]) for t in rows] for rows in samples]
+    pass1 = par.pass_at_k_items(correct, 1)
+    for row in rep["per_k"]:
+        k = row["k"]
+        vote = [sum(par.majority_vote([par_letter(rows[j]) for j in b], g).expected_correct for b in scaling.blocks(4, k))
+                / (4 // k) for rows, g in zip(samples, golds)]
+        gap = par.verification_gap(par.pass_at_k_items(correct, k), vote, pass1=pass1)
+        assert row["gap_majority"] == pytest.approx(gap["gap"])
+        assert row["gap_majority_ci"] == [gap["ci"]["gap"]["low"], gap["ci"]["gap"]["high"]]
+        assert row["relative_gap_majority"] == gap["relative_gap"] and row["efficiency_majority"] == gap.get("efficiency")
+    assert rep["per_k"][0]["efficiency_majority"] is None  # pass@1 = pass@1: undefined, not 0
+    row = rep["per_k"][2]
+    cells = scaling.parallel_cells(rep, row)
+    ci = row["gap_majority_ci"]
+    assert cells[-1] == f"{100 * row['gap_majority']:+.1f}\n[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+    costs = scaling.cost_cells(rep, row)
+    assert costs[-1].startswith(f"rel {100 * row['relative_gap_majority']:.1f}% · eff ")
+
+
+def par_letter(t) -> str | None:
+    return "ABCD"[t["predicted_index"]] if 0 <= t["predicted_index"] < 4 else None
+
+
+def test_growing_k_on_an_existing_run_records_the_larger_k(tmp_path, capsys):
+    """`--k 1,2,4` on a K = 2 run used to sample replicates 2 and 3 and still report K = 2 (k = 1, 2 only)."""
+    db = str(tmp_path / "s.sqlite")
+    common = ["--run", "P", "--db", db, "--quiet", "--limit", "3", "--format", "json", "--judge", "none"]
+    assert main(["--batch", "scale", "parallel", "--k", "1,2", *common]) == 0
+    capsys.readouterr()
+    assert main(["--batch", "scale", "parallel", "--k", "1,2,4", *common]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["k_max"] == 4 and [r["k"] for r in rep["per_k"]] == [1, 2, 4] and rep["ks_unavailable"] == []
+    store = Store(db, readonly=True)
+    run = store.run("P")
+    assert run["replicates"] == 4 and run["config"]["scaling"]["ks"] == [1, 2, 4]
+    assert len(store.trajectories(run["id"])) == 3 * 4
+    store.close()
+    assert main(["--batch", "scale", "parallel", "--k", "1", *common]) == 0  # a smaller request reads the K = 4 run
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["k_max"] == 4 and rep["per_k"][0]["blocks"] == 4
+    assert Store(db, readonly=True).run("P")["config"]["scaling"]["ks"] == [1, 2, 4]
+
+
+def test_parallel_csv_and_plateau_header(tmp_path, capsys):
+    db = str(tmp_path / "s.sqlite")
+    assert main(["--batch", "scale", "parallel", "--k", "1,2", "--run", "P", "--db", db, "--quiet", "--limit", "3",
+                 "--format", "csv", "--orders", "2"]) == 0
+    import csv as csv_module
+
+    rows = list(csv_module.DictReader(capsys.readouterr().out.splitlines()))
+    assert [r["k"] for r in rows] == ["1", "2"]
+    for column in ("pass_at_k_ci_low", "gap_pairwise_ci_high", "relative_gap_majority", "efficiency_pointwise",
+                   "cost_usd_pairwise", "accuracy_per_million_tokens_majority"):
+        assert column in rows[0]
+    path = tmp_path / "s.json"
+    y = {b: {f"i{i}": float(i < 30 + 10 * k) for i in range(60)} for k, b in enumerate(["8k", "16k", "32k"])}
+    path.write_text(json.dumps(y))
+    assert main(["--batch", "scale", "plateau", "--scores", str(path), "--boot", "300"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "k*_first = 3" in header

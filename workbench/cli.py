@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     seq.add_argument("--protocol", choices=("fresh", "continuation"), default="fresh",
                      help="fresh start per budget, or continue from the level below (token axis)")
     add_plateau_arguments(seq)
-    add_run_arguments(seq)
+    add_run_arguments(seq, formats=("table", "json", "csv"))
     plat = scale_sub.add_parser("plateau", help="the scaling plateau of per-item scores (a file, or a sequential group)")
     source = plat.add_mutually_exclusive_group(required=True)
     source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score or [trial scores]}} or CSV '
@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="'evidence' (offline), 'none', 'same' (the run's model) or a litellm model string")
     para.add_argument("--judge-base-url")
     para.add_argument("--orders", type=_positive, default=8, help="random orders for pairwise selection")
-    add_run_arguments(para)
+    add_run_arguments(para, formats=("table", "json", "csv"))
 
     synth = sub.add_parser("synth", help="write a generated benchmark in the release format")
     synth.add_argument("--out", required=True)
@@ -136,7 +136,7 @@ def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
                         "is given, so the FPC does not erase run-to-run variance)")
 
 
-def add_run_arguments(p: argparse.ArgumentParser) -> None:
+def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("table", "json")) -> None:
     """The flags of `run`, shared by `scale sequential` and `scale parallel` (their names are a contract)."""
     p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
     p.add_argument("--agent", default="heuristic", choices=("oracle", "random", "heuristic", "llm"))
@@ -153,7 +153,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-turns", type=_positive, default=20)
     p.add_argument("--max-tokens-total", type=_positive, default=200_000)
     p.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
-    p.add_argument("--format", choices=("table", "json"), default="table", help="format of the final report")
+    p.add_argument("--format", choices=formats, default="table", help="format of the final report")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     llm = p.add_argument_group("LLM agent (--agent llm)")
     llm.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5")
@@ -315,7 +315,8 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     if not ks or ks[0] < 1:
         raise UsageError("--k needs positive sample counts")
     corpus, spec, _ = build_spec(args)
-    spec = replace(spec, replicates=max(ks), kind="parallel", scaling={"mode": "parallel", "ks": ks, "judge": args.judge})
+    spec = replace(spec, replicates=max(ks), kind="parallel",
+                   scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders})
     judge = _judge(args, spec)
     store = Store(paths.store_path(args.db))
     execute(spec, corpus, store, args.quiet)

@@ -330,15 +330,25 @@ def _reach_summary(axis: str | None, value: Any, rows: list[dict[str, Any]], pro
 
 
 def parallel_samples(store: Store, run_name: str, corpus) -> tuple[dict[str, Any], list[str], list[list[dict[str, Any]]]]:
-    """The run, its items and, per item, its K samples in replicate order (with read texts and transcripts)."""
+    """The run, its items with all K samples and, per item, those samples in replicate order.
+
+    An item still missing a sample (an interrupted run) is left out; `parallel_report` says how many.
+    """
     run = store.run(run_name)
     by_item: dict[str, dict[int, dict[str, Any]]] = {}
     for t in store.trajectories(run["id"]):
         by_item.setdefault(t["item_id"], {})[t["replicate"]] = t
     k = run["replicates"]
-    items = [i for i, reps in by_item.items() if len(reps) >= k]
+    items = [i for i, reps in by_item.items() if all(r in reps for r in range(k))]
     samples = [[by_item[i][r] for r in range(k)] for i in items]
     return run, items, samples
+
+
+def vote_key(sample: dict[str, Any]) -> str | None:
+    """What a sample votes for: its parsed letter (`predicted_index`), not the raw answer text, so "(b)",
+    "B." and "b" are one vote for B; an unparsed or missing answer abstains."""
+    index = sample.get("predicted_index")
+    return "ABCD"[index] if isinstance(index, int) and 0 <= index < 4 else None
 
 
 def _sample_view(store: Store, traj: dict[str, Any], index: int):
@@ -357,15 +367,26 @@ def blocks(big_k: int, k: int) -> list[list[int]]:
 
 
 async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples, corpus, judge, ks: list[int],
-                    n_orders: int = 8, seed: int = 0) -> dict[str, Any]:
-    """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store."""
+                    n_orders: int = 8, seed: int = 0, ask: bool = True) -> dict[str, Any]:
+    """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store.
+
+    The orders of (item, k, block) come from their own seeded generator, so they do not depend on
+    which other k are read (the TUI reading the recorded k, the CLI a new list, agree). With
+    `ask=False` nothing is asked: a verdict not in the store is counted in `missing` (and an order
+    that needs it is abandoned), so a paid judge is never called implicitly.
+    """
     cache = store.judgments(run["id"], judge.name)
-    rng = random.Random(seed)
+    missing = 0
 
     async def verdict(item, views, kind: str, a: int, b: int | None) -> bool | None:
+        nonlocal missing
         key = (item.id, kind, a, b)
         if key not in cache:
-            v = await (judge.pointwise(item, views[a]) if b is None else judge.pairwise(item, views[a], views[b]))
+            if not ask:
+                missing += 1
+                raise _Missing
+            v = await (judge.pointwise(item, views()[a]) if b is None else
+                       judge.pairwise(item, views()[a], views()[b]))
             store.add_judgment(run["id"], item.id, kind, judge.name, a, b, v.value, v.prompt, v.reply, v.tokens,
                                v.cost_usd)
             cache[key] = {"verdict": None if v.value is None else int(v.value)}
@@ -375,40 +396,94 @@ async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples
     pointwise, tables, orders = [], [], {}
     for i, (item_id, rows) in enumerate(zip(items, samples)):
         item = corpus.item(item_id)
-        views = [_sample_view(store, t, j) for j, t in enumerate(rows)]
-        pointwise.append([await verdict(item, views, "pointwise", j, None) for j in range(len(rows))])
+        views = _lazy(lambda rows=rows: [_sample_view(store, t, j) for j, t in enumerate(rows)])
+        verdicts = []
+        for j in range(len(rows)):
+            try:
+                verdicts.append(await verdict(item, views, "pointwise", j, None))
+            except _Missing:
+                verdicts.append(None)
+        pointwise.append(verdicts)
         table: dict[tuple[int, int], bool] = {}
         for k in ks:
             for block in blocks(len(rows), k):
+                rng = random.Random(f"{seed}:{item_id}:{k}:{block[0]}")
                 perms = []
                 for _ in range(n_orders if k > 1 else 1):
                     order = list(block)
                     rng.shuffle(order)
                     perms.append(order)
                     leader = order[0]
-                    for challenger in order[1:]:
-                        if (leader, challenger) not in table:  # unparsed keeps the leader
-                            table[(leader, challenger)] = bool(await verdict(item, views, "pairwise", leader, challenger))
-                        if table[(leader, challenger)]:
-                            leader = challenger
+                    try:
+                        for challenger in order[1:]:
+                            if (leader, challenger) not in table:  # unparsed keeps the leader
+                                table[(leader, challenger)] = bool(await verdict(item, views, "pairwise", leader,
+                                                                                 challenger))
+                            if table[(leader, challenger)]:
+                                leader = challenger
+                    except _Missing:
+                        continue
                 orders[(i, k, block[0])] = perms
         tables.append(table)
-    return {"pointwise": pointwise, "tables": tables, "orders": orders}
+    return {"pointwise": pointwise, "tables": tables, "orders": orders, "missing": missing}
+
+
+class _Missing(Exception):
+    """A verdict the store does not hold, in stored-verdicts-only mode."""
+
+
+def _lazy(make):
+    """A zero-argument function computing `make()` once, on first call (sample views read every step)."""
+    box: list[Any] = []
+
+    def get():
+        if not box:
+            box.append(make())
+        return box[0]
+    return get
+
+
+def recorded_judge(run: dict[str, Any]):
+    """The judge a parallel run was last read with (`--judge`, recorded), as the TUI must use it.
+
+    `evidence` (offline, free) is the judge itself; `none` is None; `same` or a model string is a
+    `StoredJudge` of that name: its stored verdicts are read, never asked for (no implicit spend).
+    Runs recorded before the judge was stored read with the default, `evidence`.
+    """
+    from sandbox.judges import EvidenceJudge, StoredJudge
+
+    name = ((run.get("config") or {}).get("scaling") or {}).get("judge") or "evidence"
+    if name == "none":
+        return None
+    if name == "evidence":
+        return EvidenceJudge()
+    return StoredJudge(f"llm:{run['model'] if name == 'same' else name}")
 
 
 async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], judge=None, n_orders: int = 8,
-                          seed: int = 0) -> dict[str, Any]:
-    """pass@k, majority vote, pointwise and pairwise selection, and the verification gap, per k, with intervals."""
+                          seed: int = 0, verdicts: str = "ask") -> dict[str, Any]:
+    """pass@k, majority vote, pointwise and pairwise selection, and the verification gap, per k, with intervals.
+
+    `verdicts="ask"` asks the judge for any verdict not yet stored; `"stored"` never calls it (the
+    TUI must not spend money implicitly) and reports the judged strategies only when every verdict
+    they need is stored, saying how many are missing otherwise.
+    """
     run, items, samples = parallel_samples(store, run_name, corpus)
     big_k = run["replicates"]
-    ks = sorted(k for k in ks if 1 <= k <= big_k)
+    wanted = sorted(set(ks))
+    ks = [k for k in wanted if 1 <= k <= big_k]
     if not items or not ks:
         raise ScalingInputError(f"run '{run_name}' has no item with {big_k} samples, or no k ≤ {big_k}")
     correct = [[bool(t["correct"]) for t in rows] for rows in samples]
-    answers = [[t["answer"] for t in rows] for rows in samples]
+    answers = [[vote_key(t) for t in rows] for rows in samples]
     golds = ["ABCD"[corpus.item(i).correct_index] for i in items]
-    judged = await judge_run(store, run, items, samples, corpus, judge, ks, n_orders, seed) if judge else None
+    judged = None
+    missing = 0
+    if judge is not None:
+        judged = await judge_run(store, run, items, samples, corpus, judge, ks, n_orders, seed, ask=verdicts == "ask")
+        missing = judged["missing"]
     pass1 = par.pass_at_k_items(correct, 1)
+    spend = _spend(store, run, samples, judge)
     per_k = []
     for k in ks:
         parts = blocks(big_k, k)
@@ -416,29 +491,96 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
         per_item = {"pass_at_k": oracle, "majority": np.array([
             np.mean([par.majority_vote([answers[i][j] for j in b], golds[i]).expected_correct for b in parts])
             for i in range(len(items))])}
-        if judged:
+        if judged and not missing:
             per_item["pointwise"] = np.array([
                 np.mean([par.pointwise_selection([correct[i][j] for j in b], [judged["pointwise"][i][j] for j in b])
                          for b in parts]) for i in range(len(items))])
             per_item["pairwise"] = np.array([
                 np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b[0])], b) for b in parts])
                 for i in range(len(items))])
-        cis = par.strategies_ci(per_item, seed=seed) if len(items) >= 2 else {}
-        row: dict[str, Any] = {"k": k, "n": len(items), "blocks": len(parts)}
-        for name, values in per_item.items():
-            row[name] = float(np.mean(values))
-            if name in cis:
-                row[f"{name}_ci"] = [cis[name].low, cis[name].high]
-            if name != "pass_at_k":
-                row[f"gap_{name}"] = par.verification_gap(oracle, values, pass1=pass1, seed=seed)["gap"]
-        per_k.append(row)
+        per_k.append(_k_row(k, big_k, len(parts), per_item, pass1, spend, seed))
+    return {"run": run_name, "k_max": big_k, "items": len(items), "items_incomplete": _incomplete(store, run, items),
+            "ks_unavailable": [k for k in wanted if k not in ks],
+            "judge": judge.name if judge else None, "verdicts": verdicts if judge else None,
+            "verdicts_missing": missing if judge else None,
+            "tie_rule": "majority over parsed letters, tied modes split evenly (exact expectation); at k, the mean over "
+                        "K//k disjoint blocks; pairwise keeps the leader on ties and unparsed verdicts, averaged over "
+                        "random orders",
+            "per_k": per_k, "sampling_cost_usd": spend["sampling_usd"], "sampling_tokens": spend["sampling_tokens"],
+            "judge_cost_usd": spend["judge_usd"], "judge_tokens": spend["judge_tokens"],
+            "cost_rule": "at k: k/K of the sampling spend, plus the judge verdicts a strategy needs at k (pointwise: k "
+                         "per item; pairwise: k − 1 per item) at the mean stored price of one verdict; accuracy per $ "
+                         "and per million tokens divide by the mean spend per item"}
+
+
+def _incomplete(store: Store, run: dict[str, Any], complete: list[str]) -> int:
+    return len({t["item_id"] for t in store.trajectories(run["id"], light=True)} - set(complete))
+
+
+def _k_row(k: int, big_k: int, n_blocks: int, per_item: dict[str, np.ndarray], pass1: np.ndarray,
+           spend: dict[str, Any], seed: int) -> dict[str, Any]:
+    """One k: each strategy with its interval, its gap to pass@k with the paired interval, the relative gap and
+    the selection efficiency, and what committing at k costs."""
+    n = len(pass1)
+    cis = par.strategies_ci(per_item, seed=seed) if n >= 2 else {}
+    row: dict[str, Any] = {"k": k, "n": n, "blocks": n_blocks}
+    for name, values in per_item.items():
+        row[name] = float(np.mean(values))
+        if name in cis:
+            row[f"{name}_ci"] = [cis[name].low, cis[name].high]
+    sampling_usd = None if spend["sampling_usd"] is None else spend["sampling_usd"] * k / big_k
+    sampling_tokens = spend["sampling_tokens"] * k / big_k
+    row["sampling_cost_usd"], row["sampling_tokens"] = sampling_usd, sampling_tokens
+    for name, values in per_item.items():
+        if name == "pass_at_k":
+            continue
+        gap = par.verification_gap(per_item["pass_at_k"], values, pass1=pass1, seed=seed) if n >= 2 else None
+        row[f"gap_{name}"] = float(np.mean(per_item["pass_at_k"]) - np.mean(values))
+        row[f"gap_{name}_ci"] = [gap["ci"]["gap"]["low"], gap["ci"]["gap"]["high"]] if gap else None
+        row[f"relative_gap_{name}"] = gap["relative_gap"] if gap else None
+        row[f"efficiency_{name}"] = gap.get("efficiency") if gap else None
+        verdicts = {"majority": 0, "pointwise": k, "pairwise": k - 1}[name] * n
+        price = spend["verdict_usd"][name]
+        usd = None if sampling_usd is None or price is None else sampling_usd + price * verdicts  # unknown stays unknown
+        tokens = sampling_tokens + (spend["verdict_tokens"][name] or 0) * verdicts
+        row[f"cost_usd_{name}"], row[f"tokens_{name}"] = usd, tokens
+        row[f"accuracy_per_usd_{name}"] = row[name] / (usd / n) if usd else None
+        row[f"accuracy_per_million_tokens_{name}"] = row[name] / (tokens / n / 1e6) if tokens else None
+    return row
+
+
+def _spend(store: Store, run: dict[str, Any], samples, judge) -> dict[str, Any]:
+    """Sampling and judging totals, and the mean price and tokens of one stored verdict of each kind.
+
+    An offline judge (no model) costs nothing; an unpriced model's verdicts leave the cost unknown (None).
+    """
     costs = [t["cost_usd"] for rows in samples for t in rows if t["cost_usd"] is not None]
-    return {"run": run_name, "k_max": big_k, "items": len(items), "judge": judge.name if judge else None,
-            "tie_rule": "majority: exact expectation under a uniformly random choice among tied modes; strategies at k "
-                        "are averaged over K//k disjoint blocks of k samples; pairwise: leader kept on ties and "
-                        "unparsed verdicts, averaged over random orders",
-            "per_k": per_k, "sampling_cost_usd": sum(costs) if costs else None,
-            "judge_cost_usd": _judge_cost(store, run["id"], judge.name) if judge else None}
+    out: dict[str, Any] = {"sampling_usd": sum(costs) if costs else None,
+                           "sampling_tokens": sum(t["tokens"] or 0 for rows in samples for t in rows),
+                           "judge_usd": None, "judge_tokens": None,
+                           "verdict_usd": {"majority": 0.0, "pointwise": None, "pairwise": None},
+                           "verdict_tokens": {"majority": 0, "pointwise": None, "pairwise": None}}
+    if judge is None:
+        return out
+    model = judge.name.startswith("llm:")
+    rows = store.conn.execute(
+        "SELECT kind, AVG(cost_usd), COUNT(cost_usd), AVG(tokens), SUM(cost_usd), SUM(tokens) FROM judgments "
+        "WHERE run_id = ? AND judge = ? GROUP BY kind", (run["id"], judge.name)).fetchall()
+    usd_total = tokens_total = 0.0
+    priced = False
+    for kind, mean_usd, n_priced, mean_tokens, sum_usd, sum_tokens in rows:
+        out["verdict_usd"][kind] = (mean_usd if n_priced else None) if model else 0.0
+        out["verdict_tokens"][kind] = mean_tokens or 0
+        usd_total += sum_usd or 0.0
+        tokens_total += sum_tokens or 0
+        priced = priced or bool(n_priced)
+    for kind in ("pointwise", "pairwise"):
+        if not model:
+            out["verdict_usd"][kind] = 0.0
+            out["verdict_tokens"][kind] = 0
+    out["judge_usd"] = (usd_total if priced else None) if model else 0.0
+    out["judge_tokens"] = int(tokens_total)
+    return out
 
 
 def _pairwise(correct: list[bool], pairs: dict[tuple[int, int], bool], orders: list[list[int]], block: list[int]) -> float:
@@ -446,12 +588,6 @@ def _pairwise(correct: list[bool], pairs: dict[tuple[int, int], bool], orders: l
     local = {g: n for n, g in enumerate(block)}
     table = [[pairs.get((a, b)) for b in block] for a in block]
     return par.pairwise_selection([correct[j] for j in block], table, [[local[g] for g in o] for o in orders])
-
-
-def _judge_cost(store: Store, run_id: int, judge: str) -> float | None:
-    row = store.conn.execute("SELECT SUM(cost_usd), COUNT(cost_usd) FROM judgments WHERE run_id = ? AND judge = ?",
-                             (run_id, judge)).fetchone()
-    return row[0] if row and row[1] else None
 
 
 # ---------------------------------------------------------------- figures (plotext; the CLI and the TUI draw the same)
@@ -527,6 +663,111 @@ def trials_note(result: dict[str, Any]) -> str:
 
 def strategies(report: dict[str, Any]) -> list[str]:
     return [n for n in STRATEGIES if report["per_k"] and n in report["per_k"][0]]
+
+
+# ---------------------------------------------------------------- tables and CSV (the CLI and the TUI show the same)
+
+TRANSITION_CSV = ("from", "to", "d_bar", "sigma_boot", "c_k", "significant", "tested", "borderline", "improved",
+                  "worsened", "sign_test_p")
+SHORT = {"pass_at_k": "pass@k", "majority": "majority", "pointwise": "pointwise", "pairwise": "pairwise"}
+GAP_SHORT = {"majority": "Δ maj", "pointwise": "Δ point", "pairwise": "Δ pair"}
+
+
+def transition_csv(result: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    return list(TRANSITION_CSV), [[t.get(h) for h in TRANSITION_CSV] for t in result["transitions"]]
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def _per(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3g}"
+
+
+def parallel_columns(report: dict[str, Any]) -> list[str]:
+    """k, each strategy (value over its interval), and each strategy's verification gap in points."""
+    names = strategies(report)
+    return ["k", *(SHORT[n] for n in names), *(GAP_SHORT[n] for n in names[1:])]
+
+
+def _interval(ci: list[float] | None, compact: bool) -> str:
+    """A 95% interval in points: `[lo, hi]`, or `lo–hi` where columns are narrow (the TUI)."""
+    if not ci:
+        return ""
+    lo, hi = 100 * ci[0], 100 * ci[1]
+    return f"\n{lo:.1f}–{hi:.1f}" if compact else f"\n[{lo:.1f}, {hi:.1f}]"
+
+
+def parallel_cells(report: dict[str, Any], row: dict[str, Any], compact: bool = False) -> list[str]:
+    """Per k: each value over its 95% interval, each gap (points, pass@k − strategy) over its paired interval."""
+    names = strategies(report)
+    cells = [str(row["k"])]
+    for name in names:
+        cells.append(_pct(row[name]) + _interval(row.get(f"{name}_ci"), compact))
+    for name in names[1:]:
+        cells.append(f"{row[f'gap_{name}'] * 100:+.1f}" + _interval(row.get(f"gap_{name}_ci"), compact))
+    return cells
+
+
+def verdicts_note(report: dict[str, Any]) -> str:
+    """What the judged strategies rest on when verdicts were read from the store only ('' when asked for)."""
+    if report.get("verdicts") != "stored":
+        return ""
+    missing = report.get("verdicts_missing") or 0
+    if not missing:
+        return f"judge {report['judge']}: stored verdicts (never asked from here)"
+    return (f"judge {report['judge']}: stored verdicts only, {missing} missing, so pointwise and pairwise are not "
+            f"shown; `scale parallel --run {report['run']} --judge …` asks for them")
+
+
+def cost_columns(report: dict[str, Any]) -> list[str]:
+    return ["k", "sampling", *(SHORT[n] for n in strategies(report)[1:])]
+
+
+def _tokens(n: float) -> str:
+    return f"{n:,.0f}" if n < 1e4 else (f"{n / 1e3:.1f}k" if n < 1e6 else f"{n / 1e6:.2f}M")
+
+
+def cost_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
+    """Per k: what sampling k of K costs; per strategy its relative gap (gap / pass@k) and efficiency
+    ((strategy − pass@1)/(pass@k − pass@1)), what committing at k costs, and its accuracy per dollar and per
+    million tokens."""
+    def money(usd: float | None) -> str:
+        return "unpriced" if usd is None else f"${usd:.4f}"
+
+    cells = [str(row["k"]), f"{money(row['sampling_cost_usd'])}\n{_tokens(row['sampling_tokens'])} tok"]
+    for name in strategies(report)[1:]:
+        efficiency = row.get(f"efficiency_{name}")
+        cells.append(f"rel {_pct(row.get(f'relative_gap_{name}'))} · eff "
+                     f"{'—' if efficiency is None else f'{efficiency:.2f}'}\n"
+                     f"{money(row[f'cost_usd_{name}'])} · {_tokens(row[f'tokens_{name}'])} tok\n"
+                     f"{_per(row[f'accuracy_per_usd_{name}'])}/$ · {_per(row[f'accuracy_per_million_tokens_{name}'])}/Mtok")
+    return cells
+
+
+def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    """One row per k, numbers only: every strategy with its interval, gap, interval, relative gap, efficiency,
+    cost, tokens, accuracy per dollar and per million tokens."""
+    names = strategies(report)
+    header = ["k", "n", "blocks", "sampling_cost_usd", "sampling_tokens"]
+    for name in names:
+        header += [name, f"{name}_ci_low", f"{name}_ci_high"]
+    for name in names[1:]:
+        header += [f"gap_{name}", f"gap_{name}_ci_low", f"gap_{name}_ci_high", f"relative_gap_{name}",
+                   f"efficiency_{name}", f"cost_usd_{name}", f"tokens_{name}", f"accuracy_per_usd_{name}",
+                   f"accuracy_per_million_tokens_{name}"]
+    rows = []
+    for row in report["per_k"]:
+        cells = [row["k"], row["n"], row["blocks"], row["sampling_cost_usd"], row["sampling_tokens"]]
+        for name in names:
+            cells += [row[name], *(row.get(f"{name}_ci") or [None, None])]
+        for name in names[1:]:
+            cells += [row[f"gap_{name}"], *(row.get(f"gap_{name}_ci") or [None, None]), row[f"relative_gap_{name}"],
+                      row[f"efficiency_{name}"], row[f"cost_usd_{name}"], row[f"tokens_{name}"],
+                      row[f"accuracy_per_usd_{name}"], row[f"accuracy_per_million_tokens_{name}"]]
+        rows.append(cells)
+    return header, rows
 
 
 def _figure(width: int, height: int):
