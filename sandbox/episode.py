@@ -219,6 +219,9 @@ class Episode:
             if self.stop_sent:
                 return "token_limit"  # the forced final call answered in prose, which is never accepted
             self.messages.append(turn.raw or {"role": "assistant", "content": turn.text})
+            if self.stopping:  # over the context budget: STOP, with or without tool calls (reference §1.2)
+                await self._stop()
+                return None
             nudge = NUDGE + self.ledger.footer()
             self.messages.append({"role": "user", "content": nudge})
             await self._emit("nudge", text=nudge)
@@ -236,13 +239,17 @@ class Episode:
         if self.stopping:
             if self.stop_sent:
                 return "token_limit"  # the forced final call did not submit
-            self.stop_sent = True
-            self.messages.append({"role": "user", "content": STOP_NOW})
-            await self._emit("nudge", text=STOP_NOW)
+            await self._stop()
         elif self.ledger.exhausted:
             self.messages.append({"role": "user", "content": EXHAUSTED})
             await self._emit("nudge", text=EXHAUSTED)
         return None
+
+    async def _stop(self) -> None:
+        """Tell the agent to answer now; its next turn is the last (reference §1.4)."""
+        self.stop_sent = True
+        self.messages.append({"role": "user", "content": STOP_NOW})
+        await self._emit("nudge", text=STOP_NOW)
 
     async def _execute(self, call: ToolCall) -> str:
         """One call against the running budget; returns the text the agent sees (before the footer)."""

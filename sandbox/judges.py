@@ -86,6 +86,23 @@ class EvidenceJudge:
         return Verdict(self.support(item, challenger) > self.support(item, leader))
 
 
+@dataclass(frozen=True)
+class StoredJudge:
+    """A model judge known by name only: its verdicts stored with a run are read, it is never asked.
+
+    What the TUI uses for a run judged by an LLM, so that looking at a result never spends money
+    (nor needs the provider's key).
+    """
+
+    name: str
+
+    async def pointwise(self, item: Item, sample: Sample) -> Verdict:
+        raise RuntimeError(f"judge {self.name} is read from the store only")
+
+    async def pairwise(self, item: Item, leader: Sample, challenger: Sample) -> Verdict:
+        raise RuntimeError(f"judge {self.name} is read from the store only")
+
+
 def task_text(item: Item) -> str:
     options = "\n".join(f"({'ABCD'[i]}) {o}" for i, o in enumerate(item.options))
     return f"Seed paper: {item.seed_title}\nQuestion: {item.question}\nOptions:\n{options}"

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sandbox.agents.base import Agent
-from sandbox.agents.continuation import ContinuationAgent, prefix_turns
+from sandbox.agents.continuation import PREFIX_MARK, ContinuationAgent, prefix_turns
 from sandbox.agents.estimated import EstimatedUsage
 from sandbox.agents.human import is_human
 from sandbox.agents.registry import SCRIPTED, make_scripted
@@ -29,7 +30,7 @@ from storage.store import now as _now
 VERSION = "0.1.0"
 PROFILE = "agenthop-v1"
 RETRYABLE = ("infra", "api_errors", "transient_exhausted")
-READING_OPTIONS = ("ks", "judge")  # how a parallel run is read, not how it was sampled
+READING_OPTIONS = ("ks", "judge", "orders")  # how a parallel run is read, not how it was sampled
 EXECUTION_OPTIONS = ("api_key", "concurrency", "rpm", "timeout_s", "pricing")  # may change between resumes
 
 
@@ -212,6 +213,7 @@ class Runner:
         run_id, existed = self.store.create_or_resume_run(spec.name, spec.identity(self.corpus.fingerprint), fields)
         if existed:
             self.store.discard_unfinished(run_id)
+            self._widen(run_id)
         finished = self.store.finished(run_id)
         work = [(item, r) for r in range(spec.replicates) for item in items if (item.id, r) not in finished]
         skipped = len(items) * spec.replicates - len(work)
@@ -223,6 +225,30 @@ class Runner:
                  {(i.id, r) for i in items for r in range(spec.replicates)}]
         self.done, self.correct = len(prior), sum(1 for t in prior if t["correct"])
         return run_id, work, skipped
+
+    def _widen(self, run_id: int) -> None:
+        """A resumed run asked for more: record it, so every report reads what was sampled.
+
+        More replicates (`scale parallel --k 1,2,16` on a K = 8 run) raise the recorded K (never
+        lower it: the samples beyond a smaller request stay valid); the k a parallel run is read at
+        become every k ever asked for, and its judge and pairwise orders the ones asked for last.
+        """
+        row = self.store.run_by_id(run_id)
+        updates: dict[str, Any] = {}
+        if self.spec.replicates > (row["replicates"] or 1):
+            updates["replicates"] = self.spec.replicates
+        recorded = dict((row["config"] or {}).get("scaling") or {})
+        asked = self.spec.scaling or {}
+        reading = dict(recorded)
+        for option in READING_OPTIONS:
+            if asked.get(option) is not None:
+                reading[option] = asked[option]
+        if asked.get("ks"):
+            reading["ks"] = sorted(set(recorded.get("ks") or []) | set(asked["ks"]))
+        if reading != recorded:
+            updates["config"] = json.dumps({**row["config"], "scaling": reading}, sort_keys=True)
+        if updates:
+            self.store.update_run(run_id, **updates)
 
     async def run(self) -> dict[str, Any]:
         """Run every pending episode; on cancellation the run is marked interrupted and stays resumable."""
@@ -267,7 +293,7 @@ class Runner:
 
     def _account(self, step: Step) -> None:
         """Run-wide token and dollar limits: crossing one stops the run cleanly (in-flight episodes finish)."""
-        if step.usage:
+        if step.usage and not (step.usage.get("raw") or {}).get(PREFIX_MARK):  # a replayed turn spends nothing new
             self.run_tokens += step.usage["prompt"] + step.usage["completion"] + step.usage["cache_creation"]
         self.run_cost += step.cost_usd or 0.0
         if self.spec.max_run_tokens and self.run_tokens > self.spec.max_run_tokens:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -76,11 +77,15 @@ def expected_max_items(scores: Sequence[Sequence[float]], k: int) -> np.ndarray:
 # majority vote
 
 
+_EDGES = re.compile(r"^[\s(\[{\"'.,:;!?*]+|[\s)\]}\"'.,:;!?*]+$")
+
+
 def normalize_letter(answer: Any) -> str | None:
-    """Default answer key: stripped, upper-cased text; None or blank is an abstention."""
+    """Default answer key: case, surrounding whitespace, brackets and punctuation dropped, inner whitespace
+    collapsed (§3.3), so "(b)", "B." and " b " are one vote for "B"; None or blank is an abstention."""
     if answer is None:
         return None
-    text = str(answer).strip().upper()
+    text = " ".join(_EDGES.sub("", str(answer)).split()).upper()
     return text or None
 
 

@@ -82,46 +82,109 @@ def _natural_key(text: str) -> list[Any]:
     return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text)]
 
 
-def _as_score(value: Any) -> float:
-    """A score as float; None, "" and "nan" become NaN (missing)."""
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "nan", "none", "null")):
+_MISSING = ("", "nan", "none", "null")
+
+
+def _as_score(value: Any, where: str = "score") -> float:
+    """A score as float in [0, 1]; None, "", "nan" (and NaN itself) become NaN, i.e. missing.
+
+    Booleans are refused rather than read as 1/0: a true/false column is more often a flag that
+    was mapped by mistake than a score (write 1 or 0). `where` names the cell in the message.
+    """
+    if value is None or (isinstance(value, str) and value.strip().lower() in _MISSING):
         return math.nan
-    return float(value)
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{where}: {value!r} is a boolean, not a score (write 1 or 0)")
+    if not isinstance(value, (int, float, str, np.integer, np.floating)):
+        raise ValueError(f"{where}: expected a number in [0, 1], got {type(value).__name__} {value!r}")
+    try:
+        score = float(value)
+    except ValueError:
+        raise ValueError(f"{where}: {value!r} is not a number") from None
+    if math.isnan(score):
+        return math.nan
+    if not 0 <= score <= 1:
+        raise ValueError(f"{where}: score {value!r} is outside [0, 1]")
+    return score
 
 
-def scores_from_mapping(mapping: Mapping[Any, Mapping[Any, float | None]]
-                        ) -> tuple[list[str], list[str], np.ndarray]:
+TrialScores = dict[int, float]  # trial index → score
+
+
+def _trials_of(value: Any, where: str) -> TrialScores:
+    """One JSON cell: a score (trial 0), or a list of scores, one per trial in trial order."""
+    if isinstance(value, (list, tuple)):
+        return {t: _as_score(v, f"{where}, trial {t}") for t, v in enumerate(value)}
+    return {0: _as_score(value, where)}
+
+
+def _matrix(cells: Mapping[str, Mapping[str, TrialScores]]) -> tuple[list[str], list[str], np.ndarray]:
+    """{budget: {item: {trial: score}}} → budgets sorted numerically, items in natural order, and the
+    n×K matrix (n×K×T when some item has more than one trial), NaN where missing."""
+    budgets = sorted(cells, key=parse_budget)
+    items = sorted({i for by_item in cells.values() for i in by_item}, key=_natural_key)
+    row = {item: r for r, item in enumerate(items)}
+    n_trials = max((max(t) + 1 for by_item in cells.values() for t in by_item.values() if t), default=1)
+    y = np.full((len(items), len(budgets), n_trials), np.nan)
+    for col, budget in enumerate(budgets):
+        for item, trials in cells[budget].items():
+            for t, score in trials.items():
+                y[row[item], col, t] = score
+    return budgets, items, (y[:, :, 0] if n_trials == 1 else y)
+
+
+def scores_from_mapping(mapping: Mapping[Any, Any]) -> tuple[list[str], list[str], np.ndarray]:
     """({budget: {item: score}}) → (budgets sorted numerically, item ids, n×K matrix with NaN = missing).
 
-    Items are the union over budgets in natural order; an item absent at a budget is missing there.
+    A score may also be a list: the item's T trials at that budget, in trial order (trial t of one
+    item pairs across budgets when trials are matched). The matrix is then n×K×T, with NaN where an
+    item has fewer trials. Items are the union over budgets in natural order; an item absent at a
+    budget is missing there. Malformed cells raise ValueError naming the budget and item.
     """
-    budgets = sorted((str(b) for b in mapping), key=parse_budget)
-    by_label = {str(b): cells for b, cells in mapping.items()}
-    items = sorted({str(i) for cells in mapping.values() for i in cells}, key=_natural_key)
-    row = {item: r for r, item in enumerate(items)}
-    matrix = np.full((len(items), len(budgets)), np.nan)
-    for col, budget in enumerate(budgets):
-        for item, score in by_label[budget].items():
-            matrix[row[str(item)], col] = _as_score(score)
-    return budgets, items, matrix
+    if not isinstance(mapping, Mapping):
+        raise ValueError(f"expected an object {{budget: {{item: score}}}}, got {type(mapping).__name__}")
+    cells: dict[str, dict[str, TrialScores]] = {}
+    for budget, by_item in mapping.items():
+        label = str(budget)
+        parse_budget(label)
+        if not isinstance(by_item, Mapping):
+            raise ValueError(f"budget {label!r}: expected an object {{item: score}}, got {type(by_item).__name__}")
+        target = cells.setdefault(label, {})
+        for item, value in by_item.items():
+            target[str(item)] = _trials_of(value, f"budget {label!r}, item {str(item)!r}")
+    return _matrix(cells)
 
 
-def scores_from_rows(rows: Iterable[Sequence[Any]]) -> tuple[list[str], list[str], np.ndarray]:
-    """CSV-like (item, budget, score) rows → the same triple as `scores_from_mapping`.
+def scores_from_rows(rows: Iterable[Sequence[Any]], first_line: int = 1) -> tuple[list[str], list[str], np.ndarray]:
+    """CSV-like (item, budget, score[, trial]) rows → the same triple as `scores_from_mapping`.
 
-    A repeated (item, budget) pair is accepted only if it repeats the same score.
+    An empty score is missing. With a trial column, trial labels (any text, ordered naturally)
+    index the T trials, the same label meaning the same trial at every budget; without one each
+    (item, budget) has one score. A repeated (item, budget, trial) is accepted only if it repeats
+    the same score. Errors name the line (`first_line` is the number of the first row).
     """
-    mapping: dict[str, dict[str, float]] = {}
-    for line, entry in enumerate(rows, start=1):
-        if len(entry) != 3:
-            raise ValueError(f"row {line}: expected (item, budget, score), got {len(entry)} fields")
-        item, budget, score = str(entry[0]), str(entry[1]).strip(), _as_score(entry[2])
-        cells = mapping.setdefault(budget, {})
-        if item in cells and not _same(cells[item], score):
-            raise ValueError(f"row {line}: item {item!r} at budget {budget!r} has conflicting scores "
-                             f"{cells[item]} and {score}")
-        cells[item] = score
-    return scores_from_mapping(mapping)
+    parsed: list[tuple[int, str, str, str, float]] = []
+    for line, entry in enumerate(rows, start=first_line):
+        if len(entry) not in (3, 4):
+            raise ValueError(f"line {line}: expected (item, budget, score[, trial]), got {len(entry)} fields")
+        item, budget = str(entry[0]), str(entry[1]).strip()
+        try:
+            parse_budget(budget)
+        except ValueError as exc:
+            raise ValueError(f"line {line}: {exc}") from None
+        trial = str(entry[3]).strip() if len(entry) == 4 else ""
+        parsed.append((line, item, budget, trial, _as_score(entry[2], f"line {line}, field 'score'")))
+    index = {label: t for t, label in enumerate(sorted({p[3] for p in parsed}, key=_natural_key))}
+    cells: dict[str, dict[str, TrialScores]] = {}
+    for line, item, budget, trial, score in parsed:
+        trials = cells.setdefault(budget, {}).setdefault(item, {})
+        t = index[trial]
+        if t in trials and not _same(trials[t], score):
+            which = f" trial {trial!r}" if trial else ""
+            raise ValueError(f"line {line}: item {item!r} at budget {budget!r}{which} has conflicting scores "
+                             f"{trials[t]} and {score}" + ("" if trial else " (several trials? add a trial column)"))
+        trials[t] = score
+    return _matrix(cells)
 
 
 def _same(a: float, b: float) -> bool:
@@ -314,16 +377,23 @@ def _levels(p_values: Sequence[float], alpha: float, correction: str) -> list[fl
     return levels
 
 
-def _step_down(p_values: Sequence[float], passed: Sequence[bool], correction: str) -> list[bool]:
-    """Bonferroni keeps each test's own verdict; Holm stops rejecting at the first failure in p order."""
+def _step_down(p_values: Sequence[float], passed: Sequence[bool], correction: str) -> tuple[list[bool], list[bool]]:
+    """(significant, tested) per transition.
+
+    Bonferroni tests every transition and keeps each test's own verdict. Holm tests in p order and
+    stops at the first failure: the transitions after it are *not tested* (no level is reached for
+    them, so they carry no bound rather than a bound at a level Holm never used).
+    """
     if correction == "bonferroni":
-        return [bool(x) for x in passed]
-    out = [False] * len(passed)
+        return [bool(x) for x in passed], [True] * len(passed)
+    significant = [False] * len(passed)
+    tested = [False] * len(passed)
     for k in _holm_order(p_values):
+        tested[k] = True
         if not passed[k]:
             break
-        out[k] = True
-    return out
+        significant[k] = True
+    return significant, tested
 
 
 def _k_star(significant: Sequence[bool]) -> int:
@@ -350,33 +420,44 @@ def _jsonable(label: BudgetLabel) -> BudgetLabel:
 
 @dataclass(frozen=True)
 class Transition:
-    """One budget step b_k → b_{k+1} with its bound, its decision and the cross-checks."""
+    """One budget step b_k → b_{k+1} with its bound, its decision and the cross-checks.
+
+    `tested` is False only under Holm, for the transitions after the step-down stopped: they are not
+    significant, and `z`, `c_k`, `mc_se` and `level` are None (there is no level to bound them at).
+    """
 
     from_budget: BudgetLabel
     to_budget: BudgetLabel
     d_bar: float
     sigma_boot: float
-    z: float
-    c_k: float
+    z: float | None
+    c_k: float | None
     significant: bool
     borderline: bool
-    mc_se: float
+    mc_se: float | None
     degenerate_variance: bool
     improved: int
     worsened: int
     sign_test_p: float
     sign_test_significant: bool
     p_normal: float
-    level: float
+    level: float | None
+    tested: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"from": _jsonable(self.from_budget), "to": _jsonable(self.to_budget), "d_bar": self.d_bar,
-                "sigma_boot": self.sigma_boot, "z": self.z, "c_k": self.c_k, "significant": self.significant,
-                "borderline": self.borderline, "mc_se": self.mc_se,
-                "degenerate_variance": self.degenerate_variance, "improved": self.improved,
-                "worsened": self.worsened, "sign_test_p": self.sign_test_p,
-                "sign_test_significant": self.sign_test_significant, "p_normal": self.p_normal,
-                "level": self.level}
+        """Plain Python types only (json.dumps needs no `default`; a numpy bool would print as "False")."""
+        return {"from": _jsonable(self.from_budget), "to": _jsonable(self.to_budget), "d_bar": float(self.d_bar),
+                "sigma_boot": float(self.sigma_boot), "z": _opt_float(self.z), "c_k": _opt_float(self.c_k),
+                "significant": bool(self.significant), "tested": bool(self.tested),
+                "borderline": bool(self.borderline), "mc_se": _opt_float(self.mc_se),
+                "degenerate_variance": bool(self.degenerate_variance),
+                "improved": int(self.improved), "worsened": int(self.worsened),
+                "sign_test_p": float(self.sign_test_p), "sign_test_significant": bool(self.sign_test_significant),
+                "p_normal": float(self.p_normal), "level": _opt_float(self.level)}
+
+
+def _opt_float(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 @dataclass(frozen=True)
@@ -403,6 +484,7 @@ class PlateauResult:
     n_boot: int
     seed: int
     two_stage: bool
+    matched_trials: bool
     transitions: list[Transition]
     k_star: int | None
     k_star_first: int | None
@@ -424,17 +506,17 @@ class PlateauResult:
 
     @property
     def degenerate_variance(self) -> bool:
-        return any(t.degenerate_variance for t in self.transitions)
+        return any(bool(t.degenerate_variance) for t in self.transitions)
 
     @property
     def fpc_zero(self) -> bool:
         """N == n: the FPC is 0, so (without two-stage trial resampling) C_k = d̄_k and any positive uptick
         counts as significant (§2.6)."""
-        return self.population is not None and self.population == self.n
+        return self.population is not None and int(self.population) == int(self.n)
 
     @property
     def borderline(self) -> bool:
-        return any(t.borderline for t in self.transitions)
+        return any(bool(t.borderline) for t in self.transitions)
 
     @property
     def k_star_borderline(self) -> bool:
@@ -448,20 +530,28 @@ class PlateauResult:
         return False
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON form, in plain Python types only."""
         return {
-            "k_star": self.k_star, "k_star_first": self.k_star_first, "k_star_sign_test": self.k_star_sign_test,
+            "k_star": _opt_int(self.k_star), "k_star_first": _opt_int(self.k_star_first),
+            "k_star_sign_test": _opt_int(self.k_star_sign_test),
             "plateau_budget": _jsonable(self.plateau_budget) if self.plateau_budget is not None else None,
-            "budgets": [_jsonable(b) for b in self.budgets], "accuracy": self.accuracy,
-            "n": self.n, "n_dropped": self.n_dropped, "missing_per_budget": self.missing_per_budget,
-            "dropped_items": self.dropped_items, "n_trials": self.n_trials,
-            "n_trials_dropped": self.n_trials_dropped, "population": self.population, "fpc": self.fpc,
-            "z": self.z, "alpha": self.alpha, "correction": self.correction, "n_boot": self.n_boot,
-            "seed": self.seed, "two_stage": self.two_stage,
+            "budgets": [_jsonable(b) for b in self.budgets], "accuracy": [float(a) for a in self.accuracy],
+            "n": int(self.n), "n_dropped": int(self.n_dropped),
+            "missing_per_budget": {str(k): int(v) for k, v in self.missing_per_budget.items()},
+            "dropped_items": self.dropped_items, "n_trials": int(self.n_trials),
+            "n_trials_dropped": int(self.n_trials_dropped), "population": _opt_int(self.population),
+            "fpc": float(self.fpc), "z": None if self.z is None else float(self.z), "alpha": float(self.alpha),
+            "correction": self.correction, "n_boot": int(self.n_boot), "seed": int(self.seed),
+            "two_stage": bool(self.two_stage), "matched_trials": bool(self.matched_trials),
             "no_significant_gain": self.no_significant_gain, "censored": self.censored,
             "degenerate_variance": self.degenerate_variance, "fpc_zero": self.fpc_zero,
             "borderline": self.borderline, "k_star_borderline": self.k_star_borderline,
             "transitions": [t.to_dict() for t in self.transitions],
         }
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def plateau(scores: Any, budgets: Sequence[BudgetLabel], population: int | None = None, alpha: float = 0.05,
@@ -493,7 +583,7 @@ def plateau(scores: Any, budgets: Sequence[BudgetLabel], population: int | None 
         missing_per_budget={str(b): c for b, c in zip(prep.budgets, prep.missing_per_budget)},
         dropped_items=None if items is None else [str(items[i]) for i in prep.dropped],
         n_trials=T, n_trials_dropped=prep.n_trials_dropped, population=population, alpha=alpha,
-        correction=correction, n_boot=n_boot, seed=seed, two_stage=two_stage,
+        correction=correction, n_boot=n_boot, seed=seed, two_stage=two_stage, matched_trials=matched_trials,
     )
     if K == 1:
         accuracy = [float(prep.means[:, 0].mean())] if n else [math.nan]
@@ -528,29 +618,33 @@ def _transitions(budgets: Sequence[BudgetLabel], diffs: np.ndarray, d_bar: np.nd
     """Bounds, decisions and cross-checks for every transition; `scale` is the SE the bound uses.
 
     A transition is significant iff its C_k > 0 at its level (and, under Holm, every transition
-    with a smaller p-value was significant too), so under Bonferroni `significant` is exactly
-    C_k > 0. The sign test gets the same multiplicity correction.
+    with a smaller p-value was significant too), so `significant` is exactly C_k > 0 wherever a
+    C_k is reported; Holm's untested transitions report none. The sign test gets the same
+    multiplicity correction.
     """
     m = diffs.shape[1]
     p_normal = [_normal_p(float(d_bar[k]), float(scale[k])) for k in range(m)]
     levels = _levels(p_normal, alpha, correction)
     z = [float(norm.ppf(1 - level)) for level in levels]
     c_k = [float(d_bar[k] - z[k] * scale[k]) for k in range(m)]
-    significant = _step_down(p_normal, [c > 0 for c in c_k], correction)
+    significant, tested = _step_down(p_normal, [c > 0 for c in c_k], correction)
     improved = [int((diffs[:, k] > 0).sum()) for k in range(m)]
     worsened = [int((diffs[:, k] < 0).sum()) for k in range(m)]
     p_sign = [sign_test(improved[k], worsened[k]) for k in range(m)]
     sign_levels = _levels(p_sign, alpha, correction)
-    sign_significant = _step_down(p_sign, [p_sign[k] < sign_levels[k] for k in range(m)], correction)
+    sign_significant, _ = _step_down(p_sign, [p_sign[k] < sign_levels[k] for k in range(m)], correction)
     out = []
     for k in range(m):
         mc_se = z[k] * float(scale[k]) / math.sqrt(2 * (n_boot - 1))
         constant = bool(np.ptp(diffs[:, k]) == 0)
+        degenerate = constant and bool(sigma[k] == 0) and bool(d_bar[k] != 0)
+        bound = dict(z=z[k], c_k=c_k[k], mc_se=mc_se, level=levels[k],
+                     borderline=bool(abs(c_k[k]) < BORDERLINE_MC_SES * mc_se))
+        if not tested[k]:
+            bound = dict(z=None, c_k=None, mc_se=None, level=None, borderline=False)
         out.append(Transition(
             from_budget=budgets[k], to_budget=budgets[k + 1], d_bar=float(d_bar[k]), sigma_boot=float(sigma[k]),
-            z=z[k], c_k=c_k[k], significant=significant[k],
-            borderline=abs(c_k[k]) < BORDERLINE_MC_SES * mc_se, mc_se=mc_se,
-            degenerate_variance=constant and sigma[k] == 0 and d_bar[k] != 0, improved=improved[k],
+            significant=significant[k], tested=tested[k], degenerate_variance=degenerate, improved=improved[k],
             worsened=worsened[k], sign_test_p=p_sign[k], sign_test_significant=sign_significant[k],
-            p_normal=p_normal[k], level=levels[k]))
+            p_normal=p_normal[k], **bound))
     return out

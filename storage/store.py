@@ -358,6 +358,31 @@ class Store:
                 (run_id, item_id, kind, judge, sample_a, sample_b, None if verdict is None else int(verdict), prompt,
                  reply, tokens, cost_usd, now()))
 
+    def context_profile(self, run_id: int, stop_text: str, prefix_key: str) -> dict[int, dict[str, int]]:
+        """Per finished trajectory: the context sent on its first and on its largest model call, the number of
+        nudges that start with `stop_text`, and the cap tokens of turns whose usage.raw carries `prefix_key`
+        (replayed, not paid for again). Context = prompt + cache read + cache creation tokens of one call."""
+        ctx = ("COALESCE(json_extract(usage, '$.prompt'), 0) + COALESCE(json_extract(usage, '$.cache_read'), 0)"
+               " + COALESCE(json_extract(usage, '$.cache_creation'), 0)")
+        cap = ("COALESCE(json_extract(usage, '$.prompt'), 0) + COALESCE(json_extract(usage, '$.completion'), 0)"
+               " + COALESCE(json_extract(usage, '$.cache_creation'), 0)")
+        mine = "trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ? AND final = 1 AND status = 'done')"
+        out: dict[int, dict[str, int]] = {}
+        rows = self.conn.execute(
+            f"SELECT trajectory_id, MAX(CASE WHEN kind IN ('assistant', 'harness') THEN {ctx} END), "
+            f"SUM(kind = 'nudge' AND substr(COALESCE(text, ''), 1, ?) = ?), "
+            f"SUM(CASE WHEN kind = 'assistant' AND json_extract(usage, '$.raw.' || ?) THEN {cap} ELSE 0 END) "
+            f"FROM steps WHERE {mine} GROUP BY trajectory_id", (len(stop_text), stop_text, prefix_key, run_id))
+        for tid, largest, stops, prefix in rows:
+            out[tid] = {"first_context": 0, "max_context": int(largest or 0), "stops": int(stops or 0),
+                        "prefix_tokens": int(prefix or 0)}
+        first = self.conn.execute(  # SQLite takes the bare column from the row holding MIN(idx)
+            f"SELECT trajectory_id, MIN(idx), {ctx} FROM steps WHERE kind IN ('assistant', 'harness') AND {mine} "
+            "GROUP BY trajectory_id", (run_id,))
+        for tid, _, context in first:
+            out.setdefault(tid, {"max_context": 0, "stops": 0, "prefix_tokens": 0})["first_context"] = int(context or 0)
+        return out
+
     def runs_in_group(self, group: str) -> list[dict[str, Any]]:
         rows = self.conn.execute("SELECT * FROM runs WHERE group_name = ? ORDER BY id", (group,)).fetchall()
         return [_run_dict(r) for r in rows]

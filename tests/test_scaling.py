@@ -1,6 +1,7 @@
 """Test-time scaling end to end: the plateau from files and groups, EXTEND/STOP on the token axis, parallel sampling."""
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,14 @@ FIXTURE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "gene
 
 def cli(*args):
     return subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", *args], capture_output=True, text=True)
+
+
+def batch(capsys, *args) -> subprocess.CompletedProcess:
+    """The CLI in this process (no interpreter start-up): exit code, stdout and stderr like `cli`."""
+    capsys.readouterr()
+    code = main(["--batch", *args])
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out.out, out.err)
 
 
 @pytest.mark.skipif(not FIXTURE.exists(), reason="shared/data fixture not beside the repository")
@@ -50,6 +59,19 @@ def test_plateau_input_errors(tmp_path):
     nested.write_text(json.dumps({"x": {"8": {"a": 1}}, "y": {"8": {"a": 1}}}))
     proc = cli("scale", "plateau", "--scores", str(nested))
     assert proc.returncode == 2 and "--study" in proc.stderr
+
+
+def test_plateau_json_booleans_are_json_booleans(tmp_path):
+    """A constant transition through the CLI: flags are true/false, never the strings "True"/"False"."""
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"8k": {f"i{i}": 0.2 for i in range(6)}, "16k": {f"i{i}": 0.7 for i in range(6)},
+                                "32k": {f"i{i}": 0.7 for i in range(6)}}))
+    proc = cli("scale", "plateau", "--scores", str(path), "--format", "json", "--boot", "200")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    up, flat = out["transitions"]
+    assert up["degenerate_variance"] is True and flat["degenerate_variance"] is False
+    assert out["degenerate_variance"] is True and out["censored"] is False and up["significant"] is True
 
 
 def test_plateau_from_csv_rows(tmp_path):
@@ -180,3 +202,429 @@ def test_continuation_replays_the_lower_level(tmp_path):
                           "--grid", "6,12", "--protocol", "continuation", "--db", str(tmp_path / "x.sqlite")],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "token axis" in bad.stderr and not (tmp_path / "x.sqlite").exists()
+
+
+def test_replicates_with_a_population_use_the_two_stage_bootstrap(tmp_path, capsys):
+    """T = 3 trials and N = n: the cluster bootstrap × FPC would make C_k = d̄ exactly (§6.1's pitfall)."""
+    db = str(tmp_path / "s.sqlite")
+    assert main(["--batch", "scale", "sequential", "--axis", "turns", "--grid", "12,20,30", "--run", "Tu", "--db", db,
+                 "--quiet", "--limit", "16", "--replicates", "3", "--format", "json", "--boot", "500"]) == 0
+    seq = json.loads(capsys.readouterr().out)
+    assert seq["n_trials"] == 3 and seq["two_stage"] is False  # no population: the cluster bootstrap is valid
+    assert main(["--batch", "scale", "plateau", "--group", "Tu", "--population", "16", "--db", db, "--format", "json",
+                 "--boot", "500"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["two_stage"] is True and out["matched_trials"] is False and out["fpc"] == 0.0
+    assert out["protocol"] == "fresh" and out["axis"] == "turns"
+    assert any(t["sigma_boot"] > 0 and t["c_k"] < t["d_bar"] for t in out["transitions"])
+    store = Store(db, readonly=True)
+    budgets, items, matrix, _ = scaling.group_scores(store, "Tu")
+    from stats.plateau import plateau
+
+    direct = plateau(matrix, budgets, population=16, n_boot=500, two_stage=True, matched_trials=False).to_dict()
+    assert out["transitions"] == direct["transitions"]
+    assert main(["--batch", "scale", "plateau", "--group", "Tu", "--population", "16", "--db", db, "--format", "json",
+                 "--boot", "500", "--two-stage", "off"]) == 0
+    off = json.loads(capsys.readouterr().out)
+    assert off["two_stage"] is False and all(t["c_k"] == t["d_bar"] for t in off["transitions"])
+
+
+def test_a_group_never_mixes_axes_or_protocols(tmp_path):
+    """`--axis tokens --run M` then `--axis points --run M` used to give one plateau over ['5','10','4k','8k']."""
+    db = str(tmp_path / "s.sqlite")
+    common = ["--run", "M", "--db", db, "--quiet", "--limit", "4", "--format", "json", "--boot", "200"]
+    assert cli("scale", "sequential", "--axis", "tokens", "--grid", "4k,8k", *common).returncode == 0
+    proc = cli("scale", "sequential", "--axis", "points", "--grid", "5,10", *common)
+    assert proc.returncode == 2 and "group 'M' already holds the tokens axis (fresh: 4k, 8k)" in proc.stderr
+    proc = cli("scale", "sequential", "--axis", "tokens", "--grid", "4k,8k", "--protocol", "continuation", *common)
+    assert proc.returncode == 2 and "continuation grid needs another --run name" in proc.stderr
+    store = Store(db, readonly=True)
+    assert [r["name"] for r in store.runs_in_group("M")] == ["M@4k", "M@8k"]  # nothing was added
+    store.close()
+    # a group mixed before this check existed is refused when read, not analysed as one grid
+    from sandbox.runner import RunSpec
+    from storage.store import now
+    writable = Store(db)
+    spec = RunSpec(name="M@5", dataset="builtin", agent="heuristic", kind="sequential", group="M",
+                   scaling={"axis": "points", "budget": "5", "value": 5, "protocol": "fresh"})
+    writable.create_or_resume_run("M@5", spec.identity("x"), {
+        "kind": "sequential", "agent": "heuristic", "model": None, "dataset": "builtin", "dataset_fingerprint": "x",
+        "ablation": "full", "seed": 0, "replicates": 1, "caps": {}, "version": "t", "prompt_hash": None,
+        "group_name": "M", "config": {"scaling": spec.scaling}})
+    writable.close()
+    proc = cli("scale", "plateau", "--group", "M", "--db", db)
+    assert proc.returncode == 2 and "mixes the tokens axis (fresh: 4k, 8k) and the points axis (fresh: 5)" in proc.stderr
+
+
+@pytest.mark.parametrize("content,message", [
+    ({"8k": [1, 2], "16k": {"a": 1}}, "budget '8k': expected an object {item: score}, got list"),
+    ({"8k": {"a": {"x": 1}}, "16k": {"a": 1}}, "budget '8k', item 'a': expected a number in [0, 1], got dict"),
+    ({"8k": {"a": [[1]]}, "16k": {"a": 1}}, "budget '8k', item 'a', trial 0: expected a number in [0, 1], got list"),
+    ({"8k": {"a": True, "b": 0}, "16k": {"a": 1, "b": 1}}, "budget '8k', item 'a': True is a boolean, not a score"),
+    ({"8k": {"a": 1.5}, "16k": {"a": 1}}, "budget '8k', item 'a': score 1.5 is outside [0, 1]"),
+    ({"8k": {"a": "x"}, "16k": {"a": 1}}, "budget '8k', item 'a': 'x' is not a number"),
+])
+def test_malformed_json_scores_exit_2_naming_the_cell(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(content))
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"error: {path}: ") and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_malformed_csv_scores_exit_2_naming_line_and_field(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_text("item,budget,score\na,8k,1\na,16k,abc\n")
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2 and "bad.csv: line 3, field 'score': 'abc' is not a number" in proc.stderr
+    path.write_text("item,budget\na,8k\n")
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2 and "no column 'score'" in proc.stderr
+    path.write_text("item,budget,score\na,8k,1\na,8k,0\n")
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2 and "conflicting scores" in proc.stderr and "add a trial column" in proc.stderr
+
+
+def test_scores_files_carry_missing_cells_and_trials(tmp_path, capsys):
+    """An empty CSV score is missing (as JSON null); trials come as a JSON list or a CSV trial column."""
+    rng = __import__("numpy").random.default_rng(7)
+    trials = (rng.random((30, 3, 3)) < [[0.2], [0.5], [0.55]]).astype(int)
+    as_json = {b: {f"i{i}": [int(v) for v in trials[i, k]] for i in range(30)} for k, b in enumerate(["8k", "16k", "32k"])}
+    jpath = tmp_path / "t.json"
+    jpath.write_text(json.dumps(as_json))
+    lines = ["item,budget,score,trial"] + [f"i{i},{b},{trials[i, k, t]},{t}" for i in range(30)
+                                           for k, b in enumerate(["8k", "16k", "32k"]) for t in range(3)]
+    cpath = tmp_path / "t.csv"
+    cpath.write_text("\n".join(lines))
+    args = ("--format", "json", "--boot", "400", "--population", "30")
+    from_json = json.loads(batch(capsys, "scale", "plateau", "--scores", str(jpath), *args).stdout)
+    from_csv = json.loads(batch(capsys, "scale", "plateau", "--scores", str(cpath), *args).stdout)
+    assert from_json == from_csv
+    assert from_json["n_trials"] == 3 and from_json["two_stage"] is True and from_json["matched_trials"] is False
+    from stats.plateau import plateau
+
+    direct = plateau(trials.astype(float), ["8k", "16k", "32k"], population=30, n_boot=400, two_stage=True,
+                     matched_trials=False)
+    assert from_json["transitions"] == direct.to_dict()["transitions"]
+    matched = json.loads(batch(capsys, "scale", "plateau", "--scores", str(jpath), "--matched-trials", *args).stdout)
+    assert matched["matched_trials"] is True
+    assert matched["transitions"] == plateau(trials.astype(float), ["8k", "16k", "32k"], population=30, n_boot=400,
+                                             two_stage=True).to_dict()["transitions"]
+    missing = tmp_path / "m.csv"
+    missing.write_text("item,budget,score\n" + "\n".join(f"i{i},8k,{i % 2}\ni{i},16k,{'' if i == 0 else 1}"
+                                                         for i in range(10)))
+    out = json.loads(batch(capsys, "scale", "plateau", "--scores", str(missing), "--format", "json", "--boot", "200").stdout)
+    assert out["n"] == 9 and out["n_dropped"] == 1 and out["missing_per_budget"] == {"8k": 0, "16k": 1}
+
+
+# ---------------------------------------------------------------- continuation and STOP with scripted agents
+
+
+def conversation_ids(store, trajectory_id) -> list[str]:
+    return [c["id"] for s in store.steps(trajectory_id) if s["kind"] == "assistant" for c in s["tool_args"] or []]
+
+
+def test_continuation_of_the_heuristic_is_the_fresh_run(tmp_path, capsys):
+    """A seeded heuristic continued from the level below plays exactly its fresh run at the higher budget.
+
+    It used to meet the replayed prefix with its state at turn 1: it re-ran get_references and
+    search_papers, reused call ids (`call_1` twice) and scored 0/0/1.7/51.7% against fresh 23/55/62/65%.
+    """
+    db = str(tmp_path / "s.sqlite")
+    common = ["--axis", "tokens", "--grid", "2k,3k,4k", "--db", db, "--quiet", "--limit", "10", "--format", "json",
+              "--boot", "200"]
+    assert main(["--batch", "scale", "sequential", "--run", "F", *common]) == 0
+    fresh = json.loads(capsys.readouterr().out)
+    assert main(["--batch", "scale", "sequential", "--run", "C", "--protocol", "continuation", *common]) == 0
+    cont = json.loads(capsys.readouterr().out)
+    assert cont["accuracy"] == fresh["accuracy"] and cont["protocol"] == "continuation"
+    store = Store(db, readonly=True)
+    for level in ("2k", "3k", "4k"):
+        f_rows = sorted(store.trajectories(store.run(f"F@{level}")["id"]), key=lambda t: t["item_id"])
+        c_rows = sorted(store.trajectories(store.run(f"C@{level}")["id"]), key=lambda t: t["item_id"])
+        for f, c in zip(f_rows, c_rows, strict=True):
+            assert (c["item_id"], c["tool_sequence"], c["answer"]) == (f["item_id"], f["tool_sequence"], f["answer"])
+            ids = conversation_ids(store, c["id"])
+            assert len(ids) == len(set(ids)), (level, c["item_id"], ids)
+    # the higher levels really were continued: their first turns are replayed, not asked for again
+    top = store.trajectories(store.run("C@4k")["id"])
+    assert any(s["usage"]["raw"].get("prefix") for t in top for s in store.steps(t["id"]) if s["kind"] == "assistant")
+
+
+async def test_a_scripted_agent_continuing_a_foreign_prefix_does_not_redo_it(mini_corpus):
+    """A prefix the heuristic would not have played itself: it keeps what was done and numbers its ids after it."""
+    import random
+
+    from sandbox.agents.continuation import ContinuationAgent
+    from sandbox.agents.heuristic import HeuristicAgent
+    from sandbox.records import AssistantTurn, ToolCall
+    from tests.conftest import S
+
+    item = mini_corpus.item("st_0001")
+    prefix = [AssistantTurn(None, [ToolCall("call_1", "search_papers", {"query": "frequency phase"})]),
+              AssistantTurn(None, [ToolCall("call_2", "get_references", {"paper_id": S})])]
+    agent = ContinuationAgent(HeuristicAgent(item, random.Random(0)), prefix)
+    ep = Episode(mini_corpus.view(item), agent, Caps(), build_prompt(item, Caps()))
+    traj = await ep.run()
+    calls = [(s.tool_name, s.tool_args, s.tool_call_id) for s in ep.steps if s.kind == "tool"]
+    assert calls[:2] == [("search_papers", {"query": "frequency phase"}, "call_1"), ("get_references", {"paper_id": S}, "call_2")]
+    live = calls[2:]
+    assert ("get_references", {"paper_id": S}) not in [(n, a) for n, a, _ in live]
+    assert [i for _, _, i in live] == [f"call_{n}" for n in range(3, 3 + len(live))]
+    assert traj.termination == "answer"
+
+
+def test_live_call_ids_never_collide_with_the_conversation():
+    from sandbox.agents.continuation import unique_ids
+    from sandbox.records import AssistantTurn, ToolCall
+
+    messages = [{"role": "assistant", "tool_calls": [{"id": "call_0"}, {"id": "call_1"}]},
+                {"role": "tool", "tool_call_id": "call_0"}, {"role": "tool", "tool_call_id": "call_1"}]
+    raw = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_0", "type": "function"},
+                                                                {"id": "x", "type": "function"}]}
+    turn = unique_ids(AssistantTurn(None, [ToolCall("call_0", "think", {}), ToolCall("x", "think", {})], raw=raw),
+                      messages)
+    assert [c.id for c in turn.tool_calls] == ["call_0~2", "x"]
+    assert [c["id"] for c in turn.raw["tool_calls"]] == ["call_0~2", "x"]  # the model's own message agrees
+    same = unique_ids(AssistantTurn(None, [ToolCall("a", "think", {}), ToolCall("a", "think", {})]), [])
+    assert [c.id for c in same.tool_calls] == ["a", "a~2"]
+
+
+async def test_over_budget_turn_without_a_call_gets_stop_not_the_nudge(mini_corpus):
+    item = mini_corpus.item("st_0001")
+    agent = ScriptAgent([turn(text="Let me think about it.", tokens=2000), turn(("submit_answer", {"answer": "B"}), tokens=2100)])
+    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
+                 context_budget=1000)
+    traj = await ep.run()
+    assert [s.text for s in ep.steps if s.kind == "nudge"] == [STOP_NOW]  # reference §1.2: STOP with or without calls
+    assert agent.seen[1][-1] == {"role": "user", "content": STOP_NOW}
+    assert traj.termination == "answer" and traj.correct
+
+
+@pytest.mark.parametrize("kind", ["heuristic", "random", "oracle"])
+async def test_scripted_agents_answer_when_told_to_answer_now(mini_corpus, kind):
+    """At a context budget below the prompt overhead every scripted agent is stopped after its first turn and
+    must submit then (the heuristic used to keep calling tools and end `token_limit` with score 0)."""
+    from sandbox.agents.estimated import EstimatedUsage
+    from sandbox.agents.registry import make_scripted
+
+    item = mini_corpus.item("st_0001")
+    agent = EstimatedUsage(make_scripted(kind, item, Caps(), 0, replicate=1))  # replicate 0's random agent guesses at once
+    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
+                 context_budget=100)
+    traj = await ep.run()
+    assert [s.text for s in ep.steps if s.kind == "nudge"] == [STOP_NOW]
+    assert traj.termination == "answer" and traj.model_calls == 2
+
+
+# ---------------------------------------------------------------- budget levels: reach, overhead, cost
+
+
+def test_levels_report_stops_reach_and_degenerate_budgets(tmp_path, capsys):
+    """1k sits below the prompt overhead (every item stopped after its first call); no item ever reaches 16k."""
+    db = str(tmp_path / "s.sqlite")
+    assert main(["--batch", "scale", "sequential", "--axis", "tokens", "--grid", "1k,2k,16k", "--run", "T", "--db", db,
+                 "--quiet", "--limit", "6", "--format", "json", "--boot", "200"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    low, mid, high = out["levels"]
+    store = Store(db, readonly=True)
+    for level in out["levels"]:
+        rows = store.trajectories(store.run(level["run"])["id"])
+        steps = [store.steps(t["id"]) for t in rows]
+        contexts = [[s["usage"]["prompt"] for s in st if s["kind"] == "assistant"] for st in steps]
+        assert level["n_stopped"] == sum(any(s["text"] == STOP_NOW for s in st) for st in steps)
+        assert level["max_reached"] == max(max(c) for c in contexts)
+        assert level["overhead_tokens"] == float(__import__("numpy").median([c[0] for c in contexts]))
+        assert level["accuracy_per_million_tokens"] == pytest.approx(
+            level["correct"] / (sum(t["tokens"] for t in rows) / 1e6))  # fresh: the level's own tokens
+    assert low["degenerate"] is True and low["n_stopped"] == 6 and low["overhead_tokens"] > 1000
+    assert mid["degenerate"] is False and mid["never_reached"] is False
+    assert high["never_reached"] is True and high["n_reached"] == 0 and high["max_reached"] < 16_000
+    assert all(lv["n_stopped"] == 0 or lv["n_reached"] >= lv["n_stopped"] for lv in out["levels"])
+    assert "at/below the prompt overhead: 1k" in scaling.flags(out) and "never reached: 16k" in scaling.flags(out)
+    assert main(["--batch", "scale", "plateau", "--group", "T", "--db", db, "--boot", "200"]) == 0
+    table = " ".join(capsys.readouterr().out.split())  # rich may wrap the header line
+    assert "never reached: 16k" in table and "≤ overhead" in table and "6 (6 STOP)" in table
+
+
+def test_continuation_levels_report_marginal_and_chain_cost(tmp_path):
+    """Continuation: a level's tokens include its replayed prefix, its cost does not; the report shows both the
+    level's own spend and the chain's (priced from our table: gpt-4.1-mini at $0.40 / $1.60 per M tokens)."""
+    import os
+
+    from tests.openai_server import tool_reply, turn_of
+
+    def brain(req, n):  # context 3000, 4000, 5000, … tokens; 20 completion tokens per call; a wrong answer
+        t = turn_of(req)
+        if t == 0:
+            return tool_reply(("think", {"reasoning": "r"}), prompt_tokens=3000)
+        return tool_reply(("submit_answer", {"answer": "Z", "reasoning": "r"}), prompt_tokens=3000 + 1000 * t)
+
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(brain) as srv:
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "sequential", "--axis",
+                               "tokens", "--grid", "4k,6k", "--protocol", "continuation", "--agent", "llm", "--model",
+                               "openai/gpt-4.1-mini", "--base-url", srv.url, "--limit", "2", "--run", "c", "--db",
+                               str(db), "--quiet", "--format", "json", "--boot", "200"],
+                              capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY="sk-test"))
+    assert proc.returncode == 0, proc.stderr
+    low, high = json.loads(proc.stdout)["levels"]
+    # 4k: calls at 3000, 4000 (EXTEND) and 5000 (over: the answer stands) → 12,060 tokens, $0.004896 per item
+    assert (low["tokens_marginal"], low["tokens_cumulative"]) == (2 * 12_060, 2 * 12_060)
+    assert low["cost_usd_marginal"] == pytest.approx(2 * 0.004896) == low["cost_usd_cumulative"]
+    # 6k replays the first two calls (7,040 tokens, no new cost), then calls at 5000, 6000, 7000
+    assert high["tokens_marginal"] == 2 * 18_060 and high["tokens_cumulative"] == 2 * (12_060 + 18_060)
+    assert high["cost_usd_marginal"] == pytest.approx(2 * 0.007296)
+    assert high["cost_usd_cumulative"] == pytest.approx(2 * (0.004896 + 0.007296))
+    store = Store(db, readonly=True)
+    rows = store.trajectories(store.run("c@6k")["id"])
+    assert sum(t["tokens"] for t in rows) == 2 * (7_040 + 18_060)  # the trajectory's own count holds the prefix
+    assert sum(t["cost_usd"] for t in rows) == pytest.approx(high["cost_usd_marginal"])
+    for level in (low, high):  # accuracy 0 is a value, not "missing"
+        assert level["accuracy"] == 0.0
+        assert level["accuracy_per_usd"] == 0.0 and level["accuracy_per_million_tokens"] == 0.0
+
+
+# ---------------------------------------------------------------- parallel: votes, gaps, cost, growing K
+
+
+def gold_ids(cache, letter: str, n: int) -> list[str]:
+    from sandbox.datasets import open_dataset
+
+    corpus, _ = open_dataset("builtin", cache)
+    try:
+        return [i.id for i in corpus.items if "ABCD"[i.correct_index] == letter][:n]
+    finally:
+        corpus.close()
+
+
+def llm_parallel_run(tmp_path, ids: list[str], ks: str = "1,2", judge: str = "same"):
+    """A K-sample LLM run on the local server: every sample answers B in another spelling; the judge accepts
+    everything and prefers the challenger. gpt-4.1-mini is priced from our table ($0.40 / $1.60 per M)."""
+    import os
+
+    from tests.openai_server import tool_reply
+
+    spellings = ["(b)", "B.", "b", "(B)"]
+
+    def brain(req, n):
+        if not req.get("tools"):  # a judge call
+            return text_reply("<judgment>Correct</judgment> <choice>2</choice>")
+        return tool_reply(("submit_answer", {"answer": spellings[n % 4], "reasoning": "r"}))
+
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(brain) as srv:
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "parallel", "--k", ks,
+                               "--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url, "--ids",
+                               ",".join(ids), "--run", "L", "--db", str(db), "--quiet", "--format", "json", "--judge",
+                               judge, "--orders", "2"],
+                              capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY="sk-test"),
+                              cwd=Path(__file__).resolve().parents[1])
+    return proc, db
+
+
+def test_llm_parallel_votes_on_parsed_letters_and_prices_each_k(tmp_path):
+    cache = Path(os.environ["AGENTHOP_CACHE"])
+    ids = gold_ids(cache, "B", 2) + gold_ids(cache, "C", 1)
+    proc, db = llm_parallel_run(tmp_path, ids)
+    assert proc.returncode == 0, proc.stderr
+    assert "priced at $0" not in proc.stderr and "LiteLLM" not in proc.stderr  # litellm's pricing noise is gone
+    rep = json.loads(proc.stdout)
+    k1, k2 = rep["per_k"]
+    assert k1["pass_at_k"] == pytest.approx(2 / 3)
+    assert k1["majority"] == k1["pass_at_k"]  # "(b)" and "B." vote B: at k = 1 the vote is the sample's answer
+    assert k2["majority"] == pytest.approx(2 / 3)
+    # every call: 100 prompt + 20 completion tokens = 120 tokens, $0.000072 at gpt-4.1-mini's prices
+    call_usd, n = 0.000072, 3
+    assert rep["sampling_cost_usd"] == pytest.approx(n * 2 * call_usd) and rep["sampling_tokens"] == n * 2 * 120
+    for row in (k1, k2):
+        k = row["k"]
+        assert row["sampling_cost_usd"] == pytest.approx(n * k * call_usd)
+        assert row["cost_usd_majority"] == pytest.approx(n * k * call_usd)
+        assert row["cost_usd_pointwise"] == pytest.approx(n * k * call_usd + n * k * call_usd)
+        assert row["cost_usd_pairwise"] == pytest.approx(n * k * call_usd + n * (k - 1) * call_usd)
+        assert row["tokens_pointwise"] == pytest.approx(n * k * 120 + n * k * 120)
+        for name in ("majority", "pointwise", "pairwise"):
+            assert row[f"accuracy_per_usd_{name}"] == pytest.approx(row[name] / (row[f"cost_usd_{name}"] / n))
+            assert row[f"accuracy_per_million_tokens_{name}"] == pytest.approx(
+                row[name] / (row[f"tokens_{name}"] / n / 1e6))
+    store = Store(db, readonly=True)
+    judged = store.conn.execute("SELECT SUM(cost_usd) FROM judgments").fetchone()[0]
+    assert rep["judge_cost_usd"] == pytest.approx(judged)
+
+
+def test_gap_intervals_relative_gap_and_efficiency_per_k(tmp_path, capsys):
+    db = str(tmp_path / "s.sqlite")
+    assert main(["--batch", "scale", "parallel", "--k", "1,2,4", "--run", "p", "--db", db, "--quiet", "--limit", "10",
+                 "--format", "json", "--orders", "2", "--judge", "none"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    store = Store(db, readonly=True)
+    by_item = {}
+    for t in store.trajectories(store.run("p")["id"]):
+        by_item.setdefault(t["item_id"], {})[t["replicate"]] = t
+    samples = [[v[r] for r in range(4)] for v in by_item.values()]
+    from sandbox.datasets import open_dataset
+
+    corpus, _ = open_dataset("builtin", Path(os.environ["AGENTHOP_CACHE"]))
+    golds = ["ABCD"[corpus.item(i).correct_index] for i in by_item]
+    corpus.close()
+    correct = [[bool(t["correct"]) for t in rows] for rows in samples]
+    pass1 = par.pass_at_k_items(correct, 1)
+    for row in rep["per_k"]:
+        k = row["k"]
+        vote = [sum(par.majority_vote([par_letter(rows[j]) for j in b], g).expected_correct for b in scaling.blocks(4, k))
+                / (4 // k) for rows, g in zip(samples, golds)]
+        gap = par.verification_gap(par.pass_at_k_items(correct, k), vote, pass1=pass1)
+        assert row["gap_majority"] == pytest.approx(gap["gap"])
+        assert row["gap_majority_ci"] == [gap["ci"]["gap"]["low"], gap["ci"]["gap"]["high"]]
+        assert row["relative_gap_majority"] == gap["relative_gap"] and row["efficiency_majority"] == gap.get("efficiency")
+    assert rep["per_k"][0]["efficiency_majority"] is None  # pass@1 = pass@1: undefined, not 0
+    row = rep["per_k"][2]
+    cells = scaling.parallel_cells(rep, row)
+    ci = row["gap_majority_ci"]
+    assert cells[-1] == f"{100 * row['gap_majority']:+.1f}\n[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+    costs = scaling.cost_cells(rep, row)
+    assert costs[-1].startswith(f"rel {100 * row['relative_gap_majority']:.1f}% · eff ")
+
+
+def par_letter(t) -> str | None:
+    return "ABCD"[t["predicted_index"]] if 0 <= t["predicted_index"] < 4 else None
+
+
+def test_growing_k_on_an_existing_run_records_the_larger_k(tmp_path, capsys):
+    """`--k 1,2,4` on a K = 2 run used to sample replicates 2 and 3 and still report K = 2 (k = 1, 2 only)."""
+    db = str(tmp_path / "s.sqlite")
+    common = ["--run", "P", "--db", db, "--quiet", "--limit", "3", "--format", "json", "--judge", "none"]
+    assert main(["--batch", "scale", "parallel", "--k", "1,2", *common]) == 0
+    capsys.readouterr()
+    assert main(["--batch", "scale", "parallel", "--k", "1,2,4", *common]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["k_max"] == 4 and [r["k"] for r in rep["per_k"]] == [1, 2, 4] and rep["ks_unavailable"] == []
+    store = Store(db, readonly=True)
+    run = store.run("P")
+    assert run["replicates"] == 4 and run["config"]["scaling"]["ks"] == [1, 2, 4]
+    assert len(store.trajectories(run["id"])) == 3 * 4
+    store.close()
+    assert main(["--batch", "scale", "parallel", "--k", "1", *common]) == 0  # a smaller request reads the K = 4 run
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["k_max"] == 4 and rep["per_k"][0]["blocks"] == 4
+    assert Store(db, readonly=True).run("P")["config"]["scaling"]["ks"] == [1, 2, 4]
+
+
+def test_parallel_csv_and_plateau_header(tmp_path, capsys):
+    db = str(tmp_path / "s.sqlite")
+    assert main(["--batch", "scale", "parallel", "--k", "1,2", "--run", "P", "--db", db, "--quiet", "--limit", "3",
+                 "--format", "csv", "--orders", "2"]) == 0
+    import csv as csv_module
+
+    rows = list(csv_module.DictReader(capsys.readouterr().out.splitlines()))
+    assert [r["k"] for r in rows] == ["1", "2"]
+    for column in ("pass_at_k_ci_low", "gap_pairwise_ci_high", "relative_gap_majority", "efficiency_pointwise",
+                   "cost_usd_pairwise", "accuracy_per_million_tokens_majority"):
+        assert column in rows[0]
+    path = tmp_path / "s.json"
+    y = {b: {f"i{i}": float(i < 30 + 10 * k) for i in range(60)} for k, b in enumerate(["8k", "16k", "32k"])}
+    path.write_text(json.dumps(y))
+    assert main(["--batch", "scale", "plateau", "--scores", str(path), "--boot", "300"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "k*_first = 3" in header

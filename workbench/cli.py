@@ -124,12 +124,17 @@ def build_parser() -> argparse.ArgumentParser:
     seq.add_argument("--protocol", choices=("fresh", "continuation"), default="fresh",
                      help="fresh start per budget, or continue from the level below (token axis)")
     add_plateau_arguments(seq)
-    add_run_arguments(seq)
+    add_run_arguments(seq, formats=("table", "json", "csv"))
     plat = scale_sub.add_parser("plateau", help="the scaling plateau of per-item scores (a file, or a sequential group)")
     source = plat.add_mutually_exclusive_group(required=True)
-    source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score}} or CSV item,budget,score')
+    source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score or [trial scores]}} or CSV '
+                                         'item,budget,score[,trial] (an empty score or null is missing; '
+                                         'booleans are refused: write 1/0)')
     source.add_argument("--group", help="a sequential run group in the store (the --run given to scale sequential)")
     plat.add_argument("--study", help="with --scores: the study, when the JSON holds several")
+    plat.add_argument("--matched-trials", action="store_true",
+                      help="with --scores and several trials per item: trial t is one chain across budgets "
+                           "(continuation), so differences pair within the trial index")
     plat.add_argument("--db")
     plat.add_argument("--format", choices=("table", "json", "csv"), default="table")
     add_plateau_arguments(plat)
@@ -139,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="'evidence' (offline), 'none', 'same' (the run's model) or a litellm model string")
     para.add_argument("--judge-base-url")
     para.add_argument("--orders", type=_positive, default=8, help="random orders for pairwise selection")
-    add_run_arguments(para)
+    add_run_arguments(para, formats=("table", "json", "csv"))
 
     synth = sub.add_parser("synth", help="write a generated benchmark in the release format")
     synth.add_argument("--out", required=True)
@@ -156,9 +161,12 @@ def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--correction", choices=("bonferroni", "holm"), default="bonferroni")
     p.add_argument("--boot", type=_positive, default=10_000, help="bootstrap replicates B")
     p.add_argument("--boot-seed", type=int, default=0)
+    p.add_argument("--two-stage", choices=("auto", "on", "off"), default="auto",
+                   help="with T > 1 trials per item: also resample trials inside items (auto: when --population "
+                        "is given, so the FPC does not erase run-to-run variance)")
 
 
-def add_run_arguments(p: argparse.ArgumentParser) -> None:
+def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("table", "json")) -> None:
     """The flags of `run`, shared by `scale sequential` and `scale parallel` (their names are a contract)."""
     p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
     p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
@@ -175,7 +183,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-turns", type=_positive, default=20)
     p.add_argument("--max-tokens-total", type=_positive, default=200_000)
     p.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
-    p.add_argument("--format", choices=("table", "json"), default="table", help="format of the final report")
+    p.add_argument("--format", choices=formats, default="table", help="format of the final report")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     llm = p.add_argument_group("LLM agent (--agent llm)")
     llm.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5")
@@ -310,7 +318,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _plateau_options(args: argparse.Namespace) -> dict[str, Any]:
     return {"population": args.population, "alpha": args.alpha, "correction": args.correction,
-            "n_boot": args.boot, "seed": args.boot_seed}
+            "n_boot": args.boot, "seed": args.boot_seed,
+            "two_stage": {"auto": None, "on": True, "off": False}[args.two_stage]}
 
 
 def cmd_scale(args: argparse.Namespace) -> int:
@@ -320,12 +329,12 @@ def cmd_scale(args: argparse.Namespace) -> int:
     if args.scale_command == "plateau":
         if args.scores:
             budgets, items, matrix = scaling.load_scores(Path(args.scores), args.study)
-            result = scaling.plateau_result(budgets, items, matrix, **_plateau_options(args))
+            result = scaling.plateau_result(budgets, items, matrix, matched_trials=args.matched_trials,
+                                            **_plateau_options(args))
         else:
-            store = _open_store(args.db)
-            budgets, items, matrix, runs = scaling.group_scores(store, args.group)
-            result = scaling.plateau_result(budgets, items, matrix, **_plateau_options(args))
-            result["levels"] = scaling.group_costs(store, runs)
+            if args.matched_trials:
+                raise UsageError("--matched-trials is for --scores; a group pairs trials as its recorded protocol says")
+            result = scaling.group_plateau(_open_store(args.db), args.group, **_plateau_options(args))
         print_plateau(result, args.format)
         return EXIT_OK
     from storage import Store
@@ -336,12 +345,10 @@ def cmd_scale(args: argparse.Namespace) -> int:
         corpus, base, _ = build_spec(args)
         specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
         store = Store(paths.store_path(args.db))
+        scaling.check_group(store, base.name, specs)
         for spec in specs:
             execute(spec, corpus, store, args.quiet)
-        budgets, items, matrix, runs = scaling.group_scores(store, base.name)
-        result = scaling.plateau_result(budgets, items, matrix, **_plateau_options(args))
-        result["levels"] = scaling.group_costs(store, runs)
-        print_plateau(result, args.format)
+        print_plateau(scaling.group_plateau(store, base.name, **_plateau_options(args)), args.format)
         return EXIT_OK
     return _scale_parallel(args)
 
@@ -360,7 +367,8 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     if not ks or ks[0] < 1:
         raise UsageError("--k needs positive sample counts")
     corpus, spec, _ = build_spec(args)
-    spec = replace(spec, replicates=max(ks), kind="parallel", scaling={"mode": "parallel", "ks": ks, "judge": args.judge})
+    spec = replace(spec, replicates=max(ks), kind="parallel",
+                   scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders})
     judge = _judge(args, spec)
     store = Store(paths.store_path(args.db))
     execute(spec, corpus, store, args.quiet)

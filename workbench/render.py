@@ -34,8 +34,10 @@ def _color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n")
+def print_json(obj: Any, strict: bool = False) -> None:
+    """JSON on stdout. `strict` refuses non-JSON types (a numpy bool would otherwise print as the truthy
+    string "False"): the scaling outputs are plain Python by construction, so a stray type is our bug."""
+    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False, default=None if strict else str) + "\n")
 
 
 def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
@@ -465,63 +467,78 @@ def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
 def print_plateau(result: dict[str, Any], fmt: str) -> None:
     """The plateau: transitions with d̄, σ, C_k and the decision; in table mode also the plot."""
     if fmt == "json":
-        print_json(result)
+        print_json(result, strict=True)
         return
-    header = ("from", "to", "d_bar", "sigma_boot", "c_k", "significant", "borderline", "improved", "worsened",
-              "sign_test_p")
-    rows = [tuple(t.get(h) for h in header) for t in result["transitions"]]
     if fmt == "csv":
-        sys.stdout.write(_csv(rows, header))
+        from workbench.scaling import transition_csv
+
+        header, rows = transition_csv(result)
+        sys.stdout.write(_csv(rows, tuple(header)))
         return
-    from workbench.scaling import TERMINAL_PALETTE, plateau_figure
+    from workbench.scaling import (LEVEL_COLUMNS, LEVELS_NOTE, TERMINAL_PALETTE, c_k_text, decision, flags, level_cells,
+                                   plateau_figure, trials_note)
 
     out = console()
-    flags = [k for k in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero") if result.get(k)]
-    out.print(f"plateau: k* = {result['k_star']} → {result['plateau_budget']} (n = {result['n']}, dropped "
-              f"{result['n_dropped']}, FPC = {result['fpc']:.3f}, z = {result['z'] or 0:.3f}, {result['correction']})"
-              + (f" · {', '.join(flags)}" if flags else ""), markup=False)
+    caveats = flags(result)
+    first = f", k*_first = {result['k_star_first']}" if result.get("k_star_first") is not None else ""
+    fragile = " (borderline: one flipped decision moves it)" if result.get("k_star_borderline") else ""
+    out.print(f"plateau: k* = {result['k_star']} → {result['plateau_budget']}{fragile}{first} (n = {result['n']}, dropped "
+              f"{result['n_dropped']}, FPC = {result['fpc']:.3f}, z = {result['z'] or 0:.3f}, {result['correction']}"
+              f"{trials_note(result)})" + (f" · {'; '.join(caveats)}" if caveats else ""), markup=False)
     table = Table(title_justify="left")
     for h in ("transition", "d̄", "σ_boot", "C_k", "decision", "improved / worsened", "sign test p"):
         table.add_column(h, justify="left" if h in ("transition", "decision") else "right")
     for t in result["transitions"]:
-        decision = "gain" if t["significant"] else "no significant gain"
-        if t.get("borderline"):
-            decision += " (borderline)"
         table.add_row(*map(Text, (f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}",
-                                  f"{t['c_k']:+.4f}", decision, f"{t['improved']} / {t['worsened']}",
+                                  c_k_text(t), decision(t), f"{t['improved']} / {t['worsened']}",
                                   f"{t['sign_test_p']:.4g}")))
     out.print(table)
-    for level in result.get("levels", []):
-        cost = "unpriced" if level["cost_usd"] is None else f"${level['cost_usd']:.4f}"
-        out.print(f"  {level['budget']}: accuracy {_pct(level['accuracy'])}, {level['tokens']:,} tokens, {cost}, "
-                  f"{level['continues']} continues", markup=False)
+    if result.get("levels"):
+        levels = Table(title=Text(f"levels · {result.get('axis')} axis, {result.get('protocol')}"), title_justify="left")
+        for i, h in enumerate(LEVEL_COLUMNS):
+            levels.add_column(h, justify="left" if i == 0 or h == "flag" else "right")
+        for level in result["levels"]:
+            levels.add_row(*map(Text, level_cells(level)))
+        out.print(levels)
+        out.print(LEVELS_NOTE, markup=False)
     if len(result["budgets"]) >= 2:
         sys.stdout.write(plateau_figure(result, 78, 22, TERMINAL_PALETTE if _color() else None) + "\n")
 
 
 def print_parallel(report: dict[str, Any], fmt: str) -> None:
-    if fmt == "json":
-        print_json(report)
-        return
-    from workbench.scaling import TERMINAL_PALETTE, parallel_figure
+    """pass@k and each strategy per k with intervals and gaps, then what each k costs; or JSON, or CSV."""
+    from workbench.scaling import (TERMINAL_PALETTE, cost_cells, cost_columns, parallel_cells, parallel_columns,
+                                   parallel_csv, parallel_figure)
 
-    names = [n for n in ("pass_at_k", "majority", "pointwise", "pairwise") if n in report["per_k"][0]]
+    if fmt == "json":
+        print_json(report, strict=True)
+        return
+    if fmt == "csv":
+        header, rows = parallel_csv(report)
+        sys.stdout.write(_csv(rows, tuple(header)))
+        return
     table = Table(title=Text(f"{report['run']} · {report['items']} items · K = {report['k_max']}"
-                             + (f" · judge {report['judge']}" if report["judge"] else "")), title_justify="left")
-    table.add_column("k", justify="right")
-    for n in names:
-        table.add_column(n, justify="right")
-    for n in names[1:]:
-        table.add_column(f"gap {n}", justify="right")
+                             + (f" · judge {report['judge']}" if report["judge"] else "")
+                             + " · Δ = pass@k − strategy, points [paired 95% interval]"), title_justify="left")
+    for column in parallel_columns(report):
+        table.add_column(column, justify="right")
     for r in report["per_k"]:
-        cells = [str(r["k"])]
-        for n in names:
-            ci = r.get(f"{n}_ci")
-            cells.append(f"{_pct(r[n])}" + (f" [{_pct(ci[0])}, {_pct(ci[1])}]" if ci else ""))
-        cells += [f"{r[f'gap_{n}'] * 100:+.1f} pts" for n in names[1:]]
-        table.add_row(*map(Text, cells))
+        table.add_row(*map(Text, parallel_cells(report, r)))
     out = console()
     out.print(table)
+    costs = Table(title=Text("gap size and cost at k: rel = Δ / pass@k, eff = (strategy − pass@1)/(pass@k − pass@1); "
+                             "cost = k/K of the sampling + the verdicts a strategy needs"), title_justify="left")
+    for column in cost_columns(report):
+        costs.add_column(column, justify="right")
+    for r in report["per_k"]:
+        costs.add_row(*map(Text, cost_cells(report, r)))
+    out.print(costs)
+    if report.get("items_incomplete"):
+        out.print(f"{report['items_incomplete']} item(s) still miss some of the K samples and are left out "
+                  "(run the same command again to finish them)", markup=False)
+    if report.get("ks_unavailable"):
+        out.print(f"k = {', '.join(map(str, report['ks_unavailable']))} exceed K = {report['k_max']}: not shown",
+                  markup=False)
     out.print(report["tie_rule"], markup=False)
     sys.stdout.write(parallel_figure(report, 78, 18, TERMINAL_PALETTE if _color() else None) + "\n")
 

@@ -71,11 +71,43 @@ def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = 
     return specs
 
 
+def _design(scaling: dict[str, Any]) -> tuple[str, str]:
+    return scaling.get("axis") or "?", scaling.get("protocol") or "fresh"
+
+
+def group_designs(runs: list[dict[str, Any]]) -> dict[tuple[str, str], list[str]]:
+    """(axis, protocol) → the budget labels recorded under it; one key for a well-formed group."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for r in runs:
+        scaling = (r.get("config") or {}).get("scaling") or {}
+        out.setdefault(_design(scaling), []).append(str(scaling.get("budget")))
+    return out
+
+
+def _designs_text(designs: dict[tuple[str, str], list[str]]) -> str:
+    return " and ".join(f"the {axis} axis ({protocol}: {', '.join(labels)})"
+                        for (axis, protocol), labels in designs.items())
+
+
+def check_group(store: Store, group: str, specs: list[RunSpec]) -> None:
+    """Refuse to add levels to a group recorded under another axis or protocol, before anything runs."""
+    existing = group_designs([r for r in store.runs_in_group(group) if r["kind"] == "sequential"])
+    wanted = _design(specs[0].scaling or {})
+    others = {d: labels for d, labels in existing.items() if d != wanted}
+    if others:
+        raise ScalingInputError(f"group '{group}' already holds {_designs_text(others)}; a {wanted[0]}-axis "
+                                f"{wanted[1]} grid needs another --run name")
+
+
 def group_scores(store: Store, group: str) -> tuple[list[str], list[str], np.ndarray, list[dict[str, Any]]]:
     """Per-item correctness at each budget of a sequential group: (budgets, items, n×K×T, runs)."""
     runs = [r for r in store.runs_in_group(group) if r["kind"] == "sequential"]
     if len(runs) < 1:
         raise ScalingInputError(f"no sequential runs in group '{group}' (run `scale sequential --run {group}` first)")
+    designs = group_designs(runs)
+    if len(designs) > 1:
+        raise ScalingInputError(f"group '{group}' mixes {_designs_text(designs)}: its budgets are not one grid; "
+                                f"give each study its own --run name")
     runs.sort(key=lambda r: parse_budget(r["config"]["scaling"]["budget"]))
     budgets = [r["config"]["scaling"]["budget"] for r in runs]
     per_run = []
@@ -96,30 +128,25 @@ def group_scores(store: Store, group: str) -> tuple[list[str], list[str], np.nda
 
 
 def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[str], np.ndarray]:
-    """Scores from JSON {"budget": {"item": score}} (or {study: that} with --study) or CSV item,budget,score."""
+    """Per-item scores from a file, as (budgets, items, n×K or n×K×T matrix); every defect is the user's (exit 2).
+
+    JSON: {"budget": {"item": score}} (or {study: that}, chosen with --study), where a score may be
+    a list of the item's trials. CSV: columns item,budget,score and optionally trial; an empty
+    score is missing, as JSON null is.
+    """
     try:
         text = path.read_text()
-    except OSError as exc:
-        raise ScalingInputError(f"cannot read {path}: {exc.strerror}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScalingInputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     if path.suffix.lower() == ".csv":
-        rows = list(csv.DictReader(text.splitlines()))
-        for lineno, row in enumerate(rows, 2):
-            for key in ("item", "budget", "score"):
-                if not row.get(key):
-                    raise ScalingInputError(f"{path}:{lineno}: field '{key}' is missing")
-        try:
-            return scores_from_rows((r["item"], r["budget"], r["score"]) for r in rows)
-        except ValueError as exc:
-            raise ScalingInputError(f"{path}: {exc}") from None
+        return _csv_scores(path, text)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ScalingInputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     if not isinstance(data, dict) or not data:
         raise ScalingInputError(f"{path}: expected an object of budgets")
-    first = next(iter(data.values()))
-    nested = isinstance(first, dict) and first and all(isinstance(v, dict) for v in first.values())
-    if nested:
+    if not any(_is_budget(key) for key in data):  # {study: {budget: {item: score}}}
         if study is None:
             raise ScalingInputError(f"{path} holds several studies; choose one with --study: {', '.join(data)}")
         if study not in data:
@@ -131,9 +158,60 @@ def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[s
         raise ScalingInputError(f"{path}: {exc}") from None
 
 
-def plateau_result(budgets, items, matrix, **options: Any) -> dict[str, Any]:
+def _is_budget(label: str) -> bool:
     try:
-        result = plateau(matrix, budgets, items=items, **options)
+        parse_budget(label)
+    except ValueError:
+        return False
+    return True
+
+
+def _csv_scores(path: Path, text: str) -> tuple[list[str], list[str], np.ndarray]:
+    reader = csv.DictReader(text.splitlines())
+    header = [h.strip() for h in reader.fieldnames or []]
+    reader.fieldnames = header
+    absent = [c for c in ("item", "budget", "score") if c not in header]
+    if absent:
+        raise ScalingInputError(f"{path}: no column {', '.join(repr(c) for c in absent)} "
+                                "(the header must name item,budget,score and optionally trial)")
+    keys = ("item", "budget", "score", "trial") if "trial" in header else ("item", "budget", "score")
+    rows = []
+    for lineno, row in enumerate(reader, 2):
+        for key in keys:
+            if key != "score" and not (row.get(key) or "").strip():
+                raise ScalingInputError(f"{path}:{lineno}: field '{key}' is missing")
+        rows.append(tuple(row.get(k) for k in keys))
+    try:
+        return scores_from_rows(rows, first_line=2)
+    except ValueError as exc:
+        raise ScalingInputError(f"{path}: {exc}") from None
+
+
+def use_two_stage(n_trials: int, population: int | None, two_stage: bool | None = None) -> bool:
+    """Whether the plateau resamples trials inside items as well as items (§2.5).
+
+    `None` decides automatically: two-stage exactly when there are T > 1 trials per item *and* a
+    population size. The cluster bootstrap over instance means already carries the run-to-run
+    variance, but the FPC multiplies all of it, so with N = n it would erase that variance and
+    make C_k = d̄_k (§6.1's pitfall); the two-stage bootstrap applies the FPC to the
+    between-instance part only.
+    """
+    if two_stage is not None:
+        return two_stage
+    return n_trials > 1 and population is not None
+
+
+def plateau_result(budgets, items, matrix, two_stage: bool | None = None, matched_trials: bool = False,
+                   **options: Any) -> dict[str, Any]:
+    """`stats.plateau.plateau` as a JSON-ready dict; bad input (n < 2, invalid N, …) is the user's to fix.
+
+    `matrix` is n×K or n×K×T; `matched_trials` pairs trial t across budgets (the continuation
+    protocol, one chain per trial); `two_stage` None = `use_two_stage`'s automatic choice.
+    """
+    n_trials = matrix.shape[2] if np.ndim(matrix) == 3 else 1
+    stage = use_two_stage(n_trials, options.get("population"), two_stage)
+    try:
+        result = plateau(matrix, budgets, items=items, two_stage=stage, matched_trials=matched_trials, **options)
     except ValueError as exc:
         raise ScalingInputError(str(exc)) from None
     out = result.to_dict()
@@ -142,34 +220,135 @@ def plateau_result(budgets, items, matrix, **options: Any) -> dict[str, Any]:
     return out
 
 
-def group_costs(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Cost and tokens of each budget level, so accuracy per dollar and per token can be read."""
+def group_plateau(store: Store, group: str, **options: Any) -> dict[str, Any]:
+    """The plateau of a sequential group with its levels' costs; trials pair by index under continuation.
+
+    The one function `scale sequential`, `scale plateau --group` and the TUI call, so they agree.
+    """
+    budgets, items, matrix, runs = group_scores(store, group)
+    scaling = runs[0]["config"]["scaling"]
+    result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation",
+                            **options)
+    result["axis"], result["protocol"] = scaling.get("axis"), scaling.get("protocol", "fresh")
+    result["levels"] = group_levels(store, runs)
+    return result
+
+
+def group_levels(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each budget level's accuracy, cost and tokens, and whether its budget was ever reached.
+
+    Money and tokens come two ways. *Marginal*: what this level spent itself (under continuation,
+    its replayed prefix is not spent again, so it is left out). *Cumulative*: what its answers
+    cost in all, i.e. the chain of lower levels (their forced STOP calls included) plus this
+    level's marginal; under the fresh protocol every level stands alone and the two are equal.
+    Accuracy per dollar and per million tokens use the cumulative figures, so they are the price
+    of a level's answers; they are accuracy over the mean spend per item (= correct answers per
+    dollar, per million tokens), None when nothing was priced or counted.
+
+    A level's cap is *reached* by an item that went over it: a call's context above the token
+    budget (it is then told to STOP), the turn cap used up, or the points spent or a call refused
+    for lack of them. Two flags, on the token axis only, where the agent never sees the budget
+    (only EXTEND below it and STOP above it): `never_reached`, no item went over it, so every
+    episode ran as it would under any larger budget; `degenerate`, a budget at or below the
+    prompt overhead (the median context of the first call), where every episode is stopped after
+    one call (reference §1.1, §1.10). Points and turns are shown to the agent in every footer, so a
+    budget nobody used up can still have changed what the agent did: no flag there.
+    """
+    from sandbox.agents.continuation import PREFIX_MARK
+    from sandbox.prompts import STOP_NOW
+
+    chain: dict[tuple[str, int], tuple[float, float | None]] = {}  # (item, trial) → cumulative tokens, cost
     out = []
     for r in runs:
+        scaling = r["config"]["scaling"]
+        axis, value, continued = scaling.get("axis"), scaling.get("value"), scaling.get("protocol") == "continuation"
         rows = store.trajectories(r["id"])
-        costs = [t["cost_usd"] for t in rows if t["cost_usd"] is not None]
-        tokens = sum(t["tokens"] or 0 for t in rows)
-        acc = sum(bool(t["correct"]) for t in rows) / len(rows) if rows else None
-        out.append({"budget": r["config"]["scaling"]["budget"], "run": r["name"], "n": len(rows),
-                    "accuracy": acc, "tokens": tokens, "cost_usd": sum(costs) if costs else None,
-                    "continues": sum(t["continues"] or 0 for t in rows),
-                    "accuracy_per_million_tokens": acc / (tokens / 1e6) if acc and tokens else None})
+        profile = store.context_profile(r["id"], STOP_NOW, PREFIX_MARK)
+        level = {"budget": scaling["budget"], "run": r["name"], "n": len(rows),
+                 "correct": sum(bool(t["correct"]) for t in rows),
+                 "continues": sum(t["continues"] or 0 for t in rows)}
+        level["accuracy"] = level["correct"] / len(rows) if rows else None
+        tokens_m = tokens_c = 0.0
+        cost_m: float | None = None
+        cost_c: float | None = None
+        reached = []
+        for t in rows:
+            prof = profile.get(t["id"], {"first_context": 0, "max_context": 0, "stops": 0, "prefix_tokens": 0})
+            own_tokens = (t["tokens"] or 0) - prof["prefix_tokens"]
+            own_cost = t["cost_usd"]
+            below = chain.get((t["item_id"], t["replicate"]), (0.0, None)) if continued else (0.0, None)
+            item_tokens = below[0] + own_tokens
+            item_cost = _add(below[1], own_cost)
+            chain[(t["item_id"], t["replicate"])] = (item_tokens, item_cost)
+            tokens_m += own_tokens
+            tokens_c += item_tokens
+            cost_m, cost_c = _add(cost_m, own_cost), _add(cost_c, item_cost)
+            reached.append(_reached(axis, value, t, prof))
+        level.update(tokens_marginal=int(tokens_m), tokens_cumulative=int(tokens_c), cost_usd_marginal=cost_m,
+                     cost_usd_cumulative=cost_c,
+                     accuracy_per_usd=level["correct"] / cost_c if cost_c else None,
+                     accuracy_per_million_tokens=level["correct"] / (tokens_c / 1e6) if tokens_c else None)
+        level.update(_reach_summary(axis, value, rows, profile, reached))
+        out.append(level)
     return out
+
+
+def _add(a: float | None, b: float | None) -> float | None:
+    """Sum of two optional amounts; None only when both are unknown (an unpriced call adds nothing)."""
+    return None if a is None and b is None else (a or 0.0) + (b or 0.0)
+
+
+def _reached(axis: str | None, value: Any, t: dict[str, Any], prof: dict[str, int]) -> bool:
+    """Whether this trajectory went over its level's cap (see `group_levels`)."""
+    if axis == "tokens":
+        return prof["max_context"] > value
+    if axis == "turns":
+        return (t["turns"] or 0) >= value
+    if axis == "points":
+        return (t["points_used"] or 0) >= value or any(a[1] == "rejected" for a in t.get("actions") or [])
+    return False
+
+
+def _reach_summary(axis: str | None, value: Any, rows: list[dict[str, Any]], profile: dict[int, dict[str, int]],
+                   reached: list[bool]) -> dict[str, Any]:
+    """n reached, the furthest any item went (context tokens, turns or points), the overhead and the two flags."""
+    if axis == "tokens":
+        furthest = max((profile.get(t["id"], {}).get("max_context", 0) for t in rows), default=0)
+        firsts = sorted(profile[t["id"]]["first_context"] for t in rows if t["id"] in profile)
+        overhead = float(np.median(firsts)) if firsts else None
+    else:
+        furthest = max(((t["turns"] if axis == "turns" else t["points_used"]) or 0 for t in rows), default=0)
+        overhead = None
+    tokens = axis == "tokens"
+    return {"n_stopped": sum(profile.get(t["id"], {}).get("stops", 0) > 0 for t in rows) if tokens else None,
+            "n_reached": sum(reached), "max_reached": int(furthest), "overhead_tokens": overhead,
+            "never_reached": (bool(rows) and not any(reached)) if tokens else None,
+            "degenerate": (overhead is not None and value <= overhead) if tokens else None}
 
 
 # ---------------------------------------------------------------- parallel
 
 
 def parallel_samples(store: Store, run_name: str, corpus) -> tuple[dict[str, Any], list[str], list[list[dict[str, Any]]]]:
-    """The run, its items and, per item, its K samples in replicate order (with read texts and transcripts)."""
+    """The run, its items with all K samples and, per item, those samples in replicate order.
+
+    An item still missing a sample (an interrupted run) is left out; `parallel_report` says how many.
+    """
     run = store.run(run_name)
     by_item: dict[str, dict[int, dict[str, Any]]] = {}
     for t in store.trajectories(run["id"]):
         by_item.setdefault(t["item_id"], {})[t["replicate"]] = t
     k = run["replicates"]
-    items = [i for i, reps in by_item.items() if len(reps) >= k]
+    items = [i for i, reps in by_item.items() if all(r in reps for r in range(k))]
     samples = [[by_item[i][r] for r in range(k)] for i in items]
     return run, items, samples
+
+
+def vote_key(sample: dict[str, Any]) -> str | None:
+    """What a sample votes for: its parsed letter (`predicted_index`), not the raw answer text, so "(b)",
+    "B." and "b" are one vote for B; an unparsed or missing answer abstains."""
+    index = sample.get("predicted_index")
+    return "ABCD"[index] if isinstance(index, int) and 0 <= index < 4 else None
 
 
 def _sample_view(store: Store, traj: dict[str, Any], index: int):
@@ -188,15 +367,26 @@ def blocks(big_k: int, k: int) -> list[list[int]]:
 
 
 async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples, corpus, judge, ks: list[int],
-                    n_orders: int = 8, seed: int = 0) -> dict[str, Any]:
-    """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store."""
+                    n_orders: int = 8, seed: int = 0, ask: bool = True) -> dict[str, Any]:
+    """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store.
+
+    The orders of (item, k, block) come from their own seeded generator, so they do not depend on
+    which other k are read (the TUI reading the recorded k, the CLI a new list, agree). With
+    `ask=False` nothing is asked: a verdict not in the store is counted in `missing` (and an order
+    that needs it is abandoned), so a paid judge is never called implicitly.
+    """
     cache = store.judgments(run["id"], judge.name)
-    rng = random.Random(seed)
+    missing = 0
 
     async def verdict(item, views, kind: str, a: int, b: int | None) -> bool | None:
+        nonlocal missing
         key = (item.id, kind, a, b)
         if key not in cache:
-            v = await (judge.pointwise(item, views[a]) if b is None else judge.pairwise(item, views[a], views[b]))
+            if not ask:
+                missing += 1
+                raise _Missing
+            v = await (judge.pointwise(item, views()[a]) if b is None else
+                       judge.pairwise(item, views()[a], views()[b]))
             store.add_judgment(run["id"], item.id, kind, judge.name, a, b, v.value, v.prompt, v.reply, v.tokens,
                                v.cost_usd)
             cache[key] = {"verdict": None if v.value is None else int(v.value)}
@@ -206,40 +396,94 @@ async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples
     pointwise, tables, orders = [], [], {}
     for i, (item_id, rows) in enumerate(zip(items, samples)):
         item = corpus.item(item_id)
-        views = [_sample_view(store, t, j) for j, t in enumerate(rows)]
-        pointwise.append([await verdict(item, views, "pointwise", j, None) for j in range(len(rows))])
+        views = _lazy(lambda rows=rows: [_sample_view(store, t, j) for j, t in enumerate(rows)])
+        verdicts = []
+        for j in range(len(rows)):
+            try:
+                verdicts.append(await verdict(item, views, "pointwise", j, None))
+            except _Missing:
+                verdicts.append(None)
+        pointwise.append(verdicts)
         table: dict[tuple[int, int], bool] = {}
         for k in ks:
             for block in blocks(len(rows), k):
+                rng = random.Random(f"{seed}:{item_id}:{k}:{block[0]}")
                 perms = []
                 for _ in range(n_orders if k > 1 else 1):
                     order = list(block)
                     rng.shuffle(order)
                     perms.append(order)
                     leader = order[0]
-                    for challenger in order[1:]:
-                        if (leader, challenger) not in table:  # unparsed keeps the leader
-                            table[(leader, challenger)] = bool(await verdict(item, views, "pairwise", leader, challenger))
-                        if table[(leader, challenger)]:
-                            leader = challenger
+                    try:
+                        for challenger in order[1:]:
+                            if (leader, challenger) not in table:  # unparsed keeps the leader
+                                table[(leader, challenger)] = bool(await verdict(item, views, "pairwise", leader,
+                                                                                 challenger))
+                            if table[(leader, challenger)]:
+                                leader = challenger
+                    except _Missing:
+                        continue
                 orders[(i, k, block[0])] = perms
         tables.append(table)
-    return {"pointwise": pointwise, "tables": tables, "orders": orders}
+    return {"pointwise": pointwise, "tables": tables, "orders": orders, "missing": missing}
+
+
+class _Missing(Exception):
+    """A verdict the store does not hold, in stored-verdicts-only mode."""
+
+
+def _lazy(make):
+    """A zero-argument function computing `make()` once, on first call (sample views read every step)."""
+    box: list[Any] = []
+
+    def get():
+        if not box:
+            box.append(make())
+        return box[0]
+    return get
+
+
+def recorded_judge(run: dict[str, Any]):
+    """The judge a parallel run was last read with (`--judge`, recorded), as the TUI must use it.
+
+    `evidence` (offline, free) is the judge itself; `none` is None; `same` or a model string is a
+    `StoredJudge` of that name: its stored verdicts are read, never asked for (no implicit spend).
+    Runs recorded before the judge was stored read with the default, `evidence`.
+    """
+    from sandbox.judges import EvidenceJudge, StoredJudge
+
+    name = ((run.get("config") or {}).get("scaling") or {}).get("judge") or "evidence"
+    if name == "none":
+        return None
+    if name == "evidence":
+        return EvidenceJudge()
+    return StoredJudge(f"llm:{run['model'] if name == 'same' else name}")
 
 
 async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], judge=None, n_orders: int = 8,
-                          seed: int = 0) -> dict[str, Any]:
-    """pass@k, majority vote, pointwise and pairwise selection, and the verification gap, per k, with intervals."""
+                          seed: int = 0, verdicts: str = "ask") -> dict[str, Any]:
+    """pass@k, majority vote, pointwise and pairwise selection, and the verification gap, per k, with intervals.
+
+    `verdicts="ask"` asks the judge for any verdict not yet stored; `"stored"` never calls it (the
+    TUI must not spend money implicitly) and reports the judged strategies only when every verdict
+    they need is stored, saying how many are missing otherwise.
+    """
     run, items, samples = parallel_samples(store, run_name, corpus)
     big_k = run["replicates"]
-    ks = sorted(k for k in ks if 1 <= k <= big_k)
+    wanted = sorted(set(ks))
+    ks = [k for k in wanted if 1 <= k <= big_k]
     if not items or not ks:
         raise ScalingInputError(f"run '{run_name}' has no item with {big_k} samples, or no k ≤ {big_k}")
     correct = [[bool(t["correct"]) for t in rows] for rows in samples]
-    answers = [[t["answer"] for t in rows] for rows in samples]
+    answers = [[vote_key(t) for t in rows] for rows in samples]
     golds = ["ABCD"[corpus.item(i).correct_index] for i in items]
-    judged = await judge_run(store, run, items, samples, corpus, judge, ks, n_orders, seed) if judge else None
+    judged = None
+    missing = 0
+    if judge is not None:
+        judged = await judge_run(store, run, items, samples, corpus, judge, ks, n_orders, seed, ask=verdicts == "ask")
+        missing = judged["missing"]
     pass1 = par.pass_at_k_items(correct, 1)
+    spend = _spend(store, run, samples, judge)
     per_k = []
     for k in ks:
         parts = blocks(big_k, k)
@@ -247,29 +491,96 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
         per_item = {"pass_at_k": oracle, "majority": np.array([
             np.mean([par.majority_vote([answers[i][j] for j in b], golds[i]).expected_correct for b in parts])
             for i in range(len(items))])}
-        if judged:
+        if judged and not missing:
             per_item["pointwise"] = np.array([
                 np.mean([par.pointwise_selection([correct[i][j] for j in b], [judged["pointwise"][i][j] for j in b])
                          for b in parts]) for i in range(len(items))])
             per_item["pairwise"] = np.array([
                 np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b[0])], b) for b in parts])
                 for i in range(len(items))])
-        cis = par.strategies_ci(per_item, seed=seed) if len(items) >= 2 else {}
-        row: dict[str, Any] = {"k": k, "n": len(items), "blocks": len(parts)}
-        for name, values in per_item.items():
-            row[name] = float(np.mean(values))
-            if name in cis:
-                row[f"{name}_ci"] = [cis[name].low, cis[name].high]
-            if name != "pass_at_k":
-                row[f"gap_{name}"] = par.verification_gap(oracle, values, pass1=pass1, seed=seed)["gap"]
-        per_k.append(row)
+        per_k.append(_k_row(k, big_k, len(parts), per_item, pass1, spend, seed))
+    return {"run": run_name, "k_max": big_k, "items": len(items), "items_incomplete": _incomplete(store, run, items),
+            "ks_unavailable": [k for k in wanted if k not in ks],
+            "judge": judge.name if judge else None, "verdicts": verdicts if judge else None,
+            "verdicts_missing": missing if judge else None,
+            "tie_rule": "majority over parsed letters, tied modes split evenly (exact expectation); at k, the mean over "
+                        "K//k disjoint blocks; pairwise keeps the leader on ties and unparsed verdicts, averaged over "
+                        "random orders",
+            "per_k": per_k, "sampling_cost_usd": spend["sampling_usd"], "sampling_tokens": spend["sampling_tokens"],
+            "judge_cost_usd": spend["judge_usd"], "judge_tokens": spend["judge_tokens"],
+            "cost_rule": "at k: k/K of the sampling spend, plus the judge verdicts a strategy needs at k (pointwise: k "
+                         "per item; pairwise: k − 1 per item) at the mean stored price of one verdict; accuracy per $ "
+                         "and per million tokens divide by the mean spend per item"}
+
+
+def _incomplete(store: Store, run: dict[str, Any], complete: list[str]) -> int:
+    return len({t["item_id"] for t in store.trajectories(run["id"], light=True)} - set(complete))
+
+
+def _k_row(k: int, big_k: int, n_blocks: int, per_item: dict[str, np.ndarray], pass1: np.ndarray,
+           spend: dict[str, Any], seed: int) -> dict[str, Any]:
+    """One k: each strategy with its interval, its gap to pass@k with the paired interval, the relative gap and
+    the selection efficiency, and what committing at k costs."""
+    n = len(pass1)
+    cis = par.strategies_ci(per_item, seed=seed) if n >= 2 else {}
+    row: dict[str, Any] = {"k": k, "n": n, "blocks": n_blocks}
+    for name, values in per_item.items():
+        row[name] = float(np.mean(values))
+        if name in cis:
+            row[f"{name}_ci"] = [cis[name].low, cis[name].high]
+    sampling_usd = None if spend["sampling_usd"] is None else spend["sampling_usd"] * k / big_k
+    sampling_tokens = spend["sampling_tokens"] * k / big_k
+    row["sampling_cost_usd"], row["sampling_tokens"] = sampling_usd, sampling_tokens
+    for name, values in per_item.items():
+        if name == "pass_at_k":
+            continue
+        gap = par.verification_gap(per_item["pass_at_k"], values, pass1=pass1, seed=seed) if n >= 2 else None
+        row[f"gap_{name}"] = float(np.mean(per_item["pass_at_k"]) - np.mean(values))
+        row[f"gap_{name}_ci"] = [gap["ci"]["gap"]["low"], gap["ci"]["gap"]["high"]] if gap else None
+        row[f"relative_gap_{name}"] = gap["relative_gap"] if gap else None
+        row[f"efficiency_{name}"] = gap.get("efficiency") if gap else None
+        verdicts = {"majority": 0, "pointwise": k, "pairwise": k - 1}[name] * n
+        price = spend["verdict_usd"][name]
+        usd = None if sampling_usd is None or price is None else sampling_usd + price * verdicts  # unknown stays unknown
+        tokens = sampling_tokens + (spend["verdict_tokens"][name] or 0) * verdicts
+        row[f"cost_usd_{name}"], row[f"tokens_{name}"] = usd, tokens
+        row[f"accuracy_per_usd_{name}"] = row[name] / (usd / n) if usd else None
+        row[f"accuracy_per_million_tokens_{name}"] = row[name] / (tokens / n / 1e6) if tokens else None
+    return row
+
+
+def _spend(store: Store, run: dict[str, Any], samples, judge) -> dict[str, Any]:
+    """Sampling and judging totals, and the mean price and tokens of one stored verdict of each kind.
+
+    An offline judge (no model) costs nothing; an unpriced model's verdicts leave the cost unknown (None).
+    """
     costs = [t["cost_usd"] for rows in samples for t in rows if t["cost_usd"] is not None]
-    return {"run": run_name, "k_max": big_k, "items": len(items), "judge": judge.name if judge else None,
-            "tie_rule": "majority: exact expectation under a uniformly random choice among tied modes; strategies at k "
-                        "are averaged over K//k disjoint blocks of k samples; pairwise: leader kept on ties and "
-                        "unparsed verdicts, averaged over random orders",
-            "per_k": per_k, "sampling_cost_usd": sum(costs) if costs else None,
-            "judge_cost_usd": _judge_cost(store, run["id"], judge.name) if judge else None}
+    out: dict[str, Any] = {"sampling_usd": sum(costs) if costs else None,
+                           "sampling_tokens": sum(t["tokens"] or 0 for rows in samples for t in rows),
+                           "judge_usd": None, "judge_tokens": None,
+                           "verdict_usd": {"majority": 0.0, "pointwise": None, "pairwise": None},
+                           "verdict_tokens": {"majority": 0, "pointwise": None, "pairwise": None}}
+    if judge is None:
+        return out
+    model = judge.name.startswith("llm:")
+    rows = store.conn.execute(
+        "SELECT kind, AVG(cost_usd), COUNT(cost_usd), AVG(tokens), SUM(cost_usd), SUM(tokens) FROM judgments "
+        "WHERE run_id = ? AND judge = ? GROUP BY kind", (run["id"], judge.name)).fetchall()
+    usd_total = tokens_total = 0.0
+    priced = False
+    for kind, mean_usd, n_priced, mean_tokens, sum_usd, sum_tokens in rows:
+        out["verdict_usd"][kind] = (mean_usd if n_priced else None) if model else 0.0
+        out["verdict_tokens"][kind] = mean_tokens or 0
+        usd_total += sum_usd or 0.0
+        tokens_total += sum_tokens or 0
+        priced = priced or bool(n_priced)
+    for kind in ("pointwise", "pairwise"):
+        if not model:
+            out["verdict_usd"][kind] = 0.0
+            out["verdict_tokens"][kind] = 0
+    out["judge_usd"] = (usd_total if priced else None) if model else 0.0
+    out["judge_tokens"] = int(tokens_total)
+    return out
 
 
 def _pairwise(correct: list[bool], pairs: dict[tuple[int, int], bool], orders: list[list[int]], block: list[int]) -> float:
@@ -277,12 +588,6 @@ def _pairwise(correct: list[bool], pairs: dict[tuple[int, int], bool], orders: l
     local = {g: n for n, g in enumerate(block)}
     table = [[pairs.get((a, b)) for b in block] for a in block]
     return par.pairwise_selection([correct[j] for j in block], table, [[local[g] for g in o] for o in orders])
-
-
-def _judge_cost(store: Store, run_id: int, judge: str) -> float | None:
-    row = store.conn.execute("SELECT SUM(cost_usd), COUNT(cost_usd) FROM judgments WHERE run_id = ? AND judge = ?",
-                             (run_id, judge)).fetchone()
-    return row[0] if row and row[1] else None
 
 
 # ---------------------------------------------------------------- figures (plotext; the CLI and the TUI draw the same)
@@ -294,16 +599,175 @@ TERMINAL_PALETTE: Palette = {"line": "blue", "gain": "green", "loss": "red", "ma
 
 
 def flags(result: dict[str, Any]) -> list[str]:
-    """The plateau's caveats in words: censored, no significant gain, borderline, degenerate variance, FPC 0."""
+    """The plateau's caveats in words: censored, no significant gain, borderline, degenerate variance, FPC 0,
+    and budget levels that sit at or below the prompt overhead or that no item reached."""
     names = [name for name in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero")
              if result.get(name)]
     if any(t.get("borderline") for t in result["transitions"]):
         names.append("borderline")
-    return [n.replace("_", " ") for n in names]
+    out = [n.replace("_", " ") for n in names]
+    levels = result.get("levels") or []
+    degenerate = [str(lv["budget"]) for lv in levels if lv.get("degenerate")]
+    never = [str(lv["budget"]) for lv in levels if lv.get("never_reached")]
+    if degenerate:
+        out.append(f"at/below the prompt overhead: {', '.join(degenerate)}")
+    if never:
+        out.append(f"never reached: {', '.join(never)}")
+    return out
+
+
+LEVEL_COLUMNS = ("budget", "n", "acc", "tokens", "cost", "acc/$", "acc/Mtok", "cont.", "reached", "max", "flag")
+
+
+LEVELS_NOTE = ("tokens, cost: the level's own / with the levels below it (continuation chain); acc/$, acc/Mtok: "
+               "accuracy per mean chain spend per item; reached: items over the level's cap (STOP: told to answer); "
+               "max: the furthest any item went (context tokens, turns or points)")
+
+
+def _pair(marginal: float | None, cumulative: float | None, fmt: str) -> str:
+    """One figure when a level stands alone; `level / chain` when its answers also cost the levels below."""
+    if cumulative is None:
+        return "unpriced"
+    if marginal == cumulative:
+        return format(cumulative, fmt)
+    return f"{format(marginal or 0, fmt)} / {format(cumulative, fmt)}"
+
+
+def level_cells(level: dict[str, Any]) -> list[str]:
+    """A budget level as text cells (the CLI table and the TUI show the same)."""
+    def per(value: float | None) -> str:
+        return "—" if value is None else f"{value:.3g}"
+
+    note = []
+    if level.get("degenerate"):
+        note.append(f"≤ overhead ({level['overhead_tokens']:,.0f})")
+    if level.get("never_reached"):
+        note.append("never reached")
+    reached = str(level["n_reached"]) + (f" ({level['n_stopped']} STOP)" if level.get("n_stopped") else "")
+    accuracy = "—" if level["accuracy"] is None else f"{100 * level['accuracy']:.1f}%"
+    return [str(level["budget"]), str(level["n"]), accuracy,
+            _pair(level["tokens_marginal"], level["tokens_cumulative"], ",.0f"),
+            _pair(level["cost_usd_marginal"], level["cost_usd_cumulative"], ".4f"),
+            per(level["accuracy_per_usd"]), per(level["accuracy_per_million_tokens"]), str(level["continues"]),
+            reached, f"{level['max_reached']:,}", "; ".join(note)]
+
+
+def trials_note(result: dict[str, Any]) -> str:
+    """How T > 1 trials per item were resampled, for the plateau's header line ('' with one trial)."""
+    if result.get("n_trials", 1) <= 1:
+        return ""
+    pairing = "matched" if result.get("matched_trials") else "unmatched"
+    design = "two-stage bootstrap" if result.get("two_stage") else "cluster bootstrap"
+    return f", T = {result['n_trials']} trials, {design} ({pairing} trials)"
 
 
 def strategies(report: dict[str, Any]) -> list[str]:
     return [n for n in STRATEGIES if report["per_k"] and n in report["per_k"][0]]
+
+
+# ---------------------------------------------------------------- tables and CSV (the CLI and the TUI show the same)
+
+TRANSITION_CSV = ("from", "to", "d_bar", "sigma_boot", "c_k", "significant", "tested", "borderline", "improved",
+                  "worsened", "sign_test_p")
+SHORT = {"pass_at_k": "pass@k", "majority": "majority", "pointwise": "pointwise", "pairwise": "pairwise"}
+GAP_SHORT = {"majority": "Δ maj", "pointwise": "Δ point", "pairwise": "Δ pair"}
+
+
+def transition_csv(result: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    return list(TRANSITION_CSV), [[t.get(h) for h in TRANSITION_CSV] for t in result["transitions"]]
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def _per(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3g}"
+
+
+def parallel_columns(report: dict[str, Any]) -> list[str]:
+    """k, each strategy (value over its interval), and each strategy's verification gap in points."""
+    names = strategies(report)
+    return ["k", *(SHORT[n] for n in names), *(GAP_SHORT[n] for n in names[1:])]
+
+
+def _interval(ci: list[float] | None, compact: bool) -> str:
+    """A 95% interval in points: `[lo, hi]`, or `lo–hi` where columns are narrow (the TUI)."""
+    if not ci:
+        return ""
+    lo, hi = 100 * ci[0], 100 * ci[1]
+    return f"\n{lo:.1f}–{hi:.1f}" if compact else f"\n[{lo:.1f}, {hi:.1f}]"
+
+
+def parallel_cells(report: dict[str, Any], row: dict[str, Any], compact: bool = False) -> list[str]:
+    """Per k: each value over its 95% interval, each gap (points, pass@k − strategy) over its paired interval."""
+    names = strategies(report)
+    cells = [str(row["k"])]
+    for name in names:
+        cells.append(_pct(row[name]) + _interval(row.get(f"{name}_ci"), compact))
+    for name in names[1:]:
+        cells.append(f"{row[f'gap_{name}'] * 100:+.1f}" + _interval(row.get(f"gap_{name}_ci"), compact))
+    return cells
+
+
+def verdicts_note(report: dict[str, Any]) -> str:
+    """What the judged strategies rest on when verdicts were read from the store only ('' when asked for)."""
+    if report.get("verdicts") != "stored":
+        return ""
+    missing = report.get("verdicts_missing") or 0
+    if not missing:
+        return f"judge {report['judge']}: stored verdicts (never asked from here)"
+    return (f"judge {report['judge']}: stored verdicts only, {missing} missing, so pointwise and pairwise are not "
+            f"shown; `scale parallel --run {report['run']} --judge …` asks for them")
+
+
+def cost_columns(report: dict[str, Any]) -> list[str]:
+    return ["k", "sampling", *(SHORT[n] for n in strategies(report)[1:])]
+
+
+def _tokens(n: float) -> str:
+    return f"{n:,.0f}" if n < 1e4 else (f"{n / 1e3:.1f}k" if n < 1e6 else f"{n / 1e6:.2f}M")
+
+
+def cost_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
+    """Per k: what sampling k of K costs; per strategy its relative gap (gap / pass@k) and efficiency
+    ((strategy − pass@1)/(pass@k − pass@1)), what committing at k costs, and its accuracy per dollar and per
+    million tokens."""
+    def money(usd: float | None) -> str:
+        return "unpriced" if usd is None else f"${usd:.4f}"
+
+    cells = [str(row["k"]), f"{money(row['sampling_cost_usd'])}\n{_tokens(row['sampling_tokens'])} tok"]
+    for name in strategies(report)[1:]:
+        efficiency = row.get(f"efficiency_{name}")
+        cells.append(f"rel {_pct(row.get(f'relative_gap_{name}'))} · eff "
+                     f"{'—' if efficiency is None else f'{efficiency:.2f}'}\n"
+                     f"{money(row[f'cost_usd_{name}'])} · {_tokens(row[f'tokens_{name}'])} tok\n"
+                     f"{_per(row[f'accuracy_per_usd_{name}'])}/$ · {_per(row[f'accuracy_per_million_tokens_{name}'])}/Mtok")
+    return cells
+
+
+def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    """One row per k, numbers only: every strategy with its interval, gap, interval, relative gap, efficiency,
+    cost, tokens, accuracy per dollar and per million tokens."""
+    names = strategies(report)
+    header = ["k", "n", "blocks", "sampling_cost_usd", "sampling_tokens"]
+    for name in names:
+        header += [name, f"{name}_ci_low", f"{name}_ci_high"]
+    for name in names[1:]:
+        header += [f"gap_{name}", f"gap_{name}_ci_low", f"gap_{name}_ci_high", f"relative_gap_{name}",
+                   f"efficiency_{name}", f"cost_usd_{name}", f"tokens_{name}", f"accuracy_per_usd_{name}",
+                   f"accuracy_per_million_tokens_{name}"]
+    rows = []
+    for row in report["per_k"]:
+        cells = [row["k"], row["n"], row["blocks"], row["sampling_cost_usd"], row["sampling_tokens"]]
+        for name in names:
+            cells += [row[name], *(row.get(f"{name}_ci") or [None, None])]
+        for name in names[1:]:
+            cells += [row[f"gap_{name}"], *(row.get(f"gap_{name}_ci") or [None, None]), row[f"relative_gap_{name}"],
+                      row[f"efficiency_{name}"], row[f"cost_usd_{name}"], row[f"tokens_{name}"],
+                      row[f"accuracy_per_usd_{name}"], row[f"accuracy_per_million_tokens_{name}"]]
+        rows.append(cells)
+    return header, rows
 
 
 def _figure(width: int, height: int):
@@ -322,10 +786,26 @@ def _build(plt, palette: Palette | None) -> str:
     return text if palette else plt.uncolorize(text)
 
 
+def decision(t: dict[str, Any]) -> str:
+    """A transition's decision in words (the table, the TUI and the plot label say the same)."""
+    if not t.get("tested", True):
+        return "not tested (Holm stopped)"
+    if t["significant"]:
+        return "gain (borderline)" if t.get("borderline") else "gain"
+    return "no gain, borderline" if t.get("borderline") else "no significant gain"
+
+
 def bar_label(t: dict[str, Any]) -> str:
-    """The transition with its sign in words, so a colourless bar still says what it is."""
-    sign = "gain" if t["significant"] else ("borderline" if t.get("borderline") else "no gain")
+    """The transition with its decision in words, so a colourless bar still says what it is."""
+    if not t.get("tested", True):
+        sign = "not tested"
+    else:
+        sign = "gain" if t["significant"] else ("borderline" if t.get("borderline") else "no gain")
     return f"{t['from']}→{t['to']} {sign}"
+
+
+def c_k_text(t: dict[str, Any]) -> str:
+    return "—" if t.get("c_k") is None else f"{t['c_k']:+.4f}"
 
 
 def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
@@ -350,10 +830,13 @@ def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Pal
     transitions = result["transitions"]
     if transitions:
         positions = list(range(1, len(transitions) + 1))
-        plt.title("C_k: one-sided lower bound of the gain (> 0 = significant)")
-        for role, keep in (("gain", lambda c: c > 0), ("loss", lambda c: c <= 0)):
-            xs = [p for p, t in zip(positions, transitions) if keep(t["c_k"])]
-            if xs:  # one series per sign, drawn only where it applies (no zero-height bars)
+        plt.title("C_k: one-sided lower bound of the gain (coloured: significant gain or not)")
+        for role, significant in (("gain", True), ("loss", False)):
+            # coloured by the decision the label states (under Holm a C_k > 0 can be not significant);
+            # untested transitions have no bound and no bar
+            xs = [p for p, t in zip(positions, transitions) if t["significant"] is significant
+                  and t.get("c_k") is not None]
+            if xs:  # one series per decision, drawn only where it applies (no zero-height bars)
                 plt.bar(xs, [transitions[p - 1]["c_k"] for p in xs], color=pal.get(role), width=0.5)
         plt.xticks(positions, [bar_label(t) for t in transitions])
         plt.xlim(0.5, len(transitions) + 0.5)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
+from sandbox.prompts import STOP_NOW
 from sandbox.records import AssistantTurn, ToolCall
 
 
@@ -50,6 +51,26 @@ class Agent(Protocol):
 def call(name: str, n: int, **args: Any) -> ToolCall:
     """A tool call with a synthetic id, for scripted agents."""
     return ToolCall(id=f"call_{n}", name=name, args=args)
+
+
+def turn_number(messages: list[dict[str, Any]]) -> int:
+    """The number of the turn about to be taken: one more than the assistant turns already in the conversation.
+
+    Scripted agents number their call ids with it rather than with a counter of their own, so a
+    conversation they join half-way (a continuation prefix) never gets an id twice.
+    """
+    return 1 + sum(1 for m in messages if m.get("role") == "assistant")
+
+
+def answer_now(messages: list[dict[str, Any]]) -> bool:
+    """Whether the harness has just told the agent to answer immediately (the token axis's STOP)."""
+    last = messages[-1] if messages else {}
+    return last.get("role") == "user" and (last.get("content") or "").startswith(STOP_NOW)
+
+
+def same_calls(a: AssistantTurn, b: AssistantTurn) -> bool:
+    """The same tool calls (names and arguments, in order), whatever their ids."""
+    return [(c.name, c.args) for c in a.tool_calls] == [(c.name, c.args) for c in b.tool_calls]
 
 
 def tool_results(messages: list[dict[str, Any]]) -> list[str]:

@@ -30,3 +30,9 @@ class EstimatedUsage:
         reply = (turn.text or "") + "".join(json.dumps(c.args, default=str) + c.name for c in turn.tool_calls)
         turn.usage = Usage(prompt=prompt, completion=estimate(reply), raw={"estimated": True})
         return turn
+
+    async def replay(self, messages: list[dict[str, Any]], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+        """Pass a replayed turn (continuation) on to the wrapped agent, if it keeps state."""
+        replay = getattr(self.agent, "replay", None)
+        if replay is not None:
+            await replay(messages, tools, turn)

@@ -4,6 +4,11 @@ It ranks papers by keyword overlap between the question and their titles and
 abstracts, reads the most promising sections while the budget lasts, and picks the
 option whose distinctive words have the most support in what it read. Seeded: ties
 and an occasional exploratory pick depend on the seed, so replicates can differ.
+
+Told to answer now (the token axis's STOP), it submits its best guess at once. Joining a
+conversation half-way (the continuation protocol replays a prefix of stored turns), it is
+walked through the prefix by `replay`, which takes the same decisions (and random draws) it
+would have taken live, so a continued run is the fresh run at the higher budget.
 """
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.agents.base import call, tool_results
+from sandbox.agents.base import answer_now, call, same_calls, tool_results, turn_number
 from sandbox.records import AssistantTurn, Item
 
 _WORD = re.compile(r"\w+")
@@ -58,7 +63,6 @@ class HeuristicAgent:
         self.explore = explore
         self.q = content_words(item.question)
         self.s = _State()
-        self.n = 0
         self.s.pending = [("get_references", {"paper_id": item.seed_paper_id}),
                           ("search_papers", {"query": " ".join(sorted(self.q)), "top_k": 10})]
 
@@ -92,7 +96,17 @@ class HeuristicAgent:
             return (len(words & self.q) + bonus, self.rng.random())
         best = max(sections, key=score)
         self.s.pending.insert(0, ("read_section", {"paper_id": pid, "section": best[0]}))
-        self.s.reading = pid
+
+    def _issued(self, name: str, args: Any) -> None:
+        """Remember what the call just made will answer: a section listing or a read of that paper."""
+        pid = args.get("paper_id") if isinstance(args, dict) else None
+        self.s.listing_for = pid if name == "list_sections" else None
+        self.s.reading = pid if name == "read_section" else None
+        cand = self.s.candidates.get(pid) if isinstance(pid, str) else None
+        if cand is not None and name == "list_sections":
+            cand.visited = True
+        if cand is not None and name == "get_references":
+            cand.expanded = True
 
     # ------------------------------------------------------------ choosing
 
@@ -118,7 +132,6 @@ class HeuristicAgent:
         if cand is None:
             return
         cand.visited = True
-        self.s.listing_for = cand.paper_id
         self.s.pending.append(("list_sections", {"paper_id": cand.paper_id}))
         if not cand.expanded and left >= 2 * (READ_COST + NAV_COST) + NAV_COST and self._score(cand) > 0:
             cand.expanded = True
@@ -141,8 +154,30 @@ class HeuristicAgent:
         return max(scores)[2]
 
     async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+        return self._decide(messages, tools)
+
+    async def replay(self, messages: list[dict[str, Any]], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+        """Be walked through a replayed turn: decide as if live (same state changes, same random draws).
+
+        Should the stored turn differ from that decision (a prefix from another version or agent),
+        the call actually made is what the state remembers (and is dropped from the queue), and the
+        undone decision is queued again.
+        """
+        mine = self._decide(messages, tools)
+        if same_calls(mine, turn) or not turn.tool_calls:
+            return
+        undone, actual = mine.tool_calls[0], turn.tool_calls[0]
+        done = (actual.name, actual.args)
+        self.s.pending = [p for p in self.s.pending if p != done]  # already made: never again
+        if undone.name != "submit_answer" and (undone.name, undone.args) != done:
+            self.s.pending.insert(0, (undone.name, dict(undone.args)))
+        self._issued(actual.name, actual.args)
+
+    def _decide(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
         self._observe(messages)
-        self.n += 1
+        n = turn_number(messages)
+        if answer_now(messages):
+            return self._submit(n)
         offered = {t["name"] for t in tools}
         self.s.pending = [p for p in self.s.pending if p[0] in offered]
         if not self.s.pending:
@@ -152,7 +187,11 @@ class HeuristicAgent:
             name, args = self.s.pending.pop(0)
             cost = READ_COST if name == "read_section" else NAV_COST
             if self.budget - self.s.used >= cost:
-                return AssistantTurn(None, [call(name, self.n, **args)])
+                self._issued(name, args)
+                return AssistantTurn(None, [call(name, n, **args)])
+        return self._submit(n)
+
+    def _submit(self, n: int) -> AssistantTurn:
         letter = "ABCD"[self.choose_option()]
-        return AssistantTurn(None, [call("submit_answer", self.n, answer=letter,
+        return AssistantTurn(None, [call("submit_answer", n, answer=letter,
                                          reasoning=f"Best supported by {len(self.s.reads)} section(s) read.")])

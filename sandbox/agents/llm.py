@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import logging
 import os
 import time
 from dataclasses import dataclass, field
@@ -48,8 +49,20 @@ def litellm_module():
         litellm.telemetry = False
         litellm.drop_params = True
         litellm.num_retries = 0
+        logging.getLogger("LiteLLM").addFilter(_drop_pricing_noise)
         _LITELLM = litellm
     return _LITELLM
+
+
+# What litellm warns about on every call because of QUIET_CALL's zero prices ("Billable request priced at $0"),
+# and its logging worker meeting a new event loop per asyncio.run (one per judge report): both are about its own
+# bookkeeping, which we do not use. Every other litellm warning still reaches stderr.
+_NOISE = ("priced at $0", "LoggingWorker: event loop changed")
+
+
+def _drop_pricing_noise(record: logging.LogRecord) -> bool:
+    message = record.getMessage()
+    return not any(noise in message for noise in _NOISE)
 
 
 class ConfigError(ValueError):

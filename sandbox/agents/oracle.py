@@ -2,12 +2,13 @@
 
 It is the upper bound and a self-check: on a well-formed benchmark it must reach 100%
 accuracy and 100% paper and section recall, so any shortfall is a bug in the data or in us.
+Told to answer now (STOP) it answers at once; `replay` walks its plan through a replayed prefix.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from sandbox.agents.base import call
+from sandbox.agents.base import answer_now, call, same_calls, turn_number
 from sandbox.records import AssistantTurn, Item
 from sandbox.sections import alias
 
@@ -18,7 +19,6 @@ class OracleAgent:
     def __init__(self, item: Item):
         self.item = item
         self.plan = self._plan()
-        self.n = 0
 
     def _plan(self) -> list[tuple[str, dict[str, Any]]]:
         item = self.item
@@ -40,10 +40,22 @@ class OracleAgent:
         return chosen[0].section_index if chosen else 0
 
     async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+        return self._decide(messages, tools)
+
+    async def replay(self, messages: list[dict[str, Any]], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+        """Advance the plan past a replayed turn; a stored call that was not the plan's next puts that step back."""
+        mine = self._decide(messages, tools)
+        if not turn.tool_calls or same_calls(mine, turn):
+            return
+        undone, actual = mine.tool_calls[0], turn.tool_calls[0]
+        self.plan = [p for p in self.plan if p != (actual.name, actual.args)]
+        if undone.name != "submit_answer":
+            self.plan.insert(0, (undone.name, undone.args))
+
+    def _decide(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
         offered = {t["name"] for t in tools}
         while self.plan and self.plan[0][0] not in offered:
             self.plan.pop(0)
-        name, args = self.plan.pop(0) if self.plan else ("submit_answer", {"answer": "ABCD"[self.item.correct_index],
-                                                                            "reasoning": "oracle"})
-        self.n += 1
-        return AssistantTurn(text=None, tool_calls=[call(name, self.n, **args)])
+        answer = ("submit_answer", {"answer": "ABCD"[self.item.correct_index], "reasoning": "oracle"})
+        name, args = answer if answer_now(messages) or not self.plan else self.plan.pop(0)
+        return AssistantTurn(text=None, tool_calls=[call(name, turn_number(messages), **args)])

@@ -1,11 +1,15 @@
-"""The random baseline: valid random tool calls over what it has seen, then a random answer (≈25% accuracy)."""
+"""The random baseline: valid random tool calls over what it has seen, then a random answer (≈25% accuracy).
+
+Told to answer now (STOP) it guesses at once; walked through a replayed prefix (continuation) it
+makes the same random draws it would have made live (`replay`).
+"""
 from __future__ import annotations
 
 import random
 import re
 from typing import Any
 
-from sandbox.agents.base import call, tool_results
+from sandbox.agents.base import answer_now, call, same_calls, tool_results, turn_number
 from sandbox.records import AssistantTurn, Item
 
 PAPER_ID = re.compile(r"\[\d+\] (\S+)")
@@ -24,7 +28,7 @@ class RandomAgent:
         self.seen: list[str] = [item.seed_paper_id]
         self.aliases: dict[str, list[str]] = {}
         self.last_paper: str | None = None
-        self.n = 0
+        self.n = 0  # the number of the turn being decided (ids are call_<n>)
 
     def _observe(self, messages: list[dict[str, Any]]) -> int:
         """Learn paper ids and section aliases from the last results; return points used so far."""
@@ -44,11 +48,22 @@ class RandomAgent:
         return used
 
     async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+        return self._decide(messages, tools)
+
+    async def replay(self, messages: list[dict[str, Any]], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+        """Decide as if live on a replayed turn; if the stored call differs, remember the paper it named."""
+        mine = self._decide(messages, tools)
+        if turn.tool_calls and not same_calls(mine, turn):
+            args = turn.tool_calls[0].args
+            pid = args.get("paper_id") if isinstance(args, dict) else None
+            self.last_paper = pid if isinstance(pid, str) else self.last_paper
+
+    def _decide(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
         used = self._observe(messages)
         left = self.budget - used
-        self.n += 1
+        self.n = turn_number(messages)
         offered = {t["name"] for t in tools}
-        if left < 1 or self.rng.random() < 0.12 or not (offered & set(NAVIGATION)):
+        if answer_now(messages) or left < 1 or self.rng.random() < 0.12 or not (offered & set(NAVIGATION)):
             return self._submit()
         options = [n for n in NAVIGATION if n in offered]
         if left >= 5 and self.aliases and "read_section" in offered:

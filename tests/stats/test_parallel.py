@@ -100,6 +100,14 @@ def test_clear_majority():
     assert v.earliest == "B" and v.earliest_correct
 
 
+def test_answer_formats_are_one_vote():
+    """"(b)", "B." and "b" used to be three different votes, none equal to the gold "B"."""
+    v = majority_vote(["B.", "(B)", "b"], "B")
+    assert v.modes == ("B",) and v.votes == 3 and v.expected_correct == 1.0 and v.earliest_correct
+    assert majority_vote(["(b)"], "B").expected_correct == 1.0
+    assert majority_vote(["(a)", "B.", "[A]:"], "A").modes == ("A",)
+
+
 def test_tie_expected_and_earliest_rules():
     v = majority_vote(["C", "A", "A", "C", "D"], "A")
     assert v.modes == ("A", "C") and v.expected_correct == 0.5

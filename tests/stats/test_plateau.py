@@ -172,6 +172,28 @@ def test_constant_nonzero_difference_is_degenerate():
     assert r.degenerate_variance and r.k_star == 2
 
 
+def assert_plain(value, path="$"):
+    """Only the types json.dumps writes without a `default` (numpy scalars would sneak through as strings)."""
+    if isinstance(value, dict):
+        for key, v in value.items():
+            assert type(key) is str, f"{path}: key {key!r}"
+            assert_plain(v, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            assert_plain(v, f"{path}[{i}]")
+    else:
+        assert value is None or type(value) in (str, int, float, bool), f"{path}: {type(value).__name__}"
+
+
+def test_to_dict_is_plain_python_for_a_constant_transition():
+    # all-zero and constant non-zero transitions used to carry numpy bools: json.dumps raised
+    y = np.column_stack([np.full(8, 0.2), np.full(8, 0.7), np.full(8, 0.7)])
+    d = plateau(y, [1, 2, 3], population=np.int64(20)).to_dict()
+    assert_plain(d)
+    assert json.loads(json.dumps(d))["transitions"][0]["degenerate_variance"] is True
+    assert d["transitions"][1]["degenerate_variance"] is False and d["degenerate_variance"] is True
+
+
 def test_population_equal_to_sample_sets_fpc_zero():
     y = staircase(40, [0, 1, 0])
     r = plateau(y, [1, 2, 3], population=40)
@@ -308,9 +330,16 @@ def test_holm_stops_at_first_failure():
     holm = plateau(y, [1, 2, 3], correction="holm")
     first, second = holm.transitions
     assert (first.improved, first.worsened, second.improved, second.worsened) == (9, 3, 11, 4)
-    assert second.level == 0.025 and second.c_k < 0 and not second.significant
-    assert first.level == 0.05 and first.c_k > 0 and not first.significant
+    assert second.level == 0.025 and second.c_k < 0 and not second.significant and second.tested
+    # Holm stopped at `second`: `first` was never tested, so it has no level and no bound (it used to
+    # get a C_k > 0 at α, beside significant = false)
+    assert not first.tested and not first.significant and not first.borderline
+    assert (first.level, first.c_k, first.z, first.mc_se) == (None, None, None, None)
+    assert first.d_bar > 0 and first.sign_test_p < 1  # the data columns are still reported
+    d = holm.to_dict()["transitions"][0]
+    assert d["tested"] is False and d["c_k"] is None and json.loads(json.dumps(d)) == d
     assert holm.k_star == 1
+    assert all(t.tested for t in plateau(y, [1, 2, 3]).transitions)  # Bonferroni tests every transition
 
 
 def test_sign_test_matches_scipy():
@@ -456,3 +485,15 @@ def test_scores_from_rows():
         scores_from_rows(rows + [("a", "8k", "1")])
     with pytest.raises(ValueError, match="expected"):
         scores_from_rows([("a", "8k")])
+
+
+def test_scores_with_trials():
+    budgets, items, y = scores_from_mapping({"16k": {"a": [1, 0], "b": 1}, "8k": {"a": [0, 0, 1], "b": None}})
+    assert budgets == ["8k", "16k"] and items == ["a", "b"] and y.shape == (2, 2, 3)
+    expected = np.array([[[0, 0, 1], [1, 0, np.nan]], [[np.nan] * 3, [1, np.nan, np.nan]]])
+    assert np.array_equal(y, expected, equal_nan=True)
+    rows = [("a", "8k", "0", "t2"), ("a", "8k", "1", "t10"), ("a", "16k", "", "t2"), ("a", "16k", "1", "t10")]
+    budgets, items, y = scores_from_rows(rows)
+    assert np.array_equal(y, np.array([[[0, 1], [np.nan, 1]]]), equal_nan=True)  # t2 before t10: natural order
+    with pytest.raises(ValueError, match="line 3, field 'score': True is a boolean"):
+        scores_from_rows([("a", "8k", 1), ("a", "16k", 0), ("b", "8k", True)])

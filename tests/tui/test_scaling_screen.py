@@ -17,8 +17,8 @@ import pytest
 from textual.widgets import DataTable
 
 from tui_support import make_app, settle
-from workbench.tui.scaling import (PlotView, ScalingScreen, compute_parallel, flags, parallel_cells, plateau_figure,
-                                   scaling_sources, theme_palette, transition_cells)
+from workbench.tui.scaling import (PlotView, ScalingScreen, compute_parallel, cost_cells, flags, level_cells,
+                                   parallel_cells, plateau_figure, scaling_sources, theme_palette, transition_cells)
 
 SIZE = (120, 36)
 BOOT = {"n_boot": 2000, "seed": 0}
@@ -62,7 +62,7 @@ def engine_plateau(store_path: Path) -> dict:
     try:
         budgets, items, matrix, runs = scaling.group_scores(store, "g")
         result = scaling.plateau_result(budgets, items, matrix, **BOOT)
-        result["levels"] = scaling.group_costs(store, runs)
+        result["levels"] = scaling.group_levels(store, runs)
         return result
     finally:
         store.close()
@@ -124,7 +124,8 @@ async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, built
         assert table_rows(screen, "#scaling-table") == [transition_cells(t) for t in expected["transitions"]]
         levels = table_rows(screen, "#scaling-levels")
         assert [r[0] for r in levels] == ["6", "18", "30"]
-        assert [r[3] for r in levels] == [f"{100 * lv['accuracy']:.1f}%" for lv in expected["levels"]]
+        assert levels == [level_cells(lv) for lv in expected["levels"]]
+        assert [r[2] for r in levels] == [f"{100 * lv['accuracy']:.1f}%" for lv in expected["levels"]]
         caption = str(screen.query_one("#scaling-caption").render())
         assert f"plateau at {expected['plateau_budget']}" in caption
         assert all(flag in caption for flag in flags(expected))
@@ -135,7 +136,10 @@ async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, built
         report = await asyncio.to_thread(engine_parallel, scaling_store, builtin_cache)  # it runs its own loop
         rows = table_rows(screen, "#scaling-table")
         assert [r[1].split("\n")[0] for r in rows] == [f"{100 * r['pass_at_k']:.1f}%" for r in report["per_k"]]
-        assert rows == [parallel_cells(report, r) for r in report["per_k"]]
+        assert rows == [parallel_cells(report, r, compact=True) for r in report["per_k"]]
+        costs = table_rows(screen, "#scaling-levels")
+        assert costs == [cost_cells(report, r) for r in report["per_k"]]
+        assert all(f"{100 * r['gap_majority_ci'][0]:.1f}–" in row[-3] for r, row in zip(report["per_k"], rows))
         assert [r["pass_at_k"] for r in screen.result["per_k"]] == [r["pass_at_k"] for r in report["per_k"]]
 
         await pilot.press("e")
@@ -198,6 +202,19 @@ def test_colourless_figure_names_the_signs():
 
     assert theme_palette({name: "#102030" for name in PALETTE_VARIABLES.values()})["gain"] == (16, 32, 48)
     assert theme_palette({name: "ansi_blue" for name in PALETTE_VARIABLES.values()}) is None
+
+
+def test_bars_are_coloured_by_the_decision_and_untested_ones_have_none():
+    gain, loss = (10, 200, 30), (220, 20, 40)
+    palette = {"line": (1, 1, 1), "gain": gain, "loss": loss, "mark": (2, 2, 2), "shade": (3, 3, 3)}
+    result = {"budgets": ["a", "b", "c"], "accuracy": [0.2, 0.3, 0.5], "k_star": 1, "plateau_budget": "a",
+              "transitions": [{"from": "a", "to": "b", "c_k": 0.02, "significant": False, "borderline": False},
+                              {"from": "b", "to": "c", "c_k": None, "significant": False, "tested": False,
+                               "borderline": False}]}
+    text = plateau_figure(result, 80, 24, palette)
+    assert "38;2;220;20;40" in text and "38;2;10;200;30" not in text  # C_k > 0 but not significant: the loss colour
+    plain = plateau_figure(result, 80, 24, None)
+    assert "a→b no gain" in plain and "b→c not tested" in plain
 
 
 def test_unknown_run_is_an_error_not_a_crash(scaling_store, builtin_cache):
@@ -273,3 +290,61 @@ async def test_an_unavailable_corpus_is_reported_on_screen(scaling_store):
         await pilot.press("e")
         await pilot.pause()
         assert isinstance(app.screen, ScalingScreen)  # nothing to export: no dialog
+
+
+def test_a_run_judged_by_a_model_is_read_from_its_stored_verdicts_only(tmp_path, builtin_cache):
+    """The screen used to judge every run with the offline evidence judge, writing evidence verdicts into a run
+    judged with `--judge same`. It now reads the recorded judge's stored verdicts and never asks a model."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.openai_server import FakeOpenAI, text_reply, tool_reply
+    from workbench.tui.corpora import CorpusCache
+
+    def brain(req, n):
+        if not req.get("tools"):
+            return text_reply("<judgment>Wrong</judgment> <choice>1</choice>")
+        return tool_reply(("submit_answer", {"answer": "ABCD"[n % 4], "reasoning": "r"}))
+
+    db = tmp_path / "llm.sqlite"
+    with FakeOpenAI(brain) as srv:
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "parallel", "--k", "1,2",
+                               "--agent", "llm", "--model", "openai/m", "--base-url", srv.url, "--limit", "3", "--run",
+                               "L", "--db", str(db), "--quiet", "--format", "json", "--judge", "same", "--orders", "2"],
+                              capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY="sk-test"),
+                              cwd=Path(__file__).resolve().parents[2])  # this tree's code, not an installed copy
+        assert proc.returncode == 0, proc.stderr
+        asked = len(srv.requests)
+    printed = json.loads(proc.stdout)
+    from storage import Store
+
+    def judgments() -> list[tuple]:
+        store = Store(db)
+        try:
+            return [tuple(r) for r in store.conn.execute("SELECT judge, kind, COUNT(*) FROM judgments GROUP BY 1, 2")]
+        finally:
+            store.close()
+
+    before = judgments()
+    cache = CorpusCache(builtin_cache)
+    try:
+        shown = compute_parallel(db, cache.corpus, "L")  # the server is gone: any call would fail
+        assert judgments() == before and all(judge == "llm:openai/m" for judge, _, _ in before)
+        from workbench.scaling import verdicts_note
+
+        assert shown["judge"] == "llm:openai/m" and shown["verdicts"] == "stored" and shown["verdicts_missing"] == 0
+        assert shown["per_k"] == printed["per_k"]  # exactly what the CLI printed
+        assert "stored verdicts (never asked from here)" in verdicts_note(shown)
+        store = Store(db)
+        with store.transaction():
+            store.conn.execute("DELETE FROM judgments WHERE kind = 'pairwise'")
+        store.close()
+        partial = compute_parallel(db, cache.corpus, "L")
+        assert partial["verdicts_missing"] > 0 and "pointwise" not in partial["per_k"][0]
+        assert partial["per_k"][0]["majority"] == printed["per_k"][0]["majority"]
+        assert "missing, so pointwise and pairwise are not shown" in verdicts_note(partial)
+        assert [row for row in judgments() if row[1] == "pairwise"] == []  # still nothing asked or written
+    finally:
+        cache.close()
+    assert asked > 0

@@ -28,7 +28,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.scaling import STRATEGIES, Palette, flags, parallel_figure, plateau_figure, strategies
+from workbench.scaling import (LEVEL_COLUMNS, STRATEGIES, Palette, c_k_text, cost_cells, cost_columns, decision,
+                               flags, level_cells, parallel_cells, parallel_columns, parallel_csv, parallel_figure,
+                               plateau_figure, strategies, transition_csv, trials_note,
+                               verdicts_note)
 from workbench.tui.plaintext import clip, sanitize
 
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
@@ -82,9 +85,7 @@ def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> di
 
     store = Store(store_path)
     try:
-        budgets, items, matrix, runs = scaling.group_scores(store, group)
-        result = scaling.plateau_result(budgets, items, matrix, **options)
-        result["levels"] = scaling.group_costs(store, runs)
+        result = scaling.group_plateau(store, group, **options)
     finally:
         store.close()
     result["group"] = group
@@ -92,9 +93,13 @@ def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> di
 
 
 def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_name: str,
-                     ks: list[int] | None = None, judge: Any = None, n_orders: int = 8) -> dict[str, Any]:
-    """`scale parallel`'s report for a stored run, judged offline by default (verdicts are cached in the store)."""
-    from sandbox.judges import EvidenceJudge
+                     ks: list[int] | None = None, judge: Any = None, n_orders: int | None = None) -> dict[str, Any]:
+    """`scale parallel`'s report for a stored run, read as it was recorded: its k, its judge, its pairwise orders.
+
+    An offline judge may fill in verdicts it lacks (free); a model judge is read from the store
+    only, never asked (`verdicts="stored"`): looking at a result must not spend money.
+    """
+    from sandbox.judges import StoredJudge
     from storage import Store
     from workbench import scaling
 
@@ -102,11 +107,13 @@ def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_na
     try:
         run = store.run(run_name)
         corpus = open_corpus(run["dataset"])
-        recorded = ((run.get("config") or {}).get("scaling") or {}).get("ks")
-        ks = ks or recorded or default_ks(run["replicates"])
-        judge = judge if judge is not None else EvidenceJudge()
-        return asyncio.run(scaling.parallel_report(store, run_name, corpus, ks, judge, n_orders=n_orders,
-                                                   seed=run["seed"]))
+        recorded = (run.get("config") or {}).get("scaling") or {}
+        ks = ks or recorded.get("ks") or default_ks(run["replicates"])
+        judge = judge if judge is not None else scaling.recorded_judge(run)
+        verdicts = "stored" if isinstance(judge, StoredJudge) else "ask"
+        return asyncio.run(scaling.parallel_report(store, run_name, corpus, ks, judge,
+                                                   n_orders=n_orders or recorded.get("orders") or 8,
+                                                   seed=run["seed"], verdicts=verdicts))
     finally:
         store.close()
 
@@ -114,81 +121,23 @@ def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_na
 # ---------------------------------------------------------------- plain-text cells (shared by tables and CSV)
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
-def decision(t: dict[str, Any]) -> str:
-    if t["significant"]:
-        return "gain (borderline)" if t.get("borderline") else "gain"
-    return "no gain, borderline" if t.get("borderline") else "no significant gain"
-
-
 TRANSITION_COLUMNS = ("transition", "d̄", "σ_boot", "C_k", "decision", "↑ / ↓", "sign test p")
-LEVEL_COLUMNS = ("budget", "run", "n", "accuracy", "tokens", "cost", "continues", "acc / Mtok")
 
 
 def transition_cells(t: dict[str, Any]) -> list[str]:
-    return [f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}", f"{t['c_k']:+.4f}",
+    return [f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}", c_k_text(t),
             decision(t), f"{t['improved']} / {t['worsened']}", f"{t['sign_test_p']:.4g}"]
-
-
-def level_cells(level: dict[str, Any]) -> list[str]:
-    cost = "unpriced" if level["cost_usd"] is None else f"${level['cost_usd']:.4f}"
-    per = level.get("accuracy_per_million_tokens")
-    return [str(level["budget"]), level["run"], str(level["n"]), _pct(level["accuracy"]), f"{level['tokens']:,}",
-            cost, str(level["continues"]), "—" if per is None else f"{per:.3g}"]
-
-
-SHORT = {"pass_at_k": "pass@k", "majority": "majority", "pointwise": "pointwise", "pairwise": "pairwise"}
-GAP_SHORT = {"majority": "Δ maj", "pointwise": "Δ point", "pairwise": "Δ pair"}
-
-
-def parallel_columns(report: dict[str, Any]) -> list[str]:
-    """k, each strategy (value over its interval), and each strategy's verification gap in points."""
-    names = strategies(report)
-    return ["k", *(SHORT[n] for n in names), *(GAP_SHORT[n] for n in names[1:])]
-
-
-def parallel_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
-    """Two lines per k: the value, and under it the interval (it keeps the table inside 120 columns)."""
-    names = strategies(report)
-    cells = [str(row["k"])]
-    for name in names:
-        ci = row.get(f"{name}_ci")
-        cells.append(_pct(row[name]) + (f"\n[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]" if ci else ""))
-    cells += [f"{row[f'gap_{n}'] * 100:+.1f}" for n in names[1:]]
-    return cells
-
-
-# ---------------------------------------------------------------- export
 
 
 def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
     """The shown result as JSON (everything) or CSV (the table's rows as numbers, one per transition or k)."""
     if fmt == "json":
-        return json.dumps(result, indent=2, sort_keys=True, default=str) + "\n"
+        return json.dumps(result, indent=2, sort_keys=True) + "\n"
+    header, rows = transition_csv(result) if kind == "sequential" else parallel_csv(result)
     out = io.StringIO()
     writer = csv.writer(out)
-    if kind == "sequential":
-        header = ["from", "to", "d_bar", "sigma_boot", "c_k", "significant", "borderline", "improved", "worsened",
-                  "sign_test_p"]
-        writer.writerow(header)
-        writer.writerows([t.get(h) for h in header] for t in result["transitions"])
-    else:
-        names = strategies(result)
-        header = ["k", "n", "blocks"]
-        for name in names:
-            header += [name, f"{name}_ci_low", f"{name}_ci_high"]
-        header += [f"gap_{n}" for n in names[1:]]
-        writer.writerow(header)
-        for row in result["per_k"]:
-            cells = [row["k"], row["n"], row["blocks"]]
-            for name in names:
-                ci = row.get(f"{name}_ci") or [None, None]
-                cells += [row[name], ci[0], ci[1]]
-            cells += [row[f"gap_{n}"] for n in names[1:]]
-            writer.writerow(cells)
+    writer.writerow(header)
+    writer.writerows(rows)
     return out.getvalue()
 
 
@@ -360,27 +309,34 @@ class ScalingScreen(Screen):
         caption = Text.assemble(
             (f"{result['group']}", "bold"), f" · plateau at {result['plateau_budget']} (k* = {result['k_star']})",
             f" · n = {result['n']}, dropped {result['n_dropped']} · {result['correction']}",
-            f", z = {result['z'] or 0:.3f}, FPC = {result['fpc']:.3f}")
+            f", z = {result['z'] or 0:.3f}, FPC = {result['fpc']:.3f}{trials_note(result)}")
         if caveats:
             caption.append("  ")
             caption.append(" · ".join(caveats), style="bold reverse")
         self._caption(caption)
         self.query_one(PlotView).show(partial(plateau_figure, result))
         self._fill("#scaling-table", TRANSITION_COLUMNS, [transition_cells(t) for t in result["transitions"]], left=1)
-        self._fill("#scaling-levels", LEVEL_COLUMNS, [level_cells(lv) for lv in result.get("levels", [])])
+        self._fill("#scaling-levels", LEVEL_COLUMNS, [level_cells(lv) for lv in result.get("levels", [])], left=1)
 
     def _show_parallel(self, report: dict[str, Any]) -> None:
         cost = report.get("sampling_cost_usd")
         caption = Text.assemble(
             (report["run"], "bold"), f" · {report['items']} items · K = {report['k_max']}",
             f" · judge {report['judge'] or 'none'}", f" · sampling {'unpriced' if cost is None else f'${cost:.4f}'}",
-            " · Δ = verification gap (pass@k − strategy), points; [95% interval]", "\n",
-            (report["tie_rule"], "dim"))
+            "\nΔ = pass@k − strategy in points over its paired 95% interval; rel = Δ / pass@k; "
+            "eff = (strategy − pass@1)/(pass@k − pass@1); cost to commit at k")
+        note = verdicts_note(report)
+        if note:
+            caption.append("\n")
+            caption.append(note, style="bold reverse" if report.get("verdicts_missing") else "")
+        caption.append("\n")
+        caption.append(report["tie_rule"], style="dim")
         self._caption(caption)
         self.query_one(PlotView).show(partial(parallel_figure, report))
-        self._fill("#scaling-table", parallel_columns(report), [parallel_cells(report, r) for r in report["per_k"]],
+        self._fill("#scaling-table", parallel_columns(report),
+                   [parallel_cells(report, r, compact=True) for r in report["per_k"]], left=0)
+        self._fill("#scaling-levels", cost_columns(report), [cost_cells(report, r) for r in report["per_k"]],
                    left=0)
-        self.query_one("#scaling-levels").display = False
 
     # ------------------------------------------------------------ events and actions
 
