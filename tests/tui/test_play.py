@@ -143,3 +143,23 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
         await pilot.press("ctrl+r")
         await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.agent is not None)
         assert (app.screen.item.id, app.screen.request.session) == ("st_0003", "ana-second")
+
+
+async def test_a_paper_picked_from_the_list_is_listed_and_its_sections_are_offered(seeded, monkeypatch):
+    monkeypatch.setenv("USER", "ana")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot, app, ["st_0001"])
+        await act(pilot, screen, "2", "enter")  # the seed's references: now several papers are seen
+        other = list(screen.seen.papers)[1]
+        await pilot.press("4", "down")  # ↓ from the (pre-filled) paper field goes to the papers list
+        assert screen.focused is screen.query_one("#play-papers", OptionList)
+        await pilot.press("down", "down", "enter")  # the second paper seen
+        assert screen.query_one("#arg-paper_id", Input).value == other
+        await act(pilot, screen, "enter")
+        assert screen.steps[-1].tool_args == {"paper_id": other}
+        assert screen.steps[-1].status == "ok"  # (the built-in item's second reference has text)
+        box = screen.query_one("#play-sections", OptionList)
+        listed = [str(box.get_option_at_index(i).prompt) for i in range(box.option_count)]
+        assert listed and listed == [f"({a}) {h}" for a, h in screen.seen.sections[other]]  # its aliases, not the seed's
+        assert "SECTIONS of" in str(screen.query_one("#sections-label").render())

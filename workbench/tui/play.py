@@ -51,8 +51,8 @@ TOOLS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
 FIELDS = {tool: fields for _, tool, _, fields in TOOLS}
 OPTIONAL = {("search_papers", "top_k"), ("submit_answer", "reasoning")}
 PLACEHOLDERS = {
-    "paper_id": "paper id · → completes from the papers seen, or pick one on the left",
-    "section": "section: alias (A), header or unique substring · → completes an alias",
+    "paper_id": "paper id · → completes from the papers seen · ↓ picks from the list on the left",
+    "section": "section: alias (A), header or unique substring · → completes an alias · ↓ picks from the list",
     "query": "search keywords",
     "top_k": "top_k (default 5, at most 10)",
     "answer": "answer: A, B, C or D",
@@ -94,6 +94,7 @@ class PlayScreen(Screen):
         *[Binding(key, f"tool('{tool}')", label.capitalize(), id=f"play.{label}") for key, tool, label, _ in TOOLS],
         Binding("p", "focus('play-papers')", "Papers seen", id="play.papers", show=False),
         Binding("a", "focus('play-sections')", "Section aliases", id="play.sections_list", show=False),
+        Binding("down", "pick_from_list", "Pick from the list", id="play.pick", show=False),
         Binding("n", "next_item", "Next item", id="play.next"),
         Binding("L", "leaderboard", "Leaderboard", id="play.leaderboard"),
         Binding("escape", "escape", "Cancel / back", id="play.back"),
@@ -263,10 +264,13 @@ class PlayScreen(Screen):
 
     def _on_step(self, step) -> None:
         self.steps.append(step)
+        before = self.current_paper
+        if step.kind == "tool" and isinstance(step.tool_args, dict) and step.tool_args.get("paper_id"):
+            self.current_paper = str(step.tool_args["paper_id"])  # before the lists: they show its sections
         if self.seen.update(step):
             self._show_lists()
-        if step.kind == "tool" and isinstance(step.tool_args, dict) and step.tool_args.get("paper_id"):
-            self.current_paper = str(step.tool_args["paper_id"])
+        elif self.current_paper != before:
+            self._show_sections()
         self._show_meters(step)
         if step.kind != "assistant":
             self._show_transcript()
@@ -523,6 +527,13 @@ class PlayScreen(Screen):
 
     def action_focus(self, widget_id: str) -> None:
         self.query_one(f"#{widget_id}").focus()
+
+    def action_pick_from_list(self) -> None:
+        """↓ in the paper or section field moves to the list it can be picked from (the fields have no ↓ of
+        their own; the lists and the transcript keep theirs, so this fires only from a field)."""
+        target = {"arg-paper_id": "play-papers", "arg-section": "play-sections"}.get(getattr(self.focused, "id", None))
+        if target:
+            self.query_one(f"#{target}").focus()
 
     def action_next_item(self) -> None:
         if self.state == "reveal":
