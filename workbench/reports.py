@@ -60,10 +60,21 @@ def split_ratios(table: Table) -> dict[str, dict[str, Ratio]]:
             "consensus_tier": axes.splits(table, "consensus_tier"), "venue": axes.splits(table, "venue")}
 
 
+def measures_tokens(run: dict[str, Any]) -> bool:
+    """Whether a run's trajectories carry token counts: a scripted agent calls no model, so its 0 tokens mean
+    "not measured" (and must not win a "fewest tokens" cell) unless it ran with estimated usage."""
+    from sandbox.agents.registry import SCRIPTED
+
+    identity = run.get("identity") if isinstance(run.get("identity"), dict) else {}
+    return run["agent"] not in SCRIPTED or bool(identity.get("estimate_tokens"))
+
+
 def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dict[str, Any]:
     """`run_report` from records (dicts or a Table) already loaded (the panel loads each run once)."""
     table = Table.of(records)
     four = axes.four_axes(table)
+    if not measures_tokens(run):
+        four["resource"]["avg_tokens"] = Ratio(0, 0)  # no model, no tokens: unmeasured, not zero
     acc = four.pop("accuracy")
     splits = split_ratios(table)
     ceiling = axes.section_ceiling(table)
@@ -114,7 +125,8 @@ LEGEND = {
                       "emitted at least one call.",
     "avg_tokens": "Mean tokens = the cap quantity (non-cached prompt + completion + cache creation) of the final "
                   "attempt; failed sample-level attempts are kept apart (native runs: earlier attempts; imported "
-                  "runs: the run's replay record) and not counted.",
+                  "runs: the run's replay record) and not counted. Scripted agents call no model: their tokens "
+                  "are not measured (—) unless the run estimates them (characters / 4).",
     "avg_turns": "Mean turns = model turns, the model calls that returned a reply; turns used up by API errors "
                  "are not model turns.",
     "avg_points": "Mean points = budget points charged (rejected calls cost nothing).",
@@ -461,8 +473,9 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     rows = []
     for (col, path), (_, low, high) in zip(PANEL_COLUMNS, intervals):
         va, vb = _dig(ra, path), _dig(rb, path)
-        row = {"axis": col, "a": va, "b": vb, "delta": None if va is None or vb is None else vb - va,
-               "ci_low": low, "ci_high": high, "p": None, "test": None}
+        delta = None if va is None or vb is None else vb - va
+        row = {"axis": col, "a": va, "b": vb, "delta": delta, "ci_low": None if delta is None else low,
+               "ci_high": None if delta is None else high, "p": None, "test": None}
         pairs = [o for o in (paired_outcomes(col, ta[i], tb[i]) for i in common) if o is not None]
         if pairs:
             row["test"] = mcnemar_exact([x for x, _ in pairs], [y for _, y in pairs])
