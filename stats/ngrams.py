@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy.stats import fisher_exact
 
 from stats.ratio import Ratio
 
@@ -74,6 +73,10 @@ def bigram_delta_accuracy(sequences: Sequence[Sequence[str]], correct: Sequence[
     min(1, 49·p) and `significant` = p_bonferroni < alpha, the family being all 49 bigrams whether
     or not they occur. `delta` is None when either group is empty.
     """
+    # imported here: scipy.stats takes a second to import and only this test needs it (transition matrices and
+    # trigrams are drawn by the TUI on a worker thread, where an import that long holds the GIL and freezes the UI)
+    from scipy.stats import fisher_exact
+
     if len(sequences) != len(correct):
         raise ValueError("one correctness flag per trajectory")
     ok = np.asarray(correct, dtype=bool)

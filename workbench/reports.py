@@ -402,10 +402,22 @@ def separating_axis(rows: list[dict[str, Any]]) -> str:
 
 def transition_report(store: Store, name: str) -> dict[str, Any]:
     """The 7×7 tool transition matrix of a run (counts and row shares), from each trajectory's tool sequence."""
+    run = store.run(name)
+    return transitions_of(run, store.trajectories(run["id"], light=True))
+
+
+def transitions_of(run: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """`transition_report` from records already loaded."""
     from stats.ngrams import transition_matrix
 
-    run = store.run(name)
-    sequences = [t.get("tool_sequence") or [] for t in store.trajectories(run["id"], light=True)]
+    sequences = [t.get("tool_sequence") or [] for t in records]
     tm = transition_matrix(sequences)
     return {"run": run["name"], "names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"],
             "n": len(sequences)}
+
+
+def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`run_report` and `transition_report` of one run from a single read of its trajectories (the TUI's tab)."""
+    run = store.run(name)
+    records = store.trajectories(run["id"])
+    return report_of(run, records), transitions_of(run, records)
