@@ -26,6 +26,8 @@ class WorkbenchApp(App[int]):
     TITLE = "AgentHop Workbench"
     CSS_PATH = [themes.STYLESHEETS_DIR / name for name in themes.STYLESHEETS]
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
+    # below 112 columns screens get the class -narrow (forms and panels stack), from 112 -wide
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (112, "-wide")]
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="app.help", key_display="?"),
         Binding("T", "toggle_theme", "Light/dark", id="app.toggle_theme", show=False),
@@ -101,8 +103,8 @@ class WorkbenchApp(App[int]):
                 self.exit(0)
 
         names = ", ".join(j.name for j in active)
-        self.push_screen(ConfirmModal(f"{names} still running. Quit and interrupt (finished trajectories are kept, "
-                                      "the run can be resumed)?", "Quit", "Quit"), done)
+        self.push_screen(ConfirmModal(f"{names} still running. Quit and interrupt (finished trajectories are kept; "
+                                      "resume with R on the runs list)?", "Quit", "Quit"), done)
 
     def on_unmount(self) -> None:
         for job in self.jobs.values():
@@ -154,14 +156,30 @@ class WorkbenchApp(App[int]):
 
         self.push_screen(CompareScreen(a, b))
 
-    def action_new_run(self, values: dict[str, str] | None = None) -> None:
+    def action_new_run(self, values: dict[str, str] | None = None, options: dict[str, Any] | None = None,
+                       title: str = "New run") -> None:
         from workbench.tui.launch import LaunchScreen
 
         def launched(spec) -> None:
             if spec is not None:
                 self.start_run(spec)
 
-        self.push_screen(LaunchScreen(set(self.run_names()), values), launched)
+        self.push_screen(LaunchScreen(set(self.run_names()), values, options, title), launched)
+
+    def relaunch(self, name: str) -> None:
+        """The launch form filled in from a stored run, under its name: starting it resumes the run."""
+        from workbench.tui.launch import run_values
+
+        job = self.jobs.get(name)
+        if job is not None and job.active:
+            self.notify(f"'{name}' is running", severity="warning")
+            return
+        try:
+            values, options = run_values(self.store.run(name))
+        except (ValueError, LookupError) as exc:
+            self.notify(str(exc), severity="warning", timeout=6)
+            return
+        self.action_new_run(values, options, title=f"Resume '{name}' (finished episodes are kept)")
 
     def action_run_builtin(self) -> None:
         from sandbox.runner import RunSpec
@@ -198,7 +216,9 @@ class WorkbenchApp(App[int]):
             return
         snap = job.monitor.snapshot()
         if event.state == WorkerState.ERROR:
-            self.notify(f"run '{job.name}' failed: {worker.error}", severity="error", timeout=10)
+            from workbench.tui.jobs import describe
+
+            self.notify(f"run '{job.name}' failed: {describe(worker.error)}", severity="error", timeout=10)
         elif snap.status == "failed":
             self.notify(f"run '{job.name}' failed: {snap.message}", severity="error", timeout=10)
         elif snap.status == "done":

@@ -436,3 +436,62 @@ async def test_a_conflicting_run_name_fails_visibly(seeded):
         assert snap.status == "failed" and "different configuration" in snap.message
         assert "failed" in str(live.query_one("#live-title").render())
         assert app.store.run("heur-s0")["agent"] == "heuristic"  # the stored run is untouched
+
+
+async def test_enter_in_the_launch_form_moves_to_the_next_field_and_never_starts(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        form.query_one("#limit", Input).value = "2"
+        form.query_one("#limit", Input).focus()
+        await pilot.press("enter")
+        assert form.query_one("#ids", Input).has_focus and app.screen is form and not app.jobs
+        form.query_one("#name", Input).focus()
+        await pilot.press("enter")
+        assert app.screen is form and not app.jobs  # the last field: still no run
+        assert "ctrl+r or Start starts the run" in str(form.query_one("#launch-messages").render())
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert isinstance(app.screen, LiveScreen) and app.store.run("heuristic-builtin")["status"] == "done"
+
+
+async def test_R_relaunches_a_run_from_its_stored_configuration_and_resumes_it(seeded):
+    import sqlite3
+
+    # heur-s0 as a killed run leaves it: two of its six trajectories lost, interrupted
+    db = sqlite3.connect(seeded)
+    run_id = db.execute("SELECT id FROM runs WHERE name = 'heur-s0'").fetchone()[0]
+    kept = [r[0] for r in db.execute("SELECT id FROM trajectories WHERE run_id = ? ORDER BY id LIMIT 4", (run_id,))]
+    db.execute("DELETE FROM steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ? AND id > ?)",
+               (run_id, kept[-1]))
+    db.execute("DELETE FROM trajectories WHERE run_id = ? AND id > ?", (run_id, kept[-1]))
+    db.execute("UPDATE runs SET status = 'interrupted' WHERE id = ?", (run_id,))
+    db.commit()
+    db.close()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        home = app.screen
+        home.query_one(DataTable).move_cursor(row=home.shown.index("heur-s0"))
+        await pilot.press("R")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, LaunchScreen) and "Resume 'heur-s0'" in str(form.query_one(".dialog-title").render())
+        assert (form.values["name"], form.values["agent"], form.values["limit"], form.values["workers"]) == \
+            ("heur-s0", "heuristic", "6", "1")
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        run = app.store.run("heur-s0")
+        ids = [t["id"] for t in app.store.trajectories(run["id"])]
+        assert run["id"] == run_id and run["status"] == "done" and len(ids) == 6 and ids[:4] == kept
+        # a run the form cannot reproduce says why instead of opening a form that would be refused
+        await pilot.press("escape")
+        await pilot.pause()
+        app.store.conn.execute("UPDATE runs SET agent = 'replay' WHERE name = 'random-s1'")
+        home.query_one(DataTable).move_cursor(row=home.shown.index("random-s1"))
+        await pilot.press("R")
+        await pilot.pause()
+        assert app.screen is home
+        assert any("replay agent" in n.message for n in app._notifications)

@@ -122,3 +122,75 @@ def test_llm_launch_shows_a_cost_estimate_before_starting():
     assert "10 episodes" in note and "$" in note and "gpt-4.1 prices" in note
     unknown = validate(dict(values, model="hosted_vllm/mine"), set(), llm_ok=True)
     assert any("unpriced" in n for n in unknown.notes)
+
+
+def test_launch_form_bounds_and_item_ids(builtin_cache):
+    from workbench.tui.launch import DEFAULTS
+
+    huge = validate({"name": "x", "budget": "999999999999999999999", "seed": "-3", "workers": "300"}, set(),
+                    llm_ok=False)
+    assert huge.spec is None and huge.errors == {"budget": "points: must be at most 100,000",
+                                                 "seed": "seed: must be at least 0",
+                                                 "workers": "workers: must be at most 256"}
+    # the built-in benchmark is generated in the cache: ids are checked against it before launch
+    unknown = validate(dict(DEFAULTS, name="x", ids="st_0001, zz_9999"), set(), llm_ok=False, cache_dir=builtin_cache)
+    assert unknown.spec is None and unknown.errors == {"ids": "unknown item id(s): zz_9999"}
+    known = validate(dict(DEFAULTS, name="x", ids="st_0001, mt_0002"), set(), llm_ok=False, cache_dir=builtin_cache)
+    assert known.spec is not None and known.spec.item_ids == ("st_0001", "mt_0002")
+    empty = validate(dict(DEFAULTS, name="x", ids="st_0001", question_type="multi-target"), set(), llm_ok=False,
+                     cache_dir=builtin_cache)
+    assert empty.errors == {"ids": "the slice selects no items"}
+
+
+def test_cost_estimate_counts_the_slice(builtin_cache, tmp_path):
+    """The built-in benchmark has 30 single-target and 30 multi-target items (of each depth, 15)."""
+    from workbench.tui.launch import DEFAULTS
+
+    llm = dict(DEFAULTS, agent="llm", model="openai/gpt-4.1", name="x")
+    store = tmp_path / "none.sqlite"
+
+    def note(values, cache=builtin_cache, existing=frozenset()):
+        result = validate(values, set(existing), llm_ok=True, cache_dir=cache, store_path=store)
+        return next(n for n in result.notes if n.startswith("cost"))
+
+    assert note(dict(llm, question_type="single-target")).startswith("cost ≈ 30 episodes")
+    assert note(dict(llm, question_type="multi-target", depth="2", replicates="3")).startswith("cost ≈ 45 episodes")
+    assert note(dict(llm, limit="7")).startswith("cost ≈ 7 episodes")
+    # before the dataset can be read the slice is not counted: an upper bound, said so
+    assert note(dict(llm, question_type="single-target"), cache=tmp_path / "empty").startswith("cost at most 60 ep")
+    assert "≤ $" in note(dict(llm, question_type="single-target"), cache=tmp_path / "empty")
+    # resuming skips finished episodes: also an upper bound
+    assert note(llm, existing={"x"}).startswith("cost at most 60 episodes")
+
+
+def test_failure_message_shows_the_errors_inside_an_exception_group():
+    from workbench.tui.jobs import describe
+
+    group = ExceptionGroup("unhandled errors in a TaskGroup", [OverflowError("Python int too large to convert to "
+                                                                             "SQLite INTEGER"), KeyError("x")])
+    assert describe(group) == "OverflowError: Python int too large to convert to SQLite INTEGER; KeyError: 'x'"
+    assert describe(ValueError("plain")) == "ValueError: plain"
+
+
+def test_a_stored_run_comes_back_as_the_form_values_that_resume_it(seeded):
+    from storage import Store
+    from workbench.tui.launch import run_values
+
+    store = Store(seeded)
+    for name in ("heur-s0", "oracle-nosearch", "scripted-[b]llm[/b]", "random-s1"):
+        run = store.run(name)
+        values, options = run_values(run)
+        spec = validate(values, set(), llm_ok=True, options=options).spec
+        assert spec.name == name and spec.identity(run["dataset_fingerprint"]) == run["identity"], name
+        assert spec.limit == run["config"]["slice"]["limit"] and spec.workers == run["config"]["workers"]
+    assert run_values(store.run("oracle-nosearch"))[0]["ablation"] == "no-search"
+    store.conn.execute("UPDATE runs SET caps = json_set(caps, '$.costs.read_section', 3), "
+                       "identity = json_set(identity, '$.caps.costs.read_section', 3) WHERE name = 'random-s1'")
+    import pytest
+
+    with pytest.raises(ValueError, match="caps differ"):
+        run_values(store.run("random-s1"))
+    store.conn.execute("UPDATE runs SET agent = 'replay' WHERE name = 'heur-s0'")
+    with pytest.raises(ValueError, match="replay agent"):
+        run_values(store.run("heur-s0"))
+    store.close()

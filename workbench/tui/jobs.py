@@ -15,6 +15,16 @@ from typing import Any
 from workbench.tui.monitor import RunMonitor
 
 
+def describe(exc: BaseException) -> str:
+    """What went wrong, in one line: the runner's TaskGroup wraps an episode's error in an ExceptionGroup
+    ("unhandled errors in a TaskGroup (2 sub-exceptions)"), which says nothing; show the errors inside."""
+    if isinstance(exc, BaseExceptionGroup):
+        inner = list(dict.fromkeys(describe(e) for e in exc.exceptions))
+        more = f" (and {len(inner) - 3} more)" if len(inner) > 3 else ""
+        return "; ".join(inner[:3]) + more
+    return f"{type(exc).__name__}: {exc}"
+
+
 class RunJob:
     def __init__(self, spec: Any, store_path: Path, cache_dir: Path):
         self.spec = spec
@@ -66,7 +76,7 @@ class RunJob:
             self.monitor.finish("failed", str(exc))
             return None
         except Exception as exc:
-            self.monitor.finish("failed", f"{type(exc).__name__}: {exc}")
+            self.monitor.finish("failed", describe(exc))
             raise
         finally:
             if store is not None:

@@ -56,6 +56,7 @@ class RunsScreen(Screen):
         Binding("n", "new_run", "New run", id="runs.new"),
         Binding("w", "watch", "Live", id="runs.watch"),
         Binding("r", "rename", "Rename", id="runs.rename", show=False),
+        Binding("R", "relaunch", "Resume / relaunch", id="runs.relaunch", show=False),
         Binding("d", "delete", "Delete", id="runs.delete"),
         Binding("e", "export", "Export", id="runs.export", show=False),
         Binding("s", "sort", "Sort", id="runs.sort", show=False),
@@ -70,7 +71,7 @@ class RunsScreen(Screen):
     ]
 
     NEEDS_RUNS = {"watch", "rename", "delete", "export", "sort", "sort_reverse", "filter", "clear_filter",
-                  "scaling", "mark", "compare"}
+                  "scaling", "mark", "compare", "relaunch"}
 
     def __init__(self):
         super().__init__()
@@ -338,6 +339,12 @@ class RunsScreen(Screen):
         name = self.current_name()
         if name:
             self.app.export_run(name)
+
+    def action_relaunch(self) -> None:
+        """The launch form with the run's own configuration and name: starting resumes it."""
+        name = self.current_name()
+        if name:
+            self.app.relaunch(name)
 
     def action_mark(self) -> None:
         """Mark (or unmark) the run under the cursor for `c`; marking a third drops the oldest mark."""
