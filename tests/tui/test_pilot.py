@@ -495,3 +495,79 @@ async def test_R_relaunches_a_run_from_its_stored_configuration_and_resumes_it(s
         await pilot.pause()
         assert app.screen is home
         assert any("replay agent" in n.message for n in app._notifications)
+
+
+async def test_run_screen_rereads_only_when_its_run_moves_on_and_computes_diagnostics_off_the_ui_thread(seeded,
+                                                                                                      monkeypatch):
+    import threading
+
+    import workbench.tui.diagnostics as diagnostics
+    from storage import Store
+    from workbench.reports import run_report
+
+    threads = []
+    compute = diagnostics.compute
+
+    def recording(key):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return compute(key)
+
+    monkeypatch.setattr(diagnostics, "compute", recording)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("heur-s0", tab="diagnostics")
+        await settle(pilot, app)
+        screen = app.screen
+        panel = screen.query_one(diagnostics.DiagnosticsPanel)
+        panel.update_every_s = 0
+        first, rows = panel.report, screen.rows
+        assert threads == [False] and first["n"] == 6 and not panel.loading
+        # another connection commits, but for another run: nothing is re-read or recomputed
+        other = Store(seeded)
+        other.update_run(other.run("random-s1")["id"], status="interrupted")
+        screen.reload()
+        await settle(pilot, app)
+        assert screen.rows is rows and panel.report is first and threads == [False]
+        # this run moves on (a trajectory gone): re-read, recomputed on a worker thread, the report's own numbers
+        run_id = other.run("heur-s0")["id"]
+        last = max(t["id"] for t in other.trajectories(run_id))
+        with other.transaction():
+            other.conn.execute("DELETE FROM steps WHERE trajectory_id = ?", (last,))
+            other.conn.execute("DELETE FROM trajectories WHERE id = ?", (last,))
+        screen.reload()
+        await settle(pilot, app)
+        assert len(screen.rows) == 5 and threads == [False, False]
+        assert panel.report == run_report(other, "heur-s0") and panel.report["n"] == 5
+        other.close()
+        # leaving and coming back: the cached numbers, no computation
+        await pilot.press("escape")
+        app.open_run("heur-s0", tab="diagnostics")
+        await settle(pilot, app)
+        assert app.screen.query_one(diagnostics.DiagnosticsPanel).report["n"] == 5 and len(threads) == 2
+
+
+async def test_trajectory_list_filter_and_sort_drive_the_stepper(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("heur-s0")
+        await pilot.pause()
+        screen = app.screen
+        everything = [t["item_id"] for t in screen.shown]
+        wrong = [t["item_id"] for t in screen.rows if not t["correct"]]
+        assert len(everything) == 6 and 0 < len(wrong) < 6
+        await pilot.press("slash", *"wrong", "enter")
+        await pilot.pause()
+        table = screen.query_one("#trajectory-table")
+        assert [t["item_id"] for t in screen.shown] == wrong and table.row_count == len(wrong) and table.has_focus
+        await pilot.press("escape")  # clears the filter first
+        assert len(screen.shown) == 6 and isinstance(app.screen, RunScreen)
+        await pilot.press("s", "s")  # stored order → item → result
+        assert screen.sort_column == "result"
+        assert [bool(t["correct"]) for t in screen.shown] == sorted(bool(t["correct"]) for t in screen.rows)
+        await pilot.press("s", "S")  # by ending, reversed
+        await pilot.press("slash", *"mt", "enter", "end", "enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        assert isinstance(stepper, StepperScreen)
+        assert stepper.ids == [t["id"] for t in screen.shown] and stepper.index == len(screen.shown) - 1
+        assert all(app.store.trajectory(i)["item_id"].startswith("mt") for i in stepper.ids)

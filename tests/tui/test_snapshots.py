@@ -122,6 +122,17 @@ def test_diagnostics(snap_compare, seeded):
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)
 
 
+def test_diagnostics_at_80_columns(snap_compare, seeded):
+    """Narrow: the failures table above the heat map, every column and row label of the heat map whole."""
+    async def run_before(pilot):
+        pilot.app.open_run("heur-s0", tab="diagnostics")
+        await _idle(pilot)
+        pilot.app.screen.query_one("#diagnostics-panel").scroll_end(animate=False, immediate=True)
+        await _idle(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(80, 30), run_before=run_before)
+
+
 def test_help(snap_compare, seeded):
     async def run_before(pilot):
         pilot.app.open_run("heur-s0")

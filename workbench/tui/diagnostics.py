@@ -151,6 +151,7 @@ class DiagnosticsPanel(VerticalScroll):
         self.pending: Key | None = None  # what is being computed
         self._last_start = 0.0
         self._timer = None
+        self.update_every_s = UPDATE_EVERY_S
 
     def compose(self) -> ComposeResult:
         yield Static("", id="diag-status")
@@ -178,7 +179,7 @@ class DiagnosticsPanel(VerticalScroll):
         if hit is not None:
             self._show(key, *hit)
             return
-        wait = self._last_start + UPDATE_EVERY_S - time.monotonic()
+        wait = self._last_start + self.update_every_s - time.monotonic()
         if self.report is not None and wait > 0:
             if self._timer is None:
                 self._timer = self.set_timer(wait, self._timed_kick)
