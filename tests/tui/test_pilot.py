@@ -156,7 +156,7 @@ async def test_unfold_a_long_result_renders_only_visible_lines(seeded):
         # a 70K-character result: layout is line counts only, drawing touches only the rows on screen
         entry = view.entries[tool]
         entry.body = ("word " * 14_000).strip()
-        entry._wrapped = None
+        entry.forget_layout()
         view.set_entries(view.entries, cursor=tool)
         assert view.total_lines > 1000 and len(view.visible_lines()) == view.scrollable_content_region.height
         await pilot.press("enter")
@@ -571,3 +571,19 @@ async def test_trajectory_list_filter_and_sort_drive_the_stepper(seeded):
         assert isinstance(stepper, StepperScreen)
         assert stepper.ids == [t["id"] for t in screen.shown] and stepper.index == len(screen.shown) - 1
         assert all(app.store.trajectory(i)["item_id"].startswith("mt") for i in stepper.ids)
+
+
+async def test_at_80_columns_the_transcript_keeps_cost_and_marks_in_view(seeded):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_run("scripted-[b]llm[/b]")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        view = stepper.view.transcript
+        assert view.size.width < 50  # beside the item pane
+        await pilot.press("l", "l", "l")  # turn 4: the gold paper read in turn 3, the seed in turn 4
+        lines = view.visible_lines()
+        assert any("−5  ★ gold" in line for line in lines) and any("−5  ✗ not gold" in line for line in lines)
+        assert all(len(line) <= view.scrollable_content_region.width for line in lines)

@@ -194,3 +194,42 @@ def test_a_stored_run_comes_back_as_the_form_values_that_resume_it(seeded):
     with pytest.raises(ValueError, match="replay agent"):
         run_values(store.run("heur-s0"))
     store.close()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab cd\n\ufffd漢é"), max_size=400), st.integers(1, 30), st.integers(1, 6))
+def test_wrap_head_is_the_head_of_the_whole_wrap(text, width, n):
+    from workbench.tui.plaintext import wrap_head
+
+    whole = wrap(text, width)
+    assert wrap_head(text, width, n) == (whole[:n], len(whole) > n)
+
+
+def test_a_folded_70k_result_is_not_wrapped_whole_until_unfolded():
+    from workbench.tui.transcript import FOLD_LINES, Entry
+
+    body = ("a\ufffdb " * 17_500)[:70_000]  # U+FFFD: the slow (chop_cells) wrapping path
+    entry = Entry("tool", 1, [("▸ read_section(x)", "transcript--call")], body, 1)
+    assert entry.line_count(80) == 1 + FOLD_LINES + 1 and entry._wrapped is None
+    assert entry.fold_note(78) == "⋯ 70,000 characters in all · enter unfolds"
+    assert entry.head(78) == (wrap(body, 78)[:FOLD_LINES], True)
+    entry.folded = False
+    assert entry.line_count(80) == 1 + len(wrap(body, 78))
+    short = Entry("tool", 1, [("x", "c")], "one\ntwo\nthree\nfour\nfive\nsix", 2)
+    assert short.line_count(80) == 1 + FOLD_LINES + 1 and short.fold_note(78) == "⋯ 3 more lines · enter unfolds"
+
+
+def test_a_narrow_header_shortens_the_arguments_and_keeps_cost_and_mark():
+    from rich.cells import cell_len
+
+    from workbench.tui.transcript import build_entries
+
+    gold = Gold(frozenset({"g"}), frozenset(), True)
+    step = {"kind": "tool", "turn": 3, "idx": 4, "tool_name": "read_section", "status": "ok", "delivered": 1,
+            "paper_id": "g", "cost": 5, "tool_args": {"paper_id": "g", "section": "C"}, "text": "x"}
+    entry = build_entries([step], gold, {"g": "A Very Long Title Of The Gold Paper That Goes On"})[-1]
+    assert entry.plain_header == "▸ read_section(«A Very Long Title Of The Go…», C)  −5  ★ gold"
+    for width in (60, 40, 34):
+        fitted = "".join(text for text, _ in entry.fitted_header(width))
+        assert cell_len(fitted) <= width and fitted.endswith(", C)  −5  ★ gold"), width
+    assert "".join(t for t, _ in entry.fitted_header(200)) == entry.plain_header
