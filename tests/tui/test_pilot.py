@@ -587,3 +587,21 @@ async def test_at_80_columns_the_transcript_keeps_cost_and_marks_in_view(seeded)
         lines = view.visible_lines()
         assert any("−5  ★ gold" in line for line in lines) and any("−5  ✗ not gold" in line for line in lines)
         assert all(len(line) <= view.scrollable_content_region.width for line in lines)
+
+
+async def test_the_answer_is_marked_only_once_the_steps_in_view_give_it(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("heur-s0")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        item = lambda: str(stepper.query_one("#item-text").render())  # noqa: E731
+        submit = next(g[0]["turn"] for g in stepper.view.turns
+                      if any(s.get("tool_name") == "submit_answer" for s in g))
+        assert "◀ answered" not in item()
+        await pilot.press("dollar_sign")
+        assert stepper.view.turns[stepper.position][0]["turn"] == submit and "◀ answered" in item()
+        await pilot.press("h")
+        assert "◀ answered" not in item()

@@ -48,9 +48,17 @@ def touched(steps: list[dict[str, Any]]) -> tuple[set[str], list[dict[str, Any]]
     return papers, reads
 
 
+def answered(steps_so_far: list[dict[str, Any]], at_end: bool) -> bool:
+    """Whether the answer is given by the steps in view: an accepted submit among them, or the trajectory's end in
+    view (an answer forced when the budget ran out comes with no submit step)."""
+    return at_end or any(s.get("kind") == "tool" and s.get("tool_name") == "submit_answer"
+                         and s.get("status") not in ("rejected", "disabled") for s in steps_so_far)
+
+
 def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[dict[str, Any]], reveal: bool,
-              colors: dict[str, Style]) -> Text:
-    """The left pane: seed, question, options (gold revealed on demand), the citation path so far."""
+              colors: dict[str, Style], at_end: bool = True) -> Text:
+    """The left pane: seed, question, options (gold revealed on demand; the answer marked once the steps in view
+    give it), the citation path so far."""
     t = Text()
     ok, bad, muted = colors.get("success", Style()), colors.get("error", Style()), colors.get("muted", Style(dim=True))
     bold = Style(bold=True)
@@ -84,7 +92,7 @@ def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[
             else:
                 kind = types[i] if i < len(types) else "distractor"
                 t.append(f"○ {sanitize(str(kind))} ", style=muted)
-        if traj.get("predicted_index") == i:
+        if traj.get("predicted_index") == i and answered(steps_so_far, at_end):
             t.append("◀ answered ", style=bold + (ok if traj.get('correct') else bad))
         t.append(sanitize(option))
     t.append("\n\nCitation path\n", style="bold")
@@ -203,8 +211,9 @@ class StepperScreen(Screen):
     def _show_item(self) -> None:
         colors = {"success": theme_style(self.app, "success"), "error": theme_style(self.app, "error"),
                   "muted": Style(dim=True)}
+        view = self.view
         self.query_one("#item-text", Static).update(
-            item_text(self.ctx, self.traj, self.view.current_steps, self.reveal, colors))
+            item_text(self.ctx, self.traj, view.current_steps, self.reveal, colors, view.position >= view.n_turns - 1))
 
     def meter_readings(self) -> dict[str, tuple[int, int, str]]:
         """What the three meters show (for tests)."""
