@@ -251,11 +251,20 @@ async def test_live_screen_follows_an_episode(seeded):
         await settle(pilot, app)
         assert job.worker.state == WorkerState.SUCCESS
         live = app.screen
-        live.follow_key = ("st_0001", 0)
-        live._follow()
+        # the run is over: its episodes stay listed, marked finished, and can still be followed
+        table = live.query_one(DataTable)
+        assert live.shown == [("st_0002", 0), ("st_0001", 0)]  # the most recent first
+        assert all("finished: answer" in str(table.get_row_at(i)[-1]) for i in range(2))
+        table.move_cursor(row=1)
+        await pilot.press("enter")
+        await pilot.pause()
         view = live.query_one("#live-transcript", TranscriptView)
         assert view.entries and any(e.kind == "tool" for e in view.entries)
-        assert "finished" in str(live.query_one("#follow-title").render())
+        assert "following st_0001 r0 · finished: answer" in str(live.query_one("#follow-title").render())
+        # and stopping is not offered any more
+        assert live.check_action("stop", ()) is False and live.check_action("cancel", ()) is False
+        assert "x" not in {b.binding.key for b in live.active_bindings.values() if live.check_action(
+            b.binding.action, ())}
         # leaving the live screen never cancels a run: the job is app-level
         assert job.worker.node is app
 
@@ -605,3 +614,23 @@ async def test_the_answer_is_marked_only_once_the_steps_in_view_give_it(seeded):
         assert stepper.view.turns[stepper.position][0]["turn"] == submit and "◀ answered" in item()
         await pilot.press("h")
         assert "◀ answered" not in item()
+
+
+async def test_live_screen_says_what_a_starting_run_is_doing_and_offers_stop_only_while_active():
+    from sandbox.runner import RunSpec
+    from workbench.tui.jobs import RunJob
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        job = RunJob(RunSpec(name="s", dataset="builtin", agent="heuristic"), app.store_path, app.cache_dir)
+        job.monitor.note("loading the model client (litellm)…")
+        live = LiveScreen(job.monitor, job)
+        await app.push_screen(live)
+        await pilot.pause()
+        title = str(live.query_one("#live-title").render())
+        assert "starting: loading the model client (litellm)…" in title
+        assert live.check_action("stop", ()) is True
+        job.monitor.finish("interrupted", "cancelled")
+        live.refresh_view()
+        await pilot.pause()
+        assert live.check_action("stop", ()) is False and "interrupted" in str(live.query_one("#live-title").render())

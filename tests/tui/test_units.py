@@ -233,3 +233,20 @@ def test_a_narrow_header_shortens_the_arguments_and_keeps_cost_and_mark():
         fitted = "".join(text for text, _ in entry.fitted_header(width))
         assert cell_len(fitted) <= width and fitted.endswith(", C)  −5  ★ gold"), width
     assert "".join(t for t, _ in entry.fitted_header(200)) == entry.plain_header
+
+
+def test_monitor_notes_until_started_and_keeps_finished_episodes_followable():
+    mon = RunMonitor("r", {"budget": 30}, clock=lambda: 1.0)
+    mon.note("opening the dataset…")
+    assert mon.snapshot().message == "opening the dataset…" and mon.snapshot().status == "starting"
+    mon.feed(SimpleNamespace(kind="started", done=0, planned=3, correct=0))
+    assert mon.snapshot().message is None
+    for item in ("a", "b"):
+        mon.feed(SimpleNamespace(kind="step", item_id=item, replicate=0, step=_step(0, 1, used=5)))
+    traj = SimpleNamespace(termination="budget", correct=False, error=None)
+    mon.feed(SimpleNamespace(kind="trajectory", item_id="a", replicate=0, trajectory=traj, done=1, planned=3, correct=0))
+    mon.finish("interrupted")
+    snap = mon.snapshot()
+    assert snap.episodes == () and [(e.key, e.finished, e.termination, e.correct) for e in snap.finished] == \
+        [(("a", 0), True, "budget", False)]
+    assert mon.steps(("a", 0))[1] is True

@@ -63,7 +63,9 @@ class RunJob:
         try:
             if self._cancelled:
                 raise asyncio.CancelledError
+            self.monitor.note("opening the dataset…")
             corpus, _ = open_dataset(self.spec.dataset, self.cache_dir)
+            self._load_model_client()
             store = Store(self.store_path)
             self.runner = Runner(self.spec, corpus, store, on_event=self.monitor.feed)
             self.result = await self.runner.run()
@@ -83,6 +85,18 @@ class RunJob:
                 store.close()
             if corpus is not None:
                 corpus.close()
+
+    def _load_model_client(self) -> None:
+        """Import litellm before the run starts (several seconds), saying so: otherwise the first episodes import
+        it and the live screen shows a running run with no episodes meanwhile."""
+        from sandbox.agents.local_model import LOCAL_PREFIX
+
+        if self.spec.agent != "llm" or (self.spec.model or "").startswith(LOCAL_PREFIX):
+            return
+        self.monitor.note("loading the model client (litellm)…")
+        from sandbox.agents.llm import litellm_module
+
+        litellm_module()
 
     def stop(self) -> None:
         """Finish the episodes in flight, start no new ones."""
