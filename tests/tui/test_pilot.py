@@ -364,7 +364,8 @@ async def test_stepper_degrades_without_the_corpus(seeded):
     import sqlite3
 
     db = sqlite3.connect(seeded)
-    db.execute("UPDATE runs SET dataset = '/nonexistent/release' WHERE name = 'heur-s0'")
+    # the release has gone and no import of a dataset with that fingerprint is cached
+    db.execute("UPDATE runs SET dataset = '/nonexistent/release', dataset_fingerprint = 'f00' WHERE name = 'heur-s0'")
     db.commit()
     db.close()
     app = make_app()
@@ -374,7 +375,9 @@ async def test_stepper_degrades_without_the_corpus(seeded):
         await pilot.press("enter")
         await settle(pilot, app)
         stepper = app.screen
-        assert stepper.ctx is not None and stepper.ctx.item is None and "corpus unavailable" in stepper.ctx.note
+        assert stepper.ctx is not None and stepper.ctx.item is None
+        assert stepper.ctx.note.startswith("corpus unavailable: the release directory /nonexistent/release is gone")
+        assert "--data" not in stepper.ctx.note
         assert "Item unavailable" in str(stepper.query_one("#item-text").render())
         headers = [e.plain_header for e in stepper.entries]
         assert headers and not any("★" in h or "✗" in h for h in headers)  # no gold marks without the item
@@ -634,3 +637,51 @@ async def test_live_screen_says_what_a_starting_run_is_doing_and_offers_stop_onl
         live.refresh_view()
         await pilot.pause()
         assert live.check_action("stop", ()) is False and "interrupted" in str(live.query_one("#live-title").render())
+
+
+async def test_a_moved_release_is_shown_from_its_cached_import_and_R_looks_again(seeded, monkeypatch):
+    """heur-s0 ran on the built-in benchmark, whose import is in the corpus cache under the run's fingerprint."""
+    import sqlite3
+
+    from workbench.tui.corpora import MOVED_NOTE
+
+    db = sqlite3.connect(seeded)
+    db.execute("UPDATE runs SET dataset = '/moved/release' WHERE name = 'heur-s0'")
+    fingerprint = db.execute("SELECT dataset_fingerprint FROM runs WHERE name = 'heur-s0'").fetchone()[0]
+    db.execute("UPDATE runs SET dataset = '/moved/elsewhere', dataset_fingerprint = 'f00' WHERE name = 'random-s1'")
+    db.commit()
+    db.close()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("heur-s0")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        assert stepper.ctx.item is not None and stepper.ctx.note == MOVED_NOTE
+        assert app.corpora.corpus("/moved/release").fingerprint == fingerprint
+        assert any("★" in e.plain_header for e in stepper.entries)  # gold marks are back
+        await pilot.press("escape", "escape")
+        # random-s1's corpus cannot be found: remembered as unavailable, until R looks again
+        app.open_run("random-s1")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        assert stepper.ctx.item is None
+        calls = []
+        import sandbox.datasets
+
+        real = sandbox.datasets.open_dataset
+
+        def counting(*args):
+            calls.append(args[0])
+            return real(*args)
+
+        monkeypatch.setattr(sandbox.datasets, "open_dataset", counting)
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert calls == []  # the failure is remembered: no new attempt for the next trajectory
+        await pilot.press("R")
+        await settle(pilot, app)
+        assert calls == ["/moved/elsewhere"] and stepper.ctx.item is None

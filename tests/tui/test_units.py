@@ -250,3 +250,30 @@ def test_monitor_notes_until_started_and_keeps_finished_episodes_followable():
     assert snap.episodes == () and [(e.key, e.finished, e.termination, e.correct) for e in snap.finished] == \
         [(("a", 0), True, "budget", False)]
     assert mon.steps(("a", 0))[1] is True
+
+
+def test_corpus_cache_falls_back_to_the_import_of_a_moved_release_and_retries_failures(tmp_path):
+    from sandbox import synth
+    from sandbox.datasets import open_dataset
+    from workbench.tui.corpora import MOVED_NOTE, RETRY_AFTER_S, CorpusCache
+
+    release, cache = tmp_path / "release", tmp_path / "cache"
+    synth.generate(release, seed=5, items=8, papers=60)
+    corpus, _ = open_dataset(str(release), cache)
+    fingerprint, item_id = corpus.fingerprint, corpus.items[0].id
+    corpus.close()
+    release.rename(tmp_path / "moved")
+    ctx = CorpusCache(cache).item_context(str(release), fingerprint, item_id)
+    assert ctx.item is not None and ctx.item.id == item_id and ctx.note == MOVED_NOTE and ctx.titles
+    # no copy under that fingerprint: unavailable, said in the TUI's words, remembered for a while
+    now = [0.0]
+    corpora = CorpusCache(tmp_path / "empty-cache", clock=lambda: now[0])
+    ctx = corpora.item_context(str(release), fingerprint, item_id)
+    assert ctx.item is None and ctx.note == (f"corpus unavailable: the release directory {release} is gone (moved or "
+                                             "deleted) and the corpus cache holds no copy of it; press R to look "
+                                             "again once it is back")
+    (tmp_path / "moved").rename(release)
+    assert corpora.item_context(str(release), fingerprint, item_id).item is None  # still remembered
+    now[0] = RETRY_AFTER_S
+    assert corpora.item_context(str(release), fingerprint, item_id).item is not None  # looked again
+    corpora.close()

@@ -132,6 +132,7 @@ class StepperScreen(Screen):
         Binding("g", "toggle_gold", "Gold", id="stepper.gold"),
         Binding("y", "copy_step", "Copy", id="stepper.copy_step"),
         Binding("Y", "copy_all", "Copy whole transcript", id="stepper.copy_all", show=False),
+        Binding("R", "retry_corpus", "Look for the corpus again", id="stepper.retry_corpus", show=False),
         Binding("escape,q", "back", "Back", id="stepper.back"),
     ]
 
@@ -182,8 +183,13 @@ class StepperScreen(Screen):
         self.view.set_steps(store.steps(tid), gold_of(self.ctx), self.ctx.titles if self.ctx else {})
         self.show_header()
         if self.ctx is None:
-            self.run_worker(partial(self.app.corpora.item_context, dataset, self.run.get("dataset_fingerprint"), item_id),
-                            name="item-context", group="item-context", thread=True, exclusive=True, exit_on_error=False)
+            self._load_context()
+
+    def _load_context(self) -> None:
+        """The item and its titles from the run's corpus, on a thread (a first open imports the release)."""
+        dataset, item_id = self.run["dataset"], self.traj["item_id"]
+        self.run_worker(partial(self.app.corpora.item_context, dataset, self.run.get("dataset_fingerprint"), item_id),
+                        name="item-context", group="item-context", thread=True, exclusive=True, exit_on_error=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -257,6 +263,14 @@ class StepperScreen(Screen):
         text = head + "\n" + transcript_text(self.view.entries)
         self.app.copy_to_clipboard(text)
         self.notify(f"copied transcript ({len(text):,} characters)", timeout=2)
+
+    def action_retry_corpus(self) -> None:
+        """Look for an unavailable corpus again now (the release put back, say) instead of after a while."""
+        if self.ctx is not None and self.ctx.item is not None:
+            self.notify("the item is shown already", timeout=2)
+            return
+        self.app.corpora.forget_failures()
+        self._load_context()
 
     def action_back(self) -> None:
         self.app.pop_screen()
