@@ -21,7 +21,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.color import Color
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Static
+from textual.widgets import LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
 SHORT = {"get_paper_info": "info", "get_references": "refs", "search_papers": "search", "list_sections": "list",
@@ -154,6 +154,9 @@ class DiagnosticsPanel(VerticalScroll):
         self.update_every_s = UPDATE_EVERY_S
 
     def compose(self) -> ComposeResult:
+        # a child indicator, not `self.loading`: a loading widget cannot take focus, and focus falling elsewhere
+        # would switch the run screen back to its other tab
+        yield LoadingIndicator(id="diag-loading")
         yield Static("", id="diag-status")
         yield Static("", id="diag-axes")
         with Horizontal(id="diag-lower"):
@@ -162,6 +165,7 @@ class DiagnosticsPanel(VerticalScroll):
 
     def on_mount(self) -> None:
         self._status("")
+        self.query_one("#diag-loading").display = False
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.render_all())
 
     def load(self, run_id: int, progress: tuple) -> None:
@@ -187,7 +191,7 @@ class DiagnosticsPanel(VerticalScroll):
         self.pending = key
         self._last_start = time.monotonic()
         if self.report is None:
-            self.loading = True
+            self.query_one("#diag-loading").display = True
         self._status(f"computing the diagnostics of {key[3][1]:,} trajectories…")
         # started once the tab is painted: the worker shares the GIL with the UI thread, so drawing the tab first
         # keeps the switch itself instant
@@ -205,7 +209,7 @@ class DiagnosticsPanel(VerticalScroll):
         event.stop()
         self.pending = None
         if event.state == WorkerState.ERROR:
-            self.loading = False
+            self.query_one("#diag-loading").display = False
             self._status(f"cannot compute the diagnostics: {worker.error}")
             return
         self._show(*worker.result)
@@ -213,7 +217,7 @@ class DiagnosticsPanel(VerticalScroll):
 
     def _show(self, key: Key, report: dict[str, Any], transitions: dict[str, Any]) -> None:
         self.key, self.report, self.transitions = key, report, transitions
-        self.loading = False
+        self.query_one("#diag-loading").display = False
         self._status("")
         self.render_all()
 
