@@ -44,6 +44,7 @@ class WorkbenchApp(App[int]):
             self.register_theme(t)
         self.theme = theme or themes.DEFAULT_THEME
         self._remembered_theme = self.theme
+        self.keymap = dict(keymap or {})
         if keymap:
             self.set_keymap(keymap)
         self.startup_warnings = list(warnings or [])
@@ -76,10 +77,18 @@ class WorkbenchApp(App[int]):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         for warning in self.startup_warnings:
             self.notify(warning, title="config", severity="warning", timeout=8)
+        if self.keymap:
+            self.run_worker(self._check_keymap, thread=True, name="check-keymap", exit_on_error=False)
         if self.home:
             from workbench.tui.runs import RunsScreen
 
             self.push_screen(RunsScreen())
+
+    def _check_keymap(self) -> None:
+        """Warn about [keys] entries that name no binding (on a thread: it reads the workbench's source)."""
+        warning = config_file.unknown_keys(self.keymap, config_file.binding_ids())
+        if warning:
+            self.call_from_thread(self.notify, warning, title="config", severity="warning", timeout=10)
 
     def _remember_theme(self, theme) -> None:
         if theme.name != self._remembered_theme:

@@ -277,3 +277,23 @@ def test_corpus_cache_falls_back_to_the_import_of_a_moved_release_and_retries_fa
     now[0] = RETRY_AFTER_S
     assert corpora.item_context(str(release), fingerprint, item_id).item is not None  # looked again
     corpora.close()
+
+
+def test_binding_ids_are_read_from_the_source_of_every_screen():
+    from workbench.app import WorkbenchApp
+    from workbench.tui.config import binding_ids, unknown_keys
+    from workbench.tui.launch import LaunchScreen
+    from workbench.tui.live import LiveScreen
+    from workbench.tui.runs import RunsScreen
+    from workbench.tui.stepper import StepperScreen
+    from workbench.tui.tables import RunsTable, TrajectoryTable
+    from workbench.tui.trajectories import RunScreen
+    from workbench.tui.transcript import TranscriptView
+
+    declared = {b.id for cls in (WorkbenchApp, RunsScreen, RunScreen, StepperScreen, LiveScreen, LaunchScreen,
+                                 TranscriptView, RunsTable, TrajectoryTable) for b in cls.BINDINGS if b.id}
+    known = binding_ids()
+    assert declared <= known and {"runs.relaunch", "run.filter", "stepper.retry_corpus"} <= known
+    assert unknown_keys({"stepper.next": "space", "runs.nonexistent": "x", "run.flter": "f"}, known) == (
+        "[keys] run.flter, runs.nonexistent: no such binding id (ignored); ? lists each screen's keys with their ids")
+    assert unknown_keys({"stepper.next": "space"}, known) is None
