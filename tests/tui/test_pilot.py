@@ -207,6 +207,22 @@ async def test_runs_filter_sort_rename_delete_export(seeded, tmp_path):
         assert len(lines) == 6
         record = json.loads(lines[0])
         assert record["run"]["name"] == "heur-renamed" and record["steps"] and "tool_sequence" in record
+        # exporting again to the same file asks first; no keeps the file
+        (tmp_path / "out" / "heur.jsonl").write_text("keep me\n")
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-path", Input).value = str(tmp_path / "out" / "heur.jsonl")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "exists. Replace it" in str(app.screen.query_one(".dialog-message").render())
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert (tmp_path / "out" / "heur.jsonl").read_text() == "keep me\n"
+        await pilot.press("enter")  # the export dialog is still open: confirm this time
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot, app)
+        assert len((tmp_path / "out" / "heur.jsonl").read_text().splitlines()) == 6 and app.screen is screen
 
         table.move_cursor(row=screen.shown.index("random-s1"))
         await pilot.press("d")
@@ -272,9 +288,14 @@ async def test_live_screen_follows_an_episode(seeded):
 async def test_keymap_from_config_and_help_lists_current_keys(seeded, tmp_path):
     from workbench.app import build_app
 
-    (tmp_path / "config.toml").write_text('[keys]\n"stepper.next" = "space"\n"runs.new" = "N"\n')
+    (tmp_path / "config.toml").write_text('[keys]\n"stepper.next" = "space"\n"runs.new" = "N"\n'
+                                          '"runs.nonexistent" = "x"\n')
     app = build_app([])
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        warnings = [n.message for n in app._notifications if n.severity == "warning"]
+        assert warnings == ["[keys] runs.nonexistent: no such binding id (ignored); ? lists each screen's keys with "
+                            "their ids"]
         app.open_run("heur-s0")
         await pilot.pause()
         await pilot.press("enter")
@@ -527,13 +548,16 @@ async def test_run_screen_rereads_only_when_its_run_moves_on_and_computes_diagno
     monkeypatch.setattr(diagnostics, "compute", recording)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.open_run("heur-s0", tab="diagnostics")
+        app.open_run("heur-s0")
+        await pilot.pause()
+        await pilot.press("2")  # the tab stays (focus lands in it while its numbers are computed)
         await settle(pilot, app)
         screen = app.screen
         panel = screen.query_one(diagnostics.DiagnosticsPanel)
+        assert screen.tab == "diagnostics" and panel.has_focus
         panel.update_every_s = 0
         first, rows = panel.report, screen.rows
-        assert threads == [False] and first["n"] == 6 and not panel.loading
+        assert threads == [False] and first["n"] == 6 and not panel.query_one("#diag-loading").display
         # another connection commits, but for another run: nothing is re-read or recomputed
         other = Store(seeded)
         other.update_run(other.run("random-s1")["id"], status="interrupted")
@@ -685,3 +709,23 @@ async def test_a_moved_release_is_shown_from_its_cached_import_and_R_looks_again
         await pilot.press("R")
         await settle(pilot, app)
         assert calls == ["/moved/elsewhere"] and stepper.ctx.item is None
+
+
+async def test_at_80_columns_the_footer_keeps_help_and_quit(seeded):
+    from textual.widgets._footer import FooterKey
+
+    def shown(app) -> dict[str, int]:
+        """Footer keys wholly on screen: description → right edge."""
+        keys = {k.description: k.region.right for k in app.screen.query(FooterKey) if k.region.width}
+        return {d: right for d, right in keys.items() if right <= 80}
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        assert {"Open", "New run", "Delete", "Compare", "Quit", "Help"} <= set(shown(app))
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert {"Step through", "Filter", "Back", "Help"} <= set(shown(app))
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert {"Fold/unfold", "Next turn", "Prev", "Gold", "Back", "Help"} <= set(shown(app))

@@ -62,9 +62,9 @@ class RunsScreen(Screen):
         Binding("s", "sort", "Sort", id="runs.sort", show=False),
         Binding("S", "sort_reverse", "Reverse sort", id="runs.sort_reverse", show=False),
         Binding("slash", "filter", "Filter", id="runs.filter", key_display="/"),
-        Binding("b", "builtin", "Built-in run", id="runs.builtin"),
-        Binding("g", "scaling", "Scaling", id="runs.scaling"),
-        Binding("space", "mark", "Mark for compare", id="runs.mark", key_display="␣"),
+        Binding("b", "builtin", "Built-in run", id="runs.builtin", show=False),  # the welcome panel names it
+        Binding("g", "scaling", "Scaling", id="runs.scaling", show=False),
+        Binding("space", "mark", "Mark", id="runs.mark", key_display="␣", tooltip="Mark for compare"),
         Binding("c", "compare", "Compare", id="runs.compare"),
         Binding("escape", "clear_filter", "Clear filter", id="runs.clear_filter", show=False),
         Binding("q", "app.quit", "Quit", id="runs.quit"),

@@ -72,8 +72,8 @@ def matches(t: dict[str, Any], query: str) -> bool:
 class RunScreen(Screen):
     HELP_TITLE = "Run"
     BINDINGS = [
-        Binding("1", "tab('trajectories')", "Trajectories", id="run.tab_trajectories"),
-        Binding("2", "tab('diagnostics')", "Diagnostics", id="run.tab_diagnostics"),
+        Binding("1", "tab('trajectories')", "Trajectories", id="run.tab_trajectories", show=False),  # on the tabs
+        Binding("2", "tab('diagnostics')", "Diagnostics", id="run.tab_diagnostics", show=False),
         Binding("slash", "filter", "Filter", id="run.filter", key_display="/"),
         Binding("s", "sort", "Sort", id="run.sort", show=False),
         Binding("S", "sort_reverse", "Reverse sort", id="run.sort_reverse", show=False),
@@ -101,10 +101,10 @@ class RunScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static("", id="run-title", classes="title-bar")
         with TabbedContent(initial=self.initial_tab, id="run-tabs"):
-            with TabPane("Trajectories", id="trajectories"):
+            with TabPane("1 Trajectories", id="trajectories"):
                 yield Input(placeholder="/ filter: item id, st/mt, d1/d2, ending, correct/wrong…", id="run-filter")
                 yield TrajectoryTable(COLUMNS, id="trajectory-table")
-            with TabPane("Diagnostics", id="diagnostics"):
+            with TabPane("2 Diagnostics", id="diagnostics"):
                 yield DiagnosticsPanel(self.run_name, id="diagnostics-panel")
         yield Footer()
 
