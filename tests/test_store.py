@@ -85,3 +85,20 @@ def test_one_item_across_runs(tmp_path):
     # replicate 0 only: run a is right on i1, run b wrong; nobody is right on i2
     assert store.item_outcomes("fp") == {"i1": (1, 2), "i2": (0, 2)}
     assert store.item_outcomes("fp2") == {"i1": (1, 1)}
+
+
+def test_run_progress_moves_only_with_that_runs_finished_trajectories(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    _finished(store, "a", "f", {("i1", 0): True})
+    _finished(store, "b", "f", {("i1", 0): False})
+    a, b = store.run("a")["id"], store.run("b")["id"]
+    first = store.run_progress(a)
+    tid_a = store.conn.execute("SELECT id FROM trajectories WHERE run_id = ?", (a,)).fetchone()[0]
+    assert first == ("created", 1, tid_a)  # the run row's default status; one finished trajectory
+    _finished(store, "b", "f", {("i2", 0): True})
+    running = store.begin_trajectory(a, "i3", 0, 0, {})  # begun, not finished: not counted
+    assert store.run_progress(a) == first and store.run_progress(b)[1] == 2
+    store.finish_trajectory(running, {"correct": 1, "termination": "answer", "continues": 0}, final=True)
+    assert store.run_progress(a) == ("created", 2, running)
+    store.update_run(a, status="done")
+    assert store.run_progress(a) == ("done", 2, running)
