@@ -26,8 +26,10 @@ class WorkbenchApp(App[int]):
     TITLE = "AgentHop Workbench"
     CSS_PATH = [themes.STYLESHEETS_DIR / name for name in themes.STYLESHEETS]
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
-    # below 112 columns screens get the class -narrow (forms and panels stack), from 112 -wide
+    # screen classes for the stylesheets: -narrow below 112 columns (forms and panels stack), else -wide;
+    # -short below 29 rows, -medium below 41, else -tall (the launch form scrolls its fields when short)
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (112, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (29, "-medium"), (41, "-tall")]
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="app.help", key_display="?"),
         Binding("T", "toggle_theme", "Light/dark", id="app.toggle_theme", show=False),

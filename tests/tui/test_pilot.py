@@ -729,3 +729,24 @@ async def test_at_80_columns_the_footer_keeps_help_and_quit(seeded):
         await pilot.press("enter")
         await settle(pilot, app)
         assert {"Fold/unfold", "Next turn", "Prev", "Gold", "Back", "Help"} <= set(shown(app))
+
+
+async def test_the_launch_form_fits_any_terminal_with_its_buttons_and_messages_in_view(seeded):
+    from textual.geometry import Region
+
+    for size in ((80, 24), (80, 40), (100, 30), (120, 36), (160, 50)):
+        app = make_app()
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            # five errors: the longest message area
+            app.action_new_run({"agent": "llm", "budget": "x", "max_turns": "y", "max_tokens": "z", "workers": "0"})
+            await pilot.pause()
+            form = app.screen
+            screen = Region(0, 0, *size)
+            for selector in ("#start", "#cancel", "#launch-messages"):
+                assert screen.contains_region(form.query_one(selector).region), (size, selector)
+            fields = form.query_one("#launch-form")
+            for field in ("#dataset_kind", "#name"):  # every field can be brought into view
+                form.query_one(field).focus()
+                await pilot.pause()
+                assert fields.region.contains_region(form.query_one(field).region), (size, field)
