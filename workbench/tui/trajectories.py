@@ -90,7 +90,7 @@ class RunScreen(Screen):
         self.initial_tab = tab
         self.run: dict[str, Any] = {}
         self.rows: list[dict[str, Any]] = []  # every finished trajectory, in stored order
-        self.shown: list[dict[str, Any]] = []  # filtered and sorted: what the table holds (once filled)
+        self.shown: list[dict[str, Any]] = []  # filtered and sorted: what the table shows
         self.sort_column = "stored"
         self.sort_reverse = False
         self.progress: tuple | None = None
