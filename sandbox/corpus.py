@@ -448,6 +448,27 @@ def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]], labelled:
     )
 
 
+def cache_path(fp: str, cache_dir: Path) -> Path:
+    """Where the corpus of the dataset with fingerprint `fp` is (or would be) imported."""
+    return cache_dir / "corpus" / f"{fp[:24]}-v{CORPUS_FORMAT}.sqlite"
+
+
+def open_cached(fp: str, cache_dir: Path) -> Corpus | None:
+    """The corpus already imported for fingerprint `fp`, opened read-only without its release directory (which
+    may have moved since); None when there is no usable copy."""
+    path = cache_path(fp, cache_dir)
+    if not path.is_file():
+        return None
+    try:
+        corpus = Corpus(path)
+    except (sqlite3.DatabaseError, KeyError, ValueError):
+        return None
+    if corpus.fingerprint != fp:
+        corpus.close()
+        return None
+    return corpus
+
+
 def open_release(root: Path, cache_dir: Path) -> tuple[Corpus, ImportReport | None]:
     """Open the corpus for a release directory, importing it first if no valid cache exists.
 
@@ -455,7 +476,7 @@ def open_release(root: Path, cache_dir: Path) -> tuple[Corpus, ImportReport | No
     """
     release.require_release_dir(root)
     fp = fingerprint(root, cache_dir)
-    target = cache_dir / "corpus" / f"{fp[:24]}-v{CORPUS_FORMAT}.sqlite"
+    target = cache_path(fp, cache_dir)
     if target.parent.is_dir():
         clean_stale_imports(target.parent)
     report = None

@@ -313,6 +313,16 @@ class Store:
         """SQLite's `PRAGMA data_version`: changes whenever another connection commits (a cheap poll)."""
         return self.conn.execute("PRAGMA data_version").fetchone()[0]
 
+    def run_progress(self, run_id: int) -> tuple[str | None, int, int | None]:
+        """(status, finished final trajectories, the last one's id) of a run: what a screen showing the run polls.
+
+        Answered from the (run_id, final, status) index, so it costs well under a millisecond however big the
+        store; `data_version` moves on any commit by anyone, this only when this run moves on."""
+        row = self.conn.execute(
+            "SELECT (SELECT status FROM runs WHERE id = ?), COUNT(id), MAX(id) FROM trajectories "
+            "WHERE run_id = ? AND final = 1 AND status = 'done'", (run_id, run_id)).fetchone()
+        return row[0], row[1], row[2]
+
     def trajectory_list(self, run_id: int) -> list[dict[str, Any]]:
         """Finished final trajectories of a run with only the columns a list needs (no texts, no sequences)."""
         cols = ", ".join(self.LIST_FIELDS)

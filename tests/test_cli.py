@@ -184,3 +184,21 @@ def test_a_dataset_without_labels_reports_section_recall_as_unmeasured(tmp_path,
     assert main(["--batch", "report", "n", "--db", db]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if "section recall" in line)
     assert "—" in row and "0.0%" not in row
+
+
+def test_run_flags_past_their_bounds_exit_2_and_write_nothing(tmp_path, capsys):
+    """A typo such as 999999999999999999999 points used to create the run and fail inside SQLite."""
+    import pytest
+
+    db = tmp_path / "s.sqlite"
+    for flag, value, message in (("--budget", "999999999999999999999", "--budget: must be at most 100,000"),
+                                 ("--max-turns", "0", "--max-turns: must be at least 1"),
+                                 ("--max-tokens-total", "10000000000", "at most 1,000,000,000"),
+                                 ("--workers", "100000", "--workers: must be at most 256"),
+                                 ("--replicates", "1001", "at most 1,000"),
+                                 ("--seed", str(2**63), "--seed: must be at most"),
+                                 ("--limit", "x", "'x' is not a whole number")):
+        with pytest.raises(SystemExit) as stop:
+            main(["--batch", "run", "--agent", "oracle", "--db", str(db), "--quiet", flag, value])
+        assert stop.value.code == 2 and message in capsys.readouterr().err, flag
+    assert not db.exists()

@@ -128,3 +128,20 @@ def test_cli_on_a_file_that_is_not_a_store_exits_2(tmp_path, command):
         assert proc.returncode == 2, proc.stderr
         assert "not a workbench store" in proc.stderr and "Traceback" not in proc.stderr
         assert path.read_bytes() == content  # a read never writes
+
+
+def test_run_progress_moves_only_with_that_runs_finished_trajectories(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    _finished(store, "a", "f", {("i1", 0): True})
+    _finished(store, "b", "f", {("i1", 0): False})
+    a, b = store.run("a")["id"], store.run("b")["id"]
+    first = store.run_progress(a)
+    tid_a = store.conn.execute("SELECT id FROM trajectories WHERE run_id = ?", (a,)).fetchone()[0]
+    assert first == ("created", 1, tid_a)  # the run row's default status; one finished trajectory
+    _finished(store, "b", "f", {("i2", 0): True})
+    running = store.begin_trajectory(a, "i3", 0, 0, {})  # begun, not finished: not counted
+    assert store.run_progress(a) == first and store.run_progress(b)[1] == 2
+    store.finish_trajectory(running, {"correct": 1, "termination": "answer", "continues": 0}, final=True)
+    assert store.run_progress(a) == ("created", 2, running)
+    store.update_run(a, status="done")
+    assert store.run_progress(a) == ("done", 2, running)

@@ -26,6 +26,10 @@ class WorkbenchApp(App[int]):
     TITLE = "AgentHop Workbench"
     CSS_PATH = [themes.STYLESHEETS_DIR / name for name in themes.STYLESHEETS]
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
+    # screen classes for the stylesheets: -narrow below 112 columns (forms and panels stack), else -wide;
+    # -short below 29 rows, -medium below 41, else -tall (the launch form scrolls its fields when short)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (112, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (29, "-medium"), (41, "-tall")]
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="app.help", key_display="?"),
         Binding("T", "toggle_theme", "Light/dark", id="app.toggle_theme", show=False),
@@ -42,6 +46,7 @@ class WorkbenchApp(App[int]):
             self.register_theme(t)
         self.theme = theme or themes.DEFAULT_THEME
         self._remembered_theme = self.theme
+        self.keymap = dict(keymap or {})
         if keymap:
             self.set_keymap(keymap)
         self.startup_warnings = list(warnings or [])
@@ -75,10 +80,18 @@ class WorkbenchApp(App[int]):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         for warning in self.startup_warnings:
             self.notify(warning, title="config", severity="warning", timeout=8)
+        if self.keymap:
+            self.run_worker(self._check_keymap, thread=True, name="check-keymap", exit_on_error=False)
         if self.home:
             from workbench.tui.runs import RunsScreen
 
             self.push_screen(RunsScreen())
+
+    def _check_keymap(self) -> None:
+        """Warn about [keys] entries that name no binding (on a thread: it reads the workbench's source)."""
+        warning = config_file.unknown_keys(self.keymap, config_file.binding_ids())
+        if warning:
+            self.call_from_thread(self.notify, warning, title="config", severity="warning", timeout=10)
 
     def _remember_theme(self, theme) -> None:
         if theme.name != self._remembered_theme:
@@ -102,8 +115,8 @@ class WorkbenchApp(App[int]):
                 self.exit(0)
 
         names = ", ".join(j.name for j in active)
-        self.push_screen(ConfirmModal(f"{names} still running. Quit and interrupt (finished trajectories are kept, "
-                                      "the run can be resumed)?", "Quit", "Quit"), done)
+        self.push_screen(ConfirmModal(f"{names} still running. Quit and interrupt (finished trajectories are kept; "
+                                      "resume with R on the runs list)?", "Quit", "Quit"), done)
 
     def on_unmount(self) -> None:
         for job in self.jobs.values():
@@ -204,14 +217,30 @@ class WorkbenchApp(App[int]):
             cfg = {}
         self.push_screen(AuditScreen(corpus, self.store_path, config_file.reviewer(cfg), start=item_id))
 
-    def action_new_run(self, values: dict[str, str] | None = None) -> None:
+    def action_new_run(self, values: dict[str, str] | None = None, options: dict[str, Any] | None = None,
+                       title: str = "New run") -> None:
         from workbench.tui.launch import LaunchScreen
 
         def launched(spec) -> None:
             if spec is not None:
                 self.start_run(spec)
 
-        self.push_screen(LaunchScreen(set(self.run_names()), values), launched)
+        self.push_screen(LaunchScreen(set(self.run_names()), values, options, title), launched)
+
+    def relaunch(self, name: str) -> None:
+        """The launch form filled in from a stored run, under its name: starting it resumes the run."""
+        from workbench.tui.launch import run_values
+
+        job = self.jobs.get(name)
+        if job is not None and job.active:
+            self.notify(f"'{name}' is running", severity="warning")
+            return
+        try:
+            values, options = run_values(self.store.run(name))
+        except (ValueError, LookupError) as exc:
+            self.notify(str(exc), severity="warning", timeout=6)
+            return
+        self.action_new_run(values, options, title=f"Resume '{name}' (finished episodes are kept)")
 
     def action_run_builtin(self) -> None:
         from sandbox.runner import RunSpec
@@ -283,7 +312,9 @@ class WorkbenchApp(App[int]):
             return
         snap = job.monitor.snapshot()
         if event.state == WorkerState.ERROR:
-            self.notify(f"run '{job.name}' failed: {worker.error}", severity="error", timeout=10)
+            from workbench.tui.jobs import describe
+
+            self.notify(f"run '{job.name}' failed: {describe(worker.error)}", severity="error", timeout=10)
         elif snap.status == "failed":
             self.notify(f"run '{job.name}' failed: {snap.message}", severity="error", timeout=10)
         elif snap.status == "done":

@@ -172,16 +172,16 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
     p.add_argument("--run", dest="run_name", help="run name (re-use it to resume)")
     p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
-    p.add_argument("--workers", type=_positive, default=8)
-    p.add_argument("--limit", type=_positive)
+    p.add_argument("--workers", type=_bounded("workers"), default=8)
+    p.add_argument("--limit", type=_bounded("limit"))
     p.add_argument("--ids", help="comma-separated item ids")
     p.add_argument("--question-type", choices=("single-target", "multi-target", "st", "mt"))
     p.add_argument("--depth", type=int, choices=(1, 2))
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--replicates", type=_positive, default=1)
-    p.add_argument("--budget", type=_non_negative, default=30)
-    p.add_argument("--max-turns", type=_positive, default=20)
-    p.add_argument("--max-tokens-total", type=_positive, default=200_000)
+    p.add_argument("--seed", type=_bounded("seed"), default=0)
+    p.add_argument("--replicates", type=_bounded("replicates"), default=1)
+    p.add_argument("--budget", type=_bounded("budget"), default=30)
+    p.add_argument("--max-turns", type=_bounded("max_turns"), default=20)
+    p.add_argument("--max-tokens-total", type=_bounded("max_tokens_total"), default=200_000)
     p.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
     p.add_argument("--format", choices=formats, default="table", help="format of the final report")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -193,13 +193,13 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     llm.add_argument("--temperature", type=float)
     llm.add_argument("--top-p", type=float)
     llm.add_argument("--top-k", type=int)
-    llm.add_argument("--max-tokens", type=_positive, help="per-call generation cap (default 16384 or the preset)")
+    llm.add_argument("--max-tokens", type=_bounded("max_tokens"), help="per-call generation cap (default 16384 or the preset)")
     llm.add_argument("--reasoning-effort", help="low|medium|high, or a thinking-token budget")
     llm.add_argument("--text-tools", action="store_true", help="tools described in the prompt, calls parsed from text")
     llm.add_argument("--timeout", type=float, default=600.0, help="seconds per model call")
-    llm.add_argument("--concurrency", type=_positive, help="at most this many calls in flight to the provider")
+    llm.add_argument("--concurrency", type=_bounded("concurrency"), help="at most this many calls in flight to the provider")
     llm.add_argument("--rpm", type=float, help="at most this many requests per minute")
-    llm.add_argument("--max-run-tokens", type=_non_negative, default=0, help="stop the run past this many tokens")
+    llm.add_argument("--max-run-tokens", type=_bounded("max_run_tokens"), default=0, help="stop the run past this many tokens")
     llm.add_argument("--max-run-cost", type=float, default=0.0, help="stop the run past this many USD")
     llm.add_argument("--dry-run", action="store_true", help="print the items, caps and a cost estimate; run nothing")
 
@@ -232,11 +232,22 @@ def _positive(text: str) -> int:
     return value
 
 
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be at least 0")
-    return value
+def _bounded(name: str):
+    """An argparse type for the run number `name`, within `workbench.limits.RUN_BOUNDS` (argparse exits 2)."""
+    from workbench.limits import out_of_bounds
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip().replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        problem = out_of_bounds(name, value)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    parse.__name__ = name  # argparse names the type in its messages
+    return parse
 
 
 # ---------------------------------------------------------------- commands

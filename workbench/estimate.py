@@ -51,12 +51,14 @@ def per_episode(spec: RunSpec, store_path: Path) -> dict[str, Any]:
             "usd": None if usd is None else usd["total_usd"]}
 
 
-def cost_line(spec: RunSpec, episodes: int, store_path: Path) -> str:
-    """One line for a launch form: "≈ 60 episodes × ~90,000 tokens ≈ $3.20 (gpt-4.1 prices)"."""
+def cost_line(spec: RunSpec, episodes: int, store_path: Path, upper_bound: bool = False) -> str:
+    """One line for a launch form: "≈ 60 episodes × ~90,000 tokens ≈ $3.20 (gpt-4.1 prices)"; with `upper_bound`
+    (the slice is not counted yet, or a resumed run skips what is done) "at most 60 episodes … ≤ $3.20"."""
     ep = per_episode(spec, store_path)
     where = f"{ep['price'].prefixes[0]} prices" if ep["price"] else "unpriced: no price for this model"
-    total = "" if ep["usd"] is None else f" ≈ ${ep['usd'] * episodes:,.2f}"
-    return f"≈ {episodes:,} episodes × ~{ep['tokens']:,} tokens{total} ({where}; {ep['basis']})"
+    about, up_to = ("at most", "≤") if upper_bound else ("≈", "≈")
+    total = "" if ep["usd"] is None else f" {up_to} ${ep['usd'] * episodes:,.2f}"
+    return f"{about} {episodes:,} episodes × ~{ep['tokens']:,} tokens{total} ({where}; {ep['basis']})"
 
 
 def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, Any]:

@@ -530,13 +530,30 @@ def separating_axis(rows: list[dict[str, Any]]) -> str:
 
 def transition_report(store: Store, name: str) -> dict[str, Any]:
     """The 7×7 tool transition matrix of a run (counts and row shares), from each trajectory's tool sequence."""
-    from stats.ngrams import transition_matrix
+    from stats.ngrams import Encoded
 
     run = store.run(name)
-    sequences = [s or [] for s in store.trajectory_columns(run["id"], ("tool_sequence",))["tool_sequence"]]
-    tm = transition_matrix(sequences)
+    texts = store.trajectory_columns(run["id"], ("tool_sequence",), raw=("tool_sequence",))["tool_sequence"]
+    return transitions_of(run, Encoded.from_json(texts))
+
+
+def transitions_of(run: dict[str, Any], sequences: Any) -> dict[str, Any]:
+    """`transition_report` from tool sequences already loaded (lists of names, or `stats.ngrams.Encoded`)."""
+    from stats.ngrams import Encoded, transition_matrix
+
+    enc = Encoded.of(sequences)
+    tm = transition_matrix(enc)
     return {"run": run["name"], "names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"],
-            "n": len(sequences)}
+            "n": enc.n}
+
+
+def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`run_report` and `transition_report` of one run from a single read of its trajectories (the TUI's tab)."""
+    from stats.ngrams import Encoded
+
+    run = store.run(name)
+    table, extra = load_table(store, run, ("tool_sequence",))
+    return report_of(run, table), transitions_of(run, Encoded.from_json(extra["tool_sequence"]))
 
 
 # ---------------------------------------------------------------- humans vs models (play)

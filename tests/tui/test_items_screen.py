@@ -172,7 +172,7 @@ async def test_a_moved_release_says_so(seeded, isolated):
         await settle(pilot, app)
         message = app.screen.query_one("#items-message")
         assert message.display and "Cannot open the dataset moved-release" in str(message.render())
-        assert "does not exist" in str(message.render())
+        assert "is gone (moved or deleted)" in str(message.render())
         assert not app.screen.query_one("#items-table").display
 
 

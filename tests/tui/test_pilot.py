@@ -156,7 +156,7 @@ async def test_unfold_a_long_result_renders_only_visible_lines(seeded):
         # a 70K-character result: layout is line counts only, drawing touches only the rows on screen
         entry = view.entries[tool]
         entry.body = ("word " * 14_000).strip()
-        entry._wrapped = None
+        entry.forget_layout()
         view.set_entries(view.entries, cursor=tool)
         assert view.total_lines > 1000 and len(view.visible_lines()) == view.scrollable_content_region.height
         await pilot.press("enter")
@@ -207,6 +207,22 @@ async def test_runs_filter_sort_rename_delete_export(seeded, tmp_path):
         assert len(lines) == 6
         record = json.loads(lines[0])
         assert record["run"]["name"] == "heur-renamed" and record["steps"] and "tool_sequence" in record
+        # exporting again to the same file asks first; no keeps the file
+        (tmp_path / "out" / "heur.jsonl").write_text("keep me\n")
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-path", Input).value = str(tmp_path / "out" / "heur.jsonl")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "exists. Replace it" in str(app.screen.query_one(".dialog-message").render())
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert (tmp_path / "out" / "heur.jsonl").read_text() == "keep me\n"
+        await pilot.press("enter")  # the export dialog is still open: confirm this time
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot, app)
+        assert len((tmp_path / "out" / "heur.jsonl").read_text().splitlines()) == 6 and app.screen is screen
 
         table.move_cursor(row=screen.shown.index("random-s1"))
         await pilot.press("d")
@@ -251,11 +267,20 @@ async def test_live_screen_follows_an_episode(seeded):
         await settle(pilot, app)
         assert job.worker.state == WorkerState.SUCCESS
         live = app.screen
-        live.follow_key = ("st_0001", 0)
-        live._follow()
+        # the run is over: its episodes stay listed, marked finished, and can still be followed
+        table = live.query_one(DataTable)
+        assert live.shown == [("st_0002", 0), ("st_0001", 0)]  # the most recent first
+        assert all("finished: answer" in str(table.get_row_at(i)[-1]) for i in range(2))
+        table.move_cursor(row=1)
+        await pilot.press("enter")
+        await pilot.pause()
         view = live.query_one("#live-transcript", TranscriptView)
         assert view.entries and any(e.kind == "tool" for e in view.entries)
-        assert "finished" in str(live.query_one("#follow-title").render())
+        assert "following st_0001 r0 · finished: answer" in str(live.query_one("#follow-title").render())
+        # and stopping is not offered any more
+        assert live.check_action("stop", ()) is False and live.check_action("cancel", ()) is False
+        assert "x" not in {b.binding.key for b in live.active_bindings.values() if live.check_action(
+            b.binding.action, ())}
         # leaving the live screen never cancels a run: the job is app-level
         assert job.worker.node is app
 
@@ -263,9 +288,14 @@ async def test_live_screen_follows_an_episode(seeded):
 async def test_keymap_from_config_and_help_lists_current_keys(seeded, tmp_path):
     from workbench.app import build_app
 
-    (tmp_path / "config.toml").write_text('[keys]\n"stepper.next" = "space"\n"runs.new" = "N"\n')
+    (tmp_path / "config.toml").write_text('[keys]\n"stepper.next" = "space"\n"runs.new" = "N"\n'
+                                          '"runs.nonexistent" = "x"\n')
     app = build_app([])
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        warnings = [n.message for n in app._notifications if n.severity == "warning"]
+        assert warnings == ["[keys] runs.nonexistent: no such binding id (ignored); ? lists each screen's keys with "
+                            "their ids"]
         app.open_run("heur-s0")
         await pilot.pause()
         await pilot.press("enter")
@@ -355,7 +385,8 @@ async def test_stepper_degrades_without_the_corpus(seeded):
     import sqlite3
 
     db = sqlite3.connect(seeded)
-    db.execute("UPDATE runs SET dataset = '/nonexistent/release' WHERE name = 'heur-s0'")
+    # the release has gone and no import of a dataset with that fingerprint is cached
+    db.execute("UPDATE runs SET dataset = '/nonexistent/release', dataset_fingerprint = 'f00' WHERE name = 'heur-s0'")
     db.commit()
     db.close()
     app = make_app()
@@ -365,7 +396,9 @@ async def test_stepper_degrades_without_the_corpus(seeded):
         await pilot.press("enter")
         await settle(pilot, app)
         stepper = app.screen
-        assert stepper.ctx is not None and stepper.ctx.item is None and "corpus unavailable" in stepper.ctx.note
+        assert stepper.ctx is not None and stepper.ctx.item is None
+        assert stepper.ctx.note.startswith("corpus unavailable: the release directory /nonexistent/release is gone")
+        assert "--data" not in stepper.ctx.note
         assert "Item unavailable" in str(stepper.query_one("#item-text").render())
         headers = [e.plain_header for e in stepper.entries]
         assert headers and not any("★" in h or "✗" in h for h in headers)  # no gold marks without the item
@@ -436,3 +469,284 @@ async def test_a_conflicting_run_name_fails_visibly(seeded):
         assert snap.status == "failed" and "different configuration" in snap.message
         assert "failed" in str(live.query_one("#live-title").render())
         assert app.store.run("heur-s0")["agent"] == "heuristic"  # the stored run is untouched
+
+
+async def test_enter_in_the_launch_form_moves_to_the_next_field_and_never_starts(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        form.query_one("#limit", Input).value = "2"
+        form.query_one("#limit", Input).focus()
+        await pilot.press("enter")
+        assert form.query_one("#ids", Input).has_focus and app.screen is form and not app.jobs
+        form.query_one("#name", Input).focus()
+        await pilot.press("enter")
+        assert app.screen is form and not app.jobs  # the last field: still no run
+        assert "ctrl+r or Start starts the run" in str(form.query_one("#launch-messages").render())
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert isinstance(app.screen, LiveScreen) and app.store.run("heuristic-builtin")["status"] == "done"
+
+
+async def test_R_relaunches_a_run_from_its_stored_configuration_and_resumes_it(seeded):
+    import sqlite3
+
+    # heur-s0 as a killed run leaves it: two of its six trajectories lost, interrupted
+    db = sqlite3.connect(seeded)
+    run_id = db.execute("SELECT id FROM runs WHERE name = 'heur-s0'").fetchone()[0]
+    kept = [r[0] for r in db.execute("SELECT id FROM trajectories WHERE run_id = ? ORDER BY id LIMIT 4", (run_id,))]
+    db.execute("DELETE FROM steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ? AND id > ?)",
+               (run_id, kept[-1]))
+    db.execute("DELETE FROM trajectories WHERE run_id = ? AND id > ?", (run_id, kept[-1]))
+    db.execute("UPDATE runs SET status = 'interrupted' WHERE id = ?", (run_id,))
+    db.commit()
+    db.close()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        home = app.screen
+        home.query_one(DataTable).move_cursor(row=home.shown.index("heur-s0"))
+        await pilot.press("R")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, LaunchScreen) and "Resume 'heur-s0'" in str(form.query_one(".dialog-title").render())
+        assert (form.values["name"], form.values["agent"], form.values["limit"], form.values["workers"]) == \
+            ("heur-s0", "heuristic", "6", "1")
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        run = app.store.run("heur-s0")
+        ids = [t["id"] for t in app.store.trajectories(run["id"])]
+        assert run["id"] == run_id and run["status"] == "done" and len(ids) == 6 and ids[:4] == kept
+        # a run the form cannot reproduce says why instead of opening a form that would be refused
+        await pilot.press("escape")
+        await pilot.pause()
+        app.store.conn.execute("UPDATE runs SET agent = 'replay' WHERE name = 'random-s1'")
+        home.query_one(DataTable).move_cursor(row=home.shown.index("random-s1"))
+        await pilot.press("R")
+        await pilot.pause()
+        assert app.screen is home
+        assert any("replay agent" in n.message for n in app._notifications)
+
+
+async def test_run_screen_rereads_only_when_its_run_moves_on_and_computes_diagnostics_off_the_ui_thread(seeded,
+                                                                                                      monkeypatch):
+    import threading
+
+    import workbench.tui.diagnostics as diagnostics
+    from storage import Store
+    from workbench.reports import run_report
+
+    threads = []
+    compute = diagnostics.compute
+
+    def recording(key):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return compute(key)
+
+    monkeypatch.setattr(diagnostics, "compute", recording)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("heur-s0")
+        await pilot.pause()
+        await pilot.press("2")  # the tab stays (focus lands in it while its numbers are computed)
+        await settle(pilot, app)
+        screen = app.screen
+        panel = screen.query_one(diagnostics.DiagnosticsPanel)
+        assert screen.tab == "diagnostics" and panel.has_focus
+        panel.update_every_s = 0
+        first, rows = panel.report, screen.rows
+        assert threads == [False] and first["n"] == 6 and not panel.query_one("#diag-loading").display
+        # another connection commits, but for another run: nothing is re-read or recomputed
+        other = Store(seeded)
+        other.update_run(other.run("random-s1")["id"], status="interrupted")
+        screen.reload()
+        await settle(pilot, app)
+        assert screen.rows is rows and panel.report is first and threads == [False]
+        # this run moves on (a trajectory gone): re-read, recomputed on a worker thread, the report's own numbers
+        run_id = other.run("heur-s0")["id"]
+        last = max(t["id"] for t in other.trajectories(run_id))
+        with other.transaction():
+            other.conn.execute("DELETE FROM steps WHERE trajectory_id = ?", (last,))
+            other.conn.execute("DELETE FROM trajectories WHERE id = ?", (last,))
+        screen.reload()
+        await settle(pilot, app)
+        assert len(screen.rows) == 5 and threads == [False, False]
+        assert panel.report == run_report(other, "heur-s0") and panel.report["n"] == 5
+        other.close()
+        # leaving and coming back: the cached numbers, no computation
+        await pilot.press("escape")
+        app.open_run("heur-s0", tab="diagnostics")
+        await settle(pilot, app)
+        assert app.screen.query_one(diagnostics.DiagnosticsPanel).report["n"] == 5 and len(threads) == 2
+
+
+async def test_trajectory_list_filter_and_sort_drive_the_stepper(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("heur-s0")
+        await pilot.pause()
+        screen = app.screen
+        everything = [t["item_id"] for t in screen.shown]
+        wrong = [t["item_id"] for t in screen.rows if not t["correct"]]
+        assert len(everything) == 6 and 0 < len(wrong) < 6
+        await pilot.press("slash", *"wrong", "enter")
+        await pilot.pause()
+        table = screen.query_one("#trajectory-table")
+        assert [t["item_id"] for t in screen.shown] == wrong and table.row_count == len(wrong) and table.has_focus
+        await pilot.press("escape")  # clears the filter first
+        assert len(screen.shown) == 6 and isinstance(app.screen, RunScreen)
+        await pilot.press("s", "s")  # stored order → item → result
+        assert screen.sort_column == "result"
+        assert [bool(t["correct"]) for t in screen.shown] == sorted(bool(t["correct"]) for t in screen.rows)
+        await pilot.press("s", "S")  # by ending, reversed
+        await pilot.press("slash", *"mt", "enter", "end", "enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        assert isinstance(stepper, StepperScreen)
+        assert stepper.ids == [t["id"] for t in screen.shown] and stepper.index == len(screen.shown) - 1
+        assert all(app.store.trajectory(i)["item_id"].startswith("mt") for i in stepper.ids)
+
+
+async def test_at_80_columns_the_transcript_keeps_cost_and_marks_in_view(seeded):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_run("scripted-[b]llm[/b]")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        view = stepper.view.transcript
+        assert view.size.width < 50  # beside the item pane
+        await pilot.press("l", "l", "l")  # turn 4: the gold paper read in turn 3, the seed in turn 4
+        lines = view.visible_lines()
+        assert any("−5  ★ gold" in line for line in lines) and any("−5  ✗ not gold" in line for line in lines)
+        assert all(len(line) <= view.scrollable_content_region.width for line in lines)
+
+
+async def test_the_answer_is_marked_only_once_the_steps_in_view_give_it(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("heur-s0")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        item = lambda: str(stepper.query_one("#item-text").render())  # noqa: E731
+        submit = next(g[0]["turn"] for g in stepper.view.turns
+                      if any(s.get("tool_name") == "submit_answer" for s in g))
+        assert "◀ answered" not in item()
+        await pilot.press("dollar_sign")
+        assert stepper.view.turns[stepper.position][0]["turn"] == submit and "◀ answered" in item()
+        await pilot.press("h")
+        assert "◀ answered" not in item()
+
+
+async def test_live_screen_says_what_a_starting_run_is_doing_and_offers_stop_only_while_active():
+    from sandbox.runner import RunSpec
+    from workbench.tui.jobs import RunJob
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        job = RunJob(RunSpec(name="s", dataset="builtin", agent="heuristic"), app.store_path, app.cache_dir)
+        job.monitor.note("loading the model client (litellm)…")
+        live = LiveScreen(job.monitor, job)
+        await app.push_screen(live)
+        await pilot.pause()
+        title = str(live.query_one("#live-title").render())
+        assert "starting: loading the model client (litellm)…" in title
+        assert live.check_action("stop", ()) is True
+        job.monitor.finish("interrupted", "cancelled")
+        live.refresh_view()
+        await pilot.pause()
+        assert live.check_action("stop", ()) is False and "interrupted" in str(live.query_one("#live-title").render())
+
+
+async def test_a_moved_release_is_shown_from_its_cached_import_and_R_looks_again(seeded, monkeypatch):
+    """heur-s0 ran on the built-in benchmark, whose import is in the corpus cache under the run's fingerprint."""
+    import sqlite3
+
+    from workbench.tui.corpora import MOVED_NOTE
+
+    db = sqlite3.connect(seeded)
+    db.execute("UPDATE runs SET dataset = '/moved/release' WHERE name = 'heur-s0'")
+    fingerprint = db.execute("SELECT dataset_fingerprint FROM runs WHERE name = 'heur-s0'").fetchone()[0]
+    db.execute("UPDATE runs SET dataset = '/moved/elsewhere', dataset_fingerprint = 'f00' WHERE name = 'random-s1'")
+    db.commit()
+    db.close()
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("heur-s0")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        assert stepper.ctx.item is not None and stepper.ctx.note == MOVED_NOTE
+        assert app.corpora.corpus("/moved/release").fingerprint == fingerprint
+        assert any("★" in e.plain_header for e in stepper.entries)  # gold marks are back
+        await pilot.press("escape", "escape")
+        # random-s1's corpus cannot be found: remembered as unavailable, until R looks again
+        app.open_run("random-s1")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stepper = app.screen
+        assert stepper.ctx.item is None
+        calls = []
+        import sandbox.datasets
+
+        real = sandbox.datasets.open_dataset
+
+        def counting(*args):
+            calls.append(args[0])
+            return real(*args)
+
+        monkeypatch.setattr(sandbox.datasets, "open_dataset", counting)
+        await pilot.press("n")
+        await settle(pilot, app)
+        assert calls == []  # the failure is remembered: no new attempt for the next trajectory
+        await pilot.press("R")
+        await settle(pilot, app)
+        assert calls == ["/moved/elsewhere"] and stepper.ctx.item is None
+
+
+async def test_at_80_columns_the_footer_keeps_help_and_quit(seeded):
+    from textual.widgets._footer import FooterKey
+
+    def shown(app) -> dict[str, int]:
+        """Footer keys wholly on screen: description → right edge."""
+        keys = {k.description: k.region.right for k in app.screen.query(FooterKey) if k.region.width}
+        return {d: right for d, right in keys.items() if right <= 80}
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        assert {"Open", "New run", "Delete", "Compare", "Quit", "Help"} <= set(shown(app))
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert {"Step through", "Filter", "Back", "Help"} <= set(shown(app))
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert {"Fold/unfold", "Next turn", "Prev", "Gold", "Back", "Help"} <= set(shown(app))
+
+
+async def test_the_launch_form_fits_any_terminal_with_its_buttons_and_messages_in_view(seeded):
+    from textual.geometry import Region
+
+    for size in ((80, 24), (80, 40), (100, 30), (120, 36), (160, 50)):
+        app = make_app()
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            # five errors: the longest message area
+            app.action_new_run({"agent": "llm", "budget": "x", "max_turns": "y", "max_tokens": "z", "workers": "0"})
+            await pilot.pause()
+            form = app.screen
+            screen = Region(0, 0, *size)
+            for selector in ("#start", "#cancel", "#launch-messages"):
+                assert screen.contains_region(form.query_one(selector).region), (size, selector)
+            fields = form.query_one("#launch-form")
+            for field in ("#dataset_kind", "#name"):  # every field can be brought into view
+                form.query_one(field).focus()
+                await pilot.pause()
+                assert fields.region.contains_region(form.query_one(field).region), (size, field)

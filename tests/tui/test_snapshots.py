@@ -37,6 +37,11 @@ def test_launch_form(snap_compare, seeded):
     assert snap_compare(make_app(), press=["n"], terminal_size=SIZE, run_before=_idle)
 
 
+def test_launch_form_at_80x24(snap_compare, seeded):
+    """Every field reachable (the form scrolls, two fields a row) and both buttons in view."""
+    assert snap_compare(make_app(), press=["n"], terminal_size=(80, 24), run_before=_idle)
+
+
 def frozen_monitor() -> RunMonitor:
     """A run in progress: 4 of 10 done, three episodes in flight at ok / warning / error levels."""
     mon = RunMonitor("live-demo", {"budget": 30, "max_turns": 20, "max_tokens_total": 200_000}, clock=lambda: 50.0)
@@ -115,6 +120,17 @@ def test_diagnostics(snap_compare, seeded):
         await _idle(pilot)
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_diagnostics_at_80_columns(snap_compare, seeded):
+    """Narrow: the failures table above the heat map, every column and row label of the heat map whole."""
+    async def run_before(pilot):
+        pilot.app.open_run("heur-s0", tab="diagnostics")
+        await _idle(pilot)
+        pilot.app.screen.query_one("#diagnostics-panel").scroll_end(animate=False, immediate=True)
+        await _idle(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(80, 30), run_before=run_before)
 
 
 def test_help(snap_compare, seeded):

@@ -122,3 +122,178 @@ def test_llm_launch_shows_a_cost_estimate_before_starting():
     assert "10 episodes" in note and "$" in note and "gpt-4.1 prices" in note
     unknown = validate(dict(values, model="hosted_vllm/mine"), set(), llm_ok=True)
     assert any("unpriced" in n for n in unknown.notes)
+
+
+def test_launch_form_bounds_and_item_ids(builtin_cache):
+    from workbench.tui.launch import DEFAULTS
+
+    huge = validate({"name": "x", "budget": "999999999999999999999", "seed": "-3", "workers": "300"}, set(),
+                    llm_ok=False)
+    assert huge.spec is None and huge.errors == {"budget": "points: must be at most 100,000",
+                                                 "seed": "seed: must be at least 0",
+                                                 "workers": "workers: must be at most 256"}
+    # the built-in benchmark is generated in the cache: ids are checked against it before launch
+    unknown = validate(dict(DEFAULTS, name="x", ids="st_0001, zz_9999"), set(), llm_ok=False, cache_dir=builtin_cache)
+    assert unknown.spec is None and unknown.errors == {"ids": "unknown item id(s): zz_9999"}
+    known = validate(dict(DEFAULTS, name="x", ids="st_0001, mt_0002"), set(), llm_ok=False, cache_dir=builtin_cache)
+    assert known.spec is not None and known.spec.item_ids == ("st_0001", "mt_0002")
+    empty = validate(dict(DEFAULTS, name="x", ids="st_0001", question_type="multi-target"), set(), llm_ok=False,
+                     cache_dir=builtin_cache)
+    assert empty.errors == {"ids": "the slice selects no items"}
+
+
+def test_cost_estimate_counts_the_slice(builtin_cache, tmp_path):
+    """The built-in benchmark has 30 single-target and 30 multi-target items (of each depth, 15)."""
+    from workbench.tui.launch import DEFAULTS
+
+    llm = dict(DEFAULTS, agent="llm", model="openai/gpt-4.1", name="x")
+    store = tmp_path / "none.sqlite"
+
+    def note(values, cache=builtin_cache, existing=frozenset()):
+        result = validate(values, set(existing), llm_ok=True, cache_dir=cache, store_path=store)
+        return next(n for n in result.notes if n.startswith("cost"))
+
+    assert note(dict(llm, question_type="single-target")).startswith("cost ≈ 30 episodes")
+    assert note(dict(llm, question_type="multi-target", depth="2", replicates="3")).startswith("cost ≈ 45 episodes")
+    assert note(dict(llm, limit="7")).startswith("cost ≈ 7 episodes")
+    # before the dataset can be read the slice is not counted: an upper bound, said so
+    assert note(dict(llm, question_type="single-target"), cache=tmp_path / "empty").startswith("cost at most 60 ep")
+    assert "≤ $" in note(dict(llm, question_type="single-target"), cache=tmp_path / "empty")
+    # resuming skips finished episodes: also an upper bound
+    assert note(llm, existing={"x"}).startswith("cost at most 60 episodes")
+
+
+def test_failure_message_shows_the_errors_inside_an_exception_group():
+    from workbench.tui.jobs import describe
+
+    group = ExceptionGroup("unhandled errors in a TaskGroup", [OverflowError("Python int too large to convert to "
+                                                                             "SQLite INTEGER"), KeyError("x")])
+    assert describe(group) == "OverflowError: Python int too large to convert to SQLite INTEGER; KeyError: 'x'"
+    assert describe(ValueError("plain")) == "ValueError: plain"
+
+
+def test_a_stored_run_comes_back_as_the_form_values_that_resume_it(seeded):
+    from storage import Store
+    from workbench.tui.launch import run_values
+
+    store = Store(seeded)
+    for name in ("heur-s0", "oracle-nosearch", "scripted-[b]llm[/b]", "random-s1"):
+        run = store.run(name)
+        values, options = run_values(run)
+        spec = validate(values, set(), llm_ok=True, options=options).spec
+        assert spec.name == name and spec.identity(run["dataset_fingerprint"]) == run["identity"], name
+        assert spec.limit == run["config"]["slice"]["limit"] and spec.workers == run["config"]["workers"]
+    assert run_values(store.run("oracle-nosearch"))[0]["ablation"] == "no-search"
+    store.conn.execute("UPDATE runs SET caps = json_set(caps, '$.costs.read_section', 3), "
+                       "identity = json_set(identity, '$.caps.costs.read_section', 3) WHERE name = 'random-s1'")
+    import pytest
+
+    with pytest.raises(ValueError, match="caps differ"):
+        run_values(store.run("random-s1"))
+    store.conn.execute("UPDATE runs SET agent = 'replay' WHERE name = 'heur-s0'")
+    with pytest.raises(ValueError, match="replay agent"):
+        run_values(store.run("heur-s0"))
+    store.close()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab cd\n\ufffd漢é"), max_size=400), st.integers(1, 30), st.integers(1, 6))
+def test_wrap_head_is_the_head_of_the_whole_wrap(text, width, n):
+    from workbench.tui.plaintext import wrap_head
+
+    whole = wrap(text, width)
+    assert wrap_head(text, width, n) == (whole[:n], len(whole) > n)
+
+
+def test_a_folded_70k_result_is_not_wrapped_whole_until_unfolded():
+    from workbench.tui.transcript import FOLD_LINES, Entry
+
+    body = ("a\ufffdb " * 17_500)[:70_000]  # U+FFFD: the slow (chop_cells) wrapping path
+    entry = Entry("tool", 1, [("▸ read_section(x)", "transcript--call")], body, 1)
+    assert entry.line_count(80) == 1 + FOLD_LINES + 1 and entry._wrapped is None
+    assert entry.fold_note(78) == "⋯ 70,000 characters in all · enter unfolds"
+    assert entry.head(78) == (wrap(body, 78)[:FOLD_LINES], True)
+    entry.folded = False
+    assert entry.line_count(80) == 1 + len(wrap(body, 78))
+    short = Entry("tool", 1, [("x", "c")], "one\ntwo\nthree\nfour\nfive\nsix", 2)
+    assert short.line_count(80) == 1 + FOLD_LINES + 1 and short.fold_note(78) == "⋯ 3 more lines · enter unfolds"
+
+
+def test_a_narrow_header_shortens_the_arguments_and_keeps_cost_and_mark():
+    from rich.cells import cell_len
+
+    from workbench.tui.transcript import build_entries
+
+    gold = Gold(frozenset({"g"}), frozenset(), True)
+    step = {"kind": "tool", "turn": 3, "idx": 4, "tool_name": "read_section", "status": "ok", "delivered": 1,
+            "paper_id": "g", "cost": 5, "tool_args": {"paper_id": "g", "section": "C"}, "text": "x"}
+    entry = build_entries([step], gold, {"g": "A Very Long Title Of The Gold Paper That Goes On"})[-1]
+    assert entry.plain_header == "▸ read_section(«A Very Long Title Of The Go…», C)  −5  ★ gold"
+    for width in (60, 40, 34):
+        fitted = "".join(text for text, _ in entry.fitted_header(width))
+        assert cell_len(fitted) <= width and fitted.endswith(", C)  −5  ★ gold"), width
+    assert "".join(t for t, _ in entry.fitted_header(200)) == entry.plain_header
+
+
+def test_monitor_notes_until_started_and_keeps_finished_episodes_followable():
+    mon = RunMonitor("r", {"budget": 30}, clock=lambda: 1.0)
+    mon.note("opening the dataset…")
+    assert mon.snapshot().message == "opening the dataset…" and mon.snapshot().status == "starting"
+    mon.feed(SimpleNamespace(kind="started", done=0, planned=3, correct=0))
+    assert mon.snapshot().message is None
+    for item in ("a", "b"):
+        mon.feed(SimpleNamespace(kind="step", item_id=item, replicate=0, step=_step(0, 1, used=5)))
+    traj = SimpleNamespace(termination="budget", correct=False, error=None)
+    mon.feed(SimpleNamespace(kind="trajectory", item_id="a", replicate=0, trajectory=traj, done=1, planned=3, correct=0))
+    mon.finish("interrupted")
+    snap = mon.snapshot()
+    assert snap.episodes == () and [(e.key, e.finished, e.termination, e.correct) for e in snap.finished] == \
+        [(("a", 0), True, "budget", False)]
+    assert mon.steps(("a", 0))[1] is True
+
+
+def test_corpus_cache_falls_back_to_the_import_of_a_moved_release_and_retries_failures(tmp_path):
+    from sandbox import synth
+    from sandbox.datasets import open_dataset
+    from workbench.tui.corpora import MOVED_NOTE, RETRY_AFTER_S, CorpusCache
+
+    release, cache = tmp_path / "release", tmp_path / "cache"
+    synth.generate(release, seed=5, items=8, papers=60)
+    corpus, _ = open_dataset(str(release), cache)
+    fingerprint, item_id = corpus.fingerprint, corpus.items[0].id
+    corpus.close()
+    release.rename(tmp_path / "moved")
+    ctx = CorpusCache(cache).item_context(str(release), fingerprint, item_id)
+    assert ctx.item is not None and ctx.item.id == item_id and ctx.note == MOVED_NOTE and ctx.titles
+    # no copy under that fingerprint: unavailable, said in the TUI's words, remembered for a while
+    now = [0.0]
+    corpora = CorpusCache(tmp_path / "empty-cache", clock=lambda: now[0])
+    ctx = corpora.item_context(str(release), fingerprint, item_id)
+    assert ctx.item is None and ctx.note == (f"corpus unavailable: the release directory {release} is gone (moved or "
+                                             "deleted) and the corpus cache holds no copy of it; press R to look "
+                                             "again once it is back")
+    (tmp_path / "moved").rename(release)
+    assert corpora.item_context(str(release), fingerprint, item_id).item is None  # still remembered
+    now[0] = RETRY_AFTER_S
+    assert corpora.item_context(str(release), fingerprint, item_id).item is not None  # looked again
+    corpora.close()
+
+
+def test_binding_ids_are_read_from_the_source_of_every_screen():
+    from workbench.app import WorkbenchApp
+    from workbench.tui.config import binding_ids, unknown_keys
+    from workbench.tui.launch import LaunchScreen
+    from workbench.tui.live import LiveScreen
+    from workbench.tui.runs import RunsScreen
+    from workbench.tui.stepper import StepperScreen
+    from workbench.tui.tables import RunsTable, TrajectoryTable
+    from workbench.tui.trajectories import RunScreen
+    from workbench.tui.transcript import TranscriptView
+
+    declared = {b.id for cls in (WorkbenchApp, RunsScreen, RunScreen, StepperScreen, LiveScreen, LaunchScreen,
+                                 TranscriptView, RunsTable, TrajectoryTable) for b in cls.BINDINGS if b.id}
+    known = binding_ids()
+    assert declared <= known and {"runs.relaunch", "run.filter", "stepper.retry_corpus"} <= known
+    assert unknown_keys({"stepper.next": "space", "runs.nonexistent": "x", "run.flter": "f"}, known) == (
+        "[keys] run.flter, runs.nonexistent: no such binding id (ignored); ? lists each screen's keys with their ids")
+    assert unknown_keys({"stepper.next": "space"}, known) is None

@@ -16,6 +16,7 @@ the problem and the defaults apply.
 """
 from __future__ import annotations
 
+import ast
 import math
 import os
 import re
@@ -58,6 +59,31 @@ def keymap(config: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
         else:
             warnings.append(f"[keys] {binding_id}: expected a key string such as \"ctrl+n\"")
     return out, warnings
+
+
+def binding_ids(root: Path | None = None) -> set[str]:
+    """Every binding id the workbench declares (`Binding(..., id="…")` in its source), found by reading the source
+    rather than importing every screen (some import scipy): the names a [keys] entry can use. Screens added later
+    are covered without a list to maintain."""
+    root = root or Path(__file__).resolve().parents[1]
+    ids: set[str] = set()
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "Binding(" not in text:
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Binding":
+                ids.update(kw.value.value for kw in node.keywords
+                           if kw.arg == "id" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str))
+    return ids
+
+
+def unknown_keys(keymap: dict[str, str], known: set[str]) -> str | None:
+    """A warning naming the [keys] entries that match no binding id (a typo would otherwise do nothing), or None."""
+    unknown = sorted(k for k in keymap if k not in known)
+    if not unknown:
+        return None
+    return (f"[keys] {', '.join(unknown)}: no such binding id (ignored); ? lists each screen's keys with their ids")
 
 
 def theme(config: dict[str, Any]) -> str | None:

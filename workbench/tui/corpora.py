@@ -1,16 +1,24 @@
 """Corpora opened on demand for the stepper (gold papers, titles), cached per dataset, never at startup.
 
 Opening a release the first time imports it into the corpus cache, which can take a
-while: callers use `item_context` from a thread worker. A corpus that cannot be opened
-(moved release, deleted cache) is remembered as unavailable and the stepper degrades:
-no gold marks, no titles, but the transcript and meters still work.
+while: callers use `item_context` from a thread worker. When the release directory has
+moved or gone, the copy imported earlier (the cache is keyed by the dataset's
+fingerprint, which the run recorded) is used read-only. A corpus that still cannot be
+opened is remembered as unavailable for a while (`RETRY_AFTER_S`, or until
+`forget_failures`: `R` in the stepper) and the stepper degrades: no gold marks, no
+titles, but the transcript and meters still work.
 """
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+RETRY_AFTER_S = 30.0
+MOVED_NOTE = "the release directory has moved: marks and titles come from the copy imported earlier"
 
 
 @dataclass(frozen=True)
@@ -22,40 +30,67 @@ class ItemContext:
     note: str | None = None  # why the item is missing, or a warning (dataset changed since the run)
 
 
+def unavailable(dataset: str, exc: Exception) -> str:
+    """Why a run's corpus cannot be shown, in the TUI's words (the dataset errors speak the CLI's)."""
+    from sandbox.release import DatasetError
+
+    if isinstance(exc, DatasetError) and not Path(dataset).expanduser().exists():
+        return (f"corpus unavailable: the release directory {dataset} is gone (moved or deleted) and the corpus "
+                "cache holds no copy of it; press R to look again once it is back")
+    detail = exc.message if isinstance(exc, DatasetError) else str(exc)
+    return f"corpus unavailable: {detail}"
+
+
 class CorpusCache:
-    def __init__(self, cache_dir: Path):
+    def __init__(self, cache_dir: Path, clock: Callable[[], float] = time.monotonic):
         self.cache_dir = cache_dir
+        self.clock = clock
         self._lock = threading.Lock()
         self._corpora: dict[str, Any] = {}
-        self._errors: dict[str, str] = {}
+        self._notes: dict[str, str] = {}  # dataset → a warning about where its corpus came from
+        self._errors: dict[str, tuple[str, float]] = {}  # dataset → (why it is unavailable, when that was found)
         self._contexts: dict[tuple[str, str], ItemContext] = {}
 
     def cached(self, dataset: str, item_id: str) -> ItemContext | None:
         with self._lock:
             return self._contexts.get((dataset, item_id))
 
-    def _corpus(self, dataset: str) -> Any:
+    def forget_failures(self) -> None:
+        """Try unavailable corpora again on next use (a release put back, a cache rebuilt)."""
+        with self._lock:
+            self._errors.clear()
+
+    def _corpus(self, dataset: str, fingerprint: str | None = None) -> Any:
         with self._lock:
             if dataset in self._corpora:
                 return self._corpora[dataset]
-            if dataset in self._errors:
-                raise LookupError(self._errors[dataset])
+            failure = self._errors.get(dataset)
+            if failure is not None and self.clock() - failure[1] < RETRY_AFTER_S:
+                raise LookupError(failure[0])
+        from sandbox.corpus import open_cached
         from sandbox.datasets import open_dataset
 
+        note = None
         try:
             corpus, _ = open_dataset(dataset, self.cache_dir)
-        except Exception as exc:  # a missing or invalid release: degrade, remember why
-            message = f"corpus unavailable ({exc})"
-            with self._lock:
-                self._errors[dataset] = message
-            raise LookupError(message) from None
+        except Exception as exc:  # a missing or invalid release: its earlier import, else degrade and say why
+            corpus = open_cached(fingerprint, self.cache_dir) if fingerprint else None
+            if corpus is None:
+                message = unavailable(dataset, exc)
+                with self._lock:
+                    self._errors[dataset] = (message, self.clock())
+                raise LookupError(message) from None
+            note = MOVED_NOTE
         with self._lock:
+            self._errors.pop(dataset, None)
             self._corpora.setdefault(dataset, corpus)
+            if note:
+                self._notes[dataset] = note
             return self._corpora[dataset]
 
-    def corpus(self, dataset: str) -> Any:
+    def corpus(self, dataset: str, fingerprint: str | None = None) -> Any:
         """The opened corpus (imported on first use: call from a thread worker); LookupError when unavailable."""
-        return self._corpus(dataset)
+        return self._corpus(dataset, fingerprint)
 
     def forget_error(self, dataset: str) -> None:
         """Let the next open of `dataset` try again (it failed before: a moved release may be back)."""
@@ -68,7 +103,7 @@ class CorpusCache:
         if hit is not None:
             return hit
         try:
-            corpus = self._corpus(dataset)
+            corpus = self._corpus(dataset, fingerprint)
         except LookupError as exc:
             return ItemContext(item_id, note=str(exc))
         try:
@@ -79,7 +114,7 @@ class CorpusCache:
             view = corpus.view(item)
             titles = {s2: str(n.data.get("title") or "") for s2, n in view.nodes.items()}
             arxiv = {s2: n.arxiv_id for s2, n in view.nodes.items() if n.arxiv_id}
-            note = None
+            note = self._notes.get(dataset)
             if fingerprint and corpus.fingerprint != fingerprint:
                 note = "the dataset changed since this run: marks may be wrong"
             ctx = ItemContext(item_id, item, titles, arxiv, note)

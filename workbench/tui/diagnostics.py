@@ -2,10 +2,17 @@
 7×7 tool transition matrix as a heat map in the theme's colours.
 
 No metric is computed here: the numbers come from `workbench.reports` (the same
-functions the --batch report prints), this module only lays them out.
+functions the --batch report prints), this module only lays them out. They are computed
+on a worker thread (a 3,000-trajectory run takes a good part of a second) and cached by
+the run's progress, so a run writing elsewhere never makes the UI recompute them.
 """
 from __future__ import annotations
 
+import threading
+import time
+from collections import OrderedDict
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from rich.style import Style
@@ -14,7 +21,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.color import Color
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Static
+from textual.widgets import LoadingIndicator, Static
+from textual.worker import Worker, WorkerState
 
 SHORT = {"get_paper_info": "info", "get_references": "refs", "search_papers": "search", "list_sections": "list",
          "read_section": "read", "think": "think", "submit_answer": "submit"}
@@ -71,7 +79,7 @@ def heatmap(transitions: dict[str, Any], colors: tuple[Color, Color] | None) -> 
     table = Table(title=Text(f"Tool transitions: row = tool called, column = the next call; shade = share of the row "
                              f"({transitions['n']} trajectories)"), title_justify="left",
                   show_edge=False, pad_edge=False, box=None, padding=(0, 0), collapse_padding=True)
-    table.add_column("", justify="right", no_wrap=True)
+    table.add_column("", justify="right", no_wrap=True, min_width=max((len(SHORT.get(n, n)) for n in names), default=6) + 1)
     for name in names:
         table.add_column(Text(f"{SHORT.get(name, name)[:6]:^7}"), justify="center", no_wrap=True, min_width=7)
     for name, counts, rates in zip(names, transitions["counts"], transitions["rates"]):
@@ -95,31 +103,128 @@ def blendable(variables: dict[str, str]) -> tuple[Color, Color] | None:
     return low, high
 
 
+Key = tuple[str, str, int, tuple]  # (store path, run name, run id, the run's progress: status, done, last id)
+CACHE_SIZE = 8
+UPDATE_EVERY_S = 3.0
+_cache: OrderedDict[Key, tuple[dict[str, Any], dict[str, Any]]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def cached(key: Key) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The diagnostics computed for `key`, if still cached (a run's numbers change only when its progress does)."""
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+        return hit
+
+
+def compute(key: Key) -> tuple[Key, dict[str, Any], dict[str, Any]]:
+    """The report and transition matrix of a run, on a worker thread with its own read-only store connection."""
+    from storage import Store
+
+    from workbench.reports import run_diagnostics
+
+    store = Store(Path(key[0]), readonly=True)
+    try:
+        report, transitions = run_diagnostics(store, key[1])
+    finally:
+        store.close()
+    with _cache_lock:
+        _cache[key] = (report, transitions)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return key, report, transitions
+
+
 class DiagnosticsPanel(VerticalScroll):
-    """Built on first show (`load`), rebuilt on theme changes (the heat map takes the theme's colours)."""
+    """Computed off the UI thread (`load`), cached by the run's progress, rebuilt on theme changes (the heat map
+    takes the theme's colours). While a newer computation runs, the last numbers stay on screen."""
 
     def __init__(self, run_name: str, **kwargs):
         super().__init__(**kwargs)
         self.run_name = run_name
         self.report: dict[str, Any] | None = None
         self.transitions: dict[str, Any] | None = None
+        self.key: Key | None = None  # what is shown
+        self.wanted: Key | None = None  # what should be shown
+        self.pending: Key | None = None  # what is being computed
+        self._last_start = 0.0
+        self._timer = None
+        self.update_every_s = UPDATE_EVERY_S
 
     def compose(self) -> ComposeResult:
-        yield Static("computing…", id="diag-axes")
+        # a child indicator, not `self.loading`: a loading widget cannot take focus, and focus falling elsewhere
+        # would switch the run screen back to its other tab
+        yield LoadingIndicator(id="diag-loading")
+        yield Static("", id="diag-status")
+        yield Static("", id="diag-axes")
         with Horizontal(id="diag-lower"):
             yield Static("", id="diag-failures")
             yield Static("", id="diag-heatmap")
 
     def on_mount(self) -> None:
+        self._status("")
+        self.query_one("#diag-loading").display = False
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.render_all())
 
-    def load(self) -> None:
-        from workbench.reports import run_report, transition_report
+    def load(self, run_id: int, progress: tuple) -> None:
+        """Show the diagnostics of the run as of `progress` (status, done, last id): from the cache, or computed
+        in a thread worker. One computation at a time, at most one every UPDATE_EVERY_S seconds once numbers are
+        on screen: a run writing fast updates its tab every few seconds instead of keeping a core busy."""
+        self.wanted = (str(self.app.store_path), self.run_name, run_id, tuple(progress))
+        self._kick()
 
-        store = self.app.store
-        self.report = run_report(store, self.run_name)
-        self.transitions = transition_report(store, self.run_name)
+    def _kick(self) -> None:
+        key = self.wanted
+        if key is None or key == self.key or self.pending is not None:
+            return
+        hit = cached(key)
+        if hit is not None:
+            self._show(key, *hit)
+            return
+        wait = self._last_start + self.update_every_s - time.monotonic()
+        if self.report is not None and wait > 0:
+            if self._timer is None:
+                self._timer = self.set_timer(wait, self._timed_kick)
+            return
+        self.pending = key
+        self._last_start = time.monotonic()
+        if self.report is None:
+            self.query_one("#diag-loading").display = True
+        self._status(f"computing the diagnostics of {key[3][1]:,} trajectories…")
+        # started once the tab is painted: the worker shares the GIL with the UI thread, so drawing the tab first
+        # keeps the switch itself instant
+        self.call_after_refresh(self.run_worker, partial(compute, key), name="diagnostics", group="diagnostics",
+                                thread=True, exclusive=True, exit_on_error=False)
+
+    def _timed_kick(self) -> None:
+        self._timer = None
+        self._kick()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.name != "diagnostics" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return
+        event.stop()
+        self.pending = None
+        if event.state == WorkerState.ERROR:
+            self.query_one("#diag-loading").display = False
+            self._status(f"cannot compute the diagnostics: {worker.error}")
+            return
+        self._show(*worker.result)
+        self._kick()  # the run moved on meanwhile
+
+    def _show(self, key: Key, report: dict[str, Any], transitions: dict[str, Any]) -> None:
+        self.key, self.report, self.transitions = key, report, transitions
+        self.query_one("#diag-loading").display = False
+        self._status("")
         self.render_all()
+
+    def _status(self, text: str) -> None:
+        status = self.query_one("#diag-status", Static)
+        status.update(Text(text, style="dim"))
+        status.display = bool(text)
 
     def render_all(self) -> None:
         if self.report is None or self.transitions is None:

@@ -131,8 +131,20 @@ class ExportModal(ModalScreen[tuple[Path, bool] | None]):
 
     def _submit(self) -> None:
         value = self.query_one("#export-path", Input).value.strip()
-        if self._error(value) is None:
-            self.dismiss((Path(value).expanduser(), self.query_one("#export-steps", Checkbox).value))
+        if self._error(value) is not None:
+            return
+        path = Path(value).expanduser()
+        answer = (path, self.query_one("#export-steps", Checkbox).value)
+        if not path.exists():
+            self.dismiss(answer)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(answer)
+
+        self.app.push_screen(ConfirmModal(f"{path} exists. Replace it with the export of '{self.run_name}'?",
+                                          "Replace", "File exists"), confirmed)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

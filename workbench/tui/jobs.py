@@ -15,6 +15,16 @@ from typing import Any
 from workbench.tui.monitor import RunMonitor
 
 
+def describe(exc: BaseException) -> str:
+    """What went wrong, in one line: the runner's TaskGroup wraps an episode's error in an ExceptionGroup
+    ("unhandled errors in a TaskGroup (2 sub-exceptions)"), which says nothing; show the errors inside."""
+    if isinstance(exc, BaseExceptionGroup):
+        inner = list(dict.fromkeys(describe(e) for e in exc.exceptions))
+        more = f" (and {len(inner) - 3} more)" if len(inner) > 3 else ""
+        return "; ".join(inner[:3]) + more
+    return f"{type(exc).__name__}: {exc}"
+
+
 class RunJob:
     def __init__(self, spec: Any, store_path: Path, cache_dir: Path):
         self.spec = spec
@@ -53,7 +63,9 @@ class RunJob:
         try:
             if self._cancelled:
                 raise asyncio.CancelledError
+            self.monitor.note("opening the dataset…")
             corpus, _ = open_dataset(self.spec.dataset, self.cache_dir)
+            self._load_model_client()
             store = Store(self.store_path)
             self.runner = Runner(self.spec, corpus, store, on_event=self.monitor.feed)
             self.result = await self.runner.run()
@@ -66,13 +78,25 @@ class RunJob:
             self.monitor.finish("failed", str(exc))
             return None
         except Exception as exc:
-            self.monitor.finish("failed", f"{type(exc).__name__}: {exc}")
+            self.monitor.finish("failed", describe(exc))
             raise
         finally:
             if store is not None:
                 store.close()
             if corpus is not None:
                 corpus.close()
+
+    def _load_model_client(self) -> None:
+        """Import litellm before the run starts (several seconds), saying so: otherwise the first episodes import
+        it and the live screen shows a running run with no episodes meanwhile."""
+        from sandbox.agents.local_model import LOCAL_PREFIX
+
+        if self.spec.agent != "llm" or (self.spec.model or "").startswith(LOCAL_PREFIX):
+            return
+        self.monitor.note("loading the model client (litellm)…")
+        from sandbox.agents.llm import litellm_module
+
+        litellm_module()
 
     def stop(self) -> None:
         """Finish the episodes in flight, start no new ones."""

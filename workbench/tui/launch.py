@@ -1,21 +1,29 @@
 """The launch form (modal): dataset, agent, ablation, caps, slice, workers, replicates, name; inline validation.
 
 `validate` is pure (form values in, a RunSpec or per-field errors out) so it is tested
-without a screen. The form dismisses with the RunSpec; the app runs it.
+without a screen. The form dismisses with the RunSpec; the app runs it. Enter moves to
+the next field; only the Start button or ctrl+r starts (an LLM run costs money).
+`run_values` turns a stored run back into form values, so `R` on the runs list resumes it.
 """
 from __future__ import annotations
 
 import importlib.util
+import json
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
+
+from sandbox.records import Item
+from workbench.limits import out_of_bounds
 
 AGENTS = ("heuristic", "oracle", "random", "llm")
 ABLATIONS = ("full", "no-search", "closed-book", "gold-given")
@@ -50,7 +58,11 @@ def default_name(agent: str, dataset_kind: str, path: str, existing: set[str]) -
     return f"{base}-{n}"
 
 
-def _int(values: dict[str, str], key: str, errors: dict[str, str], low: int, label: str, optional: bool = False):
+FIELD_BOUNDS = {"budget": "budget", "max_turns": "max_turns", "max_tokens": "max_tokens_total", "limit": "limit",
+                "workers": "workers", "replicates": "replicates", "seed": "seed"}  # form field → RUN_BOUNDS name
+
+
+def _int(values: dict[str, str], key: str, errors: dict[str, str], label: str, optional: bool = False):
     text = (values.get(key) or "").strip().replace("_", "").replace(",", "")
     if not text:
         if optional:
@@ -62,14 +74,22 @@ def _int(values: dict[str, str], key: str, errors: dict[str, str], low: int, lab
     except ValueError:
         errors[key] = f"{label}: '{values.get(key)}' is not a whole number"
         return None
-    if value < low:
-        errors[key] = f"{label}: must be at least {low}"
+    problem = out_of_bounds(FIELD_BOUNDS[key], value)
+    if problem:
+        errors[key] = f"{label}: {problem}"
         return None
     return value
 
 
-def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = None) -> Validation:
-    """A RunSpec for the form's values, or what is wrong with them (field → message)."""
+def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = None, cache_dir: Path | None = None,
+             store_path: Path | None = None, options: dict[str, Any] | None = None,
+             notes_memo: dict | None = None) -> Validation:
+    """A RunSpec for the form's values, or what is wrong with them (field → message).
+
+    With `cache_dir`, item ids and the slice are checked against the dataset's QA file when it can be read
+    without importing anything (the built-in benchmark once generated, a release directory); `options` are agent
+    options the form has no field for (a relaunched run's); `store_path` is where the cost estimate looks for
+    earlier runs of the model, `notes_memo` a dict that keeps estimates between keystrokes."""
     from sandbox.records import Caps
     from sandbox.runner import RunSpec
 
@@ -94,7 +114,8 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
             dataset = str(path.resolve())
     agent = v["agent"]
     model = v["model"].strip() or None
-    options: dict[str, Any] = {}
+    agent_options: dict[str, Any] = dict(options or {})
+    agent_options.pop("base_url", None)
     if agent not in AGENTS:
         errors["agent"] = f"agent: unknown '{agent}'"
     elif agent == "llm":
@@ -106,20 +127,19 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
         if url:
             if not url.startswith(("http://", "https://")):
                 errors["base_url"] = "base URL: must start with http:// or https://"
-            options["base_url"] = url
+            agent_options["base_url"] = url
     else:
         model = None
+        agent_options = {}
     if v["ablation"] not in ABLATIONS:
         errors["ablation"] = f"ablation: unknown '{v['ablation']}'"
-    budget = _int(v, "budget", errors, 0, "points")
-    turns = _int(v, "max_turns", errors, 1, "turns")
-    tokens = _int(v, "max_tokens", errors, 1, "tokens")
-    limit = _int(v, "limit", errors, 1, "limit", optional=True)
-    workers = _int(v, "workers", errors, 1, "workers")
-    replicates = _int(v, "replicates", errors, 1, "replicates")
-    seed = _int(v, "seed", errors, 0, "seed")
-    if workers is not None and workers > 64:
-        errors["workers"] = "workers: at most 64"
+    budget = _int(v, "budget", errors, "points")
+    turns = _int(v, "max_turns", errors, "turns")
+    tokens = _int(v, "max_tokens", errors, "tokens")
+    limit = _int(v, "limit", errors, "limit", optional=True)
+    workers = _int(v, "workers", errors, "workers")
+    replicates = _int(v, "replicates", errors, "replicates")
+    seed = _int(v, "seed", errors, "seed")
     qtype = None if v["question_type"] == "any" else v["question_type"]
     depth = None if v["depth"] == "any" else int(v["depth"])
     ids = tuple(dict.fromkeys(i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()))
@@ -138,10 +158,83 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
     spec = RunSpec(name=name, dataset=dataset, agent=agent, model=model, seed=seed,
                    caps=Caps(budget=budget, max_turns=turns, max_tokens_total=tokens), ablation=v["ablation"],
                    replicates=replicates, workers=workers, item_ids=ids, question_type=qtype, depth=depth, limit=limit,
-                   agent_options=options)
+                   agent_options=agent_options)
+    episodes, problem = slice_episodes(spec, cache_dir)
+    if problem:
+        errors["ids" if ids else "question_type"] = problem
+        return Validation(None, errors, notes)
     if agent == "llm":
-        notes.append(llm_cost_note(spec))
+        exact = episodes is not None and episodes[1] and name not in existing
+        n = None if episodes is None else episodes[0]
+        key = (str(store_path), model, json.dumps(agent_options, sort_keys=True, default=str), n, exact)
+        memo = notes_memo if notes_memo is not None else {}
+        if key not in memo:
+            memo[key] = llm_cost_note(spec, n, exact, store_path)
+        notes.append(memo[key])
     return Validation(spec, {}, notes)
+
+
+@dataclass(frozen=True)
+class QARow:
+    """What selecting a slice needs of an item; `kind` is computed as `Item` computes it."""
+
+    id: str
+    question_type: str | None
+    depth: int | None
+
+    multi_target = Item.multi_target
+    kind = Item.kind
+
+
+@lru_cache(maxsize=8)
+def _qa_rows(path: str, mtime_ns: int, size: int) -> tuple[QARow, ...] | None:
+    """The QA file's items (cached while the file is unchanged: the form validates on every keystroke)."""
+    rows = []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    obj = json.loads(line)
+                    rows.append(QARow(str(obj["id"]), obj.get("question_type"), obj.get("depth")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return tuple(rows)
+
+
+def dataset_rows(dataset: str, cache_dir: Path | None) -> tuple[QARow, ...] | None:
+    """The dataset's items when its QA file can be read without generating or importing anything, else None."""
+    from sandbox.datasets import qa_file
+
+    path = qa_file(dataset, cache_dir) if cache_dir is not None else None
+    if path is None:
+        return None
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return _qa_rows(str(path), st.st_mtime_ns, st.st_size)
+
+
+def slice_episodes(spec, cache_dir: Path | None) -> tuple[tuple[int, bool] | None, str | None]:
+    """((episodes the run plays, whether that count is exact), why the slice is invalid).
+
+    Exact from the dataset's items (the runner's own `select_items`, so unknown ids are refused here, before
+    launch); otherwise an upper bound from the ids or the dataset's size (the slice is applied when it opens)."""
+    from sandbox.runner import InvalidSlice, select_items
+
+    rows = dataset_rows(spec.dataset, cache_dir)
+    if rows is not None:
+        try:
+            items = select_items(SimpleNamespace(items=list(rows)), spec)
+        except InvalidSlice as exc:
+            return None, str(exc)
+        return (len(items) * spec.replicates, True), None
+    n = len(spec.item_ids) or dataset_size(spec.dataset)
+    if n is None:
+        return None, None
+    if spec.limit:
+        n = min(n, spec.limit)
+    return (n * spec.replicates, not (spec.question_type or spec.depth)), None
 
 
 def dataset_size(dataset: str) -> int | None:
@@ -157,17 +250,56 @@ def dataset_size(dataset: str) -> int | None:
         return None
 
 
-def llm_cost_note(spec) -> str:
-    """The cost estimate shown before an LLM run starts (an upper bound when a type/depth slice applies)."""
+def llm_cost_note(spec, episodes: int | None, exact: bool, store_path: Path | None) -> str:
+    """The cost estimate shown before an LLM run starts (an upper bound when the count is)."""
     from workbench.estimate import cost_line
-    from workbench.paths import store_path
 
-    n = len(spec.item_ids) or dataset_size(spec.dataset)
-    if n is None:
+    if episodes is None:
         return "cost: the dataset's size is unknown until it is opened"
-    if spec.limit:
-        n = min(n, spec.limit)
-    return "cost " + cost_line(spec, n * spec.replicates, store_path())
+    if store_path is None:
+        from workbench.paths import store_path as default_store
+
+        store_path = default_store()
+    return "cost " + cost_line(spec, episodes, store_path, upper_bound=not exact)
+
+
+def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
+    """Form values that launch a stored run again under its own name, so that the runner resumes it (the episodes
+    already stored are skipped), and its agent options the form has no field for.
+
+    ValueError, with the reason, when the form cannot reproduce the run: scaling runs, replayed reference runs,
+    or a configuration the form has no field for (custom tool costs, say). Checked by rebuilding the run's
+    identity, the very thing the runner compares before resuming."""
+    name = run["name"]
+    config = run.get("config") or {}
+    if (run.get("kind") or "eval") != "eval" or config.get("scaling") or config.get("context_budget") is not None:
+        raise ValueError(f"'{name}' is a scaling run: resume it with the --batch scale command that started it")
+    if run["agent"] not in AGENTS:
+        raise ValueError(f"'{name}' ran the {run['agent']} agent, which the launch form cannot start")
+    caps, cut = run.get("caps") or {}, config.get("slice") or {}
+    options = dict(config.get("agent_options") or {})
+    builtin = run["dataset"] == "builtin"
+    qtype = {"st": "single-target", "mt": "multi-target"}.get(cut.get("question_type"), cut.get("question_type"))
+    values = {
+        "dataset_kind": "builtin" if builtin else "release", "path": "" if builtin else run["dataset"],
+        "agent": run["agent"], "model": run.get("model") or "", "base_url": str(options.pop("base_url", "") or ""),
+        "ablation": run.get("ablation") or "full", "budget": str(caps.get("budget", 30)),
+        "max_turns": str(caps.get("max_turns", 20)), "max_tokens": str(caps.get("max_tokens_total", 200_000)),
+        "question_type": qtype or "any", "depth": str(cut["depth"]) if cut.get("depth") else "any",
+        "limit": str(cut["limit"]) if cut.get("limit") else "", "ids": ", ".join(cut.get("ids") or []),
+        "workers": str(config.get("workers") or 4), "replicates": str(run.get("replicates") or 1),
+        "seed": str(run.get("seed") or 0), "name": name,
+    }
+    identity = run.get("identity") or {}
+    result = validate(values, set(), llm_ok=True, options=options)
+    if result.spec is None:
+        raise ValueError(f"'{name}' cannot be relaunched from the form: " + "; ".join(result.errors.values()))
+    rebuilt = result.spec.identity(identity.get("dataset_fingerprint", ""))
+    differ = sorted(k for k in set(rebuilt) | set(identity) if rebuilt.get(k) != identity.get(k))
+    if identity and differ:
+        raise ValueError(f"'{name}' cannot be relaunched from the form ({', '.join(differ)} differ); "
+                         "resume it with the --batch run command that started it")
+    return values, options
 
 
 def _field(label: str, widget, classes: str = "") -> Horizontal:
@@ -183,11 +315,15 @@ class LaunchScreen(ModalScreen):
         Binding("ctrl+r", "start", "Start", id="launch.start"),
     ]
 
-    def __init__(self, existing: set[str], values: dict[str, str] | None = None):
+    def __init__(self, existing: set[str], values: dict[str, str] | None = None,
+                 options: dict[str, Any] | None = None, title: str = "New run"):
         super().__init__(classes="dialog-screen")
         self.existing = set(existing)
         self.llm_ok = llm_available()
         self.values = {**DEFAULTS, **(values or {})}
+        self.options = dict(options or {})  # agent options without a field (a relaunched run's)
+        self.title_text = title
+        self._notes_memo: dict = {}
         self._name_edited = bool(self.values.get("name"))
         if not self.values["name"]:
             self.values["name"] = default_name(self.values["agent"], self.values["dataset_kind"], self.values["path"],
@@ -198,35 +334,38 @@ class LaunchScreen(ModalScreen):
         v = self.values
         agent_options = [(a if a != "llm" or self.llm_ok else "llm (unavailable)", a) for a in AGENTS]
         with Vertical(classes="dialog launch-dialog"):
-            yield Static(Text("New run"), classes="dialog-title")
-            with Horizontal(classes="form-row"):
-                yield _field("Dataset", Select([("built-in benchmark", "builtin"), ("release directory", "release")],
-                                               value=v["dataset_kind"], allow_blank=False, id="dataset_kind"))
-                yield _field("Path", Input(v["path"], placeholder="/path/to/release (qa/, graphs/, paper_pool/)",
-                                           id="path"), "wide")
-            with Horizontal(classes="form-row"):
-                yield _field("Agent", Select(agent_options, value=v["agent"], allow_blank=False, id="agent"))
-                yield _field("Model", Input(v["model"], placeholder="provider/model", id="model"))
-                yield _field("Base URL", Input(v["base_url"], placeholder="http://127.0.0.1:8000/v1", id="base_url"))
-            with Horizontal(classes="form-row"):
-                yield _field("Ablation", Select([(a, a) for a in ABLATIONS], value=v["ablation"], allow_blank=False,
-                                                id="ablation"))
-                yield _field("Points", Input(v["budget"], id="budget", classes="num"))
-                yield _field("Turns", Input(v["max_turns"], id="max_turns", classes="num"))
-                yield _field("Tokens", Input(v["max_tokens"], id="max_tokens", classes="num"))
-            with Horizontal(classes="form-row"):
-                yield _field("Type", Select([("any", "any"), ("single-target", "single-target"),
-                                             ("multi-target", "multi-target")], value=v["question_type"],
-                                            allow_blank=False, id="question_type"))
-                yield _field("Depth", Select([("any", "any"), ("1", "1"), ("2", "2")], value=v["depth"],
-                                             allow_blank=False, id="depth"), "short")
-                yield _field("Limit", Input(v["limit"], placeholder="all", id="limit", classes="num"))
-                yield _field("Ids", Input(v["ids"], placeholder="st_0001, mt_0002", id="ids"), "wide")
-            with Horizontal(classes="form-row"):
-                yield _field("Workers", Input(v["workers"], id="workers", classes="num"))
-                yield _field("Replicates", Input(v["replicates"], id="replicates", classes="num"))
-                yield _field("Seed", Input(v["seed"], id="seed", classes="num"))
-                yield _field("Name", Input(v["name"], id="name"), "wide")
+            yield Static(Text(self.title_text), classes="dialog-title")
+            with VerticalScroll(id="launch-form"):
+                with Horizontal(classes="form-row"):
+                    yield _field("Dataset", Select([("built-in benchmark", "builtin"),
+                                                    ("release directory", "release")],
+                                                   value=v["dataset_kind"], allow_blank=False, id="dataset_kind"))
+                    yield _field("Path", Input(v["path"], placeholder="/path/to/release (qa/, graphs/, paper_pool/)",
+                                               id="path"), "wide")
+                with Horizontal(classes="form-row"):
+                    yield _field("Agent", Select(agent_options, value=v["agent"], allow_blank=False, id="agent"))
+                    yield _field("Model", Input(v["model"], placeholder="provider/model", id="model"))
+                    yield _field("Base URL", Input(v["base_url"], placeholder="http://127.0.0.1:8000/v1",
+                                                   id="base_url"))
+                with Horizontal(classes="form-row"):
+                    yield _field("Ablation", Select([(a, a) for a in ABLATIONS], value=v["ablation"],
+                                                    allow_blank=False, id="ablation"))
+                    yield _field("Points", Input(v["budget"], id="budget", classes="num"))
+                    yield _field("Turns", Input(v["max_turns"], id="max_turns", classes="num"))
+                    yield _field("Tokens", Input(v["max_tokens"], id="max_tokens", classes="num"))
+                with Horizontal(classes="form-row"):
+                    yield _field("Type", Select([("any", "any"), ("single-target", "single-target"),
+                                                 ("multi-target", "multi-target")], value=v["question_type"],
+                                                allow_blank=False, id="question_type"))
+                    yield _field("Depth", Select([("any", "any"), ("1", "1"), ("2", "2")], value=v["depth"],
+                                                 allow_blank=False, id="depth"), "short")
+                    yield _field("Limit", Input(v["limit"], placeholder="all", id="limit", classes="num"))
+                    yield _field("Ids", Input(v["ids"], placeholder="st_0001, mt_0002", id="ids"), "wide")
+                with Horizontal(classes="form-row"):
+                    yield _field("Workers", Input(v["workers"], id="workers", classes="num"))
+                    yield _field("Replicates", Input(v["replicates"], id="replicates", classes="num"))
+                    yield _field("Seed", Input(v["seed"], id="seed", classes="num"))
+                    yield _field("Name", Input(v["name"], id="name"), "wide")
             yield Static("", id="launch-messages")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="cancel")
@@ -275,7 +414,10 @@ class LaunchScreen(ModalScreen):
             self.values["name"] = name
 
     def revalidate(self) -> Validation:
-        result = validate(self.values, self.existing, self.llm_ok)
+        app = self.app
+        result = validate(self.values, self.existing, self.llm_ok, cache_dir=getattr(app, "cache_dir", None),
+                          store_path=getattr(app, "store_path", None), options=self.options,
+                          notes_memo=self._notes_memo)
         self.result = result
         for key in DEFAULTS:
             try:
@@ -288,15 +430,18 @@ class LaunchScreen(ModalScreen):
             lines.append("✗ " + message + "\n", style="bold")
         for note in result.notes:
             lines.append("· " + note + "\n")
-        if not result.errors and not result.notes:
-            lines.append("ready: enter or ctrl+r starts the run; it keeps running if you leave this screen")
+        if not result.errors:
+            lines.append("ready: ctrl+r or Start starts the run (enter moves to the next field); "
+                         "it keeps running if you leave this screen", style="dim" if result.notes else "")
         self.query_one("#launch-messages", Static).update(lines)
         self.query_one("#launch-messages").set_class(bool(result.errors), "-error")
         self.query_one("#start", Button).disabled = bool(result.errors)
         return result
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.action_start()
+        """Enter moves on: starting is a deliberate act (ctrl+r, the Start button), since an LLM run costs money."""
+        event.stop()
+        self.focus_next()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":

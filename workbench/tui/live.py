@@ -1,5 +1,6 @@
 """The live run: progress, running accuracy, throughput, ETA, cost, terminations, errors; one row per episode in
-flight with budget meters; enter on a row follows that episode's transcript as it grows.
+flight with budget meters, then the episodes that finished last (marked, still followable after the run ends);
+enter on a row follows that episode's transcript as it grows.
 
 The runner never touches this screen: its events land in a `RunMonitor`; a 10 Hz
 timer takes a snapshot and redraws only when something changed, however many
@@ -63,6 +64,7 @@ class LiveScreen(Screen):
         self.job = job
         self.caps = monitor.caps
         self._version = -1
+        self._status: str | None = None
         self.shown: list[tuple[str, int]] = []
         self.follow_key: tuple[str, int] | None = None
         self._follow_count = 0
@@ -76,7 +78,8 @@ class LiveScreen(Screen):
             yield Static("", id="live-stats")
         yield Static("", id="live-terminations")
         yield Static("", id="live-errors")
-        yield EpisodeTable(id="live-episodes", cursor_type="row")
+        # the meters keep their ok / warning / error colours on the selected row too
+        yield EpisodeTable(id="live-episodes", cursor_type="row", cursor_foreground_priority="renderable")
         yield Static(" enter on an episode follows its transcript", id="follow-title")
         yield TranscriptView(id="live-transcript", placeholder="no episode followed")
         yield Footer()
@@ -101,7 +104,10 @@ class LiveScreen(Screen):
     def _draw(self, s: Snapshot) -> None:
         title = Text.assemble((f" {sanitize(s.name)}", "bold"), "  ", STATUS.get(s.status, s.status))
         if s.message:
-            title.append("  " + sanitize(s.message))
+            title.append((": " if s.status == "starting" else "  ") + sanitize(s.message))
+        if s.status != self._status:
+            self._status = s.status
+            self.refresh_bindings()  # x / X only while the run is active
         self.query_one("#live-title", Static).update(title)
         bar = self.query_one(ProgressBar)
         bar.update(total=max(1, s.planned), progress=s.done)
@@ -118,24 +124,31 @@ class LiveScreen(Screen):
         table = self.query_one(DataTable)
         caps = self.caps
         budget, max_turns, max_tokens = caps.get("budget", 30), caps.get("max_turns", 20), caps.get("max_tokens_total", 200_000)
-        keys = [e.key for e in s.episodes]
+        episodes = s.episodes + s.finished
+        keys = [e.key for e in episodes]
         current = self.current_key()
 
         def cells(e):
-            return [Text(f"{sanitize(e.key[0])}" + (f" r{e.key[1]}" if e.key[1] else "")),
+            if e.finished:
+                verdict = "correct ✓" if e.correct else "wrong ✗"
+                last = Text(f"finished: {sanitize(e.termination or '?')}, {verdict}", style="dim")
+            else:
+                last = Text(clip(sanitize(e.last_call), 48))
+            return [Text(f"{sanitize(e.key[0])}" + (f" r{e.key[1]}" if e.key[1] else ""),
+                         style="dim" if e.finished else ""),
                     Text(str(e.turn), justify="right"),
                     meter_text(e.points_used, budget, 10, style=level_style(self.app, level(e.points_used, budget))),
                     meter_text(e.turn, max_turns, 8, style=level_style(self.app, level(e.turn, max_turns))),
                     meter_text(e.tokens, max_tokens, 8, "tokens", style=level_style(self.app, level(e.tokens, max_tokens))),
-                    Text(clip(sanitize(e.last_call), 48))]
+                    last]
 
         if keys == self.shown:
-            for e in s.episodes:
+            for e in episodes:
                 for (col, _), value in zip(COLUMNS, cells(e)):
                     table.update_cell(self._row_key(e.key), col, value, update_width=True)
             return
         table.clear()
-        for e in s.episodes:
+        for e in episodes:
             table.add_row(*cells(e), key=self._row_key(e.key))
         self.shown = keys
         if current in keys:
@@ -200,6 +213,12 @@ class LiveScreen(Screen):
         self.action_follow()
 
     # ------------------------------------------------------------ actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Stopping belongs to a run in progress: hidden (and inert) once it has ended."""
+        if action in ("stop", "cancel"):
+            return self.job is not None and self.job.active
+        return True
 
     def action_open_run(self) -> None:
         self.app.open_run(self.monitor.name)

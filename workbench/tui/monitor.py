@@ -49,6 +49,9 @@ class EpisodeRow:
     rejections: int
     last_call: str
     n_steps: int
+    finished: bool = False
+    correct: bool | None = None
+    termination: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,9 +68,10 @@ class Snapshot:
     cost_usd: float | None
     terminations: dict[str, int]
     errors: tuple[str, ...]
-    episodes: tuple[EpisodeRow, ...]
+    episodes: tuple[EpisodeRow, ...]  # in flight, oldest first
     message: str | None
     version: int
+    finished: tuple[EpisodeRow, ...] = ()  # the last KEEP_FINISHED to finish, most recent first (still followable)
 
     @property
     def accuracy(self) -> float | None:
@@ -88,6 +92,11 @@ def call_label(step: Any) -> str:
     else:
         inner = "…"
     return f"{step.tool_name}({inner})"
+
+
+def _row(ep: Episode) -> EpisodeRow:
+    return EpisodeRow(ep.key, ep.turn, ep.points_used, ep.tokens, ep.rejections, ep.last_call, len(ep.steps),
+                      ep.finished, ep.correct, ep.termination)
 
 
 class RunMonitor:
@@ -119,6 +128,7 @@ class RunMonitor:
             if kind == "started":
                 self.t0 = self.clock()
                 self.status = "running"
+                self.message = None
                 self.done, self.planned, self.correct = event.done, event.planned, event.correct
             elif kind == "step":
                 self._step(event)
@@ -161,6 +171,12 @@ class RunMonitor:
             while len(self.finished_eps) > KEEP_FINISHED:
                 self.finished_eps.popitem(last=False)
 
+    def note(self, message: str) -> None:
+        """What a starting run is doing (opening the dataset, loading the model client): shown until it starts."""
+        with self._lock:
+            self.message = message
+            self.version += 1
+
     def finish(self, status: str, message: str | None = None) -> None:
         """The job's ending: done, interrupted or failed (with the reason)."""
         with self._lock:
@@ -180,16 +196,15 @@ class RunMonitor:
             rate = self.new_done / elapsed if elapsed > 0 and self.new_done else None
             left = max(0, self.planned - self.done)
             eta = left / rate if rate else (0.0 if self.status == "running" and not left else None)
-            rows = tuple(
-                EpisodeRow(ep.key, ep.turn, ep.points_used, ep.tokens, ep.rejections, ep.last_call, len(ep.steps))
-                for ep in sorted(self.live.values(), key=lambda e: e.started)
-            )
+            rows = tuple(_row(ep) for ep in sorted(self.live.values(), key=lambda e: e.started))
+            finished = tuple(_row(ep) for ep in reversed(self.finished_eps.values()))
             return Snapshot(
                 name=self.name, status=self.status, done=self.done, planned=self.planned, correct=self.correct,
                 new_done=self.new_done, elapsed_s=elapsed, rate=rate, eta_s=eta,
                 cost_usd=self.cost if self.priced else None,
                 terminations={t: self.terminations.get(t, 0) for t in TERMINATIONS},
                 errors=tuple(self.errors[-5:]), episodes=rows, message=self.message, version=self.version,
+                finished=finished,
             )
 
     def steps(self, key: tuple[str, int], start: int = 0) -> tuple[list[Any], bool, float] | None:

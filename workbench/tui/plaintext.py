@@ -68,6 +68,23 @@ def wrap(text: str, width: int) -> list[str]:
     return out
 
 
+def wrap_head(text: str, width: int, n: int) -> tuple[list[str], bool]:
+    """The first `n` lines of `wrap(text, width)` and whether more follow, wrapping only a prefix of `text`.
+
+    A folded 70K-character tool result shows three lines: wrapping all of it (2 s for twenty such steps, most
+    of it in `chop_cells` when the text holds a U+FFFD) only to draw them made the stepper lag. A line of
+    the wrap depends on the text up to `width` cells past its start, so when the prefix wraps to more than `n`
+    lines, its first `n` are those of the whole text; otherwise the prefix doubles."""
+    size = (n + 2) * (max(1, width) + 1) * 2
+    while True:
+        lines = wrap(text[:size], width)
+        if size >= len(text):
+            return lines[:n], len(lines) > n
+        if len(lines) > n:
+            return lines[:n], True
+        size *= 2
+
+
 def display_path(path: Path | str) -> str:
     """A path as a user would like to read it: relative to the working directory when inside it, else with ~."""
     p = Path(path)

@@ -56,14 +56,15 @@ class RunsScreen(Screen):
         Binding("n", "new_run", "New run", id="runs.new"),
         Binding("w", "watch", "Live", id="runs.watch"),
         Binding("r", "rename", "Rename", id="runs.rename", show=False),
+        Binding("R", "relaunch", "Resume / relaunch", id="runs.relaunch", show=False),
         Binding("d", "delete", "Delete", id="runs.delete"),
         Binding("e", "export", "Export", id="runs.export", show=False),
         Binding("s", "sort", "Sort", id="runs.sort", show=False),
         Binding("S", "sort_reverse", "Reverse sort", id="runs.sort_reverse", show=False),
         Binding("slash", "filter", "Filter", id="runs.filter", key_display="/"),
-        Binding("b", "builtin", "Built-in run", id="runs.builtin"),
-        Binding("g", "scaling", "Scaling", id="runs.scaling"),
-        Binding("space", "mark", "Mark for compare", id="runs.mark", key_display="␣"),
+        Binding("b", "builtin", "Built-in run", id="runs.builtin", show=False),  # the welcome panel names it
+        Binding("g", "scaling", "Scaling", id="runs.scaling", show=False),
+        Binding("space", "mark", "Mark", id="runs.mark", key_display="␣", tooltip="Mark for compare"),
         Binding("c", "compare", "Compare", id="runs.compare"),
         Binding("P", "play", "Play the benchmark", id="runs.play", show=False),
         Binding("escape", "clear_filter", "Clear filter", id="runs.clear_filter", show=False),
@@ -72,7 +73,7 @@ class RunsScreen(Screen):
     ]
 
     NEEDS_RUNS = {"watch", "rename", "delete", "export", "sort", "sort_reverse", "filter", "clear_filter",
-                  "scaling", "mark", "compare"}
+                  "scaling", "mark", "compare", "relaunch"}
 
     def __init__(self):
         super().__init__()
@@ -346,6 +347,12 @@ class RunsScreen(Screen):
         name = self.current_name()
         if name:
             self.app.export_run(name)
+
+    def action_relaunch(self) -> None:
+        """The launch form with the run's own configuration and name: starting resumes it."""
+        name = self.current_name()
+        if name:
+            self.app.relaunch(name)
 
     def action_mark(self) -> None:
         """Mark (or unmark) the run under the cursor for `c`; marking a third drops the oldest mark."""

@@ -48,9 +48,17 @@ def touched(steps: list[dict[str, Any]]) -> tuple[set[str], list[dict[str, Any]]
     return papers, reads
 
 
+def answered(steps_so_far: list[dict[str, Any]], at_end: bool) -> bool:
+    """Whether the answer is given by the steps in view: an accepted submit among them, or the trajectory's end in
+    view (an answer forced when the budget ran out comes with no submit step)."""
+    return at_end or any(s.get("kind") == "tool" and s.get("tool_name") == "submit_answer"
+                         and s.get("status") not in ("rejected", "disabled") for s in steps_so_far)
+
+
 def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[dict[str, Any]], reveal: bool,
-              colors: dict[str, Style], path: bool = True) -> Text:
-    """The left pane: seed, question, options (gold revealed on demand), the citation path so far.
+              colors: dict[str, Style], path: bool = True, at_end: bool = True) -> Text:
+    """The left pane: seed, question, options (gold revealed on demand; the answer marked once the steps in view
+    give it), the citation path so far.
 
     Without `path` only seed, question and options: what a player may see before answering (the path names
     the gold and bridge papers)."""
@@ -87,7 +95,7 @@ def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[
             else:
                 kind = types[i] if i < len(types) else "distractor"
                 t.append(f"○ {sanitize(str(kind))} ", style=muted)
-        if traj.get("predicted_index") == i:
+        if traj.get("predicted_index") == i and answered(steps_so_far, at_end):
             t.append("◀ answered ", style=bold + (ok if traj.get('correct') else bad))
         t.append(sanitize(option))
     if not path:
@@ -129,6 +137,7 @@ class StepperScreen(Screen):
         Binding("g", "toggle_gold", "Gold", id="stepper.gold"),
         Binding("y", "copy_step", "Copy", id="stepper.copy_step"),
         Binding("Y", "copy_all", "Copy whole transcript", id="stepper.copy_all", show=False),
+        Binding("R", "retry_corpus", "Look for the corpus again", id="stepper.retry_corpus", show=False),
         Binding("escape,q", "back", "Back", id="stepper.back"),
     ]
 
@@ -182,8 +191,13 @@ class StepperScreen(Screen):
         self.view.set_steps(store.steps(tid), gold_of(self.ctx), self.ctx.titles if self.ctx else {}, self.caps)
         self.show_header()
         if self.ctx is None:
-            self.run_worker(partial(self.app.corpora.item_context, dataset, self.run.get("dataset_fingerprint"), item_id),
-                            name="item-context", group="item-context", thread=True, exclusive=True, exit_on_error=False)
+            self._load_context()
+
+    def _load_context(self) -> None:
+        """The item and its titles from the run's corpus, on a thread (a first open imports the release)."""
+        dataset, item_id = self.run["dataset"], self.traj["item_id"]
+        self.run_worker(partial(self.app.corpora.item_context, dataset, self.run.get("dataset_fingerprint"), item_id),
+                        name="item-context", group="item-context", thread=True, exclusive=True, exit_on_error=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -211,8 +225,9 @@ class StepperScreen(Screen):
     def _show_item(self) -> None:
         colors = {"success": theme_style(self.app, "success"), "error": theme_style(self.app, "error"),
                   "muted": Style(dim=True)}
+        view = self.view
         self.query_one("#item-text", Static).update(
-            item_text(self.ctx, self.traj, self.view.current_steps, self.reveal, colors))
+            item_text(self.ctx, self.traj, view.current_steps, self.reveal, colors, at_end=view.position >= view.n_turns - 1))
 
     def meter_readings(self) -> dict[str, tuple[int, int, str]]:
         """What the three meters show (for tests)."""
@@ -256,6 +271,14 @@ class StepperScreen(Screen):
         text = head + "\n" + transcript_text(self.view.entries)
         self.app.copy_to_clipboard(text)
         self.notify(f"copied transcript ({len(text):,} characters)", timeout=2)
+
+    def action_retry_corpus(self) -> None:
+        """Look for an unavailable corpus again now (the release put back, say) instead of after a while."""
+        if self.ctx is not None and self.ctx.item is not None:
+            self.notify("the item is shown already", timeout=2)
+            return
+        self.app.corpora.forget_failures()
+        self._load_context()
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -1,103 +1,148 @@
-"""One run: its trajectories (enter opens the stepper) and its diagnostics, in two tabs."""
+"""One run: its trajectories (enter opens the stepper; `/` filters, `s` sorts) and its diagnostics, in two tabs.
+
+A run can hold thousands of trajectories: the list is a `RowTable`, which draws only the
+rows on screen, so opening, filtering and sorting a 3,000-trajectory run costs what the
+rows on screen cost. The store is polled once a second, but the rows are re-read only
+when this run moved on (its status, count or last trajectory), not on every commit of
+some other run writing to the same store; the diagnostics are computed off the UI thread.
+"""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
 from workbench.tui.diagnostics import DiagnosticsPanel
-from workbench.tui.tables import TrajectoryTable
 from workbench.tui.plaintext import clip, sanitize
+from workbench.tui.tables import Column, RowTable, TrajectoryTable
 
-COLUMNS = (("item", "ITEM"), ("rep", "REP"), ("type", "TYPE"), ("result", "RESULT"), ("termination", "ENDING"),
-           ("points", "POINTS"), ("turns", "TURNS"), ("tokens", "TOKENS"), ("calls", "CALLS"),
-           ("recall", "RECALL P/S"), ("cost", "COST"))
+COLUMNS = (Column("item", "ITEM"), Column("rep", "REP", "right"), Column("type", "TYPE"),
+           Column("result", "RESULT"), Column("termination", "ENDING"), Column("points", "POINTS", "right"),
+           Column("turns", "TURNS", "right"), Column("tokens", "TOKENS", "right"), Column("calls", "CALLS", "right"),
+           Column("recall", "RECALL P/S", "center"), Column("cost", "COST", "right"))
 
 
-def cells(t: dict[str, Any]) -> list[Any]:
-    ok = bool(t.get("correct"))
+def _none_last(value: Any) -> tuple[bool, Any]:
+    return value is None, value if value is not None else 0
+
+
+# `s` cycles through these: sort name → key of a trajectory row (None values last)
+SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "stored": lambda t: t["id"],
+    "item": lambda t: (t["item_id"], t.get("replicate") or 0),
+    "result": lambda t: (bool(t.get("correct")), t["id"]),
+    "termination": lambda t: (t.get("termination") or "", t["id"]),
+    "points": lambda t: _none_last(t.get("points_used")),
+    "turns": lambda t: _none_last(t.get("turns")),
+    "tokens": lambda t: _none_last(t.get("tokens")),
+    "calls": lambda t: _none_last(t.get("tool_calls")),
+    "cost": lambda t: _none_last(t.get("cost_usd")),
+}
+
+
+def cells(t: dict[str, Any]) -> tuple[str, ...]:
+    """The row of a trajectory, one plain string per column (sanitised: drawn as text, never markup)."""
     answer = sanitize(t.get("answer") or "—")
-    result = Text(f"{'✓' if ok else '✗'} {clip(answer, 6)}")
+    result = f"{'✓' if t.get('correct') else '✗'} {clip(answer, 6)}"
     recall = ("●" if t.get("paper_recall") else "○") + " " + ("●" if t.get("section_recall") else "○")
     cost = "—" if t.get("cost_usd") is None else f"${t['cost_usd']:.3f}"
     kind = (t.get("kind") or "?") + (f" d{t['depth']}" if t.get("depth") else "")
-    return [Text(sanitize(t["item_id"])), Text(str(t.get("replicate", 0)), justify="right"), Text(kind), result,
-            Text(sanitize(t.get("termination") or "")), Text(str(t.get("points_used") or 0), justify="right"),
-            Text(str(t.get("turns") or 0), justify="right"), Text(f"{t.get('tokens') or 0:,}", justify="right"),
-            Text(str(t.get("tool_calls") or 0), justify="right"), Text(recall, justify="center"),
-            Text(cost, justify="right")]
+    return (sanitize(t["item_id"]), str(t.get("replicate", 0)), kind, result, sanitize(t.get("termination") or ""),
+            str(t.get("points_used") or 0), str(t.get("turns") or 0), f"{t.get('tokens') or 0:,}",
+            str(t.get("tool_calls") or 0), recall, cost)
+
+
+def matches(t: dict[str, Any], query: str) -> bool:
+    """Every word of `query` in the row's item id, type, depth, ending, answer, outcome (correct/wrong, ✓/✗) or the
+    kind of option a wrong answer chose."""
+    if not query:
+        return True
+    outcome = "correct ✓" if t.get("correct") else "wrong ✗"
+    depth = f"d{t['depth']}" if t.get("depth") else ""
+    hay = " ".join(str(v) for v in (t.get("item_id"), t.get("kind"), depth, t.get("termination"), t.get("answer"),
+                                     t.get("chosen_type"), outcome) if v).lower()
+    return all(word in hay for word in query.lower().split())
 
 
 class RunScreen(Screen):
     HELP_TITLE = "Run"
     BINDINGS = [
-        Binding("1", "tab('trajectories')", "Trajectories", id="run.tab_trajectories"),
-        Binding("2", "tab('diagnostics')", "Diagnostics", id="run.tab_diagnostics"),
+        Binding("1", "tab('trajectories')", "Trajectories", id="run.tab_trajectories", show=False),  # on the tabs
+        Binding("2", "tab('diagnostics')", "Diagnostics", id="run.tab_diagnostics", show=False),
+        Binding("slash", "filter", "Filter", id="run.filter", key_display="/"),
+        Binding("s", "sort", "Sort", id="run.sort", show=False),
+        Binding("S", "sort_reverse", "Reverse sort", id="run.sort_reverse", show=False),
         Binding("w", "watch", "Live", id="run.watch"),
         Binding("e", "export", "Export", id="run.export"),
         Binding("R", "refresh", "Refresh", id="run.refresh", show=False),
         Binding("escape,q", "back", "Back", id="run.back"),
     ]
+    TRAJECTORY_ACTIONS = {"filter", "sort", "sort_reverse"}
 
     def __init__(self, name: str, tab: str = "trajectories"):
         super().__init__()
         self.run_name = name
         self.initial_tab = tab
         self.run: dict[str, Any] = {}
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[dict[str, Any]] = []  # every finished trajectory, in stored order
+        self.shown: list[dict[str, Any]] = []  # filtered and sorted: what the table shows
+        self.sort_column = "stored"
+        self.sort_reverse = False
+        self.progress: tuple | None = None
         self._version: int | None = None
-        self._diagnostics_loaded = False
+        self._query = ""
+        self._cells: dict[int, tuple[str, ...]] = {}  # trajectory id → its row, built once
 
     def compose(self) -> ComposeResult:
         yield Static("", id="run-title", classes="title-bar")
         with TabbedContent(initial=self.initial_tab, id="run-tabs"):
-            with TabPane("Trajectories", id="trajectories"):
-                yield TrajectoryTable(id="trajectory-table", cursor_type="row", zebra_stripes=True)
-            with TabPane("Diagnostics", id="diagnostics"):
+            with TabPane("1 Trajectories", id="trajectories"):
+                yield Input(placeholder="/ filter: item id, st/mt, d1/d2, ending, correct/wrong…", id="run-filter")
+                yield TrajectoryTable(COLUMNS, id="trajectory-table")
+            with TabPane("2 Diagnostics", id="diagnostics"):
                 yield DiagnosticsPanel(self.run_name, id="diagnostics-panel")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#trajectory-table", DataTable)
-        for key, label in COLUMNS:
-            table.add_column(label, key=key)
+        table = self.query_one(RowTable)
         self.reload(force=True)
         self.set_interval(1.0, self.reload, name="run-poll")
         if self.initial_tab == "diagnostics":
-            self._load_diagnostics()
+            self.query_one(DiagnosticsPanel).focus()
         else:
             table.focus()
 
+    # ------------------------------------------------------------ data
+
+    @property
+    def tab(self) -> str:
+        return self.query_one(TabbedContent).active
+
     def reload(self, force: bool = False) -> None:
+        """Re-read the run when it moved on (any commit moves `data_version`; only this run's rows matter)."""
         store = self.app.store
         version = store.data_version()
         if not force and version == self._version:
             return
         self._version = version
         try:
-            self.run = store.run(self.run_name)
+            run = store.run(self.run_name)
         except Exception:
             self.notify(f"run '{self.run_name}' is gone", severity="warning")
             return
-        self.rows = store.trajectory_list(self.run["id"])
+        progress = store.run_progress(run["id"])
+        if not force and progress == self.progress:
+            return
+        self.run, self.progress = run, progress
+        self.rows = store.trajectory_list(run["id"])
         self._title()
-        table = self.query_one("#trajectory-table", DataTable)
-        row = table.cursor_row
-        if [r["id"] for r in self.rows[: table.row_count]] == [int(k.value) for k in table.rows] and table.row_count:
-            for t in self.rows[table.row_count:]:
-                table.add_row(*cells(t), key=str(t["id"]))
-        else:
-            table.clear()
-            for t in self.rows:
-                table.add_row(*cells(t), key=str(t["id"]))
-            if row is not None and self.rows:
-                table.move_cursor(row=min(row, len(self.rows) - 1), animate=False)
-        if self._diagnostics_loaded and not force:
-            self._load_diagnostics()
+        self.render_rows()
+        self._diagnostics()
 
     def _title(self) -> None:
         r = self.run
@@ -106,39 +151,119 @@ class RunScreen(Screen):
         agent = r["agent"] + (f" {r['model']}" if r.get("model") else "")
         ablation = "" if r.get("ablation") == "full" else f" · {r['ablation']}"
         dataset = r["dataset"] if r["dataset"] == "builtin" else r["dataset"].rstrip("/").rsplit("/", 1)[-1]
-        self.query_one("#run-title", Static).update(Text.assemble(
+        title = Text.assemble(
             (f" {sanitize(r['name'])}", "bold"),
-            f"  ·  {sanitize(agent)}{ablation}  ·  {sanitize(dataset)}  ·  {n}/{r['planned']} done  ·  acc {acc}  ·  {r['status']}"))
+            f"  ·  {sanitize(agent)}{ablation}  ·  {sanitize(dataset)}  ·  {n}/{r['planned']} done  ·  acc {acc}  ·  "
+            f"{r['status']}")
+        if len(self.shown) != n and self.rows:
+            title.append(f"  ·  showing {len(self.shown):,}")
+        self.query_one("#run-title", Static).update(title)
 
-    def _load_diagnostics(self) -> None:
-        self._diagnostics_loaded = True
-        self.query_one(DiagnosticsPanel).load()
+    def view_rows(self) -> list[dict[str, Any]]:
+        """The rows as filtered and sorted now."""
+        query = self._query = self.query_one("#run-filter", Input).value.strip()
+        rows = [t for t in self.rows if matches(t, query)]
+        if self.sort_column != "stored" or self.sort_reverse:
+            rows.sort(key=SORTS[self.sort_column], reverse=self.sort_reverse)
+        return rows
+
+    def render_rows(self) -> None:
+        """Show `view_rows()`, the cursor kept on the same trajectory (rows only appended: just add them)."""
+        rows = self.view_rows()
+        table = self.query_one(RowTable)
+        self._label_columns()
+        old = self.shown
+        self.shown = rows
+        if old and len(rows) > len(old) and all(a["id"] == b["id"] for a, b in zip(old, rows)):
+            table.append_rows([self._row(t) for t in rows[len(old):]])
+        elif [t["id"] for t in old] != [t["id"] for t in rows] or table.row_count != len(rows):
+            current = old[table.cursor_row]["id"] if 0 <= table.cursor_row < len(old) else None
+            index = next((i for i, t in enumerate(rows) if t["id"] == current), 0)
+            table.set_rows([self._row(t) for t in rows], cursor=index)
+        self._title()
+
+    def _row(self, t: dict[str, Any]) -> tuple[str, ...]:
+        row = self._cells.get(t["id"])
+        if row is None:
+            row = self._cells[t["id"]] = cells(t)
+        return row
+
+    def _label_columns(self) -> None:
+        self.query_one(RowTable).show_sort(None if self.sort_column == "stored" else self.sort_column,
+                                           self.sort_reverse)
+
+    # ------------------------------------------------------------ diagnostics
+
+    def _diagnostics(self) -> None:
+        """Bring the diagnostics up to date with the run, when the tab is in view (otherwise on showing it)."""
+        if self.tab == "diagnostics" and self.run and self.progress is not None:
+            self.query_one(DiagnosticsPanel).load(self.run["id"], self.progress)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        if event.pane.id == "diagnostics" and not self._diagnostics_loaded:
-            self._load_diagnostics()
+        self.refresh_bindings()
+        if event.pane.id == "diagnostics":
+            self._diagnostics()
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    # ------------------------------------------------------------ events
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Filtering and sorting belong to the trajectories tab."""
+        if action in self.TRAJECTORY_ACTIONS and self.tab != "trajectories":
+            return False
+        return True
+
+    def on_row_table_row_selected(self, event: RowTable.RowSelected) -> None:
         event.stop()
         self.action_open()
+
+    def on_row_table_header_selected(self, event: RowTable.HeaderSelected) -> None:
+        event.stop()
+        column = event.column if event.column in SORTS else "stored"
+        if column == self.sort_column:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_column, self.sort_reverse = column, False
+        self.render_rows()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        # Input also posts Changed when it is shown again (switching tabs): refill only on a new query
+        if event.input.id == "run-filter" and event.value.strip() != self._query:
+            self.render_rows()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "run-filter":
+            self.query_one("#trajectory-table").focus()
+
+    # ------------------------------------------------------------ actions
 
     def action_open(self) -> None:
         from workbench.tui.stepper import StepperScreen
 
-        table = self.query_one("#trajectory-table", DataTable)
-        if not self.rows or table.cursor_row is None:
+        table = self.query_one(RowTable)
+        if not (0 <= table.cursor_row < len(self.shown)):
             return
-        ids = [int(k.value) for k in table.rows]
-        self.app.push_screen(StepperScreen(self.run, ids, table.cursor_row))
+        self.app.push_screen(StepperScreen(self.run, [t["id"] for t in self.shown], table.cursor_row))
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
         if tab == "diagnostics":
-            if not self._diagnostics_loaded:
-                self._load_diagnostics()
+            self._diagnostics()
             self.query_one(DiagnosticsPanel).focus()
         else:
             self.query_one("#trajectory-table").focus()
+
+    def action_filter(self) -> None:
+        self.query_one("#run-filter", Input).focus()
+
+    def action_sort(self) -> None:
+        names = list(SORTS)
+        self.sort_column = names[(names.index(self.sort_column) + 1) % len(names)]
+        self.notify(f"sorted by {self.sort_column}", timeout=1.5)
+        self.render_rows()
+
+    def action_sort_reverse(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+        self.render_rows()
 
     def action_watch(self) -> None:
         self.app.watch_run(self.run_name)
@@ -148,8 +273,13 @@ class RunScreen(Screen):
 
     def action_refresh(self) -> None:
         self.reload(force=True)
-        if self._diagnostics_loaded:
-            self._load_diagnostics()
 
     def action_back(self) -> None:
+        """Clear a filter first (escape in the filter box or with one set); then back."""
+        box = self.query_one("#run-filter", Input)
+        if box.has_focus or box.value:
+            if box.value:
+                box.value = ""
+            self.query_one("#trajectory-table").focus()
+            return
         self.app.pop_screen()

@@ -25,10 +25,13 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from workbench.tui.plaintext import clip, one_line, sanitize, wrap
+from rich.cells import cell_len
+
+from workbench.tui.plaintext import clip, one_line, sanitize, wrap, wrap_head
 
 FOLD_LINES = 3
 INDENT = "  "
+LINE_COUNT_CHARS = 4_000  # folded bodies up to this long say how many lines they hide; longer ones, how many characters
 
 # mark of a tool step → (symbol, component class)
 MARKS = {
@@ -130,24 +133,73 @@ class Entry:
     step: int | None = None  # the step's index
     folded: bool = True
     copy_text: str = ""
+    flex: int | None = None  # the header part that is shortened when the header is wider than the view
     _wrapped: tuple[int, list[str]] | None = field(default=None, repr=False, compare=False)
+    _head: tuple[int, list[str], bool] | None = field(default=None, repr=False, compare=False)
 
     def wrapped(self, width: int) -> list[str]:
+        """The whole body wrapped to `width` (computed when first drawn unfolded, once per width)."""
         if self._wrapped is None or self._wrapped[0] != width:
             self._wrapped = (width, wrap(self.body, width) if self.body else [])
         return self._wrapped[1]
 
+    def head(self, width: int) -> tuple[list[str], bool]:
+        """(the lines a folded body shows, whether it hides more). Long bodies are wrapped only as far as shown."""
+        if self._wrapped is not None and self._wrapped[0] == width:
+            lines = self._wrapped[1]
+            return (lines, False) if len(lines) <= FOLD_LINES + 1 else (lines[:FOLD_LINES], True)
+        if self._head is None or self._head[0] != width:
+            if len(self.body) <= LINE_COUNT_CHARS:
+                lines = self.wrapped(width)
+                head = (lines, False) if len(lines) <= FOLD_LINES + 1 else (lines[:FOLD_LINES], True)
+            else:
+                lines, more = wrap_head(self.body, width, FOLD_LINES + 1)
+                head = (lines, False) if not more else (lines[:FOLD_LINES], True)
+            self._head = (width, *head)
+        return self._head[1], self._head[2]
+
+    def fold_note(self, width: int) -> str:
+        """What the folded body hides: a line count when it is short enough to have been wrapped, else its size."""
+        if self._wrapped is not None and self._wrapped[0] == width:
+            more = len(self._wrapped[1]) - FOLD_LINES
+            return f"⋯ {more} more line{'s' if more != 1 else ''} · enter unfolds"
+        return f"⋯ {len(self.body):,} characters in all · enter unfolds"
+
+    def forget_layout(self) -> None:
+        """Drop the wrapped lines (after the body changed)."""
+        self._wrapped = self._head = None
+
     def line_count(self, width: int) -> int:
-        body = self.wrapped(max(1, width - len(INDENT)))
-        if not body:
+        width = max(1, width - len(INDENT))
+        if not self.body:
             return 1
-        if self.folded and len(body) > FOLD_LINES + 1:
-            return 1 + FOLD_LINES + 1
-        return 1 + len(body)
+        if self.folded:
+            lines, more = self.head(width)
+            return 1 + len(lines) + (1 if more else 0)
+        return 1 + len(self.wrapped(width))
+
+    def fitted_header(self, width: int) -> list[Part]:
+        """The header within `width` cells: the flexible part (a call's arguments) is shortened first, so the cost
+        and the ★/✗/⊘ marks after it stay in view."""
+        over = sum(cell_len(text) for text, _ in self.header) - width
+        if over <= 0 or self.flex is None:
+            return self.header
+        text, cls = self.header[self.flex]
+        parts = list(self.header)
+        parts[self.flex] = (shorten(text, max(1, cell_len(text) - over)), cls)
+        return parts
 
     @property
     def plain_header(self) -> str:
         return "".join(text for text, _ in self.header)
+
+
+def shorten(text: str, width: int) -> str:
+    """`text` in `width` cells; a short last argument (a section letter, a limit) is kept whole, the rest clipped."""
+    head, sep, tail = text.rpartition(", ")
+    if sep and cell_len(tail) + 2 <= width // 2:
+        return clip(head, width - cell_len(tail) - 2) + sep + tail
+    return clip(text, width)
 
 
 def build_entries(steps: Iterable[Any], gold: Gold = Gold(), titles: dict[str, str] | None = None,
@@ -171,7 +223,8 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str]) -> Entry:
     text = sanitize(s.get("text"))
     if kind == "tool":
         name = sanitize(str(s.get("tool_name")))
-        head: list[Part] = [("▸ ", "transcript--call"), (f"{name}({format_args(s.get('tool_args'), titles)})", "transcript--call")]
+        head: list[Part] = [("▸ ", "transcript--call"), (f"{name}(", "transcript--call"),
+                            (format_args(s.get("tool_args"), titles), "transcript--call"), (")", "transcript--call")]
         cost = s.get("cost") or 0
         head.append((f"  −{cost}" if cost else "  0", "transcript--cost"))
         m = mark(s, gold)
@@ -183,7 +236,7 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str]) -> Entry:
             head.append((f"  · {sanitize(str(status))}", "transcript--muted"))
         full_args = json.dumps(s.get("tool_args"), ensure_ascii=False, default=str)
         copy = f"▸ {name}({full_args}) cost {cost}" + (f" [{m}]" if m else "") + f"\n{text}"
-        return Entry("tool", turn, head, text, idx, copy_text=copy)
+        return Entry("tool", turn, head, text, idx, copy_text=copy, flex=2)
     if kind == "assistant":
         calls = s.get("tool_args") or []
         names = ", ".join(sanitize(str(c.get("name"))) for c in calls if isinstance(c, dict))
@@ -195,7 +248,8 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str]) -> Entry:
         if tok:
             head.append((f"  {tok:,} tok", "transcript--cost"))
         body = text if text.strip() else ""
-        return Entry("assistant", turn, head, body, idx, copy_text="◆ assistant" + (f" → {names}" if names else "") + f"\n{text}")
+        return Entry("assistant", turn, head, body, idx, copy_text="◆ assistant" + (f" → {names}" if names else "") + f"\n{text}",
+                     flex=1 if names else None)
     if kind == "nudge":
         return Entry("nudge", turn, [(MARKS["nudge"][0], MARKS["nudge"][1])], text, idx, copy_text=f"↺ nudge\n{text}")
     label = {"error": "! error", "harness": "! harness", "retry": "⟳ retry"}.get(kind, f"· {sanitize(str(kind))}")
@@ -321,16 +375,18 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
                 extra = self._style("transcript--cursor")
             elif current and entry.kind == "turn":
                 extra = self._style("transcript--current")
-            segments = [Segment(text, base + self._style(cls) + extra) for text, cls in entry.header]
+            segments = [Segment(text, base + self._style(cls) + extra) for text, cls in entry.fitted_header(width)]
             return Strip(segments).extend_cell_length(width, base + extra).crop(0, width)
-        body = entry.wrapped(max(1, width - len(INDENT)))
+        inner = max(1, width - len(INDENT))
+        if entry.folded:
+            body, more = entry.head(inner)
+            if more and k == len(body) + 1:
+                text = INDENT + entry.fold_note(inner)
+                return Strip([Segment(clip(text, width), base + self._style("transcript--fold"))]).extend_cell_length(width, base)
+        else:
+            body = entry.wrapped(inner)
         if k > len(body):
             return Strip.blank(width, base)
-        folded = entry.folded and len(body) > FOLD_LINES + 1
-        if folded and k == FOLD_LINES + 1:
-            more = len(body) - FOLD_LINES
-            text = f"{INDENT}⋯ {more} more line{'s' if more != 1 else ''} · enter unfolds"
-            return Strip([Segment(clip(text, width), base + self._style("transcript--fold"))]).extend_cell_length(width, base)
         text = INDENT + body[k - 1]
         return Strip([Segment(text, base + self._style("transcript--body"))]).extend_cell_length(width, base).crop(0, width)
 
