@@ -4,6 +4,10 @@ What matters is the request body litellm actually sends: extended thinking as th
 sets it (reference §3.13), signed thinking blocks replayed with their tool calls, prompt-cache
 markers where the reference puts them, and top_k where each provider takes it.
 """
+import os
+import subprocess
+import sys
+
 import pytest
 
 from sandbox.agents.limits import RateLimiter
@@ -69,6 +73,14 @@ def test_a_thinking_budget_at_or_over_max_tokens_is_refused_before_the_run(monke
         LLMConfig(model="anthropic/claude-sonnet-4-5", reasoning_effort="high").check()  # 16384 == default max
     with pytest.raises(ConfigError, match="low, medium, high or a number"):
         LLMConfig(model="anthropic/claude-sonnet-4-5", reasoning_effort="minimal").check()
+
+
+def test_cli_refuses_a_thinking_budget_the_api_would_refuse(tmp_path):
+    env = dict(os.environ, ANTHROPIC_API_KEY="sk-ant-test")
+    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model",
+                           "anthropic/claude-sonnet-4-5", "--reasoning-effort", "high", "--db", str(tmp_path / "s.sqlite")],
+                          env=env, capture_output=True, text=True)
+    assert proc.returncode == 2 and "raise --max-tokens" in proc.stderr and not (tmp_path / "s.sqlite").exists()
 
 
 async def test_without_thinking_sampling_and_top_k_go_as_anthropic_parameters(mini_corpus, monkeypatch):

@@ -156,7 +156,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     llm.add_argument("--top-p", type=float)
     llm.add_argument("--top-k", type=int)
     llm.add_argument("--max-tokens", type=_positive, help="per-call generation cap (default 16384 or the preset)")
-    llm.add_argument("--reasoning-effort", help="low|medium|high, or a thinking-token budget")
+    llm.add_argument("--reasoning-effort",
+                     help="low|medium|high; for Anthropic models also a number of thinking tokens (below --max-tokens)")
     llm.add_argument("--text-tools", action="store_true", help="tools described in the prompt, calls parsed from text")
     llm.add_argument("--timeout", type=float, default=600.0, help="seconds per model call")
     llm.add_argument("--concurrency", type=_positive, help="at most this many calls in flight to the provider")
