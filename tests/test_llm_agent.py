@@ -200,6 +200,14 @@ async def test_statuses_are_attributed_to_their_own_call_under_concurrency():
     assert all(kind is (NonTransientModelError if i % 2 else TransientModelError) for i, kind in outcomes)
 
 
+def test_retry_after_in_seconds_or_as_an_http_date():
+    from sandbox.agents.wire import parse_retry_after
+
+    assert parse_retry_after("7") == 7.0 and parse_retry_after("0.5") == 0.5
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a date in the past: retry now
+    assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+
+
 async def test_a_persistent_422_is_sent_once_per_turn_and_reads_clearly(mini_corpus):
     traj, ep, srv = await episode(mini_corpus, lambda req, n: error_reply(422, message="unprocessable"))
     assert traj.termination == "error" and traj.error_kind == "api_errors" and len(srv.requests) == 5

@@ -335,6 +335,8 @@ def scrub(text: str, secret: str | None) -> str:
     return text
 
 
+# What litellm raises when no error status came back: a timeout, or a refused or dropped connection (the OpenAI
+# route reports the SDK's connection error as an InternalServerError).
 TRANSPORT_FAILURES = ("Timeout", "APIConnectionError", "InternalServerError", "ServiceUnavailableError")
 
 
@@ -378,10 +380,10 @@ def llm_factory(spec: Any):
     """An agent factory for a run: one limiter and one price shared by all its episodes."""
     from sandbox.agents.local_model import resolve
 
+    check_cost_limit(spec.model, spec.agent_options, spec.max_run_cost)  # fail before the run (or a local server) starts
     model, options = resolve(spec.model, spec.agent_options)
     config = config_from_options({"model": model, **options})
-    config.api_key()  # fail before the run starts
-    check_cost_limit(spec.model, spec.agent_options, spec.max_run_cost)
+    config.api_key()
     session = Session.open(config)
     limiter = RateLimiter(config.concurrency, config.rpm)
     price = price_for(config.model, spec.agent_options.get("pricing"))
