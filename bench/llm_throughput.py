@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,12 @@ srv.__enter__()
 print(srv.url, flush=True)
 sys.stdin.read()
 """
+
+
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def peak_mb() -> float:
@@ -74,9 +81,11 @@ def main() -> None:
         store = Store(work / "store.sqlite")
         spec = RunSpec(name="bench", dataset=str(root), agent="llm", model="openai/bench-model", workers=args.workers,
                        limit=args.episodes or None, agent_options={"base_url": url})
-        t = time.perf_counter()
+        t, cpu0 = time.perf_counter(), time.process_time()
         result = asyncio.run(Runner(spec, corpus, store).run())
-        dt = time.perf_counter() - t
+        dt, cpu = time.perf_counter() - t, time.process_time() - cpu0
+        retries = store.conn.execute("SELECT COALESCE(SUM(transient_retries), 0) FROM trajectories").fetchone()[0]
+        server_cpu = process_cpu_s(server.pid)
     finally:
         server.stdin.close()
         server.wait()
@@ -84,6 +93,8 @@ def main() -> None:
     print(json.dumps({"items": args.items, "workers": args.workers, "latency_s": args.latency,
                       "episodes": result["done"], "seconds": round(dt, 2), "episodes_per_s": round(result["done"] / dt, 1),
                       "model_calls_per_s": round(calls / dt, 1), "ms_per_call_per_worker": round(dt / calls * args.workers * 1000, 2),
+                      "cpu_ms_per_call": round(cpu / calls * 1000, 2),
+                      "server_cpu_ms_per_call": round(server_cpu / calls * 1000, 2), "transient_retries": retries,
                       "ideal_calls_per_s": round(args.workers / args.latency, 1) if args.latency else None,
                       "litellm_import_s": round(import_s, 2), "peak_mb": round(peak_mb(), 1)}, indent=1))
 
