@@ -98,8 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     show = audit_sub.add_parser("show", help="an item's question, options, gold answer and labelled evidence")
     verdict = audit_sub.add_parser("verdict", help="record Pass / Flag / Remove with a note and the three checks")
     label = audit_sub.add_parser("label", help="add, remove or re-classify a section label")
-    for p in (show, verdict, label):
+    undo = audit_sub.add_parser("undo", help="undo a label edit (recorded as an edit of its own; history is kept)")
+    for p in (show, verdict, label, undo):
         p.add_argument("item")
+    undo.add_argument("--edit", type=int, help="the edit's id (`audit show` lists them; default: the item's latest)")
     verdict.add_argument("--verdict", choices=("pass", "flag", "remove"), required=True)
     verdict.add_argument("--note", default="")
     for check in ("question-ok", "gold-supported", "labels-accurate"):
@@ -110,10 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--relevance", choices=("direct", "supporting"))
     export_audit = audit_sub.add_parser("export", help="write the corrected dataset in the release format")
     export_audit.add_argument("--out", required=True)
-    for p in (show, verdict, label, export_audit):
+    for p in (show, verdict, label, undo, export_audit):
         p.add_argument("--data", default="builtin")
         p.add_argument("--db")
-    for p in (verdict, label):
+    for p in (verdict, label, undo):
         p.add_argument("--reviewer", required=True)
 
     scale = sub.add_parser("scale", help="test-time scaling: sequential budgets, the plateau, parallel sampling")
@@ -603,8 +605,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from workbench import audit, paths
 
     corpus, _ = open_dataset(args.data, paths.cache_dir())
-    if args.audit_command == "show":
-        print(json.dumps(audit.evidence(corpus, args.item), indent=2, ensure_ascii=False))
+    path = paths.store_path(args.db)
+    if args.audit_command == "show":  # the labels as edited so far, when a store exists (none is created)
+        store = Store(path, readonly=True) if path.exists() else None
+        try:
+            print(json.dumps(audit.evidence(corpus, args.item, store), indent=2, ensure_ascii=False))
+        finally:
+            if store is not None:
+                store.close()
         return EXIT_OK
     if args.audit_command == "export":
         store = _open_store(args.db)
@@ -612,15 +620,21 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print(json.dumps({"out": args.out, **counts}))
         return EXIT_OK
     audit.evidence(corpus, args.item)  # an unknown item fails before the store is touched
-    store = Store(paths.store_path(args.db))
-    if args.audit_command == "verdict":
+    if args.audit_command == "label":  # checked against the item as it stands, then stored
+        done = audit.record_edit(corpus, path, args.item, args.reviewer, args.action, args.arxiv_id, args.section,
+                                 args.relevance)
+    elif args.audit_command == "undo":
+        done = audit.undo_edit(corpus, path, args.item, args.reviewer, args.edit)
+    else:
         checks = {k.replace("-", "_"): None if getattr(args, k.replace("-", "_")) is None else
                   getattr(args, k.replace("-", "_")) == "yes" for k in ("question-ok", "gold-supported", "labels-accurate")}
-        store.add_verdict(corpus.fingerprint, args.item, args.reviewer, args.verdict, args.note, checks)
-    else:
-        store.add_label_edit(corpus.fingerprint, args.item, args.reviewer, args.action, args.arxiv_id, args.section,
-                             args.relevance)
-    print(json.dumps({"item": args.item, "recorded": args.audit_command}))
+        store = Store(path)
+        try:
+            store.add_verdict(corpus.fingerprint, args.item, args.reviewer, args.verdict, args.note, checks)
+        finally:
+            store.close()
+        done = f"verdict {args.verdict}"
+    print(json.dumps({"item": args.item, "recorded": args.audit_command, "done": done}, ensure_ascii=False))
     return EXIT_OK
 
 
