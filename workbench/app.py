@@ -203,19 +203,19 @@ class WorkbenchApp(App[int]):
             except LookupError as exc:
                 self.call_from_thread(self.notify, f"cannot audit {dataset}: {exc}", severity="error", timeout=8)
                 return
-            self.call_from_thread(self._push_audit, corpus, item_id)
+            self.call_from_thread(self._push_audit, corpus, item_id, dataset)
 
         self.corpora.forget_error(dataset)
         self.run_worker(work, thread=True, group="audit", name="open-audit", exclusive=True, exit_on_error=False)
 
-    def _push_audit(self, corpus, item_id: str | None) -> None:
+    def _push_audit(self, corpus, item_id: str | None, dataset: str | None = None) -> None:
         from workbench.tui.audit import AuditScreen
 
         try:
             cfg = config_file.load(self.config_path)
         except config_file.ConfigError:
             cfg = {}
-        self.push_screen(AuditScreen(corpus, self.store_path, config_file.reviewer(cfg), start=item_id))
+        self.push_screen(AuditScreen(corpus, self.store_path, config_file.reviewer(cfg), start=item_id, dataset=dataset))
 
     def action_new_run(self, values: dict[str, str] | None = None, options: dict[str, Any] | None = None,
                        title: str = "New run") -> None:
