@@ -204,6 +204,42 @@ class Store:
             self.conn.execute("DELETE FROM trajectories WHERE run_id = ? AND status != 'done'", (run_id,))
         return len(ids)
 
+    def abandon_unfinished(self, run_id: int, note: str) -> list[int]:
+        """Keep half-written trajectories as finished, non-final attempts ended by `error` (`error_kind`
+        'abandoned', `note` as the error), their totals from the last stored step, and return their ids.
+
+        For a person who left an item midway: the tool results they saw are part of the record (a later
+        attempt on the item is not a fresh one), as failed sample-level attempts are kept. Reports read
+        final attempts only, so nothing else changes."""
+        with self.transaction():
+            ids = [r[0] for r in self.conn.execute(
+                "SELECT id FROM trajectories WHERE run_id = ? AND status != 'done' ORDER BY id", (run_id,))]
+            for tid in ids:
+                last = self.conn.execute("SELECT turn, points_used, tokens FROM steps WHERE trajectory_id = ? "
+                                         "ORDER BY idx DESC LIMIT 1", (tid,)).fetchone()
+                calls = self.conn.execute("SELECT COUNT(*) FROM steps WHERE trajectory_id = ? AND kind = 'tool'",
+                                          (tid,)).fetchone()[0]
+                turns, points, tokens = tuple(last) if last else (0, 0, 0)
+                self.conn.execute(
+                    "UPDATE trajectories SET status = 'done', final = 0, termination = 'error', error_kind = 'abandoned', "
+                    "error = ?, correct = 0, turns = ?, points_used = ?, tokens = ?, tool_calls = ?, finished_at = ? "
+                    "WHERE id = ?", (note, turns, points, tokens, calls, now(), tid))
+        return ids
+
+    def agent_history(self, agent: str, fingerprint: str) -> list[dict[str, Any]]:
+        """Every finished trajectory (final or not) of every run of `agent` on a dataset, oldest first, with its
+        run's name: what a person has played, left midway or replayed, across their sessions."""
+        rows = self.conn.execute(
+            "SELECT t.id, t.item_id, t.replicate, t.attempt, t.final, t.termination, t.error_kind, t.correct, "
+            "r.name AS run, r.id AS run_id FROM trajectories t JOIN runs r ON r.id = t.run_id "
+            "WHERE r.agent = ? AND r.dataset_fingerprint = ? AND t.status = 'done' ORDER BY t.id", (agent, fingerprint))
+        return [dict(r) for r in rows]
+
+    def final_trajectory_id(self, run_id: int, item_id: str, replicate: int = 0) -> int | None:
+        row = self.conn.execute("SELECT id FROM trajectories WHERE run_id = ? AND item_id = ? AND replicate = ? "
+                                "AND final = 1 AND status = 'done'", (run_id, item_id, replicate)).fetchone()
+        return None if row is None else row[0]
+
     def begin_trajectory(self, run_id: int, item_id: str, replicate: int, attempt: int, meta: dict[str, Any]) -> int:
         cols = ", ".join(META_FIELDS)
         with self.transaction():

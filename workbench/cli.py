@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     board = sub.add_parser("leaderboard", help="people and models on the items people have played (four axes)")
     board.add_argument("--db")
     board.add_argument("--format", choices=("table", "json"), default="table")
+    board.add_argument("--min-coverage", type=float, default=None, metavar="SHARE",
+                       help="rank only rows covering at least this share of the items people played (default 0.5)")
 
     delete = sub.add_parser("delete", help="delete a run with its trajectories and steps (asks unless --yes)")
     delete.add_argument("name", metavar="NAME")
@@ -536,10 +538,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from workbench.reports import leaderboard
+    from workbench.reports import MIN_COVERAGE, leaderboard
     from workbench.render import print_leaderboard
 
-    print_leaderboard(leaderboard(_open_store(args.db)), args.format)
+    share = MIN_COVERAGE if args.min_coverage is None else args.min_coverage
+    if not 0.0 <= share <= 1.0:
+        raise UsageError(f"--min-coverage is a share between 0 and 1, got {share:g}")
+    print_leaderboard(leaderboard(_open_store(args.db), min_coverage=share), args.format)
     return EXIT_OK
 
 

@@ -149,13 +149,14 @@ async def test_audit_play_and_palette_from_the_browser_and_the_item_view(seeded,
         await _back(pilot, "ItemScreen")
 
         calls = []
-        app.play_items = lambda dataset, ids: calls.append((dataset, ids))  # App.play_items, recorded (the play
-        # screen itself is tested in test_play.py)
+        app.play_items = lambda dataset, ids, fingerprint=None: calls.append((dataset, ids, fingerprint))  # recorded
+        # (the play screen itself, and its refusal of an item played before, are tested in test_play.py)
         await pilot.press("p")
         await _back(pilot, "ItemsScreen")
         await pilot.press("p")  # from the browser: the highlighted item
         await pilot.pause()
-        assert calls == [("builtin", [ITEM]), ("builtin", [ITEM])]
+        fp = app.screen.corpus.fingerprint
+        assert calls == [("builtin", [ITEM], fp), ("builtin", [ITEM], fp)]
 
         await _back(pilot, "RunsScreen")
         await _palette(pilot, "Browse items")
