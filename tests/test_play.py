@@ -221,3 +221,51 @@ def test_an_item_left_midway_is_kept_as_an_abandoned_attempt_and_its_replay_is_m
     board = leaderboard(played)[0]
     assert ids[2] not in board["items"]  # nobody played it unmarked
     assert {r["run"]: r for r in board["rows"]}.get("human:cy") is None
+
+
+def test_comparing_a_person_with_a_model_warns_that_the_person_s_tokens_are_estimated(played, capsys):
+    from workbench.reports import compare_report
+    from workbench.render import attribution_rows, compare_rows
+
+    cmp = compare_report(played, "heuristic", "human-ana-builtin")
+    assert any(w.startswith("B's tokens are estimated (characters / 4") for w in cmp["warnings"])
+    assert not [w for w in compare_report(played, "heuristic", "random")["warnings"] if "estimated" in w]
+    row = {"axis": "tokens", "a": 12000.4, "b": 4365.2, "delta": -7635.2, "ci_low": -9000.6, "ci_high": -6000.1, "p": None}
+    assert compare_rows({"rows": [row]}) == [("tokens", "12,000", "4,365", "-7,635", "[-9,001, -6,000]", "—")]
+    assert compare_rows({"rows": [{**row, "axis": "turns"}]})[0][3] == "-7,635.20"  # other means keep two decimals
+    assert main(["--batch", "compare", "heuristic", "human-ana-builtin", "--db", str(played.path)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: B's tokens are estimated" in out
+    for row in attribution_rows(cmp):  # the Failures tab's cells, printed by --batch compare
+        assert all(cell in out for cell in row if cell)
+
+
+def test_distractor_attribution_differences_with_a_paired_interval(played, demo_corpus):
+    """Hand-computed: each run's rate of a type among its wrong answers, Δ = B − A, and the interval of the
+    paired bootstrap over the common items (the same draw as every other compared axis)."""
+    import numpy as np
+
+    from stats.bootstrap import paired_ratio_deltas
+    from workbench.reports import compare_report
+
+    cmp = compare_report(played, "heuristic", "human-ana-builtin")
+    a = {t["item_id"]: t for t in played.trajectories(played.run("heuristic")["id"])}
+    b = {t["item_id"]: t for t in played.trajectories(played.run("human-ana-builtin")["id"])}
+    common = [i for i in a if i in b]
+    chose = lambda t: None if t["correct"] else (t["chosen_type"] or "unknown")  # noqa: E731
+    kinds = sorted({chose(t) for t in [a[i] for i in common] + [b[i] for i in common]} - {None})
+    assert kinds and set(cmp["attribution"]["delta"]) == set(kinds)
+    for kind in kinds:
+        wa = [i for i in common if not a[i]["correct"]]
+        wb = [i for i in common if not b[i]["correct"]]
+        ra = sum(chose(a[i]) == kind for i in wa) / len(wa) if wa else None
+        rb = sum(chose(b[i]) == kind for i in wb) / len(wb) if wb else None
+        got = cmp["attribution"]["delta"][kind]
+        assert (got["a"], got["b"]) == (ra, rb)
+        if ra is not None and rb is not None:
+            assert got["delta"] == pytest.approx(rb - ra)
+            col = lambda side, f: np.array([f(side[i]) for i in common], dtype=float)  # noqa: E731
+            [(delta, low, high)] = paired_ratio_deltas(
+                col(a, lambda t: chose(t) == kind), col(a, lambda t: not t["correct"]),
+                col(b, lambda t: chose(t) == kind), col(b, lambda t: not t["correct"]))
+            assert (got["ci_low"], got["ci_high"]) == (low, high) and low <= got["delta"] <= high

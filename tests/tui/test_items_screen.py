@@ -190,6 +190,27 @@ def _big_view(fanout: int = 30):
     return SimpleNamespace(item=item, nodes=nodes, edges=edges)
 
 
+async def test_at_80_columns_the_search_box_stays_on_the_bar_and_a_resize_re_clips_the_questions(seeded, builtin_cache):
+    corpus = _corpus(builtin_cache)
+    longest = max(len(" ".join(i.question.split())) for i in corpus.items)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _browser(pilot)
+        search = screen.query_one("#filter-text").region
+        assert search.right <= 80 and search.width >= 12 and search.y == screen.query_one("#filter-kind").region.y
+
+        def widest() -> int:
+            table = screen.query_one("#items-table")
+            return max(len(str(table.get_row_at(i)[7])) for i in range(table.row_count))
+
+        assert widest() == 30  # clipped to what 80 columns leave (at least 30)
+        await pilot.resize_terminal(140, 30)
+        await pilot.pause()
+        await pilot.pause()
+        assert widest() == min(longest, 140 - 72)  # the wider terminal gets longer questions
+        assert widest() > 30
+
+
 async def test_a_big_neighbourhood_is_built_lazily():
     class TreeApp(App):
         def compose(self):
