@@ -1,6 +1,11 @@
 """Harness overhead through litellm: episodes/s and peak memory against a local OpenAI-compatible server.
 
     python bench/llm_throughput.py [--items 400] [--workers 16] [--latency 0] [--calls 4]
+    python bench/llm_throughput.py --preset paper --episodes 200 [--cache DIR]
+
+`--preset paper` runs on an AgentHop-sized benchmark (1,011 items, 7,205 papers); its corpus
+is generated and imported once into --cache (default: a folder in the temp dir, kept), so a
+second invocation measures the run with a warm corpus cache, as the target is stated.
 
 The server runs in its own process (so its work is not counted as ours) and answers
 instantly (or after --latency seconds). Each episode makes --calls model calls. Prints
@@ -11,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -39,6 +45,12 @@ sys.stdin.read()
 """
 
 
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_mb() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -53,6 +65,8 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.0)
     ap.add_argument("--calls", type=int, default=4)
     ap.add_argument("--episodes", type=int, default=0, help="limit (default: all items)")
+    ap.add_argument("--preset", choices=("demo", "paper"), default="demo")
+    ap.add_argument("--cache", help="where the paper preset's release and corpus cache are kept between runs")
     args = ap.parse_args()
     from sandbox import synth
     from sandbox.agents.llm import litellm_module
@@ -61,8 +75,19 @@ def main() -> None:
     from storage import Store
 
     work = Path(tempfile.mkdtemp(prefix="agenthop-llm-bench-"))
-    root = synth.generate(work / "data", seed=1, preset="demo", items=args.items, papers=max(240, args.items * 4))
-    corpus, _ = open_release(root, work / "cache")
+    if args.preset == "paper":
+        kept = Path(args.cache) if args.cache else Path(tempfile.gettempdir()) / "agenthop-bench-paper"
+        root = kept / "data"
+        if not (root / "qa" / "full.jsonl").exists():
+            synth.generate(root, seed=1, preset="paper")
+        cache = kept / "cache"
+        args.items = sum(1 for _ in (root / "qa" / "full.jsonl").open())
+    else:
+        root = synth.generate(work / "data", seed=1, preset="demo", items=args.items, papers=max(240, args.items * 4))
+        cache = work / "cache"
+    t = time.perf_counter()
+    corpus, _ = open_release(root, cache)
+    open_s = time.perf_counter() - t
     t = time.perf_counter()
     litellm_module()
     import_s = time.perf_counter() - t
@@ -74,9 +99,11 @@ def main() -> None:
         store = Store(work / "store.sqlite")
         spec = RunSpec(name="bench", dataset=str(root), agent="llm", model="openai/bench-model", workers=args.workers,
                        limit=args.episodes or None, agent_options={"base_url": url})
-        t = time.perf_counter()
+        t, cpu0 = time.perf_counter(), time.process_time()
         result = asyncio.run(Runner(spec, corpus, store).run())
-        dt = time.perf_counter() - t
+        dt, cpu = time.perf_counter() - t, time.process_time() - cpu0
+        retries = store.conn.execute("SELECT COALESCE(SUM(transient_retries), 0) FROM trajectories").fetchone()[0]
+        server_cpu = process_cpu_s(server.pid)
     finally:
         server.stdin.close()
         server.wait()
@@ -84,8 +111,11 @@ def main() -> None:
     print(json.dumps({"items": args.items, "workers": args.workers, "latency_s": args.latency,
                       "episodes": result["done"], "seconds": round(dt, 2), "episodes_per_s": round(result["done"] / dt, 1),
                       "model_calls_per_s": round(calls / dt, 1), "ms_per_call_per_worker": round(dt / calls * args.workers * 1000, 2),
+                      "cpu_ms_per_call": round(cpu / calls * 1000, 2),
+                      "server_cpu_ms_per_call": round(server_cpu / calls * 1000, 2), "transient_retries": retries,
                       "ideal_calls_per_s": round(args.workers / args.latency, 1) if args.latency else None,
-                      "litellm_import_s": round(import_s, 2), "peak_mb": round(peak_mb(), 1)}, indent=1))
+                      "litellm_import_s": round(import_s, 2), "corpus_open_s": round(open_s, 2),
+                      "preset": args.preset, "peak_mb": round(peak_mb(), 1)}, indent=1))
 
 
 if __name__ == "__main__":

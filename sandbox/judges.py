@@ -132,6 +132,7 @@ class LLMJudge:
         litellm = litellm_module()
         req: dict[str, Any] = {"model": self.config.model, "api_key": self.key, "temperature": 0.0,
                                "max_tokens": 8192, **QUIET_CALL,
+                               "drop_params": True,  # a judge, not the protocol's agent: let litellm drop what a model refuses
                                "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
         if self.config.base_url:
             req["api_base"] = self.config.base_url

@@ -67,6 +67,11 @@ def find_price(model: str, table: list[Price] | None = None) -> Price | None:
     return None
 
 
+def price_for(model: str, rows: list[dict] | None = None) -> Price | None:
+    """The price of a run's model: the config file's `[[pricing]]` rows first, then the table."""
+    return find_price(model, prices_from_config(rows) if rows else None)
+
+
 def cost(price: Price | None, usage: Usage) -> dict[str, float] | None:
     """The reference's cost breakdown, each part rounded to 6 dp; None when unpriced."""
     if price is None:

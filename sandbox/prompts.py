@@ -140,6 +140,7 @@ CLOSED_BOOK_ROLE = (
 )
 
 FIRST_MESSAGE = "Please solve the question above using the available tools. Start by examining the seed paper."
+CLOSED_BOOK_TAIL = "You MUST call submit_answer with your best guess."
 CLOSED_BOOK_FIRST = "Please answer the question based on your knowledge. Reason carefully about each option, then call submit_answer."
 NUDGE = "Please use the available tools to investigate, or call submit_answer if you're ready."
 EXHAUSTED = "Budget exhausted. You MUST call submit_answer now with your best guess."
@@ -151,7 +152,7 @@ STOP_NOW = ("**CRITICAL: You MUST provide your final answer immediately. Do NOT 
 ABLATIONS = ("full", "closed-book", "no-search", "gold-given")
 
 
-def task_block(item: Item, gold_given: bool = False, closed_book: bool = False) -> str:
+def task_block(item: Item, gold_given: bool = False) -> str:
     """The seed, question and options, as the reference lays them out."""
     letters = "ABCD"
     options = "\n".join(f"({letters[i]}) {opt}" for i, opt in enumerate(item.options))
@@ -159,9 +160,7 @@ def task_block(item: Item, gold_given: bool = False, closed_book: bool = False) 
     if gold_given:
         ids = "\n".join(f"- {g}" for g in item.gold_paper_ids)
         gold = f"\n\n## Target Papers\nThe answer is found in these papers (IDs in the citation graph):\n{ids}"
-    tail = "You MUST call submit_answer with your best guess." if closed_book else (
-        "Select exactly one option (A, B, C, or D) and submit using submit_answer."
-    )
+    tail = "Select exactly one option (A, B, C, or D) and submit using submit_answer."
     return (
         "## Seed Paper\nYour starting point in the citation graph:\n"
         f"- **ID**: {item.seed_paper_id}\n- **Title**: {item.seed_title}{gold}\n\n"
@@ -191,11 +190,16 @@ class Prompt:
 
 
 def build_prompt(item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False) -> Prompt:
-    """The reference's direct-strategy prompt, or the closed-book one, for this item and these caps."""
+    """The reference's direct-strategy prompt, or the closed-book one, for this item and these caps.
+
+    Closed-book (PROTOCOL §2) is the reference's `noretrieval` prompt — own knowledge, no tool
+    or constraint prose, the task block, then the instruction to submit — with `submit_answer`
+    the only tool (in text mode, how to write that call).
+    """
     if ablation == "closed-book":
-        system = f"{CLOSED_BOOK_ROLE}\n\n{task_block(item, closed_book=True)}"
-        tools = tuple(s for s in TOOL_SCHEMAS if s["name"] in ("think", "submit_answer"))
-        return Prompt(system, CLOSED_BOOK_FIRST, tools)
+        parts = [CLOSED_BOOK_ROLE, *([TEXT_TOOLS_BLOCK] if text_tools else []), task_block(item), CLOSED_BOOK_TAIL]
+        tools = tuple(s for s in TOOL_SCHEMAS if s["name"] == "submit_answer")
+        return Prompt("\n\n".join(parts), CLOSED_BOOK_FIRST, tools)
     tools_block = _remove_disabled(TOOLS_BLOCK, caps.disabled_tools)
     parts = [ROLE, OVERVIEW, tools_block]
     if text_tools:
@@ -207,9 +211,9 @@ def build_prompt(item: Item, caps: Caps, ablation: str = "full", text_tools: boo
 
 
 def caps_for_ablation(caps: Caps, ablation: str) -> Caps:
-    """The caps an ablation implies: closed-book offers only think and submit; no-search disables search."""
+    """The caps an ablation implies: closed-book offers only submit_answer; no-search disables search."""
     if ablation == "closed-book":
-        disabled = ("get_paper_info", "get_references", "search_papers", "list_sections", "read_section")
+        disabled = tuple(s["name"] for s in TOOL_SCHEMAS if s["name"] != "submit_answer")
     elif ablation == "no-search":
         disabled = ("search_papers",)
     else:
@@ -220,5 +224,6 @@ def caps_for_ablation(caps: Caps, ablation: str) -> Caps:
 def template_hash() -> str:
     """Hash of every prompt template, recorded with each run so prompt changes are visible."""
     payload = json.dumps([TOOL_SCHEMAS, ROLE, OVERVIEW, TOOLS_BLOCK, CONSTRAINTS, TEXT_TOOLS_BLOCK, CLOSED_BOOK_ROLE,
-                          FIRST_MESSAGE, CLOSED_BOOK_FIRST, NUDGE, EXHAUSTED, CONTINUE, STOP_NOW], sort_keys=True)
+                          CLOSED_BOOK_TAIL, FIRST_MESSAGE, CLOSED_BOOK_FIRST, NUDGE, EXHAUSTED, CONTINUE, STOP_NOW],
+                         sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()

@@ -31,7 +31,8 @@ VERSION = "0.1.0"
 PROFILE = "agenthop-v1"
 RETRYABLE = ("infra", "api_errors", "transient_exhausted")
 READING_OPTIONS = ("ks", "judge", "orders")  # how a parallel run is read, not how it was sampled
-EXECUTION_OPTIONS = ("api_key", "concurrency", "rpm", "timeout_s", "pricing")  # may change between resumes
+# May change between resumes: how to reach the model, not what it is asked. The base URLs used are kept in the config.
+EXECUTION_OPTIONS = ("api_key", "base_url", "concurrency", "rpm", "timeout_s", "pricing")
 
 
 @dataclass
@@ -195,6 +196,8 @@ class Runner:
         self.stop_reason: str | None = None
         self.run_tokens = 0
         self.run_cost = 0.0
+        self.halted = False
+        self._workers: list[asyncio.Task] = []
 
     def prepare(self) -> tuple[int, list[tuple[Item, int]], int]:
         """Create or resume the run; (run id, pending work, already finished)."""
@@ -207,13 +210,19 @@ class Runner:
             "prompt_hash": template_hash(), "group_name": spec.group,
             "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,
                        "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
+                       "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
                        "workers": spec.workers, "slice": {"ids": list(spec.item_ids), "question_type": spec.question_type,
                                                           "depth": spec.depth, "limit": spec.limit}},
         }
         run_id, existed = self.store.create_or_resume_run(spec.name, spec.identity(self.corpus.fingerprint), fields)
         if existed:
+            self.run_tokens, self.run_cost = self.store.spent(run_id)  # before discarding: those calls were paid for
             self.store.discard_unfinished(run_id)
             self._widen(run_id)
+            self._record_base_url(run_id)
+            reason = self._limit_reached(at_start=True)
+            if reason:
+                self.request_stop(reason)
         finished = self.store.finished(run_id)
         work = [(item, r) for r in range(spec.replicates) for item in items if (item.id, r) not in finished]
         skipped = len(items) * spec.replicates - len(work)
@@ -260,9 +269,9 @@ class Runner:
         status = "done"
         started = time.monotonic()
         try:
-            async with asyncio.TaskGroup() as tg:
-                for _ in range(max(1, min(self.spec.workers, len(work) or 1))):
-                    tg.create_task(self._worker(queue))
+            async with asyncio.TaskGroup() as tg:  # a worker cancelled by `_halt` ends quietly; the others go on
+                self._workers = [tg.create_task(self._worker(queue))
+                                 for _ in range(max(1, min(self.spec.workers, len(work) or 1)))]
         except asyncio.CancelledError:
             status = "interrupted" if self.done < self.planned else "done"  # Ctrl-C after the last episode
             raise
@@ -292,14 +301,39 @@ class Runner:
         self.stop_reason = self.stop_reason or reason
 
     def _account(self, step: Step) -> None:
-        """Run-wide token and dollar limits: crossing one stops the run cleanly (in-flight episodes finish)."""
+        """Run-wide token and dollar limits, over everything the run has spent (earlier sessions included)."""
         if step.usage and not (step.usage.get("raw") or {}).get(PREFIX_MARK):  # a replayed turn spends nothing new
             self.run_tokens += step.usage["prompt"] + step.usage["completion"] + step.usage["cache_creation"]
         self.run_cost += step.cost_usd or 0.0
-        if self.spec.max_run_tokens and self.run_tokens > self.spec.max_run_tokens:
-            self.request_stop(f"run token limit reached ({self.run_tokens:,} > {self.spec.max_run_tokens:,})")
-        if self.spec.max_run_cost and self.run_cost > self.spec.max_run_cost:
-            self.request_stop(f"run cost limit reached (${self.run_cost:.4f} > ${self.spec.max_run_cost:.4f})")
+        if not self.halted:
+            reason = self._limit_reached()
+            if reason:
+                self._halt(reason)
+
+    def _limit_reached(self, at_start: bool = False) -> str | None:
+        """Why the run must stop spending, if it must: past a limit (at start: at it, since any call would pass it)."""
+        spec = self.spec
+        if spec.max_run_tokens and (self.run_tokens >= spec.max_run_tokens if at_start
+                                    else self.run_tokens > spec.max_run_tokens):
+            return f"run token limit reached ({self.run_tokens:,} of {spec.max_run_tokens:,})"
+        if spec.max_run_cost and (self.run_cost >= spec.max_run_cost if at_start else self.run_cost > spec.max_run_cost):
+            return f"run cost limit reached (${self.run_cost:.4f} of ${spec.max_run_cost:.4f})"
+        return None
+
+    def _halt(self, reason: str) -> None:
+        """A limit is crossed: cancel the episodes in flight now. They stay unfinished, so a resume redoes them."""
+        self.halted = True
+        self.request_stop(reason)
+        for task in self._workers:
+            task.cancel()
+
+    def _record_base_url(self, run_id: int) -> None:
+        """The server address is an execution option (it may change between resumes); the run keeps every one used."""
+        url = self.spec.agent_options.get("base_url")
+        config = self.store.run_by_id(run_id)["config"]
+        if url and url not in (config.get("base_urls") or []):
+            config["base_urls"] = [*(config.get("base_urls") or []), url]
+            self.store.update_run(run_id, config=json.dumps(config, sort_keys=True))
 
     async def _worker(self, queue: asyncio.Queue[tuple[Item, int]]) -> None:
         while not queue.empty() and not self.stop_requested:

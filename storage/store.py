@@ -194,6 +194,18 @@ class Store:
             (run_id, item_id, replicate)).fetchone()
         return 0 if row[0] is None else row[0] + 1
 
+    def spent(self, run_id: int) -> tuple[int, float]:
+        """Tokens (the cap quantity) and dollars every trajectory of the run has spent: all attempts, finished or not.
+
+        A trajectory's steps carry its running token count, so its largest is what it spent;
+        an unfinished one (cancelled, or a killed run's) spent it too.
+        """
+        row = self.conn.execute(
+            "SELECT COALESCE(SUM(tokens), 0), COALESCE(SUM(usd), 0.0) FROM (SELECT MAX(s.tokens) AS tokens, "
+            "SUM(s.cost_usd) AS usd FROM steps s JOIN trajectories t ON t.id = s.trajectory_id WHERE t.run_id = ? "
+            "GROUP BY s.trajectory_id)", (run_id,)).fetchone()
+        return int(row[0]), float(row[1])
+
     def discard_unfinished(self, run_id: int) -> int:
         """Delete half-written trajectories (a killed run's episodes in flight) and their steps."""
         with self.transaction():

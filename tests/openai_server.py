@@ -1,7 +1,10 @@
-"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests and benchmarks: scripted replies, injected faults.
+"""A real HTTP server on 127.0.0.1 for tests and benchmarks: scripted replies, injected faults.
 
+It speaks OpenAI's `/v1/chat/completions` and, when the brain answers with Anthropic-shaped
+bodies, Anthropic's `/v1/messages` (point litellm's `anthropic/…` models at `root`).
 `brain(request_json, n)` decides each reply; n counts requests so far. Replies are
-built with `tool_reply`, `text_reply`, `error_reply` or `raw_reply`.
+built with `tool_reply`, `text_reply`, `error_reply`, `raw_reply`, `anthropic_reply` or
+`anthropic_error`. Every request's body, headers and path are recorded.
 """
 from __future__ import annotations
 
@@ -55,14 +58,35 @@ def raw_reply(text: str, status: int = 200) -> Reply:
     return Reply(status=status, body=text)
 
 
+def anthropic_reply(*blocks: dict[str, Any], input_tokens: int = 100, output_tokens: int = 20,
+                    cache_read: int = 0, cache_creation: int = 0) -> Reply:
+    """A Messages API reply; blocks are content blocks such as `thinking`, `text` and `tool_use`."""
+    stop = "tool_use" if any(b.get("type") == "tool_use" for b in blocks) else "end_turn"
+    return Reply(body={"id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test",
+                       "content": list(blocks), "stop_reason": stop, "stop_sequence": None,
+                       "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens,
+                                 "cache_read_input_tokens": cache_read, "cache_creation_input_tokens": cache_creation}})
+
+
+def tool_use(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": args}
+
+
+def anthropic_error(status: int, message: str = "injected fault", kind: str = "invalid_request_error",
+                    headers: dict[str, str] | None = None) -> Reply:
+    return Reply(status=status, body={"type": "error", "error": {"type": kind, "message": message}},
+                 headers=headers or {})
+
+
 class FakeOpenAI:
-    """Serves /v1/chat/completions from `brain` until stopped. Records every request body and header."""
+    """Serves every POST from `brain` until stopped. Records every request body, header and path."""
 
     def __init__(self, brain: Callable[[dict[str, Any], int], Reply], latency_s: float = 0.0):
         self.brain = brain
         self.latency_s = latency_s
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []
         self.lock = threading.Lock()
         server = self
 
@@ -79,6 +103,7 @@ class FakeOpenAI:
                     n = len(server.requests)
                     server.requests.append(body)
                     server.headers.append(dict(self.headers))
+                    server.paths.append(self.path)
                 reply = server.brain(body, n)
                 if server.latency_s or reply.delay_s:
                     time.sleep(server.latency_s + reply.delay_s)
@@ -95,13 +120,22 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 256  # many workers connect at once; the default backlog of 5 drops connections
+
+        self.httpd = Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property
+    def root(self) -> str:
+        """The bare address, as an Anthropic base URL is given (litellm appends /v1/messages)."""
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        """The OpenAI-compatible base URL."""
+        return f"{self.root}/v1"
 
     def __enter__(self) -> "FakeOpenAI":
         self.thread.start()
@@ -113,8 +147,10 @@ class FakeOpenAI:
 
 
 def seed_of(request: dict[str, Any]) -> str:
-    """The seed paper id from the system prompt (what a scripted brain keys on)."""
-    system = request["messages"][0]["content"]
+    """The seed paper id from the system prompt (what a scripted brain keys on); OpenAI or Anthropic shape."""
+    system = request.get("system") or request["messages"][0]["content"]
+    if isinstance(system, list):
+        system = "".join(block.get("text", "") for block in system)
     return system.split("- **ID**: ", 1)[1].split("\n", 1)[0].strip()
 
 

@@ -1,6 +1,7 @@
 """The LLM agent through litellm against a real OpenAI-compatible server on 127.0.0.1: calls, text mode, faults."""
 import asyncio
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -12,7 +13,7 @@ import pytest
 from sandbox.agents.limits import RateLimiter
 from sandbox.agents.llm import LLMAgent, LLMConfig
 from sandbox.episode import Episode, RetryPolicy
-from sandbox.prompts import build_prompt
+from sandbox.prompts import build_prompt, caps_for_ablation
 from sandbox.records import Caps
 from sandbox.runner import Runner, RunSpec
 from storage import Store
@@ -29,8 +30,9 @@ def script(*replies):
     return brain
 
 
-async def episode(corpus, brain, caps=Caps(), text_tools=False, sleeps=None, **cfg):
+async def episode(corpus, brain, caps=Caps(), text_tools=False, sleeps=None, ablation="full", **cfg):
     item = corpus.item("st_0001")
+    caps = caps_for_ablation(caps, ablation)
     with FakeOpenAI(brain) as srv:
         config = LLMConfig(model="openai/test-model", base_url=srv.url, text_tools=text_tools, **cfg)
         agent = LLMAgent(config, RateLimiter(), None)
@@ -39,8 +41,8 @@ async def episode(corpus, brain, caps=Caps(), text_tools=False, sleeps=None, **c
             if sleeps is not None:
                 sleeps.append(s)
 
-        ep = Episode(corpus.view(item), agent, caps, build_prompt(item, caps, text_tools=text_tools), retry=FAST,
-                     sleep=sleep)
+        ep = Episode(corpus.view(item), agent, caps, build_prompt(item, caps, ablation, text_tools=text_tools),
+                     retry=FAST, sleep=sleep)
         traj = await ep.run()
     return traj, ep, srv
 
@@ -79,6 +81,35 @@ async def test_text_tools_mode(mini_corpus):
     assert "## How to Call Tools" in srv.requests[0]["messages"][0]["content"]
     last = srv.requests[1]["messages"][-1]
     assert last["role"] == "user" and last["content"].startswith('<tool_result name="get_paper_info">\nTitle: Seed')
+
+
+CLOSED_BOOK_LINES = ("Select exactly one option (A, B, C, or D) and submit using submit_answer.",
+                     "You MUST call submit_answer with your best guess.")
+
+
+async def test_closed_book_offers_only_submit_answer(mini_corpus):
+    traj, ep, srv = await episode(mini_corpus, script(tool_reply(("think", {"reasoning": "hmm"}))),
+                                  ablation="closed-book")
+    first = srv.requests[0]
+    assert [t["function"]["name"] for t in first["tools"]] == ["submit_answer"]
+    system = first["messages"][0]["content"]
+    assert system.endswith("\n\n".join(CLOSED_BOOK_LINES)) and "own knowledge" in system
+    assert "## Tools" not in system and "## Constraints" not in system and "## How to Call Tools" not in system
+    assert first["messages"][1]["content"].startswith("Please answer the question based on your knowledge.")
+    rejected = [s for s in ep.steps if s.kind == "tool"][0]
+    assert rejected.status == "disabled" and rejected.cost == 0
+    assert traj.termination == "answer" and traj.answer == "B"
+
+
+async def test_closed_book_in_text_mode_says_how_to_submit(mini_corpus):
+    traj, ep, srv = await episode(mini_corpus, script(
+        text_reply('<tool_call>{"name": "submit_answer", "arguments": {"answer": "B", "reasoning": "r"}}</tool_call>')),
+        text_tools=True, ablation="closed-book")
+    first = srv.requests[0]
+    system = first["messages"][0]["content"]
+    assert "tools" not in first and "## How to Call Tools" in system and "<tool_call>" in system
+    assert system.endswith("\n\n".join(CLOSED_BOOK_LINES)) and "## Tools\n" not in system
+    assert traj.termination == "answer" and traj.correct
 
 
 async def test_text_fallback_on_native_endpoint(mini_corpus):
@@ -124,6 +155,71 @@ async def test_bad_requests_consume_turns_then_error(mini_corpus):
     traj, ep, srv = await episode(mini_corpus, lambda req, n: error_reply(400, message="bad"))
     assert traj.termination == "error" and traj.error_kind == "api_errors" and traj.api_errors == 5
     assert traj.turns == 5 and len(srv.requests) == 5
+
+
+LITELLM_TEXT_TRAPS = ["rate limit 500", "Request too large for model in organization",
+                      "A timeout occurred while validating the schema",
+                      "The server had an error processing your request. bad field",
+                      "Web server is returning an unknown error because your tool schema is invalid"]
+
+
+@pytest.mark.parametrize("message", LITELLM_TEXT_TRAPS)
+async def test_a_400_is_not_transient_whatever_its_message_says(mini_corpus, message):
+    """litellm turns these 400s into RateLimitError/Timeout/InternalServerError by their text; the status decides."""
+    traj, ep, srv = await episode(mini_corpus, lambda req, n: error_reply(400, message=message))
+    assert traj.termination == "error" and traj.error_kind == "api_errors"
+    assert traj.api_errors == 5 and traj.transient_retries == 0 and traj.turns == 5 and len(srv.requests) == 5
+
+
+@pytest.mark.parametrize("status", [429, 500, 502, 503, 529])
+async def test_genuine_rate_limits_and_server_errors_stay_transient(mini_corpus, status):
+    traj, ep, srv = await episode(mini_corpus, script(error_reply(status, message="invalid request body")))
+    assert traj.termination == "answer" and traj.transient_retries == 1 and traj.api_errors == 0 and traj.turns == 1
+
+
+async def test_statuses_are_attributed_to_their_own_call_under_concurrency():
+    """Twenty calls in flight at once, half answered 400 'rate limit' and half 503: each sees its own status."""
+    from sandbox.agents.base import NonTransientModelError, TransientModelError
+
+    def brain(req, n):
+        mine = req["messages"][1]["content"]
+        reply = error_reply(400, message="rate limit 500") if int(mine) % 2 else error_reply(503, message="bad")
+        reply.delay_s = 0.05 * (int(mine) % 4)
+        return reply
+
+    with FakeOpenAI(brain) as srv:
+        agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=srv.url), RateLimiter(), None)
+
+        async def one(i):
+            try:
+                await agent.act([{"role": "system", "content": "s"}, {"role": "user", "content": str(i)}], ())
+            except Exception as exc:  # noqa: BLE001 - the classification is what is tested
+                return i, type(exc)
+
+        outcomes = await asyncio.gather(*(one(i) for i in range(20)))
+    assert all(kind is (NonTransientModelError if i % 2 else TransientModelError) for i, kind in outcomes)
+
+
+def test_retry_after_in_seconds_or_as_an_http_date():
+    from sandbox.agents.wire import parse_retry_after
+
+    assert parse_retry_after("7") == 7.0 and parse_retry_after("0.5") == 0.5
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a date in the past: retry now
+    assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+
+
+async def test_a_persistent_422_is_sent_once_per_turn_and_reads_clearly(mini_corpus):
+    traj, ep, srv = await episode(mini_corpus, lambda req, n: error_reply(422, message="unprocessable"))
+    assert traj.termination == "error" and traj.error_kind == "api_errors" and len(srv.requests) == 5
+    assert "422" in traj.error or "Unprocessable" in traj.error
+    assert "AttributeError" not in traj.error
+
+
+async def test_a_response_without_choices_is_a_clear_api_error(mini_corpus):
+    traj, ep, srv = await episode(mini_corpus, script(raw_reply('{"id": "x", "object": "chat.completion", "choices": []}')))
+    assert traj.termination == "answer" and traj.api_errors == 1
+    error = [s.text for s in ep.steps if s.kind == "error"][0]
+    assert "AttributeError" not in error and "IndexError" not in error
 
 
 async def test_auth_failure_is_infrastructure(mini_corpus):
@@ -198,15 +294,54 @@ def test_fault_stream_leaves_every_trajectory_defined(demo_corpus, tmp_path):
     assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE status != 'done'").fetchone()[0] == 0
 
 
-def test_run_token_limit_stops_cleanly(demo_corpus, tmp_path):
-    brain = lambda req, n: tool_reply(("think", {"reasoning": "x"}), prompt_tokens=5000)  # noqa: E731
-    with FakeOpenAI(brain) as srv:
-        store = Store(tmp_path / "s.sqlite")
-        result = asyncio.run(Runner(run_spec(srv.url, "cap", limit=40, max_run_tokens=60_000,
-                                             caps=Caps(max_turns=3)), demo_corpus, store).run())
-    assert result["status"] == "interrupted" and "run token limit" in result["stop_reason"]
-    assert 4 <= result["done"] < 40  # episodes in flight finish, no new ones start
-    assert store.run("cap")["status"] == "interrupted"
+def thinking_slowly(req, n):
+    return Reply(body=tool_reply(("think", {"reasoning": "x"}), prompt_tokens=5000).body, delay_s=0.02)
+
+
+def test_run_token_limit_cancels_episodes_in_flight_and_holds_across_resumes(demo_corpus, tmp_path):
+    """Each call costs 5,020 tokens; the limit counts every stored attempt, finished or not, across sessions."""
+    store = Store(tmp_path / "s.sqlite")
+    capped = dict(limit=10, caps=Caps(max_turns=3))
+    with FakeOpenAI(thinking_slowly) as srv:
+        result = asyncio.run(Runner(run_spec(srv.url, "cap", max_run_tokens=30_000, **capped), demo_corpus, store).run())
+        assert result["status"] == "interrupted" and "run token limit" in result["stop_reason"]
+        run_id = store.run("cap")["id"]
+        tokens, _ = store.spent(run_id)
+        assert 30_000 < tokens <= 30_000 + 5_020  # nothing is spent after the call that crossed it
+        assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE status != 'done'").fetchone()[0] > 0
+        sent = len(srv.requests)
+        again = asyncio.run(Runner(run_spec(srv.url, "cap", max_run_tokens=30_000, **capped), demo_corpus, store).run())
+        assert again["status"] == "interrupted" and len(srv.requests) == sent  # a resume does not spend the limit again
+    with FakeOpenAI(thinking_slowly) as moved:  # a new port: the base URL is how the model is reached, not the run
+        more = asyncio.run(Runner(run_spec(moved.url, "cap", max_run_tokens=60_000, **capped), demo_corpus, store).run())
+        assert more["status"] == "interrupted" and 60_000 < store.spent(run_id)[0] <= 60_000 + 5_020
+        done = asyncio.run(Runner(run_spec(moved.url, "cap", **capped), demo_corpus, store).run())
+    assert done["status"] == "done" and done["done"] == 10
+    assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE status != 'done'").fetchone()[0] == 0
+    assert store.run("cap")["config"]["base_urls"] == [srv.url, moved.url]
+
+
+def test_run_cost_limit_stops_at_the_crossing_call(demo_corpus, tmp_path):
+    pricing = [{"prefix": "test-model", "input_per_m": 1000.0, "output_per_m": 1000.0}]  # $5.02 per call
+    store = Store(tmp_path / "s.sqlite")
+    with FakeOpenAI(thinking_slowly) as srv:
+        spec = run_spec(srv.url, "usd", limit=10, caps=Caps(max_turns=3), max_run_cost=12.0)
+        spec.agent_options["pricing"] = pricing
+        result = asyncio.run(Runner(spec, demo_corpus, store).run())
+    assert result["status"] == "interrupted" and "run cost limit" in result["stop_reason"]
+    assert 12.0 < store.spent(store.run("usd")["id"])[1] <= 12.0 + 5.02 + 1e-9
+
+
+def test_a_cost_limit_needs_prices(demo_corpus, tmp_path):
+    from sandbox.agents.llm import ConfigError
+
+    with pytest.raises(ConfigError, match="needs prices"):
+        Runner(run_spec("http://127.0.0.1:9/v1", "x", max_run_cost=1.0), demo_corpus, Store(tmp_path / "s.sqlite"))
+    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model",
+                           "openai/test-model", "--base-url", "http://127.0.0.1:9/v1", "--max-run-cost", "1",
+                           "--db", str(tmp_path / "c.sqlite")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "needs prices" in proc.stderr and "[[pricing]]" in proc.stderr
+    assert not (tmp_path / "c.sqlite").exists()
 
 
 def test_cli_llm_run_keeps_the_key_out_of_store_and_output(tmp_path):
@@ -231,6 +366,35 @@ def test_cli_llm_run_keeps_the_key_out_of_store_and_output(tmp_path):
         assert secret not in text
     assert secret.encode() not in blob
     assert b"MY_KEY" in blob  # the variable's name is recorded, so a resume knows where to look
+
+
+def test_quiet_cli_run_leaves_stderr_empty_and_reports_unpriced(tmp_path, monkeypatch):
+    """No litellm warnings under --quiet; an LLM run without prices says `unpriced` in the report and the runs list."""
+    from sandbox.agents.llm import litellm_module
+
+    litellm_module()
+    assert logging.getLogger("LiteLLM").getEffectiveLevel() >= logging.ERROR
+    brain = lambda req, n: tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}), model="gpt-4.1")  # noqa: E731
+    db = str(tmp_path / "s.sqlite")
+    monkeypatch.setenv("COLUMNS", "200")
+    with FakeOpenAI(brain) as srv:
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model",
+                               "openai/test-model", "--base-url", srv.url, "--limit", "3", "--run", "u", "--db", db,
+                               "--quiet"], capture_output=True, text=True)
+    dataset_import = ("imported dataset:", "warning: ")  # the first use of the built-in dataset in this test's cache
+    assert proc.returncode == 0 and [ln for ln in proc.stderr.splitlines() if not ln.startswith(dataset_import)] == []
+    assert "cost unpriced" in proc.stdout
+    runs = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "runs", "--db", db], capture_output=True,
+                          text=True)
+    assert "unpriced" in runs.stdout
+
+
+def test_dry_run_table_lists_the_items(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--dry-run",
+                           "--model", "openai/gpt-4.1", "--limit", "14", "--db", str(tmp_path / "s.sqlite")],
+                          capture_output=True, text=True)
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("items: ")][0]
+    assert proc.returncode == 0 and line.count("_0") == 12 and line.endswith("… (2 more)")
 
 
 def test_missing_key_is_a_usage_error(tmp_path):

