@@ -239,12 +239,12 @@ class Store:
         return ids
 
     def agent_history(self, agent: str, fingerprint: str) -> list[dict[str, Any]]:
-        """Every finished trajectory (final or not) of every run of `agent` on a dataset, oldest first, with its
-        run's name: what a person has played, left midway or replayed, across their sessions."""
+        """Every trajectory (final or not, finished or not) of every run of `agent` on a dataset, oldest first,
+        with its run's name: what a person has played, left midway or replayed, across their sessions."""
         rows = self.conn.execute(
-            "SELECT t.id, t.item_id, t.replicate, t.attempt, t.final, t.termination, t.error_kind, t.correct, "
-            "r.name AS run, r.id AS run_id FROM trajectories t JOIN runs r ON r.id = t.run_id "
-            "WHERE r.agent = ? AND r.dataset_fingerprint = ? AND t.status = 'done' ORDER BY t.id", (agent, fingerprint))
+            "SELECT t.id, t.item_id, t.replicate, t.attempt, t.status, t.final, t.termination, t.error_kind, "
+            "t.correct, r.name AS run, r.id AS run_id FROM trajectories t JOIN runs r ON r.id = t.run_id "
+            "WHERE r.agent = ? AND r.dataset_fingerprint = ? ORDER BY t.id", (agent, fingerprint))
         return [dict(r) for r in rows]
 
     def final_trajectory_id(self, run_id: int, item_id: str, replicate: int = 0) -> int | None:

@@ -208,6 +208,9 @@ def test_an_item_left_midway_is_kept_as_an_abandoned_attempt_and_its_replay_is_m
             await task
 
     asyncio.run(leave_after_one_call())
+    # before any session re-opens, the attempt is unfinished (as after a crash): another session knows it was seen
+    other = plan_session(SessionRequest("cy", name="cy-two", ids=(ids[2],)), demo_corpus, played)
+    assert other.resumed == {ids[2]: "human-cy-builtin"} and other.mark(ids[2])[0] == "resumed"
     asyncio.run(_play(demo_corpus, played, request, _answer))  # re-opened: the item from its first turn
     run = played.run("human-cy-builtin")
     rows = [tuple(r) for r in played.conn.execute(

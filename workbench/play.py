@@ -128,9 +128,9 @@ def player_history(store: Any, player: str, fingerprint: str) -> History:
     finished: dict[str, str] = {}
     abandoned: dict[str, str] = {}
     for t in store.agent_history(human_agent_name(player), fingerprint):
-        if t["final"]:
+        if t["status"] == "done" and t["final"]:
             finished.setdefault(t["item_id"], t["run"])
-        elif t["error_kind"] == ABANDONED:
+        elif t["status"] != "done" or t["error_kind"] == ABANDONED:  # left midway (a crash leaves it unfinished)
             abandoned.setdefault(t["item_id"], t["run"])
     return History(finished, {i: s for i, s in abandoned.items() if i not in finished})
 
