@@ -240,12 +240,10 @@ class AuditScreen(Screen):
             f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {n} items reviewed · reviewer "
             f"{sanitize(self.reviewer)}"))
 
-    def refresh_items(self) -> None:
-        """The verdict column and the title after a verdict (the rows and the cursor stay)."""
+    def refresh_items(self, item_id: str) -> None:
+        """After a verdict on `item_id`: its cell in the list and the title (the rows and the cursor stay)."""
         verdicts = self._verdicts()
-        table = self.query_one("#audit-items", DataTable)
-        for item_id, _, verdict in item_rows(self.corpus, verdicts):
-            table.update_cell(item_id, "verdict", Text(verdict))
+        self.query_one("#audit-items", DataTable).update_cell(item_id, "verdict", Text(verdicts[item_id]["verdict"]))
         self._title(verdicts)
 
     @property
@@ -369,7 +367,7 @@ class AuditScreen(Screen):
             store.close()
         self.drafts.pop(self.current, None)
         self._load(self.current)
-        self.refresh_items()
+        self.refresh_items(self.current)
         self._status()
         self._message(f"{self.current}: {verdict} recorded")
         self.query_one("#audit-items", DataTable).focus()
