@@ -284,6 +284,12 @@ def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str
     return n
 
 
+def paper_sections(db: sqlite3.Connection, arxiv_id: str) -> tuple[list[str], list[str]]:
+    """(headers, bodies) of a paper's top-level sections, in order: what a label is resolved against."""
+    secs = db.execute("SELECT header, text FROM sections WHERE arxiv_id = ? ORDER BY idx", (arxiv_id,)).fetchall()
+    return [h or "" for h, _ in secs], [t for _, t in secs]
+
+
 def _import_labels(db, path, graphs, pool, warnings, methods, data) -> tuple[int, int]:
     """Resolve every label once. Two rows for one item: the last one counts, as in the reference evaluator's
     dict keyed by sample_id (label problems are warnings, never fatal), and the repeat is counted."""
@@ -315,8 +321,7 @@ def _import_labels(db, path, graphs, pool, warnings, methods, data) -> tuple[int
                 idx, method = None, "unknown_paper"
             else:
                 if arx not in cache:
-                    secs = db.execute("SELECT header, text FROM sections WHERE arxiv_id = ? ORDER BY idx", (arx,)).fetchall()
-                    cache[arx] = ([h or "" for h, _ in secs], [t for _, t in secs])
+                    cache[arx] = paper_sections(db, arx)
                 idx, method = resolve_label(section, *cache[arx])
                 if idx is None:
                     warnings.add("unresolved_section", f"{path}:{lineno} label {pos}: {section[:60]!r}")
@@ -414,6 +419,14 @@ class Corpus:
     def section_text(self, arxiv_id: str, idx: int) -> str:
         row = self.db.execute("SELECT text FROM sections WHERE arxiv_id = ? AND idx = ?", (arxiv_id, idx)).fetchone()
         return row[0] if row else ""
+
+    def resolve_label(self, arxiv_id: str, section: str) -> tuple[int | None, str]:
+        """A label resolved exactly as the import resolves the release's labels (`sandbox.sections.resolve_label`
+        over the paper's sections): (section index or None, method); a paper without text is `unknown_paper`."""
+        headers, bodies = paper_sections(self.db, arxiv_id)
+        if not headers:
+            return None, "unknown_paper"
+        return resolve_label(section, headers, bodies)
 
     def paper_titles(self) -> Iterator[tuple[str, str]]:
         yield from self.db.execute("SELECT arxiv_id, title FROM papers")

@@ -134,6 +134,10 @@ MIGRATIONS: list[str] = [
     ALTER TABLE trajectories ADD COLUMN n_gold INTEGER;
     ALTER TABLE trajectories ADD COLUMN section_reachable INTEGER
     """,
+    # 7: undoing a label edit is itself an edit (action 'undo', naming the edit it undoes): the history is kept
+    """
+    ALTER TABLE audit_labels ADD COLUMN undoes INTEGER
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -216,6 +216,42 @@ class Store:
             self.conn.execute("DELETE FROM trajectories WHERE run_id = ? AND status != 'done'", (run_id,))
         return len(ids)
 
+    def abandon_unfinished(self, run_id: int, note: str) -> list[int]:
+        """Keep half-written trajectories as finished, non-final attempts ended by `error` (`error_kind`
+        'abandoned', `note` as the error), their totals from the last stored step, and return their ids.
+
+        For a person who left an item midway: the tool results they saw are part of the record (a later
+        attempt on the item is not a fresh one), as failed sample-level attempts are kept. Reports read
+        final attempts only, so nothing else changes."""
+        with self.transaction():
+            ids = [r[0] for r in self.conn.execute(
+                "SELECT id FROM trajectories WHERE run_id = ? AND status != 'done' ORDER BY id", (run_id,))]
+            for tid in ids:
+                last = self.conn.execute("SELECT turn, points_used, tokens FROM steps WHERE trajectory_id = ? "
+                                         "ORDER BY idx DESC LIMIT 1", (tid,)).fetchone()
+                calls = self.conn.execute("SELECT COUNT(*) FROM steps WHERE trajectory_id = ? AND kind = 'tool'",
+                                          (tid,)).fetchone()[0]
+                turns, points, tokens = tuple(last) if last else (0, 0, 0)
+                self.conn.execute(
+                    "UPDATE trajectories SET status = 'done', final = 0, termination = 'error', error_kind = 'abandoned', "
+                    "error = ?, correct = 0, turns = ?, points_used = ?, tokens = ?, tool_calls = ?, finished_at = ? "
+                    "WHERE id = ?", (note, turns, points, tokens, calls, now(), tid))
+        return ids
+
+    def agent_history(self, agent: str, fingerprint: str) -> list[dict[str, Any]]:
+        """Every trajectory (final or not, finished or not) of every run of `agent` on a dataset, oldest first,
+        with its run's name: what a person has played, left midway or replayed, across their sessions."""
+        rows = self.conn.execute(
+            "SELECT t.id, t.item_id, t.replicate, t.attempt, t.status, t.final, t.termination, t.error_kind, "
+            "t.correct, r.name AS run, r.id AS run_id FROM trajectories t JOIN runs r ON r.id = t.run_id "
+            "WHERE r.agent = ? AND r.dataset_fingerprint = ? ORDER BY t.id", (agent, fingerprint))
+        return [dict(r) for r in rows]
+
+    def final_trajectory_id(self, run_id: int, item_id: str, replicate: int = 0) -> int | None:
+        row = self.conn.execute("SELECT id FROM trajectories WHERE run_id = ? AND item_id = ? AND replicate = ? "
+                                "AND final = 1 AND status = 'done'", (run_id, item_id, replicate)).fetchone()
+        return None if row is None else row[0]
+
     def begin_trajectory(self, run_id: int, item_id: str, replicate: int, attempt: int, meta: dict[str, Any]) -> int:
         cols = ", ".join(META_FIELDS)
         with self.transaction():
@@ -430,11 +466,12 @@ class Store:
     # ------------------------------------------------------------ benchmark audit
 
     VERDICTS = ("pass", "flag", "remove")
-    LABEL_ACTIONS = ("add", "remove", "reclassify")
+    LABEL_ACTIONS = ("add", "remove", "reclassify", "undo")
 
     def add_verdict(self, fingerprint: str, item_id: str, reviewer: str, verdict: str, note: str = "",
                     checks: dict[str, bool | None] | None = None) -> None:
-        """Record a reviewer's verdict; the latest one per item counts, earlier ones stay as history."""
+        """Record a reviewer's verdict; the latest one per item counts, earlier ones stay as history. A check
+        that is absent or None was not assessed and is stored as NULL (not as failed)."""
         if verdict not in self.VERDICTS:
             raise StoreError(f"verdict must be one of {', '.join(self.VERDICTS)}, got {verdict!r}")
         checks = checks or {}
@@ -447,26 +484,35 @@ class Store:
                 (fingerprint, item_id, reviewer, verdict, note, *flags, now()))
 
     def add_label_edit(self, fingerprint: str, item_id: str, reviewer: str, action: str, arxiv_id: str, section: str,
-                       relevance: str | None = None) -> None:
-        """Add, remove or re-classify (change the relevance of) one section label of an item."""
+                       relevance: str | None = None, undoes: int | None = None) -> int:
+        """Add, remove or re-classify (change the relevance of) one section label of an item, or undo an earlier
+        edit of it (`undoes`: that edit's id; the edit stays in the history). Returns the new edit's id."""
         if action not in self.LABEL_ACTIONS:
             raise StoreError(f"label action must be one of {', '.join(self.LABEL_ACTIONS)}, got {action!r}")
-        if action != "remove" and relevance not in ("direct", "supporting"):
+        if action in ("add", "reclassify") and relevance not in ("direct", "supporting"):
             raise StoreError("a label's relevance must be 'direct' or 'supporting'")
+        if (action == "undo") != (undoes is not None):
+            raise StoreError("an undo names the edit it undoes, and only an undo does")
         with self.transaction():
-            self.conn.execute(
+            cur = self.conn.execute(
                 "INSERT INTO audit_labels (dataset_fingerprint, item_id, action, arxiv_id, section, relevance, reviewer,"
-                " created_at) VALUES (?,?,?,?,?,?,?,?)",
-                (fingerprint, item_id, action, arxiv_id, section, relevance, reviewer, now()))
+                " created_at, undoes) VALUES (?,?,?,?,?,?,?,?,?)",
+                (fingerprint, item_id, action, arxiv_id, section, relevance, reviewer, now(), undoes))
+        return cur.lastrowid
 
     def verdicts(self, fingerprint: str) -> dict[str, dict[str, Any]]:
         """The latest verdict per item of a dataset."""
         rows = self.conn.execute("SELECT * FROM audit_verdicts WHERE dataset_fingerprint = ? ORDER BY id", (fingerprint,))
         return {r["item_id"]: dict(r) for r in rows}
 
-    def label_edits(self, fingerprint: str) -> list[dict[str, Any]]:
-        rows = self.conn.execute("SELECT * FROM audit_labels WHERE dataset_fingerprint = ? ORDER BY id", (fingerprint,))
-        return [dict(r) for r in rows]
+    def label_edits(self, fingerprint: str, item_id: str | None = None) -> list[dict[str, Any]]:
+        """Every label edit of a dataset (or of one item), oldest first, undo rows included (`undoes` is None
+        on other rows and on stores read before migration 7)."""
+        sql = "SELECT * FROM audit_labels WHERE dataset_fingerprint = ?"
+        args: tuple[Any, ...] = (fingerprint,)
+        if item_id is not None:
+            sql, args = sql + " AND item_id = ?", (fingerprint, item_id)
+        return [{"undoes": None, **dict(r)} for r in self.conn.execute(sql + " ORDER BY id", args)]
 
 
 def _json(value: Any) -> str | None:

@@ -45,3 +45,90 @@ def test_audit_mistakes_exit_2(mini_dir, tmp_path):
     proc = cli("label", "st_0001", "--action", "add", "--arxiv-id", "a", "--section", "s", "--reviewer", "x",
                "--data", str(mini_dir), "--db", str(db))
     assert proc.returncode == 2 and "relevance" in proc.stderr
+
+
+def test_the_sheet_shows_the_edits_and_reclassify_toggles_from_the_effective_relevance(mini_dir, tmp_path):
+    """`audit show` applies the stored edits (the export's own function), marks them and lists the history; an undo
+    is an edit of its own and the export agrees with the sheet."""
+    db = tmp_path / "s.sqlite"
+    data = ["--data", str(mini_dir), "--db", str(db)]
+    key = ("2305.01234", "2 Related Work")
+    args = ["--arxiv-id", key[0], "--section", key[1], "--reviewer", "ana", *data]
+
+    def sheet():
+        return json.loads(cli("show", "st_0001", *data).stdout)
+
+    def label(shown):
+        return next((lab for lab in shown["labels"] if (lab["arxiv_id"], lab["label"]) == key), None)
+
+    assert label(sheet())["relevance"] == "supporting" and label(sheet())["edit"] is None
+    assert cli("label", "st_0001", "--action", "reclassify", "--relevance", "direct", *args).returncode == 0
+    shown = sheet()
+    assert label(shown)["relevance"] == "direct"
+    assert label(shown)["edit"]["action"] == "reclassified" and label(shown)["edit"]["was"] == "supporting"
+    # re-classifying to what it is now is refused, to the other relevance is the toggle back
+    proc = cli("label", "st_0001", "--action", "reclassify", "--relevance", "direct", *args)
+    assert proc.returncode == 2 and "is direct already" in proc.stderr
+    assert cli("label", "st_0001", "--action", "reclassify", "--relevance", "supporting", *args).returncode == 0
+    assert label(sheet())["relevance"] == "supporting" and label(sheet())["edit"] is None  # back as released
+    assert cli("label", "st_0001", "--action", "remove", *args).returncode == 0
+    shown = sheet()
+    assert label(shown) is None and len(shown["labels"]) == 3
+    assert [e["action"] for e in shown["edits"]] == ["reclassify", "reclassify", "remove"]
+    proc = cli("label", "st_0001", "--action", "remove", *args)  # removed already: nothing to remove
+    assert proc.returncode == 2 and "has no label" in proc.stderr
+
+    # undo the removal (the latest edit): the label is back, the history has four rows, the removal marked undone
+    assert cli("undo", "st_0001", "--reviewer", "bo", *data).returncode == 0
+    shown = sheet()
+    assert label(shown)["relevance"] == "supporting"
+    assert [e["action"] for e in shown["edits"]] == ["reclassify", "reclassify", "remove", "undo"]
+    removal, undo = shown["edits"][2], shown["edits"][3]
+    assert removal["undone_by"]["id"] == undo["id"] and undo["undoes"] == removal["id"]
+    proc = cli("undo", "st_0001", "--edit", str(removal["id"]), "--reviewer", "bo", *data)
+    assert proc.returncode == 2 and "undone already" in proc.stderr
+    # undo the first re-classification alone: only the second (to supporting) is left, so still supporting
+    assert cli("undo", "st_0001", "--edit", str(shown["edits"][0]["id"]), "--reviewer", "bo", *data).returncode == 0
+    assert label(sheet())["relevance"] == "supporting"
+
+    out = tmp_path / "corrected"
+    assert cli("export", "--out", str(out), *data).returncode == 0
+    corpus, _ = open_release(out, tmp_path / "cache")
+    exported = [(lab.arxiv_id, lab.section, lab.relevance) for lab in corpus.item("st_0001").labels]
+    assert exported == [(lab["arxiv_id"], lab["label"], lab["relevance"]) for lab in sheet()["labels"]]
+
+
+def test_an_added_label_must_name_a_readable_paper_of_the_item_and_a_section_that_resolves(mini_dir, tmp_path):
+    db = tmp_path / "s.sqlite"
+    data = ["--data", str(mini_dir), "--db", str(db)]
+
+    def add(arxiv_id, section):
+        return cli("label", "st_0001", "--action", "add", "--arxiv-id", arxiv_id, "--section", section,
+                   "--relevance", "direct", "--reviewer", "ana", *data)
+
+    for arxiv_id, section, why in (
+            ("9999.99999", "no such section", "is not a paper of st_0001's neighbourhood"),
+            ("1901.99999", "Abstract", "has no text in the paper pool"),  # in the graph, not in the pool
+            ("2104.05678", "no such section", "matches no section of 2104.05678"),
+            ("2104.05678", "3.2 Frequency-Domain Decomposition", "is a label of st_0001 already")):
+        proc = add(arxiv_id, section)
+        assert proc.returncode == 2 and why in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert not db.exists()  # nothing written, not even the store
+    proc = add("2104.05678", "Method")  # resolves (numbering dropped) as the import would resolve it
+    assert proc.returncode == 0 and "→ (B) 3 Method (normalised)" in json.loads(proc.stdout)["done"]
+    out = tmp_path / "corrected"
+    assert cli("export", "--out", str(out), *data).returncode == 0
+    corpus, report = open_release(out, tmp_path / "cache")
+    added = [lab for lab in corpus.item("st_0001").labels if lab.section == "Method"]
+    assert [(lab.arxiv_id, lab.section_index, lab.method) for lab in added] == [("2104.05678", 1, "normalised")]
+
+
+def test_a_check_left_unassessed_is_exported_as_null(mini_dir, tmp_path):
+    data = ["--data", str(mini_dir), "--db", str(tmp_path / "s.sqlite")]
+    assert cli("verdict", "st_0001", "--verdict", "pass", "--question-ok", "yes", "--reviewer", "ana", *data).returncode == 0
+    shown = json.loads(cli("show", "st_0001", *data).stdout)
+    assert shown["verdict"]["checks"] == {"question_ok": True, "gold_supported": None, "labels_accurate": None}
+    out = tmp_path / "corrected"
+    assert cli("export", "--out", str(out), *data).returncode == 0
+    [row] = [json.loads(x) for x in (out / "audit" / "verdicts.jsonl").read_text().splitlines()]
+    assert row["checks"] == {"question_ok": True, "gold_supported": None, "labels_accurate": None}

@@ -10,7 +10,7 @@ from sandbox.agents.human import HumanAgent
 from sandbox.runner import Runner, RunSpec
 from storage import Store
 from workbench.cli import main
-from workbench.play import PlayError, SessionRequest, choose_items, reveal_rows, session_runner
+from workbench.play import PlayError, SessionRequest, choose_items, plan_session, reveal_rows, session_runner
 from workbench.reports import PANEL_COLUMNS, _dig, leaderboard, report_of
 
 
@@ -50,6 +50,7 @@ def played(demo_corpus, tmp_path):
     asyncio.run(_play(demo_corpus, store, SessionRequest("ana", ids=(ids[0], ids[1])), _answer))
     asyncio.run(_play(demo_corpus, store, SessionRequest("ana", ids=(ids[4],)), _wander))
     asyncio.run(_play(demo_corpus, store, SessionRequest("bo", ids=(ids[1],)), _wander))
+    asyncio.run(_play(demo_corpus, store, SessionRequest("ana", name="ana-two", ids=(ids[5],)), _answer))
     yield store
     store.close()
 
@@ -82,25 +83,43 @@ def test_reveal_rows_are_the_items_stored_trajectories(played, demo_corpus):
         sorted((t["run"], t["answer"], t["correct"], t["points_used"], t["turns"]) for t in stored)
 
 
-def test_leaderboard_is_report_of_on_the_items_people_played(played, demo_corpus):
+def test_leaderboard_ranks_players_over_their_sessions_with_coverage_and_an_interval(played, demo_corpus):
+    from stats.bootstrap import bootstrap_mean_ci
+
     [board] = leaderboard(played)
     ids = [i.id for i in demo_corpus.items]
-    assert board["fingerprint"] == demo_corpus.fingerprint and set(board["items"]) == {ids[0], ids[1], ids[4]}
-    assert [r["run"] for r in board["rows"]][:0] == [] and {r["run"] for r in board["rows"]} == \
-        {"heuristic", "random", "human-ana-builtin", "human-bo-builtin"}
-    for row in board["rows"]:
-        run = played.run(row["run"])
-        records = [t for t in played.trajectories(run["id"]) if t["item_id"] in set(board["items"])]
-        expected = report_of(run, records)
-        assert row["n"] == expected["n"] and row["human"] == run["agent"].startswith("human:")
-        for col, path in PANEL_COLUMNS:
-            assert row[col] == _dig(expected, path), (row["run"], col)
-    accuracies = [r["accuracy"] for r in board["rows"]]
-    assert accuracies == sorted(accuracies, reverse=True) and [r["rank"] for r in board["rows"]] == [1, 2, 3, 4]
-    ana = next(r for r in board["rows"] if r["run"] == "human-ana-builtin")
-    assert (ana["n"], ana["accuracy"]) == (3, 2 / 3) and ana["tokens"] > 0  # estimated tokens
-    random_row = next(r for r in board["rows"] if r["run"] == "random")
-    assert random_row["n"] == 2  # covers two of the three items
+    played_items = {ids[0], ids[1], ids[4], ids[5]}
+    assert board["fingerprint"] == demo_corpus.fingerprint and set(board["items"]) == played_items
+    rows = {r["run"]: r for r in board["rows"]}
+    assert set(rows) == {"heuristic", "random", "human:ana", "human:bo"}  # one row per player
+    ana = rows["human:ana"]
+    assert ana["runs"] == ["human-ana-builtin", "ana-two"] and ana["name"] == "ana-two +1"
+    assert (ana["n"], ana["correct"], ana["accuracy"]) == (4, 3, 3 / 4) and ana["tokens"] > 0  # estimated tokens
+    # 1, 1, 0, 1: every resampled mean is 0, ¼, ½, ¾ or 1; P(mean ≤ 0) < 2.5% < P(mean ≤ ¼); P(mean = 1) > 2.5%
+    assert ana["accuracy_ci"] == [0.25, 1.0]
+    records = [t for name in ana["runs"] for t in played.trajectories(played.run(name)["id"])]
+    expected = report_of({**played.run("human-ana-builtin"), "name": "human:ana"}, records)
+    for col, path in PANEL_COLUMNS:
+        assert ana[col] == _dig(expected, path), col
+    for name in ("heuristic", "random"):
+        run = played.run(name)
+        mine = [t for t in played.trajectories(run["id"]) if t["item_id"] in played_items]
+        expected = report_of(run, mine)
+        assert rows[name]["n"] == len(mine) and [rows[name][c] for c, _ in PANEL_COLUMNS] == \
+            [_dig(expected, p) for _, p in PANEL_COLUMNS]
+        ci = bootstrap_mean_ci([bool(t["correct"]) for t in mine])
+        assert rows[name]["accuracy_ci"] == [ci.low, ci.high]
+    # coverage: heuristic 4/4, ana 4/4, random 2/4 (= ½: ranked); bo 1/4 is listed below, unranked, saying why
+    assert rows["random"]["n"] == 2 and rows["random"]["ranked"]
+    bo = rows["human:bo"]
+    assert not bo["ranked"] and bo["rank"] is None and bo["unranked"] == "covers 1 of the 4 items played (fewer than 50%)"
+    ranked = [r for r in board["rows"] if r["ranked"]]
+    assert board["rows"][-1] is bo and [r["rank"] for r in ranked] == [1, 2, 3]
+    assert [r["accuracy"] for r in ranked] == sorted((r["accuracy"] for r in ranked), reverse=True)
+    assert "human:bo" not in {name for names in board["best"].values() for name in names}
+    # a stricter share leaves random unranked too
+    strict = {r["run"]: r for r in leaderboard(played, min_coverage=0.75)[0]["rows"]}
+    assert not strict["random"]["ranked"] and strict["heuristic"]["ranked"]
 
 
 def test_batch_leaderboard_prints_the_same_numbers(played, capsys):
@@ -108,7 +127,13 @@ def test_batch_leaderboard_prints_the_same_numbers(played, capsys):
     assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(leaderboard(played), default=str))
     assert main(["--batch", "leaderboard", "--db", str(played.path)]) == 0
     out = capsys.readouterr().out
-    assert "items played by people" in out and "human-ana-builtin" in out and "2/3" in out
+    assert "items played by people" in out and "ana-two +1" in out and "4/4" in out and "2/4" in out
+    assert "unranked: human-bo-builtin (human:bo) covers 1 of the 4 items played (fewer than 50%)" in out
+    assert main(["--batch", "leaderboard", "--db", str(played.path), "--format", "json", "--min-coverage", "0.75"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(leaderboard(played, min_coverage=0.75),
+                                                                        default=str))
+    assert main(["--batch", "leaderboard", "--db", str(played.path), "--min-coverage", "2"]) == 2
+    assert "--min-coverage" in capsys.readouterr().err
 
 
 def test_batch_run_refuses_a_person(tmp_path, capsys):
@@ -131,3 +156,119 @@ def test_the_setup_form_validates_before_anything_opens():
     assert set(errors) == {"count", "seed"}
     request, errors = validate_setup({"player": "ana", "mode": "wrong", "run": "heuristic", "name": "ana-vs-heur"})
     assert errors == {} and (request.run, request.session) == ("heuristic", "ana-vs-heur")
+
+
+def test_a_new_session_leaves_out_what_the_player_played_unless_asked_and_marks_replays(played, demo_corpus):
+    ids = [i.id for i in demo_corpus.items]
+    plan = plan_session(SessionRequest("ana", name="ana-three", ids=(ids[0], ids[2])), demo_corpus, played)
+    assert plan.items == (ids[2],) and plan.left_out == {ids[0]: "human-ana-builtin"} and not plan.replayed
+    assert "left out 1 item(s) you played before" in plan.notes()[0]
+    with pytest.raises(PlayError, match=r"nothing left to play in 'ana-three'.*\(in human-ana-builtin\)"):
+        plan_session(SessionRequest("ana", name="ana-three", ids=(ids[0],)), demo_corpus, played)
+    wrong = plan_session(SessionRequest("ana", name="ana-three", mode="wrong", run="heuristic"), demo_corpus, played)
+    heuristic_wrong = {t["item_id"] for t in played.trajectories(played.run("heuristic")["id"]) if not t["correct"]}
+    assert set(wrong.items) == heuristic_wrong - {ids[0], ids[1], ids[4], ids[5]}
+    sample = choose_items(SessionRequest("ana", name="ana-three", mode="random", count=50), demo_corpus, played)
+    assert not set(sample) & {ids[0], ids[1], ids[4], ids[5]}
+
+    again = SessionRequest("ana", name="ana-three", ids=(ids[0],), include_played=True)
+    plan = plan_session(again, demo_corpus, played)
+    assert plan.items == (ids[0],) and plan.replayed == {ids[0]: "human-ana-builtin"}
+    asyncio.run(_play(demo_corpus, played, again, _answer))
+    [t] = played.trajectories(played.run("ana-three")["id"])
+    assert (t["item_id"], t["correct"], t["error_kind"]) == (ids[0], 1, "replayed")
+    assert "gold answer was shown before" in t["error"]
+    ana = {r["run"]: r for r in leaderboard(played)[0]["rows"]}["human:ana"]
+    assert (ana["n"], ana["excluded"]) == (4, 1)  # the replay is left out
+
+
+def test_an_item_left_midway_is_kept_as_an_abandoned_attempt_and_its_replay_is_marked_resumed(played, demo_corpus):
+    ids = [i.id for i in demo_corpus.items]
+    request = SessionRequest("cy", ids=(ids[2],))
+
+    async def leave_after_one_call():
+        left = asyncio.Event()
+
+        def factory(item, replicate, attempt):
+            agent = HumanAgent("cy")
+
+            async def person():
+                await agent.turn()
+                agent.send("get_references", {"paper_id": item.seed_paper_id})
+                await agent.turn()  # the result is shown: the person leaves
+                left.set()
+
+            asyncio.get_running_loop().create_task(person())
+            return agent
+
+        task = asyncio.create_task(session_runner(request, demo_corpus, played, factory).run())
+        await left.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(leave_after_one_call())
+    # before any session re-opens, the attempt is unfinished (as after a crash): another session knows it was seen
+    other = plan_session(SessionRequest("cy", name="cy-two", ids=(ids[2],)), demo_corpus, played)
+    assert other.resumed == {ids[2]: "human-cy-builtin"} and other.mark(ids[2])[0] == "resumed"
+    asyncio.run(_play(demo_corpus, played, request, _answer))  # re-opened: the item from its first turn
+    run = played.run("human-cy-builtin")
+    rows = [tuple(r) for r in played.conn.execute(
+        "SELECT item_id, attempt, final, status, termination, error_kind, turns, tool_calls FROM trajectories "
+        "WHERE run_id = ? ORDER BY id", (run["id"],))]
+    assert rows == [(ids[2], 0, 0, "done", "error", "abandoned", 1, 1), (ids[2], 1, 1, "done", "answer", "resumed", 2, 2)]
+    [final] = played.trajectories(run["id"])
+    assert final["correct"] and "resumed after seeing tool results" in final["error"]
+    assert [s["tool_name"] for s in played.steps(played.trajectories(run["id"], final_only=False)[0]["id"])
+            if s["kind"] == "tool"] == ["get_references"]
+    board = leaderboard(played)[0]
+    assert ids[2] not in board["items"]  # nobody played it unmarked
+    assert {r["run"]: r for r in board["rows"]}.get("human:cy") is None
+
+
+def test_comparing_a_person_with_a_model_warns_that_the_person_s_tokens_are_estimated(played, capsys):
+    from workbench.reports import compare_report
+    from workbench.render import attribution_rows, compare_rows
+
+    cmp = compare_report(played, "heuristic", "human-ana-builtin")
+    assert any(w.startswith("B's tokens are estimated (characters / 4") for w in cmp["warnings"])
+    assert not [w for w in compare_report(played, "heuristic", "random")["warnings"] if "estimated" in w]
+    row = {"axis": "tokens", "a": 12000.4, "b": 4365.2, "delta": -7635.2, "ci_low": -9000.6, "ci_high": -6000.1, "p": None}
+    assert compare_rows({"rows": [row]}) == [("tokens", "12,000", "4,365", "-7,635", "[-9,001, -6,000]", "—")]
+    assert compare_rows({"rows": [{**row, "axis": "turns"}]})[0][3] == "-7,635.20"  # other means keep two decimals
+    assert main(["--batch", "compare", "heuristic", "human-ana-builtin", "--db", str(played.path)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: B's tokens are estimated" in out
+    for row in attribution_rows(cmp):  # the Failures tab's cells, printed by --batch compare
+        assert all(cell in out for cell in row if cell)
+
+
+def test_distractor_attribution_differences_with_a_paired_interval(played, demo_corpus):
+    """Hand-computed: each run's rate of a type among its wrong answers, Δ = B − A, and the interval of the
+    paired bootstrap over the common items (the same draw as every other compared axis)."""
+    import numpy as np
+
+    from stats.bootstrap import paired_ratio_deltas
+    from workbench.reports import compare_report
+
+    cmp = compare_report(played, "heuristic", "human-ana-builtin")
+    a = {t["item_id"]: t for t in played.trajectories(played.run("heuristic")["id"])}
+    b = {t["item_id"]: t for t in played.trajectories(played.run("human-ana-builtin")["id"])}
+    common = [i for i in a if i in b]
+    chose = lambda t: None if t["correct"] else (t["chosen_type"] or "unknown")  # noqa: E731
+    kinds = sorted({chose(t) for t in [a[i] for i in common] + [b[i] for i in common]} - {None})
+    assert kinds and set(cmp["attribution"]["delta"]) == set(kinds)
+    for kind in kinds:
+        wa = [i for i in common if not a[i]["correct"]]
+        wb = [i for i in common if not b[i]["correct"]]
+        ra = sum(chose(a[i]) == kind for i in wa) / len(wa) if wa else None
+        rb = sum(chose(b[i]) == kind for i in wb) / len(wb) if wb else None
+        got = cmp["attribution"]["delta"][kind]
+        assert (got["a"], got["b"]) == (ra, rb)
+        if ra is not None and rb is not None:
+            assert got["delta"] == pytest.approx(rb - ra)
+            col = lambda side, f: np.array([f(side[i]) for i in common], dtype=float)  # noqa: E731
+            [(delta, low, high)] = paired_ratio_deltas(
+                col(a, lambda t: chose(t) == kind), col(a, lambda t: not t["correct"]),
+                col(b, lambda t: chose(t) == kind), col(b, lambda t: not t["correct"]))
+            assert (got["ci_low"], got["ci_high"]) == (low, high) and low <= got["delta"] <= high

@@ -224,6 +224,7 @@ def test_an_old_store_opened_read_only_still_reports(tmp_path, panel_db):
     con = sqlite3.connect(db)
     con.execute("ALTER TABLE trajectories DROP COLUMN n_gold")
     con.execute("ALTER TABLE trajectories DROP COLUMN section_reachable")
+    con.execute("ALTER TABLE audit_labels DROP COLUMN undoes")  # what migrations 6 and 7 added
     con.execute("PRAGMA user_version = 5")
     con.commit()
     con.close()

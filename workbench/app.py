@@ -161,7 +161,11 @@ class WorkbenchApp(App[int]):
             if pair:
                 self.compare_runs(*pair)
 
-        self.push_screen(RunPairModal(names), picked)
+        from workbench.tui.runs import RunsScreen
+
+        runs = next((s for s in reversed(self.screen_stack) if isinstance(s, RunsScreen)), None)
+        marked = [n for n in (runs.compare_pair() if runs is not None else []) if n in names]
+        self.push_screen(RunPairModal(names, *marked[:2]), picked)  # the runs marked on the runs screen
 
     def compare_runs(self, a: str, b: str) -> None:
         from workbench.tui.compare import CompareScreen
@@ -203,19 +207,19 @@ class WorkbenchApp(App[int]):
             except LookupError as exc:
                 self.call_from_thread(self.notify, f"cannot audit {dataset}: {exc}", severity="error", timeout=8)
                 return
-            self.call_from_thread(self._push_audit, corpus, item_id)
+            self.call_from_thread(self._push_audit, corpus, item_id, dataset)
 
         self.corpora.forget_error(dataset)
         self.run_worker(work, thread=True, group="audit", name="open-audit", exclusive=True, exit_on_error=False)
 
-    def _push_audit(self, corpus, item_id: str | None) -> None:
+    def _push_audit(self, corpus, item_id: str | None, dataset: str | None = None) -> None:
         from workbench.tui.audit import AuditScreen
 
         try:
             cfg = config_file.load(self.config_path)
         except config_file.ConfigError:
             cfg = {}
-        self.push_screen(AuditScreen(corpus, self.store_path, config_file.reviewer(cfg), start=item_id))
+        self.push_screen(AuditScreen(corpus, self.store_path, config_file.reviewer(cfg), start=item_id, dataset=dataset))
 
     def action_new_run(self, values: dict[str, str] | None = None, options: dict[str, Any] | None = None,
                        title: str = "New run") -> None:
@@ -256,17 +260,29 @@ class WorkbenchApp(App[int]):
         """The session setup on the built-in benchmark (the palette's 'Play the benchmark…', P on the runs list)."""
         self.play_items("builtin")
 
-    def play_items(self, dataset: str, item_ids: list[str] | None = None) -> None:
+    def play_items(self, dataset: str, item_ids: list[str] | None = None, fingerprint: str | None = None) -> None:
         """Play `item_ids` of `dataset` now (the item browser calls this), or without ids open the session setup.
 
         `dataset` is as a run records it: `builtin` or a release directory. Given ids are played in the player's
-        default session on that dataset (`human-NAME-DATASET`), so items played before are skipped.
+        default session on that dataset (`human-NAME-DATASET`). With the dataset's `fingerprint`, ids the player
+        already finished in any session are refused with a notification instead of a play screen.
         """
         from workbench.play import SessionRequest, default_player
         from workbench.tui.play import PlayScreen
 
         player = self.player or default_player()
         if item_ids:
+            store = self.open_store(create=False)
+            if fingerprint and store is not None:
+                from workbench.play import player_history
+
+                done = player_history(store, player, fingerprint).finished
+                if all(i in done for i in item_ids):
+                    where = ", ".join(sorted({done[i] for i in item_ids}))
+                    self.notify(f"{player} already played {', '.join(item_ids)} (in {where}): a person who has seen "
+                                "the gold answer cannot play it honestly again", title="play", severity="warning",
+                                timeout=6, markup=False)
+                    return
             self.push_screen(PlayScreen(SessionRequest(player=player, dataset=dataset, mode="ids",
                                                        ids=tuple(item_ids))))
             return

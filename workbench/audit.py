@@ -1,9 +1,15 @@
 """Benchmark audit (the paper's Stage 7 review): verdicts and label edits on a dataset, and the corrected release.
 
-Verdicts (pass / flag / remove, a note, the three quality checks) and section-label edits
-(add / remove / re-classify) live in the results store, keyed by the dataset's fingerprint,
-with reviewer and time. `write_corrected` writes the dataset back in the release format with
-the edits applied and removed items dropped, plus `audit/verdicts.jsonl`.
+Verdicts (pass / flag / remove, a note, the three quality checks, each yes / no / not assessed)
+and section-label edits (add / remove / re-classify, and undo) live in the results store, keyed
+by the dataset's fingerprint, with reviewer and time. An undo is an edit of its own that names
+the edit it cancels, so the history is never rewritten.
+
+`apply_edits` is the one place edits take effect: the review sheet (`evidence`, which the TUI
+and `--batch audit show` print) and the corrected release (`write_corrected`) both go through
+it, so what a reviewer sees is what is exported. An added label must name a paper of the item's
+neighbourhood that has text and a section that resolves exactly as the import resolves the
+release's labels (`Corpus.resolve_label`); anything else is refused before it is stored.
 """
 from __future__ import annotations
 
@@ -18,36 +24,40 @@ from sandbox.sections import alias
 from storage import Store
 
 CHECKS = ("question_ok", "gold_supported", "labels_accurate")
+RELEVANCES = ("direct", "supporting")
 
 
 class AuditError(ValueError):
-    """An audit request a user must fix (unknown item, output directory in the way)."""
+    """An audit request a user must fix (unknown item or label, a label that cannot resolve, output in the way)."""
 
 
-def evidence(corpus: Corpus, item_id: str) -> dict[str, Any]:
-    """What a reviewer looks at: the question, options, gold answer and the text of each labelled section."""
+def _item(corpus: Corpus, item_id: str):
     try:
-        item = corpus.item(item_id)
+        return corpus.item(item_id)
     except KeyError:
         raise AuditError(f"no item '{item_id}' in the dataset") from None
-    sections = []
-    for lab in item.labels:
-        text = corpus.section_text(lab.arxiv_id, lab.section_index) if lab.section_index is not None else None
-        headers = corpus.headers(lab.arxiv_id) if lab.section_index is not None else []
-        header = headers[lab.section_index][0] if headers else None
-        sections.append({"arxiv_id": lab.arxiv_id, "label": lab.section, "relevance": lab.relevance,
-                         "resolved": None if lab.section_index is None else
-                         f"({alias(lab.section_index)}) {header or ''}".strip(),
-                         "method": lab.method, "gold_paper": lab.arxiv_id in item.gold_arxiv_ids, "text": text})
-    return {"id": item.id, "question": item.question, "options": list(item.options),
-            "gold": "ABCD"[item.correct_index], "distractor_types": list(item.distractor_types or ()),
-            "gold_arxiv_ids": list(item.gold_arxiv_ids), "labels": sections}
+
+
+# ---------------------------------------------------------------- edits in force
+
+
+def undone(edits: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Edit id → the undo row that cancelled it."""
+    return {e["undoes"]: e for e in edits if e["action"] == "undo" and e.get("undoes") is not None}
+
+
+def edits_in_force(edits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The edits that count, in order: neither undo rows nor edits an undo cancelled."""
+    cancelled = undone(edits)
+    return [e for e in edits if e["action"] != "undo" and e.get("id") not in cancelled]
 
 
 def apply_edits(labels: list[dict[str, Any]], edits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One item's raw label rows with its edits applied in order (each edit leaves a trace in `_audit`)."""
+    """One item's label rows with its edits in force applied in order (each edit leaves a trace in `_audit`;
+    a re-classified label keeps the release's relevance in `_reclassified_from`). Extra keys of the rows pass
+    through untouched, so the review sheet can carry the import's resolution beside them."""
     out = [dict(lab) for lab in labels]
-    for e in edits:
+    for e in edits_in_force(edits):
         stamp = {"action": e["action"], "reviewer": e["reviewer"], "time": e["created_at"]}
         same = [lab for lab in out if lab.get("arxiv_id") == e["arxiv_id"] and lab.get("section") == e["section"]]
         if e["action"] == "add":
@@ -57,10 +67,165 @@ def apply_edits(labels: list[dict[str, Any]], edits: list[dict[str, Any]]) -> li
             out = [lab for lab in out if lab not in same]
         else:
             for lab in same:
-                lab["_reclassified_from"] = lab.get("relevance")
+                lab.setdefault("_reclassified_from", lab.get("relevance"))
                 lab["relevance"] = e["relevance"]
                 lab["_audit"] = stamp
     return out
+
+
+def item_edits(store: Store | None, fingerprint: str, item_id: str) -> list[dict[str, Any]]:
+    return store.label_edits(fingerprint, item_id) if store is not None else []
+
+
+# ---------------------------------------------------------------- the review sheet
+
+
+def evidence(corpus: Corpus, item_id: str, store: Store | None = None) -> dict[str, Any]:
+    """What a reviewer looks at: the question, options, gold answer and the text of each labelled section, with
+    the stored label edits applied (`edit` says how a label differs from the release), the item's edit history
+    (`edits`, each with `undone_by`) and its latest verdict. Without a store, the release's labels as they are."""
+    item = _item(corpus, item_id)
+    edits = item_edits(store, corpus.fingerprint, item_id)
+    base = [{"arxiv_id": lab.arxiv_id, "section": lab.section, "relevance": lab.relevance,
+             "_resolved": (lab.section_index, lab.method)} for lab in item.labels]
+    sections = []
+    for lab in apply_edits(base, edits):
+        idx, method = lab["_resolved"] if "_resolved" in lab else corpus.resolve_label(lab["arxiv_id"], lab["section"])
+        text = corpus.section_text(lab["arxiv_id"], idx) if idx is not None else None
+        header = corpus.headers(lab["arxiv_id"])[idx][0] if idx is not None else None
+        stamp = lab.get("_audit")
+        was = lab.get("_reclassified_from")
+        edit = None
+        if stamp and stamp["action"] == "add":
+            edit = {"action": "added", "reviewer": stamp["reviewer"], "time": stamp["time"]}
+        elif stamp and was != lab["relevance"]:
+            edit = {"action": "reclassified", "was": was, "reviewer": stamp["reviewer"], "time": stamp["time"]}
+        sections.append({"arxiv_id": lab["arxiv_id"], "label": lab["section"], "relevance": lab["relevance"],
+                         "resolved": None if idx is None else f"({alias(idx)}) {header or ''}".strip(),
+                         "method": method, "gold_paper": lab["arxiv_id"] in item.gold_arxiv_ids, "text": text,
+                         "edit": edit})
+    cancelled = undone(edits)
+    history = [{"id": e["id"], "action": e["action"], "arxiv_id": e["arxiv_id"], "section": e["section"],
+                "relevance": e["relevance"], "reviewer": e["reviewer"], "time": e["created_at"],
+                "undoes": e.get("undoes"),
+                "undone_by": None if e["id"] not in cancelled else
+                {"id": cancelled[e["id"]]["id"], "reviewer": cancelled[e["id"]]["reviewer"],
+                 "time": cancelled[e["id"]]["created_at"]}} for e in edits]
+    verdict = store.verdicts(corpus.fingerprint).get(item_id) if store is not None else None
+    return {"id": item.id, "question": item.question, "options": list(item.options),
+            "gold": "ABCD"[item.correct_index], "distractor_types": list(item.distractor_types or ()),
+            "gold_arxiv_ids": list(item.gold_arxiv_ids), "labels": sections, "edits": history,
+            "verdict": None if verdict is None else verdict_record(verdict)}
+
+
+def verdict_record(v: dict[str, Any]) -> dict[str, Any]:
+    """A stored verdict as exported: the checks yes (true) / no (false) / not assessed (null)."""
+    return {"verdict": v["verdict"], "note": v["note"] or "", "reviewer": v["reviewer"], "time": v["created_at"],
+            "checks": {k: None if v[k] is None else bool(v[k]) for k in CHECKS}}
+
+
+# ---------------------------------------------------------------- recording edits
+
+
+def check_edit(corpus: Corpus, item_id: str, edits: list[dict[str, Any]], action: str, arxiv_id: str, section: str,
+               relevance: str | None) -> str:
+    """Why this label edit cannot be made (AuditError), else a short description of what it does.
+
+    An added label names a paper of the item's neighbourhood that has text, and a section of it that resolves
+    as the import would resolve it; a removed or re-classified one is a label the item has now.
+    """
+    item = _item(corpus, item_id)
+    arxiv_id, section = arxiv_id.strip(), section.strip()
+    if action in ("add", "reclassify") and relevance not in RELEVANCES:
+        raise AuditError("a label's relevance must be 'direct' or 'supporting'")
+    if not arxiv_id or not section:
+        raise AuditError("a label needs an arXiv id and a section")
+    current = apply_edits([{"arxiv_id": lab.arxiv_id, "section": lab.section, "relevance": lab.relevance}
+                           for lab in item.labels], edits)
+    mine = [lab for lab in current if lab["arxiv_id"] == arxiv_id and lab["section"] == section]
+    if action == "add":
+        papers = {n.arxiv_id: n for n in corpus.view(item).nodes.values() if n.arxiv_id}
+        with_text = sorted(a for a, n in papers.items() if n.has_text)
+        if arxiv_id not in papers:
+            raise AuditError(f"{arxiv_id} is not a paper of {item_id}'s neighbourhood (papers with text: "
+                             f"{', '.join(with_text) or 'none'})")
+        if not papers[arxiv_id].has_text:
+            raise AuditError(f"{arxiv_id} has no text in the paper pool (metadata only): no section of it can be "
+                             "read, so it cannot carry a label")
+        idx, method = corpus.resolve_label(arxiv_id, section)
+        if idx is None:
+            headers = [h or "" for h, _ in corpus.headers(arxiv_id)]
+            listed = "; ".join(f"({alias(i)}) {h}" for i, h in enumerate(headers[:12]))
+            raise AuditError(f"section “{section}” matches no section of {arxiv_id} (its sections: {listed}"
+                             f"{' …' if len(headers) > 12 else ''})")
+        if mine:
+            raise AuditError(f"{arxiv_id} · “{section}” is a label of {item_id} already (re-classify it instead)")
+        header = corpus.headers(arxiv_id)[idx][0] or ""
+        return f"added {relevance} label {arxiv_id} · “{section}” → ({alias(idx)}) {header} ({method})"
+    if not mine:
+        raise AuditError(f"{item_id} has no label {arxiv_id} · “{section}”")
+    if action == "reclassify":
+        if all(lab["relevance"] == relevance for lab in mine):
+            raise AuditError(f"{arxiv_id} · “{section}” is {relevance} already")
+        return f"re-classified {arxiv_id} · “{section}” as {relevance}"
+    if action == "remove":
+        return f"removed label {arxiv_id} · “{section}”"
+    raise AuditError(f"label action must be add, remove or reclassify, got {action!r}")
+
+
+def _read_edits(store_path: Path, fingerprint: str, item_id: str) -> list[dict[str, Any]]:
+    """The item's edits from the store file, read-only (nothing is created for a request that will fail)."""
+    if not store_path.exists():
+        return []
+    store = Store(store_path, readonly=True)
+    try:
+        return store.label_edits(fingerprint, item_id)
+    finally:
+        store.close()
+
+
+def record_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, action: str, arxiv_id: str,
+                section: str, relevance: str | None = None) -> str:
+    """Check a label edit against the item as it stands, then store it; what it did. Raises AuditError, and
+    writes nothing, when it cannot be made."""
+    done = check_edit(corpus, item_id, _read_edits(store_path, corpus.fingerprint, item_id), action, arxiv_id,
+                      section, relevance)
+    store = Store(store_path)
+    try:
+        store.add_label_edit(corpus.fingerprint, item_id, reviewer, action, arxiv_id.strip(), section.strip(),
+                             None if action == "remove" else relevance)
+    finally:
+        store.close()
+    return done
+
+
+def undo_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, edit_id: int | None = None) -> str:
+    """Undo one edit of the item (`edit_id`, or its latest edit in force) by recording an undo row; what it did."""
+    _item(corpus, item_id)
+    edits = _read_edits(store_path, corpus.fingerprint, item_id)
+    live = edits_in_force(edits)
+    if edit_id is None:
+        if not live:
+            raise AuditError(f"{item_id} has no label edit to undo")
+        target = live[-1]
+    else:
+        target = next((e for e in edits if e["id"] == edit_id), None)
+        if target is None:
+            raise AuditError(f"{item_id} has no label edit {edit_id}")
+        if target["action"] == "undo":
+            raise AuditError(f"edit {edit_id} is an undo; make the edit again instead")
+        if target not in live:
+            raise AuditError(f"edit {edit_id} is undone already")
+    store = Store(store_path)
+    try:
+        store.add_label_edit(corpus.fingerprint, item_id, reviewer, "undo", target["arxiv_id"], target["section"],
+                             undoes=target["id"])
+    finally:
+        store.close()
+    return f"undid edit {target['id']} ({target['action']} {target['arxiv_id']} · “{target['section']}”)"
+
+
+# ---------------------------------------------------------------- the corrected release
 
 
 def write_corrected(corpus: Corpus, store: Store, out: Path) -> dict[str, int]:
@@ -83,11 +248,9 @@ def write_corrected(corpus: Corpus, store: Store, out: Path) -> dict[str, int]:
     n_labels = _write_labels(source / release.LABELS_FILE, out / release.LABELS_FILE, removed, edits)
     with open(out / "audit" / "verdicts.jsonl", "w", encoding="utf-8") as fh:
         for item_id, v in sorted(verdicts.items()):
-            row = {"sample_id": item_id, "verdict": v["verdict"], "note": v["note"] or "", "reviewer": v["reviewer"],
-                   "time": v["created_at"], "checks": {k: None if v[k] is None else bool(v[k]) for k in CHECKS}}
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            fh.write(json.dumps({"sample_id": item_id, **verdict_record(v)}, ensure_ascii=False) + "\n")
     return {"items": kept, "removed": len(removed), "verdicts": len(verdicts), "label_rows": n_labels,
-            "label_edits": sum(len(v) for v in edits.values())}
+            "label_edits": sum(len(edits_in_force(v)) for v in edits.values())}
 
 
 def _filter_lines(src: Path, dst: Path, key: str, removed: set[str]) -> int:
@@ -115,9 +278,9 @@ def _write_labels(src: Path, dst: Path, removed: set[str], edits: dict[str, list
                 analysis["section_recall_labels"] = apply_edits(release.label_rows(row), edits[sid])
                 row = {**row, "analysis": analysis}
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-        for sid, item_edits in sorted(edits.items()):  # items that had no label row at all
-            if sid not in seen and sid not in removed:
-                fh.write(json.dumps({"sample_id": sid, "analysis": {"section_recall_labels": apply_edits([], item_edits)}},
+        for sid, item_edits_ in sorted(edits.items()):  # items that had no label row at all
+            if sid not in seen and sid not in removed and edits_in_force(item_edits_):
+                fh.write(json.dumps({"sample_id": sid, "analysis": {"section_recall_labels": apply_edits([], item_edits_)}},
                                     ensure_ascii=False) + "\n")
                 rows.append({})
     return len(rows)

@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     board = sub.add_parser("leaderboard", help="people and models on the items people have played (four axes)")
     board.add_argument("--db")
     board.add_argument("--format", choices=("table", "json"), default="table")
+    board.add_argument("--min-coverage", type=float, default=None, metavar="SHARE",
+                       help="rank only rows covering at least this share of the items people played (default 0.5)")
 
     delete = sub.add_parser("delete", help="delete a run with its trajectories and steps (asks unless --yes)")
     delete.add_argument("name", metavar="NAME")
@@ -98,8 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     show = audit_sub.add_parser("show", help="an item's question, options, gold answer and labelled evidence")
     verdict = audit_sub.add_parser("verdict", help="record Pass / Flag / Remove with a note and the three checks")
     label = audit_sub.add_parser("label", help="add, remove or re-classify a section label")
-    for p in (show, verdict, label):
+    undo = audit_sub.add_parser("undo", help="undo a label edit (recorded as an edit of its own; history is kept)")
+    for p in (show, verdict, label, undo):
         p.add_argument("item")
+    undo.add_argument("--edit", type=int, help="the edit's id (`audit show` lists them; default: the item's latest)")
     verdict.add_argument("--verdict", choices=("pass", "flag", "remove"), required=True)
     verdict.add_argument("--note", default="")
     for check in ("question-ok", "gold-supported", "labels-accurate"):
@@ -110,10 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--relevance", choices=("direct", "supporting"))
     export_audit = audit_sub.add_parser("export", help="write the corrected dataset in the release format")
     export_audit.add_argument("--out", required=True)
-    for p in (show, verdict, label, export_audit):
+    for p in (show, verdict, label, undo, export_audit):
         p.add_argument("--data", default="builtin")
         p.add_argument("--db")
-    for p in (verdict, label):
+    for p in (verdict, label, undo):
         p.add_argument("--reviewer", required=True)
 
     scale = sub.add_parser("scale", help="test-time scaling: sequential budgets, the plateau, parallel sampling")
@@ -533,10 +537,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from workbench.reports import leaderboard
+    from workbench.reports import MIN_COVERAGE, leaderboard
     from workbench.render import print_leaderboard
 
-    print_leaderboard(leaderboard(_open_store(args.db)), args.format)
+    share = MIN_COVERAGE if args.min_coverage is None else args.min_coverage
+    if not 0.0 <= share <= 1.0:
+        raise UsageError(f"--min-coverage is a share between 0 and 1, got {share:g}")
+    print_leaderboard(leaderboard(_open_store(args.db), min_coverage=share), args.format)
     return EXIT_OK
 
 
@@ -602,8 +609,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from workbench import audit, paths
 
     corpus, _ = open_dataset(args.data, paths.cache_dir())
-    if args.audit_command == "show":
-        print(json.dumps(audit.evidence(corpus, args.item), indent=2, ensure_ascii=False))
+    path = paths.store_path(args.db)
+    if args.audit_command == "show":  # the labels as edited so far, when a store exists (none is created)
+        store = Store(path, readonly=True) if path.exists() else None
+        try:
+            print(json.dumps(audit.evidence(corpus, args.item, store), indent=2, ensure_ascii=False))
+        finally:
+            if store is not None:
+                store.close()
         return EXIT_OK
     if args.audit_command == "export":
         store = _open_store(args.db)
@@ -611,15 +624,21 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print(json.dumps({"out": args.out, **counts}))
         return EXIT_OK
     audit.evidence(corpus, args.item)  # an unknown item fails before the store is touched
-    store = Store(paths.store_path(args.db))
-    if args.audit_command == "verdict":
+    if args.audit_command == "label":  # checked against the item as it stands, then stored
+        done = audit.record_edit(corpus, path, args.item, args.reviewer, args.action, args.arxiv_id, args.section,
+                                 args.relevance)
+    elif args.audit_command == "undo":
+        done = audit.undo_edit(corpus, path, args.item, args.reviewer, args.edit)
+    else:
         checks = {k.replace("-", "_"): None if getattr(args, k.replace("-", "_")) is None else
                   getattr(args, k.replace("-", "_")) == "yes" for k in ("question-ok", "gold-supported", "labels-accurate")}
-        store.add_verdict(corpus.fingerprint, args.item, args.reviewer, args.verdict, args.note, checks)
-    else:
-        store.add_label_edit(corpus.fingerprint, args.item, args.reviewer, args.action, args.arxiv_id, args.section,
-                             args.relevance)
-    print(json.dumps({"item": args.item, "recorded": args.audit_command}))
+        store = Store(path)
+        try:
+            store.add_verdict(corpus.fingerprint, args.item, args.reviewer, args.verdict, args.note, checks)
+        finally:
+            store.close()
+        done = f"verdict {args.verdict}"
+    print(json.dumps({"item": args.item, "recorded": args.audit_command, "done": done}, ensure_ascii=False))
     return EXIT_OK
 
 

@@ -7,8 +7,17 @@ episode does) and no Textual (the play screen and the tests share it).
 
 A session is named, by default one per player and dataset (`human-ana-builtin`), so a
 person's play accumulates in one run and an item is played once: someone who has
-seen the gold answer cannot honestly play the item again. Re-opening a session
-resumes it: the runner skips finished items and discards an item left half played.
+seen the gold answer cannot honestly play the item again. That holds across sessions
+too: a new session (another name, the items a run got wrong, a random sample) leaves
+out the items this player finished in any session on the dataset, unless asked to
+include them; a play of such an item is then marked `replayed`.
+
+Re-opening a session resumes it: the runner skips finished items. An item left midway
+is not thrown away: its attempt is kept as a finished, non-final attempt ended by
+`error` with `error_kind` 'abandoned' (as failed sample-level attempts are kept), and
+the later play of that item, which starts after seeing those tool results, is marked
+`resumed`. A marked play keeps its trajectory (every diagnostic reads it) with the
+mark in `error_kind` and a sentence in `error`; the leaderboard leaves it out.
 """
 from __future__ import annotations
 
@@ -20,10 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.agents.human import human_agent_name, is_human
+from sandbox.agents.human import ABANDONED, REPLAYED, RESUMED, human_agent_name, is_human
 from sandbox.runner import Runner, RunSpec
 
 MODES = ("random", "ids", "wrong", "continue")
+ABANDONED_NOTE = "left midway by the player: the tool results shown are kept as this attempt"
 _PLAYER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}\Z")
 
 
@@ -73,6 +83,7 @@ class SessionRequest:
     seed: int = 0
     run: str | None = None
     name: str | None = None
+    include_played: bool = False  # serve items this player finished in another session (marked `replayed`)
 
     @property
     def session(self) -> str:
@@ -104,8 +115,62 @@ def wrong_items(store: Any, run_name: str, fingerprint: str) -> list[str]:
     return [t["item_id"] for t in store.trajectory_list(run["id"]) if t["replicate"] == 0 and not t["correct"]]
 
 
-def choose_items(request: SessionRequest, corpus: Any, store: Any) -> tuple[str, ...]:
-    """Every item of the session after this opening, in dataset order: what it recorded plus what was asked for.
+@dataclass(frozen=True)
+class History:
+    """What a player has done on a dataset, across sessions: item → the session where they finished it, or
+    left it midway (an abandoned attempt not finished since)."""
+
+    finished: dict[str, str]
+    abandoned: dict[str, str]
+
+
+def player_history(store: Any, player: str, fingerprint: str) -> History:
+    finished: dict[str, str] = {}
+    abandoned: dict[str, str] = {}
+    for t in store.agent_history(human_agent_name(player), fingerprint):
+        if t["status"] == "done" and t["final"]:
+            finished.setdefault(t["item_id"], t["run"])
+        elif t["status"] != "done" or t["error_kind"] == ABANDONED:  # left midway (a crash leaves it unfinished)
+            abandoned.setdefault(t["item_id"], t["run"])
+    return History(finished, {i: s for i, s in abandoned.items() if i not in finished})
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    """A session's items and what the player saw of them before: `left_out` (finished in another session, not
+    served), `replayed` (finished elsewhere, served because asked: the play is marked) and `resumed` (left midway
+    before: the play is marked)."""
+
+    items: tuple[str, ...]
+    left_out: dict[str, str]
+    replayed: dict[str, str]
+    resumed: dict[str, str]
+
+    def mark(self, item_id: str) -> tuple[str, str] | None:
+        """(error_kind, sentence) for a play of `item_id` in this session, or None for a fresh one."""
+        if item_id in self.replayed:
+            return REPLAYED, f"replayed: the gold answer was shown before (finished in '{self.replayed[item_id]}')"
+        if item_id in self.resumed:
+            return RESUMED, f"resumed after seeing tool results (left midway in '{self.resumed[item_id]}')"
+        return None
+
+    def notes(self) -> list[str]:
+        """What the player should know before playing, one sentence each."""
+        out = []
+        if self.left_out:
+            ids = sorted(self.left_out)
+            out.append(f"left out {len(ids)} item(s) you played before: {', '.join(ids[:6])}{' …' if len(ids) > 6 else ''}"
+                       " (include them to replay; a replay is marked and left out of the leaderboard)")
+        if self.replayed:
+            ids = sorted(self.replayed)
+            out.append(f"replaying {', '.join(ids[:6])}{' …' if len(ids) > 6 else ''}: you saw the gold answer; these "
+                       "plays are marked 'replayed' and left out of the leaderboard")
+        return out
+
+
+def plan_session(request: SessionRequest, corpus: Any, store: Any) -> SessionPlan:
+    """Every item of the session after this opening, in dataset order: what it recorded plus what was asked for,
+    less what the player finished in another session (unless `include_played`).
 
     Raises PlayError when an id is unknown or nothing is left to play.
     """
@@ -117,13 +182,16 @@ def choose_items(request: SessionRequest, corpus: Any, store: Any) -> tuple[str,
         raise PlayError(f"'{request.session}' is a run of {run['agent']}, not a play session; choose another name")
     recorded = recorded_items(run)
     finished = {item for item, _ in store.finished(run["id"])} if run is not None else set()
+    history = player_history(store, request.player, corpus.fingerprint)
+    elsewhere = {i: s for i, s in history.finished.items() if s != request.session}
     if request.mode == "ids":
         unknown = [i for i in request.ids if i not in set(order)]
         if unknown:
             raise PlayError(f"unknown item id(s): {', '.join(unknown[:5])}")
         chosen = list(request.ids)
     elif request.mode == "random":
-        pool = [i for i in order if i not in finished and i not in recorded]
+        taken = set(recorded) | set(finished) | (set() if request.include_played else set(elsewhere))
+        pool = [i for i in order if i not in taken]
         chosen = random.Random(request.seed).sample(pool, min(max(1, request.count), len(pool)))
     elif request.mode == "wrong":
         if not request.run:
@@ -131,12 +199,23 @@ def choose_items(request: SessionRequest, corpus: Any, store: Any) -> tuple[str,
         chosen = wrong_items(store, request.run, corpus.fingerprint)
     else:
         chosen = []
-    wanted = set(recorded) | set(chosen)
+    new = [i for i in chosen if i not in recorded]
+    left_out = {} if request.include_played else {i: elsewhere[i] for i in new if i in elsewhere}
+    wanted = set(recorded) | {i for i in chosen if i not in left_out}
     items = tuple(i for i in order if i in wanted)
-    if not [i for i in items if i not in finished]:
-        raise PlayError(f"nothing left to play in '{request.session}': "
-                        + ("every chosen item is already played" if chosen or recorded else "no items chosen"))
-    return items
+    pending = [i for i in items if i not in finished]
+    if not pending:
+        why = "every chosen item is already played" if chosen or recorded else "no items chosen"
+        if left_out:
+            why += f" (in {', '.join(sorted(set(left_out.values())))})"
+        raise PlayError(f"nothing left to play in '{request.session}': {why}")
+    return SessionPlan(items, left_out, {i: elsewhere[i] for i in pending if i in elsewhere},
+                       {i: history.abandoned[i] for i in pending if i in history.abandoned})
+
+
+def choose_items(request: SessionRequest, corpus: Any, store: Any) -> tuple[str, ...]:
+    """The items of `plan_session`."""
+    return plan_session(request, corpus, store).items
 
 
 def session_spec(request: SessionRequest, items: tuple[str, ...]) -> RunSpec:
@@ -153,21 +232,34 @@ def record_items(store: Any, run_id: int, items: tuple[str, ...]) -> None:
     store.update_run(run_id, config=config)
 
 
+def abandon(store: Any, run_id: int | None) -> list[int]:
+    """Keep the session's items left midway as abandoned attempts (see the module docstring)."""
+    return store.abandon_unfinished(run_id, ABANDONED_NOTE) if run_id is not None else []
+
+
 def session_runner(request: SessionRequest, corpus: Any, store: Any, factory: Any,
-                   on_event: Any = None) -> Runner:
-    """The runner of a session: its items chosen, its spec built, its full item list kept in the run once it starts.
+                   on_event: Any = None, plan: SessionPlan | None = None) -> Runner:
+    """The runner of a session: its items chosen (`plan`, else planned here), its spec built, its full item list
+    kept in the run once it starts, and each play of an item the player saw before marked when it finishes.
 
     `factory` hands the runner each item's `HumanAgent` (it may be async: see `sandbox.runner.AgentFactory`).
     """
-    items = choose_items(request, corpus, store)
+    existing = session_run(store, request.session)
+    if existing is not None:
+        abandon(store, existing["id"])  # an item left midway (a crash, a killed terminal) is kept, not discarded
+    plan = plan or plan_session(request, corpus, store)
 
     def event(e: Any) -> None:
         if e.kind == "started":
-            record_items(store, runner.run_id, items)
+            record_items(store, runner.run_id, plan.items)
+        elif e.kind == "trajectory" and plan.mark(e.item_id):
+            tid = store.final_trajectory_id(runner.run_id, e.item_id, e.replicate)
+            kind, sentence = plan.mark(e.item_id)
+            store.update_trajectory(tid, error_kind=kind, error=sentence)
         if on_event is not None:
             on_event(e)
 
-    runner = Runner(session_spec(request, items), corpus, store, factory=factory, on_event=event)
+    runner = Runner(session_spec(request, plan.items), corpus, store, factory=factory, on_event=event)
     return runner
 
 

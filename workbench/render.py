@@ -354,20 +354,39 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
         out.print(line, markup=False, style="dim")
 
 
+LEADERBOARD_FIXED = 3  # rank, name and who stay in view when the table scrolls right
+
+
 def leaderboard_cells(board: dict[str, Any]) -> tuple[tuple, list[tuple]]:
-    """A leaderboard as rank, run, who, items covered, then the panel's columns (`*` marks a column's best)."""
+    """A leaderboard as rank (— when unranked), name, who, items covered, the accuracy's 95% interval, then the
+    panel's columns (`*` marks a column's best among the ranked rows)."""
     header, cells = panel_cells(board)
     rows = []
     for r, row in zip(board["rows"], cells):
         who = r["agent"] + (f" {r['model']}" if r["model"] else "") + ("" if r["ablation"] == "full" else f" · {r['ablation']}")
-        rows.append((str(r["rank"]), row[0], who, f"{r['n']}/{board['n_items']}", *row[1:]))
-    return ("#", header[0], "who", "items", *header[1:]), rows
+        ci = "—" if r["accuracy_ci"] is None else f"{100 * r['accuracy_ci'][0]:.0f}–{100 * r['accuracy_ci'][1]:.0f}%"
+        rows.append(("—" if r["rank"] is None else str(r["rank"]), r["name"], who, f"{r['n']}/{board['n_items']}",
+                     row[1], ci, *row[2:]))
+    return ("#", "run", "who", "items", header[1], "95% CI", *header[2:]), rows
 
 
 def leaderboard_title(board: dict[str, Any]) -> str:
     dataset = board["dataset"] if board["dataset"] == "builtin" else board["dataset"].rstrip("/").rsplit("/", 1)[-1]
-    return (f"leaderboard · {dataset} · {board['n_items']} items played by people · "
-            f"{len(board['rows'])} runs · * best")
+    ranked = sum(1 for r in board["rows"] if r["rank"] is not None)
+    return (f"leaderboard · {dataset} · {board['n_items']} items played by people · {ranked} ranked of "
+            f"{len(board['rows'])} · * best")
+
+
+def leaderboard_notes(board: dict[str, Any]) -> list[str]:
+    """What the table cannot say: who is unranked and why, which plays were left out, how it is computed."""
+    lines = [f"unranked: {r['name']} ({r['agent']}) {r['unranked']}" for r in board["rows"] if r["unranked"]]
+    lines += [f"left out: {r['excluded']} play(s) of {r['agent']} made after seeing the item's tool results or gold "
+              "answer (resumed / replayed)" for r in board["rows"] if r["excluded"]]
+    lines.append(f"A person is one row over all their sessions; a model one row per run. Ranked: rows covering at "
+                 f"least {board['min_coverage']:.0%} of the items people played, by accuracy (95% CI: bootstrap "
+                 f"over the items a row covers, B = {board['n_boot']:,}, seed {board['seed']}). People's tokens are "
+                 "estimated (characters / 4).")
+    return lines
 
 
 def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
@@ -385,6 +404,8 @@ def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
         for row in rows:
             table.add_row(*map(Text, row))
         out.print(table)
+        for line in leaderboard_notes(board):
+            out.print(line, markup=False, style="dim")
 
 
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")
@@ -402,11 +423,31 @@ def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
     rows = []
     for r in cmp["rows"]:
         mean = r["axis"] in MEAN_AXES
-        value = (lambda v: _num(v, 0 if r["axis"] == "tokens" else 2)) if mean else _pct
-        points = (lambda v: f"{v:+,.2f}") if mean else (lambda v: f"{v * 100:+.1f} pts")
+        digits = 0 if r["axis"] == "tokens" else 2  # tokens are whole numbers: no decimals in values or Δ
+        value = (lambda v: _num(v, digits)) if mean else _pct
+        points = (lambda v: f"{v:+,.{digits}f}") if mean else (lambda v: f"{v * 100:+.1f} pts")
         delta = "—" if r["delta"] is None else points(r["delta"])
         ci = "—" if r.get("ci_low") is None else f"[{points(r['ci_low'])}, {points(r['ci_high'])}]"
         rows.append((r["axis"], value(r["a"]), value(r["b"]), delta, ci, _p(r.get("p"))))
+    return rows
+
+
+ATTRIBUTION_HEADER = ("wrong answers chose", "A", "B", "Δ rate (B−A)", "95% CI of Δ")
+
+
+def attribution_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Distractor attribution side by side: per option type, each run's count and rate among its wrong answers,
+    the difference of the rates and its paired bootstrap interval (the batch table and the Failures tab)."""
+    att_a, att_b = cmp["attribution"]["a"], cmp["attribution"]["b"]
+    deltas = cmp["attribution"].get("delta") or {}
+    rows = [("wrong answers", str(att_a["n_wrong"]), str(att_b["n_wrong"]), "", "")]
+    pts = lambda v: f"{v * 100:+.1f} pts"  # noqa: E731
+    for kind in sorted(set(att_a["counts"]) | set(att_b["counts"])):
+        cells = [f"{d['counts'].get(kind, 0)} ({100 * d['rates'].get(kind, 0):.0f}%)" for d in (att_a, att_b)]
+        d = deltas.get(kind) or {}
+        delta = "—" if d.get("delta") is None else pts(d["delta"])
+        ci = "—" if d.get("ci_low") is None else f"[{pts(d['ci_low'])}, {pts(d['ci_high'])}]"
+        rows.append((f"  → {kind}", *cells, delta, ci))
     return rows
 
 
@@ -443,14 +484,19 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
     out.print(compare_legend(cmp), markup=False, style="dim")
     agree = " · ".join(f"{AGREEMENT_LABELS[k]} {v['n']}" for k, v in cmp["agreement"].items())
     out.print(f"agreement: {agree}", markup=False)
+    attribution = Table(title=Text("distractor attribution: rates among each run's wrong answers, Δ with a paired "
+                                   "bootstrap interval over the common items"), title_justify="left")
+    for col in ATTRIBUTION_HEADER:
+        attribution.add_column(col, justify="left" if col == ATTRIBUTION_HEADER[0] else "right")
+    for row in attribution_rows(cmp):
+        attribution.add_row(*map(Text, row))
+    out.print(attribution)
     for side in ("a", "b"):
-        att = cmp["attribution"][side]
-        wrong = " · ".join(f"{k} {v}" for k, v in att["counts"].items()) or "none"
         terms = " · ".join(f"{k} {v}" for k, v in cmp["terminations"][side].items() if v)
         top = (cmp.get("tool_use") or {}).get(side, {}).get("top_trigram")
         trigram = f" · top trigram {' → '.join(top['trigram'])} ({top['trajectory_share'][0]}/" \
                   f"{top['trajectory_share'][1]})" if top else ""
-        out.print(f"{side.upper()}: wrong answers → {wrong} · endings: {terms}{trigram}", markup=False)
+        out.print(f"{side.upper()}: endings: {terms}{trigram}", markup=False)
 
 
 def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:

@@ -69,6 +69,15 @@ def measures_tokens(run: dict[str, Any]) -> bool:
     return run["agent"] not in SCRIPTED or bool(identity.get("estimate_tokens"))
 
 
+def estimates_tokens(run: dict[str, Any]) -> bool:
+    """Whether a run's token counts are an estimate (characters / 4 of the conversation each turn), not a
+    provider's count: runs made with `estimate_tokens` (a person's play always is)."""
+    from sandbox.agents.human import is_human
+
+    identity = run.get("identity") if isinstance(run.get("identity"), dict) else {}
+    return is_human(run["agent"]) or bool(identity.get("estimate_tokens"))
+
+
 def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dict[str, Any]:
     """`run_report` from records (dicts or a Table) already loaded (the panel loads each run once)."""
     table = Table.of(records)
@@ -490,16 +499,55 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     warnings = []
     if run_a["dataset_fingerprint"] != run_b["dataset_fingerprint"]:
         warnings.append(f"A and B ran on different datasets (their fingerprints differ): {PAIRED_BY_ID}")
+    estimated = [side for side, run in (("A", run_a), ("B", run_b)) if estimates_tokens(run)]
+    if estimated:
+        who = " and ".join(estimated)
+        warnings.append(f"{who}'s tokens are estimated (characters / 4 of the conversation each turn), not counted "
+                        f"by a model provider: the tokens row{' compares two estimates' if len(estimated) == 2 else ' compares an estimate with a count'}")
+    attribution_delta = _attribution_deltas(recs_a, recs_b, n_boot, seed)
     return {"a": a, "b": b, "warnings": warnings, "n_common": len(common), "only_in_a": len(ta) - len(common), "only_in_b": len(tb) - len(common),
             "runs": {"a": _run_label(run_a), "b": _run_label(run_b)}, "rows": rows, "tests": tests,
             "n_boot": n_boot, "seed": seed,
             "agreement": {k: {"n": len(v), "items": v} for k, v in grid.items()},
             "items": {i: {"kind": ta[i].get("kind"), "depth": ta[i].get("depth"), "a": _side(ta[i]), "b": _side(tb[i])}
                       for i in common},
-            "attribution": {"a": ra["attribution"], "b": rb["attribution"]},
+            "attribution": {"a": ra["attribution"], "b": rb["attribution"], "delta": attribution_delta},
             "terminations": {"a": ra["terminations"], "b": rb["terminations"]},
             "tool_use": {"a": tool_use(recs_a), "b": tool_use(recs_b)},
             "summary": separating_axis(rows)}
+
+
+def _attribution_deltas(recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any]], n_boot: int,
+                        seed: int) -> dict[str, dict[str, float | None]]:
+    """Per option type chosen by wrong answers: its rate among each run's wrong answers (as `axes.attribution`),
+    Δ = B − A, and a paired bootstrap 95% interval over the common items (`paired_ratio_deltas`: item i adds
+    wrong∧chose-type to the numerator and wrong to the denominator of its run)."""
+    import numpy as np
+
+    from stats.bootstrap import paired_ratio_deltas
+
+    def chosen(r: dict[str, Any]) -> str | None:
+        return None if r.get("correct") else (r.get("chosen_type") or "unknown")
+
+    kinds = sorted({k for r in recs_a + recs_b if (k := chosen(r)) is not None})
+    if not kinds:
+        return {}
+    num_a = np.array([[float(chosen(r) == k) for k in kinds] for r in recs_a])
+    num_b = np.array([[float(chosen(r) == k) for k in kinds] for r in recs_b])
+    den_a = np.repeat([[float(not r.get("correct"))] for r in recs_a], len(kinds), axis=1)
+    den_b = np.repeat([[float(not r.get("correct"))] for r in recs_b], len(kinds), axis=1)
+    wrong_a, wrong_b = den_a[:, 0].sum(), den_b[:, 0].sum()
+    found = paired_ratio_deltas(num_a, den_a, num_b, den_b, n_boot=n_boot, seed=seed) if len(recs_a) >= 2 else \
+        [(None, None, None)] * len(kinds)
+    out = {}
+    for j, k in enumerate(kinds):
+        ra = num_a[:, j].sum() / wrong_a if wrong_a else None
+        rb = num_b[:, j].sum() / wrong_b if wrong_b else None
+        delta = None if ra is None or rb is None else float(rb - ra)
+        _, low, high = found[j]
+        out[k] = {"a": None if ra is None else float(ra), "b": None if rb is None else float(rb), "delta": delta,
+                  "ci_low": None if delta is None else low, "ci_high": None if delta is None else high}
+    return out
 
 
 def _run_label(run: dict[str, Any]) -> dict[str, Any]:
@@ -559,37 +607,88 @@ def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, 
 # ---------------------------------------------------------------- humans vs models (play)
 
 
-def leaderboard(store: Store) -> list[dict[str, Any]]:
-    """Per dataset that people have played: every evaluation run, human or model, on the items people played.
+MIN_COVERAGE = 0.5  # a leaderboard row is ranked when it covers at least this share of the items people played
 
-    The items are those any `human:` run finished (replicate 0). Each run's report is
-    `report_of` over its own replicate-0 trajectories on those items, so `n` says how
-    many of them it covers; runs covering none are left out. Scaling levels and
-    parallel runs are not evaluation runs and are left out too. Rows are ranked by
-    accuracy, then by run name.
+
+def leaderboard(store: Store, min_coverage: float = MIN_COVERAGE, n_boot: int = 10_000,
+                seed: int = 0) -> list[dict[str, Any]]:
+    """Per dataset that people have played: every player and every evaluation run on the items people played.
+
+    A person is one row over all their sessions on the dataset (`human:NAME` runs combined, an item counted
+    once: its first play); plays marked `resumed` or `replayed` (made after seeing the item's tool results or
+    gold answer) are left out and counted in `excluded`. A model is one row per run. The items are those some
+    person played (replicate 0, unmarked). Each row is `report_of` over its trajectories on those items, with
+    `n` items covered and a 95% bootstrap interval of accuracy over them (`stats.bootstrap`). Rows covering at
+    least `min_coverage` of the items are ranked by accuracy (then items covered, then name); the others follow,
+    unranked, saying why. Scaling levels and parallel runs are not evaluation runs and are left out.
     """
-    from sandbox.agents.human import is_human
+    from sandbox.agents.human import MARKED, is_human
 
     runs = [r for r in store.runs() if r["kind"] == "eval"]
     boards = []
     for fingerprint in dict.fromkeys(r["dataset_fingerprint"] for r in runs if is_human(r["agent"])):
         same = [r for r in runs if r["dataset_fingerprint"] == fingerprint]
-        loaded = {r["id"]: [t for t in store.trajectories(r["id"], light=True) if t["replicate"] == 0] for r in same}
-        played = list(dict.fromkeys(t["item_id"] for r in same if is_human(r["agent"]) for t in loaded[r["id"]]))
+        entrants: dict[str, list[dict[str, Any]]] = {}  # a player (their agent) or a model run (its name)
+        for run in same:
+            entrants.setdefault(run["agent"] if is_human(run["agent"]) else run["name"], []).append(run)
+        records: dict[str, list[dict[str, Any]]] = {}
+        excluded: dict[str, int] = {}
+        for key, group in entrants.items():
+            seen: set[str] = set()
+            kept, marked = [], 0
+            for run in group:
+                for t in store.trajectories(run["id"], light=True):
+                    if t["replicate"] != 0:
+                        continue
+                    if is_human(run["agent"]) and t.get("error_kind") in MARKED:
+                        marked += 1
+                        continue
+                    if t["item_id"] not in seen:
+                        seen.add(t["item_id"])
+                        kept.append(t)
+            records[key], excluded[key] = kept, marked
+        played = list(dict.fromkeys(t["item_id"] for key, group in entrants.items() if is_human(group[0]["agent"])
+                                    for t in records[key]))
         wanted = set(played)
         rows = []
-        for run in same:
-            records = [t for t in loaded[run["id"]] if t["item_id"] in wanted]
-            if not records:
+        for key, group in entrants.items():
+            mine = [t for t in records[key] if t["item_id"] in wanted]
+            if not mine:
                 continue
-            rep = report_of(run, records)
-            rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
-                         "human": is_human(rep["agent"]), "n": rep["n"], "correct": rep["correct"],
-                         **{col: _dig(rep, path) for col, path in PANEL_COLUMNS}})
-        rows.sort(key=lambda r: (-(r["accuracy"] or 0.0), r["run"]))
-        for rank, row in enumerate(rows, 1):
+            rows.append(_board_row(key, group, mine, len(played), excluded[key], min_coverage, n_boot, seed))
+        ranked = sorted((r for r in rows if r["ranked"]), key=_board_order)
+        unranked = sorted((r for r in rows if not r["ranked"]), key=_board_order)
+        for rank, row in enumerate(ranked, 1):
             row["rank"] = rank
         dataset = next(r["dataset"] for r in same if is_human(r["agent"]))
         boards.append({"dataset": dataset, "fingerprint": fingerprint, "n_items": len(played), "items": played,
-                       "rows": rows, "best": best_cells(rows)})
+                       "min_coverage": min_coverage, "rows": ranked + unranked, "best": best_cells(ranked),
+                       "n_boot": n_boot, "seed": seed})
     return boards
+
+
+def _board_order(row: dict[str, Any]) -> tuple:
+    return -(row["accuracy"] or 0.0), -row["n"], row["run"]
+
+
+def _board_row(key: str, group: list[dict[str, Any]], records: list[dict[str, Any]], n_items: int, excluded: int,
+               min_coverage: float, n_boot: int, seed: int) -> dict[str, Any]:
+    """One leaderboard row: `report_of` over the entrant's trajectories, its coverage and accuracy interval."""
+    from sandbox.agents.human import is_human
+    from stats.bootstrap import bootstrap_mean_ci
+
+    human = is_human(group[0]["agent"])
+    rep = report_of({**group[0], "name": key}, records)
+    sessions = [r["name"] for r in group]
+    n = rep["n"]
+    ci = bootstrap_mean_ci([bool(t["correct"]) for t in records], n_boot=n_boot, seed=seed) if n >= 2 else None
+    coverage = n / n_items if n_items else 0.0
+    ranked = coverage >= min_coverage
+    name = sessions[-1] + (f" +{len(sessions) - 1}" if len(sessions) > 1 else "")  # the latest session (+ others)
+    return {"run": key, "name": name, "runs": sessions, "agent": rep["agent"], "model": rep["model"],
+            "ablation": rep["ablation"], "human": human, "n": n, "correct": rep["correct"], "coverage": coverage,
+            "accuracy_ci": None if ci is None else [ci.low, ci.high], "excluded": excluded, "ranked": ranked,
+            "rank": None,
+            "unranked": None if ranked else f"covers {n} of the {n_items} items played (fewer than "
+                                            f"{min_coverage:.0%})",
+            **{col: _dig(rep, path) for col, path in PANEL_COLUMNS}}

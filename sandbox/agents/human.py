@@ -16,9 +16,9 @@ Token usage: a person's turn has no provider count. Play sessions run with
 mean for a model that reads the same text every turn.
 
 Quitting mid-item is cancellation: the task running the episode is cancelled while
-`act` waits, nothing is finished, and the trajectory stays unfinished in the store
-(the runner discards it when the session is resumed, and the item is played again
-from its first turn).
+`act` waits and nothing is finished by the episode; the play session keeps what was
+played as an abandoned attempt (`workbench.play`), and the item is played again from
+its first turn, marked `resumed`.
 """
 from __future__ import annotations
 
@@ -31,6 +31,11 @@ from sandbox.agents.base import split_footer
 from sandbox.records import AssistantTurn, ToolCall
 
 HUMAN_PREFIX = "human:"
+# How a person's record marks what they saw before (workbench.play): an attempt left midway is kept, ended by
+# `error` with this error_kind; a later play of an item after seeing its tool results or its gold answer
+# carries one of MARKED as its error_kind, and the leaderboard leaves it out.
+ABANDONED, RESUMED, REPLAYED = "abandoned", "resumed", "replayed"
+MARKED = (RESUMED, REPLAYED)
 
 
 def human_agent_name(player: str) -> str:

@@ -117,3 +117,29 @@ def test_split_stepper_snapshot(snap_compare, seeded):
         await settle(pilot, pilot.app)
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_palette_s_compare_starts_from_the_runs_marked_and_failures_show_the_differences(seeded):
+    from workbench.render import attribution_rows
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "space", "down", "down", "space")  # mark oracle-nosearch and random-s1
+        app.action_compare()  # what the palette's "Compare two runs…" runs
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, RunPairModal)
+        assert (modal.query_one("#pair-a").value, modal.query_one("#pair-b").value) == ("oracle-nosearch", "random-s1")
+        modal.query_one("#ok").press()
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen) and (screen.a, screen.b) == ("oracle-nosearch", "random-s1")
+        await pilot.press("4")
+        await pilot.pause()
+        shown = screen.query_one("#compare-failures").content  # the rich Table
+        lines = [" ".join(str(c) for c in col.cells) for col in shown.columns]
+        want = attribution_rows(compare_report(app.store, "oracle-nosearch", "random-s1"))
+        for i, cells in enumerate(zip(*want)):  # every column of the attribution block, as --batch compare prints it
+            assert " ".join(cells) in lines[i]
+        assert any("Δ rate (B−A)" in str(col.header) for col in shown.columns)

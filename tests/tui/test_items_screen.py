@@ -149,13 +149,14 @@ async def test_audit_play_and_palette_from_the_browser_and_the_item_view(seeded,
         await _back(pilot, "ItemScreen")
 
         calls = []
-        app.play_items = lambda dataset, ids: calls.append((dataset, ids))  # App.play_items, recorded (the play
-        # screen itself is tested in test_play.py)
+        app.play_items = lambda dataset, ids, fingerprint=None: calls.append((dataset, ids, fingerprint))  # recorded
+        # (the play screen itself, and its refusal of an item played before, are tested in test_play.py)
         await pilot.press("p")
         await _back(pilot, "ItemsScreen")
         await pilot.press("p")  # from the browser: the highlighted item
         await pilot.pause()
-        assert calls == [("builtin", [ITEM]), ("builtin", [ITEM])]
+        fp = app.screen.corpus.fingerprint
+        assert calls == [("builtin", [ITEM], fp), ("builtin", [ITEM], fp)]
 
         await _back(pilot, "RunsScreen")
         await _palette(pilot, "Browse items")
@@ -187,6 +188,27 @@ def _big_view(fanout: int = 30):
     nodes = {s: node(s, i) for i, s in enumerate(ids)}
     item = SimpleNamespace(seed_paper_id="seed", bridge_paper_ids=("r7",), gold_paper_ids=("r7.3",))
     return SimpleNamespace(item=item, nodes=nodes, edges=edges)
+
+
+async def test_at_80_columns_the_search_box_stays_on_the_bar_and_a_resize_re_clips_the_questions(seeded, builtin_cache):
+    corpus = _corpus(builtin_cache)
+    longest = max(len(" ".join(i.question.split())) for i in corpus.items)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _browser(pilot)
+        search = screen.query_one("#filter-text").region
+        assert search.right <= 80 and search.width >= 12 and search.y == screen.query_one("#filter-kind").region.y
+
+        def widest() -> int:
+            table = screen.query_one("#items-table")
+            return max(len(str(table.get_row_at(i)[7])) for i in range(table.row_count))
+
+        assert widest() == 30  # clipped to what 80 columns leave (at least 30)
+        await pilot.resize_terminal(140, 30)
+        await pilot.pause()
+        await pilot.pause()
+        assert widest() == min(longest, 140 - 72)  # the wider terminal gets longer questions
+        assert widest() > 30
 
 
 async def test_a_big_neighbourhood_is_built_lazily():

@@ -109,19 +109,29 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
         await until(pilot, lambda: isinstance(app.screen, RunsScreen)
                     and app.store.run("human-ana-builtin")["status"] == "interrupted")
         run = app.store.run("human-ana-builtin")
-        rows = app.store.conn.execute("SELECT item_id, status FROM trajectories WHERE run_id = ? ORDER BY id",
-                                      (run["id"],)).fetchall()
-        assert [tuple(r) for r in rows] == [("st_0001", "done"), ("st_0002", "running")]
+        query = ("SELECT item_id, attempt, status, final, termination, error_kind, turns FROM trajectories "
+                 "WHERE run_id = ? ORDER BY id")
+        await until(pilot, lambda: len(app.store.conn.execute(query, (run["id"],)).fetchall()) == 2
+                    and app.store.conn.execute(query, (run["id"],)).fetchall()[1]["status"] == "done")
+        rows = [tuple(r) for r in app.store.conn.execute(query, (run["id"],))]
+        # what was seen of st_0002 is kept: a finished, non-final attempt ended by error, 'abandoned'
+        assert rows == [("st_0001", 0, "done", 1, "answer", None, 1), ("st_0002", 0, "done", 0, "error", "abandoned", 1)]
 
         screen = await start(pilot, app, ["st_0001", "st_0002"])  # re-open: st_0001 is skipped, st_0002 starts over
         assert screen.item.id == "st_0002" and screen.agent.seen[-1].turn == 1 and screen.steps == []
         assert "item 2 of 2" in str(screen.query_one("#play-title").render())
         await act(pilot, screen, "s", "b", "enter")
         await until(pilot, lambda: screen.state == "finished")
-        rows = app.store.conn.execute("SELECT item_id, status, turns FROM trajectories WHERE run_id = ? ORDER BY id",
-                                      (run["id"],)).fetchall()
-        assert [tuple(r) for r in rows] == [("st_0001", "done", 1), ("st_0002", "done", 1)]
+        assert "marked 'resumed', left out of the leaderboard" in str(screen.query_one("#reveal-title").render())
+        rows = [tuple(r) for r in app.store.conn.execute(query, (run["id"],))]
+        assert rows[2:] == [("st_0002", 1, "done", 1, "answer", "resumed", 1)]
         assert app.store.run("human-ana-builtin")["status"] == "done"
+        await pilot.press("enter")  # the stepper of a resumed play (the first row: yours) says so in its title
+        await until(pilot, lambda: type(app.screen).__name__ == "StepperScreen")
+        assert app.screen.traj["item_id"] == "st_0002"
+        assert "⚠ resumed after seeing tool results" in str(app.screen.query_one("#stepper-title").render())
+        await pilot.press("escape")
+        assert {r["run"]: r for r in leaderboard(app.store)[0]["rows"]}["human:ana"]["excluded"] == 1
 
         await pilot.press("escape")  # an item is played once per session: asking again says so
         app.play_items("builtin", ["st_0001"])
@@ -163,3 +173,56 @@ async def test_a_paper_picked_from_the_list_is_listed_and_its_sections_are_offer
         listed = [str(box.get_option_at_index(i).prompt) for i in range(box.option_count)]
         assert listed and listed == [f"({a}) {h}" for a, h in screen.seen.sections[other]]  # its aliases, not the seed's
         assert "SECTIONS of" in str(screen.query_one("#sections-label").render())
+
+
+async def test_a_paper_that_was_not_found_does_not_become_the_current_paper(seeded, monkeypatch):
+    monkeypatch.setenv("USER", "ana")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot, app, ["st_0001"])
+        seed = screen.item.seed_paper_id
+        await pilot.press("1")
+        screen.query_one("#arg-paper_id", Input).value = "zzz"
+        await act(pilot, screen, "enter")
+        assert screen.steps[-1].tool_args == {"paper_id": "zzz"} and screen.steps[-1].status != "ok"
+        assert screen.current_paper == seed
+        await pilot.press("4")  # the form offers the last paper found, not the id that was not
+        assert screen.query_one("#arg-paper_id", Input).value == seed
+
+
+async def test_a_person_s_turns_are_the_player_s_in_the_stepper_and_an_empty_argument_shows(seeded, monkeypatch):
+    from workbench.tui.stepper import StepperScreen
+
+    monkeypatch.setenv("USER", "ana")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot, app, ["st_0001"])
+        await act(pilot, screen, "s", "c", "enter")  # no reasoning typed: sent as "" (the schema requires it)
+        await until(pilot, lambda: screen.state == "finished")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, StepperScreen))
+        headers = [e.plain_header for e in app.screen.entries]
+        assert headers[1].startswith("◆ player → submit_answer") and not [h for h in headers if "assistant" in h]
+        assert 'submit_answer(C, "")' in "".join(headers)
+
+
+async def test_p_on_an_item_the_player_played_only_says_so(seeded, monkeypatch):
+    monkeypatch.setenv("USER", "ana")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot, app, ["st_0001"])
+        await act(pilot, screen, "s", "c", "enter")
+        await until(pilot, lambda: screen.state == "finished")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        await pilot.press("i")  # the item browser, on st_0001 (the first item)
+        await until(pilot, lambda: type(app.screen).__name__ == "ItemsScreen" and app.screen.view is not None)
+        browser = app.screen
+        assert browser.current_item_id == "st_0001"
+        await pilot.press("p")
+        await pilot.pause()
+        assert app.screen is browser  # no play screen that only says it cannot play
+        assert any("ana already played st_0001 (in human-ana-builtin)" in n.message for n in app._notifications)
+        await pilot.press("down", "p")  # an item not played yet opens the play screen
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.agent is not None)
+        assert app.screen.item.id == "st_0002"

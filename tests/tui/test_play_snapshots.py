@@ -39,3 +39,84 @@ def test_reveal(snap_compare, seeded, frozen):
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)
+
+
+SMALL = (80, 24)
+
+
+def test_setup_at_80x24(snap_compare, seeded, frozen):
+    """The session setup fits: the fields scroll, the messages and both buttons stay in view."""
+    async def run_before(pilot):
+        await pilot.pause()
+        pilot.app.play_items("builtin")
+        await until(pilot, lambda: type(pilot.app.screen).__name__ == "PlaySetupScreen")
+        await pilot.pause()
+        screen = pilot.app.screen
+        for button in ("#start", "#cancel"):
+            region = screen.query_one(button).region
+            assert region.bottom <= SMALL[1] and region.right <= SMALL[0]
+
+    assert snap_compare(make_app(), terminal_size=SMALL, run_before=run_before)
+
+
+def test_play_screen_at_80x24(snap_compare, seeded, frozen):
+    """The palette and the status footer wrap to two rows, the lists shrink, the options start in view."""
+    async def run_before(pilot):
+        screen = await start(pilot, pilot.app, ["st_0001"])
+        await act(pilot, screen, "2", "enter")
+        await act(pilot, screen, "4", "enter")
+        await act(pilot, screen, "5", "C", "enter")
+        await pilot.press("5")
+        await pilot.pause()
+        assert "Budget used: 7" in str(screen.query_one("#play-footer").render())
+        assert screen.query_one("#play-footer").region.bottom <= SMALL[1] - 1
+        assert screen.query_one("#play-palette").region.height == 2
+
+    assert snap_compare(make_app(), terminal_size=SMALL, run_before=run_before)
+
+
+def test_reveal_at_80x24(snap_compare, seeded, frozen):
+    """Narrow: the item above the table of runs, every column of the table in view."""
+    async def run_before(pilot):
+        screen = await start(pilot, pilot.app, ["st_0001"])
+        await act(pilot, screen, "4", "enter")
+        await act(pilot, screen, "s", "c", "enter")
+        await until(pilot, lambda: screen.state == "finished")
+        await pilot.pause()
+        table = screen.query_one("#reveal-table")
+        assert table.region.width == SMALL[0] and table.virtual_size.width <= SMALL[0]
+
+    assert snap_compare(make_app(), terminal_size=SMALL, run_before=run_before)
+
+
+async def _board(pilot):
+    """ana answers the first five items (A, B, C, D, A): the scripted run covers two of them, so it is unranked."""
+    items = ["st_0001", "st_0002", "mt_0001", "mt_0002", "st_0003"]
+    screen = await start(pilot, pilot.app, items)
+    for k, _ in enumerate(items):
+        await act(pilot, screen, "s", "abcda"[k], "enter")
+        await until(pilot, lambda: screen.state in ("reveal", "finished"))
+        if k < len(items) - 1:
+            await pilot.press("n")
+            await until(pilot, lambda: screen.state == "playing" and screen.agent.waiting)
+    await until(pilot, lambda: screen.state == "finished")
+    await pilot.press("L")
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "LeaderboardScreen")
+    await pilot.pause()
+
+
+def test_leaderboard(snap_compare, seeded, frozen):
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=_board)
+
+
+def test_leaderboard_scrolled_right_at_80x24(snap_compare, seeded, frozen):
+    """Scrolled to its last column, the rank, run and who columns stay in view."""
+    async def run_before(pilot):
+        await _board(pilot)
+        table = pilot.app.screen.query_one("#leaderboard-table")
+        table.scroll_end(animate=False, immediate=True)
+        table.scroll_to(x=table.max_scroll_x, animate=False, immediate=True)
+        await pilot.pause()
+        assert table.scroll_x > 0 and table.fixed_columns == 3
+
+    assert snap_compare(make_app(), terminal_size=SMALL, run_before=run_before)

@@ -1,12 +1,20 @@
 """Audit mode (the paper's Stage 7 review): an item's question, options, gold answer and labelled evidence side by
-side; verdicts Pass / Flag / Remove with a note and the three quality checks; section labels added, removed or
-re-classified; the corrected dataset exported in the release format.
+side; verdicts Pass / Flag / Remove with a note and the three quality checks; section labels added, removed,
+re-classified or an edit undone; the corrected dataset exported in the release format.
 
-Everything is stored through `storage.Store` with the reviewer and the time (see `workbench.audit`), so the
-batch `audit` commands and this screen read and write the same records.
+Everything is stored through `storage.Store` with the reviewer and the time, and every rule is
+`workbench.audit`'s (the sheet is `audit.evidence`, edits go through `audit.record_edit` /
+`audit.undo_edit`), so the batch `audit` commands and this screen read and write the same records.
+
+Each item shows its latest verdict: the note and the checks are loaded from it (a check never
+assessed is `?`, stored as NULL, never as failed). What the reviewer changes and has not recorded
+yet is a draft kept per item, so moving in the list neither records it on another item nor loses
+it; leaving audit mode with drafts asks first. The verdict keys work from the note field too
+(F2 / F3 / F4), and escape in a field returns to the list.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +22,19 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Checkbox, DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Footer, Input, Static
 
 from workbench import audit
-from workbench.tui.plaintext import sanitize
+from workbench.tui.plaintext import clip, sanitize
 
 CHECK_LABELS = {"question_ok": "question well formed", "gold_supported": "gold answer supported",
                 "labels_accurate": "recall labels accurate"}
+SHORT_LABELS = {"question_ok": "question ok", "gold_supported": "gold supported", "labels_accurate": "labels accurate"}
+CHECK_MARKS = {None: "?", True: "✓", False: "✗"}
+NEXT_STATE = {None: True, True: False, False: None}
 
 
 def item_rows(corpus, verdicts: dict[str, dict[str, Any]]) -> list[tuple[str, str, str]]:
@@ -29,8 +42,8 @@ def item_rows(corpus, verdicts: dict[str, dict[str, Any]]) -> list[tuple[str, st
     return [(i.id, f"{i.kind}_d{i.depth}", verdicts.get(i.id, {}).get("verdict", "—")) for i in corpus.items]
 
 
-def evidence_text(ev: dict[str, Any]) -> Text:
-    """The review sheet as plain text: question, options with the gold marked, each label with its section text."""
+def head_text(ev: dict[str, Any]) -> Text:
+    """The top of the review sheet: question and options with the gold marked."""
     out = Text()
     out.append(f"{ev['id']}\n", style="bold")
     out.append(sanitize(ev["question"]) + "\n\n")
@@ -40,157 +53,390 @@ def evidence_text(ev: dict[str, Any]) -> Text:
         mark = "●" if letter == ev["gold"] else " "
         out.append(f"{mark} ({letter}) {kind:12s} ", style="bold" if letter == ev["gold"] else "")
         out.append(sanitize(option) + "\n")
-    out.append("\nlabelled evidence\n", style="bold")
-    for n, lab in enumerate(ev["labels"], 1):
-        where = "gold paper" if lab["gold_paper"] else "other paper"
-        out.append(f"\n[{n}] {lab['relevance'] or '?'} · {where} · {lab['arxiv_id'] or '(no arXiv id)'} · "
-                   f"label “{sanitize(lab['label'])}” → {lab['resolved'] or 'unresolved'} ({lab['method']})\n",
-                   style="bold")
-        if lab["text"]:
-            body = sanitize(lab["text"])
-            out.append(body[:2000] + (" …" if len(body) > 2000 else "") + "\n")
+    n = len(ev["labels"])
+    out.append(f"\nlabelled evidence · {n} label{'s' if n != 1 else ''} · [ ] select · c re-classify · del remove"
+               " · a add · u undo", style="bold")
     return out
 
 
-class AuditScreen(Screen):
-    """Review one item at a time; `p` / `f` / `x` record a verdict, labels are edited in place."""
+def label_text(n: int, lab: dict[str, Any], selected: bool) -> Text:
+    """One label of the sheet: relevance, paper, label → resolved section, how it differs from the release, text."""
+    where = "gold paper" if lab["gold_paper"] else "other paper"
+    out = Text()
+    out.append(f"{'▶' if selected else ' '} [{n}] {lab['relevance'] or '?'} · {where} · "
+               f"{sanitize(lab['arxiv_id']) or '(no arXiv id)'} · label “{sanitize(lab['label'])}” → "
+               f"{sanitize(lab['resolved'] or 'unresolved')} ({lab['method']})", style="bold")
+    edit = lab.get("edit")
+    if edit:
+        what = "+ added" if edit["action"] == "added" else f"✎ re-classified (was {edit['was'] or '?'})"
+        out.append(f"  {what} by {sanitize(edit['reviewer'])}", style="italic")
+    out.append("\n")
+    if lab["text"]:
+        body = sanitize(lab["text"])
+        out.append(body[:2000] + (" …" if len(body) > 2000 else "") + "\n")
+    return out
 
+
+def edits_text(edits: list[dict[str, Any]]) -> Text:
+    """The item's edit history, oldest first; undone edits say by whom."""
+    out = Text()
+    if not edits:
+        return out
+    out.append("\nedits of this item (u undoes the latest in force)\n", style="bold")
+    for e in edits:
+        what = f"undo of #{e['undoes']}" if e["action"] == "undo" else \
+            f"{e['action']}{' → ' + e['relevance'] if e['relevance'] else ''}"
+        line = (f"#{e['id']} {what} · {sanitize(e['arxiv_id'])} · “{clip(sanitize(e['section']), 40)}” · "
+                f"{sanitize(e['reviewer'])} · {e['time'][:16].replace('T', ' ')}")
+        if e["undone_by"]:
+            line += f" · undone by {sanitize(e['undone_by']['reviewer'])} (#{e['undone_by']['id']})"
+        out.append(line + "\n", style="dim" if e["undone_by"] or e["action"] == "undo" else "")
+    return out
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A verdict being prepared: the note and the three checks (None: not assessed)."""
+
+    note: str = ""
+    checks: tuple[bool | None, bool | None, bool | None] = (None, None, None)
+
+    @classmethod
+    def of(cls, verdict: dict[str, Any] | None) -> "Draft":
+        """What the latest recorded verdict says (a fresh item: nothing)."""
+        if verdict is None:
+            return cls()
+        return cls(verdict["note"], tuple(verdict["checks"][k] for k in audit.CHECKS))
+
+
+class CheckState(Static, can_focus=True):
+    """A three-state quality check: ? not assessed, ✓ yes, ✗ no. Space, enter or a click moves it on."""
+
+    BINDINGS = [Binding("space,enter", "cycle", "Change", id="audit.check_cycle", show=False)]
+    value: reactive[bool | None] = reactive(None)
+
+    class Changed(Message):
+        def __init__(self, check: "CheckState") -> None:
+            super().__init__()
+            self.check = check
+
+    def __init__(self, key: str, label: str, tooltip: str | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.key = key
+        self.label = label
+        self.tooltip = tooltip
+
+    def render(self) -> Text:
+        style = {None: "dim", True: "bold", False: "bold"}[self.value]
+        return Text.assemble((f"[{CHECK_MARKS[self.value]}] ", style), self.label, no_wrap=True, overflow="ellipsis")
+
+    def watch_value(self) -> None:
+        self.set_class(self.value is True, "-yes")
+        self.set_class(self.value is False, "-no")
+
+    def action_cycle(self) -> None:
+        self.value = NEXT_STATE[self.value]
+        self.post_message(self.Changed(self))
+
+    def on_click(self) -> None:
+        self.action_cycle()
+
+
+class AuditScreen(Screen):
+    """Review one item at a time; `p` / `f` / `x` (or F2 / F3 / F4, also from the note) record a verdict."""
+
+    HELP_TITLE = "Audit"
     BINDINGS = [
-        Binding("p", "verdict('pass')", "Pass", id="audit.pass"),
-        Binding("f", "verdict('flag')", "Flag", id="audit.flag"),
-        Binding("x", "verdict('remove')", "Remove", id="audit.remove"),
-        Binding("c", "reclassify", "Re-classify label", id="audit.reclassify"),
-        Binding("delete", "remove_label", "Remove label", id="audit.remove_label"),
+        Binding("p", "verdict('pass')", "Pass", id="audit.pass", key_display="p/F2"),
+        Binding("f", "verdict('flag')", "Flag", id="audit.flag", key_display="f/F3"),
+        Binding("x", "verdict('remove')", "Remove", id="audit.remove", key_display="x/F4"),
+        Binding("f2", "verdict('pass')", "Pass", id="audit.pass_any", show=False),
+        Binding("f3", "verdict('flag')", "Flag", id="audit.flag_any", show=False),
+        Binding("f4", "verdict('remove')", "Remove", id="audit.remove_any", show=False),
+        Binding("1", "check(0)", "Question ok?", id="audit.check_question", show=False),
+        Binding("2", "check(1)", "Gold supported?", id="audit.check_gold", show=False),
+        Binding("3", "check(2)", "Labels accurate?", id="audit.check_labels", show=False),
+        Binding("n", "note", "Note", id="audit.note"),
+        Binding("left_square_bracket", "label(-1)", "Prev label", id="audit.prev_label", show=False),
+        Binding("right_square_bracket", "label(1)", "Next label", id="audit.next_label", key_display="[ ]"),
+        Binding("c", "reclassify", "Re-classify", id="audit.reclassify"),
+        Binding("delete", "remove_label", "Remove label", id="audit.remove_label", show=False),
         Binding("a", "add_label", "Add label", id="audit.add_label"),
-        Binding("E", "export", "Export corrected", id="audit.export"),
-        Binding("left_square_bracket", "label(-1)", "Prev label", id="audit.prev_label"),
-        Binding("right_square_bracket", "label(1)", "Next label", id="audit.next_label"),
+        Binding("u", "undo", "Undo edit", id="audit.undo"),
+        Binding("E", "export", "Export corrected", id="audit.export", show=False),
         Binding("escape", "back", "Back", id="audit.back"),
     ]
+    TABLE_ONLY = {"check", "note", "label", "reclassify", "remove_label", "add_label", "undo", "export"}
 
-    def __init__(self, corpus, store_path: Path, reviewer: str, start: str | None = None):
+    def __init__(self, corpus, store_path: Path, reviewer: str, start: str | None = None, dataset: str | None = None):
         super().__init__()
         self.corpus = corpus
+        self.dataset = dataset or ("builtin" if not corpus.source else corpus.source)  # as runs record it
         self.store_path = store_path
         self.reviewer = reviewer
         self.start = start  # the item to open first (the item browser's), else the first item
         self.current: str | None = None
         self.label_index = 0
+        self.evidence: dict[str, Any] = {"labels": [], "edits": [], "verdict": None}
+        self.drafts: dict[str, Draft] = {}  # item → what was changed and not recorded yet
+        self._loading = False
 
-    def _store(self):
+    def _store(self, readonly: bool = False):
         from storage import Store
 
-        return Store(self.store_path)
+        if readonly and not self.store_path.exists():
+            return None
+        return Store(self.store_path, readonly=readonly)
 
     def compose(self) -> ComposeResult:
+        yield Static("", id="audit-title", classes="title-bar")
         with Horizontal(id="audit-body"):
             yield DataTable(id="audit-items", cursor_type="row", zebra_stripes=True)
             with Vertical(id="audit-review"):
                 yield Static("", id="audit-status")
                 with VerticalScroll(id="audit-sheet"):
-                    yield Static("", id="audit-evidence")
+                    yield Static("", id="audit-head")
+                    yield Vertical(id="audit-labels")
+                    yield Static("", id="audit-edits")
                 with Horizontal(id="audit-checks"):
-                    for key, label in CHECK_LABELS.items():
-                        yield Checkbox(label, id=f"check-{key}")
-                yield Input(placeholder="note for the verdict", id="audit-note")
-                yield Input(placeholder="add label: ARXIV_ID | section header | direct|supporting", id="audit-add")
+                    for i, (key, label) in enumerate(CHECK_LABELS.items(), 1):
+                        yield CheckState(key, f"{i} {SHORT_LABELS[key]}", id=f"check-{key}",
+                                         tooltip=f"{label}: ? not assessed · ✓ yes · ✗ no ({i} or space changes it)")
+                yield Input(placeholder="note for the verdict (n) · F2 pass · F3 flag · F4 remove · escape back to "
+                            "the list", id="audit-note", compact=True)
+                yield Input(placeholder="add label (a): ARXIV_ID | section header | direct or supporting",
+                            id="audit-add", compact=True)
+                yield Static("", id="audit-message")
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#audit-items", DataTable)
-        table.add_columns("item", "kind", "verdict")
-        self.refresh_items()
-        table.focus()
-
-    def refresh_items(self) -> None:
-        store = self._store()
-        try:
-            verdicts = store.verdicts(self.corpus.fingerprint)
-        finally:
-            store.close()
-        table = self.query_one("#audit-items", DataTable)
-        row = table.cursor_row
-        table.clear()
+        for key in ("item", "kind", "verdict"):
+            table.add_column(key, key=key)
+        verdicts = self._verdicts()
         for item_id, kind, verdict in item_rows(self.corpus, verdicts):
             table.add_row(Text(item_id), Text(kind), Text(verdict), key=item_id)
-        if table.row_count:
-            table.move_cursor(row=min(max(row, 0), table.row_count - 1))
-        if self.current is None and table.row_count:
-            ids = [i.id for i in self.corpus.items]
+        ids = [i.id for i in self.corpus.items]
+        if ids:
             first = self.start if self.start in ids else ids[0]
-            self.show(first)
+            self.current = first
+            self.call_later(self.show, first)
             table.move_cursor(row=ids.index(first), animate=False)
+        self._title(verdicts)
+        table.focus()
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key is not None and event.row_key.value != self.current:
-            self.show(str(event.row_key.value))
+    def _verdicts(self) -> dict[str, dict[str, Any]]:
+        store = self._store(readonly=True)
+        if store is None:
+            return {}
+        try:
+            return store.verdicts(self.corpus.fingerprint)
+        finally:
+            store.close()
 
-    def show(self, item_id: str) -> None:
+    def _title(self, verdicts: dict[str, dict[str, Any]]) -> None:
+        n = len(self.corpus.items)
+        self.query_one("#audit-title", Static).update(Text(
+            f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {n} items reviewed · reviewer "
+            f"{sanitize(self.reviewer)}"))
+
+    def refresh_items(self, item_id: str) -> None:
+        """After a verdict on `item_id`: its cell in the list and the title (the rows and the cursor stay)."""
+        verdicts = self._verdicts()
+        self.query_one("#audit-items", DataTable).update_cell(item_id, "verdict", Text(verdicts[item_id]["verdict"]))
+        self._title(verdicts)
+
+    @property
+    def dataset_label(self) -> str:
+        return self.dataset if self.dataset == "builtin" else (Path(self.dataset).name or self.dataset)
+
+    async def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        stale = event.cursor_row != event.data_table.cursor_row  # a highlight the cursor has moved on from
+        if not stale and event.row_key is not None and event.row_key.value != self.current:
+            await self.show(str(event.row_key.value))
+
+    # ------------------------------------------------------------ one item
+
+    def _load(self, item_id: str) -> None:
+        store = self._store(readonly=True)
+        try:
+            self.evidence = audit.evidence(self.corpus, item_id, store)
+        finally:
+            if store is not None:
+                store.close()
+
+    async def show(self, item_id: str) -> None:
+        """Open an item: its sheet from the top, its note and checks from its draft or latest verdict."""
         self.current = item_id
         self.label_index = 0
-        self.evidence = audit.evidence(self.corpus, item_id)
-        self.query_one("#audit-evidence", Static).update(evidence_text(self.evidence))
+        self._load(item_id)
+        await self._draw_sheet()
+        self.query_one("#audit-sheet", VerticalScroll).scroll_home(animate=False)
+        draft = self.drafts.get(item_id) or Draft.of(self.evidence["verdict"])
+        self._loading = True  # setting the fields is not an edit of the draft
+        try:
+            self.query_one("#audit-note", Input).value = draft.note
+            for key, value in zip(audit.CHECKS, draft.checks):
+                self.query_one(f"#check-{key}", CheckState).value = value
+        finally:
+            self._loading = False
+        self._message("")
         self._status()
 
-    def _status(self, message: str = "") -> None:
+    async def _draw_sheet(self) -> None:
+        ev = self.evidence
+        self.query_one("#audit-head", Static).update(head_text(ev))
+        box = self.query_one("#audit-labels", Vertical)
+        await box.remove_children()
+        await box.mount_all([Static(label_text(n, lab, n - 1 == self.label_index), classes="audit-label"
+                              + (" -selected" if n - 1 == self.label_index else ""))
+                       for n, lab in enumerate(ev["labels"], 1)])
+        self.query_one("#audit-edits", Static).update(edits_text(ev["edits"]))
+
+    def _select_label(self, index: int) -> None:
         labels = self.evidence["labels"]
-        chosen = (f"label [{self.label_index + 1}] selected ([ and ] to change)" if labels else "no labels")
-        self.query_one("#audit-status", Static).update(Text(
-            f"reviewer {self.reviewer} · {chosen}" + (f" · {message}" if message else "")))
+        self.label_index = index % len(labels) if labels else 0
+        widgets = list(self.query(".audit-label").results(Static))
+        for n, (widget, lab) in enumerate(zip(widgets, labels)):
+            widget.update(label_text(n + 1, lab, n == self.label_index))
+            widget.set_class(n == self.label_index, "-selected")
+        if widgets:
+            self.query_one("#audit-sheet", VerticalScroll).scroll_to_widget(widgets[self.label_index], animate=False,
+                                                                            top=True)
+        self._status()
+
+    def draft(self) -> Draft:
+        return Draft(self.query_one("#audit-note", Input).value,
+                     tuple(self.query_one(f"#check-{k}", CheckState).value for k in audit.CHECKS))
+
+    def _draft_changed(self) -> None:
+        if self._loading or self.current is None:
+            return
+        draft = self.draft()
+        if draft == Draft.of(self.evidence["verdict"]):
+            self.drafts.pop(self.current, None)
+        else:
+            self.drafts[self.current] = draft
+        self._status()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "audit-note":
+            self._draft_changed()
+
+    def on_check_state_changed(self, event: CheckState.Changed) -> None:
+        self._draft_changed()
+
+    def _status(self) -> None:
+        v = self.evidence.get("verdict")
+        labels = self.evidence["labels"]
+        parts = [f"verdict: {v['verdict']} by {sanitize(v['reviewer'])} {v['time'][:16].replace('T', ' ')}"
+                 if v else "no verdict yet"]
+        parts.append(f"label [{self.label_index + 1}] of {len(labels)}" if labels else "no labels")
+        if self.current in self.drafts:
+            parts.append("changes not recorded (p/f/x)")
+        self.query_one("#audit-status", Static).update(Text(" · ".join(parts)))
+
+    def _message(self, text: str, error: bool = False) -> None:
+        box = self.query_one("#audit-message", Static)
+        box.update(Text(text))
+        box.set_class(error, "-error")
+
+    # ------------------------------------------------------------ verdicts
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While a field has focus its keys type (F2–F4 and escape still work): the list's keys leave the footer."""
+        if action in self.TABLE_ONLY and isinstance(self.focused, Input):
+            return False
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def on_descendant_blur(self) -> None:
+        self.refresh_bindings()
+
+    def action_verdict(self, verdict: str) -> None:
+        if self.current is None:
+            return
+        draft = self.draft()
+        store = self._store()
+        try:
+            store.add_verdict(self.corpus.fingerprint, self.current, self.reviewer, verdict, draft.note,
+                              dict(zip(audit.CHECKS, draft.checks)))
+        finally:
+            store.close()
+        self.drafts.pop(self.current, None)
+        self._load(self.current)
+        self.refresh_items(self.current)
+        self._status()
+        self._message(f"{self.current}: {verdict} recorded")
+        self.query_one("#audit-items", DataTable).focus()
+
+    def action_check(self, index: int) -> None:
+        self.query_one(f"#check-{audit.CHECKS[index]}", CheckState).action_cycle()
+
+    def action_note(self) -> None:
+        self.query_one("#audit-note", Input).focus()
+
+    # ------------------------------------------------------------ labels
 
     def action_label(self, delta: int) -> None:
         if self.evidence["labels"]:
-            self.label_index = (self.label_index + delta) % len(self.evidence["labels"])
-            self._status()
+            self._select_label(self.label_index + delta)
 
-    def checks(self) -> dict[str, bool]:
-        return {key: self.query_one(f"#check-{key}", Checkbox).value for key in CHECK_LABELS}
-
-    def action_verdict(self, verdict: str) -> None:
-        note = self.query_one("#audit-note", Input).value
-        store = self._store()
+    async def _edit(self, do, select: int | None = None) -> bool:
+        """Run one label edit through `workbench.audit` (checked, then stored), then redraw the sheet with the
+        same label selected (or `select`)."""
         try:
-            store.add_verdict(self.corpus.fingerprint, self.current, self.reviewer, verdict, note, self.checks())
-        finally:
-            store.close()
-        self.query_one("#audit-note", Input).value = ""
-        self.refresh_items()
-        self._status(f"{self.current}: {verdict}")
+            done = do()
+        except audit.AuditError as exc:
+            self._message(str(exc), error=True)
+            return False
+        index = self.label_index if select is None else select
+        self._load(self.current)
+        n = len(self.evidence["labels"])
+        self.label_index = min(index if index >= 0 else n - 1, max(0, n - 1))
+        await self._draw_sheet()
+        self.call_after_refresh(self._select_label, self.label_index)
+        self._message(done)
+        return True
 
-    def _label_edit(self, action: str, arxiv_id: str, section: str, relevance: str | None) -> None:
-        store = self._store()
-        try:
-            store.add_label_edit(self.corpus.fingerprint, self.current, self.reviewer, action, arxiv_id, section,
-                                 relevance)
-        finally:
-            store.close()
-        self._status(f"label {action}: {arxiv_id} · {section}")
-
-    def action_reclassify(self) -> None:
+    def _selected(self) -> dict[str, Any] | None:
         labels = self.evidence["labels"]
-        if labels:
-            lab = labels[self.label_index]
-            new = "supporting" if lab["relevance"] == "direct" else "direct"
-            self._label_edit("reclassify", lab["arxiv_id"], lab["label"], new)
+        return labels[self.label_index] if labels else None
 
-    def action_remove_label(self) -> None:
-        labels = self.evidence["labels"]
-        if labels:
-            lab = labels[self.label_index]
-            self._label_edit("remove", lab["arxiv_id"], lab["label"], None)
+    async def action_reclassify(self) -> None:
+        lab = self._selected()
+        if lab is not None:
+            new = "supporting" if lab["relevance"] == "direct" else "direct"  # the toggle of what it is now
+            await self._edit(lambda: audit.record_edit(self.corpus, self.store_path, self.current, self.reviewer,
+                                                 "reclassify", lab["arxiv_id"], lab["label"], new))
+
+    async def action_remove_label(self) -> None:
+        lab = self._selected()
+        if lab is not None:
+            await self._edit(lambda: audit.record_edit(self.corpus, self.store_path, self.current, self.reviewer,
+                                                 "remove", lab["arxiv_id"], lab["label"]))
+
+    async def action_undo(self) -> None:
+        await self._edit(lambda: audit.undo_edit(self.corpus, self.store_path, self.current, self.reviewer))
 
     def action_add_label(self) -> None:
         self.query_one("#audit-add", Input).focus()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id != "audit-add":
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "audit-note":
+            self.query_one("#audit-items", DataTable).focus()  # the note stays a draft until p / f / x
             return
         parts = [p.strip() for p in event.value.split("|")]
-        if len(parts) != 3 or parts[2] not in ("direct", "supporting") or not parts[0] or not parts[1]:
-            self._status("add label: write ARXIV_ID | section header | direct|supporting")
+        if len(parts) != 3 or parts[2] not in audit.RELEVANCES or not parts[0] or not parts[1]:
+            self._message("add label: write ARXIV_ID | section header | direct or supporting", error=True)
             return
-        self._label_edit("add", parts[0], parts[1], parts[2])
-        event.input.value = ""
+        if await self._edit(lambda: audit.record_edit(self.corpus, self.store_path, self.current, self.reviewer, "add",
+                                                      parts[0], parts[1], parts[2]), select=-1):
+            event.input.value = ""  # the added label (the last) is selected
+
+    # ------------------------------------------------------------ export and leaving
 
     def action_export(self) -> None:
         from workbench.tui.dialogs import NameModal
@@ -216,4 +462,23 @@ class AuditScreen(Screen):
         self.app.push_screen(NameModal("Write the corrected dataset to", default, check), chosen)
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        """From a field back to the list; from the list out of audit mode (asking when drafts would be lost)."""
+        table = self.query_one("#audit-items", DataTable)
+        if self.focused is not table:
+            table.focus()
+            return
+        if not self.drafts:
+            self.app.pop_screen()
+            return
+        from workbench.tui.dialogs import ConfirmModal
+
+        ids = sorted(self.drafts)
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.app.pop_screen()
+
+        self.app.push_screen(ConfirmModal(
+            f"{len(ids)} item(s) have a note or checks not recorded ({', '.join(ids[:5])}"
+            f"{' …' if len(ids) > 5 else ''}). Leave audit mode and discard them?", "Discard", "Leave audit mode"),
+            answer)

@@ -27,6 +27,7 @@ from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, sanitize
 from workbench.tui.stepper import LETTERS, copy_step, gold_of
 from workbench.tui.stepview import StepView, run_caps
+from workbench.tui.transcript import actor_of
 
 CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / A wrong; columns: B right / B wrong
 
@@ -212,21 +213,23 @@ class CompareScreen(Screen):
             self.query_one(f"#compare-tools-{side}", Static).update(out)
 
     def _render_failures(self) -> None:
+        from workbench.render import ATTRIBUTION_HEADER, attribution_rows
+
         cmp = self.report
-        table = Table(title=Text("How the runs end, and what wrong answers chose"), title_justify="left",
-                      show_edge=False)
+        table = Table(title=Text("How the runs end, and what wrong answers chose (rates among each run's wrong "
+                                 "answers; Δ with a paired bootstrap 95% interval over the common items)"),
+                      title_justify="left", show_edge=False)
         table.add_column("")
         table.add_column(Text(f"A {clip(cmp['a'], 20)}"), justify="right")
         table.add_column(Text(f"B {clip(cmp['b'], 20)}"), justify="right")
+        table.add_column(Text(ATTRIBUTION_HEADER[3]), justify="right")
+        table.add_column(Text(ATTRIBUTION_HEADER[4]), justify="right")
         for term in cmp["terminations"]["a"]:
             table.add_row(Text(f"ended by {term}"), Text(str(cmp["terminations"]["a"][term])),
-                          Text(str(cmp["terminations"]["b"][term])))
+                          Text(str(cmp["terminations"]["b"][term])), Text(""), Text(""))
         table.add_section()
-        att_a, att_b = cmp["attribution"]["a"], cmp["attribution"]["b"]
-        table.add_row(Text("wrong answers"), Text(str(att_a["n_wrong"])), Text(str(att_b["n_wrong"])))
-        for kind in sorted(set(att_a["counts"]) | set(att_b["counts"])):
-            cells = [f"{d['counts'].get(kind, 0)} ({100 * d['rates'].get(kind, 0):.0f}%)" for d in (att_a, att_b)]
-            table.add_row(Text(f"  → {kind}"), *map(Text, cells))
+        for row in attribution_rows(cmp):  # the very cells --batch compare prints
+            table.add_row(*map(Text, row))
         self.query_one("#compare-failures", Static).update(table)
 
     # ------------------------------------------------------------ events and actions
@@ -335,7 +338,7 @@ class SplitStepperScreen(Screen):
         for side in ("a", "b"):
             steps = store.steps(pair[side]["id"])
             self.view(side).set_steps(steps, gold_of(self.ctx), self.ctx.titles if self.ctx else {},
-                                      run_caps(self.runs[side]))
+                                      run_caps(self.runs[side]), actor=actor_of(self.runs[side].get("agent")))
         self.show_text()
         if self.ctx is None:
             self.run_worker(partial(self.app.corpora.item_context, run["dataset"], run.get("dataset_fingerprint"),
@@ -436,7 +439,8 @@ class RunPairModal(ModalScreen[tuple[str, str] | None]):
     def __init__(self, names: list[str], a: str | None = None, b: str | None = None):
         super().__init__(classes="dialog-screen")
         self.names = names
-        self.initial = (a or (names[0] if names else None), b or (names[1] if len(names) > 1 else None))
+        a = a or (names[0] if names else None)
+        self.initial = (a, b or next((n for n in names if n != a), None))
 
     def compose(self) -> ComposeResult:
         options = [(n, n) for n in self.names]

@@ -32,13 +32,14 @@ RIGHT_LABELS = {"none": "none right", "some": "some right", "all": "all right", 
 FILTERS = ("kind", "depth", "reasoning", "tier", "right")
 
 
-def play_item(screen: Screen, dataset: str, item_id: str) -> None:
-    """Hand the item to the play screen when this build has one (`App.play_items`), else say so."""
+def play_item(screen: Screen, dataset: str, item_id: str, fingerprint: str | None = None) -> None:
+    """Hand the item to the play screen when this build has one (`App.play_items`), else say so; an item the
+    player already played is refused there with a notification."""
     play = getattr(screen.app, "play_items", None)
     if play is None:
         screen.notify("play is not available", severity="warning", timeout=3)
         return
-    play(dataset, [item_id])
+    play(dataset, [item_id], fingerprint=fingerprint)
 
 
 def filter_label(name: str, value: Any) -> str:
@@ -194,7 +195,8 @@ class ItemsScreen(Screen):
         rows = items.sort_rows(items.filter_rows(self.view.rows, flt), self.sort_key, self.sort_reverse)
         table = self.query_one(ItemsTable)
         current = self.current_item_id
-        width = max(30, self.app.size.width - 72)  # the question gets what the other columns leave
+        width = self.question_width()
+        self._drawn_width = width
         table.clear()
         for r in rows:
             table.add_row(Text(sanitize(r.id)), Text(r.kind), Text(str(r.depth), justify="right"),
@@ -206,6 +208,15 @@ class ItemsScreen(Screen):
             table.move_cursor(row=ids.index(current), animate=False)
         self._label_columns()
         self._status(flt)
+
+    def question_width(self) -> int:
+        """The question column gets what the other columns leave of the terminal's width (at least 30)."""
+        return max(30, self.app.size.width - 72)
+
+    def on_resize(self) -> None:
+        """A wider or narrower terminal re-clips the questions (only when their width changes)."""
+        if self.view is not None and getattr(self, "_drawn_width", None) != self.question_width():
+            self.render_rows()
 
     def _label_columns(self) -> None:
         table = self.query_one(ItemsTable)
@@ -319,7 +330,7 @@ class ItemsScreen(Screen):
     def action_play(self) -> None:
         item_id = self.current_item_id
         if item_id:
-            play_item(self, self.dataset, item_id)
+            play_item(self, self.dataset, item_id, self.corpus.fingerprint if self.corpus is not None else None)
 
     def action_back(self) -> None:
         """From the filter bar back to the table; from the table back to the previous screen."""

@@ -222,7 +222,7 @@ class ItemScreen(Screen):
         self.app.open_audit(self.dataset, self.current_item_id)
 
     def action_play(self) -> None:
-        play_item(self, self.dataset, self.current_item_id)
+        play_item(self, self.dataset, self.current_item_id, self.corpus.fingerprint)
 
     def action_back(self) -> None:
         self.app.pop_screen()

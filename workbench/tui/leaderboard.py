@@ -1,8 +1,10 @@
-"""People and models on the items people have played: accuracy and the four axes, ranked.
+"""People and models on the items people have played: accuracy with its interval and the four axes, ranked.
 
-The numbers are `workbench.reports.leaderboard` and the cells `workbench.render.leaderboard_cells`, the same
-functions `--batch leaderboard` prints, so the two never disagree. One board per dataset people have played;
-`[` and `]` switch between them, enter opens a run.
+The numbers are `workbench.reports.leaderboard` and the cells and notes `workbench.render.leaderboard_cells` /
+`leaderboard_notes`, the same functions `--batch leaderboard` prints, so the two never disagree. A person is one
+row over all their sessions; rows covering too few of the played items are listed unranked, saying why. One
+board per dataset people have played; `[` and `]` switch between them, enter opens a run (a person's latest
+session). The rank, name and who columns stay in view when the table scrolls right.
 """
 from __future__ import annotations
 
@@ -37,8 +39,11 @@ class LeaderboardScreen(Screen):
         self.index = 0
 
     def compose(self) -> ComposeResult:
+        from workbench.render import LEADERBOARD_FIXED
+
         yield Static("", id="leaderboard-title", classes="title-bar")
-        yield LeaderboardTable(id="leaderboard-table", cursor_type="row", zebra_stripes=True)
+        yield LeaderboardTable(id="leaderboard-table", cursor_type="row", zebra_stripes=True,
+                               fixed_columns=LEADERBOARD_FIXED)
         yield Static("", id="leaderboard-note")
         yield Footer()
 
@@ -67,7 +72,7 @@ class LeaderboardScreen(Screen):
         return self.boards[self.index] if self.boards else None
 
     def show(self) -> None:
-        from workbench.render import leaderboard_cells, leaderboard_title
+        from workbench.render import leaderboard_cells, leaderboard_notes, leaderboard_title
 
         table = self.query_one(LeaderboardTable)
         table.clear(columns=True)
@@ -89,8 +94,7 @@ class LeaderboardScreen(Screen):
         where = f" · dataset {self.index + 1} of {len(self.boards)} ([ ])" if len(self.boards) > 1 else ""
         self.query_one("#leaderboard-title", Static).update(Text(" " + sanitize(leaderboard_title(board)) + where))
         self.query_one("#leaderboard-note", Static).update(Text(
-            " Every run on the items people played (replicate 0): items = how many of them it covers. "
-            "People's tokens are estimated (characters / 4). Enter opens a run."))
+            "\n".join(" " + sanitize(line) for line in leaderboard_notes(board)) + " Enter opens a run."))
 
     def action_board(self, delta: int) -> None:
         if self.boards:
@@ -100,7 +104,9 @@ class LeaderboardScreen(Screen):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.app.open_run(str(event.row_key.value))
+        row = next((r for r in self.board["rows"] if r["run"] == event.row_key.value), None) if self.board else None
+        if row is not None:
+            self.app.open_run(row["runs"][-1])  # a person's latest session
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -11,8 +11,9 @@ for completion (paper ids, section aliases) is what the tool results showed
 After an answer (or any other ending) the gold option is revealed with a table of
 every stored run on the same item (`store.item_trajectories`); `n` moves on, and the
 next episode (and its clock) starts only then. Leaving in the middle of an item
-cancels the session's worker: the item is not stored, and re-opening the session
-plays it again from its first turn.
+cancels the session's worker: what was played is kept as an abandoned attempt, and a
+later play of the item (re-opening the session) is marked `resumed` and left out of
+the leaderboard (`workbench.play`).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, DataTable, Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from workbench.play import PlayError, SessionRequest, dataset_key, reveal_rows, session_runner
+from workbench.play import PlayError, SessionRequest, abandon, dataset_key, plan_session, reveal_rows, session_runner
 from workbench.tui.meters import Meter, theme_style
 from workbench.tui.plaintext import clip, one_line, sanitize
 from workbench.tui.seen import Seen, SeenSuggester
@@ -60,18 +61,25 @@ PLACEHOLDERS = {
 }
 
 
-def tool_palette(caps: Any, active: str | None, enabled: bool) -> Text:
-    """`1 info ·1  2 references ·1 …` on two lines (navigation; reading and the free tools), each tool's cost from
-    the session's caps; the chosen tool stands out, and all are dim while it is not the player's turn."""
-    text = Text()
-    for i, (key, tool, label, _) in enumerate(TOOLS):
-        if i == 4:
-            text.append("\n")
-        style = "reverse bold" if tool == active else ("bold" if enabled else "dim")
-        text.append(f" {key} ", style=style)
-        text.append(f"{label} ·{caps.cost(tool)} ", style="" if enabled else "dim")
+def tool_palette(caps: Any, active: str | None, enabled: bool, width: int = 0) -> Text:
+    """`1 info·1  2 references·1 …`, each tool's cost from the session's caps, packed into as few lines as `width`
+    allows (0: navigation on one line, reading and the free tools on the next) without splitting a tool; the chosen
+    tool stands out, and all are dim while it is not the player's turn."""
+    segments = []
+    for key, tool, label, _ in TOOLS:
+        seg = Text()
+        seg.append(f" {key} ", style="reverse bold" if tool == active else ("bold" if enabled else "dim"))
+        seg.append(f"{label}·{caps.cost(tool)} ", style="" if enabled else "dim")
+        segments.append(seg)
     if not enabled:
-        text.append("   (waiting…)", style="dim")
+        segments.append(Text(" (waiting…)", style="dim"))
+    text, used = Text(), 0
+    for i, seg in enumerate(segments):
+        if used and (seg.cell_len + used > width if width else i == 4):
+            text.append("\n")
+            used = 0
+        text.append_text(seg)
+        used += seg.cell_len
     return text
 
 
@@ -92,6 +100,7 @@ class PlayScreen(Screen):
     AUTO_FOCUS = ""
     BINDINGS = [
         *[Binding(key, f"tool('{tool}')", label.capitalize(), id=f"play.{label}") for key, tool, label, _ in TOOLS],
+        Binding("i", "focus('play-item')", "Item (scroll it)", id="play.item", show=False),
         Binding("p", "focus('play-papers')", "Papers seen", id="play.papers", show=False),
         Binding("a", "focus('play-sections')", "Section aliases", id="play.sections_list", show=False),
         Binding("down", "pick_from_list", "Pick from the list", id="play.pick", show=False),
@@ -122,6 +131,7 @@ class PlayScreen(Screen):
         self.stopped_at: float | None = None
         self.trajectory: Any = None
         self.reveal: list[dict[str, Any]] = []
+        self.plan: Any = None
         self._next = asyncio.Event()
 
     # ------------------------------------------------------------ layout
@@ -186,9 +196,16 @@ class PlayScreen(Screen):
         try:
             corpus = await asyncio.to_thread(self.app.corpora.corpus, dataset_key(request.dataset))
             self.store = Store(self.app.store_path)
-            self.runner = session_runner(request, corpus, self.store, self._agent_for, self._on_event)
+            self.plan = plan_session(request, corpus, self.store)
+            for note in self.plan.notes():
+                self.notify(note, title="play", severity="warning", timeout=10, markup=False)
+            self.runner = session_runner(request, corpus, self.store, self._agent_for, self._on_event, plan=self.plan)
             self.caps, self.fingerprint = self.runner.caps, corpus.fingerprint
             await self.runner.run()
+        except asyncio.CancelledError:  # the person left: an item in play is kept as an abandoned attempt
+            if self.runner is not None and self.runner.run_id is not None:
+                abandon(self.store, self.runner.run_id)
+            raise
         except (LookupError, PlayError, InvalidSlice, StoreError) as exc:
             self._fail(str(exc))
         except Exception as exc:  # our bug: say so on screen instead of waiting forever
@@ -252,6 +269,10 @@ class PlayScreen(Screen):
         self.footer_text = ""
         self._show_footer()
         self._show_title()
+        mark = self.plan.mark(item.id) if self.plan is not None else None
+        if mark is not None:
+            self.notify(f"{item.id}: {mark[1]}. This play is marked '{mark[0]}' and left out of the leaderboard.",
+                        title="play", severity="warning", timeout=10, markup=False)
 
     def _on_turn(self, observation) -> None:
         """The agent waits for this person's call: show what it was shown."""
@@ -265,8 +286,9 @@ class PlayScreen(Screen):
     def _on_step(self, step) -> None:
         self.steps.append(step)
         before = self.current_paper
-        if step.kind == "tool" and isinstance(step.tool_args, dict) and step.tool_args.get("paper_id"):
-            self.current_paper = str(step.tool_args["paper_id"])  # before the lists: they show its sections
+        if step.kind == "tool" and step.status == "ok" and isinstance(step.tool_args, dict) \
+                and step.tool_args.get("paper_id"):
+            self.current_paper = str(step.tool_args["paper_id"])  # a paper found; before the lists (its sections)
         if self.seen.update(step):
             self._show_lists()
         elif self.current_paper != before:
@@ -303,20 +325,20 @@ class PlayScreen(Screen):
 
     def _show_title(self) -> None:
         r = self.request
-        head = f" Play · {r.session} · human:{r.player}"
+        who = f"{r.session} (human:{r.player})"
         if self.state == "loading":
-            text = f"{head} · opening {r.dataset}…"
+            text = f" Play · opening {r.dataset}… · {who}"
         elif self.state == "starting":
-            text = f"{head} · next item…"
+            text = f" Play · next item… · {who}"
         elif self.state == "failed":
-            text = f"{head} · cannot play"
+            text = f" Play · cannot play · {who}"
         elif self.item is None:
-            text = f"{head} · {self.done}/{self.planned} played"
-        else:
+            text = f" Play · {self.done}/{self.planned} played · {who}"
+        else:  # what the player needs first (the item, the count, the clock), the session last: it may be cut
             number = min(self.done + (1 if self.state == "playing" else 0), self.planned) or 1
             kind = "multi-target" if self.item.kind == "mt" else "single-target"
-            text = (f"{head} · item {number} of {self.planned} · {self.item.id} {kind} d{self.item.depth}"
-                    f" · ⏱ {clock_text(self.elapsed)}" + ("" if self.state == "playing" else " (stopped)"))
+            text = (f" Play · {self.item.id} {kind} d{self.item.depth} · item {number} of {self.planned} · "
+                    f"⏱ {clock_text(self.elapsed)}" + ("" if self.state == "playing" else " (stopped)") + f" · {who}")
         self.query_one("#play-title", Static).update(Text(sanitize(text)))
 
     def _colors(self) -> dict[str, Style]:
@@ -392,7 +414,11 @@ class PlayScreen(Screen):
     def _show_palette(self) -> None:
         if self.caps is not None:
             waiting = self.agent is not None and self.agent.waiting
-            self.query_one("#play-palette", Static).update(tool_palette(self.caps, self.tool, waiting))
+            palette = self.query_one("#play-palette", Static)
+            palette.update(tool_palette(self.caps, self.tool, waiting, palette.content_size.width))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_palette)  # re-packed for the new width
 
     def _show_reveal(self) -> None:
         traj, item = self.trajectory, self.item
@@ -406,6 +432,10 @@ class PlayScreen(Screen):
             title.append(f"no answer: the episode ended ({traj.termination})", style=theme_style(self.app, "error"))
         title.append(f" · {traj.points_used} point{'s' if traj.points_used != 1 else ''} · {traj.turns} "
                      f"turn{'s' if traj.turns != 1 else ''} · {clock_text(self.elapsed)}")
+        mark = self.plan.mark(item.id) if self.plan is not None else None
+        if mark is not None:
+            title.append(f"\n ⚠ {mark[1]}: marked '{mark[0]}', left out of the leaderboard",
+                         style=theme_style(self.app, "warning"))
         self.query_one("#reveal-title", Static).update(title)
         table = self.query_one("#reveal-table", DataTable)
         table.clear()
@@ -561,8 +591,9 @@ class PlayScreen(Screen):
                 self._leave()
 
         self.app.push_screen(ConfirmModal(
-            f"Leave {self.item.id} unfinished? It is not stored: re-opening the session '{self.request.session}' "
-            "plays it again from its first turn.", "Leave", "Leave the item"), answer)
+            f"Leave {self.item.id} unfinished? What you saw is kept as an abandoned attempt. Re-opening the session "
+            f"'{self.request.session}' plays it again from its first turn, marked 'resumed' (you have seen tool "
+            "results) and left out of the leaderboard.", "Leave", "Leave the item"), answer)
 
     def _leave(self) -> None:
         """Cancel the session (an item in play stays unfinished in the store) and go back."""

@@ -10,9 +10,9 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from workbench.play import SessionRequest, dataset_key, player_error, session_name
 from workbench.tui.plaintext import sanitize
@@ -48,7 +48,7 @@ def validate_setup(values: dict[str, str]) -> tuple[SessionRequest | None, dict[
         return None, errors
     name = values.get("name", "").strip() or None
     return SessionRequest(player=player, dataset=dataset, mode=mode, ids=ids, count=count, seed=seed,
-                          run=values.get("run") or None, name=name), {}
+                          run=values.get("run") or None, name=name, include_played=values.get("include") == "yes"), {}
 
 
 class PlaySetupScreen(ModalScreen[SessionRequest | None]):
@@ -66,28 +66,31 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog play-setup"):
             yield Static(Text("Play the benchmark · same tools, costs and caps as the agents"), classes="dialog-title")
-            with Horizontal(classes="form-row"):
-                yield Label("player", classes="field-label")
-                yield Input(self.player, id="setup-player")
-                yield Label("dataset", classes="field-label")
-                yield Input(self.dataset, id="setup-dataset", placeholder="builtin or a release directory")
-            with Horizontal(classes="form-row"):
-                yield Label("items", classes="field-label")
-                yield Select(MODE_LABELS, value="random", allow_blank=False, id="setup-mode")
-            with Horizontal(classes="form-row", id="row-random"):
-                yield Label("how many", classes="field-label")
-                yield Input("5", id="setup-count", restrict=r"\d*")
-                yield Label("seed", classes="field-label")
-                yield Input("0", id="setup-seed", restrict=r"\d*")
-            with Horizontal(classes="form-row", id="row-ids"):
-                yield Label("ids", classes="field-label")
-                yield Input(id="setup-ids", placeholder="st_0001, mt_0002 …")
-            with Horizontal(classes="form-row", id="row-run"):
-                yield Label("run", classes="field-label")
-                yield Select([], prompt="a stored run on this dataset", id="setup-run")
-            with Horizontal(classes="form-row"):
-                yield Label("session", classes="field-label")
-                yield Input(id="setup-name")
+            with VerticalScroll(id="setup-form"):
+                with Horizontal(classes="setup-row"):
+                    yield Label("player", classes="setup-label")
+                    yield Input(self.player, id="setup-player")
+                    yield Label("dataset", classes="setup-label")
+                    yield Input(self.dataset, id="setup-dataset", placeholder="builtin or a release directory")
+                with Horizontal(classes="setup-row"):
+                    yield Label("items", classes="setup-label")
+                    yield Select(MODE_LABELS, value="random", allow_blank=False, id="setup-mode")
+                with Horizontal(classes="setup-row", id="row-random"):
+                    yield Label("how many", classes="setup-label")
+                    yield Input("5", id="setup-count", restrict=r"\d*")
+                    yield Label("seed", classes="setup-label")
+                    yield Input("0", id="setup-seed", restrict=r"\d*")
+                with Horizontal(classes="setup-row", id="row-ids"):
+                    yield Label("ids", classes="setup-label")
+                    yield Input(id="setup-ids", placeholder="st_0001, mt_0002 …")
+                with Horizontal(classes="setup-row", id="row-run"):
+                    yield Label("run", classes="setup-label")
+                    yield Select([], prompt="a stored run on this dataset", id="setup-run")
+                with Horizontal(classes="setup-row"):
+                    yield Label("session", classes="setup-label")
+                    yield Input(id="setup-name")
+                yield Checkbox("also items I played in another session (a replay is marked and left out of the "
+                               "leaderboard)", id="setup-include")
             yield Static("", id="setup-messages")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
@@ -108,7 +111,8 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
                 "mode": str(self.query_one("#setup-mode", Select).value),
                 "count": self.query_one("#setup-count", Input).value, "seed": self.query_one("#setup-seed", Input).value,
                 "ids": self.query_one("#setup-ids", Input).value, "run": "" if run is Select.NULL else str(run),
-                "name": self.query_one("#setup-name", Input).value}
+                "name": self.query_one("#setup-name", Input).value,
+                "include": "yes" if self.query_one("#setup-include", Checkbox).value else ""}
 
     def _runs(self) -> list[dict[str, Any]]:
         store = self.app.open_store(create=False)
@@ -148,6 +152,9 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
         self.refresh_form()
 
     def on_select_changed(self, event: Select.Changed) -> None:
+        self.refresh_form()
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         self.refresh_form()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -365,12 +365,18 @@ class RunsScreen(Screen):
             self.marked = (self.marked + [name])[-2:]
         self.render_rows()
 
-    def action_compare(self) -> None:
-        """Compare the two marked runs; with one marked, it against the run under the cursor."""
+    def compare_pair(self) -> list[str]:
+        """The runs `c` compares: the two marked, or the one marked and the run under the cursor (fewer when
+        that is all there is; the palette's picker starts from them)."""
         current = self.current_name()
         pair = list(self.marked)
         if len(pair) == 1 and current and current != pair[0]:
             pair.append(current)
+        return pair
+
+    def action_compare(self) -> None:
+        """Compare the two marked runs; with one marked, it against the run under the cursor."""
+        pair = self.compare_pair()
         if len(pair) != 2:
             self.notify("mark two runs with space (or one, and put the cursor on the other), then press c",
                         severity="warning", timeout=4)

@@ -21,9 +21,9 @@ from textual.worker import Worker, WorkerState
 
 from workbench.tui.corpora import ItemContext
 from workbench.tui.meters import theme_style
-from workbench.tui.plaintext import clip, sanitize
+from workbench.tui.plaintext import clip, one_line, sanitize
 from workbench.tui.stepview import StepView, run_caps
-from workbench.tui.transcript import Gold, TranscriptView, is_read, transcript_text
+from workbench.tui.transcript import Gold, TranscriptView, actor_of, is_read, transcript_text
 
 LETTERS = "ABCD"
 
@@ -126,6 +126,14 @@ def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[
     return t
 
 
+def trajectory_note(traj: dict[str, Any]) -> str:
+    """` · ⚠ why`, for a trajectory that carries an error or a mark (a person's play `resumed` after seeing tool
+    results or `replayed` after seeing the gold answer), else nothing."""
+    if not traj.get("error"):
+        return ""
+    return f" · ⚠ {clip(sanitize(one_line(str(traj['error']), 200)), 90)}"
+
+
 class StepperScreen(Screen):
     BINDINGS = [
         Binding("right,l", "step(1)", "Next turn", id="stepper.next"),
@@ -188,7 +196,8 @@ class StepperScreen(Screen):
             self.caps = run_caps(self.run)
         dataset, item_id = self.run["dataset"], self.traj["item_id"]
         self.ctx = self.app.corpora.cached(dataset, item_id)
-        self.view.set_steps(store.steps(tid), gold_of(self.ctx), self.ctx.titles if self.ctx else {}, self.caps)
+        self.view.set_steps(store.steps(tid), gold_of(self.ctx), self.ctx.titles if self.ctx else {}, self.caps,
+                            actor=actor_of(self.run.get("agent")))
         self.show_header()
         if self.ctx is None:
             self._load_context()
@@ -219,6 +228,7 @@ class StepperScreen(Screen):
         title = (f" {traj['item_id']} r{traj.get('replicate', 0)} · {kind} d{traj.get('depth') or '?'} · {verdict} "
                  f"({sanitize(traj.get('answer') or '—')}) · {traj.get('termination')} · trajectory {self.index + 1}/{len(self.ids)}"
                  f" · {self.run['name']}")
+        title += trajectory_note(traj)
         self.query_one("#stepper-title", Static).update(Text(title))
         self._show_item()
 

@@ -35,6 +35,7 @@ class StepView(Vertical):
         self.entries: list[Entry] = []
         self.turn_end: list[int] = []  # entries up to and including turn k
         self.position = 0  # index into self.turns
+        self.actor = "assistant"
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="turn-bar")
@@ -52,10 +53,11 @@ class StepView(Vertical):
     # ------------------------------------------------------------ content
 
     def set_steps(self, steps: list[dict[str, Any]], gold: Gold, titles: dict[str, str],
-                  caps: tuple[int, int, int] | None = None) -> None:
-        """A new trajectory, shown at its first turn."""
+                  caps: tuple[int, int, int] | None = None, actor: str = "assistant") -> None:
+        """A new trajectory, shown at its first turn; `actor` names who takes its turns (`transcript.actor_of`)."""
         if caps is not None:
             self.caps = caps
+        self.actor = actor
         self.steps = steps
         self.turns = group_turns(steps)
         self.position = 0
@@ -64,7 +66,7 @@ class StepView(Vertical):
     def mark(self, gold: Gold, titles: dict[str, str], keep_cursor: bool = False) -> None:
         """Rebuild the entries with gold marks and titles (they arrive once the item's corpus is open)."""
         cursor = self.transcript.cursor if keep_cursor else None
-        self.entries = build_entries(self.steps, gold, titles)
+        self.entries = build_entries(self.steps, gold, titles, actor=self.actor)
         ends, count = [], 0
         for group in self.turns:
             count += 1 + len(group)  # a turn's separator and one entry per step

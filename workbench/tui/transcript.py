@@ -110,7 +110,7 @@ def format_args(args: Any, titles: dict[str, str], limit: int = 28) -> str:
             if key == "paper_id" and isinstance(value, str) and value in titles:
                 parts.append("«" + clip(sanitize(titles[value]), limit) + "»")
             elif isinstance(value, str):
-                parts.append(clip(one_line(value, 200), limit))
+                parts.append(clip(one_line(value, 200), limit) if value.strip() else '""')  # an empty argument shows
             else:
                 parts.append(clip(one_line(json.dumps(value, ensure_ascii=False, default=str)), limit))
         return ", ".join(parts)
@@ -202,9 +202,16 @@ def shorten(text: str, width: int) -> str:
     return clip(text, width)
 
 
+def actor_of(agent: str | None) -> str:
+    """Who takes the turns of a run's trajectories, as the transcript names them: a person plays, a model
+    (or a scripted agent) is the assistant."""
+    return "player" if str(agent or "").startswith("human:") else "assistant"
+
+
 def build_entries(steps: Iterable[Any], gold: Gold = Gold(), titles: dict[str, str] | None = None,
-                  turn_headers: bool = True) -> list[Entry]:
-    """Entries for the given steps (stored rows or live Steps), with turn separators."""
+                  turn_headers: bool = True, actor: str = "assistant") -> list[Entry]:
+    """Entries for the given steps (stored rows or live Steps), with turn separators; `actor` names who takes
+    the turns (`actor_of` the run's agent)."""
     titles = titles or {}
     entries: list[Entry] = []
     current_turn = None
@@ -214,11 +221,11 @@ def build_entries(steps: Iterable[Any], gold: Gold = Gold(), titles: dict[str, s
         if turn_headers and turn != current_turn:
             current_turn = turn
             entries.append(Entry("turn", turn, [(f"── turn {turn} ", "transcript--turn")], copy_text=f"── turn {turn}"))
-        entries.append(_entry(s, gold, titles))
+        entries.append(_entry(s, gold, titles, actor))
     return entries
 
 
-def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str]) -> Entry:
+def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "assistant") -> Entry:
     kind, turn, idx = s.get("kind"), s.get("turn") or 0, step_index(s)
     text = sanitize(s.get("text"))
     if kind == "tool":
@@ -242,13 +249,13 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str]) -> Entry:
         names = ", ".join(sanitize(str(c.get("name"))) for c in calls if isinstance(c, dict))
         usage = s.get("usage") or {}
         tok = sum(int(usage.get(k) or 0) for k in ("prompt", "completion", "cache_creation"))
-        head = [("◆ assistant", "transcript--assistant")]
+        head = [(f"◆ {actor}", "transcript--assistant")]
         if names:
             head.append((f" → {names}", "transcript--muted"))
         if tok:
             head.append((f"  {tok:,} tok", "transcript--cost"))
         body = text if text.strip() else ""
-        return Entry("assistant", turn, head, body, idx, copy_text="◆ assistant" + (f" → {names}" if names else "") + f"\n{text}",
+        return Entry("assistant", turn, head, body, idx, copy_text=f"◆ {actor}" + (f" → {names}" if names else "") + f"\n{text}",
                      flex=1 if names else None)
     if kind == "nudge":
         return Entry("nudge", turn, [(MARKS["nudge"][0], MARKS["nudge"][1])], text, idx, copy_text=f"↺ nudge\n{text}")
