@@ -111,7 +111,10 @@ async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, built
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         await pilot.press("g")
-        await pilot.pause()
+        for _ in range(20):  # the screen mounts and starts its worker over a few refreshes (more under load)
+            await pilot.pause()
+            if isinstance(app.screen, ScalingScreen) and app.screen.query("#scaling-body"):
+                break
         assert app.screen.query_one("#scaling-body").loading  # the indicator shows while the worker computes
         release.set()
         await settle(pilot, app)
