@@ -326,7 +326,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_OK
     store = Store(paths.store_path(args.db))
     execute(spec, corpus, store, args.quiet)
-    print_report(_report(store, spec.name, corpus=corpus), args.format)
+    print_report(_report(store, spec.name, corpus=corpus), args.format, brief=True)
     return EXIT_OK
 
 

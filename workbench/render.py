@@ -251,7 +251,8 @@ def _markdown(rows: list[tuple], header: tuple) -> str:
 REPORT_HEADER = ("axis", "metric", "ST", "MT", "all")
 
 
-def print_report(report: dict[str, Any], fmt: str) -> None:
+def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
+    """The report in `fmt`; `brief` (after a run, as a table) prints the four axes and where the rest is."""
     if fmt == "json":
         print_json(report)
         return
@@ -263,6 +264,11 @@ def print_report(report: dict[str, Any], fmt: str) -> None:
     elif fmt == "markdown":
         sys.stdout.write(f"### {report['run']}\n\n" + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
                          + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
+    elif brief:
+        out = console()
+        out.print(report_table(report))
+        out.print(f"the full diagnostics (splits, analytics, stopping behaviour, legend): agenthop-tui --batch report "
+                  f"{report['run']}", markup=False, style="dim")
     else:
         out = console()
         out.print(report_table(report))
