@@ -175,6 +175,15 @@ def attribution(records: Sequence[Record] | Table) -> dict[str, Any]:
             "rates": {k: v / len(chosen) for k, v in counts.items()} if chosen else {}}
 
 
+def attribution_terms(records: Sequence[Record] | Table, kinds: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each trajectory's (numerator, denominator) of the rate of each chosen option type among wrong answers
+    (`attribution`'s rates): wrong ∧ chose the type / wrong, so a bootstrap can resample them like any ratio."""
+    t = Table.of(records)
+    wrong = (~t["correct"]).astype(float)
+    chosen = np.array([c or "unknown" for c in t["chosen_type"]], dtype=object)
+    return {k: (wrong * (chosen == k), wrong) for k in kinds}
+
+
 def section_ceiling(records: Sequence[Record] | Table) -> dict[str, Any]:
     """Trajectories whose item can never reach section recall: some gold paper has no `direct` label that
     resolves to a readable section (`section_reachable` = 0). Unknown for trajectories stored before the

@@ -384,3 +384,23 @@ def test_report_flag_misuse_is_a_usage_error(panel_db, capsys):
     assert main(["--batch", "report", "o", "--external", "x.csv", "--db", str(panel_db)]) == 2
     out = capsys.readouterr()
     assert out.out == "" and "--ci" in out.err and "--external needs --panel" in out.err
+
+
+def test_every_ratio_with_an_interval_is_the_one_the_report_gives():
+    """stats.axes.ratio_terms (what the bootstraps resample) and four_axes (what the report prints) define each
+    ratio once each: their sums must agree on every key, so a point estimate and its interval never drift."""
+    table = axes.Table.of(RECORDS + [rec("mt", True, None, None, item="f")])
+    four = axes.four_axes(table)
+    paths = {"accuracy": ("accuracy",), "calls_per_turn": ("tool_use", "calls_per_turn")}
+    for key, (num, den) in axes.ratio_terms(table).items():
+        head, _, split = key.partition(".")
+        if key in paths:
+            ratio = four
+            for part in paths[key]:
+                ratio = ratio[part]
+        elif split:
+            group = "search" if head in ("paper_recall", "section_recall") else "synthesis"
+            ratio = four[group][head][split]
+        else:
+            ratio = four["resource"][key]
+        assert (num.sum(), den.sum()) == pytest.approx((ratio.num, ratio.den)), key

@@ -56,6 +56,12 @@ class WorkbenchApp(App[int]):
         self.home = home
         self.player: str | None = None  # who plays (asked once per app session, then remembered)
 
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every toast as plain text: they carry run names, dataset paths and provider error text, and Textual
+        markup in them would be dropped ("[learning]") or raise ("[/INST]"). No notification uses markup."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
     # ------------------------------------------------------------ store
 
     def open_store(self, create: bool = True):

@@ -264,7 +264,7 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
     elif fmt == "markdown":
         sys.stdout.write(f"### {report['run']}\n\n" + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
                          + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
-    elif brief:
+    elif brief:  # (a table after a run)
         out = console()
         out.print(report_table(report))
         out.print(f"the full diagnostics (splits, analytics, stopping behaviour, legend): agenthop-tui --batch report "

@@ -387,30 +387,22 @@ def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-_MEANS = {"tokens": "tokens", "turns": "model_calls", "points": "points_used"}  # turns: model turns
 _CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget"}
 _RECALL = {"PR": "paper_recall", "SR": "section_recall"}
 
 
-def axis_terms(axis: str, r: dict[str, Any]) -> tuple[float, float]:
-    """Item `r`'s contribution to a compared axis as (numerator, denominator) of a ratio of sums, so that
-    one paired bootstrap serves every axis (accuracy: correct / 1; Conv st: correct∧recalled / recalled
-    among ST items; tokens: tokens / 1)."""
-    head, _, kind = axis.partition(" ")
-    in_split = float(not kind or r.get("kind") == kind)
-    if axis == "accuracy":
-        return float(bool(r.get("correct"))), 1.0
-    if head in _RECALL:
-        return float(bool(r.get(_RECALL[head]))) * in_split, in_split
-    if head == "Conv":
-        recalled = float(bool(r.get("paper_recall"))) * in_split
-        return float(bool(r.get("correct"))) * recalled, recalled
-    if axis == "calls/turn":
-        return float(r.get("tool_calls") or 0), float(r.get("turns_with_calls") or 0)
-    if axis in _MEANS:
-        value = r.get(_MEANS[axis])
-        return float((r.get("turns") if value is None and axis == "turns" else value) or 0), 1.0
-    return float(r.get("termination") == _CAPS[axis]), 1.0
+# the compared axes by their `stats.axes.ratio_terms` keys: one definition of each ratio for values and intervals
+COLUMN_TERMS = {"accuracy": "accuracy", "PR st": "paper_recall.st", "PR mt": "paper_recall.mt",
+                "SR st": "section_recall.st", "SR mt": "section_recall.mt", "Conv st": "conversion.st",
+                "Conv mt": "conversion.mt", "calls/turn": "calls_per_turn", "tokens": "avg_tokens",
+                "turns": "avg_turns", "points": "avg_points", "MaxTok": "max_tokens_rate",
+                "MaxTurn": "max_turns_rate", "MaxBudget": "max_budget_rate"}
+
+
+def _stacked(terms: dict[str, tuple[Any, Any]], keys: list[str]) -> tuple[Any, Any]:
+    """(numerators, denominators) as (items × statistics) arrays, columns in `keys` order."""
+    return (np.column_stack([terms[k][0] for k in keys]).astype(float),
+            np.column_stack([terms[k][1] for k in keys]).astype(float))
 
 
 def paired_outcomes(axis: str, a: dict[str, Any], b: dict[str, Any]) -> tuple[bool, bool] | None:
@@ -441,12 +433,10 @@ def _side(t: dict[str, Any]) -> dict[str, Any]:
 
 def tool_use(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Transitions (as `transition_report` lays them out) and the top trigram of some trajectories."""
-    from stats.ngrams import top_trigram, transition_matrix
+    from stats.ngrams import top_trigram
 
     sequences = [r.get("tool_sequence") or [] for r in records]
-    tm = transition_matrix(sequences)
-    return {"transitions": {"names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"],
-                            "n": len(sequences)}, "top_trigram": top_trigram(sequences)}
+    return {"transitions": transition_layout(sequences), "top_trigram": top_trigram(sequences)}
 
 
 def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int = 0) -> dict[str, Any]:
@@ -457,8 +447,6 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     A and B values are the diagnostics' own (`report_of` over the common items), so they equal what
     `report` prints for the same trajectories.
     """
-    import numpy as np
-
     from stats.bootstrap import paired_ratio_deltas
     from stats.significance import mcnemar_exact
 
@@ -475,10 +463,10 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     names = [col for col, _ in PANEL_COLUMNS]
     intervals: list[tuple[float | None, float | None, float | None]] = [(None, None, None)] * len(names)
     if len(common) >= 2:
-        terms_a = np.array([[axis_terms(c, r) for c in names] for r in recs_a])  # (n, axes, 2)
-        terms_b = np.array([[axis_terms(c, r) for c in names] for r in recs_b])
-        intervals = paired_ratio_deltas(terms_a[..., 0], terms_a[..., 1], terms_b[..., 0], terms_b[..., 1],
-                                        n_boot=n_boot, seed=seed)
+        keys = [COLUMN_TERMS[c] for c in names]
+        num_a, den_a = _stacked(axes.ratio_terms(Table.of(recs_a)), keys)
+        num_b, den_b = _stacked(axes.ratio_terms(Table.of(recs_b)), keys)
+        intervals = paired_ratio_deltas(num_a, den_a, num_b, den_b, n_boot=n_boot, seed=seed)
     rows = []
     for (col, path), (_, low, high) in zip(PANEL_COLUMNS, intervals):
         va, vb = _dig(ra, path), _dig(rb, path)
@@ -520,32 +508,25 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
 def _attribution_deltas(recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any]], n_boot: int,
                         seed: int) -> dict[str, dict[str, float | None]]:
     """Per option type chosen by wrong answers: its rate among each run's wrong answers (as `axes.attribution`),
-    Δ = B − A, and a paired bootstrap 95% interval over the common items (`paired_ratio_deltas`: item i adds
-    wrong∧chose-type to the numerator and wrong to the denominator of its run)."""
-    import numpy as np
-
+    Δ = B − A, and a paired bootstrap 95% interval over the common items (`axes.attribution_terms`)."""
     from stats.bootstrap import paired_ratio_deltas
 
-    def chosen(r: dict[str, Any]) -> str | None:
-        return None if r.get("correct") else (r.get("chosen_type") or "unknown")
-
-    kinds = sorted({k for r in recs_a + recs_b if (k := chosen(r)) is not None})
+    ta, tb = Table.of(recs_a), Table.of(recs_b)
+    kinds = sorted(set(axes.attribution(ta)["counts"]) | set(axes.attribution(tb)["counts"]))
     if not kinds:
         return {}
-    num_a = np.array([[float(chosen(r) == k) for k in kinds] for r in recs_a])
-    num_b = np.array([[float(chosen(r) == k) for k in kinds] for r in recs_b])
-    den_a = np.repeat([[float(not r.get("correct"))] for r in recs_a], len(kinds), axis=1)
-    den_b = np.repeat([[float(not r.get("correct"))] for r in recs_b], len(kinds), axis=1)
-    wrong_a, wrong_b = den_a[:, 0].sum(), den_b[:, 0].sum()
+    num_a, den_a = _stacked(axes.attribution_terms(ta, kinds), kinds)
+    num_b, den_b = _stacked(axes.attribution_terms(tb, kinds), kinds)
     found = paired_ratio_deltas(num_a, den_a, num_b, den_b, n_boot=n_boot, seed=seed) if len(recs_a) >= 2 else \
         [(None, None, None)] * len(kinds)
     out = {}
     for j, k in enumerate(kinds):
-        ra = num_a[:, j].sum() / wrong_a if wrong_a else None
-        rb = num_b[:, j].sum() / wrong_b if wrong_b else None
-        delta = None if ra is None or rb is None else float(rb - ra)
+        wrong_a, wrong_b = den_a[:, j].sum(), den_b[:, j].sum()
+        ra = float(num_a[:, j].sum() / wrong_a) if wrong_a else None
+        rb = float(num_b[:, j].sum() / wrong_b) if wrong_b else None
+        delta = None if ra is None or rb is None else rb - ra
         _, low, high = found[j]
-        out[k] = {"a": None if ra is None else float(ra), "b": None if rb is None else float(rb), "delta": delta,
+        out[k] = {"a": ra, "b": rb, "delta": delta,
                   "ci_low": None if delta is None else low, "ci_high": None if delta is None else high}
     return out
 
@@ -587,12 +568,16 @@ def transition_report(store: Store, name: str) -> dict[str, Any]:
 
 def transitions_of(run: dict[str, Any], sequences: Any) -> dict[str, Any]:
     """`transition_report` from tool sequences already loaded (lists of names, or `stats.ngrams.Encoded`)."""
+    return {"run": run["name"], **transition_layout(sequences)}
+
+
+def transition_layout(sequences: Any) -> dict[str, Any]:
+    """The 7×7 transition matrix as the heat maps draw it: tool names, counts, row shares, trajectories."""
     from stats.ngrams import Encoded, transition_matrix
 
     enc = Encoded.of(sequences)
     tm = transition_matrix(enc)
-    return {"run": run["name"], "names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"],
-            "n": enc.n}
+    return {"names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"], "n": enc.n}
 
 
 def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, Any]]:

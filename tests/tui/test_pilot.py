@@ -753,3 +753,14 @@ async def test_the_launch_form_fits_any_terminal_with_its_buttons_and_messages_i
                     if fields.region.contains_region(form.query_one(field).region):
                         break
                 assert fields.region.contains_region(form.query_one(field).region), (size, field)
+
+
+async def test_notifications_show_text_with_brackets_as_it_is(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.notify("run 'a [/INST] b' failed: [learning] rate [bold]x")  # as markup: raises, or drops text
+        app.screen.notify("[red]not red[/red]")  # a widget's notify goes through the app's
+        await pilot.pause()
+        shown = {n.message: n.markup for n in app._notifications}
+        assert shown == {"run 'a [/INST] b' failed: [learning] rate [bold]x": False, "[red]not red[/red]": False}

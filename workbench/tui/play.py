@@ -198,7 +198,7 @@ class PlayScreen(Screen):
             self.store = Store(self.app.store_path)
             self.plan = plan_session(request, corpus, self.store)
             for note in self.plan.notes():
-                self.notify(note, title="play", severity="warning", timeout=10, markup=False)
+                self.notify(note, title="play", severity="warning", timeout=10)
             self.runner = session_runner(request, corpus, self.store, self._agent_for, self._on_event, plan=self.plan)
             self.caps, self.fingerprint = self.runner.caps, corpus.fingerprint
             await self.runner.run()
@@ -244,7 +244,7 @@ class PlayScreen(Screen):
         self.state = "failed"
         self.query_one(TranscriptView).placeholder = message
         self.query_one(TranscriptView).refresh()
-        self.notify(message, title="play", severity="error", timeout=8, markup=False)
+        self.notify(message, title="play", severity="error", timeout=8)
         self.refresh_bindings()
         self._show_title()
 
@@ -272,7 +272,7 @@ class PlayScreen(Screen):
         mark = self.plan.mark(item.id) if self.plan is not None else None
         if mark is not None:
             self.notify(f"{item.id}: {mark[1]}. This play is marked '{mark[0]}' and left out of the leaderboard.",
-                        title="play", severity="warning", timeout=10, markup=False)
+                        title="play", severity="warning", timeout=10)
 
     def _on_turn(self, observation) -> None:
         """The agent waits for this person's call: show what it was shown."""
@@ -527,7 +527,7 @@ class PlayScreen(Screen):
                 self._focus_next_empty("paper_id")
             else:
                 self.notify(f"paper picked: {one_line(self.seen.papers.get(event.option_id or '', ''), 50)} · "
-                            "1–5 use it", timeout=2, markup=False)
+                            "1–5 use it", timeout=2)
         elif event.option_list.id == "play-sections" and self.current_paper:
             self._open_form("read_section", paper_id=self.current_paper, section=event.option_id or "")
 
