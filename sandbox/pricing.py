@@ -1,7 +1,7 @@
 """Model prices (reference §6.4) as data, USD per 1M tokens, overridable from the config file.
 
 Lookup is the reference's: the first entry, in list order, whose prefix the model name
-starts with (case-sensitive), after dropping a litellm provider prefix such as `openai/`.
+starts with (case-sensitive), after dropping a litellm provider prefix such as `openai/` (`bare_model`).
 Unknown models are unpriced (cost None), never guessed.
 """
 from __future__ import annotations
@@ -47,16 +47,17 @@ PRICES: list[Price] = [
     Price(("moonshotai/Kimi-K2.5", "Kimi-K2.5"), "Together.ai", 0.50, 2.80),
 ]
 
-PROVIDER_PREFIXES = ("openai/", "anthropic/", "gemini/", "deepseek/", "together_ai/", "hosted_vllm/", "vertex_ai/",
-                     "azure/", "openrouter/", "xai/")
+# litellm's provider prefixes on our model strings (`anthropic/claude-sonnet-4-5`): not part of the name
+PROVIDERS = ("openai", "anthropic", "gemini", "deepseek", "together_ai", "hosted_vllm", "vertex_ai", "azure",
+             "openrouter", "xai", "bedrock", "mistral", "groq")
 
 
 def bare_model(model: str) -> str:
-    """The model name without a litellm provider prefix (`together_ai/zai-org/GLM-5.1` → `zai-org/GLM-5.1`)."""
-    for prefix in PROVIDER_PREFIXES:
-        if model.startswith(prefix):
-            return model[len(prefix):]
-    return model
+    """The model name without a litellm provider prefix (`together_ai/zai-org/GLM-5.1` → `zai-org/GLM-5.1`).
+
+    The prefix is recognised in any case (`Anthropic/…`), as the reference's backend routing does."""
+    head, sep, rest = model.partition("/")
+    return rest if sep and head.lower() in PROVIDERS else model
 
 
 def find_price(model: str, table: list[Price] | None = None) -> Price | None:

@@ -6,8 +6,9 @@ delivered), which is what the metrics need and what the reference never logged.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sandbox.corpus import ItemView, tokens
 from sandbox.records import TOOL_NAMES
@@ -166,6 +167,62 @@ def read_section(view: ItemView, args: dict[str, Any]) -> ToolOutcome:
     return ToolOutcome(
         f"=== {headers[idx]} ===\n\n{text}", paper_id=pid, arxiv_id=node.arxiv_id, section_index=idx, delivered=True
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the texts back. Scripted agents and the play screen learn ids, titles and section
+# aliases from what the tools printed; the parsers live beside the formatters above so that a
+# format change touches this module only.
+
+_LISTED_HEAD = re.compile(r"^  \[\d+\] (\S+)\n      Title: (.*)$", re.M)  # get_references, search_papers
+_LISTED_TAIL = re.compile(r"\n(?:      Authors: .*\n)?(?:      Abstract: (.*)\n)?      Full text: (Available|Not available)")
+_SECTION = re.compile(r"^  \(([A-Z]+)\) (.*) \(\d+ chars\)$", re.M)  # list_sections
+_AVAILABLE_MARK = "\nAvailable sections: "  # read_section, unresolved
+_AVAILABLE = re.compile(r"\(([A-Z]+)\) ([^;]*)(?:; |$)")
+_INFO_TITLE = re.compile(r"\ATitle: (.*)$", re.M)  # get_paper_info
+
+
+class Listed(NamedTuple):
+    """One entry of a get_references / search_papers listing.
+
+    `has_text` is None when the entry's "Full text" line does not follow its title (and abstract)
+    directly, i.e. a title or abstract ran over several lines: its id and title are still known.
+    """
+
+    paper_id: str
+    title: str
+    abstract: str
+    has_text: bool | None
+
+
+def listed_papers(text: str) -> list[Listed]:
+    """The entries of a get_references or search_papers text, in order (title as printed)."""
+    out = []
+    for head in _LISTED_HEAD.finditer(text):
+        tail = _LISTED_TAIL.match(text, head.end())
+        has_text = None if tail is None else tail.group(2) == "Available"
+        abstract = (tail.group(1) or "") if tail is not None else ""
+        out.append(Listed(head.group(1), head.group(2), abstract, has_text))
+    return out
+
+
+def listed_sections(text: str) -> list[tuple[str, str]]:
+    """(alias, header) of each section in a list_sections text."""
+    return _SECTION.findall(text)
+
+
+def available_sections(text: str) -> list[tuple[str, str]] | None:
+    """(alias, header) from an unresolved read_section text; None when the text has no such listing."""
+    if _AVAILABLE_MARK not in text:
+        return None
+    listing = text.split(_AVAILABLE_MARK, 1)[1]
+    return [(a, h.strip()) for a, h in _AVAILABLE.findall(listing)]
+
+
+def info_title(text: str) -> str:
+    """The title in a get_paper_info text ('' when there is none), as printed."""
+    match = _INFO_TITLE.search(text)
+    return match.group(1) if match else ""
 
 
 def think(view: ItemView, args: dict[str, Any]) -> ToolOutcome:

@@ -85,40 +85,6 @@ def n_gold(traj: Trajectory) -> int:
     return int(value)
 
 
-def _names(action: Sequence[Any]) -> str | None:
-    return None if action[2] is None else str(action[2])
-
-
-def is_gold_read(action: Action) -> bool:
-    tool, _, _, role, delivered = compact([action])[0]
-    return tool == READ and bool(delivered) and role == "gold"
-
-
-def is_wrong_read(action: Action, wrong_roles: Collection[str | None] = WRONG_ROLES) -> bool:
-    tool, _, _, role, delivered = compact([action])[0]
-    return tool == READ and bool(delivered) and role != "gold" and role in wrong_roles
-
-
-def gold_reach(actions: Sequence[Action]) -> list[tuple[str, int]]:
-    """Distinct gold papers in the order first delivered, with the index of that first read."""
-    seen: dict[str, int] = {}
-    for i, (tool, _, paper, role, delivered) in enumerate(compact(actions)):
-        if tool == READ and delivered and role == "gold":
-            if paper is None:
-                raise ValueError(f"action {i}: a gold read must name its paper (`paper`)")
-            seen.setdefault(str(paper), i)
-    return list(seen.items())
-
-
-def last_gold_read(actions: Sequence[Action]) -> int | None:
-    """Index of the last delivered gold read, or None."""
-    last = None
-    for i, (tool, _, _, role, delivered) in enumerate(compact(actions)):
-        if tool == READ and delivered and role == "gold":
-            last = i
-    return last
-
-
 class Facts(NamedTuple):
     """What every table needs of one trajectory, found in one pass over its (compact) actions."""
 
@@ -129,7 +95,12 @@ class Facts(NamedTuple):
 
     @classmethod
     def of(cls, traj: Trajectory, wrong_roles: Collection[str | None] = WRONG_ROLES) -> Facts:
-        actions = compact(traj.get("actions") or [])
+        return cls.scan(traj.get("actions") or [], wrong_roles)
+
+    @classmethod
+    def scan(cls, actions: Sequence[Action], wrong_roles: Collection[str | None] = WRONG_ROLES) -> Facts:
+        """The one pass that classifies reads (gold / wrong-paper); every other function asks it."""
+        actions = compact(actions)
         seen: dict[str, int] = {}
         last = None
         wrong = []
@@ -158,8 +129,8 @@ def mt_fail_category(traj: Trajectory) -> str:
     searches, asks for references, or names a paper other than the golds read; else `Stayed` if one
     names a gold already read; else `Prem`.
     """
-    actions = compact(traj.get("actions") or [])
-    return _mt_fail(actions, gold_reach(actions), n_gold(traj))
+    facts = Facts.of(traj)
+    return _mt_fail(facts.actions, facts.reached, n_gold(traj))
 
 
 def _mt_fail(actions: Sequence[Sequence[Any]], reached: list[tuple[str, int]], golds: int) -> str:
@@ -202,8 +173,8 @@ def after_evidence_category(actions: Sequence[Action]) -> str | None:
     * `Read` — some other tool call came before any submit (more reading or navigation);
     * `End`  — no submit followed (only thinks, or nothing) before the run ended.
     """
-    actions = compact(actions)
-    return _after_evidence(actions, last_gold_read(actions))
+    facts = Facts.scan(actions)
+    return _after_evidence(facts.actions, facts.last_gold)
 
 
 def _after_evidence(actions: Sequence[Sequence[Any]], last: int | None) -> str | None:
@@ -276,8 +247,8 @@ def after_wrong_category(actions: Sequence[Action], index: int) -> str:
 
 
 def wrong_read_indices(actions: Sequence[Action], wrong_roles: Collection[str | None] = WRONG_ROLES) -> list[int]:
-    return [i for i, a in enumerate(compact(actions))
-            if a[0] == READ and a[4] and a[3] != "gold" and a[3] in wrong_roles]
+    """Indices of the wrong-paper reads (see the module docstring)."""
+    return Facts.scan(actions, wrong_roles).wrong
 
 
 def after_wrong_read(trajectories: Sequence[Trajectory], wrong_roles: Collection[str | None] = WRONG_ROLES,

@@ -29,6 +29,7 @@ def test_import_then_export_summary_and_jsonl(tmp_path):
     assert len(lines) == 5 and all(json.loads(x)["steps"] for x in lines)
     report = json.loads(cli("report", "ref", "--db", db, "--format", "json").stdout)
     assert report["agent"] == "replay" and report["n"] == 5
+    assert report["dataset"] == str(release.resolve())  # recorded as every run records it, so filters match
 
 
 def test_import_errors_are_usage_errors(tmp_path):

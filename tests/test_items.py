@@ -49,6 +49,26 @@ def test_filters_sort_and_dataset_spelling():
     assert items.ItemFilter(depth=2, text=" ").active() == {"depth": 2}
 
 
+def test_dataset_key_is_one_spelling_per_directory(tmp_path, monkeypatch):
+    """Runs, play sessions, the launch form and the item browser all record and match datasets by this key."""
+    from sandbox.datasets import dataset_key, release_key
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rel").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "rel")
+    real = str((tmp_path / "rel").resolve())
+    assert dataset_key("builtin") == "builtin"
+    assert dataset_key("~/rel") == dataset_key("rel") == dataset_key(str(tmp_path / "link")) == real
+    assert release_key("builtin") == str((tmp_path / "builtin").resolve())  # the launch form's release field
+    assert items.same_dataset("~/link", real) and items.same_dataset("builtin", "builtin")
+    assert not items.same_dataset("builtin", real)
+    code = "import sys, sandbox.datasets; print(sorted(m for m in sys.modules if m.startswith('sandbox.')))"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout.strip() == "['sandbox.datasets']", proc.stderr  # the naming without the corpus machinery
+
+
 def test_known_datasets_put_builtin_first():
     runs = [{"dataset": "/r/a", "dataset_fingerprint": "f1"}, {"dataset": "builtin", "dataset_fingerprint": "b"},
             {"dataset": "/r/a", "dataset_fingerprint": "f2"}]

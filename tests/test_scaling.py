@@ -242,7 +242,6 @@ def test_a_group_never_mixes_axes_or_protocols(tmp_path):
     store.close()
     # a group mixed before this check existed is refused when read, not analysed as one grid
     from sandbox.runner import RunSpec
-    from storage.store import now
     writable = Store(db)
     spec = RunSpec(name="M@5", dataset="builtin", agent="heuristic", kind="sequential", group="M",
                    scaling={"axis": "points", "budget": "5", "value": 5, "protocol": "fresh"})

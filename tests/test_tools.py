@@ -1,7 +1,7 @@
 """Every tool output against reference §2.4, character for character, on a hand-made release."""
 import pytest
 
-from sandbox.tools import run_tool
+from sandbox.tools import Listed, available_sections, info_title, listed_papers, listed_sections, run_tool
 from tests.conftest import B, G, M, N, R, S
 
 
@@ -100,3 +100,22 @@ def test_labels_resolved_at_import(mini_corpus):
     assert [(lab.section_index, lab.method) for lab in direct] == [(1, "body_heading")]
     report = mini_corpus.report
     assert report.label_warnings == {"empty_arxiv_id": 1, "unknown_arxiv_id": 1}
+
+
+def test_parsers_read_back_what_the_tools_print(view):
+    """Agents and the play screen learn ids, titles and aliases from these texts: the parsers beside the formatters."""
+    assert listed_papers(out(view, "get_references", paper_id=S)) == [
+        Listed(B, "Bridge Paper", "", True), Listed(M, "A Non-arXiv Workshop Paper", "", False),
+        Listed(R, "Roman Paper", "", True)]
+    assert listed_papers(out(view, "search_papers", query="Frequency DECOMPOSITION frequency", top_k=2)) == [
+        Listed(S, "Seed Paper Title", "We study frequency decomposition.", True),
+        Listed(G, "Target Paper", "Frequency domain decomposition.", True)]
+    several_lines = "  [1] p1\n      Title: Two\nlines\n      Full text: Available\n  [2] p2\n      Title: One\n      Full text: Not available"
+    assert listed_papers(several_lines) == [Listed("p1", "Two", "", None), Listed("p2", "One", "", False)]
+    assert listed_sections(out(view, "list_sections", paper_id=G)) == [
+        ("A", "1 Introduction"), ("B", "3 Method"), ("C", "3.1 Method Details"), ("D", "Apdx_A: Proofs"), ("E", "Section 5")]
+    assert available_sections(out(view, "read_section", paper_id=G, section="Meth")) == [
+        ("A", "1 Introduction"), ("B", "3 Method"), ("C", "3.1 Method Details"), ("D", "Apdx_A: Proofs"), ("E", "Section 5")]
+    assert available_sections(out(view, "read_section", paper_id=M, section="A")) is None
+    assert info_title(out(view, "get_paper_info", paper_id=S)) == "Seed Paper Title"
+    assert info_title(out(view, "get_paper_info", paper_id="2104.05678")) == ""

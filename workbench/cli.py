@@ -260,7 +260,7 @@ def _bounded(name: str):
 
 def build_spec(args: argparse.Namespace):
     """The corpus, the RunSpec and its items from the run flags; fails before anything is written."""
-    from sandbox.datasets import open_dataset
+    from sandbox.datasets import dataset_key, open_dataset
     from sandbox.records import Caps
     from sandbox.runner import RunSpec, select_items
     from workbench import paths
@@ -273,7 +273,7 @@ def build_spec(args: argparse.Namespace):
     model = args.model if args.agent == "llm" else None
     spec = RunSpec(
         name=args.run_name or _default_name(args, model),
-        dataset=args.data if args.data == "builtin" else str(Path(args.data).resolve()), agent=args.agent,
+        dataset=dataset_key(args.data), agent=args.agent,
         model=model, seed=args.seed, caps=caps, ablation=args.ablation, replicates=args.replicates,
         workers=args.workers, item_ids=tuple(i.strip() for i in args.ids.split(",") if i.strip()) if args.ids else (),
         question_type=args.question_type, depth=args.depth, limit=args.limit,
@@ -585,6 +585,7 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
     from workbench import paths
     from workbench.progress import Progress
     from workbench.reference_import import import_reference
+    from sandbox.datasets import dataset_key
 
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
@@ -593,7 +594,7 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
     progress = Progress(args.run_name, quiet=args.quiet)
     try:
         summary = import_reference(Path(args.dir), corpus, store, args.run_name, model=args.model,
-                                   dataset=str(Path(args.data).resolve()), on_event=progress.update)
+                                   dataset=dataset_key(args.data), on_event=progress.update)
     finally:
         progress.close()
     result = summary.as_dict()
@@ -648,7 +649,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_items(args: argparse.Namespace) -> int:
-    from sandbox.datasets import open_dataset
+    from sandbox.datasets import dataset_key, open_dataset
     from workbench import items, paths
     from workbench.render import print_item, print_items
 
@@ -664,7 +665,7 @@ def cmd_items(args: argparse.Namespace) -> int:
         detail, lines = items.item_detail(corpus, args.show, store)
         print_item(detail, lines, args.format)
         return EXIT_OK
-    spec = args.data if args.data == items.BUILTIN else str(Path(args.data).expanduser().resolve())
+    spec = dataset_key(args.data)
     view = items.browse(corpus, spec, store)
     flt = items.check_filter(flt, view.rows)
     rows = items.sort_rows(items.filter_rows(view.rows, flt), args.sort, args.reverse)

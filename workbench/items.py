@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-BUILTIN = "builtin"  # the spelling `sandbox.datasets` uses; repeated so the TUI need not import the sandbox
+from sandbox.datasets import BUILTIN, dataset_key  # light: the naming only, not the corpus
+
 KINDS = ("st", "mt")
 DEPTHS = (1, 2)
 # How many runs got an item right; the four classes partition the items.
@@ -185,10 +186,8 @@ def known_datasets(runs: Iterable[dict[str, Any]]) -> list[DatasetChoice]:
 
 def same_dataset(spec: str, recorded: str) -> bool:
     """Whether a run's recorded dataset names `spec` (runs record release directories resolved)."""
-    if spec == BUILTIN or recorded == BUILTIN:
-        return spec == recorded
     try:
-        return Path(spec).expanduser().resolve() == Path(recorded).expanduser().resolve()
+        return dataset_key(spec) == dataset_key(recorded)
     except OSError:
         return spec == recorded
 

@@ -26,10 +26,10 @@ import os
 import random
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from sandbox.agents.human import ABANDONED, REPLAYED, RESUMED, human_agent_name, is_human
+from sandbox.datasets import dataset_key, dataset_label
 from sandbox.runner import Runner, RunSpec
 
 MODES = ("random", "ids", "wrong", "continue")
@@ -60,14 +60,8 @@ def player_error(name: str) -> str | None:
     return None
 
 
-def dataset_key(dataset: str) -> str:
-    """How a run records its dataset: `builtin` or the release directory's absolute path (as the CLI does)."""
-    return dataset if dataset == "builtin" else str(Path(dataset).expanduser().resolve())
-
-
 def session_name(player: str, dataset: str) -> str:
-    label = dataset if dataset == "builtin" else (Path(dataset).name or "data")
-    return f"human-{player}-{label}"
+    return f"human-{player}-{dataset_label(dataset)}"
 
 
 @dataclass(frozen=True)

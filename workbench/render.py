@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from sandbox.datasets import dataset_label
+
 
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
@@ -377,7 +379,7 @@ def leaderboard_cells(board: dict[str, Any]) -> tuple[tuple, list[tuple]]:
 
 
 def leaderboard_title(board: dict[str, Any]) -> str:
-    dataset = board["dataset"] if board["dataset"] == "builtin" else board["dataset"].rstrip("/").rsplit("/", 1)[-1]
+    dataset = dataset_label(board["dataset"])
     ranked = sum(1 for r in board["rows"] if r["rank"] is not None)
     return (f"leaderboard · {dataset} · {board['n_items']} items played by people · {ranked} ranked of "
             f"{len(board['rows'])} · * best")
@@ -609,9 +611,7 @@ def print_items(view, rows: list, flt, fmt: str) -> None:
                     "stale_runs": view.stale_runs, "filters": flt.active(), "n": len(rows), "total": len(view.rows),
                     "items": [r.as_dict() for r in rows]})
         return
-    from pathlib import Path
-
-    name = view.spec if view.spec == "builtin" else Path(view.spec).name
+    name = dataset_label(view.spec)
     filters = " · ".join(f"{k} {v}" for k, v in flt.active().items())
     table = Table(title=Text(f"{name} · {len(rows)} of {len(view.rows)} items · right out of {len(view.runs)} runs"
                              + (f" · {filters}" if filters else "")), title_justify="left")

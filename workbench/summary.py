@@ -48,9 +48,6 @@ ROUTING: tuple[tuple[tuple[str, ...], str], ...] = (
     (("zai-org/", "moonshotai/", "minimaxai/"), "openai"),
     (("grok-",), "openai"),
 )
-# litellm's provider prefixes on our model strings (`anthropic/claude-sonnet-4-5`): not part of the name
-LITELLM_PROVIDERS = ("openai", "anthropic", "gemini", "vertex_ai", "deepseek", "xai", "together_ai", "azure",
-                     "hosted_vllm", "openrouter", "bedrock", "mistral", "groq")
 DEFAULT_MAX_TOKENS = 16384
 CARRIED = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_creation_tokens", "api_errors",
            "transient_retries")
@@ -230,9 +227,7 @@ def harness_config(run: Mapping[str, Any], model: str) -> dict[str, Any]:
 def routed_backend(model: str) -> str:
     """The backend the reference picks for a model name (§3.2 routing, first matching prefix, case-insensitive);
     a litellm provider prefix (`anthropic/…`) is not part of the name; unknown names keep the default."""
-    head, sep, rest = model.partition("/")
-    name = rest if sep and head.lower() in LITELLM_PROVIDERS else model
-    lowered = name.lower()
+    lowered = pricing.bare_model(model).lower()
     for prefixes, backend in ROUTING:
         if lowered.startswith(prefixes):
             return backend

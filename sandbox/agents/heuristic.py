@@ -19,10 +19,9 @@ from typing import Any
 
 from sandbox.agents.base import answer_now, call, same_calls, tool_results, turn_number
 from sandbox.records import AssistantTurn, Item
+from sandbox.tools import listed_papers, listed_sections
 
 _WORD = re.compile(r"\w+")
-_ENTRY = re.compile(r"^  \[\d+\] (\S+)\n      Title: (.*)\n(?:      Authors: .*\n)?(?:      Abstract: (.*)\n)?      Full text: (Available|Not available)", re.M)
-_SECTION = re.compile(r"^  \(([A-Z]+)\) (.*) \(\d+ chars\)$", re.M)
 STOP = frozenset("""a an the of in on to for from by with and or is are was were be been that this these those which what how
 why does do did its it their there than as at into onto seed paper papers work works cited cites according earlier
 study studies describes describe statement both correctly introduced them combines combine adopts adopt builds build
@@ -70,13 +69,14 @@ class HeuristicAgent:
 
     def _observe(self, messages: list[dict[str, Any]]) -> None:
         for text in tool_results(messages):
-            for m in _ENTRY.finditer(text):
-                pid, title, abstract, full = m.group(1), m.group(2), m.group(3) or "", m.group(4)
-                cand = self.s.candidates.setdefault(pid, Candidate(pid))
-                cand.text = f"{cand.text} {title} {abstract}"
-                cand.has_text = full == "Available"
+            for entry in listed_papers(text):
+                if entry.has_text is None:  # an entry whose full-text line cannot be read is no candidate
+                    continue
+                cand = self.s.candidates.setdefault(entry.paper_id, Candidate(entry.paper_id))
+                cand.text = f"{cand.text} {entry.title} {entry.abstract}"
+                cand.has_text = entry.has_text
             if text.startswith("Sections for paper") and self.s.listing_for:
-                self._choose_section(self.s.listing_for, _SECTION.findall(text))
+                self._choose_section(self.s.listing_for, listed_sections(text))
             elif text.startswith("===") and self.s.reading:
                 self.s.reads.append((self.s.reading, text))
                 self.s.reading = None

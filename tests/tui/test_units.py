@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sandbox.records import TOOL_NAMES, LedgerState, Step
+from sandbox.records import LedgerState, Step
 from workbench.tui import config
 from workbench.tui.launch import default_name, validate
 from workbench.tui.meters import bar, level

@@ -27,6 +27,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from sandbox.datasets import dataset_label
+
 from workbench import audit
 from workbench.tui.plaintext import clip, sanitize
 
@@ -248,7 +250,7 @@ class AuditScreen(Screen):
 
     @property
     def dataset_label(self) -> str:
-        return self.dataset if self.dataset == "builtin" else (Path(self.dataset).name or self.dataset)
+        return dataset_label(self.dataset)
 
     async def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         stale = event.cursor_row != event.data_table.cursor_row  # a highlight the cursor has moved on from

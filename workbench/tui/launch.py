@@ -22,6 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from sandbox.datasets import release_key
 from sandbox.records import Item
 from workbench.limits import out_of_bounds
 
@@ -111,7 +112,7 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
                 require_release_dir(path)
             except DatasetError as exc:
                 errors["path"] = f"release directory: {exc}"
-            dataset = str(path.resolve())
+            dataset = release_key(path)
     agent = v["agent"]
     model = v["model"].strip() or None
     agent_options: dict[str, Any] = dict(options or {})

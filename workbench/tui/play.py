@@ -30,7 +30,8 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, DataTable, Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from workbench.play import PlayError, SessionRequest, abandon, dataset_key, plan_session, reveal_rows, session_runner
+from sandbox.datasets import dataset_key
+from workbench.play import PlayError, SessionRequest, abandon, plan_session, reveal_rows, session_runner
 from workbench.tui.meters import Meter, theme_style
 from workbench.tui.plaintext import clip, one_line, sanitize
 from workbench.tui.seen import Seen, SeenSuggester

@@ -14,7 +14,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from workbench.play import SessionRequest, dataset_key, player_error, session_name
+from sandbox.datasets import dataset_key
+from workbench.play import SessionRequest, player_error, session_name
 from workbench.tui.plaintext import sanitize
 
 MODE_LABELS = (("a random sample", "random"), ("chosen item ids", "ids"), ("the items a run got wrong", "wrong"),

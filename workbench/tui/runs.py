@@ -5,7 +5,6 @@ SQLite's `data_version` says another connection committed (a run writing steps).
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -15,6 +14,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from sandbox.datasets import dataset_label
 from workbench.tui.tables import RunsTable
 from workbench.tui.plaintext import clip, display_path, sanitize
 
@@ -28,10 +28,6 @@ def agent_label(row: dict[str, Any]) -> str:
     if row.get("ablation") and row["ablation"] != "full":
         text += f" · {row['ablation']}"
     return text
-
-
-def dataset_label(dataset: str) -> str:
-    return dataset if dataset == "builtin" else (Path(dataset).name or dataset)
 
 
 def matches(row: dict[str, Any], query: str) -> bool:

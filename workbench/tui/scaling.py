@@ -28,9 +28,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.scaling import (LEVEL_COLUMNS, STRATEGIES, Palette, c_k_text, cost_cells, cost_columns, decision,
+from workbench.scaling import (LEVEL_COLUMNS, Palette, c_k_text, cost_cells, cost_columns, decision,
                                flags, level_cells, parallel_cells, parallel_columns, parallel_csv, parallel_figure,
-                               plateau_figure, strategies, transition_csv, trials_note,
+                               plateau_figure, transition_csv, trials_note,
                                verdicts_note)
 from workbench.tui.plaintext import clip, sanitize
 

@@ -7,16 +7,12 @@ to the character: `sandbox.tools`); rejected and failed calls show nothing new.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from textual.suggester import Suggester
 
-_LISTED_PAPER = re.compile(r"^\s+\[\d+\] (\S+)\n\s+Title: (.*)$", re.M)  # get_references, search_papers
-_SECTION = re.compile(r"^\s+\(([A-Z]+)\) (.*) \(\d+ chars\)$", re.M)  # list_sections
-_AVAILABLE = re.compile(r"\(([A-Z]+)\) ([^;]*)(?:; |$)")  # the unresolved-section message
-_TITLE = re.compile(r"\ATitle: (.*)$", re.M)  # get_paper_info
+from sandbox.tools import available_sections, info_title, listed_papers, listed_sections
 
 
 @dataclass
@@ -42,17 +38,15 @@ class Seen:
         before = (dict(self.papers), {k: list(v) for k, v in self.sections.items()})
         name, text, args = step.tool_name, step.text, step.tool_args if isinstance(step.tool_args, dict) else {}
         if name in ("get_references", "search_papers"):
-            for pid, title in _LISTED_PAPER.findall(text):
-                self.add_paper(pid, title.strip())
+            for entry in listed_papers(text):
+                self.add_paper(entry.paper_id, entry.title.strip())
         elif name == "get_paper_info" and step.status == "ok":
-            match = _TITLE.search(text)
-            self.add_paper(str(args.get("paper_id")), match.group(1).strip() if match else "")
+            self.add_paper(str(args.get("paper_id")), info_title(text).strip())
         elif name == "list_sections" and step.status == "ok":
             self.add_paper(str(args.get("paper_id")))
-            self.sections[str(args.get("paper_id"))] = _SECTION.findall(text)
-        elif name == "read_section" and step.status == "unresolved" and "\nAvailable sections: " in text:
-            listing = text.split("\nAvailable sections: ", 1)[1]
-            self.sections[str(args.get("paper_id"))] = [(a, h.strip()) for a, h in _AVAILABLE.findall(listing)]
+            self.sections[str(args.get("paper_id"))] = listed_sections(text)
+        elif name == "read_section" and step.status == "unresolved" and (listing := available_sections(text)) is not None:
+            self.sections[str(args.get("paper_id"))] = listing
         return (self.papers, self.sections) != before
 
 

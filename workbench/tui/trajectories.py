@@ -17,6 +17,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
+from sandbox.datasets import dataset_label
+
 from workbench.tui.diagnostics import DiagnosticsPanel
 from workbench.tui.plaintext import clip, sanitize
 from workbench.tui.tables import Column, RowTable, TrajectoryTable
@@ -150,7 +152,7 @@ class RunScreen(Screen):
         acc = f"{correct / n:.3f}" if n else "—"
         agent = r["agent"] + (f" {r['model']}" if r.get("model") else "")
         ablation = "" if r.get("ablation") == "full" else f" · {r['ablation']}"
-        dataset = r["dataset"] if r["dataset"] == "builtin" else r["dataset"].rstrip("/").rsplit("/", 1)[-1]
+        dataset = dataset_label(r["dataset"])
         title = Text.assemble(
             (f" {sanitize(r['name'])}", "bold"),
             f"  ·  {sanitize(agent)}{ablation}  ·  {sanitize(dataset)}  ·  {n}/{r['planned']} done  ·  acc {acc}  ·  "
