@@ -1,0 +1,57 @@
+"""The launch form, the dialogs and the welcome panel as a person meets them (findings of the second UX pass)."""
+from __future__ import annotations
+
+from textual.widgets import DataTable, Input
+
+from tui_support import make_app, settle
+from workbench.tui.launch import LaunchScreen
+from workbench.tui.runs import RunsScreen
+
+SIZE = (120, 36)
+
+
+async def test_resuming_with_another_seed_is_refused_in_the_form_with_the_stored_value(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        home = app.screen
+        home.query_one(DataTable).move_cursor(row=home.shown.index("heur-s0"))
+        await pilot.press("R")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, LaunchScreen)
+        form.query_one("#seed", Input).value = "5"
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert app.screen is form and not app.jobs  # the form stays open; nothing started
+        messages = str(form.query_one("#launch-messages").render())
+        assert "seed differs from the stored run's 0" in messages
+        assert "rename (r) or delete (d)" in messages and "--batch" not in messages
+        assert form.query_one("#seed").has_class("-invalid") and form.query_one("#start").disabled
+        form.query_one("#max_turns", Input).value = "12"
+        await pilot.pause()
+        messages = str(form.query_one("#launch-messages").render())
+        assert "turns differs from the stored run's 20" in messages
+        # another name is a new run: no conflict
+        form.query_one("#name", Input).value = "heur-s5"
+        await pilot.pause()
+        assert form.result.spec is not None and not form.query_one("#start").disabled
+        # back to the stored values: starting resumes it
+        form.query_one("#name", Input).value = "heur-s0"
+        form.query_one("#seed", Input).value = "0"
+        form.query_one("#max_turns", Input).value = "20"
+        await pilot.pause()
+        assert form.result.spec is not None
+        assert "starting resumes 'heur-s0'" in str(form.query_one("#launch-messages").render())
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert app.store.run("heur-s0")["status"] == "done"
+
+
+def test_the_refusal_names_what_differs_in_english():
+    from storage.store import differ_phrase
+
+    assert differ_phrase(["seed"]) == "seed differs"
+    assert differ_phrase(["caps", "seed"]) == "caps and seed differ"
+    assert differ_phrase(["agent", "caps", "seed"]) == "agent, caps and seed differ"
