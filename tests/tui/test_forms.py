@@ -55,3 +55,32 @@ def test_the_refusal_names_what_differs_in_english():
     assert differ_phrase(["seed"]) == "seed differs"
     assert differ_phrase(["caps", "seed"]) == "caps and seed differ"
     assert differ_phrase(["agent", "caps", "seed"]) == "agent, caps and seed differ"
+
+
+async def test_checkboxes_show_their_state_in_the_glyph_not_only_in_colour(seeded, monkeypatch):
+    from workbench.tui.checkbox import Checkbox
+    from workbench.tui.dialogs import ExportModal
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("e")  # export the highlighted run
+        await pilot.pause()
+        assert isinstance(app.screen, ExportModal)
+        box = app.screen.query_one("#export-steps", Checkbox)
+        assert not box.value and str(box.render()).startswith("▐ ▌")
+        box.focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert box.value and str(box.render()).startswith("▐X▌")
+
+
+def test_every_checkbox_in_the_app_is_the_one_that_shows_its_state():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "workbench"
+    stock = [p.name for p in root.rglob("*.py") if p.name != "checkbox.py"
+             and re.search(r"from textual\.widgets import[^\n]*\bCheckbox\b|widgets\.Checkbox", p.read_text())]
+    assert stock == []
