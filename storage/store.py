@@ -255,7 +255,7 @@ class Store:
         with its run's name: what a person has played, left midway or replayed, across their sessions."""
         rows = self.conn.execute(
             "SELECT t.id, t.item_id, t.replicate, t.attempt, t.status, t.final, t.termination, t.error_kind, "
-            "t.correct, r.name AS run, r.id AS run_id FROM trajectories t JOIN runs r ON r.id = t.run_id "
+            "t.correct, t.tool_calls, r.name AS run, r.id AS run_id FROM trajectories t JOIN runs r ON r.id = t.run_id "
             "WHERE r.agent = ? AND r.dataset_fingerprint = ? ORDER BY t.id", (agent, fingerprint))
         return [dict(r) for r in rows]
 
