@@ -84,3 +84,63 @@ def test_every_checkbox_in_the_app_is_the_one_that_shows_its_state():
     stock = [p.name for p in root.rglob("*.py") if p.name != "checkbox.py"
              and re.search(r"from textual\.widgets import[^\n]*\bCheckbox\b|widgets\.Checkbox", p.read_text())]
     assert stock == []
+
+
+async def test_degenerate_caps_are_refused_or_warned_and_the_name_follows_the_model(tmp_path):
+    from textual.widgets import Select
+
+    from workbench.estimate import prompt_overhead
+    from sandbox.records import Caps
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        assert form.query_one("#model").disabled and form.query_one("#base_url").disabled  # heuristic: no model
+        form.query_one("#budget", Input).value = "0"
+        await pilot.pause()
+        assert form.result.errors == {"budget": "points: must be at least 1"} and form.query_one("#start").disabled
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert app.screen is form and not app.jobs
+        form.query_one("#budget", Input).value = "30"
+        form.query_one("#max_turns", Input).value = "0"
+        await pilot.pause()
+        assert form.result.errors == {"max_turns": "turns: must be at least 1"}
+        form.query_one("#max_turns", Input).value = "20"
+        form.query_one("#agent", Select).value = "llm"
+        await pilot.pause()
+        assert not form.query_one("#model").disabled and form.values["name"] == "llm-builtin"
+        form.query_one("#model", Input).value = "openai/gpt-4o-mini"
+        await pilot.pause()
+        assert form.query_one("#name", Input).value == "openai_gpt-4o-mini-builtin"  # as --batch run names it
+        overhead = prompt_overhead(Caps(), "full")
+        form.query_one("#max_tokens", Input).value = str(overhead)
+        await pilot.pause()
+        messages = str(form.query_one("#launch-messages").render())
+        assert form.result.spec is not None  # a warning, not an error
+        assert f"{overhead:,} is at or below the prompt overhead" in messages
+        form.query_one("#max_tokens", Input).value = str(overhead + 1)
+        await pilot.pause()
+        assert "prompt overhead" not in str(form.query_one("#launch-messages").render())
+        # a name the user typed is kept when the model changes
+        form.query_one("#name", Input).value = "mine"
+        await pilot.pause()
+        form.query_one("#model", Input).value = "openai/gpt-4.1"
+        await pilot.pause()
+        assert form.query_one("#name", Input).value == "mine"
+
+
+def test_the_batch_flags_refuse_the_same_degenerate_caps(tmp_path, capsys):
+    import pytest
+
+    from workbench.cli import main
+
+    db = tmp_path / "s.sqlite"
+    base = ["--batch", "run", "--agent", "heuristic", "--limit", "1", "--run", "x", "--quiet", "--db", str(db)]
+    for flag in ("--budget", "--max-turns"):
+        with pytest.raises(SystemExit) as exit_:
+            main([*base, flag, "0"])
+        assert exit_.value.code == 2 and "must be at least 1" in capsys.readouterr().err
+    assert not db.exists()

@@ -49,9 +49,11 @@ class Validation:
     notes: list[str]
 
 
-def default_name(agent: str, dataset_kind: str, path: str, existing: set[str]) -> str:
+def default_name(agent: str, dataset_kind: str, path: str, existing: set[str], model: str = "") -> str:
+    """`heuristic-builtin`, or for an LLM its model (`openai_gpt-4.1-builtin`, as --batch names it), made unique."""
     data = "builtin" if dataset_kind == "builtin" else (Path(path).name or "release")
-    base = f"{agent}-{data}"
+    who = model.strip().replace("/", "_") if agent == "llm" and model.strip() else agent
+    base = f"{who}-{data}"
     if base not in existing:
         return base
     n = 2
@@ -174,6 +176,12 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
         errors["ids" if ids else "question_type"] = problem
         return Validation(None, errors, notes)
     if agent == "llm":
+        from workbench.estimate import prompt_overhead
+
+        overhead = prompt_overhead(spec.effective_caps(), spec.ablation)
+        if tokens <= overhead:
+            notes.append(f"⚠ tokens: {tokens:,} is at or below the prompt overhead (~{overhead:,} tokens of rules and "
+                         "tool schemas before the question): every episode stops at its first model call")
         exact = episodes is not None and episodes[1] and name not in existing
         n = None if episodes is None else episodes[0]
         key = (str(store_path), model, json.dumps(agent_options, sort_keys=True, default=str), n, exact)
@@ -384,8 +392,7 @@ class LaunchScreen(ModalScreen):
         self._stored_runs: dict[str, dict[str, Any] | None] = {}
         self._name_edited = bool(self.values.get("name"))
         if not self.values["name"]:
-            self.values["name"] = default_name(self.values["agent"], self.values["dataset_kind"], self.values["path"],
-                                               self.existing)
+            self.values["name"] = self._default_name()
         self.result: Validation | None = None
 
     def compose(self) -> ComposeResult:
@@ -456,16 +463,19 @@ class LaunchScreen(ModalScreen):
             return
         self.values[key] = event.value
         if key == "name":
-            self._name_edited = event.value != default_name(self.values["agent"], self.values["dataset_kind"],
-                                                            self.values["path"], self.existing)
-        elif key == "path":
+            self._name_edited = event.value != self._default_name()
+        elif key in ("path", "model"):
             self._suggest_name()
         self.revalidate()
+
+    def _default_name(self) -> str:
+        v = self.values
+        return default_name(v["agent"], v["dataset_kind"], v["path"], self.existing, v["model"])
 
     def _suggest_name(self) -> None:
         if self._name_edited:
             return
-        name = default_name(self.values["agent"], self.values["dataset_kind"], self.values["path"], self.existing)
+        name = self._default_name()
         box = self.query_one("#name", Input)
         if box.value != name:
             box.value = name
