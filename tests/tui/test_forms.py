@@ -144,3 +144,17 @@ def test_the_batch_flags_refuse_the_same_degenerate_caps(tmp_path, capsys):
             main([*base, flag, "0"])
         assert exit_.value.code == 2 and "must be at least 1" in capsys.readouterr().err
     assert not db.exists()
+
+
+async def test_the_welcome_panel_names_the_keys_as_remapped_and_the_store_in_full(tmp_path):
+    app = make_app(keymap={"runs.new": "N", "runs.builtin": "ctrl+b"})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, RunsScreen)
+        text = str(app.screen.query_one("#welcome").render())
+        assert "N to configure a run" in text and "^b to run the built-in benchmark" in text
+        assert "n to configure" not in text
+        assert f"The store lives at {tmp_path.resolve() / 'store.sqlite'} " in text
+        await pilot.press("N")
+        await pilot.pause()
+        assert isinstance(app.screen, LaunchScreen)
