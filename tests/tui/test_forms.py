@@ -158,3 +158,41 @@ async def test_the_welcome_panel_names_the_keys_as_remapped_and_the_store_in_ful
         await pilot.press("N")
         await pilot.pause()
         assert isinstance(app.screen, LaunchScreen)
+
+
+async def test_the_audit_reviewer_is_named_in_the_title_settable_and_remembered(tmp_path, builtin_cache, monkeypatch):
+    import tomllib
+
+    from sandbox.datasets import open_dataset
+    from storage import Store
+    from workbench.tui.audit import AuditScreen
+    from workbench.tui.dialogs import NameModal
+
+    monkeypatch.delenv("USER", raising=False)
+    monkeypatch.delenv("USERNAME", raising=False)
+    (tmp_path / "config.toml").write_text('[ui]\ntheme = "agenthop-dark"\n')
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.open_audit("builtin")
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, AuditScreen)
+        assert str(screen.query_one("#audit-title").render()).endswith("· reviewer: reviewer (R to change)")
+        await pilot.press("R")
+        await pilot.pause()
+        assert isinstance(app.screen, NameModal)
+        app.screen.query_one("#name-input", Input).value = "ana"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen and screen.reviewer == "ana"
+        assert str(screen.query_one("#audit-title").render()).endswith("· reviewer: ana (R to change)")
+        await pilot.press("p")  # a verdict is recorded under the new name
+        await pilot.pause()
+    assert tomllib.loads((tmp_path / "config.toml").read_text()) == {"ui": {"theme": "agenthop-dark"},
+                                                                     "audit": {"reviewer": "ana"}}
+    corpus, _ = open_dataset("builtin", builtin_cache)
+    store = Store(tmp_path / "store.sqlite", readonly=True)
+    assert {v["reviewer"] for v in store.verdicts(corpus.fingerprint).values()} == {"ana"}
+    store.close()
+    corpus.close()
