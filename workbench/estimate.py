@@ -72,7 +72,8 @@ def cost_line(spec: RunSpec, episodes: int, store_path: Path, upper_bound: bool 
     where = f"{ep['price'].prefixes[0]} prices" if ep["price"] else "unpriced: no price for this model"
     about, up_to = ("at most", "≤") if upper_bound else ("≈", "≈")
     total = "" if ep["usd"] is None else f" {up_to} ${ep['usd'] * episodes:,.2f}"
-    return f"{about} {episodes:,} episodes × ~{ep['tokens']:,} tokens{total} ({where}; {ep['basis']})"
+    return (f"{about} {episodes:,} episode{'s' if episodes != 1 else ''} × ~{ep['tokens']:,} tokens{total} "
+            f"({where}; {ep['basis']})")
 
 
 def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, Any]:

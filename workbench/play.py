@@ -155,7 +155,7 @@ class SessionPlan:
         out = []
         if self.left_out:
             ids = sorted(self.left_out)
-            out.append(f"left out {len(ids)} item(s) you played before: {', '.join(ids[:6])}{' …' if len(ids) > 6 else ''}"
+            out.append(f"left out {len(ids)} item{'s' if len(ids) != 1 else ''} you played before: {', '.join(ids[:6])}{' …' if len(ids) > 6 else ''}"
                        " (include them to replay; a replay is marked and left out of the leaderboard)")
         if self.replayed:
             ids = sorted(self.replayed)

@@ -196,3 +196,37 @@ async def test_the_audit_reviewer_is_named_in_the_title_settable_and_remembered(
     assert {v["reviewer"] for v in store.verdicts(corpus.fingerprint).values()} == {"ana"}
     store.close()
     corpus.close()
+
+
+async def test_one_of_a_thing_is_singular(seeded):
+    from workbench.tui.stepper import StepperScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        run = app.store.run("heur-s0")
+        first = app.store.trajectories(run["id"])[0]
+        assert first["points_used"] == 29  # of 30: one point left at its last turn
+        app.push_screen(StepperScreen(run, [first["id"]]))
+        await settle(pilot, app)
+        await pilot.press("dollar_sign")
+        await pilot.pause()
+        line = str(app.screen.query_one(".ledger-line").render())
+        assert "1 point left · 0 consecutive rejections" in line
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        form.query_one("#agent").value = "llm"
+        form.query_one("#model", Input).value = "openai/gpt-4.1"
+        form.query_one("#limit", Input).value = "1"
+        await pilot.pause()
+        assert "cost ≈ 1 episode × ~" in str(form.query_one("#launch-messages").render())
+
+
+def test_the_notes_of_a_play_session_count_in_english():
+    from workbench.play import SessionPlan
+
+    plan = SessionPlan(items=("a",), left_out={"b": "s"}, replayed={}, resumed={})
+    assert plan.notes()[0].startswith("left out 1 item you played before: b")

@@ -253,7 +253,7 @@ class AuditScreen(Screen):
         n = len(self.corpus.items)
         key = bound_key(self.app, "audit.reviewer", "R")
         self.query_one("#audit-title", Static).update(Text(
-            f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {n} items reviewed · reviewer: "
+            f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {n} item{'s' if n != 1 else ''} reviewed · reviewer: "
             f"{sanitize(self.reviewer)} ({key} to change)"))
 
     def action_reviewer(self) -> None:
@@ -487,7 +487,8 @@ class AuditScreen(Screen):
                     return
                 finally:
                     store.close()
-                self.notify(f"wrote {counts['items']} items ({counts['removed']} removed) to {value}", timeout=5)
+                self.notify(f"wrote {counts['items']} item{'s' if counts['items'] != 1 else ''} "
+                            f"({counts['removed']} removed) to {value}", timeout=5)
 
         self.app.push_screen(NameModal("Write the corrected dataset to", default, check), chosen)
 
@@ -509,6 +510,7 @@ class AuditScreen(Screen):
                 self.app.pop_screen()
 
         self.app.push_screen(ConfirmModal(
-            f"{len(ids)} item(s) have a note or checks not recorded ({', '.join(ids[:5])}"
+            f"{len(ids)} {'item has' if len(ids) == 1 else 'items have'} a note or checks not recorded "
+            f"({', '.join(ids[:5])}"
             f"{' …' if len(ids) > 5 else ''}). Leave audit mode and discard them?", "Discard", "Leave audit mode"),
             answer)
