@@ -111,6 +111,16 @@ def test_options_pane_marks_gold_distractors_and_choices():
     assert "○ distractor alpha" in options_text(item, True, plain, plain).plain
 
 
+def test_recorded_caps_fall_back_to_the_protocols():
+    from sandbox.records import Caps, recorded_limits
+    from workbench.tui.launch import DEFAULTS
+
+    assert recorded_limits(None) == (30, 20, 200_000)  # profile agenthop-v1
+    assert recorded_limits({"budget": 12, "max_tokens_total": 5000}) == (12, 20, 5000)
+    assert recorded_limits(Caps(budget=7, max_turns=3, max_tokens_total=99).as_dict()) == (7, 3, 99)
+    assert (DEFAULTS["budget"], DEFAULTS["max_turns"], DEFAULTS["max_tokens"]) == ("30", "20", "200000")
+
+
 def test_entries_group_by_turn_with_separators():
     steps = [_step(0, 1, "assistant", text="hi"), _step(1, 1), _step(2, 2, "nudge", text="go on")]
     entries = build_entries(steps)
