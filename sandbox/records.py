@@ -95,6 +95,14 @@ class Caps:
         }
 
 
+def recorded_limits(caps: dict[str, Any] | None) -> tuple[int, int, int]:
+    """(points, turns, tokens) of the caps a run recorded (`Caps.as_dict`), the protocol's where one is missing:
+    the one place the TUI, the launch form and the reference summary read them."""
+    caps = caps or {}
+    return (int(caps.get("budget", Caps.budget)), int(caps.get("max_turns", Caps.max_turns)),
+            int(caps.get("max_tokens_total", Caps.max_tokens_total)))
+
+
 @dataclass
 class Usage:
     """Token usage of one model call, in the reference's four buckets, plus the provider's raw record."""

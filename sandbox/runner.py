@@ -218,8 +218,7 @@ class Runner:
         if existed:
             self.run_tokens, self.run_cost = self.store.spent(run_id)  # before discarding: those calls were paid for
             self.store.discard_unfinished(run_id)
-            self._widen(run_id)
-            self._record_base_url(run_id)
+            self._record_resume(run_id)
             reason = self._limit_reached(at_start=True)
             if reason:
                 self.request_stop(reason)
@@ -235,18 +234,22 @@ class Runner:
         self.done, self.correct = len(prior), sum(1 for t in prior if t["correct"])
         return run_id, work, skipped
 
-    def _widen(self, run_id: int) -> None:
-        """A resumed run asked for more: record it, so every report reads what was sampled.
+    def _record_resume(self, run_id: int) -> None:
+        """What a resume asked for that the run did not record yet: written in one update, so every report reads
+        what was sampled and how.
 
         More replicates (`scale parallel --k 1,2,16` on a K = 8 run) raise the recorded K (never
         lower it: the samples beyond a smaller request stay valid); the k a parallel run is read at
         become every k ever asked for, and its judge and pairwise orders the ones asked for last.
+        The server address is an execution option (it may change between resumes): the run keeps every one used.
         """
         row = self.store.run_by_id(run_id)
         updates: dict[str, Any] = {}
         if self.spec.replicates > (row["replicates"] or 1):
             updates["replicates"] = self.spec.replicates
-        recorded = dict((row["config"] or {}).get("scaling") or {})
+        stored = row["config"] or {}
+        config = dict(stored)
+        recorded = dict(config.get("scaling") or {})
         asked = self.spec.scaling or {}
         reading = dict(recorded)
         for option in READING_OPTIONS:
@@ -255,7 +258,12 @@ class Runner:
         if asked.get("ks"):
             reading["ks"] = sorted(set(recorded.get("ks") or []) | set(asked["ks"]))
         if reading != recorded:
-            updates["config"] = json.dumps({**row["config"], "scaling": reading}, sort_keys=True)
+            config["scaling"] = reading
+        url = self.spec.agent_options.get("base_url")
+        if url and url not in (config.get("base_urls") or []):
+            config["base_urls"] = [*(config.get("base_urls") or []), url]
+        if config != stored:
+            updates["config"] = json.dumps(config, sort_keys=True)
         if updates:
             self.store.update_run(run_id, **updates)
 
@@ -326,14 +334,6 @@ class Runner:
         self.request_stop(reason)
         for task in self._workers:
             task.cancel()
-
-    def _record_base_url(self, run_id: int) -> None:
-        """The server address is an execution option (it may change between resumes); the run keeps every one used."""
-        url = self.spec.agent_options.get("base_url")
-        config = self.store.run_by_id(run_id)["config"]
-        if url and url not in (config.get("base_urls") or []):
-            config["base_urls"] = [*(config.get("base_urls") or []), url]
-            self.store.update_run(run_id, config=json.dumps(config, sort_keys=True))
 
     async def _worker(self, queue: asyncio.Queue[tuple[Item, int]]) -> None:
         while not queue.empty() and not self.stop_requested:

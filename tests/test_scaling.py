@@ -141,6 +141,19 @@ def test_parallel_report_consistent_with_stats(tmp_path, capsys):
     assert main(["--batch", "scale", "parallel", "--k", "1,2,4", "--run", "p", "--db", str(db), "--quiet",
                  "--limit", "12", "--format", "json", "--orders", "3"]) == 0
     assert json.loads(capsys.readouterr().out)["per_k"] == rep["per_k"]
+    assert rep["items"] == 12 and rep["items_incomplete"] == 0
+    # an item missing one of its K samples (an interrupted run) is left out and counted
+    from sandbox.datasets import open_dataset
+
+    store.close()
+    store = Store(db)
+    first = store.trajectories(store.run("p")["id"])[0]
+    store.conn.execute("UPDATE trajectories SET final = 0 WHERE id = ?", (first["id"],))
+    store.conn.commit()
+    corpus, _ = open_dataset("builtin", Path(os.environ["AGENTHOP_CACHE"]))
+    partial = asyncio.run(scaling.parallel_report(store, "p", corpus, [1, 2, 4]))
+    assert partial["items"] == 11 and partial["items_incomplete"] == 1
+    store.close()
 
 
 def test_judge_parsers():
@@ -217,7 +230,7 @@ def test_replicates_with_a_population_use_the_two_stage_bootstrap(tmp_path, caps
     assert out["protocol"] == "fresh" and out["axis"] == "turns"
     assert any(t["sigma_boot"] > 0 and t["c_k"] < t["d_bar"] for t in out["transitions"])
     store = Store(db, readonly=True)
-    budgets, items, matrix, _ = scaling.group_scores(store, "Tu")
+    budgets, items, matrix = scaling.group_scores(scaling.sequential_group(store, "Tu"))
     from stats.plateau import plateau
 
     direct = plateau(matrix, budgets, population=16, n_boot=500, two_stage=True, matched_trials=False).to_dict()

@@ -172,6 +172,8 @@ def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("table", "json")) -> None:
     """The flags of `run`, shared by `scale sequential` and `scale parallel` (their names are a contract)."""
+    from sandbox.records import Caps  # the protocol's caps are the flags' defaults
+
     p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
     p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
     p.add_argument("--run", dest="run_name", help="run name (re-use it to resume)")
@@ -183,9 +185,9 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     p.add_argument("--depth", type=int, choices=(1, 2))
     p.add_argument("--seed", type=_bounded("seed"), default=0)
     p.add_argument("--replicates", type=_bounded("replicates"), default=1)
-    p.add_argument("--budget", type=_bounded("budget"), default=30)
-    p.add_argument("--max-turns", type=_bounded("max_turns"), default=20)
-    p.add_argument("--max-tokens-total", type=_bounded("max_tokens_total"), default=200_000)
+    p.add_argument("--budget", type=_bounded("budget"), default=Caps.budget)
+    p.add_argument("--max-turns", type=_bounded("max_turns"), default=Caps.max_turns)
+    p.add_argument("--max-tokens-total", type=_bounded("max_tokens_total"), default=Caps.max_tokens_total)
     p.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
     p.add_argument("--format", choices=formats, default="table", help="format of the final report")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")

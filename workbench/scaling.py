@@ -99,8 +99,11 @@ def check_group(store: Store, group: str, specs: list[RunSpec]) -> None:
                                 f"{wanted[1]} grid needs another --run name")
 
 
-def group_scores(store: Store, group: str) -> tuple[list[str], list[str], np.ndarray, list[dict[str, Any]]]:
-    """Per-item correctness at each budget of a sequential group: (budgets, items, n×K×T, runs)."""
+def sequential_group(store: Store, group: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """A sequential group's runs in budget order, each with its finished trajectories.
+
+    Read once: the plateau (`group_scores`) and the levels' costs (`group_levels`) both come from these rows.
+    """
     runs = [r for r in store.runs_in_group(group) if r["kind"] == "sequential"]
     if len(runs) < 1:
         raise ScalingInputError(f"no sequential runs in group '{group}' (run `scale sequential --run {group}` first)")
@@ -109,22 +112,27 @@ def group_scores(store: Store, group: str) -> tuple[list[str], list[str], np.nda
         raise ScalingInputError(f"group '{group}' mixes {_designs_text(designs)}: its budgets are not one grid; "
                                 f"give each study its own --run name")
     runs.sort(key=lambda r: parse_budget(r["config"]["scaling"]["budget"]))
-    budgets = [r["config"]["scaling"]["budget"] for r in runs]
+    return [(r, store.trajectories(r["id"])) for r in runs]
+
+
+def group_scores(levels: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> tuple[list[str], list[str], np.ndarray]:
+    """Per-item correctness at each budget of a `sequential_group`: (budgets, items, n×K×T)."""
+    budgets = [r["config"]["scaling"]["budget"] for r, _ in levels]
     per_run = []
-    for r in runs:
+    for _, rows in levels:
         cells: dict[str, dict[int, float]] = {}
-        for t in store.trajectories(r["id"]):
+        for t in rows:
             cells.setdefault(t["item_id"], {})[t["replicate"]] = float(bool(t["correct"]))
         per_run.append(cells)
     items = sorted(set().union(*per_run))
     trials = max((len(c) for cells in per_run for c in cells.values()), default=1)
-    y = np.full((len(items), len(runs), trials), np.nan)
+    y = np.full((len(items), len(levels), trials), np.nan)
     for k, cells in enumerate(per_run):
         for i, item in enumerate(items):
             for rep, v in cells.get(item, {}).items():
                 if rep < trials:
                     y[i, k, rep] = v
-    return budgets, items, (y[:, :, 0] if trials == 1 else y), runs
+    return budgets, items, (y[:, :, 0] if trials == 1 else y)
 
 
 def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[str], np.ndarray]:
@@ -225,17 +233,19 @@ def group_plateau(store: Store, group: str, **options: Any) -> dict[str, Any]:
 
     The one function `scale sequential`, `scale plateau --group` and the TUI call, so they agree.
     """
-    budgets, items, matrix, runs = group_scores(store, group)
-    scaling = runs[0]["config"]["scaling"]
+    levels = sequential_group(store, group)
+    budgets, items, matrix = group_scores(levels)
+    scaling = levels[0][0]["config"]["scaling"]
     result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation",
                             **options)
     result["axis"], result["protocol"] = scaling.get("axis"), scaling.get("protocol", "fresh")
-    result["levels"] = group_levels(store, runs)
+    result["levels"] = group_levels(store, levels)
     return result
 
 
-def group_levels(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each budget level's accuracy, cost and tokens, and whether its budget was ever reached.
+def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    """Each budget level's accuracy, cost and tokens, and whether its budget was ever reached (`levels` as
+    `sequential_group` reads them).
 
     Money and tokens come two ways. *Marginal*: what this level spent itself (under continuation,
     its replayed prefix is not spent again, so it is left out). *Cumulative*: what its answers
@@ -259,10 +269,9 @@ def group_levels(store: Store, runs: list[dict[str, Any]]) -> list[dict[str, Any
 
     chain: dict[tuple[str, int], tuple[float, float | None]] = {}  # (item, trial) → cumulative tokens, cost
     out = []
-    for r in runs:
+    for r, rows in levels:
         scaling = r["config"]["scaling"]
         axis, value, continued = scaling.get("axis"), scaling.get("value"), scaling.get("protocol") == "continuation"
-        rows = store.trajectories(r["id"])
         profile = store.context_profile(r["id"], STOP_NOW, PREFIX_MARK)
         level = {"budget": scaling["budget"], "run": r["name"], "n": len(rows),
                  "correct": sum(bool(t["correct"]) for t in rows),
@@ -329,10 +338,10 @@ def _reach_summary(axis: str | None, value: Any, rows: list[dict[str, Any]], pro
 # ---------------------------------------------------------------- parallel
 
 
-def parallel_samples(store: Store, run_name: str, corpus) -> tuple[dict[str, Any], list[str], list[list[dict[str, Any]]]]:
-    """The run, its items with all K samples and, per item, those samples in replicate order.
-
-    An item still missing a sample (an interrupted run) is left out; `parallel_report` says how many.
+def parallel_samples(store: Store, run_name: str,
+                     corpus) -> tuple[dict[str, Any], list[str], list[list[dict[str, Any]]], int]:
+    """The run, its items with all K samples, per item those samples in replicate order, and how many items
+    still miss a sample (an interrupted run): those are left out, and `parallel_report` says how many.
     """
     run = store.run(run_name)
     by_item: dict[str, dict[int, dict[str, Any]]] = {}
@@ -341,7 +350,7 @@ def parallel_samples(store: Store, run_name: str, corpus) -> tuple[dict[str, Any
     k = run["replicates"]
     items = [i for i, reps in by_item.items() if all(r in reps for r in range(k))]
     samples = [[by_item[i][r] for r in range(k)] for i in items]
-    return run, items, samples
+    return run, items, samples, len(by_item) - len(items)
 
 
 def vote_key(sample: dict[str, Any]) -> str | None:
@@ -468,7 +477,7 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
     TUI must not spend money implicitly) and reports the judged strategies only when every verdict
     they need is stored, saying how many are missing otherwise.
     """
-    run, items, samples = parallel_samples(store, run_name, corpus)
+    run, items, samples, incomplete = parallel_samples(store, run_name, corpus)
     big_k = run["replicates"]
     wanted = sorted(set(ks))
     ks = [k for k in wanted if 1 <= k <= big_k]
@@ -499,7 +508,7 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
                 np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b[0])], b) for b in parts])
                 for i in range(len(items))])
         per_k.append(_k_row(k, big_k, len(parts), per_item, pass1, spend, seed))
-    return {"run": run_name, "k_max": big_k, "items": len(items), "items_incomplete": _incomplete(store, run, items),
+    return {"run": run_name, "k_max": big_k, "items": len(items), "items_incomplete": incomplete,
             "ks_unavailable": [k for k in wanted if k not in ks],
             "judge": judge.name if judge else None, "verdicts": verdicts if judge else None,
             "verdicts_missing": missing if judge else None,
@@ -511,10 +520,6 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
             "cost_rule": "at k: k/K of the sampling spend, plus the judge verdicts a strategy needs at k (pointwise: k "
                          "per item; pairwise: k − 1 per item) at the mean stored price of one verdict; accuracy per $ "
                          "and per million tokens divide by the mean spend per item"}
-
-
-def _incomplete(store: Store, run: dict[str, Any], complete: list[str]) -> int:
-    return len({t["item_id"] for t in store.trajectories(run["id"], light=True)} - set(complete))
 
 
 def _k_row(k: int, big_k: int, n_blocks: int, per_item: dict[str, np.ndarray], pass1: np.ndarray,

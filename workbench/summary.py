@@ -26,7 +26,7 @@ from typing import Any
 
 from sandbox import pricing
 from sandbox.corpus import Corpus
-from sandbox.records import Item, Usage
+from sandbox.records import Item, Usage, recorded_limits
 from sandbox.reference_log import truncate
 from sandbox.release import QA_FILE, file_sha256
 from sandbox.sections import norm
@@ -211,14 +211,15 @@ def fingerprint(run: Mapping[str, Any], model: str, release_dir: Path | None) ->
 def harness_config(run: Mapping[str, Any], model: str) -> dict[str, Any]:
     """The reference's HarnessConfig (minus api_key/base_url) as this run's caps and agent options fill it."""
     caps = run.get("caps") or {}
+    budget, max_turns, max_tokens = recorded_limits(caps)
     config = run.get("config") or {}
     opts = config.get("agent_options") or {}
     return {
-        "budget": caps.get("budget", 30), "max_turns": caps.get("max_turns", 20), "model": model,
+        "budget": budget, "max_turns": max_turns, "model": model,
         "backend": backend_of(run, model),
         "temperature": opts.get("temperature"), "top_p": opts.get("top_p"), "top_k": opts.get("top_k"),
         "max_tokens": opts.get("max_tokens", DEFAULT_MAX_TOKENS), "workers": config.get("workers", 1),
-        "max_total_tokens": caps.get("max_tokens_total", 200_000), "max_run_tokens": 0, "strategy": strategy_of(run),
+        "max_total_tokens": max_tokens, "max_run_tokens": 0, "strategy": strategy_of(run),
         "text_tools": bool(opts.get("text_tools", False)), "reasoning_effort": opts.get("reasoning_effort"),
         "disabled_tools": list(caps.get("disabled_tools") or []),
     }

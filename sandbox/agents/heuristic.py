@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.agents.base import answer_now, call, same_calls, tool_results, turn_number
-from sandbox.records import AssistantTurn, Item
+from sandbox.records import AssistantTurn, Caps, Item
 from sandbox.tools import listed_papers, listed_sections
 
 _WORD = re.compile(r"\w+")
@@ -55,7 +55,7 @@ class _State:
 class HeuristicAgent:
     name = "heuristic"
 
-    def __init__(self, item: Item, rng: random.Random, budget: int = 30, explore: float = 0.2):
+    def __init__(self, item: Item, rng: random.Random, budget: int = Caps.budget, explore: float = 0.2):
         self.item = item
         self.rng = rng
         self.budget = budget

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from sandbox.agents.base import answer_now, call, same_calls, tool_results, turn_number
-from sandbox.records import AssistantTurn, Item
+from sandbox.records import AssistantTurn, Caps, Item
 
 PAPER_ID = re.compile(r"\[\d+\] (\S+)")
 ALIAS = re.compile(r"^  \(([A-Z]+)\) ", re.M)
@@ -21,7 +21,7 @@ NAVIGATION = ("get_paper_info", "get_references", "search_papers", "list_section
 class RandomAgent:
     name = "random"
 
-    def __init__(self, item: Item, rng: random.Random, budget: int = 30):
+    def __init__(self, item: Item, rng: random.Random, budget: int = Caps.budget):
         self.item = item
         self.rng = rng
         self.budget = budget

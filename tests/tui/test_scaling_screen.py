@@ -60,9 +60,10 @@ def engine_plateau(store_path: Path) -> dict:
 
     store = Store(store_path)
     try:
-        budgets, items, matrix, runs = scaling.group_scores(store, "g")
+        levels = scaling.sequential_group(store, "g")
+        budgets, items, matrix = scaling.group_scores(levels)
         result = scaling.plateau_result(budgets, items, matrix, **BOOT)
-        result["levels"] = scaling.group_levels(store, runs)
+        result["levels"] = scaling.group_levels(store, levels)
         return result
     finally:
         store.close()

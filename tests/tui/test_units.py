@@ -13,6 +13,7 @@ from workbench.tui.launch import default_name, validate
 from workbench.tui.meters import bar, level
 from workbench.tui.monitor import RunMonitor
 from workbench.tui.plaintext import sanitize, wrap
+from workbench.tui.stepper import options_text
 from workbench.tui.transcript import Gold, build_entries, group_turns, mark
 
 
@@ -92,6 +93,32 @@ def test_marks_gold_wrong_rejected_nudge():
     assert mark({**read, "paper_id": "x"}, Gold()) is None
     assert mark({**read, "status": "rejected", "delivered": 0}, gold) == "rejected"
     assert mark({"kind": "nudge"}, gold) == "nudge"
+
+
+def test_options_pane_marks_gold_distractors_and_choices():
+    """One rendering of the options: hidden marks until revealed; an empty or missing distractor type reads
+    'distractor'; a mark goes before the text; `width` clips the text."""
+    from rich.style import Style
+
+    item = SimpleNamespace(options=("alpha", "beta", "gamma", "delta"), correct_index=2,
+                           distractor_types=("near-miss", "", "correct", "topic\x1b[31m"))
+    plain = Style()
+    assert options_text(item, False, plain, plain).plain == "\n(A) alpha\n(B) beta\n(C) gamma\n(D) delta"
+    shown = options_text(item, True, plain, plain, lambda i: ("◀ A ", plain) if i == 1 else None, width=4)
+    assert shown.plain == ("\n(A) ○ near-miss alp…\n(B) ○ distractor ◀ A beta\n(C) ● gold gam…"
+                           "\n(D) ○ topic\ufffd[31m del…")  # the escape is neutralised
+    item.distractor_types = None
+    assert "○ distractor alpha" in options_text(item, True, plain, plain).plain
+
+
+def test_recorded_caps_fall_back_to_the_protocols():
+    from sandbox.records import Caps, recorded_limits
+    from workbench.tui.launch import DEFAULTS
+
+    assert recorded_limits(None) == (30, 20, 200_000)  # profile agenthop-v1
+    assert recorded_limits({"budget": 12, "max_tokens_total": 5000}) == (12, 20, 5000)
+    assert recorded_limits(Caps(budget=7, max_turns=3, max_tokens_total=99).as_dict()) == (7, 3, 99)
+    assert (DEFAULTS["budget"], DEFAULTS["max_turns"], DEFAULTS["max_tokens"]) == ("30", "20", "200000")
 
 
 def test_entries_group_by_turn_with_separators():

@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -25,7 +26,7 @@ from textual.worker import Worker, WorkerState
 from workbench.tui.corpora import ItemContext
 from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.stepper import LETTERS, copy_step, gold_of
+from workbench.tui.stepper import copy_step, gold_of, options_text
 from workbench.tui.stepview import StepView, run_caps
 from workbench.tui.transcript import actor_of
 
@@ -378,17 +379,13 @@ class SplitStepperScreen(Screen):
             return t
         t.append("Q ", style="bold")
         t.append(sanitize(item.question))
-        ok = theme_style(self.app, "success")
-        for i, option in enumerate(item.options):
-            t.append(f"\n({LETTERS[i]}) ", style="bold")
-            if self.reveal:
-                kind = "● gold" if i == item.correct_index else \
-                    f"○ {(item.distractor_types or ('',) * 4)[i] or 'distractor'}"
-                t.append(f"{kind} ", style=ok if i == item.correct_index else "dim")
-            chosen = [side.upper() for side in ("a", "b") if pair[side]["predicted_index"] == i]
-            if chosen:
-                t.append(f"◀ {'+'.join(chosen)} ", style="bold")
-            t.append(clip(sanitize(option), 150))
+
+        def chosen_by(i: int) -> tuple[str, Style] | None:
+            sides = [side.upper() for side in ("a", "b") if pair[side]["predicted_index"] == i]
+            return (f"◀ {'+'.join(sides)} ", Style(bold=True)) if sides else None
+
+        t.append_text(options_text(item, self.reveal, theme_style(self.app, "success"), Style(dim=True), chosen_by,
+                                   width=150))
         return t
 
     # ------------------------------------------------------------ actions

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,6 +14,8 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from workbench.tui.checkbox import Checkbox
+
+_Result = TypeVar("_Result")
 
 
 class ConfirmModal(ModalScreen[bool]):
@@ -45,7 +48,46 @@ class ConfirmModal(ModalScreen[bool]):
         self.dismiss(value)
 
 
-class NameModal(ModalScreen[str | None]):
+class CheckedInputModal(ModalScreen[_Result]):
+    """A dialog around one checked text field (the name and export dialogs share it).
+
+    While `_error` names a problem with the stripped value it shows in the `.field-error` line and OK is disabled;
+    enter or OK hands a value without error to `_accept`; Cancel or escape dismisses with None."""
+
+    MARK_INVALID = True  # whether the field itself is marked -invalid while there is an error
+
+    def _error(self, value: str) -> str | None:
+        raise NotImplementedError
+
+    def _accept(self, value: str) -> None:
+        raise NotImplementedError
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        error = self._error(event.value.strip())
+        self.query_one(".field-error", Static).update(Text(error or ""))
+        self.query_one("#ok", Button).disabled = error is not None
+        if self.MARK_INVALID:
+            event.input.set_class(error is not None, "-invalid")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self._submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self._submit()
+        else:
+            self.dismiss(None)
+
+    def _submit(self) -> None:
+        value = self.query_one(Input).value.strip()
+        if self._error(value) is None:
+            self._accept(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class NameModal(CheckedInputModal[str | None]):
     """Ask for a (new) name; `check` returns an error message or None."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="name.cancel")]
@@ -65,34 +107,18 @@ class NameModal(ModalScreen[str | None]):
                 yield Button("Cancel", id="cancel")
                 yield Button("OK", id="ok", variant="primary")
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        error = self.check(event.value.strip())
-        self.query_one("#name-error", Static).update(Text(error or ""))
-        self.query_one("#ok", Button).disabled = error is not None
-        event.input.set_class(error is not None, "-invalid")
+    def _error(self, value: str) -> str | None:
+        return self.check(value)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self._submit()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "ok":
-            self._submit()
-        else:
-            self.dismiss(None)
-
-    def _submit(self) -> None:
-        value = self.query_one("#name-input", Input).value.strip()
-        if self.check(value) is None:
-            self.dismiss(value)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def _accept(self, value: str) -> None:
+        self.dismiss(value)
 
 
-class ExportModal(ModalScreen[tuple[Path, bool] | None]):
+class ExportModal(CheckedInputModal[tuple[Path, bool] | None]):
     """Where to write a run's trajectories as JSON lines, and whether to include every step."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+    MARK_INVALID = False  # the path field keeps its look; the line under it says what is wrong
 
     def __init__(self, run_name: str, default: Path):
         super().__init__(classes="dialog-screen")
@@ -117,24 +143,7 @@ class ExportModal(ModalScreen[tuple[Path, bool] | None]):
             return "that is a directory; name a file"
         return None
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        error = self._error(event.value.strip())
-        self.query_one("#export-error", Static).update(Text(error or ""))
-        self.query_one("#ok", Button).disabled = error is not None
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self._submit()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "ok":
-            self._submit()
-        else:
-            self.dismiss(None)
-
-    def _submit(self) -> None:
-        value = self.query_one("#export-path", Input).value.strip()
-        if self._error(value) is not None:
-            return
+    def _accept(self, value: str) -> None:
         path = Path(value).expanduser()
         answer = (path, self.query_one("#export-steps", Checkbox).value)
         if not path.exists():
@@ -147,9 +156,6 @@ class ExportModal(ModalScreen[tuple[Path, bool] | None]):
 
         self.app.push_screen(ConfirmModal(f"{path} exists. Replace it with the export of '{self.run_name}'?",
                                           "Replace", "File exists"), confirmed)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class DatasetModal(ModalScreen[str | None]):

@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState
 from workbench import items
 from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.tables import ItemsTable
+from workbench.tui.tables import ItemsTable, clicked_sort
 
 COLUMNS = (("id", "ITEM"), ("kind", "TYPE"), ("depth", "DEPTH"), ("reasoning", "REASONING"), ("tier", "TIER"),
            ("venue", "VENUE"), ("right", "RIGHT"), ("question", "QUESTION"))
@@ -272,10 +272,7 @@ class ItemsScreen(Screen):
 
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         key = SORT_OF_COLUMN[str(event.column_key.value)]
-        if key == self.sort_key:
-            self.sort_reverse = not self.sort_reverse
-        else:
-            self.sort_key, self.sort_reverse = key, False
+        self.sort_key, self.sort_reverse = clicked_sort(self.sort_key, self.sort_reverse, key)
         self.render_rows()
 
     # ------------------------------------------------------------ actions

@@ -21,9 +21,9 @@ from workbench.tui.citations import NeighbourhoodTree
 from workbench.tui.items import play_item
 from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, sanitize
+from workbench.tui.stepper import options_text
 from workbench.tui.tables import ItemTrajectoryTable
 
-LETTERS = "ABCD"
 COLUMNS = ("RUN", "AGENT / MODEL", "REP", "ANSWER", "RESULT", "ENDING", "POINTS", "TURNS", "RECALL P/S")
 
 
@@ -39,15 +39,7 @@ def question_text(item: Any, nb: Neighbourhood, row: items.ItemRow | None, revea
         t.append(f" ({sanitize(item.seed_arxiv_id)})", style=muted)
     t.append("\n\nQ ", style=bold)
     t.append(sanitize(item.question) + "\n")
-    types = item.distractor_types or ()
-    for i, option in enumerate(item.options):
-        t.append(f"\n({LETTERS[i] if i < 4 else i}) ", style=bold)
-        if reveal:
-            if i == item.correct_index:
-                t.append("● gold ", style=bold + ok)
-            else:
-                t.append(f"○ {sanitize(str(types[i]) if i < len(types) else 'distractor')} ", style=muted)
-        t.append(sanitize(option))
+    t.append_text(options_text(item, reveal, bold + ok, muted))
     if not reveal:
         t.append("\n\ng shows the gold option and the distractor types", style=muted)
     t.append("\n\nGold path\n", style=bold)

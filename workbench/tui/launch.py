@@ -23,14 +23,15 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from sandbox.datasets import dataset_label, release_key
-from sandbox.records import Item
+from sandbox.records import Caps, Item, recorded_limits
 from workbench.limits import out_of_bounds
 from workbench.tui.help import bound_key
 
 AGENTS = ("heuristic", "oracle", "random", "llm")
 ABLATIONS = ("full", "no-search", "closed-book", "gold-given")
 DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model": "", "base_url": "",
-            "ablation": "full", "budget": "30", "max_turns": "20", "max_tokens": "200000", "question_type": "any",
+            "ablation": "full", "budget": str(Caps.budget), "max_turns": str(Caps.max_turns),
+            "max_tokens": str(Caps.max_tokens_total), "question_type": "any",
             "depth": "any", "limit": "", "ids": "", "workers": "4", "replicates": "1", "seed": "0", "name": ""}
 
 
@@ -340,15 +341,15 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
         raise ValueError(f"'{name}' is a scaling run: resume it with the --batch scale command that started it")
     if run["agent"] not in AGENTS:
         raise ValueError(f"'{name}' ran the {run['agent']} agent, which the launch form cannot start")
-    caps, cut = run.get("caps") or {}, config.get("slice") or {}
+    (budget, max_turns, max_tokens), cut = recorded_limits(run.get("caps")), config.get("slice") or {}
     options = dict(config.get("agent_options") or {})
     builtin = run["dataset"] == "builtin"
     qtype = {"st": "single-target", "mt": "multi-target"}.get(cut.get("question_type"), cut.get("question_type"))
     values = {
         "dataset_kind": "builtin" if builtin else "release", "path": "" if builtin else run["dataset"],
         "agent": run["agent"], "model": run.get("model") or "", "base_url": str(options.pop("base_url", "") or ""),
-        "ablation": run.get("ablation") or "full", "budget": str(caps.get("budget", 30)),
-        "max_turns": str(caps.get("max_turns", 20)), "max_tokens": str(caps.get("max_tokens_total", 200_000)),
+        "ablation": run.get("ablation") or "full", "budget": str(budget), "max_turns": str(max_turns),
+        "max_tokens": str(max_tokens),
         "question_type": qtype or "any", "depth": str(cut["depth"]) if cut.get("depth") else "any",
         "limit": str(cut["limit"]) if cut.get("limit") else "", "ids": ", ".join(cut.get("ids") or []),
         "workers": str(config.get("workers") or 4), "replicates": str(run.get("replicates") or 1),

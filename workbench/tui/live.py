@@ -15,6 +15,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 
+from sandbox.records import recorded_limits
 from workbench.tui.meters import level, level_style, meter_text
 from workbench.tui.monitor import RunMonitor, Snapshot
 from workbench.tui.tables import EpisodeTable
@@ -122,8 +123,7 @@ class LiveScreen(Screen):
 
     def _rows(self, s: Snapshot) -> None:
         table = self.query_one(DataTable)
-        caps = self.caps
-        budget, max_turns, max_tokens = caps.get("budget", 30), caps.get("max_turns", 20), caps.get("max_tokens_total", 200_000)
+        budget, max_turns, max_tokens = recorded_limits(self.caps)
         episodes = s.episodes + s.finished
         keys = [e.key for e in episodes]
         current = self.current_key()

@@ -36,6 +36,7 @@ from workbench.tui.meters import Meter, theme_style
 from workbench.tui.plaintext import clip, one_line, sanitize
 from workbench.tui.seen import Seen, SeenSuggester
 from workbench.tui.stepper import LETTERS, gold_of, item_text
+from workbench.tui.stepview import DEFAULT_CAPS
 from workbench.tui.transcript import Entry, Gold, TranscriptView, as_record, build_entries
 
 clock = time.monotonic  # the item timer's clock (tests freeze it)
@@ -172,9 +173,9 @@ class PlayScreen(Screen):
                             yield self._field(name)
                     yield TranscriptView(id="play-transcript", placeholder="opening the session…")
                     with Vertical(id="play-meters"):
-                        yield Meter("POINTS", 30, id="meter-points")
-                        yield Meter("TURNS", 20, id="meter-turns")
-                        yield Meter("TOKENS", 200_000, unit="tokens", id="meter-tokens")
+                        yield Meter("POINTS", DEFAULT_CAPS[0], id="meter-points")
+                        yield Meter("TURNS", DEFAULT_CAPS[1], id="meter-turns")
+                        yield Meter("TOKENS", DEFAULT_CAPS[2], unit="tokens", id="meter-tokens")
                     yield Static("", id="play-footer")
                 with Vertical(id="play-reveal"):
                     yield Static("", id="reveal-title")

@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from sandbox.datasets import dataset_label
 from workbench.tui.help import bound_key
-from workbench.tui.tables import RunsTable
+from workbench.tui.tables import RunsTable, clicked_sort
 from workbench.tui.plaintext import clip, display_path, sanitize
 
 COLUMNS = (("name", "NAME"), ("agent", "AGENT / MODEL"), ("dataset", "DATA"), ("done", "DONE"),
@@ -229,10 +229,7 @@ class RunsScreen(Screen):
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         key = str(event.column_key.value)
         column = "created" if key not in SORTS else key
-        if column == self.sort_column:
-            self.sort_reverse = not self.sort_reverse
-        else:
-            self.sort_column, self.sort_reverse = column, False
+        self.sort_column, self.sort_reverse = clicked_sort(self.sort_column, self.sort_reverse, column)
         self.render_rows()
 
     def on_input_changed(self, event: Input.Changed) -> None:

@@ -7,6 +7,7 @@ ledger of the last step of the turn in view.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -55,6 +56,30 @@ def answered(steps_so_far: list[dict[str, Any]], at_end: bool) -> bool:
                          and s.get("status") not in ("rejected", "disabled") for s in steps_so_far)
 
 
+def options_text(item: Any, reveal: bool, gold: Style, muted: Style,
+                 mark: Callable[[int], tuple[str, Style] | None] = lambda i: None, width: int | None = None) -> Text:
+    """An item's options, each on a new line as "(A) text": the one rendering of the options pane (stepper, play,
+    item view, split stepper).
+
+    With `reveal` the gold option reads "● gold" (in `gold`) and the others "○ <distractor type>" (in `muted`);
+    `mark(i)` may put a mark (text, style) before an option's text, e.g. who chose it; `width` clips each text."""
+    t = Text()
+    types = item.distractor_types or ()
+    for i, option in enumerate(item.options):
+        t.append(f"\n({LETTERS[i] if i < 4 else i}) ", style="bold")
+        if reveal:
+            if i == item.correct_index:
+                t.append("● gold ", style=gold)
+            else:
+                t.append(f"○ {sanitize(str(types[i]) if i < len(types) and types[i] else 'distractor')} ", style=muted)
+        marked = mark(i)
+        if marked:
+            t.append(*marked)
+        text = sanitize(option)
+        t.append(text if width is None else clip(text, width))
+    return t
+
+
 def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[dict[str, Any]], reveal: bool,
               colors: dict[str, Style], path: bool = True, at_end: bool = True) -> Text:
     """The left pane: seed, question, options (gold revealed on demand; the answer marked once the steps in view
@@ -85,19 +110,9 @@ def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[
     t.append("\n\nQ ", style="bold")
     t.append(sanitize(item.question))
     t.append("\n")
-    types = item.distractor_types or ()
-    for i, option in enumerate(item.options):
-        letter = LETTERS[i] if i < 4 else str(i)
-        t.append(f"\n({letter}) ", style="bold")
-        if reveal:
-            if i == item.correct_index:
-                t.append("● gold ", style=bold + ok)
-            else:
-                kind = types[i] if i < len(types) else "distractor"
-                t.append(f"○ {sanitize(str(kind))} ", style=muted)
-        if traj.get("predicted_index") == i and answered(steps_so_far, at_end):
-            t.append("◀ answered ", style=bold + (ok if traj.get('correct') else bad))
-        t.append(sanitize(option))
+    given = traj.get("predicted_index") if answered(steps_so_far, at_end) else None
+    answer_mark = ("◀ answered ", bold + (ok if traj.get("correct") else bad))
+    t.append_text(options_text(item, reveal, bold + ok, muted, lambda i: answer_mark if i == given else None))
     if not path:
         return t
     t.append("\n\nCitation path\n", style="bold")

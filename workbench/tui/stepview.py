@@ -12,16 +12,16 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from sandbox.records import recorded_limits
 from workbench.tui.meters import Meter
 from workbench.tui.transcript import Entry, Gold, TranscriptView, build_entries, group_turns
 
-DEFAULT_CAPS = (30, 20, 200_000)
+DEFAULT_CAPS = recorded_limits(None)  # the protocol's
 
 
 def run_caps(run: dict[str, Any]) -> tuple[int, int, int]:
     """(points, turns, tokens) caps a run recorded."""
-    caps = run.get("caps") or {}
-    return int(caps.get("budget", 30)), int(caps.get("max_turns", 20)), int(caps.get("max_tokens_total", 200_000))
+    return recorded_limits(run.get("caps"))
 
 
 class StepView(Vertical):

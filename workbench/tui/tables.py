@@ -52,6 +52,12 @@ class Column:
 PAD = 1  # cells of padding either side of a cell, as DataTable draws them
 
 
+def clicked_sort(column: str, reverse: bool, clicked: str) -> tuple[str, bool]:
+    """(column, reverse) after a click on the `clicked` header, the same on every list: a click on the column the
+    rows are sorted by reverses the order; a click on another sorts ascending by it."""
+    return (column, not reverse) if clicked == column else (clicked, False)
+
+
 def _fit(text: str, width: int, justify: str) -> str:
     """`text` justified in exactly `width` cells (cropped when longer)."""
     size = cell_len(text)

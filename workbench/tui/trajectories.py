@@ -21,7 +21,7 @@ from sandbox.datasets import dataset_label
 
 from workbench.tui.diagnostics import DiagnosticsPanel
 from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.tables import Column, RowTable, TrajectoryTable
+from workbench.tui.tables import Column, RowTable, TrajectoryTable, clicked_sort
 
 COLUMNS = (Column("item", "ITEM"), Column("rep", "REP", "right"), Column("type", "TYPE"),
            Column("result", "RESULT"), Column("termination", "ENDING"), Column("points", "POINTS", "right"),
@@ -221,10 +221,7 @@ class RunScreen(Screen):
     def on_row_table_header_selected(self, event: RowTable.HeaderSelected) -> None:
         event.stop()
         column = event.column if event.column in SORTS else "stored"
-        if column == self.sort_column:
-            self.sort_reverse = not self.sort_reverse
-        else:
-            self.sort_column, self.sort_reverse = column, False
+        self.sort_column, self.sort_reverse = clicked_sort(self.sort_column, self.sort_reverse, column)
         self.render_rows()
 
     def on_input_changed(self, event: Input.Changed) -> None:
