@@ -44,6 +44,19 @@ class RunConflict(StoreError):
     """Resuming into a run whose recorded configuration differs from the requested one."""
 
 
+def identity_diff(stored: dict[str, Any], requested: dict[str, Any]) -> list[str]:
+    """The identity keys whose values differ, sorted: what makes the store refuse to resume a run. The launch form
+    asks the same question before starting, so a refused resume is explained where it can still be changed."""
+    return sorted(k for k in set(stored) | set(requested) if stored.get(k) != requested.get(k))
+
+
+def differ_phrase(keys: list[str]) -> str:
+    """"seed differs", "seed and caps differ", "a, b and c differ"."""
+    if len(keys) == 1:
+        return f"{keys[0]} differs"
+    return f"{', '.join(keys[:-1])} and {keys[-1]} differ"
+
+
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -121,10 +134,9 @@ class Store:
         ident = json.dumps(identity, sort_keys=True)
         if row is not None:
             if row["identity"] != ident:
-                old = json.loads(row["identity"])
-                diff = sorted(k for k in set(old) | set(identity) if old.get(k) != identity.get(k))
+                diff = identity_diff(json.loads(row["identity"]), identity)
                 raise RunConflict(
-                    f"run '{name}' exists with a different configuration ({', '.join(diff)} differ); "
+                    f"run '{name}' exists with a different configuration ({differ_phrase(diff)}); "
                     f"choose another --run name, or move the old run aside (--batch rename {name} NEW) or "
                     f"delete it (--batch delete {name})"
                 )
@@ -243,7 +255,7 @@ class Store:
         with its run's name: what a person has played, left midway or replayed, across their sessions."""
         rows = self.conn.execute(
             "SELECT t.id, t.item_id, t.replicate, t.attempt, t.status, t.final, t.termination, t.error_kind, "
-            "t.correct, r.name AS run, r.id AS run_id FROM trajectories t JOIN runs r ON r.id = t.run_id "
+            "t.correct, t.tool_calls, r.name AS run, r.id AS run_id FROM trajectories t JOIN runs r ON r.id = t.run_id "
             "WHERE r.agent = ? AND r.dataset_fingerprint = ? ORDER BY t.id", (agent, fingerprint))
         return [dict(r) for r in rows]
 

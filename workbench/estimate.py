@@ -50,6 +50,21 @@ def per_episode(spec: RunSpec, store_path: Path) -> dict[str, Any]:
             "usd": None if usd is None else usd["total_usd"]}
 
 
+def prompt_overhead(caps: Any, ablation: str) -> int:
+    """Estimated tokens (characters / 4, as scripted agents' usage) of what every first model call sends before the
+    item's own text: the system prompt, the first message and the tool schemas, built by `build_prompt` around an
+    empty item. A token cap at or below it stops every episode at its first call: the budgets the scaling report
+    flags as `degenerate` (measured there as the median first-call context), caught here before a run."""
+    from types import SimpleNamespace
+
+    from sandbox.agents.estimated import estimate
+    from sandbox.prompts import build_prompt
+
+    blank = SimpleNamespace(seed_paper_id="", seed_title="", question="", options=("", "", "", ""), gold_paper_ids=())
+    prompt = build_prompt(blank, caps, ablation)
+    return estimate(prompt.system + prompt.first_message + json.dumps(list(prompt.tools)))
+
+
 def cost_line(spec: RunSpec, episodes: int, store_path: Path, upper_bound: bool = False) -> str:
     """One line for a launch form: "≈ 60 episodes × ~90,000 tokens ≈ $3.20 (gpt-4.1 prices)"; with `upper_bound`
     (the slice is not counted yet, or a resumed run skips what is done) "at most 60 episodes … ≤ $3.20"."""
@@ -57,7 +72,8 @@ def cost_line(spec: RunSpec, episodes: int, store_path: Path, upper_bound: bool 
     where = f"{ep['price'].prefixes[0]} prices" if ep["price"] else "unpriced: no price for this model"
     about, up_to = ("at most", "≤") if upper_bound else ("≈", "≈")
     total = "" if ep["usd"] is None else f" {up_to} ${ep['usd'] * episodes:,.2f}"
-    return f"{about} {episodes:,} episodes × ~{ep['tokens']:,} tokens{total} ({where}; {ep['basis']})"
+    return (f"{about} {episodes:,} episode{'s' if episodes != 1 else ''} × ~{ep['tokens']:,} tokens{total} "
+            f"({where}; {ep['basis']})")
 
 
 def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, Any]:

@@ -3,13 +3,14 @@
 A value past them is a typo, not a configuration: `--budget 999999999999999999999` used to
 pass, create the run's row and then fail inside SQLite (its integers stop at 2**63 − 1)
 with an ExceptionGroup, leaving a failed run behind. Checking here refuses it before
-anything is written, with the bound in the message.
+anything is written, with the bound in the message. The low bounds refuse degenerate
+runs the same way: 0 points or 0 turns end every episode before it starts.
 """
 from __future__ import annotations
 
 # name → (lowest, highest) accepted value
 RUN_BOUNDS: dict[str, tuple[int, int]] = {
-    "budget": (0, 100_000),  # points per episode (the protocol's is 30)
+    "budget": (1, 100_000),  # points per episode (the protocol's is 30); 0 would refuse every paid call
     "max_turns": (1, 10_000),
     "max_tokens_total": (1, 1_000_000_000),  # tokens per episode (200K)
     "limit": (1, 10_000_000),

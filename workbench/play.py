@@ -16,7 +16,7 @@ Re-opening a session resumes it: the runner skips finished items. An item left m
 is not thrown away: its attempt is kept as a finished, non-final attempt ended by
 `error` with `error_kind` 'abandoned' (as failed sample-level attempts are kept), and
 the later play of that item, which starts after seeing those tool results, is marked
-`resumed`. A marked play keeps its trajectory (every diagnostic reads it) with the
+`resumed` (not when it was left before its first tool call: nothing was seen then). A marked play keeps its trajectory (every diagnostic reads it) with the
 mark in `error_kind` and a sentence in `error`; the leaderboard leaves it out.
 """
 from __future__ import annotations
@@ -124,7 +124,9 @@ def player_history(store: Any, player: str, fingerprint: str) -> History:
     for t in store.agent_history(human_agent_name(player), fingerprint):
         if t["status"] == "done" and t["final"]:
             finished.setdefault(t["item_id"], t["run"])
-        elif t["status"] != "done" or t["error_kind"] == ABANDONED:  # left midway (a crash leaves it unfinished)
+        elif t["status"] != "done" or (t["error_kind"] == ABANDONED and t["tool_calls"]):
+            # left midway after a tool result (a crash leaves it unfinished); left before any call, nothing was seen
+            # that a fresh play does not show, so the next play is not marked
             abandoned.setdefault(t["item_id"], t["run"])
     return History(finished, {i: s for i, s in abandoned.items() if i not in finished})
 
@@ -153,7 +155,7 @@ class SessionPlan:
         out = []
         if self.left_out:
             ids = sorted(self.left_out)
-            out.append(f"left out {len(ids)} item(s) you played before: {', '.join(ids[:6])}{' …' if len(ids) > 6 else ''}"
+            out.append(f"left out {len(ids)} item{'s' if len(ids) != 1 else ''} you played before: {', '.join(ids[:6])}{' …' if len(ids) > 6 else ''}"
                        " (include them to replay; a replay is marked and left out of the leaderboard)")
         if self.replayed:
             ids = sorted(self.replayed)

@@ -30,7 +30,7 @@ async def test_play_an_item_to_the_double_rejection_under_the_budget(seeded, mon
         assert screen.footer_text == "" and screen.query_one("#meter-points").reading == (0, 30, "ok")
         await act(pilot, screen, "4", "enter")  # list the seed's sections (the paper id is filled in)
         assert [alias for alias, _ in screen.seen.sections[item.seed_paper_id]][:3] == ["A", "B", "C"]
-        await pilot.press("a", "down")  # the section aliases are a list: pick (A)
+        await pilot.press("a")  # the section aliases are a list, its first entry highlighted: pick (A)
         await pilot.press("enter")
         assert screen.tool == "read_section"
         await act(pilot, screen, "enter")
@@ -164,7 +164,9 @@ async def test_a_paper_picked_from_the_list_is_listed_and_its_sections_are_offer
         other = list(screen.seen.papers)[1]
         await pilot.press("4", "down")  # ↓ from the (pre-filled) paper field goes to the papers list
         assert screen.focused is screen.query_one("#play-papers", OptionList)
-        await pilot.press("down", "down", "enter")  # the second paper seen
+        papers = screen.query_one("#play-papers", OptionList)
+        assert papers.highlighted == 0  # the list opens on its first entry: one ↓ is the second paper
+        await pilot.press("down", "enter")  # the second paper seen
         assert screen.query_one("#arg-paper_id", Input).value == other
         await act(pilot, screen, "enter")
         assert screen.steps[-1].tool_args == {"paper_id": other}

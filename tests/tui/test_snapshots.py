@@ -25,7 +25,8 @@ def test_runs_screen(snap_compare, seeded):
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=_idle)
 
 
-def test_welcome_on_empty_store(snap_compare):
+def test_welcome_on_empty_store(snap_compare, monkeypatch):
+    monkeypatch.setenv("AGENTHOP_DB", "/nonexistent/agenthop/store.sqlite")  # the panel shows it in full: fixed here
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=_idle)
 
 

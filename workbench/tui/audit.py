@@ -30,6 +30,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from sandbox.datasets import dataset_label
 
 from workbench import audit
+from workbench.tui.help import bound_key
 from workbench.tui.plaintext import clip, sanitize
 
 CHECK_LABELS = {"question_ok": "question well formed", "gold_supported": "gold answer supported",
@@ -37,6 +38,17 @@ CHECK_LABELS = {"question_ok": "question well formed", "gold_supported": "gold a
 SHORT_LABELS = {"question_ok": "question ok", "gold_supported": "gold supported", "labels_accurate": "labels accurate"}
 CHECK_MARKS = {None: "?", True: "✓", False: "✗"}
 NEXT_STATE = {None: True, True: False, False: None}
+
+
+def reviewer_problem(name: str) -> str | None:
+    """Why `name` cannot be a reviewer's name (it is stored with every verdict and written to the config), or None."""
+    if not name:
+        return "a name is needed"
+    if len(name) > 60:
+        return "at most 60 characters"
+    if any(not ch.isprintable() for ch in name):
+        return "printable characters only"
+    return None
 
 
 def item_rows(corpus, verdicts: dict[str, dict[str, Any]]) -> list[tuple[str, str, str]]:
@@ -166,6 +178,7 @@ class AuditScreen(Screen):
         Binding("a", "add_label", "Add label", id="audit.add_label"),
         Binding("u", "undo", "Undo edit", id="audit.undo"),
         Binding("E", "export", "Export corrected", id="audit.export", show=False),
+        Binding("R", "reviewer", "Reviewer name", id="audit.reviewer", show=False),  # the title names the key
         Binding("escape", "back", "Back", id="audit.back"),
     ]
     TABLE_ONLY = {"check", "note", "label", "reclassify", "remove_label", "add_label", "undo", "export"}
@@ -238,9 +251,24 @@ class AuditScreen(Screen):
 
     def _title(self, verdicts: dict[str, dict[str, Any]]) -> None:
         n = len(self.corpus.items)
+        key = bound_key(self.app, "audit.reviewer", "R")
         self.query_one("#audit-title", Static).update(Text(
-            f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {n} items reviewed · reviewer "
-            f"{sanitize(self.reviewer)}"))
+            f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {n} item{'s' if n != 1 else ''} reviewed · reviewer: "
+            f"{sanitize(self.reviewer)} ({key} to change)"))
+
+    def action_reviewer(self) -> None:
+        """Name the reviewer that verdicts and edits are recorded under, remembered in the config file."""
+        from workbench.tui import config
+        from workbench.tui.dialogs import NameModal
+
+        def named(name: str | None) -> None:
+            if name:
+                self.reviewer = name
+                config.remember_reviewer(self.app.config_path, name)
+                self._title(self._verdicts())
+
+        self.app.push_screen(NameModal("Reviewer name (recorded with each verdict and edit)", self.reviewer,
+                                       reviewer_problem), named)
 
     def refresh_items(self, item_id: str) -> None:
         """After a verdict on `item_id`: its cell in the list and the title (the rows and the cursor stay)."""
@@ -459,7 +487,8 @@ class AuditScreen(Screen):
                     return
                 finally:
                     store.close()
-                self.notify(f"wrote {counts['items']} items ({counts['removed']} removed) to {value}", timeout=5)
+                self.notify(f"wrote {counts['items']} item{'s' if counts['items'] != 1 else ''} "
+                            f"({counts['removed']} removed) to {value}", timeout=5)
 
         self.app.push_screen(NameModal("Write the corrected dataset to", default, check), chosen)
 
@@ -481,6 +510,7 @@ class AuditScreen(Screen):
                 self.app.pop_screen()
 
         self.app.push_screen(ConfirmModal(
-            f"{len(ids)} item(s) have a note or checks not recorded ({', '.join(ids[:5])}"
+            f"{len(ids)} {'item has' if len(ids) == 1 else 'items have'} a note or checks not recorded "
+            f"({', '.join(ids[:5])}"
             f"{' …' if len(ids) > 5 else ''}). Leave audit mode and discard them?", "Discard", "Leave audit mode"),
             answer)

@@ -103,16 +103,27 @@ def reviewer(config: dict[str, Any]) -> str:
 
 def remember_theme(path: Path, name: str) -> None:
     """Store the theme choice, keeping the rest of the file's tables and values."""
+    remember(path, "ui", "theme", name)
+
+
+def remember_reviewer(path: Path, name: str) -> None:
+    """Store the audit reviewer's name (`[audit] reviewer`), keeping the rest of the file."""
+    remember(path, "audit", "reviewer", name)
+
+
+def remember(path: Path, table: str, key: str, value: Any) -> None:
+    """Set `[table] key = value` in the file, keeping its other tables and values; a file that does not parse, or
+    that this little writer cannot write back, is left alone."""
     try:
         config = load(path)
     except ConfigError:
         return  # never overwrite a file the user is editing and broke
-    ui = config.setdefault("ui", {})
-    if not isinstance(ui, dict):
+    section = config.setdefault(table, {})
+    if not isinstance(section, dict):
         return
-    if ui.get("theme") == name:
+    if section.get(key) == value:
         return
-    ui["theme"] = name
+    section[key] = value
     try:
         text = dumps(config)
     except TypeError:  # a value this little writer does not handle (dates, arrays of tables): leave the file alone

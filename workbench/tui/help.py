@@ -14,6 +14,14 @@ from workbench.tui.plaintext import display_path
 SKIP_ACTIONS = {"app.command_palette"}
 
 
+def bound_key(app, binding_id: str, default: str) -> str:
+    """The key `binding_id` answers to now (the user's [keys] remap, else `default`), as the footer shows it: text
+    that names a key must name the one that works."""
+    keys = (getattr(app, "keymap", None) or {}).get(binding_id) or default
+    first = keys.split(",")[0].strip() or default
+    return app.get_key_display(Binding(first, "", ""))
+
+
 def key_rows(screen: Screen) -> list[tuple[str, str, str, str]]:
     """(where, keys, description, binding id) of every active binding of `screen`, keys of one id merged."""
     app = screen.app

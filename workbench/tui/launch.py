@@ -22,9 +22,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from sandbox.datasets import release_key
+from sandbox.datasets import dataset_label, release_key
 from sandbox.records import Caps, Item, recorded_limits
 from workbench.limits import out_of_bounds
+from workbench.tui.help import bound_key
 
 AGENTS = ("heuristic", "oracle", "random", "llm")
 ABLATIONS = ("full", "no-search", "closed-book", "gold-given")
@@ -49,9 +50,11 @@ class Validation:
     notes: list[str]
 
 
-def default_name(agent: str, dataset_kind: str, path: str, existing: set[str]) -> str:
+def default_name(agent: str, dataset_kind: str, path: str, existing: set[str], model: str = "") -> str:
+    """`heuristic-builtin`, or for an LLM its model (`openai_gpt-4.1-builtin`, as --batch names it), made unique."""
     data = "builtin" if dataset_kind == "builtin" else (Path(path).name or "release")
-    base = f"{agent}-{data}"
+    who = model.strip().replace("/", "_") if agent == "llm" and model.strip() else agent
+    base = f"{who}-{data}"
     if base not in existing:
         return base
     n = 2
@@ -85,13 +88,16 @@ def _int(values: dict[str, str], key: str, errors: dict[str, str], label: str, o
 
 def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = None, cache_dir: Path | None = None,
              store_path: Path | None = None, options: dict[str, Any] | None = None,
-             notes_memo: dict | None = None) -> Validation:
+             notes_memo: dict | None = None, stored: dict[str, Any] | None = None,
+             keys: tuple[str, str] = ("r", "d")) -> Validation:
     """A RunSpec for the form's values, or what is wrong with them (field → message).
 
     With `cache_dir`, item ids and the slice are checked against the dataset's QA file when it can be read
     without importing anything (the built-in benchmark once generated, a release directory); `options` are agent
     options the form has no field for (a relaunched run's); `store_path` is where the cost estimate looks for
-    earlier runs of the model, `notes_memo` a dict that keeps estimates between keystrokes."""
+    earlier runs of the model, `notes_memo` a dict that keeps estimates between keystrokes. `stored` is the stored
+    run named like the form's name, if any: a configuration the runner would refuse to resume is refused here,
+    pointing at the Runs screen's rename and delete `keys`."""
     from sandbox.records import Caps
     from sandbox.runner import RunSpec
 
@@ -152,7 +158,7 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
         errors["name"] = "name: at most 80 characters"
     elif any(not ch.isprintable() for ch in name):
         errors["name"] = "name: printable characters only"
-    elif name in existing:
+    elif name in existing and not (stored and stored.get("identity")):
         notes.append(f"a run named '{name}' exists: starting resumes it if the configuration matches "
                      "(otherwise the run is refused)")
     if errors:
@@ -161,11 +167,22 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
                    caps=Caps(budget=budget, max_turns=turns, max_tokens_total=tokens), ablation=v["ablation"],
                    replicates=replicates, workers=workers, item_ids=ids, question_type=qtype, depth=depth, limit=limit,
                    agent_options=agent_options)
+    if name in existing and stored and stored.get("identity"):
+        conflicts = resume_conflicts(spec, stored, *keys)
+        if conflicts:
+            return Validation(None, conflicts, notes)
+        notes.append(f"starting resumes '{name}': its finished episodes are kept")
     episodes, problem = slice_episodes(spec, cache_dir)
     if problem:
         errors["ids" if ids else "question_type"] = problem
         return Validation(None, errors, notes)
     if agent == "llm":
+        from workbench.estimate import prompt_overhead
+
+        overhead = prompt_overhead(spec.effective_caps(), spec.ablation)
+        if tokens <= overhead:
+            notes.append(f"⚠ tokens: {tokens:,} is at or below the prompt overhead (~{overhead:,} tokens of rules and "
+                         "tool schemas before the question): every episode stops at its first model call")
         exact = episodes is not None and episodes[1] and name not in existing
         n = None if episodes is None else episodes[0]
         key = (str(store_path), model, json.dumps(agent_options, sort_keys=True, default=str), n, exact)
@@ -174,6 +191,52 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
             memo[key] = llm_cost_note(spec, n, exact, store_path)
         notes.append(memo[key])
     return Validation(spec, {}, notes)
+
+
+# identity key (or caps key) → (form field, its label)
+IDENTITY_FIELDS = {"agent": ("agent", "agent"), "model": ("model", "model"), "seed": ("seed", "seed"),
+                   "ablation": ("ablation", "ablation"), "budget": ("budget", "points"),
+                   "max_turns": ("max_turns", "turns"), "max_tokens_total": ("max_tokens", "tokens")}
+
+
+def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete_key: str = "d") -> dict[str, str]:
+    """Field → message for each part of `spec` the store would refuse to resume the `stored` run with (the store's
+    own `identity_diff`, on the identity the runner builds), naming the stored value: "seed differs from the stored
+    run's 0". The data's fingerprint is not known before the dataset is opened, so the stored one stands in for
+    it; a different dataset key is reported by its key. Empty when starting resumes the run."""
+    from storage.store import differ_phrase, identity_diff
+
+    identity = stored["identity"]
+    rebuilt = spec.identity(identity.get("dataset_fingerprint", ""))
+    errors: dict[str, str] = {}
+    other: list[str] = []
+    if stored.get("dataset") and stored["dataset"] != spec.dataset:
+        errors["path" if spec.dataset != "builtin" else "dataset_kind"] = (
+            f"dataset differs from the stored run's {dataset_label(stored['dataset'])}")
+    for key in identity_diff(identity, rebuilt):
+        if key == "caps":
+            old, new = identity.get("caps") or {}, rebuilt.get("caps") or {}
+            for cap in identity_diff(old, new):
+                if cap in IDENTITY_FIELDS:
+                    field_id, label = IDENTITY_FIELDS[cap]
+                    errors[field_id] = f"{label} differs from the stored run's {_shown(old.get(cap))}"
+                elif identity.get("ablation") == rebuilt.get("ablation"):  # else the ablation explains it
+                    other.append(f"caps.{cap}")
+        elif key in IDENTITY_FIELDS:
+            field_id, label = IDENTITY_FIELDS[key]
+            errors[field_id] = f"{label} differs from the stored run's {_shown(identity.get(key))}"
+        else:
+            other.append(key)
+    if not errors and not other:
+        return {}
+    lead = f"{differ_phrase(other)} from the stored run; " if other else ""
+    errors["name"] = (f"{lead}'{spec.name}' is a stored run with another configuration: keep its values to "
+                      f"resume it, choose another name, or on Runs rename ({rename_key}) or delete ({delete_key}) it")
+    return errors
+
+
+def _shown(value: Any) -> str:
+    return "none" if value is None or value == "" else str(value)
 
 
 @dataclass(frozen=True)
@@ -296,10 +359,11 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     result = validate(values, set(), llm_ok=True, options=options)
     if result.spec is None:
         raise ValueError(f"'{name}' cannot be relaunched from the form: " + "; ".join(result.errors.values()))
-    rebuilt = result.spec.identity(identity.get("dataset_fingerprint", ""))
-    differ = sorted(k for k in set(rebuilt) | set(identity) if rebuilt.get(k) != identity.get(k))
+    from storage.store import differ_phrase, identity_diff
+
+    differ = identity_diff(identity, result.spec.identity(identity.get("dataset_fingerprint", "")))
     if identity and differ:
-        raise ValueError(f"'{name}' cannot be relaunched from the form ({', '.join(differ)} differ); "
+        raise ValueError(f"'{name}' cannot be relaunched from the form ({differ_phrase(differ)}); "
                          "resume it with the --batch run command that started it")
     return values, options
 
@@ -326,10 +390,10 @@ class LaunchScreen(ModalScreen):
         self.options = dict(options or {})  # agent options without a field (a relaunched run's)
         self.title_text = title
         self._notes_memo: dict = {}
+        self._stored_runs: dict[str, dict[str, Any] | None] = {}
         self._name_edited = bool(self.values.get("name"))
         if not self.values["name"]:
-            self.values["name"] = default_name(self.values["agent"], self.values["dataset_kind"], self.values["path"],
-                                               self.existing)
+            self.values["name"] = self._default_name()
         self.result: Validation | None = None
 
     def compose(self) -> ComposeResult:
@@ -400,26 +464,43 @@ class LaunchScreen(ModalScreen):
             return
         self.values[key] = event.value
         if key == "name":
-            self._name_edited = event.value != default_name(self.values["agent"], self.values["dataset_kind"],
-                                                            self.values["path"], self.existing)
-        elif key == "path":
+            self._name_edited = event.value != self._default_name()
+        elif key in ("path", "model"):
             self._suggest_name()
         self.revalidate()
+
+    def _default_name(self) -> str:
+        v = self.values
+        return default_name(v["agent"], v["dataset_kind"], v["path"], self.existing, v["model"])
 
     def _suggest_name(self) -> None:
         if self._name_edited:
             return
-        name = default_name(self.values["agent"], self.values["dataset_kind"], self.values["path"], self.existing)
+        name = self._default_name()
         box = self.query_one("#name", Input)
         if box.value != name:
             box.value = name
             self.values["name"] = name
 
+    def _stored(self, name: str) -> dict[str, Any] | None:
+        """The stored run the form's name would resume (read once per name), for `validate` to compare."""
+        if name not in self.existing:
+            return None
+        if name not in self._stored_runs:
+            opener = getattr(self.app, "open_store", None)
+            store = opener(create=False) if opener else None
+            try:
+                self._stored_runs[name] = store.run(name) if store is not None else None
+            except LookupError:
+                self._stored_runs[name] = None
+        return self._stored_runs[name]
+
     def revalidate(self) -> Validation:
         app = self.app
         result = validate(self.values, self.existing, self.llm_ok, cache_dir=getattr(app, "cache_dir", None),
                           store_path=getattr(app, "store_path", None), options=self.options,
-                          notes_memo=self._notes_memo)
+                          notes_memo=self._notes_memo, stored=self._stored(self.values["name"].strip()),
+                          keys=(bound_key(app, "runs.rename", "r"), bound_key(app, "runs.delete", "d")))
         self.result = result
         for key in DEFAULTS:
             try:

@@ -53,14 +53,28 @@ TOOLS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
 )
 FIELDS = {tool: fields for _, tool, _, fields in TOOLS}
 OPTIONAL = {("search_papers", "top_k"), ("submit_answer", "reasoning")}
+# each fits the argument field at 80 columns (45 cells; a test holds them to the field's width)
 PLACEHOLDERS = {
-    "paper_id": "paper id · → completes from the papers seen · ↓ picks from the list on the left",
-    "section": "section: alias (A), header or unique substring · → completes an alias · ↓ picks from the list",
+    "paper_id": "paper id · → completes · ↓ papers seen",
+    "section": "section (A) or header · → completes · ↓ list",
     "query": "search keywords",
     "top_k": "top_k (default 5, at most 10)",
     "answer": "answer: A, B, C or D",
     "reasoning": "reasoning",
 }
+
+
+# The engine records any answer (an agent's "E" is scored as no answer); the field takes a letter only, and says so
+# in the prompt's own words when a key or an empty enter is refused.
+ANSWER_RULE = "answer must be one of A, B, C or D (select exactly one option)"
+
+
+class AnswerInput(Input):
+    """The answer field: a refused key (not A–D, or a second letter) says why instead of only ringing the bell."""
+
+    def restricted(self) -> None:
+        super().restricted()
+        self.notify(ANSWER_RULE, severity="warning", timeout=3)
 
 
 def tool_palette(caps: Any, active: str | None, enabled: bool, width: int = 0) -> Text:
@@ -101,7 +115,9 @@ class PlayScreen(Screen):
     HELP_TITLE = "Play"
     AUTO_FOCUS = ""
     BINDINGS = [
-        *[Binding(key, f"tool('{tool}')", label.capitalize(), id=f"play.{label}") for key, tool, label, _ in TOOLS],
+        # the palette above the transcript shows the tools with their costs: the footer keeps room for the rest
+        *[Binding(key, f"tool('{tool}')", label.capitalize(), id=f"play.{label}", show=False)
+          for key, tool, label, _ in TOOLS],
         Binding("i", "focus('play-item')", "Item (scroll it)", id="play.item", show=False),
         Binding("p", "focus('play-papers')", "Papers seen", id="play.papers", show=False),
         Binding("a", "focus('play-sections')", "Section aliases", id="play.sections_list", show=False),
@@ -177,7 +193,8 @@ class PlayScreen(Screen):
             extra["restrict"] = r"\d{0,2}"
         elif name == "answer":
             extra.update(restrict=r"[A-Da-d]?", max_length=1)
-        return Input(placeholder=PLACEHOLDERS[name], id=f"arg-{name}", compact=True, **extra)
+        kind = AnswerInput if name == "answer" else Input
+        return kind(placeholder=PLACEHOLDERS[name], id=f"arg-{name}", compact=True, **extra)
 
     def on_mount(self) -> None:
         table = self.query_one("#reveal-table", DataTable)
@@ -366,8 +383,8 @@ class PlayScreen(Screen):
         papers.clear_options()
         papers.add_options([Option(Text(f"{pid[:8]}… {sanitize(title) or '(title not seen)'}", no_wrap=True,
                                         overflow="ellipsis"), id=pid) for pid, title in self.seen.papers.items()])
-        if highlighted is not None and papers.option_count:
-            papers.highlighted = min(highlighted, papers.option_count - 1)
+        if papers.option_count:  # a list shows where enter lands from the start: the first entry, or the kept one
+            papers.highlighted = min(highlighted or 0, papers.option_count - 1)
         self._show_sections()
 
     def _show_sections(self) -> None:
@@ -381,6 +398,8 @@ class PlayScreen(Screen):
         box.clear_options()
         box.add_options([Option(Text(f"({alias}) {sanitize(header)}", no_wrap=True, overflow="ellipsis"), id=alias)
                          for alias, header in sections])
+        if box.option_count:
+            box.highlighted = 0
 
     def _show_transcript(self) -> None:
         view = self.query_one(TranscriptView)
@@ -446,11 +465,11 @@ class PlayScreen(Screen):
         self._show_hint()
 
     def _show_hint(self) -> None:
+        # fits the pane at 80 columns; n, L and esc are in the footer too
         if self.state == "finished":
-            hint = (f" Session complete: {self.done}/{self.planned} played · enter on a row steps through it"
-                    " · L leaderboard · escape back")
+            hint = f" all {self.done}/{self.planned} played · enter steps through a row"
         else:
-            hint = " n next item · enter on a row steps through that trajectory · L leaderboard · escape back"
+            hint = " n next item · enter steps through a row"
         self.query_one("#reveal-hint", Static).update(Text(hint))
 
     # ------------------------------------------------------------ the argument form
@@ -465,13 +484,16 @@ class PlayScreen(Screen):
         self.tool = tool
         fields = FIELDS[tool]
         cost = self.caps.cost(tool)
-        self.query_one("#form-title", Static).update(Text(
-            f" {tool} · {cost} point{'s' if cost != 1 else ''} · enter sends · escape cancels", style="bold"))
+        title = self.query_one("#form-title", Static)
+        text = f" {tool} · {cost} point{'s' if cost != 1 else ''} · enter sends"
+        if len(text) + 14 <= title.content_size.width:  # the footer names esc too: said here when it fits
+            text += " · esc cancels"
+        title.update(Text(text, style="bold"))
         for name in ("paper_id", "section", "query", "top_k", "answer", "reasoning"):
             box = self.query_one(f"#arg-{name}", Input)
             box.display = name in fields
             if name in fields:
-                box.placeholder = "notes for yourself (a think call: 0 points, one turn)" \
+                box.placeholder = "notes for yourself (a think call: one turn)" \
                     if (tool, name) == ("think", "reasoning") else PLACEHOLDERS[name]
                 box.value = values.get(name, (self.current_paper or "") if name == "paper_id" else "")
         self.query_one("#play-form").display = True
@@ -493,6 +515,8 @@ class PlayScreen(Screen):
                    if (self.tool, f) not in OPTIONAL and not self.query_one(f"#arg-{f}", Input).value.strip()]
         if missing:  # enter moves on to what is still needed; an empty argument is never sent by accident
             self.query_one(f"#arg-{missing[0]}", Input).focus()
+            if missing[0] == "answer" and event.input.id == "arg-answer":
+                self.notify(ANSWER_RULE, severity="warning", timeout=3)
             return
         self._send()
 
@@ -592,10 +616,15 @@ class PlayScreen(Screen):
             if yes:
                 self._leave()
 
-        self.app.push_screen(ConfirmModal(
-            f"Leave {self.item.id} unfinished? What you saw is kept as an abandoned attempt. Re-opening the session "
-            f"'{self.request.session}' plays it again from its first turn, marked 'resumed' (you have seen tool "
-            "results) and left out of the leaderboard.", "Leave", "Leave the item"), answer)
+        if any(s.kind == "tool" for s in self.steps):
+            what = (f"What you saw is kept as an abandoned attempt. Re-opening the session '{self.request.session}' "
+                    "plays it again from its first turn, marked 'resumed' (you have seen tool results) and left out "
+                    "of the leaderboard.")
+        else:
+            what = (f"You have made no tool call: re-opening the session '{self.request.session}' plays it again "
+                    "from its first turn as a fresh play.")
+        self.app.push_screen(ConfirmModal(f"Leave {self.item.id} unfinished? {what}", "Leave", "Leave the item"),
+                             answer)
 
     def _leave(self) -> None:
         """Cancel the session (an item in play stays unfinished in the store) and go back."""

@@ -12,10 +12,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from sandbox.datasets import dataset_key
 from workbench.play import SessionRequest, player_error, session_name
+from workbench.tui.checkbox import Checkbox
 from workbench.tui.plaintext import sanitize
 
 MODE_LABELS = (("a random sample", "random"), ("chosen item ids", "ids"), ("the items a run got wrong", "wrong"),

@@ -5,6 +5,7 @@ SQLite's `data_version` says another connection committed (a run writing steps).
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -15,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from sandbox.datasets import dataset_label
+from workbench.tui.help import bound_key
 from workbench.tui.tables import RunsTable, clicked_sort
 from workbench.tui.plaintext import clip, display_path, sanitize
 
@@ -145,15 +147,20 @@ class RunsScreen(Screen):
         self._fill(rows)
 
     def welcome_text(self) -> Text:
-        path = display_path(self.app.store_path)
+        """The first screen of an empty store: where the store is (in full: it is where to look for the file) and
+        the keys that start something, as bound now (a [keys] remap changes them)."""
+        path = str(Path(self.app.store_path).expanduser().resolve())
+        app = self.app
+        builtin, new = bound_key(app, "runs.builtin", "b"), bound_key(app, "runs.new", "n")
+        keys, leave = bound_key(app, "app.help", "question_mark"), bound_key(app, "runs.quit", "q")
         return Text.assemble(
             ("Welcome to the AgentHop Workbench\n\n", "bold"),
             "There are no runs in the store yet.\n",
             "The store lives at ", (path, "bold"), " (change it with --db or AGENTHOP_DB).\n\n",
-            "Press ", ("b", "bold reverse"), " to run the built-in benchmark with the heuristic agent\n",
+            "Press ", (builtin, "bold reverse"), " to run the built-in benchmark with the heuristic agent\n",
             "  (60 generated items, a few seconds, no model or network needed),\n",
-            "or ", ("n", "bold reverse"), " to configure a run: dataset, agent, ablation, caps, slice.\n\n",
-            ("? lists the keys · ctrl+p opens the command palette · q quits", "dim"),
+            "or ", (new, "bold reverse"), " to configure a run: dataset, agent, ablation, caps, slice.\n\n",
+            (f"{keys} lists the keys · ctrl+p opens the command palette · {leave} quits", "dim"),
         )
 
     def _cells(self, row: dict[str, Any]) -> list[Any]:

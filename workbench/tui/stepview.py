@@ -123,8 +123,10 @@ class StepView(Vertical):
         self.query_one(".meter-points", Meter).show(int(led["points_used"] or 0), self.caps[0])
         self.query_one(".meter-turns", Meter).show(int(led["turn"] or 0), self.caps[1])
         self.query_one(".meter-tokens", Meter).show(int(led["tokens"] or 0), self.caps[2])
+        left, rejections = led["points_left"], led["rejections"]
         self.query_one(".ledger-line", Static).update(
-            Text(f"        {led['points_left']} points left · {led['rejections']} consecutive rejection(s)"))
+            Text(f"        {left} point{'s' if left != 1 else ''} left · {rejections} consecutive "
+                 f"rejection{'s' if rejections != 1 else ''}"))
 
     def meter_readings(self) -> dict[str, tuple[int, int, str]]:
         """What the three meters show (for tests)."""

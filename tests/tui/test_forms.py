@@ -1,0 +1,232 @@
+"""The launch form, the dialogs and the welcome panel as a person meets them (findings of the second UX pass)."""
+from __future__ import annotations
+
+from textual.widgets import DataTable, Input
+
+from tui_support import make_app, settle
+from workbench.tui.launch import LaunchScreen
+from workbench.tui.runs import RunsScreen
+
+SIZE = (120, 36)
+
+
+async def test_resuming_with_another_seed_is_refused_in_the_form_with_the_stored_value(seeded):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        home = app.screen
+        home.query_one(DataTable).move_cursor(row=home.shown.index("heur-s0"))
+        await pilot.press("R")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, LaunchScreen)
+        form.query_one("#seed", Input).value = "5"
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert app.screen is form and not app.jobs  # the form stays open; nothing started
+        messages = str(form.query_one("#launch-messages").render())
+        assert "seed differs from the stored run's 0" in messages
+        assert "rename (r) or delete (d)" in messages and "--batch" not in messages
+        assert form.query_one("#seed").has_class("-invalid") and form.query_one("#start").disabled
+        form.query_one("#max_turns", Input).value = "12"
+        await pilot.pause()
+        messages = str(form.query_one("#launch-messages").render())
+        assert "turns differs from the stored run's 20" in messages
+        # another name is a new run: no conflict
+        form.query_one("#name", Input).value = "heur-s5"
+        await pilot.pause()
+        assert form.result.spec is not None and not form.query_one("#start").disabled
+        # back to the stored values: starting resumes it
+        form.query_one("#name", Input).value = "heur-s0"
+        form.query_one("#seed", Input).value = "0"
+        form.query_one("#max_turns", Input).value = "20"
+        await pilot.pause()
+        assert form.result.spec is not None
+        assert "starting resumes 'heur-s0'" in str(form.query_one("#launch-messages").render())
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert app.store.run("heur-s0")["status"] == "done"
+
+
+def test_the_refusal_names_what_differs_in_english():
+    from storage.store import differ_phrase
+
+    assert differ_phrase(["seed"]) == "seed differs"
+    assert differ_phrase(["caps", "seed"]) == "caps and seed differ"
+    assert differ_phrase(["agent", "caps", "seed"]) == "agent, caps and seed differ"
+
+
+async def test_checkboxes_show_their_state_in_the_glyph_not_only_in_colour(seeded, monkeypatch):
+    from workbench.tui.checkbox import Checkbox
+    from workbench.tui.dialogs import ExportModal
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("e")  # export the highlighted run
+        await pilot.pause()
+        assert isinstance(app.screen, ExportModal)
+        box = app.screen.query_one("#export-steps", Checkbox)
+        assert not box.value and str(box.render()).startswith("▐ ▌")
+        box.focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert box.value and str(box.render()).startswith("▐X▌")
+
+
+def test_every_checkbox_in_the_app_is_the_one_that_shows_its_state():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "workbench"
+    stock = [p.name for p in root.rglob("*.py") if p.name != "checkbox.py"
+             and re.search(r"from textual\.widgets import[^\n]*\bCheckbox\b|widgets\.Checkbox", p.read_text())]
+    assert stock == []
+
+
+async def test_degenerate_caps_are_refused_or_warned_and_the_name_follows_the_model(tmp_path):
+    from textual.widgets import Select
+
+    from workbench.estimate import prompt_overhead
+    from sandbox.records import Caps
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        assert form.query_one("#model").disabled and form.query_one("#base_url").disabled  # heuristic: no model
+        form.query_one("#budget", Input).value = "0"
+        await pilot.pause()
+        assert form.result.errors == {"budget": "points: must be at least 1"} and form.query_one("#start").disabled
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert app.screen is form and not app.jobs
+        form.query_one("#budget", Input).value = "30"
+        form.query_one("#max_turns", Input).value = "0"
+        await pilot.pause()
+        assert form.result.errors == {"max_turns": "turns: must be at least 1"}
+        form.query_one("#max_turns", Input).value = "20"
+        form.query_one("#agent", Select).value = "llm"
+        await pilot.pause()
+        assert not form.query_one("#model").disabled and form.values["name"] == "llm-builtin"
+        form.query_one("#model", Input).value = "openai/gpt-4o-mini"
+        await pilot.pause()
+        assert form.query_one("#name", Input).value == "openai_gpt-4o-mini-builtin"  # as --batch run names it
+        overhead = prompt_overhead(Caps(), "full")
+        form.query_one("#max_tokens", Input).value = str(overhead)
+        await pilot.pause()
+        messages = str(form.query_one("#launch-messages").render())
+        assert form.result.spec is not None  # a warning, not an error
+        assert f"{overhead:,} is at or below the prompt overhead" in messages
+        form.query_one("#max_tokens", Input).value = str(overhead + 1)
+        await pilot.pause()
+        assert "prompt overhead" not in str(form.query_one("#launch-messages").render())
+        # a name the user typed is kept when the model changes
+        form.query_one("#name", Input).value = "mine"
+        await pilot.pause()
+        form.query_one("#model", Input).value = "openai/gpt-4.1"
+        await pilot.pause()
+        assert form.query_one("#name", Input).value == "mine"
+
+
+def test_the_batch_flags_refuse_the_same_degenerate_caps(tmp_path, capsys):
+    import pytest
+
+    from workbench.cli import main
+
+    db = tmp_path / "s.sqlite"
+    base = ["--batch", "run", "--agent", "heuristic", "--limit", "1", "--run", "x", "--quiet", "--db", str(db)]
+    for flag in ("--budget", "--max-turns"):
+        with pytest.raises(SystemExit) as exit_:
+            main([*base, flag, "0"])
+        assert exit_.value.code == 2 and "must be at least 1" in capsys.readouterr().err
+    assert not db.exists()
+
+
+async def test_the_welcome_panel_names_the_keys_as_remapped_and_the_store_in_full(tmp_path):
+    app = make_app(keymap={"runs.new": "N", "runs.builtin": "ctrl+b"})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, RunsScreen)
+        text = str(app.screen.query_one("#welcome").render())
+        assert "N to configure a run" in text and "^b to run the built-in benchmark" in text
+        assert "n to configure" not in text
+        assert f"The store lives at {tmp_path.resolve() / 'store.sqlite'} " in text
+        await pilot.press("N")
+        await pilot.pause()
+        assert isinstance(app.screen, LaunchScreen)
+
+
+async def test_the_audit_reviewer_is_named_in_the_title_settable_and_remembered(tmp_path, builtin_cache, monkeypatch):
+    import tomllib
+
+    from sandbox.datasets import open_dataset
+    from storage import Store
+    from workbench.tui.audit import AuditScreen
+    from workbench.tui.dialogs import NameModal
+
+    monkeypatch.delenv("USER", raising=False)
+    monkeypatch.delenv("USERNAME", raising=False)
+    (tmp_path / "config.toml").write_text('[ui]\ntheme = "agenthop-dark"\n')
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.open_audit("builtin")
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, AuditScreen)
+        assert str(screen.query_one("#audit-title").render()).endswith("· reviewer: reviewer (R to change)")
+        await pilot.press("R")
+        await pilot.pause()
+        assert isinstance(app.screen, NameModal)
+        app.screen.query_one("#name-input", Input).value = "ana"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen and screen.reviewer == "ana"
+        assert str(screen.query_one("#audit-title").render()).endswith("· reviewer: ana (R to change)")
+        await pilot.press("p")  # a verdict is recorded under the new name
+        await pilot.pause()
+    assert tomllib.loads((tmp_path / "config.toml").read_text()) == {"ui": {"theme": "agenthop-dark"},
+                                                                     "audit": {"reviewer": "ana"}}
+    corpus, _ = open_dataset("builtin", builtin_cache)
+    store = Store(tmp_path / "store.sqlite", readonly=True)
+    assert {v["reviewer"] for v in store.verdicts(corpus.fingerprint).values()} == {"ana"}
+    store.close()
+    corpus.close()
+
+
+async def test_one_of_a_thing_is_singular(seeded):
+    from workbench.tui.stepper import StepperScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        run = app.store.run("heur-s0")
+        first = app.store.trajectories(run["id"])[0]
+        assert first["points_used"] == 29  # of 30: one point left at its last turn
+        app.push_screen(StepperScreen(run, [first["id"]]))
+        await settle(pilot, app)
+        await pilot.press("dollar_sign")
+        await pilot.pause()
+        line = str(app.screen.query_one(".ledger-line").render())
+        assert "1 point left · 0 consecutive rejections" in line
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        form.query_one("#agent").value = "llm"
+        form.query_one("#model", Input).value = "openai/gpt-4.1"
+        form.query_one("#limit", Input).value = "1"
+        await pilot.pause()
+        assert "cost ≈ 1 episode × ~" in str(form.query_one("#launch-messages").render())
+
+
+def test_the_notes_of_a_play_session_count_in_english():
+    from workbench.play import SessionPlan
+
+    plan = SessionPlan(items=("a",), left_out={"b": "s"}, replayed={}, resumed={})
+    assert plan.notes()[0].startswith("left out 1 item you played before: b")

@@ -1,0 +1,76 @@
+"""The play screen as a person meets it at 80 columns: refusals are said, lists show where enter lands, the leave
+dialog says what was seen, the hints and the footer fit."""
+from __future__ import annotations
+
+from textual.widgets import Footer, Input
+
+from play_support import act, start, until
+from tui_support import make_app
+from workbench.tui.dialogs import ConfirmModal
+from workbench.tui.play import ANSWER_RULE, PLACEHOLDERS, TOOLS, PlayScreen
+from workbench.tui.runs import RunsScreen
+
+NARROW = (80, 30)
+
+
+def messages(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def test_a_refused_answer_says_why(seeded, monkeypatch):
+    monkeypatch.setenv("USER", "ana")
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        screen = await start(pilot, app, ["st_0001"])
+        await pilot.press("s", "E")
+        await pilot.pause()
+        assert screen.query_one("#arg-answer", Input).value == "" and ANSWER_RULE in messages(app)
+        app.clear_notifications()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert ANSWER_RULE in messages(app) and screen.steps == [] and screen.tool == "submit_answer"
+
+
+async def test_leaving_before_any_tool_call_is_not_called_resumed(seeded, monkeypatch):
+    monkeypatch.setenv("USER", "ana")
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        screen = await start(pilot, app, ["st_0001"])
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        text = app.screen.message
+        assert "no tool call" in text and "resumed" not in text
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, RunsScreen))
+        screen = await start(pilot, app, ["st_0001"])  # the same item again: a fresh play, not marked
+        assert screen.plan.mark("st_0001") is None
+        await act(pilot, screen, "1", "enter")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "marked 'resumed' (you have seen tool results)" in str(app.screen.message)
+
+
+async def test_hints_placeholders_and_esc_fit_at_80_columns(seeded, monkeypatch):
+    monkeypatch.setenv("USER", "ana")
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        screen = await start(pilot, app, ["st_0001"])
+        footer = screen.query_one(Footer)
+        esc = [k for k in footer.query("FooterKey") if k.key == "escape"]
+        assert esc and esc[0].region.right <= footer.region.right and esc[0].region.width > 0
+        for key, tool, _, fields in TOOLS:
+            await pilot.press(key)
+            await pilot.pause()
+            title = screen.query_one("#form-title")
+            assert len(str(title.render())) <= title.content_size.width, tool
+            for name in fields:
+                box = screen.query_one(f"#arg-{name}", Input)
+                assert len(box.placeholder) < box.content_size.width, (tool, name)
+            await pilot.press("escape")
+        assert all(len(p) < 46 for p in PLACEHOLDERS.values())
+        gold = "ABCD"[screen.item.correct_index]
+        await act(pilot, screen, "s", gold, "enter")
+        await until(pilot, lambda: screen.state in ("reveal", "finished"))
+        hint = screen.query_one("#reveal-hint")
+        assert 0 < len(str(hint.render())) <= hint.content_size.width
