@@ -404,3 +404,44 @@ def test_every_ratio_with_an_interval_is_the_one_the_report_gives():
         else:
             ratio = four["resource"][key]
         assert (num.sum(), den.sum()) == pytest.approx((ratio.num, ratio.den)), key
+
+
+# ---------------------------------------------------------------- QA: unmeasured outcomes are never tested as 0
+
+
+@pytest.fixture(scope="module")
+def unlabelled_db(tmp_path_factory, demo_dir):
+    """Run A on the built-in release; run B on a copy without audit/recall_labels.jsonl (no section recall)."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("unlabelled")
+    release = root / "release"
+    shutil.copytree(demo_dir, release)
+    (release / "audit" / "recall_labels.jsonl").unlink()
+    db = root / "s.sqlite"
+    assert main(["--batch", "run", "--agent", "oracle", "--run", "A", "--db", str(db), "--quiet", "--format", "json"]) == 0
+    assert main(["--batch", "run", "--agent", "heuristic", "--run", "B", "--data", str(release), "--db", str(db),
+                 "--quiet", "--format", "json"]) == 0
+    return db
+
+
+def test_compare_does_not_test_an_axis_one_side_did_not_measure(unlabelled_db, capsys):
+    from scipy.stats import binomtest
+
+    capsys.readouterr()
+    assert main(["--batch", "compare", "A", "B", "--db", str(unlabelled_db), "--format", "json"]) == 0
+    cmp = json.loads(capsys.readouterr().out)
+    rows = {r["axis"]: r for r in cmp["rows"]}
+    for axis in ("SR st", "SR mt"):
+        assert rows[axis]["a"] == 1.0 and rows[axis]["b"] is None
+        assert rows[axis]["p"] is None and rows[axis]["test"] is None and rows[axis]["delta"] is None
+    assert cmp["tests"]["section_recall"] is None
+    store = Store(unlabelled_db, readonly=True)
+    b = store.trajectories(store.run("B")["id"])
+    assert all(t["section_recall"] is None for t in b)
+    missed = sum(1 for t in b if t["kind"] == "st" and not t["paper_recall"])  # oracle recalls every item
+    assert rows["PR st"]["test"]["only_first"] == missed
+    assert rows["PR st"]["p"] == pytest.approx(binomtest(missed, missed, 0.5).pvalue)
+    assert main(["--batch", "compare", "A", "B", "--db", str(unlabelled_db)]) == 0
+    sr_line = next(line for line in capsys.readouterr().out.splitlines() if "SR st" in line)
+    assert sr_line.rstrip(" │|").endswith("—")

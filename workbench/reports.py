@@ -407,14 +407,16 @@ def _stacked(terms: dict[str, tuple[Any, Any]], keys: list[str]) -> tuple[Any, A
 
 def paired_outcomes(axis: str, a: dict[str, Any], b: dict[str, Any]) -> tuple[bool, bool] | None:
     """The 0/1 outcomes McNemar compares for one item on a binary axis; None when the item is not in the
-    test (another split; for conversion, not recalled by both) or the axis is not binary."""
+    test (another split; for conversion, not recalled by both; a side that did not measure the outcome, e.g.
+    section recall on a dataset without recall labels) or the axis is not binary. An unmeasured outcome is
+    never read as 0: that would test measured recall against nothing."""
     head, _, kind = axis.partition(" ")
     if kind and a.get("kind") != kind:
         return None
     if axis == "accuracy":
         return bool(a.get("correct")), bool(b.get("correct"))
     if head in _RECALL:
-        return bool(a.get(_RECALL[head])), bool(b.get(_RECALL[head]))
+        return _measured_pair(a, b, _RECALL[head])
     if head == "Conv":
         if not (a.get("paper_recall") and b.get("paper_recall")):
             return None
@@ -422,6 +424,21 @@ def paired_outcomes(axis: str, a: dict[str, Any], b: dict[str, Any]) -> tuple[bo
     if axis in _CAPS:
         return a.get("termination") == _CAPS[axis], b.get("termination") == _CAPS[axis]
     return None
+
+
+def _measured_pair(a: dict[str, Any], b: dict[str, Any], key: str) -> tuple[bool, bool] | None:
+    """Both sides' 0/1 value of `key`, or None when either side did not measure it (None in the record)."""
+    if a.get(key) is None or b.get(key) is None:
+        return None
+    return bool(a[key]), bool(b[key])
+
+
+def _mcnemar_or_none(pairs: list[tuple[bool, bool] | None]) -> dict[str, Any] | None:
+    """Exact McNemar over the measured pairs; None when no item has both sides measured."""
+    from stats.significance import mcnemar_exact
+
+    kept = [p for p in pairs if p is not None]
+    return mcnemar_exact([x for x, _ in kept], [y for _, y in kept]) if kept else None
 
 
 def _side(t: dict[str, Any]) -> dict[str, Any]:
@@ -448,7 +465,6 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     `report` prints for the same trajectories.
     """
     from stats.bootstrap import paired_ratio_deltas
-    from stats.significance import mcnemar_exact
 
     run_a, run_b = store.run(a), store.run(b)
     ta = {t["item_id"]: t for t in store.trajectories(run_a["id"]) if t["replicate"] == 0}
@@ -473,17 +489,16 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
         delta = None if va is None or vb is None else vb - va
         row = {"axis": col, "a": va, "b": vb, "delta": delta, "ci_low": None if delta is None else low,
                "ci_high": None if delta is None else high, "p": None, "test": None}
-        pairs = [o for o in (paired_outcomes(col, ta[i], tb[i]) for i in common) if o is not None]
-        if pairs:
-            row["test"] = mcnemar_exact([x for x, _ in pairs], [y for _, y in pairs])
-            row["p"] = row["test"]["p"]
+        if delta is not None:  # a side with no value on this axis has nothing to test
+            row["test"] = _mcnemar_or_none([paired_outcomes(col, ta[i], tb[i]) for i in common])
+            row["p"] = None if row["test"] is None else row["test"]["p"]
         rows.append(row)
     tests = {"accuracy": rows[0]["test"]}
     recalled = [i for i in common if ta[i]["paper_recall"] and tb[i]["paper_recall"]]
-    tests["conversion_common_recalled"] = mcnemar_exact(
-        [bool(ta[i]["correct"]) for i in recalled], [bool(tb[i]["correct"]) for i in recalled]) if recalled else None
+    tests["conversion_common_recalled"] = _mcnemar_or_none([(bool(ta[i]["correct"]), bool(tb[i]["correct"]))
+                                                            for i in recalled])
     for key in ("paper_recall", "section_recall"):
-        tests[key] = mcnemar_exact([bool(ta[i][key]) for i in common], [bool(tb[i][key]) for i in common]) if common else None
+        tests[key] = _mcnemar_or_none([_measured_pair(ta[i], tb[i], key) for i in common])
     warnings = []
     if run_a["dataset_fingerprint"] != run_b["dataset_fingerprint"]:
         warnings.append(f"A and B ran on different datasets (their fingerprints differ): {PAIRED_BY_ID}")
