@@ -696,13 +696,13 @@ def cmd_synth(args: argparse.Namespace) -> int:
         raise UsageError(f"{out} exists and is not a directory")
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"{out} exists and is not empty")
-    try:  # the items are built before anything is written, so a too-small pool leaves no directory behind
+    try:  # built in memory, written to a hidden sibling and renamed: a failure leaves nothing under `out`
         synth.generate(out, seed=args.seed, preset=args.preset, items=args.items, papers=args.papers)
     except synth.NotEnoughPapers as exc:
         raise UsageError(f"{exc.papers} papers are too few for {exc.wanted} items (only {exc.built} could be "
                          f"built): try --papers {exc.suggested_papers}") from None
     except OSError as exc:
-        raise UsageError(f"cannot write {exc.filename or out}: {exc.strerror}") from None
+        raise UsageError(f"cannot write {out}: {exc.strerror}") from None
     print(json.dumps({"out": str(out), "preset": args.preset, "seed": args.seed}))
     return EXIT_OK
 
