@@ -11,9 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import random
-import shutil
 import string
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -494,14 +492,6 @@ def generate(out: Path, seed: int = 0, preset: str | Preset = "demo", items: int
     except NotEnoughPapers as exc:
         raise NotEnoughPapers(exc.built, exc.wanted, exc.papers, minimum_papers(seed, p, exc.built)) from None
     gen.build_labels()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.parent / f".{out.name}.partial-{os.getpid()}"
-    shutil.rmtree(partial, ignore_errors=True)
-    try:
-        partial.mkdir()
+    with release.staged_directory(out) as partial:
         gen.write(partial)
-        partial.replace(out)  # atomic; fails (ENOTEMPTY/EEXIST) rather than mix with an existing release
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
     return out

@@ -231,6 +231,8 @@ def undo_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, edi
 def write_corrected(corpus: Corpus, store: Store, out: Path) -> dict[str, int]:
     """The dataset in the release format with label edits applied and removed items dropped; counts."""
     source = Path(corpus.source)
+    if out.exists() and not out.is_dir():
+        raise AuditError(f"{out} exists and is not a directory")
     if out.exists() and any(out.iterdir()):
         raise AuditError(f"{out} exists and is not empty")
     if out.resolve() == source.resolve():
@@ -240,15 +242,16 @@ def write_corrected(corpus: Corpus, store: Store, out: Path) -> dict[str, int]:
     edits: dict[str, list[dict[str, Any]]] = {}
     for e in store.label_edits(corpus.fingerprint):
         edits.setdefault(e["item_id"], []).append(e)
-    for rel in release.RELEASE_FILES:
-        (out / rel).parent.mkdir(parents=True, exist_ok=True)
-    kept = _filter_lines(source / release.QA_FILE, out / release.QA_FILE, "id", removed)
-    _filter_lines(source / release.GRAPHS_FILE, out / release.GRAPHS_FILE, "sample_id", removed)
-    shutil.copyfile(source / release.PAPERS_FILE, out / release.PAPERS_FILE)
-    n_labels = _write_labels(source / release.LABELS_FILE, out / release.LABELS_FILE, removed, edits)
-    with open(out / "audit" / "verdicts.jsonl", "w", encoding="utf-8") as fh:
-        for item_id, v in sorted(verdicts.items()):
-            fh.write(json.dumps({"sample_id": item_id, **verdict_record(v)}, ensure_ascii=False) + "\n")
+    with release.staged_directory(out) as staged:
+        for rel in release.RELEASE_FILES:
+            (staged / rel).parent.mkdir(parents=True, exist_ok=True)
+        kept = _filter_lines(source / release.QA_FILE, staged / release.QA_FILE, "id", removed)
+        _filter_lines(source / release.GRAPHS_FILE, staged / release.GRAPHS_FILE, "sample_id", removed)
+        shutil.copyfile(source / release.PAPERS_FILE, staged / release.PAPERS_FILE)
+        n_labels = _write_labels(source / release.LABELS_FILE, staged / release.LABELS_FILE, removed, edits)
+        with open(staged / "audit" / "verdicts.jsonl", "w", encoding="utf-8") as fh:
+            for item_id, v in sorted(verdicts.items()):
+                fh.write(json.dumps({"sample_id": item_id, **verdict_record(v)}, ensure_ascii=False) + "\n")
     return {"items": kept, "removed": len(removed), "verdicts": len(verdicts), "label_rows": n_labels,
             "label_edits": sum(len(edits_in_force(v)) for v in edits.values())}
 

@@ -11,6 +11,8 @@ import asyncio
 import json
 import sys
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -557,7 +559,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.format == "jsonl":
         from storage.export import export_jsonl
 
-        n = export_jsonl(store, args.name, Path(args.out) if args.out else sys.stdout, all_attempts=args.all_attempts)
+        with _writing(args.out):
+            n = export_jsonl(store, args.name, Path(args.out) if args.out else sys.stdout, all_attempts=args.all_attempts)
         if args.out:
             sys.stderr.write(f"wrote {n} trajectories to {args.out}\n")
         return EXIT_OK
@@ -572,11 +575,26 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stderr.write(f"warning: {warning}\n")
     text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        from storage.export import atomic_text_file
+
+        with _writing(args.out), atomic_text_file(Path(args.out)) as fh:
+            fh.write(text)
         sys.stderr.write(f"wrote {args.out}\n")
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+@contextmanager
+def _writing(out: str | None) -> Iterator[None]:
+    """Turn a failure to write the user's --out (missing folder, a directory, no permission) into the one-line
+    usage error; anything else is left to be a bug."""
+    try:
+        yield
+    except OSError as exc:
+        if out is None or isinstance(exc, BrokenPipeError):
+            raise
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
 def cmd_import_reference(args: argparse.Namespace) -> int:
@@ -626,7 +644,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.audit_command == "export":
         store = _open_store(args.db)
-        counts = audit.write_corrected(corpus, store, Path(args.out))
+        with _writing(args.out):
+            counts = audit.write_corrected(corpus, store, Path(args.out))
         print(json.dumps({"out": args.out, **counts}))
         return EXIT_OK
     audit.evidence(corpus, args.item)  # an unknown item fails before the store is touched
