@@ -626,3 +626,30 @@ def test_parallel_csv_and_plateau_header(tmp_path, capsys):
     assert main(["--batch", "scale", "plateau", "--scores", str(path), "--boot", "300"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert "k*_first = 3" in header
+
+
+# ---------------------------------------------------------------- QA: a plateau needs two distinct budgets
+
+
+@pytest.mark.parametrize("content", [{"8k": {"a": 1, "b": 0}}, {"8k": {"a": 1, "b": 0}, "8000": {"a": 1, "b": 0}}])
+def test_a_plateau_over_one_distinct_budget_is_refused(tmp_path, capsys, content):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(content))
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(f"error: {path}: need at least two distinct budgets")
+
+
+def test_a_duplicate_budget_with_two_scores_names_the_file(tmp_path, capsys):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps({"8k": {"a": 1, "b": 0}, "8000": {"a": 0, "b": 0}, "16k": {"a": 1, "b": 1}}))
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2 and proc.stderr == f"error: {path}: budget '8000' appears twice with conflicting scores\n"
+
+
+@pytest.mark.parametrize("grid,message", [("10,10", "names the budget 10 twice"), ("8k,8000", "names the budget 8k twice"),
+                                          ("10", "at least two distinct budgets")])
+def test_a_grid_that_repeats_a_budget_is_refused_before_any_run(tmp_path, capsys, grid, message):
+    db = tmp_path / "s.sqlite"
+    proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", grid, "--limit", "2", "--db", str(db))
+    assert proc.returncode == 2 and message in proc.stderr and not db.exists()

@@ -349,9 +349,8 @@ def cmd_scale(args: argparse.Namespace) -> int:
 
     if args.scale_command == "plateau":
         if args.scores:
-            budgets, items, matrix = scaling.load_scores(Path(args.scores), args.study)
-            result = scaling.plateau_result(budgets, items, matrix, matched_trials=args.matched_trials,
-                                            **_plateau_options(args))
+            result = scaling.file_plateau(Path(args.scores), args.study, matched_trials=args.matched_trials,
+                                          **_plateau_options(args))
         else:
             if args.matched_trials:
                 raise UsageError("--matched-trials is for --scores; a group pairs trials as its recorded protocol says")

@@ -32,15 +32,21 @@ class ScalingInputError(ValueError):
 
 
 def parse_grid(text: str) -> list[str]:
+    """The grid's labels in budget order; a label that repeats a budget (`10,10`, `8k,8000`) is refused, since
+    each level is a run of its own and a plateau needs two distinct budgets."""
     labels = [t.strip() for t in text.split(",") if t.strip()]
-    if len(labels) < 2:
-        raise ScalingInputError("--grid needs at least two budgets, e.g. 8k,16k,32k")
+    seen: dict[float, str] = {}
     for label in labels:
         try:
-            parse_budget(label)
+            value = parse_budget(label)
         except ValueError as exc:
             raise ScalingInputError(f"--grid: {exc}") from None
-    return sorted(dict.fromkeys(labels), key=parse_budget)
+        if value in seen:
+            raise ScalingInputError(f"--grid names the budget {seen[value]} twice ({seen[value]}, {label})")
+        seen[value] = label
+    if len(labels) < 2:
+        raise ScalingInputError("--grid needs at least two distinct budgets, e.g. 8k,16k,32k")
+    return sorted(labels, key=parse_budget)
 
 
 def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = "fresh") -> list[RunSpec]:
@@ -158,6 +164,16 @@ def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[s
         raise ScalingInputError(f"{path}: {exc}") from None
 
 
+def file_plateau(path: Path, study: str | None = None, **options: Any) -> dict[str, Any]:
+    """`plateau_result` of a scores file; every complaint names the file (a duplicate budget with two scores,
+    a single budget, too few items on the common support)."""
+    budgets, items, matrix = load_scores(path, study)
+    try:
+        return plateau_result(budgets, items, matrix, **options)
+    except ScalingInputError as exc:
+        raise ScalingInputError(f"{path}: {exc}") from None
+
+
 def _is_budget(label: str) -> bool:
     try:
         parse_budget(label)
@@ -208,6 +224,10 @@ def plateau_result(budgets, items, matrix, two_stage: bool | None = None, matche
     `matrix` is n×K or n×K×T; `matched_trials` pairs trial t across budgets (the continuation
     protocol, one chain per trial); `two_stage` None = `use_two_stage`'s automatic choice.
     """
+    distinct = {parse_budget(b) for b in budgets}
+    if len(distinct) < 2:  # one level has no transition: a "k* = None" would read as a result
+        have = ", ".join(map(str, budgets)) or "none"
+        raise ScalingInputError(f"need at least two distinct budgets for a plateau (have: {have})")
     n_trials = matrix.shape[2] if np.ndim(matrix) == 3 else 1
     stage = use_two_stage(n_trials, options.get("population"), two_stage)
     try:
