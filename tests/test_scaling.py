@@ -653,3 +653,27 @@ def test_a_grid_that_repeats_a_budget_is_refused_before_any_run(tmp_path, capsys
     db = tmp_path / "s.sqlite"
     proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", grid, "--limit", "2", "--db", str(db))
     assert proc.returncode == 2 and message in proc.stderr and not db.exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--axis", "points", "--grid", "5,10", "--budget", "25"), "--budget conflicts with --axis points"),
+    (("--axis", "turns", "--grid", "5,10", "--max-turns", "8"), "--max-turns conflicts with --axis turns"),
+    (("--axis", "tokens", "--grid", "8k,16k", "--max-tokens-total", "9000"), "--max-tokens-total conflicts with --axis tokens"),
+    (("--axis", "points", "--grid", "8k,16k"), "'8k' is not a whole number of points"),
+    (("--axis", "turns", "--grid", "5,7.5"), "'7.5' is not a whole number of turns"),
+])
+def test_sequential_refuses_a_flag_the_grid_would_override_and_k_outside_tokens(tmp_path, capsys, args, message):
+    db = tmp_path / "s.sqlite"
+    proc = batch(capsys, "scale", "sequential", *args, "--limit", "2", "--db", str(db))
+    assert proc.returncode == 2 and message in proc.stderr and not db.exists()
+
+
+def test_sequential_points_keeps_the_other_caps_given(tmp_path, capsys):
+    db = tmp_path / "s.sqlite"
+    proc = batch(capsys, "scale", "sequential", "--axis", "points", "--grid", "5,10", "--max-turns", "7", "--limit", "2",
+                 "--run", "g", "--quiet", "--boot", "50", "--db", str(db))
+    assert proc.returncode == 0, proc.stderr
+    store = Store(db, readonly=True)
+    caps = {r["name"]: r["caps"] for r in store.runs()}
+    assert caps["g@5"]["budget"] == 5 and caps["g@10"]["budget"] == 10
+    assert caps["g@5"]["max_turns"] == 7 and caps["g@5"]["max_tokens_total"] == 200_000

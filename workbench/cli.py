@@ -131,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="fresh start per budget, or continue from the level below (token axis)")
     add_plateau_arguments(seq)
     add_run_arguments(seq, formats=("table", "json", "csv"))
+    # unset unless given, so a flag for the swept axis's own cap is seen and refused (cmd_scale fills the rest)
+    seq.set_defaults(**{flag: None for flag in SWEPT_CAP.values()})
     plat = scale_sub.add_parser("plateau", help="the scaling plateau of per-item scores (a file, or a sequential group)")
     source = plat.add_mutually_exclusive_group(required=True)
     source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score or [trial scores]}} or CSV '
@@ -337,6 +339,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# The run flag whose cap each sequential axis sets per level: giving it too would be silently overridden.
+SWEPT_CAP = {"points": "budget", "turns": "max_turns", "tokens": "max_tokens_total"}
+
+
+def _sequential_caps(args: argparse.Namespace) -> None:
+    """Refuse the swept axis's own cap flag; give the other caps their protocol defaults when not set."""
+    from sandbox.records import Caps
+
+    swept = SWEPT_CAP[args.axis]
+    if getattr(args, swept) is not None:
+        raise UsageError(f"--{swept.replace('_', '-')} conflicts with --axis {args.axis}: the grid sets it at each level")
+    defaults = Caps()
+    for flag in SWEPT_CAP.values():
+        if getattr(args, flag) is None:
+            setattr(args, flag, getattr(defaults, flag))
+
+
 def _plateau_options(args: argparse.Namespace) -> dict[str, Any]:
     return {"population": args.population, "alpha": args.alpha, "correction": args.correction,
             "n_boot": args.boot, "seed": args.boot_seed,
@@ -361,7 +380,8 @@ def cmd_scale(args: argparse.Namespace) -> int:
     from workbench import paths
 
     if args.scale_command == "sequential":
-        grid = scaling.parse_grid(args.grid)
+        grid = scaling.parse_grid(args.grid, args.axis)
+        _sequential_caps(args)
         corpus, base, _ = build_spec(args)
         specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
         store = Store(paths.store_path(args.db))

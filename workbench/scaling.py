@@ -31,12 +31,16 @@ class ScalingInputError(ValueError):
 # ---------------------------------------------------------------- sequential
 
 
-def parse_grid(text: str) -> list[str]:
+def parse_grid(text: str, axis: str = "tokens") -> list[str]:
     """The grid's labels in budget order; a label that repeats a budget (`10,10`, `8k,8000`) is refused, since
-    each level is a run of its own and a plateau needs two distinct budgets."""
+    each level is a run of its own and a plateau needs two distinct budgets. Points and turns are whole
+    numbers: a k/M/G suffix (or a fraction) there is a token-axis habit, refused rather than read as 8000."""
     labels = [t.strip() for t in text.split(",") if t.strip()]
     seen: dict[float, str] = {}
     for label in labels:
+        if axis != "tokens" and not label.isdigit():
+            raise ScalingInputError(f"--grid: {label!r} is not a whole number of {axis} "
+                                    "(the k/M suffix is for the token axis)")
         try:
             value = parse_budget(label)
         except ValueError as exc:
