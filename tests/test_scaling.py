@@ -677,3 +677,40 @@ def test_sequential_points_keeps_the_other_caps_given(tmp_path, capsys):
     caps = {r["name"]: r["caps"] for r in store.runs()}
     assert caps["g@5"]["budget"] == 5 and caps["g@10"]["budget"] == 10
     assert caps["g@5"]["max_turns"] == 7 and caps["g@5"]["max_tokens_total"] == 200_000
+
+
+@pytest.mark.parametrize("width", [60, 78, 100])
+@pytest.mark.parametrize("unit", ["", "k"])
+def test_every_plateau_bar_keeps_its_label(width, unit):
+    """plotext drops a tick label that would overlap: each bar's label must be drawn, whatever the count."""
+    for n in range(1, 13):
+        for amp in (0.1, 0.433, 12.5):
+            labels = [f"{(i + 1) * 16}{unit}" for i in range(n + 1)]
+            ts = [{"from": labels[i], "to": labels[i + 1], "significant": i % 2 == 0, "tested": True,
+                   "c_k": amp if i % 2 == 0 else -amp} for i in range(n)]
+            result = {"budgets": labels, "accuracy": [0.2 + 0.01 * i for i in range(n + 1)], "transitions": ts,
+                      "k_star": 2, "plateau_budget": labels[1]}
+            axis = scaling.plateau_figure(result, width, 22, None).rstrip().splitlines()[-1]
+            drawn = [cell.strip() for cell in axis.split("  ") if cell.strip()]
+            assert drawn == scaling.bar_ticks(ts, width), (n, amp, axis)
+    assert scaling.bar_ticks(ts[:2], 78) == [f"16{unit}→32{unit} gain", f"32{unit}→48{unit} no gain"]
+
+
+@pytest.mark.parametrize("name,content,args,message", [
+    ("n.json", '{"8k": {"a": 1, "b": NaN}, "16k": {"a": 1, "b": 1}}', (), "'8k' → 'b': NaN is not a score"),
+    ("i.json", '{"8k": {"a": [1, Infinity]}, "16k": {"a": 1}}', (), "'8k' → 'a' → trial 1: Infinity is not a score"),
+    ("x.csv", "item,budget,score\na,8,1\nb,8,0\na,16,1\nb,16,1\n", ("--study", "X"), "--study is for a JSON file"),
+    ("o.json", '{"8": {"a": 1, "b": 0}, "16": {"a": 1, "b": 1}}', ("--study", "X"), "holds one study"),
+])
+def test_scores_file_nits_are_refused(tmp_path, capsys, name, content, args, message):
+    path = tmp_path / name
+    path.write_text(content)
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path), *args)
+    assert proc.returncode == 2 and message in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.parametrize("boot", ["0", "1"])
+def test_boot_has_one_bound(tmp_path, capsys, boot):
+    with pytest.raises(SystemExit) as info:
+        batch(capsys, "scale", "plateau", "--scores", "x.json", "--boot", boot)
+    assert info.value.code == 2 and "--boot: must be at least 2" in capsys.readouterr().err

@@ -167,7 +167,7 @@ def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--population", type=_positive, help="size N of the task population (finite population correction)")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--correction", choices=("bonferroni", "holm"), default="bonferroni")
-    p.add_argument("--boot", type=_positive, default=10_000, help="bootstrap replicates B")
+    p.add_argument("--boot", type=_replicates, default=10_000, help="bootstrap replicates B (at least 2)")
     p.add_argument("--boot-seed", type=int, default=0)
     p.add_argument("--two-stage", choices=("auto", "on", "off"), default="auto",
                    help="with T > 1 trials per item: also resample trials inside items (auto: when --population "
@@ -238,6 +238,14 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _replicates(text: str) -> int:
+    """--boot: the bootstrap SD needs two replicates, so the parser says the one bound the plateau enforces."""
+    value = int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError("must be at least 2 (the bootstrap SD needs two replicates)")
     return value
 
 
