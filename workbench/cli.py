@@ -112,15 +112,16 @@ def build_parser() -> argparse.ArgumentParser:
         verdict.add_argument(f"--{check}", choices=("yes", "no"))
     label.add_argument("--action", choices=("add", "remove", "reclassify"), required=True)
     label.add_argument("--arxiv-id", required=True)
-    label.add_argument("--section", required=True)
-    label.add_argument("--relevance", choices=("direct", "supporting"))
+    label.add_argument("--section", required=True, help="a header (or text that resolves to one), or with add an "
+                                                         "alias such as C as `audit show` and the errors list them")
+    label.add_argument("--relevance", choices=("direct", "supporting"), help="required with add and reclassify")
     export_audit = audit_sub.add_parser("export", help="write the corrected dataset in the release format")
     export_audit.add_argument("--out", required=True)
     for p in (show, verdict, label, undo, export_audit):
         p.add_argument("--data", default="builtin")
         p.add_argument("--db")
     for p in (verdict, label, undo):
-        p.add_argument("--reviewer", required=True)
+        p.add_argument("--reviewer", required=True, type=_nonblank("reviewer"))
 
     scale = sub.add_parser("scale", help="test-time scaling: sequential budgets, the plateau, parallel sampling")
     scale_sub = scale.add_subparsers(dest="scale_command", required=True, metavar="MODE")
@@ -239,6 +240,15 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
+
+
+def _nonblank(what: str):
+    """An argparse type for a name that is recorded (a reviewer): empty or only spaces is refused."""
+    def parse(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"a {what} name cannot be empty")
+        return text.strip()
+    return parse
 
 
 def _replicates(text: str) -> int:
@@ -659,6 +669,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from storage import Store
     from workbench import audit, paths
 
+    if args.audit_command == "label" and args.action != "remove" and args.relevance is None:
+        raise UsageError(f"--action {args.action} needs --relevance direct or supporting")
     corpus, _ = open_dataset(args.data, paths.cache_dir())
     path = paths.store_path(args.db)
     if args.audit_command == "show":  # the labels as edited so far, when a store exists (none is created)
