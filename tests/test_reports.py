@@ -445,3 +445,34 @@ def test_compare_does_not_test_an_axis_one_side_did_not_measure(unlabelled_db, c
     assert main(["--batch", "compare", "A", "B", "--db", str(unlabelled_db)]) == 0
     sr_line = next(line for line in capsys.readouterr().out.splitlines() if "SR st" in line)
     assert sr_line.rstrip(" │|").endswith("—")
+
+
+async def test_a_report_of_an_interrupted_run_says_it_is_partial(demo_corpus, tmp_path, capsys):
+    """Cancelled after 6 of the 60 planned trajectories (as Ctrl-C does): every format says so."""
+    import asyncio
+
+    from sandbox.runner import Runner, RunSpec
+
+    db = tmp_path / "s.sqlite"
+    store = Store(db)
+    main_task: asyncio.Task | None = None
+
+    def on_event(event) -> None:
+        if event.kind == "trajectory" and event.done == 6:
+            main_task.cancel()
+
+    runner = Runner(RunSpec(name="part", dataset="builtin", agent="oracle", workers=1), demo_corpus, store,
+                    on_event=on_event)
+    main_task = asyncio.ensure_future(runner.run())
+    with pytest.raises(asyncio.CancelledError):
+        await main_task
+    n = len(store.trajectories(store.run("part")["id"]))
+    assert store.run("part")["status"] == "interrupted" and n < 60
+    capsys.readouterr()
+    assert main(["--batch", "report", "part", "--db", str(db)]) == 0
+    assert f"· interrupted · {n} of 60 planned" in capsys.readouterr().out
+    assert main(["--batch", "report", "part", "--db", str(db), "--format", "markdown"]) == 0
+    assert f"**interrupted · {n} of 60 planned**" in capsys.readouterr().out
+    assert main(["--batch", "report", "part", "--db", str(db), "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert (rep["status"], rep["planned"], rep["n"]) == ("interrupted", 60, n)

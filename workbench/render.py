@@ -192,10 +192,19 @@ def _cost_note(report: dict[str, Any]) -> str:
     return " · cost unpriced" if report.get("model") else ""
 
 
+def completeness(report: dict[str, Any]) -> str:
+    """' · interrupted · 6 of 60 planned' when the run is not done or holds fewer trajectories than it planned
+    (every number above is then over a partial run), else ''."""
+    status, planned, n = report.get("status"), report.get("planned"), report["n"]
+    if status in (None, "done") and (not planned or n >= planned):
+        return ""
+    return f" · {status or 'partial'}" + (f" · {n} of {planned} planned" if planned else "")
+
+
 def report_table(report: dict[str, Any]) -> Table:
     """The four axes as rows, ST / MT / all as columns, with counts beside each share."""
     table = Table(title=Text(f"{report['run']} · {report['agent']}{' ' + report['model'] if report['model'] else ''} · "
-                             f"{report['dataset']} · n={report['n']}"), title_justify="left")
+                             f"{report['dataset']} · n={report['n']}{completeness(report)}"), title_justify="left")
     for col in ("axis", "metric", "ST", "MT", "all"):
         table.add_column(col, justify="left" if col in ("axis", "metric") else "right")
     for row in report_rows(report):
@@ -264,7 +273,8 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
                                                             (report.get("legend") or {}).items()]
         sys.stdout.write(_csv(rows, REPORT_HEADER))
     elif fmt == "markdown":
-        sys.stdout.write(f"### {report['run']}\n\n" + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
+        partial = completeness(report)
+        sys.stdout.write(f"### {report['run']}\n\n" + (f"**{partial[3:]}**\n\n" if partial else "") + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
                          + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
     elif brief:  # (a table after a run)
         out = console()
