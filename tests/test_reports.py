@@ -476,3 +476,19 @@ async def test_a_report_of_an_interrupted_run_says_it_is_partial(demo_corpus, tm
     assert main(["--batch", "report", "part", "--db", str(db), "--format", "json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert (rep["status"], rep["planned"], rep["n"]) == ("interrupted", 60, n)
+
+
+def test_accuracy_is_reported_st_mt_all_with_counts_and_splits_carry_counts():
+    run = {"name": "x", "agent": "llm", "model": "m", "dataset": "d", "ablation": "full", "status": "done",
+           "planned": 5}
+    rep = reports.report_of(run, RECORDS)
+    # by hand: ST a right, b and c wrong; MT d right, e wrong
+    assert rep["accuracy_by_type"] == {"st": pytest.approx(1 / 3), "mt": 0.5, "all": 0.4}
+    assert rep["counts"]["accuracy_by_type"] == {"st": [1, 3], "mt": [1, 2], "all": [2, 5]}
+    assert rep["accuracy"] == 0.4 and rep["counts"]["accuracy"] == [2, 5]  # the foundation keys stay
+    from workbench.render import report_rows
+
+    rows = {row[1]: row for row in report_rows(rep)}
+    assert rows["accuracy"][2:] == ("33.3% (1/3)", "50.0% (1/2)", "40.0% (2/5)")
+    assert rows["accuracy st_d1"][4] == "33.3% (1/3)" and rows["accuracy mt_d2"][4] == "100.0% (1/1)"
+    assert rows["accuracy mt_d1"][4] == "0.0% (0/1)"

@@ -45,7 +45,11 @@ def print_json(obj: Any, strict: bool = False) -> None:
 def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """The four axes as (axis, metric, ST, MT, all) text cells, shared by the table, CSV and Markdown."""
     a, c = report["axes"], report["counts"]
-    rows = [("", "accuracy", "", "", f"{_pct(report['accuracy'])} ({_frac(c['accuracy'])})")]
+    if "accuracy_by_type" in report:
+        rows = [("", "accuracy", *(f"{_pct(report['accuracy_by_type'][k])} ({_frac(c['accuracy_by_type'][k])})"
+                                   for k in ("st", "mt", "all")))]
+    else:  # a report stored before the split
+        rows = [("", "accuracy", "", "", f"{_pct(report['accuracy'])} ({_frac(c['accuracy'])})")]
     for axis, metric, label in (("search", "paper_recall", "paper recall"), ("search", "section_recall", "section recall"),
                                 ("synthesis", "conversion", "conversion")):
         v, n = a[axis][metric], c[axis][metric]
@@ -58,8 +62,10 @@ def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     for key, label in (("max_tokens_rate", "max tokens"), ("max_turns_rate", "max turns"),
                        ("max_budget_rate", "max budget")):
         rows.append(("", label, "", "", f"{_pct(r[key])} ({_frac(c['resource'][key])})"))
+    split_counts = c.get("splits", {}).get("type_depth", {})
     for k, v in report["splits"]["type_depth"].items():
-        rows.append(("split", f"accuracy {k}", "", "", _pct(v)))
+        rows.append(("split", f"accuracy {k}", "", "", f"{_pct(v)} ({_frac(split_counts[k])})" if k in split_counts
+                     else _pct(v)))
     att = report["attribution"]
     for k, v in att["counts"].items():
         rows.append(("wrong answers", k, "", "", f"{v}/{att['n_wrong']}"))

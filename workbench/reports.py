@@ -85,6 +85,7 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
     if not measures_tokens(run):
         four["resource"]["avg_tokens"] = Ratio(0, 0)  # no model, no tokens: unmeasured, not zero
     acc = four.pop("accuracy")
+    acc_kind = axes.accuracy_by_kind(table)
     splits = split_ratios(table)
     ceiling = axes.section_ceiling(table)
     cost = table["cost_usd"]
@@ -100,8 +101,10 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
         "planned": run["planned"],
         "correct": int(acc.num),
         "accuracy": acc.value,
+        "accuracy_by_type": values(acc_kind),  # st / mt / all, beside the foundation issue's `accuracy`
         "axes": values(four),
-        "counts": {"accuracy": acc.as_list(), **counts(four), "splits": counts(splits),
+        "counts": {"accuracy": acc.as_list(), "accuracy_by_type": counts(acc_kind), **counts(four),
+                   "splits": counts(splits),
                    "section_recall_ceiling": counts(ceiling["ceiling"])},
         "terminations": axes.terminations(table),
         "splits": values(splits),
