@@ -96,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--db")
     imp.add_argument("--format", choices=("table", "json"), default="table")
     imp.add_argument("--quiet", action="store_true")
+    imp.add_argument("--force", action="store_true",
+                     help="import even when the logs do not match --data (unknown ids, another correct_index)")
 
     audit = sub.add_parser("audit", help="benchmark audit: verdicts, label edits, the corrected release")
     audit_sub = audit.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
@@ -639,29 +641,51 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
     from storage import Store
     from workbench import paths
     from workbench.progress import Progress
-    from workbench.reference_import import import_reference
+    from workbench.reference_import import import_reference, load_logs
     from sandbox.datasets import dataset_key
 
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported)
+    load_logs(Path(args.dir), corpus, args.model, force=args.force)  # refused before the store exists
     store = Store(paths.store_path(args.db))
     progress = Progress(args.run_name, quiet=args.quiet)
     try:
         summary = import_reference(Path(args.dir), corpus, store, args.run_name, model=args.model,
-                                   dataset=dataset_key(args.data), on_event=progress.update)
+                                   dataset=dataset_key(args.data), on_event=progress.update, force=args.force)
     finally:
         progress.close()
     result = summary.as_dict()
     if args.format == "json":
         sys.stdout.write(json.dumps(result, indent=2, default=str) + "\n")
     else:
-        for key, value in result.items():
-            if key != "examples":
-                sys.stdout.write(f"{key}: {value}\n")
-        for example in result.get("examples") or []:
-            sys.stdout.write(f"  mismatch: {example}\n")
+        sys.stdout.write(_import_text(result))
     return EXIT_OK
+
+
+def _import_text(result: dict[str, Any]) -> str:
+    """The import summary for a person: `key: value` lines, mappings as `k v · k v`, lists of set-aside files one
+    per line (JSON has the same keys as data)."""
+    lines = []
+    for key, value in result.items():
+        if key == "examples":
+            continue
+        if isinstance(value, list):
+            lines.append(f"{key}: {len(value)}")
+            lines += ["  " + _readable(entry) for entry in value]
+        else:
+            lines.append(f"{key}: {_readable(value)}")
+    lines += ["  mismatch: " + _readable(example) for example in result.get("examples") or []]
+    return "".join(line + "\n" for line in lines)
+
+
+def _readable(value: Any) -> str:
+    """A value as plain words, not a Python repr: {'budget': 30} → 'budget 30', [a, b] → 'a, b', None → '—'."""
+    if isinstance(value, dict):
+        return " · ".join(f"{k} {_readable(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_readable(v) for v in value) + "]"
+    return "—" if value is None else str(value)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
