@@ -492,3 +492,27 @@ def test_accuracy_is_reported_st_mt_all_with_counts_and_splits_carry_counts():
     assert rows["accuracy"][2:] == ("33.3% (1/3)", "50.0% (1/2)", "40.0% (2/5)")
     assert rows["accuracy st_d1"][4] == "33.3% (1/3)" and rows["accuracy mt_d2"][4] == "100.0% (1/1)"
     assert rows["accuracy mt_d1"][4] == "0.0% (0/1)"
+
+
+def test_panel_cells_are_over_the_common_items_and_say_so(panel_db, tmp_path, capsys):
+    import shutil
+
+    db = tmp_path / "s.sqlite"
+    shutil.copy(panel_db, db)
+    assert main(["--batch", "run", "--agent", "random", "--run", "r6", "--limit", "6", "--db", str(db), "--quiet",
+                 "--format", "json"]) == 0
+    capsys.readouterr()
+    assert main(["--batch", "report", "o", "h", "r6", "--panel", "--db", str(db), "--format", "json"]) == 0
+    panel = json.loads(capsys.readouterr().out)
+    store = Store(db, readonly=True)
+    six = {t["item_id"] for t in store.trajectories(store.run("r6")["id"])}
+    assert panel["n_common_items"] == 6
+    h = [t for t in store.trajectories(store.run("h")["id"]) if t["item_id"] in six]
+    rows = {r["run"]: r for r in panel["rows"]}
+    assert (rows["h"]["n"], rows["h"]["n_all"]) == (6, 60)
+    assert rows["h"]["counts"]["accuracy"] == [sum(bool(t["correct"]) for t in h), 6]  # by hand, on the six
+    assert rows["o"]["accuracy"] == 1.0 and rows["o"]["counts"]["accuracy"] == [6, 6]
+    assert main(["--batch", "report", "o", "h", "r6", "--panel", "--db", str(db)]) == 0
+    assert "panel · 3 runs · cells over the 6 items common to all" in capsys.readouterr().out
+    assert main(["--batch", "report", "o", "--panel", "--db", str(db)]) == 0
+    assert "panel · 1 run · 60 items" in capsys.readouterr().out

@@ -329,6 +329,18 @@ def grouped_header(panel: dict[str, Any], header: tuple) -> tuple:
     return tuple(f"{first[h]}: {h}" if h in first else h for h in header)
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def panel_title(panel: dict[str, Any], n_runs: int) -> str:
+    """'panel · 3 runs · cells over the 58 items common to all · * best' (the cells are computed on those)."""
+    n = panel["n_common_items"]
+    items = f"{_plural(n, 'item')}" if n_runs == 1 else f"cells over the {_plural(n, 'item')} common to all"
+    return (f"panel · {_plural(n_runs, 'run')} · {items}"
+            + (" · * best" if panel.get("best") else ""))
+
+
 def print_panel(panel: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
         print_json(panel)
@@ -346,8 +358,7 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     out = console()
     for warning in panel.get("warnings", []):
         out.print(f"warning: {warning}", markup=False, style="bold")
-    table = Table(title=f"panel · {len(rows)} runs · {panel['n_common_items']} common items · * best",
-                  title_justify="left")
+    table = Table(title=panel_title(panel, len(rows)), title_justify="left")
     first = {g["columns"][0]: g["group"] for g in panel.get("groups", []) if g["group"]}
     for i, col in enumerate(header):
         table.add_column(f"{first.get(col, '')}\n{col}", justify="left" if i == 0 else "right")

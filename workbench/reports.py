@@ -279,8 +279,11 @@ PANEL_LEGEND = {
             "points by construction, so its cells there are never best (its row names the ablation).",
     "counts": "Every cell's [numerator, denominator] is in the row's 'counts'.",
     "replicates": "Run-to-run mean / std / range of accuracy over the replicates of each run.",
-    "common_items": "Cronbach's α, item coverage and item-total correlations use the items every run answered "
-                    "(replicate 0).",
+    "common_items": "Every cell, best mark, tool lift and the Spearman accuracy are over the items every run "
+                    "answered (all their replicates; a row's n counts those trajectories, n_all all of the run's), "
+                    "as the paper's Table 2 compares models on one item set; Cronbach's α, item coverage and "
+                    "item-total correlations use the same items (replicate 0). Bigram means and replicate spread "
+                    "are over each run's own trajectories.",
     "external": "Spearman's ρ between run accuracy and the external scores; p exact (all orderings) for n ≤ 9.",
 }
 
@@ -333,14 +336,17 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
     runs = [store.run(n) for n in names]
     loaded = [load_table(store, run, ("tool_sequence",)) for run in runs]
     tables = [t for t, _ in loaded]
-    reports = [report_of(run, t) for run, t in zip(runs, tables)]
+    common, matrix = item_matrix(tables)
+    # Table 2 compares models on one benchmark: every cell is over the items all runs answered (all their
+    # replicates), so a best mark never compares different item sets; `n_all` keeps each run's own count
+    on_common = [t.subset(np.isin(t["item_id"], common)) for t in tables]
+    reports = [report_of(run, t) for run, t in zip(runs, on_common)]
     rows = []
-    for rep in reports:
+    for rep, table in zip(reports, tables):
         rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
-                     "n": rep["n"], **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
+                     "n": rep["n"], "n_all": table.n, **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
                      "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path)
                                 for col, path in PANEL_COLUMNS}})
-    common, matrix = item_matrix(tables)
     panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs"), "groups": [
         {"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS], "rows": rows, "best": best_cells(rows),
         "n_common_items": len(common)}
