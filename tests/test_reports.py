@@ -100,7 +100,7 @@ def test_panel_table_and_formats(panel_db, capsys, tmp_path):
     assert panel["coverage"]["counts"]["low"] + panel["coverage"]["counts"]["mid"] + panel["coverage"]["counts"]["high"] == 60
     assert main(["--batch", "report", "o", "h", "--panel", "--db", str(panel_db), "--format", "csv"]) == 0
     csv_text = capsys.readouterr().out
-    assert csv_text.splitlines()[0].startswith("run,accuracy,PR st")
+    assert csv_text.splitlines()[0] == "run,axis,metric,split,value,numerator,denominator,best"
     assert main(["--batch", "report", "h", "--db", str(panel_db), "--format", "markdown", "--ci"]) == 0
     md = capsys.readouterr().out
     assert "| axis | metric | ST | MT | all |" in md and "95% CI" in md
@@ -314,7 +314,7 @@ def test_legend_and_every_block_are_printed(replicated_db, capsys):
     for text in ("after evidence", "early submit", "tool transitions", "MT-fail", "mt_fail:", "Imm",
                  "wrong_paper_read:", "reference", "paper recall, any gold", "conversion given section recall"):
         assert text in table, text
-    for fmt in ("csv", "markdown"):
+    for fmt in ("markdown",):  # CSV is the numbers of the axes (test_csv_is_numbers_a_program_can_read); JSON has all
         assert main(["--batch", "report", "heur3", "--db", str(replicated_db), "--format", fmt]) == 0
         text = capsys.readouterr().out
         for part in ("stopping · MT-fail", "stopping · after evidence", "stopping · after wrong read", "transitions",
@@ -516,3 +516,30 @@ def test_panel_cells_are_over_the_common_items_and_say_so(panel_db, tmp_path, ca
     assert "panel · 3 runs · cells over the 6 items common to all" in capsys.readouterr().out
     assert main(["--batch", "report", "o", "--panel", "--db", str(db)]) == 0
     assert "panel · 1 run · 60 items" in capsys.readouterr().out
+
+
+def test_csv_is_numbers_a_program_can_read(panel_db, capsys):
+    """`report --format csv` and `--panel --format csv`: one ratio per row, value = numerator ÷ denominator,
+    empty where nothing was measured; no percent signs, thousands separators or best stars in cells."""
+    import csv
+    import io
+
+    store = Store(panel_db, readonly=True)
+    h = store.trajectories(store.run("h")["id"])
+    right_st = sum(bool(t["correct"]) for t in h if t["kind"] == "st")
+    n_st = sum(t["kind"] == "st" for t in h)
+    capsys.readouterr()
+    assert main(["--batch", "report", "h", "--db", str(panel_db), "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    by = {(r["axis"], r["metric"], r["split"]): r for r in rows}
+    acc = by[("accuracy", "accuracy", "st")]
+    assert (int(acc["numerator"]), int(acc["denominator"])) == (right_st, n_st)
+    assert float(acc["value"]) == pytest.approx(right_st / n_st)
+    assert by[("resource", "avg_tokens", "all")]["value"] == ""  # a scripted agent's tokens are not measured
+    for r in rows:
+        assert r["value"] == "" or float(r["value"]) == pytest.approx(float(r["numerator"]) / float(r["denominator"]))
+    assert main(["--batch", "report", "o", "h", "--panel", "--db", str(panel_db), "--format", "csv"]) == 0
+    panel = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    cell = next(r for r in panel if r["run"] == "o" and r["metric"] == "accuracy")
+    assert (cell["value"], cell["numerator"], cell["denominator"], cell["best"]) == ("1.0", "60", "60", "1")
+    assert all("%" not in v and "*" not in v for r in panel for v in r.values())

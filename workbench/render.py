@@ -266,6 +266,54 @@ def _markdown(rows: list[tuple], header: tuple) -> str:
 
 
 REPORT_HEADER = ("axis", "metric", "ST", "MT", "all")
+TIDY_HEADER = ("run", "axis", "metric", "split", "value", "numerator", "denominator", "ci_low", "ci_high")
+PANEL_TIDY_HEADER = ("run", "axis", "metric", "split", "value", "numerator", "denominator", "best")
+
+
+def _tidy(run: str, axis: str, metric: str, split: str, pair: list | None) -> list[Any]:
+    """One CSV row of numbers: value = numerator ÷ denominator, empty when nothing was measured."""
+    num, den = (pair or [None, None])[:2]
+    value = num / den if num is not None and den else None
+    return [run, axis, metric, split, "" if value is None else value, "" if num is None else num,
+            "" if den is None else den]
+
+
+def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
+    """The report as numbers a program can read (one ratio per row, its numerator and denominator beside it,
+    the 95% interval when asked for), as `scale … --format csv` does; the table's text cells stay the table's."""
+    run, c = report["run"], report["counts"]
+    rows = [_tidy(run, "accuracy", "accuracy", k, v) for k, v in (c.get("accuracy_by_type") or
+                                                                   {"all": c["accuracy"]}).items()]
+    for axis in ("search", "synthesis", "tool_use", "resource"):
+        for metric, leaf in c.get(axis, {}).items():
+            splits = leaf.items() if isinstance(leaf, dict) else [("all", leaf)]
+            rows += [_tidy(run, axis, metric, split, pair) for split, pair in splits]
+    rows += [_tidy(run, "search", "section_recall_ceiling", k, v) for k, v in c.get("section_recall_ceiling", {}).items()]
+    for kind, by_value in c.get("splits", {}).items():
+        rows += [_tidy(run, "split", kind, k, v) for k, v in by_value.items()]
+    ended = sum(report["terminations"].values())
+    rows += [_tidy(run, "terminations", k, "all", [v, ended]) for k, v in report["terminations"].items()]
+    att = report["attribution"]
+    rows += [_tidy(run, "attribution", k, "all", [v, att["n_wrong"]]) for k, v in att["counts"].items()]
+    intervals = {tuple((k.split(".") + ["all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}
+    for row in rows:
+        iv = intervals.get((row[2], row[3])) if row[1] != "split" else None
+        row += ["", ""] if iv is None else [iv["low"], iv["high"]]
+    return rows
+
+
+def tidy_panel_rows(panel: dict[str, Any]) -> list[list[Any]]:
+    """The panel as numbers: one row per run and column, with numerator, denominator and whether it is best."""
+    from workbench.reports import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
+
+    group = {col: (g or "accuracy").lower().replace(" ", "_") for g, cols in PANEL_GROUPS for col in cols}
+    rows = []
+    for r in panel["rows"]:
+        for col, _ in PANEL_COLUMNS:
+            metric, _, split = COLUMN_TERMS[col].partition(".")  # the report's names: paper_recall, st
+            rows.append(_tidy(r["run"], group[col], metric, split or "all", r["counts"].get(col))
+                        + [int(r["run"] in panel["best"].get(col, ()))])
+    return rows
 
 
 def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
@@ -275,9 +323,7 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
         return
     legend = legend_lines(report.get("legend"))
     if fmt == "csv":
-        rows = report_rows(report) + detail_rows(report) + [("legend", k, "", "", v) for k, v in
-                                                            (report.get("legend") or {}).items()]
-        sys.stdout.write(_csv(rows, REPORT_HEADER))
+        sys.stdout.write(_csv(tidy_report_rows(report), TIDY_HEADER))
     elif fmt == "markdown":
         partial = completeness(report)
         sys.stdout.write(f"### {report['run']}\n\n" + (f"**{partial[3:]}**\n\n" if partial else "") + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
@@ -345,11 +391,11 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
         print_json(panel)
         return
+    if fmt == "csv":
+        sys.stdout.write(_csv(tidy_panel_rows(panel), PANEL_TIDY_HEADER))
+        return
     header, rows = panel_cells(panel)
     legend = legend_lines(panel.get("legend"))
-    if fmt == "csv":
-        sys.stdout.write(_csv(rows, header))
-        return
     if fmt == "markdown":
         sys.stdout.write("".join(f"> warning: {w}\n\n" for w in panel.get("warnings", []))
                          + _markdown(rows, grouped_header(panel, header))
