@@ -6,6 +6,7 @@ only inside the functions that open or generate a dataset.
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,14 @@ def builtin_dir(cache_dir: Path, seed: int = 0) -> Path:
 
     root = _builtin_root(cache_dir, seed)
     if not (root / "qa" / "full.jsonl").is_file() or not (root / ".complete").exists():
-        synth.generate(root, seed=seed, preset="demo")
+        if root.exists() and not (root / "qa" / "full.jsonl").is_file():
+            shutil.rmtree(root)  # left half-written by a generator before writes were atomic
+        try:
+            synth.generate(root, seed=seed, preset="demo")
+        except OSError:
+            if not (root / "qa" / "full.jsonl").is_file():
+                raise
+            # another process renamed the same (deterministic) release into place first
         (root / ".complete").write_text("ok\n")
     return root
 

@@ -113,6 +113,8 @@ class ReferenceLog:
     api_error_count: int
     transient_retry_count: int
     retry_count: int
+    question_type: str | None = None  # copied from the sample by the reference (§4): checks the dataset
+    depth: int | None = None
 
     @property
     def results(self) -> list[LoggedResult]:
@@ -157,6 +159,8 @@ class ReferenceLog:
             api_error_count=_opt(obj, "api_error_count", int) or 0,
             transient_retry_count=_opt(obj, "transient_retry_count", int) or 0,
             retry_count=_opt(obj, "retry_count", int) or 0,
+            question_type=_opt(obj, "question_type", str),
+            depth=_opt(obj, "depth", int),
         )
 
 

@@ -11,10 +11,14 @@ tools then show U+FFFD, always the same, and the import counts the strings it re
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
 import re
+import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +28,26 @@ GRAPHS_FILE = "graphs/full.jsonl"
 PAPERS_FILE = "paper_pool/papers.jsonl"
 LABELS_FILE = "audit/recall_labels.jsonl"
 RELEASE_FILES = (QA_FILE, GRAPHS_FILE, PAPERS_FILE, LABELS_FILE)
+
+
+@contextmanager
+def staged_directory(out: Path) -> Iterator[Path]:
+    """A hidden sibling of `out` to write a release into, renamed onto `out` when the block ends without
+    error (and removed when it does not): a failure part-way never leaves a half-written release that a later
+    load would take for a whole one. `out` must not exist or be empty; the rename refuses anything else."""
+    for folder in (out.parent, *out.parent.parents):  # name the real reason, not mkdir's "File exists"
+        if folder.exists() and not folder.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.parent / f".{out.name}.partial-{os.getpid()}"
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        partial.mkdir()
+        yield partial
+        partial.replace(out)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
 
 
 class DatasetError(Exception):

@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import random
+import string
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -23,17 +24,45 @@ GENERATOR_VERSION = 1
 class NotEnoughPapers(ValueError):
     """The pool is too small for the items asked for: each gold paper carries only a few distinct facts."""
 
-    def __init__(self, built: int, wanted: int, papers: int):
+    def __init__(self, built: int, wanted: int, papers: int, suggested_papers: int | None = None):
         self.built, self.wanted, self.papers = built, wanted, papers
-        self.suggested_papers = suggest_papers(built, wanted, papers)
-        super().__init__(f"could build only {built} of {wanted} items from {papers} papers; "
-                         f"about {self.suggested_papers} papers would do")
+        self.suggested_papers = suggested_papers
+        enough = f"; {suggested_papers} papers would do" if suggested_papers else ""
+        super().__init__(f"could build only {built} of {wanted} items from {papers} papers{enough}")
 
 
 def suggest_papers(built: int, wanted: int, papers: int) -> int:
-    """A pool size that builds `wanted` items: the observed items-per-paper rate with a quarter to spare, in tens
-    (checked on both presets: it always succeeds, and overshoots only when almost nothing could be built)."""
+    """A first guess at a pool that builds `wanted` items: the observed items-per-paper rate with a quarter to
+    spare, in tens. Only the starting point of `minimum_papers`, which checks."""
     return max(papers + 10, math.ceil(papers * wanted / max(built, 1) * 1.25 / 10) * 10)
+
+
+def _builds(seed: int, preset: Preset) -> bool:
+    gen = Generator(seed, preset)
+    gen.build_universe()
+    try:
+        gen.build_items()
+    except NotEnoughPapers:
+        return False
+    return True
+
+
+def minimum_papers(seed: int, preset: Preset, built: int) -> int:
+    """The smallest pool above `preset.papers` (which failed, building `built` items) that builds `preset.items`
+    with this seed: bisection between the failing pool and a pool that builds (the rate-based guess, doubled
+    until it does). Generation is deterministic and in memory (milliseconds for the demo sizes), so the number
+    a user is told to try is one that was built, not an estimate."""
+    low = preset.papers
+    high = suggest_papers(built, preset.items, low)
+    while not _builds(seed, replace(preset, papers=high)):
+        low, high = high, high * 2
+    while high - low > 1:
+        mid = (low + high) // 2
+        if _builds(seed, replace(preset, papers=mid)):
+            high = mid
+        else:
+            low = mid
+    return high
 
 
 @dataclass(frozen=True)
@@ -221,6 +250,8 @@ class Generator:
     def build_items(self) -> None:
         kinds = [("st", 1), ("st", 2), ("mt", 1), ("mt", 2)]
         seeds = [p for p in self.papers if p.has_text and len(self._text_refs(p)) >= 3]
+        if not seeds:  # a pool of a few papers has no paper citing three others with text
+            raise NotEnoughPapers(0, self.preset.items, self.preset.papers)
         counters = {"st": 0, "mt": 0}
         attempts = 0
         while len(self.items) < self.preset.items and attempts < self.preset.items * 50:
@@ -350,8 +381,9 @@ class Generator:
 
     def _sections(self, p: Paper) -> list[dict]:
         lo, hi = self.preset.section_paragraphs
-        num = (lambda i: ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")[i - 1]) if p.roman else str
-        sub = (lambda i, j: f"{num(i)}-{'ABCDEFGHIJ'[j - 1]}") if p.roman else (lambda i, j: f"{i}.{j}")
+        num = _roman if p.roman else str
+        # a gold paper of a dense pool carries up to len(ASPECTS) facts, one subsection each: letters past J
+        sub = (lambda i, j: f"{num(i)}-{string.ascii_uppercase[j - 1]}") if p.roman else (lambda i, j: f"{i}.{j}")
         sections = []
         intro = self._filler(p, self.rng.randint(lo, hi))
         if p.notes:
@@ -424,6 +456,15 @@ class Generator:
         )
 
 
+def _roman(n: int) -> str:
+    """Upper-case roman numeral (a gold paper of a dense pool can have more than ten top-level sections)."""
+    out = ""
+    for value, letters in ((50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        while n >= value:
+            out, n = out + letters, n - value
+    return out
+
+
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + "."
 
@@ -436,14 +477,21 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
 
 def generate(out: Path, seed: int = 0, preset: str | Preset = "demo", items: int | None = None,
              papers: int | None = None) -> Path:
-    """Write a benchmark to `out` (created) and return it. Same arguments, same bytes."""
+    """Write a benchmark to `out` (which must not exist, or be empty) and return it. Same arguments, same bytes.
+
+    Everything is built in memory first (a too-small pool raises `NotEnoughPapers` naming the smallest pool
+    that builds, and writes nothing); the files go to a hidden sibling directory renamed onto `out` at the
+    end, so a failure part-way (disk full, interrupt) never leaves a half-written release under `out`."""
     p = PRESETS[preset] if isinstance(preset, str) else preset
     if items is not None or papers is not None:
         p = replace(p, items=items or p.items, papers=papers or p.papers)
     gen = Generator(seed, p)
     gen.build_universe()
-    gen.build_items()
+    try:
+        gen.build_items()
+    except NotEnoughPapers as exc:
+        raise NotEnoughPapers(exc.built, exc.wanted, exc.papers, minimum_papers(seed, p, exc.built)) from None
     gen.build_labels()
-    out.mkdir(parents=True, exist_ok=True)
-    gen.write(out)
+    with release.staged_directory(out) as partial:
+        gen.write(partial)
     return out

@@ -106,6 +106,11 @@ def accuracy(records: Sequence[Record] | Table) -> Ratio:
     return _share(Table.of(records)["correct"])
 
 
+def accuracy_by_kind(records: Sequence[Record] | Table) -> dict[str, Ratio]:
+    """Accuracy over ST, MT and all trajectories (README: every axis as ST / MT / all)."""
+    return by_kind(Table.of(records), lambda t, w: _share(t["correct"], w))
+
+
 def recall(records: Sequence[Record] | Table, key: str) -> dict[str, Ratio]:
     """The share of trajectories with the flag; a None flag is unmeasured (a dataset without recall labels)
     and stays out of the denominator, so such a run reports no section recall rather than 0%."""

@@ -5,10 +5,12 @@ the store deduplicates by hash come back in full on every step.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -39,16 +41,25 @@ def export_jsonl(store: Store, run_name: str, out: TextIO | Path | str, all_atte
     store.run(run_name)  # fail on an unknown run before creating any file
     if not isinstance(out, (str, Path)):
         return _write(store, run_name, out, all_attempts, with_steps)
-    path = Path(out)
+    with atomic_text_file(Path(out)) as fh:
+        return _write(store, run_name, fh, all_attempts, with_steps)
+
+
+@contextmanager
+def atomic_text_file(path: Path) -> Iterator[TextIO]:
+    """A text file written beside `path` and renamed onto it when the block ends without error, so a reader
+    never sees half a file and a failure leaves none. A directory at `path` is refused up front (renaming onto
+    it would fail only after all the writing); OSError (missing folder, permissions) reaches the caller."""
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            n = _write(store, run_name, fh, all_attempts, with_steps)
+            yield fh
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return n
 
 
 def _write(store: Store, run_name: str, fh: TextIO, all_attempts: bool, with_steps: bool) -> int:

@@ -132,3 +132,72 @@ def test_a_check_left_unassessed_is_exported_as_null(mini_dir, tmp_path):
     assert cli("export", "--out", str(out), *data).returncode == 0
     [row] = [json.loads(x) for x in (out / "audit" / "verdicts.jsonl").read_text().splitlines()]
     assert row["checks"] == {"question_ok": True, "gold_supported": None, "labels_accurate": None}
+
+
+# ---------------------------------------------------------------- QA: reviewer, relevance, aliases, honest counts
+
+
+import pytest
+
+from workbench import audit
+from workbench.cli import main
+
+
+def run(capsys, *args):
+    capsys.readouterr()
+    try:
+        code = main(["--batch", "audit", *args])
+    except SystemExit as exc:  # argparse's own refusals
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("reviewer", ["", "   "])
+def test_a_blank_reviewer_is_refused(mini_dir, tmp_path, capsys, reviewer):
+    db = tmp_path / "s.sqlite"
+    code, err = run(capsys, "verdict", "st_0001", "--verdict", "pass", "--reviewer", reviewer,
+                    "--data", str(mini_dir), "--db", str(db))
+    assert code == 2 and "reviewer name cannot be empty" in err and not db.exists()
+
+
+def test_add_needs_relevance_but_a_wrong_paper_or_an_existing_label_is_said_first(mini_dir, mini_corpus, tmp_path, capsys):
+    db = tmp_path / "s.sqlite"
+    code, err = run(capsys, "label", "st_0001", "--action", "add", "--arxiv-id", "2104.05678", "--section", "1 Introduction",
+                    "--reviewer", "ana", "--data", str(mini_dir), "--db", str(db))
+    assert code == 2 and "--action add needs --relevance" in err and not db.exists()
+    with pytest.raises(audit.AuditError, match="is not a paper of st_0001's neighbourhood"):
+        audit.check_edit(mini_corpus, "st_0001", [], "add", "9999.99999", "1 Introduction", None)
+    with pytest.raises(audit.AuditError, match="is a label of st_0001 already"):
+        audit.check_edit(mini_corpus, "st_0001", [], "add", "2305.01234", "2 Related Work", None)
+    with pytest.raises(audit.AuditError, match="has no label"):
+        audit.check_edit(mini_corpus, "st_0001", [], "reclassify", "2305.01234", "9 Nowhere", None)
+
+
+def test_an_alias_names_the_section_it_lists(mini_dir, tmp_path, capsys):
+    db = tmp_path / "s.sqlite"
+    data = ["--data", str(mini_dir), "--db", str(db)]
+    code, err = run(capsys, "label", "st_0001", "--action", "add", "--arxiv-id", "2104.05678", "--section", "Z",
+                    "--relevance", "direct", "--reviewer", "ana", *data)
+    assert code == 2 and "(C) 3.1 Method Details" in err  # the error lists aliases …
+    code, err = run(capsys, "label", "st_0001", "--action", "add", "--arxiv-id", "2104.05678", "--section", "C",
+                    "--relevance", "direct", "--reviewer", "ana", *data)
+    assert code == 0, err  # … and the alias it lists is accepted, stored as the section's header
+    shown = json.loads((capsys.readouterr(), main(["--batch", "audit", "show", "st_0001", *data]),
+                        capsys.readouterr().out)[2])
+    added = [lab for lab in shown["labels"] if lab["arxiv_id"] == "2104.05678" and lab["label"] == "3.1 Method Details"]
+    assert added and added[0]["relevance"] == "direct"
+
+
+def test_audit_export_counts_the_label_lines_it_writes(mini_dir, tmp_path, capsys):
+    db = tmp_path / "s.sqlite"
+    data = ["--data", str(mini_dir), "--db", str(db)]
+    out = tmp_path / "a"
+    assert run(capsys, "verdict", "st_0001", "--verdict", "pass", "--reviewer", "bo", *data)[0] == 0
+    assert run(capsys, "export", "--out", str(out), *data)[0] == 0
+    assert run(capsys, "verdict", "st_0001", "--verdict", "remove", "--reviewer", "bo", *data)[0] == 0
+    capsys.readouterr()
+    assert main(["--batch", "audit", "export", "--out", str(tmp_path / "b"), *data]) == 0
+    counts = json.loads(capsys.readouterr().out)
+    lines = (tmp_path / "b" / "audit" / "recall_labels.jsonl").read_text().splitlines()
+    assert counts["label_rows"] == len(lines) == 0 and counts["removed"] == 1
+    assert len((out / "audit" / "recall_labels.jsonl").read_text().splitlines()) == 1

@@ -110,11 +110,10 @@ def test_synth_suggestion_at_scale():
     with pytest.raises(synth.NotEnoughPapers) as info:
         synth.generate(Path("/nonexistent/never-written"), items=400, papers=60)
     exc = info.value
-    assert exc.built < 400 and exc.suggested_papers >= 60 * 400 / exc.built
-    gen = synth.Generator(0, synth.replace(synth.PRESETS["demo"], items=400, papers=exc.suggested_papers))
-    gen.build_universe()
-    gen.build_items()
-    assert len(gen.items) == 400
+    assert exc.built < 400
+    demo = synth.PRESETS["demo"]
+    assert synth._builds(0, synth.replace(demo, items=400, papers=exc.suggested_papers))  # the suggestion works
+    assert not synth._builds(0, synth.replace(demo, items=400, papers=exc.suggested_papers - 1))  # and is the least
 
 
 def test_synth_out_that_cannot_be_a_directory(tmp_path, capsys):
@@ -202,3 +201,33 @@ def test_run_flags_past_their_bounds_exit_2_and_write_nothing(tmp_path, capsys):
             main(["--batch", "run", "--agent", "oracle", "--db", str(db), "--quiet", flag, value])
         assert stop.value.code == 2 and message in capsys.readouterr().err, flag
     assert not db.exists()
+
+
+def test_every_out_that_cannot_be_written_is_a_usage_error(tmp_path, capsys):
+    """export (both formats) and audit export: a missing folder, a directory, a file as a folder → exit 2, one
+    line naming the path and the reason, nothing left behind (no temporary files either)."""
+    db = tmp_path / "s.sqlite"
+    assert main(["--batch", "run", "--agent", "oracle", "--run", "o", "--db", str(db), "--quiet", "--limit", "2"]) == 0
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    outdir = tmp_path / "outs"
+    outdir.mkdir()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    cases = [(["export", "o", "--format", fmt, "--out", out], reason)
+             for fmt in ("jsonl", "agenthop-summary")
+             for out, reason in ((str(tmp_path / "missing" / "x.json"), "No such file or directory"),
+                                 (str(outdir), "Is a directory"), (str(afile / "x.json"), "Not a directory"))]
+    cases += [(["audit", "export", "--out", str(afile / "sub")], "Not a directory"),
+              (["audit", "export", "--out", "/proc/x"], "No such file or directory")]
+    for args, reason in cases:
+        capsys.readouterr()
+        assert main(["--batch", *args, "--db", str(db)]) == 2, args
+        err = capsys.readouterr().err
+        assert err == f"error: cannot write {args[-1]}: {reason}\n", (args, err)
+    assert main(["--batch", "audit", "export", "--out", str(afile), "--db", str(db)]) == 2
+    assert "exists and is not a directory" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before and list(outdir.iterdir()) == []
+    assert afile.read_text() == "x"
+    good = tmp_path / "good.jsonl"
+    assert main(["--batch", "export", "o", "--format", "jsonl", "--out", str(good), "--db", str(db)]) == 0
+    assert len(good.read_text().splitlines()) == 2

@@ -55,3 +55,34 @@ def test_export_warns_on_stderr_when_the_replay_mismatched(tmp_path):
     proc = cli("export", "ref", "--format", "agenthop-summary", "--db", db)
     assert proc.returncode == 0 and "warning: 1 imported trajectories did not replay as logged" in proc.stderr
     assert json.loads(proc.stdout)["workbench_warnings"]
+
+
+def test_logs_of_another_release_are_refused_unless_forced(tmp_path, capsys):
+    """The interop logs against the built-in benchmark (its st_0001 … are other questions) and against a copy
+    whose correct answers moved: correct_index differs. Exit 2, no store written; --force imports."""
+    from workbench.cli import main
+
+    release = write_interop_release(tmp_path / "release")
+    exp = write_experiment(tmp_path / "experiments" / "gpt-4.1", logs())
+    db = tmp_path / "s.sqlite"
+    capsys.readouterr()
+    assert main(["--batch", "import-reference", str(exp), "--data", "builtin", "--run", "x", "--db", str(db),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "does not match the dataset" in err and "differs for" in err and "--force" in err and not db.exists()
+    qa = release / "qa" / "full.jsonl"
+    rows = [json.loads(line) for line in qa.read_text().splitlines()]
+    for row in rows[:3]:  # the same question with its options in another order
+        old, new = row["correct_index"], (row["correct_index"] + 1) % 4
+        for key in ("options", "distractor_types"):
+            row[key][old], row[key][new] = row[key][new], row[key][old]
+        row["correct_index"] = new
+    qa.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["--batch", "import-reference", str(exp), "--data", str(release), "--run", "x", "--db", str(db),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "correct_index differs for 3 of 5 samples" in err and not db.exists()
+    assert main(["--batch", "import-reference", str(exp), "--data", str(release), "--run", "x", "--db", str(db),
+                 "--quiet", "--force"]) == 0
+    out = capsys.readouterr().out
+    assert "caps: budget 30 · max_turns 20" in out and "{" not in out and "field_mismatches: " in out

@@ -180,4 +180,5 @@ def test_oracle_on_the_demo_corpus(demo_corpus, demo_dir, tmp_path):
     assert s["failure_attribution"]["n_wrong"] == 0 and s["tools"]["rejection_rate"] == 0.0
     assert s["cost"]["pricing_found"] is False and s["cost"]["cost_usd"] is None
     assert s["fingerprint"]["model"] == "oracle" and len(s["fingerprint"]["benchmark_sha256"]) == 16
+    assert s["fingerprint"]["backend"] == "none" and s["config"]["backend"] == "none"  # it called no model
     assert json.loads(json.dumps(s)) == s  # plain JSON

@@ -100,7 +100,7 @@ def test_panel_table_and_formats(panel_db, capsys, tmp_path):
     assert panel["coverage"]["counts"]["low"] + panel["coverage"]["counts"]["mid"] + panel["coverage"]["counts"]["high"] == 60
     assert main(["--batch", "report", "o", "h", "--panel", "--db", str(panel_db), "--format", "csv"]) == 0
     csv_text = capsys.readouterr().out
-    assert csv_text.splitlines()[0].startswith("run,accuracy,PR st")
+    assert csv_text.splitlines()[0] == "run,axis,metric,split,value,numerator,denominator,best"
     assert main(["--batch", "report", "h", "--db", str(panel_db), "--format", "markdown", "--ci"]) == 0
     md = capsys.readouterr().out
     assert "| axis | metric | ST | MT | all |" in md and "95% CI" in md
@@ -314,7 +314,7 @@ def test_legend_and_every_block_are_printed(replicated_db, capsys):
     for text in ("after evidence", "early submit", "tool transitions", "MT-fail", "mt_fail:", "Imm",
                  "wrong_paper_read:", "reference", "paper recall, any gold", "conversion given section recall"):
         assert text in table, text
-    for fmt in ("csv", "markdown"):
+    for fmt in ("markdown",):  # CSV is the numbers of the axes (test_csv_is_numbers_a_program_can_read); JSON has all
         assert main(["--batch", "report", "heur3", "--db", str(replicated_db), "--format", fmt]) == 0
         text = capsys.readouterr().out
         for part in ("stopping · MT-fail", "stopping · after evidence", "stopping · after wrong read", "transitions",
@@ -404,3 +404,142 @@ def test_every_ratio_with_an_interval_is_the_one_the_report_gives():
         else:
             ratio = four["resource"][key]
         assert (num.sum(), den.sum()) == pytest.approx((ratio.num, ratio.den)), key
+
+
+# ---------------------------------------------------------------- QA: unmeasured outcomes are never tested as 0
+
+
+@pytest.fixture(scope="module")
+def unlabelled_db(tmp_path_factory, demo_dir):
+    """Run A on the built-in release; run B on a copy without audit/recall_labels.jsonl (no section recall)."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("unlabelled")
+    release = root / "release"
+    shutil.copytree(demo_dir, release)
+    (release / "audit" / "recall_labels.jsonl").unlink()
+    db = root / "s.sqlite"
+    assert main(["--batch", "run", "--agent", "oracle", "--run", "A", "--db", str(db), "--quiet", "--format", "json"]) == 0
+    assert main(["--batch", "run", "--agent", "heuristic", "--run", "B", "--data", str(release), "--db", str(db),
+                 "--quiet", "--format", "json"]) == 0
+    return db
+
+
+def test_compare_does_not_test_an_axis_one_side_did_not_measure(unlabelled_db, capsys):
+    from scipy.stats import binomtest
+
+    capsys.readouterr()
+    assert main(["--batch", "compare", "A", "B", "--db", str(unlabelled_db), "--format", "json"]) == 0
+    cmp = json.loads(capsys.readouterr().out)
+    rows = {r["axis"]: r for r in cmp["rows"]}
+    for axis in ("SR st", "SR mt"):
+        assert rows[axis]["a"] == 1.0 and rows[axis]["b"] is None
+        assert rows[axis]["p"] is None and rows[axis]["test"] is None and rows[axis]["delta"] is None
+    assert cmp["tests"]["section_recall"] is None
+    store = Store(unlabelled_db, readonly=True)
+    b = store.trajectories(store.run("B")["id"])
+    assert all(t["section_recall"] is None for t in b)
+    missed = sum(1 for t in b if t["kind"] == "st" and not t["paper_recall"])  # oracle recalls every item
+    assert rows["PR st"]["test"]["only_first"] == missed
+    assert rows["PR st"]["p"] == pytest.approx(binomtest(missed, missed, 0.5).pvalue)
+    assert main(["--batch", "compare", "A", "B", "--db", str(unlabelled_db)]) == 0
+    sr_line = next(line for line in capsys.readouterr().out.splitlines() if "SR st" in line)
+    assert sr_line.rstrip(" │|").endswith("—")
+
+
+async def test_a_report_of_an_interrupted_run_says_it_is_partial(demo_corpus, tmp_path, capsys):
+    """Cancelled after 6 of the 60 planned trajectories (as Ctrl-C does): every format says so."""
+    import asyncio
+
+    from sandbox.runner import Runner, RunSpec
+
+    db = tmp_path / "s.sqlite"
+    store = Store(db)
+    main_task: asyncio.Task | None = None
+
+    def on_event(event) -> None:
+        if event.kind == "trajectory" and event.done == 6:
+            main_task.cancel()
+
+    runner = Runner(RunSpec(name="part", dataset="builtin", agent="oracle", workers=1), demo_corpus, store,
+                    on_event=on_event)
+    main_task = asyncio.ensure_future(runner.run())
+    with pytest.raises(asyncio.CancelledError):
+        await main_task
+    n = len(store.trajectories(store.run("part")["id"]))
+    assert store.run("part")["status"] == "interrupted" and n < 60
+    capsys.readouterr()
+    assert main(["--batch", "report", "part", "--db", str(db)]) == 0
+    assert f"· interrupted · {n} of 60 planned" in capsys.readouterr().out
+    assert main(["--batch", "report", "part", "--db", str(db), "--format", "markdown"]) == 0
+    assert f"**interrupted · {n} of 60 planned**" in capsys.readouterr().out
+    assert main(["--batch", "report", "part", "--db", str(db), "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert (rep["status"], rep["planned"], rep["n"]) == ("interrupted", 60, n)
+
+
+def test_accuracy_is_reported_st_mt_all_with_counts_and_splits_carry_counts():
+    run = {"name": "x", "agent": "llm", "model": "m", "dataset": "d", "ablation": "full", "status": "done",
+           "planned": 5}
+    rep = reports.report_of(run, RECORDS)
+    # by hand: ST a right, b and c wrong; MT d right, e wrong
+    assert rep["accuracy_by_type"] == {"st": pytest.approx(1 / 3), "mt": 0.5, "all": 0.4}
+    assert rep["counts"]["accuracy_by_type"] == {"st": [1, 3], "mt": [1, 2], "all": [2, 5]}
+    assert rep["accuracy"] == 0.4 and rep["counts"]["accuracy"] == [2, 5]  # the foundation keys stay
+    from workbench.render import report_rows
+
+    rows = {row[1]: row for row in report_rows(rep)}
+    assert rows["accuracy"][2:] == ("33.3% (1/3)", "50.0% (1/2)", "40.0% (2/5)")
+    assert rows["accuracy st_d1"][4] == "33.3% (1/3)" and rows["accuracy mt_d2"][4] == "100.0% (1/1)"
+    assert rows["accuracy mt_d1"][4] == "0.0% (0/1)"
+
+
+def test_panel_cells_are_over_the_common_items_and_say_so(panel_db, tmp_path, capsys):
+    import shutil
+
+    db = tmp_path / "s.sqlite"
+    shutil.copy(panel_db, db)
+    assert main(["--batch", "run", "--agent", "random", "--run", "r6", "--limit", "6", "--db", str(db), "--quiet",
+                 "--format", "json"]) == 0
+    capsys.readouterr()
+    assert main(["--batch", "report", "o", "h", "r6", "--panel", "--db", str(db), "--format", "json"]) == 0
+    panel = json.loads(capsys.readouterr().out)
+    store = Store(db, readonly=True)
+    six = {t["item_id"] for t in store.trajectories(store.run("r6")["id"])}
+    assert panel["n_common_items"] == 6
+    h = [t for t in store.trajectories(store.run("h")["id"]) if t["item_id"] in six]
+    rows = {r["run"]: r for r in panel["rows"]}
+    assert (rows["h"]["n"], rows["h"]["n_all"]) == (6, 60)
+    assert rows["h"]["counts"]["accuracy"] == [sum(bool(t["correct"]) for t in h), 6]  # by hand, on the six
+    assert rows["o"]["accuracy"] == 1.0 and rows["o"]["counts"]["accuracy"] == [6, 6]
+    assert main(["--batch", "report", "o", "h", "r6", "--panel", "--db", str(db)]) == 0
+    assert "panel · 3 runs · cells over the 6 items common to all" in capsys.readouterr().out
+    assert main(["--batch", "report", "o", "--panel", "--db", str(db)]) == 0
+    assert "panel · 1 run · 60 items" in capsys.readouterr().out
+
+
+def test_csv_is_numbers_a_program_can_read(panel_db, capsys):
+    """`report --format csv` and `--panel --format csv`: one ratio per row, value = numerator ÷ denominator,
+    empty where nothing was measured; no percent signs, thousands separators or best stars in cells."""
+    import csv
+    import io
+
+    store = Store(panel_db, readonly=True)
+    h = store.trajectories(store.run("h")["id"])
+    right_st = sum(bool(t["correct"]) for t in h if t["kind"] == "st")
+    n_st = sum(t["kind"] == "st" for t in h)
+    capsys.readouterr()
+    assert main(["--batch", "report", "h", "--db", str(panel_db), "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    by = {(r["axis"], r["metric"], r["split"]): r for r in rows}
+    acc = by[("accuracy", "accuracy", "st")]
+    assert (int(acc["numerator"]), int(acc["denominator"])) == (right_st, n_st)
+    assert float(acc["value"]) == pytest.approx(right_st / n_st)
+    assert by[("resource", "avg_tokens", "all")]["value"] == ""  # a scripted agent's tokens are not measured
+    for r in rows:
+        assert r["value"] == "" or float(r["value"]) == pytest.approx(float(r["numerator"]) / float(r["denominator"]))
+    assert main(["--batch", "report", "o", "h", "--panel", "--db", str(panel_db), "--format", "csv"]) == 0
+    panel = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    cell = next(r for r in panel if r["run"] == "o" and r["metric"] == "accuracy")
+    assert (cell["value"], cell["numerator"], cell["denominator"], cell["best"]) == ("1.0", "60", "60", "1")
+    assert all("%" not in v and "*" not in v for r in panel for v in r.values())

@@ -639,3 +639,93 @@ def test_parallel_csv_and_plateau_header(tmp_path, capsys):
     assert main(["--batch", "scale", "plateau", "--scores", str(path), "--boot", "300"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert "k*_first = 3" in header
+
+
+# ---------------------------------------------------------------- QA: a plateau needs two distinct budgets
+
+
+@pytest.mark.parametrize("content", [{"8k": {"a": 1, "b": 0}}, {"8k": {"a": 1, "b": 0}, "8000": {"a": 1, "b": 0}}])
+def test_a_plateau_over_one_distinct_budget_is_refused(tmp_path, capsys, content):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(content))
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(f"error: {path}: need at least two distinct budgets")
+
+
+def test_a_duplicate_budget_with_two_scores_names_the_file(tmp_path, capsys):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps({"8k": {"a": 1, "b": 0}, "8000": {"a": 0, "b": 0}, "16k": {"a": 1, "b": 1}}))
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2 and proc.stderr == f"error: {path}: budget '8000' appears twice with conflicting scores\n"
+
+
+@pytest.mark.parametrize("grid,message", [("10,10", "names the budget 10 twice"), ("8k,8000", "names the budget 8k twice"),
+                                          ("10", "at least two distinct budgets")])
+def test_a_grid_that_repeats_a_budget_is_refused_before_any_run(tmp_path, capsys, grid, message):
+    db = tmp_path / "s.sqlite"
+    proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", grid, "--limit", "2", "--db", str(db))
+    assert proc.returncode == 2 and message in proc.stderr and not db.exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--axis", "points", "--grid", "5,10", "--budget", "25"), "--budget conflicts with --axis points"),
+    (("--axis", "turns", "--grid", "5,10", "--max-turns", "8"), "--max-turns conflicts with --axis turns"),
+    (("--axis", "tokens", "--grid", "8k,16k", "--max-tokens-total", "9000"), "--max-tokens-total conflicts with --axis tokens"),
+    (("--axis", "points", "--grid", "8k,16k"), "'8k' is not a whole number of points"),
+    (("--axis", "turns", "--grid", "5,7.5"), "'7.5' is not a whole number of turns"),
+])
+def test_sequential_refuses_a_flag_the_grid_would_override_and_k_outside_tokens(tmp_path, capsys, args, message):
+    db = tmp_path / "s.sqlite"
+    proc = batch(capsys, "scale", "sequential", *args, "--limit", "2", "--db", str(db))
+    assert proc.returncode == 2 and message in proc.stderr and not db.exists()
+
+
+def test_sequential_points_keeps_the_other_caps_given(tmp_path, capsys):
+    db = tmp_path / "s.sqlite"
+    proc = batch(capsys, "scale", "sequential", "--axis", "points", "--grid", "5,10", "--max-turns", "7", "--limit", "2",
+                 "--run", "g", "--quiet", "--boot", "50", "--db", str(db))
+    assert proc.returncode == 0, proc.stderr
+    store = Store(db, readonly=True)
+    caps = {r["name"]: r["caps"] for r in store.runs()}
+    assert caps["g@5"]["budget"] == 5 and caps["g@10"]["budget"] == 10
+    assert caps["g@5"]["max_turns"] == 7 and caps["g@5"]["max_tokens_total"] == 200_000
+
+
+@pytest.mark.parametrize("width", [60, 78, 100])
+@pytest.mark.parametrize("unit", ["", "k"])
+def test_every_plateau_bar_keeps_its_label(width, unit):
+    """plotext drops a tick label that would overlap: each bar's label must be drawn, whatever the count."""
+    for n in range(1, 13):
+        for amp in (0.1, 0.433, 12.5):
+            labels = [f"{(i + 1) * 16}{unit}" for i in range(n + 1)]
+            ts = [{"from": labels[i], "to": labels[i + 1], "significant": i % 2 == 0, "tested": True,
+                   "c_k": amp if i % 2 == 0 else -amp} for i in range(n)]
+            result = {"budgets": labels, "accuracy": [0.2 + 0.01 * i for i in range(n + 1)], "transitions": ts,
+                      "k_star": 2, "plateau_budget": labels[1]}
+            axis = scaling.plateau_figure(result, width, 22, None).rstrip().splitlines()[-1]
+            rest = axis
+            for tick in scaling.bar_ticks(ts, width):  # every label, whole and in order
+                assert f" {tick} " in f" {rest} ", (n, amp, tick, axis)
+                rest = rest[rest.index(tick) + len(tick):]
+    assert scaling.bar_ticks(ts[:2], 78) == [f"16{unit}→32{unit} gain", f"32{unit}→48{unit} no gain"]
+
+
+@pytest.mark.parametrize("name,content,args,message", [
+    ("n.json", '{"8k": {"a": 1, "b": NaN}, "16k": {"a": 1, "b": 1}}', (), "'8k' → 'b': NaN is not a score"),
+    ("i.json", '{"8k": {"a": [1, Infinity]}, "16k": {"a": 1}}', (), "'8k' → 'a' → trial 1: Infinity is not a score"),
+    ("x.csv", "item,budget,score\na,8,1\nb,8,0\na,16,1\nb,16,1\n", ("--study", "X"), "--study is for a JSON file"),
+    ("o.json", '{"8": {"a": 1, "b": 0}, "16": {"a": 1, "b": 1}}', ("--study", "X"), "holds one study"),
+])
+def test_scores_file_nits_are_refused(tmp_path, capsys, name, content, args, message):
+    path = tmp_path / name
+    path.write_text(content)
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path), *args)
+    assert proc.returncode == 2 and message in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.parametrize("boot", ["0", "1"])
+def test_boot_has_one_bound(tmp_path, capsys, boot):
+    with pytest.raises(SystemExit) as info:
+        batch(capsys, "scale", "plateau", "--scores", "x.json", "--boot", boot)
+    assert info.value.code == 2 and "--boot: must be at least 2" in capsys.readouterr().err

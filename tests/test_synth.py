@@ -51,3 +51,58 @@ def test_structure_of_the_generated_benchmark(demo_dir):
     assert 0.35 < sum(meta_share) / len(meta_share) < 0.75
     assert {(i["question_type"], i["depth"]) for i in qa} == {("single-target", 1), ("single-target", 2),
                                                               ("multi-target", 1), ("multi-target", 2)}
+
+
+# ---------------------------------------------------------------- QA: tiny and dense pools
+
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from workbench.cli import main
+
+
+def _synth(capsys, out, items, papers):
+    capsys.readouterr()
+    rc = main(["--batch", "synth", "--out", str(out), "--items", str(items), "--papers", str(papers)])
+    return rc, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("items,papers", [(60, 3), (1, 1), (10, 10)])
+def test_too_small_a_pool_is_refused_with_the_least_pool_that_builds(tmp_path, capsys, items, papers):
+    out = tmp_path / "x"
+    rc, err = _synth(capsys, out, items, papers)
+    assert rc == 2 and "Traceback" not in err and f"{papers} papers are too few for {items} items" in err
+    assert list(tmp_path.iterdir()) == []  # nothing written, not even a hidden partial directory
+    least = int(err.rsplit("--papers ", 1)[1])
+    assert _synth(capsys, tmp_path / "fails", items, least - 1)[0] == 2
+    assert _synth(capsys, out, items, least)[0] == 0 and (out / QA_FILE).is_file()
+
+
+def test_a_dense_pool_numbers_many_subsections(tmp_path, capsys):
+    """50 papers for 80 items put more than nine facts on some roman-numbered gold papers (`III-K` onwards)."""
+    from sandbox.corpus import open_release
+
+    out = tmp_path / "y"
+    assert _synth(capsys, out, 80, 50)[0] == 0
+    bodies = "\n".join(s["text"] for p in load(out, PAPERS_FILE) for s in p["sections"])
+    assert re.search(r"^III-K ", bodies, re.M)
+    corpus, _ = open_release(out, tmp_path / "cache")
+    corpus.close()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(items=st.integers(1, 40), papers=st.integers(1, 70))
+def test_synth_builds_a_valid_release_or_refuses(tmp_path_factory, capsys, items, papers):
+    from sandbox.corpus import open_release
+
+    root = tmp_path_factory.mktemp("prop")
+    out = root / "release"
+    rc, err = _synth(capsys, out, items, papers)
+    if rc == 2:
+        assert err.startswith("error: ") and "too few" in err and list(root.iterdir()) == []
+        return
+    assert rc == 0, err
+    assert len(load(out, QA_FILE)) == items
+    corpus, _ = open_release(out, root / "cache")  # the release validator accepts it
+    corpus.close()

@@ -14,13 +14,14 @@ release's labels (`Corpus.resolve_label`); anything else is refused before it is
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 from sandbox import release
 from sandbox.corpus import Corpus
-from sandbox.sections import alias
+from sandbox.sections import alias, alias_index
 from storage import Store
 
 CHECKS = ("question_ok", "gold_supported", "labels_accurate")
@@ -136,8 +137,8 @@ def check_edit(corpus: Corpus, item_id: str, edits: list[dict[str, Any]], action
     """
     item = _item(corpus, item_id)
     arxiv_id, section = arxiv_id.strip(), section.strip()
-    if action in ("add", "reclassify") and relevance not in RELEVANCES:
-        raise AuditError("a label's relevance must be 'direct' or 'supporting'")
+    if action not in ("add", "remove", "reclassify"):
+        raise AuditError(f"label action must be add, remove or reclassify, got {action!r}")
     if not arxiv_id or not section:
         raise AuditError("a label needs an arXiv id and a section")
     current = apply_edits([{"arxiv_id": lab.arxiv_id, "section": lab.section, "relevance": lab.relevance}
@@ -160,17 +161,37 @@ def check_edit(corpus: Corpus, item_id: str, edits: list[dict[str, Any]], action
                              f"{' …' if len(headers) > 12 else ''})")
         if mine:
             raise AuditError(f"{arxiv_id} · “{section}” is a label of {item_id} already (re-classify it instead)")
+        _need_relevance(relevance)  # last: a wrong paper or section is the thing to hear about first
         header = corpus.headers(arxiv_id)[idx][0] or ""
         return f"added {relevance} label {arxiv_id} · “{section}” → ({alias(idx)}) {header} ({method})"
     if not mine:
         raise AuditError(f"{item_id} has no label {arxiv_id} · “{section}”")
     if action == "reclassify":
+        _need_relevance(relevance)
         if all(lab["relevance"] == relevance for lab in mine):
             raise AuditError(f"{arxiv_id} · “{section}” is {relevance} already")
         return f"re-classified {arxiv_id} · “{section}” as {relevance}"
-    if action == "remove":
-        return f"removed label {arxiv_id} · “{section}”"
-    raise AuditError(f"label action must be add, remove or reclassify, got {action!r}")
+    return f"removed label {arxiv_id} · “{section}”"
+
+
+def _need_relevance(relevance: str | None) -> None:
+    if relevance not in RELEVANCES:
+        raise AuditError("a label's relevance must be 'direct' or 'supporting'")
+
+
+def section_of(corpus: Corpus, arxiv_id: str, section: str) -> str:
+    """The section an added label names. The errors and `audit show` list sections as `(C) 3 Method`, so a bare
+    alias (`C` or `(C)`) names that section and is stored as its header — unless a header is exactly that
+    text. (Left as text, "C" would resolve as a substring of whichever header happens to contain a c.)"""
+    arxiv_id, text = arxiv_id.strip(), section.strip()
+    m = re.fullmatch(r"\(?([A-Z]{1,3})\)?", text)
+    if not m:
+        return section
+    headers = corpus.headers(arxiv_id)
+    if any((h or "").strip().lower() == m.group(1).lower() for h, _ in headers):  # a header that is the text wins
+        return section
+    idx = alias_index(m.group(1))  # before any substring match: "C" is in "1 Introduction"
+    return (headers[idx][0] or section) if idx < len(headers) else section
 
 
 def _read_edits(store_path: Path, fingerprint: str, item_id: str) -> list[dict[str, Any]]:
@@ -188,6 +209,8 @@ def record_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, a
                 section: str, relevance: str | None = None) -> str:
     """Check a label edit against the item as it stands, then store it; what it did. Raises AuditError, and
     writes nothing, when it cannot be made."""
+    if action == "add":
+        section = section_of(corpus, arxiv_id, section)
     done = check_edit(corpus, item_id, _read_edits(store_path, corpus.fingerprint, item_id), action, arxiv_id,
                       section, relevance)
     store = Store(store_path)
@@ -231,6 +254,8 @@ def undo_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, edi
 def write_corrected(corpus: Corpus, store: Store, out: Path) -> dict[str, int]:
     """The dataset in the release format with label edits applied and removed items dropped; counts."""
     source = Path(corpus.source)
+    if out.exists() and not out.is_dir():
+        raise AuditError(f"{out} exists and is not a directory")
     if out.exists() and any(out.iterdir()):
         raise AuditError(f"{out} exists and is not empty")
     if out.resolve() == source.resolve():
@@ -240,15 +265,16 @@ def write_corrected(corpus: Corpus, store: Store, out: Path) -> dict[str, int]:
     edits: dict[str, list[dict[str, Any]]] = {}
     for e in store.label_edits(corpus.fingerprint):
         edits.setdefault(e["item_id"], []).append(e)
-    for rel in release.RELEASE_FILES:
-        (out / rel).parent.mkdir(parents=True, exist_ok=True)
-    kept = _filter_lines(source / release.QA_FILE, out / release.QA_FILE, "id", removed)
-    _filter_lines(source / release.GRAPHS_FILE, out / release.GRAPHS_FILE, "sample_id", removed)
-    shutil.copyfile(source / release.PAPERS_FILE, out / release.PAPERS_FILE)
-    n_labels = _write_labels(source / release.LABELS_FILE, out / release.LABELS_FILE, removed, edits)
-    with open(out / "audit" / "verdicts.jsonl", "w", encoding="utf-8") as fh:
-        for item_id, v in sorted(verdicts.items()):
-            fh.write(json.dumps({"sample_id": item_id, **verdict_record(v)}, ensure_ascii=False) + "\n")
+    with release.staged_directory(out) as staged:
+        for rel in release.RELEASE_FILES:
+            (staged / rel).parent.mkdir(parents=True, exist_ok=True)
+        kept = _filter_lines(source / release.QA_FILE, staged / release.QA_FILE, "id", removed)
+        _filter_lines(source / release.GRAPHS_FILE, staged / release.GRAPHS_FILE, "sample_id", removed)
+        shutil.copyfile(source / release.PAPERS_FILE, staged / release.PAPERS_FILE)
+        n_labels = _write_labels(source / release.LABELS_FILE, staged / release.LABELS_FILE, removed, edits)
+        with open(staged / "audit" / "verdicts.jsonl", "w", encoding="utf-8") as fh:
+            for item_id, v in sorted(verdicts.items()):
+                fh.write(json.dumps({"sample_id": item_id, **verdict_record(v)}, ensure_ascii=False) + "\n")
     return {"items": kept, "removed": len(removed), "verdicts": len(verdicts), "label_rows": n_labels,
             "label_edits": sum(len(edits_in_force(v)) for v in edits.values())}
 
@@ -267,12 +293,14 @@ def _write_labels(src: Path, dst: Path, removed: set[str], edits: dict[str, list
     text = src.read_text(encoding="utf-8") if src.is_file() else ""
     rows = [json.loads(line) for line in text.splitlines() if line.strip()]
     seen = set()
+    written = 0
     with open(dst, "w", encoding="utf-8") as fh:
         for row in rows:
             sid = row.get("sample_id")
             if sid in removed:
                 continue
             seen.add(sid)
+            written += 1
             if sid in edits:
                 analysis = dict(row.get("analysis") or {})
                 analysis["section_recall_labels"] = apply_edits(release.label_rows(row), edits[sid])
@@ -282,5 +310,5 @@ def _write_labels(src: Path, dst: Path, removed: set[str], edits: dict[str, list
             if sid not in seen and sid not in removed and edits_in_force(item_edits_):
                 fh.write(json.dumps({"sample_id": sid, "analysis": {"section_recall_labels": apply_edits([], item_edits_)}},
                                     ensure_ascii=False) + "\n")
-                rows.append({})
-    return len(rows)
+                written += 1
+    return written  # the lines of recall_labels.jsonl, so the count printed is the file's

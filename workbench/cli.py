@@ -11,6 +11,8 @@ import asyncio
 import json
 import sys
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--db")
     imp.add_argument("--format", choices=("table", "json"), default="table")
     imp.add_argument("--quiet", action="store_true")
+    imp.add_argument("--force", action="store_true",
+                     help="import even when the logs do not match --data (unknown ids, another correct_index)")
 
     audit = sub.add_parser("audit", help="benchmark audit: verdicts, label edits, the corrected release")
     audit_sub = audit.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
@@ -110,15 +114,16 @@ def build_parser() -> argparse.ArgumentParser:
         verdict.add_argument(f"--{check}", choices=("yes", "no"))
     label.add_argument("--action", choices=("add", "remove", "reclassify"), required=True)
     label.add_argument("--arxiv-id", required=True)
-    label.add_argument("--section", required=True)
-    label.add_argument("--relevance", choices=("direct", "supporting"))
+    label.add_argument("--section", required=True, help="a header (or text that resolves to one), or with add an "
+                                                         "alias such as C as `audit show` and the errors list them")
+    label.add_argument("--relevance", choices=("direct", "supporting"), help="required with add and reclassify")
     export_audit = audit_sub.add_parser("export", help="write the corrected dataset in the release format")
     export_audit.add_argument("--out", required=True)
     for p in (show, verdict, label, undo, export_audit):
         p.add_argument("--data", default="builtin")
         p.add_argument("--db")
     for p in (verdict, label, undo):
-        p.add_argument("--reviewer", required=True)
+        p.add_argument("--reviewer", required=True, type=_nonblank("reviewer"))
 
     scale = sub.add_parser("scale", help="test-time scaling: sequential budgets, the plateau, parallel sampling")
     scale_sub = scale.add_subparsers(dest="scale_command", required=True, metavar="MODE")
@@ -129,6 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="fresh start per budget, or continue from the level below (token axis)")
     add_plateau_arguments(seq)
     add_run_arguments(seq, formats=("table", "json", "csv"))
+    # unset unless given, so a flag for the swept axis's own cap is seen and refused (cmd_scale fills the rest)
+    seq.set_defaults(**{flag: None for flag in SWEPT_CAP.values()})
     plat = scale_sub.add_parser("plateau", help="the scaling plateau of per-item scores (a file, or a sequential group)")
     source = plat.add_mutually_exclusive_group(required=True)
     source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score or [trial scores]}} or CSV '
@@ -163,7 +170,7 @@ def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--population", type=_positive, help="size N of the task population (finite population correction)")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--correction", choices=("bonferroni", "holm"), default="bonferroni")
-    p.add_argument("--boot", type=_positive, default=10_000, help="bootstrap replicates B")
+    p.add_argument("--boot", type=_replicates, default=10_000, help="bootstrap replicates B (at least 2)")
     p.add_argument("--boot-seed", type=int, default=0)
     p.add_argument("--two-stage", choices=("auto", "on", "off"), default="auto",
                    help="with T > 1 trials per item: also resample trials inside items (auto: when --population "
@@ -236,6 +243,23 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _nonblank(what: str):
+    """An argparse type for a name that is recorded (a reviewer): empty or only spaces is refused."""
+    def parse(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"a {what} name cannot be empty")
+        return text.strip()
+    return parse
+
+
+def _replicates(text: str) -> int:
+    """--boot: the bootstrap SD needs two replicates, so the parser says the one bound the plateau enforces."""
+    value = int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError("must be at least 2 (the bootstrap SD needs two replicates)")
     return value
 
 
@@ -337,6 +361,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# The run flag whose cap each sequential axis sets per level: giving it too would be silently overridden.
+SWEPT_CAP = {"points": "budget", "turns": "max_turns", "tokens": "max_tokens_total"}
+
+
+def _sequential_caps(args: argparse.Namespace) -> None:
+    """Refuse the swept axis's own cap flag; give the other caps their protocol defaults when not set."""
+    from sandbox.records import Caps
+
+    swept = SWEPT_CAP[args.axis]
+    if getattr(args, swept) is not None:
+        raise UsageError(f"--{swept.replace('_', '-')} conflicts with --axis {args.axis}: the grid sets it at each level")
+    defaults = Caps()
+    for flag in SWEPT_CAP.values():
+        if getattr(args, flag) is None:
+            setattr(args, flag, getattr(defaults, flag))
+
+
 def _plateau_options(args: argparse.Namespace) -> dict[str, Any]:
     return {"population": args.population, "alpha": args.alpha, "correction": args.correction,
             "n_boot": args.boot, "seed": args.boot_seed,
@@ -349,9 +390,8 @@ def cmd_scale(args: argparse.Namespace) -> int:
 
     if args.scale_command == "plateau":
         if args.scores:
-            budgets, items, matrix = scaling.load_scores(Path(args.scores), args.study)
-            result = scaling.plateau_result(budgets, items, matrix, matched_trials=args.matched_trials,
-                                            **_plateau_options(args))
+            result = scaling.file_plateau(Path(args.scores), args.study, matched_trials=args.matched_trials,
+                                          **_plateau_options(args))
         else:
             if args.matched_trials:
                 raise UsageError("--matched-trials is for --scores; a group pairs trials as its recorded protocol says")
@@ -362,7 +402,8 @@ def cmd_scale(args: argparse.Namespace) -> int:
     from workbench import paths
 
     if args.scale_command == "sequential":
-        grid = scaling.parse_grid(args.grid)
+        grid = scaling.parse_grid(args.grid, args.axis)
+        _sequential_caps(args)
         corpus, base, _ = build_spec(args)
         specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
         store = Store(paths.store_path(args.db))
@@ -559,7 +600,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.format == "jsonl":
         from storage.export import export_jsonl
 
-        n = export_jsonl(store, args.name, Path(args.out) if args.out else sys.stdout, all_attempts=args.all_attempts)
+        with _writing(args.out):
+            n = export_jsonl(store, args.name, Path(args.out) if args.out else sys.stdout, all_attempts=args.all_attempts)
         if args.out:
             sys.stderr.write(f"wrote {n} trajectories to {args.out}\n")
         return EXIT_OK
@@ -574,11 +616,26 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stderr.write(f"warning: {warning}\n")
     text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        from storage.export import atomic_text_file
+
+        with _writing(args.out), atomic_text_file(Path(args.out)) as fh:
+            fh.write(text)
         sys.stderr.write(f"wrote {args.out}\n")
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+@contextmanager
+def _writing(out: str | None) -> Iterator[None]:
+    """Turn a failure to write the user's --out (missing folder, a directory, no permission) into the one-line
+    usage error; anything else is left to be a bug."""
+    try:
+        yield
+    except OSError as exc:
+        if out is None or isinstance(exc, BrokenPipeError):
+            raise
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
 def cmd_import_reference(args: argparse.Namespace) -> int:
@@ -586,29 +643,51 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
     from storage import Store
     from workbench import paths
     from workbench.progress import Progress
-    from workbench.reference_import import import_reference
+    from workbench.reference_import import import_reference, load_logs
     from sandbox.datasets import dataset_key
 
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported)
+    load_logs(Path(args.dir), corpus, args.model, force=args.force)  # refused before the store exists
     store = Store(paths.store_path(args.db))
     progress = Progress(args.run_name, quiet=args.quiet)
     try:
         summary = import_reference(Path(args.dir), corpus, store, args.run_name, model=args.model,
-                                   dataset=dataset_key(args.data), on_event=progress.update)
+                                   dataset=dataset_key(args.data), on_event=progress.update, force=args.force)
     finally:
         progress.close()
     result = summary.as_dict()
     if args.format == "json":
         sys.stdout.write(json.dumps(result, indent=2, default=str) + "\n")
     else:
-        for key, value in result.items():
-            if key != "examples":
-                sys.stdout.write(f"{key}: {value}\n")
-        for example in result.get("examples") or []:
-            sys.stdout.write(f"  mismatch: {example}\n")
+        sys.stdout.write(_import_text(result))
     return EXIT_OK
+
+
+def _import_text(result: dict[str, Any]) -> str:
+    """The import summary for a person: `key: value` lines, mappings as `k v · k v`, lists of set-aside files one
+    per line (JSON has the same keys as data)."""
+    lines = []
+    for key, value in result.items():
+        if key == "examples":
+            continue
+        if isinstance(value, list):
+            lines.append(f"{key}: {len(value)}")
+            lines += ["  " + _readable(entry) for entry in value]
+        else:
+            lines.append(f"{key}: {_readable(value)}")
+    lines += ["  mismatch: " + _readable(example) for example in result.get("examples") or []]
+    return "".join(line + "\n" for line in lines)
+
+
+def _readable(value: Any) -> str:
+    """A value as plain words, not a Python repr: {'budget': 30} → 'budget 30', [a, b] → 'a, b', None → '—'."""
+    if isinstance(value, dict):
+        return " · ".join(f"{k} {_readable(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_readable(v) for v in value) + "]"
+    return "—" if value is None else str(value)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -616,6 +695,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from storage import Store
     from workbench import audit, paths
 
+    if args.audit_command == "label" and args.action != "remove" and args.relevance is None:
+        raise UsageError(f"--action {args.action} needs --relevance direct or supporting")
     corpus, _ = open_dataset(args.data, paths.cache_dir())
     path = paths.store_path(args.db)
     if args.audit_command == "show":  # the labels as edited so far, when a store exists (none is created)
@@ -628,7 +709,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.audit_command == "export":
         store = _open_store(args.db)
-        counts = audit.write_corrected(corpus, store, Path(args.out))
+        with _writing(args.out):
+            counts = audit.write_corrected(corpus, store, Path(args.out))
         print(json.dumps({"out": args.out, **counts}))
         return EXIT_OK
     audit.evidence(corpus, args.item)  # an unknown item fails before the store is touched
@@ -698,13 +780,13 @@ def cmd_synth(args: argparse.Namespace) -> int:
         raise UsageError(f"{out} exists and is not a directory")
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"{out} exists and is not empty")
-    try:  # the items are built before anything is written, so a too-small pool leaves no directory behind
+    try:  # built in memory, written to a hidden sibling and renamed: a failure leaves nothing under `out`
         synth.generate(out, seed=args.seed, preset=args.preset, items=args.items, papers=args.papers)
     except synth.NotEnoughPapers as exc:
         raise UsageError(f"{exc.papers} papers are too few for {exc.wanted} items (only {exc.built} could be "
                          f"built): try --papers {exc.suggested_papers}") from None
     except OSError as exc:
-        raise UsageError(f"cannot write {exc.filename or out}: {exc.strerror}") from None
+        raise UsageError(f"cannot write {out}: {exc.strerror}") from None
     print(json.dumps({"out": str(out), "preset": args.preset, "seed": args.seed}))
     return EXIT_OK
 

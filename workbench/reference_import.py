@@ -71,31 +71,27 @@ class ImportSummary:
 
 def import_reference(exp_dir: Path | str, corpus: Corpus, store: Store, run_name: str, model: str | None = None, *,
                      caps: Caps | None = None, dataset: str | None = None,
-                     on_event: Callable[[RunEvent], None] | None = None) -> ImportSummary:
+                     on_event: Callable[[RunEvent], None] | None = None, force: bool = False) -> ImportSummary:
     """Replay a reference experiment directory into run `run_name`; see the module docstring.
 
     `exp_dir` is a model directory (`experiments/gpt-4.1`), or its parent when `model` names it.
     `model` (optional) keeps only files of that model; by default the files' `model` field names the
     run's model and must be the same in all of them. `caps` default to what the logs show
     (`caps_from_logs`). Raises ReferenceImportError (a ValueError) when nothing can be imported,
-    and storage.RunConflict (a StoreError) when the run exists with another configuration.
+    and storage.RunConflict (a StoreError) when the run exists with another configuration. Logs that do not
+    fit the dataset (unknown sample ids; correct_index, question type or depth not the item's) are refused
+    before anything is written — they were run on another release — unless `force`.
     """
     return asyncio.run(import_reference_async(exp_dir, corpus, store, run_name, model, caps=caps, dataset=dataset,
-                                              on_event=on_event))
+                                              on_event=on_event, force=force))
 
 
 async def import_reference_async(exp_dir: Path | str, corpus: Corpus, store: Store, run_name: str,
                                  model: str | None = None, *, caps: Caps | None = None, dataset: str | None = None,
-                                 on_event: Callable[[RunEvent], None] | None = None) -> ImportSummary:
+                                 on_event: Callable[[RunEvent], None] | None = None,
+                                 force: bool = False) -> ImportSummary:
     """`import_reference` for callers already inside an event loop (the TUI)."""
-    directory = trajectory_dir(Path(exp_dir), model)
-    paths = trajectory_files(directory)
-    loaded = _Loaded(known={item.id for item in corpus.items})
-    for path in paths:
-        loaded.add(path, model)
-    run_model = _run_model(loaded.logs, model, directory)
-    caps = caps or caps_from_logs(loaded.logs.values())
-    loaded.drop_other_budgets(caps.budget)
+    directory, paths, loaded, run_model, caps = load_logs(exp_dir, corpus, model, caps, force)
     if not loaded.logs:
         raise ReferenceImportError(
             f"{directory}: nothing to import ({len(paths)} trajectory files, {len(loaded.unreadable)} unreadable, "
@@ -110,6 +106,50 @@ async def import_reference_async(exp_dir: Path | str, corpus: Corpus, store: Sto
     run = store.run(run_name)
     samples = _check_and_patch(store, run, loaded.logs, agents, run_model)
     return _summary(run, directory, run_model, caps, len(paths), len(agents), result["skipped"], loaded, samples)
+
+
+def load_logs(exp_dir: Path | str, corpus: Corpus, model: str | None = None, caps: Caps | None = None,
+              force: bool = False) -> tuple[Path, list[Path], _Loaded, str, Caps]:
+    """Read and check the logs, touching no store: (directory, files, logs kept and set aside, the run's model,
+    caps). The CLI calls it before it opens the store, so a refused import writes nothing."""
+    directory = trajectory_dir(Path(exp_dir), model)
+    paths = trajectory_files(directory)
+    loaded = _Loaded(known={item.id for item in corpus.items})
+    for path in paths:
+        loaded.add(path, model)
+    run_model = _run_model(loaded.logs, model, directory)
+    caps = caps or caps_from_logs(loaded.logs.values())
+    loaded.drop_other_budgets(caps.budget)
+    if not force:
+        check_same_release(loaded, corpus, directory)
+    return directory, paths, loaded, run_model, caps
+
+
+def check_same_release(loaded: _Loaded, corpus: Corpus, directory: Path) -> None:
+    """Refuse logs made on another release: replaying them would store a run whose every mismatch is the
+    dataset's, not the model's. The reference copies correct_index, question_type and depth from the sample
+    into each log (§4), so each is compared with the item of the same id. Unknown sample ids alone are only
+    listed in the summary (`unknown_samples`): a log directory may cover a larger release than --data."""
+    items = {item.id: item for item in corpus.items}
+    differ: dict[str, list[str]] = {}
+    for sid, log in loaded.logs.items():
+        item = items[sid]
+        for name, logged, ours in (("correct_index", log.correct_index, item.correct_index),
+                                   ("question_type", log.question_type, item.question_type),
+                                   ("depth", log.depth, item.depth)):
+            if logged is not None and logged != ours:
+                differ.setdefault(name, []).append(f"{sid}: log {logged!r}, dataset {ours!r}")
+    if not differ:
+        return
+    problems = [f"{name} differs for {len(cases)} of {len(loaded.logs)} samples ({cases[0]})"
+                for name, cases in differ.items()]
+    if loaded.unknown:  # alone they are only listed (a log directory may hold samples of a larger release)
+        ids = ", ".join(u["sample_id"] for u in loaded.unknown[:3])
+        problems.append(f"{len(loaded.unknown)} sample id(s) not in the dataset ({ids}"
+                        f"{' …' if len(loaded.unknown) > 3 else ''})")
+    if problems:
+        raise ReferenceImportError(f"{directory} does not match the dataset {corpus.source}: {'; '.join(problems)}. "
+                                   "Check --data (the release the logs were run on), or pass --force to import anyway")
 
 
 # ---------------------------------------------------------------- files

@@ -45,7 +45,11 @@ def print_json(obj: Any, strict: bool = False) -> None:
 def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """The four axes as (axis, metric, ST, MT, all) text cells, shared by the table, CSV and Markdown."""
     a, c = report["axes"], report["counts"]
-    rows = [("", "accuracy", "", "", f"{_pct(report['accuracy'])} ({_frac(c['accuracy'])})")]
+    if "accuracy_by_type" in report:
+        rows = [("", "accuracy", *(f"{_pct(report['accuracy_by_type'][k])} ({_frac(c['accuracy_by_type'][k])})"
+                                   for k in ("st", "mt", "all")))]
+    else:  # a report stored before the split
+        rows = [("", "accuracy", "", "", f"{_pct(report['accuracy'])} ({_frac(c['accuracy'])})")]
     for axis, metric, label in (("search", "paper_recall", "paper recall"), ("search", "section_recall", "section recall"),
                                 ("synthesis", "conversion", "conversion")):
         v, n = a[axis][metric], c[axis][metric]
@@ -58,8 +62,10 @@ def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     for key, label in (("max_tokens_rate", "max tokens"), ("max_turns_rate", "max turns"),
                        ("max_budget_rate", "max budget")):
         rows.append(("", label, "", "", f"{_pct(r[key])} ({_frac(c['resource'][key])})"))
+    split_counts = c.get("splits", {}).get("type_depth", {})
     for k, v in report["splits"]["type_depth"].items():
-        rows.append(("split", f"accuracy {k}", "", "", _pct(v)))
+        rows.append(("split", f"accuracy {k}", "", "", f"{_pct(v)} ({_frac(split_counts[k])})" if k in split_counts
+                     else _pct(v)))
     att = report["attribution"]
     for k, v in att["counts"].items():
         rows.append(("wrong answers", k, "", "", f"{v}/{att['n_wrong']}"))
@@ -192,10 +198,19 @@ def _cost_note(report: dict[str, Any]) -> str:
     return " · cost unpriced" if report.get("model") else ""
 
 
+def completeness(report: dict[str, Any]) -> str:
+    """' · interrupted · 6 of 60 planned' when the run is not done or holds fewer trajectories than it planned
+    (every number above is then over a partial run), else ''."""
+    status, planned, n = report.get("status"), report.get("planned"), report["n"]
+    if status in (None, "done") and (not planned or n >= planned):
+        return ""
+    return f" · {status or 'partial'}" + (f" · {n} of {planned} planned" if planned else "")
+
+
 def report_table(report: dict[str, Any]) -> Table:
     """The four axes as rows, ST / MT / all as columns, with counts beside each share."""
     table = Table(title=Text(f"{report['run']} · {report['agent']}{' ' + report['model'] if report['model'] else ''} · "
-                             f"{report['dataset']} · n={report['n']}"), title_justify="left")
+                             f"{report['dataset']} · n={report['n']}{completeness(report)}"), title_justify="left")
     for col in ("axis", "metric", "ST", "MT", "all"):
         table.add_column(col, justify="left" if col in ("axis", "metric") else "right")
     for row in report_rows(report):
@@ -251,6 +266,54 @@ def _markdown(rows: list[tuple], header: tuple) -> str:
 
 
 REPORT_HEADER = ("axis", "metric", "ST", "MT", "all")
+TIDY_HEADER = ("run", "axis", "metric", "split", "value", "numerator", "denominator", "ci_low", "ci_high")
+PANEL_TIDY_HEADER = ("run", "axis", "metric", "split", "value", "numerator", "denominator", "best")
+
+
+def _tidy(run: str, axis: str, metric: str, split: str, pair: list | None) -> list[Any]:
+    """One CSV row of numbers: value = numerator ÷ denominator, empty when nothing was measured."""
+    num, den = (pair or [None, None])[:2]
+    value = num / den if num is not None and den else None
+    return [run, axis, metric, split, "" if value is None else value, "" if num is None else num,
+            "" if den is None else den]
+
+
+def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
+    """The report as numbers a program can read (one ratio per row, its numerator and denominator beside it,
+    the 95% interval when asked for), as `scale … --format csv` does; the table's text cells stay the table's."""
+    run, c = report["run"], report["counts"]
+    rows = [_tidy(run, "accuracy", "accuracy", k, v) for k, v in (c.get("accuracy_by_type") or
+                                                                   {"all": c["accuracy"]}).items()]
+    for axis in ("search", "synthesis", "tool_use", "resource"):
+        for metric, leaf in c.get(axis, {}).items():
+            splits = leaf.items() if isinstance(leaf, dict) else [("all", leaf)]
+            rows += [_tidy(run, axis, metric, split, pair) for split, pair in splits]
+    rows += [_tidy(run, "search", "section_recall_ceiling", k, v) for k, v in c.get("section_recall_ceiling", {}).items()]
+    for kind, by_value in c.get("splits", {}).items():
+        rows += [_tidy(run, "split", kind, k, v) for k, v in by_value.items()]
+    ended = sum(report["terminations"].values())
+    rows += [_tidy(run, "terminations", k, "all", [v, ended]) for k, v in report["terminations"].items()]
+    att = report["attribution"]
+    rows += [_tidy(run, "attribution", k, "all", [v, att["n_wrong"]]) for k, v in att["counts"].items()]
+    intervals = {tuple((k.split(".") + ["all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}
+    for row in rows:
+        iv = intervals.get((row[2], row[3])) if row[1] != "split" else None
+        row += ["", ""] if iv is None else [iv["low"], iv["high"]]
+    return rows
+
+
+def tidy_panel_rows(panel: dict[str, Any]) -> list[list[Any]]:
+    """The panel as numbers: one row per run and column, with numerator, denominator and whether it is best."""
+    from workbench.reports import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
+
+    group = {col: (g or "accuracy").lower().replace(" ", "_") for g, cols in PANEL_GROUPS for col in cols}
+    rows = []
+    for r in panel["rows"]:
+        for col, _ in PANEL_COLUMNS:
+            metric, _, split = COLUMN_TERMS[col].partition(".")  # the report's names: paper_recall, st
+            rows.append(_tidy(r["run"], group[col], metric, split or "all", r["counts"].get(col))
+                        + [int(r["run"] in panel["best"].get(col, ()))])
+    return rows
 
 
 def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
@@ -260,11 +323,10 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
         return
     legend = legend_lines(report.get("legend"))
     if fmt == "csv":
-        rows = report_rows(report) + detail_rows(report) + [("legend", k, "", "", v) for k, v in
-                                                            (report.get("legend") or {}).items()]
-        sys.stdout.write(_csv(rows, REPORT_HEADER))
+        sys.stdout.write(_csv(tidy_report_rows(report), TIDY_HEADER))
     elif fmt == "markdown":
-        sys.stdout.write(f"### {report['run']}\n\n" + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
+        partial = completeness(report)
+        sys.stdout.write(f"### {report['run']}\n\n" + (f"**{partial[3:]}**\n\n" if partial else "") + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
                          + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
     elif brief:  # (a table after a run)
         out = console()
@@ -313,15 +375,27 @@ def grouped_header(panel: dict[str, Any], header: tuple) -> tuple:
     return tuple(f"{first[h]}: {h}" if h in first else h for h in header)
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def panel_title(panel: dict[str, Any], n_runs: int) -> str:
+    """'panel · 3 runs · cells over the 58 items common to all · * best' (the cells are computed on those)."""
+    n = panel["n_common_items"]
+    items = f"{_plural(n, 'item')}" if n_runs == 1 else f"cells over the {_plural(n, 'item')} common to all"
+    return (f"panel · {_plural(n_runs, 'run')} · {items}"
+            + (" · * best" if panel.get("best") else ""))
+
+
 def print_panel(panel: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
         print_json(panel)
         return
+    if fmt == "csv":
+        sys.stdout.write(_csv(tidy_panel_rows(panel), PANEL_TIDY_HEADER))
+        return
     header, rows = panel_cells(panel)
     legend = legend_lines(panel.get("legend"))
-    if fmt == "csv":
-        sys.stdout.write(_csv(rows, header))
-        return
     if fmt == "markdown":
         sys.stdout.write("".join(f"> warning: {w}\n\n" for w in panel.get("warnings", []))
                          + _markdown(rows, grouped_header(panel, header))
@@ -330,8 +404,7 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     out = console()
     for warning in panel.get("warnings", []):
         out.print(f"warning: {warning}", markup=False, style="bold")
-    table = Table(title=f"panel · {len(rows)} runs · {panel['n_common_items']} common items · * best",
-                  title_justify="left")
+    table = Table(title=panel_title(panel, len(rows)), title_justify="left")
     first = {g["columns"][0]: g["group"] for g in panel.get("groups", []) if g["group"]}
     for i, col in enumerate(header):
         table.add_column(f"{first.get(col, '')}\n{col}", justify="left" if i == 0 else "right")

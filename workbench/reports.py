@@ -85,6 +85,7 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
     if not measures_tokens(run):
         four["resource"]["avg_tokens"] = Ratio(0, 0)  # no model, no tokens: unmeasured, not zero
     acc = four.pop("accuracy")
+    acc_kind = axes.accuracy_by_kind(table)
     splits = split_ratios(table)
     ceiling = axes.section_ceiling(table)
     cost = table["cost_usd"]
@@ -100,8 +101,10 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
         "planned": run["planned"],
         "correct": int(acc.num),
         "accuracy": acc.value,
+        "accuracy_by_type": values(acc_kind),  # st / mt / all, beside the foundation issue's `accuracy`
         "axes": values(four),
-        "counts": {"accuracy": acc.as_list(), **counts(four), "splits": counts(splits),
+        "counts": {"accuracy": acc.as_list(), "accuracy_by_type": counts(acc_kind), **counts(four),
+                   "splits": counts(splits),
                    "section_recall_ceiling": counts(ceiling["ceiling"])},
         "terminations": axes.terminations(table),
         "splits": values(splits),
@@ -276,8 +279,11 @@ PANEL_LEGEND = {
             "points by construction, so its cells there are never best (its row names the ablation).",
     "counts": "Every cell's [numerator, denominator] is in the row's 'counts'.",
     "replicates": "Run-to-run mean / std / range of accuracy over the replicates of each run.",
-    "common_items": "Cronbach's α, item coverage and item-total correlations use the items every run answered "
-                    "(replicate 0).",
+    "common_items": "Every cell, best mark, tool lift and the Spearman accuracy are over the items every run "
+                    "answered (all their replicates; a row's n counts those trajectories, n_all all of the run's), "
+                    "as the paper's Table 2 compares models on one item set; Cronbach's α, item coverage and "
+                    "item-total correlations use the same items (replicate 0). Bigram means and replicate spread "
+                    "are over each run's own trajectories.",
     "external": "Spearman's ρ between run accuracy and the external scores; p exact (all orderings) for n ≤ 9.",
 }
 
@@ -330,14 +336,17 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
     runs = [store.run(n) for n in names]
     loaded = [load_table(store, run, ("tool_sequence",)) for run in runs]
     tables = [t for t, _ in loaded]
-    reports = [report_of(run, t) for run, t in zip(runs, tables)]
+    common, matrix = item_matrix(tables)
+    # Table 2 compares models on one benchmark: every cell is over the items all runs answered (all their
+    # replicates), so a best mark never compares different item sets; `n_all` keeps each run's own count
+    on_common = [t.subset(np.isin(t["item_id"], common)) for t in tables]
+    reports = [report_of(run, t) for run, t in zip(runs, on_common)]
     rows = []
-    for rep in reports:
+    for rep, table in zip(reports, tables):
         rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
-                     "n": rep["n"], **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
+                     "n": rep["n"], "n_all": table.n, **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
                      "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path)
                                 for col, path in PANEL_COLUMNS}})
-    common, matrix = item_matrix(tables)
     panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs"), "groups": [
         {"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS], "rows": rows, "best": best_cells(rows),
         "n_common_items": len(common)}
@@ -407,14 +416,16 @@ def _stacked(terms: dict[str, tuple[Any, Any]], keys: list[str]) -> tuple[Any, A
 
 def paired_outcomes(axis: str, a: dict[str, Any], b: dict[str, Any]) -> tuple[bool, bool] | None:
     """The 0/1 outcomes McNemar compares for one item on a binary axis; None when the item is not in the
-    test (another split; for conversion, not recalled by both) or the axis is not binary."""
+    test (another split; for conversion, not recalled by both; a side that did not measure the outcome, e.g.
+    section recall on a dataset without recall labels) or the axis is not binary. An unmeasured outcome is
+    never read as 0: that would test measured recall against nothing."""
     head, _, kind = axis.partition(" ")
     if kind and a.get("kind") != kind:
         return None
     if axis == "accuracy":
         return bool(a.get("correct")), bool(b.get("correct"))
     if head in _RECALL:
-        return bool(a.get(_RECALL[head])), bool(b.get(_RECALL[head]))
+        return _measured_pair(a, b, _RECALL[head])
     if head == "Conv":
         if not (a.get("paper_recall") and b.get("paper_recall")):
             return None
@@ -422,6 +433,21 @@ def paired_outcomes(axis: str, a: dict[str, Any], b: dict[str, Any]) -> tuple[bo
     if axis in _CAPS:
         return a.get("termination") == _CAPS[axis], b.get("termination") == _CAPS[axis]
     return None
+
+
+def _measured_pair(a: dict[str, Any], b: dict[str, Any], key: str) -> tuple[bool, bool] | None:
+    """Both sides' 0/1 value of `key`, or None when either side did not measure it (None in the record)."""
+    if a.get(key) is None or b.get(key) is None:
+        return None
+    return bool(a[key]), bool(b[key])
+
+
+def _mcnemar_or_none(pairs: list[tuple[bool, bool] | None]) -> dict[str, Any] | None:
+    """Exact McNemar over the measured pairs; None when no item has both sides measured."""
+    from stats.significance import mcnemar_exact
+
+    kept = [p for p in pairs if p is not None]
+    return mcnemar_exact([x for x, _ in kept], [y for _, y in kept]) if kept else None
 
 
 def _side(t: dict[str, Any]) -> dict[str, Any]:
@@ -448,7 +474,6 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     `report` prints for the same trajectories.
     """
     from stats.bootstrap import paired_ratio_deltas
-    from stats.significance import mcnemar_exact
 
     run_a, run_b = store.run(a), store.run(b)
     ta = {t["item_id"]: t for t in store.trajectories(run_a["id"]) if t["replicate"] == 0}
@@ -473,17 +498,16 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
         delta = None if va is None or vb is None else vb - va
         row = {"axis": col, "a": va, "b": vb, "delta": delta, "ci_low": None if delta is None else low,
                "ci_high": None if delta is None else high, "p": None, "test": None}
-        pairs = [o for o in (paired_outcomes(col, ta[i], tb[i]) for i in common) if o is not None]
-        if pairs:
-            row["test"] = mcnemar_exact([x for x, _ in pairs], [y for _, y in pairs])
-            row["p"] = row["test"]["p"]
+        if delta is not None:  # a side with no value on this axis has nothing to test
+            row["test"] = _mcnemar_or_none([paired_outcomes(col, ta[i], tb[i]) for i in common])
+            row["p"] = None if row["test"] is None else row["test"]["p"]
         rows.append(row)
     tests = {"accuracy": rows[0]["test"]}
     recalled = [i for i in common if ta[i]["paper_recall"] and tb[i]["paper_recall"]]
-    tests["conversion_common_recalled"] = mcnemar_exact(
-        [bool(ta[i]["correct"]) for i in recalled], [bool(tb[i]["correct"]) for i in recalled]) if recalled else None
+    tests["conversion_common_recalled"] = _mcnemar_or_none([(bool(ta[i]["correct"]), bool(tb[i]["correct"]))
+                                                            for i in recalled])
     for key in ("paper_recall", "section_recall"):
-        tests[key] = mcnemar_exact([bool(ta[i][key]) for i in common], [bool(tb[i][key]) for i in common]) if common else None
+        tests[key] = _mcnemar_or_none([_measured_pair(ta[i], tb[i], key) for i in common])
     warnings = []
     if run_a["dataset_fingerprint"] != run_b["dataset_fingerprint"]:
         warnings.append(f"A and B ran on different datasets (their fingerprints differ): {PAIRED_BY_ID}")

@@ -31,16 +31,26 @@ class ScalingInputError(ValueError):
 # ---------------------------------------------------------------- sequential
 
 
-def parse_grid(text: str) -> list[str]:
+def parse_grid(text: str, axis: str = "tokens") -> list[str]:
+    """The grid's labels in budget order; a label that repeats a budget (`10,10`, `8k,8000`) is refused, since
+    each level is a run of its own and a plateau needs two distinct budgets. Points and turns are whole
+    numbers: a k/M/G suffix (or a fraction) there is a token-axis habit, refused rather than read as 8000."""
     labels = [t.strip() for t in text.split(",") if t.strip()]
-    if len(labels) < 2:
-        raise ScalingInputError("--grid needs at least two budgets, e.g. 8k,16k,32k")
+    seen: dict[float, str] = {}
     for label in labels:
+        if axis != "tokens" and not label.isdigit():
+            raise ScalingInputError(f"--grid: {label!r} is not a whole number of {axis} "
+                                    "(the k/M suffix is for the token axis)")
         try:
-            parse_budget(label)
+            value = parse_budget(label)
         except ValueError as exc:
             raise ScalingInputError(f"--grid: {exc}") from None
-    return sorted(dict.fromkeys(labels), key=parse_budget)
+        if value in seen:
+            raise ScalingInputError(f"--grid names the budget {seen[value]} twice ({seen[value]}, {label})")
+        seen[value] = label
+    if len(labels) < 2:
+        raise ScalingInputError("--grid needs at least two distinct budgets, e.g. 8k,16k,32k")
+    return sorted(labels, key=parse_budget)
 
 
 def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = "fresh") -> list[RunSpec]:
@@ -147,13 +157,21 @@ def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[s
     except (OSError, UnicodeDecodeError) as exc:
         raise ScalingInputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     if path.suffix.lower() == ".csv":
+        if study is not None:
+            raise ScalingInputError(f"--study is for a JSON file of several studies; {path} is CSV (one study)")
         return _csv_scores(path, text)
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_NonFinite)
     except json.JSONDecodeError as exc:
         raise ScalingInputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    found = _non_finite(data)
+    if found:
+        raise ScalingInputError(f"{path}: {' → '.join(found[0])}: {found[1]} is not a score "
+                                "(write null for a missing one)")
     if not isinstance(data, dict) or not data:
         raise ScalingInputError(f"{path}: expected an object of budgets")
+    if study is not None and any(_is_budget(key) for key in data):
+        raise ScalingInputError(f"--study: {path} holds one study (its keys are budgets)")
     if not any(_is_budget(key) for key in data):  # {study: {budget: {item: score}}}
         if study is None:
             raise ScalingInputError(f"{path} holds several studies; choose one with --study: {', '.join(data)}")
@@ -164,6 +182,36 @@ def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[s
         return scores_from_mapping(data)
     except ValueError as exc:
         raise ScalingInputError(f"{path}: {exc}") from None
+
+
+def file_plateau(path: Path, study: str | None = None, **options: Any) -> dict[str, Any]:
+    """`plateau_result` of a scores file; every complaint names the file (a duplicate budget with two scores,
+    a single budget, too few items on the common support)."""
+    budgets, items, matrix = load_scores(path, study)
+    try:
+        return plateau_result(budgets, items, matrix, **options)
+    except ScalingInputError as exc:
+        raise ScalingInputError(f"{path}: {exc}") from None
+
+
+class _NonFinite:
+    """JSON's NaN/Infinity extension in a scores file, kept as a marker: Python reads NaN as a float that the
+    plateau would take for a missing score, so it is refused where it stands."""
+
+    def __init__(self, constant: str):
+        self.constant = constant
+
+
+def _non_finite(data: Any, where: tuple[str, ...] = ()) -> tuple[tuple[str, ...], str] | None:
+    """(path of keys, constant) of the first NaN/Infinity in the parsed file, or None."""
+    if isinstance(data, _NonFinite):
+        return where, data.constant
+    children = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in children:
+        found = _non_finite(value, (*where, f"trial {key}" if isinstance(key, int) else repr(key)))
+        if found:
+            return found
+    return None
 
 
 def _is_budget(label: str) -> bool:
@@ -216,6 +264,10 @@ def plateau_result(budgets, items, matrix, two_stage: bool | None = None, matche
     `matrix` is n×K or n×K×T; `matched_trials` pairs trial t across budgets (the continuation
     protocol, one chain per trial); `two_stage` None = `use_two_stage`'s automatic choice.
     """
+    distinct = {parse_budget(b) for b in budgets}
+    if len(distinct) < 2:  # one level has no transition: a "k* = None" would read as a result
+        have = ", ".join(map(str, budgets)) or "none"
+        raise ScalingInputError(f"need at least two distinct budgets for a plateau (have: {have})")
     n_trials = matrix.shape[2] if np.ndim(matrix) == 3 else 1
     stage = use_two_stage(n_trials, options.get("population"), two_stage)
     try:
@@ -809,6 +861,22 @@ def bar_label(t: dict[str, Any]) -> str:
     return f"{t['from']}→{t['to']} {sign}"
 
 
+_SIGN_MARK = {"gain": "+", "borderline": "~", "no gain": "-", "not tested": "?"}
+
+
+def bar_ticks(transitions: list[dict[str, Any]], width: int) -> list[str]:
+    """One label per bar, the longest form that fits its slot: plotext drops a tick label that would overlap
+    its neighbour (or the frame), so `16→32 no gain` for a few bars, `16→32 -` (+ gain, ~ borderline, - no
+    gain, ? not tested; the table above says it in words) or `16→32` when many share the width, the
+    transition's number if even that does not fit."""
+    slot = max((width - 12) // max(len(transitions), 1) - 2, 1)  # less the y-axis labels, a margin each side
+    marked = [f"{t['from']}→{t['to']} {_SIGN_MARK[bar_label(t).split(' ', 1)[1]]}" for t in transitions]
+    for labels in ([bar_label(t) for t in transitions], marked, [f"{t['from']}→{t['to']}" for t in transitions]):
+        if max(map(len, labels)) <= slot:
+            return labels
+    return [str(i) for i in range(1, len(transitions) + 1)]
+
+
 def c_k_text(t: dict[str, Any]) -> str:
     return "—" if t.get("c_k") is None else f"{t['c_k']:+.4f}"
 
@@ -843,7 +911,7 @@ def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Pal
                   and t.get("c_k") is not None]
             if xs:  # one series per decision, drawn only where it applies (no zero-height bars)
                 plt.bar(xs, [transitions[p - 1]["c_k"] for p in xs], color=pal.get(role), width=0.5)
-        plt.xticks(positions, [bar_label(t) for t in transitions])
+        plt.xticks(positions, bar_ticks(transitions, width))
         plt.xlim(0.5, len(transitions) + 0.5)
     return _build(plt, palette)
 

@@ -13,7 +13,8 @@ trajectory's totals, tokens and API/transient error counts of the run's earlier 
 attempts of the same item are added in (for an imported run, the failed attempts' tokens its
 import kept apart), and `retry_count` is the final attempt's number.
 
-`fingerprint.backend` is the reference's provider routing (§3.2) applied to the run's model, and
+`fingerprint.backend` is the reference's provider routing (§3.2) applied to the run's model (`none` for a run
+that called no model), and
 `strategy` follows the run (a closed-book run is the reference's `noretrieval`; an imported run
 keeps the strategy its directory name carries).
 """
@@ -34,6 +35,7 @@ from stats import reference_summary
 from storage import Store
 
 DEFAULT_BACKEND = "openai"  # the reference's default, kept for names its routing table does not know
+NO_BACKEND = "none"  # a run that called no model (scripted or human agent)
 DEFAULT_STRATEGY = "direct"
 STRATEGIES = ("react", "plan", "noretrieval")  # non-default strategies: the reference appends _{strategy} to the dir
 # reference §3.2: the first matching model-name prefix (case-insensitive) decides the backend
@@ -237,7 +239,11 @@ def routed_backend(model: str) -> str:
 
 def backend_of(run: Mapping[str, Any], model: str) -> str:
     """A run that talked to an OpenAI-compatible server by URL is `openai` (the reference skips routing when
-    given a base URL and key); otherwise the routed backend of its model."""
+    given a base URL and key); otherwise the routed backend of its model. A run that called no model (a
+    scripted or human agent: no model recorded; `model` is then the agent's name) has no backend: `none`,
+    not the routing default `openai`, which would claim a provider it never used."""
+    if not run.get("model"):
+        return NO_BACKEND
     opts = (run.get("config") or {}).get("agent_options") or {}
     return DEFAULT_BACKEND if opts.get("base_url") else routed_backend(model)
 
