@@ -25,6 +25,7 @@ from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
 from sandbox.records import Caps, Item, Step, Trajectory
 from storage import Store
+from storage.locks import RunLock
 from storage.store import now as _now
 
 VERSION = "0.1.0"
@@ -260,7 +261,14 @@ class Runner:
             self.store.update_run(run_id, **updates)
 
     async def run(self) -> dict[str, Any]:
-        """Run every pending episode; on cancellation the run is marked interrupted and stays resumable."""
+        """Run every pending episode; on cancellation the run is marked interrupted and stays resumable.
+
+        One process at a time: a second one on the same run (another shell, the TUI) is refused with
+        `RunBusy` before it reads or writes anything, instead of redoing the first one's pending items."""
+        with RunLock(self.store.path, self.spec.name):
+            return await self._run_locked()
+
+    async def _run_locked(self) -> dict[str, Any]:
         run_id, work, skipped = self.prepare()
         self.on_event(RunEvent("started", done=self.done, planned=self.planned, correct=self.correct, skipped=skipped))
         queue: asyncio.Queue[tuple[Item, int]] = asyncio.Queue()

@@ -507,7 +507,10 @@ def cmd_delete(args: argparse.Namespace) -> int:
         sys.stderr.flush()
         if input().strip().lower() not in ("y", "yes"):
             raise UsageError(f"{what} kept")
-    store.delete_run(args.name)
+    from storage.locks import RunLock
+
+    with RunLock(store.path, args.name):  # never under a process that is writing it
+        store.delete_run(args.name)
     print(f"deleted {what}")
     return EXIT_OK
 

@@ -1,0 +1,105 @@
+"""One process per run: a second `run` on a run in progress is refused; a dead holder blocks nothing."""
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from storage import Store, StoreError
+from storage.locks import RunBusy, RunLock, holder
+
+LONG_RUN = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", "builtin", "--agent", "heuristic",
+            "--replicates", "40", "--workers", "4", "--quiet", "--format", "json"]
+
+
+def trajectories_done(db) -> int:
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        n = con.execute("SELECT COUNT(*) FROM trajectories WHERE status = 'done'").fetchone()[0]
+        con.close()
+        return n
+    except sqlite3.Error:
+        return 0
+
+
+def start_long_run(db, name: str, env) -> subprocess.Popen:
+    """A run that is certainly in progress when this returns (it has finished a trajectory, not all 2,400)."""
+    proc = subprocess.Popen(LONG_RUN + ["--run", name, "--db", str(db)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and trajectories_done(db) < 1 and time.monotonic() < deadline:
+        time.sleep(0.005)  # polling the store, not timing
+    assert proc.poll() is None, "the run ended before the test could use it"
+    return proc
+
+
+def test_a_second_process_on_a_run_in_progress_is_refused(tmp_path):
+    env = dict(os.environ, AGENTHOP_CACHE=str(tmp_path / "cache"))
+    db = tmp_path / "s.sqlite"
+    first = start_long_run(db, "dup2", env)
+    try:
+        second = subprocess.run(LONG_RUN + ["--run", "dup2", "--db", str(db)], env=env, capture_output=True,
+                                text=True, timeout=120)
+        assert second.returncode == 2, second.stderr
+        assert second.stderr.strip() == (f"error: run 'dup2' is in progress in another process (pid {first.pid}); "
+                                         "wait for it or stop it")
+        assert holder(db, "dup2") == first.pid
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=120)
+    assert first.returncode == 130
+    assert holder(db, "dup2") is None
+    store = Store(db, readonly=True)
+    run_id = store.run("dup2")["id"]
+    dupes = store.conn.execute("SELECT COUNT(*) FROM (SELECT 1 FROM trajectories WHERE run_id = ? AND final = 1 "
+                               "GROUP BY item_id, replicate HAVING COUNT(*) > 1)", (run_id,)).fetchone()[0]
+    assert dupes == 0 and store.run("dup2")["status"] == "interrupted"
+
+
+def test_the_lock_is_per_run_and_exclusive_within_one_process(tmp_path):
+    """The TUI runs jobs on threads of one process: two jobs of one run must exclude each other too."""
+    db = tmp_path / "s.sqlite"
+    with RunLock(db, "a"):
+        with pytest.raises(RunBusy, match=rf"run 'a' is in progress in another process \(pid {os.getpid()}\)"):
+            RunLock(db, "a").acquire()
+        with RunLock(db, "b"):  # another run of the same store is free
+            assert holder(db, "b") == os.getpid()
+        assert holder(db, "a") == os.getpid() and holder(db, "b") is None
+    assert holder(db, "a") is None
+    assert issubclass(RunBusy, StoreError)  # a user's situation: exit 2, a one-line message in the TUI
+
+
+def test_a_killed_holder_blocks_nothing(tmp_path):
+    """SIGKILL leaves the lock file with the dead pid in it: the kernel dropped the lock, `holder` sees the pid
+    is gone, and the next process takes the run."""
+    db = tmp_path / "s.sqlite"
+    code = ("import sys; from storage.locks import RunLock; RunLock(sys.argv[1], 'k').acquire(); "
+            "print('held', flush=True); sys.stdin.read()")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout.readline().strip() == "held"
+    assert holder(db, "k") == proc.pid
+    with pytest.raises(RunBusy):
+        RunLock(db, "k").acquire()
+    proc.kill()
+    proc.wait()
+    assert holder(db, "k") is None
+    with RunLock(db, "k"):
+        assert holder(db, "k") == os.getpid()
+
+
+def test_delete_refuses_a_run_in_progress(tmp_path):
+    env = dict(os.environ, AGENTHOP_CACHE=str(tmp_path / "cache"))
+    db = tmp_path / "s.sqlite"
+    first = start_long_run(db, "busy", env)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "delete", "busy", "--yes", "--db",
+                               str(db)], env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2 and f"in progress in another process (pid {first.pid})" in proc.stderr
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=120)
+    assert Store(db, readonly=True).run("busy")["status"] == "interrupted"
