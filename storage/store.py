@@ -53,6 +53,8 @@ class Store:
 
     def __init__(self, path: Path | str, readonly: bool = False):
         self.path = Path(path)
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a directory: --db takes a store file (e.g. {self.path / 'runs.sqlite'})")
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         elif not self.path.exists():
@@ -63,6 +65,7 @@ class Store:
             self.conn.execute("PRAGMA busy_timeout = 60000")
             self.conn.execute("PRAGMA foreign_keys = ON")
             if not readonly:
+                self._refuse_foreign()  # before WAL mode, which rewrites the file's header
                 self.conn.execute("PRAGMA journal_mode = WAL")
                 self.conn.execute("PRAGMA synchronous = NORMAL")
                 migrate(self.conn)
@@ -81,6 +84,18 @@ class Store:
         import sqlite_utils
 
         return sqlite_utils.Database(self.conn)
+
+    def _refuse_foreign(self) -> None:
+        """An SQLite file no workbench wrote (schema version 0) that holds tables is someone else's database:
+        adding our tables beside theirs would damage it. A new or empty file becomes a store."""
+        if schema_version(self.conn) != 0:
+            return
+        tables = [r[0] for r in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name LIMIT 4")]
+        if tables:
+            shown = ", ".join(tables[:3]) + (", …" if len(tables) > 3 else "")
+            raise StoreError(f"{self.path}: not a workbench store (an SQLite database with other tables: {shown}); "
+                             "nothing was changed: choose another --db")
 
     def _check_readable(self) -> None:
         """A read-only open must fail here, in one line, not at the first query: a file that is not SQLite, an
