@@ -1,4 +1,5 @@
 """One process per run: a second `run` on a run in progress is refused; a dead holder blocks nothing."""
+import json
 import os
 import signal
 import sqlite3
@@ -103,3 +104,37 @@ def test_delete_refuses_a_run_in_progress(tmp_path):
         first.send_signal(signal.SIGINT)
         first.communicate(timeout=120)
     assert Store(db, readonly=True).run("busy")["status"] == "interrupted"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_term_and_hup_stop_a_run_as_ctrl_c_does(tmp_path, signum):
+    """kill, systemd or a dropped SSH session: the run stops, says so, is marked interrupted and resumes."""
+    env = dict(os.environ, AGENTHOP_CACHE=str(tmp_path / "cache"))
+    db = tmp_path / "s.sqlite"
+    proc = start_long_run(db, "t", env)
+    os.kill(proc.pid, signum)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signum, err
+    assert err.splitlines()[-1] == (f"stopped by {signal.Signals(signum).name}: finished trajectories are stored; "
+                                    "run the same command again to resume") and out == ""
+    assert "Traceback" not in err
+    store = Store(db, readonly=True)
+    run = store.run("t")
+    assert run["status"] == "interrupted" and 1 <= len(store.trajectories(run["id"])) < 2400
+
+
+def test_a_run_whose_process_died_is_listed_as_interrupted(tmp_path):
+    """SIGKILL leaves the stored status `running`; the runs list (CLI and TUI home) knows better."""
+    env = dict(os.environ, AGENTHOP_CACHE=str(tmp_path / "cache"))
+    db = tmp_path / "s.sqlite"
+    proc = start_long_run(db, "gone", env)
+    runs = [sys.executable, "-m", "workbench.cli", "--batch", "runs", "--format", "json", "--db", str(db)]
+    try:
+        live = subprocess.run(runs, env=env, capture_output=True, text=True, timeout=120)
+        assert [r["status"] for r in json.loads(live.stdout)] == ["running"]
+    finally:
+        proc.kill()
+        proc.communicate(timeout=120)
+    assert Store(db, readonly=True).run("gone")["status"] == "running"  # nothing could mark it
+    dead = subprocess.run(runs, env=env, capture_output=True, text=True, timeout=120)
+    assert [r["status"] for r in json.loads(dead.stdout)] == ["interrupted"]

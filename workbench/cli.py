@@ -1,7 +1,7 @@
 """`agenthop-tui`: the Textual workbench, or with `--batch` the same operations headless.
 
 Exit status: 0 success, 2 bad input (dataset, flags, run conflicts; nothing written),
-1 an internal failure (with a traceback), 130 interrupted. The `--batch` path never
+1 an internal failure (with a traceback), 130 interrupted (128 + the signal: 143 SIGTERM, 129 SIGHUP). The `--batch` path never
 imports textual, and litellm only when an LLM agent runs.
 """
 from __future__ import annotations
@@ -20,6 +20,14 @@ FORMATS = ("table", "json", "csv", "markdown")
 
 class UsageError(Exception):
     """A user's mistake in flags or names: reported in one line, exit 2."""
+
+
+class Terminated(Exception):
+    """SIGTERM or SIGHUP ended a run (as Ctrl-C does): exit 128 + the signal's number."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -305,12 +313,40 @@ def execute(spec, corpus, store, quiet: bool) -> dict[str, Any]:
 
     progress = Progress(spec.name, quiet=quiet)
     try:
-        result = asyncio.run(Runner(spec, corpus, store, on_event=progress.update).run())
+        result = asyncio.run(until_signal(Runner(spec, corpus, store, on_event=progress.update).run()))
     finally:
         progress.close()
     if result.get("stop_reason"):
         sys.stderr.write(f"stopped early: {result['stop_reason']}; run the same command again to continue\n")
     return result
+
+
+async def until_signal(work: Any) -> Any:
+    """Await `work`, ending it on SIGTERM or SIGHUP as asyncio.run ends it on SIGINT: by cancelling it, so the
+    runner marks the run interrupted (resumable) instead of dying with it `running` (kill, systemd, a closed
+    terminal or a dropped SSH session would otherwise end the process without a word)."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    received: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        received.append(signum)
+        task.cancel()
+
+    signums = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    for signum in signums:
+        loop.add_signal_handler(signum, on_signal, signum)
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if received:
+            raise Terminated(received[0]) from None
+        raise
+    finally:
+        for signum in signums:
+            loop.remove_signal_handler(signum)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -810,6 +846,16 @@ def batch(argv: list[str]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted: finished trajectories are stored; run the same command again to resume\n")
         return EXIT_INTERRUPTED
+    except Terminated as exc:
+        import signal
+
+        try:  # after SIGHUP the terminal may be gone
+            sys.stderr.write(f"stopped by {signal.Signals(exc.signum).name}: finished trajectories are stored; "
+                             "run the same command again to resume\n")
+            sys.stderr.flush()
+        except OSError:
+            pass
+        return 128 + exc.signum
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:
