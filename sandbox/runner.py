@@ -198,6 +198,7 @@ class Runner:
         self.run_tokens = 0
         self.run_cost = 0.0
         self.halted = False
+        self.limit_hit: str | None = None  # "tokens" | "cost": which run-wide limit stopped the run
         self._workers: list[asyncio.Task] = []
 
     def prepare(self) -> tuple[int, list[tuple[Item, int]], int]:
@@ -291,7 +292,8 @@ class Runner:
                 status = "interrupted"
             self.store.update_run(run_id, status=status, finished_at=_now(), note=self.stop_reason)
             self.on_event(RunEvent("finished", done=self.done, planned=self.planned, correct=self.correct))
-        return {"run_id": run_id, "status": status, "stop_reason": self.stop_reason, "done": self.done,
+        return {"run_id": run_id, "status": status, "stop_reason": self.stop_reason, "limit": self.limit_hit,
+                "done": self.done,
                 "planned": self.planned,
                 "correct": self.correct, "skipped": skipped, "elapsed_s": time.monotonic() - started}
 
@@ -319,13 +321,20 @@ class Runner:
                 self._halt(reason)
 
     def _limit_reached(self, at_start: bool = False) -> str | None:
-        """Why the run must stop spending, if it must: past a limit (at start: at it, since any call would pass it)."""
+        """Why the run must stop spending, if it must: past a limit (at start: at it, since any call would pass it).
+
+        The count is every model call the run has paid for, which is more than a report's cost or tokens (final
+        trajectories only): failed attempts that were retried, and the episodes in flight when a limit was crossed
+        (cancelled, redone on resume) count too; the message says so. Sets `limit_hit` to "tokens" or "cost"."""
         spec = self.spec
+        spent = "spent by every model call of the run, retried attempts and episodes cut short included"
         if spec.max_run_tokens and (self.run_tokens >= spec.max_run_tokens if at_start
                                     else self.run_tokens > spec.max_run_tokens):
-            return f"run token limit reached ({self.run_tokens:,} of {spec.max_run_tokens:,})"
+            self.limit_hit = "tokens"
+            return f"run token limit reached ({self.run_tokens:,} tokens {spent}; the limit is {spec.max_run_tokens:,})"
         if spec.max_run_cost and (self.run_cost >= spec.max_run_cost if at_start else self.run_cost > spec.max_run_cost):
-            return f"run cost limit reached (${self.run_cost:.4f} of ${spec.max_run_cost:.4f})"
+            self.limit_hit = "cost"
+            return f"run cost limit reached (${self.run_cost:.4f} {spent}; the limit is ${spec.max_run_cost:.4f})"
         return None
 
     def _halt(self, reason: str) -> None:

@@ -210,20 +210,34 @@ class Store:
         return 0 if row[0] is None else row[0] + 1
 
     def spent(self, run_id: int) -> tuple[int, float]:
-        """Tokens (the cap quantity) and dollars every trajectory of the run has spent: all attempts, finished or not.
+        """Tokens (the cap quantity) and dollars every model call of the run has cost: all attempts, finished or
+        not, and the half-written trajectories a resume discarded (recorded in the run's config as `discarded`).
 
         A trajectory's steps carry its running token count, so its largest is what it spent;
         an unfinished one (cancelled, or a killed run's) spent it too.
         """
+        tokens, usd = self._spent(run_id, "")
+        gone = (self.run_by_id(run_id)["config"] or {}).get("discarded") or {}
+        return tokens + int(gone.get("tokens", 0)), usd + float(gone.get("usd", 0.0))
+
+    def _spent(self, run_id: int, where: str) -> tuple[int, float]:
         row = self.conn.execute(
             "SELECT COALESCE(SUM(tokens), 0), COALESCE(SUM(usd), 0.0) FROM (SELECT MAX(s.tokens) AS tokens, "
             "SUM(s.cost_usd) AS usd FROM steps s JOIN trajectories t ON t.id = s.trajectory_id WHERE t.run_id = ? "
-            "GROUP BY s.trajectory_id)", (run_id,)).fetchone()
+            f"{where} GROUP BY s.trajectory_id)", (run_id,)).fetchone()
         return int(row[0]), float(row[1])
 
     def discard_unfinished(self, run_id: int) -> int:
-        """Delete half-written trajectories (a killed run's episodes in flight) and their steps."""
+        """Delete half-written trajectories (a killed run's episodes in flight) and their steps, keeping what their
+        calls cost in the run's config: they were paid for, and a run-wide limit must go on counting them."""
         with self.transaction():
+            tokens, usd = self._spent(run_id, "AND t.status != 'done'")
+            if tokens or usd:
+                config = self.run_by_id(run_id)["config"] or {}
+                gone = config.get("discarded") or {}
+                config["discarded"] = {"tokens": int(gone.get("tokens", 0)) + tokens,
+                                       "usd": float(gone.get("usd", 0.0)) + usd}
+                self.conn.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(config, sort_keys=True), run_id))
             ids = [r[0] for r in self.conn.execute(
                 "SELECT id FROM trajectories WHERE run_id = ? AND status != 'done'", (run_id,))]
             for tid in ids:

@@ -332,6 +332,47 @@ def test_run_cost_limit_stops_at_the_crossing_call(demo_corpus, tmp_path):
     assert 12.0 < store.spent(store.run("usd")["id"])[1] <= 12.0 + 5.02 + 1e-9
 
 
+def test_the_limit_keeps_counting_the_calls_of_discarded_episodes(demo_corpus, tmp_path):
+    """Episodes cut short by a limit are discarded on resume; what their calls cost stays counted after that
+    resume too (it used to be forgotten by the second resume, letting a run spend past its limit)."""
+    store = Store(tmp_path / "s.sqlite")
+    capped = dict(limit=10, caps=Caps(max_turns=3))
+    with FakeOpenAI(thinking_slowly) as srv:
+        asyncio.run(Runner(run_spec(srv.url, "cap", max_run_tokens=30_000, **capped), demo_corpus, store).run())
+        run_id = store.run("cap")["id"]
+        spent = store.spent(run_id)
+        for _ in range(2):  # the first resume discards the cut-short episodes, the second must still count them
+            again = asyncio.run(Runner(run_spec(srv.url, "cap", max_run_tokens=30_000, **capped), demo_corpus,
+                                       store).run())
+            assert again["limit"] == "tokens" and store.spent(run_id) == spent
+        assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE status != 'done'").fetchone()[0] == 0
+        assert store.run("cap")["config"]["discarded"]["tokens"] > 0
+
+
+def test_cli_run_stopped_by_a_limit_is_incomplete_exit_3_and_says_which_flag_to_raise(tmp_path):
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(thinking_slowly) as srv:
+        cmd = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model", "openai/test-model",
+               "--base-url", srv.url, "--limit", "10", "--max-turns", "3", "--workers", "4", "--max-run-tokens",
+               "30000", "--run", "lim", "--db", str(db), "--format", "json"]
+        env = dict(os.environ, OPENAI_API_KEY="x")
+        first = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+        assert first.returncode == 3, first.stderr
+        line = first.stderr.splitlines()[-1]
+        spent = Store(db, readonly=True).spent(Store(db, readonly=True).run("lim")["id"])[0]
+        done = json.loads(first.stdout)["n"]
+        assert line == (f"stopped early: run token limit reached ({spent:,} tokens spent by every model call of the "
+                        "run, retried attempts and episodes cut short included; the limit is 30,000); the run is "
+                        f"incomplete ({done} of 10): raise --max-run-tokens and run the command again to continue")
+        sent = len(srv.requests)
+        again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+        assert again.returncode == 3 and "raise --max-run-tokens" in again.stderr and len(srv.requests) == sent
+        raised = subprocess.run([*cmd, "--max-run-tokens", "10000000"], env=env, capture_output=True, text=True,
+                                timeout=300)  # the last --max-run-tokens counts
+        assert raised.returncode == 0, raised.stderr
+        assert json.loads(raised.stdout)["n"] == 10 and [r["name"] for r in Store(db, readonly=True).runs()] == ["lim"]
+
+
 def test_a_cost_limit_needs_prices(demo_corpus, tmp_path):
     from sandbox.agents.llm import ConfigError
 

@@ -1,7 +1,7 @@
 """`agenthop-tui`: the Textual workbench, or with `--batch` the same operations headless.
 
 Exit status: 0 success, 2 bad input (dataset, flags, run conflicts; nothing written),
-1 an internal failure (with a traceback), 130 interrupted (128 + the signal: 143 SIGTERM, 129 SIGHUP). The `--batch` path never
+1 an internal failure (with a traceback), 3 a run stopped incomplete by --max-run-tokens/--max-run-cost, 130 interrupted (128 + the signal: 143 SIGTERM, 129 SIGHUP). The `--batch` path never
 imports textual, and litellm only when an LLM agent runs.
 """
 from __future__ import annotations
@@ -14,7 +14,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+LIMIT_FLAGS = {"tokens": "--max-run-tokens", "cost": "--max-run-cost"}
 FORMATS = ("table", "json", "csv", "markdown")
 
 
@@ -316,9 +317,18 @@ def execute(spec, corpus, store, quiet: bool) -> dict[str, Any]:
         result = asyncio.run(until_signal(Runner(spec, corpus, store, on_event=progress.update).run()))
     finally:
         progress.close()
-    if result.get("stop_reason"):
+    if result.get("limit"):  # the same limit would stop a rerun at once
+        flag = LIMIT_FLAGS[result["limit"]]
+        sys.stderr.write(f"stopped early: {result['stop_reason']}; the run is incomplete ({result['done']} of "
+                         f"{result['planned']}): raise {flag} and run the command again to continue\n")
+    elif result.get("stop_reason"):
         sys.stderr.write(f"stopped early: {result['stop_reason']}; run the same command again to continue\n")
     return result
+
+
+def finished_status(*results: dict[str, Any]) -> int:
+    """0, or EXIT_INCOMPLETE when a run-wide limit left a run unfinished (a script must not take it for done)."""
+    return EXIT_INCOMPLETE if any(r.get("limit") and r["done"] < r["planned"] for r in results) else EXIT_OK
 
 
 async def until_signal(work: Any) -> Any:
@@ -361,14 +371,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         print_estimate(spec, items, paths.store_path(args.db), args.format)
         return EXIT_OK
     store = Store(paths.store_path(args.db))
-    execute(spec, corpus, store, args.quiet)
+    result = execute(spec, corpus, store, args.quiet)
     if args.format == "table":  # the four axes only: the analytics and the reference block are `report`'s
         from workbench.reports import run_report
 
         print_report(run_report(store, spec.name), args.format, brief=True)
     else:
         print_report(_report(store, spec.name, corpus=corpus), args.format)
-    return EXIT_OK
+    return finished_status(result)
 
 
 def _plateau_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -401,10 +411,9 @@ def cmd_scale(args: argparse.Namespace) -> int:
         specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
         store = Store(paths.store_path(args.db))
         scaling.check_group(store, base.name, specs)
-        for spec in specs:
-            execute(spec, corpus, store, args.quiet)
+        results = [execute(spec, corpus, store, args.quiet) for spec in specs]
         print_plateau(scaling.group_plateau(store, base.name, **_plateau_options(args)), args.format)
-        return EXIT_OK
+        return finished_status(*results)
     return _scale_parallel(args)
 
 
@@ -426,11 +435,11 @@ def _scale_parallel(args: argparse.Namespace) -> int:
                    scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders})
     judge = _judge(args, spec)
     store = Store(paths.store_path(args.db))
-    execute(spec, corpus, store, args.quiet)
+    result = execute(spec, corpus, store, args.quiet)
     report = asyncio.run(scaling.parallel_report(store, spec.name, corpus, ks, judge, n_orders=args.orders,
                                                  seed=args.seed))
     print_parallel(report, args.format)
-    return EXIT_OK
+    return finished_status(result)
 
 
 def _judge(args: argparse.Namespace, spec):
