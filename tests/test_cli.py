@@ -202,3 +202,62 @@ def test_run_flags_past_their_bounds_exit_2_and_write_nothing(tmp_path, capsys):
             main(["--batch", "run", "--agent", "oracle", "--db", str(db), "--quiet", flag, value])
         assert stop.value.code == 2 and message in capsys.readouterr().err, flag
     assert not db.exists()
+
+
+def test_llm_flags_are_checked_when_parsed(tmp_path, capsys):
+    """Out-of-range sampling settings used to be sent to the provider as they were, on every call."""
+    db = tmp_path / "s.sqlite"
+    llm = ["--batch", "run", "--agent", "llm", "--model", "openai/x", "--base-url", "http://127.0.0.1:9/v1",
+           "--db", str(db), "--quiet"]
+    for flag, value, message in (
+            ("--reasoning-effort", "bogus", "--reasoning-effort: invalid choice: 'bogus' (choose from none, minimal, "
+                                            "low, medium, high, or a number of thinking tokens for Anthropic models)"),
+            ("--reasoning-effort", "0", "invalid choice: '0'"),
+            ("--top-p", "5", "--top-p: must be above 0 and at most 1, got 5"),
+            ("--top-p", "0", "--top-p: must be above 0 and at most 1, got 0"),
+            ("--temperature", "-1", "--temperature: must be between 0 and 2, got -1"),
+            ("--temperature", "nan", "--temperature: must be between 0 and 2, got nan"),
+            ("--top-k", "0", "--top-k: must be at least 1"),
+            ("--timeout", "0", "--timeout: must be above 0"),
+            ("--rpm", "-3", "--rpm: must be above 0"),
+            ("--max-run-cost", "-1", "--max-run-cost: must be between 0 and"),
+            ("--max-run-cost", "inf", "--max-run-cost: must be between 0 and")):
+        with pytest.raises(SystemExit) as stop:
+            main(llm + [flag, value])
+        assert stop.value.code == 2 and message in capsys.readouterr().err, (flag, value)
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--agent", "oracle", "--model", "x"], "error: --model applies to --agent llm only"),
+    (["--agent", "heuristic", "--text-tools", "--temperature", "3"], "argument --temperature: must be between 0 and 2"),
+    (["--agent", "heuristic", "--text-tools", "--temperature", "1"],
+     "error: --temperature, --text-tools apply to --agent llm only"),
+    (["--agent", "random", "--timeout", "30", "--base-url", "http://h/v1"],
+     "error: --base-url, --timeout apply to --agent llm only"),
+    (["--agent", "oracle", "--ids", ""], "error: --ids is empty: name the items (comma-separated), or leave --ids "
+                                         "out to run them all"),
+    (["--agent", "oracle", "--ids", " , "], "error: --ids is empty"),
+], ids=["model", "temperature-range", "text-tools", "timeout", "ids-empty", "ids-commas"])
+def test_flags_that_would_be_ignored_are_refused(tmp_path, argv, message):
+    db = tmp_path / "s.sqlite"
+    proc = cli("run", "--quiet", *argv, db=db)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert not db.exists()
+
+
+def test_an_unset_key_variable_with_a_base_url_is_warned_about(tmp_path):
+    """A local server may need no key, so the run goes on; a misspelt variable must not pass unnoticed."""
+    import os
+
+    from tests.openai_server import FakeOpenAI, tool_reply
+
+    brain = lambda req, n: tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))  # noqa: E731
+    env = {k: v for k, v in os.environ.items() if k != "NOPE_KEY"}
+    with FakeOpenAI(brain) as srv:
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model",
+                               "openai/test-model", "--base-url", srv.url, "--api-key-env", "NOPE_KEY", "--limit", "1",
+                               "--quiet", "--db", str(tmp_path / "s.sqlite")], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (f"warning: --api-key-env NOPE_KEY: that variable is not set; the calls to {srv.url} go without a key"
+            in proc.stderr.splitlines())

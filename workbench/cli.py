@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -203,18 +204,19 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     llm.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, sglang, llama.cpp)")
     llm.add_argument("--api-key-env", help="the environment variable holding the key (default: the provider's)")
     llm.add_argument("--env-file", help="a .env file to read keys from (never written anywhere)")
-    llm.add_argument("--temperature", type=float)
-    llm.add_argument("--top-p", type=float)
-    llm.add_argument("--top-k", type=int)
+    llm.add_argument("--temperature", type=_real("temperature"), help="0 to 2")
+    llm.add_argument("--top-p", type=_real("top_p"), help="above 0, at most 1")
+    llm.add_argument("--top-k", type=_bounded("top_k"))
     llm.add_argument("--max-tokens", type=_bounded("max_tokens"), help="per-call generation cap (default 16384 or the preset)")
-    llm.add_argument("--reasoning-effort",
-                     help="low|medium|high; for Anthropic models also a number of thinking tokens (below --max-tokens)")
+    llm.add_argument("--reasoning-effort", type=_effort,
+                     help="none|minimal|low|medium|high; for Anthropic models also a number of thinking tokens "
+                          "(below --max-tokens)")
     llm.add_argument("--text-tools", action="store_true", help="tools described in the prompt, calls parsed from text")
-    llm.add_argument("--timeout", type=float, default=600.0, help="seconds per model call")
+    llm.add_argument("--timeout", type=_real("timeout"), help="seconds per model call (default 600)")
     llm.add_argument("--concurrency", type=_bounded("concurrency"), help="at most this many calls in flight to the provider")
-    llm.add_argument("--rpm", type=float, help="at most this many requests per minute")
+    llm.add_argument("--rpm", type=_real("rpm"), help="at most this many requests per minute")
     llm.add_argument("--max-run-tokens", type=_bounded("max_run_tokens"), default=0, help="stop the run past this many tokens")
-    llm.add_argument("--max-run-cost", type=float, default=0.0, help="stop the run past this many USD")
+    llm.add_argument("--max-run-cost", type=_real("max_run_cost"), default=0.0, help="stop the run past this many USD")
     llm.add_argument("--dry-run", action="store_true", help="print the items, caps and a cost estimate; run nothing")
 
 
@@ -246,6 +248,60 @@ def _positive(text: str) -> int:
     return value
 
 
+def _real(name: str):
+    """An argparse type for the real number `name`, within `workbench.limits.FLOAT_BOUNDS` (argparse exits 2)."""
+    from workbench.limits import float_out_of_bounds
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+        problem = float_out_of_bounds(name, value)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{problem}, got {text}")
+        return value
+
+    parse.__name__ = name
+    return parse
+
+
+def _effort(text: str) -> str:
+    from sandbox.agents.providers import REASONING_EFFORTS, valid_effort
+
+    if valid_effort(text):
+        return text
+    raise argparse.ArgumentTypeError(f"invalid choice: '{text}' (choose from {', '.join(REASONING_EFFORTS)}, or a "
+                                     "number of thinking tokens for Anthropic models)")
+
+
+# The flags only the LLM agent reads, as (dest, flag); their defaults are None or False
+LLM_ONLY = (("model", "--model"), ("base_url", "--base-url"), ("api_key_env", "--api-key-env"),
+            ("env_file", "--env-file"), ("temperature", "--temperature"), ("top_p", "--top-p"), ("top_k", "--top-k"),
+            ("max_tokens", "--max-tokens"), ("reasoning_effort", "--reasoning-effort"),
+            ("text_tools", "--text-tools"), ("timeout", "--timeout"), ("concurrency", "--concurrency"),
+            ("rpm", "--rpm"))
+
+
+def refuse_llm_flags(args: argparse.Namespace) -> None:
+    """A scripted agent ignores the model's flags: saying nothing would let `--agent oracle --model x` look
+    like a model run."""
+    given = [flag for dest, flag in LLM_ONLY if getattr(args, dest, None) not in (None, False)]
+    if args.agent != "llm" and given:
+        verb = "applies" if len(given) == 1 else "apply"
+        raise UsageError(f"{', '.join(given)} {verb} to --agent llm only")
+
+
+def _item_ids(text: str | None) -> tuple[str, ...]:
+    """--ids as a tuple; given but naming nothing (`--ids ""`) is refused: it would silently run every item."""
+    if text is None:
+        return ()
+    ids = tuple(i.strip() for i in text.split(",") if i.strip())
+    if not ids:
+        raise UsageError("--ids is empty: name the items (comma-separated), or leave --ids out to run them all")
+    return ids
+
+
 def _bounded(name: str):
     """An argparse type for the run number `name`, within `workbench.limits.RUN_BOUNDS` (argparse exits 2)."""
     from workbench.limits import out_of_bounds
@@ -275,6 +331,8 @@ def build_spec(args: argparse.Namespace):
     from workbench import paths
 
     refuse_human(args.agent)
+    refuse_llm_flags(args)
+    item_ids = _item_ids(args.ids)
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported)
@@ -284,7 +342,7 @@ def build_spec(args: argparse.Namespace):
         name=args.run_name or _default_name(args, model),
         dataset=dataset_key(args.data), agent=args.agent,
         model=model, seed=args.seed, caps=caps, ablation=args.ablation, replicates=args.replicates,
-        workers=args.workers, item_ids=tuple(i.strip() for i in args.ids.split(",") if i.strip()) if args.ids else (),
+        workers=args.workers, item_ids=item_ids,
         question_type=args.question_type, depth=args.depth, limit=args.limit,
         agent_options=_llm_options(args) if args.agent == "llm" else {},
         max_run_tokens=args.max_run_tokens, max_run_cost=args.max_run_cost,
@@ -475,6 +533,10 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
         from workbench.envfile import load_env_file
 
         load_env_file(Path(args.env_file))
+    if args.api_key_env and args.base_url and not os.environ.get(args.api_key_env):
+        # a local server may need no key, so this is not refused; but a typo in the name would send none
+        sys.stderr.write(f"warning: --api-key-env {args.api_key_env}: that variable is not set; the calls to "
+                         f"{args.base_url} go without a key\n")
     from workbench.config import load_config
 
     options: dict[str, Any] = {
