@@ -83,7 +83,7 @@ class RunSpec:
 class RunEvent:
     """What the runner tells its caller: a step, or a finished trajectory, with the run's running totals."""
 
-    kind: str  # started | step | trajectory | finished
+    kind: str  # started | step | retry | trajectory | finished
     item_id: str | None = None
     replicate: int = 0
     step: Step | None = None
@@ -92,6 +92,7 @@ class RunEvent:
     planned: int = 0
     correct: int = 0
     skipped: int = 0
+    note: str | None = None  # retry: why, which attempt, how long until it
 
 
 class InvalidSlice(ValueError):
@@ -395,7 +396,11 @@ class Runner:
             if not retry:
                 break
             attempt += 1
-            await asyncio.sleep(self.spec.attempt_backoff_s * attempt)
+            delay = self.spec.attempt_backoff_s * attempt
+            self.on_event(RunEvent("retry", item.id, replicate, done=self.done, planned=self.planned, note=(
+                f"attempt {attempt + 1} of {self.spec.max_attempts} in {delay:.1f}s after {traj.error_kind}: "
+                f"{traj.error}")))
+            await asyncio.sleep(delay)
         self.done += 1
         self.correct += int(traj.correct)
         self.on_event(RunEvent("trajectory", item.id, replicate, trajectory=traj, done=self.done,

@@ -473,3 +473,34 @@ def test_ctrl_c_stops_within_seconds_and_resumes(tmp_path):
     store = Store(db)
     assert store.run("c")["status"] == "interrupted"
     assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE status = 'done'").fetchone()[0] == 0
+
+
+def test_progress_says_when_it_retries(demo_corpus, tmp_path):
+    """A server answering 200 with a non-JSON body used to leave the run silent through minutes of backoff."""
+    import io
+
+    from workbench.progress import Progress
+
+    def brain(req, n):
+        if n < 2:
+            return raw_reply("<html>not json</html>")
+        return tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))
+
+    out = io.StringIO()
+    with FakeOpenAI(brain) as srv:
+        asyncio.run(Runner(run_spec(srv.url, "r", limit=1), demo_corpus, Store(tmp_path / "s.sqlite"),
+                           on_event=Progress("r", stream=out).update).run())
+    item = demo_corpus.items[0].id
+    retries = [line for line in out.getvalue().splitlines() if line.startswith("retrying")]
+    assert [line.split(":")[0] for line in retries] == [f"retrying {item} r0"] * 2
+    assert [line.split(": ", 1)[1].split("):")[0] for line in retries] == [
+        "Transient error (retry 1 of 10 in 0.0s", "Transient error (retry 2 of 10 in 0.0s"]
+
+    out = io.StringIO()
+    with FakeOpenAI(lambda req, n: error_reply(401)) as srv:
+        asyncio.run(Runner(run_spec(srv.url, "auth", limit=1), demo_corpus, Store(tmp_path / "a.sqlite"),
+                           on_event=Progress("auth", stream=out).update).run())
+    retries = [line for line in out.getvalue().splitlines() if line.startswith("retrying")]
+    assert [line.split(" after ")[0] for line in retries] == [f"retrying {item} r0: attempt 2 of 3 in 0.0s",
+                                                              f"retrying {item} r0: attempt 3 of 3 in 0.0s"]
+    assert all(" after infra: " in line for line in retries)
