@@ -402,7 +402,7 @@ def test_cli_llm_run_keeps_the_key_out_of_store_and_output(tmp_path):
                                  "--format", "json"], env=env, capture_output=True, text=True)
     report = json.loads(proc.stdout)
     assert report["n"] == 3 and report["model"] == "openai/test-model"
-    blob = b"".join(p.read_bytes() for p in tmp_path.glob("s.sqlite*"))
+    blob = b"".join(p.read_bytes() for p in tmp_path.glob("s.sqlite*") if p.is_file())  # not the run locks
     for text in (proc.stdout, proc.stderr, export.stdout, export.stderr):
         assert secret not in text
     assert secret.encode() not in blob
