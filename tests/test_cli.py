@@ -261,3 +261,61 @@ def test_an_unset_key_variable_with_a_base_url_is_warned_about(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (f"warning: --api-key-env NOPE_KEY: that variable is not set; the calls to {srv.url} go without a key"
             in proc.stderr.splitlines())
+
+
+@pytest.mark.parametrize("command", [["report", "o"], ["report", "o", "--format", "json"], ["runs"],
+                                     ["run", "--agent", "oracle", "--run", "o", "--limit", "3", "--quiet"],
+                                     ["compare", "o", "o"], ["--help"]],
+                         ids=["report", "report-json", "runs", "run", "compare", "help"])
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, command):
+    """`… | head -1`: stdout's pipe closes before the command writes; it used to exit 1 (rich's SystemExit)."""
+    import os
+
+    db = tmp_path / "s.sqlite"
+    assert cli("run", "--agent", "oracle", "--run", "o", "--limit", "3", "--quiet", db=db).returncode == 0
+    read, write = os.pipe()
+    os.close(read)  # every write to stdout now fails with EPIPE
+    try:
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", *command, "--db", str(db)],
+                              stdout=write, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(write)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+
+
+def test_declining_delete_on_a_terminal_is_no_error(tmp_path):
+    """Answering no keeps the run: a choice, not a failure (it printed "error: … kept" with exit 2)."""
+    import os
+    import pty
+
+    db = tmp_path / "s.sqlite"
+    assert cli("run", "--agent", "oracle", "--run", "keep", "--limit", "2", "--quiet", db=db).returncode == 0
+    primary, secondary = pty.openpty()
+    try:
+        os.write(primary, b"n\n")
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "delete", "keep", "--db", str(db)],
+                              stdin=secondary, capture_output=True, text=True, timeout=60)
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "kept run 'keep' (2 trajectories, status done)\n"
+    assert "error" not in proc.stderr and "delete run 'keep'" in proc.stderr
+    assert json.loads(cli("runs", "--format", "json", db=db).stdout)[0]["name"] == "keep"
+
+
+def test_dry_run_of_a_scripted_agent_costs_nothing_and_counts_what_is_left(tmp_path):
+    db = tmp_path / "s.sqlite"
+    assert cli("run", "--agent", "oracle", "--run", "part", "--limit", "5", "--quiet", db=db).returncode == 0
+    dry = cli("run", "--agent", "oracle", "--run", "part", "--limit", "8", "--replicates", "2", "--dry-run", db=db)
+    assert dry.returncode == 0, dry.stderr
+    lines = dry.stdout.splitlines()
+    assert lines[0] == ("dry run 'part': 8 items × 2 replicate(s) = 16 episodes, 5 already done in the stored run: "
+                        "11 to play")
+    assert lines[-1] == "estimate: no tokens, no cost ('oracle' is scripted: it calls no model)"
+    est = json.loads(cli("run", "--agent", "oracle", "--run", "part", "--limit", "8", "--dry-run", "--format", "json",
+                         db=db).stdout)
+    assert (est["episodes"], est["already_done"], est["tokens_per_episode"], est["cost_usd"]) == (3, 5, 0, 0.0)
+    llm = cli("run", "--agent", "llm", "--model", "openai/gpt-4.1", "--run", "new", "--limit", "2", "--dry-run", db=db)
+    assert llm.returncode == 0, llm.stderr
+    assert llm.stdout.count("90,000") == 1 and "(an assumption: no earlier run of this model in the store)" in llm.stdout

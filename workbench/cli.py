@@ -613,7 +613,8 @@ def cmd_delete(args: argparse.Namespace) -> int:
         sys.stderr.write(f"delete {what}? [y/N] ")
         sys.stderr.flush()
         if input().strip().lower() not in ("y", "yes"):
-            raise UsageError(f"{what} kept")
+            print(f"kept {what}")  # the user's answer, not a failure
+            return EXIT_OK
     from storage.locks import RunLock
 
     with RunLock(store.path, args.name):  # never under a process that is writing it
@@ -927,9 +928,9 @@ def batch(argv: list[str]) -> int:
         except OSError:
             pass
         return 128 + exc.signum
-    except BrokenPipeError:
-        return EXIT_OK
     except Exception as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise  # the reader of stdout went away: `main` ends quietly
         if is_user_error(exc):
             sys.stderr.write(f"error: {exc}\n")
             return EXIT_USAGE
@@ -939,12 +940,30 @@ def batch(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if "--batch" in argv:
-        argv.remove("--batch")
-        return batch(argv)
-    from workbench.app import run_app
+    try:
+        if "--batch" in argv:
+            argv.remove("--batch")
+            status = batch(argv)
+        else:
+            from workbench.app import run_app
 
-    return run_app(argv)
+            status = run_app(argv)
+        sys.stdout.flush()  # a broken pipe shows here, not in the flush at exit (which would print a traceback)
+        return status
+    except BrokenPipeError:
+        return broken_pipe()
+    except SystemExit as exc:
+        if isinstance(exc.__context__, BrokenPipeError):  # rich's answer to a broken pipe is SystemExit(1)
+            return broken_pipe()
+        raise
+
+
+def broken_pipe() -> int:
+    """`… | head -1`: the reader has what it wanted, which is no failure; exit 0 without a word. As Python's
+    docs advise, stdout is pointed at /dev/null so the interpreter's final flush does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_OK
 
 
 if __name__ == "__main__":
