@@ -2,7 +2,6 @@
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -11,19 +10,10 @@ import pytest
 
 from storage import Store, StoreError
 from storage.locks import RunBusy, RunLock, holder
+from tests.test_resume import trajectories_done
 
 LONG_RUN = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", "builtin", "--agent", "heuristic",
             "--replicates", "40", "--workers", "4", "--quiet", "--format", "json"]
-
-
-def trajectories_done(db) -> int:
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        n = con.execute("SELECT COUNT(*) FROM trajectories WHERE status = 'done'").fetchone()[0]
-        con.close()
-        return n
-    except sqlite3.Error:
-        return 0
 
 
 def start_long_run(db, name: str, env) -> subprocess.Popen:
