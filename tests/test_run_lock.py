@@ -128,3 +128,17 @@ def test_a_run_whose_process_died_is_listed_as_interrupted(tmp_path):
     assert Store(db, readonly=True).run("gone")["status"] == "running"  # nothing could mark it
     dead = subprocess.run(runs, env=env, capture_output=True, text=True, timeout=120)
     assert [r["status"] for r in json.loads(dead.stdout)] == ["interrupted"]
+
+
+async def test_the_tui_reports_a_run_in_progress_elsewhere_in_one_line(tmp_path):
+    """The TUI launches through the same runner: its job ends `failed` with the refusal as the live screen's message."""
+    from sandbox.runner import RunSpec
+    from workbench.tui.jobs import RunJob
+
+    db = tmp_path / "s.sqlite"
+    job = RunJob(RunSpec(name="busy", dataset="builtin", agent="heuristic", limit=2), db, tmp_path / "cache")
+    with RunLock(db, "busy"):
+        assert await job.execute() is None
+    assert (job.monitor.status, job.monitor.message) == (
+        "failed", f"run 'busy' is in progress in another process (pid {os.getpid()}); wait for it or stop it")
+    assert Store(db, readonly=True).runs() == []  # refused before the run was created
