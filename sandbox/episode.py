@@ -184,7 +184,8 @@ class Episode:
                 if k > self.retry.max_transient:
                     raise _TransientExhausted(f"Abandoned after {k} transient retries: {exc}") from exc
                 delay = self.retry.transient_delay(k, exc.retry_after)
-                await self._emit("retry", text=f"Transient error (retry {k} in {delay:.1f}s): {exc}")
+                await self._emit("retry", text=f"Transient error (retry {k} of {self.retry.max_transient} in "
+                                               f"{delay:.1f}s): {exc}")
                 await self.sleep(delay)
             except ModelError:
                 raise

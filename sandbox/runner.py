@@ -25,6 +25,7 @@ from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
 from sandbox.records import Caps, Item, Step, Trajectory
 from storage import Store
+from storage.locks import RunLock
 from storage.store import now as _now
 
 VERSION = "0.1.0"
@@ -82,7 +83,7 @@ class RunSpec:
 class RunEvent:
     """What the runner tells its caller: a step, or a finished trajectory, with the run's running totals."""
 
-    kind: str  # started | step | trajectory | finished
+    kind: str  # started | step | retry | trajectory | finished
     item_id: str | None = None
     replicate: int = 0
     step: Step | None = None
@@ -91,6 +92,7 @@ class RunEvent:
     planned: int = 0
     correct: int = 0
     skipped: int = 0
+    note: str | None = None  # retry: why, which attempt, how long until it
 
 
 class InvalidSlice(ValueError):
@@ -197,6 +199,7 @@ class Runner:
         self.run_tokens = 0
         self.run_cost = 0.0
         self.halted = False
+        self.limit_hit: str | None = None  # "tokens" | "cost": which run-wide limit stopped the run
         self._workers: list[asyncio.Task] = []
 
     def prepare(self) -> tuple[int, list[tuple[Item, int]], int]:
@@ -268,7 +271,14 @@ class Runner:
             self.store.update_run(run_id, **updates)
 
     async def run(self) -> dict[str, Any]:
-        """Run every pending episode; on cancellation the run is marked interrupted and stays resumable."""
+        """Run every pending episode; on cancellation the run is marked interrupted and stays resumable.
+
+        One process at a time: a second one on the same run (another shell, the TUI) is refused with
+        `RunBusy` before it reads or writes anything, instead of redoing the first one's pending items."""
+        with RunLock(self.store.path, self.spec.name):
+            return await self._run_locked()
+
+    async def _run_locked(self) -> dict[str, Any]:
         run_id, work, skipped = self.prepare()
         self.on_event(RunEvent("started", done=self.done, planned=self.planned, correct=self.correct, skipped=skipped))
         queue: asyncio.Queue[tuple[Item, int]] = asyncio.Queue()
@@ -291,7 +301,8 @@ class Runner:
                 status = "interrupted"
             self.store.update_run(run_id, status=status, finished_at=_now(), note=self.stop_reason)
             self.on_event(RunEvent("finished", done=self.done, planned=self.planned, correct=self.correct))
-        return {"run_id": run_id, "status": status, "stop_reason": self.stop_reason, "done": self.done,
+        return {"run_id": run_id, "status": status, "stop_reason": self.stop_reason, "limit": self.limit_hit,
+                "done": self.done,
                 "planned": self.planned,
                 "correct": self.correct, "skipped": skipped, "elapsed_s": time.monotonic() - started}
 
@@ -319,13 +330,20 @@ class Runner:
                 self._halt(reason)
 
     def _limit_reached(self, at_start: bool = False) -> str | None:
-        """Why the run must stop spending, if it must: past a limit (at start: at it, since any call would pass it)."""
+        """Why the run must stop spending, if it must: past a limit (at start: at it, since any call would pass it).
+
+        The count is every model call the run has paid for, which is more than a report's cost or tokens (final
+        trajectories only): failed attempts that were retried, and the episodes in flight when a limit was crossed
+        (cancelled, redone on resume) count too; the message says so. Sets `limit_hit` to "tokens" or "cost"."""
         spec = self.spec
+        spent = "spent by every model call of the run, retried attempts and episodes cut short included"
         if spec.max_run_tokens and (self.run_tokens >= spec.max_run_tokens if at_start
                                     else self.run_tokens > spec.max_run_tokens):
-            return f"run token limit reached ({self.run_tokens:,} of {spec.max_run_tokens:,})"
+            self.limit_hit = "tokens"
+            return f"run token limit reached ({self.run_tokens:,} tokens {spent}; the limit is {spec.max_run_tokens:,})"
         if spec.max_run_cost and (self.run_cost >= spec.max_run_cost if at_start else self.run_cost > spec.max_run_cost):
-            return f"run cost limit reached (${self.run_cost:.4f} of ${spec.max_run_cost:.4f})"
+            self.limit_hit = "cost"
+            return f"run cost limit reached (${self.run_cost:.4f} {spent}; the limit is ${spec.max_run_cost:.4f})"
         return None
 
     def _halt(self, reason: str) -> None:
@@ -378,7 +396,11 @@ class Runner:
             if not retry:
                 break
             attempt += 1
-            await asyncio.sleep(self.spec.attempt_backoff_s * attempt)
+            delay = self.spec.attempt_backoff_s * attempt
+            self.on_event(RunEvent("retry", item.id, replicate, done=self.done, planned=self.planned, note=(
+                f"attempt {attempt + 1} of {self.spec.max_attempts} in {delay:.1f}s after {traj.error_kind}: "
+                f"{traj.error}")))
+            await asyncio.sleep(delay)
         self.done += 1
         self.correct += int(traj.correct)
         self.on_event(RunEvent("trajectory", item.id, replicate, trajectory=traj, done=self.done,

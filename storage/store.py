@@ -66,6 +66,8 @@ class Store:
 
     def __init__(self, path: Path | str, readonly: bool = False):
         self.path = Path(path)
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a directory: --db takes a store file (e.g. {self.path / 'runs.sqlite'})")
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         elif not self.path.exists():
@@ -76,6 +78,7 @@ class Store:
             self.conn.execute("PRAGMA busy_timeout = 60000")
             self.conn.execute("PRAGMA foreign_keys = ON")
             if not readonly:
+                self._refuse_foreign()  # before WAL mode, which rewrites the file's header
                 self.conn.execute("PRAGMA journal_mode = WAL")
                 self.conn.execute("PRAGMA synchronous = NORMAL")
                 migrate(self.conn)
@@ -94,6 +97,18 @@ class Store:
         import sqlite_utils
 
         return sqlite_utils.Database(self.conn)
+
+    def _refuse_foreign(self) -> None:
+        """An SQLite file no workbench wrote (schema version 0) that holds tables is someone else's database:
+        adding our tables beside theirs would damage it. A new or empty file becomes a store."""
+        if schema_version(self.conn) != 0:
+            return
+        tables = [r[0] for r in self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name LIMIT 4")]
+        if tables:
+            shown = ", ".join(tables[:3]) + (", …" if len(tables) > 3 else "")
+            raise StoreError(f"{self.path}: not a workbench store (an SQLite database with other tables: {shown}); "
+                             "nothing was changed: choose another --db")
 
     def _check_readable(self) -> None:
         """A read-only open must fail here, in one line, not at the first query: a file that is not SQLite, an
@@ -207,20 +222,34 @@ class Store:
         return 0 if row[0] is None else row[0] + 1
 
     def spent(self, run_id: int) -> tuple[int, float]:
-        """Tokens (the cap quantity) and dollars every trajectory of the run has spent: all attempts, finished or not.
+        """Tokens (the cap quantity) and dollars every model call of the run has cost: all attempts, finished or
+        not, and the half-written trajectories a resume discarded (recorded in the run's config as `discarded`).
 
         A trajectory's steps carry its running token count, so its largest is what it spent;
         an unfinished one (cancelled, or a killed run's) spent it too.
         """
+        tokens, usd = self._spent(run_id, "")
+        gone = (self.run_by_id(run_id)["config"] or {}).get("discarded") or {}
+        return tokens + int(gone.get("tokens", 0)), usd + float(gone.get("usd", 0.0))
+
+    def _spent(self, run_id: int, where: str) -> tuple[int, float]:
         row = self.conn.execute(
             "SELECT COALESCE(SUM(tokens), 0), COALESCE(SUM(usd), 0.0) FROM (SELECT MAX(s.tokens) AS tokens, "
             "SUM(s.cost_usd) AS usd FROM steps s JOIN trajectories t ON t.id = s.trajectory_id WHERE t.run_id = ? "
-            "GROUP BY s.trajectory_id)", (run_id,)).fetchone()
+            f"{where} GROUP BY s.trajectory_id)", (run_id,)).fetchone()
         return int(row[0]), float(row[1])
 
     def discard_unfinished(self, run_id: int) -> int:
-        """Delete half-written trajectories (a killed run's episodes in flight) and their steps."""
+        """Delete half-written trajectories (a killed run's episodes in flight) and their steps, keeping what their
+        calls cost in the run's config: they were paid for, and a run-wide limit must go on counting them."""
         with self.transaction():
+            tokens, usd = self._spent(run_id, "AND t.status != 'done'")
+            if tokens or usd:
+                config = self.run_by_id(run_id)["config"] or {}
+                gone = config.get("discarded") or {}
+                config["discarded"] = {"tokens": int(gone.get("tokens", 0)) + tokens,
+                                       "usd": float(gone.get("usd", 0.0)) + usd}
+                self.conn.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(config, sort_keys=True), run_id))
             ids = [r[0] for r in self.conn.execute(
                 "SELECT id FROM trajectories WHERE run_id = ? AND status != 'done'", (run_id,))]
             for tid in ids:

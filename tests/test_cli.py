@@ -231,3 +231,120 @@ def test_every_out_that_cannot_be_written_is_a_usage_error(tmp_path, capsys):
     good = tmp_path / "good.jsonl"
     assert main(["--batch", "export", "o", "--format", "jsonl", "--out", str(good), "--db", str(db)]) == 0
     assert len(good.read_text().splitlines()) == 2
+
+
+def test_llm_flags_are_checked_when_parsed(tmp_path, capsys):
+    """Out-of-range sampling settings used to be sent to the provider as they were, on every call."""
+    db = tmp_path / "s.sqlite"
+    llm = ["--batch", "run", "--agent", "llm", "--model", "openai/x", "--base-url", "http://127.0.0.1:9/v1",
+           "--db", str(db), "--quiet"]
+    for flag, value, message in (
+            ("--reasoning-effort", "bogus", "--reasoning-effort: invalid choice: 'bogus' (choose from none, minimal, "
+                                            "low, medium, high, or a number of thinking tokens for Anthropic models)"),
+            ("--reasoning-effort", "0", "invalid choice: '0'"),
+            ("--top-p", "5", "--top-p: must be above 0 and at most 1, got 5"),
+            ("--top-p", "0", "--top-p: must be above 0 and at most 1, got 0"),
+            ("--temperature", "-1", "--temperature: must be between 0 and 2, got -1"),
+            ("--temperature", "nan", "--temperature: must be between 0 and 2, got nan"),
+            ("--top-k", "0", "--top-k: must be at least 1"),
+            ("--timeout", "0", "--timeout: must be above 0"),
+            ("--rpm", "-3", "--rpm: must be above 0"),
+            ("--max-run-cost", "-1", "--max-run-cost: must be between 0 and"),
+            ("--max-run-cost", "inf", "--max-run-cost: must be between 0 and")):
+        with pytest.raises(SystemExit) as stop:
+            main(llm + [flag, value])
+        assert stop.value.code == 2 and message in capsys.readouterr().err, (flag, value)
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--agent", "oracle", "--model", "x"], "error: --model applies to --agent llm only"),
+    (["--agent", "heuristic", "--text-tools", "--temperature", "3"], "argument --temperature: must be between 0 and 2"),
+    (["--agent", "heuristic", "--text-tools", "--temperature", "1"],
+     "error: --temperature, --text-tools apply to --agent llm only"),
+    (["--agent", "random", "--timeout", "30", "--base-url", "http://h/v1"],
+     "error: --base-url, --timeout apply to --agent llm only"),
+    (["--agent", "oracle", "--ids", ""], "error: --ids is empty: name the items (comma-separated), or leave --ids "
+                                         "out to run them all"),
+    (["--agent", "oracle", "--ids", " , "], "error: --ids is empty"),
+], ids=["model", "temperature-range", "text-tools", "timeout", "ids-empty", "ids-commas"])
+def test_flags_that_would_be_ignored_are_refused(tmp_path, argv, message):
+    db = tmp_path / "s.sqlite"
+    proc = cli("run", "--quiet", *argv, db=db)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert not db.exists()
+
+
+def test_an_unset_key_variable_with_a_base_url_is_warned_about(tmp_path):
+    """A local server may need no key, so the run goes on; a misspelt variable must not pass unnoticed."""
+    import os
+
+    from tests.openai_server import FakeOpenAI, tool_reply
+
+    brain = lambda req, n: tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))  # noqa: E731
+    env = {k: v for k, v in os.environ.items() if k != "NOPE_KEY"}
+    with FakeOpenAI(brain) as srv:
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model",
+                               "openai/test-model", "--base-url", srv.url, "--api-key-env", "NOPE_KEY", "--limit", "1",
+                               "--quiet", "--db", str(tmp_path / "s.sqlite")], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (f"warning: --api-key-env NOPE_KEY: that variable is not set; the calls to {srv.url} go without a key"
+            in proc.stderr.splitlines())
+
+
+@pytest.mark.parametrize("command", [["report", "o"], ["report", "o", "--format", "json"], ["runs"],
+                                     ["run", "--agent", "oracle", "--run", "o", "--limit", "3", "--quiet"],
+                                     ["compare", "o", "o"], ["--help"]],
+                         ids=["report", "report-json", "runs", "run", "compare", "help"])
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, command):
+    """`… | head -1`: stdout's pipe closes before the command writes; it used to exit 1 (rich's SystemExit)."""
+    import os
+
+    db = tmp_path / "s.sqlite"
+    assert cli("run", "--agent", "oracle", "--run", "o", "--limit", "3", "--quiet", db=db).returncode == 0
+    read, write = os.pipe()
+    os.close(read)  # every write to stdout now fails with EPIPE
+    try:
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", *command, "--db", str(db)],
+                              stdout=write, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(write)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+
+
+def test_declining_delete_on_a_terminal_is_no_error(tmp_path):
+    """Answering no keeps the run: a choice, not a failure (it printed "error: … kept" with exit 2)."""
+    import os
+    import pty
+
+    db = tmp_path / "s.sqlite"
+    assert cli("run", "--agent", "oracle", "--run", "keep", "--limit", "2", "--quiet", db=db).returncode == 0
+    primary, secondary = pty.openpty()
+    try:
+        os.write(primary, b"n\n")
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "delete", "keep", "--db", str(db)],
+                              stdin=secondary, capture_output=True, text=True, timeout=60)
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "kept run 'keep' (2 trajectories, status done)\n"
+    assert "error" not in proc.stderr and "delete run 'keep'" in proc.stderr
+    assert json.loads(cli("runs", "--format", "json", db=db).stdout)[0]["name"] == "keep"
+
+
+def test_dry_run_of_a_scripted_agent_costs_nothing_and_counts_what_is_left(tmp_path):
+    db = tmp_path / "s.sqlite"
+    assert cli("run", "--agent", "oracle", "--run", "part", "--limit", "5", "--quiet", db=db).returncode == 0
+    dry = cli("run", "--agent", "oracle", "--run", "part", "--limit", "8", "--replicates", "2", "--dry-run", db=db)
+    assert dry.returncode == 0, dry.stderr
+    lines = dry.stdout.splitlines()
+    assert lines[0] == ("dry run 'part': 8 items × 2 replicate(s) = 16 episodes, 5 already done in the stored run: "
+                        "11 to play")
+    assert lines[-1] == "estimate: no tokens, no cost ('oracle' is scripted: it calls no model)"
+    est = json.loads(cli("run", "--agent", "oracle", "--run", "part", "--limit", "8", "--dry-run", "--format", "json",
+                         db=db).stdout)
+    assert (est["episodes"], est["already_done"], est["tokens_per_episode"], est["cost_usd"]) == (3, 5, 0, 0.0)
+    llm = cli("run", "--agent", "llm", "--model", "openai/gpt-4.1", "--run", "new", "--limit", "2", "--dry-run", db=db)
+    assert llm.returncode == 0, llm.stderr
+    assert llm.stdout.count("90,000") == 1 and "(an assumption: no earlier run of this model in the store)" in llm.stdout

@@ -332,6 +332,47 @@ def test_run_cost_limit_stops_at_the_crossing_call(demo_corpus, tmp_path):
     assert 12.0 < store.spent(store.run("usd")["id"])[1] <= 12.0 + 5.02 + 1e-9
 
 
+def test_the_limit_keeps_counting_the_calls_of_discarded_episodes(demo_corpus, tmp_path):
+    """Episodes cut short by a limit are discarded on resume; what their calls cost stays counted after that
+    resume too (it used to be forgotten by the second resume, letting a run spend past its limit)."""
+    store = Store(tmp_path / "s.sqlite")
+    capped = dict(limit=10, caps=Caps(max_turns=3))
+    with FakeOpenAI(thinking_slowly) as srv:
+        asyncio.run(Runner(run_spec(srv.url, "cap", max_run_tokens=30_000, **capped), demo_corpus, store).run())
+        run_id = store.run("cap")["id"]
+        spent = store.spent(run_id)
+        for _ in range(2):  # the first resume discards the cut-short episodes, the second must still count them
+            again = asyncio.run(Runner(run_spec(srv.url, "cap", max_run_tokens=30_000, **capped), demo_corpus,
+                                       store).run())
+            assert again["limit"] == "tokens" and store.spent(run_id) == spent
+        assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE status != 'done'").fetchone()[0] == 0
+        assert store.run("cap")["config"]["discarded"]["tokens"] > 0
+
+
+def test_cli_run_stopped_by_a_limit_is_incomplete_exit_3_and_says_which_flag_to_raise(tmp_path):
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(thinking_slowly) as srv:
+        cmd = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model", "openai/test-model",
+               "--base-url", srv.url, "--limit", "10", "--max-turns", "3", "--workers", "4", "--max-run-tokens",
+               "30000", "--run", "lim", "--db", str(db), "--format", "json"]
+        env = dict(os.environ, OPENAI_API_KEY="x")
+        first = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+        assert first.returncode == 3, first.stderr
+        line = first.stderr.splitlines()[-1]
+        spent = Store(db, readonly=True).spent(Store(db, readonly=True).run("lim")["id"])[0]
+        done = json.loads(first.stdout)["n"]
+        assert line == (f"stopped early: run token limit reached ({spent:,} tokens spent by every model call of the "
+                        "run, retried attempts and episodes cut short included; the limit is 30,000); the run is "
+                        f"incomplete ({done} of 10): raise --max-run-tokens and run the command again to continue")
+        sent = len(srv.requests)
+        again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+        assert again.returncode == 3 and "raise --max-run-tokens" in again.stderr and len(srv.requests) == sent
+        raised = subprocess.run([*cmd, "--max-run-tokens", "10000000"], env=env, capture_output=True, text=True,
+                                timeout=300)  # the last --max-run-tokens counts
+        assert raised.returncode == 0, raised.stderr
+        assert json.loads(raised.stdout)["n"] == 10 and [r["name"] for r in Store(db, readonly=True).runs()] == ["lim"]
+
+
 def test_a_cost_limit_needs_prices(demo_corpus, tmp_path):
     from sandbox.agents.llm import ConfigError
 
@@ -361,7 +402,7 @@ def test_cli_llm_run_keeps_the_key_out_of_store_and_output(tmp_path):
                                  "--format", "json"], env=env, capture_output=True, text=True)
     report = json.loads(proc.stdout)
     assert report["n"] == 3 and report["model"] == "openai/test-model"
-    blob = b"".join(p.read_bytes() for p in tmp_path.glob("s.sqlite*"))
+    blob = b"".join(p.read_bytes() for p in tmp_path.glob("s.sqlite*") if p.is_file())  # not the run locks
     for text in (proc.stdout, proc.stderr, export.stdout, export.stderr):
         assert secret not in text
     assert secret.encode() not in blob
@@ -432,3 +473,34 @@ def test_ctrl_c_stops_within_seconds_and_resumes(tmp_path):
     store = Store(db)
     assert store.run("c")["status"] == "interrupted"
     assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE status = 'done'").fetchone()[0] == 0
+
+
+def test_progress_says_when_it_retries(demo_corpus, tmp_path):
+    """A server answering 200 with a non-JSON body used to leave the run silent through minutes of backoff."""
+    import io
+
+    from workbench.progress import Progress
+
+    def brain(req, n):
+        if n < 2:
+            return raw_reply("<html>not json</html>")
+        return tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))
+
+    out = io.StringIO()
+    with FakeOpenAI(brain) as srv:
+        asyncio.run(Runner(run_spec(srv.url, "r", limit=1), demo_corpus, Store(tmp_path / "s.sqlite"),
+                           on_event=Progress("r", stream=out).update).run())
+    item = demo_corpus.items[0].id
+    retries = [line for line in out.getvalue().splitlines() if line.startswith("retrying")]
+    assert [line.split(":")[0] for line in retries] == [f"retrying {item} r0"] * 2
+    assert [line.split(": ", 1)[1].split("):")[0] for line in retries] == [
+        "Transient error (retry 1 of 10 in 0.0s", "Transient error (retry 2 of 10 in 0.0s"]
+
+    out = io.StringIO()
+    with FakeOpenAI(lambda req, n: error_reply(401)) as srv:
+        asyncio.run(Runner(run_spec(srv.url, "auth", limit=1), demo_corpus, Store(tmp_path / "a.sqlite"),
+                           on_event=Progress("auth", stream=out).update).run())
+    retries = [line for line in out.getvalue().splitlines() if line.startswith("retrying")]
+    assert [line.split(" after ")[0] for line in retries] == [f"retrying {item} r0: attempt 2 of 3 in 0.0s",
+                                                              f"retrying {item} r0: attempt 3 of 3 in 0.0s"]
+    assert all(" after infra: " in line for line in retries)

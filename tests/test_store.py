@@ -145,3 +145,38 @@ def test_run_progress_moves_only_with_that_runs_finished_trajectories(tmp_path):
     assert store.run_progress(a) == ("created", 2, running)
     store.update_run(a, status="done")
     assert store.run_progress(a) == ("done", 2, running)
+
+
+@pytest.mark.parametrize("command", [["run", "--agent", "oracle", "--limit", "2", "--quiet"], ["rename", "a", "b"],
+                                     ["delete", "a", "--yes"], ["audit", "verdict", "st_0001", "--verdict", "pass",
+                                                                "--reviewer", "me"]],
+                         ids=["run", "rename", "delete", "audit"])
+def test_every_command_refuses_a_foreign_database_and_leaves_it_untouched(tmp_path, command):
+    """An SQLite database someone else wrote is not ours to add tables to; a directory is not a file."""
+    import subprocess
+    import sys
+
+    foreign = tmp_path / "other.sqlite"
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, amount REAL)")
+    con.execute("INSERT INTO invoices (amount) VALUES (9.5)")
+    con.commit()
+    con.close()
+    before = foreign.read_bytes()
+    cli = [sys.executable, "-m", "workbench.cli", "--batch", *command, "--db"]
+    proc = subprocess.run(cli + [str(foreign)], capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines()[-1] == (f"error: {foreign}: not a workbench store (an SQLite database with other tables: "
+                           "invoices); nothing was changed: choose another --db")
+    assert foreign.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("other")] == ["other.sqlite"]  # no -wal either
+    proc = subprocess.run(cli + [str(tmp_path)], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.splitlines()[-1] == (
+        f"error: {tmp_path} is a directory: --db takes a store file (e.g. {tmp_path / 'runs.sqlite'})")
+
+
+def test_a_new_or_empty_file_becomes_a_store(tmp_path):
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    for path in (empty, tmp_path / "new.sqlite"):
+        assert Store(path).conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

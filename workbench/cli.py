@@ -1,7 +1,7 @@
 """`agenthop-tui`: the Textual workbench, or with `--batch` the same operations headless.
 
 Exit status: 0 success, 2 bad input (dataset, flags, run conflicts; nothing written),
-1 an internal failure (with a traceback), 130 interrupted. The `--batch` path never
+1 an internal failure (with a traceback), 3 a run stopped incomplete by --max-run-tokens/--max-run-cost, 130 interrupted (128 + the signal: 143 SIGTERM, 129 SIGHUP). The `--batch` path never
 imports textual, and litellm only when an LLM agent runs.
 """
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import traceback
 from collections.abc import Iterator
@@ -16,12 +17,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+LIMIT_FLAGS = {"tokens": "--max-run-tokens", "cost": "--max-run-cost"}
 FORMATS = ("table", "json", "csv", "markdown")
 
 
 class UsageError(Exception):
     """A user's mistake in flags or names: reported in one line, exit 2."""
+
+
+class Terminated(Exception):
+    """SIGTERM or SIGHUP ended a run (as Ctrl-C does): exit 128 + the signal's number."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -203,18 +213,19 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     llm.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, sglang, llama.cpp)")
     llm.add_argument("--api-key-env", help="the environment variable holding the key (default: the provider's)")
     llm.add_argument("--env-file", help="a .env file to read keys from (never written anywhere)")
-    llm.add_argument("--temperature", type=float)
-    llm.add_argument("--top-p", type=float)
-    llm.add_argument("--top-k", type=int)
+    llm.add_argument("--temperature", type=_real("temperature"), help="0 to 2")
+    llm.add_argument("--top-p", type=_real("top_p"), help="above 0, at most 1")
+    llm.add_argument("--top-k", type=_bounded("top_k"))
     llm.add_argument("--max-tokens", type=_bounded("max_tokens"), help="per-call generation cap (default 16384 or the preset)")
-    llm.add_argument("--reasoning-effort",
-                     help="low|medium|high; for Anthropic models also a number of thinking tokens (below --max-tokens)")
+    llm.add_argument("--reasoning-effort", type=_effort,
+                     help="none|minimal|low|medium|high; for Anthropic models also a number of thinking tokens "
+                          "(below --max-tokens)")
     llm.add_argument("--text-tools", action="store_true", help="tools described in the prompt, calls parsed from text")
-    llm.add_argument("--timeout", type=float, default=600.0, help="seconds per model call")
+    llm.add_argument("--timeout", type=_real("timeout"), help="seconds per model call (default 600)")
     llm.add_argument("--concurrency", type=_bounded("concurrency"), help="at most this many calls in flight to the provider")
-    llm.add_argument("--rpm", type=float, help="at most this many requests per minute")
+    llm.add_argument("--rpm", type=_real("rpm"), help="at most this many requests per minute")
     llm.add_argument("--max-run-tokens", type=_bounded("max_run_tokens"), default=0, help="stop the run past this many tokens")
-    llm.add_argument("--max-run-cost", type=float, default=0.0, help="stop the run past this many USD")
+    llm.add_argument("--max-run-cost", type=_real("max_run_cost"), default=0.0, help="stop the run past this many USD")
     llm.add_argument("--dry-run", action="store_true", help="print the items, caps and a cost estimate; run nothing")
 
 
@@ -263,6 +274,60 @@ def _replicates(text: str) -> int:
     return value
 
 
+def _real(name: str):
+    """An argparse type for the real number `name`, within `workbench.limits.FLOAT_BOUNDS` (argparse exits 2)."""
+    from workbench.limits import float_out_of_bounds
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+        problem = float_out_of_bounds(name, value)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{problem}, got {text}")
+        return value
+
+    parse.__name__ = name
+    return parse
+
+
+def _effort(text: str) -> str:
+    from sandbox.agents.providers import REASONING_EFFORTS, valid_effort
+
+    if valid_effort(text):
+        return text
+    raise argparse.ArgumentTypeError(f"invalid choice: '{text}' (choose from {', '.join(REASONING_EFFORTS)}, or a "
+                                     "number of thinking tokens for Anthropic models)")
+
+
+# The flags only the LLM agent reads, as (dest, flag); their defaults are None or False
+LLM_ONLY = (("model", "--model"), ("base_url", "--base-url"), ("api_key_env", "--api-key-env"),
+            ("env_file", "--env-file"), ("temperature", "--temperature"), ("top_p", "--top-p"), ("top_k", "--top-k"),
+            ("max_tokens", "--max-tokens"), ("reasoning_effort", "--reasoning-effort"),
+            ("text_tools", "--text-tools"), ("timeout", "--timeout"), ("concurrency", "--concurrency"),
+            ("rpm", "--rpm"))
+
+
+def refuse_llm_flags(args: argparse.Namespace) -> None:
+    """A scripted agent ignores the model's flags: saying nothing would let `--agent oracle --model x` look
+    like a model run."""
+    given = [flag for dest, flag in LLM_ONLY if getattr(args, dest, None) not in (None, False)]
+    if args.agent != "llm" and given:
+        verb = "applies" if len(given) == 1 else "apply"
+        raise UsageError(f"{', '.join(given)} {verb} to --agent llm only")
+
+
+def _item_ids(text: str | None) -> tuple[str, ...]:
+    """--ids as a tuple; given but naming nothing (`--ids ""`) is refused: it would silently run every item."""
+    if text is None:
+        return ()
+    ids = tuple(i.strip() for i in text.split(",") if i.strip())
+    if not ids:
+        raise UsageError("--ids is empty: name the items (comma-separated), or leave --ids out to run them all")
+    return ids
+
+
 def _bounded(name: str):
     """An argparse type for the run number `name`, within `workbench.limits.RUN_BOUNDS` (argparse exits 2)."""
     from workbench.limits import out_of_bounds
@@ -292,6 +357,8 @@ def build_spec(args: argparse.Namespace):
     from workbench import paths
 
     refuse_human(args.agent)
+    refuse_llm_flags(args)
+    item_ids = _item_ids(args.ids)
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported)
@@ -301,7 +368,7 @@ def build_spec(args: argparse.Namespace):
         name=args.run_name or _default_name(args, model),
         dataset=dataset_key(args.data), agent=args.agent,
         model=model, seed=args.seed, caps=caps, ablation=args.ablation, replicates=args.replicates,
-        workers=args.workers, item_ids=tuple(i.strip() for i in args.ids.split(",") if i.strip()) if args.ids else (),
+        workers=args.workers, item_ids=item_ids,
         question_type=args.question_type, depth=args.depth, limit=args.limit,
         agent_options=_llm_options(args) if args.agent == "llm" else {},
         max_run_tokens=args.max_run_tokens, max_run_cost=args.max_run_cost,
@@ -331,12 +398,49 @@ def execute(spec, corpus, store, quiet: bool) -> dict[str, Any]:
 
     progress = Progress(spec.name, quiet=quiet)
     try:
-        result = asyncio.run(Runner(spec, corpus, store, on_event=progress.update).run())
+        result = asyncio.run(until_signal(Runner(spec, corpus, store, on_event=progress.update).run()))
     finally:
         progress.close()
-    if result.get("stop_reason"):
+    if result.get("limit"):  # the same limit would stop a rerun at once
+        flag = LIMIT_FLAGS[result["limit"]]
+        sys.stderr.write(f"stopped early: {result['stop_reason']}; the run is incomplete ({result['done']} of "
+                         f"{result['planned']}): raise {flag} and run the command again to continue\n")
+    elif result.get("stop_reason"):
         sys.stderr.write(f"stopped early: {result['stop_reason']}; run the same command again to continue\n")
     return result
+
+
+def finished_status(*results: dict[str, Any]) -> int:
+    """0, or EXIT_INCOMPLETE when a run-wide limit left a run unfinished (a script must not take it for done)."""
+    return EXIT_INCOMPLETE if any(r.get("limit") and r["done"] < r["planned"] for r in results) else EXIT_OK
+
+
+async def until_signal(work: Any) -> Any:
+    """Await `work`, ending it on SIGTERM or SIGHUP as asyncio.run ends it on SIGINT: by cancelling it, so the
+    runner marks the run interrupted (resumable) instead of dying with it `running` (kill, systemd, a closed
+    terminal or a dropped SSH session would otherwise end the process without a word)."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    received: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        received.append(signum)
+        task.cancel()
+
+    signums = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    for signum in signums:
+        loop.add_signal_handler(signum, on_signal, signum)
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if received:
+            raise Terminated(received[0]) from None
+        raise
+    finally:
+        for signum in signums:
+            loop.remove_signal_handler(signum)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -351,14 +455,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         print_estimate(spec, items, paths.store_path(args.db), args.format)
         return EXIT_OK
     store = Store(paths.store_path(args.db))
-    execute(spec, corpus, store, args.quiet)
+    result = execute(spec, corpus, store, args.quiet)
     if args.format == "table":  # the four axes only: the analytics and the reference block are `report`'s
         from workbench.reports import run_report
 
         print_report(run_report(store, spec.name), args.format, brief=True)
     else:
         print_report(_report(store, spec.name, corpus=corpus), args.format)
-    return EXIT_OK
+    return finished_status(result)
 
 
 # The run flag whose cap each sequential axis sets per level: giving it too would be silently overridden.
@@ -408,10 +512,9 @@ def cmd_scale(args: argparse.Namespace) -> int:
         specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
         store = Store(paths.store_path(args.db))
         scaling.check_group(store, base.name, specs)
-        for spec in specs:
-            execute(spec, corpus, store, args.quiet)
+        results = [execute(spec, corpus, store, args.quiet) for spec in specs]
         print_plateau(scaling.group_plateau(store, base.name, **_plateau_options(args)), args.format)
-        return EXIT_OK
+        return finished_status(*results)
     return _scale_parallel(args)
 
 
@@ -433,11 +536,11 @@ def _scale_parallel(args: argparse.Namespace) -> int:
                    scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders})
     judge = _judge(args, spec)
     store = Store(paths.store_path(args.db))
-    execute(spec, corpus, store, args.quiet)
+    result = execute(spec, corpus, store, args.quiet)
     report = asyncio.run(scaling.parallel_report(store, spec.name, corpus, ks, judge, n_orders=args.orders,
                                                  seed=args.seed))
     print_parallel(report, args.format)
-    return EXIT_OK
+    return finished_status(result)
 
 
 def _judge(args: argparse.Namespace, spec):
@@ -473,6 +576,10 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
         from workbench.envfile import load_env_file
 
         load_env_file(Path(args.env_file))
+    if args.api_key_env and args.base_url and not os.environ.get(args.api_key_env):
+        # a local server may need no key, so this is not refused; but a typo in the name would send none
+        sys.stderr.write(f"warning: --api-key-env {args.api_key_env}: that variable is not set; the calls to "
+                         f"{args.base_url} go without a key\n")
     from workbench.config import load_config
 
     options: dict[str, Any] = {
@@ -549,8 +656,12 @@ def cmd_delete(args: argparse.Namespace) -> int:
         sys.stderr.write(f"delete {what}? [y/N] ")
         sys.stderr.flush()
         if input().strip().lower() not in ("y", "yes"):
-            raise UsageError(f"{what} kept")
-    store.delete_run(args.name)
+            print(f"kept {what}")  # the user's answer, not a failure
+            return EXIT_OK
+    from storage.locks import RunLock
+
+    with RunLock(store.path, args.name):  # never under a process that is writing it
+        store.delete_run(args.name)
     print(f"deleted {what}")
     return EXIT_OK
 
@@ -891,9 +1002,19 @@ def batch(argv: list[str]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted: finished trajectories are stored; run the same command again to resume\n")
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return EXIT_OK
+    except Terminated as exc:
+        import signal
+
+        try:  # after SIGHUP the terminal may be gone
+            sys.stderr.write(f"stopped by {signal.Signals(exc.signum).name}: finished trajectories are stored; "
+                             "run the same command again to resume\n")
+            sys.stderr.flush()
+        except OSError:
+            pass
+        return 128 + exc.signum
     except Exception as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise  # the reader of stdout went away: `main` ends quietly
         if is_user_error(exc):
             sys.stderr.write(f"error: {exc}\n")
             return EXIT_USAGE
@@ -903,12 +1024,30 @@ def batch(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if "--batch" in argv:
-        argv.remove("--batch")
-        return batch(argv)
-    from workbench.app import run_app
+    try:
+        if "--batch" in argv:
+            argv.remove("--batch")
+            status = batch(argv)
+        else:
+            from workbench.app import run_app
 
-    return run_app(argv)
+            status = run_app(argv)
+        sys.stdout.flush()  # a broken pipe shows here, not in the flush at exit (which would print a traceback)
+        return status
+    except BrokenPipeError:
+        return broken_pipe()
+    except SystemExit as exc:
+        if isinstance(exc.__context__, BrokenPipeError):  # rich's answer to a broken pipe is SystemExit(1)
+            return broken_pipe()
+        raise
+
+
+def broken_pipe() -> int:
+    """`… | head -1`: the reader has what it wanted, which is no failure; exit 0 without a word. As Python's
+    docs advise, stdout is pointed at /dev/null so the interpreter's final flush does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_OK
 
 
 if __name__ == "__main__":

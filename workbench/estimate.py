@@ -36,14 +36,36 @@ def history(store_path: Path, model: str | None) -> tuple[float, float] | None:
     return (row[0], row[1]) if row and row[2] else None
 
 
+def remaining(spec: RunSpec, items: list[Item], store_path: Path) -> int:
+    """Episodes the run would still play: a run of this name already in the store skips its finished ones."""
+    pairs = {(i.id, r) for i in items for r in range(spec.replicates)}
+    if not store_path.exists():
+        return len(pairs)
+    from storage import Store, StoreError
+
+    try:
+        store = Store(store_path, readonly=True)
+    except StoreError:
+        return len(pairs)
+    try:
+        run = store.run(spec.name)
+        return len(pairs - store.finished(run["id"]))
+    except StoreError:  # no run of that name yet
+        return len(pairs)
+    finally:
+        store.close()
+
+
 def per_episode(spec: RunSpec, store_path: Path) -> dict[str, Any]:
     """Expected tokens and cost of one episode of this run, and what the expectation rests on."""
+    if spec.agent != "llm":  # scripted agents call no model
+        return {"tokens": 0, "basis": f"'{spec.agent}' is scripted: it calls no model", "price": None, "usd": 0.0}
     past = history(store_path, spec.model)
     if past:
         prompt, completion, basis = past[0], past[1], "mean of earlier runs of this model in the store"
     else:
         completion = ASSUMED_TOKENS * ASSUMED_OUTPUT_SHARE
-        prompt, basis = ASSUMED_TOKENS - completion, f"assumed {ASSUMED_TOKENS:,} tokens per episode"
+        prompt, basis = ASSUMED_TOKENS - completion, "an assumption: no earlier run of this model in the store"
     price = price_for(spec.model, spec.agent_options.get("pricing")) if spec.model else None
     usd = cost(price, Usage(prompt=int(prompt), completion=int(completion)))
     return {"tokens": round(prompt + completion), "basis": basis, "price": price,
@@ -77,12 +99,14 @@ def cost_line(spec: RunSpec, episodes: int, store_path: Path, upper_bound: bool 
 
 
 def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, Any]:
-    episodes = len(items) * spec.replicates
+    planned = len(items) * spec.replicates
+    episodes = remaining(spec, items, store_path)
     ep = per_episode(spec, store_path)
     price = ep["price"]
     caps = spec.effective_caps()
     return {
-        "run": spec.name, "agent": spec.agent, "model": spec.model, "episodes": episodes, "items": len(items),
+        "run": spec.name, "agent": spec.agent, "model": spec.model, "episodes": episodes,
+        "already_done": planned - episodes, "items": len(items),
         "replicates": spec.replicates, "item_ids": [i.id for i in items][:20] + (["…"] if len(items) > 20 else []),
         "caps": caps.as_dict(), "ablation": spec.ablation,
         "tokens_per_episode": ep["tokens"], "basis": ep["basis"],
@@ -105,10 +129,16 @@ def print_estimate(spec: RunSpec, items: list[Item], store_path: Path, fmt: str)
         sys.stdout.write(json.dumps(est, indent=2) + "\n")
         return
     caps = est["caps"]
-    cost_text = "unpriced (no price for this model)" if est["cost_usd"] is None else f"≈ ${est['cost_usd']:,.2f}"
+    planned = est["items"] * est["replicates"]
+    to_play = f"{planned} episodes" if not est["already_done"] else \
+        f"{planned} episodes, {est['already_done']} already done in the stored run: {est['episodes']} to play"
+    if spec.agent != "llm":
+        spend = f"estimate: no tokens, no cost ({est['basis']})"
+    else:
+        cost_text = "unpriced (no price for this model)" if est["cost_usd"] is None else f"≈ ${est['cost_usd']:,.2f}"
+        spend = f"estimate: ~{est['tokens_per_episode']:,} tokens per episode ({est['basis']}) → {cost_text}"
     sys.stdout.write(
-        f"dry run '{est['run']}': {est['items']} items × {est['replicates']} replicate(s) = {est['episodes']} episodes\n"
+        f"dry run '{est['run']}': {est['items']} items × {est['replicates']} replicate(s) = {to_play}\n"
         f"items: {item_list([i.id for i in items])}\n"
         f"caps: {caps['budget']} points, {caps['max_turns']} turns, {caps['max_tokens_total']:,} tokens; "
-        f"ablation {est['ablation']}\n"
-        f"estimate: ~{est['tokens_per_episode']:,} tokens per episode ({est['basis']}) → {cost_text}\n")
+        f"ablation {est['ablation']}\n{spend}\n")

@@ -20,7 +20,25 @@ RUN_BOUNDS: dict[str, tuple[int, int]] = {
     "max_tokens": (1, 10_000_000),  # per model call
     "concurrency": (1, 10_000),
     "max_run_tokens": (0, 2**62),
+    "top_k": (1, 1_000_000),
 }
+# name → (lowest, highest, whether the lowest itself is allowed): the ranges providers accept for sampling, and
+# positive seconds, rates and dollars (a NaN or an infinity is never a setting)
+FLOAT_BOUNDS: dict[str, tuple[float, float, bool]] = {
+    "temperature": (0.0, 2.0, True),
+    "top_p": (0.0, 1.0, False),
+    "timeout": (0.0, 86_400.0, False),
+    "rpm": (0.0, 1_000_000.0, False),
+    "max_run_cost": (0.0, 1_000_000_000.0, True),
+}
+
+
+def float_out_of_bounds(name: str, value: float) -> str | None:
+    """Why the real number `value` is not acceptable for `name` ("must be between 0 and 2"), or None."""
+    low, high, closed = FLOAT_BOUNDS[name]
+    if not (low <= value <= high) or (value == low and not closed):  # NaN fails every comparison
+        return f"must be between {low:g} and {high:g}" if closed else f"must be above {low:g} and at most {high:g}"
+    return None
 
 
 def out_of_bounds(name: str, value: int) -> str | None:

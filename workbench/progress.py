@@ -19,9 +19,14 @@ class Progress:
         self.new = 0
 
     def update(self, event: RunEvent) -> None:
-        if self.quiet or event.kind == "step":
+        if self.quiet:
             return
-        if event.kind == "started":
+        if event.kind == "step":
+            if event.step is not None and event.step.kind == "retry":  # a transient failure, retried in place
+                self._retry(event.item_id, event.replicate, event.step.text or "")
+        elif event.kind == "retry":  # an infrastructure failure: the whole attempt again
+            self._retry(event.item_id, event.replicate, event.note or "")
+        elif event.kind == "started":
             self._start(event)
         elif event.kind == "trajectory":
             self.new += 1
@@ -56,6 +61,16 @@ class Progress:
             f"[{event.done}/{event.planned}] {event.item_id} r{event.replicate} {mark} [{t.termination}] "
             f"ans={t.answer} points={t.points_used} turns={t.turns} (acc={acc}, {rate:.1f} ep/s)\n")
         self.stream.flush()
+
+    def _retry(self, item_id: str | None, replicate: int, why: str) -> None:
+        """Say a retry is coming: backoffs add up to minutes, and a run that prints nothing meanwhile looks hung."""
+        why = " ".join(why.split())
+        line = f"retrying {item_id} r{replicate}: {why[:240] + '…' if len(why) > 240 else why}"
+        if self.bar is not None:
+            self.bar.console.print(line, markup=False, highlight=False)
+        else:
+            self.stream.write(line + "\n")
+            self.stream.flush()
 
     def close(self) -> None:
         if self.bar is not None:

@@ -11,9 +11,14 @@ from storage import Store
 
 
 def runs_table(store: Store) -> list[dict[str, Any]]:
-    """Rows of the runs list: name, agent/model, dataset, progress, accuracy, cost, status."""
+    """Rows of the runs list: name, agent/model, dataset, progress, accuracy, cost, status. A run recorded as
+    running whose process is gone (SIGKILL, a power cut: nothing could mark it) is shown as interrupted."""
+    from storage.locks import holder
+
     rows = []
     for r in store.runs():
+        if r["status"] == "running" and holder(store.path, r["name"]) is None:
+            r = {**r, "status": "interrupted"}  # its process is gone (killed, machine rebooted): resumable
         rows.append({
             "name": r["name"], "agent": r["agent"], "model": r["model"], "dataset": r["dataset"],
             "ablation": r["ablation"], "done": r["done"], "planned": r["planned"],

@@ -36,6 +36,14 @@ def provider_of(model: str, base_url: str | None) -> str:
         return "unknown"
 
 
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")  # OpenAI's names; Anthropic maps low..high
+
+
+def valid_effort(effort: str) -> bool:
+    """A reasoning effort some provider takes: a named one, or a positive number of (Anthropic) thinking tokens."""
+    return effort in REASONING_EFFORTS or (effort.isdigit() and int(effort) > 0)
+
+
 def thinking_budget(effort: str) -> int:
     """Anthropic's thinking budget for a reasoning effort: low/medium/high or a number of tokens."""
     if effort in THINKING_BUDGETS:
