@@ -181,3 +181,24 @@ async def test_export_asks_for_a_path_confirms_a_replace_and_names_the_full_path
         await pilot.press("escape")
         await settle(pilot, app)
         assert target.read_text() == "keep me\n" and app.screen is screen
+
+
+async def test_the_split_stepper_lands_each_side_on_the_turn_s_tool_call(seeded):
+    """As in the stepper: `$` put both cursors on the bodyless assistant line; y copied only its header."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_compare(pilot, app)
+        await pilot.press("2", "enter", "enter")
+        await settle(pilot, app)
+        split = app.screen
+        assert isinstance(split, SplitStepperScreen)
+        await pilot.press("dollar_sign")
+        for side in ("a", "b"):
+            view = split.view(side)
+            entry = view.transcript.cursor_entry
+            tools = [s for s in view.turns[-1] if s["kind"] == "tool"]
+            if tools:
+                assert entry.kind == "tool" and entry.step == tools[0]["idx"]
+        await pilot.press("y")  # the focused side, A
+        assert app.clipboard == split.view("a").transcript.cursor_entry.copy_text
+        assert app.clipboard.startswith("▸ ")

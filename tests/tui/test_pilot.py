@@ -764,3 +764,27 @@ async def test_notifications_show_text_with_brackets_as_it_is(seeded):
         await pilot.pause()
         shown = {n.message: n.markup for n in app._notifications}
         assert shown == {"run 'a [/INST] b' failed: [learning] rate [bold]x": False, "[red]not red[/red]": False}
+
+
+async def test_stepping_lands_on_the_turn_s_tool_call_so_enter_and_y_act_on_the_whole_step(seeded):
+    """Stepping put the cursor on the bodyless "◆ assistant → submit_answer" line: `$` then `y` copied that line only,
+    enter unfolded nothing. It now lands on the turn's tool call: y copies call, arguments and result."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_run("heur-s0")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        view = app.screen.query_one(TranscriptView)
+        await pilot.press("dollar_sign")
+        entry = view.cursor_entry
+        assert entry.kind == "tool" and entry.turn == app.screen.view.turns[-1][0]["turn"]
+        await pilot.press("y")
+        step = next(s for s in app.screen.view.turns[-1] if s["kind"] == "tool")
+        assert app.clipboard.startswith(f"▸ {step['tool_name']}({json.dumps(step['tool_args'], ensure_ascii=False)})")
+        assert app.clipboard.endswith("\n" + step["text"]) and step["text"]
+        await pilot.press("0", "l")  # a read: enter unfolds its result
+        entry = view.cursor_entry
+        assert entry.kind == "tool" and entry.turn == app.screen.view.turns[1][0]["turn"] and entry.folded
+        await pilot.press("enter")
+        assert not entry.folded
