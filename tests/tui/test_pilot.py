@@ -788,3 +788,56 @@ async def test_stepping_lands_on_the_turn_s_tool_call_so_enter_and_y_act_on_the_
         assert entry.kind == "tool" and entry.turn == app.screen.view.turns[1][0]["turn"] and entry.folded
         await pilot.press("enter")
         assert not entry.folded
+
+
+async def test_the_live_cursor_stays_on_its_episode_while_a_fast_run_adds_and_drops_rows():
+    """Rows are rebuilt as episodes start and finish (finished ones listed newest first, the last 32 kept): the
+    cursor follows the highlighted episode's key, and the monitor keeps that episode listed even when 40 more
+    finish after it (it used to be dropped, and the cursor jumped to row 0, another episode)."""
+    from types import SimpleNamespace
+
+    from sandbox.records import LedgerState, Step
+    from workbench.tui.monitor import KEEP_FINISHED, RunMonitor
+
+    mon = RunMonitor("fast", {"budget": 30}, clock=lambda: 1.0)
+    mon.feed(SimpleNamespace(kind="started", done=0, planned=60, correct=0))
+    done = 0
+
+    def start(item: str) -> None:
+        mon.feed(SimpleNamespace(kind="step", item_id=item, replicate=0, step=Step(
+            index=0, turn=1, kind="tool", ledger=LedgerState(1, 1, 29, 10, 0), tool_name="list_sections",
+            tool_args={"paper_id": item}, text=f"sections of {item}", cost=1, status="ok")))
+
+    def finish(item: str) -> None:
+        nonlocal done
+        done += 1
+        mon.feed(SimpleNamespace(kind="trajectory", item_id=item, replicate=0, done=done, planned=60, correct=done,
+                                 trajectory=SimpleNamespace(termination="answer", correct=True, error=None)))
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        live = LiveScreen(mon)
+        await app.push_screen(live)
+        for item in ("a", "b", "c"):
+            start(item)
+        live.refresh_view()
+        await pilot.pause()
+        await pilot.press("down")
+        assert live.current_key() == ("b", 0)
+        finish("a")
+        start("d")  # b is now the first row
+        live.refresh_view()
+        await pilot.pause()
+        assert live.shown[0] == ("b", 0) and live.current_key() == ("b", 0)
+        finish("b")
+        for k in range(KEEP_FINISHED + 8):
+            start(f"n{k:02d}")
+            finish(f"n{k:02d}")
+            live.refresh_view()
+            await pilot.pause()
+            assert live.current_key() == ("b", 0)
+        assert ("a", 0) not in live.shown  # others are still dropped
+        await pilot.press("enter")
+        await pilot.pause()
+        assert live.follow_key == ("b", 0)
+        assert any("sections of b" in e.body for e in live.query_one("#live-transcript").entries)  # still followable

@@ -201,6 +201,7 @@ class LiveScreen(Screen):
         if key is None:
             return
         self.follow_key = key
+        self.monitor.keep(key)
         self._follow_count = 0
         self._follow_started = None
         self._follow_done = False
@@ -211,6 +212,10 @@ class LiveScreen(Screen):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self.action_follow()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The cursor follows an episode's key as rows come and go; the monitor keeps that episode listed."""
+        self.monitor.keep(self.current_key(), self.follow_key)
 
     # ------------------------------------------------------------ actions
 
