@@ -841,3 +841,29 @@ async def test_the_live_cursor_stays_on_its_episode_while_a_fast_run_adds_and_dr
         await pilot.pause()
         assert live.follow_key == ("b", 0)
         assert any("sections of b" in e.body for e in live.query_one("#live-transcript").entries)  # still followable
+
+
+async def test_at_80_columns_every_runs_column_and_the_live_last_call_are_in_view(seeded):
+    """NAME and AGENT / MODEL took 21 + 23 cells of 80 (clipped at 32 and 30 whatever the width), pushing STATE
+    off screen; the live table's LAST CALL ran under its scrollbar. Both now fit the width, the text clipped."""
+    from test_snapshots import frozen_monitor
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        table = app.screen.query_one(DataTable)
+        widths = [c.get_render_width(table) for c in table.columns.values()]
+        assert sum(widths) <= table.size.width - 1 and table.max_scroll_x == 0
+        names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert "heur-s0" in names and "oracle-nosear…" in names  # short names whole, long ones clipped
+        await pilot.resize_terminal(120, 24)
+        await settle(pilot, app)
+        assert "oracle-nosearch" in [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert table.columns["name"].get_render_width(table) == len("scripted-[b]llm[/b]") + 2  # to content
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot, app)
+        await app.push_screen(LiveScreen(frozen_monitor()))
+        await pilot.pause()
+        episodes = app.screen.query_one(DataTable)
+        assert sum(c.get_render_width(episodes) for c in episodes.columns.values()) <= episodes.size.width - 1
+        assert str(episodes.get_row_at(0)[-1]).startswith("read_section(") and episodes.max_scroll_x == 0

@@ -15,12 +15,25 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from sandbox.datasets import dataset_label
-from workbench.tui.tables import RunsTable
+from workbench.tui.tables import RunsTable, clear_rows, column_room
 from workbench.tui.plaintext import clip, display_path, sanitize
 
 COLUMNS = (("name", "NAME"), ("agent", "AGENT / MODEL"), ("dataset", "DATA"), ("done", "DONE"),
            ("accuracy", "ACC"), ("cost", "COST"), ("status", "STATE"))
 SORTS = ("created", "name", "agent", "dataset", "done", "accuracy", "cost", "status")
+NAME_MAX, AGENT_MAX, TEXT_MIN = 32, 30, 10  # NAME and AGENT / MODEL: sized to content up to a cap, shrunk to fit
+
+
+def text_widths(name: int, agent: int, room: int) -> tuple[int, int]:
+    """Clip widths of NAME and AGENT / MODEL whose longest cells are `name` and `agent` wide, so that both fit in
+    `room` cells (what the other columns leave): the wider one gives way first, neither below TEXT_MIN."""
+    name, agent = min(name, NAME_MAX), min(agent, AGENT_MAX)
+    while name + agent > room and max(name, agent) > TEXT_MIN:
+        if name >= agent:
+            name -= 1
+        else:
+            agent -= 1
+    return name, agent
 
 
 def agent_label(row: dict[str, Any]) -> str:
@@ -80,6 +93,8 @@ class RunsScreen(Screen):
         self._version: int | None = None
         self._job_states: tuple = ()
         self.marked: list[str] = []  # at most two, oldest first: the runs `c` compares
+        self.widths = (NAME_MAX, AGENT_MAX)  # NAME and AGENT / MODEL clip widths, fitted to the table's width
+        self._fitted: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-title", classes="title-bar")
@@ -167,23 +182,45 @@ class RunsScreen(Screen):
             status_text = Text(status)
         acc = "—" if row["accuracy"] is None else f"{row['accuracy']:.3f}"
         cost = "—" if row["cost_usd"] is None else f"${row['cost_usd']:.2f}"
-        name = Text(("● " if row["name"] in self.marked else "") + clip(sanitize(row["name"]), 32))
-        return [name, Text(clip(sanitize(agent_label(row)), 30)),
+        name_width, agent_width = self.widths
+        name = Text(clip(("● " if row["name"] in self.marked else "") + sanitize(row["name"]), name_width))
+        return [name, Text(clip(sanitize(agent_label(row)), agent_width)),
                 Text(clip(sanitize(dataset_label(row["dataset"])), 16)),
                 Text(f"{row['done']}/{row['planned']}", justify="right"), Text(acc, justify="right"),
                 Text(cost, justify="right"), status_text]
+
+    def _fit(self, rows: list[dict[str, Any]]) -> bool:
+        """Fit NAME and AGENT / MODEL to the table's width, so DONE, ACC and STATE stay in view at 80 columns;
+        whether the widths changed (a DataTable column only ever widens: the rows are then rebuilt)."""
+        table = self.query_one(DataTable)
+        self.widths = (NAME_MAX, AGENT_MAX)
+        cells = [self._cells(row) for row in rows]
+        content = [max([len(label) + 2, *(c[i].cell_len for c in cells)]) for i, (_, label) in enumerate(COLUMNS)]
+        content[-1] = max(content[-1], 12)  # STATE has a fixed width
+        room = column_room(table, content[2:]) - 2 * table.cell_padding  # NAME and AGENT share what is left
+        fitted = text_widths(content[0], content[1], room)
+        changed = fitted != self._fitted
+        self.widths = self._fitted = fitted
+        return changed
+
+    def on_resize(self) -> None:
+        if self.rows and self._fit(self.rows):
+            self.shown = []
+            self.render_rows()
 
     def _fill(self, rows: list[dict[str, Any]]) -> None:
         table = self.query_one(DataTable)
         names = [r["name"] for r in rows]
         self._label_columns()
+        if self._fit(rows):
+            self.shown = []
         if names == self.shown:
             for row in rows:
                 for (key, _), value in zip(COLUMNS, self._cells(row)):
                     table.update_cell(row["name"], key, value, update_width=True)
             return
         current = self.current_name()
-        table.clear()
+        clear_rows(table)
         for row in rows:
             table.add_row(*self._cells(row), key=row["name"])
         self.shown = names

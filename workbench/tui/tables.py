@@ -26,6 +26,21 @@ from textual.strip import Strip
 from textual.widgets import DataTable
 
 
+def clear_rows(table: DataTable) -> None:
+    """Remove every row and let each column shrink back to its header: a DataTable column only ever widens as
+    rows come, so cells fitted to a narrower terminal would otherwise keep the old widths."""
+    table.clear()
+    for column in table.columns.values():
+        column.content_width = column.label.cell_len
+
+
+def column_room(table: DataTable, widths: Sequence[int]) -> int:
+    """Cells left for one more column beside columns whose content is `widths` wide (padding and the vertical
+    scrollbar counted), so the last column is clipped instead of scrolled off or covered by the scrollbar."""
+    pad = 2 * table.cell_padding
+    return (table.size.width or table.app.size.width) - 1 - sum(w + pad for w in widths) - pad
+
+
 class RunsTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", "Open", id="runs.open")]
 
