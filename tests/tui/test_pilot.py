@@ -867,3 +867,39 @@ async def test_at_80_columns_every_runs_column_and_the_live_last_call_are_in_vie
         episodes = app.screen.query_one(DataTable)
         assert sum(c.get_render_width(episodes) for c in episodes.columns.values()) <= episodes.size.width - 1
         assert str(episodes.get_row_at(0)[-1]).startswith("read_section(") and episodes.max_scroll_x == 0
+
+
+async def test_refresh_is_f5_on_the_run_and_leaderboard_screens_where_R_meant_relaunch_on_runs(seeded):
+    """R was "Resume / relaunch" on Runs but "Refresh" on the run and leaderboard screens; refresh is F5 there
+    (ids unchanged, so a keymap still remaps it)."""
+    from workbench.tui.help import key_rows
+    from workbench.tui.leaderboard import LeaderboardScreen
+
+    app = make_app(keymap={"leaderboard.refresh": "ctrl+l"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.open_run("heur-s0")
+        await pilot.pause()
+        run_screen = app.screen
+        assert isinstance(run_screen, RunScreen)
+        rows = {ident: keys for _, keys, _, ident in key_rows(run_screen)}
+        assert rows["run.refresh"] == "F5"
+        forced = []
+        real = run_screen.reload
+        run_screen.reload = lambda force=False: (forced.append(force), real(force))
+        await pilot.press("R")
+        await pilot.pause()
+        assert app.screen is run_screen and True not in forced
+        await pilot.press("f5")
+        await pilot.pause()
+        assert forced.count(True) == 1
+        app.action_leaderboard()
+        await settle(pilot, app)
+        board = app.screen
+        assert isinstance(board, LeaderboardScreen)
+        assert {ident: keys for _, keys, _, ident in key_rows(board)}["leaderboard.refresh"] == "^l"
+        reloads = []
+        board.action_reload = lambda: reloads.append(1)
+        await pilot.press("R", "ctrl+l")
+        await pilot.pause()
+        assert reloads == [1]

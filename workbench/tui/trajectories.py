@@ -81,7 +81,7 @@ class RunScreen(Screen):
         Binding("S", "sort_reverse", "Reverse sort", id="run.sort_reverse", show=False),
         Binding("w", "watch", "Live", id="run.watch"),
         Binding("e", "export", "Export", id="run.export"),
-        Binding("R", "refresh", "Refresh", id="run.refresh", show=False),
+        Binding("f5", "refresh", "Refresh", id="run.refresh", key_display="F5", show=False),  # R is relaunch on Runs
         Binding("escape,q", "back", "Back", id="run.back"),
     ]
     TRAJECTORY_ACTIONS = {"filter", "sort", "sort_reverse"}
