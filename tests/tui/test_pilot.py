@@ -903,3 +903,33 @@ async def test_refresh_is_f5_on_the_run_and_leaderboard_screens_where_R_meant_re
         await pilot.press("R", "ctrl+l")
         await pilot.pause()
         assert reloads == [1]
+
+
+async def test_a_long_run_name_is_clipped_in_the_run_header_and_empty_filters_say_so(seeded):
+    """A 70-character run name pushed agent, done and accuracy off the run header; a filter matching nothing showed
+    bare column headers on the runs and trajectories screens."""
+    long_name = "heuristic-builtin-" + "x" * 52
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        app.store.rename_run("heur-s0", long_name)
+        await pilot.press("slash", *"zzzz")
+        await pilot.pause()
+        home = app.screen
+        assert home.query_one(DataTable).row_count == 0
+        note = home.query_one("#runs-nomatch")
+        assert note.display and str(note.render()) == " no runs match 'zzzz'" and note.region.y < 10
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not home.query_one("#runs-nomatch").display
+
+        app.open_run(long_name)
+        await pilot.pause()
+        title = str(app.screen.query_one("#run-title").render())
+        assert len(title.rstrip()) <= 100 and title.rstrip().endswith("6/6 done  ·  acc 0.667  ·  done")
+        assert "heuristic-builtin-xxx" in title and "…" in title
+        await pilot.press("slash", *"zzzz", "enter")
+        await pilot.pause()
+        table = app.screen.query_one("#trajectory-table")
+        assert table.row_count == 0 and "no trajectories match 'zzzz'" in "".join(
+            seg.text for seg in table.render_line(1))

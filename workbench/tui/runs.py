@@ -101,6 +101,7 @@ class RunsScreen(Screen):
         yield Input(placeholder="/ filter runs…", id="runs-filter")
         with Vertical(id="runs-body"):
             yield RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="runs-nomatch")
             yield Static("", id="welcome")
         yield Footer()
 
@@ -156,6 +157,8 @@ class RunsScreen(Screen):
             return
         query = self.query_one("#runs-filter", Input).value.strip()
         rows = [r for r in self.rows if matches(r, query)]
+        self.query_one("#runs-body").set_class(not rows, "-nomatch")  # the headers, then the note under them
+        self.query_one("#runs-nomatch", Static).update(Text(f" no runs match '{query}'", style="dim"))
         rows.sort(key=sort_key(self.sort_column), reverse=self.sort_reverse)
         self._fill(rows)
 
@@ -204,17 +207,15 @@ class RunsScreen(Screen):
         return changed
 
     def on_resize(self) -> None:
-        if self.rows and self._fit(self.rows):
-            self.shown = []
-            self.render_rows()
+        if self.rows:
+            self.render_rows()  # refits the columns, rebuilding the rows when their widths change
 
     def _fill(self, rows: list[dict[str, Any]]) -> None:
         table = self.query_one(DataTable)
         names = [r["name"] for r in rows]
         self._label_columns()
-        if self._fit(rows):
-            self.shown = []
-        if names == self.shown:
+        refit = self._fit(rows)
+        if not refit and names == self.shown:
             for row in rows:
                 for (key, _), value in zip(COLUMNS, self._cells(row)):
                     table.update_cell(row["name"], key, value, update_width=True)

@@ -122,6 +122,7 @@ class RowTable(ScrollView, can_focus=True):
         self.zebra_stripes = zebra_stripes
         self.sort_column: str | None = None
         self.sort_reverse = False
+        self.empty_note = ""  # drawn under the header while there are no rows (a filter that matches nothing)
         self._widths: list[int] = self._label_widths()
 
     # ------------------------------------------------------------ content
@@ -197,6 +198,9 @@ class RowTable(ScrollView, can_focus=True):
             strip = self._line([self._label(c, w) for c, w in zip(self.columns, self._widths)], style)
         else:
             index = int(self.scroll_y) + y - 1
+            if not self.rows and index == 0 and self.empty_note:
+                note = Segment(" " * PAD + self.empty_note, base + Style(dim=True))
+                return Strip([note]).crop(0, width).extend_cell_length(width, base)
             if index >= len(self.rows):
                 return Strip.blank(width, base)
             style = base
