@@ -202,3 +202,28 @@ async def test_the_split_stepper_lands_each_side_on_the_turn_s_tool_call(seeded)
         await pilot.press("y")  # the focused side, A
         assert app.clipboard == split.view("a").transcript.cursor_entry.copy_text
         assert app.clipboard.startswith("▸ ")
+
+
+async def test_counts_in_the_agreement_list_and_the_stepper_read_in_the_right_number(seeded):
+    import re
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compare(pilot, app)
+        await pilot.press("2")
+        await pilot.pause()
+        items = screen.query_one("#compare-items", DataTable)
+        n = int(re.search(r"· (\d+) items?$", items.border_title).group(1))
+        assert items.border_title.endswith(f"· {n} item" + ("" if n == 1 else "s"))
+        for row in cell_texts(items):
+            for cell in row[2:]:
+                points = int(re.search(r"· (\d+) pts?$", cell).group(1))
+                assert cell.endswith(f"{points} pt" + ("" if points == 1 else "s"))
+        app.pop_screen()
+        await pilot.pause()
+        app.open_run("heur-s0")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        text = str(app.screen.query_one("#item-text").render())
+        assert "visited 1 paper · 0 reads" in text

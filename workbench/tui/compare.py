@@ -22,6 +22,7 @@ from textual.widgets import (Button, DataTable, Footer, LoadingIndicator, Select
                              TabPane)
 from textual.worker import Worker, WorkerState
 
+from workbench.render import counted
 from workbench.tui.corpora import ItemContext
 from workbench.tui.dialogs import ExportModal
 from workbench.tui.meters import theme_style
@@ -48,7 +49,8 @@ def compute(store_path: Path, a: str, b: str) -> dict[str, Any]:
 
 def outcome(side: dict[str, Any]) -> str:
     mark = "✓" if side["correct"] else "✗"
-    return f"{mark} {sanitize(side.get('answer') or '—')[:6]} · {side.get('termination')} · {side.get('points')} pts"
+    points = counted(side.get("points") or 0, "pt")
+    return f"{mark} {sanitize(side.get('answer') or '—')[:6]} · {side.get('termination')} · {points}"
 
 
 class GridTable(DataTable):
@@ -188,7 +190,7 @@ class CompareScreen(Screen):
                           key=item_id)
         label = {"both_right": "both right", "only_a": "only A right", "only_b": "only B right",
                  "both_wrong": "both wrong"}[cell]
-        items.border_title = f"{label} · {cmp['agreement'][cell]['n']} items"
+        items.border_title = f"{label} · {counted(cmp['agreement'][cell]['n'], 'item')}"
 
     def _render_tools(self) -> None:
         from workbench.tui.diagnostics import blendable, heatmap
@@ -207,7 +209,7 @@ class CompareScreen(Screen):
             if top:
                 share = top["trajectory_share"]
                 out.add_row(Text(f"top trigram: {' → '.join(top['trigram'])} · in {share[0]}/{share[1]} trajectories, "
-                                 f"{top['occurrences']} occurrences"))
+                                 f"{counted(top['occurrences'], 'occurrence')}"))
             else:
                 out.add_row(Text("top trigram: none (no trajectory made three calls)", style="dim"))
             out.add_row(Text(""))

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from sandbox.datasets import dataset_label
+from workbench.render import counted
 from workbench.tui.tables import RunsTable, clear_rows, column_room
 from workbench.tui.plaintext import clip, display_path, sanitize
 
@@ -138,7 +139,7 @@ class RunsScreen(Screen):
         title = Text.assemble((" AgentHop Workbench", "bold"), "  ·  store: ", display_path(app.store_path))
         active = sum(1 for j in app.jobs.values() if j.active)
         if active:
-            title.append(f"  ·  {active} run{'s' if active > 1 else ''} in progress")
+            title.append(f"  ·  {counted(active, 'run')} in progress")
         self.query_one("#runs-title", Static).update(title)
         empty = not self.rows
         table = self.query_one("#runs-table")

@@ -27,6 +27,7 @@ from textual.strip import Strip
 
 from rich.cells import cell_len
 
+from workbench.render import counted
 from workbench.tui.plaintext import clip, one_line, sanitize, wrap, wrap_head
 
 FOLD_LINES = 3
@@ -162,7 +163,7 @@ class Entry:
         """What the folded body hides: a line count when it is short enough to have been wrapped, else its size."""
         if self._wrapped is not None and self._wrapped[0] == width:
             more = len(self._wrapped[1]) - FOLD_LINES
-            return f"⋯ {more} more line{'s' if more != 1 else ''} · enter unfolds"
+            return f"⋯ {counted(more, 'more line')} · enter unfolds"
         return f"⋯ {len(self.body):,} characters in all · enter unfolds"
 
     def forget_layout(self) -> None:
