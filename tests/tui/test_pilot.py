@@ -139,14 +139,19 @@ async def test_model_text_with_markup_brackets_renders_literally(seeded):
         assert app.clipboard.startswith("◆ assistant") and "[red]its refs[/red]" in app.clipboard
 
 
+async def open_transcript(pilot, app, run: str) -> TranscriptView:
+    """The stepper on the first trajectory of `run` (opened from its run screen): its transcript."""
+    app.open_run(run)
+    await pilot.pause()
+    await pilot.press("enter")
+    await settle(pilot, app)
+    return app.screen.query_one(TranscriptView)
+
+
 async def test_unfold_a_long_result_renders_only_visible_lines(seeded):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.open_run("heur-s0")
-        await pilot.pause()
-        await pilot.press("enter")
-        await settle(pilot, app)
-        view = app.screen.query_one(TranscriptView)
+        view = await open_transcript(pilot, app, "heur-s0")
         tool = next(i for i, e in enumerate(view.entries) if e.kind == "tool")
         view.cursor = tool
         folded = view.total_lines
@@ -771,11 +776,7 @@ async def test_stepping_lands_on_the_turn_s_tool_call_so_enter_and_y_act_on_the_
     enter unfolded nothing. It now lands on the turn's tool call: y copies call, arguments and result."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.open_run("heur-s0")
-        await pilot.pause()
-        await pilot.press("enter")
-        await settle(pilot, app)
-        view = app.screen.query_one(TranscriptView)
+        view = await open_transcript(pilot, app, "heur-s0")
         await pilot.press("dollar_sign")
         entry = view.cursor_entry
         assert entry.kind == "tool" and entry.turn == app.screen.view.turns[-1][0]["turn"]
