@@ -58,7 +58,7 @@ def test_position_bias_by_hand():
 
 def test_separating_axis_sentence():
     rows = [{"axis": "PR mt", "delta": 0.01}, {"axis": "Conv mt", "delta": -0.12}, {"axis": "SR st", "delta": 0.05}]
-    assert reports.separating_axis(rows) == "B retrieves as well as A but converts 12 points less than A on multi-target items."
+    assert reports.separating_axis(rows) == "B retrieves as well as A but converts 12 percentage points less than A on multi-target items."
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,11 @@ from rich.text import Text
 from sandbox.datasets import dataset_label
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 paper`, `0 papers`, `2 papers`: a count with its noun in the right number (`plural` when not noun + s)."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
@@ -454,7 +459,7 @@ def leaderboard_cells(board: dict[str, Any]) -> tuple[tuple, list[tuple]]:
 def leaderboard_title(board: dict[str, Any]) -> str:
     dataset = dataset_label(board["dataset"])
     ranked = sum(1 for r in board["rows"] if r["rank"] is not None)
-    return (f"leaderboard · {dataset} · {board['n_items']} items played by people · {ranked} ranked of "
+    return (f"leaderboard · {dataset} · {counted(board['n_items'], 'item')} played by people · {ranked} ranked of "
             f"{len(board['rows'])} · * best")
 
 

@@ -569,13 +569,16 @@ def separating_axis(rows: list[dict[str, Any]]) -> str:
     kind, split = axis.split()
     if abs(row["delta"]) < 1e-12:
         return "A and B do not differ on recall or conversion."
+    from workbench.render import counted
+
     what = {"PR": "retrieves the gold papers", "SR": "reads the labelled sections",
             "Conv": "converts"}[kind]
     same_recall = shares.get(f"PR {split}")
     lead = "retrieves as well as A but " if kind == "Conv" and same_recall and abs(same_recall["delta"]) < 0.02 else ""
     where = "single-target" if split == "st" else "multi-target"
     direction = "more" if row["delta"] > 0 else "less"
-    sentence = f"B {lead}{what} {abs(row['delta']) * 100:.0f} points {direction} than A on {where} items"
+    points = counted(round(abs(row["delta"]) * 100), "percentage point")
+    sentence = f"B {lead}{what} {points} {direction} than A on {where} items"
     if row.get("p") is not None:
         sentence += f" (McNemar p = {row['p']:.2g})"
     return sentence + "."

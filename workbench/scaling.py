@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -325,7 +326,7 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
         scaling = r["config"]["scaling"]
         axis, value, continued = scaling.get("axis"), scaling.get("value"), scaling.get("protocol") == "continuation"
         profile = store.context_profile(r["id"], STOP_NOW, PREFIX_MARK)
-        level = {"budget": scaling["budget"], "run": r["name"], "n": len(rows),
+        level = {"budget": scaling["budget"], "run": r["name"], "n": len(rows), "measured": measures_tokens(r),
                  "correct": sum(bool(t["correct"]) for t in rows),
                  "continues": sum(t["continues"] or 0 for t in rows)}
         level["accuracy"] = level["correct"] / len(rows) if rows else None
@@ -352,6 +353,13 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
         level.update(_reach_summary(axis, value, rows, profile, reached))
         out.append(level)
     return out
+
+
+def measures_tokens(run: dict[str, Any]) -> bool:
+    """Whether a run's cost and tokens were measured: a scripted agent calls no model (`reports.measures_tokens`)."""
+    from workbench.reports import measures_tokens as measured
+
+    return measured(run)
 
 
 def _add(a: float | None, b: float | None) -> float | None:
@@ -561,6 +569,7 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
                 for i in range(len(items))])
         per_k.append(_k_row(k, big_k, len(parts), per_item, pass1, spend, seed))
     return {"run": run_name, "k_max": big_k, "items": len(items), "items_incomplete": incomplete,
+            "measured": measures_tokens(run),
             "ks_unavailable": [k for k in wanted if k not in ks],
             "judge": judge.name if judge else None, "verdicts": verdicts if judge else None,
             "verdicts_missing": missing if judge else None,
@@ -681,8 +690,20 @@ LEVELS_NOTE = ("tokens, cost: the level's own / with the levels below it (contin
                "max: the furthest any item went (context tokens, turns or points)")
 
 
-def _pair(marginal: float | None, cumulative: float | None, fmt: str) -> str:
+NOT_MEASURED = "—"  # a scripted agent's cost and tokens: no model, so nothing measured (as the run reports show)
+
+
+def spent(usd: float | None, measured: bool = True) -> str:
+    """An amount of money: `—` for a scripted agent (no model), `unpriced` for a model without prices."""
+    if not measured:
+        return NOT_MEASURED
+    return "unpriced" if usd is None else f"${usd:.4f}"
+
+
+def _pair(marginal: float | None, cumulative: float | None, fmt: str, measured: bool = True) -> str:
     """One figure when a level stands alone; `level / chain` when its answers also cost the levels below."""
+    if not measured:
+        return NOT_MEASURED
     if cumulative is None:
         return "unpriced"
     if marginal == cumulative:
@@ -703,8 +724,8 @@ def level_cells(level: dict[str, Any]) -> list[str]:
     reached = str(level["n_reached"]) + (f" ({level['n_stopped']} STOP)" if level.get("n_stopped") else "")
     accuracy = "—" if level["accuracy"] is None else f"{100 * level['accuracy']:.1f}%"
     return [str(level["budget"]), str(level["n"]), accuracy,
-            _pair(level["tokens_marginal"], level["tokens_cumulative"], ",.0f"),
-            _pair(level["cost_usd_marginal"], level["cost_usd_cumulative"], ".4f"),
+            _pair(level["tokens_marginal"], level["tokens_cumulative"], ",.0f", level.get("measured", True)),
+            _pair(level["cost_usd_marginal"], level["cost_usd_cumulative"], ".4f", level.get("measured", True)),
             per(level["accuracy_per_usd"]), per(level["accuracy_per_million_tokens"]), str(level["continues"]),
             reached, f"{level['max_reached']:,}", "; ".join(note)]
 
@@ -790,16 +811,24 @@ def cost_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
     """Per k: what sampling k of K costs; per strategy its relative gap (gap / pass@k) and efficiency
     ((strategy − pass@1)/(pass@k − pass@1)), what committing at k costs, and its accuracy per dollar and per
     million tokens."""
-    def money(usd: float | None) -> str:
-        return "unpriced" if usd is None else f"${usd:.4f}"
+    measured = report.get("measured", True)
 
-    cells = [str(row["k"]), f"{money(row['sampling_cost_usd'])}\n{_tokens(row['sampling_tokens'])} tok"]
+    def money(usd: float | None) -> str:
+        return spent(usd, measured)
+
+    def tokens(n: float) -> str:
+        return f"{_tokens(n)} tok" if measured else NOT_MEASURED
+
+    def per(value: float | None, unit: str) -> str:
+        return f"{_per(value if measured else None)}/{unit}"
+
+    cells = [str(row["k"]), f"{money(row['sampling_cost_usd'])}\n{tokens(row['sampling_tokens'])}"]
     for name in strategies(report)[1:]:
         efficiency = row.get(f"efficiency_{name}")
         cells.append(f"rel {_pct(row.get(f'relative_gap_{name}'))} · eff "
                      f"{'—' if efficiency is None else f'{efficiency:.2f}'}\n"
-                     f"{money(row[f'cost_usd_{name}'])} · {_tokens(row[f'tokens_{name}'])} tok\n"
-                     f"{_per(row[f'accuracy_per_usd_{name}'])}/$ · {_per(row[f'accuracy_per_million_tokens_{name}'])}/Mtok")
+                     f"{money(row[f'cost_usd_{name}'])} · {tokens(row[f'tokens_{name}'])}\n"
+                     f"{per(row[f'accuracy_per_usd_{name}'], '$')} · {per(row[f'accuracy_per_million_tokens_{name}'], 'Mtok')}")
     return cells
 
 
@@ -836,6 +865,26 @@ def _figure(width: int, height: int):
     plt.theme("clear")
     plt.plotsize(max(20, width), max(6, height))
     return plt
+
+
+def axis_ticks(lo: float, hi: float, n: int) -> tuple[list[float], list[str]]:
+    """`n` evenly spaced ticks over [lo, hi], labelled with the decimals their step needs. Set explicitly because
+    plotext's own labels can read `-0.000` for a value a hair below zero; here a label rounding to zero reads 0."""
+    if hi - lo < 1e-3:  # a flat series: a band around it (labels keep at most four decimals)
+        mid = (lo + hi) / 2
+        lo, hi = mid - 0.05, mid + 0.05
+    n = max(2, n)
+    step = (hi - lo) / (n - 1)
+    decimals = min(4, max(0, 1 - math.floor(math.log10(step))))  # two significant digits of the step
+    values = [lo + i * step for i in range(n)]
+    return values, [f"{round(v, decimals) + 0.0:.{decimals}f}" for v in values]  # + 0.0 turns -0.0 into 0.0
+
+
+def _yticks(plt, values: list[float], rows: int) -> None:
+    """Label the y axis of the current (sub)plot (`rows` tall) over `values`' range, about one tick every other
+    row."""
+    ticks, labels = axis_ticks(min(values), max(values), min(6, rows // 2 + 1))
+    plt.yticks(ticks, labels)
 
 
 def _build(plt, palette: Palette | None) -> str:
@@ -894,6 +943,7 @@ def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Pal
     plt.title(f"accuracy by budget · plateau at {result.get('plateau_budget')} (k*={k})"
               + (f" · {', '.join(caveats)}" if caveats else ""))
     plt.plot(x, result["accuracy"], marker="dot", color=pal.get("line"))
+    _yticks(plt, result["accuracy"], height // 2 - 4)
     if k:
         plt.vline(k, pal.get("mark"))
         plt.text(f"plateau {result.get('plateau_budget')}", k, max(result["accuracy"]), color=pal.get("mark"),
@@ -911,13 +961,20 @@ def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Pal
                   and t.get("c_k") is not None]
             if xs:  # one series per decision, drawn only where it applies (no zero-height bars)
                 plt.bar(xs, [transitions[p - 1]["c_k"] for p in xs], color=pal.get(role), width=0.5)
+        bounds = [t["c_k"] for t in transitions if t.get("c_k") is not None]
+        if bounds:
+            _yticks(plt, [0.0, *bounds], height // 2 - 4)  # bars stand on zero
         plt.xticks(positions, bar_ticks(transitions, width))
         plt.xlim(0.5, len(transitions) + 0.5)
     return _build(plt, palette)
 
 
+MARKERS = {"pass_at_k": "o", "majority": "x", "pointwise": "+", "pairwise": "*"}  # tell the lines apart uncoloured
+
+
 def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
-    """pass@k and each committing strategy against k (the gap is the distance between the lines)."""
+    """pass@k and each committing strategy against k (the gap is the distance between the lines), with a legend;
+    each line has its own marker, so the series are told apart without colour (NO_COLOR, an ANSI theme)."""
     pal = palette or {}
     rows = report["per_k"]
     x = [r["k"] for r in rows]
@@ -931,7 +988,8 @@ def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Pa
         if gx:
             plt.scatter(gx, gy, marker="░", color=pal.get("shade"))
     for name in names:
-        plt.plot(x, [r[name] for r in rows], label=name, marker="dot", color=pal.get(name))
+        plt.plot(x, [r[name] for r in rows], label=SHORT[name], marker=MARKERS[name], color=pal.get(name))
+    _yticks(plt, [r[n] for r in rows for n in names], height - 5)
     plt.xticks(x, [str(k) for k in x])
     plt.xlabel("k")
     return _build(plt, palette)

@@ -143,3 +143,87 @@ async def test_the_palette_s_compare_starts_from_the_runs_marked_and_failures_sh
         for i, cells in enumerate(zip(*want)):  # every column of the attribution block, as --batch compare prints it
             assert " ".join(cells) in lines[i]
         assert any("Δ rate (B−A)" in str(col.header) for col in shown.columns)
+
+
+async def test_export_asks_for_a_path_confirms_a_replace_and_names_the_full_path(seeded, tmp_path):
+    """`e` used to write compare-A-vs-B.json into the working directory without asking and toast the bare name."""
+    import json
+
+    from textual.widgets import Input
+
+    from workbench.tui.dialogs import ExportModal
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compare(pilot, app)
+        await pilot.press("e")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, ExportModal) and not list(tmp_path.glob("*.json"))  # nothing written yet
+        assert modal.query_one("#export-path", Input).value == str(tmp_path / "compare-heur-s0-vs-random-s1.json")
+        assert not modal.query_one("#export-steps").display
+        modal.query_one("#export-path", Input).value = "out/cmp.json"  # relative: the toast names it in full
+        await pilot.press("enter")
+        await settle(pilot, app)
+        target = tmp_path / "out" / "cmp.json"
+        assert app.screen is screen
+        assert json.loads(target.read_text()) == json.loads(json.dumps(screen.report, default=str))
+        assert any(str(target) in n.message for n in app._notifications)
+
+        target.write_text("keep me\n")  # again to the same file: asked first, no keeps it
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-path", Input).value = str(target)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "exists. Replace it" in str(app.screen.query_one(".dialog-message").render())
+        await pilot.press("n")
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert target.read_text() == "keep me\n" and app.screen is screen
+
+
+async def test_the_split_stepper_lands_each_side_on_the_turn_s_tool_call(seeded):
+    """As in the stepper: `$` put both cursors on the bodyless assistant line; y copied only its header."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_compare(pilot, app)
+        await pilot.press("2", "enter", "enter")
+        await settle(pilot, app)
+        split = app.screen
+        assert isinstance(split, SplitStepperScreen)
+        await pilot.press("dollar_sign")
+        for side in ("a", "b"):
+            view = split.view(side)
+            entry = view.transcript.cursor_entry
+            tools = [s for s in view.turns[-1] if s["kind"] == "tool"]
+            if tools:
+                assert entry.kind == "tool" and entry.step == tools[0]["idx"]
+        await pilot.press("y")  # the focused side, A
+        assert app.clipboard == split.view("a").transcript.cursor_entry.copy_text
+        assert app.clipboard.startswith("▸ ")
+
+
+async def test_counts_in_the_agreement_list_and_the_stepper_read_in_the_right_number(seeded):
+    import re
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compare(pilot, app)
+        await pilot.press("2")
+        await pilot.pause()
+        items = screen.query_one("#compare-items", DataTable)
+        n = int(re.search(r"· (\d+) items?$", items.border_title).group(1))
+        assert items.border_title.endswith(f"· {n} item" + ("" if n == 1 else "s"))
+        for row in cell_texts(items):
+            for cell in row[2:]:
+                points = int(re.search(r"· (\d+) pts?$", cell).group(1))
+                assert cell.endswith(f"{points} pt" + ("" if points == 1 else "s"))
+        app.pop_screen()
+        await pilot.pause()
+        app.open_run("heur-s0")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        text = str(app.screen.query_one("#item-text").render())
+        assert "visited 1 paper · 0 reads" in text

@@ -139,14 +139,19 @@ async def test_model_text_with_markup_brackets_renders_literally(seeded):
         assert app.clipboard.startswith("◆ assistant") and "[red]its refs[/red]" in app.clipboard
 
 
+async def open_transcript(pilot, app, run: str) -> TranscriptView:
+    """The stepper on the first trajectory of `run` (opened from its run screen): its transcript."""
+    app.open_run(run)
+    await pilot.pause()
+    await pilot.press("enter")
+    await settle(pilot, app)
+    return app.screen.query_one(TranscriptView)
+
+
 async def test_unfold_a_long_result_renders_only_visible_lines(seeded):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        app.open_run("heur-s0")
-        await pilot.pause()
-        await pilot.press("enter")
-        await settle(pilot, app)
-        view = app.screen.query_one(TranscriptView)
+        view = await open_transcript(pilot, app, "heur-s0")
         tool = next(i for i, e in enumerate(view.entries) if e.kind == "tool")
         view.cursor = tool
         folded = view.total_lines
@@ -764,3 +769,168 @@ async def test_notifications_show_text_with_brackets_as_it_is(seeded):
         await pilot.pause()
         shown = {n.message: n.markup for n in app._notifications}
         assert shown == {"run 'a [/INST] b' failed: [learning] rate [bold]x": False, "[red]not red[/red]": False}
+
+
+async def test_stepping_lands_on_the_turn_s_tool_call_so_enter_and_y_act_on_the_whole_step(seeded):
+    """Stepping put the cursor on the bodyless "◆ assistant → submit_answer" line: `$` then `y` copied that line only,
+    enter unfolded nothing. It now lands on the turn's tool call: y copies call, arguments and result."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_transcript(pilot, app, "heur-s0")
+        await pilot.press("dollar_sign")
+        entry = view.cursor_entry
+        assert entry.kind == "tool" and entry.turn == app.screen.view.turns[-1][0]["turn"]
+        await pilot.press("y")
+        step = next(s for s in app.screen.view.turns[-1] if s["kind"] == "tool")
+        assert app.clipboard.startswith(f"▸ {step['tool_name']}({json.dumps(step['tool_args'], ensure_ascii=False)})")
+        assert app.clipboard.endswith("\n" + step["text"]) and step["text"]
+        await pilot.press("0", "l")  # a read: enter unfolds its result
+        entry = view.cursor_entry
+        assert entry.kind == "tool" and entry.turn == app.screen.view.turns[1][0]["turn"] and entry.folded
+        await pilot.press("enter")
+        assert not entry.folded
+
+
+async def test_the_live_cursor_stays_on_its_episode_while_a_fast_run_adds_and_drops_rows():
+    """Rows are rebuilt as episodes start and finish (finished ones listed newest first, the last 32 kept): the
+    cursor follows the highlighted episode's key, and the monitor keeps that episode listed even when 40 more
+    finish after it (it used to be dropped, and the cursor jumped to row 0, another episode)."""
+    from types import SimpleNamespace
+
+    from sandbox.records import LedgerState, Step
+    from workbench.tui.monitor import KEEP_FINISHED, RunMonitor
+
+    mon = RunMonitor("fast", {"budget": 30}, clock=lambda: 1.0)
+    mon.feed(SimpleNamespace(kind="started", done=0, planned=60, correct=0))
+    done = 0
+
+    def start(item: str) -> None:
+        mon.feed(SimpleNamespace(kind="step", item_id=item, replicate=0, step=Step(
+            index=0, turn=1, kind="tool", ledger=LedgerState(1, 1, 29, 10, 0), tool_name="list_sections",
+            tool_args={"paper_id": item}, text=f"sections of {item}", cost=1, status="ok")))
+
+    def finish(item: str) -> None:
+        nonlocal done
+        done += 1
+        mon.feed(SimpleNamespace(kind="trajectory", item_id=item, replicate=0, done=done, planned=60, correct=done,
+                                 trajectory=SimpleNamespace(termination="answer", correct=True, error=None)))
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        live = LiveScreen(mon)
+        await app.push_screen(live)
+        for item in ("a", "b", "c"):
+            start(item)
+        live.refresh_view()
+        await pilot.pause()
+        await pilot.press("down")
+        assert live.current_key() == ("b", 0)
+        finish("a")
+        start("d")  # b is now the first row
+        live.refresh_view()
+        await pilot.pause()
+        assert live.shown[0] == ("b", 0) and live.current_key() == ("b", 0)
+        finish("b")
+        for k in range(KEEP_FINISHED + 8):
+            start(f"n{k:02d}")
+            finish(f"n{k:02d}")
+            live.refresh_view()
+            await pilot.pause()
+            assert live.current_key() == ("b", 0)
+        assert ("a", 0) not in live.shown  # others are still dropped
+        await pilot.press("enter")
+        await pilot.pause()
+        assert live.follow_key == ("b", 0)
+        assert any("sections of b" in e.body for e in live.query_one("#live-transcript").entries)  # still followable
+
+
+async def test_at_80_columns_every_runs_column_and_the_live_last_call_are_in_view(seeded):
+    """NAME and AGENT / MODEL took 21 + 23 cells of 80 (clipped at 32 and 30 whatever the width), pushing STATE
+    off screen; the live table's LAST CALL ran under its scrollbar. Both now fit the width, the text clipped."""
+    from test_snapshots import frozen_monitor
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        table = app.screen.query_one(DataTable)
+        widths = [c.get_render_width(table) for c in table.columns.values()]
+        assert sum(widths) <= table.size.width - 1 and table.max_scroll_x == 0
+        names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert "heur-s0" in names and "oracle-nosear…" in names  # short names whole, long ones clipped
+        await pilot.resize_terminal(120, 24)
+        await settle(pilot, app)
+        assert "oracle-nosearch" in [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert table.columns["name"].get_render_width(table) == len("scripted-[b]llm[/b]") + 2  # to content
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot, app)
+        await app.push_screen(LiveScreen(frozen_monitor()))
+        await pilot.pause()
+        episodes = app.screen.query_one(DataTable)
+        assert sum(c.get_render_width(episodes) for c in episodes.columns.values()) <= episodes.size.width - 1
+        assert str(episodes.get_row_at(0)[-1]).startswith("read_section(") and episodes.max_scroll_x == 0
+
+
+async def test_refresh_is_f5_on_the_run_and_leaderboard_screens_where_R_meant_relaunch_on_runs(seeded):
+    """R was "Resume / relaunch" on Runs but "Refresh" on the run and leaderboard screens; refresh is F5 there
+    (ids unchanged, so a keymap still remaps it)."""
+    from workbench.tui.help import key_rows
+    from workbench.tui.leaderboard import LeaderboardScreen
+
+    app = make_app(keymap={"leaderboard.refresh": "ctrl+l"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.open_run("heur-s0")
+        await pilot.pause()
+        run_screen = app.screen
+        assert isinstance(run_screen, RunScreen)
+        rows = {ident: keys for _, keys, _, ident in key_rows(run_screen)}
+        assert rows["run.refresh"] == "F5"
+        forced = []
+        real = run_screen.reload
+        run_screen.reload = lambda force=False: (forced.append(force), real(force))
+        await pilot.press("R")
+        await pilot.pause()
+        assert app.screen is run_screen and True not in forced
+        await pilot.press("f5")
+        await pilot.pause()
+        assert forced.count(True) == 1
+        app.action_leaderboard()
+        await settle(pilot, app)
+        board = app.screen
+        assert isinstance(board, LeaderboardScreen)
+        assert {ident: keys for _, keys, _, ident in key_rows(board)}["leaderboard.refresh"] == "^l"
+        reloads = []
+        board.action_reload = lambda: reloads.append(1)
+        await pilot.press("R", "ctrl+l")
+        await pilot.pause()
+        assert reloads == [1]
+
+
+async def test_a_long_run_name_is_clipped_in_the_run_header_and_empty_filters_say_so(seeded):
+    """A 70-character run name pushed agent, done and accuracy off the run header; a filter matching nothing showed
+    bare column headers on the runs and trajectories screens."""
+    long_name = "heuristic-builtin-" + "x" * 52
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        app.store.rename_run("heur-s0", long_name)
+        await pilot.press("slash", *"zzzz")
+        await pilot.pause()
+        home = app.screen
+        assert home.query_one(DataTable).row_count == 0
+        note = home.query_one("#runs-nomatch")
+        assert note.display and str(note.render()) == " no runs match 'zzzz'" and note.region.y < 10
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not home.query_one("#runs-nomatch").display
+
+        app.open_run(long_name)
+        await pilot.pause()
+        title = str(app.screen.query_one("#run-title").render())
+        assert len(title.rstrip()) <= 100 and title.rstrip().endswith("6/6 done  ·  acc 0.667  ·  done")
+        assert "heuristic-builtin-xxx" in title and "…" in title
+        await pilot.press("slash", *"zzzz", "enter")
+        await pilot.pause()
+        table = app.screen.query_one("#trajectory-table")
+        assert table.row_count == 0 and "no trajectories match 'zzzz'" in "".join(
+            seg.text for seg in table.render_line(1))

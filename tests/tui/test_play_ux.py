@@ -7,7 +7,7 @@ from textual.widgets import Footer, Input
 from play_support import act, start, until
 from tui_support import make_app
 from workbench.tui.dialogs import ConfirmModal
-from workbench.tui.play import ANSWER_RULE, PLACEHOLDERS, TOOLS, PlayScreen
+from workbench.tui.play import ANSWER_RULE, PLACEHOLDERS, TOOLS
 from workbench.tui.runs import RunsScreen
 
 NARROW = (80, 30)

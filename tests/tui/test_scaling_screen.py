@@ -352,3 +352,28 @@ def test_a_run_judged_by_a_model_is_read_from_its_stored_verdicts_only(tmp_path,
     finally:
         cache.close()
     assert asked > 0
+
+
+async def test_the_parallel_plot_has_a_legend_distinct_markers_room_and_no_unpriced_scripted_costs(scaling_store):
+    """The plot was 8 rows tall with four unlabelled series drawn with the same marker (indistinguishable without
+    colour), and a scripted run (`p`, the random agent) read `unpriced` in every cost cell."""
+    import re
+
+    app = scaling_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_scaling(pilot, down=1)
+        screen = app.screen
+        plot = screen.query_one(PlotView)
+        assert plot.content_size.height >= 16
+        app.theme = "ansi-dark"  # terminal-native colours: the figure is drawn without any
+        await settle(pilot, app)
+        text = plot.text.plain
+        assert not plot.text.spans
+        for legend in ("oo pass@k", "xx majority", "++ pointwise", "** pairwise"):
+            assert legend in text
+        assert not re.search(r"-0\.0*┤", text)
+        costs = [" ".join(str(c) for c in screen.query_one("#scaling-levels", DataTable).get_row_at(i))
+                 for i in range(3)]
+        assert all("unpriced" not in row and "— · —" in row for row in costs)
+        caption = str(screen.query_one("#scaling-caption").render())
+        assert "sampling — (scripted agent: no model, cost and tokens not measured)" in caption

@@ -324,3 +324,36 @@ def test_binding_ids_are_read_from_the_source_of_every_screen():
     assert unknown_keys({"stepper.next": "space", "runs.nonexistent": "x", "run.flter": "f"}, known) == (
         "[keys] run.flter, runs.nonexistent: no such binding id (ignored); ? lists each screen's keys with their ids")
     assert unknown_keys({"stepper.next": "space"}, known) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(-2, 2, allow_nan=False), st.floats(0, 2, allow_nan=False), st.integers(2, 8))
+def test_axis_ticks_never_read_negative_zero_and_stay_distinct(lo, span, n):
+    """plotext labelled a y tick a hair below zero `-0.000`; the figures now set their own labels."""
+    from workbench.scaling import axis_ticks
+
+    values, labels = axis_ticks(lo, lo + span, n)
+    assert len(values) == len(labels) == n and values[0] <= lo and values[-1] >= lo + span - 1e-9
+    assert not any(label.startswith("-") and float(label) == 0 for label in labels)
+    assert len(set(labels)) == n and [float(x) for x in labels] == sorted(float(x) for x in labels)
+
+
+def test_axis_ticks_of_a_range_just_below_zero():
+    from workbench.scaling import axis_ticks
+
+    assert axis_ticks(-0.0004, 0.2996, 4)[1] == ["0.00", "0.10", "0.20", "0.30"]
+
+
+def test_counts_read_in_the_right_number():
+    """`visited 1 papers`, `1 items played by people`, `1 pts`: one helper (render.counted) words every count."""
+    from workbench.render import counted, leaderboard_title
+    from workbench.reports import separating_axis
+
+    assert [counted(n, "paper") for n in (0, 1, 2, 1234)] == ["0 papers", "1 paper", "2 papers", "1,234 papers"]
+    assert counted(1, "percentage point") == "1 percentage point" and counted(3, "child", "children") == "3 children"
+    board = {"dataset": "builtin", "n_items": 1, "rows": [{"rank": 1}]}
+    assert " · 1 item played by people · 1 ranked of 1 · " in leaderboard_title(board)
+    rows = [{"axis": "PR st", "delta": -0.63, "p": None}, {"axis": "SR st", "delta": 0.01, "p": None}]
+    assert separating_axis(rows) == "B retrieves the gold papers 63 percentage points less than A on single-target items."
+    rows[0]["delta"] = 0.01
+    assert "SR" not in separating_axis(rows) and "1 percentage point more" in separating_axis(rows)

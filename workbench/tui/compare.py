@@ -23,7 +23,9 @@ from textual.widgets import (Button, DataTable, Footer, LoadingIndicator, Select
                              TabPane)
 from textual.worker import Worker, WorkerState
 
+from workbench.render import counted
 from workbench.tui.corpora import ItemContext
+from workbench.tui.dialogs import ExportModal
 from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, sanitize
 from workbench.tui.stepper import copy_step, gold_of, options_text
@@ -48,7 +50,8 @@ def compute(store_path: Path, a: str, b: str) -> dict[str, Any]:
 
 def outcome(side: dict[str, Any]) -> str:
     mark = "✓" if side["correct"] else "✗"
-    return f"{mark} {sanitize(side.get('answer') or '—')[:6]} · {side.get('termination')} · {side.get('points')} pts"
+    points = counted(side.get("points") or 0, "pt")
+    return f"{mark} {sanitize(side.get('answer') or '—')[:6]} · {side.get('termination')} · {points}"
 
 
 class GridTable(DataTable):
@@ -188,7 +191,7 @@ class CompareScreen(Screen):
                           key=item_id)
         label = {"both_right": "both right", "only_a": "only A right", "only_b": "only B right",
                  "both_wrong": "both wrong"}[cell]
-        items.border_title = f"{label} · {cmp['agreement'][cell]['n']} items"
+        items.border_title = f"{label} · {counted(cmp['agreement'][cell]['n'], 'item')}"
 
     def _render_tools(self) -> None:
         from workbench.tui.diagnostics import blendable, heatmap
@@ -207,7 +210,7 @@ class CompareScreen(Screen):
             if top:
                 share = top["trajectory_share"]
                 out.add_row(Text(f"top trigram: {' → '.join(top['trigram'])} · in {share[0]}/{share[1]} trajectories, "
-                                 f"{top['occurrences']} occurrences"))
+                                 f"{counted(top['occurrences'], 'occurrence')}"))
             else:
                 out.add_row(Text("top trigram: none (no trajectory made three calls)", style="dim"))
             out.add_row(Text(""))
@@ -264,19 +267,39 @@ class CompareScreen(Screen):
         self._load()
 
     def action_export(self) -> None:
+        """Ask where (the runs screen's export dialog: it confirms before replacing a file), then write."""
         if self.report is None:
             return
-        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"compare-{self.a}-vs-{self.b}")
-        path = Path.cwd() / f"{safe}.json"
+        report, a, b = self.report, self.a, self.b
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"compare-{a}-vs-{b}")
+
+        def chosen(answer: tuple[Path, bool] | None) -> None:
+            if answer:
+                self.write_export(report, answer[0])
+
+        self.app.push_screen(CompareExportModal(f"{a} vs {b}", Path.cwd() / f"{safe}.json"), chosen)
+
+    def write_export(self, report: dict[str, Any], path: Path) -> None:
+        path = path.expanduser().resolve()
         try:
-            path.write_text(json.dumps(self.report, indent=2, default=str) + "\n", encoding="utf-8")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
         except OSError as exc:
             self.notify(f"could not write {path}: {exc}", severity="error")
             return
-        self.notify(f"wrote {path.name} (the same JSON as --batch compare --format json)", timeout=4)
+        self.notify(f"wrote {path} (the same JSON as --batch compare --format json)", timeout=5)
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+class CompareExportModal(ExportModal):
+    """The runs screen's export dialog (path, directory check, confirm before replacing) for one JSON file:
+    its title names the comparison and the every-step checkbox, which means nothing here, is hidden."""
+
+    def on_mount(self) -> None:
+        self.query_one(".dialog-title", Static).update(Text(f"Export the comparison {self.run_name} as JSON"))
+        self.query_one("#export-steps").display = False
 
 
 class SplitStepperScreen(Screen):

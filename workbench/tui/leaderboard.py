@@ -28,7 +28,7 @@ class LeaderboardScreen(Screen):
     BINDINGS = [
         Binding("right_square_bracket", "board(1)", "Next dataset", id="leaderboard.next", key_display="]"),
         Binding("left_square_bracket", "board(-1)", "Previous dataset", id="leaderboard.prev", key_display="["),
-        Binding("R", "reload", "Refresh", id="leaderboard.refresh", show=False),
+        Binding("f5", "reload", "Refresh", id="leaderboard.refresh", key_display="F5", show=False),  # R is relaunch on Runs
         Binding("escape,q", "back", "Back", id="leaderboard.back"),
     ]
 

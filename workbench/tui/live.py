@@ -18,11 +18,13 @@ from textual.widgets import DataTable, Footer, ProgressBar, Static
 from sandbox.records import recorded_limits
 from workbench.tui.meters import level, level_style, meter_text
 from workbench.tui.monitor import RunMonitor, Snapshot
-from workbench.tui.tables import EpisodeTable
+from workbench.tui.tables import EpisodeTable, clear_rows, column_room
 from workbench.tui.plaintext import clip, sanitize
 from workbench.tui.transcript import TranscriptView, build_entries
 
 REFRESH_HZ = 10
+BARS = (10, 8, 8)  # meter bar widths of POINTS, TURNS, TOKENS; NARROW_BARS below WIDE columns, for LAST CALL's sake
+NARROW_BARS, WIDE = (5, 4, 4), 100
 COLUMNS = (("item", "ITEM"), ("turn", "TURN"), ("points", "POINTS"), ("turns", "TURNS"), ("tokens", "TOKENS"),
            ("call", "LAST CALL"))
 STATUS = {"starting": "… starting", "running": "▶ running", "done": "✓ done", "interrupted": "■ interrupted",
@@ -67,6 +69,7 @@ class LiveScreen(Screen):
         self._version = -1
         self._status: str | None = None
         self.shown: list[tuple[str, int]] = []
+        self._room = 0  # LAST CALL's width, fitted to the table's
         self.follow_key: tuple[str, int] | None = None
         self._follow_count = 0
         self._follow_started: float | None = None
@@ -127,32 +130,45 @@ class LiveScreen(Screen):
         episodes = s.episodes + s.finished
         keys = [e.key for e in episodes]
         current = self.current_key()
+        bars = BARS if (table.size.width or self.app.size.width) >= WIDE else NARROW_BARS
 
         def cells(e):
             if e.finished:
                 verdict = "correct ✓" if e.correct else "wrong ✗"
                 last = Text(f"finished: {sanitize(e.termination or '?')}, {verdict}", style="dim")
             else:
-                last = Text(clip(sanitize(e.last_call), 48))
+                last = Text(sanitize(e.last_call))
             return [Text(f"{sanitize(e.key[0])}" + (f" r{e.key[1]}" if e.key[1] else ""),
                          style="dim" if e.finished else ""),
                     Text(str(e.turn), justify="right"),
-                    meter_text(e.points_used, budget, 10, style=level_style(self.app, level(e.points_used, budget))),
-                    meter_text(e.turn, max_turns, 8, style=level_style(self.app, level(e.turn, max_turns))),
-                    meter_text(e.tokens, max_tokens, 8, "tokens", style=level_style(self.app, level(e.tokens, max_tokens))),
+                    meter_text(e.points_used, budget, bars[0],
+                               style=level_style(self.app, level(e.points_used, budget))),
+                    meter_text(e.turn, max_turns, bars[1], style=level_style(self.app, level(e.turn, max_turns))),
+                    meter_text(e.tokens, max_tokens, bars[2], "tokens",
+                               style=level_style(self.app, level(e.tokens, max_tokens))),
                     last]
 
-        if keys == self.shown:
-            for e in episodes:
-                for (col, _), value in zip(COLUMNS, cells(e)):
+        rows = [cells(e) for e in episodes]
+        content = [max([len(label), *(row[i].cell_len for row in rows)]) for i, (_, label) in enumerate(COLUMNS[:-1])]
+        room = min(48, max(8, column_room(table, content)))  # LAST CALL clipped to what is left: in view, scrollbar too
+        for row in rows:
+            row[-1].truncate(room, overflow="ellipsis")
+        if keys == self.shown and room == self._room:
+            for e, row in zip(episodes, rows):
+                for (col, _), value in zip(COLUMNS, row):
                     table.update_cell(self._row_key(e.key), col, value, update_width=True)
             return
-        table.clear()
-        for e in episodes:
-            table.add_row(*cells(e), key=self._row_key(e.key))
+        self._room = room
+        clear_rows(table)
+        for e, row in zip(episodes, rows):
+            table.add_row(*row, key=self._row_key(e.key))
         self.shown = keys
         if current in keys:
             table.move_cursor(row=keys.index(current), animate=False)
+
+    def on_resize(self) -> None:
+        self._version = -1  # redraw: the columns are fitted to the new width
+        self.refresh_view()
 
     @staticmethod
     def _row_key(key: tuple[str, int]) -> str:
@@ -201,6 +217,7 @@ class LiveScreen(Screen):
         if key is None:
             return
         self.follow_key = key
+        self.monitor.keep(key)
         self._follow_count = 0
         self._follow_started = None
         self._follow_done = False
@@ -211,6 +228,10 @@ class LiveScreen(Screen):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self.action_follow()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The cursor follows an episode's key as rows come and go; the monitor keeps that episode listed."""
+        self.monitor.keep(self.current_key(), self.follow_key)
 
     # ------------------------------------------------------------ actions
 

@@ -119,6 +119,7 @@ class RunMonitor:
         self.errors: list[str] = []
         self.live: dict[tuple[str, int], Episode] = {}
         self.finished_eps: OrderedDict[tuple[str, int], Episode] = OrderedDict()
+        self.kept: frozenset[tuple[str, int]] = frozenset()  # finished episodes a screen highlights or follows
 
     # ------------------------------------------------------------ writer side (runner thread)
 
@@ -169,7 +170,10 @@ class RunMonitor:
             ep.finished, ep.correct, ep.termination = True, bool(traj.correct), traj.termination
             self.finished_eps[key] = ep
             while len(self.finished_eps) > KEEP_FINISHED:
-                self.finished_eps.popitem(last=False)
+                oldest = next((k for k in self.finished_eps if k not in self.kept), None)
+                if oldest is None:
+                    break
+                del self.finished_eps[oldest]
 
     def note(self, message: str) -> None:
         """What a starting run is doing (opening the dataset, loading the model client): shown until it starts."""
@@ -186,6 +190,12 @@ class RunMonitor:
                 self.t_end = self.clock()
             self.live.clear()
             self.version += 1
+
+    def keep(self, *keys: tuple[str, int] | None) -> None:
+        """Keep these episodes listed and followable once finished, past KEEP_FINISHED: the live screen keeps
+        the one highlighted and the one followed, so a fast run cannot drop the row under the cursor."""
+        with self._lock:
+            self.kept = frozenset(k for k in keys if k is not None)
 
     # ------------------------------------------------------------ reader side (UI thread)
 

@@ -16,13 +16,27 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from sandbox.datasets import dataset_label
+from workbench.render import counted
 from workbench.tui.help import bound_key
-from workbench.tui.tables import RunsTable, clicked_sort
+from workbench.tui.tables import RunsTable, clear_rows, clicked_sort, column_room
 from workbench.tui.plaintext import clip, display_path, sanitize
 
 COLUMNS = (("name", "NAME"), ("agent", "AGENT / MODEL"), ("dataset", "DATA"), ("done", "DONE"),
            ("accuracy", "ACC"), ("cost", "COST"), ("status", "STATE"))
 SORTS = ("created", "name", "agent", "dataset", "done", "accuracy", "cost", "status")
+NAME_MAX, AGENT_MAX, TEXT_MIN = 32, 30, 10  # NAME and AGENT / MODEL: sized to content up to a cap, shrunk to fit
+
+
+def text_widths(name: int, agent: int, room: int) -> tuple[int, int]:
+    """Clip widths of NAME and AGENT / MODEL whose longest cells are `name` and `agent` wide, so that both fit in
+    `room` cells (what the other columns leave): the wider one gives way first, neither below TEXT_MIN."""
+    name, agent = min(name, NAME_MAX), min(agent, AGENT_MAX)
+    while name + agent > room and max(name, agent) > TEXT_MIN:
+        if name >= agent:
+            name -= 1
+        else:
+            agent -= 1
+    return name, agent
 
 
 def agent_label(row: dict[str, Any]) -> str:
@@ -82,12 +96,15 @@ class RunsScreen(Screen):
         self._version: int | None = None
         self._job_states: tuple = ()
         self.marked: list[str] = []  # at most two, oldest first: the runs `c` compares
+        self.widths = (NAME_MAX, AGENT_MAX)  # NAME and AGENT / MODEL clip widths, fitted to the table's width
+        self._fitted: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-title", classes="title-bar")
         yield Input(placeholder="/ filter runs…", id="runs-filter")
         with Vertical(id="runs-body"):
             yield RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="runs-nomatch")
             yield Static("", id="welcome")
         yield Footer()
 
@@ -124,7 +141,7 @@ class RunsScreen(Screen):
         title = Text.assemble((" AgentHop Workbench", "bold"), "  ·  store: ", display_path(app.store_path))
         active = sum(1 for j in app.jobs.values() if j.active)
         if active:
-            title.append(f"  ·  {active} run{'s' if active > 1 else ''} in progress")
+            title.append(f"  ·  {counted(active, 'run')} in progress")
         self.query_one("#runs-title", Static).update(title)
         empty = not self.rows
         table = self.query_one("#runs-table")
@@ -143,6 +160,8 @@ class RunsScreen(Screen):
             return
         query = self.query_one("#runs-filter", Input).value.strip()
         rows = [r for r in self.rows if matches(r, query)]
+        self.query_one("#runs-body").set_class(not rows, "-nomatch")  # the headers, then the note under them
+        self.query_one("#runs-nomatch", Static).update(Text(f" no runs match '{query}'", style="dim"))
         rows.sort(key=sort_key(self.sort_column), reverse=self.sort_reverse)
         self._fill(rows)
 
@@ -174,23 +193,43 @@ class RunsScreen(Screen):
             status_text = Text(status)
         acc = "—" if row["accuracy"] is None else f"{row['accuracy']:.3f}"
         cost = "—" if row["cost_usd"] is None else f"${row['cost_usd']:.2f}"
-        name = Text(("● " if row["name"] in self.marked else "") + clip(sanitize(row["name"]), 32))
-        return [name, Text(clip(sanitize(agent_label(row)), 30)),
+        name_width, agent_width = self.widths
+        name = Text(clip(("● " if row["name"] in self.marked else "") + sanitize(row["name"]), name_width))
+        return [name, Text(clip(sanitize(agent_label(row)), agent_width)),
                 Text(clip(sanitize(dataset_label(row["dataset"])), 16)),
                 Text(f"{row['done']}/{row['planned']}", justify="right"), Text(acc, justify="right"),
                 Text(cost, justify="right"), status_text]
+
+    def _fit(self, rows: list[dict[str, Any]]) -> bool:
+        """Fit NAME and AGENT / MODEL to the table's width, so DONE, ACC and STATE stay in view at 80 columns;
+        whether the widths changed (a DataTable column only ever widens: the rows are then rebuilt)."""
+        table = self.query_one(DataTable)
+        self.widths = (NAME_MAX, AGENT_MAX)
+        cells = [self._cells(row) for row in rows]
+        content = [max([len(label) + 2, *(c[i].cell_len for c in cells)]) for i, (_, label) in enumerate(COLUMNS)]
+        content[-1] = max(content[-1], 12)  # STATE has a fixed width
+        room = column_room(table, content[2:]) - 2 * table.cell_padding  # NAME and AGENT share what is left
+        fitted = text_widths(content[0], content[1], room)
+        changed = fitted != self._fitted
+        self.widths = self._fitted = fitted
+        return changed
+
+    def on_resize(self) -> None:
+        if self.rows:
+            self.render_rows()  # refits the columns, rebuilding the rows when their widths change
 
     def _fill(self, rows: list[dict[str, Any]]) -> None:
         table = self.query_one(DataTable)
         names = [r["name"] for r in rows]
         self._label_columns()
-        if names == self.shown:
+        refit = self._fit(rows)
+        if not refit and names == self.shown:
             for row in rows:
                 for (key, _), value in zip(COLUMNS, self._cells(row)):
                     table.update_cell(row["name"], key, value, update_width=True)
             return
         current = self.current_name()
-        table.clear()
+        clear_rows(table)
         for row in rows:
             table.add_row(*self._cells(row), key=row["name"])
         self.shown = names

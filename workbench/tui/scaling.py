@@ -23,15 +23,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.color import Color
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from workbench.scaling import (LEVEL_COLUMNS, Palette, c_k_text, cost_cells, cost_columns, decision,
                                flags, level_cells, parallel_cells, parallel_columns, parallel_csv, parallel_figure,
-                               plateau_figure, transition_csv, trials_note,
-                               verdicts_note)
+                               plateau_figure, spent, transition_csv, trials_note, verdicts_note)
 from workbench.tui.plaintext import clip, sanitize
 
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
@@ -221,7 +220,7 @@ class ScalingScreen(Screen):
         yield Static("", id="scaling-title", classes="title-bar")
         with Horizontal(id="scaling-main"):
             yield SourceTable(id="scaling-sources", cursor_type="row", zebra_stripes=True)
-            with Vertical(id="scaling-body"):
+            with VerticalScroll(id="scaling-body"):  # the plot at a readable height; the tables scroll below
                 yield Static("", id="scaling-caption")
                 yield PlotView(id="scaling-plot")
                 yield DataTable(id="scaling-table", cursor_type="row", show_cursor=False)
@@ -319,10 +318,12 @@ class ScalingScreen(Screen):
         self._fill("#scaling-levels", LEVEL_COLUMNS, [level_cells(lv) for lv in result.get("levels", [])], left=1)
 
     def _show_parallel(self, report: dict[str, Any]) -> None:
-        cost = report.get("sampling_cost_usd")
+        measured = report.get("measured", True)
+        sampling = spent(report.get("sampling_cost_usd"), measured)
         caption = Text.assemble(
             (report["run"], "bold"), f" · {report['items']} items · K = {report['k_max']}",
-            f" · judge {report['judge'] or 'none'}", f" · sampling {'unpriced' if cost is None else f'${cost:.4f}'}",
+            f" · judge {report['judge'] or 'none'}",
+            f" · sampling {sampling}" + ("" if measured else " (scripted agent: no model, cost and tokens not measured)"),
             "\nΔ = pass@k − strategy in points over its paired 95% interval; rel = Δ / pass@k; "
             "eff = (strategy − pass@1)/(pass@k − pass@1); cost to commit at k")
         note = verdicts_note(report)

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
+from workbench.render import counted
 from workbench.tui.corpora import ItemContext
 from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, one_line, sanitize
@@ -100,7 +101,7 @@ def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[
         ci = traj.get("correct_index")
         if reveal and ci is not None and 0 <= ci < 4:
             t.append(f"\ngold option: ({LETTERS[ci]})", style=ok)
-        t.append(f"\nvisited {len(papers)} papers · {len(reads)} reads")
+        t.append(f"\nvisited {counted(len(papers), 'paper')} · {counted(len(reads), 'read')}")
         return t
     titles = ctx.titles
     t.append("Seed ", style="bold")
@@ -131,7 +132,7 @@ def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[
         t.append(f"{state:<8}", style=style)
         t.append(clip(sanitize(titles.get(pid) or pid), 30) + "\n")
     n_gold = sum(1 for r in reads if gold.is_gold(r))
-    t.append(f"visited {len(papers)} papers · {len(reads)} reads (", style=muted)
+    t.append(f"visited {counted(len(papers), 'paper')} · {counted(len(reads), 'read')} (", style=muted)
     t.append(f"{n_gold} ★", style=ok)
     t.append(", ", style=muted)
     t.append(f"{len(reads) - n_gold} ✗", style=bad)

@@ -112,8 +112,7 @@ class StepView(Vertical):
             group = self.turns[self.position]
             end = self.turn_end[self.position]
             start = self.turn_end[self.position - 1] if self.position else 0
-            first_step = start + 1 if end > start + 1 else start
-            view.set_entries(self.entries[:end], cursor=first_step if cursor is None else min(cursor, end - 1),
+            view.set_entries(self.entries[:end], cursor=self.landing(start, end) if cursor is None else min(cursor, end - 1),
                              current_turn=group[0]["turn"])
             view.show_turn(group[0]["turn"])
             a, b = group[0]["idx"] + 1, group[-1]["idx"] + 1
@@ -127,6 +126,17 @@ class StepView(Vertical):
         self.query_one(".ledger-line", Static).update(
             Text(f"        {left} point{'s' if left != 1 else ''} left · {rejections} consecutive "
                  f"rejection{'s' if rejections != 1 else ''}"))
+
+    def landing(self, start: int, end: int) -> int:
+        """The entry a step lands the cursor on, among the turn's entries `start` (its separator) to `end`: its
+        first tool call, whose arguments and result are what enter unfolds and y copies (the assistant line before
+        it often has no body); else its first entry with a body; else its first step."""
+        span = range(start + 1, end)
+        for wanted in (lambda e: e.kind == "tool", lambda e: bool(e.body)):
+            hit = next((i for i in span if wanted(self.entries[i])), None)
+            if hit is not None:
+                return hit
+        return start + 1 if end > start + 1 else start
 
     def meter_readings(self) -> dict[str, tuple[int, int, str]]:
         """What the three meters show (for tests)."""

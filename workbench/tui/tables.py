@@ -26,6 +26,21 @@ from textual.strip import Strip
 from textual.widgets import DataTable
 
 
+def clear_rows(table: DataTable) -> None:
+    """Remove every row and let each column shrink back to its header: a DataTable column only ever widens as
+    rows come, so cells fitted to a narrower terminal would otherwise keep the old widths."""
+    table.clear()
+    for column in table.columns.values():
+        column.content_width = column.label.cell_len
+
+
+def column_room(table: DataTable, widths: Sequence[int]) -> int:
+    """Cells left for one more column beside columns whose content is `widths` wide (padding and the vertical
+    scrollbar counted), so the last column is clipped instead of scrolled off or covered by the scrollbar."""
+    pad = 2 * table.cell_padding
+    return (table.size.width or table.app.size.width) - 1 - sum(w + pad for w in widths) - pad
+
+
 class RunsTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", "Open", id="runs.open")]
 
@@ -113,6 +128,7 @@ class RowTable(ScrollView, can_focus=True):
         self.zebra_stripes = zebra_stripes
         self.sort_column: str | None = None
         self.sort_reverse = False
+        self.empty_note = ""  # drawn under the header while there are no rows (a filter that matches nothing)
         self._widths: list[int] = self._label_widths()
 
     # ------------------------------------------------------------ content
@@ -188,6 +204,9 @@ class RowTable(ScrollView, can_focus=True):
             strip = self._line([self._label(c, w) for c, w in zip(self.columns, self._widths)], style)
         else:
             index = int(self.scroll_y) + y - 1
+            if not self.rows and index == 0 and self.empty_note:
+                note = Segment(" " * PAD + self.empty_note, base + Style(dim=True))
+                return Strip([note]).crop(0, width).extend_cell_length(width, base)
             if index >= len(self.rows):
                 return Strip.blank(width, base)
             style = base

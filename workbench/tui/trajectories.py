@@ -81,7 +81,7 @@ class RunScreen(Screen):
         Binding("S", "sort_reverse", "Reverse sort", id="run.sort_reverse", show=False),
         Binding("w", "watch", "Live", id="run.watch"),
         Binding("e", "export", "Export", id="run.export"),
-        Binding("R", "refresh", "Refresh", id="run.refresh", show=False),
+        Binding("f5", "refresh", "Refresh", id="run.refresh", key_display="F5", show=False),  # R is relaunch on Runs
         Binding("escape,q", "back", "Back", id="run.back"),
     ]
     TRAJECTORY_ACTIONS = {"filter", "sort", "sort_reverse"}
@@ -153,13 +153,17 @@ class RunScreen(Screen):
         agent = r["agent"] + (f" {r['model']}" if r.get("model") else "")
         ablation = "" if r.get("ablation") == "full" else f" · {r['ablation']}"
         dataset = dataset_label(r["dataset"])
-        title = Text.assemble(
-            (f" {sanitize(r['name'])}", "bold"),
-            f"  ·  {sanitize(agent)}{ablation}  ·  {sanitize(dataset)}  ·  {n}/{r['planned']} done  ·  acc {acc}  ·  "
-            f"{r['status']}")
+        rest = (f"  ·  {clip(sanitize(agent), 30)}{ablation}  ·  {sanitize(dataset)}  ·  {n}/{r['planned']} done  ·  "
+                f"acc {acc}  ·  {r['status']}")
         if len(self.shown) != n and self.rows:
-            title.append(f"  ·  showing {len(self.shown):,}")
+            rest += f"  ·  showing {len(self.shown):,}"
+        room = max(12, (self.size.width or self.app.size.width) - len(rest) - 1)  # the name gives way, not the rest
+        title = Text.assemble((f" {clip(sanitize(r['name']), room)}", "bold"), rest)
         self.query_one("#run-title", Static).update(title)
+
+    def on_resize(self) -> None:
+        if self.run:
+            self._title()  # the name is clipped to the width
 
     def view_rows(self) -> list[dict[str, Any]]:
         """The rows as filtered and sorted now."""
@@ -176,6 +180,9 @@ class RunScreen(Screen):
         self._label_columns()
         old = self.shown
         self.shown = rows
+        query = self._query
+        table.empty_note = f"no trajectories match '{query}'" if query and not rows else ""
+        table.refresh()
         if old and len(rows) > len(old) and all(a["id"] == b["id"] for a, b in zip(old, rows)):
             table.append_rows([self._row(t) for t in rows[len(old):]])
         elif [t["id"] for t in old] != [t["id"] for t in rows] or table.row_count != len(rows):

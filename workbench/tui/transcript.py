@@ -27,6 +27,7 @@ from textual.strip import Strip
 
 from rich.cells import cell_len
 
+from workbench.render import counted
 from workbench.tui.plaintext import clip, one_line, sanitize, wrap, wrap_head
 
 FOLD_LINES = 3
@@ -162,7 +163,7 @@ class Entry:
         """What the folded body hides: a line count when it is short enough to have been wrapped, else its size."""
         if self._wrapped is not None and self._wrapped[0] == width:
             more = len(self._wrapped[1]) - FOLD_LINES
-            return f"⋯ {more} more line{'s' if more != 1 else ''} · enter unfolds"
+            return f"⋯ {counted(more, 'more line')} · enter unfolds"
         return f"⋯ {len(self.body):,} characters in all · enter unfolds"
 
     def forget_layout(self) -> None:
@@ -379,7 +380,7 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
         if k == 0:
             extra = Style()
             if selected:
-                extra = self._style("transcript--cursor")
+                extra = self._cursor_style()
             elif current and entry.kind == "turn":
                 extra = self._style("transcript--current")
             segments = [Segment(text, base + self._style(cls) + extra) for text, cls in entry.fitted_header(width)]
@@ -396,6 +397,12 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
             return Strip.blank(width, base)
         text = INDENT + body[k - 1]
         return Strip([Segment(text, base + self._style("transcript--body"))]).extend_cell_length(width, base).crop(0, width)
+
+    def _cursor_style(self) -> Style:
+        """The cursor bar with its translucent background blended over the view's: a component's rich style drops
+        the alpha, which left a bar of solid $primary that hid a tool call's header (drawn in $primary)."""
+        bar = self.get_component_styles("transcript--cursor").background
+        return self._style("transcript--cursor") + Style(bgcolor=(self.styles.background + bar).rich_color)
 
     def _cursor_shown(self) -> bool:
         """The cursor is drawn while the view has focus."""
