@@ -14,6 +14,7 @@ from typing import Any
 from sandbox.pricing import cost, price_for
 from sandbox.records import Item, Usage
 from sandbox.runner import RunSpec
+from workbench.render import counted
 
 ASSUMED_TOKENS = 90_000  # per episode, when the store has no history for this model
 ASSUMED_OUTPUT_SHARE = 0.05
@@ -94,7 +95,7 @@ def cost_line(spec: RunSpec, episodes: int, store_path: Path, upper_bound: bool 
     where = f"{ep['price'].prefixes[0]} prices" if ep["price"] else "unpriced: no price for this model"
     about, up_to = ("at most", "≤") if upper_bound else ("≈", "≈")
     total = "" if ep["usd"] is None else f" {up_to} ${ep['usd'] * episodes:,.2f}"
-    return (f"{about} {episodes:,} episode{'s' if episodes != 1 else ''} × ~{ep['tokens']:,} tokens{total} "
+    return (f"{about} {counted(episodes, 'episode')} × ~{ep['tokens']:,} tokens{total} "
             f"({where}; {ep['basis']})")
 
 

@@ -31,6 +31,7 @@ from typing import Any
 from sandbox.agents.human import ABANDONED, REPLAYED, RESUMED, human_agent_name, is_human
 from sandbox.datasets import dataset_key, dataset_label
 from sandbox.runner import Runner, RunSpec
+from workbench.render import counted
 
 MODES = ("random", "ids", "wrong", "continue")
 ABANDONED_NOTE = "left midway by the player: the tool results shown are kept as this attempt"
@@ -155,7 +156,7 @@ class SessionPlan:
         out = []
         if self.left_out:
             ids = sorted(self.left_out)
-            out.append(f"left out {len(ids)} item{'s' if len(ids) != 1 else ''} you played before: {', '.join(ids[:6])}{' …' if len(ids) > 6 else ''}"
+            out.append(f"left out {counted(len(ids), 'item')} you played before: {', '.join(ids[:6])}{' …' if len(ids) > 6 else ''}"
                        " (include them to replay; a replay is marked and left out of the leaderboard)")
         if self.replayed:
             ids = sorted(self.replayed)

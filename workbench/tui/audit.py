@@ -32,6 +32,7 @@ from sandbox.datasets import dataset_label
 from workbench import audit
 from workbench.tui.help import bound_key
 from workbench.tui.plaintext import clip, sanitize
+from workbench.render import counted
 
 CHECK_LABELS = {"question_ok": "question well formed", "gold_supported": "gold answer supported",
                 "labels_accurate": "recall labels accurate"}
@@ -68,7 +69,7 @@ def head_text(ev: dict[str, Any]) -> Text:
         out.append(f"{mark} ({letter}) {kind:12s} ", style="bold" if letter == ev["gold"] else "")
         out.append(sanitize(option) + "\n")
     n = len(ev["labels"])
-    out.append(f"\nlabelled evidence · {n} label{'s' if n != 1 else ''} · [ ] select · c re-classify · del remove"
+    out.append(f"\nlabelled evidence · {counted(n, 'label')} · [ ] select · c re-classify · del remove"
                " · a add · u undo", style="bold")
     return out
 
@@ -253,7 +254,7 @@ class AuditScreen(Screen):
         n = len(self.corpus.items)
         key = bound_key(self.app, "audit.reviewer", "R")
         self.query_one("#audit-title", Static).update(Text(
-            f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {n} item{'s' if n != 1 else ''} reviewed · reviewer: "
+            f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {counted(n, 'item')} reviewed · reviewer: "
             f"{sanitize(self.reviewer)} ({key} to change)"))
 
     def action_reviewer(self) -> None:
@@ -487,7 +488,7 @@ class AuditScreen(Screen):
                     return
                 finally:
                     store.close()
-                self.notify(f"wrote {counts['items']} item{'s' if counts['items'] != 1 else ''} "
+                self.notify(f"wrote {counted(counts['items'], 'item')} "
                             f"({counts['removed']} removed) to {value}", timeout=5)
 
         self.app.push_screen(NameModal("Write the corrected dataset to", default, check), chosen)

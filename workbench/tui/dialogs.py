@@ -14,6 +14,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from workbench.tui.checkbox import Checkbox
+from workbench.render import counted
 
 _Result = TypeVar("_Result")
 
@@ -174,7 +175,7 @@ class DatasetModal(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         options = []
         for c in self.choices:
-            runs = f"  ({c.runs} run{'s' if c.runs != 1 else ''})" if c.runs else ""
+            runs = f"  ({counted(c.runs, 'run')})" if c.runs else ""
             where = "" if c.spec == "builtin" else f"  {c.spec}"
             options.append(Option(Text(f"{c.label}{runs}{where}"), id=c.spec))
         with Vertical(classes="dialog"):

@@ -23,6 +23,7 @@ from workbench import items
 from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, sanitize
 from workbench.tui.tables import ItemsTable, clicked_sort
+from workbench.render import counted
 
 COLUMNS = (("id", "ITEM"), ("kind", "TYPE"), ("depth", "DEPTH"), ("reasoning", "REASONING"), ("tier", "TIER"),
            ("venue", "VENUE"), ("right", "RIGHT"), ("question", "QUESTION"))
@@ -177,7 +178,7 @@ class ItemsScreen(Screen):
         title = Text.assemble((" Items", "bold"), "  ·  ", sanitize(self._label()))
         if self.view is not None:
             n = len(self.view.runs)
-            title.append(f"  ·  {len(self.view.rows)} items  ·  right = runs right of {n} run{'s' if n != 1 else ''}"
+            title.append(f"  ·  {len(self.view.rows)} items  ·  right = runs right of {counted(n, 'run')}"
                          " on this dataset")
         self.query_one("#items-title", Static).update(title)
 

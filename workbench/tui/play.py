@@ -38,6 +38,7 @@ from workbench.tui.seen import Seen, SeenSuggester
 from workbench.tui.stepper import LETTERS, gold_of, item_text
 from workbench.tui.stepview import DEFAULT_CAPS
 from workbench.tui.transcript import Entry, Gold, TranscriptView, as_record, build_entries
+from workbench.render import counted
 
 clock = time.monotonic  # the item timer's clock (tests freeze it)
 
@@ -451,8 +452,8 @@ class PlayScreen(Screen):
             title.append(f"you answered {sanitize(traj.answer or '—')} · {verdict}", style=style + Style(bold=True))
         else:
             title.append(f"no answer: the episode ended ({traj.termination})", style=theme_style(self.app, "error"))
-        title.append(f" · {traj.points_used} point{'s' if traj.points_used != 1 else ''} · {traj.turns} "
-                     f"turn{'s' if traj.turns != 1 else ''} · {clock_text(self.elapsed)}")
+        title.append(f" · {counted(traj.points_used, 'point')} · {counted(traj.turns, 'turn')} · "
+                     f"{clock_text(self.elapsed)}")
         mark = self.plan.mark(item.id) if self.plan is not None else None
         if mark is not None:
             title.append(f"\n ⚠ {mark[1]}: marked '{mark[0]}', left out of the leaderboard",
@@ -485,7 +486,7 @@ class PlayScreen(Screen):
         fields = FIELDS[tool]
         cost = self.caps.cost(tool)
         title = self.query_one("#form-title", Static)
-        text = f" {tool} · {cost} point{'s' if cost != 1 else ''} · enter sends"
+        text = f" {tool} · {counted(cost, 'point')} · enter sends"
         if len(text) + 14 <= title.content_size.width:  # the footer names esc too: said here when it fits
             text += " · esc cancels"
         title.update(Text(text, style="bold"))

@@ -15,6 +15,7 @@ from textual.widgets import Static
 from sandbox.records import recorded_limits
 from workbench.tui.meters import Meter
 from workbench.tui.transcript import Entry, Gold, TranscriptView, build_entries, group_turns
+from workbench.render import counted
 
 DEFAULT_CAPS = recorded_limits(None)  # the protocol's
 
@@ -124,7 +125,7 @@ class StepView(Vertical):
         self.query_one(".meter-tokens", Meter).show(int(led["tokens"] or 0), self.caps[2])
         left, rejections = led["points_left"], led["rejections"]
         self.query_one(".ledger-line", Static).update(
-            Text(f"        {left} point{'s' if left != 1 else ''} left · {rejections} consecutive "
+            Text(f"        {counted(left, 'point')} left · {rejections} consecutive "
                  f"rejection{'s' if rejections != 1 else ''}"))
 
     def landing(self, start: int, end: int) -> int:
