@@ -23,6 +23,7 @@ from typing import Any
 from sandbox import release
 from sandbox.records import Item, Label
 from sandbox.sections import resolve_label
+from storage.locks import process_alive
 
 CORPUS_FORMAT = 2  # 2: body-heading label rule on whole heading lines only
 _WORD = re.compile(r"\w+")
@@ -143,7 +144,7 @@ def clean_stale_imports(corpus_dir: Path) -> list[Path]:
     for path in corpus_dir.glob(f"{IMPORT_PREFIX}*.sqlite"):
         pid = _import_owner(path)
         try:
-            stale = (not _process_alive(pid)) if pid is not None else time.time() - path.stat().st_mtime > LEGACY_STALE_S
+            stale = (not process_alive(pid)) if pid is not None else time.time() - path.stat().st_mtime > LEGACY_STALE_S
         except OSError:
             continue  # renamed or removed meanwhile
         if stale:
@@ -156,19 +157,6 @@ def _import_owner(path: Path) -> int | None:
     """The pid in a temp file's name, or None for a name without one."""
     pid, sep, _ = path.name[len(IMPORT_PREFIX):].partition("-")
     return int(pid) if sep and pid.isdigit() else None  # mkstemp's random part never holds "-"
-
-
-def _process_alive(pid: int) -> bool:
-    """Whether `pid` runs. Where that cannot be asked safely (Windows: os.kill would terminate it), assume it does."""
-    if pid == os.getpid() or os.name != "posix":
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process
-    return True
 
 
 def _fill(db: sqlite3.Connection, root: Path, fp: str) -> ImportReport:

@@ -46,13 +46,17 @@ def _read_owner(path: Path) -> tuple[int, str] | None:
         return None
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether `pid` runs. Where that cannot be asked safely (Windows: os.kill would terminate it), assume it does.
+    The corpus cache asks it too, of the import a temporary file names."""
+    if pid == os.getpid() or os.name != "posix":
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # exists, owned by someone else
-        return True
+    except PermissionError:
+        return True  # another user's process
     return True
 
 
@@ -110,6 +114,6 @@ def holder(store_path: Path, run_name: str) -> int | None:
     if owner is None:
         return None
     pid, host = owner
-    if host == socket.gethostname() and not _alive(pid):
+    if host == socket.gethostname() and not process_alive(pid):
         return None
     return pid
