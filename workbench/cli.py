@@ -180,7 +180,8 @@ def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--population", type=_positive, help="size N of the task population (finite population correction)")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--correction", choices=("bonferroni", "holm"), default="bonferroni")
-    p.add_argument("--boot", type=_replicates, default=10_000, help="bootstrap replicates B (at least 2)")
+    p.add_argument("--boot", type=_at_least(2, "the bootstrap SD needs two replicates"), default=10_000,
+                   help="bootstrap replicates B (at least 2)")
     p.add_argument("--boot-seed", type=int, default=0)
     p.add_argument("--two-stage", choices=("auto", "on", "off"), default="auto",
                    help="with T > 1 trials per item: also resample trials inside items (auto: when --population "
@@ -250,11 +251,18 @@ def refuse_human(agent: str) -> None:
                          "read the play")
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
+def _at_least(low: int, why: str = ""):
+    """An argparse type for a whole number of at least `low` (`why` says where the bound comes from)."""
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}" + (f" ({why})" if why else ""))
+        return value
+    parse.__name__ = "int"  # argparse names the type in "invalid int value: 'x'"
+    return parse
+
+
+_positive = _at_least(1)
 
 
 def _nonblank(what: str):
@@ -264,14 +272,6 @@ def _nonblank(what: str):
             raise argparse.ArgumentTypeError(f"a {what} name cannot be empty")
         return text.strip()
     return parse
-
-
-def _replicates(text: str) -> int:
-    """--boot: the bootstrap SD needs two replicates, so the parser says the one bound the plateau enforces."""
-    value = int(text)
-    if value < 2:
-        raise argparse.ArgumentTypeError("must be at least 2 (the bootstrap SD needs two replicates)")
-    return value
 
 
 def _real(name: str):
