@@ -333,6 +333,7 @@ class WorkbenchApp(App[int]):
         if job is None:
             return
         snap = job.monitor.snapshot()
+        self._repaint_live(job)
         if event.state == WorkerState.ERROR:
             from workbench.tui.jobs import describe
 
@@ -344,6 +345,14 @@ class WorkbenchApp(App[int]):
             self.notify(f"run '{job.name}' done: {snap.done}/{snap.planned}, accuracy {acc}", timeout=5)
         else:
             self.notify(f"run '{job.name}' {snap.status}", severity="warning", timeout=5)
+
+    def _repaint_live(self, job) -> None:
+        """Paint a run's final state on its live screen now, with the notification, not at the next tick."""
+        from workbench.tui.live import LiveScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, LiveScreen) and screen.monitor is job.monitor:
+                screen.refresh_view()
 
     def watch_run(self, name: str) -> None:
         from workbench.tui.live import LiveScreen

@@ -260,11 +260,14 @@ async def test_welcome_key_runs_the_builtin_benchmark():
         assert home.shown == ["heuristic-builtin"] and not home.query_one("#welcome").display
 
 
-async def test_live_screen_follows_an_episode(seeded):
+async def test_live_screen_follows_an_episode(seeded, monkeypatch):
     from textual.worker import WorkerState
 
     from sandbox.runner import RunSpec
+    from workbench.tui import live as live_module
 
+    # the periodic refresh never fires in this test: the final state must be painted when the run ends
+    monkeypatch.setattr(live_module, "REFRESH_HZ", 1 / 3600)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
