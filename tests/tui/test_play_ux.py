@@ -36,7 +36,7 @@ async def test_leaving_before_any_tool_call_is_not_called_resumed(seeded, monkey
     app = make_app()
     async with app.run_test(size=NARROW) as pilot:
         screen = await start(pilot, app, ["st_0001"])
-        await pilot.press("escape")
+        await pilot.press("escape", "escape")  # the item in full (80 columns) back to the transcript, then leave
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
         text = app.screen.message
@@ -130,3 +130,6 @@ async def test_the_whole_item_is_in_view_when_deciding_at_80x24(seeded, builtin_
         await pilot.press("escape", "i")  # the item pane on i: whole again
         await pilot.pause()
         assert all_in_view(screen) and screen.focused is screen.query_one("#play-item")
+        await pilot.press("escape")  # back to the transcript, not out of the item
+        await pilot.pause()
+        assert app.screen is screen and transcript.display and screen.focused is transcript

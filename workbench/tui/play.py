@@ -451,8 +451,11 @@ class PlayScreen(Screen):
         both."""
         answering = self.state == "playing" and self.tool == "submit_answer"
         reading = self.state == "playing" and self.focused is self.query_one("#play-item")
+        before = self.has_class("-deciding")
         self.set_class(answering, "-answering")
         self.set_class(answering or reading, "-deciding")
+        if self.has_class("-deciding") != before:  # the palette has another width now: packed again once laid out
+            self.call_after_refresh(self._show_palette)
 
     def on_descendant_focus(self, event) -> None:
         self._show_deciding()
@@ -635,6 +638,9 @@ class PlayScreen(Screen):
     def action_escape(self) -> None:
         if self.tool is not None:
             self._close_form()
+            return
+        if self.has_class("-deciding"):  # back from the item in full to the transcript, not out of the item
+            self.query_one(TranscriptView).focus()
             return
         if self.state != "playing":
             self._leave()
