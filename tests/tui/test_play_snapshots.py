@@ -75,6 +75,18 @@ def test_play_screen_at_80x24(snap_compare, seeded, frozen):
     assert snap_compare(make_app(), terminal_size=SMALL, run_before=run_before)
 
 
+def test_answering_at_80x24(snap_compare, seeded, frozen):
+    """The longest built-in question with the answer form open: the item takes the width, all four options and
+    both answer fields in view (the transcript, meters and status come back with esc or a tool's form)."""
+    async def run_before(pilot):
+        screen = await start(pilot, pilot.app, ["mt_0016"])
+        await act(pilot, screen, "1", "enter")
+        await pilot.press("s")
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=SMALL, run_before=run_before)
+
+
 def test_reveal_at_80x24(snap_compare, seeded, frozen):
     """Narrow: the item above the table of runs, every column of the table in view."""
     async def run_before(pilot):

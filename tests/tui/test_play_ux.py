@@ -36,7 +36,7 @@ async def test_leaving_before_any_tool_call_is_not_called_resumed(seeded, monkey
     app = make_app()
     async with app.run_test(size=NARROW) as pilot:
         screen = await start(pilot, app, ["st_0001"])
-        await pilot.press("escape")
+        await pilot.press("escape", "escape")  # the item in full (80 columns) back to the transcript, then leave
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
         text = app.screen.message
@@ -74,3 +74,62 @@ async def test_hints_placeholders_and_esc_fit_at_80_columns(seeded, monkeypatch)
         await until(pilot, lambda: screen.state in ("reveal", "finished"))
         hint = screen.query_one("#reveal-hint")
         assert 0 < len(str(hint.render())) <= hint.content_size.width
+
+
+SMALL = (80, 24)
+
+
+def _visible_item_text(screen) -> str:
+    """The item pane's text as the player sees it: the rows of the question's Static inside the pane's scroll
+    window (its region on screen and its scroll offset), whitespace collapsed so wrapped lines join up."""
+    from textual.geometry import Region
+
+    pane, text = screen.query_one("#play-item"), screen.query_one("#play-item-text")
+    if not pane.display or pane.region.height == 0:
+        return ""
+    assert pane.region.bottom <= SMALL[1] - 1 and pane.region.right <= SMALL[0]  # above the key footer
+    lines = text.render_lines(Region(0, 0, text.size.width, text.size.height))
+    top = int(pane.scroll_offset.y)
+    window = lines[top: top + pane.scrollable_content_region.height]
+    return " ".join(" ".join(strip.text.split()) for strip in window)
+
+
+async def test_the_whole_item_is_in_view_when_deciding_at_80x24(seeded, builtin_cache, monkeypatch):
+    """On the longest built-in question, at 80×24: the question and all four options are on screen unscrolled
+    when an item begins, while the answer is typed, and on `i`; a tool form brings the transcript back."""
+    from sandbox.datasets import open_dataset
+    from workbench.tui.plaintext import sanitize
+
+    corpus, _ = open_dataset("builtin", builtin_cache)
+    item = max(corpus.items, key=lambda it: len(it.question))
+    corpus.close()
+    wanted = [" ".join(sanitize(item.question).split())] + [" ".join(sanitize(o).split()) for o in item.options]
+
+    def all_in_view(screen) -> bool:
+        seen = _visible_item_text(screen)
+        return all(part in seen for part in wanted)
+
+    monkeypatch.setenv("USER", "ana")
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await start(pilot, app, [item.id])
+        await pilot.pause()
+        assert all_in_view(screen)  # the item begins: read in full before the first call
+        await pilot.press("1")
+        await pilot.pause()
+        transcript = screen.query_one("#play-transcript")
+        assert transcript.display and transcript.region.height >= 5  # a tool's form: the transcript is back
+        await pilot.press("enter")
+        await until(pilot, lambda: len(screen.steps) >= 1 and screen.agent.waiting)
+        await pilot.pause()
+        await pilot.press("s")  # answering: the options beside the answer field
+        await pilot.pause()
+        answer = screen.query_one("#arg-answer", Input)
+        assert all_in_view(screen) and screen.focused is answer
+        assert 0 < answer.region.bottom <= SMALL[1] - 1 and answer.region.height == 1
+        await pilot.press("escape", "i")  # the item pane on i: whole again
+        await pilot.pause()
+        assert all_in_view(screen) and screen.focused is screen.query_one("#play-item")
+        await pilot.press("escape")  # back to the transcript, not out of the item
+        await pilot.pause()
+        assert app.screen is screen and transcript.display and screen.focused is transcript

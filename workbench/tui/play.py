@@ -119,7 +119,7 @@ class PlayScreen(Screen):
         # the palette above the transcript shows the tools with their costs: the footer keeps room for the rest
         *[Binding(key, f"tool('{tool}')", label.capitalize(), id=f"play.{label}", show=False)
           for key, tool, label, _ in TOOLS],
-        Binding("i", "focus('play-item')", "Item (scroll it)", id="play.item", show=False),
+        Binding("i", "focus('play-item')", "Item in full (↑↓ scroll it)", id="play.item", show=False),
         Binding("p", "focus('play-papers')", "Papers seen", id="play.papers", show=False),
         Binding("a", "focus('play-sections')", "Section aliases", id="play.sections_list", show=False),
         Binding("down", "pick_from_list", "Pick from the list", id="play.pick", show=False),
@@ -282,6 +282,8 @@ class PlayScreen(Screen):
         self.refresh_bindings()
         self.query_one(ContentSwitcher).current = "play-turn"
         self._close_form()
+        if self.has_class("-narrow") or self.has_class("-short"):  # the item is read in full before the first call
+            self.query_one("#play-item").focus()
         self._show_item()
         self._show_lists()
         self._show_transcript()
@@ -322,6 +324,7 @@ class PlayScreen(Screen):
         self.stopped_at = clock()
         self.state = "reveal"
         self.add_class("-reveal")
+        self._show_deciding()
         self.reveal = reveal_rows(self.store, self.fingerprint, self.item.id, self.runner.spec.name)
         self._close_form()
         self._show_item()
@@ -439,6 +442,27 @@ class PlayScreen(Screen):
             palette = self.query_one("#play-palette", Static)
             palette.update(tool_palette(self.caps, self.tool, waiting, palette.content_size.width))
 
+    def _show_deciding(self) -> None:
+        """`-deciding` while the player reads the item (`i`, or an item's start on a small terminal) or answers
+        (`-answering`): the stylesheet then gives the item the room it needs, the lists hidden and, below 112
+        columns or 29 rows, the whole width, the transcript and meters folded away until a tool's form or esc.
+        At 80×24 the longest built-in item (a 274-character question, four 150-character options) needs 19 of the
+        22 rows at full width, and ~43 rows in the 30 columns beside the transcript: there is no layout that shows
+        both."""
+        answering = self.state == "playing" and self.tool == "submit_answer"
+        reading = self.state == "playing" and self.focused is self.query_one("#play-item")
+        before = self.has_class("-deciding")
+        self.set_class(answering, "-answering")
+        self.set_class(answering or reading, "-deciding")
+        if self.has_class("-deciding") != before:  # the palette has another width now: packed again once laid out
+            self.call_after_refresh(self._show_palette)
+
+    def on_descendant_focus(self, event) -> None:
+        self._show_deciding()
+
+    def on_descendant_blur(self, event) -> None:
+        self._show_deciding()
+
     def on_resize(self) -> None:
         self.call_after_refresh(self._show_palette)  # re-packed for the new width
 
@@ -480,6 +504,7 @@ class PlayScreen(Screen):
         self.query_one("#play-form").display = False
         self._show_palette()
         self.query_one(TranscriptView).focus()
+        self._show_deciding()
 
     def _open_form(self, tool: str, **values: str) -> None:
         self.tool = tool
@@ -500,6 +525,7 @@ class PlayScreen(Screen):
         self.query_one("#play-form").display = True
         self._show_palette()
         self._focus_next_empty(fields[0])
+        self._show_deciding()
 
     def _focus_next_empty(self, start: str) -> None:
         """Focus the first field from `start` on that still needs a value (or the last one, to send)."""
@@ -583,7 +609,12 @@ class PlayScreen(Screen):
             self.notify("the episode is still answering your last call", timeout=1.5)
 
     def action_focus(self, widget_id: str) -> None:
-        self.query_one(f"#{widget_id}").focus()
+        target = self.query_one(f"#{widget_id}")
+        if widget_id != "play-item" and self.has_class("-deciding"):  # the lists are hidden while deciding
+            self.remove_class("-deciding", "-answering")
+            self.call_after_refresh(target.focus)
+        else:
+            target.focus()
 
     def action_pick_from_list(self) -> None:
         """↓ in the paper or section field moves to the list it can be picked from (the fields have no ↓ of
@@ -607,6 +638,9 @@ class PlayScreen(Screen):
     def action_escape(self) -> None:
         if self.tool is not None:
             self._close_form()
+            return
+        if self.has_class("-deciding"):  # back from the item in full to the transcript, not out of the item
+            self.query_one(TranscriptView).focus()
             return
         if self.state != "playing":
             self._leave()
