@@ -54,3 +54,13 @@ async def settle(pilot, app, rounds: int = 3) -> None:
     for _ in range(rounds):
         await app.workers.wait_for_complete()
         await pilot.pause()
+
+
+async def until(pilot, condition, rounds: int = 400) -> None:
+    """Pause the app until `condition()` holds: for a state the app certainly reaches (the bound only keeps a
+    broken test from hanging; no sleeping for timing)."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError("the screen never got there")
