@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -455,21 +454,32 @@ def test_dry_run_prices_known_models_and_says_unpriced(tmp_path):
     assert not (tmp_path / "s.sqlite").exists()
 
 
-def test_ctrl_c_stops_within_seconds_and_resumes(tmp_path):
-    slow = lambda req, n: Reply(body=tool_reply(("think", {"reasoning": "x"})).body, delay_s=30)  # noqa: E731
+def test_ctrl_c_stops_without_waiting_for_the_calls_in_flight_and_resumes(tmp_path):
+    """The server answers no call until the process has exited: it can only exit if Ctrl-C abandons the four
+    calls in flight. (It measured the exit against a 30 s reply with a wall clock, and slept until four calls
+    had arrived, going on regardless after 60 s.)"""
+    import threading
+
+    arrived, answer = threading.Event(), threading.Event()
+
+    def never_before_exit(req, n):
+        if n == 3:
+            arrived.set()  # all four workers are waiting on a reply
+        answer.wait()
+        return tool_reply(("think", {"reasoning": "x"}))
+
     db = tmp_path / "s.sqlite"
-    with FakeOpenAI(slow) as srv:
-        proc = subprocess.Popen([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model",
-                                 "openai/m", "--base-url", srv.url, "--limit", "4", "--run", "c", "--db", str(db),
-                                 "--quiet"], stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while len(srv.requests) < 4 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        t0 = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        err = proc.communicate(timeout=20)[1]
-        stopped_in = time.monotonic() - t0
-    assert proc.returncode == 130 and "resume" in err and stopped_in < 10
+    with FakeOpenAI(never_before_exit) as srv:
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm",
+                                     "--model", "openai/m", "--base-url", srv.url, "--limit", "4", "--workers", "4",
+                                     "--run", "c", "--db", str(db), "--quiet"], stderr=subprocess.PIPE, text=True)
+            assert arrived.wait(300), "four calls never arrived"  # a hang guard, not a timing assumption
+            proc.send_signal(signal.SIGINT)
+            err = proc.communicate(timeout=300)[1]  # a hang guard: no reply comes before the process exits
+        finally:
+            answer.set()
+    assert proc.returncode == 130 and "resume" in err
     store = Store(db)
     assert store.run("c")["status"] == "interrupted"
     assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE status = 'done'").fetchone()[0] == 0

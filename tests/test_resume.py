@@ -10,6 +10,7 @@ import time
 import pytest
 
 from storage import Store
+from tests.held_run import hold, release
 
 CMD = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", "builtin", "--agent", "heuristic",
        "--replicates", "4", "--workers", "4", "--quiet", "--format", "json"]
@@ -75,16 +76,6 @@ def test_resume_refuses_a_different_config(tmp_path):
     assert again.returncode == 0 and '"n": 5' in again.stdout  # extending the slice resumes
 
 
-def trajectories_done(db) -> int:
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        n = con.execute("SELECT COUNT(*) FROM trajectories WHERE status = 'done'").fetchone()[0]
-        con.close()
-        return n
-    except sqlite3.Error:
-        return 0
-
-
 def test_ctrl_c_stops_an_offline_run_promptly(tmp_path):
     """SIGINT is a cancellation: scripted agents must yield so it lands mid-run, not after the last episode."""
     env = dict(os.environ, AGENTHOP_CACHE=str(tmp_path / "cache"))
@@ -92,11 +83,8 @@ def test_ctrl_c_stops_an_offline_run_promptly(tmp_path):
     cmd = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", "builtin", "--agent", "heuristic",
            "--replicates", "40", "--workers", "4", "--quiet", "--format", "json", "--run", "c", "--db", str(db)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while proc.poll() is None and trajectories_done(db) < 20 and time.monotonic() < deadline:
-        time.sleep(0.005)  # polling the store, not timing
-    assert proc.poll() is None, "the run ended before it could be interrupted"
-    proc.send_signal(signal.SIGINT)
+    hold(proc, db, planned=2400, at_least=20)  # stopped mid-run, so the interrupt cannot come after the last episode
+    release(proc, signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err and out == ""

@@ -4,26 +4,23 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from storage import Store, StoreError
 from storage.locks import RunBusy, RunLock, holder
-from tests.test_resume import trajectories_done
+from tests.held_run import hold, release
 
 LONG_RUN = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", "builtin", "--agent", "heuristic",
             "--replicates", "40", "--workers", "4", "--quiet", "--format", "json"]
 
 
 def start_long_run(db, name: str, env) -> subprocess.Popen:
-    """A run that is certainly in progress when this returns (it has finished a trajectory, not all 2,400)."""
+    """A run held in progress (stopped after its first trajectory, its lock held) until `release`: a run merely
+    started raced the test's next process, which on a slow machine came after the last of its 2,400 episodes."""
     proc = subprocess.Popen(LONG_RUN + ["--run", name, "--db", str(db)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while proc.poll() is None and trajectories_done(db) < 1 and time.monotonic() < deadline:
-        time.sleep(0.005)  # polling the store, not timing
-    assert proc.poll() is None, "the run ended before the test could use it"
+    hold(proc, db, planned=2400)
     return proc
 
 
@@ -39,7 +36,7 @@ def test_a_second_process_on_a_run_in_progress_is_refused(tmp_path):
                                          "wait for it or stop it")
         assert holder(db, "dup2") == first.pid
     finally:
-        first.send_signal(signal.SIGINT)
+        release(first, signal.SIGINT)
         first.communicate(timeout=120)
     assert first.returncode == 130
     assert holder(db, "dup2") is None
@@ -91,7 +88,7 @@ def test_delete_refuses_a_run_in_progress(tmp_path):
                                str(db)], env=env, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 2 and f"in progress in another process (pid {first.pid})" in proc.stderr
     finally:
-        first.send_signal(signal.SIGINT)
+        release(first, signal.SIGINT)
         first.communicate(timeout=120)
     assert Store(db, readonly=True).run("busy")["status"] == "interrupted"
 
@@ -102,7 +99,7 @@ def test_term_and_hup_stop_a_run_as_ctrl_c_does(tmp_path, signum):
     env = dict(os.environ, AGENTHOP_CACHE=str(tmp_path / "cache"))
     db = tmp_path / "s.sqlite"
     proc = start_long_run(db, "t", env)
-    os.kill(proc.pid, signum)
+    release(proc, signum)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 128 + signum, err
     assert err.splitlines()[-1] == (f"stopped by {signal.Signals(signum).name}: finished trajectories are stored; "

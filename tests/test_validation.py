@@ -1,5 +1,6 @@
 """Malformed datasets: one clear error naming file, line and field; exit status 2; nothing written."""
 import json
+import os
 import subprocess
 import sys
 
@@ -194,7 +195,6 @@ def _dead_pid() -> int:
 
 
 def test_stale_import_temp_files_are_removed_on_open(tmp_path):
-    import os
     import time
 
     root = write_release(tmp_path / "ok", *mini_rows())
@@ -218,26 +218,32 @@ def test_stale_import_temp_files_are_removed_on_open(tmp_path):
 
 
 def test_a_run_killed_during_the_first_import_leaves_nothing_behind_for_long(tmp_path, demo_dir):
-    import signal
-    import time
-
+    """SIGKILL mid-import leaves the temp file; the next run removes it. The child pauses inside the import (its
+    temp file written, the corpus being filled) until it is killed: killing at a moment found by polling, retried
+    five times, missed the import, which lasts a fraction of a second, whenever the test was slower than it."""
     cache = tmp_path / "cache"
-    env = dict(__import__("os").environ, AGENTHOP_CACHE=str(cache))
-    cmd = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", str(demo_dir), "--agent", "oracle",
-           "--limit", "1", "--quiet", "--db", str(tmp_path / "s.sqlite")]
-    for _ in range(5):  # the import takes a fraction of a second: retry until the kill lands inside it
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and not list(cache.glob("corpus/.import-*")) and time.monotonic() < deadline:
-            time.sleep(0.001)  # polling for the temp file, not timing
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        if list(cache.glob("corpus/.import-*")):
-            break
-        for path in cache.glob("corpus/*.sqlite"):
-            path.unlink()
-    assert list(cache.glob("corpus/.import-*")), "never caught the import in flight"
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    env = dict(os.environ, AGENTHOP_CACHE=str(cache))
+    args = ["--batch", "run", "--data", str(demo_dir), "--agent", "oracle", "--limit", "1", "--quiet", "--db",
+            str(tmp_path / "s.sqlite")]
+    paused = ("import runpy, sys\n"
+              "import sandbox.corpus as corpus\n"
+              "fill = corpus._fill\n"
+              "def paused(*args):\n"
+              "    print('importing', flush=True)\n"
+              "    sys.stdin.read()  # killed here\n"
+              "    return fill(*args)\n"
+              "corpus._fill = paused\n"
+              "sys.argv = ['workbench.cli', *sys.argv[1:]]\n"
+              "runpy.run_module('workbench.cli', run_name='__main__')\n")
+    proc = subprocess.Popen([sys.executable, "-c", paused, *args], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout.readline() == "importing\n"
+        assert len(list(cache.glob("corpus/.import-*"))) == 1
+    finally:
+        proc.kill()
+        proc.communicate()
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", *args], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert not list(cache.glob("corpus/.import-*")) and len(list(cache.glob("corpus/*.sqlite"))) == 1
 

@@ -2,16 +2,10 @@
 every worker) cannot be used; `until` pauses the app until the screen reaches a state instead."""
 from __future__ import annotations
 
+from tui_support import until
 from workbench.tui.play import PlayScreen
 
-
-async def until(pilot, condition, rounds: int = 400) -> None:
-    """Pause the app until `condition()` holds (bounded; no sleeping for timing)."""
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause()
-    raise AssertionError("the screen never got there")
+__all__ = ["act", "start", "until"]
 
 
 async def start(pilot, app, items: list[str]) -> PlayScreen:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
-from tui_support import make_app, settle
+from tui_support import make_app, settle, until
 from workbench.tui.scaling import (PlotView, ScalingScreen, compute_parallel, cost_cells, flags, level_cells,
                                    parallel_cells, plateau_figure, scaling_sources, theme_palette, transition_cells)
 
@@ -102,22 +102,24 @@ async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, built
 
     release = threading.Event()
 
-    def held(*args, **kwargs):  # the worker waits until the test has seen the loading indicator
-        release.wait(30)
+    def held(*args, **kwargs):  # the worker waits until the test has seen the loading indicator (no timeout:
+        release.wait()  # a test slower than one let the result in before it looked)
         return compute(*args, **kwargs)
+
+    def loading() -> bool:
+        body = app.screen.query("#scaling-body") if isinstance(app.screen, ScalingScreen) else None
+        return bool(body) and body.first().loading
 
     compute = module.compute_plateau
     monkeypatch.setattr(module, "compute_plateau", held)
     app = scaling_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
-        await pilot.press("g")
-        for _ in range(20):  # the screen mounts and starts its worker over a few refreshes (more under load)
-            await pilot.pause()
-            if isinstance(app.screen, ScalingScreen) and app.screen.query("#scaling-body"):
-                break
-        assert app.screen.query_one("#scaling-body").loading  # the indicator shows while the worker computes
-        release.set()
+        try:
+            await settle(pilot, app)
+            await pilot.press("g")
+            await until(pilot, loading)  # the indicator shows while the worker computes (it is held until then)
+        finally:
+            release.set()
         await settle(pilot, app)
         screen = app.screen
         assert not screen.query_one("#scaling-body").loading

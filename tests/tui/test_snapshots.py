@@ -9,16 +9,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from sandbox.records import LedgerState, Step
-from tui_support import make_app
+from tui_support import make_app, settle
 from workbench.tui.monitor import RunMonitor
 
 SIZE = (120, 36)
 
 
 async def _idle(pilot):
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+    await settle(pilot, pilot.app)
 
 
 def test_runs_screen(snap_compare, seeded):

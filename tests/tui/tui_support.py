@@ -50,7 +50,36 @@ def make_app(**kwargs):
 
 
 async def settle(pilot, app, rounds: int = 3) -> None:
-    """Let workers finish and the screen catch up (bounded; no sleeping for timing)."""
+    """Let workers finish and the screen catch up (no sleeping for timing): `rounds` rounds, then more while a
+    worker is pending or running or a callback waits for the next refresh. A worker started by
+    `call_after_refresh` (the diagnostics tab) does not exist yet when `wait_for_complete` first looks: a fixed
+    number of rounds had slack for today's screens but no guarantee. The bound on the extra rounds only keeps a
+    broken test from hanging."""
     for _ in range(rounds):
         await app.workers.wait_for_complete()
         await pilot.pause()
+    for _ in range(100):
+        if not busy(app):
+            return
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    raise AssertionError(f"the app never settled: {busy(app)}")
+
+
+def busy(app) -> list[str]:
+    """What is still to come: workers not finished, and callbacks waiting for a refresh (Textual keeps those of
+    `call_after_refresh` on the current screen until it has refreshed)."""
+    from textual.worker import WorkerState
+
+    pending = [f"worker {w.name}" for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+    return pending + [f"{len(app.screen._callbacks)} callback(s) after refresh"] * bool(app.screen._callbacks)
+
+
+async def until(pilot, condition, rounds: int = 400) -> None:
+    """Pause the app until `condition()` holds: for a state the app certainly reaches (the bound only keeps a
+    broken test from hanging; no sleeping for timing)."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError("the screen never got there")
