@@ -72,7 +72,8 @@ def busy(app) -> list[str]:
     from textual.worker import WorkerState
 
     pending = [f"worker {w.name}" for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
-    return pending + [f"{len(app.screen._callbacks)} callback(s) after refresh"] * bool(app.screen._callbacks)
+    callbacks = getattr(app.screen, "_callbacks", ())  # private in Textual: absent in another version, no wait
+    return pending + [f"{len(callbacks)} callback(s) after refresh"] * bool(callbacks)
 
 
 async def until(pilot, condition, rounds: int = 400) -> None:
