@@ -17,15 +17,21 @@ import subprocess
 import time
 
 
-def trajectories_done(db) -> int:
-    """Finished trajectories in the store at `db`, read as another process would (0 while it cannot be read)."""
+def count_in_store(db, query: str) -> int:
+    """`query`'s count in the store at `db`, read as another process would (0 while it cannot be read: the
+    run has not created it yet, or holds it mid-write)."""
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        n = con.execute("SELECT COUNT(*) FROM trajectories WHERE status = 'done'").fetchone()[0]
+        n = con.execute(query).fetchone()[0]
         con.close()
         return n
     except sqlite3.Error:
         return 0
+
+
+def trajectories_done(db) -> int:
+    """Finished trajectories in the store at `db`."""
+    return count_in_store(db, "SELECT COUNT(*) FROM trajectories WHERE status = 'done'")
 
 
 def hold(proc: subprocess.Popen, db, planned: int, at_least: int = 1) -> int:

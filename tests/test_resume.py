@@ -2,7 +2,6 @@
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -10,20 +9,14 @@ import time
 import pytest
 
 from storage import Store
-from tests.held_run import hold, release
+from tests.held_run import count_in_store, hold, release
 
 CMD = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", "builtin", "--agent", "heuristic",
        "--replicates", "4", "--workers", "4", "--quiet", "--format", "json"]
 
 
 def steps_committed(db) -> int:
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        n = con.execute("SELECT COUNT(*) FROM steps").fetchone()[0]
-        con.close()
-        return n
-    except sqlite3.Error:
-        return 0
+    return count_in_store(db, "SELECT COUNT(*) FROM steps")
 
 
 def run_and_kill(db, env, at_steps: int) -> None:
