@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth = sub.add_parser("synth", help="write a generated benchmark in the release format")
     synth.add_argument("--out", required=True)
     synth.add_argument("--preset", choices=("demo", "paper"), default="demo")
-    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--seed", type=_bounded("seed"), default=0)
     synth.add_argument("--items", type=_positive)
     synth.add_argument("--papers", type=_positive)
     return parser
@@ -178,11 +178,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--population", type=_positive, help="size N of the task population (finite population correction)")
-    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--alpha", type=_real("alpha"), default=0.05, help="family-wise level (above 0, at most 0.5)")
     p.add_argument("--correction", choices=("bonferroni", "holm"), default="bonferroni")
     p.add_argument("--boot", type=_at_least(2, "the bootstrap SD needs two replicates"), default=10_000,
                    help="bootstrap replicates B (at least 2)")
-    p.add_argument("--boot-seed", type=int, default=0)
+    p.add_argument("--boot-seed", type=_bounded("seed"), default=0)
     p.add_argument("--two-stage", choices=("auto", "on", "off"), default="auto",
                    help="with T > 1 trials per item: also resample trials inside items (auto: when --population "
                         "is given, so the FPC does not erase run-to-run variance)")
@@ -993,10 +993,29 @@ def is_user_error(exc: BaseException) -> bool:
     return False
 
 
+COMMON_OPTIONS = {"--db": True, "--format": True, "--quiet": False}  # flag → takes a value
+
+
+def hoist_common_options(argv: list[str]) -> list[str]:
+    """Move the options every command shares (`--db`, `--format`, `--quiet`) from before the command to after it,
+    so `agenthop-tui --db X --batch runs` means `runs --db X`. Each command still checks them as its own (a
+    `--format` it does not offer is refused by its parser), so there is one definition of each flag per command."""
+    leading: list[str] = []
+    i = 0
+    while i < len(argv):
+        flag = argv[i].split("=", 1)[0]
+        if flag not in COMMON_OPTIONS:
+            break
+        takes_value = COMMON_OPTIONS[flag] and "=" not in argv[i]
+        leading += argv[i:i + 1 + takes_value]
+        i += 1 + takes_value
+    return argv[i:] + leading
+
+
 def batch(argv: list[str]) -> int:
     """Run one headless command; map user mistakes to exit 2 and our bugs to exit 1 with a traceback."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(hoist_common_options(argv))
     try:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt:
