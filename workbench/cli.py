@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rename = sub.add_parser("rename", help="give a run another name")
     rename.add_argument("old", metavar="OLD")
-    rename.add_argument("new", metavar="NEW")
+    rename.add_argument("new", metavar="NEW", type=_run_name)
     rename.add_argument("--db")
 
     compare = sub.add_parser("compare", help="two runs side by side on their common items")
@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import-reference", help="bring reference-harness trajectories in, by replay through our sandbox")
     imp.add_argument("dir", help="experiments/{model} (or experiments/ with --model)")
     imp.add_argument("--data", required=True, help="the release directory the trajectories were run on")
-    imp.add_argument("--run", dest="run_name", required=True)
+    imp.add_argument("--run", dest="run_name", required=True, type=_run_name)
     imp.add_argument("--model", help="the model subdirectory to import, when DIR holds several")
     imp.add_argument("--db")
     imp.add_argument("--format", choices=("table", "json"), default="table")
@@ -194,7 +194,7 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
 
     p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
     p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
-    p.add_argument("--run", dest="run_name", help="run name (re-use it to resume)")
+    p.add_argument("--run", dest="run_name", type=_run_name, help="run name (re-use it to resume)")
     p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
     p.add_argument("--workers", type=_bounded("workers"), default=8)
     p.add_argument("--limit", type=_bounded("limit"))
@@ -272,6 +272,17 @@ def _nonblank(what: str):
             raise argparse.ArgumentTypeError(f"a {what} name cannot be empty")
         return text.strip()
     return parse
+
+
+def _run_name(text: str) -> str:
+    """An argparse type for a run name, by the launch form's rule (`workbench.runname`): stripped, non-empty, at most
+    80 printable characters."""
+    from workbench.runname import name_problem
+
+    problem = name_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text.strip()
 
 
 def _real(name: str):
@@ -563,9 +574,9 @@ def _judge(args: argparse.Namespace, spec):
 
 
 def _default_name(args: argparse.Namespace, model: str | None) -> str:
-    who = model.replace("/", "_") if model else args.agent
-    suffix = "" if args.ablation == "full" else f"-{args.ablation}"
-    return f"{who}-{Path(args.data).name}{suffix}-seed{args.seed}"
+    from workbench.runname import default_name
+
+    return default_name(args.agent, model, args.data, args.ablation, args.seed)
 
 
 def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -580,7 +591,7 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
         # a local server may need no key, so this is not refused; but a typo in the name would send none
         sys.stderr.write(f"warning: --api-key-env {args.api_key_env}: that variable is not set; the calls to "
                          f"{args.base_url} go without a key\n")
-    from workbench.config import load_config
+    from workbench.config import pricing_overrides
 
     options: dict[str, Any] = {
         "base_url": args.base_url, "api_key_env": args.api_key_env, "temperature": args.temperature,
@@ -588,7 +599,7 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
         "reasoning_effort": args.reasoning_effort, "text_tools": args.text_tools, "timeout_s": args.timeout,
         "concurrency": args.concurrency, "rpm": args.rpm,
     }
-    pricing = load_config().get("pricing")
+    pricing = pricing_overrides()
     if pricing:
         options["pricing"] = pricing
     return {k: v for k, v in options.items() if v is not None}
