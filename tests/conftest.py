@@ -16,6 +16,7 @@ def _isolated_locations(tmp_path, monkeypatch):
     monkeypatch.setenv("AGENTHOP_DB", str(tmp_path / "store.sqlite"))
     monkeypatch.setenv("AGENTHOP_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("AGENTHOP_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("AGENTHOP_STATE", str(tmp_path / "state.toml"))
 
 
 @pytest.fixture(scope="session")

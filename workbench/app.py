@@ -37,11 +37,12 @@ class WorkbenchApp(App[int]):
 
     def __init__(self, store_path: Path | None = None, cache_dir: Path | None = None,
                  config_path: Path | None = None, theme: str | None = None, keymap: dict[str, str] | None = None,
-                 warnings: list[str] | None = None, home: bool = True):
+                 warnings: list[str] | None = None, home: bool = True, state_path: Path | None = None):
         super().__init__()
         self.store_path = Path(store_path) if store_path else paths.store_path()
         self.cache_dir = Path(cache_dir) if cache_dir else paths.cache_dir()
         self.config_path = Path(config_path) if config_path else paths.config_path()
+        self.state_path = Path(state_path) if state_path else paths.state_path()
         for t in themes.THEMES:
             self.register_theme(t)
         self.theme = theme or themes.DEFAULT_THEME
@@ -103,7 +104,7 @@ class WorkbenchApp(App[int]):
         if theme.name != self._remembered_theme:
             self._remembered_theme = theme.name
             try:
-                config_file.remember_theme(self.config_path, theme.name)
+                config_file.remember_theme(self.state_path, theme.name)
             except OSError as exc:
                 self.notify(f"could not save the theme: {exc}", severity="warning")
 
@@ -221,11 +222,9 @@ class WorkbenchApp(App[int]):
     def _push_audit(self, corpus, item_id: str | None, dataset: str | None = None) -> None:
         from workbench.tui.audit import AuditScreen
 
-        try:
-            cfg = config_file.load(self.config_path)
-        except config_file.ConfigError:
-            cfg = {}
-        self.push_screen(AuditScreen(corpus, self.store_path, config_file.reviewer(cfg), start=item_id, dataset=dataset))
+        reviewer = config_file.reviewer(config_file.load_quietly(self.config_path),
+                                        config_file.load_quietly(self.state_path))
+        self.push_screen(AuditScreen(corpus, self.store_path, reviewer, start=item_id, dataset=dataset))
 
     def action_new_run(self, values: dict[str, str] | None = None, options: dict[str, Any] | None = None,
                        title: str = "New run") -> None:
@@ -409,7 +408,8 @@ class WorkbenchApp(App[int]):
 
 
 def resolve_theme(flag: str | None, configured: str | None, available: set[str]) -> tuple[str, list[str]]:
-    """Theme by precedence: --theme, TEXTUAL_THEME, the config file, the default. Raises ValueError on a bad flag."""
+    """Theme by precedence: --theme, TEXTUAL_THEME, `configured` (the theme last chosen in the app, else the config
+    file's), the default. Raises ValueError on a bad flag."""
     warnings: list[str] = []
 
     def known(name: str | None) -> str | None:
@@ -432,7 +432,7 @@ def resolve_theme(flag: str | None, configured: str | None, available: set[str])
     if configured:
         if known(configured):
             return known(configured), warnings
-        warnings.append(f"theme '{configured}' from the config file is not known; using {themes.DEFAULT_THEME}")
+        warnings.append(f"theme '{configured}' (state or config file) is not known; using {themes.DEFAULT_THEME}")
     return themes.DEFAULT_THEME, warnings
 
 
@@ -457,10 +457,12 @@ def build_app(argv: list[str]) -> WorkbenchApp:
         cfg = {}
     keymap, key_warnings = config_file.keymap(cfg)
     warnings += key_warnings
-    theme, theme_warnings = resolve_theme(args.theme, config_file.theme(cfg), available_themes())
+    state_path = paths.state_path()
+    theme, theme_warnings = resolve_theme(args.theme, config_file.theme(cfg, config_file.load_quietly(state_path)),
+                                          available_themes())
     warnings += theme_warnings
     return WorkbenchApp(store_path=paths.store_path(args.db), cache_dir=paths.cache_dir(), config_path=cfg_path,
-                        theme=theme, keymap=keymap, warnings=warnings)
+                        theme=theme, keymap=keymap, warnings=warnings, state_path=state_path)
 
 
 def run_app(argv: list[str]) -> int:

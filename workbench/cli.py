@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rename = sub.add_parser("rename", help="give a run another name")
     rename.add_argument("old", metavar="OLD")
-    rename.add_argument("new", metavar="NEW")
+    rename.add_argument("new", metavar="NEW", type=_run_name)
     rename.add_argument("--db")
 
     compare = sub.add_parser("compare", help="two runs side by side on their common items")
@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import-reference", help="bring reference-harness trajectories in, by replay through our sandbox")
     imp.add_argument("dir", help="experiments/{model} (or experiments/ with --model)")
     imp.add_argument("--data", required=True, help="the release directory the trajectories were run on")
-    imp.add_argument("--run", dest="run_name", required=True)
+    imp.add_argument("--run", dest="run_name", required=True, type=_run_name)
     imp.add_argument("--model", help="the model subdirectory to import, when DIR holds several")
     imp.add_argument("--db")
     imp.add_argument("--format", choices=("table", "json"), default="table")
@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth = sub.add_parser("synth", help="write a generated benchmark in the release format")
     synth.add_argument("--out", required=True)
     synth.add_argument("--preset", choices=("demo", "paper"), default="demo")
-    synth.add_argument("--seed", type=int, default=0)
+    synth.add_argument("--seed", type=_bounded("seed"), default=0)
     synth.add_argument("--items", type=_positive)
     synth.add_argument("--papers", type=_positive)
     return parser
@@ -178,11 +178,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--population", type=_positive, help="size N of the task population (finite population correction)")
-    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--alpha", type=_real("alpha"), default=0.05, help="family-wise level (above 0, at most 0.5)")
     p.add_argument("--correction", choices=("bonferroni", "holm"), default="bonferroni")
     p.add_argument("--boot", type=_at_least(2, "the bootstrap SD needs two replicates"), default=10_000,
                    help="bootstrap replicates B (at least 2)")
-    p.add_argument("--boot-seed", type=int, default=0)
+    p.add_argument("--boot-seed", type=_bounded("seed"), default=0)
     p.add_argument("--two-stage", choices=("auto", "on", "off"), default="auto",
                    help="with T > 1 trials per item: also resample trials inside items (auto: when --population "
                         "is given, so the FPC does not erase run-to-run variance)")
@@ -194,7 +194,7 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
 
     p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
     p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
-    p.add_argument("--run", dest="run_name", help="run name (re-use it to resume)")
+    p.add_argument("--run", dest="run_name", type=_run_name, help="run name (re-use it to resume)")
     p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
     p.add_argument("--workers", type=_bounded("workers"), default=8)
     p.add_argument("--limit", type=_bounded("limit"))
@@ -272,6 +272,17 @@ def _nonblank(what: str):
             raise argparse.ArgumentTypeError(f"a {what} name cannot be empty")
         return text.strip()
     return parse
+
+
+def _run_name(text: str) -> str:
+    """An argparse type for a run name, by the launch form's rule (`workbench.runname`): stripped, non-empty, at most
+    80 printable characters."""
+    from workbench.runname import name_problem
+
+    problem = name_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text.strip()
 
 
 def _real(name: str):
@@ -563,9 +574,9 @@ def _judge(args: argparse.Namespace, spec):
 
 
 def _default_name(args: argparse.Namespace, model: str | None) -> str:
-    who = model.replace("/", "_") if model else args.agent
-    suffix = "" if args.ablation == "full" else f"-{args.ablation}"
-    return f"{who}-{Path(args.data).name}{suffix}-seed{args.seed}"
+    from workbench.runname import default_name
+
+    return default_name(args.agent, model, args.data, args.ablation, args.seed)
 
 
 def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -580,7 +591,7 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
         # a local server may need no key, so this is not refused; but a typo in the name would send none
         sys.stderr.write(f"warning: --api-key-env {args.api_key_env}: that variable is not set; the calls to "
                          f"{args.base_url} go without a key\n")
-    from workbench.config import load_config
+    from workbench.config import pricing_overrides
 
     options: dict[str, Any] = {
         "base_url": args.base_url, "api_key_env": args.api_key_env, "temperature": args.temperature,
@@ -588,7 +599,7 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
         "reasoning_effort": args.reasoning_effort, "text_tools": args.text_tools, "timeout_s": args.timeout,
         "concurrency": args.concurrency, "rpm": args.rpm,
     }
-    pricing = load_config().get("pricing")
+    pricing = pricing_overrides()
     if pricing:
         options["pricing"] = pricing
     return {k: v for k, v in options.items() if v is not None}
@@ -993,10 +1004,29 @@ def is_user_error(exc: BaseException) -> bool:
     return False
 
 
+COMMON_OPTIONS = {"--db": True, "--format": True, "--quiet": False}  # flag → takes a value
+
+
+def hoist_common_options(argv: list[str]) -> list[str]:
+    """Move the options every command shares (`--db`, `--format`, `--quiet`) from before the command to after it,
+    so `agenthop-tui --db X --batch runs` means `runs --db X`. Each command still checks them as its own (a
+    `--format` it does not offer is refused by its parser), so there is one definition of each flag per command."""
+    leading: list[str] = []
+    i = 0
+    while i < len(argv):
+        flag = argv[i].split("=", 1)[0]
+        if flag not in COMMON_OPTIONS:
+            break
+        takes_value = COMMON_OPTIONS[flag] and "=" not in argv[i]
+        leading += argv[i:i + 1 + takes_value]
+        i += 1 + takes_value
+    return argv[i:] + leading
+
+
 def batch(argv: list[str]) -> int:
     """Run one headless command; map user mistakes to exit 2 and our bugs to exit 1 with a traceback."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(hoist_common_options(argv))
     try:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt:

@@ -19,3 +19,10 @@ def load_config() -> dict[str, Any]:
         return tomllib.loads(path.read_text())
     except (tomllib.TOMLDecodeError, OSError) as exc:
         raise ConfigFileError(f"{path}: {exc}") from None
+
+
+def pricing_overrides() -> list[dict[str, Any]] | None:
+    """The `[[pricing]]` entries of the config file, recorded in an LLM run's options by both the CLI and the launch
+    form, so a run costs the same wherever it was started."""
+    pricing = load_config().get("pricing")
+    return pricing or None

@@ -1,26 +1,29 @@
-"""Reading a `.env` file the user names: KEY=VALUE lines into the environment (existing variables win)."""
+"""Reading a `.env` file the user names into the environment (existing variables win).
+
+Parsed by python-dotenv (a dependency of litellm already): quoting, `export `, escapes and trailing
+`# comments` follow its documented grammar, where a hand-written reader turned `A="abc" # c` into `abc" # c`.
+"""
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from dotenv import dotenv_values
 
 from workbench.config import ConfigFileError
 
 
 def load_env_file(path: Path) -> list[str]:
     """Set each variable not already set; return the names set (never their values)."""
+    if not path.is_file():
+        raise ConfigFileError(f"cannot read env file {path}: no such file")
     try:
-        lines = path.read_text().splitlines()
-    except OSError as exc:
-        raise ConfigFileError(f"cannot read env file {path}: {exc.strerror}") from None
+        values = dotenv_values(path, interpolate=False, encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigFileError(f"cannot read env file {path}: {getattr(exc, 'strerror', None) or exc}") from None
     names = []
-    for line in lines:
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, value = line.removeprefix("export ").split("=", 1)
-        key, value = key.strip(), value.strip().strip("'\"")
-        if key and key not in os.environ:
+    for key, value in values.items():
+        if key and value is not None and key not in os.environ:
             os.environ[key] = value
             names.append(key)
     return names

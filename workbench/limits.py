@@ -30,6 +30,7 @@ FLOAT_BOUNDS: dict[str, tuple[float, float, bool]] = {
     "timeout": (0.0, 86_400.0, False),
     "rpm": (0.0, 1_000_000.0, False),
     "max_run_cost": (0.0, 1_000_000_000.0, True),
+    "alpha": (0.0, 0.5, False),  # a one-sided family-wise level; above ½ no gain could fail to be "certified"
 }
 
 

@@ -1,4 +1,4 @@
-"""Where things live: the results store, the corpus cache and the config file (platformdirs).
+"""Where things live: the results store, the corpus cache, the config file and the TUI's state (platformdirs).
 
 Precedence for the store: --db, then AGENTHOP_DB, then the user data dir.
 """
@@ -29,3 +29,10 @@ def cache_dir() -> Path:
 def config_path() -> Path:
     env = os.environ.get("AGENTHOP_CONFIG")
     return Path(env).expanduser() if env else Path(platformdirs.user_config_dir(APP)) / "config.toml"
+
+
+def state_path() -> Path:
+    """What the TUI remembers between sessions (theme, reviewer): a file of its own in the user state dir, so the
+    user's config file, with its comments, is never rewritten."""
+    env = os.environ.get("AGENTHOP_STATE")
+    return Path(env).expanduser() if env else Path(platformdirs.user_state_dir(APP)) / "state.toml"

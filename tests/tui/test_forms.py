@@ -189,8 +189,8 @@ async def test_the_audit_reviewer_is_named_in_the_title_settable_and_remembered(
         assert str(screen.query_one("#audit-title").render()).endswith("· reviewer: ana (R to change)")
         await pilot.press("p")  # a verdict is recorded under the new name
         await pilot.pause()
-    assert tomllib.loads((tmp_path / "config.toml").read_text()) == {"ui": {"theme": "agenthop-dark"},
-                                                                     "audit": {"reviewer": "ana"}}
+    assert (tmp_path / "config.toml").read_text() == '[ui]\ntheme = "agenthop-dark"\n'  # the user's file, untouched
+    assert tomllib.loads((tmp_path / "state.toml").read_text()) == {"audit": {"reviewer": "ana"}}
     corpus, _ = open_dataset("builtin", builtin_cache)
     store = Store(tmp_path / "store.sqlite", readonly=True)
     assert {v["reviewer"] for v in store.verdicts(corpus.fingerprint).values()} == {"ana"}

@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _env(tmp_path) -> dict[str, str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "AGENTHOP_DB": str(tmp_path / "s.sqlite"),
-           "AGENTHOP_CACHE": str(tmp_path / "cache"), "AGENTHOP_CONFIG": str(tmp_path / "c.toml")}
+           "AGENTHOP_CACHE": str(tmp_path / "cache"), "AGENTHOP_CONFIG": str(tmp_path / "c.toml"),
+           "AGENTHOP_STATE": str(tmp_path / "state.toml")}
     env.pop("TEXTUAL_THEME", None)
     return env
 

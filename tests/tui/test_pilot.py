@@ -324,16 +324,19 @@ async def test_keymap_from_config_and_help_lists_current_keys(seeded, tmp_path):
         assert app.screen is stepper
 
 
-async def test_theme_choice_is_remembered(tmp_path):
+async def test_theme_choice_is_remembered_without_rewriting_the_config_file(tmp_path):
     from workbench.app import build_app, run_app
 
+    mine = '# my settings\n[ui]\ntheme = "agenthop-dark"  # dark by default\n\n[keys]\n"runs.delete" = "D"\n'
+    (tmp_path / "config.toml").write_text(mine)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("T")
         await pilot.pause()
         assert app.theme == "agenthop-light"
-    assert tomllib.loads((tmp_path / "config.toml").read_text())["ui"]["theme"] == "agenthop-light"
-    assert build_app([]).theme == "agenthop-light"
+    assert (tmp_path / "config.toml").read_text() == mine  # comments and layout kept: the file is never written
+    assert tomllib.loads((tmp_path / "state.toml").read_text())["ui"]["theme"] == "agenthop-light"
+    assert build_app([]).theme == "agenthop-light"  # the choice made in the app wins over the config file
     assert build_app(["--theme", "textual-ansi"]).theme == "ansi-dark"
     assert build_app(["--theme", "nord"]).theme == "nord"
     assert run_app(["--theme", "no-such-theme"]) == 2

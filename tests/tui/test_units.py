@@ -30,13 +30,22 @@ def test_toml_writer_round_trips(data):
 
 
 def test_remember_theme_keeps_other_tables(tmp_path):
-    path = tmp_path / "c.toml"
-    path.write_text('[keys]\n"stepper.next" = "space"\n[ui]\ntheme = "x"\nother = 1\n')
+    path = tmp_path / "state.toml"
+    path.write_text('[audit]\nreviewer = "ana"\n[ui]\ntheme = "x"\nother = 1\n')
     config.remember_theme(path, "agenthop-light")
     data = tomllib.loads(path.read_text())
-    assert data == {"keys": {"stepper.next": "space"}, "ui": {"theme": "agenthop-light", "other": 1}}
+    assert data == {"audit": {"reviewer": "ana"}, "ui": {"theme": "agenthop-light", "other": 1}}
     keymap, warnings = config.keymap(data | {"keys": {"a": "x, y", "b": 3}})
     assert keymap == {"a": "x,y"} and len(warnings) == 1
+
+
+def test_what_the_app_remembers_wins_over_the_config_file_which_wins_over_defaults(monkeypatch):
+    monkeypatch.setenv("USER", "login")
+    cfg = {"ui": {"theme": "nord"}, "audit": {"reviewer": "from-config"}}
+    state = {"ui": {"theme": "agenthop-light"}, "audit": {"reviewer": " ana "}}
+    assert (config.theme(cfg, state), config.reviewer(cfg, state)) == ("agenthop-light", "ana")
+    assert (config.theme(cfg, {}), config.reviewer(cfg, {})) == ("nord", "from-config")
+    assert (config.theme({}, {"ui": {"theme": "  "}}), config.reviewer({}, {})) == (None, "login")
 
 
 def test_meter_levels_at_70_and_90_percent():

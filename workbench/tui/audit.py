@@ -258,14 +258,14 @@ class AuditScreen(Screen):
             f"{sanitize(self.reviewer)} ({key} to change)"))
 
     def action_reviewer(self) -> None:
-        """Name the reviewer that verdicts and edits are recorded under, remembered in the config file."""
+        """Name the reviewer that verdicts and edits are recorded under, remembered in the app's state file."""
         from workbench.tui import config
         from workbench.tui.dialogs import NameModal
 
         def named(name: str | None) -> None:
             if name:
                 self.reviewer = name
-                config.remember_reviewer(self.app.config_path, name)
+                config.remember_reviewer(self.app.state_path, name)
                 self._title(self._verdicts())
 
         self.app.push_screen(NameModal("Reviewer name (recorded with each verdict and edit)", self.reviewer,

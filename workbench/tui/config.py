@@ -1,4 +1,6 @@
-"""The TOML config file of the TUI: the remembered theme and the user's keymap.
+"""The TUI's two TOML files: the user's config (read, never written) and the app's state (what it remembers).
+
+The config file is the user's:
 
     [ui]
     theme = "agenthop-light"
@@ -10,9 +12,10 @@
     [audit]
     reviewer = "ana"
 
-Read with tomllib; written with the tiny writer below (it keeps every table and value
-it understands, but not comments). A broken file never stops the app: `load` reports
-the problem and the defaults apply.
+The state file (`paths.state_path`) has the same tables for what the app remembers — the theme last chosen
+with `T`, the reviewer last named with `R` — and wins over the config file for them. Only the state file is
+written, with the tiny writer below, so the user's comments and layout are never lost. A broken file never
+stops the app: `load` reports the problem and the defaults apply.
 """
 from __future__ import annotations
 
@@ -86,28 +89,43 @@ def unknown_keys(keymap: dict[str, str], known: set[str]) -> str | None:
     return (f"[keys] {', '.join(unknown)}: no such binding id (ignored); ? lists each screen's keys with their ids")
 
 
-def theme(config: dict[str, Any]) -> str | None:
-    ui = config.get("ui", {})
-    value = ui.get("theme") if isinstance(ui, dict) else None
-    return value if isinstance(value, str) and value else None
+def _setting(files: tuple[dict[str, Any], ...], table: str, key: str) -> str | None:
+    """`[table] key` from the first file that has it as a non-blank string (state before config)."""
+    for data in files:
+        section = data.get(table, {})
+        value = section.get(key) if isinstance(section, dict) else None
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
 
 
-def reviewer(config: dict[str, Any]) -> str:
-    """Who audit verdicts are recorded under: `[audit] reviewer`, else $USER, else "reviewer"."""
-    audit = config.get("audit", {})
-    value = audit.get("reviewer") if isinstance(audit, dict) else None
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    return os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer"
+def theme(config: dict[str, Any], state: dict[str, Any] | None = None) -> str | None:
+    """The theme last chosen in the app (state), else the config file's `[ui] theme`."""
+    return _setting((state or {}, config), "ui", "theme")
+
+
+def reviewer(config: dict[str, Any], state: dict[str, Any] | None = None) -> str:
+    """Who audit verdicts are recorded under: the reviewer last named in the app (state), else the config file's
+    `[audit] reviewer`, else $USER, else "reviewer"."""
+    return (_setting((state or {}, config), "audit", "reviewer")
+            or os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer")
+
+
+def load_quietly(path: Path) -> dict[str, Any]:
+    """`load`, with a broken or unreadable file read as empty (the app warns about the config file at start)."""
+    try:
+        return load(path)
+    except ConfigError:
+        return {}
 
 
 def remember_theme(path: Path, name: str) -> None:
-    """Store the theme choice, keeping the rest of the file's tables and values."""
+    """Store the theme choice in the state file `path`, keeping the rest of its tables and values."""
     remember(path, "ui", "theme", name)
 
 
 def remember_reviewer(path: Path, name: str) -> None:
-    """Store the audit reviewer's name (`[audit] reviewer`), keeping the rest of the file."""
+    """Store the audit reviewer's name (`[audit] reviewer`) in the state file `path`, keeping the rest of it."""
     remember(path, "audit", "reviewer", name)
 
 
@@ -147,7 +165,7 @@ def _write(path: Path, text: str) -> None:
 
 def dumps(config: dict[str, Any]) -> str:
     """TOML for a dict of scalars, lists of scalars and (nested) tables. Enough for this config file."""
-    lines = ["# AgentHop Workbench configuration (rewritten by the app; comments are not kept)"]
+    lines = ["# AgentHop Workbench state: what the app remembers (rewritten by it; settings go in config.toml)"]
     _table(lines, [], config)
     return "\n".join(lines) + "\n"
 

@@ -24,7 +24,9 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from sandbox.datasets import dataset_label, release_key
 from sandbox.records import Caps, Item, recorded_limits
+from workbench import runname
 from workbench.limits import out_of_bounds
+from workbench.runname import unique_name
 from workbench.tui.help import bound_key
 
 AGENTS = ("heuristic", "oracle", "random", "llm")
@@ -50,17 +52,23 @@ class Validation:
     notes: list[str]
 
 
-def default_name(agent: str, dataset_kind: str, path: str, existing: set[str], model: str = "") -> str:
-    """`heuristic-builtin`, or for an LLM its model (`openai_gpt-4.1-builtin`, as --batch names it), made unique."""
-    data = "builtin" if dataset_kind == "builtin" else (Path(path).name or "release")
-    who = model.strip().replace("/", "_") if agent == "llm" and model.strip() else agent
-    base = f"{who}-{data}"
-    if base not in existing:
-        return base
-    n = 2
-    while f"{base}-{n}" in existing:
-        n += 1
-    return f"{base}-{n}"
+def default_name(agent: str, dataset_kind: str, path: str, existing: set[str], model: str = "", ablation: str = "full",
+                 seed: int = 0) -> str:
+    """The name `--batch run` gives the same run (`workbench.runname`), made unique among `existing`."""
+    dataset = "builtin" if dataset_kind == "builtin" else path.strip()
+    return unique_name(runname.default_name(agent, model, dataset, ablation, seed), existing)
+
+
+def config_pricing() -> dict[str, Any]:
+    """`{"pricing": …}` from the config file's `[[pricing]]` (what `--batch run` records for an LLM run), or {}:
+    a broken config file is reported by the app when it starts, not again by each form."""
+    from workbench.config import ConfigFileError, pricing_overrides
+
+    try:
+        pricing = pricing_overrides()
+    except ConfigFileError:
+        return {}
+    return {"pricing": pricing} if pricing else {}
 
 
 FIELD_BOUNDS = {"budget": "budget", "max_turns": "max_turns", "max_tokens": "max_tokens_total", "limit": "limit",
@@ -152,12 +160,9 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
     depth = None if v["depth"] == "any" else int(v["depth"])
     ids = tuple(dict.fromkeys(i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()))
     name = v["name"].strip()
-    if not name:
-        errors["name"] = "name: a run name is needed"
-    elif len(name) > 80:
-        errors["name"] = "name: at most 80 characters"
-    elif any(not ch.isprintable() for ch in name):
-        errors["name"] = "name: printable characters only"
+    name_problem = runname.name_problem(v["name"])
+    if name_problem:
+        errors["name"] = f"name: {name_problem}"
     elif name in existing and not (stored and stored.get("identity")):
         notes.append(f"a run named '{name}' exists: starting resumes it if the configuration matches "
                      "(otherwise the run is refused)")
@@ -388,6 +393,8 @@ class LaunchScreen(ModalScreen):
         self.llm_ok = llm_available()
         self.values = {**DEFAULTS, **(values or {})}
         self.options = dict(options or {})  # agent options without a field (a relaunched run's)
+        if "pricing" not in self.options:
+            self.options.update(config_pricing())
         self.title_text = title
         self._notes_memo: dict = {}
         self._stored_runs: dict[str, dict[str, Any] | None] = {}
@@ -453,7 +460,7 @@ class LaunchScreen(ModalScreen):
         if key is None or event.value is Select.BLANK:
             return
         self.values[key] = str(event.value)
-        if key in ("agent", "dataset_kind"):
+        if key in ("agent", "dataset_kind", "ablation"):
             self._sync_enabled()
             self._suggest_name()
         self.revalidate()
@@ -465,13 +472,17 @@ class LaunchScreen(ModalScreen):
         self.values[key] = event.value
         if key == "name":
             self._name_edited = event.value != self._default_name()
-        elif key in ("path", "model"):
+        elif key in ("path", "model", "seed"):
             self._suggest_name()
         self.revalidate()
 
     def _default_name(self) -> str:
         v = self.values
-        return default_name(v["agent"], v["dataset_kind"], v["path"], self.existing, v["model"])
+        try:
+            seed = int(v["seed"].strip() or 0)
+        except ValueError:
+            seed = 0
+        return default_name(v["agent"], v["dataset_kind"], v["path"], self.existing, v["model"], v["ablation"], seed)
 
     def _suggest_name(self) -> None:
         if self._name_edited:

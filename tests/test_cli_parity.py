@@ -1,0 +1,102 @@
+"""The CLI and the TUI agree: the flags every command shares go before or after the command, and the same
+bounds apply to the same kind of value wherever it is typed."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from workbench.cli import main
+
+
+@pytest.fixture
+def store(tmp_path, capsys):
+    db = tmp_path / "s.sqlite"
+    assert main(["--batch", "run", "--agent", "oracle", "--run", "o1", "--db", str(db), "--quiet", "--limit", "2"]) == 0
+    capsys.readouterr()
+    return db
+
+
+@pytest.mark.parametrize("argv", [
+    ["--db", "{db}", "--batch", "runs", "--format", "json"],
+    ["--db={db}", "--format", "json", "--batch", "runs"],
+    ["--batch", "--db", "{db}", "--format", "json", "runs"],
+    ["--batch", "runs", "--db", "{db}", "--format", "json"],
+])
+def test_common_options_before_or_after_the_command(store, capsys, argv):
+    assert main([a.format(db=store) for a in argv]) == 0
+    assert [r["name"] for r in json.loads(capsys.readouterr().out)] == ["o1"]
+
+
+def test_a_format_the_command_does_not_offer_is_still_refused_before_it(store, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--batch", "--format", "csv", "runs", "--db", str(store)])
+    assert exc.value.code == 2
+    assert "invalid choice: 'csv'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["synth", "--out", "{tmp}/bench", "--seed", "-5"], "--seed: must be at least 0"),
+    (["run", "--agent", "oracle", "--seed", "-5", "--db", "{tmp}/s.db"], "--seed: must be at least 0"),
+    (["scale", "plateau", "--scores", "{tmp}/scores.json", "--alpha", "5"], "--alpha: must be above 0 and at most 0.5"),
+    (["scale", "plateau", "--scores", "{tmp}/scores.json", "--boot-seed", "-1"], "--boot-seed: must be at least 0"),
+])
+def test_the_same_kind_of_number_has_the_same_bounds_everywhere(tmp_path, capsys, argv, message):
+    (tmp_path / "scores.json").write_text(json.dumps({"8k": {"a": 0, "b": 1}, "16k": {"a": 1, "b": 1}}))
+    with pytest.raises(SystemExit) as exc:
+        main(["--batch", *[a.format(tmp=tmp_path) for a in argv]])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and message in err and "scores.json" not in err.splitlines()[-1]
+    assert not (tmp_path / "bench").exists() and not (tmp_path / "s.db").exists()
+
+
+@pytest.mark.parametrize("name, message", [
+    ("", "a run name is needed"),
+    ("   ", "a run name is needed"),
+    ("x" * 300, "at most 80 characters"),
+    ("two\nlines", "printable characters only"),
+])
+def test_a_run_name_the_launch_form_refuses_is_refused_by_the_cli(tmp_path, capsys, name, message):
+    from workbench.tui.launch import validate
+
+    db = tmp_path / "s.db"
+    with pytest.raises(SystemExit) as exc:
+        main(["--batch", "run", "--agent", "oracle", "--run", name, "--db", str(db)])
+    assert exc.value.code == 2 and message in capsys.readouterr().err and not db.exists()
+    assert validate({"name": name}, set(), llm_ok=True).errors["name"] == f"name: {message}"
+
+
+@pytest.mark.parametrize("agent, model, ablation, seed, expected", [
+    ("heuristic", "", "full", 0, "heuristic-builtin"),
+    ("random", "", "no-search", 3, "random-builtin-no-search-seed3"),
+    ("llm", "openai/gpt-4.1", "full", 7, "openai_gpt-4.1-builtin-seed7"),
+])
+def test_the_default_name_is_the_same_in_the_cli_and_the_form(tmp_path, capsys, agent, model, ablation, seed, expected):
+    from workbench.tui.launch import default_name
+
+    assert default_name(agent, "builtin", "", set(), model, ablation, seed) == expected
+    if agent != "llm":  # the CLI path runs it for real (an LLM would need a server)
+        db = tmp_path / "s.db"
+        assert main(["--batch", "run", "--agent", agent, "--ablation", ablation, "--seed", str(seed), "--limit", "1",
+                     "--quiet", "--db", str(db)]) == 0
+        capsys.readouterr()
+        assert main(["--batch", "runs", "--format", "json", "--db", str(db)]) == 0
+        assert [r["name"] for r in json.loads(capsys.readouterr().out)] == [expected]
+
+
+def test_an_llm_run_from_the_form_records_the_config_files_pricing_as_the_cli_does(tmp_path, monkeypatch):
+    """A run costs the same wherever it was started: the form reads `[[pricing]]` as `--batch run` does."""
+    from workbench import cli
+    from workbench.tui.launch import LaunchScreen, validate
+
+    config = tmp_path / "config.toml"
+    config.write_text('# mine\n[[pricing]]\nprefix = "test-model"\ninput_per_m = 1.5\noutput_per_m = 6.0\n')
+    monkeypatch.setenv("AGENTHOP_CONFIG", str(config))
+    parser = cli.build_parser()
+    args = parser.parse_args(["run", "--agent", "llm", "--model", "openai/test-model"])
+    cli_options = cli._llm_options(args)
+    form = LaunchScreen(set(), {"agent": "llm", "model": "openai/test-model"})
+    spec = validate(form.values, set(), llm_ok=True, options=form.options).spec
+    assert spec is not None
+    assert spec.agent_options["pricing"] == cli_options["pricing"] == [
+        {"prefix": "test-model", "input_per_m": 1.5, "output_per_m": 6.0}]

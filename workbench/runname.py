@@ -1,0 +1,43 @@
+"""What a run may be called, and what it is called when nobody says: one rule for `--batch` and the launch form.
+
+The two front ends used to disagree (the CLI took a 300-character name or one with a newline that the form
+refused, and named runs `heuristic-builtin-seed0` where the form said `heuristic-builtin`), so the same
+command and the same form made two runs. Both now call these functions.
+"""
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+
+MAX_LENGTH = 80
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot name a run ("at most 80 characters"), or None. Names are compared as typed, stripped."""
+    if not name.strip():
+        return "a run name is needed"
+    if len(name.strip()) > MAX_LENGTH:
+        return f"at most {MAX_LENGTH} characters"
+    if any(not ch.isprintable() for ch in name):
+        return "printable characters only"
+    return None
+
+
+def default_name(agent: str, model: str | None, dataset: str, ablation: str = "full", seed: int = 0) -> str:
+    """`heuristic-builtin`, `openai_gpt-4.1-myrelease-no-search-seed3`: the model (or agent), the dataset's
+    folder name, then the ablation and the seed where they are not the defaults. Deterministic, so running the
+    same command again resumes the same run."""
+    who = model.strip().replace("/", "_") if agent == "llm" and model and model.strip() else agent
+    data = "builtin" if dataset == "builtin" else (Path(dataset).name or "release")
+    suffix = ("" if ablation == "full" else f"-{ablation}") + (f"-seed{seed}" if seed else "")
+    return f"{who}-{data}{suffix}"
+
+
+def unique_name(base: str, existing: Collection[str]) -> str:
+    """`base`, or `base-2`, `base-3`, … : the first not in `existing` (the form proposes a new run, not a resume)."""
+    if base not in existing:
+        return base
+    n = 2
+    while f"{base}-{n}" in existing:
+        n += 1
+    return f"{base}-{n}"
