@@ -279,6 +279,14 @@ class Store:
                     "WHERE id = ?", (note, turns, points, tokens, calls, now(), tid))
         return ids
 
+    def model_token_history(self, model: str) -> tuple[float, float, int] | None:
+        """(mean prompt tokens, mean completion tokens, trajectories) over the finished final trajectories of every
+        run of `model`, or None when there is none (what a cost estimate can rest on)."""
+        row = self.conn.execute(
+            "SELECT AVG(t.prompt_tokens), AVG(t.completion_tokens), COUNT(*) FROM trajectories t "
+            "JOIN runs r ON r.id = t.run_id WHERE r.model = ? AND t.status = 'done' AND t.final = 1", (model,)).fetchone()
+        return (row[0], row[1], row[2]) if row and row[2] else None
+
     def agent_history(self, agent: str, fingerprint: str) -> list[dict[str, Any]]:
         """Every trajectory (final or not, finished or not) of every run of `agent` on a dataset, oldest first,
         with its run's name: what a person has played, left midway or replayed, across their sessions."""
@@ -456,6 +464,14 @@ class Store:
                 "reply, tokens, cost_usd, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (run_id, item_id, kind, judge, sample_a, sample_b, None if verdict is None else int(verdict), prompt,
                  reply, tokens, cost_usd, now()))
+
+    def judgment_costs(self, run_id: int, judge: str) -> list[tuple[str, float | None, int, float | None,
+                                                                  float | None, int | None]]:
+        """Per verdict kind of one judge on one run: (kind, mean cost of the priced verdicts, how many were priced,
+        mean tokens, total cost, total tokens)."""
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT kind, AVG(cost_usd), COUNT(cost_usd), AVG(tokens), SUM(cost_usd), SUM(tokens) FROM judgments "
+            "WHERE run_id = ? AND judge = ? GROUP BY kind", (run_id, judge))]
 
     def context_profile(self, run_id: int, stop_text: str, prefix_key: str) -> dict[int, dict[str, int]]:
         """Per finished trajectory: the context sent on its first and on its largest model call, the number of

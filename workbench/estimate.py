@@ -30,11 +30,11 @@ def history(store_path: Path, model: str | None) -> tuple[float, float] | None:
         store = Store(store_path, readonly=True)
     except StoreError:
         return None
-    row = store.conn.execute(
-        "SELECT AVG(t.prompt_tokens), AVG(t.completion_tokens), COUNT(*) FROM trajectories t JOIN runs r ON r.id = t.run_id "
-        "WHERE r.model = ? AND t.status = 'done' AND t.final = 1", (model,)).fetchone()
-    store.close()
-    return (row[0], row[1]) if row and row[2] else None
+    try:
+        past = store.model_token_history(model)
+    finally:
+        store.close()
+    return (past[0], past[1]) if past else None
 
 
 def remaining(spec: RunSpec, items: list[Item], store_path: Path) -> int:

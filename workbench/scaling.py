@@ -629,9 +629,7 @@ def _spend(store: Store, run: dict[str, Any], samples, judge) -> dict[str, Any]:
     if judge is None:
         return out
     model = judge.name.startswith("llm:")
-    rows = store.conn.execute(
-        "SELECT kind, AVG(cost_usd), COUNT(cost_usd), AVG(tokens), SUM(cost_usd), SUM(tokens) FROM judgments "
-        "WHERE run_id = ? AND judge = ? GROUP BY kind", (run["id"], judge.name)).fetchall()
+    rows = store.judgment_costs(run["id"], judge.name)
     usd_total = tokens_total = 0.0
     priced = False
     for kind, mean_usd, n_priced, mean_tokens, sum_usd, sum_tokens in rows:

@@ -1,0 +1,39 @@
+"""The package floors of DESIGN.md, checked by a machine: import-linter's contracts in pyproject.toml, and the
+facts a contract cannot see (every workbench module is on a floor; no store query outside storage/)."""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from importlinter.cli import lint_imports
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _contracts() -> dict[str, dict]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    return {c["id"]: c for c in config["contracts"]}
+
+
+def test_the_import_contracts_hold(monkeypatch):
+    monkeypatch.chdir(ROOT)  # lint-imports reads ./pyproject.toml
+    assert lint_imports(config_filename=str(ROOT / "pyproject.toml")) == 0
+
+
+def test_every_workbench_module_stands_on_a_floor():
+    """A new module under workbench/ must be named in the layers contract, or the contract would not see it."""
+    named = {m.strip() for layer in _contracts()["floors"]["layers"] for m in re.split(r"[:|]", layer)}
+    modules = {f"workbench.{p.stem}" for p in (ROOT / "workbench").glob("*.py") if p.stem != "__init__"}
+    modules |= {f"workbench.{p.name}" for p in (ROOT / "workbench").iterdir()
+                if p.is_dir() and (p / "__init__.py").exists()}
+    assert modules - named == set()
+
+
+def test_no_store_query_outside_storage():
+    """The application layer asks the store's API; only storage/ holds the connection (`.conn`)."""
+    offenders = [f"{p.relative_to(ROOT)}:{n}" for pkg in ("workbench", "sandbox", "stats")
+                 for p in (ROOT / pkg).rglob("*.py")
+                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+                 if re.search(r"\bstore\w*\.conn\b", line)]
+    assert offenders == []
