@@ -129,7 +129,15 @@ class Store:
                                  f"upgraded here ({exc}); open it once where it is writable") from None
 
     def close(self) -> None:
+        """Close the connection; the last one to close folds the WAL into the database file, so a copy of the file
+        alone (a backup, a test fixture) then holds every commit."""
         self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

@@ -212,7 +212,10 @@ def test_every_out_that_cannot_be_written_is_a_usage_error(tmp_path, capsys):
     afile.write_text("x")
     outdir = tmp_path / "outs"
     outdir.mkdir()
-    before = sorted(p.name for p in tmp_path.iterdir())
+    def listing() -> list[str]:  # SQLite's own -wal/-shm sidecars come and go with readers: not our output
+        return sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm")))
+
+    before = listing()
     cases = [(["export", "o", "--format", fmt, "--out", out], reason)
              for fmt in ("jsonl", "agenthop-summary")
              for out, reason in ((str(tmp_path / "missing" / "x.json"), "No such file or directory"),
@@ -226,7 +229,7 @@ def test_every_out_that_cannot_be_written_is_a_usage_error(tmp_path, capsys):
         assert err == f"error: cannot write {args[-1]}: {reason}\n", (args, err)
     assert main(["--batch", "audit", "export", "--out", str(afile), "--db", str(db)]) == 2
     assert "exists and is not a directory" in capsys.readouterr().err
-    assert sorted(p.name for p in tmp_path.iterdir()) == before and list(outdir.iterdir()) == []
+    assert listing() == before and list(outdir.iterdir()) == []
     assert afile.read_text() == "x"
     good = tmp_path / "good.jsonl"
     assert main(["--batch", "export", "o", "--format", "jsonl", "--out", str(good), "--db", str(db)]) == 0

@@ -100,3 +100,21 @@ def test_an_llm_run_from_the_form_records_the_config_files_pricing_as_the_cli_do
     assert spec is not None
     assert spec.agent_options["pricing"] == cli_options["pricing"] == [
         {"prefix": "test-model", "input_per_m": 1.5, "output_per_m": 6.0}]
+
+
+def test_every_command_closes_the_stores_it_opens(tmp_path, capsys):
+    """In-process `main` (the TUI's jobs, the tests) leaves no store open: a copy of the database file alone holds
+    every commit. An open connection kept recent commits in the WAL, and a copy of the file lost them."""
+    import shutil
+
+    from storage import Store
+
+    db = tmp_path / "s.sqlite"
+    assert main(["--batch", "run", "--agent", "random", "--run", "r", "--db", str(db), "--quiet", "--limit", "6"]) == 0
+    assert main(["--batch", "report", "r", "--db", str(db), "--format", "json"]) == 0
+    capsys.readouterr()
+    assert not db.with_name("s.sqlite-wal").exists() or db.with_name("s.sqlite-wal").stat().st_size == 0
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(db, copy)
+    with Store(copy, readonly=True) as store:
+        assert len(store.trajectories(store.run("r")["id"])) == 6

@@ -13,7 +13,8 @@ import os
 import sys
 import traceback
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -465,7 +466,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         print_estimate(spec, items, paths.store_path(args.db), args.format)
         return EXIT_OK
-    store = Store(paths.store_path(args.db))
+    store = _held(Store(paths.store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     if args.format == "table":  # the four axes only: the analytics and the reference block are `report`'s
         from workbench.reports import run_report
@@ -521,7 +522,7 @@ def cmd_scale(args: argparse.Namespace) -> int:
         _sequential_caps(args)
         corpus, base, _ = build_spec(args)
         specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
-        store = Store(paths.store_path(args.db))
+        store = _held(Store(paths.store_path(args.db)))
         scaling.check_group(store, base.name, specs)
         results = [execute(spec, corpus, store, args.quiet) for spec in specs]
         print_plateau(scaling.group_plateau(store, base.name, **_plateau_options(args)), args.format)
@@ -546,7 +547,7 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     spec = replace(spec, replicates=max(ks), kind="parallel",
                    scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders})
     judge = _judge(args, spec)
-    store = Store(paths.store_path(args.db))
+    store = _held(Store(paths.store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     report = asyncio.run(scaling.parallel_report(store, spec.name, corpus, ks, judge, n_orders=args.orders,
                                                  seed=args.seed))
@@ -694,7 +695,7 @@ def _writable_store(flag: str | None):
     path = paths.store_path(flag)
     if not path.exists():
         raise StoreError(f"no store at {path}")
-    return Store(path)
+    return _held(Store(path))
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -772,7 +773,7 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
     if imported is not None:
         _print_import(imported)
     load_logs(Path(args.dir), corpus, args.model, force=args.force)  # refused before the store exists
-    store = Store(paths.store_path(args.db))
+    store = _held(Store(paths.store_path(args.db)))
     progress = Progress(args.run_name, quiet=args.quiet)
     try:
         summary = import_reference(Path(args.dir), corpus, store, args.run_name, model=args.model,
@@ -891,7 +892,7 @@ def _items_store(flag: str | None):
             raise UsageError(f"no store at {path}")
         sys.stderr.write(f"no store at {path} yet: no runs counted\n")
         return None
-    return Store(path, readonly=True)
+    return _held(Store(path, readonly=True))
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
@@ -917,7 +918,7 @@ def _open_store(flag: str | None):
     from storage import Store
     from workbench import paths
 
-    return Store(paths.store_path(flag), readonly=True)
+    return _held(Store(paths.store_path(flag), readonly=True))
 
 
 def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
@@ -1004,6 +1005,18 @@ def is_user_error(exc: BaseException) -> bool:
     return False
 
 
+_RESOURCES: ContextVar[ExitStack | None] = ContextVar("agenthop_command_resources", default=None)
+
+
+def _held(resource: Any) -> Any:
+    """`resource` (a store), closed when the command ends however it ends: `batch` owns the stack. In-process
+    callers (the TUI's jobs, the tests) would otherwise leave a store open with commits still in its WAL."""
+    stack = _RESOURCES.get()
+    if stack is not None:
+        stack.callback(resource.close)
+    return resource
+
+
 COMMON_OPTIONS = {"--db": True, "--format": True, "--quiet": False}  # flag → takes a value
 
 
@@ -1027,6 +1040,15 @@ def batch(argv: list[str]) -> int:
     """Run one headless command; map user mistakes to exit 2 and our bugs to exit 1 with a traceback."""
     parser = build_parser()
     args = parser.parse_args(hoist_common_options(argv))
+    with ExitStack() as resources:
+        token = _RESOURCES.set(resources)
+        try:
+            return _dispatch(args)
+        finally:
+            _RESOURCES.reset(token)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt:
