@@ -18,7 +18,8 @@ from pathlib import Path
 
 from sandbox import release
 
-GENERATOR_VERSION = 1
+RNG_STREAM = 1  # the random stream's name: GENERATOR_VERSION names the output (and the cache)
+GENERATOR_VERSION = 2  # 2: a multi-target item's options are a grid over its two clauses (`_grid`)
 
 
 class NotEnoughPapers(ValueError):
@@ -98,6 +99,8 @@ MECHANISMS = ("computes {a} over {b}", "anneals {a} across {b}", "weights {a} by
               "averages {a} within {b}", "ranks {a} relative to {b}")
 VENUES = ("NeurIPS", "ICML", "ICLR", "ACL", "EMNLP", "NAACL", "CVPR", "ECCV", "SIGIR")
 REASONING = ("GROUND", "METHOD", "MOTIVE", "RESULT")
+# Which distractor of a multi-target item keeps the first gold's clause and which the second's (see `_grid`)
+KEEPERS = (("seed_only", "wrong_paper"), ("wrong_paper", "seed_only"))
 SKILLS = ("retrieve", "reason", "contrast", "assess", "synthesize", "justify")
 TIERS = ("gold", "gold", "silver", "bronze")
 FIRST = ("Ada", "Bram", "Chen", "Dara", "Elif", "Femi", "Goran", "Hana", "Ivo", "Jun", "Kira", "Lior", "Mara",
@@ -158,7 +161,8 @@ class Generator:
     def __init__(self, seed: int, preset: Preset):
         self.seed = seed
         self.preset = preset
-        self.rng = random.Random(f"agenthop-synth-{GENERATOR_VERSION}-{seed}")
+        # the stream is seeded as in v1: a version that changes what a few draws mean keeps the rest of the benchmark
+        self.rng = random.Random(f"agenthop-synth-{RNG_STREAM}-{seed}")
         self.used: set[str] = set()
         self.papers: list[Paper] = []
         self.items: list[dict] = []
@@ -310,9 +314,9 @@ class Generator:
             else:
                 seed.notes.append(f"We adopt the {aspect} of {gold.method}.")
             label_rows.append((gold, label_section))
-        if kind == "mt" and self.rng.random() < 0.5:
-            # the wrong-paper distractor keeps the first correct clause, so both golds are needed
-            clauses["wrong_paper"][0] = clauses["correct"][0]
+        if kind == "mt":
+            # one draw, as the generator made before v2, so every other byte of the benchmark stays as it was
+            clauses = _grid(clauses, KEEPERS[int(self.rng.random() * len(KEEPERS))])
         options = {k: _sentence("; ".join(v)) for k, v in clauses.items()}
         order = ["correct", "seed_only", "wrong_paper", "no_context"]
         self.rng.shuffle(order)
@@ -463,6 +467,22 @@ def _roman(n: int) -> str:
         while n >= value:
             out, n = out + letters, n - value
     return out
+
+
+def _grid(clauses: dict[str, list[str]], keepers: tuple[str, str]) -> dict[str, list[str]]:
+    """A multi-target item's options as a 2×2 grid over its two clauses (one per gold paper).
+
+    `keepers[0]` keeps the first gold's clause with its own wrong second clause, `keepers[1]` its own wrong first
+    clause with the second gold's clause, and `no_context` pairs those two wrong clauses. So each gold paper
+    alone leaves two options standing and only both decide the item; and every clause is in exactly two options,
+    so the option texts alone point at none. (Were the third distractor also to keep a correct clause, the answer
+    would be the one option without a clause of its own: readable without any paper.)
+    """
+    first, second = keepers
+    correct = clauses["correct"]
+    wrong_first, wrong_second = clauses[second][0], clauses[first][1]
+    return {"correct": correct, first: [correct[0], wrong_second], second: [wrong_first, correct[1]],
+            "no_context": [wrong_first, wrong_second]}
 
 
 def _sentence(text: str) -> str:

@@ -1,6 +1,9 @@
 """The built-in benchmark is built the paper's way: facts only in gold papers, depth 2 only via the bridge."""
 import json
 import re
+from collections import Counter
+
+import pytest
 
 from sandbox import synth
 from sandbox.release import GRAPHS_FILE, PAPERS_FILE, QA_FILE
@@ -11,6 +14,11 @@ ENGLISH = set(re.findall(r"[a-z]+", " ".join(synth.FILLER + synth.MECHANISMS + s
 
 def load(root, rel):
     return [json.loads(line) for line in (root / rel).read_text().splitlines()]
+
+
+def halves(option: str) -> list[str]:
+    """An option's clauses: one for a single-target item, one per gold paper (in gold order) for a multi-target one."""
+    return option.rstrip(".").split("; ")
 
 
 def test_structure_of_the_generated_benchmark(demo_dir):
@@ -29,13 +37,15 @@ def test_structure_of_the_generated_benchmark(demo_dir):
         arx = {pid: (n.get("arxivId") or "") for pid, n in nodes.items()}
         meta_share.append(sum(a not in pool for a in arx.values()) / len(nodes))
         correct = item["options"][item["correct_index"]]
-        distinct = set(re.findall(r"[a-z]{5,}", correct.lower())) - ENGLISH - set().union(
-            *(re.findall(r"[a-z]{5,}", o.lower()) for i, o in enumerate(item["options"]) if i != item["correct_index"]))
-        assert distinct, item["id"]
         golds = set(item["gold_arxiv_ids"])
-        for word in distinct:
-            holders = {aid for aid, t in text_of.items() if re.search(rf"\b{word}\b", t.lower())}
-            assert holders and holders <= golds, (item["id"], word, holders)
+        for h, half in enumerate(halves(correct)):  # a multi-target option: one clause per gold paper
+            differing = [halves(o)[h] for o in item["options"] if halves(o)[h] != half]
+            distinct = set(re.findall(r"[a-z]{5,}", half.lower())) - ENGLISH - set().union(
+                *(re.findall(r"[a-z]{5,}", o.lower()) for o in differing))
+            assert distinct, (item["id"], h)
+            for word in distinct:
+                holders = {aid for aid, t in text_of.items() if re.search(rf"\b{word}\b", t.lower())}
+                assert holders and holders <= golds, (item["id"], word, holders)
         assert sorted(item["distractor_types"]) == ["correct", "no_context", "seed_only", "wrong_paper"]
         seed_refs = set(g["edges"][item["seed_paper_id"]])
         if item["depth"] == 2:
@@ -53,10 +63,93 @@ def test_structure_of_the_generated_benchmark(demo_dir):
                                                               ("multi-target", 1), ("multi-target", 2)}
 
 
+# ---------------------------------------------------------------- multi-target items need both gold papers
+
+
+def statement(clause: str) -> str:
+    """A clause without its `its <aspect>` head: the words its gold paper writes after `The <aspect> of <method>`."""
+    assert clause[:4].lower() == "its ", clause
+    rest = clause[4:]
+    aspect = next(a for a in synth.ASPECTS if rest.startswith(a + " "))
+    return rest[len(aspect) + 1:]
+
+
+def consistent(options: list[str], text: str) -> set[int]:
+    """The options a reader of `text` cannot rule out: wherever the text states one option's clause (at one
+    clause position), only the options with that clause stay."""
+    split = [halves(o) for o in options]
+    keep = set(range(len(options)))
+    for h in range(len(split[0])):
+        stated = {i for i, parts in enumerate(split) if statement(parts[h]) in text}
+        keep &= stated or keep
+    return keep
+
+
+def multi_target(items: list[dict]) -> list[dict]:
+    mt = [i for i in items if i["question_type"] == "multi-target"]
+    assert len(mt) >= len(items) // 2 - 1
+    return mt
+
+
+@pytest.fixture(scope="module")
+def paper_preset():
+    """The `paper` preset's universe and items, built by the calls `generate` makes, without writing the texts
+    (about 240 MB; a second here, minutes written). Gold texts come from the generator's own `_sections`."""
+    gen = synth.Generator(0, synth.PRESETS["paper"])
+    gen.build_universe()
+    gen.build_items()
+    return gen
+
+
+def demo_items_and_texts(demo_dir):
+    texts = {p["arxiv_id"]: "\n".join(s["text"] for s in p["sections"]) for p in load(demo_dir, PAPERS_FILE)}
+    return load(demo_dir, QA_FILE), texts.__getitem__
+
+
+def paper_items_and_texts(gen):
+    by_arxiv = {p.arxiv_id: p for p in gen.papers if p.has_text}
+    return gen.items, lambda aid: "\n".join(s["text"] for s in gen._sections(by_arxiv[aid]))
+
+
+@pytest.mark.parametrize("preset", ["demo", "paper"])
+def test_multi_target_options_are_a_grid_over_the_two_gold_clauses(request, preset):
+    """One distractor keeps the first gold's clause, one the second's, the third pairs their wrong clauses: so
+    every clause is in exactly two options and the option texts alone single out none (three distractors each
+    keeping a correct clause would leave the answer as the one option without a clause of its own)."""
+    items = load(request.getfixturevalue("demo_dir"), QA_FILE) if preset == "demo" else \
+        request.getfixturevalue("paper_preset").items
+    first_keepers = []
+    for item in multi_target(items):
+        options, answer, types = item["options"], item["correct_index"], item["distractor_types"]
+        split = [halves(o) for o in options]
+        assert len(set(options)) == 4 and {len(parts) for parts in split} == {2}, item["id"]
+        for h in (0, 1):
+            column = Counter(parts[h] for parts in split)
+            assert sorted(column.values()) == [2, 2], (item["id"], h)  # no option-only cue
+        keeps = {types[i]: [a == b for a, b in zip(split[i], split[answer])] for i in range(4) if i != answer}
+        assert keeps["no_context"] == [False, False], item["id"]
+        assert sorted(map(tuple, (keeps["seed_only"], keeps["wrong_paper"]))) == [(False, True), (True, False)]
+        first_keepers.append("seed_only" if keeps["seed_only"][0] else "wrong_paper")
+    assert set(first_keepers) == {"seed_only", "wrong_paper"}  # each plays either role somewhere
+
+
+@pytest.mark.parametrize("preset", ["demo", "paper"])
+def test_one_gold_paper_leaves_the_item_open_and_both_decide_it(request, preset):
+    """A reader who has read one gold paper in full still has at least two options standing; with both, one."""
+    items, text = demo_items_and_texts(request.getfixturevalue("demo_dir")) if preset == "demo" else \
+        paper_items_and_texts(request.getfixturevalue("paper_preset"))
+    for item in multi_target(items):
+        options, answer = item["options"], item["correct_index"]
+        gold_texts = [text(aid) for aid in item["gold_arxiv_ids"]]
+        for gold in gold_texts:
+            alone = consistent(options, gold)
+            assert answer in alone and len(alone) == 2, (item["id"], alone)
+        assert consistent(options, "\n".join(gold_texts)) == {answer}, item["id"]
+
+
 # ---------------------------------------------------------------- QA: tiny and dense pools
 
 
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from workbench.cli import main

@@ -29,48 +29,7 @@ def study(released: dict, name: str):
 
 
 # ------------------------------------------------------------------------------------------------
-# regression: §2.7 reference numbers
-
-
-def test_gemini_search_reference_numbers(released):
-    budgets, items, matrix = study(released, "Gemini-2.5-Flash_search_distraction_all_sequential")
-    r = plateau(matrix, budgets, items=items)
-    assert (r.n, len(r.budgets), r.n_dropped) == (199, 6, 0)
-    assert r.budgets == ["48", "64", "80", "96", "112", "128"]
-    assert r.z == pytest.approx(2.326, abs=5e-4)
-    assert r.fpc == 1.0
-    assert np.round(r.accuracy, 3).tolist() == [0.060, 0.156, 0.166, 0.176, 0.176, 0.176]
-    first = r.transitions[0]
-    assert first.d_bar == pytest.approx(0.0955, abs=5e-5)
-    assert first.sigma_boot == pytest.approx(0.0240, abs=5e-4)
-    assert first.c_k == pytest.approx(0.0396, abs=1e-3)
-    assert (first.improved, first.worsened) == (22, 3)
-    documented = [(0.0101, 0.0140, -0.0224), (0.0101, 0.0099, -0.0131), (0.0, 0.0141, -0.0329), (0.0, 0.0122, -0.0284)]
-    for t, (d_bar, sigma, c_k) in zip(r.transitions[1:], documented):
-        assert t.d_bar == pytest.approx(d_bar, abs=5e-5)
-        assert t.sigma_boot == pytest.approx(sigma, abs=5e-4)
-        assert t.c_k == pytest.approx(c_k, abs=1.5e-3)
-        assert not t.significant
-    assert r.k_star == 2 and r.plateau_budget == "64" and r.k_star_first == 2
-    assert not (r.censored or r.no_significant_gain or r.fpc_zero)
-
-
-def test_gemini_search_fpc_zero(released):
-    budgets, _, matrix = study(released, "Gemini-2.5-Flash_search_distraction_all_sequential")
-    r = plateau(matrix, budgets, population=199)
-    assert r.fpc == 0.0 and r.fpc_zero
-    assert [t.c_k for t in r.transitions] == [t.d_bar for t in r.transitions]
-    assert r.k_star == 4 and r.plateau_budget == "96"
-
-
-def test_qwen_search_missing_item(released):
-    budgets, items, matrix = study(released, "Qwen3-235B_search_distraction_all_sequential")
-    r = plateau(matrix, budgets, items=items)
-    assert r.n == 198 and r.n_dropped == 1
-    assert r.dropped_items == ["result_191.json"]
-    assert r.missing_per_budget == {"48": 0, "64": 0, "80": 0, "96": 1, "112": 0, "128": 0}
-    assert r.k_star == 3 and r.plateau_budget == "80"
-    assert plateau(matrix, budgets, population=198).k_star == 4
+# regression: §2.7 reference numbers (the search studies, Table 13, are rebuilt in tests/paper/test_table13_plateau.py)
 
 
 def test_qwen_mathhay_instability(released):
