@@ -77,12 +77,24 @@ def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     if report.get("intervals"):
         for k, iv in report["intervals"].items():
             if iv:
-                fmt = (lambda v: _num(v, 0 if k == "avg_tokens" else 2)) if k in MEAN_KEYS else _pct
-                rows.append(("95% CI", k, "", "", f"{fmt(iv['low'])} – {fmt(iv['high'])} (n = {iv['n']} items)"))
+                rows.append(("95% CI", k, "", "", interval_text(k, iv)))
     return rows
 
 
 MEAN_KEYS = ("calls_per_turn", "avg_tokens", "avg_turns", "avg_points")
+
+
+def interval_text(key: str, iv: dict[str, Any]) -> str:
+    """'94.0% – 100.0% (n = 60 items; Wilson)': the bounds, the interval's own n (items, and trajectories when
+    replicates make them differ), and the method; a bootstrap that could not vary says so instead of [x, x]."""
+    fmt = (lambda v: _num(v, 0 if key == "avg_tokens" else 2)) if key in MEAN_KEYS else _pct
+    n = f"n = {counted(iv['n'], 'item')}"
+    if iv.get("n_trajectories") not in (None, iv["n"]):
+        n += f", {counted(iv['n_trajectories'], 'trajectory', 'trajectories')}"
+    method = iv.get("method") or "bootstrap"
+    if iv.get("no_variation"):
+        return f"no variation: every resample gives {fmt(iv['low'])} ({n}; {method})"
+    return f"{fmt(iv['low'])} – {fmt(iv['high'])} ({n}; {method})"
 
 
 def _share(pair: list | None) -> str:

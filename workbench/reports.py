@@ -159,8 +159,13 @@ LEGEND = {
     "transitions": "7×7 transition matrix: row = tool called, column = the next call; probabilities normalised per "
                    "row (a tool never followed by a call has a row of zeros).",
     "non_submission": "Non-submission = trajectories that ended without an answer, per ending, over all.",
-    "intervals": "95% percentile bootstrap intervals (B = 10,000, seed 0), one draw for every ratio, resampling "
-                 "items with all their replicates (n = items, not trajectories).",
+    "intervals": "95% intervals. Proportions (accuracy, recalls, conversion, cap and error rates): Wilson score "
+                 "interval, clustered by item when items have replicates (Wilson at the effective n = trajectories "
+                 "÷ design effect; all-equal outcomes: n = items), so 60/60 reads [94.0%, 100%]. Means and ratios "
+                 "of sums (calls per turn, tokens, turns, points): percentile bootstrap (B = 10,000, seed 0) "
+                 "resampling items with all their replicates; 'no variation' when every resample gives the same "
+                 "value. Each interval's n = the items in its own denominator (an MT interval counts MT items), "
+                 "with its trajectories beside it; unmeasured tokens have no interval.",
     "reference": "Under 'reference', the reference evaluator's own numbers (summary.json, agenthop-eval-v1): recall "
                  "of any gold paper with failed reads counted, sections matched by header on 500-character "
                  "outputs, seed reads counted as wasted.",
@@ -216,20 +221,49 @@ def analytics(records: list[dict[str, Any]] | Table, actions: list[Any] | None =
     }
 
 
-def intervals(records: list[dict[str, Any]] | Table, n_boot: int = 10_000, seed: int = 0) -> dict[str, Any]:
-    """Bootstrap 95% intervals of every ratio of the report (accuracy; recall, conversion by ST / MT / all;
-    calls per turn; mean tokens, turns, points; cap and error rates), from one chunked draw that resamples
-    items with all their replicates. Keys as `stats.axes.ratio_terms`; None where a ratio is undefined."""
-    from stats.bootstrap import ratio_intervals
+PROPORTION_TERMS = ("accuracy", "paper_recall", "section_recall", "conversion", "conversion_section",
+                    "max_tokens_rate", "max_turns_rate", "max_budget_rate", "error_rate")
+
+
+def is_proportion(key: str) -> bool:
+    """Whether a `stats.axes.ratio_terms` key is a proportion (0/1 outcomes over trajectories: a Wilson interval)
+    rather than a mean or a ratio of sums (calls per turn, tokens, turns, points: a bootstrap interval)."""
+    return key.partition(".")[0] in PROPORTION_TERMS
+
+
+def intervals(records: list[dict[str, Any]] | Table, n_boot: int = 10_000, seed: int = 0,
+              tokens_measured: bool = True) -> dict[str, Any]:
+    """95% intervals of every ratio of the report, keys as `stats.axes.ratio_terms`.
+
+    Proportions (accuracy; recall and conversion by ST / MT / all; cap and error rates) get Wilson score
+    intervals clustered by item (`stats.wilson.clustered_wilson`); means and ratios of sums (calls per turn,
+    mean tokens, turns, points) a percentile bootstrap over items with all their replicates, one chunked draw.
+    Each interval states its own `n` (items with at least one trajectory in that ratio's denominator) and
+    `n_trajectories` (those trajectories), not the run's. None where a ratio is undefined, and for tokens a
+    run did not measure (`tokens_measured=False`: a scripted agent's tokens have no interval, not 0–0)."""
+    from stats.bootstrap import by_cluster, ratio_intervals
+    from stats.wilson import clustered_wilson
 
     table = Table.of(records)
     terms = axes.ratio_terms(table)
+    out: dict[str, Any] = {k: None for k in terms}
     if table.n < 2 or len(set(table["item_id"].tolist())) < 2:
-        return {k: None for k in terms}
+        return out
     num = np.column_stack([v[0] for v in terms.values()])
     den = np.column_stack([v[1] for v in terms.values()])
+    _, (item_num, item_den) = by_cluster(table["item_id"], num, den)
     found = ratio_intervals(num, den, clusters=table["item_id"], n_boot=n_boot, seed=seed)
-    return {k: None if iv is None else {**iv.as_dict(), "n_trajectories": table.n} for k, iv in zip(terms, found)}
+    for j, (key, iv) in enumerate(zip(terms, found)):
+        own = {"n": int((item_den[:, j] > 0).sum()), "n_trajectories": int((den[:, j] > 0).sum())}
+        if key == "avg_tokens" and not tokens_measured:
+            continue
+        if is_proportion(key):
+            w = clustered_wilson(item_num[:, j], item_den[:, j])
+            if w is not None:
+                out[key] = {**w.as_dict(), **own, "n_boot": None, "seed": None, "no_variation": False}
+        elif iv is not None:
+            out[key] = {**iv.as_dict(), **own, "method": "bootstrap, clustered by item"}
+    return out
 
 
 def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -> dict[str, Any]:
@@ -243,7 +277,7 @@ def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -
     report["position_bias"] = position_bias(table)
     report["analytics"] = analytics(table, extra["actions"], Encoded.from_json(extra["tool_sequence"]))
     if ci:
-        report["intervals"] = intervals(table)
+        report["intervals"] = intervals(table, tokens_measured=measures_tokens(run))
     if corpus is not None:
         from workbench.summary import reference_block
 
