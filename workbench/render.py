@@ -397,11 +397,12 @@ def _plural(n: int, word: str) -> str:
 
 
 def panel_title(panel: dict[str, Any], n_runs: int) -> str:
-    """'panel · 3 runs · cells over the 58 items common to all · * best' (the cells are computed on those)."""
+    """'panel · 3 runs · cells over the 58 items common to all · * best, p < 0.05 vs the runner-up' (the cells are
+    computed on those; a best cell is marked only where it beats the runner-up significantly)."""
     n = panel["n_common_items"]
     items = f"{_plural(n, 'item')}" if n_runs == 1 else f"cells over the {_plural(n, 'item')} common to all"
     return (f"panel · {_plural(n_runs, 'run')} · {items}"
-            + (" · * best" if panel.get("best") else ""))
+            + (" · * best, p < 0.05 vs the runner-up" if panel.get("best") else ""))
 
 
 def print_panel(panel: dict[str, Any], fmt: str) -> None:
@@ -428,14 +429,8 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     for row in rows:
         table.add_row(*map(Text, row))
     out.print(table)
-    if panel.get("cronbach_alpha") is not None:
-        counts = panel["coverage"]["counts"]
-        out.print(f"Cronbach's α over runs: {panel['cronbach_alpha']:.3f}; item coverage: "
-                  + " · ".join(f"{k} {v}" for k, v in counts.items()), markup=False)
-    for name, spread in (panel.get("replicates") or {}).items():
-        if spread:
-            out.print(f"replicates of {name}: mean {_pct(spread['mean'])}, std {_pct(spread['std'])}, "
-                      f"range {_pct(spread['range'])} (n = {spread['n']})", markup=False)
+    for line in panel_stat_lines(panel):
+        out.print(line, markup=False)
     for lift in panel.get("ablation_lift", []):
         if lift["lift"] is not None:
             out.print(f"tool lift {lift['full']} vs {lift['closed_book']}: {lift['lift'] * 100:+.1f} pts", markup=False)
@@ -450,6 +445,29 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
                       f"({ext.get('p_method', 'asymptotic')}, n = {ext['n']})", markup=False)
     for line in legend:
         out.print(line, markup=False, style="dim")
+
+
+def panel_stat_lines(panel: dict[str, Any]) -> list[str]:
+    """Cronbach's α (items as components), the item-total correlations and each run's run-to-run spread (Table 17)."""
+    lines = []
+    if panel.get("coverage"):
+        counts = panel["coverage"]["counts"]
+        alpha = panel.get("cronbach_alpha")
+        lines.append(f"Cronbach's α (items as components, runs as respondents): "
+                     f"{'undefined (the run totals do not vary)' if alpha is None else f'{alpha:.3f}'}; item coverage: "
+                     + " · ".join(f"{k} {v}" for k, v in counts.items()))
+    itc = panel.get("item_total_correlation")
+    if itc:
+        valued = {k: v for k, v in itc.items() if v is not None}
+        negative = sorted((v, k) for k, v in valued.items() if v < 0)
+        lines.append(f"corrected item-total correlation (across runs): {len(valued)} items with a value, "
+                     f"{len(negative)} negative" + (": " + ", ".join(f"{k} {v:+.2f}" for v, k in negative[:5])
+                                                    + (" …" if len(negative) > 5 else "") if negative else ""))
+    for name, spread in (panel.get("replicates") or {}).items():
+        if spread:
+            lines.append(f"replicates of {name}: mean {_pct(spread['mean'])}, run-to-run SD (population, Table 17) "
+                         f"{_pct(spread['std'])}, range {_pct(spread['range'])} (n = {spread['n']})")
+    return lines
 
 
 LEADERBOARD_FIXED = 3  # rank, name and who stay in view when the table scrolls right
@@ -507,7 +525,7 @@ def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
 
 
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")
-COMPARE_HEADER = ("axis", "A", "B", "Δ (B−A)", "95% CI of Δ", "McNemar p")
+COMPARE_HEADER = ("axis", "n", "A", "B", "Δ (B−A)", "95% CI of Δ", "McNemar p", "Holm p")
 AGREEMENT_LABELS = {"both_right": "both right", "only_a": "only A right", "only_b": "only B right",
                     "both_wrong": "both wrong"}
 
@@ -517,7 +535,10 @@ def _p(value: float | None) -> str:
 
 
 def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
-    """The compared axes as text cells (the batch table and the TUI's compare screen show these very strings)."""
+    """The compared axes as text cells (the batch table and the TUI's compare screen show these very strings):
+    each row's n (the items its Δ and test are on), A, B, Δ, its interval ("no variation" when every resample
+    gave the same Δ), McNemar's p and its Holm-adjusted p. A conversion row is on the items both runs recalled;
+    the marginal conversions follow it on a row of their own, labelled."""
     rows = []
     for r in cmp["rows"]:
         mean = r["axis"] in MEAN_AXES
@@ -525,8 +546,15 @@ def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
         value = (lambda v: _num(v, digits)) if mean else _pct
         points = (lambda v: f"{v:+,.{digits}f}") if mean else (lambda v: f"{v * 100:+.1f} pts")
         delta = "—" if r["delta"] is None else points(r["delta"])
-        ci = "—" if r.get("ci_low") is None else f"[{points(r['ci_low'])}, {points(r['ci_high'])}]"
-        rows.append((r["axis"], value(r["a"]), value(r["b"]), delta, ci, _p(r.get("p"))))
+        ci = "—" if r.get("ci_low") is None else "no variation" if r.get("ci_no_variation") else \
+            f"[{points(r['ci_low'])}, {points(r['ci_high'])}]"
+        n = "" if r.get("n") is None else f"{r['n']:,}"
+        rows.append((r["axis"], n, value(r["a"]), value(r["b"]), delta, ci, _p(r.get("p")), _p(r.get("p_holm"))))
+        if "a_marginal" in r:
+            marginal = r.get("counts_marginal") or {}
+            cell = lambda side: _pct(r[f"{side}_marginal"]) + (  # noqa: E731
+                f" ({_frac(marginal[side])})" if marginal.get(side) else "")
+            rows.append((f"{r['axis']} marginal", "", cell("a"), cell("b"), "", "", "", ""))
     return rows
 
 
@@ -560,8 +588,12 @@ def compare_heading(cmp: dict[str, Any]) -> str:
 
 
 def compare_legend(cmp: dict[str, Any]) -> str:
-    return (f"Δ intervals: paired bootstrap over the common items (B = {cmp.get('n_boot', 10_000):,}, seed "
-            f"{cmp.get('seed', 0)}); p: exact McNemar on the paired 0/1 outcome (conversion: items both runs recalled).")
+    m = (cmp.get("holm") or {}).get("m")
+    return (f"n: the items each row is on. Δ intervals: paired bootstrap over the common items (B = "
+            f"{cmp.get('n_boot', 10_000):,}, seed {cmp.get('seed', 0)}); p: exact McNemar on the paired 0/1 outcome; "
+            f"Holm p: adjusted together over the comparison's {m if m is not None else ''} tests. Conv: A, B, Δ, "
+            "interval and p on the items both runs recalled (the paper's Table 12 set); 'marginal': each run's "
+            "conversion over its own recalled items.")
 
 
 def print_compare(cmp: dict[str, Any], fmt: str) -> None:
