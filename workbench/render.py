@@ -553,7 +553,7 @@ def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
         if "a_marginal" in r:
             marginal = r.get("counts_marginal") or {}
             cell = lambda side: _pct(r[f"{side}_marginal"]) + (  # noqa: E731
-                f" ({_frac(marginal[side])})" if marginal.get(side) else "")
+                f" ({_frac(marginal[side])})" if marginal.get(side) and marginal[side][1] else "")
             rows.append((f"{r['axis']} marginal", "", cell("a"), cell("b"), "", "", "", ""))
     return rows
 
