@@ -499,8 +499,8 @@ def leaderboard_notes(board: dict[str, Any]) -> list[str]:
     lines += [f"left out: {r['excluded']} play(s) of {r['agent']} made after seeing the item's tool results or gold "
               "answer (resumed / replayed)" for r in board["rows"] if r["excluded"]]
     lines.append(f"A person is one row over all their sessions; a model one row per run. Ranked: rows covering at "
-                 f"least {board['min_coverage']:.0%} of the items people played, by accuracy (95% CI: bootstrap "
-                 f"over the items a row covers, B = {board['n_boot']:,}, seed {board['seed']}). People's tokens are "
+                 f"least {board['min_coverage']:.0%} of the items people played, by accuracy (95% CI: Wilson score "
+                 f"interval over the items a row covers). People's tokens are "
                  "estimated (characters / 4).")
     return lines
 

@@ -797,7 +797,7 @@ def leaderboard(store: Store, min_coverage: float = MIN_COVERAGE, n_boot: int = 
     once: its first play); plays marked `resumed` or `replayed` (made after seeing the item's tool results or
     gold answer) are left out and counted in `excluded`. A model is one row per run. The items are those some
     person played (replicate 0, unmarked). Each row is `report_of` over its trajectories on those items, with
-    `n` items covered and a 95% bootstrap interval of accuracy over them (`stats.bootstrap`). Rows covering at
+    `n` items covered and the Wilson score 95% interval of accuracy over them (`stats.wilson`; one play per item). Rows covering at
     least `min_coverage` of the items are ranked by accuracy (then items covered, then name); the others follow,
     unranked, saying why. Scaling levels and parallel runs are not evaluation runs and are left out.
     """
@@ -854,13 +854,13 @@ def _board_row(key: str, group: list[dict[str, Any]], records: list[dict[str, An
                min_coverage: float, n_boot: int, seed: int) -> dict[str, Any]:
     """One leaderboard row: `report_of` over the entrant's trajectories, its coverage and accuracy interval."""
     from sandbox.agents.human import is_human
-    from stats.bootstrap import bootstrap_mean_ci
+    from stats.wilson import wilson
 
     human = is_human(group[0]["agent"])
     rep = report_of({**group[0], "name": key}, records)
     sessions = [r["name"] for r in group]
     n = rep["n"]
-    ci = bootstrap_mean_ci([bool(t["correct"]) for t in records], n_boot=n_boot, seed=seed) if n >= 2 else None
+    ci = wilson(rep["correct"], n) if n else None  # accuracy is a proportion: Wilson (one play per item)
     coverage = n / n_items if n_items else 0.0
     ranked = coverage >= min_coverage
     name = sessions[-1] + (f" +{len(sessions) - 1}" if len(sessions) > 1 else "")  # the latest session (+ others)
