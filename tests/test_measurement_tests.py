@@ -6,7 +6,7 @@ can be computed by hand from the stored rows.
 from __future__ import annotations
 
 import json
-import shutil
+import sqlite3
 import statistics
 
 import numpy as np
@@ -36,9 +36,13 @@ def base_db(tmp_path_factory):
 
 @pytest.fixture
 def db(base_db, tmp_path):
-    """A copy each test may change by SQL."""
+    """A copy each test may change by SQL (SQLite's backup: a file copy could miss what is still in the WAL)."""
     copy = tmp_path / "s.sqlite"
-    shutil.copy(base_db, copy)
+    src, dst = sqlite3.connect(base_db), sqlite3.connect(copy)
+    with dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
     return copy
 
 

@@ -234,8 +234,8 @@ def test_comparing_a_person_with_a_model_warns_that_the_person_s_tokens_are_esti
     assert any(w.startswith("B's tokens are estimated (characters / 4") for w in cmp["warnings"])
     assert not [w for w in compare_report(played, "heuristic", "random")["warnings"] if "estimated" in w]
     row = {"axis": "tokens", "a": 12000.4, "b": 4365.2, "delta": -7635.2, "ci_low": -9000.6, "ci_high": -6000.1, "p": None}
-    assert compare_rows({"rows": [row]}) == [("tokens", "12,000", "4,365", "-7,635", "[-9,001, -6,000]", "—")]
-    assert compare_rows({"rows": [{**row, "axis": "turns"}]})[0][3] == "-7,635.20"  # other means keep two decimals
+    assert compare_rows({"rows": [row]}) == [("tokens", "", "12,000", "4,365", "-7,635", "[-9,001, -6,000]", "—", "—")]
+    assert compare_rows({"rows": [{**row, "axis": "turns"}]})[0][4] == "-7,635.20"  # other means keep two decimals
     assert main(["--batch", "compare", "heuristic", "human-ana-builtin", "--db", str(played.path)]) == 0
     out = capsys.readouterr().out
     assert "warning: B's tokens are estimated" in out
