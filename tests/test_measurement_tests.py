@@ -195,6 +195,11 @@ def test_an_identical_pair_shows_no_variation_not_a_zero_interval(db, capsys):
 
     cells = {row[0]: row for row in compare_rows(cmp)}
     assert cells["accuracy"][5] == "no variation"
+    from workbench.render import attribution_rows
+
+    deltas = cmp["attribution"]["delta"]
+    assert deltas and all(d["delta"] == 0 and d["ci_no_variation"] for d in deltas.values())
+    assert all(row[4] == "no variation" for row in attribution_rows(cmp)[1:])
 
 
 # ---------------------------------------------------------------- panel (§3 third to fifth bullets)

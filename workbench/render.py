@@ -572,7 +572,8 @@ def attribution_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
         cells = [f"{d['counts'].get(kind, 0)} ({100 * d['rates'].get(kind, 0):.0f}%)" for d in (att_a, att_b)]
         d = deltas.get(kind) or {}
         delta = "—" if d.get("delta") is None else pts(d["delta"])
-        ci = "—" if d.get("ci_low") is None else f"[{pts(d['ci_low'])}, {pts(d['ci_high'])}]"
+        ci = "—" if d.get("ci_low") is None else "no variation" if d.get("ci_no_variation") else \
+            f"[{pts(d['ci_low'])}, {pts(d['ci_high'])}]"
         rows.append((f"  → {kind}", *cells, delta, ci))
     return rows
 

@@ -688,7 +688,7 @@ def _attribution_deltas(recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any
                         seed: int) -> dict[str, dict[str, float | None]]:
     """Per option type chosen by wrong answers: its rate among each run's wrong answers (as `axes.attribution`),
     Δ = B − A, and a paired bootstrap 95% interval over the common items (`axes.attribution_terms`)."""
-    from stats.bootstrap import paired_ratio_deltas
+    from stats.bootstrap import no_variation, paired_ratio_deltas
 
     ta, tb = Table.of(recs_a), Table.of(recs_b)
     kinds = sorted(set(axes.attribution(ta)["counts"]) | set(axes.attribution(tb)["counts"]))
@@ -706,7 +706,8 @@ def _attribution_deltas(recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any
         delta = None if ra is None or rb is None else rb - ra
         _, low, high = found[j]
         out[k] = {"a": ra, "b": rb, "delta": delta,
-                  "ci_low": None if delta is None else low, "ci_high": None if delta is None else high}
+                  "ci_low": None if delta is None else low, "ci_high": None if delta is None else high,
+                  "ci_no_variation": delta is not None and no_variation(low, high)}
     return out
 
 
