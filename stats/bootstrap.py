@@ -63,9 +63,22 @@ class Interval:
     n_boot: int
     seed: int
 
-    def as_dict(self) -> dict[str, float | int]:
+    @property
+    def no_variation(self) -> bool:
+        """Whether every resample gave the same value: [x, x] is then not an interval (the resampling could not
+        vary, e.g. every item's value is equal), and must be shown as "no variation", not as certainty."""
+        return no_variation(self.low, self.high)
+
+    def as_dict(self) -> dict[str, float | int | bool]:
         return {"estimate": self.estimate, "low": self.low, "high": self.high, "level": self.level,
-                "n": self.n, "n_boot": self.n_boot, "seed": self.seed}
+                "n": self.n, "n_boot": self.n_boot, "seed": self.seed, "no_variation": self.no_variation}
+
+
+def no_variation(low: float | None, high: float | None) -> bool:
+    """Whether a resampled interval collapsed to a point (all replicates equal, to rounding)."""
+    if low is None or high is None:
+        return False
+    return abs(high - low) <= 1e-12 * max(1.0, abs(low), abs(high))
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:

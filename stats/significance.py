@@ -5,12 +5,16 @@ models**; a cell is 1 when that run answered that item correctly.
 
 * McNemar and the sign test compare two paired conditions on the same items exactly (binomial on
   discordant pairs), because the paired normal approximation fails with few discordant items.
-* Cronbach's α treats the *models* as the k components of a test and the items as the cases
-  (AgentHop §4.4 / Appendix E.1): a high α means the models rank the items consistently, i.e. the
-  benchmark separates easy from hard items reliably across models.
-* The corrected item-total correlation is per *benchmark item*: the correlation, across models, of
-  that item's correctness with the model's total over all *other* items. A negative value flags an
-  item that good models miss and weak models get right (a suspicious key or a lucky guess).
+* Cronbach's α treats the *benchmark items* as the k components of a test and the runs (models) as
+  the respondents who sit it (AgentHop §4.4 / Appendix E.1, the paper's α = 0.997 over 19 models):
+  a high α means the items rank the runs consistently, i.e. the benchmark's total score is a
+  reliable measure of an agent. (The transposed reading, runs as components, says instead whether
+  the runs agree on which items are hard; it is not the paper's number.)
+* The corrected item-total correlation is per *benchmark item* (per component, in the same
+  orientation): the Pearson correlation, across the runs (respondents), between that item's
+  correctness and the run's total over all *other* items ("corrected": the item is removed from the
+  total so it cannot correlate with itself). A negative value flags an item that strong runs miss
+  and weak runs get right (a suspicious key or a lucky guess).
 """
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ from stats.ratio import Ratio
 
 __all__ = [
     "mcnemar_exact", "sign_test", "cronbach_alpha", "item_total_correlations", "spearman",
-    "coverage_histogram", "run_spread", "bootstrap_mean_ci", "Interval", "fisher_exact_two_sided",
+    "coverage_histogram", "run_spread", "paired_sign_test", "bootstrap_mean_ci", "Interval", "fisher_exact_two_sided",
 ]
 
 # scipy.stats is imported inside the functions that need it: importing it costs seconds, and a panel
@@ -92,28 +96,30 @@ def _matrix(matrix: Any) -> np.ndarray:
 
 
 def cronbach_alpha(matrix: Any) -> float | None:
-    """Cronbach's α of an items × models correctness matrix, with models as the k components.
+    """Cronbach's α of an items × runs correctness matrix, with the **items as the k components** and the
+    runs as the respondents (the paper's orientation, AgentHop Appendix E.1).
 
-    α = k/(k−1) · (1 − Σ_j var(model j's column) / var(item totals)), variances with ddof = 1 over
-    the items. None when the item totals do not vary (every item equally hard for the panel):
-    reliability is then undefined, not 0 or 1.
+    α = k/(k−1) · (1 − Σ_i var(item i across runs) / var(run totals)), k = number of items, variances
+    with ddof = 1 over the runs (the ddof cancels in the ratio). None when the run totals do not vary
+    (every run scores the same): reliability is then undefined, not 0 or 1.
     """
     arr = _matrix(matrix)
-    n, k = arr.shape
-    if k < 2 or n < 2:
-        raise ValueError("Cronbach's alpha needs at least 2 items and 2 models")
-    total_var = arr.sum(axis=1).var(ddof=1)
+    k, runs = arr.shape
+    if k < 2 or runs < 2:
+        raise ValueError("Cronbach's alpha needs at least 2 items and 2 runs")
+    total_var = arr.sum(axis=0).var(ddof=1)
     if total_var == 0:
         return None
-    return float(k / (k - 1) * (1 - arr.var(axis=0, ddof=1).sum() / total_var))
+    return float(k / (k - 1) * (1 - arr.var(axis=1, ddof=1).sum() / total_var))
 
 
 def item_total_correlations(matrix: Any) -> np.ndarray:
-    """Corrected item-total correlation per benchmark item (row) of an items × models matrix.
+    """Corrected item-total correlation per benchmark item (row) of an items × runs matrix, in the
+    orientation of `cronbach_alpha` (items are the components, runs the respondents).
 
-    For item i: Pearson correlation, across the k models, between the item's correctness and each
-    model's total over the *other* items (the item is removed from the total so it cannot correlate
-    with itself). NaN where either vector is constant (e.g. every model got the item right).
+    For item i: Pearson correlation, across the runs, between the item's correctness and each run's
+    total over the *other* items (the item is removed from the total so it cannot correlate with
+    itself). NaN where either vector is constant (e.g. every run got the item right).
     """
     arr = _matrix(matrix)
     n, k = arr.shape
@@ -245,17 +251,39 @@ def coverage_histogram(matrix: Any) -> dict[str, Any]:
     }
 
 
-def run_spread(values: Sequence[float]) -> dict[str, Any]:
-    """Run-to-run mean, standard deviation (ddof = 1), min, max and range of replicate scores.
+RUN_SPREAD_STD = "population SD (ddof = 0) of the replicate runs' scores, as the paper's Table 17"
 
-    `std` is None for a single replicate: one run says nothing about run-to-run variance.
+
+def run_spread(values: Sequence[float]) -> dict[str, Any]:
+    """Run-to-run mean, standard deviation, min, max and range of replicate scores.
+
+    `std` is the **population** SD (ddof = 0), as the paper's Table 17 reports run-to-run spread (the
+    replicates are the whole set of runs described, not a sample to extrapolate from); `std_definition`
+    says so in the output. `std` is None for a single replicate: one run says nothing about run-to-run
+    variance.
     """
     arr = np.asarray(values, dtype=np.float64)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError("need a non-empty 1-d list of replicate values")
     return {
         "n": int(arr.size), "mean": float(arr.mean()),
-        "std": float(arr.std(ddof=1)) if arr.size > 1 else None,
+        "std": float(arr.std(ddof=0)) if arr.size > 1 else None, "std_ddof": 0,
+        "std_definition": RUN_SPREAD_STD,
         "min": float(arr.min()), "max": float(arr.max()), "range": float(np.ptp(arr)),
     }
 
+
+def paired_sign_test(first: Sequence[float], second: Sequence[float]) -> dict[str, Any]:
+    """Exact two-sided sign test of paired per-item values (e.g. one run's and another's mean over an item's
+    replicates): items where the two are equal carry no information and are dropped.
+
+    On paired 0/1 outcomes (one trajectory per item) this *is* McNemar's exact test: the discordant items
+    are the unequal pairs and `first_higher` / `second_higher` are McNemar's `only_first` / `only_second`.
+    """
+    a = np.asarray(first, dtype=np.float64)
+    b = np.asarray(second, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("the sign test needs two paired 1-d vectors of equal length")
+    higher, lower = int((a > b).sum()), int((a < b).sum())
+    return {"n": int(a.size), "first_higher": higher, "second_higher": lower, "n_discordant": higher + lower,
+            "p": sign_test(higher, lower, alternative="two-sided")}

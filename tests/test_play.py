@@ -84,7 +84,7 @@ def test_reveal_rows_are_the_items_stored_trajectories(played, demo_corpus):
 
 
 def test_leaderboard_ranks_players_over_their_sessions_with_coverage_and_an_interval(played, demo_corpus):
-    from stats.bootstrap import bootstrap_mean_ci
+    from scipy.stats import binomtest
 
     [board] = leaderboard(played)
     ids = [i.id for i in demo_corpus.items]
@@ -95,8 +95,8 @@ def test_leaderboard_ranks_players_over_their_sessions_with_coverage_and_an_inte
     ana = rows["human:ana"]
     assert ana["runs"] == ["human-ana-builtin", "ana-two"] and ana["name"] == "ana-two +1"
     assert (ana["n"], ana["correct"], ana["accuracy"]) == (4, 3, 3 / 4) and ana["tokens"] > 0  # estimated tokens
-    # 1, 1, 0, 1: every resampled mean is 0, ¼, ½, ¾ or 1; P(mean ≤ 0) < 2.5% < P(mean ≤ ¼); P(mean = 1) > 2.5%
-    assert ana["accuracy_ci"] == [0.25, 1.0]
+    # 3 of 4 right: the Wilson score interval (a bootstrap read [¼, 1], as if 1 were a likely accuracy)
+    assert ana["accuracy_ci"] == pytest.approx([0.3006418, 0.9544127])
     records = [t for name in ana["runs"] for t in played.trajectories(played.run(name)["id"])]
     expected = report_of({**played.run("human-ana-builtin"), "name": "human:ana"}, records)
     for col, path in PANEL_COLUMNS:
@@ -107,8 +107,8 @@ def test_leaderboard_ranks_players_over_their_sessions_with_coverage_and_an_inte
         expected = report_of(run, mine)
         assert rows[name]["n"] == len(mine) and [rows[name][c] for c, _ in PANEL_COLUMNS] == \
             [_dig(expected, p) for _, p in PANEL_COLUMNS]
-        ci = bootstrap_mean_ci([bool(t["correct"]) for t in mine])
-        assert rows[name]["accuracy_ci"] == [ci.low, ci.high]
+        want = binomtest(sum(bool(t["correct"]) for t in mine), len(mine)).proportion_ci(method="wilson")
+        assert rows[name]["accuracy_ci"] == pytest.approx([want.low, want.high])
     # coverage: heuristic 4/4, ana 4/4, random 2/4 (= ½: ranked); bo 1/4 is listed below, unranked, saying why
     assert rows["random"]["n"] == 2 and rows["random"]["ranked"]
     bo = rows["human:bo"]
@@ -234,8 +234,8 @@ def test_comparing_a_person_with_a_model_warns_that_the_person_s_tokens_are_esti
     assert any(w.startswith("B's tokens are estimated (characters / 4") for w in cmp["warnings"])
     assert not [w for w in compare_report(played, "heuristic", "random")["warnings"] if "estimated" in w]
     row = {"axis": "tokens", "a": 12000.4, "b": 4365.2, "delta": -7635.2, "ci_low": -9000.6, "ci_high": -6000.1, "p": None}
-    assert compare_rows({"rows": [row]}) == [("tokens", "12,000", "4,365", "-7,635", "[-9,001, -6,000]", "—")]
-    assert compare_rows({"rows": [{**row, "axis": "turns"}]})[0][3] == "-7,635.20"  # other means keep two decimals
+    assert compare_rows({"rows": [row]}) == [("tokens", "", "12,000", "4,365", "-7,635", "[-9,001, -6,000]", "—", "—")]
+    assert compare_rows({"rows": [{**row, "axis": "turns"}]})[0][4] == "-7,635.20"  # other means keep two decimals
     assert main(["--batch", "compare", "heuristic", "human-ana-builtin", "--db", str(played.path)]) == 0
     out = capsys.readouterr().out
     assert "warning: B's tokens are estimated" in out

@@ -77,12 +77,24 @@ def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     if report.get("intervals"):
         for k, iv in report["intervals"].items():
             if iv:
-                fmt = (lambda v: _num(v, 0 if k == "avg_tokens" else 2)) if k in MEAN_KEYS else _pct
-                rows.append(("95% CI", k, "", "", f"{fmt(iv['low'])} – {fmt(iv['high'])} (n = {iv['n']} items)"))
+                rows.append(("95% CI", k, "", "", interval_text(k, iv)))
     return rows
 
 
 MEAN_KEYS = ("calls_per_turn", "avg_tokens", "avg_turns", "avg_points")
+
+
+def interval_text(key: str, iv: dict[str, Any]) -> str:
+    """'94.0% – 100.0% (n = 60 items; Wilson)': the bounds, the interval's own n (items, and trajectories when
+    replicates make them differ), and the method; a bootstrap that could not vary says so instead of [x, x]."""
+    fmt = (lambda v: _num(v, 0 if key == "avg_tokens" else 2)) if key in MEAN_KEYS else _pct
+    n = f"n = {counted(iv['n'], 'item')}"
+    if iv.get("n_trajectories") not in (None, iv["n"]):
+        n += f", {counted(iv['n_trajectories'], 'trajectory', 'trajectories')}"
+    method = iv.get("method") or "bootstrap"
+    if iv.get("no_variation"):
+        return f"no variation: every resample gives {fmt(iv['low'])} ({n}; {method})"
+    return f"{fmt(iv['low'])} – {fmt(iv['high'])} ({n}; {method})"
 
 
 def _share(pair: list | None) -> str:
@@ -385,11 +397,12 @@ def _plural(n: int, word: str) -> str:
 
 
 def panel_title(panel: dict[str, Any], n_runs: int) -> str:
-    """'panel · 3 runs · cells over the 58 items common to all · * best' (the cells are computed on those)."""
+    """'panel · 3 runs · cells over the 58 items common to all · * best, p < 0.05 vs the runner-up' (the cells are
+    computed on those; a best cell is marked only where it beats the runner-up significantly)."""
     n = panel["n_common_items"]
     items = f"{_plural(n, 'item')}" if n_runs == 1 else f"cells over the {_plural(n, 'item')} common to all"
     return (f"panel · {_plural(n_runs, 'run')} · {items}"
-            + (" · * best" if panel.get("best") else ""))
+            + (" · * best, p < 0.05 vs the runner-up" if panel.get("best") else ""))
 
 
 def print_panel(panel: dict[str, Any], fmt: str) -> None:
@@ -416,14 +429,8 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     for row in rows:
         table.add_row(*map(Text, row))
     out.print(table)
-    if panel.get("cronbach_alpha") is not None:
-        counts = panel["coverage"]["counts"]
-        out.print(f"Cronbach's α over runs: {panel['cronbach_alpha']:.3f}; item coverage: "
-                  + " · ".join(f"{k} {v}" for k, v in counts.items()), markup=False)
-    for name, spread in (panel.get("replicates") or {}).items():
-        if spread:
-            out.print(f"replicates of {name}: mean {_pct(spread['mean'])}, std {_pct(spread['std'])}, "
-                      f"range {_pct(spread['range'])} (n = {spread['n']})", markup=False)
+    for line in panel_stat_lines(panel):
+        out.print(line, markup=False)
     for lift in panel.get("ablation_lift", []):
         if lift["lift"] is not None:
             out.print(f"tool lift {lift['full']} vs {lift['closed_book']}: {lift['lift'] * 100:+.1f} pts", markup=False)
@@ -438,6 +445,29 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
                       f"({ext.get('p_method', 'asymptotic')}, n = {ext['n']})", markup=False)
     for line in legend:
         out.print(line, markup=False, style="dim")
+
+
+def panel_stat_lines(panel: dict[str, Any]) -> list[str]:
+    """Cronbach's α (items as components), the item-total correlations and each run's run-to-run spread (Table 17)."""
+    lines = []
+    if panel.get("coverage"):
+        counts = panel["coverage"]["counts"]
+        alpha = panel.get("cronbach_alpha")
+        lines.append(f"Cronbach's α (items as components, runs as respondents): "
+                     f"{'undefined (the run totals do not vary)' if alpha is None else f'{alpha:.3f}'}; item coverage: "
+                     + " · ".join(f"{k} {v}" for k, v in counts.items()))
+    itc = panel.get("item_total_correlation")
+    if itc:
+        valued = {k: v for k, v in itc.items() if v is not None}
+        negative = sorted((v, k) for k, v in valued.items() if v < 0)
+        lines.append(f"corrected item-total correlation (across runs): {len(valued)} items with a value, "
+                     f"{len(negative)} negative" + (": " + ", ".join(f"{k} {v:+.2f}" for v, k in negative[:5])
+                                                    + (" …" if len(negative) > 5 else "") if negative else ""))
+    for name, spread in (panel.get("replicates") or {}).items():
+        if spread:
+            lines.append(f"replicates of {name}: mean {_pct(spread['mean'])}, run-to-run SD (population, Table 17) "
+                         f"{_pct(spread['std'])}, range {_pct(spread['range'])} (n = {spread['n']})")
+    return lines
 
 
 LEADERBOARD_FIXED = 3  # rank, name and who stay in view when the table scrolls right
@@ -469,8 +499,8 @@ def leaderboard_notes(board: dict[str, Any]) -> list[str]:
     lines += [f"left out: {r['excluded']} play(s) of {r['agent']} made after seeing the item's tool results or gold "
               "answer (resumed / replayed)" for r in board["rows"] if r["excluded"]]
     lines.append(f"A person is one row over all their sessions; a model one row per run. Ranked: rows covering at "
-                 f"least {board['min_coverage']:.0%} of the items people played, by accuracy (95% CI: bootstrap "
-                 f"over the items a row covers, B = {board['n_boot']:,}, seed {board['seed']}). People's tokens are "
+                 f"least {board['min_coverage']:.0%} of the items people played, by accuracy (95% CI: Wilson score "
+                 f"interval over the items a row covers). People's tokens are "
                  "estimated (characters / 4).")
     return lines
 
@@ -495,7 +525,7 @@ def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
 
 
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")
-COMPARE_HEADER = ("axis", "A", "B", "Δ (B−A)", "95% CI of Δ", "McNemar p")
+COMPARE_HEADER = ("axis", "n", "A", "B", "Δ (B−A)", "95% CI of Δ", "McNemar p", "Holm p")
 AGREEMENT_LABELS = {"both_right": "both right", "only_a": "only A right", "only_b": "only B right",
                     "both_wrong": "both wrong"}
 
@@ -505,7 +535,10 @@ def _p(value: float | None) -> str:
 
 
 def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
-    """The compared axes as text cells (the batch table and the TUI's compare screen show these very strings)."""
+    """The compared axes as text cells (the batch table and the TUI's compare screen show these very strings):
+    each row's n (the items its Δ and test are on), A, B, Δ, its interval ("no variation" when every resample
+    gave the same Δ), McNemar's p and its Holm-adjusted p. A conversion row is on the items both runs recalled;
+    the marginal conversions follow it on a row of their own, labelled."""
     rows = []
     for r in cmp["rows"]:
         mean = r["axis"] in MEAN_AXES
@@ -513,8 +546,15 @@ def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
         value = (lambda v: _num(v, digits)) if mean else _pct
         points = (lambda v: f"{v:+,.{digits}f}") if mean else (lambda v: f"{v * 100:+.1f} pts")
         delta = "—" if r["delta"] is None else points(r["delta"])
-        ci = "—" if r.get("ci_low") is None else f"[{points(r['ci_low'])}, {points(r['ci_high'])}]"
-        rows.append((r["axis"], value(r["a"]), value(r["b"]), delta, ci, _p(r.get("p"))))
+        ci = "—" if r.get("ci_low") is None else "no variation" if r.get("ci_no_variation") else \
+            f"[{points(r['ci_low'])}, {points(r['ci_high'])}]"
+        n = "" if r.get("n") is None else f"{r['n']:,}"
+        rows.append((r["axis"], n, value(r["a"]), value(r["b"]), delta, ci, _p(r.get("p")), _p(r.get("p_holm"))))
+        if "a_marginal" in r:
+            marginal = r.get("counts_marginal") or {}
+            cell = lambda side: _pct(r[f"{side}_marginal"]) + (  # noqa: E731
+                f" ({_frac(marginal[side])})" if marginal.get(side) and marginal[side][1] else "")
+            rows.append((f"{r['axis']} marginal", "", cell("a"), cell("b"), "", "", "", ""))
     return rows
 
 
@@ -532,7 +572,8 @@ def attribution_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
         cells = [f"{d['counts'].get(kind, 0)} ({100 * d['rates'].get(kind, 0):.0f}%)" for d in (att_a, att_b)]
         d = deltas.get(kind) or {}
         delta = "—" if d.get("delta") is None else pts(d["delta"])
-        ci = "—" if d.get("ci_low") is None else f"[{pts(d['ci_low'])}, {pts(d['ci_high'])}]"
+        ci = "—" if d.get("ci_low") is None else "no variation" if d.get("ci_no_variation") else \
+            f"[{pts(d['ci_low'])}, {pts(d['ci_high'])}]"
         rows.append((f"  → {kind}", *cells, delta, ci))
     return rows
 
@@ -548,8 +589,12 @@ def compare_heading(cmp: dict[str, Any]) -> str:
 
 
 def compare_legend(cmp: dict[str, Any]) -> str:
-    return (f"Δ intervals: paired bootstrap over the common items (B = {cmp.get('n_boot', 10_000):,}, seed "
-            f"{cmp.get('seed', 0)}); p: exact McNemar on the paired 0/1 outcome (conversion: items both runs recalled).")
+    m = (cmp.get("holm") or {}).get("m")
+    return (f"n: the items each row is on. Δ intervals: paired bootstrap over the common items (B = "
+            f"{cmp.get('n_boot', 10_000):,}, seed {cmp.get('seed', 0)}); p: exact McNemar on the paired 0/1 outcome; "
+            f"Holm p: adjusted together over the comparison's {m if m is not None else ''} tests. Conv: A, B, Δ, "
+            "interval and p on the items both runs recalled (the paper's Table 12 set); 'marginal': each run's "
+            "conversion over its own recalled items.")
 
 
 def print_compare(cmp: dict[str, Any], fmt: str) -> None:

@@ -159,8 +159,13 @@ LEGEND = {
     "transitions": "7×7 transition matrix: row = tool called, column = the next call; probabilities normalised per "
                    "row (a tool never followed by a call has a row of zeros).",
     "non_submission": "Non-submission = trajectories that ended without an answer, per ending, over all.",
-    "intervals": "95% percentile bootstrap intervals (B = 10,000, seed 0), one draw for every ratio, resampling "
-                 "items with all their replicates (n = items, not trajectories).",
+    "intervals": "95% intervals. Proportions (accuracy, recalls, conversion, cap and error rates): Wilson score "
+                 "interval, clustered by item when items have replicates (Wilson at the effective n = trajectories "
+                 "÷ design effect; all-equal outcomes: n = items), so 60/60 reads [94.0%, 100%]. Means and ratios "
+                 "of sums (calls per turn, tokens, turns, points): percentile bootstrap (B = 10,000, seed 0) "
+                 "resampling items with all their replicates; 'no variation' when every resample gives the same "
+                 "value. Each interval's n = the items in its own denominator (an MT interval counts MT items), "
+                 "with its trajectories beside it; unmeasured tokens have no interval.",
     "reference": "Under 'reference', the reference evaluator's own numbers (summary.json, agenthop-eval-v1): recall "
                  "of any gold paper with failed reads counted, sections matched by header on 500-character "
                  "outputs, seed reads counted as wasted.",
@@ -216,20 +221,49 @@ def analytics(records: list[dict[str, Any]] | Table, actions: list[Any] | None =
     }
 
 
-def intervals(records: list[dict[str, Any]] | Table, n_boot: int = 10_000, seed: int = 0) -> dict[str, Any]:
-    """Bootstrap 95% intervals of every ratio of the report (accuracy; recall, conversion by ST / MT / all;
-    calls per turn; mean tokens, turns, points; cap and error rates), from one chunked draw that resamples
-    items with all their replicates. Keys as `stats.axes.ratio_terms`; None where a ratio is undefined."""
-    from stats.bootstrap import ratio_intervals
+PROPORTION_TERMS = ("accuracy", "paper_recall", "section_recall", "conversion", "conversion_section",
+                    "max_tokens_rate", "max_turns_rate", "max_budget_rate", "error_rate")
+
+
+def is_proportion(key: str) -> bool:
+    """Whether a `stats.axes.ratio_terms` key is a proportion (0/1 outcomes over trajectories: a Wilson interval)
+    rather than a mean or a ratio of sums (calls per turn, tokens, turns, points: a bootstrap interval)."""
+    return key.partition(".")[0] in PROPORTION_TERMS
+
+
+def intervals(records: list[dict[str, Any]] | Table, n_boot: int = 10_000, seed: int = 0,
+              tokens_measured: bool = True) -> dict[str, Any]:
+    """95% intervals of every ratio of the report, keys as `stats.axes.ratio_terms`.
+
+    Proportions (accuracy; recall and conversion by ST / MT / all; cap and error rates) get Wilson score
+    intervals clustered by item (`stats.wilson.clustered_wilson`); means and ratios of sums (calls per turn,
+    mean tokens, turns, points) a percentile bootstrap over items with all their replicates, one chunked draw.
+    Each interval states its own `n` (items with at least one trajectory in that ratio's denominator) and
+    `n_trajectories` (those trajectories), not the run's. None where a ratio is undefined, and for tokens a
+    run did not measure (`tokens_measured=False`: a scripted agent's tokens have no interval, not 0–0)."""
+    from stats.bootstrap import by_cluster, ratio_intervals
+    from stats.wilson import clustered_wilson
 
     table = Table.of(records)
     terms = axes.ratio_terms(table)
+    out: dict[str, Any] = {k: None for k in terms}
     if table.n < 2 or len(set(table["item_id"].tolist())) < 2:
-        return {k: None for k in terms}
+        return out
     num = np.column_stack([v[0] for v in terms.values()])
     den = np.column_stack([v[1] for v in terms.values()])
+    _, (item_num, item_den) = by_cluster(table["item_id"], num, den)
     found = ratio_intervals(num, den, clusters=table["item_id"], n_boot=n_boot, seed=seed)
-    return {k: None if iv is None else {**iv.as_dict(), "n_trajectories": table.n} for k, iv in zip(terms, found)}
+    for j, (key, iv) in enumerate(zip(terms, found)):
+        own = {"n": int((item_den[:, j] > 0).sum()), "n_trajectories": int((den[:, j] > 0).sum())}
+        if key == "avg_tokens" and not tokens_measured:
+            continue
+        if is_proportion(key):
+            w = clustered_wilson(item_num[:, j], item_den[:, j])
+            if w is not None:
+                out[key] = {**w.as_dict(), **own, "n_boot": None, "seed": None, "no_variation": False}
+        elif iv is not None:
+            out[key] = {**iv.as_dict(), **own, "method": "bootstrap, clustered by item"}
+    return out
 
 
 def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -> dict[str, Any]:
@@ -243,7 +277,7 @@ def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -
     report["position_bias"] = position_bias(table)
     report["analytics"] = analytics(table, extra["actions"], Encoded.from_json(extra["tool_sequence"]))
     if ci:
-        report["intervals"] = intervals(table)
+        report["intervals"] = intervals(table, tokens_measured=measures_tokens(run))
     if corpus is not None:
         from workbench.summary import reference_block
 
@@ -269,16 +303,29 @@ PANEL_GROUPS = (("", ("accuracy",)), ("Search", ("PR st", "PR mt", "SR st", "SR 
                 ("Synthesis", ("Conv st", "Conv mt")), ("Tool use", ("calls/turn",)),
                 ("Resources", ("tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget")))
 LOWER_IS_BETTER = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
+MEAN_COLUMNS = {"calls/turn", "tokens", "turns", "points"}
 RESOURCE_COLUMNS = {"calls/turn", "tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
 PANEL_LEGEND = {
     "columns": "accuracy; Search: paper recall (PR) and section recall (SR) for single-target (st) and "
                "multi-target (mt) items; Synthesis: conversion = P(correct | paper recall); Tool use: calls per "
                "turn; Resources: mean tokens, model turns, points, and the shares ended by each cap.",
-    "best": "* marks the best cell of a column (highest, or lowest for resources). Tool-use and resource columns "
+    "best": "* marks the best cell of a column (highest, or lowest for resources) only where it beats the runner-up "
+            "significantly (p < 0.05, two-sided, on the common items both have a value for), as the paper shades its "
+            "Table 2: McNemar's exact test for the 0/1 columns (accuracy, recalls, conversion on the items both "
+            "recalled, cap rates) with one trajectory per item; with replicates, and for calls per turn, tokens, "
+            "turns and points, the exact sign test on the per-item values (an item's mean over its replicates; it is "
+            "McNemar's test when each item has one 0/1 outcome). No mark otherwise, a tie at the top included; "
+            "'best_tests' has each column's test. Not adjusted across columns. Tool-use and resource columns "
             "compare full-tool runs only: an ablation (closed-book, no-search, gold-given) uses fewer turns and "
             "points by construction, so its cells there are never best (its row names the ablation).",
+    "cronbach_alpha": "Cronbach's α with the items as the components and the runs as the respondents (the paper's "
+                      "orientation, Appendix E.1): k/(k−1)·(1 − Σ item variances across runs ÷ variance of the run "
+                      "totals), k = items. item_total_correlation: per item, the corrected item-total correlation in "
+                      "the same orientation: Pearson r across the runs between the item's correctness and the run's "
+                      "total over the other items (negative: strong runs miss it, weak ones get it).",
     "counts": "Every cell's [numerator, denominator] is in the row's 'counts'.",
-    "replicates": "Run-to-run mean / std / range of accuracy over the replicates of each run.",
+    "replicates": "Run-to-run mean / std / range of accuracy over the replicates of each run; std is the population "
+                  "SD (ddof = 0) of the replicates' accuracies, as the paper's Table 17.",
     "common_items": "Every cell, best mark, tool lift and the Spearman accuracy are over the items every run "
                     "answered (all their replicates; a row's n counts those trajectories, n_all all of the run's), "
                     "as the paper's Table 2 compares models on one item set; Cronbach's α, item coverage and "
@@ -347,10 +394,11 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
                      "n": rep["n"], "n_all": table.n, **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
                      "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path)
                                 for col, path in PANEL_COLUMNS}})
+    best, best_tests = significant_best(rows, {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)})
     panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs"), "groups": [
-        {"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS], "rows": rows, "best": best_cells(rows),
-        "n_common_items": len(common)}
-    if len(names) >= 2 and common:
+        {"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS], "rows": rows, "best": best,
+        "best_tests": best_tests, "n_common_items": len(common)}
+    if len(names) >= 2 and len(common) >= 2:
         panel["cronbach_alpha"] = cronbach_alpha(matrix)
         panel["coverage"] = coverage_histogram(matrix)
         if len(names) >= 3 and len(common) >= 2:
@@ -380,6 +428,68 @@ def best_cells(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
             top = (min if col in LOWER_IS_BETTER else max)(vals)
             best[col] = [r["run"] for r in pool if r[col] == top]
     return best
+
+
+def per_item_terms(table: Table) -> dict[str, dict[str, tuple[float, float]]]:
+    """Per panel column: item id → (numerator, denominator) summed over the item's trajectories (its replicates),
+    the per-item values the best-cell tests pair across runs."""
+    from stats.bootstrap import by_cluster
+
+    terms = axes.ratio_terms(table)
+    keys = [COLUMN_TERMS[c] for c, _ in PANEL_COLUMNS]
+    ids = list(dict.fromkeys(table["item_id"].tolist()))
+    if not ids:
+        return {c: {} for c, _ in PANEL_COLUMNS}
+    _, (num, den) = by_cluster(table["item_id"], *_stacked(terms, keys))
+    return {col: {i: (float(num[r, j]), float(den[r, j])) for r, i in enumerate(ids)}
+            for j, (col, _) in enumerate(PANEL_COLUMNS)}
+
+
+def significant_best(rows: list[dict[str, Any]], per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
+                     alpha: float = 0.05) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
+    """The best cell per column, kept only where it beats the runner-up significantly (see PANEL_LEGEND["best"]).
+
+    Candidates are `best_cells`' pool; the runner-up is the next value (every run sharing it must be beaten).
+    The test pairs the two runs' per-item values (numerator ÷ denominator over the item's trajectories) on the
+    items both have a value for: McNemar's exact test when each is one 0/1 outcome, otherwise the exact sign
+    test on the per-item values (the same test, generalised). Marked when p < `alpha` and the items agree in
+    direction with the cells. Returns (column → marked runs, column → the test)."""
+    best: dict[str, list[str]] = {}
+    tests: dict[str, dict[str, Any]] = {}
+    for col, _ in PANEL_COLUMNS:
+        pool = [r for r in rows if r[col] is not None and (col not in RESOURCE_COLUMNS or r["ablation"] == "full")]
+        values = sorted({r[col] for r in pool}, reverse=col not in LOWER_IS_BETTER)
+        if len(values) < 2:
+            continue
+        top = [r["run"] for r in pool if r[col] == values[0]]
+        runners = [r["run"] for r in pool if r[col] == values[1]]
+        if len(top) > 1:
+            tests[col] = {"best": top, "runner_up": runners, "marked": False, "p": None,
+                          "reason": "several runs share the best value"}
+            continue
+        found = [_best_test(col, per_item[top[0]][col], per_item[r][col]) for r in runners]
+        worst = max(found, key=lambda t: t["p"])
+        marked = all(t["p"] < alpha and t["agrees"] for t in found)
+        tests[col] = {"best": top, "runner_up": runners, "marked": marked, **{k: v for k, v in worst.items()
+                                                                             if k != "agrees"}}
+        if marked:
+            best[col] = top
+    return best, tests
+
+
+def _best_test(col: str, first: dict[str, tuple[float, float]], second: dict[str, tuple[float, float]]) -> dict[str, Any]:
+    """The paired test of one column between the best run (`first`) and a runner-up, on items both have a value for."""
+    from stats.significance import paired_sign_test
+
+    items = [i for i in first if i in second and first[i][1] > 0 and second[i][1] > 0]
+    a = [first[i][0] / first[i][1] for i in items]
+    b = [second[i][0] / second[i][1] for i in items]
+    binary = col not in MEAN_COLUMNS and all(first[i][1] == 1 and second[i][1] == 1 for i in items)
+    test = paired_sign_test(a, b)
+    better = test["second_higher"] if col in LOWER_IS_BETTER else test["first_higher"]
+    worse = test["first_higher"] if col in LOWER_IS_BETTER else test["second_higher"]
+    return {"test": "McNemar exact" if binary else "sign test on per-item values", "n": test["n"],
+            "best_better": better, "runner_up_better": worse, "p": test["p"], "agrees": better > worse}
 
 
 def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -465,15 +575,22 @@ def tool_use(records: list[dict[str, Any]]) -> dict[str, Any]:
     return {"transitions": transition_layout(sequences), "top_trigram": top_trigram(sequences)}
 
 
+CONVERSION_SET = "items both runs recalled (paper recall), the paper's Table 12 set"
+
+
 def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int = 0) -> dict[str, Any]:
     """Two runs on their common items (replicate 0): per-axis values, Δ = B − A with a paired bootstrap 95%
-    interval, exact McNemar on every 0/1 axis (conversion: on the items both recalled), the agreement grid
-    with item ids, distractor attribution, terminations, tool use, and the sentence naming what separates them.
+    interval, exact McNemar on every 0/1 axis, the agreement grid with item ids, distractor attribution,
+    terminations, tool use, and the sentence naming what separates them.
 
     A and B values are the diagnostics' own (`report_of` over the common items), so they equal what
-    `report` prints for the same trajectories.
+    `report` prints for the same trajectories — except conversion: its A, B, Δ, interval and McNemar are all
+    on the items both runs recalled (the paper's Table 12 set, `n` in the row), the marginal conversions
+    (each run over its own recalled items, what `report` prints) beside them as `a_marginal` / `b_marginal`.
+    The p-values of the comparison (every row's test and the all-split tests under `tests`) are
+    Holm-adjusted together (`p_holm`), and the sentence uses the adjusted p.
     """
-    from stats.bootstrap import paired_ratio_deltas
+    from stats.bootstrap import no_variation, paired_ratio_deltas
 
     run_a, run_b = store.run(a), store.run(b)
     ta = {t["item_id"]: t for t in store.trajectories(run_a["id"]) if t["replicate"] == 0}
@@ -486,21 +603,38 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
         ca, cb = bool(ta[i]["correct"]), bool(tb[i]["correct"])
         grid["both_right" if ca and cb else "only_a" if ca else "only_b" if cb else "both_wrong"].append(i)
     names = [col for col, _ in PANEL_COLUMNS]
+    both = {kind: np.array([ta[i].get("kind") == kind and bool(ta[i]["paper_recall"]) and bool(tb[i]["paper_recall"])
+                            for i in common], dtype=bool) for kind in ("st", "mt")}
     intervals: list[tuple[float | None, float | None, float | None]] = [(None, None, None)] * len(names)
     if len(common) >= 2:
         keys = [COLUMN_TERMS[c] for c in names]
         num_a, den_a = _stacked(axes.ratio_terms(Table.of(recs_a)), keys)
         num_b, den_b = _stacked(axes.ratio_terms(Table.of(recs_b)), keys)
+        for j, col in enumerate(names):  # conversion: correct over the items both recalled, on both sides
+            if col.startswith("Conv"):
+                mask = both[col.split()[1]].astype(float)
+                den_a[:, j] = den_b[:, j] = mask
+                num_a[:, j] = [float(bool(ta[i]["correct"])) for i in common] * mask
+                num_b[:, j] = [float(bool(tb[i]["correct"])) for i in common] * mask
         intervals = paired_ratio_deltas(num_a, den_a, num_b, den_b, n_boot=n_boot, seed=seed)
     rows = []
     for (col, path), (_, low, high) in zip(PANEL_COLUMNS, intervals):
         va, vb = _dig(ra, path), _dig(rb, path)
+        row: dict[str, Any] = {"axis": col}
+        if col.startswith("Conv"):
+            on = [i for i, keep in zip(common, both[col.split()[1]]) if keep]
+            row.update({"a_marginal": va, "b_marginal": vb, "set": CONVERSION_SET,
+                        "counts_marginal": {"a": _dig(ra["counts"], path[1:]), "b": _dig(rb["counts"], path[1:])}})
+            va = float(np.mean([bool(ta[i]["correct"]) for i in on])) if on else None
+            vb = float(np.mean([bool(tb[i]["correct"]) for i in on])) if on else None
         delta = None if va is None or vb is None else vb - va
-        row = {"axis": col, "a": va, "b": vb, "delta": delta, "ci_low": None if delta is None else low,
-               "ci_high": None if delta is None else high, "p": None, "test": None}
+        row.update({"a": va, "b": vb, "delta": delta, "ci_low": None if delta is None else low,
+                    "ci_high": None if delta is None else high, "p": None, "test": None, "n": None})
+        row["ci_no_variation"] = delta is not None and no_variation(row["ci_low"], row["ci_high"])
         if delta is not None:  # a side with no value on this axis has nothing to test
             row["test"] = _mcnemar_or_none([paired_outcomes(col, ta[i], tb[i]) for i in common])
             row["p"] = None if row["test"] is None else row["test"]["p"]
+            row["n"] = row["test"]["n"] if row["test"] is not None else len(common)
         rows.append(row)
     tests = {"accuracy": rows[0]["test"]}
     recalled = [i for i in common if ta[i]["paper_recall"] and tb[i]["paper_recall"]]
@@ -508,6 +642,7 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
                                                             for i in recalled])
     for key in ("paper_recall", "section_recall"):
         tests[key] = _mcnemar_or_none([_measured_pair(ta[i], tb[i], key) for i in common])
+    holm = adjust_comparison(rows, tests)
     warnings = []
     if run_a["dataset_fingerprint"] != run_b["dataset_fingerprint"]:
         warnings.append(f"A and B ran on different datasets (their fingerprints differ): {PAIRED_BY_ID}")
@@ -518,7 +653,7 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
                         f"by a model provider: the tokens row{' compares two estimates' if len(estimated) == 2 else ' compares an estimate with a count'}")
     attribution_delta = _attribution_deltas(recs_a, recs_b, n_boot, seed)
     return {"a": a, "b": b, "warnings": warnings, "n_common": len(common), "only_in_a": len(ta) - len(common), "only_in_b": len(tb) - len(common),
-            "runs": {"a": _run_label(run_a), "b": _run_label(run_b)}, "rows": rows, "tests": tests,
+            "runs": {"a": _run_label(run_a), "b": _run_label(run_b)}, "rows": rows, "tests": tests, "holm": holm,
             "n_boot": n_boot, "seed": seed,
             "agreement": {k: {"n": len(v), "items": v} for k, v in grid.items()},
             "items": {i: {"kind": ta[i].get("kind"), "depth": ta[i].get("depth"), "a": _side(ta[i]), "b": _side(tb[i])}
@@ -526,14 +661,34 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
             "attribution": {"a": ra["attribution"], "b": rb["attribution"], "delta": attribution_delta},
             "terminations": {"a": ra["terminations"], "b": rb["terminations"]},
             "tool_use": {"a": tool_use(recs_a), "b": tool_use(recs_b)},
-            "summary": separating_axis(rows)}
+            "summary": separating_axis(rows, family=holm["m"])}
+
+
+def adjust_comparison(rows: list[dict[str, Any]], tests: dict[str, dict[str, Any] | None]) -> dict[str, Any]:
+    """Holm-adjust every p-value of one comparison together: each row's McNemar test and the all-split tests
+    (`tests`; its accuracy test is the accuracy row's own, counted once). Sets `p_holm` on each row and test
+    dict in place; returns the family (names of the tests, in order) and its size m."""
+    from stats.multiplicity import holm
+
+    family: list[tuple[str, dict[str, Any]]] = []
+    seen: set[int] = set()
+    for name, test in [(r["axis"], r["test"]) for r in rows] + [(f"all: {k}", t) for k, t in tests.items()]:
+        if test is not None and id(test) not in seen:
+            seen.add(id(test))
+            family.append((name, test))
+    for (_, test), adjusted in zip(family, holm([t["p"] for _, t in family])):
+        test["p_holm"] = adjusted
+    for row in rows:
+        row["p_holm"] = None if row["test"] is None else row["test"]["p_holm"]
+    return {"method": "Holm (1979) step-down over every McNemar test of this comparison", "m": len(family),
+            "family": [name for name, _ in family]}
 
 
 def _attribution_deltas(recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any]], n_boot: int,
                         seed: int) -> dict[str, dict[str, float | None]]:
     """Per option type chosen by wrong answers: its rate among each run's wrong answers (as `axes.attribution`),
     Δ = B − A, and a paired bootstrap 95% interval over the common items (`axes.attribution_terms`)."""
-    from stats.bootstrap import paired_ratio_deltas
+    from stats.bootstrap import no_variation, paired_ratio_deltas
 
     ta, tb = Table.of(recs_a), Table.of(recs_b)
     kinds = sorted(set(axes.attribution(ta)["counts"]) | set(axes.attribution(tb)["counts"]))
@@ -551,7 +706,8 @@ def _attribution_deltas(recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any
         delta = None if ra is None or rb is None else rb - ra
         _, low, high = found[j]
         out[k] = {"a": ra, "b": rb, "delta": delta,
-                  "ci_low": None if delta is None else low, "ci_high": None if delta is None else high}
+                  "ci_low": None if delta is None else low, "ci_high": None if delta is None else high,
+                  "ci_no_variation": delta is not None and no_variation(low, high)}
     return out
 
 
@@ -560,15 +716,25 @@ def _run_label(run: dict[str, Any]) -> dict[str, Any]:
             "dataset": run["dataset"], "dataset_fingerprint": run["dataset_fingerprint"]}
 
 
-def separating_axis(rows: list[dict[str, Any]]) -> str:
-    """A plain-language sentence naming the recall or conversion split that separates the runs most."""
+SEPARATES = 0.05  # a difference is announced only when its Holm-adjusted p is below this
+
+
+def separating_axis(rows: list[dict[str, Any]], family: int | None = None) -> str:
+    """A plain-language sentence naming the recall or conversion split that separates the runs most among
+    those whose Holm-adjusted McNemar p (`p_holm`) is below 0.05; when none is, it says no axis separates
+    the runs (a difference the comparison's own adjusted test does not support is never announced)."""
     shares = {r["axis"]: r for r in rows if r["axis"].startswith(("PR", "SR", "Conv")) and r["delta"] is not None}
     if not shares:
         return "No recall or conversion split can be compared."
-    axis, row = max(shares.items(), key=lambda kv: abs(kv[1]["delta"]))
-    kind, split = axis.split()
-    if abs(row["delta"]) < 1e-12:
+    if all(abs(r["delta"]) < 1e-12 for r in shares.values()):
         return "A and B do not differ on recall or conversion."
+    over = f" over {family} tests" if family else ""
+    supported = {k: r for k, r in shares.items() if r.get("p_holm") is not None and r["p_holm"] < SEPARATES}
+    if not supported:
+        return (f"No axis separates the runs: no recall or conversion difference has a McNemar p < 0.05 after "
+                f"Holm's adjustment{over}.")
+    axis, row = max(supported.items(), key=lambda kv: abs(kv[1]["delta"]))
+    kind, split = axis.split()
     from workbench.render import counted
 
     what = {"PR": "retrieves the gold papers", "SR": "reads the labelled sections",
@@ -576,12 +742,14 @@ def separating_axis(rows: list[dict[str, Any]]) -> str:
     same_recall = shares.get(f"PR {split}")
     lead = "retrieves as well as A but " if kind == "Conv" and same_recall and abs(same_recall["delta"]) < 0.02 else ""
     where = "single-target" if split == "st" else "multi-target"
+    if kind == "Conv" and row.get("n") is not None:
+        where = f"the {row['n']} {where} items both recalled"
+    else:
+        where += " items"
     direction = "more" if row["delta"] > 0 else "less"
     points = counted(round(abs(row["delta"]) * 100), "percentage point")
-    sentence = f"B {lead}{what} {points} {direction} than A on {where} items"
-    if row.get("p") is not None:
-        sentence += f" (McNemar p = {row['p']:.2g})"
-    return sentence + "."
+    return (f"B {lead}{what} {points} {direction} than A on {where} (McNemar p = {row['p_holm']:.2g} after Holm's "
+            f"adjustment{over}).")
 
 
 def transition_report(store: Store, name: str) -> dict[str, Any]:
@@ -630,7 +798,7 @@ def leaderboard(store: Store, min_coverage: float = MIN_COVERAGE, n_boot: int = 
     once: its first play); plays marked `resumed` or `replayed` (made after seeing the item's tool results or
     gold answer) are left out and counted in `excluded`. A model is one row per run. The items are those some
     person played (replicate 0, unmarked). Each row is `report_of` over its trajectories on those items, with
-    `n` items covered and a 95% bootstrap interval of accuracy over them (`stats.bootstrap`). Rows covering at
+    `n` items covered and the Wilson score 95% interval of accuracy over them (`stats.wilson`; one play per item). Rows covering at
     least `min_coverage` of the items are ranked by accuracy (then items covered, then name); the others follow,
     unranked, saying why. Scaling levels and parallel runs are not evaluation runs and are left out.
     """
@@ -687,13 +855,13 @@ def _board_row(key: str, group: list[dict[str, Any]], records: list[dict[str, An
                min_coverage: float, n_boot: int, seed: int) -> dict[str, Any]:
     """One leaderboard row: `report_of` over the entrant's trajectories, its coverage and accuracy interval."""
     from sandbox.agents.human import is_human
-    from stats.bootstrap import bootstrap_mean_ci
+    from stats.wilson import wilson
 
     human = is_human(group[0]["agent"])
     rep = report_of({**group[0], "name": key}, records)
     sessions = [r["name"] for r in group]
     n = rep["n"]
-    ci = bootstrap_mean_ci([bool(t["correct"]) for t in records], n_boot=n_boot, seed=seed) if n >= 2 else None
+    ci = wilson(rep["correct"], n) if n else None  # accuracy is a proportion: Wilson (one play per item)
     coverage = n / n_items if n_items else 0.0
     ranked = coverage >= min_coverage
     name = sessions[-1] + (f" +{len(sessions) - 1}" if len(sessions) > 1 else "")  # the latest session (+ others)

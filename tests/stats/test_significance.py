@@ -67,7 +67,8 @@ def test_mcnemar_matches_scipy_binomtest(pairs):
 
 
 # ------------------------------------------------------------------------------------------------
-# Cronbach's alpha and corrected item-total correlation (rows = items, columns = models)
+# Cronbach's alpha and corrected item-total correlation (rows = items, columns = runs), in the paper's
+# orientation: the items are the components, the runs the respondents
 
 
 MATRIX = np.array([
@@ -80,27 +81,33 @@ MATRIX = np.array([
 
 
 def test_cronbach_alpha_hand_value():
-    # column variances (ddof 1): 0.2, 0.3, 0.3 → 0.8; row totals 3, 2, 1, 0, 2 → variance 1.3
-    assert cronbach_alpha(MATRIX) == pytest.approx(1.5 * (1 - 0.8 / 1.3))
+    # item variances across the 3 runs (ddof 1): 0, 1/3, 1/3, 0, 1/3 → 1; run totals 4, 2, 2 → variance 4/3;
+    # k = 5 items: α = 5/4 · (1 − 1 / (4/3)) = 5/16 (runs as components would give 1.5·(1 − 0.8/1.3) ≈ 0.577)
+    assert cronbach_alpha(MATRIX) == pytest.approx(5 / 16)
 
 
 def test_cronbach_alpha_against_covariance_form():
+    """α = k/(k−1)·(1 − tr C / ΣC) with C the covariance of the k items across the runs (respondents × components)."""
     rng = np.random.default_rng(0)
-    ability = rng.normal(size=40)
-    m = (ability[:, None] + rng.normal(size=(40, 6)) > 0).astype(float)
-    cov = np.cov(m, rowvar=False, ddof=1)
-    k = m.shape[1]
+    ability = rng.normal(size=6)  # 6 runs
+    m = (ability[None, :] + rng.normal(size=(40, 6)) > 0).astype(float)  # 40 items × 6 runs
+    respondents = m.T  # runs × items, the psychometric layout
+    cov = np.cov(respondents, rowvar=False, ddof=1)
+    k = respondents.shape[1]
     assert cronbach_alpha(m) == pytest.approx(k / (k - 1) * (1 - np.trace(cov) / cov.sum()))
-    assert cronbach_alpha(m[:, ::-1]) == pytest.approx(cronbach_alpha(m))  # model order is irrelevant
+    assert cronbach_alpha(m[:, ::-1]) == pytest.approx(cronbach_alpha(m))  # run order is irrelevant
     assert cronbach_alpha(m[rng.permutation(40)]) == pytest.approx(cronbach_alpha(m))  # item order too
 
 
 def test_cronbach_alpha_extremes():
-    identical = np.repeat(np.array([[1], [0], [1], [1]]), 4, axis=1)
-    assert cronbach_alpha(identical) == pytest.approx(1.0)
+    consistent = np.repeat(np.array([[1, 0, 1, 1]]), 5, axis=0)  # every item ranks the 4 runs the same way
+    assert cronbach_alpha(consistent) == pytest.approx(1.0)
+    assert cronbach_alpha(np.repeat(np.array([[1], [0], [1], [1]]), 4, axis=1)) is None  # every run scores 3/4
     assert cronbach_alpha(np.ones((5, 3))) is None
     with pytest.raises(ValueError):
         cronbach_alpha(np.ones((5, 1)))
+    with pytest.raises(ValueError):
+        cronbach_alpha(np.ones((1, 5)))
     with pytest.raises(ValueError):
         cronbach_alpha([[1, np.nan], [0, 1]])
 
@@ -212,7 +219,9 @@ def test_coverage_histogram_boundaries():
 
 def test_run_spread():
     r = run_spread([0.50, 0.55, 0.45])
-    assert r["mean"] == pytest.approx(0.5) and r["std"] == pytest.approx(0.05)
+    # population SD (ddof = 0, the paper's Table 17): √((0 + 0.05² + 0.05²) / 3), not the sample SD 0.05
+    assert r["mean"] == pytest.approx(0.5) and r["std"] == pytest.approx(np.sqrt(0.005 / 3))
+    assert r["std_ddof"] == 0 and "Table 17" in r["std_definition"]
     assert r["range"] == pytest.approx(0.10) and (r["min"], r["max"], r["n"]) == (0.45, 0.55, 3)
     assert run_spread([0.4])["std"] is None
     with pytest.raises(ValueError):
