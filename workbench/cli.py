@@ -40,6 +40,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run an agent on a dataset and store every step")
     add_run_arguments(run)
+    run.add_argument("--shard", type=_shard, metavar="I/N",
+                     help="run only shard I of N of the selected items × replicates (a stable hash: the same on "
+                          "every host); `merge` then joins the shards' stores into one run")
+
+    merge = sub.add_parser("merge", help="copy runs from other stores into this one; shards of a run become one run")
+    merge.add_argument("sources", nargs="+", metavar="SRC.db")
+    merge.add_argument("--db", help="the store merged into (default: $AGENTHOP_DB or the user data dir)")
+    merge.add_argument("--runs", help="comma-separated run names (default: every run of the sources)")
+    merge.add_argument("--include-partial", action="store_true",
+                       help="also copy unfinished trajectories (default: finished ones only)")
+    merge.add_argument("--format", choices=("table", "json"), default="table")
 
     runs = sub.add_parser("runs", help="list the runs in the store")
     runs.add_argument("--db")
@@ -285,6 +296,16 @@ def _run_name(text: str) -> str:
     return text.strip()
 
 
+def _shard(text: str):
+    """An argparse type for `--shard I/N` (1 ≤ I ≤ N)."""
+    from sandbox.shard import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _real(name: str):
     """An argparse type for the real number `name`, within `workbench.limits.FLOAT_BOUNDS` (argparse exits 2)."""
     from workbench.limits import float_out_of_bounds
@@ -383,6 +404,7 @@ def build_spec(args: argparse.Namespace):
         question_type=args.question_type, depth=args.depth, limit=args.limit,
         agent_options=_llm_options(args) if args.agent == "llm" else {},
         max_run_tokens=args.max_run_tokens, max_run_cost=args.max_run_cost,
+        shard=getattr(args, "shard", None),
     )
     items = select_items(corpus, spec)
     if args.agent == "llm":
@@ -697,6 +719,51 @@ def _writable_store(flag: str | None):
     return Store(path)
 
 
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Copy runs from other stores into this one (shards of a run become one run); all or nothing."""
+    from storage import Store, StoreError
+    from storage.merge import merge_stores
+    from workbench import paths
+    from workbench.render import print_merge
+
+    names = [n.strip() for n in args.runs.split(",") if n.strip()] if args.runs is not None else None
+    if names is not None and not names:
+        raise UsageError("--runs is empty: name the runs (comma-separated), or leave --runs out to merge them all")
+    missing = [s for s in args.sources if not Path(s).is_file()]
+    if missing:
+        raise UsageError(f"no store at {', '.join(missing)}")
+    sources = [Store(Path(s), readonly=True) for s in args.sources]  # an older store is migrated first
+    path = paths.store_path(args.db)
+    created = not path.exists()
+    dest = Store(path)
+    try:
+        merged = merge_stores(dest, sources, names, include_partial=args.include_partial, item_order=_item_order)
+    except StoreError:
+        dest.close()
+        if created:  # refused: leave no trace of a store this command made
+            _remove_store(path)
+        raise
+    print_merge([m.as_dict() for m in merged], str(path), args.format)
+    return EXIT_OK
+
+
+def _item_order(run: dict[str, Any]) -> dict[str, int] | None:
+    """Each item's position in the run's dataset, so merged trajectories are stored in a single host's order
+    (None when the dataset cannot be opened here: item ids order them then)."""
+    corpus, _ = _run_corpus(run)
+    if corpus is None or corpus.fingerprint != run["dataset_fingerprint"]:
+        return None
+    return {item.id: i for i, item in enumerate(corpus.items)}
+
+
+def _remove_store(path: Path) -> None:
+    import shutil
+
+    for extra in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + extra).unlink(missing_ok=True)
+    shutil.rmtree(path.with_name(path.name + ".locks"), ignore_errors=True)
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from workbench.reports import compare_report
     from workbench.render import print_compare
@@ -979,7 +1046,8 @@ def _print_import(report: Any) -> None:
 
 COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "delete": cmd_delete, "rename": cmd_rename,
             "compare": cmd_compare, "scale": cmd_scale, "export": cmd_export, "audit": cmd_audit, "items": cmd_items,
-            "leaderboard": cmd_leaderboard, "import-reference": cmd_import_reference, "synth": cmd_synth}
+            "leaderboard": cmd_leaderboard, "import-reference": cmd_import_reference, "synth": cmd_synth,
+            "merge": cmd_merge}
 
 
 # The user-mistake exceptions of every command, by module: looked up only when something was raised, so a
