@@ -283,11 +283,14 @@ class Runner:
         if updates:
             self.store.update_run(run_id, **updates)
 
-    async def run(self) -> dict[str, Any]:
+    async def run(self, locked: bool = False) -> dict[str, Any]:
         """Run every pending episode; on cancellation the run is marked interrupted and stays resumable.
 
         One process at a time: a second one on the same run (another shell, the TUI) is refused with
-        `RunBusy` before it reads or writes anything, instead of redoing the first one's pending items."""
+        `RunBusy` before it reads or writes anything, instead of redoing the first one's pending items.
+        `locked`: the caller holds the run's lock already (serve-mcp holds it for as long as it serves)."""
+        if locked:
+            return await self._run_locked()
         with RunLock(self.store.path, self.spec.name):
             return await self._run_locked()
 

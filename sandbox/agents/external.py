@@ -19,6 +19,19 @@ from sandbox.agents.base import split_footer, turn_number
 from sandbox.records import AssistantTurn, ToolCall
 
 
+MCP_PREFIX = "mcp:"
+
+
+def mcp_agent_name(client: str) -> str:
+    """The agent string of runs an MCP client plays (`mcp:CLIENT`, the name its `initialize` gave)."""
+    return f"{MCP_PREFIX}{client}"
+
+
+def is_mcp(agent: str | None) -> bool:
+    """Whether a run was played by an MCP client: its model's tokens are not visible to the workbench."""
+    return bool(agent) and str(agent).startswith(MCP_PREFIX)
+
+
 class NotYourTurn(RuntimeError):
     """A call was sent while the episode was not waiting for one (between turns, or after the end)."""
 
