@@ -772,21 +772,13 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
     with RunLock(store.path, args.run_name):  # a second server on the run is refused here
         if sock is None:
             sys.stderr.write(f"serving run '{args.run_name}' over stdio\n")
-            asyncio.run(until_signal(_campaign_stdio(Campaign, serve_stdio, base, corpus, store)))
+            asyncio.run(until_signal(serve_stdio(Campaign(base, corpus, store))))
             return EXIT_OK
-        received = asyncio.run(_campaign_http(Campaign, serve_http, base, corpus, store, sock))
+        received = asyncio.run(serve_http(Campaign(base, corpus, store), sock))
     if received:
         sys.stderr.write("stopped: finished trajectories are stored; serve the same run again to resume\n")
         return 128 + received
     return EXIT_OK
-
-
-async def _campaign_stdio(campaign_class, serve, base, corpus, store) -> None:
-    await serve(campaign_class(base, corpus, store))
-
-
-async def _campaign_http(campaign_class, serve, base, corpus, store, sock) -> int | None:
-    return await serve(campaign_class(base, corpus, store), sock)
 
 
 def _listen(host: str, port: int):
