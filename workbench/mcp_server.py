@@ -206,10 +206,20 @@ class Campaign:
                 episode.agent.send(name, arguments)
             except NotYourTurn:
                 return _result([NO_ITEM], error=True)
-            which = await _first(episode.agent.turn(), episode.ended.wait())
+            waits = [episode.agent.turn(), episode.ended.wait()] + ([self.task] if self.task is not None else [])
+            which = await _first(*waits)
             if which == 0 and not episode.ended.is_set():
                 return _result(episode.agent.seen[-1].texts)  # the tool result with its footer, then any nudge
+            if which == 2 and not episode.ended.is_set():  # the run itself stopped (our failure, or the server closing): never wait forever
+                return _result([f"The run stopped: {self._stopped()}"], error=True)
             return _result([*_last_words(episode.steps[mark:]), self._ended(episode)])
+
+    def _stopped(self) -> str:
+        task = self.task
+        if task is None or task.cancelled():
+            return "the server is closing"
+        exc = task.exception()
+        return f"{type(exc).__name__}: {exc}" if exc else "every item is finished"
 
     def _ended(self, episode: _Open) -> str:
         termination = episode.trajectory.termination if episode.trajectory else "stopped"
