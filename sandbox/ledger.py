@@ -15,6 +15,11 @@ INSUFFICIENT = (
 )
 
 
+def status_footer(state: LedgerState) -> str:
+    """The status footer as it reads in the ledger state `state` (a stored step's, or the live ledger's)."""
+    return f"\nTurn: {state.turn}  |  Tokens used: {state.tokens:,}  |  Budget used: {state.points_used}"
+
+
 @dataclass
 class Decision:
     """What the ledger says about one call: `execute` (with its cost), `disabled` or `rejected`."""
@@ -75,7 +80,7 @@ class Ledger:
 
     def footer(self) -> str:
         """The status line appended to every tool result and to the plain-text nudge."""
-        return f"\nTurn: {self.turn_index + 1}  |  Tokens used: {self.tokens:,}  |  Budget used: {self.points_used}"
+        return status_footer(self.state())
 
     def state(self) -> LedgerState:
         return LedgerState(self.turn_index + 1, self.points_used, self.points_left, self.tokens, self.rejections)

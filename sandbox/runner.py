@@ -24,6 +24,7 @@ from sandbox.episode import Episode, RetryPolicy
 from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
 from sandbox.records import Caps, Item, Step, Trajectory
+from sandbox.shard import Shard
 from storage import Store
 from storage.locks import RunLock
 from storage.store import now as _now
@@ -64,6 +65,7 @@ class RunSpec:
     scaling: dict[str, Any] | None = None  # axis, budget label, protocol: recorded with the run
     max_run_tokens: int = 0  # 0 = no run-wide limit; counted like the per-episode cap
     max_run_cost: float = 0.0  # USD; 0 = no limit
+    shard: Shard | None = None  # this host's part of the selection (a slice, like --limit: not the identity)
 
     def identity(self, fingerprint: str) -> dict[str, Any]:
         """What must match to resume into an existing run."""
@@ -214,8 +216,7 @@ class Runner:
             "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,
                        "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
                        "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
-                       "workers": spec.workers, "slice": {"ids": list(spec.item_ids), "question_type": spec.question_type,
-                                                          "depth": spec.depth, "limit": spec.limit}},
+                       "workers": spec.workers, "slice": self._slice()},
         }
         run_id, existed = self.store.create_or_resume_run(spec.name, spec.identity(self.corpus.fingerprint), fields)
         if existed:
@@ -226,16 +227,28 @@ class Runner:
             if reason:
                 self.request_stop(reason)
         finished = self.store.finished(run_id)
-        work = [(item, r) for r in range(spec.replicates) for item in items if (item.id, r) not in finished]
-        skipped = len(items) * spec.replicates - len(work)
+        pairs = [(item, r) for r in range(spec.replicates) for item in items
+                 if spec.shard is None or spec.shard.holds(item.id, r)]
+        work = [(item, r) for item, r in pairs if (item.id, r) not in finished]
+        skipped = len(pairs) - len(work)
         self.run_id = run_id
-        self.planned = len(items) * spec.replicates
+        self.planned = len(pairs)
         total_planned = max(self.planned, self.store.run_by_id(run_id)["planned"] or 0)
         self.store.update_run(run_id, status="running", started_at=_now(), planned=total_planned, finished_at=None)
-        prior = [t for t in self.store.trajectories(run_id) if (t["item_id"], t["replicate"]) in
-                 {(i.id, r) for i in items for r in range(spec.replicates)}]
+        wanted = {(i.id, r) for i, r in pairs}
+        prior = [t for t in self.store.trajectories(run_id) if (t["item_id"], t["replicate"]) in wanted]
         self.done, self.correct = len(prior), sum(1 for t in prior if t["correct"])
         return run_id, work, skipped
+
+    def _slice(self) -> dict[str, Any]:
+        """The selection as recorded in the run's config; `shard` ("I/N") only on a sharded run, so an unsharded
+        run's config is what it always was."""
+        spec = self.spec
+        out: dict[str, Any] = {"ids": list(spec.item_ids), "question_type": spec.question_type, "depth": spec.depth,
+                               "limit": spec.limit}
+        if spec.shard is not None:
+            out["shard"] = str(spec.shard)
+        return out
 
     def _record_resume(self, run_id: int) -> None:
         """What a resume asked for that the run did not record yet: written in one update, so every report reads
@@ -270,11 +283,14 @@ class Runner:
         if updates:
             self.store.update_run(run_id, **updates)
 
-    async def run(self) -> dict[str, Any]:
+    async def run(self, locked: bool = False) -> dict[str, Any]:
         """Run every pending episode; on cancellation the run is marked interrupted and stays resumable.
 
         One process at a time: a second one on the same run (another shell, the TUI) is refused with
-        `RunBusy` before it reads or writes anything, instead of redoing the first one's pending items."""
+        `RunBusy` before it reads or writes anything, instead of redoing the first one's pending items.
+        `locked`: the caller holds the run's lock already (serve-mcp holds it for as long as it serves)."""
+        if locked:
+            return await self._run_locked()
         with RunLock(self.store.path, self.spec.name):
             return await self._run_locked()
 

@@ -41,6 +41,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run an agent on a dataset and store every step")
     add_run_arguments(run)
+    run.add_argument("--shard", type=_shard, metavar="I/N",
+                     help="run only shard I of N of the selected items × replicates (a stable hash: the same on "
+                          "every host); `merge` then joins the shards' stores into one run")
+
+    serve = sub.add_parser("serve-mcp", help="serve a run to an MCP client (any MCP-capable agent), under the same "
+                                             "ledger; needs the [mcp] extra")
+    add_serve_arguments(serve)
+
+    merge = sub.add_parser("merge", help="copy runs from other stores into this one; shards of a run become one run")
+    merge.add_argument("sources", nargs="+", metavar="SRC.db")
+    merge.add_argument("--db", help="the store merged into (default: $AGENTHOP_DB or the user data dir)")
+    merge.add_argument("--runs", help="comma-separated run names (default: every run of the sources)")
+    merge.add_argument("--include-partial", action="store_true",
+                       help="also copy unfinished trajectories (default: finished ones only)")
+    merge.add_argument("--format", choices=("table", "json"), default="table")
 
     runs = sub.add_parser("runs", help="list the runs in the store")
     runs.add_argument("--db")
@@ -189,6 +204,26 @@ def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
                         "is given, so the FPC does not erase run-to-run variance)")
 
 
+def add_serve_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of `serve-mcp`: the run's name, data, slice and caps, and the transport."""
+    from sandbox.records import Caps
+
+    p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
+    p.add_argument("--run", dest="run_name", type=_run_name, required=True, help="run name (re-use it to resume)")
+    p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
+    p.add_argument("--limit", type=_bounded("limit"))
+    p.add_argument("--ids", help="comma-separated item ids")
+    p.add_argument("--question-type", choices=("single-target", "multi-target", "st", "mt"))
+    p.add_argument("--depth", type=int, choices=(1, 2))
+    p.add_argument("--replicates", type=_bounded("replicates"), default=1)
+    p.add_argument("--budget", type=_bounded("budget"), default=Caps.budget)
+    p.add_argument("--max-turns", type=_bounded("max_turns"), default=Caps.max_turns)
+    p.add_argument("--max-tokens-total", type=_bounded("max_tokens_total"), default=Caps.max_tokens_total)
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    p.add_argument("--host", default="127.0.0.1", help="http: the address to listen on")
+    p.add_argument("--port", type=int, default=8765, help="http: the port (0: any free one, printed on stderr)")
+
+
 def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("table", "json")) -> None:
     """The flags of `run`, shared by `scale sequential` and `scale parallel` (their names are a contract)."""
     from sandbox.records import Caps  # the protocol's caps are the flags' defaults
@@ -284,6 +319,16 @@ def _run_name(text: str) -> str:
     if problem:
         raise argparse.ArgumentTypeError(problem)
     return text.strip()
+
+
+def _shard(text: str):
+    """An argparse type for `--shard I/N` (1 ≤ I ≤ N)."""
+    from sandbox.shard import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _real(name: str):
@@ -384,6 +429,7 @@ def build_spec(args: argparse.Namespace):
         question_type=args.question_type, depth=args.depth, limit=args.limit,
         agent_options=_llm_options(args) if args.agent == "llm" else {},
         max_run_tokens=args.max_run_tokens, max_run_cost=args.max_run_cost,
+        shard=getattr(args, "shard", None),
     )
     items = select_items(corpus, spec)
     if args.agent == "llm":
@@ -698,6 +744,107 @@ def _writable_store(flag: str | None):
     return _held(Store(path))
 
 
+def cmd_serve_mcp(args: argparse.Namespace) -> int:
+    """Serve the run to MCP clients until the client leaves (stdio) or a signal (http); resumable like any run."""
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        raise UsageError("serve-mcp needs the MCP SDK, an optional extra: pip install 'agenthop-workbench[mcp]' "
+                         "(or pip install mcp)")
+    from sandbox.datasets import dataset_key, open_dataset
+    from sandbox.records import Caps
+    from sandbox.runner import RunSpec, select_items
+    from storage import Store
+    from storage.locks import RunLock
+    from workbench import paths
+
+    corpus, imported = open_dataset(args.data, paths.cache_dir())
+    if imported is not None:
+        _print_import(imported)
+    base = RunSpec(name=args.run_name, dataset=dataset_key(args.data), agent="mcp:", workers=1,
+                   caps=Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total),
+                   replicates=args.replicates, item_ids=_item_ids(args.ids), question_type=args.question_type,
+                   depth=args.depth, limit=args.limit)
+    select_items(corpus, base)  # a slice that selects nothing is refused before anything is served
+    sock = _listen(args.host, args.port) if args.transport == "http" else None
+    store = Store(paths.store_path(args.db))
+    from workbench.mcp_server import Campaign, serve_http, serve_stdio
+
+    with RunLock(store.path, args.run_name):  # a second server on the run is refused here
+        if sock is None:
+            sys.stderr.write(f"serving run '{args.run_name}' over stdio\n")
+            asyncio.run(until_signal(serve_stdio(Campaign(base, corpus, store))))
+            return EXIT_OK
+        received = asyncio.run(serve_http(Campaign(base, corpus, store), sock))
+    if received:
+        sys.stderr.write("stopped: finished trajectories are stored; serve the same run again to resume\n")
+        return 128 + received
+    return EXIT_OK
+
+
+def _listen(host: str, port: int):
+    """A bound, listening socket (before the store is touched: a port in use is a usage error)."""
+    import socket
+
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port must be 0 to 65535, got {port}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        family = infos[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Copy runs from other stores into this one (shards of a run become one run); all or nothing."""
+    from storage import Store, StoreError
+    from storage.merge import merge_stores
+    from workbench import paths
+    from workbench.render import print_merge
+
+    names = [n.strip() for n in args.runs.split(",") if n.strip()] if args.runs is not None else None
+    if names is not None and not names:
+        raise UsageError("--runs is empty: name the runs (comma-separated), or leave --runs out to merge them all")
+    missing = [s for s in args.sources if not Path(s).is_file()]
+    if missing:
+        raise UsageError(f"no store at {', '.join(missing)}")
+    sources = [Store(Path(s), readonly=True) for s in args.sources]  # an older store is migrated first
+    path = paths.store_path(args.db)
+    created = not path.exists()
+    dest = Store(path)
+    try:
+        merged = merge_stores(dest, sources, names, include_partial=args.include_partial, item_order=_item_order)
+    except StoreError:
+        dest.close()
+        if created:  # refused: leave no trace of a store this command made
+            _remove_store(path)
+        raise
+    print_merge([m.as_dict() for m in merged], str(path), args.format)
+    return EXIT_OK
+
+
+def _item_order(run: dict[str, Any]) -> dict[str, int] | None:
+    """Each item's position in the run's dataset, so merged trajectories are stored in a single host's order
+    (None when the dataset cannot be opened here: item ids order them then)."""
+    corpus, _ = _run_corpus(run)
+    if corpus is None or corpus.fingerprint != run["dataset_fingerprint"]:
+        return None
+    return {item.id: i for i, item in enumerate(corpus.items)}
+
+
+def _remove_store(path: Path) -> None:
+    import shutil
+
+    for extra in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + extra).unlink(missing_ok=True)
+    shutil.rmtree(path.with_name(path.name + ".locks"), ignore_errors=True)
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from workbench.reports import compare_report
     from workbench.render import print_compare
@@ -980,7 +1127,8 @@ def _print_import(report: Any) -> None:
 
 COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "delete": cmd_delete, "rename": cmd_rename,
             "compare": cmd_compare, "scale": cmd_scale, "export": cmd_export, "audit": cmd_audit, "items": cmd_items,
-            "leaderboard": cmd_leaderboard, "import-reference": cmd_import_reference, "synth": cmd_synth}
+            "leaderboard": cmd_leaderboard, "import-reference": cmd_import_reference, "synth": cmd_synth,
+            "merge": cmd_merge, "serve-mcp": cmd_serve_mcp}
 
 
 # The user-mistake exceptions of every command, by module: looked up only when something was raised, so a

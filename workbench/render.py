@@ -788,3 +788,18 @@ def print_item(detail: dict[str, Any], tree: list[str], fmt: str) -> None:
                                   "✓" if t["correct"] else "✗", t["termination"] or "", str(t["points"]),
                                   str(t["turns"]), recall)))
     out.print(table)
+
+
+def print_merge(rows: list[dict[str, Any]], dest: str, fmt: str) -> None:
+    """What `merge` did, per run: copied, already there, left out as unfinished; the run's state after it."""
+    if fmt == "json":
+        print_json({"store": dest, "runs": rows})
+        return
+    table = Table(title=f"merged into {dest}", title_justify="left")
+    for col in ("run", "copied", "identical", "unfinished left out", "done", "status"):
+        table.add_column(col, justify="left" if col in ("run", "status") else "right")
+    for r in rows:
+        name = r["name"] + (" (new)" if r["created"] else "")
+        table.add_row(*map(Text, (name, str(r["copied"]), str(r["identical"]), str(r["partial_skipped"]),
+                                  f"{r['finished']}/{r['planned']}", r["status"])))
+    console().print(table)

@@ -62,9 +62,13 @@ def split_ratios(table: Table) -> dict[str, dict[str, Ratio]]:
 
 def measures_tokens(run: dict[str, Any]) -> bool:
     """Whether a run's trajectories carry token counts: a scripted agent calls no model, so its 0 tokens mean
-    "not measured" (and must not win a "fewest tokens" cell) unless it ran with estimated usage."""
+    "not measured" (and must not win a "fewest tokens" cell) unless it ran with estimated usage; an MCP client's
+    model is out of the workbench's sight, so its tokens are never measured."""
+    from sandbox.agents.external import is_mcp
     from sandbox.agents.registry import SCRIPTED
 
+    if is_mcp(run["agent"]):
+        return False
     identity = run.get("identity") if isinstance(run.get("identity"), dict) else {}
     return run["agent"] not in SCRIPTED or bool(identity.get("estimate_tokens"))
 
@@ -170,6 +174,10 @@ LEGEND = {
                  "of any gold paper with failed reads counted, sections matched by header on 500-character "
                  "outputs, seed reads counted as wasted.",
     "counts": "Every ratio's [numerator, denominator] is under 'counts' (and under each analytics block).",
+    "mcp": "Runs of agent mcp:<client> were played by an MCP client through serve-mcp. Its model's tokens are not "
+           "visible to the server: they are unmeasured (—, never 0), so the token cap never ends such an episode and "
+           "Max Tokens is 0 by construction. A turn is one tool call (a client that batches calls sends them one "
+           "by one, each a turn); wall time includes the client's own thinking and transport.",
 }
 
 
