@@ -429,10 +429,11 @@ def _sample_view(store: Store, traj: dict[str, Any], index: int):
     return Sample(index, traj["answer"], traj["predicted_index"], reads, transcript)
 
 
-def blocks(big_k: int, k: int) -> list[list[int]]:
-    """Disjoint blocks of k samples (K // k of them): a strategy at k is averaged over them, so at k = 1 it is
-    the mean accuracy, matching the unbiased pass@1."""
-    return [list(range(b * k, (b + 1) * k)) for b in range(big_k // k)]
+def subsets(big_k: int, k: int, seed: int = 0) -> list[tuple[int, ...]]:
+    """The k-subsets of the K samples every strategy at k is averaged over: the subsets pass@k averages over
+    (`stats.parallel.k_subsets`: all C(K, k) of them up to 256, else 256 drawn with the report's seed), so at
+    k = 1 a strategy is judged on each sample alone and at k not dividing K no sample is dropped."""
+    return par.k_subsets(big_k, k, seed=seed)
 
 
 async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples, corpus, judge, ks: list[int],
@@ -475,8 +476,8 @@ async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples
         pointwise.append(verdicts)
         table: dict[tuple[int, int], bool] = {}
         for k in ks:
-            for block in blocks(len(rows), k):
-                rng = random.Random(f"{seed}:{item_id}:{k}:{block[0]}")
+            for block in subsets(len(rows), k, seed):
+                rng = random.Random(f"{seed}:{item_id}:{k}:{','.join(map(str, block))}")
                 perms = []
                 for _ in range(n_orders if k > 1 else 1):
                     order = list(block)
@@ -492,7 +493,7 @@ async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples
                                 leader = challenger
                     except _Missing:
                         continue
-                orders[(i, k, block[0])] = perms
+                orders[(i, k, block)] = perms
         tables.append(table)
     return {"pointwise": pointwise, "tables": tables, "orders": orders, "missing": missing}
 
@@ -555,32 +556,48 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
     spend = _spend(store, run, samples, judge)
     per_k = []
     for k in ks:
-        parts = blocks(big_k, k)
+        parts = subsets(big_k, k, seed)
         oracle = par.pass_at_k_items(correct, k)
         per_item = {"pass_at_k": oracle, "majority": np.array([
             np.mean([par.majority_vote([answers[i][j] for j in b], golds[i]).expected_correct for b in parts])
             for i in range(len(items))])}
+        coverage = None
         if judged and not missing:
+            verdicts_of = judged["pointwise"]
             per_item["pointwise"] = np.array([
-                np.mean([par.pointwise_selection([correct[i][j] for j in b], [judged["pointwise"][i][j] for j in b])
+                np.mean([par.pointwise_selection([correct[i][j] for j in b], [verdicts_of[i][j] for j in b])
                          for b in parts]) for i in range(len(items))])
             per_item["pairwise"] = np.array([
-                np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b[0])], b) for b in parts])
+                np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b)], b) for b in parts])
                 for i in range(len(items))])
-        per_k.append(_k_row(k, big_k, len(parts), per_item, pass1, spend, seed))
+            coverage = float(np.mean([
+                np.mean([par.accepted_coverage([correct[i][j] for j in b], [verdicts_of[i][j] for j in b])
+                         for b in parts]) for i in range(len(items))]))
+        row = _k_row(k, big_k, len(parts), per_item, pass1, spend, seed)
+        row["subsets"], row["subsets_all"] = len(parts), len(parts) == math.comb(big_k, k)
+        if coverage is not None:
+            row["accepted_coverage"] = coverage  # the study's `self_choice_best@k`: not a selection (§3.4)
+        per_k.append(row)
     return {"run": run_name, "k_max": big_k, "items": len(items), "items_incomplete": incomplete,
             "measured": measures_tokens(run),
             "ks_unavailable": [k for k in wanted if k not in ks],
             "judge": judge.name if judge else None, "verdicts": verdicts if judge else None,
             "verdicts_missing": missing if judge else None,
-            "tie_rule": "majority over parsed letters, tied modes split evenly (exact expectation); at k, the mean over "
-                        "K//k disjoint blocks; pairwise keeps the leader on ties and unparsed verdicts, averaged over "
-                        "random orders",
+            "tie_rule": TIE_RULE,
             "per_k": per_k, "sampling_cost_usd": spend["sampling_usd"], "sampling_tokens": spend["sampling_tokens"],
             "judge_cost_usd": spend["judge_usd"], "judge_tokens": spend["judge_tokens"],
             "cost_rule": "at k: k/K of the sampling spend, plus the judge verdicts a strategy needs at k (pointwise: k "
                          "per item; pairwise: k − 1 per item) at the mean stored price of one verdict; accuracy per $ "
                          "and per million tokens divide by the mean spend per item"}
+
+
+TIE_RULE = ("at k, every strategy is the mean over the k-subsets of the K samples, the subsets pass@k averages over "
+            "(all C(K, k) up to 256, else 256 seeded at random); majority over parsed letters, tied modes split evenly "
+            "(exact expectation); pointwise self-choice (General AgentBench) commits to a uniformly random sample "
+            "the judge accepted and to nothing when it accepted none, so a sample counts only if correct and "
+            "accepted (at k = 1: P(correct ∧ accepted), not pass@1; accepted_coverage in the JSON is the study's "
+            "self_choice_best@k, any accepted sample correct, not a selection); pairwise keeps the leader on ties "
+            "and unparsed verdicts, averaged over random orders")
 
 
 def _k_row(k: int, big_k: int, n_blocks: int, per_item: dict[str, np.ndarray], pass1: np.ndarray,
@@ -834,7 +851,8 @@ def cost_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
 
 def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     """One row per k, numbers only: every strategy with its interval, gap, interval, relative gap, efficiency,
-    cost, tokens, accuracy per dollar and per million tokens."""
+    cost, tokens, accuracy per dollar and per million tokens; then the k-subsets averaged over and, with a judge,
+    the study's accepted coverage (`self_choice_best@k`, not a selection)."""
     names = strategies(report)
     header = ["k", "n", "blocks", "sampling_cost_usd", "sampling_tokens"]
     for name in names:
@@ -843,6 +861,8 @@ def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
         header += [f"gap_{name}", f"gap_{name}_ci_low", f"gap_{name}_ci_high", f"relative_gap_{name}",
                    f"efficiency_{name}", f"cost_usd_{name}", f"tokens_{name}", f"accuracy_per_usd_{name}",
                    f"accuracy_per_million_tokens_{name}"]
+    coverage = any("accepted_coverage" in row for row in report["per_k"])
+    header += ["subsets", "accepted_coverage"] if coverage else ["subsets"]
     rows = []
     for row in report["per_k"]:
         cells = [row["k"], row["n"], row["blocks"], row["sampling_cost_usd"], row["sampling_tokens"]]
@@ -852,6 +872,9 @@ def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
             cells += [row[f"gap_{name}"], *(row.get(f"gap_{name}_ci") or [None, None]), row[f"relative_gap_{name}"],
                       row[f"efficiency_{name}"], row[f"cost_usd_{name}"], row[f"tokens_{name}"],
                       row[f"accuracy_per_usd_{name}"], row[f"accuracy_per_million_tokens_{name}"]]
+        cells.append(row.get("subsets", row["blocks"]))
+        if coverage:
+            cells.append(row.get("accepted_coverage"))
         rows.append(cells)
     return header, rows
 
