@@ -591,13 +591,11 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
                          "and per million tokens divide by the mean spend per item"}
 
 
-TIE_RULE = ("at k, every strategy is the mean over the k-subsets of the K samples, the subsets pass@k averages over "
-            "(all C(K, k) up to 256, else 256 seeded at random); majority over parsed letters, tied modes split evenly "
-            "(exact expectation); pointwise self-choice (General AgentBench) commits to a uniformly random sample "
-            "the judge accepted and to nothing when it accepted none, so a sample counts only if correct and "
-            "accepted (at k = 1: P(correct ∧ accepted), not pass@1; accepted_coverage in the JSON is the study's "
-            "self_choice_best@k, any accepted sample correct, not a selection); pairwise keeps the leader on ties "
-            "and unparsed verdicts, averaged over random orders")
+TIE_RULE = ("at k: the mean over the k-subsets of the K samples, as pass@k (all C(K, k) up to 256, else 256 seeded); "
+            "majority: parsed letters, ties split evenly; pointwise self-choice (General AgentBench): a random accepted "
+            "sample, none accepted = no answer, so k = 1 is P(correct ∧ accepted), not pass@1 (accepted_coverage: the "
+            "study's self_choice_best@k, not a selection); pairwise: leader kept on ties and unparsed verdicts, random "
+            "orders")
 
 
 def _k_row(k: int, big_k: int, n_blocks: int, per_item: dict[str, np.ndarray], pass1: np.ndarray,
