@@ -447,8 +447,10 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     header, rows = panel_cells(panel)
     legend = legend_lines(panel.get("legend"))
     if fmt == "markdown":
+        bigrams = bigram_panel_line(panel)
         sys.stdout.write("".join(f"> warning: {w}\n\n" for w in panel.get("warnings", []))
                          + _markdown(rows, grouped_header(panel, header))
+                         + (f"\n{bigrams}\n" if bigrams else "")
                          + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
         return
     out = console()
@@ -481,8 +483,27 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
         else:
             out.print(f"Spearman vs external scores: ρ = {ext['rho']:.3f}, p = {ext['p']:.3g} "
                       f"({ext.get('p_method', 'asymptotic')}, n = {ext['n']})", markup=False)
+    bigrams = bigram_panel_line(panel)
+    if bigrams:
+        out.print(bigrams, markup=False)
     for line in legend:
         out.print(line, markup=False, style="dim")
+
+
+def bigram_panel_line(panel: dict[str, Any]) -> str:
+    """The panel's bigrams kept (present in at least half of the runs) and the two extreme mean Δ-accuracies."""
+    kept = [b for b in panel.get("bigram_panel") or [] if b.get("mean_delta") is not None]
+    if not kept:
+        return ""
+    n_runs = len(panel.get("rows") or [])
+    hi = max(kept, key=lambda b: b["mean_delta"])
+    lo = min(kept, key=lambda b: b["mean_delta"])
+
+    def one(b: dict[str, Any]) -> str:
+        return f"{_arrow(b['bigram'])} {_delta(b['mean_delta'])} (present in {b['n_present']}/{n_runs})"
+
+    return (f"bigram panel: {len(kept)} bigrams present in at least half of the {n_runs} runs; highest mean Δacc "
+            f"{one(hi)}, lowest {one(lo)}")
 
 
 LEADERBOARD_FIXED = 3  # rank, name and who stay in view when the table scrolls right
