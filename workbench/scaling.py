@@ -440,7 +440,9 @@ async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples
                     n_orders: int = 8, seed: int = 0, ask: bool = True) -> dict[str, Any]:
     """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store.
 
-    The orders of (item, k, block) come from their own seeded generator, so they do not depend on
+    Pairwise orders are drawn within every k-subset of `subsets` (the subsets pass@k averages over), so
+    an LLM judge may be asked up to K(K − 1) ordered pairs per item. The orders of (item, k, subset)
+    come from their own seeded generator, so they do not depend on
     which other k are read (the TUI reading the recorded k, the CLI a new list, agree). With
     `ask=False` nothing is asked: a verdict not in the store is counted in `missing` (and an order
     that needs it is abandoned), so a paid judge is never called implicitly.
@@ -598,13 +600,13 @@ TIE_RULE = ("at k: the mean over the k-subsets of the K samples, as pass@k (all 
             "orders")
 
 
-def _k_row(k: int, big_k: int, n_blocks: int, per_item: dict[str, np.ndarray], pass1: np.ndarray,
+def _k_row(k: int, big_k: int, n_subsets: int, per_item: dict[str, np.ndarray], pass1: np.ndarray,
            spend: dict[str, Any], seed: int) -> dict[str, Any]:
     """One k: each strategy with its interval, its gap to pass@k with the paired interval, the relative gap and
     the selection efficiency, and what committing at k costs."""
     n = len(pass1)
     cis = par.strategies_ci(per_item, seed=seed) if n >= 2 else {}
-    row: dict[str, Any] = {"k": k, "n": n, "blocks": n_blocks}
+    row: dict[str, Any] = {"k": k, "n": n, "blocks": n_subsets}  # `blocks` kept for JSON readers: the k-subsets
     for name, values in per_item.items():
         row[name] = float(np.mean(values))
         if name in cis:
@@ -664,8 +666,9 @@ def _spend(store: Store, run: dict[str, Any], samples, judge) -> dict[str, Any]:
     return out
 
 
-def _pairwise(correct: list[bool], pairs: dict[tuple[int, int], bool], orders: list[list[int]], block: list[int]) -> float:
-    """`stats.parallel.pairwise_selection` on one block, its sample indices made local."""
+def _pairwise(correct: list[bool], pairs: dict[tuple[int, int], bool], orders: list[list[int]],
+              block: tuple[int, ...]) -> float:
+    """`stats.parallel.pairwise_selection` on one k-subset, its sample indices made local."""
     local = {g: n for n, g in enumerate(block)}
     table = [[pairs.get((a, b)) for b in block] for a in block]
     return par.pairwise_selection([correct[j] for j in block], table, [[local[g] for g in o] for o in orders])
