@@ -181,11 +181,12 @@ def panel_mean_delta(per_run: Sequence[Sequence[dict[str, Any]]]) -> list[dict[s
     """Mean Δ-accuracy per bigram across runs (models), over the runs where Δ is defined.
 
     `per_run` holds one `bigram_delta_accuracy` output per run (rows in `all_bigrams` order). Also
-    counts in how many runs the bigram was significant and the sign agreement (runs with Δ > 0).
+    counts in how many runs the bigram occurs (`n_present`), is significant, and the sign
+    agreement (runs with Δ > 0).
     """
     out = []
     for j, gram in enumerate(all_bigrams()):
-        deltas, n_sig = [], 0
+        deltas, n_sig, present = [], 0, 0
         for rows in per_run:
             row = rows[j]
             if tuple(row["bigram"]) != gram:
@@ -193,18 +194,33 @@ def panel_mean_delta(per_run: Sequence[Sequence[dict[str, Any]]]) -> list[dict[s
             if row["delta"] is not None:
                 deltas.append(row["delta"])
             n_sig += bool(row["significant"])
+            present += row["n_with"] > 0
         out.append({"bigram": list(gram), "mean_delta": float(np.mean(deltas)) if deltas else None,
-                    "n_runs": len(deltas), "n_positive": sum(d > 0 for d in deltas), "n_significant": n_sig})
+                    "n_runs": len(deltas), "n_present": present, "n_positive": sum(d > 0 for d in deltas),
+                    "n_significant": n_sig})
     return out
 
 
-def top_trigram(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str, Any] | None:
-    """The most widespread trigram and how concentrated tool use is on it.
+def panel_bigrams(per_run: Sequence[Sequence[dict[str, Any]]], min_share: float = 0.5) -> list[dict[str, Any]]:
+    """`panel_mean_delta` kept to the bigrams present in at least `min_share` of the runs.
 
-    Ranked by the number of trajectories containing it, then by occurrences, then alphabetically
-    (ties deterministic): a trigram repeated many times inside a few trajectories (a loop) is not
-    "the" pattern of a run. `trajectory_share` = trajectories containing it / all trajectories;
-    `occurrence_share` = its occurrences / all trigram occurrences. None when no trigram occurs.
+    The paper's panel keeps bigrams present in ≥ 10 of its 19 models: a bigram a few models use
+    says nothing about the panel, and its mean Δ over one or two runs is noise. Present = occurs in
+    at least one trajectory of the run.
+    """
+    needed = min_share * len(per_run)
+    return [b for b in panel_mean_delta(per_run) if b["n_present"] and b["n_present"] >= needed]
+
+
+def top_trigram(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str, Any] | None:
+    """The most frequent trigram by occurrences and its concentration (the paper's top trigram).
+
+    Ranked by occurrences, then by the trajectories containing it, then by name (ties
+    deterministic). `concentration` = `occurrence_share` = its occurrences / all trigram
+    occurrences. `trajectory_share` = trajectories containing it / all trajectories. The most
+    widespread trigram (ranked by trajectories first: a loop repeated inside a few trajectories
+    does not win it) is kept beside it as `by_trajectories`, a second, labelled figure. None when
+    no trigram occurs.
     """
     enc = Encoded.of(sequences)
     grams, owner = enc.grams(3)
@@ -214,13 +230,19 @@ def top_trigram(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str, Any] 
     occ = np.bincount(grams, minlength=size)
     traj = np.bincount(np.unique(owner * size + grams) % size, minlength=size)
     present = np.flatnonzero(occ)
+
+    def figure(code: int) -> dict[str, Any]:
+        return {"trigram": list(_decode(code, 3)), "occurrences": int(occ[code]), "trajectories": int(traj[code]),
+                "trajectory_share": Ratio(int(traj[code]), enc.n).as_list(),
+                "occurrence_share": Ratio(int(occ[code]), int(grams.size)).as_list()}
+
     # gram codes in base 7 over TOOLS order; alphabetical ties need the names
-    best = min(present, key=lambda g: (-traj[g], -occ[g], _decode(int(g), 3)))
-    gram = _decode(int(best), 3)
-    return {"trigram": list(gram), "occurrences": int(occ[best]), "trajectories": int(traj[best]),
-            "trajectory_share": Ratio(int(traj[best]), enc.n).as_list(),
-            "occurrence_share": Ratio(int(occ[best]), int(grams.size)).as_list(),
-            "ranked_by": "trajectories, then occurrences"}
+    best = int(min(present, key=lambda g: (-occ[g], -traj[g], _decode(int(g), 3))))
+    widest = int(min(present, key=lambda g: (-traj[g], -occ[g], _decode(int(g), 3))))
+    head = figure(best)
+    return {**head, "concentration": head["occurrence_share"], "total_occurrences": int(grams.size),
+            "ranked_by": "occurrences, then trajectories",
+            "by_trajectories": {**figure(widest), "ranked_by": "trajectories, then occurrences"}}
 
 
 def transition_matrix(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str, Any]:

@@ -9,9 +9,13 @@ item means and bootstrap intervals over items (`stats.bootstrap`) apply to all o
 Strategies implemented, each with its rule stated where it is defined:
 
 * majority vote over letter answers (random tie-break expectation and "earliest sample" rule);
-* pointwise self-choice from per-sample judge verdicts;
+* pointwise self-choice from per-sample judge verdicts (commits to an accepted sample, or to nothing);
 * pairwise king-of-the-hill ("bump sort") from a comparator table, averaged over orders;
 * any externally chosen index per item (`committed_accuracy`).
+
+At k < K every strategy is averaged over the k-subsets of the K samples (`k_subsets`), the very
+subsets the unbiased pass@k averages over, so a strategy and its oracle are compared on the same
+samples whatever k (disjoint blocks would drop samples when k does not divide K).
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ from stats.bootstrap import Interval, bootstrap_mean_ci, bootstrap_means, percen
 from stats.ratio import Ratio
 
 MAX_EXHAUSTIVE_ORDERS = 8  # K! orders are enumerated up to K = 8 (40,320)
+MAX_SUBSETS = 256  # every k-subset of K is enumerated while C(K, k) ≤ 256 (K ≤ 10 always)
 
 # ---------------------------------------------------------------------------------------------
 # oracle: pass@k and expected max
@@ -164,28 +169,50 @@ def committed_accuracy(correct: Sequence[Sequence[Any]], chosen: Sequence[int | 
 
 
 def pointwise_selection(correct: Sequence[Any], accepted: Sequence[bool | None]) -> float:
-    """Expected correctness of pointwise self-choice on one item.
+    """Expected correctness of pointwise self-choice on one item (General AgentBench, test-time-scaling §3.4).
 
-    Rule: the strategy picks uniformly at random among the samples the judge accepted
-    (verdict True); if the judge accepted none, it picks uniformly at random among all samples.
-    An unparsed verdict (None) is not an acceptance. Returns the exact expectation.
+    Each sample's answer is accepted or not by the judge (for self-choice, the agent's own model);
+    the strategy commits to a sample uniformly at random among the accepted ones, and when the judge
+    accepted none it commits to nothing: the item counts as wrong, as a non-submission does. So a
+    sample counts only when it is correct *and* accepted (the study's `both_correct`): at K = 1 the
+    value is P(correct ∧ accepted), not pass@1, by construction. An unparsed verdict (None) is not
+    an acceptance. Returns the exact expectation.
     """
     c = np.asarray(correct, dtype=bool)
     if len(accepted) != c.size or c.size == 0:
         raise ValueError("one verdict per sample, at least one sample")
     acc = np.array([v is not None and bool(v) for v in accepted], dtype=bool)
-    pool = c[acc] if acc.any() else c
-    return float(pool.mean())
+    return float(c[acc].mean()) if acc.any() else 0.0
 
 
 def accepted_coverage(correct: Sequence[Any], accepted: Sequence[bool | None]) -> float:
     """The reference's "self-choice best@k": 1 iff some accepted sample is correct.
 
-    Not a selection (it ignores false acceptances); reported only to reconcile with the repo.
+    Not a selection (it ignores false acceptances); reported only to reconcile with the repo. It
+    equals `pointwise_selection` at K = 1 (both are correct ∧ accepted) and is never below it.
     """
     c = np.asarray(correct, dtype=bool)
     acc = np.array([v is not None and bool(v) for v in accepted], dtype=bool)
     return float((c & acc).any())
+
+
+def k_subsets(big_k: int, k: int, limit: int = MAX_SUBSETS, seed: int = 0) -> list[tuple[int, ...]]:
+    """The k-subsets of K samples a strategy at k is averaged over: the same subsets unbiased pass@k averages over.
+
+    Every one of the C(K, k) subsets (in lexicographic order) while there are at most `limit`, so a
+    strategy's value at k is its exact expectation over a uniformly random k-subset, as pass@k is;
+    beyond that, `limit` distinct subsets drawn uniformly at random with `seed` (an unbiased
+    estimate of the same expectation). k = K is the one subset of all samples, k = 1 every sample.
+    """
+    if not 1 <= k <= big_k:
+        raise ValueError(f"need 1 <= k <= K, got k={k}, K={big_k}")
+    if math.comb(big_k, k) <= limit:
+        return list(itertools.combinations(range(big_k), k))
+    rng = np.random.default_rng(np.random.SeedSequence([seed, big_k, k]))
+    chosen: set[tuple[int, ...]] = set()
+    while len(chosen) < limit:
+        chosen.add(tuple(sorted(rng.choice(big_k, size=k, replace=False).tolist())))
+    return sorted(chosen)
 
 
 def pointwise_items(correct: Sequence[Sequence[Any]], accepted: Sequence[Sequence[bool | None]]) -> np.ndarray:

@@ -9,7 +9,8 @@ Input: one dict per trajectory with
 
 * `kind` — 'st' or 'mt'; `correct` — bool; `termination` — 'answer', 'budget', 'token_limit',
   'max_turns' or 'error'; `n_gold` — number of gold papers of the item (stored with the
-  trajectory; when missing, 1 for ST and 2 for MT);
+  trajectory; when missing, 1 for ST and 2 for MT); `paper_recall` — the stored flag (when missing,
+  derived from the delivered gold reads), which defines Table 9's population;
 * `actions` — every tool call in order, rejected ones included (the sequence is what the agent
   *chose*), each either a dict with `tool`, `status`, `paper`, `paper_role`, `delivered` or the
   store's compact list [tool, status, paper, paper_role, delivered]. `status` is 'ok', 'rejected',
@@ -34,12 +35,14 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from stats.ratio import Ratio
+from stats.significance import fisher_exact_two_sided
 
 Action = Mapping[str, Any] | Sequence[Any]
 Trajectory = Mapping[str, Any]
 
-MT_FAIL = ("0-Gold", "Prem", "Explored", "Stayed", "All-Gold")
-AFTER_EVIDENCE = ("Imm", "Thnk", "Read", "End")
+MT_FAIL = ("0-Gold", "Prem", "Explored", "Stayed")
+AFTER_EVIDENCE = ("Imm", "Thnk", "Read")
+LEFT_OUT = ("Nav", "End")  # after the evidence, outside the paper's three categories
 AFTER_WRONG = ("Recover", "Stay", "Think", "Re-nav", "Submit", "Other", "End")
 WRONG_ROLES: tuple[str | None, ...] = ("other",)
 EARLY_WINDOW = 3
@@ -51,20 +54,28 @@ LEGEND = {
     "wrong_paper_read": "A wrong-paper read is a delivered read_section of a paper that is not one of the item's "
                         "gold, bridge or seed papers; bridge reads (needed on depth-2 items) and seed reads (the "
                         "protocol's starting point) are not wrong-paper reads.",
-    "mt_fail": "MT-fail: wrong multi-target answers by the distinct gold papers read (delivered): 0-Gold none; "
-               "All-Gold every gold read yet wrong (a fifth, synthesis, category so the shares sum to 100%); "
-               "otherwise, after the first read of the last gold reached, Explored = it searched, asked for "
-               "references or named a paper other than the golds read, Stayed = it only named golds already "
-               "read (re-read, listed, looked up), Prem = it only thought or submitted, or the run ended.",
+    "mt_fail": "MT-fail (paper Table 9): the MT trajectories whose paper recall failed, right or wrong, so n = MT "
+               "trajectories × (1 − MT paper recall); four categories summing to n: 0-Gold = no gold paper read "
+               "(delivered); otherwise, after the first read of the last gold reached, Explored = it searched, asked "
+               "for references or named a paper other than the golds read, Stayed = it only named golds already "
+               "read (re-read, listed, looked up), Prem = it only thought or submitted, or the run ended. "
+               "all_gold_wrong (not part of Table 9) = wrong MT answers after reading every gold, over the MT "
+               "trajectories that recalled.",
     "after_evidence": "Imm / Thnk / Read: what followed the last gold read, over ST trajectories that read their "
-                      "gold and MT trajectories that read every gold (MT-both), right or wrong: Imm = submit next, "
-                      "Thnk = only think calls then submit, Read = another tool first, End = no submit followed.",
+                      "gold and MT trajectories that read every gold (MT-both), right or wrong, up to the first "
+                      "submit: Read = some read_section (reading more sections), Imm = submit next, Thnk = only "
+                      "think calls then submit. Left out of the three, as the paper does, and out of the "
+                      "denominator n (counted apart under left_out): Nav = navigation without a read "
+                      "(get_references, list_sections, search_papers, get_paper_info) then submit; End = neither "
+                      "a submit nor a read followed.",
     "after_wrong_read": "The action right after each wrong-paper read (events, several per trajectory possible), "
                         "in this order: Submit, Think, Recover (names a gold paper), Re-nav (search_papers, "
                         "get_references on any paper, or any call naming another non-gold paper), Stay (reads, "
                         "lists sections of or looks up the same paper), Other (an unknown tool), End (nothing).",
     "early_submit": f"Early submit: a submit_answer among the {EARLY_WINDOW} actions right after some wrong-paper "
-                    "read; share over trajectories with at least one wrong-paper read.",
+                    "read; share over trajectories with at least one wrong-paper read. Δ-accuracy = accuracy of the "
+                    "early submitters − of the other trajectories with a wrong-paper read (non-submissions wrong), "
+                    "Fisher's exact two-sided p.",
     "n_gold": "Gold papers per item come from the item, stored with each trajectory (trajectories stored "
               "before that field existed assume 1 for ST and 2 for MT).",
 }
@@ -121,23 +132,33 @@ class Facts(NamedTuple):
 # MT failures
 
 
-def mt_fail_category(traj: Trajectory) -> str:
-    """Why a wrong multi-target trajectory failed; exactly one of MT_FAIL (see LEGEND["mt_fail"]).
+def paper_recalled(traj: Trajectory, facts: Facts) -> bool:
+    """Paper recall of a trajectory: its stored `paper_recall` flag when given (the very flag the report's
+    paper recall counts, so Table 9's n = MT items × (1 − MT paper recall) holds by construction), else
+    whether the delivered reads reached every gold paper."""
+    flag = traj.get("paper_recall")
+    if flag is None or flag != flag:
+        return len(facts.reached) >= n_gold(traj)
+    return bool(flag)
 
-    With g = distinct gold papers read (delivered) and G = n_gold: `0-Gold` g = 0; `All-Gold` g ≥ G;
-    otherwise, on the actions after the first read of the last gold reached: `Explored` if one
-    searches, asks for references, or names a paper other than the golds read; else `Stayed` if one
-    names a gold already read; else `Prem`.
+
+def mt_fail_category(traj: Trajectory) -> str | None:
+    """Why a multi-target trajectory missed paper recall; one of MT_FAIL, or None when it recalled every gold
+    paper (outside Table 9's population; see LEGEND["mt_fail"]).
+
+    With the golds read (delivered): `0-Gold` none; otherwise, on the actions after the first read of
+    the last gold reached: `Explored` if one searches, asks for references, or names a paper other
+    than the golds read; else `Stayed` if one names a gold already read; else `Prem`.
     """
     facts = Facts.of(traj)
-    return _mt_fail(facts.actions, facts.reached, n_gold(traj))
+    if paper_recalled(traj, facts):
+        return None
+    return _mt_fail(facts.actions, facts.reached)
 
 
-def _mt_fail(actions: Sequence[Sequence[Any]], reached: list[tuple[str, int]], golds: int) -> str:
+def _mt_fail(actions: Sequence[Sequence[Any]], reached: list[tuple[str, int]]) -> str:
     if not reached:
         return "0-Gold"
-    if len(reached) >= golds:
-        return "All-Gold"
     read = {paper for paper, _ in reached}
     tail = actions[reached[-1][1] + 1:]
     if any(a[0] in NAVIGATION or (a[2] is not None and str(a[2]) not in read) for a in tail):
@@ -148,17 +169,27 @@ def _mt_fail(actions: Sequence[Sequence[Any]], reached: list[tuple[str, int]], g
 
 
 def mt_fail_breakdown(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | None = None) -> dict[str, Any]:
-    """Counts and shares of MT_FAIL over wrong MT trajectories; `prem_submitted` splits Prem by
-    whether the run ended with a submitted answer."""
+    """Table 9: the MT trajectories whose paper recall failed, right or wrong, in MT_FAIL (which sum to `n`).
+
+    `n` = MT trajectories × (1 − MT paper recall). `accuracy` per category is [correct, count] (an
+    agent can guess right without both papers); `prem_submitted` splits Prem by whether the run
+    ended with a submitted answer. `all_gold_wrong` is not part of Table 9: wrong MT answers after
+    reading every gold (a synthesis failure), over the MT trajectories that recalled.
+    """
     facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
-    chosen = [(t, f) for t, f in zip(trajectories, facts) if t.get("kind") == "mt" and not t.get("correct")]
-    wrong = [t for t, _ in chosen]
-    cats = [_mt_fail(f.actions, f.reached, n_gold(t)) for t, f in chosen]
+    mts = [(t, f) for t, f in zip(trajectories, facts) if t.get("kind") == "mt"]
+    missed = [(t, f) for t, f in mts if not paper_recalled(t, f)]
+    recalled = [t for t, f in mts if paper_recalled(t, f)]
+    cats = [_mt_fail(f.actions, f.reached) for _, f in missed]
     counts = {c: cats.count(c) for c in MT_FAIL}
-    prem_submitted = sum(1 for t, c in zip(wrong, cats) if c == "Prem" and t.get("termination") == "answer")
-    return {"n": len(wrong), "counts": counts,
-            "shares": {c: Ratio(v, len(wrong)).as_list() for c, v in counts.items()},
-            "prem_submitted": prem_submitted}
+    right = {c: sum(bool(t.get("correct")) for (t, _), k in zip(missed, cats) if k == c) for c in MT_FAIL}
+    prem_submitted = sum(1 for (t, _), c in zip(missed, cats) if c == "Prem" and t.get("termination") == "answer")
+    wrong_after_all = sum(not t.get("correct") for t in recalled)
+    return {"n": len(missed), "n_mt": len(mts), "counts": counts,
+            "shares": {c: Ratio(v, len(missed)).as_list() for c, v in counts.items()},
+            "accuracy": {c: [right[c], counts[c]] for c in MT_FAIL},
+            "prem_submitted": prem_submitted,
+            "all_gold_wrong": {"n": wrong_after_all, "share": Ratio(wrong_after_all, len(recalled)).as_list()}}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,10 +199,14 @@ def mt_fail_breakdown(trajectories: Sequence[Trajectory], facts: Sequence[Facts]
 def after_evidence_category(actions: Sequence[Action]) -> str | None:
     """What the agent did after its last gold read; None when it read no gold.
 
-    * `Imm`  — the next action is submit_answer;
-    * `Thnk` — one or more think calls, then submit_answer;
-    * `Read` — some other tool call came before any submit (more reading or navigation);
-    * `End`  — no submit followed (only thinks, or nothing) before the run ended.
+    Up to the first submit_answer after the last delivered gold read (or the end of the run):
+
+    * `Read` — some read_section call (reading more sections), whatever else came with it;
+    * `Imm`  — no call at all before the submit;
+    * `Thnk` — only think calls before the submit;
+    * `Nav`  — navigation without a read (get_references, list_sections, search_papers,
+      get_paper_info, an unknown tool), then the submit: left out of the paper's three categories;
+    * `End`  — no submit and no read followed before the run ended: also left out.
     """
     facts = Facts.scan(actions)
     return _after_evidence(facts.actions, facts.last_gold)
@@ -180,22 +215,26 @@ def after_evidence_category(actions: Sequence[Action]) -> str | None:
 def _after_evidence(actions: Sequence[Sequence[Any]], last: int | None) -> str | None:
     if last is None:
         return None
-    thinks = 0
+    between: set[str] = set()
     for action in actions[last + 1:]:
         tool = action[0]
-        if tool == SUBMIT:
-            return "Imm" if thinks == 0 else "Thnk"
-        if tool != THINK:
+        if tool == READ:
             return "Read"
-        thinks += 1
+        if tool == SUBMIT:
+            if not between:
+                return "Imm"
+            return "Thnk" if between == {THINK} else "Nav"
+        between.add(tool)
     return "End"
 
 
 def after_evidence(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | None = None) -> dict[str, Any]:
-    """AFTER_EVIDENCE for ST trajectories and MT trajectories that read every gold (`mt_both`).
+    """Imm / Thnk / Read for ST trajectories and MT trajectories that read every gold (`mt_both`).
 
-    Trajectories that did not read all their golds are outside the population and counted as
-    `not_reached`. Each category also carries the accuracy of its trajectories.
+    `n` = the trajectories in the paper's three categories, the denominator of `shares`;
+    `n_reached` = all that read every gold; the difference is `left_out` (Nav, End: counted in
+    `counts`, never in a share). Trajectories that did not read all their golds are `not_reached`.
+    Each category also carries the accuracy of its trajectories.
     """
     facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
     out: dict[str, Any] = {}
@@ -203,12 +242,14 @@ def after_evidence(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | 
         pool = [(t, f) for t, f in zip(trajectories, facts) if t.get("kind") == kind]
         complete = [(t, f) for t, f in pool if len(f.reached) >= n_gold(t)]
         cats = [_after_evidence(f.actions, f.last_gold) for _, f in complete]
-        counts = {c: cats.count(c) for c in AFTER_EVIDENCE}
+        counts = {c: cats.count(c) for c in AFTER_EVIDENCE + LEFT_OUT}
+        n = sum(counts[c] for c in AFTER_EVIDENCE)
         out[group] = {
-            "n": len(complete), "not_reached": len(pool) - len(complete), "counts": counts,
-            "shares": {c: Ratio(v, len(complete)).as_list() for c, v in counts.items()},
+            "n": n, "n_reached": len(complete), "not_reached": len(pool) - len(complete),
+            "left_out": {c: counts[c] for c in LEFT_OUT}, "counts": counts,
+            "shares": {c: Ratio(counts[c], n).as_list() for c in AFTER_EVIDENCE},
             "accuracy": {c: Ratio(sum(bool(t.get("correct")) for (t, _), k in zip(complete, cats) if k == c),
-                                  counts[c]).as_list() for c in AFTER_EVIDENCE},
+                                  counts[c]).as_list() for c in AFTER_EVIDENCE + LEFT_OUT},
         }
     return out
 
@@ -268,21 +309,34 @@ def after_wrong_read(trajectories: Sequence[Trajectory], wrong_roles: Collection
 def early_submit(trajectories: Sequence[Trajectory], window: int = EARLY_WINDOW,
                  wrong_roles: Collection[str | None] = WRONG_ROLES, facts: Sequence[Facts] | None = None
                  ) -> dict[str, Any]:
-    """Trajectories that submitted within `window` actions after some wrong-paper read.
+    """Trajectories that submitted within `window` actions after some wrong-paper read, and what it cost.
 
-    The share is over trajectories with at least one wrong-paper read; `accuracy` is that of the
-    early submitters (how often a hasty answer after a wrong read was still right).
+    The population is the trajectories with at least one wrong-paper read; `share` = early ones
+    over it. `accuracy` is that of the early submitters, `accuracy_non_early` that of the rest of
+    the population (non-submissions count as wrong, as accuracy always does; how many of them
+    never submitted is `non_early_unsubmitted`). `delta` = accuracy early − non-early, tested with
+    Fisher's exact two-sided test on [[early right, early wrong], [non-early right, non-early
+    wrong]]; `delta` is None and `p` 1 when either group is empty.
     """
     facts = facts if facts is not None else [Facts.of(t, wrong_roles) for t in trajectories]
-    pool = early = right = 0
+    early = [0, 0]  # right, all
+    other = [0, 0]
+    unsubmitted = 0
     for traj, f in zip(trajectories, facts):
         if not f.wrong:
             continue
-        pool += 1
-        if any(a[0] == SUBMIT for i in f.wrong for a in f.actions[i + 1:i + 1 + window]):
-            early += 1
-            right += bool(traj.get("correct"))
-    return {"window": window, "share": Ratio(early, pool).as_list(), "accuracy": Ratio(right, early).as_list()}
+        hasty = any(a[0] == SUBMIT for i in f.wrong for a in f.actions[i + 1:i + 1 + window])
+        group = early if hasty else other
+        group[0] += bool(traj.get("correct"))
+        group[1] += 1
+        unsubmitted += not hasty and traj.get("termination") != "answer"
+    tested = early[1] > 0 and other[1] > 0
+    p = fisher_exact_two_sided(early[0], early[1] - early[0], other[0], other[1] - other[0]) if tested else 1.0
+    return {"window": window, "share": Ratio(early[1], early[1] + other[1]).as_list(),
+            "accuracy": Ratio(early[0], early[1]).as_list(), "accuracy_non_early": Ratio(other[0], other[1]).as_list(),
+            "non_early_unsubmitted": unsubmitted,
+            "delta": early[0] / early[1] - other[0] / other[1] if tested else None, "p": p,
+            "test": "Fisher's exact, two-sided"}
 
 
 def non_submission(trajectories: Sequence[Trajectory]) -> dict[str, Any]:

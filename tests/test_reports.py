@@ -183,10 +183,11 @@ def test_mt_gold_count_and_section_ceiling_come_from_the_trajectory():
     g = lambda p: ["read_section", "ok", p, "gold", 1]  # noqa: E731
     three = {**rec("mt", False, False, False), "n_gold": 3, "section_reachable": 0,
              "actions": [g("g1"), g("g2"), ["submit_answer", "ok", None, None, 0]]}
-    two = {**rec("mt", False, False, False), "n_gold": 2, "section_reachable": 1, "actions": three["actions"]}
+    two = {**rec("mt", False, True, False), "n_gold": 2, "section_reachable": 1, "actions": three["actions"]}
     an = reports.analytics([three, two])
-    assert an["stopping"]["mt_fail"]["counts"]["All-Gold"] == 1  # only the two-gold item read every gold
-    assert an["stopping"]["mt_fail"]["counts"]["Prem"] == 1
+    mt_fail = an["stopping"]["mt_fail"]
+    assert mt_fail["n"] == 1 and mt_fail["counts"]["Prem"] == 1  # only the three-gold item missed paper recall
+    assert mt_fail["all_gold_wrong"] == {"n": 1, "share": [1, 1]}  # the two-gold one read both: apart
     rep = reports.report_of({"name": "x", "agent": "a", "model": None, "dataset": "d", "ablation": "full",
                              "status": "done", "planned": 2}, [three, two, rec("st", True, True, True)])
     assert rep["section_recall_ceiling"]["unreachable"] == 1 and rep["section_recall_ceiling"]["unknown"] == 1
@@ -323,7 +324,7 @@ def test_legend_and_every_block_are_printed(replicated_db, capsys):
     for key in ("mt_fail", "after_evidence", "wrong_paper_read", "after_wrong_read", "early_submit", "top_trigram",
                 "bigrams", "avg_turns", "avg_tokens", "section_recall_ceiling", "n_gold"):
         assert rep["legend"][key], key
-    assert "All-Gold" in rep["legend"]["mt_fail"] and "bridge" in rep["legend"]["wrong_paper_read"]
+    assert "Table 9" in rep["legend"]["mt_fail"] and "bridge" in rep["legend"]["wrong_paper_read"]
     assert main(["--batch", "report", "heur3", "--db", str(replicated_db)]) == 0
     table = capsys.readouterr().out
     for text in ("after evidence", "early submit", "tool transitions", "MT-fail", "mt_fail:", "Imm",

@@ -1,5 +1,6 @@
 """Test-time scaling end to end: the plateau from files and groups, EXTEND/STOP on the token axis, parallel sampling."""
 import asyncio
+import itertools
 import json
 import os
 import subprocess
@@ -134,9 +135,19 @@ def test_parallel_report_consistent_with_stats(tmp_path, capsys):
     for row in rep["per_k"]:
         assert row["pass_at_k"] == pytest.approx(par.pass_at_k_items(correct, row["k"]).mean())
     k1 = rep["per_k"][0]
-    assert k1["majority"] == pytest.approx(k1["pass_at_k"]) and k1["pointwise"] == pytest.approx(k1["pass_at_k"])
+    assert k1["majority"] == pytest.approx(k1["pass_at_k"])
     n_point = store.conn.execute("SELECT COUNT(*) FROM judgments WHERE kind = 'pointwise'").fetchone()[0]
     assert n_point == 12 * 4
+    # self-choice at k = 1 is correct ∧ accepted (General AgentBench's both_correct), not pass@1
+    ids = {t["id"]: (t["item_id"], t["replicate"]) for t in rows}
+    run_id = store.run("p")["id"]
+    accepted = {(r[0], r[1]): bool(r[2]) for r in store.conn.execute(
+        "SELECT item_id, sample_a, verdict FROM judgments WHERE kind = 'pointwise' AND run_id = ?", (run_id,))}
+    both = [by_item[i][r] and accepted[(i, r)] for i, r in ids.values()]
+    assert k1["pointwise"] == pytest.approx(sum(both) / len(both))
+    assert k1["accepted_coverage"] == pytest.approx(k1["pointwise"])
+    for row in rep["per_k"]:
+        assert row["pointwise"] <= row["accepted_coverage"] + 1e-12 and row["accepted_coverage"] <= row["pass_at_k"] + 1e-12
     # a second report reuses the stored verdicts
     assert main(["--batch", "scale", "parallel", "--k", "1,2,4", "--run", "p", "--db", str(db), "--quiet",
                  "--limit", "12", "--format", "json", "--orders", "3"]) == 0
@@ -583,8 +594,9 @@ def test_gap_intervals_relative_gap_and_efficiency_per_k(tmp_path, capsys):
     pass1 = par.pass_at_k_items(correct, 1)
     for row in rep["per_k"]:
         k = row["k"]
-        vote = [sum(par.majority_vote([par_letter(rows[j]) for j in b], g).expected_correct for b in scaling.blocks(4, k))
-                / (4 // k) for rows, g in zip(samples, golds)]
+        parts = list(itertools.combinations(range(4), k))
+        vote = [sum(par.majority_vote([par_letter(rows[j]) for j in b], g).expected_correct for b in parts)
+                / len(parts) for rows, g in zip(samples, golds)]
         gap = par.verification_gap(par.pass_at_k_items(correct, k), vote, pass1=pass1)
         assert row["gap_majority"] == pytest.approx(gap["gap"])
         assert row["gap_majority_ci"] == [gap["ci"]["gap"]["low"], gap["ci"]["gap"]["high"]]
@@ -596,6 +608,38 @@ def test_gap_intervals_relative_gap_and_efficiency_per_k(tmp_path, capsys):
     assert cells[-1] == f"{100 * row['gap_majority']:+.1f}\n[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
     costs = scaling.cost_cells(rep, row)
     assert costs[-1].startswith(f"rel {100 * row['relative_gap_majority']:.1f}% · eff ")
+
+
+def test_k_not_dividing_k_uses_every_subset_as_pass_at_k(tmp_path, capsys):
+    """K = 4, k = 3: disjoint blocks kept one block (samples 0-2) and dropped sample 3, so pass@3 (all four
+    3-subsets) and the strategies at k = 3 were computed on different samples. Now every strategy is the mean
+    over the same C(4, 3) = 4 subsets pass@k averages over, and pointwise selection is recomputable from them."""
+    db = str(tmp_path / "s.sqlite")
+    assert main(["--batch", "scale", "parallel", "--k", "1,3,4", "--run", "p", "--db", db, "--quiet", "--limit", "8",
+                 "--format", "json", "--orders", "2"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["k_max"] == 4 and "k-subsets" in rep["tie_rule"]
+    row3 = next(r for r in rep["per_k"] if r["k"] == 3)
+    assert row3["blocks"] == row3["subsets"] == 4 and row3["subsets_all"] is True
+    store = Store(db, readonly=True)
+    run = store.run("p")
+    by_item: dict = {}
+    for t in store.trajectories(run["id"]):
+        by_item.setdefault(t["item_id"], {})[t["replicate"]] = bool(t["correct"])
+    accepted = {(r[0], r[1]): bool(r[2]) for r in store.conn.execute(
+        "SELECT item_id, sample_a, verdict FROM judgments WHERE kind = 'pointwise' AND run_id = ?", (run["id"],))}
+    parts = list(itertools.combinations(range(4), 3))
+    expected = []
+    for item, reps in by_item.items():
+        per_subset = []
+        for b in parts:
+            pool = [reps[j] for j in b if accepted[(item, j)]]
+            per_subset.append(sum(pool) / len(pool) if pool else 0.0)
+        expected.append(sum(per_subset) / len(parts))
+    assert row3["pointwise"] == pytest.approx(sum(expected) / len(expected))
+    correct = [[reps[r] for r in range(4)] for reps in by_item.values()]
+    assert row3["pass_at_k"] == pytest.approx(par.pass_at_k_items(correct, 3).mean())
+    store.close()
 
 
 def par_letter(t) -> str | None:
@@ -631,8 +675,9 @@ def test_parallel_csv_and_plateau_header(tmp_path, capsys):
     rows = list(csv_module.DictReader(capsys.readouterr().out.splitlines()))
     assert [r["k"] for r in rows] == ["1", "2"]
     for column in ("pass_at_k_ci_low", "gap_pairwise_ci_high", "relative_gap_majority", "efficiency_pointwise",
-                   "cost_usd_pairwise", "accuracy_per_million_tokens_majority"):
+                   "cost_usd_pairwise", "accuracy_per_million_tokens_majority", "subsets", "accepted_coverage"):
         assert column in rows[0]
+    assert [r["subsets"] for r in rows] == ["2", "1"]  # K = 2: each sample alone, then both
     path = tmp_path / "s.json"
     y = {b: {f"i{i}": float(i < 30 + 10 * k) for i in range(60)} for k, b in enumerate(["8k", "16k", "32k"])}
     path.write_text(json.dumps(y))

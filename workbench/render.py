@@ -157,10 +157,7 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
 def analytics_rows(an: dict[str, Any], full: bool) -> list[tuple[str, str, str, str, str]]:
     """Bigrams, top trigram, transitions (non-zero cells) and the stopping tables as report rows."""
     rows: list[tuple[str, str, str, str, str]] = []
-    top = an.get("top_trigram")
-    if top:
-        rows.append(("tool use", "top trigram", "", "", f"{_arrow(top['trigram'])}: in {_share(top['trajectory_share'])}"
-                     f" trajectories; {_share(top['occurrence_share'])} of trigram occurrences"))
+    rows += trigram_rows(an.get("top_trigram"))
     for b in an["bigrams"] if full else an["significant_bigrams"]:
         delta = "—" if b["delta"] is None else f"{b['delta'] * 100:+.1f} pts"
         rows.append(("bigram Δacc", _arrow(b["bigram"]), "", "", f"{delta} (with {_frac(b['accuracy_with'])}, without "
@@ -174,21 +171,60 @@ def analytics_rows(an: dict[str, Any], full: bool) -> list[tuple[str, str, str, 
                     rows.append(("transitions", f"{name} → {nxt}", "", "", f"{count} ({_pct(prob)} of the row)"))
     stop = an["stopping"]
     mt = stop["mt_fail"]
+    rows.append(("stopping · MT-fail", "n (paper recall failed)", "", f"{mt['n']} of {mt.get('n_mt', '?')} MT", ""))
     for k, pair in mt["shares"].items():
         rows.append(("stopping · MT-fail", k, "", _share(pair), ""))
+    if "all_gold_wrong" in mt:
+        rows.append(("stopping", "all golds read, wrong (not in MT-fail)", "", _share(mt["all_gold_wrong"]["share"]), ""))
     ev = stop["after_evidence"]
     for k in ev["st"]["shares"]:
         rows.append(("stopping · after evidence", k, _share(ev["st"]["shares"][k]), _share(ev["mt_both"]["shares"][k]),
                      ""))
+    for k in ev["st"].get("left_out", {}):
+        rows.append(("stopping · after evidence", f"left out: {k}", str(ev["st"]["left_out"][k]),
+                     str(ev["mt_both"]["left_out"][k]), ""))
     wrong = stop["after_wrong_read"]
     for k, pair in wrong["shares"].items():
         rows.append(("stopping · after wrong read", k, "", "", _share(pair)))
     early = stop["early_submit"]
     rows.append(("stopping", f"early submit (≤ {early['window']} actions after a wrong read)", "", "",
                  f"{_share(early['share'])}; accuracy {_share(early['accuracy'])}"))
+    if "delta" in early:
+        rows.append(("stopping", "early submit Δacc (early − other wrong-read trajectories)", "", "",
+                     f"{_delta(early['delta'])} (other {_share(early['accuracy_non_early'])}; Fisher p "
+                     f"{early['p']:.3g})"))
     for k, pair in stop["non_submission"]["shares"].items():
         rows.append(("stopping · non-submission", k, "", "", _share(pair)))
     return rows
+
+
+def _delta(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:+.1f} pts"
+
+
+def trigram_rows(top: dict[str, Any] | None) -> list[tuple[str, str, str, str, str]]:
+    """The top trigram (by occurrences) with its concentration, and the most widespread one, labelled."""
+    if not top:
+        return []
+    rows = [("tool use", "top trigram (by occurrences)", "", "", f"{_arrow(top['trigram'])}: concentration "
+             f"{_share(top['occurrence_share'])} of trigram occurrences; in {_share(top['trajectory_share'])} "
+             "trajectories")]
+    wide = top.get("by_trajectories")
+    if wide:
+        rows.append(("tool use", "most widespread trigram (by trajectories)", "", "",
+                     f"{_arrow(wide['trigram'])}: in {_share(wide['trajectory_share'])} trajectories; "
+                     f"{_share(wide['occurrence_share'])} of trigram occurrences"))
+    return rows
+
+
+def trigram_line(top: dict[str, Any] | None) -> str:
+    """One line: the top trigram by occurrences and its concentration (the compare screens and analytics lines)."""
+    if not top:
+        return "top trigram: none (no trajectory made three calls)"
+    share = top["occurrence_share"]
+    return (f"top trigram: {_arrow(top['trigram'])} · {share[0]}/{share[1]} trigram occurrences "
+            f"({_pct(share[0] / share[1] if share[1] else None)}), in {top['trajectory_share'][0]}/"
+            f"{top['trajectory_share'][1]} trajectories")
 
 
 def transition_table(tm: dict[str, Any]) -> Table:
@@ -246,21 +282,30 @@ def analytics_lines(report: dict[str, Any]) -> list[str]:
     lines = []
     top = an["top_trigram"]
     if top:
-        share = top["trajectory_share"]
-        lines.append(f"top trigram: {' → '.join(top['trigram'])} in {share[0]}/{share[1]} trajectories "
-                     f"({top['occurrences']} occurrences)")
+        lines.append(trigram_line(top))
+        wide = top.get("by_trajectories")
+        if wide:
+            share = wide["trajectory_share"]
+            lines.append(f"most widespread trigram: {_arrow(wide['trigram'])} in {share[0]}/{share[1]} trajectories")
     for b in an["significant_bigrams"]:
         lines.append(f"bigram {' → '.join(b['bigram'])}: Δacc {b['delta'] * 100:+.1f} pts "
                      f"(p_bonf {b['p_bonferroni']:.3g}, n={b['n_with']})")
     stop = an["stopping"]
     ev = stop["after_evidence"]
     for group in ("st", "mt_both"):
-        lines.append(f"after evidence ({group}, n={ev[group]['n']}): "
-                     + " · ".join(f"{k} {v}" for k, v in ev[group]["counts"].items()))
-    for key in ("mt_fail", "after_wrong_read", "non_submission"):
+        g = ev[group]
+        shown = " · ".join(f"{k} {g['counts'][k]}" for k in g["shares"])
+        left = " · ".join(f"{k} {v}" for k, v in g.get("left_out", {}).items())
+        lines.append(f"after evidence ({group}, n={g['n']}): {shown}" + (f" (left out: {left})" if left else ""))
+    mt = stop["mt_fail"]
+    lines.append("mt_fail: " + " · ".join(f"{k} {v}" for k, v in mt["counts"].items())
+                 + f" (n = {mt['n']} MT trajectories whose paper recall failed)"
+                 + (f"; all golds read but wrong, apart: {mt['all_gold_wrong']['n']}" if "all_gold_wrong" in mt else ""))
+    for key in ("after_wrong_read", "non_submission"):
         lines.append(f"{key}: " + (" · ".join(f"{k} {v}" for k, v in stop[key]["counts"].items()) or "none"))
     early = stop["early_submit"]
-    lines.append(f"early submit (≤ {early['window']} actions after a wrong-paper read): {_frac(early['share']) or '0/0'}")
+    lines.append(f"early submit (≤ {early['window']} actions after a wrong-paper read): {_frac(early['share']) or '0/0'}"
+                 + (f"; Δacc {_delta(early['delta'])} vs the others, Fisher p {early['p']:.3g}" if "delta" in early else ""))
     return lines
 
 
@@ -415,8 +460,10 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     header, rows = panel_cells(panel)
     legend = legend_lines(panel.get("legend"))
     if fmt == "markdown":
+        bigrams = bigram_panel_line(panel)
         sys.stdout.write("".join(f"> warning: {w}\n\n" for w in panel.get("warnings", []))
                          + _markdown(rows, grouped_header(panel, header))
+                         + (f"\n{bigrams}\n" if bigrams else "")
                          + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
         return
     out = console()
@@ -443,6 +490,9 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
         else:
             out.print(f"Spearman vs external scores: ρ = {ext['rho']:.3f}, p = {ext['p']:.3g} "
                       f"({ext.get('p_method', 'asymptotic')}, n = {ext['n']})", markup=False)
+    bigrams = bigram_panel_line(panel)
+    if bigrams:
+        out.print(bigrams, markup=False)
     for line in legend:
         out.print(line, markup=False, style="dim")
 
@@ -468,6 +518,22 @@ def panel_stat_lines(panel: dict[str, Any]) -> list[str]:
             lines.append(f"replicates of {name}: mean {_pct(spread['mean'])}, run-to-run SD (population, Table 17) "
                          f"{_pct(spread['std'])}, range {_pct(spread['range'])} (n = {spread['n']})")
     return lines
+
+
+def bigram_panel_line(panel: dict[str, Any]) -> str:
+    """The panel's bigrams kept (present in at least half of the runs) and the two extreme mean Δ-accuracies."""
+    kept = [b for b in panel.get("bigram_panel") or [] if b.get("mean_delta") is not None]
+    if not kept:
+        return ""
+    n_runs = len(panel.get("rows") or [])
+    hi = max(kept, key=lambda b: b["mean_delta"])
+    lo = min(kept, key=lambda b: b["mean_delta"])
+
+    def one(b: dict[str, Any]) -> str:
+        return f"{_arrow(b['bigram'])} {_delta(b['mean_delta'])} (present in {b['n_present']}/{n_runs})"
+
+    return (f"bigram panel: {len(kept)} bigrams present in at least half of the {n_runs} runs; highest mean Δacc "
+            f"{one(hi)}, lowest {one(lo)}")
 
 
 LEADERBOARD_FIXED = 3  # rank, name and who stay in view when the table scrolls right
@@ -625,8 +691,8 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
     for side in ("a", "b"):
         terms = " · ".join(f"{k} {v}" for k, v in cmp["terminations"][side].items() if v)
         top = (cmp.get("tool_use") or {}).get(side, {}).get("top_trigram")
-        trigram = f" · top trigram {' → '.join(top['trigram'])} ({top['trajectory_share'][0]}/" \
-                  f"{top['trajectory_share'][1]})" if top else ""
+        trigram = f" · top trigram {' → '.join(top['trigram'])} ({top['occurrence_share'][0]}/" \
+                  f"{top['occurrence_share'][1]} trigram occurrences)" if top else ""
         out.print(f"{side.upper()}: endings: {terms}{trigram}", markup=False)
 
 

@@ -157,9 +157,10 @@ LEGEND = {
     "bigrams": "Bigram Δ-accuracy = accuracy of trajectories containing the bigram − of those without; Fisher's "
                "exact two-sided p, Bonferroni over all 49 bigrams (significant: 49·p < 0.05). Unknown tool names "
                "break adjacency; rejected calls count (the agent chose them).",
-    "top_trigram": "Top trigram = the trigram contained in the most trajectories, ties broken by occurrences, then "
-                   "name; trajectory_share = trajectories containing it ÷ all, occurrence_share = its occurrences ÷ "
-                   "all trigram occurrences.",
+    "top_trigram": "Top trigram = the most frequent trigram by occurrences (ties: trajectories containing it, then "
+                   "name); concentration = occurrence_share = its occurrences ÷ all trigram occurrences; "
+                   "trajectory_share = trajectories containing it ÷ all. by_trajectories (second figure) = the "
+                   "trigram contained in the most trajectories.",
     "transitions": "7×7 transition matrix: row = tool called, column = the next call; probabilities normalised per "
                    "row (a tool never followed by a call has a row of zeros).",
     "non_submission": "Non-submission = trajectories that ended without an answer, per ending, over all.",
@@ -218,8 +219,11 @@ def analytics(records: list[dict[str, Any]] | Table, actions: list[Any] | None =
     correct = table["correct"]
     bigrams = ngrams.bigram_delta_accuracy(enc, correct) if table.n else []
     kinds, ends, golds = table["kind"], table["termination"], table["n_gold"]
+    # the stored paper-recall flag (None where unknown) defines Table 9's population, as it defines paper recall
+    recalls = np.where(table.known("paper_recall"), table["paper_recall"], None)
     trajectories = [{"kind": k, "correct": bool(c), "termination": e, "n_gold": None if g != g else int(g),
-                     "actions": a or []} for k, c, e, g, a in zip(kinds, correct, ends, golds, actions)]
+                     "paper_recall": None if r is None else bool(r), "actions": a or []}
+                    for k, c, e, g, r, a in zip(kinds, correct, ends, golds, recalls, actions)]
     return {
         "bigrams": [b for b in bigrams if b["n_with"]],
         "significant_bigrams": [b for b in bigrams if b["significant"]],
@@ -340,6 +344,8 @@ PANEL_LEGEND = {
                     "item-total correlations use the same items (replicate 0). Bigram means and replicate spread "
                     "are over each run's own trajectories.",
     "external": "Spearman's ρ between run accuracy and the external scores; p exact (all orderings) for n ≤ 9.",
+    "bigram_panel": "Bigram panel = mean Δ-accuracy across runs (over the runs where Δ is defined) of the bigrams "
+                    "present in at least half of the runs (n_present; the paper: ≥ 10 of 19 models).",
 }
 
 
@@ -414,7 +420,7 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
             panel["item_total_correlation"] = {i: (None if v != v else float(v)) for i, v in zip(common, itc)}
     per_run = [ngrams.bigram_delta_accuracy(ngrams.Encoded.from_json(extra["tool_sequence"]), t["correct"])
                for t, extra in loaded if t.n]
-    panel["bigram_panel"] = [b for b in ngrams.panel_mean_delta(per_run) if b["n_runs"]] if per_run else []
+    panel["bigram_panel"] = ngrams.panel_bigrams(per_run)
     panel["replicates"] = {n: replicate_spread(t) for n, t in zip(names, tables)}
     panel["ablation_lift"] = ablation_lift(reports)
     if external:

@@ -429,17 +429,20 @@ def _sample_view(store: Store, traj: dict[str, Any], index: int):
     return Sample(index, traj["answer"], traj["predicted_index"], reads, transcript)
 
 
-def blocks(big_k: int, k: int) -> list[list[int]]:
-    """Disjoint blocks of k samples (K // k of them): a strategy at k is averaged over them, so at k = 1 it is
-    the mean accuracy, matching the unbiased pass@1."""
-    return [list(range(b * k, (b + 1) * k)) for b in range(big_k // k)]
+def subsets(big_k: int, k: int, seed: int = 0) -> list[tuple[int, ...]]:
+    """The k-subsets of the K samples every strategy at k is averaged over: the subsets pass@k averages over
+    (`stats.parallel.k_subsets`: all C(K, k) of them up to 256, else 256 drawn with the report's seed), so at
+    k = 1 a strategy is judged on each sample alone and at k not dividing K no sample is dropped."""
+    return par.k_subsets(big_k, k, seed=seed)
 
 
 async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples, corpus, judge, ks: list[int],
                     n_orders: int = 8, seed: int = 0, ask: bool = True) -> dict[str, Any]:
     """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store.
 
-    The orders of (item, k, block) come from their own seeded generator, so they do not depend on
+    Pairwise orders are drawn within every k-subset of `subsets` (the subsets pass@k averages over), so
+    an LLM judge may be asked up to K(K − 1) ordered pairs per item. The orders of (item, k, subset)
+    come from their own seeded generator, so they do not depend on
     which other k are read (the TUI reading the recorded k, the CLI a new list, agree). With
     `ask=False` nothing is asked: a verdict not in the store is counted in `missing` (and an order
     that needs it is abandoned), so a paid judge is never called implicitly.
@@ -475,8 +478,8 @@ async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples
         pointwise.append(verdicts)
         table: dict[tuple[int, int], bool] = {}
         for k in ks:
-            for block in blocks(len(rows), k):
-                rng = random.Random(f"{seed}:{item_id}:{k}:{block[0]}")
+            for block in subsets(len(rows), k, seed):
+                rng = random.Random(f"{seed}:{item_id}:{k}:{','.join(map(str, block))}")
                 perms = []
                 for _ in range(n_orders if k > 1 else 1):
                     order = list(block)
@@ -492,7 +495,7 @@ async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples
                                 leader = challenger
                     except _Missing:
                         continue
-                orders[(i, k, block[0])] = perms
+                orders[(i, k, block)] = perms
         tables.append(table)
     return {"pointwise": pointwise, "tables": tables, "orders": orders, "missing": missing}
 
@@ -555,27 +558,34 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
     spend = _spend(store, run, samples, judge)
     per_k = []
     for k in ks:
-        parts = blocks(big_k, k)
+        parts = subsets(big_k, k, seed)
         oracle = par.pass_at_k_items(correct, k)
         per_item = {"pass_at_k": oracle, "majority": np.array([
             np.mean([par.majority_vote([answers[i][j] for j in b], golds[i]).expected_correct for b in parts])
             for i in range(len(items))])}
+        coverage = None
         if judged and not missing:
+            verdicts_of = judged["pointwise"]
             per_item["pointwise"] = np.array([
-                np.mean([par.pointwise_selection([correct[i][j] for j in b], [judged["pointwise"][i][j] for j in b])
+                np.mean([par.pointwise_selection([correct[i][j] for j in b], [verdicts_of[i][j] for j in b])
                          for b in parts]) for i in range(len(items))])
             per_item["pairwise"] = np.array([
-                np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b[0])], b) for b in parts])
+                np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b)], b) for b in parts])
                 for i in range(len(items))])
-        per_k.append(_k_row(k, big_k, len(parts), per_item, pass1, spend, seed))
+            coverage = float(np.mean([
+                np.mean([par.accepted_coverage([correct[i][j] for j in b], [verdicts_of[i][j] for j in b])
+                         for b in parts]) for i in range(len(items))]))
+        row = _k_row(k, big_k, len(parts), per_item, pass1, spend, seed)
+        row["subsets"], row["subsets_all"] = len(parts), len(parts) == math.comb(big_k, k)
+        if coverage is not None:
+            row["accepted_coverage"] = coverage  # the study's `self_choice_best@k`: not a selection (§3.4)
+        per_k.append(row)
     return {"run": run_name, "k_max": big_k, "items": len(items), "items_incomplete": incomplete,
             "measured": measures_tokens(run),
             "ks_unavailable": [k for k in wanted if k not in ks],
             "judge": judge.name if judge else None, "verdicts": verdicts if judge else None,
             "verdicts_missing": missing if judge else None,
-            "tie_rule": "majority over parsed letters, tied modes split evenly (exact expectation); at k, the mean over "
-                        "K//k disjoint blocks; pairwise keeps the leader on ties and unparsed verdicts, averaged over "
-                        "random orders",
+            "tie_rule": TIE_RULE,
             "per_k": per_k, "sampling_cost_usd": spend["sampling_usd"], "sampling_tokens": spend["sampling_tokens"],
             "judge_cost_usd": spend["judge_usd"], "judge_tokens": spend["judge_tokens"],
             "cost_rule": "at k: k/K of the sampling spend, plus the judge verdicts a strategy needs at k (pointwise: k "
@@ -583,13 +593,20 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
                          "and per million tokens divide by the mean spend per item"}
 
 
-def _k_row(k: int, big_k: int, n_blocks: int, per_item: dict[str, np.ndarray], pass1: np.ndarray,
+TIE_RULE = ("at k: the mean over the k-subsets of the K samples, as pass@k (all C(K, k) up to 256, else 256 seeded); "
+            "majority: parsed letters, ties split evenly; pointwise self-choice (General AgentBench): a random accepted "
+            "sample, none accepted = no answer, so k = 1 is P(correct ∧ accepted), not pass@1 (accepted_coverage: the "
+            "study's self_choice_best@k, not a selection); pairwise: leader kept on ties and unparsed verdicts, random "
+            "orders")
+
+
+def _k_row(k: int, big_k: int, n_subsets: int, per_item: dict[str, np.ndarray], pass1: np.ndarray,
            spend: dict[str, Any], seed: int) -> dict[str, Any]:
     """One k: each strategy with its interval, its gap to pass@k with the paired interval, the relative gap and
     the selection efficiency, and what committing at k costs."""
     n = len(pass1)
     cis = par.strategies_ci(per_item, seed=seed) if n >= 2 else {}
-    row: dict[str, Any] = {"k": k, "n": n, "blocks": n_blocks}
+    row: dict[str, Any] = {"k": k, "n": n, "blocks": n_subsets}  # `blocks` kept for JSON readers: the k-subsets
     for name, values in per_item.items():
         row[name] = float(np.mean(values))
         if name in cis:
@@ -647,8 +664,9 @@ def _spend(store: Store, run: dict[str, Any], samples, judge) -> dict[str, Any]:
     return out
 
 
-def _pairwise(correct: list[bool], pairs: dict[tuple[int, int], bool], orders: list[list[int]], block: list[int]) -> float:
-    """`stats.parallel.pairwise_selection` on one block, its sample indices made local."""
+def _pairwise(correct: list[bool], pairs: dict[tuple[int, int], bool], orders: list[list[int]],
+              block: tuple[int, ...]) -> float:
+    """`stats.parallel.pairwise_selection` on one k-subset, its sample indices made local."""
     local = {g: n for n, g in enumerate(block)}
     table = [[pairs.get((a, b)) for b in block] for a in block]
     return par.pairwise_selection([correct[j] for j in block], table, [[local[g] for g in o] for o in orders])
@@ -832,7 +850,8 @@ def cost_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
 
 def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     """One row per k, numbers only: every strategy with its interval, gap, interval, relative gap, efficiency,
-    cost, tokens, accuracy per dollar and per million tokens."""
+    cost, tokens, accuracy per dollar and per million tokens; then the k-subsets averaged over and, with a judge,
+    the study's accepted coverage (`self_choice_best@k`, not a selection)."""
     names = strategies(report)
     header = ["k", "n", "blocks", "sampling_cost_usd", "sampling_tokens"]
     for name in names:
@@ -841,6 +860,8 @@ def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
         header += [f"gap_{name}", f"gap_{name}_ci_low", f"gap_{name}_ci_high", f"relative_gap_{name}",
                    f"efficiency_{name}", f"cost_usd_{name}", f"tokens_{name}", f"accuracy_per_usd_{name}",
                    f"accuracy_per_million_tokens_{name}"]
+    coverage = any("accepted_coverage" in row for row in report["per_k"])
+    header += ["subsets", "accepted_coverage"] if coverage else ["subsets"]
     rows = []
     for row in report["per_k"]:
         cells = [row["k"], row["n"], row["blocks"], row["sampling_cost_usd"], row["sampling_tokens"]]
@@ -850,6 +871,9 @@ def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
             cells += [row[f"gap_{name}"], *(row.get(f"gap_{name}_ci") or [None, None]), row[f"relative_gap_{name}"],
                       row[f"efficiency_{name}"], row[f"cost_usd_{name}"], row[f"tokens_{name}"],
                       row[f"accuracy_per_usd_{name}"], row[f"accuracy_per_million_tokens_{name}"]]
+        cells.append(row.get("subsets", row["blocks"]))
+        if coverage:
+            cells.append(row.get("accepted_coverage"))
         rows.append(cells)
     return header, rows
 

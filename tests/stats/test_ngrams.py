@@ -14,6 +14,7 @@ from stats.ngrams import (
     bigram_delta_accuracy,
     ngram_counts,
     ngrams,
+    panel_bigrams,
     panel_mean_delta,
     segments,
     top_trigram,
@@ -100,7 +101,25 @@ def test_panel_mean_delta():
     r = next(p for p in panel if p["bigram"] == [READ, SUBMIT])
     assert r["mean_delta"] == pytest.approx((1.0 + -1.0) / 2) and r["n_runs"] == 2 and r["n_positive"] == 1
     assert next(p for p in panel if p["bigram"] == [INFO, INFO])["mean_delta"] is None
+    assert r["n_present"] == 3
     assert [p["bigram"] for p in panel] == [list(g) for g in all_bigrams()]
+
+
+def test_panel_bigrams_keep_those_present_in_at_least_half_of_the_runs():
+    """The paper keeps bigrams present in ≥ 10 of its 19 models: with 19 runs, 10 is in, 9 is out; with 4, 2 is in."""
+    def run(present: bool):
+        seqs = [[READ, SUBMIT], [THINK, SUBMIT]] if present else [[THINK, SUBMIT], [THINK, SUBMIT]]
+        return bigram_delta_accuracy(seqs, [True, False])
+
+    for n_runs, n_present, kept in ((19, 10, True), (19, 9, False), (4, 2, True), (4, 1, False), (3, 2, True)):
+        per_run = [run(i < n_present) for i in range(n_runs)]
+        rows = {tuple(b["bigram"]): b for b in panel_bigrams(per_run)}
+        assert ((READ, SUBMIT) in rows) == kept, (n_runs, n_present)
+        assert rows[(THINK, SUBMIT)]["n_present"] == n_runs  # present everywhere: always kept
+        if kept:
+            assert rows[(READ, SUBMIT)]["n_present"] == n_present
+            assert rows[(READ, SUBMIT)]["mean_delta"] == pytest.approx(1.0)
+    assert (INFO, INFO) not in {tuple(b["bigram"]) for b in panel_bigrams([run(True)])}
 
 
 def test_top_trigram_and_concentration():
@@ -113,16 +132,23 @@ def test_top_trigram_and_concentration():
     assert top_trigram([[READ, SUBMIT], []]) is None
 
 
-def test_top_trigram_is_ranked_by_trajectories_not_by_a_loop():
-    """think→think→think 18 times in one trajectory loses to a trigram in three trajectories."""
+def test_top_trigram_is_ranked_by_occurrences_with_the_widest_kept_apart():
+    """The paper's top trigram is the most frequent one, its concentration its share of all trigram
+    occurrences: think→think→think 18 times in one trajectory beats a trigram in three trajectories; the most
+    widespread one stays as a second, labelled figure."""
     loop = [[THINK] * 20]
     common = [[REFS, READ, SUBMIT]] * 3
     top = top_trigram(loop + common + [[INFO]] * 6)
-    assert top["trigram"] == [REFS, READ, SUBMIT]
-    assert (top["trajectories"], top["occurrences"]) == (3, 3) and top["trajectory_share"] == [3, 10]
-    assert top["occurrence_share"] == [3, 21]
-    # same number of trajectories: occurrences break the tie
-    assert top_trigram([[THINK] * 5, [READ, READ, READ]])["trigram"] == [THINK, THINK, THINK]
+    assert top["trigram"] == [THINK, THINK, THINK] and top["ranked_by"].startswith("occurrences")
+    assert (top["occurrences"], top["trajectories"]) == (18, 1) and top["total_occurrences"] == 21
+    assert top["concentration"] == top["occurrence_share"] == [18, 21] and top["trajectory_share"] == [1, 10]
+    wide = top["by_trajectories"]
+    assert wide["trigram"] == [REFS, READ, SUBMIT] and wide["ranked_by"].startswith("trajectories")
+    assert (wide["trajectories"], wide["occurrences"]) == (3, 3) and wide["trajectory_share"] == [3, 10]
+    assert wide["occurrence_share"] == [3, 21]
+    # same occurrences: trajectories break the tie
+    top = top_trigram([[THINK, THINK, THINK, THINK], [READ, READ, SUBMIT], [READ, READ, SUBMIT]])
+    assert top["trigram"] == [READ, READ, SUBMIT] and top["concentration"] == [2, 4]
 
 
 def test_top_trigram_ties_are_alphabetical():

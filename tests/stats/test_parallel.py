@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from stats.parallel import (
     accepted_coverage,
+    k_subsets,
     committed_accuracy,
     expected_max_at_k,
     expected_max_items,
@@ -164,7 +165,7 @@ def test_committed_accuracy():
 
 def test_pointwise_selection_rules():
     assert pointwise_selection([1, 0, 0, 1], [True, True, False, False]) == 0.5
-    assert pointwise_selection([1, 0, 0, 0], [False, None, False, False]) == 0.25  # fallback: all samples
+    assert pointwise_selection([1, 0, 0, 0], [False, None, False, False]) == 0.0  # none accepted: no answer
     assert pointwise_selection([0, 1], [True, None]) == 0.0  # an unparsed verdict is not an acceptance
     assert accepted_coverage([0, 1], [True, True]) == 1.0
     assert accepted_coverage([0, 1], [True, None]) == 0.0
@@ -178,12 +179,56 @@ def test_pointwise_selection_rules():
 def test_pointwise_is_the_uniform_choice_expectation(samples):
     correct = [c for c, _ in samples]
     verdicts = [v for _, v in samples]
-    pool = [i for i, v in enumerate(verdicts) if v is True] or list(range(len(samples)))
-    expected = sum(correct[i] for i in pool) / len(pool)
+    pool = [i for i, v in enumerate(verdicts) if v is True]
+    expected = sum(correct[i] for i in pool) / len(pool) if pool else 0.0  # nothing accepted: nothing committed
     assert pointwise_selection(correct, verdicts) == pytest.approx(expected)
+    assert pointwise_selection(correct, verdicts) <= accepted_coverage(correct, verdicts)
     # a judge that accepts everything reduces to pass@1, and coverage reduces to pass@K
     assert pointwise_selection(correct, [True] * len(correct)) == pytest.approx(np.mean(correct))
     assert accepted_coverage(correct, [True] * len(correct)) == float(any(correct))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.sampled_from([True, False, None])), min_size=1, max_size=7))
+def test_pointwise_at_k1_is_correct_and_accepted_not_pass_at_1(samples):
+    """General AgentBench's self-choice at K = 1 is `both_correct` = correct ∧ accepted: a judge that rejects a
+    right answer loses it. The old fallback (pick any sample when none is accepted) made k = 1 equal pass@1."""
+    correct = [c for c, _ in samples]
+    verdicts = [v for _, v in samples]
+    at_1 = np.mean([pointwise_selection([c], [v]) for c, v in zip(correct, verdicts)])
+    assert at_1 == pytest.approx(np.mean([c and v is True for c, v in zip(correct, verdicts)]))
+    assert at_1 == pytest.approx(np.mean([accepted_coverage([c], [v]) for c, v in zip(correct, verdicts)]))
+
+
+def test_pointwise_at_k1_differs_from_pass_at_1_on_a_rejected_right_answer():
+    correct, verdicts = [True, True, False, False], [True, False, True, None]
+    assert np.mean([pointwise_selection([c], [v]) for c, v in zip(correct, verdicts)]) == 0.25
+    assert pass_at_k(4, 2, 1) == 0.5
+
+
+def test_k_subsets_are_the_subsets_pass_at_k_averages_over():
+    """For k not dividing K (K = 4, k = 3) disjoint blocks keep one block [0, 1, 2] and drop sample 3; the
+    subsets are all C(4, 3) = 4, so any strategy's mean over them uses every sample, as pass@k does."""
+    subsets = k_subsets(4, 3)
+    assert subsets == [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
+    correct = [False, False, False, True]
+    oracle = np.mean([any(correct[j] for j in s) for s in subsets])
+    assert oracle == pytest.approx(pass_at_k(4, 1, 3)) == 0.75
+    assert k_subsets(4, 1) == [(0,), (1,), (2,), (3,)] and k_subsets(4, 4) == [(0, 1, 2, 3)]
+    big = k_subsets(16, 8, limit=50, seed=3)
+    assert len(big) == len(set(big)) == 50 and all(len(s) == 8 and list(s) == sorted(s) for s in big)
+    assert big == k_subsets(16, 8, limit=50, seed=3)  # seeded: the same subsets every time
+    with pytest.raises(ValueError):
+        k_subsets(4, 5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 7).flatmap(lambda n: st.tuples(st.lists(st.booleans(), min_size=n, max_size=n),
+                                                        st.integers(1, n))))
+def test_oracle_over_k_subsets_is_unbiased_pass_at_k(case):
+    correct, k = case
+    oracle = np.mean([any(correct[j] for j in s) for s in k_subsets(len(correct), k)])
+    assert oracle == pytest.approx(pass_at_k(len(correct), sum(correct), k))
 
 
 def test_king_of_the_hill_keeps_leader_unless_challenger_wins():

@@ -8,7 +8,9 @@ from hypothesis import strategies as st
 from stats.stopping import (
     AFTER_EVIDENCE,
     AFTER_WRONG,
+    LEFT_OUT,
     MT_FAIL,
+    Facts,
     after_evidence,
     after_evidence_category,
     after_wrong_category,
@@ -62,8 +64,8 @@ def st_(actions, correct=True, termination="answer"):
     ([G1, call("get_paper_info", "g1", "gold"), THINK], "Stayed"),
     ([G1, read("b", "bridge"), SUBMIT], "Explored"),
     ([G1, read("g1", "gold"), X, SUBMIT], "Explored"),
-    ([G1, G2, SUBMIT], "All-Gold"),
-    ([G2, X, G1, X, SUBMIT], "All-Gold"),
+    ([G1, G2, SUBMIT], None),  # paper recall met: outside Table 9's population
+    ([G2, X, G1, X, SUBMIT], None),
 ])
 def test_mt_fail_categories(actions, expected):
     assert mt_fail_category(mt(actions)) == expected
@@ -73,25 +75,40 @@ def test_mt_fail_with_three_golds_uses_the_last_reached_gold():
     # reached g1 then g2 (2 of 3); after the first read of g2 it only re-read g1 → Stayed
     assert mt_fail_category(mt([G1, X, G2, read("g1", "gold"), SUBMIT], n_gold=3)) == "Stayed"
     assert mt_fail_category(mt([G1, G2, SEARCH], n_gold=3)) == "Explored"
-    assert mt_fail_category(mt([G1, G2, G3], n_gold=3)) == "All-Gold"
+    assert mt_fail_category(mt([G1, G2, G3], n_gold=3)) is None
 
 
-def test_mt_fail_breakdown_population_and_prem_split():
+def test_mt_fail_population_is_paper_recall_failed_right_or_wrong():
+    """Table 9: n = MT items × (1 − MT paper recall). A right answer without both papers is in it (a guess);
+    a wrong answer after reading both golds (the old "All-Gold") is not: it is reported apart."""
     trajectories = [
         mt([X, SUBMIT]),
         mt([G1, SUBMIT]),
         mt([G1], termination="max_turns"),
         mt([G1, SEARCH, SUBMIT]),
         mt([G1, G1, SUBMIT]),
-        mt([G1, G2, SUBMIT]),
-        mt([G1, G2, SUBMIT], correct=True),  # right answers are outside the population
-        st_([X, SUBMIT], correct=False),  # so are single-target items
+        mt([G1, SUBMIT], correct=True),  # guessed right after one gold: still a paper-recall failure
+        mt([G1, G2, SUBMIT]),  # wrong after both golds: not in the population
+        mt([G1, G2, SUBMIT], correct=True),
+        st_([X, SUBMIT], correct=False),  # single-target items never are
     ]
     out = mt_fail_breakdown(trajectories)
-    assert out["n"] == 6
-    assert out["counts"] == {"0-Gold": 1, "Prem": 2, "Explored": 1, "Stayed": 1, "All-Gold": 1}
-    assert out["shares"]["Prem"] == [2, 6] and out["prem_submitted"] == 1
+    assert out["n"] == 6 and out["n_mt"] == 8
+    assert out["counts"] == {"0-Gold": 1, "Prem": 3, "Explored": 1, "Stayed": 1}
     assert sum(out["counts"].values()) == out["n"]
+    assert out["shares"]["Prem"] == [3, 6] and out["prem_submitted"] == 2
+    assert out["accuracy"]["Prem"] == [1, 3] and out["accuracy"]["0-Gold"] == [0, 1]
+    assert out["all_gold_wrong"] == {"n": 1, "share": [1, 2]}
+
+
+def test_mt_fail_population_follows_the_stored_paper_recall_flag():
+    """The report's MT paper recall counts the stored flag, so the population follows it when given."""
+    recalled_by_flag = {**mt([G1, SUBMIT]), "paper_recall": True}
+    missed_by_flag = {**mt([G1, G2, SEARCH, SUBMIT]), "paper_recall": False}
+    assert mt_fail_category(recalled_by_flag) is None
+    assert mt_fail_category(missed_by_flag) == "Explored"  # classified after the last gold reached, never dropped
+    out = mt_fail_breakdown([recalled_by_flag, missed_by_flag])
+    assert out["n"] == 1 and out["counts"]["Explored"] == 1
 
 
 def test_gold_read_must_name_its_paper():
@@ -113,8 +130,14 @@ def test_missing_n_gold_defaults_by_kind():
     ([G1, THINK, SUBMIT], "Thnk"),
     ([G1, THINK, THINK, SUBMIT], "Thnk"),
     ([G1, X, SUBMIT], "Read"),
-    ([G1, THINK, SEARCH, SUBMIT], "Read"),
+    ([G1, THINK, SEARCH, X, SUBMIT], "Read"),  # navigated, then read more: reading more sections
+    ([G1, read("x", "other", delivered=False, status="rejected"), SUBMIT], "Read"),  # it chose to read more
+    ([G1, X], "Read"),
+    ([G1, THINK, SEARCH, SUBMIT], "Nav"),  # navigation without a read: not "Read"
+    ([G1, call("get_references", "g1", "gold"), SUBMIT], "Nav"),
+    ([G1, call("list_sections", "x", "other"), THINK, SUBMIT], "Nav"),
     ([G1, THINK], "End"),
+    ([G1, SEARCH], "End"),
     ([G1], "End"),
     ([G1, read("g1", "gold"), SUBMIT], "Imm"),  # counted from the last gold read
     ([X, SUBMIT], None),
@@ -134,11 +157,28 @@ def test_after_evidence_groups():
     ]
     out = after_evidence(trajectories)
     assert out["st"]["n"] == 2 and out["st"]["not_reached"] == 1
-    assert out["st"]["counts"] == {"Imm": 1, "Thnk": 1, "Read": 0, "End": 0}
+    assert out["st"]["counts"] == {"Imm": 1, "Thnk": 1, "Read": 0, "Nav": 0, "End": 0}
     assert out["st"]["accuracy"]["Imm"] == [1, 1] and out["st"]["accuracy"]["Thnk"] == [0, 1]
     assert out["mt_both"]["n"] == 2 and out["mt_both"]["not_reached"] == 1
     assert out["mt_both"]["counts"]["Imm"] == 1 and out["mt_both"]["counts"]["Read"] == 1
     assert out["mt_both"]["shares"]["Read"] == [1, 2]
+
+
+def test_after_evidence_leaves_navigation_without_a_read_out_of_the_denominator():
+    """The paper's Read is reading more sections: a trajectory that only navigated (or stopped) after its last
+    gold read is in none of Imm / Thnk / Read, and not in their denominator."""
+    trajectories = [
+        st_([G1, SUBMIT]),
+        st_([G1, X, SUBMIT]),
+        st_([G1, call("get_references", "g1", "gold"), SUBMIT]),  # Nav
+        st_([G1, SEARCH, call("list_sections", "x", "other"), SUBMIT], correct=False),  # Nav
+        st_([G1, THINK], correct=False, termination="max_turns"),  # End
+    ]
+    out = after_evidence(trajectories)["st"]
+    assert out["n_reached"] == 5 and out["n"] == 2
+    assert out["left_out"] == {"Nav": 2, "End": 1}
+    assert out["shares"] == {"Imm": [1, 2], "Thnk": [0, 2], "Read": [1, 2]}
+    assert out["accuracy"]["Nav"] == [1, 2]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -203,7 +243,28 @@ def test_early_submit_window():
     none = mt([G1, SUBMIT])
     out = early_submit([early, late, none])
     assert out["share"] == [1, 2] and out["accuracy"] == [1, 1] and out["window"] == 3
+    assert out["accuracy_non_early"] == [0, 1] and out["delta"] == 1.0
     assert early_submit([late], window=4)["share"] == [1, 1]
+
+
+def test_early_submit_delta_accuracy_and_fisher_test():
+    """Early submitters 1/5 right, the others 5/6 (one of them never submitted): Δ = 1/5 − 5/6 with Fisher's
+    exact two-sided p of [[1, 4], [5, 1]], worked out by hand below."""
+    early_right = mt([X, SUBMIT], correct=True)
+    early_wrong = mt([X, THINK, SUBMIT])
+    late_right = mt([X, G1, SEARCH, THINK, G2, SUBMIT], correct=True)
+    stopped = mt([X, THINK, THINK, THINK], termination="max_turns")
+    data = [early_right] + [early_wrong] * 4 + [late_right] * 5 + [stopped] + [mt([G1, SUBMIT])] * 3
+    out = early_submit(data)
+    assert out["share"] == [5, 11] and out["accuracy"] == [1, 5] and out["accuracy_non_early"] == [5, 6]
+    assert out["non_early_unsubmitted"] == 1
+    assert out["delta"] == pytest.approx(1 / 5 - 5 / 6)
+    # hypergeometric tables with margins rows (5, 6), right column 6, total 11: P(a) = C(5,a)C(6,6−a)/C(11,6);
+    # observed a = 1 has P = 5·6/462; tables at least as extreme: a = 0 (1/462), 1 (30/462), 5 (6/462)
+    assert out["p"] == pytest.approx((1 + 30 + 6) / 462)
+    assert out["test"] == "Fisher's exact, two-sided"
+    one_sided = early_submit([early_right])
+    assert one_sided["delta"] is None and one_sided["p"] == 1.0
 
 
 def test_non_submission_by_cap():
@@ -237,15 +298,18 @@ def test_categories_are_exclusive_and_exhaustive(data):
     trajectories = [{"kind": k, "correct": c, "termination": "answer", "actions": a} for a, c, k in data]
     out = stopping_behaviour(trajectories)
     assert set(out["mt_fail"]["counts"]) == set(MT_FAIL)
+    facts = [Facts.of(t) for t in trajectories]
     assert sum(out["mt_fail"]["counts"].values()) == out["mt_fail"]["n"] == sum(
-        1 for t in trajectories if t["kind"] == "mt" and not t["correct"])
+        1 for t, f in zip(trajectories, facts) if t["kind"] == "mt" and len(f.reached) < 2)
     for group in ("st", "mt_both"):
         g = out["after_evidence"][group]
-        assert set(g["counts"]) == set(AFTER_EVIDENCE) and sum(g["counts"].values()) == g["n"]
+        assert set(g["counts"]) == set(AFTER_EVIDENCE + LEFT_OUT)
+        assert sum(g["counts"].values()) == g["n_reached"]
+        assert sum(g["counts"][c] for c in AFTER_EVIDENCE) == g["n"]
     wrong = out["after_wrong_read"]
     assert set(wrong["counts"]) == set(AFTER_WRONG)
     assert sum(wrong["counts"].values()) == wrong["n_events"] == sum(
         len(wrong_read_indices(t["actions"])) for t in trajectories)
-    for t in trajectories:
-        if t["kind"] == "mt" and not t["correct"]:
-            assert mt_fail_category(t) in MT_FAIL
+    for t, f in zip(trajectories, facts):
+        if t["kind"] == "mt":
+            assert (mt_fail_category(t) in MT_FAIL) == (len(f.reached) < 2)

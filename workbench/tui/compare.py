@@ -194,6 +194,7 @@ class CompareScreen(Screen):
         items.border_title = f"{label} · {counted(cmp['agreement'][cell]['n'], 'item')}"
 
     def _render_tools(self) -> None:
+        from workbench.render import trigram_line
         from workbench.tui.diagnostics import blendable, heatmap
 
         cmp = self.report
@@ -207,12 +208,7 @@ class CompareScreen(Screen):
             out.add_row(Text(f"{side.upper()} = {name}", style="bold"))
             out.add_row(heatmap(use["transitions"], colors))
             top = use["top_trigram"]
-            if top:
-                share = top["trajectory_share"]
-                out.add_row(Text(f"top trigram: {' → '.join(top['trigram'])} · in {share[0]}/{share[1]} trajectories, "
-                                 f"{counted(top['occurrences'], 'occurrence')}"))
-            else:
-                out.add_row(Text("top trigram: none (no trajectory made three calls)", style="dim"))
+            out.add_row(Text(trigram_line(top), style="" if top else "dim"))
             out.add_row(Text(""))
             self.query_one(f"#compare-tools-{side}", Static).update(out)
 
