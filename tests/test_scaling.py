@@ -774,3 +774,17 @@ def test_boot_has_one_bound(tmp_path, capsys, boot):
     with pytest.raises(SystemExit) as info:
         batch(capsys, "scale", "plateau", "--scores", "x.json", "--boot", boot)
     assert info.value.code == 2 and "--boot: must be at least 2" in capsys.readouterr().err
+
+
+def test_a_parallel_interval_that_cannot_vary_says_so_instead_of_printing_a_point(tmp_path, capsys):
+    """At k = 1 majority is pass@1 on every item, so its gap is 0 in every resample: "no variation", never [0, 0]."""
+    db = tmp_path / "s.sqlite"
+    argv = ["--batch", "scale", "parallel", "--k", "1,2", "--run", "p", "--db", str(db), "--quiet", "--limit", "6",
+            "--agent", "random", "--seed", "3", "--judge", "none"]
+    assert main([*argv, "--format", "json"]) == 0
+    k1 = json.loads(capsys.readouterr().out)["per_k"][0]
+    assert k1["gap_majority"] == 0 and k1["gap_majority_ci_no_variation"] is True
+    assert k1["pass_at_k_ci_no_variation"] is False
+    assert main(argv) == 0
+    table = capsys.readouterr().out
+    assert "no variation" in table and "[0.0, 0.0]" not in table

@@ -18,6 +18,7 @@ import numpy as np
 
 from sandbox.runner import RunSpec
 from stats import parallel as par
+from stats.bootstrap import no_variation
 from stats.plateau import parse_budget, plateau, scores_from_mapping, scores_from_rows
 from storage import Store
 
@@ -611,6 +612,7 @@ def _k_row(k: int, big_k: int, n_subsets: int, per_item: dict[str, np.ndarray], 
         row[name] = float(np.mean(values))
         if name in cis:
             row[f"{name}_ci"] = [cis[name].low, cis[name].high]
+            row[f"{name}_ci_no_variation"] = cis[name].no_variation
     sampling_usd = None if spend["sampling_usd"] is None else spend["sampling_usd"] * k / big_k
     sampling_tokens = spend["sampling_tokens"] * k / big_k
     row["sampling_cost_usd"], row["sampling_tokens"] = sampling_usd, sampling_tokens
@@ -620,6 +622,7 @@ def _k_row(k: int, big_k: int, n_subsets: int, per_item: dict[str, np.ndarray], 
         gap = par.verification_gap(per_item["pass_at_k"], values, pass1=pass1, seed=seed) if n >= 2 else None
         row[f"gap_{name}"] = float(np.mean(per_item["pass_at_k"]) - np.mean(values))
         row[f"gap_{name}_ci"] = [gap["ci"]["gap"]["low"], gap["ci"]["gap"]["high"]] if gap else None
+        row[f"gap_{name}_ci_no_variation"] = bool(gap) and no_variation(*row[f"gap_{name}_ci"])
         row[f"relative_gap_{name}"] = gap["relative_gap"] if gap else None
         row[f"efficiency_{name}"] = gap.get("efficiency") if gap else None
         verdicts = {"majority": 0, "pointwise": k, "pairwise": k - 1}[name] * n
@@ -786,9 +789,12 @@ def parallel_columns(report: dict[str, Any]) -> list[str]:
 
 
 def _interval(ci: list[float] | None, compact: bool) -> str:
-    """A 95% interval in points: `[lo, hi]`, or `lo–hi` where columns are narrow (the TUI)."""
+    """A 95% interval in points: `[lo, hi]`, or `lo–hi` where columns are narrow (the TUI); "no variation" when
+    every resample gave the same value (every item's value equal), which is no certainty and no interval."""
     if not ci:
         return ""
+    if no_variation(*ci):
+        return "\nno variation"
     lo, hi = 100 * ci[0], 100 * ci[1]
     return f"\n{lo:.1f}–{hi:.1f}" if compact else f"\n[{lo:.1f}, {hi:.1f}]"
 
