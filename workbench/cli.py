@@ -361,7 +361,7 @@ def build_spec(args: argparse.Namespace):
     item_ids = _item_ids(args.ids)
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
-        _print_import(imported)
+        _print_import(imported, args.data)
     caps = Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total)
     model = args.model if args.agent == "llm" else None
     spec = RunSpec(
@@ -759,7 +759,7 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
 
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
-        _print_import(imported)
+        _print_import(imported, args.data)
     load_logs(Path(args.dir), corpus, args.model, force=args.force)  # refused before the store exists
     store = Store(paths.store_path(args.db))
     progress = Progress(args.run_name, quiet=args.quiet)
@@ -855,7 +855,7 @@ def cmd_items(args: argparse.Namespace) -> int:
     store = _items_store(args.db)
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
-        _print_import(imported)
+        _print_import(imported, args.data)
     if args.show:
         detail, lines = items.item_detail(corpus, args.show, store)
         print_item(detail, lines, args.format)
@@ -956,12 +956,26 @@ IMPORT_WARNINGS = {  # what each counted import problem means to the user ({n}: 
 }
 
 
-def _print_import(report: Any) -> None:
+def _print_import(report: Any, dataset: str | None = None) -> None:
+    """What an import found, on stderr. The built-in benchmark copies some of the real release's defects on
+    purpose (`synth.DELIBERATE_DEFECTS`): those are one note saying so, not warnings about the user's data."""
     sys.stderr.write(
         f"imported dataset: {report.items} items, {report.papers} papers with text, {report.nodes} graph nodes "
         f"({report.metadata_only} metadata-only); {report.labels_resolved}/{report.labels} recall labels resolved\n"
     )
-    for kind, n in sorted({**report.label_warnings, **report.data_warnings}.items()):
+    deliberate: dict[str, str] = {}
+    if dataset == "builtin":
+        from sandbox.synth import DELIBERATE_DEFECTS
+
+        deliberate = DELIBERATE_DEFECTS
+    found = {**report.label_warnings, **report.data_warnings}
+    copied = [IMPORT_WARNINGS[k].format(n=n) for k, n in sorted(found.items()) if k in deliberate]
+    if copied:
+        sys.stderr.write(f"note: the built-in benchmark copies the real release's defects on purpose: "
+                         f"{'; '.join(copied)}\n")
+    for kind, n in sorted(found.items()):
+        if kind in deliberate:
+            continue
         text = IMPORT_WARNINGS.get(kind, f"{{n}} import problem(s): {kind.replace('_', ' ')}")
         sys.stderr.write(f"warning: {text.format(n=n)}\n")
 
