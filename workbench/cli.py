@@ -612,6 +612,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     for name in args.names:
         store.run(name)  # an unknown run is a user's mistake, told before the statistics are loaded
+    _current_label_resolution(args.db, args.names)
     from workbench import reports
     from workbench.render import print_panel, print_report
 
@@ -691,6 +692,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from workbench.render import print_compare
 
     store = _open_store(args.db)
+    store.run(args.a), store.run(args.b)
+    _current_label_resolution(args.db, [args.a, args.b])
     print_compare(compare_report(store, args.a, args.b), args.format)
     return EXIT_OK
 
@@ -702,7 +705,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     share = MIN_COVERAGE if args.min_coverage is None else args.min_coverage
     if not 0.0 <= share <= 1.0:
         raise UsageError(f"--min-coverage is a share between 0 and 1, got {share:g}")
-    print_leaderboard(leaderboard(_open_store(args.db), min_coverage=share), args.format)
+    store = _open_store(args.db)
+    _current_label_resolution(args.db, [r["name"] for r in store.runs() if r["kind"] == "eval"])
+    print_leaderboard(leaderboard(store, min_coverage=share), args.format)
     return EXIT_OK
 
 
@@ -920,6 +925,39 @@ def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
     if reason is not None:
         report["reference"] = {"unavailable": reason}
     return report
+
+
+def _current_label_resolution(flag: str | None, names: list[str]) -> None:
+    """Recompute the section-recall flags of the named runs stored under older label rules, from their stored
+    reads (`sandbox.rescore`), before any number is computed from them; say so on stderr. A run whose dataset
+    cannot be opened, or has changed since, keeps its flags, and its report names the older resolution."""
+    import sqlite3
+
+    from sandbox.rescore import is_stale, rescore, run_resolution
+    from sandbox.sections import LABEL_RESOLUTION
+    from storage import Store, StoreError
+    from workbench import paths
+
+    path = paths.store_path(flag)
+    if not path.exists():
+        return
+    try:
+        store = Store(path)
+        stale = [run for run in map(store.run, names) if is_stale(run)]
+    except (StoreError, sqlite3.Error):
+        return  # a store this process may not write: the reports name the resolution each run was computed under
+    for run in stale:
+        corpus, reason = _run_corpus(run)
+        done = rescore(store, run, corpus) if corpus is not None else None
+        was = run_resolution(run)
+        if done is None:
+            why = reason or f"its dataset {run['dataset']!r} has changed since the run"
+            sys.stderr.write(f"note: run '{run['name']}' keeps section recall under label resolution {was} "
+                             f"(current: {LABEL_RESOLUTION}): {why}\n")
+        else:
+            sys.stderr.write(f"note: recomputed section recall of run '{run['name']}' ({done} trajectories) from its "
+                             f"stored reads under label resolution {LABEL_RESOLUTION} (it was {was})\n")
+    store.close()
 
 
 def _run_corpus(run: dict[str, Any]):
