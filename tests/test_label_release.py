@@ -112,3 +112,25 @@ def test_null_years_stay_null_through_the_import(ar5iv_corpus):
     corpus, _ = ar5iv_corpus
     nodes = corpus.view(corpus.item("st_0001")).nodes
     assert nodes[G1].data["year"] is None and "year" not in nodes[G3].data and nodes[SEED].data["year"] == 2023
+
+
+def test_audit_show_and_items_show_each_labels_section_and_rule(tmp_path, capsys):
+    import json
+
+    from workbench.cli import main
+
+    graphs = [{"sample_id": q["id"], "nodes": NODES, "edges": {SEED: [G1, G2, G3, G4, META]}} for q in QA]
+    root = write_release(tmp_path / "ar5iv", QA, graphs, PAPERS, LABELS)
+    assert main(["--batch", "audit", "show", "st_0001", "--data", str(root)]) == 0
+    sheet = json.loads(capsys.readouterr().out)
+    assert [(lab["label"], lab["resolved"], lab["method"]) for lab in sheet["labels"]] == [
+        ("3.2 Frequency-Domain Decomposition", "(B) 3 Method", "body_heading"),
+        ("Experiments", "(C) 4 Experiments", "normalised"), ("Related Work", None, "unknown_paper")]
+    assert main(["--batch", "items", "--data", str(root), "--show", "mt_0001", "--format", "json"]) == 0
+    detail = json.loads(capsys.readouterr().out)
+    assert [(lab["resolved"], lab["method"]) for lab in detail["labels"]] == [
+        ("(B) Apdx_A: Proofs", "body_heading"), ("(B) 2 Spectral Gating Method", "word_overlap")]
+    assert main(["--batch", "items", "--data", str(root), "--show", "st_0002"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "direct · 2102.00002 · 'III-B Spectral Gating Networks' → (C) III Method (body_heading)" in text
+    assert "supporting · 2102.00002 · 'Nonexistent Appendix Section' → no section (unresolved)" in text

@@ -751,6 +751,13 @@ def print_item(detail: dict[str, Any], tree: list[str], fmt: str) -> None:
         f"{nb['citations']} citations · ● seed ◇ bridge ★ gold · full/meta = full text or metadata only")
     for line in tree:
         say(line)
+    if detail.get("labels"):
+        from workbench.items import label_line
+
+        say()
+        say("recall labels → the section each resolved to (rule):")
+        for lab in detail["labels"]:
+            say("  " + label_line(lab))
     say()
     trajectories = detail["trajectories"]
     if not trajectories:
