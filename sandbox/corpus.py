@@ -22,10 +22,10 @@ from typing import Any
 
 from sandbox import release
 from sandbox.records import Item, Label
-from sandbox.sections import resolve_label
+from sandbox.sections import LABEL_RESOLUTION, resolve_label
 from storage.locks import process_alive
 
-CORPUS_FORMAT = 2  # 2: body-heading label rule on whole heading lines only
+CORPUS_FORMAT = 3  # 2: body-heading label rule on whole heading lines only; 3: meta records label_resolution
 _WORD = re.compile(r"\w+")
 
 SCHEMA = """
@@ -177,6 +177,7 @@ def _fill(db: sqlite3.Connection, root: Path, fp: str) -> ImportReport:
     meta = {
         "fingerprint": fp,
         "format": str(CORPUS_FORMAT),
+        "label_resolution": LABEL_RESOLUTION,
         "source": str(root.resolve()),
         "report": json.dumps(report.__dict__),
         "label_examples": json.dumps({**warnings.examples, **data.examples}),
@@ -362,6 +363,7 @@ class Corpus:
         meta = dict(self.db.execute("SELECT key, value FROM meta"))
         self.fingerprint: str = meta["fingerprint"]
         self.source: str = meta.get("source", "")
+        self.label_resolution: str = meta.get("label_resolution", "1")  # the rules its labels were resolved with
         self.report = ImportReport(**json.loads(meta["report"]))
         self.label_examples: dict[str, str] = json.loads(meta.get("label_examples", "{}"))
         self.labelled = "no_labels_file" not in self.report.label_warnings
@@ -450,8 +452,9 @@ def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]], labelled:
 
 
 def cache_path(fp: str, cache_dir: Path) -> Path:
-    """Where the corpus of the dataset with fingerprint `fp` is (or would be) imported."""
-    return cache_dir / "corpus" / f"{fp[:24]}-v{CORPUS_FORMAT}.sqlite"
+    """Where the corpus of the dataset with fingerprint `fp` is (or would be) imported. The label-resolution
+    version is part of the name: labels are resolved at import, so new rules mean a new import, never a stale one."""
+    return cache_dir / "corpus" / f"{fp[:24]}-v{CORPUS_FORMAT}-r{LABEL_RESOLUTION}.sqlite"
 
 
 def open_cached(fp: str, cache_dir: Path) -> Corpus | None:

@@ -30,7 +30,7 @@ class Label:
     section: str
     relevance: str
     section_index: int | None
-    method: str  # exact | normalised | substring | body_heading | unresolved | unknown_paper
+    method: str  # a step of `sandbox.sections.LABEL_METHODS`, or unresolved | unknown_paper
 
 
 @dataclass(frozen=True)

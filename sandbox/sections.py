@@ -1,7 +1,8 @@
 """Section aliases, header normalisation and the reference's section-argument resolution (reference §2.5).
 
-The same `norm` serves the tools (what the agent's argument resolves to) and the label
-resolver (which section an auditor's label means), as in the reference.
+`norm` and `resolve` are the reference's tool behaviour (what the agent's argument resolves to) and never
+change. Label resolution (which section an auditor's label means) follows the authors' audit pipeline
+instead (PROTOCOL §3: `resolve_label`), versioned by `LABEL_RESOLUTION`.
 """
 from __future__ import annotations
 
@@ -81,83 +82,136 @@ def resolve(query: str, headers: Sequence[str]) -> int | None:
     return None
 
 
-def resolve_label(label: str, headers: Sequence[str], bodies: Sequence[str]) -> tuple[int | None, str]:
-    """Resolve an auditor label to a top-level section (PROTOCOL §3): the section index and the method used.
+# ---------------------------------------------------------------- label resolution (PROTOCOL §3)
 
-    exact header → normalised header → unique substring → the label's header appears as
-    a heading line inside a section's body (the containing section; see `_containing_section`).
+# The version of the label rules below. Recall flags are computed from resolved section indices, so a change
+# here changes numbers: the corpus cache is keyed by it and stored runs are recomputed under it.
+# 1: exact → normalised → unique substring → a heading line in a section's body (before versions were recorded)
+# 2: the authors' audit pipeline: exact → normalised → unique substring either direction → word overlap → the
+#    label anywhere in a section's body, heading-like occurrences first
+LABEL_RESOLUTION = "2"
+UNVERSIONED_RESOLUTION = "1"  # what a run stored before versions were recorded was computed with
+
+# Each step's method name, in rule order; `unresolved` and `unknown_paper` (no text for the paper) besides.
+LABEL_METHODS = ("exact", "normalised", "substring", "word_overlap", "body_heading", "body_text")
+
+_L_APDX_LETTER = re.compile(r"^apdx_[a-z][\d.]*:\s*")
+_L_APDX = re.compile(r"^apdx:\s*")
+_L_ROMAN = re.compile(r"^[ivxlc]+-?[a-z]?\s+")  # the pipeline's form: hyphen and letter each optional
+_L_NUMBER = re.compile(r"^[\d.]+\s*")
+_MIN_BODY_LABEL = 5  # a normalised label shorter than this is never looked for in body text (the pipeline's)
+_OVERLAP_WORDS = 2
+_OVERLAP_SHARE = 0.6
+
+
+def label_norm(header: str) -> str:
+    """The audit pipeline's header normalisation (`normalize_header`): as `norm`, except that a leading roman
+    token may carry a letter without a hyphen (`IIIB `), as the pipeline's pattern allows."""
+    h = header.lower().strip()
+    h = _L_APDX_LETTER.sub("", h, count=1)
+    h = _L_APDX.sub("", h, count=1)
+    h = _L_ROMAN.sub("", h, count=1)
+    h = _L_NUMBER.sub("", h, count=1)
+    h = _PUNCT.sub(" ", h)
+    return _SPACE.sub(" ", h).strip()
+
+
+def resolve_label(label: str, headers: Sequence[str], bodies: Sequence[str]) -> tuple[int | None, str]:
+    """Resolve an auditor's label to a top-level section: (index or None, method), the rules of PROTOCOL §3.
+
+    The authors' pipeline (`section_matches`) only asks whether some section matches; a recall flag needs the
+    section, so the steps run in the protocol's order over all sections and the first step that decides wins.
+    An ambiguous substring (several headers) decides nothing and the later steps are tried; word overlap and
+    the body step take the first match in reading order, the body step after preferring a heading-like
+    occurrence (`_body_section`).
     """
     lab = label.strip()
     if not lab:
         return None, "unresolved"
-    ll = lab.lower()
-    for i, h in enumerate(headers):
-        if h.strip().lower() == ll:
-            return i, "exact"
-    nl = norm(lab)
-    normed = [norm(h) for h in headers]
-    if nl:
-        for i, nh in enumerate(normed):
-            if nh == nl:
-                return i, "normalised"
-    hits = [i for i, h in enumerate(headers) if ll in h.lower()]
-    if len(hits) == 1:
-        return hits[0], "substring"
-    if nl:
-        hits = [i for i, nh in enumerate(normed) if nl in nh]
-        if len(hits) == 1:
-            return hits[0], "substring"
-    containing = _containing_section(lab, nl, bodies)
-    if containing is not None:
-        return containing, "body_heading"
-    return None, "unresolved"
+    for step in (_exact, _normalised, _substring, _word_overlap):
+        idx = step(lab, headers)
+        if idx is not None:
+            return idx, step.__name__.lstrip("_")
+    return _body_section(lab, bodies)
 
 
-# A numbering prefix: arabic (`3.2 `, `5.3.1. `), upper-case roman (`IV `, `IV-B `; lower-case words such as
-# `civil ` are prose) or an appendix prefix (`Apdx_A.1:`, `Apdx:`).
-_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?\s|[IVXLC]+(?:-[A-Z])?\s|(?i:apdx_[a-z][\d.]*:|apdx:))")
-# After a numbered heading, text on the same line must start a new sentence: `.` or `:`, or a space and no
-# lower-case letter ("3.2 Decomposition We split…", not "3.2 Decomposition is described below").
-_RUN_ON = re.compile(r"^(?:[.:]|\s+[^\sa-z])")
+def _exact(label: str, headers: Sequence[str]) -> int | None:
+    low = label.lower()
+    return next((i for i, h in enumerate(headers) if h.strip().lower() == low), None)
 
 
-def _heading_tier(line: str, label: str, normed_label: str, numbered: bool) -> int | None:
-    """How well one body line serves as a heading for `label` (whitespace-collapsed): 0 a numbered label verbatim,
-    alone on the line or followed by text that starts a new sentence; 1 a numbered line equal to the label up to
-    numbering and case (`norm`); 2 an unnumbered such line; None for anything else, such as a mention in prose."""
-    text = _SPACE.sub(" ", line.strip())
-    if not text:
-        return None
-    if numbered and text[: len(label)].lower() == label.lower():
-        rest = text[len(label):]
-        if not rest or _RUN_ON.match(rest):
-            return 0
-    if norm(text) != normed_label:
-        return None
-    return 1 if _NUMBERING.match(text) else 2
+def _normalised(label: str, headers: Sequence[str]) -> int | None:
+    nl = label_norm(label)
+    return next((i for i, h in enumerate(headers) if nl and label_norm(h) == nl), None) if nl else None
 
 
-def _containing_section(label: str, normed_label: str, bodies: Sequence[str]) -> int | None:
-    """The section whose body has a heading line for the label (a subsection rolled into its parent).
-
-    Only whole heading lines count (see `_heading_tier`), never the label mentioned in prose. The best tier
-    wins (a numbered label verbatim, then a numbered line, then an unnumbered one); a tier found in more than one
-    section is ambiguous and leaves the label unresolved, as an ambiguous substring does.
-    """
-    if not normed_label:
-        return None
-    label = _SPACE.sub(" ", label.strip())
-    numbered = bool(_NUMBERING.match(label))
-    first_word = normed_label.split(" ", 1)[0]
-    tiers: dict[int, set[int]] = {}
-    for i, body in enumerate(bodies):
-        if first_word not in body.lower():  # cheap: most sections cannot hold the heading at all
+def _substring(label: str, headers: Sequence[str]) -> int | None:
+    """The one section whose header contains the label or is contained in it: raw (lower-case) first, then
+    normalised. An empty header is never "contained" in a label (it would be in every one)."""
+    for fold in (str.lower, label_norm):
+        lab = fold(label)
+        if not lab:
             continue
-        for line in body.splitlines():
-            tier = _heading_tier(line, label, normed_label, numbered)
-            if tier is not None:
-                tiers.setdefault(tier, set()).add(i)
-    if not tiers:
+        hits = [i for i, h in enumerate(headers) if (fh := fold(h)) and (lab in fh or fh in lab)]
+        if len(hits) == 1:
+            return hits[0]
+    return None
+
+
+def _word_overlap(label: str, headers: Sequence[str]) -> int | None:
+    """The first header holding at least 60 % of the label's (≥ 2) distinct normalised words."""
+    words = set(label_norm(label).split())
+    if len(words) < _OVERLAP_WORDS:
         return None
-    sections = tiers[min(tiers)]
-    return next(iter(sections)) if len(sections) == 1 else None
+    for i, h in enumerate(headers):
+        hw = set(label_norm(h).split())
+        if hw and len(words & hw) / len(words) >= _OVERLAP_SHARE:
+            return i
+    return None
+
+
+# Numbering that may stand between a line or sentence start and a label written without it.
+_NUMBER_PREFIX = r"(?:(?:\d+(?:\.\d+)*\.?|[IVXLC]+(?:-?[A-Z])?)\s+|(?i:apdx_[a-z][\d.]*:|apdx:)\s*)?"
+_HEADING_BEFORE = re.compile(r"(?:\A|\n|[.!?:]\s)[ \t]*" + _NUMBER_PREFIX + r"\Z")
+_HEADING_AFTER = re.compile(r"[.:]?(?:[ \t]*(?:\n|\Z)|\s+(?P<next>\S))")
+_CONTEXT = 80  # characters either side of an occurrence that decide whether it is heading-like
+
+
+def _label_patterns(label: str) -> list[re.Pattern[str]]:
+    """The label as written (any run of whitespace for its spaces) and normalised (its words joined by any run of
+    whitespace or `:`/dash, which normalisation turned into spaces), both case-insensitive; none when the
+    normalised label is shorter than five characters, as the pipeline requires."""
+    normed = label_norm(label)
+    if len(normed) < _MIN_BODY_LABEL:
+        return []
+    raw = r"\s+".join(re.escape(w) for w in label.split())
+    loose = r"[\s:\-–—]+".join(re.escape(w) for w in normed.split())
+    return [re.compile(p, re.IGNORECASE) for p in dict.fromkeys((raw, loose))]
+
+
+def _heading_like(body: str, start: int, end: int) -> bool:
+    """Whether an occurrence reads as a heading: at a line or sentence start (numbering may come between) and
+    followed by the end of its line or by a capitalised word (the paragraph running on after an inline title)."""
+    lo = max(0, start - _CONTEXT)
+    before = ("" if lo == 0 else "x") + body[lo:start]  # the sentinel keeps a cut context from looking like \A
+    if not _HEADING_BEFORE.search(before):
+        return False
+    after = body[end:end + _CONTEXT] + ("" if end + _CONTEXT >= len(body) else "x")
+    m = _HEADING_AFTER.match(after)
+    return bool(m) and (m.group("next") is None or m.group("next")[0].isupper())
+
+
+def _body_section(label: str, bodies: Sequence[str]) -> tuple[int | None, str]:
+    """The section whose body text holds the label: a heading-like occurrence anywhere beats any other
+    occurrence, then the first section in reading order (ar5iv rolls subsection titles into the parent's body,
+    usually inline in a paragraph)."""
+    patterns = _label_patterns(label)
+    first_plain = None
+    for i, body in enumerate(bodies):
+        for pattern in patterns:
+            for m in pattern.finditer(body):
+                if _heading_like(body, m.start(), m.end()):
+                    return i, "body_heading"
+                if first_plain is None:
+                    first_plain = i
+    return (first_plain, "body_text") if first_plain is not None else (None, "unresolved")

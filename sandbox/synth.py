@@ -19,7 +19,17 @@ from pathlib import Path
 from sandbox import release
 
 RNG_STREAM = 1  # the random stream's name: GENERATOR_VERSION names the output (and the cache)
-GENERATOR_VERSION = 2  # 2: a multi-target item's options are a grid over its two clauses (`_grid`)
+STYLE_STREAM = 2  # the stream of the text-style draws (inline titles, numbered labels), added with them
+GENERATOR_VERSION = 3  # 2: a multi-target item's options are a grid over its two clauses (`_grid`);
+#                        3: inline subsection titles, numbered labels
+
+# Defects of the real release that the generator copies on purpose, so the built-in benchmark exercises the
+# import's handling of them: the import's warning kind → what is injected. Said once as a note, never warned.
+DELIBERATE_DEFECTS = {
+    "empty_arxiv_id": "about 8 % of items carry an extra supporting label without an arxiv_id",
+}
+INLINE_SHARE = 0.4  # papers whose subsection titles run inline in the Method paragraph, as ar5iv text has them
+NUMBERED_LABEL_SHARE = 0.5  # subsection labels written with their number ("3.2 …", "III-B …")
 
 
 class NotEnoughPapers(ValueError):
@@ -149,6 +159,7 @@ class Paper:
     authors: list[dict]
     refs: list[int] = field(default_factory=list)
     roman: bool = False
+    inline: bool = False  # subsection titles run inline in a paragraph (ar5iv style) instead of on their own line
     facts: list[tuple[str, str]] = field(default_factory=list)  # (subsection title, sentence) in Method
     top_facts: list[tuple[str, str]] = field(default_factory=list)  # (section title, sentence): own section
     notes: list[str] = field(default_factory=list)  # sentences for the introduction
@@ -169,6 +180,8 @@ class Generator:
         self.graphs: list[dict] = []
         self.labels: list[dict] = []
         self._pending_labels: list[tuple[str, Paper, list[tuple[Paper, str]]]] = []
+        # a stream of its own for the label styles, so they never shift the draws that shape items
+        self.style_rng = random.Random(f"agenthop-synth-style-{STYLE_STREAM}-{seed}")
 
     # ------------------------------------------------------------ universe
 
@@ -199,6 +212,7 @@ class Generator:
             self.papers.append(Paper(i, s2id, arxiv, has_text, title, method, fld,
                                      None if self.rng.random() < 0.04 else year, abstract, authors,
                                      roman=self.rng.random() < 0.2))
+            self.papers[-1].inline = random.Random(f"inline-{seed_key(self.seed)}-{i}").random() < INLINE_SHARE
         for paper in self.papers:
             k = self.rng.randint(*p.refs)
             older = range(0, max(paper.index, 1))
@@ -299,9 +313,14 @@ class Generator:
                 clauses[k].append(f"its {aspect} {s}")
             sentence = f"The {aspect} of {gold.method} {statements['correct']}, which we found essential."
             sub_title = f"{aspect.title()} of {gold.method.split()[0]}"
-            if self.rng.random() < 0.6:
+            # A one-word aspect's fact gets a section of its own: as a subsection its label ("Curriculum of X")
+            # would share 2 of its 3 words with a sibling header ("4 Initialisation of X"), which the word-overlap
+            # step of the label rules (PROTOCOL §3) would take for it.
+            if self.rng.random() < 0.6 and " " in aspect:
                 gold.facts.append((sub_title, sentence))
-                label_section = sub_title  # numbered when rendered; resolved via the body heading
+                label_section = sub_title  # numbered when rendered; resolved in the Method section's body
+                if self.style_rng.random() < NUMBERED_LABEL_SHARE:  # its number as rendered: j = 2, 3, …
+                    label_section = f"{_sub_number(gold, 3, len(gold.facts) + 1)} {sub_title}"
             else:
                 gold.top_facts.append((sub_title, sentence))
                 label_section = sub_title
@@ -386,8 +405,6 @@ class Generator:
     def _sections(self, p: Paper) -> list[dict]:
         lo, hi = self.preset.section_paragraphs
         num = _roman if p.roman else str
-        # a gold paper of a dense pool carries up to len(ASPECTS) facts, one subsection each: letters past J
-        sub = (lambda i, j: f"{num(i)}-{string.ascii_uppercase[j - 1]}") if p.roman else (lambda i, j: f"{i}.{j}")
         sections = []
         intro = self._filler(p, self.rng.randint(lo, hi))
         if p.notes:
@@ -397,10 +414,14 @@ class Generator:
         if p.asides:
             related += "\n\n" + " ".join(p.asides)
         sections.append((f"{num(2)} Related Work", related))
-        method_parts = [f"{sub(3, 1)} Overview\n{self._filler(p, self.rng.randint(lo, hi))}"]
+        # ar5iv rolls subsection titles into the parent's text: on a line of their own, or (inline papers) inside
+        # one paragraph that runs on after the title ("… baselines. 3.2 Curriculum Pacing of X We evaluate …")
+        title_end, part_sep = (" ", " ") if p.inline else ("\n", "\n\n")
+        method_parts = [f"{_sub_number(p, 3, 1)} Overview{title_end}{self._filler(p, self.rng.randint(lo, hi))}"]
         for j, (title, sentence) in enumerate(p.facts, 2):
-            method_parts.append(f"{sub(3, j)} {title}\n{self._filler(p, 1)} {sentence} {self._filler(p, 1)}")
-        sections.append((f"{num(3)} Method", "\n\n".join(method_parts)))
+            method_parts.append(f"{_sub_number(p, 3, j)} {title}{title_end}{self._filler(p, 1)} {sentence} "
+                                f"{self._filler(p, 1)}")
+        sections.append((f"{num(3)} Method", part_sep.join(method_parts)))
         k = 4
         for title, sentence in p.top_facts:
             sections.append((f"{num(k)} {title}", f"{self._filler(p, 1)} {sentence} {self._filler(p, 1)}"))
@@ -458,6 +479,16 @@ class Generator:
             f"AgentHop-format synthetic benchmark (generator v{GENERATOR_VERSION}, seed {self.seed}): "
             f"{len(self.items)} items, {sum(p.has_text for p in self.papers)} papers with text. All papers are fictional.\n"
         )
+
+
+def seed_key(seed: int) -> str:
+    return f"{GENERATOR_VERSION}-{seed}"
+
+
+def _sub_number(p: Paper, i: int, j: int) -> str:
+    """The number of subsection j of section i: `3.2`, or `III-B` in a roman-numbered paper (a gold paper of a
+    dense pool carries up to len(ASPECTS) facts, one subsection each: letters past J)."""
+    return f"{_roman(i)}-{string.ascii_uppercase[j - 1]}" if p.roman else f"{i}.{j}"
 
 
 def _roman(n: int) -> str:

@@ -82,8 +82,8 @@ def get_references(view: ItemView, args: dict[str, Any]) -> ToolOutcome:
         d = rnode.data if rnode else {}
         lines.append(
             f"  [{i}] {ref}\n"
-            f"      Title: {d.get('title') or 'Unknown'}\n"
-            f"      Authors: {authors_short(d)} ({d.get('year') or '?'})\n"
+            f"      Title: {d.get('title', 'Unknown')}\n"  # raw values: a present null prints None (§2.4)
+            f"      Authors: {authors_short(d)} ({d.get('year', '?')})\n"
             f"      Full text: {'Available' if rnode and rnode.has_text else 'Not available'}"
         )
     return ToolOutcome("\n".join(lines), paper_id=pid)
@@ -116,7 +116,7 @@ def search_papers(view: ItemView, args: dict[str, Any]) -> ToolOutcome:
         lines.append(
             f"  [{i}] {node.s2id}\n"
             f"      Title: {d.get('title', '')}\n"
-            f"      Authors: {authors_short(d)} ({d.get('year', '')})\n"
+            f"      Authors: {authors_short(d)} ({d.get('year')})\n"  # the reference indexes `year` as None when absent
             f"      Abstract: {abstract}\n"
             f"      Full text: {'Available' if node.has_text else 'Not available'}"
         )

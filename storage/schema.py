@@ -138,6 +138,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE audit_labels ADD COLUMN undoes INTEGER
     """,
+    # 8: the label-resolution version a run's section-recall flags were computed under (NULL: before versions were
+    # recorded), so flags are recomputed from the stored reads when the rules change
+    """
+    ALTER TABLE runs ADD COLUMN label_resolution TEXT
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -528,6 +528,19 @@ class Store:
             self.conn.execute(f"UPDATE trajectories SET {sets} WHERE id = ?", [*values, trajectory_id])
 
 
+    SECTION_FLAGS = ("section_recall", "section_recall_any", "section_recall_loose", "section_reachable")
+
+    def set_section_flags(self, run_id: int, flags: list[tuple[int, dict[str, Any]]], label_resolution: str) -> None:
+        """Overwrite the section-recall flags of a run's trajectories (id → the `SECTION_FLAGS`) and record the
+        label resolution they were computed under, in one transaction: a report never sees half of a run under
+        one resolution and half under another."""
+        sets = ", ".join(f"{k} = ?" for k in self.SECTION_FLAGS)
+        with self.transaction():
+            self.conn.executemany(
+                f"UPDATE trajectories SET {sets} WHERE id = ? AND run_id = ?",
+                [[f.get(k) for k in self.SECTION_FLAGS] + [tid, run_id] for tid, f in flags])
+            self.conn.execute("UPDATE runs SET label_resolution = ? WHERE id = ?", (label_resolution, run_id))
+
     # ------------------------------------------------------------ benchmark audit
 
     VERDICTS = ("pass", "flag", "remove")

@@ -251,7 +251,7 @@ def test_mini_depth2_item_roundtrip(mini_corpus, tmp_path):
             result("get_references", {"paper_id": S}, f"References for paper '{S}' (3 papers):\n\n"
                    f"  [1] {'b' * 40}\n      Title: Bridge Paper\n      Authors: Ada Lovelace and Alan Turing (2022)\n"
                    f"      Full text: Available\n"
-                   f"  [2] {'d' * 40}\n      Title: A Non-arXiv Workshop Paper\n      Authors: Unknown (?)\n"
+                   f"  [2] {'d' * 40}\n      Title: A Non-arXiv Workshop Paper\n      Authors: Unknown (None)\n"
                    f"      Full text: Not available\n"
                    f"  [3] {roman}\n      Title: Roman Paper\n      Authors: Unknown (2018)\n      Full text: Available", 1),
             result("read_section", {"paper_id": "d" * 40, "section": "A"},

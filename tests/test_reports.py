@@ -77,7 +77,16 @@ def test_separating_axis_never_announces_what_its_adjusted_test_does_not_support
 
 
 @pytest.fixture(scope="module")
-def panel_db(tmp_path_factory):
+def module_cache(tmp_path_factory):
+    """A module fixture runs before the per-test isolation: without this its built-in benchmark would come from
+    (and go to) the user's real cache, where another version of the generator may have left one."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AGENTHOP_CACHE", str(tmp_path_factory.mktemp("modcache")))
+        yield
+
+
+@pytest.fixture(scope="module")
+def panel_db(tmp_path_factory, module_cache):
     db = tmp_path_factory.mktemp("panel") / "s.sqlite"
     for agent, name in (("oracle", "o"), ("heuristic", "h"), ("random", "r")):
         assert main(["--batch", "run", "--agent", agent, "--run", name, "--db", str(db), "--quiet", "--format", "json"]) == 0
@@ -240,7 +249,8 @@ def test_an_old_store_opened_read_only_still_reports(tmp_path, panel_db):
     con = sqlite3.connect(db)
     con.execute("ALTER TABLE trajectories DROP COLUMN n_gold")
     con.execute("ALTER TABLE trajectories DROP COLUMN section_reachable")
-    con.execute("ALTER TABLE audit_labels DROP COLUMN undoes")  # what migrations 6 and 7 added
+    con.execute("ALTER TABLE audit_labels DROP COLUMN undoes")
+    con.execute("ALTER TABLE runs DROP COLUMN label_resolution")  # what migrations 6, 7 and 8 added
     con.execute("PRAGMA user_version = 5")
     con.commit()
     con.close()
@@ -292,7 +302,7 @@ def test_intervals_memory_is_chunked():
 
 
 @pytest.fixture(scope="module")
-def replicated_db(panel_db, tmp_path_factory):
+def replicated_db(panel_db, tmp_path_factory, module_cache):
     import shutil
 
     db = tmp_path_factory.mktemp("rep") / "s.sqlite"

@@ -30,7 +30,7 @@ def test_get_references(view):
     assert out(view, "get_references", paper_id=S) == (
         f"References for paper '{S}' (3 papers):\n\n"
         f"  [1] {B}\n      Title: Bridge Paper\n      Authors: Ada Lovelace and Alan Turing (2022)\n      Full text: Available\n"
-        f"  [2] {M}\n      Title: A Non-arXiv Workshop Paper\n      Authors: Unknown (?)\n      Full text: Not available\n"
+        f"  [2] {M}\n      Title: A Non-arXiv Workshop Paper\n      Authors: Unknown (None)\n      Full text: Not available\n"
         f"  [3] {R}\n      Title: Roman Paper\n      Authors: Unknown (2018)\n      Full text: Available")
     assert out(view, "get_references", paper_id=G) == "No references found for this paper (or references not available in pool)."
 
@@ -119,3 +119,53 @@ def test_parsers_read_back_what_the_tools_print(view):
     assert available_sections(out(view, "read_section", paper_id=M, section="A")) is None
     assert info_title(out(view, "get_paper_info", paper_id=S)) == "Seed Paper Title"
     assert info_title(out(view, "get_paper_info", paper_id="2104.05678")) == ""
+
+
+# ---------------------------------------------------------------- null vs absent year and title (reference §2.4)
+
+def _nulls_release(root):
+    """Three cited papers: a null year and title, no year or title key at all, a real year."""
+    from tests.conftest import write_release
+
+    seed, null, absent, dated = "1" * 40, "2" * 40, "3" * 40, "4" * 40
+    qa = [{"id": "st_0001", "question_type": "single-target", "depth": 1, "question": "Which one?",
+           "options": ["a", "b", "c", "d"], "correct_index": 0, "seed_paper_id": seed,
+           "gold_paper_ids": [dated]}]
+    graphs = [{"sample_id": "st_0001", "nodes": {
+        seed: {"title": "Seed", "arxivId": "2301.00001", "year": 2023, "abstract": "seed"},
+        null: {"title": None, "arxivId": "", "year": None, "abstract": "nullish words"},
+        absent: {"arxivId": "", "abstract": "absent words"},
+        dated: {"title": "Dated", "arxivId": "2201.00001", "year": 2022, "abstract": "dated words"},
+    }, "edges": {seed: [null, absent, dated]}}]
+    papers = [{"arxiv_id": "2301.00001", "title": "Seed", "sections": [{"header": "1 Intro", "text": "x"}]},
+              {"arxiv_id": "2201.00001", "title": "Dated", "sections": [{"header": "1 Intro", "text": "y"}]}]
+    labels = [{"sample_id": "st_0001", "analysis": {"section_recall_labels": [
+        {"arxiv_id": "2201.00001", "section": "1 Intro", "relevance": "direct"}]}}]
+    return write_release(root, qa, graphs, papers, labels), (seed, null, absent, dated)
+
+
+def test_null_and_absent_year_and_title_print_as_the_reference(tmp_path):
+    from sandbox.corpus import open_release
+
+    root, (seed, null, absent, dated) = _nulls_release(tmp_path / "nulls")
+    corpus, _ = open_release(root, tmp_path / "cache")
+    try:
+        view = corpus.view(corpus.item("st_0001"))
+        assert view.nodes[null].data["year"] is None and "year" not in view.nodes[absent].data  # kept apart
+        assert out(view, "get_references", paper_id=seed) == (
+            f"References for paper '{seed}' (3 papers):\n\n"
+            f"  [1] {null}\n      Title: None\n      Authors: Unknown (None)\n      Full text: Not available\n"
+            f"  [2] {absent}\n      Title: Unknown\n      Authors: Unknown (?)\n      Full text: Not available\n"
+            f"  [3] {dated}\n      Title: Dated\n      Authors: Unknown (2022)\n      Full text: Available")
+        assert out(view, "get_paper_info", paper_id=null) == (
+            "Title: None\nAuthors: Unknown\nYear: None\nAbstract: nullish words\nFull text available: No")
+        assert out(view, "get_paper_info", paper_id=absent) == (
+            "Title: Unknown\nAuthors: Unknown\nYear: Unknown\nAbstract: absent words\nFull text available: No")
+        assert out(view, "search_papers", query="nullish absent") == (
+            "Search results for 'nullish absent' (2 matches):\n\n"
+            f"  [1] {null}\n      Title: None\n      Authors: Unknown (None)\n      Abstract: nullish words\n"
+            "      Full text: Not available\n"
+            f"  [2] {absent}\n      Title: \n      Authors: Unknown (None)\n      Abstract: absent words\n"
+            "      Full text: Not available")
+    finally:
+        corpus.close()

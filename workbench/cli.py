@@ -418,7 +418,7 @@ def build_spec(args: argparse.Namespace):
     item_ids = _item_ids(args.ids)
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
-        _print_import(imported)
+        _print_import(imported, args.data)
     caps = Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total)
     model = args.model if args.agent == "llm" else None
     spec = RunSpec(
@@ -670,6 +670,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     for name in args.names:
         store.run(name)  # an unknown run is a user's mistake, told before the statistics are loaded
+    _current_label_resolution(args.db, args.names)
     from workbench import reports
     from workbench.render import print_panel, print_report
 
@@ -850,6 +851,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from workbench.render import print_compare
 
     store = _open_store(args.db)
+    store.run(args.a), store.run(args.b)
+    _current_label_resolution(args.db, [args.a, args.b])
     print_compare(compare_report(store, args.a, args.b), args.format)
     return EXIT_OK
 
@@ -861,7 +864,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     share = MIN_COVERAGE if args.min_coverage is None else args.min_coverage
     if not 0.0 <= share <= 1.0:
         raise UsageError(f"--min-coverage is a share between 0 and 1, got {share:g}")
-    print_leaderboard(leaderboard(_open_store(args.db), min_coverage=share), args.format)
+    store = _open_store(args.db)
+    _current_label_resolution(args.db, [r["name"] for r in store.runs() if r["kind"] == "eval"])
+    print_leaderboard(leaderboard(store, min_coverage=share), args.format)
     return EXIT_OK
 
 
@@ -918,7 +923,7 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
 
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
-        _print_import(imported)
+        _print_import(imported, args.data)
     load_logs(Path(args.dir), corpus, args.model, force=args.force)  # refused before the store exists
     store = _held(Store(paths.store_path(args.db)))
     progress = Progress(args.run_name, quiet=args.quiet)
@@ -1014,7 +1019,7 @@ def cmd_items(args: argparse.Namespace) -> int:
     store = _items_store(args.db)
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
-        _print_import(imported)
+        _print_import(imported, args.data)
     if args.show:
         detail, lines = items.item_detail(corpus, args.show, store)
         print_item(detail, lines, args.format)
@@ -1081,6 +1086,39 @@ def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
     return report
 
 
+def _current_label_resolution(flag: str | None, names: list[str]) -> None:
+    """Recompute the section-recall flags of the named runs stored under older label rules, from their stored
+    reads (`sandbox.rescore`), before any number is computed from them; say so on stderr. A run whose dataset
+    cannot be opened, or has changed since, keeps its flags, and its report names the older resolution."""
+    import sqlite3
+
+    from sandbox.rescore import is_stale, rescore, run_resolution
+    from sandbox.sections import LABEL_RESOLUTION
+    from storage import Store, StoreError
+    from workbench import paths
+
+    path = paths.store_path(flag)
+    if not path.exists():
+        return
+    try:
+        store = Store(path)
+        stale = [run for run in map(store.run, names) if is_stale(run)]
+    except (StoreError, sqlite3.Error):
+        return  # a store this process may not write: the reports name the resolution each run was computed under
+    for run in stale:
+        corpus, reason = _run_corpus(run)
+        done = rescore(store, run, corpus) if corpus is not None else None
+        was = run_resolution(run)
+        if done is None:
+            why = reason or f"its dataset {run['dataset']!r} has changed since the run"
+            sys.stderr.write(f"note: run '{run['name']}' keeps section recall under label resolution {was} "
+                             f"(current: {LABEL_RESOLUTION}): {why}\n")
+        else:
+            sys.stderr.write(f"note: recomputed section recall of run '{run['name']}' ({done} trajectories) from its "
+                             f"stored reads under label resolution {LABEL_RESOLUTION} (it was {was})\n")
+    store.close()
+
+
 def _run_corpus(run: dict[str, Any]):
     """(the run's dataset, None), or (None, why it cannot be opened): the reference block needs it, the rest not."""
     from sandbox.datasets import open_dataset
@@ -1115,12 +1153,26 @@ IMPORT_WARNINGS = {  # what each counted import problem means to the user ({n}: 
 }
 
 
-def _print_import(report: Any) -> None:
+def _print_import(report: Any, dataset: str | None = None) -> None:
+    """What an import found, on stderr. The built-in benchmark copies some of the real release's defects on
+    purpose (`synth.DELIBERATE_DEFECTS`): those are one note saying so, not warnings about the user's data."""
     sys.stderr.write(
         f"imported dataset: {report.items} items, {report.papers} papers with text, {report.nodes} graph nodes "
         f"({report.metadata_only} metadata-only); {report.labels_resolved}/{report.labels} recall labels resolved\n"
     )
-    for kind, n in sorted({**report.label_warnings, **report.data_warnings}.items()):
+    deliberate: dict[str, str] = {}
+    if dataset == "builtin":
+        from sandbox.synth import DELIBERATE_DEFECTS
+
+        deliberate = DELIBERATE_DEFECTS
+    found = {**report.label_warnings, **report.data_warnings}
+    copied = [IMPORT_WARNINGS[k].format(n=n) for k, n in sorted(found.items()) if k in deliberate]
+    if copied:
+        sys.stderr.write(f"note: the built-in benchmark copies the real release's defects on purpose: "
+                         f"{'; '.join(copied)}\n")
+    for kind, n in sorted(found.items()):
+        if kind in deliberate:
+            continue
         text = IMPORT_WARNINGS.get(kind, f"{{n}} import problem(s): {kind.replace('_', ' ')}")
         sys.stderr.write(f"warning: {text.format(n=n)}\n")
 

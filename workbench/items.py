@@ -255,5 +255,30 @@ def item_detail(corpus: Any, item_id: str, store: Any | None) -> tuple[dict[str,
         "seed": nb.paper(item.seed_paper_id).as_dict(), "bridge": [nb.paper(b).as_dict() for b in item.bridge_paper_ids],
         "gold_papers": [nb.paper(g).as_dict() for g in item.gold_paper_ids],
         "neighbourhood": {**nb.summary(), "tree": tree_dict(nb)}, "trajectories": trajectories,
+        "labels": label_resolutions(corpus, item),
     }
     return detail, tree_lines(nb)
+
+
+def label_resolutions(corpus: Any, item: Any) -> list[dict[str, Any]]:
+    """Each recall label of the item with the section it resolved to (`(B) 3 Method`, None when it resolved to
+    none) and the rule that decided it (PROTOCOL §3: exact, normalised, substring, word_overlap, body_heading,
+    body_text; unresolved; unknown_paper when its arXiv id has no text)."""
+    from sandbox.sections import alias
+
+    out = []
+    for lab in item.labels:
+        resolved = None
+        if lab.section_index is not None:
+            headers = corpus.headers(lab.arxiv_id)
+            header = headers[lab.section_index][0] if lab.section_index < len(headers) else None
+            resolved = f"({alias(lab.section_index)}) {header or ''}".strip()
+        out.append({"arxiv_id": lab.arxiv_id, "label": lab.section, "relevance": lab.relevance,
+                    "resolved": resolved, "method": lab.method})
+    return out
+
+
+def label_line(lab: dict[str, Any]) -> str:
+    """One label as a line: relevance, paper, the label → the section it resolved to (method)."""
+    return (f"{lab['relevance'] or '—'} · {lab['arxiv_id'] or 'no arXiv id'} · {lab['label']!r} → "
+            f"{lab['resolved'] or 'no section'} ({lab['method']})")

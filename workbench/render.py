@@ -378,6 +378,27 @@ def tidy_panel_rows(panel: dict[str, Any]) -> list[list[Any]]:
     return rows
 
 
+def label_lines(report: dict[str, Any]) -> list[str]:
+    """Which label rules section recall was computed under, how many labels resolved to no section and which
+    items' section recall that caps (PROTOCOL §3: unresolvable labels are reported, not dropped)."""
+    res = report.get("label_resolution")
+    if not res:
+        return []
+    line = f"section recall computed under label resolution {res['version']}"
+    if res["version"] != res["current"]:
+        line += (f" (the current rules are version {res['current']}: the run's dataset could not be opened to "
+                 f"recompute it, so do not compare it with runs under version {res['current']})")
+    labels = report.get("section_labels") or {}
+    if labels.get("unresolved") is not None:
+        line += (f"; {labels['unresolved']} label(s) of its items resolved to no section "
+                 f"({labels['unresolved_direct']} direct)")
+    capped = labels.get("capped_items")
+    if capped is not None:
+        shown = ", ".join(capped[:10]) + (f" … (+{len(capped) - 10})" if len(capped) > 10 else "")
+        line += f"; section recall capped on {len(capped)} item(s)" + (f": {shown}" if capped else "")
+    return [line]
+
+
 def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
     """The report in `fmt`; `brief` (after a run, as a table) prints the four axes and where the rest is."""
     if fmt == "json":
@@ -407,6 +428,8 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
         if report.get("analytics"):
             out.print(transition_table(report["analytics"]["transitions"]))
         for line in analytics_lines(report):
+            out.print(line, markup=False)
+        for line in label_lines(report):
             out.print(line, markup=False)
         for line in legend:
             out.print(line, markup=False, style="dim")
@@ -839,6 +862,13 @@ def print_item(detail: dict[str, Any], tree: list[str], fmt: str) -> None:
         f"{nb['citations']} citations · ● seed ◇ bridge ★ gold · full/meta = full text or metadata only")
     for line in tree:
         say(line)
+    if detail.get("labels"):
+        from workbench.items import label_line
+
+        say()
+        say("recall labels → the section each resolved to (rule):")
+        for lab in detail["labels"]:
+            say("  " + label_line(lab))
     say()
     trajectories = detail["trajectories"]
     if not trajectories:

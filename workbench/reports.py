@@ -117,7 +117,39 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
         "attribution": axes.attribution(table),
         "cost_usd": float(cost[priced].sum()) if priced.any() else None,
         "priced": bool(priced.all()) and table.n > 0,
+        "label_resolution": label_resolution(run),
     }
+
+
+def label_resolution(run: dict[str, Any]) -> dict[str, Any]:
+    """The label rules (PROTOCOL §3) the run's section-recall numbers were computed under, beside the current
+    ones: they differ only for a run stored under older rules whose dataset could not be opened to recompute."""
+    from sandbox.rescore import run_resolution
+    from sandbox.sections import LABEL_RESOLUTION
+
+    return {"version": run_resolution(run), "current": LABEL_RESOLUTION}
+
+
+def section_labels(store: Store, run: dict[str, Any], corpus: Any = None) -> dict[str, Any]:
+    """The labels behind section recall: the items whose section recall is capped (some gold paper has no direct
+    label resolved to a readable section, `section_reachable` = 0) and, with the run's corpus, how many labels
+    of the run's items resolved to no section (`unresolved`: matched none; `unknown_paper`: no text for its
+    arXiv id), with the direct ones among them, which are what caps an item."""
+    cols = store.trajectory_columns(run["id"], ("item_id", "section_reachable"))
+    items = list(dict.fromkeys(cols["item_id"]))
+    capped = sorted({i for i, r in zip(cols["item_id"], cols["section_reachable"]) if r == 0})
+    out: dict[str, Any] = {**label_resolution(run), "capped_items": capped, "unresolved": None,
+                           "unresolved_direct": None, "by_method": None}
+    if corpus is None or corpus.fingerprint != run["dataset_fingerprint"]:
+        return out
+    labels = [lab for i in items if i in {it.id for it in corpus.items} for lab in corpus.item(i).labels]
+    missing = [lab for lab in labels if lab.section_index is None]
+    by_method: dict[str, int] = {}
+    for lab in labels:
+        by_method[lab.method] = by_method.get(lab.method, 0) + 1
+    out.update(unresolved=len(missing), unresolved_direct=sum(lab.relevance == "direct" for lab in missing),
+               by_method=by_method)
+    return out
 
 
 # ---------------------------------------------------------------- diagnostics (issue: four axes + analytics)
@@ -131,6 +163,11 @@ LEGEND = {
     "section_recall": "Section recall = every gold paper has a delivered read of a section that a direct label "
                       "resolves to (section_recall_any: at least one gold paper; section_recall_loose: direct or "
                       "supporting labels).",
+    "label_resolution": "Labels resolve to a top-level section by the authors' audit-pipeline rules (PROTOCOL §3), "
+                        "in order: exact header, normalised header, unique substring either way, word overlap "
+                        "(>= 2 label words, >= 60 % in the header), the label in a section's body (heading-like "
+                        "occurrences first); 'label_resolution' names the rules' version the numbers were "
+                        "computed under, and stored runs are recomputed from their reads when it changes.",
     "section_recall_ceiling": "Items where some gold paper has no direct label resolved to a readable section can "
                               "never reach section recall: 'unreachable' counts their trajectories and the ST/MT/all "
                               "shares are the highest section recall attainable ('unknown': stored before this was "
@@ -290,6 +327,7 @@ def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -
     report["analytics"] = analytics(table, extra["actions"], Encoded.from_json(extra["tool_sequence"]))
     if ci:
         report["intervals"] = intervals(table, tokens_measured=measures_tokens(run))
+    report["section_labels"] = section_labels(store, run, corpus)
     if corpus is not None:
         from workbench.summary import reference_block
 
@@ -389,6 +427,18 @@ def dataset_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
     return [f"{who} ran on different datasets (their fingerprints differ: {listed}): {PAIRED_BY_ID}"]
 
 
+def resolution_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
+    """A warning when runs' section recall was computed under different label rules (a run stored under older
+    rules whose dataset could not be opened to recompute it): their section recalls are not comparable."""
+    groups: dict[str, list[str]] = {}
+    for run in runs:
+        groups.setdefault(label_resolution(run)["version"], []).append(run["name"])
+    if len(groups) < 2:
+        return []
+    listed = " | ".join(f"version {v}: {', '.join(names)}" for v, names in sorted(groups.items()))
+    return [f"{who}' section recall was computed under different label resolutions ({listed}): not comparable"]
+
+
 def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None) -> dict[str, Any]:
     """A multi-run table shaped like the paper's Table 2 (grouped, best cell marked), plus panel statistics."""
     from stats import ngrams
@@ -409,7 +459,8 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
                      "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path)
                                 for col, path in PANEL_COLUMNS}})
     best, best_tests = significant_best(rows, {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)})
-    panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs"), "groups": [
+    panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs") + resolution_warnings(runs, "the runs"),
+        "groups": [
         {"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS], "rows": rows, "best": best,
         "best_tests": best_tests, "n_common_items": len(common)}
     if len(names) >= 2 and len(common) >= 2:
@@ -660,6 +711,7 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     warnings = []
     if run_a["dataset_fingerprint"] != run_b["dataset_fingerprint"]:
         warnings.append(f"A and B ran on different datasets (their fingerprints differ): {PAIRED_BY_ID}")
+    warnings += resolution_warnings([run_a, run_b], "A and B")
     estimated = [side for side, run in (("A", run_a), ("B", run_b)) if estimates_tokens(run)]
     if estimated:
         who = " and ".join(estimated)

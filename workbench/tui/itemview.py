@@ -28,7 +28,7 @@ COLUMNS = ("RUN", "AGENT / MODEL", "REP", "ANSWER", "RESULT", "ENDING", "POINTS"
 
 
 def question_text(item: Any, nb: Neighbourhood, row: items.ItemRow | None, reveal: bool,
-                  colors: dict[str, Style]) -> Text:
+                  colors: dict[str, Style], labels: list[dict[str, Any]] | None = None) -> Text:
     """The left pane: seed, question, options (gold and distractor types only when revealed), the gold path."""
     ok, muted, bold = colors.get("success", Style()), Style(dim=True), Style(bold=True)
     t = Text()
@@ -47,6 +47,8 @@ def question_text(item: Any, nb: Neighbourhood, row: items.ItemRow | None, revea
     size = nb.summary()
     t.append(f"\n{size['papers']} papers in the neighbourhood ({size['full_text']} full text, "
              f"{size['metadata_only']} metadata-only) · {len(item.labels)} recall labels\n", style=muted)
+    for lab in labels or ():  # each label → the section it resolved to, and by which rule (PROTOCOL §3)
+        t.append(f"  {sanitize(items.label_line(lab))}\n", style=muted)
     t.append(f"skill {sanitize(item.cognitive_skill) or '—'} · filter agreement {item.filter_agreement}\n", style=muted)
     if row is not None:
         t.append(f"right in {row.right} of {row.ran} runs" if row.ran else "no stored run has this item", style=muted)
@@ -174,8 +176,8 @@ class ItemScreen(Screen):
 
     def _show_question(self) -> None:
         colors = {"success": theme_style(self.app, "success")}
-        self.query_one("#item-question", Static).update(question_text(self.item, self.nb, self.row, self.reveal,
-                                                                      colors))
+        self.query_one("#item-question", Static).update(question_text(
+            self.item, self.nb, self.row, self.reveal, colors, items.label_resolutions(self.corpus, self.item)))
 
     # ------------------------------------------------------------ events and actions
 
