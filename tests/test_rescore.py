@@ -110,3 +110,28 @@ def test_compare_and_panel_warn_when_two_runs_were_computed_under_different_rule
                for w in json.loads(out.out)["warnings"])
     assert main(["--batch", "report", "--panel", "o", "old", "--db", str(db), "--format", "json"]) == 0
     assert any("different label resolutions" in w for w in json.loads(capsys.readouterr().out)["warnings"])
+
+
+def test_the_workbench_brings_old_runs_under_the_current_rules_when_it_opens(tmp_path):
+    """The TUI shows the same numbers as `report`: an old run's flags are recomputed when the app opens the store,
+    before its screens compare it with new runs, and a note says so."""
+    from workbench.app import WorkbenchApp
+
+    root, db = _release(tmp_path / "rel"), tmp_path / "s.sqlite"
+    _oracle_run(root, db)
+    _as_if_stored_under_old_rules(db)
+    app = WorkbenchApp(store_path=db, cache_dir=paths.cache_dir(), config_path=tmp_path / "c.toml",
+                       state_path=tmp_path / "state.toml", theme="agenthop-dark", home=False)
+
+    async def open_app() -> list[str]:
+        async with app.run_test() as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            return [n.message for n in app._notifications]
+
+    notes = asyncio.run(open_app())
+    assert any("recomputed section recall of run 'o' (3 trajectories)" in n for n in notes)
+    with Store(db, readonly=True) as store:
+        run = store.run("o")
+        assert run["label_resolution"] == "2"
+        assert all(t["section_recall"] for t in store.trajectories(run["id"]))

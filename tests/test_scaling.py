@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.episode import Episode
+from stats.bootstrap import no_variation
 from sandbox.judges import LLMJudge, Sample, parse_choice, parse_judgment
 from sandbox.prompts import CONTINUE, STOP_NOW, build_prompt
 from sandbox.records import Caps
@@ -605,7 +606,8 @@ def test_gap_intervals_relative_gap_and_efficiency_per_k(tmp_path, capsys):
     row = rep["per_k"][2]
     cells = scaling.parallel_cells(rep, row)
     ci = row["gap_majority_ci"]
-    assert cells[-1] == f"{100 * row['gap_majority']:+.1f}\n[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+    shown = "no variation" if no_variation(*ci) else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+    assert cells[-1] == f"{100 * row['gap_majority']:+.1f}\n{shown}"
     costs = scaling.cost_cells(rep, row)
     assert costs[-1].startswith(f"rel {100 * row['relative_gap_majority']:.1f}% · eff ")
 

@@ -89,6 +89,8 @@ class WorkbenchApp(App[int]):
             self.notify(warning, title="config", severity="warning", timeout=8)
         if self.keymap:
             self.run_worker(self._check_keymap, thread=True, name="check-keymap", exit_on_error=False)
+        if self.store_path.exists():
+            self.run_worker(self._relabel, thread=True, name="relabel", exit_on_error=False)
         if self.home:
             from workbench.tui.runs import RunsScreen
 
@@ -99,6 +101,16 @@ class WorkbenchApp(App[int]):
         warning = config_file.unknown_keys(self.keymap, config_file.binding_ids())
         if warning:
             self.call_from_thread(self.notify, warning, title="config", severity="warning", timeout=10)
+
+    def _relabel(self) -> None:
+        """Runs stored under older label rules get their section recall recomputed from their reads before the
+        screens compare them with new runs (on a thread: it opens each such run's dataset). The screens follow the
+        store's changes on their own; the notes say what happened."""
+        from workbench.relabel import bring_current, run_corpus
+
+        notes = bring_current(self.store_path, None, lambda run: run_corpus(run, self.cache_dir))
+        for note in notes:
+            self.call_from_thread(self.notify, note, title="label resolution", timeout=10)
 
     def _remember_theme(self, theme) -> None:
         if theme.name != self._remembered_theme:

@@ -1087,48 +1087,20 @@ def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
 
 
 def _current_label_resolution(flag: str | None, names: list[str]) -> None:
-    """Recompute the section-recall flags of the named runs stored under older label rules, from their stored
-    reads (`sandbox.rescore`), before any number is computed from them; say so on stderr. A run whose dataset
-    cannot be opened, or has changed since, keeps its flags, and its report names the older resolution."""
-    import sqlite3
-
-    from sandbox.rescore import is_stale, rescore, run_resolution
-    from sandbox.sections import LABEL_RESOLUTION
-    from storage import Store, StoreError
+    """Bring the named runs' section recall under the current label rules (`workbench.relabel`); notes on stderr."""
     from workbench import paths
+    from workbench.relabel import bring_current
 
-    path = paths.store_path(flag)
-    if not path.exists():
-        return
-    try:
-        store = Store(path)
-        stale = [run for run in map(store.run, names) if is_stale(run)]
-    except (StoreError, sqlite3.Error):
-        return  # a store this process may not write: the reports name the resolution each run was computed under
-    for run in stale:
-        corpus, reason = _run_corpus(run)
-        done = rescore(store, run, corpus) if corpus is not None else None
-        was = run_resolution(run)
-        if done is None:
-            why = reason or f"its dataset {run['dataset']!r} has changed since the run"
-            sys.stderr.write(f"note: run '{run['name']}' keeps section recall under label resolution {was} "
-                             f"(current: {LABEL_RESOLUTION}): {why}\n")
-        else:
-            sys.stderr.write(f"note: recomputed section recall of run '{run['name']}' ({done} trajectories) from its "
-                             f"stored reads under label resolution {LABEL_RESOLUTION} (it was {was})\n")
-    store.close()
+    for note in bring_current(paths.store_path(flag), names, _run_corpus):
+        sys.stderr.write(f"note: {note}\n")
 
 
 def _run_corpus(run: dict[str, Any]):
     """(the run's dataset, None), or (None, why it cannot be opened): the reference block needs it, the rest not."""
-    from sandbox.datasets import open_dataset
-    from sandbox.release import DatasetError
     from workbench import paths
+    from workbench.relabel import run_corpus
 
-    try:
-        return open_dataset(run["dataset"], paths.cache_dir())[0], None
-    except (DatasetError, OSError) as exc:
-        return None, f"the run's dataset {run['dataset']!r} cannot be opened: {exc}"
+    return run_corpus(run, paths.cache_dir())
 
 
 def _runs(store) -> list[dict[str, Any]]:
