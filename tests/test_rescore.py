@@ -13,6 +13,7 @@ from tests.conftest import write_release
 from tests.test_label_release import LABELS, NODES, PAPERS, QA, SEED
 from workbench import paths
 from workbench.cli import main
+from tests.textual_private import messages
 
 
 def _release(root):
@@ -127,7 +128,7 @@ def test_the_workbench_brings_old_runs_under_the_current_rules_when_it_opens(tmp
         async with app.run_test() as pilot:
             await app.workers.wait_for_complete()
             await pilot.pause()
-            return [n.message for n in app._notifications]
+            return messages(app)
 
     notes = asyncio.run(open_app())
     assert any("recomputed section recall of run 'o' (3 trajectories)" in n for n in notes)

@@ -10,6 +10,7 @@ from workbench.reports import compare_report
 from workbench.tui.compare import CompareScreen, RunPairModal, SplitStepperScreen
 from workbench.tui.runs import RunsScreen
 from workbench.tui.transcript import group_turns
+from tests.textual_private import messages
 
 SIZE = (120, 36)
 
@@ -168,7 +169,7 @@ async def test_export_asks_for_a_path_confirms_a_replace_and_names_the_full_path
         target = tmp_path / "out" / "cmp.json"
         assert app.screen is screen
         assert json.loads(target.read_text()) == json.loads(json.dumps(screen.report, default=str))
-        assert any(str(target) in n.message for n in app._notifications)
+        assert any(str(target) in m for m in messages(app))
 
         target.write_text("keep me\n")  # again to the same file: asked first, no keeps it
         await pilot.press("e")

@@ -13,6 +13,7 @@ from workbench.tui.runs import RunsScreen
 from workbench.tui.stepper import StepperScreen
 from workbench.tui.trajectories import RunScreen
 from workbench.tui.transcript import TranscriptView, group_turns
+from tests.textual_private import filters, messages, notifications
 
 SIZE = (120, 36)
 
@@ -301,7 +302,7 @@ async def test_keymap_from_config_and_help_lists_current_keys(seeded, tmp_path):
     app = build_app([])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        warnings = [n.message for n in app._notifications if n.severity == "warning"]
+        warnings = [n.message for n in notifications(app) if n.severity == "warning"]
         assert warnings == ["[keys] runs.nonexistent: no such binding id (ignored); ? lists each screen's keys with "
                             "their ids"]
         app.open_run("heur-s0")
@@ -349,7 +350,7 @@ async def test_no_color_is_respected(monkeypatch):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert app.no_color and any(isinstance(f, (Monochrome, NoColor)) for f in app._filters)
+        assert app.no_color and any(isinstance(f, (Monochrome, NoColor)) for f in filters(app))
 
 
 async def test_command_palette_lists_actions_and_runs(seeded):
@@ -538,7 +539,7 @@ async def test_R_relaunches_a_run_from_its_stored_configuration_and_resumes_it(s
         await pilot.press("R")
         await pilot.pause()
         assert app.screen is home
-        assert any("replay agent" in n.message for n in app._notifications)
+        assert any("replay agent" in m for m in messages(app))
 
 
 async def test_run_screen_rereads_only_when_its_run_moves_on_and_computes_diagnostics_off_the_ui_thread(seeded,
@@ -773,7 +774,7 @@ async def test_notifications_show_text_with_brackets_as_it_is(seeded):
         app.notify("run 'a [/INST] b' failed: [learning] rate [bold]x")  # as markup: raises, or drops text
         app.screen.notify("[red]not red[/red]")  # a widget's notify goes through the app's
         await pilot.pause()
-        shown = {n.message: n.markup for n in app._notifications}
+        shown = {n.message: n.markup for n in notifications(app)}
         assert shown == {"run 'a [/INST] b' failed: [learning] rate [bold]x": False, "[red]not red[/red]": False}
 
 

@@ -13,6 +13,7 @@ from workbench.tui.play import PlayScreen
 from workbench.tui.play_setup import PlaySetupScreen
 from workbench.tui.runs import RunsScreen
 from workbench.tui.transcript import TranscriptView
+from tests.textual_private import messages
 
 SIZE = (120, 36)
 
@@ -224,7 +225,7 @@ async def test_p_on_an_item_the_player_played_only_says_so(seeded, monkeypatch):
         await pilot.press("p")
         await pilot.pause()
         assert app.screen is browser  # no play screen that only says it cannot play
-        assert any("ana already played st_0001 (in human-ana-builtin)" in n.message for n in app._notifications)
+        assert any("ana already played st_0001 (in human-ana-builtin)" in m for m in messages(app))
         await pilot.press("down", "p")  # an item not played yet opens the play screen
         await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.agent is not None)
         assert app.screen.item.id == "st_0002"

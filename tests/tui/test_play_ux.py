@@ -9,12 +9,9 @@ from tui_support import make_app
 from workbench.tui.dialogs import ConfirmModal
 from workbench.tui.play import ANSWER_RULE, PLACEHOLDERS, TOOLS
 from workbench.tui.runs import RunsScreen
+from tests.textual_private import messages
 
 NARROW = (80, 30)
-
-
-def messages(app) -> list[str]:
-    return [n.message for n in app._notifications]
 
 
 async def test_a_refused_answer_says_why(seeded, monkeypatch):

@@ -367,3 +367,16 @@ def test_counts_read_in_the_right_number():
                                             "single-target items")
     rows[0]["delta"] = 0.01
     assert "SR" not in separating_axis(rows) and "1 percentage point more" in separating_axis(rows)
+
+
+async def test_the_private_textual_state_the_tests_read_is_still_there():
+    """An upgrade of Textual that drops one of them fails here, by name, not as a test that waits for nothing."""
+    from tests.textual_private import after_refresh_callbacks, filters, notifications
+    from workbench.app import WorkbenchApp
+
+    app = WorkbenchApp(theme="agenthop-dark", home=False)
+    async with app.run_test() as pilot:
+        app.notify("hello")
+        await pilot.pause()
+        assert [n.message for n in notifications(app)] == ["hello"]
+        assert isinstance(filters(app), list) and isinstance(after_refresh_callbacks(app.screen), list)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from sandbox.records import AssistantTurn, ToolCall, Usage
+from tests.textual_private import after_refresh_callbacks
 
 BRACKETS = "Let me check [bold]the seed[/] and [red]its refs[/red] first; [link=http://x]y[/link] \\[x\\] [/ \x1b[31mred?"
 
@@ -72,7 +73,7 @@ def busy(app) -> list[str]:
     from textual.worker import WorkerState
 
     pending = [f"worker {w.name}" for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
-    callbacks = getattr(app.screen, "_callbacks", ())  # private in Textual: absent in another version, no wait
+    callbacks = after_refresh_callbacks(app.screen)
     return pending + [f"{len(callbacks)} callback(s) after refresh"] * bool(callbacks)
 
 
