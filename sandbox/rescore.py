@@ -10,17 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.recall import section_flags, section_reachable
-from sandbox.sections import LABEL_RESOLUTION, UNVERSIONED_RESOLUTION
-
-
-def run_resolution(run: dict[str, Any]) -> str:
-    """The label-resolution version a stored run's section-recall flags were computed under."""
-    return run.get("label_resolution") or UNVERSIONED_RESOLUTION
-
-
-def is_stale(run: dict[str, Any]) -> bool:
-    """Whether a run's flags were computed under other label rules than the current ones."""
-    return run_resolution(run) != LABEL_RESOLUTION
+from sandbox.sections import LABEL_RESOLUTION
 
 
 def _flag(value: bool | None) -> int | None:

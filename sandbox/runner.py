@@ -23,7 +23,8 @@ from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
 from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
-from sandbox.rescore import is_stale, rescore
+from sandbox.rescore import rescore
+from sandbox.sections import is_stale
 from sandbox.sections import LABEL_RESOLUTION
 from sandbox.records import Caps, Item, Step, Trajectory
 from sandbox.shard import Shard

@@ -7,7 +7,8 @@ instead (PROTOCOL §3: `resolve_label`), versioned by `LABEL_RESOLUTION`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 _ALIAS = re.compile(r"^\(?([A-Z]{1,3})\)?$")
 _APDX_LETTER = re.compile(r"^apdx_[a-z][\d.]*:\s*")
@@ -91,6 +92,17 @@ def resolve(query: str, headers: Sequence[str]) -> int | None:
 #    label anywhere in a section's body, heading-like occurrences first
 LABEL_RESOLUTION = "2"
 UNVERSIONED_RESOLUTION = "1"  # what a run stored before versions were recorded was computed with
+
+
+def run_resolution(run: Mapping[str, Any]) -> str:
+    """The label-resolution version a stored run's section-recall flags were computed under."""
+    return run.get("label_resolution") or UNVERSIONED_RESOLUTION
+
+
+def is_stale(run: Mapping[str, Any]) -> bool:
+    """Whether a run's flags were computed under other label rules than the current ones (checked by the TUI at
+    start-up, so it lives here, where importing it costs nothing)."""
+    return run_resolution(run) != LABEL_RESOLUTION
 
 # Each step's method name, in rule order; `unresolved` and `unknown_paper` (no text for the paper) besides.
 LABEL_METHODS = ("exact", "normalised", "substring", "word_overlap", "body_heading", "body_text")

@@ -11,8 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from sandbox.rescore import is_stale, rescore, run_resolution
-from sandbox.sections import LABEL_RESOLUTION
+from sandbox.sections import LABEL_RESOLUTION, is_stale, run_resolution  # re only: the TUI checks at start-up
 from storage import Store, StoreError
 
 OpenCorpus = Callable[[dict[str, Any]], tuple[Any, str | None]]
@@ -46,6 +45,8 @@ def bring_current(store_path: Path, names: Iterable[str] | None, open_corpus: Op
 
 
 def _bring(store: Store, run: dict[str, Any], open_corpus: OpenCorpus) -> str:
+    from sandbox.rescore import rescore  # only when a run is stale: it imports the records and the recall rules
+
     corpus, reason = open_corpus(run)
     done = rescore(store, run, corpus) if corpus is not None else None
     was = run_resolution(run)

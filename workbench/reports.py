@@ -124,7 +124,7 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
 def label_resolution(run: dict[str, Any]) -> dict[str, Any]:
     """The label rules (PROTOCOL §3) the run's section-recall numbers were computed under, beside the current
     ones: they differ only for a run stored under older rules whose dataset could not be opened to recompute."""
-    from sandbox.rescore import run_resolution
+    from sandbox.sections import run_resolution
     from sandbox.sections import LABEL_RESOLUTION
 
     return {"version": run_resolution(run), "current": LABEL_RESOLUTION}

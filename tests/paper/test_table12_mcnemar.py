@@ -10,7 +10,6 @@ p = min(1, 2·P(Bin(b + c, ½) ≤ min(b, c))), checked against an exact rationa
 from __future__ import annotations
 
 import json
-import shutil
 from fractions import Fraction
 from math import comb
 
