@@ -114,11 +114,11 @@ def run_async(coro):
 
 def test_heuristic_through_mcp_equals_heuristic_in_process(tmp_path, capsys):
     db = tmp_path / "s.db"
-    assert main(["--batch", "run", "--agent", "heuristic", "--limit", "6", "--workers", "1", "--run", "ref",
-                 "--db", str(db), "--quiet"]) == 0
+    assert main(["--batch", "run", "--agent", "heuristic", "--workers", "1", "--run", "ref",
+                 "--db", str(db), "--quiet"]) == 0  # the whole built-in benchmark
 
     async def session():
-        async with client(stdio(db, "m", "--limit", "6")) as c:
+        async with client(stdio(db, "m")) as c:
             listed = {t.name: t for t in (await c.list_tools()).tools}
             assert list(listed) == [s["name"] for s in TOOL_SCHEMAS] + ["next_item"]
             for s in TOOL_SCHEMAS:
@@ -126,12 +126,12 @@ def test_heuristic_through_mcp_equals_heuristic_in_process(tmp_path, capsys):
                 assert listed[s["name"]].input_schema == s["parameters"]
             return await play_heuristic(c)
 
-    assert run_async(session()) == 6
+    assert run_async(session()) == 60
     assert transcript(db, "m") == transcript(db, "ref")
     assert report(db, "m", capsys) == report(db, "ref", capsys)
     store = Store(db, readonly=True)
     run = store.run("m")
-    assert (run["agent"], run["status"], run["planned"]) == ("mcp:heuristic", "done", 6)
+    assert (run["agent"], run["status"], run["planned"]) == ("mcp:heuristic", "done", 60)
     capsys.readouterr()
     assert main(["--batch", "compare", "ref", "m", "--db", str(db), "--format", "json"]) == 0
 
