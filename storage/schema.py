@@ -138,6 +138,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE audit_labels ADD COLUMN undoes INTEGER
     """,
+    # 8: how many characters of an assistant step's text are the provider's reasoning (thinking) text, so views
+    # show it apart from the content and marked as such (sandbox.words); NULL for steps stored before
+    """
+    ALTER TABLE steps ADD COLUMN reasoning_chars INTEGER
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -28,7 +28,7 @@ from workbench.tui.corpora import ItemContext
 from workbench.tui.dialogs import ExportModal
 from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.stepper import copy_step, gold_of, options_text
+from workbench.tui.stepper import copy_step, gold_of, jump_decision, options_text
 from workbench.tui.stepview import StepView, run_caps
 from workbench.tui.transcript import actor_of
 
@@ -313,6 +313,8 @@ class SplitStepperScreen(Screen):
         Binding("H", "step_one(-1)", "Prev turn (focused side)", id="split.prev_one", show=False),
         Binding("0", "first", "First turn", id="split.first", show=False),
         Binding("dollar_sign", "last", "Last turn", id="split.last", key_display="$", show=False),
+        Binding("d", "decision(1)", "Decision", id="split.next_decision"),
+        Binding("D", "decision(-1)", "Previous decision (focused side)", id="split.prev_decision", show=False),
         Binding("n", "item(1)", "Next item", id="split.next_item"),
         Binding("p", "item(-1)", "Previous item", id="split.prev_item", show=False),
         Binding("g", "toggle_gold", "Gold", id="split.gold"),
@@ -424,6 +426,9 @@ class SplitStepperScreen(Screen):
 
     def action_step_one(self, delta: int) -> None:
         self.view(self._focused_side()).step(delta)
+
+    def action_decision(self, delta: int) -> None:
+        jump_decision(self, self.view(self._focused_side()), delta)
 
     def action_first(self) -> None:
         for side in ("a", "b"):

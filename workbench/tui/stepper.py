@@ -1,7 +1,8 @@
 """The trajectory stepper: the item beside the transcript, turn by turn, with the ledger as it stood.
 
-`←/h` `→/l` step a turn, `0`/`$` first/last, `n`/`p` the next/previous trajectory of the
-list it was opened from, `g` reveals the gold option and distractor types, `y`/`Y`
+`←/h` `→/l` step a turn, `0`/`$` first/last, `d`/`D` the next/previous step where the agent
+decided something (a think, a submit, a gold or non-gold read, a rejection), `n`/`p` the
+next/previous trajectory of the list it was opened from, `g` reveals the gold option and distractor types, `y`/`Y`
 copy the selected step / the whole transcript (OSC 52). The meters show the stored
 ledger of the last step of the turn in view.
 """
@@ -156,6 +157,8 @@ class StepperScreen(Screen):
         Binding("left,h", "step(-1)", "Prev", id="stepper.prev"),
         Binding("0", "first", "First turn", id="stepper.first", show=False),
         Binding("dollar_sign", "last", "Last turn", id="stepper.last", key_display="$", show=False),
+        Binding("d", "decision(1)", "Next decision", id="stepper.next_decision"),
+        Binding("D", "decision(-1)", "Previous decision", id="stepper.prev_decision", show=False),
         Binding("n", "trajectory(1)", "Next traj", id="stepper.next_trajectory"),
         Binding("p", "trajectory(-1)", "Previous trajectory", id="stepper.prev_trajectory", show=False),
         Binding("g", "toggle_gold", "Gold", id="stepper.gold"),
@@ -274,6 +277,10 @@ class StepperScreen(Screen):
     def action_last(self) -> None:
         self._moved(self.view.go(self.view.n_turns - 1))
 
+    def action_decision(self, delta: int) -> None:
+        jump_decision(self, self.view, delta)
+        self._show_item()
+
     def action_trajectory(self, delta: int) -> None:
         new = self.index + delta
         if 0 <= new < len(self.ids):
@@ -308,6 +315,13 @@ class StepperScreen(Screen):
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+def jump_decision(screen: Screen, view: StepView, delta: int) -> None:
+    """`d`/`D`: the next/previous step where the agent decided something, or a word that there is none."""
+    found = view.jump_decision(delta)
+    if found is None:
+        screen.notify(f"no {'later' if delta > 0 else 'earlier'} decision (think, submit, read, rejection)", timeout=2)
 
 
 def copy_step(screen: Screen, view: TranscriptView) -> None:

@@ -5,6 +5,7 @@ stepper shows two that step together. It only lays out stored steps; it computes
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any
 
 from rich.text import Text
@@ -103,6 +104,20 @@ class StepView(Vertical):
     def step(self, delta: int) -> bool:
         return self.go(self.position + delta)
 
+    def jump_decision(self, delta: int) -> str | None:
+        """Move to the next (`delta` > 0) or previous step where the agent decided something (a think, a submit, a
+        read, a rejection: `transcript.decision`), showing its turn with the cursor on it; what it was, or None
+        when there is none in that direction."""
+        here = self.transcript.cursor
+        span = range(here + 1, len(self.entries)) if delta > 0 else range(min(here, len(self.entries)) - 1, -1, -1)
+        target = next((i for i in span if self.entries[i].decision), None)
+        if target is None:
+            return None
+        self.position = bisect_right(self.turn_end, target)
+        self.show(cursor=target)
+        self.transcript.call_after_refresh(self.transcript.scroll_to_entry, target)  # after the turn's own scroll
+        return self.entries[target].decision
+
     def show(self, cursor: int | None = None) -> None:
         view = self.transcript
         bar = self.query_one(".turn-bar", Static)
@@ -133,7 +148,7 @@ class StepView(Vertical):
         first tool call, whose arguments and result are what enter unfolds and y copies (the assistant line before
         it often has no body); else its first entry with a body; else its first step."""
         span = range(start + 1, end)
-        for wanted in (lambda e: e.kind == "tool", lambda e: bool(e.body)):
+        for wanted in (lambda e: e.kind == "tool", lambda e: e.has_text):
             hit = next((i for i in span if wanted(self.entries[i])), None)
             if hit is not None:
                 return hit
