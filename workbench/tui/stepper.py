@@ -38,11 +38,12 @@ def gold_of(ctx: ItemContext | None) -> Gold:
 
 
 def touched(steps: list[dict[str, Any]]) -> tuple[set[str], list[dict[str, Any]]]:
-    """(S2 ids of papers any accepted call touched, delivered reads) among `steps`."""
+    """(S2 ids of papers any accepted call touched, delivered reads) among `steps`. A call on an id that names no
+    paper (`not_found`) touched nothing: "visited N papers" counts papers that exist."""
     papers: set[str] = set()
     reads = []
     for s in steps:
-        if s.get("kind") != "tool" or s.get("status") in ("rejected", "disabled"):
+        if s.get("kind") != "tool" or s.get("status") in ("rejected", "disabled", "not_found"):
             continue
         if s.get("paper_id"):
             papers.add(str(s["paper_id"]))
