@@ -174,3 +174,15 @@ async def test_changing_player_or_session_resets_the_items_to_a_random_sample(se
         await pilot.press("ctrl+r")
         await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.agent is not None)
         assert app.screen.request.session == "bo-second" and len(app.screen.plan.items) == 5
+
+
+async def test_a_typed_alias_that_is_one_is_not_completed_into_a_longer_one():
+    """Enter takes the completion shown, so none is shown for a value that is already a candidate: `A` stays `A`
+    when `AB` is also an alias (and a paper id typed in full stays that id)."""
+    from workbench.tui.seen import SeenSuggester
+
+    suggest = SeenSuggester(lambda: ["AB", "A", "B"])
+    assert await suggest.get_suggestion("a") is None
+    assert await suggest.get_suggestion("") == "AB"
+    assert await SeenSuggester(lambda: ["AB", "A"]).get_suggestion("b") is None
+    assert await SeenSuggester(lambda: ["abc"]).get_suggestion("ab") == "abc"
