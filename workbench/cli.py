@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 LIMIT_FLAGS = {"tokens": "--max-run-tokens", "cost": "--max-run-cost"}
@@ -34,8 +34,16 @@ class Terminated(Exception):
         self.signum = signum
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with its error first and alone: one line, then a one-line hint, exit 2. The usage block argparse
+    prints before the error was 20 lines for `run`, and the line that mattered scrolled out of view."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"error: {message}\n({self.prog} --help lists the options)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="agenthop-tui --batch", description="AgentHop Workbench, headless.")
+    parser = Parser(prog="agenthop-tui --batch", description="AgentHop Workbench, headless.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", help="run an agent on a dataset and store every step")
@@ -194,7 +202,7 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
 
     p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
     p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
-    p.add_argument("--run", dest="run_name", help="run name (re-use it to resume)")
+    p.add_argument("--run", dest="run_name", type=run_name, help="run name (re-use it to resume)")
     p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
     p.add_argument("--workers", type=_bounded("workers"), default=8)
     p.add_argument("--limit", type=_bounded("limit"))
@@ -326,6 +334,14 @@ def _item_ids(text: str | None) -> tuple[str, ...]:
     if not ids:
         raise UsageError("--ids is empty: name the items (comma-separated), or leave --ids out to run them all")
     return ids
+
+
+def run_name(text: str) -> str:
+    """An argparse type for `--run`: a name to find the run by again, so never empty (it used to be replaced by a
+    generated name without a word)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a run needs a name: got an empty one (leave out --run for a generated name)")
+    return text
 
 
 def _bounded(name: str):
