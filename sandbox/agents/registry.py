@@ -12,6 +12,14 @@ from sandbox.records import Caps, Item
 SCRIPTED = ("oracle", "random", "heuristic")
 
 
+def measures_tokens(agent: str | None, identity: Any = None) -> bool:
+    """Whether a run's token counts are measurements: a scripted agent calls no model, so its 0 tokens mean "not
+    measured" unless the run estimated usage (characters / 4). Light (no statistics): views that show a run's
+    TOKENS use it as the reports do (`workbench.reports.measures_tokens`)."""
+    estimated = isinstance(identity, dict) and bool(identity.get("estimate_tokens"))
+    return agent not in SCRIPTED or estimated
+
+
 def episode_rng(seed: int, item_id: str, replicate: int, attempt: int = 0) -> random.Random:
     """A generator that differs per run seed, item and replicate, and is the same on every machine."""
     return random.Random(f"{seed}:{item_id}:{replicate}:{attempt}")

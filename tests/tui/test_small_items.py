@@ -21,3 +21,33 @@ def test_any_names_sort_and_the_order_is_total(names):
     assert sorted(ordered, key=natural_key) == ordered
     for a, b in zip(ordered, ordered[1:]):
         assert natural_key(a) <= natural_key(b)
+
+
+async def test_a_scripted_run_s_tokens_read_not_measured_in_the_list_and_the_stepper(seeded):
+    from tui_support import make_app, settle
+    from workbench.tui.stepper import StepperScreen
+
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, app)
+        for run, scripted in (("heur-s0", True), ("scripted-[b]llm[/b]", False)):
+            app.open_run(run)
+            await settle(pilot, app)
+            screen = app.screen
+            table = screen.query_one("#trajectory-table")
+            tokens = [screen._row(t)[7] for t in screen.rows]
+            header = "".join(seg.text for seg in table.render_line(0))
+            assert "TOKENS" in header
+            if scripted:
+                assert set(tokens) == {"—"}
+            else:
+                assert all(t != "—" and int(t.replace(",", "")) > 0 for t in tokens)
+            await pilot.press("enter")
+            await settle(pilot, app)
+            assert isinstance(app.screen, StepperScreen)
+            await pilot.press("dollar_sign")
+            meter = app.screen.query_one(".meter-tokens")
+            shown = str(meter.render())
+            assert ("not measured" in shown) == scripted and meter.measured != scripted
+            await pilot.press("escape", "escape")
+            await settle(pilot, app)

@@ -23,6 +23,7 @@ from textual.widgets import (Button, DataTable, Footer, LoadingIndicator, Select
                              TabPane)
 from textual.worker import Worker, WorkerState
 
+from sandbox.agents.registry import measures_tokens
 from workbench.render import counted
 from workbench.tui.corpora import ItemContext
 from workbench.tui.dialogs import ExportModal
@@ -363,8 +364,10 @@ class SplitStepperScreen(Screen):
         self.ctx = self.app.corpora.cached(run["dataset"], self.item_id)
         for side in ("a", "b"):
             steps = store.steps(pair[side]["id"])
-            self.view(side).set_steps(steps, gold_of(self.ctx), self.ctx.titles if self.ctx else {},
-                                      run_caps(self.runs[side]), actor=actor_of(self.runs[side].get("agent")))
+            run = self.runs[side]
+            self.view(side).set_steps(steps, gold_of(self.ctx), self.ctx.titles if self.ctx else {}, run_caps(run),
+                                      actor=actor_of(run.get("agent")),
+                                      tokens_measured=measures_tokens(run.get("agent"), run.get("identity")))
         self.show_text()
         if self.ctx is None:
             self.run_worker(partial(self.app.corpora.item_context, run["dataset"], run.get("dataset_fingerprint"),

@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
+from sandbox.agents.registry import measures_tokens
 from workbench.render import counted
 from workbench.tui.corpora import ItemContext
 from workbench.tui.meters import theme_style
@@ -217,7 +218,8 @@ class StepperScreen(Screen):
         dataset, item_id = self.run["dataset"], self.traj["item_id"]
         self.ctx = self.app.corpora.cached(dataset, item_id)
         self.view.set_steps(store.steps(tid), gold_of(self.ctx), self.ctx.titles if self.ctx else {}, self.caps,
-                            actor=actor_of(self.run.get("agent")))
+                            actor=actor_of(self.run.get("agent")),
+                            tokens_measured=measures_tokens(self.run.get("agent"), self.run.get("identity")))
         self.show_header()
         if self.ctx is None:
             self._load_context()

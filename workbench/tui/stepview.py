@@ -38,6 +38,7 @@ class StepView(Vertical):
         self.turn_end: list[int] = []  # entries up to and including turn k
         self.position = 0  # index into self.turns
         self.actor = "assistant"
+        self.tokens_measured = True
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="turn-bar")
@@ -55,10 +56,13 @@ class StepView(Vertical):
     # ------------------------------------------------------------ content
 
     def set_steps(self, steps: list[dict[str, Any]], gold: Gold, titles: dict[str, str],
-                  caps: tuple[int, int, int] | None = None, actor: str = "assistant") -> None:
-        """A new trajectory, shown at its first turn; `actor` names who takes its turns (`transcript.actor_of`)."""
+                  caps: tuple[int, int, int] | None = None, actor: str = "assistant",
+                  tokens_measured: bool = True) -> None:
+        """A new trajectory, shown at its first turn; `actor` names who takes its turns (`transcript.actor_of`);
+        without `tokens_measured` (a scripted run) the TOKENS meter says so instead of a 0."""
         if caps is not None:
             self.caps = caps
+        self.tokens_measured = tokens_measured
         self.actor = actor
         self.steps = steps
         self.turns = group_turns(steps)
@@ -137,7 +141,7 @@ class StepView(Vertical):
         led = self.ledger_step or {"points_used": 0, "turn": 0, "tokens": 0, "points_left": self.caps[0], "rejections": 0}
         self.query_one(".meter-points", Meter).show(int(led["points_used"] or 0), self.caps[0])
         self.query_one(".meter-turns", Meter).show(int(led["turn"] or 0), self.caps[1])
-        self.query_one(".meter-tokens", Meter).show(int(led["tokens"] or 0), self.caps[2])
+        self.query_one(".meter-tokens", Meter).show(int(led["tokens"] or 0), self.caps[2], self.tokens_measured)
         left, rejections = led["points_left"], led["rejections"]
         self.query_one(".ledger-line", Static).update(
             Text(f"        {counted(left, 'point')} left · {rejections} consecutive "
