@@ -51,3 +51,30 @@ async def test_a_scripted_run_s_tokens_read_not_measured_in_the_list_and_the_ste
             assert ("not measured" in shown) == scripted and meter.measured != scripted
             await pilot.press("escape", "escape")
             await settle(pilot, app)
+
+
+async def test_help_fits_an_80x24_screen_with_every_binding_id_whole(seeded):
+    from textual.widgets import Static
+
+    from tui_support import make_app, settle
+    from workbench.tui.help import HelpScreen, key_rows
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        for keys in ((), ("enter", "enter")):  # the runs list, then the stepper (its ids are the longest)
+            await pilot.press(*keys)
+            await settle(pilot, app)
+            source = app.screen
+            await pilot.press("question_mark")
+            await settle(pilot, app)
+            assert isinstance(app.screen, HelpScreen)
+            dialog = app.screen.query_one(".help-dialog")
+            assert dialog.region.right <= 80 and dialog.region.bottom <= 24 and dialog.region.x >= 0
+            table = app.screen.query_one("#help-keys Static", Static)
+            lines = [strip.text for strip in table.render_lines(table.region.reset_offset)]
+            text = "\n".join(lines)
+            assert all(ident in text for _, _, _, ident in key_rows(source) if ident)
+            assert max(len(line.rstrip()) for line in lines) <= dialog.region.width
+            await pilot.press("escape")
+            await settle(pilot, app)
