@@ -78,3 +78,33 @@ async def test_help_fits_an_80x24_screen_with_every_binding_id_whole(seeded):
             assert max(len(line.rstrip()) for line in lines) <= dialog.region.width
             await pilot.press("escape")
             await settle(pilot, app)
+
+
+async def test_the_live_screen_of_a_relaunched_finished_run_shows_its_real_terminations_and_elapsed_time(seeded):
+    import sqlite3
+
+    from textual.widgets import DataTable
+
+    from tui_support import make_app, settle
+    from workbench.tui.live import LiveScreen
+
+    db = sqlite3.connect(seeded)  # heur-s0 took 1m30s when it ran
+    db.execute("UPDATE runs SET started_at = '2026-01-01T10:00:00+00:00', finished_at = '2026-01-01T10:01:30+00:00' "
+               "WHERE name = 'heur-s0'")
+    stored = dict(db.execute("SELECT termination, COUNT(*) FROM trajectories t JOIN runs r ON r.id = t.run_id "
+                             "WHERE r.name = 'heur-s0' AND t.final = 1 GROUP BY termination").fetchall())
+    db.commit()
+    db.close()
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, app)
+        home = app.screen
+        home.query_one(DataTable).move_cursor(row=home.shown.index("heur-s0"))
+        await pilot.press("R")
+        await pilot.pause()
+        await pilot.press("ctrl+r")  # nothing left to run: it finishes at once
+        await settle(pilot, app)
+        assert isinstance(app.screen, LiveScreen)
+        terminations = str(app.screen.query_one("#live-terminations").render())
+        assert all(f"{t} {n}" in terminations for t, n in stored.items()) and sum(stored.values()) == 6
+        assert "elapsed 1m30s" in str(app.screen.query_one("#live-stats").render())
