@@ -108,3 +108,29 @@ async def test_the_live_screen_of_a_relaunched_finished_run_shows_its_real_termi
         terminations = str(app.screen.query_one("#live-terminations").render())
         assert all(f"{t} {n}" in terminations for t, n in stored.items()) and sum(stored.values()) == 6
         assert "elapsed 1m30s" in str(app.screen.query_one("#live-stats").render())
+
+
+def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_start(tmp_path):
+    import subprocess
+    import sys
+
+    from workbench.tui.launch import validate
+
+    store = tmp_path / "store.sqlite"
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from storage.locks import RunLock\n"
+         f"with RunLock({str(store)!r}, 'busy-run'):\n    print('held', flush=True)\n    sys.stdin.readline()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "held"
+        values = {"name": "busy-run", "agent": "heuristic"}
+        result = validate(values, {"busy-run"}, llm_ok=False, store_path=store)
+        assert result.spec is None and result.errors == {
+            "name": f"name: 'busy-run' is in progress in another process (pid {child.pid}); starting it here would "
+                    "be refused: wait for it to finish, or choose another name"}
+        assert validate({**values, "name": "free-run"}, {"busy-run", "free-run"}, llm_ok=False,
+                        store_path=store).spec is not None
+    finally:
+        child.stdin.close()
+        child.wait(timeout=30)
+    assert validate(values, {"busy-run"}, llm_ok=False, store_path=store).spec is not None  # over: it resumes
