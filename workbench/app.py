@@ -386,7 +386,7 @@ class WorkbenchApp(App[int]):
                 self.run_worker(lambda: self._export(name, path, with_steps), thread=True, group="export",
                                 exit_on_error=False, name=f"export:{name}")
 
-        self.push_screen(ExportModal(name, Path.cwd() / f"{safe}.jsonl"), chosen)
+        self.push_screen(ExportModal(name, paths.export_dir() / f"{safe}.jsonl"), chosen)
 
     def _export(self, name: str, path: Path, with_steps: bool) -> None:
         from storage import Store

@@ -134,3 +134,35 @@ def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_sta
         child.stdin.close()
         child.wait(timeout=30)
     assert validate(values, {"busy-run"}, llm_ok=False, store_path=store).spec is not None  # over: it resumes
+
+
+def test_exports_default_to_the_downloads_or_the_data_dir_never_the_working_directory(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from workbench.paths import export_dir
+
+    monkeypatch.delenv("AGENTHOP_EXPORTS")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no user-dirs.dirs: ~/Downloads
+    (tmp_path / "home").mkdir()
+    assert export_dir() == tmp_path / "data" / "agenthop-workbench" / "exports" and export_dir().is_dir()
+    (tmp_path / "home" / "Downloads").mkdir()
+    assert export_dir() == tmp_path / "home" / "Downloads" != Path.cwd()
+
+
+async def test_the_run_export_offers_a_path_in_the_export_dir(seeded, tmp_path, monkeypatch):
+    from textual.widgets import Input
+
+    from tui_support import make_app, settle
+    from workbench.tui.dialogs import ExportModal
+
+    monkeypatch.setenv("AGENTHOP_EXPORTS", str(tmp_path / "exports"))
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, app)
+        app.export_run("heur-s0")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ExportModal)
+        assert app.screen.query_one("#export-path", Input).value == str(tmp_path / "exports" / "heur-s0.jsonl")
