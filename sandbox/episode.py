@@ -21,6 +21,7 @@ from sandbox.prompts import CONTINUE, EXHAUSTED, NUDGE, STOP_NOW, Prompt
 from sandbox.recall import paper_flags, section_flags
 from sandbox.records import AssistantTurn, Caps, Step, ToolCall, Trajectory
 from sandbox.tools import run_tool
+from sandbox.words import reasoning_span
 
 _ANSWER = re.compile(r"^\s*\(?([A-Da-d])\)?[.:)]?\s*$")
 _TOOL_ERROR_PREFIXES = ("Unknown tool", "Error calling", "Tool '")
@@ -215,6 +216,7 @@ class Episode:
                              text=f"[HARNESS] Empty response — terminated as error. Raw dump keys: {keys}")
             return "error"
         await self._emit("assistant", text=turn.text, usage=usage, cost_usd=turn.cost_usd,
+                         reasoning_chars=reasoning_span(turn.text, turn.reasoning),
                          tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in calls] or None)
         if not calls:
             if self.stop_sent:

@@ -137,6 +137,7 @@ class AssistantTurn:
     usage: Usage = field(default_factory=Usage)
     cost_usd: float | None = None
     raw: dict[str, Any] | None = None  # provider-native message, replayed into history
+    reasoning: str | None = None  # the provider's reasoning (thinking) text, which `text` holds too (sandbox.words)
 
 
 @dataclass
@@ -171,6 +172,7 @@ class Step:
     usage: dict[str, Any] | None = None
     cost_usd: float | None = None
     elapsed_s: float = 0.0
+    reasoning_chars: int | None = None  # assistant: how much of `text` is the provider's reasoning (sandbox.words)
 
 
 @dataclass

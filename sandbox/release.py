@@ -111,7 +111,7 @@ def json_lines(path: Path, warnings: Warnings | None = None) -> Iterator[tuple[i
                 try:
                     obj = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise DatasetError(path, lineno, None, f"is not valid JSON ({exc.msg} at column {exc.colno})") from None
+                    raise DatasetError(path, lineno, None, f"is not valid JSON ({json_problem(line, exc)})") from None
                 if not isinstance(obj, dict):
                     raise DatasetError(path, lineno, None, f"must be a JSON object, got {type(obj).__name__}")
                 if "\\u" in line:  # only an escape can make a surrogate: the common line skips the walk
@@ -122,6 +122,21 @@ def json_lines(path: Path, warnings: Warnings | None = None) -> Iterator[tuple[i
     except UnicodeDecodeError:
         lineno, column, byte = _first_undecodable(path)
         raise DatasetError(path, lineno, None, f"is not valid UTF-8 (byte 0x{byte:02x} at column {column})") from None
+
+
+def json_problem(line: str, exc: json.JSONDecodeError) -> str:
+    """What is wrong with one JSON line, said once: the decoder's message without its own trailing "at" (it read
+    "… starting at at column 5"), and an unterminated string named by its first characters. The line is decoded
+    again without its line end, which the decoder otherwise reports as a control character inside the string."""
+    try:
+        json.loads(line.rstrip("\r\n"))
+    except json.JSONDecodeError as bare:
+        exc = bare
+    if exc.msg.startswith("Unterminated string"):
+        start = line[exc.pos:exc.pos + 24].rstrip("\r\n")
+        return f"unterminated string at column {exc.colno}: {start}{'…' if len(line.rstrip()) > exc.pos + 24 else ''}"
+    msg = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg
+    return f"{msg} at column {exc.colno}"
 
 
 def scrub_surrogates(value: Any) -> tuple[Any, int]:

@@ -143,6 +143,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE runs ADD COLUMN label_resolution TEXT
     """,
+    # 9: how many characters of an assistant step's text are the provider's reasoning (thinking) text, so views
+    # show it apart from the content and marked as such (sandbox.words); NULL for steps stored before
+    """
+    ALTER TABLE steps ADD COLUMN reasoning_chars INTEGER
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -328,12 +328,13 @@ class Store:
                 self.conn.execute("INSERT OR IGNORE INTO texts VALUES (?, ?)", (text_hash, text))
                 text = None
             self.conn.execute(
-                "INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (trajectory_id, step["index"], step["turn"], step["kind"], text, text_hash, step.get("tool_name"),
                  _json(step.get("tool_args")), step.get("tool_call_id"), step.get("cost", 0), step.get("status"),
                  _opt_str(step.get("paper_id")), step.get("arxiv_id"), step.get("section_index"),
                  int(bool(step.get("delivered"))), _json(step.get("usage")), step.get("cost_usd"),
-                 step["points_used"], step["points_left"], step["tokens"], step["rejections"], step.get("elapsed_s")))
+                 step["points_used"], step["points_left"], step["tokens"], step["rejections"], step.get("elapsed_s"),
+                 step.get("reasoning_chars")))
 
     def finish_trajectory(self, trajectory_id: int, result: dict[str, Any], final: bool) -> None:
         """Write the outcome and mark the trajectory done, atomically: before this it does not count."""

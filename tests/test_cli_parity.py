@@ -51,8 +51,8 @@ def test_the_same_kind_of_number_has_the_same_bounds_everywhere(tmp_path, capsys
 
 
 @pytest.mark.parametrize("name, message", [
-    ("", "a run name is needed"),
-    ("   ", "a run name is needed"),
+    ("", "a run needs a name"),
+    ("   ", "a run needs a name"),
     ("x" * 300, "at most 80 characters"),
     ("two\nlines", "printable characters only"),
 ])
@@ -63,7 +63,8 @@ def test_a_run_name_the_launch_form_refuses_is_refused_by_the_cli(tmp_path, caps
     with pytest.raises(SystemExit) as exc:
         main(["--batch", "run", "--agent", "oracle", "--run", name, "--db", str(db)])
     assert exc.value.code == 2 and message in capsys.readouterr().err and not db.exists()
-    assert validate({"name": name}, set(), llm_ok=True).errors["name"] == f"name: {message}"
+    form = "a run name is needed" if not name.strip() else message
+    assert validate({"name": name}, set(), llm_ok=True).errors["name"] == f"name: {form}"
 
 
 @pytest.mark.parametrize("agent, model, ablation, seed, expected", [

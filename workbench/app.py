@@ -6,7 +6,6 @@ when the stepper needs an item. litellm is never imported here.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -398,7 +397,7 @@ class WorkbenchApp(App[int]):
                 self.run_worker(lambda: self._export(name, path, with_steps), thread=True, group="export",
                                 exit_on_error=False, name=f"export:{name}")
 
-        self.push_screen(ExportModal(name, Path.cwd() / f"{safe}.jsonl"), chosen)
+        self.push_screen(ExportModal(name, paths.export_dir() / f"{safe}.jsonl"), chosen)
 
     def _export(self, name: str, path: Path, with_steps: bool) -> None:
         from storage import Store
@@ -456,7 +455,9 @@ def available_themes() -> set[str]:
 
 def build_app(argv: list[str]) -> WorkbenchApp:
     """Parse `agenthop-tui` flags and the config file into an app (raises SystemExit/ValueError on bad flags)."""
-    parser = argparse.ArgumentParser(prog="agenthop-tui", description="AgentHop Workbench (use --batch for headless).")
+    from workbench.argparser import Parser
+
+    parser = Parser(prog="agenthop-tui", description="AgentHop Workbench (use --batch for headless).")
     parser.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
     parser.add_argument("--theme", help="a theme name: agenthop-dark, agenthop-light, ansi-dark, textual-dark, …")
     args = parser.parse_args(argv)

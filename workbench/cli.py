@@ -18,6 +18,8 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from workbench.argparser import Parser  # stdlib only: the parser stays light
+
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 LIMIT_FLAGS = {"tokens": "--max-run-tokens", "cost": "--max-run-cost"}
 FORMATS = ("table", "json", "csv", "markdown")
@@ -36,7 +38,7 @@ class Terminated(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="agenthop-tui --batch", description="AgentHop Workbench, headless.")
+    parser = Parser(prog="agenthop-tui --batch", description="AgentHop Workbench, headless.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", help="run an agent on a dataset and store every step")
@@ -315,6 +317,8 @@ def _run_name(text: str) -> str:
     80 printable characters."""
     from workbench.runname import name_problem
 
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a run needs a name: got an empty one (leave out --run for a generated name)")
     problem = name_problem(text)
     if problem:
         raise argparse.ArgumentTypeError(problem)

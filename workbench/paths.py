@@ -26,6 +26,24 @@ def cache_dir() -> Path:
     return Path(env).expanduser() if env else Path(platformdirs.user_cache_dir(APP))
 
 
+def export_dir() -> Path:
+    """Where exports the TUI offers go by default: $AGENTHOP_EXPORTS, else the user's downloads directory when there
+    is one, else `exports` in the data dir (made here, so the offered path can be written). Never the working
+    directory, which is wherever the TUI happened to be started (a source checkout, `/`)."""
+    env = os.environ.get("AGENTHOP_EXPORTS")
+    if env:
+        return Path(env).expanduser()
+    downloads = Path(platformdirs.user_downloads_dir())
+    if downloads.is_dir():
+        return downloads
+    folder = Path(platformdirs.user_data_dir(APP)) / "exports"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return Path.home()
+    return folder
+
+
 def config_path() -> Path:
     env = os.environ.get("AGENTHOP_CONFIG")
     return Path(env).expanduser() if env else Path(platformdirs.user_config_dir(APP)) / "config.toml"

@@ -61,16 +61,11 @@ def split_ratios(table: Table) -> dict[str, dict[str, Ratio]]:
 
 
 def measures_tokens(run: dict[str, Any]) -> bool:
-    """Whether a run's trajectories carry token counts: a scripted agent calls no model, so its 0 tokens mean
-    "not measured" (and must not win a "fewest tokens" cell) unless it ran with estimated usage; an MCP client's
-    model is out of the workbench's sight, so its tokens are never measured."""
-    from sandbox.agents.external import is_mcp
-    from sandbox.agents.registry import SCRIPTED
+    """Whether a run's trajectories carry token counts (`sandbox.agents.registry.measures_tokens`): a scripted
+    agent's 0 tokens must not win a "fewest tokens" cell."""
+    from sandbox.agents.registry import measures_tokens as measured
 
-    if is_mcp(run["agent"]):
-        return False
-    identity = run.get("identity") if isinstance(run.get("identity"), dict) else {}
-    return run["agent"] not in SCRIPTED or bool(identity.get("estimate_tokens"))
+    return measured(run["agent"], run.get("identity"))
 
 
 def estimates_tokens(run: dict[str, Any]) -> bool:

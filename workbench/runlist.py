@@ -10,6 +10,28 @@ from typing import Any
 from storage import Store
 
 
+def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
+    """A run name as people order it: its digit runs by value, the rest case-insensitively (`seqt@8k` before
+    `seqt@16k`, `r2` before `r10`). Each part is (kind, number, text), so any two names compare."""
+    parts, digits, text = [], "", ""
+    for ch in name:
+        if ch.isdigit() and ch.isascii():
+            if text:
+                parts.append((1, 0, text.casefold()))
+                text = ""
+            digits += ch
+        else:
+            if digits:
+                parts.append((0, int(digits), digits))
+                digits = ""
+            text += ch
+    if digits:
+        parts.append((0, int(digits), digits))
+    if text:
+        parts.append((1, 0, text.casefold()))
+    return tuple(parts)
+
+
 def runs_table(store: Store) -> list[dict[str, Any]]:
     """Rows of the runs list: name, agent/model, dataset, progress, accuracy, cost, status. A run recorded as
     running whose process is gone (SIGKILL, a power cut: nothing could mark it) is shown as interrupted."""

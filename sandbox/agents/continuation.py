@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.records import AssistantTurn, ToolCall, Usage
+from sandbox.words import split_words
 
 PREFIX_MARK = "prefix"  # `usage.raw[PREFIX_MARK]` marks a replayed turn: no new model call, no new cost
 
@@ -33,7 +34,8 @@ def prefix_turns(steps: list[dict[str, Any]], termination: str | None) -> list[A
                  for i, c in enumerate(s.get("tool_args") or [])]
         raw = dict(usage.get("raw") or {}) if isinstance(usage.get("raw") or {}, dict) else {"raw": usage.get("raw")}
         raw[PREFIX_MARK] = True
-        turns.append(AssistantTurn(text=s.get("text"), tool_calls=calls, usage=Usage(
+        reasoning = split_words(s.get("text"), s.get("reasoning_chars")).reasoning or None
+        turns.append(AssistantTurn(text=s.get("text"), reasoning=reasoning, tool_calls=calls, usage=Usage(
             prompt=usage.get("prompt", 0), completion=usage.get("completion", 0), cache_read=usage.get("cache_read", 0),
             cache_creation=usage.get("cache_creation", 0), raw=raw)))
     stopped = any(s["kind"] == "nudge" and (s.get("text") or "").startswith("**CRITICAL") for s in steps)

@@ -25,6 +25,7 @@ from sandbox.agents.textcalls import parse_text_calls
 from sandbox.agents.wire import Clients, Wire, parse_retry_after, recording, status_in_chain
 from sandbox.pricing import Price, cost, price_for
 from sandbox.records import AssistantTurn, ToolCall, Usage
+from sandbox.words import merge_reasoning
 
 KEY_ENV = {
     "openai/": "OPENAI_API_KEY", "anthropic/": "ANTHROPIC_API_KEY", "gemini/": "GEMINI_API_KEY",
@@ -258,7 +259,7 @@ class LLMAgent:
             elif reasoning:
                 raw["reasoning_content"] = reasoning
         return AssistantTurn(text=text, tool_calls=calls, usage=usage, raw=raw,
-                             cost_usd=priced["total_usd"] if priced else None)
+                             cost_usd=priced["total_usd"] if priced else None, reasoning=reasoning)
 
 
 def decode_arguments(arguments: Any) -> Any:
@@ -274,13 +275,6 @@ def decode_arguments(arguments: Any) -> Any:
     except (json.JSONDecodeError, ValueError):
         return {"_raw": arguments}
     return value if isinstance(value, dict) else {"_raw": arguments}
-
-
-def merge_reasoning(content: str | None, reasoning: str | None) -> str | None:
-    """The reference's logged text: reasoning alone, content alone, or `[thinking] …\\n[answer] …`."""
-    if reasoning and content:
-        return f"[thinking] {reasoning}\n[answer] {content}"
-    return content if content else reasoning
 
 
 def read_usage(usage: Any) -> Usage:

@@ -12,6 +12,18 @@ from sandbox.records import Caps, Item
 SCRIPTED = ("oracle", "random", "heuristic")
 
 
+def measures_tokens(agent: str | None, identity: Any = None) -> bool:
+    """Whether a run's token counts are measurements: a scripted agent calls no model, so its 0 tokens mean "not
+    measured" unless the run estimated usage (characters / 4); an MCP client's tokens are never measured. Light
+    (no statistics): the reports and every view that shows a run's TOKENS ask this one function."""
+    from sandbox.agents.external import is_mcp
+
+    if is_mcp(agent):  # an MCP client's model is out of the workbench's sight: never measured
+        return False
+    estimated = isinstance(identity, dict) and bool(identity.get("estimate_tokens"))
+    return agent not in SCRIPTED or estimated
+
+
 def episode_rng(seed: int, item_id: str, replicate: int, attempt: int = 0) -> random.Random:
     """A generator that differs per run seed, item and replicate, and is the same on every machine."""
     return random.Random(f"{seed}:{item_id}:{replicate}:{attempt}")

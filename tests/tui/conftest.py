@@ -62,6 +62,7 @@ def isolated(tmp_path, monkeypatch, builtin_cache):
     monkeypatch.setenv("AGENTHOP_CACHE", str(builtin_cache))
     monkeypatch.setenv("AGENTHOP_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.setenv("AGENTHOP_STATE", str(tmp_path / "state.toml"))
+    monkeypatch.setenv("AGENTHOP_EXPORTS", str(tmp_path))  # exports offered by default land here, not in ~/Downloads
     monkeypatch.delenv("TEXTUAL_THEME", raising=False)
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.chdir(tmp_path)

@@ -126,7 +126,7 @@ async def test_model_text_with_markup_brackets_renders_literally(seeded):
         view = stepper.query_one(TranscriptView)
         view.cursor = 1
         await pilot.press("enter")  # unfold the first reply
-        lines = "".join(line.strip() for line in view.visible_lines())
+        lines = " ".join(line.strip() for line in view.visible_lines())  # wrapped at spaces
         assert "Let me check [bold]the seed[/] and [red]its refs[/red] first; [link=http://x]y[/link]" in lines
         assert "\\[x\\] [/" in lines and "\x1b" not in lines and "\ufffd[31mred?" in lines
         await pilot.press("dollar_sign")
@@ -740,7 +740,7 @@ async def test_at_80_columns_the_footer_keeps_help_and_quit(seeded):
         assert {"Step through", "Filter", "Back", "Help"} <= set(shown(app))
         await pilot.press("enter")
         await settle(pilot, app)
-        assert {"Fold/unfold", "Next turn", "Prev", "Gold", "Back", "Help"} <= set(shown(app))
+        assert {"Fold/unfold", "Next turn", "Prev", "Decision", "Gold", "Back", "Help"} <= set(shown(app))
 
 
 async def test_the_launch_form_fits_any_terminal_with_its_buttons_and_messages_in_view(seeded):

@@ -33,7 +33,9 @@ async def test_play_an_item_to_the_double_rejection_under_the_budget(seeded, mon
         assert [alias for alias, _ in screen.seen.sections[item.seed_paper_id]][:3] == ["A", "B", "C"]
         await pilot.press("a")  # the section aliases are a list, its first entry highlighted: pick (A)
         await pilot.press("enter")
-        assert screen.tool == "read_section"
+        assert screen.tool is None and screen.picked_section == (item.seed_paper_id, "A")  # picking only selects
+        await pilot.press("5")  # the read form, filled in with the paper and the picked section
+        assert screen.tool == "read_section" and screen.focused is screen.query_one("#play-form")
         await act(pilot, screen, "enter")
         for section in "BCDE":
             await act(pilot, screen, "5", section, "enter")
@@ -186,7 +188,7 @@ async def test_a_paper_that_was_not_found_does_not_become_the_current_paper(seed
         seed = screen.item.seed_paper_id
         await pilot.press("1")
         screen.query_one("#arg-paper_id", Input).value = "zzz"
-        await act(pilot, screen, "enter")
+        await act(pilot, screen, "enter", "y")  # an id no paper seen has: sent once the player confirms
         assert screen.steps[-1].tool_args == {"paper_id": "zzz"} and screen.steps[-1].status != "ok"
         assert screen.current_paper == seed
         await pilot.press("4")  # the form offers the last paper found, not the id that was not

@@ -33,6 +33,7 @@ from workbench import audit
 from workbench.tui.help import bound_key
 from workbench.tui.plaintext import clip, sanitize
 from workbench.render import counted
+from workbench.paths import export_dir
 
 CHECK_LABELS = {"question_ok": "question well formed", "gold_supported": "gold answer supported",
                 "labels_accurate": "recall labels accurate"}
@@ -472,7 +473,7 @@ class AuditScreen(Screen):
     def action_export(self) -> None:
         from workbench.tui.dialogs import NameModal
 
-        default = str(Path.cwd() / f"{Path(self.corpus.source).name}-audited")
+        default = str(export_dir() / f"{Path(self.corpus.source).name}-audited")
 
         def check(value: str) -> str | None:
             path = Path(value).expanduser()

@@ -23,12 +23,13 @@ from textual.widgets import (Button, DataTable, Footer, LoadingIndicator, Select
                              TabPane)
 from textual.worker import Worker, WorkerState
 
+from sandbox.agents.registry import measures_tokens
 from workbench.render import counted
 from workbench.tui.corpora import ItemContext
 from workbench.tui.dialogs import ExportModal
 from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.stepper import copy_step, gold_of, options_text
+from workbench.tui.stepper import copy_step, gold_of, jump_decision, options_text
 from workbench.tui.stepview import StepView, run_caps
 from workbench.tui.transcript import actor_of
 
@@ -309,6 +310,8 @@ class SplitStepperScreen(Screen):
         Binding("H", "step_one(-1)", "Prev turn (focused side)", id="split.prev_one", show=False),
         Binding("0", "first", "First turn", id="split.first", show=False),
         Binding("dollar_sign", "last", "Last turn", id="split.last", key_display="$", show=False),
+        Binding("d", "decision(1)", "Decision", id="split.next_decision"),
+        Binding("D", "decision(-1)", "Previous decision (focused side)", id="split.prev_decision", show=False),
         Binding("n", "item(1)", "Next item", id="split.next_item"),
         Binding("p", "item(-1)", "Previous item", id="split.prev_item", show=False),
         Binding("g", "toggle_gold", "Gold", id="split.gold"),
@@ -357,8 +360,10 @@ class SplitStepperScreen(Screen):
         self.ctx = self.app.corpora.cached(run["dataset"], self.item_id)
         for side in ("a", "b"):
             steps = store.steps(pair[side]["id"])
-            self.view(side).set_steps(steps, gold_of(self.ctx), self.ctx.titles if self.ctx else {},
-                                      run_caps(self.runs[side]), actor=actor_of(self.runs[side].get("agent")))
+            run = self.runs[side]
+            self.view(side).set_steps(steps, gold_of(self.ctx), self.ctx.titles if self.ctx else {}, run_caps(run),
+                                      actor=actor_of(run.get("agent")),
+                                      tokens_measured=measures_tokens(run.get("agent"), run.get("identity")))
         self.show_text()
         if self.ctx is None:
             self.run_worker(partial(self.app.corpora.item_context, run["dataset"], run.get("dataset_fingerprint"),
@@ -420,6 +425,9 @@ class SplitStepperScreen(Screen):
 
     def action_step_one(self, delta: int) -> None:
         self.view(self._focused_side()).step(delta)
+
+    def action_decision(self, delta: int) -> None:
+        jump_decision(self, self.view(self._focused_side()), delta)
 
     def action_first(self) -> None:
         for side in ("a", "b"):

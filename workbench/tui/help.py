@@ -12,6 +12,7 @@ from textual.widgets import Static
 from workbench.tui.plaintext import display_path
 
 SKIP_ACTIONS = {"app.command_palette"}
+WIDE = 102  # the dialog's full width (100) and the screen's edges: below it the table drops a column
 
 
 def bound_key(app, binding_id: str, default: str) -> str:
@@ -55,13 +56,16 @@ class HelpScreen(ModalScreen[None]):
         self.source = source
 
     def compose(self) -> ComposeResult:
+        narrow = self.app.size.width < WIDE  # at 80 columns the "where" column gives its room to the binding ids
         table = Table(expand=True, show_edge=False, pad_edge=False)
-        table.add_column("where", style="dim", no_wrap=True)
+        if not narrow:
+            table.add_column("where", style="dim", no_wrap=True)
         table.add_column("key", style="bold", no_wrap=True)
         table.add_column("action")
         table.add_column(Text("binding id (for [keys])"), style="dim", no_wrap=True)
         for where, keys, description, ident in key_rows(self.source):
-            table.add_row(Text(where), Text(keys), Text(description), Text(ident))
+            cells = [Text(keys), Text(description), Text(ident)]
+            table.add_row(*([] if narrow else [Text(where)]), *cells)
         name = getattr(self.source, "HELP_TITLE", None) or type(self.source).__name__.removesuffix("Screen")
         config = display_path(self.app.config_path)
         note = Text.assemble(

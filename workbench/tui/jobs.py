@@ -9,6 +9,8 @@ resumable), `stop()` lets the episodes in flight finish and starts no new ones.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,14 @@ def describe(exc: BaseException) -> str:
         more = f" (and {len(inner) - 3} more)" if len(inner) > 3 else ""
         return "; ".join(inner[:3]) + more
     return f"{type(exc).__name__}: {exc}"
+
+
+def session_seconds(run: dict[str, Any]) -> float:
+    """How long the run's last recorded session took (started_at → finished_at), 0 when it never finished one."""
+    try:
+        return (datetime.fromisoformat(run["finished_at"]) - datetime.fromisoformat(run["started_at"])).total_seconds()
+    except (KeyError, TypeError, ValueError):
+        return 0.0
 
 
 class RunJob:
@@ -67,6 +77,7 @@ class RunJob:
             corpus, _ = open_dataset(self.spec.dataset, self.cache_dir)
             self._load_model_client()
             store = Store(self.store_path)
+            self._seed(store)
             self.runner = Runner(self.spec, corpus, store, on_event=self.monitor.feed)
             self.result = await self.runner.run()
             self.monitor.finish(self.result["status"])
@@ -85,6 +96,20 @@ class RunJob:
                 store.close()
             if corpus is not None:
                 corpus.close()
+
+    def _seed(self, store: Any) -> None:
+        """A relaunch: the live screen starts from what the store holds (terminations, cost, the last session's
+        elapsed time), read before the runner marks the run running again."""
+        from storage import StoreError
+
+        try:
+            run = store.run(self.name)
+        except StoreError:
+            return  # a new run
+        rows = store.trajectories(run["id"], light=True)
+        costs = [t["cost_usd"] for t in rows if t.get("cost_usd") is not None]
+        self.monitor.seed(dict(Counter(t["termination"] for t in rows)), session_seconds(run),
+                          sum(costs) if costs else None)
 
     def _load_model_client(self) -> None:
         """Import litellm before the run starts (several seconds), saying so: otherwise the first episodes import

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -172,6 +173,9 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
                    caps=Caps(budget=budget, max_turns=turns, max_tokens_total=tokens), ablation=v["ablation"],
                    replicates=replicates, workers=workers, item_ids=ids, question_type=qtype, depth=depth, limit=limit,
                    agent_options=agent_options)
+    busy = busy_elsewhere(store_path, name) if name in existing else None
+    if busy:
+        return Validation(None, {"name": busy}, notes)
     if name in existing and stored and stored.get("identity"):
         conflicts = resume_conflicts(spec, stored, *keys)
         if conflicts:
@@ -196,6 +200,18 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
             memo[key] = llm_cost_note(spec, n, exact, store_path)
         notes.append(memo[key])
     return Validation(spec, {}, notes)
+
+
+def busy_elsewhere(store_path: Path | None, name: str) -> str | None:
+    """Why run `name` cannot start now, if another process is executing it: said in the form, before Start,
+    instead of by the runner's refusal after it."""
+    from storage.locks import holder
+
+    pid = holder(Path(store_path), name) if store_path is not None else None
+    if pid is None or pid == os.getpid():  # this process's own job says so itself
+        return None
+    return (f"name: '{name}' is in progress in another process (pid {pid}); starting it here would be refused: "
+            "wait for it to finish, or choose another name")
 
 
 # identity key (or caps key) → (form field, its label)

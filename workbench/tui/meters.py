@@ -87,14 +87,19 @@ class Meter(Static):
         self.unit = unit
         self.bar_width = bar_width
         self.set_reactive(Meter.cap, cap)
+        self.measured = True
         self.add_class("-ok")
 
     def on_mount(self) -> None:
         self._restyle()
 
-    def show(self, used: int, cap: int | None = None) -> None:
+    def show(self, used: int, cap: int | None = None, measured: bool = True) -> None:
+        """The reading; with `measured` False (a scripted agent's tokens) a dash and "not measured" instead."""
         if cap is not None:
             self.cap = cap
+        if measured != self.measured:
+            self.measured = measured
+            self._restyle()
         self.used = used
 
     def watch_used(self) -> None:
@@ -111,6 +116,9 @@ class Meter(Static):
 
     def render_text(self) -> Text:
         text = Text(f"{self.label:<7}", style="bold")
+        if not self.measured:
+            text.append("— not measured (no model called)", style="dim")
+            return text
         text.append_text(meter_text(self.used, self.cap, self.bar_width, self.unit))
         return text
 

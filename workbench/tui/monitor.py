@@ -120,6 +120,18 @@ class RunMonitor:
         self.live: dict[tuple[str, int], Episode] = {}
         self.finished_eps: OrderedDict[tuple[str, int], Episode] = OrderedDict()
         self.kept: frozenset[tuple[str, int]] = frozenset()  # finished episodes a screen highlights or follows
+        self.elapsed_before = 0.0  # what the run's earlier session took (a relaunch)
+
+    def seed(self, terminations: dict[str, int], elapsed_before: float, cost: float | None) -> None:
+        """What the stored run holds before this session: a relaunched run (finished already, or resumed) shows
+        its real terminations, elapsed time and cost, not this session's zeros."""
+        with self._lock:
+            self.terminations.update({t: n for t, n in terminations.items() if n})
+            self.elapsed_before = max(0.0, elapsed_before)
+            if cost is not None:
+                self.cost += cost
+                self.priced = True
+            self.version += 1
 
     # ------------------------------------------------------------ writer side (runner thread)
 
@@ -202,8 +214,9 @@ class RunMonitor:
     def snapshot(self) -> Snapshot:
         with self._lock:
             now = self.t_end if self.t_end is not None else self.clock()
-            elapsed = max(0.0, now - self.t0) if self.t0 is not None else 0.0
-            rate = self.new_done / elapsed if elapsed > 0 and self.new_done else None
+            session = max(0.0, now - self.t0) if self.t0 is not None else 0.0
+            elapsed = self.elapsed_before + session
+            rate = self.new_done / session if session > 0 and self.new_done else None
             left = max(0, self.planned - self.done)
             eta = left / rate if rate else (0.0 if self.status == "running" and not left else None)
             rows = tuple(_row(ep) for ep in sorted(self.live.values(), key=lambda e: e.started))

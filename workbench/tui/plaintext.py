@@ -61,11 +61,32 @@ def wrap(text: str, width: int) -> list[str]:
                     out.append(line[:cut])
                     line = line[cut + 1:]
             out.append(line)
-        elif cell_len(line) <= width:
-            out.append(line)
         else:
-            out.extend(chop_cells(line, width))
+            out.extend(_wrap_cells(line, width))
     return out
+
+
+def _wrap_cells(line: str, width: int) -> list[str]:
+    """One line holding wide or non-ASCII characters wrapped to `width` cells, at spaces where possible (a model's
+    text with a dash or a curly quote reads as words too). Each cut looks only a window ahead: linear time."""
+    out: list[str] = []
+    while True:
+        window = line[: 2 * width + 2]
+        # (a wide character in a narrower width: alone on its line)
+        head = (chop_cells(window, width)[0] or window[0]) if cell_len(window) > width else window
+        if len(head) == len(line):
+            out.append(line)
+            return out
+        if line[len(head)] == " ":
+            cut = len(head)
+        else:
+            cut = head.rfind(" ", len(head) // 2) if len(head) > 1 else -1
+        if cut <= 0:
+            out.append(head)
+            line = line[len(head):]
+        else:
+            out.append(line[:cut])
+            line = line[cut + 1:]
 
 
 def wrap_head(text: str, width: int, n: int) -> tuple[list[str], bool]:

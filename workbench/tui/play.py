@@ -70,7 +70,19 @@ PLACEHOLDERS = {
 ANSWER_RULE = "answer must be one of A, B, C or D (select exactly one option)"
 
 
-class AnswerInput(Input):
+class ArgInput(Input):
+    """An argument field: enter takes the completion it shows, so what is sent is what the player saw (the typed
+    prefix alone, `b00a`, once went out and cost a point and a turn for a paper not found)."""
+
+    async def action_submit(self) -> None:
+        shown = self._suggestion  # Textual's (private) completion state: the text drawn faded after the value
+        if self.has_focus and len(shown) > len(self.value) and shown.casefold().startswith(self.value.casefold()):
+            self.value = shown
+            self.cursor_position = len(shown)
+        await super().action_submit()
+
+
+class AnswerInput(ArgInput):
     """The answer field: a refused key (not A–D, or a second letter) says why instead of only ringing the bell."""
 
     def restricted(self) -> None:
@@ -78,15 +90,42 @@ class AnswerInput(Input):
         self.notify(ANSWER_RULE, severity="warning", timeout=3)
 
 
-def tool_palette(caps: Any, active: str | None, enabled: bool, width: int = 0) -> Text:
+class FormTitle(Static):
+    """The form's title: the call and its cost, then each hint while it fits the width the title has when drawn
+    (the form's width changes as it opens; the footer names enter and esc too)."""
+
+    def show(self, head: str, hints: list[str], style: Style) -> None:
+        self._parts = (head, hints, style)
+        self.refresh()
+
+    def render(self) -> Text:
+        head, hints, style = getattr(self, "_parts", ("", [], Style()))
+        for hint in hints:
+            if len(head) + 3 + len(hint) <= self.content_size.width:
+                head += f" · {hint}"
+        return Text(head, style=style)
+
+
+class ArgForm(Vertical, can_focus=True):
+    """The argument form. It holds the focus itself once every field is filled in: enter sends, a tool key opens
+    that tool's form, tab (or a click) edits a field. A key never types into a field the form filled in."""
+
+    BINDINGS = [Binding("enter", "screen.send_form", "Send", id="play.send")]
+
+
+def tool_palette(caps: Any, active: str | None, enabled: bool, width: int = 0, points_left: int | None = None) -> Text:
     """`1 info·1  2 references·1 …`, each tool's cost from the session's caps, packed into as few lines as `width`
     allows (0: navigation on one line, reading and the free tools on the next) without splitting a tool; the chosen
-    tool stands out, and all are dim while it is not the player's turn."""
+    tool stands out, and all are dim while it is not the player's turn. A tool costing more than the `points_left`
+    is greyed and struck through, its cost still shown: the episode would refuse it (no points, but a turn)."""
     segments = []
     for key, tool, label, _ in TOOLS:
         seg = Text()
-        seg.append(f" {key} ", style="reverse bold" if tool == active else ("bold" if enabled else "dim"))
-        seg.append(f"{label}·{caps.cost(tool)} ", style="" if enabled else "dim")
+        cost = caps.cost(tool)
+        affordable = points_left is None or cost <= points_left
+        seg.append(f" {key} ", style="reverse bold" if tool == active else ("bold" if enabled and affordable else "dim"))
+        seg.append(f"{label}·{cost}", style="" if enabled and affordable else ("dim" if affordable else "dim strike"))
+        seg.append(" ")
         segments.append(seg)
     if not enabled:
         segments.append(Text(" (waiting…)", style="dim"))
@@ -144,6 +183,7 @@ class PlayScreen(Screen):
         self.task_entry: Entry | None = None
         self.tool: str | None = None
         self.current_paper: str | None = None
+        self.picked_section: tuple[str, str] | None = None  # (paper, alias) picked from the sections list
         self.footer_text = ""
         self.done = self.planned = 0
         self.started_at: float | None = None
@@ -168,8 +208,8 @@ class PlayScreen(Screen):
             with ContentSwitcher(id="play-right", initial="play-turn"):
                 with Vertical(id="play-turn"):
                     yield Static("", id="play-palette")
-                    with Vertical(id="play-form"):
-                        yield Static("", id="form-title")
+                    with ArgForm(id="play-form"):
+                        yield FormTitle("", id="form-title")
                         for name in ("paper_id", "section", "query", "top_k", "answer", "reasoning"):
                             yield self._field(name)
                     yield TranscriptView(id="play-transcript", placeholder="opening the session…")
@@ -184,7 +224,7 @@ class PlayScreen(Screen):
                     yield Static("", id="reveal-hint")
         yield Footer()
 
-    def _field(self, name: str) -> Input:
+    def _field(self, name: str) -> ArgInput:
         extra: dict[str, Any] = {}
         if name == "paper_id":
             extra["suggester"] = SeenSuggester(lambda: self.seen.papers)
@@ -194,7 +234,7 @@ class PlayScreen(Screen):
             extra["restrict"] = r"\d{0,2}"
         elif name == "answer":
             extra.update(restrict=r"[A-Da-d]?", max_length=1)
-        kind = AnswerInput if name == "answer" else Input
+        kind = AnswerInput if name == "answer" else ArgInput
         return kind(placeholder=PLACEHOLDERS[name], id=f"arg-{name}", compact=True, **extra)
 
     def on_mount(self) -> None:
@@ -276,6 +316,7 @@ class PlayScreen(Screen):
         self.steps, self.trajectory, self.task_entry = [], None, None
         self.seen = Seen.from_seed(item.seed_paper_id, item.seed_title)
         self.current_paper = item.seed_paper_id
+        self.picked_section = None
         self.started_at, self.stopped_at = clock(), None
         self.state = "playing"
         self.remove_class("-reveal")
@@ -440,7 +481,14 @@ class PlayScreen(Screen):
         if self.caps is not None:
             waiting = self.agent is not None and self.agent.waiting
             palette = self.query_one("#play-palette", Static)
-            palette.update(tool_palette(self.caps, self.tool, waiting, palette.content_size.width))
+            palette.update(tool_palette(self.caps, self.tool, waiting, palette.content_size.width, self.points_left))
+
+    @property
+    def points_left(self) -> int | None:
+        """The points the ledger has left (the last step's), before the next call is sent."""
+        if self.caps is None:
+            return None
+        return self.steps[-1].ledger.points_left if self.steps else self.caps.budget
 
     def _show_deciding(self) -> None:
         """`-deciding` while the player reads the item (`i`, or an item's start on a small terminal) or answers
@@ -507,42 +555,65 @@ class PlayScreen(Screen):
         self._show_deciding()
 
     def _open_form(self, tool: str, **values: str) -> None:
+        """The tool's argument form, its paper (and a section picked from the list) filled in. When nothing is left
+        to fill, the form itself takes the focus: enter sends, and a tool key opens that tool's form instead of
+        typing into a filled-in field (a `5` there once replaced a picked section and read the wrong one)."""
         self.tool = tool
         fields = FIELDS[tool]
-        cost = self.caps.cost(tool)
-        title = self.query_one("#form-title", Static)
-        text = f" {tool} · {counted(cost, 'point')} · enter sends"
-        if len(text) + 14 <= title.content_size.width:  # the footer names esc too: said here when it fits
-            text += " · esc cancels"
-        title.update(Text(text, style="bold"))
+        defaults = {"paper_id": self.current_paper or ""}
+        if self.picked_section is not None and self.picked_section[0] == self.current_paper:
+            defaults["section"] = self.picked_section[1]
         for name in ("paper_id", "section", "query", "top_k", "answer", "reasoning"):
             box = self.query_one(f"#arg-{name}", Input)
             box.display = name in fields
             if name in fields:
                 box.placeholder = "notes for yourself (a think call: one turn)" \
                     if (tool, name) == ("think", "reasoning") else PLACEHOLDERS[name]
-                box.value = values.get(name, (self.current_paper or "") if name == "paper_id" else "")
+                box.value = values.get(name, defaults.get(name, ""))
         self.query_one("#play-form").display = True
+        self._show_form_title()
         self._show_palette()
         self._focus_next_empty(fields[0])
         self._show_deciding()
 
+    def _show_form_title(self) -> None:
+        """`read_section · 5 points · enter sends`, with what a call the ledger cannot pay would do."""
+        tool = self.tool
+        if tool is None:
+            return
+        cost, left = self.caps.cost(tool), self.points_left
+        text, style = f" {tool} · {counted(cost, 'point')}", Style(bold=True)
+        hints = ["enter sends"] + ["tab edits"] * self.query_one("#play-form").has_focus + ["esc cancels"]
+        if left is not None and cost > left:  # said before it is sent: refused at no cost, but a turn
+            text += f" · {left} left: refused"
+            style += theme_style(self.app, "warning")
+            hints = hints[1:]
+        self.query_one("#form-title", FormTitle).show(text, hints, style)
+
     def _focus_next_empty(self, start: str) -> None:
-        """Focus the first field from `start` on that still needs a value (or the last one, to send)."""
+        """Focus the first field from `start` on that still needs a value; with none, the form (enter sends)."""
         fields = FIELDS[self.tool]
         rest = fields[fields.index(start):]
-        target = next((f for f in rest if not self.query_one(f"#arg-{f}", Input).value.strip()), rest[-1])
-        self.query_one(f"#arg-{target}", Input).focus()
+        target = next((f for f in rest if not self.query_one(f"#arg-{f}", Input).value.strip()), None)
+        (self.query_one("#play-form") if target is None else self.query_one(f"#arg-{target}", Input)).focus()
+        self.call_after_refresh(self._show_form_title)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if self.tool is None or not (event.input.id or "").startswith("arg-"):
             return
         event.stop()
+        self.action_send_form(from_field=event.input.id)
+
+    def action_send_form(self, from_field: str | None = None) -> None:
+        """Enter in the form: on to the first required argument still empty (an empty argument is never sent by
+        accident), else send."""
+        if self.tool is None:
+            return
         missing = [f for f in FIELDS[self.tool]
                    if (self.tool, f) not in OPTIONAL and not self.query_one(f"#arg-{f}", Input).value.strip()]
-        if missing:  # enter moves on to what is still needed; an empty argument is never sent by accident
+        if missing:
             self.query_one(f"#arg-{missing[0]}", Input).focus()
-            if missing[0] == "answer" and event.input.id == "arg-answer":
+            if missing[0] == "answer" and from_field == "arg-answer":
                 self.notify(ANSWER_RULE, severity="warning", timeout=3)
             return
         self._send()
@@ -562,27 +633,60 @@ class PlayScreen(Screen):
                 args[name] = value.upper()
             else:
                 args[name] = value
+        paper = args.get("paper_id")
+        if paper is None or paper in self.seen.papers:
+            self._dispatch(tool, args)
+            return
+        from workbench.tui.dialogs import ConfirmModal
+
+        def answer(yes: bool | None) -> None:
+            if yes and self.tool == tool:
+                self._dispatch(tool, args)
+
+        cost = self.caps.cost(tool)
+        self.app.push_screen(ConfirmModal(
+            f"'{one_line(paper, 60)}' matches no paper seen so far. Sent as it is, {tool} is charged "
+            f"{counted(cost, 'point')} and a turn even if no such paper exists.", "Send", "Send an unseen paper id?"),
+            answer)
+
+    def _dispatch(self, tool: str, args: dict[str, Any]) -> None:
+        """The call goes to the episode, whose rules apply from here on."""
+        if self.agent is None or not self.agent.waiting:
+            self.notify("not your turn yet", severity="warning", timeout=2)
+            return
         self._close_form()
+        if tool == "read_section":  # a picked section is read once: the next read form starts empty
+            self.picked_section = None
         self.agent.send(tool, args)
         self._show_palette()
 
     # ------------------------------------------------------------ lists
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Enter on a paper or a section picks it, and only that: it fills the field of an open form that takes it
+        (the focus moves on to what is still empty, or to the form), else it is remembered for the next form.
+        Nothing is sent and no form opens from a list."""
         event.stop()
         if self.state != "playing":
             return
+        picked = event.option_id or ""
         if event.option_list.id == "play-papers":
-            self.current_paper = event.option_id
-            self._show_sections()
-            if self.tool is not None and "paper_id" in FIELDS[self.tool]:
-                self.query_one("#arg-paper_id", Input).value = event.option_id or ""
-                self._focus_next_empty("paper_id")
-            else:
-                self.notify(f"paper picked: {one_line(self.seen.papers.get(event.option_id or '', ''), 50)} · "
-                            "1–5 use it", timeout=2)
+            if picked != self.current_paper:
+                self.current_paper = picked
+                self._show_sections()
+            field, what = "paper_id", f"paper picked: {one_line(self.seen.papers.get(picked, ''), 40)} · 1–5 use it"
         elif event.option_list.id == "play-sections" and self.current_paper:
-            self._open_form("read_section", paper_id=self.current_paper, section=event.option_id or "")
+            self.picked_section = (self.current_paper, picked)
+            field, what = "section", f"section ({one_line(picked, 12)}) picked · 5 reads it"
+        else:
+            return
+        if self.tool is not None and field in FIELDS[self.tool]:
+            self.query_one(f"#arg-{field}", Input).value = picked
+            if field == "section" and "paper_id" in FIELDS[self.tool]:
+                self.query_one("#arg-paper_id", Input).value = self.current_paper or ""
+            self._focus_next_empty(FIELDS[self.tool][0])
+        else:
+            self.notify(what, timeout=2)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a reveal row: step through that trajectory."""
@@ -619,7 +723,10 @@ class PlayScreen(Screen):
     def action_pick_from_list(self) -> None:
         """↓ in the paper or section field moves to the list it can be picked from (the fields have no ↓ of
         their own; the lists and the transcript keep theirs, so this fires only from a field)."""
-        target = {"arg-paper_id": "play-papers", "arg-section": "play-sections"}.get(getattr(self.focused, "id", None))
+        focused = getattr(self.focused, "id", None)
+        if focused == "play-form" and self.tool is not None:  # the filled-in form: the list of its last list field
+            focused = "arg-section" if "section" in FIELDS[self.tool] else "arg-paper_id"
+        target = {"arg-paper_id": "play-papers", "arg-section": "play-sections"}.get(focused)
         if target:
             self.query_one(f"#{target}").focus()
 

@@ -103,6 +103,7 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
         unfinished = [r for r in self._runs() if r["name"] == session and r["done"] < r["planned"]]
         if unfinished:  # re-opening a session resumes it before anything new is added
             self.query_one("#setup-mode", Select).value = "continue"
+        self._who = self._session_of(self.values())
         self.refresh_form()
         self.query_one("#setup-mode", Select).focus()
 
@@ -138,7 +139,7 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
         player = v["player"].strip() or "?"
         self.query_one("#setup-name", Input).placeholder = session_name(player, dataset)
         mine = [r for r in runs if r["agent"] == f"human:{player}"]
-        _, errors = validate_setup(v)
+        _, errors = self.checked(v, runs)
         lines = [Text(f"{sanitize(r['name'])}: {r['done']}/{r['planned']} played · {r['status']}"
                       + (" · re-opening it serves its unfinished items first" if r["done"] < r["planned"] else ""),
                       style="dim") for r in mine]
@@ -150,7 +151,19 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
         messages.set_class(bool(errors), "-error")
         self.query_one("#start", Button).disabled = bool(errors)
 
+    @staticmethod
+    def _session_of(values: dict[str, str]) -> tuple[str, str]:
+        """(player, session name) as the form would play them."""
+        player, dataset = values["player"].strip(), values["dataset"].strip() or "builtin"
+        return player, values["name"].strip() or session_name(player or "?", dataset)
+
     def on_input_changed(self, event: Input.Changed) -> None:
+        who = self._session_of(self.values())
+        if who != getattr(self, "_who", who):  # another player or session: the unfinished items were the old one's
+            self._who = who
+            mode = self.query_one("#setup-mode", Select)
+            if mode.value == "continue":
+                mode.value = "random"  # a random sample, "how many" in view (refreshed by its Changed)
         self.refresh_form()
 
     def on_select_changed(self, event: Select.Changed) -> None:
@@ -168,8 +181,19 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
         else:
             self.dismiss(None)
 
+    def checked(self, values: dict[str, str], runs: list[dict[str, Any]] | None = None
+                ) -> tuple[SessionRequest | None, dict[str, str]]:
+        """`validate_setup`, and "only the unfinished items" of a session that has none is refused here, before
+        Start, rather than as "nothing left to play" after it."""
+        request, errors = validate_setup(values)
+        session = self._session_of(values)[1]
+        runs = self._runs() if runs is None else runs
+        if values["mode"] == "continue" and not any(r["name"] == session and r["done"] < r["planned"] for r in runs):
+            errors["mode"] = f"items: '{sanitize(session)}' has no unfinished items; choose a random sample"
+        return (None if errors else request), errors
+
     def action_start(self) -> None:
-        request, errors = validate_setup(self.values())
+        request, errors = self.checked(self.values())
         if request is not None:
             self.dismiss(request)
 

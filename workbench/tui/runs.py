@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from sandbox.datasets import dataset_label
 from workbench.render import counted
+from workbench.runlist import natural_key
 from workbench.tui.help import bound_key
 from workbench.tui.tables import RunsTable, clear_rows, clicked_sort, column_room
 from workbench.tui.plaintext import clip, display_path, sanitize
@@ -56,7 +57,8 @@ def matches(row: dict[str, Any], query: str) -> bool:
 def sort_key(column: str):
     def key(row: dict[str, Any]):
         value = {"created": row.get("created_at") or "", "agent": agent_label(row), "done": row.get("done") or 0,
-                 "accuracy": row.get("accuracy"), "cost": row.get("cost_usd")}.get(column, row.get(column))
+                 "accuracy": row.get("accuracy"), "cost": row.get("cost_usd"),
+                 "name": natural_key(str(row.get("name") or ""))}.get(column, row.get(column))
         return (value is None, value if value is not None else 0)
     return key
 

@@ -32,6 +32,7 @@ from workbench.scaling import (LEVEL_COLUMNS, Palette, c_k_text, cost_cells, cos
                                flags, level_cells, parallel_cells, parallel_columns, parallel_csv, parallel_figure,
                                plateau_figure, spent, transition_csv, trials_note, verdicts_note)
 from workbench.tui.plaintext import clip, sanitize
+from workbench.paths import export_dir
 
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
 PALETTE_VARIABLES = {"line": "primary", "gain": "success", "loss": "error", "mark": "accent",
@@ -365,7 +366,7 @@ class ScalingScreen(Screen):
             return
         source, result = self.shown, self.result
         safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in source.name) or "scaling"
-        default = Path.cwd() / f"scaling-{safe}.json"
+        default = export_dir() / f"scaling-{safe}.json"
 
         def check(value: str) -> str | None:
             if not value:

@@ -58,7 +58,12 @@ class SeenSuggester(Suggester):
         self.candidates = candidates  # a callable returning the current candidates
 
     async def get_suggestion(self, value: str) -> str | None:
-        for candidate in self.candidates():
+        """The first longer candidate `value` starts, unless `value` is a candidate itself: enter takes what is
+        shown, and a typed alias `A` must not become `AB`."""
+        candidates = list(self.candidates())
+        if any(candidate.casefold() == value for candidate in candidates):
+            return None
+        for candidate in candidates:
             if candidate.casefold().startswith(value) and len(candidate) > len(value):
                 return candidate
         return None

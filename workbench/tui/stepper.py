@@ -1,7 +1,8 @@
 """The trajectory stepper: the item beside the transcript, turn by turn, with the ledger as it stood.
 
-`←/h` `→/l` step a turn, `0`/`$` first/last, `n`/`p` the next/previous trajectory of the
-list it was opened from, `g` reveals the gold option and distractor types, `y`/`Y`
+`←/h` `→/l` step a turn, `0`/`$` first/last, `d`/`D` the next/previous step where the agent
+decided something (a think, a submit, a gold or non-gold read, a rejection), `n`/`p` the
+next/previous trajectory of the list it was opened from, `g` reveals the gold option and distractor types, `y`/`Y`
 copy the selected step / the whole transcript (OSC 52). The meters show the stored
 ledger of the last step of the turn in view.
 """
@@ -20,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
+from sandbox.agents.registry import measures_tokens
 from workbench.render import counted
 from workbench.tui.corpora import ItemContext
 from workbench.tui.meters import theme_style
@@ -37,11 +39,12 @@ def gold_of(ctx: ItemContext | None) -> Gold:
 
 
 def touched(steps: list[dict[str, Any]]) -> tuple[set[str], list[dict[str, Any]]]:
-    """(S2 ids of papers any accepted call touched, delivered reads) among `steps`."""
+    """(S2 ids of papers any accepted call touched, delivered reads) among `steps`. A call on an id that names no
+    paper (`not_found`) touched nothing: "visited N papers" counts papers that exist."""
     papers: set[str] = set()
     reads = []
     for s in steps:
-        if s.get("kind") != "tool" or s.get("status") in ("rejected", "disabled"):
+        if s.get("kind") != "tool" or s.get("status") in ("rejected", "disabled", "not_found"):
             continue
         if s.get("paper_id"):
             papers.add(str(s["paper_id"]))
@@ -156,10 +159,12 @@ class StepperScreen(Screen):
         Binding("left,h", "step(-1)", "Prev", id="stepper.prev"),
         Binding("0", "first", "First turn", id="stepper.first", show=False),
         Binding("dollar_sign", "last", "Last turn", id="stepper.last", key_display="$", show=False),
+        Binding("d", "decision(1)", "Decision", id="stepper.next_decision"),
+        Binding("D", "decision(-1)", "Previous decision", id="stepper.prev_decision", show=False),
         Binding("n", "trajectory(1)", "Next traj", id="stepper.next_trajectory"),
         Binding("p", "trajectory(-1)", "Previous trajectory", id="stepper.prev_trajectory", show=False),
         Binding("g", "toggle_gold", "Gold", id="stepper.gold"),
-        Binding("y", "copy_step", "Copy", id="stepper.copy_step"),
+        Binding("y", "copy_step", "Copy", id="stepper.copy_step", show=False),
         Binding("Y", "copy_all", "Copy whole transcript", id="stepper.copy_all", show=False),
         Binding("R", "retry_corpus", "Look for the corpus again", id="stepper.retry_corpus", show=False),
         Binding("escape,q", "back", "Back", id="stepper.back"),
@@ -213,7 +218,8 @@ class StepperScreen(Screen):
         dataset, item_id = self.run["dataset"], self.traj["item_id"]
         self.ctx = self.app.corpora.cached(dataset, item_id)
         self.view.set_steps(store.steps(tid), gold_of(self.ctx), self.ctx.titles if self.ctx else {}, self.caps,
-                            actor=actor_of(self.run.get("agent")))
+                            actor=actor_of(self.run.get("agent")),
+                            tokens_measured=measures_tokens(self.run.get("agent"), self.run.get("identity")))
         self.show_header()
         if self.ctx is None:
             self._load_context()
@@ -274,6 +280,10 @@ class StepperScreen(Screen):
     def action_last(self) -> None:
         self._moved(self.view.go(self.view.n_turns - 1))
 
+    def action_decision(self, delta: int) -> None:
+        jump_decision(self, self.view, delta)
+        self._show_item()
+
     def action_trajectory(self, delta: int) -> None:
         new = self.index + delta
         if 0 <= new < len(self.ids):
@@ -308,6 +318,13 @@ class StepperScreen(Screen):
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+def jump_decision(screen: Screen, view: StepView, delta: int) -> None:
+    """`d`/`D`: the next/previous step where the agent decided something, or a word that there is none."""
+    found = view.jump_decision(delta)
+    if found is None:
+        screen.notify(f"no {'later' if delta > 0 else 'earlier'} decision (think, submit, read, rejection)", timeout=2)
 
 
 def copy_step(screen: Screen, view: TranscriptView) -> None:

@@ -5,6 +5,7 @@ stepper shows two that step together. It only lays out stored steps; it computes
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any
 
 from rich.text import Text
@@ -37,6 +38,7 @@ class StepView(Vertical):
         self.turn_end: list[int] = []  # entries up to and including turn k
         self.position = 0  # index into self.turns
         self.actor = "assistant"
+        self.tokens_measured = True
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="turn-bar")
@@ -54,10 +56,13 @@ class StepView(Vertical):
     # ------------------------------------------------------------ content
 
     def set_steps(self, steps: list[dict[str, Any]], gold: Gold, titles: dict[str, str],
-                  caps: tuple[int, int, int] | None = None, actor: str = "assistant") -> None:
-        """A new trajectory, shown at its first turn; `actor` names who takes its turns (`transcript.actor_of`)."""
+                  caps: tuple[int, int, int] | None = None, actor: str = "assistant",
+                  tokens_measured: bool = True) -> None:
+        """A new trajectory, shown at its first turn; `actor` names who takes its turns (`transcript.actor_of`);
+        without `tokens_measured` (a scripted run) the TOKENS meter says so instead of a 0."""
         if caps is not None:
             self.caps = caps
+        self.tokens_measured = tokens_measured
         self.actor = actor
         self.steps = steps
         self.turns = group_turns(steps)
@@ -103,6 +108,20 @@ class StepView(Vertical):
     def step(self, delta: int) -> bool:
         return self.go(self.position + delta)
 
+    def jump_decision(self, delta: int) -> str | None:
+        """Move to the next (`delta` > 0) or previous step where the agent decided something (a think, a submit, a
+        read, a rejection: `transcript.decision`), showing its turn with the cursor on it; what it was, or None
+        when there is none in that direction."""
+        here = self.transcript.cursor
+        span = range(here + 1, len(self.entries)) if delta > 0 else range(min(here, len(self.entries)) - 1, -1, -1)
+        target = next((i for i in span if self.entries[i].decision), None)
+        if target is None:
+            return None
+        self.position = bisect_right(self.turn_end, target)
+        self.show(cursor=target)
+        self.transcript.call_after_refresh(self.transcript.scroll_to_entry, target)  # after the turn's own scroll
+        return self.entries[target].decision
+
     def show(self, cursor: int | None = None) -> None:
         view = self.transcript
         bar = self.query_one(".turn-bar", Static)
@@ -122,7 +141,7 @@ class StepView(Vertical):
         led = self.ledger_step or {"points_used": 0, "turn": 0, "tokens": 0, "points_left": self.caps[0], "rejections": 0}
         self.query_one(".meter-points", Meter).show(int(led["points_used"] or 0), self.caps[0])
         self.query_one(".meter-turns", Meter).show(int(led["turn"] or 0), self.caps[1])
-        self.query_one(".meter-tokens", Meter).show(int(led["tokens"] or 0), self.caps[2])
+        self.query_one(".meter-tokens", Meter).show(int(led["tokens"] or 0), self.caps[2], self.tokens_measured)
         left, rejections = led["points_left"], led["rejections"]
         self.query_one(".ledger-line", Static).update(
             Text(f"        {counted(left, 'point')} left · {rejections} consecutive "
@@ -133,7 +152,7 @@ class StepView(Vertical):
         first tool call, whose arguments and result are what enter unfolds and y copies (the assistant line before
         it often has no body); else its first entry with a body; else its first step."""
         span = range(start + 1, end)
-        for wanted in (lambda e: e.kind == "tool", lambda e: bool(e.body)):
+        for wanted in (lambda e: e.kind == "tool", lambda e: e.has_text):
             hit = next((i for i in span if wanted(self.entries[i])), None)
             if hit is not None:
                 return hit

@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
+from sandbox.agents.registry import measures_tokens
 from sandbox.datasets import dataset_label
 
 from workbench.tui.diagnostics import DiagnosticsPanel
@@ -47,15 +48,16 @@ SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
 }
 
 
-def cells(t: dict[str, Any]) -> tuple[str, ...]:
-    """The row of a trajectory, one plain string per column (sanitised: drawn as text, never markup)."""
+def cells(t: dict[str, Any], tokens_measured: bool = True) -> tuple[str, ...]:
+    """The row of a trajectory, one plain string per column (sanitised: drawn as text, never markup); TOKENS is
+    "—" for a run whose tokens are not measured (a scripted agent), as the reports say."""
     answer = sanitize(t.get("answer") or "—")
     result = f"{'✓' if t.get('correct') else '✗'} {clip(answer, 6)}"
     recall = ("●" if t.get("paper_recall") else "○") + " " + ("●" if t.get("section_recall") else "○")
     cost = "—" if t.get("cost_usd") is None else f"${t['cost_usd']:.3f}"
     kind = (t.get("kind") or "?") + (f" d{t['depth']}" if t.get("depth") else "")
     return (sanitize(t["item_id"]), str(t.get("replicate", 0)), kind, result, sanitize(t.get("termination") or ""),
-            str(t.get("points_used") or 0), str(t.get("turns") or 0), f"{t.get('tokens') or 0:,}",
+            str(t.get("points_used") or 0), str(t.get("turns") or 0), f"{t.get('tokens') or 0:,}" if tokens_measured else "—",
             str(t.get("tool_calls") or 0), recall, cost)
 
 
@@ -194,7 +196,7 @@ class RunScreen(Screen):
     def _row(self, t: dict[str, Any]) -> tuple[str, ...]:
         row = self._cells.get(t["id"])
         if row is None:
-            row = self._cells[t["id"]] = cells(t)
+            row = self._cells[t["id"]] = cells(t, measures_tokens(self.run.get("agent"), self.run.get("identity")))
         return row
 
     def _label_columns(self) -> None:

@@ -27,10 +27,12 @@ from textual.strip import Strip
 
 from rich.cells import cell_len
 
+from sandbox.words import split_words
 from workbench.render import counted
 from workbench.tui.plaintext import clip, one_line, sanitize, wrap, wrap_head
 
 FOLD_LINES = 3
+REASONING_MARK = "[thinking]"  # how the provider's reasoning (thinking) text is marked, apart from the content
 INDENT = "  "
 LINE_COUNT_CHARS = 4_000  # folded bodies up to this long say how many lines they hide; longer ones, how many characters
 
@@ -103,6 +105,23 @@ def mark(step: dict[str, Any], gold: Gold) -> str | None:
     return None
 
 
+def decision(step: dict[str, Any], gold: Gold) -> str | None:
+    """What the agent decided in this step, if anything a reader steps to (the `d` key): `think`, `submit`, a
+    delivered read (`gold read`, `non-gold read`, or `read` while the gold papers are unknown), a `rejection`."""
+    if step.get("kind") != "tool":
+        return None
+    if step.get("status") in ("rejected", "disabled"):
+        return "rejection"
+    name = step.get("tool_name")
+    if name == "think":
+        return "think"
+    if name == "submit_answer":
+        return "submit"
+    if is_read(step):
+        return ("gold read" if gold.is_gold(step) else "non-gold read") if gold.known else "read"
+    return None
+
+
 def format_args(args: Any, titles: dict[str, str], limit: int = 28) -> str:
     """Arguments for a header: paper ids shown by title when known, long values clipped."""
     if isinstance(args, dict):
@@ -121,11 +140,36 @@ def format_args(args: Any, titles: dict[str, str], limit: int = 28) -> str:
 
 
 Part = tuple[str, str]  # (text, component class)
+ATOM = 8  # an argument this short (one line) is shown whole in the header: a section letter, a top_k, an answer
+
+
+def args_lead(args: Any, titles: dict[str, str]) -> tuple[Part, ...]:
+    """Every argument the header may clip, in full as `key: value`: the think text, a query, a submit's reasoning
+    are where an agent says why, and they must read whole. Short values are left to the header, and so is a paper
+    id whose title is known (the header names the paper by it; `y` copies the id): a read's result stays in view."""
+    if not isinstance(args, dict):
+        return () if args is None else ((f"arguments: {sanitize(_arg_text(args))}", "transcript--args"),)
+    parts = []
+    for key, value in args.items():
+        text = sanitize(_arg_text(value))
+        if key == "paper_id" and isinstance(value, str) and titles.get(value):
+            continue
+        if "\n" not in text and len(text) <= ATOM:
+            continue
+        parts.append((f"{sanitize(str(key))}: {text}", "transcript--args"))
+    return tuple(parts)
+
+
+def _arg_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
 @dataclass
 class Entry:
-    """One block of the transcript: a header line and an optional (foldable) body."""
+    """One block of the transcript: a header line and an optional (foldable) body.
+
+    `lead` holds marked blocks drawn before the body, each in its own component class: a call's arguments in
+    full, an assistant's reasoning text. They fold and unfold with the body, as one text."""
 
     kind: str  # turn | assistant | tool | nudge | error | note
     turn: int
@@ -135,13 +179,33 @@ class Entry:
     folded: bool = True
     copy_text: str = ""
     flex: int | None = None  # the header part that is shortened when the header is wider than the view
+    lead: tuple[Part, ...] = ()
+    decision: str | None = None  # what the agent decided in this step (`decision`)
     _wrapped: tuple[int, list[str]] | None = field(default=None, repr=False, compare=False)
     _head: tuple[int, list[str], bool] | None = field(default=None, repr=False, compare=False)
+    _lead: tuple[int, list[Part]] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def has_text(self) -> bool:
+        """Whether there is anything below the header to show (and to fold)."""
+        return bool(self.body or self.lead)
+
+    def lead_lines(self, width: int) -> list[Part]:
+        """The lead blocks wrapped to `width`, each line with its block's class (short enough to wrap whole)."""
+        if self._lead is None or self._lead[0] != width:
+            self._lead = (width, [(line, cls) for text, cls in self.lead for line in wrap(text, width)])
+        return self._lead[1]
+
+    def line_class(self, width: int, index: int) -> str:
+        """The component class of wrapped line `index` (0-based, below the header)."""
+        lead = self.lead_lines(width)
+        return lead[index][1] if index < len(lead) else "transcript--body"
 
     def wrapped(self, width: int) -> list[str]:
-        """The whole body wrapped to `width` (computed when first drawn unfolded, once per width)."""
+        """The lead and the whole body wrapped to `width` (computed when first drawn unfolded, once per width)."""
         if self._wrapped is None or self._wrapped[0] != width:
-            self._wrapped = (width, wrap(self.body, width) if self.body else [])
+            body = wrap(self.body, width) if self.body else []
+            self._wrapped = (width, [line for line, _ in self.lead_lines(width)] + body)
         return self._wrapped[1]
 
     def head(self, width: int) -> tuple[list[str], bool]:
@@ -151,12 +215,12 @@ class Entry:
             return (lines, False) if len(lines) <= FOLD_LINES + 1 else (lines[:FOLD_LINES], True)
         if self._head is None or self._head[0] != width:
             if len(self.body) <= LINE_COUNT_CHARS:
-                lines = self.wrapped(width)
-                head = (lines, False) if len(lines) <= FOLD_LINES + 1 else (lines[:FOLD_LINES], True)
+                lines, more = self.wrapped(width), False
             else:
-                lines, more = wrap_head(self.body, width, FOLD_LINES + 1)
-                head = (lines, False) if not more else (lines[:FOLD_LINES], True)
-            self._head = (width, *head)
+                body, more = wrap_head(self.body, width, FOLD_LINES + 1)
+                lines = [line for line, _ in self.lead_lines(width)] + body
+            over = more or len(lines) > FOLD_LINES + 1
+            self._head = (width, lines[:FOLD_LINES] if over else lines, over)
         return self._head[1], self._head[2]
 
     def fold_note(self, width: int) -> str:
@@ -168,11 +232,11 @@ class Entry:
 
     def forget_layout(self) -> None:
         """Drop the wrapped lines (after the body changed)."""
-        self._wrapped = self._head = None
+        self._wrapped = self._head = self._lead = None
 
     def line_count(self, width: int) -> int:
         width = max(1, width - len(INDENT))
-        if not self.body:
+        if not self.has_text:
             return 1
         if self.folded:
             lines, more = self.head(width)
@@ -244,7 +308,8 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "
             head.append((f"  · {sanitize(str(status))}", "transcript--muted"))
         full_args = json.dumps(s.get("tool_args"), ensure_ascii=False, default=str)
         copy = f"▸ {name}({full_args}) cost {cost}" + (f" [{m}]" if m else "") + f"\n{text}"
-        return Entry("tool", turn, head, text, idx, copy_text=copy, flex=2)
+        return Entry("tool", turn, head, text, idx, copy_text=copy, flex=2, lead=args_lead(s.get("tool_args"), titles),
+                     decision=decision(s, gold))
     if kind == "assistant":
         calls = s.get("tool_args") or []
         names = ", ".join(sanitize(str(c.get("name"))) for c in calls if isinstance(c, dict))
@@ -255,9 +320,13 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "
             head.append((f" → {names}", "transcript--muted"))
         if tok:
             head.append((f"  {tok:,} tok", "transcript--cost"))
-        body = text if text.strip() else ""
-        return Entry("assistant", turn, head, body, idx, copy_text=f"◆ {actor}" + (f" → {names}" if names else "") + f"\n{text}",
-                     flex=1 if names else None)
+        words = split_words(s.get("text"), s.get("reasoning_chars"))
+        reasoning, content = sanitize(words.reasoning), sanitize(words.content)
+        lead = ((f"{REASONING_MARK} {reasoning}", "transcript--reasoning"),) if reasoning.strip() else ()
+        body = content if content.strip() else ""
+        copy = f"◆ {actor}" + (f" → {names}" if names else "") + "\n" + \
+            (f"{REASONING_MARK} {reasoning}\n" if lead else "") + content
+        return Entry("assistant", turn, head, body, idx, copy_text=copy, flex=1 if names else None, lead=lead)
     if kind == "nudge":
         return Entry("nudge", turn, [(MARKS["nudge"][0], MARKS["nudge"][1])], text, idx, copy_text=f"↺ nudge\n{text}")
     label = {"error": "! error", "harness": "! harness", "retry": "⟳ retry"}.get(kind, f"· {sanitize(str(kind))}")
@@ -284,7 +353,8 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
     COMPONENT_CLASSES = {
         "transcript--turn", "transcript--call", "transcript--cost", "transcript--assistant", "transcript--body",
         "transcript--muted", "transcript--gold", "transcript--wrong", "transcript--rejected", "transcript--nudge",
-        "transcript--error", "transcript--cursor", "transcript--fold", "transcript--current",
+        "transcript--error", "transcript--cursor", "transcript--fold", "transcript--current", "transcript--args",
+        "transcript--reasoning",
     }
 
     cursor: reactive[int] = reactive(0, always_update=True)
@@ -396,7 +466,8 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
         if k > len(body):
             return Strip.blank(width, base)
         text = INDENT + body[k - 1]
-        return Strip([Segment(text, base + self._style("transcript--body"))]).extend_cell_length(width, base).crop(0, width)
+        style = base + self._style(entry.line_class(inner, k - 1))
+        return Strip([Segment(text, style)]).extend_cell_length(width, base).crop(0, width)
 
     def _cursor_style(self) -> Style:
         """The cursor bar with its translucent background blended over the view's: a component's rich style drops
@@ -458,7 +529,7 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
 
     def action_toggle_fold(self) -> None:
         entry = self.cursor_entry
-        if entry is None or not entry.body:
+        if entry is None or not entry.has_text:
             return
         entry.folded = not entry.folded
         self._relayout()

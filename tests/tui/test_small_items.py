@@ -1,0 +1,168 @@
+"""The smaller things of issue 13 §3, each held by a test that failed on the code before."""
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.runlist import natural_key
+from workbench.tui.runs import sort_key
+
+
+def test_runs_sort_by_name_in_natural_order():
+    names = ["seqt@16k", "seqt@8k", "seqt@128k", "Seqt@32k", "r10", "r2", "heur-s0"]
+    rows = sorted(({"name": n, "agent": "heuristic", "model": None} for n in names), key=sort_key("name"))
+    assert [r["name"] for r in rows] == ["heur-s0", "r2", "r10", "seqt@8k", "seqt@16k", "Seqt@32k", "seqt@128k"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from("ab@-09١"), max_size=8), max_size=12))
+def test_any_names_sort_and_the_order_is_total(names):
+    ordered = sorted(names, key=natural_key)
+    assert sorted(ordered, key=natural_key) == ordered
+    for a, b in zip(ordered, ordered[1:]):
+        assert natural_key(a) <= natural_key(b)
+
+
+async def test_a_scripted_run_s_tokens_read_not_measured_in_the_list_and_the_stepper(seeded):
+    from tui_support import make_app, settle
+    from workbench.tui.stepper import StepperScreen
+
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, app)
+        for run, scripted in (("heur-s0", True), ("scripted-[b]llm[/b]", False)):
+            app.open_run(run)
+            await settle(pilot, app)
+            screen = app.screen
+            table = screen.query_one("#trajectory-table")
+            tokens = [screen._row(t)[7] for t in screen.rows]
+            header = "".join(seg.text for seg in table.render_line(0))
+            assert "TOKENS" in header
+            if scripted:
+                assert set(tokens) == {"—"}
+            else:
+                assert all(t != "—" and int(t.replace(",", "")) > 0 for t in tokens)
+            await pilot.press("enter")
+            await settle(pilot, app)
+            assert isinstance(app.screen, StepperScreen)
+            await pilot.press("dollar_sign")
+            meter = app.screen.query_one(".meter-tokens")
+            shown = str(meter.render())
+            assert ("not measured" in shown) == scripted and meter.measured != scripted
+            await pilot.press("escape", "escape")
+            await settle(pilot, app)
+
+
+async def test_help_fits_an_80x24_screen_with_every_binding_id_whole(seeded):
+    from textual.widgets import Static
+
+    from tui_support import make_app, settle
+    from workbench.tui.help import HelpScreen, key_rows
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        for keys in ((), ("enter", "enter")):  # the runs list, then the stepper (its ids are the longest)
+            await pilot.press(*keys)
+            await settle(pilot, app)
+            source = app.screen
+            await pilot.press("question_mark")
+            await settle(pilot, app)
+            assert isinstance(app.screen, HelpScreen)
+            dialog = app.screen.query_one(".help-dialog")
+            assert dialog.region.right <= 80 and dialog.region.bottom <= 24 and dialog.region.x >= 0
+            table = app.screen.query_one("#help-keys Static", Static)
+            lines = [strip.text for strip in table.render_lines(table.region.reset_offset)]
+            text = "\n".join(lines)
+            assert all(ident in text for _, _, _, ident in key_rows(source) if ident)
+            assert max(len(line.rstrip()) for line in lines) <= dialog.region.width
+            await pilot.press("escape")
+            await settle(pilot, app)
+
+
+async def test_the_live_screen_of_a_relaunched_finished_run_shows_its_real_terminations_and_elapsed_time(seeded):
+    import sqlite3
+
+    from textual.widgets import DataTable
+
+    from tui_support import make_app, settle
+    from workbench.tui.live import LiveScreen
+
+    db = sqlite3.connect(seeded)  # heur-s0 took 1m30s when it ran
+    db.execute("UPDATE runs SET started_at = '2026-01-01T10:00:00+00:00', finished_at = '2026-01-01T10:01:30+00:00' "
+               "WHERE name = 'heur-s0'")
+    stored = dict(db.execute("SELECT termination, COUNT(*) FROM trajectories t JOIN runs r ON r.id = t.run_id "
+                             "WHERE r.name = 'heur-s0' AND t.final = 1 GROUP BY termination").fetchall())
+    db.commit()
+    db.close()
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, app)
+        home = app.screen
+        home.query_one(DataTable).move_cursor(row=home.shown.index("heur-s0"))
+        await pilot.press("R")
+        await pilot.pause()
+        await pilot.press("ctrl+r")  # nothing left to run: it finishes at once
+        await settle(pilot, app)
+        assert isinstance(app.screen, LiveScreen)
+        terminations = str(app.screen.query_one("#live-terminations").render())
+        assert all(f"{t} {n}" in terminations for t, n in stored.items()) and sum(stored.values()) == 6
+        assert "elapsed 1m30s" in str(app.screen.query_one("#live-stats").render())
+
+
+def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_start(tmp_path):
+    import subprocess
+    import sys
+
+    from workbench.tui.launch import validate
+
+    store = tmp_path / "store.sqlite"
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from storage.locks import RunLock\n"
+         f"with RunLock({str(store)!r}, 'busy-run'):\n    print('held', flush=True)\n    sys.stdin.readline()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "held"
+        values = {"name": "busy-run", "agent": "heuristic"}
+        result = validate(values, {"busy-run"}, llm_ok=False, store_path=store)
+        assert result.spec is None and result.errors == {
+            "name": f"name: 'busy-run' is in progress in another process (pid {child.pid}); starting it here would "
+                    "be refused: wait for it to finish, or choose another name"}
+        assert validate({**values, "name": "free-run"}, {"busy-run", "free-run"}, llm_ok=False,
+                        store_path=store).spec is not None
+    finally:
+        child.stdin.close()
+        child.wait(timeout=30)
+    assert validate(values, {"busy-run"}, llm_ok=False, store_path=store).spec is not None  # over: it resumes
+
+
+def test_exports_default_to_the_downloads_or_the_data_dir_never_the_working_directory(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from workbench.paths import export_dir
+
+    monkeypatch.delenv("AGENTHOP_EXPORTS")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no user-dirs.dirs: ~/Downloads
+    (tmp_path / "home").mkdir()
+    assert export_dir() == tmp_path / "data" / "agenthop-workbench" / "exports" and export_dir().is_dir()
+    (tmp_path / "home" / "Downloads").mkdir()
+    assert export_dir() == tmp_path / "home" / "Downloads" != Path.cwd()
+
+
+async def test_the_run_export_offers_a_path_in_the_export_dir(seeded, tmp_path, monkeypatch):
+    from textual.widgets import Input
+
+    from tui_support import make_app, settle
+    from workbench.tui.dialogs import ExportModal
+
+    monkeypatch.setenv("AGENTHOP_EXPORTS", str(tmp_path / "exports"))
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, app)
+        app.export_run("heur-s0")
+        await settle(pilot, app)
+        assert isinstance(app.screen, ExportModal)
+        assert app.screen.query_one("#export-path", Input).value == str(tmp_path / "exports" / "heur-s0.jsonl")

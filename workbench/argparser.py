@@ -1,0 +1,16 @@
+"""The argument parser both front ends use (`agenthop-tui` and `agenthop-tui --batch`): argparse with its error
+first and alone. Below the app and the CLI, so the TUI's flags need not import the CLI."""
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+EXIT_USAGE = 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its error first and alone: one line, then a one-line hint, exit 2. The usage block argparse
+    prints before the error was 20 lines for `run`, and the line that mattered scrolled out of view."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"error: {message}\n({self.prog} --help lists the options)\n")
