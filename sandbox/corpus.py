@@ -266,11 +266,25 @@ def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str
             data.add("seed_arxiv_id_differs", f"{path}:{lineno}: seed_arxiv_id {item['seed_arxiv_id']!r} but the "
                                               f"graph says {seed_arx!r}")
         item.setdefault("seed_arxiv_id", seed_arx)
+        _check_reach(db, item, data, f"{path}:{lineno}")
         db.execute("INSERT INTO items VALUES (?, ?, ?)", (n, item["id"], json.dumps(item, ensure_ascii=False)))
         n += 1
     if n == 0:
         raise release.DatasetError(path, None, None, "has no items")
     return n
+
+
+def _check_reach(db: sqlite3.Connection, item: dict[str, Any], data: release.Warnings, where: str) -> None:
+    """Count an item whose gold paper no citation path from the seed reaches within its depth (a warning, not an
+    error: `search_papers` still finds the paper, and real releases have such items)."""
+    from sandbox.citations import beyond_depth, digraph
+
+    edges = db.execute("SELECT src, dst FROM edges WHERE sample_id = ? ORDER BY src, pos", (item["id"],)).fetchall()
+    depth = item["depth"]
+    far = beyond_depth(digraph(edges), item["seed_paper_id"], item["gold_paper_ids"], depth)
+    if far:
+        data.add("gold_beyond_depth", f"{where}: gold {', '.join(far)} is not within {depth} citation hop(s) of "
+                                      f"the seed {item['seed_paper_id']}")
 
 
 def paper_sections(db: sqlite3.Connection, arxiv_id: str) -> tuple[list[str], list[str]]:

@@ -1114,6 +1114,8 @@ def _runs(store) -> list[dict[str, Any]]:
 
 
 IMPORT_WARNINGS = {  # what each counted import problem means to the user ({n}: how many)
+    "gold_beyond_depth": "{n} item(s) whose gold paper no citation path from the seed reaches within the item's "
+                         "depth (only search_papers finds it)",
     "no_labels_file": "no audit/recall_labels.jsonl: section recall cannot be measured",
     "empty_arxiv_id": "{n} recall label(s) without an arxiv_id (ignored, as the reference evaluator does)",
     "unknown_arxiv_id": "{n} recall label(s) whose arxiv_id is not in the paper pool",

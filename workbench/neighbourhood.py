@@ -9,8 +9,8 @@ Titles are dataset text: callers sanitize before putting them on a terminal.
 """
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 MARKS = {"seed": "●", "bridge": "◇", "gold": "★", "": "·"}
@@ -63,36 +63,26 @@ class Neighbourhood:
     def has_children(self, s2id: str) -> bool:
         return bool(self.edges.get(s2id))
 
+    @cached_property
+    def graph(self) -> Any:
+        """The item's citations as a networkx DiGraph (`sandbox.citations`), edges in graph order."""
+        from sandbox.citations import digraph
+
+        return digraph(self.edges, self.nodes)
+
     def gold_paths(self) -> list[tuple[str, ...]]:
-        """A shortest citation path from the seed to each gold paper (breadth first; unreachable gold left out)."""
-        parent: dict[str, str | None] = {self.root: None}
-        queue = deque([self.root])
-        while queue:
-            here = queue.popleft()
-            for child in self.children(here):
-                if child not in parent:
-                    parent[child] = here
-                    queue.append(child)
-        paths = []
-        for g in self.gold:
-            if g not in parent:
-                continue
-            path, at = [], g
-            while at is not None:
-                path.append(at)
-                at = parent[at]
-            paths.append(tuple(reversed(path)))
-        return paths
+        """A shortest citation path from the seed to each gold paper (breadth first in graph order, so the first
+        parent found wins a tie; unreachable gold left out)."""
+        import networkx as nx
+
+        paths = nx.single_source_shortest_path(self.graph, self.root) if self.root in self.graph else {}
+        return [tuple(paths[g]) for g in self.gold if g in paths]
 
     def reachable(self) -> set[str]:
-        seen = {self.root}
-        queue = deque([self.root])
-        while queue:
-            for child in self.children(queue.popleft()):
-                if child not in seen:
-                    seen.add(child)
-                    queue.append(child)
-        return seen
+        """Every paper a citation path from the seed reaches, the seed included."""
+        from sandbox.citations import hops_from
+
+        return set(hops_from(self.graph, self.root)) | {self.root}
 
     def unlinked(self) -> list[str]:
         """Papers of the graph no citation path from the seed reaches (found by search only), in graph order."""
