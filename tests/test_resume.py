@@ -19,15 +19,24 @@ def steps_committed(db) -> int:
     return count_in_store(db, "SELECT COUNT(*) FROM steps")
 
 
-def run_and_kill(db, env, at_steps: int) -> None:
+def run_and_kill(db, env, at_steps: int) -> int:
+    """Start the run, stop it (SIGSTOP, confirmed) once `at_steps` steps are committed, then SIGKILL it: the kill
+    certainly lands mid-run, never after the last episode. Returns the steps on disk at the kill."""
     proc = subprocess.Popen(CMD + ["--run", "k", "--db", str(db)], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while proc.poll() is None and steps_committed(db) < at_steps and time.monotonic() < deadline:
-        time.sleep(0.005)
-    if proc.poll() is None:
-        os.kill(proc.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 300
+    while steps_committed(db) < at_steps:
+        assert proc.poll() is None, f"the run ended before {at_steps} steps were committed"
+        assert time.monotonic() < deadline, f"no {at_steps} steps in 300 s"
+        time.sleep(0.005)  # polling the store, not timing
+    os.kill(proc.pid, signal.SIGSTOP)
+    _, status = os.waitpid(proc.pid, os.WUNTRACED)
+    assert os.WIFSTOPPED(status), "the run ended before it could be killed"
+    steps = steps_committed(db)
+    os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    return steps
 
 
 @pytest.mark.slow
@@ -38,7 +47,9 @@ def test_sigkill_and_resume(tmp_path):
     db = tmp_path / "k.sqlite"
     rng = random.Random(1234)
     for at in sorted(rng.sample(range(50, 2500), 3)):
-        run_and_kill(db, env, at)
+        assert run_and_kill(db, env, at) >= at
+        with Store(db, readonly=True) as store:  # killed mid-run: the run is not finished
+            assert len(store.trajectories(store.run("k")["id"])) < 240
     done = subprocess.run(CMD + ["--run", "k", "--db", str(db)], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     store, ref = Store(db), Store(tmp_path / "ref.sqlite")
