@@ -33,7 +33,9 @@ PROFILE = "agenthop-v1"
 RETRYABLE = ("infra", "api_errors", "transient_exhausted")
 READING_OPTIONS = ("ks", "judge", "orders")  # how a parallel run is read, not how it was sampled
 # May change between resumes: how to reach the model, not what it is asked. The base URLs used are kept in the config.
-EXECUTION_OPTIONS = ("api_key", "base_url", "concurrency", "rpm", "timeout_s", "pricing")
+# The client (native or litellm) is one of them: both send the same request and read the reply the same way
+# (tests/test_client_parity.py), so a run may be resumed through either; the clients used are kept in the config.
+EXECUTION_OPTIONS = ("api_key", "base_url", "concurrency", "rpm", "timeout_s", "pricing", "client")
 
 
 @dataclass
@@ -190,6 +192,7 @@ class Runner:
         self.store = store
         self.factory = factory or default_factory(spec)
         self.on_event = on_event or (lambda event: None)
+        self.client: str | None = getattr(self.factory, "client", None)  # which model client the run's calls use
         self.caps = spec.effective_caps()
         self.done = self.correct = 0
         self.planned = 0
@@ -214,6 +217,7 @@ class Runner:
             "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,
                        "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
                        "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
+                       "clients": [self.client] if self.client else [],
                        "workers": spec.workers, "slice": {"ids": list(spec.item_ids), "question_type": spec.question_type,
                                                           "depth": spec.depth, "limit": spec.limit}},
         }
@@ -265,6 +269,8 @@ class Runner:
         url = self.spec.agent_options.get("base_url")
         if url and url not in (config.get("base_urls") or []):
             config["base_urls"] = [*(config.get("base_urls") or []), url]
+        if self.client and self.client not in (config.get("clients") or []):
+            config["clients"] = [*(config.get("clients") or []), self.client]
         if config != stored:
             updates["config"] = json.dumps(config, sort_keys=True)
         if updates:
@@ -300,6 +306,9 @@ class Runner:
             if self.stop_requested and status == "done":
                 status = "interrupted"
             self.store.update_run(run_id, status=status, finished_at=_now(), note=self.stop_reason)
+            close = getattr(self.factory, "aclose", None)
+            if close is not None:  # the run's connection pool; shielded so a cancelled run still closes it
+                await asyncio.shield(close())
             self.on_event(RunEvent("finished", done=self.done, planned=self.planned, correct=self.correct))
         return {"run_id": run_id, "status": status, "stop_reason": self.stop_reason, "limit": self.limit_hit,
                 "done": self.done,

@@ -37,6 +37,7 @@ class Wire:
 
     status: int | None = None
     retry_after: str | None = None
+    body: bytes | None = None
 
     def retry_after_s(self) -> float | None:
         return parse_retry_after(self.retry_after)
@@ -46,11 +47,14 @@ _CALL: contextvars.ContextVar[Wire | None] = contextvars.ContextVar("agenthop_wi
 
 
 async def _on_response(response: Any) -> None:
-    """httpx response hook: note what the server answered for the call in progress (headers only; no body read)."""
+    """httpx response hook: note what the server answered for the call in progress, body included (read here
+    once and kept by httpx for litellm), so a failure is classified from what the server sent, as the native
+    client does, not from litellm's exception."""
     wire = _CALL.get()
     if wire is not None:
         wire.status = response.status_code
         wire.retry_after = response.headers.get("retry-after")
+        wire.body = await response.aread()
 
 
 @contextmanager
