@@ -384,9 +384,15 @@ class Runner:
             prompt = build_prompt(item, self.caps, self.spec.ablation, text_tools=text_tools)
             meta = item_meta(item)
             tid = self.store.begin_trajectory(self.run_id, item.id, replicate, attempt, meta)
+            pending: list[dict[str, Any]] = []
 
-            async def sink(step: Step, tid: int = tid) -> None:
-                self.store.add_step(tid, step_record(step))
+            def commit(tid: int = tid, pending: list[dict[str, Any]] = pending) -> None:
+                """The turn's steps, in one transaction, before the next model call is sent."""
+                self.store.add_steps(tid, pending)
+                pending.clear()
+
+            async def sink(step: Step, pending: list[dict[str, Any]] = pending) -> None:
+                pending.append(step_record(step))
                 self._account(step)
                 self.on_event(RunEvent("step", item.id, replicate, step=step, done=self.done, planned=self.planned))
                 # Offline agents never await anything: without this yield one worker would run every episode
@@ -394,14 +400,18 @@ class Runner:
                 await asyncio.sleep(0)
 
             episode = Episode(view, agent, self.caps, prompt, on_step=sink, retry=self.spec.retry,
-                              context_budget=self.spec.context_budget)
-            traj = await episode.run()
+                              context_budget=self.spec.context_budget, before_call=commit)
+            try:
+                traj = await episode.run()
+            except BaseException:  # cancelled (Ctrl-C, a run-wide limit): what it spent stays counted
+                commit()
+                raise
             retry = (traj.termination == "error" and traj.error_kind in RETRYABLE
                      and attempt + 1 < self.spec.max_attempts and not self.stop_requested)
             record = asdict(traj)
             record["tool_sequence"] = [s.tool_name for s in episode.steps if s.kind == "tool"]
             record["actions"] = actions(item, episode.steps)
-            self.store.finish_trajectory(tid, record, final=not retry)
+            self.store.finish_trajectory(tid, record, final=not retry, steps=pending)
             if not retry:
                 break
             attempt += 1
