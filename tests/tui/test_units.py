@@ -366,3 +366,17 @@ def test_counts_read_in_the_right_number():
     assert separating_axis(rows) == "B retrieves the gold papers 63 percentage points less than A on single-target items."
     rows[0]["delta"] = 0.01
     assert "SR" not in separating_axis(rows) and "1 percentage point more" in separating_axis(rows)
+
+
+def test_launch_form_client_choice_reaches_the_run():
+    """The form's Client field is `--client`: auto records nothing (the runner picks), a forced one is kept."""
+    from workbench.tui.launch import DEFAULTS
+
+    values = dict(DEFAULTS, agent="llm", model="openai/m", base_url="http://127.0.0.1:9/v1", name="x")
+    auto = validate(values, set(), llm_ok=True)
+    assert auto.spec is not None and "client" not in auto.spec.agent_options
+    forced = validate(dict(values, client="litellm"), set(), llm_ok=True)
+    assert forced.spec.agent_options["client"] == "litellm" and forced.spec.identity("f") == auto.spec.identity("f")
+    assert validate(dict(values, client="curl"), set(), llm_ok=True).errors == {"client": "client: unknown 'curl'"}
+    scripted = validate(dict(DEFAULTS, agent="oracle", client="native", name="y"), set(), llm_ok=True)
+    assert scripted.spec is not None and scripted.spec.agent_options == {}
