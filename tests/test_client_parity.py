@@ -325,3 +325,49 @@ def test_client_flag_is_checked_before_the_run(tmp_path, capsys):
     assert rc == 2 and "--client native serves OpenAI-compatible" in capsys.readouterr().err and not db.exists()
     rc = main(["--batch", "run", "--agent", "oracle", "--client", "native", "--db", str(db)])
     assert rc == 2 and "--client applies to --agent llm only" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("reply", ["Evidence checks out. <judgment>Correct</judgment>", "<judgment>Wrong</judgment>"])
+def test_the_llm_judge_asks_and_reads_the_same_through_both(mini_corpus, reply):
+    """Self-choice judging (`scale parallel --judge same`) goes through the run's client too: same request, verdict,
+    tokens and cost."""
+    from sandbox.judges import LLMJudge, Sample
+
+    item = mini_corpus.item("st_0001")
+    sample = Sample(0, "B", 1, ["text"], [{"kind": "tool", "tool": "read_section", "args": {}, "text": "[x] " * 300}])
+    seen = {}
+    for client in CLIENTS:
+        with FakeOpenAI(lambda req, n: text_reply(reply, prompt_tokens=700, cached=100)) as srv:
+            judge = LLMJudge("openai/gpt-4.1-mini", base_url=srv.url, client=client)
+            assert (judge.native is not None) == (client == "native")
+            verdict = asyncio.run(judge.pointwise(item, sample))
+        seen[client] = ([normal(r) for r in srv.requests], verdict.value, verdict.tokens, verdict.cost_usd)
+    assert seen["native"] == seen["litellm"] and seen["native"][3] > 0
+
+
+async def test_the_native_pool_is_sharded_so_its_cost_stays_flat():
+    """httpcore's pool checks every open connection on every call; the native client keeps at most SHARD calls in
+    flight per AsyncClient, opening another when all are busy, and closes them all at the end of the run."""
+    import threading
+
+    from sandbox.agents.native import SHARD, NativeClient
+
+    arrived, go = threading.Semaphore(0), threading.Event()
+
+    def brain(req, n):
+        arrived.release()
+        go.wait(60)
+        return text_reply("ok")
+
+    with FakeOpenAI(brain) as srv:
+        client = NativeClient(srv.url, "k", 60)
+        calls = [asyncio.ensure_future(client.post({"model": "m", "messages": []})) for _ in range(3 * SHARD)]
+        for _ in range(3 * SHARD):  # every call is at the server, so all are in flight at once
+            await asyncio.to_thread(arrived.acquire)
+        shards = client._by_loop[asyncio.get_running_loop()]
+        assert [s.in_flight for s in shards] == [SHARD] * 3
+        go.set()
+        replies = await asyncio.gather(*calls)
+        assert {r.status for r in replies} == {200} and [s.in_flight for s in shards] == [0] * 3
+        await client.aclose()
+    assert all(s.client.is_closed for s in shards)

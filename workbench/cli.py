@@ -571,7 +571,8 @@ def _judge(args: argparse.Namespace, spec):
     base_url = args.judge_base_url or (spec.agent_options.get("base_url") if args.judge == "same" else None)
     try:
         return judges.LLMJudge(model, base_url=base_url, api_key_env=spec.agent_options.get("api_key_env")
-                               if args.judge == "same" else None)
+                               if args.judge == "same" else None,
+                               client=(spec.agent_options.get("client") or "auto") if args.judge == "same" else "auto")
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
 
