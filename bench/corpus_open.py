@@ -5,7 +5,8 @@
 Variants, each in its own process (peak RSS is its own), alternating round by round:
 `loader` reads and parses the four release files into memory, which is all the reference
 harness's loader does (its baseline); `cold` opens the release into an empty cache (fingerprint,
-validation, import, open); `warm` opens it again; `base-cold` / `base-warm` do the same with the
+validation, import, open; `cold-worker-off`/`-on` with the graphs worker forced off or on);
+`warm` opens it again; `base-cold` / `base-warm` do the same with the
 code of --base. Prints medians, and each figure's ratio to its baseline (cold to loader and to
 base-cold, warm to base-warm).
 """
@@ -45,9 +46,10 @@ print(json.dumps({{"seconds": time.perf_counter() - t, "n": n,
 """
 
 
-def one(variant: str, tree: Path, data: Path, cache: Path) -> dict:
+def one(variant: str, tree: Path, data: Path, cache: Path, worker: str = "auto") -> dict:
     code = ONE.format(tree=str(tree), variant=variant, data=str(data), cache=str(cache))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    env = dict(os.environ, AGENTHOP_IMPORT_WORKER=worker)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -69,6 +71,10 @@ def main() -> None:
                 shutil.rmtree(cache, ignore_errors=True)
                 row[prefix + "cold"] = one("open", tree, data, cache)
                 row[prefix + "warm"] = one("open", tree, data, cache)
+                if not prefix:  # this checkout's import with its graphs worker forced off and on
+                    for worker in ("off", "on"):
+                        shutil.rmtree(cache, ignore_errors=True)
+                        row[f"cold-worker-{worker}"] = one("open", tree, data, cache, worker)
             for name, got in row.items():
                 results.setdefault(name, []).append(got)
                 print(f"round {r + 1} {name}: {got['seconds']:.2f} s, {got['peak_mb']:.0f} MB", file=sys.stderr,
@@ -80,6 +86,9 @@ def main() -> None:
     ratios = {"cold/loader": median["cold"]["seconds"] / median["loader"]["seconds"]}
     if args.base:
         ratios["cold/base-cold"] = median["cold"]["seconds"] / median["base-cold"]["seconds"]
+        for worker in ("off", "on"):
+            ratios[f"cold-worker-{worker}/base-cold"] = (median[f"cold-worker-{worker}"]["seconds"]
+                                                         / median["base-cold"]["seconds"])
         ratios["warm/base-warm"] = median["warm"]["seconds"] / median["base-warm"]["seconds"]
         ratios["cold peak/base-cold peak"] = median["cold"]["peak_mb"] / median["base-cold"]["peak_mb"]
     size = sum(f.stat().st_size for f in data.rglob("*.jsonl"))

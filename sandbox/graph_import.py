@@ -2,8 +2,8 @@
 
 A paper-sized release's graphs file (~100 MB) costs about as much to parse as the paper pool
 (~240 MB) costs to parse and store, and the two do not depend on each other: so on a large
-release a worker process parses the graphs and writes their rows to an SQLite file of its
-own while the importing process stores the papers, and the rows are then copied into the
+release, when a core is free, a worker process parses the graphs and writes their rows to an
+SQLite file of its own while the importing process stores the papers, and the rows are then copied into the
 corpus with one `INSERT … SELECT` per table. Small releases (tests, the demo) are imported
 in-process, where a worker's start-up would cost more than it saves. Either way the rows
 are written by the same function, so the cache is the same.
@@ -159,9 +159,18 @@ def work(path: str, scratch: str) -> dict[str, Any]:
 
 
 def use_worker(path: Path) -> bool:
-    return os.environ.get("AGENTHOP_IMPORT_WORKER", "auto") != "off" and (
-        os.environ.get("AGENTHOP_IMPORT_WORKER") == "on" or path.stat().st_size >= WORKER_MIN_BYTES)
-
+    """A worker process for a large graphs file when a core is free for it (AGENTHOP_IMPORT_WORKER=on|off forces
+    the choice): on a machine whose cores are all busy the two processes only take turns, and measured no faster."""
+    forced = os.environ.get("AGENTHOP_IMPORT_WORKER", "auto")
+    if forced in ("on", "off"):
+        return forced == "on"
+    if path.stat().st_size < WORKER_MIN_BYTES:
+        return False
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return False
+    return load <= (os.cpu_count() or 1) - 1
 
 if __name__ == "__main__":
     sys.stdout.buffer.write(pickle.dumps(work(sys.argv[1], sys.argv[2]), protocol=pickle.HIGHEST_PROTOCOL))
