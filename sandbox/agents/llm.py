@@ -300,7 +300,8 @@ class LLMAgent:
     def failure(self, exc: Exception, wire: Wire | None) -> ModelError:
         """A call that raised: by what the server sent if anything came back, else by the kind of transport
         failure; the same words from either client (the exception's own text differs between them)."""
-        if wire is not None and wire.status is not None and wire.body is not None:
+        if wire is not None and wire.status is not None and wire.body is not None and (
+                wire.status >= 400 or self.session.provider in providers.CHAT_COMPLETIONS):
             outcome = reply_outcome(wire.status, wire.retry_after, wire.body, self.key)
             if isinstance(outcome, ModelError):
                 return outcome

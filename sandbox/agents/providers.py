@@ -25,6 +25,8 @@ GOOGLE = ("gemini", "vertex_ai", "vertex_ai_beta")
 THINKING_BUDGETS = {"low": 4096, "medium": 8192, "high": 16384}
 EPHEMERAL = {"type": "ephemeral"}
 OPENAI_STANDARD = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "reasoning_effort")
+# Routes whose successful replies are OpenAI chat completions (a `choices` list), so a body without one is an error.
+CHAT_COMPLETIONS = frozenset({"openai", "custom_openai", "hosted_vllm", "deepseek", "together_ai", "xai", "openrouter"})
 
 
 def provider_of(model: str, base_url: str | None) -> str:
