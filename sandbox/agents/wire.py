@@ -37,7 +37,15 @@ class Wire:
 
     status: int | None = None
     retry_after: str | None = None
-    body: bytes | None = None
+    response: Any = None
+
+    @property
+    def body(self) -> bytes | None:
+        """The body as received, if it was read (always for an error status); None otherwise."""
+        try:
+            return None if self.response is None else self.response.content
+        except Exception:  # httpx.ResponseNotRead: the failure came before the body was read
+            return None
 
     def retry_after_s(self) -> float | None:
         return parse_retry_after(self.retry_after)
@@ -47,14 +55,16 @@ _CALL: contextvars.ContextVar[Wire | None] = contextvars.ContextVar("agenthop_wi
 
 
 async def _on_response(response: Any) -> None:
-    """httpx response hook: note what the server answered for the call in progress, body included (read here
-    once and kept by httpx for litellm), so a failure is classified from what the server sent, as the native
-    client does, not from litellm's exception."""
+    """httpx response hook: note what the server answered for the call in progress, so a failure is classified
+    from what the server sent, as the native client does, not from litellm's exception. An error's body is
+    read here (httpx keeps it for litellm); a success's is whatever litellm read of it (`Wire.body`)."""
     wire = _CALL.get()
     if wire is not None:
         wire.status = response.status_code
         wire.retry_after = response.headers.get("retry-after")
-        wire.body = await response.aread()
+        wire.response = response
+        if response.status_code >= 400:
+            await response.aread()
 
 
 @contextmanager
