@@ -76,6 +76,8 @@ def recording() -> Iterator[Wire]:
         yield wire
     finally:
         _CALL.reset(token)
+        wire.response = None  # tasks litellm started during the call keep a copy of the context, and so the wire:
+        # it must not keep the response (and its body) alive after the call
 
 
 def parse_retry_after(value: str | None) -> float | None:
