@@ -18,9 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -99,6 +97,8 @@ class GraphWorker:
     """
 
     def __init__(self, path: Path, scratch: Path):
+        import subprocess  # here, not at the top: a warm open never starts a worker and need not import it
+
         self.path, self.scratch = path, scratch
         env = dict(os.environ)
         here = str(Path(__file__).resolve().parents[1])  # where `sandbox` is importable from, installed or not
@@ -109,6 +109,8 @@ class GraphWorker:
 
     def join(self, db: sqlite3.Connection, data: release.Warnings) -> tuple[Graphs, int]:
         """Wait for the worker, copy its rows into `db`, and return what `write_graphs` returns."""
+        import pickle
+
         assert self.process.stdout is not None
         blob = self.process.stdout.read()
         self.process.wait()
@@ -173,4 +175,6 @@ def use_worker(path: Path) -> bool:
     return load <= (os.cpu_count() or 1) - 1
 
 if __name__ == "__main__":
+    import pickle
+
     sys.stdout.buffer.write(pickle.dumps(work(sys.argv[1], sys.argv[2]), protocol=pickle.HIGHEST_PROTOCOL))
