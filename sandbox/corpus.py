@@ -55,33 +55,41 @@ def tokens(text: str) -> set[str]:
 
 
 def fingerprint(root: Path, cache_dir: Path) -> str:
-    """SHA-256 over the four release files, memoised by (path, size, mtime) so a warm open never rehashes."""
+    """SHA-256 over the four release files, memoised by (path, size, mtime) so a warm open never rehashes.
+
+    Files not in the memo are hashed in parallel threads (hashlib releases the GIL on large
+    buffers): on a first open that is the papers and the graphs file at once."""
     memo_path = cache_dir / "fingerprints.json"
     try:
         memo = json.loads(memo_path.read_text())
     except (OSError, ValueError):
         memo = {}
-    outer = hashlib.sha256()
-    changed = False
+    stats: dict[str, tuple[Path, os.stat_result] | None] = {}
     for rel in release.RELEASE_FILES:
         path = (root / rel).resolve()
-        if not path.is_file():
-            outer.update(f"{rel}:absent\n".encode())
-            continue
-        st = path.stat()
-        key = str(path)
-        hit = memo.get(key)
-        if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
-            digest = hit[2]
-        else:
-            digest = release.file_sha256(path)
-            memo[key] = [st.st_size, st.st_mtime_ns, digest]
-            changed = True
-        outer.update(f"{rel}:{digest}\n".encode())
-    if changed:
+        stats[rel] = (path, path.stat()) if path.is_file() else None
+    stale = [found for found in stats.values() if found is not None and not _memo_hit(memo, *found)]
+    if stale:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(len(stale), os.cpu_count() or 1)) as pool:
+            digests = list(pool.map(release.file_sha256, [path for path, _ in stale]))
+        for (path, st), digest in zip(stale, digests):
+            memo[str(path)] = [st.st_size, st.st_mtime_ns, digest]
         cache_dir.mkdir(parents=True, exist_ok=True)
         _atomic_write(memo_path, json.dumps(memo))
+    outer = hashlib.sha256()
+    for rel, found in stats.items():
+        if found is None:
+            outer.update(f"{rel}:absent\n".encode())
+        else:
+            outer.update(f"{rel}:{memo[str(found[0])][2]}\n".encode())
     return outer.hexdigest()
+
+
+def _memo_hit(memo: dict[str, Any], path: Path, st: os.stat_result) -> bool:
+    hit = memo.get(str(path))
+    return bool(hit) and hit[0] == st.st_size and hit[1] == st.st_mtime_ns
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -116,3 +116,23 @@ def write_jsonl(rows):
     with open(fd, "w", encoding="utf-8") as fh:
         fh.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return Path(name)
+
+
+def test_the_fingerprint_is_the_one_runs_recorded_before(tmp_path):
+    """Hashing the files in parallel threads changes nothing: SHA-256 over `file:digest` lines in release order,
+    so existing caches and runs' dataset fingerprints stay valid; a second call is served from the memo."""
+    import hashlib
+
+    from sandbox import release
+    from sandbox.corpus import fingerprint
+
+    root = write_release(tmp_path / "r", *mini_rows())
+    (root / "audit" / "recall_labels.jsonl").unlink()  # an absent file is part of the identity too
+    lines = []
+    for rel in release.RELEASE_FILES:
+        path = root / rel
+        lines.append(f"{rel}:{hashlib.sha256(path.read_bytes()).hexdigest()}\n" if path.is_file() else f"{rel}:absent\n")
+    want = hashlib.sha256("".join(lines).encode()).hexdigest()
+    assert fingerprint(root, tmp_path / "cache") == want
+    memo = json.loads((tmp_path / "cache" / "fingerprints.json").read_text())
+    assert len(memo) == 3 and fingerprint(root, tmp_path / "cache") == want
