@@ -136,3 +136,18 @@ def test_the_fingerprint_is_the_one_runs_recorded_before(tmp_path):
     assert fingerprint(root, tmp_path / "cache") == want
     memo = json.loads((tmp_path / "cache" / "fingerprints.json").read_text())
     assert len(memo) == 3 and fingerprint(root, tmp_path / "cache") == want
+
+
+def test_the_worker_is_used_for_a_large_graphs_file_only_when_a_core_is_free(tmp_path, monkeypatch):
+    big, small = tmp_path / "big.jsonl", tmp_path / "small.jsonl"
+    with open(big, "wb") as fh:
+        fh.truncate(graph_import.WORKER_MIN_BYTES)
+    small.write_text("{}\n")
+    monkeypatch.delenv("AGENTHOP_IMPORT_WORKER", raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.setattr("os.getloadavg", lambda: (0.8, 0.8, 0.8))
+    assert graph_import.use_worker(big) and not graph_import.use_worker(small)
+    monkeypatch.setattr("os.getloadavg", lambda: (1.6, 1.0, 1.0))  # both cores busy: the processes would take turns
+    assert not graph_import.use_worker(big)
+    monkeypatch.setenv("AGENTHOP_IMPORT_WORKER", "on")
+    assert graph_import.use_worker(small)
