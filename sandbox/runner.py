@@ -217,10 +217,11 @@ class Runner:
             "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,
                        "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
                        "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
-                       "clients": [self.client] if self.client else [],
                        "workers": spec.workers, "slice": {"ids": list(spec.item_ids), "question_type": spec.question_type,
                                                           "depth": spec.depth, "limit": spec.limit}},
         }
+        if self.client:  # an LLM run: which model client sent its calls (more than one after a resume through another)
+            fields["config"]["clients"] = [self.client]
         run_id, existed = self.store.create_or_resume_run(spec.name, spec.identity(self.corpus.fingerprint), fields)
         if existed:
             self.run_tokens, self.run_cost = self.store.spent(run_id)  # before discarding: those calls were paid for
