@@ -1,7 +1,13 @@
-"""Harness overhead through litellm: episodes/s and peak memory against a local OpenAI-compatible server.
+"""Harness overhead per model client: episodes/s and peak memory against a local OpenAI-compatible server.
 
-    python bench/llm_throughput.py [--items 400] [--workers 16] [--latency 0] [--calls 4]
+    python bench/llm_throughput.py [--items 400] [--workers 16] [--latency 0] [--calls 4] [--client auto]
     python bench/llm_throughput.py --preset paper --episodes 200 [--cache DIR]
+    python bench/llm_throughput.py --compare native,litellm[,base=/path/to/old/tree] --rounds 3 [run flags]
+
+`--compare` runs each variant in its own process (so peak RSS is its own), alternating
+variants round by round (a shared machine's noise hits them alike), and prints each
+variant's medians and its ratio to the first variant; `base=DIR` runs the bench script of
+another checkout (the code before a change) as the baseline.
 
 `--preset paper` runs on an AgentHop-sized benchmark (1,011 items, 7,205 papers); its corpus
 is generated and imported once into --cache (default: a folder in the temp dir, kept), so a
@@ -67,9 +73,14 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=0, help="limit (default: all items)")
     ap.add_argument("--preset", choices=("demo", "paper"), default="demo")
     ap.add_argument("--cache", help="where the paper preset's release and corpus cache are kept between runs")
+    ap.add_argument("--client", choices=("auto", "native", "litellm"), default="auto")
+    ap.add_argument("--compare", help="comma-separated variants: native, litellm, base=DIR")
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
+    if args.compare:
+        return compare(args.compare.split(","), args.rounds, strip_compare(sys.argv[1:]))
+    t0 = time.perf_counter()
     from sandbox import synth
-    from sandbox.agents.llm import litellm_module
     from sandbox.corpus import open_release
     from sandbox.runner import Runner, RunSpec
     from storage import Store
@@ -83,14 +94,21 @@ def main() -> None:
         cache = kept / "cache"
         args.items = sum(1 for _ in (root / "qa" / "full.jsonl").open())
     else:
-        root = synth.generate(work / "data", seed=1, preset="demo", items=args.items, papers=max(240, args.items * 4))
-        cache = work / "cache"
+        kept = Path(args.cache) if args.cache else Path(tempfile.gettempdir()) / f"agenthop-bench-demo-{args.items}"
+        root = kept / "data"
+        if not (root / "qa" / "full.jsonl").exists():
+            synth.generate(root, seed=1, preset="demo", items=args.items, papers=max(240, args.items * 4))
+        cache = kept / "cache"
     t = time.perf_counter()
     corpus, _ = open_release(root, cache)
     open_s = time.perf_counter() - t
-    t = time.perf_counter()
-    litellm_module()
-    import_s = time.perf_counter() - t
+    import_s = None
+    if args.client == "litellm":  # imported before the clock starts, as the baseline (which always used it) did
+        from sandbox.agents.llm import litellm_module
+
+        t = time.perf_counter()
+        litellm_module()
+        import_s = round(time.perf_counter() - t, 2)
     server = subprocess.Popen([sys.executable, "-c", SERVER.format(root=str(ROOT), calls=args.calls,
                                                                    latency=args.latency)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -98,9 +116,10 @@ def main() -> None:
     try:
         store = Store(work / "store.sqlite")
         spec = RunSpec(name="bench", dataset=str(root), agent="llm", model="openai/bench-model", workers=args.workers,
-                       limit=args.episodes or None, agent_options={"base_url": url})
+                       limit=args.episodes or None, agent_options={"base_url": url, "client": args.client})
         t, cpu0 = time.perf_counter(), time.process_time()
-        result = asyncio.run(Runner(spec, corpus, store).run())
+        runner = Runner(spec, corpus, store)
+        result = asyncio.run(runner.run())
         dt, cpu = time.perf_counter() - t, time.process_time() - cpu0
         retries = store.conn.execute("SELECT COALESCE(SUM(transient_retries), 0) FROM trajectories").fetchone()[0]
         server_cpu = process_cpu_s(server.pid)
@@ -114,8 +133,59 @@ def main() -> None:
                       "cpu_ms_per_call": round(cpu / calls * 1000, 2),
                       "server_cpu_ms_per_call": round(server_cpu / calls * 1000, 2), "transient_retries": retries,
                       "ideal_calls_per_s": round(args.workers / args.latency, 1) if args.latency else None,
-                      "litellm_import_s": round(import_s, 2), "corpus_open_s": round(open_s, 2),
+                      "client": runner.client, "litellm_imported": "litellm" in sys.modules,
+                      "correct": result["correct"], "corpus_open_s": round(open_s, 2), "litellm_import_s": import_s,
+                      "total_s": round(time.perf_counter() - t0, 2),
                       "preset": args.preset, "peak_mb": round(peak_mb(), 1)}, indent=1))
+
+
+def strip_compare(argv: list[str]) -> list[str]:
+    """The run flags to pass on to each variant (without --compare/--rounds/--client)."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in ("--compare", "--rounds", "--client"):
+            skip = "=" not in arg
+            continue
+        out.append(arg)
+    return out
+
+
+def variant_command(variant: str, flags: list[str]) -> list[str]:
+    if variant.startswith("base="):  # an older checkout's bench: it always ran through litellm
+        return [sys.executable, str(Path(variant[5:]) / "bench" / "llm_throughput.py"), *flags]
+    return [sys.executable, str(Path(__file__).resolve()), *flags, "--client", variant]
+
+
+def compare(variants: list[str], rounds: int, flags: list[str]) -> None:
+    """Alternate the variants round by round; medians and ratios to the first variant."""
+    import statistics
+
+    results: dict[str, list[dict]] = {v: [] for v in variants}
+    for r in range(rounds):
+        for variant in variants:
+            t = time.perf_counter()
+            out = subprocess.run(variant_command(variant, flags), capture_output=True, text=True, check=True).stdout
+            row = json.loads(out[out.index("{"):])
+            row["process_s"] = round(time.perf_counter() - t, 2)
+            results[variant].append(row)
+            print(f"round {r + 1} {variant}: {row['seconds']} s, {row['episodes_per_s']} episodes/s, "
+                  f"{row['peak_mb']} MB peak, process {row['process_s']} s", file=sys.stderr, flush=True)
+    keys = ("seconds", "episodes_per_s", "model_calls_per_s", "cpu_ms_per_call", "peak_mb", "process_s")
+    summary = {v: {k: statistics.median(row[k] for row in rows) for k in keys} for v, rows in results.items()}
+    first = variants[0]
+    for v in variants:
+        summary[v]["runs"] = len(results[v])
+        summary[v]["ratio_to_" + first] = {k: round(summary[v][k] / summary[first][k], 3) if summary[first][k] else None
+                                           for k in keys}
+        ideal = results[v][0].get("ideal_calls_per_s")
+        if ideal:
+            summary[v]["share_of_ideal_call_rate"] = round(summary[v]["model_calls_per_s"] / ideal, 3)
+    print(json.dumps({"flags": flags, "rounds": rounds, "load_average": os.getloadavg(), "median": summary},
+                     indent=1))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import release
+from sandbox.graph_import import GraphWorker, mark_text, use_worker, write_graphs
 from sandbox.records import Item, Label
 from sandbox.sections import LABEL_RESOLUTION, resolve_label
 from storage.locks import process_alive
@@ -54,33 +55,41 @@ def tokens(text: str) -> set[str]:
 
 
 def fingerprint(root: Path, cache_dir: Path) -> str:
-    """SHA-256 over the four release files, memoised by (path, size, mtime) so a warm open never rehashes."""
+    """SHA-256 over the four release files, memoised by (path, size, mtime) so a warm open never rehashes.
+
+    Files not in the memo are hashed in parallel threads (hashlib releases the GIL on large
+    buffers): on a first open that is the papers and the graphs file at once."""
     memo_path = cache_dir / "fingerprints.json"
     try:
         memo = json.loads(memo_path.read_text())
     except (OSError, ValueError):
         memo = {}
-    outer = hashlib.sha256()
-    changed = False
+    stats: dict[str, tuple[Path, os.stat_result] | None] = {}
     for rel in release.RELEASE_FILES:
         path = (root / rel).resolve()
-        if not path.is_file():
-            outer.update(f"{rel}:absent\n".encode())
-            continue
-        st = path.stat()
-        key = str(path)
-        hit = memo.get(key)
-        if hit and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
-            digest = hit[2]
-        else:
-            digest = release.file_sha256(path)
-            memo[key] = [st.st_size, st.st_mtime_ns, digest]
-            changed = True
-        outer.update(f"{rel}:{digest}\n".encode())
-    if changed:
+        stats[rel] = (path, path.stat()) if path.is_file() else None
+    stale = [found for found in stats.values() if found is not None and not _memo_hit(memo, *found)]
+    if stale:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(len(stale), os.cpu_count() or 1)) as pool:
+            digests = list(pool.map(release.file_sha256, [path for path, _ in stale]))
+        for (path, st), digest in zip(stale, digests):
+            memo[str(path)] = [st.st_size, st.st_mtime_ns, digest]
         cache_dir.mkdir(parents=True, exist_ok=True)
         _atomic_write(memo_path, json.dumps(memo))
+    outer = hashlib.sha256()
+    for rel, found in stats.items():
+        if found is None:
+            outer.update(f"{rel}:absent\n".encode())
+        else:
+            outer.update(f"{rel}:{memo[str(found[0])][2]}\n".encode())
     return outer.hexdigest()
+
+
+def _memo_hit(memo: dict[str, Any], path: Path, st: os.stat_result) -> bool:
+    hit = memo.get(str(path))
+    return bool(hit) and hit[0] == st.st_size and hit[1] == st.st_mtime_ns
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -119,7 +128,7 @@ def import_release(root: Path, target: Path, fp: str) -> ImportReport:
         db.execute("PRAGMA journal_mode=OFF")
         db.execute("PRAGMA synchronous=OFF")
         db.executescript(SCHEMA)
-        report = _fill(db, root, fp)
+        report = _fill(db, root, fp, Path(tmp[: -len(".sqlite")] + ".graphs.sqlite"))
         db.commit()
         db.close()
         os.replace(tmp, target)
@@ -159,10 +168,17 @@ def _import_owner(path: Path) -> int | None:
     return int(pid) if sep and pid.isdigit() else None  # mkstemp's random part never holds "-"
 
 
-def _fill(db: sqlite3.Connection, root: Path, fp: str) -> ImportReport:
+def _fill(db: sqlite3.Connection, root: Path, fp: str, scratch: Path) -> ImportReport:
     data = release.Warnings()
-    pool = _import_papers(db, root / release.PAPERS_FILE, data)
-    graphs, n_nodes, n_meta = _import_graphs(db, root / release.GRAPHS_FILE, pool, data)
+    graphs_path = root / release.GRAPHS_FILE
+    worker = GraphWorker(graphs_path, scratch) if use_worker(graphs_path) else None  # parses while papers go in
+    try:
+        pool = _import_papers(db, root / release.PAPERS_FILE, data)
+        graphs, n_nodes = worker.join(db, data) if worker else write_graphs(db, graphs_path, data)
+    finally:
+        if worker:
+            worker.close()
+    n_meta = mark_text(db)
     n_items = _import_items(db, root / release.QA_FILE, graphs, pool, data)
     labels_path = root / release.LABELS_FILE
     warnings = release.Warnings()
@@ -187,55 +203,33 @@ def _fill(db: sqlite3.Connection, root: Path, fp: str) -> ImportReport:
 
 
 def _import_papers(db: sqlite3.Connection, path: Path, data: release.Warnings) -> dict[str, int]:
+    """The paper pool, in one pass, its rows inserted in batches (a repeated paper replaces the earlier one, as
+    the reference's dict does)."""
     pool: dict[str, int] = {}
+    papers: list[tuple[str, str, int]] = []
+    sections: list[tuple[str, int, str | None, str, int]] = []
+
+    def flush() -> None:
+        db.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?)", papers)
+        db.executemany("INSERT INTO sections VALUES (?, ?, ?, ?, ?)", sections)
+        papers.clear()
+        sections.clear()
+
     for lineno, obj in release.json_lines(path, data):
-        arxiv_id, title, sections = release.check_paper(obj, path, lineno)
+        arxiv_id, title, secs = release.check_paper(obj, path, lineno)
         if arxiv_id in pool:  # the reference's dict keeps the last record
+            flush()
             db.execute("DELETE FROM sections WHERE arxiv_id = ?", (arxiv_id,))
-        pool[arxiv_id] = len(sections)
-        db.execute("INSERT OR REPLACE INTO papers VALUES (?, ?, ?)", (arxiv_id, title, len(sections)))
-        db.executemany(
-            "INSERT INTO sections VALUES (?, ?, ?, ?, ?)",
-            ((arxiv_id, i, h, t, len(t)) for i, (h, t) in enumerate(sections)),
-        )
+        pool[arxiv_id] = len(secs)
+        papers.append((arxiv_id, title, len(secs)))
+        sections.extend((arxiv_id, i, h, t, len(t)) for i, (h, t) in enumerate(secs))
+        if len(sections) >= PAPER_BATCH:
+            flush()
+    flush()
     return pool
 
 
-def _import_graphs(db: sqlite3.Connection, path: Path, pool: dict[str, int],
-                   data: release.Warnings) -> tuple[dict[str, dict[str, dict]], int, int]:
-    graphs: dict[str, dict[str, dict]] = {}
-    first_line: dict[str, int] = {}
-    node_ids: dict[str, int] = {}
-    n_meta = 0
-    for lineno, obj in release.json_lines(path, data):
-        sample_id, nodes, edges = release.check_graph(obj, path, lineno)
-        if sample_id in first_line:  # two neighbourhoods for one item: which one the agent sees would be a guess
-            raise release.DatasetError(path, lineno, "sample_id",
-                                       f"duplicate sample_id '{sample_id}' (first on line {first_line[sample_id]})")
-        first_line[sample_id] = lineno
-        rows = []
-        for pos, (s2id, node) in enumerate(nodes.items()):
-            text = json.dumps(node, ensure_ascii=False, sort_keys=True)
-            digest = hashlib.sha1(f"{s2id}\0{text}".encode()).hexdigest()
-            nid = node_ids.get(digest)
-            if nid is None:
-                arx = node.get("arxivId") or ""
-                has_text = int(arx in pool)
-                n_meta += 1 - has_text
-                toks = " ".join(sorted(tokens(f"{node.get('title') or ''} {node.get('abstract') or ''}")))
-                cur = db.execute(
-                    "INSERT INTO nodes (digest, s2id, arxiv_id, has_text, json, tokens) VALUES (?, ?, ?, ?, ?, ?)",
-                    (digest, s2id, arx, has_text, text, toks),
-                )
-                nid = node_ids[digest] = cur.lastrowid
-            rows.append((sample_id, pos, s2id, nid))
-        db.executemany("INSERT INTO graph VALUES (?, ?, ?, ?)", rows)
-        db.executemany(
-            "INSERT INTO edges VALUES (?, ?, ?, ?)",
-            ((sample_id, src, i, dst) for src, refs in edges.items() for i, dst in enumerate(refs)),
-        )
-        graphs[sample_id] = {s2id: {"arxivId": n.get("arxivId") or "", "title": n.get("title") or ""} for s2id, n in nodes.items()}
-    return graphs, len(node_ids), n_meta
+PAPER_BATCH = 512  # sections per insert: a few MB of text held at once
 
 
 def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str, dict]], pool: dict[str, int],

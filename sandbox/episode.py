@@ -86,6 +86,7 @@ class Episode:
         retry: RetryPolicy = RetryPolicy(),
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         context_budget: int | None = None,
+        before_call: Callable[[], None] | None = None,
     ):
         self.view = view
         self.item = view.item
@@ -93,6 +94,7 @@ class Episode:
         self.caps = caps
         self.prompt = prompt
         self.on_step = on_step
+        self.before_call = before_call  # the runner commits the steps so far here: one write per turn, not per step
         self.retry = retry
         self.sleep = sleep
         self.ledger = Ledger(caps)
@@ -177,6 +179,8 @@ class Episode:
     async def _call_model(self) -> AssistantTurn:
         k = 0
         while True:
+            if self.before_call is not None:
+                self.before_call()
             try:
                 return await self.agent.act(self.messages, self.prompt.tools)
             except TransientModelError as exc:

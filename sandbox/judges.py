@@ -115,34 +115,67 @@ def trajectory_text(sample: Sample, limit: int = 500) -> str:
 
 
 class LLMJudge:
-    """A model judge through litellm (the same model as the run for self-choice, or an external one)."""
+    """A model judge (the same model as the run for self-choice, or an external one), through the native client
+    where the model's route allows it (as the run's calls go), else through litellm."""
 
-    def __init__(self, model: str, base_url: str | None = None, api_key_env: str | None = None):
-        from sandbox.agents.llm import LLMConfig
+    def __init__(self, model: str, base_url: str | None = None, api_key_env: str | None = None,
+                 client: str = "auto"):
+        from sandbox.agents.llm import ConfigError, LLMConfig, choose_native
+        from sandbox.agents.native import NativeClient, base_url_for
 
         self.config = LLMConfig(model=model, base_url=base_url, api_key_env=api_key_env, temperature=0.0,
-                                max_tokens=8192)
+                                max_tokens=8192, client=client)
         self.key = self.config.api_key()
         self.name = f"llm:{model}"
+        route = choose_native(self.config)
+        url = base_url_for(route, base_url) if route else None
+        if route and url is None:
+            raise ConfigError(f"no server for the judge '{model}': pass --judge-base-url")
+        self.native = NativeClient(url, self.key, self.config.timeout_s) if route and url else None
 
     async def _ask(self, system: str, user: str) -> tuple[str, int, float | None]:
-        from sandbox.agents.llm import QUIET_CALL, classify, litellm_module, read_usage
         from sandbox.pricing import cost, find_price
+
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        text, usage = await (self._ask_native(messages) if self.native else self._ask_litellm(messages))
+        priced = cost(find_price(self.config.model), usage)
+        return text, usage.cap_quantity, priced["total_usd"] if priced else None
+
+    async def _ask_litellm(self, messages: list[dict[str, Any]]) -> tuple[str, Any]:
+        from sandbox.agents.llm import QUIET_CALL, classify, litellm_module, read_usage
 
         litellm = litellm_module()
         req: dict[str, Any] = {"model": self.config.model, "api_key": self.key, "temperature": 0.0,
                                "max_tokens": 8192, **QUIET_CALL,
                                "drop_params": True,  # a judge, not the protocol's agent: let litellm drop what a model refuses
-                               "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
+                               "messages": messages}
         if self.config.base_url:
             req["api_base"] = self.config.base_url
         try:
             resp = await litellm.acompletion(**req)
         except Exception as exc:
             raise classify(exc, self.key) from None
-        usage = read_usage(getattr(resp, "usage", None))
-        priced = cost(find_price(self.config.model), usage)
-        return (resp.choices[0].message.content or ""), usage.cap_quantity, priced["total_usd"] if priced else None
+        return (resp.choices[0].message.content or ""), read_usage(getattr(resp, "usage", None))
+
+    async def _ask_native(self, messages: list[dict[str, Any]]) -> tuple[str, Any]:
+        """The same request litellm sends a native route (temperature and max_tokens are standard parameters
+        every such route takes, so `drop_params` drops nothing there)."""
+        from sandbox.agents.base import ModelError, NonTransientModelError
+        from sandbox.agents.llm import EMPTY_USAGE, compact, lost_response, read_usage, reply_outcome
+
+        body = {"model": self.config.model.split("/", 1)[1], "messages": messages, "temperature": 0.0,
+                "max_tokens": 8192}
+        try:
+            reply = await self.native.post(body)
+        except Exception as exc:
+            raise (lost_response(exc, self.config.timeout_s) or
+                   NonTransientModelError(f"{type(exc).__name__}: {exc}")) from None
+        outcome = reply_outcome(reply.status, reply.retry_after, reply.body, self.key)
+        if isinstance(outcome, ModelError):
+            raise outcome
+        message = outcome["choices"][0]["message"]
+        usage = outcome.get("usage")
+        return (message.get("content") or ""), read_usage(compact(usage) if usage is not None else EMPTY_USAGE)
 
     async def pointwise(self, item: Item, sample: Sample) -> Verdict:
         user = (f"## Trajectory\n{trajectory_text(sample)}\n---\n## Task Description\n{task_text(item)}\n"

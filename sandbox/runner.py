@@ -37,7 +37,9 @@ PROFILE = "agenthop-v1"
 RETRYABLE = ("infra", "api_errors", "transient_exhausted")
 READING_OPTIONS = ("ks", "judge", "orders")  # how a parallel run is read, not how it was sampled
 # May change between resumes: how to reach the model, not what it is asked. The base URLs used are kept in the config.
-EXECUTION_OPTIONS = ("api_key", "base_url", "concurrency", "rpm", "timeout_s", "pricing")
+# The client (native or litellm) is one of them: both send the same request and read the reply the same way
+# (tests/test_client_parity.py), so a run may be resumed through either; the clients used are kept in the config.
+EXECUTION_OPTIONS = ("api_key", "base_url", "concurrency", "rpm", "timeout_s", "pricing", "client")
 
 
 @dataclass
@@ -195,6 +197,7 @@ class Runner:
         self.store = store
         self.factory = factory or default_factory(spec)
         self.on_event = on_event or (lambda event: None)
+        self.client: str | None = getattr(self.factory, "client", None)  # which model client the run's calls use
         self.caps = spec.effective_caps()
         self.done = self.correct = 0
         self.planned = 0
@@ -221,6 +224,8 @@ class Runner:
                        "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
                        "workers": spec.workers, "slice": self._slice()},
         }
+        if self.client:  # an LLM run: which model client sent its calls (more than one after a resume through another)
+            fields["config"]["clients"] = [self.client]
         run_id, existed = self.store.create_or_resume_run(spec.name, spec.identity(self.corpus.fingerprint), fields)
         if existed:
             self.run_tokens, self.run_cost = self.store.spent(run_id)  # before discarding: those calls were paid for
@@ -283,6 +288,8 @@ class Runner:
         url = self.spec.agent_options.get("base_url")
         if url and url not in (config.get("base_urls") or []):
             config["base_urls"] = [*(config.get("base_urls") or []), url]
+        if self.client and self.client not in (config.get("clients") or []):
+            config["clients"] = [*(config.get("clients") or []), self.client]
         if config != stored:
             updates["config"] = json.dumps(config, sort_keys=True)
         if updates:
@@ -321,6 +328,9 @@ class Runner:
             if self.stop_requested and status == "done":
                 status = "interrupted"
             self.store.update_run(run_id, status=status, finished_at=_now(), note=self.stop_reason)
+            close = getattr(self.factory, "aclose", None)
+            if close is not None:  # the run's connection pool; shielded so a cancelled run still closes it
+                await asyncio.shield(close())
             self.on_event(RunEvent("finished", done=self.done, planned=self.planned, correct=self.correct))
         return {"run_id": run_id, "status": status, "stop_reason": self.stop_reason, "limit": self.limit_hit,
                 "done": self.done,
@@ -396,9 +406,15 @@ class Runner:
             prompt = build_prompt(item, self.caps, self.spec.ablation, text_tools=text_tools)
             meta = item_meta(item)
             tid = self.store.begin_trajectory(self.run_id, item.id, replicate, attempt, meta)
+            pending: list[dict[str, Any]] = []
 
-            async def sink(step: Step, tid: int = tid) -> None:
-                self.store.add_step(tid, step_record(step))
+            def commit(tid: int = tid, pending: list[dict[str, Any]] = pending) -> None:
+                """The turn's steps, in one transaction, before the next model call is sent."""
+                self.store.add_steps(tid, pending)
+                pending.clear()
+
+            async def sink(step: Step, pending: list[dict[str, Any]] = pending) -> None:
+                pending.append(step_record(step))
                 self._account(step)
                 self.on_event(RunEvent("step", item.id, replicate, step=step, done=self.done, planned=self.planned))
                 # Offline agents never await anything: without this yield one worker would run every episode
@@ -406,14 +422,18 @@ class Runner:
                 await asyncio.sleep(0)
 
             episode = Episode(view, agent, self.caps, prompt, on_step=sink, retry=self.spec.retry,
-                              context_budget=self.spec.context_budget)
-            traj = await episode.run()
+                              context_budget=self.spec.context_budget, before_call=commit)
+            try:
+                traj = await episode.run()
+            except BaseException:  # cancelled (Ctrl-C, a run-wide limit): what it spent stays counted
+                commit()
+                raise
             retry = (traj.termination == "error" and traj.error_kind in RETRYABLE
                      and attempt + 1 < self.spec.max_attempts and not self.stop_requested)
             record = asdict(traj)
             record["tool_sequence"] = [s.tool_name for s in episode.steps if s.kind == "tool"]
             record["actions"] = actions(item, episode.steps)
-            self.store.finish_trajectory(tid, record, final=not retry)
+            self.store.finish_trajectory(tid, record, final=not retry, steps=pending)
             if not retry:
                 break
             attempt += 1

@@ -1,7 +1,9 @@
 """The only code that talks to the results store.
 
-One connection per Store, in autocommit mode with explicit short transactions: a step
-is committed as soon as it happens, so a killed run loses at most the step in flight.
+One connection per Store, in autocommit mode with explicit short transactions: the runner
+commits an episode's steps once per turn, before its next model call is sent (and the last
+ones with the trajectory's result), so a killed run loses at most each episode's turn in
+flight, which a resume discards anyway with the unfinished trajectory.
 WAL lets the TUI read while a run writes; a generous busy timeout makes two writing
 processes wait for each other instead of failing with `database is locked`.
 """
@@ -320,27 +322,42 @@ class Store:
 
     def add_step(self, trajectory_id: int, step: dict[str, Any]) -> None:
         """Commit one step now. `step` holds the Step's fields flattened (ledger state included)."""
-        text = step.get("text")
-        text_hash = None
-        with self.transaction():
+        self.add_steps(trajectory_id, [step])
+
+    def add_steps(self, trajectory_id: int, steps: list[dict[str, Any]]) -> None:
+        """Commit several steps of one trajectory in one transaction (a turn's: its reply and its tool calls)."""
+        if steps:
+            with self.transaction():
+                self._insert_steps(trajectory_id, steps)
+
+    def _insert_steps(self, trajectory_id: int, steps: list[dict[str, Any]]) -> None:
+        rows, texts = [], []
+        for step in steps:
+            text = step.get("text")
+            text_hash = None
             if text is not None and len(text) > INLINE_TEXT:
                 text_hash = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
-                self.conn.execute("INSERT OR IGNORE INTO texts VALUES (?, ?)", (text_hash, text))
+                texts.append((text_hash, text))
                 text = None
-            self.conn.execute(
-                "INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (trajectory_id, step["index"], step["turn"], step["kind"], text, text_hash, step.get("tool_name"),
-                 _json(step.get("tool_args")), step.get("tool_call_id"), step.get("cost", 0), step.get("status"),
-                 _opt_str(step.get("paper_id")), step.get("arxiv_id"), step.get("section_index"),
-                 int(bool(step.get("delivered"))), _json(step.get("usage")), step.get("cost_usd"),
-                 step["points_used"], step["points_left"], step["tokens"], step["rejections"], step.get("elapsed_s"),
-                 step.get("reasoning_chars")))
+            rows.append((trajectory_id, step["index"], step["turn"], step["kind"], text, text_hash,
+                         step.get("tool_name"), _json(step.get("tool_args")), step.get("tool_call_id"),
+                         step.get("cost", 0), step.get("status"), _opt_str(step.get("paper_id")), step.get("arxiv_id"),
+                         step.get("section_index"), int(bool(step.get("delivered"))), _json(step.get("usage")),
+                         step.get("cost_usd"), step["points_used"], step["points_left"], step["tokens"],
+                         step["rejections"], step.get("elapsed_s"), step.get("reasoning_chars")))
+        if texts:
+            self.conn.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?)", texts)
+        self.conn.executemany("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
 
-    def finish_trajectory(self, trajectory_id: int, result: dict[str, Any], final: bool) -> None:
-        """Write the outcome and mark the trajectory done, atomically: before this it does not count."""
+    def finish_trajectory(self, trajectory_id: int, result: dict[str, Any], final: bool,
+                          steps: list[dict[str, Any]] = ()) -> None:
+        """Write the last `steps` and the outcome and mark the trajectory done, atomically: before this it does
+        not count."""
         values = [(_json(result.get(k)) if k in JSON_FIELDS else result.get(k)) for k in TRAJECTORY_FIELDS]
         sets = ", ".join(f"{k} = ?" for k in TRAJECTORY_FIELDS)
         with self.transaction():
+            if steps:
+                self._insert_steps(trajectory_id, list(steps))
             self.conn.execute(
                 f"UPDATE trajectories SET {sets}, status = 'done', final = ?, finished_at = ? WHERE id = ?",
                 [*values, int(final), now(), trajectory_id])

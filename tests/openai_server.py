@@ -92,6 +92,9 @@ class FakeOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in two writes: with Nagle's algorithm on, the body waits for the client's
+            # delayed ACK of the headers (~40 ms per call), which is the test server's cost, not the client's.
+            disable_nagle_algorithm = True
 
             def log_message(self, *args):  # quiet
                 pass

@@ -139,3 +139,50 @@ async def test_an_interrupt_after_the_last_episode_leaves_the_run_done(demo_corp
     with pytest.raises(asyncio.CancelledError):
         await main
     assert store.run("late")["status"] == "done" and len(store.trajectories(store.run("late")["id"])) == 3
+
+
+def test_a_turn_is_committed_in_one_write_before_the_next_call(demo_corpus, tmp_path):
+    """Steps are written once per turn (not once per step), and each turn is on disk, read from another
+    connection, before the episode's next model call goes out: a SIGKILL loses at most the turn in flight."""
+    import asyncio
+    import sqlite3
+
+    from sandbox.agents.registry import make_scripted
+    from sandbox.records import Caps
+    from sandbox.runner import Runner, RunSpec
+
+    db = tmp_path / "s.sqlite"
+    store = Store(db)
+    commits: list[str] = []
+    store.conn.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    seen: list[tuple[str, int, int]] = []  # (item, turn about to be taken, steps on disk then)
+
+    class Peeking:
+        name = "peeking"
+
+        def __init__(self, inner, item_id):
+            self.inner, self.item_id, self.turn = inner, item_id, 0
+
+        async def act(self, messages, tools):
+            self.turn += 1
+            with sqlite3.connect(db) as reader:
+                n = reader.execute("SELECT COUNT(*) FROM steps s JOIN trajectories t ON t.id = s.trajectory_id "
+                                   "WHERE t.item_id = ?", (self.item_id,)).fetchone()[0]
+            seen.append((self.item_id, self.turn, n))
+            return await self.inner.act(messages, tools)
+
+    spec = RunSpec(name="t", dataset="builtin", agent="heuristic", workers=2, limit=6)
+    factory = lambda item, r, a: Peeking(make_scripted("heuristic", item, Caps(), 0, r, a), item.id)  # noqa: E731
+    asyncio.run(Runner(spec, demo_corpus, store, factory=factory).run())
+    run_id = store.run("t")["id"]
+    turns = steps = 0
+    for t in store.trajectories(run_id):
+        done = store.steps(t["id"])
+        steps += len(done)
+        calls = [s for s in seen if s[0] == t["item_id"]]
+        turns += len(calls)
+        for _, turn, on_disk in calls:
+            assert on_disk == sum(1 for s in done if s["turn"] < turn)
+    assert steps > turns + 6  # several steps per turn: the check below means something
+    writes = len(commits) - 2 * 6 - 2  # begin and finish of each trajectory; the run's own start and end rows
+    assert writes <= turns

@@ -261,6 +261,9 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
                           "(below --max-tokens)")
     llm.add_argument("--text-tools", action="store_true", help="tools described in the prompt, calls parsed from text")
     llm.add_argument("--timeout", type=_real("timeout"), help="seconds per model call (default 600)")
+    llm.add_argument("--client", choices=("auto", "native", "litellm"),
+                     help="who sends the calls: native (a pooled HTTP client, for OpenAI-compatible servers: openai/…, "
+                          "hosted_vllm/…, local/…), litellm (every provider), auto (default: native where it can)")
     llm.add_argument("--concurrency", type=_bounded("concurrency"), help="at most this many calls in flight to the provider")
     llm.add_argument("--rpm", type=_real("rpm"), help="at most this many requests per minute")
     llm.add_argument("--max-run-tokens", type=_bounded("max_run_tokens"), default=0, help="stop the run past this many tokens")
@@ -367,7 +370,7 @@ LLM_ONLY = (("model", "--model"), ("base_url", "--base-url"), ("api_key_env", "-
             ("env_file", "--env-file"), ("temperature", "--temperature"), ("top_p", "--top-p"), ("top_k", "--top-k"),
             ("max_tokens", "--max-tokens"), ("reasoning_effort", "--reasoning-effort"),
             ("text_tools", "--text-tools"), ("timeout", "--timeout"), ("concurrency", "--concurrency"),
-            ("rpm", "--rpm"))
+            ("rpm", "--rpm"), ("client", "--client"))
 
 
 def refuse_llm_flags(args: argparse.Namespace) -> None:
@@ -619,7 +622,8 @@ def _judge(args: argparse.Namespace, spec):
     base_url = args.judge_base_url or (spec.agent_options.get("base_url") if args.judge == "same" else None)
     try:
         return judges.LLMJudge(model, base_url=base_url, api_key_env=spec.agent_options.get("api_key_env")
-                               if args.judge == "same" else None)
+                               if args.judge == "same" else None,
+                               client=(spec.agent_options.get("client") or "auto") if args.judge == "same" else "auto")
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
 
@@ -648,7 +652,7 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
         "base_url": args.base_url, "api_key_env": args.api_key_env, "temperature": args.temperature,
         "top_p": args.top_p, "top_k": args.top_k, "max_tokens": args.max_tokens,
         "reasoning_effort": args.reasoning_effort, "text_tools": args.text_tools, "timeout_s": args.timeout,
-        "concurrency": args.concurrency, "rpm": args.rpm,
+        "concurrency": args.concurrency, "rpm": args.rpm, "client": args.client,
     }
     pricing = pricing_overrides()
     if pricing:

@@ -20,6 +20,7 @@ from typing import Any
 from sandbox.agents import providers
 from sandbox.agents.base import InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
 from sandbox.agents.limits import RateLimiter
+from sandbox.agents.native import NativeClient, base_url_for
 from sandbox.agents.presets import DEFAULT_MAX_TOKENS, preset_for
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.agents.wire import Clients, Wire, parse_retry_after, recording, status_in_chain
@@ -101,6 +102,7 @@ class LLMConfig:
     timeout_s: float = 600.0
     concurrency: int | None = None
     rpm: float | None = None
+    client: str = "auto"  # litellm | native | auto (native where the route allows it; see providers.native_provider)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def sampling(self) -> dict[str, Any]:
@@ -143,28 +145,64 @@ class LLMConfig:
                 "sampling": self.sampling(), "text_tools": self.text_tools, "extra": self.extra}
 
 
+CLIENTS = ("auto", "native", "litellm")
+
+
 @dataclass
 class Session:
-    """What every episode of a run shares about its provider: the route, the request parameters, the clients."""
+    """What every episode of a run shares about its provider: the route, the request parameters, the client.
+
+    `client` is which one sends the calls: "native" (our pooled httpx client, `native.py`) for the
+    OpenAI-compatible routes whose request litellm sends unchanged, "litellm" for every other
+    provider. The native route never imports litellm.
+    """
 
     provider: str
     params: dict[str, Any]
-    clients: Clients
+    client: str
+    clients: Clients | None = None
+    native: NativeClient | None = None
 
     @classmethod
     def open(cls, config: "LLMConfig") -> "Session":
-        provider = providers.provider_of(config.model, config.base_url)
+        native = choose_native(config)
+        provider = native or providers.provider_of(config.model, config.base_url)
         sampling = config.sampling()
+        supported = (providers.native_supported(provider, config.model) if native
+                     else providers.supported_params(config.model, provider))
         try:
-            params = providers.request_params(provider, config.model, sampling,
-                                              providers.supported_params(config.model, provider))
+            params = providers.request_params(provider, config.model, sampling, supported)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         budget = (params.get("thinking") or {}).get("budget_tokens")
         if budget is not None and budget >= sampling["max_tokens"]:
             raise ConfigError(f"the thinking budget ({budget:,} tokens) must be below --max-tokens "
                               f"({sampling['max_tokens']:,}); raise --max-tokens or lower --reasoning-effort")
-        return cls(provider, params, Clients(provider, config.api_key(), config.base_url, config.timeout_s))
+        if native:
+            url = base_url_for(native, config.base_url)
+            if url is None:
+                raise ConfigError(f"no server for '{config.model}': pass --base-url (or set HOSTED_VLLM_API_BASE)")
+            return cls(provider, params, "native", native=NativeClient(url, config.api_key(), config.timeout_s))
+        return cls(provider, params, "litellm",
+                   clients=Clients(provider, config.api_key(), config.base_url, config.timeout_s))
+
+    async def aclose(self) -> None:
+        if self.native is not None:
+            await self.native.aclose()
+
+
+def choose_native(config: "LLMConfig") -> str | None:
+    """The native route for this run's model, or None for litellm; `--client native` on a route it cannot
+    serve is refused rather than sent differently from what litellm would send."""
+    if config.client not in CLIENTS:
+        raise ConfigError(f"--client must be one of {', '.join(CLIENTS)} (got {config.client!r})")
+    if config.client == "litellm":
+        return None
+    route = providers.native_provider(config.model)
+    if route is None and config.client == "native":
+        raise ConfigError(f"--client native serves OpenAI-compatible chat models (openai/…, hosted_vllm/…, local/…); "
+                          f"'{config.model}' goes through litellm: use --client auto or litellm")
+    return route
 
 
 class LLMAgent:
@@ -190,11 +228,18 @@ class LLMAgent:
         return self._tools[1]
 
     def request(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> dict[str, Any]:
-        """The litellm.acompletion arguments for this turn."""
+        """The litellm.acompletion arguments for this turn: the call itself plus how to send it."""
         cfg = self.config
-        req: dict[str, Any] = {"model": cfg.model, "api_key": self.key, "timeout": cfg.timeout_s, **QUIET_CALL}
+        req: dict[str, Any] = {**self.call(messages, tools), "api_key": self.key, "timeout": cfg.timeout_s,
+                               **QUIET_CALL}
         if cfg.base_url:
             req["api_base"] = cfg.base_url
+        return req
+
+    def call(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> dict[str, Any]:
+        """What this turn asks the model, whichever client sends it: model, messages, tools, sampling, extras."""
+        cfg = self.config
+        req: dict[str, Any] = {"model": cfg.model}
         if self.text_tools:
             req["messages"] = text_history(messages)
         else:  # the tool name is kept on tool messages for text mode only; providers want the bare OpenAI shape
@@ -208,6 +253,8 @@ class LLMAgent:
         return req
 
     async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+        if self.session.native is not None:
+            return await self._act_native(messages, tools)
         litellm = litellm_module()
         req = self.request(messages, tools)
         client = self.session.clients.client()
@@ -220,7 +267,7 @@ class LLMAgent:
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
-                    raise classify(exc, self.key, wire) from None
+                    raise self.failure(exc, wire) from None
         if response is None or not getattr(response, "choices", None):
             what = "no response" if response is None else "a response without choices"
             raise NonTransientModelError(f"the provider returned {what} (HTTP {wire.status})")
@@ -231,21 +278,59 @@ class LLMAgent:
         except Exception as exc:  # a response we cannot read is the provider's fault, not a turn
             raise NonTransientModelError(scrub(f"unreadable response: {type(exc).__name__}: {exc}", self.key)) from None
 
+    async def _act_native(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+        """The same call through the native client: the same body, read and classified by the same functions."""
+        body = providers.wire_body(self.call(messages, tools))
+        async with self.limiter.slot():
+            try:
+                reply = await self.session.native.post(body)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                raise self.failure(exc, None) from None
+        outcome = reply_outcome(reply.status, reply.retry_after, reply.body, self.key)
+        if isinstance(outcome, ModelError):
+            raise outcome
+        try:
+            return self.turn(outcome["choices"][0]["message"], outcome.get("usage"))
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise NonTransientModelError(scrub(f"unreadable response: {type(exc).__name__}: {exc}", self.key)) from None
+
+    def failure(self, exc: Exception, wire: Wire | None) -> ModelError:
+        """A call that raised: by what the server sent if anything came back, else by the kind of transport
+        failure; the same words from either client (the exception's own text differs between them)."""
+        if wire is not None and wire.status is not None and wire.body is not None and (
+                wire.status >= 400 or self.session.provider in providers.CHAT_COMPLETIONS):
+            outcome = reply_outcome(wire.status, wire.retry_after, wire.body, self.key)
+            if isinstance(outcome, ModelError):
+                return outcome
+        if wire is None or wire.status is None:
+            lost = lost_response(exc, self.config.timeout_s)
+            if lost is not None:
+                return lost
+        return classify(exc, self.key, wire)
+
     def parse(self, response: Any) -> AssistantTurn:
-        """Text, tool calls (native, else parsed from the text), usage and cost of one response."""
-        choice = response.choices[0]
-        msg = choice.message
-        content = msg.content if isinstance(msg.content, str) else None
-        reasoning = getattr(msg, "reasoning_content", None) or None
+        """A litellm response, read as the native client reads the server's JSON."""
+        return self.turn(litellm_message(response.choices[0].message), litellm_usage(response))
+
+    def turn(self, msg: dict[str, Any], usage: dict[str, Any] | None) -> AssistantTurn:
+        """Text, tool calls (native, else parsed from the text), usage and cost of one OpenAI-shaped message."""
+        content = msg.get("content") if isinstance(msg.get("content"), str) else None
+        reasoning = msg.get("reasoning_content") or msg.get("reasoning") or None
+        if not isinstance(reasoning, str):
+            reasoning = None
         calls = []
-        for i, tc in enumerate(getattr(msg, "tool_calls", None) or []):
-            fn = tc.function
-            calls.append(ToolCall(tc.id or f"call_{i}", fn.name or "", decode_arguments(fn.arguments)))
+        for i, tc in enumerate(msg.get("tool_calls") or []):
+            fn = tc.get("function") or {}
+            calls.append(ToolCall(tc.get("id") or f"call_{i}", fn.get("name") or "", decode_arguments(fn.get("arguments"))))
         text = merge_reasoning(content, reasoning)
         if not calls and content:
             calls = parse_text_calls(content)
-        usage = read_usage(getattr(response, "usage", None))
-        priced = cost(self.price, usage)
+        read = read_usage(compact(usage) if usage is not None else EMPTY_USAGE)
+        priced = cost(self.price, read)
         raw: dict[str, Any] = {"role": "assistant", "content": content}
         if self.text_tools:
             raw = {"role": "assistant", "content": content or ""}
@@ -253,13 +338,109 @@ class LLMAgent:
             raw["tool_calls"] = [{"id": c.id, "type": "function",
                                   "function": {"name": c.name, "arguments": arguments_json(c.args)}} for c in calls]
         if not self.text_tools:
-            thinking = getattr(msg, "thinking_blocks", None)
+            thinking = msg.get("thinking_blocks")
             if thinking:  # Anthropic: signed thinking blocks must be replayed with a tool_use when thinking is on
                 raw["thinking_blocks"] = thinking
             elif reasoning:
                 raw["reasoning_content"] = reasoning
-        return AssistantTurn(text=text, tool_calls=calls, usage=usage, raw=raw,
+        return AssistantTurn(text=text, tool_calls=calls, usage=read, raw=raw,
                              cost_usd=priced["total_usd"] if priced else None, reasoning=reasoning)
+
+
+# What litellm reports for a response without usage; the native client reports the same.
+EMPTY_USAGE = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+
+
+def litellm_message(msg: Any) -> dict[str, Any]:
+    """The fields of litellm's Message the turn reads, as the plain dict the server sent."""
+    calls = []
+    for tc in getattr(msg, "tool_calls", None) or []:
+        fn = tc.function
+        calls.append({"id": tc.id, "type": "function", "function": {"name": fn.name, "arguments": fn.arguments}})
+    out = {"content": msg.content, "reasoning_content": getattr(msg, "reasoning_content", None), "tool_calls": calls}
+    thinking = getattr(msg, "thinking_blocks", None)
+    if thinking:
+        out["thinking_blocks"] = thinking
+    return out
+
+
+def litellm_usage(response: Any) -> dict[str, Any] | None:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return None
+    return usage.model_dump() if hasattr(usage, "model_dump") else dict(usage) if isinstance(usage, dict) else None
+
+
+def compact(obj: Any) -> Any:
+    """Without null fields (litellm fills every field it knows with null; the server sends only what it has)."""
+    if isinstance(obj, dict):
+        return {k: compact(v) for k, v in obj.items() if v is not None}
+    if isinstance(obj, list):
+        return [compact(v) for v in obj]
+    return obj
+
+
+def reply_outcome(status: int, retry_after: str | None, body: bytes, secret: str | None) -> dict[str, Any] | ModelError:
+    """The server's answer to one call: its JSON if it holds a choice to read, else the error it amounts to.
+
+    An error status decides alone (408, 429, 5xx transient with Retry-After; 401/403/404
+    infrastructure; any other 4xx counts as a turn). A success whose body is not JSON is
+    transient (a proxy's page, a truncated body); JSON without a choice is a turn's error.
+    """
+    if status >= 400:
+        message = scrub(f"HTTP {status}: {error_detail(body)}", secret)
+        if status in (408, 429) or status >= 500:
+            return TransientModelError(message, retry_after=parse_retry_after(retry_after))
+        if status in (401, 403, 404):
+            return InfrastructureError(message)
+        return NonTransientModelError(message)
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return TransientModelError(scrub(f"unreadable response (HTTP {status}): not JSON: {snippet(body)}", secret))
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict) or \
+            not isinstance(choices[0].get("message"), dict):
+        return NonTransientModelError(f"the provider returned a response without choices (HTTP {status})")
+    return data
+
+
+def error_detail(body: bytes) -> str:
+    """The provider's own error message from an error body (OpenAI's `{"error": {"message": …}}` and the like)."""
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return snippet(body)
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return err["message"]
+        if isinstance(err, str):
+            return err
+        if isinstance(data.get("message"), str):
+            return data["message"]
+    return snippet(body)
+
+
+def snippet(body: bytes, limit: int = 300) -> str:
+    text = body.decode("utf-8", "replace").strip()
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def lost_response(exc: BaseException, timeout_s: float) -> ModelError | None:
+    """No response came back: a timeout, or a refused or dropped connection (transient), from either client."""
+    import httpx
+
+    timeouts: tuple[type[BaseException], ...] = (httpx.TimeoutException, asyncio.TimeoutError, TimeoutError)
+    transport: tuple[type[BaseException], ...] = (httpx.TransportError, ConnectionError)
+    if _LITELLM is not None:
+        timeouts = (*timeouts, _LITELLM.Timeout)
+        transport = (*transport, *(getattr(_LITELLM, name) for name in TRANSPORT_FAILURES))
+    if isinstance(exc, timeouts):
+        return TransientModelError(f"timed out: no response within {timeout_s:g} s")
+    if isinstance(exc, transport):
+        return TransientModelError("connection failed: no response (refused, reset or closed by the server)")
+    return None
 
 
 def decode_arguments(arguments: Any) -> Any:
@@ -370,7 +551,25 @@ def config_from_options(options: dict[str, Any]) -> LLMConfig:
     return LLMConfig(**known)
 
 
-def llm_factory(spec: Any):
+class LLMFactory:
+    """The agents of one run: one session (route, client, connection pool), limiter and price shared by all."""
+
+    def __init__(self, config: LLMConfig, session: Session, limiter: RateLimiter, price: Price | None):
+        self.config, self.session, self.limiter, self.price = config, session, limiter, price
+
+    @property
+    def client(self) -> str:
+        """Which client sends this run's calls ("native" or "litellm"), as the run records it."""
+        return self.session.client
+
+    def __call__(self, item: Any, replicate: int, attempt: int) -> LLMAgent:
+        return LLMAgent(self.config, self.limiter, self.price, self.session)
+
+    async def aclose(self) -> None:
+        await self.session.aclose()
+
+
+def llm_factory(spec: Any) -> LLMFactory:
     """An agent factory for a run: one limiter and one price shared by all its episodes."""
     from sandbox.agents.local_model import resolve
 
@@ -381,7 +580,7 @@ def llm_factory(spec: Any):
     session = Session.open(config)
     limiter = RateLimiter(config.concurrency, config.rpm)
     price = price_for(config.model, spec.agent_options.get("pricing"))
-    return lambda item, replicate, attempt: LLMAgent(config, limiter, price, session)
+    return LLMFactory(config, session, limiter, price)
 
 
 def check_cost_limit(model: str, agent_options: dict[str, Any], max_run_cost: float) -> None:

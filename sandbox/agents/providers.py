@@ -15,6 +15,7 @@ not the way the reference does everywhere, so the differences are decided here, 
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from sandbox.pricing import bare_model
@@ -24,6 +25,8 @@ GOOGLE = ("gemini", "vertex_ai", "vertex_ai_beta")
 THINKING_BUDGETS = {"low": 4096, "medium": 8192, "high": 16384}
 EPHEMERAL = {"type": "ephemeral"}
 OPENAI_STANDARD = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "reasoning_effort")
+# Routes whose successful replies are OpenAI chat completions (a `choices` list), so a body without one is an error.
+CHAT_COMPLETIONS = frozenset({"openai", "custom_openai", "hosted_vllm", "deepseek", "together_ai", "xai", "openrouter"})
 
 
 def provider_of(model: str, base_url: str | None) -> str:
@@ -121,3 +124,48 @@ def cache_marked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 out[last] = {**out[last], "cache_control": EPHEMERAL}
             break
     return out
+
+
+# The native client (`native.py`) serves these litellm routes: OpenAI-compatible chat completions that litellm
+# sends on unchanged. Model families of OpenAI's own catalogue that litellm transforms (the o-series moves the
+# system prompt and renames max_tokens, the GPT-5 family may go to the Responses API, audio/search/realtime
+# models take other parameters) stay on litellm; so do bare names (`gpt-4.1`: litellm decides their route).
+NATIVE_ROUTES = {"openai/": "openai", "hosted_vllm/": "hosted_vllm"}
+# OpenAI catalogue models whose chat request litellm leaves alone, except that it knows they take no reasoning_effort.
+OPENAI_PLAIN = re.compile(r"(gpt-3\.5-turbo|gpt-4|gpt-4-turbo|gpt-4o|gpt-4o-mini|gpt-4\.1|gpt-4\.1-mini|gpt-4\.1-nano)"
+                          r"(-\d{4}(-\d{2}-\d{2})?|-\d{4}-preview|-preview|-16k)?")
+# Every other name from OpenAI's catalogue (litellm's `open_ai_chat_completion_models`); gpt-oss is an open model.
+OPENAI_TRANSFORMED = re.compile(r"(gpt-(?!oss)|o\d|chatgpt|chat-latest|computer-use|codex|daybreak|ft:|\d+-x-\d+/|"
+                                r"(high|medium|low|standard|hd)/|omni-|openai/|sora|text-|tts-|whisper|dall-e|"
+                                r"davinci|babbage)")
+
+
+def native_provider(model: str) -> str | None:
+    """The litellm route a model takes if the native client can send its request unchanged, else None."""
+    for prefix, provider in NATIVE_ROUTES.items():
+        if model.startswith(prefix):
+            name = model[len(prefix):]
+            if provider == "openai" and OPENAI_TRANSFORMED.match(name) and not OPENAI_PLAIN.fullmatch(name):
+                return None
+            return provider
+    return None
+
+
+def native_supported(provider: str, model: str) -> set[str]:
+    """What `supported_params` says for a native route, without litellm: every standard parameter, except
+    reasoning_effort for OpenAI's own non-reasoning models (litellm forwards it for any model it does not know)."""
+    if provider == "openai" and OPENAI_PLAIN.fullmatch(bare_model(model)):
+        return set(OPENAI_STANDARD) - {"reasoning_effort"}
+    return set(OPENAI_STANDARD)
+
+
+def wire_body(request: dict[str, Any]) -> dict[str, Any]:
+    """The JSON body litellm posts for a native route's acompletion arguments: the bare model name, message
+    fields that are null left out (an assistant turn of tool calls only has `content: null`), and the
+    `extra_body` fields (top_k) at the top level, as the OpenAI SDK merges them."""
+    body = {k: v for k, v in request.items() if k != "extra_body"}
+    body["model"] = request["model"].split("/", 1)[1]
+    body["messages"] = [m if None not in m.values() else {k: v for k, v in m.items() if v is not None}
+                        for m in request["messages"]]
+    body.update(request.get("extra_body") or {})
+    return body

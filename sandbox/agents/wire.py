@@ -37,6 +37,15 @@ class Wire:
 
     status: int | None = None
     retry_after: str | None = None
+    response: Any = None
+
+    @property
+    def body(self) -> bytes | None:
+        """The body as received, if it was read (always for an error status); None otherwise."""
+        try:
+            return None if self.response is None else self.response.content
+        except Exception:  # httpx.ResponseNotRead: the failure came before the body was read
+            return None
 
     def retry_after_s(self) -> float | None:
         return parse_retry_after(self.retry_after)
@@ -46,11 +55,16 @@ _CALL: contextvars.ContextVar[Wire | None] = contextvars.ContextVar("agenthop_wi
 
 
 async def _on_response(response: Any) -> None:
-    """httpx response hook: note what the server answered for the call in progress (headers only; no body read)."""
+    """httpx response hook: note what the server answered for the call in progress, so a failure is classified
+    from what the server sent, as the native client does, not from litellm's exception. An error's body is
+    read here (httpx keeps it for litellm); a success's is whatever litellm read of it (`Wire.body`)."""
     wire = _CALL.get()
     if wire is not None:
         wire.status = response.status_code
         wire.retry_after = response.headers.get("retry-after")
+        wire.response = response
+        if response.status_code >= 400:
+            await response.aread()
 
 
 @contextmanager
@@ -62,6 +76,8 @@ def recording() -> Iterator[Wire]:
         yield wire
     finally:
         _CALL.reset(token)
+        wire.response = None  # tasks litellm started during the call keep a copy of the context, and so the wire:
+        # it must not keep the response (and its body) alive after the call
 
 
 def parse_retry_after(value: str | None) -> float | None:

@@ -380,3 +380,17 @@ async def test_the_private_textual_state_the_tests_read_is_still_there():
         await pilot.pause()
         assert [n.message for n in notifications(app)] == ["hello"]
         assert isinstance(filters(app), list) and isinstance(after_refresh_callbacks(app.screen), list)
+
+
+def test_launch_form_client_choice_reaches_the_run():
+    """The form's Client field is `--client`: auto records nothing (the runner picks), a forced one is kept."""
+    from workbench.tui.launch import DEFAULTS
+
+    values = dict(DEFAULTS, agent="llm", model="openai/m", base_url="http://127.0.0.1:9/v1", name="x")
+    auto = validate(values, set(), llm_ok=True)
+    assert auto.spec is not None and "client" not in auto.spec.agent_options
+    forced = validate(dict(values, client="litellm"), set(), llm_ok=True)
+    assert forced.spec.agent_options["client"] == "litellm" and forced.spec.identity("f") == auto.spec.identity("f")
+    assert validate(dict(values, client="curl"), set(), llm_ok=True).errors == {"client": "client: unknown 'curl'"}
+    scripted = validate(dict(DEFAULTS, agent="oracle", client="native", name="y"), set(), llm_ok=True)
+    assert scripted.spec is not None and scripted.spec.agent_options == {}

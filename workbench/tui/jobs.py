@@ -114,10 +114,14 @@ class RunJob:
     def _load_model_client(self) -> None:
         """Import litellm before the run starts (several seconds), saying so: otherwise the first episodes import
         it and the live screen shows a running run with no episodes meanwhile."""
-        from sandbox.agents.local_model import LOCAL_PREFIX
+        from sandbox.agents.local_model import LOCAL_PREFIX, litellm_name
+        from sandbox.agents.providers import native_provider
 
-        if self.spec.agent != "llm" or (self.spec.model or "").startswith(LOCAL_PREFIX):
+        model = self.spec.model or ""
+        if self.spec.agent != "llm" or model.startswith(LOCAL_PREFIX):
             return
+        if self.spec.agent_options.get("client") != "litellm" and native_provider(litellm_name(model)):
+            return  # the native client serves it: litellm is never imported
         self.monitor.note("loading the model client (litellm)…")
         from sandbox.agents.llm import litellm_module
 

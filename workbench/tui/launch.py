@@ -32,7 +32,8 @@ from workbench.tui.help import bound_key
 
 AGENTS = ("heuristic", "oracle", "random", "llm")
 ABLATIONS = ("full", "no-search", "closed-book", "gold-given")
-DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model": "", "base_url": "",
+CLIENTS = ("auto", "native", "litellm")  # who sends an LLM run's calls (`--client`)
+DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model": "", "base_url": "", "client": "auto",
             "ablation": "full", "budget": str(Caps.budget), "max_turns": str(Caps.max_turns),
             "max_tokens": str(Caps.max_tokens_total), "question_type": "any",
             "depth": "any", "limit": "", "ids": "", "workers": "4", "replicates": "1", "seed": "0", "name": ""}
@@ -133,6 +134,7 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
     model = v["model"].strip() or None
     agent_options: dict[str, Any] = dict(options or {})
     agent_options.pop("base_url", None)
+    agent_options.pop("client", None)
     if agent not in AGENTS:
         errors["agent"] = f"agent: unknown '{agent}'"
     elif agent == "llm":
@@ -145,6 +147,11 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
             if not url.startswith(("http://", "https://")):
                 errors["base_url"] = "base URL: must start with http:// or https://"
             agent_options["base_url"] = url
+        client = v.get("client", "auto")
+        if client not in CLIENTS:
+            errors["client"] = f"client: unknown '{client}'"
+        elif client != "auto":
+            agent_options["client"] = client
     else:
         model = None
         agent_options = {}
@@ -369,6 +376,7 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     values = {
         "dataset_kind": "builtin" if builtin else "release", "path": "" if builtin else run["dataset"],
         "agent": run["agent"], "model": run.get("model") or "", "base_url": str(options.pop("base_url", "") or ""),
+        "client": str(options.pop("client", "") or "auto"),
         "ablation": run.get("ablation") or "full", "budget": str(budget), "max_turns": str(max_turns),
         "max_tokens": str(max_tokens),
         "question_type": qtype or "any", "depth": str(cut["depth"]) if cut.get("depth") else "any",
@@ -436,6 +444,8 @@ class LaunchScreen(ModalScreen):
                     yield _field("Model", Input(v["model"], placeholder="provider/model", id="model"))
                     yield _field("Base URL", Input(v["base_url"], placeholder="http://127.0.0.1:8000/v1",
                                                    id="base_url"))
+                    yield _field("Client", Select([(c, c) for c in CLIENTS], value=v.get("client", "auto"),
+                                                  allow_blank=False, id="client"), "client")
                 with Horizontal(classes="form-row"):
                     yield _field("Ablation", Select([(a, a) for a in ABLATIONS], value=v["ablation"],
                                                     allow_blank=False, id="ablation"))
@@ -470,6 +480,7 @@ class LaunchScreen(ModalScreen):
         llm = self.values["agent"] == "llm"
         self.query_one("#model", Input).disabled = not llm
         self.query_one("#base_url", Input).disabled = not llm
+        self.query_one("#client", Select).disabled = not llm
 
     def on_select_changed(self, event: Select.Changed) -> None:
         key = event.select.id

@@ -1,0 +1,112 @@
+"""The native client: OpenAI-compatible chat completions over one pooled httpx connection pool per run.
+
+litellm costs ~8 ms of CPU per call and ~190 MB to import; against a vLLM / sglang cluster
+that makes the workbench, not the server, the bottleneck. For the routes whose request
+litellm sends unchanged (`openai/…` models it does not transform, `hosted_vllm/…`,
+`local/…`, any `--base-url`; see `providers.native_provider`) this client posts the very
+same body itself over one keep-alive connection pool per event loop and run (sharded over a
+few `httpx.AsyncClient`s, see `NativeClient`), no pool limit (the run's own limiter bounds
+the calls in flight), HTTP/2 when `h2` is installed and the server offers it (ALPN, https only). It returns the status, Retry-After and raw
+body; reading them into a turn or an error is `llm.reply_outcome`'s job, shared with the
+litellm path, so both clients classify and parse the same way.
+"""
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the server answered: status, Retry-After and the body as received."""
+
+    status: int
+    retry_after: str | None
+    body: bytes
+
+
+def base_url_for(provider: str, base_url: str | None) -> str | None:
+    """Where litellm would send this provider's calls: the given base URL, else its environment variable.
+
+    None: nowhere is known (a `hosted_vllm/…` model without `--base-url` or HOSTED_VLLM_API_BASE).
+    """
+    if base_url:
+        return base_url
+    if provider == "hosted_vllm":
+        return os.environ.get("HOSTED_VLLM_API_BASE") or None
+    return os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or OPENAI_DEFAULT_BASE
+
+
+def http2_available() -> bool:
+    """HTTP/2 only when `h2` is installed (it is not a dependency: plain keep-alive measured as fast here)."""
+    return importlib.util.find_spec("h2") is not None
+
+
+class NativeClient:
+    """POSTs chat-completion bodies to one URL through pooled clients per event loop (connections belong to it).
+
+    httpcore's pool does work proportional to its open connections on every request and
+    response (it checks each one for expiry with a socket poll): at 64 calls in flight that cost
+    ~8 ms of CPU per call, more than litellm's whole call. So the run's pool is sharded: a call
+    goes to the least busy of a few `AsyncClient`s, each holding at most SHARD calls in flight
+    (a new one is opened when all are full), which keeps the per-call cost flat at any concurrency.
+    """
+
+    def __init__(self, base_url: str, api_key: str, timeout_s: float):
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.headers = {"authorization": f"Bearer {api_key}", "content-type": "application/json",
+                        "accept": "application/json"}
+        self.timeout = httpx.Timeout(timeout_s)
+        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[Shard]] = weakref.WeakKeyDictionary()
+        self._ssl: Any = None  # one TLS context for every shard (building one loads the CA bundle: tens of ms)
+
+    def shard(self) -> "Shard":
+        """The least busy client of this loop's pool, or a new one when every client has SHARD calls in flight."""
+        loop = asyncio.get_running_loop()
+        shards = self._by_loop.setdefault(loop, [])
+        best = min(shards, key=lambda s: s.in_flight, default=None)
+        if best is None or best.in_flight >= SHARD:
+            if self._ssl is None:
+                self._ssl = httpx.create_ssl_context()
+            best = Shard(httpx.AsyncClient(timeout=self.timeout, http2=http2_available(), verify=self._ssl,
+                                           limits=httpx.Limits(max_connections=None, max_keepalive_connections=None)))
+            shards.append(best)
+        return best
+
+    async def post(self, body: dict[str, Any]) -> Reply:
+        """One call; raises only httpx's transport errors (no response came back)."""
+        content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        shard = self.shard()
+        shard.in_flight += 1
+        try:
+            response = await shard.client.post(self.url, content=content, headers=self.headers)
+        finally:
+            shard.in_flight -= 1
+        return Reply(response.status_code, response.headers.get("retry-after"), response.content)
+
+    async def aclose(self) -> None:
+        """Close this loop's pool (the run is over); a later call opens a new one."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        for shard in self._by_loop.pop(loop, []):
+            await shard.client.aclose()
+
+
+SHARD = 8  # calls in flight per AsyncClient; measured flat per-call cost up to 64 in flight
+
+
+@dataclass
+class Shard:
+    client: httpx.AsyncClient
+    in_flight: int = 0

@@ -1,0 +1,180 @@
+"""The graphs file into the corpus cache: in one pass, rows in bulk, in a worker process when the file is large.
+
+A paper-sized release's graphs file (~100 MB) costs about as much to parse as the paper pool
+(~240 MB) costs to parse and store, and the two do not depend on each other: so on a large
+release, when a core is free, a worker process parses the graphs and writes their rows to an
+SQLite file of its own while the importing process stores the papers, and the rows are then copied into the
+corpus with one `INSERT … SELECT` per table. Small releases (tests, the demo) are imported
+in-process, where a worker's start-up would cost more than it saves. Either way the rows
+are written by the same function, so the cache is the same.
+
+A repeated node (most nodes recur in many neighbourhoods: 200k occurrences of 11k nodes) is
+recognised by its id and `repr` (half the cost of the sorted JSON), so only a new node is
+serialised, hashed and tokenised; two nodes whose reprs differ but whose JSON agrees (keys in
+another order) still meet at the JSON digest, as before.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+from sandbox import release
+
+WORKER_MIN_BYTES = 16 << 20  # below this a worker process's start-up costs more than the parallel parse saves
+Graphs = dict[str, dict[str, dict]]  # sample_id -> s2id -> {"arxivId", "title"}: what items and labels are checked on
+
+
+
+def graph_tables() -> str:
+    """The corpus schema's statements for the three tables written here (the worker's file has only these)."""
+    from sandbox.corpus import SCHEMA
+
+    wanted = ("CREATE TABLE nodes ", "CREATE TABLE graph ", "CREATE TABLE edges ")
+    return ";\n".join(s.strip() for s in SCHEMA.split(";") if s.strip().startswith(wanted)) + ";"
+
+
+def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> tuple[Graphs, int]:
+    """Validate every neighbourhood and write nodes, graph and edges rows; (graphs, distinct nodes).
+
+    `has_text` is left 0: whether a node's paper has text is known once the pool is stored
+    (`mark_text`). Raises DatasetError on the first bad line.
+    """
+    from sandbox.corpus import tokens
+
+    graphs: Graphs = {}
+    first_line: dict[str, int] = {}
+    node_ids: dict[str, int] = {}
+    seen: dict[tuple[str, str], int] = {}  # (s2id, repr of the node) -> its row id
+    new_nodes: list[tuple[Any, ...]] = []
+    for lineno, obj in release.json_lines(path, data):
+        sample_id, nodes, edges = release.check_graph(obj, path, lineno)
+        if sample_id in first_line:  # two neighbourhoods for one item: which one the agent sees would be a guess
+            raise release.DatasetError(path, lineno, "sample_id",
+                                       f"duplicate sample_id '{sample_id}' (first on line {first_line[sample_id]})")
+        first_line[sample_id] = lineno
+        rows = []
+        for pos, (s2id, node) in enumerate(nodes.items()):
+            key = (s2id, repr(node))  # equal reprs mean equal JSON (1, 1.0 and True differ here as there)
+            nid = seen.get(key)
+            if nid is None:
+                text = json.dumps(node, ensure_ascii=False, sort_keys=True)
+                digest = hashlib.sha1(f"{s2id}\0{text}".encode()).hexdigest()
+                nid = node_ids.get(digest)
+                if nid is None:
+                    toks = " ".join(sorted(tokens(f"{node.get('title') or ''} {node.get('abstract') or ''}")))
+                    nid = node_ids[digest] = len(node_ids) + 1
+                    new_nodes.append((nid, digest, s2id, node.get("arxivId") or "", text, toks))
+                seen[key] = nid
+            rows.append((sample_id, pos, s2id, nid))
+        if new_nodes:
+            db.executemany("INSERT INTO nodes (id, digest, s2id, arxiv_id, has_text, json, tokens) "
+                           "VALUES (?, ?, ?, ?, 0, ?, ?)", new_nodes)
+            new_nodes.clear()
+        db.executemany("INSERT INTO graph VALUES (?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?)",
+                       [(sample_id, src, i, dst) for src, refs in edges.items() for i, dst in enumerate(refs)])
+        graphs[sample_id] = {s2id: {"arxivId": n.get("arxivId") or "", "title": n.get("title") or ""}
+                             for s2id, n in nodes.items()}
+    return graphs, len(node_ids)
+
+
+def mark_text(db: sqlite3.Connection) -> int:
+    """Set `has_text` where the node's paper is in the pool; the number of metadata-only nodes."""
+    db.execute("UPDATE nodes SET has_text = 1 WHERE arxiv_id IN (SELECT arxiv_id FROM papers)")
+    return db.execute("SELECT COUNT(*) FROM nodes WHERE has_text = 0").fetchone()[0]
+
+
+class GraphWorker:
+    """The graphs file parsed and written by a worker process into `scratch`, while the caller does other work.
+
+    A plain `python -m sandbox.graph_import` child rather than multiprocessing: it neither forks a
+    process that may run threads (the TUI) nor re-runs the caller's main script (spawn does).
+    """
+
+    def __init__(self, path: Path, scratch: Path):
+        import subprocess  # here, not at the top: a warm open never starts a worker and need not import it
+
+        self.path, self.scratch = path, scratch
+        env = dict(os.environ)
+        here = str(Path(__file__).resolve().parents[1])  # where `sandbox` is importable from, installed or not
+        env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.process = subprocess.Popen([sys.executable, "-m", "sandbox.graph_import", str(path), str(scratch)],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                        env=env)
+
+    def join(self, db: sqlite3.Connection, data: release.Warnings) -> tuple[Graphs, int]:
+        """Wait for the worker, copy its rows into `db`, and return what `write_graphs` returns."""
+        import pickle
+
+        assert self.process.stdout is not None
+        blob = self.process.stdout.read()
+        self.process.wait()
+        try:
+            outcome = pickle.loads(blob)
+        except Exception:  # the worker died (killed, out of memory): do the work here instead
+            self.close()
+            return write_graphs(db, self.path, data)
+        if "error" in outcome:
+            raise release.DatasetError(*outcome["error"])
+        for kind, n in outcome["counts"].items():
+            data.add(kind, outcome["examples"][kind], n)
+        db.commit()
+        db.execute("ATTACH DATABASE ? AS w", (str(self.scratch),))
+        try:
+            for table in ("nodes", "graph", "edges"):
+                db.execute(f"INSERT INTO main.{table} SELECT * FROM w.{table}")
+            db.commit()
+        finally:
+            db.execute("DETACH DATABASE w")
+        self.close()
+        return outcome["graphs"], outcome["nodes"]
+
+    def close(self) -> None:
+        """Stop the worker if it still runs (the import failed elsewhere) and remove its file."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        self.scratch.unlink(missing_ok=True)
+
+
+def work(path: str, scratch: str) -> dict[str, Any]:
+    """In the worker process: write the graphs into `scratch`; the graphs, counts and warnings, or the error."""
+    data = release.Warnings()
+    try:
+        db = sqlite3.connect(scratch)
+        db.execute("PRAGMA journal_mode=OFF")
+        db.execute("PRAGMA synchronous=OFF")
+        db.executescript(graph_tables())
+        graphs, n_nodes = write_graphs(db, Path(path), data)
+        db.commit()
+        db.close()
+    except release.DatasetError as exc:
+        return {"error": (exc.path, exc.line, exc.field, exc.message)}
+    return {"graphs": graphs, "nodes": n_nodes, "counts": data.counts, "examples": data.examples}
+
+
+def use_worker(path: Path) -> bool:
+    """A worker process for a large graphs file when a core is free for it (AGENTHOP_IMPORT_WORKER=on|off forces
+    the choice): on a machine whose cores are all busy the two processes only take turns, and measured no faster."""
+    forced = os.environ.get("AGENTHOP_IMPORT_WORKER", "auto")
+    if forced in ("on", "off"):
+        return forced == "on"
+    if path.stat().st_size < WORKER_MIN_BYTES:
+        return False
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return False
+    return load <= (os.cpu_count() or 1) - 1
+
+if __name__ == "__main__":
+    import pickle
+
+    sys.stdout.buffer.write(pickle.dumps(work(sys.argv[1], sys.argv[2]), protocol=pickle.HIGHEST_PROTOCOL))
