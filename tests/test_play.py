@@ -11,7 +11,8 @@ from sandbox.runner import Runner, RunSpec
 from storage import Store
 from workbench.cli import main
 from workbench.play import PlayError, SessionRequest, choose_items, plan_session, reveal_rows, session_runner
-from workbench.reports import PANEL_COLUMNS, _dig, leaderboard, report_of
+from workbench.reports import PANEL_COLUMNS, leaderboard, report_of
+from workbench.reports.run import _dig
 
 
 async def _play(corpus, store, request: SessionRequest, moves) -> dict:
