@@ -743,13 +743,14 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
         print_json(result, strict=True)
         return
     if fmt == "csv":
-        from workbench.scaling import transition_csv
+        from workbench.views.scaling import transition_csv
 
         header, rows = transition_csv(result)
         sys.stdout.write(_csv(rows, tuple(header)))
         return
-    from workbench.scaling import (LEVEL_COLUMNS, LEVELS_NOTE, TERMINAL_PALETTE, c_k_text, decision, flags, level_cells,
-                                   plateau_figure, trials_note)
+    from workbench.views.figures import plateau_figure
+    from workbench.views.scaling import (LEVEL_COLUMNS, LEVELS_NOTE, TERMINAL_PALETTE, c_k_text, decision, flags,
+                                         level_cells, trials_note)
 
     out = console()
     caveats = flags(result)
@@ -780,8 +781,9 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
 
 def print_parallel(report: dict[str, Any], fmt: str) -> None:
     """pass@k and each strategy per k with intervals and gaps, then what each k costs; or JSON, or CSV."""
-    from workbench.scaling import (TERMINAL_PALETTE, cost_cells, cost_columns, parallel_cells, parallel_columns,
-                                   parallel_csv, parallel_figure)
+    from workbench.views.figures import parallel_figure
+    from workbench.views.scaling import (TERMINAL_PALETTE, cost_cells, cost_columns, parallel_cells, parallel_columns,
+                                         parallel_csv)
 
     if fmt == "json":
         print_json(report, strict=True)

@@ -339,7 +339,7 @@ def test_binding_ids_are_read_from_the_source_of_every_screen():
 @given(st.floats(-2, 2, allow_nan=False), st.floats(0, 2, allow_nan=False), st.integers(2, 8))
 def test_axis_ticks_never_read_negative_zero_and_stay_distinct(lo, span, n):
     """plotext labelled a y tick a hair below zero `-0.000`; the figures now set their own labels."""
-    from workbench.scaling import axis_ticks
+    from workbench.views.figures import axis_ticks
 
     values, labels = axis_ticks(lo, lo + span, n)
     assert len(values) == len(labels) == n and values[0] <= lo and values[-1] >= lo + span - 1e-9
@@ -348,7 +348,7 @@ def test_axis_ticks_never_read_negative_zero_and_stay_distinct(lo, span, n):
 
 
 def test_axis_ticks_of_a_range_just_below_zero():
-    from workbench.scaling import axis_ticks
+    from workbench.views.figures import axis_ticks
 
     assert axis_ticks(-0.0004, 0.2996, 4)[1] == ["0.00", "0.10", "0.20", "0.30"]
 
