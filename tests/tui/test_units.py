@@ -354,8 +354,9 @@ def test_axis_ticks_of_a_range_just_below_zero():
 
 
 def test_counts_read_in_the_right_number():
-    """`visited 1 papers`, `1 items played by people`, `1 pts`: one helper (render.counted) words every count."""
-    from workbench.render import counted, leaderboard_title
+    """`visited 1 papers`, `1 items played by people`, `1 pts`: one helper (views.cells.counted) words every count."""
+    from workbench.views.cells import counted
+    from workbench.views.leaderboard import leaderboard_title
     from workbench.reports import separating_axis
 
     assert [counted(n, "paper") for n in (0, 1, 2, 1234)] == ["0 papers", "1 paper", "2 papers", "1,234 papers"]

@@ -9,7 +9,8 @@ import numpy as np
 from stats import axes
 from stats.axes import Table
 from storage import Store
-from workbench.reports.panel import COLUMN_TERMS, PAIRED_BY_ID, PANEL_COLUMNS, _stacked, resolution_warnings
+from workbench.columns import COLUMN_TERMS, PANEL_COLUMNS
+from workbench.reports.panel import PAIRED_BY_ID, _stacked, resolution_warnings
 from workbench.reports.run import _dig, estimates_tokens, intervals, report_of, transition_layout
 
 _CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget"}
@@ -230,7 +231,7 @@ def separating_axis(rows: list[dict[str, Any]], family: int | None = None) -> st
                 f"Holm's adjustment{over}.")
     axis, row = max(supported.items(), key=lambda kv: abs(kv[1]["delta"]))
     kind, split = axis.split()
-    from workbench.render import counted
+    from workbench.views.cells import counted
 
     what = {"PR": "retrieves the gold papers", "SR": "reads the labelled sections",
             "Conv": "converts"}[kind]

@@ -5,7 +5,8 @@ from typing import Any
 
 
 from storage import Store
-from workbench.reports.panel import PANEL_COLUMNS, best_cells
+from workbench.columns import PANEL_COLUMNS
+from workbench.reports.panel import best_cells
 from workbench.reports.run import _dig, report_of
 
 MIN_COVERAGE = 0.5  # a leaderboard row is ranked when it covers at least this share of the items people played

@@ -9,27 +9,10 @@ import numpy as np
 from stats import axes
 from stats.axes import Table
 from storage import Store
+from workbench.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 from workbench.reports.run import _dig, label_resolution, load_table, report_of, values
 
 PAIRED_BY_ID = "items are paired by id only, and an id may name a different question in each"
-
-
-PANEL_COLUMNS = (
-    ("accuracy", ("accuracy",)),
-    ("PR st", ("axes", "search", "paper_recall", "st")), ("PR mt", ("axes", "search", "paper_recall", "mt")),
-    ("SR st", ("axes", "search", "section_recall", "st")), ("SR mt", ("axes", "search", "section_recall", "mt")),
-    ("Conv st", ("axes", "synthesis", "conversion", "st")), ("Conv mt", ("axes", "synthesis", "conversion", "mt")),
-    ("calls/turn", ("axes", "tool_use", "calls_per_turn")),
-    ("tokens", ("axes", "resource", "avg_tokens")), ("turns", ("axes", "resource", "avg_turns")),
-    ("points", ("axes", "resource", "avg_points")),
-    ("MaxTok", ("axes", "resource", "max_tokens_rate")), ("MaxTurn", ("axes", "resource", "max_turns_rate")),
-    ("MaxBudget", ("axes", "resource", "max_budget_rate")),
-)
-
-
-PANEL_GROUPS = (("", ("accuracy",)), ("Search", ("PR st", "PR mt", "SR st", "SR mt")),
-                ("Synthesis", ("Conv st", "Conv mt")), ("Tool use", ("calls/turn",)),
-                ("Resources", ("tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget")))
 
 
 LOWER_IS_BETTER = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
@@ -249,14 +232,6 @@ def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 lift = None if full["accuracy"] is None or closed["accuracy"] is None else full["accuracy"] - closed["accuracy"]
                 out.append({"full": full["run"], "closed_book": closed["run"], "lift": lift})
     return out
-
-
-# the compared axes by their `stats.axes.ratio_terms` keys: one definition of each ratio for values and intervals
-COLUMN_TERMS = {"accuracy": "accuracy", "PR st": "paper_recall.st", "PR mt": "paper_recall.mt",
-                "SR st": "section_recall.st", "SR mt": "section_recall.mt", "Conv st": "conversion.st",
-                "Conv mt": "conversion.mt", "calls/turn": "calls_per_turn", "tokens": "avg_tokens",
-                "turns": "avg_turns", "points": "avg_points", "MaxTok": "max_tokens_rate",
-                "MaxTurn": "max_turns_rate", "MaxBudget": "max_budget_rate"}
 
 
 def _stacked(terms: dict[str, tuple[Any, Any]], keys: list[str]) -> tuple[Any, Any]:

@@ -229,7 +229,7 @@ class DiagnosticsPanel(VerticalScroll):
     def render_all(self) -> None:
         if self.report is None or self.transitions is None:
             return
-        from workbench.render import report_table
+        from workbench.views.report import report_table
 
         report = self.report
         axes = report_table(report)

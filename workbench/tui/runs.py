@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from sandbox.datasets import dataset_label
-from workbench.render import counted
+from workbench.views.cells import counted
 from workbench.runlist import natural_key
 from workbench.tui.help import bound_key
 from workbench.tui.tables import RunsTable, clear_rows, clicked_sort, column_room
