@@ -1,4 +1,5 @@
-"""Rendering reports for the terminal (rich tables) or as JSON on stdout."""
+"""Writing to stdout in the format asked for: a table (rich), JSON, CSV or markdown. The cells, labels and
+wording come from `workbench.views` (the TUI shows the same); nothing here computes or words a value."""
 from __future__ import annotations
 
 import json

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from workbench.views.cells import _frac, _num, _p, _pct
+from workbench.views.cells import NOT_MEASURED, frac, num, pct, points, sig
 
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")
 
@@ -25,17 +25,17 @@ def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
     for r in cmp["rows"]:
         mean = r["axis"] in MEAN_AXES
         digits = 0 if r["axis"] == "tokens" else 2  # tokens are whole numbers: no decimals in values or Δ
-        value = (lambda v: _num(v, digits)) if mean else _pct
-        points = (lambda v: f"{v:+,.{digits}f}") if mean else (lambda v: f"{v * 100:+.1f} pts")
-        delta = "—" if r["delta"] is None else points(r["delta"])
-        ci = "—" if r.get("ci_low") is None else "no variation" if r.get("ci_no_variation") else \
-            f"[{points(r['ci_low'])}, {points(r['ci_high'])}]"
+        value = (lambda v: num(v, digits)) if mean else pct
+        change = (lambda v: f"{v:+,.{digits}f}") if mean else points
+        delta = NOT_MEASURED if r["delta"] is None else change(r["delta"])
+        ci = NOT_MEASURED if r.get("ci_low") is None else "no variation" if r.get("ci_no_variation") else \
+            f"[{change(r['ci_low'])}, {change(r['ci_high'])}]"
         n = "" if r.get("n") is None else f"{r['n']:,}"
-        rows.append((r["axis"], n, value(r["a"]), value(r["b"]), delta, ci, _p(r.get("p")), _p(r.get("p_holm"))))
+        rows.append((r["axis"], n, value(r["a"]), value(r["b"]), delta, ci, sig(r.get("p")), sig(r.get("p_holm"))))
         if "a_marginal" in r:
             marginal = r.get("counts_marginal") or {}
-            cell = lambda side: _pct(r[f"{side}_marginal"]) + (  # noqa: E731
-                f" ({_frac(marginal[side])})" if marginal.get(side) and marginal[side][1] else "")
+            cell = lambda side: pct(r[f"{side}_marginal"]) + (  # noqa: E731
+                f" ({frac(marginal[side])})" if marginal.get(side) and marginal[side][1] else "")
             rows.append((f"{r['axis']} marginal", "", cell("a"), cell("b"), "", "", "", ""))
     return rows
 
@@ -49,13 +49,12 @@ def attribution_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
     att_a, att_b = cmp["attribution"]["a"], cmp["attribution"]["b"]
     deltas = cmp["attribution"].get("delta") or {}
     rows = [("wrong answers", str(att_a["n_wrong"]), str(att_b["n_wrong"]), "", "")]
-    pts = lambda v: f"{v * 100:+.1f} pts"  # noqa: E731
     for kind in sorted(set(att_a["counts"]) | set(att_b["counts"])):
         cells = [f"{d['counts'].get(kind, 0)} ({100 * d['rates'].get(kind, 0):.0f}%)" for d in (att_a, att_b)]
         d = deltas.get(kind) or {}
-        delta = "—" if d.get("delta") is None else pts(d["delta"])
-        ci = "—" if d.get("ci_low") is None else "no variation" if d.get("ci_no_variation") else \
-            f"[{pts(d['ci_low'])}, {pts(d['ci_high'])}]"
+        delta = points(d.get("delta"))
+        ci = NOT_MEASURED if d.get("ci_low") is None else "no variation" if d.get("ci_no_variation") else \
+            f"[{points(d['ci_low'])}, {points(d['ci_high'])}]"
         rows.append((f"  → {kind}", *cells, delta, ci))
     return rows
 

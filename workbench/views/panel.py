@@ -5,7 +5,7 @@ from typing import Any
 
 
 from workbench.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
-from workbench.views.cells import _delta, _num, _pct, _plural
+from workbench.views.cells import counted, num, pct, points
 from workbench.views.report import _arrow, _tidy
 
 PANEL_TIDY_HEADER = ("run", "axis", "metric", "split", "value", "numerator", "denominator", "best")
@@ -30,7 +30,7 @@ def panel_cells(panel: dict[str, Any]) -> tuple[tuple, list[tuple]]:
         cells = []
         for c in cols:
             v = r[c]
-            text = _num(v, 0 if c == "tokens" else 2) if c in ("calls/turn", "tokens", "turns", "points") else _pct(v)
+            text = num(v, 0 if c == "tokens" else 2) if c in ("calls/turn", "tokens", "turns", "points") else pct(v)
             if r["run"] in panel["best"].get(c, ()):
                 text += " *"
             cells.append(text)
@@ -50,8 +50,8 @@ def panel_title(panel: dict[str, Any], n_runs: int) -> str:
     """'panel · 3 runs · cells over the 58 items common to all · * best, p < 0.05 vs the runner-up' (the cells are
     computed on those; a best cell is marked only where it beats the runner-up significantly)."""
     n = panel["n_common_items"]
-    items = f"{_plural(n, 'item')}" if n_runs == 1 else f"cells over the {_plural(n, 'item')} common to all"
-    return (f"panel · {_plural(n_runs, 'run')} · {items}"
+    items = counted(n, 'item') if n_runs == 1 else f"cells over the {counted(n, 'item')} common to all"
+    return (f"panel · {counted(n_runs, 'run')} · {items}"
             + (" · * best, p < 0.05 vs the runner-up" if panel.get("best") else ""))
 
 
@@ -73,8 +73,8 @@ def panel_stat_lines(panel: dict[str, Any]) -> list[str]:
                                                     + (" …" if len(negative) > 5 else "") if negative else ""))
     for name, spread in (panel.get("replicates") or {}).items():
         if spread:
-            lines.append(f"replicates of {name}: mean {_pct(spread['mean'])}, run-to-run SD (population, Table 17) "
-                         f"{_pct(spread['std'])}, range {_pct(spread['range'])} (n = {spread['n']})")
+            lines.append(f"replicates of {name}: mean {pct(spread['mean'])}, run-to-run SD (population, Table 17) "
+                         f"{pct(spread['std'])}, range {pct(spread['range'])} (n = {spread['n']})")
     return lines
 
 
@@ -88,7 +88,7 @@ def bigram_panel_line(panel: dict[str, Any]) -> str:
     lo = min(kept, key=lambda b: b["mean_delta"])
 
     def one(b: dict[str, Any]) -> str:
-        return f"{_arrow(b['bigram'])} {_delta(b['mean_delta'])} (present in {b['n_present']}/{n_runs})"
+        return f"{_arrow(b['bigram'])} {points(b['mean_delta'])} (present in {b['n_present']}/{n_runs})"
 
     return (f"bigram panel: {len(kept)} bigrams present in at least half of the {n_runs} runs; highest mean Δacc "
             f"{one(hi)}, lowest {one(lo)}")

@@ -7,32 +7,32 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from workbench.views.cells import _delta, _frac, _num, _pct, counted
+from workbench.views.cells import counted, frac, num, pct, points
 
 def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """The four axes as (axis, metric, ST, MT, all) text cells, shared by the table, CSV and Markdown."""
     a, c = report["axes"], report["counts"]
     if "accuracy_by_type" in report:
-        rows = [("", "accuracy", *(f"{_pct(report['accuracy_by_type'][k])} ({_frac(c['accuracy_by_type'][k])})"
+        rows = [("", "accuracy", *(f"{pct(report['accuracy_by_type'][k])} ({frac(c['accuracy_by_type'][k])})"
                                    for k in ("st", "mt", "all")))]
     else:  # a report stored before the split
-        rows = [("", "accuracy", "", "", f"{_pct(report['accuracy'])} ({_frac(c['accuracy'])})")]
+        rows = [("", "accuracy", "", "", f"{pct(report['accuracy'])} ({frac(c['accuracy'])})")]
     for axis, metric, label in (("search", "paper_recall", "paper recall"), ("search", "section_recall", "section recall"),
                                 ("synthesis", "conversion", "conversion")):
         v, n = a[axis][metric], c[axis][metric]
-        rows.append((axis, label, *(f"{_pct(v[k])} ({_frac(n[k])})" for k in ("st", "mt", "all"))))
-    rows.append(("tool use", "calls per turn", "", "", _num(a["tool_use"]["calls_per_turn"])))
+        rows.append((axis, label, *(f"{pct(v[k])} ({frac(n[k])})" for k in ("st", "mt", "all"))))
+    rows.append(("tool use", "calls per turn", "", "", num(a["tool_use"]["calls_per_turn"])))
     r = a["resource"]
-    rows.append(("resource", "avg tokens", "", "", _num(r["avg_tokens"], 0)))
-    rows.append(("", "avg turns", "", "", _num(r["avg_turns"])))
-    rows.append(("", "avg points", "", "", _num(r["avg_points"])))
+    rows.append(("resource", "avg tokens", "", "", num(r["avg_tokens"], 0)))
+    rows.append(("", "avg turns", "", "", num(r["avg_turns"])))
+    rows.append(("", "avg points", "", "", num(r["avg_points"])))
     for key, label in (("max_tokens_rate", "max tokens"), ("max_turns_rate", "max turns"),
                        ("max_budget_rate", "max budget")):
-        rows.append(("", label, "", "", f"{_pct(r[key])} ({_frac(c['resource'][key])})"))
+        rows.append(("", label, "", "", f"{pct(r[key])} ({frac(c['resource'][key])})"))
     split_counts = c.get("splits", {}).get("type_depth", {})
     for k, v in report["splits"]["type_depth"].items():
-        rows.append(("split", f"accuracy {k}", "", "", f"{_pct(v)} ({_frac(split_counts[k])})" if k in split_counts
-                     else _pct(v)))
+        rows.append(("split", f"accuracy {k}", "", "", f"{pct(v)} ({frac(split_counts[k])})" if k in split_counts
+                     else pct(v)))
     att = report["attribution"]
     for k, v in att["counts"].items():
         rows.append(("wrong answers", k, "", "", f"{v}/{att['n_wrong']}"))
@@ -49,7 +49,7 @@ MEAN_KEYS = ("calls_per_turn", "avg_tokens", "avg_turns", "avg_points")
 def interval_text(key: str, iv: dict[str, Any]) -> str:
     """'94.0% – 100.0% (n = 60 items; Wilson)': the bounds, the interval's own n (items, and trajectories when
     replicates make them differ), and the method; a bootstrap that could not vary says so instead of [x, x]."""
-    fmt = (lambda v: _num(v, 0 if key == "avg_tokens" else 2)) if key in MEAN_KEYS else _pct
+    fmt = (lambda v: num(v, 0 if key == "avg_tokens" else 2)) if key in MEAN_KEYS else pct
     n = f"n = {counted(iv['n'], 'item')}"
     if iv.get("n_trajectories") not in (None, iv["n"]):
         n += f", {counted(iv['n_trajectories'], 'trajectory', 'trajectories')}"
@@ -61,7 +61,7 @@ def interval_text(key: str, iv: dict[str, Any]) -> str:
 
 def _share(pair: list | None) -> str:
     """A [num, den] pair as "12.5% (3/24)"."""
-    return "—" if not pair else f"{_pct(pair[0] / pair[1] if pair[1] else None)} ({_frac(pair)})"
+    return "—" if not pair else f"{pct(pair[0] / pair[1] if pair[1] else None)} ({frac(pair)})"
 
 
 def _arrow(names: list[str]) -> str:
@@ -76,7 +76,7 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
     """
     a, c = report["axes"], report["counts"]
     rows: list[tuple[str, str, str, str, str]] = []
-    cell = lambda v, n: f"{_pct(v)} ({_frac(n)})"  # noqa: E731
+    cell = lambda v, n: f"{pct(v)} ({frac(n)})"  # noqa: E731
     for axis, metric, label in (("search", "paper_recall_any", "paper recall, any gold"),
                                 ("search", "section_recall_any", "section recall, any gold"),
                                 ("search", "section_recall_loose", "section recall, direct or supporting"),
@@ -121,16 +121,16 @@ def analytics_rows(an: dict[str, Any], full: bool) -> list[tuple[str, str, str, 
     rows: list[tuple[str, str, str, str, str]] = []
     rows += trigram_rows(an.get("top_trigram"))
     for b in an["bigrams"] if full else an["significant_bigrams"]:
-        delta = "—" if b["delta"] is None else f"{b['delta'] * 100:+.1f} pts"
-        rows.append(("bigram Δacc", _arrow(b["bigram"]), "", "", f"{delta} (with {_frac(b['accuracy_with'])}, without "
-                     f"{_frac(b['accuracy_without'])}; p {b['p']:.3g}, Bonferroni {b['p_bonferroni']:.3g}"
+        delta = points(b["delta"])
+        rows.append(("bigram Δacc", _arrow(b["bigram"]), "", "", f"{delta} (with {frac(b['accuracy_with'])}, without "
+                     f"{frac(b['accuracy_without'])}; p {b['p']:.3g}, Bonferroni {b['p_bonferroni']:.3g}"
                      f"{', significant' if b['significant'] else ''})"))
     if full:
         tm = an["transitions"]
         for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"]):
             for nxt, count, prob in zip(tm["tools"], row, probs):
                 if count:
-                    rows.append(("transitions", f"{name} → {nxt}", "", "", f"{count} ({_pct(prob)} of the row)"))
+                    rows.append(("transitions", f"{name} → {nxt}", "", "", f"{count} ({pct(prob)} of the row)"))
     stop = an["stopping"]
     mt = stop["mt_fail"]
     rows.append(("stopping · MT-fail", "n (paper recall failed)", "", f"{mt['n']} of {mt.get('n_mt', '?')} MT", ""))
@@ -153,7 +153,7 @@ def analytics_rows(an: dict[str, Any], full: bool) -> list[tuple[str, str, str, 
                  f"{_share(early['share'])}; accuracy {_share(early['accuracy'])}"))
     if "delta" in early:
         rows.append(("stopping", "early submit Δacc (early − other wrong-read trajectories)", "", "",
-                     f"{_delta(early['delta'])} (other {_share(early['accuracy_non_early'])}; Fisher p "
+                     f"{points(early['delta'])} (other {_share(early['accuracy_non_early'])}; Fisher p "
                      f"{early['p']:.3g})"))
     for k, pair in stop["non_submission"]["shares"].items():
         rows.append(("stopping · non-submission", k, "", "", _share(pair)))
@@ -181,7 +181,7 @@ def trigram_line(top: dict[str, Any] | None) -> str:
         return "top trigram: none (no trajectory made three calls)"
     share = top["occurrence_share"]
     return (f"top trigram: {_arrow(top['trigram'])} · {share[0]}/{share[1]} trigram occurrences "
-            f"({_pct(share[0] / share[1] if share[1] else None)}), in {top['trajectory_share'][0]}/"
+            f"({pct(share[0] / share[1] if share[1] else None)}), in {top['trajectory_share'][0]}/"
             f"{top['trajectory_share'][1]} trajectories")
 
 
@@ -262,8 +262,8 @@ def analytics_lines(report: dict[str, Any]) -> list[str]:
     for key in ("after_wrong_read", "non_submission"):
         lines.append(f"{key}: " + (" · ".join(f"{k} {v}" for k, v in stop[key]["counts"].items()) or "none"))
     early = stop["early_submit"]
-    lines.append(f"early submit (≤ {early['window']} actions after a wrong-paper read): {_frac(early['share']) or '0/0'}"
-                 + (f"; Δacc {_delta(early['delta'])} vs the others, Fisher p {early['p']:.3g}" if "delta" in early else ""))
+    lines.append(f"early submit (≤ {early['window']} actions after a wrong-paper read): {frac(early['share']) or '0/0'}"
+                 + (f"; Δacc {points(early['delta'])} vs the others, Fisher p {early['p']:.3g}" if "delta" in early else ""))
     return lines
 
 

@@ -5,6 +5,7 @@ from typing import Any
 
 
 from stats.bootstrap import no_variation
+from workbench.views.cells import NOT_MEASURED, pct, sig
 
 Palette = dict[str, tuple[int, int, int] | str]
 
@@ -42,9 +43,6 @@ LEVELS_NOTE = ("tokens, cost: the level's own / with the levels below it (contin
                "max: the furthest any item went (context tokens, turns or points)")
 
 
-NOT_MEASURED = "—"  # a scripted agent's cost and tokens: no model, so nothing measured (as the run reports show)
-
-
 def spent(usd: float | None, measured: bool = True) -> str:
     """An amount of money: `—` for a scripted agent (no model), `unpriced` for a model without prices."""
     if not measured:
@@ -65,20 +63,16 @@ def _pair(marginal: float | None, cumulative: float | None, fmt: str, measured: 
 
 def level_cells(level: dict[str, Any]) -> list[str]:
     """A budget level as text cells (the CLI table and the TUI show the same)."""
-    def per(value: float | None) -> str:
-        return "—" if value is None else f"{value:.3g}"
-
     note = []
     if level.get("degenerate"):
         note.append(f"≤ overhead ({level['overhead_tokens']:,.0f})")
     if level.get("never_reached"):
         note.append("never reached")
     reached = str(level["n_reached"]) + (f" ({level['n_stopped']} STOP)" if level.get("n_stopped") else "")
-    accuracy = "—" if level["accuracy"] is None else f"{100 * level['accuracy']:.1f}%"
-    return [str(level["budget"]), str(level["n"]), accuracy,
+    return [str(level["budget"]), str(level["n"]), pct(level["accuracy"]),
             _pair(level["tokens_marginal"], level["tokens_cumulative"], ",.0f", level.get("measured", True)),
             _pair(level["cost_usd_marginal"], level["cost_usd_cumulative"], ".4f", level.get("measured", True)),
-            per(level["accuracy_per_usd"]), per(level["accuracy_per_million_tokens"]), str(level["continues"]),
+            sig(level["accuracy_per_usd"]), sig(level["accuracy_per_million_tokens"]), str(level["continues"]),
             reached, f"{level['max_reached']:,}", "; ".join(note)]
 
 
@@ -109,14 +103,6 @@ def transition_csv(result: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     return list(TRANSITION_CSV), [[t.get(h) for h in TRANSITION_CSV] for t in result["transitions"]]
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
-def _per(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3g}"
-
-
 def parallel_columns(report: dict[str, Any]) -> list[str]:
     """k, each strategy (value over its interval), and each strategy's verification gap in points."""
     names = strategies(report)
@@ -139,7 +125,7 @@ def parallel_cells(report: dict[str, Any], row: dict[str, Any], compact: bool = 
     names = strategies(report)
     cells = [str(row["k"])]
     for name in names:
-        cells.append(_pct(row[name]) + _interval(row.get(f"{name}_ci"), compact))
+        cells.append(pct(row[name]) + _interval(row.get(f"{name}_ci"), compact))
     for name in names[1:]:
         cells.append(f"{row[f'gap_{name}'] * 100:+.1f}" + _interval(row.get(f"gap_{name}_ci"), compact))
     return cells
@@ -177,13 +163,13 @@ def cost_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
         return f"{_tokens(n)} tok" if measured else NOT_MEASURED
 
     def per(value: float | None, unit: str) -> str:
-        return f"{_per(value if measured else None)}/{unit}"
+        return f"{sig(value if measured else None)}/{unit}"
 
     cells = [str(row["k"]), f"{money(row['sampling_cost_usd'])}\n{tokens(row['sampling_tokens'])}"]
     for name in strategies(report)[1:]:
         efficiency = row.get(f"efficiency_{name}")
-        cells.append(f"rel {_pct(row.get(f'relative_gap_{name}'))} · eff "
-                     f"{'—' if efficiency is None else f'{efficiency:.2f}'}\n"
+        cells.append(f"rel {pct(row.get(f'relative_gap_{name}'))} · eff "
+                     f"{NOT_MEASURED if efficiency is None else f'{efficiency:.2f}'}\n"
                      f"{money(row[f'cost_usd_{name}'])} · {tokens(row[f'tokens_{name}'])}\n"
                      f"{per(row[f'accuracy_per_usd_{name}'], '$')} · {per(row[f'accuracy_per_million_tokens_{name}'], 'Mtok')}")
     return cells
@@ -229,4 +215,4 @@ def decision(t: dict[str, Any]) -> str:
 
 
 def c_k_text(t: dict[str, Any]) -> str:
-    return "—" if t.get("c_k") is None else f"{t['c_k']:+.4f}"
+    return NOT_MEASURED if t.get("c_k") is None else f"{t['c_k']:+.4f}"
