@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from sandbox.datasets import dataset_label
+from workbench.views.cells import fraction, usd
 from workbench.views.compare import (AGREEMENT_LABELS, ATTRIBUTION_HEADER, COMPARE_HEADER, attribution_rows,
                                      compare_heading, compare_legend, compare_rows)
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
@@ -202,9 +203,9 @@ def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
         agent = r["agent"] + (f" {r['model']}" if r["model"] else "")
         if r["ablation"] != "full":
             agent += f" [{r['ablation']}]"
-        cost = f"${r['cost_usd']:.2f}" if r["cost_usd"] is not None else "unpriced" if r["model"] else "—"
+        cost = "unpriced" if r["cost_usd"] is None and r["model"] else usd(r["cost_usd"])
         cells = (r["name"], agent, r["dataset"], f"{r['done']}/{r['planned']}",
-                 "—" if r["accuracy"] is None else f"{r['accuracy']:.3f}", cost, r["status"])
+                 fraction(r["accuracy"]), cost, r["status"])
         table.add_row(*map(Text, cells))
     console().print(table)
 

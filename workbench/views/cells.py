@@ -33,3 +33,13 @@ def points(value: float | None) -> str:
 def sig(value: float | None) -> str:
     """Three significant digits (`0.0123`): p-values, accuracy per dollar or per million tokens."""
     return NOT_MEASURED if value is None else f"{value:.3g}"
+
+
+def fraction(value: float | None) -> str:
+    """An accuracy as a fraction with three decimals (`0.417`), as the run lists and the live progress show it."""
+    return NOT_MEASURED if value is None else f"{value:.3f}"
+
+
+def usd(value: float | None, digits: int = 2) -> str:
+    """An amount of money (`$0.12`); `—` when nothing was spent that could be measured."""
+    return NOT_MEASURED if value is None else f"${value:.{digits}f}"

@@ -5,7 +5,7 @@ from typing import Any
 
 
 from stats.bootstrap import no_variation
-from workbench.views.cells import NOT_MEASURED, pct, sig
+from workbench.views.cells import NOT_MEASURED, pct, sig, usd as money
 
 Palette = dict[str, tuple[int, int, int] | str]
 
@@ -47,7 +47,7 @@ def spent(usd: float | None, measured: bool = True) -> str:
     """An amount of money: `—` for a scripted agent (no model), `unpriced` for a model without prices."""
     if not measured:
         return NOT_MEASURED
-    return "unpriced" if usd is None else f"${usd:.4f}"
+    return "unpriced" if usd is None else money(usd, 4)
 
 
 def _pair(marginal: float | None, cumulative: float | None, fmt: str, measured: bool = True) -> str:
