@@ -1,4 +1,5 @@
-"""The one place where store queries meet `stats`: the CLI and the TUI both call this, so they show the same numbers.
+"""A run's report: accuracy, the four axes (search, synthesis, tool use, resource), terminations, splits and
+attribution, with their intervals and the analytics (n-grams, transitions, stopping) of its diagnostics.
 
 A run is read column-wise (`Store.trajectory_columns`: only the fields a report needs, no step texts)
 into a `stats.axes.Table`, so every axis is one array operation and the full diagnostics of a
