@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sqlite3
 import tempfile
 import time
@@ -21,35 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import release
+from sandbox.corpus_schema import SCHEMA
 from sandbox.graph_import import GraphWorker, mark_text, use_worker, write_graphs
 from sandbox.records import Item, Label
 from sandbox.sections import LABEL_RESOLUTION, resolve_label
 from storage.locks import process_alive
 
 CORPUS_FORMAT = 3  # 2: body-heading label rule on whole heading lines only; 3: meta records label_resolution
-_WORD = re.compile(r"\w+")
-
-SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE papers (arxiv_id TEXT PRIMARY KEY, title TEXT, n_sections INTEGER);
-CREATE TABLE sections (arxiv_id TEXT, idx INTEGER, header TEXT, text TEXT, length INTEGER,
-                       PRIMARY KEY (arxiv_id, idx)) WITHOUT ROWID;
-CREATE TABLE nodes (id INTEGER PRIMARY KEY, digest TEXT UNIQUE, s2id TEXT, arxiv_id TEXT,
-                    has_text INTEGER, json TEXT, tokens TEXT);
-CREATE TABLE graph (sample_id TEXT, pos INTEGER, s2id TEXT, node_id INTEGER,
-                    PRIMARY KEY (sample_id, pos)) WITHOUT ROWID;
-CREATE TABLE edges (sample_id TEXT, src TEXT, pos INTEGER, dst TEXT,
-                    PRIMARY KEY (sample_id, src, pos)) WITHOUT ROWID;
-CREATE TABLE items (pos INTEGER PRIMARY KEY, id TEXT UNIQUE, json TEXT);
-CREATE TABLE labels (sample_id TEXT, pos INTEGER, arxiv_id TEXT, section TEXT, relevance TEXT,
-                     section_index INTEGER, method TEXT, PRIMARY KEY (sample_id, pos)) WITHOUT ROWID;
-"""
-
-
-def tokens(text: str) -> set[str]:
-    """The reference's search tokenisation: lower-case `\\w+` words, as a set."""
-    return set(_WORD.findall(text.lower()))
-
 
 # ---------------------------------------------------------------- fingerprints
 

@@ -32,7 +32,7 @@ Graphs = dict[str, dict[str, dict]]  # sample_id -> s2id -> {"arxivId", "title"}
 
 def graph_tables() -> str:
     """The corpus schema's statements for the three tables written here (the worker's file has only these)."""
-    from sandbox.corpus import SCHEMA
+    from sandbox.corpus_schema import SCHEMA
 
     wanted = ("CREATE TABLE nodes ", "CREATE TABLE graph ", "CREATE TABLE edges ")
     return ";\n".join(s.strip() for s in SCHEMA.split(";") if s.strip().startswith(wanted)) + ";"
@@ -44,7 +44,7 @@ def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> 
     `has_text` is left 0: whether a node's paper has text is known once the pool is stored
     (`mark_text`). Raises DatasetError on the first bad line.
     """
-    from sandbox.corpus import tokens
+    from sandbox.corpus_schema import tokens
 
     graphs: Graphs = {}
     first_line: dict[str, int] = {}

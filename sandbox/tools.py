@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sandbox.corpus import ItemView, tokens
+from sandbox.corpus import ItemView
+from sandbox.corpus_schema import tokens
 from sandbox.records import TOOL_NAMES
 from sandbox.sections import alias, resolve
 

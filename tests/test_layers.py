@@ -37,3 +37,11 @@ def test_no_store_query_outside_storage():
                  for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
                  if re.search(r"\bstore\w*\.conn\b", line)]
     assert offenders == []
+
+
+def test_the_views_never_write():
+    """workbench/views/ returns text (cells, lines, tables, figures); only render.py and the TUI put it anywhere."""
+    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in (ROOT / "workbench" / "views").rglob("*.py")
+                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+                 if re.search(r"\bprint\(|sys\.std(out|err)|\bConsole\(", line)]
+    assert offenders == []

@@ -191,11 +191,11 @@ def test_an_identical_pair_shows_no_variation_not_a_zero_interval(db, capsys):
     cmp = _json(capsys, "compare", "h", "h2", "--db", str(db))
     acc = cmp["rows"][0]
     assert acc["delta"] == 0 and acc["ci_no_variation"] is True
-    from workbench.render import compare_rows
+    from workbench.views.compare import compare_rows
 
     cells = {row[0]: row for row in compare_rows(cmp)}
     assert cells["accuracy"][5] == "no variation"
-    from workbench.render import attribution_rows
+    from workbench.views.compare import attribution_rows
 
     deltas = cmp["attribution"]["delta"]
     assert deltas and all(d["delta"] == 0 and d["ci_no_variation"] for d in deltas.values())

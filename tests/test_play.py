@@ -11,7 +11,8 @@ from sandbox.runner import Runner, RunSpec
 from storage import Store
 from workbench.cli import main
 from workbench.play import PlayError, SessionRequest, choose_items, plan_session, reveal_rows, session_runner
-from workbench.reports import PANEL_COLUMNS, _dig, leaderboard, report_of
+from workbench.reports import PANEL_COLUMNS, leaderboard, report_of
+from workbench.reports.run import _dig
 
 
 async def _play(corpus, store, request: SessionRequest, moves) -> dict:
@@ -228,7 +229,7 @@ def test_an_item_left_midway_is_kept_as_an_abandoned_attempt_and_its_replay_is_m
 
 def test_comparing_a_person_with_a_model_warns_that_the_person_s_tokens_are_estimated(played, capsys):
     from workbench.reports import compare_report
-    from workbench.render import attribution_rows, compare_rows
+    from workbench.views.compare import attribution_rows, compare_rows
 
     cmp = compare_report(played, "heuristic", "human-ana-builtin")
     assert any(w.startswith("B's tokens are estimated (characters / 4") for w in cmp["warnings"])

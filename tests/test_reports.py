@@ -513,7 +513,7 @@ def test_accuracy_is_reported_st_mt_all_with_counts_and_splits_carry_counts():
     assert rep["accuracy_by_type"] == {"st": pytest.approx(1 / 3), "mt": 0.5, "all": 0.4}
     assert rep["counts"]["accuracy_by_type"] == {"st": [1, 3], "mt": [1, 2], "all": [2, 5]}
     assert rep["accuracy"] == 0.4 and rep["counts"]["accuracy"] == [2, 5]  # the foundation keys stay
-    from workbench.render import report_rows
+    from workbench.views.report import report_rows
 
     rows = {row[1]: row for row in report_rows(rep)}
     assert rows["accuracy"][2:] == ("33.3% (1/3)", "50.0% (1/2)", "40.0% (2/5)")

@@ -21,6 +21,8 @@ from tests.openai_server import FakeOpenAI, text_reply
 from tests.scripted import ScriptAgent, turn
 from workbench import scaling
 from workbench.cli import main
+from workbench.views import figures
+from workbench.views import scaling as scaling_views
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "general-agentbench-sequential.json"  # shared/data, copied
 
@@ -464,7 +466,7 @@ def test_levels_report_stops_reach_and_degenerate_budgets(tmp_path, capsys):
     assert mid["degenerate"] is False and mid["never_reached"] is False
     assert high["never_reached"] is True and high["n_reached"] == 0 and high["max_reached"] < 16_000
     assert all(lv["n_stopped"] == 0 or lv["n_reached"] >= lv["n_stopped"] for lv in out["levels"])
-    assert "at/below the prompt overhead: 1k" in scaling.flags(out) and "never reached: 16k" in scaling.flags(out)
+    assert "at/below the prompt overhead: 1k" in scaling_views.flags(out) and "never reached: 16k" in scaling_views.flags(out)
     assert main(["--batch", "scale", "plateau", "--group", "T", "--db", db, "--boot", "200"]) == 0
     table = " ".join(capsys.readouterr().out.split())  # rich may wrap the header line
     assert "never reached: 16k" in table and "≤ overhead" in table and "6 (6 STOP)" in table
@@ -604,11 +606,11 @@ def test_gap_intervals_relative_gap_and_efficiency_per_k(tmp_path, capsys):
         assert row["relative_gap_majority"] == gap["relative_gap"] and row["efficiency_majority"] == gap.get("efficiency")
     assert rep["per_k"][0]["efficiency_majority"] is None  # pass@1 = pass@1: undefined, not 0
     row = rep["per_k"][2]
-    cells = scaling.parallel_cells(rep, row)
+    cells = scaling_views.parallel_cells(rep, row)
     ci = row["gap_majority_ci"]
     shown = "no variation" if no_variation(*ci) else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
     assert cells[-1] == f"{100 * row['gap_majority']:+.1f}\n{shown}"
-    costs = scaling.cost_cells(rep, row)
+    costs = scaling_views.cost_cells(rep, row)
     assert costs[-1].startswith(f"rel {100 * row['relative_gap_majority']:.1f}% · eff ")
 
 
@@ -750,12 +752,12 @@ def test_every_plateau_bar_keeps_its_label(width, unit):
                    "c_k": amp if i % 2 == 0 else -amp} for i in range(n)]
             result = {"budgets": labels, "accuracy": [0.2 + 0.01 * i for i in range(n + 1)], "transitions": ts,
                       "k_star": 2, "plateau_budget": labels[1]}
-            axis = scaling.plateau_figure(result, width, 22, None).rstrip().splitlines()[-1]
+            axis = figures.plateau_figure(result, width, 22, None).rstrip().splitlines()[-1]
             rest = axis
-            for tick in scaling.bar_ticks(ts, width):  # every label, whole and in order
+            for tick in figures.bar_ticks(ts, width):  # every label, whole and in order
                 assert f" {tick} " in f" {rest} ", (n, amp, tick, axis)
                 rest = rest[rest.index(tick) + len(tick):]
-    assert scaling.bar_ticks(ts[:2], 78) == [f"16{unit}→32{unit} gain", f"32{unit}→48{unit} no gain"]
+    assert figures.bar_ticks(ts[:2], 78) == [f"16{unit}→32{unit} gain", f"32{unit}→48{unit} no gain"]
 
 
 @pytest.mark.parametrize("name,content,args,message", [

@@ -19,6 +19,7 @@ from workbench import paths
 from workbench.tui import config as config_file
 from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.corpora import CorpusCache
+from workbench.views.cells import fraction
 
 
 class WorkbenchApp(App[int]):
@@ -351,7 +352,7 @@ class WorkbenchApp(App[int]):
         elif snap.status == "failed":
             self.notify(f"run '{job.name}' failed: {snap.message}", severity="error", timeout=10)
         elif snap.status == "done":
-            acc = "—" if snap.accuracy is None else f"{snap.accuracy:.3f}"
+            acc = fraction(snap.accuracy)
             self.notify(f"run '{job.name}' done: {snap.done}/{snap.planned}, accuracy {acc}", timeout=5)
         else:
             self.notify(f"run '{job.name}' {snap.status}", severity="warning", timeout=5)

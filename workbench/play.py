@@ -31,7 +31,7 @@ from typing import Any
 from sandbox.agents.human import ABANDONED, REPLAYED, RESUMED, human_agent_name, is_human
 from sandbox.datasets import dataset_key, dataset_label
 from sandbox.runner import Runner, RunSpec
-from workbench.render import counted
+from workbench.views.cells import counted
 
 MODES = ("random", "ids", "wrong", "continue")
 ABANDONED_NOTE = "left midway by the player: the tool results shown are kept as this attempt"

@@ -5,6 +5,7 @@ import sys
 import time
 
 from sandbox.runner import RunEvent
+from workbench.views.cells import NOT_MEASURED, fraction
 
 
 class Progress:
@@ -44,13 +45,13 @@ class Progress:
                            console=Console(file=self.stream), transient=False)
             self.bar.start()
             self.bar.console.print(msg)
-            self.task = self.bar.add_task(self.name, total=event.planned, completed=event.done, acc="—")
+            self.task = self.bar.add_task(self.name, total=event.planned, completed=event.done, acc=NOT_MEASURED)
         else:
             self.stream.write(msg + "\n")
             self.stream.flush()
 
     def _trajectory(self, event: RunEvent) -> None:
-        acc = f"{event.correct / event.done:.3f}" if event.done else "—"
+        acc = fraction(event.correct / event.done if event.done else None)
         t = event.trajectory
         if self.bar is not None:
             self.bar.update(self.task, completed=event.done, acc=acc)

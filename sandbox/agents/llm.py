@@ -9,17 +9,15 @@ when no response came back, by exception type; never by message text.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import logging
 import os
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.agents import providers
 from sandbox.agents.base import InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
 from sandbox.agents.limits import RateLimiter
+from sandbox.agents.litellm_import import litellm_module, loaded_litellm, without_litellm_logging
 from sandbox.agents.native import NativeClient, base_url_for
 from sandbox.agents.presets import DEFAULT_MAX_TOKENS, preset_for
 from sandbox.agents.textcalls import parse_text_calls
@@ -38,50 +36,6 @@ NO_KEY = "sk-no-key-required"  # OpenAI-compatible local servers still want some
 # No litellm-side retries (the episode owns the policy), and zero custom prices: we price calls from our own
 # table, and litellm's per-call cost lookup otherwise costs about a third of its CPU time per call.
 QUIET_CALL = {"num_retries": 0, "max_retries": 0, "input_cost_per_token": 0.0, "output_cost_per_token": 0.0}
-_LITELLM = None
-
-
-# Coroutines litellm builds in a worker thread and hands back to be awaited: a call cancelled in between (a
-# run-wide limit, Ctrl-C) leaves one unawaited, which is expected and harmless.
-_ABANDONED = (r"coroutine '(OpenAIChatCompletion\.acompletion|AnthropicChatCompletion\.acompletion_function|"
-              r"BaseLLMHTTPHandler\.async_completion|VertexLLM\.async_completion)' was never awaited")
-
-
-def litellm_module():
-    """Import litellm once, offline: local model cost map, no .env autoload, quiet."""
-    global _LITELLM
-    if _LITELLM is None:
-        warnings.filterwarnings("ignore", message=_ABANDONED, category=RuntimeWarning)
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
-        os.environ.setdefault("LITELLM_TELEMETRY", "False")
-        import litellm
-
-        litellm.suppress_debug_info = True
-        litellm.telemetry = False
-        litellm.drop_params = False  # True makes the OpenAI route resend a request that got a 422; see providers
-        litellm.num_retries = 0
-        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):  # its per-call warnings ("priced at $0", its logging worker's event-loop notes) would flood stderr
-            logging.getLogger(name).setLevel(logging.ERROR)
-        _LITELLM = litellm
-    return _LITELLM
-
-
-def without_litellm_logging():
-    """Around a call: skip litellm's success-logging pipeline, which we never use.
-
-    After every call litellm builds a logging payload, prices it again and runs its
-    zero-cost diagnostics for callbacks we do not have: about a sixth of its CPU per call.
-    It skips all of that for calls it marks internal. That mark is private to litellm, so
-    it is used only where it exists; without it nothing changes but the speed.
-    """
-    try:
-        from litellm._internal_context import internal_sub_call
-    except ImportError:
-        return contextlib.nullcontext()
-    return internal_sub_call()
-
-
 class ConfigError(ValueError):
     """An LLM run that cannot start: a missing key, a bad option."""
 
@@ -433,9 +387,10 @@ def lost_response(exc: BaseException, timeout_s: float) -> ModelError | None:
 
     timeouts: tuple[type[BaseException], ...] = (httpx.TimeoutException, asyncio.TimeoutError, TimeoutError)
     transport: tuple[type[BaseException], ...] = (httpx.TransportError, ConnectionError)
-    if _LITELLM is not None:
-        timeouts = (*timeouts, _LITELLM.Timeout)
-        transport = (*transport, *(getattr(_LITELLM, name) for name in TRANSPORT_FAILURES))
+    litellm = loaded_litellm()
+    if litellm is not None:
+        timeouts = (*timeouts, litellm.Timeout)
+        transport = (*transport, *(getattr(litellm, name) for name in TRANSPORT_FAILURES))
     if isinstance(exc, timeouts):
         return TransientModelError(f"timed out: no response within {timeout_s:g} s")
     if isinstance(exc, transport):

@@ -31,7 +31,7 @@ CHAT_COMPLETIONS = frozenset({"openai", "custom_openai", "hosted_vllm", "deepsee
 
 def provider_of(model: str, base_url: str | None) -> str:
     """litellm's provider for this model string (the route its request will take)."""
-    from sandbox.agents.llm import litellm_module
+    from sandbox.agents.litellm_import import litellm_module
 
     try:
         return litellm_module().get_llm_provider(model=model, api_base=base_url)[1]
@@ -87,7 +87,7 @@ def request_params(provider: str, model: str, sampling: dict[str, Any], supporte
 
 def supported_params(model: str, provider: str) -> set[str] | None:
     """The OpenAI-standard parameters litellm says this provider takes (None: it does not know)."""
-    from sandbox.agents.llm import litellm_module
+    from sandbox.agents.litellm_import import litellm_module
 
     try:
         params = litellm_module().get_supported_openai_params(model=bare_model(model), custom_llm_provider=provider)

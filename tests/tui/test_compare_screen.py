@@ -5,7 +5,7 @@ from textual.widgets import DataTable
 
 from storage import Store
 from tui_support import make_app, settle
-from workbench.render import compare_rows
+from workbench.views.compare import compare_rows
 from workbench.reports import compare_report
 from workbench.tui.compare import CompareScreen, RunPairModal, SplitStepperScreen
 from workbench.tui.runs import RunsScreen
@@ -121,7 +121,7 @@ def test_split_stepper_snapshot(snap_compare, seeded):
 
 
 async def test_the_palette_s_compare_starts_from_the_runs_marked_and_failures_show_the_differences(seeded):
-    from workbench.render import attribution_rows
+    from workbench.views.compare import attribution_rows
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -6,7 +6,7 @@ from textual.widgets import Button, DataTable, Input, OptionList, Select
 from sandbox.ledger import INSUFFICIENT
 from play_support import act, start, until
 from tui_support import make_app
-from workbench.render import leaderboard_cells
+from workbench.views.leaderboard import leaderboard_cells
 from workbench.reports import leaderboard
 from workbench.tui.leaderboard import LeaderboardScreen
 from workbench.tui.play import PlayScreen

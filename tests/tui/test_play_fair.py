@@ -11,7 +11,6 @@ from play_support import act, start, until
 from tui_support import make_app, settle
 from workbench.tui.dialogs import ConfirmModal
 from workbench.tui.play import PlayScreen, tool_palette
-from workbench.tui.play_setup import PlaySetupScreen
 from workbench.tui.stepper import touched
 from workbench.tui.transcript import as_record
 

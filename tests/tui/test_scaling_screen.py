@@ -338,7 +338,7 @@ def test_a_run_judged_by_a_model_is_read_from_its_stored_verdicts_only(tmp_path,
     try:
         shown = compute_parallel(db, cache.corpus, "L")  # the server is gone: any call would fail
         assert judgments() == before and all(judge == "llm:openai/m" for judge, _, _ in before)
-        from workbench.scaling import verdicts_note
+        from workbench.views.scaling import verdicts_note
 
         assert shown["judge"] == "llm:openai/m" and shown["verdicts"] == "stored" and shown["verdicts_missing"] == 0
         assert shown["per_k"] == printed["per_k"]  # exactly what the CLI printed

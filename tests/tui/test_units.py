@@ -339,7 +339,7 @@ def test_binding_ids_are_read_from_the_source_of_every_screen():
 @given(st.floats(-2, 2, allow_nan=False), st.floats(0, 2, allow_nan=False), st.integers(2, 8))
 def test_axis_ticks_never_read_negative_zero_and_stay_distinct(lo, span, n):
     """plotext labelled a y tick a hair below zero `-0.000`; the figures now set their own labels."""
-    from workbench.scaling import axis_ticks
+    from workbench.views.figures import axis_ticks
 
     values, labels = axis_ticks(lo, lo + span, n)
     assert len(values) == len(labels) == n and values[0] <= lo and values[-1] >= lo + span - 1e-9
@@ -348,14 +348,15 @@ def test_axis_ticks_never_read_negative_zero_and_stay_distinct(lo, span, n):
 
 
 def test_axis_ticks_of_a_range_just_below_zero():
-    from workbench.scaling import axis_ticks
+    from workbench.views.figures import axis_ticks
 
     assert axis_ticks(-0.0004, 0.2996, 4)[1] == ["0.00", "0.10", "0.20", "0.30"]
 
 
 def test_counts_read_in_the_right_number():
-    """`visited 1 papers`, `1 items played by people`, `1 pts`: one helper (render.counted) words every count."""
-    from workbench.render import counted, leaderboard_title
+    """`visited 1 papers`, `1 items played by people`, `1 pts`: one helper (views.cells.counted) words every count."""
+    from workbench.views.cells import counted
+    from workbench.views.leaderboard import leaderboard_title
     from workbench.reports import separating_axis
 
     assert [counted(n, "paper") for n in (0, 1, 2, 1234)] == ["0 papers", "1 paper", "2 papers", "1,234 papers"]

@@ -32,7 +32,7 @@ from sandbox.datasets import dataset_label
 from workbench import audit
 from workbench.tui.help import bound_key
 from workbench.tui.plaintext import clip, sanitize
-from workbench.render import counted
+from workbench.views.cells import counted
 from workbench.paths import export_dir
 
 CHECK_LABELS = {"question_ok": "question well formed", "gold_supported": "gold answer supported",

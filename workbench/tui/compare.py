@@ -2,7 +2,7 @@
 the two trajectories of that item stepped together; tool use and failures of each.
 
 Every number comes from `workbench.reports.compare_report` and every cell string from
-`workbench.render.compare_rows`, the very functions `--batch compare` prints, so the screen
+`workbench.views.compare.compare_rows`, the very functions `--batch compare` prints, so the screen
 and the headless command cannot disagree.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from textual.widgets import (Button, DataTable, Footer, LoadingIndicator, Select
 from textual.worker import Worker, WorkerState
 
 from sandbox.agents.registry import measures_tokens
-from workbench.render import counted
+from workbench.views.cells import counted
 from workbench.tui.corpora import ItemContext
 from workbench.tui.dialogs import ExportModal
 from workbench.tui.meters import theme_style
@@ -131,7 +131,7 @@ class CompareScreen(Screen):
     # ------------------------------------------------------------ rendering
 
     def render_report(self) -> None:
-        from workbench.render import COMPARE_HEADER, compare_heading, compare_legend, compare_rows
+        from workbench.views.compare import COMPARE_HEADER, compare_heading, compare_legend, compare_rows
 
         cmp = self.report
         assert cmp is not None
@@ -195,7 +195,7 @@ class CompareScreen(Screen):
         items.border_title = f"{label} · {counted(cmp['agreement'][cell]['n'], 'item')}"
 
     def _render_tools(self) -> None:
-        from workbench.render import trigram_line
+        from workbench.views.report import trigram_line
         from workbench.tui.diagnostics import blendable, heatmap
 
         cmp = self.report
@@ -214,7 +214,7 @@ class CompareScreen(Screen):
             self.query_one(f"#compare-tools-{side}", Static).update(out)
 
     def _render_failures(self) -> None:
-        from workbench.render import ATTRIBUTION_HEADER, attribution_rows
+        from workbench.views.compare import ATTRIBUTION_HEADER, attribution_rows
 
         cmp = self.report
         table = Table(title=Text("How the runs end, and what wrong answers chose (rates among each run's wrong "

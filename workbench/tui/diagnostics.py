@@ -24,16 +24,14 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
+from workbench.views.cells import frac, pct
+
 SHORT = {"get_paper_info": "info", "get_references": "refs", "search_papers": "search", "list_sections": "list",
          "read_section": "read", "think": "think", "submit_answer": "submit"}
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
 def _frac(pair: list | None) -> str:
-    return "" if not pair else f" ({pair[0]:g}/{pair[1]})"
+    return "" if not pair else f" ({frac(pair)})"
 
 
 def failures_table(report: dict[str, Any]) -> Table:
@@ -44,16 +42,16 @@ def failures_table(report: dict[str, Any]) -> Table:
     table.add_column("share", justify="right")
     n = report["n"] or 0
     for term, count in report["terminations"].items():
-        table.add_row(Text(term), Text(str(count)), Text(_pct(count / n if n else None)))
+        table.add_row(Text(term), Text(str(count)), Text(pct(count / n if n else None)))
     r, c = report["axes"]["resource"], report["counts"]["resource"]
-    table.add_row(Text("error rate"), Text(""), Text(_pct(r.get("error_rate")) + _frac(c.get("error_rate"))))
+    table.add_row(Text("error rate"), Text(""), Text(pct(r.get("error_rate")) + _frac(c.get("error_rate"))))
     table.add_row(Text("non-submission"), Text(""),
-                  Text(_pct(r.get("non_submission_rate")) + _frac(c.get("non_submission_rate"))))
+                  Text(pct(r.get("non_submission_rate")) + _frac(c.get("non_submission_rate"))))
     att = report.get("attribution") or {}
     if att.get("n_wrong"):
         table.add_section()
         for kind, count in att.get("counts", {}).items():
-            table.add_row(Text(f"wrong → {kind}"), Text(str(count)), Text(_pct(att["rates"].get(kind))))
+            table.add_row(Text(f"wrong → {kind}"), Text(str(count)), Text(pct(att["rates"].get(kind))))
     return table
 
 
@@ -229,7 +227,7 @@ class DiagnosticsPanel(VerticalScroll):
     def render_all(self) -> None:
         if self.report is None or self.transitions is None:
             return
-        from workbench.render import report_table
+        from workbench.views.report import report_table
 
         report = self.report
         axes = report_table(report)

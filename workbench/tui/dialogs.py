@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from workbench.tui.checkbox import Checkbox
-from workbench.render import counted
+from workbench.views.cells import counted
 
 _Result = TypeVar("_Result")
 

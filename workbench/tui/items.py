@@ -23,7 +23,7 @@ from workbench import items
 from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, sanitize
 from workbench.tui.tables import ItemsTable, clicked_sort
-from workbench.render import counted
+from workbench.views.cells import counted
 
 COLUMNS = (("id", "ITEM"), ("kind", "TYPE"), ("depth", "DEPTH"), ("reasoning", "REASONING"), ("tier", "TIER"),
            ("venue", "VENUE"), ("right", "RIGHT"), ("question", "QUESTION"))

@@ -1,6 +1,6 @@
 """People and models on the items people have played: accuracy with its interval and the four axes, ranked.
 
-The numbers are `workbench.reports.leaderboard` and the cells and notes `workbench.render.leaderboard_cells` /
+The numbers are `workbench.reports.leaderboard` and the cells and notes `views.leaderboard.leaderboard_cells` /
 `leaderboard_notes`, the same functions `--batch leaderboard` prints, so the two never disagree. A person is one
 row over all their sessions; rows covering too few of the played items are listed unranked, saying why. One
 board per dataset people have played; `[` and `]` switch between them, enter opens a run (a person's latest
@@ -39,7 +39,7 @@ class LeaderboardScreen(Screen):
         self.index = 0
 
     def compose(self) -> ComposeResult:
-        from workbench.render import LEADERBOARD_FIXED
+        from workbench.views.leaderboard import LEADERBOARD_FIXED
 
         yield Static("", id="leaderboard-title", classes="title-bar")
         yield LeaderboardTable(id="leaderboard-table", cursor_type="row", zebra_stripes=True,
@@ -72,7 +72,7 @@ class LeaderboardScreen(Screen):
         return self.boards[self.index] if self.boards else None
 
     def show(self) -> None:
-        from workbench.render import leaderboard_cells, leaderboard_notes, leaderboard_title
+        from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 
         table = self.query_one(LeaderboardTable)
         table.clear(columns=True)

@@ -21,6 +21,7 @@ from workbench.tui.monitor import RunMonitor, Snapshot
 from workbench.tui.tables import EpisodeTable, clear_rows, column_room
 from workbench.tui.plaintext import clip, sanitize
 from workbench.tui.transcript import TranscriptView, build_entries
+from workbench.views.cells import fraction, usd
 
 REFRESH_HZ = 10
 BARS = (10, 8, 8)  # meter bar widths of POINTS, TURNS, TOKENS; NARROW_BARS below WIDE columns, for LAST CALL's sake
@@ -43,9 +44,9 @@ def duration(seconds: float | None) -> str:
 
 
 def stats_line(s: Snapshot) -> Text:
-    acc = "—" if s.accuracy is None else f"{s.accuracy:.3f}"
+    acc = fraction(s.accuracy)
     rate = "—" if s.rate is None else f"{s.rate:.1f} ep/s"
-    cost = "—" if s.cost_usd is None else f"${s.cost_usd:.2f}"
+    cost = usd(s.cost_usd)
     eta = "—" if s.status != "running" else duration(s.eta_s)
     return Text(f" {s.done}/{s.planned}  ·  acc {acc}  ·  {rate}  ·  ETA {eta}  ·  elapsed {duration(s.elapsed_s)}"
                 f"  ·  cost {cost}")

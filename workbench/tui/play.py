@@ -38,7 +38,7 @@ from workbench.tui.seen import Seen, SeenSuggester
 from workbench.tui.stepper import LETTERS, gold_of, item_text
 from workbench.tui.stepview import DEFAULT_CAPS
 from workbench.tui.transcript import Entry, Gold, TranscriptView, as_record, build_entries
-from workbench.render import counted
+from workbench.views.cells import counted
 
 clock = time.monotonic  # the item timer's clock (tests freeze it)
 

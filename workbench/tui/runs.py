@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from sandbox.datasets import dataset_label
-from workbench.render import counted
+from workbench.views.cells import counted, fraction, usd
 from workbench.runlist import natural_key
 from workbench.tui.help import bound_key
 from workbench.tui.tables import RunsTable, clear_rows, clicked_sort, column_room
@@ -193,8 +193,8 @@ class RunsScreen(Screen):
             status_text = Text(f"▶{rate}", style="bold")
         else:
             status_text = Text(status)
-        acc = "—" if row["accuracy"] is None else f"{row['accuracy']:.3f}"
-        cost = "—" if row["cost_usd"] is None else f"${row['cost_usd']:.2f}"
+        acc = fraction(row["accuracy"])
+        cost = usd(row["cost_usd"])
         name_width, agent_width = self.widths
         name = Text(clip(("● " if row["name"] in self.marked else "") + sanitize(row["name"]), name_width))
         return [name, Text(clip(sanitize(agent_label(row)), agent_width)),

@@ -28,9 +28,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.scaling import (LEVEL_COLUMNS, Palette, c_k_text, cost_cells, cost_columns, decision,
-                               flags, level_cells, parallel_cells, parallel_columns, parallel_csv, parallel_figure,
-                               plateau_figure, spent, transition_csv, trials_note, verdicts_note)
+from workbench.views.figures import parallel_figure, plateau_figure
+from workbench.views.scaling import (LEVEL_COLUMNS, Palette, c_k_text, cost_cells, cost_columns, decision, flags,
+                                     level_cells, parallel_cells, parallel_columns, parallel_csv, spent, transition_csv,
+                                     trials_note, verdicts_note)
 from workbench.tui.plaintext import clip, sanitize
 from workbench.paths import export_dir
 

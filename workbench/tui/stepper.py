@@ -22,7 +22,7 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from sandbox.agents.registry import measures_tokens
-from workbench.render import counted
+from workbench.views.cells import counted
 from workbench.tui.corpora import ItemContext
 from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, one_line, sanitize

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from sandbox.records import recorded_limits
 from workbench.tui.meters import Meter
 from workbench.tui.transcript import Entry, Gold, TranscriptView, build_entries, group_turns
-from workbench.render import counted
+from workbench.views.cells import counted
 
 DEFAULT_CAPS = recorded_limits(None)  # the protocol's
 
@@ -144,8 +144,7 @@ class StepView(Vertical):
         self.query_one(".meter-tokens", Meter).show(int(led["tokens"] or 0), self.caps[2], self.tokens_measured)
         left, rejections = led["points_left"], led["rejections"]
         self.query_one(".ledger-line", Static).update(
-            Text(f"        {counted(left, 'point')} left · {rejections} consecutive "
-                 f"rejection{'s' if rejections != 1 else ''}"))
+            Text(f"        {counted(left, 'point')} left · {counted(rejections, 'consecutive rejection')}"))
 
     def landing(self, start: int, end: int) -> int:
         """The entry a step lands the cursor on, among the turn's entries `start` (its separator) to `end`: its

@@ -23,6 +23,7 @@ from sandbox.datasets import dataset_label
 from workbench.tui.diagnostics import DiagnosticsPanel
 from workbench.tui.plaintext import clip, sanitize
 from workbench.tui.tables import Column, RowTable, TrajectoryTable, clicked_sort
+from workbench.views.cells import fraction, usd
 
 COLUMNS = (Column("item", "ITEM"), Column("rep", "REP", "right"), Column("type", "TYPE"),
            Column("result", "RESULT"), Column("termination", "ENDING"), Column("points", "POINTS", "right"),
@@ -54,7 +55,7 @@ def cells(t: dict[str, Any], tokens_measured: bool = True) -> tuple[str, ...]:
     answer = sanitize(t.get("answer") or "—")
     result = f"{'✓' if t.get('correct') else '✗'} {clip(answer, 6)}"
     recall = ("●" if t.get("paper_recall") else "○") + " " + ("●" if t.get("section_recall") else "○")
-    cost = "—" if t.get("cost_usd") is None else f"${t['cost_usd']:.3f}"
+    cost = usd(t.get("cost_usd"), 3)
     kind = (t.get("kind") or "?") + (f" d{t['depth']}" if t.get("depth") else "")
     return (sanitize(t["item_id"]), str(t.get("replicate", 0)), kind, result, sanitize(t.get("termination") or ""),
             str(t.get("points_used") or 0), str(t.get("turns") or 0), f"{t.get('tokens') or 0:,}" if tokens_measured else "—",
@@ -151,7 +152,7 @@ class RunScreen(Screen):
     def _title(self) -> None:
         r = self.run
         n, correct = len(self.rows), sum(1 for t in self.rows if t.get("correct"))
-        acc = f"{correct / n:.3f}" if n else "—"
+        acc = fraction(correct / n if n else None)
         agent = r["agent"] + (f" {r['model']}" if r.get("model") else "")
         ablation = "" if r.get("ablation") == "full" else f" · {r['ablation']}"
         dataset = dataset_label(r["dataset"])

@@ -28,7 +28,7 @@ from textual.strip import Strip
 from rich.cells import cell_len
 
 from sandbox.words import split_words
-from workbench.render import counted
+from workbench.views.cells import counted
 from workbench.tui.plaintext import clip, one_line, sanitize, wrap, wrap_head
 
 FOLD_LINES = 3

@@ -1,0 +1,28 @@
+"""The corpus cache's tables and the search tokenisation its rows are indexed with: shared by the import
+(`corpus`) and its worker process (`graph_import`), which must not import each other."""
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"\w+")
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE papers (arxiv_id TEXT PRIMARY KEY, title TEXT, n_sections INTEGER);
+CREATE TABLE sections (arxiv_id TEXT, idx INTEGER, header TEXT, text TEXT, length INTEGER,
+                       PRIMARY KEY (arxiv_id, idx)) WITHOUT ROWID;
+CREATE TABLE nodes (id INTEGER PRIMARY KEY, digest TEXT UNIQUE, s2id TEXT, arxiv_id TEXT,
+                    has_text INTEGER, json TEXT, tokens TEXT);
+CREATE TABLE graph (sample_id TEXT, pos INTEGER, s2id TEXT, node_id INTEGER,
+                    PRIMARY KEY (sample_id, pos)) WITHOUT ROWID;
+CREATE TABLE edges (sample_id TEXT, src TEXT, pos INTEGER, dst TEXT,
+                    PRIMARY KEY (sample_id, src, pos)) WITHOUT ROWID;
+CREATE TABLE items (pos INTEGER PRIMARY KEY, id TEXT UNIQUE, json TEXT);
+CREATE TABLE labels (sample_id TEXT, pos INTEGER, arxiv_id TEXT, section TEXT, relevance TEXT,
+                     section_index INTEGER, method TEXT, PRIMARY KEY (sample_id, pos)) WITHOUT ROWID;
+"""
+
+
+def tokens(text: str) -> set[str]:
+    """The reference's search tokenisation: lower-case `\\w+` words, as a set."""
+    return set(_WORD.findall(text.lower()))

@@ -1,0 +1,96 @@
+"""The leaderboard: every agent's runs grouped, ranked by accuracy with its Wilson interval, people apart."""
+from __future__ import annotations
+
+from typing import Any
+
+
+from storage import Store
+from workbench.columns import PANEL_COLUMNS
+from workbench.reports.panel import best_cells
+from workbench.reports.run import _dig, report_of
+
+MIN_COVERAGE = 0.5  # a leaderboard row is ranked when it covers at least this share of the items people played
+
+
+def leaderboard(store: Store, min_coverage: float = MIN_COVERAGE, n_boot: int = 10_000,
+                seed: int = 0) -> list[dict[str, Any]]:
+    """Per dataset that people have played: every player and every evaluation run on the items people played.
+
+    A person is one row over all their sessions on the dataset (`human:NAME` runs combined, an item counted
+    once: its first play); plays marked `resumed` or `replayed` (made after seeing the item's tool results or
+    gold answer) are left out and counted in `excluded`. A model is one row per run. The items are those some
+    person played (replicate 0, unmarked). Each row is `report_of` over its trajectories on those items, with
+    `n` items covered and the Wilson score 95% interval of accuracy over them (`stats.wilson`; one play per item). Rows covering at
+    least `min_coverage` of the items are ranked by accuracy (then items covered, then name); the others follow,
+    unranked, saying why. Scaling levels and parallel runs are not evaluation runs and are left out.
+    """
+    from sandbox.agents.human import MARKED, is_human
+
+    runs = [r for r in store.runs() if r["kind"] == "eval"]
+    boards = []
+    for fingerprint in dict.fromkeys(r["dataset_fingerprint"] for r in runs if is_human(r["agent"])):
+        same = [r for r in runs if r["dataset_fingerprint"] == fingerprint]
+        entrants: dict[str, list[dict[str, Any]]] = {}  # a player (their agent) or a model run (its name)
+        for run in same:
+            entrants.setdefault(run["agent"] if is_human(run["agent"]) else run["name"], []).append(run)
+        records: dict[str, list[dict[str, Any]]] = {}
+        excluded: dict[str, int] = {}
+        for key, group in entrants.items():
+            seen: set[str] = set()
+            kept, marked = [], 0
+            for run in group:
+                for t in store.trajectories(run["id"], light=True):
+                    if t["replicate"] != 0:
+                        continue
+                    if is_human(run["agent"]) and t.get("error_kind") in MARKED:
+                        marked += 1
+                        continue
+                    if t["item_id"] not in seen:
+                        seen.add(t["item_id"])
+                        kept.append(t)
+            records[key], excluded[key] = kept, marked
+        played = list(dict.fromkeys(t["item_id"] for key, group in entrants.items() if is_human(group[0]["agent"])
+                                    for t in records[key]))
+        wanted = set(played)
+        rows = []
+        for key, group in entrants.items():
+            mine = [t for t in records[key] if t["item_id"] in wanted]
+            if not mine:
+                continue
+            rows.append(_board_row(key, group, mine, len(played), excluded[key], min_coverage, n_boot, seed))
+        ranked = sorted((r for r in rows if r["ranked"]), key=_board_order)
+        unranked = sorted((r for r in rows if not r["ranked"]), key=_board_order)
+        for rank, row in enumerate(ranked, 1):
+            row["rank"] = rank
+        dataset = next(r["dataset"] for r in same if is_human(r["agent"]))
+        boards.append({"dataset": dataset, "fingerprint": fingerprint, "n_items": len(played), "items": played,
+                       "min_coverage": min_coverage, "rows": ranked + unranked, "best": best_cells(ranked),
+                       "n_boot": n_boot, "seed": seed})
+    return boards
+
+
+def _board_order(row: dict[str, Any]) -> tuple:
+    return -(row["accuracy"] or 0.0), -row["n"], row["run"]
+
+
+def _board_row(key: str, group: list[dict[str, Any]], records: list[dict[str, Any]], n_items: int, excluded: int,
+               min_coverage: float, n_boot: int, seed: int) -> dict[str, Any]:
+    """One leaderboard row: `report_of` over the entrant's trajectories, its coverage and accuracy interval."""
+    from sandbox.agents.human import is_human
+    from stats.wilson import wilson
+
+    human = is_human(group[0]["agent"])
+    rep = report_of({**group[0], "name": key}, records)
+    sessions = [r["name"] for r in group]
+    n = rep["n"]
+    ci = wilson(rep["correct"], n) if n else None  # accuracy is a proportion: Wilson (one play per item)
+    coverage = n / n_items if n_items else 0.0
+    ranked = coverage >= min_coverage
+    name = sessions[-1] + (f" +{len(sessions) - 1}" if len(sessions) > 1 else "")  # the latest session (+ others)
+    return {"run": key, "name": name, "runs": sessions, "agent": rep["agent"], "model": rep["model"],
+            "ablation": rep["ablation"], "human": human, "n": n, "correct": rep["correct"], "coverage": coverage,
+            "accuracy_ci": None if ci is None else [ci.low, ci.high], "excluded": excluded, "ranked": ranked,
+            "rank": None,
+            "unranked": None if ranked else f"covers {n} of the {n_items} items played (fewer than "
+                                            f"{min_coverage:.0%})",
+            **{col: _dig(rep, path) for col, path in PANEL_COLUMNS}}

@@ -1,0 +1,240 @@
+"""The panel of several runs (the paper's Table 2): cells over the items every run answered, the best cell
+marked where it beats the runner-up significantly, Cronbach's α, item coverage, replicate spread, tool lift."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stats import axes
+from stats.axes import Table
+from storage import Store
+from workbench.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
+from workbench.reports.run import _dig, label_resolution, load_table, report_of
+
+PAIRED_BY_ID = "items are paired by id only, and an id may name a different question in each"
+
+
+LOWER_IS_BETTER = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
+
+
+MEAN_COLUMNS = {"calls/turn", "tokens", "turns", "points"}
+
+
+RESOURCE_COLUMNS = {"calls/turn", "tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
+
+
+PANEL_LEGEND = {
+    "columns": "accuracy; Search: paper recall (PR) and section recall (SR) for single-target (st) and "
+               "multi-target (mt) items; Synthesis: conversion = P(correct | paper recall); Tool use: calls per "
+               "turn; Resources: mean tokens, model turns, points, and the shares ended by each cap.",
+    "best": "* marks the best cell of a column (highest, or lowest for resources) only where it beats the runner-up "
+            "significantly (p < 0.05, two-sided, on the common items both have a value for), as the paper shades its "
+            "Table 2: McNemar's exact test for the 0/1 columns (accuracy, recalls, conversion on the items both "
+            "recalled, cap rates) with one trajectory per item; with replicates, and for calls per turn, tokens, "
+            "turns and points, the exact sign test on the per-item values (an item's mean over its replicates; it is "
+            "McNemar's test when each item has one 0/1 outcome). No mark otherwise, a tie at the top included; "
+            "'best_tests' has each column's test. Not adjusted across columns. Tool-use and resource columns "
+            "compare full-tool runs only: an ablation (closed-book, no-search, gold-given) uses fewer turns and "
+            "points by construction, so its cells there are never best (its row names the ablation).",
+    "cronbach_alpha": "Cronbach's α with the items as the components and the runs as the respondents (the paper's "
+                      "orientation, Appendix E.1): k/(k−1)·(1 − Σ item variances across runs ÷ variance of the run "
+                      "totals), k = items. item_total_correlation: per item, the corrected item-total correlation in "
+                      "the same orientation: Pearson r across the runs between the item's correctness and the run's "
+                      "total over the other items (negative: strong runs miss it, weak ones get it).",
+    "counts": "Every cell's [numerator, denominator] is in the row's 'counts'.",
+    "replicates": "Run-to-run mean / std / range of accuracy over the replicates of each run; std is the population "
+                  "SD (ddof = 0) of the replicates' accuracies, as the paper's Table 17.",
+    "common_items": "Every cell, best mark, tool lift and the Spearman accuracy are over the items every run "
+                    "answered (all their replicates; a row's n counts those trajectories, n_all all of the run's), "
+                    "as the paper's Table 2 compares models on one item set; Cronbach's α, item coverage and "
+                    "item-total correlations use the same items (replicate 0). Bigram means and replicate spread "
+                    "are over each run's own trajectories.",
+    "external": "Spearman's ρ between run accuracy and the external scores; p exact (all orderings) for n ≤ 9.",
+    "bigram_panel": "Bigram panel = mean Δ-accuracy across runs (over the runs where Δ is defined) of the bigrams "
+                    "present in at least half of the runs (n_present; the paper: ≥ 10 of 19 models).",
+}
+
+
+def item_matrix(runs_records: list[list[dict[str, Any]] | Table]) -> tuple[list[str], list[list[int]]]:
+    """Items answered by every run (replicate 0) and the item × run correctness matrix."""
+    per_run = []
+    for records in runs_records:
+        t = Table.of(records)
+        first = t["replicate"] == 0
+        per_run.append(dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(int).tolist())))
+    common = [i for i in per_run[0] if all(i in run for run in per_run[1:])] if per_run else []
+    return common, [[run[i] for run in per_run] for i in common]
+
+
+def replicate_spread(records: list[dict[str, Any]] | Table) -> dict[str, Any] | None:
+    """Run-to-run mean / std / range of accuracy over the replicates of one run."""
+    from stats.significance import run_spread
+
+    t = Table.of(records)
+    reps = t["replicate"]
+    levels = sorted(set(reps[~np.isnan(reps)].tolist()))
+    if len(levels) < 2:
+        return None
+    return run_spread([float(t["correct"][reps == r].mean()) for r in levels])
+
+
+def dataset_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
+    """A warning when runs paired by item id were made on different datasets (fingerprints differ)."""
+    groups: dict[str, list[str]] = {}
+    for run in runs:
+        groups.setdefault(run["dataset_fingerprint"], []).append(run["name"])
+    if len(groups) < 2:
+        return []
+    listed = " | ".join(", ".join(names) for names in groups.values())
+    return [f"{who} ran on different datasets (their fingerprints differ: {listed}): {PAIRED_BY_ID}"]
+
+
+def resolution_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
+    """A warning when runs' section recall was computed under different label rules (a run stored under older
+    rules whose dataset could not be opened to recompute it): their section recalls are not comparable."""
+    groups: dict[str, list[str]] = {}
+    for run in runs:
+        groups.setdefault(label_resolution(run)["version"], []).append(run["name"])
+    if len(groups) < 2:
+        return []
+    listed = " | ".join(f"version {v}: {', '.join(names)}" for v, names in sorted(groups.items()))
+    return [f"{who}' section recall was computed under different label resolutions ({listed}): not comparable"]
+
+
+def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None) -> dict[str, Any]:
+    """A multi-run table shaped like the paper's Table 2 (grouped, best cell marked), plus panel statistics."""
+    from stats import ngrams
+    from stats.significance import coverage_histogram, cronbach_alpha, item_total_correlations, spearman
+
+    runs = [store.run(n) for n in names]
+    loaded = [load_table(store, run, ("tool_sequence",)) for run in runs]
+    tables = [t for t, _ in loaded]
+    common, matrix = item_matrix(tables)
+    # Table 2 compares models on one benchmark: every cell is over the items all runs answered (all their
+    # replicates), so a best mark never compares different item sets; `n_all` keeps each run's own count
+    on_common = [t.subset(np.isin(t["item_id"], common)) for t in tables]
+    reports = [report_of(run, t) for run, t in zip(runs, on_common)]
+    rows = []
+    for rep, table in zip(reports, tables):
+        rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
+                     "n": rep["n"], "n_all": table.n, **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
+                     "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path)
+                                for col, path in PANEL_COLUMNS}})
+    best, best_tests = significant_best(rows, {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)})
+    panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs") + resolution_warnings(runs, "the runs"),
+        "groups": [
+        {"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS], "rows": rows, "best": best,
+        "best_tests": best_tests, "n_common_items": len(common)}
+    if len(names) >= 2 and len(common) >= 2:
+        panel["cronbach_alpha"] = cronbach_alpha(matrix)
+        panel["coverage"] = coverage_histogram(matrix)
+        if len(names) >= 3 and len(common) >= 2:
+            itc = item_total_correlations(matrix)
+            panel["item_total_correlation"] = {i: (None if v != v else float(v)) for i, v in zip(common, itc)}
+    per_run = [ngrams.bigram_delta_accuracy(ngrams.Encoded.from_json(extra["tool_sequence"]), t["correct"])
+               for t, extra in loaded if t.n]
+    panel["bigram_panel"] = ngrams.panel_bigrams(per_run)
+    panel["replicates"] = {n: replicate_spread(t) for n, t in zip(names, tables)}
+    panel["ablation_lift"] = ablation_lift(reports)
+    if external:
+        pairs = [(r["accuracy"], external[r["run"]]) for r in rows if r["run"] in external and r["accuracy"] is not None]
+        panel["external"] = spearman([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) >= 3 else {
+            "error": f"need at least 3 runs with external scores, got {len(pairs)}"}
+    panel["legend"] = PANEL_LEGEND
+    return panel
+
+
+def best_cells(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """The run(s) with the best value per column; a column where every candidate ties has no best cell.
+    Tool-use and resource columns consider full-tool runs only (see PANEL_LEGEND["best"])."""
+    best: dict[str, list[str]] = {}
+    for col, _ in PANEL_COLUMNS:
+        pool = [r for r in rows if r[col] is not None and (col not in RESOURCE_COLUMNS or r["ablation"] == "full")]
+        vals = [r[col] for r in pool]
+        if len(set(vals)) > 1:
+            top = (min if col in LOWER_IS_BETTER else max)(vals)
+            best[col] = [r["run"] for r in pool if r[col] == top]
+    return best
+
+
+def per_item_terms(table: Table) -> dict[str, dict[str, tuple[float, float]]]:
+    """Per panel column: item id → (numerator, denominator) summed over the item's trajectories (its replicates),
+    the per-item values the best-cell tests pair across runs."""
+    from stats.bootstrap import by_cluster
+
+    terms = axes.ratio_terms(table)
+    keys = [COLUMN_TERMS[c] for c, _ in PANEL_COLUMNS]
+    ids = list(dict.fromkeys(table["item_id"].tolist()))
+    if not ids:
+        return {c: {} for c, _ in PANEL_COLUMNS}
+    _, (num, den) = by_cluster(table["item_id"], *_stacked(terms, keys))
+    return {col: {i: (float(num[r, j]), float(den[r, j])) for r, i in enumerate(ids)}
+            for j, (col, _) in enumerate(PANEL_COLUMNS)}
+
+
+def significant_best(rows: list[dict[str, Any]], per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
+                     alpha: float = 0.05) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
+    """The best cell per column, kept only where it beats the runner-up significantly (see PANEL_LEGEND["best"]).
+
+    Candidates are `best_cells`' pool; the runner-up is the next value (every run sharing it must be beaten).
+    The test pairs the two runs' per-item values (numerator ÷ denominator over the item's trajectories) on the
+    items both have a value for: McNemar's exact test when each is one 0/1 outcome, otherwise the exact sign
+    test on the per-item values (the same test, generalised). Marked when p < `alpha` and the items agree in
+    direction with the cells. Returns (column → marked runs, column → the test)."""
+    best: dict[str, list[str]] = {}
+    tests: dict[str, dict[str, Any]] = {}
+    for col, _ in PANEL_COLUMNS:
+        pool = [r for r in rows if r[col] is not None and (col not in RESOURCE_COLUMNS or r["ablation"] == "full")]
+        values = sorted({r[col] for r in pool}, reverse=col not in LOWER_IS_BETTER)
+        if len(values) < 2:
+            continue
+        top = [r["run"] for r in pool if r[col] == values[0]]
+        runners = [r["run"] for r in pool if r[col] == values[1]]
+        if len(top) > 1:
+            tests[col] = {"best": top, "runner_up": runners, "marked": False, "p": None,
+                          "reason": "several runs share the best value"}
+            continue
+        found = [_best_test(col, per_item[top[0]][col], per_item[r][col]) for r in runners]
+        worst = max(found, key=lambda t: t["p"])
+        marked = all(t["p"] < alpha and t["agrees"] for t in found)
+        tests[col] = {"best": top, "runner_up": runners, "marked": marked, **{k: v for k, v in worst.items()
+                                                                             if k != "agrees"}}
+        if marked:
+            best[col] = top
+    return best, tests
+
+
+def _best_test(col: str, first: dict[str, tuple[float, float]], second: dict[str, tuple[float, float]]) -> dict[str, Any]:
+    """The paired test of one column between the best run (`first`) and a runner-up, on items both have a value for."""
+    from stats.significance import paired_sign_test
+
+    items = [i for i in first if i in second and first[i][1] > 0 and second[i][1] > 0]
+    a = [first[i][0] / first[i][1] for i in items]
+    b = [second[i][0] / second[i][1] for i in items]
+    binary = col not in MEAN_COLUMNS and all(first[i][1] == 1 and second[i][1] == 1 for i in items)
+    test = paired_sign_test(a, b)
+    better = test["second_higher"] if col in LOWER_IS_BETTER else test["first_higher"]
+    worse = test["first_higher"] if col in LOWER_IS_BETTER else test["second_higher"]
+    return {"test": "McNemar exact" if binary else "sign test on per-item values", "n": test["n"],
+            "best_better": better, "runner_up_better": worse, "p": test["p"], "agrees": better > worse}
+
+
+def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Full-tool minus zero-tool (closed-book) accuracy for runs of the same agent and model on the same data."""
+    out = []
+    for full in reports:
+        if full["ablation"] != "full":
+            continue
+        for closed in reports:
+            if (closed["ablation"] == "closed-book" and closed["agent"] == full["agent"]
+                    and closed["model"] == full["model"] and closed["dataset"] == full["dataset"]):
+                lift = None if full["accuracy"] is None or closed["accuracy"] is None else full["accuracy"] - closed["accuracy"]
+                out.append({"full": full["run"], "closed_book": closed["run"], "lift": lift})
+    return out
+
+
+def _stacked(terms: dict[str, tuple[Any, Any]], keys: list[str]) -> tuple[Any, Any]:
+    """(numerators, denominators) as (items × statistics) arrays, columns in `keys` order."""
+    return (np.column_stack([terms[k][0] for k in keys]).astype(float),
+            np.column_stack([terms[k][1] for k in keys]).astype(float))

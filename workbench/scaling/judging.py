@@ -1,0 +1,121 @@
+"""Judging parallel samples: pointwise and pairwise verdicts over the k-subsets, cached in the store so a paid
+judge is asked once, and the judge a run recorded."""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+
+from stats import parallel as par
+from storage import Store
+
+def _sample_view(store: Store, traj: dict[str, Any], index: int):
+    from sandbox.judges import Sample
+
+    steps = store.steps(traj["id"])
+    reads = [s["text"] for s in steps if s["kind"] == "tool" and s["delivered"]]
+    transcript = [{"kind": s["kind"], "tool": s["tool_name"], "args": s["tool_args"], "text": s["text"]} for s in steps]
+    return Sample(index, traj["answer"], traj["predicted_index"], reads, transcript)
+
+
+def subsets(big_k: int, k: int, seed: int = 0) -> list[tuple[int, ...]]:
+    """The k-subsets of the K samples every strategy at k is averaged over: the subsets pass@k averages over
+    (`stats.parallel.k_subsets`: all C(K, k) of them up to 256, else 256 drawn with the report's seed), so at
+    k = 1 a strategy is judged on each sample alone and at k not dividing K no sample is dropped."""
+    return par.k_subsets(big_k, k, seed=seed)
+
+
+async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples, corpus, judge, ks: list[int],
+                    n_orders: int = 8, seed: int = 0, ask: bool = True) -> dict[str, Any]:
+    """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store.
+
+    Pairwise orders are drawn within every k-subset of `subsets` (the subsets pass@k averages over), so
+    an LLM judge may be asked up to K(K − 1) ordered pairs per item. The orders of (item, k, subset)
+    come from their own seeded generator, so they do not depend on
+    which other k are read (the TUI reading the recorded k, the CLI a new list, agree). With
+    `ask=False` nothing is asked: a verdict not in the store is counted in `missing` (and an order
+    that needs it is abandoned), so a paid judge is never called implicitly.
+    """
+    cache = store.judgments(run["id"], judge.name)
+    missing = 0
+
+    async def verdict(item, views, kind: str, a: int, b: int | None) -> bool | None:
+        nonlocal missing
+        key = (item.id, kind, a, b)
+        if key not in cache:
+            if not ask:
+                missing += 1
+                raise _Missing
+            v = await (judge.pointwise(item, views()[a]) if b is None else
+                       judge.pairwise(item, views()[a], views()[b]))
+            store.add_judgment(run["id"], item.id, kind, judge.name, a, b, v.value, v.prompt, v.reply, v.tokens,
+                               v.cost_usd)
+            cache[key] = {"verdict": None if v.value is None else int(v.value)}
+        value = cache[key]["verdict"]
+        return None if value is None else bool(value)
+
+    pointwise, tables, orders = [], [], {}
+    for i, (item_id, rows) in enumerate(zip(items, samples)):
+        item = corpus.item(item_id)
+        views = _lazy(lambda rows=rows: [_sample_view(store, t, j) for j, t in enumerate(rows)])
+        verdicts = []
+        for j in range(len(rows)):
+            try:
+                verdicts.append(await verdict(item, views, "pointwise", j, None))
+            except _Missing:
+                verdicts.append(None)
+        pointwise.append(verdicts)
+        table: dict[tuple[int, int], bool] = {}
+        for k in ks:
+            for block in subsets(len(rows), k, seed):
+                rng = random.Random(f"{seed}:{item_id}:{k}:{','.join(map(str, block))}")
+                perms = []
+                for _ in range(n_orders if k > 1 else 1):
+                    order = list(block)
+                    rng.shuffle(order)
+                    perms.append(order)
+                    leader = order[0]
+                    try:
+                        for challenger in order[1:]:
+                            if (leader, challenger) not in table:  # unparsed keeps the leader
+                                table[(leader, challenger)] = bool(await verdict(item, views, "pairwise", leader,
+                                                                                 challenger))
+                            if table[(leader, challenger)]:
+                                leader = challenger
+                    except _Missing:
+                        continue
+                orders[(i, k, block)] = perms
+        tables.append(table)
+    return {"pointwise": pointwise, "tables": tables, "orders": orders, "missing": missing}
+
+
+class _Missing(Exception):
+    """A verdict the store does not hold, in stored-verdicts-only mode."""
+
+
+def _lazy(make):
+    """A zero-argument function computing `make()` once, on first call (sample views read every step)."""
+    box: list[Any] = []
+
+    def get():
+        if not box:
+            box.append(make())
+        return box[0]
+    return get
+
+
+def recorded_judge(run: dict[str, Any]):
+    """The judge a parallel run was last read with (`--judge`, recorded), as the TUI must use it.
+
+    `evidence` (offline, free) is the judge itself; `none` is None; `same` or a model string is a
+    `StoredJudge` of that name: its stored verdicts are read, never asked for (no implicit spend).
+    Runs recorded before the judge was stored read with the default, `evidence`.
+    """
+    from sandbox.judges import EvidenceJudge, StoredJudge
+
+    name = ((run.get("config") or {}).get("scaling") or {}).get("judge") or "evidence"
+    if name == "none":
+        return None
+    if name == "evidence":
+        return EvidenceJudge()
+    return StoredJudge(f"llm:{run['model'] if name == 'same' else name}")

@@ -1,0 +1,286 @@
+"""Sequential scaling: one run per budget level of a grid (the one runner plays them, grouped), the plateau of
+accuracy over the levels (`stats.plateau`), and what each level spent and reached."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from sandbox.runner import RunSpec
+from stats.plateau import parse_budget, plateau
+from storage import Store
+
+AXES = ("tokens", "points", "turns")
+
+
+UNBOUNDED_TOKENS = 10**12
+
+
+class ScalingInputError(ValueError):
+    """A scores file or grid a user must fix (exit 2)."""
+
+
+def parse_grid(text: str, axis: str = "tokens") -> list[str]:
+    """The grid's labels in budget order; a label that repeats a budget (`10,10`, `8k,8000`) is refused, since
+    each level is a run of its own and a plateau needs two distinct budgets. Points and turns are whole
+    numbers: a k/M/G suffix (or a fraction) there is a token-axis habit, refused rather than read as 8000."""
+    labels = [t.strip() for t in text.split(",") if t.strip()]
+    seen: dict[float, str] = {}
+    for label in labels:
+        if axis != "tokens" and not label.isdigit():
+            raise ScalingInputError(f"--grid: {label!r} is not a whole number of {axis} "
+                                    "(the k/M suffix is for the token axis)")
+        try:
+            value = parse_budget(label)
+        except ValueError as exc:
+            raise ScalingInputError(f"--grid: {exc}") from None
+        if value in seen:
+            raise ScalingInputError(f"--grid names the budget {seen[value]} twice ({seen[value]}, {label})")
+        seen[value] = label
+    if len(labels) < 2:
+        raise ScalingInputError("--grid needs at least two distinct budgets, e.g. 8k,16k,32k")
+    return sorted(labels, key=parse_budget)
+
+
+def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = "fresh") -> list[RunSpec]:
+    """One run per budget level, named `NAME@LEVEL`, grouped under NAME, the protocol recorded.
+
+    `fresh` starts every level from the first prompt; `continuation` (token axis only, where the
+    lower level's turns replay identically) resumes each level from the one below it.
+    """
+    if protocol == "continuation" and axis != "tokens":
+        raise ScalingInputError("--protocol continuation is defined on the token axis only: on the points and turns "
+                                "axes the replayed calls would meet different caps")
+    specs = []
+    for i, label in enumerate(grid):
+        value = int(parse_budget(label))
+        scaling = {"axis": axis, "budget": label, "value": value, "protocol": protocol}
+        if protocol == "continuation" and i > 0:
+            scaling["continue_from"] = f"{base.name}@{grid[i - 1]}"
+        spec = replace(base, name=f"{base.name}@{label}", group=base.name, kind="sequential", scaling=scaling)
+        if axis == "points":
+            spec.caps = replace(base.caps, budget=value)
+        elif axis == "turns":
+            spec.caps = replace(base.caps, max_turns=value)
+        else:
+            spec.context_budget = value
+            spec.caps = replace(base.caps, max_tokens_total=UNBOUNDED_TOKENS)
+            spec.estimate_tokens = base.agent != "llm"
+        specs.append(spec)
+    return specs
+
+
+def _design(scaling: dict[str, Any]) -> tuple[str, str]:
+    return scaling.get("axis") or "?", scaling.get("protocol") or "fresh"
+
+
+def group_designs(runs: list[dict[str, Any]]) -> dict[tuple[str, str], list[str]]:
+    """(axis, protocol) → the budget labels recorded under it; one key for a well-formed group."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for r in runs:
+        scaling = (r.get("config") or {}).get("scaling") or {}
+        out.setdefault(_design(scaling), []).append(str(scaling.get("budget")))
+    return out
+
+
+def _designs_text(designs: dict[tuple[str, str], list[str]]) -> str:
+    return " and ".join(f"the {axis} axis ({protocol}: {', '.join(labels)})"
+                        for (axis, protocol), labels in designs.items())
+
+
+def check_group(store: Store, group: str, specs: list[RunSpec]) -> None:
+    """Refuse to add levels to a group recorded under another axis or protocol, before anything runs."""
+    existing = group_designs([r for r in store.runs_in_group(group) if r["kind"] == "sequential"])
+    wanted = _design(specs[0].scaling or {})
+    others = {d: labels for d, labels in existing.items() if d != wanted}
+    if others:
+        raise ScalingInputError(f"group '{group}' already holds {_designs_text(others)}; a {wanted[0]}-axis "
+                                f"{wanted[1]} grid needs another --run name")
+
+
+def sequential_group(store: Store, group: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """A sequential group's runs in budget order, each with its finished trajectories.
+
+    Read once: the plateau (`group_scores`) and the levels' costs (`group_levels`) both come from these rows.
+    """
+    runs = [r for r in store.runs_in_group(group) if r["kind"] == "sequential"]
+    if len(runs) < 1:
+        raise ScalingInputError(f"no sequential runs in group '{group}' (run `scale sequential --run {group}` first)")
+    designs = group_designs(runs)
+    if len(designs) > 1:
+        raise ScalingInputError(f"group '{group}' mixes {_designs_text(designs)}: its budgets are not one grid; "
+                                f"give each study its own --run name")
+    runs.sort(key=lambda r: parse_budget(r["config"]["scaling"]["budget"]))
+    return [(r, store.trajectories(r["id"])) for r in runs]
+
+
+def group_scores(levels: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> tuple[list[str], list[str], np.ndarray]:
+    """Per-item correctness at each budget of a `sequential_group`: (budgets, items, n×K×T)."""
+    budgets = [r["config"]["scaling"]["budget"] for r, _ in levels]
+    per_run = []
+    for _, rows in levels:
+        cells: dict[str, dict[int, float]] = {}
+        for t in rows:
+            cells.setdefault(t["item_id"], {})[t["replicate"]] = float(bool(t["correct"]))
+        per_run.append(cells)
+    items = sorted(set().union(*per_run))
+    trials = max((len(c) for cells in per_run for c in cells.values()), default=1)
+    y = np.full((len(items), len(levels), trials), np.nan)
+    for k, cells in enumerate(per_run):
+        for i, item in enumerate(items):
+            for rep, v in cells.get(item, {}).items():
+                if rep < trials:
+                    y[i, k, rep] = v
+    return budgets, items, (y[:, :, 0] if trials == 1 else y)
+
+
+def use_two_stage(n_trials: int, population: int | None, two_stage: bool | None = None) -> bool:
+    """Whether the plateau resamples trials inside items as well as items (§2.5).
+
+    `None` decides automatically: two-stage exactly when there are T > 1 trials per item *and* a
+    population size. The cluster bootstrap over instance means already carries the run-to-run
+    variance, but the FPC multiplies all of it, so with N = n it would erase that variance and
+    make C_k = d̄_k (§6.1's pitfall); the two-stage bootstrap applies the FPC to the
+    between-instance part only.
+    """
+    if two_stage is not None:
+        return two_stage
+    return n_trials > 1 and population is not None
+
+
+def plateau_result(budgets, items, matrix, two_stage: bool | None = None, matched_trials: bool = False,
+                   **options: Any) -> dict[str, Any]:
+    """`stats.plateau.plateau` as a JSON-ready dict; bad input (n < 2, invalid N, …) is the user's to fix.
+
+    `matrix` is n×K or n×K×T; `matched_trials` pairs trial t across budgets (the continuation
+    protocol, one chain per trial); `two_stage` None = `use_two_stage`'s automatic choice.
+    """
+    distinct = {parse_budget(b) for b in budgets}
+    if len(distinct) < 2:  # one level has no transition: a "k* = None" would read as a result
+        have = ", ".join(map(str, budgets)) or "none"
+        raise ScalingInputError(f"need at least two distinct budgets for a plateau (have: {have})")
+    n_trials = matrix.shape[2] if np.ndim(matrix) == 3 else 1
+    stage = use_two_stage(n_trials, options.get("population"), two_stage)
+    try:
+        result = plateau(matrix, budgets, items=items, two_stage=stage, matched_trials=matched_trials, **options)
+    except ValueError as exc:
+        raise ScalingInputError(str(exc)) from None
+    out = result.to_dict()
+    k = out.get("k_star")
+    out["plateau_budget"] = out["budgets"][k - 1] if k else None
+    return out
+
+
+def group_plateau(store: Store, group: str, **options: Any) -> dict[str, Any]:
+    """The plateau of a sequential group with its levels' costs; trials pair by index under continuation.
+
+    The one function `scale sequential`, `scale plateau --group` and the TUI call, so they agree.
+    """
+    levels = sequential_group(store, group)
+    budgets, items, matrix = group_scores(levels)
+    scaling = levels[0][0]["config"]["scaling"]
+    result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation",
+                            **options)
+    result["axis"], result["protocol"] = scaling.get("axis"), scaling.get("protocol", "fresh")
+    result["levels"] = group_levels(store, levels)
+    return result
+
+
+def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    """Each budget level's accuracy, cost and tokens, and whether its budget was ever reached (`levels` as
+    `sequential_group` reads them).
+
+    Money and tokens come two ways. *Marginal*: what this level spent itself (under continuation,
+    its replayed prefix is not spent again, so it is left out). *Cumulative*: what its answers
+    cost in all, i.e. the chain of lower levels (their forced STOP calls included) plus this
+    level's marginal; under the fresh protocol every level stands alone and the two are equal.
+    Accuracy per dollar and per million tokens use the cumulative figures, so they are the price
+    of a level's answers; they are accuracy over the mean spend per item (= correct answers per
+    dollar, per million tokens), None when nothing was priced or counted.
+
+    A level's cap is *reached* by an item that went over it: a call's context above the token
+    budget (it is then told to STOP), the turn cap used up, or the points spent or a call refused
+    for lack of them. Two flags, on the token axis only, where the agent never sees the budget
+    (only EXTEND below it and STOP above it): `never_reached`, no item went over it, so every
+    episode ran as it would under any larger budget; `degenerate`, a budget at or below the
+    prompt overhead (the median context of the first call), where every episode is stopped after
+    one call (reference §1.1, §1.10). Points and turns are shown to the agent in every footer, so a
+    budget nobody used up can still have changed what the agent did: no flag there.
+    """
+    from sandbox.agents.continuation import PREFIX_MARK
+    from sandbox.prompts import STOP_NOW
+
+    chain: dict[tuple[str, int], tuple[float, float | None]] = {}  # (item, trial) → cumulative tokens, cost
+    out = []
+    for r, rows in levels:
+        scaling = r["config"]["scaling"]
+        axis, value, continued = scaling.get("axis"), scaling.get("value"), scaling.get("protocol") == "continuation"
+        profile = store.context_profile(r["id"], STOP_NOW, PREFIX_MARK)
+        level = {"budget": scaling["budget"], "run": r["name"], "n": len(rows), "measured": measures_tokens(r),
+                 "correct": sum(bool(t["correct"]) for t in rows),
+                 "continues": sum(t["continues"] or 0 for t in rows)}
+        level["accuracy"] = level["correct"] / len(rows) if rows else None
+        tokens_m = tokens_c = 0.0
+        cost_m: float | None = None
+        cost_c: float | None = None
+        reached = []
+        for t in rows:
+            prof = profile.get(t["id"], {"first_context": 0, "max_context": 0, "stops": 0, "prefix_tokens": 0})
+            own_tokens = (t["tokens"] or 0) - prof["prefix_tokens"]
+            own_cost = t["cost_usd"]
+            below = chain.get((t["item_id"], t["replicate"]), (0.0, None)) if continued else (0.0, None)
+            item_tokens = below[0] + own_tokens
+            item_cost = _add(below[1], own_cost)
+            chain[(t["item_id"], t["replicate"])] = (item_tokens, item_cost)
+            tokens_m += own_tokens
+            tokens_c += item_tokens
+            cost_m, cost_c = _add(cost_m, own_cost), _add(cost_c, item_cost)
+            reached.append(_reached(axis, value, t, prof))
+        level.update(tokens_marginal=int(tokens_m), tokens_cumulative=int(tokens_c), cost_usd_marginal=cost_m,
+                     cost_usd_cumulative=cost_c,
+                     accuracy_per_usd=level["correct"] / cost_c if cost_c else None,
+                     accuracy_per_million_tokens=level["correct"] / (tokens_c / 1e6) if tokens_c else None)
+        level.update(_reach_summary(axis, value, rows, profile, reached))
+        out.append(level)
+    return out
+
+
+def measures_tokens(run: dict[str, Any]) -> bool:
+    """Whether a run's cost and tokens were measured: a scripted agent calls no model (`reports.measures_tokens`)."""
+    from workbench.reports import measures_tokens as measured
+
+    return measured(run)
+
+
+def _add(a: float | None, b: float | None) -> float | None:
+    """Sum of two optional amounts; None only when both are unknown (an unpriced call adds nothing)."""
+    return None if a is None and b is None else (a or 0.0) + (b or 0.0)
+
+
+def _reached(axis: str | None, value: Any, t: dict[str, Any], prof: dict[str, int]) -> bool:
+    """Whether this trajectory went over its level's cap (see `group_levels`)."""
+    if axis == "tokens":
+        return prof["max_context"] > value
+    if axis == "turns":
+        return (t["turns"] or 0) >= value
+    if axis == "points":
+        return (t["points_used"] or 0) >= value or any(a[1] == "rejected" for a in t.get("actions") or [])
+    return False
+
+
+def _reach_summary(axis: str | None, value: Any, rows: list[dict[str, Any]], profile: dict[int, dict[str, int]],
+                   reached: list[bool]) -> dict[str, Any]:
+    """n reached, the furthest any item went (context tokens, turns or points), the overhead and the two flags."""
+    if axis == "tokens":
+        furthest = max((profile.get(t["id"], {}).get("max_context", 0) for t in rows), default=0)
+        firsts = sorted(profile[t["id"]]["first_context"] for t in rows if t["id"] in profile)
+        overhead = float(np.median(firsts)) if firsts else None
+    else:
+        furthest = max(((t["turns"] if axis == "turns" else t["points_used"]) or 0 for t in rows), default=0)
+        overhead = None
+    tokens = axis == "tokens"
+    return {"n_stopped": sum(profile.get(t["id"], {}).get("stops", 0) > 0 for t in rows) if tokens else None,
+            "n_reached": sum(reached), "max_reached": int(furthest), "overhead_tokens": overhead,
+            "never_reached": (bool(rows) and not any(reached)) if tokens else None,
+            "degenerate": (overhead is not None and value <= overhead) if tokens else None}

@@ -1,0 +1,45 @@
+"""The cells every view prints: a count with its noun, a percentage, a number, points, and `—` where nothing was
+measured. One helper each, so the CLI and the TUI word a value the same way."""
+from __future__ import annotations
+
+NOT_MEASURED = "—"  # no value: nothing measured (a scripted agent's tokens), or no denominator; never printed as 0
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 paper`, `0 papers`, `2 papers`: a count with its noun in the right number (`plural` when not noun + s)."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def pct(value: float | None) -> str:
+    """A share as a percentage with one decimal (`42.0%`)."""
+    return NOT_MEASURED if value is None else f"{100 * value:.1f}%"
+
+
+def num(value: float | None, digits: int = 2) -> str:
+    """A mean with thousands separators (`1,234.50`); tokens are printed with `digits=0`."""
+    return NOT_MEASURED if value is None else f"{value:,.{digits}f}"
+
+
+def frac(counts: list | None) -> str:
+    """A ratio's [numerator, denominator] as `3/5` ('' when there is none: the value stands alone)."""
+    return "" if not counts else f"{counts[0]:g}/{counts[1]}"
+
+
+def points(value: float | None) -> str:
+    """A difference of two shares in percentage points, signed (`+4.2 pts`)."""
+    return NOT_MEASURED if value is None else f"{value * 100:+.1f} pts"
+
+
+def sig(value: float | None) -> str:
+    """Three significant digits (`0.0123`): p-values, accuracy per dollar or per million tokens."""
+    return NOT_MEASURED if value is None else f"{value:.3g}"
+
+
+def fraction(value: float | None) -> str:
+    """An accuracy as a fraction with three decimals (`0.417`), as the run lists and the live progress show it."""
+    return NOT_MEASURED if value is None else f"{value:.3f}"
+
+
+def usd(value: float | None, digits: int = 2) -> str:
+    """An amount of money (`$0.12`); `—` when nothing was spent that could be measured."""
+    return NOT_MEASURED if value is None else f"${value:.{digits}f}"

@@ -1,0 +1,78 @@
+"""Two runs compared, as text cells (the batch table and the TUI's compare screen show these very strings)."""
+from __future__ import annotations
+
+from typing import Any
+
+
+from workbench.views.cells import NOT_MEASURED, frac, num, pct, points, sig
+
+MEAN_AXES = ("calls/turn", "tokens", "turns", "points")
+
+
+COMPARE_HEADER = ("axis", "n", "A", "B", "Δ (B−A)", "95% CI of Δ", "McNemar p", "Holm p")
+
+
+AGREEMENT_LABELS = {"both_right": "both right", "only_a": "only A right", "only_b": "only B right",
+                    "both_wrong": "both wrong"}
+
+
+def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The compared axes as text cells (the batch table and the TUI's compare screen show these very strings):
+    each row's n (the items its Δ and test are on), A, B, Δ, its interval ("no variation" when every resample
+    gave the same Δ), McNemar's p and its Holm-adjusted p. A conversion row is on the items both runs recalled;
+    the marginal conversions follow it on a row of their own, labelled."""
+    rows = []
+    for r in cmp["rows"]:
+        mean = r["axis"] in MEAN_AXES
+        digits = 0 if r["axis"] == "tokens" else 2  # tokens are whole numbers: no decimals in values or Δ
+        value = (lambda v: num(v, digits)) if mean else pct
+        change = (lambda v: f"{v:+,.{digits}f}") if mean else points
+        delta = NOT_MEASURED if r["delta"] is None else change(r["delta"])
+        ci = NOT_MEASURED if r.get("ci_low") is None else "no variation" if r.get("ci_no_variation") else \
+            f"[{change(r['ci_low'])}, {change(r['ci_high'])}]"
+        n = "" if r.get("n") is None else f"{r['n']:,}"
+        rows.append((r["axis"], n, value(r["a"]), value(r["b"]), delta, ci, sig(r.get("p")), sig(r.get("p_holm"))))
+        if "a_marginal" in r:
+            marginal = r.get("counts_marginal") or {}
+            cell = lambda side: pct(r[f"{side}_marginal"]) + (  # noqa: E731
+                f" ({frac(marginal[side])})" if marginal.get(side) and marginal[side][1] else "")
+            rows.append((f"{r['axis']} marginal", "", cell("a"), cell("b"), "", "", "", ""))
+    return rows
+
+
+ATTRIBUTION_HEADER = ("wrong answers chose", "A", "B", "Δ rate (B−A)", "95% CI of Δ")
+
+
+def attribution_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Distractor attribution side by side: per option type, each run's count and rate among its wrong answers,
+    the difference of the rates and its paired bootstrap interval (the batch table and the Failures tab)."""
+    att_a, att_b = cmp["attribution"]["a"], cmp["attribution"]["b"]
+    deltas = cmp["attribution"].get("delta") or {}
+    rows = [("wrong answers", str(att_a["n_wrong"]), str(att_b["n_wrong"]), "", "")]
+    for kind in sorted(set(att_a["counts"]) | set(att_b["counts"])):
+        cells = [f"{d['counts'].get(kind, 0)} ({100 * d['rates'].get(kind, 0):.0f}%)" for d in (att_a, att_b)]
+        d = deltas.get(kind) or {}
+        delta = points(d.get("delta"))
+        ci = NOT_MEASURED if d.get("ci_low") is None else "no variation" if d.get("ci_no_variation") else \
+            f"[{points(d['ci_low'])}, {points(d['ci_high'])}]"
+        rows.append((f"  → {kind}", *cells, delta, ci))
+    return rows
+
+
+def compare_heading(cmp: dict[str, Any]) -> str:
+    def who(side: str) -> str:
+        run = cmp.get("runs", {}).get(side) or {"name": cmp[side], "agent": "?", "model": None}
+        agent = run["agent"] + (f" {run['model']}" if run.get("model") else "")
+        return f"{run['name']} ({agent})"
+
+    extra = "".join(f" · {cmp[k]} only in {k[-1].upper()}" for k in ("only_in_a", "only_in_b") if cmp.get(k))
+    return f"A = {who('a')} · B = {who('b')} · {cmp['n_common']} common items (replicate 0){extra}"
+
+
+def compare_legend(cmp: dict[str, Any]) -> str:
+    m = (cmp.get("holm") or {}).get("m")
+    return (f"n: the items each row is on. Δ intervals: paired bootstrap over the common items (B = "
+            f"{cmp.get('n_boot', 10_000):,}, seed {cmp.get('seed', 0)}); p: exact McNemar on the paired 0/1 outcome; "
+            f"Holm p: adjusted together over the comparison's {m if m is not None else ''} tests. Conv: A, B, Δ, "
+            "interval and p on the items both runs recalled (the paper's Table 12 set); 'marginal': each run's "
+            "conversion over its own recalled items.")

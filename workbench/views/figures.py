@@ -1,0 +1,159 @@
+"""The scaling figures drawn as text with plotext (the plateau, the verification gap): the CLI prints them and
+the TUI shows them in its theme's colours."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+from workbench.views.scaling import SHORT, Palette, flags, strategies
+
+def _figure(width: int, height: int):
+    import plotext as plt
+
+    plt.main()  # after subplots the active figure is a subplot: reset the whole (master) figure
+    plt.clear_figure()
+    plt.limit_size(False, False)  # the widget's size, not the (headless or real) terminal's, bounds the figure
+    plt.theme("clear")
+    plt.plotsize(max(20, width), max(6, height))
+    return plt
+
+
+def axis_ticks(lo: float, hi: float, n: int) -> tuple[list[float], list[str]]:
+    """`n` evenly spaced ticks over [lo, hi], labelled with the decimals their step needs. Set explicitly because
+    plotext's own labels can read `-0.000` for a value a hair below zero; here a label rounding to zero reads 0."""
+    if hi - lo < 1e-3:  # a flat series: a band around it (labels keep at most four decimals)
+        mid = (lo + hi) / 2
+        lo, hi = mid - 0.05, mid + 0.05
+    n = max(2, n)
+    step = (hi - lo) / (n - 1)
+    decimals = min(4, max(0, 1 - math.floor(math.log10(step))))  # two significant digits of the step
+    values = [lo + i * step for i in range(n)]
+    return values, [f"{round(v, decimals) + 0.0:.{decimals}f}" for v in values]  # + 0.0 turns -0.0 into 0.0
+
+
+def _yticks(plt, values: list[float], rows: int) -> None:
+    """Label the y axis of the current (sub)plot (`rows` tall) over `values`' range, about one tick every other
+    row."""
+    ticks, labels = axis_ticks(min(values), max(values), min(6, rows // 2 + 1))
+    plt.yticks(ticks, labels)
+
+
+def _build(plt, palette: Palette | None) -> str:
+    text = plt.build()
+    return text if palette else plt.uncolorize(text)
+
+
+def bar_label(t: dict[str, Any]) -> str:
+    """The transition with its decision in words, so a colourless bar still says what it is."""
+    if not t.get("tested", True):
+        sign = "not tested"
+    else:
+        sign = "gain" if t["significant"] else ("borderline" if t.get("borderline") else "no gain")
+    return f"{t['from']}→{t['to']} {sign}"
+
+
+_SIGN_MARK = {"gain": "+", "borderline": "~", "no gain": "-", "not tested": "?"}
+
+
+def bar_ticks(transitions: list[dict[str, Any]], width: int) -> list[str]:
+    """One label per bar, the longest form that fits its slot: plotext drops a tick label that would overlap
+    its neighbour (or the frame), so `16→32 no gain` for a few bars, `16→32 -` (+ gain, ~ borderline, - no
+    gain, ? not tested; the table above says it in words) or `16→32` when many share the width, the
+    transition's number if even that does not fit."""
+    slot = max((width - 12) // max(len(transitions), 1) - 2, 1)  # less the y-axis labels, a margin each side
+    marked = [f"{t['from']}→{t['to']} {_SIGN_MARK[bar_label(t).split(' ', 1)[1]]}" for t in transitions]
+    for labels in ([bar_label(t) for t in transitions], marked, [f"{t['from']}→{t['to']}" for t in transitions]):
+        if max(map(len, labels)) <= slot:
+            return labels
+    return [str(i) for i in range(1, len(transitions) + 1)]
+
+
+def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
+    """Accuracy per budget (line) with the plateau marked, above C_k per transition (bars coloured by sign)."""
+    pal = palette or {}
+    labels = [str(b) for b in result["budgets"]]
+    x = list(range(1, len(labels) + 1))
+    plt = _figure(width, height)
+    plt.subplots(2, 1)
+    plt.subplot(1, 1)
+    k = result.get("k_star")
+    caveats = flags(result)
+    plt.title(f"accuracy by budget · plateau at {result.get('plateau_budget')} (k*={k})"
+              + (f" · {', '.join(caveats)}" if caveats else ""))
+    plt.plot(x, result["accuracy"], marker="dot", color=pal.get("line"))
+    _yticks(plt, result["accuracy"], height // 2 - 4)
+    if k:
+        plt.vline(k, pal.get("mark"))
+        plt.text(f"plateau {result.get('plateau_budget')}", k, max(result["accuracy"]), color=pal.get("mark"),
+                 alignment="left")
+    plt.xticks(x, labels)
+    plt.subplot(2, 1)
+    transitions = result["transitions"]
+    if transitions:
+        positions = list(range(1, len(transitions) + 1))
+        plt.title("C_k: one-sided lower bound of the gain (coloured: significant gain or not)")
+        for role, significant in (("gain", True), ("loss", False)):
+            # coloured by the decision the label states (under Holm a C_k > 0 can be not significant);
+            # untested transitions have no bound and no bar
+            xs = [p for p, t in zip(positions, transitions) if t["significant"] is significant
+                  and t.get("c_k") is not None]
+            if xs:  # one series per decision, drawn only where it applies (no zero-height bars)
+                plt.bar(xs, [transitions[p - 1]["c_k"] for p in xs], color=pal.get(role), width=0.5)
+        bounds = [t["c_k"] for t in transitions if t.get("c_k") is not None]
+        if bounds:
+            _yticks(plt, [0.0, *bounds], height // 2 - 4)  # bars stand on zero
+        plt.xticks(positions, bar_ticks(transitions, width))
+        plt.xlim(0.5, len(transitions) + 0.5)
+    return _build(plt, palette)
+
+
+MARKERS = {"pass_at_k": "o", "majority": "x", "pointwise": "+", "pairwise": "*"}  # tell the lines apart uncoloured
+
+
+def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
+    """pass@k and each committing strategy against k (the gap is the distance between the lines), with a legend;
+    each line has its own marker, so the series are told apart without colour (NO_COLOR, an ANSI theme)."""
+    pal = palette or {}
+    rows = report["per_k"]
+    x = [r["k"] for r in rows]
+    plt = _figure(width, height)
+    plt.title("pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report.get("judge") else "")
+              + " · ░ gap to the best strategy")
+    names = strategies(report)
+    best = [max(r[n] for n in names[1:]) for r in rows] if len(names) > 1 else []
+    if best and len(x) > 1:
+        gx, gy = gap_points(x, best, [r["pass_at_k"] for r in rows], width, height)
+        if gx:
+            plt.scatter(gx, gy, marker="░", color=pal.get("shade"))
+    for name in names:
+        plt.plot(x, [r[name] for r in rows], label=SHORT[name], marker=MARKERS[name], color=pal.get(name))
+    _yticks(plt, [r[n] for r in rows for n in names], height - 5)
+    plt.xticks(x, [str(k) for k in x])
+    plt.xlabel("k")
+    return _build(plt, palette)
+
+
+def gap_points(x: list[float], low: list[float], high: list[float], width: int,
+               height: int) -> tuple[list[float], list[float]]:
+    """Points filling the band between two piecewise-linear curves, about two per character cell each way
+    (plotext has no fill-between: a dense scatter drawn under the lines shades the band, in any theme)."""
+    top = max(max(high), max(low))
+    bottom = min(min(high), min(low))
+    span = (top - bottom) or 1.0
+    columns = max(2, 2 * width)
+    step_y = span / max(2, 2 * height)
+    gx: list[float] = []
+    gy: list[float] = []
+    for i in range(columns + 1):
+        at = x[0] + (x[-1] - x[0]) * i / columns
+        j = max(0, min(len(x) - 2, next((n for n in range(len(x) - 1) if x[n + 1] >= at), len(x) - 2)))
+        w = (at - x[j]) / ((x[j + 1] - x[j]) or 1)
+        lo = low[j] + (low[j + 1] - low[j]) * w
+        hi = high[j] + (high[j + 1] - high[j]) * w
+        y = lo + step_y
+        while y < hi - step_y / 2:
+            gx.append(at)
+            gy.append(y)
+            y += step_y
+    return gx, gy

@@ -1,0 +1,94 @@
+"""The panel (the paper's Table 2) as text cells, its title and notes, and as tidy rows of numbers."""
+from __future__ import annotations
+
+from typing import Any
+
+
+from workbench.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
+from workbench.views.cells import counted, num, pct, points
+from workbench.views.report import _arrow, _tidy
+
+PANEL_TIDY_HEADER = ("run", "axis", "metric", "split", "value", "numerator", "denominator", "best")
+
+
+def tidy_panel_rows(panel: dict[str, Any]) -> list[list[Any]]:
+    """The panel as numbers: one row per run and column, with numerator, denominator and whether it is best."""
+    group = {col: (g or "accuracy").lower().replace(" ", "_") for g, cols in PANEL_GROUPS for col in cols}
+    rows = []
+    for r in panel["rows"]:
+        for col, _ in PANEL_COLUMNS:
+            metric, _, split = COLUMN_TERMS[col].partition(".")  # the report's names: paper_recall, st
+            rows.append(_tidy(r["run"], group[col], metric, split or "all", r["counts"].get(col))
+                        + [int(r["run"] in panel["best"].get(col, ()))])
+    return rows
+
+
+def panel_cells(panel: dict[str, Any]) -> tuple[tuple, list[tuple]]:
+    cols = [c for c, _ in PANEL_COLUMNS]
+    rows = []
+    for r in panel["rows"]:
+        cells = []
+        for c in cols:
+            v = r[c]
+            text = num(v, 0 if c == "tokens" else 2) if c in ("calls/turn", "tokens", "turns", "points") else pct(v)
+            if r["run"] in panel["best"].get(c, ()):
+                text += " *"
+            cells.append(text)
+        name = r["run"] if r.get("ablation", "full") == "full" else f"{r['run']} [{r['ablation']}]"
+        rows.append((name, *cells))
+    return ("run", *cols), rows
+
+
+def grouped_header(panel: dict[str, Any], header: tuple) -> tuple:
+    """Column headers with the paper's Table 2 groups (Search / Synthesis / Tool use / Resources) on the first
+    column of each group."""
+    first = {cols[0]: group for group, cols in ((g["group"], g["columns"]) for g in panel.get("groups", [])) if group}
+    return tuple(f"{first[h]}: {h}" if h in first else h for h in header)
+
+
+def panel_title(panel: dict[str, Any], n_runs: int) -> str:
+    """'panel · 3 runs · cells over the 58 items common to all · * best, p < 0.05 vs the runner-up' (the cells are
+    computed on those; a best cell is marked only where it beats the runner-up significantly)."""
+    n = panel["n_common_items"]
+    items = counted(n, 'item') if n_runs == 1 else f"cells over the {counted(n, 'item')} common to all"
+    return (f"panel · {counted(n_runs, 'run')} · {items}"
+            + (" · * best, p < 0.05 vs the runner-up" if panel.get("best") else ""))
+
+
+def panel_stat_lines(panel: dict[str, Any]) -> list[str]:
+    """Cronbach's α (items as components), the item-total correlations and each run's run-to-run spread (Table 17)."""
+    lines = []
+    if panel.get("coverage"):
+        counts = panel["coverage"]["counts"]
+        alpha = panel.get("cronbach_alpha")
+        lines.append(f"Cronbach's α (items as components, runs as respondents): "
+                     f"{'undefined (the run totals do not vary)' if alpha is None else f'{alpha:.3f}'}; item coverage: "
+                     + " · ".join(f"{k} {v}" for k, v in counts.items()))
+    itc = panel.get("item_total_correlation")
+    if itc:
+        valued = {k: v for k, v in itc.items() if v is not None}
+        negative = sorted((v, k) for k, v in valued.items() if v < 0)
+        lines.append(f"corrected item-total correlation (across runs): {len(valued)} items with a value, "
+                     f"{len(negative)} negative" + (": " + ", ".join(f"{k} {v:+.2f}" for v, k in negative[:5])
+                                                    + (" …" if len(negative) > 5 else "") if negative else ""))
+    for name, spread in (panel.get("replicates") or {}).items():
+        if spread:
+            lines.append(f"replicates of {name}: mean {pct(spread['mean'])}, run-to-run SD (population, Table 17) "
+                         f"{pct(spread['std'])}, range {pct(spread['range'])} (n = {spread['n']})")
+    return lines
+
+
+def bigram_panel_line(panel: dict[str, Any]) -> str:
+    """The panel's bigrams kept (present in at least half of the runs) and the two extreme mean Δ-accuracies."""
+    kept = [b for b in panel.get("bigram_panel") or [] if b.get("mean_delta") is not None]
+    if not kept:
+        return ""
+    n_runs = len(panel.get("rows") or [])
+    hi = max(kept, key=lambda b: b["mean_delta"])
+    lo = min(kept, key=lambda b: b["mean_delta"])
+
+    def one(b: dict[str, Any]) -> str:
+        return f"{_arrow(b['bigram'])} {points(b['mean_delta'])} (present in {b['n_present']}/{n_runs})"
+
+    return (f"bigram panel: {len(kept)} bigrams present in at least half of the {n_runs} runs; highest mean Δacc "
+            f"{one(hi)}, lowest {one(lo)}")

@@ -1,0 +1,218 @@
+"""The scaling results as text cells, notes and CSV rows: the CLI's tables and the TUI's show the same strings."""
+from __future__ import annotations
+
+from typing import Any
+
+
+from stats.bootstrap import no_variation
+from workbench.views.cells import NOT_MEASURED, pct, sig, usd as money
+
+Palette = dict[str, tuple[int, int, int] | str]
+
+
+STRATEGIES = ("pass_at_k", "majority", "pointwise", "pairwise")
+
+
+TERMINAL_PALETTE: Palette = {"line": "blue", "gain": "green", "loss": "red", "mark": "yellow", "shade": "gray",
+                             "pass_at_k": "blue", "majority": "magenta", "pointwise": "cyan", "pairwise": "green"}
+
+
+def flags(result: dict[str, Any]) -> list[str]:
+    """The plateau's caveats in words: censored, no significant gain, borderline, degenerate variance, FPC 0,
+    and budget levels that sit at or below the prompt overhead or that no item reached."""
+    names = [name for name in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero")
+             if result.get(name)]
+    if any(t.get("borderline") for t in result["transitions"]):
+        names.append("borderline")
+    out = [n.replace("_", " ") for n in names]
+    levels = result.get("levels") or []
+    degenerate = [str(lv["budget"]) for lv in levels if lv.get("degenerate")]
+    never = [str(lv["budget"]) for lv in levels if lv.get("never_reached")]
+    if degenerate:
+        out.append(f"at/below the prompt overhead: {', '.join(degenerate)}")
+    if never:
+        out.append(f"never reached: {', '.join(never)}")
+    return out
+
+
+LEVEL_COLUMNS = ("budget", "n", "acc", "tokens", "cost", "acc/$", "acc/Mtok", "cont.", "reached", "max", "flag")
+
+
+LEVELS_NOTE = ("tokens, cost: the level's own / with the levels below it (continuation chain); acc/$, acc/Mtok: "
+               "accuracy per mean chain spend per item; reached: items over the level's cap (STOP: told to answer); "
+               "max: the furthest any item went (context tokens, turns or points)")
+
+
+def spent(usd: float | None, measured: bool = True) -> str:
+    """An amount of money: `—` for a scripted agent (no model), `unpriced` for a model without prices."""
+    if not measured:
+        return NOT_MEASURED
+    return "unpriced" if usd is None else money(usd, 4)
+
+
+def _pair(marginal: float | None, cumulative: float | None, fmt: str, measured: bool = True) -> str:
+    """One figure when a level stands alone; `level / chain` when its answers also cost the levels below."""
+    if not measured:
+        return NOT_MEASURED
+    if cumulative is None:
+        return "unpriced"
+    if marginal == cumulative:
+        return format(cumulative, fmt)
+    return f"{format(marginal or 0, fmt)} / {format(cumulative, fmt)}"
+
+
+def level_cells(level: dict[str, Any]) -> list[str]:
+    """A budget level as text cells (the CLI table and the TUI show the same)."""
+    note = []
+    if level.get("degenerate"):
+        note.append(f"≤ overhead ({level['overhead_tokens']:,.0f})")
+    if level.get("never_reached"):
+        note.append("never reached")
+    reached = str(level["n_reached"]) + (f" ({level['n_stopped']} STOP)" if level.get("n_stopped") else "")
+    return [str(level["budget"]), str(level["n"]), pct(level["accuracy"]),
+            _pair(level["tokens_marginal"], level["tokens_cumulative"], ",.0f", level.get("measured", True)),
+            _pair(level["cost_usd_marginal"], level["cost_usd_cumulative"], ".4f", level.get("measured", True)),
+            sig(level["accuracy_per_usd"]), sig(level["accuracy_per_million_tokens"]), str(level["continues"]),
+            reached, f"{level['max_reached']:,}", "; ".join(note)]
+
+
+def trials_note(result: dict[str, Any]) -> str:
+    """How T > 1 trials per item were resampled, for the plateau's header line ('' with one trial)."""
+    if result.get("n_trials", 1) <= 1:
+        return ""
+    pairing = "matched" if result.get("matched_trials") else "unmatched"
+    design = "two-stage bootstrap" if result.get("two_stage") else "cluster bootstrap"
+    return f", T = {result['n_trials']} trials, {design} ({pairing} trials)"
+
+
+def strategies(report: dict[str, Any]) -> list[str]:
+    return [n for n in STRATEGIES if report["per_k"] and n in report["per_k"][0]]
+
+
+TRANSITION_CSV = ("from", "to", "d_bar", "sigma_boot", "c_k", "significant", "tested", "borderline", "improved",
+                  "worsened", "sign_test_p")
+
+
+SHORT = {"pass_at_k": "pass@k", "majority": "majority", "pointwise": "pointwise", "pairwise": "pairwise"}
+
+
+GAP_SHORT = {"majority": "Δ maj", "pointwise": "Δ point", "pairwise": "Δ pair"}
+
+
+def transition_csv(result: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    return list(TRANSITION_CSV), [[t.get(h) for h in TRANSITION_CSV] for t in result["transitions"]]
+
+
+def parallel_columns(report: dict[str, Any]) -> list[str]:
+    """k, each strategy (value over its interval), and each strategy's verification gap in points."""
+    names = strategies(report)
+    return ["k", *(SHORT[n] for n in names), *(GAP_SHORT[n] for n in names[1:])]
+
+
+def _interval(ci: list[float] | None, compact: bool) -> str:
+    """A 95% interval in points: `[lo, hi]`, or `lo–hi` where columns are narrow (the TUI); "no variation" when
+    every resample gave the same value (every item's value equal), which is no certainty and no interval."""
+    if not ci:
+        return ""
+    if no_variation(*ci):
+        return "\nno variation"
+    lo, hi = 100 * ci[0], 100 * ci[1]
+    return f"\n{lo:.1f}–{hi:.1f}" if compact else f"\n[{lo:.1f}, {hi:.1f}]"
+
+
+def parallel_cells(report: dict[str, Any], row: dict[str, Any], compact: bool = False) -> list[str]:
+    """Per k: each value over its 95% interval, each gap (points, pass@k − strategy) over its paired interval."""
+    names = strategies(report)
+    cells = [str(row["k"])]
+    for name in names:
+        cells.append(pct(row[name]) + _interval(row.get(f"{name}_ci"), compact))
+    for name in names[1:]:
+        cells.append(f"{row[f'gap_{name}'] * 100:+.1f}" + _interval(row.get(f"gap_{name}_ci"), compact))
+    return cells
+
+
+def verdicts_note(report: dict[str, Any]) -> str:
+    """What the judged strategies rest on when verdicts were read from the store only ('' when asked for)."""
+    if report.get("verdicts") != "stored":
+        return ""
+    missing = report.get("verdicts_missing") or 0
+    if not missing:
+        return f"judge {report['judge']}: stored verdicts (never asked from here)"
+    return (f"judge {report['judge']}: stored verdicts only, {missing} missing, so pointwise and pairwise are not "
+            f"shown; `scale parallel --run {report['run']} --judge …` asks for them")
+
+
+def cost_columns(report: dict[str, Any]) -> list[str]:
+    return ["k", "sampling", *(SHORT[n] for n in strategies(report)[1:])]
+
+
+def _tokens(n: float) -> str:
+    return f"{n:,.0f}" if n < 1e4 else (f"{n / 1e3:.1f}k" if n < 1e6 else f"{n / 1e6:.2f}M")
+
+
+def cost_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
+    """Per k: what sampling k of K costs; per strategy its relative gap (gap / pass@k) and efficiency
+    ((strategy − pass@1)/(pass@k − pass@1)), what committing at k costs, and its accuracy per dollar and per
+    million tokens."""
+    measured = report.get("measured", True)
+
+    def money(usd: float | None) -> str:
+        return spent(usd, measured)
+
+    def tokens(n: float) -> str:
+        return f"{_tokens(n)} tok" if measured else NOT_MEASURED
+
+    def per(value: float | None, unit: str) -> str:
+        return f"{sig(value if measured else None)}/{unit}"
+
+    cells = [str(row["k"]), f"{money(row['sampling_cost_usd'])}\n{tokens(row['sampling_tokens'])}"]
+    for name in strategies(report)[1:]:
+        efficiency = row.get(f"efficiency_{name}")
+        cells.append(f"rel {pct(row.get(f'relative_gap_{name}'))} · eff "
+                     f"{NOT_MEASURED if efficiency is None else f'{efficiency:.2f}'}\n"
+                     f"{money(row[f'cost_usd_{name}'])} · {tokens(row[f'tokens_{name}'])}\n"
+                     f"{per(row[f'accuracy_per_usd_{name}'], '$')} · {per(row[f'accuracy_per_million_tokens_{name}'], 'Mtok')}")
+    return cells
+
+
+def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    """One row per k, numbers only: every strategy with its interval, gap, interval, relative gap, efficiency,
+    cost, tokens, accuracy per dollar and per million tokens; then the k-subsets averaged over and, with a judge,
+    the study's accepted coverage (`self_choice_best@k`, not a selection)."""
+    names = strategies(report)
+    header = ["k", "n", "blocks", "sampling_cost_usd", "sampling_tokens"]
+    for name in names:
+        header += [name, f"{name}_ci_low", f"{name}_ci_high"]
+    for name in names[1:]:
+        header += [f"gap_{name}", f"gap_{name}_ci_low", f"gap_{name}_ci_high", f"relative_gap_{name}",
+                   f"efficiency_{name}", f"cost_usd_{name}", f"tokens_{name}", f"accuracy_per_usd_{name}",
+                   f"accuracy_per_million_tokens_{name}"]
+    coverage = any("accepted_coverage" in row for row in report["per_k"])
+    header += ["subsets", "accepted_coverage"] if coverage else ["subsets"]
+    rows = []
+    for row in report["per_k"]:
+        cells = [row["k"], row["n"], row["blocks"], row["sampling_cost_usd"], row["sampling_tokens"]]
+        for name in names:
+            cells += [row[name], *(row.get(f"{name}_ci") or [None, None])]
+        for name in names[1:]:
+            cells += [row[f"gap_{name}"], *(row.get(f"gap_{name}_ci") or [None, None]), row[f"relative_gap_{name}"],
+                      row[f"efficiency_{name}"], row[f"cost_usd_{name}"], row[f"tokens_{name}"],
+                      row[f"accuracy_per_usd_{name}"], row[f"accuracy_per_million_tokens_{name}"]]
+        cells.append(row.get("subsets", row["blocks"]))
+        if coverage:
+            cells.append(row.get("accepted_coverage"))
+        rows.append(cells)
+    return header, rows
+
+
+def decision(t: dict[str, Any]) -> str:
+    """A transition's decision in words (the table, the TUI and the plot label say the same)."""
+    if not t.get("tested", True):
+        return "not tested (Holm stopped)"
+    if t["significant"]:
+        return "gain (borderline)" if t.get("borderline") else "gain"
+    return "no gain, borderline" if t.get("borderline") else "no significant gain"
+
+
+def c_k_text(t: dict[str, Any]) -> str:
+    return NOT_MEASURED if t.get("c_k") is None else f"{t['c_k']:+.4f}"
