@@ -29,6 +29,8 @@ UNBOUNDED_TOKENS = 10**12
 class ScalingInputError(ValueError):
     """A scores file or grid a user must fix (exit 2)."""
 
+    exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
 
 # ---------------------------------------------------------------- sequential
 
