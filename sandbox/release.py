@@ -53,6 +53,8 @@ def staged_directory(out: Path) -> Iterator[Path]:
 class DatasetError(Exception):
     """A user's dataset is malformed: where (file, line, field) and what."""
 
+    exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
     def __init__(self, path: Path | str, line: int | None, fieldname: str | None, message: str):
         self.path = str(path)
         self.line = line

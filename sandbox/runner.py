@@ -105,6 +105,8 @@ class RunEvent:
 class InvalidSlice(ValueError):
     """The requested items do not exist or select nothing."""
 
+    exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
 
 def select_items(corpus: Corpus, spec: RunSpec) -> list[Item]:
     """Items of the slice, in dataset order: ids, then type, then depth, then limit (as the reference)."""

@@ -41,6 +41,8 @@ META_FIELDS = ("question_type", "kind", "depth", "reasoning_type", "consensus_ti
 class StoreError(Exception):
     """A store problem a user can act on (unreadable file, newer schema, unknown run)."""
 
+    exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
 
 class RunConflict(StoreError):
     """Resuming into a run whose recorded configuration differs from the requested one."""

@@ -87,15 +87,15 @@ def test_the_default_name_is_the_same_in_the_cli_and_the_form(tmp_path, capsys, 
 
 def test_an_llm_run_from_the_form_records_the_config_files_pricing_as_the_cli_does(tmp_path, monkeypatch):
     """A run costs the same wherever it was started: the form reads `[[pricing]]` as `--batch run` does."""
-    from workbench import cli
+    from workbench.cli.parser import build_parser
+    from workbench.cli.run import _llm_options
     from workbench.tui.launch import LaunchScreen, validate
 
     config = tmp_path / "config.toml"
     config.write_text('# mine\n[[pricing]]\nprefix = "test-model"\ninput_per_m = 1.5\noutput_per_m = 6.0\n')
     monkeypatch.setenv("AGENTHOP_CONFIG", str(config))
-    parser = cli.build_parser()
-    args = parser.parse_args(["run", "--agent", "llm", "--model", "openai/test-model"])
-    cli_options = cli._llm_options(args)
+    args = build_parser().parse_args(["run", "--agent", "llm", "--model", "openai/test-model"])
+    cli_options = _llm_options(args)
     form = LaunchScreen(set(), {"agent": "llm", "model": "openai/test-model"})
     spec = validate(form.values, set(), llm_ok=True, options=form.options).spec
     assert spec is not None
@@ -119,3 +119,26 @@ def test_every_command_closes_the_stores_it_opens(tmp_path, capsys):
     shutil.copy(db, copy)
     with Store(copy, readonly=True) as store:
         assert len(store.trajectories(store.run("r")["id"])) == 6
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--batch", "--version"]])
+def test_version_from_either_front_end(capsys, argv):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 0 and capsys.readouterr().out == f"agenthop-workbench {version('agenthop-workbench')}\n"
+
+
+def test_a_users_mistake_is_known_by_the_exit_code_its_class_carries(tmp_path, capsys):
+    """No table of error names: the dataset's, the store's, the slice's errors each carry exit code 2."""
+    from sandbox.release import DatasetError
+    from sandbox.runner import InvalidSlice
+    from storage import StoreError
+    from workbench.cli.errors import ExitCode, UsageError, user_exit_code
+
+    for cls in (DatasetError, InvalidSlice, StoreError, UsageError):
+        assert cls.exit_code == ExitCode.USAGE
+    assert user_exit_code(KeyError("x")) is None and user_exit_code(UsageError("x")) == 2
+    assert main(["--batch", "report", "x", "--db", str(tmp_path / "none.sqlite")]) == ExitCode.USAGE
+    assert capsys.readouterr().err.startswith("error: no store at")

@@ -459,6 +459,7 @@ def build_app(argv: list[str]) -> WorkbenchApp:
     from workbench.argparser import Parser
 
     parser = Parser(prog="agenthop-tui", description="AgentHop Workbench (use --batch for headless).")
+    parser.add_version()
     parser.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
     parser.add_argument("--theme", help="a theme name: agenthop-dark, agenthop-light, ansi-dark, textual-dark, …")
     args = parser.parse_args(argv)

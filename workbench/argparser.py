@@ -8,9 +8,22 @@ from typing import NoReturn
 EXIT_USAGE = 2
 
 
+def version() -> str:
+    """The installed package's version (`--version`), or "unknown" when run from a tree that was never installed."""
+    from importlib.metadata import PackageNotFoundError, version as installed
+
+    try:
+        return installed("agenthop-workbench")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with its error first and alone: one line, then a one-line hint, exit 2. The usage block argparse
     prints before the error was 20 lines for `run`, and the line that mattered scrolled out of view."""
+
+    def add_version(self) -> None:
+        self.add_argument("--version", action="version", version=f"agenthop-workbench {version()}")
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"error: {message}\n({self.prog} --help lists the options)\n")

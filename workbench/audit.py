@@ -31,6 +31,8 @@ RELEVANCES = ("direct", "supporting")
 class AuditError(ValueError):
     """An audit request a user must fix (unknown item or label, a label that cannot resolve, output in the way)."""
 
+    exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
 
 def _item(corpus: Corpus, item_id: str):
     try:

@@ -10,6 +10,8 @@ from workbench.paths import config_path
 class ConfigFileError(Exception):
     """The config file exists but is not valid TOML."""
 
+    exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
 
 def load_config() -> dict[str, Any]:
     path = config_path()

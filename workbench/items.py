@@ -26,6 +26,8 @@ SORTS = ("file", "id", "kind", "depth", "reasoning", "tier", "venue", "right")
 class ItemFilterError(ValueError):
     """A filter value the dataset does not have (shown in one line; the batch command exits 2)."""
 
+    exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
 
 @dataclass(frozen=True)
 class ItemRow:

@@ -42,6 +42,8 @@ NO_WAIT = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, err
 class ReferenceImportError(ValueError):
     """Nothing importable: a missing directory, no trajectory files, several models mixed, or no known sample."""
 
+    exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
 
 @dataclass
 class ImportSummary:

@@ -58,6 +58,8 @@ CARRIED = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_cre
 class SummaryError(ValueError):
     """The summary cannot be computed faithfully: the corpus is not the dataset the run was made on."""
 
+    exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
 
 def agenthop_summary(store: Store, run_name: str, corpus: Corpus, release_dir: Path | str | None = None, *,
                      prices: list[pricing.Price] | None = None) -> dict[str, Any]:

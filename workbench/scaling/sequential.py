@@ -20,6 +20,8 @@ UNBOUNDED_TOKENS = 10**12
 class ScalingInputError(ValueError):
     """A scores file or grid a user must fix (exit 2)."""
 
+    exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
 
 def parse_grid(text: str, axis: str = "tokens") -> list[str]:
     """The grid's labels in budget order; a label that repeats a budget (`10,10`, `8k,8000`) is refused, since

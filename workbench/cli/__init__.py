@@ -1,0 +1,99 @@
+"""`agenthop-tui`: the Textual workbench, or with `--batch` the same operations headless.
+
+The package: `parser` (the command line), `errors` (exit codes, user mistakes), `context` (what a command
+opens and closes), and one module per command group: `run` (run, scale), `results` (runs, report, compare,
+leaderboard, export, rename, delete), `data` (synth, items, audit, import-reference), `reach` (serve-mcp, merge).
+
+Exit status: 0 success, 2 bad input (dataset, flags, run conflicts; nothing written),
+1 an internal failure (with a traceback), 3 a run stopped incomplete by --max-run-tokens/--max-run-cost, 130 interrupted (128 + the signal: 143 SIGTERM, 129 SIGHUP). The `--batch` path never
+imports textual, and litellm only when an LLM agent runs.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from contextlib import ExitStack
+
+from workbench.cli.context import _RESOURCES
+from workbench.cli.data import cmd_audit, cmd_import_reference, cmd_items, cmd_synth
+from workbench.cli.errors import ExitCode, Terminated, user_exit_code
+from workbench.cli.parser import build_parser, hoist_common_options
+from workbench.cli.reach import cmd_merge, cmd_serve_mcp
+from workbench.cli.results import cmd_compare, cmd_delete, cmd_export, cmd_leaderboard, cmd_rename, cmd_report, cmd_runs
+from workbench.cli.run import cmd_run, cmd_scale
+
+
+COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "delete": cmd_delete, "rename": cmd_rename,
+            "compare": cmd_compare, "scale": cmd_scale, "export": cmd_export, "audit": cmd_audit, "items": cmd_items,
+            "leaderboard": cmd_leaderboard, "import-reference": cmd_import_reference, "synth": cmd_synth,
+            "merge": cmd_merge, "serve-mcp": cmd_serve_mcp}
+
+
+def batch(argv: list[str]) -> int:
+    """Run one headless command; map user mistakes to exit 2 and our bugs to exit 1 with a traceback."""
+    parser = build_parser()
+    args = parser.parse_args(hoist_common_options(argv))
+    with ExitStack() as resources:
+        token = _RESOURCES.set(resources)
+        try:
+            return _dispatch(args)
+        finally:
+            _RESOURCES.reset(token)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    try:
+        return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted: finished trajectories are stored; run the same command again to resume\n")
+        return ExitCode.INTERRUPTED
+    except Terminated as exc:
+        import signal
+
+        try:  # after SIGHUP the terminal may be gone
+            sys.stderr.write(f"stopped by {signal.Signals(exc.signum).name}: finished trajectories are stored; "
+                             "run the same command again to resume\n")
+            sys.stderr.flush()
+        except OSError:
+            pass
+        return 128 + exc.signum
+    except Exception as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise  # the reader of stdout went away: `main` ends quietly
+        code = user_exit_code(exc)
+        if code is not None:
+            sys.stderr.write(f"error: {exc}\n")
+            return code
+        sys.stderr.write(f"internal error in '{args.command}' (please report it):\n{traceback.format_exc()}")
+        return ExitCode.INTERNAL
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if "--batch" in argv:
+            argv.remove("--batch")
+            status = batch(argv)
+        else:
+            from workbench.app import run_app
+
+            status = run_app(argv)
+        sys.stdout.flush()  # a broken pipe shows here, not in the flush at exit (which would print a traceback)
+        return int(status)
+    except BrokenPipeError:
+        return broken_pipe()
+    except SystemExit as exc:
+        if isinstance(exc.__context__, BrokenPipeError):  # rich's answer to a broken pipe is SystemExit(1)
+            return broken_pipe()
+        raise
+
+
+def broken_pipe() -> int:
+    """`… | head -1`: the reader has what it wanted, which is no failure; exit 0 without a word. As Python's
+    docs advise, stdout is pointed at /dev/null so the interpreter's final flush does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return ExitCode.OK
+

@@ -1,0 +1,150 @@
+"""The commands about datasets: `synth`, `items`, `audit`, `import-reference`."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from workbench.cli.context import _held, _items_store, _open_store, _print_import, _writing
+from workbench.cli.errors import ExitCode, UsageError
+
+
+def cmd_import_reference(args: argparse.Namespace) -> int:
+    from sandbox.datasets import open_dataset
+    from storage import Store
+    from workbench import paths
+    from workbench.progress import Progress
+    from workbench.reference_import import import_reference, load_logs
+    from sandbox.datasets import dataset_key
+
+    corpus, imported = open_dataset(args.data, paths.cache_dir())
+    if imported is not None:
+        _print_import(imported, args.data)
+    load_logs(Path(args.dir), corpus, args.model, force=args.force)  # refused before the store exists
+    store = _held(Store(paths.store_path(args.db)))
+    progress = Progress(args.run_name, quiet=args.quiet)
+    try:
+        summary = import_reference(Path(args.dir), corpus, store, args.run_name, model=args.model,
+                                   dataset=dataset_key(args.data), on_event=progress.update, force=args.force)
+    finally:
+        progress.close()
+    result = summary.as_dict()
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result, indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write(_import_text(result))
+    return ExitCode.OK
+
+
+def _import_text(result: dict[str, Any]) -> str:
+    """The import summary for a person: `key: value` lines, mappings as `k v · k v`, lists of set-aside files one
+    per line (JSON has the same keys as data)."""
+    lines = []
+    for key, value in result.items():
+        if key == "examples":
+            continue
+        if isinstance(value, list):
+            lines.append(f"{key}: {len(value)}")
+            lines += ["  " + _readable(entry) for entry in value]
+        else:
+            lines.append(f"{key}: {_readable(value)}")
+    lines += ["  mismatch: " + _readable(example) for example in result.get("examples") or []]
+    return "".join(line + "\n" for line in lines)
+
+
+def _readable(value: Any) -> str:
+    """A value as plain words, not a Python repr: {'budget': 30} → 'budget 30', [a, b] → 'a, b', None → '—'."""
+    if isinstance(value, dict):
+        return " · ".join(f"{k} {_readable(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_readable(v) for v in value) + "]"
+    return "—" if value is None else str(value)
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from sandbox.datasets import open_dataset
+    from storage import Store
+    from workbench import audit, paths
+
+    if args.audit_command == "label" and args.action != "remove" and args.relevance is None:
+        raise UsageError(f"--action {args.action} needs --relevance direct or supporting")
+    corpus, _ = open_dataset(args.data, paths.cache_dir())
+    path = paths.store_path(args.db)
+    if args.audit_command == "show":  # the labels as edited so far, when a store exists (none is created)
+        store = Store(path, readonly=True) if path.exists() else None
+        try:
+            print(json.dumps(audit.evidence(corpus, args.item, store), indent=2, ensure_ascii=False))
+        finally:
+            if store is not None:
+                store.close()
+        return ExitCode.OK
+    if args.audit_command == "export":
+        store = _open_store(args.db)
+        with _writing(args.out):
+            counts = audit.write_corrected(corpus, store, Path(args.out))
+        print(json.dumps({"out": args.out, **counts}))
+        return ExitCode.OK
+    audit.evidence(corpus, args.item)  # an unknown item fails before the store is touched
+    if args.audit_command == "label":  # checked against the item as it stands, then stored
+        done = audit.record_edit(corpus, path, args.item, args.reviewer, args.action, args.arxiv_id, args.section,
+                                 args.relevance)
+    elif args.audit_command == "undo":
+        done = audit.undo_edit(corpus, path, args.item, args.reviewer, args.edit)
+    else:
+        checks = {k.replace("-", "_"): None if getattr(args, k.replace("-", "_")) is None else
+                  getattr(args, k.replace("-", "_")) == "yes" for k in ("question-ok", "gold-supported", "labels-accurate")}
+        store = Store(path)
+        try:
+            store.add_verdict(corpus.fingerprint, args.item, args.reviewer, args.verdict, args.note, checks)
+        finally:
+            store.close()
+        done = f"verdict {args.verdict}"
+    print(json.dumps({"item": args.item, "recorded": args.audit_command, "done": done}, ensure_ascii=False))
+    return ExitCode.OK
+
+
+def cmd_items(args: argparse.Namespace) -> int:
+    from sandbox.datasets import dataset_key, open_dataset
+    from workbench import items, paths
+    from workbench.render import print_item, print_items
+
+    flt = items.ItemFilter(kind=args.kind, depth=args.depth, reasoning=args.reasoning, tier=args.tier,
+                           right=args.right, text=args.text)
+    if args.show and (flt.active() or args.sort != "file" or args.reverse):
+        raise UsageError("--show ITEM_ID takes no filters or sort")
+    store = _items_store(args.db)
+    corpus, imported = open_dataset(args.data, paths.cache_dir())
+    if imported is not None:
+        _print_import(imported, args.data)
+    if args.show:
+        detail, lines = items.item_detail(corpus, args.show, store)
+        print_item(detail, lines, args.format)
+        return ExitCode.OK
+    spec = dataset_key(args.data)
+    view = items.browse(corpus, spec, store)
+    flt = items.check_filter(flt, view.rows)
+    rows = items.sort_rows(items.filter_rows(view.rows, flt), args.sort, args.reverse)
+    print_items(view, rows, flt, args.format)
+    return ExitCode.OK
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    from sandbox import synth
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out} exists and is not a directory")
+    if out.exists() and any(out.iterdir()):
+        raise UsageError(f"{out} exists and is not empty")
+    try:  # built in memory, written to a hidden sibling and renamed: a failure leaves nothing under `out`
+        synth.generate(out, seed=args.seed, preset=args.preset, items=args.items, papers=args.papers)
+    except synth.NotEnoughPapers as exc:
+        raise UsageError(f"{exc.papers} papers are too few for {exc.wanted} items (only {exc.built} could be "
+                         f"built): try --papers {exc.suggested_papers}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror}") from None
+    print(json.dumps({"out": str(out), "preset": args.preset, "seed": args.seed}))
+    return ExitCode.OK
+

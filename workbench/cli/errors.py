@@ -1,0 +1,38 @@
+"""How a headless command ends: its exit code, and the exceptions that are a user's mistake.
+
+A user's mistake is any exception whose class carries `exit_code` (the dataset, store, config, audit, items,
+scaling and import errors of the packages below, and `UsageError` here): the CLI prints its message in one line
+and exits with that code. The classes live where they are raised and say so themselves, so no table of error
+names has to follow them, and a command imports only what it uses.
+"""
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    INTERNAL = 1  # our bug: a traceback
+    USAGE = 2  # bad input: one line, nothing written
+    INCOMPLETE = 3  # a run stopped by --max-run-tokens / --max-run-cost
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT); SIGTERM and SIGHUP give 128 + their number
+
+
+class UsageError(Exception):
+    """A user's mistake in flags or names: reported in one line, exit 2."""
+
+    exit_code = ExitCode.USAGE
+
+
+class Terminated(Exception):
+    """SIGTERM or SIGHUP ended a run (as Ctrl-C does): exit 128 + the signal's number."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def user_exit_code(exc: BaseException) -> int | None:
+    """The exit code a user's mistake carries, or None for anything else (our bug)."""
+    code = getattr(type(exc), "exit_code", None)
+    return int(code) if isinstance(code, int) else None

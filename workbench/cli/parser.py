@@ -1,0 +1,372 @@
+"""The `--batch` command line: one parser per command, the bounded number types every numeric flag uses,
+and the options every command shares (before or after the command)."""
+from __future__ import annotations
+
+import argparse
+from workbench.argparser import Parser  # stdlib only: the parser stays light
+
+
+
+FORMATS = ("table", "json", "csv", "markdown")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="agenthop-tui --batch", description="AgentHop Workbench, headless.")
+    parser.add_version()
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run an agent on a dataset and store every step")
+    add_run_arguments(run)
+    run.add_argument("--shard", type=_shard, metavar="I/N",
+                     help="run only shard I of N of the selected items × replicates (a stable hash: the same on "
+                          "every host); `merge` then joins the shards' stores into one run")
+
+    serve = sub.add_parser("serve-mcp", help="serve a run to an MCP client (any MCP-capable agent), under the same "
+                                             "ledger; needs the [mcp] extra")
+    add_serve_arguments(serve)
+
+    merge = sub.add_parser("merge", help="copy runs from other stores into this one; shards of a run become one run")
+    merge.add_argument("sources", nargs="+", metavar="SRC.db")
+    merge.add_argument("--db", help="the store merged into (default: $AGENTHOP_DB or the user data dir)")
+    merge.add_argument("--runs", help="comma-separated run names (default: every run of the sources)")
+    merge.add_argument("--include-partial", action="store_true",
+                       help="also copy unfinished trajectories (default: finished ones only)")
+    merge.add_argument("--format", choices=("table", "json"), default="table")
+
+    runs = sub.add_parser("runs", help="list the runs in the store")
+    runs.add_argument("--db")
+    runs.add_argument("--format", choices=("table", "json"), default="table")
+
+    report = sub.add_parser("report", help="the four-axis report of one or more runs")
+    report.add_argument("names", nargs="+", metavar="NAME")
+    report.add_argument("--db")
+    report.add_argument("--format", choices=FORMATS, default="table")
+    report.add_argument("--panel", action="store_true", help="one table over all the runs (the paper's Table 2)")
+    report.add_argument("--ci", action="store_true", help="bootstrap 95%% intervals (B = 10,000, seeded)")
+    report.add_argument("--external", help="CSV of run,score for a Spearman correlation with run accuracy (--panel)")
+
+    board = sub.add_parser("leaderboard", help="people and models on the items people have played (four axes)")
+    board.add_argument("--db")
+    board.add_argument("--format", choices=("table", "json"), default="table")
+    board.add_argument("--min-coverage", type=float, default=None, metavar="SHARE",
+                       help="rank only rows covering at least this share of the items people played (default 0.5)")
+
+    delete = sub.add_parser("delete", help="delete a run with its trajectories and steps (asks unless --yes)")
+    delete.add_argument("name", metavar="NAME")
+    delete.add_argument("--yes", action="store_true", help="do not ask (needed when stdin is not a terminal)")
+    delete.add_argument("--db")
+
+    rename = sub.add_parser("rename", help="give a run another name")
+    rename.add_argument("old", metavar="OLD")
+    rename.add_argument("new", metavar="NEW", type=_run_name)
+    rename.add_argument("--db")
+
+    compare = sub.add_parser("compare", help="two runs side by side on their common items")
+    compare.add_argument("a", metavar="RUN_A")
+    compare.add_argument("b", metavar="RUN_B")
+    compare.add_argument("--db")
+    compare.add_argument("--format", choices=("table", "json"), default="table")
+
+    from workbench.items import KINDS, OUTCOMES, SORTS  # stdlib only: the parser stays light
+
+    items = sub.add_parser("items", help="a dataset's items with how many runs got each right; --show one item")
+    items.add_argument("--data", default="builtin", help="'builtin' or a release directory")
+    items.add_argument("--db", help="results store whose runs are counted (default: $AGENTHOP_DB or the user data dir)")
+    items.add_argument("--type", dest="kind", choices=KINDS, help="single- or multi-target items")
+    items.add_argument("--depth", type=int, choices=(1, 2))
+    items.add_argument("--reasoning", help="a reasoning type of the dataset (e.g. METHOD)")
+    items.add_argument("--tier", help="a consensus tier of the dataset (e.g. gold)")
+    items.add_argument("--right", choices=tuple(OUTCOMES), help=" / ".join(f"{k}: {v}" for k, v in OUTCOMES.items()))
+    items.add_argument("--text", default="", help="words that must all appear in the id or the question")
+    items.add_argument("--sort", default="file", choices=SORTS, help="file order, or a column (right: share right)")
+    items.add_argument("--reverse", action="store_true")
+    items.add_argument("--show", metavar="ITEM_ID", help="one item: question, options, neighbourhood tree, trajectories")
+    items.add_argument("--format", choices=("table", "json"), default="table")
+
+    export = sub.add_parser("export", help="a run as the reference's summary.json, or as JSON Lines")
+    export.add_argument("name")
+    export.add_argument("--format", choices=("agenthop-summary", "jsonl"), required=True)
+    export.add_argument("--out", help="file to write (default: stdout)")
+    export.add_argument("--all-attempts", action="store_true", help="jsonl: every attempt, not only the final ones")
+    export.add_argument("--db")
+
+    imp = sub.add_parser("import-reference", help="bring reference-harness trajectories in, by replay through our sandbox")
+    imp.add_argument("dir", help="experiments/{model} (or experiments/ with --model)")
+    imp.add_argument("--data", required=True, help="the release directory the trajectories were run on")
+    imp.add_argument("--run", dest="run_name", required=True, type=_run_name)
+    imp.add_argument("--model", help="the model subdirectory to import, when DIR holds several")
+    imp.add_argument("--db")
+    imp.add_argument("--format", choices=("table", "json"), default="table")
+    imp.add_argument("--quiet", action="store_true")
+    imp.add_argument("--force", action="store_true",
+                     help="import even when the logs do not match --data (unknown ids, another correct_index)")
+
+    audit = sub.add_parser("audit", help="benchmark audit: verdicts, label edits, the corrected release")
+    audit_sub = audit.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
+    show = audit_sub.add_parser("show", help="an item's question, options, gold answer and labelled evidence")
+    verdict = audit_sub.add_parser("verdict", help="record Pass / Flag / Remove with a note and the three checks")
+    label = audit_sub.add_parser("label", help="add, remove or re-classify a section label")
+    undo = audit_sub.add_parser("undo", help="undo a label edit (recorded as an edit of its own; history is kept)")
+    for p in (show, verdict, label, undo):
+        p.add_argument("item")
+    undo.add_argument("--edit", type=int, help="the edit's id (`audit show` lists them; default: the item's latest)")
+    verdict.add_argument("--verdict", choices=("pass", "flag", "remove"), required=True)
+    verdict.add_argument("--note", default="")
+    for check in ("question-ok", "gold-supported", "labels-accurate"):
+        verdict.add_argument(f"--{check}", choices=("yes", "no"))
+    label.add_argument("--action", choices=("add", "remove", "reclassify"), required=True)
+    label.add_argument("--arxiv-id", required=True)
+    label.add_argument("--section", required=True, help="a header (or text that resolves to one), or with add an "
+                                                         "alias such as C as `audit show` and the errors list them")
+    label.add_argument("--relevance", choices=("direct", "supporting"), help="required with add and reclassify")
+    export_audit = audit_sub.add_parser("export", help="write the corrected dataset in the release format")
+    export_audit.add_argument("--out", required=True)
+    for p in (show, verdict, label, undo, export_audit):
+        p.add_argument("--data", default="builtin")
+        p.add_argument("--db")
+    for p in (verdict, label, undo):
+        p.add_argument("--reviewer", required=True, type=_nonblank("reviewer"))
+
+    scale = sub.add_parser("scale", help="test-time scaling: sequential budgets, the plateau, parallel sampling")
+    scale_sub = scale.add_subparsers(dest="scale_command", required=True, metavar="MODE")
+    seq = scale_sub.add_parser("sequential", help="the same items at each budget of a grid, then the plateau")
+    seq.add_argument("--axis", choices=("tokens", "points", "turns"), required=True)
+    seq.add_argument("--grid", required=True, help="budgets, e.g. 8k,16k,32k (tokens) or 10,20,30 (points)")
+    seq.add_argument("--protocol", choices=("fresh", "continuation"), default="fresh",
+                     help="fresh start per budget, or continue from the level below (token axis)")
+    add_plateau_arguments(seq)
+    add_run_arguments(seq, formats=("table", "json", "csv"))
+    # unset unless given, so a flag for the swept axis's own cap is seen and refused (cmd_scale fills the rest)
+    seq.set_defaults(**{flag: None for flag in SWEPT_CAP.values()})
+    plat = scale_sub.add_parser("plateau", help="the scaling plateau of per-item scores (a file, or a sequential group)")
+    source = plat.add_mutually_exclusive_group(required=True)
+    source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score or [trial scores]}} or CSV '
+                                         'item,budget,score[,trial] (an empty score or null is missing; '
+                                         'booleans are refused: write 1/0)')
+    source.add_argument("--group", help="a sequential run group in the store (the --run given to scale sequential)")
+    plat.add_argument("--study", help="with --scores: the study, when the JSON holds several")
+    plat.add_argument("--matched-trials", action="store_true",
+                      help="with --scores and several trials per item: trial t is one chain across budgets "
+                           "(continuation), so differences pair within the trial index")
+    plat.add_argument("--db")
+    plat.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    add_plateau_arguments(plat)
+    para = scale_sub.add_parser("parallel", help="K samples per item, committed by vote and by judges; the gap")
+    para.add_argument("--k", default="1,2,4,8", help="sample counts, e.g. 1,2,4,8,16 (K = the largest)")
+    para.add_argument("--judge", default="evidence",
+                      help="'evidence' (offline), 'none', 'same' (the run's model) or a litellm model string")
+    para.add_argument("--judge-base-url")
+    para.add_argument("--orders", type=_positive, default=8, help="random orders for pairwise selection")
+    add_run_arguments(para, formats=("table", "json", "csv"))
+
+    synth = sub.add_parser("synth", help="write a generated benchmark in the release format")
+    synth.add_argument("--out", required=True)
+    synth.add_argument("--preset", choices=("demo", "paper"), default="demo")
+    synth.add_argument("--seed", type=_bounded("seed"), default=0)
+    synth.add_argument("--items", type=_positive)
+    synth.add_argument("--papers", type=_positive)
+    return parser
+
+
+def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--population", type=_positive, help="size N of the task population (finite population correction)")
+    p.add_argument("--alpha", type=_real("alpha"), default=0.05, help="family-wise level (above 0, at most 0.5)")
+    p.add_argument("--correction", choices=("bonferroni", "holm"), default="bonferroni")
+    p.add_argument("--boot", type=_at_least(2, "the bootstrap SD needs two replicates"), default=10_000,
+                   help="bootstrap replicates B (at least 2)")
+    p.add_argument("--boot-seed", type=_bounded("seed"), default=0)
+    p.add_argument("--two-stage", choices=("auto", "on", "off"), default="auto",
+                   help="with T > 1 trials per item: also resample trials inside items (auto: when --population "
+                        "is given, so the FPC does not erase run-to-run variance)")
+
+
+def add_serve_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags of `serve-mcp`: the run's name, data, slice and caps, and the transport."""
+    from sandbox.records import Caps
+
+    p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
+    p.add_argument("--run", dest="run_name", type=_run_name, required=True, help="run name (re-use it to resume)")
+    p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
+    p.add_argument("--limit", type=_bounded("limit"))
+    p.add_argument("--ids", help="comma-separated item ids")
+    p.add_argument("--question-type", choices=("single-target", "multi-target", "st", "mt"))
+    p.add_argument("--depth", type=int, choices=(1, 2))
+    p.add_argument("--replicates", type=_bounded("replicates"), default=1)
+    p.add_argument("--budget", type=_bounded("budget"), default=Caps.budget)
+    p.add_argument("--max-turns", type=_bounded("max_turns"), default=Caps.max_turns)
+    p.add_argument("--max-tokens-total", type=_bounded("max_tokens_total"), default=Caps.max_tokens_total)
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    p.add_argument("--host", default="127.0.0.1", help="http: the address to listen on")
+    p.add_argument("--port", type=int, default=8765, help="http: the port (0: any free one, printed on stderr)")
+
+
+def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("table", "json")) -> None:
+    """The flags of `run`, shared by `scale sequential` and `scale parallel` (their names are a contract)."""
+    from sandbox.records import Caps  # the protocol's caps are the flags' defaults
+
+    p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
+    p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
+    p.add_argument("--run", dest="run_name", type=_run_name, help="run name (re-use it to resume)")
+    p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
+    p.add_argument("--workers", type=_bounded("workers"), default=8)
+    p.add_argument("--limit", type=_bounded("limit"))
+    p.add_argument("--ids", help="comma-separated item ids")
+    p.add_argument("--question-type", choices=("single-target", "multi-target", "st", "mt"))
+    p.add_argument("--depth", type=int, choices=(1, 2))
+    p.add_argument("--seed", type=_bounded("seed"), default=0)
+    p.add_argument("--replicates", type=_bounded("replicates"), default=1)
+    p.add_argument("--budget", type=_bounded("budget"), default=Caps.budget)
+    p.add_argument("--max-turns", type=_bounded("max_turns"), default=Caps.max_turns)
+    p.add_argument("--max-tokens-total", type=_bounded("max_tokens_total"), default=Caps.max_tokens_total)
+    p.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
+    p.add_argument("--format", choices=formats, default="table", help="format of the final report")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    llm = p.add_argument_group("LLM agent (--agent llm)")
+    llm.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5")
+    llm.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, sglang, llama.cpp)")
+    llm.add_argument("--api-key-env", help="the environment variable holding the key (default: the provider's)")
+    llm.add_argument("--env-file", help="a .env file to read keys from (never written anywhere)")
+    llm.add_argument("--temperature", type=_real("temperature"), help="0 to 2")
+    llm.add_argument("--top-p", type=_real("top_p"), help="above 0, at most 1")
+    llm.add_argument("--top-k", type=_bounded("top_k"))
+    llm.add_argument("--max-tokens", type=_bounded("max_tokens"), help="per-call generation cap (default 16384 or the preset)")
+    llm.add_argument("--reasoning-effort", type=_effort,
+                     help="none|minimal|low|medium|high; for Anthropic models also a number of thinking tokens "
+                          "(below --max-tokens)")
+    llm.add_argument("--text-tools", action="store_true", help="tools described in the prompt, calls parsed from text")
+    llm.add_argument("--timeout", type=_real("timeout"), help="seconds per model call (default 600)")
+    llm.add_argument("--client", choices=("auto", "native", "litellm"),
+                     help="who sends the calls: native (a pooled HTTP client, for OpenAI-compatible servers: openai/…, "
+                          "hosted_vllm/…, local/…), litellm (every provider), auto (default: native where it can)")
+    llm.add_argument("--concurrency", type=_bounded("concurrency"), help="at most this many calls in flight to the provider")
+    llm.add_argument("--rpm", type=_real("rpm"), help="at most this many requests per minute")
+    llm.add_argument("--max-run-tokens", type=_bounded("max_run_tokens"), default=0, help="stop the run past this many tokens")
+    llm.add_argument("--max-run-cost", type=_real("max_run_cost"), default=0.0, help="stop the run past this many USD")
+    llm.add_argument("--dry-run", action="store_true", help="print the items, caps and a cost estimate; run nothing")
+
+
+BATCH_AGENTS = ("oracle", "random", "heuristic", "llm")
+
+
+def _agent(text: str) -> str:
+    """One of BATCH_AGENTS, or `human:NAME`, which `build_spec` refuses in one line with where to play instead."""
+    from sandbox.agents.human import is_human
+
+    if text in BATCH_AGENTS or is_human(text):
+        return text
+    raise argparse.ArgumentTypeError(f"invalid choice: '{text}' (choose from {', '.join(BATCH_AGENTS)})")
+
+
+def _at_least(low: int, why: str = ""):
+    """An argparse type for a whole number of at least `low` (`why` says where the bound comes from)."""
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}" + (f" ({why})" if why else ""))
+        return value
+    parse.__name__ = "int"  # argparse names the type in "invalid int value: 'x'"
+    return parse
+
+
+_positive = _at_least(1)
+
+
+def _nonblank(what: str):
+    """An argparse type for a name that is recorded (a reviewer): empty or only spaces is refused."""
+    def parse(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"a {what} name cannot be empty")
+        return text.strip()
+    return parse
+
+
+def _run_name(text: str) -> str:
+    """An argparse type for a run name, by the launch form's rule (`workbench.runname`): stripped, non-empty, at most
+    80 printable characters."""
+    from workbench.runname import name_problem
+
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a run needs a name: got an empty one (leave out --run for a generated name)")
+    problem = name_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text.strip()
+
+
+def _shard(text: str):
+    """An argparse type for `--shard I/N` (1 ≤ I ≤ N)."""
+    from sandbox.shard import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _real(name: str):
+    """An argparse type for the real number `name`, within `workbench.limits.FLOAT_BOUNDS` (argparse exits 2)."""
+    from workbench.limits import float_out_of_bounds
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+        problem = float_out_of_bounds(name, value)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{problem}, got {text}")
+        return value
+
+    parse.__name__ = name
+    return parse
+
+
+def _effort(text: str) -> str:
+    from sandbox.agents.providers import REASONING_EFFORTS, valid_effort
+
+    if valid_effort(text):
+        return text
+    raise argparse.ArgumentTypeError(f"invalid choice: '{text}' (choose from {', '.join(REASONING_EFFORTS)}, or a "
+                                     "number of thinking tokens for Anthropic models)")
+
+
+def _bounded(name: str):
+    """An argparse type for the run number `name`, within `workbench.limits.RUN_BOUNDS` (argparse exits 2)."""
+    from workbench.limits import out_of_bounds
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip().replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        problem = out_of_bounds(name, value)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    parse.__name__ = name  # argparse names the type in its messages
+    return parse
+
+
+# The run flag whose cap each sequential axis sets per level: giving it too would be silently overridden.
+SWEPT_CAP = {"points": "budget", "turns": "max_turns", "tokens": "max_tokens_total"}
+
+
+COMMON_OPTIONS = {"--db": True, "--format": True, "--quiet": False}  # flag → takes a value
+
+
+def hoist_common_options(argv: list[str]) -> list[str]:
+    """Move the options every command shares (`--db`, `--format`, `--quiet`) from before the command to after it,
+    so `agenthop-tui --db X --batch runs` means `runs --db X`. Each command still checks them as its own (a
+    `--format` it does not offer is refused by its parser), so there is one definition of each flag per command."""
+    leading: list[str] = []
+    i = 0
+    while i < len(argv):
+        flag = argv[i].split("=", 1)[0]
+        if flag not in COMMON_OPTIONS:
+            break
+        takes_value = COMMON_OPTIONS[flag] and "=" not in argv[i]
+        leading += argv[i:i + 1 + takes_value]
+        i += 1 + takes_value
+    return argv[i:] + leading
+

@@ -1,0 +1,106 @@
+"""The commands that reach beyond one process: `serve-mcp` (any MCP client) and `merge` (stores of other hosts)."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from workbench.cli.context import _print_import, _remove_store, _run_corpus, until_signal
+from workbench.cli.errors import ExitCode, UsageError
+from workbench.cli.run import _item_ids
+
+
+def cmd_serve_mcp(args: argparse.Namespace) -> int:
+    """Serve the run to MCP clients until the client leaves (stdio) or a signal (http); resumable like any run."""
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        raise UsageError("serve-mcp needs the MCP SDK, an optional extra: pip install 'agenthop-workbench[mcp]' "
+                         "(or pip install mcp)")
+    from sandbox.datasets import dataset_key, open_dataset
+    from sandbox.records import Caps
+    from sandbox.runner import RunSpec, select_items
+    from storage import Store
+    from storage.locks import RunLock
+    from workbench import paths
+
+    corpus, imported = open_dataset(args.data, paths.cache_dir())
+    if imported is not None:
+        _print_import(imported)
+    base = RunSpec(name=args.run_name, dataset=dataset_key(args.data), agent="mcp:", workers=1,
+                   caps=Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total),
+                   replicates=args.replicates, item_ids=_item_ids(args.ids), question_type=args.question_type,
+                   depth=args.depth, limit=args.limit)
+    select_items(corpus, base)  # a slice that selects nothing is refused before anything is served
+    sock = _listen(args.host, args.port) if args.transport == "http" else None
+    store = Store(paths.store_path(args.db))
+    from workbench.mcp_server import Campaign, serve_http, serve_stdio
+
+    with RunLock(store.path, args.run_name):  # a second server on the run is refused here
+        if sock is None:
+            sys.stderr.write(f"serving run '{args.run_name}' over stdio\n")
+            asyncio.run(until_signal(serve_stdio(Campaign(base, corpus, store))))
+            return ExitCode.OK
+        received = asyncio.run(serve_http(Campaign(base, corpus, store), sock))
+    if received:
+        sys.stderr.write("stopped: finished trajectories are stored; serve the same run again to resume\n")
+        return 128 + received
+    return ExitCode.OK
+
+
+def _listen(host: str, port: int):
+    """A bound, listening socket (before the store is touched: a port in use is a usage error)."""
+    import socket
+
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port must be 0 to 65535, got {port}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        family = infos[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Copy runs from other stores into this one (shards of a run become one run); all or nothing."""
+    from storage import Store, StoreError
+    from storage.merge import merge_stores
+    from workbench import paths
+    from workbench.render import print_merge
+
+    names = [n.strip() for n in args.runs.split(",") if n.strip()] if args.runs is not None else None
+    if names is not None and not names:
+        raise UsageError("--runs is empty: name the runs (comma-separated), or leave --runs out to merge them all")
+    missing = [s for s in args.sources if not Path(s).is_file()]
+    if missing:
+        raise UsageError(f"no store at {', '.join(missing)}")
+    sources = [Store(Path(s), readonly=True) for s in args.sources]  # an older store is migrated first
+    path = paths.store_path(args.db)
+    created = not path.exists()
+    dest = Store(path)
+    try:
+        merged = merge_stores(dest, sources, names, include_partial=args.include_partial, item_order=_item_order)
+    except StoreError:
+        dest.close()
+        if created:  # refused: leave no trace of a store this command made
+            _remove_store(path)
+        raise
+    print_merge([m.as_dict() for m in merged], str(path), args.format)
+    return ExitCode.OK
+
+
+def _item_order(run: dict[str, Any]) -> dict[str, int] | None:
+    """Each item's position in the run's dataset, so merged trajectories are stored in a single host's order
+    (None when the dataset cannot be opened here: item ids order them then)."""
+    corpus, _ = _run_corpus(run)
+    if corpus is None or corpus.fingerprint != run["dataset_fingerprint"]:
+        return None
+    return {item.id: i for i, item in enumerate(corpus.items)}
+

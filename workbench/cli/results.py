@@ -1,0 +1,156 @@
+"""The commands that read stored runs: `runs`, `report`, `compare`, `leaderboard`, `export`, `rename`, `delete`."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from workbench.cli.context import (
+    _current_label_resolution,
+    _open_store,
+    _report,
+    _runs,
+    _writable_store,
+    _writing,
+)
+from workbench.cli.errors import ExitCode, UsageError
+from workbench.views.cells import counted
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    from workbench.render import print_runs
+
+    store = _open_store(args.db)
+    print_runs(_runs(store), args.format)
+    return ExitCode.OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    panel = args.panel or len(args.names) > 1
+    if panel and args.ci:
+        raise UsageError("--ci gives intervals for one run's report; a panel has none (compare two runs for "
+                         "paired intervals)")
+    if args.external and not panel:
+        raise UsageError("--external needs --panel: it correlates the accuracies of several runs with your scores")
+    store = _open_store(args.db)
+    for name in args.names:
+        store.run(name)  # an unknown run is a user's mistake, told before the statistics are loaded
+    _current_label_resolution(args.db, args.names)
+    from workbench import reports
+    from workbench.render import print_panel, print_report
+
+    if panel:
+        external = _external_scores(Path(args.external)) if args.external else None
+        print_panel(reports.panel_report(store, args.names, external), args.format)
+        return ExitCode.OK
+    print_report(_report(store, args.names[0], ci=args.ci), args.format)
+    return ExitCode.OK
+
+
+def _external_scores(path: Path) -> dict[str, float]:
+    """run,score rows (a header line is allowed) for the Spearman correlation."""
+    import csv
+
+    try:
+        rows = list(csv.reader(path.read_text().splitlines()))
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    out = {}
+    for lineno, row in enumerate(rows, 1):
+        if len(row) < 2 or not row[0].strip():
+            continue
+        try:
+            out[row[0].strip()] = float(row[1])
+        except ValueError:
+            if lineno == 1:
+                continue
+            raise UsageError(f"{path}:{lineno}: field 'score' must be a number, got {row[1]!r}") from None
+    return out
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    """Delete a run. It cannot be undone, so it asks on a terminal and otherwise needs --yes."""
+    store = _writable_store(args.db)
+    run = store.run(args.name)
+    n = len(store.trajectories(run["id"], final_only=False, light=True))
+    what = f"run '{args.name}' ({counted(n, 'trajectory', 'trajectories')}, status {run['status']})"
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError(f"deleting {what} cannot be undone: add --yes")
+        sys.stderr.write(f"delete {what}? [y/N] ")
+        sys.stderr.flush()
+        if input().strip().lower() not in ("y", "yes"):
+            print(f"kept {what}")  # the user's answer, not a failure
+            return ExitCode.OK
+    from storage.locks import RunLock
+
+    with RunLock(store.path, args.name):  # never under a process that is writing it
+        store.delete_run(args.name)
+    print(f"deleted {what}")
+    return ExitCode.OK
+
+
+def cmd_rename(args: argparse.Namespace) -> int:
+    if not args.new.strip():
+        raise UsageError("the new name is empty")
+    store = _writable_store(args.db)
+    store.rename_run(args.old, args.new)
+    print(f"renamed run '{args.old}' to '{args.new}'")
+    return ExitCode.OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from workbench.render import print_compare
+    from workbench.reports import compare_report
+
+    store = _open_store(args.db)
+    store.run(args.a), store.run(args.b)
+    _current_label_resolution(args.db, [args.a, args.b])
+    print_compare(compare_report(store, args.a, args.b), args.format)
+    return ExitCode.OK
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from workbench.render import print_leaderboard
+    from workbench.reports import MIN_COVERAGE, leaderboard
+
+    share = MIN_COVERAGE if args.min_coverage is None else args.min_coverage
+    if not 0.0 <= share <= 1.0:
+        raise UsageError(f"--min-coverage is a share between 0 and 1, got {share:g}")
+    store = _open_store(args.db)
+    _current_label_resolution(args.db, [r["name"] for r in store.runs() if r["kind"] == "eval"])
+    print_leaderboard(leaderboard(store, min_coverage=share), args.format)
+    return ExitCode.OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    store = _open_store(args.db)
+    if args.format == "jsonl":
+        from storage.export import export_jsonl
+
+        with _writing(args.out):
+            n = export_jsonl(store, args.name, Path(args.out) if args.out else sys.stdout, all_attempts=args.all_attempts)
+        if args.out:
+            sys.stderr.write(f"wrote {n} trajectories to {args.out}\n")
+        return ExitCode.OK
+    from sandbox.datasets import open_dataset
+    from workbench import paths
+    from workbench.summary import agenthop_summary
+
+    run = store.run(args.name)
+    corpus, _ = open_dataset(run["dataset"], paths.cache_dir())
+    summary = agenthop_summary(store, args.name, corpus)
+    for warning in summary.get("workbench_warnings", []):
+        sys.stderr.write(f"warning: {warning}\n")
+    text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+    if args.out:
+        from storage.export import atomic_text_file
+
+        with _writing(args.out), atomic_text_file(Path(args.out)) as fh:
+            fh.write(text)
+        sys.stderr.write(f"wrote {args.out}\n")
+    else:
+        sys.stdout.write(text)
+    return ExitCode.OK
+
