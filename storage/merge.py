@@ -153,8 +153,7 @@ def _merge_run(dest: Store, name: str, parts: list[_Part], include_partial: bool
         if diff:
             here = "this store" if target is not None else parts[0].where
             raise MergeRefused(f"run '{name}' in {part.where} is not the run '{name}' of {here} "
-                               f"({differ_phrase(diff)}); nothing was merged: rename one of them "
-                               f"(--batch rename) to keep both")
+                               f"({differ_phrase(diff)}); nothing was merged", remedy="rename_to_keep_both", run=name)
     result = RunMerge(name, created=target is None, sources=[p.where for p in parts])
     run_id = target["id"] if target is not None else _create_run(conn, parts[0].row)
     order = (item_order(reference) if item_order else None) or {}

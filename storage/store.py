@@ -39,9 +39,17 @@ META_FIELDS = ("question_type", "kind", "depth", "reasoning_type", "consensus_ti
 
 
 class StoreError(Exception):
-    """A store problem a user can act on (unreadable file, newer schema, unknown run)."""
+    """A store problem a user can act on (unreadable file, newer schema, unknown run).
+
+    The message says what is wrong in the store's terms; `remedy` names what the user can do about it (a key:
+    "another_store", "rename_or_delete_run"), and each front end words the remedy in its own controls (the CLI
+    in flags, the TUI in keys), so storage never speaks in either's."""
 
     exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
+    def __init__(self, message: str, remedy: str | None = None, run: str | None = None):
+        super().__init__(message)
+        self.remedy, self.run = remedy, run
 
 
 class RunConflict(StoreError):
@@ -71,7 +79,8 @@ class Store:
     def __init__(self, path: Path | str, readonly: bool = False):
         self.path = Path(path)
         if self.path.is_dir():
-            raise StoreError(f"{self.path} is a directory: --db takes a store file (e.g. {self.path / 'runs.sqlite'})")
+            raise StoreError(f"{self.path} is a directory, not a store file (e.g. {self.path / 'runs.sqlite'})",
+                             remedy="another_store")
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         elif not self.path.exists():
@@ -112,7 +121,7 @@ class Store:
         if tables:
             shown = ", ".join(tables[:3]) + (", …" if len(tables) > 3 else "")
             raise StoreError(f"{self.path}: not a workbench store (an SQLite database with other tables: {shown}); "
-                             "nothing was changed: choose another --db")
+                             "nothing was changed", remedy="another_store")
 
     def _check_readable(self) -> None:
         """A read-only open must fail here, in one line, not at the first query: a file that is not SQLite, an
@@ -162,11 +171,8 @@ class Store:
         if row is not None:
             if row["identity"] != ident:
                 diff = identity_diff(json.loads(row["identity"]), identity)
-                raise RunConflict(
-                    f"run '{name}' exists with a different configuration ({differ_phrase(diff)}); "
-                    f"choose another --run name, or move the old run aside (--batch rename {name} NEW) or "
-                    f"delete it (--batch delete {name})"
-                )
+                raise RunConflict(f"run '{name}' exists with a different configuration ({differ_phrase(diff)})",
+                                  remedy="rename_or_delete_run", run=name)
             return row["id"], True
         record = {"name": name, "identity": ident, "created_at": now(), **fields}
         for key in ("caps", "config"):

@@ -1,5 +1,6 @@
 """The results store: forward migrations, refusing newer files, WAL, deduplicated texts, delete and rename."""
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -172,7 +173,21 @@ def test_every_command_refuses_a_foreign_database_and_leaves_it_untouched(tmp_pa
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("other")] == ["other.sqlite"]  # no -wal either
     proc = subprocess.run(cli + [str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.splitlines()[-1] == (
-        f"error: {tmp_path} is a directory: --db takes a store file (e.g. {tmp_path / 'runs.sqlite'})")
+        f"error: {tmp_path} is a directory, not a store file (e.g. {tmp_path / 'runs.sqlite'}): choose another --db")
+
+
+def test_storage_says_what_is_wrong_in_its_own_terms_and_the_cli_words_the_remedy(tmp_path):
+    """No CLI flag in a storage message: the store names the remedy, the CLI words it in flags."""
+    import re
+
+    from storage import StoreError
+    from workbench.cli.errors import user_message
+
+    for path in (Path(__file__).resolve().parents[1] / "storage").glob("*.py"):
+        assert not re.findall(r"--(?:db|run|batch)\b", path.read_text()), path.name
+    with pytest.raises(StoreError) as exc:
+        Store(tmp_path)
+    assert exc.value.remedy == "another_store" and user_message(exc.value).endswith(": choose another --db")
 
 
 def test_a_new_or_empty_file_becomes_a_store(tmp_path):

@@ -18,7 +18,7 @@ from contextlib import ExitStack
 
 from workbench.cli.context import _RESOURCES
 from workbench.cli.data import cmd_audit, cmd_import_reference, cmd_items, cmd_synth
-from workbench.cli.errors import ExitCode, Terminated, user_exit_code
+from workbench.cli.errors import ExitCode, Terminated, user_exit_code, user_message
 from workbench.cli.parser import build_parser, hoist_common_options
 from workbench.cli.reach import cmd_merge, cmd_serve_mcp
 from workbench.cli.results import cmd_compare, cmd_delete, cmd_export, cmd_leaderboard, cmd_rename, cmd_report, cmd_runs
@@ -64,7 +64,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             raise  # the reader of stdout went away: `main` ends quietly
         code = user_exit_code(exc)
         if code is not None:
-            sys.stderr.write(f"error: {exc}\n")
+            sys.stderr.write(f"error: {user_message(exc)}\n")
             return code
         sys.stderr.write(f"internal error in '{args.command}' (please report it):\n{traceback.format_exc()}")
         return ExitCode.INTERNAL

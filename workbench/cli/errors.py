@@ -36,3 +36,18 @@ def user_exit_code(exc: BaseException) -> int | None:
     """The exit code a user's mistake carries, or None for anything else (our bug)."""
     code = getattr(type(exc), "exit_code", None)
     return int(code) if isinstance(code, int) else None
+
+
+# What the user can do about a store problem (`storage.StoreError.remedy`), in this front end's words.
+REMEDIES = {
+    "another_store": "choose another --db",
+    "rename_or_delete_run": "choose another --run name, or move the old run aside (--batch rename {run} NEW) or "
+                            "delete it (--batch delete {run})",
+    "rename_to_keep_both": "rename one of them (--batch rename {run} NEW) to keep both",
+}
+
+
+def user_message(exc: BaseException) -> str:
+    """A user's mistake in one line: its message, then what to do about it in flags where the error names it."""
+    remedy = REMEDIES.get(getattr(exc, "remedy", None) or "")
+    return f"{exc}: {remedy.format(run=getattr(exc, 'run', None) or 'NAME')}" if remedy else str(exc)
