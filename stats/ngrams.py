@@ -10,8 +10,6 @@ fixes. `unknown_calls` reports how many were removed.
 """
 from __future__ import annotations
 
-import itertools
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,27 +50,6 @@ class Encoded:
         codes = np.fromiter((get(name, UNKNOWN) for seq in sequences for name in seq), dtype=np.int64,
                             count=int(lengths.sum()))
         return cls(codes, np.repeat(np.arange(len(sequences)), lengths), len(sequences))
-
-    @classmethod
-    def from_json(cls, texts: Sequence[str | None]) -> Encoded:
-        """From stored JSON arrays of tool names (None = no calls), without building a string per call.
-
-        When no text holds a backslash, no string in it can contain an escaped quote, so the token
-        `"read_section"` can only be a whole array element and is replaced by its code before one
-        parse of all texts; names that are not tools stay strings and become UNKNOWN. Texts with a
-        backslash take the ordinary path.
-        """
-        joined = "[" + ",".join(t if t else "[]" for t in texts) + "]"
-        if "\\" in joined:
-            return cls.of([s or [] for s in json.loads(joined)])
-        for name, code in CODE.items():
-            joined = joined.replace(f'"{name}"', str(code))
-        lists = json.loads(joined)
-        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-        flat = itertools.chain.from_iterable(lists)
-        codes = np.fromiter((c if type(c) is int else UNKNOWN for c in flat) if '"' in joined else flat,
-                            dtype=np.int64, count=int(lengths.sum()))
-        return cls(codes, np.repeat(np.arange(len(lists)), lengths), len(lists))
 
     def grams(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """(gram code in base 7, owning trajectory) of every n-gram of known tools within one trajectory."""

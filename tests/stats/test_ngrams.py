@@ -175,22 +175,3 @@ def test_transition_rows_are_distributions_or_zero(seqs):
     for total, prow in zip(m["row_totals"], probs):
         assert prow.sum() == pytest.approx(1.0 if total else 0.0)
     assert np.array(m["counts"]).sum() == sum(len(ngrams(s, 2)) for s in seqs)
-
-
-NAMES = st.one_of(st.sampled_from(TOOLS), st.sampled_from(['bo"gus', 'x\\"read_section', '"think"', "é", "read_section\\"]),
-                  st.text(max_size=6))
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.one_of(st.none(), st.lists(NAMES, max_size=8)), max_size=8))
-def test_encoding_stored_json_equals_encoding_the_names(seqs):
-    """The fast path (codes substituted in the JSON text) and the names give the same arrays, whatever the
-    names hold (quotes, backslashes, tool names inside other strings)."""
-    import json
-
-    from stats.ngrams import Encoded
-
-    texts = [None if s is None else json.dumps(s, ensure_ascii=bool(len(s) % 2)) for s in seqs]
-    fast = Encoded.from_json(texts)
-    slow = Encoded.of([s or [] for s in seqs])
-    assert fast.n == slow.n and fast.codes.tolist() == slow.codes.tolist() and fast.owner.tolist() == slow.owner.tolist()

@@ -10,7 +10,7 @@ from stats import axes
 from stats.axes import Table
 from storage import Store
 from workbench.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
-from workbench.reports.run import _dig, label_resolution, load_table, report_of
+from workbench.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
 
 PAIRED_BY_ID = "items are paired by id only, and an id may name a different question in each"
 
@@ -132,7 +132,7 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
         if len(names) >= 3 and len(common) >= 2:
             itc = item_total_correlations(matrix)
             panel["item_total_correlation"] = {i: (None if v != v else float(v)) for i, v in zip(common, itc)}
-    per_run = [ngrams.bigram_delta_accuracy(ngrams.Encoded.from_json(extra["tool_sequence"]), t["correct"])
+    per_run = [ngrams.bigram_delta_accuracy(encoded_sequences(extra["tool_sequence"]), t["correct"])
                for t, extra in loaded if t.n]
     panel["bigram_panel"] = ngrams.panel_bigrams(per_run)
     panel["replicates"] = {n: replicate_spread(t) for n, t in zip(names, tables)}

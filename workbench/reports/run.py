@@ -8,6 +8,7 @@ open is stated in the report's `legend` (PROTOCOL §3).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -319,7 +320,7 @@ def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -
     table, extra = load_table(store, run, ("actions", "tool_sequence"))
     report = report_of(run, table)
     report["position_bias"] = position_bias(table)
-    report["analytics"] = analytics(table, extra["actions"], Encoded.from_json(extra["tool_sequence"]))
+    report["analytics"] = analytics(table, extra["actions"], encoded_sequences(extra["tool_sequence"]))
     if ci:
         report["intervals"] = intervals(table, tokens_measured=measures_tokens(run))
     report["section_labels"] = section_labels(store, run, corpus)
@@ -343,7 +344,7 @@ def transition_report(store: Store, name: str) -> dict[str, Any]:
 
     run = store.run(name)
     texts = store.trajectory_columns(run["id"], ("tool_sequence",), raw=("tool_sequence",))["tool_sequence"]
-    return transitions_of(run, Encoded.from_json(texts))
+    return transitions_of(run, encoded_sequences(texts))
 
 
 def transitions_of(run: dict[str, Any], sequences: Any) -> dict[str, Any]:
@@ -366,4 +367,31 @@ def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, 
 
     run = store.run(name)
     table, extra = load_table(store, run, ("tool_sequence",))
-    return report_of(run, table), transitions_of(run, Encoded.from_json(extra["tool_sequence"]))
+    return report_of(run, table), transitions_of(run, encoded_sequences(extra["tool_sequence"]))
+
+
+def encoded_sequences(texts: Sequence[str | None]) -> Any:
+    """The tool sequences as the store keeps them (JSON arrays of tool names, None = no calls), encoded for
+    `stats.ngrams` without building a string per call: the store's encoding is read here, so stats only ever
+    receives plain sequences or their codes.
+
+    When no text holds a backslash, no string in it can contain an escaped quote, so the token `"read_section"`
+    can only be a whole array element and is replaced by its code before one parse of all texts; names that are
+    not tools stay strings and become UNKNOWN. Texts with a backslash take the ordinary path.
+    """
+    import itertools
+    import json
+
+    from stats.ngrams import CODE, UNKNOWN, Encoded
+
+    joined = "[" + ",".join(t if t else "[]" for t in texts) + "]"
+    if "\\" in joined:
+        return Encoded.of([s or [] for s in json.loads(joined)])
+    for name, code in CODE.items():
+        joined = joined.replace(f'"{name}"', str(code))
+    lists = json.loads(joined)
+    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    flat = itertools.chain.from_iterable(lists)
+    codes = np.fromiter((c if type(c) is int else UNKNOWN for c in flat) if '"' in joined else flat,
+                        dtype=np.int64, count=int(lengths.sum()))
+    return Encoded(codes, np.repeat(np.arange(len(lists)), lengths), len(lists))
