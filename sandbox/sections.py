@@ -37,12 +37,13 @@ def alias_index(text: str) -> int:
     return n - 1
 
 
-def norm(header: str) -> str:
-    """The reference's header normalisation, step by step, in its order."""
+def norm(header: str, roman: re.Pattern[str] = _ROMAN) -> str:
+    """The reference's header normalisation, step by step, in its order (`roman`: the leading roman-numeral
+    prefix it strips; the audit pipeline's is looser, see `label_norm`)."""
     h = header.lower().strip()
     h = _APDX_LETTER.sub("", h, count=1)
     h = _APDX.sub("", h, count=1)
-    h = _ROMAN.sub("", h, count=1)
+    h = roman.sub("", h, count=1)
     h = _NUMBER.sub("", h, count=1)
     h = _PUNCT.sub(" ", h)
     return _SPACE.sub(" ", h).strip()
@@ -107,10 +108,7 @@ def is_stale(run: Mapping[str, Any]) -> bool:
 # Each step's method name, in rule order; `unresolved` and `unknown_paper` (no text for the paper) besides.
 LABEL_METHODS = ("exact", "normalised", "substring", "word_overlap", "body_heading", "body_text")
 
-_L_APDX_LETTER = re.compile(r"^apdx_[a-z][\d.]*:\s*")
-_L_APDX = re.compile(r"^apdx:\s*")
 _L_ROMAN = re.compile(r"^[ivxlc]+-?[a-z]?\s+")  # the pipeline's form: hyphen and letter each optional
-_L_NUMBER = re.compile(r"^[\d.]+\s*")
 _MIN_BODY_LABEL = 5  # a normalised label shorter than this is never looked for in body text (the pipeline's)
 _OVERLAP_WORDS = 2
 _OVERLAP_SHARE = 0.6
@@ -119,13 +117,7 @@ _OVERLAP_SHARE = 0.6
 def label_norm(header: str) -> str:
     """The audit pipeline's header normalisation (`normalize_header`): as `norm`, except that a leading roman
     token may carry a letter without a hyphen (`IIIB `), as the pipeline's pattern allows."""
-    h = header.lower().strip()
-    h = _L_APDX_LETTER.sub("", h, count=1)
-    h = _L_APDX.sub("", h, count=1)
-    h = _L_ROMAN.sub("", h, count=1)
-    h = _L_NUMBER.sub("", h, count=1)
-    h = _PUNCT.sub(" ", h)
-    return _SPACE.sub(" ", h).strip()
+    return norm(header, _L_ROMAN)
 
 
 def resolve_label(label: str, headers: Sequence[str], bodies: Sequence[str]) -> tuple[int | None, str]:
