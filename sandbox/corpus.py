@@ -245,14 +245,21 @@ def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str
     return n
 
 
+_HOPS = """WITH RECURSIVE reach(id, hop) AS (
+    SELECT ?, 0 UNION SELECT e.dst, r.hop + 1 FROM reach r JOIN edges e ON e.sample_id = ? AND e.src = r.id
+    WHERE r.hop < ?)
+SELECT id, MIN(hop) FROM reach GROUP BY id"""
+
+
 def _check_reach(db: sqlite3.Connection, item: dict[str, Any], data: release.Warnings, where: str) -> None:
     """Count an item whose gold paper no citation path from the seed reaches within its depth (a warning, not an
-    error: `search_papers` still finds the paper, and real releases have such items)."""
-    from sandbox.citations import beyond_depth, digraph
+    error: `search_papers` still finds the paper, and real releases have such items). The hop distances come from
+    the edge index (`sandbox.citations` says why not a graph per item)."""
+    from sandbox.citations import beyond_depth
 
-    edges = db.execute("SELECT src, dst FROM edges WHERE sample_id = ? ORDER BY src, pos", (item["id"],)).fetchall()
     depth = item["depth"]
-    far = beyond_depth(digraph(edges), item["seed_paper_id"], item["gold_paper_ids"], depth)
+    hops = dict(db.execute(_HOPS, (item["seed_paper_id"], item["id"], depth)).fetchall())
+    far = beyond_depth(hops, item["gold_paper_ids"], depth)
     if far:
         data.add("gold_beyond_depth", f"{where}: gold {', '.join(far)} is not within {depth} citation hop(s) of "
                                       f"the seed {item['seed_paper_id']}")
