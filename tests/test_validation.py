@@ -8,7 +8,7 @@ import pytest
 
 from sandbox.corpus import open_release
 from sandbox.release import DatasetError
-from tests.conftest import G, M, S, mini_rows, write_release
+from tests.conftest import G, S, mini_rows, write_release
 
 
 def broken(kind):
@@ -161,19 +161,6 @@ def test_lone_surrogates_are_stored_as_replacement_characters(tmp_path):
     assert [run_tool(view2, n, a).text for n, a in (("read_section", {"paper_id": G, "section": "A"}),
                                                     ("list_sections", {"paper_id": G}),
                                                     ("get_paper_info", {"paper_id": G}))] == outputs
-
-
-def test_duplicate_graph_rows_are_an_error(tmp_path):
-    qa, graphs, papers, labels = mini_rows()
-    second = json.loads(json.dumps(graphs[0]))
-    del second["nodes"][M]  # a different neighbourhood for the same item
-    graphs.append(second)
-    root = write_release(tmp_path / "dup", qa, graphs, papers, labels)
-    with pytest.raises(DatasetError) as info:
-        open_release(root, tmp_path / "cache")
-    assert info.value.path.endswith("graphs/full.jsonl") and (info.value.line, info.value.field) == (2, "sample_id")
-    assert "duplicate sample_id 'st_0001' (first on line 1)" in str(info.value)
-    assert not list((tmp_path / "cache").glob("corpus/*.sqlite"))
 
 
 def test_duplicate_label_rows_last_one_counts_with_a_warning(tmp_path):
