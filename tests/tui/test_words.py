@@ -11,9 +11,9 @@ from sandbox.records import AssistantTurn, Caps, ToolCall, Usage
 from sandbox.words import merge_reasoning
 from tui_support import make_app, settle
 from workbench.reports import compare_report
-from workbench.tui.compare import SplitStepperScreen
-from workbench.tui.stepper import StepperScreen
-from workbench.tui.transcript import FOLD_LINES, REASONING_MARK
+from workbench.tui.screens.compare import SplitStepperScreen
+from workbench.tui.screens.stepper import StepperScreen
+from workbench.tui.widgets.transcript import FOLD_LINES, REASONING_MARK
 
 REASONING = ("The question asks how the cited work initialises its weights. [b]Not[/b] the seed's own method: "
              "the seed only adopts it. So I must find the cited paper among the references, list its sections, "

@@ -24,10 +24,10 @@ from textual.worker import Worker, WorkerState
 from sandbox.agents.registry import measures_tokens
 from workbench.views.cells import counted
 from workbench.tui.corpora import ItemContext
-from workbench.tui.meters import theme_style
-from workbench.tui.plaintext import clip, one_line, sanitize
-from workbench.tui.stepview import StepView, run_caps
-from workbench.tui.transcript import Gold, TranscriptView, actor_of, is_read, transcript_text
+from workbench.tui.widgets.meters import theme_style
+from workbench.tui.widgets.plaintext import clip, one_line, sanitize
+from workbench.tui.widgets.stepview import StepView, run_caps
+from workbench.tui.widgets.transcript import Gold, TranscriptView, actor_of, is_read, transcript_text
 
 LETTERS = "ABCD"
 

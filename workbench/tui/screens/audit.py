@@ -30,8 +30,8 @@ from textual.widgets import DataTable, Footer, Input, Static
 from sandbox.datasets import dataset_label
 
 from workbench import audit
-from workbench.tui.help import bound_key
-from workbench.tui.plaintext import clip, sanitize
+from workbench.tui.screens.help import bound_key
+from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.views.cells import counted
 from workbench.paths import export_dir
 
@@ -261,7 +261,7 @@ class AuditScreen(Screen):
     def action_reviewer(self) -> None:
         """Name the reviewer that verdicts and edits are recorded under, remembered in the app's state file."""
         from workbench.tui import config
-        from workbench.tui.dialogs import NameModal
+        from workbench.tui.screens.dialogs import NameModal
 
         def named(name: str | None) -> None:
             if name:
@@ -471,7 +471,7 @@ class AuditScreen(Screen):
     # ------------------------------------------------------------ export and leaving
 
     def action_export(self) -> None:
-        from workbench.tui.dialogs import NameModal
+        from workbench.tui.screens.dialogs import NameModal
 
         default = str(export_dir() / f"{Path(self.corpus.source).name}-audited")
 
@@ -503,7 +503,7 @@ class AuditScreen(Screen):
         if not self.drafts:
             self.app.pop_screen()
             return
-        from workbench.tui.dialogs import ConfirmModal
+        from workbench.tui.screens.dialogs import ConfirmModal
 
         ids = sorted(self.drafts)
 

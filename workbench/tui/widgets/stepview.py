@@ -14,8 +14,8 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from sandbox.records import recorded_limits
-from workbench.tui.meters import Meter
-from workbench.tui.transcript import Entry, Gold, TranscriptView, build_entries, group_turns
+from workbench.tui.widgets.meters import Meter
+from workbench.tui.widgets.transcript import Entry, Gold, TranscriptView, build_entries, group_turns
 from workbench.views.cells import counted
 
 DEFAULT_CAPS = recorded_limits(None)  # the protocol's

@@ -17,12 +17,12 @@ from textual.widgets import DataTable, Footer, Static
 
 from workbench import items
 from workbench.neighbourhood import MARKS, Neighbourhood
-from workbench.tui.citations import NeighbourhoodTree
-from workbench.tui.items import play_item
-from workbench.tui.meters import theme_style
-from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.stepper import options_text
-from workbench.tui.tables import ItemTrajectoryTable
+from workbench.tui.widgets.citations import NeighbourhoodTree
+from workbench.tui.screens.items import play_item
+from workbench.tui.widgets.meters import theme_style
+from workbench.tui.widgets.plaintext import clip, sanitize
+from workbench.tui.screens.stepper import options_text
+from workbench.tui.widgets.tables import ItemTrajectoryTable
 
 COLUMNS = ("RUN", "AGENT / MODEL", "REP", "ANSWER", "RESULT", "ENDING", "POINTS", "TURNS", "RECALL P/S")
 
@@ -186,7 +186,7 @@ class ItemScreen(Screen):
         self.action_open_trajectory()
 
     def action_open_trajectory(self) -> None:
-        from workbench.tui.stepper import StepperScreen
+        from workbench.tui.screens.stepper import StepperScreen
 
         table = self.query_one(ItemTrajectoryTable)
         if not self.trajectories or table.cursor_row is None:

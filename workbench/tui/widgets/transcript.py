@@ -29,7 +29,7 @@ from rich.cells import cell_len
 
 from sandbox.words import split_words
 from workbench.views.cells import counted
-from workbench.tui.plaintext import clip, one_line, sanitize, wrap, wrap_head
+from workbench.tui.widgets.plaintext import clip, one_line, sanitize, wrap, wrap_head
 
 FOLD_LINES = 3
 REASONING_MARK = "[thinking]"  # how the provider's reasoning (thinking) text is marked, apart from the content

@@ -26,12 +26,12 @@ from textual.worker import Worker, WorkerState
 from sandbox.agents.registry import measures_tokens
 from workbench.views.cells import counted
 from workbench.tui.corpora import ItemContext
-from workbench.tui.dialogs import ExportModal
-from workbench.tui.meters import theme_style
-from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.stepper import copy_step, gold_of, jump_decision, options_text
-from workbench.tui.stepview import StepView, run_caps
-from workbench.tui.transcript import actor_of
+from workbench.tui.screens.dialogs import ExportModal
+from workbench.tui.widgets.meters import theme_style
+from workbench.tui.widgets.plaintext import clip, sanitize
+from workbench.tui.screens.stepper import copy_step, gold_of, jump_decision, options_text
+from workbench.tui.widgets.stepview import StepView, run_caps
+from workbench.tui.widgets.transcript import actor_of
 
 CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / A wrong; columns: B right / B wrong
 
@@ -196,7 +196,7 @@ class CompareScreen(Screen):
 
     def _render_tools(self) -> None:
         from workbench.views.report import trigram_line
-        from workbench.tui.diagnostics import blendable, heatmap
+        from workbench.tui.widgets.diagnostics import blendable, heatmap
 
         cmp = self.report
         if cmp is None:
