@@ -362,7 +362,7 @@ def test_counts_read_in_the_right_number():
     assert [counted(n, "paper") for n in (0, 1, 2, 1234)] == ["0 papers", "1 paper", "2 papers", "1,234 papers"]
     assert counted(1, "percentage point") == "1 percentage point" and counted(3, "child", "children") == "3 children"
     board = {"dataset": "builtin", "n_items": 1, "rows": [{"rank": 1}]}
-    assert " · 1 item played by people · 1 ranked of 1 · " in leaderboard_title(board)
+    assert " · 1 item played by people · 1 ranked of 1" in leaderboard_title(board)
     rows = [{"axis": "PR st", "delta": -0.63, "p_holm": 0.001}, {"axis": "SR st", "delta": 0.01, "p_holm": 0.01}]
     assert separating_axis(rows).startswith("B retrieves the gold papers 63 percentage points less than A on "
                                             "single-target items")
