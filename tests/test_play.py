@@ -13,6 +13,7 @@ from workbench.cli import main
 from workbench.play import PlayError, SessionRequest, choose_items, plan_session, reveal_rows, session_runner
 from workbench.reports import PANEL_COLUMNS, leaderboard, report_of
 from workbench.reports.run import _dig
+from workbench.views.leaderboard import leaderboard_cells
 
 
 async def _play(corpus, store, request: SessionRequest, moves) -> dict:
@@ -121,6 +122,42 @@ def test_leaderboard_ranks_players_over_their_sessions_with_coverage_and_an_inte
     # a stricter share leaves random unranked too
     strict = {r["run"]: r for r in leaderboard(played, min_coverage=0.75)[0]["rows"]}
     assert not strict["random"]["ranked"] and strict["heuristic"]["ranked"]
+
+
+def test_leaderboard_marks_only_a_significant_best_and_none_where_an_entrant_is_unmeasured(played, demo_corpus,
+                                                                                            tmp_path, capsys):
+    """The board's `*` was the bare top value (`best_cells`): 3 of 4 right was "best" over 4 items, and a person's
+    estimated tokens were "fewest" beside a scripted agent that measures none. Now: the panel's test against the
+    runner-up (`significant_best`), and no mark in the token columns while a ranked entrant does not measure them."""
+    [small] = leaderboard(played)  # 4 items: no paired test can reach p < 0.05 (at best 2 · ½⁴ = 0.125)
+    assert small["best"] == {} and small["best_tests"] and not any(t["marked"] for t in small["best_tests"].values())
+    store = Store(tmp_path / "seven.sqlite")
+    asyncio.run(Runner(RunSpec(name="heuristic", dataset="builtin", agent="heuristic", limit=8, workers=1),
+                       demo_corpus, store).run())
+    ids = tuple(i.id for i in demo_corpus.items[:7])
+    asyncio.run(_play(demo_corpus, store, SessionRequest("ana", ids=ids), _answer))  # right in 2 turns, 1 point
+    asyncio.run(_play(demo_corpus, store, SessionRequest("cy", ids=ids), _wander))  # 8 reads, never answers
+    [board] = leaderboard(store)
+    rows = {r["run"]: r for r in board["rows"]}
+    assert [r["ranked"] for r in board["rows"]] == [True] * 3 and not rows["heuristic"]["tokens_measured"]
+    tests = board["best_tests"]
+    # ana took fewer turns and points on all 7 items (sign test p = 2 · ½⁷): marked
+    assert board["best"] == {"turns": ["human:ana"], "points": ["human:ana"]}
+    assert tests["turns"]["p"] == pytest.approx(2 / 2 ** 7) and tests["turns"]["marked"]
+    # ana is right on 7 of 7, the heuristic on 5: McNemar over the 2 discordant items is p = 0.5, no mark
+    assert tests["accuracy"]["best"] == ["human:ana"] and not tests["accuracy"]["marked"]
+    assert tests["accuracy"]["p"] >= 0.05
+    # ana's estimated tokens are fewer than cy's on every item (p < 0.05), but the heuristic measures none
+    assert rows["human:ana"]["tokens"] < rows["human:cy"]["tokens"] and rows["heuristic"]["tokens"] is None
+    assert tests["tokens"]["p"] < 0.05 and not tests["tokens"]["marked"]
+    assert tests["tokens"]["reason"] == tests["MaxTok"]["reason"] == "tokens not measured for heuristic"
+    header, cells = leaderboard_cells(board)
+    ana = dict(zip(header, next(c for c, r in zip(cells, board["rows"]) if r["run"] == "human:ana")))
+    assert ana["turns"].endswith(" *") and not ana["tokens"].endswith("*") and not ana["accuracy"].endswith("*")
+    assert main(["--batch", "leaderboard", "--db", str(store.path)]) == 0
+    out = capsys.readouterr().out
+    assert "* best, p < 0.05 vs the runner-up" in out and "none in tokens and MaxTok" in out
+    store.close()
 
 
 def test_batch_leaderboard_prints_the_same_numbers(played, capsys):

@@ -40,6 +40,14 @@ class InfrastructureError(ModelError):
     kind = "infra"
 
 
+class ServerUnreachable(InfrastructureError):
+    """Nothing listens at a server on this machine (connection refused): it is not running, and no wait brings it
+    back. The episode ends at once and the sample is not retried (ten backoffs and three attempts took minutes
+    per item against a stopped local model server)."""
+
+    kind = "unreachable"
+
+
 class Agent(Protocol):
     """Given the conversation so far (OpenAI-style messages), return the next assistant turn."""
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.agents import providers
-from sandbox.agents.base import InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
+from sandbox.agents.base import (InfrastructureError, ModelError, NonTransientModelError, ServerUnreachable,
+                                 TransientModelError, arguments_json)
 from sandbox.agents.limits import RateLimiter
 from sandbox.agents.litellm_import import litellm_module, loaded_litellm, without_litellm_logging
 from sandbox.agents.native import NativeClient, base_url_for
@@ -254,13 +255,21 @@ class LLMAgent:
 
     def failure(self, exc: Exception, wire: Wire | None) -> ModelError:
         """A call that raised: by what the server sent if anything came back, else by the kind of transport
-        failure; the same words from either client (the exception's own text differs between them)."""
+        failure; the same words from either client (the exception's own text differs between them). A refused
+        connection to this machine is `ServerUnreachable` (nothing listens there: not retried), naming the
+        address and, for a local model, its server's log."""
         if wire is not None and wire.status is not None and wire.body is not None and (
                 wire.status >= 400 or self.session.provider in providers.CHAT_COMPLETIONS):
             outcome = reply_outcome(wire.status, wire.retry_after, wire.body, self.key)
             if isinstance(outcome, ModelError):
                 return outcome
         if wire is None or wire.status is None:
+            address = self.session.native.base_url if self.session.native is not None else self.config.base_url
+            if refused_locally(exc, address):
+                from sandbox.agents.local_model import server_note
+
+                return ServerUnreachable(f"nothing is listening at {address} (connection refused)"
+                                         f"{server_note(address)}")
             lost = lost_response(exc, self.config.timeout_s)
             if lost is not None:
                 return lost
@@ -396,6 +405,27 @@ def lost_response(exc: BaseException, timeout_s: float) -> ModelError | None:
     if isinstance(exc, transport):
         return TransientModelError("connection failed: no response (refused, reset or closed by the server)")
     return None
+
+
+def refused_locally(exc: BaseException, base_url: str | None) -> bool:
+    """Whether `exc` is a refused connection (anywhere in its chain) to a loopback address: nothing listens
+    there, and unlike a remote server that may be restarting, no backoff brings it back (`ServerUnreachable`)."""
+    import ipaddress
+    from urllib.parse import urlparse
+
+    host = urlparse(base_url).hostname if base_url else None
+    try:
+        loopback = host == "localhost" or (host is not None and ipaddress.ip_address(host).is_loopback)
+    except ValueError:  # a host name other than localhost
+        loopback = False
+    node: BaseException | None = exc if loopback else None
+    for _ in range(12):
+        if node is None:
+            return False
+        if isinstance(node, ConnectionRefusedError):
+            return True
+        node = node.__cause__ or node.__context__
+    return False
 
 
 def decode_arguments(arguments: Any) -> Any:

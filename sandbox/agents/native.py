@@ -62,7 +62,8 @@ class NativeClient:
     """
 
     def __init__(self, base_url: str, api_key: str, timeout_s: float):
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + "/chat/completions"
         self.headers = {"authorization": f"Bearer {api_key}", "content-type": "application/json",
                         "accept": "application/json"}
         self.timeout = httpx.Timeout(timeout_s)

@@ -146,14 +146,16 @@ async def test_the_palette_s_compare_starts_from_the_runs_marked_and_failures_sh
         assert any("Δ rate (B−A)" in str(col.header) for col in shown.columns)
 
 
-async def test_export_asks_for_a_path_confirms_a_replace_and_names_the_full_path(seeded, tmp_path):
-    """`e` used to write compare-A-vs-B.json into the working directory without asking and toast the bare name."""
+async def test_export_asks_for_a_path_confirms_a_replace_and_names_the_full_path(seeded, tmp_path, monkeypatch):
+    """`e` used to write compare-A-vs-B.json into the working directory without asking and toast the bare name;
+    then it offered the working directory while every other TUI export offered `export_dir()`."""
     import json
 
     from textual.widgets import Input
 
     from workbench.tui.screens.dialogs import ExportModal
 
+    monkeypatch.setenv("AGENTHOP_EXPORTS", str(tmp_path / "exports"))  # not the working directory (tmp_path)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_compare(pilot, app)
@@ -161,7 +163,8 @@ async def test_export_asks_for_a_path_confirms_a_replace_and_names_the_full_path
         await pilot.pause()
         modal = app.screen
         assert isinstance(modal, ExportModal) and not list(tmp_path.glob("*.json"))  # nothing written yet
-        assert modal.query_one("#export-path", Input).value == str(tmp_path / "compare-heur-s0-vs-random-s1.json")
+        assert modal.query_one("#export-path", Input).value == \
+            str(tmp_path / "exports" / "compare-heur-s0-vs-random-s1.json")
         assert not modal.query_one("#export-steps").display
         modal.query_one("#export-path", Input).value = "out/cmp.json"  # relative: the toast names it in full
         await pilot.press("enter")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import math
 import shutil
 import threading
 from pathlib import Path
@@ -380,3 +381,81 @@ async def test_the_parallel_plot_has_a_legend_distinct_markers_room_and_no_unpri
         assert all("unpriced" not in row and "— · —" in row for row in costs)
         caption = str(screen.query_one("#scaling-caption").render())
         assert "sampling — (scripted agent: no model, cost and tokens not measured)" in caption
+
+
+# ---------------------------------------------------------------- figures at 80×24: values apart, ticks even
+
+
+def figure_panels(text: str) -> list[dict]:
+    """The panels of a plotext figure as drawn: each one's canvas rows (bottom first), its y tick labels by row
+    and the columns of its x ticks (the ┬ / ┴ of its bottom frame)."""
+    lines = text.splitlines()
+    panels = []
+    for top, line in enumerate(lines):
+        if "┌" not in line:
+            continue
+        bottom = next(i for i in range(top + 1, len(lines)) if "└" in lines[i])
+        left = line.index("┌")
+        canvas = [row.ljust(len(line)) for row in lines[top + 1:bottom]][::-1]
+        ticks = {r: row[:left].strip() for r, row in enumerate(canvas) if row[left] == "┤"}
+        frame = lines[bottom]
+        panels.append({"canvas": canvas, "left": left, "yticks": ticks,
+                       "xticks": [c for c, ch in enumerate(frame) if ch in "┬┴"]})
+    return panels
+
+
+def drawn_row(panel: dict, value: float) -> int:
+    """The row plotext puts `value` on, over the axis the panel's tick labels state (row 0 is the bottom one)."""
+    (r0, l0), (r1, l1) = list(panel["yticks"].items())[:2]
+    step = (float(l1) - float(l0)) / (r1 - r0)
+    lo, rows = float(l0) - r0 * step, len(panel["canvas"])
+    hi = lo + (rows - 1) * step
+    return math.floor(round(0.5 + (rows - 1) * (value - lo) / (hi - lo), 8))
+
+
+def assert_even_ticks(panel: dict) -> None:
+    rows = sorted(panel["yticks"])
+    values = [float(panel["yticks"][r]) for r in rows]
+    assert len(rows) >= 2 and len({b - a for a, b in zip(rows, rows[1:])}) == 1, panel["yticks"]  # evenly spaced
+    steps = [b - a for a, b in zip(values, values[1:])]
+    assert max(steps) - min(steps) < 1e-9 and steps[0] > 0, panel["yticks"]  # by one value step
+    assert not any(label.startswith("-") and float(label) == 0 for label in panel["yticks"].values())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (100, 44)])
+async def test_the_plateau_plot_draws_different_values_on_different_rows_and_bars(scaling_store, size):
+    """At 80×24 the two panels had two rows each: 58% and 67% shared a row, C_k +0.056 and −0.072 were bars of one
+    height, and the ticks read 0.17 / 0.67. Each panel now has the rows its values need (the body scrolls)."""
+    app = scaling_app()
+    async with app.run_test(size=size) as pilot:
+        await _open_scaling(pilot)
+        screen = app.screen
+        plot = screen.query_one(PlotView)
+        result = screen.result
+        upper, lower = figure_panels(plot.text.plain)
+        assert plot.content_size.height == len(plot.text.plain.splitlines())  # all of the figure is on screen
+    accuracy = result["accuracy"]
+    assert len(set(accuracy)) == 3  # the built-in group: 1/6, 7/12, 2/3
+    rows = [drawn_row(upper, v) for v in accuracy]
+    assert len(set(rows)) == len(set(accuracy))
+    for row, column in zip(rows, upper["xticks"]):  # each budget's point is where its value says
+        assert upper["canvas"][row][column] == "•"
+    bounds = [t["c_k"] for t in result["transitions"]]
+    heights = [sum(row[column] == "█" for row in lower["canvas"]) for column in lower["xticks"]]
+    zero = drawn_row(lower, 0.0)
+    assert heights == [abs(drawn_row(lower, b) - zero) + 1 for b in bounds]
+    assert len(set(heights)) == len({abs(b) for b in bounds}) == 2  # +0.056 and −0.072: two heights
+    for panel in (upper, lower):
+        assert_even_ticks(panel)
+
+
+async def test_the_parallel_plot_draws_different_values_on_different_rows_at_80x24(scaling_store):
+    app = scaling_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _open_scaling(pilot, down=1)
+        report = app.screen.result
+        [panel] = figure_panels(app.screen.query_one(PlotView).text.plain)
+    names = [n for n in ("pass_at_k", "majority", "pointwise", "pairwise") if n in report["per_k"][0]]
+    values = {round(r[n], 12) for r in report["per_k"] for n in names}
+    assert len({drawn_row(panel, v) for v in values}) == len(values) > 4
+    assert_even_ticks(panel)

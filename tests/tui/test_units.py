@@ -1,6 +1,7 @@
 """Pure parts of the TUI: transitions, config TOML, meters, monitor, wrapping, marks, form validation."""
 from __future__ import annotations
 
+import math
 import tomllib
 from types import SimpleNamespace
 
@@ -336,21 +337,38 @@ def test_binding_ids_are_read_from_the_source_of_every_screen():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.floats(-2, 2, allow_nan=False), st.floats(0, 2, allow_nan=False), st.integers(2, 8))
-def test_axis_ticks_never_read_negative_zero_and_stay_distinct(lo, span, n):
-    """plotext labelled a y tick a hair below zero `-0.000`; the figures now set their own labels."""
-    from workbench.views.figures import axis_ticks
+@given(st.lists(st.floats(-2, 2, allow_nan=False), min_size=1, max_size=8), st.integers(2, 40), st.booleans())
+def test_a_value_axis_keeps_values_apart_with_even_ticks(values, rows, bars):
+    """plotext labelled a tick a hair below zero `-0.000`, put ticks at uneven rows (0.17, 0.35, 0.52 two and
+    three rows apart) and drew different values on one row; `value_axis` lays the rows out itself."""
+    from workbench.views.axis import MAX_AXIS_ROWS, value_axis
 
-    values, labels = axis_ticks(lo, lo + span, n)
-    assert len(values) == len(labels) == n and values[0] <= lo and values[-1] >= lo + span - 1e-9
+    axis = value_axis(values, rows, bars=bars)
+    assert axis.rows <= MAX_AXIS_ROWS and axis.lo <= min(values) + 1e-9 and axis.hi >= max(values) - 1e-9
+    assert (axis.rows - 1) % axis.every == 0 and len(axis.ticks) >= 2  # a tick on the bottom and the top row
+    labels = axis.labels
     assert not any(label.startswith("-") and float(label) == 0 for label in labels)
-    assert len(set(labels)) == n and [float(x) for x in labels] == sorted(float(x) for x in labels)
+    steps = {round(float(b) - float(a), 12) for a, b in zip(labels, labels[1:])}
+    assert len(steps) == 1 and steps.pop() > 0  # the labels read evenly, as they are spaced
+    distinct = sorted({round(v, 9) for v in values} | ({0.0} if bars else set()))
+    span = distinct[-1] - distinct[0]
+
+    def apart(points: list[float]) -> bool:  # far enough apart for MAX_AXIS_ROWS to tell (with room to spare)
+        return all(b - a >= span / 20 for a, b in zip(points, points[1:]))
+
+    if apart(distinct):
+        assert len({axis.row(v) for v in distinct}) == len(distinct)  # never two values on one row
+    if bars and apart(sorted({abs(v) for v in distinct})):
+        heights = {abs(v): abs(axis.row(v) - axis.row(0.0)) for v in distinct}
+        assert len(set(heights.values())) == len(heights)  # nor two bars of different values equally tall
+    if len(distinct) == 1 or (apart(distinct) and axis.rows > rows):  # it grew only because it had to
+        assert axis.step <= min((b - a for a, b in zip(distinct, distinct[1:])), default=math.inf) * (1 + 1e-9)
 
 
-def test_axis_ticks_of_a_range_just_below_zero():
-    from workbench.views.figures import axis_ticks
+def test_a_value_axis_of_a_range_just_below_zero_reads_zero_not_minus_zero():
+    from workbench.views.axis import value_axis
 
-    assert axis_ticks(-0.0004, 0.2996, 4)[1] == ["0.00", "0.10", "0.20", "0.30"]
+    assert value_axis([-0.0004, 0.2996], 12).labels == ["-0.1", "0.0", "0.1", "0.2", "0.3"]
 
 
 def test_counts_read_in_the_right_number():
@@ -362,7 +380,7 @@ def test_counts_read_in_the_right_number():
     assert [counted(n, "paper") for n in (0, 1, 2, 1234)] == ["0 papers", "1 paper", "2 papers", "1,234 papers"]
     assert counted(1, "percentage point") == "1 percentage point" and counted(3, "child", "children") == "3 children"
     board = {"dataset": "builtin", "n_items": 1, "rows": [{"rank": 1}]}
-    assert " · 1 item played by people · 1 ranked of 1 · " in leaderboard_title(board)
+    assert " · 1 item played by people · 1 ranked of 1" in leaderboard_title(board)
     rows = [{"axis": "PR st", "delta": -0.63, "p_holm": 0.001}, {"axis": "SR st", "delta": 0.01, "p_holm": 0.01}]
     assert separating_axis(rows).startswith("B retrieves the gold papers 63 percentage points less than A on "
                                             "single-target items")

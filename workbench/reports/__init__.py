@@ -11,7 +11,7 @@ from workbench.reports.run import (PERCENT_KEYS, REPORT_FIELDS, values, counts, 
     transition_layout, run_diagnostics)
 from workbench.reports.panel import (PAIRED_BY_ID, LOWER_IS_BETTER, MEAN_COLUMNS,
     RESOURCE_COLUMNS, PANEL_LEGEND, item_matrix, replicate_spread, dataset_warnings, resolution_warnings,
-    panel_report, best_cells, per_item_terms, significant_best, ablation_lift)
+    panel_report, per_item_terms, significant_best, ablation_lift)
 from workbench.reports.compare import (paired_outcomes, tool_use, CONVERSION_SET, compare_report, adjust_comparison,
     SEPARATES, separating_axis)
 from workbench.reports.leaderboard import (MIN_COVERAGE, leaderboard)

@@ -4,10 +4,11 @@ from __future__ import annotations
 from typing import Any
 
 
+from stats.axes import Table
 from storage import Store
 from workbench.columns import PANEL_COLUMNS
-from workbench.reports.panel import best_cells
-from workbench.reports.run import _dig, report_of
+from workbench.reports.panel import per_item_terms, significant_best
+from workbench.reports.run import _dig, measures_tokens, report_of
 
 MIN_COVERAGE = 0.5  # a leaderboard row is ranked when it covers at least this share of the items people played
 
@@ -59,14 +60,35 @@ def leaderboard(store: Store, min_coverage: float = MIN_COVERAGE, n_boot: int = 
                 continue
             rows.append(_board_row(key, group, mine, len(played), excluded[key], min_coverage, n_boot, seed))
         ranked = sorted((r for r in rows if r["ranked"]), key=_board_order)
+        best, best_tests = board_best(ranked, {key: [t for t in records[key] if t["item_id"] in wanted]
+                                               for key in entrants})
         unranked = sorted((r for r in rows if not r["ranked"]), key=_board_order)
         for rank, row in enumerate(ranked, 1):
             row["rank"] = rank
         dataset = next(r["dataset"] for r in same if is_human(r["agent"]))
         boards.append({"dataset": dataset, "fingerprint": fingerprint, "n_items": len(played), "items": played,
-                       "min_coverage": min_coverage, "rows": ranked + unranked, "best": best_cells(ranked),
-                       "n_boot": n_boot, "seed": seed})
+                       "min_coverage": min_coverage, "rows": ranked + unranked, "best": best,
+                       "best_tests": best_tests, "n_boot": n_boot, "seed": seed})
     return boards
+
+
+TOKEN_COLUMNS = ("tokens", "MaxTok")  # what a run without token counts (`measures_tokens`) does not measure
+
+
+def board_best(ranked: list[dict[str, Any]], records: dict[str, list[dict[str, Any]]]
+               ) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
+    """The leaderboard's best cells: the panel's `significant_best` over the ranked rows, each paired with a
+    runner-up on the items both covered; then none in a token column while a ranked full-tool row does not
+    measure tokens (a scripted agent, an MCP client): the mark claims the best of the board, and an unmeasured
+    entrant may have used fewer. Returns (column → marked rows, column → the test or why there is none)."""
+    best, tests = significant_best(ranked, {r["run"]: per_item_terms(Table.of(records[r["run"]])) for r in ranked})
+    unmeasured = [r["run"] for r in ranked if not r["tokens_measured"] and r["ablation"] == "full"]
+    if unmeasured:
+        for col in TOKEN_COLUMNS:
+            best.pop(col, None)
+            tests[col] = {**tests.get(col, {"best": [], "runner_up": [], "p": None}), "marked": False,
+                          "reason": f"tokens not measured for {', '.join(unmeasured)}"}
+    return best, tests
 
 
 def _board_order(row: dict[str, Any]) -> tuple:
@@ -90,7 +112,7 @@ def _board_row(key: str, group: list[dict[str, Any]], records: list[dict[str, An
     return {"run": key, "name": name, "runs": sessions, "agent": rep["agent"], "model": rep["model"],
             "ablation": rep["ablation"], "human": human, "n": n, "correct": rep["correct"], "coverage": coverage,
             "accuracy_ci": None if ci is None else [ci.low, ci.high], "excluded": excluded, "ranked": ranked,
-            "rank": None,
+            "tokens_measured": measures_tokens(group[0]), "rank": None,
             "unranked": None if ranked else f"covers {n} of the {n_items} items played (fewer than "
                                             f"{min_coverage:.0%})",
             **{col: _dig(rep, path) for col, path in PANEL_COLUMNS}}

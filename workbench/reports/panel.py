@@ -145,19 +145,6 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
     return panel
 
 
-def best_cells(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """The run(s) with the best value per column; a column where every candidate ties has no best cell.
-    Tool-use and resource columns consider full-tool runs only (see PANEL_LEGEND["best"])."""
-    best: dict[str, list[str]] = {}
-    for col, _ in PANEL_COLUMNS:
-        pool = [r for r in rows if r[col] is not None and (col not in RESOURCE_COLUMNS or r["ablation"] == "full")]
-        vals = [r[col] for r in pool]
-        if len(set(vals)) > 1:
-            top = (min if col in LOWER_IS_BETTER else max)(vals)
-            best[col] = [r["run"] for r in pool if r[col] == top]
-    return best
-
-
 def per_item_terms(table: Table) -> dict[str, dict[str, tuple[float, float]]]:
     """Per panel column: item id → (numerator, denominator) summed over the item's trajectories (its replicates),
     the per-item values the best-cell tests pair across runs."""
@@ -177,7 +164,8 @@ def significant_best(rows: list[dict[str, Any]], per_item: dict[str, dict[str, d
                      alpha: float = 0.05) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
     """The best cell per column, kept only where it beats the runner-up significantly (see PANEL_LEGEND["best"]).
 
-    Candidates are `best_cells`' pool; the runner-up is the next value (every run sharing it must be beaten).
+    Candidates are the rows with a value (full-tool runs only in the tool-use and resource columns, see
+    PANEL_LEGEND["best"]); the runner-up is the next value (every run sharing it must be beaten).
     The test pairs the two runs' per-item values (numerator ÷ denominator over the item's trajectories) on the
     items both have a value for: McNemar's exact test when each is one 0/1 outcome, otherwise the exact sign
     test on the per-item values (the same test, generalised). Marked when p < `alpha` and the items agree in

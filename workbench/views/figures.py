@@ -2,11 +2,11 @@
 the TUI shows them in its theme's colours."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
-
+from workbench.views.axis import ValueAxis, value_axis
 from workbench.views.scaling import SHORT, Palette, flags, strategies
+
 
 def _figure(width: int, height: int):
     import plotext as plt
@@ -19,24 +19,14 @@ def _figure(width: int, height: int):
     return plt
 
 
-def axis_ticks(lo: float, hi: float, n: int) -> tuple[list[float], list[str]]:
-    """`n` evenly spaced ticks over [lo, hi], labelled with the decimals their step needs. Set explicitly because
-    plotext's own labels can read `-0.000` for a value a hair below zero; here a label rounding to zero reads 0."""
-    if hi - lo < 1e-3:  # a flat series: a band around it (labels keep at most four decimals)
-        mid = (lo + hi) / 2
-        lo, hi = mid - 0.05, mid + 0.05
-    n = max(2, n)
-    step = (hi - lo) / (n - 1)
-    decimals = min(4, max(0, 1 - math.floor(math.log10(step))))  # two significant digits of the step
-    values = [lo + i * step for i in range(n)]
-    return values, [f"{round(v, decimals) + 0.0:.{decimals}f}" for v in values]  # + 0.0 turns -0.0 into 0.0
+PANEL_OVERHEAD = 4  # a plateau panel's rows besides its values: title, frame top and bottom, x tick labels
+FIGURE_OVERHEAD = 5  # the parallel figure's: title, frame top and bottom, x tick labels, x label
 
 
-def _yticks(plt, values: list[float], rows: int) -> None:
-    """Label the y axis of the current (sub)plot (`rows` tall) over `values`' range, about one tick every other
-    row."""
-    ticks, labels = axis_ticks(min(values), max(values), min(6, rows // 2 + 1))
-    plt.yticks(ticks, labels)
+def _axis(plt, axis: ValueAxis) -> None:
+    """Put the current (sub)plot's y range and ticks on `axis`."""
+    plt.ylim(axis.lo, axis.hi)
+    plt.yticks(axis.ticks, axis.labels)
 
 
 def _build(plt, palette: Palette | None) -> str:
@@ -70,26 +60,36 @@ def bar_ticks(transitions: list[dict[str, Any]], width: int) -> list[str]:
 
 
 def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
-    """Accuracy per budget (line) with the plateau marked, above C_k per transition (bars coloured by sign)."""
+    """Accuracy per budget (line) with the plateau marked, above C_k per transition (bars coloured by sign).
+    Each panel takes half of `height`, or more when its values need the rows (`value_axis`): the figure may be
+    taller than asked."""
     pal = palette or {}
     labels = [str(b) for b in result["budgets"]]
     x = list(range(1, len(labels) + 1))
-    plt = _figure(width, height)
+    transitions = result["transitions"]
+    bounds = [t["c_k"] for t in transitions if t.get("c_k") is not None]
+    top = value_axis(result["accuracy"], height // 2 - PANEL_OVERHEAD)
+    # bars stand on zero: different bounds get different heights
+    bottom = value_axis(bounds, height - height // 2 - PANEL_OVERHEAD, bars=True) if bounds else None
+    upper = top.rows + PANEL_OVERHEAD
+    lower = bottom.rows + PANEL_OVERHEAD if bottom else max(PANEL_OVERHEAD, height - upper)
+    plt = _figure(width, upper + lower)  # taller than asked when the values need the rows
     plt.subplots(2, 1)
     plt.subplot(1, 1)
+    plt.plotsize(max(20, width), upper)
     k = result.get("k_star")
     caveats = flags(result)
     plt.title(f"accuracy by budget · plateau at {result.get('plateau_budget')} (k*={k})"
               + (f" · {', '.join(caveats)}" if caveats else ""))
     plt.plot(x, result["accuracy"], marker="dot", color=pal.get("line"))
-    _yticks(plt, result["accuracy"], height // 2 - 4)
+    _axis(plt, top)
     if k:
         plt.vline(k, pal.get("mark"))
         plt.text(f"plateau {result.get('plateau_budget')}", k, max(result["accuracy"]), color=pal.get("mark"),
                  alignment="left")
     plt.xticks(x, labels)
     plt.subplot(2, 1)
-    transitions = result["transitions"]
+    plt.plotsize(max(20, width), lower)
     if transitions:
         positions = list(range(1, len(transitions) + 1))
         plt.title("C_k: one-sided lower bound of the gain (coloured: significant gain or not)")
@@ -100,9 +100,8 @@ def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Pal
                   and t.get("c_k") is not None]
             if xs:  # one series per decision, drawn only where it applies (no zero-height bars)
                 plt.bar(xs, [transitions[p - 1]["c_k"] for p in xs], color=pal.get(role), width=0.5)
-        bounds = [t["c_k"] for t in transitions if t.get("c_k") is not None]
-        if bounds:
-            _yticks(plt, [0.0, *bounds], height // 2 - 4)  # bars stand on zero
+        if bottom:
+            _axis(plt, bottom)
         plt.xticks(positions, bar_ticks(transitions, width))
         plt.xlim(0.5, len(transitions) + 0.5)
     return _build(plt, palette)
@@ -113,22 +112,24 @@ MARKERS = {"pass_at_k": "o", "majority": "x", "pointwise": "+", "pairwise": "*"}
 
 def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
     """pass@k and each committing strategy against k (the gap is the distance between the lines), with a legend;
-    each line has its own marker, so the series are told apart without colour (NO_COLOR, an ANSI theme)."""
+    each line has its own marker, so the series are told apart without colour (NO_COLOR, an ANSI theme). Taller
+    than `height` when two values would otherwise share a row (`value_axis`)."""
     pal = palette or {}
     rows = report["per_k"]
     x = [r["k"] for r in rows]
-    plt = _figure(width, height)
+    names = strategies(report)
+    axis = value_axis([r[n] for r in rows for n in names], height - FIGURE_OVERHEAD)
+    plt = _figure(width, axis.rows + FIGURE_OVERHEAD)  # taller than asked when the values need the rows
     plt.title("pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report.get("judge") else "")
               + " · ░ gap to the best strategy")
-    names = strategies(report)
     best = [max(r[n] for n in names[1:]) for r in rows] if len(names) > 1 else []
     if best and len(x) > 1:
-        gx, gy = gap_points(x, best, [r["pass_at_k"] for r in rows], width, height)
+        gx, gy = gap_points(x, best, [r["pass_at_k"] for r in rows], width, axis.rows)
         if gx:
             plt.scatter(gx, gy, marker="░", color=pal.get("shade"))
     for name in names:
         plt.plot(x, [r[name] for r in rows], label=SHORT[name], marker=MARKERS[name], color=pal.get(name))
-    _yticks(plt, [r[n] for r in rows for n in names], height - 5)
+    _axis(plt, axis)
     plt.xticks(x, [str(k) for k in x])
     plt.xlabel("k")
     return _build(plt, palette)

@@ -28,7 +28,7 @@ def leaderboard_title(board: dict[str, Any]) -> str:
     dataset = dataset_label(board["dataset"])
     ranked = sum(1 for r in board["rows"] if r["rank"] is not None)
     return (f"leaderboard · {dataset} · {counted(board['n_items'], 'item')} played by people · {ranked} ranked of "
-            f"{len(board['rows'])} · * best")
+            f"{len(board['rows'])}" + (" · * best, p < 0.05 vs the runner-up" if board.get("best") else ""))
 
 
 def leaderboard_notes(board: dict[str, Any]) -> list[str]:
@@ -40,4 +40,6 @@ def leaderboard_notes(board: dict[str, Any]) -> list[str]:
                  f"least {board['min_coverage']:.0%} of the items people played, by accuracy (95% CI: Wilson score "
                  f"interval over the items a row covers). People's tokens are "
                  "estimated (characters / 4).")
+    lines.append("* best: beats the runner-up significantly (p < 0.05 on the items both covered, as report --panel);"
+                 " none in tokens and MaxTok while a ranked row does not measure tokens (scripted agent, MCP client).")
     return lines

@@ -24,6 +24,7 @@ from textual.widgets import (Button, DataTable, Footer, LoadingIndicator, Select
 from textual.worker import Worker, WorkerState
 
 from sandbox.agents.registry import measures_tokens
+from workbench.paths import export_dir
 from workbench.views.cells import counted
 from workbench.tui.corpora import ItemContext
 from workbench.tui.screens.dialogs import ExportModal
@@ -264,7 +265,8 @@ class CompareScreen(Screen):
         self._load()
 
     def action_export(self) -> None:
-        """Ask where (the runs screen's export dialog: it confirms before replacing a file), then write."""
+        """Ask where (the runs screen's export dialog: it confirms before replacing a file), offering a file in
+        `export_dir()` as every TUI export does (not the working directory), then write."""
         if self.report is None:
             return
         report, a, b = self.report, self.a, self.b
@@ -274,7 +276,7 @@ class CompareScreen(Screen):
             if answer:
                 self.write_export(report, answer[0])
 
-        self.app.push_screen(CompareExportModal(f"{a} vs {b}", Path.cwd() / f"{safe}.json"), chosen)
+        self.app.push_screen(CompareExportModal(f"{a} vs {b}", export_dir() / f"{safe}.json"), chosen)
 
     def write_export(self, report: dict[str, Any], path: Path) -> None:
         path = path.expanduser().resolve()

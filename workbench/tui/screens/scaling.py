@@ -163,8 +163,12 @@ def theme_palette(variables: dict[str, str]) -> Palette | None:
     return palette
 
 
+MIN_PLOT_ROWS = 12  # the plot's height before its figure asks for more (themes/scaling.tcss: 50vh, at least 12)
+
+
 class PlotView(Static):
-    """A plotext figure at this widget's size: rebuilt when it resizes, when the theme changes, or on new data."""
+    """A plotext figure at this widget's width, as tall as it needs: rebuilt when it resizes, when the theme
+    changes, or on new data."""
 
     def __init__(self, **kwargs: Any):
         super().__init__("", **kwargs)
@@ -182,12 +186,16 @@ class PlotView(Static):
         self.rebuild()
 
     def rebuild(self) -> None:
-        width, height = self.content_size
-        if self.draw is None or width < 10 or height < 4:
+        """Draw at this widget's width and half the screen's height (at least MIN_PLOT_ROWS), then take the
+        figure's own height: a figure grows when its values need more rows to stay apart (the body scrolls)."""
+        width = self.content_size.width
+        height = max(MIN_PLOT_ROWS, self.app.size.height // 2)
+        if self.draw is None or width < 10:
             self.text = Text("")
         else:
             figure = self.draw(width, height, theme_palette(self.app.theme_variables))
             self.text = Text.from_ansi(figure, no_wrap=True)
+            self.styles.height = len(self.text.plain.splitlines())
         self.update(self.text)
 
 
