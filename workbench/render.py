@@ -318,7 +318,7 @@ def print_items(view, rows: list, flt, fmt: str) -> None:
         out.print(f"note: {view.note()}", markup=False)
 
 
-def print_item(detail: dict[str, Any], tree: list[str], fmt: str) -> None:
+def print_item(detail: dict[str, Any], tree: list[Any], fmt: str) -> None:
     """One item: its fields, question and options (gold and distractor types shown), tree, stored trajectories."""
     if fmt == "json":
         print_json(detail)
@@ -338,8 +338,8 @@ def print_item(detail: dict[str, Any], tree: list[str], fmt: str) -> None:
     say()
     say(f"neighbourhood: {nb['papers']} papers ({nb['full_text']} full text, {nb['metadata_only']} metadata-only), "
         f"{nb['citations']} citations · ● seed ◇ bridge ★ gold · full/meta = full text or metadata only")
-    for line in tree:
-        say(line)
+    for drawn in tree:  # rich renderables of Text (`neighbourhood.tree_renderables`): never markup
+        out.print(drawn)
     if detail.get("labels"):
         from workbench.items import label_line
 

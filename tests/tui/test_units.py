@@ -96,7 +96,8 @@ def test_sanitize_drops_terminal_control():
 
 def test_marks_gold_wrong_rejected_nudge():
     gold = Gold(frozenset({"g"}), frozenset({"1.1"}), True)
-    read = {"kind": "tool", "tool_name": "read_section", "delivered": 1, "status": "ok"}
+    read = {"kind": "tool", "tool_name": "read_section", "delivered": 1, "status": "ok", "arxiv_id": "9.9",
+            "section_index": 0}
     assert mark({**read, "paper_id": "g"}, gold) == "gold"
     assert mark({**read, "paper_id": "x", "arxiv_id": "1.1"}, gold) == "gold"
     assert mark({**read, "paper_id": "x"}, gold) == "wrong"
@@ -263,12 +264,13 @@ def test_a_narrow_header_shortens_the_arguments_and_keeps_cost_and_mark():
 
     gold = Gold(frozenset({"g"}), frozenset(), True)
     step = {"kind": "tool", "turn": 3, "idx": 4, "tool_name": "read_section", "status": "ok", "delivered": 1,
+            "arxiv_id": "1.1", "section_index": 2, "hop": 2,
             "paper_id": "g", "cost": 5, "tool_args": {"paper_id": "g", "section": "C"}, "text": "x"}
     entry = build_entries([step], gold, {"g": "A Very Long Title Of The Gold Paper That Goes On"})[-1]
-    assert entry.plain_header == "▸ read_section(«A Very Long Title Of The Go…», C)  −5  ★ gold"
-    for width in (60, 40, 34):
+    assert entry.plain_header == "▸ read_section(«A Very Long Title Of The Go…», C)  −5  ★ gold  · hop 2"
+    for width in (70, 50, 44):
         fitted = "".join(text for text, _ in entry.fitted_header(width))
-        assert cell_len(fitted) <= width and fitted.endswith(", C)  −5  ★ gold"), width
+        assert cell_len(fitted) <= width and fitted.endswith(", C)  −5  ★ gold  · hop 2"), width
     assert "".join(t for t, _ in entry.fitted_header(200)) == entry.plain_header
 
 

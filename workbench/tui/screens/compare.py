@@ -24,6 +24,7 @@ from textual.widgets import (Button, DataTable, Footer, LoadingIndicator, Select
 from textual.worker import Worker, WorkerState
 
 from sandbox.agents.registry import measures_tokens
+from sandbox.citations import hops_stale
 from workbench.paths import export_dir
 from workbench.views.cells import counted
 from workbench.tui.corpora import ItemContext
@@ -365,7 +366,8 @@ class SplitStepperScreen(Screen):
             run = self.runs[side]
             self.view(side).set_steps(steps, gold_of(self.ctx), self.ctx.titles if self.ctx else {}, run_caps(run),
                                       actor=actor_of(run.get("agent")),
-                                      tokens_measured=measures_tokens(run.get("agent"), run.get("identity")))
+                                      tokens_measured=measures_tokens(run.get("agent"), run.get("identity")),
+                                      hops_measured=not hops_stale(run))
         self.show_text()
         if self.ctx is None:
             self.run_worker(partial(self.app.corpora.item_context, run["dataset"], run.get("dataset_fingerprint"),

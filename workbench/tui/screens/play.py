@@ -449,7 +449,8 @@ class PlayScreen(Screen):
     def _show_transcript(self) -> None:
         view = self.query_one(TranscriptView)
         gold = gold_of(self.ctx) if self.state in ("reveal", "finished") else Gold()
-        entries = build_entries([s for s in self.steps if s.kind != "assistant"], gold, self.seen.papers)
+        entries = build_entries([s for s in self.steps if s.kind != "assistant"], gold, self.seen.papers,
+                                hops_measured=True if gold.known else None)
         for entry in entries:
             entry.folded = True
         latest = max((i for i, e in enumerate(entries) if e.kind != "turn"), default=None)

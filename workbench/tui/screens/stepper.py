@@ -22,6 +22,7 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from sandbox.agents.registry import measures_tokens
+from sandbox.citations import hops_stale
 from workbench.views.cells import counted
 from workbench.tui.corpora import ItemContext
 from workbench.tui.widgets.meters import theme_style
@@ -219,7 +220,8 @@ class StepperScreen(Screen):
         self.ctx = self.app.corpora.cached(dataset, item_id)
         self.view.set_steps(store.steps(tid), gold_of(self.ctx), self.ctx.titles if self.ctx else {}, self.caps,
                             actor=actor_of(self.run.get("agent")),
-                            tokens_measured=measures_tokens(self.run.get("agent"), self.run.get("identity")))
+                            tokens_measured=measures_tokens(self.run.get("agent"), self.run.get("identity")),
+                            hops_measured=not hops_stale(self.run))
         self.show_header()
         if self.ctx is None:
             self._load_context()
