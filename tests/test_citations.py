@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sandbox.citations import beyond_depth, digraph, hops_from
+from sandbox.citations import beyond_depth, digraph, hops_from, item_hops
 from sandbox.corpus import open_release
 from tests.conftest import B, G, S, mini_rows, write_release
 from workbench.cli import main
@@ -29,6 +29,18 @@ def test_a_hop_distance_is_one_more_than_some_citing_papers(edges):
     for paper, d in hops.items():
         if paper != "0":
             assert min(hops[p] for p in graph.predecessors(paper) if p in hops) == d - 1
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=30), st.integers(0, 10))
+def test_an_episodes_hop_search_agrees_with_networkx(pairs, seed):
+    """The episode's breadth-first search gives networkx's shortest path lengths on any graph (and nothing for a
+    seed outside it), so stored read hops and the item browser's reach can never disagree."""
+    edges: dict[str, list[str]] = {}
+    for a, b in pairs:
+        edges.setdefault(str(a), []).append(str(b))
+    nodes = [str(n) for n in range(8)]
+    assert item_hops(edges, nodes, str(seed)) == hops_from(digraph(edges, nodes), str(seed))
 
 
 def test_a_gold_paper_out_of_citation_reach_is_counted_at_import(tmp_path, capsys):
