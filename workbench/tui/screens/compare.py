@@ -29,7 +29,8 @@ from workbench.tui.corpora import ItemContext
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
-from workbench.tui.screens.stepper import copy_step, gold_of, jump_decision, options_text
+from workbench.tui.screens.stepper import copy_step, jump_decision
+from workbench.tui.widgets.itempane import gold_of, options_text
 from workbench.tui.widgets.stepview import StepView, run_caps
 from workbench.tui.widgets.transcript import actor_of
 

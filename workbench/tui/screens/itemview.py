@@ -21,7 +21,7 @@ from workbench.tui.widgets.citations import NeighbourhoodTree
 from workbench.tui.screens.items import play_item
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
-from workbench.tui.screens.stepper import options_text
+from workbench.tui.widgets.itempane import options_text
 from workbench.tui.widgets.tables import ItemTrajectoryTable
 
 COLUMNS = ("RUN", "AGENT / MODEL", "REP", "ANSWER", "RESULT", "ENDING", "POINTS", "TURNS", "RECALL P/S")
