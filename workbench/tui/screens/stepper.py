@@ -8,7 +8,6 @@ ledger of the last step of the turn in view.
 """
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from rich.style import Style
@@ -16,20 +15,17 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Static
-from textual.worker import Worker, WorkerState
 
-from sandbox.agents.registry import measures_tokens
-from workbench.tui.corpora import ItemContext
-from workbench.tui.widgets.itempane import LETTERS, gold_of, item_text, trajectory_note
+from workbench.tui.screens.stepping import SteppingScreen
+from workbench.tui.widgets.itempane import LETTERS, item_text, trajectory_note
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import sanitize
 from workbench.tui.widgets.stepview import StepView, run_caps
-from workbench.tui.widgets.transcript import TranscriptView, actor_of, transcript_text
+from workbench.tui.widgets.transcript import transcript_text
 
 
-class StepperScreen(Screen):
+class StepperScreen(SteppingScreen):
     BINDINGS = [
         Binding("right,l", "step(1)", "Next turn", id="stepper.next"),
         Binding("left,h", "step(-1)", "Prev", id="stepper.prev"),
@@ -37,8 +33,8 @@ class StepperScreen(Screen):
         Binding("dollar_sign", "last", "Last turn", id="stepper.last", key_display="$", show=False),
         Binding("d", "decision(1)", "Decision", id="stepper.next_decision"),
         Binding("D", "decision(-1)", "Previous decision", id="stepper.prev_decision", show=False),
-        Binding("n", "trajectory(1)", "Next traj", id="stepper.next_trajectory"),
-        Binding("p", "trajectory(-1)", "Previous trajectory", id="stepper.prev_trajectory", show=False),
+        Binding("n", "browse(1)", "Next traj", id="stepper.next_trajectory"),
+        Binding("p", "browse(-1)", "Previous trajectory", id="stepper.prev_trajectory", show=False),
         Binding("g", "toggle_gold", "Gold", id="stepper.gold"),
         Binding("y", "copy_step", "Copy", id="stepper.copy_step", show=False),
         Binding("Y", "copy_all", "Copy whole transcript", id="stepper.copy_all", show=False),
@@ -47,13 +43,9 @@ class StepperScreen(Screen):
     ]
 
     def __init__(self, run: dict[str, Any], trajectory_ids: list[int], index: int = 0):
-        super().__init__()
+        super().__init__(trajectory_ids, index)
         self.run = run
-        self.ids = list(trajectory_ids)
-        self.index = index
-        self.reveal = False
         self.traj: dict[str, Any] = {}
-        self.ctx: ItemContext | None = None
         self.caps = run_caps(run)
 
     def compose(self) -> ComposeResult:
@@ -67,6 +59,13 @@ class StepperScreen(Screen):
     @property
     def view(self) -> StepView:
         return self.query_one(StepView)
+
+    def step_views(self) -> list[StepView]:
+        return [self.view]
+
+    @property
+    def item_id(self) -> str | None:
+        return self.traj.get("item_id")
 
     @property
     def position(self) -> int:
@@ -91,30 +90,11 @@ class StepperScreen(Screen):
         if self.traj.get("run_id") != self.run.get("id"):  # a list across runs (the item browser's): follow the run
             self.run = store.run_by_id(self.traj["run_id"])
             self.caps = run_caps(self.run)
-        dataset, item_id = self.run["dataset"], self.traj["item_id"]
-        self.ctx = self.app.corpora.cached(dataset, item_id)
-        self.view.set_steps(store.steps(tid), gold_of(self.ctx), self.ctx.titles if self.ctx else {}, self.caps,
-                            actor=actor_of(self.run.get("agent")),
-                            tokens_measured=measures_tokens(self.run.get("agent"), self.run.get("identity")))
+        self.ctx = self.app.corpora.cached(self.run["dataset"], self.traj["item_id"])
+        self.show_trajectory(self.view, store.steps(tid), self.run)
         self.show_header()
         if self.ctx is None:
-            self._load_context()
-
-    def _load_context(self) -> None:
-        """The item and its titles from the run's corpus, on a thread (a first open imports the release)."""
-        dataset, item_id = self.run["dataset"], self.traj["item_id"]
-        self.run_worker(partial(self.app.corpora.item_context, dataset, self.run.get("dataset_fingerprint"), item_id),
-                        name="item-context", group="item-context", thread=True, exclusive=True, exit_on_error=False)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        worker = event.worker
-        if worker.name != "item-context" or event.state != WorkerState.SUCCESS:
-            return
-        ctx = worker.result
-        if isinstance(ctx, ItemContext) and ctx.item_id == self.traj.get("item_id"):
-            self.ctx = ctx
-            self.view.mark(gold_of(ctx), ctx.titles, keep_cursor=True)
-            self._show_item()
+            self.load_context(self.run)
 
     # ------------------------------------------------------------ showing
 
@@ -128,51 +108,24 @@ class StepperScreen(Screen):
                  f" · {self.run['name']}")
         title += trajectory_note(traj)
         self.query_one("#stepper-title", Static).update(Text(title))
-        self._show_item()
+        self.redraw()
 
-    def _show_item(self) -> None:
+    def redraw(self) -> None:
+        """The item pane: its citation path follows the turn in view."""
         colors = {"success": theme_style(self.app, "success"), "error": theme_style(self.app, "error"),
                   "muted": Style(dim=True)}
         view = self.view
         self.query_one("#item-text", Static).update(
             item_text(self.ctx, self.traj, view.current_steps, self.reveal, colors, at_end=view.position >= view.n_turns - 1))
 
+    def moved(self) -> None:
+        self.redraw()
+
     def meter_readings(self) -> dict[str, tuple[int, int, str]]:
         """What the three meters show (for tests)."""
         return self.view.meter_readings()
 
-    # ------------------------------------------------------------ actions
-
-    def _moved(self, changed: bool) -> None:
-        if changed:
-            self._show_item()
-
-    def action_step(self, delta: int) -> None:
-        self._moved(self.view.step(delta))
-
-    def action_first(self) -> None:
-        self._moved(self.view.go(0))
-
-    def action_last(self) -> None:
-        self._moved(self.view.go(self.view.n_turns - 1))
-
-    def action_decision(self, delta: int) -> None:
-        jump_decision(self, self.view, delta)
-        self._show_item()
-
-    def action_trajectory(self, delta: int) -> None:
-        new = self.index + delta
-        if 0 <= new < len(self.ids):
-            self.load(new)
-        else:
-            self.notify("no more trajectories in this direction", timeout=2)
-
-    def action_toggle_gold(self) -> None:
-        self.reveal = not self.reveal
-        self._show_item()
-
-    def action_copy_step(self) -> None:
-        copy_step(self, self.view.transcript)
+    # ------------------------------------------------------------ actions (the stepping ones are SteppingScreen's)
 
     def action_copy_all(self) -> None:
         head = f"{self.run['name']} · {self.traj['item_id']} r{self.traj.get('replicate', 0)}\n"
@@ -190,28 +143,4 @@ class StepperScreen(Screen):
             self.notify("the item is shown already", timeout=2)
             return
         self.app.corpora.forget_failures()
-        self._load_context()
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-
-def jump_decision(screen: Screen, view: StepView, delta: int) -> None:
-    """`d`/`D`: the next/previous step where the agent decided something, or a word that there is none."""
-    found = view.jump_decision(delta)
-    if found is None:
-        screen.notify(f"no {'later' if delta > 0 else 'earlier'} decision (think, submit, read, rejection)", timeout=2)
-
-
-def copy_step(screen: Screen, view: TranscriptView) -> None:
-    """Copy the step under the cursor (on a turn's separator: the whole turn), by OSC 52 through Textual."""
-    entry = view.cursor_entry
-    if entry is None:
-        return
-    if entry.kind == "turn":
-        text = transcript_text(e for e in view.entries if e.turn == entry.turn)
-        what = f"turn {entry.turn}"
-    else:
-        text, what = entry.copy_text, "step"
-    screen.app.copy_to_clipboard(text)
-    screen.notify(f"copied {what} ({len(text):,} characters)", timeout=2)
+        self.load_context(self.run)
