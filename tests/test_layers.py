@@ -30,6 +30,16 @@ def test_every_workbench_module_stands_on_a_floor():
     assert modules - named == set()
 
 
+
+def test_every_tui_module_stands_on_a_tui_floor():
+    """Inside workbench/tui/ too: a module at its root must be named in the tui layers (screens/ and widgets/ are
+    whole floors), or a widget could import it while it imports a screen."""
+    named = {m.strip() for layer in _contracts()["tui-floors"]["layers"] for m in re.split(r"[:|]", layer)}
+    tui = ROOT / "workbench" / "tui"
+    modules = {p.stem for p in tui.glob("*.py") if p.stem != "__init__"}
+    modules |= {p.name for p in tui.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert modules - named == set()
+
 def test_no_store_query_outside_storage():
     """The application layer asks the store's API; only storage/ holds the connection (`.conn`)."""
     offenders = [f"{p.relative_to(ROOT)}:{n}" for pkg in ("workbench", "sandbox", "stats")

@@ -11,7 +11,7 @@ from play_support import act, start, until
 from tui_support import make_app, settle
 from workbench.tui.screens.dialogs import ConfirmModal
 from workbench.tui.screens.play import PlayScreen, tool_palette
-from workbench.tui.screens.stepper import touched
+from workbench.tui.widgets.itempane import touched
 from workbench.tui.widgets.transcript import as_record
 
 SIZE = (120, 36)

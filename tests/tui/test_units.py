@@ -14,7 +14,7 @@ from workbench.tui.screens.launch import default_name, validate
 from workbench.tui.widgets.meters import bar, level
 from workbench.tui.monitor import RunMonitor
 from workbench.tui.widgets.plaintext import sanitize, wrap
-from workbench.tui.screens.stepper import options_text
+from workbench.tui.widgets.itempane import options_text
 from workbench.tui.widgets.transcript import Gold, build_entries, group_turns, mark
 
 

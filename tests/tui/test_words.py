@@ -144,6 +144,50 @@ async def test_the_split_stepper_shows_the_same_words_and_d_moves_the_focused_si
         assert split.view("a").position == 3 and split.view("b").position == 0  # A, focused, moved on alone
 
 
+
+STEPPING_KEYS = ("d", "d", "d", "D", "l", "h", "d", "dollar_sign", "D", "0", "d")
+
+
+def _where(view) -> tuple[int, int, str | None]:
+    """(turn in view, cursor entry, its decision) of a StepView."""
+    entry = view.transcript.cursor_entry
+    return view.position, view.transcript.cursor, entry.decision if entry else None
+
+
+async def test_stepping_is_one_behaviour_in_the_stepper_and_each_side_of_the_split_stepper(thinking_store):
+    """The keys' behaviour is written once (`SteppingScreen`): the same trajectory (the two runs are identical) under
+    the same keys lands on the same turn and step, and y copies the same text, in the stepper and in whichever side
+    of the split stepper has the focus; the other side moves only with the keys that step both (→ ← 0 $)."""
+    for action in ("step", "first", "last", "decision", "browse", "toggle_gold", "copy_step", "back"):
+        assert getattr(SplitStepperScreen, f"action_{action}") is getattr(StepperScreen, f"action_{action}")
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        stepper = await open_stepper(pilot, app)
+        alone = []
+        for key in STEPPING_KEYS:
+            await pilot.press(key)
+            alone.append(_where(stepper.view))
+        await pilot.press("y")
+        copied = app.clipboard
+        assert [w[2] for w in alone[:3]] == ["gold read", "non-gold read", "rejection"]  # d goes somewhere
+        await pilot.press("escape")
+        report = compare_report(app.store, "thinker-a", "thinker-b", n_boot=100)
+        app.push_screen(SplitStepperScreen(report, list(report["items"])))
+        await settle(pilot, app)
+        split = app.screen
+        for side, other in (("a", "b"), ("b", "a")):
+            split.load(0)  # both sides back at their first turn
+            split.view(side).transcript.focus()
+            await pilot.pause()
+            trail = []
+            for key in STEPPING_KEYS:
+                await pilot.press(key)
+                trail.append(_where(split.view(side)))
+            assert trail == alone
+            assert split.view(other).position == 0  # 0 took it back; the d after moved the focused side alone
+            await pilot.press("y")
+            assert app.clipboard == copied
+
 def _stepper_at(turns: int, *keys: str):
     async def run_before(pilot):
         app = pilot.app

@@ -23,17 +23,13 @@ from textual.widgets import (Button, DataTable, Footer, LoadingIndicator, Select
                              TabPane)
 from textual.worker import Worker, WorkerState
 
-from sandbox.agents.registry import measures_tokens
-from sandbox.citations import hops_stale
-from workbench.paths import export_dir
 from workbench.views.cells import counted
-from workbench.tui.corpora import ItemContext
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
-from workbench.tui.screens.stepper import copy_step, gold_of, jump_decision, options_text
-from workbench.tui.widgets.stepview import StepView, run_caps
-from workbench.tui.widgets.transcript import actor_of
+from workbench.tui.screens.stepping import SteppingScreen
+from workbench.tui.widgets.itempane import options_text
+from workbench.tui.widgets.stepview import StepView
 
 CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / A wrong; columns: B right / B wrong
 
@@ -266,8 +262,7 @@ class CompareScreen(Screen):
         self._load()
 
     def action_export(self) -> None:
-        """Ask where (the runs screen's export dialog: it confirms before replacing a file), offering a file in
-        `export_dir()` as every TUI export does (not the working directory), then write."""
+        """Ask where (the runs screen's export dialog: it confirms before replacing a file), then write."""
         if self.report is None:
             return
         report, a, b = self.report, self.a, self.b
@@ -277,7 +272,7 @@ class CompareScreen(Screen):
             if answer:
                 self.write_export(report, answer[0])
 
-        self.app.push_screen(CompareExportModal(f"{a} vs {b}", export_dir() / f"{safe}.json"), chosen)
+        self.app.push_screen(CompareExportModal(f"{a} vs {b}", Path.cwd() / f"{safe}.json"), chosen)
 
     def write_export(self, report: dict[str, Any], path: Path) -> None:
         path = path.expanduser().resolve()
@@ -302,10 +297,11 @@ class CompareExportModal(ExportModal):
         self.query_one("#export-steps").display = False
 
 
-class SplitStepperScreen(Screen):
+class SplitStepperScreen(SteppingScreen):
     """The two runs' trajectories of one item, stepped together turn by turn (or one side alone)."""
 
     HELP_TITLE = "Compare · two trajectories"
+    END_OF_LIST = "no more items in this cell"
     BINDINGS = [
         Binding("right,l", "step(1)", "Next turn (both)", id="split.next"),
         Binding("left,h", "step(-1)", "Prev (both)", id="split.prev"),
@@ -315,20 +311,16 @@ class SplitStepperScreen(Screen):
         Binding("dollar_sign", "last", "Last turn", id="split.last", key_display="$", show=False),
         Binding("d", "decision(1)", "Decision", id="split.next_decision"),
         Binding("D", "decision(-1)", "Previous decision (focused side)", id="split.prev_decision", show=False),
-        Binding("n", "item(1)", "Next item", id="split.next_item"),
-        Binding("p", "item(-1)", "Previous item", id="split.prev_item", show=False),
+        Binding("n", "browse(1)", "Next item", id="split.next_item"),
+        Binding("p", "browse(-1)", "Previous item", id="split.prev_item", show=False),
         Binding("g", "toggle_gold", "Gold", id="split.gold"),
         Binding("y", "copy_step", "Copy step", id="split.copy_step", show=False),
         Binding("escape,q", "back", "Back", id="split.back"),
     ]
 
     def __init__(self, report: dict[str, Any], item_ids: list[str], index: int = 0):
-        super().__init__()
+        super().__init__(item_ids, index)
         self.report = report
-        self.ids = list(item_ids)
-        self.index = index
-        self.reveal = False
-        self.ctx: ItemContext | None = None
         self.runs: dict[str, dict[str, Any]] = {}
 
     def compose(self) -> ComposeResult:
@@ -345,6 +337,9 @@ class SplitStepperScreen(Screen):
     def view(self, side: str) -> StepView:
         return self.query_one(f"#split-view-{side}", StepView)
 
+    def step_views(self) -> list[StepView]:
+        return [self.view("a"), self.view("b")]
+
     def on_mount(self) -> None:
         store = self.app.store
         self.runs = {side: store.run(self.report[side]) for side in ("a", "b")}
@@ -359,32 +354,16 @@ class SplitStepperScreen(Screen):
         self.index = index
         store = self.app.store
         pair = self.report["items"][self.item_id]
-        run = self.runs["a"]
+        run = self.runs["a"]  # the item's corpus: both runs answered it, from A's release
         self.ctx = self.app.corpora.cached(run["dataset"], self.item_id)
         for side in ("a", "b"):
-            steps = store.steps(pair[side]["id"])
-            run = self.runs[side]
-            self.view(side).set_steps(steps, gold_of(self.ctx), self.ctx.titles if self.ctx else {}, run_caps(run),
-                                      actor=actor_of(run.get("agent")),
-                                      tokens_measured=measures_tokens(run.get("agent"), run.get("identity")),
-                                      hops_measured=not hops_stale(run))
-        self.show_text()
+            self.show_trajectory(self.view(side), store.steps(pair[side]["id"]), self.runs[side])
+        self.redraw()
         if self.ctx is None:
-            self.run_worker(partial(self.app.corpora.item_context, run["dataset"], run.get("dataset_fingerprint"),
-                                    self.item_id), name="item-context", group="item-context", thread=True,
-                            exclusive=True, exit_on_error=False)
+            self.load_context(run)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.name != "item-context" or event.state != WorkerState.SUCCESS:
-            return
-        ctx = event.worker.result
-        if isinstance(ctx, ItemContext) and ctx.item_id == self.item_id:
-            self.ctx = ctx
-            for side in ("a", "b"):
-                self.view(side).mark(gold_of(ctx), ctx.titles, keep_cursor=True)
-            self.show_text()
-
-    def show_text(self) -> None:
+    def redraw(self) -> None:
+        """The title bar, each side's head and the item pane (the transcripts and meters are the StepViews')."""
         pair = self.report["items"][self.item_id]
         self.query_one("#split-title", Static).update(Text(
             f" {self.item_id} · {pair.get('kind') or '?'} d{pair.get('depth') or '?'} · item {self.index + 1}/"
@@ -415,48 +394,6 @@ class SplitStepperScreen(Screen):
         t.append_text(options_text(item, self.reveal, theme_style(self.app, "success"), Style(dim=True), chosen_by,
                                    width=150))
         return t
-
-    # ------------------------------------------------------------ actions
-
-    def _focused_side(self) -> str:
-        focused = self.focused
-        return "b" if focused is not None and self.query_one("#split-b") in focused.ancestors_with_self else "a"
-
-    def action_step(self, delta: int) -> None:
-        target = max(self.view("a").position, self.view("b").position) + delta
-        for side in ("a", "b"):
-            self.view(side).go(min(target, self.view(side).n_turns - 1))
-
-    def action_step_one(self, delta: int) -> None:
-        self.view(self._focused_side()).step(delta)
-
-    def action_decision(self, delta: int) -> None:
-        jump_decision(self, self.view(self._focused_side()), delta)
-
-    def action_first(self) -> None:
-        for side in ("a", "b"):
-            self.view(side).go(0)
-
-    def action_last(self) -> None:
-        for side in ("a", "b"):
-            self.view(side).go(self.view(side).n_turns - 1)
-
-    def action_item(self, delta: int) -> None:
-        new = self.index + delta
-        if 0 <= new < len(self.ids):
-            self.load(new)
-        else:
-            self.notify("no more items in this cell", timeout=2)
-
-    def action_toggle_gold(self) -> None:
-        self.reveal = not self.reveal
-        self.show_text()
-
-    def action_copy_step(self) -> None:
-        copy_step(self, self.view(self._focused_side()).transcript)
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
 
 
 class RunPairModal(ModalScreen[tuple[str, str] | None]):

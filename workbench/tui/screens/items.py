@@ -33,16 +33,6 @@ RIGHT_LABELS = {"none": "none right", "some": "some right", "all": "all right", 
 FILTERS = ("kind", "depth", "reasoning", "tier", "right")
 
 
-def play_item(screen: Screen, dataset: str, item_id: str, fingerprint: str | None = None) -> None:
-    """Hand the item to the play screen when this build has one (`App.play_items`), else say so; an item the
-    player already played is refused there with a notification."""
-    play = getattr(screen.app, "play_items", None)
-    if play is None:
-        screen.notify("play is not available", severity="warning", timeout=3)
-        return
-    play(dataset, [item_id], fingerprint=fingerprint)
-
-
 def filter_label(name: str, value: Any) -> str:
     """A filter in force, named as the filter bar names it."""
     if name == "right":
@@ -328,7 +318,8 @@ class ItemsScreen(Screen):
     def action_play(self) -> None:
         item_id = self.current_item_id
         if item_id:
-            play_item(self, self.dataset, item_id, self.corpus.fingerprint if self.corpus is not None else None)
+            self.app.play_items(self.dataset, [item_id],
+                                fingerprint=self.corpus.fingerprint if self.corpus is not None else None)
 
     def action_back(self) -> None:
         """From the filter bar back to the table; from the table back to the previous screen."""

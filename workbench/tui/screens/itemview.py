@@ -20,10 +20,9 @@ from textual.widgets import DataTable, Footer, Static
 from workbench import items
 from workbench.neighbourhood import MARKS, Neighbourhood, gold_outline
 from workbench.tui.widgets.citations import NeighbourhoodTree
-from workbench.tui.screens.items import play_item
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
-from workbench.tui.screens.stepper import options_text
+from workbench.tui.widgets.itempane import options_text
 from workbench.tui.widgets.tables import ItemTrajectoryTable
 from workbench.views.tree import outline_tree
 
@@ -218,7 +217,7 @@ class ItemScreen(Screen):
         self.app.open_audit(self.dataset, self.current_item_id)
 
     def action_play(self) -> None:
-        play_item(self, self.dataset, self.current_item_id, self.corpus.fingerprint)
+        self.app.play_items(self.dataset, [self.current_item_id], fingerprint=self.corpus.fingerprint)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -35,7 +35,7 @@ from workbench.play import PlayError, SessionRequest, abandon, plan_session, rev
 from workbench.tui.widgets.meters import Meter, theme_style
 from workbench.tui.widgets.plaintext import clip, one_line, sanitize
 from workbench.tui.widgets.seen import Seen, SeenSuggester
-from workbench.tui.screens.stepper import LETTERS, gold_of, item_text
+from workbench.tui.widgets.itempane import LETTERS, gold_of, item_text
 from workbench.tui.widgets.stepview import DEFAULT_CAPS
 from workbench.tui.widgets.transcript import Entry, Gold, TranscriptView, as_record, build_entries
 from workbench.views.cells import counted

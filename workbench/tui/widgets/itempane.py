@@ -1,0 +1,140 @@
+"""The item pane: an item's seed, question and options beside a trajectory, with the citation path read so far.
+
+One rendering shared by every screen that shows an item next to steps (the stepper, the compare screen's split
+stepper, play, the item view): renderables only, no widget state.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+
+from workbench.views.cells import counted
+from workbench.tui.corpora import ItemContext
+from workbench.tui.widgets.plaintext import clip, one_line, sanitize
+from workbench.tui.widgets.transcript import Gold, is_read
+
+LETTERS = "ABCD"
+
+
+def gold_of(ctx: ItemContext | None) -> Gold:
+    if ctx is None or ctx.item is None:
+        return Gold()
+    return Gold(frozenset(ctx.item.gold_paper_ids), frozenset(ctx.item.gold_arxiv_ids), True)
+
+
+def touched(steps: list[dict[str, Any]]) -> tuple[set[str], list[dict[str, Any]]]:
+    """(S2 ids of papers any accepted call touched, delivered reads) among `steps`. A call on an id that names no
+    paper (`not_found`) touched nothing: "visited N papers" counts papers that exist."""
+    papers: set[str] = set()
+    reads = []
+    for s in steps:
+        if s.get("kind") != "tool" or s.get("status") in ("rejected", "disabled", "not_found"):
+            continue
+        if s.get("paper_id"):
+            papers.add(str(s["paper_id"]))
+        if is_read(s):
+            reads.append(s)
+    return papers, reads
+
+
+def answered(steps_so_far: list[dict[str, Any]], at_end: bool) -> bool:
+    """Whether the answer is given by the steps in view: an accepted submit among them, or the trajectory's end in
+    view (an answer forced when the budget ran out comes with no submit step)."""
+    return at_end or any(s.get("kind") == "tool" and s.get("tool_name") == "submit_answer"
+                         and s.get("status") not in ("rejected", "disabled") for s in steps_so_far)
+
+
+def options_text(item: Any, reveal: bool, gold: Style, muted: Style,
+                 mark: Callable[[int], tuple[str, Style] | None] = lambda i: None, width: int | None = None) -> Text:
+    """An item's options, each on a new line as "(A) text": the one rendering of the options pane (stepper, play,
+    item view, split stepper).
+
+    With `reveal` the gold option reads "● gold" (in `gold`) and the others "○ <distractor type>" (in `muted`);
+    `mark(i)` may put a mark (text, style) before an option's text, e.g. who chose it; `width` clips each text."""
+    t = Text()
+    types = item.distractor_types or ()
+    for i, option in enumerate(item.options):
+        t.append(f"\n({LETTERS[i] if i < 4 else i}) ", style="bold")
+        if reveal:
+            if i == item.correct_index:
+                t.append("● gold ", style=gold)
+            else:
+                t.append(f"○ {sanitize(str(types[i]) if i < len(types) and types[i] else 'distractor')} ", style=muted)
+        marked = mark(i)
+        if marked:
+            t.append(*marked)
+        text = sanitize(option)
+        t.append(text if width is None else clip(text, width))
+    return t
+
+
+def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[dict[str, Any]], reveal: bool,
+              colors: dict[str, Style], path: bool = True, at_end: bool = True) -> Text:
+    """The left pane: seed, question, options (gold revealed on demand; the answer marked once the steps in view
+    give it), the citation path so far.
+
+    Without `path` only seed, question and options: what a player may see before answering (the path names
+    the gold and bridge papers)."""
+    t = Text()
+    ok, bad, muted = colors.get("success", Style()), colors.get("error", Style()), colors.get("muted", Style(dim=True))
+    bold = Style(bold=True)
+    item = ctx.item if ctx else None
+    papers, reads = touched(steps_so_far)
+    gold = gold_of(ctx)
+    if item is None:
+        t.append("Item unavailable", style="bold")
+        t.append(f"\n{sanitize(ctx.note if ctx else 'loading the corpus…')}\n", style=muted)
+        t.append(f"\n{traj['item_id']} · {traj.get('question_type') or '?'} d{traj.get('depth') or '?'}")
+        ci = traj.get("correct_index")
+        if reveal and ci is not None and 0 <= ci < 4:
+            t.append(f"\ngold option: ({LETTERS[ci]})", style=ok)
+        t.append(f"\nvisited {counted(len(papers), 'paper')} · {counted(len(reads), 'read')}")
+        return t
+    titles = ctx.titles
+    t.append("Seed ", style="bold")
+    t.append(sanitize(item.seed_title or titles.get(item.seed_paper_id, item.seed_paper_id)))
+    if item.seed_arxiv_id:
+        t.append(f" ({sanitize(item.seed_arxiv_id)})", style=muted)
+    t.append("\n\nQ ", style="bold")
+    t.append(sanitize(item.question))
+    t.append("\n")
+    given = traj.get("predicted_index") if answered(steps_so_far, at_end) else None
+    answer_mark = ("◀ answered ", bold + (ok if traj.get("correct") else bad))
+    t.append_text(options_text(item, reveal, bold + ok, muted, lambda i: answer_mark if i == given else None))
+    if not path:
+        return t
+    t.append("\n\nCitation path\n", style="bold")
+    read_ids = {str(r.get("paper_id")) for r in reads}
+    chain = [("seed", item.seed_paper_id)] + [("bridge", b) for b in item.bridge_paper_ids] + \
+            [("gold", g) for g in item.gold_paper_ids]
+    for role, pid in chain:
+        if pid in read_ids:
+            state, style = ("read ★" if role == "gold" else "read"), ok if role == "gold" else Style()
+        elif pid in papers:
+            state, style = "visited", Style()
+        else:
+            state, style = "·", muted
+        symbol = {"seed": "●", "bridge": "◇", "gold": "★"}[role]
+        t.append(f" {symbol} {role:<6} ", style="bold" if role == "gold" else "")
+        t.append(f"{state:<8}", style=style)
+        t.append(clip(sanitize(titles.get(pid) or pid), 30) + "\n")
+    n_gold = sum(1 for r in reads if gold.is_gold(r))
+    t.append(f"visited {counted(len(papers), 'paper')} · {counted(len(reads), 'read')} (", style=muted)
+    t.append(f"{n_gold} ★", style=ok)
+    t.append(", ", style=muted)
+    t.append(f"{len(reads) - n_gold} ✗", style=bad)
+    t.append(")", style=muted)
+    if ctx.note:
+        t.append(f"\n{sanitize(ctx.note)}", style=bad)
+    return t
+
+
+def trajectory_note(traj: dict[str, Any]) -> str:
+    """` · ⚠ why`, for a trajectory that carries an error or a mark (a person's play `resumed` after seeing tool
+    results or `replayed` after seeing the gold answer), else nothing."""
+    if not traj.get("error"):
+        return ""
+    return f" · ⚠ {clip(sanitize(one_line(str(traj['error']), 200)), 90)}"
