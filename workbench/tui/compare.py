@@ -19,13 +19,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import (Button, DataTable, Footer, LoadingIndicator, Select, Static, TabbedContent,
+from textual.widgets import (Button, DataTable, LoadingIndicator, Select, Static, TabbedContent,
                              TabPane)
 from textual.worker import Worker, WorkerState
 
 from sandbox.agents.registry import measures_tokens
 from workbench.paths import export_dir
 from workbench.views.cells import counted
+from workbench.tui.footer import KeysFooter
 from workbench.tui.corpora import ItemContext
 from workbench.tui.dialogs import ExportModal
 from workbench.tui.meters import theme_style
@@ -68,6 +69,7 @@ class CompareScreen(Screen):
     """A vs B on their common items; `x` swaps the sides, `e` writes the report as JSON."""
 
     HELP_TITLE = "Compare"
+    FOOTER_WIDE_ONLY = frozenset({"compare.swap", "compare.export"})  # in ? help only, below 112 columns
     BINDINGS = [
         Binding("1", "tab('axes')", "Axes", id="compare.tab_axes"),
         Binding("2", "tab('agreement')", "Agreement", id="compare.tab_agreement"),
@@ -105,7 +107,7 @@ class CompareScreen(Screen):
                         yield Static("", id="compare-tools-b")
             with TabPane("Failures", id="failures"):
                 yield Static("", id="compare-failures")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#compare-tabs").display = False
@@ -305,6 +307,7 @@ class SplitStepperScreen(Screen):
     """The two runs' trajectories of one item, stepped together turn by turn (or one side alone)."""
 
     HELP_TITLE = "Compare · two trajectories"
+    FOOTER_WIDE_ONLY = frozenset({"split.prev", "split.next_item"})  # in ? help only, below 112 columns
     BINDINGS = [
         Binding("right,l", "step(1)", "Next turn (both)", id="split.next"),
         Binding("left,h", "step(-1)", "Prev (both)", id="split.prev"),
@@ -339,7 +342,7 @@ class SplitStepperScreen(Screen):
                 with Vertical(classes="split-side", id=f"split-{side}"):
                     yield Static("", classes="split-head", id=f"split-head-{side}")
                     yield StepView(id=f"split-view-{side}")
-        yield Footer()
+        yield KeysFooter()
 
     def view(self, side: str) -> StepView:
         return self.query_one(f"#split-view-{side}", StepView)

@@ -13,10 +13,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from workbench import items
 from workbench.neighbourhood import MARKS, Neighbourhood
+from workbench.tui.footer import KeysFooter
 from workbench.tui.citations import NeighbourhoodTree
 from workbench.tui.items import play_item
 from workbench.tui.meters import theme_style
@@ -85,6 +86,7 @@ def trajectory_cells(t: dict[str, Any]) -> list[Text]:
 
 class ItemScreen(Screen):
     HELP_TITLE = "Item"
+    FOOTER_WIDE_ONLY = frozenset({"items.audit", "items.play"})  # in ? help only, below 112 columns
     AUTO_FOCUS = "#item-tree"
     BINDINGS = [
         Binding("g", "toggle_gold", "Gold", id="items.gold"),
@@ -125,7 +127,7 @@ class ItemScreen(Screen):
                 yield NeighbourhoodTree(id="item-tree")
         yield Static("", id="item-runs-title", classes="pane-title")
         yield ItemTrajectoryTable(id="item-trajectories", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one(ItemTrajectoryTable).add_columns(*COLUMNS)

@@ -18,11 +18,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from sandbox.agents.registry import measures_tokens
 from workbench.views.cells import counted
+from workbench.tui.footer import KeysFooter
 from workbench.tui.corpora import ItemContext
 from workbench.tui.meters import theme_style
 from workbench.tui.plaintext import clip, one_line, sanitize
@@ -154,6 +155,7 @@ def trajectory_note(traj: dict[str, Any]) -> str:
 
 
 class StepperScreen(Screen):
+    FOOTER_WIDE_ONLY = frozenset({"stepper.next_trajectory"})  # in ? help only, below 112 columns
     BINDINGS = [
         Binding("right,l", "step(1)", "Next turn", id="stepper.next"),
         Binding("left,h", "step(-1)", "Prev", id="stepper.prev"),
@@ -186,7 +188,7 @@ class StepperScreen(Screen):
             with VerticalScroll(id="stepper-item"):
                 yield Static("", id="item-text")
             yield StepView(self.caps, id="stepper-right")
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def view(self) -> StepView:
