@@ -1,6 +1,6 @@
 """The agent's own words in the stepper, the split stepper, the Live follow view, the play transcript and the
-snapshots: the provider's reasoning marked, every
-argument in full and folding like a result, markup as plain text, and `d` from one decision to the next."""
+snapshots: the provider's reasoning marked, every argument in full and folding like a result, markup as plain text,
+and `d` from one decision to the next."""
 from __future__ import annotations
 
 import asyncio
