@@ -227,7 +227,7 @@ async def measure(store_path: Path, cache: Path, size: tuple[int, int]) -> None:
         await pilot.pause()
         app.open_run("longrun")
         await pilot.pause()
-        from workbench.tui.stepper import StepperScreen
+        from workbench.tui.screens.stepper import StepperScreen
 
         beat.reset()
         t = time.perf_counter()

@@ -1,14 +1,20 @@
 """An item's citation graph (networkx): who cites whom, and how many hops each paper is from the seed.
 
-networkx holds the graph where it is explored (the item browser's paths and reach). The import's depth check asks
-only the hop distances within an item's depth, which a recursive query over the cache's edge index answers without
-building a graph per item (building one costs ~1 ms, over a second on a 1,011-item first open); both apply the
-same rule, `beyond_depth`. Never imported on an episode's path.
+One notion of distance serves three uses: the import's check that every gold paper is within the item's depth, the
+item browser's paths and reach, and the hop of each delivered read from the seed, a stored diagnostic (`item_hops`,
+once per episode at its first read; `sandbox.rescore.rehop` for runs stored before). It is the length of the
+shortest chain of "cites" edges from the seed over the item's own graph (the seed: 0; no chain: unreachable).
+networkx holds the graph where it is explored. The import's depth check asks only the hop distances within an
+item's depth, which a recursive query over the cache's edge index answers without building a graph per item
+(building one costs ~1 ms, over a second on a 1,011-item first open); both apply the same rule, `beyond_depth`.
+Importing networkx costs ~0.3 s, so this module imports it only inside the functions that build a graph.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+HOP_RULE = "1"  # the version of the read-hop rule a run's stored hops were computed under (runs.hop_rule)
 
 
 def digraph(edges: Mapping[str, Sequence[str]] | Iterable[tuple[str, str]], nodes: Iterable[str] = ()) -> Any:
@@ -31,8 +37,24 @@ def hops_from(graph: Any, seed: str) -> dict[str, int]:
     return dict(nx.single_source_shortest_path_length(graph, seed))
 
 
+def item_hops(edges: Mapping[str, Sequence[str]], nodes: Iterable[str], seed: str) -> dict[str, int]:
+    """Hop distance from the seed of every paper of an item's graph that a citation path reaches."""
+    return hops_from(digraph(edges, nodes), seed)
+
+
+def within_depth(hop: int | None, depth: int) -> bool:
+    """Whether a paper `hop` citation hops from the seed (None: unreachable) lies within the item's depth."""
+    return hop is not None and hop <= depth
+
+
+def hops_stale(run: Mapping[str, Any]) -> bool:
+    """Whether a run's reads lack hops under the current rule (stored before hops were recorded, or under another
+    rule): checked by the TUI at start-up, so it lives here, where importing it costs nothing."""
+    return run.get("hop_rule") != HOP_RULE
+
+
 def beyond_depth(hops: dict[str, int], golds: Sequence[str], depth: int) -> list[str]:
     """The gold papers no citation path from the seed reaches within `depth` hops (the item's depth), given the
     hop distances from the seed (`hops_from`, or the import's query over its edge index): an agent that only
     follows references cannot get there, though `search_papers` still finds them."""
-    return [g for g in golds if hops.get(g, depth + 1) > depth]
+    return [g for g in golds if not within_depth(hops.get(g), depth)]

@@ -18,7 +18,7 @@ from sandbox.agents.base import Agent, InfrastructureError, ModelError, NonTrans
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
 from sandbox.prompts import CONTINUE, EXHAUSTED, NUDGE, STOP_NOW, Prompt
-from sandbox.recall import paper_flags, section_flags
+from sandbox.recall import delivered_read, paper_flags, section_flags
 from sandbox.records import AssistantTurn, Caps, Step, ToolCall, Trajectory
 from sandbox.tools import run_tool
 from sandbox.words import reasoning_span
@@ -104,6 +104,7 @@ class Episode:
         ]
         self.steps: list[Step] = []
         self.reads: list[tuple[str, int]] = []
+        self._hops: dict[str, int] | None = None  # hop distance from the seed of each paper it reaches (`_hop`)
         self.answer: Any = None
         self.reasoning: str | None = None
         self.submitted = False
@@ -279,12 +280,25 @@ class Episode:
             reasoning = args.get("reasoning", "")
             self.reasoning = reasoning if isinstance(reasoning, str) else str(reasoning)
             self.submitted = True
-        if outcome.delivered and outcome.arxiv_id is not None and outcome.section_index is not None:
-            self.reads.append((outcome.arxiv_id, outcome.section_index))
+        read = delivered_read(outcome.delivered, outcome.arxiv_id, outcome.section_index)
+        hop = None
+        if read is not None:
+            self.reads.append(read)
+            hop = self._hop(outcome.paper_id)
         await self._emit("tool", text=outcome.text, status=outcome.status, cost=decision.cost, paper_id=outcome.paper_id,
                          arxiv_id=outcome.arxiv_id, section_index=outcome.section_index, delivered=outcome.delivered,
-                         **fields)
+                         hop=hop, **fields)
         return outcome.text
+
+    def _hop(self, paper_id: str | None) -> int | None:
+        """Citation hops from the item's seed to the paper read (None: no citation path reaches it), over the
+        item's own graph by the rule of the dataset's depth check (`sandbox.citations`). The distances are found
+        once per episode, at its first read: an episode that reads nothing never builds the graph."""
+        if self._hops is None:
+            from sandbox.citations import item_hops
+
+            self._hops = item_hops(self.view.edges, self.view.nodes, self.item.seed_paper_id)
+        return self._hops.get(paper_id) if paper_id is not None else None
 
     def _extend(self) -> bool:
         """On the token axis, a submit below the context budget is answered with the continue instruction.

@@ -6,8 +6,20 @@ resolved section index, so recall is index equality, never string matching.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from sandbox.records import Item
+
+
+def delivered_read(delivered: Any, arxiv_id: str | None, section_index: int | None) -> tuple[str, int] | None:
+    """The (arXiv id, section index) a call read when it is a delivered read, else None: the one test of what
+    counts as a read, asked by the recall flags, the hop of each read from the seed and the hops' backfill.
+
+    Only an executed `read_section` that returned section text is `delivered` (`sandbox.tools`); it carries the
+    resolved index, so a failed, rejected or metadata-only call, or any other tool, is no read."""
+    if delivered and arxiv_id is not None and section_index is not None:
+        return arxiv_id, int(section_index)
+    return None
 
 
 def paper_flags(item: Item, reads: Iterable[tuple[str, int]]) -> tuple[bool, bool]:

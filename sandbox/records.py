@@ -173,6 +173,7 @@ class Step:
     cost_usd: float | None = None
     elapsed_s: float = 0.0
     reasoning_chars: int | None = None  # assistant: how much of `text` is the provider's reasoning (sandbox.words)
+    hop: int | None = None  # a delivered read: citation hops from the item's seed to the paper read (None: unreachable)
 
 
 @dataclass

@@ -1,15 +1,19 @@
-"""Section-recall flags of stored trajectories, recomputed under the current label resolution (PROTOCOL §3).
+"""Section-recall flags of stored trajectories, recomputed under the current label resolution (PROTOCOL §3), and
+the hop of each stored read from the seed, for runs stored before hops were recorded.
 
 A trajectory stores its delivered reads as (arXiv id, resolved section index) pairs; its section-recall flags
 compare them with the sections the item's labels resolve to. When the label rules change
 (`sandbox.sections.LABEL_RESOLUTION`), the flags of a stored run are recomputed from those reads against the
-labels as the current rules resolve them, so an old run and a new one are never compared under two rules.
+labels as the current rules resolve them, so an old run and a new one are never compared under two rules. The hop
+of a read is a function of the read's paper and the item's graph alone, so a run stored before hops were recorded
+gets them from its stored reads as exactly as a new run's episodes record them.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from sandbox.recall import section_flags, section_reachable
+from sandbox.citations import HOP_RULE, item_hops
+from sandbox.recall import delivered_read, section_flags, section_reachable
 from sandbox.sections import LABEL_RESOLUTION
 
 
@@ -36,3 +40,35 @@ def rescore(store: Any, run: dict[str, Any], corpus: Any) -> int | None:
                                    "section_reachable": int(section_reachable(item))}))
     store.set_section_flags(run["id"], flags, LABEL_RESOLUTION)
     return len(flags)
+
+
+def rehop(store: Any, run: dict[str, Any], corpus: Any) -> int | None:
+    """Write the hop from the seed of every delivered read of the run's finished trajectories (`Episode._hop`'s
+    rule, over each item's graph), record the current hop rule and return how many reads were measured. None, and
+    nothing written, when `corpus` is not the dataset the run was made on."""
+    if corpus.fingerprint != run["dataset_fingerprint"]:
+        return None
+    steps = store.delivered_steps(run["id"], final_only=False)
+    hops: dict[str, dict[str, int] | None] = {}
+    out = []
+    for tid, item_id, idx, paper, arx, section, delivered in zip(
+            steps["trajectory_id"], steps["item_id"], steps["idx"], steps["paper_id"], steps["arxiv_id"],
+            steps["section_index"], steps["delivered"]):
+        if delivered_read(delivered, arx, section) is None:
+            continue
+        if item_id not in hops:
+            hops[item_id] = _item_hops(corpus, item_id)
+        seed_hops = hops[item_id]
+        if seed_hops is not None:
+            out.append((tid, idx, seed_hops.get(paper)))
+    store.set_step_hops(run["id"], out, HOP_RULE)
+    return len(out)
+
+
+def _item_hops(corpus: Any, item_id: str) -> dict[str, int] | None:
+    try:
+        item = corpus.item(item_id)
+    except KeyError:
+        return None
+    view = corpus.view(item)
+    return item_hops(view.edges, view.nodes, item.seed_paper_id)

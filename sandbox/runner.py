@@ -23,7 +23,8 @@ from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
 from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
-from sandbox.rescore import rescore
+from sandbox.citations import HOP_RULE, hops_stale
+from sandbox.rescore import rehop, rescore
 from sandbox.sections import is_stale
 from sandbox.sections import LABEL_RESOLUTION
 from sandbox.records import Caps, Item, Step, Trajectory
@@ -221,6 +222,7 @@ class Runner:
             "dataset_fingerprint": self.corpus.fingerprint, "ablation": spec.ablation, "seed": spec.seed,
             "replicates": spec.replicates, "caps": self.caps.as_dict(), "version": VERSION,
             "prompt_hash": template_hash(), "group_name": spec.group, "label_resolution": LABEL_RESOLUTION,
+            "hop_rule": HOP_RULE,
             "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,
                        "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
                        "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
@@ -234,6 +236,8 @@ class Runner:
             self.store.discard_unfinished(run_id)
             if is_stale(self.store.run_by_id(run_id)):  # trajectories stored under older label rules
                 rescore(self.store, self.store.run_by_id(run_id), self.corpus)
+            if hops_stale(self.store.run_by_id(run_id)):  # reads stored before their hops were recorded
+                rehop(self.store, self.store.run_by_id(run_id), self.corpus)
             self._record_resume(run_id)
             reason = self._limit_reached(at_start=True)
             if reason:

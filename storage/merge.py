@@ -362,12 +362,14 @@ def _update_run(conn: sqlite3.Connection, run_id: int, target: dict[str, Any] | 
     rows = [current, *(p.row for p in parts)]
     status = "done" if complete or was_whole_and_done else "interrupted"
     planned = max(planned, (current["planned"] or 0) if target is not None else 0)
+    # the reads' hops are measured only if every part's were, under one rule: else NULL, backfilled when reported
+    hop_rules = {r.get("hop_rule") for r in rows}
     conn.execute(
         "UPDATE runs SET config = ?, planned = ?, status = ?, replicates = ?, created_at = ?, started_at = ?, "
-        "finished_at = ? WHERE id = ?",
+        "finished_at = ?, hop_rule = ? WHERE id = ?",
         (json.dumps(config, sort_keys=True), planned, status, max(r["replicates"] or 1 for r in rows),
          min(r["created_at"] for r in rows), _earliest(r.get("started_at") for r in rows),
-         _latest(r.get("finished_at") for r in rows), run_id))
+         _latest(r.get("finished_at") for r in rows), hop_rules.pop() if len(hop_rules) == 1 else None, run_id))
     result.status, result.planned = status, planned
     result.finished = conn.execute("SELECT COUNT(*) FROM trajectories WHERE run_id = ? AND final = 1 AND "
                                    "status = 'done'", (run_id,)).fetchone()[0]

@@ -148,6 +148,13 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE steps ADD COLUMN reasoning_chars INTEGER
     """,
+    # 10: the citation hops from the item's seed to the paper of each delivered read (NULL: not a read, or a paper no
+    # citation path from the seed reaches), and the version of that rule a run's hops were computed under (NULL:
+    # stored before hops were recorded: they are backfilled from the stored reads when the dataset opens)
+    """
+    ALTER TABLE steps ADD COLUMN hop INTEGER;
+    ALTER TABLE runs ADD COLUMN hop_rule TEXT
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -352,10 +352,10 @@ class Store:
                          step.get("cost", 0), step.get("status"), _opt_str(step.get("paper_id")), step.get("arxiv_id"),
                          step.get("section_index"), int(bool(step.get("delivered"))), _json(step.get("usage")),
                          step.get("cost_usd"), step["points_used"], step["points_left"], step["tokens"],
-                         step["rejections"], step.get("elapsed_s"), step.get("reasoning_chars")))
+                         step["rejections"], step.get("elapsed_s"), step.get("reasoning_chars"), step.get("hop")))
         if texts:
             self.conn.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?)", texts)
-        self.conn.executemany("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+        self.conn.executemany("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
 
     def finish_trajectory(self, trajectory_id: int, result: dict[str, Any], final: bool,
                           steps: list[dict[str, Any]] = ()) -> None:
@@ -566,6 +566,35 @@ class Store:
                 f"UPDATE trajectories SET {sets} WHERE id = ? AND run_id = ?",
                 [[f.get(k) for k in self.SECTION_FLAGS] + [tid, run_id] for tid, f in flags])
             self.conn.execute("UPDATE runs SET label_resolution = ? WHERE id = ?", (label_resolution, run_id))
+
+    DELIVERED_FIELDS = ("trajectory_id", "item_id", "depth", "idx", "paper_id", "arxiv_id", "section_index",
+                        "delivered", "hop")
+
+    def delivered_steps(self, run_id: int, final_only: bool = True) -> dict[str, list[Any]]:
+        """The tool steps of a run's finished trajectories whose call delivered text, one list per field of
+        `DELIVERED_FIELDS` (the trajectory's item and depth with each), in order; no step text is read. Which of
+        them are reads is the sandbox's to say (`sandbox.recall.delivered_read`); this only leaves out the steps
+        that cannot be. A store opened read-only before migration 10 has no hops: they read as NULL."""
+        present = {r[1] for r in self.conn.execute("PRAGMA table_info(steps)")}
+        cols = ", ".join(f"s.{f}" if f in present else f"NULL AS {f}" for f in self.DELIVERED_FIELDS
+                         if f not in ("item_id", "depth"))
+        cond = "AND t.final = 1" if final_only else ""
+        rows = self.conn.execute(
+            f"SELECT t.item_id, t.depth, {cols} FROM trajectories t JOIN steps s ON s.trajectory_id = t.id "
+            f"WHERE t.run_id = ? AND t.status = 'done' {cond} AND s.kind = 'tool' AND s.delivered = 1 "
+            "ORDER BY t.id, s.idx", (run_id,)).fetchall()
+        names = ("item_id", "depth") + tuple(f for f in self.DELIVERED_FIELDS if f not in ("item_id", "depth"))
+        columns = [list(col) for col in zip(*rows)] if rows else [[] for _ in names]
+        return {name: columns[names.index(name)] for name in self.DELIVERED_FIELDS}
+
+    def set_step_hops(self, run_id: int, hops: list[tuple[int, int, int | None]], hop_rule: str) -> None:
+        """Write the hop of each (trajectory id, step index) and record the rule they were computed under, in one
+        transaction: a report never sees a run half measured."""
+        with self.transaction():
+            self.conn.executemany(
+                "UPDATE steps SET hop = ? WHERE trajectory_id = ? AND idx = ? AND trajectory_id IN "
+                "(SELECT id FROM trajectories WHERE run_id = ?)", [(hop, tid, idx, run_id) for tid, idx, hop in hops])
+            self.conn.execute("UPDATE runs SET hop_rule = ? WHERE id = ?", (hop_rule, run_id))
 
     # ------------------------------------------------------------ benchmark audit
 

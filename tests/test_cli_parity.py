@@ -57,7 +57,7 @@ def test_the_same_kind_of_number_has_the_same_bounds_everywhere(tmp_path, capsys
     ("two\nlines", "printable characters only"),
 ])
 def test_a_run_name_the_launch_form_refuses_is_refused_by_the_cli(tmp_path, capsys, name, message):
-    from workbench.tui.launch import validate
+    from workbench.tui.screens.launch import validate
 
     db = tmp_path / "s.db"
     with pytest.raises(SystemExit) as exc:
@@ -73,7 +73,7 @@ def test_a_run_name_the_launch_form_refuses_is_refused_by_the_cli(tmp_path, caps
     ("llm", "openai/gpt-4.1", "full", 7, "openai_gpt-4.1-builtin-seed7"),
 ])
 def test_the_default_name_is_the_same_in_the_cli_and_the_form(tmp_path, capsys, agent, model, ablation, seed, expected):
-    from workbench.tui.launch import default_name
+    from workbench.tui.screens.launch import default_name
 
     assert default_name(agent, "builtin", "", set(), model, ablation, seed) == expected
     if agent != "llm":  # the CLI path runs it for real (an LLM would need a server)
@@ -89,7 +89,7 @@ def test_an_llm_run_from_the_form_records_the_config_files_pricing_as_the_cli_do
     """A run costs the same wherever it was started: the form reads `[[pricing]]` as `--batch run` does."""
     from workbench.cli.parser import build_parser
     from workbench.cli.run import _llm_options
-    from workbench.tui.launch import LaunchScreen, validate
+    from workbench.tui.screens.launch import LaunchScreen, validate
 
     config = tmp_path / "config.toml"
     config.write_text('# mine\n[[pricing]]\nprefix = "test-model"\ninput_per_m = 1.5\noutput_per_m = 6.0\n')

@@ -13,7 +13,7 @@ import pytest
 from storage import Store
 from workbench import items
 from workbench.cli import main
-from workbench.neighbourhood import Neighbourhood, label, tree_dict, tree_lines
+from workbench.neighbourhood import Neighbourhood, gold_outline, label, tree_dict, tree_renderables
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,14 +93,13 @@ def test_neighbourhood_roles_paths_cycles_and_unlinked():
     assert label(nb.paper("m")) == "· paper  meta 2020 T m"
     assert label(nb.paper("g")) == "★ gold   full 2020 T g (a-g)"
     assert label(nb.paper("x")).startswith("· paper  ? not in the graph")
-    lines = tree_lines(nb)
-    assert lines == [
+    assert _drawn(tree_renderables(nb)) == [  # drawn by rich.tree
         "● seed   full 2020 T s (a-s)",
-        "├─ ◇ bridge full 2020 T b (a-b)",
-        "│  ├─ ★ gold   full 2020 T g (a-g)",
-        "│  └─ ● seed   full 2020 T s (a-s)",  # a citation back to the seed is listed, not descended
-        "├─ · paper  meta 2020 T m",
-        "└─ · paper  ? not in the graph · x",
+        "├── ◇ bridge full 2020 T b (a-b)",
+        "│   ├── ★ gold   full 2020 T g (a-g)",
+        "│   └── ● seed   full 2020 T s (a-s)",  # a citation back to the seed is listed, not descended
+        "├── · paper  meta 2020 T m",
+        "└── · paper  ? not in the graph · x",
         "not cited along any path from the seed (1):",
         "   · paper  full 2020 T lone (a-lone)",
     ]
@@ -108,6 +107,33 @@ def test_neighbourhood_roles_paths_cycles_and_unlinked():
     assert [r["paper_id"] for r in tree["references"]] == ["b", "m", "x"]
     assert [r["role"] for r in tree["references"][0]["references"]] == ["gold", "seed"]
     assert [u["paper_id"] for u in tree["unlinked"]] == ["lone"]
+
+
+def _drawn(renderables) -> list[str]:
+    """What a console prints for `renderables`, line by line, without colour."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    for r in renderables:
+        console.print(r)
+    return [line.rstrip() for line in console.file.getvalue().splitlines()]
+
+
+def test_the_gold_paths_merge_into_one_tree_drawn_by_rich():
+    from rich.text import Text
+
+    from workbench.views.tree import outline_tree
+
+    view = _view({"s": ["b", "c"], "b": ["g", "h"], "c": ["k"]}, ["s", "b", "c", "g", "h", "k"],
+                 bridges=["b"], golds=["g", "h", "k"])
+    nb = Neighbourhood(view)
+    assert gold_outline(nb) == ("s", [("b", [("g", []), ("h", [])]), ("c", [("k", [])])])  # b once, for g and h
+    assert _drawn([outline_tree(gold_outline(nb), Text)]) == ["s", "├── b", "│   ├── g", "│   └── h", "└── c",
+                                                              "    └── k"]
+    lone = Neighbourhood(_view({"s": ["b"]}, ["s", "b", "g"], golds=["g"]))  # no path reaches the gold paper
+    assert gold_outline(lone) == ("s", [])
 
 
 # ---------------------------------------------------------------- the batch command
@@ -153,6 +179,7 @@ def test_items_show_has_marks_tree_and_trajectories(ran, demo_dir, demo_corpus, 
     text = capsys.readouterr().out
     for g in item.gold_arxiv_ids:
         assert any(line.lstrip("│├└─ ").startswith("★ gold") and f"({g})" in line for line in text.splitlines())
+    assert "── ◇ bridge" in text  # rich.tree's guides
     assert "oracle" in text and "random" in text and "◇ bridge" in text
 
 

@@ -251,7 +251,9 @@ def test_an_old_store_opened_read_only_still_reports(tmp_path, panel_db):
     con.execute("ALTER TABLE trajectories DROP COLUMN section_reachable")
     con.execute("ALTER TABLE audit_labels DROP COLUMN undoes")
     con.execute("ALTER TABLE runs DROP COLUMN label_resolution")
-    con.execute("ALTER TABLE steps DROP COLUMN reasoning_chars")  # what migrations 6 to 9 added
+    con.execute("ALTER TABLE steps DROP COLUMN reasoning_chars")
+    con.execute("ALTER TABLE steps DROP COLUMN hop")
+    con.execute("ALTER TABLE runs DROP COLUMN hop_rule")  # what migrations 6 to 10 added
     con.execute("PRAGMA user_version = 5")
     con.commit()
     con.close()

@@ -3,6 +3,7 @@ reports say which label resolution their numbers were computed under (PROTOCOL Â
 import asyncio
 import json
 import shutil
+import sys
 import sqlite3
 
 from sandbox.corpus import open_release
@@ -136,3 +137,43 @@ def test_the_workbench_brings_old_runs_under_the_current_rules_when_it_opens(tmp
         run = store.run("o")
         assert run["label_resolution"] == "2"
         assert all(t["section_recall"] for t in store.trajectories(run["id"]))
+
+
+_CONNECTS: list[str] | None = None  # the databases sqlite3 opens while a test records them (an audit hook)
+
+
+def _record_connect(event: str, args: tuple) -> None:
+    if event == "sqlite3.connect" and _CONNECTS is not None:
+        _CONNECTS.append(str(args[0]))
+
+
+def _connects_during(action) -> list[str]:
+    """What `action` asked sqlite3 to open, as CPython's audit event reports it: `file:â€¦?mode=ro` is read-only."""
+    global _CONNECTS
+    if _record_connect not in _HOOKED:
+        sys.addaudithook(_record_connect)  # hooks cannot be removed: one, recording only inside this function
+        _HOOKED.append(_record_connect)
+    _CONNECTS = []
+    try:
+        action()
+        return _CONNECTS
+    finally:
+        _CONNECTS = None
+
+
+_HOOKED: list = []
+
+
+def test_a_store_whose_runs_are_all_current_is_only_ever_opened_read_only(tmp_path):
+    """What the TUI checks at every start: with every run current, the store is read, never opened for writing."""
+    from workbench.relabel import bring_current, run_corpus
+
+    root, db = _release(tmp_path / "rel"), tmp_path / "s.sqlite"
+    _oracle_run(root, db)
+    check = lambda: bring_current(db, None, lambda run: run_corpus(run, paths.cache_dir()))  # noqa: E731
+    opened = _connects_during(check)
+    assert opened and all(uri.endswith("?mode=ro") for uri in opened if str(db) in uri), opened
+    _as_if_stored_under_old_rules(db)  # a stale run: now it is opened for writing, and brought current
+    opened = _connects_during(check)
+    assert any(str(db) in uri and "mode=ro" not in uri for uri in opened), opened
+    assert Store(db, readonly=True).run("o")["label_resolution"] == "2"

@@ -12,43 +12,31 @@ from textual.theme import Theme
 
 STYLESHEETS_DIR = Path(__file__).parent
 
-AGENTHOP_DARK = Theme(
-    name="agenthop-dark",
-    primary="#5FA8D3",
-    secondary="#9D8CD9",
-    accent="#F2B35E",
-    warning="#E6B450",
-    error="#E5646B",
-    success="#7BC67B",
-    foreground="#D8DEE9",
-    background="#14181F",
-    surface="#1B2029",
-    panel="#262D3A",
-    dark=True,
-    variables={
-        "footer-key-foreground": "#F2B35E",
-        "block-cursor-text-style": "bold",
-    },
-)
+# One row per colour role: the dark theme's value, then the light theme's. Side by side, so a
+# change to one role is made (and its contrast judged) in both themes at once.
+_PALETTE: dict[str, tuple[str, str]] = {
+    "primary": ("#5FA8D3", "#1F6FA8"),
+    "secondary": ("#9D8CD9", "#6B55C2"),
+    "accent": ("#F2B35E", "#B5650D"),
+    "warning": ("#E6B450", "#A66A00"),
+    "error": ("#E5646B", "#C0343C"),
+    "success": ("#7BC67B", "#2E7D32"),
+    "foreground": ("#D8DEE9", "#1E2430"),
+    "background": ("#14181F", "#F6F7F9"),
+    "surface": ("#1B2029", "#ECEEF2"),
+    "panel": ("#262D3A", "#DCE1E8"),
+}
 
-AGENTHOP_LIGHT = Theme(
-    name="agenthop-light",
-    primary="#1F6FA8",
-    secondary="#6B55C2",
-    accent="#B5650D",
-    warning="#A66A00",
-    error="#C0343C",
-    success="#2E7D32",
-    foreground="#1E2430",
-    background="#F6F7F9",
-    surface="#ECEEF2",
-    panel="#DCE1E8",
-    dark=False,
-    variables={
-        "footer-key-foreground": "#B5650D",
-        "block-cursor-text-style": "bold",
-    },
-)
+
+def _theme(name: str, dark: bool) -> Theme:
+    """One of the two themes from its column of the palette; footer keys take the accent colour."""
+    colours = {role: pair[0 if dark else 1] for role, pair in _PALETTE.items()}
+    return Theme(name=name, dark=dark, **colours,
+                 variables={"footer-key-foreground": colours["accent"], "block-cursor-text-style": "bold"})
+
+
+AGENTHOP_DARK = _theme("agenthop-dark", dark=True)
+AGENTHOP_LIGHT = _theme("agenthop-light", dark=False)
 
 THEMES: tuple[Theme, ...] = (AGENTHOP_DARK, AGENTHOP_LIGHT)
 DEFAULT_THEME = AGENTHOP_DARK.name

@@ -92,7 +92,7 @@ class WorkbenchApp(App[int]):
         if self.store_path.exists():
             self.run_worker(self._relabel, thread=True, name="relabel", exit_on_error=False)
         if self.home:
-            from workbench.tui.runs import RunsScreen
+            from workbench.tui.screens.runs import RunsScreen
 
             self.push_screen(RunsScreen())
 
@@ -125,7 +125,7 @@ class WorkbenchApp(App[int]):
         if not active:
             self.exit(0)
             return
-        from workbench.tui.dialogs import ConfirmModal
+        from workbench.tui.screens.dialogs import ConfirmModal
 
         def done(yes: bool | None) -> None:
             if yes:
@@ -146,7 +146,7 @@ class WorkbenchApp(App[int]):
     # ------------------------------------------------------------ actions shared by screens and the palette
 
     def action_help(self) -> None:
-        from workbench.tui.help import HelpScreen
+        from workbench.tui.screens.help import HelpScreen
 
         if type(self.screen).__name__ == "HelpScreen":
             return
@@ -156,20 +156,20 @@ class WorkbenchApp(App[int]):
         self.theme = themes.LIGHT_THEME if self.theme == themes.DEFAULT_THEME else themes.DEFAULT_THEME
 
     def action_home(self) -> None:
-        from workbench.tui.runs import RunsScreen
+        from workbench.tui.screens.runs import RunsScreen
 
         while len(self.screen_stack) > 1 and not isinstance(self.screen, RunsScreen):
             self.pop_screen()
 
     def action_scaling(self) -> None:
-        from workbench.tui.scaling import ScalingScreen
+        from workbench.tui.screens.scaling import ScalingScreen
 
         if not isinstance(self.screen, ScalingScreen):
             self.push_screen(ScalingScreen())
 
     def action_compare(self) -> None:
         """Pick two runs, then compare them (on the runs screen: mark two with space, then c)."""
-        from workbench.tui.compare import RunPairModal
+        from workbench.tui.screens.compare import RunPairModal
 
         names = self.run_names()
         if len(names) < 2:
@@ -180,20 +180,20 @@ class WorkbenchApp(App[int]):
             if pair:
                 self.compare_runs(*pair)
 
-        from workbench.tui.runs import RunsScreen
+        from workbench.tui.screens.runs import RunsScreen
 
         runs = next((s for s in reversed(self.screen_stack) if isinstance(s, RunsScreen)), None)
         marked = [n for n in (runs.compare_pair() if runs is not None else []) if n in names]
         self.push_screen(RunPairModal(names, *marked[:2]), picked)  # the runs marked on the runs screen
 
     def compare_runs(self, a: str, b: str) -> None:
-        from workbench.tui.compare import CompareScreen
+        from workbench.tui.screens.compare import CompareScreen
 
         self.push_screen(CompareScreen(a, b))
 
     def action_items(self) -> None:
         """The item browser on the built-in benchmark (`d` there picks another dataset)."""
-        from workbench.tui.items import ItemsScreen
+        from workbench.tui.screens.items import ItemsScreen
 
         if not isinstance(self.screen, ItemsScreen):
             self.push_screen(ItemsScreen())
@@ -211,7 +211,7 @@ class WorkbenchApp(App[int]):
         if len(choices) == 1:
             self.open_audit(choices[0].spec)
             return
-        from workbench.tui.dialogs import DatasetModal
+        from workbench.tui.screens.dialogs import DatasetModal
 
         self.push_screen(DatasetModal("Audit the benchmark", choices),
                          lambda spec: self.open_audit(spec) if spec else None)
@@ -232,7 +232,7 @@ class WorkbenchApp(App[int]):
         self.run_worker(work, thread=True, group="audit", name="open-audit", exclusive=True, exit_on_error=False)
 
     def _push_audit(self, corpus, item_id: str | None, dataset: str | None = None) -> None:
-        from workbench.tui.audit import AuditScreen
+        from workbench.tui.screens.audit import AuditScreen
 
         reviewer = config_file.reviewer(config_file.load_quietly(self.config_path),
                                         config_file.load_quietly(self.state_path))
@@ -240,7 +240,7 @@ class WorkbenchApp(App[int]):
 
     def action_new_run(self, values: dict[str, str] | None = None, options: dict[str, Any] | None = None,
                        title: str = "New run") -> None:
-        from workbench.tui.launch import LaunchScreen
+        from workbench.tui.screens.launch import LaunchScreen
 
         def launched(spec) -> None:
             if spec is not None:
@@ -250,7 +250,7 @@ class WorkbenchApp(App[int]):
 
     def relaunch(self, name: str) -> None:
         """The launch form filled in from a stored run, under its name: starting it resumes the run."""
-        from workbench.tui.launch import run_values
+        from workbench.tui.screens.launch import run_values
 
         job = self.jobs.get(name)
         if job is not None and job.active:
@@ -266,7 +266,7 @@ class WorkbenchApp(App[int]):
     def action_run_builtin(self) -> None:
         from sandbox.runner import RunSpec
 
-        from workbench.tui.launch import default_name
+        from workbench.tui.screens.launch import default_name
 
         name = default_name("heuristic", "builtin", "", set(self.run_names()))
         self.start_run(RunSpec(name=name, dataset="builtin", agent="heuristic", workers=4))
@@ -285,7 +285,7 @@ class WorkbenchApp(App[int]):
         already finished in any session are refused with a notification instead of a play screen.
         """
         from workbench.play import SessionRequest, default_player
-        from workbench.tui.play import PlayScreen
+        from workbench.tui.screens.play import PlayScreen
 
         player = self.player or default_player()
         if item_ids:
@@ -303,7 +303,7 @@ class WorkbenchApp(App[int]):
             self.push_screen(PlayScreen(SessionRequest(player=player, dataset=dataset, mode="ids",
                                                        ids=tuple(item_ids))))
             return
-        from workbench.tui.play_setup import PlaySetupScreen
+        from workbench.tui.screens.play_setup import PlaySetupScreen
 
         def chosen(request) -> None:
             if request is not None:
@@ -313,7 +313,7 @@ class WorkbenchApp(App[int]):
         self.push_screen(PlaySetupScreen(player, dataset), chosen)
 
     def action_leaderboard(self) -> None:
-        from workbench.tui.leaderboard import LeaderboardScreen
+        from workbench.tui.screens.leaderboard import LeaderboardScreen
 
         if not isinstance(self.screen, LeaderboardScreen):
             self.push_screen(LeaderboardScreen())
@@ -359,14 +359,14 @@ class WorkbenchApp(App[int]):
 
     def _repaint_live(self, job) -> None:
         """Paint a run's final state on its live screen now, with the notification, not at the next tick."""
-        from workbench.tui.live import LiveScreen
+        from workbench.tui.screens.live import LiveScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, LiveScreen) and screen.monitor is job.monitor:
                 screen.refresh_view()
 
     def watch_run(self, name: str) -> None:
-        from workbench.tui.live import LiveScreen
+        from workbench.tui.screens.live import LiveScreen
 
         job = self.jobs.get(name)
         if job is None:
@@ -378,7 +378,7 @@ class WorkbenchApp(App[int]):
         self.push_screen(LiveScreen(job.monitor, job))
 
     def open_run(self, name: str, tab: str = "trajectories") -> None:
-        from workbench.tui.trajectories import RunScreen
+        from workbench.tui.screens.trajectories import RunScreen
 
         try:
             self.store.run(name)
@@ -388,7 +388,7 @@ class WorkbenchApp(App[int]):
         self.push_screen(RunScreen(name, tab))
 
     def export_run(self, name: str) -> None:
-        from workbench.tui.dialogs import ExportModal
+        from workbench.tui.screens.dialogs import ExportModal
 
         safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name) or "run"
 

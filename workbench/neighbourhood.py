@@ -4,7 +4,8 @@ The graph of one item can hold ~900 papers, so the model never builds the whole 
 `children` answers one node at a time (the TUI adds them as a node is expanded) and
 `gold_paths` says which nodes to open first. Each paper carries its role (seed, bridge,
 gold), whether its full text is in the pool or it is metadata-only, its year and title.
-The same model prints the plain-text tree of `--batch items --show` and its JSON.
+The same model gives the tree of `--batch items --show` (drawn with rich.tree, `workbench.views.tree`) and its
+JSON, and the TUI's gold path.
 Titles are dataset text: callers sanitize before putting them on a terminal.
 """
 from __future__ import annotations
@@ -116,24 +117,49 @@ def label(paper: Paper) -> str:
     return "".join(text for text, _ in label_parts(paper))
 
 
-def tree_lines(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> list[str]:
-    """The tree as plain text (box-drawing guides), `depth` levels below the seed, never descending into a cycle."""
-    lines = [label(nb.paper(nb.root))]
+def reference_outline(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> tuple[str, list]:
+    """The tree as a nested outline of S2 ids (`workbench.views.tree`): the seed, its references, theirs, `depth`
+    levels below the seed; a paper already on the path above (a citation cycle) is listed, never descended."""
 
-    def walk(s2id: str, prefix: str, level: int, path: frozenset[str]) -> None:
-        kids = nb.children(s2id)
-        for i, child in enumerate(kids):
-            last = i == len(kids) - 1
-            lines.append(prefix + ("└─ " if last else "├─ ") + label(nb.paper(child)))
-            if level < depth and child not in path and nb.has_children(child):
-                walk(child, prefix + ("   " if last else "│  "), level + 1, path | {child})
+    def below(s2id: str, level: int, path: frozenset[str]) -> list:
+        out = []
+        for child in nb.children(s2id):
+            descend = level < depth and child not in path and nb.has_children(child)
+            out.append((child, below(child, level + 1, path | {child}) if descend else []))
+        return out
 
-    walk(nb.root, "", 1, frozenset({nb.root}))
+    return nb.root, below(nb.root, 1, frozenset({nb.root}))
+
+
+def gold_outline(nb: Neighbourhood) -> tuple[str, list]:
+    """The shortest citation paths from the seed to the gold papers (`gold_paths`) merged into one outline of S2 ids
+    (a paper shared by two paths appears once); the seed alone when no gold paper is reachable."""
+    children: dict[tuple[str, ...], list[str]] = {}
+    for path in nb.gold_paths():
+        for depth in range(1, len(path)):
+            kids = children.setdefault(path[:depth], [])
+            if path[depth] not in kids:
+                kids.append(path[depth])
+
+    def below(prefix: tuple[str, ...]) -> list:
+        return [(s2id, below(prefix + (s2id,))) for s2id in children.get(prefix, ())]
+
+    return nb.root, below((nb.root,))
+
+
+def tree_renderables(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> list[Any]:
+    """The plain tree of `--batch items --show`, drawn with rich.tree, then the papers no citation path from the
+    seed reaches, as renderables for a console (Text: titles are never read as markup)."""
+    from rich.text import Text
+
+    from workbench.views.tree import outline_tree
+
+    out: list[Any] = [outline_tree(reference_outline(nb, depth), lambda s2id: Text(label(nb.paper(s2id))))]
     loose = nb.unlinked()
     if loose:
-        lines.append(f"not cited along any path from the seed ({len(loose)}):")
-        lines += ["   " + label(nb.paper(s)) for s in loose]
-    return lines
+        out.append(Text(f"not cited along any path from the seed ({len(loose)}):"))
+        out += [Text("   " + label(nb.paper(s))) for s in loose]
+    return out
 
 
 def tree_dict(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> dict[str, Any]:

@@ -1,9 +1,16 @@
-"""Section recall of stored runs under the current label rules, before any number is read from them (PROTOCOL §3).
+"""Section recall of stored runs under the current label rules, and the hop of each stored read from the seed,
+before any number is read from them (PROTOCOL §3).
 
 Both front ends call `bring_current`: the CLI before `report`, `compare`, `report --panel` and `leaderboard`, the
 TUI once when it opens a store, so an old run and a new one are never shown side by side under two different
 label resolutions. The flags are recomputed from each trajectory's stored reads (`sandbox.rescore`); a run whose
-dataset cannot be opened, or has changed since, keeps its flags, and its report names the older resolution.
+dataset cannot be opened, or has changed since, keeps its flags, and its report names the older resolution. A run
+stored before hops were recorded gets them from its stored reads the same way (`sandbox.rescore.rehop`): they are a
+function of each read's paper and the item's graph, so its report shows them as a new run's would, not "—"; only
+a run whose dataset cannot be opened shows them as not measured.
+
+The store is opened read-only to find the stale runs, and for writing only when there is one: a front end that
+merely looks at a store whose runs are all current never opens it for writing.
 """
 from __future__ import annotations
 
@@ -11,7 +18,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from sandbox.sections import LABEL_RESOLUTION, is_stale, run_resolution  # re only: the TUI checks at start-up
+from sandbox.citations import HOP_RULE, hops_stale  # cheap imports: the TUI checks at start-up
+from sandbox.sections import LABEL_RESOLUTION, is_stale, run_resolution
 from storage import Store, StoreError
 
 OpenCorpus = Callable[[dict[str, Any]], tuple[Any, str | None]]
@@ -30,29 +38,56 @@ def run_corpus(run: dict[str, Any], cache_dir: Path) -> tuple[Any, str | None]:
 
 def bring_current(store_path: Path, names: Iterable[str] | None, open_corpus: OpenCorpus) -> list[str]:
     """Recompute the flags of the named runs (every evaluation run when `names` is None) stored under older label
-    rules; return one note per stale run saying what was done. Nothing happens (and no note) when the store cannot
-    be written by this process: the reports then name the resolution each run was computed under."""
-    if not store_path.exists():
+    rules, and the hops of their reads stored before hops were recorded; return one note per stale run saying what
+    was done. Nothing happens (and no note) when the store cannot be written by this process: the reports then name
+    the resolution each run was computed under and show unmeasured hops as "—"."""
+    stale = stale_runs(store_path, names)
+    if not stale:
         return []
     try:
         store = Store(store_path)
     except StoreError:
         return []
     with store:
+        return [note for name in stale for note in _bring(store, store.run(name), open_corpus)]
+
+
+def stale_runs(store_path: Path, names: Iterable[str] | None) -> list[str]:
+    """The names of the runs among `names` (every evaluation run when None) whose section recall or read hops are
+    not under the current rules, found through a read-only connection."""
+    if not store_path.exists():
+        return []
+    try:
+        store = Store(store_path, readonly=True)
+    except StoreError:
+        return []
+    with store:
         runs = store.runs() if names is None else [store.run(n) for n in names]
-        return [_bring(store, run, open_corpus) for run in runs
-                if is_stale(run) and (names is not None or run["kind"] == "eval")]
+        return [run["name"] for run in runs
+                if (is_stale(run) or hops_stale(run)) and (names is not None or run["kind"] == "eval")]
 
 
-def _bring(store: Store, run: dict[str, Any], open_corpus: OpenCorpus) -> str:
-    from sandbox.rescore import rescore  # only when a run is stale: it imports the records and the recall rules
+def _bring(store: Store, run: dict[str, Any], open_corpus: OpenCorpus) -> list[str]:
+    from sandbox.rescore import rehop, rescore  # only when a run is stale: it imports the records and the recall rules
 
     corpus, reason = open_corpus(run)
-    done = rescore(store, run, corpus) if corpus is not None else None
-    was = run_resolution(run)
-    if done is None:
-        why = reason or f"its dataset {run['dataset']!r} has changed since the run"
-        return (f"run '{run['name']}' keeps section recall under label resolution {was} "
-                f"(current: {LABEL_RESOLUTION}): {why}")
-    return (f"recomputed section recall of run '{run['name']}' ({done} trajectories) from its stored reads under "
-            f"label resolution {LABEL_RESOLUTION} (it was {was})")
+    notes = []
+    if is_stale(run):
+        done = rescore(store, run, corpus) if corpus is not None else None
+        was = run_resolution(run)
+        if done is None:
+            why = reason or f"its dataset {run['dataset']!r} has changed since the run"
+            notes.append(f"run '{run['name']}' keeps section recall under label resolution {was} "
+                         f"(current: {LABEL_RESOLUTION}): {why}")
+        else:
+            notes.append(f"recomputed section recall of run '{run['name']}' ({done} trajectories) from its stored "
+                         f"reads under label resolution {LABEL_RESOLUTION} (it was {was})")
+    if hops_stale(run):
+        done = rehop(store, run, corpus) if corpus is not None else None
+        if done is None:
+            why = reason or f"its dataset {run['dataset']!r} has changed since the run"
+            notes.append(f"run '{run['name']}' has no hop distances for its reads (not measured, —): {why}")
+        else:
+            notes.append(f"measured the hop from the seed of {done} stored read(s) of run '{run['name']}' "
+                         f"(hop rule {HOP_RULE})")
+    return notes

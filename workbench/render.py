@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from rich.console import Console
 from rich.table import Table
@@ -210,16 +210,24 @@ def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
     console().print(table)
 
 
-def print_plateau(result: dict[str, Any], fmt: str) -> None:
-    """The plateau: transitions with d̄, σ, C_k and the decision; in table mode also the plot."""
+def _printed_as_data(result: dict[str, Any], fmt: str, csv_table: Callable[[dict[str, Any]], tuple]) -> bool:
+    """Print a scaling result as JSON (strict: scaling outputs are plain Python by construction) or as the CSV
+    `csv_table` lays out, and say so; False for the formats drawn as tables."""
     if fmt == "json":
         print_json(result, strict=True)
-        return
+        return True
     if fmt == "csv":
-        from workbench.views.scaling import transition_csv
-
-        header, rows = transition_csv(result)
+        header, rows = csv_table(result)
         sys.stdout.write(_csv(rows, tuple(header)))
+        return True
+    return False
+
+
+def print_plateau(result: dict[str, Any], fmt: str) -> None:
+    """The plateau: transitions with d̄, σ, C_k and the decision; in table mode also the plot."""
+    from workbench.views.scaling import transition_csv
+
+    if _printed_as_data(result, fmt, transition_csv):
         return
     from workbench.views.figures import plateau_figure
     from workbench.views.scaling import (LEVEL_COLUMNS, LEVELS_NOTE, TERMINAL_PALETTE, c_k_text, decision, flags,
@@ -258,12 +266,7 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
     from workbench.views.scaling import (TERMINAL_PALETTE, cost_cells, cost_columns, parallel_cells, parallel_columns,
                                          parallel_csv)
 
-    if fmt == "json":
-        print_json(report, strict=True)
-        return
-    if fmt == "csv":
-        header, rows = parallel_csv(report)
-        sys.stdout.write(_csv(rows, tuple(header)))
+    if _printed_as_data(report, fmt, parallel_csv):
         return
     table = Table(title=Text(f"{report['run']} · {report['items']} items · K = {report['k_max']}"
                              + (f" · judge {report['judge']}" if report["judge"] else "")
@@ -315,7 +318,7 @@ def print_items(view, rows: list, flt, fmt: str) -> None:
         out.print(f"note: {view.note()}", markup=False)
 
 
-def print_item(detail: dict[str, Any], tree: list[str], fmt: str) -> None:
+def print_item(detail: dict[str, Any], tree: list[Any], fmt: str) -> None:
     """One item: its fields, question and options (gold and distractor types shown), tree, stored trajectories."""
     if fmt == "json":
         print_json(detail)
@@ -335,8 +338,8 @@ def print_item(detail: dict[str, Any], tree: list[str], fmt: str) -> None:
     say()
     say(f"neighbourhood: {nb['papers']} papers ({nb['full_text']} full text, {nb['metadata_only']} metadata-only), "
         f"{nb['citations']} citations · ● seed ◇ bridge ★ gold · full/meta = full text or metadata only")
-    for line in tree:
-        say(line)
+    for drawn in tree:  # rich renderables of Text (`neighbourhood.tree_renderables`): never markup
+        out.print(drawn)
     if detail.get("labels"):
         from workbench.items import label_line
 

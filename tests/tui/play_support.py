@@ -3,7 +3,7 @@ every worker) cannot be used; `until` pauses the app until the screen reaches a 
 from __future__ import annotations
 
 from tui_support import until
-from workbench.tui.play import PlayScreen
+from workbench.tui.screens.play import PlayScreen
 
 __all__ = ["act", "start", "until"]
 

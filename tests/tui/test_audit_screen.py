@@ -7,8 +7,8 @@ from storage import Store
 from textual.widgets import DataTable, Input
 from tui_support import make_app
 from workbench import audit as audit_layer
-from workbench.tui.audit import AuditScreen, CheckState
-from workbench.tui.dialogs import ConfirmModal
+from workbench.tui.screens.audit import AuditScreen, CheckState
+from workbench.tui.screens.dialogs import ConfirmModal
 
 CHECKS = ("question_ok", "gold_supported", "labels_accurate")
 

@@ -7,9 +7,9 @@ from storage import Store
 from tui_support import make_app, settle
 from workbench.views.compare import compare_rows
 from workbench.reports import compare_report
-from workbench.tui.compare import CompareScreen, RunPairModal, SplitStepperScreen
-from workbench.tui.runs import RunsScreen
-from workbench.tui.transcript import group_turns
+from workbench.tui.screens.compare import CompareScreen, RunPairModal, SplitStepperScreen
+from workbench.tui.screens.runs import RunsScreen
+from workbench.tui.widgets.transcript import group_turns
 from tests.textual_private import messages
 
 SIZE = (120, 36)
@@ -153,7 +153,7 @@ async def test_export_asks_for_a_path_confirms_a_replace_and_names_the_full_path
 
     from textual.widgets import Input
 
-    from workbench.tui.dialogs import ExportModal
+    from workbench.tui.screens.dialogs import ExportModal
 
     monkeypatch.setenv("AGENTHOP_EXPORTS", str(tmp_path / "exports"))  # not the working directory (tmp_path)
     app = make_app()

@@ -4,8 +4,8 @@ from __future__ import annotations
 from textual.widgets import DataTable, Input
 
 from tui_support import make_app, settle
-from workbench.tui.launch import LaunchScreen
-from workbench.tui.runs import RunsScreen
+from workbench.tui.screens.launch import LaunchScreen
+from workbench.tui.screens.runs import RunsScreen
 
 SIZE = (120, 36)
 
@@ -58,8 +58,8 @@ def test_the_refusal_names_what_differs_in_english():
 
 
 async def test_checkboxes_show_their_state_in_the_glyph_not_only_in_colour(seeded, monkeypatch):
-    from workbench.tui.checkbox import Checkbox
-    from workbench.tui.dialogs import ExportModal
+    from workbench.tui.widgets.checkbox import Checkbox
+    from workbench.tui.screens.dialogs import ExportModal
 
     monkeypatch.setenv("NO_COLOR", "1")
     app = make_app()
@@ -165,8 +165,8 @@ async def test_the_audit_reviewer_is_named_in_the_title_settable_and_remembered(
 
     from sandbox.datasets import open_dataset
     from storage import Store
-    from workbench.tui.audit import AuditScreen
-    from workbench.tui.dialogs import NameModal
+    from workbench.tui.screens.audit import AuditScreen
+    from workbench.tui.screens.dialogs import NameModal
 
     monkeypatch.delenv("USER", raising=False)
     monkeypatch.delenv("USERNAME", raising=False)
@@ -199,7 +199,7 @@ async def test_the_audit_reviewer_is_named_in_the_title_settable_and_remembered(
 
 
 async def test_one_of_a_thing_is_singular(seeded):
-    from workbench.tui.stepper import StepperScreen
+    from workbench.tui.screens.stepper import StepperScreen
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -13,7 +13,7 @@ from textual.widgets import Input, Select
 from tui_support import make_app, settle
 from workbench.cli import main
 from workbench.neighbourhood import Neighbourhood
-from workbench.tui.citations import NeighbourhoodTree
+from workbench.tui.widgets.citations import NeighbourhoodTree
 
 SIZE = (120, 36)
 ITEM = "mt_0002"  # multi-target, depth 2 (bridges and two golds), in three of the four seeded runs
@@ -164,7 +164,7 @@ async def test_audit_play_and_palette_from_the_browser_and_the_item_view(seeded,
 
 
 async def test_a_moved_release_says_so(seeded, isolated):
-    from workbench.tui.items import ItemsScreen
+    from workbench.tui.screens.items import ItemsScreen
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

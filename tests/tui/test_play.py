@@ -8,11 +8,11 @@ from play_support import act, start, until
 from tui_support import make_app
 from workbench.views.leaderboard import leaderboard_cells
 from workbench.reports import leaderboard
-from workbench.tui.leaderboard import LeaderboardScreen
-from workbench.tui.play import PlayScreen
-from workbench.tui.play_setup import PlaySetupScreen
-from workbench.tui.runs import RunsScreen
-from workbench.tui.transcript import TranscriptView
+from workbench.tui.screens.leaderboard import LeaderboardScreen
+from workbench.tui.screens.play import PlayScreen
+from workbench.tui.screens.play_setup import PlaySetupScreen
+from workbench.tui.screens.runs import RunsScreen
+from workbench.tui.widgets.transcript import TranscriptView
 from tests.textual_private import messages
 
 SIZE = (120, 36)
@@ -196,7 +196,7 @@ async def test_a_paper_that_was_not_found_does_not_become_the_current_paper(seed
 
 
 async def test_a_person_s_turns_are_the_player_s_in_the_stepper_and_an_empty_argument_shows(seeded, monkeypatch):
-    from workbench.tui.stepper import StepperScreen
+    from workbench.tui.screens.stepper import StepperScreen
 
     monkeypatch.setenv("USER", "ana")
     app = make_app()

@@ -9,10 +9,10 @@ from textual.widgets import Button, Input, OptionList, Select
 
 from play_support import act, start, until
 from tui_support import make_app, settle
-from workbench.tui.dialogs import ConfirmModal
-from workbench.tui.play import PlayScreen, tool_palette
-from workbench.tui.stepper import touched
-from workbench.tui.transcript import as_record
+from workbench.tui.screens.dialogs import ConfirmModal
+from workbench.tui.screens.play import PlayScreen, tool_palette
+from workbench.tui.screens.stepper import touched
+from workbench.tui.widgets.transcript import as_record
 
 SIZE = (120, 36)
 
@@ -178,7 +178,7 @@ async def test_changing_player_or_session_resets_the_items_to_a_random_sample(se
 async def test_a_typed_alias_that_is_one_is_not_completed_into_a_longer_one():
     """Enter takes the completion shown, so none is shown for a value that is already a candidate: `A` stays `A`
     when `AB` is also an alias (and a paper id typed in full stays that id)."""
-    from workbench.tui.seen import SeenSuggester
+    from workbench.tui.widgets.seen import SeenSuggester
 
     suggest = SeenSuggester(lambda: ["AB", "A", "B"])
     assert await suggest.get_suggestion("a") is None

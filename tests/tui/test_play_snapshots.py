@@ -15,7 +15,7 @@ SIZE = (120, 36)
 @pytest.fixture
 def frozen(monkeypatch):
     monkeypatch.setenv("USER", "ana")
-    monkeypatch.setattr("workbench.tui.play.clock", lambda: 100.0)
+    monkeypatch.setattr("workbench.tui.screens.play.clock", lambda: 100.0)
 
 
 def test_play_screen(snap_compare, seeded, frozen):

@@ -6,9 +6,9 @@ from textual.widgets import Footer, Input
 
 from play_support import act, start, until
 from tui_support import make_app
-from workbench.tui.dialogs import ConfirmModal
-from workbench.tui.play import ANSWER_RULE, PLACEHOLDERS, TOOLS
-from workbench.tui.runs import RunsScreen
+from workbench.tui.screens.dialogs import ConfirmModal
+from workbench.tui.screens.play import ANSWER_RULE, PLACEHOLDERS, TOOLS
+from workbench.tui.screens.runs import RunsScreen
 from tests.textual_private import messages
 
 NARROW = (80, 30)
@@ -96,7 +96,7 @@ async def test_the_whole_item_is_in_view_when_deciding_at_80x24(seeded, builtin_
     """On the longest built-in question, at 80×24: the question and all four options are on screen unscrolled
     when an item begins, while the answer is typed, and on `i`; a tool form brings the transcript back."""
     from sandbox.datasets import open_dataset
-    from workbench.tui.plaintext import sanitize
+    from workbench.tui.widgets.plaintext import sanitize
 
     corpus, _ = open_dataset("builtin", builtin_cache)
     item = max(corpus.items, key=lambda it: len(it.question))

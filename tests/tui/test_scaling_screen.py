@@ -18,7 +18,7 @@ import pytest
 from textual.widgets import DataTable
 
 from tui_support import make_app, settle, until
-from workbench.tui.scaling import (PlotView, ScalingScreen, compute_parallel, cost_cells, flags, level_cells,
+from workbench.tui.screens.scaling import (PlotView, ScalingScreen, compute_parallel, cost_cells, flags, level_cells,
                                    parallel_cells, plateau_figure, scaling_sources, theme_palette, transition_cells)
 
 SIZE = (120, 36)
@@ -99,7 +99,7 @@ def test_sources_list_groups_then_parallel_runs():
 
 
 async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, builtin_cache, tmp_path, monkeypatch):
-    import workbench.tui.scaling as module
+    import workbench.tui.screens.scaling as module
 
     release = threading.Event()
 
@@ -206,7 +206,7 @@ def test_colourless_figure_names_the_signs():
     text = plateau_figure(result, 80, 24, None)
     assert "\x1b[" not in text
     assert "a→b gain" in text and "b→c borderline" in text and "plateau b" in text
-    from workbench.tui.scaling import PALETTE_VARIABLES
+    from workbench.tui.screens.scaling import PALETTE_VARIABLES
 
     assert theme_palette({name: "#102030" for name in PALETTE_VARIABLES.values()})["gain"] == (16, 32, 48)
     assert theme_palette({name: "ansi_blue" for name in PALETTE_VARIABLES.values()}) is None
@@ -261,7 +261,7 @@ def test_parallel_view(snap_compare, scaling_store):
 
 async def test_remapped_key_palette_entry_and_help(scaling_store):
     from workbench.tui.commands import WorkbenchCommands
-    from workbench.tui.help import key_rows
+    from workbench.tui.screens.help import key_rows
 
     app = make_app(keymap={"runs.scaling": "G", "scaling.export": "x"})
     async with app.run_test(size=SIZE) as pilot:

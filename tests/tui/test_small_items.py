@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.runlist import natural_key
-from workbench.tui.runs import sort_key
+from workbench.tui.screens.runs import sort_key
 
 
 def test_runs_sort_by_name_in_natural_order():
@@ -25,7 +25,7 @@ def test_any_names_sort_and_the_order_is_total(names):
 
 async def test_a_scripted_run_s_tokens_read_not_measured_in_the_list_and_the_stepper(seeded):
     from tui_support import make_app, settle
-    from workbench.tui.stepper import StepperScreen
+    from workbench.tui.screens.stepper import StepperScreen
 
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
@@ -57,7 +57,7 @@ async def test_help_fits_an_80x24_screen_with_every_binding_id_whole(seeded):
     from textual.widgets import Static
 
     from tui_support import make_app, settle
-    from workbench.tui.help import HelpScreen, key_rows
+    from workbench.tui.screens.help import HelpScreen, key_rows
 
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -86,7 +86,7 @@ async def test_the_live_screen_of_a_relaunched_finished_run_shows_its_real_termi
     from textual.widgets import DataTable
 
     from tui_support import make_app, settle
-    from workbench.tui.live import LiveScreen
+    from workbench.tui.screens.live import LiveScreen
 
     db = sqlite3.connect(seeded)  # heur-s0 took 1m30s when it ran
     db.execute("UPDATE runs SET started_at = '2026-01-01T10:00:00+00:00', finished_at = '2026-01-01T10:01:30+00:00' "
@@ -114,7 +114,7 @@ def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_sta
     import subprocess
     import sys
 
-    from workbench.tui.launch import validate
+    from workbench.tui.screens.launch import validate
 
     store = tmp_path / "store.sqlite"
     child = subprocess.Popen(
@@ -156,7 +156,7 @@ async def test_the_run_export_offers_a_path_in_the_export_dir(seeded, tmp_path, 
     from textual.widgets import Input
 
     from tui_support import make_app, settle
-    from workbench.tui.dialogs import ExportModal
+    from workbench.tui.screens.dialogs import ExportModal
 
     monkeypatch.setenv("AGENTHOP_EXPORTS", str(tmp_path / "exports"))
     app = make_app()

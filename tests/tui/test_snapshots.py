@@ -71,7 +71,7 @@ def frozen_monitor() -> RunMonitor:
 
 def test_live_screen(snap_compare, seeded):
     async def run_before(pilot):
-        from workbench.tui.live import LiveScreen
+        from workbench.tui.screens.live import LiveScreen
 
         await pilot.app.push_screen(LiveScreen(frozen_monitor()))
         await pilot.pause()

@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 
 from sandbox.records import LedgerState, Step
 from workbench.tui import config
-from workbench.tui.launch import default_name, validate
-from workbench.tui.meters import bar, level
+from workbench.tui.screens.launch import default_name, validate
+from workbench.tui.widgets.meters import bar, level
 from workbench.tui.monitor import RunMonitor
-from workbench.tui.plaintext import sanitize, wrap
-from workbench.tui.stepper import options_text
-from workbench.tui.transcript import Gold, build_entries, group_turns, mark
+from workbench.tui.widgets.plaintext import sanitize, wrap
+from workbench.tui.screens.stepper import options_text
+from workbench.tui.widgets.transcript import Gold, build_entries, group_turns, mark
 
 
 toml_scalar = st.one_of(st.booleans(), st.integers(-10**12, 10**12), st.text(max_size=20),
@@ -96,7 +96,8 @@ def test_sanitize_drops_terminal_control():
 
 def test_marks_gold_wrong_rejected_nudge():
     gold = Gold(frozenset({"g"}), frozenset({"1.1"}), True)
-    read = {"kind": "tool", "tool_name": "read_section", "delivered": 1, "status": "ok"}
+    read = {"kind": "tool", "tool_name": "read_section", "delivered": 1, "status": "ok", "arxiv_id": "9.9",
+            "section_index": 0}
     assert mark({**read, "paper_id": "g"}, gold) == "gold"
     assert mark({**read, "paper_id": "x", "arxiv_id": "1.1"}, gold) == "gold"
     assert mark({**read, "paper_id": "x"}, gold) == "wrong"
@@ -123,7 +124,7 @@ def test_options_pane_marks_gold_distractors_and_choices():
 
 def test_recorded_caps_fall_back_to_the_protocols():
     from sandbox.records import Caps, recorded_limits
-    from workbench.tui.launch import DEFAULTS
+    from workbench.tui.screens.launch import DEFAULTS
 
     assert recorded_limits(None) == (30, 20, 200_000)  # profile agenthop-v1
     assert recorded_limits({"budget": 12, "max_tokens_total": 5000}) == (12, 20, 5000)
@@ -151,7 +152,7 @@ def test_launch_validation():
 
 
 def test_llm_launch_shows_a_cost_estimate_before_starting():
-    from workbench.tui.launch import DEFAULTS
+    from workbench.tui.screens.launch import DEFAULTS
 
     values = dict(DEFAULTS, agent="llm", model="openai/gpt-4.1", limit="10", name="x")
     result = validate(values, set(), llm_ok=True)
@@ -162,7 +163,7 @@ def test_llm_launch_shows_a_cost_estimate_before_starting():
 
 
 def test_launch_form_bounds_and_item_ids(builtin_cache):
-    from workbench.tui.launch import DEFAULTS
+    from workbench.tui.screens.launch import DEFAULTS
 
     huge = validate({"name": "x", "budget": "999999999999999999999", "seed": "-3", "workers": "300"}, set(),
                     llm_ok=False)
@@ -181,7 +182,7 @@ def test_launch_form_bounds_and_item_ids(builtin_cache):
 
 def test_cost_estimate_counts_the_slice(builtin_cache, tmp_path):
     """The built-in benchmark has 30 single-target and 30 multi-target items (of each depth, 15)."""
-    from workbench.tui.launch import DEFAULTS
+    from workbench.tui.screens.launch import DEFAULTS
 
     llm = dict(DEFAULTS, agent="llm", model="openai/gpt-4.1", name="x")
     store = tmp_path / "none.sqlite"
@@ -211,7 +212,7 @@ def test_failure_message_shows_the_errors_inside_an_exception_group():
 
 def test_a_stored_run_comes_back_as_the_form_values_that_resume_it(seeded):
     from storage import Store
-    from workbench.tui.launch import run_values
+    from workbench.tui.screens.launch import run_values
 
     store = Store(seeded)
     for name in ("heur-s0", "oracle-nosearch", "scripted-[b]llm[/b]", "random-s1"):
@@ -236,14 +237,14 @@ def test_a_stored_run_comes_back_as_the_form_values_that_resume_it(seeded):
 @settings(max_examples=150, deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab cd\n\ufffd漢é"), max_size=400), st.integers(1, 30), st.integers(1, 6))
 def test_wrap_head_is_the_head_of_the_whole_wrap(text, width, n):
-    from workbench.tui.plaintext import wrap_head
+    from workbench.tui.widgets.plaintext import wrap_head
 
     whole = wrap(text, width)
     assert wrap_head(text, width, n) == (whole[:n], len(whole) > n)
 
 
 def test_a_folded_70k_result_is_not_wrapped_whole_until_unfolded():
-    from workbench.tui.transcript import FOLD_LINES, Entry
+    from workbench.tui.widgets.transcript import FOLD_LINES, Entry
 
     body = ("a\ufffdb " * 17_500)[:70_000]  # U+FFFD: the slow (chop_cells) wrapping path
     entry = Entry("tool", 1, [("▸ read_section(x)", "transcript--call")], body, 1)
@@ -259,16 +260,17 @@ def test_a_folded_70k_result_is_not_wrapped_whole_until_unfolded():
 def test_a_narrow_header_shortens_the_arguments_and_keeps_cost_and_mark():
     from rich.cells import cell_len
 
-    from workbench.tui.transcript import build_entries
+    from workbench.tui.widgets.transcript import build_entries
 
     gold = Gold(frozenset({"g"}), frozenset(), True)
     step = {"kind": "tool", "turn": 3, "idx": 4, "tool_name": "read_section", "status": "ok", "delivered": 1,
+            "arxiv_id": "1.1", "section_index": 2, "hop": 2,
             "paper_id": "g", "cost": 5, "tool_args": {"paper_id": "g", "section": "C"}, "text": "x"}
     entry = build_entries([step], gold, {"g": "A Very Long Title Of The Gold Paper That Goes On"})[-1]
-    assert entry.plain_header == "▸ read_section(«A Very Long Title Of The Go…», C)  −5  ★ gold"
-    for width in (60, 40, 34):
+    assert entry.plain_header == "▸ read_section(«A Very Long Title Of The Go…», C)  −5  ★ gold  · hop 2"
+    for width in (70, 50, 44):
         fitted = "".join(text for text, _ in entry.fitted_header(width))
-        assert cell_len(fitted) <= width and fitted.endswith(", C)  −5  ★ gold"), width
+        assert cell_len(fitted) <= width and fitted.endswith(", C)  −5  ★ gold  · hop 2"), width
     assert "".join(t for t, _ in entry.fitted_header(200)) == entry.plain_header
 
 
@@ -319,13 +321,13 @@ def test_corpus_cache_falls_back_to_the_import_of_a_moved_release_and_retries_fa
 def test_binding_ids_are_read_from_the_source_of_every_screen():
     from workbench.app import WorkbenchApp
     from workbench.tui.config import binding_ids, unknown_keys
-    from workbench.tui.launch import LaunchScreen
-    from workbench.tui.live import LiveScreen
-    from workbench.tui.runs import RunsScreen
-    from workbench.tui.stepper import StepperScreen
-    from workbench.tui.tables import RunsTable, TrajectoryTable
-    from workbench.tui.trajectories import RunScreen
-    from workbench.tui.transcript import TranscriptView
+    from workbench.tui.screens.launch import LaunchScreen
+    from workbench.tui.screens.live import LiveScreen
+    from workbench.tui.screens.runs import RunsScreen
+    from workbench.tui.screens.stepper import StepperScreen
+    from workbench.tui.widgets.tables import RunsTable, TrajectoryTable
+    from workbench.tui.screens.trajectories import RunScreen
+    from workbench.tui.widgets.transcript import TranscriptView
 
     declared = {b.id for cls in (WorkbenchApp, RunsScreen, RunScreen, StepperScreen, LiveScreen, LaunchScreen,
                                  TranscriptView, RunsTable, TrajectoryTable) for b in cls.BINDINGS if b.id}
@@ -403,7 +405,7 @@ async def test_the_private_textual_state_the_tests_read_is_still_there():
 
 def test_launch_form_client_choice_reaches_the_run():
     """The form's Client field is `--client`: auto records nothing (the runner picks), a forced one is kept."""
-    from workbench.tui.launch import DEFAULTS
+    from workbench.tui.screens.launch import DEFAULTS
 
     values = dict(DEFAULTS, agent="llm", model="openai/m", base_url="http://127.0.0.1:9/v1", name="x")
     auto = validate(values, set(), llm_ok=True)

@@ -12,9 +12,9 @@ from sandbox.records import AssistantTurn, Caps, ToolCall, Usage
 from sandbox.words import merge_reasoning
 from tui_support import make_app, settle
 from workbench.reports import compare_report
-from workbench.tui.compare import SplitStepperScreen
-from workbench.tui.stepper import StepperScreen
-from workbench.tui.transcript import FOLD_LINES, REASONING_MARK
+from workbench.tui.screens.compare import SplitStepperScreen
+from workbench.tui.screens.stepper import StepperScreen
+from workbench.tui.widgets.transcript import FOLD_LINES, REASONING_MARK
 
 REASONING = ("The question asks how the cited work initialises its weights. [b]Not[/b] the seed's own method: "
              "the seed only adopts it. So I must find the cited paper among the references, list its sections, "
@@ -177,9 +177,9 @@ async def test_the_live_follow_view_shows_the_reasoning_and_every_argument_in_fu
     from sandbox.datasets import open_dataset
     from sandbox.runner import Runner, RunSpec
     from storage import Store
-    from workbench.tui.live import LiveScreen
+    from workbench.tui.screens.live import LiveScreen
     from workbench.tui.monitor import RunMonitor
-    from workbench.tui.transcript import TranscriptView
+    from workbench.tui.widgets.transcript import TranscriptView
 
     corpus, _ = open_dataset("builtin", builtin_cache)
     store = Store(tmp_path / "live.sqlite")
@@ -219,7 +219,7 @@ async def test_the_live_follow_view_shows_the_reasoning_and_every_argument_in_fu
 async def test_the_play_transcript_shows_the_player_s_think_in_full_with_its_markup_as_typed(monkeypatch):
     """The play transcript clipped a call's arguments at 28 characters, as the stepper did."""
     from play_support import act, start
-    from workbench.tui.transcript import TranscriptView
+    from workbench.tui.widgets.transcript import TranscriptView
 
     typed = "the [b]method[/b] section of the cited paper says it: weights by layers, not by tokens at all"
     monkeypatch.setenv("USER", "ana")

@@ -119,8 +119,8 @@ def cmd_items(args: argparse.Namespace) -> int:
     if imported is not None:
         _print_import(imported, args.data)
     if args.show:
-        detail, lines = items.item_detail(corpus, args.show, store)
-        print_item(detail, lines, args.format)
+        detail, tree = items.item_detail(corpus, args.show, store)
+        print_item(detail, tree, args.format)
         return ExitCode.OK
     spec = dataset_key(args.data)
     view = items.browse(corpus, spec, store)

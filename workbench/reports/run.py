@@ -17,6 +17,7 @@ from stats import axes
 from stats.axes import Table
 from stats.ratio import Ratio
 from storage import Store
+from workbench.reports.hops import read_hops
 
 PERCENT_KEYS = ("paper_recall", "section_recall", "conversion", "accuracy", "rate")
 
@@ -218,8 +219,9 @@ LEGEND = {
 def legend() -> dict[str, str]:
     """Every definition the report uses where the paper is ambiguous, keyed for stable lookup (PROTOCOL §3)."""
     from stats.stopping import LEGEND as STOPPING
+    from workbench.reports.hops import LEGEND as HOPS
 
-    return {**LEGEND, **STOPPING}
+    return {**LEGEND, **STOPPING, **HOPS}
 
 
 def position_bias(records: list[dict[str, Any]] | Table) -> dict[str, Any]:
@@ -324,6 +326,7 @@ def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -
     if ci:
         report["intervals"] = intervals(table, tokens_measured=measures_tokens(run))
     report["section_labels"] = section_labels(store, run, corpus)
+    report["read_hops"] = read_hops(store, run)
     if corpus is not None:
         from workbench.summary import reference_block
 
@@ -367,7 +370,9 @@ def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, 
 
     run = store.run(name)
     table, extra = load_table(store, run, ("tool_sequence",))
-    return report_of(run, table), transitions_of(run, encoded_sequences(extra["tool_sequence"]))
+    report = report_of(run, table)
+    report["read_hops"] = read_hops(store, run)
+    return report, transitions_of(run, encoded_sequences(extra["tool_sequence"]))
 
 
 def encoded_sequences(texts: Sequence[str | None]) -> Any:

@@ -7,7 +7,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from workbench.views.cells import counted, frac, num, pct, points
+from workbench.views.cells import NOT_MEASURED, counted, frac, num, pct, points
 
 def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """The four axes as (axis, metric, ST, MT, all) text cells, shared by the table, CSV and Markdown."""
@@ -105,6 +105,7 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
                      " · ".join(f"{k} {v}" for k, v in bias["correct_position_distribution"].items())))
         for letter, pair in bias["accuracy_when_correct_at"].items():
             rows.append(("position bias", f"accuracy, gold at {letter}", "", "", _share(pair)))
+    rows += hop_rows(report)
     an = report.get("analytics")
     if an:
         rows += analytics_rows(an, full)
@@ -114,6 +115,54 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
             if key != "schema_version":
                 rows.append(("reference", key, "", "", value if isinstance(value, str) else json.dumps(value)))
     return rows
+
+
+HOP_LABELS = {"0": "hop 0 (the seed)", "1": "hop 1", "2": "hop 2", "3+": "hop 3 or more",
+              "unreachable": "unreachable (no citation path)"}
+
+
+def read_hop_text(hop: int | None, measured: bool = True) -> str:
+    """A read's hop from the seed as a transcript shows it: `hop 2`, `unreachable` (no citation path), or
+    `hop —` in a run whose hops were never measured."""
+    if not measured:
+        return f"hop {NOT_MEASURED}"
+    return "unreachable" if hop is None else f"hop {hop}"
+
+
+def hop_cells(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """The reads by hop from the seed as (label, value) cells: each bucket's count and share, gold and non-gold
+    reads' mean hop, the share beyond the item's depth; one "—" cell for a run whose hops were never measured,
+    none for a report without them."""
+    hops = report.get("read_hops")
+    if not hops:
+        return []
+    if not hops["measured"]:
+        return [("hop from the seed", f"{NOT_MEASURED} (not measured: {counted(hops['reads'], 'read')} stored before "
+                                      "hops were recorded, and the run's dataset could not be opened)")]
+    n = hops["reads"]
+    cells = [(HOP_LABELS[k], f"{v} ({pct(v / n if n else None)})") for k, v in hops["by_hop"].items()]
+    for side, label in (("gold", "mean hop, gold reads"), ("non_gold", "mean hop, non-gold reads")):
+        reachable = hops["counts"]["mean_hop"][side][1]
+        cells.append((label, f"{num(hops['mean_hop'][side])} (over {counted(reachable, 'reachable read')})"))
+    cells.append(("beyond the item's depth", f"{pct(hops['beyond_depth'])} ({frac(hops['counts']['beyond_depth'])})"))
+    return cells
+
+
+def hop_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
+    """`hop_cells` as report rows (section `reads by hop`)."""
+    return [("reads by hop", label, "", "", value) for label, value in hop_cells(report)]
+
+
+def hop_table(report: dict[str, Any]) -> Table:
+    """`hop_cells` as a small table (the TUI's diagnostics tab)."""
+    hops = report.get("read_hops") or {}
+    table = Table(title=Text(f"Reads by hop from the seed ({counted(hops.get('reads') or 0, 'read')})"),
+                  title_justify="left", expand=False, show_edge=False, pad_edge=False)
+    table.add_column("hop")
+    table.add_column("reads", justify="right")
+    for label, value in hop_cells(report):
+        table.add_row(Text(label), Text(value))
+    return table
 
 
 def analytics_rows(an: dict[str, Any], full: bool) -> list[tuple[str, str, str, str, str]]:

@@ -16,11 +16,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 
 from sandbox.records import recorded_limits
-from workbench.tui.meters import level, level_style, meter_text
+from workbench.tui.widgets.meters import level, level_style, meter_text
 from workbench.tui.monitor import RunMonitor, Snapshot
-from workbench.tui.tables import EpisodeTable, clear_rows, column_room
-from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.transcript import TranscriptView, build_entries
+from workbench.tui.widgets.tables import EpisodeTable, clear_rows, column_room
+from workbench.tui.widgets.plaintext import clip, sanitize
+from workbench.tui.widgets.transcript import TranscriptView, build_entries
 from workbench.views.cells import fraction, usd
 
 REFRESH_HZ = 10

@@ -24,16 +24,17 @@ from textual.widgets import (Button, DataTable, LoadingIndicator, Select, Static
 from textual.worker import Worker, WorkerState
 
 from sandbox.agents.registry import measures_tokens
+from sandbox.citations import hops_stale
 from workbench.paths import export_dir
 from workbench.views.cells import counted
-from workbench.tui.footer import KeysFooter
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.corpora import ItemContext
-from workbench.tui.dialogs import ExportModal
-from workbench.tui.meters import theme_style
-from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.stepper import copy_step, gold_of, jump_decision, options_text
-from workbench.tui.stepview import StepView, run_caps
-from workbench.tui.transcript import actor_of
+from workbench.tui.screens.dialogs import ExportModal
+from workbench.tui.widgets.meters import theme_style
+from workbench.tui.widgets.plaintext import clip, sanitize
+from workbench.tui.screens.stepper import copy_step, gold_of, jump_decision, options_text
+from workbench.tui.widgets.stepview import StepView, run_caps
+from workbench.tui.widgets.transcript import actor_of
 
 CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / A wrong; columns: B right / B wrong
 
@@ -199,7 +200,7 @@ class CompareScreen(Screen):
 
     def _render_tools(self) -> None:
         from workbench.views.report import trigram_line
-        from workbench.tui.diagnostics import blendable, heatmap
+        from workbench.tui.widgets.diagnostics import blendable, heatmap
 
         cmp = self.report
         if cmp is None:
@@ -368,7 +369,8 @@ class SplitStepperScreen(Screen):
             run = self.runs[side]
             self.view(side).set_steps(steps, gold_of(self.ctx), self.ctx.titles if self.ctx else {}, run_caps(run),
                                       actor=actor_of(run.get("agent")),
-                                      tokens_measured=measures_tokens(run.get("agent"), run.get("identity")))
+                                      tokens_measured=measures_tokens(run.get("agent"), run.get("identity")),
+                                      hops_measured=not hops_stale(run))
         self.show_text()
         if self.ctx is None:
             self.run_worker(partial(self.app.corpora.item_context, run["dataset"], run.get("dataset_fingerprint"),

@@ -16,8 +16,8 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from sandbox.datasets import dataset_key
 from workbench.play import SessionRequest, player_error, session_name
-from workbench.tui.checkbox import Checkbox
-from workbench.tui.plaintext import sanitize
+from workbench.tui.widgets.checkbox import Checkbox
+from workbench.tui.widgets.plaintext import sanitize
 
 MODE_LABELS = (("a random sample", "random"), ("chosen item ids", "ids"), ("the items a run got wrong", "wrong"),
                ("only the session's unfinished items", "continue"))

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from workbench.tui.checkbox import Checkbox
+from workbench.tui.widgets.checkbox import Checkbox
 from workbench.views.cells import counted
 
 _Result = TypeVar("_Result")

@@ -12,8 +12,8 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from workbench.neighbourhood import Neighbourhood, label_parts
-from workbench.tui.meters import theme_style
-from workbench.tui.plaintext import sanitize
+from workbench.tui.widgets.meters import theme_style
+from workbench.tui.widgets.plaintext import sanitize
 
 UNLINKED = "\0unlinked"  # the pseudo-node holding papers no citation path from the seed reaches
 

@@ -27,9 +27,11 @@ from textual.strip import Strip
 
 from rich.cells import cell_len
 
+from sandbox.recall import delivered_read
 from sandbox.words import split_words
 from workbench.views.cells import counted
-from workbench.tui.plaintext import clip, one_line, sanitize, wrap, wrap_head
+from workbench.views.report import read_hop_text
+from workbench.tui.widgets.plaintext import clip, one_line, sanitize, wrap, wrap_head
 
 FOLD_LINES = 3
 REASONING_MARK = "[thinking]"  # how the provider's reasoning (thinking) text is marked, apart from the content
@@ -88,7 +90,9 @@ class Gold:
 
 
 def is_read(step: dict[str, Any]) -> bool:
-    return step.get("kind") == "tool" and step.get("tool_name") == "read_section" and bool(step.get("delivered"))
+    """A delivered read, by the recall metrics' own test (`sandbox.recall.delivered_read`)."""
+    return step.get("kind") == "tool" and delivered_read(step.get("delivered"), step.get("arxiv_id"),
+                                                         step.get("section_index")) is not None
 
 
 def mark(step: dict[str, Any], gold: Gold) -> str | None:
@@ -274,9 +278,11 @@ def actor_of(agent: str | None) -> str:
 
 
 def build_entries(steps: Iterable[Any], gold: Gold = Gold(), titles: dict[str, str] | None = None,
-                  turn_headers: bool = True, actor: str = "assistant") -> list[Entry]:
+                  turn_headers: bool = True, actor: str = "assistant", hops_measured: bool | None = True) -> list[Entry]:
     """Entries for the given steps (stored rows or live Steps), with turn separators; `actor` names who takes
-    the turns (`actor_of` the run's agent)."""
+    the turns (`actor_of` the run's agent). A read shows its hop from the seed; with `hops_measured` False (a run
+    stored before hops were recorded) it reads "—", not "unreachable"; None shows no hop (a player sees it only
+    with the gold, at the reveal: a model is never told it)."""
     titles = titles or {}
     entries: list[Entry] = []
     current_turn = None
@@ -286,11 +292,12 @@ def build_entries(steps: Iterable[Any], gold: Gold = Gold(), titles: dict[str, s
         if turn_headers and turn != current_turn:
             current_turn = turn
             entries.append(Entry("turn", turn, [(f"── turn {turn} ", "transcript--turn")], copy_text=f"── turn {turn}"))
-        entries.append(_entry(s, gold, titles, actor))
+        entries.append(_entry(s, gold, titles, actor, hops_measured))
     return entries
 
 
-def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "assistant") -> Entry:
+def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "assistant",
+           hops_measured: bool | None = True) -> Entry:
     kind, turn, idx = s.get("kind"), s.get("turn") or 0, step_index(s)
     text = sanitize(s.get("text"))
     if kind == "tool":
@@ -303,11 +310,15 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "
         if m:
             symbol, cls = MARKS[m]
             head.append(("  " + symbol, cls))
+        hop = read_hop_text(s.get("hop"), hops_measured) if hops_measured is not None and is_read(s) else None
+        if hop:
+            head.append((f"  · {hop}", "transcript--muted"))
         status = s.get("status")
         if status not in (None, "ok", "rejected", "disabled"):
             head.append((f"  · {sanitize(str(status))}", "transcript--muted"))
         full_args = json.dumps(s.get("tool_args"), ensure_ascii=False, default=str)
-        copy = f"▸ {name}({full_args}) cost {cost}" + (f" [{m}]" if m else "") + f"\n{text}"
+        copy = f"▸ {name}({full_args}) cost {cost}" + (f" [{m}]" if m else "") + \
+            (f" [{hop}]" if hop else "") + f"\n{text}"
         return Entry("tool", turn, head, text, idx, copy_text=copy, flex=2, lead=args_lead(s.get("tool_args"), titles),
                      decision=decision(s, gold))
     if kind == "assistant":

@@ -30,9 +30,9 @@ from textual.widgets import DataTable, Input, Static
 from sandbox.datasets import dataset_label
 
 from workbench import audit
-from workbench.tui.footer import KeysFooter
-from workbench.tui.help import bound_key
-from workbench.tui.plaintext import clip, sanitize
+from workbench.tui.widgets.footer import KeysFooter
+from workbench.tui.screens.help import bound_key
+from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.views.cells import counted
 from workbench.paths import export_dir
 
@@ -264,7 +264,7 @@ class AuditScreen(Screen):
     def action_reviewer(self) -> None:
         """Name the reviewer that verdicts and edits are recorded under, remembered in the app's state file."""
         from workbench.tui import config
-        from workbench.tui.dialogs import NameModal
+        from workbench.tui.screens.dialogs import NameModal
 
         def named(name: str | None) -> None:
             if name:
@@ -474,7 +474,7 @@ class AuditScreen(Screen):
     # ------------------------------------------------------------ export and leaving
 
     def action_export(self) -> None:
-        from workbench.tui.dialogs import NameModal
+        from workbench.tui.screens.dialogs import NameModal
 
         default = str(export_dir() / f"{Path(self.corpus.source).name}-audited")
 
@@ -506,7 +506,7 @@ class AuditScreen(Screen):
         if not self.drafts:
             self.app.pop_screen()
             return
-        from workbench.tui.dialogs import ConfirmModal
+        from workbench.tui.screens.dialogs import ConfirmModal
 
         ids = sorted(self.drafts)
 

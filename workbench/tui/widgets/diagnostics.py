@@ -1,5 +1,5 @@
-"""Diagnostics of one run: the four axes and failure rates exactly as the report computes them, and the
-7×7 tool transition matrix as a heat map in the theme's colours.
+"""Diagnostics of one run: the four axes and failure rates exactly as the report computes them, the
+7×7 tool transition matrix as a heat map in the theme's colours, and the reads by hop from the seed.
 
 No metric is computed here: the numbers come from `workbench.reports` (the same
 functions the --batch report prints), this module only lays them out. They are computed
@@ -160,6 +160,7 @@ class DiagnosticsPanel(VerticalScroll):
         with Horizontal(id="diag-lower"):
             yield Static("", id="diag-failures")
             yield Static("", id="diag-heatmap")
+        yield Static("", id="diag-hops")
 
     def on_mount(self) -> None:
         self._status("")
@@ -227,7 +228,7 @@ class DiagnosticsPanel(VerticalScroll):
     def render_all(self) -> None:
         if self.report is None or self.transitions is None:
             return
-        from workbench.views.report import report_table
+        from workbench.views.report import hop_table, report_table
 
         report = self.report
         axes = report_table(report)
@@ -241,3 +242,4 @@ class DiagnosticsPanel(VerticalScroll):
         else:
             content = Text.assemble("Tool transitions\n", ("no finished trajectories yet", "dim"))
         self.query_one("#diag-heatmap", Static).update(content)
+        self.query_one("#diag-hops", Static).update(hop_table(report))

@@ -20,10 +20,10 @@ from textual.widgets import DataTable, Input, Select, Static
 from textual.worker import Worker, WorkerState
 
 from workbench import items
-from workbench.tui.footer import KeysFooter
-from workbench.tui.meters import theme_style
-from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.tables import ItemsTable, clicked_sort
+from workbench.tui.widgets.footer import KeysFooter
+from workbench.tui.widgets.meters import theme_style
+from workbench.tui.widgets.plaintext import clip, sanitize
+from workbench.tui.widgets.tables import ItemsTable, clicked_sort
 from workbench.views.cells import counted
 
 COLUMNS = (("id", "ITEM"), ("kind", "TYPE"), ("depth", "DEPTH"), ("reasoning", "REASONING"), ("tier", "TIER"),
@@ -281,7 +281,7 @@ class ItemsScreen(Screen):
     # ------------------------------------------------------------ actions
 
     def action_open(self) -> None:
-        from workbench.tui.itemview import ItemScreen
+        from workbench.tui.screens.itemview import ItemScreen
 
         item_id = self.current_item_id
         if item_id is None or self.corpus is None:
@@ -312,7 +312,7 @@ class ItemsScreen(Screen):
         self.render_rows()
 
     def action_dataset(self) -> None:
-        from workbench.tui.dialogs import DatasetModal
+        from workbench.tui.screens.dialogs import DatasetModal
 
         store = self.app.open_store(create=False)
         choices = items.known_datasets(store.runs() if store is not None else [])

@@ -6,7 +6,7 @@ app's event loop, as a worker of this screen: its agent factory hands the runner
 turn. Costs, caps, rejections, the exhausted nudge, the status footer and the
 endings are therefore the episode's own; this screen only shows them. What it offers
 for completion (paper ids, section aliases) is what the tool results showed
-(`workbench.tui.seen`); nothing names the gold papers before the answer.
+(`workbench.tui.widgets.seen`); nothing names the gold papers before the answer.
 
 After an answer (or any other ending) the gold option is revealed with a table of
 every stored run on the same item (`store.item_trajectories`); `n` moves on, and the
@@ -32,12 +32,12 @@ from textual.widgets.option_list import Option
 
 from sandbox.datasets import dataset_key
 from workbench.play import PlayError, SessionRequest, abandon, plan_session, reveal_rows, session_runner
-from workbench.tui.meters import Meter, theme_style
-from workbench.tui.plaintext import clip, one_line, sanitize
-from workbench.tui.seen import Seen, SeenSuggester
-from workbench.tui.stepper import LETTERS, gold_of, item_text
-from workbench.tui.stepview import DEFAULT_CAPS
-from workbench.tui.transcript import Entry, Gold, TranscriptView, as_record, build_entries
+from workbench.tui.widgets.meters import Meter, theme_style
+from workbench.tui.widgets.plaintext import clip, one_line, sanitize
+from workbench.tui.widgets.seen import Seen, SeenSuggester
+from workbench.tui.screens.stepper import LETTERS, gold_of, item_text
+from workbench.tui.widgets.stepview import DEFAULT_CAPS
+from workbench.tui.widgets.transcript import Entry, Gold, TranscriptView, as_record, build_entries
 from workbench.views.cells import counted
 
 clock = time.monotonic  # the item timer's clock (tests freeze it)
@@ -449,7 +449,8 @@ class PlayScreen(Screen):
     def _show_transcript(self) -> None:
         view = self.query_one(TranscriptView)
         gold = gold_of(self.ctx) if self.state in ("reveal", "finished") else Gold()
-        entries = build_entries([s for s in self.steps if s.kind != "assistant"], gold, self.seen.papers)
+        entries = build_entries([s for s in self.steps if s.kind != "assistant"], gold, self.seen.papers,
+                                hops_measured=True if gold.known else None)
         for entry in entries:
             entry.folded = True
         latest = max((i for i, e in enumerate(entries) if e.kind != "turn"), default=None)
@@ -637,7 +638,7 @@ class PlayScreen(Screen):
         if paper is None or paper in self.seen.papers:
             self._dispatch(tool, args)
             return
-        from workbench.tui.dialogs import ConfirmModal
+        from workbench.tui.screens.dialogs import ConfirmModal
 
         def answer(yes: bool | None) -> None:
             if yes and self.tool == tool:
@@ -690,7 +691,7 @@ class PlayScreen(Screen):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a reveal row: step through that trajectory."""
-        from workbench.tui.stepper import StepperScreen
+        from workbench.tui.screens.stepper import StepperScreen
 
         event.stop()
         row = next((r for r in self.reveal if str(r["id"]) == event.row_key.value), None)
@@ -738,7 +739,7 @@ class PlayScreen(Screen):
             self._show_title()
 
     def action_leaderboard(self) -> None:
-        from workbench.tui.leaderboard import LeaderboardScreen
+        from workbench.tui.screens.leaderboard import LeaderboardScreen
 
         self.app.push_screen(LeaderboardScreen(self.fingerprint))
 
@@ -752,7 +753,7 @@ class PlayScreen(Screen):
         if self.state != "playing":
             self._leave()
             return
-        from workbench.tui.dialogs import ConfirmModal
+        from workbench.tui.screens.dialogs import ConfirmModal
 
         def answer(yes: bool | None) -> None:
             if yes:

@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from workbench.tui.plaintext import sanitize
+from workbench.tui.widgets.plaintext import sanitize
 
 
 class LeaderboardTable(DataTable):

@@ -28,7 +28,7 @@ from sandbox.records import Caps, Item, recorded_limits
 from workbench import runname
 from workbench.limits import out_of_bounds
 from workbench.runname import unique_name
-from workbench.tui.help import bound_key
+from workbench.tui.screens.help import bound_key
 
 AGENTS = ("heuristic", "oracle", "random", "llm")
 ABLATIONS = ("full", "no-search", "closed-book", "gold-given")

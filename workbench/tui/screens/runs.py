@@ -18,10 +18,10 @@ from textual.widgets import DataTable, Input, Static
 from sandbox.datasets import dataset_label
 from workbench.views.cells import counted, fraction, usd
 from workbench.runlist import natural_key
-from workbench.tui.footer import KeysFooter
-from workbench.tui.help import bound_key
-from workbench.tui.tables import RunsTable, clear_rows, clicked_sort, column_room
-from workbench.tui.plaintext import clip, display_path, sanitize
+from workbench.tui.widgets.footer import KeysFooter
+from workbench.tui.screens.help import bound_key
+from workbench.tui.widgets.tables import RunsTable, clear_rows, clicked_sort, column_room
+from workbench.tui.widgets.plaintext import clip, display_path, sanitize
 
 COLUMNS = (("name", "NAME"), ("agent", "AGENT / MODEL"), ("dataset", "DATA"), ("done", "DONE"),
            ("accuracy", "ACC"), ("cost", "COST"), ("status", "STATE"))
@@ -336,7 +336,7 @@ class RunsScreen(Screen):
         return False
 
     def action_rename(self) -> None:
-        from workbench.tui.dialogs import NameModal
+        from workbench.tui.screens.dialogs import NameModal
 
         name = self.current_name()
         if not name or self._busy(name, "rename"):
@@ -367,7 +367,7 @@ class RunsScreen(Screen):
         self.app.push_screen(NameModal(f"Rename '{name}'", name, check), done)
 
     def action_delete(self) -> None:
-        from workbench.tui.dialogs import ConfirmModal
+        from workbench.tui.screens.dialogs import ConfirmModal
 
         name = self.current_name()
         if not name or self._busy(name, "delete"):

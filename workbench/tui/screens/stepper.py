@@ -22,13 +22,14 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from sandbox.agents.registry import measures_tokens
+from sandbox.citations import hops_stale
 from workbench.views.cells import counted
-from workbench.tui.footer import KeysFooter
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.corpora import ItemContext
-from workbench.tui.meters import theme_style
-from workbench.tui.plaintext import clip, one_line, sanitize
-from workbench.tui.stepview import StepView, run_caps
-from workbench.tui.transcript import Gold, TranscriptView, actor_of, is_read, transcript_text
+from workbench.tui.widgets.meters import theme_style
+from workbench.tui.widgets.plaintext import clip, one_line, sanitize
+from workbench.tui.widgets.stepview import StepView, run_caps
+from workbench.tui.widgets.transcript import Gold, TranscriptView, actor_of, is_read, transcript_text
 
 LETTERS = "ABCD"
 
@@ -221,7 +222,8 @@ class StepperScreen(Screen):
         self.ctx = self.app.corpora.cached(dataset, item_id)
         self.view.set_steps(store.steps(tid), gold_of(self.ctx), self.ctx.titles if self.ctx else {}, self.caps,
                             actor=actor_of(self.run.get("agent")),
-                            tokens_measured=measures_tokens(self.run.get("agent"), self.run.get("identity")))
+                            tokens_measured=measures_tokens(self.run.get("agent"), self.run.get("identity")),
+                            hops_measured=not hops_stale(self.run))
         self.show_header()
         if self.ctx is None:
             self._load_context()

@@ -32,7 +32,7 @@ from workbench.views.figures import parallel_figure, plateau_figure
 from workbench.views.scaling import (LEVEL_COLUMNS, Palette, c_k_text, cost_cells, cost_columns, decision, flags,
                                      level_cells, parallel_cells, parallel_columns, parallel_csv, spent, transition_csv,
                                      trials_note, verdicts_note)
-from workbench.tui.plaintext import clip, sanitize
+from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.paths import export_dir
 
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
@@ -368,7 +368,7 @@ class ScalingScreen(Screen):
         self.app.pop_screen()
 
     def action_export(self) -> None:
-        from workbench.tui.dialogs import NameModal
+        from workbench.tui.screens.dialogs import NameModal
 
         if self.result is None or self.shown is None:
             self.notify("nothing to export yet", severity="warning", timeout=2)

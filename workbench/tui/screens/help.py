@@ -9,7 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from workbench.tui.plaintext import display_path
+from workbench.tui.widgets.plaintext import display_path
 
 SKIP_ACTIONS = {"app.command_palette"}
 WIDE = 102  # the dialog's full width (100) and the screen's edges: below it the table drops a column

@@ -20,9 +20,9 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from sandbox.agents.registry import measures_tokens
 from sandbox.datasets import dataset_label
 
-from workbench.tui.diagnostics import DiagnosticsPanel
-from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.tables import Column, RowTable, TrajectoryTable, clicked_sort
+from workbench.tui.widgets.diagnostics import DiagnosticsPanel
+from workbench.tui.widgets.plaintext import clip, sanitize
+from workbench.tui.widgets.tables import Column, RowTable, TrajectoryTable, clicked_sort
 from workbench.views.cells import fraction, usd
 
 COLUMNS = (Column("item", "ITEM"), Column("rep", "REP", "right"), Column("type", "TYPE"),
@@ -246,7 +246,7 @@ class RunScreen(Screen):
     # ------------------------------------------------------------ actions
 
     def action_open(self) -> None:
-        from workbench.tui.stepper import StepperScreen
+        from workbench.tui.screens.stepper import StepperScreen
 
         table = self.query_one(RowTable)
         if not (0 <= table.cursor_row < len(self.shown)):

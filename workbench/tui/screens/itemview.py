@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
 from rich.style import Style
 from rich.text import Text
+from rich.tree import Tree
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -16,20 +18,21 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from workbench import items
-from workbench.neighbourhood import MARKS, Neighbourhood
-from workbench.tui.footer import KeysFooter
-from workbench.tui.citations import NeighbourhoodTree
-from workbench.tui.items import play_item
-from workbench.tui.meters import theme_style
-from workbench.tui.plaintext import clip, sanitize
-from workbench.tui.stepper import options_text
-from workbench.tui.tables import ItemTrajectoryTable
+from workbench.tui.widgets.footer import KeysFooter
+from workbench.neighbourhood import MARKS, Neighbourhood, gold_outline
+from workbench.tui.widgets.citations import NeighbourhoodTree
+from workbench.tui.screens.items import play_item
+from workbench.tui.widgets.meters import theme_style
+from workbench.tui.widgets.plaintext import clip, sanitize
+from workbench.tui.screens.stepper import options_text
+from workbench.tui.widgets.tables import ItemTrajectoryTable
+from workbench.views.tree import outline_tree
 
 COLUMNS = ("RUN", "AGENT / MODEL", "REP", "ANSWER", "RESULT", "ENDING", "POINTS", "TURNS", "RECALL P/S")
 
 
 def question_text(item: Any, nb: Neighbourhood, row: items.ItemRow | None, reveal: bool,
-                  colors: dict[str, Style], labels: list[dict[str, Any]] | None = None) -> Text:
+                  colors: dict[str, Style], labels: list[dict[str, Any]] | None = None) -> Group:
     """The left pane: seed, question, options (gold and distractor types only when revealed), the gold path."""
     ok, muted, bold = colors.get("success", Style()), Style(dim=True), Style(bold=True)
     t = Text()
@@ -43,34 +46,33 @@ def question_text(item: Any, nb: Neighbourhood, row: items.ItemRow | None, revea
     t.append_text(options_text(item, reveal, bold + ok, muted))
     if not reveal:
         t.append("\n\ng shows the gold option and the distractor types", style=muted)
-    t.append("\n\nGold path\n", style=bold)
-    t.append_text(path_text(item, nb, colors))
+    t.append("\n\nGold path", style=bold)
     size = nb.summary()
-    t.append(f"\n{size['papers']} papers in the neighbourhood ({size['full_text']} full text, "
-             f"{size['metadata_only']} metadata-only) · {len(item.labels)} recall labels\n", style=muted)
+    below = Text()
+    below.append(f"\n{size['papers']} papers in the neighbourhood ({size['full_text']} full text, "
+                 f"{size['metadata_only']} metadata-only) · {len(item.labels)} recall labels\n", style=muted)
     for lab in labels or ():  # each label → the section it resolved to, and by which rule (PROTOCOL §3)
-        t.append(f"  {sanitize(items.label_line(lab))}\n", style=muted)
-    t.append(f"skill {sanitize(item.cognitive_skill) or '—'} · filter agreement {item.filter_agreement}\n", style=muted)
+        below.append(f"  {sanitize(items.label_line(lab))}\n", style=muted)
+    below.append(f"skill {sanitize(item.cognitive_skill) or '—'} · filter agreement {item.filter_agreement}\n",
+                 style=muted)
     if row is not None:
-        t.append(f"right in {row.right} of {row.ran} runs" if row.ran else "no stored run has this item", style=muted)
-    return t
+        below.append(f"right in {row.right} of {row.ran} runs" if row.ran else "no stored run has this item",
+                     style=muted)
+    return Group(t, path_tree(nb, colors), below)
 
 
-def path_text(item: Any, nb: Neighbourhood, colors: dict[str, Style]) -> Text:
-    """The seed, then each gold paper under the papers that lead to it, one paper a line, indented by depth."""
-    t = Text()
-    seen: set[tuple[str, ...]] = set()
-    for path in nb.gold_paths() or [(item.seed_paper_id,)]:
-        for depth in range(len(path)):
-            prefix = path[: depth + 1]
-            if prefix in seen:
-                continue
-            seen.add(prefix)
-            paper = nb.paper(path[depth])
-            style = colors.get("success", Style()) + Style(bold=True) if paper.role == "gold" else Style()
-            t.append(f" {'  ' * depth}{MARKS[paper.role]} ", style=style)
-            t.append(clip(sanitize(paper.title or paper.s2id), 44) + "\n")
-    return t
+def path_tree(nb: Neighbourhood, colors: dict[str, Style]) -> Tree:
+    """The seed, then each gold paper under the papers that lead to it (`neighbourhood.gold_outline`), drawn with
+    rich.tree."""
+    gold = colors.get("success", Style()) + Style(bold=True)
+
+    def label(s2id: str) -> Text:
+        paper = nb.paper(s2id)
+        t = Text(f"{MARKS[paper.role]} ", style=gold if paper.role == "gold" else Style())
+        t.append(clip(sanitize(paper.title or paper.s2id), 44))
+        return t
+
+    return outline_tree(gold_outline(nb), label, guide_style=Style(dim=True))
 
 
 def trajectory_cells(t: dict[str, Any]) -> list[Text]:
@@ -188,7 +190,7 @@ class ItemScreen(Screen):
         self.action_open_trajectory()
 
     def action_open_trajectory(self) -> None:
-        from workbench.tui.stepper import StepperScreen
+        from workbench.tui.screens.stepper import StepperScreen
 
         table = self.query_one(ItemTrajectoryTable)
         if not self.trajectories or table.cursor_row is None:

@@ -14,8 +14,8 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from sandbox.records import recorded_limits
-from workbench.tui.meters import Meter
-from workbench.tui.transcript import Entry, Gold, TranscriptView, build_entries, group_turns
+from workbench.tui.widgets.meters import Meter
+from workbench.tui.widgets.transcript import Entry, Gold, TranscriptView, build_entries, group_turns
 from workbench.views.cells import counted
 
 DEFAULT_CAPS = recorded_limits(None)  # the protocol's
@@ -57,12 +57,14 @@ class StepView(Vertical):
 
     def set_steps(self, steps: list[dict[str, Any]], gold: Gold, titles: dict[str, str],
                   caps: tuple[int, int, int] | None = None, actor: str = "assistant",
-                  tokens_measured: bool = True) -> None:
+                  tokens_measured: bool = True, hops_measured: bool = True) -> None:
         """A new trajectory, shown at its first turn; `actor` names who takes its turns (`transcript.actor_of`);
-        without `tokens_measured` (a scripted run) the TOKENS meter says so instead of a 0."""
+        without `tokens_measured` (a scripted run) the TOKENS meter says so instead of a 0; without `hops_measured`
+        (a run stored before hops were recorded) a read's hop reads "—"."""
         if caps is not None:
             self.caps = caps
         self.tokens_measured = tokens_measured
+        self.hops_measured = hops_measured
         self.actor = actor
         self.steps = steps
         self.turns = group_turns(steps)
@@ -72,7 +74,8 @@ class StepView(Vertical):
     def mark(self, gold: Gold, titles: dict[str, str], keep_cursor: bool = False) -> None:
         """Rebuild the entries with gold marks and titles (they arrive once the item's corpus is open)."""
         cursor = self.transcript.cursor if keep_cursor else None
-        self.entries = build_entries(self.steps, gold, titles, actor=self.actor)
+        self.entries = build_entries(self.steps, gold, titles, actor=self.actor,
+                                     hops_measured=getattr(self, "hops_measured", True))
         ends, count = [], 0
         for group in self.turns:
             count += 1 + len(group)  # a turn's separator and one entry per step

@@ -1,0 +1,67 @@
+"""How far from the seed a run's reads went: each delivered read's stored citation-hop distance (steps.hop), by
+bucket, for gold and non-gold reads, and beyond the item's depth.
+
+Our diagnostic, not the paper's: it builds on the paper's notion of an item's depth (the hops from the seed to its
+gold papers, reference §1.2) and measures it on what the agent read. The hops are recorded by the episode
+(`sandbox.episode`), or backfilled from stored reads for runs stored before (`workbench.relabel`); a run whose
+hops were never measured reports `measured: false` and its numbers as None ("—"), never as zero.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sandbox.citations import hops_stale, within_depth
+from sandbox.recall import delivered_read
+from storage import Store
+
+BUCKETS = ("0", "1", "2", "3+", "unreachable")
+LEGEND = {
+    "read_hops": "Read hops (our diagnostic) = citation hops from the item's seed to the paper of each delivered "
+                 "read, by the shortest chain of 'cites' edges over the item's graph: the rule of the dataset's check "
+                 "that every gold paper is within the item's depth (0 = the seed; unreachable = no citation path, "
+                 "the paper found by search only). mean_hop over reachable reads, gold and non-gold apart; "
+                 "beyond_depth = reads farther than the item's depth or unreachable ÷ all reads. Not measured (—) "
+                 "for a run stored before hops were recorded whose dataset cannot be opened.",
+}
+
+
+def bucket(hop: int | None) -> str:
+    """The report's bucket of a hop distance: 0 (the seed), 1, 2, 3+ or unreachable."""
+    if hop is None:
+        return "unreachable"
+    return str(hop) if hop < 3 else "3+"
+
+
+def read_hops(store: Store, run: dict[str, Any]) -> dict[str, Any]:
+    """The run's delivered reads by hop from the seed (final trajectories), gold and non-gold reads' mean hop and
+    the share beyond the item's depth, each with its counts."""
+    steps = store.delivered_steps(run["id"])
+    reads = [(tid, depth, paper, hop) for tid, depth, paper, arx, section, delivered, hop in zip(
+        steps["trajectory_id"], steps["depth"], steps["paper_id"], steps["arxiv_id"], steps["section_index"],
+        steps["delivered"], steps["hop"]) if delivered_read(delivered, arx, section) is not None]
+    measured = not hops_stale(run)
+    out: dict[str, Any] = {"measured": measured, "reads": len(reads), "by_hop": None, "mean_hop": None,
+                           "beyond_depth": None, "counts": None}
+    if not measured:
+        return out
+    golds = _gold_papers(store, run)
+    by_hop = dict.fromkeys(BUCKETS, 0)
+    sums = {"gold": [0, 0], "non_gold": [0, 0]}  # [hops summed, reachable reads]
+    beyond = 0
+    for tid, depth, paper, hop in reads:
+        by_hop[bucket(hop)] += 1
+        beyond += not within_depth(hop, depth or 0)
+        if hop is not None:
+            side = sums["gold" if paper in golds.get(tid, ()) else "non_gold"]
+            side[0] += hop
+            side[1] += 1
+    out.update(by_hop=by_hop, mean_hop={k: (s / n if n else None) for k, (s, n) in sums.items()},
+               beyond_depth=beyond / len(reads) if reads else None,
+               counts={"mean_hop": sums, "beyond_depth": [beyond, len(reads)]})
+    return out
+
+
+def _gold_papers(store: Store, run: dict[str, Any]) -> dict[int, set[str]]:
+    """Per trajectory, the papers its calls named that are gold for its item (the role stored with each call)."""
+    cols = store.trajectory_columns(run["id"], ("id", "actions"))
+    return {tid: {a[2] for a in acts or () if len(a) > 3 and a[3] == "gold"} for tid, acts in zip(cols["id"], cols["actions"])}
