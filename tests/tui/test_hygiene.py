@@ -39,7 +39,8 @@ async def main():
         assert type(app.screen).__name__ == "RunsScreen"
 asyncio.run(main())
 light = ("sandbox", "sandbox.datasets",  # how datasets are named: pathlib only (tests/test_items.py holds it so)
-         "sandbox.sections")  # the label-resolution version the start-up check compares with: re only
+         "sandbox.sections",  # the label-resolution version the start-up check compares with: re only
+         "sandbox.citations")  # the read-hop rule the same check and the steppers compare with: networkx only lazily
 heavy = sorted(m for m in sys.modules
                if m.split(".")[0] in ("litellm", "sandbox", "scipy", "plotext", "networkx") and m not in light)
 print("HEAVY", heavy)

@@ -726,24 +726,70 @@ async def test_a_moved_release_is_shown_from_its_cached_import_and_R_looks_again
         assert calls == ["/moved/elsewhere"] and stepper.ctx.item is None
 
 
-async def test_at_80_columns_the_footer_keeps_help_and_quit(seeded):
+def footer_keys(app) -> dict[str, int]:
+    """The footer's keys in view and clear of the `^p palette` hint (which must be in view): description → right
+    edge. A key drawn under the hint, or past the edge, is not in view."""
     from textual.widgets._footer import FooterKey
 
-    def shown(app) -> dict[str, int]:
-        """Footer keys wholly on screen: description → right edge."""
-        keys = {k.description: k.region.right for k in app.screen.query(FooterKey) if k.region.width}
-        return {d: right for d, right in keys.items() if right <= 80}
+    keys = list(app.screen.query(FooterKey))
+    [palette] = [k for k in keys if k.has_class("-command-palette")]
+    width = app.size.width
+    assert palette.region.width and palette.region.right <= width and "palette" in palette.render().plain
+    return {k.description: k.region.right for k in keys if k is not palette and k.region.width
+            and k.region.right <= palette.region.x}
 
+
+async def test_at_80_columns_the_footer_keeps_help_quit_and_the_palette(seeded):
+    """Below 112 columns `^p palette` was hidden so that the runs screen's keys fit: it is how a new user finds every
+    action. Each screen now names the keys that give it their room (FOOTER_WIDE_ONLY, in ? help); wider, they are
+    back."""
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
-        assert {"Open", "New run", "Delete", "Compare", "Quit", "Help"} <= set(shown(app))
+        assert {"Open", "New run", "Delete", "Compare", "Quit", "Help"} <= set(footer_keys(app))
+        assert not {"Live", "Items"} & set(footer_keys(app))  # in ? help, and the palette
         await pilot.press("enter")
         await settle(pilot, app)
-        assert {"Step through", "Filter", "Back", "Help"} <= set(shown(app))
+        assert {"Step through", "Filter", "Live", "Back", "Help"} <= set(footer_keys(app))
         await pilot.press("enter")
         await settle(pilot, app)
-        assert {"Fold/unfold", "Next turn", "Prev", "Decision", "Gold", "Back", "Help"} <= set(shown(app))
+        assert {"Fold/unfold", "Next turn", "Prev", "Decision", "Gold", "Back", "Help"} <= set(footer_keys(app))
+        await pilot.press("escape", "escape")
+        await settle(pilot, app)
+        await pilot.press("space", "down", "down", "down", "space", "c")  # compare, then its split stepper
+        await settle(pilot, app)
+        assert {"Axes", "Agreement", "Back", "Help"} <= set(footer_keys(app))
+        await pilot.press("2", "enter", "enter")
+        await settle(pilot, app)
+        assert {"Fold/unfold", "Next turn (both)", "Decision", "Gold", "Back", "Help"} <= set(footer_keys(app))
+        await pilot.press("escape", "escape")
+        await settle(pilot, app)
+        app.action_items()
+        await settle(pilot, app)
+        assert {"Open item", "Search", "Filters", "Dataset", "Back", "Help"} <= set(footer_keys(app))
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert {"Gold", "Trajectories", "Back", "Help"} <= set(footer_keys(app))
+        app.open_audit("builtin")
+        await settle(pilot, app)
+        assert {"Pass", "Flag", "Remove", "Next label", "Back", "Help"} <= set(footer_keys(app))
+        await pilot.resize_terminal(120, 36)  # wide: every shown key is back, beside the palette
+        await settle(pilot, app)
+        assert {"Note", "Re-classify", "Add label", "Undo edit", "Help"} <= set(footer_keys(app))
+        await pilot.press("escape", "escape", "escape")
+        await settle(pilot, app)
+        assert isinstance(app.screen, RunsScreen) and {"Live", "Items", "Quit", "Help"} <= set(footer_keys(app))
+
+
+async def test_at_80_columns_the_play_screen_keeps_help_and_the_palette(seeded, monkeypatch):
+    from play_support import start
+
+    monkeypatch.setenv("USER", "ana")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start(pilot, app, ["st_0001"])
+        await pilot.pause()
+        assert {"Leaderboard", "Cancel / back", "Help"} <= set(footer_keys(app))
 
 
 async def test_the_launch_form_fits_any_terminal_with_its_buttons_and_messages_in_view(seeded):

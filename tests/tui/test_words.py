@@ -1,5 +1,6 @@
-"""The agent's own words in the stepper, the split stepper and the snapshots: the provider's reasoning marked, every
-argument in full and folding like a result, markup as plain text, and `d` from one decision to the next."""
+"""The agent's own words in the stepper, the split stepper, the Live follow view, the play transcript and the
+snapshots: the provider's reasoning marked, every argument in full and folding like a result, markup as plain text,
+and `d` from one decision to the next."""
 from __future__ import annotations
 
 import asyncio
@@ -210,3 +211,68 @@ def test_long_think_unfolded_at_80x24(snap_compare, thinking_store):
 
 def test_long_words_at_160x45(snap_compare, thinking_store):
     assert snap_compare(make_app(), terminal_size=(160, 45), run_before=_stepper_at(1, "k", "k", "k", "enter"))
+
+
+async def test_the_live_follow_view_shows_the_reasoning_and_every_argument_in_full(tmp_path, builtin_cache):
+    """The Live screen's follow view is fed the runner's `Step`s as they happen, not the store's rows: it shows the
+    same words as the stepper (the reasoning marked, the think whole once unfolded, its markup as typed)."""
+    from textual.widgets import DataTable
+
+    from sandbox.datasets import open_dataset
+    from sandbox.runner import Runner, RunSpec
+    from storage import Store
+    from workbench.tui.screens.live import LiveScreen
+    from workbench.tui.monitor import RunMonitor
+    from workbench.tui.widgets.transcript import TranscriptView
+
+    corpus, _ = open_dataset("builtin", builtin_cache)
+    store = Store(tmp_path / "live.sqlite")
+    monitor = RunMonitor("thinker-live", {"budget": BUDGET})
+    spec = RunSpec(name="thinker-live", dataset="builtin", agent="llm", model="scripted/thinking", limit=1, workers=1,
+                   caps=Caps(budget=BUDGET))
+    await Runner(spec, corpus, store, on_event=monitor.feed,
+                 factory=lambda item, rep, attempt: ThinkingAgent(item)).run()
+    monitor.finish("done")
+    store.close()
+    corpus.close()
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        app.push_screen(LiveScreen(monitor))
+        await settle(pilot, app)
+        live = app.screen
+        live.query_one(DataTable).focus()
+        await pilot.press("enter")  # follow the (finished) episode
+        await settle(pilot, app)
+        view = live.query_one("#live-transcript", TranscriptView)
+        assistant = next(e for e in view.entries if e.kind == "assistant")
+        think = next(e for e in view.entries if e.kind == "tool" and e.plain_header.startswith("▸ think("))
+        assert assistant.lead == ((f"{REASONING_MARK} {REASONING}", "transcript--reasoning"),)
+        assert think.lead == ((f"reasoning: {THINK}", "transcript--args"),)
+        view.focus()
+        view.cursor = view.entries.index(assistant)  # the follow view keeps the newest in view: back to turn 1
+        await pilot.pause()
+        assert f"{REASONING_MARK} The question asks" in "\n".join(view.visible_lines())
+        view.cursor = view.entries.index(think)
+        await pilot.press("enter")  # unfolds the think: all of it, wrapped, the markup as typed
+        await pilot.pause()
+        unfolded = " ".join(line.strip() for line in view.visible_lines())
+        assert THINK in unfolded and "[red]initialisation[/red]" in unfolded
+
+
+async def test_the_play_transcript_shows_the_player_s_think_in_full_with_its_markup_as_typed(monkeypatch):
+    """The play transcript clipped a call's arguments at 28 characters, as the stepper did."""
+    from play_support import act, start
+    from workbench.tui.widgets.transcript import TranscriptView
+
+    typed = "the [b]method[/b] section of the cited paper says it: weights by layers, not by tokens at all"
+    monkeypatch.setenv("USER", "ana")
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await start(pilot, app, ["st_0001"])
+        await act(pilot, screen, "t", *typed, "enter")
+        view = screen.query_one(TranscriptView)
+        think = next(e for e in view.entries if e.kind == "tool" and e.plain_header.startswith("▸ think("))
+        assert "…" in think.plain_header and think.lead == ((f"reasoning: {typed}", "transcript--args"),)
+        shown = " ".join(line.strip() for line in view.visible_lines())
+        assert typed in shown  # the result just received is unfolded: the whole think, wrapped

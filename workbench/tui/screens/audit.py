@@ -25,11 +25,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from sandbox.datasets import dataset_label
 
 from workbench import audit
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.views.cells import counted
@@ -162,6 +163,8 @@ class AuditScreen(Screen):
     """Review one item at a time; `p` / `f` / `x` (or F2 / F3 / F4, also from the note) record a verdict."""
 
     HELP_TITLE = "Audit"
+    # in ? help only, below 112 columns: the verdicts and the label walk stay in the footer
+    FOOTER_WIDE_ONLY = frozenset({"audit.note", "audit.reclassify", "audit.add_label", "audit.undo"})
     BINDINGS = [
         Binding("p", "verdict('pass')", "Pass", id="audit.pass", key_display="p/F2"),
         Binding("f", "verdict('flag')", "Flag", id="audit.flag", key_display="f/F3"),
@@ -224,7 +227,7 @@ class AuditScreen(Screen):
                 yield Input(placeholder="add label (a): ARXIV_ID | section header | direct or supporting",
                             id="audit-add", compact=True)
                 yield Static("", id="audit-message")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#audit-items", DataTable)

@@ -19,11 +19,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import (Button, DataTable, Footer, LoadingIndicator, Select, Static, TabbedContent,
+from textual.widgets import (Button, DataTable, LoadingIndicator, Select, Static, TabbedContent,
                              TabPane)
 from textual.worker import Worker, WorkerState
 
+from workbench.paths import export_dir
 from workbench.views.cells import counted
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
@@ -65,6 +67,7 @@ class CompareScreen(Screen):
     """A vs B on their common items; `x` swaps the sides, `e` writes the report as JSON."""
 
     HELP_TITLE = "Compare"
+    FOOTER_WIDE_ONLY = frozenset({"compare.swap", "compare.export"})  # in ? help only, below 112 columns
     BINDINGS = [
         Binding("1", "tab('axes')", "Axes", id="compare.tab_axes"),
         Binding("2", "tab('agreement')", "Agreement", id="compare.tab_agreement"),
@@ -102,7 +105,7 @@ class CompareScreen(Screen):
                         yield Static("", id="compare-tools-b")
             with TabPane("Failures", id="failures"):
                 yield Static("", id="compare-failures")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#compare-tabs").display = False
@@ -262,7 +265,8 @@ class CompareScreen(Screen):
         self._load()
 
     def action_export(self) -> None:
-        """Ask where (the runs screen's export dialog: it confirms before replacing a file), then write."""
+        """Ask where (the runs screen's export dialog: it confirms before replacing a file), offering a file in
+        `export_dir()` as every TUI export does (not the working directory), then write."""
         if self.report is None:
             return
         report, a, b = self.report, self.a, self.b
@@ -272,7 +276,7 @@ class CompareScreen(Screen):
             if answer:
                 self.write_export(report, answer[0])
 
-        self.app.push_screen(CompareExportModal(f"{a} vs {b}", Path.cwd() / f"{safe}.json"), chosen)
+        self.app.push_screen(CompareExportModal(f"{a} vs {b}", export_dir() / f"{safe}.json"), chosen)
 
     def write_export(self, report: dict[str, Any], path: Path) -> None:
         path = path.expanduser().resolve()
@@ -301,6 +305,7 @@ class SplitStepperScreen(SteppingScreen):
     """The two runs' trajectories of one item, stepped together turn by turn (or one side alone)."""
 
     HELP_TITLE = "Compare · two trajectories"
+    FOOTER_WIDE_ONLY = frozenset({"split.prev", "split.next_item"})  # in ? help only, below 112 columns
     END_OF_LIST = "no more items in this cell"
     BINDINGS = [
         Binding("right,l", "step(1)", "Next turn (both)", id="split.next"),
@@ -332,7 +337,7 @@ class SplitStepperScreen(SteppingScreen):
                 with Vertical(classes="split-side", id=f"split-{side}"):
                     yield Static("", classes="split-head", id=f"split-head-{side}")
                     yield StepView(id=f"split-view-{side}")
-        yield Footer()
+        yield KeysFooter()
 
     def view(self, side: str) -> StepView:
         return self.query_one(f"#split-view-{side}", StepView)

@@ -16,10 +16,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
 from textual.worker import Worker, WorkerState
 
 from workbench import items
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.tables import ItemsTable, clicked_sort
@@ -49,6 +50,7 @@ def right_cell(row: items.ItemRow, app) -> Text:
 
 class ItemsScreen(Screen):
     HELP_TITLE = "Items"
+    FOOTER_WIDE_ONLY = frozenset({"items.audit", "items.play"})  # in ? help only, below 112 columns
     AUTO_FOCUS = "#items-table"
     BINDINGS = [
         Binding("slash", "search", "Search", id="items.search", key_display="/"),
@@ -87,7 +89,7 @@ class ItemsScreen(Screen):
         yield Static("", id="items-status")
         yield ItemsTable(id="items-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="items-message")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(ItemsTable)

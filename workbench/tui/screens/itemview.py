@@ -15,9 +15,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from workbench import items
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.neighbourhood import MARKS, Neighbourhood, gold_outline
 from workbench.tui.widgets.citations import NeighbourhoodTree
 from workbench.tui.widgets.meters import theme_style
@@ -86,6 +87,7 @@ def trajectory_cells(t: dict[str, Any]) -> list[Text]:
 
 class ItemScreen(Screen):
     HELP_TITLE = "Item"
+    FOOTER_WIDE_ONLY = frozenset({"items.audit", "items.play"})  # in ? help only, below 112 columns
     AUTO_FOCUS = "#item-tree"
     BINDINGS = [
         Binding("g", "toggle_gold", "Gold", id="items.gold"),
@@ -126,7 +128,7 @@ class ItemScreen(Screen):
                 yield NeighbourhoodTree(id="item-tree")
         yield Static("", id="item-runs-title", classes="pane-title")
         yield ItemTrajectoryTable(id="item-trajectories", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one(ItemTrajectoryTable).add_columns(*COLUMNS)

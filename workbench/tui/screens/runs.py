@@ -13,11 +13,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from sandbox.datasets import dataset_label
 from workbench.views.cells import counted, fraction, usd
 from workbench.runlist import natural_key
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.tables import RunsTable, clear_rows, clicked_sort, column_room
 from workbench.tui.widgets.plaintext import clip, display_path, sanitize
@@ -65,6 +66,7 @@ def sort_key(column: str):
 
 class RunsScreen(Screen):
     HELP_TITLE = "Runs"
+    FOOTER_WIDE_ONLY = frozenset({"runs.watch", "runs.items"})  # in ? help only, below 112 columns
     AUTO_FOCUS = ""  # focus is managed: the table when there are runs, nothing on the welcome panel
     BINDINGS = [
         Binding("n", "new_run", "New run", id="runs.new"),
@@ -108,7 +110,7 @@ class RunsScreen(Screen):
             yield RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="runs-nomatch")
             yield Static("", id="welcome")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

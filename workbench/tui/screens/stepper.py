@@ -15,9 +15,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from workbench.tui.screens.stepping import SteppingScreen
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.itempane import LETTERS, item_text, trajectory_note
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import sanitize
@@ -26,6 +27,7 @@ from workbench.tui.widgets.transcript import transcript_text
 
 
 class StepperScreen(SteppingScreen):
+    FOOTER_WIDE_ONLY = frozenset({"stepper.next_trajectory"})  # in ? help only, below 112 columns
     BINDINGS = [
         Binding("right,l", "step(1)", "Next turn", id="stepper.next"),
         Binding("left,h", "step(-1)", "Prev", id="stepper.prev"),
@@ -54,7 +56,7 @@ class StepperScreen(SteppingScreen):
             with VerticalScroll(id="stepper-item"):
                 yield Static("", id="item-text")
             yield StepView(self.caps, id="stepper-right")
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def view(self) -> StepView:
