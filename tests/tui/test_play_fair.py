@@ -10,7 +10,8 @@ from textual.widgets import Button, Input, OptionList, Select
 from play_support import act, start, until
 from tui_support import make_app, settle
 from workbench.tui.screens.dialogs import ConfirmModal
-from workbench.tui.screens.play import PlayScreen, tool_palette
+from workbench.tui.screens.play import PlayScreen
+from workbench.tui.widgets.toolform import tool_palette
 from workbench.tui.widgets.itempane import touched
 from workbench.tui.widgets.transcript import as_record
 

@@ -7,7 +7,7 @@ from textual.widgets import Footer, Input
 from play_support import act, start, until
 from tui_support import make_app
 from workbench.tui.screens.dialogs import ConfirmModal
-from workbench.tui.screens.play import ANSWER_RULE, PLACEHOLDERS, TOOLS
+from workbench.tui.widgets.toolform import ANSWER_RULE, PLACEHOLDERS, TOOLS
 from workbench.tui.screens.runs import RunsScreen
 from tests.textual_private import messages
 

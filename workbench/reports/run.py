@@ -316,8 +316,6 @@ def intervals(records: list[dict[str, Any]] | Table, n_boot: int = 10_000, seed:
 def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -> dict[str, Any]:
     """The full single-run report: the foundation report plus position bias, analytics, the legend and
     (optionally) intervals; with the run's `corpus`, also the reference evaluator's own numbers."""
-    from stats.ngrams import Encoded
-
     run = store.run(name)
     table, extra = load_table(store, run, ("actions", "tool_sequence"))
     report = report_of(run, table)
@@ -343,8 +341,6 @@ def _dig(obj: Any, path: tuple[str, ...]) -> Any:
 
 def transition_report(store: Store, name: str) -> dict[str, Any]:
     """The 7×7 tool transition matrix of a run (counts and row shares), from each trajectory's tool sequence."""
-    from stats.ngrams import Encoded
-
     run = store.run(name)
     texts = store.trajectory_columns(run["id"], ("tool_sequence",), raw=("tool_sequence",))["tool_sequence"]
     return transitions_of(run, encoded_sequences(texts))
@@ -366,8 +362,6 @@ def transition_layout(sequences: Any) -> dict[str, Any]:
 
 def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """`run_report` and `transition_report` of one run from a single read of its trajectories (the TUI's tab)."""
-    from stats.ngrams import Encoded
-
     run = store.run(name)
     table, extra = load_table(store, run, ("tool_sequence",))
     report = report_of(run, table)

@@ -37,107 +37,12 @@ from workbench.tui.widgets.plaintext import clip, one_line, sanitize
 from workbench.tui.widgets.seen import Seen, SeenSuggester
 from workbench.tui.widgets.itempane import LETTERS, gold_of, item_text
 from workbench.tui.widgets.stepview import DEFAULT_CAPS
+from workbench.tui.widgets.toolform import (ANSWER_RULE, FIELDS, OPTIONAL, PLACEHOLDERS, TOOLS, AnswerInput, ArgForm,
+                                           ArgInput, FormTitle, tool_palette)
 from workbench.tui.widgets.transcript import Entry, Gold, TranscriptView, as_record, build_entries
 from workbench.views.cells import counted
 
 clock = time.monotonic  # the item timer's clock (tests freeze it)
-
-# key, tool, label, argument fields (in entry order)
-TOOLS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
-    ("1", "get_paper_info", "info", ("paper_id",)),
-    ("2", "get_references", "references", ("paper_id",)),
-    ("3", "search_papers", "search", ("query", "top_k")),
-    ("4", "list_sections", "sections", ("paper_id",)),
-    ("5", "read_section", "read", ("paper_id", "section")),
-    ("t", "think", "think", ("reasoning",)),
-    ("s", "submit_answer", "submit", ("answer", "reasoning")),
-)
-FIELDS = {tool: fields for _, tool, _, fields in TOOLS}
-OPTIONAL = {("search_papers", "top_k"), ("submit_answer", "reasoning")}
-# each fits the argument field at 80 columns (45 cells; a test holds them to the field's width)
-PLACEHOLDERS = {
-    "paper_id": "paper id · → completes · ↓ papers seen",
-    "section": "section (A) or header · → completes · ↓ list",
-    "query": "search keywords",
-    "top_k": "top_k (default 5, at most 10)",
-    "answer": "answer: A, B, C or D",
-    "reasoning": "reasoning",
-}
-
-
-# The engine records any answer (an agent's "E" is scored as no answer); the field takes a letter only, and says so
-# in the prompt's own words when a key or an empty enter is refused.
-ANSWER_RULE = "answer must be one of A, B, C or D (select exactly one option)"
-
-
-class ArgInput(Input):
-    """An argument field: enter takes the completion it shows, so what is sent is what the player saw (the typed
-    prefix alone, `b00a`, once went out and cost a point and a turn for a paper not found)."""
-
-    async def action_submit(self) -> None:
-        shown = self._suggestion  # Textual's (private) completion state: the text drawn faded after the value
-        if self.has_focus and len(shown) > len(self.value) and shown.casefold().startswith(self.value.casefold()):
-            self.value = shown
-            self.cursor_position = len(shown)
-        await super().action_submit()
-
-
-class AnswerInput(ArgInput):
-    """The answer field: a refused key (not A–D, or a second letter) says why instead of only ringing the bell."""
-
-    def restricted(self) -> None:
-        super().restricted()
-        self.notify(ANSWER_RULE, severity="warning", timeout=3)
-
-
-class FormTitle(Static):
-    """The form's title: the call and its cost, then each hint while it fits the width the title has when drawn
-    (the form's width changes as it opens; the footer names enter and esc too)."""
-
-    def show(self, head: str, hints: list[str], style: Style) -> None:
-        self._parts = (head, hints, style)
-        self.refresh()
-
-    def render(self) -> Text:
-        head, hints, style = getattr(self, "_parts", ("", [], Style()))
-        for hint in hints:
-            if len(head) + 3 + len(hint) <= self.content_size.width:
-                head += f" · {hint}"
-        return Text(head, style=style)
-
-
-class ArgForm(Vertical, can_focus=True):
-    """The argument form. It holds the focus itself once every field is filled in: enter sends, a tool key opens
-    that tool's form, tab (or a click) edits a field. A key never types into a field the form filled in."""
-
-    BINDINGS = [Binding("enter", "screen.send_form", "Send", id="play.send")]
-
-
-def tool_palette(caps: Any, active: str | None, enabled: bool, width: int = 0, points_left: int | None = None) -> Text:
-    """`1 info·1  2 references·1 …`, each tool's cost from the session's caps, packed into as few lines as `width`
-    allows (0: navigation on one line, reading and the free tools on the next) without splitting a tool; the chosen
-    tool stands out, and all are dim while it is not the player's turn. A tool costing more than the `points_left`
-    is greyed and struck through, its cost still shown: the episode would refuse it (no points, but a turn)."""
-    segments = []
-    for key, tool, label, _ in TOOLS:
-        seg = Text()
-        cost = caps.cost(tool)
-        affordable = points_left is None or cost <= points_left
-        seg.append(f" {key} ", style="reverse bold" if tool == active else ("bold" if enabled and affordable else "dim"))
-        seg.append(f"{label}·{cost}", style="" if enabled and affordable else ("dim" if affordable else "dim strike"))
-        seg.append(" ")
-        segments.append(seg)
-    if not enabled:
-        segments.append(Text(" (waiting…)", style="dim"))
-    text, used = Text(), 0
-    for i, seg in enumerate(segments):
-        if used and (seg.cell_len + used > width if width else i == 4):
-            text.append("\n")
-            used = 0
-        text.append_text(seg)
-        used += seg.cell_len
-    return text
-
 
 def clock_text(seconds: float) -> str:
     seconds = max(0, int(seconds))
