@@ -142,7 +142,9 @@ class LLMJudge:
         return text, usage.cap_quantity, priced["total_usd"] if priced else None
 
     async def _ask_litellm(self, messages: list[dict[str, Any]]) -> tuple[str, Any]:
-        from sandbox.agents.llm import QUIET_CALL, classify, litellm_module, read_usage
+        from sandbox.agents.litellm_import import litellm_module
+        from sandbox.agents.llm import QUIET_CALL
+        from sandbox.agents.replies import classify, read_usage
 
         litellm = litellm_module()
         req: dict[str, Any] = {"model": self.config.model, "api_key": self.key, "temperature": 0.0,
@@ -161,7 +163,7 @@ class LLMJudge:
         """The same request litellm sends a native route (temperature and max_tokens are standard parameters
         every such route takes, so `drop_params` drops nothing there)."""
         from sandbox.agents.base import ModelError, NonTransientModelError
-        from sandbox.agents.llm import EMPTY_USAGE, compact, lost_response, read_usage, reply_outcome
+        from sandbox.agents.replies import EMPTY_USAGE, compact, lost_response, read_usage, reply_outcome
 
         body = {"model": self.config.model.split("/", 1)[1], "messages": messages, "temperature": 0.0,
                 "max_tokens": 8192}

@@ -150,7 +150,7 @@ def test_a_stopped_local_model_server_is_named_with_its_log(stand_in, demo_corpu
 
 def test_only_a_refusal_on_this_machine_is_unreachable():
     """A remote server refusing may be restarting (transient, as before); a loopback one has nothing listening."""
-    from sandbox.agents.llm import refused_locally
+    from sandbox.agents.replies import refused_locally
 
     def chained(inner: BaseException) -> Exception:
         try:

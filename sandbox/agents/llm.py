@@ -2,29 +2,30 @@
 
 litellm is imported on first use, with its offline settings (local cost map, no `.env`
 autoload, no banner, quiet logger, no internal retries or resends), so nothing else pays
-for its import and the episode loop alone decides what a failure means. Errors are
-classified here, once, by the HTTP status the server actually sent (see `wire`) and,
-when no response came back, by exception type; never by message text.
+for its import and the episode loop alone decides what a failure means. A reply is read,
+and a failure classified, once for both clients (`replies`): by the HTTP status the server
+actually sent (see `wire`) and, when no response came back, by exception type; never by
+message text.
 """
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.agents import providers
-from sandbox.agents.base import (InfrastructureError, ModelError, NonTransientModelError, ServerUnreachable,
-                                 TransientModelError, arguments_json)
+from sandbox.agents.base import ModelError, NonTransientModelError, ServerUnreachable, arguments_json
 from sandbox.agents.limits import RateLimiter
-from sandbox.agents.litellm_import import litellm_module, loaded_litellm, without_litellm_logging
+from sandbox.agents.litellm_import import litellm_module, without_litellm_logging
 from sandbox.agents.native import NativeClient, base_url_for
 from sandbox.agents.presets import DEFAULT_MAX_TOKENS, preset_for
+from sandbox.agents.replies import (EMPTY_USAGE, NO_KEY, classify, compact, decode_arguments, litellm_message,
+                                     litellm_usage, lost_response, read_usage, refused_locally, reply_outcome, scrub)
 from sandbox.agents.textcalls import parse_text_calls
-from sandbox.agents.wire import Clients, Wire, parse_retry_after, recording, status_in_chain
+from sandbox.agents.wire import Clients, Wire, recording
 from sandbox.pricing import Price, cost, price_for
-from sandbox.records import AssistantTurn, ToolCall, Usage
+from sandbox.records import AssistantTurn, ToolCall
 from sandbox.words import merge_reasoning
 
 KEY_ENV = {
@@ -33,7 +34,6 @@ KEY_ENV = {
     "openrouter/": "OPENROUTER_API_KEY", "gpt-": "OPENAI_API_KEY", "o1-": "OPENAI_API_KEY", "o3-": "OPENAI_API_KEY",
     "o4-": "OPENAI_API_KEY", "claude-": "ANTHROPIC_API_KEY", "gemini-": "GEMINI_API_KEY", "deepseek-": "DEEPSEEK_API_KEY",
 }
-NO_KEY = "sk-no-key-required"  # OpenAI-compatible local servers still want some key string
 # No litellm-side retries (the episode owns the policy), and zero custom prices: we price calls from our own
 # table, and litellm's per-call cost lookup otherwise costs about a third of its CPU time per call.
 QUIET_CALL = {"num_retries": 0, "max_retries": 0, "input_cost_per_token": 0.0, "output_cost_per_token": 0.0}
@@ -310,164 +310,6 @@ class LLMAgent:
                              cost_usd=priced["total_usd"] if priced else None, reasoning=reasoning)
 
 
-# What litellm reports for a response without usage; the native client reports the same.
-EMPTY_USAGE = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
-
-
-def litellm_message(msg: Any) -> dict[str, Any]:
-    """The fields of litellm's Message the turn reads, as the plain dict the server sent."""
-    calls = []
-    for tc in getattr(msg, "tool_calls", None) or []:
-        fn = tc.function
-        calls.append({"id": tc.id, "type": "function", "function": {"name": fn.name, "arguments": fn.arguments}})
-    out = {"content": msg.content, "reasoning_content": getattr(msg, "reasoning_content", None), "tool_calls": calls}
-    thinking = getattr(msg, "thinking_blocks", None)
-    if thinking:
-        out["thinking_blocks"] = thinking
-    return out
-
-
-def litellm_usage(response: Any) -> dict[str, Any] | None:
-    usage = getattr(response, "usage", None)
-    if usage is None:
-        return None
-    return usage.model_dump() if hasattr(usage, "model_dump") else dict(usage) if isinstance(usage, dict) else None
-
-
-def compact(obj: Any) -> Any:
-    """Without null fields (litellm fills every field it knows with null; the server sends only what it has)."""
-    if isinstance(obj, dict):
-        return {k: compact(v) for k, v in obj.items() if v is not None}
-    if isinstance(obj, list):
-        return [compact(v) for v in obj]
-    return obj
-
-
-def reply_outcome(status: int, retry_after: str | None, body: bytes, secret: str | None) -> dict[str, Any] | ModelError:
-    """The server's answer to one call: its JSON if it holds a choice to read, else the error it amounts to.
-
-    An error status decides alone (408, 429, 5xx transient with Retry-After; 401/403/404
-    infrastructure; any other 4xx counts as a turn). A success whose body is not JSON is
-    transient (a proxy's page, a truncated body); JSON without a choice is a turn's error.
-    """
-    if status >= 400:
-        message = scrub(f"HTTP {status}: {error_detail(body)}", secret)
-        if status in (408, 429) or status >= 500:
-            return TransientModelError(message, retry_after=parse_retry_after(retry_after))
-        if status in (401, 403, 404):
-            return InfrastructureError(message)
-        return NonTransientModelError(message)
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return TransientModelError(scrub(f"unreadable response (HTTP {status}): not JSON: {snippet(body)}", secret))
-    choices = data.get("choices") if isinstance(data, dict) else None
-    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict) or \
-            not isinstance(choices[0].get("message"), dict):
-        return NonTransientModelError(f"the provider returned a response without choices (HTTP {status})")
-    return data
-
-
-def error_detail(body: bytes) -> str:
-    """The provider's own error message from an error body (OpenAI's `{"error": {"message": …}}` and the like)."""
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return snippet(body)
-    if isinstance(data, dict):
-        err = data.get("error", data)
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return err["message"]
-        if isinstance(err, str):
-            return err
-        if isinstance(data.get("message"), str):
-            return data["message"]
-    return snippet(body)
-
-
-def snippet(body: bytes, limit: int = 300) -> str:
-    text = body.decode("utf-8", "replace").strip()
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def lost_response(exc: BaseException, timeout_s: float) -> ModelError | None:
-    """No response came back: a timeout, or a refused or dropped connection (transient), from either client."""
-    import httpx
-
-    timeouts: tuple[type[BaseException], ...] = (httpx.TimeoutException, asyncio.TimeoutError, TimeoutError)
-    transport: tuple[type[BaseException], ...] = (httpx.TransportError, ConnectionError)
-    litellm = loaded_litellm()
-    if litellm is not None:
-        timeouts = (*timeouts, litellm.Timeout)
-        transport = (*transport, *(getattr(litellm, name) for name in TRANSPORT_FAILURES))
-    if isinstance(exc, timeouts):
-        return TransientModelError(f"timed out: no response within {timeout_s:g} s")
-    if isinstance(exc, transport):
-        return TransientModelError("connection failed: no response (refused, reset or closed by the server)")
-    return None
-
-
-def refused_locally(exc: BaseException, base_url: str | None) -> bool:
-    """Whether `exc` is a refused connection (anywhere in its chain) to a loopback address: nothing listens
-    there, and unlike a remote server that may be restarting, no backoff brings it back (`ServerUnreachable`)."""
-    import ipaddress
-    from urllib.parse import urlparse
-
-    host = urlparse(base_url).hostname if base_url else None
-    try:
-        loopback = host == "localhost" or (host is not None and ipaddress.ip_address(host).is_loopback)
-    except ValueError:  # a host name other than localhost
-        loopback = False
-    node: BaseException | None = exc if loopback else None
-    for _ in range(12):
-        if node is None:
-            return False
-        if isinstance(node, ConnectionRefusedError):
-            return True
-        node = node.__cause__ or node.__context__
-    return False
-
-
-def decode_arguments(arguments: Any) -> Any:
-    """Provider argument strings as a dict; undecodable or non-object JSON becomes {"_raw": text} (reference §2.3)."""
-    if isinstance(arguments, dict):
-        return arguments
-    if not isinstance(arguments, str):
-        return {"_raw": str(arguments)}
-    if not arguments.strip():
-        return {}
-    try:
-        value = json.loads(arguments)
-    except (json.JSONDecodeError, ValueError):
-        return {"_raw": arguments}
-    return value if isinstance(value, dict) else {"_raw": arguments}
-
-
-def read_usage(usage: Any) -> Usage:
-    """Reference §3.5 buckets from litellm's OpenAI-shaped usage: non-cached prompt, completion, cache read, creation."""
-    if usage is None:
-        return Usage()
-    get = (lambda k: usage.get(k)) if isinstance(usage, dict) else (lambda k: getattr(usage, k, None))
-    prompt = int(get("prompt_tokens") or 0)
-    completion = int(get("completion_tokens") or 0)
-    details = get("prompt_tokens_details")
-    cached = getattr(details, "cached_tokens", None) if details is not None and not isinstance(details, dict) else (
-        details or {}).get("cached_tokens")
-    cached = int(cached or get("cache_read_input_tokens") or get("prompt_cache_hit_tokens") or 0)
-    creation = int(get("cache_creation_input_tokens") or 0)
-    raw = usage.model_dump() if hasattr(usage, "model_dump") else dict(usage) if isinstance(usage, dict) else None
-    return Usage(prompt=max(0, prompt - cached - creation), completion=completion, cache_read=cached,
-                 cache_creation=creation, raw=_jsonable(raw))
-
-
-def _jsonable(obj: Any) -> Any:
-    try:
-        json.dumps(obj)
-        return obj
-    except (TypeError, ValueError):
-        return json.loads(json.dumps(obj, default=str))
-
-
 def text_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Text-tools history: assistant text only; each turn's results as one user message of tagged blocks."""
     out: list[dict[str, Any]] = []
@@ -486,49 +328,6 @@ def text_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if pending:
         out.append({"role": "user", "content": "\n\n".join(pending)})
     return out
-
-
-def scrub(text: str, secret: str | None) -> str:
-    """Remove the key from any text that may reach the store or a log."""
-    if secret and secret != NO_KEY and len(secret) >= 4:
-        text = text.replace(secret, "***")
-    return text
-
-
-# What litellm raises when no error status came back: a timeout, or a refused or dropped connection (the OpenAI
-# route reports the SDK's connection error as an InternalServerError).
-TRANSPORT_FAILURES = ("Timeout", "APIConnectionError", "InternalServerError", "ServiceUnavailableError")
-
-
-def classify(exc: Exception, secret: str | None = None, wire: Wire | None = None) -> ModelError:
-    """Map a failed call to what the episode must do, from the HTTP status the server sent.
-
-    The status comes from our response hook (`wire`), else from a real response in the
-    exception's chain. An error status decides alone: 408, 429 and 5xx are transient (with
-    Retry-After), 401/403/404 are infrastructure, any other 4xx counts as a turn. Without one
-    (no response, or the failure came after a 2xx status line), only transport failures —
-    timeouts, refused or dropped connections — are transient.
-    """
-    litellm = litellm_module()
-    message = scrub(f"{type(exc).__name__}: {exc}", secret)
-    status, retry_after = (wire.status, wire.retry_after_s()) if wire is not None and wire.status else (None, None)
-    if status is None:
-        status, headers = status_in_chain(exc)
-        retry_after = parse_retry_after(headers.get("retry-after")) if headers is not None else None
-    if status is not None and status >= 400:
-        message = f"HTTP {status}: {message}"
-        if status in (408, 429) or status >= 500:
-            return TransientModelError(message, retry_after=retry_after)
-        if status in (401, 403, 404):
-            return InfrastructureError(message)
-        return NonTransientModelError(message)
-    transport = tuple(getattr(litellm, name) for name in TRANSPORT_FAILURES)
-    if isinstance(exc, (*transport, asyncio.TimeoutError, TimeoutError, ConnectionError)):
-        return TransientModelError(message)
-    if status is None and isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError,
-                                           litellm.NotFoundError)):
-        return InfrastructureError(message)
-    return NonTransientModelError(message)
 
 
 def config_from_options(options: dict[str, Any]) -> LLMConfig:

@@ -7,7 +7,7 @@ litellm sends unchanged (`openai/…` models it does not transform, `hosted_vllm
 same body itself over one keep-alive connection pool per event loop and run (sharded over a
 few `httpx.AsyncClient`s, see `NativeClient`), no pool limit (the run's own limiter bounds
 the calls in flight), HTTP/2 when `h2` is installed and the server offers it (ALPN, https only). It returns the status, Retry-After and raw
-body; reading them into a turn or an error is `llm.reply_outcome`'s job, shared with the
+body; reading them into a turn or an error is `replies.reply_outcome`'s job, shared with the
 litellm path, so both clients classify and parse the same way.
 """
 from __future__ import annotations

@@ -1,0 +1,219 @@
+"""What one model call's reply amounts to, for either client (native or litellm): the message, the usage buckets
+and the argument JSON read from it, or the error it is — by the HTTP status the server sent, else (no response) by
+exception type; never by message text — with the key scrubbed from anything that may reach the store or a log.
+
+Pure reading and classification: sending the call and deciding what an episode does next is `llm`'s job.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from sandbox.agents.base import InfrastructureError, ModelError, NonTransientModelError, TransientModelError
+from sandbox.agents.litellm_import import litellm_module, loaded_litellm
+from sandbox.agents.wire import Wire, parse_retry_after, status_in_chain
+from sandbox.records import Usage
+
+NO_KEY = "sk-no-key-required"  # OpenAI-compatible local servers still want some key string; it is no secret
+
+
+# What litellm reports for a response without usage; the native client reports the same.
+EMPTY_USAGE = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+
+
+def litellm_message(msg: Any) -> dict[str, Any]:
+    """The fields of litellm's Message the turn reads, as the plain dict the server sent."""
+    calls = []
+    for tc in getattr(msg, "tool_calls", None) or []:
+        fn = tc.function
+        calls.append({"id": tc.id, "type": "function", "function": {"name": fn.name, "arguments": fn.arguments}})
+    out = {"content": msg.content, "reasoning_content": getattr(msg, "reasoning_content", None), "tool_calls": calls}
+    thinking = getattr(msg, "thinking_blocks", None)
+    if thinking:
+        out["thinking_blocks"] = thinking
+    return out
+
+
+def litellm_usage(response: Any) -> dict[str, Any] | None:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return None
+    return usage.model_dump() if hasattr(usage, "model_dump") else dict(usage) if isinstance(usage, dict) else None
+
+
+def compact(obj: Any) -> Any:
+    """Without null fields (litellm fills every field it knows with null; the server sends only what it has)."""
+    if isinstance(obj, dict):
+        return {k: compact(v) for k, v in obj.items() if v is not None}
+    if isinstance(obj, list):
+        return [compact(v) for v in obj]
+    return obj
+
+
+def reply_outcome(status: int, retry_after: str | None, body: bytes, secret: str | None) -> dict[str, Any] | ModelError:
+    """The server's answer to one call: its JSON if it holds a choice to read, else the error it amounts to.
+
+    An error status decides alone (408, 429, 5xx transient with Retry-After; 401/403/404
+    infrastructure; any other 4xx counts as a turn). A success whose body is not JSON is
+    transient (a proxy's page, a truncated body); JSON without a choice is a turn's error.
+    """
+    if status >= 400:
+        message = scrub(f"HTTP {status}: {error_detail(body)}", secret)
+        if status in (408, 429) or status >= 500:
+            return TransientModelError(message, retry_after=parse_retry_after(retry_after))
+        if status in (401, 403, 404):
+            return InfrastructureError(message)
+        return NonTransientModelError(message)
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return TransientModelError(scrub(f"unreadable response (HTTP {status}): not JSON: {snippet(body)}", secret))
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict) or \
+            not isinstance(choices[0].get("message"), dict):
+        return NonTransientModelError(f"the provider returned a response without choices (HTTP {status})")
+    return data
+
+
+def error_detail(body: bytes) -> str:
+    """The provider's own error message from an error body (OpenAI's `{"error": {"message": …}}` and the like)."""
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return snippet(body)
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return err["message"]
+        if isinstance(err, str):
+            return err
+        if isinstance(data.get("message"), str):
+            return data["message"]
+    return snippet(body)
+
+
+def snippet(body: bytes, limit: int = 300) -> str:
+    text = body.decode("utf-8", "replace").strip()
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def lost_response(exc: BaseException, timeout_s: float) -> ModelError | None:
+    """No response came back: a timeout, or a refused or dropped connection (transient), from either client."""
+    import httpx
+
+    timeouts: tuple[type[BaseException], ...] = (httpx.TimeoutException, asyncio.TimeoutError, TimeoutError)
+    transport: tuple[type[BaseException], ...] = (httpx.TransportError, ConnectionError)
+    litellm = loaded_litellm()
+    if litellm is not None:
+        timeouts = (*timeouts, litellm.Timeout)
+        transport = (*transport, *(getattr(litellm, name) for name in TRANSPORT_FAILURES))
+    if isinstance(exc, timeouts):
+        return TransientModelError(f"timed out: no response within {timeout_s:g} s")
+    if isinstance(exc, transport):
+        return TransientModelError("connection failed: no response (refused, reset or closed by the server)")
+    return None
+
+
+def refused_locally(exc: BaseException, base_url: str | None) -> bool:
+    """Whether `exc` is a refused connection (anywhere in its chain) to a loopback address: nothing listens
+    there, and unlike a remote server that may be restarting, no backoff brings it back (`ServerUnreachable`)."""
+    import ipaddress
+    from urllib.parse import urlparse
+
+    host = urlparse(base_url).hostname if base_url else None
+    try:
+        loopback = host == "localhost" or (host is not None and ipaddress.ip_address(host).is_loopback)
+    except ValueError:  # a host name other than localhost
+        loopback = False
+    node: BaseException | None = exc if loopback else None
+    for _ in range(12):
+        if node is None:
+            return False
+        if isinstance(node, ConnectionRefusedError):
+            return True
+        node = node.__cause__ or node.__context__
+    return False
+
+
+def decode_arguments(arguments: Any) -> Any:
+    """Provider argument strings as a dict; undecodable or non-object JSON becomes {"_raw": text} (reference §2.3)."""
+    if isinstance(arguments, dict):
+        return arguments
+    if not isinstance(arguments, str):
+        return {"_raw": str(arguments)}
+    if not arguments.strip():
+        return {}
+    try:
+        value = json.loads(arguments)
+    except (json.JSONDecodeError, ValueError):
+        return {"_raw": arguments}
+    return value if isinstance(value, dict) else {"_raw": arguments}
+
+
+def read_usage(usage: Any) -> Usage:
+    """Reference §3.5 buckets from litellm's OpenAI-shaped usage: non-cached prompt, completion, cache read, creation."""
+    if usage is None:
+        return Usage()
+    get = (lambda k: usage.get(k)) if isinstance(usage, dict) else (lambda k: getattr(usage, k, None))
+    prompt = int(get("prompt_tokens") or 0)
+    completion = int(get("completion_tokens") or 0)
+    details = get("prompt_tokens_details")
+    cached = getattr(details, "cached_tokens", None) if details is not None and not isinstance(details, dict) else (
+        details or {}).get("cached_tokens")
+    cached = int(cached or get("cache_read_input_tokens") or get("prompt_cache_hit_tokens") or 0)
+    creation = int(get("cache_creation_input_tokens") or 0)
+    raw = usage.model_dump() if hasattr(usage, "model_dump") else dict(usage) if isinstance(usage, dict) else None
+    return Usage(prompt=max(0, prompt - cached - creation), completion=completion, cache_read=cached,
+                 cache_creation=creation, raw=_jsonable(raw))
+
+
+def _jsonable(obj: Any) -> Any:
+    try:
+        json.dumps(obj)
+        return obj
+    except (TypeError, ValueError):
+        return json.loads(json.dumps(obj, default=str))
+
+
+def scrub(text: str, secret: str | None) -> str:
+    """Remove the key from any text that may reach the store or a log."""
+    if secret and secret != NO_KEY and len(secret) >= 4:
+        text = text.replace(secret, "***")
+    return text
+
+
+# What litellm raises when no error status came back: a timeout, or a refused or dropped connection (the OpenAI
+# route reports the SDK's connection error as an InternalServerError).
+TRANSPORT_FAILURES = ("Timeout", "APIConnectionError", "InternalServerError", "ServiceUnavailableError")
+
+
+def classify(exc: Exception, secret: str | None = None, wire: Wire | None = None) -> ModelError:
+    """Map a failed call to what the episode must do, from the HTTP status the server sent.
+
+    The status comes from our response hook (`wire`), else from a real response in the
+    exception's chain. An error status decides alone: 408, 429 and 5xx are transient (with
+    Retry-After), 401/403/404 are infrastructure, any other 4xx counts as a turn. Without one
+    (no response, or the failure came after a 2xx status line), only transport failures —
+    timeouts, refused or dropped connections — are transient.
+    """
+    litellm = litellm_module()
+    message = scrub(f"{type(exc).__name__}: {exc}", secret)
+    status, retry_after = (wire.status, wire.retry_after_s()) if wire is not None and wire.status else (None, None)
+    if status is None:
+        status, headers = status_in_chain(exc)
+        retry_after = parse_retry_after(headers.get("retry-after")) if headers is not None else None
+    if status is not None and status >= 400:
+        message = f"HTTP {status}: {message}"
+        if status in (408, 429) or status >= 500:
+            return TransientModelError(message, retry_after=retry_after)
+        if status in (401, 403, 404):
+            return InfrastructureError(message)
+        return NonTransientModelError(message)
+    transport = tuple(getattr(litellm, name) for name in TRANSPORT_FAILURES)
+    if isinstance(exc, (*transport, asyncio.TimeoutError, TimeoutError, ConnectionError)):
+        return TransientModelError(message)
+    if status is None and isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError,
+                                           litellm.NotFoundError)):
+        return InfrastructureError(message)
+    return NonTransientModelError(message)
