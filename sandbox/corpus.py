@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import release
-from sandbox.corpus_schema import SCHEMA
+from sandbox.corpus_schema import SCHEMA, SECTIONS_INDEX
 from sandbox.graph_import import GraphWorker, mark_text, use_worker, write_graphs
 from sandbox.records import Item, Label
 from sandbox.sections import LABEL_RESOLUTION, resolve_label
 from storage.locks import process_alive
 
-CORPUS_FORMAT = 3  # 2: body-heading label rule on whole heading lines only; 3: meta records label_resolution
+CORPUS_FORMAT = 4  # 2: body-heading label rule on whole heading lines only; 3: meta records label_resolution;
+# 4: sections in a rowid table indexed after the bulk insert
 
 # ---------------------------------------------------------------- fingerprints
 
@@ -183,12 +184,14 @@ def _import_papers(db: sqlite3.Connection, path: Path, data: release.Warnings) -
     """The paper pool, in one pass, its rows inserted in batches (a repeated paper replaces the earlier one, as
     the reference's dict does)."""
     pool: dict[str, int] = {}
+    first_row: dict[str, int] = {}  # each paper's first section row: its rows are first_row .. first_row + n - 1
     papers: list[tuple[str, str, int]] = []
-    sections: list[tuple[str, int, str | None, str, int]] = []
+    sections: list[tuple[int, str, int, str | None, str, int]] = []
+    row = 0
 
     def flush() -> None:
         db.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?)", papers)
-        db.executemany("INSERT INTO sections VALUES (?, ?, ?, ?, ?)", sections)
+        db.executemany("INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?)", sections)
         papers.clear()
         sections.clear()
 
@@ -196,13 +199,16 @@ def _import_papers(db: sqlite3.Connection, path: Path, data: release.Warnings) -
         arxiv_id, title, secs = release.check_paper(obj, path, lineno)
         if arxiv_id in pool:  # the reference's dict keeps the last record
             flush()
-            db.execute("DELETE FROM sections WHERE arxiv_id = ?", (arxiv_id,))
-        pool[arxiv_id] = len(secs)
+            db.execute("DELETE FROM sections WHERE id BETWEEN ? AND ?",
+                       (first_row[arxiv_id], first_row[arxiv_id] + pool[arxiv_id] - 1))
+        pool[arxiv_id], first_row[arxiv_id] = len(secs), row
         papers.append((arxiv_id, title, len(secs)))
-        sections.extend((arxiv_id, i, h, t, len(t)) for i, (h, t) in enumerate(secs))
+        sections.extend((row + i, arxiv_id, i, h, t, len(t)) for i, (h, t) in enumerate(secs))
+        row += len(secs)
         if len(sections) >= PAPER_BATCH:
             flush()
     flush()
+    db.execute(SECTIONS_INDEX)
     return pool
 
 
