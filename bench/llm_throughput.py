@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -131,6 +132,7 @@ def main() -> None:
         server.stdin.close()
         arrivals = json.loads(server.stdout.readline() or "[]")
         server.wait()
+        shutil.rmtree(work, ignore_errors=True)  # the run's store: one per invocation, never read again
     calls = result["done"] * args.calls
     phases = call_phases(arrivals, t, t_end, args.workers, args.latency)
     print(json.dumps({"items": args.items, "workers": args.workers, "latency_s": args.latency,

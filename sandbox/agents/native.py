@@ -68,6 +68,9 @@ class NativeClient:
         self.timeout = httpx.Timeout(timeout_s)
         self._timeout = self.timeout.as_dict()
         self._url = httpx.URL(self.url)
+        # HTTP/2 is offered only over TLS (ALPN); on a plain-http URL (a local vLLM / sglang server) asking for it
+        # changes nothing but imports h2 (~50 ms before the first call).
+        self._http2 = self._url.scheme == "https" and http2_available()
         self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[Shard]] = weakref.WeakKeyDictionary()
         self._ssl: Any = None  # one TLS context for every shard (building one loads the CA bundle: tens of ms)
 
@@ -79,7 +82,7 @@ class NativeClient:
         if best is None or best.in_flight >= SHARD:
             if self._ssl is None:
                 self._ssl = httpx.create_ssl_context()
-            client = httpx.AsyncClient(timeout=self.timeout, http2=http2_available(), verify=self._ssl,
+            client = httpx.AsyncClient(timeout=self.timeout, http2=self._http2, verify=self._ssl,
                                        limits=httpx.Limits(max_connections=None, max_keepalive_connections=None))
             best = Shard(client, httpx.Headers({**client.headers, **self.headers}))
             shards.append(best)
