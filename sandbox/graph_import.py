@@ -53,6 +53,7 @@ def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> 
     node_ids: dict[str, int] = {}
     seen: dict[tuple[str, bytes], int] = {}  # (s2id, marshal bytes of the node) -> its row id
     new_nodes: list[tuple[Any, ...]] = []
+    infos: dict[int, dict[str, str]] = {}  # row id -> the node's {"arxivId", "title"}, read-only downstream
     for lineno, obj in release.json_lines(path, data):
         sample_id, nodes, edges = release.check_graph(obj, path, lineno)
         if sample_id in first_line:  # two neighbourhoods for one item: which one the agent sees would be a guess
@@ -60,6 +61,7 @@ def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> 
                                        f"duplicate sample_id '{sample_id}' (first on line {first_line[sample_id]})")
         first_line[sample_id] = lineno
         rows = []
+        view: dict[str, dict] = {}
         for pos, (s2id, node) in enumerate(nodes.items()):
             key = (s2id, marshal.dumps(node, 2))  # equal bytes mean equal JSON (1, 1.0 and True differ here as there)
             nid = seen.get(key)
@@ -72,6 +74,10 @@ def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> 
                     nid = node_ids[digest] = len(node_ids) + 1
                     new_nodes.append((nid, digest, s2id, node.get("arxivId") or "", text, toks))
                 seen[key] = nid
+            info = infos.get(nid)
+            if info is None:  # one per distinct node, shared by its occurrences (and pickled once from the worker)
+                info = infos[nid] = {"arxivId": node.get("arxivId") or "", "title": node.get("title") or ""}
+            view[s2id] = info
             rows.append((sample_id, pos, s2id, nid))
         if new_nodes:
             db.executemany("INSERT INTO nodes (id, digest, s2id, arxiv_id, has_text, json, tokens) "
@@ -80,8 +86,7 @@ def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> 
         db.executemany("INSERT INTO graph VALUES (?, ?, ?, ?)", rows)
         db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?)",
                        [(sample_id, src, i, dst) for src, refs in edges.items() for i, dst in enumerate(refs)])
-        graphs[sample_id] = {s2id: {"arxivId": n.get("arxivId") or "", "title": n.get("title") or ""}
-                             for s2id, n in nodes.items()}
+        graphs[sample_id] = view
     return graphs, len(node_ids)
 
 
