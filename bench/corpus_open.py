@@ -5,10 +5,12 @@
 Variants, each in its own process (peak RSS is its own), alternating round by round:
 `loader` reads and parses the four release files into memory, which is all the reference
 harness's loader does (its baseline); `cold` opens the release into an empty cache (fingerprint,
-validation, import, open; `cold-worker-off`/`-on` with the graphs worker forced off or on);
+validation, import, open; `cold-worker-off`/`-on` with the graphs worker forced off or on, each followed
+by the same with --base's code);
 `warm` opens it again; `base-cold` / `base-warm` do the same with the
 code of --base. Prints medians, and each figure's ratio to its baseline (cold to loader and to
-base-cold, warm to base-warm).
+base-cold, warm to base-warm), in wall and in CPU seconds (the process and its worker: on a shared machine
+the CPU is the steadier figure).
 """
 from __future__ import annotations
 
@@ -41,8 +43,9 @@ else:
     from sandbox.corpus import open_release
     corpus, _ = open_release(Path({data!r}), Path({cache!r}))
     n = len(corpus.items)
-print(json.dumps({{"seconds": time.perf_counter() - t, "n": n,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({{"seconds": time.perf_counter() - t, "n": n, "peak_mb": own.ru_maxrss / 1024,
+                  "cpu_s": own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime}}))
 """
 
 
@@ -71,24 +74,28 @@ def main() -> None:
                 shutil.rmtree(cache, ignore_errors=True)
                 row[prefix + "cold"] = one("open", tree, data, cache)
                 row[prefix + "warm"] = one("open", tree, data, cache)
-                if not prefix:  # this checkout's import with its graphs worker forced off and on
-                    for worker in ("off", "on"):
-                        shutil.rmtree(cache, ignore_errors=True)
-                        row[f"cold-worker-{worker}"] = one("open", tree, data, cache, worker)
+            for worker in ("off", "on"):  # the import with its graphs worker forced off and on, each after the other
+                for prefix, tree in trees.items():  # tree's, so a shared machine's noise hits both alike
+                    cache = work / f"{prefix}cache"
+                    shutil.rmtree(cache, ignore_errors=True)
+                    row[f"{prefix}cold-worker-{worker}"] = one("open", tree, data, cache, worker)
             for name, got in row.items():
                 results.setdefault(name, []).append(got)
-                print(f"round {r + 1} {name}: {got['seconds']:.2f} s, {got['peak_mb']:.0f} MB", file=sys.stderr,
-                      flush=True)
+                print(f"round {r + 1} {name}: {got['seconds']:.2f} s, {got['cpu_s']:.2f} s CPU, {got['peak_mb']:.0f} MB, "
+                      f"load {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    median = {name: {k: round(statistics.median(x[k] for x in rows), 3) for k in ("seconds", "peak_mb")}
+    median = {name: {k: round(statistics.median(x.get(k, 0) for x in rows), 3) for k in ("seconds", "cpu_s", "peak_mb")}
               for name, rows in results.items()}
-    ratios = {"cold/loader": median["cold"]["seconds"] / median["loader"]["seconds"]}
+    ratios = {"cold/loader": median["cold"]["seconds"] / median["loader"]["seconds"],
+              "cold/loader cpu_s": median["cold"]["cpu_s"] / median["loader"]["cpu_s"]}
     if args.base:
         ratios["cold/base-cold"] = median["cold"]["seconds"] / median["base-cold"]["seconds"]
         for worker in ("off", "on"):
-            ratios[f"cold-worker-{worker}/base-cold"] = (median[f"cold-worker-{worker}"]["seconds"]
-                                                         / median["base-cold"]["seconds"])
+            for k in ("seconds", "cpu_s"):
+                base = median[f"base-cold-worker-{worker}"][k]
+                if base:  # an older checkout's bench may not report CPU
+                    ratios[f"cold-worker-{worker}/base {k}"] = median[f"cold-worker-{worker}"][k] / base
         ratios["warm/base-warm"] = median["warm"]["seconds"] / median["base-warm"]["seconds"]
         ratios["cold peak/base-cold peak"] = median["cold"]["peak_mb"] / median["base-cold"]["peak_mb"]
     size = sum(f.stat().st_size for f in data.rglob("*.jsonl"))

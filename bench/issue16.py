@@ -67,15 +67,21 @@ def main() -> None:
         rows.append(f"| first open (cache build) | {opened['cold']['seconds']} s | base {opened['base-cold']['seconds']}"
                     f" s | {raw['first open']['ratios']['cold/base-cold']:.2f}× |")
         for worker in ("off", "on"):
-            rows.append(f"| first open, graphs worker {worker} | {opened[f'cold-worker-{worker}']['seconds']} s | base "
-                        f"{opened['base-cold']['seconds']} s | "
-                        f"{raw['first open']['ratios'][f'cold-worker-{worker}/base-cold']:.2f}× |")
+            for unit, key in (("s", "seconds"), ("s CPU", "cpu_s")):
+                ratio = raw["first open"]["ratios"].get(f"cold-worker-{worker}/base {key}")
+                if ratio is not None:
+                    rows.append(f"| first open, graphs worker {worker} | {opened[f'cold-worker-{worker}'][key]} {unit} | "
+                                f"base {opened[f'base-cold-worker-{worker}'][key]} {unit} | {ratio:.2f}× |")
         rows.append(f"| warm open | {opened['warm']['seconds']} s | base {opened['base-warm']['seconds']} s | "
                     f"{raw['first open']['ratios']['warm/base-warm']:.2f}× |")
     wide = raw["64 workers, 200 ms"]["median"]
     for v in ("native", "litellm"):
         rows.append(f"| 64 workers, 200 ms: calls/s ({v}) | {wide[v]['model_calls_per_s']} | ideal 320 | "
                     f"{wide[v]['share_of_ideal_call_rate']:.2f}× |")
+        if wide[v].get("steady_share_of_ideal"):
+            rows.append(f"| 64 workers, 200 ms: steady share of ideal ({v}; ramp-up {wide[v]['ramp_up_s']} s, "
+                        f"{wide[v]['overhead_ms_per_call']} ms per call beyond the latency) | "
+                        f"{wide[v]['steady_share_of_ideal']:.2f}× | | |")
     print("\n".join(rows))
     print(json.dumps({"load_average": os.getloadavg(), "cpus": os.cpu_count(), "raw": raw}, indent=1))
 

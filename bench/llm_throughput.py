@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,11 +34,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 SERVER = """
-import sys, time
+import json, sys, time
 sys.path.insert(0, {root!r})
 from tests.openai_server import FakeOpenAI, tool_reply, seed_of, turn_of
 calls = {calls}
+arrivals = []
 def brain(req, n):
+    arrivals.append(time.monotonic())
     t = turn_of(req)
     if t == 0:
         return tool_reply(("get_references", {{"paper_id": seed_of(req)}}), prompt_tokens=2000)
@@ -48,6 +51,7 @@ srv = FakeOpenAI(brain, latency_s={latency})
 srv.__enter__()
 print(srv.url, flush=True)
 sys.stdin.read()
+print(json.dumps(arrivals), flush=True)
 """
 
 
@@ -117,26 +121,59 @@ def main() -> None:
         store = Store(work / "store.sqlite")
         spec = RunSpec(name="bench", dataset=str(root), agent="llm", model="openai/bench-model", workers=args.workers,
                        limit=args.episodes or None, agent_options={"base_url": url, "client": args.client})
-        t, cpu0 = time.perf_counter(), time.process_time()
+        t, cpu0 = time.monotonic(), time.process_time()
         runner = Runner(spec, corpus, store)
         result = asyncio.run(runner.run())
-        dt, cpu = time.perf_counter() - t, time.process_time() - cpu0
+        t_end = time.monotonic()
+        dt, cpu = t_end - t, time.process_time() - cpu0
         retries = store.conn.execute("SELECT COALESCE(SUM(transient_retries), 0) FROM trajectories").fetchone()[0]
         server_cpu = process_cpu_s(server.pid)
     finally:
         server.stdin.close()
+        arrivals = json.loads(server.stdout.readline() or "[]")
         server.wait()
+        shutil.rmtree(work, ignore_errors=True)  # the run's store: one per invocation, never read again
     calls = result["done"] * args.calls
+    phases = call_phases(arrivals, t, t_end, args.workers, args.latency)
     print(json.dumps({"items": args.items, "workers": args.workers, "latency_s": args.latency,
                       "episodes": result["done"], "seconds": round(dt, 2), "episodes_per_s": round(result["done"] / dt, 1),
                       "model_calls_per_s": round(calls / dt, 1), "ms_per_call_per_worker": round(dt / calls * args.workers * 1000, 2),
                       "cpu_ms_per_call": round(cpu / calls * 1000, 2),
                       "server_cpu_ms_per_call": round(server_cpu / calls * 1000, 2), "transient_retries": retries,
                       "ideal_calls_per_s": round(args.workers / args.latency, 1) if args.latency else None,
+                      **phases,
                       "client": runner.client, "litellm_imported": "litellm" in sys.modules,
                       "correct": result["correct"], "corpus_open_s": round(open_s, 2), "litellm_import_s": import_s,
                       "total_s": round(time.perf_counter() - t0, 2),
                       "preset": args.preset, "peak_mb": round(peak_mb(), 1)}, indent=1))
+
+
+def call_phases(arrivals: list[float], start: float, end: float, workers: int, latency: float) -> dict:
+    """Where a latency-bound run's wall time goes, from the times the server received each call.
+
+    The whole-run rate (calls / wall time) counts the ramp-up (no call is in flight until the
+    first episode has been set up, and the workers' first calls leave one after another) and the
+    tail (once the queue is empty, fewer and fewer workers have an episode left); a long run
+    amortises both, a 10-wave run does not. So the steady rate is also given: the calls the server
+    received between the 10th and the 90th percentile of arrival times, per second of that window.
+    `overhead_ms_per_call` is what each call costs a worker beyond the server's latency in that
+    window (workers / steady rate − latency): our client, engine and event loop, the network and
+    the test server's own scheduling.
+    """
+    n = len(arrivals)
+    if n < 10 or not latency:
+        return {}
+    arrivals = sorted(arrivals)
+    lo, hi = arrivals[n // 10], arrivals[(9 * n) // 10]
+    steady = ((9 * n) // 10 - n // 10) / (hi - lo) if hi > lo else None
+    ideal = workers / latency
+    return {"whole_run_calls_per_s": round(n / (end - start), 1),
+            "whole_run_share_of_ideal": round(n / (end - start) / ideal, 3),
+            "steady_calls_per_s": round(steady, 1) if steady else None,
+            "steady_share_of_ideal": round(steady / ideal, 3) if steady else None,
+            "overhead_ms_per_call": round((workers / steady - latency) * 1000, 1) if steady else None,
+            "ramp_up_s": round(arrivals[min(workers, n) - 1] - start, 3),
+            "tail_s": round(end - arrivals[-1] - latency, 3)}
 
 
 def strip_compare(argv: list[str]) -> list[str]:
@@ -172,8 +209,10 @@ def compare(variants: list[str], rounds: int, flags: list[str]) -> None:
             row = json.loads(out[out.index("{"):])
             row["process_s"] = round(time.perf_counter() - t, 2)
             results[variant].append(row)
-            print(f"round {r + 1} {variant}: {row['seconds']} s, {row['episodes_per_s']} episodes/s, "
-                  f"{row['peak_mb']} MB peak, process {row['process_s']} s", file=sys.stderr, flush=True)
+            steady = f", steady {row['steady_share_of_ideal']:.1%} of ideal" if row.get("steady_share_of_ideal") else ""
+            print(f"round {r + 1} {variant}: {row['seconds']} s, {row['episodes_per_s']} episodes/s{steady}, "
+                  f"{row['peak_mb']} MB peak, process {row['process_s']} s, load {os.getloadavg()[0]:.2f}",
+                  file=sys.stderr, flush=True)
     keys = ("seconds", "episodes_per_s", "model_calls_per_s", "cpu_ms_per_call", "peak_mb", "process_s")
     summary = {v: {k: statistics.median(row[k] for row in rows) for k in keys} for v, rows in results.items()}
     first = variants[0]
@@ -184,6 +223,10 @@ def compare(variants: list[str], rounds: int, flags: list[str]) -> None:
         ideal = results[v][0].get("ideal_calls_per_s")
         if ideal:
             summary[v]["share_of_ideal_call_rate"] = round(summary[v]["model_calls_per_s"] / ideal, 3)
+            for key in ("steady_share_of_ideal", "overhead_ms_per_call", "ramp_up_s", "tail_s"):
+                got = [row[key] for row in results[v] if row.get(key) is not None]
+                if got:  # an older checkout's bench does not report them
+                    summary[v][key] = statistics.median(got)
     print(json.dumps({"flags": flags, "rounds": rounds, "load_average": os.getloadavg(), "median": summary},
                      indent=1))
 

@@ -15,18 +15,19 @@ import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 from sandbox import release
-from sandbox.corpus_schema import SCHEMA
+from sandbox.corpus_schema import SCHEMA, SECTIONS_INDEX
 from sandbox.graph_import import GraphWorker, mark_text, use_worker, write_graphs
 from sandbox.records import Item, Label
 from sandbox.sections import LABEL_RESOLUTION, resolve_label
 from storage.locks import process_alive
 
-CORPUS_FORMAT = 3  # 2: body-heading label rule on whole heading lines only; 3: meta records label_resolution
+CORPUS_FORMAT = 4  # 2: body-heading label rule on whole heading lines only; 3: meta records label_resolution;
+# 4: sections in a rowid table indexed after the bulk insert
 
 # ---------------------------------------------------------------- fingerprints
 
@@ -151,18 +152,19 @@ def _fill(db: sqlite3.Connection, root: Path, fp: str, scratch: Path) -> ImportR
     worker = GraphWorker(graphs_path, scratch) if use_worker(graphs_path) else None  # parses while papers go in
     try:
         pool = _import_papers(db, root / release.PAPERS_FILE, data)
+        labels_path = root / release.LABELS_FILE
+        labels = _resolve_labels(db, labels_path, pool) if labels_path.is_file() else None  # while graphs parse
         graphs, n_nodes = worker.join(db, data) if worker else write_graphs(db, graphs_path, data)
     finally:
         if worker:
             worker.close()
     n_meta = mark_text(db)
     n_items = _import_items(db, root / release.QA_FILE, graphs, pool, data)
-    labels_path = root / release.LABELS_FILE
     warnings = release.Warnings()
     methods: dict[str, int] = {}
     n_labels = n_resolved = 0
-    if labels_path.is_file():
-        n_labels, n_resolved = _import_labels(db, labels_path, graphs, pool, warnings, methods, data)
+    if labels is not None:
+        n_labels, n_resolved = _store_labels(db, labels, labels_path, graphs, warnings, methods, data)
     else:
         warnings.add("no_labels_file", str(labels_path))
     report = ImportReport(n_items, len(pool), n_nodes, n_meta, n_labels, n_resolved, warnings.counts, methods,
@@ -183,12 +185,14 @@ def _import_papers(db: sqlite3.Connection, path: Path, data: release.Warnings) -
     """The paper pool, in one pass, its rows inserted in batches (a repeated paper replaces the earlier one, as
     the reference's dict does)."""
     pool: dict[str, int] = {}
+    first_row: dict[str, int] = {}  # each paper's first section row: its rows are first_row .. first_row + n - 1
     papers: list[tuple[str, str, int]] = []
-    sections: list[tuple[str, int, str | None, str, int]] = []
+    sections: list[tuple[int, str, int, str | None, str, int]] = []
+    row = 0
 
     def flush() -> None:
         db.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?)", papers)
-        db.executemany("INSERT INTO sections VALUES (?, ?, ?, ?, ?)", sections)
+        db.executemany("INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?)", sections)
         papers.clear()
         sections.clear()
 
@@ -196,13 +200,16 @@ def _import_papers(db: sqlite3.Connection, path: Path, data: release.Warnings) -
         arxiv_id, title, secs = release.check_paper(obj, path, lineno)
         if arxiv_id in pool:  # the reference's dict keeps the last record
             flush()
-            db.execute("DELETE FROM sections WHERE arxiv_id = ?", (arxiv_id,))
-        pool[arxiv_id] = len(secs)
+            db.execute("DELETE FROM sections WHERE id BETWEEN ? AND ?",
+                       (first_row[arxiv_id], first_row[arxiv_id] + pool[arxiv_id] - 1))
+        pool[arxiv_id], first_row[arxiv_id] = len(secs), row
         papers.append((arxiv_id, title, len(secs)))
-        sections.extend((arxiv_id, i, h, t, len(t)) for i, (h, t) in enumerate(secs))
+        sections.extend((row + i, arxiv_id, i, h, t, len(t)) for i, (h, t) in enumerate(secs))
+        row += len(secs)
         if len(sections) >= PAPER_BATCH:
             flush()
     flush()
+    db.execute(SECTIONS_INDEX)
     return pool
 
 
@@ -271,43 +278,88 @@ def paper_sections(db: sqlite3.Connection, arxiv_id: str) -> tuple[list[str], li
     return [h or "" for h, _ in secs], [t for _, t in secs]
 
 
-def _import_labels(db, path, graphs, pool, warnings, methods, data) -> tuple[int, int]:
-    """Resolve every label once. Two rows for one item: the last one counts, as in the reference evaluator's
-    dict keyed by sample_id (label problems are warnings, never fatal), and the repeat is counted."""
-    n = resolved = 0
+@dataclass
+class ResolvedLabels:
+    """The labels file read and every label resolved, before the graphs are known (see `_resolve_labels`)."""
+
+    samples: list[tuple[int, Any]]  # (line, sample_id) of every row, in file order
+    latest: dict[str, tuple[int, list[tuple]]]  # sample_id -> (line of its last row, that row's resolved labels)
+    data: release.Warnings  # repaired text found in the file, added to the import's when the labels are stored
+    error: release.DatasetError | None = None  # a bad line: raised when the labels are stored, where it always was
+
+
+def _resolve_labels(db: sqlite3.Connection, path: Path, pool: dict[str, int]) -> ResolvedLabels:
+    """Read the labels file and resolve each item's last row against the stored sections.
+
+    Resolving needs only the paper pool, so it runs while the graphs worker is still parsing;
+    what depends on the graphs (which sample ids exist) and every warning are left to
+    `_store_labels`, which replays them in the order the import always said them.
+    """
+    out = ResolvedLabels([], {}, release.Warnings())
     cache: dict[str, tuple[list[str], list[str]]] = {}
-    latest: dict[str, tuple[int, dict]] = {}
-    for lineno, obj in release.json_lines(path, data):
-        sample_id = obj.get("sample_id")
+    rows: dict[str, tuple[int, dict]] = {}
+    try:
+        for lineno, obj in release.json_lines(path, out.data):
+            sample_id = obj.get("sample_id")
+            out.samples.append((lineno, sample_id))
+            if isinstance(sample_id, str):
+                rows[sample_id] = (lineno, obj)
+    except release.DatasetError as exc:
+        out.error = exc
+        return out
+    for sample_id, (lineno, obj) in rows.items():
+        out.latest[sample_id] = (lineno, [_resolve_one(db, lab, cache, pool) for lab in release.label_rows(obj)])
+    return out
+
+
+def _resolve_one(db: sqlite3.Connection, lab: dict[str, Any], cache: dict[str, tuple[list[str], list[str]]],
+                 pool: dict[str, int]) -> tuple[str, str, str, int | None, str, str | None]:
+    """(arxiv_id, section, relevance, section index, method, warning kind or None) of one label."""
+    arx, section = lab.get("arxiv_id"), lab.get("section")
+    relevance = lab.get("relevance") if isinstance(lab.get("relevance"), str) else ""
+    if not isinstance(section, str):
+        section = ""
+    if not isinstance(arx, str) or not arx:
+        return arx if isinstance(arx, str) else "", section, relevance, None, "unknown_paper", "empty_arxiv_id"
+    if arx not in pool:
+        return arx, section, relevance, None, "unknown_paper", "unknown_arxiv_id"
+    if arx not in cache:
+        cache[arx] = paper_sections(db, arx)
+    idx, method = resolve_label(section, *cache[arx])
+    return arx, section, relevance, idx, method, "unresolved_section" if idx is None else None
+
+
+def _store_labels(db, read: ResolvedLabels, path, graphs, warnings, methods, data) -> tuple[int, int]:
+    """Store the resolved labels of the items the graphs hold. Two rows for one item: the last one counts, as in
+    the reference evaluator's dict keyed by sample_id (label problems are warnings, never fatal), and the repeat
+    is counted."""
+    if read.error is not None:
+        raise read.error
+    for kind, count in read.data.counts.items():
+        data.add(kind, read.data.examples[kind], count)
+    n = resolved = 0
+    seen: dict[str, int] = {}
+    for lineno, sample_id in read.samples:
         if not isinstance(sample_id, str) or sample_id not in graphs:
             warnings.add("unknown_sample", f"{path}:{lineno}")
             continue
-        if sample_id in latest:
+        if sample_id in seen:
             warnings.add("duplicate_sample", f"{path}:{lineno}: sample_id {sample_id!r} (also on line "
-                                             f"{latest[sample_id][0]}; the last row counts)")
-        latest[sample_id] = (lineno, obj)
-    for sample_id, (lineno, obj) in sorted(latest.items(), key=lambda kv: kv[1][0]):
+                                             f"{seen[sample_id]}; the last row counts)")
+        seen[sample_id] = lineno
+    for sample_id in sorted(seen, key=seen.__getitem__):
+        lineno, labels = read.latest[sample_id]
         rows = []
-        for pos, lab in enumerate(release.label_rows(obj)):
+        for pos, (arx, section, relevance, idx, method, problem) in enumerate(labels):
             n += 1
-            arx, section = lab.get("arxiv_id"), lab.get("section")
-            relevance = lab.get("relevance") if isinstance(lab.get("relevance"), str) else ""
-            if not isinstance(section, str):
-                section = ""
-            if not isinstance(arx, str) or not arx:
-                warnings.add("empty_arxiv_id", f"{path}:{lineno} label {pos}")
-                idx, method, arx = None, "unknown_paper", arx if isinstance(arx, str) else ""
-            elif arx not in pool:
-                warnings.add("unknown_arxiv_id", f"{path}:{lineno} label {pos}: {arx[:60]!r}")
-                idx, method = None, "unknown_paper"
-            else:
-                if arx not in cache:
-                    cache[arx] = paper_sections(db, arx)
-                idx, method = resolve_label(section, *cache[arx])
-                if idx is None:
-                    warnings.add("unresolved_section", f"{path}:{lineno} label {pos}: {section[:60]!r}")
-                else:
-                    resolved += 1
+            if problem == "empty_arxiv_id":
+                warnings.add(problem, f"{path}:{lineno} label {pos}")
+            elif problem == "unknown_arxiv_id":
+                warnings.add(problem, f"{path}:{lineno} label {pos}: {arx[:60]!r}")
+            elif problem == "unresolved_section":
+                warnings.add(problem, f"{path}:{lineno} label {pos}: {section[:60]!r}")
+            if idx is not None:
+                resolved += 1
             methods[method] = methods.get(method, 0) + 1
             rows.append((sample_id, pos, arx, section, relevance, idx, method))
         db.executemany("INSERT INTO labels VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
@@ -319,13 +371,26 @@ def _import_labels(db, path, graphs, pool, warnings, methods, data) -> tuple[int
 
 @dataclass(frozen=True)
 class Node:
-    """A paper as this item's graph presents it (the raw node dict keeps key-absent vs null)."""
+    """A paper as this item's graph presents it (the raw node dict keeps key-absent vs null).
+
+    Kept as the cache stores it (the node's JSON, its search tokens as one string) and read on first
+    use: an episode reads a few of its ~60 nodes, and parsing all of them at the start of every episode
+    cost ~1 ms and ~200 objects for the garbage collector to walk, on the engine's one thread.
+    """
 
     s2id: str
-    data: dict[str, Any]
+    raw: str
     arxiv_id: str
     has_text: bool
-    tokens: frozenset[str]
+    raw_tokens: str
+
+    @cached_property
+    def data(self) -> dict[str, Any]:
+        return json.loads(self.raw)
+
+    @cached_property
+    def tokens(self) -> frozenset[str]:
+        return frozenset(self.raw_tokens.split())
 
 
 class ItemView:
@@ -389,7 +454,7 @@ class Corpus:
             "WHERE g.sample_id = ? ORDER BY g.pos",
             (item.id,),
         ):
-            nodes[s2id] = Node(s2id, json.loads(data), arx, bool(has_text), frozenset(toks.split()))
+            nodes[s2id] = Node(s2id, data, arx, bool(has_text), toks)
         edges: dict[str, list[str]] = {}
         for src, dst in self.db.execute("SELECT src, dst FROM edges WHERE sample_id = ? ORDER BY src, pos", (item.id,)):
             edges.setdefault(src, []).append(dst)

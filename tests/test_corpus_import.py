@@ -151,3 +151,46 @@ def test_the_worker_is_used_for_a_large_graphs_file_only_when_a_core_is_free(tmp
     assert not graph_import.use_worker(big)
     monkeypatch.setenv("AGENTHOP_IMPORT_WORKER", "on")
     assert graph_import.use_worker(small)
+
+
+@pytest.mark.parametrize("worker", ["off", "on"])
+def test_label_problems_are_judged_against_the_graphs_as_before(tmp_path, monkeypatch, worker):
+    """Labels are resolved before the graphs are known (while the worker parses them) and judged against them
+    after: unknown and repeated samples, and the problems of the row that counts (the last), are what they were."""
+    monkeypatch.setenv("AGENTHOP_IMPORT_WORKER", worker)
+    qa, graphs, papers, labels = mini_rows()
+    earlier = json.loads(json.dumps(labels[0]))
+    earlier["analysis"]["section_recall_labels"] = [{"arxiv_id": "9999.00000", "section": "Intro"}]
+    stray = {"sample_id": "nope", "analysis": labels[0]["analysis"]}
+    root = write_release(tmp_path / "labels", qa, graphs, papers, [earlier, stray, {"sample_id": 3}, labels[0]])
+    corpus, _ = open_release(root, tmp_path / "cache")
+    where = f"{root / 'audit/recall_labels.jsonl'}"
+    warned = corpus.report.label_warnings
+    assert (warned["unknown_sample"], warned["duplicate_sample"], warned["unknown_arxiv_id"]) == (2, 1, 1)
+    assert corpus.label_examples["unknown_sample"] == f"{where}:2"
+    assert corpus.label_examples["duplicate_sample"] == (f"{where}:4: sample_id 'st_0001' (also on line 1; "
+                                                         "the last row counts)")
+    assert corpus.label_examples["unknown_arxiv_id"].startswith(f"{where}:4 label 3: ")  # the last row's, not 9999
+    assert [label.arxiv_id for label in corpus.item("st_0001").labels] == [
+        lab["arxiv_id"] for lab in labels[0]["analysis"]["section_recall_labels"]]
+
+
+@pytest.mark.parametrize("worker", ["off", "on"])
+def test_a_bad_labels_line_is_named_after_the_items_as_before(tmp_path, monkeypatch, worker):
+    """The labels file is read early now; its bad line is still reported only once the items validated."""
+    monkeypatch.setenv("AGENTHOP_IMPORT_WORKER", worker)
+    qa, graphs, papers, labels = mini_rows()
+    root = write_release(tmp_path / "bad", qa, graphs, papers, labels)
+    with open(root / "audit/recall_labels.jsonl", "a", encoding="utf-8") as fh:
+        fh.write("{not json\n")
+    with pytest.raises(DatasetError) as info:
+        open_release(root, tmp_path / "cache")
+    assert info.value.path.endswith("audit/recall_labels.jsonl") and info.value.line == 2
+    del qa[0]["question"]
+    root = write_release(tmp_path / "worse", qa, graphs, papers, labels)
+    with open(root / "audit/recall_labels.jsonl", "a", encoding="utf-8") as fh:
+        fh.write("{not json\n")
+    with pytest.raises(DatasetError) as info:
+        open_release(root, tmp_path / "cache2")
+    assert info.value.path.endswith("qa/full.jsonl")
+    assert not list((tmp_path / "cache2").glob("corpus/*"))
