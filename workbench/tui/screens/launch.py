@@ -63,6 +63,7 @@ LABELS = {"name": "name", "agent": "agent", "model": "model", "base_url": "base 
           "limit": "limit", "workers": "workers", "replicates": "replicates", "seed": "seed", "ids": "ids",
           "question_type": "type", "depth": "depth", "dataset": "release directory"}
 FIELD_IDS = {"max_tokens_total": "max_tokens", "dataset": "path"}  # request field → form field, where they differ
+NUMBERS = ("budget", "max_turns", "max_tokens_total", "limit", "workers", "replicates", "seed")  # typed as text
 
 
 def _int(values: dict[str, str], key: str, errors: dict[str, str], label: str, optional: bool = False):
@@ -85,12 +86,8 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
     scripted agent are disabled, so they are not chosen; `options` are a relaunched run's (None for a new run,
     which records text_tools off as `--batch run` does)."""
     llm = v["agent"] == "llm"
-    numbers = {key: _int(v, field_id, errors, LABELS[key], optional=key == "limit")
-               for key, field_id in (("budget", "budget"), ("max_turns", "max_turns"), ("max_tokens_total", "max_tokens"),
-                                     ("limit", "limit"), ("workers", "workers"), ("replicates", "replicates"),
-                                     ("seed", "seed"))}
-    defaults = {f.name: f.default for f in LaunchRequest.__dataclass_fields__.values()}
-    numbers = {k: defaults[k] if n is None else n for k, n in numbers.items()}
+    typed = {key: _int(v, FIELD_IDS.get(key, key), errors, LABELS[key], optional=key == "limit") for key in NUMBERS}
+    numbers = {key: n for key, n in typed.items() if n is not None}  # one that cannot be read: the request's default
     extras = {k: o for k, o in (options or {}).items() if k not in ("base_url", "client")}  # the fields say those
     client = v.get("client", "auto")
     return LaunchRequest(
