@@ -88,14 +88,14 @@ def test_the_default_name_is_the_same_in_the_cli_and_the_form(tmp_path, capsys, 
 def test_an_llm_run_from_the_form_records_the_config_files_pricing_as_the_cli_does(tmp_path, monkeypatch):
     """A run costs the same wherever it was started: the form reads `[[pricing]]` as `--batch run` does."""
     from workbench.cli.parser import build_parser
-    from workbench.cli.run import _llm_options
+    from workbench.cli.run import build_spec
     from workbench.tui.screens.launch import LaunchScreen, validate
 
     config = tmp_path / "config.toml"
     config.write_text('# mine\n[[pricing]]\nprefix = "test-model"\ninput_per_m = 1.5\noutput_per_m = 6.0\n')
     monkeypatch.setenv("AGENTHOP_CONFIG", str(config))
-    args = build_parser().parse_args(["run", "--agent", "llm", "--model", "openai/test-model"])
-    cli_options = _llm_options(args)
+    args = build_parser().parse_args(["run", "--agent", "llm", "--model", "openai/test-model", "--dry-run"])
+    cli_options = build_spec(args)[1].agent_options
     form = LaunchScreen(set(), {"agent": "llm", "model": "openai/test-model"})
     spec = validate(form.values, set(), llm_ok=True, options=form.options).spec
     assert spec is not None

@@ -48,6 +48,10 @@ REMEDIES = {
 
 
 def user_message(exc: BaseException) -> str:
-    """A user's mistake in one line: its message, then what to do about it in flags where the error names it."""
+    """A user's mistake in one line: its message, then what to do about it in flags where the error names it. An
+    error carrying several `problems` (the launch service's) is one line each."""
+    problems = getattr(exc, "problems", None)
+    if problems:
+        return "\nerror: ".join(problems.values())
     remedy = REMEDIES.get(getattr(exc, "remedy", None) or "")
     return f"{exc}: {remedy.format(run=getattr(exc, 'run', None) or 'NAME')}" if remedy else str(exc)

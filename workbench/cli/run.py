@@ -11,35 +11,15 @@ from typing import Any
 from workbench.cli.context import _held, _open_store, _print_import, _report, until_signal
 from workbench.cli.errors import ExitCode, UsageError
 from workbench.cli.parser import SWEPT_CAP
+from workbench.launch import LaunchRequest, run_spec
 
 
 LIMIT_FLAGS = {"tokens": "--max-run-tokens", "cost": "--max-run-cost"}
 
 
-def refuse_human(agent: str) -> None:
-    from sandbox.agents.human import is_human
-
-    if is_human(agent):
-        raise UsageError(f"'{agent}' is a person, and people play in the TUI, not in --batch: run agenthop-tui and "
-                         "press P (or ctrl+p, 'Play the benchmark…'); --batch leaderboard, report and compare then "
-                         "read the play")
-
-
-# The flags only the LLM agent reads, as (dest, flag); their defaults are None or False
-LLM_ONLY = (("model", "--model"), ("base_url", "--base-url"), ("api_key_env", "--api-key-env"),
-            ("env_file", "--env-file"), ("temperature", "--temperature"), ("top_p", "--top-p"), ("top_k", "--top-k"),
-            ("max_tokens", "--max-tokens"), ("reasoning_effort", "--reasoning-effort"),
-            ("text_tools", "--text-tools"), ("timeout", "--timeout"), ("concurrency", "--concurrency"),
-            ("rpm", "--rpm"), ("client", "--client"))
-
-
-def refuse_llm_flags(args: argparse.Namespace) -> None:
-    """A scripted agent ignores the model's flags: saying nothing would let `--agent oracle --model x` look
-    like a model run."""
-    given = [flag for dest, flag in LLM_ONLY if getattr(args, dest, None) not in (None, False)]
-    if args.agent != "llm" and given:
-        verb = "applies" if len(given) == 1 else "apply"
-        raise UsageError(f"{', '.join(given)} {verb} to --agent llm only")
+# How the CLI names each field of a launch request in a message: its flag
+FLAGS = {**{key: "--" + key.replace("_", "-") for key in LaunchRequest.__dataclass_fields__},
+         "name": "--run", "dataset": "--data"}
 
 
 def _item_ids(text: str | None) -> tuple[str, ...]:
@@ -52,47 +32,62 @@ def _item_ids(text: str | None) -> tuple[str, ...]:
     return ids
 
 
+def launch_request(args: argparse.Namespace) -> LaunchRequest:
+    """The run flags as the launch service's request (the flags' own types have parsed them)."""
+    return LaunchRequest(
+        dataset=args.data, agent=args.agent, name=args.run_name, model=args.model, base_url=args.base_url,
+        client=args.client, api_key_env=args.api_key_env, env_file=args.env_file, temperature=args.temperature,
+        top_p=args.top_p, top_k=args.top_k, max_tokens=args.max_tokens, reasoning_effort=args.reasoning_effort,
+        text_tools=args.text_tools, timeout=args.timeout, concurrency=args.concurrency, rpm=args.rpm,
+        ablation=args.ablation, budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total,
+        workers=args.workers, replicates=args.replicates, seed=args.seed, ids=_item_ids(args.ids),
+        question_type=args.question_type, depth=args.depth, limit=args.limit, max_run_tokens=args.max_run_tokens,
+        max_run_cost=args.max_run_cost, shard=getattr(args, "shard", None))
+
+
 def build_spec(args: argparse.Namespace):
-    """The corpus, the RunSpec and its items from the run flags; fails before anything is written."""
-    from sandbox.datasets import dataset_key, open_dataset
-    from sandbox.records import Caps
-    from sandbox.runner import RunSpec, select_items
+    """The corpus, the RunSpec (the launch service's) and its items from the run flags; fails before anything is
+    written."""
+    from sandbox.datasets import open_dataset
+    from sandbox.runner import select_items
     from workbench import paths
 
-    refuse_human(args.agent)
-    refuse_llm_flags(args)
-    item_ids = _item_ids(args.ids)
+    spec = run_spec(launch_request(args), names=FLAGS)
+    if args.agent == "llm":
+        _read_env(args)
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported, args.data)
-    caps = Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total)
-    model = args.model if args.agent == "llm" else None
-    spec = RunSpec(
-        name=args.run_name or _default_name(args, model),
-        dataset=dataset_key(args.data), agent=args.agent,
-        model=model, seed=args.seed, caps=caps, ablation=args.ablation, replicates=args.replicates,
-        workers=args.workers, item_ids=item_ids,
-        question_type=args.question_type, depth=args.depth, limit=args.limit,
-        agent_options=_llm_options(args) if args.agent == "llm" else {},
-        max_run_tokens=args.max_run_tokens, max_run_cost=args.max_run_cost,
-        shard=getattr(args, "shard", None),
-    )
     items = select_items(corpus, spec)
-    if args.agent == "llm":
-        from sandbox.agents.llm import ConfigError, check_cost_limit, config_from_options
-        from sandbox.agents.local_model import LOCAL_PREFIX, LocalModelUnavailable, check_installed
-
-        try:
-            check_cost_limit(model, spec.agent_options, spec.max_run_cost)
-            if args.dry_run:
-                pass
-            elif model.startswith(LOCAL_PREFIX):
-                check_installed(model[len(LOCAL_PREFIX):])
-            else:
-                config_from_options({"model": model, **spec.agent_options}).check()
-        except (ConfigError, LocalModelUnavailable) as exc:
-            raise UsageError(str(exc)) from None
+    if args.agent == "llm" and not args.dry_run:
+        _check_model(spec)
     return corpus, spec, items
+
+
+def _read_env(args: argparse.Namespace) -> None:
+    """Read --env-file into the environment, and warn when the key's variable is still unset for a server."""
+    if args.env_file:
+        from workbench.envfile import load_env_file
+
+        load_env_file(Path(args.env_file))
+    if args.api_key_env and args.base_url and not os.environ.get(args.api_key_env):
+        # a local server may need no key, so this is not refused; but a typo in the name would send none
+        sys.stderr.write(f"warning: --api-key-env {args.api_key_env}: that variable is not set; the calls to "
+                         f"{args.base_url} go without a key\n")
+
+
+def _check_model(spec) -> None:
+    """The model can be reached as configured (a key, a local model installed) before the run is created."""
+    from sandbox.agents.llm import ConfigError, config_from_options
+    from sandbox.agents.local_model import LOCAL_PREFIX, LocalModelUnavailable, check_installed
+
+    try:
+        if spec.model.startswith(LOCAL_PREFIX):
+            check_installed(spec.model[len(LOCAL_PREFIX):])
+        else:
+            config_from_options({"model": spec.model, **spec.agent_options}).check()
+    except (ConfigError, LocalModelUnavailable) as exc:
+        raise UsageError(str(exc)) from None
 
 
 def execute(spec, corpus, store, quiet: bool) -> dict[str, Any]:
@@ -233,36 +228,3 @@ def _judge(args: argparse.Namespace, spec):
                                client=(spec.agent_options.get("client") or "auto") if args.judge == "same" else "auto")
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-
-
-def _default_name(args: argparse.Namespace, model: str | None) -> str:
-    from workbench.runname import default_name
-
-    return default_name(args.agent, model, args.data, args.ablation, args.seed)
-
-
-def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The LLM settings a run records (the key's variable name, never the key); reads --env-file first."""
-    if not args.model:
-        raise UsageError("--agent llm needs --model (a litellm model string such as openai/gpt-4.1)")
-    if args.env_file:
-        from workbench.envfile import load_env_file
-
-        load_env_file(Path(args.env_file))
-    if args.api_key_env and args.base_url and not os.environ.get(args.api_key_env):
-        # a local server may need no key, so this is not refused; but a typo in the name would send none
-        sys.stderr.write(f"warning: --api-key-env {args.api_key_env}: that variable is not set; the calls to "
-                         f"{args.base_url} go without a key\n")
-    from workbench.config import pricing_overrides
-
-    options: dict[str, Any] = {
-        "base_url": args.base_url, "api_key_env": args.api_key_env, "temperature": args.temperature,
-        "top_p": args.top_p, "top_k": args.top_k, "max_tokens": args.max_tokens,
-        "reasoning_effort": args.reasoning_effort, "text_tools": args.text_tools, "timeout_s": args.timeout,
-        "concurrency": args.concurrency, "rpm": args.rpm, "client": args.client,
-    }
-    pricing = pricing_overrides()
-    if pricing:
-        options["pricing"] = pricing
-    return {k: v for k, v in options.items() if v is not None}
-

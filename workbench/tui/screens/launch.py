@@ -23,16 +23,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from sandbox.datasets import dataset_label, release_key
+from sandbox.datasets import dataset_label
 from sandbox.records import Caps, Item, recorded_limits
-from workbench import runname
-from workbench.limits import out_of_bounds
-from workbench.runname import unique_name
+from workbench.launch import ABLATIONS, AGENTS, CLIENTS, LaunchError, LaunchRequest, default_run_name, run_spec
 from workbench.tui.screens.help import bound_key
 
-AGENTS = ("heuristic", "oracle", "random", "llm")
-ABLATIONS = ("full", "no-search", "closed-book", "gold-given")
-CLIENTS = ("auto", "native", "litellm")  # who sends an LLM run's calls (`--client`)
 DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model": "", "base_url": "", "client": "auto",
             "ablation": "full", "budget": str(Caps.budget), "max_turns": str(Caps.max_turns),
             "max_tokens": str(Caps.max_tokens_total), "question_type": "any",
@@ -56,44 +51,53 @@ class Validation:
 
 def default_name(agent: str, dataset_kind: str, path: str, existing: set[str], model: str = "", ablation: str = "full",
                  seed: int = 0) -> str:
-    """The name `--batch run` gives the same run (`workbench.runname`), made unique among `existing`."""
+    """The name `--batch run` gives the same run (the launch service's), made unique among `existing`."""
     dataset = "builtin" if dataset_kind == "builtin" else path.strip()
-    return unique_name(runname.default_name(agent, model, dataset, ablation, seed), existing)
+    request = LaunchRequest(dataset=dataset, agent=agent, model=model or None, ablation=ablation, seed=seed)
+    return default_run_name(request, existing)
 
 
-def config_pricing() -> dict[str, Any]:
-    """`{"pricing": …}` from the config file's `[[pricing]]` (what `--batch run` records for an LLM run), or {}:
-    a broken config file is reported by the app when it starts, not again by each form."""
-    from workbench.config import ConfigFileError, pricing_overrides
-
-    try:
-        pricing = pricing_overrides()
-    except ConfigFileError:
-        return {}
-    return {"pricing": pricing} if pricing else {}
-
-
-FIELD_BOUNDS = {"budget": "budget", "max_turns": "max_turns", "max_tokens": "max_tokens_total", "limit": "limit",
-                "workers": "workers", "replicates": "replicates", "seed": "seed"}  # form field → RUN_BOUNDS name
+# The form's name of each launch request field, in its messages ("points: must be at most 100,000")
+LABELS = {"name": "name", "agent": "agent", "model": "model", "base_url": "base URL", "client": "client",
+          "ablation": "ablation", "budget": "points", "max_turns": "turns", "max_tokens_total": "tokens",
+          "limit": "limit", "workers": "workers", "replicates": "replicates", "seed": "seed", "ids": "ids",
+          "question_type": "type", "depth": "depth", "dataset": "release directory"}
+FIELD_IDS = {"max_tokens_total": "max_tokens", "dataset": "path"}  # request field → form field, where they differ
+NUMBERS = ("budget", "max_turns", "max_tokens_total", "limit", "workers", "replicates", "seed")  # typed as text
 
 
 def _int(values: dict[str, str], key: str, errors: dict[str, str], label: str, optional: bool = False):
+    """The whole number typed in field `key` ("1_000" and "1,000" too), or None with the field's message; its
+    bounds are the launch service's."""
     text = (values.get(key) or "").strip().replace("_", "").replace(",", "")
     if not text:
-        if optional:
-            return None
-        errors[key] = f"{label}: a number is needed"
+        if not optional:
+            errors[key] = f"{label}: a number is needed"
         return None
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         errors[key] = f"{label}: '{values.get(key)}' is not a whole number"
         return None
-    problem = out_of_bounds(FIELD_BOUNDS[key], value)
-    if problem:
-        errors[key] = f"{label}: {problem}"
-        return None
-    return value
+
+
+def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict[str, str]) -> LaunchRequest:
+    """The launch request of the form's values (`errors` gets what cannot be read as typed). The LLM fields of a
+    scripted agent are disabled, so they are not chosen; `options` are a relaunched run's (None for a new run,
+    which records text_tools off as `--batch run` does)."""
+    llm = v["agent"] == "llm"
+    typed = {key: _int(v, FIELD_IDS.get(key, key), errors, LABELS[key], optional=key == "limit") for key in NUMBERS}
+    numbers = {key: n for key, n in typed.items() if n is not None}  # one that cannot be read: the request's default
+    extras = {k: o for k, o in (options or {}).items() if k not in ("base_url", "client")}  # the fields say those
+    client = v.get("client", "auto")
+    return LaunchRequest(
+        dataset="builtin" if v["dataset_kind"] == "builtin" else v["path"].strip(), agent=v["agent"], name=v["name"],
+        model=(v["model"].strip() or None) if llm else None, base_url=(v["base_url"].strip() or None) if llm else None,
+        client=None if not llm or client == "auto" else client, text_tools=False if llm and options is None else None,
+        options=extras if llm else {}, ablation=v["ablation"], ids=tuple(
+            i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
+        question_type=None if v["question_type"] == "any" else v["question_type"],
+        depth=None if v["depth"] == "any" else int(v["depth"]), **numbers)
 
 
 def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = None, cache_dir: Path | None = None,
@@ -104,24 +108,19 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
 
     With `cache_dir`, item ids and the slice are checked against the dataset's QA file when it can be read
     without importing anything (the built-in benchmark once generated, a release directory); `options` are agent
-    options the form has no field for (a relaunched run's); `store_path` is where the cost estimate looks for
+    options the form has no field for (a relaunched run's; None for a new run); `store_path` is where the cost estimate looks for
     earlier runs of the model, `notes_memo` a dict that keeps estimates between keystrokes. `stored` is the stored
     run named like the form's name, if any: a configuration the runner would refuse to resume is refused here,
-    pointing at the Runs screen's rename and delete `keys`."""
-    from sandbox.records import Caps
-    from sandbox.runner import RunSpec
-
+    pointing at the Runs screen's rename and delete `keys`. The RunSpec is the launch service's
+    (`workbench.launch`), as `--batch run` gets it for the same choices."""
     llm_ok = llm_available() if llm_ok is None else llm_ok
     errors: dict[str, str] = {}
     notes: list[str] = []
     v = {**DEFAULTS, **values}
-    if v["dataset_kind"] == "builtin":
-        dataset = "builtin"
-    else:
+    if v["dataset_kind"] != "builtin":
         path = Path(v["path"].strip()).expanduser() if v["path"].strip() else None
         if path is None:
             errors["path"] = "release directory: a path is needed"
-            dataset = ""
         else:
             from sandbox.release import DatasetError, require_release_dir
 
@@ -129,57 +128,22 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
                 require_release_dir(path)
             except DatasetError as exc:
                 errors["path"] = f"release directory: {exc}"
-            dataset = release_key(path)
-    agent = v["agent"]
-    model = v["model"].strip() or None
-    agent_options: dict[str, Any] = dict(options or {})
-    agent_options.pop("base_url", None)
-    agent_options.pop("client", None)
-    if agent not in AGENTS:
-        errors["agent"] = f"agent: unknown '{agent}'"
-    elif agent == "llm":
-        if not llm_ok:
-            errors["agent"] = "agent: the LLM agent is not available in this build (sandbox.agents.llm is missing)"
-        if not model:
-            errors["model"] = "model: a model string is needed for llm (e.g. openai/gpt-4o-mini)"
-        url = v["base_url"].strip()
-        if url:
-            if not url.startswith(("http://", "https://")):
-                errors["base_url"] = "base URL: must start with http:// or https://"
-            agent_options["base_url"] = url
-        client = v.get("client", "auto")
-        if client not in CLIENTS:
-            errors["client"] = f"client: unknown '{client}'"
-        elif client != "auto":
-            agent_options["client"] = client
-    else:
-        model = None
-        agent_options = {}
-    if v["ablation"] not in ABLATIONS:
-        errors["ablation"] = f"ablation: unknown '{v['ablation']}'"
-    budget = _int(v, "budget", errors, "points")
-    turns = _int(v, "max_turns", errors, "turns")
-    tokens = _int(v, "max_tokens", errors, "tokens")
-    limit = _int(v, "limit", errors, "limit", optional=True)
-    workers = _int(v, "workers", errors, "workers")
-    replicates = _int(v, "replicates", errors, "replicates")
-    seed = _int(v, "seed", errors, "seed")
-    qtype = None if v["question_type"] == "any" else v["question_type"]
-    depth = None if v["depth"] == "any" else int(v["depth"])
-    ids = tuple(dict.fromkeys(i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()))
-    name = v["name"].strip()
-    name_problem = runname.name_problem(v["name"])
-    if name_problem:
-        errors["name"] = f"name: {name_problem}"
-    elif name in existing and not (stored and stored.get("identity")):
+    if v["agent"] == "llm" and not llm_ok:
+        errors["agent"] = "agent: the LLM agent is not available in this build (sandbox.agents.llm is missing)"
+    request = form_request(v, options, errors)
+    try:
+        spec = run_spec(request, existing, names=LABELS)
+    except LaunchError as exc:
+        spec = None
+        for key, message in exc.problems.items():
+            errors.setdefault(FIELD_IDS.get(key, key), message)
+    name, model, ids, tokens = v["name"].strip(), request.model, request.ids, request.max_tokens_total
+    if "name" not in errors and name in existing and not (stored and stored.get("identity")):
         notes.append(f"a run named '{name}' exists: starting resumes it if the configuration matches "
                      "(otherwise the run is refused)")
     if errors:
         return Validation(None, errors, notes)
-    spec = RunSpec(name=name, dataset=dataset, agent=agent, model=model, seed=seed,
-                   caps=Caps(budget=budget, max_turns=turns, max_tokens_total=tokens), ablation=v["ablation"],
-                   replicates=replicates, workers=workers, item_ids=ids, question_type=qtype, depth=depth, limit=limit,
-                   agent_options=agent_options)
+    agent_options = spec.agent_options
     busy = busy_elsewhere(store_path, name) if name in existing else None
     if busy:
         return Validation(None, {"name": busy}, notes)
@@ -192,7 +156,7 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
     if problem:
         errors["ids" if ids else "question_type"] = problem
         return Validation(None, errors, notes)
-    if agent == "llm":
+    if spec.agent == "llm":
         from workbench.estimate import prompt_overhead
 
         overhead = prompt_overhead(spec.effective_caps(), spec.ablation)
@@ -416,9 +380,8 @@ class LaunchScreen(ModalScreen):
         self.existing = set(existing)
         self.llm_ok = llm_available()
         self.values = {**DEFAULTS, **(values or {})}
-        self.options = dict(options or {})  # agent options without a field (a relaunched run's)
-        if "pricing" not in self.options:
-            self.options.update(config_pricing())
+        # agent options without a field (a relaunched run's; None for a new run): the service adds `[[pricing]]`
+        self.options = None if options is None else dict(options)
         self.title_text = title
         self._notes_memo: dict = {}
         self._stored_runs: dict[str, dict[str, Any] | None] = {}

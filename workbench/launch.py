@@ -1,0 +1,210 @@
+"""The launch service: what a person chose for a run, checked and turned into the `RunSpec` the runner executes.
+
+The only place that turns a user's choices into a RunSpec: `--batch run` and `scale` (`workbench.cli.run`) and the
+TUI's launch form (`workbench.tui.screens.launch`) both call `run_spec`. The two used to build it each their own
+way and disagreed (the form ignored `[[pricing]]`, took no bounds the CLI took, recorded other LLM options), so
+the same choices made two different runs. Each front end keeps only its parsing (argparse's types; the form's text
+fields) and its presentation: how it names a field (`names`: `--max-turns` or "turns") and where a message shows.
+"""
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandbox.records import Caps
+from workbench import runname
+from workbench.limits import FLOAT_BOUNDS, RUN_BOUNDS, float_out_of_bounds, out_of_bounds
+
+AGENTS = ("heuristic", "oracle", "random", "llm")  # the agents a launched run plays (people play in the TUI)
+ABLATIONS = ("full", "no-search", "closed-book", "gold-given")
+# Who sends an LLM run's calls: sandbox.agents.llm.CLIENTS, not imported (that module costs 0.25 s at the form)
+CLIENTS = ("auto", "native", "litellm")
+QUESTION_TYPES = ("single-target", "multi-target", "st", "mt")
+DEPTHS = (1, 2)
+
+# The settings only the LLM agent reads, in the order a refusal names them, and the agent option each records
+LLM_SETTINGS = ("model", "base_url", "api_key_env", "env_file", "temperature", "top_p", "top_k", "max_tokens",
+                "reasoning_effort", "text_tools", "timeout", "concurrency", "rpm", "client", "options")
+RECORDED = {"base_url": "base_url", "api_key_env": "api_key_env", "temperature": "temperature", "top_p": "top_p",
+            "top_k": "top_k", "max_tokens": "max_tokens", "reasoning_effort": "reasoning_effort",
+            "text_tools": "text_tools", "timeout": "timeout_s", "concurrency": "concurrency", "rpm": "rpm",
+            "client": "client"}
+
+
+@dataclass(frozen=True)
+class LaunchRequest:
+    """What a person chose for a run, as plain values; None is "not chosen" (the protocol's or the agent's default).
+
+    `dataset` is "builtin" or a release directory as typed (the run records its `dataset_key`; the default name
+    takes the directory's name as typed, so running the same command again resumes the same run). `options` are
+    agent options without a setting of their own: a relaunched run's, kept as they were recorded."""
+
+    dataset: str = "builtin"
+    agent: str = "heuristic"
+    name: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    client: str | None = None
+    api_key_env: str | None = None
+    env_file: str | None = None  # read by the CLI before the run; an LLM-only setting, never recorded
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    max_tokens: int | None = None  # per model call
+    reasoning_effort: str | None = None
+    text_tools: bool | None = None  # False is recorded as chosen (the CLI's flag is always False or True)
+    timeout: float | None = None
+    concurrency: int | None = None
+    rpm: float | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    ablation: str = "full"
+    budget: int = Caps.budget
+    max_turns: int = Caps.max_turns
+    max_tokens_total: int = Caps.max_tokens_total
+    workers: int = 4
+    replicates: int = 1
+    seed: int = 0
+    ids: tuple[str, ...] = ()
+    question_type: str | None = None
+    depth: int | None = None
+    limit: int | None = None
+    max_run_tokens: int = 0
+    max_run_cost: float = 0.0
+    shard: Any = None  # sandbox.shard.Shard: this host's part of the selection
+
+
+class LaunchError(ValueError):
+    """Every problem of a request, as request field → message (a message names its field as the caller does)."""
+
+    exit_code = 2  # a user's mistake: the CLI prints each problem in one line and exits 2 (ExitCode.USAGE)
+
+    def __init__(self, problems: dict[str, str]):
+        super().__init__("; ".join(problems.values()))
+        self.problems = problems
+
+
+def default_run_name(request: LaunchRequest, existing: Collection[str] = ()) -> str:
+    """The name a run gets when none is chosen (`workbench.runname.default_name`); with `existing`, the first of
+    `name`, `name-2`, … not among them (the form proposes a new run; the CLI resumes by running the same command)."""
+    base = runname.default_name(request.agent, request.model, request.dataset, request.ablation, request.seed)
+    return runname.unique_name(base, existing)
+
+
+def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapping[str, str] | None = None):
+    """The `sandbox.runner.RunSpec` of `request`, or LaunchError with every problem; nothing is read but the config
+    file's `[[pricing]]` (an LLM run's). `names` says how the caller's user names each field (default: its name)."""
+    from sandbox.datasets import dataset_key
+    from sandbox.runner import RunSpec
+
+    problems = request_problems(request, names or {})
+    agent_options: dict[str, Any] = {}
+    if request.agent == "llm" and not problems:
+        agent_options = llm_options(request, problems, names or {})
+    if problems:
+        raise LaunchError(problems)
+    name = request.name.strip() if request.name is not None else default_run_name(request, existing)
+    return RunSpec(
+        name=name, dataset=dataset_key(request.dataset), agent=request.agent,
+        model=request.model if request.agent == "llm" else None, seed=request.seed,
+        caps=Caps(budget=request.budget, max_turns=request.max_turns, max_tokens_total=request.max_tokens_total),
+        ablation=request.ablation, replicates=request.replicates, workers=request.workers,
+        item_ids=tuple(dict.fromkeys(request.ids)), question_type=request.question_type, depth=request.depth,
+        limit=request.limit, agent_options=agent_options, max_run_tokens=request.max_run_tokens,
+        max_run_cost=request.max_run_cost, shard=request.shard)
+
+
+def request_problems(request: LaunchRequest, names: Mapping[str, str]) -> dict[str, str]:
+    """Field → message for each choice that cannot make a run (the first problem of each field)."""
+    problems: dict[str, str] = {}
+
+    def say(key: str, problem: str) -> None:
+        problems.setdefault(key, f"{names.get(key, key)}: {problem}")
+
+    problems.update(_agent_problems(request, names))
+    if request.name is not None:
+        problem = runname.name_problem(request.name)
+        if problem:
+            say("name", problem)
+    if request.agent == "llm":
+        if not (request.model or "").strip():
+            say("model", "a model is needed for the llm agent (a litellm model string such as openai/gpt-4.1)")
+        if request.base_url is not None and not request.base_url.startswith(("http://", "https://")):
+            say("base_url", "must start with http:// or https://")
+        if request.client is not None and request.client not in CLIENTS:
+            say("client", f"unknown '{request.client}'")
+    if request.ablation not in ABLATIONS:
+        say("ablation", f"unknown '{request.ablation}'")
+    if request.question_type is not None and request.question_type not in QUESTION_TYPES:
+        say("question_type", f"unknown '{request.question_type}'")
+    if request.depth is not None and request.depth not in DEPTHS:
+        say("depth", f"must be 1 or 2, got {request.depth}")
+    for key, problem in _bound_problems(request):
+        say(key, problem)
+    return problems
+
+
+def _agent_problems(request: LaunchRequest, names: Mapping[str, str]) -> dict[str, str]:
+    """A person, an unknown agent, or LLM settings given to a scripted agent (which would ignore them silently:
+    `--agent oracle --model x` would look like a model run)."""
+    from sandbox.agents.human import is_human
+
+    agent = request.agent
+    if is_human(agent):
+        return {"agent": f"'{agent}' is a person, and people play in the TUI, not in --batch: run agenthop-tui and "
+                         "press P (or ctrl+p, 'Play the benchmark…'); --batch leaderboard, report and compare then "
+                         "read the play"}
+    if agent not in AGENTS:
+        return {"agent": f"{names.get('agent', 'agent')}: unknown '{agent}'"}
+    given = [key for key in LLM_SETTINGS if _chosen(getattr(request, key))]
+    if agent != "llm" and given:
+        verb = "applies" if len(given) == 1 else "apply"
+        return {given[0]: f"{', '.join(names.get(k, k) for k in given)} {verb} to {names.get('agent', 'agent')} "
+                          "llm only"}
+    return {}
+
+
+def _chosen(value: Any) -> bool:
+    """A setting was given: not None, not a flag left off, not empty options (0 is a temperature)."""
+    return value is not None and value is not False and not (isinstance(value, Mapping) and not value)
+
+
+def _bound_problems(request: LaunchRequest) -> list[tuple[str, str]]:
+    """The numbers past `workbench.limits`' bounds (the same bounds the CLI's number types apply when parsing)."""
+    found = []
+    for key in RUN_BOUNDS:
+        value = getattr(request, key, None)
+        if value is not None and out_of_bounds(key, value):
+            found.append((key, out_of_bounds(key, value)))
+    for key in FLOAT_BOUNDS:
+        value = getattr(request, key, None)
+        if value is not None and float_out_of_bounds(key, value):
+            found.append((key, float_out_of_bounds(key, value)))
+    return found
+
+
+def llm_options(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> dict[str, Any]:
+    """The agent options an LLM run records: the relaunched run's, the settings chosen (the key's variable name,
+    never the key), and the config file's `[[pricing]]` unless the relaunched run has its own, so a run costs the
+    same wherever it was started. A broken config file or a dollar limit without prices is added to `problems`."""
+    from workbench.config import ConfigFileError, pricing_overrides
+
+    options: dict[str, Any] = dict(request.options)
+    options.update({recorded: getattr(request, key) for key, recorded in RECORDED.items()
+                    if getattr(request, key) is not None})
+    if "pricing" not in options:
+        try:
+            pricing = pricing_overrides()
+        except ConfigFileError as exc:
+            problems["pricing"] = str(exc)
+            return options
+        if pricing:
+            options["pricing"] = pricing
+    if request.max_run_cost:
+        from sandbox.agents.llm import ConfigError, check_cost_limit
+
+        try:
+            check_cost_limit(request.model, options, request.max_run_cost)
+        except ConfigError as exc:
+            problems["max_run_cost"] = str(exc)
+    return options
