@@ -68,6 +68,33 @@ def test_a_bad_graph_line_is_named_the_same_with_or_without_the_worker(tmp_path,
     assert not list((tmp_path / "cache").glob("corpus/*"))  # nothing imported, no scratch file left
 
 
+@pytest.mark.parametrize("bad, field, message", [
+    ({"title": 7}, "title", "must be a string"),
+    ({"arxivId": ["2104.05678"]}, "arxivId", "must be a string or null"),
+    ({"authors": "Ada Lovelace"}, "authors", "must be a list of {name} objects"),
+    (None, "", "must be an object"),
+])
+@pytest.mark.parametrize("worker", ["on", "off"])
+def test_a_node_of_the_wrong_type_is_named_on_its_first_line_even_where_the_paper_recurs(tmp_path, monkeypatch,
+                                                                                            worker, bad, field, message):
+    """A paper that was fine on line 1 and is malformed on line 2 is caught on line 2 (file, line and field), with
+    the graphs worker or without, and nothing is imported: a repeated node is recognised by its bytes, so a
+    malformed one must never pass as the earlier good one."""
+    monkeypatch.setenv("AGENTHOP_IMPORT_WORKER", worker)
+    qa, graphs, papers, labels = mini_rows()
+    second = json.loads(json.dumps(graphs[0]))
+    second["sample_id"] = "st_0002"
+    second["nodes"][M] = "not a node" if bad is None else {**second["nodes"][M], **bad}
+    third = json.loads(json.dumps(second))
+    third["sample_id"] = "st_0003"
+    root = write_release(tmp_path / "bad", qa, graphs + [second, third], papers, labels)
+    with pytest.raises(DatasetError) as info:
+        open_release(root, tmp_path / "cache")
+    where = f"nodes.{M}" + (f".{field}" if field else "")
+    assert (info.value.line, info.value.field) == (2, where) and message in str(info.value)
+    assert not list((tmp_path / "cache").glob("corpus/*"))
+
+
 def test_a_repeated_paper_replaces_the_earlier_one_across_insert_batches(tmp_path, monkeypatch):
     """Papers go in in batches: a paper repeated after its first batch was written still replaces it whole."""
     monkeypatch.setattr("sandbox.corpus.PAPER_BATCH", 2)
