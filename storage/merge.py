@@ -230,6 +230,11 @@ def _merge_pair(conn: sqlite3.Connection, part: _Part, run_id: int, name: str, i
         result.copied += 1
 
 
+# Step fields computed from the stored reads after the fact (`sandbox.rescore.rehop` backfills them in any store a
+# report opens): a part from before they existed holds NULL there and is still the same result.
+DERIVED_STEP_FIELDS = ("hop",)
+
+
 def _outcome(t: Mapping[str, Any]) -> str:
     return f"{t.get('termination')}, answer {t.get('answer')!r}, {t.get('tool_calls')} tool calls"
 
@@ -241,7 +246,7 @@ def _signature(conn: sqlite3.Connection, t: Mapping[str, Any]) -> str:
     cur = conn.execute("SELECT s.*, COALESCE(s.text, x.body) AS full_text FROM steps s "
                        "LEFT JOIN texts x ON x.hash = s.text_hash WHERE s.trajectory_id = ? ORDER BY s.idx", (t["id"],))
     names = [d[0] for d in cur.description]
-    skip = {"trajectory_id", "text", "text_hash", *STEP_TIMING}
+    skip = {"trajectory_id", "text", "text_hash", *STEP_TIMING, *DERIVED_STEP_FIELDS}
     for row in cur:
         h.update(json.dumps([v for n, v in zip(names, row) if n not in skip], default=str).encode())
     return h.hexdigest()
@@ -362,8 +367,9 @@ def _update_run(conn: sqlite3.Connection, run_id: int, target: dict[str, Any] | 
     rows = [current, *(p.row for p in parts)]
     status = "done" if complete or was_whole_and_done else "interrupted"
     planned = max(planned, (current["planned"] or 0) if target is not None else 0)
-    # the reads' hops are measured only if every part's were, under one rule: else NULL, backfilled when reported
-    hop_rules = {r.get("hop_rule") for r in rows}
+    # the reads' hops are measured only if every part's were, under one rule: else NULL, backfilled when reported;
+    # a merge that copied nothing (every result already here) leaves the run's measurement as it was
+    hop_rules = {r.get("hop_rule") for r in (rows if result.copied else [current])}
     conn.execute(
         "UPDATE runs SET config = ?, planned = ?, status = ?, replicates = ?, created_at = ?, started_at = ?, "
         "finished_at = ?, hop_rule = ? WHERE id = ?",

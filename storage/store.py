@@ -574,10 +574,8 @@ class Store:
         """The tool steps of a run's finished trajectories whose call delivered text, one list per field of
         `DELIVERED_FIELDS` (the trajectory's item and depth with each), in order; no step text is read. Which of
         them are reads is the sandbox's to say (`sandbox.recall.delivered_read`); this only leaves out the steps
-        that cannot be. A store opened read-only before migration 10 has no hops: they read as NULL."""
-        present = {r[1] for r in self.conn.execute("PRAGMA table_info(steps)")}
-        cols = ", ".join(f"s.{f}" if f in present else f"NULL AS {f}" for f in self.DELIVERED_FIELDS
-                         if f not in ("item_id", "depth"))
+        that cannot be."""
+        cols = ", ".join(f"s.{f}" for f in self.DELIVERED_FIELDS if f not in ("item_id", "depth"))
         cond = "AND t.final = 1" if final_only else ""
         rows = self.conn.execute(
             f"SELECT t.item_id, t.depth, {cols} FROM trajectories t JOIN steps s ON s.trajectory_id = t.id "
@@ -591,9 +589,11 @@ class Store:
         """Write the hop of each (trajectory id, step index) and record the rule they were computed under, in one
         transaction: a report never sees a run half measured."""
         with self.transaction():
-            self.conn.executemany(
-                "UPDATE steps SET hop = ? WHERE trajectory_id = ? AND idx = ? AND trajectory_id IN "
-                "(SELECT id FROM trajectories WHERE run_id = ?)", [(hop, tid, idx, run_id) for tid, idx, hop in hops])
+            # whose steps these are is checked once, not per row: a per-row subquery on the run's trajectories took
+            # 16 s (write lock held) for a 3,033-trajectory run's 30,330 reads, against 0.06 s
+            owned = {tid for (tid,) in self.conn.execute("SELECT id FROM trajectories WHERE run_id = ?", (run_id,))}
+            self.conn.executemany("UPDATE steps SET hop = ? WHERE trajectory_id = ? AND idx = ?",
+                                  [(hop, tid, idx) for tid, idx, hop in hops if tid in owned])
             self.conn.execute("UPDATE runs SET hop_rule = ? WHERE id = ?", (hop_rule, run_id))
 
     # ------------------------------------------------------------ benchmark audit

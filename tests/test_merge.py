@@ -171,6 +171,30 @@ def test_repeat_merge_reports_identical(hosts, capsys):
     assert (row["copied"], row["identical"], row["status"], row["finished"]) == (0, 48, "done", 48)
 
 
+def test_a_part_whose_hops_are_not_yet_measured_is_still_the_same_result(hosts, capsys):
+    """Hops are derived from the stored reads (backfilled when a report opens a store): merging a shard again after
+    the destination measured them, from a copy that has not (a store from before hops), finds the same results."""
+    sources = [str(hosts / f"shard{i}.db") for i in (1, 2, 3)]
+    dest = hosts / "merged.db"
+    assert merge(*sources, "--db", str(dest)) == 0
+    unmeasured = hosts / "unmeasured.db"
+    src = sqlite3.connect(hosts / "shard2.db")
+    out = sqlite3.connect(unmeasured)
+    src.backup(out)
+    src.close()
+    assert out.execute("SELECT COUNT(*) FROM steps WHERE hop IS NOT NULL").fetchone()[0] > 0
+    out.execute("UPDATE steps SET hop = NULL")
+    out.execute("UPDATE runs SET hop_rule = NULL")
+    out.commit()
+    out.close()
+    before = contents(dest)
+    capsys.readouterr()
+    assert merge(str(unmeasured), "--db", str(dest), "--format", "json") == 0
+    row = json.loads(capsys.readouterr().out)["runs"][0]
+    assert row["copied"] == 0 and row["identical"] > 0
+    assert contents(dest) == before
+
+
 def test_merging_into_a_shards_own_store(hosts, capsys):
     """Host 1 receives the other hosts' stores: its shard run becomes the whole run."""
     dest = hosts / "shard1.db"
