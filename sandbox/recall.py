@@ -5,7 +5,7 @@ resolved section index, so recall is index equality, never string matching.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from sandbox.records import Item
@@ -20,6 +20,16 @@ def delivered_read(delivered: Any, arxiv_id: str | None, section_index: int | No
     if delivered and arxiv_id is not None and section_index is not None:
         return arxiv_id, int(section_index)
     return None
+
+
+def stored_reads(steps: Mapping[str, list[Any]]) -> Iterator[dict[str, Any]]:
+    """The delivered reads among a run's stored steps, one dict of their fields each (`Store.delivered_steps` gives
+    them as one list per field): what the hops' backfill and the hops report both walk."""
+    names = tuple(steps)
+    for row in zip(*steps.values()):
+        step = dict(zip(names, row))
+        if delivered_read(step["delivered"], step["arxiv_id"], step["section_index"]) is not None:
+            yield step
 
 
 def paper_flags(item: Item, reads: Iterable[tuple[str, int]]) -> tuple[bool, bool]:

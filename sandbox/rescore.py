@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.citations import HOP_RULE, item_hops
-from sandbox.recall import delivered_read, section_flags, section_reachable
+from sandbox.recall import section_flags, section_reachable, stored_reads
 from sandbox.sections import LABEL_RESOLUTION
 
 
@@ -51,16 +51,13 @@ def rehop(store: Any, run: dict[str, Any], corpus: Any) -> int | None:
     steps = store.delivered_steps(run["id"], final_only=False)
     hops: dict[str, dict[str, int] | None] = {}
     out = []
-    for tid, item_id, idx, paper, arx, section, delivered in zip(
-            steps["trajectory_id"], steps["item_id"], steps["idx"], steps["paper_id"], steps["arxiv_id"],
-            steps["section_index"], steps["delivered"]):
-        if delivered_read(delivered, arx, section) is None:
-            continue
+    for read in stored_reads(steps):
+        item_id = read["item_id"]
         if item_id not in hops:
             hops[item_id] = _item_hops(corpus, item_id)
         seed_hops = hops[item_id]
         if seed_hops is not None:
-            out.append((tid, idx, seed_hops.get(paper)))
+            out.append((read["trajectory_id"], read["idx"], seed_hops.get(read["paper_id"])))
     store.set_step_hops(run["id"], out, HOP_RULE)
     return len(out)
 

@@ -444,15 +444,18 @@ class Store:
         """SQLite's `PRAGMA data_version`: changes whenever another connection commits (a cheap poll)."""
         return self.conn.execute("PRAGMA data_version").fetchone()[0]
 
-    def run_progress(self, run_id: int) -> tuple[str | None, int, int | None]:
-        """(status, finished final trajectories, the last one's id) of a run: what a screen showing the run polls.
+    def run_progress(self, run_id: int) -> tuple[Any, ...]:
+        """(status, finished final trajectories, the last one's id, label resolution, hop rule) of a run: what a
+        screen showing the run polls, and what its cached numbers are keyed by — so section recall recomputed or
+        hops backfilled under it (at the TUI's start, on a thread) reach a screen already open.
 
         Answered from the (run_id, final, status) index, so it costs well under a millisecond however big the
         store; `data_version` moves on any commit by anyone, this only when this run moves on."""
         row = self.conn.execute(
-            "SELECT (SELECT status FROM runs WHERE id = ?), COUNT(id), MAX(id) FROM trajectories "
-            "WHERE run_id = ? AND final = 1 AND status = 'done'", (run_id, run_id)).fetchone()
-        return row[0], row[1], row[2]
+            "SELECT r.status, (SELECT COUNT(id) FROM trajectories WHERE run_id = r.id AND final = 1 AND status = 'done'), "
+            "(SELECT MAX(id) FROM trajectories WHERE run_id = r.id AND final = 1 AND status = 'done'), "
+            "r.label_resolution, r.hop_rule FROM runs r WHERE r.id = ?", (run_id,)).fetchone()
+        return tuple(row) if row else (None, 0, None, None, None)
 
     def trajectory_list(self, run_id: int) -> list[dict[str, Any]]:
         """Finished final trajectories of a run with only the columns a list needs (no texts, no sequences)."""

@@ -13,7 +13,8 @@ import pytest
 from storage import Store
 from workbench import items
 from workbench.cli import main
-from workbench.neighbourhood import Neighbourhood, gold_outline, label, tree_dict, tree_renderables
+from workbench.neighbourhood import Neighbourhood, gold_outline, label, text_tree, tree_dict
+from workbench.views.tree import plain_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,7 +94,7 @@ def test_neighbourhood_roles_paths_cycles_and_unlinked():
     assert label(nb.paper("m")) == "· paper  meta 2020 T m"
     assert label(nb.paper("g")) == "★ gold   full 2020 T g (a-g)"
     assert label(nb.paper("x")).startswith("· paper  ? not in the graph")
-    assert _drawn(tree_renderables(nb)) == [  # drawn by rich.tree
+    assert _drawn(plain_tree(*text_tree(nb))) == [  # drawn by rich.tree
         "● seed   full 2020 T s (a-s)",
         "├── ◇ bridge full 2020 T b (a-b)",
         "│   ├── ★ gold   full 2020 T g (a-g)",

@@ -52,7 +52,8 @@ def _run(tmp_path, script=SCRIPT):
     corpus, _ = open_release(root, paths.cache_dir())
     try:
         spec = RunSpec(name="h", dataset=release_key(root), agent="script", caps=Caps(budget=60), workers=1)
-        asyncio.run(Runner(spec, corpus, Store(db), factory=lambda item, r, a: ScriptAgent(script)).run())
+        with Store(db) as store:  # closed: the WAL folded into the file, as a finished run leaves it
+            asyncio.run(Runner(spec, corpus, store, factory=lambda item, r, a: ScriptAgent(script)).run())
     finally:
         corpus.close()
     return root, db

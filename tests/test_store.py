@@ -131,21 +131,25 @@ def test_cli_on_a_file_that_is_not_a_store_exits_2(tmp_path, command):
         assert path.read_bytes() == content  # a read never writes
 
 
-def test_run_progress_moves_only_with_that_runs_finished_trajectories(tmp_path):
+def test_run_progress_moves_only_with_that_runs_finished_trajectories_and_its_measurement(tmp_path):
     store = Store(tmp_path / "s.sqlite")
     _finished(store, "a", "f", {("i1", 0): True})
     _finished(store, "b", "f", {("i1", 0): False})
     a, b = store.run("a")["id"], store.run("b")["id"]
     first = store.run_progress(a)
     tid_a = store.conn.execute("SELECT id FROM trajectories WHERE run_id = ?", (a,)).fetchone()[0]
-    assert first == ("created", 1, tid_a)  # the run row's default status; one finished trajectory
+    rules = first[3:]
+    assert first[:3] == ("created", 1, tid_a)  # the run row's default status; one finished trajectory
     _finished(store, "b", "f", {("i2", 0): True})
     running = store.begin_trajectory(a, "i3", 0, 0, {})  # begun, not finished: not counted
     assert store.run_progress(a) == first and store.run_progress(b)[1] == 2
     store.finish_trajectory(running, {"correct": 1, "termination": "answer", "continues": 0}, final=True)
-    assert store.run_progress(a) == ("created", 2, running)
+    assert store.run_progress(a) == ("created", 2, running, *rules)
     store.update_run(a, status="done")
-    assert store.run_progress(a) == ("done", 2, running)
+    assert store.run_progress(a) == ("done", 2, running, *rules)
+    # hops backfilled (the TUI does it on a thread at start): a screen keyed by the progress recomputes its numbers
+    store.set_step_hops(a, [], "backfilled")
+    assert store.run_progress(a) == ("done", 2, running, rules[0], "backfilled")
 
 
 @pytest.mark.parametrize("command", [["run", "--agent", "oracle", "--limit", "2", "--quiet"], ["rename", "a", "b"],

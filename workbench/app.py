@@ -103,14 +103,15 @@ class WorkbenchApp(App[int]):
             self.call_from_thread(self.notify, warning, title="config", severity="warning", timeout=10)
 
     def _relabel(self) -> None:
-        """Runs stored under older label rules get their section recall recomputed from their reads before the
-        screens compare them with new runs (on a thread: it opens each such run's dataset). The screens follow the
-        store's changes on their own; the notes say what happened."""
+        """Runs stored under older label rules get their section recall recomputed from their reads, and runs
+        stored before hops were recorded their reads' hops, before the screens compare them with new runs (on a
+        thread: it opens each such run's dataset). The screens follow the store's changes on their own (a run's
+        progress includes both rules); the notes say what happened."""
         from workbench.relabel import bring_current, run_corpus
 
         notes = bring_current(self.store_path, None, lambda run: run_corpus(run, self.cache_dir))
         for note in notes:
-            self.call_from_thread(self.notify, note, title="label resolution", timeout=10)
+            self.call_from_thread(self.notify, note, title="stored runs brought current", timeout=10)
 
     def _remember_theme(self, theme) -> None:
         if theme.name != self._remembered_theme:

@@ -237,11 +237,11 @@ def trajectory_row(t: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def item_detail(corpus: Any, item_id: str, store: Any | None) -> tuple[dict[str, Any], list[Any]]:
+def item_detail(corpus: Any, item_id: str, store: Any | None) -> tuple[dict[str, Any], Any]:
     """One item for `--batch items --show`: question, options with the gold and distractor types, its
-    outcome, its neighbourhood tree and every stored trajectory on it (the JSON), and the tree drawn for a
-    console (`neighbourhood.tree_renderables`: the table). Raises ItemFilterError for an unknown id."""
-    from workbench.neighbourhood import Neighbourhood, tree_dict, tree_renderables
+    outcome, its neighbourhood tree and every stored trajectory on it (the JSON), and the tree a console draws
+    (`neighbourhood.text_tree`: labelled, still plain data). Raises ItemFilterError for an unknown id."""
+    from workbench.neighbourhood import Neighbourhood, text_tree, tree_dict
 
     try:
         item = corpus.item(item_id)
@@ -259,7 +259,7 @@ def item_detail(corpus: Any, item_id: str, store: Any | None) -> tuple[dict[str,
         "neighbourhood": {**nb.summary(), "tree": tree_dict(nb)}, "trajectories": trajectories,
         "labels": label_resolutions(corpus, item),
     }
-    return detail, tree_renderables(nb)
+    return detail, text_tree(nb)
 
 
 def label_resolutions(corpus: Any, item: Any) -> list[dict[str, Any]]:

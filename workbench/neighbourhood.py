@@ -147,19 +147,16 @@ def gold_outline(nb: Neighbourhood) -> tuple[str, list]:
     return nb.root, below((nb.root,))
 
 
-def tree_renderables(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> list[Any]:
-    """The plain tree of `--batch items --show`, drawn with rich.tree, then the papers no citation path from the
-    seed reaches, as renderables for a console (Text: titles are never read as markup)."""
-    from rich.text import Text
+def text_tree(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> tuple[tuple[str, list], list[str]]:
+    """What `--batch items --show` draws, as plain data for `workbench.views.tree.plain_tree`: the reference outline
+    with each paper's one-line label in place of its id, and the labels of the papers no citation path from the
+    seed reaches."""
 
-    from workbench.views.tree import outline_tree
+    def labelled(outline: tuple[str, list]) -> tuple[str, list]:
+        s2id, branches = outline
+        return label(nb.paper(s2id)), [labelled(b) for b in branches]
 
-    out: list[Any] = [outline_tree(reference_outline(nb, depth), lambda s2id: Text(label(nb.paper(s2id))))]
-    loose = nb.unlinked()
-    if loose:
-        out.append(Text(f"not cited along any path from the seed ({len(loose)}):"))
-        out += [Text("   " + label(nb.paper(s))) for s in loose]
-    return out
+    return labelled(reference_outline(nb, depth)), [label(nb.paper(s)) for s in nb.unlinked()]
 
 
 def tree_dict(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from sandbox.citations import HOP_RULE, hops_stale  # cheap imports: the TUI che
 from sandbox.sections import LABEL_RESOLUTION, is_stale, run_resolution
 from storage import Store, StoreError
 
-OpenCorpus = Callable[[dict[str, Any]], tuple[Any, str | None]]
+OpenCorpus = Callable[[dict[str, Any]], tuple[Any, str | None]]  # (the run's dataset, None) or (None, why not)
 
 
 def run_corpus(run: dict[str, Any], cache_dir: Path) -> tuple[Any, str | None]:
@@ -48,8 +48,20 @@ def bring_current(store_path: Path, names: Iterable[str] | None, open_corpus: Op
         store = Store(store_path)
     except StoreError:
         return []
+    corpora: dict[str, tuple[Any, str | None]] = {}  # one open per dataset, however many of its runs are stale
     with store:
-        return [note for name in stale for note in _bring(store, store.run(name), open_corpus)]
+        try:
+            notes = []
+            for name in stale:
+                run = store.run(name)
+                if run["dataset"] not in corpora:
+                    corpora[run["dataset"]] = open_corpus(run)
+                notes += _bring(store, run, *corpora[run["dataset"]])
+            return notes
+        finally:
+            for corpus, _ in corpora.values():
+                if corpus is not None:
+                    corpus.close()
 
 
 def stale_runs(store_path: Path, names: Iterable[str] | None) -> list[str]:
@@ -67,27 +79,30 @@ def stale_runs(store_path: Path, names: Iterable[str] | None) -> list[str]:
                 if (is_stale(run) or hops_stale(run)) and (names is not None or run["kind"] == "eval")]
 
 
-def _bring(store: Store, run: dict[str, Any], open_corpus: OpenCorpus) -> list[str]:
+def _bring(store: Store, run: dict[str, Any], corpus: Any, reason: str | None) -> list[str]:
     from sandbox.rescore import rehop, rescore  # only when a run is stale: it imports the records and the recall rules
 
-    corpus, reason = open_corpus(run)
     notes = []
     if is_stale(run):
         done = rescore(store, run, corpus) if corpus is not None else None
         was = run_resolution(run)
         if done is None:
-            why = reason or f"its dataset {run['dataset']!r} has changed since the run"
             notes.append(f"run '{run['name']}' keeps section recall under label resolution {was} "
-                         f"(current: {LABEL_RESOLUTION}): {why}")
+                         f"(current: {LABEL_RESOLUTION}): {_why(run, reason)}")
         else:
             notes.append(f"recomputed section recall of run '{run['name']}' ({done} trajectories) from its stored "
                          f"reads under label resolution {LABEL_RESOLUTION} (it was {was})")
     if hops_stale(run):
         done = rehop(store, run, corpus) if corpus is not None else None
         if done is None:
-            why = reason or f"its dataset {run['dataset']!r} has changed since the run"
-            notes.append(f"run '{run['name']}' has no hop distances for its reads (not measured, —): {why}")
+            notes.append(f"run '{run['name']}' has no hop distances for its reads (not measured, —): "
+                         f"{_why(run, reason)}")
         else:
             notes.append(f"measured the hop from the seed of {done} stored read(s) of run '{run['name']}' "
                          f"(hop rule {HOP_RULE})")
     return notes
+
+
+def _why(run: dict[str, Any], reason: str | None) -> str:
+    """Why a stale run could not be brought current: its dataset would not open, or is not the one it ran on."""
+    return reason or f"its dataset {run['dataset']!r} has changed since the run"

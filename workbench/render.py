@@ -318,8 +318,9 @@ def print_items(view, rows: list, flt, fmt: str) -> None:
         out.print(f"note: {view.note()}", markup=False)
 
 
-def print_item(detail: dict[str, Any], tree: list[Any], fmt: str) -> None:
-    """One item: its fields, question and options (gold and distractor types shown), tree, stored trajectories."""
+def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) -> None:
+    """One item: its fields, question and options (gold and distractor types shown), its tree (plain data from
+    `neighbourhood.text_tree`, drawn here), its stored trajectories."""
     if fmt == "json":
         print_json(detail)
         return
@@ -338,7 +339,9 @@ def print_item(detail: dict[str, Any], tree: list[Any], fmt: str) -> None:
     say()
     say(f"neighbourhood: {nb['papers']} papers ({nb['full_text']} full text, {nb['metadata_only']} metadata-only), "
         f"{nb['citations']} citations · ● seed ◇ bridge ★ gold · full/meta = full text or metadata only")
-    for drawn in tree:  # rich renderables of Text (`neighbourhood.tree_renderables`): never markup
+    from workbench.views.tree import plain_tree
+
+    for drawn in plain_tree(*tree):  # rich renderables of Text: dataset text is never read as markup
         out.print(drawn)
     if detail.get("labels"):
         from workbench.items import label_line

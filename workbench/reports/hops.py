@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.citations import hops_stale, within_depth
-from sandbox.recall import delivered_read
+from sandbox.recall import stored_reads
 from storage import Store
 
 BUCKETS = ("0", "1", "2", "3+", "unreachable")
@@ -36,9 +36,7 @@ def read_hops(store: Store, run: dict[str, Any]) -> dict[str, Any]:
     """The run's delivered reads by hop from the seed (final trajectories), gold and non-gold reads' mean hop and
     the share beyond the item's depth, each with its counts."""
     steps = store.delivered_steps(run["id"])
-    reads = [(tid, depth, paper, hop) for tid, depth, paper, arx, section, delivered, hop in zip(
-        steps["trajectory_id"], steps["depth"], steps["paper_id"], steps["arxiv_id"], steps["section_index"],
-        steps["delivered"], steps["hop"]) if delivered_read(delivered, arx, section) is not None]
+    reads = [(r["trajectory_id"], r["depth"], r["paper_id"], r["hop"]) for r in stored_reads(steps)]
     measured = not hops_stale(run)
     out: dict[str, Any] = {"measured": measured, "reads": len(reads), "by_hop": None, "mean_hop": None,
                            "beyond_depth": None, "counts": None}

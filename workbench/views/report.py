@@ -138,7 +138,8 @@ def hop_cells(report: dict[str, Any]) -> list[tuple[str, str]]:
         return []
     if not hops["measured"]:
         return [("hop from the seed", f"{NOT_MEASURED} (not measured: {counted(hops['reads'], 'read')} stored before "
-                                      "hops were recorded, and the run's dataset could not be opened)")]
+                                      "hops were recorded; `report` measures them from the run's dataset when it "
+                                      "can be opened)")]
     n = hops["reads"]
     cells = [(HOP_LABELS[k], f"{v} ({pct(v / n if n else None)})") for k, v in hops["by_hop"].items()]
     for side, label in (("gold", "mean hop, gold reads"), ("non_gold", "mean hop, non-gold reads")):

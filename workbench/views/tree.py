@@ -27,3 +27,13 @@ def outline_tree(outline: Outline, label: Callable[[Any], Text], guide_style: st
 def _grow(parent: Tree, branches: list[Outline], label: Callable[[Any], Text]) -> None:
     for node, below in branches:
         _grow(parent.add(label(node)), below, label)
+
+
+def plain_tree(outline: Outline, loose: list[str]) -> list[Any]:
+    """A labelled outline (`workbench.neighbourhood.text_tree`) as a console draws it: the tree, then the papers
+    outside it under their own heading; renderables of Text, so a title is never read as markup."""
+    out: list[Any] = [outline_tree(outline, Text)]
+    if loose:
+        out.append(Text(f"not cited along any path from the seed ({len(loose)}):"))
+        out += [Text("   " + line) for line in loose]
+    return out

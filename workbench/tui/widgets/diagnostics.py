@@ -101,7 +101,7 @@ def blendable(variables: dict[str, str]) -> tuple[Color, Color] | None:
     return low, high
 
 
-Key = tuple[str, str, int, tuple]  # (store path, run name, run id, the run's progress: status, done, last id)
+Key = tuple[str, str, int, tuple]  # (store path, run name, run id, `Store.run_progress`: status, done, last id, rules)
 CACHE_SIZE = 8
 UPDATE_EVERY_S = 3.0
 _cache: OrderedDict[Key, tuple[dict[str, Any], dict[str, Any]]] = OrderedDict()

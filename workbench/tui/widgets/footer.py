@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+try:  # Textual's footer key widget is private: without it the footer is Textual's own, the keys all shown
+    from textual.widgets._footer import FooterKey
+except ImportError:  # pragma: no cover - a Textual that moved it
+    FooterKey = None
 
 WIDE_ONLY = "-wide-only"  # the class themes/workbench.tcss hides on a -narrow screen
 
@@ -21,6 +24,6 @@ class KeysFooter(Footer):
         wide_only = getattr(self.screen, "FOOTER_WIDE_ONLY", frozenset())
         ids = {key: active.binding.id for key, active in self.screen.active_bindings.items()}
         for widget in super().compose():
-            if isinstance(widget, FooterKey) and ids.get(widget.key) in wide_only:
+            if FooterKey is not None and isinstance(widget, FooterKey) and ids.get(widget.key) in wide_only:
                 widget.add_class(WIDE_ONLY)
             yield widget

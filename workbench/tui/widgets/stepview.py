@@ -39,6 +39,7 @@ class StepView(Vertical):
         self.position = 0  # index into self.turns
         self.actor = "assistant"
         self.tokens_measured = True
+        self.hops_measured = True
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="turn-bar")
@@ -75,7 +76,7 @@ class StepView(Vertical):
         """Rebuild the entries with gold marks and titles (they arrive once the item's corpus is open)."""
         cursor = self.transcript.cursor if keep_cursor else None
         self.entries = build_entries(self.steps, gold, titles, actor=self.actor,
-                                     hops_measured=getattr(self, "hops_measured", True))
+                                     hops_measured=self.hops_measured)
         ends, count = [], 0
         for group in self.turns:
             count += 1 + len(group)  # a turn's separator and one entry per step
