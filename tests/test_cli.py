@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.corpus import open_release
+from tests.cli_inprocess import batch
 from workbench.cli import main
 
 
@@ -88,10 +89,7 @@ def test_batch_path_never_imports_textual_or_litellm(tmp_path):
 
 def synth_cli(capsys, *args) -> subprocess.CompletedProcess:
     """`--batch synth` in this process (a subprocess per case costs seconds), as a CompletedProcess."""
-    capsys.readouterr()
-    rc = main(["--batch", "synth", *args])
-    captured = capsys.readouterr()
-    return subprocess.CompletedProcess(args, rc, captured.out, captured.err)
+    return batch(capsys, "synth", *args)
 
 
 def test_synth_with_too_few_papers_is_a_usage_error_that_names_enough(tmp_path, capsys):

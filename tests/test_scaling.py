@@ -17,6 +17,7 @@ from sandbox.records import Caps
 from stats import parallel as par
 from storage import Store
 from tests.conftest import G
+from tests.cli_inprocess import batch
 from tests.openai_server import FakeOpenAI, text_reply
 from tests.scripted import ScriptAgent, turn
 from workbench import scaling
@@ -25,14 +26,6 @@ from workbench.views import figures
 from workbench.views import scaling as scaling_views
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "general-agentbench-sequential.json"  # shared/data, copied
-
-
-def batch(capsys, *args) -> subprocess.CompletedProcess:
-    """The CLI in this process (no interpreter start-up): exit code, stdout and stderr like `cli`."""
-    capsys.readouterr()
-    code = main(["--batch", *args])
-    out = capsys.readouterr()
-    return subprocess.CompletedProcess(args, code, out.out, out.err)
 
 
 def test_plateau_on_the_general_agentbench_fixture(capsys):
