@@ -10,6 +10,9 @@ from workbench.cli import main
 def batch(capsys, *args: str) -> subprocess.CompletedProcess:
     """`agenthop-tui --batch ARGS` through `main`: its exit code, stdout and stderr (captured by pytest's capsys)."""
     capsys.readouterr()
-    code = main(["--batch", *args])
+    try:
+        code = main(["--batch", *args])
+    except SystemExit as exit_:  # argparse's usage errors exit as the interpreter would
+        code = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
     out = capsys.readouterr()
     return subprocess.CompletedProcess(list(args), code, out.out, out.err)
