@@ -8,7 +8,8 @@ from workbench.cli import main
 
 
 def batch(capsys, *args: str) -> subprocess.CompletedProcess:
-    """`agenthop-tui --batch ARGS` through `main`: its exit code, stdout and stderr (captured by pytest's capsys)."""
+    """`agenthop-tui --batch ARGS` through `main`: its exit code, stdout and stderr, read from pytest's capsys (or
+    capfd, to see what reaches the file descriptors too)."""
     capsys.readouterr()
     try:
         code = main(["--batch", *args])
