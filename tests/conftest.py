@@ -10,13 +10,28 @@ from sandbox import synth
 from sandbox.corpus import open_release
 
 
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory) -> Path:
+    """One corpus cache per test process: the built-in benchmark is generated and imported into it once (a quarter
+    second per test that runs on it otherwise), as the TUI tests' `builtin_cache`. A test of what a first import
+    does or says gives itself a fresh cache."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_locations(tmp_path, monkeypatch):
+def _isolated_locations(tmp_path, monkeypatch, shared_cache):
     """No test ever writes to the user's real store, cache or config."""
     monkeypatch.setenv("AGENTHOP_DB", str(tmp_path / "store.sqlite"))
-    monkeypatch.setenv("AGENTHOP_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("AGENTHOP_CACHE", str(shared_cache))
     monkeypatch.setenv("AGENTHOP_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.setenv("AGENTHOP_STATE", str(tmp_path / "state.toml"))
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch) -> Path:
+    """An empty corpus cache of this test's own: for what a first import does or says."""
+    monkeypatch.setenv("AGENTHOP_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
 
 
 @pytest.fixture(scope="session")

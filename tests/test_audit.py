@@ -1,17 +1,19 @@
 """Benchmark audit from the command line: verdicts and label edits stored, a corrected release written back."""
 import json
-import subprocess
-import sys
+
+import pytest
 
 from sandbox.corpus import open_release
+from tests.cli_inprocess import batch
 
 
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "audit", *args], capture_output=True,
-                          text=True)
+@pytest.fixture
+def cli(capsys):
+    """`--batch audit ARGS` in this process (no process boundary is under test here)."""
+    return lambda *args: batch(capsys, "audit", *args)
 
 
-def test_audit_round_trip(mini_dir, tmp_path):
+def test_audit_round_trip(mini_dir, tmp_path, cli):
     db = str(tmp_path / "s.sqlite")
     data = ["--data", str(mini_dir), "--db", db]
     shown = json.loads(cli("show", "st_0001", *data).stdout)
@@ -38,7 +40,7 @@ def test_audit_round_trip(mini_dir, tmp_path):
     assert json.loads(again.stdout)["items"] == 0 and json.loads(again.stdout)["removed"] == 1
 
 
-def test_audit_mistakes_exit_2(mini_dir, tmp_path):
+def test_audit_mistakes_exit_2(mini_dir, tmp_path, cli):
     db = tmp_path / "s.sqlite"
     proc = cli("verdict", "st_9999", "--verdict", "pass", "--reviewer", "x", "--data", str(mini_dir), "--db", str(db))
     assert proc.returncode == 2 and "no item" in proc.stderr and not db.exists()
@@ -47,7 +49,7 @@ def test_audit_mistakes_exit_2(mini_dir, tmp_path):
     assert proc.returncode == 2 and "relevance" in proc.stderr
 
 
-def test_the_sheet_shows_the_edits_and_reclassify_toggles_from_the_effective_relevance(mini_dir, tmp_path):
+def test_the_sheet_shows_the_edits_and_reclassify_toggles_from_the_effective_relevance(mini_dir, tmp_path, cli):
     """`audit show` applies the stored edits (the export's own function), marks them and lists the history; an undo
     is an edit of its own and the export agrees with the sheet."""
     db = tmp_path / "s.sqlite"
@@ -98,7 +100,7 @@ def test_the_sheet_shows_the_edits_and_reclassify_toggles_from_the_effective_rel
     assert exported == [(lab["arxiv_id"], lab["label"], lab["relevance"]) for lab in sheet()["labels"]]
 
 
-def test_an_added_label_must_name_a_readable_paper_of_the_item_and_a_section_that_resolves(mini_dir, tmp_path):
+def test_an_added_label_must_name_a_readable_paper_of_the_item_and_a_section_that_resolves(mini_dir, tmp_path, cli):
     db = tmp_path / "s.sqlite"
     data = ["--data", str(mini_dir), "--db", str(db)]
 
@@ -123,7 +125,7 @@ def test_an_added_label_must_name_a_readable_paper_of_the_item_and_a_section_tha
     assert [(lab.arxiv_id, lab.section_index, lab.method) for lab in added] == [("2104.05678", 1, "normalised")]
 
 
-def test_a_check_left_unassessed_is_exported_as_null(mini_dir, tmp_path):
+def test_a_check_left_unassessed_is_exported_as_null(mini_dir, tmp_path, cli):
     data = ["--data", str(mini_dir), "--db", str(tmp_path / "s.sqlite")]
     assert cli("verdict", "st_0001", "--verdict", "pass", "--question-ok", "yes", "--reviewer", "ana", *data).returncode == 0
     shown = json.loads(cli("show", "st_0001", *data).stdout)

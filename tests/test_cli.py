@@ -7,12 +7,15 @@ from pathlib import Path
 import pytest
 
 from sandbox.corpus import open_release
+from tests.cli_inprocess import batch
 from workbench.cli import main
 
 
-def cli(*args, db):
-    return subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", *args, "--db", str(db)],
-                          capture_output=True, text=True)
+@pytest.fixture
+def cli(capsys):
+    """`--batch ARGS --db DB` in this process; the tests of a real process boundary (a closed pipe, a terminal, the
+    entry point's imports) start one themselves."""
+    return lambda *args, db: batch(capsys, *args, "--db", str(db))
 
 
 def test_run_then_report_json_contract(tmp_path, capsys):
@@ -31,7 +34,7 @@ def test_run_then_report_json_contract(tmp_path, capsys):
     assert rep["counts"]["search"]["paper_recall"]["all"] == [8, 8]
 
 
-def test_runs_table_and_unknown_run(tmp_path):
+def test_runs_table_and_unknown_run(tmp_path, cli):
     db = tmp_path / "s.sqlite"
     assert cli("run", "--agent", "random", "--run", "r1", "--limit", "4", "--quiet", db=db).returncode == 0
     listing = cli("runs", "--format", "json", db=db)
@@ -43,12 +46,12 @@ def test_runs_table_and_unknown_run(tmp_path):
     assert missing.returncode == 2 and "no run named 'nope'" in missing.stderr
 
 
-def test_report_on_missing_store_is_a_usage_error(tmp_path):
+def test_report_on_missing_store_is_a_usage_error(tmp_path, cli):
     proc = cli("report", "x", db=tmp_path / "none.sqlite")
     assert proc.returncode == 2 and "no store" in proc.stderr
 
 
-def test_bad_slice_exit_2(tmp_path):
+def test_bad_slice_exit_2(tmp_path, cli):
     db = tmp_path / "s.sqlite"
     proc = cli("run", "--agent", "oracle", "--ids", "st_9999", db=db)
     assert proc.returncode == 2 and "unknown item id" in proc.stderr and not db.exists()
@@ -88,10 +91,7 @@ def test_batch_path_never_imports_textual_or_litellm(tmp_path):
 
 def synth_cli(capsys, *args) -> subprocess.CompletedProcess:
     """`--batch synth` in this process (a subprocess per case costs seconds), as a CompletedProcess."""
-    capsys.readouterr()
-    rc = main(["--batch", "synth", *args])
-    captured = capsys.readouterr()
-    return subprocess.CompletedProcess(args, rc, captured.out, captured.err)
+    return batch(capsys, "synth", *args)
 
 
 def test_synth_with_too_few_papers_is_a_usage_error_that_names_enough(tmp_path, capsys):
@@ -271,25 +271,22 @@ def test_llm_flags_are_checked_when_parsed(tmp_path, capsys):
                                          "out to run them all"),
     (["--agent", "oracle", "--ids", " , "], "error: --ids is empty"),
 ], ids=["model", "temperature-range", "text-tools", "timeout", "ids-empty", "ids-commas"])
-def test_flags_that_would_be_ignored_are_refused(tmp_path, argv, message):
+def test_flags_that_would_be_ignored_are_refused(tmp_path, argv, message, cli):
     db = tmp_path / "s.sqlite"
     proc = cli("run", "--quiet", *argv, db=db)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     assert not db.exists()
 
 
-def test_an_unset_key_variable_with_a_base_url_is_warned_about(tmp_path):
+def test_an_unset_key_variable_with_a_base_url_is_warned_about(tmp_path, cli, monkeypatch):
     """A local server may need no key, so the run goes on; a misspelt variable must not pass unnoticed."""
-    import os
-
     from tests.openai_server import FakeOpenAI, tool_reply
 
     brain = lambda req, n: tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))  # noqa: E731
-    env = {k: v for k, v in os.environ.items() if k != "NOPE_KEY"}
+    monkeypatch.delenv("NOPE_KEY", raising=False)
     with FakeOpenAI(brain) as srv:
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model",
-                               "openai/test-model", "--base-url", srv.url, "--api-key-env", "NOPE_KEY", "--limit", "1",
-                               "--quiet", "--db", str(tmp_path / "s.sqlite")], env=env, capture_output=True, text=True)
+        proc = cli("run", "--agent", "llm", "--model", "openai/test-model", "--base-url", srv.url, "--api-key-env",
+                   "NOPE_KEY", "--limit", "1", "--quiet", db=tmp_path / "s.sqlite")
     assert proc.returncode == 0, proc.stderr
     assert (f"warning: --api-key-env NOPE_KEY: that variable is not set; the calls to {srv.url} go without a key"
             in proc.stderr.splitlines())
@@ -299,7 +296,7 @@ def test_an_unset_key_variable_with_a_base_url_is_warned_about(tmp_path):
                                      ["run", "--agent", "oracle", "--run", "o", "--limit", "3", "--quiet"],
                                      ["compare", "o", "o"], ["--help"]],
                          ids=["report", "report-json", "runs", "run", "compare", "help"])
-def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, command):
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, command, cli):
     """`… | head -1`: stdout's pipe closes before the command writes; it used to exit 1 (rich's SystemExit)."""
     import os
 
@@ -315,7 +312,7 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, command):
     assert proc.returncode == 0 and "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
 
 
-def test_declining_delete_on_a_terminal_is_no_error(tmp_path):
+def test_declining_delete_on_a_terminal_is_no_error(tmp_path, cli):
     """Answering no keeps the run: a choice, not a failure (it printed "error: … kept" with exit 2)."""
     import os
     import pty
@@ -336,7 +333,7 @@ def test_declining_delete_on_a_terminal_is_no_error(tmp_path):
     assert json.loads(cli("runs", "--format", "json", db=db).stdout)[0]["name"] == "keep"
 
 
-def test_dry_run_of_a_scripted_agent_costs_nothing_and_counts_what_is_left(tmp_path):
+def test_dry_run_of_a_scripted_agent_costs_nothing_and_counts_what_is_left(tmp_path, cli):
     db = tmp_path / "s.sqlite"
     assert cli("run", "--agent", "oracle", "--run", "part", "--limit", "5", "--quiet", db=db).returncode == 0
     dry = cli("run", "--agent", "oracle", "--run", "part", "--limit", "8", "--replicates", "2", "--dry-run", db=db)

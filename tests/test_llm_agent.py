@@ -16,6 +16,7 @@ from sandbox.prompts import build_prompt, caps_for_ablation
 from sandbox.records import Caps
 from sandbox.runner import Runner, RunSpec
 from storage import Store
+from tests.cli_inprocess import batch
 from tests.conftest import G, S
 from tests.openai_server import FakeOpenAI, Reply, error_reply, raw_reply, seed_of, text_reply, tool_reply, turn_of
 
@@ -349,6 +350,8 @@ def test_the_limit_keeps_counting_the_calls_of_discarded_episodes(demo_corpus, t
 
 
 def test_cli_run_stopped_by_a_limit_is_incomplete_exit_3_and_says_which_flag_to_raise(tmp_path):
+    """In a fresh process: the last line of stderr is the run's own (litellm's state left by other tests in this
+    process may print after it)."""
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(thinking_slowly) as srv:
         cmd = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model", "openai/test-model",
@@ -372,33 +375,30 @@ def test_cli_run_stopped_by_a_limit_is_incomplete_exit_3_and_says_which_flag_to_
         assert json.loads(raised.stdout)["n"] == 10 and [r["name"] for r in Store(db, readonly=True).runs()] == ["lim"]
 
 
-def test_a_cost_limit_needs_prices(demo_corpus, tmp_path):
+def test_a_cost_limit_needs_prices(demo_corpus, tmp_path, capsys):
     from sandbox.agents.llm import ConfigError
 
     with pytest.raises(ConfigError, match="needs prices"):
         Runner(run_spec("http://127.0.0.1:9/v1", "x", max_run_cost=1.0), demo_corpus, Store(tmp_path / "s.sqlite"))
-    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model",
-                           "openai/test-model", "--base-url", "http://127.0.0.1:9/v1", "--max-run-cost", "1",
-                           "--db", str(tmp_path / "c.sqlite")], capture_output=True, text=True)
+    proc = batch(capsys, "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", "http://127.0.0.1:9/v1",
+                 "--max-run-cost", "1", "--db", str(tmp_path / "c.sqlite"))
     assert proc.returncode == 2 and "needs prices" in proc.stderr and "[[pricing]]" in proc.stderr
     assert not (tmp_path / "c.sqlite").exists()
 
 
-def test_cli_llm_run_keeps_the_key_out_of_store_and_output(tmp_path):
+def test_cli_llm_run_keeps_the_key_out_of_store_and_output(tmp_path, capfd, monkeypatch):
+    """The key reaches the provider and no output, file descriptor level included (capfd), nor the store."""
     secret = "sk-test-SECRET-0123456789abcdef"
     brain = lambda req, n: tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))  # noqa: E731
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(brain) as srv:
-        env = dict(os.environ, MY_KEY=secret)
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model",
-                               "openai/test-model", "--base-url", srv.url, "--api-key-env", "MY_KEY", "--limit", "3",
-                               "--run", "llm1", "--db", str(db), "--format", "json"], env=env, capture_output=True,
-                              text=True)
+        monkeypatch.setenv("MY_KEY", secret)
+        proc = batch(capfd, "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", srv.url,
+                     "--api-key-env", "MY_KEY", "--limit", "3", "--run", "llm1", "--db", str(db), "--format", "json")
         assert proc.returncode == 0, proc.stderr
         auth = {k.lower(): v for k, v in srv.headers[0].items()}["authorization"]
         assert auth == f"Bearer {secret}"  # the key did reach the provider
-        export = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "report", "llm1", "--db", str(db),
-                                 "--format", "json"], env=env, capture_output=True, text=True)
+        export = batch(capfd, "report", "llm1", "--db", str(db), "--format", "json")
     report = json.loads(proc.stdout)
     assert report["n"] == 3 and report["model"] == "openai/test-model"
     blob = b"".join(p.read_bytes() for p in tmp_path.glob("s.sqlite*") if p.is_file())  # not the run locks
@@ -429,27 +429,24 @@ def test_quiet_cli_run_leaves_stderr_empty_and_reports_unpriced(tmp_path, monkey
     assert "unpriced" in runs.stdout
 
 
-def test_dry_run_table_lists_the_items(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--dry-run",
-                           "--model", "openai/gpt-4.1", "--limit", "14", "--db", str(tmp_path / "s.sqlite")],
-                          capture_output=True, text=True)
+def test_dry_run_table_lists_the_items(tmp_path, capsys):
+    proc = batch(capsys, "run", "--agent", "llm", "--dry-run", "--model", "openai/gpt-4.1", "--limit", "14", "--db",
+                 str(tmp_path / "s.sqlite"))
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("items: ")][0]
     assert proc.returncode == 0 and line.count("_0") == 12 and line.endswith("… (2 more)")
 
 
-def test_missing_key_is_a_usage_error(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model",
-                           "openai/gpt-4.1", "--db", str(tmp_path / "s.sqlite")], env=env, capture_output=True, text=True)
+def test_missing_key_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    proc = batch(capsys, "run", "--agent", "llm", "--model", "openai/gpt-4.1", "--db", str(tmp_path / "s.sqlite"))
     assert proc.returncode == 2 and "OPENAI_API_KEY" in proc.stderr and not (tmp_path / "s.sqlite").exists()
 
 
-def test_dry_run_prices_known_models_and_says_unpriced(tmp_path):
-    base = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--dry-run", "--limit", "10",
-            "--db", str(tmp_path / "s.sqlite"), "--format", "json"]
-    known = json.loads(subprocess.run(base + ["--model", "openai/gpt-4.1"], capture_output=True, text=True).stdout)
+def test_dry_run_prices_known_models_and_says_unpriced(tmp_path, capsys):
+    base = ["run", "--agent", "llm", "--dry-run", "--limit", "10", "--db", str(tmp_path / "s.sqlite"), "--format", "json"]
+    known = json.loads(batch(capsys, *base, "--model", "openai/gpt-4.1").stdout)
     assert known["episodes"] == 10 and known["cost_usd"] == pytest.approx(10 * (85500 * 2 + 4500 * 8) / 1e6, rel=1e-3)
-    unknown = json.loads(subprocess.run(base + ["--model", "hosted_vllm/my-model"], capture_output=True, text=True).stdout)
+    unknown = json.loads(batch(capsys, *base, "--model", "hosted_vllm/my-model").stdout)
     assert unknown["cost_usd"] is None and unknown["price"] is None
     assert not (tmp_path / "s.sqlite").exists()
 

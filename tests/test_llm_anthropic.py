@@ -4,9 +4,6 @@ What matters is the request body litellm actually sends: extended thinking as th
 sets it (reference §3.13), signed thinking blocks replayed with their tool calls, prompt-cache
 markers where the reference puts them, and top_k where each provider takes it.
 """
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -15,6 +12,7 @@ from sandbox.agents.llm import ConfigError, LLMAgent, LLMConfig
 from sandbox.episode import Episode, RetryPolicy
 from sandbox.prompts import build_prompt
 from sandbox.records import Caps
+from tests.cli_inprocess import batch
 from tests.conftest import G, S
 from tests.openai_server import FakeOpenAI, anthropic_error, anthropic_reply, error_reply, tool_use
 
@@ -75,11 +73,10 @@ def test_a_thinking_budget_at_or_over_max_tokens_is_refused_before_the_run(monke
         LLMConfig(model="anthropic/claude-sonnet-4-5", reasoning_effort="minimal").check()
 
 
-def test_cli_refuses_a_thinking_budget_the_api_would_refuse(tmp_path):
-    env = dict(os.environ, ANTHROPIC_API_KEY="sk-ant-test")
-    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model",
-                           "anthropic/claude-sonnet-4-5", "--reasoning-effort", "high", "--db", str(tmp_path / "s.sqlite")],
-                          env=env, capture_output=True, text=True)
+def test_cli_refuses_a_thinking_budget_the_api_would_refuse(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    proc = batch(capsys, "run", "--agent", "llm", "--model", "anthropic/claude-sonnet-4-5", "--reasoning-effort", "high",
+                 "--db", str(tmp_path / "s.sqlite"))
     assert proc.returncode == 2 and "raise --max-tokens" in proc.stderr and not (tmp_path / "s.sqlite").exists()
 
 

@@ -17,6 +17,7 @@ from sandbox.records import Caps
 from stats import parallel as par
 from storage import Store
 from tests.conftest import G
+from tests.cli_inprocess import batch
 from tests.openai_server import FakeOpenAI, text_reply
 from tests.scripted import ScriptAgent, turn
 from workbench import scaling
@@ -27,49 +28,37 @@ from workbench.views import scaling as scaling_views
 FIXTURE = Path(__file__).resolve().parent / "data" / "general-agentbench-sequential.json"  # shared/data, copied
 
 
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", *args], capture_output=True, text=True)
-
-
-def batch(capsys, *args) -> subprocess.CompletedProcess:
-    """The CLI in this process (no interpreter start-up): exit code, stdout and stderr like `cli`."""
-    capsys.readouterr()
-    code = main(["--batch", *args])
-    out = capsys.readouterr()
-    return subprocess.CompletedProcess(args, code, out.out, out.err)
-
-
-def test_plateau_on_the_general_agentbench_fixture():
-    proc = cli("scale", "plateau", "--scores", str(FIXTURE), "--study", "Gemini-2.5-Flash_search_distraction_all_sequential",
+def test_plateau_on_the_general_agentbench_fixture(capsys):
+    proc = batch(capsys, "scale", "plateau", "--scores", str(FIXTURE), "--study", "Gemini-2.5-Flash_search_distraction_all_sequential",
                "--format", "json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["k_star"] == 2 and out["plateau_budget"] == "64" and out["n"] == 199
     first = out["transitions"][0]
     assert first["d_bar"] == pytest.approx(0.0955, abs=1e-4) and first["c_k"] == pytest.approx(0.0396, abs=5e-4)
-    fpc0 = json.loads(cli("scale", "plateau", "--scores", str(FIXTURE), "--study",
+    fpc0 = json.loads(batch(capsys, "scale", "plateau", "--scores", str(FIXTURE), "--study",
                           "Gemini-2.5-Flash_search_distraction_all_sequential", "--population", "199",
                           "--format", "json").stdout)
     assert fpc0["k_star"] == 4 and fpc0["fpc_zero"]
 
 
-def test_plateau_input_errors(tmp_path):
+def test_plateau_input_errors(tmp_path, capsys):
     bad = tmp_path / "s.csv"
     bad.write_text("item,budget,score\na,8k,1\nb,,0\n")
-    proc = cli("scale", "plateau", "--scores", str(bad))
+    proc = batch(capsys, "scale", "plateau", "--scores", str(bad))
     assert proc.returncode == 2 and "s.csv:3: field 'budget'" in proc.stderr
     nested = tmp_path / "n.json"
     nested.write_text(json.dumps({"x": {"8": {"a": 1}}, "y": {"8": {"a": 1}}}))
-    proc = cli("scale", "plateau", "--scores", str(nested))
+    proc = batch(capsys, "scale", "plateau", "--scores", str(nested))
     assert proc.returncode == 2 and "--study" in proc.stderr
 
 
-def test_plateau_json_booleans_are_json_booleans(tmp_path):
+def test_plateau_json_booleans_are_json_booleans(tmp_path, capsys):
     """A constant transition through the CLI: flags are true/false, never the strings "True"/"False"."""
     path = tmp_path / "c.json"
     path.write_text(json.dumps({"8k": {f"i{i}": 0.2 for i in range(6)}, "16k": {f"i{i}": 0.7 for i in range(6)},
                                 "32k": {f"i{i}": 0.7 for i in range(6)}}))
-    proc = cli("scale", "plateau", "--scores", str(path), "--format", "json", "--boot", "200")
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path), "--format", "json", "--boot", "200")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     up, flat = out["transitions"]
@@ -77,11 +66,11 @@ def test_plateau_json_booleans_are_json_booleans(tmp_path):
     assert out["degenerate_variance"] is True and out["censored"] is False and up["significant"] is True
 
 
-def test_plateau_from_csv_rows(tmp_path):
+def test_plateau_from_csv_rows(tmp_path, capsys):
     rows = ["item,budget,score"] + [f"i{i},{b},{int(b == '16k' or i % 2)}" for i in range(40) for b in ("8k", "16k", "32k")]
     path = tmp_path / "s.csv"
     path.write_text("\n".join(rows))
-    out = json.loads(cli("scale", "plateau", "--scores", str(path), "--format", "json").stdout)
+    out = json.loads(batch(capsys, "scale", "plateau", "--scores", str(path), "--format", "json").stdout)
     assert out["budgets"] == ["8k", "16k", "32k"] and out["accuracy"] == [0.5, 1.0, 0.5]
     assert out["k_star"] == 2  # the 8k → 16k gain is certain; 16k → 32k declines
 
@@ -192,10 +181,8 @@ def test_llm_judge_through_the_local_server(mini_corpus):
     assert "## Trajectory" in first["messages"][1]["content"] and "Submitted answer: B" in first["messages"][1]["content"]
 
 
-def test_continuation_replays_the_lower_level(tmp_path):
+def test_continuation_replays_the_lower_level(tmp_path, capsys):
     """Each token level resumes from the one below: its first turns are the lower level's, minus the forced answer."""
-    import os
-
     from tests.openai_server import seed_of, tool_reply, turn_of
 
     def brain(req, n):
@@ -206,11 +193,9 @@ def test_continuation_replays_the_lower_level(tmp_path):
 
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(brain) as srv:
-        env = dict(os.environ)
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "sequential", "--axis", "tokens",
-                               "--grid", "4k,6k", "--protocol", "continuation", "--agent", "llm", "--model",
-                               "openai/m", "--base-url", srv.url, "--limit", "2", "--run", "c", "--db", str(db),
-                               "--quiet", "--format", "json", "--boot", "500"], capture_output=True, text=True, env=env)
+        proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "4k,6k", "--protocol", "continuation",
+                     "--agent", "llm", "--model", "openai/m", "--base-url", srv.url, "--limit", "2", "--run", "c", "--db",
+                     str(db), "--quiet", "--format", "json", "--boot", "500")
         assert proc.returncode == 0, proc.stderr
         n_requests = len(srv.requests)
     store = Store(db, readonly=True)
@@ -224,9 +209,8 @@ def test_continuation_replays_the_lower_level(tmp_path):
     # replayed turns never reach the model: the high level asked only for the turns after the prefix
     low_calls = sum(len([s for s in store.steps(t["id"]) if s["kind"] == "assistant"]) for t in store.trajectories(low["id"]))
     assert n_requests < 2 * low_calls + 2 * 4
-    bad = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "sequential", "--axis", "points",
-                          "--grid", "6,12", "--protocol", "continuation", "--db", str(tmp_path / "x.sqlite")],
-                         capture_output=True, text=True)
+    bad = batch(capsys, "scale", "sequential", "--axis", "points", "--grid", "6,12", "--protocol", "continuation",
+                "--db", str(tmp_path / "x.sqlite"))
     assert bad.returncode == 2 and "token axis" in bad.stderr and not (tmp_path / "x.sqlite").exists()
 
 
@@ -255,14 +239,14 @@ def test_replicates_with_a_population_use_the_two_stage_bootstrap(tmp_path, caps
     assert off["two_stage"] is False and all(t["c_k"] == t["d_bar"] for t in off["transitions"])
 
 
-def test_a_group_never_mixes_axes_or_protocols(tmp_path):
+def test_a_group_never_mixes_axes_or_protocols(tmp_path, capsys):
     """`--axis tokens --run M` then `--axis points --run M` used to give one plateau over ['5','10','4k','8k']."""
     db = str(tmp_path / "s.sqlite")
     common = ["--run", "M", "--db", db, "--quiet", "--limit", "4", "--format", "json", "--boot", "200"]
-    assert cli("scale", "sequential", "--axis", "tokens", "--grid", "4k,8k", *common).returncode == 0
-    proc = cli("scale", "sequential", "--axis", "points", "--grid", "5,10", *common)
+    assert batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "4k,8k", *common).returncode == 0
+    proc = batch(capsys, "scale", "sequential", "--axis", "points", "--grid", "5,10", *common)
     assert proc.returncode == 2 and "group 'M' already holds the tokens axis (fresh: 4k, 8k)" in proc.stderr
-    proc = cli("scale", "sequential", "--axis", "tokens", "--grid", "4k,8k", "--protocol", "continuation", *common)
+    proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "4k,8k", "--protocol", "continuation", *common)
     assert proc.returncode == 2 and "continuation grid needs another --run name" in proc.stderr
     store = Store(db, readonly=True)
     assert [r["name"] for r in store.runs_in_group("M")] == ["M@4k", "M@8k"]  # nothing was added
@@ -277,7 +261,7 @@ def test_a_group_never_mixes_axes_or_protocols(tmp_path):
         "ablation": "full", "seed": 0, "replicates": 1, "caps": {}, "version": "t", "prompt_hash": None,
         "group_name": "M", "config": {"scaling": spec.scaling}})
     writable.close()
-    proc = cli("scale", "plateau", "--group", "M", "--db", db)
+    proc = batch(capsys, "scale", "plateau", "--group", "M", "--db", db)
     assert proc.returncode == 2 and "mixes the tokens axis (fresh: 4k, 8k) and the points axis (fresh: 5)" in proc.stderr
 
 
@@ -472,11 +456,9 @@ def test_levels_report_stops_reach_and_degenerate_budgets(tmp_path, capsys):
     assert "never reached: 16k" in table and "≤ overhead" in table and "6 (6 STOP)" in table
 
 
-def test_continuation_levels_report_marginal_and_chain_cost(tmp_path):
+def test_continuation_levels_report_marginal_and_chain_cost(tmp_path, capsys, monkeypatch):
     """Continuation: a level's tokens include its replayed prefix, its cost does not; the report shows both the
     level's own spend and the chain's (priced from our table: gpt-4.1-mini at $0.40 / $1.60 per M tokens)."""
-    import os
-
     from tests.openai_server import tool_reply, turn_of
 
     def brain(req, n):  # context 3000, 4000, 5000, … tokens; 20 completion tokens per call; a wrong answer
@@ -487,11 +469,10 @@ def test_continuation_levels_report_marginal_and_chain_cost(tmp_path):
 
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(brain) as srv:
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "sequential", "--axis",
-                               "tokens", "--grid", "4k,6k", "--protocol", "continuation", "--agent", "llm", "--model",
-                               "openai/gpt-4.1-mini", "--base-url", srv.url, "--limit", "2", "--run", "c", "--db",
-                               str(db), "--quiet", "--format", "json", "--boot", "200"],
-                              capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY="sk-test"))
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "4k,6k", "--protocol", "continuation",
+                     "--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url, "--limit", "2", "--run",
+                     "c", "--db", str(db), "--quiet", "--format", "json", "--boot", "200")
     assert proc.returncode == 0, proc.stderr
     low, high = json.loads(proc.stdout)["levels"]
     # 4k: calls at 3000, 4000 (EXTEND) and 5000 (over: the answer stands) → 12,060 tokens, $0.004896 per item
@@ -775,9 +756,8 @@ def test_scores_file_nits_are_refused(tmp_path, capsys, name, content, args, mes
 
 @pytest.mark.parametrize("boot", ["0", "1"])
 def test_boot_has_one_bound(tmp_path, capsys, boot):
-    with pytest.raises(SystemExit) as info:
-        batch(capsys, "scale", "plateau", "--scores", "x.json", "--boot", boot)
-    assert info.value.code == 2 and "--boot: must be at least 2" in capsys.readouterr().err
+    proc = batch(capsys, "scale", "plateau", "--scores", "x.json", "--boot", boot)  # argparse exits: code 2
+    assert proc.returncode == 2 and "--boot: must be at least 2" in proc.stderr
 
 
 def test_a_parallel_interval_that_cannot_vary_says_so_instead_of_printing_a_point(tmp_path, capsys):

@@ -242,7 +242,7 @@ def test_direct_labels_resolve_to_the_section_stating_the_fact_and_the_oracle_re
         corpus.close()
 
 
-def test_the_quick_start_notes_the_deliberate_defects_and_warns_about_nothing(tmp_path, capsys):
+def test_the_quick_start_notes_the_deliberate_defects_and_warns_about_nothing(tmp_path, capsys, fresh_cache):
     rc = main(["--batch", "run", "--data", "builtin", "--agent", "heuristic", "--run", "quickstart",
                "--db", str(tmp_path / "x.db"), "--quiet"])
     err = capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import tomllib
 
+import pytest
 from textual.widgets import DataTable, Input, Select
 
 from tui_support import make_app, settle
@@ -792,28 +793,29 @@ async def test_at_80_columns_the_play_screen_keeps_help_and_the_palette(seeded, 
         assert {"Leaderboard", "Cancel / back", "Help"} <= set(footer_keys(app))
 
 
-async def test_the_launch_form_fits_any_terminal_with_its_buttons_and_messages_in_view(seeded):
+@pytest.mark.parametrize("size", [(80, 24), (80, 40), (100, 30), (120, 36), (160, 50)], ids=lambda s: "x".join(map(str, s)))
+async def test_the_launch_form_fits_any_terminal_with_its_buttons_and_messages_in_view(seeded, size):
+    """One case per terminal size (they were one loop: the suite's longest test, run to the end by one worker)."""
     from textual.geometry import Region
 
-    for size in ((80, 24), (80, 40), (100, 30), (120, 36), (160, 50)):
-        app = make_app()
-        async with app.run_test(size=size) as pilot:
-            await pilot.pause()
-            # five errors: the longest message area
-            app.action_new_run({"agent": "llm", "budget": "x", "max_turns": "y", "max_tokens": "z", "workers": "0"})
-            await pilot.pause()
-            form = app.screen
-            screen = Region(0, 0, *size)
-            for selector in ("#start", "#cancel", "#launch-messages"):
-                assert screen.contains_region(form.query_one(selector).region), (size, selector)
-            fields = form.query_one("#launch-form")
-            for field in ("#dataset_kind", "#name"):  # every field can be brought into view
-                form.query_one(field).focus()
-                for _ in range(20):  # focusing scrolls it into view once the layout has settled (a few refreshes)
-                    await pilot.pause()
-                    if fields.region.contains_region(form.query_one(field).region):
-                        break
-                assert fields.region.contains_region(form.query_one(field).region), (size, field)
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        # five errors: the longest message area
+        app.action_new_run({"agent": "llm", "budget": "x", "max_turns": "y", "max_tokens": "z", "workers": "0"})
+        await pilot.pause()
+        form = app.screen
+        screen = Region(0, 0, *size)
+        for selector in ("#start", "#cancel", "#launch-messages"):
+            assert screen.contains_region(form.query_one(selector).region), (size, selector)
+        fields = form.query_one("#launch-form")
+        for field in ("#dataset_kind", "#name"):  # every field can be brought into view
+            form.query_one(field).focus()
+            for _ in range(20):  # focusing scrolls it into view once the layout has settled (a few refreshes)
+                await pilot.pause()
+                if fields.region.contains_region(form.query_one(field).region):
+                    break
+            assert fields.region.contains_region(form.query_one(field).region), (size, field)
 
 
 async def test_notifications_show_text_with_brackets_as_it_is(seeded):
