@@ -168,8 +168,9 @@ def work(path: str, scratch: str) -> dict[str, Any]:
 
 
 def use_worker(path: Path) -> bool:
-    """A worker process for a large graphs file when a core is free for it (AGENTHOP_IMPORT_WORKER=on|off forces
-    the choice): on a machine whose cores are all busy the two processes only take turns, and measured no faster."""
+    """A worker process for a large graphs file when a core is mostly free for it (AGENTHOP_IMPORT_WORKER=on|off
+    forces the choice): on a machine whose cores are all busy the two processes only take turns, and measured no
+    faster; with half a core or more free it pays (2 cores at load 1.15: 3.7 s against 5.9 s in-process)."""
     forced = os.environ.get("AGENTHOP_IMPORT_WORKER", "auto")
     if forced in ("on", "off"):
         return forced == "on"
@@ -179,7 +180,7 @@ def use_worker(path: Path) -> bool:
         load = os.getloadavg()[0]
     except OSError:
         return False
-    return load <= (os.cpu_count() or 1) - 1
+    return load < (os.cpu_count() or 1) - 0.5
 
 if __name__ == "__main__":
     import pickle

@@ -174,6 +174,8 @@ def test_the_worker_is_used_for_a_large_graphs_file_only_when_a_core_is_free(tmp
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     monkeypatch.setattr("os.getloadavg", lambda: (0.8, 0.8, 0.8))
     assert graph_import.use_worker(big) and not graph_import.use_worker(small)
+    monkeypatch.setattr("os.getloadavg", lambda: (1.2, 1.0, 1.0))  # most of a core free: the worker still pays
+    assert graph_import.use_worker(big)
     monkeypatch.setattr("os.getloadavg", lambda: (1.6, 1.0, 1.0))  # both cores busy: the processes would take turns
     assert not graph_import.use_worker(big)
     monkeypatch.setenv("AGENTHOP_IMPORT_WORKER", "on")
