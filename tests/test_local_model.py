@@ -115,6 +115,7 @@ def closed_port() -> int:
 
 
 def _run_once(demo_corpus, tmp_path, model: str, options: dict):
+    """One item through the runner; (its result, the run's row, every trajectory stored, final or not)."""
     import asyncio
 
     from sandbox.episode import RetryPolicy
@@ -125,27 +126,61 @@ def _run_once(demo_corpus, tmp_path, model: str, options: dict):
     spec = RunSpec(name="dead", dataset="builtin", agent="llm", model=model, limit=1, workers=1, attempt_backoff_s=0,
                    retry=RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0),
                    agent_options=options)
-    asyncio.run(Runner(spec, demo_corpus, store).run())
-    run_id = store.run("dead")["id"]
-    return store.trajectories(run_id, final_only=False)
+    result = asyncio.run(Runner(spec, demo_corpus, store).run())
+    run = store.run("dead")
+    return result, run, store.trajectories(run["id"], final_only=False)
+
+
+def _llm_run(db, url: str, client: str) -> list[str]:
+    return ["--batch", "run", "--agent", "llm", "--model", "openai/smollm2", "--base-url", url, "--client", client,
+            "--limit", "3", "--run", "dead", "--db", str(db), "--quiet", "--format", "json"]
 
 
 @pytest.mark.parametrize("client", ["native", "litellm"])
-def test_a_closed_local_port_ends_the_episode_at_once_with_a_clear_message(demo_corpus, tmp_path, client):
-    """A refused connection was transient: ten backoffs (2 s … 60 s), then two more attempts of the sample, minutes
-    per item against a server that was not there. On this machine, nothing listening is not a busy server; the
-    same from either client."""
+def test_a_closed_local_port_ends_the_episode_at_once_with_a_clear_message(tmp_path, capsys, client):
+    """A refused connection on this machine (a vLLM/sglang server still loading, a crashed llama.cpp server) used
+    to end each item as a final `error` within seconds: the whole run counted wrong, and a resume, which redoes
+    only unfinished items, could not repair it. Now the run stops at once, interrupted and resumable, saying
+    where nothing listens; a resume against the live server runs every item. The same from either client."""
+    import time
+
+    from storage import Store
+    from tests.openai_server import FakeOpenAI, tool_reply
+
+    db = tmp_path / "s.sqlite"
     url = f"http://127.0.0.1:{closed_port()}/v1"
-    [t] = _run_once(demo_corpus, tmp_path, "openai/smollm2", {"base_url": url, "client": client})
-    assert (t["termination"], t["error_kind"], t["transient_retries"], t["attempt"]) == ("error", "unreachable", 0, 0)
-    assert t["error"] == f"nothing is listening at {url} (connection refused)"
+    began = time.monotonic()
+    rc = main(_llm_run(db, url, client))
+    took = time.monotonic() - began
+    out, err = capsys.readouterr()
+    assert rc == 3 and took < 30  # ExitCode.INCOMPLETE, no backoff (10 retries and 3 attempts took minutes)
+    assert (f"stopped early: the model server is unreachable: nothing is listening at {url} (connection refused); "
+            "the run is incomplete (0 of 3)") in err
+    report = json.loads(out)
+    assert report["n"] == 0 and not any(report["terminations"].values())  # nothing counted wrong
+    with Store(db) as store:
+        run = store.run("dead")
+        assert run["status"] == "interrupted" and url in run["note"]
+        assert store.trajectories(run["id"], final_only=False) == []  # the episodes cut short stay unfinished
+
+    submit = lambda req, n: tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))  # noqa: E731
+    with FakeOpenAI(submit) as srv:
+        assert main(_llm_run(db, srv.url, client)) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["n"] == 3 and report["terminations"]["answer"] == 3 and report["accuracy"] is not None
+    with Store(db) as store:
+        run = store.run("dead")
+        assert run["status"] == "done"
+        assert sorted((t["attempt"], t["final"]) for t in store.trajectories(run["id"], final_only=False)) == [(0, 1)] * 3
 
 
 def test_a_stopped_local_model_server_is_named_with_its_log(stand_in, demo_corpus, tmp_path):
-    [t] = _run_once(demo_corpus, tmp_path, "local/smollm2", {})  # the stand-in listens nowhere
+    result, run, stored = _run_once(demo_corpus, tmp_path, "local/smollm2", {})  # the stand-in listens nowhere
     log = stand_in.server_log("smollm2")
-    assert t["error_kind"] == "unreachable" and t["error"].startswith("nothing is listening at http://127.0.0.1:")
-    assert t["error"].endswith(f"(connection refused); the local model server is not answering, its log: {log}")
+    assert (result["status"], result["done"], stored) == ("interrupted", 0, [])
+    assert result["unreachable"].startswith("nothing is listening at http://127.0.0.1:")
+    assert result["unreachable"].endswith(f"(connection refused); the local model server is not answering, its log: {log}")
+    assert run["note"] == f"the model server is unreachable: {result['unreachable']}"
 
 
 def test_only_a_refusal_on_this_machine_is_unreachable():
