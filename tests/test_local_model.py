@@ -98,6 +98,25 @@ def test_the_server_logs_to_a_file_in_the_state_dir_not_to_the_terminal(stand_in
     assert server.process.returncode == 0  # it leaves when its stdin closes
 
 
+def test_a_dead_server_is_stopped_before_another_starts(stand_in):
+    """A server that died was replaced with its pipes left open and one more exit hook per restart; now the one
+    stop path closes it first, and one hook stops whatever servers the process has at exit."""
+    import atexit
+
+    stand_in.serve("smollm2")
+    dead = stand_in._SERVERS["smollm2"].process
+    dead.kill()
+    dead.wait()
+    hooks = atexit._ncallbacks()
+    second = stand_in.serve("smollm2")
+    assert dead.stdin.closed and dead.stdout.closed
+    assert atexit._ncallbacks() == hooks
+    server = stand_in._SERVERS["smollm2"]
+    assert server.process is not dead and server.process.poll() is None and second == server.url
+    stand_in._stop_all()
+    assert server.process.returncode == 0 and server.process.stdout.closed
+
+
 def test_a_server_that_fails_to_start_says_so_and_where_its_log_is(stand_in, monkeypatch):
     monkeypatch.setenv("STAND_IN_FAILS", "1")
     with pytest.raises(stand_in.LocalModelUnavailable, match=r"exited \(code 1\) before it listened; its log: .*"
