@@ -225,3 +225,54 @@ def test_only_a_refusal_on_this_machine_is_unreachable():
     for url in ("http://10.0.0.5:8000/v1", "https://api.example.org/v1", None):
         assert not refused_locally(refused, url), url
     assert not refused_locally(chained(TimeoutError("timed out")), "http://127.0.0.1:8000/v1")
+
+
+def test_the_episodes_in_flight_end_as_on_ctrl_c_and_the_tui_says_why(demo_corpus, tmp_path):
+    """One episode meets the closed port while another waits on its model: that one is cancelled, as on Ctrl-C or
+    a run-wide limit (left unfinished, redone on resume), and the TUI's job ends with the same reason."""
+    import asyncio
+
+    from sandbox.agents.llm import llm_factory
+    from sandbox.runner import Runner, RunSpec
+    from storage import Store
+    from workbench.tui.jobs import RunJob
+
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    spec = RunSpec(name="dead", dataset="builtin", agent="llm", model="openai/smollm2", limit=2, workers=2,
+                   agent_options={"base_url": url, "client": "native"})
+
+    class Waiting:
+        """An agent whose model never answers (a call in flight)."""
+
+        name = "waiting"
+
+        async def act(self, messages, tools):
+            await asyncio.Event().wait()
+
+    class Mixed:
+        """The first item's agent waits; the second's calls the closed port."""
+
+        def __init__(self):
+            self.llm = llm_factory(spec)
+
+        def __call__(self, item, replicate, attempt):
+            return Waiting() if item.id == demo_corpus.items[0].id else self.llm(item, replicate, attempt)
+
+        async def aclose(self):
+            await self.llm.aclose()
+
+    store = Store(tmp_path / "s.sqlite")
+    # bounded: before, the waiting episode was never cancelled and the run never ended
+    result = asyncio.run(asyncio.wait_for(Runner(spec, demo_corpus, store, factory=Mixed()).run(), 60))
+    assert (result["status"], result["done"]) == ("interrupted", 0) and url in result["stop_reason"]
+    run_id = store.run("dead")["id"]
+    assert store.trajectories(run_id, final_only=False) == []
+    assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE run_id = ?", (run_id,)).fetchone()[0] == 2
+    store.close()
+
+    job = RunJob(RunSpec(name="tui", dataset="builtin", agent="llm", model="openai/smollm2", limit=3,
+                         agent_options={"base_url": url, "client": "native"}), tmp_path / "s.sqlite", tmp_path / "cache")
+    assert asyncio.run(job.execute())["status"] == "interrupted"
+    snap = job.monitor.snapshot()
+    assert snap.status == "interrupted"
+    assert snap.message == f"the model server is unreachable: nothing is listening at {url} (connection refused)"
