@@ -153,7 +153,7 @@ class Episode:
             try:
                 turn = await self._call_model()
             except InfrastructureError as exc:
-                self.error, self.error_kind = str(exc), exc.kind  # infra, or unreachable (not retried)
+                self.error, self.error_kind = str(exc), exc.kind  # infra, or unreachable (the runner stops the run)
                 await self._emit("error", text=f"Infrastructure error: {exc}")
                 return "error"
             except NonTransientModelError as exc:

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sandbox.agents.base import Agent
+from sandbox.agents.base import Agent, ServerUnreachable
 from sandbox.agents.continuation import PREFIX_MARK, ContinuationAgent, prefix_turns
 from sandbox.agents.estimated import EstimatedUsage
 from sandbox.agents.human import is_human
@@ -211,6 +211,7 @@ class Runner:
         self.run_cost = 0.0
         self.halted = False
         self.limit_hit: str | None = None  # "tokens" | "cost": which run-wide limit stopped the run
+        self.unreachable: str | None = None  # the error of the model server that refused a connection (run stopped)
         self._workers: list[asyncio.Task] = []
 
     def prepare(self) -> tuple[int, list[tuple[Item, int]], int]:
@@ -339,7 +340,7 @@ class Runner:
                 await asyncio.shield(close())
             self.on_event(RunEvent("finished", done=self.done, planned=self.planned, correct=self.correct))
         return {"run_id": run_id, "status": status, "stop_reason": self.stop_reason, "limit": self.limit_hit,
-                "done": self.done,
+                "unreachable": self.unreachable, "done": self.done,
                 "planned": self.planned,
                 "correct": self.correct, "skipped": skipped, "elapsed_s": time.monotonic() - started}
 
@@ -384,11 +385,22 @@ class Runner:
         return None
 
     def _halt(self, reason: str) -> None:
-        """A limit is crossed: cancel the episodes in flight now. They stay unfinished, so a resume redoes them."""
+        """A run-wide stop (a limit crossed, the model server gone): cancel the episodes in flight now. They stay
+        unfinished, so a resume redoes them."""
         self.halted = True
         self.request_stop(reason)
         for task in self._workers:
             task.cancel()
+
+    def _server_gone(self, error: str | None) -> None:
+        """The model server on this machine refused a connection (`ServerUnreachable`): every other item would end
+        the same way within seconds, as a final error counted wrong that a resume never redoes. So the run stops
+        as on a run-wide limit (interrupted, resumable), with the server's address (and a local model's log) as
+        the reason; the episode that hit it is left unfinished like the ones cancelled here."""
+        if self.unreachable is None:
+            self.unreachable = error or "connection refused"
+        if not self.halted:
+            self._halt(f"the model server is unreachable: {self.unreachable}")
 
     async def _worker(self, queue: asyncio.Queue[tuple[Item, int]]) -> None:
         while not queue.empty() and not self.stop_requested:
@@ -434,6 +446,10 @@ class Runner:
             except BaseException:  # cancelled (Ctrl-C, a run-wide limit): what it spent stays counted
                 commit()
                 raise
+            if traj.error_kind == ServerUnreachable.kind:  # not final: a resume runs this item again
+                commit()
+                self._server_gone(traj.error)
+                return
             retry = (traj.termination == "error" and traj.error_kind in RETRYABLE
                      and attempt + 1 < self.spec.max_attempts and not self.stop_requested)
             record = asdict(traj)

@@ -98,6 +98,25 @@ def test_the_server_logs_to_a_file_in_the_state_dir_not_to_the_terminal(stand_in
     assert server.process.returncode == 0  # it leaves when its stdin closes
 
 
+def test_a_dead_server_is_stopped_before_another_starts(stand_in):
+    """A server that died was replaced with its pipes left open and one more exit hook per restart; now the one
+    stop path closes it first, and one hook stops whatever servers the process has at exit."""
+    import atexit
+
+    stand_in.serve("smollm2")
+    dead = stand_in._SERVERS["smollm2"].process
+    dead.kill()
+    dead.wait()
+    hooks = atexit._ncallbacks()
+    second = stand_in.serve("smollm2")
+    assert dead.stdin.closed and dead.stdout.closed
+    assert atexit._ncallbacks() == hooks
+    server = stand_in._SERVERS["smollm2"]
+    assert server.process is not dead and server.process.poll() is None and second == server.url
+    stand_in._stop_all()
+    assert server.process.returncode == 0 and server.process.stdout.closed
+
+
 def test_a_server_that_fails_to_start_says_so_and_where_its_log_is(stand_in, monkeypatch):
     monkeypatch.setenv("STAND_IN_FAILS", "1")
     with pytest.raises(stand_in.LocalModelUnavailable, match=r"exited \(code 1\) before it listened; its log: .*"
@@ -115,6 +134,7 @@ def closed_port() -> int:
 
 
 def _run_once(demo_corpus, tmp_path, model: str, options: dict):
+    """One item through the runner; (its result, the run's row, every trajectory stored, final or not)."""
     import asyncio
 
     from sandbox.episode import RetryPolicy
@@ -125,27 +145,61 @@ def _run_once(demo_corpus, tmp_path, model: str, options: dict):
     spec = RunSpec(name="dead", dataset="builtin", agent="llm", model=model, limit=1, workers=1, attempt_backoff_s=0,
                    retry=RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0),
                    agent_options=options)
-    asyncio.run(Runner(spec, demo_corpus, store).run())
-    run_id = store.run("dead")["id"]
-    return store.trajectories(run_id, final_only=False)
+    result = asyncio.run(Runner(spec, demo_corpus, store).run())
+    run = store.run("dead")
+    return result, run, store.trajectories(run["id"], final_only=False)
+
+
+def _llm_run(db, url: str, client: str) -> list[str]:
+    return ["--batch", "run", "--agent", "llm", "--model", "openai/smollm2", "--base-url", url, "--client", client,
+            "--limit", "3", "--run", "dead", "--db", str(db), "--quiet", "--format", "json"]
 
 
 @pytest.mark.parametrize("client", ["native", "litellm"])
-def test_a_closed_local_port_ends_the_episode_at_once_with_a_clear_message(demo_corpus, tmp_path, client):
-    """A refused connection was transient: ten backoffs (2 s … 60 s), then two more attempts of the sample, minutes
-    per item against a server that was not there. On this machine, nothing listening is not a busy server; the
-    same from either client."""
+def test_a_closed_local_port_ends_the_episode_at_once_with_a_clear_message(tmp_path, capsys, client):
+    """A refused connection on this machine (a vLLM/sglang server still loading, a crashed llama.cpp server) used
+    to end each item as a final `error` within seconds: the whole run counted wrong, and a resume, which redoes
+    only unfinished items, could not repair it. Now the run stops at once, interrupted and resumable, saying
+    where nothing listens; a resume against the live server runs every item. The same from either client."""
+    import time
+
+    from storage import Store
+    from tests.openai_server import FakeOpenAI, tool_reply
+
+    db = tmp_path / "s.sqlite"
     url = f"http://127.0.0.1:{closed_port()}/v1"
-    [t] = _run_once(demo_corpus, tmp_path, "openai/smollm2", {"base_url": url, "client": client})
-    assert (t["termination"], t["error_kind"], t["transient_retries"], t["attempt"]) == ("error", "unreachable", 0, 0)
-    assert t["error"] == f"nothing is listening at {url} (connection refused)"
+    began = time.monotonic()
+    rc = main(_llm_run(db, url, client))
+    took = time.monotonic() - began
+    out, err = capsys.readouterr()
+    assert rc == 3 and took < 30  # ExitCode.INCOMPLETE, no backoff (10 retries and 3 attempts took minutes)
+    assert (f"stopped early: the model server is unreachable: nothing is listening at {url} (connection refused); "
+            "the run is incomplete (0 of 3)") in err
+    report = json.loads(out)
+    assert report["n"] == 0 and not any(report["terminations"].values())  # nothing counted wrong
+    with Store(db) as store:
+        run = store.run("dead")
+        assert run["status"] == "interrupted" and url in run["note"]
+        assert store.trajectories(run["id"], final_only=False) == []  # the episodes cut short stay unfinished
+
+    submit = lambda req, n: tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))  # noqa: E731
+    with FakeOpenAI(submit) as srv:
+        assert main(_llm_run(db, srv.url, client)) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["n"] == 3 and report["terminations"]["answer"] == 3 and report["accuracy"] is not None
+    with Store(db) as store:
+        run = store.run("dead")
+        assert run["status"] == "done"
+        assert sorted((t["attempt"], t["final"]) for t in store.trajectories(run["id"], final_only=False)) == [(0, 1)] * 3
 
 
 def test_a_stopped_local_model_server_is_named_with_its_log(stand_in, demo_corpus, tmp_path):
-    [t] = _run_once(demo_corpus, tmp_path, "local/smollm2", {})  # the stand-in listens nowhere
+    result, run, stored = _run_once(demo_corpus, tmp_path, "local/smollm2", {})  # the stand-in listens nowhere
     log = stand_in.server_log("smollm2")
-    assert t["error_kind"] == "unreachable" and t["error"].startswith("nothing is listening at http://127.0.0.1:")
-    assert t["error"].endswith(f"(connection refused); the local model server is not answering, its log: {log}")
+    assert (result["status"], result["done"], stored) == ("interrupted", 0, [])
+    assert result["unreachable"].startswith("nothing is listening at http://127.0.0.1:")
+    assert result["unreachable"].endswith(f"(connection refused); the local model server is not answering, its log: {log}")
+    assert run["note"] == f"the model server is unreachable: {result['unreachable']}"
 
 
 def test_only_a_refusal_on_this_machine_is_unreachable():
@@ -171,3 +225,54 @@ def test_only_a_refusal_on_this_machine_is_unreachable():
     for url in ("http://10.0.0.5:8000/v1", "https://api.example.org/v1", None):
         assert not refused_locally(refused, url), url
     assert not refused_locally(chained(TimeoutError("timed out")), "http://127.0.0.1:8000/v1")
+
+
+def test_the_episodes_in_flight_end_as_on_ctrl_c_and_the_tui_says_why(demo_corpus, tmp_path):
+    """One episode meets the closed port while another waits on its model: that one is cancelled, as on Ctrl-C or
+    a run-wide limit (left unfinished, redone on resume), and the TUI's job ends with the same reason."""
+    import asyncio
+
+    from sandbox.agents.llm import llm_factory
+    from sandbox.runner import Runner, RunSpec
+    from storage import Store
+    from workbench.tui.jobs import RunJob
+
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    spec = RunSpec(name="dead", dataset="builtin", agent="llm", model="openai/smollm2", limit=2, workers=2,
+                   agent_options={"base_url": url, "client": "native"})
+
+    class Waiting:
+        """An agent whose model never answers (a call in flight)."""
+
+        name = "waiting"
+
+        async def act(self, messages, tools):
+            await asyncio.Event().wait()
+
+    class Mixed:
+        """The first item's agent waits; the second's calls the closed port."""
+
+        def __init__(self):
+            self.llm = llm_factory(spec)
+
+        def __call__(self, item, replicate, attempt):
+            return Waiting() if item.id == demo_corpus.items[0].id else self.llm(item, replicate, attempt)
+
+        async def aclose(self):
+            await self.llm.aclose()
+
+    store = Store(tmp_path / "s.sqlite")
+    # bounded: before, the waiting episode was never cancelled and the run never ended
+    result = asyncio.run(asyncio.wait_for(Runner(spec, demo_corpus, store, factory=Mixed()).run(), 60))
+    assert (result["status"], result["done"]) == ("interrupted", 0) and url in result["stop_reason"]
+    run_id = store.run("dead")["id"]
+    assert store.trajectories(run_id, final_only=False) == []
+    assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE run_id = ?", (run_id,)).fetchone()[0] == 2
+    store.close()
+
+    job = RunJob(RunSpec(name="tui", dataset="builtin", agent="llm", model="openai/smollm2", limit=3,
+                         agent_options={"base_url": url, "client": "native"}), tmp_path / "s.sqlite", tmp_path / "cache")
+    assert asyncio.run(job.execute())["status"] == "interrupted"
+    snap = job.monitor.snapshot()
+    assert snap.status == "interrupted"
+    assert snap.message == f"the model server is unreachable: nothing is listening at {url} (connection refused)"

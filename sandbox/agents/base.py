@@ -41,9 +41,9 @@ class InfrastructureError(ModelError):
 
 
 class ServerUnreachable(InfrastructureError):
-    """Nothing listens at a server on this machine (connection refused): it is not running, and no wait brings it
-    back. The episode ends at once and the sample is not retried (ten backoffs and three attempts took minutes
-    per item against a stopped local model server)."""
+    """Nothing listens at a server on this machine (connection refused): it is not running (or still loading), and
+    no backoff brings it back (ten backoffs and three attempts took minutes per item). The episode ends at once and
+    the runner stops the whole run, interrupted and resumable, leaving that episode unfinished (`Runner._server_gone`)."""
 
     kind = "unreachable"
 

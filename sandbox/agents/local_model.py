@@ -80,18 +80,27 @@ def server_log(name: str) -> Path:
 
 
 def serve(name: str, n_ctx: int = 8192) -> str:
-    """The base URL of a running server for `name`, starting it on first use."""
+    """The base URL of a running server for `name`, starting it on first use, and again when it has died (the
+    dead one's pipes closed first, by `stop`)."""
     with _LOCK:
         running = _SERVERS.get(name)
-        if running is not None and running.process.poll() is None:
-            return running.url
+        if running is not None:
+            if running.process.poll() is None:
+                return running.url
+            stop(_SERVERS.pop(name).process)
         path = check_installed(name)
         argv = [sys.executable, "-m", "sandbox.agents.local_server", str(path), str(n_ctx)]
         log = server_log(name)
         process, address = start_logged(argv, log, START_TIMEOUT_S, env=_child_env())
         _SERVERS[name] = LocalServer(process, address.rstrip("/") + "/v1", log)
-        atexit.register(stop, process)
         return _SERVERS[name].url
+
+
+@atexit.register
+def _stop_all() -> None:
+    """At exit, stop the servers this process runs: one hook for all of them, however often one was restarted."""
+    for server in list(_SERVERS.values()):
+        stop(server.process)
 
 
 def _child_env() -> dict[str, str]:

@@ -5,8 +5,9 @@ opens and closes), and one module per command group: `run` (run, scale), `result
 leaderboard, export, rename, delete), `data` (synth, items, audit, import-reference), `reach` (serve-mcp, merge).
 
 Exit status: 0 success, 2 bad input (dataset, flags, run conflicts; nothing written),
-1 an internal failure (with a traceback), 3 a run stopped incomplete by --max-run-tokens/--max-run-cost, 130 interrupted (128 + the signal: 143 SIGTERM, 129 SIGHUP). The `--batch` path never
-imports textual, and litellm only when an LLM agent runs.
+1 an internal failure (with a traceback), 3 a run stopped incomplete by --max-run-tokens/--max-run-cost or by a
+model server on this machine that refuses connections, 130 interrupted (128 + the signal: 143 SIGTERM, 129 SIGHUP).
+The `--batch` path never imports textual, and litellm only when an LLM agent runs.
 """
 from __future__ import annotations
 

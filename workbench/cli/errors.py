@@ -14,7 +14,7 @@ class ExitCode(IntEnum):
     OK = 0
     INTERNAL = 1  # our bug: a traceback
     USAGE = 2  # bad input: one line, nothing written
-    INCOMPLETE = 3  # a run stopped by --max-run-tokens / --max-run-cost
+    INCOMPLETE = 3  # a run stopped by --max-run-tokens / --max-run-cost, or by an unreachable model server
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT); SIGTERM and SIGHUP give 128 + their number
 
 

@@ -104,14 +104,20 @@ def execute(spec, corpus, store, quiet: bool) -> dict[str, Any]:
         flag = LIMIT_FLAGS[result["limit"]]
         sys.stderr.write(f"stopped early: {result['stop_reason']}; the run is incomplete ({result['done']} of "
                          f"{result['planned']}): raise {flag} and run the command again to continue\n")
+    elif result.get("unreachable"):  # a rerun redoes the episodes it cut short, once the server listens again
+        sys.stderr.write(f"stopped early: {result['stop_reason']}; the run is incomplete ({result['done']} of "
+                         f"{result['planned']}): start the server (or wait until it listens) and run the same "
+                         "command again to continue\n")
     elif result.get("stop_reason"):
         sys.stderr.write(f"stopped early: {result['stop_reason']}; run the same command again to continue\n")
     return result
 
 
 def finished_status(*results: dict[str, Any]) -> int:
-    """0, or ExitCode.INCOMPLETE when a run-wide limit left a run unfinished (a script must not take it for done)."""
-    return ExitCode.INCOMPLETE if any(r.get("limit") and r["done"] < r["planned"] for r in results) else ExitCode.OK
+    """0, or ExitCode.INCOMPLETE when a run-wide limit or an unreachable model server left a run unfinished (a
+    script must not take it for done)."""
+    stopped = any((r.get("limit") or r.get("unreachable")) and r["done"] < r["planned"] for r in results)
+    return ExitCode.INCOMPLETE if stopped else ExitCode.OK
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -80,7 +80,7 @@ class RunJob:
             self._seed(store)
             self.runner = Runner(self.spec, corpus, store, on_event=self.monitor.feed)
             self.result = await self.runner.run()
-            self.monitor.finish(self.result["status"])
+            self.monitor.finish(self.result["status"], self.result["stop_reason"])  # a limit, a server gone
             return self.result
         except asyncio.CancelledError:
             self.monitor.finish("interrupted", "cancelled: finished trajectories are stored; launch the same run to resume")
