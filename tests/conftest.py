@@ -10,6 +10,7 @@ from sandbox import synth
 from sandbox.corpus import open_release
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: without xdist (`-p no:xdist`) it is simply not called
 def pytest_xdist_auto_num_workers(config) -> int:
     """`pytest -n auto` starts two workers per core, not one: many tests spend wall time waiting (Pilot timers, the
     HTTP and MCP servers, child processes), so one worker per core leaves cores idle. Measured on 2 cores: 5:07 with
@@ -18,6 +19,14 @@ def pytest_xdist_auto_num_workers(config) -> int:
 
     return 2 * (os.cpu_count() or 1)
 
+
+
+def pytest_configure(config) -> None:
+    """With workers, tests are handed out by work stealing rather than in fixed chunks, so both cores stay busy to
+    the end (the longest tests no longer finish alone). Set here rather than in addopts, where `--dist` would break
+    `pytest -p no:xdist`."""
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "worksteal"
 
 @pytest.fixture(scope="session")
 def shared_cache(tmp_path_factory) -> Path:
