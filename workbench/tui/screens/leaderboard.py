@@ -14,8 +14,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
 
 
@@ -45,7 +46,7 @@ class LeaderboardScreen(Screen):
         yield LeaderboardTable(id="leaderboard-table", cursor_type="row", zebra_stripes=True,
                                fixed_columns=LEADERBOARD_FIXED)
         yield Static("", id="leaderboard-note")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.action_reload()

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, ProgressBar, Static
+from textual.widgets import DataTable, ProgressBar, Static
 
 from sandbox.records import recorded_limits
 from workbench.tui.widgets.meters import level, level_style, meter_text
@@ -21,6 +21,7 @@ from workbench.tui.monitor import RunMonitor, Snapshot
 from workbench.tui.widgets.tables import EpisodeTable, clear_rows, column_room
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.transcript import TranscriptView, build_entries
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.views.cells import fraction, usd
 
 REFRESH_HZ = 10
@@ -87,7 +88,7 @@ class LiveScreen(Screen):
         yield EpisodeTable(id="live-episodes", cursor_type="row", cursor_foreground_priority="renderable")
         yield Static(" enter on an episode follows its transcript", id="follow-title")
         yield TranscriptView(id="live-transcript", placeholder="no episode followed")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

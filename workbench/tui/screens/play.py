@@ -27,7 +27,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, DataTable, Footer, Input, OptionList, Static
+from textual.widgets import ContentSwitcher, DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from sandbox.datasets import dataset_key
@@ -40,6 +40,7 @@ from workbench.tui.widgets.stepview import DEFAULT_CAPS
 from workbench.tui.widgets.toolform import (ANSWER_RULE, FIELDS, OPTIONAL, PLACEHOLDERS, TOOLS, AnswerInput, ArgForm,
                                            ArgInput, FormTitle, tool_palette)
 from workbench.tui.widgets.transcript import Entry, Gold, TranscriptView, as_record, build_entries
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.views.cells import counted
 
 clock = time.monotonic  # the item timer's clock (tests freeze it)
@@ -127,7 +128,7 @@ class PlayScreen(Screen):
                     yield Static("", id="reveal-title")
                     yield DataTable(id="reveal-table", cursor_type="row", zebra_stripes=True)
                     yield Static("", id="reveal-hint")
-        yield Footer()
+        yield KeysFooter()
 
     def _field(self, name: str) -> ArgInput:
         extra: dict[str, Any] = {}

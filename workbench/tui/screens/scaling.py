@@ -25,7 +25,7 @@ from textual.binding import Binding
 from textual.color import Color
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from workbench.views.figures import parallel_figure, plateau_figure
@@ -33,6 +33,7 @@ from workbench.views.scaling import (LEVEL_COLUMNS, Palette, c_k_text, cost_cell
                                      level_cells, parallel_cells, parallel_columns, parallel_csv, spent, transition_csv,
                                      trials_note, verdicts_note)
 from workbench.tui.widgets.plaintext import clip, sanitize
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.paths import export_dir
 
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
@@ -235,7 +236,7 @@ class ScalingScreen(Screen):
                 yield PlotView(id="scaling-plot")
                 yield DataTable(id="scaling-table", cursor_type="row", show_cursor=False)
                 yield DataTable(id="scaling-levels", cursor_type="row", show_cursor=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#scaling-title", Static).update(Text(" Scaling · sequential plateaus and parallel sampling",

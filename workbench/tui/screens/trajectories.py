@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from sandbox.agents.registry import measures_tokens
 from sandbox.datasets import dataset_label
@@ -23,6 +23,7 @@ from sandbox.datasets import dataset_label
 from workbench.tui.widgets.diagnostics import DiagnosticsPanel
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.tables import Column, RowTable, TrajectoryTable, clicked_sort
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.views.cells import fraction, usd
 
 COLUMNS = (Column("item", "ITEM"), Column("rep", "REP", "right"), Column("type", "TYPE"),
@@ -111,7 +112,7 @@ class RunScreen(Screen):
                 yield TrajectoryTable(COLUMNS, id="trajectory-table")
             with TabPane("2 Diagnostics", id="diagnostics"):
                 yield DiagnosticsPanel(self.run_name, id="diagnostics-panel")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(RowTable)

@@ -3,7 +3,7 @@
 At 80 columns the palette hint and a screen's full set of keys do not both fit, and the hint is how a new user
 finds every action. So below the app's `-narrow` breakpoint (112 columns) the keys a screen names in
 `FOOTER_WIDE_ONLY` (binding ids) give their room to it; `?` lists them with the rest, and they answer as before.
-A screen without wide-only keys keeps Textual's own footer.
+Every screen uses it (a screen without wide-only keys draws exactly Textual's footer), for the rebuilds it saves.
 """
 from __future__ import annotations
 
@@ -18,7 +18,20 @@ WIDE_ONLY = "-wide-only"  # the class themes/workbench.tcss hides on a -narrow s
 
 
 class KeysFooter(Footer):
-    """Textual's footer, with the keys of the screen's `FOOTER_WIDE_ONLY` binding ids marked `-wide-only`."""
+    """Textual's footer, with the keys of the screen's `FOOTER_WIDE_ONLY` binding ids marked `-wide-only`, rebuilt
+    only when what it shows changes: Textual's rebuilds every key widget on every focus change, though moving between
+    widgets that bind the same keys (the fields of a form, the rows of two tables) changes nothing it draws."""
+
+    _drawn: tuple | None = None  # what the footer showed at its last rebuild (`_showing`)
+
+    def bindings_changed(self, screen) -> None:
+        rebuilds = screen.app.app_focus and self.is_attached and screen is self.screen  # as Textual's footer decides
+        showing = _showing(screen) if rebuilds else None
+        if rebuilds and self._bindings_ready and showing == self._drawn:
+            return
+        if rebuilds:
+            self._drawn = showing
+        super().bindings_changed(screen)
 
     def compose(self) -> ComposeResult:
         wide_only = getattr(self.screen, "FOOTER_WIDE_ONLY", frozenset())
@@ -27,3 +40,9 @@ class KeysFooter(Footer):
             if FooterKey is not None and isinstance(widget, FooterKey) and ids.get(widget.key) in wide_only:
                 widget.add_class(WIDE_ONLY)
             yield widget
+
+
+def _showing(screen) -> tuple:
+    """Everything of a screen's active bindings a footer draws: key, action, words, state, tooltip, group."""
+    return tuple((key, b.binding.action, b.binding.description, b.binding.show, b.enabled, b.tooltip,
+                  b.binding.group, b.binding.id) for key, b in screen.active_bindings.items())
