@@ -22,14 +22,10 @@ def delivered_read(delivered: Any, arxiv_id: str | None, section_index: int | No
     return None
 
 
-def stored_reads(steps: Mapping[str, list[Any]]) -> Iterator[dict[str, Any]]:
-    """The delivered reads among a run's stored steps, one dict of their fields each (`Store.delivered_steps` gives
-    them as one list per field): what the hops' backfill and the hops report both walk."""
-    names = tuple(steps)
-    for row in zip(*steps.values()):
-        step = dict(zip(names, row))
-        if delivered_read(step["delivered"], step["arxiv_id"], step["section_index"]) is not None:
-            yield step
+def stored_reads(steps: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
+    """The delivered reads among a run's stored steps (`Store.delivered_steps`): what the hops' backfill and the
+    hops report both walk."""
+    return (s for s in steps if delivered_read(s["delivered"], s["arxiv_id"], s["section_index"]) is not None)
 
 
 def paper_flags(item: Item, reads: Iterable[tuple[str, int]]) -> tuple[bool, bool]:

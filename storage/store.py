@@ -452,10 +452,10 @@ class Store:
         Answered from the (run_id, final, status) index, so it costs well under a millisecond however big the
         store; `data_version` moves on any commit by anyone, this only when this run moves on."""
         row = self.conn.execute(
-            "SELECT r.status, (SELECT COUNT(id) FROM trajectories WHERE run_id = r.id AND final = 1 AND status = 'done'), "
-            "(SELECT MAX(id) FROM trajectories WHERE run_id = r.id AND final = 1 AND status = 'done'), "
-            "r.label_resolution, r.hop_rule FROM runs r WHERE r.id = ?", (run_id,)).fetchone()
-        return tuple(row) if row else (None, 0, None, None, None)
+            "SELECT r.status, COUNT(t.id), MAX(t.id), r.label_resolution, r.hop_rule FROM runs r "
+            "LEFT JOIN trajectories t ON t.run_id = r.id AND t.final = 1 AND t.status = 'done' WHERE r.id = ?",
+            (run_id,)).fetchone()
+        return tuple(row)
 
     def trajectory_list(self, run_id: int) -> list[dict[str, Any]]:
         """Finished final trajectories of a run with only the columns a list needs (no texts, no sequences)."""
@@ -570,23 +570,17 @@ class Store:
                 [[f.get(k) for k in self.SECTION_FLAGS] + [tid, run_id] for tid, f in flags])
             self.conn.execute("UPDATE runs SET label_resolution = ? WHERE id = ?", (label_resolution, run_id))
 
-    DELIVERED_FIELDS = ("trajectory_id", "item_id", "depth", "idx", "paper_id", "arxiv_id", "section_index",
-                        "delivered", "hop")
-
-    def delivered_steps(self, run_id: int, final_only: bool = True) -> dict[str, list[Any]]:
-        """The tool steps of a run's finished trajectories whose call delivered text, one list per field of
-        `DELIVERED_FIELDS` (the trajectory's item and depth with each), in order; no step text is read. Which of
-        them are reads is the sandbox's to say (`sandbox.recall.delivered_read`); this only leaves out the steps
-        that cannot be."""
-        cols = ", ".join(f"s.{f}" for f in self.DELIVERED_FIELDS if f not in ("item_id", "depth"))
+    def delivered_steps(self, run_id: int, final_only: bool = True) -> list[dict[str, Any]]:
+        """The tool steps of a run's finished trajectories whose call delivered text, in order, each with its
+        trajectory's item and depth; no step text is read. Which of them are reads is the sandbox's to say
+        (`sandbox.recall.stored_reads`); this only leaves out the steps that cannot be."""
         cond = "AND t.final = 1" if final_only else ""
         rows = self.conn.execute(
-            f"SELECT t.item_id, t.depth, {cols} FROM trajectories t JOIN steps s ON s.trajectory_id = t.id "
+            "SELECT s.trajectory_id, t.item_id, t.depth, s.idx, s.paper_id, s.arxiv_id, s.section_index, s.delivered, "
+            "s.hop FROM trajectories t JOIN steps s ON s.trajectory_id = t.id "
             f"WHERE t.run_id = ? AND t.status = 'done' {cond} AND s.kind = 'tool' AND s.delivered = 1 "
             "ORDER BY t.id, s.idx", (run_id,)).fetchall()
-        names = ("item_id", "depth") + tuple(f for f in self.DELIVERED_FIELDS if f not in ("item_id", "depth"))
-        columns = [list(col) for col in zip(*rows)] if rows else [[] for _ in names]
-        return {name: columns[names.index(name)] for name in self.DELIVERED_FIELDS}
+        return [dict(r) for r in rows]
 
     def set_step_hops(self, run_id: int, hops: list[tuple[int, int, int | None]], hop_rule: str) -> None:
         """Write the hop of each (trajectory id, step index) and record the rule they were computed under, in one
