@@ -172,14 +172,12 @@ def _chosen(value: Any) -> bool:
 def _bound_problems(request: LaunchRequest) -> list[tuple[str, str]]:
     """The numbers past `workbench.limits`' bounds (the same bounds the CLI's number types apply when parsing)."""
     found = []
-    for key in RUN_BOUNDS:
-        value = getattr(request, key, None)
-        if value is not None and out_of_bounds(key, value):
-            found.append((key, out_of_bounds(key, value)))
-    for key in FLOAT_BOUNDS:
-        value = getattr(request, key, None)
-        if value is not None and float_out_of_bounds(key, value):
-            found.append((key, float_out_of_bounds(key, value)))
+    for bounds, problem_of in ((RUN_BOUNDS, out_of_bounds), (FLOAT_BOUNDS, float_out_of_bounds)):
+        for key in bounds:
+            value = getattr(request, key, None)
+            problem = problem_of(key, value) if value is not None else None
+            if problem:
+                found.append((key, problem))
     return found
 
 
