@@ -34,13 +34,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 SERVER = """
-import json, sys, time
+import gc, json, sys
+gc.disable()  # the server keeps every request body: its collections would stall every reply, which is not ours to measure
 sys.path.insert(0, {root!r})
 from tests.openai_server import FakeOpenAI, tool_reply, seed_of, turn_of
 calls = {calls}
-arrivals = []
 def brain(req, n):
-    arrivals.append(time.monotonic())
     t = turn_of(req)
     if t == 0:
         return tool_reply(("get_references", {{"paper_id": seed_of(req)}}), prompt_tokens=2000)
@@ -51,7 +50,7 @@ srv = FakeOpenAI(brain, latency_s={latency})
 srv.__enter__()
 print(srv.url, flush=True)
 sys.stdin.read()
-print(json.dumps(arrivals), flush=True)
+print(json.dumps(srv.timings), flush=True)
 """
 
 
@@ -75,6 +74,7 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.0)
     ap.add_argument("--calls", type=int, default=4)
     ap.add_argument("--episodes", type=int, default=0, help="limit (default: all items)")
+    ap.add_argument("--replicates", type=int, default=1, help="episodes per item (a longer run on the same data)")
     ap.add_argument("--preset", choices=("demo", "paper"), default="demo")
     ap.add_argument("--cache", help="where the paper preset's release and corpus cache are kept between runs")
     ap.add_argument("--client", choices=("auto", "native", "litellm"), default="auto")
@@ -120,7 +120,7 @@ def main() -> None:
     try:
         store = Store(work / "store.sqlite")
         spec = RunSpec(name="bench", dataset=str(root), agent="llm", model="openai/bench-model", workers=args.workers,
-                       limit=args.episodes or None, agent_options={"base_url": url, "client": args.client})
+                       limit=args.episodes or None, replicates=args.replicates, agent_options={"base_url": url, "client": args.client})
         t, cpu0 = time.monotonic(), time.process_time()
         runner = Runner(spec, corpus, store)
         result = asyncio.run(runner.run())
@@ -130,12 +130,12 @@ def main() -> None:
         server_cpu = process_cpu_s(server.pid)
     finally:
         server.stdin.close()
-        arrivals = json.loads(server.stdout.readline() or "[]")
+        timings = json.loads(server.stdout.readline() or "[]")
         server.wait()
         shutil.rmtree(work, ignore_errors=True)  # the run's store: one per invocation, never read again
     calls = result["done"] * args.calls
-    phases = call_phases(arrivals, t, t_end, args.workers, args.latency)
-    print(json.dumps({"items": args.items, "workers": args.workers, "latency_s": args.latency,
+    phases = call_phases(timings, t, t_end, args.workers, args.latency)
+    print(json.dumps({"items": args.items, "replicates": args.replicates, "workers": args.workers, "latency_s": args.latency,
                       "episodes": result["done"], "seconds": round(dt, 2), "episodes_per_s": round(result["done"] / dt, 1),
                       "model_calls_per_s": round(calls / dt, 1), "ms_per_call_per_worker": round(dt / calls * args.workers * 1000, 2),
                       "cpu_ms_per_call": round(cpu / calls * 1000, 2),
@@ -148,8 +148,8 @@ def main() -> None:
                       "preset": args.preset, "peak_mb": round(peak_mb(), 1)}, indent=1))
 
 
-def call_phases(arrivals: list[float], start: float, end: float, workers: int, latency: float) -> dict:
-    """Where a latency-bound run's wall time goes, from the times the server received each call.
+def call_phases(timings: list[list[float]], start: float, end: float, workers: int, latency: float) -> dict:
+    """Where a latency-bound run's wall time goes, from when the server read each call and wrote its reply.
 
     The whole-run rate (calls / wall time) counts the ramp-up (no call is in flight until the
     first episode has been set up, and the workers' first calls leave one after another) and the
@@ -157,13 +157,14 @@ def call_phases(arrivals: list[float], start: float, end: float, workers: int, l
     amortises both, a 10-wave run does not. So the steady rate is also given: the calls the server
     received between the 10th and the 90th percentile of arrival times, per second of that window.
     `overhead_ms_per_call` is what each call costs a worker beyond the server's latency in that
-    window (workers / steady rate − latency): our client, engine and event loop, the network and
-    the test server's own scheduling.
+    window (workers / steady rate − latency): our client, engine and event loop, and the network.
+    `server_hold_ms` is how long the server really held a call (read to reply written): the latency
+    asked for, unless the server itself fell behind.
     """
-    n = len(arrivals)
+    n = len(timings)
     if n < 10 or not latency:
         return {}
-    arrivals = sorted(arrivals)
+    arrivals = sorted(arrived for arrived, _ in timings)
     lo, hi = arrivals[n // 10], arrivals[(9 * n) // 10]
     steady = ((9 * n) // 10 - n // 10) / (hi - lo) if hi > lo else None
     ideal = workers / latency
@@ -172,6 +173,7 @@ def call_phases(arrivals: list[float], start: float, end: float, workers: int, l
             "steady_calls_per_s": round(steady, 1) if steady else None,
             "steady_share_of_ideal": round(steady / ideal, 3) if steady else None,
             "overhead_ms_per_call": round((workers / steady - latency) * 1000, 1) if steady else None,
+            "server_hold_ms": round(sum(sent - arrived for arrived, sent in timings) / n * 1000, 1),
             "ramp_up_s": round(arrivals[min(workers, n) - 1] - start, 3),
             "tail_s": round(end - arrivals[-1] - latency, 3)}
 
@@ -223,7 +225,7 @@ def compare(variants: list[str], rounds: int, flags: list[str]) -> None:
         ideal = results[v][0].get("ideal_calls_per_s")
         if ideal:
             summary[v]["share_of_ideal_call_rate"] = round(summary[v]["model_calls_per_s"] / ideal, 3)
-            for key in ("steady_share_of_ideal", "overhead_ms_per_call", "ramp_up_s", "tail_s"):
+            for key in ("steady_share_of_ideal", "overhead_ms_per_call", "server_hold_ms", "ramp_up_s", "tail_s"):
                 got = [row[key] for row in results[v] if row.get(key) is not None]
                 if got:  # an older checkout's bench does not report them
                     summary[v][key] = statistics.median(got)
