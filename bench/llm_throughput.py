@@ -51,7 +51,8 @@ srv = FakeOpenAI(brain, latency_s={latency})
 srv.__enter__()
 print(srv.url, flush=True)
 sys.stdin.read()
-print(json.dumps(srv.timings), flush=True)
+with srv.lock:
+    print(json.dumps(srv.timings), flush=True)
 """
 
 

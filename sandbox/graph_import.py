@@ -176,11 +176,14 @@ def use_worker(path: Path) -> bool:
         return forced == "on"
     if path.stat().st_size < WORKER_MIN_BYTES:
         return False
+    cores = os.cpu_count() or 1
+    if cores < 2:  # one core: the worker and the importer could only take turns
+        return False
     try:
         load = os.getloadavg()[0]
     except OSError:
         return False
-    return load < (os.cpu_count() or 1) - 0.5
+    return load < cores - 0.5
 
 if __name__ == "__main__":
     import pickle

@@ -388,7 +388,9 @@ class Runner:
         """A run-wide stop (a limit crossed, the model server gone): cancel the episodes in flight now. They stay
         unfinished, so a resume redoes them."""
         self.halted = True
-        self.request_stop(reason)
+        self.stop_requested = True
+        # what ended the run comes first: a stop asked for before (finish the episodes in flight) is overtaken
+        self.stop_reason = reason if self.stop_reason is None else f"{reason} (after: {self.stop_reason})"
         for task in self._workers:
             task.cancel()
 

@@ -178,6 +178,9 @@ def test_the_worker_is_used_for_a_large_graphs_file_only_when_a_core_is_free(tmp
     assert graph_import.use_worker(big)
     monkeypatch.setattr("os.getloadavg", lambda: (1.6, 1.0, 1.0))  # both cores busy: the processes would take turns
     assert not graph_import.use_worker(big)
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    monkeypatch.setattr("os.getloadavg", lambda: (0.0, 0.0, 0.0))  # one idle core: still only turns to take
+    assert not graph_import.use_worker(big)
     monkeypatch.setenv("AGENTHOP_IMPORT_WORKER", "on")
     assert graph_import.use_worker(small)
 

@@ -276,3 +276,20 @@ def test_the_episodes_in_flight_end_as_on_ctrl_c_and_the_tui_says_why(demo_corpu
     snap = job.monitor.snapshot()
     assert snap.status == "interrupted"
     assert snap.message == f"the model server is unreachable: nothing is listening at {url} (connection refused)"
+
+
+def test_an_unreachable_server_after_a_graceful_stop_is_named_first(demo_corpus, tmp_path):
+    """A stop asked for in the TUI lets the episodes in flight finish; if the server then refuses one of them, the
+    run is cut short by the server, not by the user: the note (TUI title, `runs`, the CLI's message) says so
+    first. It used to keep only "stopped by the user", and the CLI then advised starting the server unexplained."""
+    from sandbox.runner import Runner, RunSpec
+    from storage import Store
+
+    spec = RunSpec(name="r", dataset="builtin", agent="llm", model="openai/m", limit=1,
+                   agent_options={"base_url": "http://127.0.0.1:9/v1"})
+    runner = Runner(spec, demo_corpus, Store(tmp_path / "s.sqlite"))
+    runner.request_stop()
+    runner._server_gone("nothing is listening at http://127.0.0.1:9/v1 (connection refused)")
+    assert runner.stop_reason == ("the model server is unreachable: nothing is listening at http://127.0.0.1:9/v1 "
+                                  "(connection refused) (after: stopped by the user)")
+    assert runner.halted and runner.unreachable.startswith("nothing is listening")

@@ -772,3 +772,21 @@ def test_a_parallel_interval_that_cannot_vary_says_so_instead_of_printing_a_poin
     assert main(argv) == 0
     table = capsys.readouterr().out
     assert "no variation" in table and "[0.0, 0.0]" not in table
+
+
+def test_a_sequential_sweep_stops_at_the_first_level_cut_short(tmp_path, capsys):
+    """A level stopped early (here: nothing listens at the model's address) ends the sweep: the next level of a
+    continuation sweep would start that level's unfinished items afresh and store them as final, and a rerun could
+    never redo them. Rerunning the command resumes the level, then runs the rest."""
+    from tests.test_local_model import closed_port
+
+    db = tmp_path / "s.sqlite"
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    rc = main(["--batch", "scale", "sequential", "--axis", "tokens", "--grid", "2000,4000,8000", "--protocol",
+               "continuation", "--agent", "llm", "--model", "openai/m", "--base-url", url, "--client", "native",
+               "--run", "g", "--limit", "2", "--db", str(db), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 3  # ExitCode.INCOMPLETE
+    assert "the sweep stopped at g@2000: not run yet: g@4000, g@8000; run the same command again to continue" in err
+    with Store(db, readonly=True) as store:
+        assert [(r["name"], r["status"]) for r in store.runs_in_group("g")] == [("g@2000", "interrupted")]

@@ -185,10 +185,32 @@ def cmd_scale(args: argparse.Namespace) -> int:
         specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
         store = _held(Store(paths.store_path(args.db)))
         scaling.check_group(store, base.name, specs)
-        results = [execute(spec, corpus, store, args.quiet) for spec in specs]
+        results = []
+        for spec in specs:
+            results.append(execute(spec, corpus, store, args.quiet))
+            if _cut_short(results[-1]):
+                return _sweep_stopped(spec.name, specs[len(results):], results)
         print_plateau(scaling.group_plateau(store, base.name, **_plateau_options(args)), args.format)
         return finished_status(*results)
     return _scale_parallel(args)
+
+
+def _cut_short(result: dict[str, Any]) -> bool:
+    """A level that stopped before its last item (a run-wide limit or an unreachable model server; a signal ends the
+    command instead)."""
+    return bool(result["stop_reason"]) and result["done"] < result["planned"]
+
+
+def _sweep_stopped(level: str, rest: list, results: list[dict[str, Any]]) -> int:
+    """A sweep stops at the first level cut short: under the continuation protocol the next level would start that
+    level's unfinished items afresh (they have no prefix) and store them as final, and a rerun could never redo
+    them; under any protocol the same limit or dead server would cut the next levels short too. Rerunning the
+    command resumes the level and then runs the rest."""
+    names = ", ".join(spec.name for spec in rest)
+    if names:
+        sys.stderr.write(f"the sweep stopped at {level}: not run yet: {names}; run the same command again to "
+                         "continue\n")
+    return finished_status(*results)
 
 
 def _scale_parallel(args: argparse.Namespace) -> int:
