@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.stats import norm
 
 from stats.bootstrap import resample_counts
 from stats.significance import sign_test
@@ -350,14 +349,22 @@ def _two_stage_replicates(prep: _Prepared, d_bar: np.ndarray, fpc: float, n_boot
 # decisions
 
 
+def _normal():
+    """scipy's standard normal, imported on first use: importing scipy.stats costs about a second, which a
+    process that only imports this module (the CLI, the TUI, each test process) need not pay."""
+    from scipy.stats import norm
+
+    return norm
+
+
 def _z(alpha: float, m: int) -> float:
-    return float(norm.ppf(1 - alpha / m))
+    return float(_normal().ppf(1 - alpha / m))
 
 
 def _normal_p(d_bar: float, scale: float) -> float:
     """One-sided normal-theory p-value of d̄ > 0 given its (FPC-scaled) bootstrap SE."""
     if scale > 0:
-        return float(norm.sf(d_bar / scale))
+        return float(_normal().sf(d_bar / scale))
     return 0.0 if d_bar > 0 else 1.0
 
 
@@ -625,7 +632,7 @@ def _transitions(budgets: Sequence[BudgetLabel], diffs: np.ndarray, d_bar: np.nd
     m = diffs.shape[1]
     p_normal = [_normal_p(float(d_bar[k]), float(scale[k])) for k in range(m)]
     levels = _levels(p_normal, alpha, correction)
-    z = [float(norm.ppf(1 - level)) for level in levels]
+    z = [float(_normal().ppf(1 - level)) for level in levels]
     c_k = [float(d_bar[k] - z[k] * scale[k]) for k in range(m)]
     significant, tested = _step_down(p_normal, [c > 0 for c in c_k], correction)
     improved = [int((diffs[:, k] > 0).sum()) for k in range(m)]

@@ -28,6 +28,14 @@ def pytest_configure(config) -> None:
     if getattr(config.option, "dist", "no") == "load":
         config.option.dist = "worksteal"
 
+@pytest.fixture(scope="session", autouse=True)
+def _css_parsed_once() -> None:
+    """Each Textual stylesheet is parsed once per test process, not again by every app (see the helper)."""
+    from tests.textual_private import share_parsed_css
+
+    share_parsed_css()
+
+
 @pytest.fixture(scope="session")
 def shared_cache(tmp_path_factory) -> Path:
     """One corpus cache per test process: the built-in benchmark is generated and imported into it once (a quarter

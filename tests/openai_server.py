@@ -141,7 +141,9 @@ class FakeOpenAI:
 
         self.httpd = Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # `shutdown` waits for the serving loop to look at its flag, which it does once per poll interval: the
+        # default half second made every `with FakeOpenAI(...)` block end up to 0.5 s after its last request.
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
 
     @property
     def root(self) -> str:

@@ -57,17 +57,15 @@ def test_bad_slice_exit_2(tmp_path, cli):
     assert proc.returncode == 2 and "unknown item id" in proc.stderr and not db.exists()
 
 
-def test_synth_writes_a_loadable_release(tmp_path):
+def test_synth_writes_a_loadable_release(tmp_path, capsys):
     out = tmp_path / "bench"
-    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "synth", "--out", str(out), "--seed", "3",
-                           "--items", "12", "--papers", "80"], capture_output=True, text=True)
+    proc = synth_cli(capsys, "--out", str(out), "--seed", "3", "--items", "12", "--papers", "80")
     assert proc.returncode == 0, proc.stderr
     corpus, report = open_release(out, tmp_path / "cache")
     assert report.items == 12 and report.papers == 80
     kinds = {(i.kind, i.depth) for i in corpus.items}
     assert kinds == {("st", 1), ("st", 2), ("mt", 1), ("mt", 2)}
-    again = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "synth", "--out", str(out)],
-                           capture_output=True, text=True)
+    again = synth_cli(capsys, "--out", str(out))
     assert again.returncode == 2 and "not empty" in again.stderr
 
 

@@ -1,17 +1,19 @@
 """`import-reference` and `export` from the command line: the same functions, exit codes for user mistakes."""
 import json
-import subprocess
-import sys
 
+import pytest
+
+from tests.cli_inprocess import batch
 from tests.interop_data import logs, write_experiment, write_interop_release
 
 
-def cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", *args], capture_output=True, text=True,
-                          env=env)
+@pytest.fixture
+def cli(capsys):
+    """`--batch ARGS` in this process: no process boundary is under test here."""
+    return lambda *args: batch(capsys, *args)
 
 
-def test_import_then_export_summary_and_jsonl(tmp_path):
+def test_import_then_export_summary_and_jsonl(tmp_path, cli):
     release = write_interop_release(tmp_path / "release")
     exp = write_experiment(tmp_path / "experiments" / "gpt-4.1", logs())
     db = str(tmp_path / "s.sqlite")
@@ -32,7 +34,7 @@ def test_import_then_export_summary_and_jsonl(tmp_path):
     assert report["dataset"] == str(release.resolve())  # recorded as every run records it, so filters match
 
 
-def test_import_errors_are_usage_errors(tmp_path):
+def test_import_errors_are_usage_errors(tmp_path, cli):
     release = write_interop_release(tmp_path / "release")
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -42,7 +44,7 @@ def test_import_errors_are_usage_errors(tmp_path):
     assert proc.returncode == 2
 
 
-def test_export_warns_on_stderr_when_the_replay_mismatched(tmp_path):
+def test_export_warns_on_stderr_when_the_replay_mismatched(tmp_path, cli):
     import copy
 
     release = write_interop_release(tmp_path / "release")

@@ -6,6 +6,7 @@ leave the same transcript, ledger and report as the same agent run in-process on
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import signal
@@ -16,18 +17,24 @@ from pathlib import Path
 
 import pytest
 
-mcp = pytest.importorskip("mcp")
-import mcp_types as types  # noqa: E402
-from mcp import Client, StdioServerParameters  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
+from sandbox.agents.registry import make_scripted
+from sandbox.datasets import open_dataset
+from sandbox.prompts import TOOL_SCHEMAS
+from sandbox.records import Caps
+from storage import Store
+from workbench import paths
+from workbench.cli import main
 
-from sandbox.agents.registry import make_scripted  # noqa: E402
-from sandbox.datasets import open_dataset  # noqa: E402
-from sandbox.prompts import TOOL_SCHEMAS  # noqa: E402
-from sandbox.records import Caps  # noqa: E402
-from storage import Store  # noqa: E402
-from workbench import paths  # noqa: E402
-from workbench.cli import main  # noqa: E402
+# The SDK is imported by the tests that use it, not here: every test process collects this module, and importing
+# the SDK costs about a second, paid only by the process that runs these tests.
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("mcp") is None, reason="the mcp SDK is not installed")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _sdk_imported() -> None:
+    """The SDK is imported before any test of the module swaps sys.stderr for `capsys`: its stdio client takes
+    sys.stderr at import as the server's error log, which must be a real file."""
+    import mcp.client.stdio  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMING = {"wall_time", "wall_time_s", "elapsed_s", "started_at", "finished_at", "completed_at"}
@@ -39,11 +46,16 @@ def serve_args(db: Path, run: str = "m", *extra: str) -> list[str]:
 
 
 def stdio(db: Path, run: str = "m", *extra: str) -> StdioServerParameters:
+    from mcp import StdioServerParameters
+
     return StdioServerParameters(command=sys.executable, args=serve_args(db, run, *extra), env=dict(os.environ),
                                  cwd=str(ROOT))
 
 
 def client(server, name: str = "heuristic") -> Client:
+    import mcp_types as types
+    from mcp import Client
+
     return Client(server, client_info=types.Implementation(name=name, version="1"), read_timeout_seconds=60)
 
 
@@ -179,6 +191,9 @@ def test_control_texts_protocol_texts_and_the_token_legend(tmp_path, capsys):
 
 
 def test_bad_input_is_refused_or_answered_never_a_crash(tmp_path):
+    import mcp_types as types
+    from mcp.shared.exceptions import MCPError
+
     db = tmp_path / "s.db"
 
     async def session():

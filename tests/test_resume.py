@@ -9,6 +9,7 @@ import time
 import pytest
 
 from storage import Store
+from tests.cli_inprocess import batch
 from tests.held_run import count_in_store, hold, release
 
 CMD = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", "builtin", "--agent", "heuristic",
@@ -69,14 +70,13 @@ def test_sigkill_and_resume(tmp_path):
     assert store.run("k")["status"] == "done"
 
 
-def test_resume_refuses_a_different_config(tmp_path):
+def test_resume_refuses_a_different_config(tmp_path, capsys):
     db = tmp_path / "s.sqlite"
-    base = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "oracle", "--run", "x", "--db", str(db),
-            "--limit", "3", "--quiet"]
-    assert subprocess.run(base, capture_output=True).returncode == 0
-    proc = subprocess.run(base + ["--budget", "20"], capture_output=True, text=True)
+    base = ["run", "--agent", "oracle", "--run", "x", "--db", str(db), "--limit", "3", "--quiet"]
+    assert batch(capsys, *base).returncode == 0
+    proc = batch(capsys, *base, "--budget", "20")
     assert proc.returncode == 2 and "different configuration" in proc.stderr and "caps" in proc.stderr
-    again = subprocess.run(base + ["--limit", "5", "--format", "json"], capture_output=True, text=True)
+    again = batch(capsys, *base, "--limit", "5", "--format", "json")
     assert again.returncode == 0 and '"n": 5' in again.stdout  # extending the slice resumes
 
 

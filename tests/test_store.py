@@ -6,6 +6,7 @@ import pytest
 
 from storage import Store, StoreError
 from storage.schema import MIGRATIONS, SCHEMA_VERSION, migrate
+from tests.cli_inprocess import batch
 
 
 def test_a_version_1_store_migrates_forward(tmp_path):
@@ -117,15 +118,11 @@ def test_read_only_open_of_an_older_store_migrates_it(tmp_path):
 
 
 @pytest.mark.parametrize("command", [["runs"], ["report", "x"]])
-def test_cli_on_a_file_that_is_not_a_store_exits_2(tmp_path, command):
-    import subprocess
-    import sys
-
+def test_cli_on_a_file_that_is_not_a_store_exits_2(tmp_path, command, capsys):
     for name, content in (("notdb.sqlite", b"hello, not a database\n" * 50), ("empty.sqlite", b"")):
         path = tmp_path / name
         path.write_bytes(content)
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", *command, "--db", str(path)],
-                              capture_output=True, text=True)
+        proc = batch(capsys, *command, "--db", str(path))
         assert proc.returncode == 2, proc.stderr
         assert "not a workbench store" in proc.stderr and "Traceback" not in proc.stderr
         assert path.read_bytes() == content  # a read never writes
@@ -156,11 +153,8 @@ def test_run_progress_moves_only_with_that_runs_finished_trajectories_and_its_me
                                      ["delete", "a", "--yes"], ["audit", "verdict", "st_0001", "--verdict", "pass",
                                                                 "--reviewer", "me"]],
                          ids=["run", "rename", "delete", "audit"])
-def test_every_command_refuses_a_foreign_database_and_leaves_it_untouched(tmp_path, command):
+def test_every_command_refuses_a_foreign_database_and_leaves_it_untouched(tmp_path, command, capsys):
     """An SQLite database someone else wrote is not ours to add tables to; a directory is not a file."""
-    import subprocess
-    import sys
-
     foreign = tmp_path / "other.sqlite"
     con = sqlite3.connect(foreign)
     con.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, amount REAL)")
@@ -168,14 +162,13 @@ def test_every_command_refuses_a_foreign_database_and_leaves_it_untouched(tmp_pa
     con.commit()
     con.close()
     before = foreign.read_bytes()
-    cli = [sys.executable, "-m", "workbench.cli", "--batch", *command, "--db"]
-    proc = subprocess.run(cli + [str(foreign)], capture_output=True, text=True)
+    proc = batch(capsys, *command, "--db", str(foreign))
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.splitlines()[-1] == (f"error: {foreign}: not a workbench store (an SQLite database with other tables: "
                            "invoices); nothing was changed: choose another --db")
     assert foreign.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("other")] == ["other.sqlite"]  # no -wal either
-    proc = subprocess.run(cli + [str(tmp_path)], capture_output=True, text=True)
+    proc = batch(capsys, *command, "--db", str(tmp_path))
     assert proc.returncode == 2 and proc.stderr.splitlines()[-1] == (
         f"error: {tmp_path} is a directory, not a store file (e.g. {tmp_path / 'runs.sqlite'}): choose another --db")
 

@@ -8,6 +8,7 @@ import pytest
 
 from sandbox.corpus import open_release
 from sandbox.release import DatasetError
+from tests.cli_inprocess import batch
 from tests.conftest import G, S, mini_rows, write_release
 
 
@@ -69,19 +70,17 @@ def test_bad_json_line(tmp_path):
     assert info.value.line == 2 and "not valid JSON" in str(info.value)
 
 
-def test_cli_exit_2_and_store_untouched(tmp_path):
+def test_cli_exit_2_and_store_untouched(tmp_path, capsys):
     root = write_release(tmp_path / "bad", *broken("options"))
     db = tmp_path / "results.sqlite"
-    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", str(root), "--agent",
-                           "oracle", "--run", "x", "--db", str(db)], capture_output=True, text=True)
+    proc = batch(capsys, "run", "--data", str(root), "--agent", "oracle", "--run", "x", "--db", str(db))
     assert proc.returncode == 2
     assert "qa/full.jsonl:1" in proc.stderr and "'options'" in proc.stderr and "Traceback" not in proc.stderr
     assert not db.exists()
 
 
-def test_missing_directory_is_a_usage_error(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", str(tmp_path / "nope"),
-                           "--db", str(tmp_path / "s.sqlite")], capture_output=True, text=True)
+def test_missing_directory_is_a_usage_error(tmp_path, capsys):
+    proc = batch(capsys, "run", "--data", str(tmp_path / "nope"), "--db", str(tmp_path / "s.sqlite"))
     assert proc.returncode == 2 and "does not exist" in proc.stderr
 
 
@@ -123,13 +122,12 @@ def test_bytes_that_are_not_utf8_name_file_and_line(tmp_path):
     assert not list((tmp_path / "cache").glob("corpus/*.sqlite"))
 
 
-def test_a_file_starting_with_bad_bytes_exits_2_without_a_traceback(tmp_path):
+def test_a_file_starting_with_bad_bytes_exits_2_without_a_traceback(tmp_path, capsys):
     root = write_release(tmp_path / "bad", *mini_rows())
     qa = root / "qa/full.jsonl"
     qa.write_bytes(b"\xff\xfe" + qa.read_bytes())
     db = tmp_path / "results.sqlite"
-    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", str(root), "--agent",
-                           "oracle", "--run", "x", "--db", str(db)], capture_output=True, text=True)
+    proc = batch(capsys, "run", "--data", str(root), "--agent", "oracle", "--run", "x", "--db", str(db))
     assert proc.returncode == 2, proc.stderr
     assert "qa/full.jsonl:1: is not valid UTF-8 (byte 0xff at column 1)" in proc.stderr
     assert "Traceback" not in proc.stderr and not db.exists()

@@ -38,3 +38,46 @@ def after_refresh_callbacks(screen: Any) -> list[Any]:
 def filters(app: Any) -> list[Any]:
     """The line filters in force (NO_COLOR adds one)."""
     return list(private(app, "_filters"))
+
+
+_PARSE_PARAMETERS = ("scope", "css", "read_from", "variables", "variable_tokens", "is_default_rules", "tie_breaker")
+
+
+def share_parsed_css() -> None:
+    """Parse each stylesheet once per test process instead of several times per app.
+
+    Every app parses the same CSS (Textual's widgets' DEFAULT_CSS, the workbench's .tcss files) under the same
+    theme variables, and at start parses it twice (the theme change re-parses into a fresh stylesheet whose cache is
+    then dropped): ~0.05 s of CPU per app, on every one of the suite's hundreds of apps. Textual's `parse` is a pure
+    function of its arguments, and the rule sets it returns are only read afterwards (each stylesheet's own cache
+    already hands the same ones out again), so a process-wide cache keyed on every argument gives each app exactly
+    the rule sets it would have parsed. Installed once; fails loudly if Textual's parser moves or changes shape.
+    """
+    import inspect
+
+    from textual.css import stylesheet
+
+    parse = private(stylesheet, "parse")
+    if getattr(parse, "shared_by_tests", False):
+        return
+    if tuple(inspect.signature(parse).parameters) != _PARSE_PARAMETERS:
+        raise AssertionError(f"Textual {textual.__version__}: textual.css.stylesheet.parse{inspect.signature(parse)} "
+                             "is not the parser tests/textual_private.py caches; it needs updating")
+    parsed: dict[tuple, list[Any]] = {}
+    frozen: list[Any] = [None, ()]  # the last variable_tokens dict seen and its hashable form (one per stylesheet)
+
+    def tokens_key(variable_tokens: dict | None) -> tuple:
+        if variable_tokens is not frozen[0]:
+            frozen[:] = [variable_tokens, tuple((name, tuple(tokens)) for name, tokens in (variable_tokens or {}).items())]
+        return frozen[1]
+
+    def shared(scope, css, read_from, variables=None, variable_tokens=None, is_default_rules=False, tie_breaker=0):
+        key = (scope, css, read_from, tuple((variables or {}).items()), tokens_key(variable_tokens), is_default_rules,
+               tie_breaker)
+        if key not in parsed:
+            parsed[key] = list(parse(scope, css, read_from, variables=variables, variable_tokens=variable_tokens,
+                                     is_default_rules=is_default_rules, tie_breaker=tie_breaker))
+        yield from parsed[key]
+
+    shared.shared_by_tests = True
+    stylesheet.parse = shared

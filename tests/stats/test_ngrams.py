@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import fisher_exact
 
 from stats.ngrams import (
     N_BIGRAMS,
@@ -48,6 +47,8 @@ def test_ngram_counts_occurrences_and_trajectories():
 
 
 def test_bigram_delta_accuracy_hand_case():
+    from scipy.stats import fisher_exact
+
     seqs = [[THINK, SUBMIT], [THINK, SUBMIT], [READ, SUBMIT], [READ, SUBMIT], [READ, THINK, SUBMIT]]
     correct = [True, True, False, False, True]
     rows = bigram_delta_accuracy(seqs, correct)
@@ -64,6 +65,8 @@ def test_bigram_delta_accuracy_hand_case():
 
 
 def test_bonferroni_over_49_bigrams():
+    from scipy.stats import fisher_exact
+
     seqs = [[READ, SUBMIT]] * 40 + [[THINK, SUBMIT]] * 40
     correct = [True] * 40 + [False] * 40
     r = row(bigram_delta_accuracy(seqs, correct), READ, SUBMIT)
@@ -77,6 +80,8 @@ def test_bonferroni_over_49_bigrams():
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.lists(st.sampled_from(TOOLS), max_size=6), st.booleans()), min_size=1, max_size=15))
 def test_bigram_rows_match_fisher(data):
+    from scipy.stats import fisher_exact
+
     seqs = [s for s, _ in data]
     correct = [c for _, c in data]
     for r in bigram_delta_accuracy(seqs, correct):

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import binomtest, norm
 
 from stats.plateau import parse_budget, plateau, scores_from_mapping, scores_from_rows
 
@@ -264,6 +263,8 @@ def holm_case() -> np.ndarray:
 
 
 def test_holm_is_more_powerful_than_bonferroni():
+    from scipy.stats import norm
+
     y = holm_case()
     bonf = plateau(y, [1, 2, 3])
     holm = plateau(y, [1, 2, 3], correction="holm")
@@ -301,6 +302,8 @@ def test_holm_stops_at_first_failure():
 
 
 def test_sign_test_matches_scipy():
+    from scipy.stats import binomtest
+
     y = holm_case()
     r = plateau(y, [1, 2, 3], n_boot=500)
     second = r.transitions[1]

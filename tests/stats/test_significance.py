@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import binomtest, spearmanr
 
 from stats.bootstrap import bootstrap_means, percentile_interval, resample_counts
 from stats.significance import (
@@ -49,6 +48,8 @@ def test_mcnemar_counts_and_p():
 @settings(max_examples=80, deadline=None)
 @given(st.integers(0, 400), st.integers(0, 400), st.sampled_from(["greater", "less", "two-sided"]))
 def test_sign_test_matches_scipy_binomtest(improved, worsened, alternative):
+    from scipy.stats import binomtest
+
     want = binomtest(improved, improved + worsened, 0.5, alternative=alternative).pvalue if improved + worsened else 1.0
     assert sign_test(improved, worsened, alternative) == pytest.approx(want, rel=1e-9, abs=1e-300)
 
@@ -56,6 +57,8 @@ def test_sign_test_matches_scipy_binomtest(improved, worsened, alternative):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=60))
 def test_mcnemar_matches_scipy_binomtest(pairs):
+    from scipy.stats import binomtest
+
     a = [x for x, _ in pairs]
     b = [y for _, y in pairs]
     r = mcnemar_exact(a, b)
@@ -137,12 +140,16 @@ def _enumerated_spearman_p(x, y):
     """Two-sided permutation p by brute force: every ordering of y against x, ρ recomputed by scipy."""
     import itertools
 
+    from scipy.stats import spearmanr
+
     observed = abs(spearmanr(x, y).statistic)
     perms = list(itertools.permutations(y))
     return sum(abs(spearmanr(x, list(p)).statistic) >= observed - 1e-12 for p in perms) / len(perms)
 
 
 def test_spearman_drops_missing_and_is_exact_for_small_n():
+    from scipy.stats import spearmanr
+
     x = [1, 2, 3, 4, 5, None, 7]
     y = [2, 1, 4, 3, 6, 9, np.nan]
     r = spearman(x, y)
@@ -165,6 +172,8 @@ def test_spearman_four_runs_in_perfect_order_is_not_p_zero():
 @given(st.integers(3, 6).flatmap(lambda n: st.tuples(st.lists(st.integers(0, 4), min_size=n, max_size=n),
                                                      st.lists(st.integers(0, 4), min_size=n, max_size=n))))
 def test_spearman_exact_p_equals_enumeration_with_ties(xy):
+    from scipy.stats import spearmanr
+
     x, y = xy
     r = spearman(x, y)
     if r["rho"] is None:
@@ -175,6 +184,8 @@ def test_spearman_exact_p_equals_enumeration_with_ties(xy):
 
 
 def test_spearman_above_nine_uses_scipy():
+    from scipy.stats import spearmanr
+
     x = list(range(12))
     y = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10]
     r = spearman(x, y)

@@ -2,10 +2,13 @@
 every worker) cannot be used; `until` pauses the app until the screen reaches a state instead."""
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 from tui_support import until
 from workbench.tui.screens.play import PlayScreen
 
-__all__ = ["act", "start", "until"]
+__all__ = ["act", "answered", "start", "until"]
 
 
 async def start(pilot, app, items: list[str]) -> PlayScreen:
@@ -22,3 +25,32 @@ async def act(pilot, screen: PlayScreen, *keys: str) -> None:
     before = len(screen.steps)
     await pilot.press(*keys)
     await until(pilot, lambda: len(screen.steps) > before and (screen.state != "playing" or screen.agent.waiting))
+
+
+def answered(store_path: Path, cache: Path, player: str, answers: dict[str, str]) -> None:
+    """`player` answers each item of `answers` (item id → letter) at once, in one session, stored as the play screen
+    stores it: the engine the screen drives (`session_runner`, one `HumanAgent` per item), the call the answer form
+    sends. For tests of what other screens show of a session; test_play.py plays through the screen itself."""
+    from sandbox.agents.human import HumanAgent
+    from sandbox.datasets import open_dataset
+    from storage import Store
+    from workbench.play import SessionRequest, session_runner
+
+    async def factory(item, replicate, attempt):
+        agent = HumanAgent(player)
+
+        async def person():
+            await agent.turn()
+            agent.send("submit_answer", {"answer": answers[item.id], "reasoning": ""})
+
+        asyncio.get_running_loop().create_task(person())
+        return agent
+
+    corpus, _ = open_dataset("builtin", cache)
+    store = Store(store_path)
+    try:
+        request = SessionRequest(player=player, dataset="builtin", mode="ids", ids=tuple(answers))
+        asyncio.run(session_runner(request, corpus, store, factory).run())
+    finally:
+        store.close()
+        corpus.close()

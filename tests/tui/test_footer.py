@@ -48,3 +48,33 @@ async def test_moving_between_fields_that_bind_the_same_keys_keeps_the_footer_an
         assert "ctrl+s" in keys(footer)
         app.query_one("#a").focus()
         await until(pilot, lambda: "x" not in keys(footer))
+
+
+async def test_a_rebuilt_footer_does_not_restyle_its_keys_one_by_one(monkeypatch):
+    """Textual's footer keys start compact and are then bound to the footer's (not compact) value: each key was
+    restyled twice after every rebuild, for nothing drawn. They now start as the footer is; the binding still
+    carries a change of the footer's `compact` to every key."""
+    restyled: list[str] = []
+    update_styles = App.update_styles
+
+    def counting(self, node, animate=True):
+        restyled.append(type(node).__name__)
+        return update_styles(self, node, animate)
+
+    monkeypatch.setattr(App, "update_styles", counting)
+    app = TwoFields()
+    async with app.run_test(size=(100, 8)) as pilot:
+        footer = app.query_one(KeysFooter)
+        app.query_one("#a").focus()
+        await until(pilot, lambda: "ctrl+s" in keys(footer))
+        restyled.clear()
+        app.query_one("#extra").focus()  # a key of its own: the footer is rebuilt
+        await until(pilot, lambda: "x" in keys(footer))
+        for _ in range(3):
+            await pilot.pause()
+        assert restyled.count("FooterKey") <= 1  # the palette key's own start (Textual's, not bound to the footer)
+        palette = footer.query_one(".-command-palette")
+        assert palette.has_class("-compact")  # as in Textual's footer
+        assert not any(k.has_class("-compact") for k in footer.query("FooterKey") if k is not palette)
+        footer.compact = True
+        await until(pilot, lambda: all(k.has_class("-compact") for k in footer.query("FooterKey")))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from play_support import act, start, until
+from play_support import act, answered, start, until
 from tui_support import make_app
 
 SIZE = (120, 36)
@@ -101,27 +101,26 @@ def test_reveal_at_80x24(snap_compare, seeded, frozen):
     assert snap_compare(make_app(), terminal_size=SMALL, run_before=run_before)
 
 
+@pytest.fixture
+def board(seeded, builtin_cache, frozen):
+    """ana has answered the first five items (A, B, C, D, A): the scripted run covers two of them, so it is unranked.
+    Answered through the play engine rather than the screen (test_play.py plays to the leaderboard through it)."""
+    answered(seeded, builtin_cache, "ana", dict(zip(["st_0001", "st_0002", "mt_0001", "mt_0002", "st_0003"], "ABCDA")))
+
+
 async def _board(pilot):
-    """ana answers the first five items (A, B, C, D, A): the scripted run covers two of them, so it is unranked."""
-    items = ["st_0001", "st_0002", "mt_0001", "mt_0002", "st_0003"]
-    screen = await start(pilot, pilot.app, items)
-    for k, _ in enumerate(items):
-        await act(pilot, screen, "s", "abcda"[k], "enter")
-        await until(pilot, lambda: screen.state in ("reveal", "finished"))
-        if k < len(items) - 1:
-            await pilot.press("n")
-            await until(pilot, lambda: screen.state == "playing" and screen.agent.waiting)
-    await until(pilot, lambda: screen.state == "finished")
-    await pilot.press("L")
+    """The leaderboard, opened as the palette opens it."""
+    await pilot.pause()
+    pilot.app.action_leaderboard()
     await until(pilot, lambda: type(pilot.app.screen).__name__ == "LeaderboardScreen")
     await pilot.pause()
 
 
-def test_leaderboard(snap_compare, seeded, frozen):
+def test_leaderboard(snap_compare, board):
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=_board)
 
 
-def test_leaderboard_scrolled_right_at_80x24(snap_compare, seeded, frozen):
+def test_leaderboard_scrolled_right_at_80x24(snap_compare, board):
     """Scrolled to its last column, the rank, run and who columns stay in view."""
     async def run_before(pilot):
         await _board(pilot)

@@ -15,6 +15,7 @@ except ImportError:  # pragma: no cover - a Textual that moved it
     FooterKey = None
 
 WIDE_ONLY = "-wide-only"  # the class themes/workbench.tcss hides on a -narrow screen
+PALETTE_KEY = "-command-palette"  # the class of Textual's `^p palette` key
 
 
 class KeysFooter(Footer):
@@ -37,9 +38,20 @@ class KeysFooter(Footer):
         wide_only = getattr(self.screen, "FOOTER_WIDE_ONLY", frozenset())
         ids = {key: active.binding.id for key, active in self.screen.active_bindings.items()}
         for widget in super().compose():
-            if FooterKey is not None and isinstance(widget, FooterKey) and ids.get(widget.key) in wide_only:
-                widget.add_class(WIDE_ONLY)
+            if FooterKey is not None and isinstance(widget, FooterKey):
+                if not widget.has_class(PALETTE_KEY):  # Textual binds every key but the palette's to `compact`
+                    _born_compact_as(widget, self.compact)
+                if ids.get(widget.key) in wide_only:
+                    widget.add_class(WIDE_ONLY)
             yield widget
+
+
+def _born_compact_as(key, compact: bool) -> None:
+    """A footer key bound to the footer's `compact` starts with its value already set, as its class. Textual's key
+    starts compact and is then bound to the footer's (not compact) value, and each change restyles the mounted key:
+    two restyles per key per rebuild, for nothing drawn. The binding still carries later changes of `compact`."""
+    key.set_reactive(FooterKey.compact, compact)
+    key.set_class(compact, "-compact", update=False)
 
 
 def _showing(screen) -> tuple:
