@@ -415,3 +415,22 @@ def test_launch_form_client_choice_reaches_the_run():
     assert validate(dict(values, client="curl"), set(), llm_ok=True).errors == {"client": "client: unknown 'curl'"}
     scripted = validate(dict(DEFAULTS, agent="oracle", client="native", name="y"), set(), llm_ok=True)
     assert scripted.spec is not None and scripted.spec.agent_options == {}
+
+
+async def test_the_app_collects_young_garbage_less_often():
+    """The TUI's process raises the collector's first threshold (workbench.app.GC_FIRST_THRESHOLD): at Python's 700 a
+    full collection over Textual's and Rich's filled caches froze the screen for up to ~0.1 s every few key presses.
+    The test processes set the same threshold for speed (conftest), so Python's default is put back first."""
+    import gc
+
+    from workbench.app import GC_FIRST_THRESHOLD, WorkbenchApp
+
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    try:
+        app = WorkbenchApp(theme="agenthop-dark", home=False)
+        async with app.run_test() as pilot:
+            await pilot.pause()
+            assert gc.get_threshold() == (GC_FIRST_THRESHOLD, 10, 10) and GC_FIRST_THRESHOLD > 700
+    finally:
+        gc.set_threshold(*before)
