@@ -85,7 +85,7 @@ class FakeOpenAI:
         """`latency_s`: each reply leaves that long after its request line was read, as a model server's time to
         answer: this server's own work (reading headers and body, the brain, encoding the reply) falls inside it.
         Counted from the end of that work instead, a burst of 64 requests queued behind one another for the GIL
-        added up to ~15 ms to each call's latency, which a benchmark of the client then charged to the client."""
+        added 2-5 ms to each call's latency on average, which a benchmark of the client then charged to the client."""
         self.brain = brain
         self.latency_s = latency_s
         self.requests: list[dict[str, Any]] = []
