@@ -60,11 +60,7 @@ def reply_outcome(status: int, retry_after: str | None, body: bytes, secret: str
     """
     if status >= 400:
         message = scrub(f"HTTP {status}: {error_detail(body)}", secret)
-        if status in (408, 429) or status >= 500:
-            return TransientModelError(message, retry_after=parse_retry_after(retry_after))
-        if status in (401, 403, 404):
-            return InfrastructureError(message)
-        return NonTransientModelError(message)
+        return status_error(status, message, parse_retry_after(retry_after))
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError):
@@ -74,6 +70,16 @@ def reply_outcome(status: int, retry_after: str | None, body: bytes, secret: str
             not isinstance(choices[0].get("message"), dict):
         return NonTransientModelError(f"the provider returned a response without choices (HTTP {status})")
     return data
+
+
+def status_error(status: int, message: str, retry_after: float | None) -> ModelError:
+    """What an error status amounts to, alone, from either client: 408, 429 and 5xx are transient (waiting
+    Retry-After), 401/403/404 infrastructure, any other 4xx counts as a turn."""
+    if status in (408, 429) or status >= 500:
+        return TransientModelError(message, retry_after=retry_after)
+    if status in (401, 403, 404):
+        return InfrastructureError(message)
+    return NonTransientModelError(message)
 
 
 def error_detail(body: bytes) -> str:
@@ -204,12 +210,7 @@ def classify(exc: Exception, secret: str | None = None, wire: Wire | None = None
         status, headers = status_in_chain(exc)
         retry_after = parse_retry_after(headers.get("retry-after")) if headers is not None else None
     if status is not None and status >= 400:
-        message = f"HTTP {status}: {message}"
-        if status in (408, 429) or status >= 500:
-            return TransientModelError(message, retry_after=retry_after)
-        if status in (401, 403, 404):
-            return InfrastructureError(message)
-        return NonTransientModelError(message)
+        return status_error(status, f"HTTP {status}: {message}", retry_after)
     transport = tuple(getattr(litellm, name) for name in TRANSPORT_FAILURES)
     if isinstance(exc, (*transport, asyncio.TimeoutError, TimeoutError, ConnectionError)):
         return TransientModelError(message)
