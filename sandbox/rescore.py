@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox.citations import HOP_RULE, item_hops
+from sandbox.citations import HOP_RULE, hops_stale, item_hops
 from sandbox.recall import section_flags, section_reachable, stored_reads
-from sandbox.sections import LABEL_RESOLUTION
+from sandbox.sections import LABEL_RESOLUTION, is_stale
 
 
 def _flag(value: bool | None) -> int | None:
@@ -69,3 +69,8 @@ def _item_hops(corpus: Any, item_id: str) -> dict[str, int] | None:
         return None
     view = corpus.view(item)
     return item_hops(view.edges, view.nodes, item.seed_paper_id)
+
+
+# Each measurement a stored run can be behind on, as (is the run behind?, recompute it from the stored reads), in
+# the order they are brought current: the one list the runner's resume and the front ends' start-up check go by.
+RECOMPUTED = ((is_stale, rescore), (hops_stale, rehop))

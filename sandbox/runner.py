@@ -23,9 +23,8 @@ from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
 from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
-from sandbox.citations import HOP_RULE, hops_stale
-from sandbox.rescore import rehop, rescore
-from sandbox.sections import is_stale
+from sandbox.citations import HOP_RULE
+from sandbox.rescore import RECOMPUTED
 from sandbox.sections import LABEL_RESOLUTION
 from sandbox.records import Caps, Item, Step, Trajectory
 from sandbox.shard import Shard
@@ -235,10 +234,9 @@ class Runner:
         if existed:
             self.run_tokens, self.run_cost = self.store.spent(run_id)  # before discarding: those calls were paid for
             self.store.discard_unfinished(run_id)
-            if is_stale(self.store.run_by_id(run_id)):  # trajectories stored under older label rules
-                rescore(self.store, self.store.run_by_id(run_id), self.corpus)
-            if hops_stale(self.store.run_by_id(run_id)):  # reads stored before their hops were recorded
-                rehop(self.store, self.store.run_by_id(run_id), self.corpus)
+            for stale, recompute in RECOMPUTED:  # older label rules, reads stored before their hops were recorded
+                if stale(self.store.run_by_id(run_id)):
+                    recompute(self.store, self.store.run_by_id(run_id), self.corpus)
             self._record_resume(run_id)
             reason = self._limit_reached(at_start=True)
             if reason:

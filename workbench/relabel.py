@@ -81,18 +81,18 @@ def stale_runs(store_path: Path, names: Iterable[str] | None) -> list[str]:
 
 def _bring(store: Store, run: dict[str, Any], corpus: Any, reason: str | None) -> list[str]:
     """Bring one stale run current, each measurement in turn (section recall, read hops): a note per one."""
-    from sandbox.rescore import rehop, rescore  # only when a run is stale: it imports the records and the recall rules
+    from sandbox.rescore import RECOMPUTED  # only when a run is stale: it imports the records and the recall rules
 
     name, was = run["name"], run_resolution(run)
-    measurements = (  # (stale?, recompute from the stored reads, what stays when it cannot, what was done)
-        (is_stale, rescore, f"keeps section recall under label resolution {was} (current: {LABEL_RESOLUTION})",
+    wording = (  # in RECOMPUTED's order: (what stays when it cannot be recomputed, what was done)
+        (f"keeps section recall under label resolution {was} (current: {LABEL_RESOLUTION})",
          lambda n: f"recomputed section recall of run '{name}' ({n} trajectories) from its stored reads under "
                    f"label resolution {LABEL_RESOLUTION} (it was {was})"),
-        (hops_stale, rehop, "has no hop distances for its reads (not measured, —)",
+        ("has no hop distances for its reads (not measured, —)",
          lambda n: f"measured the hop from the seed of {n} stored read(s) of run '{name}' (hop rule {HOP_RULE})"),
     )
     notes = []
-    for stale, recompute, kept, done_note in measurements:
+    for (stale, recompute), (kept, done_note) in zip(RECOMPUTED, wording, strict=True):
         if stale(run):
             done = recompute(store, run, corpus) if corpus is not None else None
             notes.append(f"run '{name}' {kept}: {_why(run, reason)}" if done is None else done_note(done))
