@@ -185,10 +185,9 @@ def busy_elsewhere(store_path: Path | None, name: str) -> str | None:
             "wait for it to finish, or choose another name")
 
 
-# identity key (or caps key) → (form field, its label)
-IDENTITY_FIELDS = {"agent": ("agent", "agent"), "model": ("model", "model"), "seed": ("seed", "seed"),
-                   "ablation": ("ablation", "ablation"), "budget": ("budget", "points"),
-                   "max_turns": ("max_turns", "turns"), "max_tokens_total": ("max_tokens", "tokens")}
+# identity key (or caps key) → (form field, its label): the launch request's own, named as the form names them
+IDENTITY_FIELDS = {key: (FIELD_IDS.get(key, key), LABELS[key])
+                   for key in ("agent", "model", "seed", "ablation", "budget", "max_turns", "max_tokens_total")}
 
 
 def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete_key: str = "d") -> dict[str, str]:
