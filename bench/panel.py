@@ -81,7 +81,7 @@ def main() -> None:
     ap.add_argument("--replicates", type=int, default=3)
     args = ap.parse_args()
     from storage import Store
-    from workbench import reports, runlist
+    from workbench.service import reports, runlist
 
     path = Path(tempfile.mkdtemp(prefix="agenthop-panel-")) / "store.sqlite"
     store = Store(path)

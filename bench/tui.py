@@ -136,8 +136,8 @@ def row(label: str, shown: float | None, frozen: float) -> None:
 
 
 async def measure(store_path: Path, cache: Path, size: tuple[int, int]) -> None:
-    from workbench import reports
-    from workbench.app import WorkbenchApp
+    from workbench.service import reports
+    from workbench.tui.app import WorkbenchApp
 
     computed = [0]
     original = reports.report_of
@@ -267,7 +267,7 @@ async def measure(store_path: Path, cache: Path, size: tuple[int, int]) -> None:
 
 
 def import_time() -> float:
-    code = "import time; t = time.perf_counter(); import workbench.app; print(time.perf_counter() - t)"
+    code = "import time; t = time.perf_counter(); import workbench.tui.app; print(time.perf_counter() - t)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     return float(out.stdout)
 
@@ -295,7 +295,7 @@ def main() -> None:
         store.close()
     add_long_run(path)
     print(f"store: {path} ({path.stat().st_size / 1e6:.0f} MB, ready in {time.perf_counter() - t:.1f} s)")
-    print(f"  import workbench.app (textual included): {import_time():.3f} s")
+    print(f"  import workbench.tui.app (textual included): {import_time():.3f} s")
     asyncio.run(measure(path, work / "cache", (width, height)))
     shutil.rmtree(work, ignore_errors=True)
 

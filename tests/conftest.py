@@ -36,7 +36,7 @@ def pytest_configure(config) -> None:
         config.option.dist = "worksteal"
     import gc
 
-    gc.set_threshold(10_000, 10, 10)  # as the TUI's own process does (workbench.app.GC_FIRST_THRESHOLD)
+    gc.set_threshold(10_000, 10, 10)  # as the TUI's own process does (workbench.tui.app.GC_FIRST_THRESHOLD)
 
 
 @pytest.fixture(scope="session", autouse=True)

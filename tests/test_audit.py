@@ -141,7 +141,7 @@ def test_a_check_left_unassessed_is_exported_as_null(mini_dir, tmp_path, cli):
 
 import pytest
 
-from workbench import audit
+from workbench.service import audit
 from workbench.cli import main
 
 

@@ -7,7 +7,7 @@ from sandbox import synth
 from sandbox.corpus import open_release
 from sandbox.runner import Runner, RunSpec
 from storage import Store
-from workbench.reports import run_report
+from workbench.service.reports import run_report
 
 
 def run(corpus, store, agent, name, replicates=1, seed=0):

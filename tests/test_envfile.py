@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from workbench.config import ConfigFileError
-from workbench.envfile import load_env_file
+from workbench.service.config import ConfigFileError
+from workbench.service.envfile import load_env_file
 
 
 @pytest.fixture

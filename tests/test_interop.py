@@ -19,8 +19,8 @@ from storage.export import export_jsonl
 from storage.store import RunConflict
 from tests.conftest import G, S
 from tests.interop_data import LONG, as_json, logs, result, trajectory, turn, write_experiment, write_interop_release
-from workbench.reference_import import ReferenceImportError, import_reference
-from workbench.summary import agenthop_summary, reference_record
+from workbench.service.reference_import import ReferenceImportError, import_reference
+from workbench.service.summary import agenthop_summary, reference_record
 
 
 @pytest.fixture
@@ -331,7 +331,7 @@ def test_transient_abandon_and_five_api_errors(interop_corpus, tmp_path):
 
 def test_summary_backend_and_strategy_follow_the_run(interop_corpus, tmp_path):
     """§3.2 routing from the model name (claude-* → anthropic), the strategy from the directory's suffix."""
-    from workbench.summary import routed_backend, strategy_of
+    from workbench.service.summary import routed_backend, strategy_of
 
     claude = {sid: {**t, "model": "claude-sonnet-4-5"} for sid, t in logs().items()}
     exp = write_experiment(tmp_path / "experiments" / "claude-sonnet-4-5_react", claude, extras=False)

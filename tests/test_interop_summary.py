@@ -17,8 +17,8 @@ from sandbox.sections import norm
 from stats import reference_summary as rs
 from storage import Store
 from tests.interop_data import logs, write_experiment, write_interop_release
-from workbench.reference_import import import_reference
-from workbench.summary import SummaryError, agenthop_summary, sample_records
+from workbench.service.reference_import import import_reference
+from workbench.service.summary import SummaryError, agenthop_summary, sample_records
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The item browser's shared layer (`workbench.items`, `workbench.neighbourhood`) and `--batch items`: rows and their
+"""The item browser's shared layer (`workbench.service.items`, `workbench.service.neighbourhood`) and `--batch items`: rows and their
 outcomes against the store, the filters and sort, the neighbourhood tree, and the command's exit codes."""
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from types import SimpleNamespace
 import pytest
 
 from storage import Store
-from workbench import items
+from workbench.service import items
 from workbench.cli import main
-from workbench.neighbourhood import Neighbourhood, gold_outline, label, text_tree, tree_dict
+from workbench.service.neighbourhood import Neighbourhood, gold_outline, label, text_tree, tree_dict
 from workbench.views.tree import plain_tree
 
 ROOT = Path(__file__).resolve().parents[1]

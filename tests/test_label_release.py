@@ -9,7 +9,7 @@ from sandbox.corpus import open_release
 from sandbox.runner import Runner, RunSpec
 from storage import Store
 from tests.conftest import write_release
-from workbench.reports import run_report
+from workbench.service.reports import run_report
 
 SEED, G1, G2, G3, G4, META = ("1" * 40, "2" * 40, "3" * 40, "4" * 40, "5" * 40, "6" * 40)
 ARX = {SEED: "2301.00001", G1: "2101.00001", G2: "2102.00002", G3: "2103.00003", G4: "2104.00004"}

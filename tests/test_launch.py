@@ -11,7 +11,7 @@ import pytest
 from workbench.cli import main
 from workbench.cli.parser import build_parser
 from workbench.cli.run import build_spec
-from workbench.launch import LaunchError, LaunchRequest, run_spec
+from workbench.service.launch import LaunchError, LaunchRequest, run_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 PRICING = '[[pricing]]\nprefix = "test-model"\ninput_per_m = 1.5\noutput_per_m = 6.0\n'
@@ -182,19 +182,19 @@ def test_the_default_name_is_made_unique_only_when_asked():
 def test_the_clients_are_the_llm_agents():
     """The service names the clients without importing the LLM agent (0.25 s at the form); they must agree."""
     from sandbox.agents.llm import CLIENTS as AGENT_CLIENTS
-    from workbench.launch import CLIENTS
+    from workbench.service.launch import CLIENTS
 
     assert set(CLIENTS) == set(AGENT_CLIENTS)
 
 
 # The places that build a RunSpec that is no user's launch choice; a new front-end path must go through
-# workbench/launch.py instead of joining this list.
+# workbench/service/launch.py instead of joining this list.
 NON_USER_RUNSPECS = {
-    "workbench/launch.py": "the launch service itself",
-    "workbench/reference_import.py": "the replay run of imported reference trajectories",
+    "workbench/service/launch.py": "the launch service itself",
+    "workbench/service/reference_import.py": "the replay run of imported reference trajectories",
     "workbench/cli/reach.py": "the MCP server's base spec (its agent is the MCP client)",
-    "workbench/play.py": "a person's play session",
-    "workbench/app.py": "the app's one-key built-in heuristic run",
+    "workbench/service/play.py": "a person's play session",
+    "workbench/tui/app.py": "the app's one-key built-in heuristic run",
 }
 
 

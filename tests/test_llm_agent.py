@@ -486,7 +486,7 @@ def test_progress_says_when_it_retries(demo_corpus, tmp_path):
     """A server answering 200 with a non-JSON body used to leave the run silent through minutes of backoff."""
     import io
 
-    from workbench.progress import Progress
+    from workbench.cli.progress import Progress
 
     def brain(req, n):
         if n < 2:

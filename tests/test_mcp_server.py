@@ -22,7 +22,7 @@ from sandbox.datasets import open_dataset
 from sandbox.prompts import TOOL_SCHEMAS
 from sandbox.records import Caps
 from storage import Store
-from workbench import paths
+from workbench.service import paths
 from workbench.cli import main
 
 # The SDK is imported by the tests that use it, not here: every test process collects this module, and importing

@@ -15,7 +15,7 @@ import pytest
 from stats.multiplicity import holm
 from stats.significance import cronbach_alpha, mcnemar_exact
 from storage import Store
-from workbench import reports
+from workbench.service import reports
 from workbench.cli import main
 
 

@@ -10,9 +10,9 @@ from sandbox.agents.human import HumanAgent
 from sandbox.runner import Runner, RunSpec
 from storage import Store
 from workbench.cli import main
-from workbench.play import PlayError, SessionRequest, choose_items, plan_session, reveal_rows, session_runner
-from workbench.reports import PANEL_COLUMNS, leaderboard, report_of
-from workbench.reports.run import _dig
+from workbench.service.play import PlayError, SessionRequest, choose_items, plan_session, reveal_rows, session_runner
+from workbench.service.reports import PANEL_COLUMNS, leaderboard, report_of
+from workbench.service.reports.run import _dig
 from workbench.views.leaderboard import leaderboard_cells
 
 
@@ -265,7 +265,7 @@ def test_an_item_left_midway_is_kept_as_an_abandoned_attempt_and_its_replay_is_m
 
 
 def test_comparing_a_person_with_a_model_warns_that_the_person_s_tokens_are_estimated(played, capsys):
-    from workbench.reports import compare_report
+    from workbench.service.reports import compare_report
     from workbench.views.compare import attribution_rows, compare_rows
 
     cmp = compare_report(played, "heuristic", "human-ana-builtin")
@@ -287,7 +287,7 @@ def test_distractor_attribution_differences_with_a_paired_interval(played, demo_
     import numpy as np
 
     from stats.bootstrap import paired_ratio_deltas
-    from workbench.reports import compare_report
+    from workbench.service.reports import compare_report
 
     cmp = compare_report(played, "heuristic", "human-ana-builtin")
     a = {t["item_id"]: t for t in played.trajectories(played.run("heuristic")["id"])}

@@ -12,7 +12,7 @@ from sandbox.runner import Runner, RunSpec
 from storage import Store
 from tests.conftest import write_release
 from tests.scripted import ScriptAgent, turn
-from workbench import paths
+from workbench.service import paths
 from workbench.cli import main
 
 # S cites A, A cites B, B cites C and back to S; U cites A, but nothing cites U: from the seed S, A is 1 hop away,
@@ -166,7 +166,7 @@ def test_a_store_from_before_migration_10_gains_the_hop_column(tmp_path):
 
 
 def test_the_stepper_shows_the_hop_of_each_read_step(tmp_path):
-    from workbench.app import WorkbenchApp
+    from workbench.tui.app import WorkbenchApp
     from workbench.tui.screens.stepper import StepperScreen
 
     _, db = _run(tmp_path)

@@ -7,7 +7,7 @@ import pytest
 
 from stats import axes
 from storage import Store
-from workbench import reports
+from workbench.service import reports
 from workbench.cli import main
 
 
@@ -279,7 +279,7 @@ def test_reports_never_import_scipy_stats(panel_db):
     import subprocess
     import sys
 
-    code = ("import sys; from storage import Store; from workbench import reports; "
+    code = ("import sys; from storage import Store; from workbench.service import reports; "
             f"s = Store({str(panel_db)!r}, readonly=True); reports.panel_report(s, ['o', 'h', 'r']); "
             "reports.diagnostics(s, 'h', ci=True); reports.compare_report(s, 'o', 'h', n_boot=200); "
             "print('scipy.stats' in sys.modules)")
@@ -369,7 +369,7 @@ def test_splits_and_panel_cells_carry_counts(replicated_db, capsys):
 
 
 def test_report_carries_the_reference_evaluators_numbers(replicated_db, capsys, demo_corpus):
-    from workbench.summary import agenthop_summary
+    from workbench.service.summary import agenthop_summary
 
     capsys.readouterr()
     assert main(["--batch", "report", "h", "--db", str(replicated_db), "--format", "json"]) == 0

@@ -12,7 +12,7 @@ from sandbox.runner import Runner, RunSpec
 from storage import Store
 from tests.conftest import write_release
 from tests.test_label_release import LABELS, NODES, PAPERS, QA, SEED
-from workbench import paths
+from workbench.service import paths
 from workbench.cli import main
 from tests.textual_private import messages
 
@@ -117,7 +117,7 @@ def test_compare_and_panel_warn_when_two_runs_were_computed_under_different_rule
 def test_the_workbench_brings_old_runs_under_the_current_rules_when_it_opens(tmp_path):
     """The TUI shows the same numbers as `report`: an old run's flags are recomputed when the app opens the store,
     before its screens compare it with new runs, and a note says so."""
-    from workbench.app import WorkbenchApp
+    from workbench.tui.app import WorkbenchApp
 
     root, db = _release(tmp_path / "rel"), tmp_path / "s.sqlite"
     _oracle_run(root, db)
@@ -166,7 +166,7 @@ _HOOKED: list = []
 
 def test_a_store_whose_runs_are_all_current_is_only_ever_opened_read_only(tmp_path):
     """What the TUI checks at every start: with every run current, the store is read, never opened for writing."""
-    from workbench.relabel import bring_current, run_corpus
+    from workbench.service.relabel import bring_current, run_corpus
 
     root, db = _release(tmp_path / "rel"), tmp_path / "s.sqlite"
     _oracle_run(root, db)

@@ -20,7 +20,7 @@ from tests.conftest import G
 from tests.cli_inprocess import batch
 from tests.openai_server import FakeOpenAI, text_reply
 from tests.scripted import ScriptAgent, turn
-from workbench import scaling
+from workbench.service import scaling
 from workbench.cli import main
 from workbench.views import figures
 from workbench.views import scaling as scaling_views

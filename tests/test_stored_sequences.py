@@ -16,7 +16,7 @@ def test_encoding_stored_json_equals_encoding_the_names(seqs):
     import json
 
     from stats.ngrams import Encoded
-    from workbench.reports.run import encoded_sequences
+    from workbench.service.reports.run import encoded_sequences
 
     texts = [None if s is None else json.dumps(s, ensure_ascii=bool(len(s) % 2)) for s in seqs]
     fast = encoded_sequences(texts)

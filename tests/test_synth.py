@@ -208,7 +208,7 @@ import asyncio
 from sandbox.corpus import open_release
 from sandbox.runner import Runner, RunSpec
 from storage import Store
-from workbench.reports import run_report
+from workbench.service.reports import run_report
 
 
 def _inline_title(text: str, label: str) -> bool:

@@ -1,1 +1,1 @@
-"""The workbench: the `agenthop-tui` entry point, the reports layer, config and the Textual app."""
+"""The workbench, in floors: `cli`, `tui` and `mcp` (the front ends), `service` (the application layer), `views` (shared wording)."""

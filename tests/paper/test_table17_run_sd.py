@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from stats.significance import run_spread
-from workbench.reports import replicate_spread
+from workbench.service.reports import replicate_spread
 
 REPLICATES = {  # per model: accuracy of each replicate run
     "model-a": [0.512, 0.498, 0.505],

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from storage import Store
-from workbench import reports
+from workbench.service import reports
 from workbench.cli import main
 
 CATEGORIES = ("0-Gold", "Prem", "Explored", "Stayed")

@@ -34,7 +34,7 @@ def answered(store_path: Path, cache: Path, player: str, answers: dict[str, str]
     from sandbox.agents.human import HumanAgent
     from sandbox.datasets import open_dataset
     from storage import Store
-    from workbench.play import SessionRequest, session_runner
+    from workbench.service.play import SessionRequest, session_runner
 
     async def factory(item, replicate, attempt):
         agent = HumanAgent(player)

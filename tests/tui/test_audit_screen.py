@@ -6,7 +6,7 @@ from sandbox.datasets import open_dataset
 from storage import Store
 from textual.widgets import DataTable, Input
 from tui_support import make_app
-from workbench import audit as audit_layer
+from workbench.service import audit as audit_layer
 from workbench.tui.screens.audit import AuditScreen, CheckState
 from workbench.tui.screens.dialogs import ConfirmModal
 

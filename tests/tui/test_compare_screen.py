@@ -6,7 +6,7 @@ from textual.widgets import DataTable
 from storage import Store
 from tui_support import make_app, settle
 from workbench.views.compare import compare_rows
-from workbench.reports import compare_report
+from workbench.service.reports import compare_report
 from workbench.tui.screens.compare import CompareScreen, RunPairModal, SplitStepperScreen
 from workbench.tui.screens.runs import RunsScreen
 from workbench.tui.widgets.transcript import group_turns

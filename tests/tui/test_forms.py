@@ -89,7 +89,7 @@ def test_every_checkbox_in_the_app_is_the_one_that_shows_its_state():
 async def test_degenerate_caps_are_refused_or_warned_and_the_name_follows_the_model(tmp_path):
     from textual.widgets import Select
 
-    from workbench.estimate import prompt_overhead
+    from workbench.service.estimate import prompt_overhead
     from sandbox.records import Caps
 
     app = make_app()
@@ -226,7 +226,7 @@ async def test_one_of_a_thing_is_singular(seeded):
 
 
 def test_the_notes_of_a_play_session_count_in_english():
-    from workbench.play import SessionPlan
+    from workbench.service.play import SessionPlan
 
     plan = SessionPlan(items=("a",), left_out={"b": "s"}, replayed={}, resumed={})
     assert plan.notes()[0].startswith("left out 1 item you played before: b")

@@ -25,13 +25,13 @@ def test_batch_runs_never_imports_textual(tmp_path, seeded):
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     assert "workbench.cli" in imported or "storage" in imported
     assert not [m for m in imported if m == "textual" or m.startswith("textual.")]
-    assert "workbench.app" not in imported and "themes" not in imported
+    assert "workbench.tui.app" not in imported and "themes" not in imported
 
 
 def test_tui_startup_imports_neither_litellm_nor_the_sandbox(tmp_path, seeded):
     code = """
 import asyncio, sys
-from workbench.app import build_app
+from workbench.cli.interactive import build_app
 app = build_app(["--db", sys.argv[1]])
 async def main():
     async with app.run_test(size=(120, 36)) as pilot:

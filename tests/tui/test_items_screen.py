@@ -12,7 +12,7 @@ from textual.app import App
 from textual.widgets import Input, Select
 from tui_support import make_app, settle
 from workbench.cli import main
-from workbench.neighbourhood import Neighbourhood
+from workbench.service.neighbourhood import Neighbourhood
 from workbench.tui.widgets.citations import NeighbourhoodTree
 
 SIZE = (120, 36)

@@ -296,7 +296,7 @@ async def test_live_screen_follows_an_episode(seeded, monkeypatch):
 
 
 async def test_keymap_from_config_and_help_lists_current_keys(seeded, tmp_path):
-    from workbench.app import build_app
+    from workbench.cli.interactive import build_app
 
     (tmp_path / "config.toml").write_text('[keys]\n"stepper.next" = "space"\n"runs.new" = "N"\n'
                                           '"runs.nonexistent" = "x"\n')
@@ -327,7 +327,7 @@ async def test_keymap_from_config_and_help_lists_current_keys(seeded, tmp_path):
 
 
 async def test_theme_choice_is_remembered_without_rewriting_the_config_file(tmp_path):
-    from workbench.app import build_app, run_app
+    from workbench.cli.interactive import build_app, run_app
 
     mine = '# my settings\n[ui]\ntheme = "agenthop-dark"  # dark by default\n\n[keys]\n"runs.delete" = "D"\n'
     (tmp_path / "config.toml").write_text(mine)
@@ -549,7 +549,7 @@ async def test_run_screen_rereads_only_when_its_run_moves_on_and_computes_diagno
 
     import workbench.tui.widgets.diagnostics as diagnostics
     from storage import Store
-    from workbench.reports import run_report
+    from workbench.service.reports import run_report
 
     threads = []
     compute = diagnostics.compute
@@ -586,7 +586,7 @@ async def test_run_screen_rereads_only_when_its_run_moves_on_and_computes_diagno
         screen.reload()
         await settle(pilot, app)
         assert len(screen.rows) == 5 and threads == [False, False]
-        from workbench.reports.hops import read_hops
+        from workbench.service.reports.hops import read_hops
 
         own = {**run_report(other, "heur-s0"), "read_hops": read_hops(other, other.run("heur-s0"))}
         assert panel.report == own and panel.report["n"] == 5

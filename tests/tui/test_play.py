@@ -7,7 +7,7 @@ from sandbox.ledger import INSUFFICIENT
 from play_support import act, start, until
 from tui_support import make_app
 from workbench.views.leaderboard import leaderboard_cells
-from workbench.reports import leaderboard
+from workbench.service.reports import leaderboard
 from workbench.tui.screens.leaderboard import LeaderboardScreen
 from workbench.tui.screens.play import PlayScreen
 from workbench.tui.screens.play_setup import PlaySetupScreen

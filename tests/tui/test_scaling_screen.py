@@ -57,7 +57,7 @@ def scaling_app():
 
 def engine_plateau(store_path: Path) -> dict:
     from storage import Store
-    from workbench import scaling
+    from workbench.service import scaling
 
     store = Store(store_path)
     try:
@@ -74,7 +74,7 @@ def engine_parallel(store_path: Path, cache: Path) -> dict:
     from sandbox.datasets import open_dataset
     from sandbox.judges import EvidenceJudge
     from storage import Store
-    from workbench import scaling
+    from workbench.service import scaling
 
     corpus, _ = open_dataset("builtin", cache)
     store = Store(store_path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.runlist import natural_key
+from workbench.service.runlist import natural_key
 from workbench.tui.screens.runs import sort_key
 
 
@@ -139,7 +139,7 @@ def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_sta
 def test_exports_default_to_the_downloads_or_the_data_dir_never_the_working_directory(tmp_path, monkeypatch):
     from pathlib import Path
 
-    from workbench.paths import export_dir
+    from workbench.service.paths import export_dir
 
     monkeypatch.delenv("AGENTHOP_EXPORTS")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

@@ -319,7 +319,7 @@ def test_corpus_cache_falls_back_to_the_import_of_a_moved_release_and_retries_fa
 
 
 def test_binding_ids_are_read_from_the_source_of_every_screen():
-    from workbench.app import WorkbenchApp
+    from workbench.tui.app import WorkbenchApp
     from workbench.tui.config import binding_ids, unknown_keys
     from workbench.tui.screens.launch import LaunchScreen
     from workbench.tui.screens.live import LiveScreen
@@ -377,7 +377,7 @@ def test_counts_read_in_the_right_number():
     """`visited 1 papers`, `1 items played by people`, `1 pts`: one helper (views.cells.counted) words every count."""
     from workbench.views.cells import counted
     from workbench.views.leaderboard import leaderboard_title
-    from workbench.reports import separating_axis
+    from workbench.service.reports import separating_axis
 
     assert [counted(n, "paper") for n in (0, 1, 2, 1234)] == ["0 papers", "1 paper", "2 papers", "1,234 papers"]
     assert counted(1, "percentage point") == "1 percentage point" and counted(3, "child", "children") == "3 children"
@@ -393,7 +393,7 @@ def test_counts_read_in_the_right_number():
 async def test_the_private_textual_state_the_tests_read_is_still_there():
     """An upgrade of Textual that drops one of them fails here, by name, not as a test that waits for nothing."""
     from tests.textual_private import after_refresh_callbacks, filters, notifications
-    from workbench.app import WorkbenchApp
+    from workbench.tui.app import WorkbenchApp
 
     app = WorkbenchApp(theme="agenthop-dark", home=False)
     async with app.run_test() as pilot:
@@ -418,12 +418,12 @@ def test_launch_form_client_choice_reaches_the_run():
 
 
 async def test_the_app_collects_young_garbage_less_often():
-    """The TUI's process raises the collector's first threshold (workbench.app.GC_FIRST_THRESHOLD): at Python's 700 a
+    """The TUI's process raises the collector's first threshold (workbench.tui.app.GC_FIRST_THRESHOLD): at Python's 700 a
     full collection over Textual's and Rich's filled caches froze the screen for up to ~0.1 s every few key presses.
     The test processes set the same threshold for speed (conftest), so Python's default is put back first."""
     import gc
 
-    from workbench.app import GC_FIRST_THRESHOLD, WorkbenchApp
+    from workbench.tui.app import GC_FIRST_THRESHOLD, WorkbenchApp
 
     before = gc.get_threshold()
     gc.set_threshold(700, 10, 10)

@@ -11,7 +11,7 @@ import pytest
 from sandbox.records import AssistantTurn, Caps, ToolCall, Usage
 from sandbox.words import merge_reasoning
 from tui_support import make_app, settle
-from workbench.reports import compare_report
+from workbench.service.reports import compare_report
 from workbench.tui.screens.compare import SplitStepperScreen
 from workbench.tui.screens.stepper import StepperScreen
 from workbench.tui.widgets.transcript import FOLD_LINES, REASONING_MARK

@@ -42,8 +42,8 @@ class BracketAgent:
 
 def make_app(**kwargs):
     """The real app over the env's locations (a fixed theme unless given)."""
-    from workbench import paths
-    from workbench.app import WorkbenchApp
+    from workbench.service import paths
+    from workbench.tui.app import WorkbenchApp
 
     kwargs.setdefault("theme", "agenthop-dark")
     return WorkbenchApp(store_path=paths.store_path(), cache_dir=paths.cache_dir(), config_path=paths.config_path(),

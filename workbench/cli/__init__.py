@@ -12,28 +12,35 @@ The `--batch` path never imports textual, and litellm only when an LLM agent run
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from contextlib import ExitStack
 
-from workbench.cli.context import _RESOURCES
-from workbench.cli.data import cmd_audit, cmd_import_reference, cmd_items, cmd_synth
 from workbench.cli.errors import ExitCode, Terminated, user_exit_code, user_message
-from workbench.cli.parser import build_parser, hoist_common_options
-from workbench.cli.reach import cmd_merge, cmd_serve_mcp
-from workbench.cli.results import cmd_compare, cmd_delete, cmd_export, cmd_leaderboard, cmd_rename, cmd_report, cmd_runs
-from workbench.cli.run import cmd_run, cmd_scale
+
+# each command by its module and function, imported when it runs: `agenthop-tui` without --batch (the TUI's first
+# paint) loads none of them, and one command loads only its own group
+COMMANDS = {"run": "run:cmd_run", "scale": "run:cmd_scale", "runs": "results:cmd_runs",
+            "report": "results:cmd_report", "delete": "results:cmd_delete", "rename": "results:cmd_rename",
+            "compare": "results:cmd_compare", "export": "results:cmd_export", "leaderboard": "results:cmd_leaderboard",
+            "audit": "data:cmd_audit", "items": "data:cmd_items", "import-reference": "data:cmd_import_reference",
+            "synth": "data:cmd_synth", "merge": "reach:cmd_merge", "serve-mcp": "reach:cmd_serve_mcp"}
 
 
-COMMANDS = {"run": cmd_run, "runs": cmd_runs, "report": cmd_report, "delete": cmd_delete, "rename": cmd_rename,
-            "compare": cmd_compare, "scale": cmd_scale, "export": cmd_export, "audit": cmd_audit, "items": cmd_items,
-            "leaderboard": cmd_leaderboard, "import-reference": cmd_import_reference, "synth": cmd_synth,
-            "merge": cmd_merge, "serve-mcp": cmd_serve_mcp}
+def command(name: str) -> Callable[[argparse.Namespace], int]:
+    """The function behind a --batch command."""
+    module, _, function = COMMANDS[name].partition(":")
+    return getattr(importlib.import_module(f"workbench.cli.{module}"), function)
 
 
 def batch(argv: list[str]) -> int:
     """Run one headless command; map user mistakes to exit 2 and our bugs to exit 1 with a traceback."""
+    from workbench.cli.context import _RESOURCES
+    from workbench.cli.parser import build_parser, hoist_common_options
+
     parser = build_parser()
     args = parser.parse_args(hoist_common_options(argv))
     with ExitStack() as resources:
@@ -46,7 +53,7 @@ def batch(argv: list[str]) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     try:
-        return COMMANDS[args.command](args)
+        return command(args.command)(args)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted: finished trajectories are stored; run the same command again to resume\n")
         return ExitCode.INTERRUPTED
@@ -78,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             argv.remove("--batch")
             status = batch(argv)
         else:
-            from workbench.app import run_app
+            from workbench.cli.interactive import run_app
 
             status = run_app(argv)
         sys.stdout.flush()  # a broken pipe shows here, not in the flush at exit (which would print a traceback)

@@ -44,7 +44,7 @@ async def until_signal(work: Any) -> Any:
 def _writable_store(flag: str | None):
     """The store, opened to change it; one that does not exist is a mistake here, never created."""
     from storage import Store, StoreError
-    from workbench import paths
+    from workbench.service import paths
 
     path = paths.store_path(flag)
     if not path.exists():
@@ -76,7 +76,7 @@ def _items_store(flag: str | None):
     """The store read-only; None when the default store does not exist yet (nothing ran). A --db that does not
     exist is a mistake (exit 2), and nothing is ever created."""
     from storage import Store
-    from workbench import paths
+    from workbench.service import paths
 
     path = paths.store_path(flag)
     if not path.exists():
@@ -89,14 +89,14 @@ def _items_store(flag: str | None):
 
 def _open_store(flag: str | None):
     from storage import Store
-    from workbench import paths
+    from workbench.service import paths
 
     return _held(Store(paths.store_path(flag), readonly=True))
 
 
 def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
     """The full diagnostics; beside them the reference evaluator's own numbers when the run's dataset opens."""
-    from workbench.reports import diagnostics
+    from workbench.service.reports import diagnostics
 
     reason = None
     if corpus is None:
@@ -108,9 +108,9 @@ def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
 
 
 def _current_label_resolution(flag: str | None, names: list[str]) -> None:
-    """Bring the named runs' section recall under the current label rules (`workbench.relabel`); notes on stderr."""
-    from workbench import paths
-    from workbench.relabel import bring_current
+    """Bring the named runs' section recall under the current label rules (`workbench.service.relabel`); notes on stderr."""
+    from workbench.service import paths
+    from workbench.service.relabel import bring_current
 
     for note in bring_current(paths.store_path(flag), names, _run_corpus):
         sys.stderr.write(f"note: {note}\n")
@@ -118,14 +118,14 @@ def _current_label_resolution(flag: str | None, names: list[str]) -> None:
 
 def _run_corpus(run: dict[str, Any]):
     """(the run's dataset, None), or (None, why it cannot be opened): the reference block needs it, the rest not."""
-    from workbench import paths
-    from workbench.relabel import run_corpus
+    from workbench.service import paths
+    from workbench.service.relabel import run_corpus
 
     return run_corpus(run, paths.cache_dir())
 
 
 def _runs(store) -> list[dict[str, Any]]:
-    from workbench.runlist import runs_table
+    from workbench.service.runlist import runs_table
 
     return runs_table(store)
 

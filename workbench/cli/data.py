@@ -14,9 +14,9 @@ from workbench.cli.errors import ExitCode, UsageError
 def cmd_import_reference(args: argparse.Namespace) -> int:
     from sandbox.datasets import open_dataset
     from storage import Store
-    from workbench import paths
-    from workbench.progress import Progress
-    from workbench.reference_import import import_reference, load_logs
+    from workbench.service import paths
+    from workbench.cli.progress import Progress
+    from workbench.service.reference_import import import_reference, load_logs
     from sandbox.datasets import dataset_key
 
     corpus, imported = open_dataset(args.data, paths.cache_dir())
@@ -66,7 +66,7 @@ def _readable(value: Any) -> str:
 def cmd_audit(args: argparse.Namespace) -> int:
     from sandbox.datasets import open_dataset
     from storage import Store
-    from workbench import audit, paths
+    from workbench.service import audit, paths
 
     if args.audit_command == "label" and args.action != "remove" and args.relevance is None:
         raise UsageError(f"--action {args.action} needs --relevance direct or supporting")
@@ -107,8 +107,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_items(args: argparse.Namespace) -> int:
     from sandbox.datasets import dataset_key, open_dataset
-    from workbench import items, paths
-    from workbench.render import print_item, print_items
+    from workbench.service import items, paths
+    from workbench.cli.render import print_item, print_items
 
     flt = items.ItemFilter(kind=args.kind, depth=args.depth, reasoning=args.reasoning, tier=args.tier,
                            right=args.right, text=args.text)

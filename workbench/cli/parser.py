@@ -3,7 +3,7 @@ and the options every command shares (before or after the command)."""
 from __future__ import annotations
 
 import argparse
-from workbench.argparser import Parser  # stdlib only: the parser stays light
+from workbench.cli.argparser import Parser  # stdlib only: the parser stays light
 
 
 
@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--db")
     compare.add_argument("--format", choices=("table", "json"), default="table")
 
-    from workbench.items import KINDS, OUTCOMES, SORTS  # stdlib only: the parser stays light
+    from workbench.service.items import KINDS, OUTCOMES, SORTS  # stdlib only: the parser stays light
 
     items = sub.add_parser("items", help="a dataset's items with how many runs got each right; --show one item")
     items.add_argument("--data", default="builtin", help="'builtin' or a release directory")
@@ -281,9 +281,9 @@ def _nonblank(what: str):
 
 
 def _run_name(text: str) -> str:
-    """An argparse type for a run name, by the launch form's rule (`workbench.runname`): stripped, non-empty, at most
+    """An argparse type for a run name, by the launch form's rule (`workbench.service.runname`): stripped, non-empty, at most
     80 printable characters."""
-    from workbench.runname import name_problem
+    from workbench.service.runname import name_problem
 
     if not text.strip():
         raise argparse.ArgumentTypeError("a run needs a name: got an empty one (leave out --run for a generated name)")
@@ -304,8 +304,8 @@ def _shard(text: str):
 
 
 def _real(name: str):
-    """An argparse type for the real number `name`, within `workbench.limits.FLOAT_BOUNDS` (argparse exits 2)."""
-    from workbench.limits import float_out_of_bounds
+    """An argparse type for the real number `name`, within `workbench.service.limits.FLOAT_BOUNDS` (argparse exits 2)."""
+    from workbench.service.limits import float_out_of_bounds
 
     def parse(text: str) -> float:
         try:
@@ -331,8 +331,8 @@ def _effort(text: str) -> str:
 
 
 def _bounded(name: str):
-    """An argparse type for the run number `name`, within `workbench.limits.RUN_BOUNDS` (argparse exits 2)."""
-    from workbench.limits import out_of_bounds
+    """An argparse type for the run number `name`, within `workbench.service.limits.RUN_BOUNDS` (argparse exits 2)."""
+    from workbench.service.limits import out_of_bounds
 
     def parse(text: str) -> int:
         try:

@@ -24,7 +24,7 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
     from sandbox.runner import RunSpec, select_items
     from storage import Store
     from storage.locks import RunLock
-    from workbench import paths
+    from workbench.service import paths
 
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
@@ -36,7 +36,7 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
     select_items(corpus, base)  # a slice that selects nothing is refused before anything is served
     sock = _listen(args.host, args.port) if args.transport == "http" else None
     store = Store(paths.store_path(args.db))
-    from workbench.mcp_server import Campaign, serve_http, serve_stdio
+    from workbench.mcp.server import Campaign, serve_http, serve_stdio
 
     with RunLock(store.path, args.run_name):  # a second server on the run is refused here
         if sock is None:
@@ -72,8 +72,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     """Copy runs from other stores into this one (shards of a run become one run); all or nothing."""
     from storage import Store, StoreError
     from storage.merge import merge_stores
-    from workbench import paths
-    from workbench.render import print_merge
+    from workbench.service import paths
+    from workbench.cli.render import print_merge
 
     names = [n.strip() for n in args.runs.split(",") if n.strip()] if args.runs is not None else None
     if names is not None and not names:

@@ -19,7 +19,7 @@ from workbench.views.cells import counted
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from workbench.render import print_runs
+    from workbench.cli.render import print_runs
 
     store = _open_store(args.db)
     print_runs(_runs(store), args.format)
@@ -37,8 +37,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     for name in args.names:
         store.run(name)  # an unknown run is a user's mistake, told before the statistics are loaded
     _current_label_resolution(args.db, args.names)
-    from workbench import reports
-    from workbench.render import print_panel, print_report
+    from workbench.service import reports
+    from workbench.cli.render import print_panel, print_report
 
     if panel:
         external = _external_scores(Path(args.external)) if args.external else None
@@ -101,8 +101,8 @@ def cmd_rename(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from workbench.render import print_compare
-    from workbench.reports import compare_report
+    from workbench.cli.render import print_compare
+    from workbench.service.reports import compare_report
 
     store = _open_store(args.db)
     store.run(args.a), store.run(args.b)
@@ -112,8 +112,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from workbench.render import print_leaderboard
-    from workbench.reports import MIN_COVERAGE, leaderboard
+    from workbench.cli.render import print_leaderboard
+    from workbench.service.reports import MIN_COVERAGE, leaderboard
 
     share = MIN_COVERAGE if args.min_coverage is None else args.min_coverage
     if not 0.0 <= share <= 1.0:
@@ -135,8 +135,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             sys.stderr.write(f"wrote {n} trajectories to {args.out}\n")
         return ExitCode.OK
     from sandbox.datasets import open_dataset
-    from workbench import paths
-    from workbench.summary import agenthop_summary
+    from workbench.service import paths
+    from workbench.service.summary import agenthop_summary
 
     run = store.run(args.name)
     corpus, _ = open_dataset(run["dataset"], paths.cache_dir())

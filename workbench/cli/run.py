@@ -11,7 +11,7 @@ from typing import Any
 from workbench.cli.context import _held, _open_store, _print_import, _report, until_signal
 from workbench.cli.errors import ExitCode, UsageError
 from workbench.cli.parser import SWEPT_CAP
-from workbench.launch import LaunchRequest, run_spec
+from workbench.service.launch import LaunchRequest, run_spec
 
 
 LIMIT_FLAGS = {"tokens": "--max-run-tokens", "cost": "--max-run-cost"}
@@ -50,7 +50,7 @@ def build_spec(args: argparse.Namespace):
     written."""
     from sandbox.datasets import open_dataset
     from sandbox.runner import select_items
-    from workbench import paths
+    from workbench.service import paths
 
     spec = run_spec(launch_request(args), names=FLAGS)
     if args.agent == "llm":
@@ -67,7 +67,7 @@ def build_spec(args: argparse.Namespace):
 def _read_env(args: argparse.Namespace) -> None:
     """Read --env-file into the environment, and warn when the key's variable is still unset for a server."""
     if args.env_file:
-        from workbench.envfile import load_env_file
+        from workbench.service.envfile import load_env_file
 
         load_env_file(Path(args.env_file))
     if args.api_key_env and args.base_url and not os.environ.get(args.api_key_env):
@@ -93,7 +93,7 @@ def _check_model(spec) -> None:
 def execute(spec, corpus, store, quiet: bool) -> dict[str, Any]:
     """Run one spec with progress on stderr; say so when a run-wide limit stopped it."""
     from sandbox.runner import Runner
-    from workbench.progress import Progress
+    from workbench.cli.progress import Progress
 
     progress = Progress(spec.name, quiet=quiet)
     try:
@@ -122,19 +122,19 @@ def finished_status(*results: dict[str, Any]) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from storage import Store
-    from workbench import paths
-    from workbench.render import print_report
+    from workbench.service import paths
+    from workbench.cli.render import print_report
 
     corpus, spec, items = build_spec(args)
     if args.dry_run:
-        from workbench.estimate import print_estimate
+        from workbench.service.estimate import print_estimate
 
         print_estimate(spec, items, paths.store_path(args.db), args.format)
         return ExitCode.OK
     store = _held(Store(paths.store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     if args.format == "table":  # the four axes only: the analytics and the reference block are `report`'s
-        from workbench.reports import run_report
+        from workbench.service.reports import run_report
 
         print_report(run_report(store, spec.name), args.format, brief=True)
     else:
@@ -162,8 +162,8 @@ def _plateau_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_scale(args: argparse.Namespace) -> int:
-    from workbench import scaling
-    from workbench.render import print_plateau
+    from workbench.service import scaling
+    from workbench.cli.render import print_plateau
 
     if args.scale_command == "plateau":
         if args.scores:
@@ -176,7 +176,7 @@ def cmd_scale(args: argparse.Namespace) -> int:
         print_plateau(result, args.format)
         return ExitCode.OK
     from storage import Store
-    from workbench import paths
+    from workbench.service import paths
 
     if args.scale_command == "sequential":
         grid = scaling.parse_grid(args.grid, args.axis)
@@ -217,8 +217,8 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from storage import Store
-    from workbench import paths, scaling
-    from workbench.render import print_parallel
+    from workbench.service import paths, scaling
+    from workbench.cli.render import print_parallel
 
     try:
         ks = sorted({int(k) for k in args.k.split(",") if k.strip()})

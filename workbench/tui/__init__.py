@@ -1,1 +1,1 @@
-"""The Textual workbench: screens and widgets. Imported only by `workbench.app` (never on the --batch path)."""
+"""The Textual workbench: screens and widgets. Imported only by `workbench.tui.app` (never on the --batch path)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from workbench.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
+from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 from workbench.views.cells import counted, num, pct, points
 from workbench.views.report import _arrow, _tidy
 

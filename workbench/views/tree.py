@@ -1,6 +1,6 @@
 """Trees drawn with `rich.tree`: a nested outline (each node an id and the branches below it) as a rich Tree.
 
-The application layer says what the tree holds (`workbench.neighbourhood`'s outlines of S2 ids); this draws it,
+The application layer says what the tree holds (`workbench.service.neighbourhood`'s outlines of S2 ids); this draws it,
 labelling each node with the caller's `label`, so the CLI's plain tree and the TUI's styled gold path share one
 drawing and neither draws box-drawing guides by hand. Labels are Text: dataset text is never read as markup.
 """
@@ -30,7 +30,7 @@ def _grow(parent: Tree, branches: list[Outline], label: Callable[[Any], Text]) -
 
 
 def plain_tree(outline: Outline, loose: list[str]) -> list[Any]:
-    """A labelled outline (`workbench.neighbourhood.text_tree`) as a console draws it: the tree, then the papers
+    """A labelled outline (`workbench.service.neighbourhood.text_tree`) as a console draws it: the tree, then the papers
     outside it under their own heading; renderables of Text, so a title is never read as markup."""
     out: list[Any] = [outline_tree(outline, Text)]
     if loose:

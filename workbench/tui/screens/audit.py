@@ -3,7 +3,7 @@ side; verdicts Pass / Flag / Remove with a note and the three quality checks; se
 re-classified or an edit undone; the corrected dataset exported in the release format.
 
 Everything is stored through `storage.Store` with the reviewer and the time, and every rule is
-`workbench.audit`'s (the sheet is `audit.evidence`, edits go through `audit.record_edit` /
+`workbench.service.audit`'s (the sheet is `audit.evidence`, edits go through `audit.record_edit` /
 `audit.undo_edit`), so the batch `audit` commands and this screen read and write the same records.
 
 Each item shows its latest verdict: the note and the checks are loaded from it (a check never
@@ -29,12 +29,12 @@ from textual.widgets import DataTable, Input, Static
 
 from sandbox.datasets import dataset_label
 
-from workbench import audit
+from workbench.service import audit
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.views.cells import counted
-from workbench.paths import export_dir
+from workbench.service.paths import export_dir
 
 CHECK_LABELS = {"question_ok": "question well formed", "gold_supported": "gold answer supported",
                 "labels_accurate": "recall labels accurate"}
@@ -420,7 +420,7 @@ class AuditScreen(Screen):
             self._select_label(self.label_index + delta)
 
     async def _edit(self, do, select: int | None = None) -> bool:
-        """Run one label edit through `workbench.audit` (checked, then stored), then redraw the sheet with the
+        """Run one label edit through `workbench.service.audit` (checked, then stored), then redraw the sheet with the
         same label selected (or `select`)."""
         try:
             done = do()

@@ -1,7 +1,7 @@
 """Two runs side by side: the compared axes with Δ, interval and p; the agreement grid down to an item;
 the two trajectories of that item stepped together; tool use and failures of each.
 
-Every number comes from `workbench.reports.compare_report` and every cell string from
+Every number comes from `workbench.service.reports.compare_report` and every cell string from
 `workbench.views.compare.compare_rows`, the very functions `--batch compare` prints, so the screen
 and the headless command cannot disagree.
 """
@@ -23,7 +23,7 @@ from textual.widgets import (Button, DataTable, LoadingIndicator, Select, Static
                              TabPane)
 from textual.worker import Worker, WorkerState
 
-from workbench.paths import export_dir
+from workbench.service.paths import export_dir
 from workbench.views.cells import counted
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.screens.dialogs import ExportModal
@@ -40,7 +40,7 @@ def compute(store_path: Path, a: str, b: str) -> dict[str, Any]:
     """The compare report from a store connection of the calling (worker) thread."""
     from storage import Store
 
-    from workbench.reports import compare_report
+    from workbench.service.reports import compare_report
 
     store = Store(store_path, readonly=True)
     try:

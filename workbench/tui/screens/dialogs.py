@@ -162,7 +162,7 @@ class ExportModal(CheckedInputModal[tuple[Path, bool] | None]):
 class DatasetModal(ModalScreen[str | None]):
     """Pick a dataset: `builtin`, one the store's runs used, or a release directory typed in.
 
-    `choices` are `workbench.items.DatasetChoice`s; the result is a dataset spec (`builtin` or a path)."""
+    `choices` are `workbench.service.items.DatasetChoice`s; the result is a dataset spec (`builtin` or a path)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dataset.cancel")]
 

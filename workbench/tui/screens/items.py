@@ -1,7 +1,7 @@
 """The item browser: a dataset's items with how many of the store's runs got each right; filter, sort, open.
 
 The corpus is opened in a thread worker when the screen mounts (never at app startup: the
-first open of a release imports it). Rows, filters and sorting are `workbench.items`, the
+first open of a release imports it). Rows, filters and sorting are `workbench.service.items`, the
 functions `--batch items` uses, so both show the same numbers. Enter opens the item view;
 `a` audits the item, `p` plays it.
 """
@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Select, Static
 from textual.worker import Worker, WorkerState
 
-from workbench import items
+from workbench.service import items
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize

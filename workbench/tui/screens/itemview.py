@@ -17,9 +17,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from workbench import items
+from workbench.service import items
 from workbench.tui.widgets.footer import KeysFooter
-from workbench.neighbourhood import MARKS, Neighbourhood, gold_outline
+from workbench.service.neighbourhood import MARKS, Neighbourhood, gold_outline
 from workbench.tui.widgets.citations import NeighbourhoodTree
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
@@ -75,7 +75,7 @@ def path_tree(nb: Neighbourhood, colors: dict[str, Style]) -> Tree:
 
 
 def trajectory_cells(t: dict[str, Any]) -> list[Text]:
-    """A row of the trajectory table from `workbench.items.trajectory_row`."""
+    """A row of the trajectory table from `workbench.service.items.trajectory_row`."""
     recall = ("●" if t["paper_recall"] else "○") + " " + ("●" if t["section_recall"] else "○")
     agent = t["agent"] + ("" if t["ablation"] == "full" else f" · {t['ablation']}")
     return [Text(clip(sanitize(t["run"]), 28)), Text(clip(sanitize(agent), 28)),

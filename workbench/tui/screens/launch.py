@@ -25,7 +25,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from sandbox.datasets import dataset_label
 from sandbox.records import Caps, Item, recorded_limits
-from workbench.launch import ABLATIONS, AGENTS, CLIENTS, LaunchError, LaunchRequest, default_run_name, run_spec
+from workbench.service.launch import ABLATIONS, AGENTS, CLIENTS, LaunchError, LaunchRequest, default_run_name, run_spec
 from workbench.tui.screens.help import bound_key
 
 DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model": "", "base_url": "", "client": "auto",
@@ -112,7 +112,7 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
     earlier runs of the model, `notes_memo` a dict that keeps estimates between keystrokes. `stored` is the stored
     run named like the form's name, if any: a configuration the runner would refuse to resume is refused here,
     pointing at the Runs screen's rename and delete `keys`. The RunSpec is the launch service's
-    (`workbench.launch`), as `--batch run` gets it for the same choices."""
+    (`workbench.service.launch`), as `--batch run` gets it for the same choices."""
     llm_ok = llm_available() if llm_ok is None else llm_ok
     errors: dict[str, str] = {}
     notes: list[str] = []
@@ -157,7 +157,7 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
         errors["ids" if ids else "question_type"] = problem
         return Validation(None, errors, notes)
     if spec.agent == "llm":
-        from workbench.estimate import prompt_overhead
+        from workbench.service.estimate import prompt_overhead
 
         overhead = prompt_overhead(spec.effective_caps(), spec.ablation)
         if tokens <= overhead:
@@ -308,12 +308,12 @@ def dataset_size(dataset: str) -> int | None:
 
 def llm_cost_note(spec, episodes: int | None, exact: bool, store_path: Path | None) -> str:
     """The cost estimate shown before an LLM run starts (an upper bound when the count is)."""
-    from workbench.estimate import cost_line
+    from workbench.service.estimate import cost_line
 
     if episodes is None:
         return "cost: the dataset's size is unknown until it is opened"
     if store_path is None:
-        from workbench.paths import store_path as default_store
+        from workbench.service.paths import store_path as default_store
 
         store_path = default_store()
     return "cost " + cost_line(spec, episodes, store_path, upper_bound=not exact)

@@ -1,6 +1,6 @@
 """People and models on the items people have played: accuracy with its interval and the four axes, ranked.
 
-The numbers are `workbench.reports.leaderboard` and the cells and notes `views.leaderboard.leaderboard_cells` /
+The numbers are `workbench.service.reports.leaderboard` and the cells and notes `views.leaderboard.leaderboard_cells` /
 `leaderboard_notes`, the same functions `--batch leaderboard` prints, so the two never disagree. A person is one
 row over all their sessions; rows covering too few of the played items are listed unranked, saying why. One
 board per dataset people have played; `[` and `]` switch between them, enter opens a run (a person's latest
@@ -53,7 +53,7 @@ class LeaderboardScreen(Screen):
         self.query_one(LeaderboardTable).focus()
 
     def action_reload(self) -> None:
-        from workbench.reports import leaderboard
+        from workbench.service.reports import leaderboard
 
         store = self.app.open_store(create=False)
         self.boards = leaderboard(store) if store is not None else []

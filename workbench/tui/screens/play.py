@@ -13,7 +13,7 @@ every stored run on the same item (`store.item_trajectories`); `n` moves on, and
 next episode (and its clock) starts only then. Leaving in the middle of an item
 cancels the session's worker: what was played is kept as an abandoned attempt, and a
 later play of the item (re-opening the session) is marked `resumed` and left out of
-the leaderboard (`workbench.play`).
+the leaderboard (`workbench.service.play`).
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from textual.widgets import ContentSwitcher, DataTable, Input, OptionList, Stati
 from textual.widgets.option_list import Option
 
 from sandbox.datasets import dataset_key
-from workbench.play import PlayError, SessionRequest, abandon, plan_session, reveal_rows, session_runner
+from workbench.service.play import PlayError, SessionRequest, abandon, plan_session, reveal_rows, session_runner
 from workbench.tui.widgets.meters import Meter, theme_style
 from workbench.tui.widgets.plaintext import clip, one_line, sanitize
 from workbench.tui.widgets.seen import Seen, SeenSuggester

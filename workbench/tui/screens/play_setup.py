@@ -1,7 +1,7 @@
 """The play session setup (modal): who plays, on which dataset, which items, under which session name.
 
 `validate_setup` is pure (form values in, a SessionRequest or per-field errors out), so it is tested without a
-screen; the items themselves are chosen when the session opens the corpus (`workbench.play.choose_items`).
+screen; the items themselves are chosen when the session opens the corpus (`workbench.service.play.choose_items`).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from sandbox.datasets import dataset_key
-from workbench.play import SessionRequest, player_error, session_name
+from workbench.service.play import SessionRequest, player_error, session_name
 from workbench.tui.widgets.checkbox import Checkbox
 from workbench.tui.widgets.plaintext import sanitize
 

@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Input, Static
 
 from sandbox.datasets import dataset_label
 from workbench.views.cells import counted, fraction, usd
-from workbench.runlist import natural_key
+from workbench.service.runlist import natural_key
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.tables import RunsTable, clear_rows, clicked_sort, column_room
@@ -135,7 +135,7 @@ class RunsScreen(Screen):
         if not force and version == self._version and jobs == self._job_states and store is not None:
             return
         self._version, self._job_states = version, jobs
-        from workbench.runlist import runs_table
+        from workbench.service.runlist import runs_table
 
         self.rows = runs_table(store) if store is not None else []
         self.render_rows()

@@ -1,6 +1,6 @@
 """Test-time scaling: the plateau of a sequential budget group and the verification gap of a parallel run.
 
-Every number comes from `workbench.scaling` (the functions `scale plateau` and `scale
+Every number comes from `workbench.service.scaling` (the functions `scale plateau` and `scale
 parallel` print); this module only lays them out. The computations (a bootstrap, an
 offline judge over every sample) run in a thread worker with their own store
 connection, so the UI never blocks. The plots are plotext figures drawn on the main
@@ -34,7 +34,7 @@ from workbench.views.scaling import (LEVEL_COLUMNS, Palette, c_k_text, cost_cell
                                      trials_note, verdicts_note)
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.footer import KeysFooter
-from workbench.paths import export_dir
+from workbench.service.paths import export_dir
 
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
 PALETTE_VARIABLES = {"line": "primary", "gain": "success", "loss": "error", "mark": "accent",
@@ -83,7 +83,7 @@ def default_ks(big_k: int) -> list[int]:
 def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> dict[str, Any]:
     """The same result `scale plateau --group` prints (with the per-level costs), on its own store connection."""
     from storage import Store
-    from workbench import scaling
+    from workbench.service import scaling
 
     store = Store(store_path)
     try:
@@ -103,7 +103,7 @@ def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_na
     """
     from sandbox.judges import StoredJudge
     from storage import Store
-    from workbench import scaling
+    from workbench.service import scaling
 
     store = Store(store_path)
     try:

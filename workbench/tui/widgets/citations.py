@@ -1,6 +1,6 @@
 """An item's citation neighbourhood as a Textual Tree, built lazily: a paper's references are added when it is
 first expanded, so a ~900-paper neighbourhood costs only the nodes on screen. The gold path (seed → bridge →
-gold) is opened on `show`. Labels are `workbench.neighbourhood.label_parts`, sanitised, styled from the theme.
+gold) is opened on `show`. Labels are `workbench.service.neighbourhood.label_parts`, sanitised, styled from the theme.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from workbench.neighbourhood import Neighbourhood, label_parts
+from workbench.service.neighbourhood import Neighbourhood, label_parts
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import sanitize
 

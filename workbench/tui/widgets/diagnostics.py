@@ -1,7 +1,7 @@
 """Diagnostics of one run: the four axes and failure rates exactly as the report computes them, the
 7×7 tool transition matrix as a heat map in the theme's colours, and the reads by hop from the seed.
 
-No metric is computed here: the numbers come from `workbench.reports` (the same
+No metric is computed here: the numbers come from `workbench.service.reports` (the same
 functions the --batch report prints), this module only lays them out. They are computed
 on a worker thread (a 3,000-trajectory run takes a good part of a second) and cached by
 the run's progress, so a run writing elsewhere never makes the UI recompute them.
@@ -121,7 +121,7 @@ def compute(key: Key) -> tuple[Key, dict[str, Any], dict[str, Any]]:
     """The report and transition matrix of a run, on a worker thread with its own read-only store connection."""
     from storage import Store
 
-    from workbench.reports import run_diagnostics
+    from workbench.service.reports import run_diagnostics
 
     store = Store(Path(key[0]), readonly=True)
     try:

@@ -1,6 +1,6 @@
 """The paper's Table 2 columns: each column's label and where its value sits in a run report, their groups
 (Search, Synthesis, Tool use, Resources), and each column's ratio by its `stats.axes.ratio_terms` key. The panel
-computes them (`workbench.reports`) and the views print them (`workbench.views`): one definition for both."""
+computes them (`workbench.service.reports`) and the views print them (`workbench.views`): one definition for both."""
 from __future__ import annotations
 
 PANEL_COLUMNS = (

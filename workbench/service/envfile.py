@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
-from workbench.config import ConfigFileError
+from workbench.service.config import ConfigFileError
 
 
 def load_env_file(path: Path) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
-from workbench.paths import config_path
+from workbench.service.paths import config_path
 
 
 class ConfigFileError(Exception):

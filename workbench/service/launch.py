@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.records import Caps
-from workbench import runname
-from workbench.limits import FLOAT_BOUNDS, RUN_BOUNDS, float_out_of_bounds, out_of_bounds
+from workbench.service import runname
+from workbench.service.limits import FLOAT_BOUNDS, RUN_BOUNDS, float_out_of_bounds, out_of_bounds
 
 AGENTS = ("heuristic", "oracle", "random", "llm")  # the agents a launched run plays (people play in the TUI)
 ABLATIONS = ("full", "no-search", "closed-book", "gold-given")
@@ -85,7 +85,7 @@ class LaunchError(ValueError):
 
 
 def default_run_name(request: LaunchRequest, existing: Collection[str] = ()) -> str:
-    """The name a run gets when none is chosen (`workbench.runname.default_name`); with `existing`, the first of
+    """The name a run gets when none is chosen (`workbench.service.runname.default_name`); with `existing`, the first of
     `name`, `name-2`, … not among them (the form proposes a new run; the CLI resumes by running the same command)."""
     base = runname.default_name(request.agent, request.model, request.dataset, request.ablation, request.seed)
     return runname.unique_name(base, existing)
@@ -170,7 +170,7 @@ def _chosen(value: Any) -> bool:
 
 
 def _bound_problems(request: LaunchRequest) -> list[tuple[str, str]]:
-    """The numbers past `workbench.limits`' bounds (the same bounds the CLI's number types apply when parsing)."""
+    """The numbers past `workbench.service.limits`' bounds (the same bounds the CLI's number types apply when parsing)."""
     found = []
     for bounds, problem_of in ((RUN_BOUNDS, out_of_bounds), (FLOAT_BOUNDS, float_out_of_bounds)):
         for key in bounds:
@@ -185,7 +185,7 @@ def llm_options(request: LaunchRequest, problems: dict[str, str], names: Mapping
     """The agent options an LLM run records: the relaunched run's, the settings chosen (the key's variable name,
     never the key), and the config file's `[[pricing]]` unless the relaunched run has its own, so a run costs the
     same wherever it was started. A broken config file or a dollar limit without prices is added to `problems`."""
-    from workbench.config import ConfigFileError, pricing_overrides
+    from workbench.service.config import ConfigFileError, pricing_overrides
 
     options: dict[str, Any] = dict(request.options)
     options.update({recorded: getattr(request, key) for key, recorded in RECORDED.items()

@@ -17,7 +17,7 @@ from stats import axes
 from stats.axes import Table
 from stats.ratio import Ratio
 from storage import Store
-from workbench.reports.hops import read_hops
+from workbench.service.reports.hops import read_hops
 
 PERCENT_KEYS = ("paper_recall", "section_recall", "conversion", "accuracy", "rate")
 
@@ -219,7 +219,7 @@ LEGEND = {
 def legend() -> dict[str, str]:
     """Every definition the report uses where the paper is ambiguous, keyed for stable lookup (PROTOCOL §3)."""
     from stats.stopping import LEGEND as STOPPING
-    from workbench.reports.hops import LEGEND as HOPS
+    from workbench.service.reports.hops import LEGEND as HOPS
 
     return {**LEGEND, **STOPPING, **HOPS}
 
@@ -326,7 +326,7 @@ def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -
     report["section_labels"] = section_labels(store, run, corpus)
     report["read_hops"] = read_hops(store, run)
     if corpus is not None:
-        from workbench.summary import reference_block
+        from workbench.service.summary import reference_block
 
         report["reference"] = reference_block(store, name, corpus)
     report["legend"] = legend()

@@ -241,7 +241,7 @@ def item_detail(corpus: Any, item_id: str, store: Any | None) -> tuple[dict[str,
     """One item for `--batch items --show`: question, options with the gold and distractor types, its
     outcome, its neighbourhood tree and every stored trajectory on it (the JSON), and the tree a console draws
     (`neighbourhood.text_tree`: labelled, still plain data). Raises ItemFilterError for an unknown id."""
-    from workbench.neighbourhood import Neighbourhood, text_tree, tree_dict
+    from workbench.service.neighbourhood import Neighbourhood, text_tree, tree_dict
 
     try:
         item = corpus.item(item_id)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from stats.plateau import parse_budget, scores_from_mapping, scores_from_rows
-from workbench.scaling.sequential import ScalingInputError, plateau_result
+from workbench.service.scaling.sequential import ScalingInputError, plateau_result
 
 def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[str], np.ndarray]:
     """Per-item scores from a file, as (budgets, items, n×K or n×K×T matrix); every defect is the user's (exit 2).

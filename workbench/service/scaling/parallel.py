@@ -10,8 +10,8 @@ import numpy as np
 from stats import parallel as par
 from stats.bootstrap import no_variation
 from storage import Store
-from workbench.scaling.judging import judge_run, subsets
-from workbench.scaling.sequential import ScalingInputError, measures_tokens
+from workbench.service.scaling.judging import judge_run, subsets
+from workbench.service.scaling.sequential import ScalingInputError, measures_tokens
 
 def parallel_samples(store: Store, run_name: str,
                      corpus) -> tuple[dict[str, Any], list[str], list[list[dict[str, Any]]], int]:

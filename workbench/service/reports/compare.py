@@ -9,9 +9,9 @@ import numpy as np
 from stats import axes
 from stats.axes import Table
 from storage import Store
-from workbench.columns import COLUMN_TERMS, PANEL_COLUMNS
-from workbench.reports.panel import PAIRED_BY_ID, _stacked, resolution_warnings
-from workbench.reports.run import _dig, estimates_tokens, report_of, transition_layout
+from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS
+from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_warnings
+from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
 
 _CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget"}
 

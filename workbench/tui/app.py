@@ -16,7 +16,7 @@ from textual.app import App
 from textual.binding import Binding
 
 import themes
-from workbench import paths
+from workbench.service import paths
 from workbench.tui import config as config_file
 from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.corpora import CorpusCache
@@ -117,7 +117,7 @@ class WorkbenchApp(App[int]):
         stored before hops were recorded their reads' hops, before the screens compare them with new runs (on a
         thread: it opens each such run's dataset). The screens follow the store's changes on their own (a run's
         progress includes both rules); the notes say what happened."""
-        from workbench.relabel import bring_current, run_corpus
+        from workbench.service.relabel import bring_current, run_corpus
 
         notes = bring_current(self.store_path, None, lambda run: run_corpus(run, self.cache_dir))
         for note in notes:
@@ -215,7 +215,7 @@ class WorkbenchApp(App[int]):
         if isinstance(dataset, str) and hasattr(self.screen, "current_item_id"):
             self.open_audit(dataset, self.screen.current_item_id)
             return
-        from workbench.items import known_datasets
+        from workbench.service.items import known_datasets
 
         store = self.open_store(create=False)
         choices = known_datasets(store.runs() if store is not None else [])
@@ -295,14 +295,14 @@ class WorkbenchApp(App[int]):
         default session on that dataset (`human-NAME-DATASET`). With the dataset's `fingerprint`, ids the player
         already finished in any session are refused with a notification instead of a play screen.
         """
-        from workbench.play import SessionRequest, default_player
+        from workbench.service.play import SessionRequest, default_player
         from workbench.tui.screens.play import PlayScreen
 
         player = self.player or default_player()
         if item_ids:
             store = self.open_store(create=False)
             if fingerprint and store is not None:
-                from workbench.play import player_history
+                from workbench.service.play import player_history
 
                 done = player_history(store, player, fingerprint).finished
                 if all(i in done for i in item_ids):
@@ -465,15 +465,9 @@ def available_themes() -> set[str]:
     return set(BUILTIN_THEMES) | {t.name for t in themes.THEMES}
 
 
-def build_app(argv: list[str]) -> WorkbenchApp:
-    """Parse `agenthop-tui` flags and the config file into an app (raises SystemExit/ValueError on bad flags)."""
-    from workbench.argparser import Parser
-
-    parser = Parser(prog="agenthop-tui", description="AgentHop Workbench (use --batch for headless).")
-    parser.add_version()
-    parser.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
-    parser.add_argument("--theme", help="a theme name: agenthop-dark, agenthop-light, ansi-dark, textual-dark, …")
-    args = parser.parse_args(argv)
+def build_app(db: str | None = None, theme_flag: str | None = None) -> WorkbenchApp:
+    """The app for `agenthop-tui`'s flags (parsed by `workbench.cli.interactive`) and the config file (raises
+    ValueError on a bad theme)."""
     warnings: list[str] = []
     cfg_path = paths.config_path()
     try:
@@ -484,19 +478,15 @@ def build_app(argv: list[str]) -> WorkbenchApp:
     keymap, key_warnings = config_file.keymap(cfg)
     warnings += key_warnings
     state_path = paths.state_path()
-    theme, theme_warnings = resolve_theme(args.theme, config_file.theme(cfg, config_file.load_quietly(state_path)),
+    theme, theme_warnings = resolve_theme(theme_flag, config_file.theme(cfg, config_file.load_quietly(state_path)),
                                           available_themes())
     warnings += theme_warnings
-    return WorkbenchApp(store_path=paths.store_path(args.db), cache_dir=paths.cache_dir(), config_path=cfg_path,
+    return WorkbenchApp(store_path=paths.store_path(db), cache_dir=paths.cache_dir(), config_path=cfg_path,
                         theme=theme, keymap=keymap, warnings=warnings, state_path=state_path)
 
 
-def run_app(argv: list[str]) -> int:
-    try:
-        app = build_app(argv)
-    except ValueError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return 2
+def run_app(app: WorkbenchApp) -> int:
+    """Open the app's store (an unreadable one is exit 2 before the screen is taken) and run the app."""
     from storage import StoreError
 
     try:

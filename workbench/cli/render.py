@@ -295,7 +295,7 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
 
 
 def print_items(view, rows: list, flt, fmt: str) -> None:
-    """The item browser's list (workbench.items rows): the same columns and numbers as the TUI."""
+    """The item browser's list (workbench.service.items rows): the same columns and numbers as the TUI."""
     if fmt == "json":
         print_json({"dataset": view.spec, "fingerprint": view.fingerprint, "runs": view.runs,
                     "stale_runs": view.stale_runs, "filters": flt.active(), "n": len(rows), "total": len(view.rows),
@@ -344,7 +344,7 @@ def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) ->
     for drawn in plain_tree(*tree):  # rich renderables of Text: dataset text is never read as markup
         out.print(drawn)
     if detail.get("labels"):
-        from workbench.items import label_line
+        from workbench.service.items import label_line
 
         say()
         say("recall labels → the section each resolved to (rule):")

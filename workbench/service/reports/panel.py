@@ -9,8 +9,8 @@ import numpy as np
 from stats import axes
 from stats.axes import Table
 from storage import Store
-from workbench.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
-from workbench.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
+from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
+from workbench.service.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
 
 PAIRED_BY_ID = "items are paired by id only, and an id may name a different question in each"
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from stats.axes import Table
 from storage import Store
-from workbench.columns import PANEL_COLUMNS
-from workbench.reports.panel import per_item_terms, significant_best
-from workbench.reports.run import _dig, measures_tokens, report_of
+from workbench.views.columns import PANEL_COLUMNS
+from workbench.service.reports.panel import per_item_terms, significant_best
+from workbench.service.reports.run import _dig, measures_tokens, report_of
 
 MIN_COVERAGE = 0.5  # a leaderboard row is ranked when it covers at least this share of the items people played
 

@@ -250,7 +250,7 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
 
 def measures_tokens(run: dict[str, Any]) -> bool:
     """Whether a run's cost and tokens were measured: a scripted agent calls no model (`reports.measures_tokens`)."""
-    from workbench.reports import measures_tokens as measured
+    from workbench.service.reports import measures_tokens as measured
 
     return measured(run)
 

@@ -89,7 +89,7 @@ def agenthop_summary(store: Store, run_name: str, corpus: Corpus, release_dir: P
 def export_warnings(run: Mapping[str, Any]) -> list[str]:
     """Why this summary may not be the reference's own: an imported run whose replay did not reproduce its log
     is summarised from our replayed outputs and outcomes, not the logged ones."""
-    from workbench.reference_import import replay_mismatches
+    from workbench.service.reference_import import replay_mismatches
 
     bad = replay_mismatches(run)
     if not bad:
@@ -126,7 +126,7 @@ def reference_block(store: Store, run_name: str, corpus: Corpus) -> dict[str, An
 
 def trajectory_records(store: Store, run: Mapping[str, Any] | int) -> list[dict[str, Any]]:
     """The run's final trajectories as reference-shaped records (reference §4), in store order."""
-    from workbench.reference_import import failed_attempt_tokens
+    from workbench.service.reference_import import failed_attempt_tokens
 
     run = store.run_by_id(run) if isinstance(run, int) else run
     earlier: dict[tuple[str, int], list[dict[str, Any]]] = {}

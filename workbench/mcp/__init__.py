@@ -1,0 +1,1 @@
+"""The MCP front end: `serve-mcp`, the sandbox as an MCP server (`server`)."""
