@@ -192,9 +192,8 @@ def test_the_clients_are_the_llm_agents():
 NON_USER_RUNSPECS = {
     "workbench/service/launch.py": "the launch service itself",
     "workbench/service/reference_import.py": "the replay run of imported reference trajectories",
-    "workbench/cli/reach.py": "the MCP server's base spec (its agent is the MCP client)",
+    "workbench/service/campaign.py": "the MCP server's base spec (its agent is the MCP client)",
     "workbench/service/play.py": "a person's play session",
-    "workbench/tui/app.py": "the app's one-key built-in heuristic run",
 }
 
 

@@ -42,6 +42,17 @@ def test_every_workbench_module_stands_on_a_floor():
     assert modules - named == set()
 
 
+def test_the_front_ends_have_one_door():
+    """Every front end reaches the sandbox and the store through the application layer, the plain records
+    excepted; and the application layer never words what it returns (the views do)."""
+    door = _contracts()["one-door"]
+    assert set(door["source_modules"]) == {"workbench.cli", "workbench.tui", "workbench.mcp"}
+    assert set(door["forbidden_modules"]) == {"sandbox", "storage"}
+    assert door["ignore_imports"] == ["workbench.** -> sandbox.records"]
+    data = _contracts()["service-returns-data"]
+    assert data["source_modules"] == ["workbench.service"] and data["forbidden_modules"] == ["workbench.views"]
+
+
 def test_every_tui_module_stands_on_a_tui_floor():
     """Inside workbench/tui/ too: a module at its root must be named in the tui layers (screens/ and widgets/ are
     whole floors), or a widget could import it while it imports a screen."""

@@ -12,6 +12,7 @@ from storage import Store
 from workbench.cli import main
 from workbench.service.play import PlayError, SessionRequest, choose_items, plan_session, reveal_rows, session_runner
 from workbench.service.reports import PANEL_COLUMNS, leaderboard, report_of
+from workbench.views.play import session_notes
 from workbench.service.reports.run import _dig
 from workbench.views.leaderboard import leaderboard_cells
 
@@ -200,7 +201,7 @@ def test_a_new_session_leaves_out_what_the_player_played_unless_asked_and_marks_
     ids = [i.id for i in demo_corpus.items]
     plan = plan_session(SessionRequest("ana", name="ana-three", ids=(ids[0], ids[2])), demo_corpus, played)
     assert plan.items == (ids[2],) and plan.left_out == {ids[0]: "human-ana-builtin"} and not plan.replayed
-    assert "left out 1 item you played before" in plan.notes()[0]
+    assert "left out 1 item you played before" in session_notes(plan)[0]
     with pytest.raises(PlayError, match=r"nothing left to play in 'ana-three'.*\(in human-ana-builtin\)"):
         plan_session(SessionRequest("ana", name="ana-three", ids=(ids[0],)), demo_corpus, played)
     wrong = plan_session(SessionRequest("ana", name="ana-three", mode="wrong", run="heuristic"), demo_corpus, played)

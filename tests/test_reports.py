@@ -56,10 +56,17 @@ def test_position_bias_by_hand():
     assert bias["accuracy_when_correct_at"] == {"B": [2, 5]}
 
 
+def separating_axis(rows, family=None):
+    """The sentence both front ends print: the service's decision, worded by the views."""
+    from workbench.views.compare import separation_sentence
+
+    return separation_sentence(reports.separation(rows, family=family))
+
+
 def test_separating_axis_sentence():
     rows = [{"axis": "PR mt", "delta": 0.01, "p_holm": 1.0}, {"axis": "Conv mt", "delta": -0.12, "p_holm": 0.004, "n": 25},
             {"axis": "SR st", "delta": 0.05, "p_holm": 0.2}]
-    assert reports.separating_axis(rows, family=11) == (
+    assert separating_axis(rows, family=11) == (
         "B retrieves as well as A but converts 12 percentage points less than A on the 25 multi-target items both "
         "recalled (McNemar p = 0.004 after Holm's adjustment over 11 tests).")
 
@@ -68,11 +75,11 @@ def test_separating_axis_never_announces_what_its_adjusted_test_does_not_support
     """The largest Δ (SR st, 30 points) has a raw p < 0.05 but Holm-adjusted 0.09: it is not named; PR mt is."""
     rows = [{"axis": "SR st", "delta": 0.30, "p": 0.03, "p_holm": 0.09},
             {"axis": "PR mt", "delta": -0.10, "p": 0.001, "p_holm": 0.006}, {"axis": "Conv st", "delta": 0.2, "p_holm": None}]
-    assert reports.separating_axis(rows, family=6) == ("B retrieves the gold papers 10 percentage points less than A on "
+    assert separating_axis(rows, family=6) == ("B retrieves the gold papers 10 percentage points less than A on "
                                                        "multi-target items (McNemar p = 0.006 after Holm's adjustment "
                                                        "over 6 tests).")
     rows[1]["p_holm"] = 0.07
-    assert reports.separating_axis(rows, family=6) == ("No axis separates the runs: no recall or conversion difference "
+    assert separating_axis(rows, family=6) == ("No axis separates the runs: no recall or conversion difference "
                                                        "has a McNemar p < 0.05 after Holm's adjustment over 6 tests.")
 
 

@@ -5,7 +5,7 @@ from textual.widgets import DataTable
 
 from storage import Store
 from tui_support import make_app, settle
-from workbench.views.compare import compare_rows
+from workbench.views.compare import compare_document, compare_rows, separation_sentence
 from workbench.service.reports import compare_report
 from workbench.tui.screens.compare import CompareScreen, RunPairModal, SplitStepperScreen
 from workbench.tui.screens.runs import RunsScreen
@@ -40,7 +40,7 @@ async def test_compare_shows_the_batch_numbers_and_steps_two_trajectories(seeded
         want = compare_report(app.store, "heur-s0", "random-s1")
         assert (screen.a, screen.b) == ("heur-s0", "random-s1") and want["n_common"] == 5
         assert cell_texts(screen.query_one("#compare-axes", DataTable)) == compare_rows(want)
-        assert str(screen.query_one("#compare-summary").render()) == want["summary"]
+        assert str(screen.query_one("#compare-summary").render()) == separation_sentence(want["separation"])
 
         # the agreement grid: its counts, then the items of the cell A-right/B-wrong
         await pilot.press("2")
@@ -171,7 +171,7 @@ async def test_export_asks_for_a_path_confirms_a_replace_and_names_the_full_path
         await settle(pilot, app)
         target = tmp_path / "out" / "cmp.json"
         assert app.screen is screen
-        assert json.loads(target.read_text()) == json.loads(json.dumps(screen.report, default=str))
+        assert json.loads(target.read_text()) == json.loads(json.dumps(compare_document(screen.report), default=str))
         assert any(str(target) in m for m in messages(app))
 
         target.write_text("keep me\n")  # again to the same file: asked first, no keeps it

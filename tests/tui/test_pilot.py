@@ -710,15 +710,15 @@ async def test_a_moved_release_is_shown_from_its_cached_import_and_R_looks_again
         stepper = app.screen
         assert stepper.ctx.item is None
         calls = []
-        import sandbox.datasets
+        import workbench.service.datasets as datasets
 
-        real = sandbox.datasets.open_dataset
+        real = datasets.open_dataset
 
         def counting(*args):
             calls.append(args[0])
             return real(*args)
 
-        monkeypatch.setattr(sandbox.datasets, "open_dataset", counting)
+        monkeypatch.setattr(datasets, "open_dataset", counting)
         await pilot.press("n")
         await settle(pilot, app)
         assert calls == []  # the failure is remembered: no new attempt for the next trajectory

@@ -377,7 +377,11 @@ def test_counts_read_in_the_right_number():
     """`visited 1 papers`, `1 items played by people`, `1 pts`: one helper (views.cells.counted) words every count."""
     from workbench.views.cells import counted
     from workbench.views.leaderboard import leaderboard_title
-    from workbench.service.reports import separating_axis
+    from workbench.service.reports import separation
+    from workbench.views.compare import separation_sentence
+
+    def separating_axis(rows):
+        return separation_sentence(separation(rows))
 
     assert [counted(n, "paper") for n in (0, 1, 2, 1234)] == ["0 papers", "1 paper", "2 papers", "1,234 papers"]
     assert counted(1, "percentage point") == "1 percentage point" and counted(3, "child", "children") == "3 children"

@@ -43,13 +43,14 @@ async def until_signal(work: Any) -> Any:
 
 def _writable_store(flag: str | None):
     """The store, opened to change it; one that does not exist is a mistake here, never created."""
-    from storage import Store, StoreError
     from workbench.service import paths
+    from workbench.service.errors import StoreError
+    from workbench.service.stores import open_store
 
     path = paths.store_path(flag)
     if not path.exists():
         raise StoreError(f"no store at {path}")
-    return _held(Store(path))
+    return _held(open_store(path))
 
 
 def _remove_store(path: Path) -> None:
@@ -75,8 +76,8 @@ def _writing(out: str | None) -> Iterator[None]:
 def _items_store(flag: str | None):
     """The store read-only; None when the default store does not exist yet (nothing ran). A --db that does not
     exist is a mistake (exit 2), and nothing is ever created."""
-    from storage import Store
     from workbench.service import paths
+    from workbench.service.stores import open_store
 
     path = paths.store_path(flag)
     if not path.exists():
@@ -84,14 +85,14 @@ def _items_store(flag: str | None):
             raise UsageError(f"no store at {path}")
         sys.stderr.write(f"no store at {path} yet: no runs counted\n")
         return None
-    return _held(Store(path, readonly=True))
+    return _held(open_store(path, readonly=True))
 
 
 def _open_store(flag: str | None):
-    from storage import Store
     from workbench.service import paths
+    from workbench.service.stores import open_store
 
-    return _held(Store(paths.store_path(flag), readonly=True))
+    return _held(open_store(paths.store_path(flag), readonly=True))
 
 
 def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
@@ -157,9 +158,9 @@ def _print_import(report: Any, dataset: str | None = None) -> None:
     )
     deliberate: dict[str, str] = {}
     if dataset == "builtin":
-        from sandbox.synth import DELIBERATE_DEFECTS
+        from workbench.service.datasets import builtin_defects
 
-        deliberate = DELIBERATE_DEFECTS
+        deliberate = builtin_defects()
     found = {**report.label_warnings, **report.data_warnings}
     copied = [IMPORT_WARNINGS[k].format(n=n) for k, n in sorted(found.items()) if k in deliberate]
     if copied:

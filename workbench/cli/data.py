@@ -12,18 +12,17 @@ from workbench.cli.errors import ExitCode, UsageError
 
 
 def cmd_import_reference(args: argparse.Namespace) -> int:
-    from sandbox.datasets import open_dataset
-    from storage import Store
-    from workbench.service import paths
     from workbench.cli.progress import Progress
+    from workbench.service import paths
+    from workbench.service.datasets import dataset_key, open_dataset
     from workbench.service.reference_import import import_reference, load_logs
-    from sandbox.datasets import dataset_key
+    from workbench.service.stores import open_store
 
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported, args.data)
     load_logs(Path(args.dir), corpus, args.model, force=args.force)  # refused before the store exists
-    store = _held(Store(paths.store_path(args.db)))
+    store = _held(open_store(paths.store_path(args.db)))
     progress = Progress(args.run_name, quiet=args.quiet)
     try:
         summary = import_reference(Path(args.dir), corpus, store, args.run_name, model=args.model,
@@ -64,16 +63,16 @@ def _readable(value: Any) -> str:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from sandbox.datasets import open_dataset
-    from storage import Store
     from workbench.service import audit, paths
+    from workbench.service.datasets import open_dataset
+    from workbench.service.stores import open_store
 
     if args.audit_command == "label" and args.action != "remove" and args.relevance is None:
         raise UsageError(f"--action {args.action} needs --relevance direct or supporting")
     corpus, _ = open_dataset(args.data, paths.cache_dir())
     path = paths.store_path(args.db)
     if args.audit_command == "show":  # the labels as edited so far, when a store exists (none is created)
-        store = Store(path, readonly=True) if path.exists() else None
+        store = open_store(path, readonly=True) if path.exists() else None
         try:
             print(json.dumps(audit.evidence(corpus, args.item, store), indent=2, ensure_ascii=False))
         finally:
@@ -95,19 +94,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         checks = {k.replace("-", "_"): None if getattr(args, k.replace("-", "_")) is None else
                   getattr(args, k.replace("-", "_")) == "yes" for k in ("question-ok", "gold-supported", "labels-accurate")}
-        store = Store(path)
-        try:
-            store.add_verdict(corpus.fingerprint, args.item, args.reviewer, args.verdict, args.note, checks)
-        finally:
-            store.close()
+        audit.record_verdict(corpus.fingerprint, path, args.item, args.reviewer, args.verdict, args.note, checks)
         done = f"verdict {args.verdict}"
     print(json.dumps({"item": args.item, "recorded": args.audit_command, "done": done}, ensure_ascii=False))
     return ExitCode.OK
 
 
 def cmd_items(args: argparse.Namespace) -> int:
-    from sandbox.datasets import dataset_key, open_dataset
     from workbench.service import items, paths
+    from workbench.service.datasets import dataset_key, open_dataset
     from workbench.cli.render import print_item, print_items
 
     flt = items.ItemFilter(kind=args.kind, depth=args.depth, reasoning=args.reasoning, tier=args.tier,
@@ -131,7 +126,8 @@ def cmd_items(args: argparse.Namespace) -> int:
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
-    from sandbox import synth
+    from workbench.service.datasets import generate_benchmark
+    from workbench.service.errors import NotEnoughPapers
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -139,8 +135,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"{out} exists and is not empty")
     try:  # built in memory, written to a hidden sibling and renamed: a failure leaves nothing under `out`
-        synth.generate(out, seed=args.seed, preset=args.preset, items=args.items, papers=args.papers)
-    except synth.NotEnoughPapers as exc:
+        generate_benchmark(out, seed=args.seed, preset=args.preset, items=args.items, papers=args.papers)
+    except NotEnoughPapers as exc:
         raise UsageError(f"{exc.papers} papers are too few for {exc.wanted} items (only {exc.built} could be "
                          f"built): try --papers {exc.suggested_papers}") from None
     except OSError as exc:

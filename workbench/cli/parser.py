@@ -250,7 +250,7 @@ BATCH_AGENTS = ("oracle", "random", "heuristic", "llm")
 
 def _agent(text: str) -> str:
     """One of BATCH_AGENTS, or `human:NAME`, which `build_spec` refuses in one line with where to play instead."""
-    from sandbox.agents.human import is_human
+    from workbench.service.agents import is_human
 
     if text in BATCH_AGENTS or is_human(text):
         return text
@@ -295,7 +295,7 @@ def _run_name(text: str) -> str:
 
 def _shard(text: str):
     """An argparse type for `--shard I/N` (1 ≤ I ≤ N)."""
-    from sandbox.shard import parse_shard
+    from workbench.service.execution import parse_shard
 
     try:
         return parse_shard(text)
@@ -322,11 +322,11 @@ def _real(name: str):
 
 
 def _effort(text: str) -> str:
-    from sandbox.agents.providers import REASONING_EFFORTS, valid_effort
+    from workbench.service.agents import reasoning_efforts, valid_effort
 
     if valid_effort(text):
         return text
-    raise argparse.ArgumentTypeError(f"invalid choice: '{text}' (choose from {', '.join(REASONING_EFFORTS)}, or a "
+    raise argparse.ArgumentTypeError(f"invalid choice: '{text}' (choose from {', '.join(reasoning_efforts())}, or a "
                                      "number of thinking tokens for Anthropic models)")
 
 

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
-from sandbox.runner import RunEvent
 from workbench.views.cells import NOT_MEASURED, fraction
+
+if TYPE_CHECKING:
+    from workbench.service.execution import RunEvent
 
 
 class Progress:

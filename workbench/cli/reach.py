@@ -19,26 +19,25 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("mcp") is None:
         raise UsageError("serve-mcp needs the MCP SDK, an optional extra: pip install 'agenthop-workbench[mcp]' "
                          "(or pip install mcp)")
-    from sandbox.datasets import dataset_key, open_dataset
     from sandbox.records import Caps
-    from sandbox.runner import RunSpec, select_items
-    from storage import Store
-    from storage.locks import RunLock
     from workbench.service import paths
+    from workbench.service.campaign import campaign_spec
+    from workbench.service.datasets import dataset_key, open_dataset
+    from workbench.service.execution import select_items
+    from workbench.service.stores import open_store, run_lock
 
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported)
-    base = RunSpec(name=args.run_name, dataset=dataset_key(args.data), agent="mcp:", workers=1,
-                   caps=Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total),
-                   replicates=args.replicates, item_ids=_item_ids(args.ids), question_type=args.question_type,
-                   depth=args.depth, limit=args.limit)
+    base = campaign_spec(args.run_name, dataset_key(args.data),
+                         Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total),
+                         args.replicates, _item_ids(args.ids), args.question_type, args.depth, args.limit)
     select_items(corpus, base)  # a slice that selects nothing is refused before anything is served
     sock = _listen(args.host, args.port) if args.transport == "http" else None
-    store = Store(paths.store_path(args.db))
+    store = open_store(paths.store_path(args.db))
     from workbench.mcp.server import Campaign, serve_http, serve_stdio
 
-    with RunLock(store.path, args.run_name):  # a second server on the run is refused here
+    with run_lock(store.path, args.run_name):  # a second server on the run is refused here
         if sock is None:
             sys.stderr.write(f"serving run '{args.run_name}' over stdio\n")
             asyncio.run(until_signal(serve_stdio(Campaign(base, corpus, store))))
@@ -70,9 +69,9 @@ def _listen(host: str, port: int):
 
 def cmd_merge(args: argparse.Namespace) -> int:
     """Copy runs from other stores into this one (shards of a run become one run); all or nothing."""
-    from storage import Store, StoreError
-    from storage.merge import merge_stores
     from workbench.service import paths
+    from workbench.service.errors import StoreError
+    from workbench.service.stores import merge, open_store
     from workbench.cli.render import print_merge
 
     names = [n.strip() for n in args.runs.split(",") if n.strip()] if args.runs is not None else None
@@ -81,12 +80,12 @@ def cmd_merge(args: argparse.Namespace) -> int:
     missing = [s for s in args.sources if not Path(s).is_file()]
     if missing:
         raise UsageError(f"no store at {', '.join(missing)}")
-    sources = [Store(Path(s), readonly=True) for s in args.sources]  # an older store is migrated first
+    sources = [open_store(Path(s), readonly=True) for s in args.sources]  # an older store is migrated first
     path = paths.store_path(args.db)
     created = not path.exists()
-    dest = Store(path)
+    dest = open_store(path)
     try:
-        merged = merge_stores(dest, sources, names, include_partial=args.include_partial, item_order=_item_order)
+        merged = merge(dest, sources, names, include_partial=args.include_partial, item_order=_item_order)
     except StoreError:
         dest.close()
         if created:  # refused: leave no trace of a store this command made

@@ -10,10 +10,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from sandbox.datasets import dataset_label
+from workbench.service.datasets import dataset_label
 from workbench.views.cells import fraction, usd
 from workbench.views.compare import (AGREEMENT_LABELS, ATTRIBUTION_HEADER, COMPARE_HEADER, attribution_rows,
-                                     compare_heading, compare_legend, compare_rows)
+                                     compare_document, compare_heading, compare_legend, compare_rows,
+                                     separation_sentence)
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 from workbench.views.panel import (PANEL_TIDY_HEADER, bigram_panel_line, grouped_header, panel_cells, panel_stat_lines,
                                    panel_title, tidy_panel_rows)
@@ -161,13 +162,13 @@ def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
 
 def print_compare(cmp: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
-        print_json(cmp)
+        print_json(compare_document(cmp))
         return
     out = console()
     out.print(compare_heading(cmp), markup=False)
     for warning in cmp.get("warnings", []):
         out.print(f"warning: {warning}", markup=False, style="bold")
-    out.print(cmp["summary"], markup=False, style="bold")
+    out.print(separation_sentence(cmp["separation"]), markup=False, style="bold")
     table = Table(title_justify="left")
     for col in COMPARE_HEADER:
         table.add_column(col, justify="left" if col == "axis" else "right")
@@ -380,3 +381,13 @@ def print_merge(rows: list[dict[str, Any]], dest: str, fmt: str) -> None:
         table.add_row(*map(Text, (name, str(r["copied"]), str(r["identical"]), str(r["partial_skipped"]),
                                   f"{r['finished']}/{r['planned']}", r["status"])))
     console().print(table)
+
+
+def print_estimate(est: dict[str, Any], item_ids: list[str], llm: bool, fmt: str) -> None:
+    """`--dry-run`: the estimate as JSON, or its lines."""
+    from workbench.views.estimate import dry_run_text
+
+    if fmt == "json":
+        sys.stdout.write(json.dumps(est, indent=2) + "\n")
+        return
+    sys.stdout.write(dry_run_text(est, item_ids, llm))

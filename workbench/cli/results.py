@@ -83,9 +83,9 @@ def cmd_delete(args: argparse.Namespace) -> int:
         if input().strip().lower() not in ("y", "yes"):
             print(f"kept {what}")  # the user's answer, not a failure
             return ExitCode.OK
-    from storage.locks import RunLock
+    from workbench.service.stores import run_lock
 
-    with RunLock(store.path, args.name):  # never under a process that is writing it
+    with run_lock(store.path, args.name):  # never under a process that is writing it
         store.delete_run(args.name)
     print(f"deleted {what}")
     return ExitCode.OK
@@ -127,15 +127,15 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     if args.format == "jsonl":
-        from storage.export import export_jsonl
+        from workbench.service.stores import export_run
 
         with _writing(args.out):
-            n = export_jsonl(store, args.name, Path(args.out) if args.out else sys.stdout, all_attempts=args.all_attempts)
+            n = export_run(store, args.name, Path(args.out) if args.out else sys.stdout, all_attempts=args.all_attempts)
         if args.out:
             sys.stderr.write(f"wrote {n} trajectories to {args.out}\n")
         return ExitCode.OK
-    from sandbox.datasets import open_dataset
     from workbench.service import paths
+    from workbench.service.datasets import open_dataset
     from workbench.service.summary import agenthop_summary
 
     run = store.run(args.name)
@@ -145,9 +145,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stderr.write(f"warning: {warning}\n")
     text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
     if args.out:
-        from storage.export import atomic_text_file
+        from workbench.service.stores import atomic_text
 
-        with _writing(args.out), atomic_text_file(Path(args.out)) as fh:
+        with _writing(args.out), atomic_text(Path(args.out)) as fh:
             fh.write(text)
         sys.stderr.write(f"wrote {args.out}\n")
     else:

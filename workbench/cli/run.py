@@ -48,9 +48,9 @@ def launch_request(args: argparse.Namespace) -> LaunchRequest:
 def build_spec(args: argparse.Namespace):
     """The corpus, the RunSpec (the launch service's) and its items from the run flags; fails before anything is
     written."""
-    from sandbox.datasets import open_dataset
-    from sandbox.runner import select_items
     from workbench.service import paths
+    from workbench.service.datasets import open_dataset
+    from workbench.service.execution import select_items
 
     spec = run_spec(launch_request(args), names=FLAGS)
     if args.agent == "llm":
@@ -78,26 +78,23 @@ def _read_env(args: argparse.Namespace) -> None:
 
 def _check_model(spec) -> None:
     """The model can be reached as configured (a key, a local model installed) before the run is created."""
-    from sandbox.agents.llm import ConfigError, config_from_options
-    from sandbox.agents.local_model import LOCAL_PREFIX, LocalModelUnavailable, check_installed
+    from workbench.service.agents import check_model
+    from workbench.service.errors import ConfigError, LocalModelUnavailable
 
     try:
-        if spec.model.startswith(LOCAL_PREFIX):
-            check_installed(spec.model[len(LOCAL_PREFIX):])
-        else:
-            config_from_options({"model": spec.model, **spec.agent_options}).check()
+        check_model(spec.model, spec.agent_options)
     except (ConfigError, LocalModelUnavailable) as exc:
         raise UsageError(str(exc)) from None
 
 
 def execute(spec, corpus, store, quiet: bool) -> dict[str, Any]:
     """Run one spec with progress on stderr; say so when a run-wide limit stopped it."""
-    from sandbox.runner import Runner
     from workbench.cli.progress import Progress
+    from workbench.service.execution import runner
 
     progress = Progress(spec.name, quiet=quiet)
     try:
-        result = asyncio.run(until_signal(Runner(spec, corpus, store, on_event=progress.update).run()))
+        result = asyncio.run(until_signal(runner(spec, corpus, store, on_event=progress.update).run()))
     finally:
         progress.close()
     if result.get("limit"):  # the same limit would stop a rerun at once
@@ -121,17 +118,19 @@ def finished_status(*results: dict[str, Any]) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from storage import Store
-    from workbench.service import paths
     from workbench.cli.render import print_report
+    from workbench.service import paths
+    from workbench.service.stores import open_store
 
     corpus, spec, items = build_spec(args)
     if args.dry_run:
-        from workbench.service.estimate import print_estimate
+        from workbench.cli.render import print_estimate
+        from workbench.service.estimate import estimate
 
-        print_estimate(spec, items, paths.store_path(args.db), args.format)
+        est = estimate(spec, items, paths.store_path(args.db))
+        print_estimate(est, [i.id for i in items], spec.agent == "llm", args.format)
         return ExitCode.OK
-    store = _held(Store(paths.store_path(args.db)))
+    store = _held(open_store(paths.store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     if args.format == "table":  # the four axes only: the analytics and the reference block are `report`'s
         from workbench.service.reports import run_report
@@ -175,15 +174,15 @@ def cmd_scale(args: argparse.Namespace) -> int:
             result = scaling.group_plateau(_open_store(args.db), args.group, **_plateau_options(args))
         print_plateau(result, args.format)
         return ExitCode.OK
-    from storage import Store
     from workbench.service import paths
+    from workbench.service.stores import open_store
 
     if args.scale_command == "sequential":
         grid = scaling.parse_grid(args.grid, args.axis)
         _sequential_caps(args)
         corpus, base, _ = build_spec(args)
         specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
-        store = _held(Store(paths.store_path(args.db)))
+        store = _held(open_store(paths.store_path(args.db)))
         scaling.check_group(store, base.name, specs)
         results = []
         for spec in specs:
@@ -216,9 +215,9 @@ def _sweep_stopped(level: str, rest: list, results: list[dict[str, Any]]) -> int
 def _scale_parallel(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from storage import Store
-    from workbench.service import paths, scaling
     from workbench.cli.render import print_parallel
+    from workbench.service import paths, scaling
+    from workbench.service.stores import open_store
 
     try:
         ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
@@ -230,7 +229,7 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     spec = replace(spec, replicates=max(ks), kind="parallel",
                    scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders})
     judge = _judge(args, spec)
-    store = _held(Store(paths.store_path(args.db)))
+    store = _held(open_store(paths.store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     report = asyncio.run(scaling.parallel_report(store, spec.name, corpus, ks, judge, n_orders=args.orders,
                                                  seed=args.seed))
@@ -239,20 +238,10 @@ def _scale_parallel(args: argparse.Namespace) -> int:
 
 
 def _judge(args: argparse.Namespace, spec):
-    from sandbox import judges
-    from sandbox.agents.llm import ConfigError
+    from workbench.service.errors import ConfigError
+    from workbench.service.scaling.judging import make_judge
 
-    if args.judge == "none":
-        return None
-    if args.judge == "evidence":
-        return judges.EvidenceJudge()
-    model = spec.model if args.judge == "same" else args.judge
-    if not model:
-        raise UsageError("--judge same needs an LLM run (--agent llm --model …)")
-    base_url = args.judge_base_url or (spec.agent_options.get("base_url") if args.judge == "same" else None)
     try:
-        return judges.LLMJudge(model, base_url=base_url, api_key_env=spec.agent_options.get("api_key_env")
-                               if args.judge == "same" else None,
-                               client=(spec.agent_options.get("client") or "auto") if args.judge == "same" else "auto")
-    except ConfigError as exc:
+        return make_judge(args.judge, spec, args.judge_base_url)
+    except (ConfigError, ValueError) as exc:
         raise UsageError(str(exc)) from None

@@ -224,6 +224,16 @@ def record_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, a
     return done
 
 
+def record_verdict(fingerprint: str, store_path: Path, item_id: str, reviewer: str, verdict: str, note: str,
+                   checks: dict[str, bool | None]) -> None:
+    """Store a reviewer's verdict on an item (pass / flag / remove) with the note and the three checks."""
+    store = Store(store_path)
+    try:
+        store.add_verdict(fingerprint, item_id, reviewer, verdict, note, checks)
+    finally:
+        store.close()
+
+
 def undo_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, edit_id: int | None = None) -> str:
     """Undo one edit of the item (`edit_id`, or its latest edit in force) by recording an undo row; what it did."""
     _item(corpus, item_id)

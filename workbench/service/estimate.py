@@ -1,4 +1,4 @@
-"""`--dry-run`: what a run would do and cost, before it spends anything.
+"""`--dry-run` and the launch form's cost line: what a run would do and cost, before it spends anything, as data.
 
 Tokens per episode come from earlier runs of the same model in the store when there
 are any, else from a stated assumption; prices from the pricing table; unknown models
@@ -7,14 +7,12 @@ are shown as unpriced rather than guessed.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from sandbox.pricing import cost, price_for
 from sandbox.records import Item, Usage
 from sandbox.runner import RunSpec
-from workbench.views.cells import counted
 
 ASSUMED_TOKENS = 90_000  # per episode, when the store has no history for this model
 ASSUMED_OUTPUT_SHARE = 0.05
@@ -88,17 +86,6 @@ def prompt_overhead(caps: Any, ablation: str) -> int:
     return estimate(prompt.system + prompt.first_message + json.dumps(list(prompt.tools)))
 
 
-def cost_line(spec: RunSpec, episodes: int, store_path: Path, upper_bound: bool = False) -> str:
-    """One line for a launch form: "≈ 60 episodes × ~90,000 tokens ≈ $3.20 (gpt-4.1 prices)"; with `upper_bound`
-    (the slice is not counted yet, or a resumed run skips what is done) "at most 60 episodes … ≤ $3.20"."""
-    ep = per_episode(spec, store_path)
-    where = f"{ep['price'].prefixes[0]} prices" if ep["price"] else "unpriced: no price for this model"
-    about, up_to = ("at most", "≤") if upper_bound else ("≈", "≈")
-    total = "" if ep["usd"] is None else f" {up_to} ${ep['usd'] * episodes:,.2f}"
-    return (f"{about} {counted(episodes, 'episode')} × ~{ep['tokens']:,} tokens{total} "
-            f"({where}; {ep['basis']})")
-
-
 def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, Any]:
     planned = len(items) * spec.replicates
     episodes = remaining(spec, items, store_path)
@@ -115,31 +102,3 @@ def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, An
                                              "output_per_m": price.output_per_m},
         "cost_usd": None if ep["usd"] is None else round(ep["usd"] * episodes, 4),
     }
-
-
-def item_list(ids: list[str], shown: int = 12) -> str:
-    """The item ids, the first `shown` of them when there are many."""
-    if len(ids) <= shown:
-        return ", ".join(ids)
-    return f"{', '.join(ids[:shown])}, … ({len(ids) - shown} more)"
-
-
-def print_estimate(spec: RunSpec, items: list[Item], store_path: Path, fmt: str) -> None:
-    est = estimate(spec, items, store_path)
-    if fmt == "json":
-        sys.stdout.write(json.dumps(est, indent=2) + "\n")
-        return
-    caps = est["caps"]
-    planned = est["items"] * est["replicates"]
-    to_play = f"{planned} episodes" if not est["already_done"] else \
-        f"{planned} episodes, {est['already_done']} already done in the stored run: {est['episodes']} to play"
-    if spec.agent != "llm":
-        spend = f"estimate: no tokens, no cost ({est['basis']})"
-    else:
-        cost_text = "unpriced (no price for this model)" if est["cost_usd"] is None else f"≈ ${est['cost_usd']:,.2f}"
-        spend = f"estimate: ~{est['tokens_per_episode']:,} tokens per episode ({est['basis']}) → {cost_text}"
-    sys.stdout.write(
-        f"dry run '{est['run']}': {est['items']} items × {est['replicates']} replicate(s) = {to_play}\n"
-        f"items: {item_list([i.id for i in items])}\n"
-        f"caps: {caps['budget']} points, {caps['max_turns']} turns, {caps['max_tokens_total']:,} tokens; "
-        f"ablation {est['ablation']}\n{spend}\n")

@@ -31,7 +31,6 @@ from typing import Any
 from sandbox.agents.human import ABANDONED, REPLAYED, RESUMED, human_agent_name, is_human
 from sandbox.datasets import dataset_key, dataset_label
 from sandbox.runner import Runner, RunSpec
-from workbench.views.cells import counted
 
 MODES = ("random", "ids", "wrong", "continue")
 ABANDONED_NOTE = "left midway by the player: the tool results shown are kept as this attempt"
@@ -150,19 +149,6 @@ class SessionPlan:
         if item_id in self.resumed:
             return RESUMED, f"resumed after seeing tool results (left midway in '{self.resumed[item_id]}')"
         return None
-
-    def notes(self) -> list[str]:
-        """What the player should know before playing, one sentence each."""
-        out = []
-        if self.left_out:
-            ids = sorted(self.left_out)
-            out.append(f"left out {counted(len(ids), 'item')} you played before: {', '.join(ids[:6])}{' …' if len(ids) > 6 else ''}"
-                       " (include them to replay; a replay is marked and left out of the leaderboard)")
-        if self.replayed:
-            ids = sorted(self.replayed)
-            out.append(f"replaying {', '.join(ids[:6])}{' …' if len(ids) > 6 else ''}: you saw the gold answer; these "
-                       "plays are marked 'replayed' and left out of the leaderboard")
-        return out
 
 
 def plan_session(request: SessionRequest, corpus: Any, store: Any) -> SessionPlan:

@@ -77,9 +77,9 @@ class WorkbenchApp(App[int]):
     def open_store(self, create: bool = True):
         """The UI thread's store connection; None while no store file exists and `create` is False."""
         if self._store is None and (create or self.store_path.exists()):
-            from storage import Store
+            from workbench.service.stores import open_store
 
-            self._store = Store(self.store_path)
+            self._store = open_store(self.store_path)
         return self._store
 
     @property
@@ -275,12 +275,11 @@ class WorkbenchApp(App[int]):
         self.action_new_run(values, options, title=f"Resume '{name}' (finished episodes are kept)")
 
     def action_run_builtin(self) -> None:
-        from sandbox.runner import RunSpec
-
+        from workbench.service.launch import LaunchRequest, run_spec
         from workbench.tui.screens.launch import default_name
 
         name = default_name("heuristic", "builtin", "", set(self.run_names()))
-        self.start_run(RunSpec(name=name, dataset="builtin", agent="heuristic", workers=4))
+        self.start_run(run_spec(LaunchRequest(dataset="builtin", agent="heuristic", name=name, workers=4)))
 
     # ------------------------------------------------------------ play: people under the agents' rules
 
@@ -412,13 +411,12 @@ class WorkbenchApp(App[int]):
         self.push_screen(ExportModal(name, paths.export_dir() / f"{safe}.jsonl"), chosen)
 
     def _export(self, name: str, path: Path, with_steps: bool) -> None:
-        from storage import Store
-        from storage.export import export_jsonl
+        from workbench.service.stores import export_run, open_store
 
-        store = Store(self.store_path)
+        store = open_store(self.store_path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            n = export_jsonl(store, name, path, with_steps=with_steps)
+            n = export_run(store, name, path, with_steps=with_steps)
         except Exception as exc:
             self.call_from_thread(self.notify, f"export failed: {exc}", severity="error")
             return
@@ -487,7 +485,7 @@ def build_app(db: str | None = None, theme_flag: str | None = None) -> Workbench
 
 def run_app(app: WorkbenchApp) -> int:
     """Open the app's store (an unreadable one is exit 2 before the screen is taken) and run the app."""
-    from storage import StoreError
+    from workbench.service.errors import StoreError
 
     try:
         app.open_store(create=False)

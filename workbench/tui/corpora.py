@@ -24,7 +24,7 @@ MOVED_NOTE = "the release directory has moved: marks and titles come from the co
 @dataclass(frozen=True)
 class ItemContext:
     item_id: str
-    item: Any = None  # sandbox.records.Item, or None when unavailable
+    item: Any = None  # the Item (sandbox.records), or None when unavailable
     titles: dict[str, str] = field(default_factory=dict)  # S2 paper id → title (the item's neighbourhood)
     arxiv: dict[str, str] = field(default_factory=dict)  # S2 paper id → arXiv id
     note: str | None = None  # why the item is missing, or a warning (dataset changed since the run)
@@ -32,7 +32,7 @@ class ItemContext:
 
 def unavailable(dataset: str, exc: Exception) -> str:
     """Why a run's corpus cannot be shown, in the TUI's words (the dataset errors speak the CLI's)."""
-    from sandbox.release import DatasetError
+    from workbench.service.errors import DatasetError
 
     if isinstance(exc, DatasetError) and not Path(dataset).expanduser().exists():
         return (f"corpus unavailable: the release directory {dataset} is gone (moved or deleted) and the corpus "
@@ -67,14 +67,13 @@ class CorpusCache:
             failure = self._errors.get(dataset)
             if failure is not None and self.clock() - failure[1] < RETRY_AFTER_S:
                 raise LookupError(failure[0])
-        from sandbox.corpus import open_cached
-        from sandbox.datasets import open_dataset
+        from workbench.service.datasets import open_dataset, open_imported
 
         note = None
         try:
             corpus, _ = open_dataset(dataset, self.cache_dir)
         except Exception as exc:  # a missing or invalid release: its earlier import, else degrade and say why
-            corpus = open_cached(fingerprint, self.cache_dir) if fingerprint else None
+            corpus = open_imported(fingerprint, self.cache_dir) if fingerprint else None
             if corpus is None:
                 message = unavailable(dataset, exc)
                 with self._lock:

@@ -1,4 +1,4 @@
-"""A run executing in the background of the TUI, through the same `sandbox.runner.Runner` as --batch.
+"""A run executing in the background of the TUI, through the same runner as --batch (`workbench.service.execution`).
 
 The run is an app-level thread worker (`app.run_worker(..., thread=True)`), so popping
 or switching screens never cancels it, and its SQLite writes and scripted agents never
@@ -62,10 +62,10 @@ class RunJob:
 
     async def execute(self) -> dict[str, Any] | None:
         """The worker body (on the worker's thread and loop)."""
-        from sandbox.datasets import open_dataset
-        from sandbox.release import DatasetError
-        from sandbox.runner import InvalidSlice, Runner
-        from storage import Store, StoreError
+        from workbench.service.datasets import open_dataset
+        from workbench.service.errors import DatasetError, InvalidSlice, StoreError
+        from workbench.service.execution import runner
+        from workbench.service.stores import open_store
 
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.current_task()
@@ -76,9 +76,9 @@ class RunJob:
             self.monitor.note("opening the dataset…")
             corpus, _ = open_dataset(self.spec.dataset, self.cache_dir)
             self._load_model_client()
-            store = Store(self.store_path)
+            store = open_store(self.store_path)
             self._seed(store)
-            self.runner = Runner(self.spec, corpus, store, on_event=self.monitor.feed)
+            self.runner = runner(self.spec, corpus, store, on_event=self.monitor.feed)
             self.result = await self.runner.run()
             self.monitor.finish(self.result["status"], self.result["stop_reason"])  # a limit, a server gone
             return self.result
@@ -100,7 +100,7 @@ class RunJob:
     def _seed(self, store: Any) -> None:
         """A relaunch: the live screen starts from what the store holds (terminations, cost, the last session's
         elapsed time), read before the runner marks the run running again."""
-        from storage import StoreError
+        from workbench.service.errors import StoreError
 
         try:
             run = store.run(self.name)
@@ -114,18 +114,12 @@ class RunJob:
     def _load_model_client(self) -> None:
         """Import litellm before the run starts (several seconds), saying so: otherwise the first episodes import
         it and the live screen shows a running run with no episodes meanwhile."""
-        from sandbox.agents.local_model import LOCAL_PREFIX, litellm_name
-        from sandbox.agents.providers import native_provider
+        from workbench.service.agents import load_litellm, needs_litellm
 
-        model = self.spec.model or ""
-        if self.spec.agent != "llm" or model.startswith(LOCAL_PREFIX):
-            return
-        if self.spec.agent_options.get("client") != "litellm" and native_provider(litellm_name(model)):
-            return  # the native client serves it: litellm is never imported
+        if not needs_litellm(self.spec):
+            return  # no model, a local one, or the native client serves it: litellm is never imported
         self.monitor.note("loading the model client (litellm)…")
-        from sandbox.agents.llm import litellm_module
-
-        litellm_module()
+        load_litellm()
 
     def stop(self) -> None:
         """Finish the episodes in flight, start no new ones."""

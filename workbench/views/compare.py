@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from workbench.views.cells import NOT_MEASURED, frac, num, pct, points, sig
+from workbench.views.cells import NOT_MEASURED, counted, frac, num, pct, points, sig
 
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")
 
@@ -76,3 +76,36 @@ def compare_legend(cmp: dict[str, Any]) -> str:
             f"Holm p: adjusted together over the comparison's {m if m is not None else ''} tests. Conv: A, B, Δ, "
             "interval and p on the items both runs recalled (the paper's Table 12 set); 'marginal': each run's "
             "conversion over its own recalled items.")
+
+
+SEPARATION_WORDS = {"PR": "retrieves the gold papers", "SR": "reads the labelled sections", "Conv": "converts"}
+
+
+def separation_sentence(sep: dict[str, Any]) -> str:
+    """The compare report's `separation` in plain language: the split that separates the runs with its Δ in
+    percentage points and its Holm-adjusted McNemar p, or why none is named."""
+    over = f" over {sep['family']} tests" if sep.get("family") else ""
+    state = sep["state"]
+    if state == "incomparable":
+        return "No recall or conversion split can be compared."
+    if state == "equal":
+        return "A and B do not differ on recall or conversion."
+    if state == "unsupported":
+        return (f"No axis separates the runs: no recall or conversion difference has a McNemar p < 0.05 after "
+                f"Holm's adjustment{over}.")
+    lead = "retrieves as well as A but " if sep["same_recall"] else ""
+    where = "single-target" if sep["split"] == "st" else "multi-target"
+    if sep["kind"] == "Conv" and sep.get("n") is not None:
+        where = f"the {sep['n']} {where} items both recalled"
+    else:
+        where += " items"
+    direction = "more" if sep["delta"] > 0 else "less"
+    points = counted(round(abs(sep["delta"]) * 100), "percentage point")
+    return (f"B {lead}{SEPARATION_WORDS[sep['kind']]} {points} {direction} than A on {where} (McNemar p = "
+            f"{sep['p_holm']:.2g} after Holm's adjustment{over}).")
+
+
+def compare_document(cmp: dict[str, Any]) -> dict[str, Any]:
+    """The compare report as `--batch compare --format json` and the TUI's export write it: the data, and the
+    sentence naming the separating axis (`summary`)."""
+    return {**cmp, "summary": separation_sentence(cmp["separation"])}

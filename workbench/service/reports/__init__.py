@@ -13,5 +13,5 @@ from workbench.service.reports.panel import (PAIRED_BY_ID, LOWER_IS_BETTER, MEAN
     RESOURCE_COLUMNS, PANEL_LEGEND, item_matrix, replicate_spread, dataset_warnings, resolution_warnings,
     panel_report, per_item_terms, significant_best, ablation_lift)
 from workbench.service.reports.compare import (paired_outcomes, tool_use, CONVERSION_SET, compare_report, adjust_comparison,
-    SEPARATES, separating_axis)
+    SEPARATES, separation)
 from workbench.service.reports.leaderboard import (MIN_COVERAGE, leaderboard)

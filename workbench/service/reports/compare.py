@@ -157,7 +157,7 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
             "attribution": {"a": ra["attribution"], "b": rb["attribution"], "delta": attribution_delta},
             "terminations": {"a": ra["terminations"], "b": rb["terminations"]},
             "tool_use": {"a": tool_use(recs_a), "b": tool_use(recs_b)},
-            "summary": separating_axis(rows, family=holm["m"])}
+            "separation": separation(rows, family=holm["m"])}
 
 
 def adjust_comparison(rows: list[dict[str, Any]], tests: dict[str, dict[str, Any] | None]) -> dict[str, Any]:
@@ -215,34 +215,23 @@ def _run_label(run: dict[str, Any]) -> dict[str, Any]:
 SEPARATES = 0.05  # a difference is announced only when its Holm-adjusted p is below this
 
 
-def separating_axis(rows: list[dict[str, Any]], family: int | None = None) -> str:
-    """A plain-language sentence naming the recall or conversion split that separates the runs most among
-    those whose Holm-adjusted McNemar p (`p_holm`) is below 0.05; when none is, it says no axis separates
-    the runs (a difference the comparison's own adjusted test does not support is never announced)."""
+def separation(rows: list[dict[str, Any]], family: int | None = None) -> dict[str, Any]:
+    """Which recall or conversion split separates the runs most among those whose Holm-adjusted McNemar p
+    (`p_holm`) is below 0.05, as data (`workbench.views.compare.separation_sentence` words it): `state` is
+    `incomparable` (no split has a Δ), `equal` (every Δ is zero), `unsupported` (no difference the comparison's own
+    adjusted test supports: never announced) or `separates`, with the split, its row and whether recall was the
+    same (a conversion gap between runs that retrieve alike)."""
     shares = {r["axis"]: r for r in rows if r["axis"].startswith(("PR", "SR", "Conv")) and r["delta"] is not None}
     if not shares:
-        return "No recall or conversion split can be compared."
+        return {"state": "incomparable", "family": family}
     if all(abs(r["delta"]) < 1e-12 for r in shares.values()):
-        return "A and B do not differ on recall or conversion."
-    over = f" over {family} tests" if family else ""
+        return {"state": "equal", "family": family}
     supported = {k: r for k, r in shares.items() if r.get("p_holm") is not None and r["p_holm"] < SEPARATES}
     if not supported:
-        return (f"No axis separates the runs: no recall or conversion difference has a McNemar p < 0.05 after "
-                f"Holm's adjustment{over}.")
+        return {"state": "unsupported", "family": family}
     axis, row = max(supported.items(), key=lambda kv: abs(kv[1]["delta"]))
     kind, split = axis.split()
-    from workbench.views.cells import counted
-
-    what = {"PR": "retrieves the gold papers", "SR": "reads the labelled sections",
-            "Conv": "converts"}[kind]
-    same_recall = shares.get(f"PR {split}")
-    lead = "retrieves as well as A but " if kind == "Conv" and same_recall and abs(same_recall["delta"]) < 0.02 else ""
-    where = "single-target" if split == "st" else "multi-target"
-    if kind == "Conv" and row.get("n") is not None:
-        where = f"the {row['n']} {where} items both recalled"
-    else:
-        where += " items"
-    direction = "more" if row["delta"] > 0 else "less"
-    points = counted(round(abs(row["delta"]) * 100), "percentage point")
-    return (f"B {lead}{what} {points} {direction} than A on {where} (McNemar p = {row['p_holm']:.2g} after Holm's "
-            f"adjustment{over}).")
+    recall = shares.get(f"PR {split}")
+    return {"state": "separates", "family": family, "axis": axis, "kind": kind, "split": split,
+            "delta": row["delta"], "p_holm": row["p_holm"], "n": row.get("n"),
+            "same_recall": kind == "Conv" and recall is not None and abs(recall["delta"]) < 0.02}

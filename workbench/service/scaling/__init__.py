@@ -11,5 +11,5 @@ from workbench.service.scaling.sequential import (AXES, UNBOUNDED_TOKENS, Scalin
     group_designs, check_group, sequential_group, group_scores, use_two_stage, plateau_result, group_plateau,
     group_levels, measures_tokens)
 from workbench.service.scaling.scorefiles import (load_scores, file_plateau)
-from workbench.service.scaling.judging import (subsets, judge_run, recorded_judge)
+from workbench.service.scaling.judging import (subsets, judge_run, recorded_judge, make_judge, is_stored_judge)
 from workbench.service.scaling.parallel import (parallel_samples, vote_key, parallel_report, TIE_RULE)

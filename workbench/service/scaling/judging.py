@@ -119,3 +119,29 @@ def recorded_judge(run: dict[str, Any]):
     if name == "evidence":
         return EvidenceJudge()
     return StoredJudge(f"llm:{run['model'] if name == 'same' else name}")
+
+
+def make_judge(kind: str, spec: Any, base_url: str | None = None):
+    """The judge `--judge` names for a parallel run of `spec`: None for `none`, the evidence judge (offline), or an
+    LLM judge of the run's own model (`same`, with its base URL, key and client) or of another model string.
+    ValueError for `same` without a model; ConfigError when the model cannot be reached as configured."""
+    from sandbox import judges
+
+    if kind == "none":
+        return None
+    if kind == "evidence":
+        return judges.EvidenceJudge()
+    model = spec.model if kind == "same" else kind
+    if not model:
+        raise ValueError("--judge same needs an LLM run (--agent llm --model …)")
+    same = kind == "same"
+    return judges.LLMJudge(model, base_url=base_url or (spec.agent_options.get("base_url") if same else None),
+                           api_key_env=spec.agent_options.get("api_key_env") if same else None,
+                           client=(spec.agent_options.get("client") or "auto") if same else "auto")
+
+
+def is_stored_judge(judge: Any) -> bool:
+    """Whether the judge only reads stored verdicts (the TUI never asks a model on its own)."""
+    from sandbox.judges import StoredJudge
+
+    return isinstance(judge, StoredJudge)

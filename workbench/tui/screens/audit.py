@@ -2,8 +2,8 @@
 side; verdicts Pass / Flag / Remove with a note and the three quality checks; section labels added, removed,
 re-classified or an edit undone; the corrected dataset exported in the release format.
 
-Everything is stored through `storage.Store` with the reviewer and the time, and every rule is
-`workbench.service.audit`'s (the sheet is `audit.evidence`, edits go through `audit.record_edit` /
+Everything is stored with the reviewer and the time, and every rule is `workbench.service.audit`'s (the sheet
+is `audit.evidence`, verdicts go through `audit.record_verdict`, edits through `audit.record_edit` /
 `audit.undo_edit`), so the batch `audit` commands and this screen read and write the same records.
 
 Each item shows its latest verdict: the note and the checks are loaded from it (a check never
@@ -27,9 +27,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from sandbox.datasets import dataset_label
-
 from workbench.service import audit
+from workbench.service.datasets import dataset_label
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.plaintext import clip, sanitize
@@ -202,11 +201,11 @@ class AuditScreen(Screen):
         self._loading = False
 
     def _store(self, readonly: bool = False):
-        from storage import Store
+        from workbench.service.stores import open_store
 
         if readonly and not self.store_path.exists():
             return None
-        return Store(self.store_path, readonly=readonly)
+        return open_store(self.store_path, readonly=readonly)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="audit-title", classes="title-bar")
@@ -394,12 +393,8 @@ class AuditScreen(Screen):
         if self.current is None:
             return
         draft = self.draft()
-        store = self._store()
-        try:
-            store.add_verdict(self.corpus.fingerprint, self.current, self.reviewer, verdict, draft.note,
-                              dict(zip(audit.CHECKS, draft.checks)))
-        finally:
-            store.close()
+        audit.record_verdict(self.corpus.fingerprint, self.store_path, self.current, self.reviewer, verdict,
+                             draft.note, dict(zip(audit.CHECKS, draft.checks)))
         self.drafts.pop(self.current, None)
         self._load(self.current)
         self.refresh_items(self.current)

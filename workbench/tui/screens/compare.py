@@ -38,11 +38,10 @@ CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / 
 
 def compute(store_path: Path, a: str, b: str) -> dict[str, Any]:
     """The compare report from a store connection of the calling (worker) thread."""
-    from storage import Store
-
     from workbench.service.reports import compare_report
+    from workbench.service.stores import open_store
 
-    store = Store(store_path, readonly=True)
+    store = open_store(store_path, readonly=True)
     try:
         return compare_report(store, a, b)
     finally:
@@ -132,12 +131,13 @@ class CompareScreen(Screen):
     # ------------------------------------------------------------ rendering
 
     def render_report(self) -> None:
-        from workbench.views.compare import COMPARE_HEADER, compare_heading, compare_legend, compare_rows
+        from workbench.views.compare import (COMPARE_HEADER, compare_heading, compare_legend, compare_rows,
+                                             separation_sentence)
 
         cmp = self.report
         assert cmp is not None
         self.query_one("#compare-title", Static).update(Text(" " + compare_heading(cmp)))
-        summary = Text(cmp["summary"], style="bold")
+        summary = Text(separation_sentence(cmp["separation"]), style="bold")
         for warning in cmp.get("warnings", []):
             summary.append(f"\nwarning: {warning}", style=theme_style(self.app, "warning"))
         self.query_one("#compare-summary", Static).update(summary)
@@ -279,10 +279,12 @@ class CompareScreen(Screen):
         self.app.push_screen(CompareExportModal(f"{a} vs {b}", export_dir() / f"{safe}.json"), chosen)
 
     def write_export(self, report: dict[str, Any], path: Path) -> None:
+        from workbench.views.compare import compare_document
+
         path = path.expanduser().resolve()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
+            path.write_text(json.dumps(compare_document(report), indent=2, default=str) + "\n", encoding="utf-8")
         except OSError as exc:
             self.notify(f"could not write {path}: {exc}", severity="error")
             return

@@ -7,7 +7,6 @@ the next field; only the Start button or ctrl+r starts (an LLM run costs money).
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from dataclasses import dataclass
@@ -23,7 +22,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from sandbox.datasets import dataset_label
+from workbench.service import agents
+from workbench.service.datasets import dataset_label
 from sandbox.records import Caps, Item, recorded_limits
 from workbench.service.launch import ABLATIONS, AGENTS, CLIENTS, LaunchError, LaunchRequest, default_run_name, run_spec
 from workbench.tui.screens.help import bound_key
@@ -34,17 +34,9 @@ DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model"
             "depth": "any", "limit": "", "ids": "", "workers": "4", "replicates": "1", "seed": "0", "name": ""}
 
 
-def llm_available() -> bool:
-    """The LLM agent exists in this build (it is imported only when a run uses it)."""
-    try:
-        return importlib.util.find_spec("sandbox.agents.llm") is not None
-    except (ImportError, ValueError):
-        return False
-
-
 @dataclass
 class Validation:
-    spec: Any  # sandbox.runner.RunSpec or None
+    spec: Any  # the launch service's RunSpec, or None
     errors: dict[str, str]
     notes: list[str]
 
@@ -113,7 +105,7 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
     run named like the form's name, if any: a configuration the runner would refuse to resume is refused here,
     pointing at the Runs screen's rename and delete `keys`. The RunSpec is the launch service's
     (`workbench.service.launch`), as `--batch run` gets it for the same choices."""
-    llm_ok = llm_available() if llm_ok is None else llm_ok
+    llm_ok = agents.llm_available() if llm_ok is None else llm_ok
     errors: dict[str, str] = {}
     notes: list[str] = []
     v = {**DEFAULTS, **values}
@@ -122,10 +114,11 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
         if path is None:
             errors["path"] = "release directory: a path is needed"
         else:
-            from sandbox.release import DatasetError, require_release_dir
+            from workbench.service.datasets import check_release_dir
+            from workbench.service.errors import DatasetError
 
             try:
-                require_release_dir(path)
+                check_release_dir(path)
             except DatasetError as exc:
                 errors["path"] = f"release directory: {exc}"
     if v["agent"] == "llm" and not llm_ok:
@@ -176,9 +169,9 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
 def busy_elsewhere(store_path: Path | None, name: str) -> str | None:
     """Why run `name` cannot start now, if another process is executing it: said in the form, before Start,
     instead of by the runner's refusal after it."""
-    from storage.locks import holder
+    from workbench.service.stores import lock_holder
 
-    pid = holder(Path(store_path), name) if store_path is not None else None
+    pid = lock_holder(Path(store_path), name) if store_path is not None else None
     if pid is None or pid == os.getpid():  # this process's own job says so itself
         return None
     return (f"name: '{name}' is in progress in another process (pid {pid}); starting it here would be refused: "
@@ -192,10 +185,10 @@ IDENTITY_FIELDS = {key: (FIELD_IDS.get(key, key), LABELS[key])
 
 def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete_key: str = "d") -> dict[str, str]:
     """Field → message for each part of `spec` the store would refuse to resume the `stored` run with (the store's
-    own `identity_diff`, on the identity the runner builds), naming the stored value: "seed differs from the stored
+    own rule, `workbench.service.stores.identity_differences`, on the identity the runner builds), naming the stored value: "seed differs from the stored
     run's 0". The data's fingerprint is not known before the dataset is opened, so the stored one stands in for
     it; a different dataset key is reported by its key. Empty when starting resumes the run."""
-    from storage.store import differ_phrase, identity_diff
+    from workbench.service.stores import differences_phrase, identity_differences
 
     identity = stored["identity"]
     rebuilt = spec.identity(identity.get("dataset_fingerprint", ""))
@@ -204,10 +197,10 @@ def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete
     if stored.get("dataset") and stored["dataset"] != spec.dataset:
         errors["path" if spec.dataset != "builtin" else "dataset_kind"] = (
             f"dataset differs from the stored run's {dataset_label(stored['dataset'])}")
-    for key in identity_diff(identity, rebuilt):
+    for key in identity_differences(identity, rebuilt):
         if key == "caps":
             old, new = identity.get("caps") or {}, rebuilt.get("caps") or {}
-            for cap in identity_diff(old, new):
+            for cap in identity_differences(old, new):
                 if cap in IDENTITY_FIELDS:
                     field_id, label = IDENTITY_FIELDS[cap]
                     errors[field_id] = f"{label} differs from the stored run's {_shown(old.get(cap))}"
@@ -220,7 +213,7 @@ def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete
             other.append(key)
     if not errors and not other:
         return {}
-    lead = f"{differ_phrase(other)} from the stored run; " if other else ""
+    lead = f"{differences_phrase(other)} from the stored run; " if other else ""
     errors["name"] = (f"{lead}'{spec.name}' is a stored run with another configuration: keep its values to "
                       f"resume it, choose another name, or on Runs rename ({rename_key}) or delete ({delete_key}) it")
     return errors
@@ -259,7 +252,7 @@ def _qa_rows(path: str, mtime_ns: int, size: int) -> tuple[QARow, ...] | None:
 
 def dataset_rows(dataset: str, cache_dir: Path | None) -> tuple[QARow, ...] | None:
     """The dataset's items when its QA file can be read without generating or importing anything, else None."""
-    from sandbox.datasets import qa_file
+    from workbench.service.datasets import qa_file
 
     path = qa_file(dataset, cache_dir) if cache_dir is not None else None
     if path is None:
@@ -276,7 +269,8 @@ def slice_episodes(spec, cache_dir: Path | None) -> tuple[tuple[int, bool] | Non
 
     Exact from the dataset's items (the runner's own `select_items`, so unknown ids are refused here, before
     launch); otherwise an upper bound from the ids or the dataset's size (the slice is applied when it opens)."""
-    from sandbox.runner import InvalidSlice, select_items
+    from workbench.service.errors import InvalidSlice
+    from workbench.service.execution import select_items
 
     rows = dataset_rows(spec.dataset, cache_dir)
     if rows is not None:
@@ -296,9 +290,9 @@ def slice_episodes(spec, cache_dir: Path | None) -> tuple[tuple[int, bool] | Non
 def dataset_size(dataset: str) -> int | None:
     """Items in the dataset without opening it: the built-in benchmark's size, or the QA file's line count."""
     if dataset == "builtin":
-        from sandbox.synth import PRESETS
+        from workbench.service.datasets import demo_item_count
 
-        return PRESETS["demo"].items
+        return demo_item_count()
     try:
         with open(Path(dataset) / "qa" / "full.jsonl", "rb") as fh:
             return sum(1 for line in fh if line.strip())
@@ -308,7 +302,8 @@ def dataset_size(dataset: str) -> int | None:
 
 def llm_cost_note(spec, episodes: int | None, exact: bool, store_path: Path | None) -> str:
     """The cost estimate shown before an LLM run starts (an upper bound when the count is)."""
-    from workbench.service.estimate import cost_line
+    from workbench.service.estimate import per_episode
+    from workbench.views.estimate import cost_line
 
     if episodes is None:
         return "cost: the dataset's size is unknown until it is opened"
@@ -316,7 +311,7 @@ def llm_cost_note(spec, episodes: int | None, exact: bool, store_path: Path | No
         from workbench.service.paths import store_path as default_store
 
         store_path = default_store()
-    return "cost " + cost_line(spec, episodes, store_path, upper_bound=not exact)
+    return "cost " + cost_line(per_episode(spec, store_path), episodes, upper_bound=not exact)
 
 
 def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
@@ -351,11 +346,11 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     result = validate(values, set(), llm_ok=True, options=options)
     if result.spec is None:
         raise ValueError(f"'{name}' cannot be relaunched from the form: " + "; ".join(result.errors.values()))
-    from storage.store import differ_phrase, identity_diff
+    from workbench.service.stores import differences_phrase, identity_differences
 
-    differ = identity_diff(identity, result.spec.identity(identity.get("dataset_fingerprint", "")))
+    differ = identity_differences(identity, result.spec.identity(identity.get("dataset_fingerprint", "")))
     if identity and differ:
-        raise ValueError(f"'{name}' cannot be relaunched from the form ({differ_phrase(differ)}); "
+        raise ValueError(f"'{name}' cannot be relaunched from the form ({differences_phrase(differ)}); "
                          "resume it with the --batch run command that started it")
     return values, options
 
@@ -377,7 +372,7 @@ class LaunchScreen(ModalScreen):
                  options: dict[str, Any] | None = None, title: str = "New run"):
         super().__init__(classes="dialog-screen")
         self.existing = set(existing)
-        self.llm_ok = llm_available()
+        self.llm_ok = agents.llm_available()
         self.values = {**DEFAULTS, **(values or {})}
         # agent options without a field (a relaunched run's; None for a new run): the service adds `[[pricing]]`
         self.options = None if options is None else dict(options)

@@ -1,8 +1,8 @@
 """Play: a person answers items with the seven tools under exactly the agent's rules, then sees how the models did.
 
-The session is a run (`human:NAME`) executed by the real `sandbox.runner.Runner` on the
-app's event loop, as a worker of this screen: its agent factory hands the runner a
-`HumanAgent` per item, and each key here becomes that agent's one tool call of the
+The session is a run (`human:NAME`) executed by the same runner as every model (`workbench.service.play`) on
+the app's event loop, as a worker of this screen: its agent factory hands the runner the person's agent
+(`workbench.service.agents.human_agent`) per item, and each key here becomes that agent's one tool call of the
 turn. Costs, caps, rejections, the exhausted nudge, the status footer and the
 endings are therefore the episode's own; this screen only shows them. What it offers
 for completion (paper ids, section aliases) is what the tool results showed
@@ -30,7 +30,7 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from sandbox.datasets import dataset_key
+from workbench.service.datasets import dataset_key
 from workbench.service.play import PlayError, SessionRequest, abandon, plan_session, reveal_rows, session_runner
 from workbench.tui.widgets.meters import Meter, theme_style
 from workbench.tui.widgets.plaintext import clip, one_line, sanitize
@@ -155,15 +155,16 @@ class PlayScreen(Screen):
     # ------------------------------------------------------------ the session (a worker on the app's loop)
 
     async def _session(self) -> None:
-        from sandbox.runner import InvalidSlice
-        from storage import Store, StoreError
+        from workbench.service.errors import InvalidSlice, StoreError
+        from workbench.service.stores import open_store
+        from workbench.views.play import session_notes
 
         request = self.request
         try:
             corpus = await asyncio.to_thread(self.app.corpora.corpus, dataset_key(request.dataset))
-            self.store = Store(self.app.store_path)
+            self.store = open_store(self.app.store_path)
             self.plan = plan_session(request, corpus, self.store)
-            for note in self.plan.notes():
+            for note in session_notes(self.plan):
                 self.notify(note, title="play", severity="warning", timeout=10)
             self.runner = session_runner(request, corpus, self.store, self._agent_for, self._on_event, plan=self.plan)
             self.caps, self.fingerprint = self.runner.caps, corpus.fingerprint
@@ -183,12 +184,12 @@ class PlayScreen(Screen):
 
     async def _agent_for(self, item, replicate: int, attempt: int):
         """The runner's agent factory: the next item starts when the person leaves the previous reveal."""
-        from sandbox.agents.human import HumanAgent
+        from workbench.service.agents import human_agent
 
         if self.state in ("reveal", "finished"):
             await self._next.wait()
         self._next.clear()
-        agent = HumanAgent(self.request.player, on_turn=self._on_turn)
+        agent = human_agent(self.request.player, on_turn=self._on_turn)
         self._begin(item, agent)
         return agent
 

@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from sandbox.datasets import dataset_key
+from workbench.service.datasets import dataset_key
 from workbench.service.play import SessionRequest, player_error, session_name
 from workbench.tui.widgets.checkbox import Checkbox
 from workbench.tui.widgets.plaintext import sanitize
@@ -122,7 +122,7 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
         return store.runs() if store is not None else []
 
     def refresh_form(self) -> None:
-        from sandbox.agents.human import is_human
+        from workbench.service.agents import is_human
 
         v = self.values()
         mode = v["mode"]

@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from sandbox.datasets import dataset_label
+from workbench.service.datasets import dataset_label
 from workbench.views.cells import counted, fraction, usd
 from workbench.service.runlist import natural_key
 from workbench.tui.widgets.footer import KeysFooter

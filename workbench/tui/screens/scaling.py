@@ -82,10 +82,10 @@ def default_ks(big_k: int) -> list[int]:
 
 def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> dict[str, Any]:
     """The same result `scale plateau --group` prints (with the per-level costs), on its own store connection."""
-    from storage import Store
     from workbench.service import scaling
+    from workbench.service.stores import open_store
 
-    store = Store(store_path)
+    store = open_store(store_path)
     try:
         result = scaling.group_plateau(store, group, **options)
     finally:
@@ -101,18 +101,17 @@ def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_na
     An offline judge may fill in verdicts it lacks (free); a model judge is read from the store
     only, never asked (`verdicts="stored"`): looking at a result must not spend money.
     """
-    from sandbox.judges import StoredJudge
-    from storage import Store
     from workbench.service import scaling
+    from workbench.service.stores import open_store
 
-    store = Store(store_path)
+    store = open_store(store_path)
     try:
         run = store.run(run_name)
         corpus = open_corpus(run["dataset"])
         recorded = (run.get("config") or {}).get("scaling") or {}
         ks = ks or recorded.get("ks") or default_ks(run["replicates"])
         judge = judge if judge is not None else scaling.recorded_judge(run)
-        verdicts = "stored" if isinstance(judge, StoredJudge) else "ask"
+        verdicts = "stored" if scaling.is_stored_judge(judge) else "ask"
         return asyncio.run(scaling.parallel_report(store, run_name, corpus, ks, judge,
                                                    n_orders=n_orders or recorded.get("orders") or 8,
                                                    seed=run["seed"], verdicts=verdicts))

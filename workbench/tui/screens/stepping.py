@@ -17,8 +17,8 @@ from typing import Any
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from sandbox.agents.registry import measures_tokens
-from sandbox.citations import hops_stale
+from workbench.service.agents import measures_tokens
+from workbench.service.steps import hops_stale
 from workbench.tui.corpora import ItemContext
 from workbench.tui.widgets.itempane import gold_of
 from workbench.tui.widgets.stepview import StepView, run_caps

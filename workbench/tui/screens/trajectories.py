@@ -17,8 +17,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
-from sandbox.agents.registry import measures_tokens
-from sandbox.datasets import dataset_label
+from workbench.service.agents import measures_tokens
+from workbench.service.datasets import dataset_label
 
 from workbench.tui.widgets.diagnostics import DiagnosticsPanel
 from workbench.tui.widgets.plaintext import clip, sanitize

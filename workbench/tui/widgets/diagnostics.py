@@ -119,11 +119,10 @@ def cached(key: Key) -> tuple[dict[str, Any], dict[str, Any]] | None:
 
 def compute(key: Key) -> tuple[Key, dict[str, Any], dict[str, Any]]:
     """The report and transition matrix of a run, on a worker thread with its own read-only store connection."""
-    from storage import Store
-
     from workbench.service.reports import run_diagnostics
+    from workbench.service.stores import open_store
 
-    store = Store(Path(key[0]), readonly=True)
+    store = open_store(Path(key[0]), readonly=True)
     try:
         report, transitions = run_diagnostics(store, key[1])
     finally:

@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.suggester import Suggester
 
-from sandbox.tools import available_sections, info_title, listed_papers, listed_sections
+from workbench.service.steps import available_sections, info_title, listed_papers, listed_sections
 
 
 @dataclass

@@ -27,8 +27,7 @@ from textual.strip import Strip
 
 from rich.cells import cell_len
 
-from sandbox.recall import delivered_read
-from sandbox.words import split_words
+from workbench.service.steps import delivered_read, split_words
 from workbench.views.cells import counted
 from workbench.views.report import read_hop_text
 from workbench.tui.widgets.plaintext import clip, one_line, sanitize, wrap, wrap_head

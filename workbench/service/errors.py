@@ -1,0 +1,30 @@
+"""The errors of the floors below that a front end catches, in one place: the one door for error classes.
+
+A front end catches these (and the application layer's own, e.g. `LaunchError`, `PlayError`) and words them; it
+never imports the sandbox or the store to name one. Each is loaded on first use (PEP 562), so naming
+`StoreError` does not import the runner: the TUI's first paint stays light.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# name → the module that defines it
+_HOMES = {
+    "DatasetError": "sandbox.release",
+    "InvalidSlice": "sandbox.runner",
+    "NotEnoughPapers": "sandbox.synth",
+    "ConfigError": "sandbox.agents.llm",
+    "LocalModelUnavailable": "sandbox.agents.local_model",
+    "StoreError": "storage.store",
+    "RunConflict": "storage.store",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

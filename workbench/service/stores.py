@@ -1,0 +1,71 @@
+"""The results store as a front end reaches it: opened, locked, merged, exported — through here, never directly.
+
+Front ends hold the store this hands them and ask it their questions through the application layer's calls;
+they never name `storage` (the one-door contract in pyproject.toml). What each function does is the store's;
+what this module adds is that it is the only way in.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+
+def open_store(path: Path | str, readonly: bool = False) -> Any:
+    """The store at `path` (created with its folders unless `readonly`); StoreError when it cannot be opened."""
+    from storage import Store
+
+    return Store(path, readonly=readonly)
+
+
+def run_lock(store_path: Path, run_name: str) -> Any:
+    """A context manager holding the run's lock (RunBusy, a StoreError, when another process executes it)."""
+    from storage.locks import RunLock
+
+    return RunLock(store_path, run_name)
+
+
+def lock_holder(store_path: Path, run_name: str) -> int | None:
+    """The pid of the process executing the run, or None."""
+    from storage.locks import holder
+
+    return holder(store_path, run_name)
+
+
+def identity_differences(stored: dict[str, Any], requested: dict[str, Any]) -> list[str]:
+    """The identity keys in which a requested run differs from the stored one (a resume is refused on any)."""
+    from storage.store import identity_diff
+
+    return identity_diff(stored, requested)
+
+
+def differences_phrase(keys: list[str]) -> str:
+    """The store's own phrase for those keys, as its refusal says them."""
+    from storage.store import differ_phrase
+
+    return differ_phrase(keys)
+
+
+def merge(dest: Any, sources: list[Any], names: list[str] | None, include_partial: bool,
+          item_order: Any = None) -> list[Any]:
+    """Copy runs from `sources` into `dest` in one transaction (`storage.merge.merge_stores`)."""
+    from storage.merge import merge_stores
+
+    return merge_stores(dest, sources, names, include_partial=include_partial, item_order=item_order)
+
+
+def export_run(store: Any, name: str, out: TextIO | Path, all_attempts: bool = False, with_steps: bool = True) -> int:
+    """The run's trajectories as JSON Lines (a file is written atomically); how many."""
+    from storage.export import export_jsonl
+
+    return export_jsonl(store, name, out, all_attempts=all_attempts, with_steps=with_steps)
+
+
+@contextmanager
+def atomic_text(path: Path) -> Iterator[TextIO]:
+    """A text file that appears whole at `path` when the block ends, or not at all."""
+    from storage.export import atomic_text_file
+
+    with atomic_text_file(path) as fh:
+        yield fh
