@@ -133,6 +133,10 @@ class LLMJudge:
             raise ConfigError(f"no server for the judge '{model}': pass --judge-base-url")
         self.native = NativeClient(url, self.key, self.config.timeout_s) if route and url else None
 
+    async def ask(self, system: str, user: str) -> tuple[str, int, float | None]:
+        """One call with this system prompt: (reply text, tokens, USD or None); the verifier asks through it too."""
+        return await self._ask(system, user)
+
     async def _ask(self, system: str, user: str) -> tuple[str, int, float | None]:
         from sandbox.pricing import cost, find_price
 

@@ -134,6 +134,14 @@ def build_parser() -> argparse.ArgumentParser:
     seq.add_argument("--grid", required=True, help="budgets, e.g. 8k,16k,32k (tokens) or 10,20,30 (points)")
     seq.add_argument("--protocol", choices=("fresh", "continuation"), default="fresh",
                      help="fresh start per budget, or continue from the level below (token axis)")
+    seq.add_argument("--strategy", type=_strategies,
+                     help="continue|summarize|verifier, or several comma-separated (one group NAME.strategy each, "
+                          "then compared); default: the original rule (continue on the token axis, the cap only on "
+                          "points and turns)")
+    seq.add_argument("--verifier", help="with --strategy verifier: 'evidence' (scripted, offline; the default) or a "
+                                        "model string, asked through the native client or litellm")
+    seq.add_argument("--verifier-base-url", help="an OpenAI-compatible server for the verifier model")
+    seq.add_argument("--verifier-timeout", type=_real("timeout"), help="seconds per verifier call (default 120)")
     add_plateau_arguments(seq)
     add_run_arguments(seq, formats=("table", "json", "csv"))
     # unset unless given, so a flag for the swept axis's own cap is seen and refused (cmd_scale fills the rest)
@@ -151,6 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
     plat.add_argument("--db")
     plat.add_argument("--format", choices=("table", "json", "csv"), default="table")
     add_plateau_arguments(plat)
+    strat = scale_sub.add_parser("strategies", help="sequential groups (one per strategy) overlaid: k* and cost per level")
+    strat.add_argument("--group", action="append", required=True, dest="groups",
+                       help="a sequential group; repeat it, one per strategy")
+    strat.add_argument("--db")
+    strat.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    add_plateau_arguments(strat)
     para = scale_sub.add_parser("parallel", help="K samples per item, committed by vote and by judges; the gap")
     para.add_argument("--k", default="1,2,4,8", help="sample counts, e.g. 1,2,4,8,16 (K = the largest)")
     para.add_argument("--judge", default="evidence",
@@ -246,6 +260,20 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
 
 
 BATCH_AGENTS = ("oracle", "random", "heuristic", "llm")
+
+
+def _strategies(text: str) -> list[str]:
+    """--strategy: one or several of the sequential strategies (`sandbox.strategies.STRATEGIES`), each once."""
+    from sandbox.strategies import STRATEGIES
+
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [n for n in names if n not in STRATEGIES]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"invalid strategy {', '.join(bad) or repr(text)} (choose from "
+                                         f"{', '.join(STRATEGIES)}, comma-separated)")
+    if len(set(names)) < len(names):
+        raise argparse.ArgumentTypeError(f"a strategy is named twice in {text!r}")
+    return names
 
 
 def _agent(text: str) -> str:

@@ -260,6 +260,29 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
         sys.stdout.write(plateau_figure(result, 78, 22, TERMINAL_PALETTE if _color() else None) + "\n")
 
 
+def print_strategies(comparison: dict[str, Any], fmt: str) -> None:
+    """The sequential strategies compared: each one's plateau, a row per (strategy, level), and the overlay."""
+    from workbench.views.scaling import strategies_csv
+
+    if _printed_as_data(comparison, fmt, strategies_csv):
+        return
+    from workbench.views.figures import strategies_figure
+    from workbench.views.scaling import (STRATEGY_COLUMNS, TERMINAL_PALETTE, comparison_rows, strategy_cells,
+                                         strategy_summary)
+
+    out = console()
+    for line in strategy_summary(comparison):
+        out.print(line, markup=False)
+    table = Table(title=Text(f"strategies · {comparison['axis']} axis"), title_justify="left")
+    for i, h in enumerate(STRATEGY_COLUMNS):
+        table.add_column(h, justify="left" if i < 2 else "right")
+    for row in comparison_rows(comparison):
+        table.add_row(*map(Text, strategy_cells(row)))
+    out.print(table)
+    out.print(comparison["rule"], markup=False)
+    sys.stdout.write(strategies_figure(comparison, 78, 20, TERMINAL_PALETTE if _color() else None) + "\n")
+
+
 def print_parallel(report: dict[str, Any], fmt: str) -> None:
     """pass@k and each strategy per k with intervals and gaps, then what each k costs; or JSON, or CSV."""
     from workbench.views.figures import parallel_figure

@@ -6,6 +6,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from workbench.cli.context import _held, _open_store, _print_import, _report, until_signal
@@ -178,21 +179,67 @@ def cmd_scale(args: argparse.Namespace) -> int:
     from storage import Store
     from workbench.service import paths
 
+    if args.scale_command == "strategies":
+        from workbench.cli.render import print_strategies
+
+        print_strategies(scaling.strategy_comparison(_open_store(args.db), args.groups, **_plateau_options(args)),
+                         args.format)
+        return ExitCode.OK
     if args.scale_command == "sequential":
         grid = scaling.parse_grid(args.grid, args.axis)
         _sequential_caps(args)
         corpus, base, _ = build_spec(args)
-        specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
+        _check_verifier(args, base)
+        strategies = args.strategy or [None]
+        groups = scaling.strategy_groups(base.name, strategies)
+        sweeps = []  # every group's specs, validated before the store opens
+        for group, strategy in groups:
+            spec = replace(base, name=group, verifier_options=_verifier_options(args))
+            sweeps.append(scaling.sequential_specs(spec, args.axis, grid, args.protocol, strategy,
+                                                   args.verifier if strategy == "verifier" else None))
         store = _held(Store(paths.store_path(args.db)))
-        scaling.check_group(store, base.name, specs)
+        for specs in sweeps:
+            scaling.check_group(store, specs[0].group, specs)
         results = []
-        for spec in specs:
-            results.append(execute(spec, corpus, store, args.quiet))
-            if _cut_short(results[-1]):
-                return _sweep_stopped(spec.name, specs[len(results):], results)
-        print_plateau(scaling.group_plateau(store, base.name, **_plateau_options(args)), args.format)
+        for specs in sweeps:
+            for spec in specs:
+                results.append(execute(spec, corpus, store, args.quiet))
+                if _cut_short(results[-1]):
+                    rest = [s for sweep in sweeps for s in sweep]
+                    return _sweep_stopped(spec.name, rest[len(results):], results)
+        if len(groups) > 1:
+            from workbench.cli.render import print_strategies
+
+            print_strategies(scaling.strategy_comparison(store, [g for g, _ in groups], **_plateau_options(args)),
+                             args.format)
+        else:
+            print_plateau(scaling.group_plateau(store, base.name, **_plateau_options(args)), args.format)
         return finished_status(*results)
     return _scale_parallel(args)
+
+
+def _verifier_options(args: argparse.Namespace) -> dict[str, Any]:
+    """How to reach a model verifier: execution options, not the group's identity."""
+    options = {"base_url": args.verifier_base_url, "timeout_s": args.verifier_timeout}
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def _check_verifier(args: argparse.Namespace, base) -> None:
+    """A model verifier can be configured (its key, its server) before anything runs or is written."""
+    if "verifier" not in (args.strategy or []):
+        for flag in ("verifier", "verifier_base_url", "verifier_timeout"):
+            if getattr(args, flag) is not None:
+                raise UsageError(f"--{flag.replace('_', '-')} is for --strategy verifier")
+        return
+    if (args.verifier or "evidence") == "evidence":
+        return
+    from sandbox.agents.llm import ConfigError
+    from sandbox.strategies import make_verifier
+
+    try:
+        make_verifier(args.verifier, base_url=args.verifier_base_url)
+    except ConfigError as exc:
+        raise UsageError(f"--verifier: {exc}") from None
 
 
 def _cut_short(result: dict[str, Any]) -> bool:

@@ -216,3 +216,53 @@ def decision(t: dict[str, Any]) -> str:
 
 def c_k_text(t: dict[str, Any]) -> str:
     return NOT_MEASURED if t.get("c_k") is None else f"{t['c_k']:+.4f}"
+
+
+def comparison_rows(comparison: dict[str, Any]) -> list[dict[str, Any]]:
+    """One flat row per (strategy, level) of a `strategy_comparison`: the CSV, the CLI table and the TUI read these."""
+    rows = []
+    for study in comparison["studies"]:
+        for level in study["levels"]:
+            low, high = level["accuracy_ci"] or (None, None)
+            rows.append({"group": study["group"], "strategy": study["strategy"], "budget": level["budget"],
+                         "plateau_budget": study["plateau_budget"], "k_star": study["k_star"],
+                         "at_plateau": level["budget"] == study["plateau_budget"], "n": level["n"],
+                         "accuracy": level["accuracy"], "accuracy_low": low, "accuracy_high": high,
+                         "tokens": level["tokens_cumulative"], "cost_usd": level["cost_usd_cumulative"],
+                         "summaries": level["summaries"], "verifier_calls": level["verifier_calls"],
+                         "verifier_tokens": level["verifier_tokens"], "verifier_cost_usd": level["verifier_cost_usd"],
+                         "verifier_errors": level["verifier_errors"]})
+    return rows
+
+
+STRATEGY_CSV = ("group", "strategy", "budget", "k_star", "plateau_budget", "at_plateau", "n", "accuracy", "accuracy_low",
+                "accuracy_high", "tokens", "cost_usd", "summaries", "verifier_calls", "verifier_tokens",
+                "verifier_cost_usd", "verifier_errors")
+STRATEGY_COLUMNS = ("strategy", "budget", "accuracy [95% Wilson]", "k*", "tokens", "cost", "summaries",
+                    "verifier calls · tokens · cost · errors")
+
+
+def strategies_csv(comparison: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    return list(STRATEGY_CSV), [[row[h] for h in STRATEGY_CSV] for row in comparison_rows(comparison)]
+
+
+def strategy_cells(row: dict[str, Any]) -> list[str]:
+    """One (strategy, level) row as table cells; the plateau level is starred."""
+    low, high = row["accuracy_low"], row["accuracy_high"]
+    acc = "—" if row["accuracy"] is None else f"{row['accuracy']:.3f} [{low:.3f}, {high:.3f}]"
+    cost = "—" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
+    vcost = "—" if row["verifier_cost_usd"] is None else f"${row['verifier_cost_usd']:.4f}"
+    verifier = (f"{row['verifier_calls']} · {row['verifier_tokens']:,} · {vcost} · {row['verifier_errors']}"
+                if row["strategy"].startswith("verifier") else "")
+    return [row["strategy"], str(row["budget"]), acc, "★" if row["at_plateau"] else "", f"{row['tokens']:,}", cost,
+            str(row["summaries"]) if row["strategy"] == "summarize" else "", verifier]
+
+
+def strategy_summary(comparison: dict[str, Any]) -> list[str]:
+    """One line per strategy: its plateau, as the study's Table 14 reads (k*, the plateau budget, the flags)."""
+    lines = []
+    for s in comparison["studies"]:
+        flag = " (censored: no plateau within the grid)" if s.get("censored") else (
+            " (no significant gain)" if s.get("no_significant_gain") else "")
+        lines.append(f"{s['strategy']} ({s['group']}): k* = {s['k_star']} → {s['plateau_budget']}{flag}, n = {s['n']}")
+    return lines

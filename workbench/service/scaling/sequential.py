@@ -45,19 +45,32 @@ def parse_grid(text: str, axis: str = "tokens") -> list[str]:
     return sorted(labels, key=parse_budget)
 
 
-def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = "fresh") -> list[RunSpec]:
-    """One run per budget level, named `NAME@LEVEL`, grouped under NAME, the protocol recorded.
+def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = "fresh", strategy: str | None = None,
+                     verifier: str | None = None) -> list[RunSpec]:
+    """One run per budget level, named `NAME@LEVEL`, grouped under NAME, the protocol and strategy recorded.
 
     `fresh` starts every level from the first prompt; `continuation` (token axis only, where the
-    lower level's turns replay identically) resumes each level from the one below it.
+    lower level's turns replay identically) resumes each level from the one below it. The strategy
+    (`sandbox.strategies`) is part of the group's identity; `continue` on the token axis is what every
+    token-axis run did before strategies existed, so it is recorded as those were (no key), and they stay one
+    group with it. Without a strategy the points and turns axes are caps only (`cap`, the original rule).
     """
     if protocol == "continuation" and axis != "tokens":
         raise ScalingInputError("--protocol continuation is defined on the token axis only: on the points and turns "
                                 "axes the replayed calls would meet different caps")
+    if protocol == "continuation" and strategy in ("summarize", "verifier"):
+        raise ScalingInputError(f"--protocol continuation replays the level below turn by turn; the {strategy} strategy "
+                                "rewrites or reviews the history between turns: use --protocol fresh")
+    if verifier is not None and strategy != "verifier":
+        raise ScalingInputError("--verifier is for --strategy verifier")
     specs = []
     for i, label in enumerate(grid):
         value = int(parse_budget(label))
         scaling = {"axis": axis, "budget": label, "value": value, "protocol": protocol}
+        if strategy is not None and not (strategy == "continue" and axis == "tokens"):
+            scaling["strategy"] = strategy
+        if strategy == "verifier":
+            scaling["verifier"] = verifier or "evidence"
         if protocol == "continuation" and i > 0:
             scaling["continue_from"] = f"{base.name}@{grid[i - 1]}"
         spec = replace(base, name=f"{base.name}@{label}", group=base.name, kind="sequential", scaling=scaling)
@@ -73,22 +86,36 @@ def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = 
     return specs
 
 
-def _design(scaling: dict[str, Any]) -> tuple[str, str]:
-    return scaling.get("axis") or "?", scaling.get("protocol") or "fresh"
+def strategy_of(scaling: dict[str, Any]) -> str:
+    """The sequential strategy a level ran under: the recorded one, else the original rule (`continue` on the token
+    axis, `cap` on the points and turns axes)."""
+    recorded = scaling.get("strategy")
+    if recorded == "verifier":
+        return f"verifier:{scaling.get('verifier') or 'evidence'}"
+    return recorded or ("continue" if scaling.get("axis") == "tokens" else "cap")
 
 
-def group_designs(runs: list[dict[str, Any]]) -> dict[tuple[str, str], list[str]]:
-    """(axis, protocol) → the budget labels recorded under it; one key for a well-formed group."""
-    out: dict[tuple[str, str], list[str]] = {}
+def _design(scaling: dict[str, Any]) -> tuple[str, str, str]:
+    return scaling.get("axis") or "?", scaling.get("protocol") or "fresh", strategy_of(scaling)
+
+
+def group_designs(runs: list[dict[str, Any]]) -> dict[tuple[str, str, str], list[str]]:
+    """(axis, protocol, strategy) → the budget labels recorded under it; one key for a well-formed group."""
+    out: dict[tuple[str, str, str], list[str]] = {}
     for r in runs:
         scaling = (r.get("config") or {}).get("scaling") or {}
         out.setdefault(_design(scaling), []).append(str(scaling.get("budget")))
     return out
 
 
-def _designs_text(designs: dict[tuple[str, str], list[str]]) -> str:
-    return " and ".join(f"the {axis} axis ({protocol}: {', '.join(labels)})"
-                        for (axis, protocol), labels in designs.items())
+def _design_text(axis: str, protocol: str, strategy: str) -> str:
+    default = strategy == ("continue" if axis == "tokens" else "cap")
+    return protocol if default else f"{protocol}, {strategy} strategy"
+
+
+def _designs_text(designs: dict[tuple[str, str, str], list[str]]) -> str:
+    return " and ".join(f"the {axis} axis ({_design_text(axis, protocol, strategy)}: {', '.join(labels)})"
+                        for (axis, protocol, strategy), labels in designs.items())
 
 
 def check_group(store: Store, group: str, specs: list[RunSpec]) -> None:
@@ -98,7 +125,7 @@ def check_group(store: Store, group: str, specs: list[RunSpec]) -> None:
     others = {d: labels for d, labels in existing.items() if d != wanted}
     if others:
         raise ScalingInputError(f"group '{group}' already holds {_designs_text(others)}; a {wanted[0]}-axis "
-                                f"{wanted[1]} grid needs another --run name")
+                                f"{_design_text(*wanted)} grid needs another --run name")
 
 
 def sequential_group(store: Store, group: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
@@ -185,6 +212,7 @@ def group_plateau(store: Store, group: str, **options: Any) -> dict[str, Any]:
     result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation",
                             **options)
     result["axis"], result["protocol"] = scaling.get("axis"), scaling.get("protocol", "fresh")
+    result["strategy"], result["group"] = strategy_of(scaling), group
     result["levels"] = group_levels(store, levels)
     return result
 
@@ -244,6 +272,7 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
                      accuracy_per_usd=level["correct"] / cost_c if cost_c else None,
                      accuracy_per_million_tokens=level["correct"] / (tokens_c / 1e6) if tokens_c else None)
         level.update(_reach_summary(axis, value, rows, profile, reached))
+        level.update(store.strategy_spend(r["id"]))
         out.append(level)
     return out
 
