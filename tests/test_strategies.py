@@ -283,3 +283,20 @@ def test_llm_summarize_and_verifier_against_the_local_server(tmp_path, capsys, m
         assert level["cost_usd_marginal"] == pytest.approx(agent_usd)  # the verifier's spend is not the agent's
         assert level["verifier_errors"] == sum(s["kind"] == "error" and "verifier refused" in s["text"] for s in steps)
     assert sum(lv["verifier_errors"] for lv in v_levels) >= 1 and sum(lv["verifier_calls"] for lv in v_levels) >= 1
+
+
+def test_the_stepper_shows_the_summary_turn_and_the_replacement(three_strategies):
+    """The transcript (the stepper's entries) marks the summary turn, the replaced history and the verifier's steps."""
+    from workbench.tui.widgets.transcript import build_entries, transcript_text
+
+    db, _ = three_strategies
+    store = Store(db, readonly=True)
+    for run, marks in (("S.summarize@8k", ("≡ summary", "⤺ history replaced by the summary")),
+                       ("S.verifier@8k", ("✓ verifier (not charged to the agent)",))):
+        steps = [s for t in store.trajectories(store.run(run)["id"]) for s in store.steps(t["id"])]
+        text = transcript_text(build_entries(steps))
+        for mark in marks:
+            assert text.count(mark) == sum(s["kind"] == kind for s in steps
+                                           for kind in ("summary", "history", "verifier") if mark.startswith(
+                                               {"summary": "≡", "history": "⤺", "verifier": "✓"}[kind]))
+            assert text.count(mark) > 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sandbox.strategies import STRATEGIES
 from stats.wilson import wilson
 from storage import Store
 from workbench.service.scaling.sequential import ScalingInputError, group_plateau
@@ -23,6 +24,17 @@ def strategy_groups(name: str, strategies: list[str]) -> list[tuple[str, str]]:
     if len(strategies) == 1:
         return [(name, strategies[0])]
     return [(f"{name}.{s}", s) for s in strategies]
+
+
+def strategy_studies(groups: list[str]) -> dict[str, list[str]]:
+    """The comparisons `strategy_groups` made, found again among group names: NAME → its `NAME.strategy` groups (two
+    or more), in the order of STRATEGIES. What the TUI lists as one comparison each."""
+    found: dict[str, dict[str, str]] = {}
+    for group in groups:
+        name, _, strategy = group.rpartition(".")
+        if name and strategy in STRATEGIES:
+            found.setdefault(name, {})[strategy] = group
+    return {name: [by[s] for s in STRATEGIES if s in by] for name, by in found.items() if len(by) >= 2}
 
 
 def strategy_comparison(store: Store, groups: list[str], **plateau_options: Any) -> dict[str, Any]:

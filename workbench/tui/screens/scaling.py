@@ -28,10 +28,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.views.figures import parallel_figure, plateau_figure
-from workbench.views.scaling import (LEVEL_COLUMNS, Palette, c_k_text, cost_cells, cost_columns, decision, flags,
-                                     level_cells, parallel_cells, parallel_columns, parallel_csv, spent, transition_csv,
-                                     trials_note, verdicts_note)
+from workbench.views.figures import parallel_figure, plateau_figure, strategies_figure
+from workbench.views.scaling import (LEVEL_COLUMNS, STRATEGY_COLUMNS, Palette, c_k_text, comparison_rows, cost_cells,
+                                     cost_columns, decision, flags, level_cells, parallel_cells, parallel_columns,
+                                     parallel_csv, spent, strategies_csv, strategy_cells, strategy_summary,
+                                     transition_csv, trials_note, verdicts_note)
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.service.paths import export_dir
@@ -46,9 +47,10 @@ PALETTE_VARIABLES = {"line": "primary", "gain": "success", "loss": "error", "mar
 class Source:
     """One entry of the list: a sequential group (its plateau) or a parallel run (its verification gap)."""
 
-    kind: str  # "sequential" | "parallel"
+    kind: str  # "sequential" | "parallel" | "strategies"
     name: str
     detail: str
+    groups: tuple[str, ...] = ()  # strategies: the sequential groups compared
 
     @property
     def key(self) -> str:
@@ -65,7 +67,11 @@ def scaling_sources(runs: list[dict[str, Any]]) -> list[Source]:
         elif run.get("kind") == "parallel":
             parallel.append(Source("parallel", run["name"], f"par K={run.get('replicates') or 1}"))
     seq = [Source("sequential", name, f"seq ×{n}") for name, n in groups.items()]
-    return seq + parallel
+    from workbench.service.scaling import strategy_studies
+
+    compared = [Source("strategies", name, f"cmp ×{len(members)}", tuple(members))
+                for name, members in strategy_studies(list(groups)).items()]
+    return compared + seq + parallel
 
 
 def default_ks(big_k: int) -> list[int]:
@@ -92,6 +98,18 @@ def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> di
         store.close()
     result["group"] = group
     return result
+
+
+def compute_strategies(store_path: Path, groups: tuple[str, ...], options: dict[str, Any]) -> dict[str, Any]:
+    """The comparison `scale strategies --group …` prints, on its own store connection."""
+    from storage import Store
+    from workbench.service import scaling
+
+    store = Store(store_path)
+    try:
+        return scaling.strategy_comparison(store, list(groups), **options)
+    finally:
+        store.close()
 
 
 def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_name: str,
@@ -135,7 +153,7 @@ def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
     """The shown result as JSON (everything) or CSV (the table's rows as numbers, one per transition or k)."""
     if fmt == "json":
         return json.dumps(result, indent=2, sort_keys=True) + "\n"
-    header, rows = transition_csv(result) if kind == "sequential" else parallel_csv(result)
+    header, rows = {"sequential": transition_csv, "strategies": strategies_csv}.get(kind, parallel_csv)(result)
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(header)
@@ -268,6 +286,8 @@ class ScalingScreen(Screen):
         self.query_one("#scaling-body").loading = True
         if source.kind == "sequential":
             work = partial(compute_plateau, self.app.store_path, source.name, self.plateau_options)
+        elif source.kind == "strategies":
+            work = partial(compute_strategies, self.app.store_path, source.groups, self.plateau_options)
         else:
             corpora = self.app.corpora
             work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, self.judge)
@@ -295,6 +315,8 @@ class ScalingScreen(Screen):
         self.query_one("#scaling-body").loading = False
         if source.kind == "sequential":
             self._show_plateau(result)
+        elif source.kind == "strategies":
+            self._show_strategies(result)
         else:
             self._show_parallel(result)
 
@@ -327,6 +349,16 @@ class ScalingScreen(Screen):
         self.query_one(PlotView).show(partial(plateau_figure, result))
         self._fill("#scaling-table", TRANSITION_COLUMNS, [transition_cells(t) for t in result["transitions"]], left=1)
         self._fill("#scaling-levels", LEVEL_COLUMNS, [level_cells(lv) for lv in result.get("levels", [])], left=1)
+
+    def _show_strategies(self, comparison: dict[str, Any]) -> None:
+        """The strategies overlaid (the study's Figure 6): each one's k*, the curves with intervals, a row per level."""
+        caption = Text("\n".join(strategy_summary(comparison)), style="bold")
+        caption.append("\n")
+        caption.append(comparison["rule"], style="dim")
+        self._caption(caption)
+        self.query_one(PlotView).show(partial(strategies_figure, comparison))
+        self._fill("#scaling-table", STRATEGY_COLUMNS, [strategy_cells(r) for r in comparison_rows(comparison)])
+        self.query_one("#scaling-levels").display = False
 
     def _show_parallel(self, report: dict[str, Any]) -> None:
         measured = report.get("measured", True)
