@@ -35,7 +35,8 @@ from storage.store import now as _now
 VERSION = "0.1.0"
 PROFILE = "agenthop-v1"
 RETRYABLE = ("infra", "api_errors", "transient_exhausted")
-READING_OPTIONS = ("ks", "judge", "orders")  # how a parallel run is read, not how it was sampled
+READING_OPTIONS = ("ks", "judge", "orders", "tie_rule", "judge_trials", "cost_mode")  # how a parallel run is read,
+# not how it was sampled
 # May change between resumes: how to reach the model, not what it is asked. The base URLs used are kept in the config.
 # The client (native or litellm) is one of them: both send the same request and read the reply the same way
 # (tests/test_client_parity.py), so a run may be resumed through either; the clients used are kept in the config.

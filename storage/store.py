@@ -492,6 +492,12 @@ class Store:
         rows = self.conn.execute("SELECT * FROM judgments WHERE run_id = ? AND judge = ?", (run_id, judge))
         return {(r["item_id"], r["kind"], r["sample_a"], r["sample_b"]): dict(r) for r in rows}
 
+    def judge_names(self, run_id: int) -> list[str]:
+        """The judges with stored verdicts on a run, in the order they first judged it."""
+        rows = self.conn.execute("SELECT judge FROM judgments WHERE run_id = ? GROUP BY judge ORDER BY MIN(id)",
+                                 (run_id,))
+        return [r[0] for r in rows]
+
     def add_judgment(self, run_id: int, item_id: str, kind: str, judge: str, sample_a: int, sample_b: int | None,
                      verdict: bool | None, prompt: str | None, reply: str | None, tokens: int | None,
                      cost_usd: float | None) -> None:

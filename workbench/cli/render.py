@@ -315,6 +315,43 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
                   markup=False)
     out.print(report["tie_rule"], markup=False)
     sys.stdout.write(parallel_figure(report, 78, 18, TERMINAL_PALETTE if _color() else None) + "\n")
+    _print_judges(out, report)
+
+
+def _print_judges(out, report: dict[str, Any]) -> None:
+    """The judges measured, the study's self-choice beside the committed accuracy, and the trials' spread."""
+    from workbench.views.figures import judges_figure
+    from workbench.views.scaling import (JUDGE_COLUMNS, JUDGE_NOTE, SELF_CHOICE_COLUMNS, TERMINAL_PALETTE,
+                                         TRIAL_COLUMNS, agreement_text, judge_cells, self_choice_cells, trial_cells)
+
+    if report.get("judges"):
+        table = Table(title=Text("judges measured"), title_justify="left")
+        for i, column in enumerate(JUDGE_COLUMNS):
+            table.add_column(column, justify="left" if i < 2 else "right")
+        for j in report["judges"]:
+            table.add_row(*map(Text, judge_cells(j)))
+        out.print(table)
+        out.print(JUDGE_NOTE, markup=False)
+    rows = [r for r in report["per_k"] if "self_choice" in r]
+    if rows:
+        table = Table(title=Text(f"self-choice · judge {report['judge']}"), title_justify="left")
+        for column in SELF_CHOICE_COLUMNS:
+            table.add_column(column, justify="right")
+        for r in rows:
+            table.add_row(*map(Text, self_choice_cells(r)))
+        out.print(table)
+    trials = report.get("judge_trials")
+    if trials:
+        out.print(agreement_text(trials), markup=False)
+        if trials.get("per_k"):
+            table = Table(title=Text(f"over {trials['trials']} judge trials (Table 6)"), title_justify="left")
+            for column in TRIAL_COLUMNS:
+                table.add_column(column, justify="right")
+            for r in trials["per_k"]:
+                table.add_row(*map(Text, trial_cells(r)))
+            out.print(table)
+    if len(report.get("judges") or []) > 0:
+        sys.stdout.write(judges_figure(report["judges"], 78, 14, TERMINAL_PALETTE if _color() else None) + "\n")
 
 
 def print_items(view, rows: list, flt, fmt: str) -> None:

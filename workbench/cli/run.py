@@ -173,7 +173,8 @@ def cmd_scale(args: argparse.Namespace) -> int:
         else:
             if args.matched_trials:
                 raise UsageError("--matched-trials is for --scores; a group pairs trials as its recorded protocol says")
-            result = scaling.group_plateau(_open_store(args.db), args.group, **_plateau_options(args))
+            result = scaling.group_plateau(_open_store(args.db), args.group, cost_mode=args.cost_mode,
+                                           **_plateau_options(args))
         print_plateau(result, args.format)
         return ExitCode.OK
     from storage import Store
@@ -182,8 +183,8 @@ def cmd_scale(args: argparse.Namespace) -> int:
     if args.scale_command == "strategies":
         from workbench.cli.render import print_strategies
 
-        print_strategies(scaling.strategy_comparison(_open_store(args.db), args.groups, **_plateau_options(args)),
-                         args.format)
+        print_strategies(scaling.strategy_comparison(_open_store(args.db), args.groups, cost_mode=args.cost_mode,
+                                                     **_plateau_options(args)), args.format)
         return ExitCode.OK
     if args.scale_command == "sequential":
         grid = scaling.parse_grid(args.grid, args.axis)
@@ -210,10 +211,11 @@ def cmd_scale(args: argparse.Namespace) -> int:
         if len(groups) > 1:
             from workbench.cli.render import print_strategies
 
-            print_strategies(scaling.strategy_comparison(store, [g for g, _ in groups], **_plateau_options(args)),
-                             args.format)
+            print_strategies(scaling.strategy_comparison(store, [g for g, _ in groups], cost_mode=args.cost_mode,
+                                                         **_plateau_options(args)), args.format)
         else:
-            print_plateau(scaling.group_plateau(store, base.name, **_plateau_options(args)), args.format)
+            print_plateau(scaling.group_plateau(store, base.name, cost_mode=args.cost_mode, **_plateau_options(args)),
+                          args.format)
         return finished_status(*results)
     return _scale_parallel(args)
 
@@ -275,12 +277,16 @@ def _scale_parallel(args: argparse.Namespace) -> int:
         raise UsageError("--k needs positive sample counts")
     corpus, spec, _ = build_spec(args)
     spec = replace(spec, replicates=max(ks), kind="parallel",
-                   scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders})
+                   scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders,
+                            "tie_rule": args.tie_rule, "judge_trials": args.judge_trials, "cost_mode": args.cost_mode})
     judge = _judge(args, spec)
+    if args.judge_trials > 1 and judge is None:
+        raise UsageError("--judge-trials needs a judge (--judge evidence, same or a model)")
     store = _held(Store(paths.store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     report = asyncio.run(scaling.parallel_report(store, spec.name, corpus, ks, judge, n_orders=args.orders,
-                                                 seed=args.seed))
+                                                 seed=args.seed, tie_rule=args.tie_rule,
+                                                 judge_trials=args.judge_trials, cost_mode=args.cost_mode))
     print_parallel(report, args.format)
     return finished_status(result)
 

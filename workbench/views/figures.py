@@ -193,3 +193,24 @@ def strategies_figure(comparison: dict[str, Any], width: int, height: int, palet
     plt.xticks(list(at.values()), budgets)
     plt.xlabel(f"{comparison['axis']} budget")
     return _build(plt, palette)
+
+
+JUDGE_METRICS = (("tpr", "TPR"), ("fpr", "FPR"), ("precision", "precision"), ("accuracy", "accuracy"),
+                 ("self_choice", "self-choice"))
+
+
+def judges_figure(judges: list[dict[str, Any]], width: int, height: int, palette: Palette | None) -> str:
+    """Every judge of a run on one figure (self, external, evidence): its rates against the truth, one line each."""
+    pal = palette or {}
+    plt = _figure(width, max(10, height))
+    plt.title("judges against the truth (pointwise verdicts)")
+    x = list(range(1, len(JUDGE_METRICS) + 1))
+    for i, judge in enumerate(judges):
+        points = [(xi, judge[key]) for xi, (key, _) in zip(x, JUDGE_METRICS) if judge.get(key) is not None]
+        if points:
+            plt.plot([p[0] for p in points], [p[1] for p in points], label=f"{judge['role']}: {judge['judge']}",
+                     marker=STRATEGY_MARKERS[i % len(STRATEGY_MARKERS)],
+                     color=pal.get(STRATEGY_COLOURS[i % len(STRATEGY_COLOURS)]))
+    plt.ylim(0, 1)
+    plt.xticks(x, [label for _, label in JUDGE_METRICS])
+    return _build(plt, palette)

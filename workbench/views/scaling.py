@@ -266,3 +266,54 @@ def strategy_summary(comparison: dict[str, Any]) -> list[str]:
             " (no significant gain)" if s.get("no_significant_gain") else "")
         lines.append(f"{s['strategy']} ({s['group']}): k* = {s['k_star']} → {s['plateau_budget']}{flag}, n = {s['n']}")
     return lines
+
+
+JUDGE_COLUMNS = ("judge", "role", "verdicts (unparsed)", "TPR", "FPR", "precision", "accuracy", "self-choice (study)")
+JUDGE_NOTE = ("judges against the truth over every stored pointwise verdict: TPR = accepted correct / correct, "
+              "FPR = accepted wrong / wrong, precision = correct / accepted, accuracy over parsed verdicts (unparsed: "
+              "missing, not Wrong); self-choice (study, main text) = accepted correct / correct samples, a recall "
+              "beside the committed accuracy (pointwise) it is not")
+
+
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def judge_cells(j: dict[str, Any]) -> list[str]:
+    """One judge's quality row (`stats.judges.judge_quality` with its name and role)."""
+    return [j["judge"], j["role"], f"{j['parsed']} ({j['unparsed']})", _rate(j["tpr"]), _rate(j["fpr"]),
+            _rate(j["precision"]), _rate(j["accuracy"]), _rate(j["self_choice"])]
+
+
+SELF_CHOICE_COLUMNS = ("k", "committed (pointwise)", "self-choice (study)", "accepted coverage (study's best@k)")
+
+
+def self_choice_cells(row: dict[str, Any]) -> list[str]:
+    """The study's main-text self-choice beside the committed accuracy we report, at one k, each labelled."""
+    return [str(row["k"]), _rate(row.get("pointwise")), _rate(row.get("self_choice")),
+            _rate(row.get("accepted_coverage"))]
+
+
+TRIAL_COLUMNS = ("k", "pointwise mean ± std", "gap pointwise mean ± std", "pairwise mean ± std",
+                 "gap pairwise mean ± std", "pointwise per trial")
+
+
+def _spread(s: dict[str, Any]) -> str:
+    return f"{s['mean']:.4f} ± {s['std']:.4f}"
+
+
+def trial_cells(row: dict[str, Any]) -> list[str]:
+    """One k over the judge's trials (the study's Table 6: per-trial accuracy and the std across trials)."""
+    return [str(row["k"]), _spread(row["pointwise"]), _spread(row["gap_pointwise"]), _spread(row["pairwise"]),
+            _spread(row["gap_pairwise"]), " / ".join(f"{v:.4f}" for v in row["pointwise"]["values"])]
+
+
+def agreement_text(trials: dict[str, Any]) -> str:
+    """How often the judge's trials agreed on a verdict, over all samples and item by item."""
+    a = trials["agreement"]
+    per_item = [p["unanimous"] for p in trials["per_item"] if p["unanimous"] is not None]
+    worst = min(per_item) if per_item else None
+    return (f"{trials['trials']} trials of the judge: verdicts unanimous on {_rate(a['unanimous'])} of "
+            f"{a['samples']} samples, trial pairs agree on {_rate(a['pairwise'])}; per item, unanimous share "
+            f"from {_rate(worst)}" + (f"; {trials['verdicts_missing']} verdicts not stored" if trials[
+                "verdicts_missing"] else "") + " (std over trials: population, as the study's Table 6)")

@@ -201,23 +201,29 @@ def plateau_result(budgets, items, matrix, two_stage: bool | None = None, matche
     return out
 
 
-def group_plateau(store: Store, group: str, **options: Any) -> dict[str, Any]:
+def group_plateau(store: Store, group: str, cost_mode: str = "cache-aware", **options: Any) -> dict[str, Any]:
     """The plateau of a sequential group with its levels' costs; trials pair by index under continuation.
 
     The one function `scale sequential`, `scale plateau --group` and the TUI call, so they agree.
+    `cost_mode` "study" prices the levels by the study's rule (`costs.COST_MODES`), on fresh groups only.
     """
     levels = sequential_group(store, group)
+    if cost_mode == "study" and (levels[0][0]["config"]["scaling"].get("protocol") == "continuation"):
+        raise ScalingInputError("--cost-mode study prices trajectories from their token counts, which under the "
+                                "continuation protocol include the replayed prefix: use it on fresh groups")
     budgets, items, matrix = group_scores(levels)
     scaling = levels[0][0]["config"]["scaling"]
     result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation",
                             **options)
     result["axis"], result["protocol"] = scaling.get("axis"), scaling.get("protocol", "fresh")
     result["strategy"], result["group"] = strategy_of(scaling), group
-    result["levels"] = group_levels(store, levels)
+    result["levels"] = group_levels(store, levels, cost_mode)
+    result["cost_mode"] = cost_mode
     return result
 
 
-def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+                 cost_mode: str = "cache-aware") -> list[dict[str, Any]]:
     """Each budget level's accuracy, cost and tokens, and whether its budget was ever reached (`levels` as
     `sequential_group` reads them).
 
@@ -240,6 +246,7 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
     """
     from sandbox.agents.continuation import PREFIX_MARK
     from sandbox.prompts import STOP_NOW
+    from workbench.service.scaling.costs import trajectory_cost
 
     chain: dict[tuple[str, int], tuple[float, float | None]] = {}  # (item, trial) → cumulative tokens, cost
     out = []
@@ -258,7 +265,7 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
         for t in rows:
             prof = profile.get(t["id"], {"first_context": 0, "max_context": 0, "stops": 0, "prefix_tokens": 0})
             own_tokens = (t["tokens"] or 0) - prof["prefix_tokens"]
-            own_cost = t["cost_usd"]
+            own_cost = trajectory_cost(r, t, cost_mode)
             below = chain.get((t["item_id"], t["replicate"]), (0.0, None)) if continued else (0.0, None)
             item_tokens = below[0] + own_tokens
             item_cost = _add(below[1], own_cost)

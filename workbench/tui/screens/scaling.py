@@ -28,11 +28,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.views.figures import parallel_figure, plateau_figure, strategies_figure
+from workbench.views.figures import judges_figure, parallel_figure, plateau_figure, strategies_figure
 from workbench.views.scaling import (LEVEL_COLUMNS, STRATEGY_COLUMNS, Palette, c_k_text, comparison_rows, cost_cells,
                                      cost_columns, decision, flags, level_cells, parallel_cells, parallel_columns,
                                      parallel_csv, spent, strategies_csv, strategy_cells, strategy_summary,
-                                     transition_csv, trials_note, verdicts_note)
+                                     transition_csv, trials_note, verdicts_note, JUDGE_COLUMNS, JUDGE_NOTE,
+                                     SELF_CHOICE_COLUMNS, TRIAL_COLUMNS, agreement_text, judge_cells,
+                                     self_choice_cells, trial_cells)
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.service.paths import export_dir
@@ -133,7 +135,10 @@ def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_na
         verdicts = "stored" if isinstance(judge, StoredJudge) else "ask"
         return asyncio.run(scaling.parallel_report(store, run_name, corpus, ks, judge,
                                                    n_orders=n_orders or recorded.get("orders") or 8,
-                                                   seed=run["seed"], verdicts=verdicts))
+                                                   seed=run["seed"], verdicts=verdicts,
+                                                   tie_rule=recorded.get("tie_rule") or "split",
+                                                   judge_trials=recorded.get("judge_trials") or 1,
+                                                   cost_mode=recorded.get("cost_mode") or "cache-aware"))
     finally:
         store.close()
 
@@ -254,6 +259,11 @@ class ScalingScreen(Screen):
                 yield PlotView(id="scaling-plot")
                 yield DataTable(id="scaling-table", cursor_type="row", show_cursor=False)
                 yield DataTable(id="scaling-levels", cursor_type="row", show_cursor=False)
+                yield Static("", id="scaling-judges-caption")
+                yield DataTable(id="scaling-judges", cursor_type="row", show_cursor=False)
+                yield DataTable(id="scaling-self-choice", cursor_type="row", show_cursor=False)
+                yield DataTable(id="scaling-trials", cursor_type="row", show_cursor=False)
+                yield PlotView(id="scaling-judges-plot")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -303,7 +313,8 @@ class ScalingScreen(Screen):
         elif event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
             self.query_one("#scaling-body").loading = False
             self.shown, self.result = None, None  # enter on it again retries
-            self.query_one(PlotView).show(None)
+            self._show_judges(None)
+            self.query_one("#scaling-plot", PlotView).show(None)
             self.query_one("#scaling-table").display = False
             self.query_one("#scaling-levels").display = False
             self._caption(Text(f"{self.pending.name}: {worker.error or 'cancelled'}", style="bold"))
@@ -313,6 +324,7 @@ class ScalingScreen(Screen):
     def show(self, source: Source, result: dict[str, Any]) -> None:
         self.shown, self.result = source, result
         self.query_one("#scaling-body").loading = False
+        self._show_judges(result if source.kind == "parallel" else None)
         if source.kind == "sequential":
             self._show_plateau(result)
         elif source.kind == "strategies":
@@ -346,7 +358,7 @@ class ScalingScreen(Screen):
             caption.append("  ")
             caption.append(" · ".join(caveats), style="bold reverse")
         self._caption(caption)
-        self.query_one(PlotView).show(partial(plateau_figure, result))
+        self.query_one("#scaling-plot", PlotView).show(partial(plateau_figure, result))
         self._fill("#scaling-table", TRANSITION_COLUMNS, [transition_cells(t) for t in result["transitions"]], left=1)
         self._fill("#scaling-levels", LEVEL_COLUMNS, [level_cells(lv) for lv in result.get("levels", [])], left=1)
 
@@ -356,9 +368,38 @@ class ScalingScreen(Screen):
         caption.append("\n")
         caption.append(comparison["rule"], style="dim")
         self._caption(caption)
-        self.query_one(PlotView).show(partial(strategies_figure, comparison))
+        self.query_one("#scaling-plot", PlotView).show(partial(strategies_figure, comparison))
         self._fill("#scaling-table", STRATEGY_COLUMNS, [strategy_cells(r) for r in comparison_rows(comparison)])
         self.query_one("#scaling-levels").display = False
+
+    def _show_judges(self, report: dict[str, Any] | None) -> None:
+        """The judges measured, the study's self-choice beside the committed accuracy, the trials' agreement and
+        spread, and the judges' figure: the numbers `scale parallel` prints under its tables."""
+        judges = (report or {}).get("judges") or []
+        self_choice = [r for r in (report or {}).get("per_k", []) if "self_choice" in r]
+        trials = (report or {}).get("judge_trials")
+        caption = Text(JUDGE_NOTE if judges else "", style="dim")
+        if trials:
+            caption.append("\n" + agreement_text(trials), style="")
+        box = self.query_one("#scaling-judges-caption", Static)
+        box.update(caption)
+        box.display = bool(judges or trials)
+        if judges:
+            rows = [judge_cells(j) for j in judges]
+            self._fill("#scaling-judges", JUDGE_COLUMNS, rows)
+        else:
+            self.query_one("#scaling-judges").display = False
+        if self_choice:
+            self._fill("#scaling-self-choice", SELF_CHOICE_COLUMNS, [self_choice_cells(r) for r in self_choice], left=0)
+        else:
+            self.query_one("#scaling-self-choice").display = False
+        if trials and trials.get("per_k"):
+            self._fill("#scaling-trials", TRIAL_COLUMNS, [trial_cells(r) for r in trials["per_k"]], left=0)
+        else:
+            self.query_one("#scaling-trials").display = False
+        plot = self.query_one("#scaling-judges-plot", PlotView)
+        plot.display = bool(judges)
+        plot.show(partial(judges_figure, judges) if judges else None)
 
     def _show_parallel(self, report: dict[str, Any]) -> None:
         measured = report.get("measured", True)
@@ -376,7 +417,7 @@ class ScalingScreen(Screen):
         caption.append("\n")
         caption.append(report["tie_rule"], style="dim")
         self._caption(caption)
-        self.query_one(PlotView).show(partial(parallel_figure, report))
+        self.query_one("#scaling-plot", PlotView).show(partial(parallel_figure, report))
         self._fill("#scaling-table", parallel_columns(report),
                    [parallel_cells(report, r, compact=True) for r in report["per_k"]], left=0)
         self._fill("#scaling-levels", cost_columns(report), [cost_cells(report, r) for r in report["per_k"]],
