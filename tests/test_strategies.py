@@ -300,3 +300,12 @@ def test_the_stepper_shows_the_summary_turn_and_the_replacement(three_strategies
                                            for kind in ("summary", "history", "verifier") if mark.startswith(
                                                {"summary": "≡", "history": "⤺", "verifier": "✓"}[kind]))
             assert text.count(mark) > 0
+
+
+def test_a_model_verifier_that_cannot_be_reached_is_refused_before_anything_runs(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    db = tmp_path / "s.sqlite"
+    proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "2k,4k", "--run", "x", "--db", str(db),
+                 "--limit", "1", "--quiet", "--strategy", "verifier", "--verifier", "openai/gpt-4.1-mini")
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --verifier:") and len(proc.stderr.splitlines()) == 1
+    assert not db.exists()

@@ -233,15 +233,9 @@ def _check_verifier(args: argparse.Namespace, base) -> None:
             if getattr(args, flag) is not None:
                 raise UsageError(f"--{flag.replace('_', '-')} is for --strategy verifier")
         return
-    if (args.verifier or "evidence") == "evidence":
-        return
-    from sandbox.agents.llm import ConfigError
-    from sandbox.strategies import make_verifier
+    from workbench.service.scaling import check_verifier
 
-    try:
-        make_verifier(args.verifier, base_url=args.verifier_base_url)
-    except ConfigError as exc:
-        raise UsageError(f"--verifier: {exc}") from None
+    check_verifier(args.verifier or "evidence", args.verifier_base_url)
 
 
 def _cut_short(result: dict[str, Any]) -> bool:

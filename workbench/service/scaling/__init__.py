@@ -10,7 +10,7 @@ from __future__ import annotations
 from workbench.service.scaling.sequential import (AXES, UNBOUNDED_TOKENS, ScalingInputError, parse_grid, sequential_specs,
     group_designs, check_group, sequential_group, group_scores, use_two_stage, plateau_result, group_plateau,
     group_levels, measures_tokens, strategy_of)
-from workbench.service.scaling.strategies import (strategy_groups, strategy_studies, strategy_comparison,
+from workbench.service.scaling.strategies import (check_verifier, strategy_groups, strategy_studies, strategy_comparison,
     COMPARISON_RULE)
 from workbench.service.scaling.scorefiles import (load_scores, file_plateau)
 from workbench.service.scaling.judging import (subsets, judge_run, recorded_judge)

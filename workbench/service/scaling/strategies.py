@@ -26,6 +26,20 @@ def strategy_groups(name: str, strategies: list[str]) -> list[tuple[str, str]]:
     return [(f"{name}.{s}", s) for s in strategies]
 
 
+def check_verifier(name: str, base_url: str | None = None) -> None:
+    """A model verifier can be configured (its key, its server) before anything runs or is written; the scripted
+    `evidence` verifier always can."""
+    from sandbox.agents.llm import ConfigError
+    from sandbox.strategies import make_verifier
+
+    if name == "evidence":
+        return
+    try:
+        make_verifier(name, base_url=base_url)
+    except ConfigError as exc:
+        raise ScalingInputError(f"--verifier: {exc}") from None
+
+
 def strategy_studies(groups: list[str]) -> dict[str, list[str]]:
     """The comparisons `strategy_groups` made, found again among group names: NAME → its `NAME.strategy` groups (two
     or more), in the order of STRATEGIES. What the TUI lists as one comparison each."""
