@@ -15,3 +15,4 @@ from workbench.service.scaling.strategies import (check_verifier, strategy_group
 from workbench.service.scaling.scorefiles import (load_scores, file_plateau)
 from workbench.service.scaling.judging import (subsets, judge_run, recorded_judge)
 from workbench.service.scaling.parallel import (parallel_samples, vote_key, parallel_report, TIE_RULE)
+from workbench.service.scaling.studies import (StudyRequest, StudyPlan, plan_study, check_plan, judge_study)

@@ -128,12 +128,16 @@ def check_group(store: Store, group: str, specs: list[RunSpec]) -> None:
                                 f"{_design_text(*wanted)} grid needs another --run name")
 
 
-def sequential_group(store: Store, group: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+def sequential_group(store: Store, group: str,
+                     finished_only: bool = False) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """A sequential group's runs in budget order, each with its finished trajectories.
 
     Read once: the plateau (`group_scores`) and the levels' costs (`group_levels`) both come from these rows.
+    `finished_only` leaves out levels still running or cut short (a sweep watched as it fills in: a level half
+    done would drop the items it has not reached from every level's common support).
     """
-    runs = [r for r in store.runs_in_group(group) if r["kind"] == "sequential"]
+    runs = [r for r in store.runs_in_group(group) if r["kind"] == "sequential"
+            and (not finished_only or r["status"] == "done")]
     if len(runs) < 1:
         raise ScalingInputError(f"no sequential runs in group '{group}' (run `scale sequential --run {group}` first)")
     designs = group_designs(runs)
@@ -201,13 +205,14 @@ def plateau_result(budgets, items, matrix, two_stage: bool | None = None, matche
     return out
 
 
-def group_plateau(store: Store, group: str, cost_mode: str = "cache-aware", **options: Any) -> dict[str, Any]:
+def group_plateau(store: Store, group: str, cost_mode: str = "cache-aware", finished_only: bool = False,
+                  **options: Any) -> dict[str, Any]:
     """The plateau of a sequential group with its levels' costs; trials pair by index under continuation.
 
     The one function `scale sequential`, `scale plateau --group` and the TUI call, so they agree.
     `cost_mode` "study" prices the levels by the study's rule (`costs.COST_MODES`), on fresh groups only.
     """
-    levels = sequential_group(store, group)
+    levels = sequential_group(store, group, finished_only)
     if cost_mode == "study" and (levels[0][0]["config"]["scaling"].get("protocol") == "continuation"):
         raise ScalingInputError("--cost-mode study prices trajectories from their token counts, which under the "
                                 "continuation protocol include the replayed prefix: use it on fresh groups")

@@ -170,6 +170,17 @@ def export_format(path: Path) -> str:
     return "csv" if path.suffix.lower() == ".csv" else "json"
 
 
+def study_text(job) -> Text:
+    """A launched study's state: one line for the study, one per level with its episodes done and accuracy so far."""
+    marks = {"done": "✓", "running": "▶", "starting": "·", "interrupted": "⊘", "failed": "✗"}
+    text = Text.assemble((f"study {job.name}", "bold"), f" · {job.status}",
+                         f" · {job.message}" if job.message else "", " · x cancels" if job.active else "")
+    for level in job.progress():
+        acc = f", accuracy {100 * level['correct'] / level['done']:.1f}%" if level["done"] else ""
+        text.append(f"\n  {marks.get(level['status'], '·')} {level['run']}: {level['done']}/{level['planned']}{acc}")
+    return text
+
+
 # ---------------------------------------------------------------- figures (main thread only)
 
 
@@ -236,6 +247,8 @@ class ScalingScreen(Screen):
     HELP_TITLE = "Scaling"
     BINDINGS = [
         Binding("e", "export", "Export", id="scaling.export"),
+        Binding("n", "new_study", "New study", id="scaling.new_study"),
+        Binding("x", "cancel_study", "Cancel study", id="scaling.cancel_study", show=False),
         Binding("R", "recompute", "Recompute", id="scaling.recompute", show=False),
         Binding("escape,q", "back", "Back", id="scaling.back"),
     ]
@@ -252,6 +265,7 @@ class ScalingScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="scaling-title", classes="title-bar")
+        yield Static("", id="scaling-progress")
         with Horizontal(id="scaling-main"):
             yield SourceTable(id="scaling-sources", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="scaling-body"):  # the plot at a readable height; the tables scroll below
@@ -272,19 +286,32 @@ class ScalingScreen(Screen):
         table = self.query_one("#scaling-sources", DataTable)
         table.add_column("SOURCE", key="source")
         table.add_column("KIND", key="detail")
-        store = self.app.open_store(create=False)
-        self.sources = scaling_sources(store.runs() if store is not None else [])
-        for source in self.sources:
-            table.add_row(Text(clip(sanitize(source.name), 16)), Text(source.detail, style="dim"), key=source.key)
+        self._load_sources()
         self.query_one("#scaling-levels").display = False
+        self.query_one("#scaling-progress").display = False
+        self.study = next((job for job in getattr(self.app, "studies", {}).values() if job.active), None)
+        if self.study is not None:  # a study launched before this screen opened: watch it too
+            self.study.listeners.append(self._watch_study)
+        self._seen: tuple[str, int] | None = None
+        self.set_interval(0.5, self._watch_study)
         if not self.sources:
             self._caption(Text("No sequential groups or parallel runs in the store yet.\n\n"
-                               "Make one with `agenthop --batch scale sequential --axis points --grid 10,20,30 "
-                               "--run NAME` or `scale parallel --k 1,2,4 --run NAME`.", style="dim"))
+                               "Press n to launch a study here, or make one with `agenthop --batch scale sequential "
+                               "--axis points --grid 10,20,30 --run NAME` or `scale parallel --k 1,2,4 --run NAME`.",
+                               style="dim"))
             self.query_one("#scaling-table").display = False
             return
         table.focus()
         self.select(self.sources[0])
+
+    def _load_sources(self) -> None:
+        """The sources list from the store (again when a launched study adds groups or runs)."""
+        table = self.query_one("#scaling-sources", DataTable)
+        table.clear()
+        store = self.app.open_store(create=False)
+        self.sources = scaling_sources(store.runs() if store is not None else [])
+        for source in self.sources:
+            table.add_row(Text(clip(sanitize(source.name), 16)), Text(source.detail, style="dim"), key=source.key)
 
     # ------------------------------------------------------------ computing
 
@@ -294,10 +321,13 @@ class ScalingScreen(Screen):
             return
         self.pending = source
         self.query_one("#scaling-body").loading = True
+        options = dict(self.plateau_options)
+        if getattr(self, "study", None) is not None and self.study.active:
+            options["finished_only"] = True  # a sweep filling in: the levels done so far
         if source.kind == "sequential":
-            work = partial(compute_plateau, self.app.store_path, source.name, self.plateau_options)
+            work = partial(compute_plateau, self.app.store_path, source.name, options)
         elif source.kind == "strategies":
-            work = partial(compute_strategies, self.app.store_path, source.groups, self.plateau_options)
+            work = partial(compute_strategies, self.app.store_path, source.groups, options)
         else:
             corpora = self.app.corpora
             work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, self.judge)
@@ -433,6 +463,88 @@ class ScalingScreen(Screen):
         source = next((s for s in self.sources if s.key == key), None)
         if source is not None:
             self.select(source)
+
+    # ------------------------------------------------------------ launching a study
+
+    def action_new_study(self) -> None:
+        from workbench.tui.screens.study_form import StudyForm
+
+        if getattr(self, "study", None) is not None and self.study.active:
+            self.notify(f"study '{self.study.name}' is running (x cancels it)", severity="warning", timeout=4)
+            return
+        self.app.push_screen(StudyForm(self._plan), self._launch)
+
+    def _plan(self, values: dict[str, str]):
+        """(plan, None), or (None, the problem) for the form's error line; nothing is written."""
+        from workbench.service.launch import LaunchError
+        from workbench.service.scaling import ScalingInputError, check_plan, plan_study
+        from workbench.tui.screens.study_form import study_request
+
+        try:
+            plan = plan_study(study_request(values))
+            store = self.app.open_store(create=False)
+            if store is not None:
+                check_plan(store, plan)
+        except (LaunchError, ScalingInputError, ValueError) as exc:
+            return None, str(exc)
+        return plan, None
+
+    def _launch(self, plan) -> None:
+        from workbench.tui.jobs import StudyJob
+
+        if plan is None:
+            return
+        self.app.open_store(create=True)
+        job = StudyJob(plan, self.app.store_path, self.app.cache_dir)
+        job.listeners.append(self._watch_study)
+        self.app.studies[plan.name] = job
+        self.study, self._seen = job, None
+        job.start(self.app)
+        self._watch_study()
+
+    def action_cancel_study(self) -> None:
+        if getattr(self, "study", None) is not None and self.study.active:
+            self.study.cancel()
+
+    def study_source(self) -> Source | None:
+        """Where the launched study's result shows: its comparison, its one group, or its parallel run."""
+        plan = self.study.plan
+        if plan.kind == "parallel":
+            return next((s for s in self.sources if s.kind == "parallel" and s.name == plan.name), None)
+        if len(plan.groups) > 1:
+            return next((s for s in self.sources if s.kind == "strategies" and s.name == plan.name), None)
+        return next((s for s in self.sources if s.kind == "sequential" and s.name == plan.groups[0]), None)
+
+    def on_unmount(self) -> None:
+        job = getattr(self, "study", None)
+        if job is not None and self._watch_study in job.listeners:
+            job.listeners.remove(self._watch_study)
+
+    def _watch_study(self) -> None:
+        """Live progress per level; the result redrawn as levels finish (a sweep) or when judged (parallel)."""
+        if not self.is_attached:
+            return
+        job = getattr(self, "study", None)
+        box = self.query_one("#scaling-progress", Static)
+        if job is None:
+            box.display = False
+            return
+        box.display = True
+        box.update(study_text(job))
+        key = (job.status, job.finished_levels)
+        if key == self._seen:
+            return
+        self._seen = key
+        ready = job.status in ("done", "stopped", "failed") or (job.plan.kind == "sequential"
+                                                                and job.finished_levels >= 2)
+        if not ready:
+            return
+        self._load_sources()
+        self.query_one("#scaling-caption").display = True
+        self.query_one("#scaling-table").display = True
+        source = self.study_source()
+        if source is not None:
+            self.select(source, force=True)
 
     def action_recompute(self) -> None:
         if self.shown is not None:
