@@ -309,3 +309,28 @@ def test_a_model_verifier_that_cannot_be_reached_is_refused_before_anything_runs
                  "--limit", "1", "--quiet", "--strategy", "verifier", "--verifier", "openai/gpt-4.1-mini")
     assert proc.returncode == 2 and proc.stderr.startswith("error: --verifier:") and len(proc.stderr.splitlines()) == 1
     assert not db.exists()
+
+
+@pytest.mark.parametrize("axis, grid, caps", [("points", "6,12", ()), ("turns", "8,14", ("--budget", "12"))])
+def test_strategies_on_the_points_and_turns_axes_are_deterministic(tmp_path, capsys, axis, grid, caps):
+    """The scripted agent follows a strategy on every axis, and the same sweep twice gives the same trajectories."""
+    kinds = []
+    for copy in ("a", "b"):
+        db = tmp_path / f"{copy}.sqlite"
+        proc = batch(capsys, "scale", "sequential", "--axis", axis, "--grid", grid, "--strategy", "summarize,verifier",
+                     "--run", "D", "--db", str(db), "--limit", "3", "--quiet", "--format", "json", "--boot", "200",
+                     *caps)
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert [s["strategy"] for s in out["studies"]] == ["summarize", "verifier:evidence"]
+        store = Store(db, readonly=True)
+        seen = []
+        for study in out["studies"]:
+            for level in study["levels"]:
+                for t in store.trajectories(store.run(level["run"])["id"]):
+                    seen.append((level["run"], t["item_id"], t["answer"], t["continues"],
+                                 tuple(s["kind"] for s in store.steps(t["id"]))))
+        kinds.append(seen)
+        store.close()
+    assert kinds[0] == kinds[1]
+    assert any("summary" in k[-1] or "verifier" in k[-1] for k in kinds[0])  # the strategies did act
