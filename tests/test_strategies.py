@@ -334,3 +334,16 @@ def test_strategies_on_the_points_and_turns_axes_are_deterministic(tmp_path, cap
         store.close()
     assert kinds[0] == kinds[1]
     assert any("summary" in k[-1] or "verifier" in k[-1] for k in kinds[0])  # the strategies did act
+
+
+def test_every_report_of_a_level_shows_the_strategys_spend(three_strategies, capsys):
+    """`scale plateau --group` (table) says what the verifier spent at each level, apart from the agent's."""
+    db, out = three_strategies
+    study = next(s for s in out["studies"] if s["group"] == "S.verifier")
+    table = batch(capsys, "scale", "plateau", "--group", "S.verifier", "--db", str(db), "--boot", "200").stdout
+    text = " ".join(table.split())
+    assert "verifier:evidence strategy · the verifier's spend, not charged to the agent" in text
+    for level in study["levels"]:
+        assert f"{level['budget']}: {level['verifier_calls']} calls, 0 tokens, —, 0 failed" in text
+    summarize = batch(capsys, "scale", "plateau", "--group", "S.summarize", "--db", str(db), "--boot", "200").stdout
+    assert "summarize strategy (summaries replace the history)" in " ".join(summarize.split())

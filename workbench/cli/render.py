@@ -256,6 +256,11 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
             levels.add_row(*map(Text, level_cells(level)))
         out.print(levels)
         out.print(LEVELS_NOTE, markup=False)
+        from workbench.views.scaling import strategy_note
+
+        note = strategy_note(result)
+        if note:
+            out.print(note, markup=False)
     if len(result["budgets"]) >= 2:
         sys.stdout.write(plateau_figure(result, 78, 22, TERMINAL_PALETTE if _color() else None) + "\n")
 

@@ -317,3 +317,23 @@ def agreement_text(trials: dict[str, Any]) -> str:
             f"{a['samples']} samples, trial pairs agree on {_rate(a['pairwise'])}; per item, unanimous share "
             f"from {_rate(worst)}" + (f"; {trials['verdicts_missing']} verdicts not stored" if trials[
                 "verdicts_missing"] else "") + " (std over trials: population, as the study's Table 6)")
+
+
+def strategy_note(result: dict[str, Any]) -> str | None:
+    """A group's strategy and, per level, what the strategy itself did and spent (summaries; the verifier's calls,
+    tokens, cost and failures, apart from the agent's): None for the original rule (nothing to add)."""
+    strategy = result.get("strategy")
+    if strategy in (None, "continue", "cap"):
+        return None
+    parts = []
+    for level in result.get("levels") or []:
+        if strategy == "summarize":
+            parts.append(f"{level['budget']}: {level.get('summaries', 0)} summaries")
+        else:
+            usd = level.get("verifier_cost_usd")
+            parts.append(f"{level['budget']}: {level.get('verifier_calls', 0)} calls, "
+                         f"{level.get('verifier_tokens', 0):,} tokens, {'—' if usd is None else f'${usd:.4f}'}, "
+                         f"{level.get('verifier_errors', 0)} failed")
+    head = "summarize strategy (summaries replace the history)" if strategy == "summarize" else (
+        f"{strategy} strategy · the verifier's spend, not charged to the agent")
+    return f"{head} · " + "; ".join(parts)

@@ -34,7 +34,7 @@ from workbench.views.scaling import (LEVEL_COLUMNS, STRATEGY_COLUMNS, Palette, c
                                      parallel_csv, spent, strategies_csv, strategy_cells, strategy_summary,
                                      transition_csv, trials_note, verdicts_note, JUDGE_COLUMNS, JUDGE_NOTE,
                                      SELF_CHOICE_COLUMNS, TRIAL_COLUMNS, agreement_text, judge_cells,
-                                     self_choice_cells, trial_cells)
+                                     self_choice_cells, strategy_note, trial_cells)
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.service.paths import export_dir
@@ -387,6 +387,9 @@ class ScalingScreen(Screen):
         if caveats:
             caption.append("  ")
             caption.append(" · ".join(caveats), style="bold reverse")
+        note = strategy_note(result)
+        if note:
+            caption.append("\n" + note)
         self._caption(caption)
         self.query_one("#scaling-plot", PlotView).show(partial(plateau_figure, result))
         self._fill("#scaling-table", TRANSITION_COLUMNS, [transition_cells(t) for t in result["transitions"]], left=1)
