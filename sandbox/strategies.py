@@ -93,10 +93,9 @@ class LLMVerifier:
                 for s in steps if s.kind in ("assistant", "tool")]
         user = (f"## Task\n{task_text(item)}\n---\n## Trajectory\n{json.dumps(rows, ensure_ascii=False, default=str)}"
                 f"\n---\nThe agent's current answer: {answer_text(answer)}\nSummarize the trajectory.")
-        text, tokens, usd = await self.asker.ask(VERIFIER_PROMPT, user)
-        prompt = len(VERIFIER_PROMPT + user) // 4
-        return Assessment(text, prompt_tokens=min(prompt, tokens), completion_tokens=max(tokens - prompt, 0),
-                          cost_usd=usd)
+        text, usage, usd = await self.asker.ask(VERIFIER_PROMPT, user)
+        return Assessment(text, prompt_tokens=usage.prompt + usage.cache_read + usage.cache_creation,
+                          completion_tokens=usage.completion, cost_usd=usd)
 
 
 def make_verifier(name: str, base_url: str | None = None, api_key_env: str | None = None, client: str = "auto"):

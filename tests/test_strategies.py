@@ -277,6 +277,7 @@ def test_llm_summarize_and_verifier_against_the_local_server(tmp_path, capsys, m
         assert level["verifier_calls"] == len(verifier)
         assert level["verifier_tokens"] == sum(s["usage"]["prompt"] + s["usage"]["completion"] for s in verifier)
         assert level["verifier_tokens"] == 350 * len(verifier)
+        assert all((s["usage"]["prompt"], s["usage"]["completion"]) == (300, 50) for s in verifier)  # as the server said
         # gpt-4.1-mini at $0.40 / $1.60 per M tokens: 300 in, 50 out
         assert level["verifier_cost_usd"] == pytest.approx(len(verifier) * (300 * 0.4 + 50 * 1.6) / 1e6)
         agent_usd = sum(t["cost_usd"] for t in rows)
