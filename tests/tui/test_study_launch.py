@@ -40,7 +40,7 @@ async def test_launch_watch_and_resume_a_sweep_then_a_parallel_study(tmp_path):
         await pilot.press("n")
         await pilot.pause()
         await fill(pilot, app, **{"study-name": "S", "study-grid": "2k,4k", "study-strategies": "continue,summarize",
-                                  "study-limit": "3"})
+                                  "study-limit": "2"})
         await pilot.press("ctrl+s")
         await settle(pilot, app)
         screen = app.screen
@@ -48,7 +48,7 @@ async def test_launch_watch_and_resume_a_sweep_then_a_parallel_study(tmp_path):
         job = app.studies["S"]
         assert job.status == "done" and [lv["status"] for lv in job.progress()] == ["done"] * 4
         progress = str(screen.query_one("#scaling-progress").render())
-        assert "study S · done" in progress and "✓ S.summarize@4k: 3/3" in progress
+        assert "study S · done" in progress and "✓ S.summarize@4k: 2/2" in progress
         assert screen.shown.kind == "strategies" and screen.shown.groups == ("S.continue", "S.summarize")
         store = Store(tmp_path / "store.sqlite", readonly=True)
         expected = scaling.strategy_comparison(store, ["S.continue", "S.summarize"], **BOOT)
@@ -60,7 +60,7 @@ async def test_launch_watch_and_resume_a_sweep_then_a_parallel_study(tmp_path):
         await pilot.press("n")
         await pilot.pause()
         await fill(pilot, app, **{"study-name": "S", "study-grid": "2k,4k", "study-strategies": "continue,summarize",
-                                  "study-limit": "3"})
+                                  "study-limit": "2"})
         await pilot.press("ctrl+s")
         await settle(pilot, app)
         assert app.studies["S"].status == "done"
@@ -82,7 +82,7 @@ async def test_launch_watch_and_resume_a_sweep_then_a_parallel_study(tmp_path):
         await pilot.press("n")
         await pilot.pause()
         await fill(pilot, app, **{"study-kind": "parallel", "study-name": "P", "study-ks": "1,2",
-                                  "study-agent": "random", "study-limit": "4", "study-trials": "2"})
+                                  "study-agent": "random", "study-limit": "2", "study-trials": "2"})
         await pilot.press("ctrl+s")
         await settle(pilot, app)
         job = app.studies["P"]
