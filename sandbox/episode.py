@@ -17,9 +17,11 @@ from typing import Any
 from sandbox.agents.base import Agent, InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
-from sandbox.prompts import CONTINUE, EXHAUSTED, NUDGE, STOP_NOW, Prompt
+from sandbox.prompts import (CONTINUE, EXHAUSTED, NUDGE, REVISION_HEAD, REVISION_TAIL, STOP_NOW, SUMMARIZE_PROMPT,
+                             SUMMARY_HEAD, Prompt)
 from sandbox.recall import delivered_read, paper_flags, section_flags
 from sandbox.records import AssistantTurn, Caps, Step, ToolCall, Trajectory
+from sandbox.strategies import Strategy, VerifierFailed
 from sandbox.tools import run_tool
 from sandbox.words import reasoning_span
 
@@ -87,6 +89,7 @@ class Episode:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         context_budget: int | None = None,
         before_call: Callable[[], None] | None = None,
+        strategy: Strategy | None = None,
     ):
         self.view = view
         self.item = view.item
@@ -118,6 +121,11 @@ class Episode:
         self.continues = 0
         self.stopping = False
         self.stop_sent = False
+        # a sequential strategy chosen (`sandbox.strategies`): None keeps the original rule (EXTEND on the token axis only)
+        self.strategy = strategy
+        self.summary_pending = False  # the agent was asked to summarize: its next turn is the summary
+        self.worked_since_extend = True  # a tool call other than submit since the last extension
+        self.summaries = self.verifier_errors = 0
         self._t0 = time.monotonic()
 
     # ------------------------------------------------------------ events
@@ -212,6 +220,9 @@ class Episode:
             await self._emit("harness", usage=usage, cost_usd=turn.cost_usd, text=(
                 f"[HARNESS] Token limit reached ({self.ledger.tokens:,} > {self.caps.max_tokens_total:,}). Forcing termination."))
             return "token_limit"
+        if self.summary_pending:
+            await self._replace_history(turn, usage)
+            return None
         calls = turn.tool_calls
         if not calls and not turn.text:  # the reference tests `not text`: whitespace is text and gets the nudge
             # and, as there, the turn is logged as the harness's note in place of the empty reply
@@ -272,8 +283,12 @@ class Episode:
             self.tool_errors += 1
         if call.name == "submit_answer" and self._extend():
             self.continues += 1
-            await self._emit("tool", text=CONTINUE, status="extended", cost=0, **fields)
-            return CONTINUE
+            self.worked_since_extend = False
+            message = await self._extension(call)
+            await self._emit("tool", text=message, status="extended", cost=0, **fields)
+            return message
+        if call.name != "submit_answer":
+            self.worked_since_extend = True
         if call.name == "submit_answer":
             args = call.args if isinstance(call.args, dict) else {}
             self.answer = args.get("answer", "")
@@ -301,13 +316,55 @@ class Episode:
         return self._hops.get(paper_id) if paper_id is not None else None
 
     def _extend(self) -> bool:
-        """On the token axis, a submit below the context budget is answered with the continue instruction.
+        """On the token axis, a submit below the context budget is answered with the continue instruction (or the
+        chosen strategy's message); with a strategy chosen, on the points and turns axes too, while the agent keeps
+        working between extensions (`sandbox.strategies`).
 
         Only while the agent can still act: at least one point and two turns left (one to work, one to
-        answer), so EXTEND never turns an answer into a non-submission by another cap.
+        answer; a summary takes a third), so EXTEND never turns an answer into a non-submission by another cap.
         """
-        return (self.context_budget is not None and not self.stopping and self.ledger.points_left >= 1
-                and self.ledger.turn_index + 2 < self.caps.max_turns)
+        turns_needed = 3 if self.strategy is not None and self.strategy.name == "summarize" else 2
+        room = self.ledger.points_left >= 1 and self.ledger.turn_index + turns_needed < self.caps.max_turns
+        if self.context_budget is not None:
+            return not self.stopping and room
+        return self.strategy is not None and room and self.worked_since_extend
+
+    async def _extension(self, call: ToolCall) -> str:
+        """The message a refused submit is answered with, by the strategy."""
+        name = self.strategy.name if self.strategy is not None else "continue"
+        if name == "summarize":
+            self.summary_pending = True
+            return SUMMARIZE_PROMPT
+        if name == "verifier":
+            try:
+                found = await self.strategy.assess(self.item, self.steps, call.args)
+            except VerifierFailed as exc:
+                self.verifier_errors += 1
+                await self._emit("error", text=f"Verifier error ({self.strategy.verifier.name}): {exc}; "
+                                               "this extension gets the continue instruction")
+                return CONTINUE
+            usage = {"prompt": found.prompt_tokens, "completion": found.completion_tokens, "cache_read": 0,
+                     "cache_creation": 0, "raw": {"verifier": self.strategy.verifier.name}}
+            await self._emit("verifier", text=found.text, usage=usage, cost_usd=found.cost_usd)
+            return f"{REVISION_HEAD}\n{found.text}\n\n{REVISION_TAIL}"
+        return CONTINUE
+
+    async def _replace_history(self, turn: AssistantTurn, usage: dict[str, Any]) -> None:
+        """The summary turn: stored (its calls recorded, not run), then the conversation is replaced by the system
+        prompt, the task and the summary; a budget crossed by the summary call is told to answer now."""
+        self.summary_pending = False
+        self.summaries += 1
+        summary = (turn.text or "").strip() or "(no summary was written)"
+        await self._emit("summary", text=turn.text, usage=usage, cost_usd=turn.cost_usd,
+                         reasoning_chars=reasoning_span(turn.text, turn.reasoning),
+                         tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in turn.tool_calls] or None)
+        dropped = len(self.messages) - 2
+        content = f"{SUMMARY_HEAD}\n{summary}\n\n{CONTINUE}"
+        self.messages[2:] = [{"role": "user", "content": content + self.ledger.footer()}]
+        await self._emit("history", text=f"[HARNESS] History replaced by the summary: {dropped} messages dropped; "
+                                         "the agent now sees the system prompt, the task and the summary.")
+        if self.stopping:
+            await self._stop()
 
     def _trajectory(self, termination: str) -> Trajectory:
         predicted = parse_answer(self.answer) if termination == "answer" else -1

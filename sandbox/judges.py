@@ -133,13 +133,18 @@ class LLMJudge:
             raise ConfigError(f"no server for the judge '{model}': pass --judge-base-url")
         self.native = NativeClient(url, self.key, self.config.timeout_s) if route and url else None
 
-    async def _ask(self, system: str, user: str) -> tuple[str, int, float | None]:
+    async def ask(self, system: str, user: str) -> tuple[str, Any, float | None]:
+        """One call with this system prompt: (reply text, its `Usage`, USD or None); the verifier asks through it."""
         from sandbox.pricing import cost, find_price
 
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         text, usage = await (self._ask_native(messages) if self.native else self._ask_litellm(messages))
         priced = cost(find_price(self.config.model), usage)
-        return text, usage.cap_quantity, priced["total_usd"] if priced else None
+        return text, usage, priced["total_usd"] if priced else None
+
+    async def _ask(self, system: str, user: str) -> tuple[str, int, float | None]:
+        text, usage, usd = await self.ask(system, user)
+        return text, usage.cap_quantity, usd
 
     async def _ask_litellm(self, messages: list[dict[str, Any]]) -> tuple[str, Any]:
         from sandbox.agents.litellm_import import litellm_module

@@ -96,3 +96,12 @@ def prices_from_config(rows: list[dict]) -> list[Price]:
                          float(row["output_per_m"]), float(row.get("cache_read_mult", 1.0)),
                          float(row.get("cache_write_mult", 1.0))))
     return out + PRICES
+
+
+def study_cost(price: Price | None, usage: Usage) -> float | None:
+    """The scaling study's cost rule (App. C.1): every input token at the input price, cached or not (its authors
+    could not rely on providers' caching), output at the output price; None when unpriced."""
+    if price is None:
+        return None
+    tokens_in = usage.prompt + usage.cache_read + usage.cache_creation
+    return round((tokens_in * price.input_per_m + usage.completion * price.output_per_m) / 1e6, 6)

@@ -149,6 +149,21 @@ CONTINUE = ("Before finalizing your answer, take additional time to verify your 
 STOP_NOW = ("**CRITICAL: You MUST provide your final answer immediately. Do NOT perform any more tool calling or "
             "reasoning. Return the final answer under the required format NOW.**")
 
+# Sequential-scaling strategies (the scaling study §4.3, its appendix's four points, in our own words). The
+# strategy runs are told these at each extension (a submit the harness does not accept yet); see sandbox.strategies.
+SUMMARIZE_PROMPT = ("Not yet: before you continue, write a summary of your work so far. It will replace the "
+                    "conversation above, so include everything you still need: (1) the approaches you tried and what "
+                    "each gave; (2) the information you collected, with paper ids and sections; (3) the current state "
+                    "of your answer and how sure you are; (4) what remains to check. Reply with the summary as plain "
+                    "text and call no tool in this reply.")
+SUMMARY_HEAD = "Summary of your work so far (it replaces the earlier conversation):"
+VERIFIER_PROMPT = ("You review the work of a research agent answering a multiple-choice question about papers. Summarize "
+                   "its trajectory factually: what it tried, what it found (papers and sections read, what they say), "
+                   "and the answer it currently gives. Do not judge whether the answer is right, do not suggest next "
+                   "steps, and give no hints.")
+REVISION_HEAD = "Not yet. A reviewer summarized your work so far:"
+REVISION_TAIL = "Continue working, then submit your answer."
+
 ABLATIONS = ("full", "closed-book", "no-search", "gold-given")
 
 

@@ -35,7 +35,8 @@ from storage.store import now as _now
 VERSION = "0.1.0"
 PROFILE = "agenthop-v1"
 RETRYABLE = ("infra", "api_errors", "transient_exhausted")
-READING_OPTIONS = ("ks", "judge", "orders")  # how a parallel run is read, not how it was sampled
+READING_OPTIONS = ("ks", "judge", "orders", "tie_rule", "judge_trials", "cost_mode")  # how a parallel run is read,
+# not how it was sampled
 # May change between resumes: how to reach the model, not what it is asked. The base URLs used are kept in the config.
 # The client (native or litellm) is one of them: both send the same request and read the reply the same way
 # (tests/test_client_parity.py), so a run may be resumed through either; the clients used are kept in the config.
@@ -71,6 +72,9 @@ class RunSpec:
     max_run_tokens: int = 0  # 0 = no run-wide limit; counted like the per-episode cap
     max_run_cost: float = 0.0  # USD; 0 = no limit
     shard: Shard | None = None  # this host's part of the selection (a slice, like --limit: not the identity)
+    # how to reach a model verifier (base_url, api_key_env, client, timeout_s): execution, not identity; which
+    # verifier it is (`scaling["verifier"]`) is the identity
+    verifier_options: dict[str, Any] = field(default_factory=dict)
 
     def identity(self, fingerprint: str) -> dict[str, Any]:
         """What must match to resume into an existing run."""
@@ -402,6 +406,22 @@ class Runner:
         if not self.halted:
             self._halt(f"the model server is unreachable: {self.unreachable}")
 
+    def _strategy(self):
+        """The sequential strategy the run's scaling records (None: the original rule), its verifier made once."""
+        from sandbox.strategies import Strategy, VERIFIER_TIMEOUT_S, make_verifier
+
+        name = (self.spec.scaling or {}).get("strategy")
+        if not name:
+            return None
+        if name != "verifier":
+            return Strategy(name)
+        if getattr(self, "_verifier", None) is None:
+            options = self.spec.verifier_options
+            self._verifier = make_verifier(self.spec.scaling.get("verifier") or "evidence",
+                                           base_url=options.get("base_url"), api_key_env=options.get("api_key_env"),
+                                           client=options.get("client") or "auto")
+        return Strategy(name, self._verifier, self.spec.verifier_options.get("timeout_s") or VERIFIER_TIMEOUT_S)
+
     async def _worker(self, queue: asyncio.Queue[tuple[Item, int]]) -> None:
         while not queue.empty() and not self.stop_requested:
             item, replicate = queue.get_nowait()
@@ -440,7 +460,7 @@ class Runner:
                 await asyncio.sleep(0)
 
             episode = Episode(view, agent, self.caps, prompt, on_step=sink, retry=self.spec.retry,
-                              context_budget=self.spec.context_budget, before_call=commit)
+                              context_budget=self.spec.context_budget, before_call=commit, strategy=self._strategy())
             try:
                 traj = await episode.run()
             except BaseException:  # cancelled (Ctrl-C, a run-wide limit): what it spent stays counted

@@ -492,6 +492,12 @@ class Store:
         rows = self.conn.execute("SELECT * FROM judgments WHERE run_id = ? AND judge = ?", (run_id, judge))
         return {(r["item_id"], r["kind"], r["sample_a"], r["sample_b"]): dict(r) for r in rows}
 
+    def judge_names(self, run_id: int) -> list[str]:
+        """The judges with stored verdicts on a run, in the order they first judged it."""
+        rows = self.conn.execute("SELECT judge FROM judgments WHERE run_id = ? GROUP BY judge ORDER BY MIN(id)",
+                                 (run_id,))
+        return [r[0] for r in rows]
+
     def add_judgment(self, run_id: int, item_id: str, kind: str, judge: str, sample_a: int, sample_b: int | None,
                      verdict: bool | None, prompt: str | None, reply: str | None, tokens: int | None,
                      cost_usd: float | None) -> None:
@@ -521,7 +527,7 @@ class Store:
         mine = "trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ? AND final = 1 AND status = 'done')"
         out: dict[int, dict[str, int]] = {}
         rows = self.conn.execute(
-            f"SELECT trajectory_id, MAX(CASE WHEN kind IN ('assistant', 'harness') THEN {ctx} END), "
+            f"SELECT trajectory_id, MAX(CASE WHEN kind IN ('assistant', 'harness', 'summary') THEN {ctx} END), "
             f"SUM(kind = 'nudge' AND substr(COALESCE(text, ''), 1, ?) = ?), "
             f"SUM(CASE WHEN kind = 'assistant' AND json_extract(usage, '$.raw.' || ?) THEN {cap} ELSE 0 END) "
             f"FROM steps WHERE {mine} GROUP BY trajectory_id", (len(stop_text), stop_text, prefix_key, run_id))
@@ -534,6 +540,21 @@ class Store:
         for tid, _, context in first:
             out.setdefault(tid, {"max_context": 0, "stops": 0, "prefix_tokens": 0})["first_context"] = int(context or 0)
         return out
+
+    def strategy_spend(self, run_id: int) -> dict[str, Any]:
+        """Over a run's final, finished trajectories: the sequential strategy's own steps (`sandbox.strategies`) —
+        summary turns, history replacements, and the verifier's calls with their tokens and dollars (kept apart
+        from the agent's: its steps never enter the ledger) and its failures (error steps it left)."""
+        row = self.conn.execute(
+            "SELECT SUM(kind = 'summary'), SUM(kind = 'history'), SUM(kind = 'verifier'), "
+            "SUM(CASE WHEN kind = 'verifier' THEN COALESCE(json_extract(usage, '$.prompt'), 0) + "
+            "COALESCE(json_extract(usage, '$.completion'), 0) ELSE 0 END), "
+            "SUM(CASE WHEN kind = 'verifier' THEN cost_usd END), "
+            "SUM(kind = 'error' AND substr(COALESCE(text, ''), 1, 15) = 'Verifier error ') "
+            "FROM steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ? AND final = 1 "
+            "AND status = 'done')", (run_id,)).fetchone()
+        return {"summaries": int(row[0] or 0), "replacements": int(row[1] or 0), "verifier_calls": int(row[2] or 0),
+                "verifier_tokens": int(row[3] or 0), "verifier_cost_usd": row[4], "verifier_errors": int(row[5] or 0)}
 
     def runs_in_group(self, group: str) -> list[dict[str, Any]]:
         rows = self.conn.execute("SELECT * FROM runs WHERE group_name = ? ORDER BY id", (group,)).fetchall()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from sandbox.prompts import STOP_NOW
+from sandbox.prompts import STOP_NOW, SUMMARIZE_PROMPT
 from sandbox.records import AssistantTurn, ToolCall
 
 
@@ -74,6 +74,12 @@ def answer_now(messages: list[dict[str, Any]]) -> bool:
     """Whether the harness has just told the agent to answer immediately (the token axis's STOP)."""
     last = messages[-1] if messages else {}
     return last.get("role") == "user" and (last.get("content") or "").startswith(STOP_NOW)
+
+
+def summary_requested(messages: list[dict[str, Any]]) -> bool:
+    """Whether the last turn's submit was answered with the summarize strategy's request (`sandbox.strategies`):
+    the agent's next reply is its summary, which then replaces the conversation."""
+    return any(text.startswith(SUMMARIZE_PROMPT) for text in tool_results(messages))
 
 
 def same_calls(a: AssistantTurn, b: AssistantTurn) -> bool:

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.agents.base import answer_now, call, same_calls, tool_results, turn_number
+from sandbox.agents.base import answer_now, call, same_calls, summary_requested, tool_results, turn_number
 from sandbox.records import AssistantTurn, Caps, Item
 from sandbox.tools import listed_papers, listed_sections
 
@@ -178,6 +178,8 @@ class HeuristicAgent:
         n = turn_number(messages)
         if answer_now(messages):
             return self._submit(n)
+        if summary_requested(messages):
+            return AssistantTurn(self.summary())
         offered = {t["name"] for t in tools}
         self.s.pending = [p for p in self.s.pending if p[0] in offered]
         if not self.s.pending:
@@ -190,6 +192,16 @@ class HeuristicAgent:
                 self._issued(name, args)
                 return AssistantTurn(None, [call(name, n, **args)])
         return self._submit(n)
+
+    def summary(self) -> str:
+        """The summarize strategy's four points, from what it has done (its state is its memory: it keeps it when
+        the conversation is replaced). Deterministic: no random draw, so a summary never shifts later choices."""
+        read = ", ".join(dict.fromkeys(pid for pid, _ in self.s.reads)) or "none"
+        left = sum(1 for c in self.s.candidates.values() if c.has_text and not c.visited)
+        return (f"Tried: keyword-ranked navigation from the seed ({len(self.s.candidates)} candidate papers seen). "
+                f"Collected: {len(self.s.reads)} section(s) read, from {read}. "
+                f"Current state: the answer goes to the option best supported by those reads. "
+                f"Remaining: {left} unvisited candidate(s) with full text.")
 
     def _submit(self, n: int) -> AssistantTurn:
         letter = "ABCD"[self.choose_option()]

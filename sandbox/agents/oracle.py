@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox.agents.base import answer_now, call, same_calls, turn_number
+from sandbox.agents.base import answer_now, call, same_calls, summary_requested, turn_number
 from sandbox.records import AssistantTurn, Item
 from sandbox.sections import alias
 
@@ -56,6 +56,11 @@ class OracleAgent:
         offered = {t["name"] for t in tools}
         while self.plan and self.plan[0][0] not in offered:
             self.plan.pop(0)
+        if summary_requested(messages):
+            left = [name for name, _ in self.plan]
+            return AssistantTurn(text=f"Tried: the labelled route from the seed. Collected: the gold sections read. "
+                                      f"Current answer: {'ABCD'[self.item.correct_index]}. Remaining: "
+                                      f"{', '.join(left) or 'nothing'}.", tool_calls=[])
         answer = ("submit_answer", {"answer": "ABCD"[self.item.correct_index], "reasoning": "oracle"})
         name, args = answer if answer_now(messages) or not self.plan else self.plan.pop(0)
         return AssistantTurn(text=None, tool_calls=[call(name, turn_number(messages), **args)])

@@ -134,7 +134,16 @@ def build_parser() -> argparse.ArgumentParser:
     seq.add_argument("--grid", required=True, help="budgets, e.g. 8k,16k,32k (tokens) or 10,20,30 (points)")
     seq.add_argument("--protocol", choices=("fresh", "continuation"), default="fresh",
                      help="fresh start per budget, or continue from the level below (token axis)")
+    seq.add_argument("--strategy", type=_strategies,
+                     help="continue|summarize|verifier, or several comma-separated (one group NAME.strategy each, "
+                          "then compared); default: the original rule (continue on the token axis, the cap only on "
+                          "points and turns)")
+    seq.add_argument("--verifier", help="with --strategy verifier: 'evidence' (scripted, offline; the default) or a "
+                                        "model string, asked through the native client or litellm")
+    seq.add_argument("--verifier-base-url", help="an OpenAI-compatible server for the verifier model")
+    seq.add_argument("--verifier-timeout", type=_real("timeout"), help="seconds per verifier call (default 120)")
     add_plateau_arguments(seq)
+    _add_cost_mode(seq)
     add_run_arguments(seq, formats=("table", "json", "csv"))
     # unset unless given, so a flag for the swept axis's own cap is seen and refused (cmd_scale fills the rest)
     seq.set_defaults(**{flag: None for flag in SWEPT_CAP.values()})
@@ -151,12 +160,27 @@ def build_parser() -> argparse.ArgumentParser:
     plat.add_argument("--db")
     plat.add_argument("--format", choices=("table", "json", "csv"), default="table")
     add_plateau_arguments(plat)
+    _add_cost_mode(plat)
+    strat = scale_sub.add_parser("strategies", help="sequential groups (one per strategy) overlaid: k* and cost per level")
+    strat.add_argument("--group", action="append", required=True, dest="groups",
+                       help="a sequential group; repeat it, one per strategy")
+    strat.add_argument("--db")
+    strat.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    add_plateau_arguments(strat)
+    _add_cost_mode(strat)
     para = scale_sub.add_parser("parallel", help="K samples per item, committed by vote and by judges; the gap")
     para.add_argument("--k", default="1,2,4,8", help="sample counts, e.g. 1,2,4,8,16 (K = the largest)")
     para.add_argument("--judge", default="evidence",
                       help="'evidence' (offline), 'none', 'same' (the run's model) or a litellm model string")
     para.add_argument("--judge-base-url")
-    para.add_argument("--orders", type=_positive, default=8, help="random orders for pairwise selection")
+    para.add_argument("--orders", type=_positive, default=8,
+                      help="random orders for pairwise selection; 1: one fixed order, the samples' own (the study's)")
+    para.add_argument("--tie-rule", choices=("split", "first"), default="split",
+                      help="majority-vote ties: split evenly (ours) or the earliest sample's among the tied (the study's)")
+    para.add_argument("--judge-trials", type=_positive, default=1,
+                      help="ask the judge N times (the trial is part of the verdict's key): agreement and the gap's "
+                           "spread over trials (the study's Table 6)")
+    _add_cost_mode(para)
     add_run_arguments(para, formats=("table", "json", "csv"))
 
     synth = sub.add_parser("synth", help="write a generated benchmark in the release format")
@@ -166,6 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--items", type=_positive)
     synth.add_argument("--papers", type=_positive)
     return parser
+
+
+def _add_cost_mode(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cost-mode", choices=("cache-aware", "study"), default="cache-aware",
+                   help="cache-aware (ours: each call as priced) or study (App. C.1: all input at the input price)")
 
 
 def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
@@ -246,6 +275,20 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
 
 
 BATCH_AGENTS = ("oracle", "random", "heuristic", "llm")
+
+
+def _strategies(text: str) -> list[str]:
+    """--strategy: one or several of the sequential strategies (`sandbox.strategies.STRATEGIES`), each once."""
+    from workbench.service.scaling.strategies import STRATEGIES
+
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [n for n in names if n not in STRATEGIES]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"invalid strategy {', '.join(bad) or repr(text)} (choose from "
+                                         f"{', '.join(STRATEGIES)}, comma-separated)")
+    if len(set(names)) < len(names):
+        raise argparse.ArgumentTypeError(f"a strategy is named twice in {text!r}")
+    return names
 
 
 def _agent(text: str) -> str:

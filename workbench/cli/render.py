@@ -257,8 +257,36 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
             levels.add_row(*map(Text, level_cells(level)))
         out.print(levels)
         out.print(LEVELS_NOTE, markup=False)
+        from workbench.views.scaling import strategy_note
+
+        note = strategy_note(result)
+        if note:
+            out.print(note, markup=False)
     if len(result["budgets"]) >= 2:
         sys.stdout.write(plateau_figure(result, 78, 22, TERMINAL_PALETTE if _color() else None) + "\n")
+
+
+def print_strategies(comparison: dict[str, Any], fmt: str) -> None:
+    """The sequential strategies compared: each one's plateau, a row per (strategy, level), and the overlay."""
+    from workbench.views.scaling import strategies_csv
+
+    if _printed_as_data(comparison, fmt, strategies_csv):
+        return
+    from workbench.views.figures import strategies_figure
+    from workbench.views.scaling import (STRATEGY_COLUMNS, TERMINAL_PALETTE, comparison_rows, strategy_cells,
+                                         strategy_summary)
+
+    out = console()
+    for line in strategy_summary(comparison):
+        out.print(line, markup=False)
+    table = Table(title=Text(f"strategies · {comparison['axis']} axis"), title_justify="left")
+    for i, h in enumerate(STRATEGY_COLUMNS):
+        table.add_column(h, justify="left" if i < 2 else "right")
+    for row in comparison_rows(comparison):
+        table.add_row(*map(Text, strategy_cells(row)))
+    out.print(table)
+    out.print(comparison["rule"], markup=False)
+    sys.stdout.write(strategies_figure(comparison, 78, 20, TERMINAL_PALETTE if _color() else None) + "\n")
 
 
 def print_parallel(report: dict[str, Any], fmt: str) -> None:
@@ -293,6 +321,43 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
                   markup=False)
     out.print(report["tie_rule"], markup=False)
     sys.stdout.write(parallel_figure(report, 78, 18, TERMINAL_PALETTE if _color() else None) + "\n")
+    _print_judges(out, report)
+
+
+def _print_judges(out, report: dict[str, Any]) -> None:
+    """The judges measured, the study's self-choice beside the committed accuracy, and the trials' spread."""
+    from workbench.views.figures import judges_figure
+    from workbench.views.scaling import (JUDGE_COLUMNS, JUDGE_NOTE, SELF_CHOICE_COLUMNS, TERMINAL_PALETTE,
+                                         TRIAL_COLUMNS, agreement_text, judge_cells, self_choice_cells, trial_cells)
+
+    if report.get("judges"):
+        table = Table(title=Text("judges measured"), title_justify="left")
+        for i, column in enumerate(JUDGE_COLUMNS):
+            table.add_column(column, justify="left" if i < 2 else "right")
+        for j in report["judges"]:
+            table.add_row(*map(Text, judge_cells(j)))
+        out.print(table)
+        out.print(JUDGE_NOTE, markup=False)
+    rows = [r for r in report["per_k"] if "self_choice" in r]
+    if rows:
+        table = Table(title=Text(f"self-choice · judge {report['judge']}"), title_justify="left")
+        for column in SELF_CHOICE_COLUMNS:
+            table.add_column(column, justify="right")
+        for r in rows:
+            table.add_row(*map(Text, self_choice_cells(r)))
+        out.print(table)
+    trials = report.get("judge_trials")
+    if trials:
+        out.print(agreement_text(trials), markup=False)
+        if trials.get("per_k"):
+            table = Table(title=Text(f"over {trials['trials']} judge trials (Table 6)"), title_justify="left")
+            for column in TRIAL_COLUMNS:
+                table.add_column(column, justify="right")
+            for r in trials["per_k"]:
+                table.add_row(*map(Text, trial_cells(r)))
+            out.print(table)
+    if len(report.get("judges") or []) > 0:
+        sys.stdout.write(judges_figure(report["judges"], 78, 14, TERMINAL_PALETTE if _color() else None) + "\n")
 
 
 def print_items(view, rows: list, flt, fmt: str) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from workbench.cli.context import _held, _open_store, _print_import, _report, until_signal
@@ -171,27 +172,69 @@ def cmd_scale(args: argparse.Namespace) -> int:
         else:
             if args.matched_trials:
                 raise UsageError("--matched-trials is for --scores; a group pairs trials as its recorded protocol says")
-            result = scaling.group_plateau(_open_store(args.db), args.group, **_plateau_options(args))
+            result = scaling.group_plateau(_open_store(args.db), args.group, cost_mode=args.cost_mode,
+                                           **_plateau_options(args))
         print_plateau(result, args.format)
         return ExitCode.OK
     from workbench.service import paths
     from workbench.service.stores import open_store
 
+    if args.scale_command == "strategies":
+        from workbench.cli.render import print_strategies
+
+        print_strategies(scaling.strategy_comparison(_open_store(args.db), args.groups, cost_mode=args.cost_mode,
+                                                     **_plateau_options(args)), args.format)
+        return ExitCode.OK
     if args.scale_command == "sequential":
         grid = scaling.parse_grid(args.grid, args.axis)
         _sequential_caps(args)
         corpus, base, _ = build_spec(args)
-        specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
+        _check_verifier(args, base)
+        strategies = args.strategy or [None]
+        groups = scaling.strategy_groups(base.name, strategies)
+        sweeps = []  # every group's specs, validated before the store opens
+        for group, strategy in groups:
+            spec = replace(base, name=group, verifier_options=_verifier_options(args))
+            sweeps.append(scaling.sequential_specs(spec, args.axis, grid, args.protocol, strategy,
+                                                   args.verifier if strategy == "verifier" else None))
         store = _held(open_store(paths.store_path(args.db)))
-        scaling.check_group(store, base.name, specs)
+        for specs in sweeps:
+            scaling.check_group(store, specs[0].group, specs)
         results = []
-        for spec in specs:
-            results.append(execute(spec, corpus, store, args.quiet))
-            if _cut_short(results[-1]):
-                return _sweep_stopped(spec.name, specs[len(results):], results)
-        print_plateau(scaling.group_plateau(store, base.name, **_plateau_options(args)), args.format)
+        for specs in sweeps:
+            for spec in specs:
+                results.append(execute(spec, corpus, store, args.quiet))
+                if _cut_short(results[-1]):
+                    rest = [s for sweep in sweeps for s in sweep]
+                    return _sweep_stopped(spec.name, rest[len(results):], results)
+        if len(groups) > 1:
+            from workbench.cli.render import print_strategies
+
+            print_strategies(scaling.strategy_comparison(store, [g for g, _ in groups], cost_mode=args.cost_mode,
+                                                         **_plateau_options(args)), args.format)
+        else:
+            print_plateau(scaling.group_plateau(store, base.name, cost_mode=args.cost_mode, **_plateau_options(args)),
+                          args.format)
         return finished_status(*results)
     return _scale_parallel(args)
+
+
+def _verifier_options(args: argparse.Namespace) -> dict[str, Any]:
+    """How to reach a model verifier: execution options, not the group's identity."""
+    options = {"base_url": args.verifier_base_url, "timeout_s": args.verifier_timeout}
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def _check_verifier(args: argparse.Namespace, base) -> None:
+    """A model verifier can be configured (its key, its server) before anything runs or is written."""
+    if "verifier" not in (args.strategy or []):
+        for flag in ("verifier", "verifier_base_url", "verifier_timeout"):
+            if getattr(args, flag) is not None:
+                raise UsageError(f"--{flag.replace('_', '-')} is for --strategy verifier")
+        return
+    from workbench.service.scaling import check_verifier
+
+    check_verifier(args.verifier or "evidence", args.verifier_base_url)
 
 
 def _cut_short(result: dict[str, Any]) -> bool:
@@ -227,12 +270,16 @@ def _scale_parallel(args: argparse.Namespace) -> int:
         raise UsageError("--k needs positive sample counts")
     corpus, spec, _ = build_spec(args)
     spec = replace(spec, replicates=max(ks), kind="parallel",
-                   scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders})
+                   scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders,
+                            "tie_rule": args.tie_rule, "judge_trials": args.judge_trials, "cost_mode": args.cost_mode})
     judge = _judge(args, spec)
+    if args.judge_trials > 1 and judge is None:
+        raise UsageError("--judge-trials needs a judge (--judge evidence, same or a model)")
     store = _held(open_store(paths.store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     report = asyncio.run(scaling.parallel_report(store, spec.name, corpus, ks, judge, n_orders=args.orders,
-                                                 seed=args.seed))
+                                                 seed=args.seed, tie_rule=args.tie_rule,
+                                                 judge_trials=args.judge_trials, cost_mode=args.cost_mode))
     print_parallel(report, args.format)
     return finished_status(result)
 

@@ -61,6 +61,7 @@ class WorkbenchApp(App[int]):
             self.set_keymap(keymap)
         self.startup_warnings = list(warnings or [])
         self.jobs: dict[str, Any] = {}
+        self.studies: dict[str, Any] = {}  # scaling studies launched from the Scaling screen (jobs.StudyJob)
         self.corpora = CorpusCache(self.cache_dir)
         self._store = None
         self.home = home

@@ -137,3 +137,92 @@ class RunJob:
                 loop.call_soon_threadsafe(task.cancel)
             except RuntimeError:  # the loop closed in between
                 pass
+
+
+class StudyJob:
+    """A scaling study launched from the Scaling screen: its runs one after another (each a `RunJob`, executed in
+    this job's one app-level thread worker, so leaving the screen never stops it), then, for a parallel study, its
+    judge asked (`workbench.service.scaling.judge_study`). A level cut short (a run-wide limit, a server gone, a
+    cancel) stops the study, as the CLI's sweep stops; launching the same study again resumes it level by level."""
+
+    def __init__(self, plan: Any, store_path: Path, cache_dir: Path):
+        self.plan = plan
+        self.store_path = store_path
+        self.cache_dir = cache_dir
+        self.levels = [RunJob(spec, store_path, cache_dir) for spec in plan.specs]
+        self.status = "starting"  # starting | running | judging | done | stopped | failed
+        self.message = ""
+        self.report: dict[str, Any] | None = None
+        self.worker: Any = None
+        self._current: RunJob | None = None
+        self._cancelled = False
+        self.listeners: list[Any] = []  # called on the app's thread when a level ends or the status changes
+        self._app: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+    def _changed(self) -> None:
+        """Tell the listeners (a Scaling screen redraws), on the app's thread; never fails the study."""
+        app = self._app
+        for listener in list(self.listeners):
+            try:
+                app.call_from_thread(listener)
+            except Exception:  # the app is closing, or the listener's screen is gone
+                pass
+
+    @property
+    def active(self) -> bool:
+        return self.status in ("starting", "running", "judging")
+
+    @property
+    def finished_levels(self) -> int:
+        return sum(job.monitor.status == "done" for job in self.levels)
+
+    def start(self, app) -> None:
+        self._app = app
+        self.worker = app.run_worker(self.execute, name=f"study:{self.name}", group="studies", thread=True,
+                                     exit_on_error=False, description=f"study {self.name}")
+
+    async def execute(self) -> None:
+        from workbench.service.scaling import judge_study
+
+        try:
+            for job in self.levels:
+                if self._cancelled:
+                    break
+                self._current = job
+                self.status = "running"
+                result = await job.execute()
+                if result is None or (result.get("stop_reason") and result["done"] < result["planned"]):
+                    self.status, self.message = "stopped", f"{job.name}: {job.monitor.snapshot().message or 'cut short'}"
+                    return
+                self._changed()
+            if self._cancelled:
+                self.status, self.message = "stopped", "cancelled: launch the same study to resume"
+                return
+            if self.plan.kind == "parallel" and self.plan.judge != "none":
+                self.status = "judging"
+                self._changed()
+                self.report = await judge_study(self.store_path, self.cache_dir, self.plan)
+            self.status = "done"
+        except Exception as exc:
+            self.status, self.message = "failed", describe(exc)
+            raise
+        finally:
+            self._changed()
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        if self._current is not None:
+            self._current.cancel()
+
+    def progress(self) -> list[dict[str, Any]]:
+        """Per level: its name, status, episodes done of planned and correct so far."""
+        out = []
+        for job in self.levels:
+            snap = job.monitor.snapshot()
+            out.append({"run": job.name, "status": snap.status, "done": snap.done, "planned": snap.planned,
+                        "correct": snap.correct})
+        return out

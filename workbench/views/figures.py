@@ -158,3 +158,59 @@ def gap_points(x: list[float], low: list[float], high: list[float], width: int,
             gy.append(y)
             y += step_y
     return gx, gy
+
+
+STRATEGY_MARKERS = ("o", "x", "+", "*", "#")  # one per strategy group, told apart without colour
+STRATEGY_COLOURS = ("line", "gain", "mark", "loss", "shade")  # palette roles cycled over the strategies
+
+
+def strategies_figure(comparison: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
+    """The strategies overlaid (the study's Figure 6): accuracy against budget per strategy, each level's Wilson
+    interval as a vertical bar, and each strategy's plateau budget (k*) circled; the legend names the k*."""
+    from stats.plateau import parse_budget
+
+    pal = palette or {}
+    budgets = sorted({str(b) for s in comparison["studies"] for b in s["budgets"]}, key=parse_budget)
+    at = {b: i + 1 for i, b in enumerate(budgets)}
+    values = [v for s in comparison["studies"] for lv in s["levels"] for v in (lv["accuracy_ci"] or [])
+              if v is not None]
+    axis = value_axis(values or [0.0, 1.0], height - FIGURE_OVERHEAD)
+    plt = _figure(width, axis.rows + FIGURE_OVERHEAD)
+    plt.title(f"accuracy by {comparison['axis']} budget per strategy · bars: 95% Wilson · ◉ plateau (k*)")
+    for i, study in enumerate(comparison["studies"]):
+        colour = pal.get(STRATEGY_COLOURS[i % len(STRATEGY_COLOURS)])
+        levels = [lv for lv in study["levels"] if lv["accuracy"] is not None]
+        x = [at[str(lv["budget"])] + 0.08 * i for lv in levels]  # a small offset keeps the bars of two strategies apart
+        for xi, lv in zip(x, levels):
+            if lv["accuracy_ci"]:
+                plt.plot([xi, xi], lv["accuracy_ci"], color=colour, marker="│")
+        plt.plot(x, [lv["accuracy"] for lv in levels], marker=STRATEGY_MARKERS[i % len(STRATEGY_MARKERS)],
+                 color=colour, label=f"{study['strategy']} (k*={study['k_star']}: {study['plateau_budget']})")
+        star = [(xi, lv["accuracy"]) for xi, lv in zip(x, levels) if lv["budget"] == study["plateau_budget"]]
+        if star:
+            plt.scatter([star[0][0]], [star[0][1]], marker="◉", color=colour)
+    _axis(plt, axis)
+    plt.xticks(list(at.values()), budgets)
+    plt.xlabel(f"{comparison['axis']} budget")
+    return _build(plt, palette)
+
+
+JUDGE_METRICS = (("tpr", "TPR"), ("fpr", "FPR"), ("precision", "precision"), ("accuracy", "accuracy"),
+                 ("self_choice", "self-choice"))
+
+
+def judges_figure(judges: list[dict[str, Any]], width: int, height: int, palette: Palette | None) -> str:
+    """Every judge of a run on one figure (self, external, evidence): its rates against the truth, one line each."""
+    pal = palette or {}
+    plt = _figure(width, max(10, height))
+    plt.title("judges against the truth (pointwise verdicts)")
+    x = list(range(1, len(JUDGE_METRICS) + 1))
+    for i, judge in enumerate(judges):
+        points = [(xi, judge[key]) for xi, (key, _) in zip(x, JUDGE_METRICS) if judge.get(key) is not None]
+        if points:
+            plt.plot([p[0] for p in points], [p[1] for p in points], label=f"{judge['role']}: {judge['judge']}",
+                     marker=STRATEGY_MARKERS[i % len(STRATEGY_MARKERS)],
+                     color=pal.get(STRATEGY_COLOURS[i % len(STRATEGY_COLOURS)]))
+    plt.ylim(0, 1)
+    plt.xticks(x, [label for _, label in JUDGE_METRICS])
+    return _build(plt, palette)

@@ -216,3 +216,124 @@ def decision(t: dict[str, Any]) -> str:
 
 def c_k_text(t: dict[str, Any]) -> str:
     return NOT_MEASURED if t.get("c_k") is None else f"{t['c_k']:+.4f}"
+
+
+def comparison_rows(comparison: dict[str, Any]) -> list[dict[str, Any]]:
+    """One flat row per (strategy, level) of a `strategy_comparison`: the CSV, the CLI table and the TUI read these."""
+    rows = []
+    for study in comparison["studies"]:
+        for level in study["levels"]:
+            low, high = level["accuracy_ci"] or (None, None)
+            rows.append({"group": study["group"], "strategy": study["strategy"], "budget": level["budget"],
+                         "plateau_budget": study["plateau_budget"], "k_star": study["k_star"],
+                         "at_plateau": level["budget"] == study["plateau_budget"], "n": level["n"],
+                         "accuracy": level["accuracy"], "accuracy_low": low, "accuracy_high": high,
+                         "tokens": level["tokens_cumulative"], "cost_usd": level["cost_usd_cumulative"],
+                         "summaries": level["summaries"], "verifier_calls": level["verifier_calls"],
+                         "verifier_tokens": level["verifier_tokens"], "verifier_cost_usd": level["verifier_cost_usd"],
+                         "verifier_errors": level["verifier_errors"]})
+    return rows
+
+
+STRATEGY_CSV = ("group", "strategy", "budget", "k_star", "plateau_budget", "at_plateau", "n", "accuracy", "accuracy_low",
+                "accuracy_high", "tokens", "cost_usd", "summaries", "verifier_calls", "verifier_tokens",
+                "verifier_cost_usd", "verifier_errors")
+STRATEGY_COLUMNS = ("strategy", "budget", "accuracy [95% Wilson]", "k*", "tokens", "cost", "summaries",
+                    "verifier calls · tokens · cost · errors")
+
+
+def strategies_csv(comparison: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+    return list(STRATEGY_CSV), [[row[h] for h in STRATEGY_CSV] for row in comparison_rows(comparison)]
+
+
+def strategy_cells(row: dict[str, Any]) -> list[str]:
+    """One (strategy, level) row as table cells; the plateau level is starred."""
+    low, high = row["accuracy_low"], row["accuracy_high"]
+    acc = "—" if row["accuracy"] is None else f"{row['accuracy']:.3f} [{low:.3f}, {high:.3f}]"
+    cost = "—" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
+    vcost = "—" if row["verifier_cost_usd"] is None else f"${row['verifier_cost_usd']:.4f}"
+    verifier = (f"{row['verifier_calls']} · {row['verifier_tokens']:,} · {vcost} · {row['verifier_errors']}"
+                if row["strategy"].startswith("verifier") else "")
+    return [row["strategy"], str(row["budget"]), acc, "★" if row["at_plateau"] else "", f"{row['tokens']:,}", cost,
+            str(row["summaries"]) if row["strategy"] == "summarize" else "", verifier]
+
+
+def strategy_summary(comparison: dict[str, Any]) -> list[str]:
+    """One line per strategy: its plateau, as the study's Table 14 reads (k*, the plateau budget, the flags)."""
+    lines = []
+    for s in comparison["studies"]:
+        flag = " (censored: no plateau within the grid)" if s.get("censored") else (
+            " (no significant gain)" if s.get("no_significant_gain") else "")
+        lines.append(f"{s['strategy']} ({s['group']}): k* = {s['k_star']} → {s['plateau_budget']}{flag}, n = {s['n']}")
+    return lines
+
+
+JUDGE_COLUMNS = ("judge", "role", "verdicts (unparsed)", "TPR", "FPR", "precision", "accuracy", "self-choice (study)")
+JUDGE_NOTE = ("judges against the truth over every stored pointwise verdict: TPR = accepted correct / correct, "
+              "FPR = accepted wrong / wrong, precision = correct / accepted, accuracy over parsed verdicts (unparsed: "
+              "missing, not Wrong); self-choice (study, main text) = accepted correct / correct samples, a recall "
+              "beside the committed accuracy (pointwise) it is not")
+
+
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def judge_cells(j: dict[str, Any]) -> list[str]:
+    """One judge's quality row (`stats.judges.judge_quality` with its name and role)."""
+    return [j["judge"], j["role"], f"{j['parsed']} ({j['unparsed']})", _rate(j["tpr"]), _rate(j["fpr"]),
+            _rate(j["precision"]), _rate(j["accuracy"]), _rate(j["self_choice"])]
+
+
+SELF_CHOICE_COLUMNS = ("k", "committed (pointwise)", "self-choice (study)", "accepted coverage (study's best@k)")
+
+
+def self_choice_cells(row: dict[str, Any]) -> list[str]:
+    """The study's main-text self-choice beside the committed accuracy we report, at one k, each labelled."""
+    return [str(row["k"]), _rate(row.get("pointwise")), _rate(row.get("self_choice")),
+            _rate(row.get("accepted_coverage"))]
+
+
+TRIAL_COLUMNS = ("k", "pointwise mean ± std", "gap pointwise mean ± std", "pairwise mean ± std",
+                 "gap pairwise mean ± std", "pointwise per trial")
+
+
+def _spread(s: dict[str, Any]) -> str:
+    return f"{s['mean']:.4f} ± {s['std']:.4f}"
+
+
+def trial_cells(row: dict[str, Any]) -> list[str]:
+    """One k over the judge's trials (the study's Table 6: per-trial accuracy and the std across trials)."""
+    return [str(row["k"]), _spread(row["pointwise"]), _spread(row["gap_pointwise"]), _spread(row["pairwise"]),
+            _spread(row["gap_pairwise"]), " / ".join(f"{v:.4f}" for v in row["pointwise"]["values"])]
+
+
+def agreement_text(trials: dict[str, Any]) -> str:
+    """How often the judge's trials agreed on a verdict, over all samples and item by item."""
+    a = trials["agreement"]
+    per_item = [p["unanimous"] for p in trials["per_item"] if p["unanimous"] is not None]
+    worst = min(per_item) if per_item else None
+    return (f"{trials['trials']} trials of the judge: verdicts unanimous on {_rate(a['unanimous'])} of "
+            f"{a['samples']} samples, trial pairs agree on {_rate(a['pairwise'])}; per item, unanimous share "
+            f"from {_rate(worst)}" + (f"; {trials['verdicts_missing']} verdicts not stored" if trials[
+                "verdicts_missing"] else "") + " (std over trials: population, as the study's Table 6)")
+
+
+def strategy_note(result: dict[str, Any]) -> str | None:
+    """A group's strategy and, per level, what the strategy itself did and spent (summaries; the verifier's calls,
+    tokens, cost and failures, apart from the agent's): None for the original rule (nothing to add)."""
+    strategy = result.get("strategy")
+    if strategy in (None, "continue", "cap"):
+        return None
+    parts = []
+    for level in result.get("levels") or []:
+        if strategy == "summarize":
+            parts.append(f"{level['budget']}: {level.get('summaries', 0)} summaries")
+        else:
+            usd = level.get("verifier_cost_usd")
+            parts.append(f"{level['budget']}: {level.get('verifier_calls', 0)} calls, "
+                         f"{level.get('verifier_tokens', 0):,} tokens, {'—' if usd is None else f'${usd:.4f}'}, "
+                         f"{level.get('verifier_errors', 0)} failed")
+    head = "summarize strategy (summaries replace the history)" if strategy == "summarize" else (
+        f"{strategy} strategy · the verifier's spend, not charged to the agent")
+    return f"{head} · " + "; ".join(parts)

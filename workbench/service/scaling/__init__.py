@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from workbench.service.scaling.sequential import (AXES, UNBOUNDED_TOKENS, ScalingInputError, parse_grid, sequential_specs,
     group_designs, check_group, sequential_group, group_scores, use_two_stage, plateau_result, group_plateau,
-    group_levels, measures_tokens)
+    group_levels, measures_tokens, strategy_of)
+from workbench.service.scaling.strategies import (check_verifier, strategy_groups, strategy_studies, strategy_comparison,
+    COMPARISON_RULE)
 from workbench.service.scaling.scorefiles import (load_scores, file_plateau)
 from workbench.service.scaling.judging import (subsets, judge_run, recorded_judge, make_judge, is_stored_judge)
 from workbench.service.scaling.parallel import (parallel_samples, vote_key, parallel_report, TIE_RULE)
+from workbench.service.scaling.studies import (StudyRequest, StudyPlan, plan_study, check_plan, judge_study)

@@ -72,7 +72,8 @@ async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples
                 perms = []
                 for _ in range(n_orders if k > 1 else 1):
                     order = list(block)
-                    rng.shuffle(order)
+                    if n_orders > 1:  # one order is the study's fixed one: the samples' own (`--orders 1`)
+                        rng.shuffle(order)
                     perms.append(order)
                     leader = order[0]
                     try:
@@ -145,3 +146,51 @@ def is_stored_judge(judge: Any) -> bool:
     from sandbox.judges import StoredJudge
 
     return isinstance(judge, StoredJudge)
+
+
+def judge_role(name: str, run: dict[str, Any]) -> str:
+    """Which judge a stored verdict's judge name is: the offline `evidence` judge, the run's own model (`self`, the
+    study's self-choice) or another model (`external`)."""
+    if name == "evidence":
+        return "evidence"
+    return "self" if run.get("model") and name == f"llm:{run['model']}" else "external"
+
+
+def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples) -> list[dict[str, Any]]:
+    """Every judge with stored pointwise verdicts on this run (trials beyond the first aside), measured against the
+    truth over the samples it judged: TPR, FPR, precision, accuracy, the study's self-choice (`stats.judges`)."""
+    from stats.judges import judge_quality
+
+    out = []
+    for name in store.judge_names(run["id"]):
+        if TRIAL_MARK in name:
+            continue
+        cache = store.judgments(run["id"], name)
+        truths, verdicts = [], []
+        for item_id, rows in zip(items, samples):
+            for j, t in enumerate(rows):
+                row = cache.get((item_id, "pointwise", j, None))
+                if row is not None:
+                    truths.append(bool(t["correct"]))
+                    verdicts.append(None if row["verdict"] is None else bool(row["verdict"]))
+        if truths:
+            out.append({"judge": name, "role": judge_role(name, run), **judge_quality(truths, verdicts)})
+    return out
+
+
+TRIAL_MARK = "#trial"
+
+
+class TrialJudge:
+    """Trial t (≥ 1) of a judge asked again (`--judge-trials N`): its verdicts are stored under `NAME#trialT`, so the
+    trial is part of the verdict cache key and trial 0 is the judge's own verdicts."""
+
+    def __init__(self, judge, trial: int):
+        self.judge = judge
+        self.name = f"{judge.name}{TRIAL_MARK}{trial}"
+
+    async def pointwise(self, item, sample):
+        return await self.judge.pointwise(item, sample)
+
+    async def pairwise(self, item, leader, challenger):
+        return await self.judge.pairwise(item, leader, challenger)

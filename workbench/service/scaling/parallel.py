@@ -10,7 +10,7 @@ import numpy as np
 from stats import parallel as par
 from stats.bootstrap import no_variation
 from storage import Store
-from workbench.service.scaling.judging import judge_run, subsets
+from workbench.service.scaling.judging import TrialJudge, judge_run, judges_measured, subsets
 from workbench.service.scaling.sequential import ScalingInputError, measures_tokens
 
 def parallel_samples(store: Store, run_name: str,
@@ -36,13 +36,20 @@ def vote_key(sample: dict[str, Any]) -> str | None:
 
 
 async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], judge=None, n_orders: int = 8,
-                          seed: int = 0, verdicts: str = "ask") -> dict[str, Any]:
+                          seed: int = 0, verdicts: str = "ask", tie_rule: str = "split",
+                          judge_trials: int = 1, cost_mode: str = "cache-aware") -> dict[str, Any]:
     """pass@k, majority vote, pointwise and pairwise selection, and the verification gap, per k, with intervals.
 
     `verdicts="ask"` asks the judge for any verdict not yet stored; `"stored"` never calls it (the
     TUI must not spend money implicitly) and reports the judged strategies only when every verdict
-    they need is stored, saying how many are missing otherwise.
+    they need is stored, saying how many are missing otherwise. `tie_rule` "first" is the study's
+    majority rule (the earliest sample's answer among the tied modes) in place of the even split;
+    `judge_trials` N > 1 asks the judge N times (`TrialJudge`) and reports their agreement and the
+    spread of the gap over trials (the study's Table 6). Every judge with stored verdicts on the run is
+    measured against the truth (`judges`).
     """
+    if tie_rule not in TIE_RULES:
+        raise ScalingInputError(f"tie rule {tie_rule!r}: choose {' or '.join(TIE_RULES)}")
     run, items, samples, incomplete = parallel_samples(store, run_name, corpus)
     big_k = run["replicates"]
     wanted = sorted(set(ks))
@@ -58,13 +65,13 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
         judged = await judge_run(store, run, items, samples, corpus, judge, ks, n_orders, seed, ask=verdicts == "ask")
         missing = judged["missing"]
     pass1 = par.pass_at_k_items(correct, 1)
-    spend = _spend(store, run, samples, judge)
+    spend = _spend(store, run, samples, judge, cost_mode)
     per_k = []
     for k in ks:
         parts = subsets(big_k, k, seed)
         oracle = par.pass_at_k_items(correct, k)
         per_item = {"pass_at_k": oracle, "majority": np.array([
-            np.mean([par.majority_vote([answers[i][j] for j in b], golds[i]).expected_correct for b in parts])
+            np.mean([_vote(par.majority_vote([answers[i][j] for j in b], golds[i]), tie_rule) for b in parts])
             for i in range(len(items))])}
         coverage = None
         if judged and not missing:
@@ -82,13 +89,23 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
         row["subsets"], row["subsets_all"] = len(parts), len(parts) == math.comb(big_k, k)
         if coverage is not None:
             row["accepted_coverage"] = coverage  # the study's `self_choice_best@k`: not a selection (§3.4)
+            row["self_choice"] = _self_choice(correct, judged["pointwise"], parts)
         per_k.append(row)
+    trials = None
+    if judge is not None and judge_trials > 1:
+        runs = [judged]
+        for t in range(1, judge_trials):
+            runs.append(await judge_run(store, run, items, samples, corpus, TrialJudge(judge, t), ks, n_orders, seed,
+                                        ask=verdicts == "ask"))
+        trials = _trials(runs, items, correct, ks, big_k, seed)
     return {"run": run_name, "k_max": big_k, "items": len(items), "items_incomplete": incomplete,
             "measured": measures_tokens(run),
             "ks_unavailable": [k for k in wanted if k not in ks],
             "judge": judge.name if judge else None, "verdicts": verdicts if judge else None,
             "verdicts_missing": missing if judge else None,
-            "tie_rule": TIE_RULE,
+            "tie_rule": TIE_RULE if tie_rule == "split" else TIE_RULE_FIRST, "majority_rule": tie_rule,
+            "pairwise_orders": n_orders, "cost_mode": cost_mode,
+            "judges": judges_measured(store, run, items, samples), "judge_trials": trials,
             "per_k": per_k, "sampling_cost_usd": spend["sampling_usd"], "sampling_tokens": spend["sampling_tokens"],
             "judge_cost_usd": spend["judge_usd"], "judge_tokens": spend["judge_tokens"],
             "cost_rule": "at k: k/K of the sampling spend, plus the judge verdicts a strategy needs at k (pointwise: k "
@@ -101,6 +118,68 @@ TIE_RULE = ("at k: the mean over the k-subsets of the K samples, as pass@k (all 
             "sample, none accepted = no answer, so k = 1 is P(correct ∧ accepted), not pass@1 (accepted_coverage: the "
             "study's self_choice_best@k, not a selection); pairwise: leader kept on ties and unparsed verdicts, random "
             "orders")
+
+
+TIE_RULES = ("split", "first")
+TIE_RULE_FIRST = TIE_RULE.replace("majority: parsed letters, ties split evenly",
+                                  "majority: parsed letters, ties to the earliest sample among the tied (the study's "
+                                  "rule)")
+
+
+def _vote(vote: par.Vote, tie_rule: str) -> float:
+    """A vote's correctness under the tie rule: the even split's expectation, or the earliest tied sample's answer."""
+    return vote.expected_correct if tie_rule == "split" else float(vote.earliest_correct)
+
+
+def _self_choice(correct: list[list[bool]], pointwise: list[list[bool | None]], parts) -> float | None:
+    """The study's main-text self-choice at k: over the k-subsets, accepted correct samples / correct samples (its
+    `self_choice_score@k`, a recall; not a selection), as `stats.judges.judge_quality`'s `self_choice` at k = K."""
+    num = den = 0
+    for c_row, v_row in zip(correct, pointwise):
+        for b in parts:
+            for j in b:
+                if c_row[j]:
+                    den += 1
+                    num += bool(v_row[j])
+    return num / den if den else None
+
+
+def _judged_means(judged: dict[str, Any], correct: list[list[bool]], ks: list[int], big_k: int,
+                  seed: int) -> dict[int, dict[str, float]]:
+    """Pointwise and pairwise committed accuracy and their gaps to pass@k at each k, for one trial's verdicts."""
+    out = {}
+    for k in ks:
+        parts = subsets(big_k, k, seed)
+        pointwise = float(np.mean([np.mean([par.pointwise_selection([c[j] for j in b], [v[j] for j in b])
+                                            for b in parts]) for c, v in zip(correct, judged["pointwise"])]))
+        pairwise = float(np.mean([np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b)], b)
+                                           for b in parts]) for i in range(len(correct))]))
+        oracle = float(np.mean(par.pass_at_k_items(correct, k)))
+        out[k] = {"pointwise": pointwise, "pairwise": pairwise, "gap_pointwise": oracle - pointwise,
+                  "gap_pairwise": oracle - pairwise}
+    return out
+
+
+def _trials(runs: list[dict[str, Any]], items: list[str], correct, ks: list[int], big_k: int,
+            seed: int) -> dict[str, Any]:
+    """N trials of one judge: the pointwise verdicts' agreement (over all samples and per item) and, per k, each
+    strategy's accuracy and gap in every trial with their spread (`stats.judges.spread`)."""
+    from stats.judges import spread, trial_agreement
+
+    missing = sum(r["missing"] for r in runs)
+    flat = [[v for row in r["pointwise"] for v in row] for r in runs]
+    out: dict[str, Any] = {"trials": len(runs), "verdicts_missing": missing,
+                           "agreement": trial_agreement(flat),
+                           "per_item": [{"item": item, **trial_agreement([r["pointwise"][i] for r in runs])}
+                                        for i, item in enumerate(items)]}
+    if missing:
+        out["per_k"] = None
+        return out
+    means = [_judged_means(r, correct, ks, big_k, seed) for r in runs]
+    out["per_k"] = [{"k": k, **{name: spread([m[k][name] for m in means])
+                                for name in ("pointwise", "pairwise", "gap_pointwise", "gap_pairwise")}}
+                    for k in ks]
+    return out
 
 
 def _k_row(k: int, big_k: int, n_subsets: int, per_item: dict[str, np.ndarray], pass1: np.ndarray,
@@ -137,12 +216,16 @@ def _k_row(k: int, big_k: int, n_subsets: int, per_item: dict[str, np.ndarray], 
     return row
 
 
-def _spend(store: Store, run: dict[str, Any], samples, judge) -> dict[str, Any]:
+def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "cache-aware") -> dict[str, Any]:
     """Sampling and judging totals, and the mean price and tokens of one stored verdict of each kind.
 
     An offline judge (no model) costs nothing; an unpriced model's verdicts leave the cost unknown (None).
+    The sampling cost follows `cost_mode` (`costs.trajectory_cost`); a verdict's is as recorded.
     """
-    costs = [t["cost_usd"] for rows in samples for t in rows if t["cost_usd"] is not None]
+    from workbench.service.scaling.costs import trajectory_cost
+
+    priced = [trajectory_cost(run, t, cost_mode) for rows in samples for t in rows]
+    costs = [c for c in priced if c is not None]
     out: dict[str, Any] = {"sampling_usd": sum(costs) if costs else None,
                            "sampling_tokens": sum(t["tokens"] or 0 for rows in samples for t in rows),
                            "judge_usd": None, "judge_tokens": None,

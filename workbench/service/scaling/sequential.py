@@ -45,19 +45,32 @@ def parse_grid(text: str, axis: str = "tokens") -> list[str]:
     return sorted(labels, key=parse_budget)
 
 
-def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = "fresh") -> list[RunSpec]:
-    """One run per budget level, named `NAME@LEVEL`, grouped under NAME, the protocol recorded.
+def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = "fresh", strategy: str | None = None,
+                     verifier: str | None = None) -> list[RunSpec]:
+    """One run per budget level, named `NAME@LEVEL`, grouped under NAME, the protocol and strategy recorded.
 
     `fresh` starts every level from the first prompt; `continuation` (token axis only, where the
-    lower level's turns replay identically) resumes each level from the one below it.
+    lower level's turns replay identically) resumes each level from the one below it. The strategy
+    (`sandbox.strategies`) is part of the group's identity; `continue` on the token axis is what every
+    token-axis run did before strategies existed, so it is recorded as those were (no key), and they stay one
+    group with it. Without a strategy the points and turns axes are caps only (`cap`, the original rule).
     """
     if protocol == "continuation" and axis != "tokens":
         raise ScalingInputError("--protocol continuation is defined on the token axis only: on the points and turns "
                                 "axes the replayed calls would meet different caps")
+    if protocol == "continuation" and strategy in ("summarize", "verifier"):
+        raise ScalingInputError(f"--protocol continuation replays the level below turn by turn; the {strategy} strategy "
+                                "rewrites or reviews the history between turns: use --protocol fresh")
+    if verifier is not None and strategy != "verifier":
+        raise ScalingInputError("--verifier is for --strategy verifier")
     specs = []
     for i, label in enumerate(grid):
         value = int(parse_budget(label))
         scaling = {"axis": axis, "budget": label, "value": value, "protocol": protocol}
+        if strategy is not None and not (strategy == "continue" and axis == "tokens"):
+            scaling["strategy"] = strategy
+        if strategy == "verifier":
+            scaling["verifier"] = verifier or "evidence"
         if protocol == "continuation" and i > 0:
             scaling["continue_from"] = f"{base.name}@{grid[i - 1]}"
         spec = replace(base, name=f"{base.name}@{label}", group=base.name, kind="sequential", scaling=scaling)
@@ -73,22 +86,36 @@ def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = 
     return specs
 
 
-def _design(scaling: dict[str, Any]) -> tuple[str, str]:
-    return scaling.get("axis") or "?", scaling.get("protocol") or "fresh"
+def strategy_of(scaling: dict[str, Any]) -> str:
+    """The sequential strategy a level ran under: the recorded one, else the original rule (`continue` on the token
+    axis, `cap` on the points and turns axes)."""
+    recorded = scaling.get("strategy")
+    if recorded == "verifier":
+        return f"verifier:{scaling.get('verifier') or 'evidence'}"
+    return recorded or ("continue" if scaling.get("axis") == "tokens" else "cap")
 
 
-def group_designs(runs: list[dict[str, Any]]) -> dict[tuple[str, str], list[str]]:
-    """(axis, protocol) → the budget labels recorded under it; one key for a well-formed group."""
-    out: dict[tuple[str, str], list[str]] = {}
+def _design(scaling: dict[str, Any]) -> tuple[str, str, str]:
+    return scaling.get("axis") or "?", scaling.get("protocol") or "fresh", strategy_of(scaling)
+
+
+def group_designs(runs: list[dict[str, Any]]) -> dict[tuple[str, str, str], list[str]]:
+    """(axis, protocol, strategy) → the budget labels recorded under it; one key for a well-formed group."""
+    out: dict[tuple[str, str, str], list[str]] = {}
     for r in runs:
         scaling = (r.get("config") or {}).get("scaling") or {}
         out.setdefault(_design(scaling), []).append(str(scaling.get("budget")))
     return out
 
 
-def _designs_text(designs: dict[tuple[str, str], list[str]]) -> str:
-    return " and ".join(f"the {axis} axis ({protocol}: {', '.join(labels)})"
-                        for (axis, protocol), labels in designs.items())
+def _design_text(axis: str, protocol: str, strategy: str) -> str:
+    default = strategy == ("continue" if axis == "tokens" else "cap")
+    return protocol if default else f"{protocol}, {strategy} strategy"
+
+
+def _designs_text(designs: dict[tuple[str, str, str], list[str]]) -> str:
+    return " and ".join(f"the {axis} axis ({_design_text(axis, protocol, strategy)}: {', '.join(labels)})"
+                        for (axis, protocol, strategy), labels in designs.items())
 
 
 def check_group(store: Store, group: str, specs: list[RunSpec]) -> None:
@@ -98,15 +125,19 @@ def check_group(store: Store, group: str, specs: list[RunSpec]) -> None:
     others = {d: labels for d, labels in existing.items() if d != wanted}
     if others:
         raise ScalingInputError(f"group '{group}' already holds {_designs_text(others)}; a {wanted[0]}-axis "
-                                f"{wanted[1]} grid needs another --run name")
+                                f"{_design_text(*wanted)} grid needs another --run name")
 
 
-def sequential_group(store: Store, group: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+def sequential_group(store: Store, group: str,
+                     finished_only: bool = False) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """A sequential group's runs in budget order, each with its finished trajectories.
 
     Read once: the plateau (`group_scores`) and the levels' costs (`group_levels`) both come from these rows.
+    `finished_only` leaves out levels still running or cut short (a sweep watched as it fills in: a level half
+    done would drop the items it has not reached from every level's common support).
     """
-    runs = [r for r in store.runs_in_group(group) if r["kind"] == "sequential"]
+    runs = [r for r in store.runs_in_group(group) if r["kind"] == "sequential"
+            and (not finished_only or r["status"] == "done")]
     if len(runs) < 1:
         raise ScalingInputError(f"no sequential runs in group '{group}' (run `scale sequential --run {group}` first)")
     designs = group_designs(runs)
@@ -174,22 +205,30 @@ def plateau_result(budgets, items, matrix, two_stage: bool | None = None, matche
     return out
 
 
-def group_plateau(store: Store, group: str, **options: Any) -> dict[str, Any]:
+def group_plateau(store: Store, group: str, cost_mode: str = "cache-aware", finished_only: bool = False,
+                  **options: Any) -> dict[str, Any]:
     """The plateau of a sequential group with its levels' costs; trials pair by index under continuation.
 
     The one function `scale sequential`, `scale plateau --group` and the TUI call, so they agree.
+    `cost_mode` "study" prices the levels by the study's rule (`costs.COST_MODES`), on fresh groups only.
     """
-    levels = sequential_group(store, group)
+    levels = sequential_group(store, group, finished_only)
+    if cost_mode == "study" and (levels[0][0]["config"]["scaling"].get("protocol") == "continuation"):
+        raise ScalingInputError("--cost-mode study prices trajectories from their token counts, which under the "
+                                "continuation protocol include the replayed prefix: use it on fresh groups")
     budgets, items, matrix = group_scores(levels)
     scaling = levels[0][0]["config"]["scaling"]
     result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation",
                             **options)
     result["axis"], result["protocol"] = scaling.get("axis"), scaling.get("protocol", "fresh")
-    result["levels"] = group_levels(store, levels)
+    result["strategy"], result["group"] = strategy_of(scaling), group
+    result["levels"] = group_levels(store, levels, cost_mode)
+    result["cost_mode"] = cost_mode
     return result
 
 
-def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+                 cost_mode: str = "cache-aware") -> list[dict[str, Any]]:
     """Each budget level's accuracy, cost and tokens, and whether its budget was ever reached (`levels` as
     `sequential_group` reads them).
 
@@ -212,6 +251,7 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
     """
     from sandbox.agents.continuation import PREFIX_MARK
     from sandbox.prompts import STOP_NOW
+    from workbench.service.scaling.costs import trajectory_cost
 
     chain: dict[tuple[str, int], tuple[float, float | None]] = {}  # (item, trial) → cumulative tokens, cost
     out = []
@@ -230,7 +270,7 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
         for t in rows:
             prof = profile.get(t["id"], {"first_context": 0, "max_context": 0, "stops": 0, "prefix_tokens": 0})
             own_tokens = (t["tokens"] or 0) - prof["prefix_tokens"]
-            own_cost = t["cost_usd"]
+            own_cost = trajectory_cost(r, t, cost_mode)
             below = chain.get((t["item_id"], t["replicate"]), (0.0, None)) if continued else (0.0, None)
             item_tokens = below[0] + own_tokens
             item_cost = _add(below[1], own_cost)
@@ -244,6 +284,7 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
                      accuracy_per_usd=level["correct"] / cost_c if cost_c else None,
                      accuracy_per_million_tokens=level["correct"] / (tokens_c / 1e6) if tokens_c else None)
         level.update(_reach_summary(axis, value, rows, profile, reached))
+        level.update(store.strategy_spend(r["id"]))
         out.append(level)
     return out
 

@@ -28,10 +28,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.views.figures import parallel_figure, plateau_figure
-from workbench.views.scaling import (LEVEL_COLUMNS, Palette, c_k_text, cost_cells, cost_columns, decision, flags,
-                                     level_cells, parallel_cells, parallel_columns, parallel_csv, spent, transition_csv,
-                                     trials_note, verdicts_note)
+from workbench.views.figures import judges_figure, parallel_figure, plateau_figure, strategies_figure
+from workbench.views.scaling import (LEVEL_COLUMNS, STRATEGY_COLUMNS, Palette, c_k_text, comparison_rows, cost_cells,
+                                     cost_columns, decision, flags, level_cells, parallel_cells, parallel_columns,
+                                     parallel_csv, spent, strategies_csv, strategy_cells, strategy_summary,
+                                     transition_csv, trials_note, verdicts_note, JUDGE_COLUMNS, JUDGE_NOTE,
+                                     SELF_CHOICE_COLUMNS, TRIAL_COLUMNS, agreement_text, judge_cells,
+                                     self_choice_cells, strategy_note, trial_cells)
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.service.paths import export_dir
@@ -46,9 +49,10 @@ PALETTE_VARIABLES = {"line": "primary", "gain": "success", "loss": "error", "mar
 class Source:
     """One entry of the list: a sequential group (its plateau) or a parallel run (its verification gap)."""
 
-    kind: str  # "sequential" | "parallel"
+    kind: str  # "sequential" | "parallel" | "strategies"
     name: str
     detail: str
+    groups: tuple[str, ...] = ()  # strategies: the sequential groups compared
 
     @property
     def key(self) -> str:
@@ -65,7 +69,11 @@ def scaling_sources(runs: list[dict[str, Any]]) -> list[Source]:
         elif run.get("kind") == "parallel":
             parallel.append(Source("parallel", run["name"], f"par K={run.get('replicates') or 1}"))
     seq = [Source("sequential", name, f"seq ×{n}") for name, n in groups.items()]
-    return seq + parallel
+    from workbench.service.scaling import strategy_studies
+
+    compared = [Source("strategies", name, f"cmp ×{len(members)}", tuple(members))
+                for name, members in strategy_studies(list(groups)).items()]
+    return compared + seq + parallel
 
 
 def default_ks(big_k: int) -> list[int]:
@@ -94,6 +102,18 @@ def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> di
     return result
 
 
+def compute_strategies(store_path: Path, groups: tuple[str, ...], options: dict[str, Any]) -> dict[str, Any]:
+    """The comparison `scale strategies --group …` prints, on its own store connection."""
+    from workbench.service import scaling
+    from workbench.service.stores import open_store
+
+    store = open_store(store_path)
+    try:
+        return scaling.strategy_comparison(store, list(groups), **options)
+    finally:
+        store.close()
+
+
 def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_name: str,
                      ks: list[int] | None = None, judge: Any = None, n_orders: int | None = None) -> dict[str, Any]:
     """`scale parallel`'s report for a stored run, read as it was recorded: its k, its judge, its pairwise orders.
@@ -114,7 +134,10 @@ def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_na
         verdicts = "stored" if scaling.is_stored_judge(judge) else "ask"
         return asyncio.run(scaling.parallel_report(store, run_name, corpus, ks, judge,
                                                    n_orders=n_orders or recorded.get("orders") or 8,
-                                                   seed=run["seed"], verdicts=verdicts))
+                                                   seed=run["seed"], verdicts=verdicts,
+                                                   tie_rule=recorded.get("tie_rule") or "split",
+                                                   judge_trials=recorded.get("judge_trials") or 1,
+                                                   cost_mode=recorded.get("cost_mode") or "cache-aware"))
     finally:
         store.close()
 
@@ -134,7 +157,7 @@ def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
     """The shown result as JSON (everything) or CSV (the table's rows as numbers, one per transition or k)."""
     if fmt == "json":
         return json.dumps(result, indent=2, sort_keys=True) + "\n"
-    header, rows = transition_csv(result) if kind == "sequential" else parallel_csv(result)
+    header, rows = {"sequential": transition_csv, "strategies": strategies_csv}.get(kind, parallel_csv)(result)
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(header)
@@ -144,6 +167,17 @@ def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
 
 def export_format(path: Path) -> str:
     return "csv" if path.suffix.lower() == ".csv" else "json"
+
+
+def study_text(job) -> Text:
+    """A launched study's state: one line for the study, one per level with its episodes done and accuracy so far."""
+    marks = {"done": "✓", "running": "▶", "starting": "·", "interrupted": "⊘", "failed": "✗"}
+    text = Text.assemble((f"study {job.name}", "bold"), f" · {job.status}",
+                         f" · {job.message}" if job.message else "", " · x cancels" if job.active else "")
+    for level in job.progress():
+        acc = f", accuracy {100 * level['correct'] / level['done']:.1f}%" if level["done"] else ""
+        text.append(f"\n  {marks.get(level['status'], '·')} {level['run']}: {level['done']}/{level['planned']}{acc}")
+    return text
 
 
 # ---------------------------------------------------------------- figures (main thread only)
@@ -212,6 +246,8 @@ class ScalingScreen(Screen):
     HELP_TITLE = "Scaling"
     BINDINGS = [
         Binding("e", "export", "Export", id="scaling.export"),
+        Binding("n", "new_study", "New study", id="scaling.new_study"),
+        Binding("x", "cancel_study", "Cancel study", id="scaling.cancel_study", show=False),
         Binding("R", "recompute", "Recompute", id="scaling.recompute", show=False),
         Binding("escape,q", "back", "Back", id="scaling.back"),
     ]
@@ -228,6 +264,7 @@ class ScalingScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="scaling-title", classes="title-bar")
+        yield Static("", id="scaling-progress")
         with Horizontal(id="scaling-main"):
             yield SourceTable(id="scaling-sources", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="scaling-body"):  # the plot at a readable height; the tables scroll below
@@ -235,6 +272,11 @@ class ScalingScreen(Screen):
                 yield PlotView(id="scaling-plot")
                 yield DataTable(id="scaling-table", cursor_type="row", show_cursor=False)
                 yield DataTable(id="scaling-levels", cursor_type="row", show_cursor=False)
+                yield Static("", id="scaling-judges-caption")
+                yield DataTable(id="scaling-judges", cursor_type="row", show_cursor=False)
+                yield DataTable(id="scaling-self-choice", cursor_type="row", show_cursor=False)
+                yield DataTable(id="scaling-trials", cursor_type="row", show_cursor=False)
+                yield PlotView(id="scaling-judges-plot")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -243,19 +285,32 @@ class ScalingScreen(Screen):
         table = self.query_one("#scaling-sources", DataTable)
         table.add_column("SOURCE", key="source")
         table.add_column("KIND", key="detail")
-        store = self.app.open_store(create=False)
-        self.sources = scaling_sources(store.runs() if store is not None else [])
-        for source in self.sources:
-            table.add_row(Text(clip(sanitize(source.name), 16)), Text(source.detail, style="dim"), key=source.key)
+        self._load_sources()
         self.query_one("#scaling-levels").display = False
+        self.query_one("#scaling-progress").display = False
+        self.study = next((job for job in getattr(self.app, "studies", {}).values() if job.active), None)
+        if self.study is not None:  # a study launched before this screen opened: watch it too
+            self.study.listeners.append(self._watch_study)
+        self._seen: tuple[str, int] | None = None
+        self.set_interval(0.5, self._watch_study)
         if not self.sources:
             self._caption(Text("No sequential groups or parallel runs in the store yet.\n\n"
-                               "Make one with `agenthop --batch scale sequential --axis points --grid 10,20,30 "
-                               "--run NAME` or `scale parallel --k 1,2,4 --run NAME`.", style="dim"))
+                               "Press n to launch a study here, or make one with `agenthop --batch scale sequential "
+                               "--axis points --grid 10,20,30 --run NAME` or `scale parallel --k 1,2,4 --run NAME`.",
+                               style="dim"))
             self.query_one("#scaling-table").display = False
             return
         table.focus()
         self.select(self.sources[0])
+
+    def _load_sources(self) -> None:
+        """The sources list from the store (again when a launched study adds groups or runs)."""
+        table = self.query_one("#scaling-sources", DataTable)
+        table.clear()
+        store = self.app.open_store(create=False)
+        self.sources = scaling_sources(store.runs() if store is not None else [])
+        for source in self.sources:
+            table.add_row(Text(clip(sanitize(source.name), 16)), Text(source.detail, style="dim"), key=source.key)
 
     # ------------------------------------------------------------ computing
 
@@ -265,8 +320,13 @@ class ScalingScreen(Screen):
             return
         self.pending = source
         self.query_one("#scaling-body").loading = True
+        options = dict(self.plateau_options)
+        if getattr(self, "study", None) is not None and self.study.active:
+            options["finished_only"] = True  # a sweep filling in: the levels done so far
         if source.kind == "sequential":
-            work = partial(compute_plateau, self.app.store_path, source.name, self.plateau_options)
+            work = partial(compute_plateau, self.app.store_path, source.name, options)
+        elif source.kind == "strategies":
+            work = partial(compute_strategies, self.app.store_path, source.groups, options)
         else:
             corpora = self.app.corpora
             work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, self.judge)
@@ -282,7 +342,8 @@ class ScalingScreen(Screen):
         elif event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
             self.query_one("#scaling-body").loading = False
             self.shown, self.result = None, None  # enter on it again retries
-            self.query_one(PlotView).show(None)
+            self._show_judges(None)
+            self.query_one("#scaling-plot", PlotView).show(None)
             self.query_one("#scaling-table").display = False
             self.query_one("#scaling-levels").display = False
             self._caption(Text(f"{self.pending.name}: {worker.error or 'cancelled'}", style="bold"))
@@ -292,8 +353,11 @@ class ScalingScreen(Screen):
     def show(self, source: Source, result: dict[str, Any]) -> None:
         self.shown, self.result = source, result
         self.query_one("#scaling-body").loading = False
+        self._show_judges(result if source.kind == "parallel" else None)
         if source.kind == "sequential":
             self._show_plateau(result)
+        elif source.kind == "strategies":
+            self._show_strategies(result)
         else:
             self._show_parallel(result)
 
@@ -322,10 +386,52 @@ class ScalingScreen(Screen):
         if caveats:
             caption.append("  ")
             caption.append(" · ".join(caveats), style="bold reverse")
+        note = strategy_note(result)
+        if note:
+            caption.append("\n" + note)
         self._caption(caption)
-        self.query_one(PlotView).show(partial(plateau_figure, result))
+        self.query_one("#scaling-plot", PlotView).show(partial(plateau_figure, result))
         self._fill("#scaling-table", TRANSITION_COLUMNS, [transition_cells(t) for t in result["transitions"]], left=1)
         self._fill("#scaling-levels", LEVEL_COLUMNS, [level_cells(lv) for lv in result.get("levels", [])], left=1)
+
+    def _show_strategies(self, comparison: dict[str, Any]) -> None:
+        """The strategies overlaid (the study's Figure 6): each one's k*, the curves with intervals, a row per level."""
+        caption = Text("\n".join(strategy_summary(comparison)), style="bold")
+        caption.append("\n")
+        caption.append(comparison["rule"], style="dim")
+        self._caption(caption)
+        self.query_one("#scaling-plot", PlotView).show(partial(strategies_figure, comparison))
+        self._fill("#scaling-table", STRATEGY_COLUMNS, [strategy_cells(r) for r in comparison_rows(comparison)])
+        self.query_one("#scaling-levels").display = False
+
+    def _show_judges(self, report: dict[str, Any] | None) -> None:
+        """The judges measured, the study's self-choice beside the committed accuracy, the trials' agreement and
+        spread, and the judges' figure: the numbers `scale parallel` prints under its tables."""
+        judges = (report or {}).get("judges") or []
+        self_choice = [r for r in (report or {}).get("per_k", []) if "self_choice" in r]
+        trials = (report or {}).get("judge_trials")
+        caption = Text(JUDGE_NOTE if judges else "", style="dim")
+        if trials:
+            caption.append("\n" + agreement_text(trials), style="")
+        box = self.query_one("#scaling-judges-caption", Static)
+        box.update(caption)
+        box.display = bool(judges or trials)
+        if judges:
+            rows = [judge_cells(j) for j in judges]
+            self._fill("#scaling-judges", JUDGE_COLUMNS, rows)
+        else:
+            self.query_one("#scaling-judges").display = False
+        if self_choice:
+            self._fill("#scaling-self-choice", SELF_CHOICE_COLUMNS, [self_choice_cells(r) for r in self_choice], left=0)
+        else:
+            self.query_one("#scaling-self-choice").display = False
+        if trials and trials.get("per_k"):
+            self._fill("#scaling-trials", TRIAL_COLUMNS, [trial_cells(r) for r in trials["per_k"]], left=0)
+        else:
+            self.query_one("#scaling-trials").display = False
+        plot = self.query_one("#scaling-judges-plot", PlotView)
+        plot.display = bool(judges)
+        plot.show(partial(judges_figure, judges) if judges else None)
 
     def _show_parallel(self, report: dict[str, Any]) -> None:
         measured = report.get("measured", True)
@@ -343,7 +449,7 @@ class ScalingScreen(Screen):
         caption.append("\n")
         caption.append(report["tie_rule"], style="dim")
         self._caption(caption)
-        self.query_one(PlotView).show(partial(parallel_figure, report))
+        self.query_one("#scaling-plot", PlotView).show(partial(parallel_figure, report))
         self._fill("#scaling-table", parallel_columns(report),
                    [parallel_cells(report, r, compact=True) for r in report["per_k"]], left=0)
         self._fill("#scaling-levels", cost_columns(report), [cost_cells(report, r) for r in report["per_k"]],
@@ -359,6 +465,88 @@ class ScalingScreen(Screen):
         source = next((s for s in self.sources if s.key == key), None)
         if source is not None:
             self.select(source)
+
+    # ------------------------------------------------------------ launching a study
+
+    def action_new_study(self) -> None:
+        from workbench.tui.screens.study_form import StudyForm
+
+        if getattr(self, "study", None) is not None and self.study.active:
+            self.notify(f"study '{self.study.name}' is running (x cancels it)", severity="warning", timeout=4)
+            return
+        self.app.push_screen(StudyForm(self._plan), self._launch)
+
+    def _plan(self, values: dict[str, str]):
+        """(plan, None), or (None, the problem) for the form's error line; nothing is written."""
+        from workbench.service.launch import LaunchError
+        from workbench.service.scaling import ScalingInputError, check_plan, plan_study
+        from workbench.tui.screens.study_form import study_request
+
+        try:
+            plan = plan_study(study_request(values))
+            store = self.app.open_store(create=False)
+            if store is not None:
+                check_plan(store, plan)
+        except (LaunchError, ScalingInputError, ValueError) as exc:
+            return None, str(exc)
+        return plan, None
+
+    def _launch(self, plan) -> None:
+        from workbench.tui.jobs import StudyJob
+
+        if plan is None:
+            return
+        self.app.open_store(create=True)
+        job = StudyJob(plan, self.app.store_path, self.app.cache_dir)
+        job.listeners.append(self._watch_study)
+        self.app.studies[plan.name] = job
+        self.study, self._seen = job, None
+        job.start(self.app)
+        self._watch_study()
+
+    def action_cancel_study(self) -> None:
+        if getattr(self, "study", None) is not None and self.study.active:
+            self.study.cancel()
+
+    def study_source(self) -> Source | None:
+        """Where the launched study's result shows: its comparison, its one group, or its parallel run."""
+        plan = self.study.plan
+        if plan.kind == "parallel":
+            return next((s for s in self.sources if s.kind == "parallel" and s.name == plan.name), None)
+        if len(plan.groups) > 1:
+            return next((s for s in self.sources if s.kind == "strategies" and s.name == plan.name), None)
+        return next((s for s in self.sources if s.kind == "sequential" and s.name == plan.groups[0]), None)
+
+    def on_unmount(self) -> None:
+        job = getattr(self, "study", None)
+        if job is not None and self._watch_study in job.listeners:
+            job.listeners.remove(self._watch_study)
+
+    def _watch_study(self) -> None:
+        """Live progress per level; the result redrawn as levels finish (a sweep) or when judged (parallel)."""
+        if not self.is_attached:
+            return
+        job = getattr(self, "study", None)
+        box = self.query_one("#scaling-progress", Static)
+        if job is None:
+            box.display = False
+            return
+        box.display = True
+        box.update(study_text(job))
+        key = (job.status, job.finished_levels)
+        if key == self._seen:
+            return
+        self._seen = key
+        ready = job.status in ("done", "stopped", "failed") or (job.plan.kind == "sequential"
+                                                                and job.finished_levels >= 2)
+        if not ready:
+            return
+        self._load_sources()
+        self.query_one("#scaling-caption").display = True
+        self.query_one("#scaling-table").display = True
+        source = self.study_source()
+        if source is not None:
+            self.select(source, force=True)
 
     def action_recompute(self) -> None:
         if self.shown is not None:

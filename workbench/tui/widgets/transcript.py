@@ -46,6 +46,10 @@ MARKS = {
     "nudge": ("↺ nudge", "transcript--nudge"),
 }
 
+# the strategies' steps: the agent's summary turn, where the history was replaced, the verifier's assessment
+STRATEGY_MARKS = {"summary": "≡ summary", "history": "⤺ history replaced by the summary",
+                  "verifier": "✓ verifier (not charged to the agent)"}
+
 
 def as_record(step: Any) -> dict[str, Any]:
     """A step as the store returns it (flat ledger fields), whether given a stored row or a live `Step`."""
@@ -339,6 +343,12 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "
         return Entry("assistant", turn, head, body, idx, copy_text=copy, flex=1 if names else None, lead=lead)
     if kind == "nudge":
         return Entry("nudge", turn, [(MARKS["nudge"][0], MARKS["nudge"][1])], text, idx, copy_text=f"↺ nudge\n{text}")
+    if kind in STRATEGY_MARKS:  # a sequential strategy's own steps (sandbox.strategies)
+        label = STRATEGY_MARKS[kind]
+        usage = s.get("usage") or {}
+        tok = sum(int(usage.get(k) or 0) for k in ("prompt", "completion", "cache_creation"))
+        head = [(label, "transcript--nudge")] + ([(f"  {tok:,} tok", "transcript--cost")] if tok else [])
+        return Entry("nudge", turn, head, text, idx, copy_text=f"{label}\n{text}")
     label = {"error": "! error", "harness": "! harness", "retry": "⟳ retry"}.get(kind, f"· {sanitize(str(kind))}")
     return Entry("error", turn, [(label, "transcript--error")], text, idx, copy_text=f"{label}\n{text}")
 

@@ -1,0 +1,350 @@
+"""The sequential strategies (continue, summarize, verifier): the episode's rules, the CLI sweep and comparison
+offline with the scripted agents, and the LLM path (agent and verifier) against the local test server."""
+import asyncio
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from sandbox.episode import Episode
+from sandbox.prompts import (CONTINUE, REVISION_HEAD, STOP_NOW, SUMMARIZE_PROMPT, SUMMARY_HEAD, VERIFIER_PROMPT,
+                             build_prompt)
+from sandbox.records import Caps
+from sandbox.strategies import Assessment, EvidenceVerifier, Strategy
+from storage import Store
+from tests.cli_inprocess import batch
+from tests.conftest import G
+from tests.openai_server import FakeOpenAI, error_reply, text_reply, tool_reply
+from tests.scripted import ScriptAgent, turn
+
+SUBMIT = ("submit_answer", {"answer": "B", "reasoning": "r"})
+READ = ("read_section", {"paper_id": G, "section": "B"})
+
+
+def episode(mini_corpus, agent, strategy, context_budget=None, caps=None):
+    item = mini_corpus.item("st_0001")
+    return Episode(mini_corpus.view(item), agent, caps or Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
+                   context_budget=context_budget, strategy=strategy)
+
+
+async def test_summarize_replaces_the_history_and_counts_the_summary_call(mini_corpus):
+    agent = ScriptAgent([turn(READ, tokens=400), turn(SUBMIT, tokens=600), turn(text="I read G §B; answer B.", tokens=700),
+                         turn(SUBMIT, tokens=1200)])
+    ep = episode(mini_corpus, agent, Strategy("summarize"), context_budget=1000)
+    traj = await ep.run()
+    kinds = [s.kind for s in ep.steps]
+    assert kinds.count("summary") == 1 and kinds.count("history") == 1
+    summary = next(s for s in ep.steps if s.kind == "summary")
+    assert summary.text == "I read G §B; answer B." and summary.usage["prompt"] == 700
+    # the agent was asked to summarize by the refused submit's result ...
+    asked = agent.seen[2]
+    assert asked[-1]["role"] == "tool" and asked[-1]["content"].startswith(SUMMARIZE_PROMPT)
+    # ... and afterwards saw only the system prompt, the task and the summary
+    after = agent.seen[3]
+    assert [m["role"] for m in after] == ["system", "user", "user"]
+    assert after[2]["content"].startswith(f"{SUMMARY_HEAD}\nI read G §B; answer B.\n\n{CONTINUE}")
+    assert after[:2] == agent.seen[0][:2]
+    # the summary turn is charged like any turn: 400 + 600 + 700 + 1200 prompt tokens in the ledger; the last call,
+    # over the budget, is answered (no STOP needed: a submit over the budget stands)
+    assert traj.tokens == 2900 and traj.termination == "answer" and traj.correct
+    history = next(s for s in ep.steps if s.kind == "history")
+    assert "4 messages dropped" in history.text  # assistant+tool (read), assistant+tool (summary request)
+
+
+class FailingVerifier:
+    name = "broken"
+
+    def __init__(self, how):
+        self.how = how
+
+    async def assess(self, item, steps, answer):
+        if self.how == "raise":
+            raise RuntimeError("boom")
+        if self.how == "hang":
+            await asyncio.sleep(3600)
+        return Assessment("   ", prompt_tokens=5)
+
+
+@pytest.mark.parametrize("how, why", [("raise", "RuntimeError: boom"), ("hang", "no reply within 0.05 s"),
+                                      ("empty", "an empty reply")])
+async def test_a_failing_verifier_is_a_recorded_error_and_the_extension_falls_back_to_continue(mini_corpus, how, why):
+    agent = ScriptAgent([turn(SUBMIT, tokens=100), turn(READ, tokens=200), turn(SUBMIT, tokens=1500)])
+    ep = episode(mini_corpus, agent, Strategy("verifier", FailingVerifier(how), timeout_s=0.05), context_budget=1000)
+    traj = await ep.run()
+    errors = [s for s in ep.steps if s.kind == "error"]
+    assert len(errors) == 1 and why in errors[0].text and errors[0].text.startswith("Verifier error (broken)")
+    extended = next(s for s in ep.steps if s.status == "extended")
+    assert extended.text == CONTINUE and ep.verifier_errors == 1
+    assert traj.termination == "answer" and traj.error is None  # the episode itself went on and answered
+
+
+async def test_the_verifier_summary_is_the_revision_and_its_tokens_are_not_the_agents(mini_corpus):
+    class Counting:
+        name = "counting"
+
+        async def assess(self, item, steps, answer):
+            return Assessment(f"Tried {len(steps)} steps; answer {answer['answer']}.", prompt_tokens=900,
+                              completion_tokens=100, cost_usd=0.25)
+
+    agent = ScriptAgent([turn(SUBMIT, tokens=100), turn(SUBMIT, tokens=1500)])
+    ep = episode(mini_corpus, agent, Strategy("verifier", Counting()), context_budget=1000)
+    traj = await ep.run()
+    verifier = next(s for s in ep.steps if s.kind == "verifier")
+    assert verifier.usage["prompt"] == 900 and verifier.cost_usd == 0.25
+    revision = agent.seen[1][-1]["content"]
+    assert revision.startswith(f"{REVISION_HEAD}\nTried 1 steps; answer B.")  # the assistant turn so far
+    assert traj.tokens == 1600 and traj.cost_usd is None  # the agent's own calls only
+
+
+async def test_points_axis_extends_while_the_agent_works_and_accepts_a_declined_extension(mini_corpus):
+    """With a strategy, a submit with points left is extended; a resubmit straight after (no work) stands."""
+    agent = ScriptAgent([turn(SUBMIT), turn(READ), turn(SUBMIT), turn(SUBMIT)])
+    ep = episode(mini_corpus, agent, Strategy("continue"), caps=Caps(budget=20))
+    traj = await ep.run()
+    assert traj.continues == 2 and traj.termination == "answer" and traj.turns == 4
+    legacy = episode(mini_corpus, ScriptAgent([turn(SUBMIT)]), None, caps=Caps(budget=20))
+    assert (await legacy.run()).continues == 0  # no strategy: the points axis is a cap only, as before
+
+
+async def test_evidence_verifier_states_what_was_done_never_the_gold(mini_corpus):
+    agent = ScriptAgent([turn(READ), turn(SUBMIT), turn(SUBMIT, tokens=2000)])
+    ep = episode(mini_corpus, agent, Strategy("verifier", EvidenceVerifier()), context_budget=1000)
+    await ep.run()
+    text = next(s for s in ep.steps if s.kind == "verifier").text
+    assert text == f"Tried: read_section ×1. Read: {G} §1. Current answer: B."
+
+
+# ---------------------------------------------------------------- the CLI, offline
+
+
+def wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval written out (independent of stats.wilson)."""
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@pytest.fixture(scope="module")
+def three_strategies(tmp_path_factory, shared_cache):
+    """All three strategies on a 5-level token grid with the heuristic agent, offline, one command."""
+    import contextlib
+    import io
+
+    from workbench.cli import main
+
+    db = tmp_path_factory.mktemp("strategies") / "s.sqlite"
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        mp.setenv("AGENTHOP_CACHE", str(shared_cache))  # module scope: the per-test isolation is not set up yet
+        mp.setenv("AGENTHOP_CONFIG", str(db.parent / "config.toml"))
+        mp.setenv("AGENTHOP_STATE", str(db.parent / "state.toml"))
+        code = main(["--batch", "scale", "sequential", "--axis", "tokens", "--grid", "2k,3k,4k,6k,8k", "--strategy",
+                     "continue,summarize,verifier", "--run", "S", "--db", str(db), "--limit", "4", "--quiet",
+                     "--format", "json", "--boot", "200"])
+    assert code == 0, err.getvalue()
+    return db, json.loads(out.getvalue())
+
+
+def test_three_strategies_offline_each_a_group_with_its_plateau(three_strategies, capsys):
+    db, out = three_strategies
+    assert [s["strategy"] for s in out["studies"]] == ["continue", "summarize", "verifier:evidence"]
+    assert [s["group"] for s in out["studies"]] == ["S.continue", "S.summarize", "S.verifier"]
+    store = Store(db, readonly=True)
+    for study in out["studies"]:
+        assert study["budgets"] == ["2k", "3k", "4k", "6k", "8k"]
+        alone = json.loads(batch(capsys, "scale", "plateau", "--group", study["group"], "--db", str(db), "--format",
+                                 "json", "--boot", "200").stdout)
+        assert alone["k_star"] == study["k_star"] and alone["strategy"] == study["strategy"]
+        for level in study["levels"]:
+            rows = store.trajectories(store.run(level["run"])["id"])
+            correct = sum(bool(t["correct"]) for t in rows)
+            assert level["n"] == len(rows) == 4 and level["accuracy"] == correct / 4
+            assert level["accuracy_ci"] == pytest.approx(wilson(correct, 4))
+            steps = [s for t in rows for s in store.steps(t["id"])]
+            assert level["summaries"] == sum(s["kind"] == "summary" for s in steps)
+            assert level["verifier_calls"] == sum(s["kind"] == "verifier" for s in steps)
+    by = {s["strategy"]: s for s in out["studies"]}
+    assert sum(lv["summaries"] for lv in by["summarize"]["levels"]) > 0
+    assert sum(lv["verifier_calls"] for lv in by["verifier:evidence"]["levels"]) > 0
+    assert all(lv["summaries"] == 0 for lv in by["continue"]["levels"])
+    # the summary really replaced the history: a step marks it right after each summary turn
+    run = store.run("S.summarize@8k")
+    for t in store.trajectories(run["id"]):
+        kinds = [s["kind"] for s in store.steps(t["id"])]
+        assert all(kinds[i + 1] == "history" for i, k in enumerate(kinds) if k == "summary")
+
+
+def test_rerun_resumes_per_level_and_the_strategy_is_the_groups_identity(three_strategies, capsys, tmp_path):
+    db, _ = three_strategies
+    copy = tmp_path / "s.sqlite"
+    copy.write_bytes(Path(db).read_bytes())
+    store = Store(copy, readonly=True)
+    before = store.conn.execute("SELECT COUNT(*) FROM trajectories").fetchone()[0]
+    store.close()
+    again = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "2k,3k,4k,6k,8k", "--strategy",
+                  "summarize", "--run", "S.summarize", "--db", str(copy), "--limit", "4", "--quiet", "--format",
+                  "json", "--boot", "200")
+    assert again.returncode == 0, again.stderr
+    store = Store(copy, readonly=True)
+    assert store.conn.execute("SELECT COUNT(*) FROM trajectories").fetchone()[0] == before  # nothing redone
+    wrong = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "2k,3k", "--strategy", "verifier",
+                  "--run", "S.summarize", "--db", str(copy), "--limit", "4", "--quiet")
+    assert wrong.returncode == 2
+    assert "already holds the tokens axis (fresh, summarize strategy: 2k, 3k, 4k, 6k, 8k)" in wrong.stderr
+    assert "a tokens-axis fresh, verifier:evidence strategy grid needs another --run name" in wrong.stderr
+
+
+def test_strategies_command_table_csv_and_figure(three_strategies, capsys):
+    db, out = three_strategies
+    common = ("--group", "S.continue", "--group", "S.summarize", "--group", "S.verifier", "--db", str(db), "--boot", "200")
+    csv = batch(capsys, "scale", "strategies", *common, "--format", "csv")
+    assert csv.returncode == 0, csv.stderr
+    lines = csv.stdout.strip().splitlines()
+    assert lines[0].startswith("group,strategy,budget,k_star,plateau_budget") and len(lines) == 1 + 15
+    table = batch(capsys, "scale", "strategies", *common)
+    assert "accuracy by tokens budget per strategy" in table.stdout
+    for study in out["studies"]:
+        assert f"{study['strategy']} ({study['group']}): k* = {study['k_star']}" in table.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--strategy", "memory"), "invalid strategy memory"),
+    (("--strategy", "continue,continue"), "named twice"),
+    (("--strategy", "continue", "--verifier", "evidence"), "--verifier is for --strategy verifier"),
+    (("--strategy", "summarize", "--protocol", "continuation"), "the summarize strategy rewrites"),
+])
+def test_strategy_flags_refused_in_one_line(tmp_path, capsys, args, message):
+    db = tmp_path / "s.sqlite"
+    proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "2k,4k", "--run", "x", "--db", str(db),
+                 "--limit", "1", "--quiet", *args)
+    assert proc.returncode == 2 and message in proc.stderr
+    assert not db.exists() or Store(db, readonly=True).runs() == []
+
+
+# ---------------------------------------------------------------- the LLM path, verifier included
+
+
+def test_llm_summarize_and_verifier_against_the_local_server(tmp_path, capsys, monkeypatch):
+    """The agent and a model verifier on the local server: every agent call costs 100 + 20 tokens; a summary reply is
+    text; the verifier answers its first call and fails (HTTP 400) on its second, which is a recorded error."""
+    verifier_calls = []
+
+    def brain(req, n):
+        system = req["messages"][0]["content"]
+        if system == VERIFIER_PROMPT:
+            verifier_calls.append(req)
+            if len(verifier_calls) % 2 == 0:
+                return error_reply(400, message="verifier refused")
+            return text_reply("It read nothing and answers B.", prompt_tokens=300, completion_tokens=50)
+        last = req["messages"][-1]
+        if last["role"] == "tool" and last["content"].startswith(SUMMARIZE_PROMPT):
+            return text_reply("Summary: nothing read yet; answer B.")
+        # the context grows with the episode's turn (the footer's count), whatever the summary dropped
+        turns = re.findall(r"Turn: (\d+)", str(last.get("content") or ""))
+        return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}),
+                          prompt_tokens=1000 + 1000 * (int(turns[-1]) if turns else 0))
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(brain) as srv:
+        common = ("--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url, "--limit", "2",
+                  "--db", str(db), "--quiet", "--format", "json", "--boot", "200", "--axis", "tokens", "--grid",
+                  "2500,4500")
+        summ = batch(capsys, "scale", "sequential", *common, "--strategy", "summarize", "--run", "LS")
+        ver = batch(capsys, "scale", "sequential", *common, "--strategy", "verifier", "--verifier",
+                    "openai/gpt-4.1-mini", "--verifier-base-url", srv.url, "--run", "LV")
+    assert summ.returncode == 0, summ.stderr
+    assert ver.returncode == 0, ver.stderr
+    store = Store(db, readonly=True)
+    s_levels = json.loads(summ.stdout)["levels"]
+    assert 0 < s_levels[0]["summaries"] < s_levels[1]["summaries"] and s_levels[0]["verifier_calls"] == 0
+    for level in s_levels:
+        steps = [s for t in store.trajectories(store.run(level["run"])["id"]) for s in store.steps(t["id"])]
+        assert level["summaries"] == sum(s["kind"] == "summary" for s in steps)
+        assert level["replacements"] == level["summaries"]
+    steps = store.steps(store.trajectories(store.run("LS@4500")["id"])[0]["id"])
+    summary = next(s for s in steps if s["kind"] == "summary")
+    assert summary["text"] == "Summary: nothing read yet; answer B." and summary["usage"]["prompt"] > 0
+    v_levels = json.loads(ver.stdout)["levels"]
+    assert json.loads(ver.stdout)["strategy"] == "verifier:openai/gpt-4.1-mini"
+    for level in v_levels:
+        rows = store.trajectories(store.run(level["run"])["id"])
+        steps = [s for t in rows for s in store.steps(t["id"])]
+        verifier = [s for s in steps if s["kind"] == "verifier"]
+        assert level["verifier_calls"] == len(verifier)
+        assert level["verifier_tokens"] == sum(s["usage"]["prompt"] + s["usage"]["completion"] for s in verifier)
+        assert level["verifier_tokens"] == 350 * len(verifier)
+        assert all((s["usage"]["prompt"], s["usage"]["completion"]) == (300, 50) for s in verifier)  # as the server said
+        # gpt-4.1-mini at $0.40 / $1.60 per M tokens: 300 in, 50 out
+        assert level["verifier_cost_usd"] == pytest.approx(len(verifier) * (300 * 0.4 + 50 * 1.6) / 1e6)
+        agent_usd = sum(t["cost_usd"] for t in rows)
+        assert level["cost_usd_marginal"] == pytest.approx(agent_usd)  # the verifier's spend is not the agent's
+        assert level["verifier_errors"] == sum(s["kind"] == "error" and "verifier refused" in s["text"] for s in steps)
+    assert sum(lv["verifier_errors"] for lv in v_levels) >= 1 and sum(lv["verifier_calls"] for lv in v_levels) >= 1
+
+
+def test_the_stepper_shows_the_summary_turn_and_the_replacement(three_strategies):
+    """The transcript (the stepper's entries) marks the summary turn, the replaced history and the verifier's steps."""
+    from workbench.tui.widgets.transcript import build_entries, transcript_text
+
+    db, _ = three_strategies
+    store = Store(db, readonly=True)
+    for run, marks in (("S.summarize@8k", ("≡ summary", "⤺ history replaced by the summary")),
+                       ("S.verifier@8k", ("✓ verifier (not charged to the agent)",))):
+        steps = [s for t in store.trajectories(store.run(run)["id"]) for s in store.steps(t["id"])]
+        text = transcript_text(build_entries(steps))
+        for mark in marks:
+            assert text.count(mark) == sum(s["kind"] == kind for s in steps
+                                           for kind in ("summary", "history", "verifier") if mark.startswith(
+                                               {"summary": "≡", "history": "⤺", "verifier": "✓"}[kind]))
+            assert text.count(mark) > 0
+
+
+def test_a_model_verifier_that_cannot_be_reached_is_refused_before_anything_runs(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    db = tmp_path / "s.sqlite"
+    proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "2k,4k", "--run", "x", "--db", str(db),
+                 "--limit", "1", "--quiet", "--strategy", "verifier", "--verifier", "openai/gpt-4.1-mini")
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --verifier:") and len(proc.stderr.splitlines()) == 1
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("axis, grid, caps", [("points", "6,12", ()), ("turns", "8,14", ("--budget", "12"))])
+def test_strategies_on_the_points_and_turns_axes_are_deterministic(tmp_path, capsys, axis, grid, caps):
+    """The scripted agent follows a strategy on every axis, and the same sweep twice gives the same trajectories."""
+    kinds = []
+    for copy in ("a", "b"):
+        db = tmp_path / f"{copy}.sqlite"
+        proc = batch(capsys, "scale", "sequential", "--axis", axis, "--grid", grid, "--strategy", "summarize,verifier",
+                     "--run", "D", "--db", str(db), "--limit", "3", "--quiet", "--format", "json", "--boot", "200",
+                     *caps)
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert [s["strategy"] for s in out["studies"]] == ["summarize", "verifier:evidence"]
+        store = Store(db, readonly=True)
+        seen = []
+        for study in out["studies"]:
+            for level in study["levels"]:
+                for t in store.trajectories(store.run(level["run"])["id"]):
+                    seen.append((level["run"], t["item_id"], t["answer"], t["continues"],
+                                 tuple(s["kind"] for s in store.steps(t["id"]))))
+        kinds.append(seen)
+        store.close()
+    assert kinds[0] == kinds[1]
+    assert any("summary" in k[-1] or "verifier" in k[-1] for k in kinds[0])  # the strategies did act
+
+
+def test_every_report_of_a_level_shows_the_strategys_spend(three_strategies, capsys):
+    """`scale plateau --group` (table) says what the verifier spent at each level, apart from the agent's."""
+    db, out = three_strategies
+    study = next(s for s in out["studies"] if s["group"] == "S.verifier")
+    table = batch(capsys, "scale", "plateau", "--group", "S.verifier", "--db", str(db), "--boot", "200").stdout
+    text = " ".join(table.split())
+    assert "verifier:evidence strategy · the verifier's spend, not charged to the agent" in text
+    for level in study["levels"]:
+        assert f"{level['budget']}: {level['verifier_calls']} calls, 0 tokens, —, 0 failed" in text
+    summarize = batch(capsys, "scale", "plateau", "--group", "S.summarize", "--db", str(db), "--boot", "200").stdout
+    assert "summarize strategy (summaries replace the history)" in " ".join(summarize.split())

@@ -1,0 +1,92 @@
+"""Scaling studies launched from the Scaling screen: a sequential sweep over strategies and a parallel study with
+judge trials, watched level by level, their results drawn, and resumed by launching the same study again."""
+from __future__ import annotations
+
+from textual.widgets import DataTable, Input, Select
+
+from tui_support import make_app, settle
+from workbench.tui.screens.scaling import ScalingScreen
+
+BOOT = {"n_boot": 200, "seed": 0}
+
+
+def rows_of(screen, table_id: str) -> list[list[str]]:
+    table = screen.query_one(table_id, DataTable)
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def fill(pilot, app, **values: str) -> None:
+    form = app.screen
+    for field_id, value in values.items():
+        widget = form.query_one(f"#{field_id}")
+        if isinstance(widget, Select):
+            widget.value = value
+        else:
+            widget.value = value
+    await pilot.pause()
+
+
+async def test_launch_watch_and_resume_a_sweep_then_a_parallel_study(tmp_path):
+    from storage import Store
+    from workbench.service import scaling
+    from workbench.views.scaling import comparison_rows, judge_cells, strategy_cells
+
+    app = make_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot, app)
+        await app.push_screen(ScalingScreen(plateau_options=BOOT))  # an empty store: the screen says to press n
+        await settle(pilot, app)
+        assert "Press n to launch a study here" in str(app.screen.query_one("#scaling-caption").render())
+        await pilot.press("n")
+        await pilot.pause()
+        await fill(pilot, app, **{"study-name": "S", "study-grid": "2k,4k", "study-strategies": "continue,summarize",
+                                  "study-limit": "2"})
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, ScalingScreen)
+        job = app.studies["S"]
+        assert job.status == "done" and [lv["status"] for lv in job.progress()] == ["done"] * 4
+        progress = str(screen.query_one("#scaling-progress").render())
+        assert "study S · done" in progress and "✓ S.summarize@4k: 2/2" in progress
+        assert screen.shown.kind == "strategies" and screen.shown.groups == ("S.continue", "S.summarize")
+        store = Store(tmp_path / "store.sqlite", readonly=True)
+        expected = scaling.strategy_comparison(store, ["S.continue", "S.summarize"], **BOOT)
+        assert rows_of(screen, "#scaling-table") == [strategy_cells(r) for r in comparison_rows(expected)]
+        before = store.conn.execute("SELECT COUNT(*) FROM trajectories").fetchone()[0]
+        store.close()
+
+        # the same study again resumes: every level is finished, nothing is redone
+        await pilot.press("n")
+        await pilot.pause()
+        await fill(pilot, app, **{"study-name": "S", "study-grid": "2k,4k", "study-strategies": "continue,summarize",
+                                  "study-limit": "2"})
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        assert app.studies["S"].status == "done"
+        store = Store(tmp_path / "store.sqlite", readonly=True)
+        assert store.conn.execute("SELECT COUNT(*) FROM trajectories").fetchone()[0] == before
+        store.close()
+
+        # a study whose grid repeats a budget is refused in the form, nothing launched
+        await pilot.press("n")
+        await pilot.pause()
+        await fill(pilot, app, **{"study-name": "bad", "study-grid": "2k,2000"})
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "names the budget 2k twice" in str(app.screen.query_one("#study-error").render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "bad" not in app.studies
+
+        await pilot.press("n")
+        await pilot.pause()
+        await fill(pilot, app, **{"study-kind": "parallel", "study-name": "P", "study-ks": "1,2",
+                                  "study-agent": "random", "study-limit": "2", "study-trials": "2"})
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        job = app.studies["P"]
+        assert job.status == "done" and job.report is not None
+        assert screen.shown.kind == "parallel" and screen.shown.name == "P"
+        assert rows_of(screen, "#scaling-judges") == [judge_cells(j) for j in job.report["judges"]]
+        assert screen.result["judge_trials"]["trials"] == 2

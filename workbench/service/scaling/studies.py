@@ -1,0 +1,135 @@
+"""A scaling study as a front end launches it: a sequential sweep (axis, grid, strategies, verifier) or a parallel
+study (k, judge, trials), checked and turned into the runs to execute in order, then (parallel) judged.
+
+The CLI's `scale sequential` / `scale parallel` and the TUI's Scaling screen ask for the same runs: the specs come
+from `launch.run_spec` and `sequential_specs`, the groups from `strategy_groups`, so a study launched in the TUI
+resumes from the CLI and the other way round.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from workbench.service.launch import LaunchRequest, run_spec
+from workbench.service.scaling.sequential import ScalingInputError, check_group, parse_grid, sequential_specs
+from workbench.service.scaling.strategies import check_verifier, strategy_groups
+
+KINDS = ("sequential", "parallel")
+
+
+@dataclass(frozen=True)
+class StudyRequest:
+    """What a person chose for a study, as text where a form has text (parsed and checked by `plan_study`)."""
+
+    kind: str
+    launch: LaunchRequest
+    axis: str = "tokens"
+    grid: str = ""
+    strategies: str = ""  # "", or continue|summarize|verifier, comma-separated
+    verifier: str | None = None
+    ks: str = "1,2,4"
+    judge: str = "evidence"
+    judge_trials: int = 1
+
+
+@dataclass
+class StudyPlan:
+    """The runs of a study in the order they run; `groups` are the sequential groups (one per strategy)."""
+
+    kind: str
+    name: str
+    specs: list[Any]
+    groups: list[str] = field(default_factory=list)
+    ks: list[int] = field(default_factory=list)
+    judge: str = "none"
+    judge_trials: int = 1
+
+
+def plan_study(request: StudyRequest) -> StudyPlan:
+    """The study's runs, or ScalingInputError / LaunchError saying what to fix; nothing is written."""
+    from sandbox.strategies import STRATEGIES
+
+    if request.kind not in KINDS:
+        raise ScalingInputError(f"a study is {' or '.join(KINDS)}, not {request.kind!r}")
+    if request.kind == "parallel":
+        return _plan_parallel(request)
+    grid = parse_grid(request.grid, request.axis)
+    names = [s.strip() for s in request.strategies.split(",") if s.strip()]
+    bad = [s for s in names if s not in STRATEGIES]
+    if bad:
+        raise ScalingInputError(f"strategy {', '.join(bad)}: choose from {', '.join(STRATEGIES)}")
+    if request.verifier and "verifier" not in names:
+        raise ScalingInputError("a verifier is for the verifier strategy")
+    check_verifier(request.verifier or "evidence")
+    base = run_spec(request.launch)
+    specs, groups = [], []
+    for group, strategy in strategy_groups(base.name, names or [None]):
+        specs += sequential_specs(replace(base, name=group), request.axis, grid, "fresh", strategy,
+                                  (request.verifier or "evidence") if strategy == "verifier" else None)
+        groups.append(group)
+    return StudyPlan("sequential", base.name, specs, groups)
+
+
+def _plan_parallel(request: StudyRequest) -> StudyPlan:
+    try:
+        ks = sorted({int(k) for k in request.ks.split(",") if k.strip()})
+    except ValueError:
+        raise ScalingInputError(f"k must be whole numbers, got {request.ks!r}") from None
+    if not ks or ks[0] < 1:
+        raise ScalingInputError("k needs positive sample counts")
+    if request.judge_trials < 1:
+        raise ScalingInputError("judge trials must be at least 1")
+    spec = run_spec(request.launch)
+    spec = replace(spec, replicates=max(ks), kind="parallel",
+                   scaling={"mode": "parallel", "ks": ks, "judge": request.judge, "orders": 8,
+                            "judge_trials": request.judge_trials})
+    judge_of(request.judge, spec)  # a model judge that cannot be reached is refused before anything runs
+    return StudyPlan("parallel", spec.name, [spec], [], ks, request.judge, request.judge_trials)
+
+
+def check_plan(store, plan: StudyPlan) -> None:
+    """Refuse a sweep into a group recorded under another axis or strategy, before anything runs."""
+    for group in plan.groups:
+        check_group(store, group, [s for s in plan.specs if s.group == group])
+
+
+def judge_of(name: str, spec):
+    """The judge a parallel study asks: `evidence` (offline), `none`, `same` (the run's model) or a model string."""
+    from sandbox import judges
+    from sandbox.agents.llm import ConfigError
+
+    if name == "none":
+        return None
+    if name == "evidence":
+        return judges.EvidenceJudge()
+    model = spec.model if name == "same" else name
+    if not model:
+        raise ScalingInputError("judge 'same' needs an LLM run (agent llm with a model)")
+    options = spec.agent_options if name == "same" else {}
+    try:
+        return judges.LLMJudge(model, base_url=options.get("base_url"), api_key_env=options.get("api_key_env"),
+                               client=options.get("client") or "auto")
+    except ConfigError as exc:
+        raise ScalingInputError(f"judge: {exc}") from None
+
+
+async def judge_study(store_path: Path, cache_dir: Path, plan: StudyPlan) -> dict[str, Any] | None:
+    """A finished parallel study judged: every verdict it needs asked (launching it was the request to spend), on
+    its own store and corpus; the report `scale parallel` prints. None when the study has no judge."""
+    from sandbox.datasets import open_dataset
+    from storage import Store
+    from workbench.service.scaling.parallel import parallel_report
+
+    spec = plan.specs[0]
+    judge = judge_of(plan.judge, spec)
+    if judge is None:
+        return None
+    corpus, _ = open_dataset(spec.dataset, cache_dir)
+    store = Store(store_path)
+    try:
+        return await parallel_report(store, spec.name, corpus, plan.ks, judge, seed=spec.seed,
+                                     judge_trials=plan.judge_trials)
+    finally:
+        store.close()
+        corpus.close()
