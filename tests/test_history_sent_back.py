@@ -7,6 +7,7 @@ would refuse (a duplicate id, a call without its result, a call shown twice). Ev
 checked against what the model said: each call once, in the client mode's own form, the prose kept.
 """
 import json
+from functools import partial
 
 import pytest
 
@@ -17,7 +18,8 @@ from sandbox.episode import Episode, RetryPolicy
 from sandbox.prompts import build_prompt
 from sandbox.records import Caps
 from tests.conftest import G, S
-from tests.openai_server import (FakeOpenAI, Reply, completion, history_problem, text_reply, tool_reply, turn_of)
+from tests.openai_server import (FakeOpenAI, Reply, completion, history_problem, seed_of, text_reply, tool_reply,
+                                 turn_of)
 
 FAST = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0)
 INFO = {"name": "get_paper_info", "arguments": {"paper_id": S}}
@@ -167,3 +169,127 @@ def test_cut_off_fragments_are_found_in_every_call_style():
         assert prose(text, [(cut_off_call(text, found.spans)[1], len(text))]) == "ok"
     assert cut_off_call("an unfinished thought {about things", []) is None
     assert cut_off_call('done {"name": "think", "arguments": {}}', find_text_calls('done {"name": "think", "arguments": {}}').spans) is None
+
+
+# ---------------------------------------------------------------- the run, the store and what the front ends show
+
+
+def first_seen(req, seen: dict) -> int:
+    """The order in which this request's item was first seen by the server (0, 1, …)."""
+    return seen.setdefault(seed_of(req), len(seen))
+
+
+def overflowing(req, n, seen: dict):
+    """Item by item: a turn cut off mid-call, then either an answer or (every other item) a full context window."""
+    order = first_seen(req, seen)
+    turn = turn_of(req)
+    if turn == 0:
+        return cut_reply('<tool_call>{"name": "think", "arguments": {"reasoning": "hm"}}</tool_call>\n' + CUT)
+    if turn == 1 and order % 2 == 0:
+        return Reply(status=400, body={"error": {"message": "the request exceeds the available context size",
+                                                  "type": "exceed_context_size_error", "code": 400}})
+    return text_reply(json.dumps(SUBMIT))
+
+
+def stored_run(corpus, tmp_path, brain, name="real", cached=0):
+    import asyncio
+
+    from sandbox.runner import Runner, RunSpec
+    from storage import Store
+
+    store = Store(tmp_path / "s.sqlite")
+    with FakeOpenAI(brain) as srv:
+        spec = RunSpec(name=name, dataset="t", agent="llm", model="openai/test-model", workers=2, retry=FAST,
+                       attempt_backoff_s=0, agent_options={"base_url": srv.url}, limit=6)
+        asyncio.run(Runner(spec, corpus, store).run())
+    return store
+
+
+def test_a_run_stores_finish_reasons_cut_offs_and_refusals_and_reports_them(demo_corpus, tmp_path):
+    from storage.export import trajectory_lines
+    from workbench.service import reports
+    from workbench.tui.widgets.transcript import build_entries
+    from workbench.views.report import detail_rows
+
+    store = stored_run(demo_corpus, tmp_path, partial(overflowing, seen={}))
+    run = store.run("real")
+    rows = store.trajectories(run["id"], final_only=False)
+    assert len(rows) == 6 and all(r["final"] for r in rows)  # a refused request is not retried as a sample either
+    ended = [r for r in rows if r["termination"] == "error"]
+    assert ended and all(r["error_kind"] == "context_overflow" and r["error"].startswith("context window full at turn 2")
+                         for r in ended)
+    assert all(r["cut_off_turns"] == 1 and r["lost_calls"] == 1 and r["api_errors"] == (r in ended) for r in rows)
+    steps = store.steps(rows[0]["id"])
+    assert [s["finish_reason"] for s in steps if s["kind"] == "assistant"][0] == "length"
+    assert [s["text"] for s in steps if s["kind"] == "cutoff"] == [f"cut off mid-call: {CUT}"]
+    # exports carry both
+    line = next(trajectory_lines(store, "real"))
+    assert line["cut_off_turns"] == 1 and line["steps"][0]["finish_reason"] == "length"
+    # the stepper marks the reply and shows the lost call
+    entries = build_entries(steps)
+    assert any("✂ cut off (length)" in e.plain_header for e in entries if e.kind == "assistant")
+    assert any(e.plain_header == "✂ cut off" and CUT in e.body for e in entries)
+    # the report counts it, and error rate and API error rate apart
+    rep = reports.diagnostics(store, "real")
+    assert rep["cut_off"] == {"turns": 6, "calls_lost": 6, "trajectories": 6}
+    assert rep["counts"]["resource"]["error_rate"] == rep["counts"]["resource"]["api_error_rate"] == [len(ended), 6]
+    cells = {(r[1]): r[4] for r in detail_rows(rep)}
+    assert cells["replies cut off (finish_reason length)"] == "6 in 6 trajectories · 6 calls lost"
+    assert cells["episodes with an API error"].endswith(f"({len(ended)}/6)")
+
+
+def test_an_answered_episode_with_an_api_error_counts_apart_from_error_endings(demo_corpus, tmp_path):
+    """One unreadable reply, then an answer: no error ending, but an episode that met an API error."""
+    from workbench.service import reports
+    from workbench.views.panel import panel_stat_lines
+
+    seen: dict = {}
+    asked: set = set()
+
+    def brain(req, n):
+        order = first_seen(req, seen)
+        if order % 3 == 0 and order not in asked:  # every third item: its first call gets a reply without choices
+            asked.add(order)
+            return Reply(body={"object": "chat.completion", "choices": []})
+        return text_reply(json.dumps(SUBMIT))
+
+    store = stored_run(demo_corpus, tmp_path, brain)
+    rep = reports.run_report(store, "real")
+    met = rep["counts"]["resource"]["api_error_rate"]
+    assert rep["counts"]["resource"]["error_rate"][0] == 0 and met == [2, 6]
+    panel = reports.panel_report(store, ["real"])
+    assert any(line.startswith(f"real: 0 of 6 ended in error (0.0%) · {met[0]} of 6 met an API error")
+               for line in panel_stat_lines(panel))
+
+
+def cached_brain(cached):
+    def brain(req, n):
+        return Reply(body=completion({"role": "assistant", "content": json.dumps(SUBMIT)}, prompt_tokens=1000,
+                                     cached=cached))
+    return brain
+
+
+def test_tokens_incl_cache_reads_and_a_cache_gap_warning(demo_corpus, tmp_path):
+    """Two runs of the same prompts: one server cache held 800 of 1,000 prompt tokens, the other nothing. The
+    protocol's counts differ (220 against 1,020); prompt tokens incl. cache reads do not; compare says why."""
+    from workbench.service import reports
+
+    import asyncio
+
+    from sandbox.runner import Runner, RunSpec
+    from storage import Store
+
+    store = Store(tmp_path / "s.sqlite")
+    for name, cached in (("warm", 800), ("cold", 0)):
+        with FakeOpenAI(cached_brain(cached)) as srv:
+            spec = RunSpec(name=name, dataset="t", agent="llm", model="openai/test-model", workers=2, retry=FAST,
+                           attempt_backoff_s=0, agent_options={"base_url": srv.url}, limit=4)
+            asyncio.run(Runner(spec, demo_corpus, store).run())
+    warm, cold = reports.run_report(store, "warm"), reports.run_report(store, "cold")
+    assert warm["axes"]["resource"]["avg_tokens"] == 200 + 20 and cold["axes"]["resource"]["avg_tokens"] == 1020
+    assert warm["axes"]["resource"]["avg_prompt_tokens"] == cold["axes"]["resource"]["avg_prompt_tokens"] == 1000
+    assert warm["axes"]["resource"]["cache_hit_rate"] == 0.8 and cold["axes"]["resource"]["cache_hit_rate"] == 0
+    cmp = reports.compare_report(store, "warm", "cold", n_boot=200)
+    assert any("cache-hit rates differ (80% against 0%" in w for w in cmp["warnings"])
+    assert cmp["tokens"]["a"] == {"protocol": 220, "prompt_incl_cache": 1000, "cache_hit_rate": 0.8}
+    assert not any(w for w in reports.compare_report(store, "warm", "warm", n_boot=200)["warnings"] if "cache" in w)
