@@ -143,6 +143,28 @@ async def test_a_native_call_cut_off_mid_arguments_is_lost_not_run(mini_corpus):
     assert traj.lost_calls == 1 and traj.cut_off_turns == 1
 
 
+@pytest.mark.parametrize("text_tools", [False, True])
+async def test_calls_sent_both_parsed_and_as_text_go_back_once(mini_corpus, text_tools):
+    """A server that parses the calls out of the text but leaves the text in `content` too."""
+    tagged = "Looking.\n<tool_call>" + json.dumps(INFO) + "</tool_call>"
+    both = Reply(body=completion({"role": "assistant", "content": tagged, "tool_calls": [
+        {"id": "x1", "type": "function", "function": {"name": "get_paper_info", "arguments": json.dumps(INFO["arguments"])}}]}))
+
+    def brain2(req, n):
+        return both if n == 0 else text_reply("<tool_call>" + json.dumps(SUBMIT) + "</tool_call>")
+
+    item = mini_corpus.item("st_0001")
+    with FakeOpenAI(brain2) as srv:
+        agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=srv.url, text_tools=text_tools), RateLimiter(), None)
+        ep = Episode(mini_corpus.view(item), agent, Caps(), build_prompt(item, Caps(), "full", text_tools=text_tools),
+                     retry=FAST)
+        traj = await ep.run()
+    assert traj.termination == "answer" and srv.refusals == []
+    sent = srv.requests[1]["messages"][2]
+    assert sent["content"] == (tagged if text_tools else "Looking.")
+    assert text_tools or [tc["id"] for tc in sent["tool_calls"]] == ["x1"]
+
+
 def test_the_strict_server_refuses_what_providers_refuse():
     call = {"id": "a", "type": "function", "function": {"name": "think", "arguments": "{}"}}
     base = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
@@ -260,6 +282,8 @@ def test_an_answered_episode_with_an_api_error_counts_apart_from_error_endings(d
     panel = reports.panel_report(store, ["real"])
     assert any(line.startswith(f"real: 0 of 6 ended in error (0.0%) · {met[0]} of 6 met an API error")
                for line in panel_stat_lines(panel))
+    rows = {r["axis"]: r for r in reports.compare_report(store, "real", "real", n_boot=200)["rows"]}
+    assert rows["API err"]["a"] == rows["API err"]["b"] == 2 / 6 and "Err" not in rows  # shown when any has one
 
 
 def cached_brain(cached):

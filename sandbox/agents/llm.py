@@ -303,9 +303,10 @@ class LLMAgent:
             calls.append(ToolCall(tc.get("id") or f"call_{i}", fn.get("name") or "", decode_arguments(fn.get("arguments"))))
         native_calls = bool(calls)
         found = TextCalls()
-        if not calls and content:
+        if content:  # with native calls too: a server may return them both parsed and still written in the text
             found = find_text_calls(content)
-            calls = found.calls
+            if not calls:
+                calls = found.calls
         cut = None
         cut_span: list[tuple[int, int]] = []
         if finish_reason == "length":
@@ -322,7 +323,8 @@ class LLMAgent:
         priced = cost(self.price, read)
         raw: dict[str, Any] = {"role": "assistant", "content": content}
         if self.text_tools:
-            raw = {"role": "assistant", "content": with_tagged_calls(content, calls if native_calls else [])}
+            written = native_calls and not found.calls  # calls that came only as tool_calls: written into the text
+            raw = {"role": "assistant", "content": with_tagged_calls(content, calls if written else [])}
         else:
             if content and (found.spans or cut_span):
                 kept = prose(content, found.spans + cut_span)
