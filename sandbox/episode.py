@@ -185,12 +185,11 @@ class Episode:
             if ending:
                 return ending
             self.ledger.turn_index += 1
-        if consecutive_errors:  # the cap ended it, but its last turns failed: say so, never a plain turn cap
+        if consecutive_errors:  # the cap ended it, but its last turns failed: the trajectory says so (its error
+            # steps show them; no step is added, so a replayed reference log keeps its turn count)
             last = next(s.text for s in reversed(self.steps) if s.kind == "error")
             self.error = f"the turn cap came after {consecutive_errors} failed model calls in a row; the last: {last}"
             self.error_kind = "api_errors_at_cap"
-            await self._emit("harness", text=f"[HARNESS] Turn cap reached after {consecutive_errors} API errors in a "
-                                             f"row: {last}")
         return "max_turns"
 
     async def _call_model(self) -> AssistantTurn:
