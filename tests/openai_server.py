@@ -16,6 +16,7 @@ every episode of the suite that talks to this server sends only histories a prov
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -225,6 +226,8 @@ def history_problem(request: dict[str, Any]) -> str | None:
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 if block.get("id") in seen:
                     return f"messages.{i}: `tool_use` ids must be unique (duplicate {block.get('id')!r})"
+                if not re.fullmatch(r"[a-zA-Z0-9_-]+", str(block.get("id"))):
+                    return f"messages.{i}.content.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
                 seen.add(block.get("id"))
         if role != "assistant" or not m.get("tool_calls"):
             continue
