@@ -317,3 +317,7 @@ def test_tokens_incl_cache_reads_and_a_cache_gap_warning(demo_corpus, tmp_path):
     assert any("cache-hit rates differ (80% against 0%" in w for w in cmp["warnings"])
     assert cmp["tokens"]["a"] == {"protocol": 220, "prompt_incl_cache": 1000, "cache_hit_rate": 0.8}
     assert not any(w for w in reports.compare_report(store, "warm", "warm", n_boot=200)["warnings"] if "cache" in w)
+    from workbench.views.compare import token_line
+
+    assert token_line(cmp) == ("tokens per trajectory, the protocol's count (prompt incl. cache reads; cache hit): "
+                               "A 220 (1,000; 80.0%) · B 1,020 (1,000; 0.0%)")
