@@ -14,7 +14,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox.agents.base import Agent, InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
+from sandbox.agents.base import (Agent, InfrastructureError, ModelError, NonTransientModelError, RefusedRequest,
+                                 TransientModelError, arguments_json)
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
 from sandbox.prompts import (CONTINUE, EXHAUSTED, NUDGE, REVISION_HEAD, REVISION_TAIL, STOP_NOW, SUMMARIZE_PROMPT,
@@ -113,6 +114,7 @@ class Episode:
         self.submitted = False
         self.tool_calls = self.turns_with_calls = self.tool_errors = 0
         self.api_errors = self.transient_retries = 0
+        self.cut_off_turns = self.lost_calls = 0
         self.cost_usd: float | None = None
         self.error: str | None = None
         self.error_kind: str | None = None
@@ -164,6 +166,14 @@ class Episode:
                 self.error, self.error_kind = str(exc), exc.kind  # infra, or unreachable (the runner stops the run)
                 await self._emit("error", text=f"Infrastructure error: {exc}")
                 return "error"
+            except RefusedRequest as exc:  # the same request would be refused again: not re-sent, the episode ends
+                self.api_errors += 1
+                turn_no = self.ledger.turn_index + 1
+                self.error = f"context window full at turn {turn_no}: {exc}" if exc.overflow else str(exc)
+                self.error_kind = exc.kind
+                await self._emit("error", text=f"API error: {self.error} (not sent again: the same request would be "
+                                               "refused again)")
+                return "error"
             except NonTransientModelError as exc:
                 self.api_errors += 1
                 consecutive_errors += 1
@@ -183,6 +193,11 @@ class Episode:
             if ending:
                 return ending
             self.ledger.turn_index += 1
+        if consecutive_errors:  # the cap ended it, but its last turns failed: the trajectory says so (its error
+            # steps show them; no step is added, so a replayed reference log keeps its turn count)
+            last = next(s.text for s in reversed(self.steps) if s.kind == "error")
+            self.error = f"the turn cap came after {consecutive_errors} failed model calls in a row; the last: {last}"
+            self.error_kind = "api_errors_at_cap"
         return "max_turns"
 
     async def _call_model(self) -> AssistantTurn:
@@ -224,7 +239,9 @@ class Episode:
             await self._replace_history(turn, usage)
             return None
         calls = turn.tool_calls
-        if not calls and not turn.text:  # the reference tests `not text`: whitespace is text and gets the nudge
+        if turn.finish_reason == "length":
+            self.cut_off_turns += 1
+        if not calls and not turn.text and not turn.cut_off:  # the reference tests `not text`: whitespace is text and gets the nudge
             # and, as there, the turn is logged as the harness's note in place of the empty reply
             self.error, self.error_kind = "empty response", "empty_response"
             keys = sorted(turn.raw) if isinstance(turn.raw, dict) else []
@@ -232,8 +249,11 @@ class Episode:
                              text=f"[HARNESS] Empty response — terminated as error. Raw dump keys: {keys}")
             return "error"
         await self._emit("assistant", text=turn.text, usage=usage, cost_usd=turn.cost_usd,
-                         reasoning_chars=reasoning_span(turn.text, turn.reasoning),
+                         reasoning_chars=reasoning_span(turn.text, turn.reasoning), finish_reason=turn.finish_reason,
                          tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in calls] or None)
+        if turn.cut_off:  # the completion limit ended the reply inside a call: it is not run, but shown and counted
+            self.lost_calls += 1
+            await self._emit("cutoff", text=f"cut off mid-call: {turn.cut_off}")
         if not calls:
             if self.stop_sent:
                 return "token_limit"  # the forced final call answered in prose, which is never accepted
@@ -384,7 +404,7 @@ class Episode:
             section_recall=sec_all, section_recall_any=sec_any, section_recall_loose=sec_loose,
             reads=list(self.reads), cost_usd=self.cost_usd, wall_time_s=round(time.monotonic() - self._t0, 4),
             error=self.error, error_kind=self.error_kind, chosen_type=chosen_type(self.item, predicted),
-            continues=self.continues,
+            continues=self.continues, cut_off_turns=self.cut_off_turns, lost_calls=self.lost_calls,
         )
 
 

@@ -138,6 +138,8 @@ class AssistantTurn:
     cost_usd: float | None = None
     raw: dict[str, Any] | None = None  # provider-native message, replayed into history
     reasoning: str | None = None  # the provider's reasoning (thinking) text, which `text` holds too (sandbox.words)
+    finish_reason: str | None = None  # why the model stopped (stop | tool_calls | length | …), as the provider said
+    cut_off: str | None = None  # the unfinished call a reply cut off by the completion limit ended with (not run)
 
 
 @dataclass
@@ -157,7 +159,7 @@ class Step:
 
     index: int
     turn: int
-    kind: str  # assistant | tool | nudge | harness | error | retry
+    kind: str  # assistant | tool | nudge | harness | error | retry | cutoff
     ledger: LedgerState
     text: str | None = None
     tool_name: str | None = None
@@ -174,6 +176,7 @@ class Step:
     elapsed_s: float = 0.0
     reasoning_chars: int | None = None  # assistant: how much of `text` is the provider's reasoning (sandbox.words)
     hop: int | None = None  # a delivered read: citation hops from the item's seed to the paper read (None: unreachable)
+    finish_reason: str | None = None  # assistant: why the model stopped, as the provider said (`length`: cut off)
 
 
 @dataclass
@@ -211,3 +214,5 @@ class Trajectory:
     error_kind: str | None = None
     continues: int = 0
     chosen_type: str | None = None  # correct | seed_only | wrong_paper | no_context | no_answer | unknown
+    cut_off_turns: int = 0  # replies the completion limit cut off (finish_reason `length`)
+    lost_calls: int = 0  # calls those replies ended inside of, which could not be read and were not run

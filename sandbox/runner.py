@@ -40,7 +40,7 @@ READING_OPTIONS = ("ks", "judge", "orders", "tie_rule", "judge_trials", "cost_mo
 # May change between resumes: how to reach the model, not what it is asked. The base URLs used are kept in the config.
 # The client (native or litellm) is one of them: both send the same request and read the reply the same way
 # (tests/test_client_parity.py), so a run may be resumed through either; the clients used are kept in the config.
-EXECUTION_OPTIONS = ("api_key", "base_url", "concurrency", "rpm", "timeout_s", "pricing", "client")
+EXECUTION_OPTIONS = ("api_key", "base_url", "concurrency", "rpm", "timeout_s", "pricing", "client", "local_threads")
 
 
 @dataclass

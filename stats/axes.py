@@ -20,7 +20,8 @@ TERMINATIONS = ("answer", "budget", "token_limit", "max_turns", "error")
 Record = Mapping[str, Any]
 FLAGS = ("correct", "paper_recall", "paper_recall_any", "section_recall", "section_recall_any",
          "section_recall_loose")
-AMOUNTS = ("tokens", "turns", "model_calls", "points_used", "tool_calls", "turns_with_calls", "cost_usd")
+AMOUNTS = ("tokens", "turns", "model_calls", "points_used", "tool_calls", "turns_with_calls", "cost_usd", "api_errors",
+           "prompt_tokens", "cache_read_tokens", "cache_creation_tokens", "cut_off_turns", "lost_calls")
 NUMBERS = ("depth", "replicate", "predicted_index", "correct_index", "n_gold", "section_reachable")
 LABELS = ("kind", "termination", "reasoning_type", "consensus_tier", "venue", "chosen_type", "item_id")
 COLUMNS = FLAGS + AMOUNTS + NUMBERS + LABELS
@@ -227,9 +228,36 @@ def four_axes(records: Sequence[Record] | Table) -> dict[str, Any]:
             "max_turns_rate": cap_rate(t, "max_turns"),
             "max_budget_rate": cap_rate(t, "budget"),
             "error_rate": cap_rate(t, "error"),
+            "api_error_rate": api_error_rate(t),
             "non_submission_rate": _share(t["termination"] != "answer"),
+            "avg_prompt_tokens": mean_prompt(t),
+            "cache_hit_rate": cache_hit_rate(t),
         },
     }
+
+
+def api_error_rate(records: Sequence[Record] | Table) -> Ratio:
+    """Episodes with at least one API error (a refused request, an unreadable reply), whatever their ending: an
+    episode can meet one and still answer, so this is never smaller than the error rate's share of API failures."""
+    return _share(Table.of(records).amount("api_errors") > 0)
+
+
+def prompt_sent(table: Table) -> np.ndarray:
+    """Each trajectory's prompt tokens as sent, cache reads included: non-cached prompt + cache read + cache
+    creation (the protocol's count leaves cache reads out, so what a server's prefix cache held changes it)."""
+    return table.amount("prompt_tokens") + table.amount("cache_read_tokens") + table.amount("cache_creation_tokens")
+
+
+def mean_prompt(records: Sequence[Record] | Table) -> Ratio:
+    """Mean prompt tokens per trajectory, cache reads included (`prompt_sent`)."""
+    t = Table.of(records)
+    return Ratio(_py(prompt_sent(t).sum()), t.n)
+
+
+def cache_hit_rate(records: Sequence[Record] | Table) -> Ratio:
+    """Cache-read prompt tokens ÷ all prompt tokens sent (`prompt_sent`), over the run."""
+    t = Table.of(records)
+    return Ratio(_py(t.amount("cache_read_tokens").sum()), _py(prompt_sent(t).sum()))
 
 
 def ratio_terms(table: Table) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -258,4 +286,5 @@ def ratio_terms(table: Table) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     for key, end in (("max_tokens_rate", "token_limit"), ("max_turns_rate", "max_turns"),
                      ("max_budget_rate", "budget"), ("error_rate", "error")):
         out[key] = ((table["termination"] == end).astype(float), one)
+    out["api_error_rate"] = ((table.amount("api_errors") > 0).astype(float), one)
     return out

@@ -155,6 +155,13 @@ MIGRATIONS: list[str] = [
     ALTER TABLE steps ADD COLUMN hop INTEGER;
     ALTER TABLE runs ADD COLUMN hop_rule TEXT
     """,
+    # 11: why the model stopped on each reply (the provider's finish_reason; `length`: the completion limit cut it
+    # off), and per trajectory the replies so cut off and the calls lost inside them (NULL: stored before)
+    """
+    ALTER TABLE steps ADD COLUMN finish_reason TEXT;
+    ALTER TABLE trajectories ADD COLUMN cut_off_turns INTEGER;
+    ALTER TABLE trajectories ADD COLUMN lost_calls INTEGER
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

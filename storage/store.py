@@ -28,7 +28,7 @@ TRAJECTORY_FIELDS = (
     "prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_creation_tokens", "tool_calls",
     "turns_with_calls", "tool_errors", "api_errors", "transient_retries", "paper_recall", "paper_recall_any",
     "section_recall", "section_recall_any", "section_recall_loose", "reads", "tool_sequence", "cost_usd",
-    "wall_time_s", "error", "error_kind", "continues", "chosen_type", "actions",
+    "wall_time_s", "error", "error_kind", "continues", "chosen_type", "actions", "cut_off_turns", "lost_calls",
 )
 JSON_FIELDS = ("reads", "tool_sequence", "actions")
 LIGHT_COLUMNS = ", ".join(c for c in ("id", "run_id", "item_id", "replicate", "attempt", "final", "kind", "depth",
@@ -352,10 +352,11 @@ class Store:
                          step.get("cost", 0), step.get("status"), _opt_str(step.get("paper_id")), step.get("arxiv_id"),
                          step.get("section_index"), int(bool(step.get("delivered"))), _json(step.get("usage")),
                          step.get("cost_usd"), step["points_used"], step["points_left"], step["tokens"],
-                         step["rejections"], step.get("elapsed_s"), step.get("reasoning_chars"), step.get("hop")))
+                         step["rejections"], step.get("elapsed_s"), step.get("reasoning_chars"), step.get("hop"),
+                         step.get("finish_reason")))
         if texts:
             self.conn.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?)", texts)
-        self.conn.executemany("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+        self.conn.executemany("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
 
     def finish_trajectory(self, trajectory_id: int, result: dict[str, Any], final: bool,
                           steps: list[dict[str, Any]] = ()) -> None:

@@ -5,10 +5,18 @@ bodies, Anthropic's `/v1/messages` (point litellm's `anthropic/…` models at `r
 `brain(request_json, n)` decides each reply; n counts requests so far. Replies are
 built with `tool_reply`, `text_reply`, `error_reply`, `raw_reply`, `anthropic_reply` or
 `anthropic_error`. Every request's body, headers and path are recorded.
+
+The server is strict as real providers are (`strict`, on by default): a conversation whose history
+a provider would refuse gets OpenAI's 400 `invalid_request_error` instead of the brain's reply, and
+lands in `refusals` — a call id used twice, a tool result that answers no call of the assistant
+message before it (or answers one twice), a call left without a result, or an assistant message
+that shows a call twice (as structured `tool_calls` and again as call text in its content). So
+every episode of the suite that talks to this server sends only histories a provider accepts.
 """
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -26,10 +34,11 @@ class Reply:
 
 
 def completion(message: dict[str, Any], prompt_tokens: int = 100, completion_tokens: int = 20, cached: int = 0,
-               model: str = "fake") -> dict[str, Any]:
+               model: str = "fake", finish_reason: str | None = None) -> dict[str, Any]:
+    """A chat completion; `finish_reason` "length" is a reply the completion limit cut off."""
+    finish = finish_reason or ("tool_calls" if message.get("tool_calls") else "stop")
     return {"id": "chatcmpl-test", "object": "chat.completion", "created": 1700000000, "model": model,
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens,
                       "prompt_tokens_details": {"cached_tokens": cached}}}
@@ -49,8 +58,9 @@ def text_reply(text: str | None, reasoning: str | None = None, **usage) -> Reply
     return Reply(body=completion(msg, **usage))
 
 
-def error_reply(status: int, headers: dict[str, str] | None = None, message: str = "injected fault") -> Reply:
-    return Reply(status=status, body={"error": {"message": message, "type": "test", "code": status}},
+def error_reply(status: int, headers: dict[str, str] | None = None, message: str = "injected fault",
+                kind: str = "test", code: Any = None) -> Reply:
+    return Reply(status=status, body={"error": {"message": message, "type": kind, "code": status if code is None else code}},
                  headers=headers or {})
 
 
@@ -81,13 +91,15 @@ def anthropic_error(status: int, message: str = "injected fault", kind: str = "i
 class FakeOpenAI:
     """Serves every POST from `brain` until stopped. Records every request body, header and path."""
 
-    def __init__(self, brain: Callable[[dict[str, Any], int], Reply], latency_s: float = 0.0):
+    def __init__(self, brain: Callable[[dict[str, Any], int], Reply], latency_s: float = 0.0, strict: bool = True):
         """`latency_s`: each reply leaves that long after its request line was read, as a model server's time to
         answer: this server's own work (reading headers and body, the brain, encoding the reply) falls inside it.
         Counted from the end of that work instead, a burst of 64 requests queued behind one another for the GIL
         added 2-5 ms to each call's latency on average, which a benchmark of the client then charged to the client."""
         self.brain = brain
         self.latency_s = latency_s
+        self.strict = strict
+        self.refusals: list[str] = []  # why each refused request was refused (`history_problem`)
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.paths: list[str] = []
@@ -117,7 +129,13 @@ class FakeOpenAI:
                     server.requests.append(body)
                     server.headers.append(dict(self.headers))
                     server.paths.append(self.path)
-                reply = server.brain(body, n)
+                problem = history_problem(body) if server.strict else None
+                if problem is not None:
+                    with server.lock:
+                        server.refusals.append(problem)
+                    reply = error_reply(400, message=problem, kind="invalid_request_error")
+                else:
+                    reply = server.brain(body, n)
                 data = (reply.body if isinstance(reply.body, str) else json.dumps(reply.body)).encode()
                 wait = max(0.0, server.latency_s - (time.monotonic() - self.arrived)) + reply.delay_s
                 if wait:
@@ -162,6 +180,8 @@ class FakeOpenAI:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+        if self.strict and self.refusals and exc[0] is None:
+            raise AssertionError(f"the strict server refused {len(self.refusals)} request(s): {self.refusals[0]}")
 
 
 def seed_of(request: dict[str, Any]) -> str:
@@ -175,3 +195,50 @@ def seed_of(request: dict[str, Any]) -> str:
 def turn_of(request: dict[str, Any]) -> int:
     """How many assistant turns the conversation already has."""
     return sum(1 for m in request["messages"] if m["role"] == "assistant")
+
+
+def history_problem(request: dict[str, Any]) -> str | None:
+    """Why a provider would refuse this request's history, or None: OpenAI's rules for tool calls (ids unique,
+    every call answered once by the tool messages right after it, no result without its call), the same for
+    Anthropic's `tool_use` / `tool_result` ids, and no call shown twice in one assistant message."""
+    from sandbox.agents.textcalls import parse_text_calls
+
+    messages = request.get("messages")
+    if not isinstance(messages, list):
+        return None
+    seen: set[str] = set()
+    open_calls: set[str] = set()
+    for i, m in enumerate(messages):
+        role = m.get("role")
+        if role == "tool":
+            cid = m.get("tool_call_id")
+            if cid not in open_calls:
+                return (f"Invalid parameter: messages[{i}]: a message with role 'tool' must be a response to a preceding "
+                        f"message with 'tool_calls' (tool_call_id {cid!r} answers no open call)")
+            open_calls.discard(cid)
+            continue
+        if open_calls:
+            return (f"An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+                    f"'tool_call_id'. The following tool_call_ids did not have response messages: "
+                    f"{', '.join(sorted(open_calls))} (messages[{i}])")
+        blocks = m.get("content") if isinstance(m.get("content"), list) else []
+        for block in blocks:  # Anthropic shape
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                if block.get("id") in seen:
+                    return f"messages.{i}: `tool_use` ids must be unique (duplicate {block.get('id')!r})"
+                if not re.fullmatch(r"[a-zA-Z0-9_-]+", str(block.get("id"))):
+                    return f"messages.{i}.content.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+                seen.add(block.get("id"))
+        if role != "assistant" or not m.get("tool_calls"):
+            continue
+        for tc in m["tool_calls"]:
+            cid = tc.get("id")
+            if cid in seen:
+                return f"Invalid parameter: Duplicate value for 'tool_call_id' of {cid} in message[{i}]"
+            seen.add(cid)
+            open_calls.add(cid)
+        content = m.get("content")
+        if isinstance(content, str) and parse_text_calls(content):
+            return (f"messages[{i}]: the assistant message shows its calls twice: as 'tool_calls' and as call text "
+                    f"in its content")
+    return None

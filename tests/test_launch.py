@@ -20,7 +20,7 @@ PRICING = '[[pricing]]\nprefix = "test-model"\ninput_per_m = 1.5\noutput_per_m =
 FLAG = {"agent": "--agent", "model": "--model", "base_url": "--base-url", "client": "--client", "ablation": "--ablation",
         "budget": "--budget", "max_turns": "--max-turns", "max_tokens": "--max-tokens-total", "limit": "--limit",
         "ids": "--ids", "question_type": "--question-type", "depth": "--depth", "workers": "--workers",
-        "replicates": "--replicates", "seed": "--seed", "name": "--run"}
+        "replicates": "--replicates", "seed": "--seed", "name": "--run", "local_threads": "--local-threads"}
 
 
 @pytest.fixture(autouse=True)
@@ -65,6 +65,9 @@ COMBINATIONS = {
     "llm, temperature (relaunched)": ({**LLM, "client": "litellm"}, ("--temperature", "0.3"),
                                       {"temperature": 0.3, "text_tools": False}),
     "llm, gold-given, slice": ({**LLM, "ablation": "gold-given", "limit": "4", "replicates": "2"}, (), None),
+    "local model, threads": ({"agent": "llm", "model": "local/smollm2", "local_threads": "2", "workers": "1"}, (), None),
+    "local model, text tools off": ({"agent": "llm", "model": "local/smollm2", "workers": "1"}, ("--no-text-tools",),
+                                    {"text_tools": False, "max_tokens": 256}),
 }
 
 
@@ -79,6 +82,25 @@ def test_the_cli_and_the_form_build_the_same_runspec(combination, data, demo_dir
     assert differ == {}
     if choices["agent"] == "llm":
         assert cli.agent_options["pricing"] == [{"prefix": "test-model", "input_per_m": 1.5, "output_per_m": 6.0}]
+
+
+def test_a_local_model_runs_with_its_own_defaults_unless_the_user_set_them():
+    """`local/smollm2` writes its calls as text: a new run records text tools on (it recorded off, and sent native
+    schemas, whatever the README said); the user's choice wins; other models keep text tools off."""
+    local = run_spec(LaunchRequest(agent="llm", model="local/smollm2")).agent_options
+    assert local["text_tools"] is True and local["max_tokens"] == 256 and "local_threads" not in local
+    chosen = run_spec(LaunchRequest(agent="llm", model="local/smollm2", text_tools=False, max_tokens=512,
+                                    local_threads=3)).agent_options
+    assert chosen["text_tools"] is False and chosen["max_tokens"] == 512 and chosen["local_threads"] == 3
+    assert run_spec(LaunchRequest(agent="llm", model="openai/m")).agent_options["text_tools"] is False
+    args = build_parser().parse_args(["run", "--agent", "llm", "--model", "local/smollm2"])
+    assert args.text_tools is None and args.local_threads is None
+    spec = run_spec(LaunchRequest(agent="llm", model="local/smollm2", local_threads=2))
+    assert "local_threads" not in spec.identity("f")["agent_options"]  # how the server runs, not what the run is
+    with pytest.raises(LaunchError) as refused:
+        run_spec(LaunchRequest(agent="llm", model="openai/m", local_threads=2))
+    assert refused.value.problems == {"local_threads": "local_threads: applies to local/ models only (their server "
+                                                         "runs on this machine)"}
 
 
 def test_a_relaunched_run_keeps_its_recorded_options():

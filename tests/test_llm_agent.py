@@ -151,10 +151,66 @@ async def test_persistent_5xx_ends_as_error(mini_corpus):
     assert traj.termination == "error" and traj.error_kind == "transient_exhausted" and len(srv.requests) == 11
 
 
-async def test_bad_requests_consume_turns_then_error(mini_corpus):
-    traj, ep, srv = await episode(mini_corpus, lambda req, n: error_reply(400, message="bad"))
+async def test_unreadable_replies_consume_turns_then_error(mini_corpus):
+    """A reply without choices may differ next time: it counts as a turn, and five in a row end the episode."""
+    traj, ep, srv = await episode(mini_corpus, lambda req, n: raw_reply('{"object": "chat.completion"}'))
     assert traj.termination == "error" and traj.error_kind == "api_errors" and traj.api_errors == 5
     assert traj.turns == 5 and len(srv.requests) == 5
+
+
+@pytest.mark.parametrize("status", [400, 413, 422])
+async def test_a_refused_request_ends_the_episode_at_once(mini_corpus, status):
+    """The same request would be refused again: sent once, never re-sent, the episode ends `error` with the
+    server's own message (and the runner does not retry the sample either: `refused` is not retryable)."""
+    from sandbox.runner import RETRYABLE
+
+    traj, ep, srv = await episode(mini_corpus, lambda req, n: error_reply(status, message="bad field 'x'"))
+    assert traj.termination == "error" and traj.error_kind == "refused" and traj.error_kind not in RETRYABLE
+    assert len(srv.requests) == 1 and traj.api_errors == 1 and traj.transient_retries == 0
+    assert traj.error == f"HTTP {status}: bad field 'x'"
+    assert [s.kind for s in ep.steps] == ["error"] and "bad field 'x'" in ep.steps[0].text
+
+
+LLAMA_CPP_OVERFLOW = {"code": 400, "message": "the request exceeds the available context size, try increasing it",
+                      "type": "exceed_context_size_error", "n_prompt_tokens": 4133, "n_ctx": 4096}
+
+
+@pytest.mark.parametrize("client", ["native", "litellm"])
+async def test_a_full_context_window_is_named_with_its_turn(mini_corpus, client):
+    """llama.cpp's 400 on a conversation longer than its context: two turns go through, the third is refused once."""
+    def brain(req, n):
+        if turn_of(req) < 2:
+            return tool_reply(("think", {"reasoning": "x" * 10}))
+        return Reply(status=400, body={"error": LLAMA_CPP_OVERFLOW})
+
+    traj, ep, srv = await episode(mini_corpus, brain, client=client)
+    assert len(srv.requests) == 3 and traj.termination == "error" and traj.error_kind == "context_overflow"
+    assert traj.error == ("context window full at turn 3: HTTP 400: the request exceeds the available context size, "
+                          "try increasing it")
+    assert traj.api_errors == 1 and ep.steps[-1].kind == "error" and "context window full at turn 3" in ep.steps[-1].text
+
+
+@pytest.mark.parametrize("body", [{"message": "This model's maximum context length is 4096 tokens. However, you "
+                                              "requested 5000 tokens.", "type": "BadRequestError", "code": 400},
+                                  {"message": "too long", "type": "invalid_request_error",
+                                   "code": "context_length_exceeded"}])
+async def test_overflow_is_recognised_by_code_or_by_vllm_words(mini_corpus, body):
+    traj, ep, srv = await episode(mini_corpus, lambda req, n: Reply(status=400, body={"error": body}))
+    assert traj.error_kind == "context_overflow" and traj.error.startswith("context window full at turn 1: HTTP 400")
+
+
+async def test_a_400_coded_as_a_rate_limit_stays_transient(mini_corpus):
+    traj, ep, srv = await episode(mini_corpus, script(error_reply(400, message="slow down", code="rate_limit_exceeded")))
+    assert traj.termination == "answer" and traj.transient_retries == 1 and traj.api_errors == 0
+
+
+async def test_a_turn_cap_after_failed_turns_says_so(mini_corpus):
+    """Unreadable replies until the turn cap: the trajectory ends at the cap, and says the last turns failed."""
+    traj, ep, srv = await episode(mini_corpus, script(tool_reply(("think", {"reasoning": "x"})),
+                                                      *[raw_reply('{"object": "x"}')] * 5), caps=Caps(max_turns=3))
+    assert traj.termination == "max_turns" and traj.error_kind == "api_errors_at_cap" and traj.api_errors == 2
+    assert traj.error.startswith("the turn cap came after 2 failed model calls in a row")
+    assert [s.kind for s in ep.steps[-2:]] == ["error", "error"]
 
 
 LITELLM_TEXT_TRAPS = ["rate limit 500", "Request too large for model in organization",
@@ -167,8 +223,8 @@ LITELLM_TEXT_TRAPS = ["rate limit 500", "Request too large for model in organiza
 async def test_a_400_is_not_transient_whatever_its_message_says(mini_corpus, message):
     """litellm turns these 400s into RateLimitError/Timeout/InternalServerError by their text; the status decides."""
     traj, ep, srv = await episode(mini_corpus, lambda req, n: error_reply(400, message=message))
-    assert traj.termination == "error" and traj.error_kind == "api_errors"
-    assert traj.api_errors == 5 and traj.transient_retries == 0 and traj.turns == 5 and len(srv.requests) == 5
+    assert traj.termination == "error" and traj.error_kind == "refused"
+    assert traj.api_errors == 1 and traj.transient_retries == 0 and traj.turns == 1 and len(srv.requests) == 1
 
 
 @pytest.mark.parametrize("status", [429, 500, 502, 503, 529])
@@ -197,7 +253,8 @@ async def test_statuses_are_attributed_to_their_own_call_under_concurrency():
                 return i, type(exc)
 
         outcomes = await asyncio.gather(*(one(i) for i in range(20)))
-    assert all(kind is (NonTransientModelError if i % 2 else TransientModelError) for i, kind in outcomes)
+    assert all(issubclass(kind, NonTransientModelError if i % 2 else TransientModelError) for i, kind in outcomes)
+    assert not any(issubclass(kind, NonTransientModelError) for i, kind in outcomes if i % 2 == 0)
 
 
 def test_retry_after_in_seconds_or_as_an_http_date():
@@ -208,9 +265,9 @@ def test_retry_after_in_seconds_or_as_an_http_date():
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
 
 
-async def test_a_persistent_422_is_sent_once_per_turn_and_reads_clearly(mini_corpus):
+async def test_a_persistent_422_is_sent_once_and_reads_clearly(mini_corpus):
     traj, ep, srv = await episode(mini_corpus, lambda req, n: error_reply(422, message="unprocessable"))
-    assert traj.termination == "error" and traj.error_kind == "api_errors" and len(srv.requests) == 5
+    assert traj.termination == "error" and traj.error_kind == "refused" and len(srv.requests) == 1
     assert "422" in traj.error or "Unprocessable" in traj.error
     assert "AttributeError" not in traj.error
 

@@ -150,7 +150,8 @@ async def test_anthropic_errors_are_classified_by_status(mini_corpus, monkeypatc
         anthropic_error(529, "Overloaded", "overloaded_error"), anthropic_error(429, "slow down", "rate_limit_error",
                                                                                {"retry-after": "0"}),
         anthropic_error(400, "rate limit 500: Request too large", "invalid_request_error")))
-    assert traj.termination == "answer" and traj.transient_retries == 2 and traj.api_errors == 1
+    assert traj.termination == "error" and traj.error_kind == "refused" and traj.transient_retries == 2
+    assert traj.api_errors == 1 and traj.error == "HTTP 400: rate limit 500: Request too large"
 
 
 @pytest.mark.parametrize("model,expected", [

@@ -44,9 +44,15 @@ class _Model:
     path = ""
 
 
+class _Threads:
+    n_threads = -1  # llama.cpp's "every core"
+
+
 class CommonParams:
     def __init__(self):
         self.model = _Model()
+        self.cpuparams = _Threads()
+        self.cpuparams_batch = _Threads()
 
 
 class Server:
@@ -55,6 +61,8 @@ class Server:
             raise RuntimeError("llama_model_load: error loading model")
         os.write(1, b"llama_model_loader: loaded meta data with 33 key-value pairs\\n")
         os.write(2, b"prompt eval time =      12.00 ms /    40 tokens\\n")
+        os.write(2, f"system_info: n_threads = {params.cpuparams.n_threads} (n_threads_batch = "
+                    f"{params.cpuparams_batch.n_threads})\\n".encode())
         probe = socket.socket()
         probe.bind(("127.0.0.1", 0))
         self.listening_address = f"http://127.0.0.1:{probe.getsockname()[1]}/"
@@ -96,6 +104,20 @@ def test_the_server_logs_to_a_file_in_the_state_dir_not_to_the_terminal(stand_in
     assert stand_in.serve("smollm2") == url and stand_in._SERVERS["smollm2"] is server  # one server per process
     stand_in.stop(server.process)
     assert server.process.returncode == 0  # it leaves when its stdin closes
+
+
+def test_the_server_computes_on_the_threads_asked_for(stand_in, monkeypatch):
+    """llama.cpp takes every core by default; the server is started on `local_threads`, else one less than the cores."""
+    monkeypatch.setattr(stand_in.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    assert stand_in.default_threads() == 3
+    stand_in.serve("smollm2")
+    assert "n_threads = 3 (n_threads_batch = 3)" in stand_in.server_log("smollm2").read_text()
+    model, options = stand_in.resolve("local/smollm2", {"local_threads": 2, "temperature": 0.1})
+    log = stand_in.server_log("smollm2").read_text()
+    assert "n_threads = 2 (n_threads_batch = 2)" in log  # another thread count: the server was restarted on it
+    assert model == "openai/smollm2" and "local_threads" not in options and options["text_tools"] is True
+    monkeypatch.setattr(stand_in.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert stand_in.default_threads() == 1
 
 
 def test_a_dead_server_is_stopped_before_another_starts(stand_in):

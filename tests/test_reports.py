@@ -261,6 +261,9 @@ def test_an_old_store_opened_read_only_still_reports(tmp_path, panel_db):
     con.execute("ALTER TABLE steps DROP COLUMN reasoning_chars")
     con.execute("ALTER TABLE steps DROP COLUMN hop")
     con.execute("ALTER TABLE runs DROP COLUMN hop_rule")  # what migrations 6 to 10 added
+    con.execute("ALTER TABLE steps DROP COLUMN finish_reason")
+    con.execute("ALTER TABLE trajectories DROP COLUMN cut_off_turns")
+    con.execute("ALTER TABLE trajectories DROP COLUMN lost_calls")  # what the finish_reason migration added
     con.execute("PRAGMA user_version = 5")
     con.commit()
     con.close()

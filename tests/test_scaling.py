@@ -393,10 +393,10 @@ def test_live_call_ids_never_collide_with_the_conversation():
                                                                 {"id": "x", "type": "function"}]}
     turn = unique_ids(AssistantTurn(None, [ToolCall("call_0", "think", {}), ToolCall("x", "think", {})], raw=raw),
                       messages)
-    assert [c.id for c in turn.tool_calls] == ["call_0~2", "x"]
-    assert [c["id"] for c in turn.raw["tool_calls"]] == ["call_0~2", "x"]  # the model's own message agrees
+    assert [c.id for c in turn.tool_calls] == ["call_0-2", "x"]
+    assert [c["id"] for c in turn.raw["tool_calls"]] == ["call_0-2", "x"]  # the model's own message agrees
     same = unique_ids(AssistantTurn(None, [ToolCall("a", "think", {}), ToolCall("a", "think", {})]), [])
-    assert [c.id for c in same.tool_calls] == ["a", "a~2"]
+    assert [c.id for c in same.tool_calls] == ["a", "a-2"]
 
 
 async def test_over_budget_turn_without_a_call_gets_stop_not_the_nudge(mini_corpus):

@@ -34,6 +34,20 @@ class NonTransientModelError(ModelError):
     kind = "api_error"
 
 
+class RefusedRequest(NonTransientModelError):
+    """The server refused the request itself (HTTP 400, 413 or 422, not a rate limit): the same request meets the
+    same refusal, so it is never sent again: the episode ends `error` at once with the server's message.
+    `overflow`: the refusal is a full context window (the conversation no longer fits the model)."""
+
+    kind = "refused"
+
+    def __init__(self, message: str, overflow: bool = False):
+        super().__init__(message)
+        self.overflow = overflow
+        if overflow:
+            self.kind = "context_overflow"
+
+
 class InfrastructureError(ModelError):
     """Authentication, a missing model, persistent server failure: end the attempt; the runner retries the sample."""
 

@@ -66,7 +66,8 @@ class ContinuationAgent:
 
 
 def unique_ids(turn: AssistantTurn, messages: list[dict[str, Any]]) -> AssistantTurn:
-    """The turn with every call id the conversation already holds (or the turn repeats) renamed `<id>~<n>`.
+    """The turn with every call id the conversation already holds (or the turn repeats) renamed `<id>-<n>` (letters,
+    digits, `_` and `-` only: Anthropic refuses a `tool_use` id with any other character).
 
     The provider-native message (`raw`), when it lists the calls, is renamed alike, so tool results
     still answer the ids the model's own message carries.
@@ -78,7 +79,7 @@ def unique_ids(turn: AssistantTurn, messages: list[dict[str, Any]]) -> Assistant
         new, n = c.id, 1
         while new in taken:
             n += 1
-            new = f"{c.id}~{n}"
+            new = f"{c.id}-{n}"
         taken.add(new)
         if new != c.id:
             renamed[i] = new

@@ -10,6 +10,7 @@ message text.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +23,8 @@ from sandbox.agents.native import NativeClient, base_url_for
 from sandbox.agents.presets import DEFAULT_MAX_TOKENS, preset_for
 from sandbox.agents.replies import (EMPTY_USAGE, NO_KEY, classify, compact, decode_arguments, litellm_message,
                                      litellm_usage, lost_response, read_usage, refused_locally, reply_outcome, scrub)
-from sandbox.agents.textcalls import parse_text_calls
+from sandbox.agents.continuation import unique_ids
+from sandbox.agents.textcalls import TextCalls, cut_off_call, find_text_calls, prose
 from sandbox.agents.wire import Clients, Wire, recording
 from sandbox.pricing import Price, cost, price_for
 from sandbox.records import AssistantTurn, ToolCall
@@ -227,7 +229,7 @@ class LLMAgent:
             what = "no response" if response is None else "a response without choices"
             raise NonTransientModelError(f"the provider returned {what} (HTTP {wire.status})")
         try:
-            return self.parse(response)
+            return unique_ids(self.parse(response), messages)
         except ModelError:
             raise
         except Exception as exc:  # a response we cannot read is the provider's fault, not a turn
@@ -247,7 +249,8 @@ class LLMAgent:
         if isinstance(outcome, ModelError):
             raise outcome
         try:
-            return self.turn(outcome["choices"][0]["message"], outcome.get("usage"))
+            choice = outcome["choices"][0]
+            return unique_ids(self.turn(choice["message"], outcome.get("usage"), choice.get("finish_reason")), messages)
         except ModelError:
             raise
         except Exception as exc:
@@ -277,10 +280,19 @@ class LLMAgent:
 
     def parse(self, response: Any) -> AssistantTurn:
         """A litellm response, read as the native client reads the server's JSON."""
-        return self.turn(litellm_message(response.choices[0].message), litellm_usage(response))
+        choice = response.choices[0]
+        return self.turn(litellm_message(choice.message), litellm_usage(response), getattr(choice, "finish_reason", None))
 
-    def turn(self, msg: dict[str, Any], usage: dict[str, Any] | None) -> AssistantTurn:
-        """Text, tool calls (native, else parsed from the text), usage and cost of one OpenAI-shaped message."""
+    def turn(self, msg: dict[str, Any], usage: dict[str, Any] | None, finish_reason: str | None = None) -> AssistantTurn:
+        """Text, tool calls (native, else parsed from the text), usage and cost of one OpenAI-shaped message.
+
+        `raw`, the message the history sends back, shows each call once, in the client's own form:
+        in text-tool mode the text (native calls written into it as `<tool_call>` blocks), in native
+        mode the structured calls, with the text they were parsed from (and a call cut off mid-way)
+        taken out of the prose. `text` keeps the reply verbatim for the stepper either way. A reply
+        cut off by the completion limit (`finish_reason` "length") inside a call keeps that fragment
+        as `cut_off`: the episode shows and counts it instead of dropping it silently.
+        """
         content = msg.get("content") if isinstance(msg.get("content"), str) else None
         reasoning = msg.get("reasoning_content") or msg.get("reasoning") or None
         if not isinstance(reasoning, str):
@@ -289,17 +301,39 @@ class LLMAgent:
         for i, tc in enumerate(msg.get("tool_calls") or []):
             fn = tc.get("function") or {}
             calls.append(ToolCall(tc.get("id") or f"call_{i}", fn.get("name") or "", decode_arguments(fn.get("arguments"))))
+        native_calls = bool(calls)
+        found = TextCalls()
+        if content:  # with native calls too: a server may return them both parsed and still written in the text
+            found = find_text_calls(content)
+            if not calls:
+                calls = found.calls
+        cut = None
+        cut_span: list[tuple[int, int]] = []
+        if finish_reason == "length":
+            if native_calls and isinstance(calls[-1].args, dict) and set(calls[-1].args) == {"_raw"}:
+                lost = calls.pop()  # its arguments end mid-way: not a call to run with `{"_raw": …}`
+                cut = f"{lost.name}({lost.args['_raw']}"
+            elif not native_calls:
+                fragment = cut_off_call(content, found.spans)
+                if fragment is not None:
+                    cut = fragment[0]
+                    cut_span = [(fragment[1], len(content or ""))]
         text = merge_reasoning(content, reasoning)
-        if not calls and content:
-            calls = parse_text_calls(content)
         read = read_usage(compact(usage) if usage is not None else EMPTY_USAGE)
         priced = cost(self.price, read)
         raw: dict[str, Any] = {"role": "assistant", "content": content}
         if self.text_tools:
-            raw = {"role": "assistant", "content": content or ""}
-        elif calls:
-            raw["tool_calls"] = [{"id": c.id, "type": "function",
-                                  "function": {"name": c.name, "arguments": arguments_json(c.args)}} for c in calls]
+            written = native_calls and not found.calls  # calls that came only as tool_calls: written into the text
+            raw = {"role": "assistant", "content": with_tagged_calls(content, calls if written else [])}
+        else:
+            if content and (found.spans or cut_span):
+                kept = prose(content, found.spans + cut_span)
+                raw["content"] = kept or (None if calls else content)
+            if calls:
+                raw["tool_calls"] = [{"id": c.id, "type": "function",
+                                      "function": {"name": c.name, "arguments": arguments_json(c.args)}} for c in calls]
+            elif raw["content"] is None:  # a lone call cut off mid-way: an assistant message needs some content
+                raw["content"] = ""
         if not self.text_tools:
             thinking = msg.get("thinking_blocks")
             if thinking:  # Anthropic: signed thinking blocks must be replayed with a tool_use when thinking is on
@@ -307,7 +341,17 @@ class LLMAgent:
             elif reasoning:
                 raw["reasoning_content"] = reasoning
         return AssistantTurn(text=text, tool_calls=calls, usage=read, raw=raw,
-                             cost_usd=priced["total_usd"] if priced else None, reasoning=reasoning)
+                             cost_usd=priced["total_usd"] if priced else None, reasoning=reasoning,
+                             finish_reason=finish_reason if isinstance(finish_reason, str) else None, cut_off=cut)
+
+
+def with_tagged_calls(content: str | None, calls: list[ToolCall]) -> str:
+    """Text-tool history for a reply whose calls came as structured `tool_calls` (a server that parses them out
+    of the text): the calls written back as the `<tool_call>` blocks the prompt asks for, so the model sees
+    each call it made once, as text, beside the results that answer it."""
+    blocks = [f'<tool_call>{{"name": {json.dumps(c.name)}, "arguments": {arguments_json(c.args)}}}</tool_call>'
+              for c in calls]
+    return "\n".join([content, *blocks] if content else blocks)
 
 
 def text_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

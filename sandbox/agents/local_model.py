@@ -34,6 +34,7 @@ class LocalServer:
     process: subprocess.Popen
     url: str  # the OpenAI-compatible base URL (…/v1)
     log: Path
+    threads: int = 0  # the threads it computes on
 
 
 _SERVERS: dict[str, LocalServer] = {}
@@ -79,20 +80,32 @@ def server_log(name: str) -> Path:
     return Path(platformdirs.user_log_dir(APP)) / f"local-{name}.log"
 
 
-def serve(name: str, n_ctx: int = 8192) -> str:
-    """The base URL of a running server for `name`, starting it on first use, and again when it has died (the
-    dead one's pipes closed first, by `stop`)."""
+def default_threads() -> int:
+    """One less than the cores this process may use (at least one): llama.cpp's own default takes every core,
+    which on a shared machine starves everything else, the workbench's own event loop included."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
+def serve(name: str, n_ctx: int = 8192, threads: int | None = None) -> str:
+    """The base URL of a running server for `name` on `threads` threads (default: `default_threads`), starting it
+    on first use, and again when it has died (the dead one's pipes closed first, by `stop`) or runs on another
+    thread count."""
+    threads = threads or default_threads()
     with _LOCK:
         running = _SERVERS.get(name)
         if running is not None:
-            if running.process.poll() is None:
+            if running.process.poll() is None and running.threads == threads:
                 return running.url
             stop(_SERVERS.pop(name).process)
         path = check_installed(name)
-        argv = [sys.executable, "-m", "sandbox.agents.local_server", str(path), str(n_ctx)]
+        argv = [sys.executable, "-m", "sandbox.agents.local_server", str(path), str(n_ctx), str(threads)]
         log = server_log(name)
         process, address = start_logged(argv, log, START_TIMEOUT_S, env=_child_env())
-        _SERVERS[name] = LocalServer(process, address.rstrip("/") + "/v1", log)
+        _SERVERS[name] = LocalServer(process, address.rstrip("/") + "/v1", log, threads)
         return _SERVERS[name].url
 
 
@@ -170,12 +183,30 @@ def litellm_name(model: str) -> str:
     return f"openai/{model[len(LOCAL_PREFIX):]}" if model.startswith(LOCAL_PREFIX) else model
 
 
+# What a local model runs with unless the user set the option: text tools (SmolLM2's chat template leaves native
+# schemas out of the prompt: 749 prompt tokens with them, 863 with the tools described as text), a short completion
+# limit
+LOCAL_DEFAULTS = {"text_tools": True, "max_tokens": 256}
+# The agent options that only say how the local server runs (not what the run is): never part of a run's identity
+LOCAL_EXECUTION = ("local_threads",)
+
+
+def agent_defaults(model: str | None) -> dict:
+    """The agent options a model's runs take unless the user sets them: a local model's `LOCAL_DEFAULTS`; text
+    tools off for any other (what `--text-tools` not given means). The launch service records them, so a run's
+    options say what it ran with."""
+    if model and model.startswith(LOCAL_PREFIX):
+        return dict(LOCAL_DEFAULTS)
+    return {"text_tools": False}
+
+
 def resolve(model: str, options: dict) -> tuple[str, dict]:
-    """`local/NAME` → (`openai/NAME`, options pointing at its server, text tools on); other models unchanged."""
+    """`local/NAME` → (`openai/NAME`, options pointing at its server started on `local_threads` threads, the
+    local defaults where the options do not say); other models unchanged."""
     if not model.startswith(LOCAL_PREFIX):
         return model, options
-    resolved = dict(options)
-    resolved["base_url"] = serve(model[len(LOCAL_PREFIX):])
-    resolved.setdefault("text_tools", True)
-    resolved.setdefault("max_tokens", 256)
+    resolved = {k: v for k, v in options.items() if k not in LOCAL_EXECUTION}
+    resolved["base_url"] = serve(model[len(LOCAL_PREFIX):], threads=options.get("local_threads"))
+    for key, value in LOCAL_DEFAULTS.items():
+        resolved.setdefault(key, value)
     return litellm_name(model), resolved

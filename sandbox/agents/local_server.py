@@ -6,7 +6,7 @@ middle of a run's progress. Here the parent opens the log file as this process's
 its stdout there too, keeping a duplicate of the original stdout (a pipe to the parent) for one line: the server's
 address, once it listens.
 
-    python -m sandbox.agents.local_server MODEL.gguf N_CTX
+    python -m sandbox.agents.local_server MODEL.gguf N_CTX [N_THREADS]
 
 serves until its stdin closes (the parent exited, or stopped it).
 """
@@ -26,13 +26,17 @@ def report_channel() -> TextIO:
     return channel
 
 
-def start(model_path: str, n_ctx: int):
-    """The xllamacpp server for `model_path` on a free port of 127.0.0.1, one request at a time."""
+def start(model_path: str, n_ctx: int, threads: int | None = None):
+    """The xllamacpp server for `model_path` on a free port of 127.0.0.1, one request at a time, computing on
+    `threads` threads (llama.cpp's default takes every core; prompt and generation alike)."""
     import xllamacpp
 
     params = xllamacpp.CommonParams()
     params.model.path = model_path
     params.n_ctx = n_ctx
+    if threads is not None:
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
     params.use_jinja = True
     params.port = 0
     params.hostnames = ["127.0.0.1"]
@@ -41,9 +45,11 @@ def start(model_path: str, n_ctx: int):
 
 
 def main(argv: list[str] | None = None) -> int:
-    model_path, n_ctx = (argv if argv is not None else sys.argv[1:])[:2]
+    args = argv if argv is not None else sys.argv[1:]
+    model_path, n_ctx = args[:2]
+    threads = int(args[2]) if len(args) > 2 else None
     channel = report_channel()
-    server = start(model_path, int(n_ctx))
+    server = start(model_path, int(n_ctx), threads)
     channel.write(server.listening_address.rstrip("/") + "\n")
     channel.close()
     sys.stdin.read()  # blocks until the parent closes the pipe (or dies); the server lives as long as this process

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
-from sandbox.agents.base import InfrastructureError, ModelError, NonTransientModelError, TransientModelError
+from sandbox.agents.base import (InfrastructureError, ModelError, NonTransientModelError, RefusedRequest,
+                                 TransientModelError)
 from sandbox.agents.litellm_import import litellm_module, loaded_litellm
 from sandbox.agents.wire import Wire, parse_retry_after, status_in_chain
 from sandbox.records import Usage
@@ -60,7 +62,7 @@ def reply_outcome(status: int, retry_after: str | None, body: bytes, secret: str
     """
     if status >= 400:
         message = scrub(f"HTTP {status}: {error_detail(body)}", secret)
-        return status_error(status, message, parse_retry_after(retry_after))
+        return status_error(status, message, parse_retry_after(retry_after), body)
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError):
@@ -72,14 +74,42 @@ def reply_outcome(status: int, retry_after: str | None, body: bytes, secret: str
     return data
 
 
-def status_error(status: int, message: str, retry_after: float | None) -> ModelError:
-    """What an error status amounts to, alone, from either client: 408, 429 and 5xx are transient (waiting
-    Retry-After), 401/403/404 infrastructure, any other 4xx counts as a turn."""
+def status_error(status: int, message: str, retry_after: float | None, body: bytes | None = None) -> ModelError:
+    """What an error status amounts to, from either client: 408, 429 and 5xx are transient (waiting Retry-After),
+    401/403/404 infrastructure; 400, 413 and 422 a refusal of the request itself (`RefusedRequest`: sending it
+    again meets the same answer) unless the body's error code says rate limit (a provider that sends its rate
+    limit as a 400: transient); any other 4xx counts as a turn."""
     if status in (408, 429) or status >= 500:
         return TransientModelError(message, retry_after=retry_after)
     if status in (401, 403, 404):
         return InfrastructureError(message)
+    if status in REFUSED:
+        codes = error_codes(body)
+        if any("rate_limit" in code for code in codes):
+            return TransientModelError(message, retry_after=retry_after)
+        return RefusedRequest(message, overflow=bool(codes & OVERFLOW_CODES) or bool(OVERFLOW_WORDS.search(message)))
     return NonTransientModelError(message)
+
+
+REFUSED = (400, 413, 422)  # the request itself is refused: the same request gets the same answer
+# How servers name a full context window: OpenAI's and vLLM's code, llama.cpp's type, and the words of the messages
+# of those that send no code (vLLM "maximum context length", llama.cpp "exceeds the available context size",
+# Anthropic "prompt is too long"). The words only name the refusal; what the episode does is decided by the status.
+OVERFLOW_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error", "context_window_exceeded"})
+OVERFLOW_WORDS = re.compile(r"context (length|size|window)|maximum context|prompt is too long|too many (input )?tokens",
+                            re.I)
+
+
+def error_codes(body: bytes | None) -> set[str]:
+    """The machine-readable `code` and `type` of an error body (`{"error": {"code": …, "type": …}}`), lower case."""
+    try:
+        data = json.loads(body) if body else None
+    except (ValueError, UnicodeDecodeError):
+        return set()
+    err = data.get("error", data) if isinstance(data, dict) else None
+    if not isinstance(err, dict):
+        return set()
+    return {str(err[k]).lower() for k in ("code", "type") if isinstance(err.get(k), str)}
 
 
 def error_detail(body: bytes) -> str:
@@ -210,7 +240,7 @@ def classify(exc: Exception, secret: str | None = None, wire: Wire | None = None
         status, headers = status_in_chain(exc)
         retry_after = parse_retry_after(headers.get("retry-after")) if headers is not None else None
     if status is not None and status >= 400:
-        return status_error(status, f"HTTP {status}: {message}", retry_after)
+        return status_error(status, f"HTTP {status}: {message}", retry_after, wire.body if wire is not None else None)
     transport = tuple(getattr(litellm, name) for name in TRANSPORT_FAILURES)
     if isinstance(exc, (*transport, asyncio.TimeoutError, TimeoutError, ConnectionError)):
         return TransientModelError(message)

@@ -2,11 +2,18 @@
 
 Pattern families in priority order; the first that yields a valid call wins (bare JSON
 and whole-line Python calls are one family). Only known tool names are accepted.
+
+Each call found keeps the span of text it was read from (`TextCalls.spans`), so a client that
+sends the calls back as structured `tool_calls` can send the prose without them (a provider
+would otherwise see every call twice: `prose`). A reply cut off by the completion limit may
+end inside a call that no pattern can read; `cut_off_call` finds that fragment, so it is shown
+and counted rather than silently dropped.
 """
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.records import TOOL_NAMES, ToolCall
@@ -22,27 +29,7 @@ _PY_LIST = re.compile(r"\[\s*(\w+\(.*?\)(?:\s*,\s*\w+\(.*?\))*)\s*\]", re.S)
 
 def _json_objects(text: str) -> list[str]:
     """Balanced `{…}` substrings (one level of nesting is enough for {"name", "arguments": {…}})."""
-    out, depth, start = [], 0, -1
-    in_str = esc = False
-    for i, ch in enumerate(text):
-        if in_str:
-            esc = (ch == "\\") and not esc
-            if ch == '"' and not esc:
-                in_str = False
-            elif ch != "\\":
-                esc = False
-            continue
-        if ch == '"':
-            in_str = True
-        elif ch == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                out.append(text[start:i + 1])
-    return out
+    return [text[a:b] for a, b in _json_spans(text)]
 
 
 def _from_json(blob: str) -> tuple[str, Any] | None:
@@ -85,23 +72,162 @@ def _split_calls(body: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+@dataclass
+class TextCalls:
+    """The calls read from a reply's text and the (start, end) spans of text they were read from."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)
+
+
 def parse_text_calls(text: str | None) -> list[ToolCall]:
     """Every call the text expresses, by the first pattern family that finds one; ids `text_1`, `text_2`, …."""
+    return find_text_calls(text).calls
+
+
+def find_text_calls(text: str | None) -> TextCalls:
+    """`parse_text_calls` with the spans of text each family consumed (a fence or tag block as a whole)."""
     if not text:
-        return []
-    families = [
-        lambda: [_from_json(b) for b in _TAGGED.findall(text)],
-        lambda: [_from_json(o) for b in _FENCED_JSON.findall(text) for o in _json_objects(b)],
-        lambda: [_from_python(line) for b in _FENCED_CODE.findall(text) for line in b.splitlines()],
-        lambda: [_channel(name, args) for name, args in _CHANNEL.findall(text)],
-        lambda: [_from_json(o) for o in _json_objects(text)] or [_from_python(line) for line in text.splitlines()],
-        lambda: [_from_python(c) for m in _PY_LIST.findall(text) for c in _split_calls(m)],
-    ]
-    for family in families:
-        found = [c for c in family() if c is not None]
+        return TextCalls()
+
+    def tagged():
+        return [(_from_json(m.group(1)), m.span()) for m in _TAGGED.finditer(text)]
+
+    def fenced_json():
+        out = []
+        for m in _FENCED_JSON.finditer(text):
+            found = [_from_json(o) for o in _json_objects(m.group(1))]
+            out += [(c, m.span()) for c in found]
+        return out
+
+    def fenced_code():
+        return [(_from_python(line), m.span()) for m in _FENCED_CODE.finditer(text) for line in m.group(1).splitlines()]
+
+    def channel():
+        return [(_channel(m.group(1), m.group(2)), m.span()) for m in _CHANNEL.finditer(text)]
+
+    def bare():
+        found = [(_from_json(text[a:b]), (a, b)) for a, b in _json_spans(text)]
+        if any(c is not None for c, _ in found):
+            return found
+        return [(_from_python(line), span) for line, span in _lines(text)]
+
+    def python_list():
+        return [(_from_python(c), m.span()) for m in _PY_LIST.finditer(text) for c in _split_calls(m.group(1))]
+
+    for family in (tagged, fenced_json, fenced_code, channel, bare, python_list):
+        found = [(c, span) for c, span in family() if c is not None]
         if found:
-            return [ToolCall(f"text_{i}", name, args) for i, (name, args) in enumerate(found, 1)]
-    return []
+            calls = [ToolCall(f"text_{i}", name, args) for i, ((name, args), _) in enumerate(found, 1)]
+            return TextCalls(calls, sorted(set(span for _, span in found)))
+    return TextCalls()
+
+
+def prose(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text without the given spans (the calls it wrote), blank runs left by them closed up."""
+    out, at = [], 0
+    for a, b in sorted(spans):
+        if a >= at:
+            out.append(text[at:a])
+            at = b
+    out.append(text[at:])
+    return re.sub(r"\n{3,}", "\n\n", "".join(out)).strip()
+
+
+_CALL_START = re.compile(r"<tool_call>|```(?:tool_call|json|tool_code)\b|<\|channel\|>")
+
+
+def cut_off_call(text: str | None, spans: list[tuple[int, int]] = ()) -> tuple[str, int] | None:
+    """The unfinished call a reply cut off by the completion limit ends with: (the fragment, where it starts), or
+    None. A fragment is what follows the last opening of a call (a `<tool_call>` tag, a tool fence, a channel
+    header, or a top-level `{` that names a tool) outside the calls already read; it must not be complete."""
+    if not text:
+        return None
+    read_to = max((b for _, b in spans), default=0)
+    tail = text[read_to:]
+    starts = [m.start() for m in _CALL_START.finditer(tail)]
+    brace = _open_brace(tail)
+    if brace is not None:
+        starts.append(brace)
+    line = _open_python_call(tail)
+    if line is not None:
+        starts.append(line)
+    if not starts:
+        return None
+    start = min(starts)
+    fragment = tail[start:].strip()
+    if not fragment or find_text_calls(fragment).calls:
+        return None
+    return fragment, read_to + start
+
+
+def _open_brace(text: str) -> int | None:
+    """Where a top-level `{` opens that never closes and whose text names a tool (`"name": "read_section"`)."""
+    depth, start = 0, None
+    in_str = esc = False
+    for i, ch in enumerate(text):
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+    if depth == 0 or start is None:
+        return None
+    return start if any(f'"{name}"' in text[start:] for name in TOOL_NAMES) else None
+
+
+def _open_python_call(text: str) -> int | None:
+    """Where the last line starts when it opens a call to a known tool (`read_section(paper_id="…`) left unclosed."""
+    last = text.rstrip("\n").rsplit("\n", 1)[-1]
+    m = re.match(r"\s*(\w+)\(", last)
+    if m is None or m.group(1) not in TOOL_NAMES or _PY_CALL.match(last):
+        return None
+    return len(text.rstrip("\n")) - len(last)
+
+
+def _json_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each balanced top-level `{…}` (as `_json_objects` finds them)."""
+    out, depth, start = [], 0, -1
+    in_str = esc = False
+    for i, ch in enumerate(text):
+        if in_str:
+            esc = (ch == "\\") and not esc
+            if ch == '"' and not esc:
+                in_str = False
+            elif ch != "\\":
+                esc = False
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                out.append((start, i + 1))
+    return out
+
+
+def _lines(text: str) -> list[tuple[str, tuple[int, int]]]:
+    """Each line with its span."""
+    out, at = [], 0
+    for line in text.split("\n"):
+        out.append((line, (at, at + len(line))))
+        at += len(line) + 1
+    return out
 
 
 def _channel(name: str, args: str) -> tuple[str, Any] | None:

@@ -232,3 +232,29 @@ def test_the_notes_of_a_play_session_count_in_english():
     from workbench.views.play import session_notes
 
     assert session_notes(plan)[0].startswith("left out 1 item you played before: b")
+
+
+async def test_the_threads_field_opens_for_a_local_model_and_reaches_the_run(seeded):
+    """Threads: a local/ model's server threads, disabled for any other model; typed, it is the run's option."""
+    from textual.widgets import Select
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, LaunchScreen)
+        threads = form.query_one("#local_threads", Input)
+        assert threads.disabled
+        form.query_one("#agent", Select).value = "llm"
+        form.query_one("#model", Input).value = "openai/gpt-4.1"
+        await pilot.pause()
+        assert threads.disabled
+        form.query_one("#model", Input).value = "local/smollm2"
+        await pilot.pause()
+        assert not threads.disabled
+        threads.value = "2"
+        await pilot.pause()
+        options = form.result.spec.agent_options
+        assert options["local_threads"] == 2 and options["text_tools"] is True

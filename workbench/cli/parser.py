@@ -262,7 +262,11 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     llm.add_argument("--reasoning-effort", type=_effort,
                      help="none|minimal|low|medium|high; for Anthropic models also a number of thinking tokens "
                           "(below --max-tokens)")
-    llm.add_argument("--text-tools", action="store_true", help="tools described in the prompt, calls parsed from text")
+    llm.add_argument("--text-tools", action=argparse.BooleanOptionalAction, default=None,
+                     help="tools described in the prompt, calls parsed from text (default: the model's own: on for "
+                          "local/ models, off for the rest; --no-text-tools turns it off)")
+    llm.add_argument("--local-threads", type=_bounded("local_threads"),
+                     help="threads of a local/ model's server (default: one less than the cores)")
     llm.add_argument("--timeout", type=_real("timeout"), help="seconds per model call (default 600)")
     llm.add_argument("--client", choices=("auto", "native", "litellm"),
                      help="who sends the calls: native (a pooled HTTP client, for OpenAI-compatible servers: openai/…, "

@@ -175,6 +175,11 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
     for row in compare_rows(cmp):
         table.add_row(*map(Text, row))
     out.print(table)
+    from workbench.views.compare import token_line
+
+    tokens = token_line(cmp)
+    if tokens:
+        out.print(tokens, markup=False)
     out.print(compare_legend(cmp), markup=False, style="dim")
     agree = " · ".join(f"{AGREEMENT_LABELS[k]} {v['n']}" for k, v in cmp["agreement"].items())
     out.print(f"agreement: {agree}", markup=False)

@@ -40,6 +40,7 @@ def launch_request(args: argparse.Namespace) -> LaunchRequest:
         client=args.client, api_key_env=args.api_key_env, env_file=args.env_file, temperature=args.temperature,
         top_p=args.top_p, top_k=args.top_k, max_tokens=args.max_tokens, reasoning_effort=args.reasoning_effort,
         text_tools=args.text_tools, timeout=args.timeout, concurrency=args.concurrency, rpm=args.rpm,
+        local_threads=getattr(args, "local_threads", None),
         ablation=args.ablation, budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total,
         workers=args.workers, replicates=args.replicates, seed=args.seed, ids=_item_ids(args.ids),
         question_type=args.question_type, depth=args.depth, limit=args.limit, max_run_tokens=args.max_run_tokens,

@@ -25,11 +25,11 @@ DEPTHS = (1, 2)
 
 # The settings only the LLM agent reads, in the order a refusal names them, and the agent option each records
 LLM_SETTINGS = ("model", "base_url", "api_key_env", "env_file", "temperature", "top_p", "top_k", "max_tokens",
-                "reasoning_effort", "text_tools", "timeout", "concurrency", "rpm", "client", "options")
+                "reasoning_effort", "text_tools", "timeout", "concurrency", "rpm", "client", "local_threads", "options")
 RECORDED = {"base_url": "base_url", "api_key_env": "api_key_env", "temperature": "temperature", "top_p": "top_p",
             "top_k": "top_k", "max_tokens": "max_tokens", "reasoning_effort": "reasoning_effort",
             "text_tools": "text_tools", "timeout": "timeout_s", "concurrency": "concurrency", "rpm": "rpm",
-            "client": "client"}
+            "client": "client", "local_threads": "local_threads"}
 
 
 @dataclass(frozen=True)
@@ -53,11 +53,13 @@ class LaunchRequest:
     top_k: int | None = None
     max_tokens: int | None = None  # per model call
     reasoning_effort: str | None = None
-    text_tools: bool | None = None  # False is recorded as chosen (the CLI's flag is always False or True)
+    text_tools: bool | None = None  # None: the model's default (`agent_defaults`: text tools for a local model)
     timeout: float | None = None
     concurrency: int | None = None
     rpm: float | None = None
+    local_threads: int | None = None  # a local/ model's server threads (None: one less than the cores)
     options: Mapping[str, Any] = field(default_factory=dict)
+    relaunch: bool = False  # `options` are a stored run's, as recorded: the model's defaults are not added to them
     ablation: str = "full"
     budget: int = Caps.budget
     max_turns: int = Caps.max_turns
@@ -133,6 +135,8 @@ def request_problems(request: LaunchRequest, names: Mapping[str, str]) -> dict[s
             say("base_url", "must start with http:// or https://")
         if request.client is not None and request.client not in CLIENTS:
             say("client", f"unknown '{request.client}'")
+        if request.local_threads is not None and not (request.model or "").startswith("local/"):
+            say("local_threads", "applies to local/ models only (their server runs on this machine)")
     if request.ablation not in ABLATIONS:
         say("ablation", f"unknown '{request.ablation}'")
     if request.question_type is not None and request.question_type not in QUESTION_TYPES:
@@ -187,9 +191,14 @@ def llm_options(request: LaunchRequest, problems: dict[str, str], names: Mapping
     same wherever it was started. A broken config file or a dollar limit without prices is added to `problems`."""
     from workbench.service.config import ConfigFileError, pricing_overrides
 
+    from sandbox.agents.local_model import agent_defaults
+
     options: dict[str, Any] = dict(request.options)
     options.update({recorded: getattr(request, key) for key, recorded in RECORDED.items()
                     if getattr(request, key) is not None})
+    if not request.relaunch:  # a new run: the model's defaults where the user set nothing (a relaunch keeps its own)
+        for key, value in agent_defaults(request.model).items():
+            options.setdefault(key, value)
     if "pricing" not in options:
         try:
             pricing = pricing_overrides()

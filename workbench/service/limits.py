@@ -21,6 +21,7 @@ RUN_BOUNDS: dict[str, tuple[int, int]] = {
     "concurrency": (1, 10_000),
     "max_run_tokens": (0, 2**62),
     "top_k": (1, 1_000_000),
+    "local_threads": (1, 4_096),  # the local model server's threads
 }
 # name → (lowest, highest, whether the lowest itself is allowed): the ranges providers accept for sampling, and
 # positive seconds, rates and dollars (a NaN or an infinity is never a setting)

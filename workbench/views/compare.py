@@ -69,6 +69,19 @@ def compare_heading(cmp: dict[str, Any]) -> str:
     return f"A = {who('a')} · B = {who('b')} · {cmp['n_common']} common items (replicate 0){extra}"
 
 
+def token_line(cmp: dict[str, Any]) -> str | None:
+    """'tokens per trajectory, the protocol's count (prompt incl. cache reads; cache hit): A 220 (1,000; 80.0%) ·
+    B 1,020 (1,000; 0.0%)', or None when neither run measured tokens: the tokens row is the protocol's count, which
+    leaves cache reads out, so what each server's cache held is shown beside it."""
+    tokens = cmp.get("tokens") or {}
+    sides = [(side.upper(), tokens.get(side) or {}) for side in ("a", "b")]
+    if all(t.get("prompt_incl_cache") is None for _, t in sides):
+        return None
+    cells = [f"{side} {num(t.get('protocol'), 0)} ({num(t.get('prompt_incl_cache'), 0)}; {pct(t.get('cache_hit_rate'))})"
+             for side, t in sides]
+    return "tokens per trajectory, the protocol's count (prompt incl. cache reads; cache hit): " + " · ".join(cells)
+
+
 def compare_legend(cmp: dict[str, Any]) -> str:
     m = (cmp.get("holm") or {}).get("m")
     return (f"n: the items each row is on. Δ intervals: paired bootstrap over the common items (B = "

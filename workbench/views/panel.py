@@ -55,6 +55,21 @@ def panel_title(panel: dict[str, Any], n_runs: int) -> str:
             + (" · * best, p < 0.05 vs the runner-up" if panel.get("best") else ""))
 
 
+def error_line(errors: dict[str, Any] | None) -> str | None:
+    """'2 of 60 ended in error (3.3%) · 5 of 60 met an API error (8.3%) · 3 replies cut off, 1 call lost', or None
+    when a run met no error at all (the panel's cells say nothing about failures)."""
+    if not errors:
+        return None
+    ended, met, cut = errors.get("error") or [0, 0], errors.get("api_error") or [0, 0], errors.get("cut_off") or {}
+    if not (ended[0] or met[0] or cut.get("turns")):
+        return None
+    parts = [f"{ended[0]:g} of {ended[1]} ended in error ({pct(ended[0] / ended[1] if ended[1] else None)})",
+             f"{met[0]:g} of {met[1]} met an API error ({pct(met[0] / met[1] if met[1] else None)})"]
+    if cut.get("turns"):
+        parts.append(f"{counted(cut['turns'], 'reply', 'replies')} cut off, {counted(cut['calls_lost'], 'call')} lost")
+    return " · ".join(parts)
+
+
 def panel_stat_lines(panel: dict[str, Any]) -> list[str]:
     """Cronbach's α (items as components), the item-total correlations and each run's run-to-run spread (Table 17)."""
     lines = []
@@ -71,6 +86,10 @@ def panel_stat_lines(panel: dict[str, Any]) -> list[str]:
         lines.append(f"corrected item-total correlation (across runs): {len(valued)} items with a value, "
                      f"{len(negative)} negative" + (": " + ", ".join(f"{k} {v:+.2f}" for v, k in negative[:5])
                                                     + (" …" if len(negative) > 5 else "") if negative else ""))
+    for r in panel["rows"]:
+        line = error_line(r.get("errors"))
+        if line:
+            lines.append(f"{r['run']}: {line}")
     for name, spread in (panel.get("replicates") or {}).items():
         if spread:
             lines.append(f"replicates of {name}: mean {pct(spread['mean'])}, run-to-run SD (population, Table 17) "

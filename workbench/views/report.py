@@ -24,6 +24,8 @@ def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     rows.append(("tool use", "calls per turn", "", "", num(a["tool_use"]["calls_per_turn"])))
     r = a["resource"]
     rows.append(("resource", "avg tokens", "", "", num(r["avg_tokens"], 0)))
+    if r.get("avg_prompt_tokens") is not None:  # beside the protocol's count: what was sent, cache reads included
+        rows.append(("", "avg prompt tokens incl. cache reads", "", "", num(r["avg_prompt_tokens"], 0)))
     rows.append(("", "avg turns", "", "", num(r["avg_turns"])))
     rows.append(("", "avg points", "", "", num(r["avg_points"])))
     for key, label in (("max_tokens_rate", "max tokens"), ("max_turns_rate", "max turns"),
@@ -90,8 +92,17 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
         rows.append(("search", "items' trajectories, SR unreachable", "", "", f"{ceiling['unreachable']}"
                      + (f" (+{ceiling['unknown']} unknown)" if ceiling.get("unknown") else "")))
     r = a["resource"]
-    for key, label in (("error_rate", "error rate"), ("non_submission_rate", "non-submission rate")):
-        rows.append(("resource", label, "", "", cell(r.get(key), c["resource"].get(key))))
+    for key, label in (("error_rate", "error rate (ended in error)"), ("api_error_rate", "episodes with an API error"),
+                       ("non_submission_rate", "non-submission rate")):
+        if key in r:  # a report stored before api_error_rate existed has none
+            rows.append(("resource", label, "", "", cell(r.get(key), c["resource"].get(key))))
+    if r.get("cache_hit_rate") is not None:
+        rows.append(("resource", "cache hit rate (cache reads ÷ prompt tokens)", "", "",
+                     cell(r.get("cache_hit_rate"), c["resource"].get("cache_hit_rate"))))
+    cut = report.get("cut_off")
+    if cut is not None:
+        rows.append(("resource", "replies cut off (finish_reason length)", "", "",
+                     f"{cut['turns']} in {cut['trajectories']} trajectories · {cut['calls_lost']} calls lost"))
     split_counts = c.get("splits", {})
     for split, label in (("type_depth", "type × depth"), ("reasoning_type", "reasoning"),
                          ("consensus_tier", "consensus tier"), ("venue", "venue")):

@@ -13,7 +13,12 @@ from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS
 from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_warnings
 from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
 
-_CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget"}
+_CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget", "Err": "error"}
+# Rows beyond the panel's columns, shown when either run has any: episodes ended in error, and episodes that met
+# an API error whatever their ending (a comparison without errors keeps the panel's rows and test family)
+ERROR_ROWS = (("Err", ("axes", "resource", "error_rate"), "error_rate"),
+              ("API err", ("axes", "resource", "api_error_rate"), "api_error_rate"))
+CACHE_GAP = 0.10  # cache-hit rates further apart than this bias a comparison of the protocol's token counts
 
 
 _RECALL = {"PR": "paper_recall", "SR": "section_recall"}
@@ -37,6 +42,8 @@ def paired_outcomes(axis: str, a: dict[str, Any], b: dict[str, Any]) -> tuple[bo
         return bool(a.get("correct")), bool(b.get("correct"))
     if axis in _CAPS:
         return a.get("termination") == _CAPS[axis], b.get("termination") == _CAPS[axis]
+    if axis == "API err":
+        return bool(a.get("api_errors")), bool(b.get("api_errors"))
     return None
 
 
@@ -97,12 +104,15 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     for i in common:
         ca, cb = bool(ta[i]["correct"]), bool(tb[i]["correct"])
         grid["both_right" if ca and cb else "only_a" if ca else "only_b" if cb else "both_wrong"].append(i)
-    names = [col for col, _ in PANEL_COLUMNS]
+    columns = list(PANEL_COLUMNS) + [(col, path) for col, path, _ in ERROR_ROWS
+                                     if any(_dig(r, path) for r in (ra, rb))]
+    terms = {**COLUMN_TERMS, **{col: term for col, _, term in ERROR_ROWS}}
+    names = [col for col, _ in columns]
     both = {kind: np.array([ta[i].get("kind") == kind and bool(ta[i]["paper_recall"]) and bool(tb[i]["paper_recall"])
                             for i in common], dtype=bool) for kind in ("st", "mt")}
     intervals: list[tuple[float | None, float | None, float | None]] = [(None, None, None)] * len(names)
     if len(common) >= 2:
-        keys = [COLUMN_TERMS[c] for c in names]
+        keys = [terms[c] for c in names]
         num_a, den_a = _stacked(axes.ratio_terms(Table.of(recs_a)), keys)
         num_b, den_b = _stacked(axes.ratio_terms(Table.of(recs_b)), keys)
         for j, col in enumerate(names):  # conversion: correct over the items both recalled, on both sides
@@ -113,7 +123,7 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
                 num_b[:, j] = [float(bool(tb[i]["correct"])) for i in common] * mask
         intervals = paired_ratio_deltas(num_a, den_a, num_b, den_b, n_boot=n_boot, seed=seed)
     rows = []
-    for (col, path), (_, low, high) in zip(PANEL_COLUMNS, intervals):
+    for (col, path), (_, low, high) in zip(columns, intervals):
         va, vb = _dig(ra, path), _dig(rb, path)
         row: dict[str, Any] = {"axis": col}
         if col.startswith("Conv"):
@@ -147,6 +157,7 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
         who = " and ".join(estimated)
         warnings.append(f"{who}'s tokens are estimated (characters / 4 of the conversation each turn), not counted "
                         f"by a model provider: the tokens row{' compares two estimates' if len(estimated) == 2 else ' compares an estimate with a count'}")
+    warnings += cache_warnings(ra, rb)
     attribution_delta = _attribution_deltas(recs_a, recs_b, n_boot, seed)
     return {"a": a, "b": b, "warnings": warnings, "n_common": len(common), "only_in_a": len(ta) - len(common), "only_in_b": len(tb) - len(common),
             "runs": {"a": _run_label(run_a), "b": _run_label(run_b)}, "rows": rows, "tests": tests, "holm": holm,
@@ -156,8 +167,25 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
                       for i in common},
             "attribution": {"a": ra["attribution"], "b": rb["attribution"], "delta": attribution_delta},
             "terminations": {"a": ra["terminations"], "b": rb["terminations"]},
+            "tokens": {side: {"protocol": _dig(r, ("axes", "resource", "avg_tokens")),
+                              "prompt_incl_cache": _dig(r, ("axes", "resource", "avg_prompt_tokens")),
+                              "cache_hit_rate": _dig(r, ("axes", "resource", "cache_hit_rate"))}
+                       for side, r in (("a", ra), ("b", rb))},
             "tool_use": {"a": tool_use(recs_a), "b": tool_use(recs_b)},
             "separation": separation(rows, family=holm["m"])}
+
+
+def cache_warnings(ra: dict[str, Any], rb: dict[str, Any]) -> list[str]:
+    """A warning when the runs' cache-hit rates differ by more than CACHE_GAP: the protocol's token count leaves
+    cache reads out, so the run whose server cache held more is charged fewer tokens for the same prompts."""
+    path = ("axes", "resource", "cache_hit_rate")
+    ha, hb = _dig(ra, path), _dig(rb, path)
+    if ha is None or hb is None or abs(ha - hb) <= CACHE_GAP:
+        return []
+    return [f"A's and B's cache-hit rates differ ({ha:.0%} against {hb:.0%} of prompt tokens read from a cache): the "
+            f"tokens row (the protocol's count, which leaves cache reads out) favours the run whose cache held more; "
+            f"compare prompt tokens incl. cache reads ({_dig(ra, ('axes', 'resource', 'avg_prompt_tokens')):,.0f} "
+            f"against {_dig(rb, ('axes', 'resource', 'avg_prompt_tokens')):,.0f})"]
 
 
 def adjust_comparison(rows: list[dict[str, Any]], tests: dict[str, dict[str, Any] | None]) -> dict[str, Any]:

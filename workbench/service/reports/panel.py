@@ -120,7 +120,8 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
         rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
                      "n": rep["n"], "n_all": table.n, **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
                      "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path)
-                                for col, path in PANEL_COLUMNS}})
+                                for col, path in PANEL_COLUMNS},
+                     "errors": errors_of(rep)})
     best, best_tests = significant_best(rows, {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)})
     panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs") + resolution_warnings(runs, "the runs"),
         "groups": [
@@ -143,6 +144,14 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
             "error": f"need at least 3 runs with external scores, got {len(pairs)}"}
     panel["legend"] = PANEL_LEGEND
     return panel
+
+
+def errors_of(report: dict[str, Any]) -> dict[str, Any]:
+    """A run's failures beside its Table 2 row: episodes ended in error, episodes with any API error (each as
+    [count, trajectories]) and replies cut off by the completion limit with the calls lost in them."""
+    counts = report["counts"]["resource"]
+    return {"error": counts.get("error_rate"), "api_error": counts.get("api_error_rate"),
+            "cut_off": report.get("cut_off")}
 
 
 def per_item_terms(table: Table) -> dict[str, dict[str, tuple[float, float]]]:

@@ -86,7 +86,8 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
     table = Table.of(records)
     four = axes.four_axes(table)
     if not measures_tokens(run):
-        four["resource"]["avg_tokens"] = Ratio(0, 0)  # no model, no tokens: unmeasured, not zero
+        for key in ("avg_tokens", "avg_prompt_tokens", "cache_hit_rate"):
+            four["resource"][key] = Ratio(0, 0)  # no model, no tokens: unmeasured, not zero
     acc = four.pop("accuracy")
     acc_kind = axes.accuracy_by_kind(table)
     splits = split_ratios(table)
@@ -114,10 +115,19 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
         "section_recall_ceiling": {"unreachable": ceiling["unreachable"], "unknown": ceiling["unknown"],
                                    **values(ceiling["ceiling"])},
         "attribution": axes.attribution(table),
+        "cut_off": cut_off(table),
         "cost_usd": float(cost[priced].sum()) if priced.any() else None,
         "priced": bool(priced.all()) and table.n > 0,
         "label_resolution": label_resolution(run),
     }
+
+
+def cut_off(table: Table) -> dict[str, int]:
+    """Replies the completion limit cut off (finish_reason `length`), the calls lost inside them (a call the reply
+    ended in the middle of: shown, never run) and the trajectories with at least one such reply."""
+    turns = table.amount("cut_off_turns")
+    return {"turns": int(turns.sum()), "calls_lost": int(table.amount("lost_calls").sum()),
+            "trajectories": int((turns > 0).sum())}
 
 
 def label_resolution(run: dict[str, Any]) -> dict[str, Any]:
@@ -177,6 +187,17 @@ LEGEND = {
                   "attempt; failed sample-level attempts are kept apart (native runs: earlier attempts; imported "
                   "runs: the run's replay record) and not counted. Scripted agents call no model: their tokens "
                   "are not measured (—) unless the run estimates them (characters / 4).",
+    "avg_prompt_tokens": "Mean prompt tokens = the prompt tokens sent per trajectory, cache reads included "
+                         "(non-cached prompt + cache read + cache creation), beside the protocol's count (avg_tokens), "
+                         "which leaves cache reads out: with a server-side prefix cache the protocol's count depends on "
+                         "what the cache held, this one does not. cache_hit_rate = cache-read tokens ÷ those prompt "
+                         "tokens, over the run.",
+    "api_error_rate": "Error rate = trajectories that ended in error ÷ all; api_error_rate = trajectories with at least "
+                      "one API error (a request the server refused, an unreadable reply), whatever their ending, ÷ all. "
+                      "A refused request (HTTP 400/413/422, not a rate limit) is never re-sent: it ends the episode "
+                      "(a full context window: 'context window full at turn T').",
+    "cut_off": "Cut off = replies the completion limit ended (finish_reason 'length'); calls lost = calls such a reply "
+               "ended in the middle of, shown as a 'cut off mid-call' step and never run.",
     "avg_turns": "Mean turns = model turns, the model calls that returned a reply; turns used up by API errors "
                  "are not model turns.",
     "avg_points": "Mean points = budget points charged (rejected calls cost nothing).",
@@ -269,7 +290,7 @@ def analytics(records: list[dict[str, Any]] | Table, actions: list[Any] | None =
 
 
 PROPORTION_TERMS = ("accuracy", "paper_recall", "section_recall", "conversion", "conversion_section",
-                    "max_tokens_rate", "max_turns_rate", "max_budget_rate", "error_rate")
+                    "max_tokens_rate", "max_turns_rate", "max_budget_rate", "error_rate", "api_error_rate")
 
 
 def is_proportion(key: str) -> bool:

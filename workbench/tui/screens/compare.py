@@ -132,7 +132,7 @@ class CompareScreen(Screen):
 
     def render_report(self) -> None:
         from workbench.views.compare import (COMPARE_HEADER, compare_heading, compare_legend, compare_rows,
-                                             separation_sentence)
+                                             separation_sentence, token_line)
 
         cmp = self.report
         assert cmp is not None
@@ -148,7 +148,8 @@ class CompareScreen(Screen):
         for row in compare_rows(cmp):
             table.add_row(*(Text(cell, justify="left" if i == 0 else "right") for i, cell in enumerate(row)),
                           key=row[0])
-        self.query_one("#compare-legend", Static).update(Text(compare_legend(cmp)))
+        tokens = token_line(cmp)
+        self.query_one("#compare-legend", Static).update(Text(compare_legend(cmp) + (f"\n{tokens}" if tokens else "")))
         self._render_grid()
         self._render_tools()
         self._render_failures()

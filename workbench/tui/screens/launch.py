@@ -31,7 +31,8 @@ from workbench.tui.screens.help import bound_key
 DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model": "", "base_url": "", "client": "auto",
             "ablation": "full", "budget": str(Caps.budget), "max_turns": str(Caps.max_turns),
             "max_tokens": str(Caps.max_tokens_total), "question_type": "any",
-            "depth": "any", "limit": "", "ids": "", "workers": "4", "replicates": "1", "seed": "0", "name": ""}
+            "depth": "any", "limit": "", "ids": "", "workers": "4", "replicates": "1", "seed": "0", "name": "",
+            "local_threads": ""}
 
 
 @dataclass
@@ -53,7 +54,7 @@ def default_name(agent: str, dataset_kind: str, path: str, existing: set[str], m
 LABELS = {"name": "name", "agent": "agent", "model": "model", "base_url": "base URL", "client": "client",
           "ablation": "ablation", "budget": "points", "max_turns": "turns", "max_tokens_total": "tokens",
           "limit": "limit", "workers": "workers", "replicates": "replicates", "seed": "seed", "ids": "ids",
-          "question_type": "type", "depth": "depth", "dataset": "release directory"}
+          "question_type": "type", "depth": "depth", "dataset": "release directory", "local_threads": "threads"}
 FIELD_IDS = {"max_tokens_total": "max_tokens", "dataset": "path"}  # request field → form field, where they differ
 NUMBERS = ("budget", "max_turns", "max_tokens_total", "limit", "workers", "replicates", "seed")  # typed as text
 
@@ -76,16 +77,18 @@ def _int(values: dict[str, str], key: str, errors: dict[str, str], label: str, o
 def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict[str, str]) -> LaunchRequest:
     """The launch request of the form's values (`errors` gets what cannot be read as typed). The LLM fields of a
     scripted agent are disabled, so they are not chosen; `options` are a relaunched run's (None for a new run,
-    which records text_tools off as `--batch run` does)."""
+    which gets the model's defaults as `--batch run` does)."""
     llm = v["agent"] == "llm"
     typed = {key: _int(v, FIELD_IDS.get(key, key), errors, LABELS[key], optional=key == "limit") for key in NUMBERS}
     numbers = {key: n for key, n in typed.items() if n is not None}  # one that cannot be read: the request's default
-    extras = {k: o for k, o in (options or {}).items() if k not in ("base_url", "client")}  # the fields say those
+    extras = {k: o for k, o in (options or {}).items() if k not in ("base_url", "client", "local_threads")}  # the fields say those
     client = v.get("client", "auto")
+    local = llm and (v.get("model") or "").strip().startswith("local/")
+    threads = _int(v, "local_threads", errors, LABELS["local_threads"], optional=True) if local else None
     return LaunchRequest(
         dataset="builtin" if v["dataset_kind"] == "builtin" else v["path"].strip(), agent=v["agent"], name=v["name"],
         model=(v["model"].strip() or None) if llm else None, base_url=(v["base_url"].strip() or None) if llm else None,
-        client=None if not llm or client == "auto" else client, text_tools=False if llm and options is None else None,
+        client=None if not llm or client == "auto" else client, local_threads=threads, relaunch=options is not None,
         options=extras if llm else {}, ablation=v["ablation"], ids=tuple(
             i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
         question_type=None if v["question_type"] == "any" else v["question_type"],
@@ -335,6 +338,7 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
         "dataset_kind": "builtin" if builtin else "release", "path": "" if builtin else run["dataset"],
         "agent": run["agent"], "model": run.get("model") or "", "base_url": str(options.pop("base_url", "") or ""),
         "client": str(options.pop("client", "") or "auto"),
+        "local_threads": str(options.pop("local_threads", "") or ""),
         "ablation": run.get("ablation") or "full", "budget": str(budget), "max_turns": str(max_turns),
         "max_tokens": str(max_tokens),
         "question_type": qtype or "any", "depth": str(cut["depth"]) if cut.get("depth") else "any",
@@ -409,6 +413,9 @@ class LaunchScreen(ModalScreen):
                     yield _field("Points", Input(v["budget"], id="budget", classes="num"))
                     yield _field("Turns", Input(v["max_turns"], id="max_turns", classes="num"))
                     yield _field("Tokens", Input(v["max_tokens"], id="max_tokens", classes="num"))
+                    # a local/ model's server threads (empty: one less than the cores)
+                    yield _field("Threads", Input(v.get("local_threads", ""), placeholder="auto", id="local_threads",
+                                                  classes="num"), "short")
                 with Horizontal(classes="form-row"):
                     yield _field("Type", Select([("any", "any"), ("single-target", "single-target"),
                                                  ("multi-target", "multi-target")], value=v["question_type"],
@@ -438,6 +445,8 @@ class LaunchScreen(ModalScreen):
         self.query_one("#model", Input).disabled = not llm
         self.query_one("#base_url", Input).disabled = not llm
         self.query_one("#client", Select).disabled = not llm
+        # the local model server's threads: only a local/ model has a server here
+        self.query_one("#local_threads", Input).disabled = not (llm and self.values["model"].strip().startswith("local/"))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         key = event.select.id
@@ -458,6 +467,8 @@ class LaunchScreen(ModalScreen):
             self._name_edited = event.value != self._default_name()
         elif key in ("path", "model", "seed"):
             self._suggest_name()
+        if key == "model":
+            self._sync_enabled()
         self.revalidate()
 
     def _default_name(self) -> str:

@@ -45,6 +45,12 @@ def failures_table(report: dict[str, Any]) -> Table:
         table.add_row(Text(term), Text(str(count)), Text(pct(count / n if n else None)))
     r, c = report["axes"]["resource"], report["counts"]["resource"]
     table.add_row(Text("error rate"), Text(""), Text(pct(r.get("error_rate")) + _frac(c.get("error_rate"))))
+    if (c.get("api_error_rate") or [0])[0]:  # episodes that met an API error, whatever their ending
+        table.add_row(Text("met an API error"), Text(""),
+                      Text(pct(r.get("api_error_rate")) + _frac(c.get("api_error_rate"))))
+    cut = report.get("cut_off") or {}
+    if cut.get("turns"):
+        table.add_row(Text("replies cut off"), Text(str(cut["turns"])), Text(f"{cut['calls_lost']} calls lost"))
     table.add_row(Text("non-submission"), Text(""),
                   Text(pct(r.get("non_submission_rate")) + _frac(c.get("non_submission_rate"))))
     att = report.get("attribution") or {}

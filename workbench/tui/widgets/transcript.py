@@ -334,11 +334,14 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "
             head.append((f" → {names}", "transcript--muted"))
         if tok:
             head.append((f"  {tok:,} tok", "transcript--cost"))
+        cut = s.get("finish_reason") == "length"  # the completion limit ended this reply
+        if cut:
+            head.append(("  ✂ cut off (length)", "transcript--error"))
         words = split_words(s.get("text"), s.get("reasoning_chars"))
         reasoning, content = sanitize(words.reasoning), sanitize(words.content)
         lead = ((f"{REASONING_MARK} {reasoning}", "transcript--reasoning"),) if reasoning.strip() else ()
         body = content if content.strip() else ""
-        copy = f"◆ {actor}" + (f" → {names}" if names else "") + "\n" + \
+        copy = f"◆ {actor}" + (f" → {names}" if names else "") + (" [cut off: length]" if cut else "") + "\n" + \
             (f"{REASONING_MARK} {reasoning}\n" if lead else "") + content
         return Entry("assistant", turn, head, body, idx, copy_text=copy, flex=1 if names else None, lead=lead)
     if kind == "nudge":
@@ -349,7 +352,8 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "
         tok = sum(int(usage.get(k) or 0) for k in ("prompt", "completion", "cache_creation"))
         head = [(label, "transcript--nudge")] + ([(f"  {tok:,} tok", "transcript--cost")] if tok else [])
         return Entry("nudge", turn, head, text, idx, copy_text=f"{label}\n{text}")
-    label = {"error": "! error", "harness": "! harness", "retry": "⟳ retry"}.get(kind, f"· {sanitize(str(kind))}")
+    label = {"error": "! error", "harness": "! harness", "retry": "⟳ retry", "cutoff": "✂ cut off"}.get(
+        kind, f"· {sanitize(str(kind))}")
     return Entry("error", turn, [(label, "transcript--error")], text, idx, copy_text=f"{label}\n{text}")
 
 
