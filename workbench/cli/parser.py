@@ -221,6 +221,18 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     p.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
     p.add_argument("--format", choices=formats, default="table", help="format of the final report")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    general = p.add_argument_group("the general-agent setting (AgentHop among out-of-domain tools)")
+    general.add_argument("--extra-tools", metavar="builtin|FILE.json|mcp:COMMAND",
+                         help="offer out-of-domain tools too: the built-in registry, a JSON file of OpenAI-format "
+                              "schemas each with a canned 'result', or the tools of an MCP server (started by COMMAND)")
+    general.add_argument("--extra-tools-count", type=_bounded("extra_tools_count"), metavar="N",
+                         help="how many of the registry's tools (a seeded draw, nested across counts; default all)")
+    general.add_argument("--extra-tools-detail", choices=("full", "short", "names"), default="full",
+                         help="their descriptions: full, one-line summaries, or names and parameters only")
+    general.add_argument("--extra-tools-cost", type=_bounded("extra_tools_cost"), default=1, metavar="C",
+                         help="points an out-of-domain call costs (default 1)")
+    general.add_argument("--distractible", type=_real("distractible"), metavar="P",
+                         help="heuristic agent: each call is an out-of-domain one with probability P (0 to 1)")
     llm = p.add_argument_group("LLM agent (--agent llm)")
     llm.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5")
     llm.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, sglang, llama.cpp)")
