@@ -136,6 +136,16 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     bigrams = bigram_panel_line(panel)
     if bigrams:
         out.print(bigrams, markup=False)
+    if panel.get("registry"):  # the general-agent setting's registry-size table
+        from workbench.views.general import REGISTRY_HEADER, registry_rows
+
+        reg = Table(title=Text("registry size (the general-agent setting): accuracy against the plain run on common "
+                               "items, and the mechanism by the study's rule"), title_justify="left")
+        for i, col in enumerate(REGISTRY_HEADER):
+            reg.add_column(col, justify="left" if i in (0, 2, 8) else "right")
+        for row in registry_rows(panel["registry"]):
+            reg.add_row(*map(Text, row))
+        out.print(reg)
     for line in legend:
         out.print(line, markup=False, style="dim")
 
@@ -190,6 +200,10 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
         trigram = f" · top trigram {' → '.join(top['trigram'])} ({top['occurrence_share'][0]}/" \
                   f"{top['occurrence_share'][1]} trigram occurrences)" if top else ""
         out.print(f"{side.upper()}: endings: {terms}{trigram}", markup=False)
+    from workbench.views.general import compare_lines
+
+    for line in compare_lines(cmp):  # the general-agent setting's sides
+        out.print(line, markup=False)
 
 
 def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:

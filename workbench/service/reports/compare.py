@@ -157,7 +157,15 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
             "attribution": {"a": ra["attribution"], "b": rb["attribution"], "delta": attribution_delta},
             "terminations": {"a": ra["terminations"], "b": rb["terminations"]},
             "tool_use": {"a": tool_use(recs_a), "b": tool_use(recs_b)},
-            "summary": separating_axis(rows, family=holm["m"])}
+            "summary": separating_axis(rows, family=holm["m"]), **_general(store, run_a, run_b)}
+
+
+def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, Any]:
+    """The out-of-domain measures of each side in the general-agent setting (nothing when neither is in it)."""
+    from workbench.service.reports.general import offdomain_measures
+
+    sides = {"a": offdomain_measures(store, run_a), "b": offdomain_measures(store, run_b)}
+    return {"general_setting": sides} if any(sides.values()) else {}
 
 
 def adjust_comparison(rows: list[dict[str, Any]], tests: dict[str, dict[str, Any] | None]) -> dict[str, Any]:

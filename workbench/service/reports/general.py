@@ -1,0 +1,152 @@
+"""The general-agent setting in the reports: out-of-domain tool use, the run against its plain counterpart, and the
+registry-size table (the scaling study, arXiv 2602.18998 §2.2 and App. B.8, Tables 7–8).
+
+A run in the setting records it in its config (`extra_tools`: which tools, how many, detail, cost, order seed,
+the registry's tokens in the prompt). Its *plain counterpart* is the run of the same store with the same identity
+apart from the setting (and the heuristic's distractible knob, which does nothing without extra tools): the same
+agent, model, caps, seed, ablation and dataset. Against it the run's accuracy and four axes are compared on common
+items by `compare_report` (Δ with a paired bootstrap interval, exact McNemar).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from stats import offdomain
+from stats.ratio import Ratio
+from storage import Store
+from workbench.service.reports.compare import compare_report
+
+AXES = ("Acc", "PR ST", "PR MT", "SR ST", "SR MT", "Conv ST", "Conv MT", "Calls/turn", "Tokens", "Turns", "Points")
+SETTING_KEYS = ("source", "count", "detail", "cost", "seed", "registry_size", "tool_block_tokens", "schema_tokens",
+                "tokens_estimated")
+IGNORED_OPTIONS = ("distractible",)  # a knob that acts only when extra tools are offered
+
+
+def setting_of(run: dict[str, Any]) -> dict[str, Any] | None:
+    """The run's recorded setting (None: a plain run)."""
+    return (run.get("config") or {}).get("extra_tools") or None
+
+
+def _pair(r: Ratio) -> list[float | int]:
+    return r.as_list()
+
+
+def offdomain_measures(store: Store, run: dict[str, Any]) -> dict[str, Any] | None:
+    """Out-of-domain call share (per run with its Wilson interval, per item, per tool, the share of trajectories
+    with at least one), points and turns out of domain, of a run in the setting; None for a plain run."""
+    setting = setting_of(run)
+    if setting is None:
+        return None
+    ids = store.trajectory_columns(run["id"], ("id", "item_id"))
+    by_id: dict[int, dict[str, Any]] = {tid: {"item_id": item, "calls": []} for tid, item in zip(ids["id"], ids["item_id"])}
+    for c in store.tool_calls(run["id"]):
+        t = by_id.get(c["trajectory_id"])
+        if t is not None:
+            t["calls"].append(offdomain.Call(c["turn"], c["tool_name"], c["status"], c["cost"] or 0))
+    m = offdomain.measures(list(by_id.values()), setting["tools"])
+    return {
+        "setting": {k: setting.get(k) for k in SETTING_KEYS},
+        "share": m["share"].value, "share_counts": _pair(m["share"]), "share_interval": m["share_interval"],
+        "trajectories_with_any": _pair(m["trajectories_with_any"]),
+        "points": _pair(m["points"]), "points_per_trajectory": m["points_per_trajectory"].value,
+        "turns": _pair(m["turns"]), "turns_per_trajectory": m["turns_per_trajectory"].value,
+        "per_tool": m["per_tool"], "per_item": m["per_item"], "rejected": m["rejected"],
+    }
+
+
+def _plain_identity(identity: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in identity.items() if k != "extra_tools"}
+    out["agent_options"] = {k: v for k, v in (identity.get("agent_options") or {}).items() if k not in IGNORED_OPTIONS}
+    caps = dict(out.get("caps") or {})
+    if isinstance(caps.get("costs"), dict):
+        tools = set((identity.get("extra_tools") or {}).get("tools") or [])
+        caps["costs"] = {k: v for k, v in caps["costs"].items() if k not in tools}
+    out["caps"] = caps
+    return out
+
+
+def plain_counterpart(store: Store, run: dict[str, Any]) -> str | None:
+    """The name of the run's plain counterpart in the store (the first created), or None."""
+    want = _plain_identity(run.get("identity") or {})
+    for other in store.runs():
+        if other["name"] != run["name"] and not (other.get("identity") or {}).get("extra_tools") \
+                and _plain_identity(other.get("identity") or {}) == want:
+            return other["name"]
+    return None
+
+
+def against_plain(store: Store, plain: str, name: str, n_boot: int = 10_000) -> dict[str, Any]:
+    """The run against the plain run on common items: accuracy and the axes with Δ, interval and McNemar p."""
+    cmp = compare_report(store, plain, name, n_boot=n_boot)
+    rows = [{k: r.get(k) for k in ("axis", "a", "b", "delta", "ci_low", "ci_high", "p", "n")} for r in cmp["rows"]]
+    return {"plain": plain, "run": name, "n_common": cmp["n_common"], "rows": rows}
+
+
+def general_block(store: Store, run: dict[str, Any], n_boot: int = 10_000) -> dict[str, Any] | None:
+    """What `report` adds for a run in the setting: its measures, and the comparison with its plain counterpart."""
+    measures = offdomain_measures(store, run)
+    if measures is None:
+        return None
+    plain = plain_counterpart(store, run)
+    measures["against_plain"] = against_plain(store, plain, run["name"], n_boot) if plain else None
+    return measures
+
+
+def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> dict[str, Any] | None:
+    """The registry-size table over runs (the study's Table 8): per run its count, detail, the registry's tokens,
+    accuracy with Δ against the plain run (exact McNemar p), the out-of-domain share, and the mechanism by the
+    study's rule (`stats.offdomain.mechanism`). The plain run is the one among `names` without the setting (else
+    the counterpart in the store). None when no run is in the setting."""
+    runs = [store.run(n) for n in names]
+    general = [r for r in runs if setting_of(r)]
+    if not general:
+        return None
+    plains = [r["name"] for r in runs if not setting_of(r)]
+    plain = plains[0] if plains else plain_counterpart(store, general[0])
+    rows = []
+    if plain:
+        p_run = store.run(plain)
+        rows.append({"run": plain, "count": 0, "detail": None, "tool_block_tokens": None, "accuracy": _accuracy(store, p_run),
+                     "delta": None, "p": None, "share": None, "mechanism": "plain"})
+    for r in sorted(general, key=lambda r: (setting_of(r)["count"], ("full", "short", "names").index(
+            setting_of(r)["detail"]) if setting_of(r)["detail"] in ("full", "short", "names") else 9)):
+        s = setting_of(r)
+        m = offdomain_measures(store, r)
+        delta = p = None
+        if plain:
+            acc = against_plain(store, plain, r["name"], n_boot)["rows"][0]
+            delta, p = acc["delta"], acc["p"]
+        rows.append({"run": r["name"], "count": s["count"], "detail": s["detail"],
+                     "tool_block_tokens": (s.get("tool_block_tokens") or {}).get("extra"),
+                     "accuracy": _accuracy(store, r), "delta": delta, "p": p, "share": m["share"] if m else None,
+                     "share_counts": m["share_counts"] if m else None,
+                     "mechanism": offdomain.mechanism(None if p is None else p < 0.05, delta,
+                                                      m["share"] if m else None)})
+    return {"plain": plain, "rows": rows, "confusion_share": offdomain.CONFUSION_SHARE, "rule": RULE}
+
+
+RULE = ("the study's rule (arXiv 2602.18998 App. B.8): a significant accuracy drop against the plain run (exact "
+        f"McNemar p < 0.05 on common items) with an out-of-domain call share of at least "
+        f"{offdomain.CONFUSION_SHARE:.0%} is tool confusion; a significant drop with fewer such calls is context "
+        "overhead; otherwise no drop")
+
+
+def _accuracy(store: Store, run: dict[str, Any]) -> list[int]:
+    cols = store.trajectory_columns(run["id"], ("correct",))
+    return [int(sum(bool(c) for c in cols["correct"])), len(cols["correct"])]
+
+
+LEGEND = {
+    "out-of-domain share": "calls to the setting's extra tools over all tool calls, rejected calls included (what the "
+                           "agent chose to do); Wilson 95% interval over calls (the study's tool-confusion measure, "
+                           "arXiv 2602.18998 §2.2, App. B.8)",
+    "points out of domain": "points charged for executed out-of-domain calls over all points charged",
+    "turns out of domain": "assistant turns whose every call was out of domain over turns with at least one call",
+    "against plain": "the plain counterpart: the same identity without the setting (the distractible knob aside); "
+                     "Δ = setting − plain on common items, paired bootstrap 95% interval, exact McNemar",
+    "n-grams": "out-of-domain calls are one 'other' tool for the n-gram analytics: outside the 7×7 family (49 "
+               "bigrams, Bonferroni) and breaking adjacency, like any non-protocol call, so fingerprints stay "
+               "comparable with plain runs",
+    "mechanism": RULE,
+}
