@@ -162,7 +162,7 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
 
 def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, Any]:
     """The out-of-domain measures of each side in the general-agent setting (nothing when neither is in it)."""
-    from workbench.service.reports.general import offdomain_measures
+    from workbench.service.reports.offdomain import offdomain_measures
 
     sides = {"a": offdomain_measures(store, run_a), "b": offdomain_measures(store, run_b)}
     return {"general_setting": sides} if any(sides.values()) else {}

@@ -13,46 +13,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from stats import offdomain
-from stats.ratio import Ratio
 from storage import Store
 from workbench.service.reports.compare import compare_report
+from workbench.service.reports.offdomain import offdomain_measures, setting_of
+from workbench.service.reports import panel as _panel, run as _run
 
-AXES = ("Acc", "PR ST", "PR MT", "SR ST", "SR MT", "Conv ST", "Conv MT", "Calls/turn", "Tokens", "Turns", "Points")
-SETTING_KEYS = ("source", "count", "detail", "cost", "seed", "registry_size", "tool_block_tokens", "schema_tokens",
-                "tokens_estimated")
 IGNORED_OPTIONS = ("distractible",)  # a knob that acts only when extra tools are offered
-
-
-def setting_of(run: dict[str, Any]) -> dict[str, Any] | None:
-    """The run's recorded setting (None: a plain run)."""
-    return (run.get("config") or {}).get("extra_tools") or None
-
-
-def _pair(r: Ratio) -> list[float | int]:
-    return r.as_list()
-
-
-def offdomain_measures(store: Store, run: dict[str, Any]) -> dict[str, Any] | None:
-    """Out-of-domain call share (per run with its Wilson interval, per item, per tool, the share of trajectories
-    with at least one), points and turns out of domain, of a run in the setting; None for a plain run."""
-    setting = setting_of(run)
-    if setting is None:
-        return None
-    ids = store.trajectory_columns(run["id"], ("id", "item_id"))
-    by_id: dict[int, dict[str, Any]] = {tid: {"item_id": item, "calls": []} for tid, item in zip(ids["id"], ids["item_id"])}
-    for c in store.tool_calls(run["id"]):
-        t = by_id.get(c["trajectory_id"])
-        if t is not None:
-            t["calls"].append(offdomain.Call(c["turn"], c["tool_name"], c["status"], c["cost"] or 0))
-    m = offdomain.measures(list(by_id.values()), setting["tools"])
-    return {
-        "setting": {k: setting.get(k) for k in SETTING_KEYS},
-        "share": m["share"].value, "share_counts": _pair(m["share"]), "share_interval": m["share_interval"],
-        "trajectories_with_any": _pair(m["trajectories_with_any"]),
-        "points": _pair(m["points"]), "points_per_trajectory": m["points_per_trajectory"].value,
-        "turns": _pair(m["turns"]), "turns_per_trajectory": m["turns_per_trajectory"].value,
-        "per_tool": m["per_tool"], "per_item": m["per_item"], "rejected": m["rejected"],
-    }
 
 
 def _plain_identity(identity: dict[str, Any]) -> dict[str, Any]:
@@ -150,3 +116,36 @@ LEGEND = {
                "comparable with plain runs",
     "mechanism": RULE,
 }
+
+
+# The reports every front end calls, with the setting's blocks added for the runs in it. They wrap the plain ones
+# (rather than being called from inside them) because the comparison with the plain run is `compare_report`'s,
+# which itself reads `report_of`: `workbench.service.reports` exports these in place of the plain ones.
+
+def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -> dict[str, Any]:
+    """`reports.run.diagnostics`, with `general_setting` (measures and the comparison with the plain run)."""
+    report = _run.diagnostics(store, name, ci=ci, corpus=corpus)
+    general = general_block(store, store.run(name))
+    if general is not None:
+        report["general_setting"] = general
+        report["legend"] = {**report["legend"], **LEGEND}
+    return report
+
+
+def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`reports.run.run_diagnostics` (the TUI's tab), with `general_setting` for a run in the setting."""
+    report, transitions = _run.run_diagnostics(store, name)
+    general = general_block(store, store.run(name), n_boot=2_000)
+    if general is not None:
+        report["general_setting"] = general
+    return report, transitions
+
+
+def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None) -> dict[str, Any]:
+    """`reports.panel.panel_report`, with the registry-size table when runs of the setting are among `names`."""
+    panel = _panel.panel_report(store, names, external)
+    registry = registry_table(store, names)
+    if registry is not None:
+        panel["registry"] = registry
+        panel["legend"] = {**panel["legend"], **LEGEND}
+    return panel

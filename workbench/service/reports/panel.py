@@ -142,12 +142,6 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
         panel["external"] = spearman([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) >= 3 else {
             "error": f"need at least 3 runs with external scores, got {len(pairs)}"}
     panel["legend"] = PANEL_LEGEND
-    from workbench.service.reports.general import LEGEND as GENERAL, registry_table
-
-    registry = registry_table(store, names)  # the general-agent setting's runs among them (None: there are none)
-    if registry is not None:
-        panel["registry"] = registry
-        panel["legend"] = {**PANEL_LEGEND, **GENERAL}
     return panel
 
 

@@ -330,12 +330,6 @@ def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -
 
         report["reference"] = reference_block(store, name, corpus)
     report["legend"] = legend()
-    from workbench.service.reports.general import LEGEND as GENERAL, general_block
-
-    general = general_block(store, run)  # the general-agent setting's measures (None: a plain run)
-    if general is not None:
-        report["general_setting"] = general
-        report["legend"] = {**report["legend"], **GENERAL}
     return report
 
 
