@@ -263,9 +263,48 @@ _TOOLS: dict[str, tuple[str, dict[str, Any], Handler]] = {
 }
 
 
+# The usage notes a real registry's descriptions carry after their first sentence (limits, formats, side effects):
+# what the `short` detail cuts and the `full` one keeps, so the registry-size ablation has something to remove.
+_NOTES: dict[str, tuple[tuple[str, ...], str]] = {
+    "code": (("run_python", "run_javascript", "run_sql", "lint_code", "run_tests"),
+             "Runs with a 30-second time limit and no network access; output longer than 10,000 characters is "
+             "truncated, and files written outside the workspace are discarded when the call returns."),
+    "terminal": (("bash", "read_file", "write_file", "list_directory", "search_files", "git_status", "git_log"),
+                 "Paths are resolved relative to the workspace root; binary files are reported by size only. "
+                 "Use this tool for workspace operations rather than asking the user to run commands."),
+    "web": (("web_search", "fetch_url", "browser_click", "browser_type", "browser_screenshot", "browser_back"),
+            "Pages are fetched through the sandbox's proxy with JavaScript enabled; results may be cached for up to "
+            "an hour, and sites that require a login return their public view only."),
+    "booking": (("list_calendar_events", "create_calendar_event", "find_free_slot", "search_flights", "book_flight",
+                 "search_hotels", "book_restaurant", "cancel_booking"),
+                "Times are in the user's time zone unless an offset is given. Bookings are made on the user's "
+                "account and may be charged to the default payment method; confirm with the user first."),
+    "retail": (("search_products", "get_order_status", "cancel_order", "return_item", "update_shipping_address",
+                "get_user_details"),
+               "Only orders of the authenticated customer can be read or changed. Actions on an order are final once "
+               "confirmed and must follow the store's policy (pending orders only for cancellation and address "
+               "changes; delivered orders only for returns)."),
+    "weather": (("get_current_weather", "get_weather_forecast", "get_air_quality"),
+                "Data come from the nearest station with a report in the last hour; locations are matched to the "
+                "closest known place, and metric units are used unless imperial is asked for."),
+    "maps": (("geocode_address", "get_directions", "find_nearby_places", "get_travel_time"),
+             "Distances are in kilometres and times in minutes; an ambiguous place name is resolved to its most "
+             "prominent match, so give a city or country when it matters."),
+    "math": (("calculator", "convert_units", "solve_equation", "compute_statistics", "currency_exchange"),
+             "Arithmetic is exact for rational inputs and rounded to 10 significant digits otherwise; use it instead "
+             "of mental arithmetic for anything beyond a single operation."),
+    "messaging": (("send_email", "search_inbox", "read_email", "send_chat_message", "create_reminder",
+                   "translate_text"),
+                  "Messages are sent from the user's own account and cannot be recalled; search covers the last 12 "
+                  "months of mail and chat."),
+}
+_NOTE_OF = {name: note for names, note in _NOTES.values() for name in names}
+
+
 def builtin_tools() -> list[tuple[dict[str, Any], Handler]]:
-    """Every built-in tool as (OpenAI-style schema without the wrapper, result handler), in a fixed order."""
-    return [({"name": name, "description": desc, "parameters": params}, handler)
+    """Every built-in tool as (OpenAI-style schema without the wrapper, result handler), in a fixed order; its
+    description is its one-sentence summary followed by its domain's usage notes."""
+    return [({"name": name, "description": f"{desc} {_NOTE_OF[name]}", "parameters": params}, handler)
             for name, (desc, params, handler) in _TOOLS.items()]
 
 

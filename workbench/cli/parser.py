@@ -138,6 +138,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_arguments(seq, formats=("table", "json", "csv"))
     # unset unless given, so a flag for the swept axis's own cap is seen and refused (cmd_scale fills the rest)
     seq.set_defaults(**{flag: None for flag in SWEPT_CAP.values()})
+    tools = scale_sub.add_parser("tools", help="the general-agent setting's registry-size ablation: the same items "
+                                               "among 0, 8, 16, 40 … out-of-domain tools at each detail, one group")
+    tools.add_argument("--counts", default="0,8,16,40", help="numbers of extra tools (0: the plain run)")
+    tools.add_argument("--detail", dest="details", default="full,short,names",
+                       help="description levels: full, short (one line), names (names and parameters only)")
+    add_run_arguments(tools, formats=("table", "json"))
+    tools.set_defaults(extra_tools="builtin")
     plat = scale_sub.add_parser("plateau", help="the scaling plateau of per-item scores (a file, or a sequential group)")
     source = plat.add_mutually_exclusive_group(required=True)
     source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score or [trial scores]}} or CSV '

@@ -137,17 +137,31 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     if bigrams:
         out.print(bigrams, markup=False)
     if panel.get("registry"):  # the general-agent setting's registry-size table
-        from workbench.views.general import REGISTRY_HEADER, registry_rows
-
-        reg = Table(title=Text("registry size (the general-agent setting): accuracy against the plain run on common "
-                               "items, and the mechanism by the study's rule"), title_justify="left")
-        for i, col in enumerate(REGISTRY_HEADER):
-            reg.add_column(col, justify="left" if i in (0, 2, 8) else "right")
-        for row in registry_rows(panel["registry"]):
-            reg.add_row(*map(Text, row))
-        out.print(reg)
+        out.print(_registry_table(panel["registry"]))
     for line in legend:
         out.print(line, markup=False, style="dim")
+
+
+def _registry_table(registry: dict[str, Any]) -> Table:
+    from workbench.views.general import REGISTRY_HEADER, registry_rows
+
+    reg = Table(title=Text("registry size (the general-agent setting): accuracy against the plain run on common "
+                           "items, and the mechanism by the study's rule"), title_justify="left")
+    for i, col in enumerate(REGISTRY_HEADER):
+        reg.add_column(col, justify="left" if i in (0, 2, 8) else "right")
+    for row in registry_rows(registry):
+        reg.add_row(*map(Text, row))
+    return reg
+
+
+def print_registry(registry: dict[str, Any], fmt: str) -> None:
+    """`scale tools`: the group's registry-size table and the rule it reads the mechanism by."""
+    if fmt == "json":
+        print_json(registry)
+        return
+    out = console()
+    out.print(_registry_table(registry))
+    out.print(registry["rule"], markup=False, style="dim")
 
 
 def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:

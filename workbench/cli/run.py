@@ -195,7 +195,44 @@ def cmd_scale(args: argparse.Namespace) -> int:
                 return _sweep_stopped(spec.name, specs[len(results):], results)
         print_plateau(scaling.group_plateau(store, base.name, **_plateau_options(args)), args.format)
         return finished_status(*results)
+    if args.scale_command == "tools":
+        return _scale_tools(args)
     return _scale_parallel(args)
+
+
+def _scale_tools(args: argparse.Namespace) -> int:
+    """The registry-size ablation: each level is the run `run --extra-tools … --extra-tools-count N
+    --extra-tools-detail D` makes, grouped; then the registry-size table."""
+    from dataclasses import replace
+
+    from sandbox.datasets import open_dataset
+    from storage import Store
+    from workbench.service import paths, scaling
+    from workbench.cli.render import print_registry
+
+    counts, details = scaling.parse_counts(args.counts), scaling.parse_details(args.details)
+    if args.extra_tools_count is not None or args.extra_tools_detail != "full":
+        raise UsageError("scale tools sets the count and detail of each level: use --counts and --detail")
+    request = launch_request(args)
+    group = request.name or f"{run_spec(replace(request, extra_tools=None), names=FLAGS).name}-tools"
+
+    def spec_of(name: str, count: int, detail: str):
+        level = replace(request, name=name, extra_tools=request.extra_tools if count else None,
+                        extra_tools_count=count if count else None, extra_tools_detail=detail if count else "full")
+        return run_spec(level, names=FLAGS)
+
+    specs = scaling.tools_specs(group, counts, details, spec_of)  # every registry read before the store opens
+    corpus, imported = open_dataset(args.data, paths.cache_dir())
+    if imported is not None:
+        _print_import(imported, args.data)
+    store = _held(Store(paths.store_path(args.db)))
+    results = []
+    for spec in specs:
+        results.append(execute(spec, corpus, store, args.quiet))
+        if _cut_short(results[-1]):
+            return _sweep_stopped(spec.name, specs[len(results):], results)
+    print_registry(scaling.tools_report(store, group), args.format)
+    return finished_status(*results)
 
 
 def _cut_short(result: dict[str, Any]) -> bool:

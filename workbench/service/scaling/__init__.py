@@ -13,3 +13,4 @@ from workbench.service.scaling.sequential import (AXES, UNBOUNDED_TOKENS, Scalin
 from workbench.service.scaling.scorefiles import (load_scores, file_plateau)
 from workbench.service.scaling.judging import (subsets, judge_run, recorded_judge)
 from workbench.service.scaling.parallel import (parallel_samples, vote_key, parallel_report, TIE_RULE)
+from workbench.service.scaling.tools import (parse_counts, parse_details, tools_specs, tools_group, tools_report)
