@@ -28,7 +28,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.views.figures import parallel_figure, plateau_figure
+from workbench.views.figures import parallel_figure, plateau_figure, registry_figure
 from workbench.views.scaling import (LEVEL_COLUMNS, Palette, c_k_text, cost_cells, cost_columns, decision, flags,
                                      level_cells, parallel_cells, parallel_columns, parallel_csv, spent, transition_csv,
                                      trials_note, verdicts_note)
@@ -46,7 +46,7 @@ PALETTE_VARIABLES = {"line": "primary", "gain": "success", "loss": "error", "mar
 class Source:
     """One entry of the list: a sequential group (its plateau) or a parallel run (its verification gap)."""
 
-    kind: str  # "sequential" | "parallel"
+    kind: str  # "sequential" | "parallel" | "tools" (the general-agent setting's registry-size group)
     name: str
     detail: str
 
@@ -58,14 +58,17 @@ class Source:
 def scaling_sources(runs: list[dict[str, Any]]) -> list[Source]:
     """Sequential groups (with their budget count) first, then parallel runs (with K), in store order."""
     groups: dict[str, int] = {}
+    tools: dict[str, int] = {}
     parallel: list[Source] = []
     for run in runs:
         if run.get("kind") == "sequential" and run.get("group_name"):
             groups[run["group_name"]] = groups.get(run["group_name"], 0) + 1
         elif run.get("kind") == "parallel":
             parallel.append(Source("parallel", run["name"], f"par K={run.get('replicates') or 1}"))
+        elif run.get("kind") == "tools" and run.get("group_name"):
+            tools[run["group_name"]] = tools.get(run["group_name"], 0) + 1
     seq = [Source("sequential", name, f"seq ×{n}") for name, n in groups.items()]
-    return seq + parallel
+    return seq + parallel + [Source("tools", name, f"tools ×{n}") for name, n in tools.items()]
 
 
 def default_ks(big_k: int) -> list[int]:
@@ -92,6 +95,18 @@ def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> di
         store.close()
     result["group"] = group
     return result
+
+
+def compute_tools(store_path: Path, group: str) -> dict[str, Any]:
+    """The registry-size table `scale tools` prints for a group, on its own store connection."""
+    from storage import Store
+    from workbench.service import scaling
+
+    store = Store(store_path)
+    try:
+        return scaling.tools_report(store, group)
+    finally:
+        store.close()
 
 
 def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_name: str,
@@ -135,7 +150,12 @@ def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
     """The shown result as JSON (everything) or CSV (the table's rows as numbers, one per transition or k)."""
     if fmt == "json":
         return json.dumps(result, indent=2, sort_keys=True) + "\n"
-    header, rows = transition_csv(result) if kind == "sequential" else parallel_csv(result)
+    if kind == "tools":
+        from workbench.views.general import REGISTRY_HEADER, registry_rows
+
+        header, rows = list(REGISTRY_HEADER), [list(r) for r in registry_rows(result)]
+    else:
+        header, rows = transition_csv(result) if kind == "sequential" else parallel_csv(result)
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(header)
@@ -268,6 +288,8 @@ class ScalingScreen(Screen):
         self.query_one("#scaling-body").loading = True
         if source.kind == "sequential":
             work = partial(compute_plateau, self.app.store_path, source.name, self.plateau_options)
+        elif source.kind == "tools":
+            work = partial(compute_tools, self.app.store_path, source.name)
         else:
             corpora = self.app.corpora
             work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, self.judge)
@@ -295,6 +317,8 @@ class ScalingScreen(Screen):
         self.query_one("#scaling-body").loading = False
         if source.kind == "sequential":
             self._show_plateau(result)
+        elif source.kind == "tools":
+            self._show_registry(result)
         else:
             self._show_parallel(result)
 
@@ -327,6 +351,17 @@ class ScalingScreen(Screen):
         self.query_one(PlotView).show(partial(plateau_figure, result))
         self._fill("#scaling-table", TRANSITION_COLUMNS, [transition_cells(t) for t in result["transitions"]], left=1)
         self._fill("#scaling-levels", LEVEL_COLUMNS, [level_cells(lv) for lv in result.get("levels", [])], left=1)
+
+    def _show_registry(self, registry: dict[str, Any]) -> None:
+        from workbench.views.general import REGISTRY_HEADER, registry_rows
+
+        caption = Text.assemble((registry["group"], "bold"), " · registry size (the general-agent setting)"
+                                f" · against {registry['plain'] or 'no plain run'}\n")
+        caption.append(registry["rule"], style="dim")
+        self._caption(caption)
+        self.query_one(PlotView).show(partial(registry_figure, registry))
+        self._fill("#scaling-table", REGISTRY_HEADER, [list(r) for r in registry_rows(registry)], left=1)
+        self.query_one("#scaling-levels").display = False
 
     def _show_parallel(self, report: dict[str, Any]) -> None:
         measured = report.get("measured", True)

@@ -1,0 +1,62 @@
+"""The general-agent setting's registry-size group (`scale tools`) in the Scaling screen: listed, its table the
+engine's, its plot drawn; and the CLI group resumes."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable
+
+from tui_support import make_app, settle, until
+from workbench.tui.screens.scaling import PlotView, ScalingScreen, scaling_sources
+from workbench.views.general import registry_rows
+
+SIZE = (140, 40)
+GROUP = "reg"
+
+
+@pytest.fixture
+def tools_store(tmp_path, builtin_cache, monkeypatch, capsys) -> Path:
+    from tests.cli_inprocess import batch
+
+    db = tmp_path / "store.sqlite"
+    monkeypatch.setenv("AGENTHOP_DB", str(db))
+    monkeypatch.setenv("AGENTHOP_CACHE", str(builtin_cache))
+    args = ("scale", "tools", "--counts", "0,8,16", "--detail", "full,names", "--run", GROUP, "--db", str(db),
+            "--quiet", "--limit", "6", "--distractible", "0.4", "--format", "json")
+    first = batch(capsys, *args)
+    assert first.returncode == 0, first.stderr
+    again = batch(capsys, *args)  # every level is resumed: nothing new runs, the same table
+    assert again.returncode == 0 and again.stdout == first.stdout
+    return db
+
+
+def test_sources_list_tools_groups():
+    runs = [{"name": "r@plain", "kind": "tools", "group_name": "r"}, {"name": "r@tools8-full", "kind": "tools",
+                                                                       "group_name": "r"}, {"name": "e", "kind": "eval"}]
+    assert [(s.kind, s.name, s.detail) for s in scaling_sources(runs)] == [("tools", "r", "tools ×2")]
+
+
+async def test_the_registry_group_is_shown_with_its_table_and_plot(tools_store):
+    from storage import Store
+    from workbench.service.scaling import tools_report
+
+    store = Store(tools_store)
+    expected = tools_report(store, GROUP)
+    store.close()
+    assert [r["run"] for r in expected["rows"]] == [f"{GROUP}@plain", f"{GROUP}@tools8-full", f"{GROUP}@tools8-names",
+                                                    f"{GROUP}@tools16-full", f"{GROUP}@tools16-names"]
+    app = make_app()
+    app.action_scaling = lambda: app.push_screen(ScalingScreen())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("g")
+        await until(pilot, lambda: isinstance(app.screen, ScalingScreen) and app.screen.shown is not None)
+        screen = app.screen
+        assert screen.shown.kind == "tools" and screen.shown.name == GROUP
+        table = screen.query_one("#scaling-table", DataTable)
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        assert rows == [list(r) for r in registry_rows(expected)]
+        plot = screen.query_one(PlotView).text.plain
+        assert "accuracy vs extra tools" in plot and "acc names" in plot and "ood share" in plot
+        assert "study's rule" in str(screen.query_one("#scaling-caption").render())
