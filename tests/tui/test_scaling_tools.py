@@ -60,3 +60,28 @@ async def test_the_registry_group_is_shown_with_its_table_and_plot(tools_store):
         plot = screen.query_one(PlotView).text.plain
         assert "accuracy vs extra tools" in plot and "acc names" in plot and "ood share" in plot
         assert "study's rule" in str(screen.query_one("#scaling-caption").render())
+
+
+def test_the_stepper_marks_an_out_of_domain_call_and_its_cost(tmp_path, capsys, builtin_cache, monkeypatch):
+    """A stored run among extra tools: each executed call to one of them is marked ⊗ with its cost, is a decision
+    the `d` key steps to, and a call to a tool nobody offered is not marked."""
+    from storage import Store
+    from tests.cli_inprocess import batch
+    from workbench.tui.widgets.transcript import build_entries, mark
+
+    monkeypatch.setenv("AGENTHOP_CACHE", str(builtin_cache))
+    db = str(tmp_path / "s.db")
+    assert batch(capsys, "run", "--run", "g", "--db", db, "--limit", "2", "--quiet", "--distractible", "0.5",
+                 "--extra-tools", "builtin", "--extra-tools-count", "8", "--extra-tools-cost", "2").returncode == 0
+    store = Store(db)
+    steps = store.steps(store.trajectories(store.run("g")["id"])[0]["id"])
+    ood = [s for s in steps if s["kind"] == "tool" and s["tool_name"] not in
+           ("get_paper_info", "get_references", "search_papers", "list_sections", "read_section", "think",
+            "submit_answer") and s["status"] == "ok"]
+    assert ood
+    entries = {e.step: e for e in build_entries(steps) if e.kind == "tool"}
+    for s in ood:
+        header = entries[s["idx"]].plain_header
+        assert "⊗ out of domain" in header and "  −2" in header
+        assert entries[s["idx"]].decision == "out-of-domain call"
+    assert mark({"kind": "tool", "tool_name": "made_up", "status": "unknown_tool"}, None) is None
