@@ -311,3 +311,25 @@ def test_registry_table_and_mechanism_in_the_panel(tmp_path, capsys):
     assert p8["count"] == 8 and p8["share"] > 0.4
     assert p8["mechanism"] == offdomain.mechanism(p8["p"] < 0.05, p8["delta"], p8["share"])
     assert "registry size" in batch(capsys, "report", "p0", "p8", "--panel", "--db", db).stdout
+
+
+def test_the_launch_form_offers_the_same_choices_and_relaunches_them(tmp_path, capsys):
+    """The form's fields make the run `--batch run` makes for the same choices, and a stored run in the setting is
+    relaunched (resumed) from the form with its setting."""
+    from workbench.tui.screens.launch import run_values, validate
+
+    values = {"extra_kind": "builtin", "extra_count": "8", "extra_detail": "names", "extra_cost": "2",
+              "distractible": "0.25", "limit": "3", "name": "f"}
+    form = validate(values, set(), llm_ok=True)
+    assert form.errors == {}
+    db = _db(tmp_path)
+    _run(capsys, db, "f", "--extra-tools", "builtin", "--extra-tools-count", "8", "--extra-tools-detail", "names",
+         "--extra-tools-cost", "2", "--distractible", "0.25", "--workers", "4", limit="3")
+    stored = Store(db).run("f")
+    assert form.spec.identity(stored["identity"]["dataset_fingerprint"]) == stored["identity"]
+    again, options = run_values(stored)
+    assert (again["extra_kind"], again["extra_count"], again["extra_detail"], again["distractible"]) == \
+        ("builtin", "8", "names", "0.25")
+    bad = validate({**values, "extra_kind": "file", "extra_source": str(tmp_path / "none.json")}, set(), llm_ok=True)
+    assert "no such file" in bad.errors["extra_source"]
+    assert "distractible" in validate({**values, "distractible": "x"}, set(), llm_ok=True).errors

@@ -24,7 +24,12 @@ def registry_tools(source: str) -> list[ExtraTool]:
         return builtin_registry()
     if kind == "file":
         return load_file(where)
-    return _run_sync(_list_mcp(where))
+    if where not in _LISTED:  # a launch form validating on each keystroke, `scale tools` resolving each level
+        _LISTED[where] = _run_sync(_list_mcp(where))
+    return list(_LISTED[where])
+
+
+_LISTED: dict[str, list[ExtraTool]] = {}  # an MCP command's tools, listed once per process (the run checks them again)
 
 
 async def _list_mcp(command: str) -> list[ExtraTool]:
