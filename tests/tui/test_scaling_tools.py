@@ -85,3 +85,39 @@ def test_the_stepper_marks_an_out_of_domain_call_and_its_cost(tmp_path, capsys, 
         assert "⊗ out of domain" in header and "  −2" in header
         assert entries[s["idx"]].decision == "out-of-domain call"
     assert mark({"kind": "tool", "tool_name": "made_up", "status": "unknown_tool"}, None) is None
+
+
+@pytest.fixture
+def general_store(tmp_path, capsys, builtin_cache, monkeypatch) -> tuple[Path, dict]:
+    import json
+
+    from tests.cli_inprocess import batch
+
+    db = tmp_path / "store.sqlite"
+    monkeypatch.setenv("AGENTHOP_DB", str(db))
+    monkeypatch.setenv("AGENTHOP_CACHE", str(builtin_cache))
+    assert batch(capsys, "run", "--run", "g", "--db", str(db), "--limit", "3", "--quiet", "--distractible", "0.5",
+                 "--extra-tools", "builtin", "--extra-tools-count", "8").returncode == 0
+    return db, json.loads(batch(capsys, "report", "g", "--db", str(db), "--format", "json").stdout)["general_setting"]
+
+
+async def test_the_diagnostics_tab_shows_the_setting(general_store):
+    """A run in the setting: its Diagnostics tab shows the out-of-domain share as `report` prints it."""
+    from rich.console import Console
+
+    from workbench.tui.widgets.diagnostics import DiagnosticsPanel
+
+    _, share = general_store
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("enter", "2")
+        await until(pilot, lambda: bool(app.screen.query(DiagnosticsPanel))
+                    and app.screen.query_one(DiagnosticsPanel).report is not None)
+        await settle(pilot, app)
+        widget = app.screen.query_one("#diag-general")
+        assert widget.display
+        console = Console(width=140, record=True)
+        console.print(widget.content)
+        out = console.export_text()
+        assert "out-of-domain call share" in out and f"({share['share_counts'][0]}/{share['share_counts'][1]})" in out

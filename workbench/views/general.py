@@ -83,3 +83,19 @@ def registry_rows(registry: dict[str, Any]) -> list[tuple[str, ...]]:
                      "—" if r["p"] is None else f"{r['p']:.3g}",
                      "—" if r.get("share_counts") is None else _share(r["share_counts"]), r["mechanism"]))
     return rows
+
+
+def general_table(report: dict[str, Any]):
+    """The general-setting rows as a rich Table (the TUI's diagnostics tab), or None for a plain run."""
+    from rich.table import Table
+    from rich.text import Text
+
+    rows = general_rows(report)
+    if not rows:
+        return None
+    table = Table(title=Text("General setting · out-of-domain tools"), title_justify="left")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for _, metric, _, _, value in rows:
+        table.add_row(Text(metric), Text(value))
+    return table
