@@ -333,3 +333,73 @@ def test_the_launch_form_offers_the_same_choices_and_relaunches_them(tmp_path, c
     bad = validate({**values, "extra_kind": "file", "extra_source": str(tmp_path / "none.json")}, set(), llm_ok=True)
     assert "no such file" in bad.errors["extra_source"]
     assert "distractible" in validate({**values, "distractible": "x"}, set(), llm_ok=True).errors
+
+
+def test_an_llm_sees_the_tools_in_the_recorded_order_and_its_call_is_answered(tmp_path, capsys, monkeypatch):
+    """Through the native client against the real local OpenAI-compatible server: the request's tools are the
+    seven and the extras in the recorded order (the seven unchanged), the system prompt lists the extras, and a
+    call to one is answered by the registry, charged and counted out of domain."""
+    from tests.openai_server import FakeOpenAI, tool_reply
+
+    def brain(req, n):
+        if n == 0:
+            return tool_reply(("get_current_weather", {"location": "Lisbon"}))
+        return tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    db = _db(tmp_path)
+    with FakeOpenAI(brain) as srv:
+        out = batch(capsys, "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", srv.url, "--ids",
+                    "st_0001", "--run", "l", "--db", db, "--quiet", "--format", "json", "--extra-tools", "builtin",
+                    "--extra-tools-count", "50", "--extra-tools-detail", "short")
+        assert out.returncode == 0, out.stderr
+        first = srv.requests[0]
+    store = Store(db)
+    run = store.run("l")
+    setting = run["config"]["extra_tools"]
+    sent = [t["function"]["name"] for t in first["tools"]]
+    assert sent == setting["order"] and "get_current_weather" in setting["tools"]
+    for schema in TOOL_SCHEMAS:
+        assert {"type": "function", "function": schema} in first["tools"]
+    system = first["messages"][0]["content"]
+    assert "You have 57 tools." in system and "- **get_current_weather**(location, units=…) — " in system
+    steps = [s for s in store.steps(store.trajectories(run["id"])[0]["id"]) if s["kind"] == "tool"]
+    assert (steps[0]["tool_name"], steps[0]["status"], steps[0]["cost"]) == ("get_current_weather", "ok", 1)
+    assert "°C" in steps[0]["text"]
+    rep = json.loads(batch(capsys, "report", "l", "--db", db, "--format", "json").stdout)["general_setting"]
+    assert rep["share_counts"] == [1, 2] and rep["points"] == [1, 1]
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                    max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from([s["name"] for s, _ in builtin_tools()]), args=JSON)
+def test_no_arguments_make_a_builtin_tool_raise(name, args):
+    """Whatever the agent sends, the call ends as the tool's text or the protocol's `Error calling …`."""
+    record = resolve("builtin", None, "full", 1, 0)
+
+    async def go():
+        async with open_extra_tools(record) as xt:
+            return await xt.call(name, args)
+    outcome = asyncio.run(go())
+    assert outcome.status in ("ok", "error") and outcome.text
+    if outcome.status == "error":
+        assert outcome.text.startswith(f"Error calling {name}: ")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=JSON)
+def test_a_tools_file_is_loaded_or_refused_in_one_line(tmp_path_factory, data):
+    path = tmp_path_factory.mktemp("f") / "t.json"
+    path.write_text(json.dumps(data))
+    try:
+        tools = load_file(path)
+    except RegistryError as exc:
+        assert str(exc).startswith(f"{path}: ") and "\n" not in str(exc)
+    else:
+        assert tools and all(t.canned is not None and t.name not in TOOL_NAMES for t in tools)
