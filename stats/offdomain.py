@@ -96,3 +96,29 @@ def mechanism(drop_significant: bool | None, delta: float | None, share: float |
     if delta >= 0 or not drop_significant:
         return "no drop"
     return "tool confusion" if share >= threshold else "context overhead"
+
+
+OTHER = "other"
+
+
+def transitions_with_other(sequences: Sequence[Sequence[str]], extra: Collection[str]) -> dict[str, Any]:
+    """The tool-to-tool transition matrix with every out-of-domain call as one `other` tool (8 × 8): row a,
+    column b counts calls of b directly after a; rows normalised to shares (a row with no successor is zeros).
+    A name that is neither a protocol tool nor an offered extra (a hallucinated tool) breaks adjacency, as in
+    `stats.ngrams`; the 7 × 7 block equals `ngrams.transition_matrix` on sequences without out-of-domain calls."""
+    from stats.ngrams import TOOLS
+
+    names = [*TOOLS, OTHER]
+    index = {n: i for i, n in enumerate(TOOLS)}
+    extra = set(extra)
+    counts = [[0] * len(names) for _ in names]
+    for seq in sequences:
+        prev = None
+        for name in seq:
+            code = index.get(name, len(TOOLS) if name in extra else None)
+            if prev is not None and code is not None:
+                counts[prev][code] += 1
+            prev = code
+    totals = [sum(row) for row in counts]
+    probs = [[c / t if t else 0.0 for c in row] for row, t in zip(counts, totals)]
+    return {"tools": names, "counts": counts, "row_totals": totals, "probabilities": probs}

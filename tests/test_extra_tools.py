@@ -403,3 +403,19 @@ def test_a_tools_file_is_loaded_or_refused_in_one_line(tmp_path_factory, data):
         assert str(exc).startswith(f"{path}: ") and "\n" not in str(exc)
     else:
         assert tools and all(t.canned is not None and t.name not in TOOL_NAMES for t in tools)
+
+
+def test_transitions_with_one_other_tool_by_brute_force():
+    seqs = [["get_references", "web_search", "bash", "read_section", "made_up", "submit_answer"],
+            ["list_sections", "calculator", "submit_answer"], []]
+    tm = offdomain.transitions_with_other(seqs, {"web_search", "bash", "calculator"})
+    names = tm["tools"]
+    assert names[-1] == "other" and names[:-1] == list(ngrams.TOOLS)
+    want = {("get_references", "other"): 1, ("other", "other"): 1, ("other", "read_section"): 1,
+            ("list_sections", "other"): 1, ("other", "submit_answer"): 1}  # made_up breaks read → submit
+    got = {(names[i], names[j]): c for i, row in enumerate(tm["counts"]) for j, c in enumerate(row) if c}
+    assert got == want
+    assert tm["probabilities"][names.index("other")] == pytest.approx([0, 0, 0, 0, 1 / 3, 0, 1 / 3, 1 / 3])
+    plain = [["get_references", "list_sections", "read_section", "submit_answer"]]
+    seven = offdomain.transitions_with_other(plain, set())
+    assert [row[:7] for row in seven["counts"][:7]] == ngrams.transition_matrix(plain)["counts"]

@@ -85,6 +85,8 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
         out.print(details)
         if report.get("analytics"):
             out.print(transition_table(report["analytics"]["transitions"]))
+        if (report.get("general_setting") or {}).get("transitions"):  # the general setting: out-of-domain = other
+            out.print(transition_table(report["general_setting"]["transitions"]))
         for line in analytics_lines(report):
             out.print(line, markup=False)
         for line in label_lines(report):

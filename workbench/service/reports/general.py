@@ -56,7 +56,14 @@ def general_block(store: Store, run: dict[str, Any], n_boot: int = 10_000) -> di
         return None
     plain = plain_counterpart(store, run)
     measures["against_plain"] = against_plain(store, plain, run["name"], n_boot) if plain else None
+    measures["transitions"] = other_transitions(store, run)
     return measures
+
+
+def other_transitions(store: Store, run: dict[str, Any]) -> dict[str, Any]:
+    """The run's transition matrix with its out-of-domain calls as one `other` tool (`stats.offdomain`)."""
+    sequences = store.trajectory_columns(run["id"], ("tool_sequence",))["tool_sequence"]
+    return offdomain.transitions_with_other([s or [] for s in sequences], setting_of(run)["tools"])
 
 
 def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> dict[str, Any] | None:
@@ -113,7 +120,8 @@ LEGEND = {
                      "Δ = setting − plain on common items, paired bootstrap 95% interval, exact McNemar",
     "n-grams": "out-of-domain calls are one 'other' tool for the n-gram analytics: outside the 7×7 family (49 "
                "bigrams, Bonferroni) and breaking adjacency, like any non-protocol call, so fingerprints stay "
-               "comparable with plain runs",
+               "comparable with plain runs; the transition matrix of a run in the setting adds an 'other' row and "
+               "column (8×8)",
     "mechanism": RULE,
 }
 
@@ -136,8 +144,10 @@ def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, 
     """`reports.run.run_diagnostics` (the TUI's tab), with `general_setting` for a run in the setting."""
     report, transitions = _run.run_diagnostics(store, name)
     general = general_block(store, store.run(name), n_boot=2_000)
-    if general is not None:
+    if general is not None:  # the heat map with the out-of-domain calls as one `other` tool
         report["general_setting"] = general
+        tm = general["transitions"]
+        transitions = {**transitions, "names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"]}
     return report, transitions
 
 
