@@ -121,3 +121,35 @@ async def test_the_diagnostics_tab_shows_the_setting(general_store):
         console.print(widget.content)
         out = console.export_text()
         assert "out-of-domain call share" in out and f"({share['share_counts'][0]}/{share['share_counts'][1]})" in out
+
+
+@pytest.fixture
+def pair_store(tmp_path, capsys, builtin_cache, monkeypatch) -> Path:
+    from tests.cli_inprocess import batch
+
+    db = tmp_path / "store.sqlite"
+    monkeypatch.setenv("AGENTHOP_DB", str(db))
+    monkeypatch.setenv("AGENTHOP_CACHE", str(builtin_cache))
+    for extra in ((), ("--extra-tools", "builtin", "--extra-tools-count", "8")):
+        assert batch(capsys, "run", "--run", "g" if extra else "p", "--db", str(db), "--limit", "4", "--quiet",
+                     "--distractible", "0.5", *extra).returncode == 0
+    return db
+
+
+async def test_the_compare_screen_states_the_out_of_domain_side(pair_store):
+    from workbench.tui.screens.compare import CompareScreen
+    from workbench.views.general import compare_lines
+    from workbench.service.reports import compare_report
+    from storage import Store
+
+    store = Store(pair_store)
+    expected = compare_lines(compare_report(store, "p", "g"))
+    store.close()
+    assert len(expected) == 1 and expected[0].startswith("B: general setting")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        app.push_screen(CompareScreen("p", "g"))
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.report is not None)
+        await settle(pilot, app)
+        assert expected[0] in str(app.screen.query_one("#compare-summary").content)
