@@ -269,7 +269,7 @@ class Episode:
         if decision.verdict != "execute":
             await self._emit("tool", text=decision.message, status=decision.verdict, cost=0, **fields)
             return decision.message or ""
-        if self.extra_tools is not None and call.name in self.extra_tools.names:
+        if self.extra_tools is not None and isinstance(call.name, str) and call.name in self.extra_tools.names:
             outcome = await self.extra_tools.call(call.name, call.args)
         else:
             outcome = run_tool(self.view, call.name, call.args)

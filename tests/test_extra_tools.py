@@ -419,3 +419,26 @@ def test_transitions_with_one_other_tool_by_brute_force():
     plain = [["get_references", "list_sections", "read_section", "submit_answer"]]
     seven = offdomain.transitions_with_other(plain, set())
     assert [row[:7] for row in seven["counts"][:7]] == ngrams.transition_matrix(plain)["counts"]
+
+
+def test_a_scale_tools_level_is_compared_with_its_group_plain_run(tmp_path, capsys):
+    db = _db(tmp_path)
+    out = batch(capsys, "scale", "tools", "--counts", "0,8", "--detail", "names", "--run", "s", "--db", db, "--limit",
+                "6", "--quiet", "--distractible", "0.5", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    table = json.loads(out.stdout)
+    assert [r["run"] for r in table["rows"]] == ["s@plain", "s@tools8-names"] and table["plain"] == "s@plain"
+    rep = json.loads(batch(capsys, "report", "s@tools8-names", "--db", db, "--format", "json").stdout)
+    assert rep["general_setting"]["against_plain"]["plain"] == "s@plain"
+    bad = batch(capsys, "scale", "tools", "--counts", "0,8", "--run", "s", "--db", db, "--extra-tools-count", "8")
+    assert bad.returncode == 2 and "--counts and --detail" in bad.stderr
+
+
+def test_a_tools_file_changed_since_the_run_started_is_refused_on_resume(tmp_path, capsys):
+    path = _write(tmp_path, [GOOD])
+    db = _db(tmp_path)
+    _run(capsys, db, "f", "--extra-tools", path, limit="2")
+    _run(capsys, db, "f", "--extra-tools", path, limit="2")  # unchanged: resumes
+    _write(tmp_path, [{**GOOD, "result": "MSFT 402.10 USD"}])
+    out = _run(capsys, db, "f", "--extra-tools", path, limit="2", code=2)
+    assert "exists with a different configuration" in out.stderr

@@ -201,8 +201,8 @@ def setting_record(source: str, tools: Sequence[ExtraTool], count: int | None, d
               "schema_tokens": {"protocol": estimated_tokens(json.dumps(TOOL_SCHEMAS)),
                                 "extra": estimated_tokens(json.dumps(shown))},
               "tokens_estimated": "characters / 4"}
-    if kind != "builtin":
-        record["where"] = where  # the file or the command: how to reach it again, not part of the identity
+    if kind != "builtin":  # the file (absolute: a resume may start elsewhere) or the command; not the identity
+        record["where"] = str(Path(where).resolve()) if kind == "file" else where
     return record
 
 

@@ -23,6 +23,8 @@ IGNORED_OPTIONS = ("distractible",)  # a knob that acts only when extra tools ar
 
 def _plain_identity(identity: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in identity.items() if k != "extra_tools"}
+    if (identity.get("scaling") or {}).get("mode") == "tools":  # a level of a `scale tools` group
+        out.pop("scaling")
     out["agent_options"] = {k: v for k, v in (identity.get("agent_options") or {}).items() if k not in IGNORED_OPTIONS}
     caps = dict(out.get("caps") or {})
     if isinstance(caps.get("costs"), dict):
