@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
-import sqlite3
 
 import pytest
 from scipy.stats import binomtest
@@ -22,7 +20,6 @@ from stats import ngrams, offdomain
 from stats.wilson import wilson
 from storage import Store
 from tests.cli_inprocess import batch
-from workbench.service import paths
 
 CATEGORIES = {  # the domains, each with tools of the built-in registry
     "code": ("run_python", "run_javascript", "run_sql"), "terminal and files": ("bash", "read_file", "write_file"),
