@@ -91,6 +91,7 @@ class Episode:
         context_budget: int | None = None,
         before_call: Callable[[], None] | None = None,
         strategy: Strategy | None = None,
+        extra_tools: Any = None,
     ):
         self.view = view
         self.item = view.item
@@ -102,6 +103,7 @@ class Episode:
         self.retry = retry
         self.sleep = sleep
         self.ledger = Ledger(caps)
+        self.extra_tools = extra_tools  # the general-agent setting's out-of-domain tools (sandbox.extra_tools)
         self.messages: list[dict[str, Any]] = [
             {"role": "system", "content": prompt.system},
             {"role": "user", "content": prompt.first_message},
@@ -298,7 +300,10 @@ class Episode:
         if decision.verdict != "execute":
             await self._emit("tool", text=decision.message, status=decision.verdict, cost=0, **fields)
             return decision.message or ""
-        outcome = run_tool(self.view, call.name, call.args)
+        if self.extra_tools is not None and isinstance(call.name, str) and call.name in self.extra_tools.names:
+            outcome = await self.extra_tools.call(call.name, call.args)
+        else:
+            outcome = run_tool(self.view, call.name, call.args)
         if outcome.text.startswith(_TOOL_ERROR_PREFIXES):
             self.tool_errors += 1
         if call.name == "submit_answer" and self._extend():

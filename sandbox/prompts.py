@@ -204,24 +204,29 @@ class Prompt:
         return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def build_prompt(item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False) -> Prompt:
+def build_prompt(item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False, extra_tools=None) -> Prompt:
     """The reference's direct-strategy prompt, or the closed-book one, for this item and these caps.
 
     Closed-book (PROTOCOL §2) is the reference's `noretrieval` prompt — own knowledge, no tool
     or constraint prose, the task block, then the instruction to submit — with `submit_answer`
-    the only tool (in text mode, how to write that call).
+    the only tool (in text mode, how to write that call). `extra_tools` (a `sandbox.extra_tools.registry.ExtraTools`,
+    the general-agent setting) adds its out-of-domain tools to the tool block and the schemas.
     """
     if ablation == "closed-book":
         parts = [CLOSED_BOOK_ROLE, *([TEXT_TOOLS_BLOCK] if text_tools else []), task_block(item), CLOSED_BOOK_TAIL]
         tools = tuple(s for s in TOOL_SCHEMAS if s["name"] == "submit_answer")
         return Prompt("\n\n".join(parts), CLOSED_BOOK_FIRST, tools)
     tools_block = _remove_disabled(TOOLS_BLOCK, caps.disabled_tools)
+    if extra_tools is not None:
+        tools_block = extra_tools.tool_block(tools_block)
     parts = [ROLE, OVERVIEW, tools_block]
     if text_tools:
         parts.append(TEXT_TOOLS_BLOCK)
     parts.append(CONSTRAINTS.format(budget=caps.budget, max_turns=caps.max_turns, max_tokens=caps.max_tokens_total))
     parts.append(task_block(item, gold_given=ablation == "gold-given"))
     tools = tuple(s for s in TOOL_SCHEMAS if s["name"] not in caps.disabled_tools)
+    if extra_tools is not None:
+        tools = extra_tools.request_tools(tools)
     return Prompt("\n\n".join(parts), FIRST_MESSAGE, tools)
 
 

@@ -11,7 +11,7 @@ import inspect
 import json
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from sandbox.agents.base import Agent, ServerUnreachable
@@ -21,6 +21,8 @@ from sandbox.agents.human import is_human
 from sandbox.agents.registry import SCRIPTED, make_scripted
 from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
+from sandbox.extra_tools.registry import setting_identity
+from sandbox.extra_tools.setting import open_extra_tools
 from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
 from sandbox.citations import HOP_RULE
@@ -75,6 +77,7 @@ class RunSpec:
     # how to reach a model verifier (base_url, api_key_env, client, timeout_s): execution, not identity; which
     # verifier it is (`scaling["verifier"]`) is the identity
     verifier_options: dict[str, Any] = field(default_factory=dict)
+    extra_tools: dict[str, Any] | None = None  # the general-agent setting's record (sandbox.extra_tools.setting)
 
     def identity(self, fingerprint: str) -> dict[str, Any]:
         """What must match to resume into an existing run."""
@@ -84,10 +87,16 @@ class RunSpec:
             "context_budget": self.context_budget, "estimate_tokens": self.estimate_tokens,
             "scaling": {k: v for k, v in (self.scaling or {}).items() if k not in READING_OPTIONS} or None,
             "agent_options": {k: v for k, v in sorted(self.agent_options.items()) if k not in EXECUTION_OPTIONS},
+            **({"extra_tools": setting_identity(self.extra_tools)} if self.extra_tools else {}),
         }
 
     def effective_caps(self) -> Caps:
-        return caps_for_ablation(self.caps, self.ablation)
+        """The ablation's caps; in the general-agent setting each extra tool costs the setting's points."""
+        caps = caps_for_ablation(self.caps, self.ablation)
+        if self.extra_tools:
+            cost = int(self.extra_tools["cost"])
+            caps = replace(caps, costs=caps.costs + tuple((name, cost) for name in self.extra_tools["tools"]))
+        return caps
 
 
 @dataclass
@@ -143,7 +152,9 @@ def default_factory(spec: RunSpec) -> AgentFactory:
     """Scripted agents from the registry; the LLM agent is imported only when asked for."""
     caps = spec.effective_caps()
     if spec.agent in SCRIPTED:
-        return lambda item, replicate, attempt: make_scripted(spec.agent, item, caps, spec.seed, replicate, attempt)
+        distractible = float(spec.agent_options.get("distractible", 0.0))
+        return lambda item, replicate, attempt: make_scripted(spec.agent, item, caps, spec.seed, replicate, attempt,
+                                                              distractible=distractible)
     if spec.agent == "llm":
         from sandbox.agents.llm import llm_factory
 
@@ -216,6 +227,7 @@ class Runner:
         self.limit_hit: str | None = None  # "tokens" | "cost": which run-wide limit stopped the run
         self.unreachable: str | None = None  # the error of the model server that refused a connection (run stopped)
         self._workers: list[asyncio.Task] = []
+        self.extra_tools: Any = None  # the setting's tools while the run executes (sandbox.extra_tools.registry)
 
     def prepare(self) -> tuple[int, list[tuple[Item, int]], int]:
         """Create or resume the run; (run id, pending work, already finished)."""
@@ -232,6 +244,8 @@ class Runner:
                        "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
                        "workers": spec.workers, "slice": self._slice()},
         }
+        if spec.extra_tools:  # the general-agent setting, with its registry's size in the prompt
+            fields["config"]["extra_tools"] = spec.extra_tools
         if self.client:  # an LLM run: which model client sent its calls (more than one after a resume through another)
             fields["config"]["clients"] = [self.client]
         run_id, existed = self.store.create_or_resume_run(spec.name, spec.identity(self.corpus.fingerprint), fields)
@@ -311,8 +325,14 @@ class Runner:
         `RunBusy` before it reads or writes anything, instead of redoing the first one's pending items.
         `locked`: the caller holds the run's lock already (serve-mcp holds it for as long as it serves)."""
         if locked:
-            return await self._run_locked()
+            return await self._run_with_tools()
         with RunLock(self.store.path, self.spec.name):
+            return await self._run_with_tools()
+
+    async def _run_with_tools(self) -> dict[str, Any]:
+        """The run with its extra tools open (an MCP registry's server runs for as long as the run)."""
+        async with open_extra_tools(self.spec.extra_tools) as extra:
+            self.extra_tools = extra
             return await self._run_locked()
 
     async def _run_locked(self) -> dict[str, Any]:
@@ -441,7 +461,7 @@ class Runner:
             if self.spec.scaling and self.spec.scaling.get("continue_from"):
                 agent = ContinuationAgent(agent, self._prefix(self.spec.scaling["continue_from"], item.id, replicate))
             text_tools = bool(getattr(agent, "text_tools", False))
-            prompt = build_prompt(item, self.caps, self.spec.ablation, text_tools=text_tools)
+            prompt = build_prompt(item, self.caps, self.spec.ablation, text_tools=text_tools, extra_tools=self.extra_tools)
             meta = item_meta(item)
             tid = self.store.begin_trajectory(self.run_id, item.id, replicate, attempt, meta)
             pending: list[dict[str, Any]] = []
@@ -460,7 +480,8 @@ class Runner:
                 await asyncio.sleep(0)
 
             episode = Episode(view, agent, self.caps, prompt, on_step=sink, retry=self.spec.retry,
-                              context_budget=self.spec.context_budget, before_call=commit, strategy=self._strategy())
+                              context_budget=self.spec.context_budget, before_call=commit, strategy=self._strategy(),
+                              extra_tools=self.extra_tools)
             try:
                 traj = await episode.run()
             except BaseException:  # cancelled (Ctrl-C, a run-wide limit): what it spent stays counted

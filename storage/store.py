@@ -435,6 +435,16 @@ class Store:
             out.append(d)
         return out
 
+    def tool_calls(self, run_id: int) -> list[dict[str, Any]]:
+        """Every tool call of a run's finished final trajectories, in order, without texts: trajectory, item,
+        replicate, turn, tool, status and points charged (what the general-agent setting's measures count)."""
+        rows = self.conn.execute(
+            "SELECT t.id AS trajectory_id, t.item_id, t.replicate, s.turn, s.tool_name, s.status, s.cost "
+            "FROM trajectories t JOIN steps s ON s.trajectory_id = t.id "
+            "WHERE t.run_id = ? AND t.final = 1 AND t.status = 'done' AND s.kind = 'tool' ORDER BY t.id, s.idx",
+            (run_id,))
+        return [dict(r) for r in rows]
+
     # ------------------------------------------------------------ added for the workbench TUI (cheap reads, export)
 
     LIST_FIELDS = ("id", "item_id", "replicate", "attempt", "kind", "question_type", "depth", "correct", "termination",

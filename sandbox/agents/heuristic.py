@@ -9,6 +9,13 @@ Told to answer now (the token axis's STOP), it submits its best guess at once. J
 conversation half-way (the continuation protocol replays a prefix of stored turns), it is
 walked through the prefix by `replay`, which takes the same decisions (and random draws) it
 would have taken live, so a continued run is the fresh run at the higher budget.
+
+Offered out-of-domain tools (the general-agent setting, `sandbox.extra_tools`), it can be made *distractible*:
+each call it makes is, with probability `distractible` and independently of everything else, a call to one of
+those tools (drawn uniformly, its required arguments filled with placeholders) instead of the call it planned,
+which waits for the next turn. Every call is out of domain with probability p whatever came before, so the
+expected out-of-domain share of its calls is exactly p (tests check the observed share against its binomial
+interval). The draws come from a generator of their own: without extra tools the agent is the plain one.
 """
 from __future__ import annotations
 
@@ -18,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.agents.base import answer_now, call, same_calls, summary_requested, tool_results, turn_number
-from sandbox.records import AssistantTurn, Caps, Item
+from sandbox.records import TOOL_NAMES, AssistantTurn, Caps, Item
 from sandbox.tools import listed_papers, listed_sections
 
 _WORD = re.compile(r"\w+")
@@ -55,9 +62,12 @@ class _State:
 class HeuristicAgent:
     name = "heuristic"
 
-    def __init__(self, item: Item, rng: random.Random, budget: int = Caps.budget, explore: float = 0.2):
+    def __init__(self, item: Item, rng: random.Random, budget: int = Caps.budget, explore: float = 0.2,
+                 distractible: float = 0.0, distraction_rng: random.Random | None = None):
         self.item = item
         self.rng = rng
+        self.distractible = distractible
+        self.distraction_rng = distraction_rng or random.Random(0)
         self.budget = budget
         self.explore = explore
         self.q = content_words(item.question)
@@ -180,6 +190,9 @@ class HeuristicAgent:
             return self._submit(n)
         if summary_requested(messages):
             return AssistantTurn(self.summary())
+        distraction = self._distraction(tools, n)
+        if distraction is not None:
+            return distraction
         offered = {t["name"] for t in tools}
         self.s.pending = [p for p in self.s.pending if p[0] in offered]
         if not self.s.pending:
@@ -203,7 +216,28 @@ class HeuristicAgent:
                 f"Current state: the answer goes to the option best supported by those reads. "
                 f"Remaining: {left} unvisited candidate(s) with full text.")
 
+    def _distraction(self, tools: tuple[dict, ...], n: int) -> AssistantTurn | None:
+        """With probability `distractible`, a call to one of the out-of-domain tools offered (None otherwise, or when
+        none is offered: the draw is made only then, so a plain run is untouched)."""
+        extra = [t for t in tools if t["name"] not in TOOL_NAMES]
+        if not extra or self.distractible <= 0 or self.distraction_rng.random() >= self.distractible:
+            return None
+        tool = extra[self.distraction_rng.randrange(len(extra))]
+        return AssistantTurn(None, [call(tool["name"], n, **placeholder_arguments(tool))])
+
     def _submit(self, n: int) -> AssistantTurn:
         letter = "ABCD"[self.choose_option()]
         return AssistantTurn(None, [call("submit_answer", n, answer=letter,
                                          reasoning=f"Best supported by {len(self.s.reads)} section(s) read.")])
+
+
+_PLACEHOLDERS: dict[str, Any] = {"string": "example", "integer": 1, "number": 1.0, "boolean": False, "array": [],
+                                 "object": {}}
+
+
+def placeholder_arguments(schema: dict[str, Any]) -> dict[str, Any]:
+    """The required arguments of a tool schema, each a placeholder of its type."""
+    params = schema.get("parameters") or {}
+    props = params.get("properties") or {}
+    return {name: _PLACEHOLDERS.get((props.get(name) or {}).get("type"), "example")
+            for name in params.get("required") or []}

@@ -147,6 +147,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_arguments(seq, formats=("table", "json", "csv"))
     # unset unless given, so a flag for the swept axis's own cap is seen and refused (cmd_scale fills the rest)
     seq.set_defaults(**{flag: None for flag in SWEPT_CAP.values()})
+    tools = scale_sub.add_parser("tools", help="the general-agent setting's registry-size ablation: the same items "
+                                               "among 0, 8, 16, 40 … out-of-domain tools at each detail, one group")
+    tools.add_argument("--counts", default="0,8,16,40", help="numbers of extra tools (0: the plain run)")
+    tools.add_argument("--detail", dest="details", default="full,short,names",
+                       help="description levels: full, short (one line), names (names and parameters only)")
+    add_run_arguments(tools, formats=("table", "json"))
+    tools.set_defaults(extra_tools="builtin")
     plat = scale_sub.add_parser("plateau", help="the scaling plateau of per-item scores (a file, or a sequential group)")
     source = plat.add_mutually_exclusive_group(required=True)
     source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score or [trial scores]}} or CSV '
@@ -250,6 +257,18 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     p.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
     p.add_argument("--format", choices=formats, default="table", help="format of the final report")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    general = p.add_argument_group("the general-agent setting (AgentHop among out-of-domain tools)")
+    general.add_argument("--extra-tools", metavar="builtin|FILE.json|mcp:COMMAND",
+                         help="offer out-of-domain tools too: the built-in registry, a JSON file of OpenAI-format "
+                              "schemas each with a canned 'result', or the tools of an MCP server (started by COMMAND)")
+    general.add_argument("--extra-tools-count", type=_bounded("extra_tools_count"), metavar="N",
+                         help="how many of the registry's tools (a seeded draw, nested across counts; default all)")
+    general.add_argument("--extra-tools-detail", choices=("full", "short", "names"), default="full",
+                         help="their descriptions: full, one-line summaries, or names and parameters only")
+    general.add_argument("--extra-tools-cost", type=_bounded("extra_tools_cost"), default=1, metavar="C",
+                         help="points an out-of-domain call costs (default 1)")
+    general.add_argument("--distractible", type=_real("distractible"), metavar="P",
+                         help="heuristic agent: each call is an out-of-domain one with probability P (0 to 1)")
     llm = p.add_argument_group("LLM agent (--agent llm)")
     llm.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5")
     llm.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, sglang, llama.cpp)")

@@ -86,6 +86,8 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
         out.print(details)
         if report.get("analytics"):
             out.print(transition_table(report["analytics"]["transitions"]))
+        if (report.get("general_setting") or {}).get("transitions"):  # the general setting: out-of-domain = other
+            out.print(transition_table(report["general_setting"]["transitions"]))
         for line in analytics_lines(report):
             out.print(line, markup=False)
         for line in label_lines(report):
@@ -137,8 +139,32 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     bigrams = bigram_panel_line(panel)
     if bigrams:
         out.print(bigrams, markup=False)
+    if panel.get("registry"):  # the general-agent setting's registry-size table
+        out.print(_registry_table(panel["registry"]))
     for line in legend:
         out.print(line, markup=False, style="dim")
+
+
+def _registry_table(registry: dict[str, Any]) -> Table:
+    from workbench.views.general import REGISTRY_HEADER, registry_rows
+
+    reg = Table(title=Text("registry size (the general-agent setting): accuracy against the plain run on common "
+                           "items, and the mechanism by the study's rule"), title_justify="left")
+    for i, col in enumerate(REGISTRY_HEADER):
+        reg.add_column(col, justify="left" if i in (0, 2, 8) else "right")
+    for row in registry_rows(registry):
+        reg.add_row(*map(Text, row))
+    return reg
+
+
+def print_registry(registry: dict[str, Any], fmt: str) -> None:
+    """`scale tools`: the group's registry-size table and the rule it reads the mechanism by."""
+    if fmt == "json":
+        print_json(registry)
+        return
+    out = console()
+    out.print(_registry_table(registry))
+    out.print(registry["rule"], markup=False, style="dim")
 
 
 def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
@@ -196,6 +222,10 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
         trigram = f" · top trigram {' → '.join(top['trigram'])} ({top['occurrence_share'][0]}/" \
                   f"{top['occurrence_share'][1]} trigram occurrences)" if top else ""
         out.print(f"{side.upper()}: endings: {terms}{trigram}", markup=False)
+    from workbench.views.general import compare_lines
+
+    for line in compare_lines(cmp):  # the general-agent setting's sides
+        out.print(line, markup=False)
 
 
 def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:

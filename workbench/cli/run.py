@@ -44,7 +44,10 @@ def launch_request(args: argparse.Namespace) -> LaunchRequest:
         ablation=args.ablation, budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total,
         workers=args.workers, replicates=args.replicates, seed=args.seed, ids=_item_ids(args.ids),
         question_type=args.question_type, depth=args.depth, limit=args.limit, max_run_tokens=args.max_run_tokens,
-        max_run_cost=args.max_run_cost, shard=getattr(args, "shard", None))
+        max_run_cost=args.max_run_cost, shard=getattr(args, "shard", None),
+        extra_tools=getattr(args, "extra_tools", None), extra_tools_count=getattr(args, "extra_tools_count", None),
+        extra_tools_detail=getattr(args, "extra_tools_detail", "full"),
+        extra_tools_cost=getattr(args, "extra_tools_cost", 1), distractible=getattr(args, "distractible", None))
 
 
 def build_spec(args: argparse.Namespace):
@@ -217,6 +220,8 @@ def cmd_scale(args: argparse.Namespace) -> int:
             print_plateau(scaling.group_plateau(store, base.name, cost_mode=args.cost_mode, **_plateau_options(args)),
                           args.format)
         return finished_status(*results)
+    if args.scale_command == "tools":
+        return _scale_tools(args)
     return _scale_parallel(args)
 
 
@@ -236,6 +241,41 @@ def _check_verifier(args: argparse.Namespace, base) -> None:
     from workbench.service.scaling import check_verifier
 
     check_verifier(args.verifier or "evidence", args.verifier_base_url)
+
+
+def _scale_tools(args: argparse.Namespace) -> int:
+    """The registry-size ablation: each level is the run `run --extra-tools … --extra-tools-count N
+    --extra-tools-detail D` makes, grouped; then the registry-size table."""
+    from dataclasses import replace
+
+    from workbench.cli.render import print_registry
+    from workbench.service import paths, scaling
+    from workbench.service.datasets import open_dataset
+    from workbench.service.stores import open_store
+
+    counts, details = scaling.parse_counts(args.counts), scaling.parse_details(args.details)
+    if args.extra_tools_count is not None or args.extra_tools_detail != "full":
+        raise UsageError("scale tools sets the count and detail of each level: use --counts and --detail")
+    request = launch_request(args)
+    group = request.name or f"{run_spec(replace(request, extra_tools=None), names=FLAGS).name}-tools"
+
+    def spec_of(name: str, count: int, detail: str):
+        level = replace(request, name=name, extra_tools=request.extra_tools if count else None,
+                        extra_tools_count=count if count else None, extra_tools_detail=detail if count else "full")
+        return run_spec(level, names=FLAGS)
+
+    specs = scaling.tools_specs(group, counts, details, spec_of)  # every registry read before the store opens
+    corpus, imported = open_dataset(args.data, paths.cache_dir())
+    if imported is not None:
+        _print_import(imported, args.data)
+    store = _held(open_store(paths.store_path(args.db)))
+    results = []
+    for spec in specs:
+        results.append(execute(spec, corpus, store, args.quiet))
+        if _cut_short(results[-1]):
+            return _sweep_stopped(spec.name, specs[len(results):], results)
+    print_registry(scaling.tools_report(store, group), args.format)
+    return finished_status(*results)
 
 
 def _cut_short(result: dict[str, Any]) -> bool:

@@ -74,6 +74,12 @@ class LaunchRequest:
     max_run_tokens: int = 0
     max_run_cost: float = 0.0
     shard: Any = None  # sandbox.shard.Shard: this host's part of the selection
+    # the general-agent setting (sandbox.extra_tools): "builtin", a FILE.json or "mcp:COMMAND"; None = the plain run
+    extra_tools: str | None = None
+    extra_tools_count: int | None = None  # None: every tool of the registry
+    extra_tools_detail: str = "full"
+    extra_tools_cost: int = 1
+    distractible: float | None = None  # the heuristic's out-of-domain call probability
 
 
 class LaunchError(ValueError):
@@ -90,6 +96,11 @@ def default_run_name(request: LaunchRequest, existing: Collection[str] = ()) -> 
     """The name a run gets when none is chosen (`workbench.service.runname.default_name`); with `existing`, the first of
     `name`, `name-2`, … not among them (the form proposes a new run; the CLI resumes by running the same command)."""
     base = runname.default_name(request.agent, request.model, request.dataset, request.ablation, request.seed)
+    if request.distractible:
+        base += f"-distractible{request.distractible:g}"
+    if request.extra_tools and request.extra_tools_count != 0:
+        count = "all" if request.extra_tools_count is None else request.extra_tools_count
+        base += f"-tools{count}" + ("" if request.extra_tools_detail == "full" else f"-{request.extra_tools_detail}")
     return runname.unique_name(base, existing)
 
 
@@ -103,6 +114,9 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
     agent_options: dict[str, Any] = {}
     if request.agent == "llm" and not problems:
         agent_options = llm_options(request, problems, names or {})
+    if request.distractible:
+        agent_options["distractible"] = request.distractible
+    extra_tools = _extra_tools(request, problems, names or {}) if not problems else None
     if problems:
         raise LaunchError(problems)
     name = request.name.strip() if request.name is not None else default_run_name(request, existing)
@@ -113,7 +127,23 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
         ablation=request.ablation, replicates=request.replicates, workers=request.workers,
         item_ids=tuple(dict.fromkeys(request.ids)), question_type=request.question_type, depth=request.depth,
         limit=request.limit, agent_options=agent_options, max_run_tokens=request.max_run_tokens,
-        max_run_cost=request.max_run_cost, shard=request.shard)
+        max_run_cost=request.max_run_cost, shard=request.shard, extra_tools=extra_tools)
+
+
+def _extra_tools(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> dict[str, Any] | None:
+    """The general-agent setting's record (`sandbox.extra_tools.setting.resolve`: the registry read, listed or
+    started once), or None; a registry that cannot be used is added to `problems`."""
+    if not request.extra_tools:
+        return None
+    from sandbox.extra_tools.registry import RegistryError
+    from sandbox.extra_tools.setting import resolve
+
+    try:
+        return resolve(request.extra_tools, request.extra_tools_count, request.extra_tools_detail,
+                       request.extra_tools_cost, request.seed)
+    except RegistryError as exc:
+        problems["extra_tools"] = f"{names.get('extra_tools', 'extra_tools')}: {exc}"
+        return None
 
 
 def request_problems(request: LaunchRequest, names: Mapping[str, str]) -> dict[str, str]:
@@ -139,6 +169,16 @@ def request_problems(request: LaunchRequest, names: Mapping[str, str]) -> dict[s
             say("local_threads", "applies to local/ models only (their server runs on this machine)")
     if request.ablation not in ABLATIONS:
         say("ablation", f"unknown '{request.ablation}'")
+    if request.distractible and request.agent != "heuristic":
+        say("distractible", "applies to the heuristic agent only")
+    if request.extra_tools and request.ablation == "closed-book":
+        say("extra_tools", "a closed-book run offers no tools to be distracted from (only submit_answer)")
+    if not request.extra_tools and (request.extra_tools_count is not None or request.extra_tools_detail != "full"
+                                    or request.extra_tools_cost != 1):
+        say("extra_tools", "the count, detail and cost of extra tools need --extra-tools (builtin, FILE.json or "
+                           "mcp:COMMAND)")
+    if request.extra_tools_detail not in ("full", "short", "names"):
+        say("extra_tools_detail", f"unknown '{request.extra_tools_detail}' (choose from full, short, names)")
     if request.question_type is not None and request.question_type not in QUESTION_TYPES:
         say("question_type", f"unknown '{request.question_type}'")
     if request.depth is not None and request.depth not in DEPTHS:

@@ -22,6 +22,8 @@ RUN_BOUNDS: dict[str, tuple[int, int]] = {
     "max_run_tokens": (0, 2**62),
     "top_k": (1, 1_000_000),
     "local_threads": (1, 4_096),  # the local model server's threads
+    "extra_tools_count": (0, 10_000),  # out-of-domain tools offered (the general-agent setting); 0 = the plain run
+    "extra_tools_cost": (0, 100_000),  # points an out-of-domain call costs
 }
 # name → (lowest, highest, whether the lowest itself is allowed): the ranges providers accept for sampling, and
 # positive seconds, rates and dollars (a NaN or an infinity is never a setting)
@@ -31,7 +33,8 @@ FLOAT_BOUNDS: dict[str, tuple[float, float, bool]] = {
     "timeout": (0.0, 86_400.0, False),
     "rpm": (0.0, 1_000_000.0, False),
     "max_run_cost": (0.0, 1_000_000_000.0, True),
-    "alpha": (0.0, 0.5, False),  # a one-sided family-wise level; above ½ no gain could fail to be "certified"
+    "alpha": (0.0, 0.5, False),
+    "distractible": (0.0, 1.0, True),  # the heuristic's out-of-domain call probability  # a one-sided family-wise level; above ½ no gain could fail to be "certified"
 }
 
 

@@ -214,3 +214,47 @@ def judges_figure(judges: list[dict[str, Any]], width: int, height: int, palette
     plt.ylim(0, 1)
     plt.xticks(x, [label for _, label in JUDGE_METRICS])
     return _build(plt, palette)
+
+
+REGISTRY_MARKERS = {"full": "o", "short": "x", "names": "+"}
+REGISTRY_COLOURS = {"full": "pass_at_k", "short": "majority", "names": "pointwise"}  # palette roles reused
+
+
+def registry_points(registry: dict[str, Any]) -> dict[str, list[tuple[float, float, float | None]]]:
+    """detail → [(tool count, accuracy, out-of-domain share)], the plain run (count 0) opening every line."""
+    plain = [r for r in registry["rows"] if r["count"] == 0]
+    lines: dict[str, list[tuple[float, float, float | None]]] = {}
+    for r in registry["rows"]:
+        if r["count"] == 0 or not r["accuracy"][1]:
+            continue
+        lines.setdefault(r["detail"], [])
+        lines[r["detail"]].append((r["count"], r["accuracy"][0] / r["accuracy"][1], r["share"]))
+    for detail, points in lines.items():
+        if plain and plain[0]["accuracy"][1]:
+            points.insert(0, (0, plain[0]["accuracy"][0] / plain[0]["accuracy"][1], 0.0))
+    return lines
+
+
+def registry_figure(registry: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
+    """Accuracy against the number of out-of-domain tools, one line per description detail (the study's registry-size
+    ablation), and the out-of-domain call share of the full-detail runs as a dotted line; each line has its own
+    marker, so they are told apart without colour."""
+    pal = palette or {}
+    lines = registry_points(registry)
+    values = [v for pts in lines.values() for _, acc, share in pts for v in (acc, share) if v is not None]
+    axis = value_axis(values or [0.0, 1.0], height - FIGURE_OVERHEAD)
+    plt = _figure(width, axis.rows + FIGURE_OVERHEAD)
+    plt.title("accuracy vs extra tools, per detail · ood share (full) dotted")
+    xs = sorted({x for pts in lines.values() for x, _, _ in pts})
+    for detail, pts in lines.items():
+        plt.plot([p[0] for p in pts], [p[1] for p in pts], label=f"acc {detail}", marker=REGISTRY_MARKERS.get(detail, "o"),
+                 color=pal.get(REGISTRY_COLOURS.get(detail, "line")))
+    full = lines.get("full") or next(iter(lines.values()), [])
+    shares = [(x, s) for x, _, s in full if s is not None]
+    if shares:
+        plt.plot([x for x, _ in shares], [s for _, s in shares], label="ood share", marker="·", color=pal.get("loss"))
+    _axis(plt, axis)
+    if xs:
+        plt.xticks(xs, [str(int(x)) for x in xs])
+    plt.xlabel("out-of-domain tools offered")
+    return _build(plt, palette)

@@ -117,6 +117,9 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
         for letter, pair in bias["accuracy_when_correct_at"].items():
             rows.append(("position bias", f"accuracy, gold at {letter}", "", "", _share(pair)))
     rows += hop_rows(report)
+    from workbench.views.general import general_rows
+
+    rows += general_rows(report)  # the general-agent setting (none for a plain run)
     an = report.get("analytics")
     if an:
         rows += analytics_rows(an, full)

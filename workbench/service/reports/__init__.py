@@ -15,3 +15,5 @@ from workbench.service.reports.panel import (PAIRED_BY_ID, LOWER_IS_BETTER, MEAN
 from workbench.service.reports.compare import (paired_outcomes, tool_use, CONVERSION_SET, compare_report, adjust_comparison,
     SEPARATES, separation)
 from workbench.service.reports.leaderboard import (MIN_COVERAGE, leaderboard)
+# the general-agent setting's blocks added to the reports of its runs (these three wrap the plain ones above)
+from workbench.service.reports.general import diagnostics, run_diagnostics, panel_report  # noqa: F811

@@ -172,7 +172,7 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
                               "cache_hit_rate": _dig(r, ("axes", "resource", "cache_hit_rate"))}
                        for side, r in (("a", ra), ("b", rb))},
             "tool_use": {"a": tool_use(recs_a), "b": tool_use(recs_b)},
-            "separation": separation(rows, family=holm["m"])}
+            "separation": separation(rows, family=holm["m"]), **_general(store, run_a, run_b)}
 
 
 def cache_warnings(ra: dict[str, Any], rb: dict[str, Any]) -> list[str]:
@@ -186,6 +186,14 @@ def cache_warnings(ra: dict[str, Any], rb: dict[str, Any]) -> list[str]:
             f"tokens row (the protocol's count, which leaves cache reads out) favours the run whose cache held more; "
             f"compare prompt tokens incl. cache reads ({_dig(ra, ('axes', 'resource', 'avg_prompt_tokens')):,.0f} "
             f"against {_dig(rb, ('axes', 'resource', 'avg_prompt_tokens')):,.0f})"]
+
+
+def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, Any]:
+    """The out-of-domain measures of each side in the general-agent setting (nothing when neither is in it)."""
+    from workbench.service.reports.offdomain import offdomain_measures
+
+    sides = {"a": offdomain_measures(store, run_a), "b": offdomain_measures(store, run_b)}
+    return {"general_setting": sides} if any(sides.values()) else {}
 
 
 def adjust_comparison(rows: list[dict[str, Any]], tests: dict[str, dict[str, Any] | None]) -> dict[str, Any]:

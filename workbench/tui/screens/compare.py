@@ -140,6 +140,10 @@ class CompareScreen(Screen):
         summary = Text(separation_sentence(cmp["separation"]), style="bold")
         for warning in cmp.get("warnings", []):
             summary.append(f"\nwarning: {warning}", style=theme_style(self.app, "warning"))
+        from workbench.views.general import compare_lines
+
+        for line in compare_lines(cmp):  # a side in the general-agent setting: its out-of-domain measures
+            summary.append(f"\n{line}", style="")
         self.query_one("#compare-summary", Static).update(summary)
         table = self.query_one("#compare-axes", DataTable)
         table.clear(columns=True)

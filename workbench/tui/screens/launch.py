@@ -32,7 +32,11 @@ DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model"
             "ablation": "full", "budget": str(Caps.budget), "max_turns": str(Caps.max_turns),
             "max_tokens": str(Caps.max_tokens_total), "question_type": "any",
             "depth": "any", "limit": "", "ids": "", "workers": "4", "replicates": "1", "seed": "0", "name": "",
-            "local_threads": ""}
+            "local_threads": "",
+            # the general-agent setting: which registry (none, builtin, a FILE.json, an MCP server's command)
+            "extra_kind": "none", "extra_source": "", "extra_count": "", "extra_detail": "full", "extra_cost": "1",
+            "distractible": ""}
+EXTRA_KINDS = (("none", "none"), ("built-in tools", "builtin"), ("tools file", "file"), ("MCP server", "mcp"))
 
 
 @dataclass
@@ -54,8 +58,12 @@ def default_name(agent: str, dataset_kind: str, path: str, existing: set[str], m
 LABELS = {"name": "name", "agent": "agent", "model": "model", "base_url": "base URL", "client": "client",
           "ablation": "ablation", "budget": "points", "max_turns": "turns", "max_tokens_total": "tokens",
           "limit": "limit", "workers": "workers", "replicates": "replicates", "seed": "seed", "ids": "ids",
-          "question_type": "type", "depth": "depth", "dataset": "release directory", "local_threads": "threads"}
-FIELD_IDS = {"max_tokens_total": "max_tokens", "dataset": "path"}  # request field → form field, where they differ
+          "question_type": "type", "depth": "depth", "dataset": "release directory", "local_threads": "threads",
+          "extra_tools": "extra tools", "extra_tools_count": "tool count", "extra_tools_detail": "detail",
+          "extra_tools_cost": "tool cost", "distractible": "distractible"}
+# request field → form field, where they differ
+FIELD_IDS = {"max_tokens_total": "max_tokens", "dataset": "path", "extra_tools": "extra_source",
+             "extra_tools_count": "extra_count", "extra_tools_detail": "extra_detail", "extra_tools_cost": "extra_cost"}
 NUMBERS = ("budget", "max_turns", "max_tokens_total", "limit", "workers", "replicates", "seed")  # typed as text
 
 
@@ -86,6 +94,7 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
     local = llm and (v.get("model") or "").strip().startswith("local/")
     threads = _int(v, "local_threads", errors, LABELS["local_threads"], optional=True) if local else None
     return LaunchRequest(
+        **_extra_request(v, errors),
         dataset="builtin" if v["dataset_kind"] == "builtin" else v["path"].strip(), agent=v["agent"], name=v["name"],
         model=(v["model"].strip() or None) if llm else None, base_url=(v["base_url"].strip() or None) if llm else None,
         client=None if not llm or client == "auto" else client, local_threads=threads, relaunch=options is not None,
@@ -93,6 +102,28 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
             i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
         question_type=None if v["question_type"] == "any" else v["question_type"],
         depth=None if v["depth"] == "any" else int(v["depth"]), **numbers)
+
+
+def _extra_request(v: dict[str, str], errors: dict[str, str]) -> dict[str, Any]:
+    """The general-agent setting's request fields from the form: the registry (`builtin`, the file typed, or
+    `mcp:` and the command typed), its count, detail and cost, and the heuristic's distractible knob."""
+    out: dict[str, Any] = {}
+    kind, source = v.get("extra_kind", "none"), v.get("extra_source", "").strip()
+    if kind != "none":
+        if kind != "builtin" and not source:
+            errors["extra_source"] = "extra tools: a tools file or the command that starts the MCP server is needed"
+        out["extra_tools"] = "builtin" if kind == "builtin" else (f"mcp:{source}" if kind == "mcp" else source) or None
+        count = _int(v, "extra_count", errors, "tool count", optional=True)
+        cost = _int(v, "extra_cost", errors, "tool cost")
+        out.update(extra_tools_count=count, extra_tools_detail=v.get("extra_detail", "full"),
+                   **({"extra_tools_cost": cost} if cost is not None else {}))
+    text = v.get("distractible", "").strip() if v.get("agent") == "heuristic" else ""
+    if text:
+        try:
+            out["distractible"] = float(text)
+        except ValueError:
+            errors["distractible"] = f"distractible: '{text}' is not a number (a probability, 0 to 1)"
+    return out
 
 
 def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = None, cache_dir: Path | None = None,
@@ -155,7 +186,7 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
     if spec.agent == "llm":
         from workbench.service.estimate import prompt_overhead
 
-        overhead = prompt_overhead(spec.effective_caps(), spec.ablation)
+        overhead = prompt_overhead(spec.effective_caps(), spec.ablation, spec.extra_tools)
         if tokens <= overhead:
             notes.append(f"⚠ tokens: {tokens:,} is at or below the prompt overhead (~{overhead:,} tokens of rules and "
                          "tool schemas before the question): every episode stops at its first model call")
@@ -345,7 +376,12 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
         "limit": str(cut["limit"]) if cut.get("limit") else "", "ids": ", ".join(cut.get("ids") or []),
         "workers": str(config.get("workers") or 4), "replicates": str(run.get("replicates") or 1),
         "seed": str(run.get("seed") or 0), "name": name,
+        "distractible": str(options.pop("distractible", "") or ""),
     }
+    setting = config.get("extra_tools")
+    if setting:  # the general-agent setting, as recorded
+        values.update(extra_kind=setting["source"], extra_source=setting.get("where") or "",
+                      extra_count=str(setting["count"]), extra_detail=setting["detail"], extra_cost=str(setting["cost"]))
     identity = run.get("identity") or {}
     result = validate(values, set(), llm_ok=True, options=options)
     if result.spec is None:
@@ -429,6 +465,18 @@ class LaunchScreen(ModalScreen):
                     yield _field("Replicates", Input(v["replicates"], id="replicates", classes="num"))
                     yield _field("Seed", Input(v["seed"], id="seed", classes="num"))
                     yield _field("Name", Input(v["name"], id="name"), "wide")
+                with Horizontal(classes="form-row"):  # the general-agent setting
+                    yield _field("Extra tools", Select(EXTRA_KINDS, value=v["extra_kind"], allow_blank=False,
+                                                       id="extra_kind"))
+                    yield _field("File / cmd", Input(v["extra_source"], placeholder="tools.json, or the command "
+                                                     "that starts the MCP server", id="extra_source"), "wide")
+                with Horizontal(classes="form-row"):
+                    yield _field("Count", Input(v["extra_count"], placeholder="all", id="extra_count", classes="num"))
+                    yield _field("Detail", Select([(d, d) for d in ("full", "short", "names")], value=v["extra_detail"],
+                                                  allow_blank=False, id="extra_detail"))
+                    yield _field("Tool cost", Input(v["extra_cost"], id="extra_cost", classes="num"))
+                    yield _field("Distractible", Input(v["distractible"], placeholder="0 to 1 (heuristic)",
+                                                       id="distractible", classes="num"))
             yield Static("", id="launch-messages")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="cancel")
@@ -447,13 +495,18 @@ class LaunchScreen(ModalScreen):
         self.query_one("#client", Select).disabled = not llm
         # the local model server's threads: only a local/ model has a server here
         self.query_one("#local_threads", Input).disabled = not (llm and self.values["model"].strip().startswith("local/"))
+        kind = self.values.get("extra_kind", "none")
+        self.query_one("#extra_source", Input).disabled = kind in ("none", "builtin")
+        for key in ("extra_count", "extra_detail", "extra_cost"):
+            self.query_one(f"#{key}").disabled = kind == "none"
+        self.query_one("#distractible", Input).disabled = self.values["agent"] != "heuristic"
 
     def on_select_changed(self, event: Select.Changed) -> None:
         key = event.select.id
         if key is None or event.value is Select.BLANK:
             return
         self.values[key] = str(event.value)
-        if key in ("agent", "dataset_kind", "ablation"):
+        if key in ("agent", "dataset_kind", "ablation", "extra_kind"):
             self._sync_enabled()
             self._suggest_name()
         self.revalidate()

@@ -28,7 +28,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.views.figures import judges_figure, parallel_figure, plateau_figure, strategies_figure
+from workbench.views.figures import judges_figure, parallel_figure, plateau_figure, registry_figure, strategies_figure
 from workbench.views.scaling import (LEVEL_COLUMNS, STRATEGY_COLUMNS, Palette, c_k_text, comparison_rows, cost_cells,
                                      cost_columns, decision, flags, level_cells, parallel_cells, parallel_columns,
                                      parallel_csv, spent, strategies_csv, strategy_cells, strategy_summary,
@@ -49,7 +49,7 @@ PALETTE_VARIABLES = {"line": "primary", "gain": "success", "loss": "error", "mar
 class Source:
     """One entry of the list: a sequential group (its plateau) or a parallel run (its verification gap)."""
 
-    kind: str  # "sequential" | "parallel" | "strategies"
+    kind: str  # "sequential" | "parallel" | "strategies" | "tools" (the general-agent setting's registry-size group)
     name: str
     detail: str
     groups: tuple[str, ...] = ()  # strategies: the sequential groups compared
@@ -62,18 +62,21 @@ class Source:
 def scaling_sources(runs: list[dict[str, Any]]) -> list[Source]:
     """Sequential groups (with their budget count) first, then parallel runs (with K), in store order."""
     groups: dict[str, int] = {}
+    tools: dict[str, int] = {}
     parallel: list[Source] = []
     for run in runs:
         if run.get("kind") == "sequential" and run.get("group_name"):
             groups[run["group_name"]] = groups.get(run["group_name"], 0) + 1
         elif run.get("kind") == "parallel":
             parallel.append(Source("parallel", run["name"], f"par K={run.get('replicates') or 1}"))
+        elif run.get("kind") == "tools" and run.get("group_name"):
+            tools[run["group_name"]] = tools.get(run["group_name"], 0) + 1
     seq = [Source("sequential", name, f"seq ×{n}") for name, n in groups.items()]
     from workbench.service.scaling import strategy_studies
 
     compared = [Source("strategies", name, f"cmp ×{len(members)}", tuple(members))
                 for name, members in strategy_studies(list(groups)).items()]
-    return compared + seq + parallel
+    return compared + seq + parallel + [Source("tools", name, f"tools ×{n}") for name, n in tools.items()]
 
 
 def default_ks(big_k: int) -> list[int]:
@@ -110,6 +113,18 @@ def compute_strategies(store_path: Path, groups: tuple[str, ...], options: dict[
     store = open_store(store_path)
     try:
         return scaling.strategy_comparison(store, list(groups), **options)
+    finally:
+        store.close()
+
+
+def compute_tools(store_path: Path, group: str) -> dict[str, Any]:
+    """The registry-size table `scale tools` prints for a group, on its own store connection."""
+    from workbench.service import scaling
+    from workbench.service.stores import open_store
+
+    store = open_store(store_path)
+    try:
+        return scaling.tools_report(store, group)
     finally:
         store.close()
 
@@ -157,7 +172,12 @@ def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
     """The shown result as JSON (everything) or CSV (the table's rows as numbers, one per transition or k)."""
     if fmt == "json":
         return json.dumps(result, indent=2, sort_keys=True) + "\n"
-    header, rows = {"sequential": transition_csv, "strategies": strategies_csv}.get(kind, parallel_csv)(result)
+    if kind == "tools":
+        from workbench.views.general import REGISTRY_HEADER, registry_rows
+
+        header, rows = list(REGISTRY_HEADER), [list(r) for r in registry_rows(result)]
+    else:
+        header, rows = {"sequential": transition_csv, "strategies": strategies_csv}.get(kind, parallel_csv)(result)
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(header)
@@ -327,6 +347,8 @@ class ScalingScreen(Screen):
             work = partial(compute_plateau, self.app.store_path, source.name, options)
         elif source.kind == "strategies":
             work = partial(compute_strategies, self.app.store_path, source.groups, options)
+        elif source.kind == "tools":
+            work = partial(compute_tools, self.app.store_path, source.name)
         else:
             corpora = self.app.corpora
             work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, self.judge)
@@ -358,6 +380,8 @@ class ScalingScreen(Screen):
             self._show_plateau(result)
         elif source.kind == "strategies":
             self._show_strategies(result)
+        elif source.kind == "tools":
+            self._show_registry(result)
         else:
             self._show_parallel(result)
 
@@ -432,6 +456,17 @@ class ScalingScreen(Screen):
         plot = self.query_one("#scaling-judges-plot", PlotView)
         plot.display = bool(judges)
         plot.show(partial(judges_figure, judges) if judges else None)
+
+    def _show_registry(self, registry: dict[str, Any]) -> None:
+        from workbench.views.general import REGISTRY_HEADER, registry_rows
+
+        caption = Text.assemble((registry["group"], "bold"), " · registry size (the general-agent setting)"
+                                f" · against {registry['plain'] or 'no plain run'}\n")
+        caption.append(registry["rule"], style="dim")
+        self._caption(caption)
+        self.query_one("#scaling-plot", PlotView).show(partial(registry_figure, registry))
+        self._fill("#scaling-table", REGISTRY_HEADER, [list(r) for r in registry_rows(registry)], left=1)
+        self.query_one("#scaling-levels").display = False
 
     def _show_parallel(self, report: dict[str, Any]) -> None:
         measured = report.get("measured", True)

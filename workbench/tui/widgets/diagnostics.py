@@ -166,6 +166,7 @@ class DiagnosticsPanel(VerticalScroll):
             yield Static("", id="diag-failures")
             yield Static("", id="diag-heatmap")
         yield Static("", id="diag-hops")
+        yield Static("", id="diag-general")  # the general-agent setting's measures (hidden for a plain run)
 
     def on_mount(self) -> None:
         self._status("")
@@ -248,3 +249,8 @@ class DiagnosticsPanel(VerticalScroll):
             content = Text.assemble("Tool transitions\n", ("no finished trajectories yet", "dim"))
         self.query_one("#diag-heatmap", Static).update(content)
         self.query_one("#diag-hops", Static).update(hop_table(report))
+        from workbench.views.general import general_table
+
+        general = general_table(report)
+        self.query_one("#diag-general", Static).update(general if general is not None else "")
+        self.query_one("#diag-general").display = general is not None

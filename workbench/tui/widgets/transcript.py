@@ -28,6 +28,7 @@ from textual.strip import Strip
 from rich.cells import cell_len
 
 from workbench.service.steps import delivered_read, split_words
+from sandbox.records import TOOL_NAMES
 from workbench.views.cells import counted
 from workbench.views.report import read_hop_text
 from workbench.tui.widgets.plaintext import clip, one_line, sanitize, wrap, wrap_head
@@ -44,6 +45,7 @@ MARKS = {
     "rejected": ("⊘ rejected", "transcript--rejected"),
     "disabled": ("⊘ disabled", "transcript--rejected"),
     "nudge": ("↺ nudge", "transcript--nudge"),
+    "ood": ("⊗ out of domain", "transcript--wrong"),  # the general-agent setting: a call to an extra tool
 }
 
 # the strategies' steps: the agent's summary turn, where the history was replaced, the verifier's assessment
@@ -98,8 +100,15 @@ def is_read(step: dict[str, Any]) -> bool:
                                                          step.get("section_index")) is not None
 
 
+def out_of_domain(step: dict[str, Any]) -> bool:
+    """An executed call to a tool outside the protocol's seven: an extra tool of the general-agent setting (a call
+    to a tool nobody offered is `unknown_tool`, not this)."""
+    return (step.get("kind") == "tool" and step.get("tool_name") not in TOOL_NAMES
+            and step.get("status") not in ("unknown_tool", "rejected", "disabled"))
+
+
 def mark(step: dict[str, Any], gold: Gold) -> str | None:
-    """`gold`, `wrong`, `rejected`, `disabled`, `nudge` or None."""
+    """`gold`, `wrong`, `rejected`, `disabled`, `nudge`, `ood` (an out-of-domain call) or None."""
     kind = step.get("kind")
     if kind == "nudge":
         return "nudge"
@@ -107,6 +116,8 @@ def mark(step: dict[str, Any], gold: Gold) -> str | None:
         return None
     if step.get("status") in ("rejected", "disabled"):
         return step["status"]
+    if out_of_domain(step):
+        return "ood"
     if is_read(step) and gold.known:
         return "gold" if gold.is_gold(step) else "wrong"
     return None
@@ -119,6 +130,8 @@ def decision(step: dict[str, Any], gold: Gold) -> str | None:
         return None
     if step.get("status") in ("rejected", "disabled"):
         return "rejection"
+    if out_of_domain(step):
+        return "out-of-domain call"
     name = step.get("tool_name")
     if name == "think":
         return "think"

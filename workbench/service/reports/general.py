@@ -1,0 +1,163 @@
+"""The general-agent setting in the reports: out-of-domain tool use, the run against its plain counterpart, and the
+registry-size table (the scaling study, arXiv 2602.18998 §2.2 and App. B.8, Tables 7–8).
+
+A run in the setting records it in its config (`extra_tools`: which tools, how many, detail, cost, order seed,
+the registry's tokens in the prompt). Its *plain counterpart* is the run of the same store with the same identity
+apart from the setting (and the heuristic's distractible knob, which does nothing without extra tools): the same
+agent, model, caps, seed, ablation and dataset. Against it the run's accuracy and four axes are compared on common
+items by `compare_report` (Δ with a paired bootstrap interval, exact McNemar).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from stats import offdomain
+from storage import Store
+from workbench.service.reports.compare import compare_report
+from workbench.service.reports.offdomain import offdomain_measures, setting_of
+from workbench.service.reports import panel as _panel, run as _run
+
+IGNORED_OPTIONS = ("distractible",)  # a knob that acts only when extra tools are offered
+
+
+def _plain_identity(identity: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in identity.items() if k != "extra_tools"}
+    if (identity.get("scaling") or {}).get("mode") == "tools":  # a level of a `scale tools` group
+        out.pop("scaling")
+    out["agent_options"] = {k: v for k, v in (identity.get("agent_options") or {}).items() if k not in IGNORED_OPTIONS}
+    caps = dict(out.get("caps") or {})
+    if isinstance(caps.get("costs"), dict):
+        tools = set((identity.get("extra_tools") or {}).get("tools") or [])
+        caps["costs"] = {k: v for k, v in caps["costs"].items() if k not in tools}
+    out["caps"] = caps
+    return out
+
+
+def plain_counterpart(store: Store, run: dict[str, Any]) -> str | None:
+    """The name of the run's plain counterpart in the store (the first created), or None."""
+    want = _plain_identity(run.get("identity") or {})
+    for other in store.runs():
+        if other["name"] != run["name"] and not (other.get("identity") or {}).get("extra_tools") \
+                and _plain_identity(other.get("identity") or {}) == want:
+            return other["name"]
+    return None
+
+
+def against_plain(store: Store, plain: str, name: str, n_boot: int = 10_000) -> dict[str, Any]:
+    """The run against the plain run on common items: accuracy and the axes with Δ, interval and McNemar p."""
+    cmp = compare_report(store, plain, name, n_boot=n_boot)
+    rows = [{k: r.get(k) for k in ("axis", "a", "b", "delta", "ci_low", "ci_high", "p", "n")} for r in cmp["rows"]]
+    return {"plain": plain, "run": name, "n_common": cmp["n_common"], "rows": rows}
+
+
+def general_block(store: Store, run: dict[str, Any], n_boot: int = 10_000) -> dict[str, Any] | None:
+    """What `report` adds for a run in the setting: its measures, and the comparison with its plain counterpart."""
+    measures = offdomain_measures(store, run)
+    if measures is None:
+        return None
+    plain = plain_counterpart(store, run)
+    measures["against_plain"] = against_plain(store, plain, run["name"], n_boot) if plain else None
+    measures["transitions"] = other_transitions(store, run)
+    return measures
+
+
+def other_transitions(store: Store, run: dict[str, Any]) -> dict[str, Any]:
+    """The run's transition matrix with its out-of-domain calls as one `other` tool (`stats.offdomain`)."""
+    sequences = store.trajectory_columns(run["id"], ("tool_sequence",))["tool_sequence"]
+    return offdomain.transitions_with_other([s or [] for s in sequences], setting_of(run)["tools"])
+
+
+def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> dict[str, Any] | None:
+    """The registry-size table over runs (the study's Table 8): per run its count, detail, the registry's tokens,
+    accuracy with Δ against the plain run (exact McNemar p), the out-of-domain share, and the mechanism by the
+    study's rule (`stats.offdomain.mechanism`). The plain run is the one among `names` without the setting (else
+    the counterpart in the store). None when no run is in the setting."""
+    runs = [store.run(n) for n in names]
+    general = [r for r in runs if setting_of(r)]
+    if not general:
+        return None
+    plains = [r["name"] for r in runs if not setting_of(r)]
+    plain = plains[0] if plains else plain_counterpart(store, general[0])
+    rows = []
+    if plain:
+        p_run = store.run(plain)
+        rows.append({"run": plain, "count": 0, "detail": None, "tool_block_tokens": None, "accuracy": _accuracy(store, p_run),
+                     "delta": None, "p": None, "share": None, "mechanism": "plain"})
+    for r in sorted(general, key=lambda r: (setting_of(r)["count"], ("full", "short", "names").index(
+            setting_of(r)["detail"]) if setting_of(r)["detail"] in ("full", "short", "names") else 9)):
+        s = setting_of(r)
+        m = offdomain_measures(store, r)
+        delta = p = None
+        if plain:
+            acc = against_plain(store, plain, r["name"], n_boot)["rows"][0]
+            delta, p = acc["delta"], acc["p"]
+        rows.append({"run": r["name"], "count": s["count"], "detail": s["detail"],
+                     "tool_block_tokens": (s.get("tool_block_tokens") or {}).get("extra"),
+                     "accuracy": _accuracy(store, r), "delta": delta, "p": p, "share": m["share"] if m else None,
+                     "share_counts": m["share_counts"] if m else None,
+                     "mechanism": offdomain.mechanism(None if p is None else p < 0.05, delta,
+                                                      m["share"] if m else None)})
+    return {"plain": plain, "rows": rows, "confusion_share": offdomain.CONFUSION_SHARE, "rule": RULE}
+
+
+RULE = ("the study's rule (arXiv 2602.18998 App. B.8): a significant accuracy drop against the plain run (exact "
+        f"McNemar p < 0.05 on common items) with an out-of-domain call share of at least "
+        f"{offdomain.CONFUSION_SHARE:.0%} is tool confusion; a significant drop with fewer such calls is context "
+        "overhead; otherwise no drop")
+
+
+def _accuracy(store: Store, run: dict[str, Any]) -> list[int]:
+    cols = store.trajectory_columns(run["id"], ("correct",))
+    return [int(sum(bool(c) for c in cols["correct"])), len(cols["correct"])]
+
+
+LEGEND = {
+    "out-of-domain share": "calls to the setting's extra tools over all tool calls, rejected calls included (what the "
+                           "agent chose to do); Wilson 95% interval over calls (the study's tool-confusion measure, "
+                           "arXiv 2602.18998 §2.2, App. B.8)",
+    "points out of domain": "points charged for executed out-of-domain calls over all points charged",
+    "turns out of domain": "assistant turns whose every call was out of domain over turns with at least one call",
+    "against plain": "the plain counterpart: the same identity without the setting (the distractible knob aside); "
+                     "Δ = setting − plain on common items, paired bootstrap 95% interval, exact McNemar",
+    "n-grams": "out-of-domain calls are one 'other' tool for the n-gram analytics: outside the 7×7 family (49 "
+               "bigrams, Bonferroni) and breaking adjacency, like any non-protocol call, so fingerprints stay "
+               "comparable with plain runs; the transition matrix of a run in the setting adds an 'other' row and "
+               "column (8×8)",
+    "mechanism": RULE,
+}
+
+
+# The reports every front end calls, with the setting's blocks added for the runs in it. They wrap the plain ones
+# (rather than being called from inside them) because the comparison with the plain run is `compare_report`'s,
+# which itself reads `report_of`: `workbench.service.reports` exports these in place of the plain ones.
+
+def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -> dict[str, Any]:
+    """`reports.run.diagnostics`, with `general_setting` (measures and the comparison with the plain run)."""
+    report = _run.diagnostics(store, name, ci=ci, corpus=corpus)
+    general = general_block(store, store.run(name))
+    if general is not None:
+        report["general_setting"] = general
+        report["legend"] = {**report["legend"], **LEGEND}
+    return report
+
+
+def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`reports.run.run_diagnostics` (the TUI's tab), with `general_setting` for a run in the setting."""
+    report, transitions = _run.run_diagnostics(store, name)
+    general = general_block(store, store.run(name), n_boot=2_000)
+    if general is not None:  # the heat map with the out-of-domain calls as one `other` tool
+        report["general_setting"] = general
+        tm = general["transitions"]
+        transitions = {**transitions, "names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"]}
+    return report, transitions
+
+
+def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None) -> dict[str, Any]:
+    """`reports.panel.panel_report`, with the registry-size table when runs of the setting are among `names`."""
+    panel = _panel.panel_report(store, names, external)
+    registry = registry_table(store, names)
+    if registry is not None:
+        panel["registry"] = registry
+        panel["legend"] = {**panel["legend"], **LEGEND}
+    return panel

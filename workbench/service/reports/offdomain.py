@@ -1,0 +1,45 @@
+"""A run's out-of-domain tool use in the general-agent setting (`stats.offdomain` over the store's tool calls)."""
+from __future__ import annotations
+
+from typing import Any
+
+from stats import offdomain
+from stats.ratio import Ratio
+from storage import Store
+
+SETTING_KEYS = ("source", "count", "detail", "cost", "seed", "registry_size", "tool_block_tokens", "schema_tokens",
+                "tokens_estimated")
+
+
+def setting_of(run: dict[str, Any]) -> dict[str, Any] | None:
+    """The run's recorded setting (None: a plain run)."""
+    return (run.get("config") or {}).get("extra_tools") or None
+
+
+def _pair(r: Ratio) -> list[float | int]:
+    return r.as_list()
+
+
+def offdomain_measures(store: Store, run: dict[str, Any]) -> dict[str, Any] | None:
+    """Out-of-domain call share (per run with its Wilson interval, per item, per tool, the share of trajectories
+    with at least one), points and turns out of domain, of a run in the setting; None for a plain run."""
+    setting = setting_of(run)
+    if setting is None:
+        return None
+    ids = store.trajectory_columns(run["id"], ("id", "item_id"))
+    by_id: dict[int, dict[str, Any]] = {tid: {"item_id": item, "calls": []} for tid, item in zip(ids["id"], ids["item_id"])}
+    for c in store.tool_calls(run["id"]):
+        t = by_id.get(c["trajectory_id"])
+        if t is not None:
+            t["calls"].append(offdomain.Call(c["turn"], c["tool_name"], c["status"], c["cost"] or 0))
+    m = offdomain.measures(list(by_id.values()), setting["tools"])
+    return {
+        "setting": {k: setting.get(k) for k in SETTING_KEYS},
+        "share": m["share"].value, "share_counts": _pair(m["share"]), "share_interval": m["share_interval"],
+        "trajectories_with_any": _pair(m["trajectories_with_any"]),
+        "points": _pair(m["points"]), "points_per_trajectory": m["points_per_trajectory"].value,
+        "turns": _pair(m["turns"]), "turns_per_trajectory": m["turns_per_trajectory"].value,
+        "per_tool": m["per_tool"], "per_item": m["per_item"], "rejected": m["rejected"],
+    }
+
+

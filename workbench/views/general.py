@@ -1,0 +1,101 @@
+"""The general-agent setting in words: the out-of-domain measures of a run, a compare's sides, the registry table."""
+from __future__ import annotations
+
+from typing import Any
+
+from workbench.views.cells import frac, num, pct
+
+Row = tuple[str, str, str, str, str]
+MEAN_AXES = ("calls/turn", "tokens", "turns", "points")  # the compare's means; the other axes are proportions
+
+
+def _share(pair: list | None) -> str:
+    return "—" if not pair else f"{pct(pair[0] / pair[1] if pair[1] else None)} ({frac(pair)})"
+
+
+def setting_text(setting: dict[str, Any]) -> str:
+    """'builtin, 40 tools of 50, full descriptions, 1 point a call, order seed 0, tool block ≈1,083 tokens'."""
+    detail = {"full": "full descriptions", "short": "one-line summaries", "names": "names and parameters only"}
+    tokens = (setting.get("tool_block_tokens") or {}).get("extra")
+    unit = "point" if setting.get("cost") == 1 else "points"
+    return (f"{setting['source']}, {setting['count']} tools of {setting.get('registry_size', '?')}, "
+            f"{detail.get(setting['detail'], setting['detail'])}, {setting['cost']} {unit} a call, order seed "
+            f"{setting['seed']}" + (f", extra tool block ≈{tokens:,} tokens (characters / 4)" if tokens else ""))
+
+
+def general_rows(report: dict[str, Any]) -> list[Row]:
+    """The report's general-setting section as (section, metric, ST, MT, all) cells (none for a plain run)."""
+    g = report.get("general_setting")
+    if not g:
+        return []
+    sec = "general setting"
+    rows: list[Row] = [(sec, "setting", "", "", setting_text(g["setting"]))]
+    iv = g.get("share_interval")
+    rows.append((sec, "out-of-domain call share", "", "", _share(g["share_counts"])
+                 + (f" [95% {pct(iv[0])} – {pct(iv[1])}]" if iv else "")))
+    rows.append((sec, "trajectories with ≥1 such call", "", "", _share(g["trajectories_with_any"])))
+    rows.append((sec, "points out of domain", "", "", _share(g["points"])
+                 + f" · {num(g['points_per_trajectory'])} per trajectory"))
+    rows.append((sec, "turns out of domain", "", "", _share(g["turns"])
+                 + f" · {num(g['turns_per_trajectory'])} per trajectory"))
+    top = list(g["per_tool"].items())[:5]
+    if top:
+        rows.append((sec, "most called", "", "", " · ".join(f"{k} {v}" for k, v in top)))
+    vs = g.get("against_plain")
+    if vs:
+        for r in vs["rows"]:
+            if r["delta"] is None:
+                continue
+            p = "" if r["p"] is None else f", McNemar p = {r['p']:.3g}"
+            if r["axis"].lower() in MEAN_AXES:
+                change = f"{num(r['a'])} → {num(r['b'])} (Δ {r['delta']:+.2f}"
+            else:
+                change = f"{pct(r['a'])} → {pct(r['b'])} (Δ {r['delta'] * 100:+.1f} pts"
+            rows.append((sec, f"{r['axis']} vs {vs['plain']}", "", "", f"{change}{p}; n = {r['n']})"))
+    else:
+        rows.append((sec, "vs plain", "", "", "no plain counterpart in the store (the same run without the setting)"))
+    return rows
+
+
+def compare_lines(cmp: dict[str, Any]) -> list[str]:
+    """One line per side of a compare that is in the setting."""
+    out = []
+    for side, g in (cmp.get("general_setting") or {}).items():
+        if g:
+            out.append(f"{side.upper()}: general setting ({setting_text(g['setting'])}): out-of-domain calls "
+                       f"{_share(g['share_counts'])}, trajectories with one {_share(g['trajectories_with_any'])}, "
+                       f"points {_share(g['points'])}, turns {_share(g['turns'])}")
+    return out
+
+
+REGISTRY_HEADER = ("run", "extra tools", "detail", "block tokens", "accuracy", "Δ vs plain", "McNemar p",
+                   "out-of-domain share", "mechanism")
+
+
+def registry_rows(registry: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The registry-size table as text cells."""
+    rows = []
+    for r in registry["rows"]:
+        acc = r["accuracy"]
+        rows.append((r["run"], str(r["count"]), r["detail"] or "—",
+                     "—" if r["tool_block_tokens"] is None else f"{r['tool_block_tokens']:,}",
+                     _share(acc), "—" if r["delta"] is None else f"{r['delta'] * 100:+.1f} pts",
+                     "—" if r["p"] is None else f"{r['p']:.3g}",
+                     "—" if r.get("share_counts") is None else _share(r["share_counts"]), r["mechanism"]))
+    return rows
+
+
+def general_table(report: dict[str, Any]):
+    """The general-setting rows as a rich Table (the TUI's diagnostics tab), or None for a plain run."""
+    from rich.table import Table
+    from rich.text import Text
+
+    rows = general_rows(report)
+    if not rows:
+        return None
+    table = Table(title=Text("General setting · out-of-domain tools"), title_justify="left")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for _, metric, _, _, value in rows:
+        table.add_row(Text(metric), Text(value))
+    return table
