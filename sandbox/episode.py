@@ -17,7 +17,8 @@ from typing import Any
 from sandbox.agents.base import Agent, InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
-from sandbox.prompts import CONTINUE, EXHAUSTED, NUDGE, STOP_NOW, Prompt
+from sandbox.prompt_set import DEFAULT_PROMPTS
+from sandbox.prompts import Prompt
 from sandbox.recall import delivered_read, paper_flags, section_flags
 from sandbox.records import AssistantTurn, Caps, Step, ToolCall, Trajectory
 from sandbox.tools import run_tool
@@ -93,6 +94,7 @@ class Episode:
         self.agent = agent
         self.caps = caps
         self.prompt = prompt
+        self.texts = prompt.texts or DEFAULT_PROMPTS  # the nudges, instructions and footer in force (--prompts)
         self.on_step = on_step
         self.before_call = before_call  # the runner commits the steps so far here: one write per turn, not per step
         self.retry = retry
@@ -230,13 +232,13 @@ class Episode:
             if self.stopping:  # over the context budget: STOP, with or without tool calls (reference §1.2)
                 await self._stop()
                 return None
-            nudge = NUDGE + self.ledger.footer()
+            nudge = self.texts.nudge + self._footer()
             self.messages.append({"role": "user", "content": nudge})
             await self._emit("nudge", text=nudge)
             return None
         self.turns_with_calls += 1
         results = [await self._execute(call) for call in calls]
-        footer = self.ledger.footer()
+        footer = self._footer()
         if self.submitted:
             return "answer"
         self.messages.append(turn.raw or _assistant_message(turn))
@@ -249,15 +251,19 @@ class Episode:
                 return "token_limit"  # the forced final call did not submit
             await self._stop()
         elif self.ledger.exhausted:
-            self.messages.append({"role": "user", "content": EXHAUSTED})
-            await self._emit("nudge", text=EXHAUSTED)
+            self.messages.append({"role": "user", "content": self.texts.exhausted_nudge})
+            await self._emit("nudge", text=self.texts.exhausted_nudge)
         return None
+
+    def _footer(self) -> str:
+        """The status line as the prompt set words it, from the ledger as it stands."""
+        return self.texts.footer(self.ledger.state())
 
     async def _stop(self) -> None:
         """Tell the agent to answer now; its next turn is the last (reference §1.4)."""
         self.stop_sent = True
-        self.messages.append({"role": "user", "content": STOP_NOW})
-        await self._emit("nudge", text=STOP_NOW)
+        self.messages.append({"role": "user", "content": self.texts.stop})
+        await self._emit("nudge", text=self.texts.stop)
 
     async def _execute(self, call: ToolCall) -> str:
         """One call against the running budget; returns the text the agent sees (before the footer)."""
@@ -272,8 +278,8 @@ class Episode:
             self.tool_errors += 1
         if call.name == "submit_answer" and self._extend():
             self.continues += 1
-            await self._emit("tool", text=CONTINUE, status="extended", cost=0, **fields)
-            return CONTINUE
+            await self._emit("tool", text=self.texts.continue_, status="extended", cost=0, **fields)
+            return self.texts.continue_
         if call.name == "submit_answer":
             args = call.args if isinstance(call.args, dict) else {}
             self.answer = args.get("answer", "")

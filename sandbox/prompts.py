@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 from sandbox.records import Caps, Item
 
@@ -168,7 +169,7 @@ def task_block(item: Item, gold_given: bool = False) -> str:
     )
 
 
-def _remove_disabled(tools_block: str, disabled: tuple[str, ...]) -> str:
+def remove_disabled(tools_block: str, disabled: tuple[str, ...]) -> str:
     for name in disabled:
         tools_block = re.sub(rf"^- \*\*{re.escape(name)}\*\*\(.*\n?", "", tools_block, flags=re.M)
     return tools_block
@@ -181,6 +182,7 @@ class Prompt:
     system: str
     first_message: str
     tools: tuple[dict, ...]
+    texts: Any = None  # the `sandbox.prompt_set.Prompts` it came from (None: the defaults): the episode's other texts
 
     @property
     def digest(self) -> str:
@@ -189,25 +191,18 @@ class Prompt:
         return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def build_prompt(item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False) -> Prompt:
+def build_prompt(item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False, texts: Any = None) -> Prompt:
     """The reference's direct-strategy prompt, or the closed-book one, for this item and these caps.
 
     Closed-book (PROTOCOL §2) is the reference's `noretrieval` prompt — own knowledge, no tool
     or constraint prose, the task block, then the instruction to submit — with `submit_answer`
-    the only tool (in text mode, how to write that call).
+    the only tool (in text mode, how to write that call). `texts` is the prompt set in force
+    (`sandbox.prompt_set.Prompts`, from `--prompts FILE`); None is ours, whose templates compose the
+    texts above exactly as they always were.
     """
-    if ablation == "closed-book":
-        parts = [CLOSED_BOOK_ROLE, *([TEXT_TOOLS_BLOCK] if text_tools else []), task_block(item), CLOSED_BOOK_TAIL]
-        tools = tuple(s for s in TOOL_SCHEMAS if s["name"] == "submit_answer")
-        return Prompt("\n\n".join(parts), CLOSED_BOOK_FIRST, tools)
-    tools_block = _remove_disabled(TOOLS_BLOCK, caps.disabled_tools)
-    parts = [ROLE, OVERVIEW, tools_block]
-    if text_tools:
-        parts.append(TEXT_TOOLS_BLOCK)
-    parts.append(CONSTRAINTS.format(budget=caps.budget, max_turns=caps.max_turns, max_tokens=caps.max_tokens_total))
-    parts.append(task_block(item, gold_given=ablation == "gold-given"))
-    tools = tuple(s for s in TOOL_SCHEMAS if s["name"] not in caps.disabled_tools)
-    return Prompt("\n\n".join(parts), FIRST_MESSAGE, tools)
+    from sandbox.prompt_set import DEFAULT_PROMPTS
+
+    return (texts or DEFAULT_PROMPTS).opening(item, caps, ablation, text_tools)
 
 
 def caps_for_ablation(caps: Caps, ablation: str) -> Caps:

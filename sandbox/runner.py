@@ -21,6 +21,7 @@ from sandbox.agents.human import is_human
 from sandbox.agents.registry import SCRIPTED, make_scripted
 from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
+from sandbox.prompt_set import DEFAULT_PROMPTS, Prompts
 from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
 from sandbox.citations import HOP_RULE
@@ -71,6 +72,10 @@ class RunSpec:
     max_run_tokens: int = 0  # 0 = no run-wide limit; counted like the per-episode cap
     max_run_cost: float = 0.0  # USD; 0 = no limit
     shard: Shard | None = None  # this host's part of the selection (a slice, like --limit: not the identity)
+    prompts: Prompts | None = None  # every text sent to the agent and the judges (--prompts FILE); None: ours
+
+    def prompt_set(self) -> Prompts:
+        return self.prompts or DEFAULT_PROMPTS
 
     def identity(self, fingerprint: str) -> dict[str, Any]:
         """What must match to resume into an existing run."""
@@ -80,6 +85,8 @@ class RunSpec:
             "context_budget": self.context_budget, "estimate_tokens": self.estimate_tokens,
             "scaling": {k: v for k, v in (self.scaling or {}).items() if k not in READING_OPTIONS} or None,
             "agent_options": {k: v for k, v in sorted(self.agent_options.items()) if k not in EXECUTION_OPTIONS},
+            # the prompts' digest, only when they are not ours: a run made before prompts could be replaced resumes
+            **({} if self.prompt_set().is_default else {"prompts": self.prompt_set().digest}),
         }
 
     def effective_caps(self) -> Caps:
@@ -147,6 +154,12 @@ def default_factory(spec: RunSpec) -> AgentFactory:
     if is_human(spec.agent):
         raise ValueError(f"'{spec.agent}' is a person: humans play in the TUI's play screen, which supplies the agent")
     raise ValueError(f"unknown agent '{spec.agent}'")
+
+
+def prompt_hash(prompts: Prompts) -> str:
+    """What a run records as its `prompt_hash`: the templates' hash for ours (as every run before `--prompts`
+    recorded), the set's digest for any other, so two runs' prompts differ exactly when their hashes do."""
+    return template_hash() if prompts.is_default else prompts.digest
 
 
 def item_meta(item: Item) -> dict[str, Any]:
@@ -221,7 +234,8 @@ class Runner:
             "kind": spec.kind, "agent": spec.agent, "model": spec.model, "dataset": spec.dataset,
             "dataset_fingerprint": self.corpus.fingerprint, "ablation": spec.ablation, "seed": spec.seed,
             "replicates": spec.replicates, "caps": self.caps.as_dict(), "version": VERSION,
-            "prompt_hash": template_hash(), "group_name": spec.group, "label_resolution": LABEL_RESOLUTION,
+            "prompt_hash": prompt_hash(spec.prompt_set()), "prompts": spec.prompt_set().to_toml(),
+            "group_name": spec.group, "label_resolution": LABEL_RESOLUTION,
             "hop_rule": HOP_RULE,
             "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,
                        "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
@@ -421,7 +435,7 @@ class Runner:
             if self.spec.scaling and self.spec.scaling.get("continue_from"):
                 agent = ContinuationAgent(agent, self._prefix(self.spec.scaling["continue_from"], item.id, replicate))
             text_tools = bool(getattr(agent, "text_tools", False))
-            prompt = build_prompt(item, self.caps, self.spec.ablation, text_tools=text_tools)
+            prompt = build_prompt(item, self.caps, self.spec.ablation, text_tools=text_tools, texts=self.spec.prompts)
             meta = item_meta(item)
             tid = self.store.begin_trajectory(self.run_id, item.id, replicate, attempt, meta)
             pending: list[dict[str, Any]] = []

@@ -155,6 +155,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE steps ADD COLUMN hop INTEGER;
     ALTER TABLE runs ADD COLUMN hop_rule TEXT
     """,
+    # 11: every text the run's agents and judges were sent (`--prompts`), as the prompts file that reproduces them
+    # (NULL: stored before prompts were recorded, the defaults of its version)
+    """
+    ALTER TABLE runs ADD COLUMN prompts TEXT
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
