@@ -17,8 +17,7 @@ from typing import Any
 from sandbox.agents.base import Agent, InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
-from sandbox.prompt_set import DEFAULT_PROMPTS
-from sandbox.prompts import Prompt
+from sandbox.prompts import DEFAULT_PROMPTS, Prompt
 from sandbox.recall import delivered_read, paper_flags, section_flags
 from sandbox.records import AssistantTurn, Caps, Step, ToolCall, Trajectory
 from sandbox.tools import run_tool

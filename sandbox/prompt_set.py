@@ -1,11 +1,10 @@
 """Every text the workbench sends an agent or a judge, as one replaceable set (`--prompts FILE.toml`).
 
 The protocol's prompts are our wording of the papers' harnesses; a researcher who has the authors' exact text (or who
-studies prompt sensitivity) supplies a TOML file whose keys replace ours. `Prompts` is the set in force: the runner
-builds each episode's opening from it, the episode its nudges, stop and continue instructions and status footer, the
-judges their system messages, and the sequential-scaling strategies their summarize and verifier prompts. Its `digest`
-is part of a run's identity and its `to_toml()` is what a run stores, so `prompts show` prints it back and that text
-loads to the same set.
+studies prompt sensitivity) supplies a TOML file whose keys replace ours. The set in force is a `sandbox.prompts.Prompts`
+(its `digest` is part of a run's identity); this module names the file's keys and their placeholders, reads a file
+into a set and writes a set as a file (`to_toml`: what a run stores and `prompts show` prints back, and what
+`prompts export` writes of ours).
 
 A file is checked before anything runs (`load_prompts`): a key we do not know, a placeholder a key does not take, a
 required placeholder left out, a value that is not text or a file that is not TOML is a `PromptsError` naming the
@@ -13,41 +12,25 @@ file, the line, the key and the placeholder.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import string
+import textwrap
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from sandbox import prompts as P
-from sandbox.judges import PAIRWISE_SYSTEM, POINTWISE_SYSTEM
-from sandbox.records import Caps, Item, LedgerState
-
-# ---------------------------------------------------------------- the default texts, as templates
-
-SYSTEM = "\n\n".join([P.ROLE, P.OVERVIEW, "{tools_block}", P.CONSTRAINTS, "{task_block}"])
-CLOSED_BOOK = P.CLOSED_BOOK_ROLE + "\n\n{tools_block}{task_block}\n\n" + P.CLOSED_BOOK_TAIL
-STATUS_FOOTER = "\nTurn: {turn}  |  Tokens used: {tokens:,}  |  Budget used: {points_used}"
-# The sequential-scaling strategies' texts (issue 23 consumes them through `Prompts.summarize` / `.verifier`).
-SUMMARIZE = ("Not yet: before you continue, write a summary of your work so far. It will replace the conversation "
-             "above, so include everything you still need: (1) the approaches you tried and what each gave; (2) the "
-             "information you collected, with paper ids and sections; (3) the current state of your answer and how "
-             "sure you are; (4) what remains to check. Reply with the summary as plain text and call no tool in this "
-             "reply.")
-VERIFIER = ("You review the work of a research agent answering a multiple-choice question about papers. Summarize its "
-            "trajectory factually: what it tried, what it found (papers and sections read, what they say), and the "
-            "answer it currently gives. Do not judge whether the answer is right, do not suggest next steps, and give "
-            "no hints.")
+from sandbox.prompts import DEFAULT_PROMPTS, Prompts
 
 _CAPS = ("budget", "max_turns", "max_tokens")
 
 
 @dataclass(frozen=True)
 class Key:
-    """One key of a prompts file: the attribute it sets, what it is, the placeholders it takes and must take."""
+    """One key of a prompts file: the `Prompts` attribute it sets, what it is, the placeholders it takes and must
+    take."""
 
     name: str
     attr: str
@@ -56,30 +39,23 @@ class Key:
     required: tuple[str, ...] = ()
 
 
-PLACEHOLDERS = {
-    "tools_block": "the tool list (the no-search ablation drops search_papers; under --text-tools followed by how to "
-                   "write a call). In closed_book: empty, or under --text-tools how to write a call and a blank line",
-    "task_block": "the seed paper, the question and the four options (gold-given: with the target papers)",
-    "budget": "the points budget", "max_turns": "the turn cap", "max_tokens": "the token cap (e.g. {max_tokens:,})",
-    "turn": "the turn number", "tokens": "tokens used so far", "points_used": "points used so far",
-    "points_left": "points left",
-}
-
 KEYS: tuple[Key, ...] = (
     Key("system", "system", "the system prompt (ablations full, gold-given, and no-search unless no_search is given)",
         ("tools_block", "task_block", *_CAPS), ("tools_block", "task_block")),
-    Key("closed_book", "closed_book", "the system prompt of the closed-book ablation (submit_answer is the only tool)",
+    Key("closed_book", "closed_book", "the system prompt of the closed-book ablation (submit_answer is the only tool); "
+        "its {tools_block} is empty, or under --text-tools how to write a call followed by a blank line",
         ("tools_block", "task_block", *_CAPS), ("task_block",)),
-    Key("no_search", "no_search", "the system prompt of the no-search ablation (left out: the system prompt)",
-        ("tools_block", "task_block", *_CAPS), ("tools_block", "task_block")),
+    Key("no_search", "no_search", "the system prompt of the no-search ablation (left out of a file: the system "
+        "prompt), whose {tools_block} lists no search_papers", ("tools_block", "task_block", *_CAPS),
+        ("tools_block", "task_block")),
     Key("first_user", "first_user", "the first user message"),
     Key("closed_book_first_user", "closed_book_first_user", "the first user message of the closed-book ablation"),
     Key("status_footer", "status_footer", "the status line appended to every tool result and to the nudge",
         ("turn", "tokens", "points_used", "points_left", "budget")),
     Key("nudge", "nudge", "the reply to a turn with text and no tool call (the status footer follows it)"),
     Key("exhausted_nudge", "exhausted_nudge", "the user message once the points are spent"),
-    Key("continue", "continue_", "sequential scaling (token axis): the answer to a submit below the budget"),
-    Key("stop", "stop", "sequential scaling (token axis): the user message past the budget, answer now"),
+    Key("continue", "continue_", "sequential scaling, token axis: the answer to a submit below the budget"),
+    Key("stop", "stop", "sequential scaling, token axis: the user message past the budget (answer now)"),
     Key("summarize", "summarize", "sequential scaling: the request to summarize the work so far"),
     Key("verifier", "verifier", "sequential scaling: the verifier's instructions"),
     Key("judge_pointwise", "judge_pointwise", "parallel scaling: the pointwise judge's system message"),
@@ -87,132 +63,55 @@ KEYS: tuple[Key, ...] = (
 )
 KEY_BY_NAME = {k.name: k for k in KEYS}
 TOOL_NAMES = tuple(s["name"] for s in P.TOOL_SCHEMAS)
+HEADER = (
+    "# AgentHop Workbench prompts: every text the workbench sends an agent or a judge.",
+    "# Use it with --prompts FILE.toml (run, scale, serve-mcp); a key left out keeps the workbench's default.",
+    "# {tools_block} is the tool list (under --text-tools followed by how to write a call); {task_block} the seed",
+    "# paper, question and four options (gold-given: with the target papers); {budget}, {max_turns}, {max_tokens}",
+    "# the caps. Placeholders are Python format fields ({max_tokens:,} prints 200,000); a literal brace is {{ or }}.",
+    "# A key we do not know, a placeholder a key does not take or a required one left out is refused on load.",
+)
 
 
-@dataclass(frozen=True)
-class Prompts:
-    """The texts in force. `no_search=None` follows `system`; `tools` holds only the descriptions replaced."""
-
-    system: str = SYSTEM
-    closed_book: str = CLOSED_BOOK
-    no_search: str | None = None
-    first_user: str = P.FIRST_MESSAGE
-    closed_book_first_user: str = P.CLOSED_BOOK_FIRST
-    status_footer: str = STATUS_FOOTER
-    nudge: str = P.NUDGE
-    exhausted_nudge: str = P.EXHAUSTED
-    continue_: str = P.CONTINUE
-    stop: str = P.STOP_NOW
-    summarize: str = SUMMARIZE
-    verifier: str = VERIFIER
-    judge_pointwise: str = POINTWISE_SYSTEM
-    judge_pairwise: str = PAIRWISE_SYSTEM
-    tools: tuple[tuple[str, str], ...] = field(default=())
-
-    # ------------------------------------------------------------ what the texts say, filled in
-
-    def resolved(self) -> dict[str, Any]:
-        """Every key's text as it applies (no_search resolved), and the tool descriptions replaced."""
-        out = {k.name: _literal(self, k) for k in KEYS}
-        out["no_search"] = self.no_search if self.no_search is not None else self.system
-        out["tools"] = dict(sorted(self.tools))
-        return out
-
-    @property
-    def digest(self) -> str:
-        """SHA-256 of the texts as they apply: two files that send the same words have the same digest."""
-        return hashlib.sha256(json.dumps(self.resolved(), sort_keys=True).encode()).hexdigest()
-
-    @property
-    def is_default(self) -> bool:
-        return self.digest == DEFAULT_DIGEST
-
-    def footer(self, state: LedgerState) -> str:
-        return self.status_footer.format(turn=state.turn, tokens=state.tokens, points_used=state.points_used,
-                                         points_left=state.points_left, budget=state.points_used + state.points_left)
-
-    def tool_schemas(self) -> list[dict]:
-        """The protocol's seven schemas, with the descriptions an explicit `[tools]` table replaced."""
-        if not self.tools:
-            return P.TOOL_SCHEMAS
-        new = dict(self.tools)
-        return [{**s, "description": new[s["name"]]} if s["name"] in new else s for s in P.TOOL_SCHEMAS]
-
-    def opening(self, item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False) -> P.Prompt:
-        """The system prompt, first user message and tools of one episode (`sandbox.prompts.build_prompt`)."""
-        schemas = self.tool_schemas()
-        if ablation == "closed-book":
-            tools = tuple(s for s in schemas if s["name"] == "submit_answer")
-            block = P.TEXT_TOOLS_BLOCK + "\n\n" if text_tools else ""
-            system = self.closed_book.format(tools_block=block, task_block=P.task_block(item), **_caps(caps))
-            return P.Prompt(system, self.closed_book_first_user, tools, self)
-        block = P.remove_disabled(P.TOOLS_BLOCK, caps.disabled_tools)
-        if text_tools:
-            block += "\n\n" + P.TEXT_TOOLS_BLOCK
-        template = self.no_search if ablation == "no-search" and self.no_search is not None else self.system
-        system = template.format(tools_block=block, task_block=P.task_block(item, gold_given=ablation == "gold-given"),
-                                 **_caps(caps))
-        tools = tuple(s for s in schemas if s["name"] not in caps.disabled_tools)
-        return P.Prompt(system, self.first_user, tools, self)
-
-    # ------------------------------------------------------------ the file
-
-    def to_toml(self) -> str:
-        """The set as a commented prompts file: every key with what it is and its placeholders, then `[tools]`
-        (commented out with the protocol's descriptions unless some are replaced). `load_text` of it gives this set
-        back, and writing that again gives the same bytes."""
-        lines = [
-            "# AgentHop Workbench prompts: every text the workbench sends an agent or a judge.",
-            "# Use it with --prompts FILE.toml (run, scale, serve-mcp); a key left out keeps the workbench's default.",
-            "# Placeholders are {name} (Python format fields, so {max_tokens:,} prints 200,000); a literal brace is",
-            "# written {{ or }}. A placeholder a key does not take, or a required one left out, is refused on load.",
-            "",
-        ]
-        for key in KEYS:
-            value = _literal(self, key) if key.name != "no_search" else (self.no_search or self.system)
-            lines.append(f"# {key.name}: {key.about}.")
-            if key.allowed:
-                lines.append("# placeholders: " + ", ".join(
-                    "{" + p + "}" + (" (required)" if p in key.required else "") for p in key.allowed))
-            lines.append(f"{key.name} = {_toml_string(value)}")
-            lines.append("")
-        lines.append("# [tools]: the tool descriptions the agent is given. They are the protocol's (part of what is")
-        lines.append("# measured); replace one only on purpose, under an explicit [tools] table.")
-        if self.tools:
-            lines.append("[tools]")
-            lines += [f"{name} = {json.dumps(text, ensure_ascii=False)}" for name, text in sorted(self.tools)]
-        else:
-            lines.append("# [tools]")
-            lines += [f"# {s['name']} = {json.dumps(s['description'], ensure_ascii=False)}" for s in P.TOOL_SCHEMAS]
-        return "\n".join(lines) + "\n"
-
-
-def _literal(prompts: Prompts, key: Key) -> str | None:
-    return getattr(prompts, key.attr)
-
-
-def _caps(caps: Caps) -> dict[str, int]:
-    return {"budget": caps.budget, "max_turns": caps.max_turns, "max_tokens": caps.max_tokens_total}
+def to_toml(prompts: Prompts) -> str:
+    """The set as a commented prompts file: every key with what it is and its placeholders, then `[tools]` (commented
+    out with the protocol's descriptions unless some are replaced). `load_text` of it gives this set back (the same
+    digest), and writing that again gives the same bytes. A run stores it; `prompts export` writes ours."""
+    lines = [*HEADER, ""]
+    for key in KEYS:
+        value = getattr(prompts, key.attr)
+        if key.name == "no_search" and value is None:
+            value = prompts.system
+        lines += ["# " + line for line in textwrap.wrap(f"{key.name}: {key.about}.", 112)]
+        if key.allowed:
+            lines.append("# placeholders: " + ", ".join(
+                "{" + p + "}" + (" (required)" if p in key.required else "") for p in key.allowed))
+        lines += [f"{key.name} = {_toml_string(value)}", ""]
+    lines.append("# [tools]: the tool descriptions the agent is given. They are the protocol's (part of what is")
+    lines.append("# measured); replace one only on purpose, under an explicit [tools] table.")
+    if prompts.tools:
+        lines.append("[tools]")
+        lines += [f"{name} = {json.dumps(text, ensure_ascii=False)}" for name, text in sorted(prompts.tools)]
+    else:
+        lines.append("# [tools]")
+        lines += [f"# {s['name']} = {json.dumps(s['description'], ensure_ascii=False)}" for s in P.TOOL_SCHEMAS]
+    return "\n".join(lines) + "\n"
 
 
 def _toml_string(text: str) -> str:
-    """A TOML multi-line basic string holding exactly `text` (the newline after the opening quotes is dropped by
-    TOML; backslashes, quote runs and control characters escaped)."""
+    """A TOML multi-line basic string holding exactly `text` (TOML drops the newline after the opening quotes;
+    backslashes, quotes next to a quote or the end, and control characters are escaped)."""
     out = []
     for i, ch in enumerate(text):
         if ch == "\\":
             out.append("\\\\")
         elif ch == '"' and (i + 1 == len(text) or text[i + 1] == '"'):
             out.append('\\"')
-        elif ch in "\n\t" or ord(ch) >= 0x20 and ch != "\x7f":
+        elif ch in "\n\t" or (ord(ch) >= 0x20 and ch != "\x7f"):
             out.append(ch)
         else:
             out.append(f"\\u{ord(ch):04x}")
     return '"""\n' + "".join(out) + '"""'
-
-
-DEFAULT_PROMPTS = Prompts()
-DEFAULT_DIGEST = DEFAULT_PROMPTS.digest
 
 
 # ---------------------------------------------------------------- reading a file

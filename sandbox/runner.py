@@ -21,7 +21,8 @@ from sandbox.agents.human import is_human
 from sandbox.agents.registry import SCRIPTED, make_scripted
 from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
-from sandbox.prompt_set import DEFAULT_PROMPTS, Prompts
+from sandbox.prompt_set import to_toml
+from sandbox.prompts import DEFAULT_PROMPTS, Prompts
 from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
 from sandbox.citations import HOP_RULE
@@ -234,7 +235,7 @@ class Runner:
             "kind": spec.kind, "agent": spec.agent, "model": spec.model, "dataset": spec.dataset,
             "dataset_fingerprint": self.corpus.fingerprint, "ablation": spec.ablation, "seed": spec.seed,
             "replicates": spec.replicates, "caps": self.caps.as_dict(), "version": VERSION,
-            "prompt_hash": prompt_hash(spec.prompt_set()), "prompts": spec.prompt_set().to_toml(),
+            "prompt_hash": prompt_hash(spec.prompt_set()), "prompts": to_toml(spec.prompt_set()),
             "group_name": spec.group, "label_resolution": LABEL_RESOLUTION,
             "hop_rule": HOP_RULE,
             "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,

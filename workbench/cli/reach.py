@@ -32,7 +32,7 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
     base = RunSpec(name=args.run_name, dataset=dataset_key(args.data), agent="mcp:", workers=1,
                    caps=Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total),
                    replicates=args.replicates, item_ids=_item_ids(args.ids), question_type=args.question_type,
-                   depth=args.depth, limit=args.limit)
+                   depth=args.depth, limit=args.limit, prompts=_prompts(args.prompts))
     select_items(corpus, base)  # a slice that selects nothing is refused before anything is served
     sock = _listen(args.host, args.port) if args.transport == "http" else None
     store = Store(paths.store_path(args.db))
@@ -48,6 +48,13 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
         sys.stderr.write("stopped: finished trajectories are stored; serve the same run again to resume\n")
         return 128 + received
     return ExitCode.OK
+
+
+def _prompts(path: str | None):
+    """The --prompts file's set (None: ours), checked before anything is served."""
+    from workbench.service.prompts import load
+
+    return load(path) if path else None
 
 
 def _listen(host: str, port: int):

@@ -42,7 +42,7 @@ def launch_request(args: argparse.Namespace) -> LaunchRequest:
         ablation=args.ablation, budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total,
         workers=args.workers, replicates=args.replicates, seed=args.seed, ids=_item_ids(args.ids),
         question_type=args.question_type, depth=args.depth, limit=args.limit, max_run_tokens=args.max_run_tokens,
-        max_run_cost=args.max_run_cost, shard=getattr(args, "shard", None))
+        max_run_cost=args.max_run_cost, shard=getattr(args, "shard", None), prompts=args.prompts)
 
 
 def build_spec(args: argparse.Namespace):
@@ -253,6 +253,7 @@ def _judge(args: argparse.Namespace, spec):
     try:
         return judges.LLMJudge(model, base_url=base_url, api_key_env=spec.agent_options.get("api_key_env")
                                if args.judge == "same" else None,
-                               client=(spec.agent_options.get("client") or "auto") if args.judge == "same" else "auto")
+                               client=(spec.agent_options.get("client") or "auto") if args.judge == "same" else "auto",
+                               prompts=spec.prompts)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None

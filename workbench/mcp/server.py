@@ -212,7 +212,7 @@ class Campaign:
                 return _result(episode.agent.seen[-1].texts)  # the tool result with its footer, then any nudge
             if which == 2 and not episode.ended.is_set():  # the run itself stopped (our failure, or the server closing): never wait forever
                 return _result([f"The run stopped: {self._stopped()}"], error=True)
-            return _result([*_last_words(episode.steps[mark:]), self._ended(episode)])
+            return _result([*_last_words(episode.steps[mark:], self.base.prompt_set()), self._ended(episode)])
 
     def _stopped(self) -> str:
         task = self.task
@@ -226,12 +226,14 @@ class Campaign:
         return ENDED.format(item=episode.item.id, termination=termination)
 
 
-def _last_words(steps: list[Step]) -> list[str]:
+def _last_words(steps: list[Step], prompts: Any = None) -> list[str]:
     """What the call that ended an episode produced: its result with the status footer (the protocol sends
-    nothing back after the end, so the footer is worded from the step's ledger), or the harness's note."""
+    nothing back after the end, so the footer is worded from the step's ledger, as the run's prompts word it), or
+    the harness's note."""
     for step in reversed(steps):
         if step.kind == "tool":
-            return [(step.text or "") + status_footer(step.ledger)]
+            footer = prompts.footer(step.ledger) if prompts is not None else status_footer(step.ledger)
+            return [(step.text or "") + footer]
         if step.kind in ("harness", "error") and step.text:
             return [step.text]
     return []
@@ -254,14 +256,16 @@ def _result(texts: list[str], error: bool = False) -> types.CallToolResult:
 # ---------------------------------------------------------------- the MCP server
 
 
-def tool_list() -> list[types.Tool]:
-    """The seven tools with the protocol's names, descriptions and argument schemas, then next_item."""
+def tool_list(prompts: Any = None) -> list[types.Tool]:
+    """The seven tools with the protocol's names, descriptions and argument schemas (descriptions as the run's
+    prompts' `[tools]` table replaces them, if it does), then next_item."""
+    schemas = prompts.tool_schemas() if prompts is not None else TOOL_SCHEMAS
     return [types.Tool(name=s["name"], description=s["description"], input_schema=s["parameters"])
-            for s in (*TOOL_SCHEMAS, NEXT_ITEM_SCHEMA)]
+            for s in (*schemas, NEXT_ITEM_SCHEMA)]
 
 
 def build_server(campaign: Campaign) -> Server:
-    tools = tool_list()
+    tools = tool_list(campaign.base.prompt_set())
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)

@@ -72,6 +72,7 @@ class LaunchRequest:
     max_run_tokens: int = 0
     max_run_cost: float = 0.0
     shard: Any = None  # sandbox.shard.Shard: this host's part of the selection
+    prompts: str | None = None  # a prompts file (TOML) replacing the texts sent to the agent and the judges
 
 
 class LaunchError(ValueError):
@@ -101,6 +102,7 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
     agent_options: dict[str, Any] = {}
     if request.agent == "llm" and not problems:
         agent_options = llm_options(request, problems, names or {})
+    prompts = _prompts(request, problems, names or {})
     if problems:
         raise LaunchError(problems)
     name = request.name.strip() if request.name is not None else default_run_name(request, existing)
@@ -111,7 +113,21 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
         ablation=request.ablation, replicates=request.replicates, workers=request.workers,
         item_ids=tuple(dict.fromkeys(request.ids)), question_type=request.question_type, depth=request.depth,
         limit=request.limit, agent_options=agent_options, max_run_tokens=request.max_run_tokens,
-        max_run_cost=request.max_run_cost, shard=request.shard)
+        max_run_cost=request.max_run_cost, shard=request.shard, prompts=prompts)
+
+
+def _prompts(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]):
+    """The prompt set of `request.prompts` (None: ours), checked in full before anything runs; a file that cannot be
+    used is a problem naming its line, key and placeholder."""
+    from sandbox.prompt_set import PromptsError, load_prompts
+
+    if not (request.prompts or "").strip():
+        return None
+    try:
+        return load_prompts(request.prompts.strip())
+    except PromptsError as exc:
+        problems["prompts"] = f"{names.get('prompts', 'prompts')}: {exc}"
+        return None
 
 
 def request_problems(request: LaunchRequest, names: Mapping[str, str]) -> dict[str, str]:
