@@ -142,8 +142,9 @@ def load_text(text: str, source: str = "<prompts>") -> Prompts:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = _LINE.search(str(exc))
-        where = f"{source}:{m.group(1)}" if m else source
-        raise PromptsError(f"{where}: not TOML: {_LINE.sub('', str(exc)).strip()}") from None
+        line = m.group(1) if m else max(1, len(text.splitlines()))  # "at end of document": the last line
+        where = f"{source}:{line}"
+        raise PromptsError(f"{where}: not TOML: {_LINE.sub('', str(exc)).replace('(at end of document)', '(at the end of the file)').strip()}") from None
     lines = text.splitlines()
     values: dict[str, Any] = {}
     for name, value in data.items():
