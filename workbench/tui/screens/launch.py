@@ -31,7 +31,8 @@ from workbench.tui.screens.help import bound_key
 DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model": "", "base_url": "", "client": "auto",
             "ablation": "full", "budget": str(Caps.budget), "max_turns": str(Caps.max_turns),
             "max_tokens": str(Caps.max_tokens_total), "question_type": "any",
-            "depth": "any", "limit": "", "ids": "", "workers": "4", "replicates": "1", "seed": "0", "name": ""}
+            "depth": "any", "limit": "", "ids": "", "workers": "4", "replicates": "1", "seed": "0", "name": "",
+            "prompts": ""}
 
 
 def llm_available() -> bool:
@@ -61,7 +62,7 @@ def default_name(agent: str, dataset_kind: str, path: str, existing: set[str], m
 LABELS = {"name": "name", "agent": "agent", "model": "model", "base_url": "base URL", "client": "client",
           "ablation": "ablation", "budget": "points", "max_turns": "turns", "max_tokens_total": "tokens",
           "limit": "limit", "workers": "workers", "replicates": "replicates", "seed": "seed", "ids": "ids",
-          "question_type": "type", "depth": "depth", "dataset": "release directory"}
+          "question_type": "type", "depth": "depth", "dataset": "release directory", "prompts": "prompts file"}
 FIELD_IDS = {"max_tokens_total": "max_tokens", "dataset": "path"}  # request field → form field, where they differ
 NUMBERS = ("budget", "max_turns", "max_tokens_total", "limit", "workers", "replicates", "seed")  # typed as text
 
@@ -97,7 +98,8 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
         options=extras if llm else {}, ablation=v["ablation"], ids=tuple(
             i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
         question_type=None if v["question_type"] == "any" else v["question_type"],
-        depth=None if v["depth"] == "any" else int(v["depth"]), **numbers)
+        depth=None if v["depth"] == "any" else int(v["depth"]), prompts=v.get("prompts", "").strip() or None,
+        **numbers)
 
 
 def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = None, cache_dir: Path | None = None,
@@ -187,7 +189,8 @@ def busy_elsewhere(store_path: Path | None, name: str) -> str | None:
 
 # identity key (or caps key) → (form field, its label): the launch request's own, named as the form names them
 IDENTITY_FIELDS = {key: (FIELD_IDS.get(key, key), LABELS[key])
-                   for key in ("agent", "model", "seed", "ablation", "budget", "max_turns", "max_tokens_total")}
+                   for key in ("agent", "model", "seed", "ablation", "budget", "max_turns", "max_tokens_total",
+                               "prompts")}
 
 
 def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete_key: str = "d") -> dict[str, str]:
@@ -215,7 +218,9 @@ def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete
                     other.append(f"caps.{cap}")
         elif key in IDENTITY_FIELDS:
             field_id, label = IDENTITY_FIELDS[key]
-            errors[field_id] = f"{label} differs from the stored run's {_shown(identity.get(key))}"
+            shown = _shown(identity.get(key)) if key != "prompts" else (
+                f"(a file hashed {identity[key][:12]})" if identity.get(key) else "(ours)")
+            errors[field_id] = f"{label} differs from the stored run's {shown}"
         else:
             other.append(key)
     if not errors and not other:
@@ -427,6 +432,9 @@ class LaunchScreen(ModalScreen):
                     yield _field("Replicates", Input(v["replicates"], id="replicates", classes="num"))
                     yield _field("Seed", Input(v["seed"], id="seed", classes="num"))
                     yield _field("Name", Input(v["name"], id="name"), "wide")
+                with Horizontal(classes="form-row"):
+                    yield _field("Prompts", Input(v["prompts"], placeholder="ours (or a prompts file: --batch prompts "
+                                                  "export writes one to edit)", id="prompts"), "wide")
             yield Static("", id="launch-messages")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="cancel")
