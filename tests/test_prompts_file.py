@@ -220,3 +220,50 @@ def test_placeholders_fill_from_the_caps_and_the_default_opening_is_unchanged(de
     assert opening.system == f"7/3/12,345|{TOOLS_BLOCK}\n\n{TEXT_TOOLS_BLOCK}|{task_block(item)}"
     no_search = texts.opening(item, Caps(disabled_tools=("search_papers",)), "no-search")
     assert "search_papers" not in no_search.system.split("|")[1]  # no_search left out follows the file's system
+
+
+def test_report_compare_and_the_panel_say_when_runs_used_different_prompts(capsys, tmp_path):
+    mine = tmp_path / "mine.toml"
+    mine.write_text('first_user = "Begin with the seed paper."\n')
+    db = str(tmp_path / "s.sqlite")
+    for name, flags in (("ours", ()), ("mine", ("--prompts", str(mine))), ("ours2", ())):
+        assert batch(capsys, "run", "--limit", "3", "--run", name, "--db", db, "--quiet", *flags).returncode == 0
+    warning = "used different prompts"
+    compared = batch(capsys, "compare", "ours", "mine", "--db", db, "--format", "json")
+    [said] = [w for w in json.loads(compared.stdout)["warnings"] if warning in w]
+    stored = Store(db, readonly=True)
+    assert f"a prompts file {stored.run('mine')['prompt_hash'][:12]}: mine" in said
+    assert f"ours {stored.run('ours')['prompt_hash'][:12]}: ours" in said and "may be the prompts'" in said
+    assert warning in batch(capsys, "compare", "ours", "mine", "--db", db).stdout
+    assert warning not in batch(capsys, "compare", "ours", "ours2", "--db", db).stdout
+    panel = json.loads(batch(capsys, "report", "ours", "mine", "ours2", "--db", db, "--format", "json").stdout)
+    assert any(warning in w and "ours, ours2" in w for w in panel["warnings"])
+    legend = json.loads(batch(capsys, "report", "mine", "--db", db, "--format", "json").stdout)["legend"]
+    assert "`prompts show mine` prints them" in legend["prompts"]
+    assert "prompts" not in json.loads(batch(capsys, "report", "ours", "--db", db, "--format", "json").stdout)["legend"]
+    assert batch(capsys, "prompts", "show", "ours", "--db", db).stdout == to_toml(DEFAULT_PROMPTS)
+
+
+def test_a_run_stored_before_prompts_were_recorded_is_said_so(capsys, tmp_path):
+    db = str(tmp_path / "s.sqlite")
+    assert batch(capsys, "run", "--limit", "1", "--run", "old", "--db", db, "--quiet").returncode == 0
+    with Store(db) as store:
+        store.update_run(store.run("old")["id"], prompts=None)
+    shown = batch(capsys, "prompts", "show", "old", "--db", db)
+    assert shown.returncode == 0 and shown.stdout == ""
+    assert "stored before runs recorded their prompts: it used the defaults of workbench 0.1.0" in shown.stderr
+    assert batch(capsys, "prompts", "show", "nope", "--db", db).returncode == 2
+
+
+async def test_an_llm_judge_is_sent_the_file_s_judge_prompts(mini_corpus):
+    from sandbox.judges import LLMJudge, Sample
+
+    texts = load_text('judge_pointwise = "Strict auditor."\njudge_pairwise = "Pick one."\n')
+    item = mini_corpus.item("st_0001")
+    sample = Sample(0, "B", 1, [], [])
+    with FakeOpenAI(lambda req, n: text_reply("<judgment>Correct</judgment> <choice>2</choice>")) as srv:
+        judge = LLMJudge("openai/test-model", base_url=srv.url, client="native", prompts=texts)
+        assert (await judge.pointwise(item, sample)).value is True
+        assert (await judge.pairwise(item, sample, sample)).value is True
+    assert [r["messages"][0] for r in srv.requests] == [{"role": "system", "content": "Strict auditor."},
+                                                        {"role": "system", "content": "Pick one."}]
