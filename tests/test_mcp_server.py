@@ -290,3 +290,30 @@ def test_http_plays_a_run_and_a_second_server_is_refused(tmp_path, capsys):
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT agent, status FROM runs WHERE name = 'm'").fetchone() == ("mcp:heuristic", "done")
     conn.close()
+
+
+def test_a_served_run_sends_the_prompts_file_s_texts(tmp_path):
+    """`serve-mcp --prompts`: next_item's task is the file's system prompt and first message, every result carries
+    the file's footer (the one that ends the item too), the tool list the `[tools]` table's description; the run
+    records the file."""
+    from sandbox.prompt_set import load_prompts, to_toml
+
+    prompts = tmp_path / "mine.toml"
+    prompts.write_text('system = "MINE {task_block} {tools_block}"\nfirst_user = "Go."\n'
+                       'status_footer = " [{points_left} left]"\n[tools]\nthink = "Scratchpad."\n')
+    db = tmp_path / "s.db"
+
+    async def session():
+        async with client(stdio(db, "m", "--limit", "1", "--prompts", str(prompts))) as c:
+            listed = {t.name: t.description for t in (await c.list_tools()).tools}
+            assert listed["think"] == "Scratchpad." and listed["read_section"] == TOOL_SCHEMAS[4]["description"]
+            opened = texts(await c.call_tool("next_item", {}))
+            assert opened[1].startswith("MINE ## Seed Paper") and opened[2] == "Go."
+            seed = opened[1].split("- **ID**: ", 1)[1].split("\n", 1)[0]
+            looked = texts(await c.call_tool("get_paper_info", {"paper_id": seed}))
+            assert looked[0].endswith(" [29 left]")
+            ended = texts(await c.call_tool("submit_answer", {"answer": "A", "reasoning": "r"}))
+            assert ended[0].endswith(" [29 left]") and ended[-1].startswith(ENDED)
+
+    run_async(session())
+    assert Store(db, readonly=True).run("m")["prompts"] == to_toml(load_prompts(prompts))

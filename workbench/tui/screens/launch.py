@@ -161,7 +161,7 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
     if spec.agent == "llm":
         from workbench.service.estimate import prompt_overhead
 
-        overhead = prompt_overhead(spec.effective_caps(), spec.ablation)
+        overhead = prompt_overhead(spec.effective_caps(), spec.ablation, spec.prompts)
         if tokens <= overhead:
             notes.append(f"⚠ tokens: {tokens:,} is at or below the prompt overhead (~{overhead:,} tokens of rules and "
                          "tool schemas before the question): every episode stops at its first model call")
