@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox.agents.base import Agent, InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
+from sandbox.agents.base import STOP_TEXT, Agent, InfrastructureError, ModelError, NonTransientModelError, TransientModelError, arguments_json
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
 from sandbox.prompts import DEFAULT_PROMPTS, Prompt
@@ -137,6 +137,7 @@ class Episode:
 
     async def run(self) -> Trajectory:
         """Play the episode to one of the five terminations."""
+        stop_text = STOP_TEXT.set(self.texts.stop)  # a scripted agent reads it (`answer_now`)
         try:
             termination = await self._loop()
         except asyncio.CancelledError:
@@ -146,6 +147,8 @@ class Episode:
             self.error_kind = "exception"
             await self._emit("error", text=traceback.format_exc(limit=8))
             termination = "error"
+        finally:
+            STOP_TEXT.reset(stop_text)
         return self._trajectory(termination)
 
     async def _loop(self) -> str:

@@ -267,3 +267,22 @@ async def test_an_llm_judge_is_sent_the_file_s_judge_prompts(mini_corpus):
         assert (await judge.pairwise(item, sample, sample)).value is True
     assert [r["messages"][0] for r in srv.requests] == [{"role": "system", "content": "Strict auditor."},
                                                         {"role": "system", "content": "Pick one."}]
+
+
+@pytest.mark.parametrize("agent_name", ["heuristic", "oracle"])
+async def test_a_scripted_agent_obeys_the_file_s_stop_instruction(mini_corpus, agent_name):
+    """Past a token budget the episode sends the file's stop text; a scripted agent answers it (it would call another
+    tool, and end as token_limit, if it only knew ours)."""
+    from sandbox.agents.estimated import EstimatedUsage
+    from sandbox.agents.registry import make_scripted
+    from sandbox.episode import Episode
+    from sandbox.prompts import build_prompt
+
+    texts = load_text('stop = "Time is up: submit_answer now."\n')
+    item = mini_corpus.item("st_0001")
+    caps = Caps(max_tokens_total=10**9)
+    agent = EstimatedUsage(make_scripted(agent_name, item, caps, 0, 0, 0))
+    ep = Episode(mini_corpus.view(item), agent, caps, build_prompt(item, caps, texts=texts), context_budget=10)
+    traj = await ep.run()
+    assert [s.text for s in ep.steps if s.kind == "nudge"] == ["Time is up: submit_answer now."]
+    assert traj.termination == "answer"
