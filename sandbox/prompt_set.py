@@ -143,8 +143,8 @@ def load_text(text: str, source: str = "<prompts>") -> Prompts:
     except tomllib.TOMLDecodeError as exc:
         m = _LINE.search(str(exc))
         line = m.group(1) if m else max(1, len(text.splitlines()))  # "at end of document": the last line
-        where = f"{source}:{line}"
-        raise PromptsError(f"{where}: not TOML: {_LINE.sub('', str(exc)).replace('(at end of document)', '(at the end of the file)').strip()}") from None
+        why = _LINE.sub("", str(exc)).replace("(at end of document)", "(at the end of the file)").strip()
+        raise PromptsError(f"{source}:{line}: not TOML: {why}") from None
     lines = text.splitlines()
     values: dict[str, Any] = {}
     for name, value in data.items():
@@ -183,11 +183,14 @@ def _check_placeholders(key: Key, value: str, lines: list[str], source: str) -> 
     """Unknown placeholders, malformed braces, bad format specs and missing required placeholders, by line."""
     start = _key_line(lines, key.name)
     try:
-        found = [(f, spec) for _, f, spec, _ in string.Formatter().parse(value) if f is not None]
+        found = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(value) if f is not None]
     except ValueError as exc:
         raise PromptsError(f"{source}:{start}: key '{key.name}': {exc} (write a literal brace as {{{{ or }}}})") from None
-    for name, spec in found:
+    for name, spec, conversion in found:
         line = _text_line(lines, start, "{" + name)
+        if conversion is not None:
+            raise PromptsError(f"{source}:{line}: key '{key.name}': placeholder {{{name}!{conversion}}}: a conversion "
+                               "(!r, !s, !a) is not allowed")
         if name not in key.allowed:
             takes = (", ".join("{" + p + "}" for p in key.allowed) if key.allowed else "none")
             shown = "{" + name + "}" if name else "{}"
@@ -197,7 +200,7 @@ def _check_placeholders(key: Key, value: str, lines: list[str], source: str) -> 
             format(_SAMPLE[name], spec)
         except (ValueError, TypeError) as exc:
             raise PromptsError(f"{source}:{line}: key '{key.name}': placeholder {{{name}:{spec}}}: {exc}") from None
-    names = {n for n, _ in found}
+    names = {n for n, _, _ in found}
     for need in key.required:
         if need not in names:
             raise PromptsError(f"{source}:{start}: key '{key.name}': missing required placeholder {{{need}}}")

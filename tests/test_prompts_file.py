@@ -162,6 +162,7 @@ async def test_the_file_replaces_every_other_text_the_episode_sends(mini_corpus)
     ('system = "{0} {tools_block}{task_block}"\n', 1, ["unknown placeholder {0}"]),
     ('\n[tools]\nget_paper_info = "ok"\nfetch = "no"\n', 4, ["[tools]: unknown tool 'fetch'"]),
     ('tools = "x"\n', 1, ["'tools' must be a table"]),
+    ('system = "{tools_block!r}{task_block}"\n', 1, ["placeholder {tools_block!r}", "not allowed"]),
 ])
 def test_a_malformed_prompts_file_is_exit_2_naming_line_key_and_placeholder_and_writes_nothing(
         capsys, tmp_path, text, line, words):
