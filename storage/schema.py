@@ -155,10 +155,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE steps ADD COLUMN hop INTEGER;
     ALTER TABLE runs ADD COLUMN hop_rule TEXT
     """,
-    # 11: every text the run's agents and judges were sent (`--prompts`), as the prompts file that reproduces them
-    # (NULL: stored before prompts were recorded, the defaults of its version)
+    # 11: every text the run's agents and judges were sent (`--prompts`): the prompts file that reproduces them, stored
+    # once in `texts` (runs sent the same prompts share it) under this hash (NULL: stored before prompts were
+    # recorded, the defaults of its version). Not in the runs row itself: listing runs would read every file
     """
-    ALTER TABLE runs ADD COLUMN prompts TEXT
+    ALTER TABLE runs ADD COLUMN prompts_text TEXT
     """,
 ]
 

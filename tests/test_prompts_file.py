@@ -249,7 +249,7 @@ def test_a_run_stored_before_prompts_were_recorded_is_said_so(capsys, tmp_path):
     db = str(tmp_path / "s.sqlite")
     assert batch(capsys, "run", "--limit", "1", "--run", "old", "--db", db, "--quiet").returncode == 0
     with Store(db) as store:
-        store.update_run(store.run("old")["id"], prompts=None)
+        store.update_run(store.run("old")["id"], prompts_text=None)
     shown = batch(capsys, "prompts", "show", "old", "--db", db)
     assert shown.returncode == 0 and shown.stdout == ""
     assert "stored before runs recorded their prompts: it used the defaults of workbench 0.1.0" in shown.stderr
@@ -287,3 +287,18 @@ async def test_a_scripted_agent_obeys_the_file_s_stop_instruction(mini_corpus, a
     traj = await ep.run()
     assert [s.text for s in ep.steps if s.kind == "nudge"] == ["Time is up: submit_answer now."]
     assert traj.termination == "answer"
+
+
+def test_the_prompts_file_is_stored_once_and_travels_with_a_merged_run(capsys, tmp_path):
+    mine = tmp_path / "mine.toml"
+    mine.write_text('first_user = "Begin."\n')
+    src, dest = str(tmp_path / "src.sqlite"), str(tmp_path / "dest.sqlite")
+    for name in ("a", "b"):
+        assert batch(capsys, "run", "--limit", "1", "--run", name, "--db", src, "--quiet",
+                     "--prompts", str(mine)).returncode == 0
+    store = Store(src, readonly=True)
+    file = to_toml(load_prompts(mine))
+    assert store.conn.execute("SELECT COUNT(*) FROM texts WHERE body = ?", (file,)).fetchone()[0] == 1
+    assert "prompts" not in store.runs()[0]  # a list of runs does not read the files
+    assert batch(capsys, "merge", src, "--db", dest).returncode == 0
+    assert batch(capsys, "prompts", "show", "a", "--db", dest).stdout == file

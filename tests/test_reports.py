@@ -254,7 +254,7 @@ def test_an_old_store_opened_read_only_still_reports(tmp_path, panel_db):
     con.execute("ALTER TABLE steps DROP COLUMN reasoning_chars")
     con.execute("ALTER TABLE steps DROP COLUMN hop")
     con.execute("ALTER TABLE runs DROP COLUMN hop_rule")  # what migrations 6 to 10 added
-    con.execute("ALTER TABLE runs DROP COLUMN prompts")  # and the run's prompts, added after them
+    con.execute("ALTER TABLE runs DROP COLUMN prompts_text")  # and the run's prompts, added after them
     con.execute("PRAGMA user_version = 5")
     con.commit()
     con.close()
