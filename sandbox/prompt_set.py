@@ -239,7 +239,7 @@ def _toml_type(value: Any) -> str:
 
 
 def from_stored(text: str | None) -> Prompts:
-    """The set a run stored (`runs.prompts`); None (a run stored before prompts were recorded, or one that used the
-    defaults) is the defaults."""
+    """The set a run was sent, from the prompts file it stored (a run dict's `prompts`); None (a run stored before
+    prompts were recorded) is ours."""
     return DEFAULT_PROMPTS if not text else load_text(text, "stored prompts")
 
