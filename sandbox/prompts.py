@@ -242,16 +242,17 @@ def template_hash() -> str:
 SYSTEM = "\n\n".join([ROLE, OVERVIEW, "{tools_block}", CONSTRAINTS, "{task_block}"])
 CLOSED_BOOK = CLOSED_BOOK_ROLE + "\n\n{tools_block}{task_block}\n\n" + CLOSED_BOOK_TAIL
 STATUS_FOOTER = "\nTurn: {turn}  |  Tokens used: {tokens:,}  |  Budget used: {points_used}"
-# Sequential scaling's strategies (issue 23 reads them as `Prompts.summarize` and `Prompts.verifier`)
-SUMMARIZE = ("Not yet: before you continue, write a summary of your work so far. It will replace the conversation "
-             "above, so include everything you still need: (1) the approaches you tried and what each gave; (2) the "
-             "information you collected, with paper ids and sections; (3) the current state of your answer and how "
-             "sure you are; (4) what remains to check. Reply with the summary as plain text and call no tool in this "
-             "reply.")
-VERIFIER = ("You review the work of a research agent answering a multiple-choice question about papers. Summarize its "
-            "trajectory factually: what it tried, what it found (papers and sections read, what they say), and the "
-            "answer it currently gives. Do not judge whether the answer is right, do not suggest next steps, and give "
-            "no hints.")
+# Sequential scaling's strategies: the summarize request and the verifier's instructions (`Prompts.summarize`,
+# `Prompts.verifier`)
+SUMMARIZE_PROMPT = ("Not yet: before you continue, write a summary of your work so far. It will replace the "
+                    "conversation above, so include everything you still need: (1) the approaches you tried and what "
+                    "each gave; (2) the information you collected, with paper ids and sections; (3) the current state "
+                    "of your answer and how sure you are; (4) what remains to check. Reply with the summary as plain "
+                    "text and call no tool in this reply.")
+VERIFIER_PROMPT = ("You review the work of a research agent answering a multiple-choice question about papers. "
+                   "Summarize its trajectory factually: what it tried, what it found (papers and sections read, what "
+                   "they say), and the answer it currently gives. Do not judge whether the answer is right, do not "
+                   "suggest next steps, and give no hints.")
 FILE_KEY = {"continue_": "continue"}  # the attribute whose file key is a Python keyword
 
 
@@ -272,8 +273,8 @@ class Prompts:
     exhausted_nudge: str = EXHAUSTED
     continue_: str = CONTINUE
     stop: str = STOP_NOW
-    summarize: str = SUMMARIZE
-    verifier: str = VERIFIER
+    summarize: str = SUMMARIZE_PROMPT
+    verifier: str = VERIFIER_PROMPT
     judge_pointwise: str = POINTWISE_SYSTEM
     judge_pairwise: str = PAIRWISE_SYSTEM
     tools: tuple[tuple[str, str], ...] = ()
