@@ -117,7 +117,7 @@ class LLMJudge:
                                 max_tokens=8192, client=client)
         self.key = self.config.api_key()
         self.name = f"llm:{model}"
-        self.prompts = prompts  # the run's `sandbox.prompt_set.Prompts` (--prompts): the judges' system messages
+        self.prompts = prompts  # the run's `sandbox.prompts.Prompts` (--prompts): the judges' system messages
         route = choose_native(self.config)
         url = base_url_for(route, base_url) if route else None
         if route and url is None:

@@ -22,8 +22,7 @@ from sandbox.agents.registry import SCRIPTED, make_scripted
 from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
 from sandbox.prompt_set import to_toml
-from sandbox.prompts import DEFAULT_PROMPTS, Prompts
-from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
+from sandbox.prompts import DEFAULT_PROMPTS, Prompts, build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
 from sandbox.citations import HOP_RULE
 from sandbox.rescore import RECOMPUTED
