@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox.agents.heuristic import content_words
-from sandbox.prompts import PAIRWISE_SYSTEM, POINTWISE_SYSTEM  # the defaults; a run's --prompts may replace them
+from sandbox.prompts import DEFAULT_PROMPTS  # what a judge is sent (a run's --prompts may replace it)
 from sandbox.records import Item
 
 _JUDGMENT = re.compile(r"<judgment>\s*(Correct|Wrong)\s*</judgment>", re.I)
@@ -117,7 +117,7 @@ class LLMJudge:
                                 max_tokens=8192, client=client)
         self.key = self.config.api_key()
         self.name = f"llm:{model}"
-        self.prompts = prompts  # the run's `sandbox.prompts.Prompts` (--prompts): the judges' system messages
+        self.prompts = prompts  # the run's `sandbox.prompts.Prompts` (--prompts): what the judge is sent
         route = choose_native(self.config)
         url = base_url_for(route, base_url) if route else None
         if route and url is None:
@@ -171,17 +171,16 @@ class LLMJudge:
         return (message.get("content") or ""), read_usage(compact(usage) if usage is not None else EMPTY_USAGE)
 
     async def pointwise(self, item: Item, sample: Sample) -> Verdict:
-        user = (f"## Trajectory\n{trajectory_text(sample)}\n---\n## Task Description\n{task_text(item)}\n"
-                f"Submitted answer: {sample.answer}\n---\nJudge whether the final answer is correct. "
-                "Put Correct or Wrong in <judgment></judgment> tags.")
-        system = self.prompts.judge_pointwise if self.prompts is not None else POINTWISE_SYSTEM
-        reply, tokens, usd = await self._ask(system, user)
+        texts = self.prompts or DEFAULT_PROMPTS
+        user = texts.judge_pointwise_user.format(trajectory=trajectory_text(sample), task=task_text(item),
+                                                 answer=sample.answer)
+        reply, tokens, usd = await self._ask(texts.judge_pointwise, user)
         return Verdict(parse_judgment(reply), user, reply, tokens, usd)
 
     async def pairwise(self, item: Item, leader: Sample, challenger: Sample) -> Verdict:
-        user = (f"## Task Description\n{task_text(item)}\n---\n## Agent 1 (answer {leader.answer})\n"
-                f"{trajectory_text(leader)}\n---\n## Agent 2 (answer {challenger.answer})\n{trajectory_text(challenger)}"
-                "\n---\nWhich agent's final answer is better supported? Answer <choice>1</choice> or <choice>2</choice>.")
-        system = self.prompts.judge_pairwise if self.prompts is not None else PAIRWISE_SYSTEM
-        reply, tokens, usd = await self._ask(system, user)
+        texts = self.prompts or DEFAULT_PROMPTS
+        user = texts.judge_pairwise_user.format(task=task_text(item), trajectory_1=trajectory_text(leader),
+                                                answer_1=leader.answer, trajectory_2=trajectory_text(challenger),
+                                                answer_2=challenger.answer)
+        reply, tokens, usd = await self._ask(texts.judge_pairwise, user)
         return Verdict(parse_choice(reply), user, reply, tokens, usd)

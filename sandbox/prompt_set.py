@@ -60,6 +60,12 @@ KEYS: tuple[Key, ...] = (
     Key("verifier", "verifier", "sequential scaling: the verifier's instructions"),
     Key("judge_pointwise", "judge_pointwise", "parallel scaling: the pointwise judge's system message"),
     Key("judge_pairwise", "judge_pairwise", "parallel scaling: the pairwise judge's system message"),
+    Key("judge_pointwise_user", "judge_pointwise_user", "parallel scaling: the pointwise judge's user message: "
+        "{trajectory} is the sample's steps as JSON (each text cut to 500 characters), {task} the seed, question and "
+        "options, {answer} the submitted letter", ("trajectory", "task", "answer"), ("trajectory",)),
+    Key("judge_pairwise_user", "judge_pairwise_user", "parallel scaling: the pairwise judge's user message, the "
+        "leader as agent 1 and the challenger as agent 2", ("task", "trajectory_1", "answer_1", "trajectory_2",
+                                                            "answer_2"), ("trajectory_1", "trajectory_2")),
 )
 KEY_BY_NAME = {k.name: k for k in KEYS}
 TOOL_NAMES = tuple(s["name"] for s in P.TOOL_SCHEMAS)
@@ -207,7 +213,8 @@ def _check_placeholders(key: Key, value: str, lines: list[str], source: str) -> 
 
 
 _SAMPLE: dict[str, Any] = {"tools_block": "", "task_block": "", "budget": 30, "max_turns": 20, "max_tokens": 200000,
-                           "turn": 1, "tokens": 0, "points_used": 0, "points_left": 30}
+                           "turn": 1, "tokens": 0, "points_used": 0, "points_left": 30, "trajectory": "", "task": "",
+                           "answer": "", "trajectory_1": "", "answer_1": "", "trajectory_2": "", "answer_2": ""}
 
 
 def _key_line(lines: list[str], name: str, table: str | None = None) -> int:

@@ -162,6 +162,12 @@ PAIRWISE_SYSTEM = (
     "Decide which final answer is better supported by the evidence each agent gathered. End with "
     "<choice>1</choice> or <choice>2</choice>."
 )
+# Their user messages: the trajectories (JSON, texts cut), the task and the answers, then the question put to them
+POINTWISE_USER = ("## Trajectory\n{trajectory}\n---\n## Task Description\n{task}\nSubmitted answer: {answer}\n---\n"
+                  "Judge whether the final answer is correct. Put Correct or Wrong in <judgment></judgment> tags.")
+PAIRWISE_USER = ("## Task Description\n{task}\n---\n## Agent 1 (answer {answer_1})\n{trajectory_1}\n---\n"
+                 "## Agent 2 (answer {answer_2})\n{trajectory_2}\n---\nWhich agent's final answer is better "
+                 "supported? Answer <choice>1</choice> or <choice>2</choice>.")
 
 ABLATIONS = ("full", "closed-book", "no-search", "gold-given")
 
@@ -277,6 +283,8 @@ class Prompts:
     verifier: str = VERIFIER_PROMPT
     judge_pointwise: str = POINTWISE_SYSTEM
     judge_pairwise: str = PAIRWISE_SYSTEM
+    judge_pointwise_user: str = POINTWISE_USER
+    judge_pairwise_user: str = PAIRWISE_USER
     tools: tuple[tuple[str, str], ...] = ()
 
     def resolved(self) -> dict[str, Any]:

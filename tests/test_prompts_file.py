@@ -162,6 +162,7 @@ async def test_the_file_replaces_every_other_text_the_episode_sends(mini_corpus)
     ('system = "{0} {tools_block}{task_block}"\n', 1, ["unknown placeholder {0}"]),
     ('\n[tools]\nget_paper_info = "ok"\nfetch = "no"\n', 4, ["[tools]: unknown tool 'fetch'"]),
     ('tools = "x"\n', 1, ["'tools' must be a table"]),
+    ('judge_pairwise_user = "{trajectory_1} only"\n', 1, ["missing required placeholder {trajectory_2}"]),
     ('system = "{tools_block!r}{task_block}"\n', 1, ["placeholder {tools_block!r}", "not allowed"]),
 ])
 def test_a_malformed_prompts_file_is_exit_2_naming_line_key_and_placeholder_and_writes_nothing(
@@ -257,17 +258,34 @@ def test_a_run_stored_before_prompts_were_recorded_is_said_so(capsys, tmp_path):
 
 
 async def test_an_llm_judge_is_sent_the_file_s_judge_prompts(mini_corpus):
-    from sandbox.judges import LLMJudge, Sample
+    from sandbox.judges import LLMJudge, Sample, task_text, trajectory_text
 
-    texts = load_text('judge_pointwise = "Strict auditor."\njudge_pairwise = "Pick one."\n')
     item = mini_corpus.item("st_0001")
-    sample = Sample(0, "B", 1, [], [])
-    with FakeOpenAI(lambda req, n: text_reply("<judgment>Correct</judgment> <choice>2</choice>")) as srv:
+    leader = Sample(0, "B", 1, [], [{"kind": "tool", "tool": "think", "text": "a {brace} here"}])
+    challenger = Sample(1, None, -1, [], [])
+    reply = text_reply("<judgment>Correct</judgment> <choice>2</choice>")
+    with FakeOpenAI(lambda req, n: reply) as srv:
+        ours = LLMJudge("openai/test-model", base_url=srv.url, client="native")
+        await ours.pointwise(item, leader)
+        await ours.pairwise(item, leader, challenger)
+        texts = load_text('judge_pointwise = "Strict auditor."\njudge_pairwise = "Pick one."\n'
+                          'judge_pointwise_user = "{answer}|{task}|{trajectory}"\n'
+                          'judge_pairwise_user = "{answer_1} vs {answer_2}: {trajectory_1} / {trajectory_2}"\n')
         judge = LLMJudge("openai/test-model", base_url=srv.url, client="native", prompts=texts)
-        assert (await judge.pointwise(item, sample)).value is True
-        assert (await judge.pairwise(item, sample, sample)).value is True
-    assert [r["messages"][0] for r in srv.requests] == [{"role": "system", "content": "Strict auditor."},
-                                                        {"role": "system", "content": "Pick one."}]
+        assert (await judge.pointwise(item, leader)).value is True
+        assert (await judge.pairwise(item, leader, challenger)).value is True
+    sent = [(r["messages"][0]["content"], r["messages"][1]["content"]) for r in srv.requests]
+    # ours, as the judges always worded them
+    assert sent[0][1] == (f"## Trajectory\n{trajectory_text(leader)}\n---\n## Task Description\n{task_text(item)}\n"
+                          "Submitted answer: B\n---\nJudge whether the final answer is correct. "
+                          "Put Correct or Wrong in <judgment></judgment> tags.")
+    assert sent[1][1] == (f"## Task Description\n{task_text(item)}\n---\n## Agent 1 (answer B)\n"
+                          f"{trajectory_text(leader)}\n---\n## Agent 2 (answer None)\n{trajectory_text(challenger)}"
+                          "\n---\nWhich agent's final answer is better supported? Answer <choice>1</choice> or "
+                          "<choice>2</choice>.")
+    assert sent[0][0].startswith("You are a rigorous Lead Researcher auditing")
+    assert sent[2:] == [("Strict auditor.", f"B|{task_text(item)}|{trajectory_text(leader)}"),
+                        ("Pick one.", f"B vs None: {trajectory_text(leader)} / {trajectory_text(challenger)}")]
 
 
 @pytest.mark.parametrize("agent_name", ["heuristic", "oracle"])
