@@ -269,3 +269,15 @@ async def test_a_prompts_file_is_checked_in_the_form_and_recorded_by_the_run_it_
         form.query_one("#name", Input).value = "mine"
         await pilot.pause()
         assert form.result.errors["prompts"].startswith("prompts file differs from the stored run's (a file hashed")
+        await pilot.press("escape")
+        await pilot.pause()
+        home = app.screen
+        home.query_one(DataTable).move_cursor(row=home.shown.index("mine"))
+        await pilot.press("R")  # relaunch: the form opens, asking for the run's prompts file
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, LaunchScreen) and "prompts" in form.result.errors
+        form.query_one("#prompts", Input).value = str(good)
+        await pilot.pause()
+        assert form.result.spec is not None and "starting resumes 'mine'" in str(
+            form.query_one("#launch-messages").render())

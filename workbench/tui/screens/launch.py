@@ -359,6 +359,7 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     from storage.store import differ_phrase, identity_diff
 
     differ = identity_diff(identity, result.spec.identity(identity.get("dataset_fingerprint", "")))
+    differ = [key for key in differ if key != "prompts"]  # its prompts file is a field: the form asks for it
     if identity and differ:
         raise ValueError(f"'{name}' cannot be relaunched from the form ({differ_phrase(differ)}); "
                          "resume it with the --batch run command that started it")
