@@ -317,3 +317,26 @@ def test_a_served_run_sends_the_prompts_file_s_texts(tmp_path):
 
     run_async(session())
     assert Store(db, readonly=True).run("m")["prompts"] == to_toml(load_prompts(prompts))
+
+
+def test_serve_mcp_checks_the_prompts_file_before_serving(capsys, tmp_path):
+    from tests.cli_inprocess import batch
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('stop = "{max_turns}"\n')
+    db = tmp_path / "s.sqlite"
+    done = batch(capsys, "serve-mcp", "--run", "m", "--db", str(db), "--prompts", str(bad))
+    assert done.returncode == 2 and f"{bad}:1:" in done.stderr and "{max_turns}" in done.stderr
+    assert not db.exists() or Store(db, readonly=True).runs() == []
+
+
+def test_the_mcp_tool_list_takes_descriptions_only_from_an_explicit_tools_table(tmp_path):
+    from sandbox.prompt_set import load_text
+    from sandbox.prompts import DEFAULT_PROMPTS
+    from workbench.mcp.server import tool_list
+
+    mine = load_text('[tools]\nthink = "Think out loud (free)."\n')
+    described = {t.name: t.description for t in tool_list(mine)}
+    assert described["think"] == "Think out loud (free)."
+    assert described["read_section"] == {t.name: t.description for t in tool_list()}["read_section"]
+    assert mine.digest != DEFAULT_PROMPTS.digest

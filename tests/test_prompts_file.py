@@ -184,27 +184,6 @@ def test_a_malformed_prompts_file_is_exit_2_naming_line_key_and_placeholder_and_
     assert not db.exists() or Store(db, readonly=True).runs() == []
 
 
-def test_serve_mcp_checks_the_file_before_serving(capsys, tmp_path):
-    pytest.importorskip("mcp")
-    bad = tmp_path / "bad.toml"
-    bad.write_text('stop = "{max_turns}"\n')
-    db = tmp_path / "s.sqlite"
-    done = batch(capsys, "serve-mcp", "--run", "m", "--db", str(db), "--prompts", str(bad))
-    assert done.returncode == 2 and f"{bad}:1:" in done.stderr and "{max_turns}" in done.stderr
-    assert not db.exists() or Store(db, readonly=True).runs() == []
-
-
-def test_the_mcp_tool_list_takes_descriptions_only_from_an_explicit_tools_table(tmp_path):
-    pytest.importorskip("mcp")
-    from workbench.mcp.server import tool_list
-
-    texts = load_text('[tools]\nthink = "Think out loud (free)."\n')
-    described = {t.name: t.description for t in tool_list(texts)}
-    assert described["think"] == "Think out loud (free)."
-    assert described["read_section"] == {t.name: t.description for t in tool_list()}["read_section"]
-    assert load_text('[tools]\nthink = "Think out loud (free)."\n').digest != DEFAULT_PROMPTS.digest
-
-
 @settings(max_examples=60, deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_characters="{}", blacklist_categories=("Cs",)), max_size=80))
 def test_any_text_round_trips_through_the_file(text):
