@@ -61,12 +61,12 @@ def test_a_replaced_system_prompt_is_the_system_message_of_every_request_of_ever
     prompts_file.write_text(CUSTOM)
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(brain) as srv:
-        done = llm_run(capsys, srv.url, db, "mine", "--client", client, "--prompts", str(prompts_file))
+        done = llm_run(capsys, srv.url, db, "mine", "--client", client, "--prompts", str(prompts_file),
+                       "--replicates", "1")
         assert done.returncode == 0, done.stderr
         corpus, _ = open_dataset("builtin", paths.cache_dir())
         items = {i.seed_paper_id: i for i in corpus.items[:2]}
-        episodes = {(seed_of(r), sum(1 for m in r["messages"] if m["role"] == "user")) for r in srv.requests}
-        assert len(srv.requests) == 2 * 2 * 4 and {s for s, _ in episodes} == set(items)
+        assert len(srv.requests) == 2 * 4 and {seed_of(r) for r in srv.requests} == set(items)  # 4 calls an item
         for request in srv.requests:
             item = items[seed_of(request)]
             expected = (f"You are being evaluated. Points 30, turns 20, tokens 200,000.\nTOOLS:\n{TOOLS_BLOCK}\n"
@@ -81,10 +81,11 @@ def test_a_replaced_system_prompt_is_the_system_message_of_every_request_of_ever
 
         other = tmp_path / "other.toml"
         other.write_text(CUSTOM.replace("You are being evaluated", "You are tested"))
-        refused = llm_run(capsys, srv.url, db, "mine", "--client", client, "--prompts", str(other))
+        refused = llm_run(capsys, srv.url, db, "mine", "--client", client, "--prompts", str(other), "--replicates", "1")
         assert refused.returncode == 2 and "prompts differs" in refused.stderr
         assert len(srv.requests) == sent
-        again = llm_run(capsys, srv.url, db, "mine", "--client", client, "--prompts", str(prompts_file))
+        again = llm_run(capsys, srv.url, db, "mine", "--client", client, "--prompts", str(prompts_file),
+                        "--replicates", "1")
         assert again.returncode == 0 and len(srv.requests) == sent  # the same file resumes (nothing left to do)
     shown = batch(capsys, "prompts", "show", "mine", "--db", str(db))
     assert shown.returncode == 0
