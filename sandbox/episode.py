@@ -14,12 +14,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox.agents.base import (Agent, InfrastructureError, ModelError, NonTransientModelError, RefusedRequest,
-                                 TransientModelError, arguments_json)
+from sandbox.agents.base import (STOP_TEXT, Agent, InfrastructureError, ModelError, NonTransientModelError,
+                                 RefusedRequest, TransientModelError, arguments_json)
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
-from sandbox.prompts import (CONTINUE, EXHAUSTED, NUDGE, REVISION_HEAD, REVISION_TAIL, STOP_NOW, SUMMARIZE_PROMPT,
-                             SUMMARY_HEAD, Prompt)
+from sandbox.prompts import DEFAULT_PROMPTS, REVISION_HEAD, REVISION_TAIL, SUMMARY_HEAD, Prompt
 from sandbox.recall import delivered_read, paper_flags, section_flags
 from sandbox.records import AssistantTurn, Caps, Step, ToolCall, Trajectory
 from sandbox.strategies import Strategy, VerifierFailed
@@ -98,6 +97,7 @@ class Episode:
         self.agent = agent
         self.caps = caps
         self.prompt = prompt
+        self.texts = prompt.texts or DEFAULT_PROMPTS  # the nudges, instructions and footer in force (--prompts)
         self.on_step = on_step
         self.before_call = before_call  # the runner commits the steps so far here: one write per turn, not per step
         self.retry = retry
@@ -148,6 +148,7 @@ class Episode:
 
     async def run(self) -> Trajectory:
         """Play the episode to one of the five terminations."""
+        stop_text = STOP_TEXT.set(self.texts.stop)  # a scripted agent reads it (`answer_now`)
         try:
             termination = await self._loop()
         except asyncio.CancelledError:
@@ -157,6 +158,8 @@ class Episode:
             self.error_kind = "exception"
             await self._emit("error", text=traceback.format_exc(limit=8))
             termination = "error"
+        finally:
+            STOP_TEXT.reset(stop_text)
         return self._trajectory(termination)
 
     async def _loop(self) -> str:
@@ -263,13 +266,13 @@ class Episode:
             if self.stopping:  # over the context budget: STOP, with or without tool calls (reference §1.2)
                 await self._stop()
                 return None
-            nudge = NUDGE + self.ledger.footer()
+            nudge = self.texts.nudge + self._footer()
             self.messages.append({"role": "user", "content": nudge})
             await self._emit("nudge", text=nudge)
             return None
         self.turns_with_calls += 1
         results = [await self._execute(call) for call in calls]
-        footer = self.ledger.footer()
+        footer = self._footer()
         if self.submitted:
             return "answer"
         self.messages.append(turn.raw or _assistant_message(turn))
@@ -282,15 +285,19 @@ class Episode:
                 return "token_limit"  # the forced final call did not submit
             await self._stop()
         elif self.ledger.exhausted:
-            self.messages.append({"role": "user", "content": EXHAUSTED})
-            await self._emit("nudge", text=EXHAUSTED)
+            self.messages.append({"role": "user", "content": self.texts.exhausted_nudge})
+            await self._emit("nudge", text=self.texts.exhausted_nudge)
         return None
+
+    def _footer(self) -> str:
+        """The status line as the prompt set words it, from the ledger as it stands."""
+        return self.texts.footer(self.ledger.state())
 
     async def _stop(self) -> None:
         """Tell the agent to answer now; its next turn is the last (reference §1.4)."""
         self.stop_sent = True
-        self.messages.append({"role": "user", "content": STOP_NOW})
-        await self._emit("nudge", text=STOP_NOW)
+        self.messages.append({"role": "user", "content": self.texts.stop})
+        await self._emit("nudge", text=self.texts.stop)
 
     async def _execute(self, call: ToolCall) -> str:
         """One call against the running budget; returns the text the agent sees (before the footer)."""
@@ -359,7 +366,7 @@ class Episode:
         name = self.strategy.name if self.strategy is not None else "continue"
         if name == "summarize":
             self.summary_pending = True
-            return SUMMARIZE_PROMPT
+            return self.texts.summarize
         if name == "verifier":
             try:
                 found = await self.strategy.assess(self.item, self.steps, call.args)
@@ -367,12 +374,12 @@ class Episode:
                 self.verifier_errors += 1
                 await self._emit("error", text=f"Verifier error ({self.strategy.verifier.name}): {exc}; "
                                                "this extension gets the continue instruction")
-                return CONTINUE
+                return self.texts.continue_
             usage = {"prompt": found.prompt_tokens, "completion": found.completion_tokens, "cache_read": 0,
                      "cache_creation": 0, "raw": {"verifier": self.strategy.verifier.name}}
             await self._emit("verifier", text=found.text, usage=usage, cost_usd=found.cost_usd)
             return f"{REVISION_HEAD}\n{found.text}\n\n{REVISION_TAIL}"
-        return CONTINUE
+        return self.texts.continue_
 
     async def _replace_history(self, turn: AssistantTurn, usage: dict[str, Any]) -> None:
         """The summary turn: stored (its calls recorded, not run), then the conversation is replaced by the system
@@ -384,8 +391,8 @@ class Episode:
                          reasoning_chars=reasoning_span(turn.text, turn.reasoning),
                          tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in turn.tool_calls] or None)
         dropped = len(self.messages) - 2
-        content = f"{SUMMARY_HEAD}\n{summary}\n\n{CONTINUE}"
-        self.messages[2:] = [{"role": "user", "content": content + self.ledger.footer()}]
+        content = f"{SUMMARY_HEAD}\n{summary}\n\n{self.texts.continue_}"
+        self.messages[2:] = [{"role": "user", "content": content + self._footer()}]
         await self._emit("history", text=f"[HARNESS] History replaced by the summary: {dropped} messages dropped; "
                                          "the agent now sees the system prompt, the task and the summary.")
         if self.stopping:

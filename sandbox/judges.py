@@ -14,19 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox.agents.heuristic import content_words
+from sandbox.prompts import DEFAULT_PROMPTS  # what a judge is sent (a run's --prompts may replace it)
 from sandbox.records import Item
 
-POINTWISE_SYSTEM = (
-    "You are a rigorous Lead Researcher auditing autonomous research agents. First check the final answer, then the "
-    "steps: logic errors, hallucination, tool misuse. Mark the answer Correct if it is factually correct even when the "
-    "reasoning was flawed; note process errors separately. Cite evidence from the trajectory and don't trust the "
-    "answers too much. End with <judgment>YOUR FINAL JUDGMENT</judgment>, choosing only Correct or Wrong."
-)
-PAIRWISE_SYSTEM = (
-    "You are a rigorous Lead Researcher comparing two autonomous research agents that answered the same question. "
-    "Decide which final answer is better supported by the evidence each agent gathered. End with "
-    "<choice>1</choice> or <choice>2</choice>."
-)
 _JUDGMENT = re.compile(r"<judgment>\s*(Correct|Wrong)\s*</judgment>", re.I)
 _CHOICE = re.compile(r"<choice>\s*([12])\s*</choice>", re.I)
 
@@ -119,7 +109,7 @@ class LLMJudge:
     where the model's route allows it (as the run's calls go), else through litellm."""
 
     def __init__(self, model: str, base_url: str | None = None, api_key_env: str | None = None,
-                 client: str = "auto"):
+                 client: str = "auto", prompts: Any = None):
         from sandbox.agents.llm import ConfigError, LLMConfig, choose_native
         from sandbox.agents.native import NativeClient, base_url_for
 
@@ -127,6 +117,7 @@ class LLMJudge:
                                 max_tokens=8192, client=client)
         self.key = self.config.api_key()
         self.name = f"llm:{model}"
+        self.prompts = prompts  # the run's `sandbox.prompts.Prompts` (--prompts): what the judge is sent
         route = choose_native(self.config)
         url = base_url_for(route, base_url) if route else None
         if route and url is None:
@@ -185,15 +176,16 @@ class LLMJudge:
         return (message.get("content") or ""), read_usage(compact(usage) if usage is not None else EMPTY_USAGE)
 
     async def pointwise(self, item: Item, sample: Sample) -> Verdict:
-        user = (f"## Trajectory\n{trajectory_text(sample)}\n---\n## Task Description\n{task_text(item)}\n"
-                f"Submitted answer: {sample.answer}\n---\nJudge whether the final answer is correct. "
-                "Put Correct or Wrong in <judgment></judgment> tags.")
-        reply, tokens, usd = await self._ask(POINTWISE_SYSTEM, user)
+        texts = self.prompts or DEFAULT_PROMPTS
+        user = texts.judge_pointwise_user.format(trajectory=trajectory_text(sample), task=task_text(item),
+                                                 answer=sample.answer)
+        reply, tokens, usd = await self._ask(texts.judge_pointwise, user)
         return Verdict(parse_judgment(reply), user, reply, tokens, usd)
 
     async def pairwise(self, item: Item, leader: Sample, challenger: Sample) -> Verdict:
-        user = (f"## Task Description\n{task_text(item)}\n---\n## Agent 1 (answer {leader.answer})\n"
-                f"{trajectory_text(leader)}\n---\n## Agent 2 (answer {challenger.answer})\n{trajectory_text(challenger)}"
-                "\n---\nWhich agent's final answer is better supported? Answer <choice>1</choice> or <choice>2</choice>.")
-        reply, tokens, usd = await self._ask(PAIRWISE_SYSTEM, user)
+        texts = self.prompts or DEFAULT_PROMPTS
+        user = texts.judge_pairwise_user.format(task=task_text(item), trajectory_1=trajectory_text(leader),
+                                                answer_1=leader.answer, trajectory_2=trajectory_text(challenger),
+                                                answer_2=challenger.answer)
+        reply, tokens, usd = await self._ask(texts.judge_pairwise, user)
         return Verdict(parse_choice(reply), user, reply, tokens, usd)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from sandbox.records import Caps, Item
 
@@ -149,20 +150,30 @@ CONTINUE = ("Before finalizing your answer, take additional time to verify your 
 STOP_NOW = ("**CRITICAL: You MUST provide your final answer immediately. Do NOT perform any more tool calling or "
             "reasoning. Return the final answer under the required format NOW.**")
 
-# Sequential-scaling strategies (the scaling study §4.3, its appendix's four points, in our own words). The
-# strategy runs are told these at each extension (a submit the harness does not accept yet); see sandbox.strategies.
-SUMMARIZE_PROMPT = ("Not yet: before you continue, write a summary of your work so far. It will replace the "
-                    "conversation above, so include everything you still need: (1) the approaches you tried and what "
-                    "each gave; (2) the information you collected, with paper ids and sections; (3) the current state "
-                    "of your answer and how sure you are; (4) what remains to check. Reply with the summary as plain "
-                    "text and call no tool in this reply.")
+# Sequential-scaling strategies (the scaling study §4.3): what wraps the agent's summary and the verifier's
+# assessment when they go back to the agent (the summarize request and the verifier's instructions are
+# `Prompts.summarize` and `Prompts.verifier`, below, replaceable from a prompts file); see sandbox.strategies.
 SUMMARY_HEAD = "Summary of your work so far (it replaces the earlier conversation):"
-VERIFIER_PROMPT = ("You review the work of a research agent answering a multiple-choice question about papers. Summarize "
-                   "its trajectory factually: what it tried, what it found (papers and sections read, what they say), "
-                   "and the answer it currently gives. Do not judge whether the answer is right, do not suggest next "
-                   "steps, and give no hints.")
 REVISION_HEAD = "Not yet. A reviewer summarized your work so far:"
 REVISION_TAIL = "Continue working, then submit your answer."
+# The judges' system messages (parallel scaling; the scaling study §3.4–3.5, in our words)
+POINTWISE_SYSTEM = (
+    "You are a rigorous Lead Researcher auditing autonomous research agents. First check the final answer, then the "
+    "steps: logic errors, hallucination, tool misuse. Mark the answer Correct if it is factually correct even when the "
+    "reasoning was flawed; note process errors separately. Cite evidence from the trajectory and don't trust the "
+    "answers too much. End with <judgment>YOUR FINAL JUDGMENT</judgment>, choosing only Correct or Wrong."
+)
+PAIRWISE_SYSTEM = (
+    "You are a rigorous Lead Researcher comparing two autonomous research agents that answered the same question. "
+    "Decide which final answer is better supported by the evidence each agent gathered. End with "
+    "<choice>1</choice> or <choice>2</choice>."
+)
+# Their user messages: the trajectories (JSON, texts cut), the task and the answers, then the question put to them
+POINTWISE_USER = ("## Trajectory\n{trajectory}\n---\n## Task Description\n{task}\nSubmitted answer: {answer}\n---\n"
+                  "Judge whether the final answer is correct. Put Correct or Wrong in <judgment></judgment> tags.")
+PAIRWISE_USER = ("## Task Description\n{task}\n---\n## Agent 1 (answer {answer_1})\n{trajectory_1}\n---\n"
+                 "## Agent 2 (answer {answer_2})\n{trajectory_2}\n---\nWhich agent's final answer is better "
+                 "supported? Answer <choice>1</choice> or <choice>2</choice>.")
 
 ABLATIONS = ("full", "closed-book", "no-search", "gold-given")
 
@@ -183,7 +194,7 @@ def task_block(item: Item, gold_given: bool = False) -> str:
     )
 
 
-def _remove_disabled(tools_block: str, disabled: tuple[str, ...]) -> str:
+def remove_disabled(tools_block: str, disabled: tuple[str, ...]) -> str:
     for name in disabled:
         tools_block = re.sub(rf"^- \*\*{re.escape(name)}\*\*\(.*\n?", "", tools_block, flags=re.M)
     return tools_block
@@ -196,6 +207,7 @@ class Prompt:
     system: str
     first_message: str
     tools: tuple[dict, ...]
+    texts: Any = None  # the `Prompts` it came from (None: the defaults): the episode's other texts
 
     @property
     def digest(self) -> str:
@@ -204,30 +216,18 @@ class Prompt:
         return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def build_prompt(item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False, extra_tools=None) -> Prompt:
+def build_prompt(item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False, texts: Any = None,
+                 extra_tools: Any = None) -> Prompt:
     """The reference's direct-strategy prompt, or the closed-book one, for this item and these caps.
 
     Closed-book (PROTOCOL §2) is the reference's `noretrieval` prompt — own knowledge, no tool
     or constraint prose, the task block, then the instruction to submit — with `submit_answer`
-    the only tool (in text mode, how to write that call). `extra_tools` (a `sandbox.extra_tools.registry.ExtraTools`,
-    the general-agent setting) adds its out-of-domain tools to the tool block and the schemas.
+    the only tool (in text mode, how to write that call). `texts` is the prompt set in force
+    (`Prompts`, from `--prompts FILE`); None is ours, whose templates compose the
+    texts above exactly as they always were. `extra_tools` (a `sandbox.extra_tools.registry.ExtraTools`, the
+    general-agent setting) adds its out-of-domain tools to the tool block and the schemas.
     """
-    if ablation == "closed-book":
-        parts = [CLOSED_BOOK_ROLE, *([TEXT_TOOLS_BLOCK] if text_tools else []), task_block(item), CLOSED_BOOK_TAIL]
-        tools = tuple(s for s in TOOL_SCHEMAS if s["name"] == "submit_answer")
-        return Prompt("\n\n".join(parts), CLOSED_BOOK_FIRST, tools)
-    tools_block = _remove_disabled(TOOLS_BLOCK, caps.disabled_tools)
-    if extra_tools is not None:
-        tools_block = extra_tools.tool_block(tools_block)
-    parts = [ROLE, OVERVIEW, tools_block]
-    if text_tools:
-        parts.append(TEXT_TOOLS_BLOCK)
-    parts.append(CONSTRAINTS.format(budget=caps.budget, max_turns=caps.max_turns, max_tokens=caps.max_tokens_total))
-    parts.append(task_block(item, gold_given=ablation == "gold-given"))
-    tools = tuple(s for s in TOOL_SCHEMAS if s["name"] not in caps.disabled_tools)
-    if extra_tools is not None:
-        tools = extra_tools.request_tools(tools)
-    return Prompt("\n\n".join(parts), FIRST_MESSAGE, tools)
+    return (texts or DEFAULT_PROMPTS).opening(item, caps, ablation, text_tools, extra_tools)
 
 
 def caps_for_ablation(caps: Caps, ablation: str) -> Caps:
@@ -247,3 +247,105 @@ def template_hash() -> str:
                           CLOSED_BOOK_TAIL, FIRST_MESSAGE, CLOSED_BOOK_FIRST, NUDGE, EXHAUSTED, CONTINUE, STOP_NOW],
                          sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
+
+
+# ---------------------------------------------------------------- the prompt set (--prompts FILE.toml)
+# Every text sent to an agent or a judge as one replaceable set. The templates below compose the texts above exactly
+# as they always were; `sandbox.prompt_set` reads and writes the file, checks it, and names its keys.
+
+SYSTEM = "\n\n".join([ROLE, OVERVIEW, "{tools_block}", CONSTRAINTS, "{task_block}"])
+CLOSED_BOOK = CLOSED_BOOK_ROLE + "\n\n{tools_block}{task_block}\n\n" + CLOSED_BOOK_TAIL
+STATUS_FOOTER = "\nTurn: {turn}  |  Tokens used: {tokens:,}  |  Budget used: {points_used}"
+# Sequential scaling's strategies: the summarize request and the verifier's instructions (`Prompts.summarize`,
+# `Prompts.verifier`)
+SUMMARIZE_PROMPT = ("Not yet: before you continue, write a summary of your work so far. It will replace the "
+                    "conversation above, so include everything you still need: (1) the approaches you tried and what "
+                    "each gave; (2) the information you collected, with paper ids and sections; (3) the current state "
+                    "of your answer and how sure you are; (4) what remains to check. Reply with the summary as plain "
+                    "text and call no tool in this reply.")
+VERIFIER_PROMPT = ("You review the work of a research agent answering a multiple-choice question about papers. "
+                   "Summarize its trajectory factually: what it tried, what it found (papers and sections read, what "
+                   "they say), and the answer it currently gives. Do not judge whether the answer is right, do not "
+                   "suggest next steps, and give no hints.")
+FILE_KEY = {"continue_": "continue"}  # the attribute whose file key is a Python keyword
+
+
+@dataclass(frozen=True)
+class Prompts:
+    """The texts in force: the runner builds each episode's opening from it, the episode its nudges, stop and continue
+    instructions and status footer, the judges their system messages, sequential scaling's strategies their
+    summarize and verifier prompts. `no_search=None` follows `system`; `tools` holds only the tool descriptions an
+    explicit `[tools]` table replaced (the protocol's are part of what is measured)."""
+
+    system: str = SYSTEM
+    closed_book: str = CLOSED_BOOK
+    no_search: str | None = None
+    first_user: str = FIRST_MESSAGE
+    closed_book_first_user: str = CLOSED_BOOK_FIRST
+    status_footer: str = STATUS_FOOTER
+    nudge: str = NUDGE
+    exhausted_nudge: str = EXHAUSTED
+    continue_: str = CONTINUE
+    stop: str = STOP_NOW
+    summarize: str = SUMMARIZE_PROMPT
+    verifier: str = VERIFIER_PROMPT
+    judge_pointwise: str = POINTWISE_SYSTEM
+    judge_pairwise: str = PAIRWISE_SYSTEM
+    judge_pointwise_user: str = POINTWISE_USER
+    judge_pairwise_user: str = PAIRWISE_USER
+    tools: tuple[tuple[str, str], ...] = ()
+
+    def resolved(self) -> dict[str, Any]:
+        """Every text by its file key as it applies (no_search resolved), and the tool descriptions replaced."""
+        out: dict[str, Any] = {FILE_KEY.get(f.name, f.name): getattr(self, f.name) for f in fields(self)}
+        out["no_search"] = self.no_search if self.no_search is not None else self.system
+        out["tools"] = dict(sorted(self.tools))
+        return out
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the texts as they apply: two files that send the same words have the same digest."""
+        return hashlib.sha256(json.dumps(self.resolved(), sort_keys=True).encode()).hexdigest()
+
+    @property
+    def is_default(self) -> bool:
+        return self.digest == DEFAULT_PROMPTS.digest
+
+    def footer(self, state: Any) -> str:
+        """The status line for a `LedgerState` (the live ledger's, or a stored step's)."""
+        return self.status_footer.format(turn=state.turn, tokens=state.tokens, points_used=state.points_used,
+                                         points_left=state.points_left, budget=state.points_used + state.points_left)
+
+    def tool_schemas(self) -> list[dict]:
+        """The protocol's seven schemas, with the descriptions an explicit `[tools]` table replaced."""
+        if not self.tools:
+            return TOOL_SCHEMAS
+        new = dict(self.tools)
+        return [{**s, "description": new[s["name"]]} if s["name"] in new else s for s in TOOL_SCHEMAS]
+
+    def opening(self, item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False,
+                extra_tools: Any = None) -> Prompt:
+        """The system prompt, first user message and tools of one episode (`build_prompt`); with `extra_tools` (the
+        general-agent setting) its out-of-domain tools join the tool block and the schemas, in their recorded order."""
+        schemas = self.tool_schemas()
+        numbers = {"budget": caps.budget, "max_turns": caps.max_turns, "max_tokens": caps.max_tokens_total}
+        if ablation == "closed-book":
+            tools = tuple(s for s in schemas if s["name"] == "submit_answer")
+            block = TEXT_TOOLS_BLOCK + "\n\n" if text_tools else ""
+            system = self.closed_book.format(tools_block=block, task_block=task_block(item), **numbers)
+            return Prompt(system, self.closed_book_first_user, tools, self)
+        block = remove_disabled(TOOLS_BLOCK, caps.disabled_tools)
+        if extra_tools is not None:
+            block = extra_tools.tool_block(block)
+        if text_tools:
+            block += "\n\n" + TEXT_TOOLS_BLOCK
+        template = self.no_search if ablation == "no-search" and self.no_search is not None else self.system
+        system = template.format(tools_block=block, task_block=task_block(item, gold_given=ablation == "gold-given"),
+                                 **numbers)
+        tools = tuple(s for s in schemas if s["name"] not in caps.disabled_tools)
+        if extra_tools is not None:
+            tools = extra_tools.request_tools(tools)
+        return Prompt(system, self.first_user, tools, self)
+
+
+DEFAULT_PROMPTS = Prompts()

@@ -23,7 +23,8 @@ from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
 from sandbox.extra_tools.registry import setting_identity
 from sandbox.extra_tools.setting import open_extra_tools
-from sandbox.prompts import build_prompt, caps_for_ablation, template_hash
+from sandbox.prompt_set import to_toml
+from sandbox.prompts import DEFAULT_PROMPTS, Prompts, build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
 from sandbox.citations import HOP_RULE
 from sandbox.rescore import RECOMPUTED
@@ -78,6 +79,10 @@ class RunSpec:
     # verifier it is (`scaling["verifier"]`) is the identity
     verifier_options: dict[str, Any] = field(default_factory=dict)
     extra_tools: dict[str, Any] | None = None  # the general-agent setting's record (sandbox.extra_tools.setting)
+    prompts: Prompts | None = None  # every text sent to the agent and the judges (--prompts FILE); None: ours
+
+    def prompt_set(self) -> Prompts:
+        return self.prompts or DEFAULT_PROMPTS
 
     def identity(self, fingerprint: str) -> dict[str, Any]:
         """What must match to resume into an existing run."""
@@ -88,6 +93,8 @@ class RunSpec:
             "scaling": {k: v for k, v in (self.scaling or {}).items() if k not in READING_OPTIONS} or None,
             "agent_options": {k: v for k, v in sorted(self.agent_options.items()) if k not in EXECUTION_OPTIONS},
             **({"extra_tools": setting_identity(self.extra_tools)} if self.extra_tools else {}),
+            # the prompts' digest, only when they are not ours: a run made before prompts could be replaced resumes
+            **({} if self.prompt_set().is_default else {"prompts": self.prompt_set().digest}),
         }
 
     def effective_caps(self) -> Caps:
@@ -164,6 +171,12 @@ def default_factory(spec: RunSpec) -> AgentFactory:
     raise ValueError(f"unknown agent '{spec.agent}'")
 
 
+def prompt_hash(prompts: Prompts) -> str:
+    """What a run records as its `prompt_hash`: the templates' hash for ours (as every run before `--prompts`
+    recorded), the set's digest for any other, so two runs' prompts differ exactly when their hashes do."""
+    return template_hash() if prompts.is_default else prompts.digest
+
+
 def item_meta(item: Item) -> dict[str, Any]:
     """The item fields every report splits by, stored with each trajectory so reports need no corpus."""
     return {"question_type": item.question_type, "kind": item.kind, "depth": item.depth,
@@ -237,7 +250,8 @@ class Runner:
             "kind": spec.kind, "agent": spec.agent, "model": spec.model, "dataset": spec.dataset,
             "dataset_fingerprint": self.corpus.fingerprint, "ablation": spec.ablation, "seed": spec.seed,
             "replicates": spec.replicates, "caps": self.caps.as_dict(), "version": VERSION,
-            "prompt_hash": template_hash(), "group_name": spec.group, "label_resolution": LABEL_RESOLUTION,
+            "prompt_hash": prompt_hash(spec.prompt_set()), "prompts": to_toml(spec.prompt_set()),
+            "group_name": spec.group, "label_resolution": LABEL_RESOLUTION,
             "hop_rule": HOP_RULE,
             "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,
                        "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
@@ -439,7 +453,8 @@ class Runner:
             options = self.spec.verifier_options
             self._verifier = make_verifier(self.spec.scaling.get("verifier") or "evidence",
                                            base_url=options.get("base_url"), api_key_env=options.get("api_key_env"),
-                                           client=options.get("client") or "auto")
+                                           client=options.get("client") or "auto",
+                                           instructions=self.spec.prompt_set().verifier)
         return Strategy(name, self._verifier, self.spec.verifier_options.get("timeout_s") or VERIFIER_TIMEOUT_S)
 
     async def _worker(self, queue: asyncio.Queue[tuple[Item, int]]) -> None:
@@ -461,7 +476,8 @@ class Runner:
             if self.spec.scaling and self.spec.scaling.get("continue_from"):
                 agent = ContinuationAgent(agent, self._prefix(self.spec.scaling["continue_from"], item.id, replicate))
             text_tools = bool(getattr(agent, "text_tools", False))
-            prompt = build_prompt(item, self.caps, self.spec.ablation, text_tools=text_tools, extra_tools=self.extra_tools)
+            prompt = build_prompt(item, self.caps, self.spec.ablation, text_tools=text_tools, texts=self.spec.prompts,
+                                  extra_tools=self.extra_tools)
             meta = item_meta(item)
             tid = self.store.begin_trajectory(self.run_id, item.id, replicate, attempt, meta)
             pending: list[dict[str, Any]] = []

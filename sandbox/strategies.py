@@ -79,30 +79,33 @@ class LLMVerifier:
     """A model verifier through the native client or litellm, as the judges are asked (`sandbox.judges.LLMJudge`)."""
 
     def __init__(self, model: str, base_url: str | None = None, api_key_env: str | None = None,
-                 client: str = "auto"):
+                 client: str = "auto", instructions: str | None = None):
         from sandbox.judges import LLMJudge
+        from sandbox.prompts import VERIFIER_PROMPT
 
         self.asker = LLMJudge(model, base_url=base_url, api_key_env=api_key_env, client=client)
         self.name = f"llm:{model}"
+        self.instructions = instructions or VERIFIER_PROMPT  # the run's `Prompts.verifier` (--prompts)
 
     async def assess(self, item: Item, steps: list[Any], answer: Any) -> Assessment:
         from sandbox.judges import task_text
-        from sandbox.prompts import VERIFIER_PROMPT
 
         rows = [{"kind": s.kind, "tool": s.tool_name, "args": s.tool_args, "text": (s.text or "")[:500]}
                 for s in steps if s.kind in ("assistant", "tool")]
         user = (f"## Task\n{task_text(item)}\n---\n## Trajectory\n{json.dumps(rows, ensure_ascii=False, default=str)}"
                 f"\n---\nThe agent's current answer: {answer_text(answer)}\nSummarize the trajectory.")
-        text, usage, usd = await self.asker.ask(VERIFIER_PROMPT, user)
+        text, usage, usd = await self.asker.ask(self.instructions, user)
         return Assessment(text, prompt_tokens=usage.prompt + usage.cache_read + usage.cache_creation,
                           completion_tokens=usage.completion, cost_usd=usd)
 
 
-def make_verifier(name: str, base_url: str | None = None, api_key_env: str | None = None, client: str = "auto"):
-    """`evidence` is the scripted verifier; anything else a model string (ConfigError when it cannot be reached)."""
+def make_verifier(name: str, base_url: str | None = None, api_key_env: str | None = None, client: str = "auto",
+                  instructions: str | None = None):
+    """`evidence` is the scripted verifier; anything else a model string (ConfigError when it cannot be reached),
+    told `instructions` (the run's `Prompts.verifier`; None: ours)."""
     if name == "evidence":
         return EvidenceVerifier()
-    return LLMVerifier(name, base_url=base_url, api_key_env=api_key_env, client=client)
+    return LLMVerifier(name, base_url=base_url, api_key_env=api_key_env, client=client, instructions=instructions)
 
 
 @dataclass

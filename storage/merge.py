@@ -156,6 +156,8 @@ def _merge_run(dest: Store, name: str, parts: list[_Part], include_partial: bool
                                f"({differ_phrase(diff)}); nothing was merged", remedy="rename_to_keep_both", run=name)
     result = RunMerge(name, created=target is None, sources=[p.where for p in parts])
     run_id = target["id"] if target is not None else _create_run(conn, parts[0].row)
+    if target is None:
+        _copy_prompts(conn, parts[0])
     order = (item_order(reference) if item_order else None) or {}
     groups = [(p, key, rows) for p in parts for key, rows in _groups(p).items()]
     # the order one host would have written them in: replicate by replicate, in dataset order
@@ -181,6 +183,14 @@ def _create_run(conn: sqlite3.Connection, source: dict[str, Any]) -> int:
     cur = conn.execute(f"INSERT INTO runs ({', '.join(record)}) VALUES ({', '.join('?' * len(record))})",
                        list(record.values()))
     return cur.lastrowid
+
+
+def _copy_prompts(conn: sqlite3.Connection, part: _Part) -> None:
+    """The prompts file the run was sent (kept once in `texts`, by the hash its row holds) comes with it."""
+    key = part.row.get("prompts_text")
+    body = part.store.conn.execute("SELECT body FROM texts WHERE hash = ?", (key,)).fetchone() if key else None
+    if body is not None:
+        conn.execute("INSERT OR IGNORE INTO texts (hash, body) VALUES (?, ?)", (key, body[0]))
 
 
 def _groups(part: _Part) -> dict[tuple[str, int], list[dict[str, Any]]]:

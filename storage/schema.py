@@ -162,6 +162,12 @@ MIGRATIONS: list[str] = [
     ALTER TABLE trajectories ADD COLUMN cut_off_turns INTEGER;
     ALTER TABLE trajectories ADD COLUMN lost_calls INTEGER
     """,
+    # 12: every text the run's agents and judges were sent (`--prompts`): the prompts file that reproduces them, stored
+    # once in `texts` (runs sent the same prompts share it) under this hash (NULL: stored before prompts were
+    # recorded, the defaults of its version). Not in the runs row itself: listing runs would read every file
+    """
+    ALTER TABLE runs ADD COLUMN prompts_text TEXT
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

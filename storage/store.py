@@ -178,8 +178,13 @@ class Store:
         for key in ("caps", "config"):
             if not isinstance(record.get(key), str):
                 record[key] = json.dumps(record.get(key, {}), sort_keys=True)
+        prompts = record.pop("prompts", None)  # the prompts file: once in `texts`, the run keeps its hash
+        if prompts is not None:
+            record["prompts_text"] = _text_hash(prompts)
         cols = ", ".join(record)
         with self.transaction():
+            if prompts is not None:
+                self.conn.execute("INSERT OR IGNORE INTO texts VALUES (?, ?)", (record["prompts_text"], prompts))
             cur = self.conn.execute(f"INSERT INTO runs ({cols}) VALUES ({', '.join('?' * len(record))})", list(record.values()))
         return cur.lastrowid, False
 
@@ -191,13 +196,14 @@ class Store:
             self.conn.execute(f"UPDATE runs SET {sets} WHERE id = ?", [*values, run_id])
 
     def run(self, name: str) -> dict[str, Any]:
-        row = self.conn.execute("SELECT * FROM runs WHERE name = ?", (name,)).fetchone()
+        """A run's row, with `prompts`: the prompts file it was sent (None when it recorded none)."""
+        row = self.conn.execute(f"{_RUN_SELECT} WHERE r.name = ?", (name,)).fetchone()
         if row is None:
             raise StoreError(f"no run named '{name}' in {self.path}")
         return _run_dict(row)
 
     def run_by_id(self, run_id: int) -> dict[str, Any]:
-        return _run_dict(self.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone())
+        return _run_dict(self.conn.execute(f"{_RUN_SELECT} WHERE r.id = ?", (run_id,)).fetchone())
 
     def runs(self) -> list[dict[str, Any]]:
         """Every run with its progress and accuracy over final trajectories."""
@@ -344,7 +350,7 @@ class Store:
             text = step.get("text")
             text_hash = None
             if text is not None and len(text) > INLINE_TEXT:
-                text_hash = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+                text_hash = _text_hash(text)
                 texts.append((text_hash, text))
                 text = None
             rows.append((trajectory_id, step["index"], step["turn"], step["kind"], text, text_hash,
@@ -568,7 +574,7 @@ class Store:
                 "verifier_tokens": int(row[3] or 0), "verifier_cost_usd": row[4], "verifier_errors": int(row[5] or 0)}
 
     def runs_in_group(self, group: str) -> list[dict[str, Any]]:
-        rows = self.conn.execute("SELECT * FROM runs WHERE group_name = ? ORDER BY id", (group,)).fetchall()
+        rows = self.conn.execute(f"{_RUN_SELECT} WHERE r.group_name = ? ORDER BY r.id", (group,)).fetchall()
         return [_run_dict(r) for r in rows]
 
     # ------------------------------------------------------------ additive: interop
@@ -691,6 +697,15 @@ def _decode_json_column(texts: list[str | None]) -> list[Any]:
 
 def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+# A run with the prompts file it was sent (stored once in `texts`, by hash)
+_RUN_SELECT = "SELECT r.*, x.body AS prompts FROM runs r LEFT JOIN texts x ON x.hash = r.prompts_text"
+
+
+def _text_hash(text: str) -> str:
+    """The key of a long text in `texts` (a step's, a run's prompts file)."""
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _run_dict(row: sqlite3.Row) -> dict[str, Any]:

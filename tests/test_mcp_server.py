@@ -290,3 +290,53 @@ def test_http_plays_a_run_and_a_second_server_is_refused(tmp_path, capsys):
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT agent, status FROM runs WHERE name = 'm'").fetchone() == ("mcp:heuristic", "done")
     conn.close()
+
+
+def test_a_served_run_sends_the_prompts_file_s_texts(tmp_path):
+    """`serve-mcp --prompts`: next_item's task is the file's system prompt and first message, every result carries
+    the file's footer (the one that ends the item too), the tool list the `[tools]` table's description; the run
+    records the file."""
+    from sandbox.prompt_set import load_prompts, to_toml
+
+    prompts = tmp_path / "mine.toml"
+    prompts.write_text('system = "MINE {task_block} {tools_block}"\nfirst_user = "Go."\n'
+                       'status_footer = " [{points_left} left]"\n[tools]\nthink = "Scratchpad."\n')
+    db = tmp_path / "s.db"
+
+    async def session():
+        async with client(stdio(db, "m", "--limit", "1", "--prompts", str(prompts))) as c:
+            listed = {t.name: t.description for t in (await c.list_tools()).tools}
+            assert listed["think"] == "Scratchpad." and listed["read_section"] == TOOL_SCHEMAS[4]["description"]
+            opened = texts(await c.call_tool("next_item", {}))
+            assert opened[1].startswith("MINE ## Seed Paper") and opened[2] == "Go."
+            seed = opened[1].split("- **ID**: ", 1)[1].split("\n", 1)[0]
+            looked = texts(await c.call_tool("get_paper_info", {"paper_id": seed}))
+            assert looked[0].endswith(" [29 left]")
+            ended = texts(await c.call_tool("submit_answer", {"answer": "A", "reasoning": "r"}))
+            assert ended[0].endswith(" [29 left]") and ended[-1].startswith(ENDED)
+
+    run_async(session())
+    assert Store(db, readonly=True).run("m")["prompts"] == to_toml(load_prompts(prompts))
+
+
+def test_serve_mcp_checks_the_prompts_file_before_serving(capsys, tmp_path):
+    from tests.cli_inprocess import batch
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('stop = "{max_turns}"\n')
+    db = tmp_path / "s.sqlite"
+    done = batch(capsys, "serve-mcp", "--run", "m", "--db", str(db), "--prompts", str(bad))
+    assert done.returncode == 2 and f"{bad}:1:" in done.stderr and "{max_turns}" in done.stderr
+    assert not db.exists() or Store(db, readonly=True).runs() == []
+
+
+def test_the_mcp_tool_list_takes_descriptions_only_from_an_explicit_tools_table(tmp_path):
+    from sandbox.prompt_set import load_text
+    from sandbox.prompts import DEFAULT_PROMPTS
+    from workbench.mcp.server import tool_list
+
+    mine = load_text('[tools]\nthink = "Think out loud (free)."\n')
+    described = {t.name: t.description for t in tool_list(mine)}
+    assert described["think"] == "Think out loud (free)."
+    assert described["read_section"] == {t.name: t.description for t in tool_list()}["read_section"]
+    assert mine.digest != DEFAULT_PROMPTS.digest

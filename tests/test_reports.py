@@ -264,6 +264,7 @@ def test_an_old_store_opened_read_only_still_reports(tmp_path, panel_db):
     con.execute("ALTER TABLE steps DROP COLUMN finish_reason")
     con.execute("ALTER TABLE trajectories DROP COLUMN cut_off_turns")
     con.execute("ALTER TABLE trajectories DROP COLUMN lost_calls")  # what the finish_reason migration added
+    con.execute("ALTER TABLE runs DROP COLUMN prompts_text")  # and the run's prompts, added after them
     con.execute("PRAGMA user_version = 5")
     con.commit()
     con.close()

@@ -6,6 +6,7 @@ the episode never looks at message text.
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 from typing import Any, Protocol
 
 from sandbox.prompts import STOP_NOW, SUMMARIZE_PROMPT
@@ -84,10 +85,15 @@ def turn_number(messages: list[dict[str, Any]]) -> int:
     return 1 + sum(1 for m in messages if m.get("role") == "assistant")
 
 
+# The STOP text of the episode being played (its prompts', `--prompts`): set by the episode for as long as it runs, so
+# a scripted agent recognises the instruction however the run words it (a context variable: per asyncio task)
+STOP_TEXT: ContextVar[str] = ContextVar("stop_text", default=STOP_NOW)
+
+
 def answer_now(messages: list[dict[str, Any]]) -> bool:
     """Whether the harness has just told the agent to answer immediately (the token axis's STOP)."""
     last = messages[-1] if messages else {}
-    return last.get("role") == "user" and (last.get("content") or "").startswith(STOP_NOW)
+    return last.get("role") == "user" and (last.get("content") or "").startswith(STOP_TEXT.get())
 
 
 def summary_requested(messages: list[dict[str, Any]]) -> bool:

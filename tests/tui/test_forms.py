@@ -258,3 +258,54 @@ async def test_the_threads_field_opens_for_a_local_model_and_reaches_the_run(see
         await pilot.pause()
         options = form.result.spec.agent_options
         assert options["local_threads"] == 2 and options["text_tools"] is True
+
+
+async def test_a_prompts_file_is_checked_in_the_form_and_recorded_by_the_run_it_starts(tmp_path):
+    """The form's Prompts field: a malformed file is refused naming its line, key and placeholder; a good one starts a
+    run that stores it; relaunching that run's name with another file is refused, naming the field."""
+    from sandbox.prompt_set import load_prompts, to_toml
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('nudge = "go on {budgt}"\n')
+    good = tmp_path / "good.toml"
+    good.write_text('first_user = "Begin."\n')
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        form.query_one("#limit", Input).value = "2"
+        form.query_one("#name", Input).value = "mine"
+        form.query_one("#prompts", Input).value = str(bad)
+        await pilot.pause()
+        assert form.result.spec is None and form.query_one("#prompts").has_class("-invalid")
+        message = form.result.errors["prompts"]
+        assert message.startswith(f"prompts file: {bad}:1: key 'nudge': unknown placeholder {{budgt}}")
+        form.query_one("#prompts", Input).value = str(good)
+        await pilot.pause()
+        assert form.result.spec is not None and form.result.spec.prompts.first_user == "Begin."
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert app.store.run("mine")["prompts"] == to_toml(load_prompts(good))
+        while not isinstance(app.screen, RunsScreen):  # from the Live screen the run opened, back home
+            await pilot.press("escape")
+            await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        form.query_one("#limit", Input).value = "2"
+        form.query_one("#name", Input).value = "mine"
+        await pilot.pause()
+        assert form.result.errors["prompts"].startswith("prompts file differs from the stored run's (a file hashed")
+        await pilot.press("escape")
+        await pilot.pause()
+        home = app.screen
+        home.query_one(DataTable).move_cursor(row=home.shown.index("mine"))
+        await pilot.press("R")  # relaunch: the form opens, asking for the run's prompts file
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, LaunchScreen) and "prompts" in form.result.errors
+        form.query_one("#prompts", Input).value = str(good)
+        await pilot.pause()
+        assert form.result.spec is not None and "starting resumes 'mine'" in str(
+            form.query_one("#launch-messages").render())

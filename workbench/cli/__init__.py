@@ -27,7 +27,7 @@ COMMANDS = {"run": "run:cmd_run", "scale": "run:cmd_scale", "runs": "results:cmd
             "report": "results:cmd_report", "delete": "results:cmd_delete", "rename": "results:cmd_rename",
             "compare": "results:cmd_compare", "export": "results:cmd_export", "leaderboard": "results:cmd_leaderboard",
             "audit": "data:cmd_audit", "items": "data:cmd_items", "import-reference": "data:cmd_import_reference",
-            "synth": "data:cmd_synth", "merge": "reach:cmd_merge", "serve-mcp": "reach:cmd_serve_mcp"}
+            "synth": "data:cmd_synth", "prompts": "prompts:cmd_prompts", "merge": "reach:cmd_merge", "serve-mcp": "reach:cmd_serve_mcp"}
 
 
 def command(name: str) -> Callable[[argparse.Namespace], int]:

@@ -190,6 +190,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cost_mode(para)
     add_run_arguments(para, formats=("table", "json", "csv"))
 
+    prompts = sub.add_parser("prompts", help="the texts sent to agents and judges: export ours, show a run's")
+    prompts_sub = prompts.add_subparsers(dest="prompts_command", required=True, metavar="ACTION")
+    p_export = prompts_sub.add_parser("export", help="today's defaults as a commented prompts file (for --prompts)")
+    p_export.add_argument("--out", help="file to write (default: stdout)")
+    p_show = prompts_sub.add_parser("show", help="the prompts file a stored run used, exactly")
+    p_show.add_argument("name", metavar="RUN")
+    p_show.add_argument("--db")
+
     synth = sub.add_parser("synth", help="write a generated benchmark in the release format")
     synth.add_argument("--out", required=True)
     synth.add_argument("--preset", choices=("demo", "paper"), default="demo")
@@ -231,9 +239,16 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=_bounded("budget"), default=Caps.budget)
     p.add_argument("--max-turns", type=_bounded("max_turns"), default=Caps.max_turns)
     p.add_argument("--max-tokens-total", type=_bounded("max_tokens_total"), default=Caps.max_tokens_total)
+    add_prompts_argument(p)
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     p.add_argument("--host", default="127.0.0.1", help="http: the address to listen on")
     p.add_argument("--port", type=int, default=8765, help="http: the port (0: any free one, printed on stderr)")
+
+
+def add_prompts_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--prompts", metavar="FILE.toml",
+                   help="replace the texts sent to the agent and the judges (`prompts export` writes ours to start "
+                        "from); part of the run's identity")
 
 
 def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("table", "json")) -> None:
@@ -269,6 +284,7 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
                          help="points an out-of-domain call costs (default 1)")
     general.add_argument("--distractible", type=_real("distractible"), metavar="P",
                          help="heuristic agent: each call is an out-of-domain one with probability P (0 to 1)")
+    add_prompts_argument(p)
     llm = p.add_argument_group("LLM agent (--agent llm)")
     llm.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5")
     llm.add_argument("--base-url", help="an OpenAI-compatible server (vLLM, sglang, llama.cpp)")

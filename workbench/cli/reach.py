@@ -31,7 +31,8 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
         _print_import(imported)
     base = campaign_spec(args.run_name, dataset_key(args.data),
                          Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total),
-                         args.replicates, _item_ids(args.ids), args.question_type, args.depth, args.limit)
+                         args.replicates, _item_ids(args.ids), args.question_type, args.depth, args.limit,
+                         prompts=_prompts(args.prompts))
     select_items(corpus, base)  # a slice that selects nothing is refused before anything is served
     sock = _listen(args.host, args.port) if args.transport == "http" else None
     store = open_store(paths.store_path(args.db))
@@ -47,6 +48,13 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
         sys.stderr.write("stopped: finished trajectories are stored; serve the same run again to resume\n")
         return 128 + received
     return ExitCode.OK
+
+
+def _prompts(path: str | None):
+    """The --prompts file's set (None: ours), checked before anything is served."""
+    from workbench.service.prompts import load
+
+    return load(path) if path else None
 
 
 def _listen(host: str, port: int):

@@ -46,14 +46,15 @@ def _result(reply: Reply) -> types.CallToolResult:
 # ---------------------------------------------------------------- the MCP server
 
 
-def tool_list() -> list[types.Tool]:
-    """The seven tools with the protocol's names, descriptions and argument schemas, then next_item."""
+def tool_list(prompts: Any = None) -> list[types.Tool]:
+    """The seven tools with the protocol's names, descriptions and argument schemas (descriptions as the run's
+    prompts' `[tools]` table replaces them, if it does), then next_item."""
     return [types.Tool(name=s["name"], description=s["description"], input_schema=s["parameters"])
-            for s in tool_schemas()]
+            for s in tool_schemas(prompts)]
 
 
 def build_server(campaign: Campaign) -> Server:
-    tools = tool_list()
+    tools = tool_list(campaign.base.prompt_set())
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)

@@ -15,7 +15,6 @@ from typing import Any
 
 from sandbox.agents.external import ExternalAgent, NotYourTurn, mcp_agent_name
 from sandbox.corpus import Corpus
-from sandbox.ledger import status_footer
 from sandbox.prompts import TOOL_SCHEMAS
 from sandbox.records import Caps, Item, Step, Trajectory
 from sandbox.runner import Runner, RunEvent, RunSpec
@@ -185,7 +184,7 @@ class Campaign:
                 return Reply(episode.agent.seen[-1].texts)  # the tool result with its footer, then any nudge
             if which == 2 and not episode.ended.is_set():  # the run itself stopped (our failure, or the server closing): never wait forever
                 return Reply([f"The run stopped: {self._stopped()}"], error=True)
-            return Reply([*_last_words(episode.steps[mark:]), self._ended(episode)])
+            return Reply([*_last_words(episode.steps[mark:], self.base.prompt_set()), self._ended(episode)])
 
     def _stopped(self) -> str:
         task = self.task
@@ -199,12 +198,13 @@ class Campaign:
         return ENDED.format(item=episode.item.id, termination=termination)
 
 
-def _last_words(steps: list[Step]) -> list[str]:
+def _last_words(steps: list[Step], prompts: Any) -> list[str]:
     """What the call that ended an episode produced: its result with the status footer (the protocol sends
-    nothing back after the end, so the footer is worded from the step's ledger), or the harness's note."""
+    nothing back after the end, so the footer is worded from the step's ledger, as the run's prompts word it), or
+    the harness's note."""
     for step in reversed(steps):
         if step.kind == "tool":
-            return [(step.text or "") + status_footer(step.ledger)]
+            return [(step.text or "") + prompts.footer(step.ledger)]
         if step.kind in ("harness", "error") and step.text:
             return [step.text]
     return []
@@ -228,14 +228,15 @@ class Reply:
     error: bool = False
 
 
-def tool_schemas() -> list[dict[str, Any]]:
-    """The seven tools with the protocol's names, descriptions and argument schemas, then next_item."""
-    return [*TOOL_SCHEMAS, NEXT_ITEM_SCHEMA]
+def tool_schemas(prompts: Any = None) -> list[dict[str, Any]]:
+    """The seven tools with the protocol's names, descriptions and argument schemas (the descriptions as the run's
+    prompts' `[tools]` table replaces them, if it does), then next_item."""
+    return [*(prompts.tool_schemas() if prompts is not None else TOOL_SCHEMAS), NEXT_ITEM_SCHEMA]
 
 
 def campaign_spec(name: str, dataset: str, caps: Caps, replicates: int, item_ids: tuple[str, ...],
-                  question_type: str | None, depth: int | None, limit: int | None) -> RunSpec:
+                  question_type: str | None, depth: int | None, limit: int | None, prompts: Any = None) -> RunSpec:
     """The run an MCP client plays: one worker (a client plays one item at a time); its agent becomes
-    `mcp:<client>` when the first client joins."""
+    `mcp:<client>` when the first client joins. `prompts`: the `--prompts` set (None: ours)."""
     return RunSpec(name=name, dataset=dataset, agent="mcp:", workers=1, caps=caps, replicates=replicates,
-                   item_ids=item_ids, question_type=question_type, depth=depth, limit=limit)
+                   item_ids=item_ids, question_type=question_type, depth=depth, limit=limit, prompts=prompts)

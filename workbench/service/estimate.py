@@ -71,18 +71,20 @@ def per_episode(spec: RunSpec, store_path: Path) -> dict[str, Any]:
             "usd": None if usd is None else usd["total_usd"]}
 
 
-def prompt_overhead(caps: Any, ablation: str, extra_tools: dict[str, Any] | None = None) -> int:
+def prompt_overhead(caps: Any, ablation: str, extra_tools: dict[str, Any] | None = None,
+                    texts: Any = None) -> int:
     """Estimated tokens (characters / 4, as scripted agents' usage) of what every first model call sends before the
     item's own text: the system prompt, the first message and the tool schemas, built by `build_prompt` around an
-    empty item. A token cap at or below it stops every episode at its first call: the budgets the scaling report
-    flags as `degenerate` (measured there as the median first-call context), caught here before a run."""
+    empty item (with the run's own prompts, `texts`, if it has them). A token cap at or below it stops every episode
+    at its first call: the budgets the scaling report flags as `degenerate` (measured there as the median first-call
+    context), caught here before a run."""
     from types import SimpleNamespace
 
     from sandbox.agents.estimated import estimate
     from sandbox.prompts import build_prompt
 
     blank = SimpleNamespace(seed_paper_id="", seed_title="", question="", options=("", "", "", ""), gold_paper_ids=())
-    prompt = build_prompt(blank, caps, ablation)
+    prompt = build_prompt(blank, caps, ablation, texts=texts)
     extra = 0
     if extra_tools:  # the general-agent setting: its extras' tool block and schemas, as recorded (characters / 4)
         extra = sum((extra_tools.get(k) or {}).get("extra", 0) for k in ("tool_block_tokens", "schema_tokens"))

@@ -80,6 +80,7 @@ class LaunchRequest:
     extra_tools_detail: str = "full"
     extra_tools_cost: int = 1
     distractible: float | None = None  # the heuristic's out-of-domain call probability
+    prompts: str | None = None  # a prompts file (TOML) replacing the texts sent to the agent and the judges
 
 
 class LaunchError(ValueError):
@@ -117,6 +118,7 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
     if request.distractible:
         agent_options["distractible"] = request.distractible
     extra_tools = _extra_tools(request, problems, names or {}) if not problems else None
+    prompts = _prompts(request, problems, names or {})
     if problems:
         raise LaunchError(problems)
     name = request.name.strip() if request.name is not None else default_run_name(request, existing)
@@ -127,7 +129,7 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
         ablation=request.ablation, replicates=request.replicates, workers=request.workers,
         item_ids=tuple(dict.fromkeys(request.ids)), question_type=request.question_type, depth=request.depth,
         limit=request.limit, agent_options=agent_options, max_run_tokens=request.max_run_tokens,
-        max_run_cost=request.max_run_cost, shard=request.shard, extra_tools=extra_tools)
+        max_run_cost=request.max_run_cost, shard=request.shard, extra_tools=extra_tools, prompts=prompts)
 
 
 def _extra_tools(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> dict[str, Any] | None:
@@ -143,6 +145,19 @@ def _extra_tools(request: LaunchRequest, problems: dict[str, str], names: Mappin
                        request.extra_tools_cost, request.seed)
     except RegistryError as exc:
         problems["extra_tools"] = f"{names.get('extra_tools', 'extra_tools')}: {exc}"
+
+
+def _prompts(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]):
+    """The prompt set of `request.prompts` (None: ours), checked in full before anything runs; a file that cannot be
+    used is a problem naming its line, key and placeholder."""
+    from sandbox.prompt_set import PromptsError, load_prompts
+
+    if not (request.prompts or "").strip():
+        return None
+    try:
+        return load_prompts(request.prompts.strip())
+    except PromptsError as exc:
+        problems["prompts"] = f"{names.get('prompts', 'prompts')}: {exc}"
         return None
 
 

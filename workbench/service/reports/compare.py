@@ -11,6 +11,7 @@ from stats.axes import Table
 from storage import Store
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS
 from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_warnings
+from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
 
 _CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget", "Err": "error"}
@@ -152,6 +153,7 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     if run_a["dataset_fingerprint"] != run_b["dataset_fingerprint"]:
         warnings.append(f"A and B ran on different datasets (their fingerprints differ): {PAIRED_BY_ID}")
     warnings += resolution_warnings([run_a, run_b], "A and B")
+    warnings += prompt_warnings([run_a, run_b], "A and B")
     estimated = [side for side, run in (("A", run_a), ("B", run_b)) if estimates_tokens(run)]
     if estimated:
         who = " and ".join(estimated)

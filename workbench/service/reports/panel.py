@@ -10,6 +10,7 @@ from stats import axes
 from stats.axes import Table
 from storage import Store
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
+from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
 
 PAIRED_BY_ID = "items are paired by id only, and an id may name a different question in each"
@@ -123,7 +124,8 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
                                 for col, path in PANEL_COLUMNS},
                      "errors": errors_of(rep)})
     best, best_tests = significant_best(rows, {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)})
-    panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs") + resolution_warnings(runs, "the runs"),
+    panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs") + resolution_warnings(runs, "the runs")
+                             + prompt_warnings(runs, "the runs"),
         "groups": [
         {"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS], "rows": rows, "best": best,
         "best_tests": best_tests, "n_common_items": len(common)}

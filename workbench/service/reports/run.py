@@ -18,6 +18,7 @@ from stats.axes import Table
 from stats.ratio import Ratio
 from storage import Store
 from workbench.service.reports.hops import read_hops
+from workbench.service.reports.prompts import report_note
 
 PERCENT_KEYS = ("paper_recall", "section_recall", "conversion", "accuracy", "rate")
 
@@ -351,6 +352,9 @@ def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -
 
         report["reference"] = reference_block(store, name, corpus)
     report["legend"] = legend()
+    note = report_note(run)
+    if note:
+        report["legend"]["prompts"] = note
     return report
 
 

@@ -138,7 +138,8 @@ def make_judge(kind: str, spec: Any, base_url: str | None = None):
     same = kind == "same"
     return judges.LLMJudge(model, base_url=base_url or (spec.agent_options.get("base_url") if same else None),
                            api_key_env=spec.agent_options.get("api_key_env") if same else None,
-                           client=(spec.agent_options.get("client") or "auto") if same else "auto")
+                           client=(spec.agent_options.get("client") or "auto") if same else "auto",
+                           prompts=spec.prompts)
 
 
 def is_stored_judge(judge: Any) -> bool:

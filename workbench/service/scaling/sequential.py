@@ -250,7 +250,7 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
     budget nobody used up can still have changed what the agent did: no flag there.
     """
     from sandbox.agents.continuation import PREFIX_MARK
-    from sandbox.prompts import STOP_NOW
+    from sandbox.prompt_set import from_stored
     from workbench.service.scaling.costs import trajectory_cost
 
     chain: dict[tuple[str, int], tuple[float, float | None]] = {}  # (item, trial) → cumulative tokens, cost
@@ -258,7 +258,7 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
     for r, rows in levels:
         scaling = r["config"]["scaling"]
         axis, value, continued = scaling.get("axis"), scaling.get("value"), scaling.get("protocol") == "continuation"
-        profile = store.context_profile(r["id"], STOP_NOW, PREFIX_MARK)
+        profile = store.context_profile(r["id"], from_stored(r.get("prompts")).stop, PREFIX_MARK)
         level = {"budget": scaling["budget"], "run": r["name"], "n": len(rows), "measured": measures_tokens(r),
                  "correct": sum(bool(t["correct"]) for t in rows),
                  "continues": sum(t["continues"] or 0 for t in rows)}

@@ -35,7 +35,7 @@ DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model"
             "local_threads": "",
             # the general-agent setting: which registry (none, builtin, a FILE.json, an MCP server's command)
             "extra_kind": "none", "extra_source": "", "extra_count": "", "extra_detail": "full", "extra_cost": "1",
-            "distractible": ""}
+            "distractible": "", "prompts": ""}
 EXTRA_KINDS = (("none", "none"), ("built-in tools", "builtin"), ("tools file", "file"), ("MCP server", "mcp"))
 
 
@@ -60,7 +60,8 @@ LABELS = {"name": "name", "agent": "agent", "model": "model", "base_url": "base 
           "limit": "limit", "workers": "workers", "replicates": "replicates", "seed": "seed", "ids": "ids",
           "question_type": "type", "depth": "depth", "dataset": "release directory", "local_threads": "threads",
           "extra_tools": "extra tools", "extra_tools_count": "tool count", "extra_tools_detail": "detail",
-          "extra_tools_cost": "tool cost", "distractible": "distractible"}
+          "extra_tools_cost": "tool cost", "distractible": "distractible",
+          "prompts": "prompts file"}
 # request field → form field, where they differ
 FIELD_IDS = {"max_tokens_total": "max_tokens", "dataset": "path", "extra_tools": "extra_source",
              "extra_tools_count": "extra_count", "extra_tools_detail": "extra_detail", "extra_tools_cost": "extra_cost"}
@@ -101,7 +102,8 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
         options=extras if llm else {}, ablation=v["ablation"], ids=tuple(
             i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
         question_type=None if v["question_type"] == "any" else v["question_type"],
-        depth=None if v["depth"] == "any" else int(v["depth"]), **numbers)
+        depth=None if v["depth"] == "any" else int(v["depth"]), prompts=v.get("prompts", "").strip() or None,
+        **numbers)
 
 
 def _extra_request(v: dict[str, str], errors: dict[str, str]) -> dict[str, Any]:
@@ -186,7 +188,7 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
     if spec.agent == "llm":
         from workbench.service.estimate import prompt_overhead
 
-        overhead = prompt_overhead(spec.effective_caps(), spec.ablation, spec.extra_tools)
+        overhead = prompt_overhead(spec.effective_caps(), spec.ablation, spec.extra_tools, spec.prompts)
         if tokens <= overhead:
             notes.append(f"⚠ tokens: {tokens:,} is at or below the prompt overhead (~{overhead:,} tokens of rules and "
                          "tool schemas before the question): every episode stops at its first model call")
@@ -214,7 +216,8 @@ def busy_elsewhere(store_path: Path | None, name: str) -> str | None:
 
 # identity key (or caps key) → (form field, its label): the launch request's own, named as the form names them
 IDENTITY_FIELDS = {key: (FIELD_IDS.get(key, key), LABELS[key])
-                   for key in ("agent", "model", "seed", "ablation", "budget", "max_turns", "max_tokens_total")}
+                   for key in ("agent", "model", "seed", "ablation", "budget", "max_turns", "max_tokens_total",
+                               "prompts")}
 
 
 def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete_key: str = "d") -> dict[str, str]:
@@ -242,7 +245,9 @@ def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete
                     other.append(f"caps.{cap}")
         elif key in IDENTITY_FIELDS:
             field_id, label = IDENTITY_FIELDS[key]
-            errors[field_id] = f"{label} differs from the stored run's {_shown(identity.get(key))}"
+            shown = _shown(identity.get(key)) if key != "prompts" else (
+                f"(a file hashed {identity[key][:12]})" if identity.get(key) else "(ours)")
+            errors[field_id] = f"{label} differs from the stored run's {shown}"
         else:
             other.append(key)
     if not errors and not other:
@@ -389,6 +394,7 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     from workbench.service.stores import differences_phrase, identity_differences
 
     differ = identity_differences(identity, result.spec.identity(identity.get("dataset_fingerprint", "")))
+    differ = [key for key in differ if key != "prompts"]  # its prompts file is a field: the form asks for it
     if identity and differ:
         raise ValueError(f"'{name}' cannot be relaunched from the form ({differences_phrase(differ)}); "
                          "resume it with the --batch run command that started it")
@@ -477,6 +483,9 @@ class LaunchScreen(ModalScreen):
                     yield _field("Tool cost", Input(v["extra_cost"], id="extra_cost", classes="num"))
                     yield _field("Distractible", Input(v["distractible"], placeholder="0 to 1 (heuristic)",
                                                        id="distractible", classes="num"))
+                with Horizontal(classes="form-row"):
+                    yield _field("Prompts", Input(v["prompts"], placeholder="ours (or a prompts file: --batch prompts "
+                                                  "export writes one to edit)", id="prompts"), "wide")
             yield Static("", id="launch-messages")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="cancel")
