@@ -348,3 +348,30 @@ def test_every_report_of_a_level_shows_the_strategys_spend(three_strategies, cap
         assert f"{level['budget']}: {level['verifier_calls']} calls, 0 tokens, —, 0 failed" in text
     summarize = batch(capsys, "scale", "plateau", "--group", "S.summarize", "--db", str(db), "--boot", "200").stdout
     assert "summarize strategy (summaries replace the history)" in " ".join(summarize.split())
+
+
+async def test_a_prompts_file_words_the_summarize_request_and_the_continue_after_it(mini_corpus):
+    """The strategies speak the run's prompts (`--prompts`): the summarize request, the continue instruction after the
+    summary and the status footer are the file's, not ours."""
+    from sandbox.prompts import Prompts
+
+    mine = Prompts(summarize="Summarize, please.", continue_="Go on.", status_footer="\n[{turn}|{points_used}]")
+    item = mini_corpus.item("st_0001")
+    agent = ScriptAgent([turn(READ, tokens=400), turn(SUBMIT, tokens=600), turn(text="done: B", tokens=700),
+                         turn(SUBMIT, tokens=1200)])
+    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9),
+                 build_prompt(item, Caps(), texts=mine), context_budget=1000, strategy=Strategy("summarize"))
+    await ep.run()
+    asked = agent.seen[2][-1]["content"]
+    assert asked.startswith("Summarize, please.") and SUMMARIZE_PROMPT not in asked
+    after = agent.seen[3][2]["content"]
+    assert after.startswith(f"{SUMMARY_HEAD}\ndone: B\n\nGo on.\n[") and CONTINUE not in after
+
+
+def test_a_model_verifier_is_told_the_runs_verifier_prompt():
+    """`Prompts.verifier` reaches the model verifier the runner makes (`make_verifier(instructions=…)`)."""
+    from sandbox.strategies import LLMVerifier, make_verifier
+
+    told = make_verifier("openai/some-model", base_url="http://127.0.0.1:9", instructions="Describe, never advise.")
+    assert isinstance(told, LLMVerifier) and told.instructions == "Describe, never advise."
+    assert make_verifier("openai/some-model", base_url="http://127.0.0.1:9").instructions == VERIFIER_PROMPT
