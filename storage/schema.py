@@ -155,6 +155,13 @@ MIGRATIONS: list[str] = [
     ALTER TABLE steps ADD COLUMN hop INTEGER;
     ALTER TABLE runs ADD COLUMN hop_rule TEXT
     """,
+    # 11: the run's model family and capability tier (the paper's panel groups by both): chosen at launch or by
+    # `runs tag`, else derived from the model string when the run is created; NULL: stored before tags (derived
+    # when read) or a run without a model that nobody tagged
+    """
+    ALTER TABLE runs ADD COLUMN family TEXT;
+    ALTER TABLE runs ADD COLUMN tier TEXT
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -193,18 +193,20 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
 
 
 def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
+    from workbench.views.cells import lineage_cell
+
     if fmt == "json":
         print_json(rows)
         return
     table = Table(title="runs", title_justify="left")
-    for col in ("name", "agent / model", "data", "done", "acc", "cost", "status"):
+    for col in ("name", "agent / model", "family · tier", "data", "done", "acc", "cost", "status"):
         table.add_column(col, justify="right" if col in ("done", "acc", "cost") else "left")
     for r in rows:
         agent = r["agent"] + (f" {r['model']}" if r["model"] else "")
         if r["ablation"] != "full":
             agent += f" [{r['ablation']}]"
         cost = "unpriced" if r["cost_usd"] is None and r["model"] else usd(r["cost_usd"])
-        cells = (r["name"], agent, r["dataset"], f"{r['done']}/{r['planned']}",
+        cells = (r["name"], agent, lineage_cell(r.get("family"), r.get("tier")), r["dataset"], f"{r['done']}/{r['planned']}",
                  fraction(r["accuracy"]), cost, r["status"])
         table.add_row(*map(Text, cells))
     console().print(table)

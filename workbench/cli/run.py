@@ -42,7 +42,8 @@ def launch_request(args: argparse.Namespace) -> LaunchRequest:
         ablation=args.ablation, budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total,
         workers=args.workers, replicates=args.replicates, seed=args.seed, ids=_item_ids(args.ids),
         question_type=args.question_type, depth=args.depth, limit=args.limit, max_run_tokens=args.max_run_tokens,
-        max_run_cost=args.max_run_cost, shard=getattr(args, "shard", None))
+        max_run_cost=args.max_run_cost, shard=getattr(args, "shard", None), family=getattr(args, "family", None),
+        tier=getattr(args, "tier", None))
 
 
 def build_spec(args: argparse.Namespace):

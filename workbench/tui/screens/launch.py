@@ -27,11 +27,13 @@ from sandbox.datasets import dataset_label
 from sandbox.records import Caps, Item, recorded_limits
 from workbench.service.launch import ABLATIONS, AGENTS, CLIENTS, LaunchError, LaunchRequest, default_run_name, run_spec
 from workbench.tui.screens.help import bound_key
+from workbench.service.families import TIERS
 
 DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model": "", "base_url": "", "client": "auto",
             "ablation": "full", "budget": str(Caps.budget), "max_turns": str(Caps.max_turns),
             "max_tokens": str(Caps.max_tokens_total), "question_type": "any",
-            "depth": "any", "limit": "", "ids": "", "workers": "4", "replicates": "1", "seed": "0", "name": ""}
+            "depth": "any", "limit": "", "ids": "", "workers": "4", "replicates": "1", "seed": "0", "name": "",
+            "family": "", "tier": "auto"}
 
 
 def llm_available() -> bool:
@@ -61,7 +63,8 @@ def default_name(agent: str, dataset_kind: str, path: str, existing: set[str], m
 LABELS = {"name": "name", "agent": "agent", "model": "model", "base_url": "base URL", "client": "client",
           "ablation": "ablation", "budget": "points", "max_turns": "turns", "max_tokens_total": "tokens",
           "limit": "limit", "workers": "workers", "replicates": "replicates", "seed": "seed", "ids": "ids",
-          "question_type": "type", "depth": "depth", "dataset": "release directory"}
+          "question_type": "type", "depth": "depth", "dataset": "release directory", "family": "family",
+          "tier": "tier"}
 FIELD_IDS = {"max_tokens_total": "max_tokens", "dataset": "path"}  # request field → form field, where they differ
 NUMBERS = ("budget", "max_turns", "max_tokens_total", "limit", "workers", "replicates", "seed")  # typed as text
 
@@ -97,7 +100,8 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
         options=extras if llm else {}, ablation=v["ablation"], ids=tuple(
             i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
         question_type=None if v["question_type"] == "any" else v["question_type"],
-        depth=None if v["depth"] == "any" else int(v["depth"]), **numbers)
+        depth=None if v["depth"] == "any" else int(v["depth"]), family=(v.get("family") or "").strip() or None,
+        tier=None if v.get("tier", "auto") == "auto" else v["tier"], **numbers)
 
 
 def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = None, cache_dir: Path | None = None,
@@ -346,6 +350,7 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
         "limit": str(cut["limit"]) if cut.get("limit") else "", "ids": ", ".join(cut.get("ids") or []),
         "workers": str(config.get("workers") or 4), "replicates": str(run.get("replicates") or 1),
         "seed": str(run.get("seed") or 0), "name": name,
+        "family": run.get("family") or "", "tier": run.get("tier") or "auto",
     }
     identity = run.get("identity") or {}
     result = validate(values, set(), llm_ok=True, options=options)
@@ -427,6 +432,11 @@ class LaunchScreen(ModalScreen):
                     yield _field("Replicates", Input(v["replicates"], id="replicates", classes="num"))
                     yield _field("Seed", Input(v["seed"], id="seed", classes="num"))
                     yield _field("Name", Input(v["name"], id="name"), "wide")
+                with Horizontal(classes="form-row"):
+                    yield _field("Family", Input(v["family"], placeholder="from the model (GPT, Claude, …)",
+                                                 id="family"), "wide")
+                    yield _field("Tier", Select([("from the model", "auto")] + [(t, t) for t in TIERS],
+                                                value=v["tier"], allow_blank=False, id="tier"), "wide")
             yield Static("", id="launch-messages")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="cancel")
