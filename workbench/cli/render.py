@@ -94,6 +94,8 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
 
 
 def print_panel(panel: dict[str, Any], fmt: str) -> None:
+    from workbench.views import lineage
+
     if fmt == "json":
         print_json(panel)
         return
@@ -103,21 +105,23 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     header, rows = panel_cells(panel)
     legend = legend_lines(panel.get("legend"))
     if fmt == "markdown":
-        bigrams = bigram_panel_line(panel)
-        sys.stdout.write("".join(f"> warning: {w}\n\n" for w in panel.get("warnings", []))
-                         + _markdown(rows, grouped_header(panel, header))
-                         + (f"\n{bigrams}\n" if bigrams else "")
-                         + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
+        sys.stdout.write(lineage.panel_markdown(panel) + "".join(f"\n- {line}" for line in legend)
+                         + ("\n" if legend else ""))
         return
     out = console()
     for warning in panel.get("warnings", []):
         out.print(f"warning: {warning}", markup=False, style="bold")
-    table = Table(title=panel_title(panel, len(rows)), title_justify="left")
+    table = Table(title=panel_title(panel, len(rows)) + (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else ""),
+                  title_justify="left")
     first = {g["columns"][0]: g["group"] for g in panel.get("groups", []) if g["group"]}
     for i, col in enumerate(header):
         table.add_column(f"{first.get(col, '')}\n{col}", justify="left" if i == 0 else "right")
-    for row in rows:
-        table.add_row(*map(Text, row))
+    _, sections = lineage.grouped_table(panel)
+    for label, cells in sections:
+        table.add_row(Text(label, style="bold"), end_section=False)
+        for row in cells:
+            table.add_row(*map(Text, row))
+        table.add_section()
     out.print(table)
     for line in panel_stat_lines(panel):
         out.print(line, markup=False)
@@ -136,8 +140,27 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     bigrams = bigram_panel_line(panel)
     if bigrams:
         out.print(bigrams, markup=False)
+    _print_fingerprints(out, panel)
     for line in legend:
         out.print(line, markup=False, style="dim")
+
+
+def _print_fingerprints(out: Any, panel: dict[str, Any]) -> None:
+    """The fingerprint tables (per run and family, and the family tests), the top trigrams per family, and the
+    panel's further tables (`workbench.views.lineage`)."""
+    from workbench.views import lineage
+
+    for title, (header, rows) in lineage.titled_tables(panel):
+        if not rows:
+            continue
+        table = Table(title=title, title_justify="left")
+        for i, col in enumerate(header):
+            table.add_column(col, justify="left" if i == 0 else "right")
+        for row in rows:
+            table.add_row(*map(Text, row))
+        out.print(table)
+    for line in lineage.trigram_lines(panel) + lineage.fingerprint_notes(panel):
+        out.print(line, markup=False)
 
 
 def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:

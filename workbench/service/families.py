@@ -18,9 +18,8 @@ CLOSED = "closed-frontier"
 OPEN = "open-frontier"
 EFFICIENT = "compute-efficient"
 TIERS = (CLOSED, OPEN, EFFICIENT)  # the paper's order (Table 2 groups rows by tier)
-TIER_LABELS = {CLOSED: "Closed Frontier", OPEN: "Open Frontier", EFFICIENT: "Compute-Efficient"}
 TIER_ALIASES = {"closed": CLOSED, "open": OPEN, "efficient": EFFICIENT, "compute": EFFICIENT,
-                **{t: t for t in TIERS}, **{v.lower(): k for k, v in TIER_LABELS.items()}}
+                **{t: t for t in TIERS}, **{t.replace("-", " "): t for t in TIERS}}  # `Open Frontier` too
 
 # (family, default tier, pattern searched in the lower-cased model string with its provider prefix removed), in
 # the order they are tried: the first match wins (Gemma before Gemini's `gem`, o-series after everything else)

@@ -9,6 +9,8 @@ import numpy as np
 from stats import axes
 from stats.axes import Table
 from storage import Store
+from workbench.service.families import TIERS, lineage
+from workbench.service.reports import fingerprints
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 from workbench.service.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
 
@@ -51,6 +53,12 @@ PANEL_LEGEND = {
                     "item-total correlations use the same items (replicate 0). Bigram means and replicate spread "
                     "are over each run's own trajectories.",
     "external": "Spearman's ρ between run accuracy and the external scores; p exact (all orderings) for n ≤ 9.",
+    "tier_best": "† marks a tier leader: the best cell of a column among the runs of one capability tier, marked "
+                 "only where it beats the tier's runner-up significantly by the same tests as * (see 'best'; "
+                 "'tier_best_tests' has each). Rows are grouped by tier (Closed Frontier, Open Frontier, "
+                 "Compute-Efficient, then untiered), then by family (best accuracy first), then by accuracy, as the "
+                 "paper's Table 2; family and tier are each run's tags (`runs tag`), derived from the model string "
+                 "when not chosen.",
     "bigram_panel": "Bigram panel = mean Δ-accuracy across runs (over the runs where Δ is defined) of the bigrams "
                     "present in at least half of the runs (n_present; the paper: ≥ 10 of 19 models).",
 }
@@ -108,7 +116,7 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
     from stats.significance import coverage_histogram, cronbach_alpha, item_total_correlations, spearman
 
     runs = [store.run(n) for n in names]
-    loaded = [load_table(store, run, ("tool_sequence",)) for run in runs]
+    loaded = [load_table(store, run, ("tool_sequence", "actions")) for run in runs]
     tables = [t for t, _ in loaded]
     common, matrix = item_matrix(tables)
     # Table 2 compares models on one benchmark: every cell is over the items all runs answered (all their
@@ -116,16 +124,20 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
     on_common = [t.subset(np.isin(t["item_id"], common)) for t in tables]
     reports = [report_of(run, t) for run, t in zip(runs, on_common)]
     rows = []
-    for rep, table in zip(reports, tables):
+    for rep, table, run in zip(reports, tables, runs):
+        family, tier = lineage(run)
         rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
+                     "family": family, "tier": tier,
                      "n": rep["n"], "n_all": table.n, **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
                      "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path)
                                 for col, path in PANEL_COLUMNS}})
-    best, best_tests = significant_best(rows, {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)})
+    per_item = {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)}
+    best, best_tests = significant_best(rows, per_item)
     panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs") + resolution_warnings(runs, "the runs"),
         "groups": [
         {"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS], "rows": rows, "best": best,
-        "best_tests": best_tests, "n_common_items": len(common)}
+        "best_tests": best_tests, "n_common_items": len(common), "lineage": lineage_order(rows),
+        **tier_leaders(rows, per_item)}
     if len(names) >= 2 and len(common) >= 2:
         panel["cronbach_alpha"] = cronbach_alpha(matrix)
         panel["coverage"] = coverage_histogram(matrix)
@@ -141,8 +153,40 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
         pairs = [(r["accuracy"], external[r["run"]]) for r in rows if r["run"] in external and r["accuracy"] is not None]
         panel["external"] = spearman([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) >= 3 else {
             "error": f"need at least 3 runs with external scores, got {len(pairs)}"}
-    panel["legend"] = PANEL_LEGEND
+    panel["fingerprints"] = fingerprints.panel_fingerprints(rows, loaded)
+    panel["legend"] = {**PANEL_LEGEND, **fingerprints.LEGEND}
     return panel
+
+
+def lineage_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows as Table 2 groups them: by tier (the paper's order, untiered last), then family (the family with
+    the best accuracy first, runs without a family last), then accuracy within the family (highest first)."""
+    def acc(r: dict[str, Any]) -> float:
+        return -1.0 if r["accuracy"] is None else r["accuracy"]
+
+    tiers = [t for t in TIERS if any(r["tier"] == t for r in rows)] + (
+        [None] if any(r["tier"] not in TIERS for r in rows) else [])
+    out = []
+    for tier in tiers:
+        members = [r for r in rows if (r["tier"] if r["tier"] in TIERS else None) == tier]
+        fams = sorted({r["family"] for r in members}, key=lambda f: (
+            f is None, -max(acc(r) for r in members if r["family"] == f), f or ""))
+        for fam in fams:
+            runs = sorted((r for r in members if r["family"] == fam), key=lambda r: (-acc(r), r["run"]))
+            out.append({"tier": tier, "family": fam, "runs": [r["run"] for r in runs]})
+    return out
+
+
+def tier_leaders(rows: list[dict[str, Any]], per_item: dict[str, Any]) -> dict[str, Any]:
+    """Per tier with at least two runs: the leader of each column, marked only where it beats the tier's
+    runner-up significantly — `significant_best` (the panel's best mark, the same tests) within the tier."""
+    leaders: dict[str, dict[str, list[str]]] = {}
+    tests: dict[str, dict[str, Any]] = {}
+    for tier in TIERS:
+        members = [r for r in rows if r["tier"] == tier]
+        if len(members) >= 2:
+            leaders[tier], tests[tier] = significant_best(members, per_item)
+    return {"tier_best": leaders, "tier_best_tests": tests}
 
 
 def per_item_terms(table: Table) -> dict[str, dict[str, tuple[float, float]]]:

@@ -1,0 +1,159 @@
+"""The panel as the paper reads it, as text cells: Table 2 grouped by tier and family with the best (*) and tier
+leader (†) marks, the fingerprints per run and family with their tests and words, the top trigrams per family.
+
+Shared by `report --panel` (table, Markdown) and the TUI's Panel screen, so both print the same cells."""
+from __future__ import annotations
+
+from typing import Any
+
+from workbench.views.cells import NOT_MEASURED, num, pct, sig
+from workbench.views.columns import PANEL_COLUMNS
+
+BEST_MARK, TIER_MARK = " *", " †"
+TIER_LABELS = {"closed-frontier": "Closed Frontier", "open-frontier": "Open Frontier",
+               "compute-efficient": "Compute-Efficient"}  # the paper's names of workbench.service.families.TIERS
+MEAN_LIKE = ("calls/turn", "tokens", "turns", "points")
+SIGNATURE_LABELS = {"calls_per_turn": "calls/turn", "think_share": "think", "read_share": "read", "nav_share": "nav",
+                    "early_commit": "early commit", "verify_before_commit": "verify", "search_volume": "searches"}
+SHARES = ("think_share", "read_share", "nav_share", "early_commit", "verify_before_commit")
+
+
+def section_label(group: dict[str, Any]) -> str:
+    """`Closed Frontier · GPT`; `untiered · no family` for runs nobody tagged and no model names."""
+    tier = TIER_LABELS.get(group["tier"], "untiered") if group["tier"] else "untiered"
+    return f"{tier} · {group['family'] or 'no family'}"
+
+
+def run_cells(panel: dict[str, Any], row: dict[str, Any]) -> tuple[str, ...]:
+    """One run's Table 2 cells with * (panel best) and † (tier leader) where the tests support them."""
+    tier_best = (panel.get("tier_best") or {}).get(row.get("tier") or "", {})
+    cells = []
+    for col, _ in PANEL_COLUMNS:
+        v = row[col]
+        text = num(v, 0 if col == "tokens" else 2) if col in MEAN_LIKE else pct(v)
+        if row["run"] in panel["best"].get(col, ()):
+            text += BEST_MARK
+        if row["run"] in tier_best.get(col, ()):
+            text += TIER_MARK
+        cells.append(text)
+    name = row["run"] if row.get("ablation", "full") == "full" else f"{row['run']} [{row['ablation']}]"
+    return (name, *cells)
+
+
+def grouped_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, list[tuple[str, ...]]]]]:
+    """(header, [(section label, rows)]) in the panel's lineage order (tier, family, accuracy)."""
+    by_run = {r["run"]: r for r in panel["rows"]}
+    header = ("run", *(c for c, _ in PANEL_COLUMNS))
+    groups = panel.get("lineage") or [{"tier": None, "family": None, "runs": list(by_run)}]
+    return header, [(section_label(g), [run_cells(panel, by_run[name]) for name in g["runs"]]) for g in groups]
+
+
+def signature_cell(key: str, value: float | None) -> str:
+    """A share as a percentage, calls per turn and searches per trajectory as numbers."""
+    return pct(value) if key in SHARES else num(value, 2)
+
+
+def fingerprint_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Per family: its mean row (with its words), then its runs' signatures."""
+    fp = panel.get("fingerprints") or {}
+    sigs = fp.get("signatures") or list(SIGNATURE_LABELS)
+    header = ("family / run", *(SIGNATURE_LABELS[s] for s in sigs), "words")
+    rows: list[tuple[str, ...]] = []
+    families = fp.get("families") or {}
+    members: dict[str, list[str]] = {}
+    for run, fam in (fp.get("family_of") or {}).items():
+        members.setdefault(fam, []).append(run)
+    for fam in sorted(members):
+        tests = families.get(fam, {}).get("signatures", {})
+        means = [signature_cell(s, tests[s]["family_mean"]) if s in tests else NOT_MEASURED for s in sigs]
+        words = ", ".join(families.get(fam, {}).get("words") or []) or NOT_MEASURED
+        rows.append((f"{fam} (mean of {len(members[fam])})", *means, words))
+        for run in sorted(members[fam]):
+            rows.append((f"  {run}", *(signature_cell(s, fp["models"][run][s]["value"]) for s in sigs), ""))
+    return header, rows
+
+
+def effect_cell(key: str, test: dict[str, Any]) -> str:
+    """`+12.0 pts p .031` (shares) or `+0.35 p .031`: the family minus the others, and the Holm-adjusted p."""
+    if test.get("effect") is None:
+        return NOT_MEASURED
+    effect = f"{test['effect'] * 100:+.1f} pts" if key in SHARES else f"{test['effect']:+.2f}"
+    mark = " *" if test.get("significant") else ""
+    return f"{effect} p {sig(test['p_holm'])}{mark}"
+
+
+def family_test_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Per family and signature: family − mean of the other families' runs, with the Holm-adjusted permutation p
+    (* where below 0.05)."""
+    fp = panel.get("fingerprints") or {}
+    sigs = fp.get("signatures") or list(SIGNATURE_LABELS)
+    header = ("family vs the rest", *(SIGNATURE_LABELS[s] for s in sigs))
+    rows = [(fam, *(effect_cell(s, fam_tests["signatures"][s]) for s in sigs))
+            for fam, fam_tests in sorted((fp.get("families") or {}).items())]
+    return header, rows
+
+
+def trigram_lines(panel: dict[str, Any]) -> list[str]:
+    """`Alpha: get_references → list_sections → read_section on 100.0% of its 120 trajectories (others 51.7%)`."""
+    lines = []
+    for fam, tops in sorted(((panel.get("fingerprints") or {}).get("trigrams") or {}).items()):
+        for t in tops:
+            lines.append(f"{fam}: {' → '.join(t['trigram'])} on {pct(t['share'])} of its {t['n']} trajectories "
+                         f"(other families' mean {pct(t['others_mean_share'])})")
+    return lines
+
+
+def fingerprint_notes(panel: dict[str, Any]) -> list[str]:
+    """Runs left out of the fingerprints, and why; a note when fewer than two families could be compared."""
+    fp = panel.get("fingerprints") or {}
+    lines = [f"not in the fingerprints: {run} ({why})" for run, why in sorted((fp.get("excluded") or {}).items())]
+    if fp and not fp.get("families"):
+        lines.append("family tests need runs of at least two families")
+    for fam, tests in sorted((fp.get("families") or {}).items()):
+        floors = [t["min_p_holm"] for t in tests["signatures"].values() if t.get("min_p_holm") is not None]
+        if not tests["words"] and floors and min(floors) >= 0.05:
+            lines.append(f"{fam}: no word can be supported with these runs (the smallest attainable Holm-adjusted "
+                         f"p is {sig(min(floors))}: add runs to the family or to the others)")
+    return lines
+
+
+def markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    esc = lambda cell: str(cell).replace("|", "\\|")  # noqa: E731
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def grouped_markdown(panel: dict[str, Any]) -> str:
+    """Table 2 grouped as one Markdown table, each group opened by a bold row naming tier and family."""
+    header, sections = grouped_table(panel)
+    rows: list[tuple[str, ...]] = []
+    for label, cells in sections:
+        rows.append((f"**{label}**", *([""] * (len(header) - 1))))
+        rows.extend(cells)
+    return markdown_table(header, rows)
+
+
+def titled_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
+    """The panel's tables after Table 2, titled, in the order every front end shows them."""
+    return [("fingerprints (paper §4.2): per family (mean of its runs, the words the tests support) and per run",
+             fingerprint_table(panel)),
+            ("family vs the other families: difference, Holm-adjusted permutation p over runs (* p < 0.05)",
+             family_test_table(panel))]
+
+
+def panel_markdown(panel: dict[str, Any]) -> str:
+    """The whole panel as Markdown: warnings, Table 2 grouped, the statistics lines, every further table, the
+    trigram lines (the legend is added by the caller)."""
+    from workbench.views.panel import bigram_panel_line, panel_stat_lines, panel_title
+
+    parts = [f"> warning: {w}\n\n" for w in panel.get("warnings", [])]
+    parts.append(f"**{panel_title(panel, len(panel['rows']))}**\n\n" + grouped_markdown(panel))
+    stats = panel_stat_lines(panel) + [bigram_panel_line(panel)]
+    parts.append("".join(f"\n{line}\n" for line in stats if line))
+    for title, (header, rows) in titled_tables(panel):
+        if rows:
+            parts.append(f"\n**{title}**\n\n" + markdown_table(header, rows))
+    notes = trigram_lines(panel) + fingerprint_notes(panel)
+    parts.append("".join(f"\n- {line}" for line in notes) + ("\n" if notes else ""))
+    return "".join(parts)
