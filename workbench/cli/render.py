@@ -96,18 +96,11 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
 def print_panel(panel: dict[str, Any], fmt: str) -> None:
     from workbench.views import lineage
 
-    if fmt == "json":
-        print_json(panel)
-        return
-    if fmt == "csv":
-        sys.stdout.write(_csv(tidy_panel_rows(panel), PANEL_TIDY_HEADER))
+    if fmt in ("json", "csv", "markdown"):  # the very text the TUI's Panel screen exports
+        sys.stdout.write(lineage.panel_document(panel, fmt))
         return
     header, rows = panel_cells(panel)
     legend = legend_lines(panel.get("legend"))
-    if fmt == "markdown":
-        sys.stdout.write(lineage.panel_markdown(panel) + "".join(f"\n- {line}" for line in legend)
-                         + ("\n" if legend else ""))
-        return
     out = console()
     for warning in panel.get("warnings", []):
         out.print(f"warning: {warning}", markup=False, style="bold")
@@ -150,7 +143,7 @@ def _print_fingerprints(out: Any, panel: dict[str, Any]) -> None:
     panel's further tables (`workbench.views.lineage`)."""
     from workbench.views import lineage
 
-    for title, (header, rows) in lineage.titled_tables(panel):
+    for title, (header, rows) in lineage.titled_tables(panel) + lineage.extra_tables(panel):
         if not rows:
             continue
         table = Table(title=title, title_justify="left")
@@ -159,8 +152,11 @@ def _print_fingerprints(out: Any, panel: dict[str, Any]) -> None:
         for row in rows:
             table.add_row(*map(Text, row))
         out.print(table)
-    for line in lineage.trigram_lines(panel) + lineage.fingerprint_notes(panel):
+    for line in lineage.trigram_lines(panel) + lineage.fingerprint_notes(panel) + lineage.extra_lines(panel):
         out.print(line, markup=False)
+    figures = lineage.figures_text(panel, width=min(out.width, 100) - 2)
+    if figures:
+        out.print(Text(figures))
 
 
 def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:

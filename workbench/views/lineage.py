@@ -151,9 +151,170 @@ def panel_markdown(panel: dict[str, Any]) -> str:
     parts.append(f"**{panel_title(panel, len(panel['rows']))}**\n\n" + grouped_markdown(panel))
     stats = panel_stat_lines(panel) + [bigram_panel_line(panel)]
     parts.append("".join(f"\n{line}\n" for line in stats if line))
-    for title, (header, rows) in titled_tables(panel):
+    for title, (header, rows) in titled_tables(panel) + extra_tables(panel):
         if rows:
             parts.append(f"\n**{title}**\n\n" + markdown_table(header, rows))
-    notes = trigram_lines(panel) + fingerprint_notes(panel)
+    notes = trigram_lines(panel) + fingerprint_notes(panel) + extra_lines(panel)
     parts.append("".join(f"\n- {line}" for line in notes) + ("\n" if notes else ""))
     return "".join(parts)
+
+
+EXPORT_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown"}
+
+
+def panel_document(panel: dict[str, Any], fmt: str) -> str:
+    """The panel as a file's text in `fmt` (json, csv, markdown): exactly what `report --panel --format fmt`
+    prints, so the TUI's export and the CLI's output are one text."""
+    import csv
+    import io
+    import json
+
+    from workbench.views.panel import PANEL_TIDY_HEADER, tidy_panel_rows
+    from workbench.views.report import legend_lines
+
+    if fmt == "json":
+        return json.dumps(panel, indent=2, sort_keys=False, default=str) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf)
+        writer.writerow(PANEL_TIDY_HEADER)
+        writer.writerows(tidy_panel_rows(panel))
+        return buf.getvalue()
+    if fmt == "markdown":
+        legend = legend_lines(panel.get("legend"))
+        return panel_markdown(panel) + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else "")
+    raise ValueError(f"unknown panel format '{fmt}' (json, csv, markdown)")
+
+
+CELL_ORDER = ("st_d1", "st_d2", "mt_d1", "mt_d2")
+
+
+def table9_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Imm / Thnk / Read per run, ST and MT-both, over ours (n) and the paper's denominator (n with the residual)."""
+    header = ("run", "ST Imm", "ST Thnk", "ST Read", "ST n", "MT-both Imm", "MT-both Thnk", "MT-both Read", "MT n")
+    rows = []
+    for entry in (panel.get("tables") or {}).get("table9") or []:
+        for basis, n_key in (("ours", "n_ours"), ("paper", "n_paper")):
+            cells = [f"{entry['run']} ({basis})"]
+            for group in ("st", "mt_both"):
+                g = entry[group]
+                cells += [pct(g[basis][c]) for c in ("Imm", "Thnk", "Read")] + [str(g[n_key])]
+            rows.append(tuple(cells))
+    return header, rows
+
+
+def table10_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Accuracy ± Wilson half-width per type × depth cell, and Δ easiest → hardest with its p."""
+    header = ("run", *CELL_ORDER, "Δ easiest→hardest", "p")
+    rows = []
+    for entry in (panel.get("tables") or {}).get("table10") or []:
+        cells = []
+        for c in CELL_ORDER:
+            cell = entry["cells"][c]
+            cells.append(NOT_MEASURED if cell["accuracy"] is None
+                         else f"{pct(cell['accuracy'])} ±{cell['half_width'] * 100:.1f}")
+        d = entry.get("delta")
+        rows.append((entry["run"], *cells,
+                     f"{d['easiest']}→{d['hardest']} {d['delta'] * 100:+.1f} pts" if d else NOT_MEASURED,
+                     sig(d["p"]) if d else NOT_MEASURED))
+    return header, rows
+
+
+def table15_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """NA share and its split by what ended the trajectory."""
+    caps = ("max_turns", "budget", "token_limit", "error", "answer")
+    header = ("run", "NA", *caps)
+    rows = [(e["run"], f"{pct(e['na_share'])} ({e['na']}/{e['n']})", *(pct(e["by_cap_share"][c]) for c in caps))
+            for e in (panel.get("tables") or {}).get("table15") or []]
+    return header, rows
+
+
+def table4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """closed-book → no-search → full for each agent and model with all three, paired p per step."""
+    header = ("agent / model", "n", "closed-book", "Δ (p)", "no-search", "Δ (p)", "full")
+    rows = []
+    for e in (panel.get("tables") or {}).get("table4") or []:
+        acc, (s1, s2) = e["accuracy"], e["steps"]
+
+        def step(s: dict[str, Any]) -> str:
+            return NOT_MEASURED if s["delta"] is None else f"{s['delta'] * 100:+.1f} pts ({sig(s['p'])})"
+
+        rows.append((f"{e['agent']} {e['model'] or ''}".strip(), str(e["n"]), pct(acc["closed-book"]), step(s1),
+                     pct(acc["no-search"]), step(s2), pct(acc["full"])))
+    return header, rows
+
+
+def figure4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Items per difficulty bucket (low / mid / high: how many runs got them right), by type × depth and tier."""
+    f = (panel.get("tables") or {}).get("figure4")
+    if not f:
+        return ("group", "low", "mid", "high"), []
+    e = f["edges"]
+    header = ("group", f"low ({e['low'][0]}–{e['low'][1]})", f"mid ({e['mid'][0]}–{e['mid'][1]})",
+              f"high ({e['high'][0]}–{e['high'][1]})")
+    rows = [(key, *(str(counts[b]) for b in ("low", "mid", "high")))
+            for part in ("type_depth", "consensus_tier") for key, counts in f[part].items()]
+    return header, rows
+
+
+def extra_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
+    """The further tables of the paper's panel (after the fingerprints), titled."""
+    return [("Table 4 · closed-book → no-search → full (paired McNemar p per step)", table4_table(panel)),
+            ("Table 9 · after the evidence: ours (three categories) and the paper's denominator (residual kept)",
+             table9_table(panel)),
+            ("Table 10 · type × depth, accuracy ± Wilson 95 % half-width", table10_table(panel)),
+            ("Table 15 · no answer (NA) by what ended the trajectory", table15_table(panel)),
+            ("Figure 4 · item difficulty (runs right per item) by type × depth and consensus tier",
+             figure4_table(panel))]
+
+
+def extra_lines(panel: dict[str, Any]) -> list[str]:
+    """Early submission across the panel and the item-total summary, as sentences."""
+    tables = panel.get("tables") or {}
+    lines = []
+    early = tables.get("early_submit")
+    if early and early["n_tested"]:
+        lines.append(f"early submission (within 3 actions of a wrong-paper read): mean Δ accuracy "
+                     f"{early['mean_delta'] * 100:+.1f} pts across {early['n_tested']} runs; significant "
+                     f"(p < 0.05) in {early['n_significant']} of {early['n_tested']} runs")
+    itc = tables.get("item_total_summary")
+    if itc:
+        lines.append(f"item-total correlation over {itc['n']} items: median {itc['median']:.2f} (quartiles "
+                     f"{itc['q1']:.2f}–{itc['q3']:.2f}), > 0.2 for {pct(itc['share_above_0_2'])}, ≤ 0 for "
+                     f"{pct(itc['share_at_most_0'])}")
+    return lines
+
+
+def figure5_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> str:
+    """Figure 5: accuracy against paper recall, one point per run, a marker per tier, with the diagonal."""
+    import plotext as plt
+
+    points = [p for p in (panel.get("tables") or {}).get("figure5") or [] if p["paper_recall"] is not None
+              and p["accuracy"] is not None]
+    if not points:
+        return ""
+    plt.main()
+    plt.clear_figure()
+    plt.limit_size(False, False)
+    plt.theme("clear")
+    plt.plotsize(max(30, width), max(10, height))
+    plt.plot([0, 1], [0, 1], marker="·", label="accuracy = recall")
+    markers = {"closed-frontier": "●", "open-frontier": "▲", "compute-efficient": "■"}
+    for tier in [*TIER_LABELS, None]:
+        mine = [p for p in points if (p["tier"] if p["tier"] in TIER_LABELS else None) == tier]
+        if mine:
+            plt.scatter([p["paper_recall"] for p in mine], [p["accuracy"] for p in mine],
+                        marker=markers.get(tier or "", "x"), label=TIER_LABELS.get(tier or "", "untiered"))
+    plt.xlim(0, 1)
+    plt.ylim(0, 1)
+    plt.xlabel("paper recall")
+    plt.title("Figure 5 · accuracy against paper recall (one point per run)")
+    return plt.uncolorize(plt.build())
+
+
+def figures_text(panel: dict[str, Any], width: int = 72) -> str:
+    """Every figure of the panel as text: Figure 5, then the points it plots (so no number is only a dot)."""
+    fig = figure5_text(panel, width)
+    points = [f"{p['run']}: recall {pct(p['paper_recall'])}, accuracy {pct(p['accuracy'])}"
+              for p in (panel.get("tables") or {}).get("figure5") or []]
+    return fig + ("\n" if fig else "") + "\n".join(points)

@@ -10,7 +10,7 @@ from stats import axes
 from stats.axes import Table
 from storage import Store
 from workbench.service.families import TIERS, lineage
-from workbench.service.reports import fingerprints
+from workbench.service.reports import fingerprints, panel_tables
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 from workbench.service.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
 
@@ -121,7 +121,8 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
     common, matrix = item_matrix(tables)
     # Table 2 compares models on one benchmark: every cell is over the items all runs answered (all their
     # replicates), so a best mark never compares different item sets; `n_all` keeps each run's own count
-    on_common = [t.subset(np.isin(t["item_id"], common)) for t in tables]
+    masks = [np.isin(t["item_id"], common) for t in tables]
+    on_common = [t.subset(m) for t, m in zip(tables, masks)]
     reports = [report_of(run, t) for run, t in zip(runs, on_common)]
     rows = []
     for rep, table, run in zip(reports, tables, runs):
@@ -154,7 +155,9 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
         panel["external"] = spearman([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) >= 3 else {
             "error": f"need at least 3 runs with external scores, got {len(pairs)}"}
     panel["fingerprints"] = fingerprints.panel_fingerprints(rows, loaded)
-    panel["legend"] = {**PANEL_LEGEND, **fingerprints.LEGEND}
+    common_actions = [[a for a, keep in zip(extra["actions"], m) if keep] for (_, extra), m in zip(loaded, masks)]
+    panel["tables"] = panel_tables.panel_tables(rows, on_common, common_actions, panel.get("item_total_correlation"))
+    panel["legend"] = {**PANEL_LEGEND, **fingerprints.LEGEND, **panel_tables.LEGEND}
     return panel
 
 

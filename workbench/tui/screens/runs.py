@@ -78,6 +78,7 @@ class RunsScreen(Screen):
         Binding("w", "watch", "Live", id="runs.watch"),
         Binding("r", "rename", "Rename", id="runs.rename", show=False),
         Binding("t", "tag", "Tag family / tier", id="runs.tag", show=False),
+        Binding("p", "panel", "Panel", id="runs.panel", show=False),
         Binding("R", "relaunch", "Resume / relaunch", id="runs.relaunch", show=False),
         Binding("d", "delete", "Delete", id="runs.delete"),
         Binding("e", "export", "Export", id="runs.export", show=False),
@@ -401,6 +402,10 @@ class RunsScreen(Screen):
 
         self.app.push_screen(NameModal(f"Family, tier of '{name}' (closed-frontier / open-frontier / "
                                        "compute-efficient; auto: from the model)", value, check), done)
+
+    def action_panel(self) -> None:
+        """The panel screen over the marked runs; with fewer than two marked, it asks which runs."""
+        self.app.open_panel(list(self.marked) if len(self.marked) >= 2 else [])
 
     def action_delete(self) -> None:
         from workbench.tui.screens.dialogs import ConfirmModal

@@ -1,0 +1,221 @@
+"""The paper's further panel tables and figures (AgentHop §4, App. E), computed with the panel in one call.
+
+Each is over the panel's common items (as Table 2), each run's trajectories there, all replicates unless said:
+Table 4 (closed-book → no-search → full chain), Table 9 (stopping shares over ours and the paper's denominators),
+Table 10 (type × depth with a Wilson interval per cell), Table 15 (no answer by cap), early submission across the
+panel, the item-total correlation summary, Figure 5 (accuracy against paper recall) and Figure 4 (item difficulty).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from stats import stopping
+from stats.axes import Table
+from stats.significance import fisher_exact_two_sided, mcnemar_exact
+from stats.wilson import wilson
+
+TYPE_DEPTH = ("st_d1", "st_d2", "mt_d1", "mt_d2")
+NA_CAPS = ("max_turns", "budget", "token_limit", "error", "answer")
+PAPER_BUCKETS = (6, 12, 19)  # Figure 4: low 0–6, mid 7–12, high 13–19 models right, for the paper's 19
+CHAIN = ("closed-book", "no-search", "full")
+
+LEGEND = {
+    "table4": "Table 4: for each agent and model with a closed-book, a no-search and a full run in the panel, the "
+              "accuracies on the items all three answered (replicate 0) and each step's Δ with the exact McNemar p "
+              "between adjacent settings.",
+    "table9": "Table 9 (ST after the gold; MT-both after both golds): Imm / Thnk / Read over ours (the three "
+              "categories) and over the paper's denominator (every trajectory that read its golds, the residual — "
+              "navigation without a read, or no submit — kept in it, so the three sum to at most 100 %).",
+    "table10": "Table 10: accuracy per type × depth cell with its Wilson 95 % half-width (clustered by item with "
+               "replicates); Δ = the hardest cell minus the easiest (by accuracy), Fisher's exact two-sided p.",
+    "table15": "Table 15: NA = trajectories without a parseable answer letter ÷ all, split by what ended them "
+               "(max_turns, budget, token_limit, error; 'answer' = a voluntary submit without a letter).",
+    "early_submit": "Early submission (App. E.2): per run, accuracy of trajectories submitting within 3 actions of "
+                    "a wrong-paper read minus the other wrong-read trajectories (Fisher's exact); across the panel, "
+                    "the mean Δ over runs where both groups exist and in how many of them p < 0.05.",
+    "item_total_summary": "Item-total discrimination (§4.4): the corrected item-total correlations of the common "
+                          "items summarised: median, quartiles, share > 0.2 and share ≤ 0 (items with a value).",
+    "figure5": "Figure 5: one point per run, accuracy against paper recall (all items), by tier; the diagonal is "
+               "accuracy = recall.",
+    "figure4": "Figure 4: each common item by how many runs answered it right (replicate 0), bucketed low / mid / "
+               "high with the paper's cut points (0–6, 7–12, 13–19 of 19) scaled to the panel's size, "
+               "by type × depth and by consensus tier.",
+}
+
+
+def panel_tables(rows: list[dict[str, Any]], tables: list[Table], actions: list[list[Any]],
+                 itc: dict[str, float | None] | None) -> dict[str, Any]:
+    """Every further table and figure of the panel; `tables` and `actions` are each run's trajectories on the
+    common items, in `rows` order."""
+    return {"table4": table4(rows, tables), "table9": table9(rows, tables, actions),
+            "table10": table10(rows, tables), "table15": table15(rows, tables),
+            "early_submit": early_submission(rows, tables, actions), "item_total_summary": itc_summary(itc),
+            "figure5": figure5(rows, tables), "figure4": figure4(rows, tables)}
+
+
+def _trajectories(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
+    """The stopping tables' trajectory dicts (`analytics` builds the same)."""
+    recalls = np.where(table.known("paper_recall"), table["paper_recall"], None)
+    return [{"kind": k, "correct": bool(c), "termination": e, "n_gold": None if g != g else int(g),
+             "paper_recall": None if r is None else bool(r), "actions": a or []}
+            for k, c, e, g, r, a in zip(table["kind"], table["correct"], table["termination"], table["n_gold"],
+                                        recalls, actions)]
+
+
+def table9(rows: list[dict[str, Any]], tables: list[Table], actions: list[list[Any]]) -> list[dict[str, Any]]:
+    out = []
+    for row, table, acts in zip(rows, tables, actions):
+        ev = stopping.after_evidence(_trajectories(table, acts))
+        entry: dict[str, Any] = {"run": row["run"]}
+        for group in ("st", "mt_both"):
+            g = ev[group]
+            entry[group] = {"n_ours": g["n"], "n_paper": g["n_reached"], "left_out": g["left_out"],
+                            "ours": {c: g["counts"][c] / g["n"] if g["n"] else None for c in stopping.AFTER_EVIDENCE},
+                            "paper": {c: g["counts"][c] / g["n_reached"] if g["n_reached"] else None
+                                      for c in stopping.AFTER_EVIDENCE},
+                            "counts": {c: g["counts"][c] for c in stopping.AFTER_EVIDENCE}}
+        out.append(entry)
+    return out
+
+
+def _cells(table: Table) -> dict[str, tuple[int, int, dict[str, Any] | None]]:
+    """Per type × depth cell: (right, trajectories, Wilson interval clustered by item)."""
+    from stats.wilson import clustered_wilson
+    from stats.bootstrap import by_cluster
+
+    keys = np.array([f"{k}_d{int(d)}" if d == d else "" for k, d in zip(table["kind"], table["depth"])])
+    out = {}
+    for cell in TYPE_DEPTH:
+        mask = keys == cell
+        n = int(mask.sum())
+        right = int(table["correct"][mask].sum())
+        interval = None
+        if n:
+            _, (succ, trials) = by_cluster(table["item_id"][mask], table["correct"][mask].astype(float)[:, None],
+                                           np.ones((n, 1)))
+            w = clustered_wilson(succ[:, 0], trials[:, 0])
+            interval = {"low": w.low, "high": w.high, "half_width": (w.high - w.low) / 2, "n_eff": w.n_eff}
+        out[cell] = (right, n, interval)
+    return out
+
+
+def table10(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+    out = []
+    for row, table in zip(rows, tables):
+        cells = _cells(table)
+        entry = {"run": row["run"], "cells": {c: {"right": r, "n": n, "accuracy": r / n if n else None,
+                                                  "half_width": None if iv is None else iv["half_width"]}
+                                              for c, (r, n, iv) in cells.items()}}
+        valued = [c for c in TYPE_DEPTH if cells[c][1]]
+        if len(valued) >= 2:
+            ranked = sorted(valued, key=lambda c: (-cells[c][0] / cells[c][1], TYPE_DEPTH.index(c)))
+            easy, hard = ranked[0], ranked[-1]  # all equal: the first and last cell in table order
+            (re, ne, _), (rh, nh, _) = cells[easy], cells[hard]
+            entry["delta"] = {"easiest": easy, "hardest": hard, "delta": rh / nh - re / ne,
+                              "p": fisher_exact_two_sided(re, ne - re, rh, nh - rh)}
+        out.append(entry)
+    return out
+
+
+def table15(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+    out = []
+    for row, table in zip(rows, tables):
+        letters = table["predicted_index"]
+        no_letter = np.array([v is None or v != v for v in letters], dtype=bool)
+        ends = table["termination"]
+        n = table.n
+        by_cap = {cap: int((no_letter & (ends == cap)).sum()) for cap in NA_CAPS}
+        out.append({"run": row["run"], "n": n, "na": int(no_letter.sum()), "na_share": no_letter.sum() / n if n else None,
+                    "by_cap": by_cap, "by_cap_share": {c: v / n if n else None for c, v in by_cap.items()}})
+    return out
+
+
+def early_submission(rows: list[dict[str, Any]], tables: list[Table], actions: list[list[Any]]) -> dict[str, Any]:
+    per_run = []
+    for row, table, acts in zip(rows, tables, actions):
+        e = stopping.early_submit(_trajectories(table, acts))
+        per_run.append({"run": row["run"], "delta": e["delta"], "p": e["p"], "share": e["share"]})
+    tested = [r for r in per_run if r["delta"] is not None]
+    return {"runs": per_run, "n_tested": len(tested), "n_significant": sum(r["p"] < 0.05 for r in tested),
+            "mean_delta": float(np.mean([r["delta"] for r in tested])) if tested else None}
+
+
+def itc_summary(itc: dict[str, float | None] | None) -> dict[str, Any] | None:
+    values = np.array([v for v in (itc or {}).values() if v is not None], dtype=float)
+    if not values.size:
+        return None
+    q1, median, q3 = np.percentile(values, [25, 50, 75])
+    return {"n": int(values.size), "median": float(median), "q1": float(q1), "q3": float(q3),
+            "share_above_0_2": float(np.mean(values > 0.2)), "share_at_most_0": float(np.mean(values <= 0))}
+
+
+def figure5(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+    out = []
+    for row, table in zip(rows, tables):
+        known = table.known("paper_recall")
+        recall = float(table["paper_recall"][known].mean()) if known.any() else None
+        out.append({"run": row["run"], "tier": row.get("tier"), "family": row.get("family"),
+                    "accuracy": row["accuracy"], "paper_recall": recall})
+    return out
+
+
+def _bucket_edges(n_runs: int) -> tuple[int, int]:
+    """The last count of `low` and of `mid`: the paper's 6 and 12 of 19, scaled to `n_runs` (rounded)."""
+    return round(PAPER_BUCKETS[0] / PAPER_BUCKETS[2] * n_runs), round(PAPER_BUCKETS[1] / PAPER_BUCKETS[2] * n_runs)
+
+
+def figure4(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any] | None:
+    """Items by how many runs got them right (replicate 0), bucketed, by type × depth and consensus tier."""
+    if len(tables) < 2:
+        return None
+    right: dict[str, int] = {}
+    facts: dict[str, tuple[str, str]] = {}
+    for table in tables:
+        first = table["replicate"] == 0
+        for item, ok, kind, depth, tier in zip(table["item_id"][first], table["correct"][first], table["kind"][first],
+                                               table["depth"][first], table["consensus_tier"][first]):
+            right[item] = right.get(item, 0) + int(ok)
+            facts[item] = (f"{kind}_d{int(depth)}" if depth == depth else str(kind), str(tier) if tier else "—")
+    low, mid = _bucket_edges(len(tables))
+
+    def bucket(k: int) -> str:
+        return "low" if k <= low else "mid" if k <= mid else "high"
+
+    by_cell: dict[str, dict[str, int]] = {}
+    by_tier: dict[str, dict[str, int]] = {}
+    for item, k in right.items():
+        cell, tier = facts[item]
+        for group, key in ((by_cell, cell), (by_tier, tier)):
+            counts = group.setdefault(key, {"low": 0, "mid": 0, "high": 0})
+            counts[bucket(k)] += 1
+    return {"n_runs": len(tables), "edges": {"low": [0, low], "mid": [low + 1, mid], "high": [mid + 1, len(tables)]},
+            "type_depth": dict(sorted(by_cell.items())), "consensus_tier": dict(sorted(by_tier.items()))}
+
+
+def table4(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+    """The closed-book → no-search → full chain of each agent and model the panel has all three settings of."""
+    by_key: dict[tuple, dict[str, int]] = {}
+    for i, row in enumerate(rows):
+        by_key.setdefault((row["agent"], row["model"]), {})[row["ablation"]] = i
+    out = []
+    for (agent, model), settings in by_key.items():
+        if not all(s in settings for s in CHAIN):
+            continue
+        outcome = []
+        for s in CHAIN:
+            t = tables[settings[s]]
+            first = t["replicate"] == 0
+            outcome.append(dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(bool).tolist())))
+        items = [i for i in outcome[0] if all(i in o for o in outcome[1:])]
+        accs = [float(np.mean([o[i] for i in items])) if items else None for o in outcome]
+        steps = []
+        for a, b in ((0, 1), (1, 2)):
+            test = mcnemar_exact([outcome[b][i] for i in items], [outcome[a][i] for i in items]) if items else None
+            steps.append({"from": CHAIN[a], "to": CHAIN[b],
+                          "delta": None if accs[a] is None else accs[b] - accs[a],
+                          "p": None if test is None else test["p"]})
+        out.append({"agent": agent, "model": model, "runs": {s: rows[settings[s]]["run"] for s in CHAIN},
+                    "n": len(items), "accuracy": dict(zip(CHAIN, accs)), "steps": steps})
+    return out
