@@ -138,3 +138,16 @@ def test_family_trigrams_share_against_the_others_mean():
     assert tops["A"][0]["trigram"] == ["a", "b", "c"] and tops["A"][0]["share"] == 0.8
     assert tops["A"][0]["others_mean_share"] == pytest.approx((1 / 10 + 0 / 20) / 2)
     assert tops["A"][1]["others_mean_share"] == pytest.approx((0 + 5 / 20) / 2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=2, max_size=10))
+def test_kendall_tau_b_is_scipys(pairs):
+    from stats.panel_measures import kendall_tau_b
+
+    x, y = zip(*pairs)
+    ref = sps.kendalltau(x, y).statistic
+    ours = kendall_tau_b(x, y)
+    assert (ours is None) == (ref != ref)
+    if ours is not None:
+        assert ours == pytest.approx(ref)

@@ -259,11 +259,15 @@ def figure4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
 
 def extra_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
     """The further tables of the paper's panel (after the fingerprints), titled."""
-    return [("Table 4 · closed-book → no-search → full (paired McNemar p per step)", table4_table(panel)),
+    return [("Table 3 · after a wrong-paper read, the paper's overlapping categories (share of events)",
+             table3_table(panel)),
+            ("Table 4 · closed-book → no-search → full (paired McNemar p per step)", table4_table(panel)),
             ("Table 9 · after the evidence: ours (three categories) and the paper's denominator (residual kept)",
              table9_table(panel)),
             ("Table 10 · type × depth, accuracy ± Wilson 95 % half-width", table10_table(panel)),
             ("Table 15 · no answer (NA) by what ended the trajectory", table15_table(panel)),
+            ("Table 17 · run-to-run over replicates: mean ± SD (range), and rank stability", table17_table(panel)),
+            ("Figure 2 · within-family generation gap (newest − oldest run of a family)", figure2_table(panel)),
             ("Figure 4 · item difficulty (runs right per item) by type × depth and consensus tier",
              figure4_table(panel))]
 
@@ -318,3 +322,57 @@ def figures_text(panel: dict[str, Any], width: int = 72) -> str:
     points = [f"{p['run']}: recall {pct(p['paper_recall'])}, accuracy {pct(p['accuracy'])}"
               for p in (panel.get("tables") or {}).get("figure5") or []]
     return fig + ("\n" if fig else "") + "\n".join(points)
+
+
+def table3_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """After a wrong-paper read, the paper's overlapping categories (shares of events)."""
+    cats = ("Recover", "Stay", "Think", "Re-nav", "Submit")
+    header = ("run", "events", *cats)
+    rows = [(e["run"], str(e["n_events"]), *(pct(e["shares"][c]) for c in cats))
+            for e in (panel.get("tables") or {}).get("table3") or []]
+    return header, rows
+
+
+T17_LABELS = {"accuracy": "accuracy", "section_recall": "section recall", "conversion": "conversion",
+              "tokens": "tokens"}
+
+
+def _spread_cell(metric: str, s: dict[str, Any] | None) -> str:
+    if not s:
+        return NOT_MEASURED
+    if metric == "tokens":
+        return f"{num(s['mean'], 0)} ± {num(s['std'], 0)} (range {num(s['range'], 0)})"
+    return f"{pct(s['mean'])} ± {pct(s['std'])} (range {pct(s['range'])})"
+
+
+def table17_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Mean ± population SD (range) per metric over each run's replicates, then the rank-stability row."""
+    t17 = (panel.get("tables") or {}).get("table17") or {}
+    header = ("run", *T17_LABELS.values())
+    rows = [(run, *(_spread_cell(m, spread.get(m)) for m in T17_LABELS)) for run, spread in (t17.get("runs") or {}).items()]
+    if rows:
+        stab = t17.get("rank_stability") or {}
+
+        def tau(m: str) -> str:
+            s = stab.get(m)
+            if not s or s["mean_tau"] is None:
+                return NOT_MEASURED
+            return f"τ mean {s['mean_tau']:.2f}, min {s['min_tau']:.2f}" + (" (preserved)" if s["preserved"] else "")
+
+        rows.append(("rank stability (Kendall τ-b)", *(tau(m) for m in T17_LABELS)))
+    return header, rows
+
+
+def figure2_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Within-family generation gap: older → newer, Δ accuracy as a bar, its p, and the axes that moved."""
+    header = ("family", "older → newer", "Δ accuracy", "", "p", "axes that moved")
+    rows = []
+    for e in (panel.get("tables") or {}).get("figure2") or []:
+        d = e["delta"]
+        bar = NOT_MEASURED if d is None else ("█" * max(1, round(abs(d) * 20)) if d else "·")
+        moved = ", ".join(f"{m['axis']} {m['delta'] * 100:+.0f}" if m["axis"] != "calls/turn"
+                          else f"calls/turn {m['delta']:+.2f}" for m in e["moved"]) or NOT_MEASURED
+        rows.append((e["family"], f"{e['older']} → {e['newer']}",
+                     NOT_MEASURED if d is None else f"{d * 100:+.1f} pts", ("−" if d and d < 0 else "+") + bar,
+                     sig(e["p"]), moved))
+    return header, rows

@@ -128,7 +128,7 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
     for rep, table, run in zip(reports, tables, runs):
         family, tier = lineage(run)
         rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
-                     "family": family, "tier": tier,
+                     "family": family, "tier": tier, "seed": run.get("seed", 0),
                      "n": rep["n"], "n_all": table.n, **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
                      "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path)
                                 for col, path in PANEL_COLUMNS}})

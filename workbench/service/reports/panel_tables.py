@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from stats import stopping
+import re
+
+from stats import panel_measures, stopping
 from stats.axes import Table
 from stats.significance import fisher_exact_two_sided, mcnemar_exact
 from stats.wilson import wilson
@@ -22,7 +24,19 @@ PAPER_BUCKETS = (6, 12, 19)  # Figure 4: low 0–6, mid 7–12, high 13–19 mod
 CHAIN = ("closed-book", "no-search", "full")
 
 LEGEND = {
-    "table4": "Table 4: for each agent and model with a closed-book, a no-search and a full run in the panel, the "
+    "table3": "Table 3 (action after a wrong-paper read), the paper's overlapping categories: per wrong-paper read, "
+              "up to and including the next read_section: Recover (that read is of a gold paper), Stay (of a "
+              "non-gold paper), Think / Re-nav / Submit (a think, another navigation call, a submit before it); "
+              "an event may count in several, each share is over all events (stats.panel_measures).",
+    "table17": "Table 17 (run-to-run): per run with replicates, accuracy, section recall, conversion (P(correct | "
+               "paper recall)) and mean tokens per replicate: mean, population SD, range; rank stability = "
+               "Kendall's τ-b between the runs' values at each pair of replicates all of them have (preserved: τ = 1 "
+               "for every pair).",
+    "figure2": "Figure 2 (within-family generation gap): in each family with two or more full-tool runs, the runs "
+               "in natural order of their model string (the run name when there is no model) — older first — and "
+               "the newest minus the oldest: Δ accuracy with the exact McNemar p (replicate 0, common items) and "
+               "the Table 2 axes that moved by 5 points or more.",
+    "table4": "Table 4: for each agent, model and seed with a closed-book, a no-search and a full run in the panel, the "
               "accuracies on the items all three answered (replicate 0) and each step's Δ with the exact McNemar p "
               "between adjacent settings.",
     "table9": "Table 9 (ST after the gold; MT-both after both golds): Imm / Thnk / Read over ours (the three "
@@ -49,7 +63,8 @@ def panel_tables(rows: list[dict[str, Any]], tables: list[Table], actions: list[
                  itc: dict[str, float | None] | None) -> dict[str, Any]:
     """Every further table and figure of the panel; `tables` and `actions` are each run's trajectories on the
     common items, in `rows` order."""
-    return {"table4": table4(rows, tables), "table9": table9(rows, tables, actions),
+    return {"table3": table3(rows, actions), "table17": table17(rows, tables), "figure2": figure2(rows, tables),
+            "table4": table4(rows, tables), "table9": table9(rows, tables, actions),
             "table10": table10(rows, tables), "table15": table15(rows, tables),
             "early_submit": early_submission(rows, tables, actions), "item_total_summary": itc_summary(itc),
             "figure5": figure5(rows, tables), "figure4": figure4(rows, tables)}
@@ -198,9 +213,9 @@ def table4(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, An
     """The closed-book → no-search → full chain of each agent and model the panel has all three settings of."""
     by_key: dict[tuple, dict[str, int]] = {}
     for i, row in enumerate(rows):
-        by_key.setdefault((row["agent"], row["model"]), {})[row["ablation"]] = i
+        by_key.setdefault((row["agent"], row["model"], row.get("seed", 0)), {})[row["ablation"]] = i
     out = []
-    for (agent, model), settings in by_key.items():
+    for (agent, model, _seed), settings in by_key.items():
         if not all(s in settings for s in CHAIN):
             continue
         outcome = []
@@ -218,4 +233,84 @@ def table4(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, An
                           "p": None if test is None else test["p"]})
         out.append({"agent": agent, "model": model, "runs": {s: rows[settings[s]]["run"] for s in CHAIN},
                     "n": len(items), "accuracy": dict(zip(CHAIN, accs)), "steps": steps})
+    return out
+
+
+def table3(rows: list[dict[str, Any]], actions: list[list[Any]]) -> list[dict[str, Any]]:
+    return [{"run": row["run"], **panel_measures.table3([a or [] for a in acts])} for row, acts in zip(rows, actions)]
+
+
+T17_METRICS = ("accuracy", "section_recall", "conversion", "tokens")
+
+
+def _replicate_values(table: Table, tokens_measured: bool) -> dict[str, list[float | None]]:
+    """Each Table 17 metric per replicate (in replicate order)."""
+    levels = sorted(set(table["replicate"][~np.isnan(table["replicate"])].tolist()))
+    out: dict[str, list[float | None]] = {m: [] for m in T17_METRICS}
+    for r in levels:
+        t = table.subset(table["replicate"] == r)
+        known = t.known("section_recall")
+        recalled = t.known("paper_recall") & (t["paper_recall"] == 1)
+        out["accuracy"].append(float(t["correct"].mean()) if t.n else None)
+        out["section_recall"].append(float(t["section_recall"][known].mean()) if known.any() else None)
+        out["conversion"].append(float(t["correct"][recalled].mean()) if recalled.any() else None)
+        out["tokens"].append(float(np.nanmean(t["tokens"])) if tokens_measured and t.n else None)
+    return out
+
+
+def table17(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
+    """Run-to-run spread of four metrics and whether the runs' ordering on each survives across replicates."""
+    per_run = {}
+    for row, table in zip(rows, tables):
+        if table.n and len(set(table["replicate"].tolist())) >= 2:
+            per_run[row["run"]] = _replicate_values(table, row.get("tokens") is not None)
+    spread = {}
+    for run, metrics in per_run.items():
+        spread[run] = {}
+        for m, vals in metrics.items():
+            v = [x for x in vals if x is not None]
+            spread[run][m] = None if len(v) < 2 else {"mean": float(np.mean(v)), "std": float(np.std(v)),
+                                                      "range": float(max(v) - min(v)), "n": len(v)}
+    stability = {m: panel_measures.rank_stability({run: per_run[run][m] for run in per_run
+                                                   if any(x is not None for x in per_run[run][m])})
+                 for m in T17_METRICS}
+    return {"runs": spread, "rank_stability": stability}
+
+
+def _natural(text: str) -> list[Any]:
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p.lower()) for p in re.findall(r"\d+|\D+", text)]
+
+
+MOVED_AXES = ("PR st", "PR mt", "SR st", "SR mt", "Conv st", "Conv mt", "calls/turn")
+
+
+def figure2(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+    by_family: dict[str, list[int]] = {}
+    for i, row in enumerate(rows):
+        if row.get("family") and row["ablation"] == "full":
+            by_family.setdefault(row["family"], []).append(i)
+    out = []
+    for fam, members in sorted(by_family.items()):
+        if len(members) < 2:
+            continue
+        ordered = sorted(members, key=lambda i: (_natural(rows[i]["model"] or rows[i]["run"]), rows[i]["run"]))
+        old, new = ordered[0], ordered[-1]
+        outcome = []
+        for i in (old, new):
+            t = tables[i]
+            first = t["replicate"] == 0
+            outcome.append(dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(bool).tolist())))
+        items = [i for i in outcome[0] if i in outcome[1]]
+        test = mcnemar_exact([outcome[1][i] for i in items], [outcome[0][i] for i in items]) if items else None
+        moved = []
+        for axis in MOVED_AXES:
+            a, b = rows[old][axis], rows[new][axis]
+            if a is not None and b is not None and (axis == "calls/turn" or abs(b - a) >= 0.05):
+                if axis != "calls/turn" or abs(b - a) >= 0.1:
+                    moved.append({"axis": axis, "delta": b - a})
+        moved.sort(key=lambda m: -abs(m["delta"]))
+        delta = (None if rows[old]["accuracy"] is None or rows[new]["accuracy"] is None
+                 else rows[new]["accuracy"] - rows[old]["accuracy"])
+        out.append({"family": fam, "older": rows[old]["run"], "newer": rows[new]["run"], "delta": delta,
+                    "p": None if test is None else test["p"], "n": len(items), "moved": moved})
     return out
