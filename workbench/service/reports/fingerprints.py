@@ -34,28 +34,35 @@ LEGEND = {
 }
 
 
-def panel_fingerprints(rows: list[dict[str, Any]], loaded: list[tuple[Table, dict[str, list]]]) -> dict[str, Any]:
+def run_fingerprint(row: dict[str, Any], table: Table, actions: list[Any]) -> dict[str, Any] | None:
+    """One run's signature and trigram counts (its own final trajectories), or the reason it is left out."""
+    if row["ablation"] != "full":
+        return {"excluded": f"ablation {row['ablation']}"}
+    if not row["family"]:
+        return {"excluded": "no family (tag it: runs tag NAME --family F)"}
+    trajectories = [{"actions": acts or [], "tool_calls": calls, "turns_with_calls": turns}
+                    for acts, calls, turns in zip(actions, table["tool_calls"], table["turns_with_calls"])]
+    names = [[a[0] for a in t["actions"]] for t in trajectories]
+    return {"signature": fp.model_signature(trajectories), "trigrams": ngrams.ngram_counts(names, 3)["trajectories"],
+            "n": len(trajectories)}
+
+
+def panel_fingerprints(rows: list[dict[str, Any]], per_run: list[dict[str, Any]]) -> dict[str, Any]:
     """{"models": run → signature, "families": family → tests and words, "trigrams": family → top trigrams,
-    "excluded": runs left out and why}."""
+    "excluded": runs left out and why}, from each run's `run_fingerprint`."""
     per_model: dict[str, dict[str, Any]] = {}
     family_of: dict[str, str | None] = {}
     grams: dict[str, Counter] = {}
     n_traj: Counter = Counter()
     excluded = {}
-    for row, (table, extra) in zip(rows, loaded):
-        if row["ablation"] != "full":
-            excluded[row["run"]] = f"ablation {row['ablation']}"
+    for row, one in zip(rows, per_run):
+        if "excluded" in one:
+            excluded[row["run"]] = one["excluded"]
             continue
-        if not row["family"]:
-            excluded[row["run"]] = "no family (tag it: runs tag NAME --family F)"
-            continue
-        trajectories = [{"actions": acts or [], "tool_calls": calls, "turns_with_calls": turns}
-                        for acts, calls, turns in zip(extra["actions"], table["tool_calls"], table["turns_with_calls"])]
-        per_model[row["run"]] = fp.model_signature(trajectories)
+        per_model[row["run"]] = one["signature"]
         family_of[row["run"]] = row["family"]
-        names = [[a[0] for a in t["actions"]] for t in trajectories]
-        grams.setdefault(row["family"], Counter()).update(ngrams.ngram_counts(names, 3)["trajectories"])
-        n_traj[row["family"]] += len(trajectories)
+        grams.setdefault(row["family"], Counter()).update(one["trigrams"])
+        n_traj[row["family"]] += one["n"]
     return {"signatures": list(fp.SIGNATURES), "models": per_model, "family_of": family_of,
             "families": fp.family_tests(per_model, family_of) if len(set(family_of.values())) >= 2 else {},
             "trigrams": fp.family_trigrams(grams, n_traj), "excluded": excluded}

@@ -59,14 +59,24 @@ LEGEND = {
 }
 
 
-def panel_tables(rows: list[dict[str, Any]], tables: list[Table], actions: list[list[Any]],
+def run_behaviour(table: Table, actions: list[Any]) -> dict[str, Any]:
+    """What the action-based tables need of one run (its trajectories on the common items), so its action lists
+    can go: Table 3, Table 9's after-evidence breakdown, early submission. One `Facts` scan per trajectory."""
+    trajs = _trajectories(table, actions)
+    facts = [stopping.Facts.of(t) for t in trajs]
+    return {"table3": panel_measures.table3([a or [] for a in actions]), "after_evidence":
+            stopping.after_evidence(trajs, facts), "early_submit": stopping.early_submit(trajs, facts=facts)}
+
+
+def panel_tables(rows: list[dict[str, Any]], tables: list[Table], behaviours: list[dict[str, Any]],
                  itc: dict[str, float | None] | None) -> dict[str, Any]:
-    """Every further table and figure of the panel; `tables` and `actions` are each run's trajectories on the
-    common items, in `rows` order."""
-    return {"table3": table3(rows, actions), "table17": table17(rows, tables), "figure2": figure2(rows, tables),
-            "table4": table4(rows, tables), "table9": table9(rows, tables, actions),
+    """Every further table and figure of the panel; `tables` are each run's trajectories on the common items and
+    `behaviours` their `run_behaviour`, in `rows` order."""
+    return {"table3": [{"run": r["run"], **b["table3"]} for r, b in zip(rows, behaviours)],
+            "table17": table17(rows, tables), "figure2": figure2(rows, tables),
+            "table4": table4(rows, tables), "table9": table9(rows, behaviours),
             "table10": table10(rows, tables), "table15": table15(rows, tables),
-            "early_submit": early_submission(rows, tables, actions), "item_total_summary": itc_summary(itc),
+            "early_submit": early_submission(rows, behaviours), "item_total_summary": itc_summary(itc),
             "figure5": figure5(rows, tables), "figure4": figure4(rows, tables)}
 
 
@@ -79,10 +89,10 @@ def _trajectories(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
                                         recalls, actions)]
 
 
-def table9(rows: list[dict[str, Any]], tables: list[Table], actions: list[list[Any]]) -> list[dict[str, Any]]:
+def table9(rows: list[dict[str, Any]], behaviours: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
-    for row, table, acts in zip(rows, tables, actions):
-        ev = stopping.after_evidence(_trajectories(table, acts))
+    for row, behaviour in zip(rows, behaviours):
+        ev = behaviour["after_evidence"]
         entry: dict[str, Any] = {"run": row["run"]}
         for group in ("st", "mt_both"):
             g = ev[group]
@@ -147,10 +157,10 @@ def table15(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, A
     return out
 
 
-def early_submission(rows: list[dict[str, Any]], tables: list[Table], actions: list[list[Any]]) -> dict[str, Any]:
+def early_submission(rows: list[dict[str, Any]], behaviours: list[dict[str, Any]]) -> dict[str, Any]:
     per_run = []
-    for row, table, acts in zip(rows, tables, actions):
-        e = stopping.early_submit(_trajectories(table, acts))
+    for row, behaviour in zip(rows, behaviours):
+        e = behaviour["early_submit"]
         per_run.append({"run": row["run"], "delta": e["delta"], "p": e["p"], "share": e["share"]})
     tested = [r for r in per_run if r["delta"] is not None]
     return {"runs": per_run, "n_tested": len(tested), "n_significant": sum(r["p"] < 0.05 for r in tested),
@@ -234,10 +244,6 @@ def table4(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, An
         out.append({"agent": agent, "model": model, "runs": {s: rows[settings[s]]["run"] for s in CHAIN},
                     "n": len(items), "accuracy": dict(zip(CHAIN, accs)), "steps": steps})
     return out
-
-
-def table3(rows: list[dict[str, Any]], actions: list[list[Any]]) -> list[dict[str, Any]]:
-    return [{"run": row["run"], **panel_measures.table3([a or [] for a in acts])} for row, acts in zip(rows, actions)]
 
 
 T17_METRICS = ("accuracy", "section_recall", "conversion", "tokens")
