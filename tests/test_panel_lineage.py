@@ -90,3 +90,35 @@ def test_fingerprints_per_run_rebuilt_from_the_stored_actions(lineage_db, capsys
     fams = panel["fingerprints"]["families"]
     assert set(fams) == {"Alpha", "Beta", "Gamma"}
     assert all(f["words"] == [] for f in fams.values())  # one or two runs per family cannot support a word
+
+
+def test_imported_reference_runs_join_a_tagged_panel(tmp_path, capsys):
+    """The Done-when panel on a release: reference runs imported by replay (family derived from the logged model,
+    or chosen) beside scripted runs tagged into other families, grouped, with fingerprints."""
+    from tests.interop_data import logs, write_experiment, write_interop_release
+
+    release = write_interop_release(tmp_path / "release")
+    exp = write_experiment(tmp_path / "experiments" / "gpt-4.1", logs())
+    db = str(tmp_path / "s.db")
+    assert batch(capsys, "import-reference", str(exp), "--data", str(release), "--run", "ref", "--db", db,
+                 "--quiet").returncode == 0
+    assert batch(capsys, "import-reference", str(exp), "--data", str(release), "--run", "ref-b", "--db", db,
+                 "--family", "Claude", "--tier", "closed", "--quiet").returncode == 0
+    bad = batch(capsys, "import-reference", str(exp), "--data", str(release), "--run", "ref-c", "--db", db,
+                "--tier", "giant", "--quiet")
+    assert bad.returncode == 2 and "--tier: unknown tier 'giant'" in bad.stderr
+    listed = json.loads(batch(capsys, "runs", "--db", db, "--format", "json").stdout)
+    assert [r["name"] for r in listed] == ["ref", "ref-b"]  # nothing written for the refused import
+    for name, agent, family in (("o", "oracle", "Beta"), ("h", "heuristic", "Alpha"), ("r", "random", "Alpha")):
+        assert batch(capsys, "run", "--data", str(release), "--agent", agent, "--run", name, "--db", db, "--family",
+                     family, "--tier", "efficient", "--quiet").returncode == 0
+    names = ["ref", "ref-b", "o", "h", "r"]
+    out = batch(capsys, "report", "--panel", *names, "--db", db, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    panel = json.loads(out.stdout)
+    groups = {(g["tier"], g["family"]): g["runs"] for g in panel["lineage"]}
+    assert groups[("closed-frontier", "GPT")] == ["ref"] and groups[("closed-frontier", "Claude")] == ["ref-b"]
+    assert sorted(groups[("compute-efficient", "Alpha")]) == ["h", "r"]
+    assert set(panel["fingerprints"]["families"]) == {"GPT", "Claude", "Beta", "Alpha"}
+    table = batch(capsys, "report", "--panel", *names, "--db", db).stdout
+    assert "Closed Frontier · GPT" in table and "Compute-Efficient · Alpha" in table
