@@ -158,3 +158,26 @@ def test_panel_fingerprints_160x45(snap_compare, panel_store):
         await settle(pilot, pilot.app)
 
     assert snap_compare(make_app(), terminal_size=(160, 45), run_before=run_before)
+
+
+async def test_save_a_panel_and_pick_it_again(panel_store):
+    from textual.widgets import OptionList
+
+    from workbench.tui import config as config_file
+
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _open_panel(pilot, ["orac-a", "rand-a", "heur-b"])
+        await pilot.press("s")
+        await pilot.pause()
+        app.screen.query_one("#name-input", Input).value = "mine"
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert config_file.saved_panels(config_file.load(app.state_path)) == {"mine": ["orac-a", "rand-a", "heur-b"]}
+        await _open_panel(pilot, [])  # another panel: the picker offers the saved one
+        saved = app.screen.query_one("#panel-saved", OptionList)
+        saved.focus()
+        saved.highlighted = 0
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert app.screen.names == ["orac-a", "rand-a", "heur-b"]

@@ -18,7 +18,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, LoadingIndicator, SelectionList, Static, TabbedContent, TabPane
+from textual.widgets import (Button, DataTable, LoadingIndicator, OptionList, SelectionList, Static, TabbedContent,
+                             TabPane)
+from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
@@ -62,18 +64,24 @@ def rich_table(title: str, header: tuple[str, ...], rows: list[tuple[str, ...]])
 
 
 class PanelPickModal(ModalScreen[list[str] | None]):
-    """Pick the runs of a panel (space toggles; enter or OK shows it); at least two."""
+    """Pick the runs of a panel (space toggles; enter or OK shows it; at least two), or a saved panel."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="panelpick.cancel")]
 
-    def __init__(self, names: list[str], chosen: list[str] | None = None):
+    def __init__(self, names: list[str], chosen: list[str] | None = None, saved: dict[str, list[str]] | None = None):
         super().__init__(classes="dialog-screen")
         self.names = names
         self.chosen = set(chosen or [])
+        # saved panels, each with the runs of it that are still in the store (two at least, or it is not offered)
+        self.saved = {k: [n for n in v if n in names] for k, v in (saved or {}).items()}
+        self.saved = {k: v for k, v in self.saved.items() if len(v) >= 2}
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Text("Runs of the panel (space marks, enter shows)"), classes="dialog-title")
+            if self.saved:
+                yield OptionList(*(Option(Text(f"saved: {sanitize(k)} ({len(v)} runs)"), id=k)
+                                   for k, v in sorted(self.saved.items())), id="panel-saved")
             yield SelectionList[str](*((sanitize(n), n, n in self.chosen) for n in self.names), id="panel-pick")
             yield Static("", classes="field-error", id="panel-pick-error")
             with Horizontal(classes="dialog-buttons"):
@@ -82,6 +90,10 @@ class PanelPickModal(ModalScreen[list[str] | None]):
 
     def on_mount(self) -> None:
         self.query_one(SelectionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.saved[event.option.id])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "ok":
@@ -117,6 +129,7 @@ class PanelScreen(Screen):
         Binding("4", "tab('figures')", "Figures", id="panel.tab_figures"),
         Binding("5", "tab('statistics')", "Statistics", id="panel.tab_statistics"),
         Binding("r", "pick", "Pick runs", id="panel.pick"),
+        Binding("s", "save", "Save panel", id="panel.save", show=False),
         Binding("e", "export", "Export", id="panel.export"),
         Binding("escape,q", "back", "Back", id="panel.back"),
     ]
@@ -222,8 +235,26 @@ class PanelScreen(Screen):
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
 
+    def action_save(self) -> None:
+        """Save these runs as a named panel (in the app's state file), offered first by the run picker."""
+        from workbench.tui import config as config_file
+        from workbench.tui.screens.dialogs import NameModal
+
+        def check(value: str) -> str | None:
+            return None if value.strip() else "a name is needed"
+
+        def done(name: str | None) -> None:
+            if name:
+                config_file.remember(self.app.state_path, "panels", name.strip(), list(self.names))
+                self.notify(f"saved panel '{name.strip()}' ({len(self.names)} runs)", timeout=2)
+
+        self.app.push_screen(NameModal("Save this panel as", "panel", check), done)
+
     def action_pick(self) -> None:
+        from workbench.tui import config as config_file
+
         names = self.app.run_names()
+        saved = config_file.saved_panels(config_file.load_quietly(self.app.state_path))
 
         def picked(chosen: list[str] | None) -> None:
             if chosen:
@@ -232,7 +263,7 @@ class PanelScreen(Screen):
             elif self.panel is None:
                 self.app.pop_screen()
 
-        self.app.push_screen(PanelPickModal(names, self.names), picked)
+        self.app.push_screen(PanelPickModal(names, self.names, saved), picked)
 
     def action_export(self) -> None:
         """Ask where; the format follows the file's suffix (.json, .csv, .md): the very text of
