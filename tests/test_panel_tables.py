@@ -217,6 +217,14 @@ def test_figure2_generation_gap_within_a_family(panel, stored):
 def test_the_cli_prints_every_table(tables_db, capsys):
     out = batch(capsys, "report", "--panel", *NAMES, "--db", str(tables_db))
     assert out.returncode == 0, out.stderr
-    for title in ("Table 3 ·", "Table 4 ·", "Table 9 ·", "Table 10 ·", "Table 15 ·", "Table 17 ·", "Figure 2 ·",
+    for title in ("Table 3 ·", "Table 4 ·", "Table 9 ·", "Table 10 ·", "Table 15 ·", "Table 17 ·", "Table 19 ·", "Figure 2 ·",
                   "Figure 4 ·", "Figure 5 ·", "early submission", "item-total correlation over"):
         assert title in out.stdout, title
+
+
+def test_table19_closed_book_accuracy_by_venue(panel, stored):
+    (entry,) = panel["tables"]["table19"]
+    assert entry["runs"] == ["hc"] and entry["tier"] is None  # the untagged closed-book run
+    for venue, cell in entry["venue"].items():
+        mine = [bool(t["correct"]) for t in stored["hc"] if (t["venue"] or "—") == venue]
+        assert (cell["right"], cell["n"]) == (sum(mine), len(mine))

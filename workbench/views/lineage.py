@@ -267,6 +267,8 @@ def extra_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...]
             ("Table 10 · type × depth, accuracy ± Wilson 95 % half-width", table10_table(panel)),
             ("Table 15 · no answer (NA) by what ended the trajectory", table15_table(panel)),
             ("Table 17 · run-to-run over replicates: mean ± SD (range), and rank stability", table17_table(panel)),
+            ("Table 19 · closed-book accuracy by venue, per tier (seed year and citation quartile: not in the corpus)",
+             table19_table(panel)),
             ("Figure 2 · within-family generation gap (newest − oldest run of a family)", figure2_table(panel)),
             ("Figure 4 · item difficulty (runs right per item) by type × depth and consensus tier",
              figure4_table(panel))]
@@ -375,4 +377,17 @@ def figure2_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
         rows.append((e["family"], f"{e['older']} → {e['newer']}",
                      NOT_MEASURED if d is None else f"{d * 100:+.1f} pts", ("−" if d and d < 0 else "+") + bar,
                      sig(e["p"]), moved))
+    return header, rows
+
+
+def table19_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Closed-book accuracy by venue, per tier (the closed-book runs of the tier pooled)."""
+    entries = (panel.get("tables") or {}).get("table19") or []
+    venues = sorted({v for e in entries for v in e["venue"]})
+    header = ("tier (closed-book runs)", *venues)
+    rows = []
+    for e in entries:
+        label = TIER_LABELS.get(e["tier"] or "", "untiered") + f" ({len(e['runs'])})"
+        rows.append((label, *(f"{pct(e['venue'][v]['accuracy'])} ({e['venue'][v]['right']}/{e['venue'][v]['n']})"
+                              if v in e["venue"] else NOT_MEASURED for v in venues)))
     return header, rows

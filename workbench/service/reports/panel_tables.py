@@ -24,6 +24,9 @@ PAPER_BUCKETS = (6, 12, 19)  # Figure 4: low 0–6, mid 7–12, high 13–19 mod
 CHAIN = ("closed-book", "no-search", "full")
 
 LEGEND = {
+    "table19": "Table 19 (closed-book accuracy by stratum, per tier): the closed-book runs of each tier pooled, "
+               "accuracy per venue of the item. Only the venue stratum: the seed's year and citation count are not "
+               "kept by the corpus import, so the paper's year and citation-quartile strata are not computed.",
     "table3": "Table 3 (action after a wrong-paper read), the paper's overlapping categories: per wrong-paper read, "
               "up to and including the next read_section: Recover (that read is of a gold paper), Stay (of a "
               "non-gold paper), Think / Re-nav / Submit (a think, another navigation call, a submit before it); "
@@ -73,7 +76,7 @@ def panel_tables(rows: list[dict[str, Any]], tables: list[Table], behaviours: li
     """Every further table and figure of the panel; `tables` are each run's trajectories on the common items and
     `behaviours` their `run_behaviour`, in `rows` order."""
     return {"table3": [{"run": r["run"], **b["table3"]} for r, b in zip(rows, behaviours)],
-            "table17": table17(rows, tables), "figure2": figure2(rows, tables),
+            "table17": table17(rows, tables), "figure2": figure2(rows, tables), "table19": table19(rows, tables),
             "table4": table4(rows, tables), "table9": table9(rows, behaviours),
             "table10": table10(rows, tables), "table15": table15(rows, tables),
             "early_submit": early_submission(rows, behaviours), "item_total_summary": itc_summary(itc),
@@ -319,4 +322,22 @@ def figure2(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, A
                  else rows[new]["accuracy"] - rows[old]["accuracy"])
         out.append({"family": fam, "older": rows[old]["run"], "newer": rows[new]["run"], "delta": delta,
                     "p": None if test is None else test["p"], "n": len(items), "moved": moved})
+    return out
+
+
+def table19(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+    """Per tier with closed-book runs: their pooled accuracy by the item's venue."""
+    out = []
+    for tier in sorted({r.get("tier") or "" for r in rows}):
+        members = [(r, t) for r, t in zip(rows, tables) if r["ablation"] == "closed-book" and (r.get("tier") or "") == tier]
+        if not members:
+            continue
+        strata: dict[str, list[int]] = {}
+        for _, t in members:
+            for venue, ok in zip(t["venue"], t["correct"]):
+                counts = strata.setdefault(str(venue) if venue else "—", [0, 0])
+                counts[0] += int(ok)
+                counts[1] += 1
+        out.append({"tier": tier or None, "runs": [r["run"] for r, _ in members],
+                    "venue": {v: {"right": c[0], "n": c[1], "accuracy": c[0] / c[1]} for v, c in sorted(strata.items())}})
     return out
