@@ -95,3 +95,23 @@ def rank_stability(values: Mapping[str, Sequence[float | None]]) -> dict[str, An
     return {"pairs": taus, "mean_tau": float(np.mean(valued)) if valued else None,
             "min_tau": min(valued) if valued else None,
             "preserved": bool(valued) and all(t == 1.0 for t in valued)}
+
+
+HEADER_METHODS = ("exact", "normalised", "substring", "word_overlap")  # a label matched a section's header
+BODY_METHODS = ("body_heading", "body_text")  # the labelled content found inside a (parent) section's body
+CONTACT = ("header", "parent", "none")
+
+
+def evidence_contact(golds: Sequence[str], direct_labels: Sequence[tuple[str, int, str]],
+                     reads: set[tuple[str, int]]) -> str:
+    """Table 11's group of one recall-credited trajectory: `header` — it read a section a direct label of a gold
+    paper resolves to by its header; else `parent` — it read the section whose body holds a direct label's
+    content (resolved by body text); else `none` — no direct-labelled content read. `direct_labels` are
+    (arXiv id, section index, resolution method); `reads` the delivered (arXiv id, section index) reads."""
+    gold = set(golds)
+    hits = {method for arx, idx, method in direct_labels if arx in gold and (arx, idx) in reads}
+    if hits & set(HEADER_METHODS):
+        return "header"
+    if hits & set(BODY_METHODS):
+        return "parent"
+    return "none"

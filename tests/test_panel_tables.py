@@ -217,7 +217,7 @@ def test_figure2_generation_gap_within_a_family(panel, stored):
 def test_the_cli_prints_every_table(tables_db, capsys):
     out = batch(capsys, "report", "--panel", *NAMES, "--db", str(tables_db))
     assert out.returncode == 0, out.stderr
-    for title in ("Table 3 ·", "Table 4 ·", "Table 9 ·", "Table 10 ·", "Table 15 ·", "Table 17 ·", "Table 19 ·", "Figure 2 ·",
+    for title in ("Table 3 ·", "Table 4 ·", "Table 9 ·", "Table 10 ·", "Table 11 ·", "Table 15 ·", "Table 17 ·", "Table 19 ·", "Figure 2 ·",
                   "Figure 4 ·", "Figure 5 ·", "early submission", "item-total correlation over"):
         assert title in out.stdout, title
 
@@ -228,3 +228,38 @@ def test_table19_closed_book_accuracy_by_venue(panel, stored):
     for venue, cell in entry["venue"].items():
         mine = [bool(t["correct"]) for t in stored["hc"] if (t["venue"] or "—") == venue]
         assert (cell["right"], cell["n"]) == (sum(mine), len(mine))
+
+
+def test_table11_evidence_contact_from_the_labels_and_reads(tables_db):
+    from sandbox.datasets import open_dataset
+    from workbench.service import paths
+    from workbench.service.reports import panel_report
+
+    store = Store(tables_db, readonly=True)
+    t11 = panel_report(store, NAMES, cache_dir=paths.cache_dir())["tables"]["table11"]
+    corpus, _ = open_dataset("builtin", paths.cache_dir())
+    header = {"exact", "normalised", "substring", "word_overlap"}
+    groups = {g: [0, 0, set()] for g in ("header", "parent", "none")}
+    for name in ("h", "h2", "o", "r"):  # the full-tool runs
+        for t in store.trajectories(store.run(name)["id"]):
+            if not t["paper_recall"]:
+                continue
+            item = corpus.item(t["item_id"])
+            reads = {(s["arxiv_id"], s["section_index"]) for s in store.steps(t["id"])
+                     if s["tool_name"] == "read_section" and s["delivered"]}
+            methods = {lab.method for lab in item.labels if lab.relevance == "direct" and lab.arxiv_id in
+                       item.gold_arxiv_ids and (lab.arxiv_id, lab.section_index) in reads}
+            g = "header" if methods & header else "parent" if methods else "none"
+            groups[g][0] += bool(t["correct"])
+            groups[g][1] += 1
+            groups[g][2].add(t["item_id"])
+    corpus.close()
+    closed = {t["item_id"]: bool(t["correct"]) for t in store.trajectories(store.run("hc")["id"])}
+    total = sum(v[1] for v in groups.values())
+    assert t11["n"] == total > 0
+    for g, (right, n, items) in groups.items():
+        got = t11["groups"][g]
+        assert got["n"] == n and got["share"] == pytest.approx(n / total)
+        assert got["conversion"] == (pytest.approx(right / n) if n else None)
+        cb = [closed[i] for i in items]
+        assert got["closed_book"] == (pytest.approx(sum(cb) / len(cb)) if cb else None)

@@ -93,8 +93,8 @@ async def test_the_screen_shows_the_cli_numbers(panel_store, capsys):
         figures = str(app.screen.query_one("#panel-figures", Static).content)
         assert "Figure 5 · accuracy against paper recall" in figures and "rand-a: recall 0.0%" in figures
         # no closed-book/no-search chain (Table 4) or replicates (Table 17) here; the rest titled as the CLI's
-        assert [str(t.title).split(" ·")[0] for t in tables] == ["Table 3", "Table 9", "Table 10", "Table 15",
-                                                                  "Figure 2", "Figure 4"]
+        assert [str(t.title).split(" ·")[0] for t in tables] == ["Table 3", "Table 9", "Table 10", "Table 11",
+                                                                  "Table 15", "Figure 2", "Figure 4"]
 
 
 async def test_export_writes_what_the_cli_prints(panel_store, capsys, tmp_path):

@@ -44,7 +44,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if panel:
         external = _external_scores(Path(args.external)) if args.external else None
-        print_panel(reports.panel_report(store, args.names, external), args.format)
+        from workbench.service import paths
+
+        print_panel(reports.panel_report(store, args.names, external, cache_dir=paths.cache_dir()), args.format)
         return ExitCode.OK
     print_report(_report(store, args.names[0], ci=args.ci), args.format)
     return ExitCode.OK

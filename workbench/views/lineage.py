@@ -265,6 +265,8 @@ def extra_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...]
             ("Table 9 · after the evidence: ours (three categories) and the paper's denominator (residual kept)",
              table9_table(panel)),
             ("Table 10 · type × depth, accuracy ± Wilson 95 % half-width", table10_table(panel)),
+            ("Table 11 · evidence contact of recall-credited trajectories (pooled full-tool runs)",
+             table11_table(panel)),
             ("Table 15 · no answer (NA) by what ended the trajectory", table15_table(panel)),
             ("Table 17 · run-to-run over replicates: mean ± SD (range), and rank stability", table17_table(panel)),
             ("Table 19 · closed-book accuracy by venue, per tier (seed year and citation quartile: not in the corpus)",
@@ -390,4 +392,17 @@ def table19_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
         label = TIER_LABELS.get(e["tier"] or "", "untiered") + f" ({len(e['runs'])})"
         rows.append((label, *(f"{pct(e['venue'][v]['accuracy'])} ({e['venue'][v]['right']}/{e['venue'][v]['n']})"
                               if v in e["venue"] else NOT_MEASURED for v in venues)))
+    return header, rows
+
+
+def table11_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Evidence contact of recall-credited trajectories: share, conversion, the same items' closed-book accuracy."""
+    t11 = (panel.get("tables") or {}).get("table11")
+    header = ("evidence contact", "share", "n", "conversion", "closed-book (same items)")
+    if not t11:
+        return header, []
+    labels = {"header": "read a direct-labelled section (header match)",
+              "parent": "read the labelled content inside its parent section", "none": "read no direct-labelled content"}
+    rows = [(labels[g], pct(v["share"]), str(v["n"]), pct(v["conversion"]), pct(v["closed_book"]))
+            for g, v in t11["groups"].items()]
     return header, rows

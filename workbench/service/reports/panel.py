@@ -2,6 +2,9 @@
 marked where it beats the runner-up significantly, Cronbach's α, item coverage, replicate spread, tool lift."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -110,8 +113,11 @@ def resolution_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
     return [f"{who}' section recall was computed under different label resolutions ({listed}): not comparable"]
 
 
-def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None) -> dict[str, Any]:
-    """A multi-run table shaped like the paper's Table 2 (grouped, best cell marked), plus panel statistics."""
+def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None,
+                 cache_dir: Any = None) -> dict[str, Any]:
+    """A multi-run table shaped like the paper's Table 2 (grouped, best cell marked), plus panel statistics.
+    With `cache_dir` (the corpus cache), the runs' dataset is opened for the tables that need its labels
+    (Table 11); a dataset that cannot be opened leaves them out."""
     from stats import ngrams
     from stats.significance import coverage_histogram, cronbach_alpha, item_total_correlations, spearman
 
@@ -164,8 +170,38 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
                                                                           if keep]))
     panel["fingerprints"] = fingerprints.panel_fingerprints(rows, signatures)
     panel["tables"] = panel_tables.panel_tables(rows, on_common, behaviours, panel.get("item_total_correlation"))
+    with _corpora(cache_dir) as corpus_of:
+        panel["tables"]["table11"] = panel_tables.table11(store, runs, rows, on_common, corpus_of)
     panel["legend"] = {**PANEL_LEGEND, **fingerprints.LEGEND, **panel_tables.LEGEND}
     return panel
+
+
+@contextmanager
+def _corpora(cache_dir: Any) -> Iterator[Any]:
+    """`corpus_of(run)`: the run's dataset opened from the cache (once per dataset), None when it cannot be (no
+    cache given, a release directory gone or invalid); every corpus opened is closed at the end."""
+    opened: dict[str, Any] = {}
+
+    def corpus_of(run: dict[str, Any]) -> Any:
+        if cache_dir is None:
+            return None
+        key = run["dataset"]
+        if key not in opened:
+            from sandbox.datasets import open_dataset
+            from sandbox.release import DatasetError
+
+            try:
+                opened[key] = open_dataset(key, Path(cache_dir))[0]
+            except (DatasetError, OSError):  # gone or invalid: only Table 11 is left out
+                opened[key] = None
+        return opened[key]
+
+    try:
+        yield corpus_of
+    finally:
+        for corpus in opened.values():
+            if corpus is not None:
+                corpus.close()
 
 
 def lineage_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -24,6 +24,12 @@ PAPER_BUCKETS = (6, 12, 19)  # Figure 4: low 0–6, mid 7–12, high 13–19 mod
 CHAIN = ("closed-book", "no-search", "full")
 
 LEGEND = {
+    "table11": "Table 11 (evidence contact), pooled over the full-tool runs on one dataset: each recall-credited "
+               "trajectory (paper recall = 1) by what it read — header: a section a direct label of a gold paper "
+               "resolves to by its header (exact, normalised, substring, word overlap); parent: else the section "
+               "whose body holds a direct label's content (resolved by body text); none: no direct-labelled content "
+               "— with each group's conversion and the same items' closed-book accuracy (the panel's closed-book "
+               "runs on that dataset; — without one). Needs the dataset's labels: without the corpus it is left out.",
     "table19": "Table 19 (closed-book accuracy by stratum, per tier): the closed-book runs of each tier pooled, "
                "accuracy per venue of the item. Only the venue stratum: the seed's year and citation count are not "
                "kept by the corpus import, so the paper's year and citation-quartile strata are not computed.",
@@ -341,3 +347,47 @@ def table19(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, A
         out.append({"tier": tier or None, "runs": [r["run"] for r, _ in members],
                     "venue": {v: {"right": c[0], "n": c[1], "accuracy": c[0] / c[1]} for v, c in sorted(strata.items())}})
     return out
+
+
+def table11(store: Any, runs: list[dict[str, Any]], rows: list[dict[str, Any]], tables: list[Table],
+            corpus_of: Any) -> dict[str, Any] | None:
+    """Evidence contact of recall-credited trajectories, pooled over the full-tool runs (see LEGEND["table11"]).
+    `corpus_of(run)` gives the run's corpus or None; the first dataset with a corpus is the one used."""
+    from sandbox.recall import delivered_read
+
+    full = [(run, row, t) for run, row, t in zip(runs, rows, tables) if row["ablation"] == "full"]
+    corpus = next((c for c in (corpus_of(run) for run, _, _ in full) if c is not None), None)
+    if corpus is None:
+        return None
+    known = {it.id for it in corpus.items}
+    groups = {g: [0, 0] for g in panel_measures.CONTACT}  # correct, n
+    items_of: dict[str, set[str]] = {g: set() for g in panel_measures.CONTACT}
+    for run, row, t in full:
+        if run["dataset_fingerprint"] != corpus.fingerprint:
+            continue
+        reads: dict[int, set[tuple[str, int]]] = {}
+        for step in store.delivered_steps(run["id"]):
+            read = delivered_read(step["delivered"], step["arxiv_id"], step["section_index"])
+            if read is not None:
+                reads.setdefault(step["trajectory_id"], set()).add(read)
+        wanted = set(t["item_id"].tolist())  # the common items
+        cols = store.trajectory_columns(run["id"], ("id", "item_id", "paper_recall", "correct"))
+        for tid, item_id, recalled, correct in zip(cols["id"], cols["item_id"], cols["paper_recall"], cols["correct"]):
+            if not recalled or item_id not in known or item_id not in wanted:
+                continue
+            item = corpus.item(item_id)
+            labels = [(lab.arxiv_id, lab.section_index, lab.method) for lab in item.labels
+                      if lab.relevance == "direct" and lab.section_index is not None]
+            g = panel_measures.evidence_contact(item.gold_arxiv_ids, labels, reads.get(int(tid), set()))
+            groups[g][0] += int(correct)
+            groups[g][1] += 1
+            items_of[g].add(item_id)
+    total = sum(n for _, n in groups.values())
+    closed = [t for row, t in zip(rows, tables) if row["ablation"] == "closed-book"]
+    out = {}
+    for g, (right, n) in groups.items():
+        cb = [bool(ok) for t in closed for item, ok, rep in zip(t["item_id"], t["correct"], t["replicate"])
+              if item in items_of[g] and rep == 0]
+        out[g] = {"n": n, "share": n / total if total else None, "conversion": right / n if n else None,
+                  "closed_book": sum(cb) / len(cb) if cb else None, "closed_book_n": len(cb)}
+    return {"dataset": corpus.fingerprint, "n": total, "groups": out}

@@ -29,15 +29,15 @@ from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
 
 
-def compute(store_path: Path, names: list[str]) -> dict[str, Any]:
-    """The panel from a store connection of the calling (worker) thread."""
+def compute(store_path: Path, names: list[str], cache_dir: Path | None = None) -> dict[str, Any]:
+    """The panel from a store connection of the calling (worker) thread (the corpus cache for Table 11)."""
     from storage import Store
 
     from workbench.service.reports import panel_report
 
     store = Store(store_path, readonly=True)
     try:
-        return panel_report(store, names)
+        return panel_report(store, names, cache_dir=cache_dir)
     finally:
         store.close()
 
@@ -176,7 +176,8 @@ class PanelScreen(Screen):
         self.query_one("#panel-loading").display = True
         self.query_one("#panel-tabs").display = False
         self.query_one("#panel-title", Static).update(Text(" Panel · " + ", ".join(sanitize(n) for n in self.names)))
-        self.run_worker(partial(compute, self.app.store_path, self.names), name="panel", group="panel",
+        self.run_worker(partial(compute, self.app.store_path, self.names, getattr(self.app, "cache_dir", None)),
+                        name="panel", group="panel",
                         thread=True, exclusive=True, exit_on_error=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
