@@ -225,7 +225,8 @@ def test_the_cli_prints_every_table(tables_db, capsys):
 def test_table19_closed_book_accuracy_by_venue(panel, stored):
     (entry,) = panel["tables"]["table19"]
     assert entry["runs"] == ["hc"] and entry["tier"] is None  # the untagged closed-book run
-    for venue, cell in entry["venue"].items():
+    assert set(entry["strata"]) == {"venue"}  # without the dataset: no seed year or citation quartile
+    for venue, cell in entry["strata"]["venue"].items():
         mine = [bool(t["correct"]) for t in stored["hc"] if (t["venue"] or "—") == venue]
         assert (cell["right"], cell["n"]) == (sum(mine), len(mine))
 
@@ -263,3 +264,41 @@ def test_table11_evidence_contact_from_the_labels_and_reads(tables_db):
         assert got["conversion"] == (pytest.approx(right / n) if n else None)
         cb = [closed[i] for i in items]
         assert got["closed_book"] == (pytest.approx(sum(cb) / len(cb)) if cb else None)
+
+
+def test_table19_seed_year_and_citation_quartile_where_the_release_carries_them(tmp_path, capsys):
+    import copy
+
+    from tests.conftest import S, mini_rows, write_release
+
+    qa, graphs, papers, labels = mini_rows()
+    counts = [5, 40, 12, 300, 7, 90, 1, 55]  # rank-based quartiles of 8 seeds: two items each
+    qa8, graphs8, labels8 = [], [], []
+    for k, c in enumerate(counts):
+        item_id = f"st_{k + 1:04d}"
+        q, g, lab = copy.deepcopy(qa[0]), copy.deepcopy(graphs[0]), copy.deepcopy(labels[0])
+        q["id"] = g["sample_id"] = lab["sample_id"] = item_id
+        g["nodes"][S]["citationCount"] = c
+        g["nodes"][S]["year"] = 2020 + k % 2
+        qa8.append(q), graphs8.append(g), labels8.append(lab)
+    release = write_release(tmp_path / "rel", qa8, graphs8, papers, labels8)
+    db = str(tmp_path / "s.db")
+    for name, agent in (("hc", "heuristic"), ("rc", "random")):
+        assert batch(capsys, "run", "--data", str(release), "--agent", agent, "--ablation", "closed-book", "--run",
+                     name, "--db", db, "--tier", "open", "--quiet").returncode == 0
+    out = batch(capsys, "report", "--panel", "hc", "rc", "--db", db, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    (entry,) = json.loads(out.stdout)["tables"]["table19"]
+    assert entry["tier"] == "open-frontier" and entry["runs"] == ["hc", "rc"]
+    store = Store(db, readonly=True)
+    outcomes = [(t["item_id"], bool(t["correct"])) for n in ("hc", "rc") for t in store.trajectories(store.run(n)["id"])]
+    order = sorted(range(8), key=lambda k: counts[k])
+    quartile = {f"st_{k + 1:04d}": f"Q{rank // 2 + 1}" for rank, k in enumerate(order)}
+    for q in ("Q1", "Q2", "Q3", "Q4"):
+        mine = [ok for item, ok in outcomes if quartile[item] == q]
+        cell = entry["strata"]["citation quartile"][q]
+        assert (cell["right"], cell["n"]) == (sum(mine), len(mine)) and len(mine) == 4
+    for year in ("2020", "2021"):
+        mine = [ok for item, ok in outcomes if str(2020 + (int(item[3:]) - 1) % 2) == year]
+        assert entry["strata"]["seed year"][year]["n"] == len(mine)
+        assert entry["strata"]["seed year"][year]["right"] == sum(mine)

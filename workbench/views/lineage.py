@@ -269,7 +269,7 @@ def extra_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...]
              table11_table(panel)),
             ("Table 15 · no answer (NA) by what ended the trajectory", table15_table(panel)),
             ("Table 17 · run-to-run over replicates: mean ± SD (range), and rank stability", table17_table(panel)),
-            ("Table 19 · closed-book accuracy by venue, per tier (seed year and citation quartile: not in the corpus)",
+            ("Table 19 · closed-book accuracy by stratum (venue, seed year, seed citation quartile), per tier",
              table19_table(panel)),
             ("Figure 2 · within-family generation gap (newest − oldest run of a family)", figure2_table(panel)),
             ("Figure 4 · item difficulty (runs right per item) by type × depth and consensus tier",
@@ -383,15 +383,19 @@ def figure2_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
 
 
 def table19_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
-    """Closed-book accuracy by venue, per tier (the closed-book runs of the tier pooled)."""
+    """Closed-book accuracy per stratum value (rows) for each tier (columns; its closed-book runs pooled)."""
     entries = (panel.get("tables") or {}).get("table19") or []
-    venues = sorted({v for e in entries for v in e["venue"]})
-    header = ("tier (closed-book runs)", *venues)
+    header = ("stratum", *(TIER_LABELS.get(e["tier"] or "", "untiered") + f" ({len(e['runs'])})" for e in entries))
+    keys = sorted({(k, v) for e in entries for k, vals in e["strata"].items() for v in vals},
+                  key=lambda kv: (("venue", "seed year", "citation quartile").index(kv[0])
+                                  if kv[0] in ("venue", "seed year", "citation quartile") else 9, kv[1]))
     rows = []
-    for e in entries:
-        label = TIER_LABELS.get(e["tier"] or "", "untiered") + f" ({len(e['runs'])})"
-        rows.append((label, *(f"{pct(e['venue'][v]['accuracy'])} ({e['venue'][v]['right']}/{e['venue'][v]['n']})"
-                              if v in e["venue"] else NOT_MEASURED for v in venues)))
+    for k, v in keys:
+        cells = []
+        for e in entries:
+            c = e["strata"].get(k, {}).get(v)
+            cells.append(NOT_MEASURED if c is None else f"{pct(c['accuracy'])} ({c['right']}/{c['n']})")
+        rows.append((f"{k}: {v}", *cells))
     return header, rows
 
 

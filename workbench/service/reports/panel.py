@@ -172,6 +172,7 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
     panel["tables"] = panel_tables.panel_tables(rows, on_common, behaviours, panel.get("item_total_correlation"))
     with _corpora(cache_dir) as corpus_of:
         panel["tables"]["table11"] = panel_tables.table11(store, runs, rows, on_common, corpus_of)
+        panel["tables"]["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
     panel["legend"] = {**PANEL_LEGEND, **fingerprints.LEGEND, **panel_tables.LEGEND}
     return panel
 

@@ -31,8 +31,10 @@ LEGEND = {
                "— with each group's conversion and the same items' closed-book accuracy (the panel's closed-book "
                "runs on that dataset; — without one). Needs the dataset's labels: without the corpus it is left out.",
     "table19": "Table 19 (closed-book accuracy by stratum, per tier): the closed-book runs of each tier pooled, "
-               "accuracy per venue of the item. Only the venue stratum: the seed's year and citation count are not "
-               "kept by the corpus import, so the paper's year and citation-quartile strata are not computed.",
+               "accuracy per the item's venue, its seed paper's year and the rank-based quartile of the seed's "
+               "citation count among the items (Q1 lowest), both read from the seed's graph node where the release "
+               "carries them (citationCount); the built-in benchmark carries years but no citation counts. Year and "
+               "quartile need the dataset (opened from the corpus cache).",
     "table3": "Table 3 (action after a wrong-paper read), the paper's overlapping categories: per wrong-paper read, "
               "up to and including the next read_section: Recover (that read is of a gold paper), Stay (of a "
               "non-gold paper), Think / Re-nav / Submit (a think, another navigation call, a submit before it); "
@@ -82,7 +84,7 @@ def panel_tables(rows: list[dict[str, Any]], tables: list[Table], behaviours: li
     """Every further table and figure of the panel; `tables` are each run's trajectories on the common items and
     `behaviours` their `run_behaviour`, in `rows` order."""
     return {"table3": [{"run": r["run"], **b["table3"]} for r, b in zip(rows, behaviours)],
-            "table17": table17(rows, tables), "figure2": figure2(rows, tables), "table19": table19(rows, tables),
+            "table17": table17(rows, tables), "figure2": figure2(rows, tables),
             "table4": table4(rows, tables), "table9": table9(rows, behaviours),
             "table10": table10(rows, tables), "table15": table15(rows, tables),
             "early_submit": early_submission(rows, behaviours), "item_total_summary": itc_summary(itc),
@@ -331,21 +333,59 @@ def figure2(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, A
     return out
 
 
-def table19(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
-    """Per tier with closed-book runs: their pooled accuracy by the item's venue."""
+CITATION_KEYS = ("citationCount", "citation_count", "citations")  # a graph node's citation count, where carried
+
+
+def seed_strata(corpus: Any, item_ids: set[str]) -> dict[str, dict[str, str]]:
+    """Per item: its seed paper's year and the rank-based quartile (Q1 lowest … Q4) of its citation count among
+    these items' seeds, read from the release's graph node of the seed; "unknown" where the node lacks the field
+    (the quartile is left out entirely when no seed carries a count)."""
+    from stats.significance import average_ranks
+
+    years, counts = {}, {}
+    for item_id in sorted(item_ids):
+        item = corpus.item(item_id)
+        node = corpus.view(item).nodes.get(item.seed_paper_id)
+        data = node.data if node is not None else {}
+        years[item_id] = str(data["year"]) if isinstance(data.get("year"), int) else "unknown"
+        count = next((data[k] for k in CITATION_KEYS if isinstance(data.get(k), (int, float))), None)
+        if count is not None:
+            counts[item_id] = float(count)
+    out = {i: {"seed year": years[i]} for i in years}
+    if counts:
+        ids = list(counts)
+        ranks = average_ranks(np.array([counts[i] for i in ids]))
+        for i, r in zip(ids, ranks):
+            out[i]["citation quartile"] = f"Q{min(4, int((r - 1) * 4 / len(ids)) + 1)}"
+        for i in out:
+            out[i].setdefault("citation quartile", "unknown")
+    return out
+
+
+def table19(rows: list[dict[str, Any]], runs: list[dict[str, Any]], tables: list[Table],
+            corpus_of: Any) -> list[dict[str, Any]]:
+    """Per tier with closed-book runs: their pooled accuracy by the item's venue and, with the dataset, by the
+    seed's year and citation-count quartile (where the release carries them)."""
     out = []
     for tier in sorted({r.get("tier") or "" for r in rows}):
-        members = [(r, t) for r, t in zip(rows, tables) if r["ablation"] == "closed-book" and (r.get("tier") or "") == tier]
+        members = [(r, run, t) for r, run, t in zip(rows, runs, tables)
+                   if r["ablation"] == "closed-book" and (r.get("tier") or "") == tier]
         if not members:
             continue
-        strata: dict[str, list[int]] = {}
-        for _, t in members:
-            for venue, ok in zip(t["venue"], t["correct"]):
-                counts = strata.setdefault(str(venue) if venue else "—", [0, 0])
-                counts[0] += int(ok)
-                counts[1] += 1
-        out.append({"tier": tier or None, "runs": [r["run"] for r, _ in members],
-                    "venue": {v: {"right": c[0], "n": c[1], "accuracy": c[0] / c[1]} for v, c in sorted(strata.items())}})
+        strata: dict[str, dict[str, list[int]]] = {}
+        for _, run, t in members:
+            corpus = corpus_of(run)
+            known = {it.id for it in corpus.items} if corpus is not None else set()
+            seeds = seed_strata(corpus, set(t["item_id"].tolist()) & known) if corpus is not None else {}
+            for item, venue, ok in zip(t["item_id"], t["venue"], t["correct"]):
+                keys = {"venue": str(venue) if venue else "—", **seeds.get(item, {})}
+                for stratum, value in keys.items():
+                    counts = strata.setdefault(stratum, {}).setdefault(value, [0, 0])
+                    counts[0] += int(ok)
+                    counts[1] += 1
+        out.append({"tier": tier or None, "runs": [r["run"] for r, _, _ in members],
+                    "strata": {k: {v: {"right": c[0], "n": c[1], "accuracy": c[0] / c[1]} for v, c in sorted(vals.items())}
+                               for k, vals in strata.items()}})
     return out
 
 
