@@ -30,16 +30,10 @@ from workbench.tui.widgets.plaintext import sanitize
 
 
 def compute(store_path: Path, names: list[str], cache_dir: Path | None = None) -> dict[str, Any]:
-    """The panel from a store connection of the calling (worker) thread (the corpus cache for Table 11)."""
-    from storage import Store
+    """The panel from a store connection of the calling (worker) thread (the corpus cache for Tables 11, 19)."""
+    from workbench.service.reports.panel import panel_at
 
-    from workbench.service.reports import panel_report
-
-    store = Store(store_path, readonly=True)
-    try:
-        return panel_report(store, names, cache_dir=cache_dir)
-    finally:
-        store.close()
+    return panel_at(store_path, names, cache_dir)
 
 
 def fill(table: DataTable, header: tuple[str, ...], rows: list[tuple[str, ...]], bold_first: bool = False) -> None:
