@@ -83,6 +83,9 @@ class RunSpec:
 
     def prompt_set(self) -> Prompts:
         return self.prompts or DEFAULT_PROMPTS
+    family: str | None = None  # the model family and capability tier recorded at creation (tags, not the identity)
+    tier: str | None = None
+    tagged: tuple[str, ...] = ()  # which of family/tier the person chose: a resume re-tags only those
 
     def identity(self, fingerprint: str) -> dict[str, Any]:
         """What must match to resume into an existing run."""
@@ -253,6 +256,7 @@ class Runner:
             "prompt_hash": prompt_hash(spec.prompt_set()), "prompts": to_toml(spec.prompt_set()),
             "group_name": spec.group, "label_resolution": LABEL_RESOLUTION,
             "hop_rule": HOP_RULE,
+            "family": spec.family, "tier": spec.tier,
             "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,
                        "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
                        "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
@@ -270,6 +274,7 @@ class Runner:
                 if stale(self.store.run_by_id(run_id)):
                     recompute(self.store, self.store.run_by_id(run_id), self.corpus)
             self._record_resume(run_id)
+            self._retag(run_id)
             reason = self._limit_reached(at_start=True)
             if reason:
                 self.request_stop(reason)
@@ -296,6 +301,14 @@ class Runner:
         if spec.shard is not None:
             out["shard"] = str(spec.shard)
         return out
+
+    def _retag(self, run_id: int) -> None:
+        """A resume keeps the run's family and tier (set at creation or by `runs tag`), except those the person
+        chose again with this launch."""
+        stored = self.store.run_by_id(run_id)
+        changed = {key: getattr(self.spec, key) for key in self.spec.tagged if stored.get(key) != getattr(self.spec, key)}
+        if changed:
+            self.store.update_run(run_id, **changed)
 
     def _record_resume(self, run_id: int) -> None:
         """What a resume asked for that the run did not record yet: written in one update, so every report reads

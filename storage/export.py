@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from storage.store import Store
 
 INTERNAL_STEP_KEYS = ("trajectory_id", "text_hash")
-RUN_HEADER = ("name", "agent", "model", "dataset", "dataset_fingerprint", "ablation", "seed", "caps")
+RUN_HEADER = ("name", "agent", "model", "family", "tier", "dataset", "dataset_fingerprint", "ablation", "seed", "caps")
 
 
 def trajectory_lines(store: Store, run_name: str, all_attempts: bool = False,

@@ -168,6 +168,13 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE runs ADD COLUMN prompts_text TEXT
     """,
+    # 13: the run's model family and capability tier (the paper's panel groups by both): chosen at launch or by
+    # `runs tag`, else derived from the model string when the run is created; NULL: stored before tags (derived
+    # when read) or a run without a model that nobody tagged
+    """
+    ALTER TABLE runs ADD COLUMN family TEXT;
+    ALTER TABLE runs ADD COLUMN tier TEXT
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -131,7 +131,7 @@ def test_panel_table_and_formats(panel_db, capsys, tmp_path):
     assert panel["coverage"]["counts"]["low"] + panel["coverage"]["counts"]["mid"] + panel["coverage"]["counts"]["high"] == 60
     assert main(["--batch", "report", "o", "h", "--panel", "--db", str(panel_db), "--format", "csv"]) == 0
     csv_text = capsys.readouterr().out
-    assert csv_text.splitlines()[0] == "run,axis,metric,split,value,numerator,denominator,best"
+    assert csv_text.splitlines()[0] == "run,axis,metric,split,value,numerator,denominator,best,tier_best,family,tier"
     assert main(["--batch", "report", "h", "--db", str(panel_db), "--format", "markdown", "--ci"]) == 0
     md = capsys.readouterr().out
     assert "| axis | metric | ST | MT | all |" in md and "95% CI" in md
@@ -265,6 +265,8 @@ def test_an_old_store_opened_read_only_still_reports(tmp_path, panel_db):
     con.execute("ALTER TABLE trajectories DROP COLUMN cut_off_turns")
     con.execute("ALTER TABLE trajectories DROP COLUMN lost_calls")  # what the finish_reason migration added
     con.execute("ALTER TABLE runs DROP COLUMN prompts_text")  # and the run's prompts, added after them
+    con.execute("ALTER TABLE runs DROP COLUMN family")  # the run's tags (family, tier)
+    con.execute("ALTER TABLE runs DROP COLUMN tier")
     con.execute("PRAGMA user_version = 5")
     con.commit()
     con.close()

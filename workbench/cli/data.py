@@ -21,12 +21,19 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported, args.data)
+    from workbench.service import families
+
+    for key, problem in (("family", args.family and families.family_problem(args.family)),
+                         ("tier", args.tier and families.tier_problem(args.tier))):
+        if problem:
+            raise UsageError(f"--{key}: {problem}")
     load_logs(Path(args.dir), corpus, args.model, force=args.force)  # refused before the store exists
     store = _held(open_store(paths.store_path(args.db)))
     progress = Progress(args.run_name, quiet=args.quiet)
     try:
         summary = import_reference(Path(args.dir), corpus, store, args.run_name, model=args.model,
-                                   dataset=dataset_key(args.data), on_event=progress.update, force=args.force)
+                                   dataset=dataset_key(args.data), on_event=progress.update, force=args.force,
+                                   family=args.family, tier=args.tier)
     finally:
         progress.close()
     result = summary.as_dict()

@@ -33,9 +33,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also copy unfinished trajectories (default: finished ones only)")
     merge.add_argument("--format", choices=("table", "json"), default="table")
 
-    runs = sub.add_parser("runs", help="list the runs in the store")
+    runs = sub.add_parser("runs", help="list the runs in the store; `runs tag NAME` sets a run's family and tier")
     runs.add_argument("--db")
     runs.add_argument("--format", choices=("table", "json"), default="table")
+    runs_sub = runs.add_subparsers(dest="runs_command", metavar="{tag}")
+    tag = runs_sub.add_parser("tag", help="set a run's model family and/or capability tier (the panel groups by them)")
+    tag.add_argument("name", metavar="NAME")
+    tag.add_argument("--family", help="a family name (e.g. GPT, Claude, Qwen); 'auto' derives it from the model again")
+    tag.add_argument("--tier", help="closed-frontier, open-frontier or compute-efficient; 'auto' derives it again")
+    tag.add_argument("--db", default=argparse.SUPPRESS)  # also before `tag`: `runs --db X tag NAME`
 
     report = sub.add_parser("report", help="the four-axis report of one or more runs")
     report.add_argument("names", nargs="+", metavar="NAME")
@@ -95,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--data", required=True, help="the release directory the trajectories were run on")
     imp.add_argument("--run", dest="run_name", required=True, type=_run_name)
     imp.add_argument("--model", help="the model subdirectory to import, when DIR holds several")
+    imp.add_argument("--family", help="the run's model family (default: derived from the logged model)")
+    imp.add_argument("--tier", help="closed-frontier, open-frontier or compute-efficient (default: derived)")
     imp.add_argument("--db")
     imp.add_argument("--format", choices=("table", "json"), default="table")
     imp.add_argument("--quiet", action="store_true")
@@ -270,6 +278,10 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     p.add_argument("--max-turns", type=_bounded("max_turns"), default=Caps.max_turns)
     p.add_argument("--max-tokens-total", type=_bounded("max_tokens_total"), default=Caps.max_tokens_total)
     p.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
+    p.add_argument("--family", help="the model family the panel groups the run under (default: derived from --model, "
+                                    "e.g. GPT, Claude, Gemini, DeepSeek, Qwen; scripted agents have none)")
+    p.add_argument("--tier", help="the capability tier: closed-frontier, open-frontier or compute-efficient "
+                                  "(default: derived from --model)")
     p.add_argument("--format", choices=formats, default="table", help="format of the final report")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     general = p.add_argument_group("the general-agent setting (AgentHop among out-of-domain tools)")

@@ -97,30 +97,27 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
 
 
 def print_panel(panel: dict[str, Any], fmt: str) -> None:
-    if fmt == "json":
-        print_json(panel)
-        return
-    if fmt == "csv":
-        sys.stdout.write(_csv(tidy_panel_rows(panel), PANEL_TIDY_HEADER))
+    from workbench.views import lineage
+
+    if fmt in ("json", "csv", "markdown"):  # the very text the TUI's Panel screen exports
+        sys.stdout.write(lineage.panel_document(panel, fmt))
         return
     header, rows = panel_cells(panel)
     legend = legend_lines(panel.get("legend"))
-    if fmt == "markdown":
-        bigrams = bigram_panel_line(panel)
-        sys.stdout.write("".join(f"> warning: {w}\n\n" for w in panel.get("warnings", []))
-                         + _markdown(rows, grouped_header(panel, header))
-                         + (f"\n{bigrams}\n" if bigrams else "")
-                         + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
-        return
     out = console()
     for warning in panel.get("warnings", []):
         out.print(f"warning: {warning}", markup=False, style="bold")
-    table = Table(title=panel_title(panel, len(rows)), title_justify="left")
+    table = Table(title=panel_title(panel, len(rows)) + (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else ""),
+                  title_justify="left")
     first = {g["columns"][0]: g["group"] for g in panel.get("groups", []) if g["group"]}
     for i, col in enumerate(header):
         table.add_column(f"{first.get(col, '')}\n{col}", justify="left" if i == 0 else "right")
-    for row in rows:
-        table.add_row(*map(Text, row))
+    _, sections = lineage.grouped_table(panel)
+    for label, cells in sections:
+        table.add_row(Text(label, style="bold"), end_section=False)
+        for row in cells:
+            table.add_row(*map(Text, row))
+        table.add_section()
     out.print(table)
     for line in panel_stat_lines(panel):
         out.print(line, markup=False)
@@ -141,6 +138,7 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
         out.print(bigrams, markup=False)
     if panel.get("registry"):  # the general-agent setting's registry-size table
         out.print(_registry_table(panel["registry"]))
+    _print_fingerprints(out, panel)
     for line in legend:
         out.print(line, markup=False, style="dim")
 
@@ -165,6 +163,27 @@ def print_registry(registry: dict[str, Any], fmt: str) -> None:
     out = console()
     out.print(_registry_table(registry))
     out.print(registry["rule"], markup=False, style="dim")
+
+
+def _print_fingerprints(out: Any, panel: dict[str, Any]) -> None:
+    """The fingerprint tables (per run and family, and the family tests), the top trigrams per family, and the
+    panel's further tables (`workbench.views.lineage`)."""
+    from workbench.views import lineage
+
+    for title, (header, rows) in lineage.titled_tables(panel) + lineage.extra_tables(panel):
+        if not rows:
+            continue
+        table = Table(title=title, title_justify="left")
+        for i, col in enumerate(header):
+            table.add_column(col, justify="left" if i == 0 else "right")
+        for row in rows:
+            table.add_row(*map(Text, row))
+        out.print(table)
+    for line in lineage.trigram_lines(panel) + lineage.fingerprint_notes(panel) + lineage.extra_lines(panel):
+        out.print(line, markup=False)
+    figures = lineage.figures_text(panel, width=min(out.width, 100) - 2)
+    if figures:
+        out.print(Text(figures))
 
 
 def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
@@ -229,18 +248,20 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
 
 
 def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
+    from workbench.views.cells import lineage_cell
+
     if fmt == "json":
         print_json(rows)
         return
     table = Table(title="runs", title_justify="left")
-    for col in ("name", "agent / model", "data", "done", "acc", "cost", "status"):
+    for col in ("name", "agent / model", "family · tier", "data", "done", "acc", "cost", "status"):
         table.add_column(col, justify="right" if col in ("done", "acc", "cost") else "left")
     for r in rows:
         agent = r["agent"] + (f" {r['model']}" if r["model"] else "")
         if r["ablation"] != "full":
             agent += f" [{r['ablation']}]"
         cost = "unpriced" if r["cost_usd"] is None and r["model"] else usd(r["cost_usd"])
-        cells = (r["name"], agent, r["dataset"], f"{r['done']}/{r['planned']}",
+        cells = (r["name"], agent, lineage_cell(r.get("family"), r.get("tier")), r["dataset"], f"{r['done']}/{r['planned']}",
                  fraction(r["accuracy"]), cost, r["status"])
         table.add_row(*map(Text, cells))
     console().print(table)

@@ -21,6 +21,8 @@ from workbench.views.cells import counted
 def cmd_runs(args: argparse.Namespace) -> int:
     from workbench.cli.render import print_runs
 
+    if getattr(args, "runs_command", None) == "tag":
+        return _tag(args)
     store = _open_store(args.db)
     print_runs(_runs(store), args.format)
     return ExitCode.OK
@@ -42,7 +44,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if panel:
         external = _external_scores(Path(args.external)) if args.external else None
-        print_panel(reports.panel_report(store, args.names, external), args.format)
+        from workbench.service import paths
+
+        print_panel(reports.panel_report(store, args.names, external, cache_dir=paths.cache_dir()), args.format)
         return ExitCode.OK
     print_report(_report(store, args.names[0], ci=args.ci), args.format)
     return ExitCode.OK
@@ -67,6 +71,20 @@ def _external_scores(path: Path) -> dict[str, float]:
                 continue
             raise UsageError(f"{path}:{lineno}: field 'score' must be a number, got {row[1]!r}") from None
     return out
+
+
+def _tag(args: argparse.Namespace) -> int:
+    """`runs tag NAME --family F --tier T`: re-tag a stored run (written only when every value is valid)."""
+    from workbench.service.runlist import TagError, tag_run
+    from workbench.views.cells import family_cell, tier_cell
+
+    store = _writable_store(args.db)
+    try:
+        tagged = tag_run(store, args.name, args.family, args.tier)
+    except TagError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"run '{args.name}': family {family_cell(tagged['family'])}, tier {tier_cell(tagged['tier'])}")
+    return ExitCode.OK
 
 
 def cmd_delete(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.records import Caps
-from workbench.service import runname
+from workbench.service import families, runname
 from workbench.service.limits import FLOAT_BOUNDS, RUN_BOUNDS, float_out_of_bounds, out_of_bounds
 
 AGENTS = ("heuristic", "oracle", "random", "llm")  # the agents a launched run plays (people play in the TUI)
@@ -81,6 +81,8 @@ class LaunchRequest:
     extra_tools_cost: int = 1
     distractible: float | None = None  # the heuristic's out-of-domain call probability
     prompts: str | None = None  # a prompts file (TOML) replacing the texts sent to the agent and the judges
+    family: str | None = None  # the model family (default: derived from the model string, workbench.service.families)
+    tier: str | None = None  # the capability tier (closed-frontier, open-frontier, compute-efficient; default: derived)
 
 
 class LaunchError(ValueError):
@@ -122,6 +124,8 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
     if problems:
         raise LaunchError(problems)
     name = request.name.strip() if request.name is not None else default_run_name(request, existing)
+    model = request.model if request.agent == "llm" else None
+    family, tier = families.chosen_or_derived(model, request.family, request.tier)
     return RunSpec(
         name=name, dataset=dataset_key(request.dataset), agent=request.agent,
         model=request.model if request.agent == "llm" else None, seed=request.seed,
@@ -129,7 +133,8 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
         ablation=request.ablation, replicates=request.replicates, workers=request.workers,
         item_ids=tuple(dict.fromkeys(request.ids)), question_type=request.question_type, depth=request.depth,
         limit=request.limit, agent_options=agent_options, max_run_tokens=request.max_run_tokens,
-        max_run_cost=request.max_run_cost, shard=request.shard, extra_tools=extra_tools, prompts=prompts)
+        max_run_cost=request.max_run_cost, shard=request.shard, extra_tools=extra_tools, prompts=prompts,
+        family=family, tier=tier, tagged=tuple(key for key in ("family", "tier") if getattr(request, key)))
 
 
 def _extra_tools(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> dict[str, Any] | None:
@@ -200,6 +205,10 @@ def request_problems(request: LaunchRequest, names: Mapping[str, str]) -> dict[s
         say("depth", f"must be 1 or 2, got {request.depth}")
     for key, problem in _bound_problems(request):
         say(key, problem)
+    if request.family is not None and families.family_problem(request.family):
+        say("family", families.family_problem(request.family) or "")
+    if request.tier is not None and families.tier_problem(request.tier):
+        say("tier", families.tier_problem(request.tier) or "")
     return problems
 
 

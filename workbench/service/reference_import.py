@@ -73,7 +73,8 @@ class ImportSummary:
 
 def import_reference(exp_dir: Path | str, corpus: Corpus, store: Store, run_name: str, model: str | None = None, *,
                      caps: Caps | None = None, dataset: str | None = None,
-                     on_event: Callable[[RunEvent], None] | None = None, force: bool = False) -> ImportSummary:
+                     on_event: Callable[[RunEvent], None] | None = None, force: bool = False,
+                     family: str | None = None, tier: str | None = None) -> ImportSummary:
     """Replay a reference experiment directory into run `run_name`; see the module docstring.
 
     `exp_dir` is a model directory (`experiments/gpt-4.1`), or its parent when `model` names it.
@@ -82,17 +83,27 @@ def import_reference(exp_dir: Path | str, corpus: Corpus, store: Store, run_name
     (`caps_from_logs`). Raises ReferenceImportError (a ValueError) when nothing can be imported,
     and storage.RunConflict (a StoreError) when the run exists with another configuration. Logs that do not
     fit the dataset (unknown sample ids; correct_index, question type or depth not the item's) are refused
-    before anything is written — they were run on another release — unless `force`.
+    before anything is written — they were run on another release — unless `force`. `family` and `tier` tag the
+    run (default: derived from the logged model, `workbench.service.families`).
     """
     return asyncio.run(import_reference_async(exp_dir, corpus, store, run_name, model, caps=caps, dataset=dataset,
-                                              on_event=on_event, force=force))
+                                              on_event=on_event, force=force, family=family, tier=tier))
+
+
+def _tags(derived: tuple[str | None, str | None], family: str | None, tier: str | None) -> dict[str, Any]:
+    """The RunSpec's family and tier (chosen, else derived from the logged model) and which were chosen."""
+    return {"family": derived[0], "tier": derived[1],
+            "tagged": tuple(k for k, v in (("family", family), ("tier", tier)) if v)}
 
 
 async def import_reference_async(exp_dir: Path | str, corpus: Corpus, store: Store, run_name: str,
                                  model: str | None = None, *, caps: Caps | None = None, dataset: str | None = None,
                                  on_event: Callable[[RunEvent], None] | None = None,
-                                 force: bool = False) -> ImportSummary:
+                                 force: bool = False, family: str | None = None,
+                                 tier: str | None = None) -> ImportSummary:
     """`import_reference` for callers already inside an event loop (the TUI)."""
+    from workbench.service import families
+
     directory, paths, loaded, run_model, caps = load_logs(exp_dir, corpus, model, caps, force)
     if not loaded.logs:
         raise ReferenceImportError(
@@ -101,7 +112,8 @@ async def import_reference_async(exp_dir: Path | str, corpus: Corpus, store: Sto
     ids = tuple(item.id for item in corpus.items if item.id in loaded.logs)  # dataset order
     spec = RunSpec(name=run_name, dataset=dataset or corpus.source, agent="replay", model=run_model, caps=caps,
                    workers=1, item_ids=ids, max_attempts=1, retry=NO_WAIT,
-                   agent_options={"source": str(directory.resolve())})
+                   agent_options={"source": str(directory.resolve())},
+                   **_tags(families.chosen_or_derived(run_model, family, tier), family, tier))
     agents: dict[str, ReplayAgent] = {}
     runner = Runner(spec, corpus, store, factory=replay_factory(loaded.logs, caps, agents), on_event=on_event)
     result = await runner.run()

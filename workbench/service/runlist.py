@@ -36,15 +36,54 @@ def runs_table(store: Store) -> list[dict[str, Any]]:
     """Rows of the runs list: name, agent/model, dataset, progress, accuracy, cost, status. A run recorded as
     running whose process is gone (SIGKILL, a power cut: nothing could mark it) is shown as interrupted."""
     from storage.locks import holder
+    from workbench.service.families import lineage
 
     rows = []
     for r in store.runs():
         if r["status"] == "running" and holder(store.path, r["name"]) is None:
             r = {**r, "status": "interrupted"}  # its process is gone (killed, machine rebooted): resumable
+        family, tier = lineage(r)
         rows.append({
-            "name": r["name"], "agent": r["agent"], "model": r["model"], "dataset": r["dataset"],
+            "name": r["name"], "agent": r["agent"], "model": r["model"], "family": family, "tier": tier,
+            "dataset": r["dataset"],
             "ablation": r["ablation"], "done": r["done"], "planned": r["planned"],
             "accuracy": (r["n_correct"] / r["done"]) if r["done"] else None,
             "cost_usd": r["cost"] if r["n_costed"] else None, "status": r["status"], "created_at": r["created_at"],
         })
     return rows
+
+
+class TagError(ValueError):
+    """A family or tier that cannot tag a run (the message names the field); nothing was written."""
+
+    exit_code = 2
+
+
+def tag_run(store: Store, name: str, family: str | None = None, tier: str | None = None) -> dict[str, Any]:
+    """Set a run's family and/or tier (`runs tag`, the runs screen's `t`); "auto" derives that one from the run's
+    model again. Returns the run's (family, tier) as now stored. Raises StoreError for an unknown run and TagError
+    for a bad value, before writing anything."""
+    from workbench.service import families
+
+    run = store.run(name)
+    if family is None and tier is None:
+        raise TagError("give --family, --tier or both")
+    derived_family, derived_tier = families.derive(run.get("model"))
+    fields: dict[str, Any] = {}
+    if family is not None:
+        if family.strip().lower() == "auto":
+            fields["family"] = derived_family
+        elif families.family_problem(family):
+            raise TagError(f"family: {families.family_problem(family)}")
+        else:
+            fields["family"] = families.normal_family(family)
+    if tier is not None:
+        if tier.strip().lower() == "auto":
+            fields["tier"] = derived_tier
+        elif families.tier_problem(tier):
+            raise TagError(f"tier: {families.tier_problem(tier)}")
+        else:
+            fields["tier"] = families.normal_tier(tier)
+    store.update_run(run["id"], **fields)
+    stored = store.run(name)
+    return {"run": name, "family": stored["family"], "tier": stored["tier"]}

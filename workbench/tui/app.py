@@ -323,6 +323,19 @@ class WorkbenchApp(App[int]):
 
         self.push_screen(PlaySetupScreen(player, dataset), chosen)
 
+    def action_panel(self) -> None:
+        """The panel (the paper's Table 2 grouped by tier and family, fingerprints, figures): pick its runs."""
+        self.open_panel([])
+
+    def open_panel(self, names: list[str]) -> None:
+        """The Panel screen over `names` (at least two), or, with fewer, over the runs picked first."""
+        from workbench.tui.screens.panel import PanelScreen
+
+        if len(self.run_names()) < 2:
+            self.notify("a panel needs two runs in the store", severity="warning")
+            return
+        self.push_screen(PanelScreen(names))
+
     def action_leaderboard(self) -> None:
         from workbench.tui.screens.leaderboard import LeaderboardScreen
 

@@ -23,6 +23,8 @@ class WorkbenchCommands(Provider):
         yield "Scaling…", "sequential plateaus and parallel sampling (verification gap)", app.action_scaling
         yield ("Play the benchmark…", "answer items yourself under the agents' tools and budget, then see how the "
                "models did", app.action_play)
+        yield ("Panel: Table 2 by family and tier, fingerprints…", "several runs as the paper reads its panel: tier "
+               "leaders, family fingerprints with their tests, figures; export", app.action_panel)
         yield "Leaderboard: people and models", "accuracy and the four axes on the items people played", \
             app.action_leaderboard
         yield "Keys and help", "the keys of this screen", app.action_help

@@ -129,6 +129,15 @@ def remember_reviewer(path: Path, name: str) -> None:
     remember(path, "audit", "reviewer", name)
 
 
+def saved_panels(state: dict[str, Any]) -> dict[str, list[str]]:
+    """The panels saved in the app (`[panels] NAME = ["run", …]`), by name; anything else there is ignored."""
+    table = state.get("panels")
+    if not isinstance(table, dict):
+        return {}
+    return {str(k): [str(x) for x in v] for k, v in table.items()
+            if isinstance(v, list) and all(isinstance(x, str) for x in v)}
+
+
 def remember(path: Path, table: str, key: str, value: Any) -> None:
     """Set `[table] key = value` in the file, keeping its other tables and values; a file that does not parse, or
     that this little writer cannot write back, is left alone."""

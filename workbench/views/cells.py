@@ -43,3 +43,25 @@ def fraction(value: float | None) -> str:
 def usd(value: float | None, digits: int = 2) -> str:
     """An amount of money (`$0.12`); `—` when nothing was spent that could be measured."""
     return NOT_MEASURED if value is None else f"${value:.{digits}f}"
+
+
+TIER_SHORT = {"closed-frontier": "closed", "open-frontier": "open", "compute-efficient": "efficient"}
+
+
+def family_cell(family: str | None) -> str:
+    """A run's model family, `—` when it has none (a scripted agent nobody tagged)."""
+    return family or NOT_MEASURED
+
+
+def tier_cell(tier: str | None, short: bool = False) -> str:
+    """A capability tier as stored (`closed-frontier`), or in a narrow column `closed` / `open` / `efficient`."""
+    if not tier:
+        return NOT_MEASURED
+    return TIER_SHORT.get(tier, tier) if short else tier
+
+
+def lineage_cell(family: str | None, tier: str | None) -> str:
+    """`GPT · closed` for the runs lists: family and short tier, `—` when neither is known."""
+    if not family and not tier:
+        return NOT_MEASURED
+    return f"{family_cell(family)} · {tier_cell(tier, short=True)}"

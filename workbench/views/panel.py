@@ -8,7 +8,8 @@ from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 from workbench.views.cells import counted, num, pct, points
 from workbench.views.report import _arrow, _tidy
 
-PANEL_TIDY_HEADER = ("run", "axis", "metric", "split", "value", "numerator", "denominator", "best")
+PANEL_TIDY_HEADER = ("run", "axis", "metric", "split", "value", "numerator", "denominator", "best", "tier_best",
+                     "family", "tier")
 
 
 def tidy_panel_rows(panel: dict[str, Any]) -> list[list[Any]]:
@@ -16,10 +17,12 @@ def tidy_panel_rows(panel: dict[str, Any]) -> list[list[Any]]:
     group = {col: (g or "accuracy").lower().replace(" ", "_") for g, cols in PANEL_GROUPS for col in cols}
     rows = []
     for r in panel["rows"]:
+        tier_best = (panel.get("tier_best") or {}).get(r.get("tier") or "", {})
         for col, _ in PANEL_COLUMNS:
             metric, _, split = COLUMN_TERMS[col].partition(".")  # the report's names: paper_recall, st
             rows.append(_tidy(r["run"], group[col], metric, split or "all", r["counts"].get(col))
-                        + [int(r["run"] in panel["best"].get(col, ()))])
+                        + [int(r["run"] in panel["best"].get(col, ())), int(r["run"] in tier_best.get(col, ())),
+                           r.get("family") or "", r.get("tier") or ""])
     return rows
 
 

@@ -2,6 +2,9 @@
 marked where it beats the runner-up significantly, Cronbach's α, item coverage, replicate spread, tool lift."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -9,6 +12,8 @@ import numpy as np
 from stats import axes
 from stats.axes import Table
 from storage import Store
+from workbench.service.families import TIERS, lineage
+from workbench.service.reports import fingerprints, panel_tables
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
@@ -52,6 +57,12 @@ PANEL_LEGEND = {
                     "item-total correlations use the same items (replicate 0). Bigram means and replicate spread "
                     "are over each run's own trajectories.",
     "external": "Spearman's ρ between run accuracy and the external scores; p exact (all orderings) for n ≤ 9.",
+    "tier_best": "† marks a tier leader: the best cell of a column among the runs of one capability tier, marked "
+                 "only where it beats the tier's runner-up significantly by the same tests as * (see 'best'; "
+                 "'tier_best_tests' has each). Rows are grouped by tier (Closed Frontier, Open Frontier, "
+                 "Compute-Efficient, then untiered), then by family (best accuracy first), then by accuracy, as the "
+                 "paper's Table 2; family and tier are each run's tags (`runs tag`), derived from the model string "
+                 "when not chosen.",
     "bigram_panel": "Bigram panel = mean Δ-accuracy across runs (over the runs where Δ is defined) of the bigrams "
                     "present in at least half of the runs (n_present; the paper: ≥ 10 of 19 models).",
 }
@@ -103,8 +114,11 @@ def resolution_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
     return [f"{who}' section recall was computed under different label resolutions ({listed}): not comparable"]
 
 
-def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None) -> dict[str, Any]:
-    """A multi-run table shaped like the paper's Table 2 (grouped, best cell marked), plus panel statistics."""
+def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None,
+                 cache_dir: Any = None) -> dict[str, Any]:
+    """A multi-run table shaped like the paper's Table 2 (grouped, best cell marked), plus panel statistics.
+    With `cache_dir` (the corpus cache), the runs' dataset is opened for the tables that need its labels
+    (Table 11); a dataset that cannot be opened leaves them out."""
     from stats import ngrams
     from stats.significance import coverage_histogram, cronbach_alpha, item_total_correlations, spearman
 
@@ -114,21 +128,27 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
     common, matrix = item_matrix(tables)
     # Table 2 compares models on one benchmark: every cell is over the items all runs answered (all their
     # replicates), so a best mark never compares different item sets; `n_all` keeps each run's own count
-    on_common = [t.subset(np.isin(t["item_id"], common)) for t in tables]
+    wanted = set(common)  # a set look-up per trajectory: np.isin on object ids sorts them (0.7 s on 57k)
+    masks = [np.fromiter((i in wanted for i in t["item_id"]), dtype=bool, count=t.n) for t in tables]
+    on_common = [t.subset(m) for t, m in zip(tables, masks)]
     reports = [report_of(run, t) for run, t in zip(runs, on_common)]
     rows = []
-    for rep, table in zip(reports, tables):
+    for rep, table, run in zip(reports, tables, runs):
+        family, tier = lineage(run)
         rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
+                     "family": family, "tier": tier, "seed": run.get("seed", 0),
                      "n": rep["n"], "n_all": table.n, **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
                      "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path)
                                 for col, path in PANEL_COLUMNS},
                      "errors": errors_of(rep)})
-    best, best_tests = significant_best(rows, {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)})
+    per_item = {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)}
+    best, best_tests = significant_best(rows, per_item)
     panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs") + resolution_warnings(runs, "the runs")
                              + prompt_warnings(runs, "the runs"),
         "groups": [
         {"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS], "rows": rows, "best": best,
-        "best_tests": best_tests, "n_common_items": len(common)}
+        "best_tests": best_tests, "n_common_items": len(common), "lineage": lineage_order(rows),
+        **tier_leaders(rows, per_item)}
     if len(names) >= 2 and len(common) >= 2:
         panel["cronbach_alpha"] = cronbach_alpha(matrix)
         panel["coverage"] = coverage_histogram(matrix)
@@ -144,7 +164,19 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
         pairs = [(r["accuracy"], external[r["run"]]) for r in rows if r["run"] in external and r["accuracy"] is not None]
         panel["external"] = spearman([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) >= 3 else {
             "error": f"need at least 3 runs with external scores, got {len(pairs)}"}
-    panel["legend"] = PANEL_LEGEND
+    # the action lists are the panel's largest data: one run's at a time, reduced to what the tables need
+    signatures, behaviours = [], []
+    for run, row, mask in zip(runs, rows, masks):
+        table, extra = load_table(store, run, ("actions",))
+        signatures.append(fingerprints.run_fingerprint(row, table, extra["actions"]))
+        behaviours.append(panel_tables.run_behaviour(table.subset(mask), [a for a, keep in zip(extra["actions"], mask)
+                                                                          if keep]))
+    panel["fingerprints"] = fingerprints.panel_fingerprints(rows, signatures)
+    panel["tables"] = panel_tables.panel_tables(rows, on_common, behaviours, panel.get("item_total_correlation"))
+    with _corpora(cache_dir) as corpus_of:
+        panel["tables"]["table11"] = panel_tables.table11(store, runs, rows, on_common, corpus_of)
+        panel["tables"]["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
+    panel["legend"] = {**PANEL_LEGEND, **fingerprints.LEGEND, **panel_tables.LEGEND}
     return panel
 
 
@@ -154,6 +186,74 @@ def errors_of(report: dict[str, Any]) -> dict[str, Any]:
     counts = report["counts"]["resource"]
     return {"error": counts.get("error_rate"), "api_error": counts.get("api_error_rate"),
             "cut_off": report.get("cut_off")}
+
+
+@contextmanager
+def _corpora(cache_dir: Any) -> Iterator[Any]:
+    """`corpus_of(run)`: the run's dataset opened from the cache (once per dataset), None when it cannot be (no
+    cache given, a release directory gone or invalid); every corpus opened is closed at the end."""
+    opened: dict[str, Any] = {}
+
+    def corpus_of(run: dict[str, Any]) -> Any:
+        if cache_dir is None:
+            return None
+        key = run["dataset"]
+        if key not in opened:
+            from sandbox.datasets import open_dataset
+            from sandbox.release import DatasetError
+
+            try:
+                opened[key] = open_dataset(key, Path(cache_dir))[0]
+            except (DatasetError, OSError):  # gone or invalid: only Table 11 is left out
+                opened[key] = None
+        return opened[key]
+
+    try:
+        yield corpus_of
+    finally:
+        for corpus in opened.values():
+            if corpus is not None:
+                corpus.close()
+
+
+def panel_at(store_path: Path, names: list[str], cache_dir: Any = None) -> dict[str, Any]:
+    """`panel_report` over a read-only connection of its own (a front end's worker thread holds no store)."""
+    store = Store(store_path, readonly=True)
+    try:
+        return panel_report(store, names, cache_dir=cache_dir)
+    finally:
+        store.close()
+
+
+def lineage_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows as Table 2 groups them: by tier (the paper's order, untiered last), then family (the family with
+    the best accuracy first, runs without a family last), then accuracy within the family (highest first)."""
+    def acc(r: dict[str, Any]) -> float:
+        return -1.0 if r["accuracy"] is None else r["accuracy"]
+
+    tiers = [t for t in TIERS if any(r["tier"] == t for r in rows)] + (
+        [None] if any(r["tier"] not in TIERS for r in rows) else [])
+    out = []
+    for tier in tiers:
+        members = [r for r in rows if (r["tier"] if r["tier"] in TIERS else None) == tier]
+        fams = sorted({r["family"] for r in members}, key=lambda f: (
+            f is None, -max(acc(r) for r in members if r["family"] == f), f or ""))
+        for fam in fams:
+            runs = sorted((r for r in members if r["family"] == fam), key=lambda r: (-acc(r), r["run"]))
+            out.append({"tier": tier, "family": fam, "runs": [r["run"] for r in runs]})
+    return out
+
+
+def tier_leaders(rows: list[dict[str, Any]], per_item: dict[str, Any]) -> dict[str, Any]:
+    """Per tier with at least two runs: the leader of each column, marked only where it beats the tier's
+    runner-up significantly — `significant_best` (the panel's best mark, the same tests) within the tier."""
+    leaders: dict[str, dict[str, list[str]]] = {}
+    tests: dict[str, dict[str, Any]] = {}
+    for tier in TIERS:
+        members = [r for r in rows if r["tier"] == tier]
+        if len(members) >= 2:
+            leaders[tier], tests[tier] = significant_best(members, per_item)
+    return {"tier_best": leaders, "tier_best_tests": tests}
 
 
 def per_item_terms(table: Table) -> dict[str, dict[str, tuple[float, float]]]:

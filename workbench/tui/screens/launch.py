@@ -27,6 +27,7 @@ from workbench.service.datasets import dataset_label
 from sandbox.records import Caps, Item, recorded_limits
 from workbench.service.launch import ABLATIONS, AGENTS, CLIENTS, LaunchError, LaunchRequest, default_run_name, run_spec
 from workbench.tui.screens.help import bound_key
+from workbench.service.families import TIERS
 
 DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model": "", "base_url": "", "client": "auto",
             "ablation": "full", "budget": str(Caps.budget), "max_turns": str(Caps.max_turns),
@@ -35,7 +36,8 @@ DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model"
             "local_threads": "",
             # the general-agent setting: which registry (none, builtin, a FILE.json, an MCP server's command)
             "extra_kind": "none", "extra_source": "", "extra_count": "", "extra_detail": "full", "extra_cost": "1",
-            "distractible": "", "prompts": ""}
+            "distractible": "", "prompts": "",
+            "family": "", "tier": "auto"}
 EXTRA_KINDS = (("none", "none"), ("built-in tools", "builtin"), ("tools file", "file"), ("MCP server", "mcp"))
 
 
@@ -61,7 +63,7 @@ LABELS = {"name": "name", "agent": "agent", "model": "model", "base_url": "base 
           "question_type": "type", "depth": "depth", "dataset": "release directory", "local_threads": "threads",
           "extra_tools": "extra tools", "extra_tools_count": "tool count", "extra_tools_detail": "detail",
           "extra_tools_cost": "tool cost", "distractible": "distractible",
-          "prompts": "prompts file"}
+          "prompts": "prompts file", "family": "family", "tier": "tier"}
 # request field → form field, where they differ
 FIELD_IDS = {"max_tokens_total": "max_tokens", "dataset": "path", "extra_tools": "extra_source",
              "extra_tools_count": "extra_count", "extra_tools_detail": "extra_detail", "extra_tools_cost": "extra_cost"}
@@ -103,6 +105,7 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
             i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
         question_type=None if v["question_type"] == "any" else v["question_type"],
         depth=None if v["depth"] == "any" else int(v["depth"]), prompts=v.get("prompts", "").strip() or None,
+        family=(v.get("family") or "").strip() or None, tier=None if v.get("tier", "auto") == "auto" else v["tier"],
         **numbers)
 
 
@@ -382,6 +385,7 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
         "workers": str(config.get("workers") or 4), "replicates": str(run.get("replicates") or 1),
         "seed": str(run.get("seed") or 0), "name": name,
         "distractible": str(options.pop("distractible", "") or ""),
+        "family": run.get("family") or "", "tier": run.get("tier") or "auto",
     }
     setting = config.get("extra_tools")
     if setting:  # the general-agent setting, as recorded
@@ -486,6 +490,11 @@ class LaunchScreen(ModalScreen):
                 with Horizontal(classes="form-row"):
                     yield _field("Prompts", Input(v["prompts"], placeholder="ours (or a prompts file: --batch prompts "
                                                   "export writes one to edit)", id="prompts"), "wide")
+                with Horizontal(classes="form-row"):
+                    yield _field("Family", Input(v["family"], placeholder="from the model (GPT, Claude, …)",
+                                                 id="family"), "wide")
+                    yield _field("Tier", Select([("from the model", "auto")] + [(t, t) for t in TIERS],
+                                                value=v["tier"], allow_blank=False, id="tier"), "wide")
             yield Static("", id="launch-messages")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="cancel")

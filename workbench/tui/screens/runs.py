@@ -45,13 +45,18 @@ def agent_label(row: dict[str, Any]) -> str:
     text = row["agent"] + (f" {row['model']}" if row.get("model") else "")
     if row.get("ablation") and row["ablation"] != "full":
         text += f" · {row['ablation']}"
+    if row.get("family") or row.get("tier"):  # the panel's grouping, where known (scripted runs: once tagged)
+        from workbench.views.cells import lineage_cell
+
+        text += f" [{lineage_cell(row.get('family'), row.get('tier'))}]"
     return text
 
 
 def matches(row: dict[str, Any], query: str) -> bool:
     if not query:
         return True
-    hay = " ".join(str(row.get(k) or "") for k in ("name", "agent", "model", "dataset", "ablation", "status")).lower()
+    hay = " ".join(str(row.get(k) or "") for k in ("name", "agent", "model", "dataset", "ablation", "status",
+                                                         "family", "tier")).lower()
     return all(word in hay for word in query.lower().split())
 
 
@@ -72,6 +77,8 @@ class RunsScreen(Screen):
         Binding("n", "new_run", "New run", id="runs.new"),
         Binding("w", "watch", "Live", id="runs.watch"),
         Binding("r", "rename", "Rename", id="runs.rename", show=False),
+        Binding("t", "tag", "Tag family / tier", id="runs.tag", show=False),
+        Binding("p", "panel", "Panel", id="runs.panel", show=False),
         Binding("R", "relaunch", "Resume / relaunch", id="runs.relaunch", show=False),
         Binding("d", "delete", "Delete", id="runs.delete"),
         Binding("e", "export", "Export", id="runs.export", show=False),
@@ -365,6 +372,40 @@ class RunsScreen(Screen):
                 self.notify(f"renamed to '{new}'", timeout=2)
 
         self.app.push_screen(NameModal(f"Rename '{name}'", name, check), done)
+
+    def action_tag(self) -> None:
+        """Re-tag the run under the cursor: `FAMILY, TIER` (either may be left empty, `auto` derives it again)."""
+        from workbench.service.families import parse_tag
+        from workbench.service.runlist import tag_run
+        from workbench.tui.screens.dialogs import NameModal
+
+        name = self.current_name()
+        if not name:
+            return
+        row = next(r for r in self.rows if r["name"] == name)
+        value = f"{row.get('family') or ''}, {row.get('tier') or ''}"
+
+        def check(text: str) -> str | None:
+            return parse_tag(text)[2]
+
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            family, tier, _ = parse_tag(text)
+            try:
+                tagged = tag_run(self.app.store, name, family, tier)
+            except Exception as exc:  # the run was deleted meanwhile
+                self.notify(str(exc), severity="error")
+                return
+            self.reload(force=True)
+            self.notify(f"'{name}': family {tagged['family'] or '—'}, tier {tagged['tier'] or '—'}", timeout=2)
+
+        self.app.push_screen(NameModal(f"Family, tier of '{name}' (closed-frontier / open-frontier / "
+                                       "compute-efficient; auto: from the model)", value, check), done)
+
+    def action_panel(self) -> None:
+        """The panel screen over the marked runs; with fewer than two marked, it asks which runs."""
+        self.app.open_panel(list(self.marked) if len(self.marked) >= 2 else [])
 
     def action_delete(self) -> None:
         from workbench.tui.screens.dialogs import ConfirmModal

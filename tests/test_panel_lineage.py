@@ -1,0 +1,124 @@
+"""`report --panel` as the paper's Table 2: rows grouped by tier and family, tier leaders marked (†) only where the
+leader beats the tier's runner-up significantly (McNemar's exact test, rebuilt here with scipy), fingerprints."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from scipy.stats import binomtest
+
+from storage import Store
+from tests.cli_inprocess import batch
+
+RUNS = (("o", "oracle", 0, "Beta", "closed"), ("r", "random", 0, "Gamma", "closed"),
+        ("h", "heuristic", 0, "Alpha", "open"), ("h2", "heuristic", 1, "Alpha", "open"))
+
+
+@pytest.fixture(scope="module")
+def lineage_db(tmp_path_factory):
+    db = tmp_path_factory.mktemp("lineage") / "s.sqlite"
+    from workbench.cli import main
+
+    for name, agent, seed, family, tier in RUNS:
+        assert main(["--batch", "run", "--agent", agent, "--seed", str(seed), "--run", name, "--db", str(db),
+                     "--family", family, "--tier", tier, "--quiet", "--format", "json"]) == 0
+    return db
+
+
+def _panel(capsys, db, fmt="json"):
+    out = batch(capsys, "report", "--panel", *(r[0] for r in RUNS), "--db", str(db), "--format", fmt)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout) if fmt == "json" else out.stdout
+
+
+def _mcnemar_p(store, a, b):
+    first = {t["item_id"]: bool(t["correct"]) for t in store.trajectories(store.run(a)["id"])}
+    second = {t["item_id"]: bool(t["correct"]) for t in store.trajectories(store.run(b)["id"])}
+    only_a = sum(first[i] and not second[i] for i in first)
+    only_b = sum(second[i] and not first[i] for i in first)
+    return binomtest(only_a, only_a + only_b, 0.5).pvalue if only_a + only_b else 1.0, only_a, only_b
+
+
+def test_rows_grouped_by_tier_then_family_then_accuracy(lineage_db, capsys):
+    panel = _panel(capsys, lineage_db)
+    assert [(g["tier"], g["family"]) for g in panel["lineage"]] == [
+        ("closed-frontier", "Beta"), ("closed-frontier", "Gamma"), ("open-frontier", "Alpha")]
+    acc = {r["run"]: r["accuracy"] for r in panel["rows"]}
+    alpha = panel["lineage"][2]["runs"]
+    assert acc[alpha[0]] >= acc[alpha[1]]
+
+
+def test_tier_leader_marked_only_where_mcnemar_separates_it(lineage_db, capsys):
+    panel = _panel(capsys, lineage_db)
+    store = Store(lineage_db, readonly=True)
+    p_closed, _, _ = _mcnemar_p(store, "o", "r")
+    assert p_closed < 0.05
+    assert panel["tier_best"]["closed-frontier"]["accuracy"] == ["o"]
+    assert panel["tier_best_tests"]["closed-frontier"]["accuracy"]["p"] == pytest.approx(p_closed)
+    acc = {r["run"]: r["accuracy"] for r in panel["rows"]}
+    leader, runner = sorted(("h", "h2"), key=lambda n: -acc[n])
+    p_open, better, worse = _mcnemar_p(store, leader, runner)
+    marked = acc[leader] != acc[runner] and p_open < 0.05 and better > worse
+    assert ("accuracy" in panel["tier_best"]["open-frontier"]) == marked
+    if acc[leader] != acc[runner]:
+        assert panel["tier_best_tests"]["open-frontier"]["accuracy"]["p"] == pytest.approx(p_open)
+
+
+def test_every_format_carries_the_grouping_and_marks(lineage_db, capsys):
+    table = _panel(capsys, lineage_db, "table")
+    assert "Closed Frontier · Beta" in table and "Open Frontier · Alpha" in table and "†" in table
+    assert "fingerprints (paper §4.2)" in table and "family vs the other families" in table
+    md = _panel(capsys, lineage_db, "markdown")
+    assert "| **Closed Frontier · Beta** |" in md and "| family / run |" in md
+    rows = list(csv.DictReader(io.StringIO(_panel(capsys, lineage_db, "csv"))))
+    o_acc = next(r for r in rows if r["run"] == "o" and r["metric"] == "accuracy")
+    assert (o_acc["tier_best"], o_acc["family"], o_acc["tier"]) == ("1", "Beta", "closed-frontier")
+
+
+def test_fingerprints_per_run_rebuilt_from_the_stored_actions(lineage_db, capsys):
+    panel = _panel(capsys, lineage_db)
+    store = Store(lineage_db, readonly=True)
+    trajs = store.trajectories(store.run("r")["id"])
+    calls = [a[0] for t in trajs for a in t["actions"]]
+    sig = panel["fingerprints"]["models"]["r"]
+    assert sig["think_share"]["value"] == pytest.approx(calls.count("think") / len(calls))
+    assert sig["search_volume"]["value"] == pytest.approx(calls.count("search_papers") / len(trajs))
+    assert sig["calls_per_turn"]["value"] == pytest.approx(
+        sum(t["tool_calls"] for t in trajs) / sum(t["turns_with_calls"] for t in trajs))
+    fams = panel["fingerprints"]["families"]
+    assert set(fams) == {"Alpha", "Beta", "Gamma"}
+    assert all(f["words"] == [] for f in fams.values())  # one or two runs per family cannot support a word
+
+
+def test_imported_reference_runs_join_a_tagged_panel(tmp_path, capsys):
+    """The Done-when panel on a release: reference runs imported by replay (family derived from the logged model,
+    or chosen) beside scripted runs tagged into other families, grouped, with fingerprints."""
+    from tests.interop_data import logs, write_experiment, write_interop_release
+
+    release = write_interop_release(tmp_path / "release")
+    exp = write_experiment(tmp_path / "experiments" / "gpt-4.1", logs())
+    db = str(tmp_path / "s.db")
+    assert batch(capsys, "import-reference", str(exp), "--data", str(release), "--run", "ref", "--db", db,
+                 "--quiet").returncode == 0
+    assert batch(capsys, "import-reference", str(exp), "--data", str(release), "--run", "ref-b", "--db", db,
+                 "--family", "Claude", "--tier", "closed", "--quiet").returncode == 0
+    bad = batch(capsys, "import-reference", str(exp), "--data", str(release), "--run", "ref-c", "--db", db,
+                "--tier", "giant", "--quiet")
+    assert bad.returncode == 2 and "--tier: unknown tier 'giant'" in bad.stderr
+    listed = json.loads(batch(capsys, "runs", "--db", db, "--format", "json").stdout)
+    assert [r["name"] for r in listed] == ["ref", "ref-b"]  # nothing written for the refused import
+    for name, agent, family in (("o", "oracle", "Beta"), ("h", "heuristic", "Alpha"), ("r", "random", "Alpha")):
+        assert batch(capsys, "run", "--data", str(release), "--agent", agent, "--run", name, "--db", db, "--family",
+                     family, "--tier", "efficient", "--quiet").returncode == 0
+    names = ["ref", "ref-b", "o", "h", "r"]
+    out = batch(capsys, "report", "--panel", *names, "--db", db, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    panel = json.loads(out.stdout)
+    groups = {(g["tier"], g["family"]): g["runs"] for g in panel["lineage"]}
+    assert groups[("closed-frontier", "GPT")] == ["ref"] and groups[("closed-frontier", "Claude")] == ["ref-b"]
+    assert sorted(groups[("compute-efficient", "Alpha")]) == ["h", "r"]
+    assert set(panel["fingerprints"]["families"]) == {"GPT", "Claude", "Beta", "Alpha"}
+    table = batch(capsys, "report", "--panel", *names, "--db", db).stdout
+    assert "Closed Frontier · GPT" in table and "Compute-Efficient · Alpha" in table

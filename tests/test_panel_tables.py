@@ -1,0 +1,304 @@
+"""The panel's further tables and figures (Tables 3, 4, 9, 10, 15, 17, early submission, item-total summary,
+Figures 2, 4, 5), each rebuilt here independently from the stored trajectories (plain loops, scipy, numpy)."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest, fisher_exact, kendalltau
+
+from storage import Store
+from tests.cli_inprocess import batch
+
+RUNS = (  # name, agent, seed, ablation, replicates, family
+    ("h", "heuristic", 0, "full", 1, "Alpha"), ("h2", "heuristic", 1, "full", 2, "Alpha"),
+    ("hn", "heuristic", 0, "no-search", 1, None), ("hc", "heuristic", 0, "closed-book", 1, None),
+    ("o", "oracle", 0, "full", 2, "Beta"), ("r", "random", 0, "full", 2, "Gamma"))
+NAMES = [r[0] for r in RUNS]
+LIMIT = 24
+
+
+@pytest.fixture(scope="module")
+def tables_db(tmp_path_factory):
+    from workbench.cli import main
+
+    db = tmp_path_factory.mktemp("tables") / "s.sqlite"
+    for name, agent, seed, ablation, reps, family in RUNS:
+        args = ["--batch", "run", "--agent", agent, "--seed", str(seed), "--ablation", ablation, "--replicates",
+                str(reps), "--limit", str(LIMIT), "--run", name, "--db", str(db), "--quiet", "--format", "json"]
+        assert main(args + (["--family", family] if family else [])) == 0
+    return db
+
+
+@pytest.fixture(scope="module")
+def panel(tables_db):
+    from workbench.service.reports import panel_report
+
+    return json.loads(json.dumps(panel_report(Store(tables_db, readonly=True), NAMES), default=str))
+
+
+@pytest.fixture(scope="module")
+def stored(tables_db):
+    store = Store(tables_db, readonly=True)
+    return {n: store.trajectories(store.run(n)["id"]) for n in NAMES}
+
+
+def first_rep(trajs):
+    return {t["item_id"]: bool(t["correct"]) for t in trajs if t["replicate"] == 0}
+
+
+def test_table3_overlapping_categories_by_brute_force(panel, stored):
+    for entry in panel["tables"]["table3"]:
+        counts = dict.fromkeys(("Recover", "Stay", "Think", "Re-nav", "Submit"), 0)
+        events = 0
+        for t in stored[entry["run"]]:
+            acts = t["actions"]
+            for i, (tool, _, _, role, delivered) in enumerate(acts):
+                if tool == "read_section" and delivered and role == "other":
+                    events += 1
+                    j = i + 1
+                    seen = set()
+                    while j < len(acts) and acts[j][0] != "read_section":
+                        seen.add(acts[j][0])
+                        j += 1
+                    if j < len(acts):
+                        counts["Recover" if acts[j][3] == "gold" else "Stay"] += 1
+                    counts["Think"] += "think" in seen
+                    counts["Submit"] += "submit_answer" in seen
+                    counts["Re-nav"] += bool(seen & {"search_papers", "get_references", "list_sections",
+                                                     "get_paper_info"})
+        assert entry["n_events"] == events
+        for c, v in counts.items():
+            assert entry["shares"][c] == (pytest.approx(v / events) if events else None)
+
+
+def test_table4_chain_with_paired_p(panel, stored):
+    (chain,) = panel["tables"]["table4"]
+    assert chain["runs"] == {"closed-book": "hc", "no-search": "hn", "full": "h"}
+    cb, ns, full = (first_rep(stored[n]) for n in ("hc", "hn", "h"))
+    assert chain["accuracy"]["closed-book"] == pytest.approx(np.mean(list(cb.values())))
+    for step, (a, b) in zip(chain["steps"], ((cb, ns), (ns, full))):
+        up = sum(b[i] and not a[i] for i in a)
+        down = sum(a[i] and not b[i] for i in a)
+        assert step["delta"] == pytest.approx((sum(b.values()) - sum(a.values())) / len(a))
+        assert step["p"] == pytest.approx(binomtest(up, up + down, 0.5).pvalue if up + down else 1.0)
+
+
+def _after_evidence(t):
+    golds = [i for i, a in enumerate(t["actions"]) if a[0] == "read_section" and a[4] and a[3] == "gold"]
+    if len({t["actions"][i][2] for i in golds}) < (t["n_gold"] or 1):
+        return None
+    between = set()
+    for a in t["actions"][golds[-1] + 1:]:
+        if a[0] == "read_section":
+            return "Read"
+        if a[0] == "submit_answer":
+            return "Imm" if not between else "Thnk" if between == {"think"} else "Nav"
+        between.add(a[0])
+    return "End"
+
+
+def test_table9_ours_and_the_paper_denominator(panel, stored):
+    for entry in panel["tables"]["table9"]:
+        for group, kind in (("st", "st"), ("mt_both", "mt")):
+            cats = [c for c in (_after_evidence(t) for t in stored[entry["run"]] if t["kind"] == kind) if c]
+            ours = sum(c in ("Imm", "Thnk", "Read") for c in cats)
+            for c in ("Imm", "Thnk", "Read"):
+                assert entry[group]["ours"][c] == (pytest.approx(cats.count(c) / ours) if ours else None)
+                assert entry[group]["paper"][c] == (pytest.approx(cats.count(c) / len(cats)) if cats else None)
+
+
+def test_table10_wilson_per_cell_and_fisher_delta(panel, stored):
+    z = 1.959963984540054
+    for entry in panel["tables"]["table10"]:
+        if entry["run"] not in ("h", "hc"):  # one replicate: the plain Wilson interval
+            continue
+        acc = {}
+        for cell in ("st_d1", "st_d2", "mt_d1", "mt_d2"):
+            kind, depth = cell.split("_d")
+            outs = [bool(t["correct"]) for t in stored[entry["run"]] if t["kind"] == kind and t["depth"] == int(depth)]
+            n, p = len(outs), sum(outs) / len(outs)
+            half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+            got = entry["cells"][cell]
+            assert (got["right"], got["n"]) == (sum(outs), n)
+            lo, hi = max(0.0, (p + z * z / (2 * n)) / (1 + z * z / n) - half), min(1.0, (p + z * z / (2 * n)) / (1 + z * z / n) + half)
+            if 0 < p < 1:
+                assert got["half_width"] == pytest.approx((hi - lo) / 2)
+            acc[cell] = (sum(outs), n)
+        d = entry["delta"]
+        (re, ne), (rh, nh) = acc[d["easiest"]], acc[d["hardest"]]
+        assert re / ne == max(r / n for r, n in acc.values()) and rh / nh == min(r / n for r, n in acc.values())
+        assert d["p"] == pytest.approx(fisher_exact([[re, ne - re], [rh, nh - rh]]).pvalue)
+
+
+def test_table15_no_answer_by_cap(panel, stored):
+    for entry in panel["tables"]["table15"]:
+        trajs = stored[entry["run"]]
+        na = [t for t in trajs if t["predicted_index"] is None]
+        assert (entry["na"], entry["n"]) == (len(na), len(trajs))
+        for cap in ("max_turns", "budget", "token_limit", "error", "answer"):
+            assert entry["by_cap"][cap] == sum(t["termination"] == cap for t in na)
+
+
+def test_early_submission_across_the_panel(panel, stored):
+    significant = tested = 0
+    deltas = []
+    for name in NAMES:
+        early, other = [], []
+        for t in stored[name]:
+            acts = t["actions"]
+            wrong = [i for i, a in enumerate(acts) if a[0] == "read_section" and a[4] and a[3] == "other"]
+            if not wrong:
+                continue
+            hasty = any(a[0] == "submit_answer" for i in wrong for a in acts[i + 1:i + 4])
+            (early if hasty else other).append(bool(t["correct"]))
+        if early and other:
+            tested += 1
+            deltas.append(np.mean(early) - np.mean(other))
+            p = fisher_exact([[sum(early), len(early) - sum(early)], [sum(other), len(other) - sum(other)]]).pvalue
+            significant += p < 0.05
+    e = panel["tables"]["early_submit"]
+    assert (e["n_tested"], e["n_significant"]) == (tested, significant)
+    assert e["mean_delta"] == (pytest.approx(np.mean(deltas)) if deltas else None)
+
+
+def test_item_total_summary_and_figures_4_and_5(panel, stored):
+    items = sorted(first_rep(stored["h"]))
+    matrix = np.array([[first_rep(stored[n])[i] for n in NAMES] for i in items], dtype=float)
+    itc = []
+    for k in range(len(items)):
+        rest = matrix.sum(axis=0) - matrix[k]
+        if matrix[k].std() > 0 and rest.std() > 0:
+            itc.append(np.corrcoef(matrix[k], rest)[0, 1])
+    s = panel["tables"]["item_total_summary"]
+    assert s["n"] == len(itc) and s["median"] == pytest.approx(np.median(itc))
+    assert s["share_above_0_2"] == pytest.approx(np.mean(np.array(itc) > 0.2))
+    # Figure 4: 6 runs → low 0–2, mid 3–4, high 5–6 runs right (the paper's 6 and 12 of 19, scaled)
+    right = matrix.sum(axis=1)
+    f4 = panel["tables"]["figure4"]
+    assert f4["edges"] == {"low": [0, 2], "mid": [3, 4], "high": [5, 6]}
+    kinds = {t["item_id"]: f"{t['kind']}_d{t['depth']}" for t in stored["h"]}
+    for cell, counts in f4["type_depth"].items():
+        mine = [r for i, r in zip(items, right) if kinds[i] == cell]
+        assert counts == {"low": sum(r <= 2 for r in mine), "mid": sum(3 <= r <= 4 for r in mine),
+                          "high": sum(r >= 5 for r in mine)}
+    for point in panel["tables"]["figure5"]:
+        trajs = stored[point["run"]]
+        assert point["paper_recall"] == pytest.approx(np.mean([bool(t["paper_recall"]) for t in trajs]))
+
+
+def test_table17_spread_and_kendall_rank_stability(panel, stored):
+    t17 = panel["tables"]["table17"]
+    assert set(t17["runs"]) == {"h2", "o", "r"}  # the runs with replicates
+    per_rep = {n: [np.mean([bool(t["correct"]) for t in stored[n] if t["replicate"] == r]) for r in (0, 1)]
+               for n in ("h2", "o", "r")}
+    for n, accs in per_rep.items():
+        assert t17["runs"][n]["accuracy"]["std"] == pytest.approx(np.std(accs))
+        assert t17["runs"][n]["accuracy"]["range"] == pytest.approx(max(accs) - min(accs))
+    tau = kendalltau([per_rep[n][0] for n in per_rep], [per_rep[n][1] for n in per_rep]).statistic
+    assert t17["rank_stability"]["accuracy"]["mean_tau"] == pytest.approx(tau)
+
+
+def test_figure2_generation_gap_within_a_family(panel, stored):
+    gaps = {g["family"]: g for g in panel["tables"]["figure2"]}
+    assert set(gaps) == {"Alpha"}  # the only family with two full-tool runs
+    g = gaps["Alpha"]
+    assert (g["older"], g["newer"]) == ("h", "h2")
+    old, new = first_rep(stored["h"]), first_rep(stored["h2"])
+    up = sum(new[i] and not old[i] for i in old)
+    down = sum(old[i] and not new[i] for i in old)
+    rows = {r["run"]: r for r in panel["rows"]}
+    assert g["delta"] == pytest.approx(rows["h2"]["accuracy"] - rows["h"]["accuracy"])
+    assert g["p"] == pytest.approx(binomtest(up, up + down, 0.5).pvalue if up + down else 1.0)
+
+
+def test_the_cli_prints_every_table(tables_db, capsys):
+    out = batch(capsys, "report", "--panel", *NAMES, "--db", str(tables_db))
+    assert out.returncode == 0, out.stderr
+    for title in ("Table 3 ·", "Table 4 ·", "Table 9 ·", "Table 10 ·", "Table 11 ·", "Table 15 ·", "Table 17 ·", "Table 19 ·", "Figure 2 ·",
+                  "Figure 4 ·", "Figure 5 ·", "early submission", "item-total correlation over"):
+        assert title in out.stdout, title
+
+
+def test_table19_closed_book_accuracy_by_venue(panel, stored):
+    (entry,) = panel["tables"]["table19"]
+    assert entry["runs"] == ["hc"] and entry["tier"] is None  # the untagged closed-book run
+    assert set(entry["strata"]) == {"venue"}  # without the dataset: no seed year or citation quartile
+    for venue, cell in entry["strata"]["venue"].items():
+        mine = [bool(t["correct"]) for t in stored["hc"] if (t["venue"] or "—") == venue]
+        assert (cell["right"], cell["n"]) == (sum(mine), len(mine))
+
+
+def test_table11_evidence_contact_from_the_labels_and_reads(tables_db):
+    from sandbox.datasets import open_dataset
+    from workbench.service import paths
+    from workbench.service.reports import panel_report
+
+    store = Store(tables_db, readonly=True)
+    t11 = panel_report(store, NAMES, cache_dir=paths.cache_dir())["tables"]["table11"]
+    corpus, _ = open_dataset("builtin", paths.cache_dir())
+    header = {"exact", "normalised", "substring", "word_overlap"}
+    groups = {g: [0, 0, set()] for g in ("header", "parent", "none")}
+    for name in ("h", "h2", "o", "r"):  # the full-tool runs
+        for t in store.trajectories(store.run(name)["id"]):
+            if not t["paper_recall"]:
+                continue
+            item = corpus.item(t["item_id"])
+            reads = {(s["arxiv_id"], s["section_index"]) for s in store.steps(t["id"])
+                     if s["tool_name"] == "read_section" and s["delivered"]}
+            methods = {lab.method for lab in item.labels if lab.relevance == "direct" and lab.arxiv_id in
+                       item.gold_arxiv_ids and (lab.arxiv_id, lab.section_index) in reads}
+            g = "header" if methods & header else "parent" if methods else "none"
+            groups[g][0] += bool(t["correct"])
+            groups[g][1] += 1
+            groups[g][2].add(t["item_id"])
+    corpus.close()
+    closed = {t["item_id"]: bool(t["correct"]) for t in store.trajectories(store.run("hc")["id"])}
+    total = sum(v[1] for v in groups.values())
+    assert t11["n"] == total > 0
+    for g, (right, n, items) in groups.items():
+        got = t11["groups"][g]
+        assert got["n"] == n and got["share"] == pytest.approx(n / total)
+        assert got["conversion"] == (pytest.approx(right / n) if n else None)
+        cb = [closed[i] for i in items]
+        assert got["closed_book"] == (pytest.approx(sum(cb) / len(cb)) if cb else None)
+
+
+def test_table19_seed_year_and_citation_quartile_where_the_release_carries_them(tmp_path, capsys):
+    import copy
+
+    from tests.conftest import S, mini_rows, write_release
+
+    qa, graphs, papers, labels = mini_rows()
+    counts = [5, 40, 12, 300, 7, 90, 1, 55]  # rank-based quartiles of 8 seeds: two items each
+    qa8, graphs8, labels8 = [], [], []
+    for k, c in enumerate(counts):
+        item_id = f"st_{k + 1:04d}"
+        q, g, lab = copy.deepcopy(qa[0]), copy.deepcopy(graphs[0]), copy.deepcopy(labels[0])
+        q["id"] = g["sample_id"] = lab["sample_id"] = item_id
+        g["nodes"][S]["citationCount"] = c
+        g["nodes"][S]["year"] = 2020 + k % 2
+        qa8.append(q), graphs8.append(g), labels8.append(lab)
+    release = write_release(tmp_path / "rel", qa8, graphs8, papers, labels8)
+    db = str(tmp_path / "s.db")
+    for name, agent in (("hc", "heuristic"), ("rc", "random")):
+        assert batch(capsys, "run", "--data", str(release), "--agent", agent, "--ablation", "closed-book", "--run",
+                     name, "--db", db, "--tier", "open", "--quiet").returncode == 0
+    out = batch(capsys, "report", "--panel", "hc", "rc", "--db", db, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    (entry,) = json.loads(out.stdout)["tables"]["table19"]
+    assert entry["tier"] == "open-frontier" and entry["runs"] == ["hc", "rc"]
+    store = Store(db, readonly=True)
+    outcomes = [(t["item_id"], bool(t["correct"])) for n in ("hc", "rc") for t in store.trajectories(store.run(n)["id"])]
+    order = sorted(range(8), key=lambda k: counts[k])
+    quartile = {f"st_{k + 1:04d}": f"Q{rank // 2 + 1}" for rank, k in enumerate(order)}
+    for q in ("Q1", "Q2", "Q3", "Q4"):
+        mine = [ok for item, ok in outcomes if quartile[item] == q]
+        cell = entry["strata"]["citation quartile"][q]
+        assert (cell["right"], cell["n"]) == (sum(mine), len(mine)) and len(mine) == 4
+    for year in ("2020", "2021"):
+        mine = [ok for item, ok in outcomes if str(2020 + (int(item[3:]) - 1) % 2) == year]
+        assert entry["strata"]["seed year"][year]["n"] == len(mine)
+        assert entry["strata"]["seed year"][year]["right"] == sum(mine)

@@ -1,0 +1,412 @@
+"""The panel as the paper reads it, as text cells: Table 2 grouped by tier and family with the best (*) and tier
+leader (†) marks, the fingerprints per run and family with their tests and words, the top trigrams per family.
+
+Shared by `report --panel` (table, Markdown) and the TUI's Panel screen, so both print the same cells."""
+from __future__ import annotations
+
+from typing import Any
+
+from workbench.views.cells import NOT_MEASURED, num, pct, sig
+from workbench.views.columns import PANEL_COLUMNS
+
+BEST_MARK, TIER_MARK = " *", " †"
+TIER_LABELS = {"closed-frontier": "Closed Frontier", "open-frontier": "Open Frontier",
+               "compute-efficient": "Compute-Efficient"}  # the paper's names of workbench.service.families.TIERS
+MEAN_LIKE = ("calls/turn", "tokens", "turns", "points")
+SIGNATURE_LABELS = {"calls_per_turn": "calls/turn", "think_share": "think", "read_share": "read", "nav_share": "nav",
+                    "early_commit": "early commit", "verify_before_commit": "verify", "search_volume": "searches"}
+SHARES = ("think_share", "read_share", "nav_share", "early_commit", "verify_before_commit")
+
+
+def section_label(group: dict[str, Any]) -> str:
+    """`Closed Frontier · GPT`; `untiered · no family` for runs nobody tagged and no model names."""
+    tier = TIER_LABELS.get(group["tier"], "untiered") if group["tier"] else "untiered"
+    return f"{tier} · {group['family'] or 'no family'}"
+
+
+def run_cells(panel: dict[str, Any], row: dict[str, Any]) -> tuple[str, ...]:
+    """One run's Table 2 cells with * (panel best) and † (tier leader) where the tests support them."""
+    tier_best = (panel.get("tier_best") or {}).get(row.get("tier") or "", {})
+    cells = []
+    for col, _ in PANEL_COLUMNS:
+        v = row[col]
+        text = num(v, 0 if col == "tokens" else 2) if col in MEAN_LIKE else pct(v)
+        if row["run"] in panel["best"].get(col, ()):
+            text += BEST_MARK
+        if row["run"] in tier_best.get(col, ()):
+            text += TIER_MARK
+        cells.append(text)
+    name = row["run"] if row.get("ablation", "full") == "full" else f"{row['run']} [{row['ablation']}]"
+    return (name, *cells)
+
+
+def grouped_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, list[tuple[str, ...]]]]]:
+    """(header, [(section label, rows)]) in the panel's lineage order (tier, family, accuracy)."""
+    by_run = {r["run"]: r for r in panel["rows"]}
+    header = ("run", *(c for c, _ in PANEL_COLUMNS))
+    groups = panel.get("lineage") or [{"tier": None, "family": None, "runs": list(by_run)}]
+    return header, [(section_label(g), [run_cells(panel, by_run[name]) for name in g["runs"]]) for g in groups]
+
+
+def signature_cell(key: str, value: float | None) -> str:
+    """A share as a percentage, calls per turn and searches per trajectory as numbers."""
+    return pct(value) if key in SHARES else num(value, 2)
+
+
+def fingerprint_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Per family: its mean row (with its words), then its runs' signatures."""
+    fp = panel.get("fingerprints") or {}
+    sigs = fp.get("signatures") or list(SIGNATURE_LABELS)
+    header = ("family / run", *(SIGNATURE_LABELS[s] for s in sigs), "words")
+    rows: list[tuple[str, ...]] = []
+    families = fp.get("families") or {}
+    members: dict[str, list[str]] = {}
+    for run, fam in (fp.get("family_of") or {}).items():
+        members.setdefault(fam, []).append(run)
+    for fam in sorted(members):
+        tests = families.get(fam, {}).get("signatures", {})
+        means = [signature_cell(s, tests[s]["family_mean"]) if s in tests else NOT_MEASURED for s in sigs]
+        words = ", ".join(families.get(fam, {}).get("words") or []) or NOT_MEASURED
+        rows.append((f"{fam} (mean of {len(members[fam])})", *means, words))
+        for run in sorted(members[fam]):
+            rows.append((f"  {run}", *(signature_cell(s, fp["models"][run][s]["value"]) for s in sigs), ""))
+    return header, rows
+
+
+def effect_cell(key: str, test: dict[str, Any]) -> str:
+    """`+12.0 pts p .031` (shares) or `+0.35 p .031`: the family minus the others, and the Holm-adjusted p."""
+    if test.get("effect") is None:
+        return NOT_MEASURED
+    effect = f"{test['effect'] * 100:+.1f} pts" if key in SHARES else f"{test['effect']:+.2f}"
+    mark = " *" if test.get("significant") else ""
+    return f"{effect} p {sig(test['p_holm'])}{mark}"
+
+
+def family_test_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Per family and signature: family − mean of the other families' runs, with the Holm-adjusted permutation p
+    (* where below 0.05)."""
+    fp = panel.get("fingerprints") or {}
+    sigs = fp.get("signatures") or list(SIGNATURE_LABELS)
+    header = ("family vs the rest", *(SIGNATURE_LABELS[s] for s in sigs))
+    rows = [(fam, *(effect_cell(s, fam_tests["signatures"][s]) for s in sigs))
+            for fam, fam_tests in sorted((fp.get("families") or {}).items())]
+    return header, rows
+
+
+def trigram_lines(panel: dict[str, Any]) -> list[str]:
+    """`Alpha: get_references → list_sections → read_section on 100.0% of its 120 trajectories (others 51.7%)`."""
+    lines = []
+    for fam, tops in sorted(((panel.get("fingerprints") or {}).get("trigrams") or {}).items()):
+        for t in tops:
+            lines.append(f"{fam}: {' → '.join(t['trigram'])} on {pct(t['share'])} of its {t['n']} trajectories "
+                         f"(other families' mean {pct(t['others_mean_share'])})")
+    return lines
+
+
+def fingerprint_notes(panel: dict[str, Any]) -> list[str]:
+    """Runs left out of the fingerprints, and why; a note when fewer than two families could be compared."""
+    fp = panel.get("fingerprints") or {}
+    lines = [f"not in the fingerprints: {run} ({why})" for run, why in sorted((fp.get("excluded") or {}).items())]
+    if fp and not fp.get("families"):
+        lines.append("family tests need runs of at least two families")
+    for fam, tests in sorted((fp.get("families") or {}).items()):
+        floors = [t["min_p_holm"] for t in tests["signatures"].values() if t.get("min_p_holm") is not None]
+        if not tests["words"] and floors and min(floors) >= 0.05:
+            lines.append(f"{fam}: no word can be supported with these runs (the smallest attainable Holm-adjusted "
+                         f"p is {sig(min(floors))}: add runs to the family or to the others)")
+    return lines
+
+
+def markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    esc = lambda cell: str(cell).replace("|", "\\|")  # noqa: E731
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def grouped_markdown(panel: dict[str, Any]) -> str:
+    """Table 2 grouped as one Markdown table, each group opened by a bold row naming tier and family."""
+    header, sections = grouped_table(panel)
+    rows: list[tuple[str, ...]] = []
+    for label, cells in sections:
+        rows.append((f"**{label}**", *([""] * (len(header) - 1))))
+        rows.extend(cells)
+    return markdown_table(header, rows)
+
+
+def titled_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
+    """The panel's tables after Table 2, titled, in the order every front end shows them."""
+    return [("fingerprints (paper §4.2): per family (mean of its runs, the words the tests support) and per run",
+             fingerprint_table(panel)),
+            ("family vs the other families: difference, Holm-adjusted permutation p over runs (* p < 0.05)",
+             family_test_table(panel))]
+
+
+def panel_markdown(panel: dict[str, Any]) -> str:
+    """The whole panel as Markdown: warnings, Table 2 grouped, the statistics lines, every further table, the
+    trigram lines (the legend is added by the caller)."""
+    from workbench.views.panel import bigram_panel_line, panel_stat_lines, panel_title
+
+    parts = [f"> warning: {w}\n\n" for w in panel.get("warnings", [])]
+    parts.append(f"**{panel_title(panel, len(panel['rows']))}**\n\n" + grouped_markdown(panel))
+    stats = panel_stat_lines(panel) + [bigram_panel_line(panel)]
+    parts.append("".join(f"\n{line}\n" for line in stats if line))
+    for title, (header, rows) in titled_tables(panel) + extra_tables(panel):
+        if rows:
+            parts.append(f"\n**{title}**\n\n" + markdown_table(header, rows))
+    notes = trigram_lines(panel) + fingerprint_notes(panel) + extra_lines(panel)
+    parts.append("".join(f"\n- {line}" for line in notes) + ("\n" if notes else ""))
+    return "".join(parts)
+
+
+EXPORT_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown"}
+
+
+def panel_document(panel: dict[str, Any], fmt: str) -> str:
+    """The panel as a file's text in `fmt` (json, csv, markdown): exactly what `report --panel --format fmt`
+    prints, so the TUI's export and the CLI's output are one text."""
+    import csv
+    import io
+    import json
+
+    from workbench.views.panel import PANEL_TIDY_HEADER, tidy_panel_rows
+    from workbench.views.report import legend_lines
+
+    if fmt == "json":
+        return json.dumps(panel, indent=2, sort_keys=False, default=str) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf)
+        writer.writerow(PANEL_TIDY_HEADER)
+        writer.writerows(tidy_panel_rows(panel))
+        return buf.getvalue()
+    if fmt == "markdown":
+        legend = legend_lines(panel.get("legend"))
+        return panel_markdown(panel) + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else "")
+    raise ValueError(f"unknown panel format '{fmt}' (json, csv, markdown)")
+
+
+CELL_ORDER = ("st_d1", "st_d2", "mt_d1", "mt_d2")
+
+
+def table9_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Imm / Thnk / Read per run, ST and MT-both, over ours (n) and the paper's denominator (n with the residual)."""
+    header = ("run", "ST Imm", "ST Thnk", "ST Read", "ST n", "MT-both Imm", "MT-both Thnk", "MT-both Read", "MT n")
+    rows = []
+    for entry in (panel.get("tables") or {}).get("table9") or []:
+        for basis, n_key in (("ours", "n_ours"), ("paper", "n_paper")):
+            cells = [f"{entry['run']} ({basis})"]
+            for group in ("st", "mt_both"):
+                g = entry[group]
+                cells += [pct(g[basis][c]) for c in ("Imm", "Thnk", "Read")] + [str(g[n_key])]
+            rows.append(tuple(cells))
+    return header, rows
+
+
+def table10_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Accuracy ± Wilson half-width per type × depth cell, and Δ easiest → hardest with its p."""
+    header = ("run", *CELL_ORDER, "Δ easiest→hardest", "p")
+    rows = []
+    for entry in (panel.get("tables") or {}).get("table10") or []:
+        cells = []
+        for c in CELL_ORDER:
+            cell = entry["cells"][c]
+            cells.append(NOT_MEASURED if cell["accuracy"] is None
+                         else f"{pct(cell['accuracy'])} ±{cell['half_width'] * 100:.1f}")
+        d = entry.get("delta")
+        rows.append((entry["run"], *cells,
+                     f"{d['easiest']}→{d['hardest']} {d['delta'] * 100:+.1f} pts" if d else NOT_MEASURED,
+                     sig(d["p"]) if d else NOT_MEASURED))
+    return header, rows
+
+
+def table15_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """NA share and its split by what ended the trajectory."""
+    caps = ("max_turns", "budget", "token_limit", "error", "answer")
+    header = ("run", "NA", *caps)
+    rows = [(e["run"], f"{pct(e['na_share'])} ({e['na']}/{e['n']})", *(pct(e["by_cap_share"][c]) for c in caps))
+            for e in (panel.get("tables") or {}).get("table15") or []]
+    return header, rows
+
+
+def table4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """closed-book → no-search → full for each agent and model with all three, paired p per step."""
+    header = ("agent / model", "n", "closed-book", "Δ (p)", "no-search", "Δ (p)", "full")
+    rows = []
+    for e in (panel.get("tables") or {}).get("table4") or []:
+        acc, (s1, s2) = e["accuracy"], e["steps"]
+
+        def step(s: dict[str, Any]) -> str:
+            return NOT_MEASURED if s["delta"] is None else f"{s['delta'] * 100:+.1f} pts ({sig(s['p'])})"
+
+        rows.append((f"{e['agent']} {e['model'] or ''}".strip(), str(e["n"]), pct(acc["closed-book"]), step(s1),
+                     pct(acc["no-search"]), step(s2), pct(acc["full"])))
+    return header, rows
+
+
+def figure4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Items per difficulty bucket (low / mid / high: how many runs got them right), by type × depth and tier."""
+    f = (panel.get("tables") or {}).get("figure4")
+    if not f:
+        return ("group", "low", "mid", "high"), []
+    e = f["edges"]
+    header = ("group", f"low ({e['low'][0]}–{e['low'][1]})", f"mid ({e['mid'][0]}–{e['mid'][1]})",
+              f"high ({e['high'][0]}–{e['high'][1]})")
+    rows = [(key, *(str(counts[b]) for b in ("low", "mid", "high")))
+            for part in ("type_depth", "consensus_tier") for key, counts in f[part].items()]
+    return header, rows
+
+
+def extra_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
+    """The further tables of the paper's panel (after the fingerprints), titled."""
+    return [("Table 3 · after a wrong-paper read, the paper's overlapping categories (share of events)",
+             table3_table(panel)),
+            ("Table 4 · closed-book → no-search → full (paired McNemar p per step)", table4_table(panel)),
+            ("Table 9 · after the evidence: ours (three categories) and the paper's denominator (residual kept)",
+             table9_table(panel)),
+            ("Table 10 · type × depth, accuracy ± Wilson 95 % half-width", table10_table(panel)),
+            ("Table 11 · evidence contact of recall-credited trajectories (pooled full-tool runs)",
+             table11_table(panel)),
+            ("Table 15 · no answer (NA) by what ended the trajectory", table15_table(panel)),
+            ("Table 17 · run-to-run over replicates: mean ± SD (range), and rank stability", table17_table(panel)),
+            ("Table 19 · closed-book accuracy by stratum (venue, seed year, seed citation quartile), per tier",
+             table19_table(panel)),
+            ("Figure 2 · within-family generation gap (newest − oldest run of a family)", figure2_table(panel)),
+            ("Figure 4 · item difficulty (runs right per item) by type × depth and consensus tier",
+             figure4_table(panel))]
+
+
+def extra_lines(panel: dict[str, Any]) -> list[str]:
+    """Early submission across the panel and the item-total summary, as sentences."""
+    tables = panel.get("tables") or {}
+    lines = []
+    early = tables.get("early_submit")
+    if early and early["n_tested"]:
+        lines.append(f"early submission (within 3 actions of a wrong-paper read): mean Δ accuracy "
+                     f"{early['mean_delta'] * 100:+.1f} pts across {early['n_tested']} runs; significant "
+                     f"(p < 0.05) in {early['n_significant']} of {early['n_tested']} runs")
+    itc = tables.get("item_total_summary")
+    if itc:
+        lines.append(f"item-total correlation over {itc['n']} items: median {itc['median']:.2f} (quartiles "
+                     f"{itc['q1']:.2f}–{itc['q3']:.2f}), > 0.2 for {pct(itc['share_above_0_2'])}, ≤ 0 for "
+                     f"{pct(itc['share_at_most_0'])}")
+    return lines
+
+
+def figure5_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> str:
+    """Figure 5: accuracy against paper recall, one point per run, a marker per tier, with the diagonal."""
+    import plotext as plt
+
+    points = [p for p in (panel.get("tables") or {}).get("figure5") or [] if p["paper_recall"] is not None
+              and p["accuracy"] is not None]
+    if not points:
+        return ""
+    plt.main()
+    plt.clear_figure()
+    plt.limit_size(False, False)
+    plt.theme("clear")
+    plt.plotsize(max(30, width), max(10, height))
+    plt.plot([0, 1], [0, 1], marker="·", label="accuracy = recall")
+    markers = {"closed-frontier": "●", "open-frontier": "▲", "compute-efficient": "■"}
+    for tier in [*TIER_LABELS, None]:
+        mine = [p for p in points if (p["tier"] if p["tier"] in TIER_LABELS else None) == tier]
+        if mine:
+            plt.scatter([p["paper_recall"] for p in mine], [p["accuracy"] for p in mine],
+                        marker=markers.get(tier or "", "x"), label=TIER_LABELS.get(tier or "", "untiered"))
+    plt.xlim(0, 1)
+    plt.ylim(0, 1)
+    plt.xlabel("paper recall")
+    plt.title("Figure 5 · accuracy against paper recall (one point per run)")
+    return plt.uncolorize(plt.build())
+
+
+def figures_text(panel: dict[str, Any], width: int = 72) -> str:
+    """Every figure of the panel as text: Figure 5, then the points it plots (so no number is only a dot)."""
+    fig = figure5_text(panel, width)
+    points = [f"{p['run']}: recall {pct(p['paper_recall'])}, accuracy {pct(p['accuracy'])}"
+              for p in (panel.get("tables") or {}).get("figure5") or []]
+    return fig + ("\n" if fig else "") + "\n".join(points)
+
+
+def table3_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """After a wrong-paper read, the paper's overlapping categories (shares of events)."""
+    cats = ("Recover", "Stay", "Think", "Re-nav", "Submit")
+    header = ("run", "events", *cats)
+    rows = [(e["run"], str(e["n_events"]), *(pct(e["shares"][c]) for c in cats))
+            for e in (panel.get("tables") or {}).get("table3") or []]
+    return header, rows
+
+
+T17_LABELS = {"accuracy": "accuracy", "section_recall": "section recall", "conversion": "conversion",
+              "tokens": "tokens"}
+
+
+def _spread_cell(metric: str, s: dict[str, Any] | None) -> str:
+    if not s:
+        return NOT_MEASURED
+    if metric == "tokens":
+        return f"{num(s['mean'], 0)} ± {num(s['std'], 0)} (range {num(s['range'], 0)})"
+    return f"{pct(s['mean'])} ± {pct(s['std'])} (range {pct(s['range'])})"
+
+
+def table17_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Mean ± population SD (range) per metric over each run's replicates, then the rank-stability row."""
+    t17 = (panel.get("tables") or {}).get("table17") or {}
+    header = ("run", *T17_LABELS.values())
+    rows = [(run, *(_spread_cell(m, spread.get(m)) for m in T17_LABELS)) for run, spread in (t17.get("runs") or {}).items()]
+    if rows:
+        stab = t17.get("rank_stability") or {}
+
+        def tau(m: str) -> str:
+            s = stab.get(m)
+            if not s or s["mean_tau"] is None:
+                return NOT_MEASURED
+            return f"τ mean {s['mean_tau']:.2f}, min {s['min_tau']:.2f}" + (" (preserved)" if s["preserved"] else "")
+
+        rows.append(("rank stability (Kendall τ-b)", *(tau(m) for m in T17_LABELS)))
+    return header, rows
+
+
+def figure2_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Within-family generation gap: older → newer, Δ accuracy as a bar, its p, and the axes that moved."""
+    header = ("family", "older → newer", "Δ accuracy", "", "p", "axes that moved")
+    rows = []
+    for e in (panel.get("tables") or {}).get("figure2") or []:
+        d = e["delta"]
+        bar = NOT_MEASURED if d is None else ("█" * max(1, round(abs(d) * 20)) if d else "·")
+        moved = ", ".join(f"{m['axis']} {m['delta'] * 100:+.0f}" if m["axis"] != "calls/turn"
+                          else f"calls/turn {m['delta']:+.2f}" for m in e["moved"]) or NOT_MEASURED
+        rows.append((e["family"], f"{e['older']} → {e['newer']}",
+                     NOT_MEASURED if d is None else f"{d * 100:+.1f} pts", ("−" if d and d < 0 else "+") + bar,
+                     sig(e["p"]), moved))
+    return header, rows
+
+
+def table19_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Closed-book accuracy per stratum value (rows) for each tier (columns; its closed-book runs pooled)."""
+    entries = (panel.get("tables") or {}).get("table19") or []
+    header = ("stratum", *(TIER_LABELS.get(e["tier"] or "", "untiered") + f" ({len(e['runs'])})" for e in entries))
+    keys = sorted({(k, v) for e in entries for k, vals in e["strata"].items() for v in vals},
+                  key=lambda kv: (("venue", "seed year", "citation quartile").index(kv[0])
+                                  if kv[0] in ("venue", "seed year", "citation quartile") else 9, kv[1]))
+    rows = []
+    for k, v in keys:
+        cells = []
+        for e in entries:
+            c = e["strata"].get(k, {}).get(v)
+            cells.append(NOT_MEASURED if c is None else f"{pct(c['accuracy'])} ({c['right']}/{c['n']})")
+        rows.append((f"{k}: {v}", *cells))
+    return header, rows
+
+
+def table11_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Evidence contact of recall-credited trajectories: share, conversion, the same items' closed-book accuracy."""
+    t11 = (panel.get("tables") or {}).get("table11")
+    header = ("evidence contact", "share", "n", "conversion", "closed-book (same items)")
+    if not t11:
+        return header, []
+    labels = {"header": "read a direct-labelled section (header match)",
+              "parent": "read the labelled content inside its parent section", "none": "read no direct-labelled content"}
+    rows = [(labels[g], pct(v["share"]), str(v["n"]), pct(v["conversion"]), pct(v["closed_book"]))
+            for g, v in t11["groups"].items()]
+    return header, rows
