@@ -16,4 +16,4 @@ from workbench.service.reports.compare import (paired_outcomes, tool_use, CONVER
     SEPARATES, separation)
 from workbench.service.reports.leaderboard import (MIN_COVERAGE, leaderboard)
 # the general-agent setting's blocks added to the reports of its runs (these three wrap the plain ones above)
-from workbench.service.reports.general import diagnostics, run_diagnostics, panel_report  # noqa: F811
+from workbench.service.reports.general import diagnostics, run_diagnostics, panel_report, panel_at  # noqa: F811
