@@ -338,8 +338,9 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     qtype = {"st": "single-target", "mt": "multi-target"}.get(cut.get("question_type"), cut.get("question_type"))
     values = {
         "dataset_kind": "builtin" if builtin else "release", "path": "" if builtin else run["dataset"],
-        "agent": run["agent"], "model": run.get("model") or "", "base_url": str(options.pop("base_url", "") or ""),
-        "client": str(options.pop("client", "") or "auto"),
+        "agent": run["agent"], "model": run.get("model") or "", "base_url": _last(config.get("base_urls"),
+                                                                                    options.pop("base_url", "")),
+        "client": _last(config.get("clients"), options.pop("client", "")) or "auto",
         "ablation": run.get("ablation") or "full", "budget": str(budget), "max_turns": str(max_turns),
         "max_tokens": str(max_tokens),
         "question_type": qtype or "any", "depth": str(cut["depth"]) if cut.get("depth") else "any",
@@ -358,6 +359,12 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
         raise ValueError(f"'{name}' cannot be relaunched from the form ({differ_phrase(differ)}); "
                          "resume it with the --batch run command that started it")
     return values, options
+
+
+def _last(used: list[str] | None, fallback: Any) -> str:
+    """The last of the values a run recorded using (its base URLs, its clients: execution options, kept in its
+    config, never in the identity's agent options), else `fallback`: a relaunch goes where the run last went."""
+    return str((used or [None])[-1] or fallback or "")
 
 
 def _field(label: str, widget, classes: str = "") -> Horizontal:

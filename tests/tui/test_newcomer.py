@@ -1,0 +1,64 @@
+"""Slips a newcomer meets in the first hour (issue 26), driven through the real app with Pilot."""
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable, Input, Select
+
+from tui_support import make_app, settle
+from tests.cli_inprocess import batch
+from tests.openai_server import FakeOpenAI, tool_reply
+from workbench.tui.screens.launch import LaunchScreen
+
+SIZE = (120, 36)
+
+
+def _answer(req, n):
+    return tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))
+
+
+@pytest.fixture
+def local_llm_run(tmp_path, monkeypatch, capsys):
+    """An interrupted LLM run against the local test server (no API key anywhere), in this test's store."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    db = tmp_path / "store.sqlite"
+    with FakeOpenAI(_answer) as srv:
+        done = batch(capsys, "run", "--agent", "llm", "--model", "openai/m", "--base-url", srv.url, "--client",
+                     "native", "--temperature", "0.3", "--limit", "2", "--workers", "1", "--max-turns", "7",
+                     "--question-type", "single-target", "--run", "local", "--db", str(db), "--quiet")
+        assert done.returncode == 0, done.stderr
+        import sqlite3
+
+        with sqlite3.connect(db) as conn:  # as a killed run leaves it: its last episode lost
+            last = conn.execute("SELECT MAX(id) FROM trajectories").fetchone()[0]
+            conn.execute("DELETE FROM steps WHERE trajectory_id = ?", (last,))
+            conn.execute("DELETE FROM trajectories WHERE id = ?", (last,))
+            conn.execute("UPDATE runs SET status = 'interrupted'")
+        yield srv
+
+
+async def test_R_fills_the_relaunch_form_from_every_stored_setting_and_starts_without_a_key(local_llm_run):
+    """R left Base URL and Client at their defaults (the form read them from the identity's options, which never
+    hold them), so Start on a local-server run failed with "no API key"."""
+    srv = local_llm_run
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        home = app.screen
+        home.query_one(DataTable).move_cursor(row=home.shown.index("local"))
+        await pilot.press("R")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, LaunchScreen)
+        assert form.query_one("#base_url", Input).value == srv.url
+        assert form.query_one("#client", Select).value == "native"
+        assert form.query_one("#model", Input).value == "openai/m"
+        assert form.query_one("#max_turns", Input).value == "7"
+        assert form.query_one("#limit", Input).value == "2"
+        assert form.query_one("#question_type", Select).value == "single-target"
+        assert form.options.get("temperature") == 0.3
+        asked = len(srv.requests)
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        run = app.store.run("local")
+        assert run["status"] == "done" and len(app.store.trajectories(run["id"])) == 2, run["status"]
+        assert len(srv.requests) > asked  # the lost episode was played against the stored server
