@@ -62,3 +62,18 @@ async def test_R_fills_the_relaunch_form_from_every_stored_setting_and_starts_wi
         run = app.store.run("local")
         assert run["status"] == "done" and len(app.store.trajectories(run["id"])) == 2, run["status"]
         assert len(srv.requests) > asked  # the lost episode was played against the stored server
+
+
+async def test_ctrl_c_says_how_to_quit_in_plain_words(seeded):
+    """Textual's hint is written in markup ("Press [b]q[/b] to quit the app"), and every toast here is plain text:
+    the brackets showed."""
+    from tests.textual_private import notifications
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        shown = [n.message for n in notifications(app)]
+        assert any(m.startswith("Press q to quit") for m in shown), shown
+        assert not any("[b]" in m or "[/b]" in m for m in shown)
