@@ -77,3 +77,30 @@ async def test_ctrl_c_says_how_to_quit_in_plain_words(seeded):
         shown = [n.message for n in notifications(app)]
         assert any(m.startswith("Press q to quit") for m in shown), shown
         assert not any("[b]" in m or "[/b]" in m for m in shown)
+
+
+def test_every_hint_names_the_command_that_exists():
+    """The Scaling screen's empty hint said `agenthop --batch scale …`: the only command is agenthop-tui."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    wrong = re.compile(r"(?<![\w/.-])agenthop(?![\w.-])")
+    found = [f"{path.relative_to(root)}:{n}" for package in ("workbench", "sandbox", "storage", "stats")
+             for path in (root / package).rglob("*.py")
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if wrong.search(line)]
+    assert found == []
+
+
+async def test_the_empty_scaling_screen_names_agenthop_tui():
+    from workbench.tui.screens.scaling import ScalingScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.action_scaling()
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, ScalingScreen)
+        shown = " ".join(str(w.render()) for w in screen.query("Static"))
+        assert "agenthop-tui --batch scale sequential" in shown

@@ -251,7 +251,7 @@ class ScalingScreen(Screen):
         self.query_one("#scaling-levels").display = False
         if not self.sources:
             self._caption(Text("No sequential groups or parallel runs in the store yet.\n\n"
-                               "Make one with `agenthop --batch scale sequential --axis points --grid 10,20,30 "
+                               "Make one with `agenthop-tui --batch scale sequential --axis points --grid 10,20,30 "
                                "--run NAME` or `scale parallel --k 1,2,4 --run NAME`.", style="dim"))
             self.query_one("#scaling-table").display = False
             return
