@@ -104,3 +104,28 @@ async def test_the_empty_scaling_screen_names_agenthop_tui():
         assert isinstance(screen, ScalingScreen)
         shown = " ".join(str(w.render()) for w in screen.query("Static"))
         assert "agenthop-tui --batch scale sequential" in shown
+
+
+async def test_e_exports_what_the_cli_exports_with_the_usual_permissions(seeded, tmp_path, capsys, monkeypatch):
+    """The TUI's `e` wrote JSONL without steps by default while `export --format jsonl` includes them, and both
+    wrote files -rw------- under umask 022 (the temporary file's mode, kept by the rename)."""
+    import os
+    import stat
+
+    os.umask(0o022)
+    tui_file, cli_file = tmp_path / "tui.jsonl", tmp_path / "cli.jsonl"
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        home = app.screen
+        home.query_one(DataTable).move_cursor(row=home.shown.index("heur-s0"))
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-path", Input).value = str(tui_file)
+        await pilot.press("enter")  # the defaults, as a newcomer leaves them
+        await settle(pilot, app)
+    done = batch(capsys, "export", "heur-s0", "--format", "jsonl", "--out", str(cli_file), "--db", str(seeded))
+    assert done.returncode == 0, done.stderr
+    assert tui_file.read_text() == cli_file.read_text() and '"steps": [' in tui_file.read_text()
+    for path in (tui_file, cli_file):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, oct(path.stat().st_mode)
