@@ -97,7 +97,7 @@ class Episode:
         self.before_call = before_call  # the runner commits the steps so far here: one write per turn, not per step
         self.retry = retry
         self.sleep = sleep
-        self.ledger = Ledger(caps)
+        self.ledger = Ledger(caps, tokens_measured=getattr(agent, "tokens_measured", True))
         self.messages: list[dict[str, Any]] = [
             {"role": "system", "content": prompt.system},
             {"role": "user", "content": prompt.first_message},

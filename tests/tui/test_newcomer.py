@@ -129,3 +129,26 @@ async def test_e_exports_what_the_cli_exports_with_the_usual_permissions(seeded,
     assert tui_file.read_text() == cli_file.read_text() and '"steps": [' in tui_file.read_text()
     for path in (tui_file, cli_file):
         assert stat.S_IMODE(path.stat().st_mode) == 0o644, oct(path.stat().st_mode)
+
+
+async def test_the_live_screen_shows_a_scripted_agents_tokens_as_not_measured(tmp_path):
+    """TOKENS read `0/200K` for a heuristic run, whose agent calls no model: "—", as every other view says."""
+    from workbench.tui.screens.live import LiveScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        form.query_one("#limit", Input).value = "2"
+        form.query_one("#workers", Input).value = "1"
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        live = app.screen
+        assert isinstance(live, LiveScreen)
+        live.refresh_view()
+        table = live.query_one(DataTable)
+        cells = [str(table.get_cell_at((row, 4))) for row in range(table.row_count)]
+        assert cells and all(c.strip() == "— not measured" for c in cells), cells

@@ -231,7 +231,7 @@ def _last_words(steps: list[Step]) -> list[str]:
     nothing back after the end, so the footer is worded from the step's ledger), or the harness's note."""
     for step in reversed(steps):
         if step.kind == "tool":
-            return [(step.text or "") + status_footer(step.ledger)]
+            return [(step.text or "") + status_footer(step.ledger, tokens_measured=False)]
         if step.kind in ("harness", "error") and step.text:
             return [step.text]
     return []
