@@ -152,3 +152,34 @@ async def test_the_live_screen_shows_a_scripted_agents_tokens_as_not_measured(tm
         table = live.query_one(DataTable)
         cells = [str(table.get_cell_at((row, 4))) for row in range(table.row_count)]
         assert cells and all(c.strip() == "— not measured" for c in cells), cells
+
+
+@pytest.fixture
+def tall_plateau(capsys) -> dict:
+    """A plateau whose close accuracies drew a figure ~75 rows tall (the general-agentbench fixture)."""
+    import json
+    from pathlib import Path
+
+    scores = Path(__file__).resolve().parents[1] / "data" / "general-agentbench-sequential.json"
+    done = batch(capsys, "scale", "plateau", "--scores", str(scores), "--study",
+                 "Qwen3-235B_mcpbench_distraction_all_sequential", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+async def test_the_scaling_screens_plot_fits_the_terminal(tall_plateau):
+    from functools import partial
+
+    from workbench.tui.screens.scaling import PlotView, ScalingScreen
+    from workbench.views.figures import plateau_figure
+
+    app = make_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        app.push_screen(ScalingScreen())
+        await settle(pilot, app)
+        plot = app.screen.query_one(PlotView)
+        plot.display = True
+        plot.show(partial(plateau_figure, tall_plateau))
+        await pilot.pause()
+        assert 12 <= len(plot.text.plain.splitlines()) <= 40

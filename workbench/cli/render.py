@@ -26,6 +26,24 @@ def console() -> Console:
     return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
 
 
+def on_terminal() -> bool:
+    """stdout is a terminal (not a pipe or a file)."""
+    return sys.stdout.isatty()
+
+
+PIPED_FIGURE_ROWS = 20  # a figure's most rows off a terminal: a page of a pager, a screenful of a log
+
+
+def figure_rows(asked: int) -> tuple[int, int]:
+    """(rows a figure is drawn at, the most it may take): `asked` and the terminal's height less two rows (the
+    prompt, the command), or PIPED_FIGURE_ROWS when not on a terminal. The figures grew to 70-75 rows to keep
+    close values apart, taller than the terminal, and as tall when piped."""
+    import shutil
+
+    most = max(12, shutil.get_terminal_size().lines - 2) if on_terminal() else PIPED_FIGURE_ROWS
+    return min(asked, most), most
+
+
 def _color() -> bool:
     """Colour only on a terminal, and never when NO_COLOR is set."""
     import os
@@ -257,7 +275,8 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
         out.print(levels)
         out.print(LEVELS_NOTE, markup=False)
     if len(result["budgets"]) >= 2:
-        sys.stdout.write(plateau_figure(result, 78, 22, TERMINAL_PALETTE if _color() else None) + "\n")
+        rows, most = figure_rows(22)
+        sys.stdout.write(plateau_figure(result, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
 
 
 def print_parallel(report: dict[str, Any], fmt: str) -> None:
@@ -291,7 +310,8 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
         out.print(f"k = {', '.join(map(str, report['ks_unavailable']))} exceed K = {report['k_max']}: not shown",
                   markup=False)
     out.print(report["tie_rule"], markup=False)
-    sys.stdout.write(parallel_figure(report, 78, 18, TERMINAL_PALETTE if _color() else None) + "\n")
+    rows, most = figure_rows(18)
+    sys.stdout.write(parallel_figure(report, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
 
 
 def print_items(view, rows: list, flt, fmt: str) -> None:
