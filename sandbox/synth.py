@@ -64,7 +64,11 @@ def _built(seed: int, preset: Preset) -> int:
     return preset.items
 
 
-EXACT_UP_TO = 200  # items: above, the pool suggested is a round one that builds rather than the least that does
+EXACT_UP_TO = 400  # items: above, the pool suggested is a round one that builds rather than the least that does
+
+
+def _builds(seed: int, preset: Preset) -> bool:
+    return _built(seed, preset) == preset.items
 
 
 def minimum_papers(seed: int, preset: Preset, built: int) -> int:
@@ -84,11 +88,11 @@ def minimum_papers(seed: int, preset: Preset, built: int) -> int:
             high = math.ceil(high * 1.25 / 10) * 10
         return high
     high = suggest_papers(built, wanted, low)
-    while _built(seed, replace(preset, papers=high)) < wanted:
+    while not _builds(seed, replace(preset, papers=high)):
         low, high = high, high * 2
     while high - low > 1:
         mid = (low + high) // 2
-        if _built(seed, replace(preset, papers=mid)) == wanted:
+        if _builds(seed, replace(preset, papers=mid)):
             high = mid
         else:
             low = mid
