@@ -827,3 +827,28 @@ def test_the_figures_keep_to_the_rows_they_are_given():
                   "transitions": [{"from": str(b), "to": str(b + 1), "significant": False, "tested": True,
                                    "c_k": -0.001 * b} for b in range(1, 9)]}
         assert len(figures.plateau_figure(result, 78, rows, None, max_rows=rows).splitlines()) <= rows
+
+
+@pytest.mark.parametrize("content,said", [
+    ('{"a": 1}', "'a' is neither a budget"),
+    ('{"s": {"8": {"x": 1}}, "t": 3}', "'t' is neither a budget"),
+])
+def test_a_scores_file_of_no_budgets_says_what_is_wrong_with_it(tmp_path, capsys, content, said):
+    """`{"a": 1}` was said to hold "several studies"."""
+    path = tmp_path / "x.json"
+    path.write_text(content)
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2 and "several studies" not in proc.stderr
+    assert str(path) in proc.stderr and said in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("grid", ["-10,20", "10,-20", "-8k,16k"])
+def test_a_grid_that_starts_with_a_minus_is_read_as_a_grid_and_its_negative_budget_refused(tmp_path, capsys, grid):
+    """argparse read `--grid -10,20` as a flag ("expected one argument")."""
+    db = tmp_path / "s.sqlite"
+    axis = "tokens" if "k" in grid else "points"
+    proc = batch(capsys, "scale", "sequential", "--axis", axis, "--grid", grid, "--run", "g", "--db", str(db))
+    negative = next(label for label in grid.split(",") if label.startswith("-"))
+    assert proc.returncode == 2 and "expected one argument" not in proc.stderr
+    assert f"--grid: {negative!r} is negative" in proc.stderr, proc.stderr
+    assert not db.exists()

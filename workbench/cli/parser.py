@@ -3,6 +3,7 @@ and the options every command shares (before or after the command)."""
 from __future__ import annotations
 
 import argparse
+import re
 from workbench.cli.argparser import Parser  # stdlib only: the parser stays light
 
 
@@ -353,6 +354,23 @@ SWEPT_CAP = {"points": "budget", "turns": "max_turns", "tokens": "max_tokens_tot
 
 
 COMMON_OPTIONS = {"--db": True, "--format": True, "--quiet": False}  # flag → takes a value
+
+
+LIST_FLAGS = ("--grid", "--k")  # flags whose value is a comma-separated list of numbers
+_NEGATIVE_LIST = re.compile(r"^-[\d.]+[a-zA-Z]?(,-?[\d.]*[a-zA-Z]?)*$")
+
+
+def attach_list_values(argv: list[str]) -> list[str]:
+    """`--grid -10,20` as `--grid=-10,20`: argparse takes a value that starts with a minus and is not a plain
+    negative number for a flag ("expected one argument"), so the grid never reached the check that refuses
+    its negative budget by name."""
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] in LIST_FLAGS and _NEGATIVE_LIST.match(arg):
+            out[-1] = f"{out[-1]}={arg}"
+            continue
+        out.append(arg)
+    return out
 
 
 def hoist_common_options(argv: list[str]) -> list[str]:

@@ -30,6 +30,8 @@ def parse_grid(text: str, axis: str = "tokens") -> list[str]:
     labels = [t.strip() for t in text.split(",") if t.strip()]
     seen: dict[float, str] = {}
     for label in labels:
+        if label.startswith("-"):
+            raise ScalingInputError(f"--grid: {label!r} is negative: a budget is a positive amount of {axis}")
         if axis != "tokens" and not label.isdigit():
             raise ScalingInputError(f"--grid: {label!r} is not a whole number of {axis} "
                                     "(the k/M suffix is for the token axis)")
