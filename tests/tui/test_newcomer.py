@@ -183,3 +183,25 @@ async def test_the_scaling_screens_plot_fits_the_terminal(tall_plateau):
         plot.show(partial(plateau_figure, tall_plateau))
         await pilot.pause()
         assert 12 <= len(plot.text.plain.splitlines()) <= 40
+
+
+def test_the_workbench_refuses_to_draw_into_a_pipe(tmp_path):
+    """`agenthop-tui | cat` ran the TUI at a fixed 80x24 into the pipe."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    try:
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--db", str(tmp_path / "s.sqlite")],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, cwd=root,
+                              env=dict(os.environ))
+    except subprocess.TimeoutExpired:
+        pytest.fail("the TUI started with its output going into a pipe")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == "error: the workbench needs a terminal; use --batch for scripts\n"
+    assert not (tmp_path / "s.sqlite").exists()
+    helped = subprocess.run([sys.executable, "-m", "workbench.cli", "--help"], capture_output=True, text=True,
+                            timeout=30, cwd=root)
+    assert helped.returncode == 0 and "agenthop-tui" in helped.stdout  # --help still prints into a pipe
