@@ -205,3 +205,27 @@ def test_the_workbench_refuses_to_draw_into_a_pipe(tmp_path):
     helped = subprocess.run([sys.executable, "-m", "workbench.cli", "--help"], capture_output=True, text=True,
                             timeout=30, cwd=root)
     assert helped.returncode == 0 and "agenthop-tui" in helped.stdout  # --help still prints into a pipe
+
+
+async def test_home_and_end_move_the_runs_cursor_and_deleting_the_last_run_keeps_the_position(seeded):
+    """Home/End (listed by ?) did nothing on the runs list; deleting the last row put the cursor on the first run,
+    so a following `r` renamed another run than the one now under the cursor's old place."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        home = app.screen
+        table = home.query_one(DataTable)
+        table.focus()
+        last = len(home.shown) - 1
+        await pilot.press("end")
+        assert table.cursor_row == last
+        await pilot.press("home")
+        assert table.cursor_row == 0
+        await pilot.press("end")
+        doomed = home.current_name()
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot, app)
+        assert doomed not in home.shown and len(home.shown) == last
+        assert table.cursor_row == last - 1 and home.current_name() == home.shown[-1]

@@ -232,13 +232,15 @@ class RunsScreen(Screen):
                 for (key, _), value in zip(COLUMNS, self._cells(row)):
                     table.update_cell(row["name"], key, value, update_width=True)
             return
-        current = self.current_name()
+        current, position = self.current_name(), table.cursor_row
         clear_rows(table)
         for row in rows:
             table.add_row(*self._cells(row), key=row["name"])
         self.shown = names
         if current in names:
             table.move_cursor(row=names.index(current), animate=False)
+        elif names and position:  # its run is gone (deleted): the same place, or the new last row
+            table.move_cursor(row=min(position, len(names) - 1), animate=False)
 
     def _label_columns(self) -> None:
         table = self.query_one(DataTable)
