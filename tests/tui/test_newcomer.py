@@ -229,3 +229,42 @@ async def test_home_and_end_move_the_runs_cursor_and_deleting_the_last_run_keeps
         await settle(pilot, app)
         assert doomed not in home.shown and len(home.shown) == last
         assert table.cursor_row == last - 1 and home.current_name() == home.shown[-1]
+
+
+async def test_the_launch_forms_model_and_base_url_show_a_whole_model_string_and_url_at_160_columns():
+    """Model showed ~19 characters and Base URL ~15 even at 160 columns (the form stayed 110 wide)."""
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        model, url = form.query_one("#model", Input), form.query_one("#base_url", Input)
+        assert model.content_size.width >= len("openrouter/anthropic/claude-sonnet-4.5")
+        assert url.content_size.width >= len("http://127.0.0.1:8000/v1")
+
+
+def test_a_clipped_name_keeps_its_end():
+    """Names that differ at the end (`openai_fake-model-a`, `…-b`) were clipped to the same `openai_fake-model-…`."""
+    from workbench.tui.widgets.plaintext import clip_middle
+
+    names = ["openai_fake-model-builtin", "openai_fake-model-builtin-2", "openai_fake-model-builtin-3"]  # defaults
+    clipped = [clip_middle(n, 20) for n in names]
+    assert len(set(clipped)) == 3 and all(len(c) == 20 and "…" in c for c in clipped)
+    assert clip_middle("short", 20) == "short" and clip_middle("abcdef", 1) == "…"
+
+
+async def test_the_runs_list_at_80_columns_tells_long_names_apart(seeded):
+    from storage import Store
+
+    store = Store(seeded)
+    store.rename_run("heur-s0", "openai_fake-model-long-builtin")  # the default names of three runs alike
+    store.rename_run("random-s1", "openai_fake-model-long-builtin-2")
+    store.close()
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        names = [str(table.get_cell_at((row, 0))) for row in range(table.row_count)]
+        long = [n for n in names if n.startswith("openai")]
+        assert len(long) == 2 and long[0] != long[1] and {n[-3:] for n in long} != {long[0][-3:]}

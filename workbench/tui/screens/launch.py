@@ -409,10 +409,11 @@ class LaunchScreen(ModalScreen):
                     yield _field("Path", Input(v["path"], placeholder="/path/to/release (qa/, graphs/, paper_pool/)",
                                                id="path"), "wide")
                 with Horizontal(classes="form-row"):
-                    yield _field("Agent", Select(agent_options, value=v["agent"], allow_blank=False, id="agent"))
-                    yield _field("Model", Input(v["model"], placeholder="provider/model", id="model"))
+                    yield _field("Agent", Select(agent_options, value=v["agent"], allow_blank=False, id="agent"),
+                                 "agent")
+                    yield _field("Model", Input(v["model"], placeholder="provider/model", id="model"), "model")
                     yield _field("Base URL", Input(v["base_url"], placeholder="http://127.0.0.1:8000/v1",
-                                                   id="base_url"))
+                                                   id="base_url"), "url")
                     yield _field("Client", Select([(c, c) for c in CLIENTS], value=v.get("client", "auto"),
                                                   allow_blank=False, id="client"), "client")
                 with Horizontal(classes="form-row"):

@@ -21,7 +21,7 @@ from workbench.service.runlist import natural_key
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.tables import RunsTable, clear_rows, clicked_sort, column_room
-from workbench.tui.widgets.plaintext import clip, display_path, sanitize
+from workbench.tui.widgets.plaintext import clip, clip_middle, display_path, sanitize
 
 COLUMNS = (("name", "NAME"), ("agent", "AGENT / MODEL"), ("dataset", "DATA"), ("done", "DONE"),
            ("accuracy", "ACC"), ("cost", "COST"), ("status", "STATE"))
@@ -198,8 +198,9 @@ class RunsScreen(Screen):
         acc = fraction(row["accuracy"])
         cost = usd(row["cost_usd"])
         name_width, agent_width = self.widths
-        name = Text(clip(("● " if row["name"] in self.marked else "") + sanitize(row["name"]), name_width))
-        return [name, Text(clip(sanitize(agent_label(row)), agent_width)),
+        # the middle elided: runs named alike up to their end stay told apart at 80 columns
+        name = Text(clip_middle(("● " if row["name"] in self.marked else "") + sanitize(row["name"]), name_width))
+        return [name, Text(clip_middle(sanitize(agent_label(row)), agent_width)),
                 Text(clip(sanitize(dataset_label(row["dataset"])), 16)),
                 Text(f"{row['done']}/{row['planned']}", justify="right"), Text(acc, justify="right"),
                 Text(cost, justify="right"), status_text]
