@@ -23,7 +23,7 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
     if imported is not None:
         _print_import(imported, args.data)
     load_logs(Path(args.dir), corpus, args.model, force=args.force)  # refused before the store exists
-    store = _held(Store(paths.store_path(args.db)))
+    store = _held(Store(paths.new_store_path(args.db)))
     progress = Progress(args.run_name, quiet=args.quiet)
     try:
         summary = import_reference(Path(args.dir), corpus, store, args.run_name, model=args.model,

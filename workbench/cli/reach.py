@@ -35,7 +35,7 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
                    depth=args.depth, limit=args.limit)
     select_items(corpus, base)  # a slice that selects nothing is refused before anything is served
     sock = _listen(args.host, args.port) if args.transport == "http" else None
-    store = Store(paths.store_path(args.db))
+    store = Store(paths.new_store_path(args.db))
     from workbench.mcp.server import Campaign, serve_http, serve_stdio
 
     with RunLock(store.path, args.run_name):  # a second server on the run is refused here

@@ -22,8 +22,38 @@ from workbench.views.report import (REPORT_HEADER, TIDY_HEADER, analytics_lines,
                                     transition_table)
 
 def console() -> Console:
-    """stdout; wide when it is not a terminal, so piped tables are not squeezed to 80 columns."""
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+    """stdout; wide when it is not a terminal, so piped tables are not squeezed to 80 columns, and without the
+    spaces Rich pads a table's lines with (a diff or a `grep ' $'` of piped output saw them)."""
+    if sys.stdout.isatty():
+        return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    return Console(file=TrimmedLines(sys.stdout), highlight=False, soft_wrap=False, width=200)
+
+
+class TrimmedLines:
+    """A text stream that drops the spaces before each line's end: spaces are held back until something other
+    than a line end follows them."""
+
+    def __init__(self, out: Any):
+        self.out = out
+        self.held = ""
+
+    def write(self, text: str) -> int:
+        import re
+
+        whole = self.held + text
+        kept = whole.rstrip(" ")
+        self.held = whole[len(kept):]
+        self.out.write(re.sub(r" +\n", "\n", kept))
+        return len(text)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:  # encoding, fileno, …: the stream's own
+        return getattr(self.out, name)
 
 
 def on_terminal() -> bool:
@@ -221,7 +251,7 @@ def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
         agent = r["agent"] + (f" {r['model']}" if r["model"] else "")
         if r["ablation"] != "full":
             agent += f" [{r['ablation']}]"
-        cost = "unpriced" if r["cost_usd"] is None and r["model"] else usd(r["cost_usd"])
+        cost = usd(r["cost_usd"])  # "—" when not measured or unpriced, as the TUI's runs list says
         cells = (r["name"], agent, r["dataset"], f"{r['done']}/{r['planned']}",
                  fraction(r["accuracy"]), cost, r["status"])
         table.add_row(*map(Text, cells))

@@ -131,7 +131,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         print_estimate(spec, items, paths.store_path(args.db), args.format)
         return ExitCode.OK
-    store = _held(Store(paths.store_path(args.db)))
+    store = _held(Store(paths.new_store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     if args.format == "table":  # the four axes only: the analytics and the reference block are `report`'s
         from workbench.service.reports import run_report
@@ -183,7 +183,7 @@ def cmd_scale(args: argparse.Namespace) -> int:
         _sequential_caps(args)
         corpus, base, _ = build_spec(args)
         specs = scaling.sequential_specs(base, args.axis, grid, args.protocol)  # validated before the store opens
-        store = _held(Store(paths.store_path(args.db)))
+        store = _held(Store(paths.new_store_path(args.db)))
         scaling.check_group(store, base.name, specs)
         results = []
         for spec in specs:
@@ -230,7 +230,7 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     spec = replace(spec, replicates=max(ks), kind="parallel",
                    scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders})
     judge = _judge(args, spec)
-    store = _held(Store(paths.store_path(args.db)))
+    store = _held(Store(paths.new_store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     report = asyncio.run(scaling.parallel_report(store, spec.name, corpus, ks, judge, n_orders=args.orders,
                                                  seed=args.seed))

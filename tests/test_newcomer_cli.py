@@ -1,0 +1,45 @@
+"""Slips a newcomer meets in the first hour at the command line (issue 26): one word for an unmeasured cost,
+tables without trailing spaces, and a store created only where a directory exists."""
+from __future__ import annotations
+
+import pytest
+
+from tests.cli_inprocess import batch
+from tests.openai_server import FakeOpenAI, tool_reply
+
+
+def _answer(req, n):
+    return tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))
+
+
+def test_runs_says_what_the_tui_says_for_an_unpriced_run_and_pipes_no_trailing_spaces(tmp_path, capsys,
+                                                                                    monkeypatch):
+    """`runs` said "unpriced" where the TUI says "—"; its piped table padded every line with spaces."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(_answer) as srv:
+        done = batch(capsys, "run", "--agent", "llm", "--model", "openai/no-price-m", "--base-url", srv.url,
+                     "--limit", "1", "--workers", "1", "--run", "u", "--db", str(db), "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert batch(capsys, "run", "--agent", "heuristic", "--limit", "1", "--run", "h", "--db", str(db),
+                 "--quiet").returncode == 0
+    listed = batch(capsys, "runs", "--db", str(db))
+    assert listed.returncode == 0 and "unpriced" not in listed.stdout
+    row = next(line for line in listed.stdout.splitlines() if line.lstrip("│ ").startswith("u "))
+    assert "—" in row
+    assert not [line for line in listed.stdout.splitlines() if line != line.rstrip()]
+    report = batch(capsys, "report", "h", "--db", str(db))
+    assert report.returncode == 0 and not [line for line in report.stdout.splitlines() if line != line.rstrip()]
+
+
+@pytest.mark.parametrize("command", [("run", "--agent", "heuristic", "--limit", "1"),
+                                     ("scale", "sequential", "--axis", "points", "--grid", "5,10", "--limit", "1",
+                                      "--run", "g")])
+def test_a_store_in_a_directory_that_does_not_exist_is_refused(tmp_path, capsys, command):
+    """`run --db /typo/dir/x.sqlite` made the directories and a store, where `report --db` said "no store"."""
+    missing = tmp_path / "typo" / "dir"
+    proc = batch(capsys, *command, "--db", str(missing / "x.sqlite"), "--quiet")
+    assert proc.returncode == 2 and str(missing) in proc.stderr and "no directory" in proc.stderr, proc.stderr
+    assert not (tmp_path / "typo").exists()
+    fine = batch(capsys, "run", "--agent", "heuristic", "--limit", "1", "--db", str(tmp_path / "x.sqlite"), "--quiet")
+    assert fine.returncode == 0 and (tmp_path / "x.sqlite").exists()  # an existing directory gets its store
