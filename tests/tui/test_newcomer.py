@@ -268,3 +268,35 @@ async def test_the_runs_list_at_80_columns_tells_long_names_apart(seeded):
         names = [str(table.get_cell_at((row, 0))) for row in range(table.row_count)]
         long = [n for n in names if n.startswith("openai")]
         assert len(long) == 2 and long[0] != long[1] and {n[-3:] for n in long} != {long[0][-3:]}
+
+
+@pytest.fixture
+def plateau_group(tmp_path, capsys):
+    """A sequential group `g` of two points levels (a tiny one: only its imports are under test)."""
+    db = tmp_path / "scaling.sqlite"
+    done = batch(capsys, "scale", "sequential", "--axis", "points", "--grid", "6,30", "--run", "g", "--limit", "4",
+                 "--db", str(db), "--quiet", "--boot", "200")
+    assert done.returncode == 0, done.stderr
+    return db
+
+
+def test_the_first_plateau_on_the_scaling_screen_imports_no_scipy(plateau_group):
+    """The first open of the Scaling screen took 1.3-2 s, 0.75 s of it importing scipy.stats for a normal quantile
+    and tail, and 0.08 s the runner for a type name; the TUI's plateau now needs neither."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = """
+import sys
+from pathlib import Path
+from workbench.tui.screens.scaling import compute_plateau
+result = compute_plateau(Path(sys.argv[1]), "g", {"n_boot": 200})
+assert result["transitions"], result
+print("HEAVY", sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0] == "scipy"}
+                     | {m for m in sys.modules if m == "sandbox.runner"}))
+"""
+    proc = subprocess.run([sys.executable, "-c", code, str(plateau_group)], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 0, proc.stderr
+    assert "HEAVY []" in proc.stdout, proc.stdout

@@ -3,13 +3,15 @@ accuracy over the levels (`stats.plateau`), and what each level spent and reache
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sandbox.runner import RunSpec
 from stats.plateau import parse_budget, plateau
 from storage import Store
+
+if TYPE_CHECKING:  # the runner (80 ms of imports) only names a type here: reading a plateau never needs it
+    from sandbox.runner import RunSpec
 
 AXES = ("tokens", "points", "turns")
 
