@@ -43,3 +43,31 @@ def test_a_store_in_a_directory_that_does_not_exist_is_refused(tmp_path, capsys,
     assert not (tmp_path / "typo").exists()
     fine = batch(capsys, "run", "--agent", "heuristic", "--limit", "1", "--db", str(tmp_path / "x.sqlite"), "--quiet")
     assert fine.returncode == 0 and (tmp_path / "x.sqlite").exists()  # an existing directory gets its store
+
+
+def test_every_option_of_every_command_says_what_it_is_for(capsys):
+    """`--help` listed --db, --format and every `synth` option without a word."""
+    import argparse
+
+    from workbench.cli.parser import build_parser
+
+    def bare(parser, command=""):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from bare(sub, f"{command} {name}".strip())
+            elif action.option_strings and not (action.help or "").strip():
+                yield f"{command} {action.option_strings[-1]}"
+
+    assert list(bare(build_parser())) == []
+
+    def helps(parser):
+        yield parser.format_help()  # every help string formats (a stray % would raise here)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from helps(sub)
+
+    assert all("%(" not in text for text in helps(build_parser()))
+    synth_help = batch(capsys, "synth", "--help").stdout
+    assert "the generator's seed" in synth_help and "papers with full text" in synth_help
