@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from sandbox.datasets import dataset_label
-from workbench.views.cells import fraction, usd
+from workbench.views.cells import clip_middle, fraction, usd
 from workbench.views.compare import (AGREEMENT_LABELS, ATTRIBUTION_HEADER, COMPARE_HEADER, attribution_rows,
                                      compare_heading, compare_legend, compare_rows)
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
@@ -188,6 +188,9 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
         out.print(line, markup=False, style="dim")
 
 
+NAME_ROOM = {"run": 32, "who": 24}  # the leaderboard's name columns: never narrower than their names up to this
+
+
 def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
     if fmt == "json":
         print_json(boards)
@@ -198,10 +201,16 @@ def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
     for board in boards:
         header, rows = leaderboard_cells(board)
         table = Table(title=Text(leaderboard_title(board)), title_justify="left")
+        names = {col: min(NAME_ROOM[col], max(len(col), *(len(r[i]) for r in rows)))
+                 for i, col in enumerate(header) if col in NAME_ROOM}
         for i, col in enumerate(header):
-            table.add_column(col, justify="left" if col in ("run", "who") else "right")
+            # a narrow terminal squeezes the numbers, not the names: clipped at their end, three runs named
+            # alike read `openai_fake-model-…`; beyond their room they lose their middle instead
+            table.add_column(col, justify="left" if col in ("run", "who") else "right", no_wrap=col in names,
+                             min_width=names.get(col))
         for row in rows:
-            table.add_row(*map(Text, row))
+            table.add_row(*(Text(clip_middle(cell, names[col]) if col in names else cell)
+                            for col, cell in zip(header, row)))
         out.print(table)
         for line in leaderboard_notes(board):
             out.print(line, markup=False, style="dim")

@@ -43,3 +43,23 @@ def fraction(value: float | None) -> str:
 def usd(value: float | None, digits: int = 2) -> str:
     """An amount of money (`$0.12`); `—` when nothing was spent that could be measured."""
     return NOT_MEASURED if value is None else f"${value:.{digits}f}"
+
+
+def clip_middle(text: str, limit: int) -> str:
+    """`text` in at most `limit` cells, its middle elided: names that differ at the end (`…-builtin-2`,
+    `…-builtin-3`) stay told apart, where clipping the end showed three runs alike (`openai_fake-model-…`)."""
+    from rich.cells import cell_len, chop_cells
+
+    if limit <= 0:
+        return ""
+    if cell_len(text) <= limit:
+        return text
+    if limit == 1:
+        return "…"
+    head = chop_cells(text, (limit - 1) - (limit - 1) // 2)[0]
+    tail, room = "", (limit - 1) // 2
+    for ch in reversed(text):
+        if cell_len(ch + tail) > room:
+            break
+        tail = ch + tail
+    return head + "…" + tail

@@ -44,21 +44,10 @@ def clip(text: str, limit: int) -> str:
 
 
 def clip_middle(text: str, limit: int) -> str:
-    """`text` in at most `limit` cells, its middle elided: names that differ at the end (`…-model-alpha`,
-    `…-model-beta`) stay told apart, where clipping the end showed them alike."""
-    if limit <= 0:
-        return ""
-    if cell_len(text) <= limit:
-        return text
-    if limit == 1:
-        return "…"
-    head = chop_cells(text, (limit - 1) - (limit - 1) // 2)[0]
-    tail, room = "", (limit - 1) // 2
-    for ch in reversed(text):
-        if cell_len(ch + tail) > room:
-            break
-        tail = ch + tail
-    return head + "…" + tail
+    """`text` in at most `limit` cells, its middle elided (`views.cells.clip_middle`, the CLI's tables' too)."""
+    from workbench.views.cells import clip_middle as clipped
+
+    return clipped(text, limit)
 
 
 def wrap(text: str, width: int) -> list[str]:
