@@ -300,3 +300,33 @@ print("HEAVY", sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0] =
                           timeout=60, cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 0, proc.stderr
     assert "HEAVY []" in proc.stdout, proc.stdout
+
+
+async def test_a_neighbourhood_label_too_long_for_its_pane_ends_in_an_ellipsis():
+    """Labels were cut at the pane's edge without a mark that there is more."""
+    from rich.style import Style
+    from textual.app import App
+
+    from test_items_screen import _big_view
+    from workbench.service.neighbourhood import Neighbourhood
+    from workbench.tui.widgets.citations import NeighbourhoodTree
+
+    class TreeApp(App):
+        CSS = "NeighbourhoodTree { width: 30; }"
+
+        def compose(self):
+            yield NeighbourhoodTree()
+
+    app = TreeApp()
+    async with app.run_test(size=SIZE) as pilot:
+        tree = app.query_one(NeighbourhoodTree)
+        tree.show(Neighbourhood(_big_view()))
+        await pilot.pause()
+        node = tree.cursor_node
+        depth, up = 0, node.parent
+        while up is not None:
+            depth, up = depth + 1, up.parent
+        label = tree.render_label(node, Style(), Style())
+        room = tree.scrollable_content_region.width - depth * tree.guide_depth
+        assert node.label.cell_len > room  # too long for the pane
+        assert label.cell_len <= room and label.plain.endswith("…"), (label.plain, room)
