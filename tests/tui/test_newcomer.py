@@ -330,3 +330,33 @@ async def test_a_neighbourhood_label_too_long_for_its_pane_ends_in_an_ellipsis()
         room = tree.scrollable_content_region.width - depth * tree.guide_depth
         assert node.label.cell_len > room  # too long for the pane
         assert label.cell_len <= room and label.plain.endswith("…"), (label.plain, room)
+
+
+async def test_the_diagnostics_title_and_terminations_take_one_line_each_at_160_columns(seeded):
+    """The report's title and its terminations line were the axes table's title and caption, wrapped to the
+    table's width (about 60 cells) even at 160 columns."""
+    from rich.console import Console
+
+    from workbench.tui.widgets.diagnostics import DiagnosticsPanel
+    from workbench.views.report import report_table
+
+    from storage import Store
+
+    store = Store(seeded)
+    store.rename_run("heur-s0", "heuristic-builtin-full-points-30-turns-20-seed-0-first-sweep")  # long, as names are
+    store.close()
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        app.open_run("heuristic-builtin-full-points-30-turns-20-seed-0-first-sweep", tab="diagnostics")
+        await settle(pilot, app)
+        report = app.screen.query_one(DiagnosticsPanel).report
+        axes = app.screen.query_one("#diag-axes")
+        console = Console(width=axes.content_size.width, record=True, color_system=None)
+        console.print(axes.content)
+        lines = console.export_text().splitlines()
+    title = f"heuristic-builtin-full-points-30-turns-20-seed-0-first-sweep · {report['agent']} · {report['dataset']} · n={report['n']}"
+    caption = report_table(report).caption.plain
+    assert len(title) < 150 and 60 < len(caption) < 150  # each fits a line at 160 columns
+    assert any(title in line for line in lines), "\n".join(lines)
+    assert any(caption in line for line in lines), lines
