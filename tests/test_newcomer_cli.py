@@ -71,3 +71,16 @@ def test_every_option_of_every_command_says_what_it_is_for(capsys):
     assert all("%(" not in text for text in helps(build_parser()))
     synth_help = batch(capsys, "synth", "--help").stdout
     assert "the generator's seed" in synth_help and "papers with full text" in synth_help
+
+
+def test_the_reports_title_and_terminations_take_one_line_each(tmp_path, capsys):
+    """The title and terminations line were the table's title and caption, wrapped to its width (~80 cells)."""
+    name = "heuristic-builtin-full-points-30-turns-20-seed-0-first-sweep"
+    db = tmp_path / "s.sqlite"
+    assert batch(capsys, "run", "--agent", "heuristic", "--limit", "6", "--run", name, "--db", str(db),
+                 "--quiet").returncode == 0
+    for brief in ((), ("--ci",)):
+        out = batch(capsys, "report", name, *brief, "--db", str(db)).stdout.splitlines()
+        assert any(line.startswith(f"{name} · heuristic · builtin · n=6") for line in out), out[:3]
+        ends = next(line for line in out if line.startswith("terminations:"))
+        assert ends.rstrip().endswith("error 0") or "cost" in ends

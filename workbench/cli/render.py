@@ -105,6 +105,13 @@ def _markdown(rows: list[tuple], header: tuple) -> str:
     return "\n".join(lines) + "\n"
 
 
+def report_block(report: dict[str, Any]):
+    """The axes table with its title and terminations on lines of their own (`views.report.report_block`)."""
+    from workbench.views.report import report_block as block
+
+    return block(report)
+
+
 def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
     """The report in `fmt`; `brief` (after a run, as a table) prints the four axes and where the rest is."""
     if fmt == "json":
@@ -119,12 +126,12 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
                          + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
     elif brief:  # (a table after a run)
         out = console()
-        out.print(report_table(report))
+        out.print(report_block(report))
         out.print(f"the full diagnostics (splits, analytics, stopping behaviour, legend): agenthop-tui --batch report "
                   f"{report['run']}", markup=False, style="dim")
     else:
         out = console()
-        out.print(report_table(report))
+        out.print(report_block(report))
         details = Table(title="diagnostics", title_justify="left")
         for col in ("section", "metric", "ST", "MT", "all"):
             details.add_column(col, justify="left" if col in ("section", "metric") else "right")
