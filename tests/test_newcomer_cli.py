@@ -1,4 +1,4 @@
-"""Slips a newcomer meets in the first hour at the command line (issue 26): one word for an unmeasured cost,
+"""Slips a newcomer meets in the first hour at the command line (issue 26): one word for an unpriced cost,
 tables without trailing spaces, and a store created only where a directory exists."""
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ def _answer(req, n):
 
 def test_runs_says_what_the_tui_says_for_an_unpriced_run_and_pipes_no_trailing_spaces(tmp_path, capsys,
                                                                                     monkeypatch):
-    """`runs` said "unpriced" where the TUI says "—"; its piped table padded every line with spaces."""
+    """`runs` said "unpriced" where the TUI said "—" (the TUI now says "unpriced" too: tests/tui/test_newcomer.py);
+    its piped table padded every line with spaces."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(_answer) as srv:
@@ -24,9 +25,10 @@ def test_runs_says_what_the_tui_says_for_an_unpriced_run_and_pipes_no_trailing_s
     assert batch(capsys, "run", "--agent", "heuristic", "--limit", "1", "--run", "h", "--db", str(db),
                  "--quiet").returncode == 0
     listed = batch(capsys, "runs", "--db", str(db))
-    assert listed.returncode == 0 and "unpriced" not in listed.stdout
+    assert listed.returncode == 0
     row = next(line for line in listed.stdout.splitlines() if line.lstrip("│ ").startswith("u "))
-    assert "—" in row
+    scripted = next(line for line in listed.stdout.splitlines() if line.lstrip("│ ").startswith("h "))
+    assert "unpriced" in row and "—" in scripted and "unpriced" not in scripted
     assert not [line for line in listed.stdout.splitlines() if line != line.rstrip()]
     report = batch(capsys, "report", "h", "--db", str(db))
     assert report.returncode == 0 and not [line for line in report.stdout.splitlines() if line != line.rstrip()]

@@ -360,3 +360,15 @@ async def test_the_diagnostics_title_and_terminations_take_one_line_each_at_160_
     assert len(title) < 150 and 60 < len(caption) < 150  # each fits a line at 160 columns
     assert any(title in line for line in lines), "\n".join(lines)
     assert any(caption in line for line in lines), lines
+
+
+async def test_the_runs_list_says_unpriced_as_the_cli_does(local_llm_run, seeded_store_file):
+    """The runs list said "—" for a model run without prices, where `runs` and the reports say "unpriced" ("—" is
+    a scripted agent's cost, never measured)."""
+    app = make_app()
+    async with app.run_test(size=(160, 36)) as pilot:
+        await pilot.pause()
+        home = app.screen
+        table = home.query_one(DataTable)
+        cost = str(table.get_cell_at((home.shown.index("local"), 5))).strip()
+        assert cost == "unpriced"

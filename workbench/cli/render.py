@@ -267,7 +267,7 @@ def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
         agent = r["agent"] + (f" {r['model']}" if r["model"] else "")
         if r["ablation"] != "full":
             agent += f" [{r['ablation']}]"
-        cost = usd(r["cost_usd"])  # "—" when not measured or unpriced, as the TUI's runs list says
+        cost = "unpriced" if r["cost_usd"] is None and r["model"] else usd(r["cost_usd"])
         cells = (r["name"], agent, r["dataset"], f"{r['done']}/{r['planned']}",
                  fraction(r["accuracy"]), cost, r["status"])
         table.add_row(*map(Text, cells))

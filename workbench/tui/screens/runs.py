@@ -196,7 +196,9 @@ class RunsScreen(Screen):
         else:
             status_text = Text(status)
         acc = fraction(row["accuracy"])
-        cost = usd(row["cost_usd"])
+        # a model run without prices is "unpriced" (its tokens are measured), as `runs` and the reports say; "—"
+        # is a scripted agent's cost, never measured (the list said "—" for both)
+        cost = "unpriced" if row["cost_usd"] is None and row.get("model") else usd(row["cost_usd"])
         name_width, agent_width = self.widths
         # the middle elided: runs named alike up to their end stay told apart at 80 columns
         name = Text(clip_middle(("● " if row["name"] in self.marked else "") + sanitize(row["name"]), name_width))
