@@ -267,6 +267,14 @@ VERIFIER_PROMPT = ("You review the work of a research agent answering a multiple
                    "Summarize its trajectory factually: what it tried, what it found (papers and sections read, what "
                    "they say), and the answer it currently gives. Do not judge whether the answer is right, do not "
                    "suggest next steps, and give no hints.")
+class _NotMeasured:
+    """The footer's token count when nobody measured it: "not measured" under any format spec (`{tokens:,}`)."""
+
+    def __format__(self, spec: str) -> str:
+        return "not measured"
+
+
+NOT_MEASURED_TOKENS = _NotMeasured()
 FILE_KEY = {"continue_": "continue"}  # the attribute whose file key is a Python keyword
 
 
@@ -311,9 +319,11 @@ class Prompts:
     def is_default(self) -> bool:
         return self.digest == DEFAULT_PROMPTS.digest
 
-    def footer(self, state: Any) -> str:
-        """The status line for a `LedgerState` (the live ledger's, or a stored step's)."""
-        return self.status_footer.format(turn=state.turn, tokens=state.tokens, points_used=state.points_used,
+    def footer(self, state: Any, tokens_measured: bool = True) -> str:
+        """The status line for a `LedgerState` (the live ledger's, or a stored step's). An agent whose tokens the
+        workbench cannot see (an MCP client's) reads "not measured" where the count stands, whatever its format."""
+        tokens = state.tokens if tokens_measured else NOT_MEASURED_TOKENS
+        return self.status_footer.format(turn=state.turn, tokens=tokens, points_used=state.points_used,
                                          points_left=state.points_left, budget=state.points_used + state.points_left)
 
     def tool_schemas(self) -> list[dict]:

@@ -32,6 +32,11 @@ INLINE_SHARE = 0.4  # papers whose subsection titles run inline in the Method pa
 NUMBERED_LABEL_SHARE = 0.5  # subsection labels written with their number ("3.2 …", "III-B …")
 
 
+# Attempts in a row that build no item before a pool is given up as used up (a pool of 10 papers asked for 5,000
+# items made 250,000 attempts, and the search for the least pool that builds repeated that at every step)
+STALL = 2000
+
+
 class NotEnoughPapers(ValueError):
     """The pool is too small for the items asked for: each gold paper carries only a few distinct facts."""
 
@@ -48,23 +53,41 @@ def suggest_papers(built: int, wanted: int, papers: int) -> int:
     return max(papers + 10, math.ceil(papers * wanted / max(built, 1) * 1.25 / 10) * 10)
 
 
-def _builds(seed: int, preset: Preset) -> bool:
+def _built(seed: int, preset: Preset) -> int:
+    """How many of `preset.items` the pool builds (all of them: it builds)."""
     gen = Generator(seed, preset)
     gen.build_universe()
     try:
         gen.build_items()
-    except NotEnoughPapers:
-        return False
-    return True
+    except NotEnoughPapers as exc:
+        return exc.built
+    return preset.items
+
+
+EXACT_UP_TO = 400  # items: above, the pool suggested is a round one that builds rather than the least that does
+
+
+def _builds(seed: int, preset: Preset) -> bool:
+    return _built(seed, preset) == preset.items
 
 
 def minimum_papers(seed: int, preset: Preset, built: int) -> int:
-    """The smallest pool above `preset.papers` (which failed, building `built` items) that builds `preset.items`
-    with this seed: bisection between the failing pool and a pool that builds (the rate-based guess, doubled
-    until it does). Generation is deterministic and in memory (milliseconds for the demo sizes), so the number
-    a user is told to try is one that was built, not an estimate."""
-    low = preset.papers
-    high = suggest_papers(built, preset.items, low)
+    """A pool above `preset.papers` (which failed, building `built` items) that builds `preset.items` with this
+    seed. Generation is deterministic and in memory, so the number a user is told to try is one that was built,
+    not an estimate.
+
+    Up to EXACT_UP_TO items it is the smallest such pool: bisection between the failing pool and one that builds
+    (the rate-based guess, doubled until it does), milliseconds a step. Above, each build costs seconds and
+    bisection took a minute for 5,000 items, so the pools tried are a quarter of the items (a full pool builds
+    about four items a paper), then a quarter more each time, in tens: one or two builds, within a few tenths of
+    the smallest."""
+    low, wanted = preset.papers, preset.items
+    if wanted > EXACT_UP_TO:
+        high = max(low + 10, math.ceil(wanted / 4 / 10) * 10)
+        while _built(seed, replace(preset, papers=high)) < wanted:
+            high = math.ceil(high * 1.25 / 10) * 10
+        return high
+    high = suggest_papers(built, wanted, low)
     while not _builds(seed, replace(preset, papers=high)):
         low, high = high, high * 2
     while high - low > 1:
@@ -134,10 +157,17 @@ FILLER = (
 )
 
 
+WORD_TRIES = 200  # draws of two or three syllables before a word takes four (their ~65,000 words run out)
+
+
 def _word(rng: random.Random, used: set[str]) -> str:
-    """A fresh invented word, never used before in this benchmark."""
+    """A fresh invented word, never used before in this benchmark. Two or three syllables while those last (a
+    pool of a few thousand papers and items uses them up, and the loop never ended); then four."""
+    tries = 0
     while True:
-        w = "".join(rng.choice(SYLLABLES) for _ in range(rng.choice((2, 3, 3))))
+        tries += 1
+        syllables = rng.choice((2, 3, 3)) if tries <= WORD_TRIES else 4
+        w = "".join(rng.choice(SYLLABLES) for _ in range(syllables))
         if w not in used and len(w) >= 5:
             used.add(w)
             return w
@@ -271,14 +301,16 @@ class Generator:
         if not seeds:  # a pool of a few papers has no paper citing three others with text
             raise NotEnoughPapers(0, self.preset.items, self.preset.papers)
         counters = {"st": 0, "mt": 0}
-        attempts = 0
-        while len(self.items) < self.preset.items and attempts < self.preset.items * 50:
+        attempts = idle = 0
+        while len(self.items) < self.preset.items and attempts < self.preset.items * 50 and idle < STALL:
             attempts += 1
+            idle += 1
             kind, depth = kinds[len(self.items) % 4]
             seed = self.rng.choice(seeds)
             made = self._make_item(seed, kind, depth, counters)
             if made:
                 self.items.append(made)
+                idle = 0
         if len(self.items) < self.preset.items:
             raise NotEnoughPapers(len(self.items), self.preset.items, self.preset.papers)
 
@@ -488,7 +520,17 @@ def seed_key(seed: int) -> str:
 def _sub_number(p: Paper, i: int, j: int) -> str:
     """The number of subsection j of section i: `3.2`, or `III-B` in a roman-numbered paper (a gold paper of a
     dense pool carries up to len(ASPECTS) facts, one subsection each: letters past J)."""
-    return f"{_roman(i)}-{string.ascii_uppercase[j - 1]}" if p.roman else f"{i}.{j}"
+    return f"{_roman(i)}-{_letters(j)}" if p.roman else f"{i}.{j}"
+
+
+def _letters(j: int) -> str:
+    """A, B, …, Z, AA, AB, … for j = 1, 2, …: a paper that is the seed of many items in a small pool gathers more
+    than 26 subsections (the letter lookup raised IndexError, an "internal error" of `synth`)."""
+    out = ""
+    while j > 0:
+        j, rest = divmod(j - 1, 26)
+        out = string.ascii_uppercase[rest] + out
+    return out
 
 
 def _roman(n: int) -> str:

@@ -34,6 +34,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -349,22 +350,18 @@ def _two_stage_replicates(prep: _Prepared, d_bar: np.ndarray, fpc: float, n_boot
 # decisions
 
 
-def _normal():
-    """scipy's standard normal, imported on first use: importing scipy.stats costs about a second, which a
-    process that only imports this module (the CLI, the TUI, each test process) need not pay."""
-    from scipy.stats import norm
-
-    return norm
-
-
 def _z(alpha: float, m: int) -> float:
-    return float(_normal().ppf(1 - alpha / m))
+    """The standard normal's 1 − α/m quantile. The standard library's (`statistics.NormalDist`, Wichura's AS241
+    as scipy's `ndtri`): importing scipy.stats for it cost 0.75 s, most of the first open of the TUI's Scaling
+    screen (tests/stats checks it against scipy)."""
+    return NormalDist().inv_cdf(1 - alpha / m)
 
 
 def _normal_p(d_bar: float, scale: float) -> float:
-    """One-sided normal-theory p-value of d̄ > 0 given its (FPC-scaled) bootstrap SE."""
+    """One-sided normal-theory p-value of d̄ > 0 given its (FPC-scaled) bootstrap SE: the upper tail, through
+    erfc so that a far tail keeps its digits (1 − cdf would round it to 0)."""
     if scale > 0:
-        return float(_normal().sf(d_bar / scale))
+        return 0.5 * math.erfc(d_bar / scale / math.sqrt(2))
     return 0.0 if d_bar > 0 else 1.0
 
 
@@ -632,7 +629,7 @@ def _transitions(budgets: Sequence[BudgetLabel], diffs: np.ndarray, d_bar: np.nd
     m = diffs.shape[1]
     p_normal = [_normal_p(float(d_bar[k]), float(scale[k])) for k in range(m)]
     levels = _levels(p_normal, alpha, correction)
-    z = [float(_normal().ppf(1 - level)) for level in levels]
+    z = [NormalDist().inv_cdf(1 - level) for level in levels]
     c_k = [float(d_bar[k] - z[k] * scale[k]) for k in range(m)]
     significant, tested = _step_down(p_normal, [c > 0 for c in c_k], correction)
     improved = [int((diffs[:, k] > 0).sum()) for k in range(m)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import errno
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -52,7 +52,7 @@ def atomic_text_file(path: Path) -> Iterator[TextIO]:
     it would fail only after all the writing); OSError (missing folder, permissions) reaches the caller."""
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _created_beside(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             yield fh
@@ -60,6 +60,18 @@ def atomic_text_file(path: Path) -> Iterator[TextIO]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _created_beside(path: Path) -> tuple[int, str]:
+    """A new hidden file next to `path` (descriptor, name), its mode 0666 less the umask as any file a user
+    writes: `tempfile.mkstemp` makes it 0600, which the rename kept (exports came out -rw------- under umask
+    022). O_EXCL with a random name, as mkstemp does, so nothing else's file is ever opened."""
+    while True:
+        tmp = str(path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
 
 
 def _write(store: Store, run_name: str, fh: TextIO, all_attempts: bool, with_steps: bool) -> int:

@@ -161,10 +161,10 @@ def test_control_texts_protocol_texts_and_the_token_legend(tmp_path, capsys):
             again = await c.call_tool("next_item", {})
             assert again.is_error and "still open" in texts(again)[0]
             assert texts(await c.call_tool("nope", {"x": 1})) == [
-                "Unknown tool: nope\nTurn: 1  |  Tokens used: 0  |  Budget used: 0"]
+                "Unknown tool: nope\nTurn: 1  |  Tokens used: not measured  |  Budget used: 0"]
             bad = texts(await c.call_tool("get_paper_info", {"paper": 3}))[0]
             assert bad.startswith("Error calling get_paper_info: Missing or invalid parameter — ")  # charged
-            assert bad.endswith("Turn: 2  |  Tokens used: 0  |  Budget used: 1")
+            assert bad.endswith("Turn: 2  |  Tokens used: not measured  |  Budget used: 1")  # not a count of 0
             read = texts(await c.call_tool("read_section", {"paper_id": "x", "section": "A"}))
             assert read[0].endswith("Budget used: 6") and read[1:] == []
             navigate = texts(await c.call_tool("get_references", {"paper_id": "x"}))

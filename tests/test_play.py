@@ -311,3 +311,23 @@ def test_distractor_attribution_differences_with_a_paired_interval(played, demo_
                 col(a, lambda t: chose(t) == kind), col(a, lambda t: not t["correct"]),
                 col(b, lambda t: chose(t) == kind), col(b, lambda t: not t["correct"]))
             assert (got["ci_low"], got["ci_high"]) == (low, high) and low <= got["delta"] <= high
+
+
+def test_the_leaderboard_on_a_120_column_terminal_tells_runs_named_alike_apart(played, capsys, monkeypatch):
+    """Three runs whose names differ at the end all read `openai_fake-model-…`: the run column was squeezed and
+    clipped at its end."""
+    import sys
+
+    played.rename_run("heuristic", "openai_fake-model-builtin-2")
+    played.rename_run("random", "openai_fake-model-builtin-3")
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("NO_COLOR", "1")
+    capsys.readouterr()
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["--batch", "leaderboard", "--db", str(played.path)]) == 0
+    out = capsys.readouterr().out
+    monkeypatch.undo()
+    rows = [line for line in out.splitlines() if "openai" in line and "│" in line]
+    runs = [line.split("│")[2].strip() for line in rows]
+    assert len(runs) == 2 and len(set(runs)) == 2, out
+    assert all(r.endswith(("-2", "-3")) for r in runs), runs

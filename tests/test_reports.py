@@ -585,3 +585,14 @@ def test_csv_is_numbers_a_program_can_read(panel_db, capsys):
     cell = next(r for r in panel if r["run"] == "o" and r["metric"] == "accuracy")
     assert (cell["value"], cell["numerator"], cell["denominator"], cell["best"]) == ("1.0", "60", "60", "1")
     assert all("%" not in v and "*" not in v for r in panel for v in r.values())
+
+
+@pytest.mark.parametrize("content", ['{"a": 1}', '{"o": 90, "h": 60}', "o;90\nh;60\n", ""])
+def test_an_external_file_without_run_score_rows_is_refused(panel_db, capsys, tmp_path, content):
+    """`--external x.json` was read as CSV, found nothing and the panel printed without the correlation, silently."""
+    ext = tmp_path / "x.json"
+    ext.write_text(content)
+    capsys.readouterr()
+    assert main(["--batch", "report", "o", "h", "--panel", "--external", str(ext), "--db", str(panel_db)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and str(ext) in out.err and "run,score" in out.err and len(out.err.splitlines()) <= 2

@@ -790,3 +790,65 @@ def test_a_sequential_sweep_stops_at_the_first_level_cut_short(tmp_path, capsys)
     assert "the sweep stopped at g@2000: not run yet: g@4000, g@8000; run the same command again to continue" in err
     with Store(db, readonly=True) as store:
         assert [(r["name"], r["status"]) for r in store.runs_in_group("g")] == [("g@2000", "interrupted")]
+
+
+TALL = "Qwen3-235B_mcpbench_distraction_all_sequential"  # close accuracies: its figure grew to ~75 rows
+
+
+def _figure_rows(out: str) -> int:
+    return len(out[out.index("accuracy by budget"):].rstrip("\n").splitlines())
+
+
+def test_a_piped_plateau_plot_is_about_twenty_rows(capsys):
+    """`scale plateau` drew its figure 70-75 rows tall whatever the terminal, and when piped."""
+    proc = batch(capsys, "scale", "plateau", "--scores", str(FIXTURE), "--study", TALL)
+    assert proc.returncode == 0, proc.stderr
+    assert _figure_rows(proc.stdout) <= 22
+
+
+def test_a_plateau_plot_fits_the_terminal(capsys, monkeypatch):
+    monkeypatch.setenv("LINES", "40")
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setattr("workbench.cli.render.on_terminal", lambda: True)
+    proc = batch(capsys, "scale", "plateau", "--scores", str(FIXTURE), "--study", TALL)
+    assert proc.returncode == 0, proc.stderr
+    assert _figure_rows(proc.stdout) <= 38
+
+
+def test_the_figures_keep_to_the_rows_they_are_given():
+    from workbench.views import figures
+
+    close = [0.50 + 0.001 * i for i in range(8)] + [0.9]
+    report = {"per_k": [{"k": k, "pass_at_k": a + 0.05, "majority": a} for k, a in zip(range(1, 10), close)],
+              "judge": None}
+    for rows in (16, 20, 30):  # two panels of four rows of frame and labels each, and their values
+        assert len(figures.parallel_figure(report, 78, rows, None, max_rows=rows).splitlines()) <= rows
+        result = {"budgets": [str(b) for b in range(1, 10)], "accuracy": close, "k_star": 2, "plateau_budget": "2",
+                  "transitions": [{"from": str(b), "to": str(b + 1), "significant": False, "tested": True,
+                                   "c_k": -0.001 * b} for b in range(1, 9)]}
+        assert len(figures.plateau_figure(result, 78, rows, None, max_rows=rows).splitlines()) <= rows
+
+
+@pytest.mark.parametrize("content,said", [
+    ('{"a": 1}', "'a' is neither a budget"),
+    ('{"s": {"8": {"x": 1}}, "t": 3}', "'t' is neither a budget"),
+])
+def test_a_scores_file_of_no_budgets_says_what_is_wrong_with_it(tmp_path, capsys, content, said):
+    """`{"a": 1}` was said to hold "several studies"."""
+    path = tmp_path / "x.json"
+    path.write_text(content)
+    proc = batch(capsys, "scale", "plateau", "--scores", str(path))
+    assert proc.returncode == 2 and "several studies" not in proc.stderr
+    assert str(path) in proc.stderr and said in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("grid", ["-10,20", "10,-20", "-8k,16k"])
+def test_a_grid_that_starts_with_a_minus_is_read_as_a_grid_and_its_negative_budget_refused(tmp_path, capsys, grid):
+    """argparse read `--grid -10,20` as a flag ("expected one argument")."""
+    db = tmp_path / "s.sqlite"
+    axis = "tokens" if "k" in grid else "points"
+    proc = batch(capsys, "scale", "sequential", "--axis", axis, "--grid", grid, "--run", "g", "--db", str(db))
+    negative = next(label for label in grid.split(",") if label.startswith("-"))
+    assert proc.returncode == 2 and "expected one argument" not in proc.stderr
+    assert f"--grid: {negative!r} is negative" in proc.stderr, proc.stderr
+    assert not db.exists()

@@ -252,3 +252,56 @@ def test_the_quick_start_notes_the_deliberate_defects_and_warns_about_nothing(tm
     assert notes == ["note: the built-in benchmark copies the real release's defects on purpose: 6 recall label(s) "
                      "without an arxiv_id (ignored, as the reference evaluator does)"]
     assert "150/156 recall labels resolved" in err
+
+
+# ---------------------------------------------------------------- too few papers for many items (issue 26, item 2)
+
+
+def test_many_items_from_a_tiny_pool_are_refused_with_a_pool_that_builds(tmp_path, capsys):
+    """`--items 1000 --papers 10` was an "internal error": a seed of many items gathered more than 26 lettered
+    subsections (IndexError in `_sub_number`) while the least pool was searched for."""
+    from dataclasses import replace
+
+    rc, err = _synth(capsys, tmp_path / "x", 1000, 10)
+    assert rc == 2 and "Traceback" not in err and "internal error" not in err
+    assert "10 papers are too few for 1000 items" in err and list(tmp_path.iterdir()) == []
+    suggested = int(err.rsplit("--papers ", 1)[1])
+    gen = synth.Generator(0, replace(synth.PRESETS["demo"], items=1000, papers=suggested))
+    gen.build_universe()
+    gen.build_items()  # the pool suggested builds
+    assert len(gen.items) == 1000
+
+
+def test_subsection_letters_go_on_past_z():
+    assert [synth._letters(j) for j in (1, 26, 27, 28, 52, 53, 702, 703)] == \
+        ["A", "Z", "AA", "AB", "AZ", "BA", "ZZ", "AAA"]
+
+
+def test_a_fresh_word_is_found_when_the_short_words_are_used_up():
+    """`--items 5000` used up the ~65,000 words of two and three syllables: `_word` drew forever (synth printed
+    nothing for a minute, whatever the pool)."""
+    import itertools
+    import random
+    import threading
+
+    used = {"".join(w) for n in (2, 3) for w in itertools.product(synth.SYLLABLES, repeat=n)}
+    found: list[str] = []
+    worker = threading.Thread(target=lambda: found.append(synth._word(random.Random(0), used)), daemon=True)
+    worker.start()
+    worker.join(30)  # a guard only: the fixed draw returns in microseconds, the old one never
+    assert found and found[0] in used and len(used) > 65_000
+
+
+def test_a_used_up_pool_stops_trying_soon(monkeypatch):
+    """Ten papers asked for 5,000 items were tried 250,000 times before the refusal (and again at each step of the
+    search for a pool that builds)."""
+    from dataclasses import replace
+
+    tries = []
+    make = synth.Generator._make_item
+    monkeypatch.setattr(synth.Generator, "_make_item", lambda self, *a: tries.append(1) or make(self, *a))
+    gen = synth.Generator(0, replace(synth.PRESETS["demo"], items=5000, papers=10))
+    gen.build_universe()
+    with pytest.raises(synth.NotEnoughPapers):
+        gen.build_items()
+    assert len(tries) <= (len(gen.items) + 1) * synth.STALL < 5000 * 50  # at most STALL tries without an item

@@ -70,6 +70,7 @@ class ExternalAgent:
 
     text_tools = False
     turn_text: str | None = None
+    tokens_measured = False  # the client's model is out of sight: its footer says so instead of "Tokens used: 0"
 
     def __init__(self, name: str, on_turn: Callable[[Observation], None] | None = None):
         self.name = name

@@ -458,3 +458,16 @@ def test_scores_with_trials():
     assert np.array_equal(y, np.array([[[0, 1], [np.nan, 1]]]), equal_nan=True)  # t2 before t10: natural order
     with pytest.raises(ValueError, match="line 3, field 'score': True is a boolean"):
         scores_from_rows([("a", "8k", 1), ("a", "16k", 0), ("b", "8k", True)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(1e-6, 0.5), st.integers(1, 50), st.floats(-8, 8), st.floats(1e-3, 10))
+def test_the_normal_quantile_and_tail_are_scipys(alpha, m, d_bar, scale):
+    """The plateau's z and one-sided p came from scipy.stats (0.75 s to import, most of the first open of the
+    Scaling screen); the standard library's give the same numbers."""
+    from scipy.stats import norm
+
+    from stats import plateau as pl
+
+    assert pl._z(alpha, m) == pytest.approx(float(norm.ppf(1 - alpha / m)), rel=1e-12, abs=1e-12)
+    assert pl._normal_p(d_bar, scale) == pytest.approx(float(norm.sf(d_bar / scale)), rel=1e-10, abs=1e-300)

@@ -69,11 +69,11 @@ async def test_checkboxes_show_their_state_in_the_glyph_not_only_in_colour(seede
         await pilot.pause()
         assert isinstance(app.screen, ExportModal)
         box = app.screen.query_one("#export-steps", Checkbox)
-        assert not box.value and str(box.render()).startswith("▐ ▌")
+        assert box.value and str(box.render()).startswith("▐X▌")  # steps by default, as the CLI's export
         box.focus()
         await pilot.press("space")
         await pilot.pause()
-        assert box.value and str(box.render()).startswith("▐X▌")
+        assert not box.value and str(box.render()).startswith("▐ ▌")
 
 
 def test_every_checkbox_in_the_app_is_the_one_that_shows_its_state():

@@ -39,10 +39,10 @@ def command(name: str) -> Callable[[argparse.Namespace], int]:
 def batch(argv: list[str]) -> int:
     """Run one headless command; map user mistakes to exit 2 and our bugs to exit 1 with a traceback."""
     from workbench.cli.context import _RESOURCES
-    from workbench.cli.parser import build_parser, hoist_common_options
+    from workbench.cli.parser import attach_list_values, build_parser, hoist_common_options
 
     parser = build_parser()
-    args = parser.parse_args(hoist_common_options(argv))
+    args = parser.parse_args(attach_list_values(hoist_common_options(argv)))
     with ExitStack() as resources:
         token = _RESOURCES.set(resources)
         try:

@@ -28,7 +28,7 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
         if problem:
             raise UsageError(f"--{key}: {problem}")
     load_logs(Path(args.dir), corpus, args.model, force=args.force)  # refused before the store exists
-    store = _held(open_store(paths.store_path(args.db)))
+    store = _held(open_store(paths.new_store_path(args.db)))
     progress = Progress(args.run_name, quiet=args.quiet)
     try:
         summary = import_reference(Path(args.dir), corpus, store, args.run_name, model=args.model,

@@ -31,4 +31,7 @@ def run_app(argv: list[str]) -> int:
     except ValueError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
+    if not sys.stdout.isatty():  # `agenthop-tui | cat` drew the screen into the pipe at a fixed 80x24
+        sys.stderr.write("error: the workbench needs a terminal; use --batch for scripts\n")
+        return 2
     return run(app)

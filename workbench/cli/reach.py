@@ -35,7 +35,7 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
                          prompts=_prompts(args.prompts))
     select_items(corpus, base)  # a slice that selects nothing is refused before anything is served
     sock = _listen(args.host, args.port) if args.transport == "http" else None
-    store = open_store(paths.store_path(args.db))
+    store = open_store(paths.new_store_path(args.db))
     from workbench.mcp.server import Campaign, serve_http, serve_stdio
 
     with run_lock(store.path, args.run_name):  # a second server on the run is refused here

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from workbench.service.datasets import dataset_label
-from workbench.views.cells import fraction, usd
+from workbench.views.cells import clip_middle, fraction, usd
 from workbench.views.compare import (AGREEMENT_LABELS, ATTRIBUTION_HEADER, COMPARE_HEADER, attribution_rows,
                                      compare_document, compare_heading, compare_legend, compare_rows,
                                      separation_sentence)
@@ -23,8 +23,56 @@ from workbench.views.report import (REPORT_HEADER, TIDY_HEADER, analytics_lines,
                                     transition_table)
 
 def console() -> Console:
-    """stdout; wide when it is not a terminal, so piped tables are not squeezed to 80 columns."""
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+    """stdout; wide when it is not a terminal, so piped tables are not squeezed to 80 columns, and without the
+    spaces Rich pads a table's lines with (a diff or a `grep ' $'` of piped output saw them)."""
+    if sys.stdout.isatty():
+        return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    return Console(file=TrimmedLines(sys.stdout), highlight=False, soft_wrap=False, width=200)
+
+
+class TrimmedLines:
+    """A text stream that drops the spaces before each line's end: spaces are held back until something other
+    than a line end follows them."""
+
+    def __init__(self, out: Any):
+        self.out = out
+        self.held = ""
+
+    def write(self, text: str) -> int:
+        import re
+
+        whole = self.held + text
+        kept = whole.rstrip(" ")
+        self.held = whole[len(kept):]
+        self.out.write(re.sub(r" +\n", "\n", kept))
+        return len(text)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:  # encoding, fileno, …: the stream's own
+        return getattr(self.out, name)
+
+
+def on_terminal() -> bool:
+    """stdout is a terminal (not a pipe or a file)."""
+    return sys.stdout.isatty()
+
+
+PIPED_FIGURE_ROWS = 20  # a figure's most rows off a terminal: a page of a pager, a screenful of a log
+
+
+def figure_rows(asked: int) -> tuple[int, int]:
+    """(rows a figure is drawn at, the most it may take): `asked` and the terminal's height less two rows (the
+    prompt, the command), or PIPED_FIGURE_ROWS when not on a terminal. The figures grew to 70-75 rows to keep
+    close values apart, taller than the terminal, and as tall when piped."""
+    import shutil
+
+    most = max(12, shutil.get_terminal_size().lines - 2) if on_terminal() else PIPED_FIGURE_ROWS
+    return min(asked, most), most
 
 
 def _color() -> bool:
@@ -58,6 +106,13 @@ def _markdown(rows: list[tuple], header: tuple) -> str:
     return "\n".join(lines) + "\n"
 
 
+def report_block(report: dict[str, Any]):
+    """The axes table with its title and terminations on lines of their own (`views.report.report_block`)."""
+    from workbench.views.report import report_block as block
+
+    return block(report)
+
+
 def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
     """The report in `fmt`; `brief` (after a run, as a table) prints the four axes and where the rest is."""
     if fmt == "json":
@@ -72,12 +127,12 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
                          + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
     elif brief:  # (a table after a run)
         out = console()
-        out.print(report_table(report))
+        out.print(report_block(report))
         out.print(f"the full diagnostics (splits, analytics, stopping behaviour, legend): agenthop-tui --batch report "
                   f"{report['run']}", markup=False, style="dim")
     else:
         out = console()
-        out.print(report_table(report))
+        out.print(report_block(report))
         details = Table(title="diagnostics", title_justify="left")
         for col in ("section", "metric", "ST", "MT", "all"):
             details.add_column(col, justify="left" if col in ("section", "metric") else "right")
@@ -186,6 +241,9 @@ def _print_fingerprints(out: Any, panel: dict[str, Any]) -> None:
         out.print(Text(figures))
 
 
+NAME_ROOM = {"run": 32, "who": 24}  # the leaderboard's name columns: never narrower than their names up to this
+
+
 def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
     if fmt == "json":
         print_json(boards)
@@ -196,10 +254,16 @@ def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
     for board in boards:
         header, rows = leaderboard_cells(board)
         table = Table(title=Text(leaderboard_title(board)), title_justify="left")
+        names = {col: min(NAME_ROOM[col], max(len(col), *(len(r[i]) for r in rows)))
+                 for i, col in enumerate(header) if col in NAME_ROOM}
         for i, col in enumerate(header):
-            table.add_column(col, justify="left" if col in ("run", "who") else "right")
+            # a narrow terminal squeezes the numbers, not the names: clipped at their end, three runs named
+            # alike read `openai_fake-model-…`; beyond their room they lose their middle instead
+            table.add_column(col, justify="left" if col in ("run", "who") else "right", no_wrap=col in names,
+                             min_width=names.get(col))
         for row in rows:
-            table.add_row(*map(Text, row))
+            table.add_row(*(Text(clip_middle(cell, names[col]) if col in names else cell)
+                            for col, cell in zip(header, row)))
         out.print(table)
         for line in leaderboard_notes(board):
             out.print(line, markup=False, style="dim")
@@ -319,7 +383,8 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
         if note:
             out.print(note, markup=False)
     if len(result["budgets"]) >= 2:
-        sys.stdout.write(plateau_figure(result, 78, 22, TERMINAL_PALETTE if _color() else None) + "\n")
+        rows, most = figure_rows(22)
+        sys.stdout.write(plateau_figure(result, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
 
 
 def print_strategies(comparison: dict[str, Any], fmt: str) -> None:
@@ -376,7 +441,8 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
         out.print(f"k = {', '.join(map(str, report['ks_unavailable']))} exceed K = {report['k_max']}: not shown",
                   markup=False)
     out.print(report["tie_rule"], markup=False)
-    sys.stdout.write(parallel_figure(report, 78, 18, TERMINAL_PALETTE if _color() else None) + "\n")
+    rows, most = figure_rows(18)
+    sys.stdout.write(parallel_figure(report, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
     _print_judges(out, report)
 
 

@@ -53,7 +53,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _external_scores(path: Path) -> dict[str, float]:
-    """run,score rows (a header line is allowed) for the Spearman correlation."""
+    """run,score rows (a header line is allowed) for the Spearman correlation. A file without one (JSON, another
+    delimiter, empty) is refused naming the file or its line: it was read as nothing and the panel printed
+    without the correlation, silently."""
     import csv
 
     try:
@@ -62,14 +64,18 @@ def _external_scores(path: Path) -> dict[str, float]:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     out = {}
     for lineno, row in enumerate(rows, 1):
-        if len(row) < 2 or not row[0].strip():
+        if not any(cell.strip() for cell in row):
             continue
+        if len(row) < 2 or not row[0].strip():
+            raise UsageError(f"{path}:{lineno}: expected a run,score row (a CSV file), got {','.join(row)[:40]!r}")
         try:
             out[row[0].strip()] = float(row[1])
         except ValueError:
             if lineno == 1:
                 continue
             raise UsageError(f"{path}:{lineno}: field 'score' must be a number, got {row[1]!r}") from None
+    if not out:
+        raise UsageError(f"{path}: no run,score rows (a CSV file: a run's name and its score on each line)")
     return out
 
 

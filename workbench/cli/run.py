@@ -137,7 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         est = estimate(spec, items, paths.store_path(args.db))
         print_estimate(est, [i.id for i in items], spec.agent == "llm", args.format)
         return ExitCode.OK
-    store = _held(open_store(paths.store_path(args.db)))
+    store = _held(open_store(paths.new_store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     if args.format == "table":  # the four axes only: the analytics and the reference block are `report`'s
         from workbench.service.reports import run_report
@@ -203,7 +203,7 @@ def cmd_scale(args: argparse.Namespace) -> int:
             spec = replace(base, name=group, verifier_options=_verifier_options(args))
             sweeps.append(scaling.sequential_specs(spec, args.axis, grid, args.protocol, strategy,
                                                    args.verifier if strategy == "verifier" else None))
-        store = _held(open_store(paths.store_path(args.db)))
+        store = _held(open_store(paths.new_store_path(args.db)))
         for specs in sweeps:
             scaling.check_group(store, specs[0].group, specs)
         results = []
@@ -270,7 +270,7 @@ def _scale_tools(args: argparse.Namespace) -> int:
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported, args.data)
-    store = _held(open_store(paths.store_path(args.db)))
+    store = _held(open_store(paths.new_store_path(args.db)))
     results = []
     for spec in specs:
         results.append(execute(spec, corpus, store, args.quiet))
@@ -318,7 +318,7 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     judge = _judge(args, spec)
     if args.judge_trials > 1 and judge is None:
         raise UsageError("--judge-trials needs a judge (--judge evidence, same or a model)")
-    store = _held(open_store(paths.store_path(args.db)))
+    store = _held(open_store(paths.new_store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
     report = asyncio.run(scaling.parallel_report(store, spec.name, corpus, ks, judge, n_orders=args.orders,
                                                  seed=args.seed, tie_rule=args.tie_rule,

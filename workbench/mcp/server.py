@@ -38,9 +38,194 @@ def client_label(name: Any) -> str:
     return text[:MAX_CLIENT_CHARS] or "unknown"
 
 
+<<<<<<< HEAD
 def _result(reply: Reply) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=t) for t in reply.texts],
                                 is_error=reply.error)
+=======
+@dataclass
+class _Offer:
+    """An item the runner is ready to start, waiting for a client's next_item."""
+
+    item: Item
+    replicate: int
+    agent: ExternalAgent
+    claimed: asyncio.Future
+
+
+@dataclass
+class _Open:
+    """The episode a client is playing: its steps as they happen, and its end."""
+
+    item: Item
+    replicate: int
+    agent: ExternalAgent
+    steps: list[Step] = field(default_factory=list)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    trajectory: Trajectory | None = None
+
+
+class Campaign:
+    """One run served to MCP clients. The runner starts at the first next_item, as `mcp:<client>`."""
+
+    def __init__(self, base: RunSpec, corpus: Corpus, store: Store):
+        self.base = base
+        self.corpus = corpus
+        self.store = store
+        self.client: str | None = None
+        self.runner: Runner | None = None
+        self.task: asyncio.Task | None = None
+        self.offers: asyncio.Queue[_Offer] = asyncio.Queue()
+        self.current: _Open | None = None
+        self.started = asyncio.Event()
+        self.finished = asyncio.Event()
+        self.lock = asyncio.Lock()  # one call at a time, in the order they came
+
+    # ---------------------------------------------------------------- the runner
+
+    async def _start(self, client: str) -> str | None:
+        """Start (or join) the run for `client`; a refusal's text, or None."""
+        if self.task is not None and not self.task.done():
+            if client != self.client:
+                return OTHER_CLIENT.format(run=self.base.name, client=self.client, other=client)
+            return None
+        if self.finished.is_set():
+            return None
+        self.client = client
+        spec = replace(self.base, agent=mcp_agent_name(client))
+        self.runner = Runner(spec, self.corpus, self.store, factory=self._factory, on_event=self._event)
+        self.started.clear()
+        self.task = asyncio.create_task(self.runner.run(locked=True))
+        waiter = asyncio.create_task(self.started.wait())
+        await asyncio.wait({self.task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        if self.task.done() and not self.started.is_set():
+            exc = self.task.exception()
+            self.task = None
+            return f"The run cannot start: {exc}"
+        return None
+
+    async def _factory(self, item: Item, replicate: int, attempt: int) -> ExternalAgent:
+        """The agent of the runner's next episode, handed over when a client asks for the next item."""
+        assert self.runner is not None
+        offer = _Offer(item, replicate, ExternalAgent(self.runner.spec.agent),
+                       asyncio.get_running_loop().create_future())
+        await self.offers.put(offer)
+        await offer.claimed
+        return offer.agent
+
+    def _event(self, event: RunEvent) -> None:
+        if event.kind == "started":
+            self.started.set()
+        elif event.kind == "step" and self.current is not None and event.step is not None:
+            self.current.steps.append(event.step)
+        elif event.kind == "trajectory" and self.current is not None:
+            self.current.trajectory = event.trajectory
+            self.current.ended.set()
+        elif event.kind == "finished":
+            self.finished.set()
+
+    async def close(self) -> None:
+        """Stop the runner: an episode in flight stays unfinished (a resume redoes it), the run interrupted."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+
+    # ---------------------------------------------------------------- the client's calls
+
+    async def next_item(self, client: str) -> types.CallToolResult:
+        async with self.lock:
+            refused = await self._start(client)
+            if refused:
+                return _result([refused], error=True)
+            if self.current is not None and not self.current.ended.is_set():
+                return _result([ITEM_OPEN.format(item=self.current.item.id)], error=True)
+            offer = await self._next_offer()
+            if offer is None:
+                return _result([self._all_done()])
+            self.current = _Open(offer.item, offer.replicate, offer.agent)
+            offer.claimed.set_result(None)
+            shown = await _first(offer.agent.turn(), self.current.ended.wait())
+            texts = offer.agent.seen[-1].texts if shown == 0 else []
+            runner = self.runner
+            header = (f"Item: {offer.item.id}\nReplicate: {offer.replicate}\nRun: {self.base.name} "
+                      f"({runner.done + 1} of {runner.planned})" if runner else f"Item: {offer.item.id}")
+            return _result([header, *texts])
+
+    async def _next_offer(self) -> _Offer | None:
+        if not self.offers.empty():
+            return self.offers.get_nowait()
+        if self.task is None or self.task.done():
+            return None
+        getter = asyncio.create_task(self.offers.get())
+        which = await _first(getter, self.task)
+        if which == 0:
+            return getter.result()
+        getter.cancel()
+        return None
+
+    def _all_done(self) -> str:
+        runner = self.runner
+        done, planned = (runner.done, runner.planned) if runner else (0, 0)
+        return ALL_DONE.format(run=self.base.name, done=done, planned=planned)
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """One of the seven tools (or any other name: the protocol answers it) as the open episode's next turn."""
+        async with self.lock:
+            episode = self.current
+            if episode is None:
+                return _result([NO_ITEM], error=True)
+            if episode.ended.is_set():
+                return _result([self._ended(episode)], error=True)
+            mark = len(episode.steps)
+            try:
+                episode.agent.send(name, arguments)
+            except NotYourTurn:
+                return _result([NO_ITEM], error=True)
+            waits = [episode.agent.turn(), episode.ended.wait()] + ([self.task] if self.task is not None else [])
+            which = await _first(*waits)
+            if which == 0 and not episode.ended.is_set():
+                return _result(episode.agent.seen[-1].texts)  # the tool result with its footer, then any nudge
+            if which == 2 and not episode.ended.is_set():  # the run itself stopped (our failure, or the server closing): never wait forever
+                return _result([f"The run stopped: {self._stopped()}"], error=True)
+            return _result([*_last_words(episode.steps[mark:]), self._ended(episode)])
+
+    def _stopped(self) -> str:
+        task = self.task
+        if task is None or task.cancelled():
+            return "the server is closing"
+        exc = task.exception()
+        return f"{type(exc).__name__}: {exc}" if exc else "every item is finished"
+
+    def _ended(self, episode: _Open) -> str:
+        termination = episode.trajectory.termination if episode.trajectory else "stopped"
+        return ENDED.format(item=episode.item.id, termination=termination)
+
+
+def _last_words(steps: list[Step]) -> list[str]:
+    """What the call that ended an episode produced: its result with the status footer (the protocol sends
+    nothing back after the end, so the footer is worded from the step's ledger), or the harness's note."""
+    for step in reversed(steps):
+        if step.kind == "tool":
+            return [(step.text or "") + status_footer(step.ledger, tokens_measured=False)]
+        if step.kind in ("harness", "error") and step.text:
+            return [step.text]
+    return []
+
+
+async def _first(*awaitables: Any) -> int:
+    """The index of the first of `awaitables` to finish; the others are cancelled (tasks given are not)."""
+    tasks = [a if isinstance(a, asyncio.Task) else asyncio.ensure_future(a) for a in awaitables]
+    done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    for a, t in zip(awaitables, tasks):
+        if t not in done and not isinstance(a, asyncio.Task):
+            t.cancel()
+    return next(i for i, t in enumerate(tasks) if t in done)
+
+
+def _result(texts: list[str], error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=t) for t in texts], is_error=error)
+>>>>>>> issue-26
 
 
 # ---------------------------------------------------------------- the MCP server

@@ -204,7 +204,7 @@ def _last_words(steps: list[Step], prompts: Any) -> list[str]:
     the harness's note."""
     for step in reversed(steps):
         if step.kind == "tool":
-            return [(step.text or "") + prompts.footer(step.ledger)]
+            return [(step.text or "") + prompts.footer(step.ledger, tokens_measured=False)]  # a client's: unseen
         if step.kind in ("harness", "error") and step.text:
             return [step.text]
     return []

@@ -21,6 +21,24 @@ def store_path(flag: str | None = None) -> Path:
     return Path(platformdirs.user_data_dir(APP)) / "store.sqlite"
 
 
+class StoreLocationError(ValueError):
+    """A store asked for (--db, AGENTHOP_DB) in a directory that does not exist: a typo, most likely."""
+
+    exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
+
+def new_store_path(flag: str | None = None) -> Path:
+    """`store_path` for a command that creates the store when there is none. A store chosen by --db or
+    AGENTHOP_DB goes only into a directory that exists (`run --db /typo/dir/x.sqlite` made the directories and a
+    store, while `report --db` on the same path said "no store"); the user data dir is made on first use."""
+    path = store_path(flag)
+    chosen = bool(flag) or bool(os.environ.get("AGENTHOP_DB"))
+    if chosen and not path.exists() and not path.parent.is_dir():
+        raise StoreLocationError(f"no directory {path.parent} for the store {path.name}: create it first, "
+                                 "or choose another --db")
+    return path
+
+
 def cache_dir() -> Path:
     env = os.environ.get("AGENTHOP_CACHE")
     return Path(env).expanduser() if env else Path(platformdirs.user_cache_dir(APP))

@@ -73,6 +73,14 @@ class WorkbenchApp(App[int]):
         markup in them would be dropped ("[learning]") or raise ("[/INST]"). No notification uses markup."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def action_help_quit(self) -> None:
+        """ctrl+c's "how to quit" hint, in plain words: Textual writes it in markup ("Press [b]q[/b] …"), which
+        `notify` here shows as typed."""
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {key} to quit the app", title="Do you want to quit?")
+                return
+
     # ------------------------------------------------------------ store
 
     def open_store(self, create: bool = True):

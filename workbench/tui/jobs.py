@@ -35,12 +35,20 @@ def session_seconds(run: dict[str, Any]) -> float:
         return 0.0
 
 
+def tokens_measured(spec: Any) -> bool:
+    """Whether the run's token counts are measurements (the reports' one rule): a scripted agent calls no model."""
+    from workbench.service.reports import measures_tokens
+
+    return measures_tokens({"agent": spec.agent, "identity": {"estimate_tokens": spec.estimate_tokens}})
+
+
 class RunJob:
     def __init__(self, spec: Any, store_path: Path, cache_dir: Path):
         self.spec = spec
         self.store_path = store_path
         self.cache_dir = cache_dir
         self.monitor = RunMonitor(spec.name, spec.effective_caps().as_dict())
+        self.monitor.tokens_measured = tokens_measured(spec)
         self.runner: Any = None
         self.worker: Any = None
         self.result: dict[str, Any] | None = None

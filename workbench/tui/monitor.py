@@ -105,6 +105,7 @@ class RunMonitor:
     def __init__(self, name: str, caps: dict[str, Any], clock: Callable[[], float] = time.monotonic):
         self.name = name
         self.caps = caps
+        self.tokens_measured = True  # False for a scripted agent: its 0 tokens are no measurement (the Live "—")
         self.clock = clock
         self._lock = threading.Lock()
         self.version = 0

@@ -46,7 +46,7 @@ def _min_gap(values: list[float]) -> float:
     return min((b - a for a, b in zip(points, points[1:])), default=math.inf)
 
 
-def value_axis(values: list[float], rows: int, bars: bool = False) -> ValueAxis:
+def value_axis(values: list[float], rows: int, bars: bool = False, limit: int | None = None) -> ValueAxis:
     """The y axis for `values` on about `rows` rows, with more rows when two different values would otherwise
     share a row (or, with `bars` standing on zero, two bars of different values would be equally tall): the row
     step is at most the smallest gap between values. Ticks are round values at equal row intervals, 2 to 9 of
@@ -54,7 +54,10 @@ def value_axis(values: list[float], rows: int, bars: bool = False) -> ValueAxis:
 
     Of the layouts that keep the values apart, the tallest that fits in `rows`, else the shortest that does not
     (the figure grows and scrolls rather than merge two values), else (closer than MAX_AXIS_ROWS can tell apart)
-    the finest. A flat series gets a band of ±0.05 around it."""
+    the finest. A flat series gets a band of ±0.05 around it.
+
+    With `limit`, no layout taller than `limit` rows (unless none is that short): the figure fits the terminal
+    (a 40-row terminal got plots 70-75 rows tall), and values closer than its rows can tell may share a row."""
     points = sorted({round(float(v), 9) for v in values} | ({0.0} if bars else set()))  # 1e-9 apart: one value
     gap = min(_min_gap(points), _min_gap([abs(v) for v in points]) if bars else math.inf)
     low, high = points[0], points[-1]
@@ -63,6 +66,8 @@ def value_axis(values: list[float], rows: int, bars: bool = False) -> ValueAxis:
     layouts = [a for tick in _tick_steps(high - low) for every in ROWS_PER_TICK
                for a in [_layout(low, high, tick, every)] if a.rows <= MAX_AXIS_ROWS
                and 1 <= (a.rows - 1) // every <= MAX_TICKS - 1]
+    if limit is not None:
+        layouts = [a for a in layouts if a.rows <= limit] or [min(layouts, key=lambda a: a.rows)]
     apart = [a for a in layouts if a.step <= gap * (1 + 1e-9)]
     if not apart:
         return min(layouts, key=lambda a: (a.step, a.rows))

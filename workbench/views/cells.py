@@ -65,3 +65,23 @@ def lineage_cell(family: str | None, tier: str | None) -> str:
     if not family and not tier:
         return NOT_MEASURED
     return f"{family_cell(family)} · {tier_cell(tier, short=True)}"
+
+
+def clip_middle(text: str, limit: int) -> str:
+    """`text` in at most `limit` cells, its middle elided: names that differ at the end (`…-builtin-2`,
+    `…-builtin-3`) stay told apart, where clipping the end showed three runs alike (`openai_fake-model-…`)."""
+    from rich.cells import cell_len, chop_cells
+
+    if limit <= 0:
+        return ""
+    if cell_len(text) <= limit:
+        return text
+    if limit == 1:
+        return "…"
+    head = chop_cells(text, (limit - 1) - (limit - 1) // 2)[0]
+    tail, room = "", (limit - 1) // 2
+    for ch in reversed(text):
+        if cell_len(ch + tail) > room:
+            break
+        tail = ch + tail
+    return head + "…" + tail

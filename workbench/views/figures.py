@@ -59,18 +59,22 @@ def bar_ticks(transitions: list[dict[str, Any]], width: int) -> list[str]:
     return [str(i) for i in range(1, len(transitions) + 1)]
 
 
-def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
+def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Palette | None,
+                   max_rows: int | None = None) -> str:
     """Accuracy per budget (line) with the plateau marked, above C_k per transition (bars coloured by sign).
     Each panel takes half of `height`, or more when its values need the rows (`value_axis`): the figure may be
-    taller than asked."""
+    taller than asked, but never than `max_rows` (the terminal's)."""
     pal = palette or {}
     labels = [str(b) for b in result["budgets"]]
     x = list(range(1, len(labels) + 1))
     transitions = result["transitions"]
     bounds = [t["c_k"] for t in transitions if t.get("c_k") is not None]
-    top = value_axis(result["accuracy"], height // 2 - PANEL_OVERHEAD)
+    cap = None if max_rows is None else max(max_rows, 2 * PANEL_OVERHEAD + 4)
+    top = value_axis(result["accuracy"], height // 2 - PANEL_OVERHEAD,
+                     limit=None if cap is None else cap // 2 - PANEL_OVERHEAD)
     # bars stand on zero: different bounds get different heights
-    bottom = value_axis(bounds, height - height // 2 - PANEL_OVERHEAD, bars=True) if bounds else None
+    bottom = value_axis(bounds, height - height // 2 - PANEL_OVERHEAD, bars=True,
+                        limit=None if cap is None else cap - cap // 2 - PANEL_OVERHEAD) if bounds else None
     upper = top.rows + PANEL_OVERHEAD
     lower = bottom.rows + PANEL_OVERHEAD if bottom else max(PANEL_OVERHEAD, height - upper)
     plt = _figure(width, upper + lower)  # taller than asked when the values need the rows
@@ -110,15 +114,17 @@ def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Pal
 MARKERS = {"pass_at_k": "o", "majority": "x", "pointwise": "+", "pairwise": "*"}  # tell the lines apart uncoloured
 
 
-def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
+def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Palette | None,
+                    max_rows: int | None = None) -> str:
     """pass@k and each committing strategy against k (the gap is the distance between the lines), with a legend;
     each line has its own marker, so the series are told apart without colour (NO_COLOR, an ANSI theme). Taller
-    than `height` when two values would otherwise share a row (`value_axis`)."""
+    than `height` when two values would otherwise share a row (`value_axis`), but never than `max_rows`."""
     pal = palette or {}
     rows = report["per_k"]
     x = [r["k"] for r in rows]
     names = strategies(report)
-    axis = value_axis([r[n] for r in rows for n in names], height - FIGURE_OVERHEAD)
+    axis = value_axis([r[n] for r in rows for n in names], height - FIGURE_OVERHEAD,
+                      limit=None if max_rows is None else max(max_rows - FIGURE_OVERHEAD, 3))
     plt = _figure(width, axis.rows + FIGURE_OVERHEAD)  # taller than asked when the values need the rows
     plt.title("pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report.get("judge") else "")
               + " · ░ gap to the best strategy")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
@@ -294,6 +295,15 @@ def report_table(report: dict[str, Any]) -> Table:
     table.caption = Text(f"terminations: {terms}" + _cost_note(report))
     table.caption_justify = "left"
     return table
+
+
+def report_block(report: dict[str, Any]) -> Group:
+    """`report_table` with its title above and its terminations line below as lines of their own: as the table's
+    title and caption they wrapped to its width (about 80 cells) on any terminal, and when piped."""
+    table = report_table(report)
+    title, caption = table.title, table.caption
+    table.title = table.caption = None
+    return Group(title, table, caption)
 
 
 def analytics_lines(report: dict[str, Any]) -> list[str]:

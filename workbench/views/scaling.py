@@ -4,7 +4,6 @@ from __future__ import annotations
 from typing import Any
 
 
-from stats.bootstrap import no_variation
 from workbench.views.cells import NOT_MEASURED, pct, sig, usd as money
 
 Palette = dict[str, tuple[int, int, int] | str]
@@ -114,6 +113,8 @@ def _interval(ci: list[float] | None, compact: bool) -> str:
     every resample gave the same value (every item's value equal), which is no certainty and no interval."""
     if not ci:
         return ""
+    from stats.bootstrap import no_variation  # numpy: imported where an interval is shown, not with the module
+
     if no_variation(*ci):
         return "\nno variation"
     lo, hi = 100 * ci[0], 100 * ci[1]

@@ -40,6 +40,11 @@ def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[s
     if study is not None and any(_is_budget(key) for key in data):
         raise ScalingInputError(f"--study: {path} holds one study (its keys are budgets)")
     if not any(_is_budget(key) for key in data):  # {study: {budget: {item: score}}}
+        odd = next((key for key, value in data.items()
+                    if not (isinstance(value, dict) and any(_is_budget(k) for k in value))), None)
+        if odd is not None:  # {"a": 1} was said to hold "several studies"
+            raise ScalingInputError(f"{path}: {odd!r} is neither a budget (8k, 16, …) nor a study of budgets; "
+                                    'expected {"budget": {"item": score}} or {"study": {"budget": {"item": score}}}')
         if study is None:
             raise ScalingInputError(f"{path} holds several studies; choose one with --study: {', '.join(data)}")
         if study not in data:

@@ -3,13 +3,15 @@ accuracy over the levels (`stats.plateau`), and what each level spent and reache
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sandbox.runner import RunSpec
 from stats.plateau import parse_budget, plateau
 from storage import Store
+
+if TYPE_CHECKING:  # the runner (80 ms of imports) only names a type here: reading a plateau never needs it
+    from sandbox.runner import RunSpec
 
 AXES = ("tokens", "points", "turns")
 
@@ -30,6 +32,8 @@ def parse_grid(text: str, axis: str = "tokens") -> list[str]:
     labels = [t.strip() for t in text.split(",") if t.strip()]
     seen: dict[float, str] = {}
     for label in labels:
+        if label.startswith("-"):
+            raise ScalingInputError(f"--grid: {label!r} is negative: a budget is a positive amount of {axis}")
         if axis != "tokens" and not label.isdigit():
             raise ScalingInputError(f"--grid: {label!r} is not a whole number of {axis} "
                                     "(the k/M suffix is for the token axis)")

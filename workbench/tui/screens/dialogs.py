@@ -130,7 +130,8 @@ class ExportModal(CheckedInputModal[tuple[Path, bool] | None]):
         with Vertical(classes="dialog"):
             yield Static(Text(f"Export '{self.run_name}' as JSONL"), classes="dialog-title")
             yield Input(str(self.default), id="export-path")
-            yield Checkbox("include every step (full tool outputs)", id="export-steps")
+            # on by default: the same lines as `--batch export --format jsonl`, which always has the steps
+            yield Checkbox("include every step (full tool outputs)", True, id="export-steps")
             yield Static("", id="export-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")

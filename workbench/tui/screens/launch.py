@@ -375,8 +375,9 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     qtype = {"st": "single-target", "mt": "multi-target"}.get(cut.get("question_type"), cut.get("question_type"))
     values = {
         "dataset_kind": "builtin" if builtin else "release", "path": "" if builtin else run["dataset"],
-        "agent": run["agent"], "model": run.get("model") or "", "base_url": str(options.pop("base_url", "") or ""),
-        "client": str(options.pop("client", "") or "auto"),
+        "agent": run["agent"], "model": run.get("model") or "", "base_url": _last(config.get("base_urls"),
+                                                                                    options.pop("base_url", "")),
+        "client": _last(config.get("clients"), options.pop("client", "")) or "auto",
         "local_threads": str(options.pop("local_threads", "") or ""),
         "ablation": run.get("ablation") or "full", "budget": str(budget), "max_turns": str(max_turns),
         "max_tokens": str(max_tokens),
@@ -403,6 +404,12 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
         raise ValueError(f"'{name}' cannot be relaunched from the form ({differences_phrase(differ)}); "
                          "resume it with the --batch run command that started it")
     return values, options
+
+
+def _last(used: list[str] | None, fallback: Any) -> str:
+    """The last of the values a run recorded using (its base URLs, its clients: execution options, kept in its
+    config, never in the identity's agent options), else `fallback`: a relaunch goes where the run last went."""
+    return str((used or [None])[-1] or fallback or "")
 
 
 def _field(label: str, widget, classes: str = "") -> Horizontal:
@@ -447,10 +454,11 @@ class LaunchScreen(ModalScreen):
                     yield _field("Path", Input(v["path"], placeholder="/path/to/release (qa/, graphs/, paper_pool/)",
                                                id="path"), "wide")
                 with Horizontal(classes="form-row"):
-                    yield _field("Agent", Select(agent_options, value=v["agent"], allow_blank=False, id="agent"))
-                    yield _field("Model", Input(v["model"], placeholder="provider/model", id="model"))
+                    yield _field("Agent", Select(agent_options, value=v["agent"], allow_blank=False, id="agent"),
+                                 "agent")
+                    yield _field("Model", Input(v["model"], placeholder="provider/model", id="model"), "model")
                     yield _field("Base URL", Input(v["base_url"], placeholder="http://127.0.0.1:8000/v1",
-                                                   id="base_url"))
+                                                   id="base_url"), "url")
                     yield _field("Client", Select([(c, c) for c in CLIENTS], value=v.get("client", "auto"),
                                                   allow_blank=False, id="client"), "client")
                 with Horizontal(classes="form-row"):

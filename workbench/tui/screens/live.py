@@ -147,7 +147,8 @@ class LiveScreen(Screen):
                                style=level_style(self.app, level(e.points_used, budget))),
                     meter_text(e.turn, max_turns, bars[1], style=level_style(self.app, level(e.turn, max_turns))),
                     meter_text(e.tokens, max_tokens, bars[2], "tokens",
-                               style=level_style(self.app, level(e.tokens, max_tokens))),
+                               style=level_style(self.app, level(e.tokens, max_tokens)))
+                    if self.monitor.tokens_measured else Text("— not measured", style="dim"),
                     last]
 
         rows = [cells(e) for e in episodes]

@@ -21,7 +21,7 @@ from workbench.service.runlist import natural_key
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.tables import RunsTable, clear_rows, clicked_sort, column_room
-from workbench.tui.widgets.plaintext import clip, display_path, sanitize
+from workbench.tui.widgets.plaintext import clip, clip_middle, display_path, sanitize
 
 COLUMNS = (("name", "NAME"), ("agent", "AGENT / MODEL"), ("dataset", "DATA"), ("done", "DONE"),
            ("accuracy", "ACC"), ("cost", "COST"), ("status", "STATE"))
@@ -203,10 +203,13 @@ class RunsScreen(Screen):
         else:
             status_text = Text(status)
         acc = fraction(row["accuracy"])
-        cost = usd(row["cost_usd"])
+        # a model run without prices is "unpriced" (its tokens are measured), as `runs` and the reports say; "—"
+        # is a scripted agent's cost, never measured (the list said "—" for both)
+        cost = "unpriced" if row["cost_usd"] is None and row.get("model") else usd(row["cost_usd"])
         name_width, agent_width = self.widths
-        name = Text(clip(("● " if row["name"] in self.marked else "") + sanitize(row["name"]), name_width))
-        return [name, Text(clip(sanitize(agent_label(row)), agent_width)),
+        # the middle elided: runs named alike up to their end stay told apart at 80 columns
+        name = Text(clip_middle(("● " if row["name"] in self.marked else "") + sanitize(row["name"]), name_width))
+        return [name, Text(clip_middle(sanitize(agent_label(row)), agent_width)),
                 Text(clip(sanitize(dataset_label(row["dataset"])), 16)),
                 Text(f"{row['done']}/{row['planned']}", justify="right"), Text(acc, justify="right"),
                 Text(cost, justify="right"), status_text]
@@ -239,13 +242,15 @@ class RunsScreen(Screen):
                 for (key, _), value in zip(COLUMNS, self._cells(row)):
                     table.update_cell(row["name"], key, value, update_width=True)
             return
-        current = self.current_name()
+        current, position = self.current_name(), table.cursor_row
         clear_rows(table)
         for row in rows:
             table.add_row(*self._cells(row), key=row["name"])
         self.shown = names
         if current in names:
             table.move_cursor(row=names.index(current), animate=False)
+        elif names and position:  # its run is gone (deleted): the same place, or the new last row
+            table.move_cursor(row=min(position, len(names) - 1), animate=False)
 
     def _label_columns(self) -> None:
         table = self.query_one(DataTable)

@@ -241,13 +241,15 @@ class PlotView(Static):
 
     def rebuild(self) -> None:
         """Draw at this widget's width and half the screen's height (at least MIN_PLOT_ROWS), then take the
-        figure's own height: a figure grows when its values need more rows to stay apart (the body scrolls)."""
+        figure's own height: a figure grows when its values need more rows to stay apart, up to the screen's
+        height (it grew to 70 rows in a 40-row terminal)."""
         width = self.content_size.width
         height = max(MIN_PLOT_ROWS, self.app.size.height // 2)
         if self.draw is None or width < 10:
             self.text = Text("")
         else:
-            figure = self.draw(width, height, theme_palette(self.app.theme_variables))
+            most = max(MIN_PLOT_ROWS, self.app.size.height)  # the body scrolls: the plot alone fits the screen
+            figure = self.draw(width, height, theme_palette(self.app.theme_variables), most)
             self.text = Text.from_ansi(figure, no_wrap=True)
             self.styles.height = len(self.text.plain.splitlines())
         self.update(self.text)
@@ -315,9 +317,9 @@ class ScalingScreen(Screen):
         self.set_interval(0.5, self._watch_study)
         if not self.sources:
             self._caption(Text("No sequential groups or parallel runs in the store yet.\n\n"
-                               "Press n to launch a study here, or make one with `agenthop --batch scale sequential "
-                               "--axis points --grid 10,20,30 --run NAME` or `scale parallel --k 1,2,4 --run NAME`.",
-                               style="dim"))
+                               "Press n to launch a study here, or make one with `agenthop-tui --batch scale "
+                               "sequential --axis points --grid 10,20,30 --run NAME` or `scale parallel --k 1,2,4 "
+                               "--run NAME`.", style="dim"))
             self.query_one("#scaling-table").display = False
             return
         table.focus()

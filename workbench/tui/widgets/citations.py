@@ -58,6 +58,18 @@ class NeighbourhoodTree(Tree[Slot]):
         if target is not None:
             self.call_after_refresh(self.move_cursor, target)  # lines are laid out on the next refresh
 
+    def render_label(self, node: TreeNode[Slot], base_style: Style, style: Style) -> Text:
+        """The label cut to the room its indentation leaves, ending in "…" (the pane cut it with no mark that
+        there is more)."""
+        text = super().render_label(node, base_style, style)
+        depth, up = 0, node.parent
+        while up is not None:
+            depth, up = depth + 1, up.parent
+        room = self.scrollable_content_region.width - depth * self.guide_depth
+        if room > 0 and text.cell_len > room:
+            text.truncate(room, overflow="ellipsis")
+        return text
+
     def paper_label(self, s2id: str) -> Text:
         styles = self._styles()
         text = Text()

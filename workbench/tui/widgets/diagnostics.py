@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from rich.console import Group
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -240,8 +241,14 @@ class DiagnosticsPanel(VerticalScroll):
         axes = report_table(report)
         # the report's title holds the run name: never let it be read as markup
         model = f" {report['model']}" if report.get("model") else ""
-        axes.title = Text(f"{report['run']} · {report['agent']}{model} · {report['dataset']} · n={report['n']}")
-        self.query_one("#diag-axes", Static).update(axes)
+        title = Text(f"{report['run']} · {report['agent']}{model} · {report['dataset']} · n={report['n']}",
+                     style="italic")
+        # the title and the terminations line above and below the table, as wide as the pane: as the table's own
+        # title and caption they wrapped to its width (~80 cells) even at 160 columns
+        caption = axes.caption if isinstance(axes.caption, Text) else Text(str(axes.caption or ""))
+        caption.stylize("dim italic")
+        axes.title = axes.caption = None
+        self.query_one("#diag-axes", Static).update(Group(title, axes, caption))
         self.query_one("#diag-failures", Static).update(failures_table(report))
         if report["n"]:
             content = heatmap(self.transitions, blendable(self.app.theme_variables))

@@ -43,6 +43,13 @@ def clip(text: str, limit: int) -> str:
     return chop_cells(text, max(1, limit - 1))[0] + "…"
 
 
+def clip_middle(text: str, limit: int) -> str:
+    """`text` in at most `limit` cells, its middle elided (`views.cells.clip_middle`, the CLI's tables' too)."""
+    from workbench.views.cells import clip_middle as clipped
+
+    return clipped(text, limit)
+
+
 def wrap(text: str, width: int) -> list[str]:
     """Wrap sanitised text to `width` cells: at spaces where possible, hard breaks otherwise. Linear time."""
     width = max(1, width)

@@ -42,7 +42,11 @@ def column_room(table: DataTable, widths: Sequence[int]) -> int:
 
 
 class RunsTable(DataTable):
-    BINDINGS = [Binding("enter", "select_cursor", "Open", id="runs.open")]
+    # Home/End go to the first and last run: DataTable's own move a row cursor to the first and last column,
+    # which on a row cursor is nowhere
+    BINDINGS = [Binding("enter", "select_cursor", "Open", id="runs.open"),
+                Binding("home", "scroll_top", "First run", show=False, id="runs.first"),
+                Binding("end", "scroll_bottom", "Last run", show=False, id="runs.last")]
 
 
 class EpisodeTable(DataTable):
