@@ -407,7 +407,8 @@ def print_strategies(comparison: dict[str, Any], fmt: str) -> None:
         table.add_row(*map(Text, strategy_cells(row)))
     out.print(table)
     out.print(comparison["rule"], markup=False)
-    sys.stdout.write(strategies_figure(comparison, 78, 20, TERMINAL_PALETTE if _color() else None) + "\n")
+    rows, most = figure_rows(20)
+    sys.stdout.write(strategies_figure(comparison, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
 
 
 def print_parallel(report: dict[str, Any], fmt: str) -> None:
@@ -479,7 +480,8 @@ def _print_judges(out, report: dict[str, Any]) -> None:
                 table.add_row(*map(Text, trial_cells(r)))
             out.print(table)
     if len(report.get("judges") or []) > 0:
-        sys.stdout.write(judges_figure(report["judges"], 78, 14, TERMINAL_PALETTE if _color() else None) + "\n")
+        rows, most = figure_rows(14)
+        sys.stdout.write(judges_figure(report["judges"], 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
 
 
 def print_items(view, rows: list, flt, fmt: str) -> None:

@@ -59,6 +59,11 @@ def bar_ticks(transitions: list[dict[str, Any]], width: int) -> list[str]:
     return [str(i) for i in range(1, len(transitions) + 1)]
 
 
+def _row_limit(max_rows: int | None) -> int | None:
+    """The value axis's rows when the whole figure may take at most `max_rows` (the terminal's, or the screen's)."""
+    return None if max_rows is None else max(max_rows - FIGURE_OVERHEAD, 3)
+
+
 def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Palette | None,
                    max_rows: int | None = None) -> str:
     """Accuracy per budget (line) with the plateau marked, above C_k per transition (bars coloured by sign).
@@ -124,7 +129,7 @@ def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Pa
     x = [r["k"] for r in rows]
     names = strategies(report)
     axis = value_axis([r[n] for r in rows for n in names], height - FIGURE_OVERHEAD,
-                      limit=None if max_rows is None else max(max_rows - FIGURE_OVERHEAD, 3))
+                      limit=_row_limit(max_rows))
     plt = _figure(width, axis.rows + FIGURE_OVERHEAD)  # taller than asked when the values need the rows
     plt.title("pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report.get("judge") else "")
               + " · ░ gap to the best strategy")
@@ -170,7 +175,8 @@ STRATEGY_MARKERS = ("o", "x", "+", "*", "#")  # one per strategy group, told apa
 STRATEGY_COLOURS = ("line", "gain", "mark", "loss", "shade")  # palette roles cycled over the strategies
 
 
-def strategies_figure(comparison: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
+def strategies_figure(comparison: dict[str, Any], width: int, height: int, palette: Palette | None,
+                      max_rows: int | None = None) -> str:
     """The strategies overlaid (the study's Figure 6): accuracy against budget per strategy, each level's Wilson
     interval as a vertical bar, and each strategy's plateau budget (k*) circled; the legend names the k*."""
     from stats.plateau import parse_budget
@@ -180,7 +186,7 @@ def strategies_figure(comparison: dict[str, Any], width: int, height: int, palet
     at = {b: i + 1 for i, b in enumerate(budgets)}
     values = [v for s in comparison["studies"] for lv in s["levels"] for v in (lv["accuracy_ci"] or [])
               if v is not None]
-    axis = value_axis(values or [0.0, 1.0], height - FIGURE_OVERHEAD)
+    axis = value_axis(values or [0.0, 1.0], height - FIGURE_OVERHEAD, limit=_row_limit(max_rows))
     plt = _figure(width, axis.rows + FIGURE_OVERHEAD)
     plt.title(f"accuracy by {comparison['axis']} budget per strategy · bars: 95% Wilson · ◉ plateau (k*)")
     for i, study in enumerate(comparison["studies"]):
@@ -205,10 +211,11 @@ JUDGE_METRICS = (("tpr", "TPR"), ("fpr", "FPR"), ("precision", "precision"), ("a
                  ("self_choice", "self-choice"))
 
 
-def judges_figure(judges: list[dict[str, Any]], width: int, height: int, palette: Palette | None) -> str:
+def judges_figure(judges: list[dict[str, Any]], width: int, height: int, palette: Palette | None,
+                  max_rows: int | None = None) -> str:
     """Every judge of a run on one figure (self, external, evidence): its rates against the truth, one line each."""
     pal = palette or {}
-    plt = _figure(width, max(10, height))
+    plt = _figure(width, min(max(10, height), max_rows or max(10, height)))
     plt.title("judges against the truth (pointwise verdicts)")
     x = list(range(1, len(JUDGE_METRICS) + 1))
     for i, judge in enumerate(judges):
@@ -241,14 +248,15 @@ def registry_points(registry: dict[str, Any]) -> dict[str, list[tuple[float, flo
     return lines
 
 
-def registry_figure(registry: dict[str, Any], width: int, height: int, palette: Palette | None) -> str:
+def registry_figure(registry: dict[str, Any], width: int, height: int, palette: Palette | None,
+                    max_rows: int | None = None) -> str:
     """Accuracy against the number of out-of-domain tools, one line per description detail (the study's registry-size
     ablation), and the out-of-domain call share of the full-detail runs as a dotted line; each line has its own
     marker, so they are told apart without colour."""
     pal = palette or {}
     lines = registry_points(registry)
     values = [v for pts in lines.values() for _, acc, share in pts for v in (acc, share) if v is not None]
-    axis = value_axis(values or [0.0, 1.0], height - FIGURE_OVERHEAD)
+    axis = value_axis(values or [0.0, 1.0], height - FIGURE_OVERHEAD, limit=_row_limit(max_rows))
     plt = _figure(width, axis.rows + FIGURE_OVERHEAD)
     plt.title("accuracy vs extra tools, per detail · ood share (full) dotted")
     xs = sorted({x for pts in lines.values() for x, _, _ in pts})
