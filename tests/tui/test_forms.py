@@ -298,8 +298,9 @@ async def test_a_prompts_file_is_checked_in_the_form_and_recorded_by_the_run_it_
         await pilot.pause()
         assert form.result.errors["prompts"].startswith("prompts file differs from the stored run's (a file hashed")
         await pilot.press("escape")
-        await settle(pilot, app)  # the runs list refreshes in a worker: under load "mine" was not listed yet
+        await settle(pilot, app)
         home = app.screen
+        home.reload()  # what its one-second poll does: under load the poll had not yet listed "mine"
         home.query_one(DataTable).move_cursor(row=home.shown.index("mine"))
         await pilot.press("R")  # relaunch: the form opens, asking for the run's prompts file
         await pilot.pause()
