@@ -153,9 +153,10 @@ def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, 
     return report, transitions
 
 
-def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None) -> dict[str, Any]:
+def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None,
+                 cache_dir: Any = None) -> dict[str, Any]:
     """`reports.panel.panel_report`, with the registry-size table when runs of the setting are among `names`."""
-    panel = _panel.panel_report(store, names, external)
+    panel = _panel.panel_report(store, names, external, cache_dir=cache_dir)
     registry = registry_table(store, names)
     if registry is not None:
         panel["registry"] = registry
