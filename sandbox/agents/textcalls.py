@@ -163,7 +163,31 @@ def cut_off_call(text: str | None, spans: list[tuple[int, int]] = ()) -> tuple[s
 
 def _open_brace(text: str) -> int | None:
     """Where a top-level `{` opens that never closes and whose text names a tool (`"name": "read_section"`)."""
-    depth, start = 0, None
+    start = _braces(text)[1]
+    if start is None:
+        return None
+    return start if any(f'"{name}"' in text[start:] for name in TOOL_NAMES) else None
+
+
+def _open_python_call(text: str) -> int | None:
+    """Where the last line starts when it opens a call to a known tool (`read_section(paper_id="…`) left unclosed."""
+    last = text.rstrip("\n").rsplit("\n", 1)[-1]
+    m = re.match(r"\s*(\w+)\(", last)
+    if m is None or m.group(1) not in TOOL_NAMES or _PY_CALL.match(last):
+        return None
+    return len(text.rstrip("\n")) - len(last)
+
+
+def _json_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each balanced top-level `{…}` (as `_json_objects` finds them)."""
+    return _braces(text)[0]
+
+
+def _braces(text: str) -> tuple[list[tuple[int, int]], int | None]:
+    """One scan of the top-level braces outside JSON strings: the (start, end) of each balanced `{…}`, and where a
+    `{` opens that never closes (None: all closed). A `\\"` inside a string does not end it."""
+    out: list[tuple[int, int]] = []
+    depth, start = 0, -1
     in_str = esc = False
     for i, ch in enumerate(text):
         if in_str:
@@ -182,43 +206,9 @@ def _open_brace(text: str) -> int | None:
             depth += 1
         elif ch == "}" and depth:
             depth -= 1
-    if depth == 0 or start is None:
-        return None
-    return start if any(f'"{name}"' in text[start:] for name in TOOL_NAMES) else None
-
-
-def _open_python_call(text: str) -> int | None:
-    """Where the last line starts when it opens a call to a known tool (`read_section(paper_id="…`) left unclosed."""
-    last = text.rstrip("\n").rsplit("\n", 1)[-1]
-    m = re.match(r"\s*(\w+)\(", last)
-    if m is None or m.group(1) not in TOOL_NAMES or _PY_CALL.match(last):
-        return None
-    return len(text.rstrip("\n")) - len(last)
-
-
-def _json_spans(text: str) -> list[tuple[int, int]]:
-    """The (start, end) of each balanced top-level `{…}` (as `_json_objects` finds them)."""
-    out, depth, start = [], 0, -1
-    in_str = esc = False
-    for i, ch in enumerate(text):
-        if in_str:
-            esc = (ch == "\\") and not esc
-            if ch == '"' and not esc:
-                in_str = False
-            elif ch != "\\":
-                esc = False
-            continue
-        if ch == '"':
-            in_str = True
-        elif ch == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
             if depth == 0:
                 out.append((start, i + 1))
-    return out
+    return out, (start if depth else None)
 
 
 def _lines(text: str) -> list[tuple[str, tuple[int, int]]]:
