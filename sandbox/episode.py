@@ -14,8 +14,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox.agents.base import (STOP_TEXT, Agent, InfrastructureError, ModelError, NonTransientModelError,
-                                 RefusedRequest, TransientModelError, arguments_json)
+from sandbox.agents.base import (STOP_TEXT, SUMMARIZE_TEXT, Agent, InfrastructureError, ModelError,
+                                 NonTransientModelError, RefusedRequest, TransientModelError, arguments_json)
+from sandbox.agents.continuation import unique_ids
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
 from sandbox.prompts import DEFAULT_PROMPTS, REVISION_HEAD, REVISION_TAIL, SUMMARY_HEAD, Prompt
@@ -130,6 +131,9 @@ class Episode:
         self.summary_pending = False  # the agent was asked to summarize: its next turn is the summary
         self.worked_since_extend = True  # a tool call other than submit since the last extension
         self.summaries = self.verifier_errors = 0
+        # every call id of the episode so far: ids stay unique within the trajectory even after a summary replaced
+        # the history the agent's own renaming looks at (issue 22's rule meeting issue 23's summarize strategy)
+        self.call_ids: set[str] = set()
         self._t0 = time.monotonic()
 
     # ------------------------------------------------------------ events
@@ -148,7 +152,8 @@ class Episode:
 
     async def run(self) -> Trajectory:
         """Play the episode to one of the five terminations."""
-        stop_text = STOP_TEXT.set(self.texts.stop)  # a scripted agent reads it (`answer_now`)
+        stop_text = STOP_TEXT.set(self.texts.stop)  # a scripted agent reads it (`answer_now`, `summary_requested`)
+        summarize_text = SUMMARIZE_TEXT.set(self.texts.summarize)
         try:
             termination = await self._loop()
         except asyncio.CancelledError:
@@ -160,6 +165,7 @@ class Episode:
             termination = "error"
         finally:
             STOP_TEXT.reset(stop_text)
+            SUMMARIZE_TEXT.reset(summarize_text)
         return self._trajectory(termination)
 
     async def _loop(self) -> str:
@@ -194,6 +200,8 @@ class Episode:
                 await self._emit("error", text=str(exc))
                 return "error"
             consecutive_errors = 0
+            turn = unique_ids(turn, self.messages, self.call_ids)
+            self.call_ids.update(c.id for c in turn.tool_calls)
             ending = await self._take_turn(turn)
             if ending:
                 return ending

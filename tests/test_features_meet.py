@@ -1,0 +1,96 @@
+"""Where the features of issues 22–27 meet: real model servers (ids, refusals), the sequential strategies, the prompts
+file, the general-agent setting, the panel's tags. Each test is a path no single feature's tests walked."""
+import json
+
+from sandbox.agents.limits import RateLimiter
+from sandbox.agents.llm import LLMAgent, LLMConfig
+from sandbox.agents.registry import make_scripted
+from sandbox.agents.textcalls import find_text_calls
+from sandbox.episode import Episode, RetryPolicy
+from sandbox.prompts import Prompts, build_prompt
+from sandbox.records import Caps
+from sandbox.strategies import Strategy
+from storage import Store
+from tests.cli_inprocess import batch
+from tests.conftest import G
+from tests.openai_server import FakeOpenAI, seed_of, text_reply, tool_reply, turn_of
+
+FAST = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0)
+
+
+def test_a_text_call_whose_argument_holds_an_escaped_quote_and_a_brace_is_read():
+    """The bare-JSON scanner took `\\"` for the end of a string, so a `}` after it closed the call early and the call
+    was lost (and a cut-off call's fragment was looked for with another scanner that read it right)."""
+    text = json.dumps({"name": "search_papers", "arguments": {"query": 'the "}" token'}})
+    assert [(c.name, c.args) for c in find_text_calls(text).calls] == [("search_papers", {"query": 'the "}" token'})]
+
+
+async def test_call_ids_stay_unique_in_the_trajectory_across_a_summary(mini_corpus):
+    """Issue 22's rule (ids unique within a trajectory) with issue 23's summarize strategy: the server numbers its calls
+    `call_0` every turn; the agent renamed against the conversation only, which the summary replaces, so after it
+    `call_0` came back and the stored trajectory held the same id twice."""
+    def brain(req, n):
+        last = req["messages"][-1]
+        if last["role"] == "tool" and last["content"].startswith("Not yet: before you continue"):
+            return text_reply("Summary: read G's sections; answer B.")
+        t = turn_of(req)
+        if any(m["role"] == "user" and m["content"].startswith("Summary of your work") for m in req["messages"]):
+            return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}) if t else
+                              ("list_sections", {"paper_id": G}))
+        return tool_reply(("list_sections", {"paper_id": G}) if t == 0 else
+                          ("submit_answer", {"answer": "B", "reasoning": "r"}))
+
+    item = mini_corpus.item("st_0001")
+    with FakeOpenAI(brain) as srv:
+        agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=srv.url, client="native"), RateLimiter(), None)
+        ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
+                     retry=FAST, strategy=Strategy("summarize"), context_budget=10**6)
+        traj = await ep.run()
+        await agent.session.aclose()
+    assert srv.refusals == []
+    assert [s.kind for s in ep.steps].count("history") >= 1 and traj.termination == "answer"
+    ids = [s.tool_call_id for s in ep.steps if s.kind == "tool"]
+    assert len(ids) >= 4 and len(ids) == len(set(ids)), ids
+    assert ids[0] == "call_0"  # the first keeps the server's id: only a reuse is renamed
+
+
+async def test_a_scripted_agent_writes_its_summary_when_the_prompts_file_words_the_request(mini_corpus):
+    """Issue 23's scripted agents recognised the summarize request by our wording only: with a prompts file's
+    `summarize` (issue 27) the heuristic answered it with a tool call, stored as an empty summary."""
+    item = mini_corpus.item("st_0001")
+    mine = Prompts(summarize="Summarize, please.")
+    agent = make_scripted("heuristic", item, Caps(), 0, 0, 0)
+    ep = Episode(mini_corpus.view(item), agent, Caps(), build_prompt(item, Caps(), texts=mine),
+                 strategy=Strategy("summarize"))
+    await ep.run()
+    summaries = [s for s in ep.steps if s.kind == "summary"]
+    assert summaries and all(s.text and s.text.startswith("Tried:") and not s.tool_args for s in summaries)
+
+
+def test_a_continuation_level_drops_the_forced_final_call_when_the_prompts_file_words_stop(tmp_path, capsys,
+                                                                                            monkeypatch):
+    """The continuation protocol recognised the level below's STOP by our wording (`**CRITICAL`): with a prompts
+    file's `stop` the forced final call (here a prose reply) was replayed into the next level as one of its turns."""
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    prompts = tmp_path / "p.toml"
+    prompts.write_text('stop = "ANSWER NOW."\n')
+
+    def brain(req, n):
+        last = req["messages"][-1]
+        if last["role"] == "user" and str(last["content"]).startswith("ANSWER NOW."):
+            return text_reply("I cannot decide.")
+        t = turn_of(req)
+        return tool_reply(("get_references", {"paper_id": seed_of(req)}), prompt_tokens=3000 + 1000 * t)
+
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(brain) as srv:
+        proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "4k,6k", "--protocol", "continuation",
+                     "--agent", "llm", "--model", "openai/m", "--base-url", srv.url, "--limit", "2", "--run", "c",
+                     "--db", str(db), "--quiet", "--format", "json", "--boot", "200", "--prompts", str(prompts))
+    assert proc.returncode == 0, proc.stderr
+    store = Store(db, readonly=True)
+    low, high = store.runs_in_group("c")
+    for run in (low, high):
+        for t in store.trajectories(run["id"]):
+            texts = [s["text"] for s in store.steps(t["id"]) if s["kind"] == "assistant"]
+            assert texts.count("I cannot decide.") == 1 and texts[-1] == "I cannot decide.", (run["name"], texts)
