@@ -94,3 +94,53 @@ def test_a_continuation_level_drops_the_forced_final_call_when_the_prompts_file_
         for t in store.trajectories(run["id"]):
             texts = [s["text"] for s in store.steps(t["id"]) if s["kind"] == "assistant"]
             assert texts.count("I cannot decide.") == 1 and texts[-1] == "I cannot decide.", (run["name"], texts)
+
+
+def test_a_text_tools_model_in_the_general_setting_with_a_prompts_file_calls_an_extra_tool(tmp_path, capsys,
+                                                                                          monkeypatch):
+    """Issue 25's extra tools with issue 22's text calls and issue 27's system template: the custom system prompt
+    lists the extras (its `{tools_block}`), and a call to one written as text is read and answered. The text parser
+    knew the protocol's seven names only, so the call was prose: nudged, never run, never counted out of domain."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    prompts = tmp_path / "p.toml"
+    prompts.write_text('system = """\nMINE\n{tools_block}\n---\n{task_block}"""\n')
+
+    def brain(req, n):
+        if turn_of(req) == 0:
+            return text_reply('<tool_call>{"name": "get_current_weather", "arguments": {"location": "Lisbon"}}'
+                              '</tool_call>')
+        return text_reply('<tool_call>{"name": "submit_answer", "arguments": {"answer": "A", "reasoning": "r"}}'
+                          '</tool_call>')
+
+    db = str(tmp_path / "s.sqlite")
+    with FakeOpenAI(brain) as srv:
+        out = batch(capsys, "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", srv.url, "--ids",
+                    "st_0001", "--run", "l", "--db", db, "--quiet", "--format", "json", "--extra-tools", "builtin",
+                    "--extra-tools-count", "50", "--text-tools", "--prompts", str(prompts))
+        assert out.returncode == 0, out.stderr
+        first = srv.requests[0]
+    system = first["messages"][0]["content"]
+    assert system.startswith("MINE\n") and "- **get_current_weather**(location, units=…)" in system
+    store = Store(db)
+    run = store.run("l")
+    steps = store.steps(store.trajectories(run["id"])[0]["id"])
+    tools = [s for s in steps if s["kind"] == "tool"]
+    assert [(s["tool_name"], s["status"]) for s in tools] == [("get_current_weather", "ok"), ("submit_answer", "ok")]
+    assert not any(s["kind"] == "nudge" for s in steps)
+
+
+def test_the_panel_of_runs_in_the_general_setting_in_the_cli_and_the_panel_screen(tmp_path, capsys):
+    """Issue 25 wrapped `panel_report` (adding the registry-size table) without issue 24's `cache_dir`: `report
+    --panel` was an internal error (TypeError), and the Panel screen's `panel_at` called the unwrapped report, so
+    the screen never had the registry table the CLI shows."""
+    from workbench.service.reports.general import panel_at
+
+    db = str(tmp_path / "s.sqlite")
+    for name, extra in (("p0", ()), ("p8", ("--extra-tools", "builtin", "--extra-tools-count", "8"))):
+        out = batch(capsys, "run", "--data", "builtin", "--agent", "heuristic", "--run", name, "--db", db, "--limit",
+                    "6", "--quiet", "--format", "json", "--distractible", "0.6", *extra)
+        assert out.returncode == 0, out.stderr
+    cli = batch(capsys, "report", "p0", "p8", "--panel", "--db", db, "--format", "json")
+    assert cli.returncode == 0, cli.stderr
+    screen = panel_at(tmp_path / "s.sqlite", ["p0", "p8"])
+    assert json.loads(cli.stdout)["registry"]["rows"] == json.loads(json.dumps(screen["registry"]["rows"]))

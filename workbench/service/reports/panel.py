@@ -216,15 +216,6 @@ def _corpora(cache_dir: Any) -> Iterator[Any]:
                 corpus.close()
 
 
-def panel_at(store_path: Path, names: list[str], cache_dir: Any = None) -> dict[str, Any]:
-    """`panel_report` over a read-only connection of its own (a front end's worker thread holds no store)."""
-    store = Store(store_path, readonly=True)
-    try:
-        return panel_report(store, names, cache_dir=cache_dir)
-    finally:
-        store.close()
-
-
 def lineage_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows as Table 2 groups them: by tier (the paper's order, untiered last), then family (the family with
     the best accuracy first, runs without a family last), then accuracy within the family (highest first)."""

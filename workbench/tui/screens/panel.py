@@ -31,7 +31,7 @@ from workbench.tui.widgets.plaintext import sanitize
 
 def compute(store_path: Path, names: list[str], cache_dir: Path | None = None) -> dict[str, Any]:
     """The panel from a store connection of the calling (worker) thread (the corpus cache for Tables 11, 19)."""
-    from workbench.service.reports.panel import panel_at
+    from workbench.service.reports.general import panel_at
 
     return panel_at(store_path, names, cache_dir)
 
