@@ -144,3 +144,24 @@ def test_the_panel_of_runs_in_the_general_setting_in_the_cli_and_the_panel_scree
     assert cli.returncode == 0, cli.stderr
     screen = panel_at(tmp_path / "s.sqlite", ["p0", "p8"])
     assert json.loads(cli.stdout)["registry"]["rows"] == json.loads(json.dumps(screen["registry"]["rows"]))
+
+
+async def test_the_reference_summary_counts_a_summary_turn_as_a_turn(mini_corpus):
+    """The summarize strategy's summary reply is a model call charged like any turn (issue 23), but the reference
+    summary export knew only `assistant` steps as turns: its total_turns and turn tokens left the summary out."""
+    from dataclasses import asdict
+
+    from tests.scripted import ScriptAgent, turn
+    from workbench.service.summary import turn_records
+
+    read, submit = ("read_section", {"paper_id": G, "section": "B"}), ("submit_answer", {"answer": "B", "reasoning": "r"})
+    agent = ScriptAgent([turn(read, tokens=400), turn(submit, tokens=600), turn(text="I read G §B.", tokens=700),
+                         turn(submit, tokens=1200)])
+    item = mini_corpus.item("st_0001")
+    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
+                 context_budget=1000, strategy=Strategy("summarize"))
+    traj = await ep.run()
+    records = turn_records([asdict(s) for s in ep.steps])
+    assert len(records) == traj.turns == traj.model_calls == 4
+    assert sum(r["prompt_tokens"] for r in records) == traj.prompt_tokens
+    assert records[2]["content"] == "I read G §B." and records[2]["tool_calls"] == []
