@@ -394,9 +394,11 @@ class Episode:
         prompt, the task and the summary; a budget crossed by the summary call is told to answer now."""
         self.summary_pending = False
         self.summaries += 1
+        if turn.finish_reason == "length":  # a reply like any: the completion limit cutting it off is counted
+            self.cut_off_turns += 1
         summary = (turn.text or "").strip() or "(no summary was written)"
         await self._emit("summary", text=turn.text, usage=usage, cost_usd=turn.cost_usd,
-                         reasoning_chars=reasoning_span(turn.text, turn.reasoning),
+                         reasoning_chars=reasoning_span(turn.text, turn.reasoning), finish_reason=turn.finish_reason,
                          tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in turn.tool_calls] or None)
         dropped = len(self.messages) - 2
         content = f"{SUMMARY_HEAD}\n{summary}\n\n{self.texts.continue_}"

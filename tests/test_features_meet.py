@@ -165,3 +165,31 @@ async def test_the_reference_summary_counts_a_summary_turn_as_a_turn(mini_corpus
     assert len(records) == traj.turns == traj.model_calls == 4
     assert sum(r["prompt_tokens"] for r in records) == traj.prompt_tokens
     assert records[2]["content"] == "I read G §B." and records[2]["tool_calls"] == []
+
+
+async def test_a_summary_reply_cut_off_by_the_completion_limit_is_stored_counted_and_shown(mini_corpus):
+    """Issue 22 stores every reply's finish_reason and counts cut-off replies; issue 23's summary turn is a reply, but
+    its step was stored without finish_reason and never counted, so the stepper could not mark it."""
+    from tests.openai_server import Reply, completion
+    from workbench.tui.widgets.transcript import build_entries, transcript_text
+
+    def brain(req, n):
+        last = req["messages"][-1]
+        if last["role"] == "tool" and last["content"].startswith("Not yet: before you continue"):
+            return Reply(body=completion({"role": "assistant", "content": "Summary: I read G and"},
+                                         finish_reason="length"))
+        return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}) if turn_of(req) else
+                          ("list_sections", {"paper_id": G}))
+
+    item = mini_corpus.item("st_0001")
+    with FakeOpenAI(brain) as srv:
+        agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=srv.url, client="native"), RateLimiter(), None)
+        ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
+                     retry=FAST, strategy=Strategy("summarize"), context_budget=10**6)
+        traj = await ep.run()
+        await agent.session.aclose()
+    summaries = [s for s in ep.steps if s.kind == "summary"]
+    assert summaries and all(s.finish_reason == "length" for s in summaries)
+    assert traj.cut_off_turns == len(summaries)
+    text = transcript_text(build_entries([s.__dict__ for s in ep.steps]))
+    assert text.count("≡ summary [cut off: length]") == len(summaries)
