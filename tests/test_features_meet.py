@@ -193,3 +193,30 @@ async def test_a_summary_reply_cut_off_by_the_completion_limit_is_stored_counted
     assert traj.cut_off_turns == len(summaries)
     text = transcript_text(build_entries([s.__dict__ for s in ep.steps]))
     assert text.count("≡ summary [cut off: length]") == len(summaries)
+
+
+def test_the_jsonl_export_carries_prompts_setting_strategy_and_new_step_fields(tmp_path, capsys):
+    """A run with every new option (prompts file, extra tools, a strategy, family and tier) exported as JSON Lines:
+    the run header says which prompts (their hash), which setting and which strategy; the steps carry finish_reason
+    and the strategy's own steps. The header had the family and tier only: two exports of runs with other prompts,
+    tools or strategies read the same."""
+    from storage.export import trajectory_lines
+
+    prompts = tmp_path / "p.toml"
+    prompts.write_text('nudge = "Call one."\n')
+    db = str(tmp_path / "s.sqlite")
+    out = batch(capsys, "scale", "sequential", "--axis", "points", "--grid", "6,12", "--strategy", "summarize", "--run",
+                "S", "--db", db, "--limit", "3", "--quiet", "--data", "builtin", "--agent", "heuristic", "--prompts",
+                str(prompts), "--extra-tools", "builtin", "--extra-tools-count", "4", "--family", "Qwen", "--tier",
+                "compute-efficient")
+    assert out.returncode == 0, out.stderr
+    store = Store(db, readonly=True)
+    run = store.run("S@12")
+    lines = list(trajectory_lines(store, "S@12"))
+    header = lines[0]["run"]
+    assert header["prompt_hash"] == run["prompt_hash"] and (header["family"], header["tier"]) == ("Qwen",
+                                                                                               "compute-efficient")
+    assert header["extra_tools"] == run["config"]["extra_tools"] and header["scaling"]["strategy"] == "summarize"
+    steps = [s for line in lines for s in line["steps"]]
+    assert all("finish_reason" in s for s in steps) and {"summary", "history"} <= {s["kind"] for s in steps}
+    assert all("cut_off_turns" in line and "lost_calls" in line for line in lines)
