@@ -220,3 +220,23 @@ def test_the_jsonl_export_carries_prompts_setting_strategy_and_new_step_fields(t
     steps = [s for line in lines for s in line["steps"]]
     assert all("finish_reason" in s for s in steps) and {"summary", "history"} <= {s["kind"] for s in steps}
     assert all("cut_off_turns" in line and "lost_calls" in line for line in lines)
+
+
+def test_a_study_launched_from_the_tui_tells_its_judge_the_runs_judge_prompts(monkeypatch):
+    """Issue 23's TUI-launched parallel study made its model judge with a copy of `make_judge` that predates issue
+    27's prompts, so the judge was sent our prompts whatever the launch form's prompts file said (the CLI's `scale
+    parallel` sent the file's). One judge factory now; its refusals stay one-line input errors."""
+    from types import SimpleNamespace
+
+    import pytest
+
+    from workbench.service.scaling.sequential import ScalingInputError
+    from workbench.service.scaling.studies import judge_of
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    mine = Prompts(judge_pointwise="Judge it my way. <judgment>Correct</judgment> or <judgment>Wrong</judgment>.")
+    spec = SimpleNamespace(model="openai/gpt-4.1-mini", agent_options={}, prompts=mine)
+    assert judge_of("openai/gpt-4.1-mini", spec).prompts is mine
+    assert judge_of("same", spec).prompts is mine
+    with pytest.raises(ScalingInputError, match="judge 'same' needs an LLM run"):
+        judge_of("same", SimpleNamespace(model=None, agent_options={}, prompts=None))
