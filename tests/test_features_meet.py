@@ -18,6 +18,18 @@ from tests.openai_server import FakeOpenAI, seed_of, text_reply, tool_reply, tur
 FAST = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0)
 
 
+async def summarize_on_the_server(corpus, brain):
+    """One episode of the LLM agent (native client) under the summarize strategy against the local test server."""
+    item = corpus.item("st_0001")
+    with FakeOpenAI(brain) as srv:
+        agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=srv.url, client="native"), RateLimiter(), None)
+        ep = Episode(corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
+                     retry=FAST, strategy=Strategy("summarize"), context_budget=10**6)
+        traj = await ep.run()
+        await agent.session.aclose()
+    return traj, ep, srv
+
+
 def test_a_text_call_whose_argument_holds_an_escaped_quote_and_a_brace_is_read():
     """The bare-JSON scanner took `\\"` for the end of a string, so a `}` after it closed the call early and the call
     was lost (and a cut-off call's fragment was looked for with another scanner that read it right)."""
@@ -40,13 +52,7 @@ async def test_call_ids_stay_unique_in_the_trajectory_across_a_summary(mini_corp
         return tool_reply(("list_sections", {"paper_id": G}) if t == 0 else
                           ("submit_answer", {"answer": "B", "reasoning": "r"}))
 
-    item = mini_corpus.item("st_0001")
-    with FakeOpenAI(brain) as srv:
-        agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=srv.url, client="native"), RateLimiter(), None)
-        ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
-                     retry=FAST, strategy=Strategy("summarize"), context_budget=10**6)
-        traj = await ep.run()
-        await agent.session.aclose()
+    traj, ep, srv = await summarize_on_the_server(mini_corpus, brain)
     assert srv.refusals == []
     assert [s.kind for s in ep.steps].count("history") >= 1 and traj.termination == "answer"
     ids = [s.tool_call_id for s in ep.steps if s.kind == "tool"]
@@ -181,13 +187,7 @@ async def test_a_summary_reply_cut_off_by_the_completion_limit_is_stored_counted
         return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}) if turn_of(req) else
                           ("list_sections", {"paper_id": G}))
 
-    item = mini_corpus.item("st_0001")
-    with FakeOpenAI(brain) as srv:
-        agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=srv.url, client="native"), RateLimiter(), None)
-        ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
-                     retry=FAST, strategy=Strategy("summarize"), context_budget=10**6)
-        traj = await ep.run()
-        await agent.session.aclose()
+    traj, ep, srv = await summarize_on_the_server(mini_corpus, brain)
     summaries = [s for s in ep.steps if s.kind == "summary"]
     assert summaries and all(s.finish_reason == "length" for s in summaries)
     assert traj.cut_off_turns == len(summaries)
