@@ -22,7 +22,7 @@ from sandbox.ledger import Ledger
 from sandbox.prompts import DEFAULT_PROMPTS, REVISION_HEAD, REVISION_TAIL, SUMMARY_HEAD, Prompt
 from sandbox.recall import delivered_read, paper_flags, section_flags
 from sandbox.records import AssistantTurn, Caps, Step, ToolCall, Trajectory
-from sandbox.strategies import Strategy, VerifierFailed
+from sandbox.strategies import VERIFIER_ERROR, Strategy, VerifierFailed
 from sandbox.tools import run_tool
 from sandbox.words import reasoning_span
 
@@ -380,7 +380,7 @@ class Episode:
                 found = await self.strategy.assess(self.item, self.steps, call.args)
             except VerifierFailed as exc:
                 self.verifier_errors += 1
-                await self._emit("error", text=f"Verifier error ({self.strategy.verifier.name}): {exc}; "
+                await self._emit("error", text=f"{VERIFIER_ERROR}({self.strategy.verifier.name}): {exc}; "
                                                "this extension gets the continue instruction")
                 return self.texts.continue_
             usage = {"prompt": found.prompt_tokens, "completion": found.completion_tokens, "cache_read": 0,

@@ -240,3 +240,31 @@ def test_a_study_launched_from_the_tui_tells_its_judge_the_runs_judge_prompts(mo
     assert judge_of("same", spec).prompts is mine
     with pytest.raises(ScalingInputError, match="judge 'same' needs an LLM run"):
         judge_of("same", SimpleNamespace(model=None, agent_options={}, prompts=None))
+
+
+async def test_the_reference_summary_leaves_a_failed_verifier_out_of_the_agents_turns(mini_corpus):
+    """A failed verifier (issue 23) is an `error` step, emitted while the agent's submit is being answered: the
+    reference summary export took it for an error turn of the agent's, so total_turns counted it and the extended
+    submit's result was filed under it instead of the assistant turn that made the call."""
+    from dataclasses import asdict
+
+    from tests.scripted import ScriptAgent, turn
+    from workbench.service.summary import turn_records
+
+    class Broken:
+        name = "broken"
+
+        async def assess(self, item, steps, answer):
+            raise RuntimeError("boom")
+
+    read, submit = ("read_section", {"paper_id": G, "section": "B"}), ("submit_answer", {"answer": "B", "reasoning": "r"})
+    agent = ScriptAgent([turn(submit, tokens=100), turn(read, tokens=200), turn(submit, tokens=1500)])
+    item = mini_corpus.item("st_0001")
+    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
+                 context_budget=1000, strategy=Strategy("verifier", Broken()))
+    traj = await ep.run()
+    assert any(s.kind == "error" for s in ep.steps) and traj.termination == "answer"
+    records = turn_records([asdict(s) for s in ep.steps])
+    assert len(records) == traj.turns == 3 and all(r["role"] == "assistant" for r in records)
+    assert [[res["name"] for res in r["tool_results"]] for r in records] == [["submit_answer"], ["read_section"],
+                                                                             ["submit_answer"]]
