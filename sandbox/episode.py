@@ -14,14 +14,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox.agents.base import (STOP_TEXT, Agent, InfrastructureError, ModelError, NonTransientModelError,
-                                 RefusedRequest, TransientModelError, arguments_json)
+from sandbox.agents.base import (STOP_TEXT, SUMMARIZE_TEXT, Agent, InfrastructureError, ModelError,
+                                 NonTransientModelError, RefusedRequest, TransientModelError, arguments_json)
+from sandbox.agents.continuation import unique_ids
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
 from sandbox.prompts import DEFAULT_PROMPTS, REVISION_HEAD, REVISION_TAIL, SUMMARY_HEAD, Prompt
 from sandbox.recall import delivered_read, paper_flags, section_flags
 from sandbox.records import AssistantTurn, Caps, Step, ToolCall, Trajectory
-from sandbox.strategies import Strategy, VerifierFailed
+from sandbox.strategies import VERIFIER_ERROR, Strategy, VerifierFailed
 from sandbox.tools import run_tool
 from sandbox.words import reasoning_span
 
@@ -130,6 +131,9 @@ class Episode:
         self.summary_pending = False  # the agent was asked to summarize: its next turn is the summary
         self.worked_since_extend = True  # a tool call other than submit since the last extension
         self.summaries = self.verifier_errors = 0
+        # every call id of the episode so far: ids stay unique within the trajectory even after a summary replaced
+        # the history the agent's own renaming looks at (issue 22's rule meeting issue 23's summarize strategy)
+        self.call_ids: set[str] = set()
         self._t0 = time.monotonic()
 
     # ------------------------------------------------------------ events
@@ -148,7 +152,8 @@ class Episode:
 
     async def run(self) -> Trajectory:
         """Play the episode to one of the five terminations."""
-        stop_text = STOP_TEXT.set(self.texts.stop)  # a scripted agent reads it (`answer_now`)
+        stop_text = STOP_TEXT.set(self.texts.stop)  # a scripted agent reads it (`answer_now`, `summary_requested`)
+        summarize_text = SUMMARIZE_TEXT.set(self.texts.summarize)
         try:
             termination = await self._loop()
         except asyncio.CancelledError:
@@ -160,6 +165,7 @@ class Episode:
             termination = "error"
         finally:
             STOP_TEXT.reset(stop_text)
+            SUMMARIZE_TEXT.reset(summarize_text)
         return self._trajectory(termination)
 
     async def _loop(self) -> str:
@@ -194,6 +200,8 @@ class Episode:
                 await self._emit("error", text=str(exc))
                 return "error"
             consecutive_errors = 0
+            turn = unique_ids(turn, self.messages, self.call_ids)
+            self.call_ids.update(c.id for c in turn.tool_calls)
             ending = await self._take_turn(turn)
             if ending:
                 return ending
@@ -372,7 +380,7 @@ class Episode:
                 found = await self.strategy.assess(self.item, self.steps, call.args)
             except VerifierFailed as exc:
                 self.verifier_errors += 1
-                await self._emit("error", text=f"Verifier error ({self.strategy.verifier.name}): {exc}; "
+                await self._emit("error", text=f"{VERIFIER_ERROR}({self.strategy.verifier.name}): {exc}; "
                                                "this extension gets the continue instruction")
                 return self.texts.continue_
             usage = {"prompt": found.prompt_tokens, "completion": found.completion_tokens, "cache_read": 0,
@@ -386,9 +394,11 @@ class Episode:
         prompt, the task and the summary; a budget crossed by the summary call is told to answer now."""
         self.summary_pending = False
         self.summaries += 1
+        if turn.finish_reason == "length":  # a reply like any: the completion limit cutting it off is counted
+            self.cut_off_turns += 1
         summary = (turn.text or "").strip() or "(no summary was written)"
         await self._emit("summary", text=turn.text, usage=usage, cost_usd=turn.cost_usd,
-                         reasoning_chars=reasoning_span(turn.text, turn.reasoning),
+                         reasoning_chars=reasoning_span(turn.text, turn.reasoning), finish_reason=turn.finish_reason,
                          tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in turn.tool_calls] or None)
         dropped = len(self.messages) - 2
         content = f"{SUMMARY_HEAD}\n{summary}\n\n{self.texts.continue_}"

@@ -398,7 +398,7 @@ class Runner:
         previous = self.store.run(run_name)
         for t in self.store.trajectories(previous["id"], light=True):
             if t["item_id"] == item_id and t["replicate"] == replicate:
-                return prefix_turns(self.store.steps(t["id"]), t["termination"])
+                return prefix_turns(self.store.steps(t["id"]), t["termination"], self.spec.prompt_set().stop)
         return []
 
     def request_stop(self, reason: str = "stopped by the user") -> None:

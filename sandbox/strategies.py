@@ -30,6 +30,9 @@ from sandbox.records import Item
 
 STRATEGIES = ("continue", "summarize", "verifier")
 VERIFIER_TIMEOUT_S = 120.0
+# how a failed verifier's error step begins: the verifier's, not the agent's (no model turn of the agent; the store's
+# strategy spend counts them, the reference summary leaves them out of the agent's turns)
+VERIFIER_ERROR = "Verifier error "
 
 
 @dataclass

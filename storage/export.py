@@ -17,7 +17,11 @@ from typing import Any, TextIO
 from storage.store import Store
 
 INTERNAL_STEP_KEYS = ("trajectory_id", "text_hash")
-RUN_HEADER = ("name", "agent", "model", "family", "tier", "dataset", "dataset_fingerprint", "ablation", "seed", "caps")
+RUN_HEADER = ("name", "agent", "model", "family", "tier", "dataset", "dataset_fingerprint", "ablation", "seed", "caps",
+              "prompt_hash")
+# what the run was asked beyond its caps: the sequential strategy and its scaling design, the token axis's context
+# budget, the general-agent setting (its tools, order, detail, cost): `prompts show RUN` prints the prompts themselves
+CONFIG_HEADER = ("scaling", "context_budget", "extra_tools")
 
 
 def trajectory_lines(store: Store, run_name: str, all_attempts: bool = False,
@@ -25,6 +29,8 @@ def trajectory_lines(store: Store, run_name: str, all_attempts: bool = False,
     """(trajectory dict, with its `steps` unless asked not to) for each trajectory of the run, in store order."""
     run = store.run(run_name)
     header = {k: run[k] for k in RUN_HEADER}
+    config = run.get("config") or {}
+    header.update({k: config[k] for k in CONFIG_HEADER if config.get(k) is not None})
     for t in store.trajectories(run["id"], final_only=not all_attempts):
         line = {"run": header, **t}
         if with_steps:

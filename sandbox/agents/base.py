@@ -88,6 +88,9 @@ def turn_number(messages: list[dict[str, Any]]) -> int:
 # The STOP text of the episode being played (its prompts', `--prompts`): set by the episode for as long as it runs, so
 # a scripted agent recognises the instruction however the run words it (a context variable: per asyncio task)
 STOP_TEXT: ContextVar[str] = ContextVar("stop_text", default=STOP_NOW)
+# and its summarize request (the summarize strategy's), so a scripted agent writes its summary when the run's prompts
+# word the request otherwise
+SUMMARIZE_TEXT: ContextVar[str] = ContextVar("summarize_text", default=SUMMARIZE_PROMPT)
 
 
 def answer_now(messages: list[dict[str, Any]]) -> bool:
@@ -99,7 +102,7 @@ def answer_now(messages: list[dict[str, Any]]) -> bool:
 def summary_requested(messages: list[dict[str, Any]]) -> bool:
     """Whether the last turn's submit was answered with the summarize strategy's request (`sandbox.strategies`):
     the agent's next reply is its summary, which then replaces the conversation."""
-    return any(text.startswith(SUMMARIZE_PROMPT) for text in tool_results(messages))
+    return any(text.startswith(SUMMARIZE_TEXT.get()) for text in tool_results(messages))
 
 
 def same_calls(a: AssistantTurn, b: AssistantTurn) -> bool:

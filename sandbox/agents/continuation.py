@@ -17,14 +17,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from sandbox.prompts import STOP_NOW
 from sandbox.records import AssistantTurn, ToolCall, Usage
 from sandbox.words import split_words
 
 PREFIX_MARK = "prefix"  # `usage.raw[PREFIX_MARK]` marks a replayed turn: no new model call, no new cost
 
 
-def prefix_turns(steps: list[dict[str, Any]], termination: str | None) -> list[AssistantTurn]:
-    """The assistant turns to replay: all of them but a final turn that submitted or was the forced STOP call."""
+def prefix_turns(steps: list[dict[str, Any]], termination: str | None, stop: str = STOP_NOW) -> list[AssistantTurn]:
+    """The assistant turns to replay: all of them but a final turn that submitted or was the forced STOP call
+    (`stop`: the STOP instruction as the run's prompts word it, `--prompts`)."""
     turns = []
     for s in steps:
         if s["kind"] != "assistant":
@@ -38,7 +40,7 @@ def prefix_turns(steps: list[dict[str, Any]], termination: str | None) -> list[A
         turns.append(AssistantTurn(text=s.get("text"), reasoning=reasoning, tool_calls=calls, usage=Usage(
             prompt=usage.get("prompt", 0), completion=usage.get("completion", 0), cache_read=usage.get("cache_read", 0),
             cache_creation=usage.get("cache_creation", 0), raw=raw)))
-    stopped = any(s["kind"] == "nudge" and (s.get("text") or "").startswith("**CRITICAL") for s in steps)
+    stopped = any(s["kind"] == "nudge" and (s.get("text") or "").startswith(stop) for s in steps)
     if turns and (stopped or termination == "answer" or any(c.name == "submit_answer" for c in turns[-1].tool_calls)):
         turns.pop()
     return turns
@@ -65,15 +67,18 @@ class ContinuationAgent:
         return unique_ids(await self.agent.act(messages, tools), messages)
 
 
-def unique_ids(turn: AssistantTurn, messages: list[dict[str, Any]]) -> AssistantTurn:
-    """The turn with every call id the conversation already holds (or the turn repeats) renamed `<id>-<n>` (letters,
-    digits, `_` and `-` only: Anthropic refuses a `tool_use` id with any other character).
+def unique_ids(turn: AssistantTurn, messages: list[dict[str, Any]], used: frozenset[str] | set[str] = frozenset()
+               ) -> AssistantTurn:
+    """The turn with every call id the conversation already holds, `used` holds (the episode's ids from before its
+    history was replaced by a summary) or the turn repeats renamed `<id>-<n>` (letters, digits, `_` and `-` only:
+    Anthropic refuses a `tool_use` id with any other character).
 
     The provider-native message (`raw`), when it lists the calls, is renamed alike, so tool results
     still answer the ids the model's own message carries.
     """
     taken = {tc.get("id") for m in messages if m.get("role") == "assistant" for tc in (m.get("tool_calls") or [])}
     taken |= {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
+    taken |= set(used)
     renamed: dict[int, str] = {}
     for i, c in enumerate(turn.tool_calls):
         new, n = c.id, 1

@@ -27,7 +27,7 @@ from sandbox.agents.continuation import unique_ids
 from sandbox.agents.textcalls import TextCalls, cut_off_call, find_text_calls, prose
 from sandbox.agents.wire import Clients, Wire, recording
 from sandbox.pricing import Price, cost, price_for
-from sandbox.records import AssistantTurn, ToolCall
+from sandbox.records import TOOL_NAMES, AssistantTurn, ToolCall
 from sandbox.words import merge_reasoning
 
 KEY_ENV = {
@@ -176,6 +176,8 @@ class LLMAgent:
         self.session = session or Session.open(config)
         self.anthropic = self.session.provider == providers.ANTHROPIC
         self._tools: tuple[tuple[dict, ...], list[dict]] | None = None
+        # the tools a call written as text may name: the protocol's and those offered (the general-agent setting's)
+        self.names: frozenset[str] = frozenset(TOOL_NAMES)
 
     def _tool_list(self, tools: tuple[dict, ...]) -> list[dict[str, Any]]:
         """The tools field, built once per episode (the schemas do not change between turns)."""
@@ -210,6 +212,7 @@ class LLMAgent:
         return req
 
     async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+        self.names = frozenset(TOOL_NAMES) | {t["name"] for t in tools if isinstance(t.get("name"), str)}
         if self.session.native is not None:
             return await self._act_native(messages, tools)
         litellm = litellm_module()
@@ -304,7 +307,7 @@ class LLMAgent:
         native_calls = bool(calls)
         found = TextCalls()
         if content:  # with native calls too: a server may return them both parsed and still written in the text
-            found = find_text_calls(content)
+            found = find_text_calls(content, self.names)
             if not calls:
                 calls = found.calls
         cut = None
@@ -314,7 +317,7 @@ class LLMAgent:
                 lost = calls.pop()  # its arguments end mid-way: not a call to run with `{"_raw": …}`
                 cut = f"{lost.name}({lost.args['_raw']}"
             elif not native_calls:
-                fragment = cut_off_call(content, found.spans)
+                fragment = cut_off_call(content, found.spans, self.names)
                 if fragment is not None:
                     cut = fragment[0]
                     cut_span = [(fragment[1], len(content or ""))]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,12 +33,12 @@ def _json_objects(text: str) -> list[str]:
     return [text[a:b] for a, b in _json_spans(text)]
 
 
-def _from_json(blob: str) -> tuple[str, Any] | None:
+def _from_json(blob: str, names: Collection[str] = TOOL_NAMES) -> tuple[str, Any] | None:
     try:
         obj = json.loads(blob)
     except (json.JSONDecodeError, ValueError):
         return None
-    if not isinstance(obj, dict) or obj.get("name") not in TOOL_NAMES:
+    if not isinstance(obj, dict) or obj.get("name") not in names:
         return None
     args = obj.get("arguments", obj.get("parameters", {}))
     if isinstance(args, str):
@@ -48,9 +49,9 @@ def _from_json(blob: str) -> tuple[str, Any] | None:
     return obj["name"], args if isinstance(args, dict) else {"_raw": json.dumps(args)}
 
 
-def _from_python(line: str) -> tuple[str, Any] | None:
+def _from_python(line: str, names: Collection[str] = TOOL_NAMES) -> tuple[str, Any] | None:
     m = _PY_CALL.match(line)
-    if not m or m.group(1) not in TOOL_NAMES:
+    if not m or m.group(1) not in names:
         return None
     args: dict[str, Any] = {}
     for key, single, double, number in _PY_ARG.findall(m.group(2)):
@@ -80,40 +81,42 @@ class TextCalls:
     spans: list[tuple[int, int]] = field(default_factory=list)
 
 
-def parse_text_calls(text: str | None) -> list[ToolCall]:
-    """Every call the text expresses, by the first pattern family that finds one; ids `text_1`, `text_2`, …."""
-    return find_text_calls(text).calls
+def parse_text_calls(text: str | None, names: Collection[str] = TOOL_NAMES) -> list[ToolCall]:
+    """Every call the text expresses, by the first pattern family that finds one; ids `text_1`, `text_2`, ….
+    `names`: the tools a call may name (the protocol's, and in the general-agent setting its extra tools too)."""
+    return find_text_calls(text, names).calls
 
 
-def find_text_calls(text: str | None) -> TextCalls:
+def find_text_calls(text: str | None, names: Collection[str] = TOOL_NAMES) -> TextCalls:
     """`parse_text_calls` with the spans of text each family consumed (a fence or tag block as a whole)."""
     if not text:
         return TextCalls()
 
     def tagged():
-        return [(_from_json(m.group(1)), m.span()) for m in _TAGGED.finditer(text)]
+        return [(_from_json(m.group(1), names), m.span()) for m in _TAGGED.finditer(text)]
 
     def fenced_json():
         out = []
         for m in _FENCED_JSON.finditer(text):
-            found = [_from_json(o) for o in _json_objects(m.group(1))]
+            found = [_from_json(o, names) for o in _json_objects(m.group(1))]
             out += [(c, m.span()) for c in found]
         return out
 
     def fenced_code():
-        return [(_from_python(line), m.span()) for m in _FENCED_CODE.finditer(text) for line in m.group(1).splitlines()]
+        return [(_from_python(line, names), m.span()) for m in _FENCED_CODE.finditer(text)
+                for line in m.group(1).splitlines()]
 
     def channel():
-        return [(_channel(m.group(1), m.group(2)), m.span()) for m in _CHANNEL.finditer(text)]
+        return [(_channel(m.group(1), m.group(2), names), m.span()) for m in _CHANNEL.finditer(text)]
 
     def bare():
-        found = [(_from_json(text[a:b]), (a, b)) for a, b in _json_spans(text)]
+        found = [(_from_json(text[a:b], names), (a, b)) for a, b in _json_spans(text)]
         if any(c is not None for c, _ in found):
             return found
-        return [(_from_python(line), span) for line, span in _lines(text)]
+        return [(_from_python(line, names), span) for line, span in _lines(text)]
 
     def python_list():
-        return [(_from_python(c), m.span()) for m in _PY_LIST.finditer(text) for c in _split_calls(m.group(1))]
+        return [(_from_python(c, names), m.span()) for m in _PY_LIST.finditer(text) for c in _split_calls(m.group(1))]
 
     for family in (tagged, fenced_json, fenced_code, channel, bare, python_list):
         found = [(c, span) for c, span in family() if c is not None]
@@ -137,7 +140,8 @@ def prose(text: str, spans: list[tuple[int, int]]) -> str:
 _CALL_START = re.compile(r"<tool_call>|```(?:tool_call|json|tool_code)\b|<\|channel\|>")
 
 
-def cut_off_call(text: str | None, spans: list[tuple[int, int]] = ()) -> tuple[str, int] | None:
+def cut_off_call(text: str | None, spans: list[tuple[int, int]] = (), names: Collection[str] = TOOL_NAMES
+                 ) -> tuple[str, int] | None:
     """The unfinished call a reply cut off by the completion limit ends with: (the fragment, where it starts), or
     None. A fragment is what follows the last opening of a call (a `<tool_call>` tag, a tool fence, a channel
     header, or a top-level `{` that names a tool) outside the calls already read; it must not be complete."""
@@ -146,24 +150,48 @@ def cut_off_call(text: str | None, spans: list[tuple[int, int]] = ()) -> tuple[s
     read_to = max((b for _, b in spans), default=0)
     tail = text[read_to:]
     starts = [m.start() for m in _CALL_START.finditer(tail)]
-    brace = _open_brace(tail)
+    brace = _open_brace(tail, names)
     if brace is not None:
         starts.append(brace)
-    line = _open_python_call(tail)
+    line = _open_python_call(tail, names)
     if line is not None:
         starts.append(line)
     if not starts:
         return None
     start = min(starts)
     fragment = tail[start:].strip()
-    if not fragment or find_text_calls(fragment).calls:
+    if not fragment or find_text_calls(fragment, names).calls:
         return None
     return fragment, read_to + start
 
 
-def _open_brace(text: str) -> int | None:
+def _open_brace(text: str, names: Collection[str] = TOOL_NAMES) -> int | None:
     """Where a top-level `{` opens that never closes and whose text names a tool (`"name": "read_section"`)."""
-    depth, start = 0, None
+    start = _braces(text)[1]
+    if start is None:
+        return None
+    return start if any(f'"{name}"' in text[start:] for name in names) else None
+
+
+def _open_python_call(text: str, names: Collection[str] = TOOL_NAMES) -> int | None:
+    """Where the last line starts when it opens a call to a known tool (`read_section(paper_id="…`) left unclosed."""
+    last = text.rstrip("\n").rsplit("\n", 1)[-1]
+    m = re.match(r"\s*(\w+)\(", last)
+    if m is None or m.group(1) not in names or _PY_CALL.match(last):
+        return None
+    return len(text.rstrip("\n")) - len(last)
+
+
+def _json_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each balanced top-level `{…}` (as `_json_objects` finds them)."""
+    return _braces(text)[0]
+
+
+def _braces(text: str) -> tuple[list[tuple[int, int]], int | None]:
+    """One scan of the top-level braces outside JSON strings: the (start, end) of each balanced `{…}`, and where a
+    `{` opens that never closes (None: all closed). A `\\"` inside a string does not end it."""
+    out: list[tuple[int, int]] = []
+    depth, start = 0, -1
     in_str = esc = False
     for i, ch in enumerate(text):
         if in_str:
@@ -182,43 +210,9 @@ def _open_brace(text: str) -> int | None:
             depth += 1
         elif ch == "}" and depth:
             depth -= 1
-    if depth == 0 or start is None:
-        return None
-    return start if any(f'"{name}"' in text[start:] for name in TOOL_NAMES) else None
-
-
-def _open_python_call(text: str) -> int | None:
-    """Where the last line starts when it opens a call to a known tool (`read_section(paper_id="…`) left unclosed."""
-    last = text.rstrip("\n").rsplit("\n", 1)[-1]
-    m = re.match(r"\s*(\w+)\(", last)
-    if m is None or m.group(1) not in TOOL_NAMES or _PY_CALL.match(last):
-        return None
-    return len(text.rstrip("\n")) - len(last)
-
-
-def _json_spans(text: str) -> list[tuple[int, int]]:
-    """The (start, end) of each balanced top-level `{…}` (as `_json_objects` finds them)."""
-    out, depth, start = [], 0, -1
-    in_str = esc = False
-    for i, ch in enumerate(text):
-        if in_str:
-            esc = (ch == "\\") and not esc
-            if ch == '"' and not esc:
-                in_str = False
-            elif ch != "\\":
-                esc = False
-            continue
-        if ch == '"':
-            in_str = True
-        elif ch == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
             if depth == 0:
                 out.append((start, i + 1))
-    return out
+    return out, (start if depth else None)
 
 
 def _lines(text: str) -> list[tuple[str, tuple[int, int]]]:
@@ -230,8 +224,8 @@ def _lines(text: str) -> list[tuple[str, tuple[int, int]]]:
     return out
 
 
-def _channel(name: str, args: str) -> tuple[str, Any] | None:
-    if name not in TOOL_NAMES:
+def _channel(name: str, args: str, names: Collection[str] = TOOL_NAMES) -> tuple[str, Any] | None:
+    if name not in names:
         return None
     try:
         parsed = json.loads(args)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from workbench.service.runname import label_problem
+
 CLOSED = "closed-frontier"
 OPEN = "open-frontier"
 EFFICIENT = "compute-efficient"
@@ -67,13 +69,7 @@ def _billions(text: str) -> float:
 
 def family_problem(family: str) -> str | None:
     """Why `family` cannot name a family, or None (printable, 1-40 characters)."""
-    if not family.strip():
-        return "a family name is needed"
-    if len(family.strip()) > MAX_FAMILY_LENGTH:
-        return f"at most {MAX_FAMILY_LENGTH} characters"
-    if any(not ch.isprintable() for ch in family):
-        return "printable characters only"
-    return None
+    return label_problem(family, "a family name", MAX_FAMILY_LENGTH)
 
 
 def normal_family(family: str) -> str:

@@ -14,11 +14,16 @@ MAX_LENGTH = 80
 
 def name_problem(name: str) -> str | None:
     """Why `name` cannot name a run ("at most 80 characters"), or None. Names are compared as typed, stripped."""
-    if not name.strip():
-        return "a run name is needed"
-    if len(name.strip()) > MAX_LENGTH:
-        return f"at most {MAX_LENGTH} characters"
-    if any(not ch.isprintable() for ch in name):
+    return label_problem(name, "a run name", MAX_LENGTH)
+
+
+def label_problem(text: str, what: str, max_length: int) -> str | None:
+    """Why `text` cannot be a label a person types (a run name, a family), or None: one rule, one wording."""
+    if not text.strip():
+        return f"{what} is needed"
+    if len(text.strip()) > max_length:
+        return f"at most {max_length} characters"
+    if any(not ch.isprintable() for ch in text):
         return "printable characters only"
     return None
 

@@ -6,7 +6,8 @@ logged outputs — and handed with the item metadata (raw recall labels, graph a
 pure formulas. So a user can hold our run against a published `summary.json`, number for number.
 
 How our steps map to the reference's `turns` (so `total_turns`, `trajectory_profile` agree):
-assistant steps and the token-limit `harness` step are assistant records, `error` steps are
+assistant steps, the summarize strategy's summary turn (without calls: they are not run) and the token-limit
+`harness` step are assistant records, `error` steps (but a failed verifier's, which is no turn of the agent's) are
 error records, tool steps are the `tool_results` of the turn before them; nudges and transient
 `retry` notes are not records. As the reference adds failed sample-level attempts into a
 trajectory's totals, tokens and API/transient error counts of the run's earlier (non-final)
@@ -31,6 +32,7 @@ from sandbox.records import Item, Usage, recorded_limits
 from sandbox.reference_log import truncate
 from sandbox.release import QA_FILE, file_sha256
 from sandbox.sections import norm
+from sandbox.strategies import VERIFIER_ERROR
 from stats import reference_summary
 from storage import Store
 
@@ -163,7 +165,9 @@ def turn_records(steps: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     turns: list[dict[str, Any]] = []
     for s in steps:
         kind = s.get("kind")
-        if kind in ("assistant", "harness", "error"):
+        if kind == "error" and (s.get("text") or "").startswith(VERIFIER_ERROR):
+            continue  # the verifier's failure, not a turn of the agent's (its submit's result stays with its turn)
+        if kind in ("assistant", "summary", "harness", "error"):  # a summary is a model turn (its calls not run)
             usage = s.get("usage") or {}
             calls = s.get("tool_args") if kind == "assistant" and isinstance(s.get("tool_args"), list) else []
             turns.append({"turn": (s.get("turn") or 1) - 1, "role": "error" if kind == "error" else "assistant",

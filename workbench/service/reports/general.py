@@ -155,7 +155,8 @@ def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, 
 
 def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None,
                  cache_dir: Any = None) -> dict[str, Any]:
-    """`reports.panel.panel_report`, with the registry-size table when runs of the setting are among `names`."""
+    """`reports.panel.panel_report` (its arguments all passed on), with the registry-size table when runs of the
+    setting are among `names`."""
     panel = _panel.panel_report(store, names, external, cache_dir=cache_dir)
     registry = registry_table(store, names)
     if registry is not None:
@@ -165,8 +166,8 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
 
 
 def panel_at(store_path: Any, names: list[str], cache_dir: Any = None) -> dict[str, Any]:
-    """`panel_report` (with the setting's registry table) over a read-only connection of its own: a front end's worker
-    thread holds no store."""
+    """`panel_report` (with the setting's registry table, as the CLI's) over a read-only connection of its own: a
+    front end's worker thread holds no store."""
     store = Store(store_path, readonly=True)
     try:
         return panel_report(store, names, cache_dir=cache_dir)

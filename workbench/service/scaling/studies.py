@@ -95,23 +95,18 @@ def check_plan(store, plan: StudyPlan) -> None:
 
 
 def judge_of(name: str, spec):
-    """The judge a parallel study asks: `evidence` (offline), `none`, `same` (the run's model) or a model string."""
-    from sandbox import judges
+    """The judge a parallel study asks: `evidence` (offline), `none`, `same` (the run's model) or a model string;
+    `scaling.judging.make_judge`'s (so the study's judge is told the run's judge prompts, `--prompts`, as the CLI's
+    is), its refusals as ScalingInputError."""
     from sandbox.agents.llm import ConfigError
+    from workbench.service.scaling.judging import make_judge
 
-    if name == "none":
-        return None
-    if name == "evidence":
-        return judges.EvidenceJudge()
-    model = spec.model if name == "same" else name
-    if not model:
-        raise ScalingInputError("judge 'same' needs an LLM run (agent llm with a model)")
-    options = spec.agent_options if name == "same" else {}
     try:
-        return judges.LLMJudge(model, base_url=options.get("base_url"), api_key_env=options.get("api_key_env"),
-                               client=options.get("client") or "auto")
-    except ConfigError as exc:
+        return make_judge(name, spec)
+    except ConfigError as exc:  # a ValueError too: caught first
         raise ScalingInputError(f"judge: {exc}") from None
+    except ValueError:
+        raise ScalingInputError("judge 'same' needs an LLM run (agent llm with a model)") from None
 
 
 async def judge_study(store_path: Path, cache_dir: Path, plan: StudyPlan) -> dict[str, Any] | None:

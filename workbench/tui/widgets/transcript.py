@@ -364,7 +364,11 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "
         usage = s.get("usage") or {}
         tok = sum(int(usage.get(k) or 0) for k in ("prompt", "completion", "cache_creation"))
         head = [(label, "transcript--nudge")] + ([(f"  {tok:,} tok", "transcript--cost")] if tok else [])
-        return Entry("nudge", turn, head, text, idx, copy_text=f"{label}\n{text}")
+        cut = s.get("finish_reason") == "length"  # a summary reply the completion limit ended, as an assistant's
+        if cut:
+            head.append(("  ✂ cut off (length)", "transcript--error"))
+        return Entry("nudge", turn, head, text, idx, copy_text=f"{label}" + (" [cut off: length]" if cut else "") +
+                     f"\n{text}")
     label = {"error": "! error", "harness": "! harness", "retry": "⟳ retry", "cutoff": "✂ cut off"}.get(
         kind, f"· {sanitize(str(kind))}")
     return Entry("error", turn, [(label, "transcript--error")], text, idx, copy_text=f"{label}\n{text}")
