@@ -19,7 +19,7 @@ from sandbox.agents.base import (STOP_TEXT, SUMMARIZE_TEXT, Agent, Infrastructur
 from sandbox.agents.continuation import unique_ids
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
-from sandbox.prompts import DEFAULT_PROMPTS, REVISION_HEAD, REVISION_TAIL, SUMMARY_HEAD, Prompt
+from sandbox.prompts import DEFAULT_PROMPTS, Prompt
 from sandbox.recall import delivered_read, paper_flags, section_flags
 from sandbox.records import AssistantTurn, Caps, Step, ToolCall, Trajectory
 from sandbox.strategies import VERIFIER_ERROR, Strategy, VerifierFailed
@@ -386,7 +386,7 @@ class Episode:
             usage = {"prompt": found.prompt_tokens, "completion": found.completion_tokens, "cache_read": 0,
                      "cache_creation": 0, "raw": {"verifier": self.strategy.verifier.name}}
             await self._emit("verifier", text=found.text, usage=usage, cost_usd=found.cost_usd)
-            return f"{REVISION_HEAD}\n{found.text}\n\n{REVISION_TAIL}"
+            return f"{self.texts.revision_head}\n{found.text}\n\n{self.texts.revision_tail}"
         return self.texts.continue_
 
     async def _replace_history(self, turn: AssistantTurn, usage: dict[str, Any]) -> None:
@@ -401,7 +401,7 @@ class Episode:
                          reasoning_chars=reasoning_span(turn.text, turn.reasoning), finish_reason=turn.finish_reason,
                          tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in turn.tool_calls] or None)
         dropped = len(self.messages) - 2
-        content = f"{SUMMARY_HEAD}\n{summary}\n\n{self.texts.continue_}"
+        content = f"{self.texts.summary_head}\n{summary}\n\n{self.texts.continue_}"
         self.messages[2:] = [{"role": "user", "content": content + self._footer()}]
         await self._emit("history", text=f"[HARNESS] History replaced by the summary: {dropped} messages dropped; "
                                          "the agent now sees the system prompt, the task and the summary.")

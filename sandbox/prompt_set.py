@@ -57,7 +57,13 @@ KEYS: tuple[Key, ...] = (
     Key("continue", "continue_", "sequential scaling, token axis: the answer to a submit below the budget"),
     Key("stop", "stop", "sequential scaling, token axis: the user message past the budget (answer now)"),
     Key("summarize", "summarize", "sequential scaling: the request to summarize the work so far"),
+    Key("summary_head", "summary_head", "sequential scaling: the line above the agent's summary when it replaces the "
+        "conversation (the continue instruction and the status footer follow the summary)"),
     Key("verifier", "verifier", "sequential scaling: the verifier's instructions"),
+    Key("revision_head", "revision_head", "sequential scaling: the line above the verifier's summary in the agent's "
+        "revision message"),
+    Key("revision_tail", "revision_tail", "sequential scaling: the line after the verifier's summary in the revision "
+        "message"),
     Key("judge_pointwise", "judge_pointwise", "parallel scaling: the pointwise judge's system message"),
     Key("judge_pairwise", "judge_pairwise", "parallel scaling: the pairwise judge's system message"),
     Key("judge_pointwise_user", "judge_pointwise_user", "parallel scaling: the pointwise judge's user message: "

@@ -296,7 +296,10 @@ class Prompts:
     continue_: str = CONTINUE
     stop: str = STOP_NOW
     summarize: str = SUMMARIZE_PROMPT
+    summary_head: str = SUMMARY_HEAD
     verifier: str = VERIFIER_PROMPT
+    revision_head: str = REVISION_HEAD
+    revision_tail: str = REVISION_TAIL
     judge_pointwise: str = POINTWISE_SYSTEM
     judge_pairwise: str = PAIRWISE_SYSTEM
     judge_pointwise_user: str = POINTWISE_USER

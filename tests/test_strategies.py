@@ -351,11 +351,12 @@ def test_every_report_of_a_level_shows_the_strategys_spend(three_strategies, cap
 
 
 async def test_a_prompts_file_words_the_summarize_request_and_the_continue_after_it(mini_corpus):
-    """The strategies speak the run's prompts (`--prompts`): the summarize request, the continue instruction after the
-    summary and the status footer are the file's, not ours."""
+    """The strategies speak the run's prompts (`--prompts`): the summarize request, the line above the summary, the
+    continue instruction after it and the status footer are the file's, not ours."""
     from sandbox.prompts import Prompts
 
-    mine = Prompts(summarize="Summarize, please.", continue_="Go on.", status_footer="\n[{turn}|{points_used}]")
+    mine = Prompts(summarize="Summarize, please.", continue_="Go on.", status_footer="\n[{turn}|{points_used}]",
+                   summary_head="Your notes:")
     item = mini_corpus.item("st_0001")
     agent = ScriptAgent([turn(READ, tokens=400), turn(SUBMIT, tokens=600), turn(text="done: B", tokens=700),
                          turn(SUBMIT, tokens=1200)])
@@ -365,7 +366,7 @@ async def test_a_prompts_file_words_the_summarize_request_and_the_continue_after
     asked = agent.seen[2][-1]["content"]
     assert asked.startswith("Summarize, please.") and SUMMARIZE_PROMPT not in asked
     after = agent.seen[3][2]["content"]
-    assert after.startswith(f"{SUMMARY_HEAD}\ndone: B\n\nGo on.\n[") and CONTINUE not in after
+    assert after.startswith("Your notes:\ndone: B\n\nGo on.\n[") and CONTINUE not in after and SUMMARY_HEAD not in after
 
 
 def test_a_model_verifier_is_told_the_runs_verifier_prompt():
@@ -375,3 +376,18 @@ def test_a_model_verifier_is_told_the_runs_verifier_prompt():
     told = make_verifier("openai/some-model", base_url="http://127.0.0.1:9", instructions="Describe, never advise.")
     assert isinstance(told, LLMVerifier) and told.instructions == "Describe, never advise."
     assert make_verifier("openai/some-model", base_url="http://127.0.0.1:9").instructions == VERIFIER_PROMPT
+
+
+async def test_a_prompts_file_words_the_revision_message_around_the_verifiers_summary(mini_corpus):
+    """`revision_head` and `revision_tail` from a prompts file frame the verifier's summary the agent receives."""
+    from sandbox.prompts import Prompts
+
+    item = mini_corpus.item("st_0001")
+    mine = Prompts(revision_head="A colleague's notes:", revision_tail="Decide again.")
+    agent = ScriptAgent([turn(SUBMIT, tokens=100), turn(SUBMIT, tokens=1500)])
+    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps(), texts=mine),
+                 context_budget=1000, strategy=Strategy("verifier", EvidenceVerifier()))
+    await ep.run()
+    revision = agent.seen[1][-1]["content"]
+    assert revision.startswith("A colleague's notes:\n") and "\n\nDecide again." in revision
+    assert REVISION_HEAD not in revision
