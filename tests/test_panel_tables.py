@@ -354,3 +354,30 @@ def test_figures_2_and_4_are_terminal_plots_of_the_panels_numbers(panel, stored)
     n_items = len(set.intersection(*(set(first_rep(trajs)) for trajs in stored.values())))
     assert sum(sum(c.values()) for c in fig4["type_depth"].values()) == n_items
     assert sum(sum(c.values()) for c in fig4["consensus_tier"].values()) == n_items
+
+
+def test_the_csv_export_carries_every_table_tidy(tables_db, capsys):
+    """`report --panel --format csv`: one tidy CSV with a `table` column — Table 2 and every further table and
+    figure — and its numbers are the JSON's (Table 19's strata and Figure 4's buckets read back here)."""
+    import csv
+    import io
+
+    out = batch(capsys, "report", "--panel", *NAMES, "--db", str(tables_db), "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    panel = json.loads(batch(capsys, "report", "--panel", *NAMES, "--db", str(tables_db), "--format", "json").stdout)
+    tables = {r["table"] for r in rows}
+    assert {"table2", "cronbach_alpha", "fingerprints"} <= tables
+    assert {k for k, v in panel["tables"].items() if v} <= tables  # every table that has numbers
+    (t19,) = panel["tables"]["table19"]
+    for venue, cell in t19["strata"]["venue"].items():
+        got = {r["metric"]: r["value"] for r in rows if r["table"] == "table19" and r["tier"] == (t19["tier"] or "")
+               and r["metric"].startswith(f"strata.venue.{venue}.")}
+        assert int(got[f"strata.venue.{venue}.right"]) == cell["right"]
+        assert int(got[f"strata.venue.{venue}.n"]) == cell["n"]
+    for cell, counts in panel["tables"]["figure4"]["type_depth"].items():
+        for bucket, n in counts.items():
+            (r,) = [r for r in rows if r["table"] == "figure4" and r["metric"] == f"type_depth.{cell}.{bucket}"]
+            assert int(r["value"]) == n
+    acc = [r for r in rows if r["table"] == "table2" and r["metric"] == "accuracy"]
+    assert sorted(r["run"] for r in acc) == sorted(NAMES)

@@ -169,7 +169,7 @@ def panel_document(panel: dict[str, Any], fmt: str) -> str:
     import io
     import json
 
-    from workbench.views.panel import PANEL_TIDY_HEADER, tidy_panel_rows
+    from workbench.views.panel import PANEL_TIDY_HEADER, tidy_all_rows
     from workbench.views.report import legend_lines
 
     if fmt == "json":
@@ -178,7 +178,7 @@ def panel_document(panel: dict[str, Any], fmt: str) -> str:
         buf = io.StringIO()
         writer = csv.writer(buf)
         writer.writerow(PANEL_TIDY_HEADER)
-        writer.writerows(tidy_panel_rows(panel))
+        writer.writerows(tidy_all_rows(panel))
         return buf.getvalue()
     if fmt == "markdown":
         legend = legend_lines(panel.get("legend"))
