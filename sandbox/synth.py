@@ -22,6 +22,7 @@ RNG_STREAM = 1  # the random stream's name: GENERATOR_VERSION names the output (
 STYLE_STREAM = 2  # the stream of the text-style draws (inline titles, numbered labels), added with them
 GENERATOR_VERSION = 4  # 2: a multi-target item's options are a grid over its two clauses (`_grid`);
 #                        3: inline subsection titles, numbered labels; 4: graph nodes carry citationCount
+INLINE_KEY = 3  # the version the inline-title draws were keyed on (v3): kept, so a later version moves none of them
 CITATION_STREAM = 3  # the stream of the citation-count draws, its own so the items' draws never shift
 
 # Defects of the real release that the generator copies on purpose, so the built-in benchmark exercises the
@@ -214,7 +215,7 @@ class Generator:
             self.papers.append(Paper(i, s2id, arxiv, has_text, title, method, fld,
                                      None if self.rng.random() < 0.04 else year, abstract, authors,
                                      roman=self.rng.random() < 0.2))
-            self.papers[-1].inline = random.Random(f"inline-{seed_key(self.seed)}-{i}").random() < INLINE_SHARE
+            self.papers[-1].inline = random.Random(f"inline-{INLINE_KEY}-{self.seed}-{i}").random() < INLINE_SHARE
         for paper in self.papers:
             k = self.rng.randint(*p.refs)
             older = range(0, max(paper.index, 1))
