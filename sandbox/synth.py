@@ -20,8 +20,10 @@ from sandbox import release
 
 RNG_STREAM = 1  # the random stream's name: GENERATOR_VERSION names the output (and the cache)
 STYLE_STREAM = 2  # the stream of the text-style draws (inline titles, numbered labels), added with them
-GENERATOR_VERSION = 3  # 2: a multi-target item's options are a grid over its two clauses (`_grid`);
-#                        3: inline subsection titles, numbered labels
+GENERATOR_VERSION = 4  # 2: a multi-target item's options are a grid over its two clauses (`_grid`);
+#                        3: inline subsection titles, numbered labels; 4: graph nodes carry citationCount
+INLINE_KEY = 3  # the version the inline-title draws were keyed on (v3): kept, so a later version moves none of them
+CITATION_STREAM = 3  # the stream of the citation-count draws, its own so the items' draws never shift
 
 # Defects of the real release that the generator copies on purpose, so the built-in benchmark exercises the
 # import's handling of them: the import's warning kind → what is injected. Said once as a note, never warned.
@@ -188,6 +190,7 @@ class Paper:
     abstract: str
     authors: list[dict]
     refs: list[int] = field(default_factory=list)
+    citation_count: int = 0  # citationCount as the real release's graph nodes carry it (Table 19's quartile)
     roman: bool = False
     inline: bool = False  # subsection titles run inline in a paragraph (ar5iv style) instead of on their own line
     facts: list[tuple[str, str]] = field(default_factory=list)  # (subsection title, sentence) in Method
@@ -242,13 +245,26 @@ class Generator:
             self.papers.append(Paper(i, s2id, arxiv, has_text, title, method, fld,
                                      None if self.rng.random() < 0.04 else year, abstract, authors,
                                      roman=self.rng.random() < 0.2))
-            self.papers[-1].inline = random.Random(f"inline-{seed_key(self.seed)}-{i}").random() < INLINE_SHARE
+            self.papers[-1].inline = random.Random(f"inline-{INLINE_KEY}-{self.seed}-{i}").random() < INLINE_SHARE
         for paper in self.papers:
             k = self.rng.randint(*p.refs)
             older = range(0, max(paper.index, 1))
             if paper.index < 2:
                 continue
             paper.refs = self.rng.sample(older, min(k, paper.index))
+        self._count_citations()
+
+    def _count_citations(self) -> None:
+        """Each paper's citationCount: the papers of the universe citing it, scaled by a heavy-tailed draw for the
+        world outside it (so the count spreads like real ones and Table 19's quartiles have distinct ranks), from
+        a stream of its own so adding it kept every other draw."""
+        rng = random.Random(f"agenthop-synth-citations-{CITATION_STREAM}-{self.seed}")
+        cited = [0] * len(self.papers)
+        for paper in self.papers:
+            for r in paper.refs:
+                cited[r] += 1
+        for paper in self.papers:
+            paper.citation_count = cited[paper.index] * rng.randint(3, 40) + int(rng.paretovariate(1.2)) - 1
 
     # ------------------------------------------------------------ items
 
@@ -420,7 +436,7 @@ class Generator:
 
     def _node(self, p: Paper) -> dict:
         node: dict = {"title": p.title, "arxivId": p.arxiv_id if p.arxiv_id is not None else ("" if p.index % 2 else None),
-                      "year": p.year, "abstract": p.abstract}
+                      "year": p.year, "abstract": p.abstract, "citationCount": p.citation_count}
         if p.index % 7:
             node["authors"] = p.authors
         return node

@@ -302,3 +302,82 @@ def test_table19_seed_year_and_citation_quartile_where_the_release_carries_them(
         mine = [ok for item, ok in outcomes if str(2020 + (int(item[3:]) - 1) % 2) == year]
         assert entry["strata"]["seed year"][year]["n"] == len(mine)
         assert entry["strata"]["seed year"][year]["right"] == sum(mine)
+
+
+def test_table19_on_the_builtin_data_by_seed_year_and_citation_quartile(tables_db):
+    """The built-in benchmark's graph nodes carry year and citationCount (generator v4): Table 19 strata by
+    both, rebuilt here from the release's seed nodes with scipy's ranks."""
+    from scipy.stats import rankdata
+
+    from sandbox.datasets import open_dataset
+    from workbench.service import paths
+    from workbench.service.reports import panel_report
+
+    store = Store(tables_db, readonly=True)
+    (entry,) = panel_report(store, NAMES, cache_dir=paths.cache_dir())["tables"]["table19"]
+    outcomes = [(t["item_id"], bool(t["correct"])) for t in store.trajectories(store.run("hc")["id"])]
+    corpus, _ = open_dataset("builtin", paths.cache_dir())
+    ids = sorted({i for i, _ in outcomes})
+    nodes = {i: corpus.view(corpus.item(i)).nodes[corpus.item(i).seed_paper_id].data for i in ids}
+    corpus.close()
+    assert all(isinstance(nodes[i]["citationCount"], int) for i in ids)
+    ranks = rankdata([nodes[i]["citationCount"] for i in ids])  # average ranks, ties shared
+    quartile = {i: f"Q{min(4, int((r - 1) * 4 / len(ids)) + 1)}" for i, r in zip(ids, ranks)}
+    year = {i: str(nodes[i]["year"]) if isinstance(nodes[i].get("year"), int) else "unknown" for i in ids}
+    assert len(set(quartile.values())) == 4 and len(set(year.values())) > 1
+    for stratum, of in (("citation quartile", quartile), ("seed year", year)):
+        want = {}
+        for item, ok in outcomes:
+            want.setdefault(of[item], [0, 0])
+            want[of[item]][0] += ok
+            want[of[item]][1] += 1
+        got = {k: [c["right"], c["n"]] for k, c in entry["strata"][stratum].items()}
+        assert got == want
+
+
+def test_figures_2_and_4_are_terminal_plots_of_the_panels_numbers(panel, stored):
+    """Figure 2 and Figure 4 are drawn (plotext), within the height asked, with every family / cell / tier on the
+    axis; their bars' heights are the panel's numbers, rebuilt here from the rows the views drew them from."""
+    from workbench.views import lineage
+
+    text = lineage.figures_text(panel, width=100, height=16)
+    assert "Figure 2 · within-family generation gap" in text and "Figure 4 · item difficulty" in text
+    f2 = lineage.figure2_text(panel, 100, 12)
+    gaps = [e for e in panel["tables"]["figure2"] if e["delta"] is not None]
+    assert gaps and all(e["family"] in f2 for e in gaps) and len(f2.splitlines()) <= 12
+    f4 = lineage.figure4_text(panel, 100, 16)
+    assert len(f4.splitlines()) <= 16 and {"░", "▒", "█"} <= set(f4)
+    fig4 = panel["tables"]["figure4"]
+    for cell in fig4["type_depth"]:
+        assert cell in f4
+    # the buckets partition the common items: every item counted once per grouping, as plotted
+    n_items = len(set.intersection(*(set(first_rep(trajs)) for trajs in stored.values())))
+    assert sum(sum(c.values()) for c in fig4["type_depth"].values()) == n_items
+    assert sum(sum(c.values()) for c in fig4["consensus_tier"].values()) == n_items
+
+
+def test_the_csv_export_carries_every_table_tidy(tables_db, capsys):
+    """`report --panel --format csv`: one tidy CSV with a `table` column — Table 2 and every further table and
+    figure — and its numbers are the JSON's (Table 19's strata and Figure 4's buckets read back here)."""
+    import csv
+    import io
+
+    out = batch(capsys, "report", "--panel", *NAMES, "--db", str(tables_db), "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    panel = json.loads(batch(capsys, "report", "--panel", *NAMES, "--db", str(tables_db), "--format", "json").stdout)
+    tables = {r["table"] for r in rows}
+    assert {"table2", "cronbach_alpha", "fingerprints"} <= tables
+    assert {k for k, v in panel["tables"].items() if v} <= tables  # every table that has numbers
+    (t19,) = panel["tables"]["table19"]
+    for venue, cell in t19["strata"]["venue"].items():
+        got = {r["metric"]: r["value"] for r in rows if r["table"] == "table19" and r["tier"] == (t19["tier"] or "")
+               and r["metric"].startswith(f"strata.venue.{venue}.")}
+        assert int(got[f"strata.venue.{venue}.right"]) == cell["right"]
+        assert int(got[f"strata.venue.{venue}.n"]) == cell["n"]
+    for cell, counts in panel["tables"]["figure4"]["type_depth"].items():
+        for bucket, n in counts.items():
+            (r,) = [r for r in rows if r["table"] == "figure4" and r["metric"] == f"type_depth.{cell}.{bucket}"]
+            assert int(r["value"]) == n
+    acc = [r for r in rows if r["table"] == "table2" and r["metric"] == "accuracy"]
+    assert sorted(r["run"] for r in acc) == sorted(NAMES)

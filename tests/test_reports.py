@@ -131,7 +131,7 @@ def test_panel_table_and_formats(panel_db, capsys, tmp_path):
     assert panel["coverage"]["counts"]["low"] + panel["coverage"]["counts"]["mid"] + panel["coverage"]["counts"]["high"] == 60
     assert main(["--batch", "report", "o", "h", "--panel", "--db", str(panel_db), "--format", "csv"]) == 0
     csv_text = capsys.readouterr().out
-    assert csv_text.splitlines()[0] == "run,axis,metric,split,value,numerator,denominator,best,tier_best,family,tier"
+    assert csv_text.splitlines()[0] == "table,run,axis,metric,split,value,numerator,denominator,best,tier_best,family,tier"
     assert main(["--batch", "report", "h", "--db", str(panel_db), "--format", "markdown", "--ci"]) == 0
     md = capsys.readouterr().out
     assert "| axis | metric | ST | MT | all |" in md and "95% CI" in md

@@ -236,7 +236,7 @@ def _print_fingerprints(out: Any, panel: dict[str, Any]) -> None:
         out.print(table)
     for line in lineage.trigram_lines(panel) + lineage.fingerprint_notes(panel) + lineage.extra_lines(panel):
         out.print(line, markup=False)
-    figures = lineage.figures_text(panel, width=min(out.width, 100) - 2)
+    figures = lineage.figures_text(panel, width=min(out.width, 100) - 2, height=max(12, min(out.height, 40) // 2))
     if figures:
         out.print(Text(figures))
 

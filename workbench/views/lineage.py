@@ -169,7 +169,7 @@ def panel_document(panel: dict[str, Any], fmt: str) -> str:
     import io
     import json
 
-    from workbench.views.panel import PANEL_TIDY_HEADER, tidy_panel_rows
+    from workbench.views.panel import PANEL_TIDY_HEADER, tidy_all_rows
     from workbench.views.report import legend_lines
 
     if fmt == "json":
@@ -178,7 +178,7 @@ def panel_document(panel: dict[str, Any], fmt: str) -> str:
         buf = io.StringIO()
         writer = csv.writer(buf)
         writer.writerow(PANEL_TIDY_HEADER)
-        writer.writerows(tidy_panel_rows(panel))
+        writer.writerows(tidy_all_rows(panel))
         return buf.getvalue()
     if fmt == "markdown":
         legend = legend_lines(panel.get("legend"))
@@ -320,12 +320,59 @@ def figure5_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> st
     return plt.uncolorize(plt.build())
 
 
-def figures_text(panel: dict[str, Any], width: int = 72) -> str:
-    """Every figure of the panel as text: Figure 5, then the points it plots (so no number is only a dot)."""
-    fig = figure5_text(panel, width)
+def _plot(width: int, height: int):
+    """plotext, cleared and sized for one figure (the module is a global canvas: every figure starts afresh)."""
+    import plotext as plt
+
+    plt.main()
+    plt.clear_figure()
+    plt.limit_size(False, False)
+    plt.theme("clear")
+    plt.plotsize(max(30, width), max(10, height))
+    return plt
+
+
+def figure2_text(panel: dict[str, Any], width: int = 72, height: int = 14) -> str:
+    """Figure 2: the within-family generation gap, one bar per family (newer − older, Δ accuracy in points)."""
+    gaps = [e for e in (panel.get("tables") or {}).get("figure2") or [] if e["delta"] is not None]
+    if not gaps:
+        return ""
+    plt = _plot(width, height)
+    plt.bar([e["family"] for e in gaps], [round(e["delta"] * 100, 1) for e in gaps], width=0.5)
+    plt.hline(0)
+    plt.ylabel("Δ accuracy (pts)")
+    plt.title("Figure 2 · within-family generation gap (newer − older)")
+    return plt.uncolorize(plt.build())
+
+
+def figure4_text(panel: dict[str, Any], width: int = 72, height: int = 16) -> str:
+    """Figure 4: items per difficulty bucket (low / mid / high: runs right per item), three bars (░ ▒ █, told
+    apart without colour) per type × depth cell, then per consensus tier (prefixed `tier`)."""
+    f = (panel.get("tables") or {}).get("figure4")
+    if not f:
+        return ""
+    groups = [*f["type_depth"].items(), *((f"tier {k}", v) for k, v in f["consensus_tier"].items())]
+    if not groups:
+        return ""
+    plt = _plot(width, height)
+    e = f["edges"]
+    buckets = ("low", "mid", "high")
+    plt.multiple_bar([k for k, _ in groups], [[v[b] for _, v in groups] for b in buckets],
+                     labels=[f"{b} ({e[b][0]}–{e[b][1]} right)" for b in buckets], marker=["░", "▒", "█"])
+    plt.ylim(0, max(v[b] for _, v in groups for b in buckets) * 1.4 + 1)  # headroom: the legend sits top left
+    plt.ylabel("items")
+    plt.title("Figure 4 · item difficulty by type × depth and consensus tier")
+    return plt.uncolorize(plt.build())
+
+
+def figures_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> str:
+    """Every figure of the panel as text, each no taller than `height` rows (the caller passes what the terminal
+    leaves): Figure 2, Figure 4, then Figure 5 and the points it plots (so no number is only a dot)."""
+    parts = [figure2_text(panel, width, max(10, height - 4)), figure4_text(panel, width, height),
+             figure5_text(panel, width, height)]
     points = [f"{p['run']}: recall {pct(p['paper_recall'])}, accuracy {pct(p['accuracy'])}"
               for p in (panel.get("tables") or {}).get("figure5") or []]
-    return fig + ("\n" if fig else "") + "\n".join(points)
+    return "\n".join([x for x in parts if x] + points)
 
 
 def table3_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:

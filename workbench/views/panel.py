@@ -8,7 +8,7 @@ from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 from workbench.views.cells import counted, num, pct, points
 from workbench.views.report import _arrow, _tidy
 
-PANEL_TIDY_HEADER = ("run", "axis", "metric", "split", "value", "numerator", "denominator", "best", "tier_best",
+PANEL_TIDY_HEADER = ("table", "run", "axis", "metric", "split", "value", "numerator", "denominator", "best", "tier_best",
                      "family", "tier")
 
 
@@ -20,10 +20,59 @@ def tidy_panel_rows(panel: dict[str, Any]) -> list[list[Any]]:
         tier_best = (panel.get("tier_best") or {}).get(r.get("tier") or "", {})
         for col, _ in PANEL_COLUMNS:
             metric, _, split = COLUMN_TERMS[col].partition(".")  # the report's names: paper_recall, st
-            rows.append(_tidy(r["run"], group[col], metric, split or "all", r["counts"].get(col))
+            rows.append(["table2"] + _tidy(r["run"], group[col], metric, split or "all", r["counts"].get(col))
                         + [int(r["run"] in panel["best"].get(col, ())), int(r["run"] in tier_best.get(col, ())),
                            r.get("family") or "", r.get("tier") or ""])
     return rows
+
+
+PANEL_STATISTICS = ("cronbach_alpha", "coverage", "replicates", "ablation_lift", "external", "best_tests",
+                    "tier_best_tests", "bigram_panel", "fingerprints", "item_total_correlation")
+IDENTITY = ("run", "family", "tier")  # a dict's fields that say whose numbers it holds: columns, not path parts
+
+
+def tidy_all_rows(panel: dict[str, Any]) -> list[list[Any]]:
+    """Every table of the panel as tidy rows under PANEL_TIDY_HEADER, told apart by the `table` column: Table 2
+    (`tidy_panel_rows`), then the panel statistics and each of `panel["tables"]` (table3 … figure5) flattened —
+    one row per number, `metric` its dotted path inside the table (list positions and keys such as strata and
+    run names included), `run` / `family` / `tier` from the enclosing entry that names them. A measure that
+    could not be computed is a row with an empty value, so a reader sees it was looked for."""
+    names = {r["run"] for r in panel.get("rows", [])}
+    out = tidy_panel_rows(panel)
+    blocks = [(k, panel[k]) for k in PANEL_STATISTICS if k in panel]
+    blocks += list((panel.get("tables") or {}).items())
+    for table, data in blocks:
+        for ident, path, value in _leaves(data, {}, [], names):
+            out.append([table, ident.get("run", ""), "", ".".join(path), "", value, "", "", "", "",
+                        ident.get("family", ""), ident.get("tier", "")])
+    return out
+
+
+def _leaves(obj: Any, ident: dict[str, str], path: list[str], names: set[str]):
+    """(identity, path, value) for each number (or None) under `obj`; strings other than identities are labels,
+    not numbers, and are left to the JSON export."""
+    if isinstance(obj, dict):
+        ident = {**ident, **{k: obj[k] or "" for k in IDENTITY if k in obj and (obj[k] is None or isinstance(obj[k], str))}}
+        for key, value in obj.items():
+            if key in IDENTITY and (value is None or isinstance(value, str)):
+                continue
+            sub = {**ident, "run": str(key)} if str(key) in names and "run" not in ident else ident
+            yield from _leaves(value, sub, path + [str(key)], names)
+    elif isinstance(obj, (list, tuple)):
+        for i, value in enumerate(obj):
+            named = isinstance(value, dict) and any(k in value for k in IDENTITY)
+            yield from _leaves(value, ident, path if named and len(obj) > 0 and _distinct(obj) else path + [str(i)],
+                               names)
+    elif obj is None or isinstance(obj, bool):
+        yield ident, path, "" if obj is None else int(obj)
+    elif isinstance(obj, (int, float)):
+        yield ident, path, "" if obj != obj else obj
+
+
+def _distinct(entries: list[Any]) -> bool:
+    """Whether a list's entries are told apart by their identity fields alone (else the position stays in the path)."""
+    keys = [tuple(e.get(k) for k in IDENTITY) if isinstance(e, dict) else None for e in entries]
+    return None not in keys and len(set(keys)) == len(keys)
 
 
 def panel_cells(panel: dict[str, Any]) -> tuple[tuple, list[tuple]]:

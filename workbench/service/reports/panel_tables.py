@@ -33,7 +33,7 @@ LEGEND = {
     "table19": "Table 19 (closed-book accuracy by stratum, per tier): the closed-book runs of each tier pooled, "
                "accuracy per the item's venue, its seed paper's year and the rank-based quartile of the seed's "
                "citation count among the items (Q1 lowest), both read from the seed's graph node where the release "
-               "carries them (citationCount); the built-in benchmark carries years but no citation counts. Year and "
+               "carries them (citationCount; the built-in benchmark carries both). Year and "
                "quartile need the dataset (opened from the corpus cache).",
     "table3": "Table 3 (action after a wrong-paper read), the paper's overlapping categories: per wrong-paper read, "
               "up to and including the next read_section: Recover (that read is of a gold paper), Stay (of a "

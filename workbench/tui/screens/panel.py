@@ -225,7 +225,8 @@ class PanelScreen(Screen):
         self.query_one("#panel-tables", Static).update(Group(*(rich_table(title, header, rows)
                                                                 for title, (header, rows) in lineage.extra_tables(panel)
                                                                 if rows)))
-        self.query_one("#panel-figures", Static).update(Text(lineage.figures_text(panel, width=self.size.width - 4)))
+        self.query_one("#panel-figures", Static).update(Text(lineage.figures_text(
+            panel, width=self.size.width - 4, height=max(12, self.app.size.height // 2))))
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
