@@ -43,7 +43,8 @@ READING_OPTIONS = ("ks", "judge", "orders", "tie_rule", "judge_trials", "cost_mo
 # May change between resumes: how to reach the model, not what it is asked. The base URLs used are kept in the config.
 # The client (native or litellm) is one of them: both send the same request and read the reply the same way
 # (tests/test_client_parity.py), so a run may be resumed through either; the clients used are kept in the config.
-EXECUTION_OPTIONS = ("api_key", "base_url", "concurrency", "rpm", "timeout_s", "pricing", "client", "local_threads")
+EXECUTION_OPTIONS = ("api_key", "base_url", "concurrency", "rpm", "timeout_s", "pricing", "client", "local_threads",
+                     "extra_tools_timeout_s")
 
 
 @dataclass
@@ -358,7 +359,7 @@ class Runner:
 
     async def _run_with_tools(self) -> dict[str, Any]:
         """The run with its extra tools open (an MCP registry's server runs for as long as the run)."""
-        async with open_extra_tools(self.spec.extra_tools) as extra:
+        async with open_extra_tools(self.spec.extra_tools, self.spec.agent_options.get("extra_tools_timeout_s")) as extra:
             self.extra_tools = extra
             return await self._run_locked()
 

@@ -346,3 +346,15 @@ def test_dry_run_of_a_scripted_agent_costs_nothing_and_counts_what_is_left(tmp_p
     llm = cli("run", "--agent", "llm", "--model", "openai/gpt-4.1", "--run", "new", "--limit", "2", "--dry-run", db=db)
     assert llm.returncode == 0, llm.stderr
     assert llm.stdout.count("90,000") == 1 and "(an assumption: no earlier run of this model in the store)" in llm.stdout
+
+
+def test_dry_run_counts_the_extra_tools_in_every_calls_prompt(tmp_path, cli):
+    """The general-agent setting's tool block and schemas ride in each call: the estimate grows by them × calls."""
+    db = tmp_path / "s.sqlite"
+    base = ("run", "--agent", "llm", "--model", "openai/gpt-4.1", "--run", "g", "--limit", "2", "--dry-run",
+            "--format", "json")
+    plain = json.loads(cli(*base, db=db).stdout)
+    extra = json.loads(cli(*base, "--extra-tools", "builtin", "--extra-tools-count", "8", db=db).stdout)
+    per_call = extra["extra_tools_tokens_per_call"]
+    assert plain["extra_tools_tokens_per_call"] == 0 and per_call > 0
+    assert extra["tokens_per_episode"] - plain["tokens_per_episode"] == per_call * 10

@@ -439,3 +439,15 @@ def test_a_tools_file_changed_since_the_run_started_is_refused_on_resume(tmp_pat
     _write(tmp_path, [{**GOOD, "result": "MSFT 402.10 USD"}])
     out = _run(capsys, db, "f", "--extra-tools", path, limit="2", code=2)
     assert "exists with a different configuration" in out.stderr
+
+
+def test_report_table_shows_the_items_most_out_of_domain():
+    """The per-item out-of-domain shares reach the table, highest share first (not only the JSON)."""
+    from workbench.views.general import general_rows
+
+    g = {"setting": {"source": "builtin", "count": 8, "detail": "full", "cost": 1, "seed": 0},
+         "share_counts": [3, 10], "trajectories_with_any": [2, 4], "points": [3, 20], "points_per_trajectory": 0.75,
+         "turns": [3, 8], "turns_per_trajectory": 0.75, "per_tool": {}, "per_item": {"a": [1, 4], "b": [2, 2], "c": [0, 4]}}
+    rows = {r[1]: r[4] for r in general_rows({"general_setting": g})}
+    line = rows["items most out of domain"]
+    assert line.index("b ") < line.index("a ") and "c " not in line and "2/2" in line and "1/4" in line

@@ -93,3 +93,28 @@ def test_a_server_that_dies_mid_run_gives_tool_errors_and_every_episode_ends(tmp
     assert all(("Connection closed" in s["text"] or "MCP server has stopped" in s["text"]) for s in gone)
     for t, _ in trajectories:
         assert t["termination"] in TERMINATIONS and t["termination"] != "error"
+
+
+def test_extra_tools_timeout_bounds_each_mcp_call_and_is_not_identity(tmp_path, capsys):
+    """`--extra-tools-timeout 0.2`: the server's `slow` tool (1 s with the placeholder argument) times out as a tool
+    error the agent sees; the timeout is an execution option, absent from the run's identity; 0 is refused."""
+    db = str(tmp_path / "r.db")
+    bad = batch(capsys, "run", "--run", "x", "--db", db, "--limit", "1", "--extra-tools", f"mcp:{command()}",
+                "--extra-tools-timeout", "0")
+    assert bad.returncode == 2 and "--extra-tools-timeout" in bad.stderr
+    out = batch(capsys, "run", "--data", "builtin", "--agent", "heuristic", "--run", "t", "--db", db, "--limit", "4",
+                "--workers", "1", "--quiet", "--format", "json", "--distractible", "0.5", "--extra-tools",
+                f"mcp:{command()}", "--extra-tools-timeout", "0.2")
+    assert out.returncode == 0, out.stderr
+    store = Store(db)
+    run = store.run("t")
+    assert "extra_tools_timeout_s" not in run["config"].get("agent_options", {})
+    assert run["config"]["agent_options"] == {"distractible": 0.5}
+
+    async def go():  # the run's own setting record, opened as the runner opens it with the run's timeout
+        from sandbox.extra_tools.setting import open_extra_tools
+
+        async with open_extra_tools(run["config"]["extra_tools"], 0.2) as extra:
+            return await extra.caller("slow", {"seconds": 5})
+    slow = asyncio.run(go())
+    assert slow.status == "error" and slow.text.startswith("Error calling slow: ")

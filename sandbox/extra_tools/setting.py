@@ -77,8 +77,10 @@ def _chosen(record: dict[str, Any], tools: list[ExtraTool]) -> list[ExtraTool]:
 
 
 @asynccontextmanager
-async def open_extra_tools(record: dict[str, Any] | None) -> AsyncIterator[ExtraTools | None]:
-    """The setting's tools for the duration of a run (an MCP server runs until the block ends)."""
+async def open_extra_tools(record: dict[str, Any] | None,
+                           timeout_s: float | None = None) -> AsyncIterator[ExtraTools | None]:
+    """The setting's tools for the duration of a run (an MCP server runs until the block ends); `timeout_s` bounds
+    each forwarded MCP call (execution, not identity: a resume may change it)."""
     if record is None:
         yield None
         return
@@ -89,7 +91,7 @@ async def open_extra_tools(record: dict[str, Any] | None) -> AsyncIterator[Extra
         return
     from sandbox.extra_tools.mcp_registry import McpRegistry
 
-    registry = McpRegistry(record["where"])
+    registry = McpRegistry(record["where"], timeout_s) if timeout_s else McpRegistry(record["where"])
     try:
         tools = _chosen(record, await registry.start())
         yield ExtraTools(record, tools, registry.call)

@@ -296,6 +296,8 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
                          help="their descriptions: full, one-line summaries, or names and parameters only")
     general.add_argument("--extra-tools-cost", type=_bounded("extra_tools_cost"), default=1, metavar="C",
                          help="points an out-of-domain call costs (default 1)")
+    general.add_argument("--extra-tools-timeout", type=float, default=30.0, metavar="SECONDS",
+                         help="an mcp: registry's per-call timeout (default 30; execution, not identity)")
     general.add_argument("--distractible", type=_real("distractible"), metavar="P",
                          help="heuristic agent: each call is an out-of-domain one with probability P (0 to 1)")
     add_prompts_argument(p)

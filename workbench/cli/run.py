@@ -47,6 +47,7 @@ def launch_request(args: argparse.Namespace) -> LaunchRequest:
         max_run_cost=args.max_run_cost, shard=getattr(args, "shard", None),
         extra_tools=getattr(args, "extra_tools", None), extra_tools_count=getattr(args, "extra_tools_count", None),
         extra_tools_detail=getattr(args, "extra_tools_detail", "full"),
+        extra_tools_timeout=getattr(args, "extra_tools_timeout", 30.0),
         extra_tools_cost=getattr(args, "extra_tools_cost", 1), distractible=getattr(args, "distractible", None),
         prompts=getattr(args, "prompts", None),
         family=getattr(args, "family", None), tier=getattr(args, "tier", None))

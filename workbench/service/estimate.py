@@ -16,6 +16,7 @@ from sandbox.runner import RunSpec
 
 ASSUMED_TOKENS = 90_000  # per episode, when the store has no history for this model
 ASSUMED_OUTPUT_SHARE = 0.05
+ASSUMED_CALLS = 10  # model calls per episode, when counting the extra tools' prompt per call (at most the turn cap)
 
 
 def history(store_path: Path, model: str | None) -> tuple[float, float] | None:
@@ -65,10 +66,20 @@ def per_episode(spec: RunSpec, store_path: Path) -> dict[str, Any]:
     else:
         completion = ASSUMED_TOKENS * ASSUMED_OUTPUT_SHARE
         prompt, basis = ASSUMED_TOKENS - completion, "an assumption: no earlier run of this model in the store"
+    per_call = extra_tools_tokens(spec.extra_tools)
+    calls = min(ASSUMED_CALLS, spec.effective_caps().max_turns)
+    prompt += per_call * calls  # the general-agent setting: its tool block and schemas ride in every call's prompt
     price = price_for(spec.model, spec.agent_options.get("pricing")) if spec.model else None
     usd = cost(price, Usage(prompt=int(prompt), completion=int(completion)))
-    return {"tokens": round(prompt + completion), "basis": basis, "price": price,
+    return {"tokens": round(prompt + completion), "basis": basis, "extra_tools_tokens_per_call": per_call, "price": price,
             "usd": None if usd is None else usd["total_usd"]}
+
+
+def extra_tools_tokens(extra_tools: dict[str, Any] | None) -> int:
+    """Tokens the general-agent setting adds to each call's prompt: its tool block and schemas, as recorded."""
+    if not extra_tools:
+        return 0
+    return sum((extra_tools.get(k) or {}).get("extra", 0) for k in ("tool_block_tokens", "schema_tokens"))
 
 
 def prompt_overhead(caps: Any, ablation: str, extra_tools: dict[str, Any] | None = None,
@@ -103,6 +114,7 @@ def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, An
         "replicates": spec.replicates, "item_ids": [i.id for i in items][:20] + (["…"] if len(items) > 20 else []),
         "caps": caps.as_dict(), "ablation": spec.ablation,
         "tokens_per_episode": ep["tokens"], "basis": ep["basis"],
+        "extra_tools_tokens_per_call": ep.get("extra_tools_tokens_per_call", 0),
         "price": None if price is None else {"provider": price.provider, "input_per_m": price.input_per_m,
                                              "output_per_m": price.output_per_m},
         "cost_usd": None if ep["usd"] is None else round(ep["usd"] * episodes, 4),

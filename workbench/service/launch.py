@@ -77,6 +77,7 @@ class LaunchRequest:
     # the general-agent setting (sandbox.extra_tools): "builtin", a FILE.json or "mcp:COMMAND"; None = the plain run
     extra_tools: str | None = None
     extra_tools_count: int | None = None  # None: every tool of the registry
+    extra_tools_timeout: float = 30.0  # seconds per forwarded call of an `mcp:` registry (execution, not identity)
     extra_tools_detail: str = "full"
     extra_tools_cost: int = 1
     distractible: float | None = None  # the heuristic's out-of-domain call probability
@@ -119,6 +120,10 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
         agent_options = llm_options(request, problems, names or {})
     if request.distractible:
         agent_options["distractible"] = request.distractible
+    if (request.extra_tools or "").startswith("mcp:"):
+        if not request.extra_tools_timeout or request.extra_tools_timeout <= 0:
+            problems["extra_tools_timeout"] = f"{(names or {}).get('extra_tools_timeout', 'extra_tools_timeout')}: must be > 0 seconds"
+        agent_options["extra_tools_timeout_s"] = float(request.extra_tools_timeout or 0)
     extra_tools = _extra_tools(request, problems, names or {}) if not problems else None
     prompts = _prompts(request, problems, names or {})
     if problems:

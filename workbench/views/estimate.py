@@ -35,7 +35,9 @@ def dry_run_text(est: dict[str, Any], item_ids: list[str], llm: bool) -> str:
         spend = f"estimate: no tokens, no cost ({est['basis']})"
     else:
         cost_text = "unpriced (no price for this model)" if est["cost_usd"] is None else f"≈ ${est['cost_usd']:,.2f}"
-        spend = f"estimate: ~{est['tokens_per_episode']:,} tokens per episode ({est['basis']}) → {cost_text}"
+        extra = est.get("extra_tools_tokens_per_call") or 0
+        within = f"; the extra tools add ~{extra:,} prompt tokens per call" if extra else ""
+        spend = f"estimate: ~{est['tokens_per_episode']:,} tokens per episode ({est['basis']}{within}) → {cost_text}"
     return (f"dry run '{est['run']}': {est['items']} items × {est['replicates']} replicate(s) = {to_play}\n"
             f"items: {item_list(item_ids)}\n"
             f"caps: {caps['budget']} points, {caps['max_turns']} turns, {caps['max_tokens_total']:,} tokens; "

@@ -41,6 +41,10 @@ def general_rows(report: dict[str, Any]) -> list[Row]:
     top = list(g["per_tool"].items())[:5]
     if top:
         rows.append((sec, "most called", "", "", " · ".join(f"{k} {v}" for k, v in top)))
+    items = sorted(((k, v) for k, v in (g.get("per_item") or {}).items() if v[1] and v[0]),
+                   key=lambda kv: (-kv[1][0] / kv[1][1], -kv[1][1], kv[0]))[:5]
+    if items:  # the items where the agent strayed most (share of their calls), not only in the JSON
+        rows.append((sec, "items most out of domain", "", "", " · ".join(f"{k} {_share(v)}" for k, v in items)))
     vs = g.get("against_plain")
     if vs:
         for r in vs["rows"]:
