@@ -852,3 +852,18 @@ def test_a_grid_that_starts_with_a_minus_is_read_as_a_grid_and_its_negative_budg
     assert proc.returncode == 2 and "expected one argument" not in proc.stderr
     assert f"--grid: {negative!r} is negative" in proc.stderr, proc.stderr
     assert not db.exists()
+
+
+def test_k_is_read_by_one_rule_for_the_cli_and_the_study_form(tmp_path, capsys):
+    """`--k` and the Scaling screen's study form read sample counts with `scaling.parse_ks`: sorted, each once, only
+    positive whole numbers (a bad one is exit 2 in one line, nothing written)."""
+    from workbench.cli import main
+    from workbench.service.scaling import ScalingInputError, parse_ks
+
+    assert parse_ks("4, 1,2,2") == [1, 2, 4]
+    for bad in ("0,1", "x", " , "):
+        with pytest.raises(ScalingInputError):
+            parse_ks(bad)
+    db = tmp_path / "s.sqlite"
+    assert main(["--batch", "scale", "parallel", "--k", "0,2", "--run", "p", "--db", str(db)]) == 2
+    assert "k needs positive sample counts" in capsys.readouterr().err and not db.exists()

@@ -306,12 +306,7 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     from workbench.service import paths, scaling
     from workbench.service.stores import open_store
 
-    try:
-        ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
-    except ValueError:
-        raise UsageError(f"--k must be whole numbers, got {args.k!r}") from None
-    if not ks or ks[0] < 1:
-        raise UsageError("--k needs positive sample counts")
+    ks = scaling.parse_ks(args.k)  # a bad --k is ScalingInputError: one line, exit 2
     corpus, spec, _ = build_spec(args)
     spec = replace(spec, replicates=max(ks), kind="parallel",
                    scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders,

@@ -14,6 +14,6 @@ from workbench.service.scaling.strategies import (check_verifier, strategy_group
     COMPARISON_RULE)
 from workbench.service.scaling.scorefiles import (load_scores, file_plateau)
 from workbench.service.scaling.judging import (subsets, judge_run, recorded_judge, make_judge, is_stored_judge)
-from workbench.service.scaling.parallel import (parallel_samples, vote_key, parallel_report, TIE_RULE)
+from workbench.service.scaling.parallel import (parallel_samples, vote_key, parallel_report, TIE_RULE, parse_ks)
 from workbench.service.scaling.studies import (StudyRequest, StudyPlan, plan_study, check_plan, judge_study)
 from workbench.service.scaling.tools import (parse_counts, parse_details, tools_specs, tools_group, tools_report)

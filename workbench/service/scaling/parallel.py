@@ -13,6 +13,18 @@ from storage import Store
 from workbench.service.scaling.judging import TrialJudge, judge_run, judges_measured, subsets
 from workbench.service.scaling.sequential import ScalingInputError, measures_tokens
 
+def parse_ks(text: str) -> list[int]:
+    """The sample counts of a parallel study (`--k 1,2,4,8`, the study form's k), sorted, each once; ScalingInputError
+    (exit 2) for anything but positive whole numbers."""
+    try:
+        ks = sorted({int(k) for k in text.split(",") if k.strip()})
+    except ValueError:
+        raise ScalingInputError(f"k must be whole numbers, got {text!r}") from None
+    if not ks or ks[0] < 1:
+        raise ScalingInputError("k needs positive sample counts")
+    return ks
+
+
 def parallel_samples(store: Store, run_name: str,
                      corpus) -> tuple[dict[str, Any], list[str], list[list[dict[str, Any]]], int]:
     """The run, its items with all K samples, per item those samples in replicate order, and how many items

@@ -72,12 +72,9 @@ def plan_study(request: StudyRequest) -> StudyPlan:
 
 
 def _plan_parallel(request: StudyRequest) -> StudyPlan:
-    try:
-        ks = sorted({int(k) for k in request.ks.split(",") if k.strip()})
-    except ValueError:
-        raise ScalingInputError(f"k must be whole numbers, got {request.ks!r}") from None
-    if not ks or ks[0] < 1:
-        raise ScalingInputError("k needs positive sample counts")
+    from workbench.service.scaling.parallel import parse_ks
+
+    ks = parse_ks(request.ks)
     if request.judge_trials < 1:
         raise ScalingInputError("judge trials must be at least 1")
     spec = run_spec(request.launch)
