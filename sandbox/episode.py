@@ -103,7 +103,8 @@ class Episode:
         self.before_call = before_call  # the runner commits the steps so far here: one write per turn, not per step
         self.retry = retry
         self.sleep = sleep
-        self.ledger = Ledger(caps, tokens_measured=getattr(agent, "tokens_measured", True))
+        self.ledger = Ledger(caps)
+        self.tokens_measured = getattr(agent, "tokens_measured", True)  # the footer's count, or "not measured"
         self.extra_tools = extra_tools  # the general-agent setting's out-of-domain tools (sandbox.extra_tools)
         self.messages: list[dict[str, Any]] = [
             {"role": "system", "content": prompt.system},
@@ -299,7 +300,7 @@ class Episode:
 
     def _footer(self) -> str:
         """The status line as the prompt set words it, from the ledger as it stands."""
-        return self.texts.footer(self.ledger.state(), self.ledger.tokens_measured)
+        return self.texts.footer(self.ledger.state(), self.tokens_measured)
 
     async def _stop(self) -> None:
         """Tell the agent to answer now; its next turn is the last (reference §1.4)."""

@@ -15,14 +15,6 @@ INSUFFICIENT = (
 )
 
 
-def status_footer(state: LedgerState, tokens_measured: bool = True) -> str:
-    """The status footer as it reads in the ledger state `state` (a stored step's, or the live ledger's). An agent
-    whose tokens the workbench cannot see (an MCP client's) reads "not measured" in the protocol's shape, not a 0
-    it would take for a count."""
-    tokens = f"{state.tokens:,}" if tokens_measured else "not measured"
-    return f"\nTurn: {state.turn}  |  Tokens used: {tokens}  |  Budget used: {state.points_used}"
-
-
 @dataclass
 class Decision:
     """What the ledger says about one call: `execute` (with its cost), `disabled` or `rejected`."""
@@ -35,9 +27,8 @@ class Decision:
 class Ledger:
     """Accept, reject or terminate; never lets points go negative."""
 
-    def __init__(self, caps: Caps, tokens_measured: bool = True):
+    def __init__(self, caps: Caps):
         self.caps = caps
-        self.tokens_measured = tokens_measured  # the footer's token count: a number, or "not measured"
         self.points_left = caps.budget
         self.turn_index = 0  # 0-based turns consumed (model turns and error turns)
         self.model_calls = 0
@@ -81,10 +72,6 @@ class Ledger:
     @property
     def exhausted(self) -> bool:
         return self.points_left <= 0
-
-    def footer(self) -> str:
-        """The status line appended to every tool result and to the plain-text nudge."""
-        return status_footer(self.state(), self.tokens_measured)
 
     def state(self) -> LedgerState:
         return LedgerState(self.turn_index + 1, self.points_used, self.points_left, self.tokens, self.rejections)

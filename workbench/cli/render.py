@@ -16,8 +16,8 @@ from workbench.views.compare import (AGREEMENT_LABELS, ATTRIBUTION_HEADER, COMPA
                                      compare_document, compare_heading, compare_legend, compare_rows,
                                      separation_sentence)
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
-from workbench.views.panel import (PANEL_TIDY_HEADER, bigram_panel_line, grouped_header, panel_cells, panel_stat_lines,
-                                   panel_title, tidy_panel_rows)
+from workbench.views.panel import (bigram_panel_line, grouped_header, panel_cells, panel_stat_lines,
+                                   panel_title)
 from workbench.views.report import (REPORT_HEADER, TIDY_HEADER, analytics_lines, completeness, detail_rows,
                                     label_lines, legend_lines, report_rows, report_table, tidy_report_rows,
                                     transition_table)
