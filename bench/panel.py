@@ -74,6 +74,20 @@ def fill(store, runs: int, items: int, replicates: int, seed: int = 0) -> int:
     return steps_total
 
 
+def bench_store(path: Path, copy_of: str | None, runs: int, items: int, replicates: int) -> None:
+    """The benches' store at `path`: a copy of `copy_of` (a real store), else a synthetic panel (`fill`)."""
+    import shutil
+
+    if copy_of:
+        shutil.copy(copy_of, path)
+        return
+    from storage import Store
+
+    store = Store(path)
+    fill(store, runs, items, replicates)
+    store.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=19)

@@ -103,15 +103,9 @@ def main() -> None:
     width, height = (int(x) for x in args.size.lower().split("x"))
     work = Path(tempfile.mkdtemp(prefix="agenthop-screens-bench-"))
     path = work / "store.sqlite"
-    if args.store:
-        shutil.copy(args.store, path)
-    else:
-        from panel import fill
-        from storage import Store
+    from panel import bench_store
 
-        store = Store(path)
-        fill(store, args.runs, args.items, args.replicates)
-        store.close()
+    bench_store(path, args.store, args.runs, args.items, args.replicates)
     for screen in (args.only.split(",") if args.only else SCREENS):
         on_top, shown, ready, frozen = asyncio.run(one(path, work / "cache", screen, (width, height)))
         print(f"  {screen:24s} on top after {on_top:6.3f} s   shown after {shown:6.3f} s   ready after {ready:6.3f} s   longest freeze {frozen:6.3f} s",

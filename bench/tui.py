@@ -284,15 +284,9 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="agenthop-tui-bench-"))
     path = work / "store.sqlite"
     t = time.perf_counter()
-    if args.store:
-        shutil.copy(args.store, path)
-    else:
-        from panel import fill
-        from storage import Store
+    from panel import bench_store
 
-        store = Store(path)
-        fill(store, args.runs, args.items, args.replicates)
-        store.close()
+    bench_store(path, args.store, args.runs, args.items, args.replicates)
     add_long_run(path)
     print(f"store: {path} ({path.stat().st_size / 1e6:.0f} MB, ready in {time.perf_counter() - t:.1f} s)")
     print(f"  import workbench.tui.app (textual included): {import_time():.3f} s")
