@@ -12,6 +12,7 @@ code of --base. Prints medians, and each figure's ratio to its baseline (cold to
 base-cold, warm to base-warm), in wall and in CPU seconds (the process and its worker: on a shared machine
 the CPU is the steadier figure).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,7 +58,9 @@ def one(variant: str, tree: Path, data: Path, cache: Path, worker: str = "auto")
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", required=True, help="a release directory (e.g. agenthop-tui --batch synth --preset paper)")
+    ap.add_argument(
+        "--data", required=True, help="a release directory (e.g. agenthop-tui --batch synth --preset paper)"
+    )
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--base", help="another checkout (the code before a change)")
     args = ap.parse_args()
@@ -80,14 +83,22 @@ def main() -> None:
                     row[f"{prefix}cold-worker-{worker}"] = one("open", tree, data, cache, worker)
             for name, got in row.items():
                 results.setdefault(name, []).append(got)
-                print(f"round {r + 1} {name}: {got['seconds']:.2f} s, {got['cpu_s']:.2f} s CPU, {got['peak_mb']:.0f} MB, "
-                      f"load {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
+                print(
+                    f"round {r + 1} {name}: {got['seconds']:.2f} s, {got['cpu_s']:.2f} s CPU, {got['peak_mb']:.0f} MB, "
+                    f"load {os.getloadavg()[0]:.2f}",
+                    file=sys.stderr,
+                    flush=True,
+                )
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    median = {name: {k: round(statistics.median(x.get(k, 0) for x in rows), 3) for k in ("seconds", "cpu_s", "peak_mb")}
-              for name, rows in results.items()}
-    ratios = {"cold/loader": median["cold"]["seconds"] / median["loader"]["seconds"],
-              "cold/loader cpu_s": median["cold"]["cpu_s"] / median["loader"]["cpu_s"]}
+    median = {
+        name: {k: round(statistics.median(x.get(k, 0) for x in rows), 3) for k in ("seconds", "cpu_s", "peak_mb")}
+        for name, rows in results.items()
+    }
+    ratios = {
+        "cold/loader": median["cold"]["seconds"] / median["loader"]["seconds"],
+        "cold/loader cpu_s": median["cold"]["cpu_s"] / median["loader"]["cpu_s"],
+    }
     if args.base:
         ratios["cold/base-cold"] = median["cold"]["seconds"] / median["base-cold"]["seconds"]
         for worker in ("off", "on"):
@@ -98,9 +109,19 @@ def main() -> None:
         ratios["warm/base-warm"] = median["warm"]["seconds"] / median["base-warm"]["seconds"]
         ratios["cold peak/base-cold peak"] = median["cold"]["peak_mb"] / median["base-cold"]["peak_mb"]
     size = sum(f.stat().st_size for f in data.rglob("*.jsonl"))
-    print(json.dumps({"data": str(data), "release_mb": round(size / 2**20), "rounds": args.rounds,
-                      "load_average": os.getloadavg(), "median": median,
-                      "ratios": {k: round(v, 3) for k, v in ratios.items()}}, indent=1))
+    print(
+        json.dumps(
+            {
+                "data": str(data),
+                "release_mb": round(size / 2**20),
+                "rounds": args.rounds,
+                "load_average": os.getloadavg(),
+                "median": median,
+                "ratios": {k: round(v, 3) for k, v in ratios.items()},
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 Prints sizes, rates and ratios; asserts nothing. Each episode configuration runs in a
 fresh subprocess so its peak RSS is its own.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,12 +44,14 @@ def bench_open(root: Path, cache: Path) -> None:
     first = time.perf_counter() - t
     corpus.close()
     t = time.perf_counter()
-    corpus, report2 = open_release(root, cache)
+    corpus, _report2 = open_release(root, cache)
     warm = time.perf_counter() - t
     db = corpus.path.stat().st_size
-    print(f"dataset {size / 1e6:.0f} MB → corpus cache {db / 1e6:.0f} MB; "
-          f"open {'(import) ' if report else '(cached) '}{first:.2f} s, warm reopen {warm * 1000:.0f} ms "
-          f"({first / max(warm, 1e-9):.0f}× faster)")
+    print(
+        f"dataset {size / 1e6:.0f} MB → corpus cache {db / 1e6:.0f} MB; "
+        f"open {'(import) ' if report else '(cached) '}{first:.2f} s, warm reopen {warm * 1000:.0f} ms "
+        f"({first / max(warm, 1e-9):.0f}× faster)"
+    )
     bench_tools(corpus)
     corpus.close()
 
@@ -63,8 +66,10 @@ def bench_tools(corpus) -> None:
     for i in items:
         corpus.view(i)
     view_ms = (time.perf_counter() - t) * 1000 / len(items)
-    print(f"item view (neighbourhood load): {view_ms:.2f} ms/item, "
-          f"{sum(len(v.nodes) for v in views) / len(views):.0f} nodes/item")
+    print(
+        f"item view (neighbourhood load): {view_ms:.2f} ms/item, "
+        f"{sum(len(v.nodes) for v in views) / len(views):.0f} nodes/item"
+    )
     calls = {
         "get_paper_info": lambda v: {"paper_id": rng.choice(list(v.nodes))},
         "get_references": lambda v: {"paper_id": v.item.seed_paper_id},
@@ -103,18 +108,35 @@ def episodes_child(root: str, cache: str, agent: str, workers: int, n: int) -> N
         dt = time.perf_counter() - t
         steps = store.conn.execute("SELECT COUNT(*) FROM steps").fetchone()[0]
     peak = peak_mb()
-    print(json.dumps({"agent": agent, "workers": workers, "episodes": result["done"], "seconds": dt,
-                      "eps": result["done"] / dt, "steps": steps, "peak_mb": peak}))
+    print(
+        json.dumps(
+            {
+                "agent": agent,
+                "workers": workers,
+                "episodes": result["done"],
+                "seconds": dt,
+                "eps": result["done"] / dt,
+                "steps": steps,
+                "peak_mb": peak,
+            }
+        )
+    )
 
 
 def bench_episodes(root: Path, cache: Path, n: int) -> None:
     for agent in ("oracle", "heuristic"):
         for workers in (1, 16):
-            out = subprocess.run([sys.executable, __file__, "--child", str(root), str(cache), agent, str(workers), str(n)],
-                                 capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", str(root), str(cache), agent, str(workers), str(n)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             r = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"  {agent:9s} workers={workers:2d}: {r['episodes']} episodes in {r['seconds']:.2f} s = "
-                  f"{r['eps']:.0f} ep/s, {r['steps'] / r['seconds']:.0f} steps committed/s, peak {r['peak_mb']:.0f} MB")
+            print(
+                f"  {agent:9s} workers={workers:2d}: {r['episodes']} episodes in {r['seconds']:.2f} s = "
+                f"{r['eps']:.0f} ep/s, {r['steps'] / r['seconds']:.0f} steps committed/s, peak {r['peak_mb']:.0f} MB"
+            )
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ The server runs in its own process (so its work is not counted as ours) and answ
 instantly (or after --latency seconds). Each episode makes --calls model calls. Prints
 rates and ratios; asserts nothing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -116,14 +117,25 @@ def main() -> None:
         t = time.perf_counter()
         litellm_module()
         import_s = round(time.perf_counter() - t, 2)
-    server = subprocess.Popen([sys.executable, "-c", SERVER.format(root=str(ROOT), calls=args.calls,
-                                                                   latency=args.latency)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER.format(root=str(ROOT), calls=args.calls, latency=args.latency)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     url = server.stdout.readline().strip()
     try:
         store = Store(work / "store.sqlite")
-        spec = RunSpec(name="bench", dataset=str(root), agent="llm", model="openai/bench-model", workers=args.workers,
-                       limit=args.episodes or None, replicates=args.replicates, agent_options={"base_url": url, "client": args.client})
+        spec = RunSpec(
+            name="bench",
+            dataset=str(root),
+            agent="llm",
+            model="openai/bench-model",
+            workers=args.workers,
+            limit=args.episodes or None,
+            replicates=args.replicates,
+            agent_options={"base_url": url, "client": args.client},
+        )
         t, cpu0 = time.monotonic(), time.process_time()
         runner = Runner(spec, corpus, store)
         result = asyncio.run(runner.run())
@@ -138,17 +150,35 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)  # the run's store: one per invocation, never read again
     calls = result["done"] * args.calls
     phases = call_phases(timings, t, t_end, args.workers, args.latency)
-    print(json.dumps({"items": args.items, "replicates": args.replicates, "workers": args.workers, "latency_s": args.latency,
-                      "episodes": result["done"], "seconds": round(dt, 2), "episodes_per_s": round(result["done"] / dt, 1),
-                      "model_calls_per_s": round(calls / dt, 1), "ms_per_call_per_worker": round(dt / calls * args.workers * 1000, 2),
-                      "cpu_ms_per_call": round(cpu / calls * 1000, 2),
-                      "server_cpu_ms_per_call": round(server_cpu / calls * 1000, 2), "transient_retries": retries,
-                      "ideal_calls_per_s": round(args.workers / args.latency, 1) if args.latency else None,
-                      **phases,
-                      "client": runner.client, "litellm_imported": "litellm" in sys.modules,
-                      "correct": result["correct"], "corpus_open_s": round(open_s, 2), "litellm_import_s": import_s,
-                      "total_s": round(time.perf_counter() - t0, 2),
-                      "preset": args.preset, "peak_mb": round(peak_mb(), 1)}, indent=1))
+    print(
+        json.dumps(
+            {
+                "items": args.items,
+                "replicates": args.replicates,
+                "workers": args.workers,
+                "latency_s": args.latency,
+                "episodes": result["done"],
+                "seconds": round(dt, 2),
+                "episodes_per_s": round(result["done"] / dt, 1),
+                "model_calls_per_s": round(calls / dt, 1),
+                "ms_per_call_per_worker": round(dt / calls * args.workers * 1000, 2),
+                "cpu_ms_per_call": round(cpu / calls * 1000, 2),
+                "server_cpu_ms_per_call": round(server_cpu / calls * 1000, 2),
+                "transient_retries": retries,
+                "ideal_calls_per_s": round(args.workers / args.latency, 1) if args.latency else None,
+                **phases,
+                "client": runner.client,
+                "litellm_imported": "litellm" in sys.modules,
+                "correct": result["correct"],
+                "corpus_open_s": round(open_s, 2),
+                "litellm_import_s": import_s,
+                "total_s": round(time.perf_counter() - t0, 2),
+                "preset": args.preset,
+                "peak_mb": round(peak_mb(), 1),
+            },
+            indent=1,
+        )
+    )
 
 
 def call_phases(timings: list[list[float]], start: float, end: float, workers: int, latency: float) -> dict:
@@ -171,14 +201,16 @@ def call_phases(timings: list[list[float]], start: float, end: float, workers: i
     lo, hi = arrivals[n // 10], arrivals[(9 * n) // 10]
     steady = ((9 * n) // 10 - n // 10) / (hi - lo) if hi > lo else None
     ideal = workers / latency
-    return {"whole_run_calls_per_s": round(n / (end - start), 1),
-            "whole_run_share_of_ideal": round(n / (end - start) / ideal, 3),
-            "steady_calls_per_s": round(steady, 1) if steady else None,
-            "steady_share_of_ideal": round(steady / ideal, 3) if steady else None,
-            "overhead_ms_per_call": round((workers / steady - latency) * 1000, 1) if steady else None,
-            "server_hold_ms": round(sum(sent - arrived for arrived, sent in timings) / n * 1000, 1),
-            "ramp_up_s": round(arrivals[min(workers, n) - 1] - start, 3),
-            "tail_s": round(end - arrivals[-1] - latency, 3)}
+    return {
+        "whole_run_calls_per_s": round(n / (end - start), 1),
+        "whole_run_share_of_ideal": round(n / (end - start) / ideal, 3),
+        "steady_calls_per_s": round(steady, 1) if steady else None,
+        "steady_share_of_ideal": round(steady / ideal, 3) if steady else None,
+        "overhead_ms_per_call": round((workers / steady - latency) * 1000, 1) if steady else None,
+        "server_hold_ms": round(sum(sent - arrived for arrived, sent in timings) / n * 1000, 1),
+        "ramp_up_s": round(arrivals[min(workers, n) - 1] - start, 3),
+        "tail_s": round(end - arrivals[-1] - latency, 3),
+    }
 
 
 def strip_compare(argv: list[str]) -> list[str]:
@@ -211,20 +243,24 @@ def compare(variants: list[str], rounds: int, flags: list[str]) -> None:
         for variant in variants:
             t = time.perf_counter()
             out = subprocess.run(variant_command(variant, flags), capture_output=True, text=True, check=True).stdout
-            row = json.loads(out[out.index("{"):])
+            row = json.loads(out[out.index("{") :])
             row["process_s"] = round(time.perf_counter() - t, 2)
             results[variant].append(row)
             steady = f", steady {row['steady_share_of_ideal']:.1%} of ideal" if row.get("steady_share_of_ideal") else ""
-            print(f"round {r + 1} {variant}: {row['seconds']} s, {row['episodes_per_s']} episodes/s{steady}, "
-                  f"{row['peak_mb']} MB peak, process {row['process_s']} s, load {os.getloadavg()[0]:.2f}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"round {r + 1} {variant}: {row['seconds']} s, {row['episodes_per_s']} episodes/s{steady}, "
+                f"{row['peak_mb']} MB peak, process {row['process_s']} s, load {os.getloadavg()[0]:.2f}",
+                file=sys.stderr,
+                flush=True,
+            )
     keys = ("seconds", "episodes_per_s", "model_calls_per_s", "cpu_ms_per_call", "peak_mb", "process_s")
     summary = {v: {k: statistics.median(row[k] for row in rows) for k in keys} for v, rows in results.items()}
     first = variants[0]
     for v in variants:
         summary[v]["runs"] = len(results[v])
-        summary[v]["ratio_to_" + first] = {k: round(summary[v][k] / summary[first][k], 3) if summary[first][k] else None
-                                           for k in keys}
+        summary[v]["ratio_to_" + first] = {
+            k: round(summary[v][k] / summary[first][k], 3) if summary[first][k] else None for k in keys
+        }
         ideal = results[v][0].get("ideal_calls_per_s")
         if ideal:
             summary[v]["share_of_ideal_call_rate"] = round(summary[v]["model_calls_per_s"] / ideal, 3)
@@ -232,8 +268,7 @@ def compare(variants: list[str], rounds: int, flags: list[str]) -> None:
                 got = [row[key] for row in results[v] if row.get(key) is not None]
                 if got:  # an older checkout's bench does not report them
                     summary[v][key] = statistics.median(got)
-    print(json.dumps({"flags": flags, "rounds": rounds, "load_average": os.getloadavg(), "median": summary},
-                     indent=1))
+    print(json.dumps({"flags": flags, "rounds": rounds, "load_average": os.getloadavg(), "median": summary}, indent=1))
 
 
 if __name__ == "__main__":

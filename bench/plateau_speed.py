@@ -3,6 +3,7 @@
 A script, not a test: wall-clock numbers depend on the machine. Run from the repo root:
     python bench/plateau_speed.py [--repeat 5] [--two-stage-trials 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -14,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stats.plateau import plateau  # noqa: E402
+from stats.plateau import plateau
 
 
 def main() -> None:
@@ -23,8 +24,12 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1011)
     parser.add_argument("--budgets", type=int, default=6)
     parser.add_argument("--n-boot", type=int, default=10_000)
-    parser.add_argument("--two-stage-trials", type=int, default=0,
-                        help="also time the two-stage bootstrap with this many trials per item")
+    parser.add_argument(
+        "--two-stage-trials",
+        type=int,
+        default=0,
+        help="also time the two-stage bootstrap with this many trials per item",
+    )
     args = parser.parse_args()
     rng = np.random.default_rng(1)
     p = np.linspace(0.3, 0.5, args.budgets)
@@ -36,8 +41,10 @@ def main() -> None:
         start = time.perf_counter()
         result = plateau(scores, budgets, n_boot=args.n_boot)
         times.append(time.perf_counter() - start)
-    print(f"plateau B={args.n_boot} n={args.n} K={args.budgets}: best {min(times):.3f} s, "
-          f"median {sorted(times)[len(times) // 2]:.3f} s over {args.repeat} runs (k*={result.k_star})")
+    print(
+        f"plateau B={args.n_boot} n={args.n} K={args.budgets}: best {min(times):.3f} s, "
+        f"median {sorted(times)[len(times) // 2]:.3f} s over {args.repeat} runs (k*={result.k_star})"
+    )
     if args.two_stage_trials:
         trials = (rng.random((args.n, args.budgets, args.two_stage_trials)) < p[None, :, None]).astype(float)
         start = time.perf_counter()

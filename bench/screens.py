@@ -12,6 +12,7 @@ screen's first source; the same as shown for screens with nothing to compute), a
 event loop meanwhile. The Panel screen is opened over every run (57,627 trajectories). Prints numbers; asserts
 nothing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,6 +49,7 @@ def opener(name: str):
                 return app.screen.query_one(selector).row_count > 0
             except Exception:
                 return False
+
         return ready
 
     names = [f"run{r:02d}" for r in range(19)]
@@ -64,8 +66,17 @@ def opener(name: str):
     }[name]
 
 
-SCREENS = ("run (trajectories tab)", "compare", "panel (19 runs)", "scaling", "items", "leaderboard", "launch form",
-           "play setup", "help")
+SCREENS = (
+    "run (trajectories tab)",
+    "compare",
+    "panel (19 runs)",
+    "scaling",
+    "items",
+    "leaderboard",
+    "launch form",
+    "play setup",
+    "help",
+)
 
 
 async def one(store_path: Path, cache: Path, screen: str, size: tuple[int, int]) -> tuple[float, float, float, float]:
@@ -106,10 +117,12 @@ def main() -> None:
     from panel import bench_store
 
     bench_store(path, args.store, args.runs, args.items, args.replicates)
-    for screen in (args.only.split(",") if args.only else SCREENS):
+    for screen in args.only.split(",") if args.only else SCREENS:
         on_top, shown, ready, frozen = asyncio.run(one(path, work / "cache", screen, (width, height)))
-        print(f"  {screen:24s} on top after {on_top:6.3f} s   shown after {shown:6.3f} s   ready after {ready:6.3f} s   longest freeze {frozen:6.3f} s",
-              flush=True)
+        print(
+            f"  {screen:24s} on top after {on_top:6.3f} s   shown after {shown:6.3f} s   ready after {ready:6.3f} s   longest freeze {frozen:6.3f} s",
+            flush=True,
+        )
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -12,6 +12,7 @@ loop records the longest gap between its ticks, which is how long the UI was fro
 For each step it prints the time until the screen shows the result and the longest
 freeze meanwhile. Prints numbers; asserts nothing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -78,23 +79,65 @@ def add_long_run(path: Path) -> None:
     from storage import Store
 
     store = Store(path)
-    run_id, _ = store.create_or_resume_run("longrun", {"long": 1}, {
-        "agent": "llm", "model": "bench", "dataset": "/nonexistent/bench-release", "dataset_fingerprint": "f", "caps": {}, "config": {},
-        "version": "bench", "replicates": 1, "planned": 1})
+    run_id, _ = store.create_or_resume_run(
+        "longrun",
+        {"long": 1},
+        {
+            "agent": "llm",
+            "model": "bench",
+            "dataset": "/nonexistent/bench-release",
+            "dataset_fingerprint": "f",
+            "caps": {},
+            "config": {},
+            "version": "bench",
+            "replicates": 1,
+            "planned": 1,
+        },
+    )
     tid = store.begin_trajectory(run_id, "st_0001", 0, 0, {"kind": "st", "question_type": "single-target", "depth": 1})
     idx = 0
     for turn in range(1, 21):
         points, tokens = min(30, turn), 9000 * turn
         ledger = {"turn": turn, "points_used": points, "points_left": 30 - points, "tokens": tokens, "rejections": 0}
-        store.add_step(tid, {"index": idx, "kind": "assistant", "text": f"turn {turn}: reading on", **ledger,
-                             "tool_args": [{"name": "read_section"}]})
-        store.add_step(tid, {"index": idx + 1, "kind": "tool", "tool_name": "read_section", "cost": 1, "status": "ok",
-                             "tool_args": {"paper_id": f"p{turn}", "section": "C"}, "delivered": True,
-                             "text": long_text(turn), **ledger})
+        store.add_step(
+            tid,
+            {
+                "index": idx,
+                "kind": "assistant",
+                "text": f"turn {turn}: reading on",
+                **ledger,
+                "tool_args": [{"name": "read_section"}],
+            },
+        )
+        store.add_step(
+            tid,
+            {
+                "index": idx + 1,
+                "kind": "tool",
+                "tool_name": "read_section",
+                "cost": 1,
+                "status": "ok",
+                "tool_args": {"paper_id": f"p{turn}", "section": "C"},
+                "delivered": True,
+                "text": long_text(turn),
+                **ledger,
+            },
+        )
         idx += 2
-    store.finish_trajectory(tid, {"termination": "max_turns", "correct": 0, "turns": 20, "tool_calls": 20,
-                                  "points_used": 20, "tokens": 180_000, "tool_sequence": ["read_section"] * 20, "continues": 0},
-                            final=True)
+    store.finish_trajectory(
+        tid,
+        {
+            "termination": "max_turns",
+            "correct": 0,
+            "turns": 20,
+            "tool_calls": 20,
+            "points_used": 20,
+            "tokens": 180_000,
+            "tool_sequence": ["read_section"] * 20,
+            "continues": 0,
+        },
+        final=True,
+    )
     store.close()
 
 
@@ -103,20 +146,45 @@ def writer(path: Path, stop: threading.Event, commits: list[int]) -> None:
     from storage import Store
 
     store = Store(path)
-    run_id, _ = store.create_or_resume_run("background", {"bg": 1}, {
-        "agent": "heuristic", "model": None, "dataset": "builtin", "dataset_fingerprint": "f", "caps": {},
-        "config": {}, "version": "bench", "replicates": 1, "planned": 10_000})
+    run_id, _ = store.create_or_resume_run(
+        "background",
+        {"bg": 1},
+        {
+            "agent": "heuristic",
+            "model": None,
+            "dataset": "builtin",
+            "dataset_fingerprint": "f",
+            "caps": {},
+            "config": {},
+            "version": "bench",
+            "replicates": 1,
+            "planned": 10_000,
+        },
+    )
     item = 0
     while not stop.is_set():
         tid = store.begin_trajectory(run_id, f"q{item:05d}", 0, 0, {"kind": "st"})
         for i in range(10):
             if stop.wait(0.05):
                 break
-            store.add_step(tid, {"index": i, "turn": i + 1, "kind": "tool", "tool_name": "think", "text": "x",
-                                 "points_used": 0, "points_left": 30, "tokens": 0, "rejections": 0})
+            store.add_step(
+                tid,
+                {
+                    "index": i,
+                    "turn": i + 1,
+                    "kind": "tool",
+                    "tool_name": "think",
+                    "text": "x",
+                    "points_used": 0,
+                    "points_left": 30,
+                    "tokens": 0,
+                    "rejections": 0,
+                },
+            )
             commits[0] += 1
-        store.finish_trajectory(tid, {"termination": "answer", "correct": 1, "tool_sequence": ["think"],
-                                       "continues": 0}, final=True)
+        store.finish_trajectory(
+            tid, {"termination": "answer", "correct": 1, "tool_sequence": ["think"], "continues": 0}, final=True
+        )
         item += 1
     store.close()
 
@@ -163,8 +231,10 @@ async def measure(store_path: Path, cache: Path, size: tuple[int, int]) -> None:
         row("first paint (runs list with rows)", time.perf_counter() - t0, 0.0)
         await pilot.pause()
 
-        n = app.store.conn.execute("SELECT COUNT(*) FROM trajectories t JOIN runs r ON r.id = t.run_id "
-                                   "WHERE r.name = 'run00' AND t.final = 1 AND t.status = 'done'").fetchone()[0]
+        n = app.store.conn.execute(
+            "SELECT COUNT(*) FROM trajectories t JOIN runs r ON r.id = t.run_id "
+            "WHERE r.name = 'run00' AND t.final = 1 AND t.status = 'done'"
+        ).fetchone()[0]
         beat.reset()
         t = time.perf_counter()
         press = asyncio.ensure_future(pilot.press("enter"))
@@ -219,9 +289,11 @@ async def measure(store_path: Path, cache: Path, size: tuple[int, int]) -> None:
         stop.set()
         thread.join()
         latencies.sort()
-        print(f"  8 s of background writes ({commits[0]} commits) with diagnostics open: {computed[0]} recomputes, "
-              f"key latency median {latencies[len(latencies) // 2]:.3f} s max {latencies[-1]:.3f} s, "
-              f"longest freeze {worst:.3f} s")
+        print(
+            f"  8 s of background writes ({commits[0]} commits) with diagnostics open: {computed[0]} recomputes, "
+            f"key latency median {latencies[len(latencies) // 2]:.3f} s max {latencies[-1]:.3f} s, "
+            f"longest freeze {worst:.3f} s"
+        )
 
         await pilot.press("escape")
         await pilot.pause()
@@ -235,8 +307,12 @@ async def measure(store_path: Path, cache: Path, size: tuple[int, int]) -> None:
         await until(lambda: isinstance(app.screen, StepperScreen))
         await pilot.pause()
         row("stepper: open a 20-turn, 70K-chars/step trajectory", time.perf_counter() - t, beat.worst())
-        for keys, label in ((["dollar_sign"], "$ (last turn) at once"), (["0"], "0 (first turn)"),
-                            (["l"] * 19, "l (next turn), each"), (["h"] * 5, "h (previous turn), each")):
+        for keys, label in (
+            (["dollar_sign"], "$ (last turn) at once"),
+            (["0"], "0 (first turn)"),
+            (["l"] * 19, "l (next turn), each"),
+            (["h"] * 5, "h (previous turn), each"),
+        ):
             times, frozen = [], 0.0
             for k in keys:
                 beat.reset()

@@ -12,6 +12,7 @@ against ~8 ms to build the DiGraph and ask networkx, and no 22 MB networkx impor
 `beyond_depth`, and a property test holds the search equal to networkx's. Importing networkx costs ~0.3 s, so this
 module imports it only inside the functions that build a graph.
 """
+
 from __future__ import annotations
 
 from collections import deque

@@ -5,8 +5,10 @@ new corpus and an unchanged one reopens in milliseconds. The cache is derivable:
 built into a temporary file and renamed into place only when the whole dataset
 validated, so a bad dataset leaves nothing behind.
 """
+
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -112,10 +114,8 @@ def import_release(root: Path, target: Path, fp: str) -> ImportReport:
         os.replace(tmp, target)
         return report
     except BaseException:
-        try:
+        with contextlib.suppress(Exception):
             db.close()
-        except Exception:
-            pass
         Path(tmp).unlink(missing_ok=True)
         raise
 
@@ -142,7 +142,7 @@ def clean_stale_imports(corpus_dir: Path) -> list[Path]:
 
 def _import_owner(path: Path) -> int | None:
     """The pid in a temp file's name, or None for a name without one."""
-    pid, sep, _ = path.name[len(IMPORT_PREFIX):].partition("-")
+    pid, sep, _ = path.name[len(IMPORT_PREFIX) :].partition("-")
     return int(pid) if sep and pid.isdigit() else None  # mkstemp's random part never holds "-"
 
 
@@ -167,8 +167,9 @@ def _fill(db: sqlite3.Connection, root: Path, fp: str, scratch: Path) -> ImportR
         n_labels, n_resolved = _store_labels(db, labels, labels_path, graphs, warnings, methods, data)
     else:
         warnings.add("no_labels_file", str(labels_path))
-    report = ImportReport(n_items, len(pool), n_nodes, n_meta, n_labels, n_resolved, warnings.counts, methods,
-                          data.counts)
+    report = ImportReport(
+        n_items, len(pool), n_nodes, n_meta, n_labels, n_resolved, warnings.counts, methods, data.counts
+    )
     meta = {
         "fingerprint": fp,
         "format": str(CORPUS_FORMAT),
@@ -200,8 +201,10 @@ def _import_papers(db: sqlite3.Connection, path: Path, data: release.Warnings) -
         arxiv_id, title, secs = release.check_paper(obj, path, lineno)
         if arxiv_id in pool:  # the reference's dict keeps the last record
             flush()
-            db.execute("DELETE FROM sections WHERE id BETWEEN ? AND ?",
-                       (first_row[arxiv_id], first_row[arxiv_id] + pool[arxiv_id] - 1))
+            db.execute(
+                "DELETE FROM sections WHERE id BETWEEN ? AND ?",
+                (first_row[arxiv_id], first_row[arxiv_id] + pool[arxiv_id] - 1),
+            )
         pool[arxiv_id], first_row[arxiv_id] = len(secs), row
         papers.append((arxiv_id, title, len(secs)))
         sections.extend((row + i, arxiv_id, i, h, t, len(t)) for i, (h, t) in enumerate(secs))
@@ -216,14 +219,17 @@ def _import_papers(db: sqlite3.Connection, path: Path, data: release.Warnings) -
 PAPER_BATCH = 512  # sections per insert: a few MB of text held at once
 
 
-def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str, dict]], pool: dict[str, int],
-                  data: release.Warnings) -> int:
+def _import_items(
+    db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str, dict]], pool: dict[str, int], data: release.Warnings
+) -> int:
     seen: dict[str, int] = {}
     n = 0
     for lineno, obj in release.json_lines(path, data):
         item = release.check_item(obj, path, lineno)
         if item["id"] in seen:
-            raise release.DatasetError(path, lineno, "id", f"duplicate item id '{item['id']}' (first on line {seen[item['id']]})")
+            raise release.DatasetError(
+                path, lineno, "id", f"duplicate item id '{item['id']}' (first on line {seen[item['id']]})"
+            )
         seen[item["id"]] = lineno
         nodes = graphs.get(item["id"])
         release.check_item_graph(item, nodes, pool, path, lineno)
@@ -233,16 +239,20 @@ def _import_items(db: sqlite3.Connection, path: Path, graphs: dict[str, dict[str
         # PROTOCOL §3 scores recall per gold paper. The reference evaluator takes QA's gold_arxiv_ids; where
         # the two disagree it cannot credit a read of the gold paper. So the graph's are used, and each
         # disagreement is counted and reported at import.
-        for key, ids in (("gold_arxiv_ids", item["gold_paper_ids"]),
-                         ("bridge_arxiv_ids", item.get("bridge_paper_ids") or [])):
+        for key, ids in (
+            ("gold_arxiv_ids", item["gold_paper_ids"]),
+            ("bridge_arxiv_ids", item.get("bridge_paper_ids") or []),
+        ):
             from_graph = [nodes[pid]["arxivId"] for pid in ids]
             if item.get(key) and item[key] != from_graph:
                 data.add(f"{key}_differ", f"{path}:{lineno}: {key} {item[key]} but the graph says {from_graph}")
             item[key] = from_graph
         seed_arx = nodes[item["seed_paper_id"]]["arxivId"]
         if item.get("seed_arxiv_id") and item["seed_arxiv_id"] != seed_arx:  # kept: shown only, never joined on
-            data.add("seed_arxiv_id_differs", f"{path}:{lineno}: seed_arxiv_id {item['seed_arxiv_id']!r} but the "
-                                              f"graph says {seed_arx!r}")
+            data.add(
+                "seed_arxiv_id_differs",
+                f"{path}:{lineno}: seed_arxiv_id {item['seed_arxiv_id']!r} but the graph says {seed_arx!r}",
+            )
         item.setdefault("seed_arxiv_id", seed_arx)
         _check_reach(db, item, data, f"{path}:{lineno}")
         db.execute("INSERT INTO items VALUES (?, ?, ?)", (n, item["id"], json.dumps(item, ensure_ascii=False)))
@@ -268,8 +278,10 @@ def _check_reach(db: sqlite3.Connection, item: dict[str, Any], data: release.War
     hops = dict(db.execute(_HOPS, (item["seed_paper_id"], item["id"], depth)).fetchall())
     far = beyond_depth(hops, item["gold_paper_ids"], depth)
     if far:
-        data.add("gold_beyond_depth", f"{where}: gold {', '.join(far)} is not within {depth} citation hop(s) of "
-                                      f"the seed {item['seed_paper_id']}")
+        data.add(
+            "gold_beyond_depth",
+            f"{where}: gold {', '.join(far)} is not within {depth} citation hop(s) of the seed {item['seed_paper_id']}",
+        )
 
 
 def paper_sections(db: sqlite3.Connection, arxiv_id: str) -> tuple[list[str], list[str]]:
@@ -312,8 +324,9 @@ def _resolve_labels(db: sqlite3.Connection, path: Path, pool: dict[str, int]) ->
     return out
 
 
-def _resolve_one(db: sqlite3.Connection, lab: dict[str, Any], cache: dict[str, tuple[list[str], list[str]]],
-                 pool: dict[str, int]) -> tuple[str, str, str, int | None, str, str | None]:
+def _resolve_one(
+    db: sqlite3.Connection, lab: dict[str, Any], cache: dict[str, tuple[list[str], list[str]]], pool: dict[str, int]
+) -> tuple[str, str, str, int | None, str, str | None]:
     """(arxiv_id, section, relevance, section index, method, warning kind or None) of one label."""
     arx, section = lab.get("arxiv_id"), lab.get("section")
     relevance = lab.get("relevance") if isinstance(lab.get("relevance"), str) else ""
@@ -344,8 +357,10 @@ def _store_labels(db, read: ResolvedLabels, path, graphs, warnings, methods, dat
             warnings.add("unknown_sample", f"{path}:{lineno}")
             continue
         if sample_id in seen:
-            warnings.add("duplicate_sample", f"{path}:{lineno}: sample_id {sample_id!r} (also on line "
-                                             f"{seen[sample_id]}; the last row counts)")
+            warnings.add(
+                "duplicate_sample",
+                f"{path}:{lineno}: sample_id {sample_id!r} (also on line {seen[sample_id]}; the last row counts)",
+            )
         seen[sample_id] = lineno
     for sample_id in sorted(seen, key=seen.__getitem__):
         lineno, labels = read.latest[sample_id]
@@ -396,7 +411,7 @@ class Node:
 class ItemView:
     """The part of the corpus one item's tools may see: its neighbourhood and the text of its papers."""
 
-    def __init__(self, corpus: "Corpus", item: Item, nodes: dict[str, Node], edges: dict[str, list[str]]):
+    def __init__(self, corpus: Corpus, item: Item, nodes: dict[str, Node], edges: dict[str, list[str]]):
         self.corpus = corpus
         self.item = item
         self.nodes = nodes

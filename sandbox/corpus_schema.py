@@ -1,5 +1,6 @@
 """The corpus cache's tables and the search tokenisation its rows are indexed with: shared by the import
 (`corpus`) and its worker process (`graph_import`), which must not import each other."""
+
 from __future__ import annotations
 
 import re

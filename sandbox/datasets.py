@@ -4,6 +4,7 @@
 browser need it without the corpus machinery: so this module imports synth, corpus and release
 only inside the functions that open or generate a dataset.
 """
+
 from __future__ import annotations
 
 import shutil

@@ -4,6 +4,7 @@ Each event becomes a `Step` handed to `on_step` as it happens (the runner commit
 the episode ends with a `Trajectory`. Nothing raises out of `run` for a model's or an
 agent's misbehaviour: every ending is one of the five terminations.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -14,8 +15,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox.agents.base import (STOP_TEXT, SUMMARIZE_TEXT, Agent, InfrastructureError, ModelError,
-                                 NonTransientModelError, RefusedRequest, TransientModelError, arguments_json)
+from sandbox.agents.base import (
+    STOP_TEXT,
+    SUMMARIZE_TEXT,
+    Agent,
+    InfrastructureError,
+    ModelError,
+    NonTransientModelError,
+    RefusedRequest,
+    TransientModelError,
+    arguments_json,
+)
 from sandbox.agents.continuation import unique_ids
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
@@ -140,8 +150,14 @@ class Episode:
     # ------------------------------------------------------------ events
 
     async def _emit(self, kind: str, **fields: Any) -> Step:
-        step = Step(index=len(self.steps), turn=self.ledger.turn_index + 1, kind=kind, ledger=self.ledger.state(),
-                    elapsed_s=round(time.monotonic() - self._t0, 4), **fields)
+        step = Step(
+            index=len(self.steps),
+            turn=self.ledger.turn_index + 1,
+            kind=kind,
+            ledger=self.ledger.state(),
+            elapsed_s=round(time.monotonic() - self._t0, 4),
+            **fields,
+        )
         self.steps.append(step)
         if self.on_step is not None:
             result = self.on_step(step)
@@ -183,8 +199,9 @@ class Episode:
                 turn_no = self.ledger.turn_index + 1
                 self.error = f"context window full at turn {turn_no}: {exc}" if exc.overflow else str(exc)
                 self.error_kind = exc.kind
-                await self._emit("error", text=f"API error: {self.error} (not sent again: the same request would be "
-                                               "refused again)")
+                await self._emit(
+                    "error", text=f"API error: {self.error} (not sent again: the same request would be refused again)"
+                )
                 return "error"
             except NonTransientModelError as exc:
                 self.api_errors += 1
@@ -227,8 +244,9 @@ class Episode:
                 if k > self.retry.max_transient:
                     raise _TransientExhausted(f"Abandoned after {k} transient retries: {exc}") from exc
                 delay = self.retry.transient_delay(k, exc.retry_after)
-                await self._emit("retry", text=f"Transient error (retry {k} of {self.retry.max_transient} in "
-                                               f"{delay:.1f}s): {exc}")
+                await self._emit(
+                    "retry", text=f"Transient error (retry {k} of {self.retry.max_transient} in {delay:.1f}s): {exc}"
+                )
                 await self.sleep(delay)
             except ModelError:
                 raise
@@ -243,11 +261,22 @@ class Episode:
         self.context_tokens = turn.usage.prompt + turn.usage.cache_read + turn.usage.cache_creation
         if self.context_budget is not None and self.context_tokens > self.context_budget:
             self.stopping = True
-        usage = {"prompt": turn.usage.prompt, "completion": turn.usage.completion, "cache_read": turn.usage.cache_read,
-                 "cache_creation": turn.usage.cache_creation, "raw": turn.usage.raw}
+        usage = {
+            "prompt": turn.usage.prompt,
+            "completion": turn.usage.completion,
+            "cache_read": turn.usage.cache_read,
+            "cache_creation": turn.usage.cache_creation,
+            "raw": turn.usage.raw,
+        }
         if crossed:
-            await self._emit("harness", usage=usage, cost_usd=turn.cost_usd, text=(
-                f"[HARNESS] Token limit reached ({self.ledger.tokens:,} > {self.caps.max_tokens_total:,}). Forcing termination."))
+            await self._emit(
+                "harness",
+                usage=usage,
+                cost_usd=turn.cost_usd,
+                text=(
+                    f"[HARNESS] Token limit reached ({self.ledger.tokens:,} > {self.caps.max_tokens_total:,}). Forcing termination."
+                ),
+            )
             return "token_limit"
         if self.summary_pending:
             await self._replace_history(turn, usage)
@@ -255,16 +284,28 @@ class Episode:
         calls = turn.tool_calls
         if turn.finish_reason == "length":
             self.cut_off_turns += 1
-        if not calls and not turn.text and not turn.cut_off:  # the reference tests `not text`: whitespace is text and gets the nudge
+        if (
+            not calls and not turn.text and not turn.cut_off
+        ):  # the reference tests `not text`: whitespace is text and gets the nudge
             # and, as there, the turn is logged as the harness's note in place of the empty reply
             self.error, self.error_kind = "empty response", "empty_response"
             keys = sorted(turn.raw) if isinstance(turn.raw, dict) else []
-            await self._emit("harness", usage=usage, cost_usd=turn.cost_usd,
-                             text=f"[HARNESS] Empty response — terminated as error. Raw dump keys: {keys}")
+            await self._emit(
+                "harness",
+                usage=usage,
+                cost_usd=turn.cost_usd,
+                text=f"[HARNESS] Empty response — terminated as error. Raw dump keys: {keys}",
+            )
             return "error"
-        await self._emit("assistant", text=turn.text, usage=usage, cost_usd=turn.cost_usd,
-                         reasoning_chars=reasoning_span(turn.text, turn.reasoning), finish_reason=turn.finish_reason,
-                         tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in calls] or None)
+        await self._emit(
+            "assistant",
+            text=turn.text,
+            usage=usage,
+            cost_usd=turn.cost_usd,
+            reasoning_chars=reasoning_span(turn.text, turn.reasoning),
+            finish_reason=turn.finish_reason,
+            tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in calls] or None,
+        )
         if turn.cut_off:  # the completion limit ended the reply inside a call: it is not run, but shown and counted
             self.lost_calls += 1
             await self._emit("cutoff", text=f"cut off mid-call: {turn.cut_off}")
@@ -341,9 +382,18 @@ class Episode:
         if read is not None:
             self.reads.append(read)
             hop = self._hop(outcome.paper_id)
-        await self._emit("tool", text=outcome.text, status=outcome.status, cost=decision.cost, paper_id=outcome.paper_id,
-                         arxiv_id=outcome.arxiv_id, section_index=outcome.section_index, delivered=outcome.delivered,
-                         hop=hop, **fields)
+        await self._emit(
+            "tool",
+            text=outcome.text,
+            status=outcome.status,
+            cost=decision.cost,
+            paper_id=outcome.paper_id,
+            arxiv_id=outcome.arxiv_id,
+            section_index=outcome.section_index,
+            delivered=outcome.delivered,
+            hop=hop,
+            **fields,
+        )
         return outcome.text
 
     def _hop(self, paper_id: str | None) -> int | None:
@@ -381,11 +431,19 @@ class Episode:
                 found = await self.strategy.assess(self.item, self.steps, call.args)
             except VerifierFailed as exc:
                 self.verifier_errors += 1
-                await self._emit("error", text=f"{VERIFIER_ERROR}({self.strategy.verifier.name}): {exc}; "
-                                               "this extension gets the continue instruction")
+                await self._emit(
+                    "error",
+                    text=f"{VERIFIER_ERROR}({self.strategy.verifier.name}): {exc}; "
+                    "this extension gets the continue instruction",
+                )
                 return self.texts.continue_
-            usage = {"prompt": found.prompt_tokens, "completion": found.completion_tokens, "cache_read": 0,
-                     "cache_creation": 0, "raw": {"verifier": self.strategy.verifier.name}}
+            usage = {
+                "prompt": found.prompt_tokens,
+                "completion": found.completion_tokens,
+                "cache_read": 0,
+                "cache_creation": 0,
+                "raw": {"verifier": self.strategy.verifier.name},
+            }
             await self._emit("verifier", text=found.text, usage=usage, cost_usd=found.cost_usd)
             return f"{self.texts.revision_head}\n{found.text}\n\n{self.texts.revision_tail}"
         return self.texts.continue_
@@ -398,14 +456,23 @@ class Episode:
         if turn.finish_reason == "length":  # a reply like any: the completion limit cutting it off is counted
             self.cut_off_turns += 1
         summary = (turn.text or "").strip() or "(no summary was written)"
-        await self._emit("summary", text=turn.text, usage=usage, cost_usd=turn.cost_usd,
-                         reasoning_chars=reasoning_span(turn.text, turn.reasoning), finish_reason=turn.finish_reason,
-                         tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in turn.tool_calls] or None)
+        await self._emit(
+            "summary",
+            text=turn.text,
+            usage=usage,
+            cost_usd=turn.cost_usd,
+            reasoning_chars=reasoning_span(turn.text, turn.reasoning),
+            finish_reason=turn.finish_reason,
+            tool_args=[{"id": c.id, "name": c.name, "args": c.args} for c in turn.tool_calls] or None,
+        )
         dropped = len(self.messages) - 2
         content = f"{self.texts.summary_head}\n{summary}\n\n{self.texts.continue_}"
         self.messages[2:] = [{"role": "user", "content": content + self._footer()}]
-        await self._emit("history", text=f"[HARNESS] History replaced by the summary: {dropped} messages dropped; "
-                                         "the agent now sees the system prompt, the task and the summary.")
+        await self._emit(
+            "history",
+            text=f"[HARNESS] History replaced by the summary: {dropped} messages dropped; "
+            "the agent now sees the system prompt, the task and the summary.",
+        )
         if self.stopping:
             await self._stop()
 
@@ -416,18 +483,39 @@ class Episode:
         ledger = self.ledger
         answer = self.answer if isinstance(self.answer, str) or self.answer is None else str(self.answer)
         return Trajectory(
-            item_id=self.item.id, termination=termination, answer=answer, predicted_index=predicted,
-            correct=predicted == self.item.correct_index, reasoning=self.reasoning,
+            item_id=self.item.id,
+            termination=termination,
+            answer=answer,
+            predicted_index=predicted,
+            correct=predicted == self.item.correct_index,
+            reasoning=self.reasoning,
             turns=min(ledger.turn_index + 1, self.caps.max_turns) if self.steps else 0,
-            model_calls=ledger.model_calls, points_used=ledger.points_used, tokens=ledger.tokens,
-            prompt_tokens=ledger.prompt, completion_tokens=ledger.completion, cache_read_tokens=ledger.cache_read,
-            cache_creation_tokens=ledger.cache_creation, tool_calls=self.tool_calls,
-            turns_with_calls=self.turns_with_calls, tool_errors=self.tool_errors, api_errors=self.api_errors,
-            transient_retries=self.transient_retries, paper_recall=paper_all, paper_recall_any=paper_any,
-            section_recall=sec_all, section_recall_any=sec_any, section_recall_loose=sec_loose,
-            reads=list(self.reads), cost_usd=self.cost_usd, wall_time_s=round(time.monotonic() - self._t0, 4),
-            error=self.error, error_kind=self.error_kind, chosen_type=chosen_type(self.item, predicted),
-            continues=self.continues, cut_off_turns=self.cut_off_turns, lost_calls=self.lost_calls,
+            model_calls=ledger.model_calls,
+            points_used=ledger.points_used,
+            tokens=ledger.tokens,
+            prompt_tokens=ledger.prompt,
+            completion_tokens=ledger.completion,
+            cache_read_tokens=ledger.cache_read,
+            cache_creation_tokens=ledger.cache_creation,
+            tool_calls=self.tool_calls,
+            turns_with_calls=self.turns_with_calls,
+            tool_errors=self.tool_errors,
+            api_errors=self.api_errors,
+            transient_retries=self.transient_retries,
+            paper_recall=paper_all,
+            paper_recall_any=paper_any,
+            section_recall=sec_all,
+            section_recall_any=sec_any,
+            section_recall_loose=sec_loose,
+            reads=list(self.reads),
+            cost_usd=self.cost_usd,
+            wall_time_s=round(time.monotonic() - self._t0, 4),
+            error=self.error,
+            error_kind=self.error_kind,
+            chosen_type=chosen_type(self.item, predicted),
+            continues=self.continues,
+            cut_off_turns=self.cut_off_turns,
+            lost_calls=self.lost_calls,
         )
 
 

@@ -14,6 +14,7 @@ values give equal bytes; a quarter of `repr`'s cost, which was 0.5 s of a paper-
 the worker's critical path), so only a new node is serialised, hashed and tokenised; two nodes
 whose bytes differ but whose JSON agrees (keys in another order) still meet at the JSON digest.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,7 +30,6 @@ from sandbox import release
 
 WORKER_MIN_BYTES = 16 << 20  # below this a worker process's start-up costs more than the parallel parse saves
 Graphs = dict[str, dict[str, dict]]  # sample_id -> s2id -> {"arxivId", "title"}: what items and labels are checked on
-
 
 
 def graph_tables() -> str:
@@ -57,8 +57,9 @@ def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> 
     for lineno, obj in release.json_lines(path, data):
         sample_id, nodes, edges = release.check_graph(obj, path, lineno)
         if sample_id in first_line:  # two neighbourhoods for one item: which one the agent sees would be a guess
-            raise release.DatasetError(path, lineno, "sample_id",
-                                       f"duplicate sample_id '{sample_id}' (first on line {first_line[sample_id]})")
+            raise release.DatasetError(
+                path, lineno, "sample_id", f"duplicate sample_id '{sample_id}' (first on line {first_line[sample_id]})"
+            )
         first_line[sample_id] = lineno
         rows = []
         view: dict[str, dict] = {}
@@ -80,12 +81,16 @@ def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> 
             view[s2id] = info
             rows.append((sample_id, pos, s2id, nid))
         if new_nodes:
-            db.executemany("INSERT INTO nodes (id, digest, s2id, arxiv_id, has_text, json, tokens) "
-                           "VALUES (?, ?, ?, ?, 0, ?, ?)", new_nodes)
+            db.executemany(
+                "INSERT INTO nodes (id, digest, s2id, arxiv_id, has_text, json, tokens) VALUES (?, ?, ?, ?, 0, ?, ?)",
+                new_nodes,
+            )
             new_nodes.clear()
         db.executemany("INSERT INTO graph VALUES (?, ?, ?, ?)", rows)
-        db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?)",
-                       [(sample_id, src, i, dst) for src, refs in edges.items() for i, dst in enumerate(refs)])
+        db.executemany(
+            "INSERT INTO edges VALUES (?, ?, ?, ?)",
+            [(sample_id, src, i, dst) for src, refs in edges.items() for i, dst in enumerate(refs)],
+        )
         graphs[sample_id] = view
     return graphs, len(node_ids)
 
@@ -110,9 +115,13 @@ class GraphWorker:
         env = dict(os.environ)
         here = str(Path(__file__).resolve().parents[1])  # where `sandbox` is importable from, installed or not
         env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        self.process = subprocess.Popen([sys.executable, "-m", "sandbox.graph_import", str(path), str(scratch)],
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                                        env=env)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "sandbox.graph_import", str(path), str(scratch)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
 
     def join(self, db: sqlite3.Connection, data: release.Warnings) -> tuple[Graphs, int]:
         """Wait for the worker, copy its rows into `db`, and return what `write_graphs` returns."""
@@ -184,6 +193,7 @@ def use_worker(path: Path) -> bool:
     except OSError:
         return False
     return load < cores - 0.5
+
 
 if __name__ == "__main__":
     import pickle

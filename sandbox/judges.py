@@ -6,6 +6,7 @@ the sections the trajectory actually read (it sees what the agent saw, never the
 §3.4–3.5): a strict auditor that ends with `<judgment>Correct|Wrong</judgment>`, and a
 comparison that ends with `<choice>1|2</choice>`.
 """
+
 from __future__ import annotations
 
 import json
@@ -108,13 +109,20 @@ class LLMJudge:
     """A model judge (the same model as the run for self-choice, or an external one), through the native client
     where the model's route allows it (as the run's calls go), else through litellm."""
 
-    def __init__(self, model: str, base_url: str | None = None, api_key_env: str | None = None,
-                 client: str = "auto", prompts: Any = None):
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str | None = None,
+        client: str = "auto",
+        prompts: Any = None,
+    ):
         from sandbox.agents.llm import ConfigError, LLMConfig, choose_native
         from sandbox.agents.native import NativeClient, base_url_for
 
-        self.config = LLMConfig(model=model, base_url=base_url, api_key_env=api_key_env, temperature=0.0,
-                                max_tokens=8192, client=client)
+        self.config = LLMConfig(
+            model=model, base_url=base_url, api_key_env=api_key_env, temperature=0.0, max_tokens=8192, client=client
+        )
         self.key = self.config.api_key()
         self.name = f"llm:{model}"
         self.prompts = prompts  # the run's `sandbox.prompts.Prompts` (--prompts): what the judge is sent
@@ -143,10 +151,15 @@ class LLMJudge:
         from sandbox.agents.replies import classify, read_usage
 
         litellm = litellm_module()
-        req: dict[str, Any] = {"model": self.config.model, "api_key": self.key, "temperature": 0.0,
-                               "max_tokens": 8192, **QUIET_CALL,
-                               "drop_params": True,  # a judge, not the protocol's agent: let litellm drop what a model refuses
-                               "messages": messages}
+        req: dict[str, Any] = {
+            "model": self.config.model,
+            "api_key": self.key,
+            "temperature": 0.0,
+            "max_tokens": 8192,
+            **QUIET_CALL,
+            "drop_params": True,  # a judge, not the protocol's agent: let litellm drop what a model refuses
+            "messages": messages,
+        }
         if self.config.base_url:
             req["api_base"] = self.config.base_url
         try:
@@ -161,13 +174,18 @@ class LLMJudge:
         from sandbox.agents.base import ModelError, NonTransientModelError
         from sandbox.agents.replies import EMPTY_USAGE, compact, lost_response, read_usage, reply_outcome
 
-        body = {"model": self.config.model.split("/", 1)[1], "messages": messages, "temperature": 0.0,
-                "max_tokens": 8192}
+        body = {
+            "model": self.config.model.split("/", 1)[1],
+            "messages": messages,
+            "temperature": 0.0,
+            "max_tokens": 8192,
+        }
         try:
             reply = await self.native.post(body)
         except Exception as exc:
-            raise (lost_response(exc, self.config.timeout_s) or
-                   NonTransientModelError(f"{type(exc).__name__}: {exc}")) from None
+            raise (
+                lost_response(exc, self.config.timeout_s) or NonTransientModelError(f"{type(exc).__name__}: {exc}")
+            ) from None
         outcome = reply_outcome(reply.status, reply.retry_after, reply.body, self.key)
         if isinstance(outcome, ModelError):
             raise outcome
@@ -177,15 +195,20 @@ class LLMJudge:
 
     async def pointwise(self, item: Item, sample: Sample) -> Verdict:
         texts = self.prompts or DEFAULT_PROMPTS
-        user = texts.judge_pointwise_user.format(trajectory=trajectory_text(sample), task=task_text(item),
-                                                 answer=sample.answer)
+        user = texts.judge_pointwise_user.format(
+            trajectory=trajectory_text(sample), task=task_text(item), answer=sample.answer
+        )
         reply, tokens, usd = await self._ask(texts.judge_pointwise, user)
         return Verdict(parse_judgment(reply), user, reply, tokens, usd)
 
     async def pairwise(self, item: Item, leader: Sample, challenger: Sample) -> Verdict:
         texts = self.prompts or DEFAULT_PROMPTS
-        user = texts.judge_pairwise_user.format(task=task_text(item), trajectory_1=trajectory_text(leader),
-                                                answer_1=leader.answer, trajectory_2=trajectory_text(challenger),
-                                                answer_2=challenger.answer)
+        user = texts.judge_pairwise_user.format(
+            task=task_text(item),
+            trajectory_1=trajectory_text(leader),
+            answer_1=leader.answer,
+            trajectory_2=trajectory_text(challenger),
+            answer_2=challenger.answer,
+        )
         reply, tokens, usd = await self._ask(texts.judge_pairwise, user)
         return Verdict(parse_choice(reply), user, reply, tokens, usd)

@@ -2,6 +2,7 @@
 
 Pure and synchronous, so the budget rules can be property-tested on their own.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

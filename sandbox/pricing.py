@@ -4,6 +4,7 @@ Lookup is the reference's: the first entry, in list order, whose prefix the mode
 starts with (case-sensitive), after dropping a litellm provider prefix such as `openai/` (`bare_model`).
 Unknown models are unpriced (cost None), never guessed.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -48,8 +49,21 @@ PRICES: list[Price] = [
 ]
 
 # litellm's provider prefixes on our model strings (`anthropic/claude-sonnet-4-5`): not part of the name
-PROVIDERS = ("openai", "anthropic", "gemini", "deepseek", "together_ai", "hosted_vllm", "vertex_ai", "azure",
-             "openrouter", "xai", "bedrock", "mistral", "groq")
+PROVIDERS = (
+    "openai",
+    "anthropic",
+    "gemini",
+    "deepseek",
+    "together_ai",
+    "hosted_vllm",
+    "vertex_ai",
+    "azure",
+    "openrouter",
+    "xai",
+    "bedrock",
+    "mistral",
+    "groq",
+)
 
 
 def bare_model(model: str) -> str:
@@ -92,9 +106,16 @@ def prices_from_config(rows: list[dict]) -> list[Price]:
     out = []
     for row in rows:
         prefixes = row.get("prefixes") or [row["prefix"]]
-        out.append(Price(tuple(prefixes), row.get("provider", "custom"), float(row["input_per_m"]),
-                         float(row["output_per_m"]), float(row.get("cache_read_mult", 1.0)),
-                         float(row.get("cache_write_mult", 1.0))))
+        out.append(
+            Price(
+                tuple(prefixes),
+                row.get("provider", "custom"),
+                float(row["input_per_m"]),
+                float(row["output_per_m"]),
+                float(row.get("cache_read_mult", 1.0)),
+                float(row.get("cache_write_mult", 1.0)),
+            )
+        )
     return out + PRICES
 
 

@@ -10,6 +10,7 @@ A file is checked before anything runs (`load_prompts`): a key we do not know, a
 required placeholder left out, a value that is not text or a file that is not TOML is a `PromptsError` naming the
 file, the line, the key and the placeholder.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,38 +41,77 @@ class Key:
 
 
 KEYS: tuple[Key, ...] = (
-    Key("system", "system", "the system prompt (ablations full, gold-given, and no-search unless no_search is given)",
-        ("tools_block", "task_block", *_CAPS), ("tools_block", "task_block")),
-    Key("closed_book", "closed_book", "the system prompt of the closed-book ablation (submit_answer is the only tool); "
+    Key(
+        "system",
+        "system",
+        "the system prompt (ablations full, gold-given, and no-search unless no_search is given)",
+        ("tools_block", "task_block", *_CAPS),
+        ("tools_block", "task_block"),
+    ),
+    Key(
+        "closed_book",
+        "closed_book",
+        "the system prompt of the closed-book ablation (submit_answer is the only tool); "
         "its {tools_block} is empty, or under --text-tools how to write a call followed by a blank line",
-        ("tools_block", "task_block", *_CAPS), ("task_block",)),
-    Key("no_search", "no_search", "the system prompt of the no-search ablation (left out of a file: the system "
-        "prompt), whose {tools_block} lists no search_papers", ("tools_block", "task_block", *_CAPS),
-        ("tools_block", "task_block")),
+        ("tools_block", "task_block", *_CAPS),
+        ("task_block",),
+    ),
+    Key(
+        "no_search",
+        "no_search",
+        "the system prompt of the no-search ablation (left out of a file: the system "
+        "prompt), whose {tools_block} lists no search_papers",
+        ("tools_block", "task_block", *_CAPS),
+        ("tools_block", "task_block"),
+    ),
     Key("first_user", "first_user", "the first user message"),
     Key("closed_book_first_user", "closed_book_first_user", "the first user message of the closed-book ablation"),
-    Key("status_footer", "status_footer", "the status line appended to every tool result and to the nudge",
-        ("turn", "tokens", "points_used", "points_left", "budget")),
+    Key(
+        "status_footer",
+        "status_footer",
+        "the status line appended to every tool result and to the nudge",
+        ("turn", "tokens", "points_used", "points_left", "budget"),
+    ),
     Key("nudge", "nudge", "the reply to a turn with text and no tool call (the status footer follows it)"),
     Key("exhausted_nudge", "exhausted_nudge", "the user message once the points are spent"),
     Key("continue", "continue_", "sequential scaling, token axis: the answer to a submit below the budget"),
     Key("stop", "stop", "sequential scaling, token axis: the user message past the budget (answer now)"),
     Key("summarize", "summarize", "sequential scaling: the request to summarize the work so far"),
-    Key("summary_head", "summary_head", "sequential scaling: the line above the agent's summary when it replaces the "
-        "conversation (the continue instruction and the status footer follow the summary)"),
+    Key(
+        "summary_head",
+        "summary_head",
+        "sequential scaling: the line above the agent's summary when it replaces the "
+        "conversation (the continue instruction and the status footer follow the summary)",
+    ),
     Key("verifier", "verifier", "sequential scaling: the verifier's instructions"),
-    Key("revision_head", "revision_head", "sequential scaling: the line above the verifier's summary in the agent's "
-        "revision message"),
-    Key("revision_tail", "revision_tail", "sequential scaling: the line after the verifier's summary in the revision "
-        "message"),
+    Key(
+        "revision_head",
+        "revision_head",
+        "sequential scaling: the line above the verifier's summary in the agent's revision message",
+    ),
+    Key(
+        "revision_tail",
+        "revision_tail",
+        "sequential scaling: the line after the verifier's summary in the revision message",
+    ),
     Key("judge_pointwise", "judge_pointwise", "parallel scaling: the pointwise judge's system message"),
     Key("judge_pairwise", "judge_pairwise", "parallel scaling: the pairwise judge's system message"),
-    Key("judge_pointwise_user", "judge_pointwise_user", "parallel scaling: the pointwise judge's user message: "
+    Key(
+        "judge_pointwise_user",
+        "judge_pointwise_user",
+        "parallel scaling: the pointwise judge's user message: "
         "{trajectory} is the sample's steps as JSON (each text cut to 500 characters), {task} the seed, question and "
-        "options, {answer} the submitted letter", ("trajectory", "task", "answer"), ("trajectory",)),
-    Key("judge_pairwise_user", "judge_pairwise_user", "parallel scaling: the pairwise judge's user message, the "
-        "leader as agent 1 and the challenger as agent 2", ("task", "trajectory_1", "answer_1", "trajectory_2",
-                                                            "answer_2"), ("trajectory_1", "trajectory_2")),
+        "options, {answer} the submitted letter",
+        ("trajectory", "task", "answer"),
+        ("trajectory",),
+    ),
+    Key(
+        "judge_pairwise_user",
+        "judge_pairwise_user",
+        "parallel scaling: the pairwise judge's user message, the leader as agent 1 and the challenger as agent 2",
+        ("task", "trajectory_1", "answer_1", "trajectory_2", "answer_2"),
+        ("trajectory_1", "trajectory_2"),
+    ),
 )
 KEY_BY_NAME = {k.name: k for k in KEYS}
 TOOL_NAMES = tuple(s["name"] for s in P.TOOL_SCHEMAS)
@@ -96,8 +136,10 @@ def to_toml(prompts: Prompts) -> str:
             value = prompts.system
         lines += ["# " + line for line in textwrap.wrap(f"{key.name}: {key.about}.", 112)]
         if key.allowed:
-            lines.append("# placeholders: " + ", ".join(
-                "{" + p + "}" + (" (required)" if p in key.required else "") for p in key.allowed))
+            lines.append(
+                "# placeholders: "
+                + ", ".join("{" + p + "}" + (" (required)" if p in key.required else "") for p in key.allowed)
+            )
         lines += [f"{key.name} = {_toml_string(value)}", ""]
     lines.append("# [tools]: the tool descriptions the agent is given. They are the protocol's (part of what is")
     lines.append("# measured); replace one only on purpose, under an explicit [tools] table.")
@@ -165,11 +207,14 @@ def load_text(text: str, source: str = "<prompts>") -> Prompts:
             continue
         key = KEY_BY_NAME.get(name)
         if key is None:
-            raise PromptsError(f"{source}:{_key_line(lines, name)}: unknown key '{name}' (known: "
-                               f"{', '.join(k.name for k in KEYS)}, and a [tools] table)")
+            raise PromptsError(
+                f"{source}:{_key_line(lines, name)}: unknown key '{name}' (known: "
+                f"{', '.join(k.name for k in KEYS)}, and a [tools] table)"
+            )
         if not isinstance(value, str):
-            raise PromptsError(f"{source}:{_key_line(lines, name)}: key '{name}' must be text (a TOML string), got "
-                               f"{_toml_type(value)}")
+            raise PromptsError(
+                f"{source}:{_key_line(lines, name)}: key '{name}' must be text (a TOML string), got {_toml_type(value)}"
+            )
         _check_placeholders(key, value, lines, source)
         values[key.attr] = value
     return replace(DEFAULT_PROMPTS, **values)
@@ -177,16 +222,18 @@ def load_text(text: str, source: str = "<prompts>") -> Prompts:
 
 def _tools(value: Any, lines: list[str], source: str) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, dict):
-        raise PromptsError(f"{source}:{_key_line(lines, 'tools')}: 'tools' must be a table ([tools]) of tool name = "
-                           "description")
+        raise PromptsError(
+            f"{source}:{_key_line(lines, 'tools')}: 'tools' must be a table ([tools]) of tool name = description"
+        )
     out = []
     for name, text in value.items():
         line = _key_line(lines, name, table="tools")
         if name not in TOOL_NAMES:
             raise PromptsError(f"{source}:{line}: [tools]: unknown tool '{name}' (known: {', '.join(TOOL_NAMES)})")
         if not isinstance(text, str):
-            raise PromptsError(f"{source}:{line}: [tools] key '{name}' must be text (a TOML string), got "
-                               f"{_toml_type(text)}")
+            raise PromptsError(
+                f"{source}:{line}: [tools] key '{name}' must be text (a TOML string), got {_toml_type(text)}"
+            )
         out.append((name, text))
     return tuple(sorted(out))
 
@@ -197,17 +244,23 @@ def _check_placeholders(key: Key, value: str, lines: list[str], source: str) -> 
     try:
         found = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(value) if f is not None]
     except ValueError as exc:
-        raise PromptsError(f"{source}:{start}: key '{key.name}': {exc} (write a literal brace as {{{{ or }}}})") from None
+        raise PromptsError(
+            f"{source}:{start}: key '{key.name}': {exc} (write a literal brace as {{{{ or }}}})"
+        ) from None
     for name, spec, conversion in found:
         line = _text_line(lines, start, "{" + name)
         if conversion is not None:
-            raise PromptsError(f"{source}:{line}: key '{key.name}': placeholder {{{name}!{conversion}}}: a conversion "
-                               "(!r, !s, !a) is not allowed")
+            raise PromptsError(
+                f"{source}:{line}: key '{key.name}': placeholder {{{name}!{conversion}}}: a conversion "
+                "(!r, !s, !a) is not allowed"
+            )
         if name not in key.allowed:
-            takes = (", ".join("{" + p + "}" for p in key.allowed) if key.allowed else "none")
+            takes = ", ".join("{" + p + "}" for p in key.allowed) if key.allowed else "none"
             shown = "{" + name + "}" if name else "{}"
-            raise PromptsError(f"{source}:{line}: key '{key.name}': unknown placeholder {shown} (it takes: {takes}; "
-                               "a literal brace is written {{ or }})")
+            raise PromptsError(
+                f"{source}:{line}: key '{key.name}': unknown placeholder {shown} (it takes: {takes}; "
+                "a literal brace is written {{ or }})"
+            )
         try:
             format(_SAMPLE[name], spec)
         except (ValueError, TypeError) as exc:
@@ -218,9 +271,24 @@ def _check_placeholders(key: Key, value: str, lines: list[str], source: str) -> 
             raise PromptsError(f"{source}:{start}: key '{key.name}': missing required placeholder {{{need}}}")
 
 
-_SAMPLE: dict[str, Any] = {"tools_block": "", "task_block": "", "budget": 30, "max_turns": 20, "max_tokens": 200000,
-                           "turn": 1, "tokens": 0, "points_used": 0, "points_left": 30, "trajectory": "", "task": "",
-                           "answer": "", "trajectory_1": "", "answer_1": "", "trajectory_2": "", "answer_2": ""}
+_SAMPLE: dict[str, Any] = {
+    "tools_block": "",
+    "task_block": "",
+    "budget": 30,
+    "max_turns": 20,
+    "max_tokens": 200000,
+    "turn": 1,
+    "tokens": 0,
+    "points_used": 0,
+    "points_left": 30,
+    "trajectory": "",
+    "task": "",
+    "answer": "",
+    "trajectory_1": "",
+    "answer_1": "",
+    "trajectory_2": "",
+    "answer_2": "",
+}
 
 
 def _key_line(lines: list[str], name: str, table: str | None = None) -> int:
@@ -248,11 +316,11 @@ def _text_line(lines: list[str], start: int, needle: str) -> int:
 
 def _toml_type(value: Any) -> str:
     return {bool: "a boolean", int: "an integer", float: "a number", dict: "a table", list: "an array"}.get(
-        type(value), type(value).__name__)
+        type(value), type(value).__name__
+    )
 
 
 def from_stored(text: str | None) -> Prompts:
     """The set a run was sent, from the prompts file it stored (a run dict's `prompts`); None (a run stored before
     prompts were recorded) is ours."""
     return DEFAULT_PROMPTS if not text else load_text(text, "stored prompts")
-

@@ -2,6 +2,7 @@
 
 One module so that a run can record the hash of exactly what its agents saw.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -54,7 +55,7 @@ TOOL_SCHEMAS: list[dict] = [
     },
     {
         "name": "read_section",
-        "description": "Read the full text of one section of a paper. This is the most expensive tool. The section may be given as its alias (\"(A)\" or \"A\"), its full header, or a case-insensitive unique substring of the header.",
+        "description": 'Read the full text of one section of a paper. This is the most expensive tool. The section may be given as its alias ("(A)" or "A"), its full header, or a case-insensitive unique substring of the header.',
         "parameters": {
             "type": "object",
             "properties": {
@@ -142,13 +143,19 @@ CLOSED_BOOK_ROLE = (
 
 FIRST_MESSAGE = "Please solve the question above using the available tools. Start by examining the seed paper."
 CLOSED_BOOK_TAIL = "You MUST call submit_answer with your best guess."
-CLOSED_BOOK_FIRST = "Please answer the question based on your knowledge. Reason carefully about each option, then call submit_answer."
+CLOSED_BOOK_FIRST = (
+    "Please answer the question based on your knowledge. Reason carefully about each option, then call submit_answer."
+)
 NUDGE = "Please use the available tools to investigate, or call submit_answer if you're ready."
 EXHAUSTED = "Budget exhausted. You MUST call submit_answer now with your best guess."
-CONTINUE = ("Before finalizing your answer, take additional time to verify your reasoning, consider alternative "
-            "approaches, and search for any missing information that could strengthen your response.")
-STOP_NOW = ("**CRITICAL: You MUST provide your final answer immediately. Do NOT perform any more tool calling or "
-            "reasoning. Return the final answer under the required format NOW.**")
+CONTINUE = (
+    "Before finalizing your answer, take additional time to verify your reasoning, consider alternative "
+    "approaches, and search for any missing information that could strengthen your response."
+)
+STOP_NOW = (
+    "**CRITICAL: You MUST provide your final answer immediately. Do NOT perform any more tool calling or "
+    "reasoning. Return the final answer under the required format NOW.**"
+)
 
 # Sequential-scaling strategies (the scaling study §4.3): what wraps the agent's summary and the verifier's
 # assessment when they go back to the agent (the summarize request and the verifier's instructions are
@@ -169,11 +176,15 @@ PAIRWISE_SYSTEM = (
     "<choice>1</choice> or <choice>2</choice>."
 )
 # Their user messages: the trajectories (JSON, texts cut), the task and the answers, then the question put to them
-POINTWISE_USER = ("## Trajectory\n{trajectory}\n---\n## Task Description\n{task}\nSubmitted answer: {answer}\n---\n"
-                  "Judge whether the final answer is correct. Put Correct or Wrong in <judgment></judgment> tags.")
-PAIRWISE_USER = ("## Task Description\n{task}\n---\n## Agent 1 (answer {answer_1})\n{trajectory_1}\n---\n"
-                 "## Agent 2 (answer {answer_2})\n{trajectory_2}\n---\nWhich agent's final answer is better "
-                 "supported? Answer <choice>1</choice> or <choice>2</choice>.")
+POINTWISE_USER = (
+    "## Trajectory\n{trajectory}\n---\n## Task Description\n{task}\nSubmitted answer: {answer}\n---\n"
+    "Judge whether the final answer is correct. Put Correct or Wrong in <judgment></judgment> tags."
+)
+PAIRWISE_USER = (
+    "## Task Description\n{task}\n---\n## Agent 1 (answer {answer_1})\n{trajectory_1}\n---\n"
+    "## Agent 2 (answer {answer_2})\n{trajectory_2}\n---\nWhich agent's final answer is better "
+    "supported? Answer <choice>1</choice> or <choice>2</choice>."
+)
 
 ABLATIONS = ("full", "closed-book", "no-search", "gold-given")
 
@@ -216,8 +227,9 @@ class Prompt:
         return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def build_prompt(item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False, texts: Any = None,
-                 extra_tools: Any = None) -> Prompt:
+def build_prompt(
+    item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False, texts: Any = None, extra_tools: Any = None
+) -> Prompt:
     """The reference's direct-strategy prompt, or the closed-book one, for this item and these caps.
 
     Closed-book (PROTOCOL §2) is the reference's `noretrieval` prompt — own knowledge, no tool
@@ -243,9 +255,25 @@ def caps_for_ablation(caps: Caps, ablation: str) -> Caps:
 
 def template_hash() -> str:
     """Hash of every prompt template, recorded with each run so prompt changes are visible."""
-    payload = json.dumps([TOOL_SCHEMAS, ROLE, OVERVIEW, TOOLS_BLOCK, CONSTRAINTS, TEXT_TOOLS_BLOCK, CLOSED_BOOK_ROLE,
-                          CLOSED_BOOK_TAIL, FIRST_MESSAGE, CLOSED_BOOK_FIRST, NUDGE, EXHAUSTED, CONTINUE, STOP_NOW],
-                         sort_keys=True)
+    payload = json.dumps(
+        [
+            TOOL_SCHEMAS,
+            ROLE,
+            OVERVIEW,
+            TOOLS_BLOCK,
+            CONSTRAINTS,
+            TEXT_TOOLS_BLOCK,
+            CLOSED_BOOK_ROLE,
+            CLOSED_BOOK_TAIL,
+            FIRST_MESSAGE,
+            CLOSED_BOOK_FIRST,
+            NUDGE,
+            EXHAUSTED,
+            CONTINUE,
+            STOP_NOW,
+        ],
+        sort_keys=True,
+    )
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -258,15 +286,21 @@ CLOSED_BOOK = CLOSED_BOOK_ROLE + "\n\n{tools_block}{task_block}\n\n" + CLOSED_BO
 STATUS_FOOTER = "\nTurn: {turn}  |  Tokens used: {tokens:,}  |  Budget used: {points_used}"
 # Sequential scaling's strategies: the summarize request and the verifier's instructions (`Prompts.summarize`,
 # `Prompts.verifier`)
-SUMMARIZE_PROMPT = ("Not yet: before you continue, write a summary of your work so far. It will replace the "
-                    "conversation above, so include everything you still need: (1) the approaches you tried and what "
-                    "each gave; (2) the information you collected, with paper ids and sections; (3) the current state "
-                    "of your answer and how sure you are; (4) what remains to check. Reply with the summary as plain "
-                    "text and call no tool in this reply.")
-VERIFIER_PROMPT = ("You review the work of a research agent answering a multiple-choice question about papers. "
-                   "Summarize its trajectory factually: what it tried, what it found (papers and sections read, what "
-                   "they say), and the answer it currently gives. Do not judge whether the answer is right, do not "
-                   "suggest next steps, and give no hints.")
+SUMMARIZE_PROMPT = (
+    "Not yet: before you continue, write a summary of your work so far. It will replace the "
+    "conversation above, so include everything you still need: (1) the approaches you tried and what "
+    "each gave; (2) the information you collected, with paper ids and sections; (3) the current state "
+    "of your answer and how sure you are; (4) what remains to check. Reply with the summary as plain "
+    "text and call no tool in this reply."
+)
+VERIFIER_PROMPT = (
+    "You review the work of a research agent answering a multiple-choice question about papers. "
+    "Summarize its trajectory factually: what it tried, what it found (papers and sections read, what "
+    "they say), and the answer it currently gives. Do not judge whether the answer is right, do not "
+    "suggest next steps, and give no hints."
+)
+
+
 class _NotMeasured:
     """The footer's token count when nobody measured it: "not measured" under any format spec (`{tokens:,}`)."""
 
@@ -326,8 +360,13 @@ class Prompts:
         """The status line for a `LedgerState` (the live ledger's, or a stored step's). An agent whose tokens the
         workbench cannot see (an MCP client's) reads "not measured" where the count stands, whatever its format."""
         tokens = state.tokens if tokens_measured else NOT_MEASURED_TOKENS
-        return self.status_footer.format(turn=state.turn, tokens=tokens, points_used=state.points_used,
-                                         points_left=state.points_left, budget=state.points_used + state.points_left)
+        return self.status_footer.format(
+            turn=state.turn,
+            tokens=tokens,
+            points_used=state.points_used,
+            points_left=state.points_left,
+            budget=state.points_used + state.points_left,
+        )
 
     def tool_schemas(self) -> list[dict]:
         """The protocol's seven schemas, with the descriptions an explicit `[tools]` table replaced."""
@@ -336,8 +375,9 @@ class Prompts:
         new = dict(self.tools)
         return [{**s, "description": new[s["name"]]} if s["name"] in new else s for s in TOOL_SCHEMAS]
 
-    def opening(self, item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False,
-                extra_tools: Any = None) -> Prompt:
+    def opening(
+        self, item: Item, caps: Caps, ablation: str = "full", text_tools: bool = False, extra_tools: Any = None
+    ) -> Prompt:
         """The system prompt, first user message and tools of one episode (`build_prompt`); with `extra_tools` (the
         general-agent setting) its out-of-domain tools join the tool block and the schemas, in their recorded order."""
         schemas = self.tool_schemas()
@@ -353,8 +393,9 @@ class Prompts:
         if text_tools:
             block += "\n\n" + TEXT_TOOLS_BLOCK
         template = self.no_search if ablation == "no-search" and self.no_search is not None else self.system
-        system = template.format(tools_block=block, task_block=task_block(item, gold_given=ablation == "gold-given"),
-                                 **numbers)
+        system = template.format(
+            tools_block=block, task_block=task_block(item, gold_given=ablation == "gold-given"), **numbers
+        )
         tools = tuple(s for s in schemas if s["name"] not in caps.disabled_tools)
         if extra_tools is not None:
             tools = extra_tools.request_tools(tools)

@@ -3,6 +3,7 @@
 A delivered read is an executed `read_section` that returned section text; each carries the
 resolved section index, so recall is index equality, never string matching.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
@@ -44,8 +45,11 @@ def section_flags(item: Item, reads: Iterable[tuple[str, int]]) -> tuple[bool | 
     read_set = set(reads)
     direct_hits, loose_hits = [], []
     for gold in item.gold_arxiv_ids:
-        direct = {lab.section_index for lab in item.labels if lab.arxiv_id == gold and lab.section_index is not None
-                  and lab.relevance == "direct"}
+        direct = {
+            lab.section_index
+            for lab in item.labels
+            if lab.arxiv_id == gold and lab.section_index is not None and lab.relevance == "direct"
+        }
         loose = {lab.section_index for lab in item.labels if lab.arxiv_id == gold and lab.section_index is not None}
         direct_hits.append(any((gold, idx) in read_set for idx in direct))
         loose_hits.append(any((gold, idx) in read_set for idx in loose))
@@ -58,5 +62,6 @@ def section_reachable(item: Item) -> bool:
     readable section (an item whose label did not resolve caps every agent's section recall)."""
     golds = item.gold_arxiv_ids
     return bool(golds) and all(
-        any(lab.arxiv_id == gold and lab.relevance == "direct" and lab.section_index is not None
-            for lab in item.labels) for gold in golds)
+        any(lab.arxiv_id == gold and lab.relevance == "direct" and lab.section_index is not None for lab in item.labels)
+        for gold in golds
+    )

@@ -3,6 +3,7 @@
 They are dataclasses rather than dicts so that every field has one name and one type
 across the loader, the tools, the episode loop and the store.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -99,8 +100,11 @@ def recorded_limits(caps: dict[str, Any] | None) -> tuple[int, int, int]:
     """(points, turns, tokens) of the caps a run recorded (`Caps.as_dict`), the protocol's where one is missing:
     the one place the TUI, the launch form and the reference summary read them."""
     caps = caps or {}
-    return (int(caps.get("budget", Caps.budget)), int(caps.get("max_turns", Caps.max_turns)),
-            int(caps.get("max_tokens_total", Caps.max_tokens_total)))
+    return (
+        int(caps.get("budget", Caps.budget)),
+        int(caps.get("max_turns", Caps.max_turns)),
+        int(caps.get("max_tokens_total", Caps.max_tokens_total)),
+    )
 
 
 @dataclass

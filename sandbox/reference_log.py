@@ -7,6 +7,7 @@ check here says whether our outputs agree with the logged prefixes, and whether 
 answer and points agree; disagreement is reported, never fatal, because it is exactly what a
 user importing results needs to see.
 """
+
 from __future__ import annotations
 
 import re
@@ -127,7 +128,7 @@ class ReferenceLog:
         return {r.name for r in self.results if r.output.startswith(DISABLED_MARK) and "is disabled" in r.output}
 
     @classmethod
-    def from_json(cls, obj: Any) -> "ReferenceLog":
+    def from_json(cls, obj: Any) -> ReferenceLog:
         """Parse a decoded trajectory file; raises ReferenceLogError naming the offending key."""
         if not isinstance(obj, dict):
             raise ReferenceLogError(f"must be a JSON object, got {type(obj).__name__}")
@@ -240,8 +241,12 @@ class ReplayCheck:
         return not self.output_mismatches and not self.fields
 
     def as_dict(self) -> dict[str, Any]:
-        return {"outputs_compared": self.outputs_compared, "output_mismatches": self.output_mismatches,
-                "examples": self.examples, "fields": self.fields}
+        return {
+            "outputs_compared": self.outputs_compared,
+            "output_mismatches": self.output_mismatches,
+            "examples": self.examples,
+            "fields": self.fields,
+        }
 
 
 TURN_KINDS = ("assistant", "error", "harness")  # our steps that the reference logs as `turns` records
@@ -266,7 +271,10 @@ def check_replay(log: ReferenceLog, steps: Sequence[Mapping[str, Any]], trajecto
     turns = sum(1 for s in steps if s.get("kind") in TURN_KINDS)
     compared = {
         "terminated_by": (log.terminated_by, trajectory.get("termination")),
-        "predicted_answer": (log.predicted_answer, trajectory.get("answer") if trajectory.get("answer") is not None else ""),
+        "predicted_answer": (
+            log.predicted_answer,
+            trajectory.get("answer") if trajectory.get("answer") is not None else "",
+        ),
         "predicted_index": (log.predicted_index, trajectory.get("predicted_index")),
         "is_correct": (log.is_correct, bool(trajectory.get("correct"))),
         "budget_used": (log.budget_used, trajectory.get("points_used")),
@@ -305,10 +313,13 @@ def _example(pos: int, problem: str, mine: Mapping[str, Any] | None, theirs: Log
         ex["first_difference"] = _first_difference(mine.get("text") or "", theirs.output)
         start = max(0, ex["first_difference"] - HEAD // 3)
     if theirs is not None:
-        ex.update(tool=theirs.name, logged=theirs.output[start:start + HEAD], logged_cost=theirs.cost)
+        ex.update(tool=theirs.name, logged=theirs.output[start : start + HEAD], logged_cost=theirs.cost)
     if mine is not None:
-        ex.update(tool=mine.get("tool_name"), ours=(mine.get("text") or "")[start:start + HEAD],
-                  our_cost=mine.get("cost") or 0)
+        ex.update(
+            tool=mine.get("tool_name"),
+            ours=(mine.get("text") or "")[start : start + HEAD],
+            our_cost=mine.get("cost") or 0,
+        )
     return ex
 
 

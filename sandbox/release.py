@@ -9,6 +9,7 @@ escape such as `\ud83d` is valid JSON (scraped text has them: half of an emoji) 
 storable text, so every string is stored with lone surrogates replaced by U+FFFD; the
 tools then show U+FFFD, always the same, and the import counts the strings it repaired.
 """
+
 from __future__ import annotations
 
 import errno
@@ -77,14 +78,15 @@ class Warnings:
         self.examples.setdefault(kind, example)
 
 
-
 def require_release_dir(root: Path) -> None:
     """Fail clearly when `root` is not a release directory."""
     if not root.is_dir():
         raise DatasetError(root, None, None, "is not a directory")
     for rel in (QA_FILE, GRAPHS_FILE, PAPERS_FILE):
         if not (root / rel).is_file():
-            raise DatasetError(root / rel, None, None, "is missing (a release directory needs qa/, graphs/ and paper_pool/)")
+            raise DatasetError(
+                root / rel, None, None, "is missing (a release directory needs qa/, graphs/ and paper_pool/)"
+            )
 
 
 def file_sha256(path: Path) -> str:
@@ -135,7 +137,7 @@ def json_problem(line: str, exc: json.JSONDecodeError) -> str:
     except json.JSONDecodeError as bare:
         exc = bare
     if exc.msg.startswith("Unterminated string"):
-        start = line[exc.pos:exc.pos + 24].rstrip("\r\n")
+        start = line[exc.pos : exc.pos + 24].rstrip("\r\n")
         return f"unterminated string at column {exc.colno}: {start}{'…' if len(line.rstrip()) > exc.pos + 24 else ''}"
     msg = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg
     return f"{msg} at column {exc.colno}"
@@ -198,7 +200,14 @@ def _need(obj: dict, key: str, kind: type | tuple[type, ...], path: Path, lineno
 
 
 def _kind_name(kinds: tuple[type, ...]) -> str:
-    names = {str: "a string", int: "an integer", list: "a list", dict: "an object", bool: "a boolean", float: "a number"}
+    names = {
+        str: "a string",
+        int: "an integer",
+        list: "a list",
+        dict: "an object",
+        bool: "a boolean",
+        float: "a number",
+    }
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
@@ -256,7 +265,15 @@ def check_graph(obj: dict, path: Path, lineno: int) -> tuple[str, dict[str, dict
     return sample_id, nodes, edges
 
 
-QA_STRINGS = ("question_type", "reasoning_type", "cognitive_skill", "venue", "consensus_tier", "seed_title", "seed_arxiv_id")
+QA_STRINGS = (
+    "question_type",
+    "reasoning_type",
+    "cognitive_skill",
+    "venue",
+    "consensus_tier",
+    "seed_title",
+    "seed_arxiv_id",
+)
 
 
 def check_item(obj: dict, path: Path, lineno: int) -> dict[str, Any]:
@@ -286,9 +303,16 @@ def check_item(obj: dict, path: Path, lineno: int) -> dict[str, Any]:
     dtypes = obj.get("distractor_types")
     if dtypes is not None:
         if not isinstance(dtypes, list) or len(dtypes) != 4 or not all(isinstance(d, str) for d in dtypes):
-            raise DatasetError(path, lineno, "distractor_types", "must be null or a list of four strings aligned with options")
+            raise DatasetError(
+                path, lineno, "distractor_types", "must be null or a list of four strings aligned with options"
+            )
         if dtypes[correct] != "correct" or dtypes.count("correct") != 1:
-            raise DatasetError(path, lineno, "distractor_types", f"must mark exactly the option at correct_index ({correct}) as 'correct'")
+            raise DatasetError(
+                path,
+                lineno,
+                "distractor_types",
+                f"must mark exactly the option at correct_index ({correct}) as 'correct'",
+            )
     return obj
 
 

@@ -8,6 +8,7 @@ labels as the current rules resolve them, so an old run and a new one are never 
 of a read is a function of the read's paper and the item's graph alone, so a run stored before hops were recorded
 gets them from its stored reads as exactly as a new run's episodes record them.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -35,9 +36,17 @@ def rescore(store: Any, run: dict[str, Any], corpus: Any) -> int | None:
             continue
         reads = [(arx, idx) for arx, idx in traj["reads"] or []]
         strict, any_, loose = section_flags(item, reads)
-        flags.append((traj["id"], {"section_recall": _flag(strict), "section_recall_any": _flag(any_),
-                                   "section_recall_loose": _flag(loose),
-                                   "section_reachable": int(section_reachable(item))}))
+        flags.append(
+            (
+                traj["id"],
+                {
+                    "section_recall": _flag(strict),
+                    "section_recall_any": _flag(any_),
+                    "section_recall_loose": _flag(loose),
+                    "section_reachable": int(section_reachable(item)),
+                },
+            )
+        )
     store.set_section_flags(run["id"], flags, LABEL_RESOLUTION)
     return len(flags)
 

@@ -4,6 +4,7 @@ The batch CLI and the TUI both drive this one runner, so a run launched from eit
 the same run. Resuming skips finished trajectories, discards half-written ones and
 refuses a run whose identity (dataset, agent, caps, seed, ablation) differs.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -19,6 +20,7 @@ from sandbox.agents.continuation import PREFIX_MARK, ContinuationAgent, prefix_t
 from sandbox.agents.estimated import EstimatedUsage
 from sandbox.agents.human import is_human
 from sandbox.agents.registry import SCRIPTED, make_scripted
+from sandbox.citations import HOP_RULE
 from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
 from sandbox.extra_tools.registry import setting_identity
@@ -26,10 +28,9 @@ from sandbox.extra_tools.setting import open_extra_tools
 from sandbox.prompt_set import to_toml
 from sandbox.prompts import DEFAULT_PROMPTS, Prompts, build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
-from sandbox.citations import HOP_RULE
+from sandbox.records import Caps, Item, Step, Trajectory
 from sandbox.rescore import RECOMPUTED
 from sandbox.sections import LABEL_RESOLUTION
-from sandbox.records import Caps, Item, Step, Trajectory
 from sandbox.shard import Shard
 from storage import Store
 from storage.locks import RunLock
@@ -43,8 +44,17 @@ READING_OPTIONS = ("ks", "judge", "orders", "tie_rule", "judge_trials", "cost_mo
 # May change between resumes: how to reach the model, not what it is asked. The base URLs used are kept in the config.
 # The client (native or litellm) is one of them: both send the same request and read the reply the same way
 # (tests/test_client_parity.py), so a run may be resumed through either; the clients used are kept in the config.
-EXECUTION_OPTIONS = ("api_key", "base_url", "concurrency", "rpm", "timeout_s", "pricing", "client", "local_threads",
-                     "extra_tools_timeout_s")
+EXECUTION_OPTIONS = (
+    "api_key",
+    "base_url",
+    "concurrency",
+    "rpm",
+    "timeout_s",
+    "pricing",
+    "client",
+    "local_threads",
+    "extra_tools_timeout_s",
+)
 
 
 @dataclass
@@ -84,6 +94,7 @@ class RunSpec:
 
     def prompt_set(self) -> Prompts:
         return self.prompts or DEFAULT_PROMPTS
+
     family: str | None = None  # the model family and capability tier recorded at creation (tags, not the identity)
     tier: str | None = None
     tagged: tuple[str, ...] = ()  # which of family/tier the person chose: a resume re-tags only those
@@ -91,9 +102,15 @@ class RunSpec:
     def identity(self, fingerprint: str) -> dict[str, Any]:
         """What must match to resume into an existing run."""
         return {
-            "profile": PROFILE, "dataset_fingerprint": fingerprint, "agent": self.agent, "model": self.model,
-            "seed": self.seed, "caps": self.effective_caps().as_dict(), "ablation": self.ablation,
-            "context_budget": self.context_budget, "estimate_tokens": self.estimate_tokens,
+            "profile": PROFILE,
+            "dataset_fingerprint": fingerprint,
+            "agent": self.agent,
+            "model": self.model,
+            "seed": self.seed,
+            "caps": self.effective_caps().as_dict(),
+            "ablation": self.ablation,
+            "context_budget": self.context_budget,
+            "estimate_tokens": self.estimate_tokens,
             "scaling": {k: v for k, v in (self.scaling or {}).items() if k not in READING_OPTIONS} or None,
             "agent_options": {k: v for k, v in sorted(self.agent_options.items()) if k not in EXECUTION_OPTIONS},
             **({"extra_tools": setting_identity(self.extra_tools)} if self.extra_tools else {}),
@@ -164,8 +181,9 @@ def default_factory(spec: RunSpec) -> AgentFactory:
     caps = spec.effective_caps()
     if spec.agent in SCRIPTED:
         distractible = float(spec.agent_options.get("distractible", 0.0))
-        return lambda item, replicate, attempt: make_scripted(spec.agent, item, caps, spec.seed, replicate, attempt,
-                                                              distractible=distractible)
+        return lambda item, replicate, attempt: make_scripted(
+            spec.agent, item, caps, spec.seed, replicate, attempt, distractible=distractible
+        )
     if spec.agent == "llm":
         from sandbox.agents.llm import llm_factory
 
@@ -183,10 +201,17 @@ def prompt_hash(prompts: Prompts) -> str:
 
 def item_meta(item: Item) -> dict[str, Any]:
     """The item fields every report splits by, stored with each trajectory so reports need no corpus."""
-    return {"question_type": item.question_type, "kind": item.kind, "depth": item.depth,
-            "reasoning_type": item.reasoning_type, "consensus_tier": item.consensus_tier, "venue": item.venue,
-            "correct_index": item.correct_index, "n_gold": len(item.gold_paper_ids),
-            "section_reachable": int(section_reachable(item))}
+    return {
+        "question_type": item.question_type,
+        "kind": item.kind,
+        "depth": item.depth,
+        "reasoning_type": item.reasoning_type,
+        "consensus_tier": item.consensus_tier,
+        "venue": item.venue,
+        "correct_index": item.correct_index,
+        "n_gold": len(item.gold_paper_ids),
+        "section_reachable": int(section_reachable(item)),
+    }
 
 
 def paper_role(item: Item, paper: Any) -> str | None:
@@ -216,16 +241,26 @@ def step_record(step: Step) -> dict[str, Any]:
     """A step flattened for the store (a shallow copy: `asdict` deep-copies every tool argument on the hot path)."""
     d = dict(vars(step))
     ledger = d.pop("ledger")
-    d.update(points_used=ledger.points_used, points_left=ledger.points_left, tokens=ledger.tokens,
-             rejections=ledger.rejections)
+    d.update(
+        points_used=ledger.points_used,
+        points_left=ledger.points_left,
+        tokens=ledger.tokens,
+        rejections=ledger.rejections,
+    )
     return d
 
 
 class Runner:
     """Executes a RunSpec against a corpus and a store."""
 
-    def __init__(self, spec: RunSpec, corpus: Corpus, store: Store, factory: AgentFactory | None = None,
-                 on_event: Callable[[RunEvent], None] | None = None):
+    def __init__(
+        self,
+        spec: RunSpec,
+        corpus: Corpus,
+        store: Store,
+        factory: AgentFactory | None = None,
+        on_event: Callable[[RunEvent], None] | None = None,
+    ):
         self.spec = spec
         self.corpus = corpus
         self.store = store
@@ -251,17 +286,31 @@ class Runner:
         items = select_items(self.corpus, self.spec)
         spec = self.spec
         fields = {
-            "kind": spec.kind, "agent": spec.agent, "model": spec.model, "dataset": spec.dataset,
-            "dataset_fingerprint": self.corpus.fingerprint, "ablation": spec.ablation, "seed": spec.seed,
-            "replicates": spec.replicates, "caps": self.caps.as_dict(), "version": VERSION,
-            "prompt_hash": prompt_hash(spec.prompt_set()), "prompts": to_toml(spec.prompt_set()),
-            "group_name": spec.group, "label_resolution": LABEL_RESOLUTION,
+            "kind": spec.kind,
+            "agent": spec.agent,
+            "model": spec.model,
+            "dataset": spec.dataset,
+            "dataset_fingerprint": self.corpus.fingerprint,
+            "ablation": spec.ablation,
+            "seed": spec.seed,
+            "replicates": spec.replicates,
+            "caps": self.caps.as_dict(),
+            "version": VERSION,
+            "prompt_hash": prompt_hash(spec.prompt_set()),
+            "prompts": to_toml(spec.prompt_set()),
+            "group_name": spec.group,
+            "label_resolution": LABEL_RESOLUTION,
             "hop_rule": HOP_RULE,
-            "family": spec.family, "tier": spec.tier,
-            "config": {"scaling": spec.scaling, "context_budget": spec.context_budget,
-                       "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
-                       "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
-                       "workers": spec.workers, "slice": self._slice()},
+            "family": spec.family,
+            "tier": spec.tier,
+            "config": {
+                "scaling": spec.scaling,
+                "context_budget": spec.context_budget,
+                "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
+                "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
+                "workers": spec.workers,
+                "slice": self._slice(),
+            },
         }
         if spec.extra_tools:  # the general-agent setting, with its registry's size in the prompt
             fields["config"]["extra_tools"] = spec.extra_tools
@@ -280,8 +329,12 @@ class Runner:
             if reason:
                 self.request_stop(reason)
         finished = self.store.finished(run_id)
-        pairs = [(item, r) for r in range(spec.replicates) for item in items
-                 if spec.shard is None or spec.shard.holds(item.id, r)]
+        pairs = [
+            (item, r)
+            for r in range(spec.replicates)
+            for item in items
+            if spec.shard is None or spec.shard.holds(item.id, r)
+        ]
         work = [(item, r) for item, r in pairs if (item.id, r) not in finished]
         skipped = len(pairs) - len(work)
         self.run_id = run_id
@@ -297,8 +350,12 @@ class Runner:
         """The selection as recorded in the run's config; `shard` ("I/N") only on a sharded run, so an unsharded
         run's config is what it always was."""
         spec = self.spec
-        out: dict[str, Any] = {"ids": list(spec.item_ids), "question_type": spec.question_type, "depth": spec.depth,
-                               "limit": spec.limit}
+        out: dict[str, Any] = {
+            "ids": list(spec.item_ids),
+            "question_type": spec.question_type,
+            "depth": spec.depth,
+            "limit": spec.limit,
+        }
         if spec.shard is not None:
             out["shard"] = str(spec.shard)
         return out
@@ -307,7 +364,9 @@ class Runner:
         """A resume keeps the run's family and tier (set at creation or by `runs tag`), except those the person
         chose again with this launch."""
         stored = self.store.run_by_id(run_id)
-        changed = {key: getattr(self.spec, key) for key in self.spec.tagged if stored.get(key) != getattr(self.spec, key)}
+        changed = {
+            key: getattr(self.spec, key) for key in self.spec.tagged if stored.get(key) != getattr(self.spec, key)
+        }
         if changed:
             self.store.update_run(run_id, **changed)
 
@@ -359,7 +418,9 @@ class Runner:
 
     async def _run_with_tools(self) -> dict[str, Any]:
         """The run with its extra tools open (an MCP registry's server runs for as long as the run)."""
-        async with open_extra_tools(self.spec.extra_tools, self.spec.agent_options.get("extra_tools_timeout_s")) as extra:
+        async with open_extra_tools(
+            self.spec.extra_tools, self.spec.agent_options.get("extra_tools_timeout_s")
+        ) as extra:
             self.extra_tools = extra
             return await self._run_locked()
 
@@ -373,8 +434,9 @@ class Runner:
         started = time.monotonic()
         try:
             async with asyncio.TaskGroup() as tg:  # a worker cancelled by `_halt` ends quietly; the others go on
-                self._workers = [tg.create_task(self._worker(queue))
-                                 for _ in range(max(1, min(self.spec.workers, len(work) or 1)))]
+                self._workers = [
+                    tg.create_task(self._worker(queue)) for _ in range(max(1, min(self.spec.workers, len(work) or 1)))
+                ]
         except asyncio.CancelledError:
             status = "interrupted" if self.done < self.planned else "done"  # Ctrl-C after the last episode
             raise
@@ -389,10 +451,18 @@ class Runner:
             if close is not None:  # the run's connection pool; shielded so a cancelled run still closes it
                 await asyncio.shield(close())
             self.on_event(RunEvent("finished", done=self.done, planned=self.planned, correct=self.correct))
-        return {"run_id": run_id, "status": status, "stop_reason": self.stop_reason, "limit": self.limit_hit,
-                "unreachable": self.unreachable, "done": self.done,
-                "planned": self.planned,
-                "correct": self.correct, "skipped": skipped, "elapsed_s": time.monotonic() - started}
+        return {
+            "run_id": run_id,
+            "status": status,
+            "stop_reason": self.stop_reason,
+            "limit": self.limit_hit,
+            "unreachable": self.unreachable,
+            "done": self.done,
+            "planned": self.planned,
+            "correct": self.correct,
+            "skipped": skipped,
+            "elapsed_s": time.monotonic() - started,
+        }
 
     def _prefix(self, run_name: str, item_id: str, replicate: int) -> list:
         """The previous budget level's turns for this item (none when it has no finished trajectory there)."""
@@ -425,11 +495,14 @@ class Runner:
         (cancelled, redone on resume) count too; the message says so. Sets `limit_hit` to "tokens" or "cost"."""
         spec = self.spec
         spent = "spent by every model call of the run, retried attempts and episodes cut short included"
-        if spec.max_run_tokens and (self.run_tokens >= spec.max_run_tokens if at_start
-                                    else self.run_tokens > spec.max_run_tokens):
+        if spec.max_run_tokens and (
+            self.run_tokens >= spec.max_run_tokens if at_start else self.run_tokens > spec.max_run_tokens
+        ):
             self.limit_hit = "tokens"
             return f"run token limit reached ({self.run_tokens:,} tokens {spent}; the limit is {spec.max_run_tokens:,})"
-        if spec.max_run_cost and (self.run_cost >= spec.max_run_cost if at_start else self.run_cost > spec.max_run_cost):
+        if spec.max_run_cost and (
+            self.run_cost >= spec.max_run_cost if at_start else self.run_cost > spec.max_run_cost
+        ):
             self.limit_hit = "cost"
             return f"run cost limit reached (${self.run_cost:.4f} {spent}; the limit is ${spec.max_run_cost:.4f})"
         return None
@@ -456,7 +529,7 @@ class Runner:
 
     def _strategy(self):
         """The sequential strategy the run's scaling records (None: the original rule), its verifier made once."""
-        from sandbox.strategies import Strategy, VERIFIER_TIMEOUT_S, make_verifier
+        from sandbox.strategies import VERIFIER_TIMEOUT_S, Strategy, make_verifier
 
         name = (self.spec.scaling or {}).get("strategy")
         if not name:
@@ -465,10 +538,13 @@ class Runner:
             return Strategy(name)
         if getattr(self, "_verifier", None) is None:
             options = self.spec.verifier_options
-            self._verifier = make_verifier(self.spec.scaling.get("verifier") or "evidence",
-                                           base_url=options.get("base_url"), api_key_env=options.get("api_key_env"),
-                                           client=options.get("client") or "auto",
-                                           instructions=self.spec.prompt_set().verifier)
+            self._verifier = make_verifier(
+                self.spec.scaling.get("verifier") or "evidence",
+                base_url=options.get("base_url"),
+                api_key_env=options.get("api_key_env"),
+                client=options.get("client") or "auto",
+                instructions=self.spec.prompt_set().verifier,
+            )
         return Strategy(name, self._verifier, self.spec.verifier_options.get("timeout_s") or VERIFIER_TIMEOUT_S)
 
     async def _worker(self, queue: asyncio.Queue[tuple[Item, int]]) -> None:
@@ -490,8 +566,14 @@ class Runner:
             if self.spec.scaling and self.spec.scaling.get("continue_from"):
                 agent = ContinuationAgent(agent, self._prefix(self.spec.scaling["continue_from"], item.id, replicate))
             text_tools = bool(getattr(agent, "text_tools", False))
-            prompt = build_prompt(item, self.caps, self.spec.ablation, text_tools=text_tools, texts=self.spec.prompts,
-                                  extra_tools=self.extra_tools)
+            prompt = build_prompt(
+                item,
+                self.caps,
+                self.spec.ablation,
+                text_tools=text_tools,
+                texts=self.spec.prompts,
+                extra_tools=self.extra_tools,
+            )
             meta = item_meta(item)
             tid = self.store.begin_trajectory(self.run_id, item.id, replicate, attempt, meta)
             pending: list[dict[str, Any]] = []
@@ -509,9 +591,18 @@ class Runner:
                 # to the end, other workers would never start and Ctrl-C (a cancellation) would wait for it.
                 await asyncio.sleep(0)
 
-            episode = Episode(view, agent, self.caps, prompt, on_step=sink, retry=self.spec.retry,
-                              context_budget=self.spec.context_budget, before_call=commit, strategy=self._strategy(),
-                              extra_tools=self.extra_tools)
+            episode = Episode(
+                view,
+                agent,
+                self.caps,
+                prompt,
+                on_step=sink,
+                retry=self.spec.retry,
+                context_budget=self.spec.context_budget,
+                before_call=commit,
+                strategy=self._strategy(),
+                extra_tools=self.extra_tools,
+            )
             try:
                 traj = await episode.run()
             except BaseException:  # cancelled (Ctrl-C, a run-wide limit): what it spent stays counted
@@ -521,8 +612,12 @@ class Runner:
                 commit()
                 self._server_gone(traj.error)
                 return
-            retry = (traj.termination == "error" and traj.error_kind in RETRYABLE
-                     and attempt + 1 < self.spec.max_attempts and not self.stop_requested)
+            retry = (
+                traj.termination == "error"
+                and traj.error_kind in RETRYABLE
+                and attempt + 1 < self.spec.max_attempts
+                and not self.stop_requested
+            )
             record = asdict(traj)
             record["tool_sequence"] = [s.tool_name for s in episode.steps if s.kind == "tool"]
             record["actions"] = actions(item, episode.steps)
@@ -531,12 +626,30 @@ class Runner:
                 break
             attempt += 1
             delay = self.spec.attempt_backoff_s * attempt
-            self.on_event(RunEvent("retry", item.id, replicate, done=self.done, planned=self.planned, note=(
-                f"attempt {attempt + 1} of {self.spec.max_attempts} in {delay:.1f}s after {traj.error_kind}: "
-                f"{traj.error}")))
+            self.on_event(
+                RunEvent(
+                    "retry",
+                    item.id,
+                    replicate,
+                    done=self.done,
+                    planned=self.planned,
+                    note=(
+                        f"attempt {attempt + 1} of {self.spec.max_attempts} in {delay:.1f}s after {traj.error_kind}: "
+                        f"{traj.error}"
+                    ),
+                )
+            )
             await asyncio.sleep(delay)
         self.done += 1
         self.correct += int(traj.correct)
-        self.on_event(RunEvent("trajectory", item.id, replicate, trajectory=traj, done=self.done,
-                               planned=self.planned, correct=self.correct))
-
+        self.on_event(
+            RunEvent(
+                "trajectory",
+                item.id,
+                replicate,
+                trajectory=traj,
+                done=self.done,
+                planned=self.planned,
+                correct=self.correct,
+            )
+        )

@@ -4,6 +4,7 @@
 change. Label resolution (which section an auditor's label means) follows the authors' audit pipeline
 instead (PROTOCOL §3: `resolve_label`), versioned by `LABEL_RESOLUTION`.
 """
+
 from __future__ import annotations
 
 import re
@@ -105,6 +106,7 @@ def is_stale(run: Mapping[str, Any]) -> bool:
     start-up, so it lives here, where importing it costs nothing)."""
     return run_resolution(run) != LABEL_RESOLUTION
 
+
 # Each step's method name, in rule order; `unresolved` and `unknown_paper` (no text for the paper) besides.
 LABEL_METHODS = ("exact", "normalised", "substring", "word_overlap", "body_heading", "body_text")
 
@@ -200,7 +202,7 @@ def _heading_like(body: str, start: int, end: int) -> bool:
     before = ("" if lo == 0 else "x") + body[lo:start]  # the sentinel keeps a cut context from looking like \A
     if not _HEADING_BEFORE.search(before):
         return False
-    after = body[end:end + _CONTEXT] + ("" if end + _CONTEXT >= len(body) else "x")
+    after = body[end : end + _CONTEXT] + ("" if end + _CONTEXT >= len(body) else "x")
     m = _HEADING_AFTER.match(after)
     return bool(m) and (m.group("next") is None or m.group("next")[0].isupper())
 

@@ -5,6 +5,7 @@ modulo N. SHA-256, never Python's `hash()` (salted per process for strings), so 
 version computes the same partition, and the N shards of a selection are disjoint and cover it exactly.
 Replicates are hashed with the item, so the replicates of one item spread over the hosts as items do.
 """
+
 from __future__ import annotations
 
 import hashlib

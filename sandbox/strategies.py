@@ -18,6 +18,7 @@ start); on the points and turns axes, once a strategy is chosen, a submit while 
 and turns to work and answer), unless the agent resubmits straight after an extension without doing anything
 (it declined to go on: the answer stands, so a scripted agent out of ideas never loops).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -81,8 +82,14 @@ def answer_text(answer: Any) -> str:
 class LLMVerifier:
     """A model verifier through the native client or litellm, as the judges are asked (`sandbox.judges.LLMJudge`)."""
 
-    def __init__(self, model: str, base_url: str | None = None, api_key_env: str | None = None,
-                 client: str = "auto", instructions: str | None = None):
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str | None = None,
+        client: str = "auto",
+        instructions: str | None = None,
+    ):
         from sandbox.judges import LLMJudge
         from sandbox.prompts import VERIFIER_PROMPT
 
@@ -93,17 +100,31 @@ class LLMVerifier:
     async def assess(self, item: Item, steps: list[Any], answer: Any) -> Assessment:
         from sandbox.judges import task_text
 
-        rows = [{"kind": s.kind, "tool": s.tool_name, "args": s.tool_args, "text": (s.text or "")[:500]}
-                for s in steps if s.kind in ("assistant", "tool")]
-        user = (f"## Task\n{task_text(item)}\n---\n## Trajectory\n{json.dumps(rows, ensure_ascii=False, default=str)}"
-                f"\n---\nThe agent's current answer: {answer_text(answer)}\nSummarize the trajectory.")
+        rows = [
+            {"kind": s.kind, "tool": s.tool_name, "args": s.tool_args, "text": (s.text or "")[:500]}
+            for s in steps
+            if s.kind in ("assistant", "tool")
+        ]
+        user = (
+            f"## Task\n{task_text(item)}\n---\n## Trajectory\n{json.dumps(rows, ensure_ascii=False, default=str)}"
+            f"\n---\nThe agent's current answer: {answer_text(answer)}\nSummarize the trajectory."
+        )
         text, usage, usd = await self.asker.ask(self.instructions, user)
-        return Assessment(text, prompt_tokens=usage.prompt + usage.cache_read + usage.cache_creation,
-                          completion_tokens=usage.completion, cost_usd=usd)
+        return Assessment(
+            text,
+            prompt_tokens=usage.prompt + usage.cache_read + usage.cache_creation,
+            completion_tokens=usage.completion,
+            cost_usd=usd,
+        )
 
 
-def make_verifier(name: str, base_url: str | None = None, api_key_env: str | None = None, client: str = "auto",
-                  instructions: str | None = None):
+def make_verifier(
+    name: str,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    client: str = "auto",
+    instructions: str | None = None,
+):
     """`evidence` is the scripted verifier; anything else a model string (ConfigError when it cannot be reached),
     told `instructions` (the run's `Prompts.verifier`; None: ours)."""
     if name == "evidence":
@@ -123,7 +144,7 @@ class Strategy:
         """The verifier's assessment, or VerifierFailed saying why (never another exception, never a hang)."""
         try:
             result = await asyncio.wait_for(self.verifier.assess(item, steps, answer), self.timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise VerifierFailed(f"no reply within {self.timeout_s:g} s") from None
         except asyncio.CancelledError:
             raise

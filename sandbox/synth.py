@@ -6,6 +6,7 @@ only by their bridge; the three distractors come the paper's way (one stated by 
 seed, one by a sibling reference, one invented). The output is the four JSON Lines
 files of reference §1, so the one loader serves this and the real release.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -114,32 +115,144 @@ class Preset:
 
 
 PRESETS = {
-    "demo": Preset(items=60, papers=240, refs=(5, 9), section_paragraphs=(1, 3), long_section_paragraphs=8, long_share=0.1),
-    "paper": Preset(items=1011, papers=7205, refs=(8, 20), section_paragraphs=(6, 21), long_section_paragraphs=190,
-                    long_share=0.15),
+    "demo": Preset(
+        items=60, papers=240, refs=(5, 9), section_paragraphs=(1, 3), long_section_paragraphs=8, long_share=0.1
+    ),
+    "paper": Preset(
+        items=1011, papers=7205, refs=(8, 20), section_paragraphs=(6, 21), long_section_paragraphs=190, long_share=0.15
+    ),
 }
 
-SYLLABLES = ("ka", "ren", "vo", "lith", "mar", "zen", "tor", "qui", "bel", "sha", "dro", "fen", "gal", "hiv", "jor",
-             "kel", "lun", "mis", "nor", "pel", "ras", "sol", "tav", "ulm", "vex", "wyn", "yor", "zan", "cor", "dex",
-             "ith", "oph", "ar", "en", "is", "ul", "ba", "ne", "ri", "to")
-NOUNS = ("Attention", "Pooling", "Decomposition", "Retrieval", "Planning", "Tokenizer", "Encoder", "Distillation",
-         "Alignment", "Sampling", "Routing", "Memory", "Calibration", "Parsing", "Ranking", "Augmentation")
-FIELDS = ("long-context reasoning", "dense retrieval", "vision-language grounding", "speech recognition",
-          "graph learning", "instruction tuning", "multilingual transfer", "code generation", "recommendation",
-          "question answering", "image segmentation", "reinforcement learning from feedback")
-ASPECTS = ("normalisation scheme", "training objective", "scoring function", "update rule", "sampling schedule",
-           "memory layout", "regularisation term", "curriculum", "negative mining strategy", "gating mechanism",
-           "initialisation", "stopping criterion")
-MECHANISMS = ("computes {a} over {b}", "anneals {a} across {b}", "weights {a} by {b}", "clips {a} against {b}",
-              "averages {a} within {b}", "ranks {a} relative to {b}")
+SYLLABLES = (
+    "ka",
+    "ren",
+    "vo",
+    "lith",
+    "mar",
+    "zen",
+    "tor",
+    "qui",
+    "bel",
+    "sha",
+    "dro",
+    "fen",
+    "gal",
+    "hiv",
+    "jor",
+    "kel",
+    "lun",
+    "mis",
+    "nor",
+    "pel",
+    "ras",
+    "sol",
+    "tav",
+    "ulm",
+    "vex",
+    "wyn",
+    "yor",
+    "zan",
+    "cor",
+    "dex",
+    "ith",
+    "oph",
+    "ar",
+    "en",
+    "is",
+    "ul",
+    "ba",
+    "ne",
+    "ri",
+    "to",
+)
+NOUNS = (
+    "Attention",
+    "Pooling",
+    "Decomposition",
+    "Retrieval",
+    "Planning",
+    "Tokenizer",
+    "Encoder",
+    "Distillation",
+    "Alignment",
+    "Sampling",
+    "Routing",
+    "Memory",
+    "Calibration",
+    "Parsing",
+    "Ranking",
+    "Augmentation",
+)
+FIELDS = (
+    "long-context reasoning",
+    "dense retrieval",
+    "vision-language grounding",
+    "speech recognition",
+    "graph learning",
+    "instruction tuning",
+    "multilingual transfer",
+    "code generation",
+    "recommendation",
+    "question answering",
+    "image segmentation",
+    "reinforcement learning from feedback",
+)
+ASPECTS = (
+    "normalisation scheme",
+    "training objective",
+    "scoring function",
+    "update rule",
+    "sampling schedule",
+    "memory layout",
+    "regularisation term",
+    "curriculum",
+    "negative mining strategy",
+    "gating mechanism",
+    "initialisation",
+    "stopping criterion",
+)
+MECHANISMS = (
+    "computes {a} over {b}",
+    "anneals {a} across {b}",
+    "weights {a} by {b}",
+    "clips {a} against {b}",
+    "averages {a} within {b}",
+    "ranks {a} relative to {b}",
+)
 VENUES = ("NeurIPS", "ICML", "ICLR", "ACL", "EMNLP", "NAACL", "CVPR", "ECCV", "SIGIR")
 REASONING = ("GROUND", "METHOD", "MOTIVE", "RESULT")
 # Which distractor of a multi-target item keeps the first gold's clause and which the second's (see `_grid`)
 KEEPERS = (("seed_only", "wrong_paper"), ("wrong_paper", "seed_only"))
 SKILLS = ("retrieve", "reason", "contrast", "assess", "synthesize", "justify")
 TIERS = ("gold", "gold", "silver", "bronze")
-FIRST = ("Ada", "Bram", "Chen", "Dara", "Elif", "Femi", "Goran", "Hana", "Ivo", "Jun", "Kira", "Lior", "Mara",
-         "Nils", "Oona", "Priya", "Quinn", "Rafa", "Sana", "Tomas", "Uma", "Vera", "Wen", "Xiu", "Yara", "Zeno")
+FIRST = (
+    "Ada",
+    "Bram",
+    "Chen",
+    "Dara",
+    "Elif",
+    "Femi",
+    "Goran",
+    "Hana",
+    "Ivo",
+    "Jun",
+    "Kira",
+    "Lior",
+    "Mara",
+    "Nils",
+    "Oona",
+    "Priya",
+    "Quinn",
+    "Rafa",
+    "Sana",
+    "Tomas",
+    "Uma",
+    "Vera",
+    "Wen",
+    "Xiu",
+    "Yara",
+    "Zeno",
+)
 FILLER = (
     "We evaluate the approach on {n} benchmarks and observe consistent gains over strong baselines.",
     "Prior work on {field} has largely relied on hand-tuned heuristics that do not transfer across domains.",
@@ -234,17 +347,35 @@ class Generator:
             if has_text or self.rng.random() < 0.5:
                 arxiv_serial += 1
                 arxiv = f"{year % 100:02d}{1 + arxiv_serial % 12:02d}.{arxiv_serial:05d}"
-            abstract = "" if self.rng.random() < 0.05 else (
-                f"We introduce {method}, a method for {fld}. "
-                f"{self.rng.choice(FILLER).format(n=self.rng.randint(2, 9), field=fld, name=method)} "
-                f"{self.rng.choice(FILLER).format(n=self.rng.randint(2, 9), field=fld, name=method)}"
+            abstract = (
+                ""
+                if self.rng.random() < 0.05
+                else (
+                    f"We introduce {method}, a method for {fld}. "
+                    f"{self.rng.choice(FILLER).format(n=self.rng.randint(2, 9), field=fld, name=method)} "
+                    f"{self.rng.choice(FILLER).format(n=self.rng.randint(2, 9), field=fld, name=method)}"
+                )
             )
-            authors = [{"name": f"{self.rng.choice(FIRST)} {_word(self.rng, self.used).capitalize()}"}
-                       for _ in range(self.rng.choice((1, 2, 3, 4)))]
+            authors = [
+                {"name": f"{self.rng.choice(FIRST)} {_word(self.rng, self.used).capitalize()}"}
+                for _ in range(self.rng.choice((1, 2, 3, 4)))
+            ]
             s2id = hashlib.sha1(f"synth-{self.seed}-{i}".encode()).hexdigest()
-            self.papers.append(Paper(i, s2id, arxiv, has_text, title, method, fld,
-                                     None if self.rng.random() < 0.04 else year, abstract, authors,
-                                     roman=self.rng.random() < 0.2))
+            self.papers.append(
+                Paper(
+                    i,
+                    s2id,
+                    arxiv,
+                    has_text,
+                    title,
+                    method,
+                    fld,
+                    None if self.rng.random() < 0.04 else year,
+                    abstract,
+                    authors,
+                    roman=self.rng.random() < 0.2,
+                )
+            )
             self.papers[-1].inline = random.Random(f"inline-{INLINE_KEY}-{self.seed}-{i}").random() < INLINE_SHARE
         for paper in self.papers:
             k = self.rng.randint(*p.refs)
@@ -296,9 +427,15 @@ class Generator:
             for r in seed.refs[:30]:
                 if r != bridge.index:
                     others.update(self.papers[r].refs[:30])
-            cands = [g for g in self._text_refs(bridge)
-                     if g.index not in seed_refs and g.index not in others and g.index != seed.index
-                     and g.index not in exclude and g.index in bridge.refs[:30]]
+            cands = [
+                g
+                for g in self._text_refs(bridge)
+                if g.index not in seed_refs
+                and g.index not in others
+                and g.index != seed.index
+                and g.index not in exclude
+                and g.index in bridge.refs[:30]
+            ]
             if cands:
                 return self.rng.choice(cands), bridge
         return None
@@ -306,8 +443,10 @@ class Generator:
     def _fact(self, aspect: str) -> tuple[str, dict[str, str]]:
         """A mechanism template and four disjoint term pairs: correct, seed-only, wrong-paper, invented."""
         mech = self.rng.choice(MECHANISMS)
-        terms = {k: f"{_word(self.rng, self.used)} {self.rng.choice(('scores', 'weights', 'states', 'gradients', 'margins', 'tokens'))}"
-                 for k in ("correct", "seed_only", "wrong_paper", "no_context")}
+        terms = {
+            k: f"{_word(self.rng, self.used)} {self.rng.choice(('scores', 'weights', 'states', 'gradients', 'margins', 'tokens'))}"
+            for k in ("correct", "seed_only", "wrong_paper", "no_context")
+        }
         anchor = f"{_word(self.rng, self.used)} {self.rng.choice(('blocks', 'windows', 'batches', 'layers', 'heads'))}"
         return mech, {k: mech.format(a=v, b=anchor) for k, v in terms.items()}
 
@@ -372,8 +511,12 @@ class Generator:
             else:
                 gold.top_facts.append((sub_title, sentence))
                 label_section = sub_title
-            seed.facts.append((f"Our Variant of {gold.method.split()[0]}",
-                               f"Unlike the original, our {aspect} {statements['seed_only']}."))
+            seed.facts.append(
+                (
+                    f"Our Variant of {gold.method.split()[0]}",
+                    f"Unlike the original, our {aspect} {statements['seed_only']}.",
+                )
+            )
             wrong.asides.append(f"In our design, the {aspect} {statements['wrong_paper']}.")
             if bridge is not None:
                 bridge.notes.append(f"Our {bridge.method} reuses a component from {gold.title}, namely its {aspect}.")
@@ -411,11 +554,13 @@ class Generator:
             "filter_agreement": 3,
         }
         nodes, edges = self._neighbourhood(seed)
-        self.graphs.append({
-            "sample_id": item_id,
-            "nodes": {self.papers[i].s2id: self._node(self.papers[i]) for i in nodes},
-            "edges": {self.papers[s].s2id: [self.papers[d].s2id for d in refs] for s, refs in edges.items()},
-        })
+        self.graphs.append(
+            {
+                "sample_id": item_id,
+                "nodes": {self.papers[i].s2id: self._node(self.papers[i]) for i in nodes},
+                "edges": {self.papers[s].s2id: [self.papers[d].s2id for d in refs] for s, refs in edges.items()},
+            }
+        )
         self._pending_labels.append((item_id, seed, label_rows))
         return item
 
@@ -423,20 +568,34 @@ class Generator:
         if len(golds) == 1:
             gold, bridge = golds[0]
             if depth == 1:
-                return (f"The seed paper adopts the {aspects[0]} of {gold.method} from a work it cites. "
-                        f"According to that cited work, how does the {aspects[0]} work?")
-            return (f"The seed paper builds on {bridge.method}, which reuses the {aspects[0]} of an earlier work. "
-                    f"According to that earlier work, how does the {aspects[0]} work?")
+                return (
+                    f"The seed paper adopts the {aspects[0]} of {gold.method} from a work it cites. "
+                    f"According to that cited work, how does the {aspects[0]} work?"
+                )
+            return (
+                f"The seed paper builds on {bridge.method}, which reuses the {aspects[0]} of an earlier work. "
+                f"According to that earlier work, how does the {aspects[0]} work?"
+            )
         parts = []
         for (gold, bridge), aspect in zip(golds, aspects):
-            parts.append(f"the {aspect} of {gold.method}" if depth == 1 else
-                         f"the {aspect} that {bridge.method} reuses from an earlier work")
-        return (f"The seed paper combines {parts[0]} with {parts[1]}. According to the works that introduced them, "
-                f"which statement describes both correctly?")
+            parts.append(
+                f"the {aspect} of {gold.method}"
+                if depth == 1
+                else f"the {aspect} that {bridge.method} reuses from an earlier work"
+            )
+        return (
+            f"The seed paper combines {parts[0]} with {parts[1]}. According to the works that introduced them, "
+            f"which statement describes both correctly?"
+        )
 
     def _node(self, p: Paper) -> dict:
-        node: dict = {"title": p.title, "arxivId": p.arxiv_id if p.arxiv_id is not None else ("" if p.index % 2 else None),
-                      "year": p.year, "abstract": p.abstract, "citationCount": p.citation_count}
+        node: dict = {
+            "title": p.title,
+            "arxivId": p.arxiv_id if p.arxiv_id is not None else ("" if p.index % 2 else None),
+            "year": p.year,
+            "abstract": p.abstract,
+            "citationCount": p.citation_count,
+        }
         if p.index % 7:
             node["authors"] = p.authors
         return node
@@ -447,7 +606,7 @@ class Generator:
         sents = []
         for _ in range(n * 4):
             sents.append(self.rng.choice(FILLER).format(n=self.rng.randint(2, 9), field=p.field_name, name=p.method))
-        paras = [" ".join(sents[i:i + 4]) for i in range(0, len(sents), 4)]
+        paras = [" ".join(sents[i : i + 4]) for i in range(0, len(sents), 4)]
         return "\n\n".join(paras)
 
     def _sections(self, p: Paper) -> list[dict]:
@@ -467,15 +626,20 @@ class Generator:
         title_end, part_sep = (" ", " ") if p.inline else ("\n", "\n\n")
         method_parts = [f"{_sub_number(p, 3, 1)} Overview{title_end}{self._filler(p, self.rng.randint(lo, hi))}"]
         for j, (title, sentence) in enumerate(p.facts, 2):
-            method_parts.append(f"{_sub_number(p, 3, j)} {title}{title_end}{self._filler(p, 1)} {sentence} "
-                                f"{self._filler(p, 1)}")
+            method_parts.append(
+                f"{_sub_number(p, 3, j)} {title}{title_end}{self._filler(p, 1)} {sentence} {self._filler(p, 1)}"
+            )
         sections.append((f"{num(3)} Method", part_sep.join(method_parts)))
         k = 4
         for title, sentence in p.top_facts:
             sections.append((f"{num(k)} {title}", f"{self._filler(p, 1)} {sentence} {self._filler(p, 1)}"))
             k += 1
         table = self._table(p)
-        exp_paras = self.preset.long_section_paragraphs if self.rng.random() < self.preset.long_share else self.rng.randint(lo, hi)
+        exp_paras = (
+            self.preset.long_section_paragraphs
+            if self.rng.random() < self.preset.long_share
+            else self.rng.randint(lo, hi)
+        )
         sections.append((f"{num(k)} Experiments", f"{self._filler(p, exp_paras)}\n\n{table}"))
         sections.append((f"{num(k + 1)} Conclusion", self._filler(p, 1)))
         if p.roman:
@@ -498,19 +662,53 @@ class Generator:
         for item_id, seed, label_rows in self._pending_labels:
             labels = []
             for gold, section in label_rows:
-                labels.append({"paper": gold.title, "arxiv_id": gold.arxiv_id, "section": section,
-                               "relevance": "direct", "what_it_contains": "states the mechanism asked about"})
-            labels.append({"paper": seed.title, "arxiv_id": seed.arxiv_id, "section": "Introduction",
-                           "relevance": "supporting", "what_it_contains": "names the adopted component"})
+                labels.append(
+                    {
+                        "paper": gold.title,
+                        "arxiv_id": gold.arxiv_id,
+                        "section": section,
+                        "relevance": "direct",
+                        "what_it_contains": "states the mechanism asked about",
+                    }
+                )
+            labels.append(
+                {
+                    "paper": seed.title,
+                    "arxiv_id": seed.arxiv_id,
+                    "section": "Introduction",
+                    "relevance": "supporting",
+                    "what_it_contains": "names the adopted component",
+                }
+            )
             if self.rng.random() < 0.08:  # the real release has such labels: no arXiv id
-                labels.append({"paper": seed.title, "arxiv_id": "", "section": "Related Work",
-                               "relevance": "supporting", "what_it_contains": "context"})
-            self.labels.append({"sample_id": item_id, "analysis": {
-                "query_quality": {"verdict": "pass", "natural": True, "unambiguous": True, "requires_target": True, "note": ""},
-                "answer_validity": {"verdict": "pass", "claims": []},
-                "chain_coherence": None, "synthesis_check": None,
-                "section_recall_labels": labels,
-                "structural_integrity": {"verdict": "pass", "missing_sections": [], "note": ""}}})
+                labels.append(
+                    {
+                        "paper": seed.title,
+                        "arxiv_id": "",
+                        "section": "Related Work",
+                        "relevance": "supporting",
+                        "what_it_contains": "context",
+                    }
+                )
+            self.labels.append(
+                {
+                    "sample_id": item_id,
+                    "analysis": {
+                        "query_quality": {
+                            "verdict": "pass",
+                            "natural": True,
+                            "unambiguous": True,
+                            "requires_target": True,
+                            "note": "",
+                        },
+                        "answer_validity": {"verdict": "pass", "claims": []},
+                        "chain_coherence": None,
+                        "synthesis_check": None,
+                        "section_recall_labels": labels,
+                        "structural_integrity": {"verdict": "pass", "missing_sections": [], "note": ""},
+                    },
+                }
+            )
 
     def write(self, out: Path) -> None:
         for rel in (release.QA_FILE, release.GRAPHS_FILE, release.PAPERS_FILE, release.LABELS_FILE):
@@ -570,8 +768,12 @@ def _grid(clauses: dict[str, list[str]], keepers: tuple[str, str]) -> dict[str, 
     first, second = keepers
     correct = clauses["correct"]
     wrong_first, wrong_second = clauses[second][0], clauses[first][1]
-    return {"correct": correct, first: [correct[0], wrong_second], second: [wrong_first, correct[1]],
-            "no_context": [wrong_first, wrong_second]}
+    return {
+        "correct": correct,
+        first: [correct[0], wrong_second],
+        second: [wrong_first, correct[1]],
+        "no_context": [wrong_first, wrong_second],
+    }
 
 
 def _sentence(text: str) -> str:
@@ -584,8 +786,9 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def generate(out: Path, seed: int = 0, preset: str | Preset = "demo", items: int | None = None,
-             papers: int | None = None) -> Path:
+def generate(
+    out: Path, seed: int = 0, preset: str | Preset = "demo", items: int | None = None, papers: int | None = None
+) -> Path:
     """Write a benchmark to `out` (which must not exist, or be empty) and return it. Same arguments, same bytes.
 
     Everything is built in memory first (a too-small pool raises `NotEnoughPapers` naming the smallest pool

@@ -4,6 +4,7 @@
 It also reports what the call touched (paper, section index, whether text was
 delivered), which is what the metrics need and what the reference never logged.
 """
+
 from __future__ import annotations
 
 import re
@@ -176,7 +177,9 @@ def read_section(view: ItemView, args: dict[str, Any]) -> ToolOutcome:
 # format change touches this module only.
 
 _LISTED_HEAD = re.compile(r"^  \[\d+\] (\S+)\n      Title: (.*)$", re.M)  # get_references, search_papers
-_LISTED_TAIL = re.compile(r"\n(?:      Authors: .*\n)?(?:      Abstract: (.*)\n)?      Full text: (Available|Not available)")
+_LISTED_TAIL = re.compile(
+    r"\n(?:      Authors: .*\n)?(?:      Abstract: (.*)\n)?      Full text: (Available|Not available)"
+)
 _SECTION = re.compile(r"^  \(([A-Z]+)\) (.*) \(\d+ chars\)$", re.M)  # list_sections
 _AVAILABLE_MARK = "\nAvailable sections: "  # read_section, unresolved
 _AVAILABLE = re.compile(r"\(([A-Z]+)\) ([^;]*)(?:; |$)")

@@ -6,6 +6,7 @@ logged and, beside it, how many of its characters are the reasoning (`reasoning_
 view can show the two apart and mark the reasoning as such (`split_words`) without storing
 the reasoning twice. Steps stored before the span was recorded fall back to the logged marks.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -47,9 +48,9 @@ def split_words(text: str | None, span: int | None) -> Words:
     if span:
         if len(text) == span:
             return Words(text, "")
-        if text.startswith(THINKING) and text[len(THINKING) + span:].startswith(ANSWER):
-            return Words(text[len(THINKING):len(THINKING) + span], text[len(THINKING) + span + len(ANSWER):])
+        if text.startswith(THINKING) and text[len(THINKING) + span :].startswith(ANSWER):
+            return Words(text[len(THINKING) : len(THINKING) + span], text[len(THINKING) + span + len(ANSWER) :])
     if span is None and text.startswith(THINKING) and ANSWER in text:
-        reasoning, _, content = text[len(THINKING):].partition(ANSWER)
+        reasoning, _, content = text[len(THINKING) :].partition(ANSWER)
         return Words(reasoning, content)
     return Words("", text)

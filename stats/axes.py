@@ -6,6 +6,7 @@ turns_with_calls. Every function takes the records as a list of mappings or as a
 same fields as numpy columns, built once per run): a report over tens of thousands of
 trajectories computes each number as one array operation instead of a pass over dicts.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -18,10 +19,22 @@ from stats.ratio import Ratio
 
 TERMINATIONS = ("answer", "budget", "token_limit", "max_turns", "error")
 Record = Mapping[str, Any]
-FLAGS = ("correct", "paper_recall", "paper_recall_any", "section_recall", "section_recall_any",
-         "section_recall_loose")
-AMOUNTS = ("tokens", "turns", "model_calls", "points_used", "tool_calls", "turns_with_calls", "cost_usd", "api_errors",
-           "prompt_tokens", "cache_read_tokens", "cache_creation_tokens", "cut_off_turns", "lost_calls")
+FLAGS = ("correct", "paper_recall", "paper_recall_any", "section_recall", "section_recall_any", "section_recall_loose")
+AMOUNTS = (
+    "tokens",
+    "turns",
+    "model_calls",
+    "points_used",
+    "tool_calls",
+    "turns_with_calls",
+    "cost_usd",
+    "api_errors",
+    "prompt_tokens",
+    "cache_read_tokens",
+    "cache_creation_tokens",
+    "cut_off_turns",
+    "lost_calls",
+)
 NUMBERS = ("depth", "replicate", "predicted_index", "correct_index", "n_gold", "section_reachable")
 LABELS = ("kind", "termination", "reasoning_type", "consensus_tier", "venue", "chosen_type", "item_id")
 COLUMNS = FLAGS + AMOUNTS + NUMBERS + LABELS
@@ -177,11 +190,16 @@ def attribution(records: Sequence[Record] | Table) -> dict[str, Any]:
     wrong = ~t["correct"]
     chosen = [c or "unknown" for c in t["chosen_type"][wrong]]
     counts = {k: chosen.count(k) for k in sorted(set(chosen))}
-    return {"n_wrong": int(wrong.sum()), "counts": counts,
-            "rates": {k: v / len(chosen) for k, v in counts.items()} if chosen else {}}
+    return {
+        "n_wrong": int(wrong.sum()),
+        "counts": counts,
+        "rates": {k: v / len(chosen) for k, v in counts.items()} if chosen else {},
+    }
 
 
-def attribution_terms(records: Sequence[Record] | Table, kinds: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def attribution_terms(
+    records: Sequence[Record] | Table, kinds: Sequence[str]
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Each trajectory's (numerator, denominator) of the rate of each chosen option type among wrong answers
     (`attribution`'s rates): wrong ∧ chose the type / wrong, so a bootstrap can resample them like any ratio."""
     t = Table.of(records)
@@ -198,8 +216,10 @@ def section_ceiling(records: Sequence[Record] | Table) -> dict[str, Any]:
     known = ~np.isnan(t["section_reachable"])
     reachable = known & (np.nan_to_num(t["section_reachable"]) != 0)
     out = {"unreachable": int((known & ~reachable).sum()), "unknown": int((~known).sum())}
-    out["ceiling"] = {k: Ratio(int(reachable[w].sum()), int(w.sum())) for k, w in
-                      (("st", t.st), ("mt", t.mt), ("all", np.ones(t.n, dtype=bool)))}
+    out["ceiling"] = {
+        k: Ratio(int(reachable[w].sum()), int(w.sum()))
+        for k, w in (("st", t.st), ("mt", t.mt), ("all", np.ones(t.n, dtype=bool)))
+    }
     return out
 
 
@@ -283,8 +303,12 @@ def ratio_terms(table: Table) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     out["avg_tokens"] = (table.amount("tokens"), one)
     out["avg_turns"] = (table.turns(), one)
     out["avg_points"] = (table.amount("points_used"), one)
-    for key, end in (("max_tokens_rate", "token_limit"), ("max_turns_rate", "max_turns"),
-                     ("max_budget_rate", "budget"), ("error_rate", "error")):
+    for key, end in (
+        ("max_tokens_rate", "token_limit"),
+        ("max_turns_rate", "max_turns"),
+        ("max_budget_rate", "budget"),
+        ("error_rate", "error"),
+    ):
         out[key] = ((table["termination"] == end).astype(float), one)
     out["api_error_rate"] = ((table.amount("api_errors") > 0).astype(float), one)
     return out

@@ -9,6 +9,7 @@ turned into a (B, n) count matrix so that the resampled means of many columns ar
 product. The same draw serves every column, which keeps paired comparisons paired and gives the
 joint distribution (§2.3 step 3).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -70,8 +71,16 @@ class Interval:
         return no_variation(self.low, self.high)
 
     def as_dict(self) -> dict[str, float | int | bool]:
-        return {"estimate": self.estimate, "low": self.low, "high": self.high, "level": self.level,
-                "n": self.n, "n_boot": self.n_boot, "seed": self.seed, "no_variation": self.no_variation}
+        return {
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "level": self.level,
+            "n": self.n,
+            "n_boot": self.n_boot,
+            "seed": self.seed,
+            "no_variation": self.no_variation,
+        }
 
 
 def no_variation(low: float | None, high: float | None) -> bool:
@@ -126,8 +135,9 @@ def by_cluster(clusters, *arrays) -> tuple[int, list[np.ndarray]]:
     A ratio of sums over a resample of clusters is then Σ cluster numerators / Σ cluster denominators,
     the cluster (item) bootstrap: replicates of one item move together, as they are not independent.
     """
-    _, first, inverse = np.unique(np.asarray(clusters, dtype=object).astype(str), return_index=True,
-                                  return_inverse=True)
+    _, first, inverse = np.unique(
+        np.asarray(clusters, dtype=object).astype(str), return_index=True, return_inverse=True
+    )
     rank = np.empty(first.size, dtype=np.int64)
     rank[np.argsort(first)] = np.arange(first.size)
     inverse = rank[inverse.ravel()]  # clusters in order of first appearance
@@ -135,14 +145,15 @@ def by_cluster(clusters, *arrays) -> tuple[int, list[np.ndarray]]:
     out = []
     for arr in arrays:
         arr = np.asarray(arr, dtype=np.float64)
-        summed = np.zeros((k,) + arr.shape[1:])
+        summed = np.zeros((k, *arr.shape[1:]))
         np.add.at(summed, inverse, arr)
         out.append(summed)
     return k, out
 
 
-def ratio_intervals(num, den, clusters=None, level: float = 0.95, n_boot: int = DEFAULT_B, seed: int = 0,
-                    chunk: int = DEFAULT_CHUNK) -> list[Interval | None]:
+def ratio_intervals(
+    num, den, clusters=None, level: float = 0.95, n_boot: int = DEFAULT_B, seed: int = 0, chunk: int = DEFAULT_CHUNK
+) -> list[Interval | None]:
     """Percentile intervals of m ratio-of-sums statistics Σ num / Σ den over the same rows, one draw for all.
 
     `num` and `den` are (n, m). With `clusters` (one label per row) the bootstrap resamples clusters —
@@ -181,8 +192,9 @@ def ratio_intervals(num, den, clusters=None, level: float = 0.95, n_boot: int = 
     return out
 
 
-def paired_ratio_deltas(num_a, den_a, num_b, den_b, level: float = 0.95, n_boot: int = DEFAULT_B, seed: int = 0,
-                        chunk: int = DEFAULT_CHUNK) -> list[tuple[float | None, float | None, float | None]]:
+def paired_ratio_deltas(
+    num_a, den_a, num_b, den_b, level: float = 0.95, n_boot: int = DEFAULT_B, seed: int = 0, chunk: int = DEFAULT_CHUNK
+) -> list[tuple[float | None, float | None, float | None]]:
     """(Δ, low, high) of B − A for m ratio-of-sums statistics over the same n items, by a paired bootstrap.
 
     Each input is (n, m): column j holds item i's contribution to statistic j's numerator or
@@ -203,11 +215,11 @@ def paired_ratio_deltas(num_a, den_a, num_b, den_b, level: float = 0.95, n_boot:
     with np.errstate(divide="ignore", invalid="ignore"):
         for counts in count_chunks(n, n_boot, seed, chunk):
             sums = counts @ stacked
-            na, da, nb, db = (sums[:, k * m:(k + 1) * m] for k in range(4))
+            na, da, nb, db = (sums[:, k * m : (k + 1) * m] for k in range(4))
             deltas.append(nb / db - na / da)
         reps = np.concatenate(deltas, axis=0)
         totals = stacked.sum(axis=0)
-        point = totals[2 * m:3 * m] / totals[3 * m:] - totals[:m] / totals[m:2 * m]
+        point = totals[2 * m : 3 * m] / totals[3 * m :] - totals[:m] / totals[m : 2 * m]
     tail = (1 - level) / 2
     out: list[tuple[float | None, float | None, float | None]] = []
     for j in range(m):

@@ -20,6 +20,7 @@ Signatures of one model (its trajectories pooled; each a ratio, None when its de
 Input per trajectory: `actions`, the store's compact [tool, status, paper, role, delivered] lists (every call in
 order, rejected ones included), and `tool_calls` / `turns_with_calls`.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -31,28 +32,44 @@ import numpy as np
 
 from stats.multiplicity import holm
 
-SIGNATURES = ("calls_per_turn", "think_share", "read_share", "nav_share", "early_commit", "verify_before_commit",
-              "search_volume")
+SIGNATURES = (
+    "calls_per_turn",
+    "think_share",
+    "read_share",
+    "nav_share",
+    "early_commit",
+    "verify_before_commit",
+    "search_volume",
+)
 EARLY_ACTIONS = 3
 THINK, READ, SUBMIT, SEARCH = "think", "read_section", "submit_answer", "search_papers"
 NAVIGATION = ("search_papers", "get_references", "list_sections", "get_paper_info")
 EXACT_LIMIT = 20_000  # enumerate every relabelling up to this many; beyond, a seeded Monte Carlo sample
 N_RANDOM = 9_999
 # The words and the signature (and direction) that must support each
-WORDS = {"commits early": ("early_commit", 1), "verifies": ("verify_before_commit", 1),
-         "over-searches": ("search_volume", 1)}
+WORDS = {
+    "commits early": ("early_commit", 1),
+    "verifies": ("verify_before_commit", 1),
+    "over-searches": ("search_volume", 1),
+}
 BALANCED = "balanced"
 
 
-def trajectory_terms(actions: Sequence[Sequence[Any]], tool_calls: float | None = None,
-                     turns_with_calls: float | None = None) -> dict[str, tuple[float, float]]:
+def trajectory_terms(
+    actions: Sequence[Sequence[Any]], tool_calls: float | None = None, turns_with_calls: float | None = None
+) -> dict[str, tuple[float, float]]:
     """(numerator, denominator) of each signature for one trajectory; a model's value pools them (sum ÷ sum)."""
     tools = [a[0] for a in actions]
     n = len(tools)
     calls = float(n if tool_calls is None or tool_calls != tool_calls else tool_calls)
     turns = float(0 if turns_with_calls is None or turns_with_calls != turns_with_calls else turns_with_calls)
-    out = {"calls_per_turn": (calls, turns), "think_share": (tools.count(THINK), n), "read_share": (tools.count(READ), n),
-           "nav_share": (sum(t in NAVIGATION for t in tools), n), "search_volume": (tools.count(SEARCH), 1)}
+    out = {
+        "calls_per_turn": (calls, turns),
+        "think_share": (tools.count(THINK), n),
+        "read_share": (tools.count(READ), n),
+        "nav_share": (sum(t in NAVIGATION for t in tools), n),
+        "search_volume": (tools.count(SEARCH), 1),
+    }
     submit = next((i for i, t in enumerate(tools) if t == SUBMIT), None)
     out["early_commit"] = (0, 0) if submit is None else (float(_early(actions, submit)), 1)
     verified = _verified(actions, submit)
@@ -86,7 +103,7 @@ def _verified(actions: Sequence[Sequence[Any]], submit: int | None) -> bool | No
         if _delivered_read(a) and a[2] not in seen:
             seen.add(a[2])
             last_new = i
-    return any(a[0] in (THINK, READ) for a in before[last_new + 1:])
+    return any(a[0] in (THINK, READ) for a in before[last_new + 1 :])
 
 
 def model_signature(trajectories: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -94,12 +111,15 @@ def model_signature(trajectories: Sequence[Mapping[str, Any]]) -> dict[str, dict
     num = dict.fromkeys(SIGNATURES, 0.0)
     den = dict.fromkeys(SIGNATURES, 0.0)
     for t in trajectories:
-        for key, (a, b) in trajectory_terms(t.get("actions") or [], t.get("tool_calls"),
-                                            t.get("turns_with_calls")).items():
+        for key, (a, b) in trajectory_terms(
+            t.get("actions") or [], t.get("tool_calls"), t.get("turns_with_calls")
+        ).items():
             num[key] += a
             den[key] += b
-    return {k: {"value": num[k] / den[k] if den[k] else None, "numerator": num[k], "denominator": den[k]}
-            for k in SIGNATURES}
+    return {
+        k: {"value": num[k] / den[k] if den[k] else None, "numerator": num[k], "denominator": den[k]}
+        for k in SIGNATURES
+    }
 
 
 def permutation_test(values: Sequence[float], in_group: Sequence[bool], seed: int = 0) -> dict[str, Any]:
@@ -111,7 +131,7 @@ def permutation_test(values: Sequence[float], in_group: Sequence[bool], seed: in
     x = np.asarray(values, dtype=float)
     g = np.asarray(in_group, dtype=bool)
     n, k = x.size, int(g.sum())
-    if k == 0 or k == n:
+    if k in (0, n):
         return {"effect": None, "p": None, "min_p": None, "n_group": k, "n_rest": n - k, "method": None}
     total = x.sum()
 
@@ -136,8 +156,12 @@ def permutation_test(values: Sequence[float], in_group: Sequence[bool], seed: in
     return {"effect": observed, "p": p, "min_p": min_p, "n_group": k, "n_rest": n - k, "method": method}
 
 
-def family_tests(per_model: Mapping[str, Mapping[str, Mapping[str, Any]]], family_of: Mapping[str, str | None],
-                 alpha: float = 0.05, seed: int = 0) -> dict[str, dict[str, Any]]:
+def family_tests(
+    per_model: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    family_of: Mapping[str, str | None],
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict[str, dict[str, Any]]:
     """Per family: each signature's family mean, the others' mean, the permutation test against them (over the
     models with a value), Holm-adjusted across the family's signatures, and the words the tests support.
 
@@ -153,16 +177,22 @@ def family_tests(per_model: Mapping[str, Mapping[str, Mapping[str, Any]]], famil
             test = permutation_test(values, group, seed)
             inside = [v for v, g in zip(values, group) if g]
             rest = [v for v, g in zip(values, group) if not g]
-            rows[sig] = {"family_mean": float(np.mean(inside)) if inside else None,
-                         "others_mean": float(np.mean(rest)) if rest else None, **test}
+            rows[sig] = {
+                "family_mean": float(np.mean(inside)) if inside else None,
+                "others_mean": float(np.mean(rest)) if rest else None,
+                **test,
+            }
         adjusted = holm([rows[s]["p"] for s in SIGNATURES])
         floor = holm([rows[s]["min_p"] for s in SIGNATURES])
         for sig, p_adj, p_floor in zip(SIGNATURES, adjusted, floor):
             rows[sig]["p_holm"] = p_adj
             rows[sig]["min_p_holm"] = p_floor
             rows[sig]["significant"] = p_adj is not None and p_adj < alpha
-        out[fam] = {"models": sorted(m for m in per_model if family_of.get(m) == fam), "signatures": rows,
-                    "words": family_words(rows, alpha)}
+        out[fam] = {
+            "models": sorted(m for m in per_model if family_of.get(m) == fam),
+            "signatures": rows,
+            "words": family_words(rows, alpha),
+        }
     return out
 
 
@@ -171,8 +201,11 @@ def family_words(rows: Mapping[str, Mapping[str, Any]], alpha: float = 0.05) -> 
     "verifies" (verify-before-commit above), "over-searches" (search volume above); "balanced" where none of
     the three holds, no signature differs at all, and the design could have shown a difference on every one of
     the three (its smallest attainable Holm-adjusted p is below α). Otherwise no word."""
-    words = [word for word, (sig, sign) in WORDS.items()
-             if rows[sig]["significant"] and rows[sig]["effect"] is not None and rows[sig]["effect"] * sign > 0]
+    words = [
+        word
+        for word, (sig, sign) in WORDS.items()
+        if rows[sig]["significant"] and rows[sig]["effect"] is not None and rows[sig]["effect"] * sign > 0
+    ]
     if words:
         return words
     powered = all(rows[sig]["min_p_holm"] is not None and rows[sig]["min_p_holm"] < alpha for sig, _ in WORDS.values())
@@ -181,8 +214,9 @@ def family_words(rows: Mapping[str, Mapping[str, Any]], alpha: float = 0.05) -> 
     return []
 
 
-def family_trigrams(trigram_trajectories: Mapping[str, Mapping[tuple[str, ...], int]], n_trajectories: Mapping[str, int],
-                    top: int = 3) -> dict[str, list[dict[str, Any]]]:
+def family_trigrams(
+    trigram_trajectories: Mapping[str, Mapping[tuple[str, ...], int]], n_trajectories: Mapping[str, int], top: int = 3
+) -> dict[str, list[dict[str, Any]]]:
     """Per family, its `top` trigrams by the share of its trajectories that contain them (ties by name), each with
     that share and the mean share of the other families' trajectories containing it (the paper: Anthropic
     ls→ls→rs on ~40 % of trajectories vs a 10.7 % mean over the other families)."""
@@ -191,8 +225,18 @@ def family_trigrams(trigram_trajectories: Mapping[str, Mapping[tuple[str, ...], 
         n = n_trajectories[fam]
         others = [f for f in trigram_trajectories if f != fam and n_trajectories[f]]
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
-        out[fam] = [{"trigram": list(gram), "trajectories": c, "n": n, "share": c / n if n else None,
-                     "others_mean_share": (float(np.mean([trigram_trajectories[f].get(gram, 0) / n_trajectories[f]
-                                                          for f in others])) if others else None)}
-                    for gram, c in ranked]
+        out[fam] = [
+            {
+                "trigram": list(gram),
+                "trajectories": c,
+                "n": n,
+                "share": c / n if n else None,
+                "others_mean_share": (
+                    float(np.mean([trigram_trajectories[f].get(gram, 0) / n_trajectories[f] for f in others]))
+                    if others
+                    else None
+                ),
+            }
+            for gram, c in ranked
+        ]
     return out

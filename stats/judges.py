@@ -3,6 +3,7 @@
 A pointwise verdict accepts a sample (says its answer is correct) or not; the truth is whether the sample's answer is
 correct. Unparsed verdicts are reported as missing, never as Wrong (§6.3), so the rates are over parsed verdicts.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -37,11 +38,22 @@ def judge_quality(correct: Sequence[bool], verdicts: Sequence[bool | None]) -> d
             fp, tn = fp + bool(verdict), tn + (not verdict)
     tpr, fpr = _ratio(tp, tp + fn), _ratio(fp, fp + tn)
     n_correct = sum(bool(c) for c in correct)
-    return {"n": len(correct), "parsed": tp + fp + tn + fn, "unparsed": unparsed, "tp": tp, "fp": fp, "tn": tn,
-            "fn": fn, "tpr": tpr, "fpr": fpr, "precision": _ratio(tp, tp + fp),
-            "accuracy": _ratio(tp + tn, tp + fp + tn + fn),
-            "balanced_accuracy": None if tpr is None or fpr is None else (tpr + 1 - fpr) / 2,
-            "self_choice": _ratio(tp, n_correct), "n_correct": n_correct}
+    return {
+        "n": len(correct),
+        "parsed": tp + fp + tn + fn,
+        "unparsed": unparsed,
+        "tp": tp,
+        "fp": fp,
+        "tn": tn,
+        "fn": fn,
+        "tpr": tpr,
+        "fpr": fpr,
+        "precision": _ratio(tp, tp + fp),
+        "accuracy": _ratio(tp + tn, tp + fp + tn + fn),
+        "balanced_accuracy": None if tpr is None or fpr is None else (tpr + 1 - fpr) / 2,
+        "self_choice": _ratio(tp, n_correct),
+        "n_correct": n_correct,
+    }
 
 
 def trial_agreement(trials: Sequence[Sequence[bool | None]]) -> dict[str, Any]:
@@ -68,5 +80,10 @@ def spread(values: Sequence[float]) -> dict[str, Any]:
     v = np.asarray(values, dtype=float)
     if v.size == 0:
         raise ValueError("no trial")
-    return {"mean": float(v.mean()), "std": float(v.std(ddof=0)), "min": float(v.min()), "max": float(v.max()),
-            "values": [float(x) for x in v]}
+    return {
+        "mean": float(v.mean()),
+        "std": float(v.std(ddof=0)),
+        "min": float(v.min()),
+        "max": float(v.max()),
+        "values": [float(x) for x in v],
+    }

@@ -10,6 +10,7 @@ Adjusted p of the test with the j-th smallest raw p (j = 1..m): max over i ≤ j
 so the adjusted values keep the order of the raw ones. A test is rejected at α when its adjusted p < α,
 which is exactly Holm's step-down rule.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence

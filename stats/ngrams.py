@@ -8,6 +8,7 @@ break adjacency**: no bigram or trigram spans an unknown call, so `a, bogus, b` 
 Counting them as an eighth "other" tool would change the 7×7 = 49 Bonferroni family the paper
 fixes. `unknown_calls` reports how many were removed.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -20,8 +21,15 @@ import numpy as np
 from stats.ratio import Ratio
 from stats.significance import fisher_exact_two_sided, log_factorial_table
 
-TOOLS: tuple[str, ...] = ("get_paper_info", "get_references", "search_papers", "list_sections",
-                          "read_section", "think", "submit_answer")
+TOOLS: tuple[str, ...] = (
+    "get_paper_info",
+    "get_references",
+    "search_papers",
+    "list_sections",
+    "read_section",
+    "think",
+    "submit_answer",
+)
 N_BIGRAMS = len(TOOLS) ** 2
 CODE = {name: i for i, name in enumerate(TOOLS)}
 UNKNOWN = -1
@@ -47,8 +55,9 @@ class Encoded:
             return sequences
         lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
         get = CODE.get
-        codes = np.fromiter((get(name, UNKNOWN) for seq in sequences for name in seq), dtype=np.int64,
-                            count=int(lengths.sum()))
+        codes = np.fromiter(
+            (get(name, UNKNOWN) for seq in sequences for name in seq), dtype=np.int64, count=int(lengths.sum())
+        )
         return cls(codes, np.repeat(np.arange(len(sequences)), lengths), len(sequences))
 
     def grams(self, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -61,8 +70,8 @@ class Encoded:
         ok = np.ones(m, dtype=bool)
         gram = np.zeros(m, dtype=np.int64)
         for j in range(n):
-            part = self.codes[j:j + m]
-            ok &= (part != UNKNOWN) & (self.owner[j:j + m] == self.owner[:m])
+            part = self.codes[j : j + m]
+            ok &= (part != UNKNOWN) & (self.owner[j : j + m] == self.owner[:m])
             gram = gram * len(TOOLS) + part
         return gram[ok], self.owner[:m][ok]
 
@@ -90,7 +99,7 @@ def ngrams(sequence: Sequence[str], n: int) -> list[Gram]:
     """Consecutive n-grams of known tool names, never spanning an unknown name."""
     if n < 1:
         raise ValueError("n must be at least 1")
-    return [tuple(seg[i:i + n]) for seg in segments(sequence) for i in range(len(seg) - n + 1)]
+    return [tuple(seg[i : i + n]) for seg in segments(sequence) for i in range(len(seg) - n + 1)]
 
 
 def unknown_calls(sequences: Sequence[Sequence[str]] | Encoded) -> int:
@@ -104,8 +113,10 @@ def ngram_counts(sequences: Sequence[Sequence[str]] | Encoded, n: int) -> dict[s
     occ = np.bincount(grams, minlength=len(TOOLS) ** n)
     pairs = np.unique(owner * len(TOOLS) ** n + grams)
     traj = np.bincount(pairs % len(TOOLS) ** n, minlength=len(TOOLS) ** n)
-    return {"occurrences": Counter({_decode(int(g), n): int(occ[g]) for g in np.flatnonzero(occ)}),
-            "trajectories": Counter({_decode(int(g), n): int(traj[g]) for g in np.flatnonzero(traj)})}
+    return {
+        "occurrences": Counter({_decode(int(g), n): int(occ[g]) for g in np.flatnonzero(occ)}),
+        "trajectories": Counter({_decode(int(g), n): int(traj[g]) for g in np.flatnonzero(traj)}),
+    }
 
 
 def all_bigrams() -> list[Gram]:
@@ -122,8 +133,9 @@ def bigram_presence(sequences: Sequence[Sequence[str]] | Encoded) -> np.ndarray:
     return presence
 
 
-def bigram_delta_accuracy(sequences: Sequence[Sequence[str]] | Encoded, correct: Sequence[Any],
-                          alpha: float = 0.05) -> list[dict[str, Any]]:
+def bigram_delta_accuracy(
+    sequences: Sequence[Sequence[str]] | Encoded, correct: Sequence[Any], alpha: float = 0.05
+) -> list[dict[str, Any]]:
     """For each of the 49 bigrams: accuracy with it − accuracy without it, and Fisher's exact test.
 
     "With" = trajectories containing the bigram at least once. Fisher's two-sided exact test on
@@ -148,9 +160,18 @@ def bigram_delta_accuracy(sequences: Sequence[Sequence[str]] | Encoded, correct:
         tested = wa > 0 and oa > 0
         p = fisher_exact_two_sided(wk, wa - wk, ok_, oa - ok_, log_fact) if tested else 1.0
         p_adj = min(1.0, p * N_BIGRAMS)
-        rows.append({"bigram": list(gram), "n_with": wa, "accuracy_with": [wk, wa],
-                     "accuracy_without": [ok_, oa], "delta": (wk / wa - ok_ / oa) if tested else None,
-                     "p": p, "p_bonferroni": p_adj, "significant": p_adj < alpha})
+        rows.append(
+            {
+                "bigram": list(gram),
+                "n_with": wa,
+                "accuracy_with": [wk, wa],
+                "accuracy_without": [ok_, oa],
+                "delta": (wk / wa - ok_ / oa) if tested else None,
+                "p": p,
+                "p_bonferroni": p_adj,
+                "significant": p_adj < alpha,
+            }
+        )
     return rows
 
 
@@ -172,9 +193,16 @@ def panel_mean_delta(per_run: Sequence[Sequence[dict[str, Any]]]) -> list[dict[s
                 deltas.append(row["delta"])
             n_sig += bool(row["significant"])
             present += row["n_with"] > 0
-        out.append({"bigram": list(gram), "mean_delta": float(np.mean(deltas)) if deltas else None,
-                    "n_runs": len(deltas), "n_present": present, "n_positive": sum(d > 0 for d in deltas),
-                    "n_significant": n_sig})
+        out.append(
+            {
+                "bigram": list(gram),
+                "mean_delta": float(np.mean(deltas)) if deltas else None,
+                "n_runs": len(deltas),
+                "n_present": present,
+                "n_positive": sum(d > 0 for d in deltas),
+                "n_significant": n_sig,
+            }
+        )
     return out
 
 
@@ -209,17 +237,25 @@ def top_trigram(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str, Any] 
     present = np.flatnonzero(occ)
 
     def figure(code: int) -> dict[str, Any]:
-        return {"trigram": list(_decode(code, 3)), "occurrences": int(occ[code]), "trajectories": int(traj[code]),
-                "trajectory_share": Ratio(int(traj[code]), enc.n).as_list(),
-                "occurrence_share": Ratio(int(occ[code]), int(grams.size)).as_list()}
+        return {
+            "trigram": list(_decode(code, 3)),
+            "occurrences": int(occ[code]),
+            "trajectories": int(traj[code]),
+            "trajectory_share": Ratio(int(traj[code]), enc.n).as_list(),
+            "occurrence_share": Ratio(int(occ[code]), int(grams.size)).as_list(),
+        }
 
     # gram codes in base 7 over TOOLS order; alphabetical ties need the names
     best = int(min(present, key=lambda g: (-occ[g], -traj[g], _decode(int(g), 3))))
     widest = int(min(present, key=lambda g: (-traj[g], -occ[g], _decode(int(g), 3))))
     head = figure(best)
-    return {**head, "concentration": head["occurrence_share"], "total_occurrences": int(grams.size),
-            "ranked_by": "occurrences, then trajectories",
-            "by_trajectories": {**figure(widest), "ranked_by": "trajectories, then occurrences"}}
+    return {
+        **head,
+        "concentration": head["occurrence_share"],
+        "total_occurrences": int(grams.size),
+        "ranked_by": "occurrences, then trajectories",
+        "by_trajectories": {**figure(widest), "ranked_by": "trajectories, then occurrences"},
+    }
 
 
 def transition_matrix(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str, Any]:
@@ -232,5 +268,9 @@ def transition_matrix(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str,
     counts = np.bincount(grams, minlength=N_BIGRAMS).reshape(len(TOOLS), len(TOOLS)).astype(np.int64)
     totals = counts.sum(axis=1)
     probs = np.divide(counts, totals[:, None], out=np.zeros(counts.shape), where=totals[:, None] > 0)
-    return {"tools": list(TOOLS), "counts": counts.tolist(), "row_totals": totals.tolist(),
-            "probabilities": probs.tolist()}
+    return {
+        "tools": list(TOOLS),
+        "counts": counts.tolist(),
+        "row_totals": totals.tolist(),
+        "probabilities": probs.tolist(),
+    }

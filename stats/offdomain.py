@@ -12,6 +12,7 @@ few such calls points to overhead. Definitions used here (stated in the report's
   all points charged;
 - *turns out of domain* = assistant turns whose every call was out of domain, over turns with at least one call.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -22,8 +23,17 @@ from typing import Any
 from stats.ratio import Ratio
 from stats.wilson import wilson
 
-CHARGED = ("ok", "error", "not_found", "metadata_only", "no_sections", "unresolved", "empty", "unknown_tool",
-           "extended")  # every executed status: what a rejected or disabled call is not
+CHARGED = (
+    "ok",
+    "error",
+    "not_found",
+    "metadata_only",
+    "no_sections",
+    "unresolved",
+    "empty",
+    "unknown_tool",
+    "extended",
+)  # every executed status: what a rejected or disabled call is not
 UNCHARGED = ("rejected", "disabled")
 
 # the study's rule, made a number: a drop with at least this out-of-domain share is tool confusion
@@ -86,8 +96,9 @@ def measures(trajectories: Sequence[dict[str, Any]], extra: Collection[str]) -> 
     }
 
 
-def mechanism(drop_significant: bool | None, delta: float | None, share: float | None,
-              threshold: float = CONFUSION_SHARE) -> str:
+def mechanism(
+    drop_significant: bool | None, delta: float | None, share: float | None, threshold: float = CONFUSION_SHARE
+) -> str:
     """Which mechanism a setting's accuracy change points to, by the study's rule (App. B.8):
     `no drop` (accuracy did not fall significantly), `tool confusion` (a significant drop with an out-of-domain
     share ≥ threshold), `context overhead` (a significant drop with fewer such calls), or `unmeasured`."""

@@ -19,6 +19,7 @@ Table 17 rank stability: the runs' values of a metric at replicate r and at repl
 with Kendall's τ-b, for every pair of replicates all the runs have; τ = 1 for every pair means the ordering is
 preserved.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -40,7 +41,7 @@ def after_wrong_paper_categories(actions: Sequence[Sequence[Any]]) -> list[set[s
         if tool != "read_section" or not delivered or role not in WRONG_ROLES:
             continue
         cats: set[str] = set()
-        for nxt in actions[i + 1:]:
+        for nxt in actions[i + 1 :]:
             if nxt[0] == "read_section":
                 cats.add("Recover" if nxt[3] == "gold" else "Stay")
                 break
@@ -84,17 +85,23 @@ def rank_stability(values: Mapping[str, Sequence[float | None]]) -> dict[str, An
         return None
     taus = []
     for r, s in itertools.combinations(range(k), 2):
-        pairs = [(values[run][r], values[run][s]) for run in runs
-                 if values[run][r] is not None and values[run][s] is not None]
+        pairs = [
+            (values[run][r], values[run][s])
+            for run in runs
+            if values[run][r] is not None and values[run][s] is not None
+        ]
         if len(pairs) < 2:
             continue
         a, b = zip(*pairs)
         tau = kendall_tau_b(a, b)
         taus.append({"replicates": [r, s], "n_runs": len(pairs), "tau": tau})
     valued = [t["tau"] for t in taus if t["tau"] is not None]
-    return {"pairs": taus, "mean_tau": float(np.mean(valued)) if valued else None,
-            "min_tau": min(valued) if valued else None,
-            "preserved": bool(valued) and all(t == 1.0 for t in valued)}
+    return {
+        "pairs": taus,
+        "mean_tau": float(np.mean(valued)) if valued else None,
+        "min_tau": min(valued) if valued else None,
+        "preserved": bool(valued) and all(t == 1.0 for t in valued),
+    }
 
 
 HEADER_METHODS = ("exact", "normalised", "substring", "word_overlap")  # a label matched a section's header
@@ -102,8 +109,9 @@ BODY_METHODS = ("body_heading", "body_text")  # the labelled content found insid
 CONTACT = ("header", "parent", "none")
 
 
-def evidence_contact(golds: Sequence[str], direct_labels: Sequence[tuple[str, int, str]],
-                     reads: set[tuple[str, int]]) -> str:
+def evidence_contact(
+    golds: Sequence[str], direct_labels: Sequence[tuple[str, int, str]], reads: set[tuple[str, int]]
+) -> str:
     """Table 11's group of one recall-credited trajectory: `header` — it read a section a direct label of a gold
     paper resolves to by its header; else `parent` — it read the section whose body holds a direct label's
     content (resolved by body text); else `none` — no direct-labelled content read. `direct_labels` are

@@ -17,6 +17,7 @@ At k < K every strategy is averaged over the k-subsets of the K samples (`k_subs
 subsets the unbiased pass@k averages over, so a strategy and its oracle are compared on the same
 samples whatever k (disjoint blocks would drop samples when k does not divide K).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -105,12 +106,16 @@ class Vote:
     earliest_correct: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return {"modes": list(self.modes), "votes": self.votes, "expected_correct": self.expected_correct,
-                "earliest": self.earliest, "earliest_correct": self.earliest_correct}
+        return {
+            "modes": list(self.modes),
+            "votes": self.votes,
+            "expected_correct": self.expected_correct,
+            "earliest": self.earliest,
+            "earliest_correct": self.earliest_correct,
+        }
 
 
-def majority_vote(answers: Sequence[Any], gold: Any,
-                  normalize: Callable[[Any], str | None] = normalize_letter) -> Vote:
+def majority_vote(answers: Sequence[Any], gold: Any, normalize: Callable[[Any], str | None] = normalize_letter) -> Vote:
     """Plurality vote over one item's sample answers.
 
     Abstentions (None, blank, or whatever `normalize` maps to None) never win unless every sample
@@ -126,12 +131,12 @@ def majority_vote(answers: Sequence[Any], gold: Any,
     top = max(counts.values())
     modes = [k for k in counts if counts[k] == top]
     earliest = next(k for k in keys if k in modes)
-    return Vote(tuple(sorted(modes)), top, sum(m == target for m in modes) / len(modes), earliest,
-                earliest == target)
+    return Vote(tuple(sorted(modes)), top, sum(m == target for m in modes) / len(modes), earliest, earliest == target)
 
 
-def majority_vote_accuracy(answers: Sequence[Sequence[Any]], golds: Sequence[Any],
-                           normalize: Callable[[Any], str | None] = normalize_letter) -> dict[str, Any]:
+def majority_vote_accuracy(
+    answers: Sequence[Sequence[Any]], golds: Sequence[Any], normalize: Callable[[Any], str | None] = normalize_letter
+) -> dict[str, Any]:
     """Majority-vote accuracy over items under both tie rules, each as [num, den]."""
     if len(answers) != len(golds):
         raise ValueError("one gold answer per item")
@@ -237,8 +242,9 @@ def king_of_the_hill(order: Sequence[int], challenger_wins: np.ndarray) -> int:
     return leader
 
 
-def pairwise_selection(correct: Sequence[Any], challenger_wins: Any,
-                       orders: Sequence[Sequence[int]] | None = None) -> float:
+def pairwise_selection(
+    correct: Sequence[Any], challenger_wins: Any, orders: Sequence[Sequence[int]] | None = None
+) -> float:
     """Expected correctness of pairwise king-of-the-hill selection on one item.
 
     `challenger_wins[i][j]` (K × K; True/1, False/0, or None/NaN when never asked) says whether
@@ -267,8 +273,14 @@ def pairwise_selection(correct: Sequence[Any], challenger_wins: Any,
 # the gap, with paired intervals
 
 
-def verification_gap(oracle: Sequence[float], selected: Sequence[float], pass1: Sequence[float] | None = None,
-                     level: float = 0.95, n_boot: int = 10_000, seed: int = 0) -> dict[str, Any]:
+def verification_gap(
+    oracle: Sequence[float],
+    selected: Sequence[float],
+    pass1: Sequence[float] | None = None,
+    level: float = 0.95,
+    n_boot: int = 10_000,
+    seed: int = 0,
+) -> dict[str, Any]:
     """Gap = pass@k − committed accuracy, from per-item values on the same items (§3.7).
 
     Intervals are paired: the bootstrap draw depends only on (n, B, seed), so the oracle, the
@@ -281,10 +293,15 @@ def verification_gap(oracle: Sequence[float], selected: Sequence[float], pass1: 
         raise ValueError("oracle and selected must be per-item vectors over the same items")
     gap = float(o.mean() - s.mean())
     out: dict[str, Any] = {
-        "n": int(o.size), "pass_at_k": float(o.mean()), "selected": float(s.mean()), "gap": gap,
+        "n": int(o.size),
+        "pass_at_k": float(o.mean()),
+        "selected": float(s.mean()),
+        "gap": gap,
         "relative_gap": gap / float(o.mean()) if o.mean() > 0 else None,
-        "ci": {name: with_ci(v, level, n_boot, seed).as_dict()
-               for name, v in (("pass_at_k", o), ("selected", s), ("gap", o - s))},
+        "ci": {
+            name: with_ci(v, level, n_boot, seed).as_dict()
+            for name, v in (("pass_at_k", o), ("selected", s), ("gap", o - s))
+        },
     }
     if pass1 is not None:
         p1 = float(np.mean(pass1))
@@ -299,8 +316,9 @@ def with_ci(per_item: Sequence[float], level: float = 0.95, n_boot: int = 10_000
     return bootstrap_mean_ci(per_item, level=level, n_boot=n_boot, seed=seed)
 
 
-def strategies_ci(per_item: Mapping[str, Sequence[float]], level: float = 0.95, n_boot: int = 10_000,
-                  seed: int = 0) -> dict[str, Interval]:
+def strategies_ci(
+    per_item: Mapping[str, Sequence[float]], level: float = 0.95, n_boot: int = 10_000, seed: int = 0
+) -> dict[str, Interval]:
     """Percentile intervals for several per-item metrics on the same items, from one joint draw.
 
     One (B, n) × (n, m) product resamples every strategy (pass@k, vote, pointwise, pairwise, …)

@@ -28,6 +28,7 @@ Decisions the spec leaves open, fixed here:
   inside each drawn item and the FPC multiplies only the between-instance part of each replicate
   (§2.5), so N = n does not erase run-to-run variance.
 """
+
 from __future__ import annotations
 
 import math
@@ -181,8 +182,10 @@ def scores_from_rows(rows: Iterable[Sequence[Any]], first_line: int = 1) -> tupl
         t = index[trial]
         if t in trials and not _same(trials[t], score):
             which = f" trial {trial!r}" if trial else ""
-            raise ValueError(f"line {line}: item {item!r} at budget {budget!r}{which} has conflicting scores "
-                             f"{trials[t]} and {score}" + ("" if trial else " (several trials? add a trial column)"))
+            raise ValueError(
+                f"line {line}: item {item!r} at budget {budget!r}{which} has conflicting scores "
+                f"{trials[t]} and {score}" + ("" if trial else " (several trials? add a trial column)")
+            )
         trials[t] = score
     return _matrix(cells)
 
@@ -195,8 +198,7 @@ def _same(a: float, b: float) -> bool:
 # preparing the score array
 
 
-def _sort_and_merge_budgets(y: np.ndarray, budgets: Sequence[BudgetLabel]
-                            ) -> tuple[np.ndarray, list[BudgetLabel]]:
+def _sort_and_merge_budgets(y: np.ndarray, budgets: Sequence[BudgetLabel]) -> tuple[np.ndarray, list[BudgetLabel]]:
     """Sort budget columns ascending; merge duplicate budgets, refusing conflicting scores."""
     values = [parse_budget(b) for b in budgets]
     order = sorted(range(len(values)), key=lambda j: values[j])
@@ -309,8 +311,9 @@ def _pack_valid(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return packed, valid.sum(axis=-1)
 
 
-def _two_stage_replicates(prep: _Prepared, d_bar: np.ndarray, fpc: float, n_boot: int, seed: int,
-                          matched_trials: bool) -> np.ndarray:
+def _two_stage_replicates(
+    prep: _Prepared, d_bar: np.ndarray, fpc: float, n_boot: int, seed: int, matched_trials: bool
+) -> np.ndarray:
     """Two-stage bootstrap (§2.5): resample items, then trials within each drawn item.
 
     Each replicate is split into its between-instance part (the drawn items' own means minus d̄)
@@ -331,10 +334,10 @@ def _two_stage_replicates(prep: _Prepared, d_bar: np.ndarray, fpc: float, n_boot
     out = np.empty((n_boot, K - 1))
     slots = np.arange(T)
     for start in range(0, n_boot, chunk):
-        drawn = items[start:start + chunk]  # c × n
+        drawn = items[start : start + chunk]  # c × n
         between = item_diffs[drawn].mean(axis=1)  # c × (K−1)
         mi = m[drawn]  # c × n (matched) or c × n × K (unmatched)
-        t = np.floor(rng.random(mi.shape + (T,)) * mi[..., None]).astype(np.intp)
+        t = np.floor(rng.random((*mi.shape, T)) * mi[..., None]).astype(np.intp)
         used = slots < mi[..., None]
         if matched_trials:
             vals = packed[drawn[..., None], t]  # c × n × T × (K−1)
@@ -342,7 +345,7 @@ def _two_stage_replicates(prep: _Prepared, d_bar: np.ndarray, fpc: float, n_boot
         else:
             vals = packed[drawn[..., None, None], np.arange(K)[None, None, :, None], t]  # c × n × K × T
             within = np.diff((vals * used).sum(axis=3) / mi, axis=2)  # c × n × (K−1)
-        out[start:start + chunk] = d_bar + fpc * (between - d_bar) + (within.mean(axis=1) - between)
+        out[start : start + chunk] = d_bar + fpc * (between - d_bar) + (within.mean(axis=1) - between)
     return out
 
 
@@ -450,14 +453,25 @@ class Transition:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python types only (json.dumps needs no `default`; a numpy bool would print as "False")."""
-        return {"from": _jsonable(self.from_budget), "to": _jsonable(self.to_budget), "d_bar": float(self.d_bar),
-                "sigma_boot": float(self.sigma_boot), "z": _opt_float(self.z), "c_k": _opt_float(self.c_k),
-                "significant": bool(self.significant), "tested": bool(self.tested),
-                "borderline": bool(self.borderline), "mc_se": _opt_float(self.mc_se),
-                "degenerate_variance": bool(self.degenerate_variance),
-                "improved": int(self.improved), "worsened": int(self.worsened),
-                "sign_test_p": float(self.sign_test_p), "sign_test_significant": bool(self.sign_test_significant),
-                "p_normal": float(self.p_normal), "level": _opt_float(self.level)}
+        return {
+            "from": _jsonable(self.from_budget),
+            "to": _jsonable(self.to_budget),
+            "d_bar": float(self.d_bar),
+            "sigma_boot": float(self.sigma_boot),
+            "z": _opt_float(self.z),
+            "c_k": _opt_float(self.c_k),
+            "significant": bool(self.significant),
+            "tested": bool(self.tested),
+            "borderline": bool(self.borderline),
+            "mc_se": _opt_float(self.mc_se),
+            "degenerate_variance": bool(self.degenerate_variance),
+            "improved": int(self.improved),
+            "worsened": int(self.worsened),
+            "sign_test_p": float(self.sign_test_p),
+            "sign_test_significant": bool(self.sign_test_significant),
+            "p_normal": float(self.p_normal),
+            "level": _opt_float(self.level),
+        }
 
 
 def _opt_float(value: Any) -> float | None:
@@ -528,7 +542,7 @@ class PlateauResult:
         decisions = [t.significant for t in self.transitions]
         for k, t in enumerate(self.transitions):
             if t.borderline:
-                flipped = decisions[:k] + [not decisions[k]] + decisions[k + 1:]
+                flipped = [*decisions[:k], not decisions[k], *decisions[k + 1 :]]
                 if _k_star(flipped) != self.k_star:
                     return True
         return False
@@ -536,20 +550,33 @@ class PlateauResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form, in plain Python types only."""
         return {
-            "k_star": _opt_int(self.k_star), "k_star_first": _opt_int(self.k_star_first),
+            "k_star": _opt_int(self.k_star),
+            "k_star_first": _opt_int(self.k_star_first),
             "k_star_sign_test": _opt_int(self.k_star_sign_test),
             "plateau_budget": _jsonable(self.plateau_budget) if self.plateau_budget is not None else None,
-            "budgets": [_jsonable(b) for b in self.budgets], "accuracy": [float(a) for a in self.accuracy],
-            "n": int(self.n), "n_dropped": int(self.n_dropped),
+            "budgets": [_jsonable(b) for b in self.budgets],
+            "accuracy": [float(a) for a in self.accuracy],
+            "n": int(self.n),
+            "n_dropped": int(self.n_dropped),
             "missing_per_budget": {str(k): int(v) for k, v in self.missing_per_budget.items()},
-            "dropped_items": self.dropped_items, "n_trials": int(self.n_trials),
-            "n_trials_dropped": int(self.n_trials_dropped), "population": _opt_int(self.population),
-            "fpc": float(self.fpc), "z": None if self.z is None else float(self.z), "alpha": float(self.alpha),
-            "correction": self.correction, "n_boot": int(self.n_boot), "seed": int(self.seed),
-            "two_stage": bool(self.two_stage), "matched_trials": bool(self.matched_trials),
-            "no_significant_gain": self.no_significant_gain, "censored": self.censored,
-            "degenerate_variance": self.degenerate_variance, "fpc_zero": self.fpc_zero,
-            "borderline": self.borderline, "k_star_borderline": self.k_star_borderline,
+            "dropped_items": self.dropped_items,
+            "n_trials": int(self.n_trials),
+            "n_trials_dropped": int(self.n_trials_dropped),
+            "population": _opt_int(self.population),
+            "fpc": float(self.fpc),
+            "z": None if self.z is None else float(self.z),
+            "alpha": float(self.alpha),
+            "correction": self.correction,
+            "n_boot": int(self.n_boot),
+            "seed": int(self.seed),
+            "two_stage": bool(self.two_stage),
+            "matched_trials": bool(self.matched_trials),
+            "no_significant_gain": self.no_significant_gain,
+            "censored": self.censored,
+            "degenerate_variance": self.degenerate_variance,
+            "fpc_zero": self.fpc_zero,
+            "borderline": self.borderline,
+            "k_star_borderline": self.k_star_borderline,
             "transitions": [t.to_dict() for t in self.transitions],
         }
 
@@ -558,10 +585,18 @@ def _opt_int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def plateau(scores: Any, budgets: Sequence[BudgetLabel], population: int | None = None, alpha: float = 0.05,
-            n_boot: int = 10_000, seed: int = 0, correction: str = "bonferroni",
-            items: Sequence[Any] | None = None, two_stage: bool = False,
-            matched_trials: bool = True) -> PlateauResult:
+def plateau(
+    scores: Any,
+    budgets: Sequence[BudgetLabel],
+    population: int | None = None,
+    alpha: float = 0.05,
+    n_boot: int = 10_000,
+    seed: int = 0,
+    correction: str = "bonferroni",
+    items: Sequence[Any] | None = None,
+    two_stage: bool = False,
+    matched_trials: bool = True,
+) -> PlateauResult:
     """The scaling plateau of per-item scores over a budget grid (§2.3–2.5).
 
     `scores` is n×K (NaN = missing) or n×K×T with T trials per item and budget. `budgets` labels
@@ -583,16 +618,33 @@ def plateau(scores: Any, budgets: Sequence[BudgetLabel], population: int | None 
     if items is not None and len(items) != n + len(prep.dropped):
         raise ValueError(f"{len(items)} item ids for {n + len(prep.dropped)} rows")
     common = dict(
-        budgets=list(prep.budgets), n=n, n_dropped=int(len(prep.dropped)),
+        budgets=list(prep.budgets),
+        n=n,
+        n_dropped=len(prep.dropped),
         missing_per_budget={str(b): c for b, c in zip(prep.budgets, prep.missing_per_budget)},
         dropped_items=None if items is None else [str(items[i]) for i in prep.dropped],
-        n_trials=T, n_trials_dropped=prep.n_trials_dropped, population=population, alpha=alpha,
-        correction=correction, n_boot=n_boot, seed=seed, two_stage=two_stage, matched_trials=matched_trials,
+        n_trials=T,
+        n_trials_dropped=prep.n_trials_dropped,
+        population=population,
+        alpha=alpha,
+        correction=correction,
+        n_boot=n_boot,
+        seed=seed,
+        two_stage=two_stage,
+        matched_trials=matched_trials,
     )
     if K == 1:
         accuracy = [float(prep.means[:, 0].mean())] if n else [math.nan]
-        return PlateauResult(accuracy=accuracy, fpc=_fpc(population, n), z=None, transitions=[], k_star=None,
-                             k_star_first=None, k_star_sign_test=None, **common)
+        return PlateauResult(
+            accuracy=accuracy,
+            fpc=_fpc(population, n),
+            z=None,
+            transitions=[],
+            k_star=None,
+            k_star_first=None,
+            k_star_sign_test=None,
+            **common,
+        )
     if n < 2:
         raise ValueError(f"n = {n} items on the common support; the bootstrap SD needs at least 2")
     fpc = _fpc(population, n)
@@ -612,13 +664,28 @@ def plateau(scores: Any, budgets: Sequence[BudgetLabel], population: int | None 
     transitions = _transitions(prep.budgets, diffs, d_bar, sigma, scale, alpha, correction, n_boot)
     significant = [t.significant for t in transitions]
     return PlateauResult(
-        accuracy=[float(v) for v in prep.means.mean(axis=0)], fpc=fpc, z=_z(alpha, K - 1),
-        transitions=transitions, k_star=_k_star(significant), k_star_first=_k_star_first(significant),
-        k_star_sign_test=_k_star([t.sign_test_significant for t in transitions]), boot_diffs=shown, **common)
+        accuracy=[float(v) for v in prep.means.mean(axis=0)],
+        fpc=fpc,
+        z=_z(alpha, K - 1),
+        transitions=transitions,
+        k_star=_k_star(significant),
+        k_star_first=_k_star_first(significant),
+        k_star_sign_test=_k_star([t.sign_test_significant for t in transitions]),
+        boot_diffs=shown,
+        **common,
+    )
 
 
-def _transitions(budgets: Sequence[BudgetLabel], diffs: np.ndarray, d_bar: np.ndarray, sigma: np.ndarray,
-                 scale: np.ndarray, alpha: float, correction: str, n_boot: int) -> list[Transition]:
+def _transitions(
+    budgets: Sequence[BudgetLabel],
+    diffs: np.ndarray,
+    d_bar: np.ndarray,
+    sigma: np.ndarray,
+    scale: np.ndarray,
+    alpha: float,
+    correction: str,
+    n_boot: int,
+) -> list[Transition]:
     """Bounds, decisions and cross-checks for every transition; `scale` is the SE the bound uses.
 
     A transition is significant iff its C_k > 0 at its level (and, under Holm, every transition
@@ -642,13 +709,26 @@ def _transitions(budgets: Sequence[BudgetLabel], diffs: np.ndarray, d_bar: np.nd
         mc_se = z[k] * float(scale[k]) / math.sqrt(2 * (n_boot - 1))
         constant = bool(np.ptp(diffs[:, k]) == 0)
         degenerate = constant and bool(sigma[k] == 0) and bool(d_bar[k] != 0)
-        bound = dict(z=z[k], c_k=c_k[k], mc_se=mc_se, level=levels[k],
-                     borderline=bool(abs(c_k[k]) < BORDERLINE_MC_SES * mc_se))
+        bound = dict(
+            z=z[k], c_k=c_k[k], mc_se=mc_se, level=levels[k], borderline=bool(abs(c_k[k]) < BORDERLINE_MC_SES * mc_se)
+        )
         if not tested[k]:
             bound = dict(z=None, c_k=None, mc_se=None, level=None, borderline=False)
-        out.append(Transition(
-            from_budget=budgets[k], to_budget=budgets[k + 1], d_bar=float(d_bar[k]), sigma_boot=float(sigma[k]),
-            significant=significant[k], tested=tested[k], degenerate_variance=degenerate, improved=improved[k],
-            worsened=worsened[k], sign_test_p=p_sign[k], sign_test_significant=sign_significant[k],
-            p_normal=p_normal[k], **bound))
+        out.append(
+            Transition(
+                from_budget=budgets[k],
+                to_budget=budgets[k + 1],
+                d_bar=float(d_bar[k]),
+                sigma_boot=float(sigma[k]),
+                significant=significant[k],
+                tested=tested[k],
+                degenerate_variance=degenerate,
+                improved=improved[k],
+                worsened=worsened[k],
+                sign_test_p=p_sign[k],
+                sign_test_significant=sign_significant[k],
+                p_normal=p_normal[k],
+                **bound,
+            )
+        )
     return out

@@ -1,4 +1,5 @@
 """A ratio that keeps its numerator and denominator, so every reported share can be checked by hand."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -21,6 +21,7 @@ A sample is `{venue, consensus_tier, filter_agreement, distractor_types, gold_ar
 bridge_arxiv_ids, nodes: {s2 id: arXiv id}, labels: [{arxiv_id, section, relevance}] (file order)}`;
 a missing sample is `{}` (its metadata counts as "?", its reads as nothing), as in the reference.
 """
+
 from __future__ import annotations
 
 import re
@@ -44,9 +45,16 @@ def pct(num: float, den: float) -> float:
     return round(num / den, 4) if den else 0.0
 
 
-def summary(trajectories: Sequence[Record], samples: Mapping[str, Record], *, norm: Norm,
-            fingerprint: Mapping[str, Any], config: Mapping[str, Any], pricing: Mapping[str, Any] | None = None,
-            cost_fn: CostFn | None = None) -> dict[str, Any]:
+def summary(
+    trajectories: Sequence[Record],
+    samples: Mapping[str, Record],
+    *,
+    norm: Norm,
+    fingerprint: Mapping[str, Any],
+    config: Mapping[str, Any],
+    pricing: Mapping[str, Any] | None = None,
+    cost_fn: CostFn | None = None,
+) -> dict[str, Any]:
     """The whole `summary.json`. `pricing` holds provider, input_per_m, output_per_m, cache_read_mult and
     cache_write_mult (None when the model is unpriced); `cost_fn` turns the token totals into `cost_usd`."""
     n = len(trajectories)
@@ -141,8 +149,11 @@ def chosen_distractor(t: Record, sample: Record) -> str:
 def failure_attribution(trajs: Sequence[Record], samples: Sequence[Record]) -> dict[str, Any]:
     wrong = [(t, s) for t, s in zip(trajs, samples) if not _ok(t)]
     counts = Counter(chosen_distractor(t, s) for t, s in wrong)
-    return {"n_wrong": len(wrong), "counts": dict(sorted(counts.items())),
-            "rates": {k: pct(v, len(wrong)) for k, v in sorted(counts.items())}}
+    return {
+        "n_wrong": len(wrong),
+        "counts": dict(sorted(counts.items())),
+        "rates": {k: pct(v, len(wrong)) for k, v in sorted(counts.items())},
+    }
 
 
 # ---------------------------------------------------------------- retrieval (§5.5)
@@ -232,10 +243,15 @@ def read_facts(t: Record, sample: Record, norm: Norm) -> ReadFacts:
                 break
     calls = {c.get("name") for turn in t.get("turns") or () for c in turn.get("tool_calls") or ()}
     return ReadFacts(
-        reads=tuple(reads), gold=gold, reached=frozenset(a for a, _ in reads if a in gold),
-        bridge_read=any(a in bridge for a, _ in reads), soft=soft, hard=hard,
+        reads=tuple(reads),
+        gold=gold,
+        reached=frozenset(a for a, _ in reads if a in gold),
+        bridge_read=any(a in bridge for a, _ in reads),
+        soft=soft,
+        hard=hard,
         wasted=sum(1 for a, _ in reads if a not in gold and a not in bridge),
-        searched="search_papers" in calls, navigated=bool(calls & {"search_papers", "get_references"}),
+        searched="search_papers" in calls,
+        navigated=bool(calls & {"search_papers", "get_references"}),
         correct=_ok(t),
     )
 
@@ -271,8 +287,11 @@ def pattern_bucket(group: str, f: ReadFacts) -> str:
         return "reached_target" if k else "missed"
     if group == "st_d2":
         if k:
-            return "bridge_and_target" if f.bridge_read else (
-                "target_only_via_search" if f.searched else "target_only_skipped_bridge")
+            return (
+                "bridge_and_target"
+                if f.bridge_read
+                else ("target_only_via_search" if f.searched else "target_only_skipped_bridge")
+            )
         return "bridge_only" if f.bridge_read else "neither"
     reach = "reached_0" if k == 0 else "reached_all" if k == n else f"reached_{k}_of_{n}"
     if group == "mt_d1":
@@ -300,9 +319,13 @@ def navigation_patterns(trajs: Sequence[Record], facts: Sequence[ReadFacts]) -> 
             cell = table.setdefault(pattern_bucket(group, f), [0, 0])
             cell[0] += 1
             cell[1] += int(f.correct)
-        out[group] = {"total": len(members), "buckets": {
-            name: {"n": k, "share": pct(k, len(members)), "correct": c, "accuracy": pct(c, k)}
-            for name, (k, c) in sorted(table.items())}}
+        out[group] = {
+            "total": len(members),
+            "buckets": {
+                name: {"n": k, "share": pct(k, len(members)), "correct": c, "accuracy": pct(c, k)}
+                for name, (k, c) in sorted(table.items())
+            },
+        }
     return out
 
 
@@ -315,8 +338,13 @@ def spread(values: Sequence[float]) -> dict[str, Any]:
     n = len(v)
     if n == 0:
         return {"mean": 0.0, "p50": 0, "p90": 0, "p95": 0, "n": 0}
-    return {"mean": round(sum(v) / n, 2), "p50": v[n // 2], "p90": v[min(int(0.9 * n), n - 1)],
-            "p95": v[min(int(0.95 * n), n - 1)], "n": n}
+    return {
+        "mean": round(sum(v) / n, 2),
+        "p50": v[n // 2],
+        "p90": v[min(int(0.9 * n), n - 1)],
+        "p95": v[min(int(0.95 * n), n - 1)],
+        "n": n,
+    }
 
 
 def total_turns(t: Record) -> int:
@@ -362,8 +390,13 @@ def token_totals(trajs: Sequence[Record]) -> dict[str, int]:
     read = sum(t.get("cache_read_tokens") or 0 for t in trajs)
     creation = sum(t.get("cache_creation_tokens") or 0 for t in trajs)
     completion = sum(t.get("total_completion_tokens") or 0 for t in trajs)
-    return {"regular_input": regular, "cache_read": read, "cache_creation": creation, "completion": completion,
-            "total_input": regular + read + creation}
+    return {
+        "regular_input": regular,
+        "cache_read": read,
+        "cache_creation": creation,
+        "completion": completion,
+        "total_input": regular + read + creation,
+    }
 
 
 def trajectory_profile(trajs: Sequence[Record]) -> list[dict[str, Any]]:
@@ -372,9 +405,14 @@ def trajectory_profile(trajs: Sequence[Record]) -> list[dict[str, Any]]:
     profile = []
     for k in range(longest):
         at = [t["turns"][k] for t in trajs if len(t.get("turns") or ()) > k]
-        profile.append({"turn": k, "n_samples": len(at),
-                        "mean_prompt_tokens": round(sum(r.get("prompt_tokens") or 0 for r in at) / len(at), 1),
-                        "mean_completion_tokens": round(sum(r.get("completion_tokens") or 0 for r in at) / len(at), 1)})
+        profile.append(
+            {
+                "turn": k,
+                "n_samples": len(at),
+                "mean_prompt_tokens": round(sum(r.get("prompt_tokens") or 0 for r in at) / len(at), 1),
+                "mean_completion_tokens": round(sum(r.get("completion_tokens") or 0 for r in at) / len(at), 1),
+            }
+        )
     return profile
 
 
@@ -384,15 +422,18 @@ def cost(trajs: Sequence[Record], pricing: Mapping[str, Any] | None, cost_fn: Co
     wall = [float(t.get("wall_time_s") or 0.0) for t in trajs]
     out: dict[str, Any] = {"pricing_found": pricing is not None}
     out.update({k: (pricing or {}).get(k) for k in PRICE_KEYS})
-    out.update({
-        "tokens": tokens,
-        "per_sample_mean_tokens": {k: round(tokens[k] / n, 1) for k in ("regular_input", "cache_read",
-                                                                         "cache_creation", "completion")},
-        "cache_hit_rate": pct(tokens["cache_read"], tokens["total_input"]),
-        "cost_usd": cost_fn(tokens) if (pricing is not None and cost_fn is not None) else None,
-        "wall_time": {**spread(wall), "total_minutes": round(sum(wall) / 60, 2)},
-        "trajectory_profile": trajectory_profile(trajs),
-    })
+    out.update(
+        {
+            "tokens": tokens,
+            "per_sample_mean_tokens": {
+                k: round(tokens[k] / n, 1) for k in ("regular_input", "cache_read", "cache_creation", "completion")
+            },
+            "cache_hit_rate": pct(tokens["cache_read"], tokens["total_input"]),
+            "cost_usd": cost_fn(tokens) if (pricing is not None and cost_fn is not None) else None,
+            "wall_time": {**spread(wall), "total_minutes": round(sum(wall) / 60, 2)},
+            "trajectory_profile": trajectory_profile(trajs),
+        }
+    )
     return out
 
 
@@ -406,8 +447,9 @@ def errors(trajs: Sequence[Record]) -> dict[str, Any]:
         "api_error_total": sum(t.get("api_error_count") or 0 for t in trajs),
         "transient_retry_total": sum(t.get("transient_retry_count") or 0 for t in trajs),
         "tool_call_error_total": sum(t.get("tool_errors") or 0 for t in trajs),
-        "samples_with_transient_retries": sorted(str(t.get("sample_id")) for t in trajs
-                                                 if (t.get("transient_retry_count") or 0) > 0),
+        "samples_with_transient_retries": sorted(
+            str(t.get("sample_id")) for t in trajs if (t.get("transient_retry_count") or 0) > 0
+        ),
         "retry_count_histogram": {str(k): v for k, v in sorted(retries.items())},
         "retried_then_succeeded": sorted(str(t.get("sample_id")) for t in retried if t.get("terminated_by") != "error"),
         "retried_then_failed": sorted(str(t.get("sample_id")) for t in retried if t.get("terminated_by") == "error"),

@@ -16,6 +16,7 @@ models**; a cell is 1 when that run answered that item correctly.
   total so it cannot correlate with itself). A negative value flags an item that strong runs miss
   and weak runs get right (a suspicious key or a lucky guess).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -30,8 +31,17 @@ from stats.bootstrap import Interval, bootstrap_mean_ci
 from stats.ratio import Ratio
 
 __all__ = [
-    "mcnemar_exact", "sign_test", "cronbach_alpha", "item_total_correlations", "spearman",
-    "coverage_histogram", "run_spread", "paired_sign_test", "bootstrap_mean_ci", "Interval", "fisher_exact_two_sided",
+    "Interval",
+    "bootstrap_mean_ci",
+    "coverage_histogram",
+    "cronbach_alpha",
+    "fisher_exact_two_sided",
+    "item_total_correlations",
+    "mcnemar_exact",
+    "paired_sign_test",
+    "run_spread",
+    "sign_test",
+    "spearman",
 ]
 
 # scipy.stats is imported inside the functions that need it: importing it costs seconds, and a panel
@@ -58,9 +68,9 @@ def sign_test(improved: int, worsened: int, alternative: str = "greater") -> flo
     if alternative == "greater":
         return float(min(1.0, pmf[improved:].sum()))
     if alternative == "less":
-        return float(min(1.0, pmf[:improved + 1].sum()))
+        return float(min(1.0, pmf[: improved + 1].sum()))
     low = min(improved, worsened)  # Bin(n, ½) is symmetric: both tails as extreme as the observed count
-    return float(min(1.0, 2 * pmf[:low + 1].sum())) if 2 * low != total else 1.0
+    return float(min(1.0, 2 * pmf[: low + 1].sum())) if 2 * low != total else 1.0
 
 
 def mcnemar_exact(first: Sequence[Any], second: Sequence[Any]) -> dict[str, Any]:
@@ -77,8 +87,11 @@ def mcnemar_exact(first: Sequence[Any], second: Sequence[Any]) -> dict[str, Any]
     only_first = int((a & ~b).sum())
     only_second = int((~a & b).sum())
     return {
-        "n": int(a.size), "both": int((a & b).sum()), "neither": int((~a & ~b).sum()),
-        "only_first": only_first, "only_second": only_second,
+        "n": int(a.size),
+        "both": int((a & b).sum()),
+        "neither": int((~a & ~b).sum()),
+        "only_first": only_first,
+        "only_second": only_second,
         "n_discordant": only_first + only_second,
         "p": sign_test(only_first, only_second, alternative="two-sided"),
         "first": Ratio(int(a.sum()), int(a.size)).as_list(),
@@ -216,8 +229,17 @@ def fisher_exact_two_sided(a: int, b: int, c: int, d: int, log_factorials: np.nd
         return 1.0
     lf = log_factorials if log_factorials is not None and log_factorials.size > total else log_factorial_table(total)
     x = np.arange(max(0, col1 - row2), min(row1, col1) + 1)
-    logp = (lf[row1] - lf[x] - lf[row1 - x] + lf[row2] - lf[col1 - x] - lf[row2 - col1 + x]
-            - lf[total] + lf[col1] + lf[total - col1])
+    logp = (
+        lf[row1]
+        - lf[x]
+        - lf[row1 - x]
+        + lf[row2]
+        - lf[col1 - x]
+        - lf[row2 - col1 + x]
+        - lf[total]
+        + lf[col1]
+        + lf[total - col1]
+    )
     observed = logp[a - x[0]]
     if observed + math.log1p(FISHER_TIE) >= logp.max():
         return 1.0
@@ -244,9 +266,12 @@ def coverage_histogram(matrix: Any) -> dict[str, Any]:
     high = int((3 * solved > 2 * runs).sum())
     counts = {"low": low, "mid": n - low - high, "high": high}
     return {
-        "n_items": n, "n_runs": runs, "counts": counts,
+        "n_items": n,
+        "n_runs": runs,
+        "counts": counts,
         "shares": {k: Ratio(v, n).as_list() for k, v in counts.items()},
-        "never": int((solved == 0).sum()), "always": int((solved == runs).sum()),
+        "never": int((solved == 0).sum()),
+        "always": int((solved == runs).sum()),
         "per_item": [float(v) for v in solved / runs],
     }
 
@@ -266,10 +291,14 @@ def run_spread(values: Sequence[float]) -> dict[str, Any]:
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError("need a non-empty 1-d list of replicate values")
     return {
-        "n": int(arr.size), "mean": float(arr.mean()),
-        "std": float(arr.std(ddof=0)) if arr.size > 1 else None, "std_ddof": 0,
+        "n": int(arr.size),
+        "mean": float(arr.mean()),
+        "std": float(arr.std(ddof=0)) if arr.size > 1 else None,
+        "std_ddof": 0,
         "std_definition": RUN_SPREAD_STD,
-        "min": float(arr.min()), "max": float(arr.max()), "range": float(np.ptp(arr)),
+        "min": float(arr.min()),
+        "max": float(arr.max()),
+        "range": float(np.ptp(arr)),
     }
 
 
@@ -285,5 +314,10 @@ def paired_sign_test(first: Sequence[float], second: Sequence[float]) -> dict[st
     if a.shape != b.shape or a.ndim != 1:
         raise ValueError("the sign test needs two paired 1-d vectors of equal length")
     higher, lower = int((a > b).sum()), int((a < b).sum())
-    return {"n": int(a.size), "first_higher": higher, "second_higher": lower, "n_discordant": higher + lower,
-            "p": sign_test(higher, lower, alternative="two-sided")}
+    return {
+        "n": int(a.size),
+        "first_higher": higher,
+        "second_higher": lower,
+        "n_discordant": higher + lower,
+        "p": sign_test(higher, lower, alternative="two-sided"),
+    }

@@ -29,6 +29,7 @@ Definitions used by every function:
   list_sections, read_section). `search_papers` names none and counts as navigation, and so does
   `get_references` whatever paper it names: it asks where to go next, not what a paper says.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
@@ -52,32 +53,32 @@ FIELDS = ("tool", "status", "paper", "paper_role", "delivered")
 
 LEGEND = {
     "wrong_paper_read": "A wrong-paper read is a delivered read_section of a paper that is not one of the item's "
-                        "gold, bridge or seed papers; bridge reads (needed on depth-2 items) and seed reads (the "
-                        "protocol's starting point) are not wrong-paper reads.",
+    "gold, bridge or seed papers; bridge reads (needed on depth-2 items) and seed reads (the "
+    "protocol's starting point) are not wrong-paper reads.",
     "mt_fail": "MT-fail (paper Table 9): the MT trajectories whose paper recall failed, right or wrong, so n = MT "
-               "trajectories × (1 − MT paper recall); four categories summing to n: 0-Gold = no gold paper read "
-               "(delivered); otherwise, after the first read of the last gold reached, Explored = it searched, asked "
-               "for references or named a paper other than the golds read, Stayed = it only named golds already "
-               "read (re-read, listed, looked up), Prem = it only thought or submitted, or the run ended. "
-               "all_gold_wrong (not part of Table 9) = wrong MT answers after reading every gold, over the MT "
-               "trajectories that recalled.",
+    "trajectories × (1 − MT paper recall); four categories summing to n: 0-Gold = no gold paper read "
+    "(delivered); otherwise, after the first read of the last gold reached, Explored = it searched, asked "
+    "for references or named a paper other than the golds read, Stayed = it only named golds already "
+    "read (re-read, listed, looked up), Prem = it only thought or submitted, or the run ended. "
+    "all_gold_wrong (not part of Table 9) = wrong MT answers after reading every gold, over the MT "
+    "trajectories that recalled.",
     "after_evidence": "Imm / Thnk / Read: what followed the last gold read, over ST trajectories that read their "
-                      "gold and MT trajectories that read every gold (MT-both), right or wrong, up to the first "
-                      "submit: Read = some read_section (reading more sections), Imm = submit next, Thnk = only "
-                      "think calls then submit. Left out of the three, as the paper does, and out of the "
-                      "denominator n (counted apart under left_out): Nav = navigation without a read "
-                      "(get_references, list_sections, search_papers, get_paper_info) then submit; End = neither "
-                      "a submit nor a read followed.",
+    "gold and MT trajectories that read every gold (MT-both), right or wrong, up to the first "
+    "submit: Read = some read_section (reading more sections), Imm = submit next, Thnk = only "
+    "think calls then submit. Left out of the three, as the paper does, and out of the "
+    "denominator n (counted apart under left_out): Nav = navigation without a read "
+    "(get_references, list_sections, search_papers, get_paper_info) then submit; End = neither "
+    "a submit nor a read followed.",
     "after_wrong_read": "The action right after each wrong-paper read (events, several per trajectory possible), "
-                        "in this order: Submit, Think, Recover (names a gold paper), Re-nav (search_papers, "
-                        "get_references on any paper, or any call naming another non-gold paper), Stay (reads, "
-                        "lists sections of or looks up the same paper), Other (an unknown tool), End (nothing).",
+    "in this order: Submit, Think, Recover (names a gold paper), Re-nav (search_papers, "
+    "get_references on any paper, or any call naming another non-gold paper), Stay (reads, "
+    "lists sections of or looks up the same paper), Other (an unknown tool), End (nothing).",
     "early_submit": f"Early submit: a submit_answer among the {EARLY_WINDOW} actions right after some wrong-paper "
-                    "read; share over trajectories with at least one wrong-paper read. Δ-accuracy = accuracy of the "
-                    "early submitters − of the other trajectories with a wrong-paper read (non-submissions wrong), "
-                    "Fisher's exact two-sided p.",
+    "read; share over trajectories with at least one wrong-paper read. Δ-accuracy = accuracy of the "
+    "early submitters − of the other trajectories with a wrong-paper read (non-submissions wrong), "
+    "Fisher's exact two-sided p.",
     "n_gold": "Gold papers per item come from the item, stored with each trajectory (trajectories stored "
-              "before that field existed assume 1 for ST and 2 for MT).",
+    "before that field existed assume 1 for ST and 2 for MT).",
 }
 
 
@@ -160,7 +161,7 @@ def _mt_fail(actions: Sequence[Sequence[Any]], reached: list[tuple[str, int]]) -
     if not reached:
         return "0-Gold"
     read = {paper for paper, _ in reached}
-    tail = actions[reached[-1][1] + 1:]
+    tail = actions[reached[-1][1] + 1 :]
     if any(a[0] in NAVIGATION or (a[2] is not None and str(a[2]) not in read) for a in tail):
         return "Explored"
     if any(a[2] is not None for a in tail):
@@ -185,11 +186,15 @@ def mt_fail_breakdown(trajectories: Sequence[Trajectory], facts: Sequence[Facts]
     right = {c: sum(bool(t.get("correct")) for (t, _), k in zip(missed, cats) if k == c) for c in MT_FAIL}
     prem_submitted = sum(1 for (t, _), c in zip(missed, cats) if c == "Prem" and t.get("termination") == "answer")
     wrong_after_all = sum(not t.get("correct") for t in recalled)
-    return {"n": len(missed), "n_mt": len(mts), "counts": counts,
-            "shares": {c: Ratio(v, len(missed)).as_list() for c, v in counts.items()},
-            "accuracy": {c: [right[c], counts[c]] for c in MT_FAIL},
-            "prem_submitted": prem_submitted,
-            "all_gold_wrong": {"n": wrong_after_all, "share": Ratio(wrong_after_all, len(recalled)).as_list()}}
+    return {
+        "n": len(missed),
+        "n_mt": len(mts),
+        "counts": counts,
+        "shares": {c: Ratio(v, len(missed)).as_list() for c, v in counts.items()},
+        "accuracy": {c: [right[c], counts[c]] for c in MT_FAIL},
+        "prem_submitted": prem_submitted,
+        "all_gold_wrong": {"n": wrong_after_all, "share": Ratio(wrong_after_all, len(recalled)).as_list()},
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,7 +221,7 @@ def _after_evidence(actions: Sequence[Sequence[Any]], last: int | None) -> str |
     if last is None:
         return None
     between: set[str] = set()
-    for action in actions[last + 1:]:
+    for action in actions[last + 1 :]:
         tool = action[0]
         if tool == READ:
             return "Read"
@@ -245,11 +250,18 @@ def after_evidence(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | 
         counts = {c: cats.count(c) for c in AFTER_EVIDENCE + LEFT_OUT}
         n = sum(counts[c] for c in AFTER_EVIDENCE)
         out[group] = {
-            "n": n, "n_reached": len(complete), "not_reached": len(pool) - len(complete),
-            "left_out": {c: counts[c] for c in LEFT_OUT}, "counts": counts,
+            "n": n,
+            "n_reached": len(complete),
+            "not_reached": len(pool) - len(complete),
+            "left_out": {c: counts[c] for c in LEFT_OUT},
+            "counts": counts,
             "shares": {c: Ratio(counts[c], n).as_list() for c in AFTER_EVIDENCE},
-            "accuracy": {c: Ratio(sum(bool(t.get("correct")) for (t, _), k in zip(complete, cats) if k == c),
-                                  counts[c]).as_list() for c in AFTER_EVIDENCE + LEFT_OUT},
+            "accuracy": {
+                c: Ratio(
+                    sum(bool(t.get("correct")) for (t, _), k in zip(complete, cats) if k == c), counts[c]
+                ).as_list()
+                for c in AFTER_EVIDENCE + LEFT_OUT
+            },
         }
     return out
 
@@ -292,8 +304,11 @@ def wrong_read_indices(actions: Sequence[Action], wrong_roles: Collection[str | 
     return Facts.scan(actions, wrong_roles).wrong
 
 
-def after_wrong_read(trajectories: Sequence[Trajectory], wrong_roles: Collection[str | None] = WRONG_ROLES,
-                     facts: Sequence[Facts] | None = None) -> dict[str, Any]:
+def after_wrong_read(
+    trajectories: Sequence[Trajectory],
+    wrong_roles: Collection[str | None] = WRONG_ROLES,
+    facts: Sequence[Facts] | None = None,
+) -> dict[str, Any]:
     """AFTER_WRONG over every wrong-paper read event (a trajectory can contribute several)."""
     facts = facts if facts is not None else [Facts.of(t, wrong_roles) for t in trajectories]
     cats: list[str] = []
@@ -302,13 +317,20 @@ def after_wrong_read(trajectories: Sequence[Trajectory], wrong_roles: Collection
         with_wrong += bool(f.wrong)
         cats += [after_wrong_category(f.actions, i) for i in f.wrong]
     counts = {c: cats.count(c) for c in AFTER_WRONG}
-    return {"n_events": len(cats), "n_trajectories": with_wrong, "counts": counts,
-            "shares": {c: Ratio(v, len(cats)).as_list() for c, v in counts.items()}}
+    return {
+        "n_events": len(cats),
+        "n_trajectories": with_wrong,
+        "counts": counts,
+        "shares": {c: Ratio(v, len(cats)).as_list() for c, v in counts.items()},
+    }
 
 
-def early_submit(trajectories: Sequence[Trajectory], window: int = EARLY_WINDOW,
-                 wrong_roles: Collection[str | None] = WRONG_ROLES, facts: Sequence[Facts] | None = None
-                 ) -> dict[str, Any]:
+def early_submit(
+    trajectories: Sequence[Trajectory],
+    window: int = EARLY_WINDOW,
+    wrong_roles: Collection[str | None] = WRONG_ROLES,
+    facts: Sequence[Facts] | None = None,
+) -> dict[str, Any]:
     """Trajectories that submitted within `window` actions after some wrong-paper read, and what it cost.
 
     The population is the trajectories with at least one wrong-paper read; `share` = early ones
@@ -325,18 +347,23 @@ def early_submit(trajectories: Sequence[Trajectory], window: int = EARLY_WINDOW,
     for traj, f in zip(trajectories, facts):
         if not f.wrong:
             continue
-        hasty = any(a[0] == SUBMIT for i in f.wrong for a in f.actions[i + 1:i + 1 + window])
+        hasty = any(a[0] == SUBMIT for i in f.wrong for a in f.actions[i + 1 : i + 1 + window])
         group = early if hasty else other
         group[0] += bool(traj.get("correct"))
         group[1] += 1
         unsubmitted += not hasty and traj.get("termination") != "answer"
     tested = early[1] > 0 and other[1] > 0
     p = fisher_exact_two_sided(early[0], early[1] - early[0], other[0], other[1] - other[0]) if tested else 1.0
-    return {"window": window, "share": Ratio(early[1], early[1] + other[1]).as_list(),
-            "accuracy": Ratio(early[0], early[1]).as_list(), "accuracy_non_early": Ratio(other[0], other[1]).as_list(),
-            "non_early_unsubmitted": unsubmitted,
-            "delta": early[0] / early[1] - other[0] / other[1] if tested else None, "p": p,
-            "test": "Fisher's exact, two-sided"}
+    return {
+        "window": window,
+        "share": Ratio(early[1], early[1] + other[1]).as_list(),
+        "accuracy": Ratio(early[0], early[1]).as_list(),
+        "accuracy_non_early": Ratio(other[0], other[1]).as_list(),
+        "non_early_unsubmitted": unsubmitted,
+        "delta": early[0] / early[1] - other[0] / other[1] if tested else None,
+        "p": p,
+        "test": "Fisher's exact, two-sided",
+    }
 
 
 def non_submission(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
@@ -344,15 +371,23 @@ def non_submission(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     total = len(trajectories)
     ends = [str(t.get("termination")) for t in trajectories if t.get("termination") != "answer"]
     counts = {e: ends.count(e) for e in sorted(set(ends))}
-    return {"n": total, "share": Ratio(len(ends), total).as_list(), "counts": counts,
-            "shares": {e: Ratio(v, total).as_list() for e, v in counts.items()}}
+    return {
+        "n": total,
+        "share": Ratio(len(ends), total).as_list(),
+        "counts": counts,
+        "shares": {e: Ratio(v, total).as_list() for e, v in counts.items()},
+    }
 
 
-def stopping_behaviour(trajectories: Sequence[Trajectory],
-                       wrong_roles: Collection[str | None] = WRONG_ROLES) -> dict[str, Any]:
+def stopping_behaviour(
+    trajectories: Sequence[Trajectory], wrong_roles: Collection[str | None] = WRONG_ROLES
+) -> dict[str, Any]:
     """All stopping-behaviour tables of one run, from one pass over each trajectory's actions."""
     facts = [Facts.of(t, wrong_roles) for t in trajectories]
-    return {"mt_fail": mt_fail_breakdown(trajectories, facts), "after_evidence": after_evidence(trajectories, facts),
-            "after_wrong_read": after_wrong_read(trajectories, wrong_roles, facts),
-            "early_submit": early_submit(trajectories, wrong_roles=wrong_roles, facts=facts),
-            "non_submission": non_submission(trajectories)}
+    return {
+        "mt_fail": mt_fail_breakdown(trajectories, facts),
+        "after_evidence": after_evidence(trajectories, facts),
+        "after_wrong_read": after_wrong_read(trajectories, wrong_roles, facts),
+        "early_submit": early_submit(trajectories, wrong_roles=wrong_roles, facts=facts),
+        "non_submission": non_submission(trajectories),
+    }

@@ -23,6 +23,7 @@ design (Kish's design effect; Korn & Graubard 1998 use the same effective n for 
 
 With one trajectory per item every variant above gives the plain Wilson interval on N.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["WilsonInterval", "wilson", "clustered_wilson", "z_of"]
+__all__ = ["WilsonInterval", "clustered_wilson", "wilson", "z_of"]
 
 
 def z_of(level: float) -> float:
@@ -72,10 +73,18 @@ class WilsonInterval:
     design_effect: float
 
     def as_dict(self) -> dict[str, Any]:
-        return {"estimate": self.estimate, "low": self.low, "high": self.high, "level": self.level,
-                "method": "wilson" if self.items == self.trials else "wilson, clustered by item",
-                "successes": self.successes, "trials": self.trials, "items": self.items,
-                "n_eff": self.n_eff, "design_effect": self.design_effect}
+        return {
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "level": self.level,
+            "method": "wilson" if self.items == self.trials else "wilson, clustered by item",
+            "successes": self.successes,
+            "trials": self.trials,
+            "items": self.items,
+            "n_eff": self.n_eff,
+            "design_effect": self.design_effect,
+        }
 
 
 def wilson(successes: float, trials: float, level: float = 0.95) -> WilsonInterval:
@@ -89,8 +98,9 @@ def wilson(successes: float, trials: float, level: float = 0.95) -> WilsonInterv
     return WilsonInterval(p, low, high, level, successes, trials, int(trials), float(trials), 1.0)
 
 
-def clustered_wilson(successes: Sequence[float] | np.ndarray, trials: Sequence[float] | np.ndarray,
-                     level: float = 0.95) -> WilsonInterval | None:
+def clustered_wilson(
+    successes: Sequence[float] | np.ndarray, trials: Sequence[float] | np.ndarray, level: float = 0.95
+) -> WilsonInterval | None:
     """Wilson interval of Σ successes / Σ trials over items (clusters), at the design's effective n.
 
     `successes[i]` and `trials[i]` are item i's counts over its trajectories (see the module docstring for
@@ -113,7 +123,7 @@ def clustered_wilson(successes: Sequence[float] | np.ndarray, trials: Sequence[f
         n_eff = float(k)
         deff = total / k
     else:
-        v_cluster = float(((y - p * m) ** 2).sum()) / total ** 2
+        v_cluster = float(((y - p * m) ** 2).sum()) / total**2
         deff = max(1.0, v_cluster / (p * (1 - p) / total))
         n_eff = total / deff
     low, high = wilson_bounds(p, n_eff, level)

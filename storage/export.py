@@ -3,6 +3,7 @@
 For taking a run elsewhere (pandas, jq, another machine) without the SQLite file; texts that
 the store deduplicates by hash come back in full on every step.
 """
+
 from __future__ import annotations
 
 import errno
@@ -17,15 +18,27 @@ from typing import Any, TextIO
 from storage.store import Store
 
 INTERNAL_STEP_KEYS = ("trajectory_id", "text_hash")
-RUN_HEADER = ("name", "agent", "model", "family", "tier", "dataset", "dataset_fingerprint", "ablation", "seed", "caps",
-              "prompt_hash")
+RUN_HEADER = (
+    "name",
+    "agent",
+    "model",
+    "family",
+    "tier",
+    "dataset",
+    "dataset_fingerprint",
+    "ablation",
+    "seed",
+    "caps",
+    "prompt_hash",
+)
 # what the run was asked beyond its caps: the sequential strategy and its scaling design, the token axis's context
 # budget, the general-agent setting (its tools, order, detail, cost): `prompts show RUN` prints the prompts themselves
 CONFIG_HEADER = ("scaling", "context_budget", "extra_tools")
 
 
-def trajectory_lines(store: Store, run_name: str, all_attempts: bool = False,
-                     with_steps: bool = True) -> Iterator[dict[str, Any]]:
+def trajectory_lines(
+    store: Store, run_name: str, all_attempts: bool = False, with_steps: bool = True
+) -> Iterator[dict[str, Any]]:
     """(trajectory dict, with its `steps` unless asked not to) for each trajectory of the run, in store order."""
     run = store.run(run_name)
     header = {k: run[k] for k in RUN_HEADER}
@@ -38,8 +51,9 @@ def trajectory_lines(store: Store, run_name: str, all_attempts: bool = False,
         yield line
 
 
-def export_jsonl(store: Store, run_name: str, out: TextIO | Path | str, all_attempts: bool = False,
-                 with_steps: bool = True) -> int:
+def export_jsonl(
+    store: Store, run_name: str, out: TextIO | Path | str, all_attempts: bool = False, with_steps: bool = True
+) -> int:
     """Write the run as JSON Lines to a stream or a file (written atomically); the number of lines.
 
     Final attempts only unless `all_attempts`. Raises StoreError for an unknown run (before writing).

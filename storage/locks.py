@@ -13,6 +13,7 @@ name, so any name is a safe file name). They are left in place after release:
 removing a lock file while another process may be opening it would let two holders in.
 Without `fcntl` (Windows) runs are not locked.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -85,8 +86,10 @@ class RunLock:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise RunBusy(f"run '{self.run_name}' is in progress in another process ({_describe(self.path)}); "
-                          "wait for it or stop it") from None
+            raise RunBusy(
+                f"run '{self.run_name}' is in progress in another process ({_describe(self.path)}); "
+                "wait for it or stop it"
+            ) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
         self._fd = fd

@@ -12,6 +12,7 @@ Each source's run is remembered in the merged run's config (`merged`, keyed by t
 creation time and shard), which makes a repeated merge idempotent for the run's counters too.
 Sources are opened as stores, so a store from an older workbench is migrated before it is read.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -56,8 +57,13 @@ class RunMerge:
         return dict(vars(self))
 
 
-def merge_stores(dest: Store, sources: Sequence[Store], names: Sequence[str] | None = None,
-                 include_partial: bool = False, item_order: ItemOrder | None = None) -> list[RunMerge]:
+def merge_stores(
+    dest: Store,
+    sources: Sequence[Store],
+    names: Sequence[str] | None = None,
+    include_partial: bool = False,
+    item_order: ItemOrder | None = None,
+) -> list[RunMerge]:
     """Copy the runs `names` (default: all) of `sources` into `dest`, in one transaction; see the module docstring.
 
     Raises MergeRefused (nothing written) or RunBusy when a process is executing one of the runs in `dest`."""
@@ -104,8 +110,10 @@ def _plan(sources: Sequence[Store], names: Sequence[str] | None) -> dict[str, li
                 plan.setdefault(run["name"], []).append(_Part(src, run))
     missing = [n for n in names or () if n not in plan]
     if missing:
-        raise MergeRefused(f"no run named {', '.join(repr(n) for n in missing)} in "
-                           f"{', '.join(str(s.path) for s in sources)}; nothing was merged")
+        raise MergeRefused(
+            f"no run named {', '.join(repr(n) for n in missing)} in "
+            f"{', '.join(str(s.path) for s in sources)}; nothing was merged"
+        )
     return plan
 
 
@@ -142,8 +150,9 @@ def config_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
 # ---------------------------------------------------------------- one run
 
 
-def _merge_run(dest: Store, name: str, parts: list[_Part], include_partial: bool,
-               item_order: ItemOrder | None) -> RunMerge:
+def _merge_run(
+    dest: Store, name: str, parts: list[_Part], include_partial: bool, item_order: ItemOrder | None
+) -> RunMerge:
     conn = dest.conn
     row = conn.execute("SELECT * FROM runs WHERE name = ?", (name,)).fetchone()
     target = _decoded(row) if row is not None else None
@@ -152,8 +161,12 @@ def _merge_run(dest: Store, name: str, parts: list[_Part], include_partial: bool
         diff = config_differences(reference, part.row)
         if diff:
             here = "this store" if target is not None else parts[0].where
-            raise MergeRefused(f"run '{name}' in {part.where} is not the run '{name}' of {here} "
-                               f"({differ_phrase(diff)}); nothing was merged", remedy="rename_to_keep_both", run=name)
+            raise MergeRefused(
+                f"run '{name}' in {part.where} is not the run '{name}' of {here} "
+                f"({differ_phrase(diff)}); nothing was merged",
+                remedy="rename_to_keep_both",
+                run=name,
+            )
     result = RunMerge(name, created=target is None, sources=[p.where for p in parts])
     run_id = target["id"] if target is not None else _create_run(conn, parts[0].row)
     if target is None:
@@ -180,8 +193,9 @@ def _create_run(conn: sqlite3.Connection, source: dict[str, Any]) -> int:
         record[key] = json.dumps(record[key], sort_keys=True)
     columns = _columns(conn, "runs")
     record = {k: v for k, v in record.items() if k in columns}
-    cur = conn.execute(f"INSERT INTO runs ({', '.join(record)}) VALUES ({', '.join('?' * len(record))})",
-                       list(record.values()))
+    cur = conn.execute(
+        f"INSERT INTO runs ({', '.join(record)}) VALUES ({', '.join('?' * len(record))})", list(record.values())
+    )
     return cur.lastrowid
 
 
@@ -197,7 +211,8 @@ def _groups(part: _Part) -> dict[tuple[str, int], list[dict[str, Any]]]:
     """The source run's trajectories by (item, replicate), oldest attempt first."""
     out: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for r in part.store.conn.execute(
-            "SELECT * FROM trajectories WHERE run_id = ? ORDER BY attempt, id", (part.row["id"],)):
+        "SELECT * FROM trajectories WHERE run_id = ? ORDER BY attempt, id", (part.row["id"],)
+    ):
         out.setdefault((r["item_id"], r["replicate"]), []).append(dict(r))
     return out
 
@@ -206,13 +221,27 @@ def _final(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     return next((r for r in rows if r["final"] and r["status"] == "done"), None)
 
 
-def _merge_pair(conn: sqlite3.Connection, part: _Part, run_id: int, name: str, item_id: str, replicate: int,
-                rows: list[dict[str, Any]], include_partial: bool, result: RunMerge,
-                discarded: dict[str, Any]) -> None:
+def _merge_pair(
+    conn: sqlite3.Connection,
+    part: _Part,
+    run_id: int,
+    name: str,
+    item_id: str,
+    replicate: int,
+    rows: list[dict[str, Any]],
+    include_partial: bool,
+    result: RunMerge,
+    discarded: dict[str, Any],
+) -> None:
     """One item/replicate of a source: skipped when stored alike, refused when stored otherwise, else copied."""
     src_final = _final(rows)
-    existing = [dict(r) for r in conn.execute(
-        "SELECT * FROM trajectories WHERE run_id = ? AND item_id = ? AND replicate = ?", (run_id, item_id, replicate))]
+    existing = [
+        dict(r)
+        for r in conn.execute(
+            "SELECT * FROM trajectories WHERE run_id = ? AND item_id = ? AND replicate = ?",
+            (run_id, item_id, replicate),
+        )
+    ]
     dest_final = _final(existing)
     if dest_final is not None:
         if src_final is None:
@@ -221,7 +250,8 @@ def _merge_pair(conn: sqlite3.Connection, part: _Part, run_id: int, name: str, i
             raise MergeRefused(
                 f"run '{name}': item {item_id} replicate {replicate} has a different result in {part.where} "
                 f"({_outcome(src_final)}) than in the store merged into ({_outcome(dest_final)}); nothing was "
-                "merged: the shards overlap with different results (were they made with another agent or seed?)")
+                "merged: the shards overlap with different results (were they made with another agent or seed?)"
+            )
         result.identical += 1
         return
     if src_final is None and not include_partial:
@@ -253,8 +283,11 @@ def _signature(conn: sqlite3.Connection, t: Mapping[str, Any]) -> str:
     """A digest of a trajectory's result: its outcome fields and every step with its full text, timing aside."""
     h = hashlib.sha256()
     h.update(json.dumps([t.get(f) for f in RESULT_FIELDS], default=str).encode())
-    cur = conn.execute("SELECT s.*, COALESCE(s.text, x.body) AS full_text FROM steps s "
-                       "LEFT JOIN texts x ON x.hash = s.text_hash WHERE s.trajectory_id = ? ORDER BY s.idx", (t["id"],))
+    cur = conn.execute(
+        "SELECT s.*, COALESCE(s.text, x.body) AS full_text FROM steps s "
+        "LEFT JOIN texts x ON x.hash = s.text_hash WHERE s.trajectory_id = ? ORDER BY s.idx",
+        (t["id"],),
+    )
     names = [d[0] for d in cur.description]
     skip = {"trajectory_id", "text", "text_hash", *STEP_TIMING, *DERIVED_STEP_FIELDS}
     for row in cur:
@@ -262,16 +295,19 @@ def _signature(conn: sqlite3.Connection, t: Mapping[str, Any]) -> str:
     return h.hexdigest()
 
 
-def _drop_unfinished(conn: sqlite3.Connection, existing: list[dict[str, Any]],
-                     discarded: dict[str, Any]) -> list[dict[str, Any]]:
+def _drop_unfinished(
+    conn: sqlite3.Connection, existing: list[dict[str, Any]], discarded: dict[str, Any]
+) -> list[dict[str, Any]]:
     """Delete the store's unfinished trajectories of a pair, keeping what their calls cost (as a resume does)."""
     kept = []
     for r in existing:
         if r["status"] == "done":
             kept.append(r)
             continue
-        tokens, usd = conn.execute("SELECT COALESCE(MAX(tokens), 0), COALESCE(SUM(cost_usd), 0.0) FROM steps "
-                                   "WHERE trajectory_id = ?", (r["id"],)).fetchone()
+        tokens, usd = conn.execute(
+            "SELECT COALESCE(MAX(tokens), 0), COALESCE(SUM(cost_usd), 0.0) FROM steps WHERE trajectory_id = ?",
+            (r["id"],),
+        ).fetchone()
         discarded["tokens"] += int(tokens)
         discarded["usd"] += float(usd)
         conn.execute("DELETE FROM steps WHERE trajectory_id = ?", (r["id"],))
@@ -283,13 +319,15 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
 
 
-def _copy_trajectory(src: sqlite3.Connection, dst: sqlite3.Connection, t: dict[str, Any], run_id: int,
-                     attempt: int) -> None:
+def _copy_trajectory(
+    src: sqlite3.Connection, dst: sqlite3.Connection, t: dict[str, Any], run_id: int, attempt: int
+) -> None:
     """One trajectory with every step, and the deduplicated texts its steps point to."""
     columns = [c for c in _columns(dst, "trajectories") if c != "id" and c in t]
     values = [run_id if c == "run_id" else attempt if c == "attempt" else t[c] for c in columns]
-    tid = dst.execute(f"INSERT INTO trajectories ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-                      values).lastrowid
+    tid = dst.execute(
+        f"INSERT INTO trajectories ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values
+    ).lastrowid
     step_columns = _columns(dst, "steps")
     cur = src.execute("SELECT * FROM steps WHERE trajectory_id = ? ORDER BY idx", (t["id"],))
     names = [d[0] for d in cur.description]
@@ -309,10 +347,14 @@ def _copy_judgments(conn: sqlite3.Connection, parts: list[_Part], run_id: int) -
     """Judge verdicts of a parallel run; one already stored for the same samples is kept."""
     columns = [c for c in _columns(conn, "judgments") if c not in ("id", "run_id")]
     for part in parts:
-        for r in part.store.conn.execute(f"SELECT {', '.join(columns)} FROM judgments WHERE run_id = ?",
-                                         (part.row["id"],)):
-            conn.execute(f"INSERT OR IGNORE INTO judgments (run_id, {', '.join(columns)}) "
-                         f"VALUES (?, {', '.join('?' * len(columns))})", (run_id, *r))
+        for r in part.store.conn.execute(
+            f"SELECT {', '.join(columns)} FROM judgments WHERE run_id = ?", (part.row["id"],)
+        ):
+            conn.execute(
+                f"INSERT OR IGNORE INTO judgments (run_id, {', '.join(columns)}) "
+                f"VALUES (?, {', '.join('?' * len(columns))})",
+                (run_id, *r),
+            )
 
 
 # ---------------------------------------------------------------- the run's row
@@ -325,8 +367,12 @@ def _entry_key(run: Mapping[str, Any]) -> str:
 
 def _entry(run: Mapping[str, Any]) -> dict[str, Any]:
     gone = (run.get("config") or {}).get("discarded") or {}
-    return {"shard": shard_of_run(run), "planned": run.get("planned") or 0, "status": run.get("status"),
-            "discarded": {"tokens": int(gone.get("tokens", 0)), "usd": float(gone.get("usd", 0.0))}}
+    return {
+        "shard": shard_of_run(run),
+        "planned": run.get("planned") or 0,
+        "status": run.get("status"),
+        "discarded": {"tokens": int(gone.get("tokens", 0)), "usd": float(gone.get("usd", 0.0))},
+    }
 
 
 def coverage(entries: Sequence[Mapping[str, Any]]) -> tuple[int, bool]:
@@ -349,8 +395,14 @@ def coverage(entries: Sequence[Mapping[str, Any]]) -> tuple[int, bool]:
     return planned, complete
 
 
-def _update_run(conn: sqlite3.Connection, run_id: int, target: dict[str, Any] | None, parts: list[_Part],
-                discarded: dict[str, Any], result: RunMerge) -> None:
+def _update_run(
+    conn: sqlite3.Connection,
+    run_id: int,
+    target: dict[str, Any] | None,
+    parts: list[_Part],
+    discarded: dict[str, Any],
+    result: RunMerge,
+) -> None:
     """Planned, status, counters and times of the merged run, over every part ever merged into it."""
     current = _decoded(conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone())
     config = dict(current["config"] or {})
@@ -383,12 +435,22 @@ def _update_run(conn: sqlite3.Connection, run_id: int, target: dict[str, Any] | 
     conn.execute(
         "UPDATE runs SET config = ?, planned = ?, status = ?, replicates = ?, created_at = ?, started_at = ?, "
         "finished_at = ?, hop_rule = ? WHERE id = ?",
-        (json.dumps(config, sort_keys=True), planned, status, max(r["replicates"] or 1 for r in rows),
-         min(r["created_at"] for r in rows), _earliest(r.get("started_at") for r in rows),
-         _latest(r.get("finished_at") for r in rows), hop_rules.pop() if len(hop_rules) == 1 else None, run_id))
+        (
+            json.dumps(config, sort_keys=True),
+            planned,
+            status,
+            max(r["replicates"] or 1 for r in rows),
+            min(r["created_at"] for r in rows),
+            _earliest(r.get("started_at") for r in rows),
+            _latest(r.get("finished_at") for r in rows),
+            hop_rules.pop() if len(hop_rules) == 1 else None,
+            run_id,
+        ),
+    )
     result.status, result.planned = status, planned
-    result.finished = conn.execute("SELECT COUNT(*) FROM trajectories WHERE run_id = ? AND final = 1 AND "
-                                   "status = 'done'", (run_id,)).fetchone()[0]
+    result.finished = conn.execute(
+        "SELECT COUNT(*) FROM trajectories WHERE run_id = ? AND final = 1 AND status = 'done'", (run_id,)
+    ).fetchone()[0]
 
 
 def _scalings(rows: Sequence[Mapping[str, Any]]) -> Any:

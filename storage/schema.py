@@ -3,6 +3,7 @@
 A migration is appended, never edited: a store written by any earlier version opens
 in this one, and one written by a newer version is refused instead of damaged.
 """
+
 from __future__ import annotations
 
 import sqlite3

@@ -7,6 +7,7 @@ flight, which a resume discards anyway with the unfinished trajectory.
 WAL lets the TUI read while a run writes; a generous busy timeout makes two writing
 processes wait for each other instead of failing with `database is locked`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -14,7 +15,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -24,18 +25,74 @@ from storage.schema import SCHEMA_VERSION, SchemaTooNew, migrate, schema_version
 INLINE_TEXT = 256  # longer step texts are stored once, by hash (section texts repeat across trajectories)
 
 TRAJECTORY_FIELDS = (
-    "termination", "answer", "predicted_index", "correct", "reasoning", "turns", "model_calls", "points_used", "tokens",
-    "prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_creation_tokens", "tool_calls",
-    "turns_with_calls", "tool_errors", "api_errors", "transient_retries", "paper_recall", "paper_recall_any",
-    "section_recall", "section_recall_any", "section_recall_loose", "reads", "tool_sequence", "cost_usd",
-    "wall_time_s", "error", "error_kind", "continues", "chosen_type", "actions", "cut_off_turns", "lost_calls",
+    "termination",
+    "answer",
+    "predicted_index",
+    "correct",
+    "reasoning",
+    "turns",
+    "model_calls",
+    "points_used",
+    "tokens",
+    "prompt_tokens",
+    "completion_tokens",
+    "cache_read_tokens",
+    "cache_creation_tokens",
+    "tool_calls",
+    "turns_with_calls",
+    "tool_errors",
+    "api_errors",
+    "transient_retries",
+    "paper_recall",
+    "paper_recall_any",
+    "section_recall",
+    "section_recall_any",
+    "section_recall_loose",
+    "reads",
+    "tool_sequence",
+    "cost_usd",
+    "wall_time_s",
+    "error",
+    "error_kind",
+    "continues",
+    "chosen_type",
+    "actions",
+    "cut_off_turns",
+    "lost_calls",
 )
 JSON_FIELDS = ("reads", "tool_sequence", "actions")
-LIGHT_COLUMNS = ", ".join(c for c in ("id", "run_id", "item_id", "replicate", "attempt", "final", "kind", "depth",
-                                      "question_type", "reasoning_type", "consensus_tier", "venue", "correct_index")
-                          + TRAJECTORY_FIELDS if c not in ("actions", "reads", "reasoning"))
-META_FIELDS = ("question_type", "kind", "depth", "reasoning_type", "consensus_tier", "venue", "correct_index",
-               "budget_level", "n_gold", "section_reachable")
+LIGHT_COLUMNS = ", ".join(
+    c
+    for c in (
+        "id",
+        "run_id",
+        "item_id",
+        "replicate",
+        "attempt",
+        "final",
+        "kind",
+        "depth",
+        "question_type",
+        "reasoning_type",
+        "consensus_tier",
+        "venue",
+        "correct_index",
+        *TRAJECTORY_FIELDS,
+    )
+    if c not in ("actions", "reads", "reasoning")
+)
+META_FIELDS = (
+    "question_type",
+    "kind",
+    "depth",
+    "reasoning_type",
+    "consensus_tier",
+    "venue",
+    "correct_index",
+    "budget_level",
+    "n_gold",
+    "section_reachable",
+)
 
 
 class StoreError(Exception):
@@ -63,14 +120,14 @@ def identity_diff(stored: dict[str, Any], requested: dict[str, Any]) -> list[str
 
 
 def differ_phrase(keys: list[str]) -> str:
-    """"seed differs", "seed and caps differ", "a, b and c differ"."""
+    """ "seed differs", "seed and caps differ", "a, b and c differ"."""
     if len(keys) == 1:
         return f"{keys[0]} differs"
     return f"{', '.join(keys[:-1])} and {keys[-1]} differ"
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class Store:
@@ -79,8 +136,10 @@ class Store:
     def __init__(self, path: Path | str, readonly: bool = False):
         self.path = Path(path)
         if self.path.is_dir():
-            raise StoreError(f"{self.path} is a directory, not a store file (e.g. {self.path / 'runs.sqlite'})",
-                             remedy="another_store")
+            raise StoreError(
+                f"{self.path} is a directory, not a store file (e.g. {self.path / 'runs.sqlite'})",
+                remedy="another_store",
+            )
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         elif not self.path.exists():
@@ -116,12 +175,19 @@ class Store:
         adding our tables beside theirs would damage it. A new or empty file becomes a store."""
         if schema_version(self.conn) != 0:
             return
-        tables = [r[0] for r in self.conn.execute(
-            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name LIMIT 4")]
+        tables = [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name LIMIT 4"
+            )
+        ]
         if tables:
             shown = ", ".join(tables[:3]) + (", …" if len(tables) > 3 else "")
-            raise StoreError(f"{self.path}: not a workbench store (an SQLite database with other tables: {shown}); "
-                             "nothing was changed", remedy="another_store")
+            raise StoreError(
+                f"{self.path}: not a workbench store (an SQLite database with other tables: {shown}); "
+                "nothing was changed",
+                remedy="another_store",
+            )
 
     def _check_readable(self) -> None:
         """A read-only open must fail here, in one line, not at the first query: a file that is not SQLite, an
@@ -138,8 +204,10 @@ class Store:
                 finally:
                     writer.close()
             except sqlite3.OperationalError as exc:
-                raise StoreError(f"{self.path}: written by an older workbench (schema {version}) and cannot be "
-                                 f"upgraded here ({exc}); open it once where it is writable") from None
+                raise StoreError(
+                    f"{self.path}: written by an older workbench (schema {version}) and cannot be "
+                    f"upgraded here ({exc}); open it once where it is writable"
+                ) from None
 
     def close(self) -> None:
         """Close the connection; the last one to close folds the WAL into the database file, so a copy of the file
@@ -171,8 +239,11 @@ class Store:
         if row is not None:
             if row["identity"] != ident:
                 diff = identity_diff(json.loads(row["identity"]), identity)
-                raise RunConflict(f"run '{name}' exists with a different configuration ({differ_phrase(diff)})",
-                                  remedy="rename_or_delete_run", run=name)
+                raise RunConflict(
+                    f"run '{name}' exists with a different configuration ({differ_phrase(diff)})",
+                    remedy="rename_or_delete_run",
+                    run=name,
+                )
             return row["id"], True
         record = {"name": name, "identity": ident, "created_at": now(), **fields}
         for key in ("caps", "config"):
@@ -185,7 +256,9 @@ class Store:
         with self.transaction():
             if prompts is not None:
                 self.conn.execute("INSERT OR IGNORE INTO texts VALUES (?, ?)", (record["prompts_text"], prompts))
-            cur = self.conn.execute(f"INSERT INTO runs ({cols}) VALUES ({', '.join('?' * len(record))})", list(record.values()))
+            cur = self.conn.execute(
+                f"INSERT INTO runs ({cols}) VALUES ({', '.join('?' * len(record))})", list(record.values())
+            )
         return cur.lastrowid, False
 
     def update_run(self, run_id: int, **fields: Any) -> None:
@@ -227,7 +300,8 @@ class Store:
         with self.transaction():
             self.conn.execute("DELETE FROM judgments WHERE run_id = ?", (run["id"],))
             self.conn.execute(
-                "DELETE FROM steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ?)", (run["id"],))
+                "DELETE FROM steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ?)", (run["id"],)
+            )
             self.conn.execute("DELETE FROM trajectories WHERE run_id = ?", (run["id"],))
             self.conn.execute("DELETE FROM runs WHERE id = ?", (run["id"],))
 
@@ -236,13 +310,15 @@ class Store:
     def finished(self, run_id: int) -> set[tuple[str, int]]:
         """(item, replicate) pairs whose final attempt is written in full."""
         rows = self.conn.execute(
-            "SELECT item_id, replicate FROM trajectories WHERE run_id = ? AND final = 1 AND status = 'done'", (run_id,))
+            "SELECT item_id, replicate FROM trajectories WHERE run_id = ? AND final = 1 AND status = 'done'", (run_id,)
+        )
         return {(r[0], r[1]) for r in rows}
 
     def next_attempt(self, run_id: int, item_id: str, replicate: int) -> int:
         row = self.conn.execute(
             "SELECT MAX(attempt) FROM trajectories WHERE run_id = ? AND item_id = ? AND replicate = ? AND status = 'done'",
-            (run_id, item_id, replicate)).fetchone()
+            (run_id, item_id, replicate),
+        ).fetchone()
         return 0 if row[0] is None else row[0] + 1
 
     def spent(self, run_id: int) -> tuple[int, float]:
@@ -260,7 +336,9 @@ class Store:
         row = self.conn.execute(
             "SELECT COALESCE(SUM(tokens), 0), COALESCE(SUM(usd), 0.0) FROM (SELECT MAX(s.tokens) AS tokens, "
             "SUM(s.cost_usd) AS usd FROM steps s JOIN trajectories t ON t.id = s.trajectory_id WHERE t.run_id = ? "
-            f"{where} GROUP BY s.trajectory_id)", (run_id,)).fetchone()
+            f"{where} GROUP BY s.trajectory_id)",
+            (run_id,),
+        ).fetchone()
         return int(row[0]), float(row[1])
 
     def discard_unfinished(self, run_id: int) -> int:
@@ -271,11 +349,19 @@ class Store:
             if tokens or usd:
                 config = self.run_by_id(run_id)["config"] or {}
                 gone = config.get("discarded") or {}
-                config["discarded"] = {"tokens": int(gone.get("tokens", 0)) + tokens,
-                                       "usd": float(gone.get("usd", 0.0)) + usd}
-                self.conn.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(config, sort_keys=True), run_id))
-            ids = [r[0] for r in self.conn.execute(
-                "SELECT id FROM trajectories WHERE run_id = ? AND status != 'done'", (run_id,))]
+                config["discarded"] = {
+                    "tokens": int(gone.get("tokens", 0)) + tokens,
+                    "usd": float(gone.get("usd", 0.0)) + usd,
+                }
+                self.conn.execute(
+                    "UPDATE runs SET config = ? WHERE id = ?", (json.dumps(config, sort_keys=True), run_id)
+                )
+            ids = [
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT id FROM trajectories WHERE run_id = ? AND status != 'done'", (run_id,)
+                )
+            ]
             for tid in ids:
                 self.conn.execute("DELETE FROM steps WHERE trajectory_id = ?", (tid,))
             self.conn.execute("DELETE FROM trajectories WHERE run_id = ? AND status != 'done'", (run_id,))
@@ -289,18 +375,27 @@ class Store:
         attempt on the item is not a fresh one), as failed sample-level attempts are kept. Reports read
         final attempts only, so nothing else changes."""
         with self.transaction():
-            ids = [r[0] for r in self.conn.execute(
-                "SELECT id FROM trajectories WHERE run_id = ? AND status != 'done' ORDER BY id", (run_id,))]
+            ids = [
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT id FROM trajectories WHERE run_id = ? AND status != 'done' ORDER BY id", (run_id,)
+                )
+            ]
             for tid in ids:
-                last = self.conn.execute("SELECT turn, points_used, tokens FROM steps WHERE trajectory_id = ? "
-                                         "ORDER BY idx DESC LIMIT 1", (tid,)).fetchone()
-                calls = self.conn.execute("SELECT COUNT(*) FROM steps WHERE trajectory_id = ? AND kind = 'tool'",
-                                          (tid,)).fetchone()[0]
+                last = self.conn.execute(
+                    "SELECT turn, points_used, tokens FROM steps WHERE trajectory_id = ? ORDER BY idx DESC LIMIT 1",
+                    (tid,),
+                ).fetchone()
+                calls = self.conn.execute(
+                    "SELECT COUNT(*) FROM steps WHERE trajectory_id = ? AND kind = 'tool'", (tid,)
+                ).fetchone()[0]
                 turns, points, tokens = tuple(last) if last else (0, 0, 0)
                 self.conn.execute(
                     "UPDATE trajectories SET status = 'done', final = 0, termination = 'error', error_kind = 'abandoned', "
                     "error = ?, correct = 0, turns = ?, points_used = ?, tokens = ?, tool_calls = ?, finished_at = ? "
-                    "WHERE id = ?", (note, turns, points, tokens, calls, now(), tid))
+                    "WHERE id = ?",
+                    (note, turns, points, tokens, calls, now(), tid),
+                )
         return ids
 
     def model_token_history(self, model: str) -> tuple[float, float, int] | None:
@@ -308,7 +403,9 @@ class Store:
         run of `model`, or None when there is none (what a cost estimate can rest on)."""
         row = self.conn.execute(
             "SELECT AVG(t.prompt_tokens), AVG(t.completion_tokens), COUNT(*) FROM trajectories t "
-            "JOIN runs r ON r.id = t.run_id WHERE r.model = ? AND t.status = 'done' AND t.final = 1", (model,)).fetchone()
+            "JOIN runs r ON r.id = t.run_id WHERE r.model = ? AND t.status = 'done' AND t.final = 1",
+            (model,),
+        ).fetchone()
         return (row[0], row[1], row[2]) if row and row[2] else None
 
     def agent_history(self, agent: str, fingerprint: str) -> list[dict[str, Any]]:
@@ -317,12 +414,17 @@ class Store:
         rows = self.conn.execute(
             "SELECT t.id, t.item_id, t.replicate, t.attempt, t.status, t.final, t.termination, t.error_kind, "
             "t.correct, t.tool_calls, r.name AS run, r.id AS run_id FROM trajectories t JOIN runs r ON r.id = t.run_id "
-            "WHERE r.agent = ? AND r.dataset_fingerprint = ? ORDER BY t.id", (agent, fingerprint))
+            "WHERE r.agent = ? AND r.dataset_fingerprint = ? ORDER BY t.id",
+            (agent, fingerprint),
+        )
         return [dict(r) for r in rows]
 
     def final_trajectory_id(self, run_id: int, item_id: str, replicate: int = 0) -> int | None:
-        row = self.conn.execute("SELECT id FROM trajectories WHERE run_id = ? AND item_id = ? AND replicate = ? "
-                                "AND final = 1 AND status = 'done'", (run_id, item_id, replicate)).fetchone()
+        row = self.conn.execute(
+            "SELECT id FROM trajectories WHERE run_id = ? AND item_id = ? AND replicate = ? "
+            "AND final = 1 AND status = 'done'",
+            (run_id, item_id, replicate),
+        ).fetchone()
         return None if row is None else row[0]
 
     def begin_trajectory(self, run_id: int, item_id: str, replicate: int, attempt: int, meta: dict[str, Any]) -> int:
@@ -331,7 +433,8 @@ class Store:
             cur = self.conn.execute(
                 f"INSERT INTO trajectories (run_id, item_id, replicate, attempt, status, started_at, {cols}) "
                 f"VALUES (?, ?, ?, ?, 'running', ?, {', '.join('?' * len(META_FIELDS))})",
-                (run_id, item_id, replicate, attempt, now(), *(meta.get(k) for k in META_FIELDS)))
+                (run_id, item_id, replicate, attempt, now(), *(meta.get(k) for k in META_FIELDS)),
+            )
         return cur.lastrowid
 
     def add_step(self, trajectory_id: int, step: dict[str, Any]) -> None:
@@ -353,19 +456,44 @@ class Store:
                 text_hash = _text_hash(text)
                 texts.append((text_hash, text))
                 text = None
-            rows.append((trajectory_id, step["index"], step["turn"], step["kind"], text, text_hash,
-                         step.get("tool_name"), _json(step.get("tool_args")), step.get("tool_call_id"),
-                         step.get("cost", 0), step.get("status"), _opt_str(step.get("paper_id")), step.get("arxiv_id"),
-                         step.get("section_index"), int(bool(step.get("delivered"))), _json(step.get("usage")),
-                         step.get("cost_usd"), step["points_used"], step["points_left"], step["tokens"],
-                         step["rejections"], step.get("elapsed_s"), step.get("reasoning_chars"), step.get("hop"),
-                         step.get("finish_reason")))
+            rows.append(
+                (
+                    trajectory_id,
+                    step["index"],
+                    step["turn"],
+                    step["kind"],
+                    text,
+                    text_hash,
+                    step.get("tool_name"),
+                    _json(step.get("tool_args")),
+                    step.get("tool_call_id"),
+                    step.get("cost", 0),
+                    step.get("status"),
+                    _opt_str(step.get("paper_id")),
+                    step.get("arxiv_id"),
+                    step.get("section_index"),
+                    int(bool(step.get("delivered"))),
+                    _json(step.get("usage")),
+                    step.get("cost_usd"),
+                    step["points_used"],
+                    step["points_left"],
+                    step["tokens"],
+                    step["rejections"],
+                    step.get("elapsed_s"),
+                    step.get("reasoning_chars"),
+                    step.get("hop"),
+                    step.get("finish_reason"),
+                )
+            )
         if texts:
             self.conn.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?)", texts)
-        self.conn.executemany("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows
+        )
 
-    def finish_trajectory(self, trajectory_id: int, result: dict[str, Any], final: bool,
-                          steps: list[dict[str, Any]] = ()) -> None:
+    def finish_trajectory(
+        self, trajectory_id: int, result: dict[str, Any], final: bool, steps: list[dict[str, Any]] = ()
+    ) -> None:
         """Write the last `steps` and the outcome and mark the trajectory done, atomically: before this it does
         not count."""
         values = [(_json(result.get(k)) if k in JSON_FIELDS else result.get(k)) for k in TRAJECTORY_FIELDS]
@@ -375,7 +503,8 @@ class Store:
                 self._insert_steps(trajectory_id, list(steps))
             self.conn.execute(
                 f"UPDATE trajectories SET {sets}, status = 'done', final = ?, finished_at = ? WHERE id = ?",
-                [*values, int(final), now(), trajectory_id])
+                [*values, int(final), now(), trajectory_id],
+            )
 
     def trajectories(self, run_id: int, final_only: bool = True, light: bool = False) -> list[dict[str, Any]]:
         """Finished trajectories of a run, in order of insertion. `light` leaves out the per-call actions and
@@ -383,7 +512,8 @@ class Store:
         cond = "AND final = 1" if final_only else ""
         cols = LIGHT_COLUMNS if light else "*"
         cur = self.conn.execute(
-            f"SELECT {cols} FROM trajectories WHERE run_id = ? AND status = 'done' {cond} ORDER BY id", (run_id,))
+            f"SELECT {cols} FROM trajectories WHERE run_id = ? AND status = 'done' {cond} ORDER BY id", (run_id,)
+        )
         names = [d[0] for d in cur.description]
         decode = [(i, n) for i, n in enumerate(names) if n in JSON_FIELDS]
         out = []
@@ -394,7 +524,9 @@ class Store:
             out.append(d)
         return out
 
-    def trajectory_columns(self, run_id: int, fields: tuple[str, ...], raw: tuple[str, ...] = ()) -> dict[str, list[Any]]:
+    def trajectory_columns(
+        self, run_id: int, fields: tuple[str, ...], raw: tuple[str, ...] = ()
+    ) -> dict[str, list[Any]]:
         """Finished final trajectories of a run as one list per field (in insertion order), JSON fields decoded.
 
         Column-wise, without a dict per row: what reports over tens of thousands of trajectories read.
@@ -410,7 +542,8 @@ class Store:
         select = ", ".join(f if f in present else f"NULL AS {f}" for f in fields)
         cur = self.conn.execute(
             f"SELECT {select} FROM trajectories WHERE run_id = ? AND status = 'done' AND final = 1 ORDER BY id",
-            (run_id,))
+            (run_id,),
+        )
         rows = cur.fetchall()
         columns = [list(col) for col in zip(*rows)] if rows else [[] for _ in fields]
         out = dict(zip(fields, columns))
@@ -431,7 +564,9 @@ class Store:
         """Every step of a trajectory with its full text restored."""
         rows = self.conn.execute(
             "SELECT s.*, COALESCE(s.text, x.body) AS full_text FROM steps s LEFT JOIN texts x ON x.hash = s.text_hash "
-            "WHERE s.trajectory_id = ? ORDER BY s.idx", (trajectory_id,))
+            "WHERE s.trajectory_id = ? ORDER BY s.idx",
+            (trajectory_id,),
+        )
         out = []
         for r in rows:
             d = dict(r)
@@ -448,14 +583,35 @@ class Store:
             "SELECT t.id AS trajectory_id, t.item_id, t.replicate, s.turn, s.tool_name, s.status, s.cost "
             "FROM trajectories t JOIN steps s ON s.trajectory_id = t.id "
             "WHERE t.run_id = ? AND t.final = 1 AND t.status = 'done' AND s.kind = 'tool' ORDER BY t.id, s.idx",
-            (run_id,))
+            (run_id,),
+        )
         return [dict(r) for r in rows]
 
     # ------------------------------------------------------------ added for the workbench TUI (cheap reads, export)
 
-    LIST_FIELDS = ("id", "item_id", "replicate", "attempt", "kind", "question_type", "depth", "correct", "termination",
-                   "answer", "predicted_index", "chosen_type", "points_used", "turns", "tokens", "tool_calls",
-                   "paper_recall", "section_recall", "cost_usd", "wall_time_s", "error")
+    LIST_FIELDS = (
+        "id",
+        "item_id",
+        "replicate",
+        "attempt",
+        "kind",
+        "question_type",
+        "depth",
+        "correct",
+        "termination",
+        "answer",
+        "predicted_index",
+        "chosen_type",
+        "points_used",
+        "turns",
+        "tokens",
+        "tool_calls",
+        "paper_recall",
+        "section_recall",
+        "cost_usd",
+        "wall_time_s",
+        "error",
+    )
 
     def data_version(self) -> int:
         """SQLite's `PRAGMA data_version`: changes whenever another connection commits (a cheap poll)."""
@@ -471,14 +627,16 @@ class Store:
         row = self.conn.execute(
             "SELECT r.status, COUNT(t.id), MAX(t.id), r.label_resolution, r.hop_rule FROM runs r "
             "LEFT JOIN trajectories t ON t.run_id = r.id AND t.final = 1 AND t.status = 'done' WHERE r.id = ?",
-            (run_id,)).fetchone()
+            (run_id,),
+        ).fetchone()
         return tuple(row)
 
     def trajectory_list(self, run_id: int) -> list[dict[str, Any]]:
         """Finished final trajectories of a run with only the columns a list needs (no texts, no sequences)."""
         cols = ", ".join(self.LIST_FIELDS)
         rows = self.conn.execute(
-            f"SELECT {cols} FROM trajectories WHERE run_id = ? AND status = 'done' AND final = 1 ORDER BY id", (run_id,))
+            f"SELECT {cols} FROM trajectories WHERE run_id = ? AND status = 'done' AND final = 1 ORDER BY id", (run_id,)
+        )
         return [dict(r) for r in rows]
 
     # ------------------------------------------------------------ one item across runs
@@ -491,7 +649,9 @@ class Store:
             f"SELECT {cols}, r.name AS run, r.agent, r.model, r.ablation, r.kind AS run_kind, r.id AS run_id "
             "FROM trajectories t JOIN runs r ON r.id = t.run_id "
             "WHERE t.item_id = ? AND t.final = 1 AND t.status = 'done' AND r.dataset_fingerprint = ? "
-            "ORDER BY r.id, t.replicate", (item_id, fingerprint))
+            "ORDER BY r.id, t.replicate",
+            (item_id, fingerprint),
+        )
         return [dict(r) for r in rows]
 
     def item_outcomes(self, fingerprint: str) -> dict[str, tuple[int, int]]:
@@ -499,7 +659,9 @@ class Store:
         rows = self.conn.execute(
             "SELECT t.item_id, COALESCE(SUM(t.correct), 0), COUNT(*) FROM trajectories t JOIN runs r ON r.id = t.run_id "
             "WHERE r.dataset_fingerprint = ? AND t.final = 1 AND t.status = 'done' AND t.replicate = 0 "
-            "GROUP BY t.item_id", (fingerprint,))
+            "GROUP BY t.item_id",
+            (fingerprint,),
+        )
         return {r[0]: (int(r[1]), int(r[2])) for r in rows}
 
     # ------------------------------------------------------------ judgments (parallel scaling)
@@ -511,49 +673,92 @@ class Store:
 
     def judge_names(self, run_id: int) -> list[str]:
         """The judges with stored verdicts on a run, in the order they first judged it."""
-        rows = self.conn.execute("SELECT judge FROM judgments WHERE run_id = ? GROUP BY judge ORDER BY MIN(id)",
-                                 (run_id,))
+        rows = self.conn.execute(
+            "SELECT judge FROM judgments WHERE run_id = ? GROUP BY judge ORDER BY MIN(id)", (run_id,)
+        )
         return [r[0] for r in rows]
 
-    def add_judgment(self, run_id: int, item_id: str, kind: str, judge: str, sample_a: int, sample_b: int | None,
-                     verdict: bool | None, prompt: str | None, reply: str | None, tokens: int | None,
-                     cost_usd: float | None) -> None:
+    def add_judgment(
+        self,
+        run_id: int,
+        item_id: str,
+        kind: str,
+        judge: str,
+        sample_a: int,
+        sample_b: int | None,
+        verdict: bool | None,
+        prompt: str | None,
+        reply: str | None,
+        tokens: int | None,
+        cost_usd: float | None,
+    ) -> None:
         with self.transaction():
             self.conn.execute(
                 "INSERT OR REPLACE INTO judgments (run_id, item_id, kind, judge, sample_a, sample_b, verdict, prompt, "
                 "reply, tokens, cost_usd, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (run_id, item_id, kind, judge, sample_a, sample_b, None if verdict is None else int(verdict), prompt,
-                 reply, tokens, cost_usd, now()))
+                (
+                    run_id,
+                    item_id,
+                    kind,
+                    judge,
+                    sample_a,
+                    sample_b,
+                    None if verdict is None else int(verdict),
+                    prompt,
+                    reply,
+                    tokens,
+                    cost_usd,
+                    now(),
+                ),
+            )
 
-    def judgment_costs(self, run_id: int, judge: str) -> list[tuple[str, float | None, int, float | None,
-                                                                  float | None, int | None]]:
+    def judgment_costs(
+        self, run_id: int, judge: str
+    ) -> list[tuple[str, float | None, int, float | None, float | None, int | None]]:
         """Per verdict kind of one judge on one run: (kind, mean cost of the priced verdicts, how many were priced,
         mean tokens, total cost, total tokens)."""
-        return [tuple(r) for r in self.conn.execute(
-            "SELECT kind, AVG(cost_usd), COUNT(cost_usd), AVG(tokens), SUM(cost_usd), SUM(tokens) FROM judgments "
-            "WHERE run_id = ? AND judge = ? GROUP BY kind", (run_id, judge))]
+        return [
+            tuple(r)
+            for r in self.conn.execute(
+                "SELECT kind, AVG(cost_usd), COUNT(cost_usd), AVG(tokens), SUM(cost_usd), SUM(tokens) FROM judgments "
+                "WHERE run_id = ? AND judge = ? GROUP BY kind",
+                (run_id, judge),
+            )
+        ]
 
     def context_profile(self, run_id: int, stop_text: str, prefix_key: str) -> dict[int, dict[str, int]]:
         """Per finished trajectory: the context sent on its first and on its largest model call, the number of
         nudges that start with `stop_text`, and the cap tokens of turns whose usage.raw carries `prefix_key`
         (replayed, not paid for again). Context = prompt + cache read + cache creation tokens of one call."""
-        ctx = ("COALESCE(json_extract(usage, '$.prompt'), 0) + COALESCE(json_extract(usage, '$.cache_read'), 0)"
-               " + COALESCE(json_extract(usage, '$.cache_creation'), 0)")
-        cap = ("COALESCE(json_extract(usage, '$.prompt'), 0) + COALESCE(json_extract(usage, '$.completion'), 0)"
-               " + COALESCE(json_extract(usage, '$.cache_creation'), 0)")
+        ctx = (
+            "COALESCE(json_extract(usage, '$.prompt'), 0) + COALESCE(json_extract(usage, '$.cache_read'), 0)"
+            " + COALESCE(json_extract(usage, '$.cache_creation'), 0)"
+        )
+        cap = (
+            "COALESCE(json_extract(usage, '$.prompt'), 0) + COALESCE(json_extract(usage, '$.completion'), 0)"
+            " + COALESCE(json_extract(usage, '$.cache_creation'), 0)"
+        )
         mine = "trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ? AND final = 1 AND status = 'done')"
         out: dict[int, dict[str, int]] = {}
         rows = self.conn.execute(
             f"SELECT trajectory_id, MAX(CASE WHEN kind IN ('assistant', 'harness', 'summary') THEN {ctx} END), "
             f"SUM(kind = 'nudge' AND substr(COALESCE(text, ''), 1, ?) = ?), "
             f"SUM(CASE WHEN kind = 'assistant' AND json_extract(usage, '$.raw.' || ?) THEN {cap} ELSE 0 END) "
-            f"FROM steps WHERE {mine} GROUP BY trajectory_id", (len(stop_text), stop_text, prefix_key, run_id))
+            f"FROM steps WHERE {mine} GROUP BY trajectory_id",
+            (len(stop_text), stop_text, prefix_key, run_id),
+        )
         for tid, largest, stops, prefix in rows:
-            out[tid] = {"first_context": 0, "max_context": int(largest or 0), "stops": int(stops or 0),
-                        "prefix_tokens": int(prefix or 0)}
+            out[tid] = {
+                "first_context": 0,
+                "max_context": int(largest or 0),
+                "stops": int(stops or 0),
+                "prefix_tokens": int(prefix or 0),
+            }
         first = self.conn.execute(  # SQLite takes the bare column from the row holding MIN(idx)
             f"SELECT trajectory_id, MIN(idx), {ctx} FROM steps WHERE kind IN ('assistant', 'harness') AND {mine} "
-            "GROUP BY trajectory_id", (run_id,))
+            "GROUP BY trajectory_id",
+            (run_id,),
+        )
         for tid, _, context in first:
             out.setdefault(tid, {"max_context": 0, "stops": 0, "prefix_tokens": 0})["first_context"] = int(context or 0)
         return out
@@ -569,9 +774,17 @@ class Store:
             "SUM(CASE WHEN kind = 'verifier' THEN cost_usd END), "
             "SUM(kind = 'error' AND substr(COALESCE(text, ''), 1, 15) = 'Verifier error ') "
             "FROM steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ? AND final = 1 "
-            "AND status = 'done')", (run_id,)).fetchone()
-        return {"summaries": int(row[0] or 0), "replacements": int(row[1] or 0), "verifier_calls": int(row[2] or 0),
-                "verifier_tokens": int(row[3] or 0), "verifier_cost_usd": row[4], "verifier_errors": int(row[5] or 0)}
+            "AND status = 'done')",
+            (run_id,),
+        ).fetchone()
+        return {
+            "summaries": int(row[0] or 0),
+            "replacements": int(row[1] or 0),
+            "verifier_calls": int(row[2] or 0),
+            "verifier_tokens": int(row[3] or 0),
+            "verifier_cost_usd": row[4],
+            "verifier_errors": int(row[5] or 0),
+        }
 
     def runs_in_group(self, group: str) -> list[dict[str, Any]]:
         rows = self.conn.execute(f"{_RUN_SELECT} WHERE r.group_name = ? ORDER BY r.id", (group,)).fetchall()
@@ -594,7 +807,6 @@ class Store:
         with self.transaction():
             self.conn.execute(f"UPDATE trajectories SET {sets} WHERE id = ?", [*values, trajectory_id])
 
-
     SECTION_FLAGS = ("section_recall", "section_recall_any", "section_recall_loose", "section_reachable")
 
     def set_section_flags(self, run_id: int, flags: list[tuple[int, dict[str, Any]]], label_resolution: str) -> None:
@@ -605,7 +817,8 @@ class Store:
         with self.transaction():
             self.conn.executemany(
                 f"UPDATE trajectories SET {sets} WHERE id = ? AND run_id = ?",
-                [[f.get(k) for k in self.SECTION_FLAGS] + [tid, run_id] for tid, f in flags])
+                [[f.get(k) for k in self.SECTION_FLAGS] + [tid, run_id] for tid, f in flags],
+            )
             self.conn.execute("UPDATE runs SET label_resolution = ? WHERE id = ?", (label_resolution, run_id))
 
     def delivered_steps(self, run_id: int, final_only: bool = True) -> list[dict[str, Any]]:
@@ -617,7 +830,9 @@ class Store:
             "SELECT s.trajectory_id, t.item_id, t.depth, s.idx, s.paper_id, s.arxiv_id, s.section_index, s.delivered, "
             "s.hop FROM trajectories t JOIN steps s ON s.trajectory_id = t.id "
             f"WHERE t.run_id = ? AND t.status = 'done' {cond} AND s.kind = 'tool' AND s.delivered = 1 "
-            "ORDER BY t.id, s.idx", (run_id,)).fetchall()
+            "ORDER BY t.id, s.idx",
+            (run_id,),
+        ).fetchall()
         return [dict(r) for r in rows]
 
     def set_step_hops(self, run_id: int, hops: list[tuple[int, int, int | None]], hop_rule: str) -> None:
@@ -627,8 +842,10 @@ class Store:
             # whose steps these are is checked once, not per row: a per-row subquery on the run's trajectories took
             # 16 s (write lock held) for a 3,033-trajectory run's 30,330 reads, against 0.06 s
             owned = {tid for (tid,) in self.conn.execute("SELECT id FROM trajectories WHERE run_id = ?", (run_id,))}
-            self.conn.executemany("UPDATE steps SET hop = ? WHERE trajectory_id = ? AND idx = ?",
-                                  [(hop, tid, idx) for tid, idx, hop in hops if tid in owned])
+            self.conn.executemany(
+                "UPDATE steps SET hop = ? WHERE trajectory_id = ? AND idx = ?",
+                [(hop, tid, idx) for tid, idx, hop in hops if tid in owned],
+            )
             self.conn.execute("UPDATE runs SET hop_rule = ? WHERE id = ?", (hop_rule, run_id))
 
     # ------------------------------------------------------------ benchmark audit
@@ -636,23 +853,42 @@ class Store:
     VERDICTS = ("pass", "flag", "remove")
     LABEL_ACTIONS = ("add", "remove", "reclassify", "undo")
 
-    def add_verdict(self, fingerprint: str, item_id: str, reviewer: str, verdict: str, note: str = "",
-                    checks: dict[str, bool | None] | None = None) -> None:
+    def add_verdict(
+        self,
+        fingerprint: str,
+        item_id: str,
+        reviewer: str,
+        verdict: str,
+        note: str = "",
+        checks: dict[str, bool | None] | None = None,
+    ) -> None:
         """Record a reviewer's verdict; the latest one per item counts, earlier ones stay as history. A check
         that is absent or None was not assessed and is stored as NULL (not as failed)."""
         if verdict not in self.VERDICTS:
             raise StoreError(f"verdict must be one of {', '.join(self.VERDICTS)}, got {verdict!r}")
         checks = checks or {}
-        flags = [None if checks.get(k) is None else int(bool(checks[k]))
-                 for k in ("question_ok", "gold_supported", "labels_accurate")]
+        flags = [
+            None if checks.get(k) is None else int(bool(checks[k]))
+            for k in ("question_ok", "gold_supported", "labels_accurate")
+        ]
         with self.transaction():
             self.conn.execute(
                 "INSERT INTO audit_verdicts (dataset_fingerprint, item_id, reviewer, verdict, note, question_ok, "
                 "gold_supported, labels_accurate, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                (fingerprint, item_id, reviewer, verdict, note, *flags, now()))
+                (fingerprint, item_id, reviewer, verdict, note, *flags, now()),
+            )
 
-    def add_label_edit(self, fingerprint: str, item_id: str, reviewer: str, action: str, arxiv_id: str, section: str,
-                       relevance: str | None = None, undoes: int | None = None) -> int:
+    def add_label_edit(
+        self,
+        fingerprint: str,
+        item_id: str,
+        reviewer: str,
+        action: str,
+        arxiv_id: str,
+        section: str,
+        relevance: str | None = None,
+        undoes: int | None = None,
+    ) -> int:
         """Add, remove or re-classify (change the relevance of) one section label of an item, or undo an earlier
         edit of it (`undoes`: that edit's id; the edit stays in the history). Returns the new edit's id."""
         if action not in self.LABEL_ACTIONS:
@@ -665,12 +901,15 @@ class Store:
             cur = self.conn.execute(
                 "INSERT INTO audit_labels (dataset_fingerprint, item_id, action, arxiv_id, section, relevance, reviewer,"
                 " created_at, undoes) VALUES (?,?,?,?,?,?,?,?,?)",
-                (fingerprint, item_id, action, arxiv_id, section, relevance, reviewer, now(), undoes))
+                (fingerprint, item_id, action, arxiv_id, section, relevance, reviewer, now(), undoes),
+            )
         return cur.lastrowid
 
     def verdicts(self, fingerprint: str) -> dict[str, dict[str, Any]]:
         """The latest verdict per item of a dataset."""
-        rows = self.conn.execute("SELECT * FROM audit_verdicts WHERE dataset_fingerprint = ? ORDER BY id", (fingerprint,))
+        rows = self.conn.execute(
+            "SELECT * FROM audit_verdicts WHERE dataset_fingerprint = ? ORDER BY id", (fingerprint,)
+        )
         return {r["item_id"]: dict(r) for r in rows}
 
     def label_edits(self, fingerprint: str, item_id: str | None = None) -> list[dict[str, Any]]:

@@ -1,5 +1,6 @@
 """The real CLI in this process, read like a finished subprocess: for tests where no process boundary is under test
 (an interpreter start-up per call costs a fifth of a second, two seconds when it imports litellm)."""
+
 from __future__ import annotations
 
 import subprocess

@@ -1,4 +1,5 @@
 """Shared fixtures: a generated benchmark, a hand-made release with the reference's edge cases, tmp locations."""
+
 from __future__ import annotations
 
 import json
@@ -18,7 +19,6 @@ def pytest_xdist_auto_num_workers(config) -> int:
     import os
 
     return 2 * (os.cpu_count() or 1)
-
 
 
 def pytest_configure(config) -> None:
@@ -84,8 +84,12 @@ def demo_corpus(demo_dir, tmp_path_factory):
 
 
 def write_release(root: Path, qa: list[dict], graphs: list[dict], papers: list[dict], labels: list[dict]) -> Path:
-    files = {"qa/full.jsonl": qa, "graphs/full.jsonl": graphs, "paper_pool/papers.jsonl": papers,
-             "audit/recall_labels.jsonl": labels}
+    files = {
+        "qa/full.jsonl": qa,
+        "graphs/full.jsonl": graphs,
+        "paper_pool/papers.jsonl": papers,
+        "audit/recall_labels.jsonl": labels,
+    }
     for rel, rows in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
@@ -102,49 +106,121 @@ R = "f" * 40  # roman-numbered paper
 
 def mini_rows() -> tuple[list[dict], list[dict], list[dict], list[dict]]:
     """One depth-2 single-target item over six papers that exercise every formatting edge case."""
-    qa = [{
-        "id": "st_0001", "question_type": "single-target", "depth": 2, "reasoning_type": "METHOD",
-        "cognitive_skill": "reason", "venue": "ICLR", "consensus_tier": "silver",
-        "question": "Why does the decomposition [work] in the frequency domain?",
-        "options": ["Because of speed", "Because it preserves phase", "Because of memory", "Because of data"],
-        "correct_index": 1, "distractor_types": ["no_context", "correct", "seed_only", "wrong_paper"],
-        "seed_paper_id": S, "seed_arxiv_id": "2305.01234", "seed_title": "Seed Paper Title",
-        "gold_paper_ids": [G], "gold_arxiv_ids": ["2104.05678"], "bridge_paper_ids": [B],
-        "bridge_arxiv_ids": ["2202.00001"], "filter_agreement": 3,
-    }]
-    graphs = [{"sample_id": "st_0001", "nodes": {
-        S: {"title": "Seed Paper Title", "arxivId": "2305.01234", "year": 2023, "abstract": "We study frequency decomposition.",
-            "authors": [{"name": "Ada Lovelace"}, {"name": "Alan Turing"}, {"name": "Grace Hopper"}]},
-        B: {"title": "Bridge Paper", "arxivId": "2202.00001", "year": 2022, "abstract": "x" * 350,
-            "authors": [{"name": "Ada Lovelace"}, {"name": "Alan Turing"}]},
-        G: {"title": "Target Paper", "arxivId": "2104.05678", "year": 2021, "abstract": "Frequency domain decomposition.",
-            "authors": [{"name": "Grace Hopper"}, {}]},
-        M: {"title": "A Non-arXiv Workshop Paper", "arxivId": "", "year": None, "abstract": ""},
-        N: {"arxivId": "1901.99999", "abstract": "Frequency frequency analysis"},
-        R: {"title": "Roman Paper", "arxivId": "1811.00042", "year": 2018, "abstract": "roman numerals"},
-    }, "edges": {S: [B, M, R], B: [G, N]}}]
-    papers = [
-        {"arxiv_id": "2305.01234", "title": "Seed Paper Title", "sections": [
-            {"header": "1 Introduction", "text": "We adopt a decomposition."},
-            {"header": "2 Related Work", "text": "Prior work."}]},
-        {"arxiv_id": "2202.00001", "title": "Bridge Paper", "sections": [{"header": "Abstract", "text": "Bridge."}]},
-        {"arxiv_id": "2104.05678", "title": "Target Paper", "sections": [
-            {"header": "1 Introduction", "text": "Intro text."},
-            {"header": "3 Method", "text": "Overview.\n3.2 Frequency-Domain Decomposition\nWe decompose because it preserves phase."},
-            {"header": "3.1 Method Details", "text": "Details."},
-            {"header": "Apdx_A: Proofs", "text": "Proof."},
-            {"text": "Headerless section."}]},
-        {"arxiv_id": "1811.00042", "title": "Roman Paper", "sections": [
-            {"header": f"Section Header {i}", "text": f"body {i}"} for i in range(8)] + [
-            {"header": "IV Method", "text": "roman method"}, {"header": "IV-B Details", "text": "roman details"}]},
+    qa = [
+        {
+            "id": "st_0001",
+            "question_type": "single-target",
+            "depth": 2,
+            "reasoning_type": "METHOD",
+            "cognitive_skill": "reason",
+            "venue": "ICLR",
+            "consensus_tier": "silver",
+            "question": "Why does the decomposition [work] in the frequency domain?",
+            "options": ["Because of speed", "Because it preserves phase", "Because of memory", "Because of data"],
+            "correct_index": 1,
+            "distractor_types": ["no_context", "correct", "seed_only", "wrong_paper"],
+            "seed_paper_id": S,
+            "seed_arxiv_id": "2305.01234",
+            "seed_title": "Seed Paper Title",
+            "gold_paper_ids": [G],
+            "gold_arxiv_ids": ["2104.05678"],
+            "bridge_paper_ids": [B],
+            "bridge_arxiv_ids": ["2202.00001"],
+            "filter_agreement": 3,
+        }
     ]
-    labels = [{"sample_id": "st_0001", "analysis": {"section_recall_labels": [
-        {"paper": "Target Paper", "arxiv_id": "2104.05678", "section": "3.2 Frequency-Domain Decomposition",
-         "relevance": "direct", "what_it_contains": "rationale"},
-        {"paper": "Seed Paper Title", "arxiv_id": "2305.01234", "section": "2 Related Work", "relevance": "supporting"},
-        {"paper": "Seed", "arxiv_id": "", "section": "1 Introduction", "relevance": "supporting"},
-        {"paper": "Garbled", "arxiv_id": "We decompose because it preserves phase.", "section": "x", "relevance": "direct"},
-    ]}}]
+    graphs = [
+        {
+            "sample_id": "st_0001",
+            "nodes": {
+                S: {
+                    "title": "Seed Paper Title",
+                    "arxivId": "2305.01234",
+                    "year": 2023,
+                    "abstract": "We study frequency decomposition.",
+                    "authors": [{"name": "Ada Lovelace"}, {"name": "Alan Turing"}, {"name": "Grace Hopper"}],
+                },
+                B: {
+                    "title": "Bridge Paper",
+                    "arxivId": "2202.00001",
+                    "year": 2022,
+                    "abstract": "x" * 350,
+                    "authors": [{"name": "Ada Lovelace"}, {"name": "Alan Turing"}],
+                },
+                G: {
+                    "title": "Target Paper",
+                    "arxivId": "2104.05678",
+                    "year": 2021,
+                    "abstract": "Frequency domain decomposition.",
+                    "authors": [{"name": "Grace Hopper"}, {}],
+                },
+                M: {"title": "A Non-arXiv Workshop Paper", "arxivId": "", "year": None, "abstract": ""},
+                N: {"arxivId": "1901.99999", "abstract": "Frequency frequency analysis"},
+                R: {"title": "Roman Paper", "arxivId": "1811.00042", "year": 2018, "abstract": "roman numerals"},
+            },
+            "edges": {S: [B, M, R], B: [G, N]},
+        }
+    ]
+    papers = [
+        {
+            "arxiv_id": "2305.01234",
+            "title": "Seed Paper Title",
+            "sections": [
+                {"header": "1 Introduction", "text": "We adopt a decomposition."},
+                {"header": "2 Related Work", "text": "Prior work."},
+            ],
+        },
+        {"arxiv_id": "2202.00001", "title": "Bridge Paper", "sections": [{"header": "Abstract", "text": "Bridge."}]},
+        {
+            "arxiv_id": "2104.05678",
+            "title": "Target Paper",
+            "sections": [
+                {"header": "1 Introduction", "text": "Intro text."},
+                {
+                    "header": "3 Method",
+                    "text": "Overview.\n3.2 Frequency-Domain Decomposition\nWe decompose because it preserves phase.",
+                },
+                {"header": "3.1 Method Details", "text": "Details."},
+                {"header": "Apdx_A: Proofs", "text": "Proof."},
+                {"text": "Headerless section."},
+            ],
+        },
+        {
+            "arxiv_id": "1811.00042",
+            "title": "Roman Paper",
+            "sections": [{"header": f"Section Header {i}", "text": f"body {i}"} for i in range(8)]
+            + [{"header": "IV Method", "text": "roman method"}, {"header": "IV-B Details", "text": "roman details"}],
+        },
+    ]
+    labels = [
+        {
+            "sample_id": "st_0001",
+            "analysis": {
+                "section_recall_labels": [
+                    {
+                        "paper": "Target Paper",
+                        "arxiv_id": "2104.05678",
+                        "section": "3.2 Frequency-Domain Decomposition",
+                        "relevance": "direct",
+                        "what_it_contains": "rationale",
+                    },
+                    {
+                        "paper": "Seed Paper Title",
+                        "arxiv_id": "2305.01234",
+                        "section": "2 Related Work",
+                        "relevance": "supporting",
+                    },
+                    {"paper": "Seed", "arxiv_id": "", "section": "1 Introduction", "relevance": "supporting"},
+                    {
+                        "paper": "Garbled",
+                        "arxiv_id": "We decompose because it preserves phase.",
+                        "section": "x",
+                        "relevance": "direct",
+                    },
+                ]
+            },
+        }
+    ]
     return qa, graphs, papers, labels
 
 
@@ -155,6 +231,6 @@ def mini_dir(tmp_path) -> Path:
 
 @pytest.fixture
 def mini_corpus(mini_dir, tmp_path):
-    corpus, report = open_release(mini_dir, tmp_path / "minicache")
+    corpus, _report = open_release(mini_dir, tmp_path / "minicache")
     yield corpus
     corpus.close()

@@ -8,6 +8,7 @@ has finished enough trajectories: stopped, it stays in progress with its run loc
 as long as the test needs, however slow the machine. `release` continues it; a signal sent
 while it is stopped is pending when it runs again, so it lands while the run is in progress.
 """
+
 from __future__ import annotations
 
 import os

@@ -1,6 +1,7 @@
 """A small MCP server (stdio, the official SDK) whose tools an agent should ignore: the out-of-domain registry of
 tests/test_extra_tools_mcp.py. `--die-after N` makes the process exit abruptly on its N+1-th tool call (a server
 that dies mid-run)."""
+
 from __future__ import annotations
 
 import argparse

@@ -13,15 +13,17 @@ message before it (or answers one twice), a call left without a result, or an as
 that shows a call twice (as structured `tool_calls` and again as call text in its content). So
 every episode of the suite that talks to this server sends only histories a provider accepts.
 """
+
 from __future__ import annotations
 
 import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass
@@ -33,21 +35,40 @@ class Reply:
     close: bool = False  # drop the connection without a response
 
 
-def completion(message: dict[str, Any], prompt_tokens: int = 100, completion_tokens: int = 20, cached: int = 0,
-               model: str = "fake", finish_reason: str | None = None) -> dict[str, Any]:
+def completion(
+    message: dict[str, Any],
+    prompt_tokens: int = 100,
+    completion_tokens: int = 20,
+    cached: int = 0,
+    model: str = "fake",
+    finish_reason: str | None = None,
+) -> dict[str, Any]:
     """A chat completion; `finish_reason` "length" is a reply the completion limit cut off."""
     finish = finish_reason or ("tool_calls" if message.get("tool_calls") else "stop")
-    return {"id": "chatcmpl-test", "object": "chat.completion", "created": 1700000000, "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens,
-                      "prompt_tokens_details": {"cached_tokens": cached}}}
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": cached},
+        },
+    }
 
 
 def tool_reply(*calls: tuple[str, Any], content: str | None = None, **usage) -> Reply:
-    tool_calls = [{"id": f"call_{i}", "type": "function",
-                   "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
-                  for i, (name, args) in enumerate(calls)]
+    tool_calls = [
+        {
+            "id": f"call_{i}",
+            "type": "function",
+            "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
+        }
+        for i, (name, args) in enumerate(calls)
+    ]
     return Reply(body=completion({"role": "assistant", "content": content, "tool_calls": tool_calls}, **usage))
 
 
@@ -58,34 +79,65 @@ def text_reply(text: str | None, reasoning: str | None = None, **usage) -> Reply
     return Reply(body=completion(msg, **usage))
 
 
-def error_reply(status: int, headers: dict[str, str] | None = None, message: str = "injected fault",
-                kind: str = "test", code: Any = None) -> Reply:
-    return Reply(status=status, body={"error": {"message": message, "type": kind, "code": status if code is None else code}},
-                 headers=headers or {})
+def error_reply(
+    status: int,
+    headers: dict[str, str] | None = None,
+    message: str = "injected fault",
+    kind: str = "test",
+    code: Any = None,
+) -> Reply:
+    return Reply(
+        status=status,
+        body={"error": {"message": message, "type": kind, "code": status if code is None else code}},
+        headers=headers or {},
+    )
 
 
 def raw_reply(text: str, status: int = 200) -> Reply:
     return Reply(status=status, body=text)
 
 
-def anthropic_reply(*blocks: dict[str, Any], input_tokens: int = 100, output_tokens: int = 20,
-                    cache_read: int = 0, cache_creation: int = 0) -> Reply:
+def anthropic_reply(
+    *blocks: dict[str, Any],
+    input_tokens: int = 100,
+    output_tokens: int = 20,
+    cache_read: int = 0,
+    cache_creation: int = 0,
+) -> Reply:
     """A Messages API reply; blocks are content blocks such as `thinking`, `text` and `tool_use`."""
     stop = "tool_use" if any(b.get("type") == "tool_use" for b in blocks) else "end_turn"
-    return Reply(body={"id": "msg_test", "type": "message", "role": "assistant", "model": "claude-test",
-                       "content": list(blocks), "stop_reason": stop, "stop_sequence": None,
-                       "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens,
-                                 "cache_read_input_tokens": cache_read, "cache_creation_input_tokens": cache_creation}})
+    return Reply(
+        body={
+            "id": "msg_test",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-test",
+            "content": list(blocks),
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "cache_read_input_tokens": cache_read,
+                "cache_creation_input_tokens": cache_creation,
+            },
+        }
+    )
 
 
 def tool_use(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
     return {"type": "tool_use", "id": call_id, "name": name, "input": args}
 
 
-def anthropic_error(status: int, message: str = "injected fault", kind: str = "invalid_request_error",
-                    headers: dict[str, str] | None = None) -> Reply:
-    return Reply(status=status, body={"type": "error", "error": {"type": kind, "message": message}},
-                 headers=headers or {})
+def anthropic_error(
+    status: int,
+    message: str = "injected fault",
+    kind: str = "invalid_request_error",
+    headers: dict[str, str] | None = None,
+) -> Reply:
+    return Reply(
+        status=status, body={"type": "error", "error": {"type": kind, "message": message}}, headers=headers or {}
+    )
 
 
 class FakeOpenAI:
@@ -173,7 +225,7 @@ class FakeOpenAI:
         """The OpenAI-compatible base URL."""
         return f"{self.root}/v1"
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         self.thread.start()
         return self
 
@@ -213,14 +265,18 @@ def history_problem(request: dict[str, Any]) -> str | None:
         if role == "tool":
             cid = m.get("tool_call_id")
             if cid not in open_calls:
-                return (f"Invalid parameter: messages[{i}]: a message with role 'tool' must be a response to a preceding "
-                        f"message with 'tool_calls' (tool_call_id {cid!r} answers no open call)")
+                return (
+                    f"Invalid parameter: messages[{i}]: a message with role 'tool' must be a response to a preceding "
+                    f"message with 'tool_calls' (tool_call_id {cid!r} answers no open call)"
+                )
             open_calls.discard(cid)
             continue
         if open_calls:
-            return (f"An assistant message with 'tool_calls' must be followed by tool messages responding to each "
-                    f"'tool_call_id'. The following tool_call_ids did not have response messages: "
-                    f"{', '.join(sorted(open_calls))} (messages[{i}])")
+            return (
+                f"An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+                f"'tool_call_id'. The following tool_call_ids did not have response messages: "
+                f"{', '.join(sorted(open_calls))} (messages[{i}])"
+            )
         blocks = m.get("content") if isinstance(m.get("content"), list) else []
         for block in blocks:  # Anthropic shape
             if isinstance(block, dict) and block.get("type") == "tool_use":
@@ -239,6 +295,8 @@ def history_problem(request: dict[str, Any]) -> str | None:
             open_calls.add(cid)
         content = m.get("content")
         if isinstance(content, str) and parse_text_calls(content):
-            return (f"messages[{i}]: the assistant message shows its calls twice: as 'tool_calls' and as call text "
-                    f"in its content")
+            return (
+                f"messages[{i}]: the assistant message shows its calls twice: as 'tool_calls' and as call text "
+                f"in its content"
+            )
     return None

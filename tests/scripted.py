@@ -1,4 +1,5 @@
 """A scripted agent for tests: replays a list of turns (or raises errors) and records what it was shown."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -7,8 +8,9 @@ from sandbox.records import AssistantTurn, ToolCall, Usage
 
 
 def turn(*calls: tuple[str, dict], text: str | None = None, tokens: int = 0) -> AssistantTurn:
-    return AssistantTurn(text=text, tool_calls=[ToolCall(f"c{i}", n, a) for i, (n, a) in enumerate(calls)],
-                         usage=Usage(prompt=tokens))
+    return AssistantTurn(
+        text=text, tool_calls=[ToolCall(f"c{i}", n, a) for i, (n, a) in enumerate(calls)], usage=Usage(prompt=tokens)
+    )
 
 
 class ScriptAgent:

@@ -1,4 +1,5 @@
 """Benchmark audit from the command line: verdicts and label edits stored, a corrected release written back."""
+
 import json
 
 import pytest
@@ -18,19 +19,65 @@ def test_audit_round_trip(mini_dir, tmp_path, cli):
     data = ["--data", str(mini_dir), "--db", db]
     shown = json.loads(cli("show", "st_0001", *data).stdout)
     assert shown["gold"] == "B" and any(lab["gold_paper"] and lab["text"] for lab in shown["labels"])
-    assert cli("verdict", "st_0001", "--verdict", "flag", "--note", "ambiguous [option] C", "--reviewer", "ana",
-               "--gold-supported", "no", *data).returncode == 0
-    assert cli("label", "st_0001", "--action", "reclassify", "--arxiv-id", "2305.01234", "--section", "2 Related Work",
-               "--relevance", "direct", "--reviewer", "ana", *data).returncode == 0
-    assert cli("label", "st_0001", "--action", "add", "--arxiv-id", "2104.05678", "--section", "1 Introduction",
-               "--relevance", "supporting", "--reviewer", "ana", *data).returncode == 0
+    assert (
+        cli(
+            "verdict",
+            "st_0001",
+            "--verdict",
+            "flag",
+            "--note",
+            "ambiguous [option] C",
+            "--reviewer",
+            "ana",
+            "--gold-supported",
+            "no",
+            *data,
+        ).returncode
+        == 0
+    )
+    assert (
+        cli(
+            "label",
+            "st_0001",
+            "--action",
+            "reclassify",
+            "--arxiv-id",
+            "2305.01234",
+            "--section",
+            "2 Related Work",
+            "--relevance",
+            "direct",
+            "--reviewer",
+            "ana",
+            *data,
+        ).returncode
+        == 0
+    )
+    assert (
+        cli(
+            "label",
+            "st_0001",
+            "--action",
+            "add",
+            "--arxiv-id",
+            "2104.05678",
+            "--section",
+            "1 Introduction",
+            "--relevance",
+            "supporting",
+            "--reviewer",
+            "ana",
+            *data,
+        ).returncode
+        == 0
+    )
     out = tmp_path / "corrected"
     proc = cli("export", "--out", str(out), *data)
     assert proc.returncode == 0, proc.stderr
     verdicts = [json.loads(x) for x in (out / "audit" / "verdicts.jsonl").read_text().splitlines()]
     assert verdicts[0]["verdict"] == "flag" and verdicts[0]["checks"]["gold_supported"] is False
     assert verdicts[0]["note"] == "ambiguous [option] C"
-    corpus, report = open_release(out, tmp_path / "cache")
+    corpus, _report = open_release(out, tmp_path / "cache")
     labels = {(lab.arxiv_id, lab.section): lab for lab in corpus.item("st_0001").labels}
     assert labels[("2305.01234", "2 Related Work")].relevance == "direct"
     assert labels[("2104.05678", "1 Introduction")].section_index == 0
@@ -44,8 +91,22 @@ def test_audit_mistakes_exit_2(mini_dir, tmp_path, cli):
     db = tmp_path / "s.sqlite"
     proc = cli("verdict", "st_9999", "--verdict", "pass", "--reviewer", "x", "--data", str(mini_dir), "--db", str(db))
     assert proc.returncode == 2 and "no item" in proc.stderr and not db.exists()
-    proc = cli("label", "st_0001", "--action", "add", "--arxiv-id", "a", "--section", "s", "--reviewer", "x",
-               "--data", str(mini_dir), "--db", str(db))
+    proc = cli(
+        "label",
+        "st_0001",
+        "--action",
+        "add",
+        "--arxiv-id",
+        "a",
+        "--section",
+        "s",
+        "--reviewer",
+        "x",
+        "--data",
+        str(mini_dir),
+        "--db",
+        str(db),
+    )
     assert proc.returncode == 2 and "relevance" in proc.stderr
 
 
@@ -105,14 +166,28 @@ def test_an_added_label_must_name_a_readable_paper_of_the_item_and_a_section_tha
     data = ["--data", str(mini_dir), "--db", str(db)]
 
     def add(arxiv_id, section):
-        return cli("label", "st_0001", "--action", "add", "--arxiv-id", arxiv_id, "--section", section,
-                   "--relevance", "direct", "--reviewer", "ana", *data)
+        return cli(
+            "label",
+            "st_0001",
+            "--action",
+            "add",
+            "--arxiv-id",
+            arxiv_id,
+            "--section",
+            section,
+            "--relevance",
+            "direct",
+            "--reviewer",
+            "ana",
+            *data,
+        )
 
     for arxiv_id, section, why in (
-            ("9999.99999", "no such section", "is not a paper of st_0001's neighbourhood"),
-            ("1901.99999", "Abstract", "has no text in the paper pool"),  # in the graph, not in the pool
-            ("2104.05678", "no such section", "matches no section of 2104.05678"),
-            ("2104.05678", "3.2 Frequency-Domain Decomposition", "is a label of st_0001 already")):
+        ("9999.99999", "no such section", "is not a paper of st_0001's neighbourhood"),
+        ("1901.99999", "Abstract", "has no text in the paper pool"),  # in the graph, not in the pool
+        ("2104.05678", "no such section", "matches no section of 2104.05678"),
+        ("2104.05678", "3.2 Frequency-Domain Decomposition", "is a label of st_0001 already"),
+    ):
         proc = add(arxiv_id, section)
         assert proc.returncode == 2 and why in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert not db.exists()  # nothing written, not even the store
@@ -120,14 +195,17 @@ def test_an_added_label_must_name_a_readable_paper_of_the_item_and_a_section_tha
     assert proc.returncode == 0 and "→ (B) 3 Method (normalised)" in json.loads(proc.stdout)["done"]
     out = tmp_path / "corrected"
     assert cli("export", "--out", str(out), *data).returncode == 0
-    corpus, report = open_release(out, tmp_path / "cache")
+    corpus, _report = open_release(out, tmp_path / "cache")
     added = [lab for lab in corpus.item("st_0001").labels if lab.section == "Method"]
     assert [(lab.arxiv_id, lab.section_index, lab.method) for lab in added] == [("2104.05678", 1, "normalised")]
 
 
 def test_a_check_left_unassessed_is_exported_as_null(mini_dir, tmp_path, cli):
     data = ["--data", str(mini_dir), "--db", str(tmp_path / "s.sqlite")]
-    assert cli("verdict", "st_0001", "--verdict", "pass", "--question-ok", "yes", "--reviewer", "ana", *data).returncode == 0
+    assert (
+        cli("verdict", "st_0001", "--verdict", "pass", "--question-ok", "yes", "--reviewer", "ana", *data).returncode
+        == 0
+    )
     shown = json.loads(cli("show", "st_0001", *data).stdout)
     assert shown["verdict"]["checks"] == {"question_ok": True, "gold_supported": None, "labels_accurate": None}
     out = tmp_path / "corrected"
@@ -141,8 +219,8 @@ def test_a_check_left_unassessed_is_exported_as_null(mini_dir, tmp_path, cli):
 
 import pytest
 
-from workbench.service import audit
 from workbench.cli import main
+from workbench.service import audit
 
 
 def run(capsys, *args):
@@ -157,15 +235,43 @@ def run(capsys, *args):
 @pytest.mark.parametrize("reviewer", ["", "   "])
 def test_a_blank_reviewer_is_refused(mini_dir, tmp_path, capsys, reviewer):
     db = tmp_path / "s.sqlite"
-    code, err = run(capsys, "verdict", "st_0001", "--verdict", "pass", "--reviewer", reviewer,
-                    "--data", str(mini_dir), "--db", str(db))
+    code, err = run(
+        capsys,
+        "verdict",
+        "st_0001",
+        "--verdict",
+        "pass",
+        "--reviewer",
+        reviewer,
+        "--data",
+        str(mini_dir),
+        "--db",
+        str(db),
+    )
     assert code == 2 and "reviewer name cannot be empty" in err and not db.exists()
 
 
-def test_add_needs_relevance_but_a_wrong_paper_or_an_existing_label_is_said_first(mini_dir, mini_corpus, tmp_path, capsys):
+def test_add_needs_relevance_but_a_wrong_paper_or_an_existing_label_is_said_first(
+    mini_dir, mini_corpus, tmp_path, capsys
+):
     db = tmp_path / "s.sqlite"
-    code, err = run(capsys, "label", "st_0001", "--action", "add", "--arxiv-id", "2104.05678", "--section", "1 Introduction",
-                    "--reviewer", "ana", "--data", str(mini_dir), "--db", str(db))
+    code, err = run(
+        capsys,
+        "label",
+        "st_0001",
+        "--action",
+        "add",
+        "--arxiv-id",
+        "2104.05678",
+        "--section",
+        "1 Introduction",
+        "--reviewer",
+        "ana",
+        "--data",
+        str(mini_dir),
+        "--db",
+        str(db),
+    )
     assert code == 2 and "--action add needs --relevance" in err and not db.exists()
     with pytest.raises(audit.AuditError, match="is not a paper of st_0001's neighbourhood"):
         audit.check_edit(mini_corpus, "st_0001", [], "add", "9999.99999", "1 Introduction", None)
@@ -178,14 +284,43 @@ def test_add_needs_relevance_but_a_wrong_paper_or_an_existing_label_is_said_firs
 def test_an_alias_names_the_section_it_lists(mini_dir, tmp_path, capsys):
     db = tmp_path / "s.sqlite"
     data = ["--data", str(mini_dir), "--db", str(db)]
-    code, err = run(capsys, "label", "st_0001", "--action", "add", "--arxiv-id", "2104.05678", "--section", "Z",
-                    "--relevance", "direct", "--reviewer", "ana", *data)
+    code, err = run(
+        capsys,
+        "label",
+        "st_0001",
+        "--action",
+        "add",
+        "--arxiv-id",
+        "2104.05678",
+        "--section",
+        "Z",
+        "--relevance",
+        "direct",
+        "--reviewer",
+        "ana",
+        *data,
+    )
     assert code == 2 and "(C) 3.1 Method Details" in err  # the error lists aliases …
-    code, err = run(capsys, "label", "st_0001", "--action", "add", "--arxiv-id", "2104.05678", "--section", "C",
-                    "--relevance", "direct", "--reviewer", "ana", *data)
+    code, err = run(
+        capsys,
+        "label",
+        "st_0001",
+        "--action",
+        "add",
+        "--arxiv-id",
+        "2104.05678",
+        "--section",
+        "C",
+        "--relevance",
+        "direct",
+        "--reviewer",
+        "ana",
+        *data,
+    )
     assert code == 0, err  # … and the alias it lists is accepted, stored as the section's header
-    shown = json.loads((capsys.readouterr(), main(["--batch", "audit", "show", "st_0001", *data]),
-                        capsys.readouterr().out)[2])
+    shown = json.loads(
+        (capsys.readouterr(), main(["--batch", "audit", "show", "st_0001", *data]), capsys.readouterr().out)[2]
+    )
     added = [lab for lab in shown["labels"] if lab["arxiv_id"] == "2104.05678" and lab["label"] == "3.1 Method Details"]
     assert added and added[0]["relevance"] == "direct"
 

@@ -1,4 +1,5 @@
 """The offline baselines on generated benchmarks: oracle 100%, random about 25%, heuristic clearly between."""
+
 import asyncio
 
 import pytest

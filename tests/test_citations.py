@@ -1,5 +1,6 @@
 """The citation graph (networkx): hop distances from the seed, and the dataset check that every gold paper is
 within the item's depth of the seed by citations (a counted warning: search_papers still finds it)."""
+
 from __future__ import annotations
 
 from hypothesis import given, settings
@@ -51,8 +52,24 @@ def test_a_gold_paper_out_of_citation_reach_is_counted_at_import(tmp_path, capsy
     root = write_release(tmp_path / "far", qa, graphs, papers, labels)
     _, report = open_release(root, tmp_path / "c2")
     assert report.data_warnings["gold_beyond_depth"] == 1
-    assert main(["--batch", "run", "--agent", "oracle", "--data", str(root), "--quiet", "--db", str(tmp_path / "s.db"),
-                 "--format", "json"]) == 0  # the oracle still answers it: it is told the gold papers
+    assert (
+        main(
+            [
+                "--batch",
+                "run",
+                "--agent",
+                "oracle",
+                "--data",
+                str(root),
+                "--quiet",
+                "--db",
+                str(tmp_path / "s.db"),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )  # the oracle still answers it: it is told the gold papers
     err = capsys.readouterr().err
     assert "warning: 1 item(s) whose gold paper no citation path from the seed reaches within the item's depth" in err
     assert G not in err  # the count, not a dump of ids

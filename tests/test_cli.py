@@ -1,4 +1,5 @@
 """The headless CLI: the run → report contract (JSON keys other tools rely on), listing, synth, exit codes."""
+
 import json
 import subprocess
 import sys
@@ -28,8 +29,14 @@ def test_run_then_report_json_contract(tmp_path, capsys):
     for axis, metric in (("search", "paper_recall"), ("search", "section_recall"), ("synthesis", "conversion")):
         assert set(rep["axes"][axis][metric]) >= {"st", "mt", "all"}
     assert rep["axes"]["tool_use"]["calls_per_turn"] == 1.0
-    assert set(rep["axes"]["resource"]) >= {"avg_tokens", "avg_turns", "avg_points", "max_tokens_rate",
-                                            "max_turns_rate", "max_budget_rate"}
+    assert set(rep["axes"]["resource"]) >= {
+        "avg_tokens",
+        "avg_turns",
+        "avg_points",
+        "max_tokens_rate",
+        "max_turns_rate",
+        "max_budget_rate",
+    }
     assert rep["terminations"] == {"answer": 8, "budget": 0, "token_limit": 0, "max_turns": 0, "error": 0}
     assert rep["counts"]["search"]["paper_recall"]["all"] == [8, 8]
 
@@ -79,9 +86,11 @@ def test_synth_is_deterministic(tmp_path):
 
 
 def test_batch_path_never_imports_textual_or_litellm(tmp_path):
-    code = ("import sys; from workbench.cli import main; rc = main(['--batch', 'run', '--agent', 'heuristic', "
-            f"'--limit', '2', '--quiet', '--db', r'{tmp_path / 's.sqlite'}']); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'litellm')))")
+    code = (
+        "import sys; from workbench.cli import main; rc = main(['--batch', 'run', '--agent', 'heuristic', "
+        f"'--limit', '2', '--quiet', '--db', r'{tmp_path / 's.sqlite'}']); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'litellm')))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[]"
@@ -132,9 +141,11 @@ def test_listing_runs_imports_no_scientific_stack(tmp_path):
 
     db = tmp_path / "s.sqlite"
     Store(db).close()
-    code = ("import sys; from workbench.cli import main; "
-            f"rcs = [main(['--batch', 'runs', '--db', r'{db}']), main(['--batch', 'report', 'nope', '--db', r'{db}'])]; "
-            "print(rcs, sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'numpy', 'textual', 'litellm'}))")
+    code = (
+        "import sys; from workbench.cli import main; "
+        f"rcs = [main(['--batch', 'runs', '--db', r'{db}']), main(['--batch', 'report', 'nope', '--db', r'{db}'])]; "
+        "print(rcs, sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'numpy', 'textual', 'litellm'}))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[0, 2] []"
@@ -169,8 +180,26 @@ def test_a_dataset_without_labels_reports_section_recall_as_unmeasured(tmp_path,
     root = write_release(tmp_path / "nolabels", *mini_rows())
     (root / "audit/recall_labels.jsonl").unlink()
     db = str(tmp_path / "s.sqlite")
-    assert main(["--batch", "run", "--data", str(root), "--agent", "oracle", "--run", "n", "--quiet", "--db", db,
-                 "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "run",
+                "--data",
+                str(root),
+                "--agent",
+                "oracle",
+                "--run",
+                "n",
+                "--quiet",
+                "--db",
+                db,
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "warning: no audit/recall_labels.jsonl: section recall cannot be measured" in captured.err
     assert "recall label(s) no labels file" not in captured.err
@@ -188,13 +217,15 @@ def test_run_flags_past_their_bounds_exit_2_and_write_nothing(tmp_path, capsys):
     import pytest
 
     db = tmp_path / "s.sqlite"
-    for flag, value, message in (("--budget", "999999999999999999999", "--budget: must be at most 100,000"),
-                                 ("--max-turns", "0", "--max-turns: must be at least 1"),
-                                 ("--max-tokens-total", "10000000000", "at most 1,000,000,000"),
-                                 ("--workers", "100000", "--workers: must be at most 256"),
-                                 ("--replicates", "1001", "at most 1,000"),
-                                 ("--seed", str(2**63), "--seed: must be at most"),
-                                 ("--limit", "x", "'x' is not a whole number")):
+    for flag, value, message in (
+        ("--budget", "999999999999999999999", "--budget: must be at most 100,000"),
+        ("--max-turns", "0", "--max-turns: must be at least 1"),
+        ("--max-tokens-total", "10000000000", "at most 1,000,000,000"),
+        ("--workers", "100000", "--workers: must be at most 256"),
+        ("--replicates", "1001", "at most 1,000"),
+        ("--seed", str(2**63), "--seed: must be at most"),
+        ("--limit", "x", "'x' is not a whole number"),
+    ):
         with pytest.raises(SystemExit) as stop:
             main(["--batch", "run", "--agent", "oracle", "--db", str(db), "--quiet", flag, value])
         assert stop.value.code == 2 and message in capsys.readouterr().err, flag
@@ -210,16 +241,24 @@ def test_every_out_that_cannot_be_written_is_a_usage_error(tmp_path, capsys):
     afile.write_text("x")
     outdir = tmp_path / "outs"
     outdir.mkdir()
+
     def listing() -> list[str]:  # SQLite's own -wal/-shm sidecars come and go with readers: not our output
         return sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm")))
 
     before = listing()
-    cases = [(["export", "o", "--format", fmt, "--out", out], reason)
-             for fmt in ("jsonl", "agenthop-summary")
-             for out, reason in ((str(tmp_path / "missing" / "x.json"), "No such file or directory"),
-                                 (str(outdir), "Is a directory"), (str(afile / "x.json"), "Not a directory"))]
-    cases += [(["audit", "export", "--out", str(afile / "sub")], "Not a directory"),
-              (["audit", "export", "--out", "/proc/x"], "No such file or directory")]
+    cases = [
+        (["export", "o", "--format", fmt, "--out", out], reason)
+        for fmt in ("jsonl", "agenthop-summary")
+        for out, reason in (
+            (str(tmp_path / "missing" / "x.json"), "No such file or directory"),
+            (str(outdir), "Is a directory"),
+            (str(afile / "x.json"), "Not a directory"),
+        )
+    ]
+    cases += [
+        (["audit", "export", "--out", str(afile / "sub")], "Not a directory"),
+        (["audit", "export", "--out", "/proc/x"], "No such file or directory"),
+    ]
     for args, reason in cases:
         capsys.readouterr()
         assert main(["--batch", *args, "--db", str(db)]) == 2, args
@@ -237,38 +276,67 @@ def test_every_out_that_cannot_be_written_is_a_usage_error(tmp_path, capsys):
 def test_llm_flags_are_checked_when_parsed(tmp_path, capsys):
     """Out-of-range sampling settings used to be sent to the provider as they were, on every call."""
     db = tmp_path / "s.sqlite"
-    llm = ["--batch", "run", "--agent", "llm", "--model", "openai/x", "--base-url", "http://127.0.0.1:9/v1",
-           "--db", str(db), "--quiet"]
+    llm = [
+        "--batch",
+        "run",
+        "--agent",
+        "llm",
+        "--model",
+        "openai/x",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--db",
+        str(db),
+        "--quiet",
+    ]
     for flag, value, message in (
-            ("--reasoning-effort", "bogus", "--reasoning-effort: invalid choice: 'bogus' (choose from none, minimal, "
-                                            "low, medium, high, or a number of thinking tokens for Anthropic models)"),
-            ("--reasoning-effort", "0", "invalid choice: '0'"),
-            ("--top-p", "5", "--top-p: must be above 0 and at most 1, got 5"),
-            ("--top-p", "0", "--top-p: must be above 0 and at most 1, got 0"),
-            ("--temperature", "-1", "--temperature: must be between 0 and 2, got -1"),
-            ("--temperature", "nan", "--temperature: must be between 0 and 2, got nan"),
-            ("--top-k", "0", "--top-k: must be at least 1"),
-            ("--timeout", "0", "--timeout: must be above 0"),
-            ("--rpm", "-3", "--rpm: must be above 0"),
-            ("--max-run-cost", "-1", "--max-run-cost: must be between 0 and"),
-            ("--max-run-cost", "inf", "--max-run-cost: must be between 0 and")):
+        (
+            "--reasoning-effort",
+            "bogus",
+            "--reasoning-effort: invalid choice: 'bogus' (choose from none, minimal, "
+            "low, medium, high, or a number of thinking tokens for Anthropic models)",
+        ),
+        ("--reasoning-effort", "0", "invalid choice: '0'"),
+        ("--top-p", "5", "--top-p: must be above 0 and at most 1, got 5"),
+        ("--top-p", "0", "--top-p: must be above 0 and at most 1, got 0"),
+        ("--temperature", "-1", "--temperature: must be between 0 and 2, got -1"),
+        ("--temperature", "nan", "--temperature: must be between 0 and 2, got nan"),
+        ("--top-k", "0", "--top-k: must be at least 1"),
+        ("--timeout", "0", "--timeout: must be above 0"),
+        ("--rpm", "-3", "--rpm: must be above 0"),
+        ("--max-run-cost", "-1", "--max-run-cost: must be between 0 and"),
+        ("--max-run-cost", "inf", "--max-run-cost: must be between 0 and"),
+    ):
         with pytest.raises(SystemExit) as stop:
-            main(llm + [flag, value])
+            main([*llm, flag, value])
         assert stop.value.code == 2 and message in capsys.readouterr().err, (flag, value)
     assert not db.exists()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--agent", "oracle", "--model", "x"], "error: --model applies to --agent llm only"),
-    (["--agent", "heuristic", "--text-tools", "--temperature", "3"], "argument --temperature: must be between 0 and 2"),
-    (["--agent", "heuristic", "--text-tools", "--temperature", "1"],
-     "error: --temperature, --text-tools apply to --agent llm only"),
-    (["--agent", "random", "--timeout", "30", "--base-url", "http://h/v1"],
-     "error: --base-url, --timeout apply to --agent llm only"),
-    (["--agent", "oracle", "--ids", ""], "error: --ids is empty: name the items (comma-separated), or leave --ids "
-                                         "out to run them all"),
-    (["--agent", "oracle", "--ids", " , "], "error: --ids is empty"),
-], ids=["model", "temperature-range", "text-tools", "timeout", "ids-empty", "ids-commas"])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--agent", "oracle", "--model", "x"], "error: --model applies to --agent llm only"),
+        (
+            ["--agent", "heuristic", "--text-tools", "--temperature", "3"],
+            "argument --temperature: must be between 0 and 2",
+        ),
+        (
+            ["--agent", "heuristic", "--text-tools", "--temperature", "1"],
+            "error: --temperature, --text-tools apply to --agent llm only",
+        ),
+        (
+            ["--agent", "random", "--timeout", "30", "--base-url", "http://h/v1"],
+            "error: --base-url, --timeout apply to --agent llm only",
+        ),
+        (
+            ["--agent", "oracle", "--ids", ""],
+            "error: --ids is empty: name the items (comma-separated), or leave --ids out to run them all",
+        ),
+        (["--agent", "oracle", "--ids", " , "], "error: --ids is empty"),
+    ],
+    ids=["model", "temperature-range", "text-tools", "timeout", "ids-empty", "ids-commas"],
+)
 def test_flags_that_would_be_ignored_are_refused(tmp_path, argv, message, cli):
     db = tmp_path / "s.sqlite"
     proc = cli("run", "--quiet", *argv, db=db)
@@ -283,17 +351,40 @@ def test_an_unset_key_variable_with_a_base_url_is_warned_about(tmp_path, cli, mo
     brain = lambda req, n: tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))  # noqa: E731
     monkeypatch.delenv("NOPE_KEY", raising=False)
     with FakeOpenAI(brain) as srv:
-        proc = cli("run", "--agent", "llm", "--model", "openai/test-model", "--base-url", srv.url, "--api-key-env",
-                   "NOPE_KEY", "--limit", "1", "--quiet", db=tmp_path / "s.sqlite")
+        proc = cli(
+            "run",
+            "--agent",
+            "llm",
+            "--model",
+            "openai/test-model",
+            "--base-url",
+            srv.url,
+            "--api-key-env",
+            "NOPE_KEY",
+            "--limit",
+            "1",
+            "--quiet",
+            db=tmp_path / "s.sqlite",
+        )
     assert proc.returncode == 0, proc.stderr
-    assert (f"warning: --api-key-env NOPE_KEY: that variable is not set; the calls to {srv.url} go without a key"
-            in proc.stderr.splitlines())
+    assert (
+        f"warning: --api-key-env NOPE_KEY: that variable is not set; the calls to {srv.url} go without a key"
+        in proc.stderr.splitlines()
+    )
 
 
-@pytest.mark.parametrize("command", [["report", "o"], ["report", "o", "--format", "json"], ["runs"],
-                                     ["run", "--agent", "oracle", "--run", "o", "--limit", "3", "--quiet"],
-                                     ["compare", "o", "o"], ["--help"]],
-                         ids=["report", "report-json", "runs", "run", "compare", "help"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["report", "o"],
+        ["report", "o", "--format", "json"],
+        ["runs"],
+        ["run", "--agent", "oracle", "--run", "o", "--limit", "3", "--quiet"],
+        ["compare", "o", "o"],
+        ["--help"],
+    ],
+    ids=["report", "report-json", "runs", "run", "compare", "help"],
+)
 def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, command, cli):
     """`… | head -1`: stdout's pipe closes before the command writes; it used to exit 1 (rich's SystemExit)."""
     import os
@@ -303,8 +394,12 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path, command, cli
     read, write = os.pipe()
     os.close(read)  # every write to stdout now fails with EPIPE
     try:
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", *command, "--db", str(db)],
-                              stdout=write, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "workbench.cli", "--batch", *command, "--db", str(db)],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     finally:
         os.close(write)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
@@ -320,8 +415,13 @@ def test_declining_delete_on_a_terminal_is_no_error(tmp_path, cli):
     primary, secondary = pty.openpty()
     try:
         os.write(primary, b"n\n")
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "delete", "keep", "--db", str(db)],
-                              stdin=secondary, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [sys.executable, "-m", "workbench.cli", "--batch", "delete", "keep", "--db", str(db)],
+            stdin=secondary,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     finally:
         os.close(primary)
         os.close(secondary)
@@ -337,22 +437,38 @@ def test_dry_run_of_a_scripted_agent_costs_nothing_and_counts_what_is_left(tmp_p
     dry = cli("run", "--agent", "oracle", "--run", "part", "--limit", "8", "--replicates", "2", "--dry-run", db=db)
     assert dry.returncode == 0, dry.stderr
     lines = dry.stdout.splitlines()
-    assert lines[0] == ("dry run 'part': 8 items × 2 replicate(s) = 16 episodes, 5 already done in the stored run: "
-                        "11 to play")
+    assert lines[0] == (
+        "dry run 'part': 8 items × 2 replicate(s) = 16 episodes, 5 already done in the stored run: 11 to play"
+    )
     assert lines[-1] == "estimate: no tokens, no cost ('oracle' is scripted: it calls no model)"
-    est = json.loads(cli("run", "--agent", "oracle", "--run", "part", "--limit", "8", "--dry-run", "--format", "json",
-                         db=db).stdout)
+    est = json.loads(
+        cli("run", "--agent", "oracle", "--run", "part", "--limit", "8", "--dry-run", "--format", "json", db=db).stdout
+    )
     assert (est["episodes"], est["already_done"], est["tokens_per_episode"], est["cost_usd"]) == (3, 5, 0, 0.0)
     llm = cli("run", "--agent", "llm", "--model", "openai/gpt-4.1", "--run", "new", "--limit", "2", "--dry-run", db=db)
     assert llm.returncode == 0, llm.stderr
-    assert llm.stdout.count("90,000") == 1 and "(an assumption: no earlier run of this model in the store)" in llm.stdout
+    assert (
+        llm.stdout.count("90,000") == 1 and "(an assumption: no earlier run of this model in the store)" in llm.stdout
+    )
 
 
 def test_dry_run_counts_the_extra_tools_in_every_calls_prompt(tmp_path, cli):
     """The general-agent setting's tool block and schemas ride in each call: the estimate grows by them × calls."""
     db = tmp_path / "s.sqlite"
-    base = ("run", "--agent", "llm", "--model", "openai/gpt-4.1", "--run", "g", "--limit", "2", "--dry-run",
-            "--format", "json")
+    base = (
+        "run",
+        "--agent",
+        "llm",
+        "--model",
+        "openai/gpt-4.1",
+        "--run",
+        "g",
+        "--limit",
+        "2",
+        "--dry-run",
+        "--format",
+        "json",
+    )
     plain = json.loads(cli(*base, db=db).stdout)
     extra = json.loads(cli(*base, "--extra-tools", "builtin", "--extra-tools-count", "8", db=db).stdout)
     per_call = extra["extra_tools_tokens_per_call"]

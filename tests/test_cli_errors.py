@@ -1,4 +1,5 @@
 """A mistake on the command line reads as one line first: argparse's error, then a one-line hint, exit 2."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,14 +7,17 @@ import pytest
 from workbench.cli import main
 
 
-@pytest.mark.parametrize("argv, first", [
-    (["--batch", "run", "--run", ""], "error: argument --run: a run needs a name"),
-    (["--batch", "run", "--run", "   "], "error: argument --run: a run needs a name"),
-    (["--batch", "run", "--workers", "x"], "error: argument --workers: 'x' is not a whole number"),
-    (["--batch", "run", "--bogus"], "error: unrecognized arguments: --bogus"),
-    (["--batch", "nosuchcommand"], "error: argument COMMAND: invalid choice: 'nosuchcommand'"),
-    (["--themes"], "error: unrecognized arguments: --themes"),
-])
+@pytest.mark.parametrize(
+    "argv, first",
+    [
+        (["--batch", "run", "--run", ""], "error: argument --run: a run needs a name"),
+        (["--batch", "run", "--run", "   "], "error: argument --run: a run needs a name"),
+        (["--batch", "run", "--workers", "x"], "error: argument --workers: 'x' is not a whole number"),
+        (["--batch", "run", "--bogus"], "error: unrecognized arguments: --bogus"),
+        (["--batch", "nosuchcommand"], "error: argument COMMAND: invalid choice: 'nosuchcommand'"),
+        (["--themes"], "error: unrecognized arguments: --themes"),
+    ],
+)
 def test_the_error_comes_first_and_alone(argv, first, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("AGENTHOP_DB", str(tmp_path / "s.sqlite"))
     with pytest.raises(SystemExit) as stop:

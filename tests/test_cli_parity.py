@@ -1,5 +1,6 @@
 """The CLI and the TUI agree: the flags every command shares go before or after the command, and the same
 bounds apply to the same kind of value wherever it is typed."""
+
 from __future__ import annotations
 
 import json
@@ -17,12 +18,15 @@ def store(tmp_path, capsys):
     return db
 
 
-@pytest.mark.parametrize("argv", [
-    ["--db", "{db}", "--batch", "runs", "--format", "json"],
-    ["--db={db}", "--format", "json", "--batch", "runs"],
-    ["--batch", "--db", "{db}", "--format", "json", "runs"],
-    ["--batch", "runs", "--db", "{db}", "--format", "json"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--db", "{db}", "--batch", "runs", "--format", "json"],
+        ["--db={db}", "--format", "json", "--batch", "runs"],
+        ["--batch", "--db", "{db}", "--format", "json", "runs"],
+        ["--batch", "runs", "--db", "{db}", "--format", "json"],
+    ],
+)
 def test_common_options_before_or_after_the_command(store, capsys, argv):
     assert main([a.format(db=store) for a in argv]) == 0
     assert [r["name"] for r in json.loads(capsys.readouterr().out)] == ["o1"]
@@ -35,12 +39,18 @@ def test_a_format_the_command_does_not_offer_is_still_refused_before_it(store, c
     assert "invalid choice: 'csv'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["synth", "--out", "{tmp}/bench", "--seed", "-5"], "--seed: must be at least 0"),
-    (["run", "--agent", "oracle", "--seed", "-5", "--db", "{tmp}/s.db"], "--seed: must be at least 0"),
-    (["scale", "plateau", "--scores", "{tmp}/scores.json", "--alpha", "5"], "--alpha: must be above 0 and at most 0.5"),
-    (["scale", "plateau", "--scores", "{tmp}/scores.json", "--boot-seed", "-1"], "--boot-seed: must be at least 0"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["synth", "--out", "{tmp}/bench", "--seed", "-5"], "--seed: must be at least 0"),
+        (["run", "--agent", "oracle", "--seed", "-5", "--db", "{tmp}/s.db"], "--seed: must be at least 0"),
+        (
+            ["scale", "plateau", "--scores", "{tmp}/scores.json", "--alpha", "5"],
+            "--alpha: must be above 0 and at most 0.5",
+        ),
+        (["scale", "plateau", "--scores", "{tmp}/scores.json", "--boot-seed", "-1"], "--boot-seed: must be at least 0"),
+    ],
+)
 def test_the_same_kind_of_number_has_the_same_bounds_everywhere(tmp_path, capsys, argv, message):
     (tmp_path / "scores.json").write_text(json.dumps({"8k": {"a": 0, "b": 1}, "16k": {"a": 1, "b": 1}}))
     with pytest.raises(SystemExit) as exc:
@@ -50,12 +60,15 @@ def test_the_same_kind_of_number_has_the_same_bounds_everywhere(tmp_path, capsys
     assert not (tmp_path / "bench").exists() and not (tmp_path / "s.db").exists()
 
 
-@pytest.mark.parametrize("name, message", [
-    ("", "a run needs a name"),
-    ("   ", "a run needs a name"),
-    ("x" * 300, "at most 80 characters"),
-    ("two\nlines", "printable characters only"),
-])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("", "a run needs a name"),
+        ("   ", "a run needs a name"),
+        ("x" * 300, "at most 80 characters"),
+        ("two\nlines", "printable characters only"),
+    ],
+)
 def test_a_run_name_the_launch_form_refuses_is_refused_by_the_cli(tmp_path, capsys, name, message):
     from workbench.tui.screens.launch import validate
 
@@ -67,19 +80,40 @@ def test_a_run_name_the_launch_form_refuses_is_refused_by_the_cli(tmp_path, caps
     assert validate({"name": name}, set(), llm_ok=True).errors["name"] == f"name: {form}"
 
 
-@pytest.mark.parametrize("agent, model, ablation, seed, expected", [
-    ("heuristic", "", "full", 0, "heuristic-builtin"),
-    ("random", "", "no-search", 3, "random-builtin-no-search-seed3"),
-    ("llm", "openai/gpt-4.1", "full", 7, "openai_gpt-4.1-builtin-seed7"),
-])
+@pytest.mark.parametrize(
+    "agent, model, ablation, seed, expected",
+    [
+        ("heuristic", "", "full", 0, "heuristic-builtin"),
+        ("random", "", "no-search", 3, "random-builtin-no-search-seed3"),
+        ("llm", "openai/gpt-4.1", "full", 7, "openai_gpt-4.1-builtin-seed7"),
+    ],
+)
 def test_the_default_name_is_the_same_in_the_cli_and_the_form(tmp_path, capsys, agent, model, ablation, seed, expected):
     from workbench.tui.screens.launch import default_name
 
     assert default_name(agent, "builtin", "", set(), model, ablation, seed) == expected
     if agent != "llm":  # the CLI path runs it for real (an LLM would need a server)
         db = tmp_path / "s.db"
-        assert main(["--batch", "run", "--agent", agent, "--ablation", ablation, "--seed", str(seed), "--limit", "1",
-                     "--quiet", "--db", str(db)]) == 0
+        assert (
+            main(
+                [
+                    "--batch",
+                    "run",
+                    "--agent",
+                    agent,
+                    "--ablation",
+                    ablation,
+                    "--seed",
+                    str(seed),
+                    "--limit",
+                    "1",
+                    "--quiet",
+                    "--db",
+                    str(db),
+                ]
+            )
+            == 0
+        )
         capsys.readouterr()
         assert main(["--batch", "runs", "--format", "json", "--db", str(db)]) == 0
         assert [r["name"] for r in json.loads(capsys.readouterr().out)] == [expected]
@@ -99,8 +133,11 @@ def test_an_llm_run_from_the_form_records_the_config_files_pricing_as_the_cli_do
     form = LaunchScreen(set(), {"agent": "llm", "model": "openai/test-model"})
     spec = validate(form.values, set(), llm_ok=True, options=form.options).spec
     assert spec is not None
-    assert spec.agent_options["pricing"] == cli_options["pricing"] == [
-        {"prefix": "test-model", "input_per_m": 1.5, "output_per_m": 6.0}]
+    assert (
+        spec.agent_options["pricing"]
+        == cli_options["pricing"]
+        == [{"prefix": "test-model", "input_per_m": 1.5, "output_per_m": 6.0}]
+    )
 
 
 def test_every_command_closes_the_stores_it_opens(tmp_path, capsys):

@@ -9,15 +9,17 @@ and clocks may differ. The faults are those the LLM tests cover: 429 with Retry-
 connections, timeouts, bad JSON, replies without choices, empty replies, 4xx, text tools, parallel
 calls, malformed arguments, reasoning, cached and reasoning tokens, the token cap.
 """
+
 from __future__ import annotations
 
 import asyncio
 import io
 import json
 import sys
+from collections.abc import Callable
 from contextlib import redirect_stdout
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -29,8 +31,17 @@ from sandbox.records import Caps
 from sandbox.runner import Runner, RunSpec
 from storage import Store
 from tests.conftest import G, S
-from tests.openai_server import (FakeOpenAI, Reply, completion, error_reply, raw_reply, seed_of, text_reply,
-                                 tool_reply, turn_of)
+from tests.openai_server import (
+    FakeOpenAI,
+    Reply,
+    completion,
+    error_reply,
+    raw_reply,
+    seed_of,
+    text_reply,
+    tool_reply,
+    turn_of,
+)
 
 CLIENTS = ("litellm", "native")
 # No waiting between retries (Retry-After is checked separately, with the sleeps recorded rather than slept).
@@ -49,18 +60,28 @@ def walk(req: dict, n: int) -> Reply:
     """A well-behaved model: references of the seed, two calls at once, then an answer."""
     t = turn_of(req)
     if t == 0:
-        return tool_reply(("get_references", {"paper_id": seed_of(req)}), ("list_sections", {"paper_id": G}),
-                          prompt_tokens=1500, cached=300)
+        return tool_reply(
+            ("get_references", {"paper_id": seed_of(req)}),
+            ("list_sections", {"paper_id": G}),
+            prompt_tokens=1500,
+            cached=300,
+        )
     if t == 1:
-        return tool_reply(("read_section", {"paper_id": G, "section": "B"}), ("think", {"reasoning": "ok"}),
-                          content="Reading.")
+        return tool_reply(
+            ("read_section", {"paper_id": G, "section": "B"}), ("think", {"reasoning": "ok"}), content="Reading."
+        )
     return SUBMIT
 
 
 def reasoning_reply(field_name: str) -> Reply:
     body = completion({"role": "assistant", "content": "Let me look.", field_name: "hmm [thinking]"})
-    body["usage"] = {"prompt_tokens": 900, "completion_tokens": 60, "total_tokens": 960,
-                     "completion_tokens_details": {"reasoning_tokens": 40}, "prompt_tokens_details": None}
+    body["usage"] = {
+        "prompt_tokens": 900,
+        "completion_tokens": 60,
+        "total_tokens": 960,
+        "completion_tokens_details": {"reasoning_tokens": 40},
+        "prompt_tokens_details": None,
+    }
     return Reply(body=body)
 
 
@@ -81,45 +102,98 @@ class Scenario:
 
 SCENARIOS: dict[str, Scenario] = {
     "tool calls, parallel calls, cached tokens": Scenario(walk),
-    "429 with Retry-After, 503, dropped connection": Scenario(script(
-        error_reply(429, {"Retry-After": "7"}), error_reply(503, message="try later"), Reply(close=True),
-        error_reply(502), error_reply(529))),
+    "429 with Retry-After, 503, dropped connection": Scenario(
+        script(
+            error_reply(429, {"Retry-After": "7"}),
+            error_reply(503, message="try later"),
+            Reply(close=True),
+            error_reply(502),
+            error_reply(529),
+        )
+    ),
     "persistent 5xx": Scenario(lambda req, n: error_reply(500, message="boom"), items=1),
-    "timeout": Scenario(script(Reply(body=completion({"role": "assistant", "content": "late"}), delay_s=2.0)),
-                        options={"timeout_s": 0.25}),
-    "bad JSON, empty body, no choices": Scenario(script(
-        raw_reply("this is not json"), raw_reply("<html>bad gateway</html>"), raw_reply("{}"),
-        raw_reply('{"id": "x", "object": "chat.completion", "choices": []}'), raw_reply("[1, 2]"))),
-    "empty reply": Scenario(script(text_reply(""), text_reply(None), text_reply(""), text_reply(""), text_reply(""),
-                                   text_reply(""))),
-    "4xx: bad request, unprocessable, auth": Scenario(script(
-        error_reply(400, message="rate limit 500: Request too large"), error_reply(422, message="unprocessable"),
-        error_reply(413), error_reply(401, message="bad key")), items=4),
-    "text tools": Scenario(script(
-        text_reply('<tool_call>{"name": "get_paper_info", "arguments": {"paper_id": "%s"}}</tool_call>' % S),
-        text_reply("```tool_code\nlist_sections(paper_id=\"%s\")\n```" % G),
-        text_reply('<tool_call>{"name": "submit_answer", "arguments": {"answer": "B", "reasoning": "r"}}</tool_call>')),
-        options={"text_tools": True}),
-    "text calls on a native endpoint": Scenario(script(
-        text_reply('I will look.\nget_references(paper_id="%s")' % S),
-        text_reply('{"name": "submit_answer", "arguments": {"answer": "C", "reasoning": "r"}}'))),
-    "malformed and unknown calls": Scenario(script(
-        tool_reply(("read_section", '{"paper_id": "x", '), ("keyword_search", {"query": "x"}),
-                   ("search_papers", {"query": 7}), ("think", "")))),
-    "reasoning content, reasoning tokens, no usage": Scenario(script(
-        reasoning_reply("reasoning_content"), reasoning_reply("reasoning"), no_usage("plain"))),
-    "token cap": Scenario(script(
-        tool_reply(("think", {"reasoning": "x"}), prompt_tokens=900),
-        tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}), prompt_tokens=200)),
-        caps=Caps(max_tokens_total=1000)),
-    "budget exhausted": Scenario(script(tool_reply(*[("read_section", {"paper_id": G, "section": "A"})] * 5),
-                                        tool_reply(("read_section", {"paper_id": G, "section": "A"}))),
-                                 caps=Caps(budget=25)),
-    "hosted_vllm with sampling settings": Scenario(walk, model="hosted_vllm/qwen/qwen3-32b", options={
-        "temperature": 0.6, "top_p": 0.95, "top_k": 20, "max_tokens": 4096, "reasoning_effort": "low"}),
-    "OpenAI catalogue model": Scenario(walk, model="openai/gpt-4.1-mini", options={
-        "temperature": 0.2, "reasoning_effort": "low", "pricing": [
-            {"prefix": "gpt-4.1-mini", "input_per_m": 0.4, "output_per_m": 1.6, "cache_read_mult": 0.5}]}),
+    "timeout": Scenario(
+        script(Reply(body=completion({"role": "assistant", "content": "late"}), delay_s=2.0)),
+        options={"timeout_s": 0.25},
+    ),
+    "bad JSON, empty body, no choices": Scenario(
+        script(
+            raw_reply("this is not json"),
+            raw_reply("<html>bad gateway</html>"),
+            raw_reply("{}"),
+            raw_reply('{"id": "x", "object": "chat.completion", "choices": []}'),
+            raw_reply("[1, 2]"),
+        )
+    ),
+    "empty reply": Scenario(
+        script(text_reply(""), text_reply(None), text_reply(""), text_reply(""), text_reply(""), text_reply(""))
+    ),
+    "4xx: bad request, unprocessable, auth": Scenario(
+        script(
+            error_reply(400, message="rate limit 500: Request too large"),
+            error_reply(422, message="unprocessable"),
+            error_reply(413),
+            error_reply(401, message="bad key"),
+        ),
+        items=4,
+    ),
+    "text tools": Scenario(
+        script(
+            text_reply(f'<tool_call>{{"name": "get_paper_info", "arguments": {{"paper_id": "{S}"}}}}</tool_call>'),
+            text_reply(f'```tool_code\nlist_sections(paper_id="{G}")\n```'),
+            text_reply(
+                '<tool_call>{"name": "submit_answer", "arguments": {"answer": "B", "reasoning": "r"}}</tool_call>'
+            ),
+        ),
+        options={"text_tools": True},
+    ),
+    "text calls on a native endpoint": Scenario(
+        script(
+            text_reply(f'I will look.\nget_references(paper_id="{S}")'),
+            text_reply('{"name": "submit_answer", "arguments": {"answer": "C", "reasoning": "r"}}'),
+        )
+    ),
+    "malformed and unknown calls": Scenario(
+        script(
+            tool_reply(
+                ("read_section", '{"paper_id": "x", '),
+                ("keyword_search", {"query": "x"}),
+                ("search_papers", {"query": 7}),
+                ("think", ""),
+            )
+        )
+    ),
+    "reasoning content, reasoning tokens, no usage": Scenario(
+        script(reasoning_reply("reasoning_content"), reasoning_reply("reasoning"), no_usage("plain"))
+    ),
+    "token cap": Scenario(
+        script(
+            tool_reply(("think", {"reasoning": "x"}), prompt_tokens=900),
+            tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}), prompt_tokens=200),
+        ),
+        caps=Caps(max_tokens_total=1000),
+    ),
+    "budget exhausted": Scenario(
+        script(
+            tool_reply(*[("read_section", {"paper_id": G, "section": "A"})] * 5),
+            tool_reply(("read_section", {"paper_id": G, "section": "A"})),
+        ),
+        caps=Caps(budget=25),
+    ),
+    "hosted_vllm with sampling settings": Scenario(
+        walk,
+        model="hosted_vllm/qwen/qwen3-32b",
+        options={"temperature": 0.6, "top_p": 0.95, "top_k": 20, "max_tokens": 4096, "reasoning_effort": "low"},
+    ),
+    "OpenAI catalogue model": Scenario(
+        walk,
+        model="openai/gpt-4.1-mini",
+        options={
+            "temperature": 0.2,
+            "reasoning_effort": "low",
+            "pricing": [{"prefix": "gpt-4.1-mini", "input_per_m": 0.4, "output_per_m": 1.6, "cache_read_mult": 0.5}],
+        },
+    ),
 }
 
 
@@ -132,16 +206,26 @@ def run_once(corpus, tmp_path, name: str, scenario: Scenario, client: str) -> di
     db = tmp_path / f"{client}.sqlite"
     store = Store(db)
     with FakeOpenAI(scenario.brain) as srv:
-        spec = RunSpec(name="parity", dataset="t", agent="llm", model=scenario.model, workers=1, limit=scenario.items,
-                       caps=scenario.caps, retry=FAST, attempt_backoff_s=0,
-                       agent_options={"base_url": srv.url, "client": client, **scenario.options})
+        spec = RunSpec(
+            name="parity",
+            dataset="t",
+            agent="llm",
+            model=scenario.model,
+            workers=1,
+            limit=scenario.items,
+            caps=scenario.caps,
+            retry=FAST,
+            attempt_backoff_s=0,
+            agent_options={"base_url": srv.url, "client": client, **scenario.options},
+        )
         runner = Runner(spec, corpus, store)
         assert runner.client == client
         result = asyncio.run(runner.run())
     run = store.run("parity")
     trajectories = store.trajectories(run["id"], final_only=False)
-    steps = [[{k: v for k, v in s.items() if k not in VOLATILE_STEP} for s in store.steps(t["id"])]
-             for t in trajectories]
+    steps = [
+        [{k: v for k, v in s.items() if k not in VOLATILE_STEP} for s in store.steps(t["id"])] for t in trajectories
+    ]
     rows = [{k: v for k, v in t.items() if k not in VOLATILE_TRAJECTORY} for t in trajectories]
     out = io.StringIO()
     from workbench.cli import main
@@ -149,16 +233,26 @@ def run_once(corpus, tmp_path, name: str, scenario: Scenario, client: str) -> di
     with redirect_stdout(out):
         assert main(["--batch", "report", "parity", "--db", str(db), "--format", "json"]) == 0
     report = json.loads(out.getvalue())
-    return {"requests": [normal(r) for r in srv.requests], "paths": srv.paths,
-            "auth": [{k.lower(): v for k, v in h.items()}.get("authorization") for h in srv.headers],
-            "steps": steps, "trajectories": rows, "report": report, "result": result, "config": run["config"]}
+    return {
+        "requests": [normal(r) for r in srv.requests],
+        "paths": srv.paths,
+        "auth": [{k.lower(): v for k, v in h.items()}.get("authorization") for h in srv.headers],
+        "steps": steps,
+        "trajectories": rows,
+        "report": report,
+        "result": result,
+        "config": run["config"],
+    }
 
 
 def without_client(report: Any) -> Any:
     """The report with what names the client (and clocks) taken out."""
     if isinstance(report, dict):
-        return {k: without_client(v) for k, v in report.items()
-                if k not in ("clients", "elapsed_s", "started_at", "finished_at", "created_at", "wall_s")}
+        return {
+            k: without_client(v)
+            for k, v in report.items()
+            if k not in ("clients", "elapsed_s", "started_at", "finished_at", "created_at", "wall_s")
+        }
     if isinstance(report, list):
         return [without_client(v) for v in report]
     return report
@@ -180,6 +274,7 @@ def test_both_clients_send_and_record_the_same(demo_corpus, tmp_path, name):
 
 def test_the_scenarios_reach_every_fault(demo_corpus, tmp_path):
     """The parity above is only as good as its scenarios: each fault shows up in the transcripts as itself."""
+
     def texts(name):
         got = run_once(demo_corpus, tmp_path / name.replace(" ", "_"), name, SCENARIOS[name], "native")
         return [s["text"] or "" for steps in got["steps"] for s in steps], got
@@ -271,8 +366,14 @@ def test_native_sampling_decisions_match_litellm_over_its_catalogue():
 
     litellm = litellm_module()
     sampling = {"temperature": 0.5, "top_p": 0.9, "top_k": 7, "max_tokens": 1000, "reasoning_effort": "low"}
-    names = sorted(litellm.open_ai_chat_completion_models) + ["test-model", "qwen/qwen3-32b", "gpt-oss-120b",
-                                                               "meta-llama/Llama-3.3-70B-Instruct", "smollm2"]
+    names = [
+        *sorted(litellm.open_ai_chat_completion_models),
+        "test-model",
+        "qwen/qwen3-32b",
+        "gpt-oss-120b",
+        "meta-llama/Llama-3.3-70B-Instruct",
+        "smollm2",
+    ]
     taken = 0
     for name in names:
         for prefix in ("openai/", "hosted_vllm/"):
@@ -295,8 +396,17 @@ def test_a_run_resumes_through_the_other_client(demo_corpus, tmp_path):
     store = Store(tmp_path / "s.sqlite")
     with FakeOpenAI(walk) as srv:
         for client, limit in (("litellm", 2), ("native", 4)):
-            spec = RunSpec(name="r", dataset="t", agent="llm", model="openai/test-model", workers=2, limit=limit,
-                           retry=FAST, attempt_backoff_s=0, agent_options={"base_url": srv.url, "client": client})
+            spec = RunSpec(
+                name="r",
+                dataset="t",
+                agent="llm",
+                model="openai/test-model",
+                workers=2,
+                limit=limit,
+                retry=FAST,
+                attempt_backoff_s=0,
+                agent_options={"base_url": srv.url, "client": client},
+            )
             result = asyncio.run(Runner(spec, demo_corpus, store).run())
             assert result["status"] == "done" and result["done"] == limit
     assert store.run("r")["config"]["clients"] == ["litellm", "native"]
@@ -313,7 +423,8 @@ def test_a_native_run_never_imports_litellm(tmp_path):
         "srv = FakeOpenAI(lambda r, n: tool_reply(('submit_answer', {'answer': 'A', 'reasoning': 'r'}))).__enter__()\n"
         f"rc = main(['--batch', 'run', '--agent', 'llm', '--model', 'openai/m', '--base-url', srv.url, '--limit', '2',"
         f" '--db', {str(tmp_path / 's.sqlite')!r}, '--quiet'])\n"
-        "print(rc, 'litellm' in sys.modules, 'openai' in sys.modules)\n")
+        "print(rc, 'litellm' in sys.modules, 'openai' in sys.modules)\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.stdout.split()[-3:] == ["0", "False", "False"], proc.stderr
 
@@ -322,8 +433,22 @@ def test_client_flag_is_checked_before_the_run(tmp_path, capsys):
     from workbench.cli import main
 
     db = tmp_path / "s.sqlite"
-    rc = main(["--batch", "run", "--agent", "llm", "--model", "anthropic/claude-sonnet-4-5", "--client", "native",
-               "--base-url", "http://127.0.0.1:9", "--db", str(db)])
+    rc = main(
+        [
+            "--batch",
+            "run",
+            "--agent",
+            "llm",
+            "--model",
+            "anthropic/claude-sonnet-4-5",
+            "--client",
+            "native",
+            "--base-url",
+            "http://127.0.0.1:9",
+            "--db",
+            str(db),
+        ]
+    )
     assert rc == 2 and "--client native serves OpenAI-compatible" in capsys.readouterr().err and not db.exists()
     rc = main(["--batch", "run", "--agent", "oracle", "--client", "native", "--db", str(db)])
     assert rc == 2 and "--client applies to --agent llm only" in capsys.readouterr().err

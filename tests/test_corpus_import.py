@@ -1,5 +1,6 @@
 """The corpus import in one pass with bulk inserts, its graphs in a worker process on large releases: the cache
 it builds is the one the in-process import builds, row for row, and a bad line is named the same way."""
+
 import json
 import sqlite3
 
@@ -50,7 +51,8 @@ def test_the_worker_builds_the_same_cache_as_the_in_process_import(demo_dir, tmp
     item = here.items[0]
     assert here.view(item).nodes == there.view(item).nodes
     assert [p.name for p in (tmp_path / "there" / "corpus").iterdir()] == [
-        next((tmp_path / "there" / "corpus").glob("*.sqlite")).name]  # the worker's scratch file is gone
+        next((tmp_path / "there" / "corpus").glob("*.sqlite")).name
+    ]  # the worker's scratch file is gone
 
 
 @pytest.mark.parametrize("worker", ["on", "off"])
@@ -68,15 +70,19 @@ def test_a_bad_graph_line_is_named_the_same_with_or_without_the_worker(tmp_path,
     assert not list((tmp_path / "cache").glob("corpus/*"))  # nothing imported, no scratch file left
 
 
-@pytest.mark.parametrize("bad, field, message", [
-    ({"title": 7}, "title", "must be a string"),
-    ({"arxivId": ["2104.05678"]}, "arxivId", "must be a string or null"),
-    ({"authors": "Ada Lovelace"}, "authors", "must be a list of {name} objects"),
-    (None, "", "must be an object"),
-])
+@pytest.mark.parametrize(
+    "bad, field, message",
+    [
+        ({"title": 7}, "title", "must be a string"),
+        ({"arxivId": ["2104.05678"]}, "arxivId", "must be a string or null"),
+        ({"authors": "Ada Lovelace"}, "authors", "must be a list of {name} objects"),
+        (None, "", "must be an object"),
+    ],
+)
 @pytest.mark.parametrize("worker", ["on", "off"])
-def test_a_node_of_the_wrong_type_is_named_on_its_first_line_even_where_the_paper_recurs(tmp_path, monkeypatch,
-                                                                                            worker, bad, field, message):
+def test_a_node_of_the_wrong_type_is_named_on_its_first_line_even_where_the_paper_recurs(
+    tmp_path, monkeypatch, worker, bad, field, message
+):
     """A paper that was fine on line 1 and is malformed on line 2 is caught on line 2 (file, line and field), with
     the graphs worker or without, and nothing is imported: a repeated node is recognised by its bytes, so a
     malformed one must never pass as the earlier good one."""
@@ -87,7 +93,7 @@ def test_a_node_of_the_wrong_type_is_named_on_its_first_line_even_where_the_pape
     second["nodes"][M] = "not a node" if bad is None else {**second["nodes"][M], **bad}
     third = json.loads(json.dumps(second))
     third["sample_id"] = "st_0003"
-    root = write_release(tmp_path / "bad", qa, graphs + [second, third], papers, labels)
+    root = write_release(tmp_path / "bad", qa, [*graphs, second, third], papers, labels)
     with pytest.raises(DatasetError) as info:
         open_release(root, tmp_path / "cache")
     where = f"nodes.{M}" + (f".{field}" if field else "")
@@ -101,19 +107,27 @@ def test_a_repeated_paper_replaces_the_earlier_one_across_insert_batches(tmp_pat
     qa, graphs, papers, labels = mini_rows()
     again = json.loads(json.dumps(papers[0]))
     again["sections"] = [{"header": "Only", "text": "the last record counts"}]
-    root = write_release(tmp_path / "rep", qa, graphs, papers + [again], labels)
+    root = write_release(tmp_path / "rep", qa, graphs, [*papers, again], labels)
     corpus, _ = open_release(root, tmp_path / "cache")
     assert corpus.headers(again["arxiv_id"]) == [("Only", len("the last record counts"))]
     assert corpus.headers(papers[2]["arxiv_id"])[0] == ("1 Introduction", len("Intro text."))
 
 
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, 2.5]),
-                    st.text(max_size=3))
-VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(st.text(max_size=2), inner, max_size=3)),
-                      max_leaves=6)
-NODES = st.fixed_dictionaries({}, optional={"title": st.text(max_size=3), "year": VALUES, "extra": VALUES,
-                                           "authors": st.lists(st.dictionaries(st.just("name"), VALUES), max_size=2)})
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, 2.5]), st.text(max_size=3))
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=2), inner, max_size=3)),
+    max_leaves=6,
+)
+NODES = st.fixed_dictionaries(
+    {},
+    optional={
+        "title": st.text(max_size=3),
+        "year": VALUES,
+        "extra": VALUES,
+        "authors": st.lists(st.dictionaries(st.just("name"), VALUES), max_size=2),
+    },
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -131,8 +145,7 @@ def test_nodes_are_shared_exactly_when_their_json_is_the_same(nodes):
     distinct = {json.dumps(n, ensure_ascii=False, sort_keys=True) for n in nodes}
     assert n_nodes == len(distinct)
     stored = dict(db.execute("SELECT g.sample_id, n.json FROM graph g JOIN nodes n ON n.id = g.node_id"))
-    assert [json.loads(stored[f"s{i}"]) for i in range(len(nodes))] == [
-        json.loads(json.dumps(n)) for n in nodes]
+    assert [json.loads(stored[f"s{i}"]) for i in range(len(nodes))] == [json.loads(json.dumps(n)) for n in nodes]
 
 
 def write_jsonl(rows):
@@ -158,7 +171,9 @@ def test_the_fingerprint_is_the_one_runs_recorded_before(tmp_path):
     lines = []
     for rel in release.RELEASE_FILES:
         path = root / rel
-        lines.append(f"{rel}:{hashlib.sha256(path.read_bytes()).hexdigest()}\n" if path.is_file() else f"{rel}:absent\n")
+        lines.append(
+            f"{rel}:{hashlib.sha256(path.read_bytes()).hexdigest()}\n" if path.is_file() else f"{rel}:absent\n"
+        )
     want = hashlib.sha256("".join(lines).encode()).hexdigest()
     assert fingerprint(root, tmp_path / "cache") == want
     memo = json.loads((tmp_path / "cache" / "fingerprints.json").read_text())
@@ -200,11 +215,13 @@ def test_label_problems_are_judged_against_the_graphs_as_before(tmp_path, monkey
     warned = corpus.report.label_warnings
     assert (warned["unknown_sample"], warned["duplicate_sample"], warned["unknown_arxiv_id"]) == (2, 1, 1)
     assert corpus.label_examples["unknown_sample"] == f"{where}:2"
-    assert corpus.label_examples["duplicate_sample"] == (f"{where}:4: sample_id 'st_0001' (also on line 1; "
-                                                         "the last row counts)")
+    assert corpus.label_examples["duplicate_sample"] == (
+        f"{where}:4: sample_id 'st_0001' (also on line 1; the last row counts)"
+    )
     assert corpus.label_examples["unknown_arxiv_id"].startswith(f"{where}:4 label 3: ")  # the last row's, not 9999
     assert [label.arxiv_id for label in corpus.item("st_0001").labels] == [
-        lab["arxiv_id"] for lab in labels[0]["analysis"]["section_recall_labels"]]
+        lab["arxiv_id"] for lab in labels[0]["analysis"]["section_recall_labels"]
+    ]
 
 
 @pytest.mark.parametrize("worker", ["off", "on"])

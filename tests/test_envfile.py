@@ -1,4 +1,5 @@
 """`--env-file`: a `.env` read with python-dotenv's grammar (quotes, `export`, trailing comments); set variables win."""
+
 from __future__ import annotations
 
 import os
@@ -18,7 +19,7 @@ def clean_env(monkeypatch):
 
 def test_quoted_value_with_trailing_comment_keeps_only_the_value(tmp_path, clean_env):
     env = tmp_path / ".env"
-    env.write_text('AH_QUOTED="abc" # the key\nexport AH_EXPORTED=\'x y\'\nAH_PLAIN=plain # note\n# AH_NOT=1\n')
+    env.write_text("AH_QUOTED=\"abc\" # the key\nexport AH_EXPORTED='x y'\nAH_PLAIN=plain # note\n# AH_NOT=1\n")
     names = load_env_file(env)
     assert sorted(names) == ["AH_EXPORTED", "AH_PLAIN", "AH_QUOTED"]
     assert os.environ["AH_QUOTED"] == "abc"

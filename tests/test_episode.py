@@ -1,4 +1,5 @@
 """The episode loop against the reference's rules (reference §3.4–§3.11, PROTOCOL §2)."""
+
 from dataclasses import replace
 
 import pytest
@@ -24,8 +25,13 @@ async def play(corpus, script, caps=Caps(), ablation="full"):
 
 
 async def test_footer_and_costs(mini_corpus):
-    traj, ep, agent = await play(mini_corpus, [turn(("get_paper_info", {"paper_id": S}), tokens=1234),
-                                               turn(("submit_answer", {"answer": "(b)", "reasoning": "r"}))])
+    traj, _ep, agent = await play(
+        mini_corpus,
+        [
+            turn(("get_paper_info", {"paper_id": S}), tokens=1234),
+            turn(("submit_answer", {"answer": "(b)", "reasoning": "r"})),
+        ],
+    )
     tool_msg = agent.seen[1][-1]
     assert tool_msg["role"] == "tool"
     assert tool_msg["content"].endswith("\nTurn: 1  |  Tokens used: 1,234  |  Budget used: 1")
@@ -55,9 +61,15 @@ async def test_think_resets_the_consecutive_rejections(mini_corpus):
 
 
 async def test_parallel_calls_in_order_last_submit_wins(mini_corpus):
-    script = [turn(("read_section", {"paper_id": G, "section": "B"}), ("submit_answer", {"answer": "A"}),
-                   ("get_references", {"paper_id": S}), ("submit_answer", {"answer": "B"}))]
-    traj, ep, _ = await play(mini_corpus, script)
+    script = [
+        turn(
+            ("read_section", {"paper_id": G, "section": "B"}),
+            ("submit_answer", {"answer": "A"}),
+            ("get_references", {"paper_id": S}),
+            ("submit_answer", {"answer": "B"}),
+        )
+    ]
+    traj, _ep, _ = await play(mini_corpus, script)
     assert traj.termination == "answer" and traj.answer == "B" and traj.correct
     assert traj.points_used == 6  # calls after a submit are still executed and charged
     assert traj.paper_recall and traj.section_recall
@@ -76,15 +88,21 @@ async def test_parallel_calls_against_running_budget(mini_corpus):
 
 async def test_token_limit_discards_the_crossing_response(mini_corpus):
     caps = Caps(max_tokens_total=1000)
-    script = [turn(("think", {"reasoning": "x"}), tokens=1000),
-              turn(("submit_answer", {"answer": "B", "reasoning": "r"}), tokens=1)]
+    script = [
+        turn(("think", {"reasoning": "x"}), tokens=1000),
+        turn(("submit_answer", {"answer": "B", "reasoning": "r"}), tokens=1),
+    ]
     traj, ep, _ = await play(mini_corpus, script, caps=caps)
     assert traj.termination == "token_limit" and traj.answer is None and not traj.correct
     assert ep.steps[-1].text == "[HARNESS] Token limit reached (1,001 > 1,000). Forcing termination."
 
 
 async def test_plain_text_nudge_and_empty_reply(mini_corpus):
-    script = [AssistantTurn(text="The answer is B"), AssistantTurn(text="   "), AssistantTurn(text="", usage=Usage(7, 3))]
+    script = [
+        AssistantTurn(text="The answer is B"),
+        AssistantTurn(text="   "),
+        AssistantTurn(text="", usage=Usage(7, 3)),
+    ]
     traj, ep, agent = await play(mini_corpus, script)
     assert agent.seen[1][-1]["content"] == NUDGE + "\nTurn: 1  |  Tokens used: 0  |  Budget used: 0"
     # whitespace is text for the reference (`if not text`): nudged like any prose, not an error
@@ -105,29 +123,43 @@ async def test_max_turns(mini_corpus):
 
 async def test_disabled_tool_is_rejected_without_counting(mini_corpus):
     caps = replace(Caps(), disabled_tools=("search_papers",))
-    script = [turn(("search_papers", {"query": "x"})), turn(("search_papers", {"query": "x"})),
-              turn(("submit_answer", {"answer": "A"}))]
+    script = [
+        turn(("search_papers", {"query": "x"})),
+        turn(("search_papers", {"query": "x"})),
+        turn(("submit_answer", {"answer": "A"})),
+    ]
     traj, ep, agent = await play(mini_corpus, script, caps=caps, ablation="no-search")
     assert traj.termination == "answer"
     assert [s.status for s in ep.steps if s.kind == "tool"][:2] == ["disabled", "disabled"]
-    assert "search_papers" not in agent.seen[0][0]["content"].split("## Constraints")[0].split("### Reading")[0].split(
-        "### Navigation Tools")[1]
+    assert (
+        "search_papers"
+        not in agent.seen[0][0]["content"]
+        .split("## Constraints")[0]
+        .split("### Reading")[0]
+        .split("### Navigation Tools")[1]
+    )
 
 
 async def test_transient_errors_do_not_consume_turns(mini_corpus):
-    script = [TransientModelError("429", retry_after=0), TransientModelError("503"), turn(("submit_answer", {"answer": "B"}))]
-    traj, ep, _ = await play(mini_corpus, script)
+    script = [
+        TransientModelError("429", retry_after=0),
+        TransientModelError("503"),
+        turn(("submit_answer", {"answer": "B"})),
+    ]
+    traj, _ep, _ = await play(mini_corpus, script)
     assert traj.termination == "answer" and traj.turns == 1 and traj.transient_retries == 2
 
 
 async def test_five_consecutive_api_errors_end_as_error(mini_corpus):
     script = [NonTransientModelError("bad request")] * 5
-    traj, ep, _ = await play(mini_corpus, script)
+    traj, _ep, _ = await play(mini_corpus, script)
     assert traj.termination == "error" and traj.error_kind == "api_errors" and traj.api_errors == 5
 
 
 async def test_api_errors_consume_turns_and_reset_on_success(mini_corpus):
-    script = [NonTransientModelError("x")] * 4 + [turn(("think", {"reasoning": "r"}))] + [NonTransientModelError("x")] * 4
+    script = (
+        [NonTransientModelError("x")] * 4 + [turn(("think", {"reasoning": "r"}))] + [NonTransientModelError("x")] * 4
+    )
     traj, _, _ = await play(mini_corpus, script, caps=Caps(max_turns=9))
     assert traj.termination == "max_turns" and traj.api_errors == 8
 
@@ -151,8 +183,23 @@ async def test_agent_bug_is_an_error_with_context(mini_corpus):
     assert "Traceback" in ep.steps[-1].text
 
 
-@pytest.mark.parametrize("raw,idx", [("A", 0), ("(a)", 0), ("B.", 1), ("C:", 2), ("D)", 3), (" b ", 1),
-                                     ("E", -1), ("AB", -1), ("", -1), (None, -1), (2, -1), ("Answer: A", -1)])
+@pytest.mark.parametrize(
+    "raw,idx",
+    [
+        ("A", 0),
+        ("(a)", 0),
+        ("B.", 1),
+        ("C:", 2),
+        ("D)", 3),
+        (" b ", 1),
+        ("E", -1),
+        ("AB", -1),
+        ("", -1),
+        (None, -1),
+        (2, -1),
+        ("Answer: A", -1),
+    ],
+)
 def test_parse_answer(raw, idx):
     assert parse_answer(raw) == idx
 
@@ -163,11 +210,14 @@ async def test_malformed_submit_still_ends_as_answer(mini_corpus):
 
 
 async def test_recall_flags_use_resolved_section_index(mini_corpus):
-    traj, _, _ = await play(mini_corpus, [turn(("read_section", {"paper_id": G, "section": "A"})),
-                                          turn(("submit_answer", {"answer": "C"}))])
+    traj, _, _ = await play(
+        mini_corpus, [turn(("read_section", {"paper_id": G, "section": "A"})), turn(("submit_answer", {"answer": "C"}))]
+    )
     assert traj.paper_recall and not traj.section_recall and traj.chosen_type == "seed_only"
-    traj, _, _ = await play(mini_corpus, [turn(("read_section", {"paper_id": G, "section": "Frequency"})),
-                                          turn(("submit_answer", {"answer": "C"}))])
+    traj, _, _ = await play(
+        mini_corpus,
+        [turn(("read_section", {"paper_id": G, "section": "Frequency"})), turn(("submit_answer", {"answer": "C"}))],
+    )
     assert not traj.paper_recall  # "Frequency" matches no header: a failed read is not a read
 
 

@@ -1,5 +1,6 @@
 """The general-agent setting: AgentHop's seven tools among out-of-domain tools (sandbox.extra_tools), end to end
 through the real CLI, runner, ledger and store, and its measures computed independently on hand-made data."""
+
 from __future__ import annotations
 
 import asyncio
@@ -11,8 +12,15 @@ from scipy.stats import binomtest
 from sandbox.agents.heuristic import content_words
 from sandbox.datasets import open_dataset
 from sandbox.extra_tools.builtin import builtin_result, builtin_tools
-from sandbox.extra_tools.registry import (DETAILS, ExtraTool, RegistryError, estimated_tokens, load_file,
-                                          presentation_order, select)
+from sandbox.extra_tools.registry import (
+    DETAILS,
+    ExtraTool,
+    RegistryError,
+    estimated_tokens,
+    load_file,
+    presentation_order,
+    select,
+)
 from sandbox.extra_tools.setting import open_extra_tools, resolve
 from sandbox.prompts import TOOL_SCHEMAS, build_prompt
 from sandbox.records import TOOL_NAMES, Caps
@@ -22,10 +30,14 @@ from storage import Store
 from tests.cli_inprocess import batch
 
 CATEGORIES = {  # the issue's domains, each with tools of the built-in registry
-    "code": ("run_python", "run_javascript", "run_sql"), "terminal and files": ("bash", "read_file", "write_file"),
-    "web": ("web_search", "fetch_url", "browser_click"), "calendar and booking": ("create_calendar_event", "book_flight"),
-    "retail": ("get_order_status", "cancel_order", "return_item"), "weather": ("get_current_weather",),
-    "maps": ("get_directions", "geocode_address"), "math": ("calculator", "solve_equation"),
+    "code": ("run_python", "run_javascript", "run_sql"),
+    "terminal and files": ("bash", "read_file", "write_file"),
+    "web": ("web_search", "fetch_url", "browser_click"),
+    "calendar and booking": ("create_calendar_event", "book_flight"),
+    "retail": ("get_order_status", "cancel_order", "return_item"),
+    "weather": ("get_current_weather",),
+    "maps": ("get_directions", "geocode_address"),
+    "math": ("calculator", "solve_equation"),
     "email": ("send_email", "search_inbox"),
 }
 
@@ -40,6 +52,7 @@ def _db(tmp_path) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ the registry
+
 
 def test_builtin_registry_covers_the_domains_with_realistic_schemas():
     tools = builtin_tools()
@@ -64,8 +77,9 @@ def test_builtin_results_are_deterministic_and_never_carry_evidence(corpus):
         props = schema["parameters"]["properties"]
         for item in corpus.items:
             opts = [content_words(o) for o in item.options]
-            distinctive = set().union(*(w - set().union(*(opts[j] for j in range(4) if j != i))
-                                        for i, w in enumerate(opts)))
+            distinctive = set().union(
+                *(w - set().union(*(opts[j] for j in range(4) if j != i)) for i, w in enumerate(opts))
+            )
             for args in ({k: item.question if p["type"] == "string" else 1 for k, p in props.items()}, {}):
                 text = builtin_result(schema["name"], args, handler)
                 assert text == builtin_result(schema["name"], dict(reversed(args.items())), handler)
@@ -80,24 +94,48 @@ def _write(tmp_path, data) -> str:
     return str(path)
 
 
-GOOD = {"type": "function", "function": {"name": "get_stock_price", "description": "Latest price of a stock.",
-                                         "parameters": {"type": "object", "properties": {"ticker": {"type": "string"}},
-                                                        "required": ["ticker"]}}, "result": "AAPL 187.20 USD"}
+GOOD = {
+    "type": "function",
+    "function": {
+        "name": "get_stock_price",
+        "description": "Latest price of a stock.",
+        "parameters": {"type": "object", "properties": {"ticker": {"type": "string"}}, "required": ["ticker"]},
+    },
+    "result": "AAPL 187.20 USD",
+}
 
 
-@pytest.mark.parametrize("entry, where", [
-    ({"type": "function", "function": {**GOOD["function"], "name": "other"}, "result": 3}, "entry 1: field 'result'"),
-    ({"type": "function", "function": {**GOOD["function"], "name": "read_section"}, "result": "x"},
-     "entry 1: field 'function.name': 'read_section' is one of the protocol's seven tools"),
-    ({"type": "function", "function": {**GOOD["function"], "name": "has space"}, "result": "x"},
-     "entry 1: field 'function.name'"),
-    (GOOD, "entry 1: field 'function.name': 'get_stock_price' is listed twice"),
-    ({"type": "function", "function": {**GOOD["function"], "name": "b", "parameters": {"type": "array"}}, "result": "x"},
-     "entry 1: field 'function.parameters'"),
-    ({"name": "b", "parameters": {"type": "object", "required": "ticker"}, "result": "x"},
-     "entry 1: field 'parameters.required'"),
-    ("not a tool", "entry 1: expected an object"),
-])
+@pytest.mark.parametrize(
+    "entry, where",
+    [
+        (
+            {"type": "function", "function": {**GOOD["function"], "name": "other"}, "result": 3},
+            "entry 1: field 'result'",
+        ),
+        (
+            {"type": "function", "function": {**GOOD["function"], "name": "read_section"}, "result": "x"},
+            "entry 1: field 'function.name': 'read_section' is one of the protocol's seven tools",
+        ),
+        (
+            {"type": "function", "function": {**GOOD["function"], "name": "has space"}, "result": "x"},
+            "entry 1: field 'function.name'",
+        ),
+        (GOOD, "entry 1: field 'function.name': 'get_stock_price' is listed twice"),
+        (
+            {
+                "type": "function",
+                "function": {**GOOD["function"], "name": "b", "parameters": {"type": "array"}},
+                "result": "x",
+            },
+            "entry 1: field 'function.parameters'",
+        ),
+        (
+            {"name": "b", "parameters": {"type": "object", "required": "ticker"}, "result": "x"},
+            "entry 1: field 'parameters.required'",
+        ),
+        ("not a tool", "entry 1: expected an object"),
+    ],
+)
 def test_a_bad_file_entry_is_named_by_file_index_and_field(tmp_path, entry, where):
     path = _write(tmp_path, [GOOD, entry])
     with pytest.raises(RegistryError) as exc:
@@ -106,7 +144,7 @@ def test_a_bad_file_entry_is_named_by_file_index_and_field(tmp_path, entry, wher
 
 
 def test_a_bad_file_is_refused_by_run_with_exit_2_and_nothing_written(tmp_path, capsys):
-    path = _write(tmp_path, "[{\"name\": \"x\",\n oops}]")
+    path = _write(tmp_path, '[{"name": "x",\n oops}]')
     db = _db(tmp_path)
     out = batch(capsys, "run", "--data", "builtin", "--run", "x", "--db", db, "--limit", "2", "--extra-tools", path)
     assert out.returncode == 2 and f"{path}: line 2: not JSON" in out.stderr
@@ -125,12 +163,14 @@ def test_file_registry_canned_results_and_argument_errors(tmp_path, corpus):
             ok = await xt.call("get_stock_price", {"ticker": "X"})
             missing = await xt.call("get_stock_price", {})
             return ok, missing
+
     ok, missing = asyncio.run(go())
     assert (ok.text, ok.status) == ("AAPL 187.20 USD", "ok")
     assert missing.status == "error" and missing.text.startswith("Error calling get_stock_price: Missing or invalid")
 
 
 # ------------------------------------------------------------------------------------------------ the prompt
+
 
 def test_selection_is_seeded_and_nested_and_the_order_is_recorded():
     tools = [ExtraTool(s["name"], s["description"], s["parameters"]) for s, _ in builtin_tools()]
@@ -149,6 +189,7 @@ def test_the_tools_appear_in_the_tool_block_and_schemas_as_the_real_ones_do(corp
     async def prompt(detail: str):
         async with open_extra_tools({**resolve("builtin", 8, detail, 1, 5)}) as xt:
             return build_prompt(item, Caps(), extra_tools=xt)
+
     full = asyncio.run(prompt("full"))
     assert [t["name"] for t in full.tools] == record["order"]
     for schema in TOOL_SCHEMAS:  # the protocol's seven are offered unchanged
@@ -174,9 +215,26 @@ def test_the_tools_appear_in_the_tool_block_and_schemas_as_the_real_ones_do(corp
 
 # ------------------------------------------------------------------------------------------------ runs
 
+
 def _run(capsys, db, name, *extra, limit="12", code=0):
-    out = batch(capsys, "run", "--data", "builtin", "--agent", "heuristic", "--run", name, "--db", db, "--limit",
-                limit, "--quiet", "--format", "json", *extra)
+    out = batch(
+        capsys,
+        "run",
+        "--data",
+        "builtin",
+        "--agent",
+        "heuristic",
+        "--run",
+        name,
+        "--db",
+        db,
+        "--limit",
+        limit,
+        "--quiet",
+        "--format",
+        "json",
+        *extra,
+    )
     assert out.returncode == code, out.stderr
     return out
 
@@ -191,8 +249,12 @@ def test_the_setting_is_part_of_the_identity_and_its_size_is_recorded(tmp_path, 
     assert run["identity"]["extra_tools"]["tools"] == setting["tools"]
     assert run["caps"]["costs"][setting["tools"][0]] == 1
     _run(capsys, db, "g", "--extra-tools", "builtin", "--extra-tools-count", "8", "--extra-tools-detail", "short")
-    for other in (("--extra-tools-count", "16", "--extra-tools-detail", "short"), ("--extra-tools-count", "8"),
-                  ("--extra-tools-count", "8", "--extra-tools-detail", "short", "--extra-tools-cost", "2"), ()):
+    for other in (
+        ("--extra-tools-count", "16", "--extra-tools-detail", "short"),
+        ("--extra-tools-count", "8"),
+        ("--extra-tools-count", "8", "--extra-tools-detail", "short", "--extra-tools-cost", "2"),
+        (),
+    ):
         flags = ("--extra-tools", "builtin", *other) if other else ()
         out = _run(capsys, db, "g", *flags, code=2)
         assert "exists with a different configuration" in out.stderr
@@ -201,9 +263,15 @@ def test_the_setting_is_part_of_the_identity_and_its_size_is_recorded(tmp_path, 
 def test_flags_without_a_registry_or_on_a_closed_book_run_are_refused(tmp_path, capsys):
     db = _db(tmp_path)
     assert "need --extra-tools" in _run(capsys, db, "x", "--extra-tools-count", "8", code=2).stderr
-    assert "closed-book" in _run(capsys, db, "x", "--extra-tools", "builtin", "--ablation", "closed-book", code=2).stderr
-    assert "heuristic agent only" in batch(capsys, "run", "--agent", "random", "--distractible", "0.5", "--db", db).stderr
-    assert "only 50 tools" in _run(capsys, db, "x", "--extra-tools", "builtin", "--extra-tools-count", "60", code=2).stderr
+    assert (
+        "closed-book" in _run(capsys, db, "x", "--extra-tools", "builtin", "--ablation", "closed-book", code=2).stderr
+    )
+    assert (
+        "heuristic agent only" in batch(capsys, "run", "--agent", "random", "--distractible", "0.5", "--db", db).stderr
+    )
+    assert (
+        "only 50 tools" in _run(capsys, db, "x", "--extra-tools", "builtin", "--extra-tools-count", "60", code=2).stderr
+    )
     assert Store(db).runs() == []
 
 
@@ -211,8 +279,20 @@ def test_an_out_of_domain_call_obeys_the_ledger(tmp_path, capsys):
     """At 12 points a call, a 30-point budget pays two; the third is rejected at cost 0, the fourth too, and two
     consecutive rejections end the episode as `budget`."""
     db = _db(tmp_path)
-    _run(capsys, db, "costly", "--extra-tools", "builtin", "--extra-tools-count", "4", "--extra-tools-cost", "12",
-         "--distractible", "1", limit="2")
+    _run(
+        capsys,
+        db,
+        "costly",
+        "--extra-tools",
+        "builtin",
+        "--extra-tools-count",
+        "4",
+        "--extra-tools-cost",
+        "12",
+        "--distractible",
+        "1",
+        limit="2",
+    )
     store = Store(db)
     for t in store.trajectories(store.run("costly")["id"]):
         tools = [s for s in store.steps(t["id"]) if s["kind"] == "tool"]
@@ -228,8 +308,18 @@ def test_done_when_the_knob_gives_its_share_and_the_accuracy_delta_has_a_mcnemar
     db = _db(tmp_path)
     p = 0.3
     _run(capsys, db, "plain", "--distractible", str(p), limit="60")
-    _run(capsys, db, "general", "--distractible", str(p), "--extra-tools", "builtin", "--extra-tools-count", "40",
-         limit="60")
+    _run(
+        capsys,
+        db,
+        "general",
+        "--distractible",
+        str(p),
+        "--extra-tools",
+        "builtin",
+        "--extra-tools-count",
+        "40",
+        limit="60",
+    )
     store = Store(db)
     seqs = [t["tool_sequence"] for t in store.trajectories(store.run("general")["id"])]
     calls = sum(len(s) for s in seqs)
@@ -257,6 +347,7 @@ def test_done_when_the_knob_gives_its_share_and_the_accuracy_delta_has_a_mcnemar
 
 # ------------------------------------------------------------------------------------------------ measures
 
+
 def _calls(*spec):
     return [offdomain.Call(turn, name, status, cost) for turn, name, status, cost in spec]
 
@@ -264,8 +355,16 @@ def _calls(*spec):
 def test_measures_on_hand_made_trajectories():
     extra = {"x", "y"}
     trajs = [
-        {"item_id": "a", "calls": _calls((1, "x", "ok", 1), (2, "get_references", "ok", 1), (2, "y", "ok", 1),
-                                         (3, "y", "rejected", 0), (4, "submit_answer", "ok", 0))},
+        {
+            "item_id": "a",
+            "calls": _calls(
+                (1, "x", "ok", 1),
+                (2, "get_references", "ok", 1),
+                (2, "y", "ok", 1),
+                (3, "y", "rejected", 0),
+                (4, "submit_answer", "ok", 0),
+            ),
+        },
         {"item_id": "b", "calls": _calls((1, "read_section", "ok", 5), (2, "submit_answer", "ok", 0))},
         {"item_id": "a", "calls": []},
     ]
@@ -281,9 +380,16 @@ def test_measures_on_hand_made_trajectories():
     assert m["rejected"] == 1
 
 
-@pytest.mark.parametrize("significant, delta, share, verdict", [
-    (True, -0.1, 0.4, "tool confusion"), (True, -0.1, 0.02, "context overhead"), (False, -0.1, 0.4, "no drop"),
-    (True, 0.05, 0.4, "no drop"), (None, None, None, "unmeasured")])
+@pytest.mark.parametrize(
+    "significant, delta, share, verdict",
+    [
+        (True, -0.1, 0.4, "tool confusion"),
+        (True, -0.1, 0.02, "context overhead"),
+        (False, -0.1, 0.4, "no drop"),
+        (True, 0.05, 0.4, "no drop"),
+        (None, None, None, "unmeasured"),
+    ],
+)
 def test_the_mechanism_rule(significant, delta, share, verdict):
     assert offdomain.mechanism(significant, delta, share) == verdict
 
@@ -315,18 +421,45 @@ def test_the_launch_form_offers_the_same_choices_and_relaunches_them(tmp_path, c
     relaunched (resumed) from the form with its setting."""
     from workbench.tui.screens.launch import run_values, validate
 
-    values = {"extra_kind": "builtin", "extra_count": "8", "extra_detail": "names", "extra_cost": "2",
-              "distractible": "0.25", "limit": "3", "name": "f"}
+    values = {
+        "extra_kind": "builtin",
+        "extra_count": "8",
+        "extra_detail": "names",
+        "extra_cost": "2",
+        "distractible": "0.25",
+        "limit": "3",
+        "name": "f",
+    }
     form = validate(values, set(), llm_ok=True)
     assert form.errors == {}
     db = _db(tmp_path)
-    _run(capsys, db, "f", "--extra-tools", "builtin", "--extra-tools-count", "8", "--extra-tools-detail", "names",
-         "--extra-tools-cost", "2", "--distractible", "0.25", "--workers", "4", limit="3")
+    _run(
+        capsys,
+        db,
+        "f",
+        "--extra-tools",
+        "builtin",
+        "--extra-tools-count",
+        "8",
+        "--extra-tools-detail",
+        "names",
+        "--extra-tools-cost",
+        "2",
+        "--distractible",
+        "0.25",
+        "--workers",
+        "4",
+        limit="3",
+    )
     stored = Store(db).run("f")
     assert form.spec.identity(stored["identity"]["dataset_fingerprint"]) == stored["identity"]
-    again, options = run_values(stored)
-    assert (again["extra_kind"], again["extra_count"], again["extra_detail"], again["distractible"]) == \
-        ("builtin", "8", "names", "0.25")
+    again, _options = run_values(stored)
+    assert (again["extra_kind"], again["extra_count"], again["extra_detail"], again["distractible"]) == (
+        "builtin",
+        "8",
+        "names",
+        "0.25",
+    )
     bad = validate({**values, "extra_kind": "file", "extra_source": str(tmp_path / "none.json")}, set(), llm_ok=True)
     assert "no such file" in bad.errors["extra_source"]
     assert "distractible" in validate({**values, "distractible": "x"}, set(), llm_ok=True).errors
@@ -346,9 +479,31 @@ def test_an_llm_sees_the_tools_in_the_recorded_order_and_its_call_is_answered(tm
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     db = _db(tmp_path)
     with FakeOpenAI(brain) as srv:
-        out = batch(capsys, "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", srv.url, "--ids",
-                    "st_0001", "--run", "l", "--db", db, "--quiet", "--format", "json", "--extra-tools", "builtin",
-                    "--extra-tools-count", "50", "--extra-tools-detail", "short")
+        out = batch(
+            capsys,
+            "run",
+            "--agent",
+            "llm",
+            "--model",
+            "openai/test-model",
+            "--base-url",
+            srv.url,
+            "--ids",
+            "st_0001",
+            "--run",
+            "l",
+            "--db",
+            db,
+            "--quiet",
+            "--format",
+            "json",
+            "--extra-tools",
+            "builtin",
+            "--extra-tools-count",
+            "50",
+            "--extra-tools-detail",
+            "short",
+        )
         assert out.returncode == 0, out.stderr
         first = srv.requests[0]
     store = Store(db)
@@ -367,11 +522,14 @@ def test_an_llm_sees_the_tools_in_the_recorded_order_and_its_call_is_answered(tm
     assert rep["share_counts"] == [1, 2] and rep["points"] == [1, 1]
 
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                    max_leaves=12)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -383,6 +541,7 @@ def test_no_arguments_make_a_builtin_tool_raise(name, args):
     async def go():
         async with open_extra_tools(record) as xt:
             return await xt.call(name, args)
+
     outcome = asyncio.run(go())
     assert outcome.status in ("ok", "error") and outcome.text
     if outcome.status == "error":
@@ -403,13 +562,21 @@ def test_a_tools_file_is_loaded_or_refused_in_one_line(tmp_path_factory, data):
 
 
 def test_transitions_with_one_other_tool_by_brute_force():
-    seqs = [["get_references", "web_search", "bash", "read_section", "made_up", "submit_answer"],
-            ["list_sections", "calculator", "submit_answer"], []]
+    seqs = [
+        ["get_references", "web_search", "bash", "read_section", "made_up", "submit_answer"],
+        ["list_sections", "calculator", "submit_answer"],
+        [],
+    ]
     tm = offdomain.transitions_with_other(seqs, {"web_search", "bash", "calculator"})
     names = tm["tools"]
     assert names[-1] == "other" and names[:-1] == list(ngrams.TOOLS)
-    want = {("get_references", "other"): 1, ("other", "other"): 1, ("other", "read_section"): 1,
-            ("list_sections", "other"): 1, ("other", "submit_answer"): 1}  # made_up breaks read → submit
+    want = {
+        ("get_references", "other"): 1,
+        ("other", "other"): 1,
+        ("other", "read_section"): 1,
+        ("list_sections", "other"): 1,
+        ("other", "submit_answer"): 1,
+    }  # made_up breaks read → submit
     got = {(names[i], names[j]): c for i, row in enumerate(tm["counts"]) for j, c in enumerate(row) if c}
     assert got == want
     assert tm["probabilities"][names.index("other")] == pytest.approx([0, 0, 0, 0, 1 / 3, 0, 1 / 3, 1 / 3])
@@ -420,8 +587,26 @@ def test_transitions_with_one_other_tool_by_brute_force():
 
 def test_a_scale_tools_level_is_compared_with_its_group_plain_run(tmp_path, capsys):
     db = _db(tmp_path)
-    out = batch(capsys, "scale", "tools", "--counts", "0,8", "--detail", "names", "--run", "s", "--db", db, "--limit",
-                "6", "--quiet", "--distractible", "0.5", "--format", "json")
+    out = batch(
+        capsys,
+        "scale",
+        "tools",
+        "--counts",
+        "0,8",
+        "--detail",
+        "names",
+        "--run",
+        "s",
+        "--db",
+        db,
+        "--limit",
+        "6",
+        "--quiet",
+        "--distractible",
+        "0.5",
+        "--format",
+        "json",
+    )
     assert out.returncode == 0, out.stderr
     table = json.loads(out.stdout)
     assert [r["run"] for r in table["rows"]] == ["s@plain", "s@tools8-names"] and table["plain"] == "s@plain"
@@ -445,9 +630,17 @@ def test_report_table_shows_the_items_most_out_of_domain():
     """The per-item out-of-domain shares reach the table, highest share first (not only the JSON)."""
     from workbench.views.general import general_rows
 
-    g = {"setting": {"source": "builtin", "count": 8, "detail": "full", "cost": 1, "seed": 0},
-         "share_counts": [3, 10], "trajectories_with_any": [2, 4], "points": [3, 20], "points_per_trajectory": 0.75,
-         "turns": [3, 8], "turns_per_trajectory": 0.75, "per_tool": {}, "per_item": {"a": [1, 4], "b": [2, 2], "c": [0, 4]}}
+    g = {
+        "setting": {"source": "builtin", "count": 8, "detail": "full", "cost": 1, "seed": 0},
+        "share_counts": [3, 10],
+        "trajectories_with_any": [2, 4],
+        "points": [3, 20],
+        "points_per_trajectory": 0.75,
+        "turns": [3, 8],
+        "turns_per_trajectory": 0.75,
+        "per_tool": {},
+        "per_item": {"a": [1, 4], "b": [2, 2], "c": [0, 4]},
+    }
     rows = {r[1]: r[4] for r in general_rows({"general_setting": g})}
     line = rows["items most out of domain"]
     assert line.index("b ") < line.index("a ") and "c " not in line and "2/2" in line and "1/4" in line

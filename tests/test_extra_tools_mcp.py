@@ -1,6 +1,7 @@
 """`--extra-tools mcp:COMMAND`: an MCP server's tools as the out-of-domain registry, through the official SDK's
 client, against a real server process started by the tests (tests/mcp_tools_server.py), including one that dies
 mid-run."""
+
 from __future__ import annotations
 
 import asyncio
@@ -35,30 +36,70 @@ def test_calls_are_forwarded_with_a_timeout_and_failures_are_tool_errors():
         registry = McpRegistry(command(), timeout_s=1.0)
         tools = await registry.start()
         try:
-            return (sorted(t.name for t in tools), await registry.call("convert_temperature", {"celsius": 100}),
-                    await registry.call("broken", {"reason": "x"}), await registry.call("slow", {"seconds": 5}),
-                    await registry.call("lookup_order", {"order_id": "W123"}))
+            return (
+                sorted(t.name for t in tools),
+                await registry.call("convert_temperature", {"celsius": 100}),
+                await registry.call("broken", {"reason": "x"}),
+                await registry.call("slow", {"seconds": 5}),
+                await registry.call("lookup_order", {"order_id": "W123"}),
+            )
         finally:
             await registry.close()
+
     names, ok, broken, slow, after = asyncio.run(go())
     assert names == ["broken", "convert_temperature", "lookup_order", "slow"]
     assert (ok.text, ok.status) == ("212.0 °F", "ok")
-    assert broken.status == "error" and broken.text.startswith("Error calling broken: ") and "backend is down" in broken.text
+    assert (
+        broken.status == "error"
+        and broken.text.startswith("Error calling broken: ")
+        and "backend is down" in broken.text
+    )
     assert slow.status == "error" and slow.text.startswith("Error calling slow: ")
     assert (after.text, after.status) == ("Order 4: shipped, arriving Tuesday.", "ok")  # the connection survives
 
 
 def test_a_server_that_cannot_start_is_refused_with_exit_2(tmp_path, capsys):
     db = str(tmp_path / "r.db")
-    out = batch(capsys, "run", "--run", "x", "--db", db, "--limit", "1", "--extra-tools",
-                f"mcp:{sys.executable} -c 'import sys; sys.exit(1)'")
+    out = batch(
+        capsys,
+        "run",
+        "--run",
+        "x",
+        "--db",
+        db,
+        "--limit",
+        "1",
+        "--extra-tools",
+        f"mcp:{sys.executable} -c 'import sys; sys.exit(1)'",
+    )
     assert out.returncode == 2 and "the server could not be used" in out.stderr
     assert Store(db).runs() == []
 
 
 def _run(capsys, db: str, name: str, cmd: str):
-    out = batch(capsys, "run", "--data", "builtin", "--agent", "heuristic", "--run", name, "--db", db, "--limit", "4",
-                "--workers", "1", "--quiet", "--format", "json", "--distractible", "0.5", "--extra-tools", f"mcp:{cmd}")
+    out = batch(
+        capsys,
+        "run",
+        "--data",
+        "builtin",
+        "--agent",
+        "heuristic",
+        "--run",
+        name,
+        "--db",
+        db,
+        "--limit",
+        "4",
+        "--workers",
+        "1",
+        "--quiet",
+        "--format",
+        "json",
+        "--distractible",
+        "0.5",
+        "--extra-tools",
+        f"mcp:{cmd}",
+    )
     assert out.returncode == 0, out.stderr
     store = Store(db)
     run = store.run(name)
@@ -68,13 +109,22 @@ def _run(capsys, db: str, name: str, cmd: str):
 def test_an_mcp_registry_end_to_end(tmp_path, capsys):
     run, trajectories = _run(capsys, str(tmp_path / "r.db"), "m", command())
     setting = run["config"]["extra_tools"]
-    assert setting["source"] == "mcp" and sorted(setting["tools"]) == ["broken", "convert_temperature",
-                                                                       "lookup_order", "slow"]
-    ood = [s for _, steps in trajectories for s in steps if s["tool_name"] not in TOOL_NAMES and s["status"] != "rejected"]
+    assert setting["source"] == "mcp" and sorted(setting["tools"]) == [
+        "broken",
+        "convert_temperature",
+        "lookup_order",
+        "slow",
+    ]
+    ood = [
+        s for _, steps in trajectories for s in steps if s["tool_name"] not in TOOL_NAMES and s["status"] != "rejected"
+    ]
     assert ood and run["status"] == "done"
     for s in ood:  # the server's own answers (placeholder arguments: "example", 1.0), or its tool error
-        expected = {"convert_temperature": "33.8 °F", "lookup_order": "Order 7: shipped, arriving Tuesday.",
-                    "slow": "done"}.get(s["tool_name"])
+        expected = {
+            "convert_temperature": "33.8 °F",
+            "lookup_order": "Order 7: shipped, arriving Tuesday.",
+            "slow": "done",
+        }.get(s["tool_name"])
         if expected:
             assert (s["text"], s["status"], s["cost"]) == (expected, "ok", 1)
         else:
@@ -84,7 +134,9 @@ def test_an_mcp_registry_end_to_end(tmp_path, capsys):
 def test_a_server_that_dies_mid_run_gives_tool_errors_and_every_episode_ends(tmp_path, capsys):
     run, trajectories = _run(capsys, str(tmp_path / "r.db"), "d", command("--die-after", "2"))
     assert run["status"] == "done" and len(trajectories) == 4
-    ood = [s for _, steps in trajectories for s in steps if s["tool_name"] not in TOOL_NAMES and s["status"] != "rejected"]
+    ood = [
+        s for _, steps in trajectories for s in steps if s["tool_name"] not in TOOL_NAMES and s["status"] != "rejected"
+    ]
     assert len(ood) > 3
     answered = [s for s in ood if s["status"] == "ok" or "backend is down" in s["text"]]
     assert len(answered) == 2  # the two calls before it died
@@ -99,12 +151,46 @@ def test_extra_tools_timeout_bounds_each_mcp_call_and_is_not_identity(tmp_path, 
     """`--extra-tools-timeout 0.2`: the server's `slow` tool (1 s with the placeholder argument) times out as a tool
     error the agent sees; the timeout is an execution option, absent from the run's identity; 0 is refused."""
     db = str(tmp_path / "r.db")
-    bad = batch(capsys, "run", "--run", "x", "--db", db, "--limit", "1", "--extra-tools", f"mcp:{command()}",
-                "--extra-tools-timeout", "0")
+    bad = batch(
+        capsys,
+        "run",
+        "--run",
+        "x",
+        "--db",
+        db,
+        "--limit",
+        "1",
+        "--extra-tools",
+        f"mcp:{command()}",
+        "--extra-tools-timeout",
+        "0",
+    )
     assert bad.returncode == 2 and "--extra-tools-timeout" in bad.stderr
-    out = batch(capsys, "run", "--data", "builtin", "--agent", "heuristic", "--run", "t", "--db", db, "--limit", "4",
-                "--workers", "1", "--quiet", "--format", "json", "--distractible", "0.5", "--extra-tools",
-                f"mcp:{command()}", "--extra-tools-timeout", "0.2")
+    out = batch(
+        capsys,
+        "run",
+        "--data",
+        "builtin",
+        "--agent",
+        "heuristic",
+        "--run",
+        "t",
+        "--db",
+        db,
+        "--limit",
+        "4",
+        "--workers",
+        "1",
+        "--quiet",
+        "--format",
+        "json",
+        "--distractible",
+        "0.5",
+        "--extra-tools",
+        f"mcp:{command()}",
+        "--extra-tools-timeout",
+        "0.2",
+    )
     assert out.returncode == 0, out.stderr
     store = Store(db)
     run = store.run("t")
@@ -116,5 +202,6 @@ def test_extra_tools_timeout_bounds_each_mcp_call_and_is_not_identity(tmp_path, 
 
         async with open_extra_tools(run["config"]["extra_tools"], 0.2) as extra:
             return await extra.caller("slow", {"seconds": 5})
+
     slow = asyncio.run(go())
     assert slow.status == "error" and slow.text.startswith("Error calling slow: ")

@@ -1,5 +1,6 @@
 """Family and tier on every run (the paper's panel groups by both): derived from the model string, chosen at launch,
 re-tagged afterwards, stored, and carried by resume, merge, JSONL export and reference import."""
+
 from __future__ import annotations
 
 import json
@@ -16,25 +17,28 @@ from workbench.service.launch import LaunchError, LaunchRequest, run_spec
 from workbench.service.reference_import import import_reference
 
 
-@pytest.mark.parametrize("model, family, tier", [
-    ("gemini/gemini-3-pro-preview", "Gemini", "closed-frontier"),
-    ("openai/gpt-5.4", "GPT", "closed-frontier"),
-    ("openai/gpt-5.3-codex", "GPT", "closed-frontier"),
-    ("o3-mini", "GPT", "closed-frontier"),
-    ("anthropic/claude-opus-4-6", "Claude", "closed-frontier"),
-    ("zai/glm-5.1", "GLM", "open-frontier"),
-    ("deepseek/deepseek-reasoner", "DeepSeek", "open-frontier"),
-    ("moonshot/kimi-k2.5", "Kimi", "open-frontier"),
-    ("minimax/MiniMax-M2.7", "MiniMax", "open-frontier"),
-    ("hosted_vllm/google/gemma-4-31b-it", "Gemma", "compute-efficient"),
-    ("hosted_vllm/Qwen/Qwen3.5-35B-A3B", "Qwen", "compute-efficient"),
-    ("Qwen/Qwen3-235B-A22B", "Qwen", "open-frontier"),  # an open-weight flagship is not compute-efficient
-    ("meta-llama/Llama-3.1-8B-Instruct", "Llama", "compute-efficient"),
-    ("mistral/mistral-large-latest", "Mistral", "compute-efficient"),
-    ("xai/grok-4", "Grok", "closed-frontier"),
-    ("my-own-model", None, None),
-    (None, None, None),
-])
+@pytest.mark.parametrize(
+    "model, family, tier",
+    [
+        ("gemini/gemini-3-pro-preview", "Gemini", "closed-frontier"),
+        ("openai/gpt-5.4", "GPT", "closed-frontier"),
+        ("openai/gpt-5.3-codex", "GPT", "closed-frontier"),
+        ("o3-mini", "GPT", "closed-frontier"),
+        ("anthropic/claude-opus-4-6", "Claude", "closed-frontier"),
+        ("zai/glm-5.1", "GLM", "open-frontier"),
+        ("deepseek/deepseek-reasoner", "DeepSeek", "open-frontier"),
+        ("moonshot/kimi-k2.5", "Kimi", "open-frontier"),
+        ("minimax/MiniMax-M2.7", "MiniMax", "open-frontier"),
+        ("hosted_vllm/google/gemma-4-31b-it", "Gemma", "compute-efficient"),
+        ("hosted_vllm/Qwen/Qwen3.5-35B-A3B", "Qwen", "compute-efficient"),
+        ("Qwen/Qwen3-235B-A22B", "Qwen", "open-frontier"),  # an open-weight flagship is not compute-efficient
+        ("meta-llama/Llama-3.1-8B-Instruct", "Llama", "compute-efficient"),
+        ("mistral/mistral-large-latest", "Mistral", "compute-efficient"),
+        ("xai/grok-4", "Grok", "closed-frontier"),
+        ("my-own-model", None, None),
+        (None, None, None),
+    ],
+)
 def test_the_table_of_known_families(model, family, tier):
     assert families.derive(model) == (family, tier)
 
@@ -54,7 +58,7 @@ def test_launch_derives_or_takes_the_chosen_tags():
 def test_one_appended_migration_adds_the_columns(tmp_path):
     store = Store(tmp_path / "s.db")
     cols = {r[1] for r in store.conn.execute("PRAGMA table_info(runs)")}
-    assert {"family", "tier"} <= cols and SCHEMA_VERSION == len(MIGRATIONS)
+    assert {"family", "tier"} <= cols and len(MIGRATIONS) == SCHEMA_VERSION
     assert "family" in MIGRATIONS[-1] or any("ADD COLUMN family" in m for m in MIGRATIONS)
 
 
@@ -96,8 +100,19 @@ def test_tag_at_launch_retag_resume_merge_and_export(capsys, tmp_path):
 
 def test_a_run_stored_before_tags_reads_derived_ones(tmp_path):
     store = Store(tmp_path / "s.db")
-    store.create_or_resume_run("old", {"x": 1}, {"agent": "llm", "model": "deepseek/deepseek-chat", "dataset": "builtin",
-                                                  "dataset_fingerprint": "f", "caps": {}, "config": {}, "version": "0"})
+    store.create_or_resume_run(
+        "old",
+        {"x": 1},
+        {
+            "agent": "llm",
+            "model": "deepseek/deepseek-chat",
+            "dataset": "builtin",
+            "dataset_fingerprint": "f",
+            "caps": {},
+            "config": {},
+            "version": "0",
+        },
+    )
     from workbench.service.runlist import runs_table
 
     row = next(r for r in runs_table(store) if r["name"] == "old")

@@ -1,5 +1,6 @@
 """Where the features of issues 22–27 meet: real model servers (ids, refusals), the sequential strategies, the prompts
 file, the general-agent setting, the panel's tags. Each test is a path no single feature's tests walked."""
+
 import json
 
 from sandbox.agents.limits import RateLimiter
@@ -23,8 +24,15 @@ async def summarize_on_the_server(corpus, brain):
     item = corpus.item("st_0001")
     with FakeOpenAI(brain) as srv:
         agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=srv.url, client="native"), RateLimiter(), None)
-        ep = Episode(corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
-                     retry=FAST, strategy=Strategy("summarize"), context_budget=10**6)
+        ep = Episode(
+            corpus.view(item),
+            agent,
+            Caps(max_tokens_total=10**9),
+            build_prompt(item, Caps()),
+            retry=FAST,
+            strategy=Strategy("summarize"),
+            context_budget=10**6,
+        )
         traj = await ep.run()
         await agent.session.aclose()
     return traj, ep, srv
@@ -41,16 +49,19 @@ async def test_call_ids_stay_unique_in_the_trajectory_across_a_summary(mini_corp
     """Issue 22's rule (ids unique within a trajectory) with issue 23's summarize strategy: the server numbers its calls
     `call_0` every turn; the agent renamed against the conversation only, which the summary replaces, so after it
     `call_0` came back and the stored trajectory held the same id twice."""
+
     def brain(req, n):
         last = req["messages"][-1]
         if last["role"] == "tool" and last["content"].startswith("Not yet: before you continue"):
             return text_reply("Summary: read G's sections; answer B.")
         t = turn_of(req)
         if any(m["role"] == "user" and m["content"].startswith("Summary of your work") for m in req["messages"]):
-            return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}) if t else
-                              ("list_sections", {"paper_id": G}))
-        return tool_reply(("list_sections", {"paper_id": G}) if t == 0 else
-                          ("submit_answer", {"answer": "B", "reasoning": "r"}))
+            return tool_reply(
+                ("submit_answer", {"answer": "B", "reasoning": "r"}) if t else ("list_sections", {"paper_id": G})
+            )
+        return tool_reply(
+            ("list_sections", {"paper_id": G}) if t == 0 else ("submit_answer", {"answer": "B", "reasoning": "r"})
+        )
 
     traj, ep, srv = await summarize_on_the_server(mini_corpus, brain)
     assert srv.refusals == []
@@ -66,15 +77,17 @@ async def test_a_scripted_agent_writes_its_summary_when_the_prompts_file_words_t
     item = mini_corpus.item("st_0001")
     mine = Prompts(summarize="Summarize, please.")
     agent = make_scripted("heuristic", item, Caps(), 0, 0, 0)
-    ep = Episode(mini_corpus.view(item), agent, Caps(), build_prompt(item, Caps(), texts=mine),
-                 strategy=Strategy("summarize"))
+    ep = Episode(
+        mini_corpus.view(item), agent, Caps(), build_prompt(item, Caps(), texts=mine), strategy=Strategy("summarize")
+    )
     await ep.run()
     summaries = [s for s in ep.steps if s.kind == "summary"]
     assert summaries and all(s.text and s.text.startswith("Tried:") and not s.tool_args for s in summaries)
 
 
-def test_a_continuation_level_drops_the_forced_final_call_when_the_prompts_file_words_stop(tmp_path, capsys,
-                                                                                            monkeypatch):
+def test_a_continuation_level_drops_the_forced_final_call_when_the_prompts_file_words_stop(
+    tmp_path, capsys, monkeypatch
+):
     """The continuation protocol recognised the level below's STOP by our wording (`**CRITICAL`): with a prompts
     file's `stop` the forced final call (here a prose reply) was replayed into the next level as one of its turns."""
     monkeypatch.setenv("OPENAI_API_KEY", "x")
@@ -90,9 +103,36 @@ def test_a_continuation_level_drops_the_forced_final_call_when_the_prompts_file_
 
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(brain) as srv:
-        proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "4k,6k", "--protocol", "continuation",
-                     "--agent", "llm", "--model", "openai/m", "--base-url", srv.url, "--limit", "2", "--run", "c",
-                     "--db", str(db), "--quiet", "--format", "json", "--boot", "200", "--prompts", str(prompts))
+        proc = batch(
+            capsys,
+            "scale",
+            "sequential",
+            "--axis",
+            "tokens",
+            "--grid",
+            "4k,6k",
+            "--protocol",
+            "continuation",
+            "--agent",
+            "llm",
+            "--model",
+            "openai/m",
+            "--base-url",
+            srv.url,
+            "--limit",
+            "2",
+            "--run",
+            "c",
+            "--db",
+            str(db),
+            "--quiet",
+            "--format",
+            "json",
+            "--boot",
+            "200",
+            "--prompts",
+            str(prompts),
+        )
     assert proc.returncode == 0, proc.stderr
     store = Store(db, readonly=True)
     low, high = store.runs_in_group("c")
@@ -102,8 +142,9 @@ def test_a_continuation_level_drops_the_forced_final_call_when_the_prompts_file_
             assert texts.count("I cannot decide.") == 1 and texts[-1] == "I cannot decide.", (run["name"], texts)
 
 
-def test_a_text_tools_model_in_the_general_setting_with_a_prompts_file_calls_an_extra_tool(tmp_path, capsys,
-                                                                                          monkeypatch):
+def test_a_text_tools_model_in_the_general_setting_with_a_prompts_file_calls_an_extra_tool(
+    tmp_path, capsys, monkeypatch
+):
     """Issue 25's extra tools with issue 22's text calls and issue 27's system template: the custom system prompt
     lists the extras (its `{tools_block}`), and a call to one written as text is read and answered. The text parser
     knew the protocol's seven names only, so the call was prose: nudged, never run, never counted out of domain."""
@@ -113,16 +154,41 @@ def test_a_text_tools_model_in_the_general_setting_with_a_prompts_file_calls_an_
 
     def brain(req, n):
         if turn_of(req) == 0:
-            return text_reply('<tool_call>{"name": "get_current_weather", "arguments": {"location": "Lisbon"}}'
-                              '</tool_call>')
-        return text_reply('<tool_call>{"name": "submit_answer", "arguments": {"answer": "A", "reasoning": "r"}}'
-                          '</tool_call>')
+            return text_reply(
+                '<tool_call>{"name": "get_current_weather", "arguments": {"location": "Lisbon"}}</tool_call>'
+            )
+        return text_reply(
+            '<tool_call>{"name": "submit_answer", "arguments": {"answer": "A", "reasoning": "r"}}</tool_call>'
+        )
 
     db = str(tmp_path / "s.sqlite")
     with FakeOpenAI(brain) as srv:
-        out = batch(capsys, "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", srv.url, "--ids",
-                    "st_0001", "--run", "l", "--db", db, "--quiet", "--format", "json", "--extra-tools", "builtin",
-                    "--extra-tools-count", "50", "--text-tools", "--prompts", str(prompts))
+        out = batch(
+            capsys,
+            "run",
+            "--agent",
+            "llm",
+            "--model",
+            "openai/test-model",
+            "--base-url",
+            srv.url,
+            "--ids",
+            "st_0001",
+            "--run",
+            "l",
+            "--db",
+            db,
+            "--quiet",
+            "--format",
+            "json",
+            "--extra-tools",
+            "builtin",
+            "--extra-tools-count",
+            "50",
+            "--text-tools",
+            "--prompts",
+            str(prompts),
+        )
         assert out.returncode == 0, out.stderr
         first = srv.requests[0]
     system = first["messages"][0]["content"]
@@ -143,8 +209,26 @@ def test_the_panel_of_runs_in_the_general_setting_in_the_cli_and_the_panel_scree
 
     db = str(tmp_path / "s.sqlite")
     for name, extra in (("p0", ()), ("p8", ("--extra-tools", "builtin", "--extra-tools-count", "8"))):
-        out = batch(capsys, "run", "--data", "builtin", "--agent", "heuristic", "--run", name, "--db", db, "--limit",
-                    "6", "--quiet", "--format", "json", "--distractible", "0.6", *extra)
+        out = batch(
+            capsys,
+            "run",
+            "--data",
+            "builtin",
+            "--agent",
+            "heuristic",
+            "--run",
+            name,
+            "--db",
+            db,
+            "--limit",
+            "6",
+            "--quiet",
+            "--format",
+            "json",
+            "--distractible",
+            "0.6",
+            *extra,
+        )
         assert out.returncode == 0, out.stderr
     cli = batch(capsys, "report", "p0", "p8", "--panel", "--db", db, "--format", "json")
     assert cli.returncode == 0, cli.stderr
@@ -160,12 +244,27 @@ async def test_the_reference_summary_counts_a_summary_turn_as_a_turn(mini_corpus
     from tests.scripted import ScriptAgent, turn
     from workbench.service.summary import turn_records
 
-    read, submit = ("read_section", {"paper_id": G, "section": "B"}), ("submit_answer", {"answer": "B", "reasoning": "r"})
-    agent = ScriptAgent([turn(read, tokens=400), turn(submit, tokens=600), turn(text="I read G §B.", tokens=700),
-                         turn(submit, tokens=1200)])
+    read, submit = (
+        ("read_section", {"paper_id": G, "section": "B"}),
+        ("submit_answer", {"answer": "B", "reasoning": "r"}),
+    )
+    agent = ScriptAgent(
+        [
+            turn(read, tokens=400),
+            turn(submit, tokens=600),
+            turn(text="I read G §B.", tokens=700),
+            turn(submit, tokens=1200),
+        ]
+    )
     item = mini_corpus.item("st_0001")
-    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
-                 context_budget=1000, strategy=Strategy("summarize"))
+    ep = Episode(
+        mini_corpus.view(item),
+        agent,
+        Caps(max_tokens_total=10**9),
+        build_prompt(item, Caps()),
+        context_budget=1000,
+        strategy=Strategy("summarize"),
+    )
     traj = await ep.run()
     records = turn_records([asdict(s) for s in ep.steps])
     assert len(records) == traj.turns == traj.model_calls == 4
@@ -182,12 +281,14 @@ async def test_a_summary_reply_cut_off_by_the_completion_limit_is_stored_counted
     def brain(req, n):
         last = req["messages"][-1]
         if last["role"] == "tool" and last["content"].startswith("Not yet: before you continue"):
-            return Reply(body=completion({"role": "assistant", "content": "Summary: I read G and"},
-                                         finish_reason="length"))
-        return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}) if turn_of(req) else
-                          ("list_sections", {"paper_id": G}))
+            return Reply(
+                body=completion({"role": "assistant", "content": "Summary: I read G and"}, finish_reason="length")
+            )
+        return tool_reply(
+            ("submit_answer", {"answer": "B", "reasoning": "r"}) if turn_of(req) else ("list_sections", {"paper_id": G})
+        )
 
-    traj, ep, srv = await summarize_on_the_server(mini_corpus, brain)
+    traj, ep, _srv = await summarize_on_the_server(mini_corpus, brain)
     summaries = [s for s in ep.steps if s.kind == "summary"]
     assert summaries and all(s.finish_reason == "length" for s in summaries)
     assert traj.cut_off_turns == len(summaries)
@@ -205,17 +306,47 @@ def test_the_jsonl_export_carries_prompts_setting_strategy_and_new_step_fields(t
     prompts = tmp_path / "p.toml"
     prompts.write_text('nudge = "Call one."\n')
     db = str(tmp_path / "s.sqlite")
-    out = batch(capsys, "scale", "sequential", "--axis", "points", "--grid", "6,12", "--strategy", "summarize", "--run",
-                "S", "--db", db, "--limit", "3", "--quiet", "--data", "builtin", "--agent", "heuristic", "--prompts",
-                str(prompts), "--extra-tools", "builtin", "--extra-tools-count", "4", "--family", "Qwen", "--tier",
-                "compute-efficient")
+    out = batch(
+        capsys,
+        "scale",
+        "sequential",
+        "--axis",
+        "points",
+        "--grid",
+        "6,12",
+        "--strategy",
+        "summarize",
+        "--run",
+        "S",
+        "--db",
+        db,
+        "--limit",
+        "3",
+        "--quiet",
+        "--data",
+        "builtin",
+        "--agent",
+        "heuristic",
+        "--prompts",
+        str(prompts),
+        "--extra-tools",
+        "builtin",
+        "--extra-tools-count",
+        "4",
+        "--family",
+        "Qwen",
+        "--tier",
+        "compute-efficient",
+    )
     assert out.returncode == 0, out.stderr
     store = Store(db, readonly=True)
     run = store.run("S@12")
     lines = list(trajectory_lines(store, "S@12"))
     header = lines[0]["run"]
-    assert header["prompt_hash"] == run["prompt_hash"] and (header["family"], header["tier"]) == ("Qwen",
-                                                                                               "compute-efficient")
+    assert header["prompt_hash"] == run["prompt_hash"] and (header["family"], header["tier"]) == (
+        "Qwen",
+        "compute-efficient",
+    )
     assert header["extra_tools"] == run["config"]["extra_tools"] and header["scaling"]["strategy"] == "summarize"
     steps = [s for line in lines for s in line["steps"]]
     assert all("finish_reason" in s for s in steps) and {"summary", "history"} <= {s["kind"] for s in steps}
@@ -257,14 +388,26 @@ async def test_the_reference_summary_leaves_a_failed_verifier_out_of_the_agents_
         async def assess(self, item, steps, answer):
             raise RuntimeError("boom")
 
-    read, submit = ("read_section", {"paper_id": G, "section": "B"}), ("submit_answer", {"answer": "B", "reasoning": "r"})
+    read, submit = (
+        ("read_section", {"paper_id": G, "section": "B"}),
+        ("submit_answer", {"answer": "B", "reasoning": "r"}),
+    )
     agent = ScriptAgent([turn(submit, tokens=100), turn(read, tokens=200), turn(submit, tokens=1500)])
     item = mini_corpus.item("st_0001")
-    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
-                 context_budget=1000, strategy=Strategy("verifier", Broken()))
+    ep = Episode(
+        mini_corpus.view(item),
+        agent,
+        Caps(max_tokens_total=10**9),
+        build_prompt(item, Caps()),
+        context_budget=1000,
+        strategy=Strategy("verifier", Broken()),
+    )
     traj = await ep.run()
     assert any(s.kind == "error" for s in ep.steps) and traj.termination == "answer"
     records = turn_records([asdict(s) for s in ep.steps])
     assert len(records) == traj.turns == 3 and all(r["role"] == "assistant" for r in records)
-    assert [[res["name"] for res in r["tool_results"]] for r in records] == [["submit_answer"], ["read_section"],
-                                                                             ["submit_answer"]]
+    assert [[res["name"] for res in r["tool_results"]] for r in records] == [
+        ["submit_answer"],
+        ["read_section"],
+        ["submit_answer"],
+    ]

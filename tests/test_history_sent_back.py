@@ -6,6 +6,7 @@ by the completion limit in the middle of a call — and, being strict, refuses a
 would refuse (a duplicate id, a call without its result, a call shown twice). Every later request is
 checked against what the model said: each call once, in the client mode's own form, the prose kept.
 """
+
 import json
 from functools import partial
 
@@ -18,14 +19,13 @@ from sandbox.episode import Episode, RetryPolicy
 from sandbox.prompts import build_prompt
 from sandbox.records import Caps
 from tests.conftest import G, S
-from tests.openai_server import (FakeOpenAI, Reply, completion, history_problem, seed_of, text_reply, tool_reply,
-                                 turn_of)
+from tests.openai_server import FakeOpenAI, Reply, completion, history_problem, seed_of, text_reply, tool_reply, turn_of
 
 FAST = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0)
 INFO = {"name": "get_paper_info", "arguments": {"paper_id": S}}
 SECTIONS = {"name": "list_sections", "arguments": {"paper_id": G}}
 SUBMIT = {"name": "submit_answer", "arguments": {"answer": "B", "reasoning": "r"}}
-CUT = '<tool_call>{"name": "read_section", "arguments": {"paper_id": "%s", "sec' % G
+CUT = f'<tool_call>{{"name": "read_section", "arguments": {{"paper_id": "{G}", "sec'
 
 
 def cut_reply(text: str) -> Reply:
@@ -34,16 +34,33 @@ def cut_reply(text: str) -> Reply:
 
 # What the model says on each turn: (the reply, the prose a native-mode history keeps, the calls it makes)
 TURNS = [
-    (text_reply("I will look at the seed first.\n" + json.dumps(INFO)), "I will look at the seed first.",
-     [("get_paper_info", {"paper_id": S})]),
-    (text_reply("Now its sections:\n```json\n" + json.dumps(SECTIONS) + "\n```\nThen I read."),
-     "Now its sections:\n\nThen I read.", [("list_sections", {"paper_id": G})]),
-    (text_reply("<tool_call>" + json.dumps(INFO) + "</tool_call>\n<tool_call>" + json.dumps(SECTIONS) + "</tool_call>"),
-     None, [("get_paper_info", {"paper_id": S}), ("list_sections", {"paper_id": G})]),
-    (tool_reply(("get_references", {"paper_id": S}), ("think", {"reasoning": "ok"}), content="Native now."),
-     "Native now.", [("get_references", {"paper_id": S}), ("think", {"reasoning": "ok"})]),
-    (cut_reply("Reading one more.\n<tool_call>" + json.dumps(INFO) + "</tool_call>\n" + CUT), "Reading one more.",
-     [("get_paper_info", {"paper_id": S})]),
+    (
+        text_reply("I will look at the seed first.\n" + json.dumps(INFO)),
+        "I will look at the seed first.",
+        [("get_paper_info", {"paper_id": S})],
+    ),
+    (
+        text_reply("Now its sections:\n```json\n" + json.dumps(SECTIONS) + "\n```\nThen I read."),
+        "Now its sections:\n\nThen I read.",
+        [("list_sections", {"paper_id": G})],
+    ),
+    (
+        text_reply(
+            "<tool_call>" + json.dumps(INFO) + "</tool_call>\n<tool_call>" + json.dumps(SECTIONS) + "</tool_call>"
+        ),
+        None,
+        [("get_paper_info", {"paper_id": S}), ("list_sections", {"paper_id": G})],
+    ),
+    (
+        tool_reply(("get_references", {"paper_id": S}), ("think", {"reasoning": "ok"}), content="Native now."),
+        "Native now.",
+        [("get_references", {"paper_id": S}), ("think", {"reasoning": "ok"})],
+    ),
+    (
+        cut_reply("Reading one more.\n<tool_call>" + json.dumps(INFO) + "</tool_call>\n" + CUT),
+        "Reading one more.",
+        [("get_paper_info", {"paper_id": S})],
+    ),
     (text_reply("<tool_call>" + json.dumps(SUBMIT) + "</tool_call>"), None, [("submit_answer", SUBMIT["arguments"])]),
 ]
 
@@ -55,10 +72,14 @@ def brain(req, n):
 async def play(corpus, text_tools: bool, client: str):
     item = corpus.item("st_0001")
     with FakeOpenAI(brain) as srv:
-        agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=srv.url, text_tools=text_tools, client=client),
-                         RateLimiter(), None)
-        ep = Episode(corpus.view(item), agent, Caps(), build_prompt(item, Caps(), "full", text_tools=text_tools),
-                     retry=FAST)
+        agent = LLMAgent(
+            LLMConfig(model="openai/test-model", base_url=srv.url, text_tools=text_tools, client=client),
+            RateLimiter(),
+            None,
+        )
+        ep = Episode(
+            corpus.view(item), agent, Caps(), build_prompt(item, Caps(), "full", text_tools=text_tools), retry=FAST
+        )
         traj = await ep.run()
         await agent.session.aclose()
     assert srv.refusals == []
@@ -82,13 +103,17 @@ async def test_native_mode_history_shows_each_call_once_with_unique_ids(mini_cor
         for k, message in enumerate(assistants):
             _, kept, calls = TURNS[k]
             assert message.get("content") == kept  # the prose, without the call text (and without the cut-off call)
-            assert [(tc["function"]["name"], json.loads(tc["function"]["arguments"])) for tc in message["tool_calls"]] \
-                == calls
-            results = [m for m in request["messages"] if m["role"] == "tool" and m["tool_call_id"] in
-                       {tc["id"] for tc in message["tool_calls"]}]
+            assert [
+                (tc["function"]["name"], json.loads(tc["function"]["arguments"])) for tc in message["tool_calls"]
+            ] == calls
+            results = [
+                m
+                for m in request["messages"]
+                if m["role"] == "tool" and m["tool_call_id"] in {tc["id"] for tc in message["tool_calls"]}
+            ]
             assert len(results) == len(calls)
         text = json.dumps(request["messages"])
-        assert "sec\\\"" not in text and CUT not in text  # the fragment is never sent back as text
+        assert 'sec\\"' not in text and CUT not in text  # the fragment is never sent back as text
     # the stored steps keep every reply verbatim, whatever the history sent back
     replies = [s.text for s in ep.steps if s.kind == "assistant"]
     assert replies == [said(k) for k in range(len(TURNS))]
@@ -96,9 +121,9 @@ async def test_native_mode_history_shows_each_call_once_with_unique_ids(mini_cor
 
 @pytest.mark.parametrize("client", ["native", "litellm"])
 async def test_text_mode_history_keeps_the_text_and_sends_results_as_text(mini_corpus, client):
-    traj, ep, srv = await play(mini_corpus, text_tools=True, client=client)
+    traj, _ep, srv = await play(mini_corpus, text_tools=True, client=client)
     assert traj.termination == "answer" and traj.correct
-    for n, request in enumerate(srv.requests):
+    for _n, request in enumerate(srv.requests):
         messages = request["messages"]
         assert "tools" not in request and all(m["role"] != "tool" and "tool_calls" not in m for m in messages)
         assistants = [m for m in messages if m["role"] == "assistant"]
@@ -114,7 +139,7 @@ async def test_text_mode_history_keeps_the_text_and_sends_results_as_text(mini_c
 
 
 async def test_a_cut_off_call_is_a_visible_counted_step(mini_corpus):
-    traj, ep, srv = await play(mini_corpus, text_tools=False, client="native")
+    traj, ep, _srv = await play(mini_corpus, text_tools=False, client="native")
     assistant = [s for s in ep.steps if s.kind == "assistant"]
     assert [s.finish_reason for s in assistant] == ["stop"] * 3 + ["tool_calls", "length", "stop"]
     cut = [s for s in ep.steps if s.kind == "cutoff"]
@@ -124,10 +149,23 @@ async def test_a_cut_off_call_is_a_visible_counted_step(mini_corpus):
 
 async def test_a_native_call_cut_off_mid_arguments_is_lost_not_run(mini_corpus):
     """A native call whose arguments the completion limit ended: not run with undecodable arguments, shown."""
-    truncated = Reply(body=completion({"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "think", "arguments": '{"reasoning": "a"}'}},
-        {"id": "c2", "type": "function", "function": {"name": "read_section", "arguments": '{"paper_id": "x", "se'}}]},
-        finish_reason="length"))
+    truncated = Reply(
+        body=completion(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "think", "arguments": '{"reasoning": "a"}'}},
+                    {
+                        "id": "c2",
+                        "type": "function",
+                        "function": {"name": "read_section", "arguments": '{"paper_id": "x", "se'},
+                    },
+                ],
+            },
+            finish_reason="length",
+        )
+    )
 
     def brain2(req, n):
         return truncated if n == 0 else text_reply(json.dumps(SUBMIT))
@@ -147,17 +185,33 @@ async def test_a_native_call_cut_off_mid_arguments_is_lost_not_run(mini_corpus):
 async def test_calls_sent_both_parsed_and_as_text_go_back_once(mini_corpus, text_tools):
     """A server that parses the calls out of the text but leaves the text in `content` too."""
     tagged = "Looking.\n<tool_call>" + json.dumps(INFO) + "</tool_call>"
-    both = Reply(body=completion({"role": "assistant", "content": tagged, "tool_calls": [
-        {"id": "x1", "type": "function", "function": {"name": "get_paper_info", "arguments": json.dumps(INFO["arguments"])}}]}))
+    both = Reply(
+        body=completion(
+            {
+                "role": "assistant",
+                "content": tagged,
+                "tool_calls": [
+                    {
+                        "id": "x1",
+                        "type": "function",
+                        "function": {"name": "get_paper_info", "arguments": json.dumps(INFO["arguments"])},
+                    }
+                ],
+            }
+        )
+    )
 
     def brain2(req, n):
         return both if n == 0 else text_reply("<tool_call>" + json.dumps(SUBMIT) + "</tool_call>")
 
     item = mini_corpus.item("st_0001")
     with FakeOpenAI(brain2) as srv:
-        agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=srv.url, text_tools=text_tools), RateLimiter(), None)
-        ep = Episode(mini_corpus.view(item), agent, Caps(), build_prompt(item, Caps(), "full", text_tools=text_tools),
-                     retry=FAST)
+        agent = LLMAgent(
+            LLMConfig(model="openai/test-model", base_url=srv.url, text_tools=text_tools), RateLimiter(), None
+        )
+        ep = Episode(
+            mini_corpus.view(item), agent, Caps(), build_prompt(item, Caps(), "full", text_tools=text_tools), retry=FAST
+        )
         traj = await ep.run()
     assert traj.termination == "answer" and srv.refusals == []
     sent = srv.requests[1]["messages"][2]
@@ -168,14 +222,17 @@ async def test_calls_sent_both_parsed_and_as_text_go_back_once(mini_corpus, text
 def test_the_strict_server_refuses_what_providers_refuse():
     call = {"id": "a", "type": "function", "function": {"name": "think", "arguments": "{}"}}
     base = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
-    ok = base + [{"role": "assistant", "content": None, "tool_calls": [call]},
-                 {"role": "tool", "tool_call_id": "a", "content": "r"}]
+    ok = [
+        *base,
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "a", "content": "r"},
+    ]
     assert history_problem({"messages": ok}) is None
     assert "Duplicate value for 'tool_call_id' of a" in history_problem({"messages": ok + ok[2:]})
-    assert "did not have response" in history_problem({"messages": ok[:3] + [{"role": "user", "content": "x"}]})
-    assert "answers no open call" in history_problem({"messages": ok + [ok[3]]})
+    assert "did not have response" in history_problem({"messages": [*ok[:3], {"role": "user", "content": "x"}]})
+    assert "answers no open call" in history_problem({"messages": [*ok, ok[3]]})
     twice = {"role": "assistant", "content": json.dumps({"name": "think", "arguments": {}}), "tool_calls": [call]}
-    assert "calls twice" in history_problem({"messages": base + [twice, ok[3]]})
+    assert "calls twice" in history_problem({"messages": [*base, twice, ok[3]]})
 
 
 def test_cut_off_fragments_are_found_in_every_call_style():
@@ -190,7 +247,12 @@ def test_cut_off_fragments_are_found_in_every_call_style():
         assert found.calls == [] and cut_off_call(text, found.spans)[0] == fragment
         assert prose(text, [(cut_off_call(text, found.spans)[1], len(text))]) == "ok"
     assert cut_off_call("an unfinished thought {about things", []) is None
-    assert cut_off_call('done {"name": "think", "arguments": {}}', find_text_calls('done {"name": "think", "arguments": {}}').spans) is None
+    assert (
+        cut_off_call(
+            'done {"name": "think", "arguments": {}}', find_text_calls('done {"name": "think", "arguments": {}}').spans
+        )
+        is None
+    )
 
 
 # ---------------------------------------------------------------- the run, the store and what the front ends show
@@ -208,8 +270,16 @@ def overflowing(req, n, seen: dict):
     if turn == 0:
         return cut_reply('<tool_call>{"name": "think", "arguments": {"reasoning": "hm"}}</tool_call>\n' + CUT)
     if turn == 1 and order % 2 == 0:
-        return Reply(status=400, body={"error": {"message": "the request exceeds the available context size",
-                                                  "type": "exceed_context_size_error", "code": 400}})
+        return Reply(
+            status=400,
+            body={
+                "error": {
+                    "message": "the request exceeds the available context size",
+                    "type": "exceed_context_size_error",
+                    "code": 400,
+                }
+            },
+        )
     return text_reply(json.dumps(SUBMIT))
 
 
@@ -221,8 +291,17 @@ def stored_run(corpus, tmp_path, brain, name="real", cached=0):
 
     store = Store(tmp_path / "s.sqlite")
     with FakeOpenAI(brain) as srv:
-        spec = RunSpec(name=name, dataset="t", agent="llm", model="openai/test-model", workers=2, retry=FAST,
-                       attempt_backoff_s=0, agent_options={"base_url": srv.url}, limit=6)
+        spec = RunSpec(
+            name=name,
+            dataset="t",
+            agent="llm",
+            model="openai/test-model",
+            workers=2,
+            retry=FAST,
+            attempt_backoff_s=0,
+            agent_options={"base_url": srv.url},
+            limit=6,
+        )
         asyncio.run(Runner(spec, corpus, store).run())
     return store
 
@@ -238,11 +317,12 @@ def test_a_run_stores_finish_reasons_cut_offs_and_refusals_and_reports_them(demo
     rows = store.trajectories(run["id"], final_only=False)
     assert len(rows) == 6 and all(r["final"] for r in rows)  # a refused request is not retried as a sample either
     ended = [r for r in rows if r["termination"] == "error"]
-    assert ended and all(r["error_kind"] == "context_overflow" and r["error"].startswith("context window full at turn 2")
-                         for r in ended)
+    assert ended and all(
+        r["error_kind"] == "context_overflow" and r["error"].startswith("context window full at turn 2") for r in ended
+    )
     assert all(r["cut_off_turns"] == 1 and r["lost_calls"] == 1 and r["api_errors"] == (r in ended) for r in rows)
     steps = store.steps(rows[0]["id"])
-    assert [s["finish_reason"] for s in steps if s["kind"] == "assistant"][0] == "length"
+    assert next(s["finish_reason"] for s in steps if s["kind"] == "assistant") == "length"
     assert [s["text"] for s in steps if s["kind"] == "cutoff"] == [f"cut off mid-call: {CUT}"]
     # exports carry both
     line = next(trajectory_lines(store, "real"))
@@ -280,34 +360,46 @@ def test_an_answered_episode_with_an_api_error_counts_apart_from_error_endings(d
     met = rep["counts"]["resource"]["api_error_rate"]
     assert rep["counts"]["resource"]["error_rate"][0] == 0 and met == [2, 6]
     panel = reports.panel_report(store, ["real"])
-    assert any(line.startswith(f"real: 0 of 6 ended in error (0.0%) · {met[0]} of 6 met an API error")
-               for line in panel_stat_lines(panel))
+    assert any(
+        line.startswith(f"real: 0 of 6 ended in error (0.0%) · {met[0]} of 6 met an API error")
+        for line in panel_stat_lines(panel)
+    )
     rows = {r["axis"]: r for r in reports.compare_report(store, "real", "real", n_boot=200)["rows"]}
     assert rows["API err"]["a"] == rows["API err"]["b"] == 2 / 6 and "Err" not in rows  # shown when any has one
 
 
 def cached_brain(cached):
     def brain(req, n):
-        return Reply(body=completion({"role": "assistant", "content": json.dumps(SUBMIT)}, prompt_tokens=1000,
-                                     cached=cached))
+        return Reply(
+            body=completion({"role": "assistant", "content": json.dumps(SUBMIT)}, prompt_tokens=1000, cached=cached)
+        )
+
     return brain
 
 
 def test_tokens_incl_cache_reads_and_a_cache_gap_warning(demo_corpus, tmp_path):
     """Two runs of the same prompts: one server cache held 800 of 1,000 prompt tokens, the other nothing. The
     protocol's counts differ (220 against 1,020); prompt tokens incl. cache reads do not; compare says why."""
-    from workbench.service import reports
-
     import asyncio
 
     from sandbox.runner import Runner, RunSpec
     from storage import Store
+    from workbench.service import reports
 
     store = Store(tmp_path / "s.sqlite")
     for name, cached in (("warm", 800), ("cold", 0)):
         with FakeOpenAI(cached_brain(cached)) as srv:
-            spec = RunSpec(name=name, dataset="t", agent="llm", model="openai/test-model", workers=2, retry=FAST,
-                           attempt_backoff_s=0, agent_options={"base_url": srv.url}, limit=4)
+            spec = RunSpec(
+                name=name,
+                dataset="t",
+                agent="llm",
+                model="openai/test-model",
+                workers=2,
+                retry=FAST,
+                attempt_backoff_s=0,
+                agent_options={"base_url": srv.url},
+                limit=4,
+            )
             asyncio.run(Runner(spec, demo_corpus, store).run())
     warm, cold = reports.run_report(store, "warm"), reports.run_report(store, "cold")
     assert warm["axes"]["resource"]["avg_tokens"] == 200 + 20 and cold["axes"]["resource"]["avg_tokens"] == 1020
@@ -319,5 +411,7 @@ def test_tokens_incl_cache_reads_and_a_cache_gap_warning(demo_corpus, tmp_path):
     assert not any(w for w in reports.compare_report(store, "warm", "warm", n_boot=200)["warnings"] if "cache" in w)
     from workbench.views.compare import token_line
 
-    assert token_line(cmp) == ("tokens per trajectory, the protocol's count (prompt incl. cache reads; cache hit): "
-                               "A 220 (1,000; 80.0%) · B 1,020 (1,000; 0.0%)")
+    assert token_line(cmp) == (
+        "tokens per trajectory, the protocol's count (prompt incl. cache reads; cache hit): "
+        "A 220 (1,000; 80.0%) · B 1,020 (1,000; 0.0%)"
+    )

@@ -1,4 +1,5 @@
 """A person as an agent, without the UI: the same Episode and Runner, one call per turn, quitting is cancellation."""
+
 from __future__ import annotations
 
 import asyncio
@@ -20,7 +21,9 @@ async def test_a_person_plays_under_the_episodes_rules(demo_corpus):
     caps = Caps(budget=7)
     agent = HumanAgent("ana")
     steps = []
-    episode = Episode(demo_corpus.view(item), EstimatedUsage(agent), caps, build_prompt(item, caps), on_step=steps.append)
+    episode = Episode(
+        demo_corpus.view(item), EstimatedUsage(agent), caps, build_prompt(item, caps), on_step=steps.append
+    )
     task = asyncio.create_task(episode.run())
     seed = item.seed_paper_id
 
@@ -55,8 +58,7 @@ async def test_a_person_plays_under_the_episodes_rules(demo_corpus):
     usages = [s.usage for s in steps if s.kind == "assistant"]
     assert all(u["raw"] == {"estimated": True} and u["prompt"] > 600 for u in usages)
     assert traj.tokens == sum(u["prompt"] + u["completion"] for u in usages)
-    assert [s.status for s in steps if s.kind == "tool"] == ["ok", "ok", "ok", "rejected", "ok", "rejected",
-                                                                    "rejected"]
+    assert [s.status for s in steps if s.kind == "tool"] == ["ok", "ok", "ok", "rejected", "ok", "rejected", "rejected"]
 
 
 async def test_a_person_answers(demo_corpus):
@@ -110,7 +112,7 @@ async def test_quitting_mid_item_leaves_it_unfinished_and_resuming_plays_it_agai
     assert (result["status"], result["skipped"], result["done"]) == ("done", 1, 2)
     rows = store.conn.execute("SELECT item_id, status FROM trajectories WHERE run_id = ?", (run["id"],)).fetchall()
     assert sorted(map(tuple, rows)) == [(a.id, "done"), (b.id, "done")]
-    traj_b = [t for t in store.trajectories(run["id"]) if t["item_id"] == b.id][0]
+    traj_b = next(t for t in store.trajectories(run["id"]) if t["item_id"] == b.id)
     assert traj_b["correct"] and traj_b["turns"] == 1 and traj_b["points_used"] == 0
     store.close()
 

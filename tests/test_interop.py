@@ -1,4 +1,5 @@
 """Importing reference trajectory files by replay (DESIGN.md: ReplayAgent), resumable, checked against the log."""
+
 from __future__ import annotations
 
 import asyncio
@@ -67,17 +68,40 @@ def test_malformed_logs_are_refused_with_the_key():
     with pytest.raises(ReferenceLogError, match=r"turns\[0\].role"):
         ReferenceLog.from_json({"sample_id": "st_0001", "turns": [{"role": "user"}]})
     with pytest.raises(ReferenceLogError, match="cost"):
-        ReferenceLog.from_json({"sample_id": "x", "turns": [turn(0, [], [{"name": "think", "output": "", "cost": "1"}],
-                                                                  0, 0)]})
+        ReferenceLog.from_json(
+            {"sample_id": "x", "turns": [turn(0, [], [{"name": "think", "output": "", "cost": "1"}], 0, 0)]}
+        )
 
 
 def test_caps_are_inferred_from_the_logs():
     parsed = [ReferenceLog.from_json(t) for t in logs().values()]
     assert caps_from_logs(parsed) == Caps()
-    disabled = trajectory("st_0001", [turn(0, [("search_papers", {"query": "x"})], [result(
-        "search_papers", {"query": "x"}, "REJECTED: Tool 'search_papers' is disabled in this run. Use only the tools "
-        "listed in the system prompt.", 0)], 1, 1)] + [turn(i, [], [], 1, 1, content="hm") for i in range(1, 10)],
-        terminated_by="max_turns", answer="", predicted=-1, budget_used=0, wall=1.0)
+    disabled = trajectory(
+        "st_0001",
+        [
+            turn(
+                0,
+                [("search_papers", {"query": "x"})],
+                [
+                    result(
+                        "search_papers",
+                        {"query": "x"},
+                        "REJECTED: Tool 'search_papers' is disabled in this run. Use only the tools "
+                        "listed in the system prompt.",
+                        0,
+                    )
+                ],
+                1,
+                1,
+            )
+        ]
+        + [turn(i, [], [], 1, 1, content="hm") for i in range(1, 10)],
+        terminated_by="max_turns",
+        answer="",
+        predicted=-1,
+        budget_used=0,
+        wall=1.0,
+    )
     caps = caps_from_logs([ReferenceLog.from_json(disabled)])
     assert caps.max_turns == 10 and caps.disabled_tools == ("search_papers",)
 
@@ -100,7 +124,7 @@ async def test_replay_agent_turns_errors_and_token_limit():
 
 
 def test_import_replays_each_log_with_full_outputs(imported):
-    store, summary, exp = imported
+    store, summary, _exp = imported
     assert summary.files == 7 and summary.imported == 5 and summary.already_done == 0
     assert [u["path"].endswith("broken.json") for u in summary.unreadable] == [True]
     assert [u["sample_id"] for u in summary.unknown_samples] == ["st_9999"]
@@ -177,19 +201,33 @@ def test_a_wrong_logged_output_is_reported_not_fatal(interop_corpus, tmp_path):
 
 
 def test_replay_past_the_log_ends_as_error_and_is_reported(interop_corpus, tmp_path):
-    short = {"st_0003": trajectory("st_0003", [turn(0, [("think", {"reasoning": "x"})],
-                                                    [result("think", {"reasoning": "x"}, "Noted.", 0)], 5, 5)],
-                                   terminated_by="answer", answer="A", predicted=0, budget_used=0, wall=1.0)}
+    short = {
+        "st_0003": trajectory(
+            "st_0003",
+            [turn(0, [("think", {"reasoning": "x"})], [result("think", {"reasoning": "x"}, "Noted.", 0)], 5, 5)],
+            terminated_by="answer",
+            answer="A",
+            predicted=0,
+            budget_used=0,
+            wall=1.0,
+        )
+    }
     store = Store(tmp_path / "s.sqlite")
     summary = import_reference(write_experiment(tmp_path / "e", short, extras=False), interop_corpus, store, "short")
     t = by_item(store, "short")["st_0003"]
     assert t["termination"] == "error" and "replay log exhausted" in t["error"]
-    assert summary.field_mismatches == {"calls_past_log": 1, "is_correct": 1, "predicted_answer": 1,
-                                        "predicted_index": 1, "terminated_by": 1, "total_turns": 1}
+    assert summary.field_mismatches == {
+        "calls_past_log": 1,
+        "is_correct": 1,
+        "predicted_answer": 1,
+        "predicted_index": 1,
+        "terminated_by": 1,
+        "total_turns": 1,
+    }
 
 
 def test_import_resumes_and_refuses_another_source(imported, interop_corpus, tmp_path):
-    store, first, exp = imported
+    store, _first, exp = imported
     again = import_reference(exp, interop_corpus, store, "ref")
     assert again.imported == 0 and again.already_done == 5 and again.checked == 5
     assert len(store.trajectories(store.run("ref")["id"], final_only=False)) == 5
@@ -245,27 +283,70 @@ def test_export_jsonl_carries_full_steps(imported, tmp_path):
 def test_mini_depth2_item_roundtrip(mini_corpus, tmp_path):
     """A hand-written depth-2 log on the conftest release: a metadata-only read, the roman alias quirk, a submit."""
     roman = "f" * 40
-    log = trajectory("st_0001", [
-        turn(0, [("get_references", {"paper_id": S}), ("read_section", {"paper_id": "d" * 40, "section": "A"}),
-                 ("read_section", {"paper_id": roman, "section": "I"})], [
-            result("get_references", {"paper_id": S}, f"References for paper '{S}' (3 papers):\n\n"
-                   f"  [1] {'b' * 40}\n      Title: Bridge Paper\n      Authors: Ada Lovelace and Alan Turing (2022)\n"
-                   f"      Full text: Available\n"
-                   f"  [2] {'d' * 40}\n      Title: A Non-arXiv Workshop Paper\n      Authors: Unknown (None)\n"
-                   f"      Full text: Not available\n"
-                   f"  [3] {roman}\n      Title: Roman Paper\n      Authors: Unknown (2018)\n      Full text: Available", 1),
-            result("read_section", {"paper_id": "d" * 40, "section": "A"},
-                   f"Full text not available for paper '{'d' * 40}'.", 5),
-            result("read_section", {"paper_id": roman, "section": "I"}, "=== IV Method ===\n\nroman method", 5)],
-             100, 10),
-        turn(1, [("read_section", {"paper_id": G, "section": "B"}), ("submit_answer", {"answer": "B", "reasoning": "r"})],
-             [result("read_section", {"paper_id": G, "section": "B"}, "=== 3 Method ===\n\nOverview.\n3.2 Frequency-Domain"
-                     " Decomposition\nWe decompose because it preserves phase.", 5),
-              result("submit_answer", {"answer": "B", "reasoning": "r"}, "Answer submitted: B", 0)], 100, 10),
-    ], terminated_by="answer", answer="B", predicted=1, budget_used=16, wall=3.0)
+    log = trajectory(
+        "st_0001",
+        [
+            turn(
+                0,
+                [
+                    ("get_references", {"paper_id": S}),
+                    ("read_section", {"paper_id": "d" * 40, "section": "A"}),
+                    ("read_section", {"paper_id": roman, "section": "I"}),
+                ],
+                [
+                    result(
+                        "get_references",
+                        {"paper_id": S},
+                        f"References for paper '{S}' (3 papers):\n\n"
+                        f"  [1] {'b' * 40}\n      Title: Bridge Paper\n      Authors: Ada Lovelace and Alan Turing (2022)\n"
+                        f"      Full text: Available\n"
+                        f"  [2] {'d' * 40}\n      Title: A Non-arXiv Workshop Paper\n      Authors: Unknown (None)\n"
+                        f"      Full text: Not available\n"
+                        f"  [3] {roman}\n      Title: Roman Paper\n      Authors: Unknown (2018)\n      Full text: Available",
+                        1,
+                    ),
+                    result(
+                        "read_section",
+                        {"paper_id": "d" * 40, "section": "A"},
+                        f"Full text not available for paper '{'d' * 40}'.",
+                        5,
+                    ),
+                    result("read_section", {"paper_id": roman, "section": "I"}, "=== IV Method ===\n\nroman method", 5),
+                ],
+                100,
+                10,
+            ),
+            turn(
+                1,
+                [
+                    ("read_section", {"paper_id": G, "section": "B"}),
+                    ("submit_answer", {"answer": "B", "reasoning": "r"}),
+                ],
+                [
+                    result(
+                        "read_section",
+                        {"paper_id": G, "section": "B"},
+                        "=== 3 Method ===\n\nOverview.\n3.2 Frequency-Domain"
+                        " Decomposition\nWe decompose because it preserves phase.",
+                        5,
+                    ),
+                    result("submit_answer", {"answer": "B", "reasoning": "r"}, "Answer submitted: B", 0),
+                ],
+                100,
+                10,
+            ),
+        ],
+        terminated_by="answer",
+        answer="B",
+        predicted=1,
+        budget_used=16,
+        wall=3.0,
+    )
     log["correct_index"], log["depth"], log["is_correct"] = 1, 2, True
     store = Store(tmp_path / "s.sqlite")
-    summary = import_reference(write_experiment(tmp_path / "m", {"st_0001": log}, extras=False), mini_corpus, store, "m")
+    summary = import_reference(
+        write_experiment(tmp_path / "m", {"st_0001": log}, extras=False), mini_corpus, store, "m"
+    )
     assert summary.output_mismatches == 0 and summary.field_mismatches == {}, summary.examples
     t = by_item(store, "m")["st_0001"]
     assert t["correct"] == 1 and t["paper_recall"] == 1 and t["section_recall"] == 1
@@ -292,28 +373,70 @@ def test_oracle_run_exported_and_replayed_back(demo_corpus, tmp_path):
 
 
 def test_disabled_tools_are_reproduced(interop_corpus, tmp_path):
-    log = trajectory("st_0003", [
-        turn(0, [("search_papers", {"query": "gold"})], [result("search_papers", {"query": "gold"},
-             "REJECTED: Tool 'search_papers' is disabled in this run. Use only the tools listed in the system prompt.", 0)],
-             5, 5),
-        turn(1, [("submit_answer", {"answer": "A", "reasoning": "r"})],
-             [result("submit_answer", {"answer": "A", "reasoning": "r"}, "Answer submitted: A", 0)], 5, 5),
-    ], terminated_by="answer", answer="A", predicted=0, budget_used=0, wall=1.0)
+    log = trajectory(
+        "st_0003",
+        [
+            turn(
+                0,
+                [("search_papers", {"query": "gold"})],
+                [
+                    result(
+                        "search_papers",
+                        {"query": "gold"},
+                        "REJECTED: Tool 'search_papers' is disabled in this run. Use only the tools listed in the system prompt.",
+                        0,
+                    )
+                ],
+                5,
+                5,
+            ),
+            turn(
+                1,
+                [("submit_answer", {"answer": "A", "reasoning": "r"})],
+                [result("submit_answer", {"answer": "A", "reasoning": "r"}, "Answer submitted: A", 0)],
+                5,
+                5,
+            ),
+        ],
+        terminated_by="answer",
+        answer="A",
+        predicted=0,
+        budget_used=0,
+        wall=1.0,
+    )
     store = Store(tmp_path / "s.sqlite")
-    summary = import_reference(write_experiment(tmp_path / "d", {"st_0003": log}, extras=False), interop_corpus, store,
-                               "d")
+    summary = import_reference(
+        write_experiment(tmp_path / "d", {"st_0003": log}, extras=False), interop_corpus, store, "d"
+    )
     assert summary.caps["disabled_tools"] == ["search_papers"]
     assert summary.output_mismatches == 0 and summary.field_mismatches == {}
     assert [s["status"] for s in store.steps(by_item(store, "d")["st_0003"]["id"]) if s["kind"] == "tool"] == [
-        "disabled", "ok"]
+        "disabled",
+        "ok",
+    ]
 
 
 def test_transient_abandon_and_five_api_errors(interop_corpus, tmp_path):
-    abandoned = trajectory("st_0003", [turn(0, [], [], 0, 0, role="error",
-                                            content="Abandoned after 11 transient retries: 503 Service Unavailable")],
-                           terminated_by="error", answer="", predicted=-1, budget_used=0, wall=1.0, transient=11)
-    errors = trajectory("st_0001", [turn(i, [], [], 0, 0, role="error", content="Error code: 400") for i in range(5)],
-                        terminated_by="error", answer="", predicted=-1, budget_used=0, wall=1.0, api_errors=5)
+    abandoned = trajectory(
+        "st_0003",
+        [turn(0, [], [], 0, 0, role="error", content="Abandoned after 11 transient retries: 503 Service Unavailable")],
+        terminated_by="error",
+        answer="",
+        predicted=-1,
+        budget_used=0,
+        wall=1.0,
+        transient=11,
+    )
+    errors = trajectory(
+        "st_0001",
+        [turn(i, [], [], 0, 0, role="error", content="Error code: 400") for i in range(5)],
+        terminated_by="error",
+        answer="",
+        predicted=-1,
+        budget_used=0,
+        wall=1.0,
+        api_errors=5,
+    )
     store = Store(tmp_path / "s.sqlite")
     exp = write_experiment(tmp_path / "e", {"st_0003": abandoned, "st_0001": errors}, extras=False)
     summary = import_reference(exp, interop_corpus, store, "err")
@@ -324,7 +447,10 @@ def test_transient_abandon_and_five_api_errors(interop_corpus, tmp_path):
     assert [s["kind"] for s in steps] == ["retry"] * 10 + ["error"]
     assert steps[-1]["text"] == abandoned["turns"][0]["content"]
     assert (t["st_0001"]["termination"], t["st_0001"]["error_kind"], t["st_0001"]["api_errors"]) == (
-        "error", "api_errors", 5)
+        "error",
+        "api_errors",
+        5,
+    )
     with pytest.raises(Exception, match="not a patchable"):
         store.update_trajectory(t["st_0001"]["id"], status="running")
 
@@ -341,10 +467,21 @@ def test_summary_backend_and_strategy_follow_the_run(interop_corpus, tmp_path):
     assert (s["fingerprint"]["backend"], s["fingerprint"]["strategy"]) == ("anthropic", "react")
     assert (s["config"]["backend"], s["config"]["strategy"]) == ("anthropic", "react")
     assert "workbench_warnings" not in s  # a clean import keeps exactly the reference's keys
-    assert [routed_backend(m) for m in ("gpt-4.1", "gpt-5.1-mini", "GPT-5-codex", "gemini-2.5-flash", "gemini-1.5-pro",
-                                        "anthropic/claude-opus-4-1", "deepseek-chat", "moonshotai/Kimi-K2.5",
-                                        "Qwen/Qwen3-32B", "gpt-5")] == [
-        "openai", "responses", "responses", "google", "openai", "anthropic", "openai", "openai", "openai", "openai"]
+    assert [
+        routed_backend(m)
+        for m in (
+            "gpt-4.1",
+            "gpt-5.1-mini",
+            "GPT-5-codex",
+            "gemini-2.5-flash",
+            "gemini-1.5-pro",
+            "anthropic/claude-opus-4-1",
+            "deepseek-chat",
+            "moonshotai/Kimi-K2.5",
+            "Qwen/Qwen3-32B",
+            "gpt-5",
+        )
+    ] == ["openai", "responses", "responses", "google", "openai", "anthropic", "openai", "openai", "openai", "openai"]
     assert strategy_of({"agent": "llm", "ablation": "closed-book"}) == "noretrieval"
     assert strategy_of({"agent": "llm", "ablation": "full"}) == "direct"
     assert strategy_of({"agent": "llm", "ablation": "full", "config": {"agent_options": {"base_url": "x"}}}) == "direct"
@@ -358,5 +495,7 @@ def test_export_of_a_mismatched_import_warns(interop_corpus, tmp_path):
     store = Store(tmp_path / "s.sqlite")
     import_reference(exp, interop_corpus, store, "bad")
     s = agenthop_summary(store, "bad", interop_corpus)
-    assert len(s["workbench_warnings"]) == 1 and "1 imported trajectories did not replay as logged (st_0001)" in \
-        s["workbench_warnings"][0]
+    assert (
+        len(s["workbench_warnings"]) == 1
+        and "1 imported trajectories did not replay as logged (st_0001)" in s["workbench_warnings"][0]
+    )

@@ -1,4 +1,5 @@
 """`import-reference` and `export` from the command line: the same functions, exit codes for user mistakes."""
+
 import json
 
 import pytest
@@ -17,8 +18,9 @@ def test_import_then_export_summary_and_jsonl(tmp_path, cli):
     release = write_interop_release(tmp_path / "release")
     exp = write_experiment(tmp_path / "experiments" / "gpt-4.1", logs())
     db = str(tmp_path / "s.sqlite")
-    proc = cli("import-reference", str(exp), "--data", str(release), "--run", "ref", "--db", db, "--format", "json",
-               "--quiet")
+    proc = cli(
+        "import-reference", str(exp), "--data", str(release), "--run", "ref", "--db", db, "--format", "json", "--quiet"
+    )
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["imported"] == 5 and summary["output_mismatches"] == 0
@@ -53,7 +55,9 @@ def test_export_warns_on_stderr_when_the_replay_mismatched(tmp_path, cli):
     bad["st_0001"]["budget_used"] = 7
     exp = write_experiment(tmp_path / "experiments" / "gpt-4.1", bad, extras=False)
     db = str(tmp_path / "s.sqlite")
-    assert cli("import-reference", str(exp), "--data", str(release), "--run", "ref", "--db", db, "--quiet").returncode == 0
+    assert (
+        cli("import-reference", str(exp), "--data", str(release), "--run", "ref", "--db", db, "--quiet").returncode == 0
+    )
     proc = cli("export", "ref", "--format", "agenthop-summary", "--db", db)
     assert proc.returncode == 0 and "warning: 1 imported trajectories did not replay as logged" in proc.stderr
     assert json.loads(proc.stdout)["workbench_warnings"]
@@ -68,8 +72,10 @@ def test_logs_of_another_release_are_refused_unless_forced(tmp_path, capsys):
     exp = write_experiment(tmp_path / "experiments" / "gpt-4.1", logs())
     db = tmp_path / "s.sqlite"
     capsys.readouterr()
-    assert main(["--batch", "import-reference", str(exp), "--data", "builtin", "--run", "x", "--db", str(db),
-                 "--quiet"]) == 2
+    assert (
+        main(["--batch", "import-reference", str(exp), "--data", "builtin", "--run", "x", "--db", str(db), "--quiet"])
+        == 2
+    )
     err = capsys.readouterr().err
     assert "does not match the dataset" in err and "differs for" in err and "--force" in err and not db.exists()
     qa = release / "qa" / "full.jsonl"
@@ -80,11 +86,31 @@ def test_logs_of_another_release_are_refused_unless_forced(tmp_path, capsys):
             row[key][old], row[key][new] = row[key][new], row[key][old]
         row["correct_index"] = new
     qa.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert main(["--batch", "import-reference", str(exp), "--data", str(release), "--run", "x", "--db", str(db),
-                 "--quiet"]) == 2
+    assert (
+        main(
+            ["--batch", "import-reference", str(exp), "--data", str(release), "--run", "x", "--db", str(db), "--quiet"]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "correct_index differs for 3 of 5 samples" in err and not db.exists()
-    assert main(["--batch", "import-reference", str(exp), "--data", str(release), "--run", "x", "--db", str(db),
-                 "--quiet", "--force"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "import-reference",
+                str(exp),
+                "--data",
+                str(release),
+                "--run",
+                "x",
+                "--db",
+                str(db),
+                "--quiet",
+                "--force",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "caps: budget 30 · max_turns 20" in out and "{" not in out and "field_mismatches: " in out

@@ -1,5 +1,6 @@
 """The item browser's shared layer (`workbench.service.items`, `workbench.service.neighbourhood`) and `--batch items`: rows and their
 outcomes against the store, the filters and sort, the neighbourhood tree, and the command's exit codes."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,8 @@ from types import SimpleNamespace
 import pytest
 
 from storage import Store
-from workbench.service import items
 from workbench.cli import main
+from workbench.service import items
 from workbench.service.neighbourhood import Neighbourhood, gold_outline, label, text_tree, tree_dict
 from workbench.views.tree import plain_tree
 
@@ -20,8 +21,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _row(i: int, right: int, ran: int, **kw) -> items.ItemRow:
-    fields = {"id": f"st_{i:04d}", "kind": "st", "depth": 1, "reasoning": "METHOD", "tier": "gold", "venue": "ACL",
-              "question": f"question {i}"} | kw
+    fields = {
+        "id": f"st_{i:04d}",
+        "kind": "st",
+        "depth": 1,
+        "reasoning": "METHOD",
+        "tier": "gold",
+        "venue": "ACL",
+        "question": f"question {i}",
+    } | kw
     return items.ItemRow(pos=i, right=right, ran=ran, **fields)
 
 
@@ -30,13 +38,18 @@ def test_outcome_classes_partition_the_items():
     assert [r.outcome for r in rows] == ["unrun", "none", "some", "all"]
     assert [r.right_text for r in rows] == ["—", "0/3", "1/3", "3/3"]
     for cls in items.OUTCOMES:
-        assert [r.id for r in items.filter_rows(rows, items.ItemFilter(right=cls))] == \
-               [r.id for r in rows if r.outcome == cls]
+        assert [r.id for r in items.filter_rows(rows, items.ItemFilter(right=cls))] == [
+            r.id for r in rows if r.outcome == cls
+        ]
 
 
 def test_filters_sort_and_dataset_spelling():
-    rows = [_row(0, 1, 2, kind="mt", depth=2, question="How does the Memory layout work?"),
-            _row(1, 0, 2, reasoning="RESULT", tier="silver"), _row(2, 2, 2), _row(3, 0, 0)]
+    rows = [
+        _row(0, 1, 2, kind="mt", depth=2, question="How does the Memory layout work?"),
+        _row(1, 0, 2, reasoning="RESULT", tier="silver"),
+        _row(2, 2, 2),
+        _row(3, 0, 0),
+    ]
     flt = items.check_filter(items.ItemFilter(reasoning="result", tier="SILVER"), rows)
     assert (flt.reasoning, flt.tier) == ("RESULT", "silver")
     assert [r.id for r in items.filter_rows(rows, flt)] == ["st_0001"]
@@ -65,29 +78,48 @@ def test_dataset_key_is_one_spelling_per_directory(tmp_path, monkeypatch):
     assert items.same_dataset("~/link", real) and items.same_dataset("builtin", "builtin")
     assert not items.same_dataset("builtin", real)
     code = "import sys, sandbox.datasets; print(sorted(m for m in sys.modules if m.startswith('sandbox.')))"
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
+    )
     assert proc.stdout.strip() == "['sandbox.datasets']", proc.stderr  # the naming without the corpus machinery
 
 
 def test_known_datasets_put_builtin_first():
-    runs = [{"dataset": "/r/a", "dataset_fingerprint": "f1"}, {"dataset": "builtin", "dataset_fingerprint": "b"},
-            {"dataset": "/r/a", "dataset_fingerprint": "f2"}]
+    runs = [
+        {"dataset": "/r/a", "dataset_fingerprint": "f1"},
+        {"dataset": "builtin", "dataset_fingerprint": "b"},
+        {"dataset": "/r/a", "dataset_fingerprint": "f2"},
+    ]
     got = items.known_datasets(runs)
     assert [(c.spec, c.runs, c.fingerprints, c.label) for c in got] == [
-        ("builtin", 1, ("b",), "builtin"), ("/r/a", 2, ("f1", "f2"), "a")]
+        ("builtin", 1, ("b",), "builtin"),
+        ("/r/a", 2, ("f1", "f2"), "a"),
+    ]
 
 
 def _view(edges, nodes, seed="s", bridges=(), golds=()):
     item = SimpleNamespace(seed_paper_id=seed, bridge_paper_ids=tuple(bridges), gold_paper_ids=tuple(golds))
-    return SimpleNamespace(item=item, edges=edges, nodes={
-        s: SimpleNamespace(data={"title": f"T {s}", "year": 2020}, arxiv_id=f"a-{s}" if s != "m" else "",
-                           has_text=s != "m") for s in nodes})
+    return SimpleNamespace(
+        item=item,
+        edges=edges,
+        nodes={
+            s: SimpleNamespace(
+                data={"title": f"T {s}", "year": 2020}, arxiv_id=f"a-{s}" if s != "m" else "", has_text=s != "m"
+            )
+            for s in nodes
+        },
+    )
 
 
 def test_neighbourhood_roles_paths_cycles_and_unlinked():
-    view = _view({"s": ["b", "m", "x"], "b": ["g", "s"], "g": ["b"]}, ["s", "b", "g", "m", "lone"],
-                 bridges=["b"], golds=["g"])
+    view = _view(
+        {"s": ["b", "m", "x"], "b": ["g", "s"], "g": ["b"]}, ["s", "b", "g", "m", "lone"], bridges=["b"], golds=["g"]
+    )
     nb = Neighbourhood(view)
     assert nb.gold_paths() == [("s", "b", "g")]
     assert nb.unlinked() == ["lone"]
@@ -127,12 +159,22 @@ def test_the_gold_paths_merge_into_one_tree_drawn_by_rich():
 
     from workbench.views.tree import outline_tree
 
-    view = _view({"s": ["b", "c"], "b": ["g", "h"], "c": ["k"]}, ["s", "b", "c", "g", "h", "k"],
-                 bridges=["b"], golds=["g", "h", "k"])
+    view = _view(
+        {"s": ["b", "c"], "b": ["g", "h"], "c": ["k"]},
+        ["s", "b", "c", "g", "h", "k"],
+        bridges=["b"],
+        golds=["g", "h", "k"],
+    )
     nb = Neighbourhood(view)
     assert gold_outline(nb) == ("s", [("b", [("g", []), ("h", [])]), ("c", [("k", [])])])  # b once, for g and h
-    assert _drawn([outline_tree(gold_outline(nb), Text)]) == ["s", "├── b", "│   ├── g", "│   └── h", "└── c",
-                                                              "    └── k"]
+    assert _drawn([outline_tree(gold_outline(nb), Text)]) == [
+        "s",
+        "├── b",
+        "│   ├── g",
+        "│   └── h",
+        "└── c",
+        "    └── k",
+    ]
     lone = Neighbourhood(_view({"s": ["b"]}, ["s", "b", "g"], golds=["g"]))  # no path reaches the gold paper
     assert gold_outline(lone) == ("s", [])
 
@@ -145,8 +187,28 @@ def ran(tmp_path, demo_dir, capsys):
     """A store with two runs on the demo release (oracle on 6 items, random on 4)."""
     db = tmp_path / "s.sqlite"
     for agent, limit in (("oracle", "6"), ("random", "4")):
-        assert main(["--batch", "run", "--data", str(demo_dir), "--agent", agent, "--run", agent, "--limit", limit,
-                     "--db", str(db), "--quiet", "--workers", "2"]) == 0
+        assert (
+            main(
+                [
+                    "--batch",
+                    "run",
+                    "--data",
+                    str(demo_dir),
+                    "--agent",
+                    agent,
+                    "--run",
+                    agent,
+                    "--limit",
+                    limit,
+                    "--db",
+                    str(db),
+                    "--quiet",
+                    "--workers",
+                    "2",
+                ]
+            )
+            == 0
+        )
     capsys.readouterr()
     return db
 
@@ -165,8 +227,9 @@ def test_items_json_counts_what_the_store_says(ran, demo_dir, demo_corpus, capsy
     assert sum(1 for r in out["items"] if r["ran"] == 2) == 4 and sum(1 for r in out["items"] if r["ran"] == 1) == 2
     unrun = _json(capsys, "--data", str(demo_dir), "--db", str(ran), "--right", "unrun", "--type", "mt")
     assert unrun["filters"] == {"kind": "mt", "right": "unrun"}
-    assert {r["id"] for r in unrun["items"]} == {i.id for i in demo_corpus.items if i.kind == "mt"
-                                                 and i.id not in outcomes}
+    assert {r["id"] for r in unrun["items"]} == {
+        i.id for i in demo_corpus.items if i.kind == "mt" and i.id not in outcomes
+    }
 
 
 def test_items_show_has_marks_tree_and_trajectories(ran, demo_dir, demo_corpus, capsys):
@@ -175,7 +238,10 @@ def test_items_show_has_marks_tree_and_trajectories(ran, demo_dir, demo_corpus, 
     assert out["gold"] == "ABCD"[item.correct_index]
     assert [g["paper_id"] for g in out["gold_papers"]] == list(item.gold_paper_ids)
     assert out["neighbourhood"]["tree"]["paper_id"] == item.seed_paper_id
-    assert [(t["run"], t["correct"]) for t in out["trajectories"]] == [("oracle", True), ("random", out["trajectories"][1]["correct"])]
+    assert [(t["run"], t["correct"]) for t in out["trajectories"]] == [
+        ("oracle", True),
+        ("random", out["trajectories"][1]["correct"]),
+    ]
     assert main(["--batch", "items", "--data", str(demo_dir), "--db", str(ran), "--show", item.id]) == 0
     text = capsys.readouterr().out
     for g in item.gold_arxiv_ids:
@@ -184,13 +250,16 @@ def test_items_show_has_marks_tree_and_trajectories(ran, demo_dir, demo_corpus, 
     assert "oracle" in text and "random" in text and "◇ bridge" in text
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--data", "{tmp}/moved"], "does not exist"),
-    (["--reasoning", "GUESS"], "no reasoning type 'GUESS'"),
-    (["--show", "st_9999"], "no item 'st_9999'"),
-    (["--show", "st_0001", "--depth", "1"], "--show ITEM_ID takes no filters"),
-    (["--db", "{tmp}/none.sqlite"], "no store at"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--data", "{tmp}/moved"], "does not exist"),
+        (["--reasoning", "GUESS"], "no reasoning type 'GUESS'"),
+        (["--show", "st_9999"], "no item 'st_9999'"),
+        (["--show", "st_0001", "--depth", "1"], "--show ITEM_ID takes no filters"),
+        (["--db", "{tmp}/none.sqlite"], "no store at"),
+    ],
+)
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, demo_dir, capsys, args, message):
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     if "--data" not in args:
@@ -201,9 +270,17 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, demo_dir, capsys, args, 
 
 
 def test_items_never_imports_textual(tmp_path, demo_dir):
-    code = ("import sys; from workbench.cli import main; rc = main(['--batch', 'items', '--data', sys.argv[1], "
-            "'--format', 'json']); assert rc == 0; print('TEXTUAL', any(m.startswith('textual') for m in sys.modules))")
-    proc = subprocess.run([sys.executable, "-c", code, str(demo_dir)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import sys; from workbench.cli import main; rc = main(['--batch', 'items', '--data', sys.argv[1], "
+        "'--format', 'json']); assert rc == 0; print('TEXTUAL', any(m.startswith('textual') for m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(demo_dir)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "TEXTUAL False" in proc.stdout and "no runs counted" in proc.stderr

@@ -1,5 +1,6 @@
 """Judges measured against the truth, asked several times (Table 6), and the study's own rules as options: majority
 first-among-tied, one fixed pairwise order, the study's cost mode. Every number is recomputed here by brute force."""
+
 import itertools
 import json
 import os
@@ -10,7 +11,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stats.judges import judge_quality, spread, trial_agreement
 from storage import Store
@@ -43,8 +45,13 @@ def test_judge_quality_equals_counting_by_hand(pairs):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.integers(2, 4).flatmap(lambda n: st.lists(
-    st.lists(st.sampled_from([True, False, None]), min_size=n, max_size=n), min_size=2, max_size=4)))
+@given(
+    st.integers(2, 4).flatmap(
+        lambda n: st.lists(
+            st.lists(st.sampled_from([True, False, None]), min_size=n, max_size=n), min_size=2, max_size=4
+        )
+    )
+)
 def test_trial_agreement_by_hand(trials):
     a = trial_agreement(trials)
     columns = list(zip(*trials))
@@ -69,8 +76,9 @@ def test_spread_is_the_population_std_of_table_6():
 def test_majority_first_among_tied_and_one_fixed_pairwise_order(tmp_path, capsys):
     db = tmp_path / "s.sqlite"
     common = ("--k", "1,2,4", "--db", str(db), "--quiet", "--limit", "8", "--agent", "random", "--format", "json")
-    first = batch(capsys, "scale", "parallel", *common, "--run", "p", "--seed", "3", "--tie-rule", "first",
-                  "--orders", "1")
+    first = batch(
+        capsys, "scale", "parallel", *common, "--run", "p", "--seed", "3", "--tie-rule", "first", "--orders", "1"
+    )
     assert first.returncode == 0, first.stderr
     rep = json.loads(first.stdout)
     assert rep["majority_rule"] == "first" and "earliest sample among the tied" in rep["tie_rule"]
@@ -89,8 +97,9 @@ def test_majority_first_among_tied_and_one_fixed_pairwise_order(tmp_path, capsys
     for row in rep["per_k"]:
         k, values = row["k"], []
         for item, reps in rows.items():
-            letters = ["ABCD"[reps[r]["predicted_index"]] if 0 <= reps[r]["predicted_index"] < 4 else None
-                       for r in range(4)]
+            letters = [
+                "ABCD"[reps[r]["predicted_index"]] if 0 <= reps[r]["predicted_index"] < 4 else None for r in range(4)
+            ]
             hits = []
             for subset in itertools.combinations(range(4), k):
                 votes = Counter(letters[j] for j in subset if letters[j] is not None)
@@ -132,11 +141,43 @@ def test_llm_judge_trials_report_agreement_and_the_gaps_spread(tmp_path):
 
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(brain) as srv:
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "parallel", "--k", "1,2",
-                               "--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url, "--ids",
-                               ",".join(ids), "--run", "J", "--db", str(db), "--quiet", "--format", "json", "--judge",
-                               "same", "--judge-trials", "3", "--orders", "2"],
-                              capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY="sk-test"), cwd=ROOT)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "workbench.cli",
+                "--batch",
+                "scale",
+                "parallel",
+                "--k",
+                "1,2",
+                "--agent",
+                "llm",
+                "--model",
+                "openai/gpt-4.1-mini",
+                "--base-url",
+                srv.url,
+                "--ids",
+                ",".join(ids),
+                "--run",
+                "J",
+                "--db",
+                str(db),
+                "--quiet",
+                "--format",
+                "json",
+                "--judge",
+                "same",
+                "--judge-trials",
+                "3",
+                "--orders",
+                "2",
+            ],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, OPENAI_API_KEY="sk-test"),
+            cwd=ROOT,
+        )
     assert proc.returncode == 0, proc.stderr
     rep = json.loads(proc.stdout)
     store = Store(db, readonly=True)
@@ -148,8 +189,9 @@ def test_llm_judge_trials_report_agreement_and_the_gaps_spread(tmp_path):
     names = [name, f"{name}#trial1", f"{name}#trial2"]
     verdicts = {}
     for judge in names:
-        for item, a, v in store.conn.execute("SELECT item_id, sample_a, verdict FROM judgments WHERE judge = ? AND "
-                                             "kind = 'pointwise'", (judge,)):
+        for item, a, v in store.conn.execute(
+            "SELECT item_id, sample_a, verdict FROM judgments WHERE judge = ? AND kind = 'pointwise'", (judge,)
+        ):
             verdicts[(judge, item, a)] = v
     keys = sorted(samples)
     # the judges measured: the self judge (trial 0), against the truth
@@ -192,24 +234,71 @@ def test_llm_judge_trials_report_agreement_and_the_gaps_spread(tmp_path):
 def test_cost_mode_study_charges_cached_input_at_the_input_price(tmp_path):
     """gpt-4.1-mini: $0.40 / $1.60 per M, cache reads at half the input price. Each call: 100 prompt tokens of which
     60 cached, 20 completion. Cache-aware: 40·0.4 + 60·0.2 + 20·1.6 = 60 µ$; study: 100·0.4 + 20·1.6 = 72 µ$."""
+
     def brain(req, n):
         if not req.get("tools"):
             return text_reply("<judgment>Correct</judgment>")
-        return Reply(body=completion({"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "submit_answer",
-                                                          "arguments": json.dumps({"answer": "B", "reasoning": "r"})}}]},
-            prompt_tokens=100, completion_tokens=20, cached=60))
+        return Reply(
+            body=completion(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {
+                                "name": "submit_answer",
+                                "arguments": json.dumps({"answer": "B", "reasoning": "r"}),
+                            },
+                        }
+                    ],
+                },
+                prompt_tokens=100,
+                completion_tokens=20,
+                cached=60,
+            )
+        )
 
     db = tmp_path / "s.sqlite"
     out = {}
     with FakeOpenAI(brain) as srv:
         for mode in ("cache-aware", "study"):
-            proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "parallel", "--k", "1,2",
-                                   "--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url,
-                                   "--limit", "2", "--run", "C", "--db", str(db), "--quiet", "--format", "json",
-                                   "--judge", "none", "--cost-mode", mode],
-                                  capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY="sk-test"),
-                                  cwd=ROOT)
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "workbench.cli",
+                    "--batch",
+                    "scale",
+                    "parallel",
+                    "--k",
+                    "1,2",
+                    "--agent",
+                    "llm",
+                    "--model",
+                    "openai/gpt-4.1-mini",
+                    "--base-url",
+                    srv.url,
+                    "--limit",
+                    "2",
+                    "--run",
+                    "C",
+                    "--db",
+                    str(db),
+                    "--quiet",
+                    "--format",
+                    "json",
+                    "--judge",
+                    "none",
+                    "--cost-mode",
+                    mode,
+                ],
+                capture_output=True,
+                text=True,
+                env=dict(os.environ, OPENAI_API_KEY="sk-test"),
+                cwd=ROOT,
+            )
             assert proc.returncode == 0, proc.stderr
             out[mode] = json.loads(proc.stdout)
     calls = 2 * 2  # 2 items × K = 2 samples, one call each

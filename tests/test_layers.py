@@ -1,5 +1,6 @@
 """The package floors of DESIGN.md, checked by a machine: import-linter's contracts in pyproject.toml, and the
 facts a contract cannot see (every workbench module is on a floor; no store query outside storage/)."""
+
 from __future__ import annotations
 
 import re
@@ -27,7 +28,12 @@ def test_workbench_holds_only_its_floors():
     loose = {p.name for p in (ROOT / "workbench").glob("*.py") if p.name != "__init__.py"}
     assert loose == set()
     assert {p.name for p in (ROOT / "workbench").iterdir() if (p / "__init__.py").exists()} == {
-        "cli", "tui", "mcp", "service", "views"}
+        "cli",
+        "tui",
+        "mcp",
+        "service",
+        "views",
+    }
 
 
 def test_every_workbench_module_stands_on_a_floor():
@@ -35,8 +41,11 @@ def test_every_workbench_module_stands_on_a_floor():
     see it (the application layer's modules sit on two floors, so each is named)."""
     named = {m.strip() for layer in _contracts()["floors"]["layers"] for m in re.split(r"[:|]", layer)}
     service = ROOT / "workbench" / "service"
-    modules = {f"workbench.{p.name}" for p in (ROOT / "workbench").iterdir()
-               if p.is_dir() and (p / "__init__.py").exists() and p.name != "service"}
+    modules = {
+        f"workbench.{p.name}"
+        for p in (ROOT / "workbench").iterdir()
+        if p.is_dir() and (p / "__init__.py").exists() and p.name != "service"
+    }
     modules |= {f"workbench.service.{p.stem}" for p in service.glob("*.py") if p.stem != "__init__"}
     modules |= {f"workbench.service.{p.name}" for p in service.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert modules - named == set()
@@ -62,18 +71,25 @@ def test_every_tui_module_stands_on_a_tui_floor():
     modules |= {p.name for p in tui.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert modules - named == set()
 
+
 def test_no_store_query_outside_storage():
     """The application layer asks the store's API; only storage/ holds the connection (`.conn`)."""
-    offenders = [f"{p.relative_to(ROOT)}:{n}" for pkg in ("workbench", "sandbox", "stats")
-                 for p in (ROOT / pkg).rglob("*.py")
-                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-                 if re.search(r"\bstore\w*\.conn\b", line)]
+    offenders = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for pkg in ("workbench", "sandbox", "stats")
+        for p in (ROOT / pkg).rglob("*.py")
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\bstore\w*\.conn\b", line)
+    ]
     assert offenders == []
 
 
 def test_the_views_never_write():
     """workbench/views/ returns text (cells, lines, tables, figures); only render.py and the TUI put it anywhere."""
-    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in (ROOT / "workbench" / "views").rglob("*.py")
-                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-                 if re.search(r"\bprint\(|sys\.std(out|err)|\bConsole\(", line)]
+    offenders = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for p in (ROOT / "workbench" / "views").rglob("*.py")
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\bprint\(|sys\.std(out|err)|\bConsole\(", line)
+    ]
     assert offenders == []

@@ -1,4 +1,5 @@
 """The LLM agent through litellm against a real OpenAI-compatible server on 127.0.0.1: calls, text mode, faults."""
+
 import asyncio
 import json
 import logging
@@ -25,8 +26,10 @@ FAST = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_
 
 def script(*replies):
     """A brain that plays `replies` in order, then submits."""
+
     def brain(req, n):
         return replies[n] if n < len(replies) else tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}))
+
     return brain
 
 
@@ -41,20 +44,37 @@ async def episode(corpus, brain, caps=Caps(), text_tools=False, sleeps=None, abl
             if sleeps is not None:
                 sleeps.append(s)
 
-        ep = Episode(corpus.view(item), agent, caps, build_prompt(item, caps, ablation, text_tools=text_tools),
-                     retry=FAST, sleep=sleep)
+        ep = Episode(
+            corpus.view(item),
+            agent,
+            caps,
+            build_prompt(item, caps, ablation, text_tools=text_tools),
+            retry=FAST,
+            sleep=sleep,
+        )
         traj = await ep.run()
     return traj, ep, srv
 
 
 async def test_native_tool_calls_and_history(mini_corpus):
-    traj, ep, srv = await episode(mini_corpus, script(
-        tool_reply(("get_references", {"paper_id": S}), ("list_sections", {"paper_id": G}), prompt_tokens=1500),
-        tool_reply(("read_section", {"paper_id": G, "section": "B"}))))
+    traj, _ep, srv = await episode(
+        mini_corpus,
+        script(
+            tool_reply(("get_references", {"paper_id": S}), ("list_sections", {"paper_id": G}), prompt_tokens=1500),
+            tool_reply(("read_section", {"paper_id": G, "section": "B"})),
+        ),
+    )
     assert traj.termination == "answer" and traj.correct and traj.points_used == 7
     first = srv.requests[0]
     assert [t["function"]["name"] for t in first["tools"]] == [
-        "get_paper_info", "get_references", "search_papers", "list_sections", "read_section", "think", "submit_answer"]
+        "get_paper_info",
+        "get_references",
+        "search_papers",
+        "list_sections",
+        "read_section",
+        "think",
+        "submit_answer",
+    ]
     assert first["messages"][0]["role"] == "system" and "## Seed Paper" in first["messages"][0]["content"]
     second = srv.requests[1]["messages"]
     assert second[2]["role"] == "assistant" and len(second[2]["tool_calls"]) == 2
@@ -66,16 +86,23 @@ async def test_native_tool_calls_and_history(mini_corpus):
 
 
 async def test_cached_tokens_are_outside_the_cap(mini_corpus):
-    traj, _, _ = await episode(mini_corpus, script(tool_reply(("think", {"reasoning": "x"}), prompt_tokens=1000,
-                                                              cached=800)))
+    traj, _, _ = await episode(
+        mini_corpus, script(tool_reply(("think", {"reasoning": "x"}), prompt_tokens=1000, cached=800))
+    )
     assert traj.cache_read_tokens == 800 and traj.prompt_tokens == 200 + 100
 
 
 async def test_text_tools_mode(mini_corpus):
-    traj, ep, srv = await episode(mini_corpus, script(
-        text_reply('<tool_call>{"name": "get_paper_info", "arguments": {"paper_id": "%s"}}</tool_call>' % S),
-        text_reply('<tool_call>{"name": "submit_answer", "arguments": {"answer": "B", "reasoning": "r"}}</tool_call>')),
-        text_tools=True)
+    traj, _ep, srv = await episode(
+        mini_corpus,
+        script(
+            text_reply(f'<tool_call>{{"name": "get_paper_info", "arguments": {{"paper_id": "{S}"}}}}</tool_call>'),
+            text_reply(
+                '<tool_call>{"name": "submit_answer", "arguments": {"answer": "B", "reasoning": "r"}}</tool_call>'
+            ),
+        ),
+        text_tools=True,
+    )
     assert traj.termination == "answer" and traj.correct
     assert "tools" not in srv.requests[0]
     assert "## How to Call Tools" in srv.requests[0]["messages"][0]["content"]
@@ -83,28 +110,38 @@ async def test_text_tools_mode(mini_corpus):
     assert last["role"] == "user" and last["content"].startswith('<tool_result name="get_paper_info">\nTitle: Seed')
 
 
-CLOSED_BOOK_LINES = ("Select exactly one option (A, B, C, or D) and submit using submit_answer.",
-                     "You MUST call submit_answer with your best guess.")
+CLOSED_BOOK_LINES = (
+    "Select exactly one option (A, B, C, or D) and submit using submit_answer.",
+    "You MUST call submit_answer with your best guess.",
+)
 
 
 async def test_closed_book_offers_only_submit_answer(mini_corpus):
-    traj, ep, srv = await episode(mini_corpus, script(tool_reply(("think", {"reasoning": "hmm"}))),
-                                  ablation="closed-book")
+    traj, ep, srv = await episode(
+        mini_corpus, script(tool_reply(("think", {"reasoning": "hmm"}))), ablation="closed-book"
+    )
     first = srv.requests[0]
     assert [t["function"]["name"] for t in first["tools"]] == ["submit_answer"]
     system = first["messages"][0]["content"]
     assert system.endswith("\n\n".join(CLOSED_BOOK_LINES)) and "own knowledge" in system
     assert "## Tools" not in system and "## Constraints" not in system and "## How to Call Tools" not in system
     assert first["messages"][1]["content"].startswith("Please answer the question based on your knowledge.")
-    rejected = [s for s in ep.steps if s.kind == "tool"][0]
+    rejected = next(s for s in ep.steps if s.kind == "tool")
     assert rejected.status == "disabled" and rejected.cost == 0
     assert traj.termination == "answer" and traj.answer == "B"
 
 
 async def test_closed_book_in_text_mode_says_how_to_submit(mini_corpus):
-    traj, ep, srv = await episode(mini_corpus, script(
-        text_reply('<tool_call>{"name": "submit_answer", "arguments": {"answer": "B", "reasoning": "r"}}</tool_call>')),
-        text_tools=True, ablation="closed-book")
+    traj, _ep, srv = await episode(
+        mini_corpus,
+        script(
+            text_reply(
+                '<tool_call>{"name": "submit_answer", "arguments": {"answer": "B", "reasoning": "r"}}</tool_call>'
+            )
+        ),
+        text_tools=True,
+        ablation="closed-book",
+    )
     first = srv.requests[0]
     system = first["messages"][0]["content"]
     assert "tools" not in first and "## How to Call Tools" in system and "<tool_call>" in system
@@ -113,47 +150,51 @@ async def test_closed_book_in_text_mode_says_how_to_submit(mini_corpus):
 
 
 async def test_text_fallback_on_native_endpoint(mini_corpus):
-    traj, ep, srv = await episode(mini_corpus, script(text_reply('I will submit.\nsubmit_answer(answer="B", reasoning="r")')))
+    traj, _ep, _srv = await episode(
+        mini_corpus, script(text_reply('I will submit.\nsubmit_answer(answer="B", reasoning="r")'))
+    )
     assert traj.termination == "answer" and traj.answer == "B" and traj.turns == 1
 
 
 async def test_reasoning_is_merged_into_the_logged_text(mini_corpus):
-    traj, ep, srv = await episode(mini_corpus, script(text_reply("Let me look.", reasoning="hmm [thinking]")))
+    _traj, ep, srv = await episode(mini_corpus, script(text_reply("Let me look.", reasoning="hmm [thinking]")))
     assert ep.steps[0].text == "[thinking] hmm [thinking]\n[answer] Let me look."
     assert srv.requests[1]["messages"][2].get("reasoning_content") == "hmm [thinking]"
 
 
 async def test_malformed_arguments_are_charged_errors(mini_corpus):
-    traj, ep, srv = await episode(mini_corpus, script(tool_reply(("read_section", '{"paper_id": "x", '))))
-    tool = [s for s in ep.steps if s.kind == "tool"][0]
+    traj, ep, _srv = await episode(mini_corpus, script(tool_reply(("read_section", '{"paper_id": "x", '))))
+    tool = next(s for s in ep.steps if s.kind == "tool")
     assert tool.text == "Error calling read_section: Missing or invalid parameter — 'paper_id'" and tool.cost == 5
     assert traj.tool_errors == 1
 
 
 async def test_unknown_tool_and_wrong_types(mini_corpus):
-    traj, ep, _ = await episode(mini_corpus, script(tool_reply(("keyword_search", {"query": "x"}),
-                                                               ("search_papers", {"query": 7}))))
+    _traj, ep, _ = await episode(
+        mini_corpus, script(tool_reply(("keyword_search", {"query": "x"}), ("search_papers", {"query": 7})))
+    )
     texts = [s.text for s in ep.steps if s.kind == "tool"][:2]
     assert texts[0] == "Unknown tool: keyword_search" and texts[1].startswith("Error calling search_papers:")
 
 
 async def test_429_honours_retry_after_and_is_not_a_turn(mini_corpus):
     sleeps = []
-    traj, ep, srv = await episode(mini_corpus, script(error_reply(429, {"Retry-After": "7"}), error_reply(503),
-                                                      Reply(close=True)), sleeps=sleeps)
+    traj, ep, _srv = await episode(
+        mini_corpus, script(error_reply(429, {"Retry-After": "7"}), error_reply(503), Reply(close=True)), sleeps=sleeps
+    )
     assert traj.termination == "answer" and traj.turns == 1 and traj.transient_retries == 3
     assert sleeps[0] == 7.0
     assert [s.kind for s in ep.steps][:3] == ["retry", "retry", "retry"]
 
 
 async def test_persistent_5xx_ends_as_error(mini_corpus):
-    traj, ep, srv = await episode(mini_corpus, lambda req, n: error_reply(500))
+    traj, _ep, srv = await episode(mini_corpus, lambda req, n: error_reply(500))
     assert traj.termination == "error" and traj.error_kind == "transient_exhausted" and len(srv.requests) == 11
 
 
 async def test_unreadable_replies_consume_turns_then_error(mini_corpus):
     """A reply without choices may differ next time: it counts as a turn, and five in a row end the episode."""
-    traj, ep, srv = await episode(mini_corpus, lambda req, n: raw_reply('{"object": "chat.completion"}'))
+    traj, _ep, srv = await episode(mini_corpus, lambda req, n: raw_reply('{"object": "chat.completion"}'))
     assert traj.termination == "error" and traj.error_kind == "api_errors" and traj.api_errors == 5
     assert traj.turns == 5 and len(srv.requests) == 5
 
@@ -171,13 +212,19 @@ async def test_a_refused_request_ends_the_episode_at_once(mini_corpus, status):
     assert [s.kind for s in ep.steps] == ["error"] and "bad field 'x'" in ep.steps[0].text
 
 
-LLAMA_CPP_OVERFLOW = {"code": 400, "message": "the request exceeds the available context size, try increasing it",
-                      "type": "exceed_context_size_error", "n_prompt_tokens": 4133, "n_ctx": 4096}
+LLAMA_CPP_OVERFLOW = {
+    "code": 400,
+    "message": "the request exceeds the available context size, try increasing it",
+    "type": "exceed_context_size_error",
+    "n_prompt_tokens": 4133,
+    "n_ctx": 4096,
+}
 
 
 @pytest.mark.parametrize("client", ["native", "litellm"])
 async def test_a_full_context_window_is_named_with_its_turn(mini_corpus, client):
     """llama.cpp's 400 on a conversation longer than its context: two turns go through, the third is refused once."""
+
     def brain(req, n):
         if turn_of(req) < 2:
             return tool_reply(("think", {"reasoning": "x" * 10}))
@@ -185,51 +232,69 @@ async def test_a_full_context_window_is_named_with_its_turn(mini_corpus, client)
 
     traj, ep, srv = await episode(mini_corpus, brain, client=client)
     assert len(srv.requests) == 3 and traj.termination == "error" and traj.error_kind == "context_overflow"
-    assert traj.error == ("context window full at turn 3: HTTP 400: the request exceeds the available context size, "
-                          "try increasing it")
-    assert traj.api_errors == 1 and ep.steps[-1].kind == "error" and "context window full at turn 3" in ep.steps[-1].text
+    assert traj.error == (
+        "context window full at turn 3: HTTP 400: the request exceeds the available context size, try increasing it"
+    )
+    assert (
+        traj.api_errors == 1 and ep.steps[-1].kind == "error" and "context window full at turn 3" in ep.steps[-1].text
+    )
 
 
-@pytest.mark.parametrize("body", [{"message": "This model's maximum context length is 4096 tokens. However, you "
-                                              "requested 5000 tokens.", "type": "BadRequestError", "code": 400},
-                                  {"message": "too long", "type": "invalid_request_error",
-                                   "code": "context_length_exceeded"}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {
+            "message": "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.",
+            "type": "BadRequestError",
+            "code": 400,
+        },
+        {"message": "too long", "type": "invalid_request_error", "code": "context_length_exceeded"},
+    ],
+)
 async def test_overflow_is_recognised_by_code_or_by_vllm_words(mini_corpus, body):
-    traj, ep, srv = await episode(mini_corpus, lambda req, n: Reply(status=400, body={"error": body}))
+    traj, _ep, _srv = await episode(mini_corpus, lambda req, n: Reply(status=400, body={"error": body}))
     assert traj.error_kind == "context_overflow" and traj.error.startswith("context window full at turn 1: HTTP 400")
 
 
 async def test_a_400_coded_as_a_rate_limit_stays_transient(mini_corpus):
-    traj, ep, srv = await episode(mini_corpus, script(error_reply(400, message="slow down", code="rate_limit_exceeded")))
+    traj, _ep, _srv = await episode(
+        mini_corpus, script(error_reply(400, message="slow down", code="rate_limit_exceeded"))
+    )
     assert traj.termination == "answer" and traj.transient_retries == 1 and traj.api_errors == 0
 
 
 async def test_a_turn_cap_after_failed_turns_says_so(mini_corpus):
     """Unreadable replies until the turn cap: the trajectory ends at the cap, and says the last turns failed."""
-    traj, ep, srv = await episode(mini_corpus, script(tool_reply(("think", {"reasoning": "x"})),
-                                                      *[raw_reply('{"object": "x"}')] * 5), caps=Caps(max_turns=3))
+    traj, ep, _srv = await episode(
+        mini_corpus,
+        script(tool_reply(("think", {"reasoning": "x"})), *[raw_reply('{"object": "x"}')] * 5),
+        caps=Caps(max_turns=3),
+    )
     assert traj.termination == "max_turns" and traj.error_kind == "api_errors_at_cap" and traj.api_errors == 2
     assert traj.error.startswith("the turn cap came after 2 failed model calls in a row")
     assert [s.kind for s in ep.steps[-2:]] == ["error", "error"]
 
 
-LITELLM_TEXT_TRAPS = ["rate limit 500", "Request too large for model in organization",
-                      "A timeout occurred while validating the schema",
-                      "The server had an error processing your request. bad field",
-                      "Web server is returning an unknown error because your tool schema is invalid"]
+LITELLM_TEXT_TRAPS = [
+    "rate limit 500",
+    "Request too large for model in organization",
+    "A timeout occurred while validating the schema",
+    "The server had an error processing your request. bad field",
+    "Web server is returning an unknown error because your tool schema is invalid",
+]
 
 
 @pytest.mark.parametrize("message", LITELLM_TEXT_TRAPS)
 async def test_a_400_is_not_transient_whatever_its_message_says(mini_corpus, message):
     """litellm turns these 400s into RateLimitError/Timeout/InternalServerError by their text; the status decides."""
-    traj, ep, srv = await episode(mini_corpus, lambda req, n: error_reply(400, message=message))
+    traj, _ep, srv = await episode(mini_corpus, lambda req, n: error_reply(400, message=message))
     assert traj.termination == "error" and traj.error_kind == "refused"
     assert traj.api_errors == 1 and traj.transient_retries == 0 and traj.turns == 1 and len(srv.requests) == 1
 
 
 @pytest.mark.parametrize("status", [429, 500, 502, 503, 529])
 async def test_genuine_rate_limits_and_server_errors_stay_transient(mini_corpus, status):
-    traj, ep, srv = await episode(mini_corpus, script(error_reply(status, message="invalid request body")))
+    traj, _ep, _srv = await episode(mini_corpus, script(error_reply(status, message="invalid request body")))
     assert traj.termination == "answer" and traj.transient_retries == 1 and traj.api_errors == 0 and traj.turns == 1
 
 
@@ -266,16 +331,18 @@ def test_retry_after_in_seconds_or_as_an_http_date():
 
 
 async def test_a_persistent_422_is_sent_once_and_reads_clearly(mini_corpus):
-    traj, ep, srv = await episode(mini_corpus, lambda req, n: error_reply(422, message="unprocessable"))
+    traj, _ep, srv = await episode(mini_corpus, lambda req, n: error_reply(422, message="unprocessable"))
     assert traj.termination == "error" and traj.error_kind == "refused" and len(srv.requests) == 1
     assert "422" in traj.error or "Unprocessable" in traj.error
     assert "AttributeError" not in traj.error
 
 
 async def test_a_response_without_choices_is_a_clear_api_error(mini_corpus):
-    traj, ep, srv = await episode(mini_corpus, script(raw_reply('{"id": "x", "object": "chat.completion", "choices": []}')))
+    traj, ep, _srv = await episode(
+        mini_corpus, script(raw_reply('{"id": "x", "object": "chat.completion", "choices": []}'))
+    )
     assert traj.termination == "answer" and traj.api_errors == 1
-    error = [s.text for s in ep.steps if s.kind == "error"][0]
+    error = next(s.text for s in ep.steps if s.kind == "error")
     assert "AttributeError" not in error and "IndexError" not in error
 
 
@@ -292,20 +359,27 @@ async def test_unreadable_and_empty_replies(mini_corpus):
 
 
 async def test_token_cap_discards_the_crossing_submit(mini_corpus):
-    traj, ep, _ = await episode(mini_corpus, script(
-        tool_reply(("think", {"reasoning": "x"}), prompt_tokens=900),
-        tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}), prompt_tokens=200)),
-        caps=Caps(max_tokens_total=1000))
+    traj, _ep, _ = await episode(
+        mini_corpus,
+        script(
+            tool_reply(("think", {"reasoning": "x"}), prompt_tokens=900),
+            tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}), prompt_tokens=200),
+        ),
+        caps=Caps(max_tokens_total=1000),
+    )
     assert traj.termination == "token_limit" and not traj.correct and traj.answer is None
 
 
 async def test_budget_rejections_through_the_model(mini_corpus):
     read = ("read_section", {"paper_id": G, "section": "A"})
-    traj, ep, srv = await episode(mini_corpus, script(tool_reply(*[read] * 5), tool_reply(read, read)),
-                                  caps=Caps(budget=25))
+    traj, _ep, srv = await episode(
+        mini_corpus, script(tool_reply(*[read] * 5), tool_reply(read, read)), caps=Caps(budget=25)
+    )
     assert traj.termination == "budget" and traj.points_used == 25
-    assert srv.requests[1]["messages"][-1] == {"role": "user", "content":
-                                               "Budget exhausted. You MUST call submit_answer now with your best guess."}
+    assert srv.requests[1]["messages"][-1] == {
+        "role": "user",
+        "content": "Budget exhausted. You MUST call submit_answer now with your best guess.",
+    }
 
 
 def test_sampling_presets_and_overrides():
@@ -317,8 +391,17 @@ def test_sampling_presets_and_overrides():
 
 
 def run_spec(url, name, **kw):
-    return RunSpec(name=name, dataset="t", agent="llm", model="openai/test-model", workers=4, retry=FAST,
-                   attempt_backoff_s=0, agent_options={"base_url": url}, **kw)
+    return RunSpec(
+        name=name,
+        dataset="t",
+        agent="llm",
+        model="openai/test-model",
+        workers=4,
+        retry=FAST,
+        attempt_backoff_s=0,
+        agent_options={"base_url": url},
+        **kw,
+    )
 
 
 def test_sample_level_retry_keeps_every_attempt(demo_corpus, tmp_path):
@@ -332,15 +415,25 @@ def test_sample_level_retry_keeps_every_attempt(demo_corpus, tmp_path):
 
 
 def test_fault_stream_leaves_every_trajectory_defined(demo_corpus, tmp_path):
-    faults = [error_reply(429, {"Retry-After": "0"}), error_reply(500), Reply(close=True), error_reply(400),
-              raw_reply("garbage"), text_reply(""), text_reply("no tools here")]
+    faults = [
+        error_reply(429, {"Retry-After": "0"}),
+        error_reply(500),
+        Reply(close=True),
+        error_reply(400),
+        raw_reply("garbage"),
+        text_reply(""),
+        text_reply("no tools here"),
+    ]
 
     def brain(req, n):
         if n % 3 == 0:
             return faults[(n // 3) % len(faults)]
         t = turn_of(req)
-        return tool_reply(("get_references", {"paper_id": seed_of(req)})) if t == 0 else tool_reply(
-            ("submit_answer", {"answer": "A", "reasoning": "r"}))
+        return (
+            tool_reply(("get_references", {"paper_id": seed_of(req)}))
+            if t == 0
+            else tool_reply(("submit_answer", {"answer": "A", "reasoning": "r"}))
+        )
 
     with FakeOpenAI(brain) as srv:
         store = Store(tmp_path / "s.sqlite")
@@ -360,7 +453,9 @@ def test_run_token_limit_cancels_episodes_in_flight_and_holds_across_resumes(dem
     store = Store(tmp_path / "s.sqlite")
     capped = dict(limit=10, caps=Caps(max_turns=3))
     with FakeOpenAI(thinking_slowly) as srv:
-        result = asyncio.run(Runner(run_spec(srv.url, "cap", max_run_tokens=30_000, **capped), demo_corpus, store).run())
+        result = asyncio.run(
+            Runner(run_spec(srv.url, "cap", max_run_tokens=30_000, **capped), demo_corpus, store).run()
+        )
         assert result["status"] == "interrupted" and "run token limit" in result["stop_reason"]
         run_id = store.run("cap")["id"]
         tokens, _ = store.spent(run_id)
@@ -370,7 +465,9 @@ def test_run_token_limit_cancels_episodes_in_flight_and_holds_across_resumes(dem
         again = asyncio.run(Runner(run_spec(srv.url, "cap", max_run_tokens=30_000, **capped), demo_corpus, store).run())
         assert again["status"] == "interrupted" and len(srv.requests) == sent  # a resume does not spend the limit again
     with FakeOpenAI(thinking_slowly) as moved:  # a new port: the base URL is how the model is reached, not the run
-        more = asyncio.run(Runner(run_spec(moved.url, "cap", max_run_tokens=60_000, **capped), demo_corpus, store).run())
+        more = asyncio.run(
+            Runner(run_spec(moved.url, "cap", max_run_tokens=60_000, **capped), demo_corpus, store).run()
+        )
         assert more["status"] == "interrupted" and 60_000 < store.spent(run_id)[0] <= 60_000 + 5_020
         done = asyncio.run(Runner(run_spec(moved.url, "cap", **capped), demo_corpus, store).run())
     assert done["status"] == "done" and done["done"] == 10
@@ -399,8 +496,9 @@ def test_the_limit_keeps_counting_the_calls_of_discarded_episodes(demo_corpus, t
         run_id = store.run("cap")["id"]
         spent = store.spent(run_id)
         for _ in range(2):  # the first resume discards the cut-short episodes, the second must still count them
-            again = asyncio.run(Runner(run_spec(srv.url, "cap", max_run_tokens=30_000, **capped), demo_corpus,
-                                       store).run())
+            again = asyncio.run(
+                Runner(run_spec(srv.url, "cap", max_run_tokens=30_000, **capped), demo_corpus, store).run()
+            )
             assert again["limit"] == "tokens" and store.spent(run_id) == spent
         assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE status != 'done'").fetchone()[0] == 0
         assert store.run("cap")["config"]["discarded"]["tokens"] > 0
@@ -411,23 +509,50 @@ def test_cli_run_stopped_by_a_limit_is_incomplete_exit_3_and_says_which_flag_to_
     process may print after it)."""
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(thinking_slowly) as srv:
-        cmd = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model", "openai/test-model",
-               "--base-url", srv.url, "--limit", "10", "--max-turns", "3", "--workers", "4", "--max-run-tokens",
-               "30000", "--run", "lim", "--db", str(db), "--format", "json"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "workbench.cli",
+            "--batch",
+            "run",
+            "--agent",
+            "llm",
+            "--model",
+            "openai/test-model",
+            "--base-url",
+            srv.url,
+            "--limit",
+            "10",
+            "--max-turns",
+            "3",
+            "--workers",
+            "4",
+            "--max-run-tokens",
+            "30000",
+            "--run",
+            "lim",
+            "--db",
+            str(db),
+            "--format",
+            "json",
+        ]
         env = dict(os.environ, OPENAI_API_KEY="x")
         first = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
         assert first.returncode == 3, first.stderr
         line = first.stderr.splitlines()[-1]
         spent = Store(db, readonly=True).spent(Store(db, readonly=True).run("lim")["id"])[0]
         done = json.loads(first.stdout)["n"]
-        assert line == (f"stopped early: run token limit reached ({spent:,} tokens spent by every model call of the "
-                        "run, retried attempts and episodes cut short included; the limit is 30,000); the run is "
-                        f"incomplete ({done} of 10): raise --max-run-tokens and run the command again to continue")
+        assert line == (
+            f"stopped early: run token limit reached ({spent:,} tokens spent by every model call of the "
+            "run, retried attempts and episodes cut short included; the limit is 30,000); the run is "
+            f"incomplete ({done} of 10): raise --max-run-tokens and run the command again to continue"
+        )
         sent = len(srv.requests)
         again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
         assert again.returncode == 3 and "raise --max-run-tokens" in again.stderr and len(srv.requests) == sent
-        raised = subprocess.run([*cmd, "--max-run-tokens", "10000000"], env=env, capture_output=True, text=True,
-                                timeout=300)  # the last --max-run-tokens counts
+        raised = subprocess.run(
+            [*cmd, "--max-run-tokens", "10000000"], env=env, capture_output=True, text=True, timeout=300
+        )  # the last --max-run-tokens counts
         assert raised.returncode == 0, raised.stderr
         assert json.loads(raised.stdout)["n"] == 10 and [r["name"] for r in Store(db, readonly=True).runs()] == ["lim"]
 
@@ -437,8 +562,20 @@ def test_a_cost_limit_needs_prices(demo_corpus, tmp_path, capsys):
 
     with pytest.raises(ConfigError, match="needs prices"):
         Runner(run_spec("http://127.0.0.1:9/v1", "x", max_run_cost=1.0), demo_corpus, Store(tmp_path / "s.sqlite"))
-    proc = batch(capsys, "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", "http://127.0.0.1:9/v1",
-                 "--max-run-cost", "1", "--db", str(tmp_path / "c.sqlite"))
+    proc = batch(
+        capsys,
+        "run",
+        "--agent",
+        "llm",
+        "--model",
+        "openai/test-model",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--max-run-cost",
+        "1",
+        "--db",
+        str(tmp_path / "c.sqlite"),
+    )
     assert proc.returncode == 2 and "needs prices" in proc.stderr and "[[pricing]]" in proc.stderr
     assert not (tmp_path / "c.sqlite").exists()
 
@@ -450,8 +587,26 @@ def test_cli_llm_run_keeps_the_key_out_of_store_and_output(tmp_path, capfd, monk
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(brain) as srv:
         monkeypatch.setenv("MY_KEY", secret)
-        proc = batch(capfd, "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", srv.url,
-                     "--api-key-env", "MY_KEY", "--limit", "3", "--run", "llm1", "--db", str(db), "--format", "json")
+        proc = batch(
+            capfd,
+            "run",
+            "--agent",
+            "llm",
+            "--model",
+            "openai/test-model",
+            "--base-url",
+            srv.url,
+            "--api-key-env",
+            "MY_KEY",
+            "--limit",
+            "3",
+            "--run",
+            "llm1",
+            "--db",
+            str(db),
+            "--format",
+            "json",
+        )
         assert proc.returncode == 0, proc.stderr
         auth = {k.lower(): v for k, v in srv.headers[0].items()}["authorization"]
         assert auth == f"Bearer {secret}"  # the key did reach the provider
@@ -475,21 +630,54 @@ def test_quiet_cli_run_leaves_stderr_empty_and_reports_unpriced(tmp_path, monkey
     db = str(tmp_path / "s.sqlite")
     monkeypatch.setenv("COLUMNS", "200")
     with FakeOpenAI(brain) as srv:
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm", "--model",
-                               "openai/test-model", "--base-url", srv.url, "--limit", "3", "--run", "u", "--db", db,
-                               "--quiet"], capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "workbench.cli",
+                "--batch",
+                "run",
+                "--agent",
+                "llm",
+                "--model",
+                "openai/test-model",
+                "--base-url",
+                srv.url,
+                "--limit",
+                "3",
+                "--run",
+                "u",
+                "--db",
+                db,
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+        )
     dataset_import = ("imported dataset:", "warning: ", "note: the built-in benchmark copies")  # its first use here
     assert proc.returncode == 0 and [ln for ln in proc.stderr.splitlines() if not ln.startswith(dataset_import)] == []
     assert "cost unpriced" in proc.stdout
-    runs = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "runs", "--db", db], capture_output=True,
-                          text=True)
+    runs = subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "--batch", "runs", "--db", db], capture_output=True, text=True
+    )
     assert "unpriced" in runs.stdout
 
 
 def test_dry_run_table_lists_the_items(tmp_path, capsys):
-    proc = batch(capsys, "run", "--agent", "llm", "--dry-run", "--model", "openai/gpt-4.1", "--limit", "14", "--db",
-                 str(tmp_path / "s.sqlite"))
-    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("items: ")][0]
+    proc = batch(
+        capsys,
+        "run",
+        "--agent",
+        "llm",
+        "--dry-run",
+        "--model",
+        "openai/gpt-4.1",
+        "--limit",
+        "14",
+        "--db",
+        str(tmp_path / "s.sqlite"),
+    )
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("items: "))
     assert proc.returncode == 0 and line.count("_0") == 12 and line.endswith("… (2 more)")
 
 
@@ -500,7 +688,18 @@ def test_missing_key_is_a_usage_error(tmp_path, capsys, monkeypatch):
 
 
 def test_dry_run_prices_known_models_and_says_unpriced(tmp_path, capsys):
-    base = ["run", "--agent", "llm", "--dry-run", "--limit", "10", "--db", str(tmp_path / "s.sqlite"), "--format", "json"]
+    base = [
+        "run",
+        "--agent",
+        "llm",
+        "--dry-run",
+        "--limit",
+        "10",
+        "--db",
+        str(tmp_path / "s.sqlite"),
+        "--format",
+        "json",
+    ]
     known = json.loads(batch(capsys, *base, "--model", "openai/gpt-4.1").stdout)
     assert known["episodes"] == 10 and known["cost_usd"] == pytest.approx(10 * (85500 * 2 + 4500 * 8) / 1e6, rel=1e-3)
     unknown = json.loads(batch(capsys, *base, "--model", "hosted_vllm/my-model").stdout)
@@ -525,9 +724,32 @@ def test_ctrl_c_stops_without_waiting_for_the_calls_in_flight_and_resumes(tmp_pa
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(never_before_exit) as srv:
         try:
-            proc = subprocess.Popen([sys.executable, "-m", "workbench.cli", "--batch", "run", "--agent", "llm",
-                                     "--model", "openai/m", "--base-url", srv.url, "--limit", "4", "--workers", "4",
-                                     "--run", "c", "--db", str(db), "--quiet"], stderr=subprocess.PIPE, text=True)
+            proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "workbench.cli",
+                    "--batch",
+                    "run",
+                    "--agent",
+                    "llm",
+                    "--model",
+                    "openai/m",
+                    "--base-url",
+                    srv.url,
+                    "--limit",
+                    "4",
+                    "--workers",
+                    "4",
+                    "--run",
+                    "c",
+                    "--db",
+                    str(db),
+                    "--quiet",
+                ],
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             assert arrived.wait(300), "four calls never arrived"  # a hang guard, not a timing assumption
             proc.send_signal(signal.SIGINT)
             err = proc.communicate(timeout=300)[1]  # a hang guard: no reply comes before the process exits
@@ -552,19 +774,35 @@ def test_progress_says_when_it_retries(demo_corpus, tmp_path):
 
     out = io.StringIO()
     with FakeOpenAI(brain) as srv:
-        asyncio.run(Runner(run_spec(srv.url, "r", limit=1), demo_corpus, Store(tmp_path / "s.sqlite"),
-                           on_event=Progress("r", stream=out).update).run())
+        asyncio.run(
+            Runner(
+                run_spec(srv.url, "r", limit=1),
+                demo_corpus,
+                Store(tmp_path / "s.sqlite"),
+                on_event=Progress("r", stream=out).update,
+            ).run()
+        )
     item = demo_corpus.items[0].id
     retries = [line for line in out.getvalue().splitlines() if line.startswith("retrying")]
     assert [line.split(":")[0] for line in retries] == [f"retrying {item} r0"] * 2
     assert [line.split(": ", 1)[1].split("):")[0] for line in retries] == [
-        "Transient error (retry 1 of 10 in 0.0s", "Transient error (retry 2 of 10 in 0.0s"]
+        "Transient error (retry 1 of 10 in 0.0s",
+        "Transient error (retry 2 of 10 in 0.0s",
+    ]
 
     out = io.StringIO()
     with FakeOpenAI(lambda req, n: error_reply(401)) as srv:
-        asyncio.run(Runner(run_spec(srv.url, "auth", limit=1), demo_corpus, Store(tmp_path / "a.sqlite"),
-                           on_event=Progress("auth", stream=out).update).run())
+        asyncio.run(
+            Runner(
+                run_spec(srv.url, "auth", limit=1),
+                demo_corpus,
+                Store(tmp_path / "a.sqlite"),
+                on_event=Progress("auth", stream=out).update,
+            ).run()
+        )
     retries = [line for line in out.getvalue().splitlines() if line.startswith("retrying")]
-    assert [line.split(" after ")[0] for line in retries] == [f"retrying {item} r0: attempt 2 of 3 in 0.0s",
-                                                              f"retrying {item} r0: attempt 3 of 3 in 0.0s"]
+    assert [line.split(" after ")[0] for line in retries] == [
+        f"retrying {item} r0: attempt 2 of 3 in 0.0s",
+        f"retrying {item} r0: attempt 3 of 3 in 0.0s",
+    ]
     assert all(" after infra: " in line for line in retries)

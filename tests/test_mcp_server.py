@@ -3,6 +3,7 @@
 The heuristic navigator is played from the client side (it sees only what the MCP results show it) and must
 leave the same transcript, ledger and report as the same agent run in-process on the same items.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -22,8 +23,8 @@ from sandbox.datasets import open_dataset
 from sandbox.prompts import TOOL_SCHEMAS
 from sandbox.records import Caps
 from storage import Store
-from workbench.service import paths
 from workbench.cli import main
+from workbench.service import paths
 
 # The SDK is imported by the tests that use it, not here: every test process collects this module, and importing
 # the SDK costs about a second, paid only by the process that runs these tests.
@@ -35,6 +36,7 @@ def _sdk_imported() -> None:
     """The SDK is imported before any test of the module swaps sys.stderr for `capsys`: its stdio client takes
     sys.stderr at import as the server's error log, which must be a real file."""
     import mcp.client.stdio  # noqa: F401
+
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMING = {"wall_time", "wall_time_s", "elapsed_s", "started_at", "finished_at", "completed_at"}
@@ -48,8 +50,9 @@ def serve_args(db: Path, run: str = "m", *extra: str) -> list[str]:
 def stdio(db: Path, run: str = "m", *extra: str) -> StdioServerParameters:
     from mcp import StdioServerParameters
 
-    return StdioServerParameters(command=sys.executable, args=serve_args(db, run, *extra), env=dict(os.environ),
-                                 cwd=str(ROOT))
+    return StdioServerParameters(
+        command=sys.executable, args=serve_args(db, run, *extra), env=dict(os.environ), cwd=str(ROOT)
+    )
 
 
 def client(server, name: str = "heuristic") -> Client:
@@ -81,8 +84,19 @@ async def play_heuristic(c: Client, items: int | None = None) -> int:
             shown = texts(await c.call_tool(call.name, call.args))
             if shown[-1].startswith(ENDED):
                 break
-            messages.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": json.dumps(call.args)}}]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": call.id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": json.dumps(call.args)},
+                        }
+                    ],
+                }
+            )
             messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": shown[0]})
             messages += [{"role": "user", "content": t} for t in shown[1:]]
         played += 1
@@ -126,8 +140,10 @@ def run_async(coro):
 
 def test_heuristic_through_mcp_equals_heuristic_in_process(tmp_path, capsys):
     db = tmp_path / "s.db"
-    assert main(["--batch", "run", "--agent", "heuristic", "--workers", "1", "--run", "ref",
-                 "--db", str(db), "--quiet"]) == 0  # the whole built-in benchmark
+    assert (
+        main(["--batch", "run", "--agent", "heuristic", "--workers", "1", "--run", "ref", "--db", str(db), "--quiet"])
+        == 0
+    )  # the whole built-in benchmark
 
     async def session():
         async with client(stdio(db, "m")) as c:
@@ -161,7 +177,8 @@ def test_control_texts_protocol_texts_and_the_token_legend(tmp_path, capsys):
             again = await c.call_tool("next_item", {})
             assert again.is_error and "still open" in texts(again)[0]
             assert texts(await c.call_tool("nope", {"x": 1})) == [
-                "Unknown tool: nope\nTurn: 1  |  Tokens used: not measured  |  Budget used: 0"]
+                "Unknown tool: nope\nTurn: 1  |  Tokens used: not measured  |  Budget used: 0"
+            ]
             bad = texts(await c.call_tool("get_paper_info", {"paper": 3}))[0]
             assert bad.startswith("Error calling get_paper_info: Missing or invalid parameter — ")  # charged
             assert bad.endswith("Turn: 2  |  Tokens used: not measured  |  Budget used: 1")  # not a count of 0
@@ -177,7 +194,8 @@ def test_control_texts_protocol_texts_and_the_token_legend(tmp_path, capsys):
             assert "(budget)" in second[-1]
             after = await c.call_tool("submit_answer", {"answer": "A", "reasoning": "late"})
             assert after.is_error and texts(after) == [
-                "The episode on item st_0001 has ended (budget). Call next_item for the next question."]
+                "The episode on item st_0001 has ended (budget). Call next_item for the next question."
+            ]
             done = texts(await c.call_tool("next_item", {}))
             assert done == ["Every item of run 'm' is finished (1 of 1): nothing is left to play."]
 
@@ -240,8 +258,26 @@ def test_a_restarted_server_resumes_and_another_client_is_refused(tmp_path, caps
     refused = run_async(stranger())
     assert refused[0].startswith("The run cannot start:") and "agent differs" in refused[0]
     assert run_async(second()) == 2
-    assert main(["--batch", "run", "--agent", "heuristic", "--limit", "3", "--workers", "1", "--run", "ref",
-                 "--db", str(db), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "run",
+                "--agent",
+                "heuristic",
+                "--limit",
+                "3",
+                "--workers",
+                "1",
+                "--run",
+                "ref",
+                "--db",
+                str(db),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert transcript(db, "m") == transcript(db, "ref")
 
 
@@ -258,8 +294,14 @@ def test_without_the_sdk_the_command_says_what_to_install(tmp_path, monkeypatch,
 
 
 def start_http(db: Path, run: str = "m", *extra: str) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, *serve_args(db, run, "--transport", "http", "--port", "0", *extra)],
-                            cwd=ROOT, env=dict(os.environ), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, *serve_args(db, run, "--transport", "http", "--port", "0", *extra)],
+        cwd=ROOT,
+        env=dict(os.environ),
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
     for line in proc.stderr:
         if line.startswith("serving run"):
             return proc, line.rsplit(" ", 1)[1].strip()
@@ -283,8 +325,26 @@ def test_http_plays_a_run_and_a_second_server_is_refused(tmp_path, capsys):
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=60)
     assert code == 128 + signal.SIGTERM
-    assert main(["--batch", "run", "--agent", "heuristic", "--limit", "4", "--workers", "1", "--run", "ref",
-                 "--db", str(db), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "run",
+                "--agent",
+                "heuristic",
+                "--limit",
+                "4",
+                "--workers",
+                "1",
+                "--run",
+                "ref",
+                "--db",
+                str(db),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert transcript(db, "m") == transcript(db, "ref")
     assert report(db, "m", capsys) == report(db, "ref", capsys)
     conn = sqlite3.connect(db)
@@ -299,8 +359,10 @@ def test_a_served_run_sends_the_prompts_file_s_texts(tmp_path):
     from sandbox.prompt_set import load_prompts, to_toml
 
     prompts = tmp_path / "mine.toml"
-    prompts.write_text('system = "MINE {task_block} {tools_block}"\nfirst_user = "Go."\n'
-                       'status_footer = " [{points_left} left]"\n[tools]\nthink = "Scratchpad."\n')
+    prompts.write_text(
+        'system = "MINE {task_block} {tools_block}"\nfirst_user = "Go."\n'
+        'status_footer = " [{points_left} left]"\n[tools]\nthink = "Scratchpad."\n'
+    )
     db = tmp_path / "s.db"
 
     async def session():

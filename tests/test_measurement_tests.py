@@ -3,6 +3,7 @@
 Real stores made by the CLI (`workbench.cli.main`), some outcomes then set by SQL so that the expected numbers
 can be computed by hand from the stored rows.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,13 +16,17 @@ import pytest
 from stats.multiplicity import holm
 from stats.significance import cronbach_alpha, mcnemar_exact
 from storage import Store
-from workbench.service import reports
 from workbench.cli import main
+from workbench.service import reports
 
 
 def _run(db, agent: str, name: str, *extra: str) -> None:
-    assert main(["--batch", "run", "--agent", agent, "--run", name, "--db", str(db), "--quiet", "--format", "json",
-                 *extra]) == 0
+    assert (
+        main(
+            ["--batch", "run", "--agent", agent, "--run", name, "--db", str(db), "--quiet", "--format", "json", *extra]
+        )
+        == 0
+    )
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +53,10 @@ def db(base_db, tmp_path):
 
 def _set(store: Store, run: str, item: str, **fields) -> None:
     cols = ", ".join(f"{k} = ?" for k in fields)
-    store.conn.execute(f"UPDATE trajectories SET {cols} WHERE run_id = ? AND item_id = ?",
-                       (*fields.values(), store.run(run)["id"], item))
+    store.conn.execute(
+        f"UPDATE trajectories SET {cols} WHERE run_id = ? AND item_id = ?",
+        (*fields.values(), store.run(run)["id"], item),
+    )
     store.conn.commit()
 
 
@@ -104,7 +111,7 @@ def test_replicates_cluster_the_wilson_interval_by_item(db, capsys):
         y[t["item_id"]] = y.get(t["item_id"], 0) + int(bool(t["correct"]))
     yi = np.array(list(y.values()), dtype=float)
     p = yi.sum() / 180
-    deff = max(1.0, ((yi - 3 * p) ** 2).sum() / 180 ** 2 / (p * (1 - p) / 180))
+    deff = max(1.0, ((yi - 3 * p) ** 2).sum() / 180**2 / (p * (1 - p) / 180))
     assert 0 < p < 1 and deff > 1.5  # the replicates of an item mostly agree
     assert acc["design_effect"] == pytest.approx(deff) and acc["n_eff"] == pytest.approx(180 / deff)
     assert (acc["low"], acc["high"]) == pytest.approx(wilson_bounds(p, 180 / deff))
@@ -174,8 +181,9 @@ def test_compare_says_no_axis_separates_runs_its_adjusted_test_cannot_tell_apart
     """h2 = h with two single-target items no longer recalled: a 2-item difference (McNemar p = 0.5) is not a
     separating axis, whatever its Δ."""
     store = Store(db)
-    st_recalled = [t["item_id"] for t in store.trajectories(store.run("h2")["id"]) if t["kind"] == "st"
-                   and t["paper_recall"]][:2]
+    st_recalled = [
+        t["item_id"] for t in store.trajectories(store.run("h2")["id"]) if t["kind"] == "st" and t["paper_recall"]
+    ][:2]
     for item in st_recalled:
         _set(store, "h2", item, paper_recall=0)
     cmp = _json(capsys, "compare", "h", "h2", "--db", str(db))
@@ -216,7 +224,11 @@ def test_best_cell_is_marked_only_where_it_beats_the_runner_up_significantly(db,
     assert "accuracy" not in panel["best"]
     test = panel["best_tests"]["accuracy"]
     assert test["best"] == ["h2"] and test["runner_up"] == ["h"] and test["marked"] is False
-    assert test["test"] == "McNemar exact" and test["p"] == 1.0 and (test["best_better"], test["runner_up_better"]) == (1, 0)
+    assert (
+        test["test"] == "McNemar exact"
+        and test["p"] == 1.0
+        and (test["best_better"], test["runner_up_better"]) == (1, 0)
+    )
     capsys.readouterr()
     assert main(["--batch", "report", "h", "h2", "--panel", "--db", str(db)]) == 0
     assert "*" not in "".join(x for x in capsys.readouterr().out.splitlines() if x.startswith("│ h2"))

@@ -1,4 +1,5 @@
 """Sharded campaigns: `run --shard I/N` on three "hosts", `merge` into one store, read as one run."""
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,17 @@ from storage.schema import MIGRATIONS
 from workbench.cli import main
 
 RUN = ["--data", "builtin", "--agent", "heuristic", "--limit", "24", "--replicates", "2", "--workers", "3", "--quiet"]
-TIMING = {"completed_at", "wall_time", "wall_time_s", "p50", "p90", "p95", "mean_wall_time_s", "started_at", "finished_at"}
+TIMING = {
+    "completed_at",
+    "wall_time",
+    "wall_time_s",
+    "p50",
+    "p90",
+    "p95",
+    "mean_wall_time_s",
+    "started_at",
+    "finished_at",
+}
 
 
 def run(db: Path, *extra: str, name: str = "h") -> int:
@@ -78,8 +89,10 @@ def contents(db: Path) -> dict:
     """Everything a merge could change, timing columns included (a repeated merge must change nothing)."""
     conn = sqlite3.connect(db)
     try:
-        return {table: sorted(map(repr, conn.execute(f"SELECT * FROM {table}")))
-                for table in ("runs", "trajectories", "steps", "texts", "judgments")}
+        return {
+            table: sorted(map(repr, conn.execute(f"SELECT * FROM {table}")))
+            for table in ("runs", "trajectories", "steps", "texts", "judgments")
+        }
     finally:
         conn.close()
 
@@ -90,9 +103,21 @@ def outcomes(db: Path, name: str = "h") -> list[tuple]:
     try:
         rows = []
         for t in store.trajectories(store.run(name)["id"], final_only=False):
-            steps = [{k: v for k, v in s.items() if k not in ("trajectory_id", "elapsed_s")} for s in store.steps(t["id"])]
-            rows.append((t["item_id"], t["replicate"], t["attempt"], t["final"], t["termination"], t["answer"],
-                         t["tool_sequence"], json.dumps(steps, sort_keys=True)))
+            steps = [
+                {k: v for k, v in s.items() if k not in ("trajectory_id", "elapsed_s")} for s in store.steps(t["id"])
+            ]
+            rows.append(
+                (
+                    t["item_id"],
+                    t["replicate"],
+                    t["attempt"],
+                    t["final"],
+                    t["termination"],
+                    t["answer"],
+                    t["tool_sequence"],
+                    json.dumps(steps, sort_keys=True),
+                )
+            )
         return rows
     finally:
         store.close()
@@ -109,16 +134,20 @@ def test_shard_of_is_a_stable_hash_not_pythons():
 
 
 @settings(max_examples=60, deadline=None)
-@given(ids=st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=40, unique=True),
-       replicates=st.integers(1, 4), n=st.integers(1, 9))
+@given(
+    ids=st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=40, unique=True),
+    replicates=st.integers(1, 4),
+    n=st.integers(1, 9),
+)
 def test_shards_are_disjoint_and_cover_the_selection(ids, replicates, n):
     pairs = [(i, r) for i in ids for r in range(replicates)]
     parts = [[p for p in pairs if Shard(k, n).holds(*p)] for k in range(1, n + 1)]
     assert sorted(p for part in parts for p in part) == sorted(pairs)
 
 
-@pytest.mark.parametrize("text, why", [("0/3", "1 to 3"), ("4/3", "1 to 3"), ("1/0", "1 to"), ("a/b", "I/N"),
-                                        ("3", "I/N"), ("1/3/4", "I/N")])
+@pytest.mark.parametrize(
+    "text, why", [("0/3", "1 to 3"), ("4/3", "1 to 3"), ("1/0", "1 to"), ("a/b", "I/N"), ("3", "I/N"), ("1/3/4", "I/N")]
+)
 def test_bad_shard_specs(text, why, capsys, tmp_path):
     with pytest.raises(ValueError, match=why):
         parse_shard(text)
@@ -128,7 +157,10 @@ def test_bad_shard_specs(text, why, capsys, tmp_path):
 
 
 def test_a_shard_is_recorded_in_the_config_not_the_identity(campaign):
-    shard, whole = Store(campaign / "shard2.db", readonly=True).run("h"), Store(campaign / "whole.db", readonly=True).run("h")
+    shard, whole = (
+        Store(campaign / "shard2.db", readonly=True).run("h"),
+        Store(campaign / "whole.db", readonly=True).run("h"),
+    )
     assert shard["config"]["slice"]["shard"] == "2/3" and "shard" not in whole["config"]["slice"]
     assert shard["identity"] == whole["identity"]
     sizes = [Store(campaign / f"shard{i}.db", readonly=True).run("h")["planned"] for i in (1, 2, 3)]
@@ -143,8 +175,16 @@ def test_three_shards_merged_equal_the_unsharded_run(hosts, capsys):
     assert merge(*(str(hosts / f"shard{i}.db") for i in (1, 2, 3)), "--db", str(dest), "--format", "json") == 0
     out = json.loads(capsys.readouterr().out)
     assert out["runs"][0] | {"sources": None} == {
-        "name": "h", "created": True, "copied": 48, "identical": 0, "partial_skipped": 0, "sources": None,
-        "status": "done", "planned": 48, "finished": 48}
+        "name": "h",
+        "created": True,
+        "copied": 48,
+        "identical": 0,
+        "partial_skipped": 0,
+        "sources": None,
+        "status": "done",
+        "planned": 48,
+        "finished": 48,
+    }
     assert without_timing(report(dest, capsys)) == without_timing(report(hosts / "whole.db", capsys))
     assert summary(dest, capsys) == summary(hosts / "whole.db", capsys)
     assert outcomes(dest) == outcomes(hosts / "whole.db")  # same order, every step and text carried
@@ -256,8 +296,9 @@ def test_another_selection_is_refused(hosts, capsys):
 def test_an_overlap_with_another_result_is_refused(hosts, capsys):
     conn = sqlite3.connect(hosts / "shard2.db")
     with conn:
-        conn.execute("UPDATE trajectories SET answer = 'Z', correct = 1 - correct WHERE id = "
-                     "(SELECT MIN(id) FROM trajectories)")
+        conn.execute(
+            "UPDATE trajectories SET answer = 'Z', correct = 1 - correct WHERE id = (SELECT MIN(id) FROM trajectories)"
+        )
     conn.close()
     dest = hosts / "whole.db"
     before = contents(dest)
@@ -288,7 +329,9 @@ def _half_written(db: Path) -> tuple[str, int]:
     """Turn one finished final trajectory of the store into a half-written one (a killed host's episode)."""
     conn = sqlite3.connect(db)
     with conn:
-        tid, item, rep = conn.execute("SELECT id, item_id, replicate FROM trajectories ORDER BY id DESC LIMIT 1").fetchone()
+        tid, item, rep = conn.execute(
+            "SELECT id, item_id, replicate FROM trajectories ORDER BY id DESC LIMIT 1"
+        ).fetchone()
         conn.execute("UPDATE trajectories SET status = 'running', final = 0, termination = NULL WHERE id = ?", (tid,))
         conn.execute("UPDATE runs SET status = 'interrupted'")
     conn.close()

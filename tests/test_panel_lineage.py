@@ -1,5 +1,6 @@
 """`report --panel` as the paper's Table 2: rows grouped by tier and family, tier leaders marked (†) only where the
 leader beats the tier's runner-up significantly (McNemar's exact test, rebuilt here with scipy), fingerprints."""
+
 from __future__ import annotations
 
 import csv
@@ -12,8 +13,12 @@ from scipy.stats import binomtest
 from storage import Store
 from tests.cli_inprocess import batch
 
-RUNS = (("o", "oracle", 0, "Beta", "closed"), ("r", "random", 0, "Gamma", "closed"),
-        ("h", "heuristic", 0, "Alpha", "open"), ("h2", "heuristic", 1, "Alpha", "open"))
+RUNS = (
+    ("o", "oracle", 0, "Beta", "closed"),
+    ("r", "random", 0, "Gamma", "closed"),
+    ("h", "heuristic", 0, "Alpha", "open"),
+    ("h2", "heuristic", 1, "Alpha", "open"),
+)
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +27,30 @@ def lineage_db(tmp_path_factory):
     from workbench.cli import main
 
     for name, agent, seed, family, tier in RUNS:
-        assert main(["--batch", "run", "--agent", agent, "--seed", str(seed), "--run", name, "--db", str(db),
-                     "--family", family, "--tier", tier, "--quiet", "--format", "json"]) == 0
+        assert (
+            main(
+                [
+                    "--batch",
+                    "run",
+                    "--agent",
+                    agent,
+                    "--seed",
+                    str(seed),
+                    "--run",
+                    name,
+                    "--db",
+                    str(db),
+                    "--family",
+                    family,
+                    "--tier",
+                    tier,
+                    "--quiet",
+                    "--format",
+                    "json",
+                ]
+            )
+            == 0
+        )
     return db
 
 
@@ -44,7 +71,10 @@ def _mcnemar_p(store, a, b):
 def test_rows_grouped_by_tier_then_family_then_accuracy(lineage_db, capsys):
     panel = _panel(capsys, lineage_db)
     assert [(g["tier"], g["family"]) for g in panel["lineage"]] == [
-        ("closed-frontier", "Beta"), ("closed-frontier", "Gamma"), ("open-frontier", "Alpha")]
+        ("closed-frontier", "Beta"),
+        ("closed-frontier", "Gamma"),
+        ("open-frontier", "Alpha"),
+    ]
     acc = {r["run"]: r["accuracy"] for r in panel["rows"]}
     alpha = panel["lineage"][2]["runs"]
     assert acc[alpha[0]] >= acc[alpha[1]]
@@ -86,7 +116,8 @@ def test_fingerprints_per_run_rebuilt_from_the_stored_actions(lineage_db, capsys
     assert sig["think_share"]["value"] == pytest.approx(calls.count("think") / len(calls))
     assert sig["search_volume"]["value"] == pytest.approx(calls.count("search_papers") / len(trajs))
     assert sig["calls_per_turn"]["value"] == pytest.approx(
-        sum(t["tool_calls"] for t in trajs) / sum(t["turns_with_calls"] for t in trajs))
+        sum(t["tool_calls"] for t in trajs) / sum(t["turns_with_calls"] for t in trajs)
+    )
     fams = panel["fingerprints"]["families"]
     assert set(fams) == {"Alpha", "Beta", "Gamma"}
     assert all(f["words"] == [] for f in fams.values())  # one or two runs per family cannot support a word
@@ -100,18 +131,69 @@ def test_imported_reference_runs_join_a_tagged_panel(tmp_path, capsys):
     release = write_interop_release(tmp_path / "release")
     exp = write_experiment(tmp_path / "experiments" / "gpt-4.1", logs())
     db = str(tmp_path / "s.db")
-    assert batch(capsys, "import-reference", str(exp), "--data", str(release), "--run", "ref", "--db", db,
-                 "--quiet").returncode == 0
-    assert batch(capsys, "import-reference", str(exp), "--data", str(release), "--run", "ref-b", "--db", db,
-                 "--family", "Claude", "--tier", "closed", "--quiet").returncode == 0
-    bad = batch(capsys, "import-reference", str(exp), "--data", str(release), "--run", "ref-c", "--db", db,
-                "--tier", "giant", "--quiet")
+    assert (
+        batch(
+            capsys, "import-reference", str(exp), "--data", str(release), "--run", "ref", "--db", db, "--quiet"
+        ).returncode
+        == 0
+    )
+    assert (
+        batch(
+            capsys,
+            "import-reference",
+            str(exp),
+            "--data",
+            str(release),
+            "--run",
+            "ref-b",
+            "--db",
+            db,
+            "--family",
+            "Claude",
+            "--tier",
+            "closed",
+            "--quiet",
+        ).returncode
+        == 0
+    )
+    bad = batch(
+        capsys,
+        "import-reference",
+        str(exp),
+        "--data",
+        str(release),
+        "--run",
+        "ref-c",
+        "--db",
+        db,
+        "--tier",
+        "giant",
+        "--quiet",
+    )
     assert bad.returncode == 2 and "--tier: unknown tier 'giant'" in bad.stderr
     listed = json.loads(batch(capsys, "runs", "--db", db, "--format", "json").stdout)
     assert [r["name"] for r in listed] == ["ref", "ref-b"]  # nothing written for the refused import
     for name, agent, family in (("o", "oracle", "Beta"), ("h", "heuristic", "Alpha"), ("r", "random", "Alpha")):
-        assert batch(capsys, "run", "--data", str(release), "--agent", agent, "--run", name, "--db", db, "--family",
-                     family, "--tier", "efficient", "--quiet").returncode == 0
+        assert (
+            batch(
+                capsys,
+                "run",
+                "--data",
+                str(release),
+                "--agent",
+                agent,
+                "--run",
+                name,
+                "--db",
+                db,
+                "--family",
+                family,
+                "--tier",
+                "efficient",
+                "--quiet",
+            ).returncode
+            == 0
+        )
     names = ["ref", "ref-b", "o", "h", "r"]
     out = batch(capsys, "report", "--panel", *names, "--db", db, "--format", "json")
     assert out.returncode == 0, out.stderr

@@ -1,5 +1,6 @@
 """The panel's further tables and figures (Tables 3, 4, 9, 10, 15, 17, early submission, item-total summary,
 Figures 2, 4, 5), each rebuilt here independently from the stored trajectories (plain loops, scipy, numpy)."""
+
 from __future__ import annotations
 
 import json
@@ -13,9 +14,13 @@ from storage import Store
 from tests.cli_inprocess import batch
 
 RUNS = (  # name, agent, seed, ablation, replicates, family
-    ("h", "heuristic", 0, "full", 1, "Alpha"), ("h2", "heuristic", 1, "full", 2, "Alpha"),
-    ("hn", "heuristic", 0, "no-search", 1, None), ("hc", "heuristic", 0, "closed-book", 1, None),
-    ("o", "oracle", 0, "full", 2, "Beta"), ("r", "random", 0, "full", 2, "Gamma"))
+    ("h", "heuristic", 0, "full", 1, "Alpha"),
+    ("h2", "heuristic", 1, "full", 2, "Alpha"),
+    ("hn", "heuristic", 0, "no-search", 1, None),
+    ("hc", "heuristic", 0, "closed-book", 1, None),
+    ("o", "oracle", 0, "full", 2, "Beta"),
+    ("r", "random", 0, "full", 2, "Gamma"),
+)
 NAMES = [r[0] for r in RUNS]
 LIMIT = 24
 
@@ -26,8 +31,27 @@ def tables_db(tmp_path_factory):
 
     db = tmp_path_factory.mktemp("tables") / "s.sqlite"
     for name, agent, seed, ablation, reps, family in RUNS:
-        args = ["--batch", "run", "--agent", agent, "--seed", str(seed), "--ablation", ablation, "--replicates",
-                str(reps), "--limit", str(LIMIT), "--run", name, "--db", str(db), "--quiet", "--format", "json"]
+        args = [
+            "--batch",
+            "run",
+            "--agent",
+            agent,
+            "--seed",
+            str(seed),
+            "--ablation",
+            ablation,
+            "--replicates",
+            str(reps),
+            "--limit",
+            str(LIMIT),
+            "--run",
+            name,
+            "--db",
+            str(db),
+            "--quiet",
+            "--format",
+            "json",
+        ]
         assert main(args + (["--family", family] if family else [])) == 0
     return db
 
@@ -67,8 +91,9 @@ def test_table3_overlapping_categories_by_brute_force(panel, stored):
                         counts["Recover" if acts[j][3] == "gold" else "Stay"] += 1
                     counts["Think"] += "think" in seen
                     counts["Submit"] += "submit_answer" in seen
-                    counts["Re-nav"] += bool(seen & {"search_papers", "get_references", "list_sections",
-                                                     "get_paper_info"})
+                    counts["Re-nav"] += bool(
+                        seen & {"search_papers", "get_references", "list_sections", "get_paper_info"}
+                    )
         assert entry["n_events"] == events
         for c, v in counts.items():
             assert entry["shares"][c] == (pytest.approx(v / events) if events else None)
@@ -91,7 +116,7 @@ def _after_evidence(t):
     if len({t["actions"][i][2] for i in golds}) < (t["n_gold"] or 1):
         return None
     between = set()
-    for a in t["actions"][golds[-1] + 1:]:
+    for a in t["actions"][golds[-1] + 1 :]:
         if a[0] == "read_section":
             return "Read"
         if a[0] == "submit_answer":
@@ -123,7 +148,10 @@ def test_table10_wilson_per_cell_and_fisher_delta(panel, stored):
             half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
             got = entry["cells"][cell]
             assert (got["right"], got["n"]) == (sum(outs), n)
-            lo, hi = max(0.0, (p + z * z / (2 * n)) / (1 + z * z / n) - half), min(1.0, (p + z * z / (2 * n)) / (1 + z * z / n) + half)
+            lo, hi = (
+                max(0.0, (p + z * z / (2 * n)) / (1 + z * z / n) - half),
+                min(1.0, (p + z * z / (2 * n)) / (1 + z * z / n) + half),
+            )
             if 0 < p < 1:
                 assert got["half_width"] == pytest.approx((hi - lo) / 2)
             acc[cell] = (sum(outs), n)
@@ -152,7 +180,7 @@ def test_early_submission_across_the_panel(panel, stored):
             wrong = [i for i, a in enumerate(acts) if a[0] == "read_section" and a[4] and a[3] == "other"]
             if not wrong:
                 continue
-            hasty = any(a[0] == "submit_answer" for i in wrong for a in acts[i + 1:i + 4])
+            hasty = any(a[0] == "submit_answer" for i in wrong for a in acts[i + 1 : i + 4])
             (early if hasty else other).append(bool(t["correct"]))
         if early and other:
             tested += 1
@@ -182,8 +210,11 @@ def test_item_total_summary_and_figures_4_and_5(panel, stored):
     kinds = {t["item_id"]: f"{t['kind']}_d{t['depth']}" for t in stored["h"]}
     for cell, counts in f4["type_depth"].items():
         mine = [r for i, r in zip(items, right) if kinds[i] == cell]
-        assert counts == {"low": sum(r <= 2 for r in mine), "mid": sum(3 <= r <= 4 for r in mine),
-                          "high": sum(r >= 5 for r in mine)}
+        assert counts == {
+            "low": sum(r <= 2 for r in mine),
+            "mid": sum(3 <= r <= 4 for r in mine),
+            "high": sum(r >= 5 for r in mine),
+        }
     for point in panel["tables"]["figure5"]:
         trajs = stored[point["run"]]
         assert point["paper_recall"] == pytest.approx(np.mean([bool(t["paper_recall"]) for t in trajs]))
@@ -192,8 +223,10 @@ def test_item_total_summary_and_figures_4_and_5(panel, stored):
 def test_table17_spread_and_kendall_rank_stability(panel, stored):
     t17 = panel["tables"]["table17"]
     assert set(t17["runs"]) == {"h2", "o", "r"}  # the runs with replicates
-    per_rep = {n: [np.mean([bool(t["correct"]) for t in stored[n] if t["replicate"] == r]) for r in (0, 1)]
-               for n in ("h2", "o", "r")}
+    per_rep = {
+        n: [np.mean([bool(t["correct"]) for t in stored[n] if t["replicate"] == r]) for r in (0, 1)]
+        for n in ("h2", "o", "r")
+    }
     for n, accs in per_rep.items():
         assert t17["runs"][n]["accuracy"]["std"] == pytest.approx(np.std(accs))
         assert t17["runs"][n]["accuracy"]["range"] == pytest.approx(max(accs) - min(accs))
@@ -217,8 +250,21 @@ def test_figure2_generation_gap_within_a_family(panel, stored):
 def test_the_cli_prints_every_table(tables_db, capsys):
     out = batch(capsys, "report", "--panel", *NAMES, "--db", str(tables_db))
     assert out.returncode == 0, out.stderr
-    for title in ("Table 3 ·", "Table 4 ·", "Table 9 ·", "Table 10 ·", "Table 11 ·", "Table 15 ·", "Table 17 ·", "Table 19 ·", "Figure 2 ·",
-                  "Figure 4 ·", "Figure 5 ·", "early submission", "item-total correlation over"):
+    for title in (
+        "Table 3 ·",
+        "Table 4 ·",
+        "Table 9 ·",
+        "Table 10 ·",
+        "Table 11 ·",
+        "Table 15 ·",
+        "Table 17 ·",
+        "Table 19 ·",
+        "Figure 2 ·",
+        "Figure 4 ·",
+        "Figure 5 ·",
+        "early submission",
+        "item-total correlation over",
+    ):
         assert title in out.stdout, title
 
 
@@ -246,10 +292,18 @@ def test_table11_evidence_contact_from_the_labels_and_reads(tables_db):
             if not t["paper_recall"]:
                 continue
             item = corpus.item(t["item_id"])
-            reads = {(s["arxiv_id"], s["section_index"]) for s in store.steps(t["id"])
-                     if s["tool_name"] == "read_section" and s["delivered"]}
-            methods = {lab.method for lab in item.labels if lab.relevance == "direct" and lab.arxiv_id in
-                       item.gold_arxiv_ids and (lab.arxiv_id, lab.section_index) in reads}
+            reads = {
+                (s["arxiv_id"], s["section_index"])
+                for s in store.steps(t["id"])
+                if s["tool_name"] == "read_section" and s["delivered"]
+            }
+            methods = {
+                lab.method
+                for lab in item.labels
+                if lab.relevance == "direct"
+                and lab.arxiv_id in item.gold_arxiv_ids
+                and (lab.arxiv_id, lab.section_index) in reads
+            }
             g = "header" if methods & header else "parent" if methods else "none"
             groups[g][0] += bool(t["correct"])
             groups[g][1] += 1
@@ -284,14 +338,34 @@ def test_table19_seed_year_and_citation_quartile_where_the_release_carries_them(
     release = write_release(tmp_path / "rel", qa8, graphs8, papers, labels8)
     db = str(tmp_path / "s.db")
     for name, agent in (("hc", "heuristic"), ("rc", "random")):
-        assert batch(capsys, "run", "--data", str(release), "--agent", agent, "--ablation", "closed-book", "--run",
-                     name, "--db", db, "--tier", "open", "--quiet").returncode == 0
+        assert (
+            batch(
+                capsys,
+                "run",
+                "--data",
+                str(release),
+                "--agent",
+                agent,
+                "--ablation",
+                "closed-book",
+                "--run",
+                name,
+                "--db",
+                db,
+                "--tier",
+                "open",
+                "--quiet",
+            ).returncode
+            == 0
+        )
     out = batch(capsys, "report", "--panel", "hc", "rc", "--db", db, "--format", "json")
     assert out.returncode == 0, out.stderr
     (entry,) = json.loads(out.stdout)["tables"]["table19"]
     assert entry["tier"] == "open-frontier" and entry["runs"] == ["hc", "rc"]
     store = Store(db, readonly=True)
-    outcomes = [(t["item_id"], bool(t["correct"])) for n in ("hc", "rc") for t in store.trajectories(store.run(n)["id"])]
+    outcomes = [
+        (t["item_id"], bool(t["correct"])) for n in ("hc", "rc") for t in store.trajectories(store.run(n)["id"])
+    ]
     order = sorted(range(8), key=lambda k: counts[k])
     quartile = {f"st_{k + 1:04d}": f"Q{rank // 2 + 1}" for rank, k in enumerate(order)}
     for q in ("Q1", "Q2", "Q3", "Q4"):
@@ -371,8 +445,13 @@ def test_the_csv_export_carries_every_table_tidy(tables_db, capsys):
     assert {k for k, v in panel["tables"].items() if v} <= tables  # every table that has numbers
     (t19,) = panel["tables"]["table19"]
     for venue, cell in t19["strata"]["venue"].items():
-        got = {r["metric"]: r["value"] for r in rows if r["table"] == "table19" and r["tier"] == (t19["tier"] or "")
-               and r["metric"].startswith(f"strata.venue.{venue}.")}
+        got = {
+            r["metric"]: r["value"]
+            for r in rows
+            if r["table"] == "table19"
+            and r["tier"] == (t19["tier"] or "")
+            and r["metric"].startswith(f"strata.venue.{venue}.")
+        }
         assert int(got[f"strata.venue.{venue}.right"]) == cell["right"]
         assert int(got[f"strata.venue.{venue}.n"]) == cell["n"]
     for cell, counts in panel["tables"]["figure4"]["type_depth"].items():

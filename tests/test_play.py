@@ -1,4 +1,5 @@
 """Play sessions without the UI: which items a session serves, the leaderboard against `report_of`, the batch side."""
+
 from __future__ import annotations
 
 import asyncio
@@ -12,13 +13,14 @@ from storage import Store
 from workbench.cli import main
 from workbench.service.play import PlayError, SessionRequest, choose_items, plan_session, reveal_rows, session_runner
 from workbench.service.reports import PANEL_COLUMNS, leaderboard, report_of
-from workbench.views.play import session_notes
 from workbench.service.reports.run import _dig
 from workbench.views.leaderboard import leaderboard_cells
+from workbench.views.play import session_notes
 
 
 async def _play(corpus, store, request: SessionRequest, moves) -> dict:
     """Run a session through the real runner; `moves(item)` gives the person's calls for each item."""
+
     async def factory(item, replicate, attempt):
         agent = HumanAgent(request.player)
 
@@ -34,12 +36,16 @@ async def _play(corpus, store, request: SessionRequest, moves) -> dict:
 
 
 def _answer(item):
-    return [("get_paper_info", {"paper_id": item.seed_paper_id}), ("submit_answer", {"answer": "ABCD"[item.correct_index]})]
+    return [
+        ("get_paper_info", {"paper_id": item.seed_paper_id}),
+        ("submit_answer", {"answer": "ABCD"[item.correct_index]}),
+    ]
 
 
 def _wander(item):
-    return [("read_section", {"paper_id": item.seed_paper_id, "section": "A"})] * 6 + \
-        [("read_section", {"paper_id": item.seed_paper_id, "section": "B"})] * 2
+    return [("read_section", {"paper_id": item.seed_paper_id, "section": "A"})] * 6 + [
+        ("read_section", {"paper_id": item.seed_paper_id, "section": "B"})
+    ] * 2
 
 
 @pytest.fixture
@@ -47,8 +53,11 @@ def played(demo_corpus, tmp_path):
     """A store with a heuristic and a random run, and two people: ana played three items, bo one."""
     store = Store(tmp_path / "store.sqlite")
     for agent, limit in (("heuristic", 6), ("random", 2)):
-        asyncio.run(Runner(RunSpec(name=agent, dataset="builtin", agent=agent, limit=limit, workers=1),
-                           demo_corpus, store).run())
+        asyncio.run(
+            Runner(
+                RunSpec(name=agent, dataset="builtin", agent=agent, limit=limit, workers=1), demo_corpus, store
+            ).run()
+        )
     ids = [i.id for i in demo_corpus.items]
     asyncio.run(_play(demo_corpus, store, SessionRequest("ana", ids=(ids[0], ids[1])), _answer))
     asyncio.run(_play(demo_corpus, store, SessionRequest("ana", ids=(ids[4],)), _wander))
@@ -82,8 +91,9 @@ def test_reveal_rows_are_the_items_stored_trajectories(played, demo_corpus):
     rows = reveal_rows(played, demo_corpus.fingerprint, item, "human-bo-builtin")
     stored = played.item_trajectories(demo_corpus.fingerprint, item)
     assert rows[0]["you"] and rows[0]["run"] == "human-bo-builtin" and sum(r["you"] for r in rows) == 1
-    assert sorted((r["run"], r["answer"], r["correct"], r["points_used"], r["turns"]) for r in rows) == \
-        sorted((t["run"], t["answer"], t["correct"], t["points_used"], t["turns"]) for t in stored)
+    assert sorted((r["run"], r["answer"], r["correct"], r["points_used"], r["turns"]) for r in rows) == sorted(
+        (t["run"], t["answer"], t["correct"], t["points_used"], t["turns"]) for t in stored
+    )
 
 
 def test_leaderboard_ranks_players_over_their_sessions_with_coverage_and_an_interval(played, demo_corpus):
@@ -108,14 +118,17 @@ def test_leaderboard_ranks_players_over_their_sessions_with_coverage_and_an_inte
         run = played.run(name)
         mine = [t for t in played.trajectories(run["id"]) if t["item_id"] in played_items]
         expected = report_of(run, mine)
-        assert rows[name]["n"] == len(mine) and [rows[name][c] for c, _ in PANEL_COLUMNS] == \
-            [_dig(expected, p) for _, p in PANEL_COLUMNS]
+        assert rows[name]["n"] == len(mine) and [rows[name][c] for c, _ in PANEL_COLUMNS] == [
+            _dig(expected, p) for _, p in PANEL_COLUMNS
+        ]
         want = binomtest(sum(bool(t["correct"]) for t in mine), len(mine)).proportion_ci(method="wilson")
         assert rows[name]["accuracy_ci"] == pytest.approx([want.low, want.high])
     # coverage: heuristic 4/4, ana 4/4, random 2/4 (= ½: ranked); bo 1/4 is listed below, unranked, saying why
     assert rows["random"]["n"] == 2 and rows["random"]["ranked"]
     bo = rows["human:bo"]
-    assert not bo["ranked"] and bo["rank"] is None and bo["unranked"] == "covers 1 of the 4 items played (fewer than 50%)"
+    assert (
+        not bo["ranked"] and bo["rank"] is None and bo["unranked"] == "covers 1 of the 4 items played (fewer than 50%)"
+    )
     ranked = [r for r in board["rows"] if r["ranked"]]
     assert board["rows"][-1] is bo and [r["rank"] for r in ranked] == [1, 2, 3]
     assert [r["accuracy"] for r in ranked] == sorted((r["accuracy"] for r in ranked), reverse=True)
@@ -125,16 +138,20 @@ def test_leaderboard_ranks_players_over_their_sessions_with_coverage_and_an_inte
     assert not strict["random"]["ranked"] and strict["heuristic"]["ranked"]
 
 
-def test_leaderboard_marks_only_a_significant_best_and_none_where_an_entrant_is_unmeasured(played, demo_corpus,
-                                                                                            tmp_path, capsys):
+def test_leaderboard_marks_only_a_significant_best_and_none_where_an_entrant_is_unmeasured(
+    played, demo_corpus, tmp_path, capsys
+):
     """The board's `*` was the bare top value (`best_cells`): 3 of 4 right was "best" over 4 items, and a person's
     estimated tokens were "fewest" beside a scripted agent that measures none. Now: the panel's test against the
     runner-up (`significant_best`), and no mark in the token columns while a ranked entrant does not measure them."""
     [small] = leaderboard(played)  # 4 items: no paired test can reach p < 0.05 (at best 2 · ½⁴ = 0.125)
     assert small["best"] == {} and small["best_tests"] and not any(t["marked"] for t in small["best_tests"].values())
     store = Store(tmp_path / "seven.sqlite")
-    asyncio.run(Runner(RunSpec(name="heuristic", dataset="builtin", agent="heuristic", limit=8, workers=1),
-                       demo_corpus, store).run())
+    asyncio.run(
+        Runner(
+            RunSpec(name="heuristic", dataset="builtin", agent="heuristic", limit=8, workers=1), demo_corpus, store
+        ).run()
+    )
     ids = tuple(i.id for i in demo_corpus.items[:7])
     asyncio.run(_play(demo_corpus, store, SessionRequest("ana", ids=ids), _answer))  # right in 2 turns, 1 point
     asyncio.run(_play(demo_corpus, store, SessionRequest("cy", ids=ids), _wander))  # 8 reads, never answers
@@ -144,7 +161,7 @@ def test_leaderboard_marks_only_a_significant_best_and_none_where_an_entrant_is_
     tests = board["best_tests"]
     # ana took fewer turns and points on all 7 items (sign test p = 2 · ½⁷): marked
     assert board["best"] == {"turns": ["human:ana"], "points": ["human:ana"]}
-    assert tests["turns"]["p"] == pytest.approx(2 / 2 ** 7) and tests["turns"]["marked"]
+    assert tests["turns"]["p"] == pytest.approx(2 / 2**7) and tests["turns"]["marked"]
     # ana is right on 7 of 7, the heuristic on 5: McNemar over the 2 discordant items is p = 0.5, no mark
     assert tests["accuracy"]["best"] == ["human:ana"] and not tests["accuracy"]["marked"]
     assert tests["accuracy"]["p"] >= 0.05
@@ -169,8 +186,9 @@ def test_batch_leaderboard_prints_the_same_numbers(played, capsys):
     assert "items played by people" in out and "ana-two +1" in out and "4/4" in out and "2/4" in out
     assert "unranked: human-bo-builtin (human:bo) covers 1 of the 4 items played (fewer than 50%)" in out
     assert main(["--batch", "leaderboard", "--db", str(played.path), "--format", "json", "--min-coverage", "0.75"]) == 0
-    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(leaderboard(played, min_coverage=0.75),
-                                                                        default=str))
+    assert json.loads(capsys.readouterr().out) == json.loads(
+        json.dumps(leaderboard(played, min_coverage=0.75), default=str)
+    )
     assert main(["--batch", "leaderboard", "--db", str(played.path), "--min-coverage", "2"]) == 2
     assert "--min-coverage" in capsys.readouterr().err
 
@@ -179,7 +197,9 @@ def test_batch_run_refuses_a_person(tmp_path, capsys):
     db = tmp_path / "store.sqlite"
     assert main(["--batch", "run", "--agent", "human:x", "--db", str(db)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: 'human:x' is a person") and "agenthop-tui" in err and len(err.strip().splitlines()) == 1
+    assert (
+        err.startswith("error: 'human:x' is a person") and "agenthop-tui" in err and len(err.strip().splitlines()) == 1
+    )
     assert not db.exists()
 
 
@@ -252,14 +272,25 @@ def test_an_item_left_midway_is_kept_as_an_abandoned_attempt_and_its_replay_is_m
     assert other.resumed == {ids[2]: "human-cy-builtin"} and other.mark(ids[2])[0] == "resumed"
     asyncio.run(_play(demo_corpus, played, request, _answer))  # re-opened: the item from its first turn
     run = played.run("human-cy-builtin")
-    rows = [tuple(r) for r in played.conn.execute(
-        "SELECT item_id, attempt, final, status, termination, error_kind, turns, tool_calls FROM trajectories "
-        "WHERE run_id = ? ORDER BY id", (run["id"],))]
-    assert rows == [(ids[2], 0, 0, "done", "error", "abandoned", 1, 1), (ids[2], 1, 1, "done", "answer", "resumed", 2, 2)]
+    rows = [
+        tuple(r)
+        for r in played.conn.execute(
+            "SELECT item_id, attempt, final, status, termination, error_kind, turns, tool_calls FROM trajectories "
+            "WHERE run_id = ? ORDER BY id",
+            (run["id"],),
+        )
+    ]
+    assert rows == [
+        (ids[2], 0, 0, "done", "error", "abandoned", 1, 1),
+        (ids[2], 1, 1, "done", "answer", "resumed", 2, 2),
+    ]
     [final] = played.trajectories(run["id"])
     assert final["correct"] and "resumed after seeing tool results" in final["error"]
-    assert [s["tool_name"] for s in played.steps(played.trajectories(run["id"], final_only=False)[0]["id"])
-            if s["kind"] == "tool"] == ["get_references"]
+    assert [
+        s["tool_name"]
+        for s in played.steps(played.trajectories(run["id"], final_only=False)[0]["id"])
+        if s["kind"] == "tool"
+    ] == ["get_references"]
     board = leaderboard(played)[0]
     assert ids[2] not in board["items"]  # nobody played it unmarked
     assert {r["run"]: r for r in board["rows"]}.get("human:cy") is None
@@ -272,7 +303,15 @@ def test_comparing_a_person_with_a_model_warns_that_the_person_s_tokens_are_esti
     cmp = compare_report(played, "heuristic", "human-ana-builtin")
     assert any(w.startswith("B's tokens are estimated (characters / 4") for w in cmp["warnings"])
     assert not [w for w in compare_report(played, "heuristic", "random")["warnings"] if "estimated" in w]
-    row = {"axis": "tokens", "a": 12000.4, "b": 4365.2, "delta": -7635.2, "ci_low": -9000.6, "ci_high": -6000.1, "p": None}
+    row = {
+        "axis": "tokens",
+        "a": 12000.4,
+        "b": 4365.2,
+        "delta": -7635.2,
+        "ci_low": -9000.6,
+        "ci_high": -6000.1,
+        "p": None,
+    }
     assert compare_rows({"rows": [row]}) == [("tokens", "", "12,000", "4,365", "-7,635", "[-9,001, -6,000]", "—", "—")]
     assert compare_rows({"rows": [{**row, "axis": "turns"}]})[0][4] == "-7,635.20"  # other means keep two decimals
     assert main(["--batch", "compare", "heuristic", "human-ana-builtin", "--db", str(played.path)]) == 0
@@ -307,9 +346,12 @@ def test_distractor_attribution_differences_with_a_paired_interval(played, demo_
         if ra is not None and rb is not None:
             assert got["delta"] == pytest.approx(rb - ra)
             col = lambda side, f: np.array([f(side[i]) for i in common], dtype=float)  # noqa: E731
-            [(delta, low, high)] = paired_ratio_deltas(
-                col(a, lambda t: chose(t) == kind), col(a, lambda t: not t["correct"]),
-                col(b, lambda t: chose(t) == kind), col(b, lambda t: not t["correct"]))
+            [(_delta, low, high)] = paired_ratio_deltas(
+                col(a, lambda t: chose(t) == kind),
+                col(a, lambda t: not t["correct"]),
+                col(b, lambda t: chose(t) == kind),
+                col(b, lambda t: not t["correct"]),
+            )
             assert (got["ci_low"], got["ci_high"]) == (low, high) and low <= got["delta"] <= high
 
 

@@ -4,6 +4,7 @@ the run (its digest in the identity, its text stored once), printed back by `pro
 
 The LLM runs go through the real CLI against the real local OpenAI-compatible server (tests/openai_server.py), with
 both model clients."""
+
 from __future__ import annotations
 
 import json
@@ -21,11 +22,15 @@ from storage import Store
 from tests.cli_inprocess import batch
 from tests.openai_server import FakeOpenAI, seed_of, text_reply, tool_reply, turn_of
 
-SYSTEM = ("You are being evaluated. Points {budget}, turns {max_turns}, tokens {max_tokens:,}.\n"
-          "TOOLS:\n{tools_block}\nTASK:\n{task_block}\nEnd of system text with \"quotes\" and {{braces}}.")
-CUSTOM = ('# a researcher\'s own wording\nsystem = """\n' + SYSTEM.replace('"', '\\"') + '"""\n'
-          'status_footer = "\\n[turn {turn}, {points_left} points left]"\n'
-          'nudge = "Call a tool."\n')
+SYSTEM = (
+    "You are being evaluated. Points {budget}, turns {max_turns}, tokens {max_tokens:,}.\n"
+    'TOOLS:\n{tools_block}\nTASK:\n{task_block}\nEnd of system text with "quotes" and {{braces}}.'
+)
+CUSTOM = (
+    '# a researcher\'s own wording\nsystem = """\n' + SYSTEM.replace('"', '\\"') + '"""\n'
+    'status_footer = "\\n[turn {turn}, {points_left} points left]"\n'
+    'nudge = "Call a tool."\n'
+)
 
 
 def brain(req: dict, n: int):
@@ -41,9 +46,30 @@ def brain(req: dict, n: int):
 
 
 def llm_run(capsys, url: str, db: Path, name: str, *extra: str):
-    return batch(capsys, "run", "--agent", "llm", "--model", "openai/test-model", "--base-url", url, "--run", name,
-                 "--db", str(db), "--limit", "2", "--replicates", "2", "--workers", "2", "--quiet", "--format", "json",
-                 *extra)
+    return batch(
+        capsys,
+        "run",
+        "--agent",
+        "llm",
+        "--model",
+        "openai/test-model",
+        "--base-url",
+        url,
+        "--run",
+        name,
+        "--db",
+        str(db),
+        "--limit",
+        "2",
+        "--replicates",
+        "2",
+        "--workers",
+        "2",
+        "--quiet",
+        "--format",
+        "json",
+        *extra,
+    )
 
 
 @pytest.fixture
@@ -53,7 +79,8 @@ def key(monkeypatch):
 
 @pytest.mark.parametrize("client", ["native", "litellm"])
 def test_a_replaced_system_prompt_is_the_system_message_of_every_request_of_every_episode(
-        capsys, tmp_path, key, client):
+    capsys, tmp_path, key, client
+):
     from sandbox.datasets import open_dataset
     from workbench.service import paths
 
@@ -61,16 +88,19 @@ def test_a_replaced_system_prompt_is_the_system_message_of_every_request_of_ever
     prompts_file.write_text(CUSTOM)
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(brain) as srv:
-        done = llm_run(capsys, srv.url, db, "mine", "--client", client, "--prompts", str(prompts_file),
-                       "--replicates", "1")
+        done = llm_run(
+            capsys, srv.url, db, "mine", "--client", client, "--prompts", str(prompts_file), "--replicates", "1"
+        )
         assert done.returncode == 0, done.stderr
         corpus, _ = open_dataset("builtin", paths.cache_dir())
         items = {i.seed_paper_id: i for i in corpus.items[:2]}
         assert len(srv.requests) == 2 * 4 and {seed_of(r) for r in srv.requests} == set(items)  # 4 calls an item
         for request in srv.requests:
             item = items[seed_of(request)]
-            expected = (f"You are being evaluated. Points 30, turns 20, tokens 200,000.\nTOOLS:\n{TOOLS_BLOCK}\n"
-                        f"TASK:\n{task_block(item)}\nEnd of system text with \"quotes\" and {{braces}}.")
+            expected = (
+                f"You are being evaluated. Points 30, turns 20, tokens 200,000.\nTOOLS:\n{TOOLS_BLOCK}\n"
+                f'TASK:\n{task_block(item)}\nEnd of system text with "quotes" and {{braces}}.'
+            )
             assert request["messages"][0] == {"role": "system", "content": expected}
         last = srv.requests[-1]["messages"]
         nudges = [m["content"] for m in last if m["role"] == "user"][1:]
@@ -84,8 +114,9 @@ def test_a_replaced_system_prompt_is_the_system_message_of_every_request_of_ever
         refused = llm_run(capsys, srv.url, db, "mine", "--client", client, "--prompts", str(other), "--replicates", "1")
         assert refused.returncode == 2 and "prompts differs" in refused.stderr
         assert len(srv.requests) == sent
-        again = llm_run(capsys, srv.url, db, "mine", "--client", client, "--prompts", str(prompts_file),
-                        "--replicates", "1")
+        again = llm_run(
+            capsys, srv.url, db, "mine", "--client", client, "--prompts", str(prompts_file), "--replicates", "1"
+        )
         assert again.returncode == 0 and len(srv.requests) == sent  # the same file resumes (nothing left to do)
     shown = batch(capsys, "prompts", "show", "mine", "--db", str(db))
     assert shown.returncode == 0
@@ -94,8 +125,10 @@ def test_a_replaced_system_prompt_is_the_system_message_of_every_request_of_ever
     assert load_text(shown.stdout).system == SYSTEM
 
 
-@pytest.mark.parametrize("ablation, extra", [("full", ()), ("closed-book", ("--text-tools",)), ("no-search", ()),
-                                             ("gold-given", ("--text-tools",))])
+@pytest.mark.parametrize(
+    "ablation, extra",
+    [("full", ()), ("closed-book", ("--text-tools",)), ("no-search", ()), ("gold-given", ("--text-tools",))],
+)
 def test_the_exported_defaults_reproduce_a_default_run_byte_for_byte(capsys, tmp_path, key, ablation, extra):
     exported = tmp_path / "ours.toml"
     assert batch(capsys, "prompts", "export", "--out", str(exported)).returncode == 0
@@ -105,8 +138,9 @@ def test_the_exported_defaults_reproduce_a_default_run_byte_for_byte(capsys, tmp
     seen = []
     for name, flags in (("ours", ()), ("file", ("--prompts", str(exported)))):
         with FakeOpenAI(brain) as srv:
-            run = llm_run(capsys, srv.url, db, name, "--ablation", ablation, "--budget", "2", "--workers", "1", *extra,
-                          *flags)
+            run = llm_run(
+                capsys, srv.url, db, name, "--ablation", ablation, "--budget", "2", "--workers", "1", *extra, *flags
+            )
             assert run.returncode == 0, run.stderr
         seen.append([json.dumps(r, sort_keys=True) for r in srv.requests])
     assert seen[0] == seen[1] and len(seen[0]) >= 8
@@ -125,8 +159,10 @@ async def test_the_file_replaces_every_other_text_the_episode_sends(mini_corpus)
     from tests.conftest import G
     from tests.scripted import ScriptAgent, turn
 
-    texts = load_text('exhausted_nudge = "OUT OF POINTS"\nstatus_footer = " <{points_used}/{budget}>"\n'
-                      'continue = "KEEP GOING"\nstop = "STOP NOW"\n')
+    texts = load_text(
+        'exhausted_nudge = "OUT OF POINTS"\nstatus_footer = " <{points_used}/{budget}>"\n'
+        'continue = "KEEP GOING"\nstop = "STOP NOW"\n'
+    )
     assert not texts.is_default
     item = mini_corpus.item("st_0001")
     submit = ("submit_answer", {"answer": "B", "reasoning": "r"})
@@ -148,34 +184,51 @@ async def test_the_file_replaces_every_other_text_the_episode_sends(mini_corpus)
     assert agent.seen[2][-1] == {"role": "user", "content": "OUT OF POINTS"}
 
 
-@pytest.mark.parametrize("text, line, words", [
-    ('# header\nsytem = "x"\n', 2, ["unknown key 'sytem'"]),
-    ('first_user = "ok"\nsystem = """\nBudget {budgt}\n{tools_block}{task_block}"""\n', 3,
-     ["key 'system'", "unknown placeholder {budgt}"]),
-    ('system = """\n{tools_block} and nothing else"""\n', 1, ["key 'system'", "missing required placeholder {task_block}"]),
-    ('closed_book = "{tools_block}"\n', 1, ["key 'closed_book'", "missing required placeholder {task_block}"]),
-    ('system = """\nunterminated\n', 2, ["not TOML"]),
-    ('first_user = [\n', 1, ["not TOML"]),
-    ('\n\nstop = "answer within {budget} points"\n', 3, ["key 'stop'", "unknown placeholder {budget}", "takes: none"]),
-    ('status_footer = "{turn} {tokens:q}"\n', 1, ["key 'status_footer'", "placeholder {tokens:q}"]),
-    ('nudge = "a { brace"\n', 1, ["key 'nudge'", "literal brace"]),
-    ('first_user = 3\n', 1, ["key 'first_user' must be text", "an integer"]),
-    ('system = "{0} {tools_block}{task_block}"\n', 1, ["unknown placeholder {0}"]),
-    ('\n[tools]\nget_paper_info = "ok"\nfetch = "no"\n', 4, ["[tools]: unknown tool 'fetch'"]),
-    ('tools = "x"\n', 1, ["'tools' must be a table"]),
-    ('judge_pairwise_user = "{trajectory_1} only"\n', 1, ["missing required placeholder {trajectory_2}"]),
-    ('system = "{tools_block!r}{task_block}"\n', 1, ["placeholder {tools_block!r}", "not allowed"]),
-])
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ('# header\nsytem = "x"\n', 2, ["unknown key 'sytem'"]),
+        (
+            'first_user = "ok"\nsystem = """\nBudget {budgt}\n{tools_block}{task_block}"""\n',
+            3,
+            ["key 'system'", "unknown placeholder {budgt}"],
+        ),
+        (
+            'system = """\n{tools_block} and nothing else"""\n',
+            1,
+            ["key 'system'", "missing required placeholder {task_block}"],
+        ),
+        ('closed_book = "{tools_block}"\n', 1, ["key 'closed_book'", "missing required placeholder {task_block}"]),
+        ('system = """\nunterminated\n', 2, ["not TOML"]),
+        ("first_user = [\n", 1, ["not TOML"]),
+        (
+            '\n\nstop = "answer within {budget} points"\n',
+            3,
+            ["key 'stop'", "unknown placeholder {budget}", "takes: none"],
+        ),
+        ('status_footer = "{turn} {tokens:q}"\n', 1, ["key 'status_footer'", "placeholder {tokens:q}"]),
+        ('nudge = "a { brace"\n', 1, ["key 'nudge'", "literal brace"]),
+        ("first_user = 3\n", 1, ["key 'first_user' must be text", "an integer"]),
+        ('system = "{0} {tools_block}{task_block}"\n', 1, ["unknown placeholder {0}"]),
+        ('\n[tools]\nget_paper_info = "ok"\nfetch = "no"\n', 4, ["[tools]: unknown tool 'fetch'"]),
+        ('tools = "x"\n', 1, ["'tools' must be a table"]),
+        ('judge_pairwise_user = "{trajectory_1} only"\n', 1, ["missing required placeholder {trajectory_2}"]),
+        ('system = "{tools_block!r}{task_block}"\n', 1, ["placeholder {tools_block!r}", "not allowed"]),
+    ],
+)
 def test_a_malformed_prompts_file_is_exit_2_naming_line_key_and_placeholder_and_writes_nothing(
-        capsys, tmp_path, text, line, words):
+    capsys, tmp_path, text, line, words
+):
     bad = tmp_path / "bad.toml"
     bad.write_text(text)
     with pytest.raises(PromptsError) as raised:
         load_prompts(bad)
     assert f"{bad}:{line}:" in str(raised.value) and "\n" not in str(raised.value)
     db = tmp_path / "s.sqlite"
-    commands = [["run", "--agent", "heuristic", "--limit", "2", "--run", "x"],
-                ["scale", "sequential", "--axis", "points", "--grid", "5,10", "--run", "g", "--limit", "2"]]
+    commands = [
+        ["run", "--agent", "heuristic", "--limit", "2", "--run", "x"],
+        ["scale", "sequential", "--axis", "points", "--grid", "5,10", "--run", "g", "--limit", "2"],
+    ]
     for command in commands:
         done = batch(capsys, *command, "--db", str(db), "--prompts", str(bad))
         assert done.returncode == 2, done.stderr
@@ -190,8 +243,7 @@ def test_a_malformed_prompts_file_is_exit_2_naming_line_key_and_placeholder_and_
 def test_any_text_round_trips_through_the_file(text):
     texts = replace(DEFAULT_PROMPTS, first_user=text, exhausted_nudge=text + '"', judge_pairwise='"""' + text)
     back = load_text(to_toml(texts))
-    assert (back.first_user, back.exhausted_nudge, back.judge_pairwise) == (
-        text, text + '"', '"""' + text)
+    assert (back.first_user, back.exhausted_nudge, back.judge_pairwise) == (text, text + '"', '"""' + text)
     assert to_toml(back) == to_toml(texts) and back.digest == texts.digest
 
 
@@ -248,24 +300,32 @@ async def test_an_llm_judge_is_sent_the_file_s_judge_prompts(mini_corpus):
         ours = LLMJudge("openai/test-model", base_url=srv.url, client="native")
         await ours.pointwise(item, leader)
         await ours.pairwise(item, leader, challenger)
-        texts = load_text('judge_pointwise = "Strict auditor."\njudge_pairwise = "Pick one."\n'
-                          'judge_pointwise_user = "{answer}|{task}|{trajectory}"\n'
-                          'judge_pairwise_user = "{answer_1} vs {answer_2}: {trajectory_1} / {trajectory_2}"\n')
+        texts = load_text(
+            'judge_pointwise = "Strict auditor."\njudge_pairwise = "Pick one."\n'
+            'judge_pointwise_user = "{answer}|{task}|{trajectory}"\n'
+            'judge_pairwise_user = "{answer_1} vs {answer_2}: {trajectory_1} / {trajectory_2}"\n'
+        )
         judge = LLMJudge("openai/test-model", base_url=srv.url, client="native", prompts=texts)
         assert (await judge.pointwise(item, leader)).value is True
         assert (await judge.pairwise(item, leader, challenger)).value is True
     sent = [(r["messages"][0]["content"], r["messages"][1]["content"]) for r in srv.requests]
     # ours, as the judges always worded them
-    assert sent[0][1] == (f"## Trajectory\n{trajectory_text(leader)}\n---\n## Task Description\n{task_text(item)}\n"
-                          "Submitted answer: B\n---\nJudge whether the final answer is correct. "
-                          "Put Correct or Wrong in <judgment></judgment> tags.")
-    assert sent[1][1] == (f"## Task Description\n{task_text(item)}\n---\n## Agent 1 (answer B)\n"
-                          f"{trajectory_text(leader)}\n---\n## Agent 2 (answer None)\n{trajectory_text(challenger)}"
-                          "\n---\nWhich agent's final answer is better supported? Answer <choice>1</choice> or "
-                          "<choice>2</choice>.")
+    assert sent[0][1] == (
+        f"## Trajectory\n{trajectory_text(leader)}\n---\n## Task Description\n{task_text(item)}\n"
+        "Submitted answer: B\n---\nJudge whether the final answer is correct. "
+        "Put Correct or Wrong in <judgment></judgment> tags."
+    )
+    assert sent[1][1] == (
+        f"## Task Description\n{task_text(item)}\n---\n## Agent 1 (answer B)\n"
+        f"{trajectory_text(leader)}\n---\n## Agent 2 (answer None)\n{trajectory_text(challenger)}"
+        "\n---\nWhich agent's final answer is better supported? Answer <choice>1</choice> or "
+        "<choice>2</choice>."
+    )
     assert sent[0][0].startswith("You are a rigorous Lead Researcher auditing")
-    assert sent[2:] == [("Strict auditor.", f"B|{task_text(item)}|{trajectory_text(leader)}"),
-                        ("Pick one.", f"B vs None: {trajectory_text(leader)} / {trajectory_text(challenger)}")]
+    assert sent[2:] == [
+        ("Strict auditor.", f"B|{task_text(item)}|{trajectory_text(leader)}"),
+        ("Pick one.", f"B vs None: {trajectory_text(leader)} / {trajectory_text(challenger)}"),
+    ]
 
 
 @pytest.mark.parametrize("agent_name", ["heuristic", "oracle"])
@@ -292,8 +352,12 @@ def test_the_prompts_file_is_stored_once_and_travels_with_a_merged_run(capsys, t
     mine.write_text('first_user = "Begin."\n')
     src, dest = str(tmp_path / "src.sqlite"), str(tmp_path / "dest.sqlite")
     for name in ("a", "b"):
-        assert batch(capsys, "run", "--limit", "1", "--run", name, "--db", src, "--quiet",
-                     "--prompts", str(mine)).returncode == 0
+        assert (
+            batch(
+                capsys, "run", "--limit", "1", "--run", name, "--db", src, "--quiet", "--prompts", str(mine)
+            ).returncode
+            == 0
+        )
     store = Store(src, readonly=True)
     file = to_toml(load_prompts(mine))
     assert store.conn.execute("SELECT COUNT(*) FROM texts WHERE body = ?", (file,)).fetchone()[0] == 1

@@ -1,23 +1,57 @@
 """Reports from hand-built trajectories with hand-computed values, and the panel and compare commands."""
+
 import json
 
 import numpy as np
-
 import pytest
 
 from stats import axes
 from storage import Store
-from workbench.service import reports
 from workbench.cli import main
+from workbench.service import reports
 
 
-def rec(kind, correct, pr, sr, term="answer", calls=2, with_calls=2, tokens=100, turns=3, points=6, chosen=None,
-        seq=("get_references", "read_section"), pred=1, cidx=1, item="i", rep=0, depth=1):
-    return {"kind": kind, "depth": depth, "correct": correct, "paper_recall": pr, "section_recall": sr,
-            "termination": term, "tool_calls": calls, "turns_with_calls": with_calls, "tokens": tokens, "turns": turns,
-            "points_used": points, "chosen_type": chosen or ("correct" if correct else "seed_only"),
-            "tool_sequence": list(seq), "predicted_index": pred, "correct_index": cidx, "item_id": item,
-            "replicate": rep, "paper_recall_any": pr, "section_recall_any": sr, "section_recall_loose": sr}
+def rec(
+    kind,
+    correct,
+    pr,
+    sr,
+    term="answer",
+    calls=2,
+    with_calls=2,
+    tokens=100,
+    turns=3,
+    points=6,
+    chosen=None,
+    seq=("get_references", "read_section"),
+    pred=1,
+    cidx=1,
+    item="i",
+    rep=0,
+    depth=1,
+):
+    return {
+        "kind": kind,
+        "depth": depth,
+        "correct": correct,
+        "paper_recall": pr,
+        "section_recall": sr,
+        "termination": term,
+        "tool_calls": calls,
+        "turns_with_calls": with_calls,
+        "tokens": tokens,
+        "turns": turns,
+        "points_used": points,
+        "chosen_type": chosen or ("correct" if correct else "seed_only"),
+        "tool_sequence": list(seq),
+        "predicted_index": pred,
+        "correct_index": cidx,
+        "item_id": item,
+        "replicate": rep,
+        "paper_recall_any": pr,
+        "section_recall_any": sr,
+        "section_recall_loose": sr,
+    }
 
 
 RECORDS = [
@@ -64,23 +98,34 @@ def separating_axis(rows, family=None):
 
 
 def test_separating_axis_sentence():
-    rows = [{"axis": "PR mt", "delta": 0.01, "p_holm": 1.0}, {"axis": "Conv mt", "delta": -0.12, "p_holm": 0.004, "n": 25},
-            {"axis": "SR st", "delta": 0.05, "p_holm": 0.2}]
+    rows = [
+        {"axis": "PR mt", "delta": 0.01, "p_holm": 1.0},
+        {"axis": "Conv mt", "delta": -0.12, "p_holm": 0.004, "n": 25},
+        {"axis": "SR st", "delta": 0.05, "p_holm": 0.2},
+    ]
     assert separating_axis(rows, family=11) == (
         "B retrieves as well as A but converts 12 percentage points less than A on the 25 multi-target items both "
-        "recalled (McNemar p = 0.004 after Holm's adjustment over 11 tests).")
+        "recalled (McNemar p = 0.004 after Holm's adjustment over 11 tests)."
+    )
 
 
 def test_separating_axis_never_announces_what_its_adjusted_test_does_not_support():
     """The largest Δ (SR st, 30 points) has a raw p < 0.05 but Holm-adjusted 0.09: it is not named; PR mt is."""
-    rows = [{"axis": "SR st", "delta": 0.30, "p": 0.03, "p_holm": 0.09},
-            {"axis": "PR mt", "delta": -0.10, "p": 0.001, "p_holm": 0.006}, {"axis": "Conv st", "delta": 0.2, "p_holm": None}]
-    assert separating_axis(rows, family=6) == ("B retrieves the gold papers 10 percentage points less than A on "
-                                                       "multi-target items (McNemar p = 0.006 after Holm's adjustment "
-                                                       "over 6 tests).")
+    rows = [
+        {"axis": "SR st", "delta": 0.30, "p": 0.03, "p_holm": 0.09},
+        {"axis": "PR mt", "delta": -0.10, "p": 0.001, "p_holm": 0.006},
+        {"axis": "Conv st", "delta": 0.2, "p_holm": None},
+    ]
+    assert separating_axis(rows, family=6) == (
+        "B retrieves the gold papers 10 percentage points less than A on "
+        "multi-target items (McNemar p = 0.006 after Holm's adjustment "
+        "over 6 tests)."
+    )
     rows[1]["p_holm"] = 0.07
-    assert separating_axis(rows, family=6) == ("No axis separates the runs: no recall or conversion difference "
-                                                       "has a McNemar p < 0.05 after Holm's adjustment over 6 tests.")
+    assert separating_axis(rows, family=6) == (
+        "No axis separates the runs: no recall or conversion difference "
+        "has a McNemar p < 0.05 after Holm's adjustment over 6 tests."
+    )
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +141,10 @@ def module_cache(tmp_path_factory):
 def panel_db(tmp_path_factory, module_cache):
     db = tmp_path_factory.mktemp("panel") / "s.sqlite"
     for agent, name in (("oracle", "o"), ("heuristic", "h"), ("random", "r")):
-        assert main(["--batch", "run", "--agent", agent, "--run", name, "--db", str(db), "--quiet", "--format", "json"]) == 0
+        assert (
+            main(["--batch", "run", "--agent", agent, "--run", name, "--db", str(db), "--quiet", "--format", "json"])
+            == 0
+        )
     return db
 
 
@@ -122,16 +170,38 @@ def test_panel_table_and_formats(panel_db, capsys, tmp_path):
     ext = tmp_path / "ext.csv"
     ext.write_text("run,score\no,90\nh,60\nr,25\n")
     capsys.readouterr()
-    assert main(["--batch", "report", "o", "h", "r", "--panel", "--db", str(panel_db), "--format", "json",
-                 "--external", str(ext)]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "report",
+                "o",
+                "h",
+                "r",
+                "--panel",
+                "--db",
+                str(panel_db),
+                "--format",
+                "json",
+                "--external",
+                str(ext),
+            ]
+        )
+        == 0
+    )
     panel = json.loads(capsys.readouterr().out)
     assert [r["run"] for r in panel["rows"]] == ["o", "h", "r"]
     assert panel["best"]["accuracy"] == ["o"]
     assert panel["external"]["rho"] == pytest.approx(1.0)
-    assert panel["coverage"]["counts"]["low"] + panel["coverage"]["counts"]["mid"] + panel["coverage"]["counts"]["high"] == 60
+    assert (
+        panel["coverage"]["counts"]["low"] + panel["coverage"]["counts"]["mid"] + panel["coverage"]["counts"]["high"]
+        == 60
+    )
     assert main(["--batch", "report", "o", "h", "--panel", "--db", str(panel_db), "--format", "csv"]) == 0
     csv_text = capsys.readouterr().out
-    assert csv_text.splitlines()[0] == "table,run,axis,metric,split,value,numerator,denominator,best,tier_best,family,tier"
+    assert (
+        csv_text.splitlines()[0] == "table,run,axis,metric,split,value,numerator,denominator,best,tier_best,family,tier"
+    )
     assert main(["--batch", "report", "h", "--db", str(panel_db), "--format", "markdown", "--ci"]) == 0
     md = capsys.readouterr().out
     assert "| axis | metric | ST | MT | all |" in md and "95% CI" in md
@@ -146,8 +216,10 @@ def test_single_run_analytics(panel_db, capsys):
     seqs = [t["tool_sequence"] for t in store.trajectories(store.run("h")["id"])]
     n_pairs = sum(max(len(s) - 1, 0) for s in seqs)
     assert sum(map(sum, tm["counts"])) == n_pairs
-    assert rep["analytics"]["top_trigram"]["trigram"] == ["get_references", "list_sections", "read_section"] or \
-        rep["analytics"]["top_trigram"]["occurrences"] > 0
+    assert (
+        rep["analytics"]["top_trigram"]["trigram"] == ["get_references", "list_sections", "read_section"]
+        or rep["analytics"]["top_trigram"]["occurrences"] > 0
+    )
     assert set(rep["analytics"]["stopping"]) >= {"mt_fail", "after_wrong_read"}
 
 
@@ -197,15 +269,21 @@ def test_avg_turns_are_model_turns_not_turns_used_by_api_errors():
 
 def test_mt_gold_count_and_section_ceiling_come_from_the_trajectory():
     g = lambda p: ["read_section", "ok", p, "gold", 1]  # noqa: E731
-    three = {**rec("mt", False, False, False), "n_gold": 3, "section_reachable": 0,
-             "actions": [g("g1"), g("g2"), ["submit_answer", "ok", None, None, 0]]}
+    three = {
+        **rec("mt", False, False, False),
+        "n_gold": 3,
+        "section_reachable": 0,
+        "actions": [g("g1"), g("g2"), ["submit_answer", "ok", None, None, 0]],
+    }
     two = {**rec("mt", False, True, False), "n_gold": 2, "section_reachable": 1, "actions": three["actions"]}
     an = reports.analytics([three, two])
     mt_fail = an["stopping"]["mt_fail"]
     assert mt_fail["n"] == 1 and mt_fail["counts"]["Prem"] == 1  # only the three-gold item missed paper recall
     assert mt_fail["all_gold_wrong"] == {"n": 1, "share": [1, 1]}  # the two-gold one read both: apart
-    rep = reports.report_of({"name": "x", "agent": "a", "model": None, "dataset": "d", "ablation": "full",
-                             "status": "done", "planned": 2}, [three, two, rec("st", True, True, True)])
+    rep = reports.report_of(
+        {"name": "x", "agent": "a", "model": None, "dataset": "d", "ablation": "full", "status": "done", "planned": 2},
+        [three, two, rec("st", True, True, True)],
+    )
     assert rep["section_recall_ceiling"]["unreachable"] == 1 and rep["section_recall_ceiling"]["unknown"] == 1
     assert rep["counts"]["section_recall_ceiling"]["mt"] == [1, 2]
 
@@ -221,16 +299,36 @@ def test_the_runner_stores_gold_count_and_reachability(panel_db, demo_corpus):
 
 
 def test_section_reachable_needs_a_resolved_direct_label_on_every_gold():
-    from sandbox.records import Item, Label
     from sandbox.recall import section_reachable
+    from sandbox.records import Item, Label
 
-    base = dict(id="mt_1", question_type="multi-target", depth=1, reasoning_type="R", cognitive_skill="c", venue="v",
-                consensus_tier="gold", question="q", options=("a", "b", "c", "d"), correct_index=0,
-                distractor_types=None, seed_paper_id="s", seed_arxiv_id="0", seed_title="t",
-                gold_paper_ids=("g1", "g2"), gold_arxiv_ids=("1", "2"), bridge_paper_ids=(), bridge_arxiv_ids=())
+    base = dict(
+        id="mt_1",
+        question_type="multi-target",
+        depth=1,
+        reasoning_type="R",
+        cognitive_skill="c",
+        venue="v",
+        consensus_tier="gold",
+        question="q",
+        options=("a", "b", "c", "d"),
+        correct_index=0,
+        distractor_types=None,
+        seed_paper_id="s",
+        seed_arxiv_id="0",
+        seed_title="t",
+        gold_paper_ids=("g1", "g2"),
+        gold_arxiv_ids=("1", "2"),
+        bridge_paper_ids=(),
+        bridge_arxiv_ids=(),
+    )
     ok = (Label("1", "Method", "direct", 2, "exact"), Label("2", "Results", "direct", 1, "exact"))
     assert section_reachable(Item(**base, labels=ok))
-    unresolved = (ok[0], Label("2", "4.1 Setup", "direct", None, "unresolved"), Label("2", "X", "supporting", 3, "exact"))
+    unresolved = (
+        ok[0],
+        Label("2", "4.1 Setup", "direct", None, "unresolved"),
+        Label("2", "X", "supporting", 3, "exact"),
+    )
     assert not section_reachable(Item(**base, labels=unresolved))
 
 
@@ -292,10 +390,12 @@ def test_reports_never_import_scipy_stats(panel_db):
     import subprocess
     import sys
 
-    code = ("import sys; from storage import Store; from workbench.service import reports; "
-            f"s = Store({str(panel_db)!r}, readonly=True); reports.panel_report(s, ['o', 'h', 'r']); "
-            "reports.diagnostics(s, 'h', ci=True); reports.compare_report(s, 'o', 'h', n_boot=200); "
-            "print('scipy.stats' in sys.modules)")
+    code = (
+        "import sys; from storage import Store; from workbench.service import reports; "
+        f"s = Store({str(panel_db)!r}, readonly=True); reports.panel_report(s, ['o', 'h', 'r']); "
+        "reports.diagnostics(s, 'h', ci=True); reports.compare_report(s, 'o', 'h', n_boot=200); "
+        "print('scipy.stats' in sys.modules)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"
@@ -306,8 +406,17 @@ def test_intervals_memory_is_chunked():
     import tracemalloc
 
     rng = np.random.default_rng(0)
-    records = [rec("st" if i % 2 else "mt", bool(rng.random() < 0.5), bool(rng.random() < 0.6), False,
-                   item=f"q{i % 1000}", rep=i // 1000) for i in range(3000)]
+    records = [
+        rec(
+            "st" if i % 2 else "mt",
+            bool(rng.random() < 0.5),
+            bool(rng.random() < 0.6),
+            False,
+            item=f"q{i % 1000}",
+            rep=i // 1000,
+        )
+        for i in range(3000)
+    ]
     table = axes.Table.of(records)
     tracemalloc.start()
     out = reports.intervals(table)
@@ -323,8 +432,26 @@ def replicated_db(panel_db, tmp_path_factory, module_cache):
 
     db = tmp_path_factory.mktemp("rep") / "s.sqlite"
     shutil.copy(panel_db, db)
-    assert main(["--batch", "run", "--agent", "heuristic", "--run", "heur3", "--replicates", "3", "--db", str(db),
-                 "--quiet", "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "run",
+                "--agent",
+                "heuristic",
+                "--run",
+                "heur3",
+                "--replicates",
+                "3",
+                "--db",
+                str(db),
+                "--quiet",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     return db
 
 
@@ -335,8 +462,19 @@ def test_ci_resamples_items_with_their_replicates(replicated_db, capsys):
     iv = rep["intervals"]
     assert rep["n"] == 180 and iv["accuracy"]["n"] == 60 and iv["accuracy"]["n_trajectories"] == 180
     assert iv["accuracy"]["estimate"] == pytest.approx(rep["accuracy"])
-    for key in ("paper_recall.st", "paper_recall.mt", "section_recall.mt", "conversion.st", "calls_per_turn",
-                "avg_tokens", "avg_turns", "avg_points", "max_tokens_rate", "max_turns_rate", "max_budget_rate"):
+    for key in (
+        "paper_recall.st",
+        "paper_recall.mt",
+        "section_recall.mt",
+        "conversion.st",
+        "calls_per_turn",
+        "avg_tokens",
+        "avg_turns",
+        "avg_points",
+        "max_tokens_rate",
+        "max_turns_rate",
+        "max_budget_rate",
+    ):
         assert key in iv
     assert iv["paper_recall.st"]["estimate"] == pytest.approx(rep["axes"]["search"]["paper_recall"]["st"])
     assert iv["avg_turns"]["estimate"] == pytest.approx(rep["axes"]["resource"]["avg_turns"])
@@ -347,22 +485,55 @@ def test_legend_and_every_block_are_printed(replicated_db, capsys):
     capsys.readouterr()
     assert main(["--batch", "report", "heur3", "--db", str(replicated_db), "--format", "json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    for key in ("mt_fail", "after_evidence", "wrong_paper_read", "after_wrong_read", "early_submit", "top_trigram",
-                "bigrams", "avg_turns", "avg_tokens", "section_recall_ceiling", "n_gold"):
+    for key in (
+        "mt_fail",
+        "after_evidence",
+        "wrong_paper_read",
+        "after_wrong_read",
+        "early_submit",
+        "top_trigram",
+        "bigrams",
+        "avg_turns",
+        "avg_tokens",
+        "section_recall_ceiling",
+        "n_gold",
+    ):
         assert rep["legend"][key], key
     assert "Table 9" in rep["legend"]["mt_fail"] and "bridge" in rep["legend"]["wrong_paper_read"]
     assert main(["--batch", "report", "heur3", "--db", str(replicated_db)]) == 0
     table = capsys.readouterr().out
-    for text in ("after evidence", "early submit", "tool transitions", "MT-fail", "mt_fail:", "Imm",
-                 "wrong_paper_read:", "reference", "paper recall, any gold", "conversion given section recall"):
+    for text in (
+        "after evidence",
+        "early submit",
+        "tool transitions",
+        "MT-fail",
+        "mt_fail:",
+        "Imm",
+        "wrong_paper_read:",
+        "reference",
+        "paper recall, any gold",
+        "conversion given section recall",
+    ):
         assert text in table, text
     for fmt in ("markdown",):  # CSV is the numbers of the axes (test_csv_is_numbers_a_program_can_read); JSON has all
         assert main(["--batch", "report", "heur3", "--db", str(replicated_db), "--format", fmt]) == 0
         text = capsys.readouterr().out
-        for part in ("stopping · MT-fail", "stopping · after evidence", "stopping · after wrong read", "transitions",
-                     "get_references → list_sections", "split · venue", "split · reasoning", "position bias",
-                     "section recall, direct or supporting", "conversion given section recall", "top trigram",
-                     "bigram Δacc", "early submit", "mt_fail"):
+        for part in (
+            "stopping · MT-fail",
+            "stopping · after evidence",
+            "stopping · after wrong read",
+            "transitions",
+            "get_references → list_sections",
+            "split · venue",
+            "split · reasoning",
+            "position bias",
+            "section recall, direct or supporting",
+            "conversion given section recall",
+            "top trigram",
+            "bigram Δacc",
+            "early submit",
+            "mt_fail",
+        ):
             assert part in text, (fmt, part)
 
 
@@ -398,8 +569,26 @@ def test_panel_groups_best_cells_and_dataset_warning(replicated_db, tmp_path, ca
 
     db = tmp_path / "s.sqlite"
     shutil.copy(replicated_db, db)
-    assert main(["--batch", "run", "--agent", "heuristic", "--run", "cb", "--ablation", "closed-book", "--db", str(db),
-                 "--quiet", "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "run",
+                "--agent",
+                "heuristic",
+                "--run",
+                "cb",
+                "--ablation",
+                "closed-book",
+                "--db",
+                str(db),
+                "--quiet",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     store = Store(db)
     panel = reports.panel_report(store, ["o", "h", "cb"])
     assert [g["group"] for g in panel["groups"]] == ["", "Search", "Synthesis", "Tool use", "Resources"]
@@ -431,7 +620,7 @@ def test_report_flag_misuse_is_a_usage_error(panel_db, capsys):
 def test_every_ratio_with_an_interval_is_the_one_the_report_gives():
     """stats.axes.ratio_terms (what the bootstraps resample) and four_axes (what the report prints) define each
     ratio once each: their sums must agree on every key, so a point estimate and its interval never drift."""
-    table = axes.Table.of(RECORDS + [rec("mt", True, None, None, item="f")])
+    table = axes.Table.of([*RECORDS, rec("mt", True, None, None, item="f")])
     four = axes.four_axes(table)
     paths = {"accuracy": ("accuracy",), "calls_per_turn": ("tool_use", "calls_per_turn")}
     for key, (num, den) in axes.ratio_terms(table).items():
@@ -461,9 +650,29 @@ def unlabelled_db(tmp_path_factory, demo_dir):
     shutil.copytree(demo_dir, release)
     (release / "audit" / "recall_labels.jsonl").unlink()
     db = root / "s.sqlite"
-    assert main(["--batch", "run", "--agent", "oracle", "--run", "A", "--db", str(db), "--quiet", "--format", "json"]) == 0
-    assert main(["--batch", "run", "--agent", "heuristic", "--run", "B", "--data", str(release), "--db", str(db),
-                 "--quiet", "--format", "json"]) == 0
+    assert (
+        main(["--batch", "run", "--agent", "oracle", "--run", "A", "--db", str(db), "--quiet", "--format", "json"]) == 0
+    )
+    assert (
+        main(
+            [
+                "--batch",
+                "run",
+                "--agent",
+                "heuristic",
+                "--run",
+                "B",
+                "--data",
+                str(release),
+                "--db",
+                str(db),
+                "--quiet",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     return db
 
 
@@ -503,8 +712,9 @@ async def test_a_report_of_an_interrupted_run_says_it_is_partial(demo_corpus, tm
         if event.kind == "trajectory" and event.done == 6:
             main_task.cancel()
 
-    runner = Runner(RunSpec(name="part", dataset="builtin", agent="oracle", workers=1), demo_corpus, store,
-                    on_event=on_event)
+    runner = Runner(
+        RunSpec(name="part", dataset="builtin", agent="oracle", workers=1), demo_corpus, store, on_event=on_event
+    )
     main_task = asyncio.ensure_future(runner.run())
     with pytest.raises(asyncio.CancelledError):
         await main_task
@@ -521,8 +731,15 @@ async def test_a_report_of_an_interrupted_run_says_it_is_partial(demo_corpus, tm
 
 
 def test_accuracy_is_reported_st_mt_all_with_counts_and_splits_carry_counts():
-    run = {"name": "x", "agent": "llm", "model": "m", "dataset": "d", "ablation": "full", "status": "done",
-           "planned": 5}
+    run = {
+        "name": "x",
+        "agent": "llm",
+        "model": "m",
+        "dataset": "d",
+        "ablation": "full",
+        "status": "done",
+        "planned": 5,
+    }
     rep = reports.report_of(run, RECORDS)
     # by hand: ST a right, b and c wrong; MT d right, e wrong
     assert rep["accuracy_by_type"] == {"st": pytest.approx(1 / 3), "mt": 0.5, "all": 0.4}
@@ -541,8 +758,26 @@ def test_panel_cells_are_over_the_common_items_and_say_so(panel_db, tmp_path, ca
 
     db = tmp_path / "s.sqlite"
     shutil.copy(panel_db, db)
-    assert main(["--batch", "run", "--agent", "random", "--run", "r6", "--limit", "6", "--db", str(db), "--quiet",
-                 "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "run",
+                "--agent",
+                "random",
+                "--run",
+                "r6",
+                "--limit",
+                "6",
+                "--db",
+                str(db),
+                "--quiet",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["--batch", "report", "o", "h", "r6", "--panel", "--db", str(db), "--format", "json"]) == 0
     panel = json.loads(capsys.readouterr().out)

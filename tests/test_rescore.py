@@ -1,10 +1,11 @@
 """Stored runs under older label rules: their section-recall flags are recomputed from their stored reads, and
 reports say which label resolution their numbers were computed under (PROTOCOL §3)."""
+
 import asyncio
 import json
 import shutil
-import sys
 import sqlite3
+import sys
 
 from sandbox.corpus import open_release
 from sandbox.datasets import release_key
@@ -12,9 +13,9 @@ from sandbox.runner import Runner, RunSpec
 from storage import Store
 from tests.conftest import write_release
 from tests.test_label_release import LABELS, NODES, PAPERS, QA, SEED
-from workbench.service import paths
-from workbench.cli import main
 from tests.textual_private import messages
+from workbench.cli import main
+from workbench.service import paths
 
 
 def _release(root):
@@ -94,22 +95,27 @@ def test_a_new_run_records_the_current_resolution(tmp_path, capsys):
     assert Store(db, readonly=True).run("o")["label_resolution"] == "2"
     out = _report(db, capsys, "table")
     assert "recomputed" not in out.err
-    assert ("section recall computed under label resolution 2; 2 label(s) of its items resolved to no section "
-            "(0 direct); section recall capped on 0 item(s)") in " ".join(out.out.split())
+    assert (
+        "section recall computed under label resolution 2; 2 label(s) of its items resolved to no section "
+        "(0 direct); section recall capped on 0 item(s)"
+    ) in " ".join(out.out.split())
 
 
 def test_compare_and_panel_warn_when_two_runs_were_computed_under_different_rules(tmp_path, capsys):
     root, db = _release(tmp_path / "rel"), tmp_path / "s.sqlite"
     _oracle_run(root, db)
     with sqlite3.connect(db) as conn:  # a second run under the old rules, as if made by an older workbench
-        conn.execute("INSERT INTO runs (name, kind, agent, dataset, dataset_fingerprint, caps, config, identity, "
-                     "version, created_at) SELECT 'old', kind, agent, '/nowhere', dataset_fingerprint, caps, config, "
-                     "'{}', version, created_at FROM runs WHERE name = 'o'")
+        conn.execute(
+            "INSERT INTO runs (name, kind, agent, dataset, dataset_fingerprint, caps, config, identity, "
+            "version, created_at) SELECT 'old', kind, agent, '/nowhere', dataset_fingerprint, caps, config, "
+            "'{}', version, created_at FROM runs WHERE name = 'o'"
+        )
     assert main(["--batch", "compare", "o", "old", "--db", str(db), "--format", "json"]) == 0
     out = capsys.readouterr()
     assert "keeps section recall under label resolution 1" in out.err
-    assert any("different label resolutions (version 1: old | version 2: o)" in w
-               for w in json.loads(out.out)["warnings"])
+    assert any(
+        "different label resolutions (version 1: old | version 2: o)" in w for w in json.loads(out.out)["warnings"]
+    )
     assert main(["--batch", "report", "--panel", "o", "old", "--db", str(db), "--format", "json"]) == 0
     assert any("different label resolutions" in w for w in json.loads(capsys.readouterr().out)["warnings"])
 
@@ -122,8 +128,14 @@ def test_the_workbench_brings_old_runs_under_the_current_rules_when_it_opens(tmp
     root, db = _release(tmp_path / "rel"), tmp_path / "s.sqlite"
     _oracle_run(root, db)
     _as_if_stored_under_old_rules(db)
-    app = WorkbenchApp(store_path=db, cache_dir=paths.cache_dir(), config_path=tmp_path / "c.toml",
-                       state_path=tmp_path / "state.toml", theme="agenthop-dark", home=False)
+    app = WorkbenchApp(
+        store_path=db,
+        cache_dir=paths.cache_dir(),
+        config_path=tmp_path / "c.toml",
+        state_path=tmp_path / "state.toml",
+        theme="agenthop-dark",
+        home=False,
+    )
 
     async def open_app() -> list[str]:
         async with app.run_test() as pilot:

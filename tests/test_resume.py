@@ -1,4 +1,5 @@
 """A run killed with SIGKILL at random points and resumed: no trajectory lost, none duplicated."""
+
 import os
 import random
 import signal
@@ -12,8 +13,24 @@ from storage import Store
 from tests.cli_inprocess import batch
 from tests.held_run import count_in_store, hold, release
 
-CMD = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", "builtin", "--agent", "heuristic",
-       "--replicates", "4", "--workers", "4", "--quiet", "--format", "json"]
+CMD = [
+    sys.executable,
+    "-m",
+    "workbench.cli",
+    "--batch",
+    "run",
+    "--data",
+    "builtin",
+    "--agent",
+    "heuristic",
+    "--replicates",
+    "4",
+    "--workers",
+    "4",
+    "--quiet",
+    "--format",
+    "json",
+]
 
 
 def steps_committed(db) -> int:
@@ -23,8 +40,9 @@ def steps_committed(db) -> int:
 def run_and_kill(db, env, at_steps: int) -> int:
     """Start the run, stop it (SIGSTOP, confirmed) once `at_steps` steps are committed, then SIGKILL it: the kill
     certainly lands mid-run, never after the last episode. Returns the steps on disk at the kill."""
-    proc = subprocess.Popen(CMD + ["--run", "k", "--db", str(db)], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*CMD, "--run", "k", "--db", str(db)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 300
     while steps_committed(db) < at_steps:
         assert proc.poll() is None, f"the run ended before {at_steps} steps were committed"
@@ -43,20 +61,24 @@ def run_and_kill(db, env, at_steps: int) -> int:
 @pytest.mark.slow
 def test_sigkill_and_resume(tmp_path):
     env = dict(os.environ, AGENTHOP_CACHE=str(tmp_path / "cache"))
-    subprocess.run(CMD + ["--run", "ref", "--db", str(tmp_path / "ref.sqlite")], env=env, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [*CMD, "--run", "ref", "--db", str(tmp_path / "ref.sqlite")], env=env, check=True, capture_output=True
+    )
     db = tmp_path / "k.sqlite"
     rng = random.Random(1234)
     for at in sorted(rng.sample(range(50, 2500), 3)):
         assert run_and_kill(db, env, at) >= at
         with Store(db, readonly=True) as store:  # killed mid-run: the run is not finished
             assert len(store.trajectories(store.run("k")["id"])) < 240
-    done = subprocess.run(CMD + ["--run", "k", "--db", str(db)], env=env, capture_output=True, text=True)
+    done = subprocess.run([*CMD, "--run", "k", "--db", str(db)], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     store, ref = Store(db), Store(tmp_path / "ref.sqlite")
     run_id = store.run("k")["id"]
-    rows = store.conn.execute("SELECT item_id, replicate, COUNT(*) FROM trajectories WHERE run_id = ? AND final = 1 "
-                              "GROUP BY item_id, replicate", (run_id,)).fetchall()
+    rows = store.conn.execute(
+        "SELECT item_id, replicate, COUNT(*) FROM trajectories WHERE run_id = ? AND final = 1 "
+        "GROUP BY item_id, replicate",
+        (run_id,),
+    ).fetchall()
     assert len(rows) == 240 and all(r[2] == 1 for r in rows)
     assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE status != 'done'").fetchone()[0] == 0
     for t in store.trajectories(run_id)[:40]:
@@ -84,8 +106,28 @@ def test_ctrl_c_stops_an_offline_run_promptly(tmp_path):
     """SIGINT is a cancellation: scripted agents must yield so it lands mid-run, not after the last episode."""
     env = dict(os.environ, AGENTHOP_CACHE=str(tmp_path / "cache"))
     db = tmp_path / "s.sqlite"
-    cmd = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", "builtin", "--agent", "heuristic",
-           "--replicates", "40", "--workers", "4", "--quiet", "--format", "json", "--run", "c", "--db", str(db)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "workbench.cli",
+        "--batch",
+        "run",
+        "--data",
+        "builtin",
+        "--agent",
+        "heuristic",
+        "--replicates",
+        "40",
+        "--workers",
+        "4",
+        "--quiet",
+        "--format",
+        "json",
+        "--run",
+        "c",
+        "--db",
+        str(db),
+    ]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     hold(proc, db, planned=2400, at_least=20)  # stopped mid-run, so the interrupt cannot come after the last episode
     release(proc, signal.SIGINT)
@@ -106,8 +148,12 @@ def _episode_order(corpus, tmp_path, workers: int) -> list[str]:
 
     order: list[str] = []
     spec = RunSpec(name=f"w{workers}", dataset="builtin", agent="heuristic", workers=workers, limit=8)
-    runner = Runner(spec, corpus, Store(tmp_path / f"w{workers}.sqlite"),
-                    on_event=lambda e: order.append(e.item_id) if e.kind == "step" else None)
+    runner = Runner(
+        spec,
+        corpus,
+        Store(tmp_path / f"w{workers}.sqlite"),
+        on_event=lambda e: order.append(e.item_id) if e.kind == "step" else None,
+    )
     asyncio.run(runner.run())
     return order
 
@@ -133,8 +179,12 @@ async def test_an_interrupt_after_the_last_episode_leaves_the_run_done(demo_corp
         if event.kind == "trajectory" and event.done == event.planned:
             main.cancel()  # Ctrl-C lands after every episode finished
 
-    runner = Runner(RunSpec(name="late", dataset="builtin", agent="oracle", workers=2, limit=3), demo_corpus, store,
-                    on_event=on_event)
+    runner = Runner(
+        RunSpec(name="late", dataset="builtin", agent="oracle", workers=2, limit=3),
+        demo_corpus,
+        store,
+        on_event=on_event,
+    )
     main = asyncio.ensure_future(runner.run())
     with pytest.raises(asyncio.CancelledError):
         await main
@@ -166,8 +216,10 @@ def test_a_turn_is_committed_in_one_write_before_the_next_call(demo_corpus, tmp_
         async def act(self, messages, tools):
             self.turn += 1
             with sqlite3.connect(db) as reader:
-                n = reader.execute("SELECT COUNT(*) FROM steps s JOIN trajectories t ON t.id = s.trajectory_id "
-                                   "WHERE t.item_id = ?", (self.item_id,)).fetchone()[0]
+                n = reader.execute(
+                    "SELECT COUNT(*) FROM steps s JOIN trajectories t ON t.id = s.trajectory_id WHERE t.item_id = ?",
+                    (self.item_id,),
+                ).fetchone()[0]
             seen.append((self.item_id, self.turn, n))
             return await self.inner.act(messages, tools)
 

@@ -1,4 +1,5 @@
 """One process per run: a second `run` on a run in progress is refused; a dead holder blocks nothing."""
+
 import json
 import os
 import signal
@@ -11,15 +12,32 @@ from storage import Store, StoreError
 from storage.locks import RunBusy, RunLock, holder
 from tests.held_run import hold, release
 
-LONG_RUN = [sys.executable, "-m", "workbench.cli", "--batch", "run", "--data", "builtin", "--agent", "heuristic",
-            "--replicates", "40", "--workers", "4", "--quiet", "--format", "json"]
+LONG_RUN = [
+    sys.executable,
+    "-m",
+    "workbench.cli",
+    "--batch",
+    "run",
+    "--data",
+    "builtin",
+    "--agent",
+    "heuristic",
+    "--replicates",
+    "40",
+    "--workers",
+    "4",
+    "--quiet",
+    "--format",
+    "json",
+]
 
 
 def start_long_run(db, name: str, env) -> subprocess.Popen:
     """A run held in progress (stopped after its first trajectory, its lock held) until `release`: a run merely
     started raced the test's next process, which on a slow machine came after the last of its 2,400 episodes."""
-    proc = subprocess.Popen(LONG_RUN + ["--run", name, "--db", str(db)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*LONG_RUN, "--run", name, "--db", str(db)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     hold(proc, db, planned=2400)
     return proc
 
@@ -29,11 +47,13 @@ def test_a_second_process_on_a_run_in_progress_is_refused(tmp_path):
     db = tmp_path / "s.sqlite"
     first = start_long_run(db, "dup2", env)
     try:
-        second = subprocess.run(LONG_RUN + ["--run", "dup2", "--db", str(db)], env=env, capture_output=True,
-                                text=True, timeout=120)
+        second = subprocess.run(
+            [*LONG_RUN, "--run", "dup2", "--db", str(db)], env=env, capture_output=True, text=True, timeout=120
+        )
         assert second.returncode == 2, second.stderr
-        assert second.stderr.strip() == (f"error: run 'dup2' is in progress in another process (pid {first.pid}); "
-                                         "wait for it or stop it")
+        assert second.stderr.strip() == (
+            f"error: run 'dup2' is in progress in another process (pid {first.pid}); wait for it or stop it"
+        )
         assert holder(db, "dup2") == first.pid
     finally:
         release(first, signal.SIGINT)
@@ -42,8 +62,11 @@ def test_a_second_process_on_a_run_in_progress_is_refused(tmp_path):
     assert holder(db, "dup2") is None
     store = Store(db, readonly=True)
     run_id = store.run("dup2")["id"]
-    dupes = store.conn.execute("SELECT COUNT(*) FROM (SELECT 1 FROM trajectories WHERE run_id = ? AND final = 1 "
-                               "GROUP BY item_id, replicate HAVING COUNT(*) > 1)", (run_id,)).fetchone()[0]
+    dupes = store.conn.execute(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM trajectories WHERE run_id = ? AND final = 1 "
+        "GROUP BY item_id, replicate HAVING COUNT(*) > 1)",
+        (run_id,),
+    ).fetchone()[0]
     assert dupes == 0 and store.run("dup2")["status"] == "interrupted"
 
 
@@ -64,10 +87,13 @@ def test_a_killed_holder_blocks_nothing(tmp_path):
     """SIGKILL leaves the lock file with the dead pid in it: the kernel dropped the lock, `holder` sees the pid
     is gone, and the next process takes the run."""
     db = tmp_path / "s.sqlite"
-    code = ("import sys; from storage.locks import RunLock; RunLock(sys.argv[1], 'k').acquire(); "
-            "print('held', flush=True); sys.stdin.read()")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
+    code = (
+        "import sys; from storage.locks import RunLock; RunLock(sys.argv[1], 'k').acquire(); "
+        "print('held', flush=True); sys.stdin.read()"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout.readline().strip() == "held"
     assert holder(db, "k") == proc.pid
     with pytest.raises(RunBusy):
@@ -84,8 +110,13 @@ def test_delete_refuses_a_run_in_progress(tmp_path):
     db = tmp_path / "s.sqlite"
     first = start_long_run(db, "busy", env)
     try:
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "delete", "busy", "--yes", "--db",
-                               str(db)], env=env, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "workbench.cli", "--batch", "delete", "busy", "--yes", "--db", str(db)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode == 2 and f"in progress in another process (pid {first.pid})" in proc.stderr
     finally:
         release(first, signal.SIGINT)
@@ -102,8 +133,14 @@ def test_term_and_hup_stop_a_run_as_ctrl_c_does(tmp_path, signum):
     release(proc, signum)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 128 + signum, err
-    assert err.splitlines()[-1] == (f"stopped by {signal.Signals(signum).name}: finished trajectories are stored; "
-                                    "run the same command again to resume") and out == ""
+    assert (
+        err.splitlines()[-1]
+        == (
+            f"stopped by {signal.Signals(signum).name}: finished trajectories are stored; "
+            "run the same command again to resume"
+        )
+        and out == ""
+    )
     assert "Traceback" not in err
     store = Store(db, readonly=True)
     run = store.run("t")
@@ -137,5 +174,7 @@ async def test_the_tui_reports_a_run_in_progress_elsewhere_in_one_line(tmp_path)
     with RunLock(db, "busy"):
         assert await job.execute() is None
     assert (job.monitor.status, job.monitor.message) == (
-        "failed", f"run 'busy' is in progress in another process (pid {os.getpid()}); wait for it or stop it")
+        "failed",
+        f"run 'busy' is in progress in another process (pid {os.getpid()}); wait for it or stop it",
+    )
     assert Store(db, readonly=True).runs() == []  # refused before the run was created

@@ -1,4 +1,5 @@
 """Test-time scaling end to end: the plateau from files and groups, EXTEND/STOP on the token axis, parallel sampling."""
+
 import asyncio
 import itertools
 import json
@@ -10,18 +11,18 @@ from pathlib import Path
 import pytest
 
 from sandbox.episode import Episode
-from stats.bootstrap import no_variation
 from sandbox.judges import LLMJudge, Sample, parse_choice, parse_judgment
 from sandbox.prompts import CONTINUE, STOP_NOW, build_prompt
 from sandbox.records import Caps
 from stats import parallel as par
+from stats.bootstrap import no_variation
 from storage import Store
-from tests.conftest import G
 from tests.cli_inprocess import batch
+from tests.conftest import G
 from tests.openai_server import FakeOpenAI, text_reply
 from tests.scripted import ScriptAgent, turn
-from workbench.service import scaling
 from workbench.cli import main
+from workbench.service import scaling
 from workbench.views import figures
 from workbench.views import scaling as scaling_views
 
@@ -29,16 +30,37 @@ FIXTURE = Path(__file__).resolve().parent / "data" / "general-agentbench-sequent
 
 
 def test_plateau_on_the_general_agentbench_fixture(capsys):
-    proc = batch(capsys, "scale", "plateau", "--scores", str(FIXTURE), "--study", "Gemini-2.5-Flash_search_distraction_all_sequential",
-               "--format", "json")
+    proc = batch(
+        capsys,
+        "scale",
+        "plateau",
+        "--scores",
+        str(FIXTURE),
+        "--study",
+        "Gemini-2.5-Flash_search_distraction_all_sequential",
+        "--format",
+        "json",
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["k_star"] == 2 and out["plateau_budget"] == "64" and out["n"] == 199
     first = out["transitions"][0]
     assert first["d_bar"] == pytest.approx(0.0955, abs=1e-4) and first["c_k"] == pytest.approx(0.0396, abs=5e-4)
-    fpc0 = json.loads(batch(capsys, "scale", "plateau", "--scores", str(FIXTURE), "--study",
-                          "Gemini-2.5-Flash_search_distraction_all_sequential", "--population", "199",
-                          "--format", "json").stdout)
+    fpc0 = json.loads(
+        batch(
+            capsys,
+            "scale",
+            "plateau",
+            "--scores",
+            str(FIXTURE),
+            "--study",
+            "Gemini-2.5-Flash_search_distraction_all_sequential",
+            "--population",
+            "199",
+            "--format",
+            "json",
+        ).stdout
+    )
     assert fpc0["k_star"] == 4 and fpc0["fpc_zero"]
 
 
@@ -56,8 +78,15 @@ def test_plateau_input_errors(tmp_path, capsys):
 def test_plateau_json_booleans_are_json_booleans(tmp_path, capsys):
     """A constant transition through the CLI: flags are true/false, never the strings "True"/"False"."""
     path = tmp_path / "c.json"
-    path.write_text(json.dumps({"8k": {f"i{i}": 0.2 for i in range(6)}, "16k": {f"i{i}": 0.7 for i in range(6)},
-                                "32k": {f"i{i}": 0.7 for i in range(6)}}))
+    path.write_text(
+        json.dumps(
+            {
+                "8k": {f"i{i}": 0.2 for i in range(6)},
+                "16k": {f"i{i}": 0.7 for i in range(6)},
+                "32k": {f"i{i}": 0.7 for i in range(6)},
+            }
+        )
+    )
     proc = batch(capsys, "scale", "plateau", "--scores", str(path), "--format", "json", "--boot", "200")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -67,7 +96,9 @@ def test_plateau_json_booleans_are_json_booleans(tmp_path, capsys):
 
 
 def test_plateau_from_csv_rows(tmp_path, capsys):
-    rows = ["item,budget,score"] + [f"i{i},{b},{int(b == '16k' or i % 2)}" for i in range(40) for b in ("8k", "16k", "32k")]
+    rows = ["item,budget,score"] + [
+        f"i{i},{b},{int(b == '16k' or i % 2)}" for i in range(40) for b in ("8k", "16k", "32k")
+    ]
     path = tmp_path / "s.csv"
     path.write_text("\n".join(rows))
     out = json.loads(batch(capsys, "scale", "plateau", "--scores", str(path), "--format", "json").stdout)
@@ -78,10 +109,17 @@ def test_plateau_from_csv_rows(tmp_path, capsys):
 async def test_token_axis_extend_then_stop(mini_corpus):
     item = mini_corpus.item("st_0001")
     submit = ("submit_answer", {"answer": "B", "reasoning": "r"})
-    agent = ScriptAgent([turn(submit, tokens=500), turn(("read_section", {"paper_id": G, "section": "B"}), tokens=800),
-                         turn(("think", {"reasoning": "x"}), tokens=1500), turn(submit, tokens=1700)])
-    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
-                 context_budget=1000)
+    agent = ScriptAgent(
+        [
+            turn(submit, tokens=500),
+            turn(("read_section", {"paper_id": G, "section": "B"}), tokens=800),
+            turn(("think", {"reasoning": "x"}), tokens=1500),
+            turn(submit, tokens=1700),
+        ]
+    )
+    ep = Episode(
+        mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()), context_budget=1000
+    )
     traj = await ep.run()
     extended = [s for s in ep.steps if s.status == "extended"]
     assert len(extended) == 1 and extended[0].text == CONTINUE and traj.continues == 1
@@ -91,17 +129,43 @@ async def test_token_axis_extend_then_stop(mini_corpus):
 
 async def test_forced_final_call_without_submit_ends_as_token_limit(mini_corpus):
     item = mini_corpus.item("st_0001")
-    agent = ScriptAgent([turn(("think", {"reasoning": "x"}), tokens=2000), turn(("think", {"reasoning": "y"}), tokens=2100)])
-    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
-                 context_budget=1000)
+    agent = ScriptAgent(
+        [turn(("think", {"reasoning": "x"}), tokens=2000), turn(("think", {"reasoning": "y"}), tokens=2100)]
+    )
+    ep = Episode(
+        mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()), context_budget=1000
+    )
     traj = await ep.run()
     assert traj.termination == "token_limit" and traj.turns == 2
 
 
 def test_sequential_points_grid_and_group_plateau(tmp_path, capsys):
     db = tmp_path / "s.sqlite"
-    assert main(["--batch", "scale", "sequential", "--axis", "points", "--grid", "6,18,30", "--run", "g", "--db", str(db),
-                 "--quiet", "--limit", "24", "--format", "json", "--boot", "2000"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "scale",
+                "sequential",
+                "--axis",
+                "points",
+                "--grid",
+                "6,18,30",
+                "--run",
+                "g",
+                "--db",
+                str(db),
+                "--quiet",
+                "--limit",
+                "24",
+                "--format",
+                "json",
+                "--boot",
+                "2000",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     store = Store(db, readonly=True)
     runs = store.runs_in_group("g")
@@ -115,8 +179,29 @@ def test_sequential_points_grid_and_group_plateau(tmp_path, capsys):
 
 def test_parallel_report_consistent_with_stats(tmp_path, capsys):
     db = tmp_path / "s.sqlite"
-    assert main(["--batch", "scale", "parallel", "--k", "1,2,4", "--run", "p", "--db", str(db), "--quiet",
-                 "--limit", "12", "--format", "json", "--orders", "3"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "scale",
+                "parallel",
+                "--k",
+                "1,2,4",
+                "--run",
+                "p",
+                "--db",
+                str(db),
+                "--quiet",
+                "--limit",
+                "12",
+                "--format",
+                "json",
+                "--orders",
+                "3",
+            ]
+        )
+        == 0
+    )
     rep = json.loads(capsys.readouterr().out)
     store = Store(db, readonly=True)
     rows = store.trajectories(store.run("p")["id"])
@@ -133,16 +218,44 @@ def test_parallel_report_consistent_with_stats(tmp_path, capsys):
     # self-choice at k = 1 is correct ∧ accepted (General AgentBench's both_correct), not pass@1
     ids = {t["id"]: (t["item_id"], t["replicate"]) for t in rows}
     run_id = store.run("p")["id"]
-    accepted = {(r[0], r[1]): bool(r[2]) for r in store.conn.execute(
-        "SELECT item_id, sample_a, verdict FROM judgments WHERE kind = 'pointwise' AND run_id = ?", (run_id,))}
+    accepted = {
+        (r[0], r[1]): bool(r[2])
+        for r in store.conn.execute(
+            "SELECT item_id, sample_a, verdict FROM judgments WHERE kind = 'pointwise' AND run_id = ?", (run_id,)
+        )
+    }
     both = [by_item[i][r] and accepted[(i, r)] for i, r in ids.values()]
     assert k1["pointwise"] == pytest.approx(sum(both) / len(both))
     assert k1["accepted_coverage"] == pytest.approx(k1["pointwise"])
     for row in rep["per_k"]:
-        assert row["pointwise"] <= row["accepted_coverage"] + 1e-12 and row["accepted_coverage"] <= row["pass_at_k"] + 1e-12
+        assert (
+            row["pointwise"] <= row["accepted_coverage"] + 1e-12
+            and row["accepted_coverage"] <= row["pass_at_k"] + 1e-12
+        )
     # a second report reuses the stored verdicts
-    assert main(["--batch", "scale", "parallel", "--k", "1,2,4", "--run", "p", "--db", str(db), "--quiet",
-                 "--limit", "12", "--format", "json", "--orders", "3"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "scale",
+                "parallel",
+                "--k",
+                "1,2,4",
+                "--run",
+                "p",
+                "--db",
+                str(db),
+                "--quiet",
+                "--limit",
+                "12",
+                "--format",
+                "json",
+                "--orders",
+                "3",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["per_k"] == rep["per_k"]
     assert rep["items"] == 12 and rep["items_incomplete"] == 0
     # an item missing one of its K samples (an interrupted run) is left out and counted
@@ -178,7 +291,9 @@ def test_llm_judge_through_the_local_server(mini_corpus):
     assert v1.value is True and v2.value is True and v1.tokens == 120
     first = srv.requests[0]
     assert first["temperature"] == 0.0 and "<judgment>" in first["messages"][0]["content"]
-    assert "## Trajectory" in first["messages"][1]["content"] and "Submitted answer: B" in first["messages"][1]["content"]
+    assert (
+        "## Trajectory" in first["messages"][1]["content"] and "Submitted answer: B" in first["messages"][1]["content"]
+    )
 
 
 def test_continuation_replays_the_lower_level(tmp_path, capsys):
@@ -193,9 +308,34 @@ def test_continuation_replays_the_lower_level(tmp_path, capsys):
 
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(brain) as srv:
-        proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "4k,6k", "--protocol", "continuation",
-                     "--agent", "llm", "--model", "openai/m", "--base-url", srv.url, "--limit", "2", "--run", "c", "--db",
-                     str(db), "--quiet", "--format", "json", "--boot", "500")
+        proc = batch(
+            capsys,
+            "scale",
+            "sequential",
+            "--axis",
+            "tokens",
+            "--grid",
+            "4k,6k",
+            "--protocol",
+            "continuation",
+            "--agent",
+            "llm",
+            "--model",
+            "openai/m",
+            "--base-url",
+            srv.url,
+            "--limit",
+            "2",
+            "--run",
+            "c",
+            "--db",
+            str(db),
+            "--quiet",
+            "--format",
+            "json",
+            "--boot",
+            "500",
+        )
         assert proc.returncode == 0, proc.stderr
         n_requests = len(srv.requests)
     store = Store(db, readonly=True)
@@ -204,37 +344,113 @@ def test_continuation_replays_the_lower_level(tmp_path, capsys):
     for t_low, t_high in zip(store.trajectories(low["id"]), store.trajectories(high["id"])):
         s_low = [s for s in store.steps(t_low["id"]) if s["kind"] == "assistant"]
         s_high = [s for s in store.steps(t_high["id"]) if s["kind"] == "assistant"]
-        assert [s["tool_args"] for s in s_high[:len(s_low) - 1]] == [s["tool_args"] for s in s_low[:-1]]
+        assert [s["tool_args"] for s in s_high[: len(s_low) - 1]] == [s["tool_args"] for s in s_low[:-1]]
         assert len(s_high) > len(s_low) - 1
     # replayed turns never reach the model: the high level asked only for the turns after the prefix
-    low_calls = sum(len([s for s in store.steps(t["id"]) if s["kind"] == "assistant"]) for t in store.trajectories(low["id"]))
+    low_calls = sum(
+        len([s for s in store.steps(t["id"]) if s["kind"] == "assistant"]) for t in store.trajectories(low["id"])
+    )
     assert n_requests < 2 * low_calls + 2 * 4
-    bad = batch(capsys, "scale", "sequential", "--axis", "points", "--grid", "6,12", "--protocol", "continuation",
-                "--db", str(tmp_path / "x.sqlite"))
+    bad = batch(
+        capsys,
+        "scale",
+        "sequential",
+        "--axis",
+        "points",
+        "--grid",
+        "6,12",
+        "--protocol",
+        "continuation",
+        "--db",
+        str(tmp_path / "x.sqlite"),
+    )
     assert bad.returncode == 2 and "token axis" in bad.stderr and not (tmp_path / "x.sqlite").exists()
 
 
 def test_replicates_with_a_population_use_the_two_stage_bootstrap(tmp_path, capsys):
     """T = 3 trials and N = n: the cluster bootstrap × FPC would make C_k = d̄ exactly (§6.1's pitfall)."""
     db = str(tmp_path / "s.sqlite")
-    assert main(["--batch", "scale", "sequential", "--axis", "turns", "--grid", "12,20,30", "--run", "Tu", "--db", db,
-                 "--quiet", "--limit", "16", "--replicates", "3", "--format", "json", "--boot", "500"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "scale",
+                "sequential",
+                "--axis",
+                "turns",
+                "--grid",
+                "12,20,30",
+                "--run",
+                "Tu",
+                "--db",
+                db,
+                "--quiet",
+                "--limit",
+                "16",
+                "--replicates",
+                "3",
+                "--format",
+                "json",
+                "--boot",
+                "500",
+            ]
+        )
+        == 0
+    )
     seq = json.loads(capsys.readouterr().out)
     assert seq["n_trials"] == 3 and seq["two_stage"] is False  # no population: the cluster bootstrap is valid
-    assert main(["--batch", "scale", "plateau", "--group", "Tu", "--population", "16", "--db", db, "--format", "json",
-                 "--boot", "500"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "scale",
+                "plateau",
+                "--group",
+                "Tu",
+                "--population",
+                "16",
+                "--db",
+                db,
+                "--format",
+                "json",
+                "--boot",
+                "500",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["two_stage"] is True and out["matched_trials"] is False and out["fpc"] == 0.0
     assert out["protocol"] == "fresh" and out["axis"] == "turns"
     assert any(t["sigma_boot"] > 0 and t["c_k"] < t["d_bar"] for t in out["transitions"])
     store = Store(db, readonly=True)
-    budgets, items, matrix = scaling.group_scores(scaling.sequential_group(store, "Tu"))
+    budgets, _items, matrix = scaling.group_scores(scaling.sequential_group(store, "Tu"))
     from stats.plateau import plateau
 
     direct = plateau(matrix, budgets, population=16, n_boot=500, two_stage=True, matched_trials=False).to_dict()
     assert out["transitions"] == direct["transitions"]
-    assert main(["--batch", "scale", "plateau", "--group", "Tu", "--population", "16", "--db", db, "--format", "json",
-                 "--boot", "500", "--two-stage", "off"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "scale",
+                "plateau",
+                "--group",
+                "Tu",
+                "--population",
+                "16",
+                "--db",
+                db,
+                "--format",
+                "json",
+                "--boot",
+                "500",
+                "--two-stage",
+                "off",
+            ]
+        )
+        == 0
+    )
     off = json.loads(capsys.readouterr().out)
     assert off["two_stage"] is False and all(t["c_k"] == t["d_bar"] for t in off["transitions"])
 
@@ -246,33 +462,65 @@ def test_a_group_never_mixes_axes_or_protocols(tmp_path, capsys):
     assert batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "4k,8k", *common).returncode == 0
     proc = batch(capsys, "scale", "sequential", "--axis", "points", "--grid", "5,10", *common)
     assert proc.returncode == 2 and "group 'M' already holds the tokens axis (fresh: 4k, 8k)" in proc.stderr
-    proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "4k,8k", "--protocol", "continuation", *common)
+    proc = batch(
+        capsys, "scale", "sequential", "--axis", "tokens", "--grid", "4k,8k", "--protocol", "continuation", *common
+    )
     assert proc.returncode == 2 and "continuation grid needs another --run name" in proc.stderr
     store = Store(db, readonly=True)
     assert [r["name"] for r in store.runs_in_group("M")] == ["M@4k", "M@8k"]  # nothing was added
     store.close()
     # a group mixed before this check existed is refused when read, not analysed as one grid
     from sandbox.runner import RunSpec
+
     writable = Store(db)
-    spec = RunSpec(name="M@5", dataset="builtin", agent="heuristic", kind="sequential", group="M",
-                   scaling={"axis": "points", "budget": "5", "value": 5, "protocol": "fresh"})
-    writable.create_or_resume_run("M@5", spec.identity("x"), {
-        "kind": "sequential", "agent": "heuristic", "model": None, "dataset": "builtin", "dataset_fingerprint": "x",
-        "ablation": "full", "seed": 0, "replicates": 1, "caps": {}, "version": "t", "prompt_hash": None,
-        "group_name": "M", "config": {"scaling": spec.scaling}})
+    spec = RunSpec(
+        name="M@5",
+        dataset="builtin",
+        agent="heuristic",
+        kind="sequential",
+        group="M",
+        scaling={"axis": "points", "budget": "5", "value": 5, "protocol": "fresh"},
+    )
+    writable.create_or_resume_run(
+        "M@5",
+        spec.identity("x"),
+        {
+            "kind": "sequential",
+            "agent": "heuristic",
+            "model": None,
+            "dataset": "builtin",
+            "dataset_fingerprint": "x",
+            "ablation": "full",
+            "seed": 0,
+            "replicates": 1,
+            "caps": {},
+            "version": "t",
+            "prompt_hash": None,
+            "group_name": "M",
+            "config": {"scaling": spec.scaling},
+        },
+    )
     writable.close()
     proc = batch(capsys, "scale", "plateau", "--group", "M", "--db", db)
-    assert proc.returncode == 2 and "mixes the tokens axis (fresh: 4k, 8k) and the points axis (fresh: 5)" in proc.stderr
+    assert (
+        proc.returncode == 2 and "mixes the tokens axis (fresh: 4k, 8k) and the points axis (fresh: 5)" in proc.stderr
+    )
 
 
-@pytest.mark.parametrize("content,message", [
-    ({"8k": [1, 2], "16k": {"a": 1}}, "budget '8k': expected an object {item: score}, got list"),
-    ({"8k": {"a": {"x": 1}}, "16k": {"a": 1}}, "budget '8k', item 'a': expected a number in [0, 1], got dict"),
-    ({"8k": {"a": [[1]]}, "16k": {"a": 1}}, "budget '8k', item 'a', trial 0: expected a number in [0, 1], got list"),
-    ({"8k": {"a": True, "b": 0}, "16k": {"a": 1, "b": 1}}, "budget '8k', item 'a': True is a boolean, not a score"),
-    ({"8k": {"a": 1.5}, "16k": {"a": 1}}, "budget '8k', item 'a': score 1.5 is outside [0, 1]"),
-    ({"8k": {"a": "x"}, "16k": {"a": 1}}, "budget '8k', item 'a': 'x' is not a number"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        ({"8k": [1, 2], "16k": {"a": 1}}, "budget '8k': expected an object {item: score}, got list"),
+        ({"8k": {"a": {"x": 1}}, "16k": {"a": 1}}, "budget '8k', item 'a': expected a number in [0, 1], got dict"),
+        (
+            {"8k": {"a": [[1]]}, "16k": {"a": 1}},
+            "budget '8k', item 'a', trial 0: expected a number in [0, 1], got list",
+        ),
+        ({"8k": {"a": True, "b": 0}, "16k": {"a": 1, "b": 1}}, "budget '8k', item 'a': True is a boolean, not a score"),
+        ({"8k": {"a": 1.5}, "16k": {"a": 1}}, "budget '8k', item 'a': score 1.5 is outside [0, 1]"),
+        ({"8k": {"a": "x"}, "16k": {"a": 1}}, "budget '8k', item 'a': 'x' is not a number"),
+    ],
+)
 def test_malformed_json_scores_exit_2_naming_the_cell(tmp_path, capsys, content, message):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(content))
@@ -298,11 +546,17 @@ def test_scores_files_carry_missing_cells_and_trials(tmp_path, capsys):
     """An empty CSV score is missing (as JSON null); trials come as a JSON list or a CSV trial column."""
     rng = __import__("numpy").random.default_rng(7)
     trials = (rng.random((30, 3, 3)) < [[0.2], [0.5], [0.55]]).astype(int)
-    as_json = {b: {f"i{i}": [int(v) for v in trials[i, k]] for i in range(30)} for k, b in enumerate(["8k", "16k", "32k"])}
+    as_json = {
+        b: {f"i{i}": [int(v) for v in trials[i, k]] for i in range(30)} for k, b in enumerate(["8k", "16k", "32k"])
+    }
     jpath = tmp_path / "t.json"
     jpath.write_text(json.dumps(as_json))
-    lines = ["item,budget,score,trial"] + [f"i{i},{b},{trials[i, k, t]},{t}" for i in range(30)
-                                           for k, b in enumerate(["8k", "16k", "32k"]) for t in range(3)]
+    lines = ["item,budget,score,trial"] + [
+        f"i{i},{b},{trials[i, k, t]},{t}"
+        for i in range(30)
+        for k, b in enumerate(["8k", "16k", "32k"])
+        for t in range(3)
+    ]
     cpath = tmp_path / "t.csv"
     cpath.write_text("\n".join(lines))
     args = ("--format", "json", "--boot", "400", "--population", "30")
@@ -312,17 +566,25 @@ def test_scores_files_carry_missing_cells_and_trials(tmp_path, capsys):
     assert from_json["n_trials"] == 3 and from_json["two_stage"] is True and from_json["matched_trials"] is False
     from stats.plateau import plateau
 
-    direct = plateau(trials.astype(float), ["8k", "16k", "32k"], population=30, n_boot=400, two_stage=True,
-                     matched_trials=False)
+    direct = plateau(
+        trials.astype(float), ["8k", "16k", "32k"], population=30, n_boot=400, two_stage=True, matched_trials=False
+    )
     assert from_json["transitions"] == direct.to_dict()["transitions"]
     matched = json.loads(batch(capsys, "scale", "plateau", "--scores", str(jpath), "--matched-trials", *args).stdout)
     assert matched["matched_trials"] is True
-    assert matched["transitions"] == plateau(trials.astype(float), ["8k", "16k", "32k"], population=30, n_boot=400,
-                                             two_stage=True).to_dict()["transitions"]
+    assert (
+        matched["transitions"]
+        == plateau(trials.astype(float), ["8k", "16k", "32k"], population=30, n_boot=400, two_stage=True).to_dict()[
+            "transitions"
+        ]
+    )
     missing = tmp_path / "m.csv"
-    missing.write_text("item,budget,score\n" + "\n".join(f"i{i},8k,{i % 2}\ni{i},16k,{'' if i == 0 else 1}"
-                                                         for i in range(10)))
-    out = json.loads(batch(capsys, "scale", "plateau", "--scores", str(missing), "--format", "json", "--boot", "200").stdout)
+    missing.write_text(
+        "item,budget,score\n" + "\n".join(f"i{i},8k,{i % 2}\ni{i},16k,{'' if i == 0 else 1}" for i in range(10))
+    )
+    out = json.loads(
+        batch(capsys, "scale", "plateau", "--scores", str(missing), "--format", "json", "--boot", "200").stdout
+    )
     assert out["n"] == 9 and out["n_dropped"] == 1 and out["missing_per_budget"] == {"8k": 0, "16k": 1}
 
 
@@ -340,8 +602,21 @@ def test_continuation_of_the_heuristic_is_the_fresh_run(tmp_path, capsys):
     search_papers, reused call ids (`call_1` twice) and scored 0/0/1.7/51.7% against fresh 23/55/62/65%.
     """
     db = str(tmp_path / "s.sqlite")
-    common = ["--axis", "tokens", "--grid", "2k,3k,4k", "--db", db, "--quiet", "--limit", "10", "--format", "json",
-              "--boot", "200"]
+    common = [
+        "--axis",
+        "tokens",
+        "--grid",
+        "2k,3k,4k",
+        "--db",
+        db,
+        "--quiet",
+        "--limit",
+        "10",
+        "--format",
+        "json",
+        "--boot",
+        "200",
+    ]
     assert main(["--batch", "scale", "sequential", "--run", "F", *common]) == 0
     fresh = json.loads(capsys.readouterr().out)
     assert main(["--batch", "scale", "sequential", "--run", "C", "--protocol", "continuation", *common]) == 0
@@ -370,13 +645,18 @@ async def test_a_scripted_agent_continuing_a_foreign_prefix_does_not_redo_it(min
     from tests.conftest import S
 
     item = mini_corpus.item("st_0001")
-    prefix = [AssistantTurn(None, [ToolCall("call_1", "search_papers", {"query": "frequency phase"})]),
-              AssistantTurn(None, [ToolCall("call_2", "get_references", {"paper_id": S})])]
+    prefix = [
+        AssistantTurn(None, [ToolCall("call_1", "search_papers", {"query": "frequency phase"})]),
+        AssistantTurn(None, [ToolCall("call_2", "get_references", {"paper_id": S})]),
+    ]
     agent = ContinuationAgent(HeuristicAgent(item, random.Random(0)), prefix)
     ep = Episode(mini_corpus.view(item), agent, Caps(), build_prompt(item, Caps()))
     traj = await ep.run()
     calls = [(s.tool_name, s.tool_args, s.tool_call_id) for s in ep.steps if s.kind == "tool"]
-    assert calls[:2] == [("search_papers", {"query": "frequency phase"}, "call_1"), ("get_references", {"paper_id": S}, "call_2")]
+    assert calls[:2] == [
+        ("search_papers", {"query": "frequency phase"}, "call_1"),
+        ("get_references", {"paper_id": S}, "call_2"),
+    ]
     live = calls[2:]
     assert ("get_references", {"paper_id": S}) not in [(n, a) for n, a, _ in live]
     assert [i for _, _, i in live] == [f"call_{n}" for n in range(3, 3 + len(live))]
@@ -387,12 +667,19 @@ def test_live_call_ids_never_collide_with_the_conversation():
     from sandbox.agents.continuation import unique_ids
     from sandbox.records import AssistantTurn, ToolCall
 
-    messages = [{"role": "assistant", "tool_calls": [{"id": "call_0"}, {"id": "call_1"}]},
-                {"role": "tool", "tool_call_id": "call_0"}, {"role": "tool", "tool_call_id": "call_1"}]
-    raw = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_0", "type": "function"},
-                                                                {"id": "x", "type": "function"}]}
-    turn = unique_ids(AssistantTurn(None, [ToolCall("call_0", "think", {}), ToolCall("x", "think", {})], raw=raw),
-                      messages)
+    messages = [
+        {"role": "assistant", "tool_calls": [{"id": "call_0"}, {"id": "call_1"}]},
+        {"role": "tool", "tool_call_id": "call_0"},
+        {"role": "tool", "tool_call_id": "call_1"},
+    ]
+    raw = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "call_0", "type": "function"}, {"id": "x", "type": "function"}],
+    }
+    turn = unique_ids(
+        AssistantTurn(None, [ToolCall("call_0", "think", {}), ToolCall("x", "think", {})], raw=raw), messages
+    )
     assert [c.id for c in turn.tool_calls] == ["call_0-2", "x"]
     assert [c["id"] for c in turn.raw["tool_calls"]] == ["call_0-2", "x"]  # the model's own message agrees
     same = unique_ids(AssistantTurn(None, [ToolCall("a", "think", {}), ToolCall("a", "think", {})]), [])
@@ -401,9 +688,12 @@ def test_live_call_ids_never_collide_with_the_conversation():
 
 async def test_over_budget_turn_without_a_call_gets_stop_not_the_nudge(mini_corpus):
     item = mini_corpus.item("st_0001")
-    agent = ScriptAgent([turn(text="Let me think about it.", tokens=2000), turn(("submit_answer", {"answer": "B"}), tokens=2100)])
-    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
-                 context_budget=1000)
+    agent = ScriptAgent(
+        [turn(text="Let me think about it.", tokens=2000), turn(("submit_answer", {"answer": "B"}), tokens=2100)]
+    )
+    ep = Episode(
+        mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()), context_budget=1000
+    )
     traj = await ep.run()
     assert [s.text for s in ep.steps if s.kind == "nudge"] == [STOP_NOW]  # reference §1.2: STOP with or without calls
     assert agent.seen[1][-1] == {"role": "user", "content": STOP_NOW}
@@ -418,9 +708,12 @@ async def test_scripted_agents_answer_when_told_to_answer_now(mini_corpus, kind)
     from sandbox.agents.registry import make_scripted
 
     item = mini_corpus.item("st_0001")
-    agent = EstimatedUsage(make_scripted(kind, item, Caps(), 0, replicate=1))  # replicate 0's random agent guesses at once
-    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
-                 context_budget=100)
+    agent = EstimatedUsage(
+        make_scripted(kind, item, Caps(), 0, replicate=1)
+    )  # replicate 0's random agent guesses at once
+    ep = Episode(
+        mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()), context_budget=100
+    )
     traj = await ep.run()
     assert [s.text for s in ep.steps if s.kind == "nudge"] == [STOP_NOW]
     assert traj.termination == "answer" and traj.model_calls == 2
@@ -432,8 +725,31 @@ async def test_scripted_agents_answer_when_told_to_answer_now(mini_corpus, kind)
 def test_levels_report_stops_reach_and_degenerate_budgets(tmp_path, capsys):
     """1k sits below the prompt overhead (every item stopped after its first call); no item ever reaches 16k."""
     db = str(tmp_path / "s.sqlite")
-    assert main(["--batch", "scale", "sequential", "--axis", "tokens", "--grid", "1k,2k,16k", "--run", "T", "--db", db,
-                 "--quiet", "--limit", "6", "--format", "json", "--boot", "200"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "scale",
+                "sequential",
+                "--axis",
+                "tokens",
+                "--grid",
+                "1k,2k,16k",
+                "--run",
+                "T",
+                "--db",
+                db,
+                "--quiet",
+                "--limit",
+                "6",
+                "--format",
+                "json",
+                "--boot",
+                "200",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     low, mid, high = out["levels"]
     store = Store(db, readonly=True)
@@ -445,12 +761,15 @@ def test_levels_report_stops_reach_and_degenerate_budgets(tmp_path, capsys):
         assert level["max_reached"] == max(max(c) for c in contexts)
         assert level["overhead_tokens"] == float(__import__("numpy").median([c[0] for c in contexts]))
         assert level["accuracy_per_million_tokens"] == pytest.approx(
-            level["correct"] / (sum(t["tokens"] for t in rows) / 1e6))  # fresh: the level's own tokens
+            level["correct"] / (sum(t["tokens"] for t in rows) / 1e6)
+        )  # fresh: the level's own tokens
     assert low["degenerate"] is True and low["n_stopped"] == 6 and low["overhead_tokens"] > 1000
     assert mid["degenerate"] is False and mid["never_reached"] is False
     assert high["never_reached"] is True and high["n_reached"] == 0 and high["max_reached"] < 16_000
     assert all(lv["n_stopped"] == 0 or lv["n_reached"] >= lv["n_stopped"] for lv in out["levels"])
-    assert "at/below the prompt overhead: 1k" in scaling_views.flags(out) and "never reached: 16k" in scaling_views.flags(out)
+    assert "at/below the prompt overhead: 1k" in scaling_views.flags(
+        out
+    ) and "never reached: 16k" in scaling_views.flags(out)
     assert main(["--batch", "scale", "plateau", "--group", "T", "--db", db, "--boot", "200"]) == 0
     table = " ".join(capsys.readouterr().out.split())  # rich may wrap the header line
     assert "never reached: 16k" in table and "≤ overhead" in table and "6 (6 STOP)" in table
@@ -470,9 +789,34 @@ def test_continuation_levels_report_marginal_and_chain_cost(tmp_path, capsys, mo
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(brain) as srv:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "4k,6k", "--protocol", "continuation",
-                     "--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url, "--limit", "2", "--run",
-                     "c", "--db", str(db), "--quiet", "--format", "json", "--boot", "200")
+        proc = batch(
+            capsys,
+            "scale",
+            "sequential",
+            "--axis",
+            "tokens",
+            "--grid",
+            "4k,6k",
+            "--protocol",
+            "continuation",
+            "--agent",
+            "llm",
+            "--model",
+            "openai/gpt-4.1-mini",
+            "--base-url",
+            srv.url,
+            "--limit",
+            "2",
+            "--run",
+            "c",
+            "--db",
+            str(db),
+            "--quiet",
+            "--format",
+            "json",
+            "--boot",
+            "200",
+        )
     assert proc.returncode == 0, proc.stderr
     low, high = json.loads(proc.stdout)["levels"]
     # 4k: calls at 3000, 4000 (EXTEND) and 5000 (over: the answer stands) → 12,060 tokens, $0.004896 per item
@@ -520,12 +864,41 @@ def llm_parallel_run(tmp_path, ids: list[str], ks: str = "1,2", judge: str = "sa
 
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(brain) as srv:
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "parallel", "--k", ks,
-                               "--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url, "--ids",
-                               ",".join(ids), "--run", "L", "--db", str(db), "--quiet", "--format", "json", "--judge",
-                               judge, "--orders", "2"],
-                              capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY="sk-test"),
-                              cwd=Path(__file__).resolve().parents[1])
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "workbench.cli",
+                "--batch",
+                "scale",
+                "parallel",
+                "--k",
+                ks,
+                "--agent",
+                "llm",
+                "--model",
+                "openai/gpt-4.1-mini",
+                "--base-url",
+                srv.url,
+                "--ids",
+                ",".join(ids),
+                "--run",
+                "L",
+                "--db",
+                str(db),
+                "--quiet",
+                "--format",
+                "json",
+                "--judge",
+                judge,
+                "--orders",
+                "2",
+            ],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, OPENAI_API_KEY="sk-test"),
+            cwd=Path(__file__).resolve().parents[1],
+        )
     return proc, db
 
 
@@ -553,7 +926,8 @@ def test_llm_parallel_votes_on_parsed_letters_and_prices_each_k(tmp_path):
         for name in ("majority", "pointwise", "pairwise"):
             assert row[f"accuracy_per_usd_{name}"] == pytest.approx(row[name] / (row[f"cost_usd_{name}"] / n))
             assert row[f"accuracy_per_million_tokens_{name}"] == pytest.approx(
-                row[name] / (row[f"tokens_{name}"] / n / 1e6))
+                row[name] / (row[f"tokens_{name}"] / n / 1e6)
+            )
     store = Store(db, readonly=True)
     judged = store.conn.execute("SELECT SUM(cost_usd) FROM judgments").fetchone()[0]
     assert rep["judge_cost_usd"] == pytest.approx(judged)
@@ -561,8 +935,31 @@ def test_llm_parallel_votes_on_parsed_letters_and_prices_each_k(tmp_path):
 
 def test_gap_intervals_relative_gap_and_efficiency_per_k(tmp_path, capsys):
     db = str(tmp_path / "s.sqlite")
-    assert main(["--batch", "scale", "parallel", "--k", "1,2,4", "--run", "p", "--db", db, "--quiet", "--limit", "10",
-                 "--format", "json", "--orders", "2", "--judge", "none"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "scale",
+                "parallel",
+                "--k",
+                "1,2,4",
+                "--run",
+                "p",
+                "--db",
+                db,
+                "--quiet",
+                "--limit",
+                "10",
+                "--format",
+                "json",
+                "--orders",
+                "2",
+                "--judge",
+                "none",
+            ]
+        )
+        == 0
+    )
     rep = json.loads(capsys.readouterr().out)
     store = Store(db, readonly=True)
     by_item = {}
@@ -579,12 +976,16 @@ def test_gap_intervals_relative_gap_and_efficiency_per_k(tmp_path, capsys):
     for row in rep["per_k"]:
         k = row["k"]
         parts = list(itertools.combinations(range(4), k))
-        vote = [sum(par.majority_vote([par_letter(rows[j]) for j in b], g).expected_correct for b in parts)
-                / len(parts) for rows, g in zip(samples, golds)]
+        vote = [
+            sum(par.majority_vote([par_letter(rows[j]) for j in b], g).expected_correct for b in parts) / len(parts)
+            for rows, g in zip(samples, golds)
+        ]
         gap = par.verification_gap(par.pass_at_k_items(correct, k), vote, pass1=pass1)
         assert row["gap_majority"] == pytest.approx(gap["gap"])
         assert row["gap_majority_ci"] == [gap["ci"]["gap"]["low"], gap["ci"]["gap"]["high"]]
-        assert row["relative_gap_majority"] == gap["relative_gap"] and row["efficiency_majority"] == gap.get("efficiency")
+        assert row["relative_gap_majority"] == gap["relative_gap"] and row["efficiency_majority"] == gap.get(
+            "efficiency"
+        )
     assert rep["per_k"][0]["efficiency_majority"] is None  # pass@1 = pass@1: undefined, not 0
     row = rep["per_k"][2]
     cells = scaling_views.parallel_cells(rep, row)
@@ -600,8 +1001,29 @@ def test_k_not_dividing_k_uses_every_subset_as_pass_at_k(tmp_path, capsys):
     3-subsets) and the strategies at k = 3 were computed on different samples. Now every strategy is the mean
     over the same C(4, 3) = 4 subsets pass@k averages over, and pointwise selection is recomputable from them."""
     db = str(tmp_path / "s.sqlite")
-    assert main(["--batch", "scale", "parallel", "--k", "1,3,4", "--run", "p", "--db", db, "--quiet", "--limit", "8",
-                 "--format", "json", "--orders", "2"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "scale",
+                "parallel",
+                "--k",
+                "1,3,4",
+                "--run",
+                "p",
+                "--db",
+                db,
+                "--quiet",
+                "--limit",
+                "8",
+                "--format",
+                "json",
+                "--orders",
+                "2",
+            ]
+        )
+        == 0
+    )
     rep = json.loads(capsys.readouterr().out)
     assert rep["k_max"] == 4 and "k-subsets" in rep["tie_rule"]
     row3 = next(r for r in rep["per_k"] if r["k"] == 3)
@@ -611,8 +1033,12 @@ def test_k_not_dividing_k_uses_every_subset_as_pass_at_k(tmp_path, capsys):
     by_item: dict = {}
     for t in store.trajectories(run["id"]):
         by_item.setdefault(t["item_id"], {})[t["replicate"]] = bool(t["correct"])
-    accepted = {(r[0], r[1]): bool(r[2]) for r in store.conn.execute(
-        "SELECT item_id, sample_a, verdict FROM judgments WHERE kind = 'pointwise' AND run_id = ?", (run["id"],))}
+    accepted = {
+        (r[0], r[1]): bool(r[2])
+        for r in store.conn.execute(
+            "SELECT item_id, sample_a, verdict FROM judgments WHERE kind = 'pointwise' AND run_id = ?", (run["id"],)
+        )
+    }
     parts = list(itertools.combinations(range(4), 3))
     expected = []
     for item, reps in by_item.items():
@@ -653,14 +1079,43 @@ def test_growing_k_on_an_existing_run_records_the_larger_k(tmp_path, capsys):
 
 def test_parallel_csv_and_plateau_header(tmp_path, capsys):
     db = str(tmp_path / "s.sqlite")
-    assert main(["--batch", "scale", "parallel", "--k", "1,2", "--run", "P", "--db", db, "--quiet", "--limit", "3",
-                 "--format", "csv", "--orders", "2"]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "scale",
+                "parallel",
+                "--k",
+                "1,2",
+                "--run",
+                "P",
+                "--db",
+                db,
+                "--quiet",
+                "--limit",
+                "3",
+                "--format",
+                "csv",
+                "--orders",
+                "2",
+            ]
+        )
+        == 0
+    )
     import csv as csv_module
 
     rows = list(csv_module.DictReader(capsys.readouterr().out.splitlines()))
     assert [r["k"] for r in rows] == ["1", "2"]
-    for column in ("pass_at_k_ci_low", "gap_pairwise_ci_high", "relative_gap_majority", "efficiency_pointwise",
-                   "cost_usd_pairwise", "accuracy_per_million_tokens_majority", "subsets", "accepted_coverage"):
+    for column in (
+        "pass_at_k_ci_low",
+        "gap_pairwise_ci_high",
+        "relative_gap_majority",
+        "efficiency_pointwise",
+        "cost_usd_pairwise",
+        "accuracy_per_million_tokens_majority",
+        "subsets",
+        "accepted_coverage",
+    ):
         assert column in rows[0]
     assert [r["subsets"] for r in rows] == ["2", "1"]  # K = 2: each sample alone, then both
     path = tmp_path / "s.json"
@@ -687,24 +1142,38 @@ def test_a_duplicate_budget_with_two_scores_names_the_file(tmp_path, capsys):
     path = tmp_path / "d.json"
     path.write_text(json.dumps({"8k": {"a": 1, "b": 0}, "8000": {"a": 0, "b": 0}, "16k": {"a": 1, "b": 1}}))
     proc = batch(capsys, "scale", "plateau", "--scores", str(path))
-    assert proc.returncode == 2 and proc.stderr == f"error: {path}: budget '8000' appears twice with conflicting scores\n"
+    assert (
+        proc.returncode == 2 and proc.stderr == f"error: {path}: budget '8000' appears twice with conflicting scores\n"
+    )
 
 
-@pytest.mark.parametrize("grid,message", [("10,10", "names the budget 10 twice"), ("8k,8000", "names the budget 8k twice"),
-                                          ("10", "at least two distinct budgets")])
+@pytest.mark.parametrize(
+    "grid,message",
+    [
+        ("10,10", "names the budget 10 twice"),
+        ("8k,8000", "names the budget 8k twice"),
+        ("10", "at least two distinct budgets"),
+    ],
+)
 def test_a_grid_that_repeats_a_budget_is_refused_before_any_run(tmp_path, capsys, grid, message):
     db = tmp_path / "s.sqlite"
     proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", grid, "--limit", "2", "--db", str(db))
     assert proc.returncode == 2 and message in proc.stderr and not db.exists()
 
 
-@pytest.mark.parametrize("args,message", [
-    (("--axis", "points", "--grid", "5,10", "--budget", "25"), "--budget conflicts with --axis points"),
-    (("--axis", "turns", "--grid", "5,10", "--max-turns", "8"), "--max-turns conflicts with --axis turns"),
-    (("--axis", "tokens", "--grid", "8k,16k", "--max-tokens-total", "9000"), "--max-tokens-total conflicts with --axis tokens"),
-    (("--axis", "points", "--grid", "8k,16k"), "'8k' is not a whole number of points"),
-    (("--axis", "turns", "--grid", "5,7.5"), "'7.5' is not a whole number of turns"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("--axis", "points", "--grid", "5,10", "--budget", "25"), "--budget conflicts with --axis points"),
+        (("--axis", "turns", "--grid", "5,10", "--max-turns", "8"), "--max-turns conflicts with --axis turns"),
+        (
+            ("--axis", "tokens", "--grid", "8k,16k", "--max-tokens-total", "9000"),
+            "--max-tokens-total conflicts with --axis tokens",
+        ),
+        (("--axis", "points", "--grid", "8k,16k"), "'8k' is not a whole number of points"),
+        (("--axis", "turns", "--grid", "5,7.5"), "'7.5' is not a whole number of turns"),
+    ],
+)
 def test_sequential_refuses_a_flag_the_grid_would_override_and_k_outside_tokens(tmp_path, capsys, args, message):
     db = tmp_path / "s.sqlite"
     proc = batch(capsys, "scale", "sequential", *args, "--limit", "2", "--db", str(db))
@@ -713,8 +1182,26 @@ def test_sequential_refuses_a_flag_the_grid_would_override_and_k_outside_tokens(
 
 def test_sequential_points_keeps_the_other_caps_given(tmp_path, capsys):
     db = tmp_path / "s.sqlite"
-    proc = batch(capsys, "scale", "sequential", "--axis", "points", "--grid", "5,10", "--max-turns", "7", "--limit", "2",
-                 "--run", "g", "--quiet", "--boot", "50", "--db", str(db))
+    proc = batch(
+        capsys,
+        "scale",
+        "sequential",
+        "--axis",
+        "points",
+        "--grid",
+        "5,10",
+        "--max-turns",
+        "7",
+        "--limit",
+        "2",
+        "--run",
+        "g",
+        "--quiet",
+        "--boot",
+        "50",
+        "--db",
+        str(db),
+    )
     assert proc.returncode == 0, proc.stderr
     store = Store(db, readonly=True)
     caps = {r["name"]: r["caps"] for r in store.runs()}
@@ -729,24 +1216,45 @@ def test_every_plateau_bar_keeps_its_label(width, unit):
     for n in range(1, 13):
         for amp in (0.1, 0.433, 12.5):
             labels = [f"{(i + 1) * 16}{unit}" for i in range(n + 1)]
-            ts = [{"from": labels[i], "to": labels[i + 1], "significant": i % 2 == 0, "tested": True,
-                   "c_k": amp if i % 2 == 0 else -amp} for i in range(n)]
-            result = {"budgets": labels, "accuracy": [0.2 + 0.01 * i for i in range(n + 1)], "transitions": ts,
-                      "k_star": 2, "plateau_budget": labels[1]}
+            ts = [
+                {
+                    "from": labels[i],
+                    "to": labels[i + 1],
+                    "significant": i % 2 == 0,
+                    "tested": True,
+                    "c_k": amp if i % 2 == 0 else -amp,
+                }
+                for i in range(n)
+            ]
+            result = {
+                "budgets": labels,
+                "accuracy": [0.2 + 0.01 * i for i in range(n + 1)],
+                "transitions": ts,
+                "k_star": 2,
+                "plateau_budget": labels[1],
+            }
             axis = figures.plateau_figure(result, width, 22, None).rstrip().splitlines()[-1]
             rest = axis
             for tick in figures.bar_ticks(ts, width):  # every label, whole and in order
                 assert f" {tick} " in f" {rest} ", (n, amp, tick, axis)
-                rest = rest[rest.index(tick) + len(tick):]
+                rest = rest[rest.index(tick) + len(tick) :]
     assert figures.bar_ticks(ts[:2], 78) == [f"16{unit}→32{unit} gain", f"32{unit}→48{unit} no gain"]
 
 
-@pytest.mark.parametrize("name,content,args,message", [
-    ("n.json", '{"8k": {"a": 1, "b": NaN}, "16k": {"a": 1, "b": 1}}', (), "'8k' → 'b': NaN is not a score"),
-    ("i.json", '{"8k": {"a": [1, Infinity]}, "16k": {"a": 1}}', (), "'8k' → 'a' → trial 1: Infinity is not a score"),
-    ("x.csv", "item,budget,score\na,8,1\nb,8,0\na,16,1\nb,16,1\n", ("--study", "X"), "--study is for a JSON file"),
-    ("o.json", '{"8": {"a": 1, "b": 0}, "16": {"a": 1, "b": 1}}', ("--study", "X"), "holds one study"),
-])
+@pytest.mark.parametrize(
+    "name,content,args,message",
+    [
+        ("n.json", '{"8k": {"a": 1, "b": NaN}, "16k": {"a": 1, "b": 1}}', (), "'8k' → 'b': NaN is not a score"),
+        (
+            "i.json",
+            '{"8k": {"a": [1, Infinity]}, "16k": {"a": 1}}',
+            (),
+            "'8k' → 'a' → trial 1: Infinity is not a score",
+        ),
+        ("x.csv", "item,budget,score\na,8,1\nb,8,0\na,16,1\nb,16,1\n", ("--study", "X"), "--study is for a JSON file"),
+        ("o.json", '{"8": {"a": 1, "b": 0}, "16": {"a": 1, "b": 1}}', ("--study", "X"), "holds one study"),
+    ],
+)
 def test_scores_file_nits_are_refused(tmp_path, capsys, name, content, args, message):
     path = tmp_path / name
     path.write_text(content)
@@ -763,8 +1271,26 @@ def test_boot_has_one_bound(tmp_path, capsys, boot):
 def test_a_parallel_interval_that_cannot_vary_says_so_instead_of_printing_a_point(tmp_path, capsys):
     """At k = 1 majority is pass@1 on every item, so its gap is 0 in every resample: "no variation", never [0, 0]."""
     db = tmp_path / "s.sqlite"
-    argv = ["--batch", "scale", "parallel", "--k", "1,2", "--run", "p", "--db", str(db), "--quiet", "--limit", "6",
-            "--agent", "random", "--seed", "3", "--judge", "none"]
+    argv = [
+        "--batch",
+        "scale",
+        "parallel",
+        "--k",
+        "1,2",
+        "--run",
+        "p",
+        "--db",
+        str(db),
+        "--quiet",
+        "--limit",
+        "6",
+        "--agent",
+        "random",
+        "--seed",
+        "3",
+        "--judge",
+        "none",
+    ]
     assert main([*argv, "--format", "json"]) == 0
     k1 = json.loads(capsys.readouterr().out)["per_k"][0]
     assert k1["gap_majority"] == 0 and k1["gap_majority_ci_no_variation"] is True
@@ -782,9 +1308,34 @@ def test_a_sequential_sweep_stops_at_the_first_level_cut_short(tmp_path, capsys)
 
     db = tmp_path / "s.sqlite"
     url = f"http://127.0.0.1:{closed_port()}/v1"
-    rc = main(["--batch", "scale", "sequential", "--axis", "tokens", "--grid", "2000,4000,8000", "--protocol",
-               "continuation", "--agent", "llm", "--model", "openai/m", "--base-url", url, "--client", "native",
-               "--run", "g", "--limit", "2", "--db", str(db), "--quiet"])
+    rc = main(
+        [
+            "--batch",
+            "scale",
+            "sequential",
+            "--axis",
+            "tokens",
+            "--grid",
+            "2000,4000,8000",
+            "--protocol",
+            "continuation",
+            "--agent",
+            "llm",
+            "--model",
+            "openai/m",
+            "--base-url",
+            url,
+            "--client",
+            "native",
+            "--run",
+            "g",
+            "--limit",
+            "2",
+            "--db",
+            str(db),
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 3  # ExitCode.INCOMPLETE
     assert "the sweep stopped at g@2000: not run yet: g@4000, g@8000; run the same command again to continue" in err
@@ -796,7 +1347,7 @@ TALL = "Qwen3-235B_mcpbench_distraction_all_sequential"  # close accuracies: its
 
 
 def _figure_rows(out: str) -> int:
-    return len(out[out.index("accuracy by budget"):].rstrip("\n").splitlines())
+    return len(out[out.index("accuracy by budget") :].rstrip("\n").splitlines())
 
 
 def test_a_piped_plateau_plot_is_about_twenty_rows(capsys):
@@ -819,20 +1370,32 @@ def test_the_figures_keep_to_the_rows_they_are_given():
     from workbench.views import figures
 
     close = [0.50 + 0.001 * i for i in range(8)] + [0.9]
-    report = {"per_k": [{"k": k, "pass_at_k": a + 0.05, "majority": a} for k, a in zip(range(1, 10), close)],
-              "judge": None}
+    report = {
+        "per_k": [{"k": k, "pass_at_k": a + 0.05, "majority": a} for k, a in zip(range(1, 10), close)],
+        "judge": None,
+    }
     for rows in (16, 20, 30):  # two panels of four rows of frame and labels each, and their values
         assert len(figures.parallel_figure(report, 78, rows, None, max_rows=rows).splitlines()) <= rows
-        result = {"budgets": [str(b) for b in range(1, 10)], "accuracy": close, "k_star": 2, "plateau_budget": "2",
-                  "transitions": [{"from": str(b), "to": str(b + 1), "significant": False, "tested": True,
-                                   "c_k": -0.001 * b} for b in range(1, 9)]}
+        result = {
+            "budgets": [str(b) for b in range(1, 10)],
+            "accuracy": close,
+            "k_star": 2,
+            "plateau_budget": "2",
+            "transitions": [
+                {"from": str(b), "to": str(b + 1), "significant": False, "tested": True, "c_k": -0.001 * b}
+                for b in range(1, 9)
+            ],
+        }
         assert len(figures.plateau_figure(result, 78, rows, None, max_rows=rows).splitlines()) <= rows
 
 
-@pytest.mark.parametrize("content,said", [
-    ('{"a": 1}', "'a' is neither a budget"),
-    ('{"s": {"8": {"x": 1}}, "t": 3}', "'t' is neither a budget"),
-])
+@pytest.mark.parametrize(
+    "content,said",
+    [
+        ('{"a": 1}', "'a' is neither a budget"),
+        ('{"s": {"8": {"x": 1}}, "t": 3}', "'t' is neither a budget"),
+    ],
+)
 def test_a_scores_file_of_no_budgets_says_what_is_wrong_with_it(tmp_path, capsys, content, said):
     """`{"a": 1}` was said to hold "several studies"."""
     path = tmp_path / "x.json"

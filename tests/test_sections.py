@@ -1,6 +1,8 @@
 """Alias scheme, header normalisation and section resolution (reference §2.5), including its quirks; label
 resolution as the authors' audit pipeline does it (PROTOCOL §3)."""
-from hypothesis import given, strategies as st
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sandbox.sections import LABEL_METHODS, alias, alias_index, label_norm, norm, resolve, resolve_label
 
@@ -95,8 +97,11 @@ def test_word_overlap_needs_two_words_and_sixty_percent():
 
 def test_a_heading_like_occurrence_beats_an_earlier_mention():
     headers = ["1 Introduction", "3 Method", "4 Results"]
-    bodies = ["We describe the frequency-domain decomposition in detail later.",
-              "Overview.\n3.2 Frequency-Domain Decomposition\nWe decompose.", "x"]
+    bodies = [
+        "We describe the frequency-domain decomposition in detail later.",
+        "Overview.\n3.2 Frequency-Domain Decomposition\nWe decompose.",
+        "x",
+    ]
     assert resolve_label("Frequency-Domain Decomposition", headers, bodies) == (1, "body_heading")
     prose_only = ["See the frequency-domain decomposition.", "It uses a frequency-domain decomposition too.", "x"]
     assert resolve_label("Frequency-Domain Decomposition", headers, prose_only) == (0, "body_text")
@@ -115,9 +120,11 @@ def test_heading_like_needs_a_start_and_a_capitalised_continuation():
 
 
 HEADER_WORDS = st.text(alphabet=st.characters(codec="ascii", categories=("Lu", "Ll", "Nd")), min_size=1, max_size=8)
-HEADER = st.builds(lambda prefix, words: prefix + " ".join(words),
-                   st.sampled_from(["", "3 ", "3.2 ", "IV-B ", "II ", "Apdx_A.1: ", "Apdx: "]),
-                   st.lists(HEADER_WORDS, min_size=1, max_size=4))
+HEADER = st.builds(
+    lambda prefix, words: prefix + " ".join(words),
+    st.sampled_from(["", "3 ", "3.2 ", "IV-B ", "II ", "Apdx_A.1: ", "Apdx: "]),
+    st.lists(HEADER_WORDS, min_size=1, max_size=4),
+)
 
 
 @given(st.lists(HEADER, min_size=1, max_size=8, unique_by=lambda h: h.strip().lower()), st.data())
@@ -127,8 +134,25 @@ def test_any_header_label_resolves_to_itself_exactly(headers, data):
 
 
 LABEL_WORDS = st.sampled_from(["Frequency", "Domain", "Decomposition", "Spectral", "Gating", "Kernel", "Pooling"])
-PROSE_WORDS = st.sampled_from(["we", "the", "in", "see", "below", "our", "approach", "and", "are", "good",
-                               "results", "details", "follow", "as", "shown"])
+PROSE_WORDS = st.sampled_from(
+    [
+        "we",
+        "the",
+        "in",
+        "see",
+        "below",
+        "our",
+        "approach",
+        "and",
+        "are",
+        "good",
+        "results",
+        "details",
+        "follow",
+        "as",
+        "shown",
+    ]
+)
 NUMBERING = st.sampled_from(["", "3.2 ", "5.3.1. ", "IV-B ", "II ", "Apdx_A.1: ", "Apdx: "])
 HEADER_POOL = ["1 Introduction", "2 Related Work", "3 Method", "4 Experiments", "5 Conclusion", "Apdx_A: Proofs"]
 

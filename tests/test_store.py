@@ -1,4 +1,5 @@
 """The results store: forward migrations, refusing newer files, WAL, deduplicated texts, delete and rename."""
+
 import sqlite3
 from pathlib import Path
 
@@ -16,8 +17,10 @@ def test_a_version_1_store_migrates_forward(tmp_path):
         if statement.strip():
             con.execute(statement)
     con.execute("PRAGMA user_version = 1")
-    con.execute("INSERT INTO runs (name, agent, dataset, dataset_fingerprint, caps, config, identity, version, created_at)"
-                " VALUES ('old', 'oracle', 'builtin', 'fp', '{}', '{}', '{}', '0', 'then')")
+    con.execute(
+        "INSERT INTO runs (name, agent, dataset, dataset_fingerprint, caps, config, identity, version, created_at)"
+        " VALUES ('old', 'oracle', 'builtin', 'fp', '{}', '{}', '{}', '0', 'then')"
+    )
     con.close()
     store = Store(path)
     assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -46,14 +49,28 @@ def test_not_a_store(tmp_path):
 def test_wal_and_long_texts_stored_once(tmp_path):
     store = Store(tmp_path / "s.sqlite")
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    run_id, existed = store.create_or_resume_run("r", {"a": 1}, {"agent": "x", "dataset": "d", "dataset_fingerprint": "f",
-                                                                 "caps": {}, "config": {}, "version": "0"})
+    run_id, existed = store.create_or_resume_run(
+        "r",
+        {"a": 1},
+        {"agent": "x", "dataset": "d", "dataset_fingerprint": "f", "caps": {}, "config": {}, "version": "0"},
+    )
     assert not existed
     long_text = "x" * 10_000
     for item in ("i1", "i2"):
         tid = store.begin_trajectory(run_id, item, 0, 0, {})
-        store.add_step(tid, {"index": 0, "turn": 1, "kind": "tool", "text": long_text, "points_used": 5,
-                             "points_left": 25, "tokens": 0, "rejections": 0})
+        store.add_step(
+            tid,
+            {
+                "index": 0,
+                "turn": 1,
+                "kind": "tool",
+                "text": long_text,
+                "points_used": 5,
+                "points_left": 25,
+                "tokens": 0,
+                "rejections": 0,
+            },
+        )
         assert store.steps(tid)[0]["text"] == long_text
     assert store.conn.execute("SELECT COUNT(*) FROM texts").fetchone()[0] == 1
     store.rename_run("r", "r2")
@@ -64,9 +81,18 @@ def test_wal_and_long_texts_stored_once(tmp_path):
 
 
 def _finished(store: Store, run: str, fingerprint: str, outcomes: dict[tuple[str, int], bool]) -> None:
-    run_id, _ = store.create_or_resume_run(run, {"run": run}, {"agent": "oracle", "dataset": "d", "caps": {},
-                                                              "dataset_fingerprint": fingerprint, "config": {},
-                                                              "version": "0"})
+    run_id, _ = store.create_or_resume_run(
+        run,
+        {"run": run},
+        {
+            "agent": "oracle",
+            "dataset": "d",
+            "caps": {},
+            "dataset_fingerprint": fingerprint,
+            "config": {},
+            "version": "0",
+        },
+    )
     for (item, replicate), correct in outcomes.items():
         tid = store.begin_trajectory(run_id, item, replicate, 0, {"kind": "st"})
         store.finish_trajectory(tid, {"correct": int(correct), "termination": "answer", "continues": 0}, final=True)
@@ -89,8 +115,11 @@ def test_one_item_across_runs(tmp_path):
     assert store.item_outcomes("fp2") == {"i1": (1, 1)}
 
 
-@pytest.mark.parametrize("content", [b"not sqlite at all" * 100, b"", "empty_sqlite", "newer"],
-                         ids=["junk", "empty_file", "empty_sqlite", "newer"])
+@pytest.mark.parametrize(
+    "content",
+    [b"not sqlite at all" * 100, b"", "empty_sqlite", "newer"],
+    ids=["junk", "empty_file", "empty_sqlite", "newer"],
+)
 def test_read_only_open_refuses_what_is_not_a_store(tmp_path, content):
     path = tmp_path / "x.sqlite"
     if content == "empty_sqlite":
@@ -149,10 +178,16 @@ def test_run_progress_moves_only_with_that_runs_finished_trajectories_and_its_me
     assert store.run_progress(a) == ("done", 2, running, rules[0], "backfilled")
 
 
-@pytest.mark.parametrize("command", [["run", "--agent", "oracle", "--limit", "2", "--quiet"], ["rename", "a", "b"],
-                                     ["delete", "a", "--yes"], ["audit", "verdict", "st_0001", "--verdict", "pass",
-                                                                "--reviewer", "me"]],
-                         ids=["run", "rename", "delete", "audit"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "--agent", "oracle", "--limit", "2", "--quiet"],
+        ["rename", "a", "b"],
+        ["delete", "a", "--yes"],
+        ["audit", "verdict", "st_0001", "--verdict", "pass", "--reviewer", "me"],
+    ],
+    ids=["run", "rename", "delete", "audit"],
+)
 def test_every_command_refuses_a_foreign_database_and_leaves_it_untouched(tmp_path, command, capsys):
     """An SQLite database someone else wrote is not ours to add tables to; a directory is not a file."""
     foreign = tmp_path / "other.sqlite"
@@ -164,13 +199,16 @@ def test_every_command_refuses_a_foreign_database_and_leaves_it_untouched(tmp_pa
     before = foreign.read_bytes()
     proc = batch(capsys, *command, "--db", str(foreign))
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.splitlines()[-1] == (f"error: {foreign}: not a workbench store (an SQLite database with other tables: "
-                           "invoices); nothing was changed: choose another --db")
+    assert proc.stderr.splitlines()[-1] == (
+        f"error: {foreign}: not a workbench store (an SQLite database with other tables: "
+        "invoices); nothing was changed: choose another --db"
+    )
     assert foreign.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("other")] == ["other.sqlite"]  # no -wal either
     proc = batch(capsys, *command, "--db", str(tmp_path))
     assert proc.returncode == 2 and proc.stderr.splitlines()[-1] == (
-        f"error: {tmp_path} is a directory, not a store file (e.g. {tmp_path / 'runs.sqlite'}): choose another --db")
+        f"error: {tmp_path} is a directory, not a store file (e.g. {tmp_path / 'runs.sqlite'}): choose another --db"
+    )
 
 
 def test_storage_says_what_is_wrong_in_its_own_terms_and_the_cli_words_the_remedy(tmp_path):

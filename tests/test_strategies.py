@@ -1,5 +1,6 @@
 """The sequential strategies (continue, summarize, verifier): the episode's rules, the CLI sweep and comparison
 offline with the scripted agents, and the LLM path (agent and verifier) against the local test server."""
+
 import asyncio
 import json
 import math
@@ -9,8 +10,14 @@ from pathlib import Path
 import pytest
 
 from sandbox.episode import Episode
-from sandbox.prompts import (CONTINUE, REVISION_HEAD, STOP_NOW, SUMMARIZE_PROMPT, SUMMARY_HEAD, VERIFIER_PROMPT,
-                             build_prompt)
+from sandbox.prompts import (
+    CONTINUE,
+    REVISION_HEAD,
+    SUMMARIZE_PROMPT,
+    SUMMARY_HEAD,
+    VERIFIER_PROMPT,
+    build_prompt,
+)
 from sandbox.records import Caps
 from sandbox.strategies import Assessment, EvidenceVerifier, Strategy
 from storage import Store
@@ -25,13 +32,25 @@ READ = ("read_section", {"paper_id": G, "section": "B"})
 
 def episode(mini_corpus, agent, strategy, context_budget=None, caps=None):
     item = mini_corpus.item("st_0001")
-    return Episode(mini_corpus.view(item), agent, caps or Caps(max_tokens_total=10**9), build_prompt(item, Caps()),
-                   context_budget=context_budget, strategy=strategy)
+    return Episode(
+        mini_corpus.view(item),
+        agent,
+        caps or Caps(max_tokens_total=10**9),
+        build_prompt(item, Caps()),
+        context_budget=context_budget,
+        strategy=strategy,
+    )
 
 
 async def test_summarize_replaces_the_history_and_counts_the_summary_call(mini_corpus):
-    agent = ScriptAgent([turn(READ, tokens=400), turn(SUBMIT, tokens=600), turn(text="I read G §B; answer B.", tokens=700),
-                         turn(SUBMIT, tokens=1200)])
+    agent = ScriptAgent(
+        [
+            turn(READ, tokens=400),
+            turn(SUBMIT, tokens=600),
+            turn(text="I read G §B; answer B.", tokens=700),
+            turn(SUBMIT, tokens=1200),
+        ]
+    )
     ep = episode(mini_corpus, agent, Strategy("summarize"), context_budget=1000)
     traj = await ep.run()
     kinds = [s.kind for s in ep.steps]
@@ -67,8 +86,9 @@ class FailingVerifier:
         return Assessment("   ", prompt_tokens=5)
 
 
-@pytest.mark.parametrize("how, why", [("raise", "RuntimeError: boom"), ("hang", "no reply within 0.05 s"),
-                                      ("empty", "an empty reply")])
+@pytest.mark.parametrize(
+    "how, why", [("raise", "RuntimeError: boom"), ("hang", "no reply within 0.05 s"), ("empty", "an empty reply")]
+)
 async def test_a_failing_verifier_is_a_recorded_error_and_the_extension_falls_back_to_continue(mini_corpus, how, why):
     agent = ScriptAgent([turn(SUBMIT, tokens=100), turn(READ, tokens=200), turn(SUBMIT, tokens=1500)])
     ep = episode(mini_corpus, agent, Strategy("verifier", FailingVerifier(how), timeout_s=0.05), context_budget=1000)
@@ -85,8 +105,12 @@ async def test_the_verifier_summary_is_the_revision_and_its_tokens_are_not_the_a
         name = "counting"
 
         async def assess(self, item, steps, answer):
-            return Assessment(f"Tried {len(steps)} steps; answer {answer['answer']}.", prompt_tokens=900,
-                              completion_tokens=100, cost_usd=0.25)
+            return Assessment(
+                f"Tried {len(steps)} steps; answer {answer['answer']}.",
+                prompt_tokens=900,
+                completion_tokens=100,
+                cost_usd=0.25,
+            )
 
     agent = ScriptAgent([turn(SUBMIT, tokens=100), turn(SUBMIT, tokens=1500)])
     ep = episode(mini_corpus, agent, Strategy("verifier", Counting()), context_budget=1000)
@@ -141,9 +165,30 @@ def three_strategies(tmp_path_factory, shared_cache):
         mp.setenv("AGENTHOP_CACHE", str(shared_cache))  # module scope: the per-test isolation is not set up yet
         mp.setenv("AGENTHOP_CONFIG", str(db.parent / "config.toml"))
         mp.setenv("AGENTHOP_STATE", str(db.parent / "state.toml"))
-        code = main(["--batch", "scale", "sequential", "--axis", "tokens", "--grid", "2k,3k,4k,6k,8k", "--strategy",
-                     "continue,summarize,verifier", "--run", "S", "--db", str(db), "--limit", "4", "--quiet",
-                     "--format", "json", "--boot", "200"])
+        code = main(
+            [
+                "--batch",
+                "scale",
+                "sequential",
+                "--axis",
+                "tokens",
+                "--grid",
+                "2k,3k,4k,6k,8k",
+                "--strategy",
+                "continue,summarize,verifier",
+                "--run",
+                "S",
+                "--db",
+                str(db),
+                "--limit",
+                "4",
+                "--quiet",
+                "--format",
+                "json",
+                "--boot",
+                "200",
+            ]
+        )
     assert code == 0, err.getvalue()
     return db, json.loads(out.getvalue())
 
@@ -155,8 +200,21 @@ def test_three_strategies_offline_each_a_group_with_its_plateau(three_strategies
     store = Store(db, readonly=True)
     for study in out["studies"]:
         assert study["budgets"] == ["2k", "3k", "4k", "6k", "8k"]
-        alone = json.loads(batch(capsys, "scale", "plateau", "--group", study["group"], "--db", str(db), "--format",
-                                 "json", "--boot", "200").stdout)
+        alone = json.loads(
+            batch(
+                capsys,
+                "scale",
+                "plateau",
+                "--group",
+                study["group"],
+                "--db",
+                str(db),
+                "--format",
+                "json",
+                "--boot",
+                "200",
+            ).stdout
+        )
         assert alone["k_star"] == study["k_star"] and alone["strategy"] == study["strategy"]
         for level in study["levels"]:
             rows = store.trajectories(store.run(level["run"])["id"])
@@ -184,14 +242,49 @@ def test_rerun_resumes_per_level_and_the_strategy_is_the_groups_identity(three_s
     store = Store(copy, readonly=True)
     before = store.conn.execute("SELECT COUNT(*) FROM trajectories").fetchone()[0]
     store.close()
-    again = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "2k,3k,4k,6k,8k", "--strategy",
-                  "summarize", "--run", "S.summarize", "--db", str(copy), "--limit", "4", "--quiet", "--format",
-                  "json", "--boot", "200")
+    again = batch(
+        capsys,
+        "scale",
+        "sequential",
+        "--axis",
+        "tokens",
+        "--grid",
+        "2k,3k,4k,6k,8k",
+        "--strategy",
+        "summarize",
+        "--run",
+        "S.summarize",
+        "--db",
+        str(copy),
+        "--limit",
+        "4",
+        "--quiet",
+        "--format",
+        "json",
+        "--boot",
+        "200",
+    )
     assert again.returncode == 0, again.stderr
     store = Store(copy, readonly=True)
     assert store.conn.execute("SELECT COUNT(*) FROM trajectories").fetchone()[0] == before  # nothing redone
-    wrong = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "2k,3k", "--strategy", "verifier",
-                  "--run", "S.summarize", "--db", str(copy), "--limit", "4", "--quiet")
+    wrong = batch(
+        capsys,
+        "scale",
+        "sequential",
+        "--axis",
+        "tokens",
+        "--grid",
+        "2k,3k",
+        "--strategy",
+        "verifier",
+        "--run",
+        "S.summarize",
+        "--db",
+        str(copy),
+        "--limit",
+        "4",
+        "--quiet",
+    )
     assert wrong.returncode == 2
     assert "already holds the tokens axis (fresh, summarize strategy: 2k, 3k, 4k, 6k, 8k)" in wrong.stderr
     assert "a tokens-axis fresh, verifier:evidence strategy grid needs another --run name" in wrong.stderr
@@ -199,7 +292,18 @@ def test_rerun_resumes_per_level_and_the_strategy_is_the_groups_identity(three_s
 
 def test_strategies_command_table_csv_and_figure(three_strategies, capsys):
     db, out = three_strategies
-    common = ("--group", "S.continue", "--group", "S.summarize", "--group", "S.verifier", "--db", str(db), "--boot", "200")
+    common = (
+        "--group",
+        "S.continue",
+        "--group",
+        "S.summarize",
+        "--group",
+        "S.verifier",
+        "--db",
+        str(db),
+        "--boot",
+        "200",
+    )
     csv = batch(capsys, "scale", "strategies", *common, "--format", "csv")
     assert csv.returncode == 0, csv.stderr
     lines = csv.stdout.strip().splitlines()
@@ -210,16 +314,34 @@ def test_strategies_command_table_csv_and_figure(three_strategies, capsys):
         assert f"{study['strategy']} ({study['group']}): k* = {study['k_star']}" in table.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--strategy", "memory"), "invalid strategy memory"),
-    (("--strategy", "continue,continue"), "named twice"),
-    (("--strategy", "continue", "--verifier", "evidence"), "--verifier is for --strategy verifier"),
-    (("--strategy", "summarize", "--protocol", "continuation"), "the summarize strategy rewrites"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--strategy", "memory"), "invalid strategy memory"),
+        (("--strategy", "continue,continue"), "named twice"),
+        (("--strategy", "continue", "--verifier", "evidence"), "--verifier is for --strategy verifier"),
+        (("--strategy", "summarize", "--protocol", "continuation"), "the summarize strategy rewrites"),
+    ],
+)
 def test_strategy_flags_refused_in_one_line(tmp_path, capsys, args, message):
     db = tmp_path / "s.sqlite"
-    proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "2k,4k", "--run", "x", "--db", str(db),
-                 "--limit", "1", "--quiet", *args)
+    proc = batch(
+        capsys,
+        "scale",
+        "sequential",
+        "--axis",
+        "tokens",
+        "--grid",
+        "2k,4k",
+        "--run",
+        "x",
+        "--db",
+        str(db),
+        "--limit",
+        "1",
+        "--quiet",
+        *args,
+    )
     assert proc.returncode == 2 and message in proc.stderr
     assert not db.exists() or Store(db, readonly=True).runs() == []
 
@@ -244,18 +366,50 @@ def test_llm_summarize_and_verifier_against_the_local_server(tmp_path, capsys, m
             return text_reply("Summary: nothing read yet; answer B.")
         # the context grows with the episode's turn (the footer's count), whatever the summary dropped
         turns = re.findall(r"Turn: (\d+)", str(last.get("content") or ""))
-        return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}),
-                          prompt_tokens=1000 + 1000 * (int(turns[-1]) if turns else 0))
+        return tool_reply(
+            ("submit_answer", {"answer": "B", "reasoning": "r"}),
+            prompt_tokens=1000 + 1000 * (int(turns[-1]) if turns else 0),
+        )
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     db = tmp_path / "s.sqlite"
     with FakeOpenAI(brain) as srv:
-        common = ("--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url, "--limit", "2",
-                  "--db", str(db), "--quiet", "--format", "json", "--boot", "200", "--axis", "tokens", "--grid",
-                  "2500,4500")
+        common = (
+            "--agent",
+            "llm",
+            "--model",
+            "openai/gpt-4.1-mini",
+            "--base-url",
+            srv.url,
+            "--limit",
+            "2",
+            "--db",
+            str(db),
+            "--quiet",
+            "--format",
+            "json",
+            "--boot",
+            "200",
+            "--axis",
+            "tokens",
+            "--grid",
+            "2500,4500",
+        )
         summ = batch(capsys, "scale", "sequential", *common, "--strategy", "summarize", "--run", "LS")
-        ver = batch(capsys, "scale", "sequential", *common, "--strategy", "verifier", "--verifier",
-                    "openai/gpt-4.1-mini", "--verifier-base-url", srv.url, "--run", "LV")
+        ver = batch(
+            capsys,
+            "scale",
+            "sequential",
+            *common,
+            "--strategy",
+            "verifier",
+            "--verifier",
+            "openai/gpt-4.1-mini",
+            "--verifier-base-url",
+            srv.url,
+            "--run",
+            "LV",
+        )
     assert summ.returncode == 0, summ.stderr
     assert ver.returncode == 0, ver.stderr
     store = Store(db, readonly=True)
@@ -277,7 +431,9 @@ def test_llm_summarize_and_verifier_against_the_local_server(tmp_path, capsys, m
         assert level["verifier_calls"] == len(verifier)
         assert level["verifier_tokens"] == sum(s["usage"]["prompt"] + s["usage"]["completion"] for s in verifier)
         assert level["verifier_tokens"] == 350 * len(verifier)
-        assert all((s["usage"]["prompt"], s["usage"]["completion"]) == (300, 50) for s in verifier)  # as the server said
+        assert all(
+            (s["usage"]["prompt"], s["usage"]["completion"]) == (300, 50) for s in verifier
+        )  # as the server said
         # gpt-4.1-mini at $0.40 / $1.60 per M tokens: 300 in, 50 out
         assert level["verifier_cost_usd"] == pytest.approx(len(verifier) * (300 * 0.4 + 50 * 1.6) / 1e6)
         agent_usd = sum(t["cost_usd"] for t in rows)
@@ -292,22 +448,45 @@ def test_the_stepper_shows_the_summary_turn_and_the_replacement(three_strategies
 
     db, _ = three_strategies
     store = Store(db, readonly=True)
-    for run, marks in (("S.summarize@8k", ("≡ summary", "⤺ history replaced by the summary")),
-                       ("S.verifier@8k", ("✓ verifier (not charged to the agent)",))):
+    for run, marks in (
+        ("S.summarize@8k", ("≡ summary", "⤺ history replaced by the summary")),
+        ("S.verifier@8k", ("✓ verifier (not charged to the agent)",)),
+    ):
         steps = [s for t in store.trajectories(store.run(run)["id"]) for s in store.steps(t["id"])]
         text = transcript_text(build_entries(steps))
         for mark in marks:
-            assert text.count(mark) == sum(s["kind"] == kind for s in steps
-                                           for kind in ("summary", "history", "verifier") if mark.startswith(
-                                               {"summary": "≡", "history": "⤺", "verifier": "✓"}[kind]))
+            assert text.count(mark) == sum(
+                s["kind"] == kind
+                for s in steps
+                for kind in ("summary", "history", "verifier")
+                if mark.startswith({"summary": "≡", "history": "⤺", "verifier": "✓"}[kind])
+            )
             assert text.count(mark) > 0
 
 
 def test_a_model_verifier_that_cannot_be_reached_is_refused_before_anything_runs(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     db = tmp_path / "s.sqlite"
-    proc = batch(capsys, "scale", "sequential", "--axis", "tokens", "--grid", "2k,4k", "--run", "x", "--db", str(db),
-                 "--limit", "1", "--quiet", "--strategy", "verifier", "--verifier", "openai/gpt-4.1-mini")
+    proc = batch(
+        capsys,
+        "scale",
+        "sequential",
+        "--axis",
+        "tokens",
+        "--grid",
+        "2k,4k",
+        "--run",
+        "x",
+        "--db",
+        str(db),
+        "--limit",
+        "1",
+        "--quiet",
+        "--strategy",
+        "verifier",
+        "--verifier",
+        "openai/gpt-4.1-mini",
+    )
     assert proc.returncode == 2 and proc.stderr.startswith("error: --verifier:") and len(proc.stderr.splitlines()) == 1
     assert not db.exists()
 
@@ -318,9 +497,29 @@ def test_strategies_on_the_points_and_turns_axes_are_deterministic(tmp_path, cap
     kinds = []
     for copy in ("a", "b"):
         db = tmp_path / f"{copy}.sqlite"
-        proc = batch(capsys, "scale", "sequential", "--axis", axis, "--grid", grid, "--strategy", "summarize,verifier",
-                     "--run", "D", "--db", str(db), "--limit", "3", "--quiet", "--format", "json", "--boot", "200",
-                     *caps)
+        proc = batch(
+            capsys,
+            "scale",
+            "sequential",
+            "--axis",
+            axis,
+            "--grid",
+            grid,
+            "--strategy",
+            "summarize,verifier",
+            "--run",
+            "D",
+            "--db",
+            str(db),
+            "--limit",
+            "3",
+            "--quiet",
+            "--format",
+            "json",
+            "--boot",
+            "200",
+            *caps,
+        )
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
         assert [s["strategy"] for s in out["studies"]] == ["summarize", "verifier:evidence"]
@@ -329,8 +528,15 @@ def test_strategies_on_the_points_and_turns_axes_are_deterministic(tmp_path, cap
         for study in out["studies"]:
             for level in study["levels"]:
                 for t in store.trajectories(store.run(level["run"])["id"]):
-                    seen.append((level["run"], t["item_id"], t["answer"], t["continues"],
-                                 tuple(s["kind"] for s in store.steps(t["id"]))))
+                    seen.append(
+                        (
+                            level["run"],
+                            t["item_id"],
+                            t["answer"],
+                            t["continues"],
+                            tuple(s["kind"] for s in store.steps(t["id"])),
+                        )
+                    )
         kinds.append(seen)
         store.close()
     assert kinds[0] == kinds[1]
@@ -355,13 +561,24 @@ async def test_a_prompts_file_words_the_summarize_request_and_the_continue_after
     continue instruction after it and the status footer are the file's, not ours."""
     from sandbox.prompts import Prompts
 
-    mine = Prompts(summarize="Summarize, please.", continue_="Go on.", status_footer="\n[{turn}|{points_used}]",
-                   summary_head="Your notes:")
+    mine = Prompts(
+        summarize="Summarize, please.",
+        continue_="Go on.",
+        status_footer="\n[{turn}|{points_used}]",
+        summary_head="Your notes:",
+    )
     item = mini_corpus.item("st_0001")
-    agent = ScriptAgent([turn(READ, tokens=400), turn(SUBMIT, tokens=600), turn(text="done: B", tokens=700),
-                         turn(SUBMIT, tokens=1200)])
-    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9),
-                 build_prompt(item, Caps(), texts=mine), context_budget=1000, strategy=Strategy("summarize"))
+    agent = ScriptAgent(
+        [turn(READ, tokens=400), turn(SUBMIT, tokens=600), turn(text="done: B", tokens=700), turn(SUBMIT, tokens=1200)]
+    )
+    ep = Episode(
+        mini_corpus.view(item),
+        agent,
+        Caps(max_tokens_total=10**9),
+        build_prompt(item, Caps(), texts=mine),
+        context_budget=1000,
+        strategy=Strategy("summarize"),
+    )
     await ep.run()
     asked = agent.seen[2][-1]["content"]
     assert asked.startswith("Summarize, please.") and SUMMARIZE_PROMPT not in asked
@@ -385,8 +602,14 @@ async def test_a_prompts_file_words_the_revision_message_around_the_verifiers_su
     item = mini_corpus.item("st_0001")
     mine = Prompts(revision_head="A colleague's notes:", revision_tail="Decide again.")
     agent = ScriptAgent([turn(SUBMIT, tokens=100), turn(SUBMIT, tokens=1500)])
-    ep = Episode(mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps(), texts=mine),
-                 context_budget=1000, strategy=Strategy("verifier", EvidenceVerifier()))
+    ep = Episode(
+        mini_corpus.view(item),
+        agent,
+        Caps(max_tokens_total=10**9),
+        build_prompt(item, Caps(), texts=mine),
+        context_budget=1000,
+        strategy=Strategy("verifier", EvidenceVerifier()),
+    )
     await ep.run()
     revision = agent.seen[1][-1]["content"]
     assert revision.startswith("A colleague's notes:\n") and "\n\nDecide again." in revision

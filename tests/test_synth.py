@@ -1,4 +1,5 @@
 """The built-in benchmark is built the paper's way: facts only in gold papers, depth 2 only via the bridge."""
+
 import json
 import re
 from collections import Counter
@@ -9,7 +10,18 @@ from sandbox import synth
 from sandbox.release import GRAPHS_FILE, PAPERS_FILE, QA_FILE
 
 ENGLISH = set(re.findall(r"[a-z]+", " ".join(synth.FILLER + synth.MECHANISMS + synth.ASPECTS).lower())) | {
-    "scores", "weights", "states", "gradients", "margins", "tokens", "blocks", "windows", "batches", "layers", "heads"}
+    "scores",
+    "weights",
+    "states",
+    "gradients",
+    "margins",
+    "tokens",
+    "blocks",
+    "windows",
+    "batches",
+    "layers",
+    "heads",
+}
 
 
 def load(root, rel):
@@ -40,8 +52,11 @@ def test_structure_of_the_generated_benchmark(demo_dir):
         golds = set(item["gold_arxiv_ids"])
         for h, half in enumerate(halves(correct)):  # a multi-target option: one clause per gold paper
             differing = [halves(o)[h] for o in item["options"] if halves(o)[h] != half]
-            distinct = set(re.findall(r"[a-z]{5,}", half.lower())) - ENGLISH - set().union(
-                *(re.findall(r"[a-z]{5,}", o.lower()) for o in differing))
+            distinct = (
+                set(re.findall(r"[a-z]{5,}", half.lower()))
+                - ENGLISH
+                - set().union(*(re.findall(r"[a-z]{5,}", o.lower()) for o in differing))
+            )
             assert distinct, (item["id"], h)
             for word in distinct:
                 holders = {aid for aid, t in text_of.items() if re.search(rf"\b{word}\b", t.lower())}
@@ -59,8 +74,12 @@ def test_structure_of_the_generated_benchmark(demo_dir):
         seed_opt = item["options"][item["distractor_types"].index("seed_only")]
         assert any(w in seed_text for w in re.findall(r"[a-z]{5,}", seed_opt.lower()) if w not in correct.lower())
     assert 0.35 < sum(meta_share) / len(meta_share) < 0.75
-    assert {(i["question_type"], i["depth"]) for i in qa} == {("single-target", 1), ("single-target", 2),
-                                                              ("multi-target", 1), ("multi-target", 2)}
+    assert {(i["question_type"], i["depth"]) for i in qa} == {
+        ("single-target", 1),
+        ("single-target", 2),
+        ("multi-target", 1),
+        ("multi-target", 2),
+    }
 
 
 # ---------------------------------------------------------------- multi-target items need both gold papers
@@ -71,7 +90,7 @@ def statement(clause: str) -> str:
     assert clause[:4].lower() == "its ", clause
     rest = clause[4:]
     aspect = next(a for a in synth.ASPECTS if rest.startswith(a + " "))
-    return rest[len(aspect) + 1:]
+    return rest[len(aspect) + 1 :]
 
 
 def consistent(options: list[str], text: str) -> set[int]:
@@ -116,8 +135,11 @@ def test_multi_target_options_are_a_grid_over_the_two_gold_clauses(request, pres
     """One distractor keeps the first gold's clause, one the second's, the third pairs their wrong clauses: so
     every clause is in exactly two options and the option texts alone single out none (three distractors each
     keeping a correct clause would leave the answer as the one option without a clause of its own)."""
-    items = load(request.getfixturevalue("demo_dir"), QA_FILE) if preset == "demo" else \
-        request.getfixturevalue("paper_preset").items
+    items = (
+        load(request.getfixturevalue("demo_dir"), QA_FILE)
+        if preset == "demo"
+        else request.getfixturevalue("paper_preset").items
+    )
     first_keepers = []
     for item in multi_target(items):
         options, answer, types = item["options"], item["correct_index"], item["distractor_types"]
@@ -136,8 +158,11 @@ def test_multi_target_options_are_a_grid_over_the_two_gold_clauses(request, pres
 @pytest.mark.parametrize("preset", ["demo", "paper"])
 def test_one_gold_paper_leaves_the_item_open_and_both_decide_it(request, preset):
     """A reader who has read one gold paper in full still has at least two options standing; with both, one."""
-    items, text = demo_items_and_texts(request.getfixturevalue("demo_dir")) if preset == "demo" else \
-        paper_items_and_texts(request.getfixturevalue("paper_preset"))
+    items, text = (
+        demo_items_and_texts(request.getfixturevalue("demo_dir"))
+        if preset == "demo"
+        else paper_items_and_texts(request.getfixturevalue("paper_preset"))
+    )
     for item in multi_target(items):
         options, answer = item["options"], item["correct_index"]
         gold_texts = [text(aid) for aid in item["gold_arxiv_ids"]]
@@ -150,7 +175,8 @@ def test_one_gold_paper_leaves_the_item_open_and_both_decide_it(request, preset)
 # ---------------------------------------------------------------- QA: tiny and dense pools
 
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from workbench.cli import main
 
@@ -219,7 +245,8 @@ def _inline_title(text: str, label: str) -> bool:
 
 @pytest.mark.parametrize("preset, items, papers", [("demo", None, None), ("paper", 40, 300)])
 def test_direct_labels_resolve_to_the_section_stating_the_fact_and_the_oracle_reaches_them(
-        tmp_path, preset, items, papers):
+    tmp_path, preset, items, papers
+):
     root = synth.generate(tmp_path / "release", seed=3, preset=preset, items=items, papers=papers)
     corpus, report = open_release(root, tmp_path / "cache")
     try:
@@ -243,14 +270,29 @@ def test_direct_labels_resolve_to_the_section_stating_the_fact_and_the_oracle_re
 
 
 def test_the_quick_start_notes_the_deliberate_defects_and_warns_about_nothing(tmp_path, capsys, fresh_cache):
-    rc = main(["--batch", "run", "--data", "builtin", "--agent", "heuristic", "--run", "quickstart",
-               "--db", str(tmp_path / "x.db"), "--quiet"])
+    rc = main(
+        [
+            "--batch",
+            "run",
+            "--data",
+            "builtin",
+            "--agent",
+            "heuristic",
+            "--run",
+            "quickstart",
+            "--db",
+            str(tmp_path / "x.db"),
+            "--quiet",
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 0
     assert "warning" not in err.lower()
     notes = [line for line in err.splitlines() if line.startswith("note:")]
-    assert notes == ["note: the built-in benchmark copies the real release's defects on purpose: 6 recall label(s) "
-                     "without an arxiv_id (ignored, as the reference evaluator does)"]
+    assert notes == [
+        "note: the built-in benchmark copies the real release's defects on purpose: 6 recall label(s) "
+        "without an arxiv_id (ignored, as the reference evaluator does)"
+    ]
     assert "150/156 recall labels resolved" in err
 
 
@@ -273,8 +315,16 @@ def test_many_items_from_a_tiny_pool_are_refused_with_a_pool_that_builds(tmp_pat
 
 
 def test_subsection_letters_go_on_past_z():
-    assert [synth._letters(j) for j in (1, 26, 27, 28, 52, 53, 702, 703)] == \
-        ["A", "Z", "AA", "AB", "AZ", "BA", "ZZ", "AAA"]
+    assert [synth._letters(j) for j in (1, 26, 27, 28, 52, 53, 702, 703)] == [
+        "A",
+        "Z",
+        "AA",
+        "AB",
+        "AZ",
+        "BA",
+        "ZZ",
+        "AAA",
+    ]
 
 
 def test_a_fresh_word_is_found_when_the_short_words_are_used_up():

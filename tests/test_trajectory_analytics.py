@@ -1,5 +1,6 @@
 """Trajectory analytics on real stores, through the CLI: the bigram panel keeps what the paper keeps, the top
 trigram headline is by occurrences, and the single-run report prints every §4 number (issue 12)."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,26 @@ from workbench.cli import main
 def three_runs(tmp_path_factory):
     db = tmp_path_factory.mktemp("analytics") / "s.sqlite"
     for agent, name in (("oracle", "o"), ("heuristic", "h"), ("random", "r")):
-        assert main(["--batch", "run", "--agent", agent, "--run", name, "--db", str(db), "--quiet", "--limit", "24",
-                     "--format", "json"]) == 0
+        assert (
+            main(
+                [
+                    "--batch",
+                    "run",
+                    "--agent",
+                    agent,
+                    "--run",
+                    name,
+                    "--db",
+                    str(db),
+                    "--quiet",
+                    "--limit",
+                    "24",
+                    "--format",
+                    "json",
+                ]
+            )
+            == 0
+        )
     return db
 
 
@@ -57,6 +76,13 @@ def test_top_trigram_headline_is_by_occurrences(three_runs, capsys):
     assert set(top) >= {"trajectory_share", "occurrence_share", "by_trajectories", "ranked_by"}
     assert main(["--batch", "report", "r", "--db", str(three_runs), "--format", "markdown"]) == 0
     md = capsys.readouterr().out
-    for text in ("top trigram (by occurrences)", "most widespread trigram (by trajectories)", "concentration",
-                 "n (paper recall failed)", "early submit Δacc", "left out: Nav", "all golds read, wrong"):
+    for text in (
+        "top trigram (by occurrences)",
+        "most widespread trigram (by trajectories)",
+        "concentration",
+        "n (paper recall failed)",
+        "early submit Δacc",
+        "left out: Nav",
+        "all golds read, wrong",
+    ):
         assert text in md, text

@@ -1,4 +1,5 @@
 """Malformed datasets: one clear error naming file, line and field; exit status 2; nothing written."""
+
 import json
 import os
 import subprocess
@@ -87,12 +88,17 @@ def test_missing_directory_is_a_usage_error(tmp_path, capsys):
 def test_label_problems_are_warnings(tmp_path):
     qa, graphs, papers, labels = mini_rows()
     labels.append({"sample_id": "nope", "analysis": {}})
-    labels[0]["analysis"]["section_recall_labels"].append({"arxiv_id": "2104.05678", "section": "No Such Header",
-                                                           "relevance": "direct"})
+    labels[0]["analysis"]["section_recall_labels"].append(
+        {"arxiv_id": "2104.05678", "section": "No Such Header", "relevance": "direct"}
+    )
     root = write_release(tmp_path / "ok", qa, graphs, papers, labels)
     corpus, report = open_release(root, tmp_path / "cache")
-    assert report.label_warnings == {"empty_arxiv_id": 1, "unknown_arxiv_id": 1, "unknown_sample": 1,
-                                     "unresolved_section": 1}
+    assert report.label_warnings == {
+        "empty_arxiv_id": 1,
+        "unknown_arxiv_id": 1,
+        "unknown_sample": 1,
+        "unresolved_section": 1,
+    }
     assert corpus.item("st_0001").seed_paper_id == S and corpus.item("st_0001").gold_paper_ids == (G,)
 
 
@@ -147,24 +153,44 @@ def test_lone_surrogates_are_stored_as_replacement_characters(tmp_path):
     corpus, report = open_release(root, tmp_path / "cache")
     assert report.data_warnings == {"lone_surrogates": 3}  # two strings of the pool, one of the graph
     view = corpus.view(corpus.item("st_0001"))
-    outputs = [run_tool(view, "read_section", {"paper_id": G, "section": "A"}).text,
-               run_tool(view, "list_sections", {"paper_id": G}).text,
-               run_tool(view, "get_paper_info", {"paper_id": G}).text]
+    outputs = [
+        run_tool(view, "read_section", {"paper_id": G, "section": "A"}).text,
+        run_tool(view, "list_sections", {"paper_id": G}).text,
+        run_tool(view, "get_paper_info", {"paper_id": G}).text,
+    ]
     assert outputs[0] == "=== 1 Introduction ===\n\nIntro \ufffd text."
     assert "(B) 3 Method \ufffd (85 chars)" in outputs[1]
-    assert "Abstract: Frequency \U0001F600 domain \ufffd decomposition." in outputs[2]
+    assert "Abstract: Frequency \U0001f600 domain \ufffd decomposition." in outputs[2]
     # the same bytes give the same outputs: a fresh import into another cache agrees
     again, _ = open_release(root, tmp_path / "cache2")
     view2 = again.view(again.item("st_0001"))
-    assert [run_tool(view2, n, a).text for n, a in (("read_section", {"paper_id": G, "section": "A"}),
-                                                    ("list_sections", {"paper_id": G}),
-                                                    ("get_paper_info", {"paper_id": G}))] == outputs
+    assert [
+        run_tool(view2, n, a).text
+        for n, a in (
+            ("read_section", {"paper_id": G, "section": "A"}),
+            ("list_sections", {"paper_id": G}),
+            ("get_paper_info", {"paper_id": G}),
+        )
+    ] == outputs
 
 
 def test_duplicate_label_rows_last_one_counts_with_a_warning(tmp_path):
     qa, graphs, papers, labels = mini_rows()
-    labels.append({"sample_id": "st_0001", "analysis": {"section_recall_labels": [
-        {"paper": "Target Paper", "arxiv_id": "2104.05678", "section": "Apdx_A: Proofs", "relevance": "direct"}]}})
+    labels.append(
+        {
+            "sample_id": "st_0001",
+            "analysis": {
+                "section_recall_labels": [
+                    {
+                        "paper": "Target Paper",
+                        "arxiv_id": "2104.05678",
+                        "section": "Apdx_A: Proofs",
+                        "relevance": "direct",
+                    }
+                ]
+            },
+        }
+    )
     root = write_release(tmp_path / "dup", qa, graphs, papers, labels)
     corpus, report = open_release(root, tmp_path / "cache")
     got = [(lab.arxiv_id, lab.section, lab.relevance, lab.section_index) for lab in corpus.item("st_0001").labels]
@@ -208,20 +234,39 @@ def test_a_run_killed_during_the_first_import_leaves_nothing_behind_for_long(tmp
     five times, missed the import, which lasts a fraction of a second, whenever the test was slower than it."""
     cache = tmp_path / "cache"
     env = dict(os.environ, AGENTHOP_CACHE=str(cache))
-    args = ["--batch", "run", "--data", str(demo_dir), "--agent", "oracle", "--limit", "1", "--quiet", "--db",
-            str(tmp_path / "s.sqlite")]
-    paused = ("import runpy, sys\n"
-              "import sandbox.corpus as corpus\n"
-              "fill = corpus._fill\n"
-              "def paused(*args):\n"
-              "    print('importing', flush=True)\n"
-              "    sys.stdin.read()  # killed here\n"
-              "    return fill(*args)\n"
-              "corpus._fill = paused\n"
-              "sys.argv = ['workbench.cli', *sys.argv[1:]]\n"
-              "runpy.run_module('workbench.cli', run_name='__main__')\n")
-    proc = subprocess.Popen([sys.executable, "-c", paused, *args], env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    args = [
+        "--batch",
+        "run",
+        "--data",
+        str(demo_dir),
+        "--agent",
+        "oracle",
+        "--limit",
+        "1",
+        "--quiet",
+        "--db",
+        str(tmp_path / "s.sqlite"),
+    ]
+    paused = (
+        "import runpy, sys\n"
+        "import sandbox.corpus as corpus\n"
+        "fill = corpus._fill\n"
+        "def paused(*args):\n"
+        "    print('importing', flush=True)\n"
+        "    sys.stdin.read()  # killed here\n"
+        "    return fill(*args)\n"
+        "corpus._fill = paused\n"
+        "sys.argv = ['workbench.cli', *sys.argv[1:]]\n"
+        "runpy.run_module('workbench.cli', run_name='__main__')\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", paused, *args],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert proc.stdout.readline() == "importing\n"
         assert len(list(cache.glob("corpus/.import-*"))) == 1
@@ -247,8 +292,24 @@ def test_qa_arxiv_ids_that_disagree_with_the_graph_are_counted(tmp_path, capsys)
     item = corpus.item("st_0001")
     assert item.gold_arxiv_ids == ("2104.05678",) and item.bridge_arxiv_ids == ("2202.00001",)
     assert paper_flags(item, [("2104.05678", 1)]) == (True, True)  # a read of the gold paper, as the tools record it
-    assert main(["--batch", "run", "--data", str(root), "--agent", "oracle", "--quiet", "--format", "json",
-                 "--db", str(tmp_path / "s.sqlite")]) == 0
+    assert (
+        main(
+            [
+                "--batch",
+                "run",
+                "--data",
+                str(root),
+                "--agent",
+                "oracle",
+                "--quiet",
+                "--format",
+                "json",
+                "--db",
+                str(tmp_path / "s.sqlite"),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "warning: 1 item(s) whose gold_arxiv_ids differ from their graph nodes' arxivId" in err
     assert "warning: 1 item(s) whose seed_arxiv_id differs" in err

@@ -1,4 +1,5 @@
 """The agent's own words: a provider's reasoning kept apart from its content, from the wire to the store."""
+
 from __future__ import annotations
 
 import asyncio
@@ -48,11 +49,18 @@ REASONING = "The seed cites [b]two[/b] papers;\nI should list the gold one's sec
 
 def brain(req, n):
     """Reasoning with content and a call, then reasoning alone with a call, then a plain submit."""
+
     def call(name, args, content, reasoning):
-        msg = {"role": "assistant", "content": content, "reasoning_content": reasoning,
-               "tool_calls": [{"id": f"c{n}", "type": "function",
-                               "function": {"name": name, "arguments": json.dumps(args)}}]}
+        msg = {
+            "role": "assistant",
+            "content": content,
+            "reasoning_content": reasoning,
+            "tool_calls": [
+                {"id": f"c{n}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            ],
+        }
         return Reply(body=completion(msg))
+
     if n == 0:
         return call("list_sections", {"paper_id": G}, "Listing the sections.", REASONING)
     if n == 1:
@@ -63,8 +71,18 @@ def brain(req, n):
 def test_a_provider_s_reasoning_is_stored_apart_from_its_content(mini_corpus, tmp_path):
     with FakeOpenAI(brain) as srv:
         store = Store(tmp_path / "s.sqlite")
-        spec = RunSpec(name="thinker", dataset="t", agent="llm", model="openai/test-model", workers=1, retry=FAST,
-                       attempt_backoff_s=0, agent_options={"base_url": srv.url}, limit=1, caps=Caps())
+        spec = RunSpec(
+            name="thinker",
+            dataset="t",
+            agent="llm",
+            model="openai/test-model",
+            workers=1,
+            retry=FAST,
+            attempt_backoff_s=0,
+            agent_options={"base_url": srv.url},
+            limit=1,
+            caps=Caps(),
+        )
         asyncio.run(Runner(spec, mini_corpus, store).run())
     (traj,) = store.trajectories(store.run("thinker")["id"])
     said = [split_words(s["text"], s["reasoning_chars"]) for s in store.steps(traj["id"]) if s["kind"] == "assistant"]
@@ -82,11 +100,16 @@ def test_a_store_from_before_the_span_opens_and_its_steps_read_as_logged(tmp_pat
     for number, migration in enumerate(MIGRATIONS[:7]):
         db.executescript(migration)
         db.execute(f"PRAGMA user_version = {number + 1}")
-    db.execute("INSERT INTO runs (id, name, agent, dataset, dataset_fingerprint, caps, config, identity, version, "
-               "created_at) VALUES (1, 'old', 'llm', 't', 'f', '{}', '{}', 'i', 'v', 'now')")
+    db.execute(
+        "INSERT INTO runs (id, name, agent, dataset, dataset_fingerprint, caps, config, identity, version, "
+        "created_at) VALUES (1, 'old', 'llm', 't', 'f', '{}', '{}', 'i', 'v', 'now')"
+    )
     db.execute("INSERT INTO trajectories (id, run_id, item_id) VALUES (1, 1, 'st_0001')")
-    db.execute("INSERT INTO steps (trajectory_id, idx, turn, kind, text, points_used, points_left, tokens, rejections)"
-               " VALUES (1, 0, 1, 'assistant', ?, 0, 30, 0, 0)", (f"{THINKING}old why{ANSWER}old what",))
+    db.execute(
+        "INSERT INTO steps (trajectory_id, idx, turn, kind, text, points_used, points_left, tokens, rejections)"
+        " VALUES (1, 0, 1, 'assistant', ?, 0, 30, 0, 0)",
+        (f"{THINKING}old why{ANSWER}old what",),
+    )
     db.commit()
     db.close()
     store = Store(path)

@@ -5,6 +5,7 @@ colour filters in force; the tests read them from Textual's private attributes. 
 which fails with a message naming the attribute and the Textual version when an upgrade removes it, instead of a
 test quietly waiting for nothing or passing on an empty list.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,8 +18,10 @@ def private(obj: Any, name: str) -> Any:
     try:
         return getattr(obj, name)
     except AttributeError:
-        raise AssertionError(f"Textual {textual.__version__}: {type(obj).__name__}.{name} is gone; the tests read it "
-                             "through tests/textual_private.py, which needs updating") from None
+        raise AssertionError(
+            f"Textual {textual.__version__}: {type(obj).__name__}.{name} is gone; the tests read it "
+            "through tests/textual_private.py, which needs updating"
+        ) from None
 
 
 def notifications(app: Any) -> list[Any]:
@@ -61,22 +64,43 @@ def share_parsed_css() -> None:
     if getattr(parse, "shared_by_tests", False):
         return
     if tuple(inspect.signature(parse).parameters) != _PARSE_PARAMETERS:
-        raise AssertionError(f"Textual {textual.__version__}: textual.css.stylesheet.parse{inspect.signature(parse)} "
-                             "is not the parser tests/textual_private.py caches; it needs updating")
+        raise AssertionError(
+            f"Textual {textual.__version__}: textual.css.stylesheet.parse{inspect.signature(parse)} "
+            "is not the parser tests/textual_private.py caches; it needs updating"
+        )
     parsed: dict[tuple, list[Any]] = {}
     frozen: list[Any] = [None, ()]  # the last variable_tokens dict seen and its hashable form (one per stylesheet)
 
     def tokens_key(variable_tokens: dict | None) -> tuple:
         if variable_tokens is not frozen[0]:
-            frozen[:] = [variable_tokens, tuple((name, tuple(tokens)) for name, tokens in (variable_tokens or {}).items())]
+            frozen[:] = [
+                variable_tokens,
+                tuple((name, tuple(tokens)) for name, tokens in (variable_tokens or {}).items()),
+            ]
         return frozen[1]
 
     def shared(scope, css, read_from, variables=None, variable_tokens=None, is_default_rules=False, tie_breaker=0):
-        key = (scope, css, read_from, tuple((variables or {}).items()), tokens_key(variable_tokens), is_default_rules,
-               tie_breaker)
+        key = (
+            scope,
+            css,
+            read_from,
+            tuple((variables or {}).items()),
+            tokens_key(variable_tokens),
+            is_default_rules,
+            tie_breaker,
+        )
         if key not in parsed:
-            parsed[key] = list(parse(scope, css, read_from, variables=variables, variable_tokens=variable_tokens,
-                                     is_default_rules=is_default_rules, tie_breaker=tie_breaker))
+            parsed[key] = list(
+                parse(
+                    scope,
+                    css,
+                    read_from,
+                    variables=variables,
+                    variable_tokens=variable_tokens,
+                    is_default_rules=is_default_rules,
+                    tie_breaker=tie_breaker,
+                )
+            )
         yield from parsed[key]
 
     shared.shared_by_tests = True

@@ -4,6 +4,7 @@ Every colour the app uses comes from a theme: the `.tcss` files beside this modu
 theme variables only ($primary, $success, $warning, $error, $panel, ...), so any
 Textual theme (built-in, ANSI, or these two) restyles the whole app.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -31,8 +32,12 @@ _PALETTE: dict[str, tuple[str, str]] = {
 def _theme(name: str, dark: bool) -> Theme:
     """One of the two themes from its column of the palette; footer keys take the accent colour."""
     colours = {role: pair[0 if dark else 1] for role, pair in _PALETTE.items()}
-    return Theme(name=name, dark=dark, **colours,
-                 variables={"footer-key-foreground": colours["accent"], "block-cursor-text-style": "bold"})
+    return Theme(
+        name=name,
+        dark=dark,
+        **colours,
+        variables={"footer-key-foreground": colours["accent"], "block-cursor-text-style": "bold"},
+    )
 
 
 AGENTHOP_DARK = _theme("agenthop-dark", dark=True)
@@ -43,6 +48,17 @@ DEFAULT_THEME = AGENTHOP_DARK.name
 LIGHT_THEME = AGENTHOP_LIGHT.name
 # Names users may type for Textual's terminal-native ANSI themes.
 ALIASES: dict[str, str] = {"textual-ansi": "ansi-dark", "ansi": "ansi-dark"}
-STYLESHEETS: tuple[str, ...] = ("workbench.tcss", "runs.tcss", "launch.tcss", "live.tcss", "stepper.tcss",
-                                "diagnostics.tcss", "help.tcss", "scaling.tcss", "audit.tcss",
-                                "compare.tcss", "items.tcss", "play.tcss")
+STYLESHEETS: tuple[str, ...] = (
+    "workbench.tcss",
+    "runs.tcss",
+    "launch.tcss",
+    "live.tcss",
+    "stepper.tcss",
+    "diagnostics.tcss",
+    "help.tcss",
+    "scaling.tcss",
+    "audit.tcss",
+    "compare.tcss",
+    "items.tcss",
+    "play.tcss",
+)

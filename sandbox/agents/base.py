@@ -3,6 +3,7 @@
 Errors are classified by type here, once, by the agent that knows its transport;
 the episode never looks at message text.
 """
+
 from __future__ import annotations
 
 import json

@@ -13,6 +13,7 @@ replayed turn with the conversation that turn answered; an LLM agent (stateless:
 messages) has none. Whatever the agent, a live call id that the conversation already holds is
 renamed, so ids never collide with the prefix's.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -32,14 +33,27 @@ def prefix_turns(steps: list[dict[str, Any]], termination: str | None, stop: str
         if s["kind"] != "assistant":
             continue
         usage = s.get("usage") or {}
-        calls = [ToolCall(c.get("id") or f"prefix_{i}", c.get("name") or "", c.get("args"))
-                 for i, c in enumerate(s.get("tool_args") or [])]
+        calls = [
+            ToolCall(c.get("id") or f"prefix_{i}", c.get("name") or "", c.get("args"))
+            for i, c in enumerate(s.get("tool_args") or [])
+        ]
         raw = dict(usage.get("raw") or {}) if isinstance(usage.get("raw") or {}, dict) else {"raw": usage.get("raw")}
         raw[PREFIX_MARK] = True
         reasoning = split_words(s.get("text"), s.get("reasoning_chars")).reasoning or None
-        turns.append(AssistantTurn(text=s.get("text"), reasoning=reasoning, tool_calls=calls, usage=Usage(
-            prompt=usage.get("prompt", 0), completion=usage.get("completion", 0), cache_read=usage.get("cache_read", 0),
-            cache_creation=usage.get("cache_creation", 0), raw=raw)))
+        turns.append(
+            AssistantTurn(
+                text=s.get("text"),
+                reasoning=reasoning,
+                tool_calls=calls,
+                usage=Usage(
+                    prompt=usage.get("prompt", 0),
+                    completion=usage.get("completion", 0),
+                    cache_read=usage.get("cache_read", 0),
+                    cache_creation=usage.get("cache_creation", 0),
+                    raw=raw,
+                ),
+            )
+        )
     stopped = any(s["kind"] == "nudge" and (s.get("text") or "").startswith(stop) for s in steps)
     if turns and (stopped or termination == "answer" or any(c.name == "submit_answer" for c in turns[-1].tool_calls)):
         turns.pop()
@@ -67,8 +81,9 @@ class ContinuationAgent:
         return unique_ids(await self.agent.act(messages, tools), messages)
 
 
-def unique_ids(turn: AssistantTurn, messages: list[dict[str, Any]], used: frozenset[str] | set[str] = frozenset()
-               ) -> AssistantTurn:
+def unique_ids(
+    turn: AssistantTurn, messages: list[dict[str, Any]], used: frozenset[str] | set[str] = frozenset()
+) -> AssistantTurn:
     """The turn with every call id the conversation already holds, `used` holds (the episode's ids from before its
     history was replaced by a summary) or the turn repeats renamed `<id>-<n>` (letters, digits, `_` and `-` only:
     Anthropic refuses a `tool_use` id with any other character).

@@ -3,6 +3,7 @@
 Used for sequential scaling on the token axis with scripted agents; the raw usage says
 `estimated`, so nobody mistakes it for a provider's count.
 """
+
 from __future__ import annotations
 
 import json

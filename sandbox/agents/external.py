@@ -8,6 +8,7 @@ lives here: costs, caps, rejection texts, footers and terminations are the episo
 One call per turn: an outside agent never batches calls and never sends plain text, so
 a turn of it is exactly one tool call.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -17,7 +18,6 @@ from typing import Any
 
 from sandbox.agents.base import split_footer, turn_number
 from sandbox.records import AssistantTurn, ToolCall
-
 
 MCP_PREFIX = "mcp:"
 
@@ -88,7 +88,7 @@ class ExternalAgent:
         return self._pending is not None and not self._pending.done()
 
     async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
-        fresh = tuple(m for m in messages[self._read:] if m.get("role") != "assistant")
+        fresh = tuple(m for m in messages[self._read :] if m.get("role") != "assistant")
         self._read = len(messages)
         self._turn = turn_number(messages)
         observation = Observation(len(self.seen) + 1, fresh)

@@ -17,6 +17,7 @@ which waits for the next turn. Every call is out of domain with probability p wh
 expected out-of-domain share of its calls is exactly p (tests check the observed share against its binomial
 interval). The draws come from a generator of their own: without extra tools the agent is the plain one.
 """
+
 from __future__ import annotations
 
 import random
@@ -29,10 +30,77 @@ from sandbox.records import TOOL_NAMES, AssistantTurn, Caps, Item
 from sandbox.tools import listed_papers, listed_sections
 
 _WORD = re.compile(r"\w+")
-STOP = frozenset("""a an the of in on to for from by with and or is are was were be been that this these those which what how
-why does do did its it their there than as at into onto seed paper papers work works cited cites according earlier
-study studies describes describe statement both correctly introduced them combines combine adopts adopt builds build
-reuses reuse from one""".split())
+STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "that",
+        "this",
+        "these",
+        "those",
+        "which",
+        "what",
+        "how",
+        "why",
+        "does",
+        "do",
+        "did",
+        "its",
+        "it",
+        "their",
+        "there",
+        "than",
+        "as",
+        "at",
+        "into",
+        "onto",
+        "seed",
+        "paper",
+        "papers",
+        "work",
+        "works",
+        "cited",
+        "cites",
+        "according",
+        "earlier",
+        "study",
+        "studies",
+        "describes",
+        "describe",
+        "statement",
+        "both",
+        "correctly",
+        "introduced",
+        "them",
+        "combines",
+        "combine",
+        "adopts",
+        "adopt",
+        "builds",
+        "build",
+        "reuses",
+        "reuse",
+        "from",
+        "one",
+    ]
+)
 READ_COST, NAV_COST = 5, 1
 
 
@@ -62,8 +130,15 @@ class _State:
 class HeuristicAgent:
     name = "heuristic"
 
-    def __init__(self, item: Item, rng: random.Random, budget: int = Caps.budget, explore: float = 0.2,
-                 distractible: float = 0.0, distraction_rng: random.Random | None = None):
+    def __init__(
+        self,
+        item: Item,
+        rng: random.Random,
+        budget: int = Caps.budget,
+        explore: float = 0.2,
+        distractible: float = 0.0,
+        distraction_rng: random.Random | None = None,
+    ):
         self.item = item
         self.rng = rng
         self.distractible = distractible
@@ -72,8 +147,10 @@ class HeuristicAgent:
         self.explore = explore
         self.q = content_words(item.question)
         self.s = _State()
-        self.s.pending = [("get_references", {"paper_id": item.seed_paper_id}),
-                          ("search_papers", {"query": " ".join(sorted(self.q)), "top_k": 10})]
+        self.s.pending = [
+            ("get_references", {"paper_id": item.seed_paper_id}),
+            ("search_papers", {"query": " ".join(sorted(self.q)), "top_k": 10}),
+        ]
 
     # ------------------------------------------------------------ observing
 
@@ -100,10 +177,12 @@ class HeuristicAgent:
         self.s.listing_for = None
         if not sections:
             return
+
         def score(entry: tuple[str, str]) -> tuple[float, float]:
             words = content_words(entry[1])
             bonus = 0.5 if "method" in words else 0.0
             return (len(words & self.q) + bonus, self.rng.random())
+
         best = max(sections, key=score)
         self.s.pending.insert(0, ("read_section", {"paper_id": pid, "section": best[0]}))
 
@@ -211,10 +290,12 @@ class HeuristicAgent:
         the conversation is replaced). Deterministic: no random draw, so a summary never shifts later choices."""
         read = ", ".join(dict.fromkeys(pid for pid, _ in self.s.reads)) or "none"
         left = sum(1 for c in self.s.candidates.values() if c.has_text and not c.visited)
-        return (f"Tried: keyword-ranked navigation from the seed ({len(self.s.candidates)} candidate papers seen). "
-                f"Collected: {len(self.s.reads)} section(s) read, from {read}. "
-                f"Current state: the answer goes to the option best supported by those reads. "
-                f"Remaining: {left} unvisited candidate(s) with full text.")
+        return (
+            f"Tried: keyword-ranked navigation from the seed ({len(self.s.candidates)} candidate papers seen). "
+            f"Collected: {len(self.s.reads)} section(s) read, from {read}. "
+            f"Current state: the answer goes to the option best supported by those reads. "
+            f"Remaining: {left} unvisited candidate(s) with full text."
+        )
 
     def _distraction(self, tools: tuple[dict, ...], n: int) -> AssistantTurn | None:
         """With probability `distractible`, a call to one of the out-of-domain tools offered (None otherwise, or when
@@ -227,17 +308,33 @@ class HeuristicAgent:
 
     def _submit(self, n: int) -> AssistantTurn:
         letter = "ABCD"[self.choose_option()]
-        return AssistantTurn(None, [call("submit_answer", n, answer=letter,
-                                         reasoning=f"Best supported by {len(self.s.reads)} section(s) read.")])
+        return AssistantTurn(
+            None,
+            [
+                call(
+                    "submit_answer",
+                    n,
+                    answer=letter,
+                    reasoning=f"Best supported by {len(self.s.reads)} section(s) read.",
+                )
+            ],
+        )
 
 
-_PLACEHOLDERS: dict[str, Any] = {"string": "example", "integer": 1, "number": 1.0, "boolean": False, "array": [],
-                                 "object": {}}
+_PLACEHOLDERS: dict[str, Any] = {
+    "string": "example",
+    "integer": 1,
+    "number": 1.0,
+    "boolean": False,
+    "array": [],
+    "object": {},
+}
 
 
 def placeholder_arguments(schema: dict[str, Any]) -> dict[str, Any]:
     """The required arguments of a tool schema, each a placeholder of its type."""
     params = schema.get("parameters") or {}
     props = params.get("properties") or {}
-    return {name: _PLACEHOLDERS.get((props.get(name) or {}).get("type"), "example")
-            for name in params.get("required") or []}
+    return {
+        name: _PLACEHOLDERS.get((props.get(name) or {}).get("type"), "example") for name in params.get("required") or []
+    }

@@ -20,6 +20,7 @@ Quitting mid-item is cancellation: the task running the episode is cancelled whi
 played as an abandoned attempt (`workbench.service.play`), and the item is played again from
 its first turn, marked `resumed`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

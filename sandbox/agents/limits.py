@@ -1,17 +1,19 @@
 """Per-provider concurrency and requests-per-minute limits shared by every episode of a run."""
+
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
 
 
 class RateLimiter:
     """At most `concurrency` calls in flight and `rpm` call starts per minute (a token bucket, smooth)."""
 
-    def __init__(self, concurrency: int | None = None, rpm: float | None = None,
-                 clock=time.monotonic, sleep=asyncio.sleep):
+    def __init__(
+        self, concurrency: int | None = None, rpm: float | None = None, clock=time.monotonic, sleep=asyncio.sleep
+    ):
         self.sem = asyncio.Semaphore(concurrency) if concurrency else None
         self.interval = 60.0 / rpm if rpm else 0.0
         self.next_slot = 0.0

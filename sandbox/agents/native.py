@@ -10,6 +10,7 @@ the calls in flight), HTTP/2 when `h2` is installed and the server offers it (AL
 body; reading them into a turn or an error is `replies.reply_outcome`'s job, shared with the
 litellm path, so both clients classify and parse the same way.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -64,8 +65,11 @@ class NativeClient:
     def __init__(self, base_url: str, api_key: str, timeout_s: float):
         self.base_url = base_url.rstrip("/")
         self.url = self.base_url + "/chat/completions"
-        self.headers = {"authorization": f"Bearer {api_key}", "content-type": "application/json",
-                        "accept": "application/json"}
+        self.headers = {
+            "authorization": f"Bearer {api_key}",
+            "content-type": "application/json",
+            "accept": "application/json",
+        }
         self.timeout = httpx.Timeout(timeout_s)
         self._timeout = self.timeout.as_dict()
         self._url = httpx.URL(self.url)
@@ -75,7 +79,7 @@ class NativeClient:
         self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[Shard]] = weakref.WeakKeyDictionary()
         self._ssl: Any = None  # one TLS context for every shard (building one loads the CA bundle: tens of ms)
 
-    def shard(self) -> "Shard":
+    def shard(self) -> Shard:
         """The least busy client of this loop's pool, or a new one when every client has SHARD calls in flight."""
         loop = asyncio.get_running_loop()
         shards = self._by_loop.setdefault(loop, [])
@@ -83,8 +87,12 @@ class NativeClient:
         if best is None or best.in_flight >= SHARD:
             if self._ssl is None:
                 self._ssl = httpx.create_ssl_context()
-            client = httpx.AsyncClient(timeout=self.timeout, http2=self._http2, verify=self._ssl,
-                                       limits=httpx.Limits(max_connections=None, max_keepalive_connections=None))
+            client = httpx.AsyncClient(
+                timeout=self.timeout,
+                http2=self._http2,
+                verify=self._ssl,
+                limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
+            )
             best = Shard(client, httpx.Headers({**client.headers, **self.headers}))
             shards.append(best)
         return best
@@ -99,8 +107,14 @@ class NativeClient:
         """
         content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
         shard = self.shard()
-        request = httpx.Request("POST", self._url, content=content, headers=shard.headers,
-                                cookies=shard.client.cookies or None, extensions={"timeout": self._timeout})
+        request = httpx.Request(
+            "POST",
+            self._url,
+            content=content,
+            headers=shard.headers,
+            cookies=shard.client.cookies or None,
+            extensions={"timeout": self._timeout},
+        )
         shard.in_flight += 1
         try:
             response = await shard.client.send(request)

@@ -4,6 +4,7 @@ It is the upper bound and a self-check: on a well-formed benchmark it must reach
 accuracy and 100% paper and section recall, so any shortfall is a bug in the data or in us.
 Told to answer now (STOP) it answers at once; `replay` walks its plan through a replayed prefix.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -58,9 +59,12 @@ class OracleAgent:
             self.plan.pop(0)
         if summary_requested(messages):
             left = [name for name, _ in self.plan]
-            return AssistantTurn(text=f"Tried: the labelled route from the seed. Collected: the gold sections read. "
-                                      f"Current answer: {'ABCD'[self.item.correct_index]}. Remaining: "
-                                      f"{', '.join(left) or 'nothing'}.", tool_calls=[])
+            return AssistantTurn(
+                text=f"Tried: the labelled route from the seed. Collected: the gold sections read. "
+                f"Current answer: {'ABCD'[self.item.correct_index]}. Remaining: "
+                f"{', '.join(left) or 'nothing'}.",
+                tool_calls=[],
+            )
         answer = ("submit_answer", {"answer": "ABCD"[self.item.correct_index], "reasoning": "oracle"})
         name, args = answer if answer_now(messages) or not self.plan else self.plan.pop(0)
         return AssistantTurn(text=None, tool_calls=[call(name, turn_number(messages), **args)])

@@ -1,4 +1,5 @@
 """Per-model sampling presets (reference §6.3b): only the knobs a model needs; the user's flags override them."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -7,13 +8,17 @@ from sandbox.pricing import bare_model
 
 PRESETS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("claude-opus-4-6", "claude-sonnet-4-6"), {"reasoning_effort": "medium"}),
-    (("claude-opus-4-1", "claude-opus-4", "claude-opus-4-5", "claude-sonnet-4-5", "claude-sonnet-4"),
-     {"reasoning_effort": "8192"}),
+    (
+        ("claude-opus-4-1", "claude-opus-4", "claude-opus-4-5", "claude-sonnet-4-5", "claude-sonnet-4"),
+        {"reasoning_effort": "8192"},
+    ),
     (("claude-haiku-4-5", "claude-haiku-4"), {}),
     (("gpt-5.4", "gpt-5.3-codex", "gpt-5"), {"reasoning_effort": "medium"}),
     (("deepseek-chat", "deepseek-reasoner"), {"max_tokens": 8192}),
-    (("gemini-3.1-pro", "gemini-3.1-flash", "gemini-3-flash-preview", "gemini-3-flash"),
-     {"top_k": 64, "reasoning_effort": "medium"}),
+    (
+        ("gemini-3.1-pro", "gemini-3.1-flash", "gemini-3-flash-preview", "gemini-3-flash"),
+        {"top_k": 64, "reasoning_effort": "medium"},
+    ),
     (("gemini-2.5-pro", "gemini-2.5-flash"), {"top_k": 64}),
     (("zai-org/glm-5.1", "glm-5.1"), {}),
     (("minimaxai/minimax-m2.7", "minimax-m2.7"), {"top_k": 40}),

@@ -13,6 +13,7 @@ not the way the reference does everywhere, so the differences are decided here, 
 - Standard OpenAI parameters a provider does not take are left out here (what litellm's
   `drop_params` would do, without its silent resend of a request that got a 422).
 """
+
 from __future__ import annotations
 
 import re
@@ -53,8 +54,9 @@ def thinking_budget(effort: str) -> int:
         return THINKING_BUDGETS[effort]
     if effort.isdigit() and int(effort) > 0:
         return int(effort)
-    raise ValueError(f"reasoning effort {effort!r} for an Anthropic model must be low, medium, high or a number "
-                     "of thinking tokens")
+    raise ValueError(
+        f"reasoning effort {effort!r} for an Anthropic model must be low, medium, high or a number of thinking tokens"
+    )
 
 
 def request_params(provider: str, model: str, sampling: dict[str, Any], supported: set[str] | None) -> dict[str, Any]:
@@ -116,7 +118,8 @@ def cache_marked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for i in range(len(out) - 1, -1, -1):
         msg = out[i]
         if msg.get("role") == "assistant" and any(
-                (tc.get("function") or {}).get("name") == "read_section" for tc in msg.get("tool_calls") or ()):
+            (tc.get("function") or {}).get("name") == "read_section" for tc in msg.get("tool_calls") or ()
+        ):
             last = i
             while last + 1 < len(out) and out[last + 1].get("role") == "tool":
                 last += 1
@@ -132,19 +135,23 @@ def cache_marked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # models take other parameters) stay on litellm; so do bare names (`gpt-4.1`: litellm decides their route).
 NATIVE_ROUTES = {"openai/": "openai", "hosted_vllm/": "hosted_vllm"}
 # OpenAI catalogue models whose chat request litellm leaves alone, except that it knows they take no reasoning_effort.
-OPENAI_PLAIN = re.compile(r"(gpt-3\.5-turbo|gpt-4|gpt-4-turbo|gpt-4o|gpt-4o-mini|gpt-4\.1|gpt-4\.1-mini|gpt-4\.1-nano)"
-                          r"(-\d{4}(-\d{2}-\d{2})?|-\d{4}-preview|-preview|-16k)?")
+OPENAI_PLAIN = re.compile(
+    r"(gpt-3\.5-turbo|gpt-4|gpt-4-turbo|gpt-4o|gpt-4o-mini|gpt-4\.1|gpt-4\.1-mini|gpt-4\.1-nano)"
+    r"(-\d{4}(-\d{2}-\d{2})?|-\d{4}-preview|-preview|-16k)?"
+)
 # Every other name from OpenAI's catalogue (litellm's `open_ai_chat_completion_models`); gpt-oss is an open model.
-OPENAI_TRANSFORMED = re.compile(r"(gpt-(?!oss)|o\d|chatgpt|chat-latest|computer-use|codex|daybreak|ft:|\d+-x-\d+/|"
-                                r"(high|medium|low|standard|hd)/|omni-|openai/|sora|text-|tts-|whisper|dall-e|"
-                                r"davinci|babbage)")
+OPENAI_TRANSFORMED = re.compile(
+    r"(gpt-(?!oss)|o\d|chatgpt|chat-latest|computer-use|codex|daybreak|ft:|\d+-x-\d+/|"
+    r"(high|medium|low|standard|hd)/|omni-|openai/|sora|text-|tts-|whisper|dall-e|"
+    r"davinci|babbage)"
+)
 
 
 def native_provider(model: str) -> str | None:
     """The litellm route a model takes if the native client can send its request unchanged, else None."""
     for prefix, provider in NATIVE_ROUTES.items():
         if model.startswith(prefix):
-            name = model[len(prefix):]
+            name = model[len(prefix) :]
             if provider == "openai" and OPENAI_TRANSFORMED.match(name) and not OPENAI_PLAIN.fullmatch(name):
                 return None
             return provider
@@ -165,7 +172,8 @@ def wire_body(request: dict[str, Any]) -> dict[str, Any]:
     `extra_body` fields (top_k) at the top level, as the OpenAI SDK merges them."""
     body = {k: v for k, v in request.items() if k != "extra_body"}
     body["model"] = request["model"].split("/", 1)[1]
-    body["messages"] = [m if None not in m.values() else {k: v for k, v in m.items() if v is not None}
-                        for m in request["messages"]]
+    body["messages"] = [
+        m if None not in m.values() else {k: v for k, v in m.items() if v is not None} for m in request["messages"]
+    ]
     body.update(request.get("extra_body") or {})
     return body

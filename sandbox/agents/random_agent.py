@@ -3,6 +3,7 @@
 Told to answer now (STOP) it guesses at once; walked through a replayed prefix (continuation) it
 makes the same random draws it would have made live (`replay`).
 """
+
 from __future__ import annotations
 
 import random

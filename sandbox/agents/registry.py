@@ -1,4 +1,5 @@
 """Building an agent for one (item, replicate) from a run's agent spec, with a seed that depends on both."""
+
 from __future__ import annotations
 
 import random
@@ -29,8 +30,9 @@ def episode_rng(seed: int, item_id: str, replicate: int, attempt: int = 0) -> ra
     return random.Random(f"{seed}:{item_id}:{replicate}:{attempt}")
 
 
-def make_scripted(kind: str, item: Item, caps: Caps, seed: int, replicate: int, attempt: int = 0,
-                  distractible: float = 0.0) -> Any:
+def make_scripted(
+    kind: str, item: Item, caps: Caps, seed: int, replicate: int, attempt: int = 0, distractible: float = 0.0
+) -> Any:
     """A scripted agent for one (item, replicate, attempt). `distractible` is the heuristic's out-of-domain call
     probability (the general-agent setting), drawn from a generator of its own."""
     rng = episode_rng(seed, item.id, replicate, attempt)
@@ -39,6 +41,11 @@ def make_scripted(kind: str, item: Item, caps: Caps, seed: int, replicate: int, 
     if kind == "random":
         return RandomAgent(item, rng, budget=caps.budget)
     if kind == "heuristic":
-        return HeuristicAgent(item, rng, budget=caps.budget, distractible=distractible,
-                              distraction_rng=episode_rng(seed, f"{item.id}#distraction", replicate, attempt))
+        return HeuristicAgent(
+            item,
+            rng,
+            budget=caps.budget,
+            distractible=distractible,
+            distraction_rng=episode_rng(seed, f"{item.id}#distraction", replicate, attempt),
+        )
     raise ValueError(f"unknown agent '{kind}' (expected one of {', '.join(SCRIPTED)} or llm)")

@@ -18,6 +18,7 @@ the token-limit note, cache-creation tokens are topped up until the cumulative c
 the logged "Token limit reached (N > cap)" figure (at least cap + 1), so the crossing is reproduced
 even when the note carries no tokens of its own.
 """
+
 from __future__ import annotations
 
 import re
@@ -60,7 +61,8 @@ class ReplayAgent:
             self.overrun += 1
             raise InfrastructureError(
                 f"replay log exhausted: the reference logged {len(self.log.turns)} turn records and ended as "
-                f"{self.log.terminated_by!r}")
+                f"{self.log.terminated_by!r}"
+            )
         index, record = self.pos, self.log.turns[self.pos]
         self.pos += 1
         kind = record.kind
@@ -122,5 +124,10 @@ def caps_from_logs(logs: Iterable[ReferenceLog], default: Caps = DEFAULT_CAPS) -
     token_caps = [n[1] for log in logs for t in log.turns if t.kind == "token_limit" and (n := t.token_limit_numbers())]
     max_tokens = Counter(token_caps).most_common(1)[0][0] if token_caps else default.max_tokens_total
     disabled = sorted(set().union(*(log.disabled_tools for log in logs)) | set(default.disabled_tools))
-    return Caps(budget=budget, max_turns=max_turns, max_tokens_total=max_tokens, costs=default.costs,
-                disabled_tools=tuple(disabled))
+    return Caps(
+        budget=budget,
+        max_turns=max_turns,
+        max_tokens_total=max_tokens,
+        costs=default.costs,
+        disabled_tools=tuple(disabled),
+    )

@@ -4,6 +4,7 @@ exception type; never by message text — with the key scrubbed from anything th
 
 Pure reading and classification: sending the call and deciding what an episode does next is `llm`'s job.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -11,8 +12,13 @@ import json
 import re
 from typing import Any
 
-from sandbox.agents.base import (InfrastructureError, ModelError, NonTransientModelError, RefusedRequest,
-                                 TransientModelError)
+from sandbox.agents.base import (
+    InfrastructureError,
+    ModelError,
+    NonTransientModelError,
+    RefusedRequest,
+    TransientModelError,
+)
 from sandbox.agents.litellm_import import litellm_module, loaded_litellm
 from sandbox.agents.wire import Wire, parse_retry_after, status_in_chain
 from sandbox.records import Usage
@@ -68,8 +74,12 @@ def reply_outcome(status: int, retry_after: str | None, body: bytes, secret: str
     except (ValueError, UnicodeDecodeError):
         return TransientModelError(scrub(f"unreadable response (HTTP {status}): not JSON: {snippet(body)}", secret))
     choices = data.get("choices") if isinstance(data, dict) else None
-    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict) or \
-            not isinstance(choices[0].get("message"), dict):
+    if (
+        not choices
+        or not isinstance(choices, list)
+        or not isinstance(choices[0], dict)
+        or not isinstance(choices[0].get("message"), dict)
+    ):
         return NonTransientModelError(f"the provider returned a response without choices (HTTP {status})")
     return data
 
@@ -96,8 +106,9 @@ REFUSED = (400, 413, 422)  # the request itself is refused: the same request get
 # of those that send no code (vLLM "maximum context length", llama.cpp "exceeds the available context size",
 # Anthropic "prompt is too long"). The words only name the refusal; what the episode does is decided by the status.
 OVERFLOW_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error", "context_window_exceeded"})
-OVERFLOW_WORDS = re.compile(r"context (length|size|window)|maximum context|prompt is too long|too many (input )?tokens",
-                            re.I)
+OVERFLOW_WORDS = re.compile(
+    r"context (length|size|window)|maximum context|prompt is too long|too many (input )?tokens", re.I
+)
 
 
 def error_codes(body: bytes | None) -> set[str]:
@@ -191,17 +202,25 @@ def read_usage(usage: Any) -> Usage:
     """Reference §3.5 buckets from litellm's OpenAI-shaped usage: non-cached prompt, completion, cache read, creation."""
     if usage is None:
         return Usage()
-    get = (lambda k: usage.get(k)) if isinstance(usage, dict) else (lambda k: getattr(usage, k, None))
+    get = (usage.get) if isinstance(usage, dict) else (lambda k: getattr(usage, k, None))
     prompt = int(get("prompt_tokens") or 0)
     completion = int(get("completion_tokens") or 0)
     details = get("prompt_tokens_details")
-    cached = getattr(details, "cached_tokens", None) if details is not None and not isinstance(details, dict) else (
-        details or {}).get("cached_tokens")
+    cached = (
+        getattr(details, "cached_tokens", None)
+        if details is not None and not isinstance(details, dict)
+        else (details or {}).get("cached_tokens")
+    )
     cached = int(cached or get("cache_read_input_tokens") or get("prompt_cache_hit_tokens") or 0)
     creation = int(get("cache_creation_input_tokens") or 0)
     raw = usage.model_dump() if hasattr(usage, "model_dump") else dict(usage) if isinstance(usage, dict) else None
-    return Usage(prompt=max(0, prompt - cached - creation), completion=completion, cache_read=cached,
-                 cache_creation=creation, raw=_jsonable(raw))
+    return Usage(
+        prompt=max(0, prompt - cached - creation),
+        completion=completion,
+        cache_read=cached,
+        cache_creation=creation,
+        raw=_jsonable(raw),
+    )
 
 
 def _jsonable(obj: Any) -> Any:
@@ -244,7 +263,8 @@ def classify(exc: Exception, secret: str | None = None, wire: Wire | None = None
     transport = tuple(getattr(litellm, name) for name in TRANSPORT_FAILURES)
     if isinstance(exc, (*transport, asyncio.TimeoutError, TimeoutError, ConnectionError)):
         return TransientModelError(message)
-    if status is None and isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError,
-                                           litellm.NotFoundError)):
+    if status is None and isinstance(
+        exc, (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.NotFoundError)
+    ):
         return InfrastructureError(message)
     return NonTransientModelError(message)

@@ -9,6 +9,7 @@ would otherwise see every call twice: `prose`). A reply cut off by the completio
 end inside a call that no pattern can read; `cut_off_call` finds that fragment, so it is shown
 and counted rather than silently dropped.
 """
+
 from __future__ import annotations
 
 import json
@@ -103,8 +104,11 @@ def find_text_calls(text: str | None, names: Collection[str] = TOOL_NAMES) -> Te
         return out
 
     def fenced_code():
-        return [(_from_python(line, names), m.span()) for m in _FENCED_CODE.finditer(text)
-                for line in m.group(1).splitlines()]
+        return [
+            (_from_python(line, names), m.span())
+            for m in _FENCED_CODE.finditer(text)
+            for line in m.group(1).splitlines()
+        ]
 
     def channel():
         return [(_channel(m.group(1), m.group(2), names), m.span()) for m in _CHANNEL.finditer(text)]
@@ -140,8 +144,9 @@ def prose(text: str, spans: list[tuple[int, int]]) -> str:
 _CALL_START = re.compile(r"<tool_call>|```(?:tool_call|json|tool_code)\b|<\|channel\|>")
 
 
-def cut_off_call(text: str | None, spans: list[tuple[int, int]] = (), names: Collection[str] = TOOL_NAMES
-                 ) -> tuple[str, int] | None:
+def cut_off_call(
+    text: str | None, spans: list[tuple[int, int]] = (), names: Collection[str] = TOOL_NAMES
+) -> tuple[str, int] | None:
     """The unfinished call a reply cut off by the completion limit ends with: (the fragment, where it starts), or
     None. A fragment is what follows the last opening of a call (a `<tool_call>` tag, a tool fence, a channel
     header, or a top-level `{` that names a tool) outside the calls already read; it must not be complete."""

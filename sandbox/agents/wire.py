@@ -12,6 +12,7 @@ classifies on that record; exception types decide only when no response came bac
 One client per event loop and run (connections belong to the loop that opened them),
 built like litellm's own (its aiohttp transport), and reused by every call of the run.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -20,13 +21,25 @@ import email.utils
 import os
 import time
 import weakref
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 # Providers whose litellm handler takes an `AsyncHTTPHandler` as `client` (and ignores any other type).
-HTTPX_PROVIDERS = frozenset({"anthropic", "gemini", "vertex_ai", "vertex_ai_beta", "deepseek", "together_ai",
-                             "hosted_vllm", "xai", "openrouter"})
+HTTPX_PROVIDERS = frozenset(
+    {
+        "anthropic",
+        "gemini",
+        "vertex_ai",
+        "vertex_ai_beta",
+        "deepseek",
+        "together_ai",
+        "hosted_vllm",
+        "xai",
+        "openrouter",
+    }
+)
 # Providers litellm sends through the OpenAI SDK, which takes an `AsyncOpenAI` as `client`.
 OPENAI_SDK_PROVIDERS = frozenset({"openai", "custom_openai"})
 
@@ -141,5 +154,6 @@ class Clients:
         import openai
 
         base = self.api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or None
-        return openai.AsyncOpenAI(api_key=self.api_key, base_url=base, http_client=handler.client, max_retries=0,
-                                  timeout=self.timeout_s)
+        return openai.AsyncOpenAI(
+            api_key=self.api_key, base_url=base, http_client=handler.client, max_retries=0, timeout=self.timeout_s
+        )

@@ -6,9 +6,11 @@ SDK's client must be entered and left in one task: so one owner task holds the c
 from a queue, one at a time. Whatever goes wrong — a timeout, an error result, a server that exits mid-run — is
 the `Error calling …` text the agent sees as a tool error; nothing here raises into an episode.
 """
+
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shlex
 from typing import Any
 
@@ -56,9 +58,13 @@ class McpRegistry:
         self._owner = asyncio.create_task(self._own(server))
         try:
             tools = await asyncio.wait_for(asyncio.shield(self._listed), START_TIMEOUT_S)
-        except (asyncio.TimeoutError, Exception) as exc:
+        except (TimeoutError, Exception) as exc:
             await self.close()
-            why = "it did not list its tools in time" if isinstance(exc, asyncio.TimeoutError) else str(exc) or type(exc).__name__
+            why = (
+                "it did not list its tools in time"
+                if isinstance(exc, asyncio.TimeoutError)
+                else str(exc) or type(exc).__name__
+            )
             raise RegistryError(f"--extra-tools mcp:{self.command}: the server could not be used: {why}") from None
         if not tools:
             await self.close()
@@ -71,8 +77,11 @@ class McpRegistry:
 
         assert self._listed is not None
         try:
-            async with Client(server, client_info=types.Implementation(name="agenthop-workbench", version="1"),
-                              read_timeout_seconds=self.timeout_s) as client:
+            async with Client(
+                server,
+                client_info=types.Implementation(name="agenthop-workbench", version="1"),
+                read_timeout_seconds=self.timeout_s,
+            ) as client:
                 listed = await client.list_tools()
                 tools = []
                 for t in listed.tools:
@@ -95,8 +104,11 @@ class McpRegistry:
                         continue
                     if not reply.done():
                         text = _text(result)
-                        reply.set_result(ToolOutcome(f"Error calling {name}: {text}", "error") if result.is_error
-                                         else ToolOutcome(text))
+                        reply.set_result(
+                            ToolOutcome(f"Error calling {name}: {text}", "error")
+                            if result.is_error
+                            else ToolOutcome(text)
+                        )
         except BaseException as exc:  # the server exited, or the run is closing it
             self._gone = f"the MCP server has stopped ({_why(exc, self.timeout_s)})"
             if not self._listed.done():
@@ -115,16 +127,19 @@ class McpRegistry:
         if self._gone is not None or self._owner is None or self._owner.done():
             return ToolOutcome(f"Error calling {name}: {self._gone or 'the MCP server is not running'}", "error")
         if not isinstance(args, dict):
-            return ToolOutcome(f"Error calling {name}: Missing or invalid parameter — arguments must be an object", "error")
+            return ToolOutcome(
+                f"Error calling {name}: Missing or invalid parameter — arguments must be an object", "error"
+            )
         reply: asyncio.Future[ToolOutcome] = asyncio.get_running_loop().create_future()
         await self._queue.put((name, args, reply))
         try:
             # the owner times the call out itself; this bound covers the calls queued ahead of it
             return await asyncio.wait_for(asyncio.shield(reply), self.timeout_s * 4)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             reply.cancel()
-            return ToolOutcome(f"Error calling {name}: no reply from the MCP server within {self.timeout_s * 4:.0f}s",
-                               "error")
+            return ToolOutcome(
+                f"Error calling {name}: no reply from the MCP server within {self.timeout_s * 4:.0f}s", "error"
+            )
 
     async def close(self) -> None:
         """Stop the server (the owner task leaves the client, which ends the process)."""
@@ -133,12 +148,10 @@ class McpRegistry:
         await self._queue.put(None)
         try:
             await asyncio.wait_for(asyncio.shield(self._owner), 10)
-        except (asyncio.TimeoutError, Exception):
+        except (TimeoutError, Exception):
             self._owner.cancel()
-            try:
+            with contextlib.suppress(BaseException):
                 await self._owner
-            except BaseException:
-                pass
 
 
 def _why(exc: BaseException, timeout_s: float) -> str:

@@ -15,6 +15,7 @@ the setting's one definition:
 
 `setting_record` is what a run records and compares on resume; `ExtraTools` is what an episode uses.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -63,7 +64,7 @@ class ExtraTool:
 def one_line(description: str) -> str:
     """The first sentence of a description, cut at `SHORT_CHARS` (with an ellipsis): the study's one-line summary."""
     first = re.split(r"(?<=[.!?])\s", description.strip(), maxsplit=1)[0].splitlines()[0] if description.strip() else ""
-    return first if len(first) <= SHORT_CHARS else first[:SHORT_CHARS - 1].rstrip() + "…"
+    return first if len(first) <= SHORT_CHARS else first[: SHORT_CHARS - 1].rstrip() + "…"
 
 
 def _without_descriptions(parameters: dict[str, Any]) -> dict[str, Any]:
@@ -71,12 +72,15 @@ def _without_descriptions(parameters: dict[str, Any]) -> dict[str, Any]:
     out = dict(parameters)
     props = parameters.get("properties")
     if isinstance(props, dict):
-        out["properties"] = {k: {f: v for f, v in p.items() if f != "description"} if isinstance(p, dict) else p
-                             for k, p in props.items()}
+        out["properties"] = {
+            k: {f: v for f, v in p.items() if f != "description"} if isinstance(p, dict) else p
+            for k, p in props.items()
+        }
     return out
 
 
 # ------------------------------------------------------------------------------------------------ registries
+
 
 def parse_source(text: str) -> tuple[str, str]:
     """("builtin", ""), ("file", path) or ("mcp", command) from the `--extra-tools` value."""
@@ -143,7 +147,7 @@ def _file_entry(path: Path, index: int, entry: Any, seen: set[str]) -> ExtraTool
         raise bad(prefix + "description", "expected a string")
     params = fn.get("parameters", {"type": "object", "properties": {}})
     if not isinstance(params, dict) or params.get("type") != "object":
-        raise bad(prefix + "parameters", "expected a JSON Schema object ({\"type\": \"object\", ...})")
+        raise bad(prefix + "parameters", 'expected a JSON Schema object ({"type": "object", ...})')
     if not isinstance(params.get("properties", {}), dict):
         raise bad(prefix + "parameters.properties", "expected an object")
     required = params.get("required", [])
@@ -156,6 +160,7 @@ def _file_entry(path: Path, index: int, entry: Any, seen: set[str]) -> ExtraTool
 
 
 # ------------------------------------------------------------------------------------------------ the setting
+
 
 def select(tools: Sequence[ExtraTool], count: int | None, seed: int) -> list[ExtraTool]:
     """`count` tools of the registry (all when None) by a seeded permutation of its names: nested across counts."""
@@ -178,8 +183,9 @@ def estimated_tokens(text: str) -> int:
     return -(-len(text) // 4)
 
 
-def setting_record(source: str, tools: Sequence[ExtraTool], count: int | None, detail: str, cost: int,
-                   seed: int) -> dict[str, Any]:
+def setting_record(
+    source: str, tools: Sequence[ExtraTool], count: int | None, detail: str, cost: int, seed: int
+) -> dict[str, Any]:
     """What a run records of its setting. `identity` is compared on resume (which tools and their schemas, how many,
     detail, cost, order seed); `tool_block_tokens` and `schema_tokens` are the registry's size in the prompt."""
     from sandbox.prompts import TOOL_SCHEMAS, TOOLS_BLOCK
@@ -194,13 +200,23 @@ def setting_record(source: str, tools: Sequence[ExtraTool], count: int | None, d
     shown = [t.schema(detail) for t in chosen]
     digest = hashlib.sha256(json.dumps([[t.schema("full"), t.canned] for t in chosen], sort_keys=True).encode())
     block = extra_block(chosen, detail, cost)
-    record = {"source": kind, "count": len(chosen), "detail": detail, "cost": cost, "seed": seed,
-              "tools": [t.name for t in chosen], "order": order, "digest": digest.hexdigest(),
-              "registry_size": len(tools),
-              "tool_block_tokens": {"protocol": estimated_tokens(TOOLS_BLOCK), "extra": estimated_tokens(block)},
-              "schema_tokens": {"protocol": estimated_tokens(json.dumps(TOOL_SCHEMAS)),
-                                "extra": estimated_tokens(json.dumps(shown))},
-              "tokens_estimated": "characters / 4"}
+    record = {
+        "source": kind,
+        "count": len(chosen),
+        "detail": detail,
+        "cost": cost,
+        "seed": seed,
+        "tools": [t.name for t in chosen],
+        "order": order,
+        "digest": digest.hexdigest(),
+        "registry_size": len(tools),
+        "tool_block_tokens": {"protocol": estimated_tokens(TOOLS_BLOCK), "extra": estimated_tokens(block)},
+        "schema_tokens": {
+            "protocol": estimated_tokens(json.dumps(TOOL_SCHEMAS)),
+            "extra": estimated_tokens(json.dumps(shown)),
+        },
+        "tokens_estimated": "characters / 4",
+    }
     if kind != "builtin":  # the file (absolute: a resume may start elsewhere) or the command; not the identity
         record["where"] = str(Path(where).resolve()) if kind == "file" else where
     return record
@@ -286,7 +302,7 @@ def check_arguments(tool: ExtraTool, args: Any) -> str | None:
 
 def local_caller(tools: Sequence[ExtraTool]) -> ToolCaller:
     """Calls answered in-process: a file tool's canned text, a built-in tool's deterministic result."""
-    from sandbox.extra_tools.builtin import builtin_tools, builtin_result
+    from sandbox.extra_tools.builtin import builtin_result, builtin_tools
 
     handlers = {s["name"]: h for s, h in builtin_tools()}
     by_name = {t.name: t for t in tools}

@@ -4,6 +4,7 @@
 compares). `open_extra_tools` rebuilds the tools from that record when the runner starts — the built-in tools by
 name, a file's from the file, an MCP server's by starting it again — and refuses a registry whose tools changed.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -13,8 +14,16 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sandbox.extra_tools.registry import (ExtraTool, ExtraTools, RegistryError, builtin_registry, load_file,
-                                          local_caller, parse_source, setting_record)
+from sandbox.extra_tools.registry import (
+    ExtraTool,
+    ExtraTools,
+    RegistryError,
+    builtin_registry,
+    load_file,
+    local_caller,
+    parse_source,
+    setting_record,
+)
 
 
 def registry_tools(source: str) -> list[ExtraTool]:
@@ -62,7 +71,9 @@ def resolve(source: str, count: int | None, detail: str, cost: int, seed: int) -
 
 
 def _digest(tools: list[ExtraTool]) -> str:
-    return hashlib.sha256(json.dumps([[t.schema("full"), t.canned] for t in tools], sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps([[t.schema("full"), t.canned] for t in tools], sort_keys=True).encode()
+    ).hexdigest()
 
 
 def _chosen(record: dict[str, Any], tools: list[ExtraTool]) -> list[ExtraTool]:
@@ -77,8 +88,9 @@ def _chosen(record: dict[str, Any], tools: list[ExtraTool]) -> list[ExtraTool]:
 
 
 @asynccontextmanager
-async def open_extra_tools(record: dict[str, Any] | None,
-                           timeout_s: float | None = None) -> AsyncIterator[ExtraTools | None]:
+async def open_extra_tools(
+    record: dict[str, Any] | None, timeout_s: float | None = None
+) -> AsyncIterator[ExtraTools | None]:
     """The setting's tools for the duration of a run (an MCP server runs until the block ends); `timeout_s` bounds
     each forwarded MCP call (execution, not identity: a resume may change it)."""
     if record is None:

@@ -7,6 +7,7 @@ paper's (19 runs × 1,011 items) is simulated from a Rasch model (P(right) = log
 computation), and only this orientation gives the paper's magnitude: the transposed reading (runs as the
 components, items as respondents) is a different, much lower number on the same panel.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -7,6 +7,7 @@ discordant counts b (only the first model right) and c (only the second right) i
 p = min(1, 2·P(Bin(b + c, ½) ≤ min(b, c))), checked against an exact rational computation and against
 `scipy.stats.binomtest`; then the same p through `compare`, on the set the table uses (items both runs recalled).
 """
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,7 @@ def exact_p(b: int, c: int) -> Fraction:
     n = b + c
     if n == 0:
         return Fraction(1)
-    tail = Fraction(sum(comb(n, k) for k in range(min(b, c) + 1)), 2 ** n)
+    tail = Fraction(sum(comb(n, k) for k in range(min(b, c) + 1)), 2**n)
     return min(Fraction(1), 2 * tail)
 
 
@@ -54,8 +55,10 @@ def test_compare_tests_conversion_on_the_items_both_recalled(tmp_path, capsys):
     recalled* — they are outside the Table 12 set, so they change the marginal conversion but not the test."""
     db = tmp_path / "s.sqlite"
     for name in ("A", "B"):
-        assert main(["--batch", "run", "--agent", "oracle", "--run", name, "--db", str(db), "--quiet",
-                     "--format", "json"]) == 0
+        assert (
+            main(["--batch", "run", "--agent", "oracle", "--run", name, "--db", str(db), "--quiet", "--format", "json"])
+            == 0
+        )
     store = Store(db)
     st = sorted(t["item_id"] for t in store.trajectories(store.run("A")["id"]) if t["kind"] == "st")
     run_id = {n: store.run(n)["id"] for n in ("A", "B")}
@@ -63,8 +66,10 @@ def test_compare_tests_conversion_on_the_items_both_recalled(tmp_path, capsys):
     def update(run: str, items: list[str], **fields: int) -> None:
         cols = ", ".join(f"{k} = ?" for k in fields)
         for item in items:
-            store.conn.execute(f"UPDATE trajectories SET {cols} WHERE run_id = ? AND item_id = ?",
-                               (*fields.values(), run_id[run], item))
+            store.conn.execute(
+                f"UPDATE trajectories SET {cols} WHERE run_id = ? AND item_id = ?",
+                (*fields.values(), run_id[run], item),
+            )
         store.conn.commit()
 
     update("A", st[:2], correct=0)

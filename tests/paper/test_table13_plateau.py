@@ -6,6 +6,7 @@ K − 1, FPC = 1 unless a population is given). Where the released data and the 
 search: the page says "≈112K"), the test pins what the data gives. The plateau's edge cases and the other §2.7
 studies (MathHay, SWE-bench, mcpbench) are in tests/stats/test_plateau.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,13 @@ def test_gemini_search_accuracies_and_transitions(capsys):
     assert r["budgets"] == ["48", "64", "80", "96", "112", "128"]
     assert [round(a, 3) for a in r["accuracy"]] == [0.060, 0.156, 0.166, 0.176, 0.176, 0.176]
     assert r["z"] == pytest.approx(2.326, abs=5e-4)  # Bonferroni over the 5 transitions
-    published = [(0.0955, 0.0240, 0.0396), (0.0101, 0.0140, -0.0224), (0.0101, 0.0099, -0.0131),
-                 (0.0, 0.0141, -0.0329), (0.0, 0.0122, -0.0284)]
+    published = [
+        (0.0955, 0.0240, 0.0396),
+        (0.0101, 0.0140, -0.0224),
+        (0.0101, 0.0099, -0.0131),
+        (0.0, 0.0141, -0.0329),
+        (0.0, 0.0122, -0.0284),
+    ]
     for t, (d_bar, sigma, c_k) in zip(r["transitions"], published, strict=True):
         assert t["d_bar"] == pytest.approx(d_bar, abs=5e-5)
         assert t["sigma_boot"] == pytest.approx(sigma, abs=5e-4)

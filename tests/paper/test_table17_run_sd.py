@@ -6,6 +6,7 @@ replicate values shaped like the table's (three runs per model, accuracies a poi
 against `statistics.pstdev` and numpy's `std(ddof=0)`, through the panel's own path (`replicate_spread` over
 trajectories).
 """
+
 from __future__ import annotations
 
 import statistics
@@ -38,8 +39,11 @@ def test_run_to_run_sd_is_the_population_sd(model):
 def test_replicate_spread_over_trajectories():
     """Three replicates of 200 items with 102, 99 and 101 right: SD = pstdev(0.51, 0.495, 0.505)."""
     right = [102, 99, 101]
-    records = [{"item_id": f"q{i}", "replicate": r, "correct": i < k, "kind": "st"}
-               for r, k in enumerate(right) for i in range(200)]
+    records = [
+        {"item_id": f"q{i}", "replicate": r, "correct": i < k, "kind": "st"}
+        for r, k in enumerate(right)
+        for i in range(200)
+    ]
     spread = replicate_spread(records)
     want = statistics.pstdev([k / 200 for k in right])
     assert spread["n"] == 3 and spread["std"] == pytest.approx(want, rel=1e-12)

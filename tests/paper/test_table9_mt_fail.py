@@ -4,6 +4,7 @@ The categories 0-Gold / Prem / Explored / Stayed split exactly that population a
 given without both gold papers (a guess) is in it; a wrong answer after reading every gold (the old
 "All-Gold") is not, and is reported apart. Both tests fail on the old definition (wrong MT answers).
 """
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,8 @@ import json
 import pytest
 
 from storage import Store
-from workbench.service import reports
 from workbench.cli import main
+from workbench.service import reports
 
 CATEGORIES = ("0-Gold", "Prem", "Explored", "Stayed")
 
@@ -28,12 +29,27 @@ OTHER = ["read_section", "ok", "x", "other", 1]
 
 def mt(item: str, correct: bool, recalled: bool, actions: list) -> dict:
     """One multi-target trajectory, its paper-recall flag as the runner stores it (both golds delivered)."""
-    return {"item_id": item, "replicate": 0, "kind": "mt", "depth": 1, "n_gold": 2, "correct": correct,
-            "paper_recall": recalled, "paper_recall_any": any(a[3] == "gold" for a in actions),
-            "section_recall": recalled, "termination": "answer", "tool_calls": len(actions),
-            "turns_with_calls": len(actions), "turns": len(actions), "points_used": len(actions), "tokens": 0,
-            "predicted_index": 0, "correct_index": 0 if correct else 1, "actions": actions,
-            "tool_sequence": [a[0] for a in actions]}
+    return {
+        "item_id": item,
+        "replicate": 0,
+        "kind": "mt",
+        "depth": 1,
+        "n_gold": 2,
+        "correct": correct,
+        "paper_recall": recalled,
+        "paper_recall_any": any(a[3] == "gold" for a in actions),
+        "section_recall": recalled,
+        "termination": "answer",
+        "tool_calls": len(actions),
+        "turns_with_calls": len(actions),
+        "turns": len(actions),
+        "points_used": len(actions),
+        "tokens": 0,
+        "predicted_index": 0,
+        "correct_index": 0 if correct else 1,
+        "actions": actions,
+        "tool_sequence": [a[0] for a in actions],
+    }
 
 
 def test_hand_built_records_with_known_categories():
@@ -47,8 +63,15 @@ def test_hand_built_records_with_known_categories():
         mt("g", False, False, [gold("g1"), gold("g1"), SUBMIT]),  # Stayed
         {**mt("s", False, False, [OTHER, SUBMIT]), "kind": "st", "n_gold": 1},  # single-target: never counted
     ]
-    run = {"name": "hand", "agent": "scripted", "model": None, "dataset": "hand", "ablation": "full",
-           "status": "done", "planned": len(records)}
+    run = {
+        "name": "hand",
+        "agent": "scripted",
+        "model": None,
+        "dataset": "hand",
+        "ablation": "full",
+        "status": "done",
+        "planned": len(records),
+    }
     recall_mt = reports.report_of(run, records)["counts"]["search"]["paper_recall"]["mt"]
     assert recall_mt == [2, 7]
     fail = reports.analytics(records)["stopping"]["mt_fail"]

@@ -1,15 +1,21 @@
 """The error, API-error, prompt-with-cache and cache-hit figures of `stats.axes`, against brute force on random
 hand-made records (issue 22: a failure is never hidden, and cache reads are shown beside the protocol's count)."""
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stats import axes
 
-record = st.fixed_dictionaries({
-    "termination": st.sampled_from(axes.TERMINATIONS), "api_errors": st.integers(0, 6) | st.none(),
-    "prompt_tokens": st.integers(0, 5000), "cache_read_tokens": st.integers(0, 5000),
-    "cache_creation_tokens": st.integers(0, 500), "kind": st.sampled_from(["st", "mt"]),
-})
+record = st.fixed_dictionaries(
+    {
+        "termination": st.sampled_from(axes.TERMINATIONS),
+        "api_errors": st.integers(0, 6) | st.none(),
+        "prompt_tokens": st.integers(0, 5000),
+        "cache_read_tokens": st.integers(0, 5000),
+        "cache_creation_tokens": st.integers(0, 500),
+        "kind": st.sampled_from(["st", "mt"]),
+    }
+)
 
 
 @settings(max_examples=100, deadline=None)
@@ -29,8 +35,11 @@ def test_against_brute_force(records):
 
 
 def test_the_interval_terms_agree_with_the_rates():
-    records = [{"termination": "error", "api_errors": 1}, {"termination": "answer", "api_errors": 2},
-               {"termination": "answer", "api_errors": 0}]
+    records = [
+        {"termination": "error", "api_errors": 1},
+        {"termination": "answer", "api_errors": 2},
+        {"termination": "answer", "api_errors": 0},
+    ]
     table = axes.Table.of(records)
     num, den = axes.ratio_terms(table)["api_error_rate"]
     assert list(num) == [1, 1, 0] and list(den) == [1, 1, 1]

@@ -1,5 +1,6 @@
 """Fingerprints (paper §4.2): signatures on hand-made trajectories, the permutation test against scipy's, Holm across
 signatures, and words that come from the tests, never from a family's name."""
+
 from __future__ import annotations
 
 import itertools
@@ -25,8 +26,14 @@ OTHER_READ = a("read_section", "x", "other", True)
 def test_signatures_of_hand_made_trajectories():
     immediate = [a("get_references", "s"), a("list_sections", "g"), GOLD_READ, a("submit_answer")]
     verified = [a("search_papers"), GOLD_READ, OTHER_READ, a("think"), a("think"), a("submit_answer")]
-    late = [GOLD_READ, a("list_sections", "x"), a("get_references", "x"), a("search_papers"), OTHER_READ,
-            a("submit_answer")]
+    late = [
+        GOLD_READ,
+        a("list_sections", "x"),
+        a("get_references", "x"),
+        a("search_papers"),
+        OTHER_READ,
+        a("submit_answer"),
+    ]
     blind = [a("search_papers"), a("submit_answer")]
     never = [a("search_papers"), a("search_papers")]
     t = fp.trajectory_terms
@@ -42,8 +49,12 @@ def test_signatures_of_hand_made_trajectories():
     assert t(again)["verify_before_commit"] == (1, 1)  # a re-read of a known paper verifies
     assert t(verified)["think_share"] == (2, 6) and t(verified)["search_volume"] == (1, 1)
     assert t(late)["nav_share"] == (3, 6) and t(late)["read_share"] == (2, 6)
-    model = fp.model_signature([{"actions": immediate, "tool_calls": 4, "turns_with_calls": 2},
-                                {"actions": verified, "tool_calls": 6, "turns_with_calls": 6}])
+    model = fp.model_signature(
+        [
+            {"actions": immediate, "tool_calls": 4, "turns_with_calls": 2},
+            {"actions": verified, "tool_calls": 6, "turns_with_calls": 6},
+        ]
+    )
     assert model["calls_per_turn"]["value"] == pytest.approx(10 / 8)
     assert model["early_commit"]["value"] == 0.5 and model["think_share"]["value"] == pytest.approx(2 / 10)
 
@@ -76,8 +87,13 @@ def test_permutation_p_agrees_with_scipy():
     group = [True] * 3 + [False] * 6
     ours = fp.permutation_test(x, group)["p"]
     # two-sided as |difference| at least the observed one (scipy's "two-sided" doubles the smaller tail instead)
-    ref = sps.permutation_test((x[:3], x[3:]), lambda u, v: abs(np.mean(u) - np.mean(v)),
-                               permutation_type="independent", alternative="greater", n_resamples=np.inf).pvalue
+    ref = sps.permutation_test(
+        (x[:3], x[3:]),
+        lambda u, v: abs(np.mean(u) - np.mean(v)),
+        permutation_type="independent",
+        alternative="greater",
+        n_resamples=np.inf,
+    ).pvalue
     assert ours == pytest.approx(ref)
 
 
@@ -95,13 +111,19 @@ def _panel(early: dict[str, list[float]]) -> tuple[dict, dict]:
 
 
 def test_words_come_from_the_tests_and_holm():
-    early = {"A": [0.9, 0.92, 0.95, 0.91, 0.93], "B": [0.3, 0.32, 0.28, 0.31, 0.29],
-             "C": [0.35, 0.33, 0.27, 0.26, 0.34]}
+    early = {
+        "A": [0.9, 0.92, 0.95, 0.91, 0.93],
+        "B": [0.3, 0.32, 0.28, 0.31, 0.29],
+        "C": [0.35, 0.33, 0.27, 0.26, 0.34],
+    }
     per_model, family_of = _panel(early)
     tests = fp.family_tests(per_model, family_of)
     a_early = tests["A"]["signatures"]["early_commit"]
-    assert a_early["p"] == pytest.approx(brute_force_p([v["early_commit"]["value"] for v in per_model.values()],
-                                                        [family_of[m] == "A" for m in per_model]))
+    assert a_early["p"] == pytest.approx(
+        brute_force_p(
+            [v["early_commit"]["value"] for v in per_model.values()], [family_of[m] == "A" for m in per_model]
+        )
+    )
     raw = [tests["A"]["signatures"][s]["p"] for s in fp.SIGNATURES]
     assert [tests["A"]["signatures"][s]["p_holm"] for s in fp.SIGNATURES] == pytest.approx(holm(raw))
     assert tests["A"]["words"] == ["commits early"]

@@ -1,4 +1,5 @@
 """Holm's step-down adjustment against a hand computation and its defining properties."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """Tool-use fingerprints: n-grams, bigram Δ-accuracy with Fisher + Bonferroni, top trigram, transitions."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -112,6 +113,7 @@ def test_panel_mean_delta():
 
 def test_panel_bigrams_keep_those_present_in_at_least_half_of_the_runs():
     """The paper keeps bigrams present in ≥ 10 of its 19 models: with 19 runs, 10 is in, 9 is out; with 4, 2 is in."""
+
     def run(present: bool):
         seqs = [[READ, SUBMIT], [THINK, SUBMIT]] if present else [[THINK, SUBMIT], [THINK, SUBMIT]]
         return bigram_delta_accuracy(seqs, [True, False])
@@ -173,7 +175,7 @@ def test_transition_matrix():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(TOOLS + ("bogus",)), max_size=10), max_size=10))
+@given(st.lists(st.lists(st.sampled_from((*TOOLS, "bogus")), max_size=10), max_size=10))
 def test_transition_rows_are_distributions_or_zero(seqs):
     m = transition_matrix(seqs)
     probs = np.array(m["probabilities"])

@@ -1,5 +1,6 @@
 """Parallel scaling (test-time-scaling.md §3): estimators against brute-force enumeration, vote ties,
 committed selections and the verification gap."""
+
 from __future__ import annotations
 
 import itertools
@@ -11,19 +12,19 @@ from hypothesis import strategies as st
 
 from stats.parallel import (
     accepted_coverage,
-    k_subsets,
     committed_accuracy,
     expected_max_at_k,
     expected_max_items,
+    k_subsets,
     king_of_the_hill,
     majority_vote,
     majority_vote_accuracy,
     pairwise_selection,
     pass_at_k,
     pass_at_k_items,
-    strategies_ci,
     pointwise_items,
     pointwise_selection,
+    strategies_ci,
     verification_gap,
     with_ci,
 )
@@ -51,16 +52,22 @@ def test_pass_at_k_hand_values():
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.booleans(), min_size=1, max_size=9).flatmap(
-    lambda o: st.tuples(st.just(o), st.integers(min_value=1, max_value=len(o)))))
+@given(
+    st.lists(st.booleans(), min_size=1, max_size=9).flatmap(
+        lambda o: st.tuples(st.just(o), st.integers(min_value=1, max_value=len(o)))
+    )
+)
 def test_pass_at_k_equals_subset_enumeration(case):
     outcomes, k = case
     assert pass_at_k(len(outcomes), sum(outcomes), k) == pytest.approx(brute_pass_at_k(outcomes, k), abs=1e-12)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.floats(min_value=0, max_value=1), min_size=1, max_size=8).flatmap(
-    lambda s: st.tuples(st.just(s), st.integers(min_value=1, max_value=len(s)))))
+@given(
+    st.lists(st.floats(min_value=0, max_value=1), min_size=1, max_size=8).flatmap(
+        lambda s: st.tuples(st.just(s), st.integers(min_value=1, max_value=len(s)))
+    )
+)
 def test_expected_max_equals_subset_enumeration(case):
     scores, k = case
     assert expected_max_at_k(scores, k) == pytest.approx(brute_max_at_k(scores, k), abs=1e-12)
@@ -102,7 +109,7 @@ def test_clear_majority():
 
 
 def test_answer_formats_are_one_vote():
-    """"(b)", "B." and "b" used to be three different votes, none equal to the gold "B"."""
+    """ "(b)", "B." and "b" used to be three different votes, none equal to the gold "B"."""
     v = majority_vote(["B.", "(B)", "b"], "B")
     assert v.modes == ("B",) and v.votes == 3 and v.expected_correct == 1.0 and v.earliest_correct
     assert majority_vote(["(b)"], "B").expected_correct == 1.0
@@ -223,8 +230,9 @@ def test_k_subsets_are_the_subsets_pass_at_k_averages_over():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 7).flatmap(lambda n: st.tuples(st.lists(st.booleans(), min_size=n, max_size=n),
-                                                        st.integers(1, n))))
+@given(
+    st.integers(1, 7).flatmap(lambda n: st.tuples(st.lists(st.booleans(), min_size=n, max_size=n), st.integers(1, n)))
+)
 def test_oracle_over_k_subsets_is_unbiased_pass_at_k(case):
     correct, k = case
     oracle = np.mean([any(correct[j] for j in s) for s in k_subsets(len(correct), k)])

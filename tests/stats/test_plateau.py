@@ -1,5 +1,6 @@
 """The scaling plateau (test-time-scaling.md §2.3–2.5): regression on released data, every §2.4 edge
 case on constructed data with known answers, and properties of the bootstrap."""
+
 from __future__ import annotations
 
 import json
@@ -67,12 +68,39 @@ def test_deepseek_mcpbench_fpc_zero_degeneracy(released):
 def test_to_dict_is_json(released):
     budgets, items, matrix = study(released, "Gemini-2.5-Flash_search_distraction_all_sequential")
     d = json.loads(json.dumps(plateau(matrix, budgets, items=items, n_boot=500).to_dict()))
-    for key in ("k_star", "k_star_first", "plateau_budget", "budgets", "accuracy", "n", "n_dropped", "fpc", "z",
-                "alpha", "correction", "no_significant_gain", "censored", "degenerate_variance", "fpc_zero",
-                "borderline", "transitions"):
+    for key in (
+        "k_star",
+        "k_star_first",
+        "plateau_budget",
+        "budgets",
+        "accuracy",
+        "n",
+        "n_dropped",
+        "fpc",
+        "z",
+        "alpha",
+        "correction",
+        "no_significant_gain",
+        "censored",
+        "degenerate_variance",
+        "fpc_zero",
+        "borderline",
+        "transitions",
+    ):
         assert key in d
-    for key in ("from", "to", "d_bar", "sigma_boot", "c_k", "significant", "borderline", "improved", "worsened",
-                "sign_test_p", "mc_se"):
+    for key in (
+        "from",
+        "to",
+        "d_bar",
+        "sigma_boot",
+        "c_k",
+        "significant",
+        "borderline",
+        "improved",
+        "worsened",
+        "sign_test_p",
+        "mc_se",
+    ):
         assert key in d["transitions"][0]
     assert d["transitions"][0]["from"] == "48" and d["plateau_budget"] == "64"
 
@@ -345,10 +373,14 @@ def test_sigma_is_the_plain_bootstrap_sd():
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(min_value=3, max_value=25).flatmap(
-    lambda n: st.tuples(st.lists(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=4, max_size=4),
-                                 min_size=n, max_size=n),
-                        st.permutations(range(n)))))
+@given(
+    st.integers(min_value=3, max_value=25).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=4, max_size=4), min_size=n, max_size=n),
+            st.permutations(range(n)),
+        )
+    )
+)
 def test_invariant_to_item_order(case):
     rows, perm = case
     y = np.array(rows)
@@ -416,8 +448,19 @@ def test_matched_trials_drop_incomplete_trials():
 # input shapes and labels
 
 
-@pytest.mark.parametrize("label,value", [("64", 64), ("64k", 64_000), ("8K", 8_000), ("1.5M", 1_500_000),
-                                         (" 30 ", 30), (128, 128), (0.5, 0.5), ("2g", 2e9)])
+@pytest.mark.parametrize(
+    "label,value",
+    [
+        ("64", 64),
+        ("64k", 64_000),
+        ("8K", 8_000),
+        ("1.5M", 1_500_000),
+        (" 30 ", 30),
+        (128, 128),
+        (0.5, 0.5),
+        ("2g", 2e9),
+    ],
+)
 def test_parse_budget(label, value):
     assert parse_budget(label) == value
 
@@ -443,7 +486,7 @@ def test_scores_from_rows():
     assert budgets == ["8k", "64k"] and items == ["a", "b"]
     assert np.array_equal(matrix, np.array([[0.0, 1.0], [np.nan, 0.0]]), equal_nan=True)
     with pytest.raises(ValueError, match="conflicting"):
-        scores_from_rows(rows + [("a", "8k", "1")])
+        scores_from_rows([*rows, ("a", "8k", "1")])
     with pytest.raises(ValueError, match="expected"):
         scores_from_rows([("a", "8k")])
 

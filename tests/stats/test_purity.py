@@ -1,4 +1,5 @@
 """`stats` is pure: numpy, scipy and the stdlib only, and no I/O (DESIGN.md, package table)."""
+
 from __future__ import annotations
 
 import ast

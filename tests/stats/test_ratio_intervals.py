@@ -1,4 +1,5 @@
 """The one-run interval bootstrap behind `report --ci`: ratios of sums, one chunked draw, items as the unit."""
+
 from __future__ import annotations
 
 import numpy as np

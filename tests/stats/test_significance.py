@@ -1,4 +1,5 @@
 """Exact tests, agreement statistics and bootstrap intervals, against hand values and scipy."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -74,13 +75,15 @@ def test_mcnemar_matches_scipy_binomtest(pairs):
 # orientation: the items are the components, the runs the respondents
 
 
-MATRIX = np.array([
-    [1, 1, 1],
-    [1, 1, 0],
-    [1, 0, 0],
-    [0, 0, 0],
-    [1, 0, 1],
-])
+MATRIX = np.array(
+    [
+        [1, 1, 1],
+        [1, 1, 0],
+        [1, 0, 0],
+        [0, 0, 0],
+        [1, 0, 1],
+    ]
+)
 
 
 def test_cronbach_alpha_hand_value():
@@ -169,8 +172,13 @@ def test_spearman_four_runs_in_perfect_order_is_not_p_zero():
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(3, 6).flatmap(lambda n: st.tuples(st.lists(st.integers(0, 4), min_size=n, max_size=n),
-                                                     st.lists(st.integers(0, 4), min_size=n, max_size=n))))
+@given(
+    st.integers(3, 6).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(0, 4), min_size=n, max_size=n), st.lists(st.integers(0, 4), min_size=n, max_size=n)
+        )
+    )
+)
 def test_spearman_exact_p_equals_enumeration_with_ties(xy):
     from scipy.stats import spearmanr
 
@@ -200,8 +208,9 @@ def test_fisher_exact_equals_scipy(table):
     from stats.significance import fisher_exact_two_sided
 
     a, b, c, d = table
-    assert fisher_exact_two_sided(a, b, c, d) == pytest.approx(fisher_exact([[a, b], [c, d]]).pvalue, rel=1e-8,
-                                                               abs=1e-300)
+    assert fisher_exact_two_sided(a, b, c, d) == pytest.approx(
+        fisher_exact([[a, b], [c, d]]).pvalue, rel=1e-8, abs=1e-300
+    )
 
 
 def test_fisher_exact_hand_values_and_ties():

@@ -1,4 +1,5 @@
 """Stopping behaviour: every category on a constructed trajectory, and exclusivity/exhaustiveness."""
+
 from __future__ import annotations
 
 import pytest
@@ -49,24 +50,27 @@ def st_(actions, correct=True, termination="answer"):
 # MT failures
 
 
-@pytest.mark.parametrize("actions,expected", [
-    ([SEARCH, X, SUBMIT], "0-Gold"),
-    ([read("g1", "gold", delivered=False, status="metadata_only"), SUBMIT], "0-Gold"),
-    ([read("g1", "gold", delivered=False, status="rejected"), THINK], "0-Gold"),
-    ([X, G1, THINK, SUBMIT], "Prem"),
-    ([G1], "Prem"),
-    ([G1, SEARCH, THINK, SUBMIT], "Explored"),
-    ([G1, call("get_paper_info", "g2", "gold"), SUBMIT], "Explored"),
-    ([G1, read("g2", "gold", delivered=False, status="not_found"), SUBMIT], "Explored"),
-    ([G1, X, read("g1", "gold"), SUBMIT], "Explored"),
-    ([G1, read("g1", "gold"), call("list_sections", "g1", "gold"), SUBMIT], "Stayed"),
-    ([G1, call("get_references", "g1", "gold"), THINK], "Explored"),  # asking for its references is moving on
-    ([G1, call("get_paper_info", "g1", "gold"), THINK], "Stayed"),
-    ([G1, read("b", "bridge"), SUBMIT], "Explored"),
-    ([G1, read("g1", "gold"), X, SUBMIT], "Explored"),
-    ([G1, G2, SUBMIT], None),  # paper recall met: outside Table 9's population
-    ([G2, X, G1, X, SUBMIT], None),
-])
+@pytest.mark.parametrize(
+    "actions,expected",
+    [
+        ([SEARCH, X, SUBMIT], "0-Gold"),
+        ([read("g1", "gold", delivered=False, status="metadata_only"), SUBMIT], "0-Gold"),
+        ([read("g1", "gold", delivered=False, status="rejected"), THINK], "0-Gold"),
+        ([X, G1, THINK, SUBMIT], "Prem"),
+        ([G1], "Prem"),
+        ([G1, SEARCH, THINK, SUBMIT], "Explored"),
+        ([G1, call("get_paper_info", "g2", "gold"), SUBMIT], "Explored"),
+        ([G1, read("g2", "gold", delivered=False, status="not_found"), SUBMIT], "Explored"),
+        ([G1, X, read("g1", "gold"), SUBMIT], "Explored"),
+        ([G1, read("g1", "gold"), call("list_sections", "g1", "gold"), SUBMIT], "Stayed"),
+        ([G1, call("get_references", "g1", "gold"), THINK], "Explored"),  # asking for its references is moving on
+        ([G1, call("get_paper_info", "g1", "gold"), THINK], "Stayed"),
+        ([G1, read("b", "bridge"), SUBMIT], "Explored"),
+        ([G1, read("g1", "gold"), X, SUBMIT], "Explored"),
+        ([G1, G2, SUBMIT], None),  # paper recall met: outside Table 9's population
+        ([G2, X, G1, X, SUBMIT], None),
+    ],
+)
 def test_mt_fail_categories(actions, expected):
     assert mt_fail_category(mt(actions)) == expected
 
@@ -125,23 +129,26 @@ def test_missing_n_gold_defaults_by_kind():
 # after the evidence
 
 
-@pytest.mark.parametrize("actions,expected", [
-    ([SEARCH, G1, SUBMIT], "Imm"),
-    ([G1, THINK, SUBMIT], "Thnk"),
-    ([G1, THINK, THINK, SUBMIT], "Thnk"),
-    ([G1, X, SUBMIT], "Read"),
-    ([G1, THINK, SEARCH, X, SUBMIT], "Read"),  # navigated, then read more: reading more sections
-    ([G1, read("x", "other", delivered=False, status="rejected"), SUBMIT], "Read"),  # it chose to read more
-    ([G1, X], "Read"),
-    ([G1, THINK, SEARCH, SUBMIT], "Nav"),  # navigation without a read: not "Read"
-    ([G1, call("get_references", "g1", "gold"), SUBMIT], "Nav"),
-    ([G1, call("list_sections", "x", "other"), THINK, SUBMIT], "Nav"),
-    ([G1, THINK], "End"),
-    ([G1, SEARCH], "End"),
-    ([G1], "End"),
-    ([G1, read("g1", "gold"), SUBMIT], "Imm"),  # counted from the last gold read
-    ([X, SUBMIT], None),
-])
+@pytest.mark.parametrize(
+    "actions,expected",
+    [
+        ([SEARCH, G1, SUBMIT], "Imm"),
+        ([G1, THINK, SUBMIT], "Thnk"),
+        ([G1, THINK, THINK, SUBMIT], "Thnk"),
+        ([G1, X, SUBMIT], "Read"),
+        ([G1, THINK, SEARCH, X, SUBMIT], "Read"),  # navigated, then read more: reading more sections
+        ([G1, read("x", "other", delivered=False, status="rejected"), SUBMIT], "Read"),  # it chose to read more
+        ([G1, X], "Read"),
+        ([G1, THINK, SEARCH, SUBMIT], "Nav"),  # navigation without a read: not "Read"
+        ([G1, call("get_references", "g1", "gold"), SUBMIT], "Nav"),
+        ([G1, call("list_sections", "x", "other"), THINK, SUBMIT], "Nav"),
+        ([G1, THINK], "End"),
+        ([G1, SEARCH], "End"),
+        ([G1], "End"),
+        ([G1, read("g1", "gold"), SUBMIT], "Imm"),  # counted from the last gold read
+        ([X, SUBMIT], None),
+    ],
+)
 def test_after_evidence_category(actions, expected):
     assert after_evidence_category(actions) == expected
 
@@ -185,20 +192,23 @@ def test_after_evidence_leaves_navigation_without_a_read_out_of_the_denominator(
 # after a wrong-paper read
 
 
-@pytest.mark.parametrize("nxt,expected", [
-    (G1, "Recover"),
-    (call("list_sections", "g2", "gold"), "Recover"),
-    (read("x", "other"), "Stay"),
-    (call("list_sections", "x", "other"), "Stay"),
-    (call("get_paper_info", "x", "other"), "Stay"),
-    (call("get_references", "x", "other"), "Re-nav"),  # read → its references: moving on, not staying
-    (call("get_references", "g1", "gold"), "Recover"),
-    (THINK, "Think"),
-    (SUBMIT, "Submit"),
-    (SEARCH, "Re-nav"),
-    (call("get_paper_info", "y", "bridge"), "Re-nav"),
-    (call("browse", None, None), "Other"),
-])
+@pytest.mark.parametrize(
+    "nxt,expected",
+    [
+        (G1, "Recover"),
+        (call("list_sections", "g2", "gold"), "Recover"),
+        (read("x", "other"), "Stay"),
+        (call("list_sections", "x", "other"), "Stay"),
+        (call("get_paper_info", "x", "other"), "Stay"),
+        (call("get_references", "x", "other"), "Re-nav"),  # read → its references: moving on, not staying
+        (call("get_references", "g1", "gold"), "Recover"),
+        (THINK, "Think"),
+        (SUBMIT, "Submit"),
+        (SEARCH, "Re-nav"),
+        (call("get_paper_info", "y", "bridge"), "Re-nav"),
+        (call("browse", None, None), "Other"),
+    ],
+)
 def test_after_wrong_category(nxt, expected):
     assert after_wrong_category([X, nxt], 0) == expected
 
@@ -268,8 +278,13 @@ def test_early_submit_delta_accuracy_and_fisher_test():
 
 
 def test_non_submission_by_cap():
-    trajectories = [st_([SUBMIT]), st_([], termination="budget"), st_([], termination="budget"),
-                    mt([], termination="max_turns"), mt([], termination="error")]
+    trajectories = [
+        st_([SUBMIT]),
+        st_([], termination="budget"),
+        st_([], termination="budget"),
+        mt([], termination="max_turns"),
+        mt([], termination="error"),
+    ]
     out = non_submission(trajectories)
     assert out["share"] == [4, 5]
     assert out["counts"] == {"budget": 2, "error": 1, "max_turns": 1}
@@ -282,25 +297,28 @@ def test_non_submission_by_cap():
 
 ACTION = st.one_of(
     st.builds(read, st.sampled_from(["g1", "g2"]), st.just("gold"), st.booleans()),
-    st.builds(read, st.sampled_from(["x", "y", "s"]), st.sampled_from(["other", "seed", "bridge", None]),
-              st.booleans()),
-    st.builds(call, st.sampled_from(["get_paper_info", "get_references", "list_sections"]),
-              st.sampled_from(["g1", "x", "y"])).map(
-        lambda a: {**a, "paper_role": "gold" if a["paper"].startswith("g") else "other"}),
+    st.builds(
+        read, st.sampled_from(["x", "y", "s"]), st.sampled_from(["other", "seed", "bridge", None]), st.booleans()
+    ),
+    st.builds(
+        call, st.sampled_from(["get_paper_info", "get_references", "list_sections"]), st.sampled_from(["g1", "x", "y"])
+    ).map(lambda a: {**a, "paper_role": "gold" if a["paper"].startswith("g") else "other"}),
     st.sampled_from([THINK, SUBMIT, SEARCH, call("unknown_tool")]),
 )
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.lists(ACTION, max_size=12), st.booleans(), st.sampled_from(["st", "mt"])),
-                max_size=12))
+@given(st.lists(st.tuples(st.lists(ACTION, max_size=12), st.booleans(), st.sampled_from(["st", "mt"])), max_size=12))
 def test_categories_are_exclusive_and_exhaustive(data):
     trajectories = [{"kind": k, "correct": c, "termination": "answer", "actions": a} for a, c, k in data]
     out = stopping_behaviour(trajectories)
     assert set(out["mt_fail"]["counts"]) == set(MT_FAIL)
     facts = [Facts.of(t) for t in trajectories]
-    assert sum(out["mt_fail"]["counts"].values()) == out["mt_fail"]["n"] == sum(
-        1 for t, f in zip(trajectories, facts) if t["kind"] == "mt" and len(f.reached) < 2)
+    assert (
+        sum(out["mt_fail"]["counts"].values())
+        == out["mt_fail"]["n"]
+        == sum(1 for t, f in zip(trajectories, facts) if t["kind"] == "mt" and len(f.reached) < 2)
+    )
     for group in ("st", "mt_both"):
         g = out["after_evidence"][group]
         assert set(g["counts"]) == set(AFTER_EVIDENCE + LEFT_OUT)
@@ -308,8 +326,11 @@ def test_categories_are_exclusive_and_exhaustive(data):
         assert sum(g["counts"][c] for c in AFTER_EVIDENCE) == g["n"]
     wrong = out["after_wrong_read"]
     assert set(wrong["counts"]) == set(AFTER_WRONG)
-    assert sum(wrong["counts"].values()) == wrong["n_events"] == sum(
-        len(wrong_read_indices(t["actions"])) for t in trajectories)
+    assert (
+        sum(wrong["counts"].values())
+        == wrong["n_events"]
+        == sum(len(wrong_read_indices(t["actions"])) for t in trajectories)
+    )
     for t, f in zip(trajectories, facts):
         if t["kind"] == "mt":
             assert (mt_fail_category(t) in MT_FAIL) == (len(f.reached) < 2)

@@ -1,4 +1,5 @@
 """Wilson score intervals, plain and clustered by item: against SciPy, hand values and a coverage simulation."""
+
 from __future__ import annotations
 
 import math
@@ -20,8 +21,10 @@ def test_sixty_of_sixty_is_not_certainty():
 
 
 @settings(max_examples=120, deadline=None)
-@given(st.integers(1, 2000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
-       st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+@given(
+    st.integers(1, 2000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
+    st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+)
 def test_wilson_matches_scipy(counts, level):
     from scipy.stats import binomtest
 

@@ -5,6 +5,7 @@ worker, so the row order is fixed) and copied into each test's tmp dir. Every te
 runs with its tmp dir as the working directory, so paths on screen are short and the
 same on every machine.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -12,9 +13,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tui_support import BracketAgent
 
 from sandbox.records import Caps
-from tui_support import BracketAgent
 
 
 def _build_store(path: Path, cache: Path) -> None:
@@ -26,9 +27,24 @@ def _build_store(path: Path, cache: Path) -> None:
     store = Store(path)
     specs = [
         (RunSpec(name="heur-s0", dataset="builtin", agent="heuristic", limit=6, workers=1), None),
-        (RunSpec(name="oracle-nosearch", dataset="builtin", agent="oracle", ablation="no-search", limit=4, workers=1), None),
-        (RunSpec(name="scripted-[b]llm[/b]", dataset="builtin", agent="llm", model="scripted/brackets", limit=2,
-                 workers=1, caps=Caps()), lambda item, rep, attempt: BracketAgent(item)),
+        (
+            RunSpec(
+                name="oracle-nosearch", dataset="builtin", agent="oracle", ablation="no-search", limit=4, workers=1
+            ),
+            None,
+        ),
+        (
+            RunSpec(
+                name="scripted-[b]llm[/b]",
+                dataset="builtin",
+                agent="llm",
+                model="scripted/brackets",
+                limit=2,
+                workers=1,
+                caps=Caps(),
+            ),
+            lambda item, rep, attempt: BracketAgent(item),
+        ),
         (RunSpec(name="random-s1", dataset="builtin", agent="random", seed=1, limit=5, workers=1), None),
     ]
     for spec, factory in specs:

@@ -1,11 +1,13 @@
 """Audit mode in the TUI: verdicts and label edits go to the store the batch `audit` commands read; each item
 shows its own latest verdict, an untouched check stays unassessed, the sheet shows the edits, fields never trap."""
+
 from __future__ import annotations
+
+from textual.widgets import DataTable, Input
+from tui_support import make_app
 
 from sandbox.datasets import open_dataset
 from storage import Store
-from textual.widgets import DataTable, Input
-from tui_support import make_app
 from workbench.service import audit as audit_layer
 from workbench.tui.screens.audit import AuditScreen, CheckState
 from workbench.tui.screens.dialogs import ConfirmModal
@@ -28,7 +30,10 @@ def _checks(screen) -> tuple:
 def _stored(tmp_path, corpus) -> dict:
     store = Store(tmp_path / "store.sqlite", readonly=True)
     try:
-        return {i: (v["verdict"], v["note"], tuple(v[k] for k in CHECKS)) for i, v in store.verdicts(corpus.fingerprint).items()}
+        return {
+            i: (v["verdict"], v["note"], tuple(v[k] for k in CHECKS))
+            for i, v in store.verdicts(corpus.fingerprint).items()
+        }
     finally:
         store.close()
 
@@ -84,8 +89,11 @@ async def test_each_item_shows_its_own_verdict_and_an_untouched_check_is_not_ass
         await _goto(pilot, screen, "mt_0002")
         await pilot.press("f")  # no box touched
         await pilot.pause()
-        assert _stored(tmp_path, corpus) == {"st_0001": ("pass", "", (1, 1, 1)), "st_0002": ("remove", "", (None, 0, None)),
-                                             "mt_0002": ("flag", "", (None, None, None))}
+        assert _stored(tmp_path, corpus) == {
+            "st_0001": ("pass", "", (1, 1, 1)),
+            "st_0002": ("remove", "", (None, 0, None)),
+            "mt_0002": ("flag", "", (None, None, None)),
+        }
         await _goto(pilot, screen, "st_0001")  # reopening shows what was recorded
         assert _checks(screen) == (True, True, True)
         assert "verdict: pass by ana" in str(screen.query_one("#audit-status").render())
@@ -114,8 +122,11 @@ async def test_the_sheet_shows_label_edits_reclassify_toggles_and_undo_is_kept(t
         await pilot.pause()
         store = Store(tmp_path / "store.sqlite", readonly=True)
         edits = store.label_edits(corpus.fingerprint, "mt_0002")
-        assert [(e["action"], e["relevance"]) for e in edits] == [("reclassify", other), ("reclassify", second["relevance"]),
-                                                                   ("remove", None)]
+        assert [(e["action"], e["relevance"]) for e in edits] == [
+            ("reclassify", other),
+            ("reclassify", second["relevance"]),
+            ("remove", None),
+        ]
         shown = [(lab["arxiv_id"], lab["label"]) for lab in screen.evidence["labels"]]
         assert (second["arxiv_id"], second["label"]) not in shown and len(shown) == len(before) - 1
         assert len(screen.query(".audit-label")) == len(before) - 1
@@ -123,10 +134,15 @@ async def test_the_sheet_shows_label_edits_reclassify_toggles_and_undo_is_kept(t
         await pilot.press("u")  # undo the removal: an edit row of its own
         await pilot.pause()
         await pilot.pause()
-        assert [(lab["arxiv_id"], lab["label"]) for lab in screen.evidence["labels"]] == \
-            [(lab["arxiv_id"], lab["label"]) for lab in before]
-        assert [e["action"] for e in store.label_edits(corpus.fingerprint, "mt_0002")] == \
-            ["reclassify", "reclassify", "remove", "undo"]
+        assert [(lab["arxiv_id"], lab["label"]) for lab in screen.evidence["labels"]] == [
+            (lab["arxiv_id"], lab["label"]) for lab in before
+        ]
+        assert [e["action"] for e in store.label_edits(corpus.fingerprint, "mt_0002")] == [
+            "reclassify",
+            "reclassify",
+            "remove",
+            "undo",
+        ]
         assert "undone by ana" in str(screen.query_one("#audit-edits").render())
         store.close()
         # the selected label stands out on the sheet
@@ -145,7 +161,9 @@ async def test_an_added_label_is_checked_before_it_is_stored(tmp_path, builtin_c
         await pilot.pause()
         message = screen.query_one("#audit-message")
         assert "is not a paper of st_0001's neighbourhood" in str(message.render()) and message.has_class("-error")
-        assert not (tmp_path / "store.sqlite").exists() or not Store(tmp_path / "store.sqlite").label_edits(corpus.fingerprint)
+        assert not (tmp_path / "store.sqlite").exists() or not Store(tmp_path / "store.sqlite").label_edits(
+            corpus.fingerprint
+        )
         gold = corpus.item("st_0001").gold_arxiv_ids[0]
         header = corpus.headers(gold)[0][0]
         screen.query_one("#audit-add", Input).value = f"{gold} | {header} | supporting"

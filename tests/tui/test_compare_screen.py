@@ -1,16 +1,17 @@
 """The compare screen and the split stepper, driven by Pilot over the seeded store; snapshots of both."""
+
 from __future__ import annotations
 
 from textual.widgets import DataTable
+from tui_support import make_app, settle
 
 from storage import Store
-from tui_support import make_app, settle
-from workbench.views.compare import compare_document, compare_rows, separation_sentence
+from tests.textual_private import messages
 from workbench.service.reports import compare_report
 from workbench.tui.screens.compare import CompareScreen, RunPairModal, SplitStepperScreen
 from workbench.tui.screens.runs import RunsScreen
 from workbench.tui.widgets.transcript import group_turns
-from tests.textual_private import messages
+from workbench.views.compare import compare_document, compare_rows, separation_sentence
 
 SIZE = (120, 36)
 
@@ -66,7 +67,9 @@ async def test_compare_shows_the_batch_numbers_and_steps_two_trajectories(seeded
         for k in range(longest + 1):
             for side in ("a", "b"):
                 r = split.view(side).meter_readings()
-                assert (r["points"][0], r["turns"][0], r["tokens"][0]) == expected[side][min(k, len(expected[side]) - 1)]
+                assert (r["points"][0], r["turns"][0], r["tokens"][0]) == expected[side][
+                    min(k, len(expected[side]) - 1)
+                ]
             await pilot.press("right")
         await pilot.press("0")
         await pilot.press("L")  # only the focused side (A) moves
@@ -78,7 +81,8 @@ async def test_compare_shows_the_batch_numbers_and_steps_two_trajectories(seeded
         await settle(pilot, app)
         assert (screen.a, screen.b) == ("random-s1", "heur-s0")
         assert cell_texts(screen.query_one("#compare-axes", DataTable)) == compare_rows(
-            compare_report(app.store, "random-s1", "heur-s0"))
+            compare_report(app.store, "random-s1", "heur-s0")
+        )
 
 
 async def test_compare_needs_two_marked_runs_and_the_picker_refuses_one_run_twice(seeded):
@@ -163,8 +167,9 @@ async def test_export_asks_for_a_path_confirms_a_replace_and_names_the_full_path
         await pilot.pause()
         modal = app.screen
         assert isinstance(modal, ExportModal) and not list(tmp_path.glob("*.json"))  # nothing written yet
-        assert modal.query_one("#export-path", Input).value == \
-            str(tmp_path / "exports" / "compare-heur-s0-vs-random-s1.json")
+        assert modal.query_one("#export-path", Input).value == str(
+            tmp_path / "exports" / "compare-heur-s0-vs-random-s1.json"
+        )
         assert not modal.query_one("#export-steps").display
         modal.query_one("#export-path", Input).value = "out/cmp.json"  # relative: the toast names it in full
         await pilot.press("enter")

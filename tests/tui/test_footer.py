@@ -1,11 +1,12 @@
 """The footer every screen shows (`KeysFooter`): rebuilt when what it draws changes, and only then."""
+
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
-
 from tui_support import until
+
 from workbench.tui.widgets.footer import KeysFooter
 
 

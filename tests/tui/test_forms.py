@@ -1,9 +1,10 @@
 """The launch form, the dialogs and the welcome panel as a person meets them (findings of the second UX pass)."""
+
 from __future__ import annotations
 
 from textual.widgets import DataTable, Input
-
 from tui_support import make_app, settle
+
 from workbench.tui.screens.launch import LaunchScreen
 from workbench.tui.screens.runs import RunsScreen
 
@@ -58,8 +59,8 @@ def test_the_refusal_names_what_differs_in_english():
 
 
 async def test_checkboxes_show_their_state_in_the_glyph_not_only_in_colour(seeded, monkeypatch):
-    from workbench.tui.widgets.checkbox import Checkbox
     from workbench.tui.screens.dialogs import ExportModal
+    from workbench.tui.widgets.checkbox import Checkbox
 
     monkeypatch.setenv("NO_COLOR", "1")
     app = make_app()
@@ -81,16 +82,20 @@ def test_every_checkbox_in_the_app_is_the_one_that_shows_its_state():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2] / "workbench"
-    stock = [p.name for p in root.rglob("*.py") if p.name != "checkbox.py"
-             and re.search(r"from textual\.widgets import[^\n]*\bCheckbox\b|widgets\.Checkbox", p.read_text())]
+    stock = [
+        p.name
+        for p in root.rglob("*.py")
+        if p.name != "checkbox.py"
+        and re.search(r"from textual\.widgets import[^\n]*\bCheckbox\b|widgets\.Checkbox", p.read_text())
+    ]
     assert stock == []
 
 
 async def test_degenerate_caps_are_refused_or_warned_and_the_name_follows_the_model(tmp_path):
     from textual.widgets import Select
 
-    from workbench.service.estimate import prompt_overhead
     from sandbox.records import Caps
+    from workbench.service.estimate import prompt_overhead
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -309,4 +314,5 @@ async def test_a_prompts_file_is_checked_in_the_form_and_recorded_by_the_run_it_
         form.query_one("#prompts", Input).value = str(good)
         await pilot.pause()
         assert form.result.spec is not None and "starting resumes 'mine'" in str(
-            form.query_one("#launch-messages").render())
+            form.query_one("#launch-messages").render()
+        )

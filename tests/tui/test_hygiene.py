@@ -1,4 +1,5 @@
 """What each entry point imports: --batch never loads textual; the TUI never loads litellm (nor the sandbox at startup)."""
+
 from __future__ import annotations
 
 import os
@@ -10,16 +11,27 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _env(tmp_path) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "AGENTHOP_DB": str(tmp_path / "s.sqlite"),
-           "AGENTHOP_CACHE": str(tmp_path / "cache"), "AGENTHOP_CONFIG": str(tmp_path / "c.toml"),
-           "AGENTHOP_STATE": str(tmp_path / "state.toml")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "AGENTHOP_DB": str(tmp_path / "s.sqlite"),
+        "AGENTHOP_CACHE": str(tmp_path / "cache"),
+        "AGENTHOP_CONFIG": str(tmp_path / "c.toml"),
+        "AGENTHOP_STATE": str(tmp_path / "state.toml"),
+    }
     env.pop("TEXTUAL_THEME", None)
     return env
 
 
 def test_batch_runs_never_imports_textual(tmp_path, seeded):
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "workbench.cli", "--batch", "runs", "--db", str(seeded)],
-                          cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "workbench.cli", "--batch", "runs", "--db", str(seeded)],
+        cwd=ROOT,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "heur-s0" in proc.stdout
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
@@ -45,7 +57,13 @@ heavy = sorted(m for m in sys.modules
                if m.split(".")[0] in ("litellm", "sandbox", "scipy", "plotext", "networkx") and m not in light)
 print("HEAVY", heavy)
 """
-    proc = subprocess.run([sys.executable, "-c", code, str(seeded)], cwd=tmp_path, env=_env(tmp_path),
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(seeded)],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "HEAVY []" in proc.stdout, proc.stdout

@@ -1,16 +1,18 @@
 """The item browser and item view over the real app and a real store: filters, the citation tree's marks, the
 trajectories on an item (into the stepper), the 'right' counts against the store and `--batch items`, audit mode
 reached at the item, play handed over, a moved release, a big neighbourhood built lazily; snapshots."""
+
 from __future__ import annotations
 
 import json
 from types import SimpleNamespace
 
-from sandbox.datasets import open_dataset
-from storage import Store
 from textual.app import App
 from textual.widgets import Input, Select
 from tui_support import make_app, settle
+
+from sandbox.datasets import open_dataset
+from storage import Store
 from workbench.cli import main
 from workbench.service.neighbourhood import Neighbourhood
 from workbench.tui.widgets.citations import NeighbourhoodTree
@@ -179,9 +181,12 @@ async def test_a_moved_release_says_so(seeded, isolated):
 
 def _big_view(fanout: int = 30):
     """A neighbourhood of fanout² + fanout + 1 papers (931): seed → 30 references → 30 each; gold at depth 2."""
+
     def node(s2id, i):
-        return SimpleNamespace(data={"title": f"Paper [b]{i}[/b]", "year": 2000 + i % 20}, arxiv_id=f"2001.{i:05d}",
-                               has_text=i % 3 != 0)
+        return SimpleNamespace(
+            data={"title": f"Paper [b]{i}[/b]", "year": 2000 + i % 20}, arxiv_id=f"2001.{i:05d}", has_text=i % 3 != 0
+        )
+
     refs = [f"r{i}" for i in range(fanout)]
     edges = {"seed": refs, **{r: [f"{r}.{j}" for j in range(fanout)] for r in refs}}
     ids = ["seed", *refs, *(c for r in refs for c in edges[r])]

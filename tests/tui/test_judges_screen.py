@@ -1,5 +1,6 @@
 """The Scaling screen's judge measures: the judges against the truth, the study's self-choice and the spread over
 judge trials, with the numbers `scale parallel --judge-trials` printed."""
+
 from __future__ import annotations
 
 import contextlib
@@ -8,8 +9,8 @@ import json
 
 import pytest
 from textual.widgets import DataTable
-
 from tui_support import make_app, settle
+
 from workbench.tui.screens.scaling import PlotView, ScalingScreen
 from workbench.views.scaling import judge_cells, self_choice_cells, trial_cells
 
@@ -26,9 +27,35 @@ def judged_store(tmp_path) -> dict:
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["--batch", "scale", "parallel", "--k", "1,2,4", "--run", "p", "--db", str(tmp_path / "store.sqlite"),
-                     "--quiet", "--limit", "6", "--agent", "random", "--seed", "3", "--judge-trials", "2",
-                     "--tie-rule", "first", "--format", "json"]) == 0
+        assert (
+            main(
+                [
+                    "--batch",
+                    "scale",
+                    "parallel",
+                    "--k",
+                    "1,2,4",
+                    "--run",
+                    "p",
+                    "--db",
+                    str(tmp_path / "store.sqlite"),
+                    "--quiet",
+                    "--limit",
+                    "6",
+                    "--agent",
+                    "random",
+                    "--seed",
+                    "3",
+                    "--judge-trials",
+                    "2",
+                    "--tie-rule",
+                    "first",
+                    "--format",
+                    "json",
+                ]
+            )
+            == 0
+        )
     return json.loads(out.getvalue())
 
 

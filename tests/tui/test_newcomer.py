@@ -1,10 +1,11 @@
 """Slips a newcomer meets in the first hour (issue 26), driven through the real app with Pilot."""
+
 from __future__ import annotations
 
 import pytest
 from textual.widgets import DataTable, Input, Select
-
 from tui_support import make_app, settle
+
 from tests.cli_inprocess import batch
 from tests.openai_server import FakeOpenAI, tool_reply
 from workbench.tui.screens.launch import LaunchScreen
@@ -22,9 +23,33 @@ def local_llm_run(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     db = tmp_path / "store.sqlite"
     with FakeOpenAI(_answer) as srv:
-        done = batch(capsys, "run", "--agent", "llm", "--model", "openai/m", "--base-url", srv.url, "--client",
-                     "native", "--temperature", "0.3", "--limit", "2", "--workers", "1", "--max-turns", "7",
-                     "--question-type", "single-target", "--run", "local", "--db", str(db), "--quiet")
+        done = batch(
+            capsys,
+            "run",
+            "--agent",
+            "llm",
+            "--model",
+            "openai/m",
+            "--base-url",
+            srv.url,
+            "--client",
+            "native",
+            "--temperature",
+            "0.3",
+            "--limit",
+            "2",
+            "--workers",
+            "1",
+            "--max-turns",
+            "7",
+            "--question-type",
+            "single-target",
+            "--run",
+            "local",
+            "--db",
+            str(db),
+            "--quiet",
+        )
         assert done.returncode == 0, done.stderr
         import sqlite3
 
@@ -86,9 +111,13 @@ def test_every_hint_names_the_command_that_exists():
 
     root = Path(__file__).resolve().parents[2]
     wrong = re.compile(r"(?<![\w/.-])agenthop(?![\w.-])")
-    found = [f"{path.relative_to(root)}:{n}" for package in ("workbench", "sandbox", "storage", "stats")
-             for path in (root / package).rglob("*.py")
-             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if wrong.search(line)]
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for package in ("workbench", "sandbox", "storage", "stats")
+        for path in (root / package).rglob("*.py")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if wrong.search(line)
+    ]
     assert found == []
 
 
@@ -161,8 +190,17 @@ def tall_plateau(capsys) -> dict:
     from pathlib import Path
 
     scores = Path(__file__).resolve().parents[1] / "data" / "general-agentbench-sequential.json"
-    done = batch(capsys, "scale", "plateau", "--scores", str(scores), "--study",
-                 "Qwen3-235B_mcpbench_distraction_all_sequential", "--format", "json")
+    done = batch(
+        capsys,
+        "scale",
+        "plateau",
+        "--scores",
+        str(scores),
+        "--study",
+        "Qwen3-235B_mcpbench_distraction_all_sequential",
+        "--format",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -194,16 +232,23 @@ def test_the_workbench_refuses_to_draw_into_a_pipe(tmp_path):
 
     root = Path(__file__).resolve().parents[2]
     try:
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--db", str(tmp_path / "s.sqlite")],
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, cwd=root,
-                              env=dict(os.environ))
+        proc = subprocess.run(
+            [sys.executable, "-m", "workbench.cli", "--db", str(tmp_path / "s.sqlite")],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            cwd=root,
+            env=dict(os.environ),
+        )
     except subprocess.TimeoutExpired:
         pytest.fail("the TUI started with its output going into a pipe")
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == "error: the workbench needs a terminal; use --batch for scripts\n"
     assert not (tmp_path / "s.sqlite").exists()
-    helped = subprocess.run([sys.executable, "-m", "workbench.cli", "--help"], capture_output=True, text=True,
-                            timeout=30, cwd=root)
+    helped = subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "--help"], capture_output=True, text=True, timeout=30, cwd=root
+    )
     assert helped.returncode == 0 and "agenthop-tui" in helped.stdout  # --help still prints into a pipe
 
 
@@ -274,8 +319,24 @@ async def test_the_runs_list_at_80_columns_tells_long_names_apart(seeded):
 def plateau_group(tmp_path, capsys):
     """A sequential group `g` of two points levels (a tiny one: only its imports are under test)."""
     db = tmp_path / "scaling.sqlite"
-    done = batch(capsys, "scale", "sequential", "--axis", "points", "--grid", "6,30", "--run", "g", "--limit", "4",
-                 "--db", str(db), "--quiet", "--boot", "200")
+    done = batch(
+        capsys,
+        "scale",
+        "sequential",
+        "--axis",
+        "points",
+        "--grid",
+        "6,30",
+        "--run",
+        "g",
+        "--limit",
+        "4",
+        "--db",
+        str(db),
+        "--quiet",
+        "--boot",
+        "200",
+    )
     assert done.returncode == 0, done.stderr
     return db
 
@@ -296,8 +357,13 @@ assert result["transitions"], result
 print("HEAVY", sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0] == "scipy"}
                      | {m for m in sys.modules if m == "sandbox.runner"}))
 """
-    proc = subprocess.run([sys.executable, "-c", code, str(plateau_group)], capture_output=True, text=True,
-                          timeout=60, cwd=Path(__file__).resolve().parents[2])
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(plateau_group)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert proc.returncode == 0, proc.stderr
     assert "HEAVY []" in proc.stdout, proc.stdout
 
@@ -305,9 +371,9 @@ print("HEAVY", sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0] =
 async def test_a_neighbourhood_label_too_long_for_its_pane_ends_in_an_ellipsis():
     """Labels were cut at the pane's edge without a mark that there is more."""
     from rich.style import Style
+    from test_items_screen import _big_view
     from textual.app import App
 
-    from test_items_screen import _big_view
     from workbench.service.neighbourhood import Neighbourhood
     from workbench.tui.widgets.citations import NeighbourhoodTree
 
@@ -337,10 +403,9 @@ async def test_the_diagnostics_title_and_terminations_take_one_line_each_at_160_
     table's width (about 60 cells) even at 160 columns."""
     from rich.console import Console
 
+    from storage import Store
     from workbench.tui.widgets.diagnostics import DiagnosticsPanel
     from workbench.views.report import report_table
-
-    from storage import Store
 
     store = Store(seeded)
     store.rename_run("heur-s0", "heuristic-builtin-full-points-30-turns-20-seed-0-first-sweep")  # long, as names are

@@ -1,6 +1,7 @@
 """The Panel screen: Table 2 grouped by tier and family with the marks, the fingerprints, the further tables and
 figures — the very cells of `--batch report --panel` (one application-layer call) — its export, the run picker, and
 re-tagging a run from the runs screen. Snapshots at 80×24 and 160×45."""
+
 from __future__ import annotations
 
 import asyncio
@@ -10,15 +11,19 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input, SelectionList
-
 from tui_support import make_app, settle
+
 from workbench.cli import main
 
 # six runs, three families, three tiers: scripted agents with distinct policies, tagged
-PANEL_RUNS = (("heur-a", "heuristic", 0, "Alpha", "closed-frontier"), ("heur-b", "heuristic", 1, "Alpha", "closed-frontier"),
-              ("orac-a", "oracle", 0, "Beta", "open-frontier"), ("orac-b", "oracle", 1, "Beta", "open-frontier"),
-              ("rand-a", "random", 0, "Gamma", "compute-efficient"),
-              ("rand-b", "random", 1, "Gamma", "compute-efficient"))
+PANEL_RUNS = (
+    ("heur-a", "heuristic", 0, "Alpha", "closed-frontier"),
+    ("heur-b", "heuristic", 1, "Alpha", "closed-frontier"),
+    ("orac-a", "oracle", 0, "Beta", "open-frontier"),
+    ("orac-b", "oracle", 1, "Beta", "open-frontier"),
+    ("rand-a", "random", 0, "Gamma", "compute-efficient"),
+    ("rand-b", "random", 1, "Gamma", "compute-efficient"),
+)
 NAMES = [r[0] for r in PANEL_RUNS]
 
 
@@ -32,8 +37,9 @@ def panel_store_file(tmp_path_factory, builtin_cache) -> Path:
     corpus, _ = open_dataset("builtin", builtin_cache)
     store = Store(path)
     for name, agent, seed, family, tier in PANEL_RUNS:
-        spec = RunSpec(name=name, dataset="builtin", agent=agent, seed=seed, limit=12, workers=1, family=family,
-                       tier=tier)
+        spec = RunSpec(
+            name=name, dataset="builtin", agent=agent, seed=seed, limit=12, workers=1, family=family, tier=tier
+        )
         asyncio.run(Runner(spec, corpus, store).run())
     store.close()
     corpus.close()
@@ -63,7 +69,7 @@ def _cli(capsys, db: Path, fmt: str) -> str:
 
 
 async def test_the_screen_shows_the_cli_numbers(panel_store, capsys):
-    from workbench.views.lineage import grouped_table, fingerprint_table
+    from workbench.views.lineage import fingerprint_table, grouped_table
 
     panel = json.loads(_cli(capsys, panel_store, "json"))
     app = make_app()
@@ -78,10 +84,14 @@ async def test_the_screen_shows_the_cli_numbers(panel_store, capsys):
             expected.append([label] + [""] * (len(header) - 1))
             expected += [["  " + r[0], *r[1:]] for r in rows]
         assert shown == expected
-        assert [s[0] for s in sections] == ["Closed Frontier · Alpha", "Open Frontier · Beta",
-                                            "Compute-Efficient · Gamma"]
-        assert _cells(screen.query_one("#panel-fingerprints", DataTable)) == [list(r) for r in
-                                                                            fingerprint_table(panel)[1]]
+        assert [s[0] for s in sections] == [
+            "Closed Frontier · Alpha",
+            "Open Frontier · Beta",
+            "Compute-Efficient · Gamma",
+        ]
+        assert _cells(screen.query_one("#panel-fingerprints", DataTable)) == [
+            list(r) for r in fingerprint_table(panel)[1]
+        ]
         await pilot.press("3")
         await settle(pilot, app)
         assert app.screen.query_one("#panel-tabs").active == "tables"
@@ -93,8 +103,15 @@ async def test_the_screen_shows_the_cli_numbers(panel_store, capsys):
         figures = str(app.screen.query_one("#panel-figures", Static).content)
         assert "Figure 5 · accuracy against paper recall" in figures and "rand-a: recall 0.0%" in figures
         # no closed-book/no-search chain (Table 4) or replicates (Table 17) here; the rest titled as the CLI's
-        assert [str(t.title).split(" ·")[0] for t in tables] == ["Table 3", "Table 9", "Table 10", "Table 11",
-                                                                  "Table 15", "Figure 2", "Figure 4"]
+        assert [str(t.title).split(" ·")[0] for t in tables] == [
+            "Table 3",
+            "Table 9",
+            "Table 10",
+            "Table 11",
+            "Table 15",
+            "Figure 2",
+            "Figure 4",
+        ]
 
 
 async def test_export_writes_what_the_cli_prints(panel_store, capsys, tmp_path):

@@ -1,4 +1,5 @@
 """The real app driven by Pilot over temporary stores."""
+
 from __future__ import annotations
 
 import json
@@ -6,15 +7,15 @@ import tomllib
 
 import pytest
 from textual.widgets import DataTable, Input, Select
-
 from tui_support import make_app, settle
+
+from tests.textual_private import filters, messages, notifications
 from workbench.tui.screens.launch import LaunchScreen
 from workbench.tui.screens.live import LiveScreen
 from workbench.tui.screens.runs import RunsScreen
 from workbench.tui.screens.stepper import StepperScreen
 from workbench.tui.screens.trajectories import RunScreen
 from workbench.tui.widgets.transcript import TranscriptView, group_turns
-from tests.textual_private import filters, messages, notifications
 
 SIZE = (120, 36)
 
@@ -289,8 +290,9 @@ async def test_live_screen_follows_an_episode(seeded, monkeypatch):
         assert "following st_0001 r0 · finished: answer" in str(live.query_one("#follow-title").render())
         # and stopping is not offered any more
         assert live.check_action("stop", ()) is False and live.check_action("cancel", ()) is False
-        assert "x" not in {b.binding.key for b in live.active_bindings.values() if live.check_action(
-            b.binding.action, ())}
+        assert "x" not in {
+            b.binding.key for b in live.active_bindings.values() if live.check_action(b.binding.action, ())
+        }
         # leaving the live screen never cancels a run: the job is app-level
         assert job.worker.node is app
 
@@ -298,14 +300,16 @@ async def test_live_screen_follows_an_episode(seeded, monkeypatch):
 async def test_keymap_from_config_and_help_lists_current_keys(seeded, tmp_path):
     from workbench.cli.interactive import build_app
 
-    (tmp_path / "config.toml").write_text('[keys]\n"stepper.next" = "space"\n"runs.new" = "N"\n'
-                                          '"runs.nonexistent" = "x"\n')
+    (tmp_path / "config.toml").write_text(
+        '[keys]\n"stepper.next" = "space"\n"runs.new" = "N"\n"runs.nonexistent" = "x"\n'
+    )
     app = build_app([])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         warnings = [n.message for n in notifications(app) if n.severity == "warning"]
-        assert warnings == ["[keys] runs.nonexistent: no such binding id (ignored); ? lists each screen's keys with "
-                            "their ids"]
+        assert warnings == [
+            "[keys] runs.nonexistent: no such binding id (ignored); ? lists each screen's keys with their ids"
+        ]
         app.open_run("heur-s0")
         await pilot.pause()
         await pilot.press("enter")
@@ -422,9 +426,18 @@ async def test_diagnostics_of_a_run_without_trajectories(seeded):
     from storage import Store
 
     store = Store(seeded)
-    store.create_or_resume_run("empty-run", {"x": 1}, {"agent": "heuristic", "dataset": "builtin",
-                                                        "dataset_fingerprint": "f", "caps": {}, "config": {},
-                                                        "version": "0"})
+    store.create_or_resume_run(
+        "empty-run",
+        {"x": 1},
+        {
+            "agent": "heuristic",
+            "dataset": "builtin",
+            "dataset_fingerprint": "f",
+            "caps": {},
+            "config": {},
+            "version": "0",
+        },
+    )
     store.close()
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -440,7 +453,7 @@ async def test_diagnostics_of_a_run_without_trajectories(seeded):
 async def test_leaving_the_live_screen_never_cancels_the_run(monkeypatch):
     import asyncio
 
-    import sandbox.runner as runner
+    from sandbox import runner
 
     original = runner.make_scripted
 
@@ -466,7 +479,9 @@ async def test_leaving_the_live_screen_never_cancels_the_run(monkeypatch):
         assert isinstance(app.screen, RunsScreen)
         await settle(pilot, app)
         assert job.monitor.snapshot().status == "done"
-        assert app.store.run("slow")["status"] == "done" and len(app.store.trajectories(app.store.run("slow")["id"])) == 4
+        assert (
+            app.store.run("slow")["status"] == "done" and len(app.store.trajectories(app.store.run("slow")["id"])) == 4
+        )
 
 
 async def test_a_conflicting_run_name_fails_visibly(seeded):
@@ -510,8 +525,10 @@ async def test_R_relaunches_a_run_from_its_stored_configuration_and_resumes_it(s
     db = sqlite3.connect(seeded)
     run_id = db.execute("SELECT id FROM runs WHERE name = 'heur-s0'").fetchone()[0]
     kept = [r[0] for r in db.execute("SELECT id FROM trajectories WHERE run_id = ? ORDER BY id LIMIT 4", (run_id,))]
-    db.execute("DELETE FROM steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ? AND id > ?)",
-               (run_id, kept[-1]))
+    db.execute(
+        "DELETE FROM steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ? AND id > ?)",
+        (run_id, kept[-1]),
+    )
     db.execute("DELETE FROM trajectories WHERE run_id = ? AND id > ?", (run_id, kept[-1]))
     db.execute("UPDATE runs SET status = 'interrupted' WHERE id = ?", (run_id,))
     db.commit()
@@ -525,8 +542,12 @@ async def test_R_relaunches_a_run_from_its_stored_configuration_and_resumes_it(s
         await pilot.pause()
         form = app.screen
         assert isinstance(form, LaunchScreen) and "Resume 'heur-s0'" in str(form.query_one(".dialog-title").render())
-        assert (form.values["name"], form.values["agent"], form.values["limit"], form.values["workers"]) == \
-            ("heur-s0", "heuristic", "6", "1")
+        assert (form.values["name"], form.values["agent"], form.values["limit"], form.values["workers"]) == (
+            "heur-s0",
+            "heuristic",
+            "6",
+            "1",
+        )
         await pilot.press("ctrl+r")
         await settle(pilot, app)
         run = app.store.run("heur-s0")
@@ -543,13 +564,14 @@ async def test_R_relaunches_a_run_from_its_stored_configuration_and_resumes_it(s
         assert any("replay agent" in m for m in messages(app))
 
 
-async def test_run_screen_rereads_only_when_its_run_moves_on_and_computes_diagnostics_off_the_ui_thread(seeded,
-                                                                                                      monkeypatch):
+async def test_run_screen_rereads_only_when_its_run_moves_on_and_computes_diagnostics_off_the_ui_thread(
+    seeded, monkeypatch
+):
     import threading
 
-    import workbench.tui.widgets.diagnostics as diagnostics
     from storage import Store
     from workbench.service.reports import run_report
+    from workbench.tui.widgets import diagnostics
 
     threads = []
     compute = diagnostics.compute
@@ -650,8 +672,7 @@ async def test_the_answer_is_marked_only_once_the_steps_in_view_give_it(seeded):
         await settle(pilot, app)
         stepper = app.screen
         item = lambda: str(stepper.query_one("#item-text").render())  # noqa: E731
-        submit = next(g[0]["turn"] for g in stepper.view.turns
-                      if any(s.get("tool_name") == "submit_answer" for s in g))
+        submit = next(g[0]["turn"] for g in stepper.view.turns if any(s.get("tool_name") == "submit_answer" for s in g))
         assert "◀ answered" not in item()
         await pilot.press("dollar_sign")
         assert stepper.view.turns[stepper.position][0]["turn"] == submit and "◀ answered" in item()
@@ -710,7 +731,7 @@ async def test_a_moved_release_is_shown_from_its_cached_import_and_R_looks_again
         stepper = app.screen
         assert stepper.ctx.item is None
         calls = []
-        import workbench.service.datasets as datasets
+        from workbench.service import datasets
 
         real = datasets.open_dataset
 
@@ -736,8 +757,11 @@ def footer_keys(app) -> dict[str, int]:
     [palette] = [k for k in keys if k.has_class("-command-palette")]
     width = app.size.width
     assert palette.region.width and palette.region.right <= width and "palette" in palette.render().plain
-    return {k.description: k.region.right for k in keys if k is not palette and k.region.width
-            and k.region.right <= palette.region.x}
+    return {
+        k.description: k.region.right
+        for k in keys
+        if k is not palette and k.region.width and k.region.right <= palette.region.x
+    }
 
 
 async def test_at_80_columns_the_footer_keeps_help_quit_and_the_palette(seeded):
@@ -793,7 +817,9 @@ async def test_at_80_columns_the_play_screen_keeps_help_and_the_palette(seeded, 
         assert {"Leaderboard", "Cancel / back", "Help"} <= set(footer_keys(app))
 
 
-@pytest.mark.parametrize("size", [(80, 24), (80, 40), (100, 30), (120, 36), (160, 50)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize(
+    "size", [(80, 24), (80, 40), (100, 30), (120, 36), (160, 50)], ids=lambda s: "x".join(map(str, s))
+)
 async def test_the_launch_form_fits_any_terminal_with_its_buttons_and_messages_in_view(seeded, size):
     """One case per terminal size (they were one loop: the suite's longest test, run to the end by one worker)."""
     from textual.geometry import Region
@@ -863,15 +889,39 @@ async def test_the_live_cursor_stays_on_its_episode_while_a_fast_run_adds_and_dr
     done = 0
 
     def start(item: str) -> None:
-        mon.feed(SimpleNamespace(kind="step", item_id=item, replicate=0, step=Step(
-            index=0, turn=1, kind="tool", ledger=LedgerState(1, 1, 29, 10, 0), tool_name="list_sections",
-            tool_args={"paper_id": item}, text=f"sections of {item}", cost=1, status="ok")))
+        mon.feed(
+            SimpleNamespace(
+                kind="step",
+                item_id=item,
+                replicate=0,
+                step=Step(
+                    index=0,
+                    turn=1,
+                    kind="tool",
+                    ledger=LedgerState(1, 1, 29, 10, 0),
+                    tool_name="list_sections",
+                    tool_args={"paper_id": item},
+                    text=f"sections of {item}",
+                    cost=1,
+                    status="ok",
+                ),
+            )
+        )
 
     def finish(item: str) -> None:
         nonlocal done
         done += 1
-        mon.feed(SimpleNamespace(kind="trajectory", item_id=item, replicate=0, done=done, planned=60, correct=done,
-                                 trajectory=SimpleNamespace(termination="answer", correct=True, error=None)))
+        mon.feed(
+            SimpleNamespace(
+                kind="trajectory",
+                item_id=item,
+                replicate=0,
+                done=done,
+                planned=60,
+                correct=done,
+                trajectory=SimpleNamespace(termination="answer", correct=True, error=None),
+            )
+        )
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -991,4 +1041,5 @@ async def test_a_long_run_name_is_clipped_in_the_run_header_and_empty_filters_sa
         await pilot.pause()
         table = app.screen.query_one("#trajectory-table")
         assert table.row_count == 0 and "no trajectories match 'zzzz'" in "".join(
-            seg.text for seg in table.render_line(1))
+            seg.text for seg in table.render_line(1)
+        )

@@ -1,19 +1,20 @@
 """A person plays through the real app over a real store: keys become the agent's calls, the episode keeps the rules."""
+
 from __future__ import annotations
 
+from play_support import act, start, until
 from textual.widgets import Button, DataTable, Input, OptionList, Select
+from tui_support import make_app
 
 from sandbox.ledger import INSUFFICIENT
-from play_support import act, start, until
-from tui_support import make_app
-from workbench.views.leaderboard import leaderboard_cells
+from tests.textual_private import messages
 from workbench.service.reports import leaderboard
 from workbench.tui.screens.leaderboard import LeaderboardScreen
 from workbench.tui.screens.play import PlayScreen
 from workbench.tui.screens.play_setup import PlaySetupScreen
 from workbench.tui.screens.runs import RunsScreen
 from workbench.tui.widgets.transcript import TranscriptView
-from tests.textual_private import messages
+from workbench.views.leaderboard import leaderboard_cells
 
 SIZE = (120, 36)
 
@@ -42,10 +43,15 @@ async def test_play_an_item_to_the_double_rejection_under_the_budget(seeded, mon
         assert screen.query_one("#meter-points").reading == (26, 30, "warn")
         await act(pilot, screen, "5", "A", "enter")  # 4 points left: rejected at cost 0
         rejection = screen.steps[-1]
-        assert rejection.status == "rejected" and rejection.text == INSUFFICIENT.format(left=4, name="read_section", cost=5)
+        assert rejection.status == "rejected" and rejection.text == INSUFFICIENT.format(
+            left=4, name="read_section", cost=5
+        )
         assert "⊘ rejected" in screen.query_one(TranscriptView).entries[-1].plain_header
-        assert screen.footer_text == screen.agent.seen[-1].footer == \
-            f"Turn: 7  |  Tokens used: {rejection.ledger.tokens:,}  |  Budget used: 26"
+        assert (
+            screen.footer_text
+            == screen.agent.seen[-1].footer
+            == f"Turn: 7  |  Tokens used: {rejection.ledger.tokens:,}  |  Budget used: 26"
+        )
         await act(pilot, screen, "2", "enter")  # references of the seed: executed, the rejections reset
         papers = screen.query_one("#play-papers", OptionList)
         assert papers.option_count == len(screen.seen.papers) > 1
@@ -54,12 +60,18 @@ async def test_play_an_item_to_the_double_rejection_under_the_budget(seeded, mon
         await act(pilot, screen, "5", "B", "enter")  # the second consecutive rejection ends the episode
         await until(pilot, lambda: screen.state == "finished")
 
-        assert tool_steps(screen) == [("list_sections", "ok", 1)] + [("read_section", "ok", 1 + 5 * k) for k in range(1, 6)] \
-            + [("read_section", "rejected", 26), ("get_references", "ok", 27), ("read_section", "rejected", 27),
-               ("read_section", "rejected", 27)]
+        assert tool_steps(screen) == [("list_sections", "ok", 1)] + [
+            ("read_section", "ok", 1 + 5 * k) for k in range(1, 6)
+        ] + [
+            ("read_section", "rejected", 26),
+            ("get_references", "ok", 27),
+            ("read_section", "rejected", 27),
+            ("read_section", "rejected", 27),
+        ]
         stored = app.store.trajectories(app.store.run("human-ana-builtin")["id"])
-        assert [(t["item_id"], t["termination"], t["points_used"], t["turns"]) for t in stored] == \
-            [("st_0001", "budget", 27, 10)]
+        assert [(t["item_id"], t["termination"], t["points_used"], t["turns"]) for t in stored] == [
+            ("st_0001", "budget", 27, 10)
+        ]
         assert "ended (budget)" in str(screen.query_one("#reveal-title").render())
         assert screen.query_one("#meter-points").reading == (27, 30, "over")
         assert screen.query_one("#meter-turns").reading[0] == 10
@@ -83,8 +95,11 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
         for t in stored:
             cells = [str(c) for c in table.get_row(str(t["id"]))]
             assert t["run"].startswith(cells[1].rstrip("…"))
-            assert cells[3] == (f"{'✓' if t['correct'] else '✗'} {t['answer']}" if t["termination"] == "answer"
-                                else f"✗ — {t['termination']}")
+            assert cells[3] == (
+                f"{'✓' if t['correct'] else '✗'} {t['answer']}"
+                if t["termination"] == "answer"
+                else f"✗ — {t['termination']}"
+            )
             assert (cells[4], cells[5]) == (str(t["points_used"]), str(t["turns"]))
             assert cells[6] == ("●" if t["paper_recall"] else "○") + " " + ("●" if t["section_recall"] else "○")
         assert str(table.get_row_at(0)[0]) == "you" and str(table.get_row_at(0)[1]) == "human-ana-builtin"
@@ -94,7 +109,9 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
         board_table = app.screen.query_one(DataTable)
         header, rows = leaderboard_cells(leaderboard(app.store)[0])
         assert [str(c.label) for c in board_table.columns.values()] == list(header)
-        assert [[str(c) for c in board_table.get_row_at(i)] for i in range(board_table.row_count)] == [list(r) for r in rows]
+        assert [[str(c) for c in board_table.get_row_at(i)] for i in range(board_table.row_count)] == [
+            list(r) for r in rows
+        ]
         assert any(r[1] == "human-ana-builtin" and r[2] == "human:ana" and r[3] == "1/1" for r in rows)
         await pilot.press("escape")
         await pilot.press("enter")  # enter on a reveal row: step through that trajectory
@@ -109,16 +126,30 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
         await pilot.press("escape")  # leave in the middle of st_0002: asked first
         await pilot.pause()
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, RunsScreen)
-                    and app.store.run("human-ana-builtin")["status"] == "interrupted")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, RunsScreen) and app.store.run("human-ana-builtin")["status"] == "interrupted"
+            ),
+        )
         run = app.store.run("human-ana-builtin")
-        query = ("SELECT item_id, attempt, status, final, termination, error_kind, turns FROM trajectories "
-                 "WHERE run_id = ? ORDER BY id")
-        await until(pilot, lambda: len(app.store.conn.execute(query, (run["id"],)).fetchall()) == 2
-                    and app.store.conn.execute(query, (run["id"],)).fetchall()[1]["status"] == "done")
+        query = (
+            "SELECT item_id, attempt, status, final, termination, error_kind, turns FROM trajectories "
+            "WHERE run_id = ? ORDER BY id"
+        )
+        await until(
+            pilot,
+            lambda: (
+                len(app.store.conn.execute(query, (run["id"],)).fetchall()) == 2
+                and app.store.conn.execute(query, (run["id"],)).fetchall()[1]["status"] == "done"
+            ),
+        )
         rows = [tuple(r) for r in app.store.conn.execute(query, (run["id"],))]
         # what was seen of st_0002 is kept: a finished, non-final attempt ended by error, 'abandoned'
-        assert rows == [("st_0001", 0, "done", 1, "answer", None, 1), ("st_0002", 0, "done", 0, "error", "abandoned", 1)]
+        assert rows == [
+            ("st_0001", 0, "done", 1, "answer", None, 1),
+            ("st_0002", 0, "done", 0, "error", "abandoned", 1),
+        ]
 
         screen = await start(pilot, app, ["st_0001", "st_0002"])  # re-open: st_0001 is skipped, st_0002 starts over
         assert screen.item.id == "st_0002" and screen.agent.seen[-1].turn == 1 and screen.steps == []
@@ -176,7 +207,9 @@ async def test_a_paper_picked_from_the_list_is_listed_and_its_sections_are_offer
         assert screen.steps[-1].status == "ok"  # (the built-in item's second reference has text)
         box = screen.query_one("#play-sections", OptionList)
         listed = [str(box.get_option_at_index(i).prompt) for i in range(box.option_count)]
-        assert listed and listed == [f"({a}) {h}" for a, h in screen.seen.sections[other]]  # its aliases, not the seed's
+        assert listed and listed == [
+            f"({a}) {h}" for a, h in screen.seen.sections[other]
+        ]  # its aliases, not the seed's
         assert "SECTIONS of" in str(screen.query_one("#sections-label").render())
 
 

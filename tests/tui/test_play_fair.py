@@ -3,16 +3,17 @@ paper id is confirmed before it is charged, a pick from a list only selects, a t
 form filled in, an unaffordable tool says so before it is sent, the setup never lands on "nothing left to play", and
 "visited N papers" counts papers that exist. The flow that cost a careful player points is replayed from a fresh
 store and spends exactly what the player meant to spend."""
+
 from __future__ import annotations
 
-from textual.widgets import Button, Input, OptionList, Select
-
 from play_support import act, start, until
+from textual.widgets import Button, Input, OptionList, Select
 from tui_support import make_app, settle
+
 from workbench.tui.screens.dialogs import ConfirmModal
 from workbench.tui.screens.play import PlayScreen
-from workbench.tui.widgets.toolform import tool_palette
 from workbench.tui.widgets.itempane import touched
+from workbench.tui.widgets.toolform import tool_palette
 from workbench.tui.widgets.transcript import as_record
 
 SIZE = (120, 36)
@@ -39,8 +40,11 @@ async def test_the_careful_player_s_flow_from_a_fresh_store_spends_exactly_what_
         screen = await start(pilot, app, ["st_0001"])
         seed = screen.item.seed_paper_id
         await act(pilot, screen, "2", "enter")  # the seed's references: 1 point
-        other = next(p for p in screen.seen.papers if p != seed and not any(
-            q != p and q.startswith(p[:4]) for q in screen.seen.papers))
+        other = next(
+            p
+            for p in screen.seen.papers
+            if p != seed and not any(q != p and q.startswith(p[:4]) for q in screen.seen.papers)
+        )
 
         # 1. enter on a paper field with a completion in view sends the completion, not the typed prefix
         await pilot.press("4")
@@ -78,10 +82,12 @@ async def test_the_careful_player_s_flow_from_a_fresh_store_spends_exactly_what_
         await act(pilot, screen, "s", "ABCD"[screen.item.correct_index], "enter")
         await until(pilot, lambda: screen.state == "finished")
         assert [c[:3] for c in calls(screen)] == [
-            ("get_references", {"paper_id": seed}, "ok"), ("list_sections", {"paper_id": other}, "ok"),
+            ("get_references", {"paper_id": seed}, "ok"),
+            ("list_sections", {"paper_id": other}, "ok"),
             ("read_section", {"paper_id": other, "section": alias}, "ok"),
             ("think", {"reasoning": "the method section says it"}, "ok"),
-            ("submit_answer", {"answer": "ABCD"[screen.item.correct_index], "reasoning": ""}, "ok")]
+            ("submit_answer", {"answer": "ABCD"[screen.item.correct_index], "reasoning": ""}, "ok"),
+        ]
         (stored,) = app.store.trajectories(app.store.run("human-ana-builtin")["id"])
         assert (stored["points_used"], stored["turns"], stored["termination"]) == (7, 5, "answer")
 
@@ -135,7 +141,7 @@ async def test_a_tool_the_points_cannot_pay_is_greyed_with_its_cost_before_it_is
             await act(pilot, screen, "5", section, "enter")
         assert screen.points_left == 4
         palette = tool_palette(screen.caps, None, True, 0, screen.points_left)
-        struck = {palette.plain[span.start:span.end] for span in palette.spans if "strike" in str(span.style)}
+        struck = {palette.plain[span.start : span.end] for span in palette.spans if "strike" in str(span.style)}
         assert struck == {"read·5"}  # greyed, its cost shown; the others as usual
         await pilot.press("5")
         title = str(screen.query_one("#form-title").render())

@@ -2,10 +2,10 @@
 
 The item timer is frozen, the player is `ana`, the store is the seeded one.
 """
+
 from __future__ import annotations
 
 import pytest
-
 from play_support import act, answered, start, until
 from tui_support import make_app
 
@@ -46,6 +46,7 @@ SMALL = (80, 24)
 
 def test_setup_at_80x24(snap_compare, seeded, frozen):
     """The session setup fits: the fields scroll, the messages and both buttons stay in view."""
+
     async def run_before(pilot):
         await pilot.pause()
         pilot.app.play_items("builtin")
@@ -61,6 +62,7 @@ def test_setup_at_80x24(snap_compare, seeded, frozen):
 
 def test_play_screen_at_80x24(snap_compare, seeded, frozen):
     """The palette and the status footer wrap to two rows, the lists shrink, the options start in view."""
+
     async def run_before(pilot):
         screen = await start(pilot, pilot.app, ["st_0001"])
         await act(pilot, screen, "2", "enter")
@@ -78,6 +80,7 @@ def test_play_screen_at_80x24(snap_compare, seeded, frozen):
 def test_answering_at_80x24(snap_compare, seeded, frozen):
     """The longest built-in question with the answer form open: the item takes the width, all four options and
     both answer fields in view (the transcript, meters and status come back with esc or a tool's form)."""
+
     async def run_before(pilot):
         screen = await start(pilot, pilot.app, ["mt_0016"])
         await act(pilot, screen, "1", "enter")
@@ -89,6 +92,7 @@ def test_answering_at_80x24(snap_compare, seeded, frozen):
 
 def test_reveal_at_80x24(snap_compare, seeded, frozen):
     """Narrow: the item above the table of runs, every column of the table in view."""
+
     async def run_before(pilot):
         screen = await start(pilot, pilot.app, ["st_0001"])
         await act(pilot, screen, "4", "enter")
@@ -122,6 +126,7 @@ def test_leaderboard(snap_compare, board):
 
 def test_leaderboard_scrolled_right_at_80x24(snap_compare, board):
     """Scrolled to its last column, the rank, run and who columns stay in view."""
+
     async def run_before(pilot):
         await _board(pilot)
         table = pilot.app.screen.query_one("#leaderboard-table")

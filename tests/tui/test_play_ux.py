@@ -1,15 +1,16 @@
 """The play screen as a person meets it at 80 columns: refusals are said, lists show where enter lands, the leave
 dialog says what was seen, the hints and the footer fit."""
+
 from __future__ import annotations
 
-from textual.widgets import Footer, Input
-
 from play_support import act, start, until
+from textual.widgets import Footer, Input
 from tui_support import make_app
-from workbench.tui.screens.dialogs import ConfirmModal
-from workbench.tui.widgets.toolform import ANSWER_RULE, PLACEHOLDERS, TOOLS
-from workbench.tui.screens.runs import RunsScreen
+
 from tests.textual_private import messages
+from workbench.tui.screens.dialogs import ConfirmModal
+from workbench.tui.screens.runs import RunsScreen
+from workbench.tui.widgets.toolform import ANSWER_RULE, PLACEHOLDERS, TOOLS
 
 NARROW = (80, 30)
 
@@ -88,7 +89,7 @@ def _visible_item_text(screen) -> str:
     assert pane.region.bottom <= SMALL[1] - 1 and pane.region.right <= SMALL[0]  # above the key footer
     lines = text.render_lines(Region(0, 0, text.size.width, text.size.height))
     top = int(pane.scroll_offset.y)
-    window = lines[top: top + pane.scrollable_content_region.height]
+    window = lines[top : top + pane.scrollable_content_region.height]
     return " ".join(" ".join(strip.text.split()) for strip in window)
 
 

@@ -4,10 +4,12 @@ The store is built once per module (about 4 s) and copied into each test's tmp d
 screen's numbers must be exactly the engine's: the plateau's with the same bootstrap
 size and seed, the parallel report's with the same offline judge and seed.
 """
+
 from __future__ import annotations
 
 import asyncio
 import csv
+import itertools
 import json
 import math
 import shutil
@@ -16,10 +18,21 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable
-
 from tui_support import make_app, settle, until
-from workbench.tui.screens.scaling import (PlotView, ScalingScreen, compute_parallel, cost_cells, flags, level_cells,
-                                   parallel_cells, plateau_figure, scaling_sources, theme_palette, transition_cells)
+
+from workbench.tui.screens.scaling import (
+    PlotView,
+    ScalingScreen,
+    compute_parallel,
+    cost_cells,
+    flags,
+    level_cells,
+    parallel_cells,
+    plateau_figure,
+    scaling_sources,
+    theme_palette,
+    transition_cells,
+)
 
 SIZE = (120, 36)
 BOOT = {"n_boot": 2000, "seed": 0}
@@ -34,10 +47,52 @@ def scaling_store_file(tmp_path_factory, builtin_cache) -> Path:
         mp.setenv("AGENTHOP_DB", db)
         mp.setenv("AGENTHOP_CACHE", str(builtin_cache))
         mp.setenv("AGENTHOP_CONFIG", str(Path(db).with_name("config.toml")))
-        assert main(["--batch", "scale", "sequential", "--axis", "points", "--grid", "6,18,30", "--run", "g",
-                     "--db", db, "--quiet", "--limit", "12", "--boot", "2000"]) == 0
-        assert main(["--batch", "scale", "parallel", "--k", "1,2,4", "--run", "p", "--db", db, "--quiet",
-                     "--limit", "8", "--agent", "random", "--seed", "3"]) == 0
+        assert (
+            main(
+                [
+                    "--batch",
+                    "scale",
+                    "sequential",
+                    "--axis",
+                    "points",
+                    "--grid",
+                    "6,18,30",
+                    "--run",
+                    "g",
+                    "--db",
+                    db,
+                    "--quiet",
+                    "--limit",
+                    "12",
+                    "--boot",
+                    "2000",
+                ]
+            )
+            == 0
+        )
+        assert (
+            main(
+                [
+                    "--batch",
+                    "scale",
+                    "parallel",
+                    "--k",
+                    "1,2,4",
+                    "--run",
+                    "p",
+                    "--db",
+                    db,
+                    "--quiet",
+                    "--limit",
+                    "8",
+                    "--agent",
+                    "random",
+                    "--seed",
+                    "3",
+                ]
+            )
+            == 0
+        )
     return Path(db)
 
 
@@ -91,11 +146,16 @@ def table_rows(screen, table_id: str) -> list[list[str]]:
 
 
 def test_sources_list_groups_then_parallel_runs():
-    runs = [{"name": "a@1", "kind": "sequential", "group_name": "a"}, {"name": "e", "kind": "eval"},
-            {"name": "p", "kind": "parallel", "replicates": 4},
-            {"name": "a@2", "kind": "sequential", "group_name": "a"}]
+    runs = [
+        {"name": "a@1", "kind": "sequential", "group_name": "a"},
+        {"name": "e", "kind": "eval"},
+        {"name": "p", "kind": "parallel", "replicates": 4},
+        {"name": "a@2", "kind": "sequential", "group_name": "a"},
+    ]
     assert [(s.kind, s.name, s.detail) for s in scaling_sources(runs)] == [
-        ("sequential", "a", "seq ×2"), ("parallel", "p", "par K=4")]
+        ("sequential", "a", "seq ×2"),
+        ("parallel", "p", "par K=4"),
+    ]
 
 
 async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, builtin_cache, tmp_path, monkeypatch):
@@ -146,8 +206,11 @@ async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, built
         assert rows == [parallel_cells(report, r, compact=True) for r in report["per_k"]]
         costs = table_rows(screen, "#scaling-levels")
         assert costs == [cost_cells(report, r) for r in report["per_k"]]
-        assert all(("no variation" if r["gap_majority_ci_no_variation"] else f"{100 * r['gap_majority_ci'][0]:.1f}–")
-                   in row[-3] for r, row in zip(report["per_k"], rows))
+        assert all(
+            ("no variation" if r["gap_majority_ci_no_variation"] else f"{100 * r['gap_majority_ci'][0]:.1f}–")
+            in row[-3]
+            for r, row in zip(report["per_k"], rows)
+        )
         assert [r["pass_at_k"] for r in screen.result["per_k"]] == [r["pass_at_k"] for r in report["per_k"]]
 
         await pilot.press("e")
@@ -185,8 +248,11 @@ async def test_plot_follows_the_widget_size(scaling_store):
         assert len(lines) == after.height and max(len(line) for line in lines) <= after.width
 
         def colours() -> set[str]:
-            return {span.style.color.triplet.hex for span in plot.text.spans
-                    if not isinstance(span.style, str) and span.style.color and span.style.color.triplet}
+            return {
+                span.style.color.triplet.hex
+                for span in plot.text.spans
+                if not isinstance(span.style, str) and span.style.color and span.style.color.triplet
+            }
 
         dark = colours()
         assert app.theme_variables["primary"].lower() in dark  # the theme's RGB, not plotext's palette
@@ -199,10 +265,18 @@ async def test_plot_follows_the_widget_size(scaling_store):
 
 
 def test_colourless_figure_names_the_signs():
-    result = {"budgets": ["a", "b", "c"], "accuracy": [0.2, 0.5, 0.5], "k_star": 2, "plateau_budget": "b",
-              "censored": False, "no_significant_gain": False,
-              "transitions": [{"from": "a", "to": "b", "c_k": 0.1, "significant": True, "borderline": False},
-                              {"from": "b", "to": "c", "c_k": -0.2, "significant": False, "borderline": True}]}
+    result = {
+        "budgets": ["a", "b", "c"],
+        "accuracy": [0.2, 0.5, 0.5],
+        "k_star": 2,
+        "plateau_budget": "b",
+        "censored": False,
+        "no_significant_gain": False,
+        "transitions": [
+            {"from": "a", "to": "b", "c_k": 0.1, "significant": True, "borderline": False},
+            {"from": "b", "to": "c", "c_k": -0.2, "significant": False, "borderline": True},
+        ],
+    }
     text = plateau_figure(result, 80, 24, None)
     assert "\x1b[" not in text
     assert "a→b gain" in text and "b→c borderline" in text and "plateau b" in text
@@ -215,10 +289,16 @@ def test_colourless_figure_names_the_signs():
 def test_bars_are_coloured_by_the_decision_and_untested_ones_have_none():
     gain, loss = (10, 200, 30), (220, 20, 40)
     palette = {"line": (1, 1, 1), "gain": gain, "loss": loss, "mark": (2, 2, 2), "shade": (3, 3, 3)}
-    result = {"budgets": ["a", "b", "c"], "accuracy": [0.2, 0.3, 0.5], "k_star": 1, "plateau_budget": "a",
-              "transitions": [{"from": "a", "to": "b", "c_k": 0.02, "significant": False, "borderline": False},
-                              {"from": "b", "to": "c", "c_k": None, "significant": False, "tested": False,
-                               "borderline": False}]}
+    result = {
+        "budgets": ["a", "b", "c"],
+        "accuracy": [0.2, 0.3, 0.5],
+        "k_star": 1,
+        "plateau_budget": "a",
+        "transitions": [
+            {"from": "a", "to": "b", "c_k": 0.02, "significant": False, "borderline": False},
+            {"from": "b", "to": "c", "c_k": None, "significant": False, "tested": False, "borderline": False},
+        ],
+    }
     text = plateau_figure(result, 80, 24, palette)
     assert "38;2;220;20;40" in text and "38;2;10;200;30" not in text  # C_k > 0 but not significant: the loss colour
     plain = plateau_figure(result, 80, 24, None)
@@ -317,11 +397,41 @@ def test_a_run_judged_by_a_model_is_read_from_its_stored_verdicts_only(tmp_path,
 
     db = tmp_path / "llm.sqlite"
     with FakeOpenAI(brain) as srv:
-        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "--batch", "scale", "parallel", "--k", "1,2",
-                               "--agent", "llm", "--model", "openai/m", "--base-url", srv.url, "--limit", "3", "--run",
-                               "L", "--db", str(db), "--quiet", "--format", "json", "--judge", "same", "--orders", "2"],
-                              capture_output=True, text=True, env=dict(os.environ, OPENAI_API_KEY="sk-test"),
-                              cwd=Path(__file__).resolve().parents[2])  # this tree's code, not an installed copy
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "workbench.cli",
+                "--batch",
+                "scale",
+                "parallel",
+                "--k",
+                "1,2",
+                "--agent",
+                "llm",
+                "--model",
+                "openai/m",
+                "--base-url",
+                srv.url,
+                "--limit",
+                "3",
+                "--run",
+                "L",
+                "--db",
+                str(db),
+                "--quiet",
+                "--format",
+                "json",
+                "--judge",
+                "same",
+                "--orders",
+                "2",
+            ],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, OPENAI_API_KEY="sk-test"),
+            cwd=Path(__file__).resolve().parents[2],
+        )  # this tree's code, not an installed copy
         assert proc.returncode == 0, proc.stderr
         asked = len(srv.requests)
     printed = json.loads(proc.stdout)
@@ -376,8 +486,9 @@ async def test_the_parallel_plot_has_a_legend_distinct_markers_room_and_no_unpri
         for legend in ("oo pass@k", "xx majority", "++ pointwise", "** pairwise"):
             assert legend in text
         assert not re.search(r"-0\.0*┤", text)
-        costs = [" ".join(str(c) for c in screen.query_one("#scaling-levels", DataTable).get_row_at(i))
-                 for i in range(3)]
+        costs = [
+            " ".join(str(c) for c in screen.query_one("#scaling-levels", DataTable).get_row_at(i)) for i in range(3)
+        ]
         assert all("unpriced" not in row and "— · —" in row for row in costs)
         caption = str(screen.query_one("#scaling-caption").render())
         assert "sampling — (scripted agent: no model, cost and tokens not measured)" in caption
@@ -396,11 +507,12 @@ def figure_panels(text: str) -> list[dict]:
             continue
         bottom = next(i for i in range(top + 1, len(lines)) if "└" in lines[i])
         left = line.index("┌")
-        canvas = [row.ljust(len(line)) for row in lines[top + 1:bottom]][::-1]
+        canvas = [row.ljust(len(line)) for row in lines[top + 1 : bottom]][::-1]
         ticks = {r: row[:left].strip() for r, row in enumerate(canvas) if row[left] == "┤"}
         frame = lines[bottom]
-        panels.append({"canvas": canvas, "left": left, "yticks": ticks,
-                       "xticks": [c for c, ch in enumerate(frame) if ch in "┬┴"]})
+        panels.append(
+            {"canvas": canvas, "left": left, "yticks": ticks, "xticks": [c for c, ch in enumerate(frame) if ch in "┬┴"]}
+        )
     return panels
 
 
@@ -416,8 +528,8 @@ def drawn_row(panel: dict, value: float) -> int:
 def assert_even_ticks(panel: dict) -> None:
     rows = sorted(panel["yticks"])
     values = [float(panel["yticks"][r]) for r in rows]
-    assert len(rows) >= 2 and len({b - a for a, b in zip(rows, rows[1:])}) == 1, panel["yticks"]  # evenly spaced
-    steps = [b - a for a, b in zip(values, values[1:])]
+    assert len(rows) >= 2 and len({b - a for a, b in itertools.pairwise(rows)}) == 1, panel["yticks"]  # evenly spaced
+    steps = [b - a for a, b in itertools.pairwise(values)]
     assert max(steps) - min(steps) < 1e-9 and steps[0] > 0, panel["yticks"]  # by one value step
     assert not any(label.startswith("-") and float(label) == 0 for label in panel["yticks"].values())
 

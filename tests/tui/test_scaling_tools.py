@@ -1,13 +1,14 @@
 """The general-agent setting's registry-size group (`scale tools`) in the Scaling screen: listed, its table the
 engine's, its plot drawn; and the CLI group resumes."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable
-
 from tui_support import make_app, settle, until
+
 from workbench.tui.screens.scaling import PlotView, ScalingScreen, scaling_sources
 from workbench.views.general import registry_rows
 
@@ -22,8 +23,25 @@ def tools_store(tmp_path, builtin_cache, monkeypatch, capsys) -> Path:
     db = tmp_path / "store.sqlite"
     monkeypatch.setenv("AGENTHOP_DB", str(db))
     monkeypatch.setenv("AGENTHOP_CACHE", str(builtin_cache))
-    args = ("scale", "tools", "--counts", "0,8,16", "--detail", "full,names", "--run", GROUP, "--db", str(db),
-            "--quiet", "--limit", "6", "--distractible", "0.4", "--format", "json")
+    args = (
+        "scale",
+        "tools",
+        "--counts",
+        "0,8,16",
+        "--detail",
+        "full,names",
+        "--run",
+        GROUP,
+        "--db",
+        str(db),
+        "--quiet",
+        "--limit",
+        "6",
+        "--distractible",
+        "0.4",
+        "--format",
+        "json",
+    )
     first = batch(capsys, *args)
     assert first.returncode == 0, first.stderr
     again = batch(capsys, *args)  # every level is resumed: nothing new runs, the same table
@@ -32,8 +50,11 @@ def tools_store(tmp_path, builtin_cache, monkeypatch, capsys) -> Path:
 
 
 def test_sources_list_tools_groups():
-    runs = [{"name": "r@plain", "kind": "tools", "group_name": "r"}, {"name": "r@tools8-full", "kind": "tools",
-                                                                       "group_name": "r"}, {"name": "e", "kind": "eval"}]
+    runs = [
+        {"name": "r@plain", "kind": "tools", "group_name": "r"},
+        {"name": "r@tools8-full", "kind": "tools", "group_name": "r"},
+        {"name": "e", "kind": "eval"},
+    ]
     assert [(s.kind, s.name, s.detail) for s in scaling_sources(runs)] == [("tools", "r", "tools ×2")]
 
 
@@ -44,8 +65,13 @@ async def test_the_registry_group_is_shown_with_its_table_and_plot(tools_store):
     store = Store(tools_store)
     expected = tools_report(store, GROUP)
     store.close()
-    assert [r["run"] for r in expected["rows"]] == [f"{GROUP}@plain", f"{GROUP}@tools8-full", f"{GROUP}@tools8-names",
-                                                    f"{GROUP}@tools16-full", f"{GROUP}@tools16-names"]
+    assert [r["run"] for r in expected["rows"]] == [
+        f"{GROUP}@plain",
+        f"{GROUP}@tools8-full",
+        f"{GROUP}@tools8-names",
+        f"{GROUP}@tools16-full",
+        f"{GROUP}@tools16-names",
+    ]
     app = make_app()
     app.action_scaling = lambda: app.push_screen(ScalingScreen())
     async with app.run_test(size=SIZE) as pilot:
@@ -71,13 +97,46 @@ def test_the_stepper_marks_an_out_of_domain_call_and_its_cost(tmp_path, capsys, 
 
     monkeypatch.setenv("AGENTHOP_CACHE", str(builtin_cache))
     db = str(tmp_path / "s.db")
-    assert batch(capsys, "run", "--run", "g", "--db", db, "--limit", "2", "--quiet", "--distractible", "0.5",
-                 "--extra-tools", "builtin", "--extra-tools-count", "8", "--extra-tools-cost", "2").returncode == 0
+    assert (
+        batch(
+            capsys,
+            "run",
+            "--run",
+            "g",
+            "--db",
+            db,
+            "--limit",
+            "2",
+            "--quiet",
+            "--distractible",
+            "0.5",
+            "--extra-tools",
+            "builtin",
+            "--extra-tools-count",
+            "8",
+            "--extra-tools-cost",
+            "2",
+        ).returncode
+        == 0
+    )
     store = Store(db)
     steps = store.steps(store.trajectories(store.run("g")["id"])[0]["id"])
-    ood = [s for s in steps if s["kind"] == "tool" and s["tool_name"] not in
-           ("get_paper_info", "get_references", "search_papers", "list_sections", "read_section", "think",
-            "submit_answer") and s["status"] == "ok"]
+    ood = [
+        s
+        for s in steps
+        if s["kind"] == "tool"
+        and s["tool_name"]
+        not in (
+            "get_paper_info",
+            "get_references",
+            "search_papers",
+            "list_sections",
+            "read_section",
+            "think",
+            "submit_answer",
+        )
+        and s["status"] == "ok"
+    ]
     assert ood
     entries = {e.step: e for e in build_entries(steps) if e.kind == "tool"}
     for s in ood:
@@ -96,8 +155,26 @@ def general_store(tmp_path, capsys, builtin_cache, monkeypatch) -> tuple[Path, d
     db = tmp_path / "store.sqlite"
     monkeypatch.setenv("AGENTHOP_DB", str(db))
     monkeypatch.setenv("AGENTHOP_CACHE", str(builtin_cache))
-    assert batch(capsys, "run", "--run", "g", "--db", str(db), "--limit", "3", "--quiet", "--distractible", "0.5",
-                 "--extra-tools", "builtin", "--extra-tools-count", "8").returncode == 0
+    assert (
+        batch(
+            capsys,
+            "run",
+            "--run",
+            "g",
+            "--db",
+            str(db),
+            "--limit",
+            "3",
+            "--quiet",
+            "--distractible",
+            "0.5",
+            "--extra-tools",
+            "builtin",
+            "--extra-tools-count",
+            "8",
+        ).returncode
+        == 0
+    )
     return db, json.loads(batch(capsys, "report", "g", "--db", str(db), "--format", "json").stdout)["general_setting"]
 
 
@@ -112,8 +189,12 @@ async def test_the_diagnostics_tab_shows_the_setting(general_store):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         await pilot.press("enter", "2")
-        await until(pilot, lambda: bool(app.screen.query(DiagnosticsPanel))
-                    and app.screen.query_one(DiagnosticsPanel).report is not None)
+        await until(
+            pilot,
+            lambda: (
+                bool(app.screen.query(DiagnosticsPanel)) and app.screen.query_one(DiagnosticsPanel).report is not None
+            ),
+        )
         await settle(pilot, app)
         widget = app.screen.query_one("#diag-general")
         assert widget.display
@@ -131,16 +212,31 @@ def pair_store(tmp_path, capsys, builtin_cache, monkeypatch) -> Path:
     monkeypatch.setenv("AGENTHOP_DB", str(db))
     monkeypatch.setenv("AGENTHOP_CACHE", str(builtin_cache))
     for extra in ((), ("--extra-tools", "builtin", "--extra-tools-count", "8")):
-        assert batch(capsys, "run", "--run", "g" if extra else "p", "--db", str(db), "--limit", "4", "--quiet",
-                     "--distractible", "0.5", *extra).returncode == 0
+        assert (
+            batch(
+                capsys,
+                "run",
+                "--run",
+                "g" if extra else "p",
+                "--db",
+                str(db),
+                "--limit",
+                "4",
+                "--quiet",
+                "--distractible",
+                "0.5",
+                *extra,
+            ).returncode
+            == 0
+        )
     return db
 
 
 async def test_the_compare_screen_states_the_out_of_domain_side(pair_store):
+    from storage import Store
+    from workbench.service.reports import compare_report
     from workbench.tui.screens.compare import CompareScreen
     from workbench.views.general import compare_lines
-    from workbench.service.reports import compare_report
-    from storage import Store
 
     store = Store(pair_store)
     expected = compare_lines(compare_report(store, "p", "g"))

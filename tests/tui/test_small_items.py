@@ -1,5 +1,8 @@
 """The smaller things of issue 13 §3, each held by a test that failed on the code before."""
+
 from __future__ import annotations
+
+import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,12 +22,13 @@ def test_runs_sort_by_name_in_natural_order():
 def test_any_names_sort_and_the_order_is_total(names):
     ordered = sorted(names, key=natural_key)
     assert sorted(ordered, key=natural_key) == ordered
-    for a, b in zip(ordered, ordered[1:]):
+    for a, b in itertools.pairwise(ordered):
         assert natural_key(a) <= natural_key(b)
 
 
 async def test_a_scripted_run_s_tokens_read_not_measured_in_the_list_and_the_stepper(seeded):
     from tui_support import make_app, settle
+
     from workbench.tui.screens.stepper import StepperScreen
 
     app = make_app()
@@ -55,8 +59,8 @@ async def test_a_scripted_run_s_tokens_read_not_measured_in_the_list_and_the_ste
 
 async def test_help_fits_an_80x24_screen_with_every_binding_id_whole(seeded):
     from textual.widgets import Static
-
     from tui_support import make_app, settle
+
     from workbench.tui.screens.help import HelpScreen, key_rows
 
     app = make_app()
@@ -84,15 +88,21 @@ async def test_the_live_screen_of_a_relaunched_finished_run_shows_its_real_termi
     import sqlite3
 
     from textual.widgets import DataTable
-
     from tui_support import make_app, settle
+
     from workbench.tui.screens.live import LiveScreen
 
     db = sqlite3.connect(seeded)  # heur-s0 took 1m30s when it ran
-    db.execute("UPDATE runs SET started_at = '2026-01-01T10:00:00+00:00', finished_at = '2026-01-01T10:01:30+00:00' "
-               "WHERE name = 'heur-s0'")
-    stored = dict(db.execute("SELECT termination, COUNT(*) FROM trajectories t JOIN runs r ON r.id = t.run_id "
-                             "WHERE r.name = 'heur-s0' AND t.final = 1 GROUP BY termination").fetchall())
+    db.execute(
+        "UPDATE runs SET started_at = '2026-01-01T10:00:00+00:00', finished_at = '2026-01-01T10:01:30+00:00' "
+        "WHERE name = 'heur-s0'"
+    )
+    stored = dict(
+        db.execute(
+            "SELECT termination, COUNT(*) FROM trajectories t JOIN runs r ON r.id = t.run_id "
+            "WHERE r.name = 'heur-s0' AND t.final = 1 GROUP BY termination"
+        ).fetchall()
+    )
     db.commit()
     db.close()
     app = make_app()
@@ -118,18 +128,28 @@ def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_sta
 
     store = tmp_path / "store.sqlite"
     child = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from storage.locks import RunLock\n"
-         f"with RunLock({str(store)!r}, 'busy-run'):\n    print('held', flush=True)\n    sys.stdin.readline()"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys; from storage.locks import RunLock\n"
+            f"with RunLock({str(store)!r}, 'busy-run'):\n    print('held', flush=True)\n    sys.stdin.readline()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert child.stdout.readline().strip() == "held"
         values = {"name": "busy-run", "agent": "heuristic"}
         result = validate(values, {"busy-run"}, llm_ok=False, store_path=store)
         assert result.spec is None and result.errors == {
             "name": f"name: 'busy-run' is in progress in another process (pid {child.pid}); starting it here would "
-                    "be refused: wait for it to finish, or choose another name"}
-        assert validate({**values, "name": "free-run"}, {"busy-run", "free-run"}, llm_ok=False,
-                        store_path=store).spec is not None
+            "be refused: wait for it to finish, or choose another name"
+        }
+        assert (
+            validate({**values, "name": "free-run"}, {"busy-run", "free-run"}, llm_ok=False, store_path=store).spec
+            is not None
+        )
     finally:
         child.stdin.close()
         child.wait(timeout=30)
@@ -154,8 +174,8 @@ def test_exports_default_to_the_downloads_or_the_data_dir_never_the_working_dire
 
 async def test_the_run_export_offers_a_path_in_the_export_dir(seeded, tmp_path, monkeypatch):
     from textual.widgets import Input
-
     from tui_support import make_app, settle
+
     from workbench.tui.screens.dialogs import ExportModal
 
     monkeypatch.setenv("AGENTHOP_EXPORTS", str(tmp_path / "exports"))

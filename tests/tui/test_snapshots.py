@@ -4,12 +4,14 @@ Nothing that varies is on screen: the store path is relative to the test's cwd, 
 are built with one worker (fixed order), and the live screen is fed fixed events with
 a frozen clock.
 """
+
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from sandbox.records import LedgerState, Step
 from tui_support import make_app, settle
+
+from sandbox.records import LedgerState, Step
 from workbench.tui.monitor import RunMonitor
 
 SIZE = (120, 36)
@@ -50,21 +52,55 @@ def frozen_monitor() -> RunMonitor:
     for i, (term, ok) in enumerate([("answer", True), ("answer", False), ("budget", False), ("answer", True)]):
         correct += ok
         traj = SimpleNamespace(termination=term, correct=ok, error=None)
-        mon.feed(SimpleNamespace(kind="trajectory", item_id=f"st_{i:04d}", replicate=0, trajectory=traj,
-                                 done=i + 1, planned=10, correct=correct))
+        mon.feed(
+            SimpleNamespace(
+                kind="trajectory",
+                item_id=f"st_{i:04d}",
+                replicate=0,
+                trajectory=traj,
+                done=i + 1,
+                planned=10,
+                correct=correct,
+            )
+        )
     flights = [("mt_0007", 3, 5, 9_000), ("st_0011", 15, 22, 41_000), ("mt_0012", 19, 28, 185_000)]
     for item, turns, points, tokens in flights:
         for t in range(1, turns + 1):
             used = points * t // turns
             tok = tokens * t // turns
-            mon.feed(SimpleNamespace(kind="step", item_id=item, replicate=0, step=Step(
-                index=2 * (t - 1), turn=t, kind="assistant", ledger=LedgerState(t, used, 30 - used, tok, 0),
-                text=f"turn {t}: reading [bold]carefully[/]", tool_args=[{"name": "read_section"}])))
-            mon.feed(SimpleNamespace(kind="step", item_id=item, replicate=0, step=Step(
-                index=2 * (t - 1) + 1, turn=t, kind="tool", ledger=LedgerState(t, used, 30 - used, tok, 0),
-                tool_name="read_section", tool_args={"paper_id": "c84f571b916d7e86288e7a1941bfd2fa08999558", "section": "C"},
-                text="=== 3 Method ===\nThe [i]method[/i] is described here.\nIt has three parts.\nOne.\nTwo.\nThree.",
-                cost=5, status="ok")))
+            mon.feed(
+                SimpleNamespace(
+                    kind="step",
+                    item_id=item,
+                    replicate=0,
+                    step=Step(
+                        index=2 * (t - 1),
+                        turn=t,
+                        kind="assistant",
+                        ledger=LedgerState(t, used, 30 - used, tok, 0),
+                        text=f"turn {t}: reading [bold]carefully[/]",
+                        tool_args=[{"name": "read_section"}],
+                    ),
+                )
+            )
+            mon.feed(
+                SimpleNamespace(
+                    kind="step",
+                    item_id=item,
+                    replicate=0,
+                    step=Step(
+                        index=2 * (t - 1) + 1,
+                        turn=t,
+                        kind="tool",
+                        ledger=LedgerState(t, used, 30 - used, tok, 0),
+                        tool_name="read_section",
+                        tool_args={"paper_id": "c84f571b916d7e86288e7a1941bfd2fa08999558", "section": "C"},
+                        text="=== 3 Method ===\nThe [i]method[/i] is described here.\nIt has three parts.\nOne.\nTwo.\nThree.",
+                        cost=5,
+                        status="ok",
+                    ),
+                )
+            )
     mon.cost, mon.priced = 0.4213, True
     return mon
 
@@ -123,6 +159,7 @@ def test_diagnostics(snap_compare, seeded):
 
 def test_diagnostics_at_80_columns(snap_compare, seeded):
     """Narrow: the failures table above the heat map, every column and row label of the heat map whole."""
+
     async def run_before(pilot):
         pilot.app.open_run("heur-s0", tab="diagnostics")
         await _idle(pilot)

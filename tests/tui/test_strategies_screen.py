@@ -1,5 +1,6 @@
 """The scaling screen's strategy comparison (the study's Figure 6): groups made by `scale sequential --strategy
 continue,summarize,verifier` are listed as one comparison, overlaid, with the CLI's numbers."""
+
 from __future__ import annotations
 
 import json
@@ -8,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable
-
 from tui_support import make_app, settle
+
 from workbench.tui.screens.scaling import PlotView, ScalingScreen, scaling_sources
 from workbench.views.scaling import comparison_rows, strategy_cells
 
@@ -28,9 +29,33 @@ def strategies_store_file(tmp_path_factory, builtin_cache) -> tuple[Path, dict]:
     with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out):
         mp.setenv("AGENTHOP_CACHE", str(builtin_cache))
         mp.setenv("AGENTHOP_CONFIG", str(db.with_name("config.toml")))
-        assert main(["--batch", "scale", "sequential", "--axis", "tokens", "--grid", "2k,4k,8k", "--strategy",
-                     "continue,summarize,verifier", "--run", "S", "--db", str(db), "--quiet", "--limit", "3",
-                     "--format", "json", "--boot", "300"]) == 0
+        assert (
+            main(
+                [
+                    "--batch",
+                    "scale",
+                    "sequential",
+                    "--axis",
+                    "tokens",
+                    "--grid",
+                    "2k,4k,8k",
+                    "--strategy",
+                    "continue,summarize,verifier",
+                    "--run",
+                    "S",
+                    "--db",
+                    str(db),
+                    "--quiet",
+                    "--limit",
+                    "3",
+                    "--format",
+                    "json",
+                    "--boot",
+                    "300",
+                ]
+            )
+            == 0
+        )
     return db, json.loads(out.getvalue())
 
 
@@ -38,8 +63,12 @@ def test_strategy_groups_are_listed_as_one_comparison():
     runs = [{"name": f"S.{s}@2k", "kind": "sequential", "group_name": f"S.{s}"} for s in ("summarize", "continue")]
     runs.append({"name": "lone.verifier@2k", "kind": "sequential", "group_name": "lone.verifier"})
     sources = scaling_sources(runs)
-    assert [(s.kind, s.name, s.detail, s.groups) for s in sources][0] == (
-        "strategies", "S", "cmp ×2", ("S.continue", "S.summarize"))  # in the order of the strategies
+    assert next((s.kind, s.name, s.detail, s.groups) for s in sources) == (
+        "strategies",
+        "S",
+        "cmp ×2",
+        ("S.continue", "S.summarize"),
+    )  # in the order of the strategies
     assert [s.name for s in sources if s.kind == "sequential"] == ["S.summarize", "S.continue", "lone.verifier"]
 
 

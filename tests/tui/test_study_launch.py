@@ -1,10 +1,11 @@
 """Scaling studies launched from the Scaling screen: a sequential sweep over strategies and a parallel study with
 judge trials, watched level by level, their results drawn, and resumed by launching the same study again."""
+
 from __future__ import annotations
 
-from textual.widgets import DataTable, Input, Select
-
+from textual.widgets import DataTable, Select
 from tui_support import make_app, settle
+
 from workbench.tui.screens.scaling import ScalingScreen
 
 BOOT = {"n_boot": 200, "seed": 0}
@@ -39,8 +40,11 @@ async def test_launch_watch_and_resume_a_sweep_then_a_parallel_study(tmp_path):
         assert "Press n to launch a study here" in str(app.screen.query_one("#scaling-caption").render())
         await pilot.press("n")
         await pilot.pause()
-        await fill(pilot, app, **{"study-name": "S", "study-grid": "2k,4k", "study-strategies": "continue,summarize",
-                                  "study-limit": "2"})
+        await fill(
+            pilot,
+            app,
+            **{"study-name": "S", "study-grid": "2k,4k", "study-strategies": "continue,summarize", "study-limit": "2"},
+        )
         await pilot.press("ctrl+s")
         await settle(pilot, app)
         screen = app.screen
@@ -59,8 +63,11 @@ async def test_launch_watch_and_resume_a_sweep_then_a_parallel_study(tmp_path):
         # the same study again resumes: every level is finished, nothing is redone
         await pilot.press("n")
         await pilot.pause()
-        await fill(pilot, app, **{"study-name": "S", "study-grid": "2k,4k", "study-strategies": "continue,summarize",
-                                  "study-limit": "2"})
+        await fill(
+            pilot,
+            app,
+            **{"study-name": "S", "study-grid": "2k,4k", "study-strategies": "continue,summarize", "study-limit": "2"},
+        )
         await pilot.press("ctrl+s")
         await settle(pilot, app)
         assert app.studies["S"].status == "done"
@@ -81,8 +88,18 @@ async def test_launch_watch_and_resume_a_sweep_then_a_parallel_study(tmp_path):
 
         await pilot.press("n")
         await pilot.pause()
-        await fill(pilot, app, **{"study-kind": "parallel", "study-name": "P", "study-ks": "1,2",
-                                  "study-agent": "random", "study-limit": "2", "study-trials": "2"})
+        await fill(
+            pilot,
+            app,
+            **{
+                "study-kind": "parallel",
+                "study-name": "P",
+                "study-ks": "1,2",
+                "study-agent": "random",
+                "study-limit": "2",
+                "study-trials": "2",
+            },
+        )
         await pilot.press("ctrl+s")
         await settle(pilot, app)
         job = app.studies["P"]

@@ -1,6 +1,8 @@
 """Pure parts of the TUI: transitions, config TOML, meters, monitor, wrapping, marks, form validation."""
+
 from __future__ import annotations
 
+import itertools
 import math
 import tomllib
 from types import SimpleNamespace
@@ -10,22 +12,32 @@ from hypothesis import strategies as st
 
 from sandbox.records import LedgerState, Step
 from workbench.tui import config
-from workbench.tui.screens.launch import default_name, validate
-from workbench.tui.widgets.meters import bar, level
 from workbench.tui.monitor import RunMonitor
-from workbench.tui.widgets.plaintext import sanitize, wrap
+from workbench.tui.screens.launch import default_name, validate
 from workbench.tui.widgets.itempane import options_text
+from workbench.tui.widgets.meters import bar, level
+from workbench.tui.widgets.plaintext import sanitize, wrap
 from workbench.tui.widgets.transcript import Gold, build_entries, group_turns, mark
 
-
-toml_scalar = st.one_of(st.booleans(), st.integers(-10**12, 10**12), st.text(max_size=20),
-                        st.floats(allow_nan=False, allow_infinity=False))
+toml_scalar = st.one_of(
+    st.booleans(),
+    st.integers(-(10**12), 10**12),
+    st.text(max_size=20),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
 toml_key = st.text(min_size=1, max_size=12)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.dictionaries(toml_key, st.one_of(toml_scalar, st.lists(st.text(max_size=5), max_size=3),
-                                           st.dictionaries(toml_key, toml_scalar, max_size=4)), max_size=5))
+@given(
+    st.dictionaries(
+        toml_key,
+        st.one_of(
+            toml_scalar, st.lists(st.text(max_size=5), max_size=3), st.dictionaries(toml_key, toml_scalar, max_size=4)
+        ),
+        max_size=5,
+    )
+)
 def test_toml_writer_round_trips(data):
     assert tomllib.loads(config.dumps(data)) == data
 
@@ -57,8 +69,14 @@ def test_meter_levels_at_70_and_90_percent():
 
 
 def _step(i, turn, kind="tool", name="read_section", **kw):
-    return Step(index=i, turn=turn, kind=kind, ledger=LedgerState(turn, kw.pop("used", 0), 30, kw.pop("tokens", 0), 0),
-                tool_name=name if kind == "tool" else None, **kw)
+    return Step(
+        index=i,
+        turn=turn,
+        kind=kind,
+        ledger=LedgerState(turn, kw.pop("used", 0), 30, kw.pop("tokens", 0), 0),
+        tool_name=name if kind == "tool" else None,
+        **kw,
+    )
 
 
 def test_monitor_throughput_eta_and_in_flight_rows():
@@ -69,7 +87,9 @@ def test_monitor_throughput_eta_and_in_flight_rows():
     mon.feed(SimpleNamespace(kind="step", item_id="b", replicate=0, step=_step(0, 1, used=1)))
     now[0] = 104.0
     traj = SimpleNamespace(termination="answer", correct=True, error=None)
-    mon.feed(SimpleNamespace(kind="trajectory", item_id="a", replicate=0, trajectory=traj, done=3, planned=10, correct=2))
+    mon.feed(
+        SimpleNamespace(kind="trajectory", item_id="a", replicate=0, trajectory=traj, done=3, planned=10, correct=2)
+    )
     snap = mon.snapshot()
     assert snap.rate == 0.25 and snap.eta_s == 28.0 and snap.accuracy == 2 / 3
     assert [e.key for e in snap.episodes] == [("b", 0)] and snap.terminations["answer"] == 1
@@ -96,8 +116,14 @@ def test_sanitize_drops_terminal_control():
 
 def test_marks_gold_wrong_rejected_nudge():
     gold = Gold(frozenset({"g"}), frozenset({"1.1"}), True)
-    read = {"kind": "tool", "tool_name": "read_section", "delivered": 1, "status": "ok", "arxiv_id": "9.9",
-            "section_index": 0}
+    read = {
+        "kind": "tool",
+        "tool_name": "read_section",
+        "delivered": 1,
+        "status": "ok",
+        "arxiv_id": "9.9",
+        "section_index": 0,
+    }
     assert mark({**read, "paper_id": "g"}, gold) == "gold"
     assert mark({**read, "paper_id": "x", "arxiv_id": "1.1"}, gold) == "gold"
     assert mark({**read, "paper_id": "x"}, gold) == "wrong"
@@ -111,13 +137,17 @@ def test_options_pane_marks_gold_distractors_and_choices():
     'distractor'; a mark goes before the text; `width` clips the text."""
     from rich.style import Style
 
-    item = SimpleNamespace(options=("alpha", "beta", "gamma", "delta"), correct_index=2,
-                           distractor_types=("near-miss", "", "correct", "topic\x1b[31m"))
+    item = SimpleNamespace(
+        options=("alpha", "beta", "gamma", "delta"),
+        correct_index=2,
+        distractor_types=("near-miss", "", "correct", "topic\x1b[31m"),
+    )
     plain = Style()
     assert options_text(item, False, plain, plain).plain == "\n(A) alpha\n(B) beta\n(C) gamma\n(D) delta"
     shown = options_text(item, True, plain, plain, lambda i: ("◀ A ", plain) if i == 1 else None, width=4)
-    assert shown.plain == ("\n(A) ○ near-miss alp…\n(B) ○ distractor ◀ A beta\n(C) ● gold gam…"
-                           "\n(D) ○ topic\ufffd[31m del…")  # the escape is neutralised
+    assert shown.plain == (
+        "\n(A) ○ near-miss alp…\n(B) ○ distractor ◀ A beta\n(C) ● gold gam…\n(D) ○ topic\ufffd[31m del…"
+    )  # the escape is neutralised
     item.distractor_types = None
     assert "○ distractor alpha" in options_text(item, True, plain, plain).plain
 
@@ -142,8 +172,18 @@ def test_entries_group_by_turn_with_separators():
 def test_launch_validation():
     ok = validate({"name": "x", "limit": "3", "workers": "2"}, set(), llm_ok=False)
     assert ok.spec is not None and ok.spec.limit == 3 and ok.spec.caps.budget == 30 and ok.spec.dataset == "builtin"
-    bad = validate({"name": "", "budget": "-1", "max_turns": "x", "agent": "llm", "dataset_kind": "release",
-                    "path": "/nonexistent"}, set(), llm_ok=False)
+    bad = validate(
+        {
+            "name": "",
+            "budget": "-1",
+            "max_turns": "x",
+            "agent": "llm",
+            "dataset_kind": "release",
+            "path": "/nonexistent",
+        },
+        set(),
+        llm_ok=False,
+    )
     assert bad.spec is None
     assert set(bad.errors) >= {"name", "budget", "max_turns", "agent", "model", "path"}
     exists = validate({"name": "x"}, {"x"}, llm_ok=False)
@@ -165,18 +205,25 @@ def test_llm_launch_shows_a_cost_estimate_before_starting():
 def test_launch_form_bounds_and_item_ids(builtin_cache):
     from workbench.tui.screens.launch import DEFAULTS
 
-    huge = validate({"name": "x", "budget": "999999999999999999999", "seed": "-3", "workers": "300"}, set(),
-                    llm_ok=False)
-    assert huge.spec is None and huge.errors == {"budget": "points: must be at most 100,000",
-                                                 "seed": "seed: must be at least 0",
-                                                 "workers": "workers: must be at most 256"}
+    huge = validate(
+        {"name": "x", "budget": "999999999999999999999", "seed": "-3", "workers": "300"}, set(), llm_ok=False
+    )
+    assert huge.spec is None and huge.errors == {
+        "budget": "points: must be at most 100,000",
+        "seed": "seed: must be at least 0",
+        "workers": "workers: must be at most 256",
+    }
     # the built-in benchmark is generated in the cache: ids are checked against it before launch
     unknown = validate(dict(DEFAULTS, name="x", ids="st_0001, zz_9999"), set(), llm_ok=False, cache_dir=builtin_cache)
     assert unknown.spec is None and unknown.errors == {"ids": "unknown item id(s): zz_9999"}
     known = validate(dict(DEFAULTS, name="x", ids="st_0001, mt_0002"), set(), llm_ok=False, cache_dir=builtin_cache)
     assert known.spec is not None and known.spec.item_ids == ("st_0001", "mt_0002")
-    empty = validate(dict(DEFAULTS, name="x", ids="st_0001", question_type="multi-target"), set(), llm_ok=False,
-                     cache_dir=builtin_cache)
+    empty = validate(
+        dict(DEFAULTS, name="x", ids="st_0001", question_type="multi-target"),
+        set(),
+        llm_ok=False,
+        cache_dir=builtin_cache,
+    )
     assert empty.errors == {"ids": "the slice selects no items"}
 
 
@@ -204,8 +251,10 @@ def test_cost_estimate_counts_the_slice(builtin_cache, tmp_path):
 def test_failure_message_shows_the_errors_inside_an_exception_group():
     from workbench.tui.jobs import describe
 
-    group = ExceptionGroup("unhandled errors in a TaskGroup", [OverflowError("Python int too large to convert to "
-                                                                             "SQLite INTEGER"), KeyError("x")])
+    group = ExceptionGroup(
+        "unhandled errors in a TaskGroup",
+        [OverflowError("Python int too large to convert to SQLite INTEGER"), KeyError("x")],
+    )
     assert describe(group) == "OverflowError: Python int too large to convert to SQLite INTEGER; KeyError: 'x'"
     assert describe(ValueError("plain")) == "ValueError: plain"
 
@@ -222,8 +271,10 @@ def test_a_stored_run_comes_back_as_the_form_values_that_resume_it(seeded):
         assert spec.name == name and spec.identity(run["dataset_fingerprint"]) == run["identity"], name
         assert spec.limit == run["config"]["slice"]["limit"] and spec.workers == run["config"]["workers"]
     assert run_values(store.run("oracle-nosearch"))[0]["ablation"] == "no-search"
-    store.conn.execute("UPDATE runs SET caps = json_set(caps, '$.costs.read_section', 3), "
-                       "identity = json_set(identity, '$.caps.costs.read_section', 3) WHERE name = 'random-s1'")
+    store.conn.execute(
+        "UPDATE runs SET caps = json_set(caps, '$.costs.read_section', 3), "
+        "identity = json_set(identity, '$.caps.costs.read_section', 3) WHERE name = 'random-s1'"
+    )
     import pytest
 
     with pytest.raises(ValueError, match="caps differ"):
@@ -263,9 +314,21 @@ def test_a_narrow_header_shortens_the_arguments_and_keeps_cost_and_mark():
     from workbench.tui.widgets.transcript import build_entries
 
     gold = Gold(frozenset({"g"}), frozenset(), True)
-    step = {"kind": "tool", "turn": 3, "idx": 4, "tool_name": "read_section", "status": "ok", "delivered": 1,
-            "arxiv_id": "1.1", "section_index": 2, "hop": 2,
-            "paper_id": "g", "cost": 5, "tool_args": {"paper_id": "g", "section": "C"}, "text": "x"}
+    step = {
+        "kind": "tool",
+        "turn": 3,
+        "idx": 4,
+        "tool_name": "read_section",
+        "status": "ok",
+        "delivered": 1,
+        "arxiv_id": "1.1",
+        "section_index": 2,
+        "hop": 2,
+        "paper_id": "g",
+        "cost": 5,
+        "tool_args": {"paper_id": "g", "section": "C"},
+        "text": "x",
+    }
     entry = build_entries([step], gold, {"g": "A Very Long Title Of The Gold Paper That Goes On"})[-1]
     assert entry.plain_header == "▸ read_section(«A Very Long Title Of The Go…», C)  −5  ★ gold  · hop 2"
     for width in (70, 50, 44):
@@ -283,11 +346,14 @@ def test_monitor_notes_until_started_and_keeps_finished_episodes_followable():
     for item in ("a", "b"):
         mon.feed(SimpleNamespace(kind="step", item_id=item, replicate=0, step=_step(0, 1, used=5)))
     traj = SimpleNamespace(termination="budget", correct=False, error=None)
-    mon.feed(SimpleNamespace(kind="trajectory", item_id="a", replicate=0, trajectory=traj, done=1, planned=3, correct=0))
+    mon.feed(
+        SimpleNamespace(kind="trajectory", item_id="a", replicate=0, trajectory=traj, done=1, planned=3, correct=0)
+    )
     mon.finish("interrupted")
     snap = mon.snapshot()
-    assert snap.episodes == () and [(e.key, e.finished, e.termination, e.correct) for e in snap.finished] == \
-        [(("a", 0), True, "budget", False)]
+    assert snap.episodes == () and [(e.key, e.finished, e.termination, e.correct) for e in snap.finished] == [
+        (("a", 0), True, "budget", False)
+    ]
     assert mon.steps(("a", 0))[1] is True
 
 
@@ -308,9 +374,11 @@ def test_corpus_cache_falls_back_to_the_import_of_a_moved_release_and_retries_fa
     now = [0.0]
     corpora = CorpusCache(tmp_path / "empty-cache", clock=lambda: now[0])
     ctx = corpora.item_context(str(release), fingerprint, item_id)
-    assert ctx.item is None and ctx.note == (f"corpus unavailable: the release directory {release} is gone (moved or "
-                                             "deleted) and the corpus cache holds no copy of it; press R to look "
-                                             "again once it is back")
+    assert ctx.item is None and ctx.note == (
+        f"corpus unavailable: the release directory {release} is gone (moved or "
+        "deleted) and the corpus cache holds no copy of it; press R to look "
+        "again once it is back"
+    )
     (tmp_path / "moved").rename(release)
     assert corpora.item_context(str(release), fingerprint, item_id).item is None  # still remembered
     now[0] = RETRY_AFTER_S
@@ -325,16 +393,31 @@ def test_binding_ids_are_read_from_the_source_of_every_screen():
     from workbench.tui.screens.live import LiveScreen
     from workbench.tui.screens.runs import RunsScreen
     from workbench.tui.screens.stepper import StepperScreen
-    from workbench.tui.widgets.tables import RunsTable, TrajectoryTable
     from workbench.tui.screens.trajectories import RunScreen
+    from workbench.tui.widgets.tables import RunsTable, TrajectoryTable
     from workbench.tui.widgets.transcript import TranscriptView
 
-    declared = {b.id for cls in (WorkbenchApp, RunsScreen, RunScreen, StepperScreen, LiveScreen, LaunchScreen,
-                                 TranscriptView, RunsTable, TrajectoryTable) for b in cls.BINDINGS if b.id}
+    declared = {
+        b.id
+        for cls in (
+            WorkbenchApp,
+            RunsScreen,
+            RunScreen,
+            StepperScreen,
+            LiveScreen,
+            LaunchScreen,
+            TranscriptView,
+            RunsTable,
+            TrajectoryTable,
+        )
+        for b in cls.BINDINGS
+        if b.id
+    }
     known = binding_ids()
     assert declared <= known and {"runs.relaunch", "run.filter", "stepper.retry_corpus"} <= known
     assert unknown_keys({"stepper.next": "space", "runs.nonexistent": "x", "run.flter": "f"}, known) == (
-        "[keys] run.flter, runs.nonexistent: no such binding id (ignored); ? lists each screen's keys with their ids")
+        "[keys] run.flter, runs.nonexistent: no such binding id (ignored); ? lists each screen's keys with their ids"
+    )
     assert unknown_keys({"stepper.next": "space"}, known) is None
 
 
@@ -350,13 +433,13 @@ def test_a_value_axis_keeps_values_apart_with_even_ticks(values, rows, bars):
     assert (axis.rows - 1) % axis.every == 0 and len(axis.ticks) >= 2  # a tick on the bottom and the top row
     labels = axis.labels
     assert not any(label.startswith("-") and float(label) == 0 for label in labels)
-    steps = {round(float(b) - float(a), 12) for a, b in zip(labels, labels[1:])}
+    steps = {round(float(b) - float(a), 12) for a, b in itertools.pairwise(labels)}
     assert len(steps) == 1 and steps.pop() > 0  # the labels read evenly, as they are spaced
     distinct = sorted({round(v, 9) for v in values} | ({0.0} if bars else set()))
     span = distinct[-1] - distinct[0]
 
     def apart(points: list[float]) -> bool:  # far enough apart for MAX_AXIS_ROWS to tell (with room to spare)
-        return all(b - a >= span / 20 for a, b in zip(points, points[1:]))
+        return all(b - a >= span / 20 for a, b in itertools.pairwise(points))
 
     if apart(distinct):
         assert len({axis.row(v) for v in distinct}) == len(distinct)  # never two values on one row
@@ -364,7 +447,7 @@ def test_a_value_axis_keeps_values_apart_with_even_ticks(values, rows, bars):
         heights = {abs(v): abs(axis.row(v) - axis.row(0.0)) for v in distinct}
         assert len(set(heights.values())) == len(heights)  # nor two bars of different values equally tall
     if len(distinct) == 1 or (apart(distinct) and axis.rows > rows):  # it grew only because it had to
-        assert axis.step <= min((b - a for a, b in zip(distinct, distinct[1:])), default=math.inf) * (1 + 1e-9)
+        assert axis.step <= min((b - a for a, b in itertools.pairwise(distinct)), default=math.inf) * (1 + 1e-9)
 
 
 def test_a_value_axis_of_a_range_just_below_zero_reads_zero_not_minus_zero():
@@ -375,10 +458,10 @@ def test_a_value_axis_of_a_range_just_below_zero_reads_zero_not_minus_zero():
 
 def test_counts_read_in_the_right_number():
     """`visited 1 papers`, `1 items played by people`, `1 pts`: one helper (views.cells.counted) words every count."""
-    from workbench.views.cells import counted
-    from workbench.views.leaderboard import leaderboard_title
     from workbench.service.reports import separation
+    from workbench.views.cells import counted
     from workbench.views.compare import separation_sentence
+    from workbench.views.leaderboard import leaderboard_title
 
     def separating_axis(rows):
         return separation_sentence(separation(rows))
@@ -388,8 +471,9 @@ def test_counts_read_in_the_right_number():
     board = {"dataset": "builtin", "n_items": 1, "rows": [{"rank": 1}]}
     assert " · 1 item played by people · 1 ranked of 1" in leaderboard_title(board)
     rows = [{"axis": "PR st", "delta": -0.63, "p_holm": 0.001}, {"axis": "SR st", "delta": 0.01, "p_holm": 0.01}]
-    assert separating_axis(rows).startswith("B retrieves the gold papers 63 percentage points less than A on "
-                                            "single-target items")
+    assert separating_axis(rows).startswith(
+        "B retrieves the gold papers 63 percentage points less than A on single-target items"
+    )
     rows[0]["delta"] = 0.01
     assert "SR" not in separating_axis(rows) and "1 percentage point more" in separating_axis(rows)
 

@@ -1,30 +1,37 @@
 """The agent's own words in the stepper, the split stepper, the Live follow view, the play transcript and the
 snapshots: the provider's reasoning marked, every argument in full and folding like a result, markup as plain text,
 and `d` from one decision to the next."""
+
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
 import pytest
+from tui_support import make_app, settle
 
 from sandbox.records import AssistantTurn, Caps, ToolCall, Usage
 from sandbox.words import merge_reasoning
-from tui_support import make_app, settle
 from workbench.service.reports import compare_report
 from workbench.tui.screens.compare import SplitStepperScreen
 from workbench.tui.screens.stepper import StepperScreen
 from workbench.tui.widgets.transcript import FOLD_LINES, REASONING_MARK
 
-REASONING = ("The question asks how the cited work initialises its weights. [b]Not[/b] the seed's own method: "
-             "the seed only adopts it. So I must find the cited paper among the references, list its sections, "
-             "and read the method section; the introduction will only name it. " * 3).strip()
-THINK = ("I need both the Torhivulm Parsing paper and its [red]initialisation[/red] section; the seed cites "
-         "it in related work. Plan: search for it by name, list its sections, read the method (usually B or C), "
-         "then compare the four options word by word, because the distractors differ by one noun each. " * 2).strip()
+REASONING = (
+    "The question asks how the cited work initialises its weights. [b]Not[/b] the seed's own method: "
+    "the seed only adopts it. So I must find the cited paper among the references, list its sections, "
+    "and read the method section; the introduction will only name it. " * 3
+).strip()
+THINK = (
+    "I need both the Torhivulm Parsing paper and its [red]initialisation[/red] section; the seed cites "
+    "it in related work. Plan: search for it by name, list its sections, read the method (usually B or C), "
+    "then compare the four options word by word, because the distractors differ by one noun each. " * 2
+).strip()
 QUERY = "Torhivulm Parsing initialisation of weights by gallith layers renispel tokens corsolras " * 2
-SUBMIT = "The method section of the cited paper states it in so many words; [i]the other options[/i] " \
-         "swap the noun (weights, states, tokens) and fail against the text."
+SUBMIT = (
+    "The method section of the cited paper states it in so many words; [i]the other options[/i] "
+    "swap the noun (weights, states, tokens) and fail against the text."
+)
 BUDGET = 15  # think 0, search 1, list 1, two reads 10: the third read is refused
 
 
@@ -48,11 +55,17 @@ class ThinkingAgent:
             4: (None, "Reading (A).", ("read_section", {"paper_id": gold, "section": "A"})),
             5: (None, "And the seed's (A).", ("read_section", {"paper_id": seed, "section": "A"})),
             6: (None, "One more.", ("read_section", {"paper_id": gold, "section": "B"})),
-        }.get(self.turn, (None, "Answering.", ("submit_answer", {"answer": "ABCD"[self.item.correct_index],
-                                                                 "reasoning": SUBMIT})))
-        return AssistantTurn(text=merge_reasoning(content, reasoning), reasoning=reasoning,
-                             tool_calls=[ToolCall(f"c{self.turn}", call[0], call[1])],
-                             usage=Usage(prompt=2000 * self.turn, completion=300), cost_usd=0.001)
+        }.get(
+            self.turn,
+            (None, "Answering.", ("submit_answer", {"answer": "ABCD"[self.item.correct_index], "reasoning": SUBMIT})),
+        )
+        return AssistantTurn(
+            text=merge_reasoning(content, reasoning),
+            reasoning=reasoning,
+            tool_calls=[ToolCall(f"c{self.turn}", call[0], call[1])],
+            usage=Usage(prompt=2000 * self.turn, completion=300),
+            cost_usd=0.001,
+        )
 
 
 @pytest.fixture
@@ -65,8 +78,15 @@ def thinking_store(tmp_path, builtin_cache) -> Path:
     corpus, _ = open_dataset("builtin", builtin_cache)
     store = Store(tmp_path / "store.sqlite")
     for name in ("thinker-a", "thinker-b"):
-        spec = RunSpec(name=name, dataset="builtin", agent="llm", model="scripted/thinking", limit=1, workers=1,
-                       caps=Caps(budget=BUDGET))
+        spec = RunSpec(
+            name=name,
+            dataset="builtin",
+            agent="llm",
+            model="scripted/thinking",
+            limit=1,
+            workers=1,
+            caps=Caps(budget=BUDGET),
+        )
         asyncio.run(Runner(spec, corpus, store, factory=lambda item, rep, attempt: ThinkingAgent(item)).run())
     store.close()
     corpus.close()
@@ -119,8 +139,14 @@ async def test_d_steps_from_one_decision_to_the_next_and_back(thinking_store):
             entry = stepper.view.transcript.cursor_entry
             seen.append((entry.decision, stepper.view.position + 1))
         # from the think (turn 1): the search and the listing are no decisions
-        assert seen == [("gold read", 4), ("non-gold read", 5), ("rejection", 6), ("submit", 7), ("submit", 7),
-                        ("submit", 7)]
+        assert seen == [
+            ("gold read", 4),
+            ("non-gold read", 5),
+            ("rejection", 6),
+            ("submit", 7),
+            ("submit", 7),
+            ("submit", 7),
+        ]
         assert "visited 2 papers · 2 reads" in str(stepper.query_one("#item-text").render())  # the item pane follows
         await pilot.press("D", "D")
         assert (stepper.view.transcript.cursor_entry.decision, stepper.view.position + 1) == ("non-gold read", 5)
@@ -139,11 +165,13 @@ async def test_the_split_stepper_shows_the_same_words_and_d_moves_the_focused_si
         split = app.screen
         for side in ("a", "b"):
             view = split.view(side)
-            assert view.entries[1].lead[0][0].startswith(REASONING_MARK) and view.entries[2].lead[0][1] == "transcript--args"
+            assert (
+                view.entries[1].lead[0][0].startswith(REASONING_MARK)
+                and view.entries[2].lead[0][1] == "transcript--args"
+            )
             assert f"{REASONING_MARK} The question asks" in "\n".join(view.transcript.visible_lines())
         await pilot.press("d")
         assert split.view("a").position == 3 and split.view("b").position == 0  # A, focused, moved on alone
-
 
 
 STEPPING_KEYS = ("d", "d", "d", "D", "l", "h", "d", "dollar_sign", "D", "0", "d")
@@ -189,6 +217,7 @@ async def test_stepping_is_one_behaviour_in_the_stepper_and_each_side_of_the_spl
             await pilot.press("y")
             assert app.clipboard == copied
 
+
 def _stepper_at(turns: int, *keys: str):
     async def run_before(pilot):
         app = pilot.app
@@ -198,6 +227,7 @@ def _stepper_at(turns: int, *keys: str):
         await settle(pilot, app)
         await pilot.press(*(["l"] * turns), *keys)
         await settle(pilot, app)
+
     return run_before
 
 
@@ -221,17 +251,25 @@ async def test_the_live_follow_view_shows_the_reasoning_and_every_argument_in_fu
     from sandbox.datasets import open_dataset
     from sandbox.runner import Runner, RunSpec
     from storage import Store
-    from workbench.tui.screens.live import LiveScreen
     from workbench.tui.monitor import RunMonitor
+    from workbench.tui.screens.live import LiveScreen
     from workbench.tui.widgets.transcript import TranscriptView
 
     corpus, _ = open_dataset("builtin", builtin_cache)
     store = Store(tmp_path / "live.sqlite")
     monitor = RunMonitor("thinker-live", {"budget": BUDGET})
-    spec = RunSpec(name="thinker-live", dataset="builtin", agent="llm", model="scripted/thinking", limit=1, workers=1,
-                   caps=Caps(budget=BUDGET))
-    await Runner(spec, corpus, store, on_event=monitor.feed,
-                 factory=lambda item, rep, attempt: ThinkingAgent(item)).run()
+    spec = RunSpec(
+        name="thinker-live",
+        dataset="builtin",
+        agent="llm",
+        model="scripted/thinking",
+        limit=1,
+        workers=1,
+        caps=Caps(budget=BUDGET),
+    )
+    await Runner(
+        spec, corpus, store, on_event=monitor.feed, factory=lambda item, rep, attempt: ThinkingAgent(item)
+    ).run()
     monitor.finish("done")
     store.close()
     corpus.close()
@@ -263,6 +301,7 @@ async def test_the_live_follow_view_shows_the_reasoning_and_every_argument_in_fu
 async def test_the_play_transcript_shows_the_player_s_think_in_full_with_its_markup_as_typed(monkeypatch):
     """The play transcript clipped a call's arguments at 28 characters, as the stepper did."""
     from play_support import act, start
+
     from workbench.tui.widgets.transcript import TranscriptView
 
     typed = "the [b]method[/b] section of the cited paper says it: weights by layers, not by tokens at all"

@@ -1,10 +1,13 @@
 """Shared pieces of the TUI tests: a scripted agent with markup-like replies, the app factory, settling."""
+
 from __future__ import annotations
 
 from sandbox.records import AssistantTurn, ToolCall, Usage
 from tests.textual_private import after_refresh_callbacks
 
-BRACKETS = "Let me check [bold]the seed[/] and [red]its refs[/red] first; [link=http://x]y[/link] \\[x\\] [/ \x1b[31mred?"
+BRACKETS = (
+    "Let me check [bold]the seed[/] and [red]its refs[/red] first; [link=http://x]y[/link] \\[x\\] [/ \x1b[31mred?"
+)
 
 
 class BracketAgent:
@@ -36,7 +39,10 @@ class BracketAgent:
             text, calls = script[k]
         else:
             letter = "ABCD"[self.item.correct_index]
-            text, calls = f"[b]Answer[/b] {letter}", [ToolCall("c99", "submit_answer", {"answer": letter, "reasoning": "[x] because"})]
+            text, calls = (
+                f"[b]Answer[/b] {letter}",
+                [ToolCall("c99", "submit_answer", {"answer": letter, "reasoning": "[x] because"})],
+            )
         return AssistantTurn(text=text, tool_calls=calls, usage=usage, cost_usd=0.0015)
 
 
@@ -46,8 +52,9 @@ def make_app(**kwargs):
     from workbench.tui.app import WorkbenchApp
 
     kwargs.setdefault("theme", "agenthop-dark")
-    return WorkbenchApp(store_path=paths.store_path(), cache_dir=paths.cache_dir(), config_path=paths.config_path(),
-                        **kwargs)
+    return WorkbenchApp(
+        store_path=paths.store_path(), cache_dir=paths.cache_dir(), config_path=paths.config_path(), **kwargs
+    )
 
 
 async def settle(pilot, app, rounds: int = 3) -> None:

@@ -9,6 +9,7 @@ Exit status: 0 success, 2 bad input (dataset, flags, run conflicts; nothing writ
 model server on this machine that refuses connections, 130 interrupted (128 + the signal: 143 SIGTERM, 129 SIGHUP).
 The `--batch` path never imports textual, and litellm only when an LLM agent runs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,11 +24,24 @@ from workbench.cli.errors import ExitCode, Terminated, user_exit_code, user_mess
 
 # each command by its module and function, imported when it runs: `agenthop-tui` without --batch (the TUI's first
 # paint) loads none of them, and one command loads only its own group
-COMMANDS = {"run": "run:cmd_run", "scale": "run:cmd_scale", "runs": "results:cmd_runs",
-            "report": "results:cmd_report", "delete": "results:cmd_delete", "rename": "results:cmd_rename",
-            "compare": "results:cmd_compare", "export": "results:cmd_export", "leaderboard": "results:cmd_leaderboard",
-            "audit": "data:cmd_audit", "items": "data:cmd_items", "import-reference": "data:cmd_import_reference",
-            "synth": "data:cmd_synth", "prompts": "prompts:cmd_prompts", "merge": "reach:cmd_merge", "serve-mcp": "reach:cmd_serve_mcp"}
+COMMANDS = {
+    "run": "run:cmd_run",
+    "scale": "run:cmd_scale",
+    "runs": "results:cmd_runs",
+    "report": "results:cmd_report",
+    "delete": "results:cmd_delete",
+    "rename": "results:cmd_rename",
+    "compare": "results:cmd_compare",
+    "export": "results:cmd_export",
+    "leaderboard": "results:cmd_leaderboard",
+    "audit": "data:cmd_audit",
+    "items": "data:cmd_items",
+    "import-reference": "data:cmd_import_reference",
+    "synth": "data:cmd_synth",
+    "prompts": "prompts:cmd_prompts",
+    "merge": "reach:cmd_merge",
+    "serve-mcp": "reach:cmd_serve_mcp",
+}
 
 
 def command(name: str) -> Callable[[argparse.Namespace], int]:
@@ -61,8 +75,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         import signal
 
         try:  # after SIGHUP the terminal may be gone
-            sys.stderr.write(f"stopped by {signal.Signals(exc.signum).name}: finished trajectories are stored; "
-                             "run the same command again to resume\n")
+            sys.stderr.write(
+                f"stopped by {signal.Signals(exc.signum).name}: finished trajectories are stored; "
+                "run the same command again to resume\n"
+            )
             sys.stderr.flush()
         except OSError:
             pass
@@ -104,4 +120,3 @@ def broken_pipe() -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     return ExitCode.OK
-

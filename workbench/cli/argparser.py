@@ -1,5 +1,6 @@
 """The argument parser both front ends use (`agenthop-tui` and `agenthop-tui --batch`): argparse with its error
 first and alone. Below the app and the CLI, so the TUI's flags need not import the CLI."""
+
 from __future__ import annotations
 
 import argparse
@@ -10,7 +11,8 @@ EXIT_USAGE = 2
 
 def version() -> str:
     """The installed package's version (`--version`), or "unknown" when run from a tree that was never installed."""
-    from importlib.metadata import PackageNotFoundError, version as installed
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
 
     try:
         return installed("agenthop-workbench")

@@ -1,5 +1,6 @@
 """What a command opens and the notes it prints about it: stores (closed when the command ends, however
 it ends), datasets (with what their import found), and runs brought under the current label rules."""
+
 from __future__ import annotations
 
 import asyncio
@@ -133,7 +134,7 @@ def _runs(store) -> list[dict[str, Any]]:
 
 IMPORT_WARNINGS = {  # what each counted import problem means to the user ({n}: how many)
     "gold_beyond_depth": "{n} item(s) whose gold paper no citation path from the seed reaches within the item's "
-                         "depth (only search_papers finds it)",
+    "depth (only search_papers finds it)",
     "no_labels_file": "no audit/recall_labels.jsonl: section recall cannot be measured",
     "empty_arxiv_id": "{n} recall label(s) without an arxiv_id (ignored, as the reference evaluator does)",
     "unknown_arxiv_id": "{n} recall label(s) whose arxiv_id is not in the paper pool",
@@ -141,9 +142,9 @@ IMPORT_WARNINGS = {  # what each counted import problem means to the user ({n}: 
     "unresolved_section": "{n} recall label(s) whose section matches no section of the paper",
     "duplicate_sample": "{n} repeated recall label row(s) for one item (the last row counts)",
     "gold_arxiv_ids_differ": "{n} item(s) whose gold_arxiv_ids differ from their graph nodes' arxivId (the "
-                             "graph's are used: they are what the tools read)",
+    "graph's are used: they are what the tools read)",
     "bridge_arxiv_ids_differ": "{n} item(s) whose bridge_arxiv_ids differ from their graph nodes' arxivId (the "
-                               "graph's are used)",
+    "graph's are used)",
     "seed_arxiv_id_differs": "{n} item(s) whose seed_arxiv_id differs from the seed node's arxivId",
     "lone_surrogates": "{n} string(s) with a lone surrogate escape (half an emoji), stored with U+FFFD in its place",
 }
@@ -164,8 +165,9 @@ def _print_import(report: Any, dataset: str | None = None) -> None:
     found = {**report.label_warnings, **report.data_warnings}
     copied = [IMPORT_WARNINGS[k].format(n=n) for k, n in sorted(found.items()) if k in deliberate]
     if copied:
-        sys.stderr.write(f"note: the built-in benchmark copies the real release's defects on purpose: "
-                         f"{'; '.join(copied)}\n")
+        sys.stderr.write(
+            f"note: the built-in benchmark copies the real release's defects on purpose: {'; '.join(copied)}\n"
+        )
     for kind, n in sorted(found.items()):
         if kind in deliberate:
             continue
@@ -183,4 +185,3 @@ def _held(resource: Any) -> Any:
     if stack is not None:
         stack.callback(resource.close)
     return resource
-

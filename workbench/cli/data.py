@@ -1,4 +1,5 @@
 """The commands about datasets: `synth`, `items`, `audit`, `import-reference`."""
+
 from __future__ import annotations
 
 import argparse
@@ -23,17 +24,28 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
         _print_import(imported, args.data)
     from workbench.service import families
 
-    for key, problem in (("family", args.family and families.family_problem(args.family)),
-                         ("tier", args.tier and families.tier_problem(args.tier))):
+    for key, problem in (
+        ("family", args.family and families.family_problem(args.family)),
+        ("tier", args.tier and families.tier_problem(args.tier)),
+    ):
         if problem:
             raise UsageError(f"--{key}: {problem}")
     load_logs(Path(args.dir), corpus, args.model, force=args.force)  # refused before the store exists
     store = _held(open_store(paths.new_store_path(args.db)))
     progress = Progress(args.run_name, quiet=args.quiet)
     try:
-        summary = import_reference(Path(args.dir), corpus, store, args.run_name, model=args.model,
-                                   dataset=dataset_key(args.data), on_event=progress.update, force=args.force,
-                                   family=args.family, tier=args.tier)
+        summary = import_reference(
+            Path(args.dir),
+            corpus,
+            store,
+            args.run_name,
+            model=args.model,
+            dataset=dataset_key(args.data),
+            on_event=progress.update,
+            force=args.force,
+            family=args.family,
+            tier=args.tier,
+        )
     finally:
         progress.close()
     result = summary.as_dict()
@@ -94,13 +106,18 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return ExitCode.OK
     audit.evidence(corpus, args.item)  # an unknown item fails before the store is touched
     if args.audit_command == "label":  # checked against the item as it stands, then stored
-        done = audit.record_edit(corpus, path, args.item, args.reviewer, args.action, args.arxiv_id, args.section,
-                                 args.relevance)
+        done = audit.record_edit(
+            corpus, path, args.item, args.reviewer, args.action, args.arxiv_id, args.section, args.relevance
+        )
     elif args.audit_command == "undo":
         done = audit.undo_edit(corpus, path, args.item, args.reviewer, args.edit)
     else:
-        checks = {k.replace("-", "_"): None if getattr(args, k.replace("-", "_")) is None else
-                  getattr(args, k.replace("-", "_")) == "yes" for k in ("question-ok", "gold-supported", "labels-accurate")}
+        checks = {
+            k.replace("-", "_"): None
+            if getattr(args, k.replace("-", "_")) is None
+            else getattr(args, k.replace("-", "_")) == "yes"
+            for k in ("question-ok", "gold-supported", "labels-accurate")
+        }
         audit.record_verdict(corpus.fingerprint, path, args.item, args.reviewer, args.verdict, args.note, checks)
         done = f"verdict {args.verdict}"
     print(json.dumps({"item": args.item, "recorded": args.audit_command, "done": done}, ensure_ascii=False))
@@ -108,12 +125,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_items(args: argparse.Namespace) -> int:
+    from workbench.cli.render import print_item, print_items
     from workbench.service import items, paths
     from workbench.service.datasets import dataset_key, open_dataset
-    from workbench.cli.render import print_item, print_items
 
-    flt = items.ItemFilter(kind=args.kind, depth=args.depth, reasoning=args.reasoning, tier=args.tier,
-                           right=args.right, text=args.text)
+    flt = items.ItemFilter(
+        kind=args.kind, depth=args.depth, reasoning=args.reasoning, tier=args.tier, right=args.right, text=args.text
+    )
     if args.show and (flt.active() or args.sort != "file" or args.reverse):
         raise UsageError("--show ITEM_ID takes no filters or sort")
     store = _items_store(args.db)
@@ -144,10 +162,11 @@ def cmd_synth(args: argparse.Namespace) -> int:
     try:  # built in memory, written to a hidden sibling and renamed: a failure leaves nothing under `out`
         generate_benchmark(out, seed=args.seed, preset=args.preset, items=args.items, papers=args.papers)
     except NotEnoughPapers as exc:
-        raise UsageError(f"{exc.papers} papers are too few for {exc.wanted} items (only {exc.built} could be "
-                         f"built): try --papers {exc.suggested_papers}") from None
+        raise UsageError(
+            f"{exc.papers} papers are too few for {exc.wanted} items (only {exc.built} could be "
+            f"built): try --papers {exc.suggested_papers}"
+        ) from None
     except OSError as exc:
         raise UsageError(f"cannot write {out}: {exc.strerror}") from None
     print(json.dumps({"out": str(out), "preset": args.preset, "seed": args.seed}))
     return ExitCode.OK
-

@@ -5,6 +5,7 @@ scaling and import errors of the packages below, and `UsageError` here): the CLI
 and exits with that code. The classes live where they are raised and say so themselves, so no table of error
 names has to follow them, and a command imports only what it uses.
 """
+
 from __future__ import annotations
 
 from enum import IntEnum
@@ -42,7 +43,7 @@ def user_exit_code(exc: BaseException) -> int | None:
 REMEDIES = {
     "another_store": "choose another --db",
     "rename_or_delete_run": "choose another --run name, or move the old run aside (--batch rename {run} NEW) or "
-                            "delete it (--batch delete {run})",
+    "delete it (--batch delete {run})",
     "rename_to_keep_both": "rename one of them (--batch rename {run} NEW) to keep both",
 }
 

@@ -2,6 +2,7 @@
 
 The command line is the CLI's (the one entry point parses every flag); the app itself is `workbench.tui.app`.
 """
+
 from __future__ import annotations
 
 import sys

@@ -1,12 +1,12 @@
 """The `--batch` command line: one parser per command, the bounded number types every numeric flag uses,
 and the options every command shares (before or after the command)."""
+
 from __future__ import annotations
 
 import argparse
 import re
+
 from workbench.cli.argparser import Parser  # stdlib only: the parser stays light
-
-
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -18,20 +18,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run an agent on a dataset and store every step")
     add_run_arguments(run)
-    run.add_argument("--shard", type=_shard, metavar="I/N",
-                     help="run only shard I of N of the selected items × replicates (a stable hash: the same on "
-                          "every host); `merge` then joins the shards' stores into one run")
+    run.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="run only shard I of N of the selected items × replicates (a stable hash: the same on "
+        "every host); `merge` then joins the shards' stores into one run",
+    )
 
-    serve = sub.add_parser("serve-mcp", help="serve a run to an MCP client (any MCP-capable agent), under the same "
-                                             "ledger; needs the [mcp] extra")
+    serve = sub.add_parser(
+        "serve-mcp",
+        help="serve a run to an MCP client (any MCP-capable agent), under the same ledger; needs the [mcp] extra",
+    )
     add_serve_arguments(serve)
 
     merge = sub.add_parser("merge", help="copy runs from other stores into this one; shards of a run become one run")
     merge.add_argument("sources", nargs="+", metavar="SRC.db")
     merge.add_argument("--db", help="the store merged into (default: $AGENTHOP_DB or the user data dir)")
     merge.add_argument("--runs", help="comma-separated run names (default: every run of the sources)")
-    merge.add_argument("--include-partial", action="store_true",
-                       help="also copy unfinished trajectories (default: finished ones only)")
+    merge.add_argument(
+        "--include-partial", action="store_true", help="also copy unfinished trajectories (default: finished ones only)"
+    )
     merge.add_argument("--format", choices=("table", "json"), default="table")
 
     runs = sub.add_parser("runs", help="list the runs in the store; `runs tag NAME` sets a run's family and tier")
@@ -55,8 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
     board = sub.add_parser("leaderboard", help="people and models on the items people have played (four axes)")
     board.add_argument("--db")
     board.add_argument("--format", choices=("table", "json"), default="table")
-    board.add_argument("--min-coverage", type=float, default=None, metavar="SHARE",
-                       help="rank only rows covering at least this share of the items people played (default 0.5)")
+    board.add_argument(
+        "--min-coverage",
+        type=float,
+        default=None,
+        metavar="SHARE",
+        help="rank only rows covering at least this share of the items people played (default 0.5)",
+    )
 
     delete = sub.add_parser("delete", help="delete a run with its trajectories and steps (asks unless --yes)")
     delete.add_argument("name", metavar="NAME")
@@ -87,7 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     items.add_argument("--text", default="", help="words that must all appear in the id or the question")
     items.add_argument("--sort", default="file", choices=SORTS, help="file order, or a column (right: share right)")
     items.add_argument("--reverse", action="store_true")
-    items.add_argument("--show", metavar="ITEM_ID", help="one item: question, options, neighbourhood tree, trajectories")
+    items.add_argument(
+        "--show", metavar="ITEM_ID", help="one item: question, options, neighbourhood tree, trajectories"
+    )
     items.add_argument("--format", choices=("table", "json"), default="table")
 
     export = sub.add_parser("export", help="a run as the reference's summary.json, or as JSON Lines")
@@ -97,7 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--all-attempts", action="store_true", help="jsonl: every attempt, not only the final ones")
     export.add_argument("--db")
 
-    imp = sub.add_parser("import-reference", help="bring reference-harness trajectories in, by replay through our sandbox")
+    imp = sub.add_parser(
+        "import-reference", help="bring reference-harness trajectories in, by replay through our sandbox"
+    )
     imp.add_argument("dir", help="experiments/{model} (or experiments/ with --model)")
     imp.add_argument("--data", required=True, help="the release directory the trajectories were run on")
     imp.add_argument("--run", dest="run_name", required=True, type=_run_name)
@@ -107,8 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--db")
     imp.add_argument("--format", choices=("table", "json"), default="table")
     imp.add_argument("--quiet", action="store_true")
-    imp.add_argument("--force", action="store_true",
-                     help="import even when the logs do not match --data (unknown ids, another correct_index)")
+    imp.add_argument(
+        "--force",
+        action="store_true",
+        help="import even when the logs do not match --data (unknown ids, another correct_index)",
+    )
 
     audit = sub.add_parser("audit", help="benchmark audit: verdicts, label edits, the corrected release")
     audit_sub = audit.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
@@ -125,8 +144,12 @@ def build_parser() -> argparse.ArgumentParser:
         verdict.add_argument(f"--{check}", choices=("yes", "no"))
     label.add_argument("--action", choices=("add", "remove", "reclassify"), required=True)
     label.add_argument("--arxiv-id", required=True)
-    label.add_argument("--section", required=True, help="a header (or text that resolves to one), or with add an "
-                                                         "alias such as C as `audit show` and the errors list them")
+    label.add_argument(
+        "--section",
+        required=True,
+        help="a header (or text that resolves to one), or with add an "
+        "alias such as C as `audit show` and the errors list them",
+    )
     label.add_argument("--relevance", choices=("direct", "supporting"), help="required with add and reclassify")
     export_audit = audit_sub.add_parser("export", help="write the corrected dataset in the release format")
     export_audit.add_argument("--out", required=True)
@@ -141,14 +164,24 @@ def build_parser() -> argparse.ArgumentParser:
     seq = scale_sub.add_parser("sequential", help="the same items at each budget of a grid, then the plateau")
     seq.add_argument("--axis", choices=("tokens", "points", "turns"), required=True)
     seq.add_argument("--grid", required=True, help="budgets, e.g. 8k,16k,32k (tokens) or 10,20,30 (points)")
-    seq.add_argument("--protocol", choices=("fresh", "continuation"), default="fresh",
-                     help="fresh start per budget, or continue from the level below (token axis)")
-    seq.add_argument("--strategy", type=_strategies,
-                     help="continue|summarize|verifier, or several comma-separated (one group NAME.strategy each, "
-                          "then compared); default: the original rule (continue on the token axis, the cap only on "
-                          "points and turns)")
-    seq.add_argument("--verifier", help="with --strategy verifier: 'evidence' (scripted, offline; the default) or a "
-                                        "model string, asked through the native client or litellm")
+    seq.add_argument(
+        "--protocol",
+        choices=("fresh", "continuation"),
+        default="fresh",
+        help="fresh start per budget, or continue from the level below (token axis)",
+    )
+    seq.add_argument(
+        "--strategy",
+        type=_strategies,
+        help="continue|summarize|verifier, or several comma-separated (one group NAME.strategy each, "
+        "then compared); default: the original rule (continue on the token axis, the cap only on "
+        "points and turns)",
+    )
+    seq.add_argument(
+        "--verifier",
+        help="with --strategy verifier: 'evidence' (scripted, offline; the default) or a "
+        "model string, asked through the native client or litellm",
+    )
     seq.add_argument("--verifier-base-url", help="an OpenAI-compatible server for the verifier model")
     seq.add_argument("--verifier-timeout", type=_real("timeout"), help="seconds per verifier call (default 120)")
     add_plateau_arguments(seq)
@@ -156,46 +189,79 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_arguments(seq, formats=("table", "json", "csv"))
     # unset unless given, so a flag for the swept axis's own cap is seen and refused (cmd_scale fills the rest)
     seq.set_defaults(**{flag: None for flag in SWEPT_CAP.values()})
-    tools = scale_sub.add_parser("tools", help="the general-agent setting's registry-size ablation: the same items "
-                                               "among 0, 8, 16, 40 … out-of-domain tools at each detail, one group")
+    tools = scale_sub.add_parser(
+        "tools",
+        help="the general-agent setting's registry-size ablation: the same items "
+        "among 0, 8, 16, 40 … out-of-domain tools at each detail, one group",
+    )
     tools.add_argument("--counts", default="0,8,16,40", help="numbers of extra tools (0: the plain run)")
-    tools.add_argument("--detail", dest="details", default="full,short,names",
-                       help="description levels: full, short (one line), names (names and parameters only)")
+    tools.add_argument(
+        "--detail",
+        dest="details",
+        default="full,short,names",
+        help="description levels: full, short (one line), names (names and parameters only)",
+    )
     add_run_arguments(tools, formats=("table", "json"))
     tools.set_defaults(extra_tools="builtin")
-    plat = scale_sub.add_parser("plateau", help="the scaling plateau of per-item scores (a file, or a sequential group)")
+    plat = scale_sub.add_parser(
+        "plateau", help="the scaling plateau of per-item scores (a file, or a sequential group)"
+    )
     source = plat.add_mutually_exclusive_group(required=True)
-    source.add_argument("--scores", help='JSON {"<budget>": {"<item>": score or [trial scores]}} or CSV '
-                                         'item,budget,score[,trial] (an empty score or null is missing; '
-                                         'booleans are refused: write 1/0)')
+    source.add_argument(
+        "--scores",
+        help='JSON {"<budget>": {"<item>": score or [trial scores]}} or CSV '
+        "item,budget,score[,trial] (an empty score or null is missing; "
+        "booleans are refused: write 1/0)",
+    )
     source.add_argument("--group", help="a sequential run group in the store (the --run given to scale sequential)")
     plat.add_argument("--study", help="with --scores: the study, when the JSON holds several")
-    plat.add_argument("--matched-trials", action="store_true",
-                      help="with --scores and several trials per item: trial t is one chain across budgets "
-                           "(continuation), so differences pair within the trial index")
+    plat.add_argument(
+        "--matched-trials",
+        action="store_true",
+        help="with --scores and several trials per item: trial t is one chain across budgets "
+        "(continuation), so differences pair within the trial index",
+    )
     plat.add_argument("--db")
     plat.add_argument("--format", choices=("table", "json", "csv"), default="table")
     add_plateau_arguments(plat)
     _add_cost_mode(plat)
-    strat = scale_sub.add_parser("strategies", help="sequential groups (one per strategy) overlaid: k* and cost per level")
-    strat.add_argument("--group", action="append", required=True, dest="groups",
-                       help="a sequential group; repeat it, one per strategy")
+    strat = scale_sub.add_parser(
+        "strategies", help="sequential groups (one per strategy) overlaid: k* and cost per level"
+    )
+    strat.add_argument(
+        "--group", action="append", required=True, dest="groups", help="a sequential group; repeat it, one per strategy"
+    )
     strat.add_argument("--db")
     strat.add_argument("--format", choices=("table", "json", "csv"), default="table")
     add_plateau_arguments(strat)
     _add_cost_mode(strat)
     para = scale_sub.add_parser("parallel", help="K samples per item, committed by vote and by judges; the gap")
     para.add_argument("--k", default="1,2,4,8", help="sample counts, e.g. 1,2,4,8,16 (K = the largest)")
-    para.add_argument("--judge", default="evidence",
-                      help="'evidence' (offline), 'none', 'same' (the run's model) or a litellm model string")
+    para.add_argument(
+        "--judge",
+        default="evidence",
+        help="'evidence' (offline), 'none', 'same' (the run's model) or a litellm model string",
+    )
     para.add_argument("--judge-base-url")
-    para.add_argument("--orders", type=_positive, default=8,
-                      help="random orders for pairwise selection; 1: one fixed order, the samples' own (the study's)")
-    para.add_argument("--tie-rule", choices=("split", "first"), default="split",
-                      help="majority-vote ties: split evenly (ours) or the earliest sample's among the tied (the study's)")
-    para.add_argument("--judge-trials", type=_positive, default=1,
-                      help="ask the judge N times (the trial is part of the verdict's key): agreement and the gap's "
-                           "spread over trials (the study's Table 6)")
+    para.add_argument(
+        "--orders",
+        type=_positive,
+        default=8,
+        help="random orders for pairwise selection; 1: one fixed order, the samples' own (the study's)",
+    )
+    para.add_argument(
+        "--tie-rule",
+        choices=("split", "first"),
+        default="split",
+        help="majority-vote ties: split evenly (ours) or the earliest sample's among the tied (the study's)",
+    )
+    para.add_argument(
+        "--judge-trials",
+        type=_positive,
+        default=1,
+        help="ask the judge N times (the trial is part of the verdict's key): agreement and the gap's "
+        "spread over trials (the study's Table 6)",
+    )
     _add_cost_mode(para)
     add_run_arguments(para, formats=("table", "json", "csv"))
 
@@ -218,20 +284,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_cost_mode(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--cost-mode", choices=("cache-aware", "study"), default="cache-aware",
-                   help="cache-aware (ours: each call as priced) or study (App. C.1: all input at the input price)")
+    p.add_argument(
+        "--cost-mode",
+        choices=("cache-aware", "study"),
+        default="cache-aware",
+        help="cache-aware (ours: each call as priced) or study (App. C.1: all input at the input price)",
+    )
 
 
 def add_plateau_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--population", type=_positive, help="size N of the task population (finite population correction)")
     p.add_argument("--alpha", type=_real("alpha"), default=0.05, help="family-wise level (above 0, at most 0.5)")
     p.add_argument("--correction", choices=("bonferroni", "holm"), default="bonferroni")
-    p.add_argument("--boot", type=_at_least(2, "the bootstrap SD needs two replicates"), default=10_000,
-                   help="bootstrap replicates B (at least 2)")
+    p.add_argument(
+        "--boot",
+        type=_at_least(2, "the bootstrap SD needs two replicates"),
+        default=10_000,
+        help="bootstrap replicates B (at least 2)",
+    )
     p.add_argument("--boot-seed", type=_bounded("seed"), default=0)
-    p.add_argument("--two-stage", choices=("auto", "on", "off"), default="auto",
-                   help="with T > 1 trials per item: also resample trials inside items (auto: when --population "
-                        "is given, so the FPC does not erase run-to-run variance)")
+    p.add_argument(
+        "--two-stage",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="with T > 1 trials per item: also resample trials inside items (auto: when --population "
+        "is given, so the FPC does not erase run-to-run variance)",
+    )
 
 
 def add_serve_arguments(p: argparse.ArgumentParser) -> None:
@@ -256,9 +334,12 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_prompts_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--prompts", metavar="FILE.toml",
-                   help="replace the texts sent to the agent and the judges (`prompts export` writes ours to start "
-                        "from); part of the run's identity")
+    p.add_argument(
+        "--prompts",
+        metavar="FILE.toml",
+        help="replace the texts sent to the agent and the judges (`prompts export` writes ours to start "
+        "from); part of the run's identity",
+    )
 
 
 def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("table", "json")) -> None:
@@ -280,26 +361,56 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     p.add_argument("--max-turns", type=_bounded("max_turns"), default=Caps.max_turns)
     p.add_argument("--max-tokens-total", type=_bounded("max_tokens_total"), default=Caps.max_tokens_total)
     p.add_argument("--ablation", default="full", choices=("full", "closed-book", "no-search", "gold-given"))
-    p.add_argument("--family", help="the model family the panel groups the run under (default: derived from --model, "
-                                    "e.g. GPT, Claude, Gemini, DeepSeek, Qwen; scripted agents have none)")
-    p.add_argument("--tier", help="the capability tier: closed-frontier, open-frontier or compute-efficient "
-                                  "(default: derived from --model)")
+    p.add_argument(
+        "--family",
+        help="the model family the panel groups the run under (default: derived from --model, "
+        "e.g. GPT, Claude, Gemini, DeepSeek, Qwen; scripted agents have none)",
+    )
+    p.add_argument(
+        "--tier",
+        help="the capability tier: closed-frontier, open-frontier or compute-efficient (default: derived from --model)",
+    )
     p.add_argument("--format", choices=formats, default="table", help="format of the final report")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     general = p.add_argument_group("the general-agent setting (AgentHop among out-of-domain tools)")
-    general.add_argument("--extra-tools", metavar="builtin|FILE.json|mcp:COMMAND",
-                         help="offer out-of-domain tools too: the built-in registry, a JSON file of OpenAI-format "
-                              "schemas each with a canned 'result', or the tools of an MCP server (started by COMMAND)")
-    general.add_argument("--extra-tools-count", type=_bounded("extra_tools_count"), metavar="N",
-                         help="how many of the registry's tools (a seeded draw, nested across counts; default all)")
-    general.add_argument("--extra-tools-detail", choices=("full", "short", "names"), default="full",
-                         help="their descriptions: full, one-line summaries, or names and parameters only")
-    general.add_argument("--extra-tools-cost", type=_bounded("extra_tools_cost"), default=1, metavar="C",
-                         help="points an out-of-domain call costs (default 1)")
-    general.add_argument("--extra-tools-timeout", type=float, default=30.0, metavar="SECONDS",
-                         help="an mcp: registry's per-call timeout (default 30; execution, not identity)")
-    general.add_argument("--distractible", type=_real("distractible"), metavar="P",
-                         help="heuristic agent: each call is an out-of-domain one with probability P (0 to 1)")
+    general.add_argument(
+        "--extra-tools",
+        metavar="builtin|FILE.json|mcp:COMMAND",
+        help="offer out-of-domain tools too: the built-in registry, a JSON file of OpenAI-format "
+        "schemas each with a canned 'result', or the tools of an MCP server (started by COMMAND)",
+    )
+    general.add_argument(
+        "--extra-tools-count",
+        type=_bounded("extra_tools_count"),
+        metavar="N",
+        help="how many of the registry's tools (a seeded draw, nested across counts; default all)",
+    )
+    general.add_argument(
+        "--extra-tools-detail",
+        choices=("full", "short", "names"),
+        default="full",
+        help="their descriptions: full, one-line summaries, or names and parameters only",
+    )
+    general.add_argument(
+        "--extra-tools-cost",
+        type=_bounded("extra_tools_cost"),
+        default=1,
+        metavar="C",
+        help="points an out-of-domain call costs (default 1)",
+    )
+    general.add_argument(
+        "--extra-tools-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="an mcp: registry's per-call timeout (default 30; execution, not identity)",
+    )
+    general.add_argument(
+        "--distractible",
+        type=_real("distractible"),
+        metavar="P",
+        help="heuristic agent: each call is an out-of-domain one with probability P (0 to 1)",
+    )
     add_prompts_argument(p)
     llm = p.add_argument_group("LLM agent (--agent llm)")
     llm.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5")
@@ -309,22 +420,40 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     llm.add_argument("--temperature", type=_real("temperature"), help="0 to 2")
     llm.add_argument("--top-p", type=_real("top_p"), help="above 0, at most 1")
     llm.add_argument("--top-k", type=_bounded("top_k"))
-    llm.add_argument("--max-tokens", type=_bounded("max_tokens"), help="per-call generation cap (default 16384 or the preset)")
-    llm.add_argument("--reasoning-effort", type=_effort,
-                     help="none|minimal|low|medium|high; for Anthropic models also a number of thinking tokens "
-                          "(below --max-tokens)")
-    llm.add_argument("--text-tools", action=argparse.BooleanOptionalAction, default=None,
-                     help="tools described in the prompt, calls parsed from text (default: the model's own: on for "
-                          "local/ models, off for the rest; --no-text-tools turns it off)")
-    llm.add_argument("--local-threads", type=_bounded("local_threads"),
-                     help="threads of a local/ model's server (default: one less than the cores)")
+    llm.add_argument(
+        "--max-tokens", type=_bounded("max_tokens"), help="per-call generation cap (default 16384 or the preset)"
+    )
+    llm.add_argument(
+        "--reasoning-effort",
+        type=_effort,
+        help="none|minimal|low|medium|high; for Anthropic models also a number of thinking tokens (below --max-tokens)",
+    )
+    llm.add_argument(
+        "--text-tools",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="tools described in the prompt, calls parsed from text (default: the model's own: on for "
+        "local/ models, off for the rest; --no-text-tools turns it off)",
+    )
+    llm.add_argument(
+        "--local-threads",
+        type=_bounded("local_threads"),
+        help="threads of a local/ model's server (default: one less than the cores)",
+    )
     llm.add_argument("--timeout", type=_real("timeout"), help="seconds per model call (default 600)")
-    llm.add_argument("--client", choices=("auto", "native", "litellm"),
-                     help="who sends the calls: native (a pooled HTTP client, for OpenAI-compatible servers: openai/…, "
-                          "hosted_vllm/…, local/…), litellm (every provider), auto (default: native where it can)")
-    llm.add_argument("--concurrency", type=_bounded("concurrency"), help="at most this many calls in flight to the provider")
+    llm.add_argument(
+        "--client",
+        choices=("auto", "native", "litellm"),
+        help="who sends the calls: native (a pooled HTTP client, for OpenAI-compatible servers: openai/…, "
+        "hosted_vllm/…, local/…), litellm (every provider), auto (default: native where it can)",
+    )
+    llm.add_argument(
+        "--concurrency", type=_bounded("concurrency"), help="at most this many calls in flight to the provider"
+    )
     llm.add_argument("--rpm", type=_real("rpm"), help="at most this many requests per minute")
-    llm.add_argument("--max-run-tokens", type=_bounded("max_run_tokens"), default=0, help="stop the run past this many tokens")
+    llm.add_argument(
+        "--max-run-tokens", type=_bounded("max_run_tokens"), default=0, help="stop the run past this many tokens"
+    )
     llm.add_argument("--max-run-cost", type=_real("max_run_cost"), default=0.0, help="stop the run past this many USD")
     llm.add_argument("--dry-run", action="store_true", help="print the items, caps and a cost estimate; run nothing")
 
@@ -339,8 +468,9 @@ def _strategies(text: str) -> list[str]:
     names = [t.strip() for t in text.split(",") if t.strip()]
     bad = [n for n in names if n not in STRATEGIES]
     if bad or not names:
-        raise argparse.ArgumentTypeError(f"invalid strategy {', '.join(bad) or repr(text)} (choose from "
-                                         f"{', '.join(STRATEGIES)}, comma-separated)")
+        raise argparse.ArgumentTypeError(
+            f"invalid strategy {', '.join(bad) or repr(text)} (choose from {', '.join(STRATEGIES)}, comma-separated)"
+        )
     if len(set(names)) < len(names):
         raise argparse.ArgumentTypeError(f"a strategy is named twice in {text!r}")
     return names
@@ -357,11 +487,13 @@ def _agent(text: str) -> str:
 
 def _at_least(low: int, why: str = ""):
     """An argparse type for a whole number of at least `low` (`why` says where the bound comes from)."""
+
     def parse(text: str) -> int:
         value = int(text)
         if value < low:
             raise argparse.ArgumentTypeError(f"must be at least {low}" + (f" ({why})" if why else ""))
         return value
+
     parse.__name__ = "int"  # argparse names the type in "invalid int value: 'x'"
     return parse
 
@@ -371,10 +503,12 @@ _positive = _at_least(1)
 
 def _nonblank(what: str):
     """An argparse type for a name that is recorded (a reviewer): empty or only spaces is refused."""
+
     def parse(text: str) -> str:
         if not text.strip():
             raise argparse.ArgumentTypeError(f"a {what} name cannot be empty")
         return text.strip()
+
     return parse
 
 
@@ -424,8 +558,10 @@ def _effort(text: str) -> str:
 
     if valid_effort(text):
         return text
-    raise argparse.ArgumentTypeError(f"invalid choice: '{text}' (choose from {', '.join(reasoning_efforts())}, or a "
-                                     "number of thinking tokens for Anthropic models)")
+    raise argparse.ArgumentTypeError(
+        f"invalid choice: '{text}' (choose from {', '.join(reasoning_efforts())}, or a "
+        "number of thinking tokens for Anthropic models)"
+    )
 
 
 def _bounded(name: str):
@@ -471,7 +607,7 @@ OPTION_HELP = {
     "--ablation": "which tools the agent gets: %(choices)s (default: %(default)s)",
     "--top-k": "llm: top-k sampling (not every provider accepts it)",
     "--transport": "stdio for a client that starts the server, http to serve one at --host:--port "
-                   "(default: %(default)s)",
+    "(default: %(default)s)",
     "--reverse": "the sort reversed",
     "--quiet": "no progress on stderr",
     "--data": "the dataset: builtin, or a release directory (default: %(default)s)",
@@ -491,11 +627,11 @@ OPTION_HELP = {
     ("audit export", "--out"): "the directory the corrected release is written to (must not exist, or be empty)",
     ("synth", "--out"): "the directory the benchmark is written to (must not exist, or be empty)",
     ("synth", "--preset"): "the sizes: demo (60 items, 240 papers) or paper (1,011 items, 7,205 papers) "
-                           "(default: %(default)s)",
+    "(default: %(default)s)",
     ("synth", "--seed"): "the generator's seed: the same seed and sizes write the same bytes (default: %(default)s)",
     ("synth", "--items"): "items to build (default: the preset's)",
     ("synth", "--papers"): "papers with full text in the pool (default: the preset's; too few for the items is "
-                           "refused with a number that builds)",
+    "refused with a number that builds)",
 }
 
 
@@ -538,7 +674,6 @@ def hoist_common_options(argv: list[str]) -> list[str]:
         if flag not in COMMON_OPTIONS:
             break
         takes_value = COMMON_OPTIONS[flag] and "=" not in argv[i]
-        leading += argv[i:i + 1 + takes_value]
+        leading += argv[i : i + 1 + takes_value]
         i += 1 + takes_value
     return argv[i:] + leading
-

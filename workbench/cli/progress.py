@@ -1,4 +1,5 @@
 """Run progress on stderr: a rich progress bar on a terminal, one plain line per trajectory otherwise."""
+
 from __future__ import annotations
 
 import sys
@@ -43,9 +44,15 @@ class Progress:
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
             from rich.progress import Progress as Bar
 
-            self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                           TextColumn("acc {task.fields[acc]}"), TimeRemainingColumn(),
-                           console=Console(file=self.stream), transient=False)
+            self.bar = Bar(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("acc {task.fields[acc]}"),
+                TimeRemainingColumn(),
+                console=Console(file=self.stream),
+                transient=False,
+            )
             self.bar.start()
             self.bar.console.print(msg)
             self.task = self.bar.add_task(self.name, total=event.planned, completed=event.done, acc=NOT_MEASURED)
@@ -63,7 +70,8 @@ class Progress:
         mark = "✓" if t.correct else "✗"
         self.stream.write(
             f"[{event.done}/{event.planned}] {event.item_id} r{event.replicate} {mark} [{t.termination}] "
-            f"ans={t.answer} points={t.points_used} turns={t.turns} (acc={acc}, {rate:.1f} ep/s)\n")
+            f"ans={t.answer} points={t.points_used} turns={t.turns} (acc={acc}, {rate:.1f} ep/s)\n"
+        )
         self.stream.flush()
 
     def _retry(self, item_id: str | None, replicate: int, why: str) -> None:

@@ -1,5 +1,6 @@
 """`prompts export` (ours, as a commented file to start a `--prompts` file from) and `prompts show RUN` (exactly what
 a stored run was told)."""
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,10 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     shown = prompts.stored(store.run(args.name))
     if shown["text"] is None:
-        sys.stderr.write(f"run '{args.name}' was stored before runs recorded their prompts: it used the defaults of "
-                         f"workbench {shown['version']} (prompt hash {(shown['prompt_hash'] or 'unrecorded')[:12]})\n")
+        sys.stderr.write(
+            f"run '{args.name}' was stored before runs recorded their prompts: it used the defaults of "
+            f"workbench {shown['version']} (prompt hash {(shown['prompt_hash'] or 'unrecorded')[:12]})\n"
+        )
         return ExitCode.OK
     sys.stdout.write(shown["text"])
     return ExitCode.OK

@@ -1,4 +1,5 @@
 """The commands that reach beyond one process: `serve-mcp` (any MCP client) and `merge` (stores of other hosts)."""
+
 from __future__ import annotations
 
 import argparse
@@ -17,8 +18,9 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
-        raise UsageError("serve-mcp needs the MCP SDK, an optional extra: pip install 'agenthop-workbench[mcp]' "
-                         "(or pip install mcp)")
+        raise UsageError(
+            "serve-mcp needs the MCP SDK, an optional extra: pip install 'agenthop-workbench[mcp]' (or pip install mcp)"
+        )
     from sandbox.records import Caps
     from workbench.service import paths
     from workbench.service.campaign import campaign_spec
@@ -29,10 +31,17 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
     corpus, imported = open_dataset(args.data, paths.cache_dir())
     if imported is not None:
         _print_import(imported)
-    base = campaign_spec(args.run_name, dataset_key(args.data),
-                         Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total),
-                         args.replicates, _item_ids(args.ids), args.question_type, args.depth, args.limit,
-                         prompts=_prompts(args.prompts))
+    base = campaign_spec(
+        args.run_name,
+        dataset_key(args.data),
+        Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total),
+        args.replicates,
+        _item_ids(args.ids),
+        args.question_type,
+        args.depth,
+        args.limit,
+        prompts=_prompts(args.prompts),
+    )
     select_items(corpus, base)  # a slice that selects nothing is refused before anything is served
     sock = _listen(args.host, args.port) if args.transport == "http" else None
     store = open_store(paths.new_store_path(args.db))
@@ -77,10 +86,10 @@ def _listen(host: str, port: int):
 
 def cmd_merge(args: argparse.Namespace) -> int:
     """Copy runs from other stores into this one (shards of a run become one run); all or nothing."""
+    from workbench.cli.render import print_merge
     from workbench.service import paths
     from workbench.service.errors import StoreError
     from workbench.service.stores import merge, open_store
-    from workbench.cli.render import print_merge
 
     names = [n.strip() for n in args.runs.split(",") if n.strip()] if args.runs is not None else None
     if names is not None and not names:
@@ -110,4 +119,3 @@ def _item_order(run: dict[str, Any]) -> dict[str, int] | None:
     if corpus is None or corpus.fingerprint != run["dataset_fingerprint"]:
         return None
     return {item.id: i for i, item in enumerate(corpus.items)}
-

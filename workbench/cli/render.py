@@ -1,10 +1,12 @@
 """Writing to stdout in the format asked for: a table (rich), JSON, CSV or markdown. The cells, labels and
 wording come from `workbench.views` (the TUI shows the same); nothing here computes or words a value."""
+
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -12,15 +14,32 @@ from rich.text import Text
 
 from workbench.service.datasets import dataset_label
 from workbench.views.cells import clip_middle, fraction, usd
-from workbench.views.compare import (AGREEMENT_LABELS, ATTRIBUTION_HEADER, COMPARE_HEADER, attribution_rows,
-                                     compare_document, compare_heading, compare_legend, compare_rows,
-                                     separation_sentence)
+from workbench.views.compare import (
+    AGREEMENT_LABELS,
+    ATTRIBUTION_HEADER,
+    COMPARE_HEADER,
+    attribution_rows,
+    compare_document,
+    compare_heading,
+    compare_legend,
+    compare_rows,
+    separation_sentence,
+)
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
-from workbench.views.panel import (bigram_panel_line, grouped_header, panel_cells, panel_stat_lines,
-                                   panel_title)
-from workbench.views.report import (REPORT_HEADER, TIDY_HEADER, analytics_lines, completeness, detail_rows,
-                                    label_lines, legend_lines, report_rows, report_table, tidy_report_rows,
-                                    transition_table)
+from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
+from workbench.views.report import (
+    REPORT_HEADER,
+    TIDY_HEADER,
+    analytics_lines,
+    completeness,
+    detail_rows,
+    label_lines,
+    legend_lines,
+    report_rows,
+    tidy_report_rows,
+    transition_table,
+)
+
 
 def console() -> Console:
     """stdout; wide when it is not a terminal, so piped tables are not squeezed to 80 columns, and without the
@@ -43,7 +62,7 @@ class TrimmedLines:
 
         whole = self.held + text
         kept = whole.rstrip(" ")
-        self.held = whole[len(kept):]
+        self.held = whole[len(kept) :]
         self.out.write(re.sub(r" +\n", "\n", kept))
         return len(text)
 
@@ -123,13 +142,22 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
         sys.stdout.write(_csv(tidy_report_rows(report), TIDY_HEADER))
     elif fmt == "markdown":
         partial = completeness(report)
-        sys.stdout.write(f"### {report['run']}\n\n" + (f"**{partial[3:]}**\n\n" if partial else "") + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
-                         + "".join(f"\n- {line}" for line in legend) + ("\n" if legend else ""))
+        sys.stdout.write(
+            f"### {report['run']}\n\n"
+            + (f"**{partial[3:]}**\n\n" if partial else "")
+            + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
+            + "".join(f"\n- {line}" for line in legend)
+            + ("\n" if legend else "")
+        )
     elif brief:  # (a table after a run)
         out = console()
         out.print(report_block(report))
-        out.print(f"the full diagnostics (splits, analytics, stopping behaviour, legend): agenthop-tui --batch report "
-                  f"{report['run']}", markup=False, style="dim")
+        out.print(
+            f"the full diagnostics (splits, analytics, stopping behaviour, legend): agenthop-tui --batch report "
+            f"{report['run']}",
+            markup=False,
+            style="dim",
+        )
     else:
         out = console()
         out.print(report_block(report))
@@ -162,8 +190,11 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
     out = console()
     for warning in panel.get("warnings", []):
         out.print(f"warning: {warning}", markup=False, style="bold")
-    table = Table(title=panel_title(panel, len(rows)) + (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else ""),
-                  title_justify="left")
+    table = Table(
+        title=panel_title(panel, len(rows))
+        + (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else ""),
+        title_justify="left",
+    )
     first = {g["columns"][0]: g["group"] for g in panel.get("groups", []) if g["group"]}
     for i, col in enumerate(header):
         table.add_column(f"{first.get(col, '')}\n{col}", justify="left" if i == 0 else "right")
@@ -186,8 +217,11 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
         elif ext.get("rho") is None:
             out.print(f"Spearman vs external scores: undefined (n = {ext['n']})", markup=False)
         else:
-            out.print(f"Spearman vs external scores: ρ = {ext['rho']:.3f}, p = {ext['p']:.3g} "
-                      f"({ext.get('p_method', 'asymptotic')}, n = {ext['n']})", markup=False)
+            out.print(
+                f"Spearman vs external scores: ρ = {ext['rho']:.3f}, p = {ext['p']:.3g} "
+                f"({ext.get('p_method', 'asymptotic')}, n = {ext['n']})",
+                markup=False,
+            )
     bigrams = bigram_panel_line(panel)
     if bigrams:
         out.print(bigrams, markup=False)
@@ -201,8 +235,13 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
 def _registry_table(registry: dict[str, Any]) -> Table:
     from workbench.views.general import REGISTRY_HEADER, registry_rows
 
-    reg = Table(title=Text("registry size (the general-agent setting): accuracy against the plain run on common "
-                           "items, and the mechanism by the study's rule"), title_justify="left")
+    reg = Table(
+        title=Text(
+            "registry size (the general-agent setting): accuracy against the plain run on common "
+            "items, and the mechanism by the study's rule"
+        ),
+        title_justify="left",
+    )
     for i, col in enumerate(REGISTRY_HEADER):
         reg.add_column(col, justify="left" if i in (0, 2, 8) else "right")
     for row in registry_rows(registry):
@@ -254,16 +293,24 @@ def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
     for board in boards:
         header, rows = leaderboard_cells(board)
         table = Table(title=Text(leaderboard_title(board)), title_justify="left")
-        names = {col: min(NAME_ROOM[col], max(len(col), *(len(r[i]) for r in rows)))
-                 for i, col in enumerate(header) if col in NAME_ROOM}
-        for i, col in enumerate(header):
+        names = {
+            col: min(NAME_ROOM[col], max(len(col), *(len(r[i]) for r in rows)))
+            for i, col in enumerate(header)
+            if col in NAME_ROOM
+        }
+        for _i, col in enumerate(header):
             # a narrow terminal squeezes the numbers, not the names: clipped at their end, three runs named
             # alike read `openai_fake-model-…`; beyond their room they lose their middle instead
-            table.add_column(col, justify="left" if col in ("run", "who") else "right", no_wrap=col in names,
-                             min_width=names.get(col))
+            table.add_column(
+                col,
+                justify="left" if col in ("run", "who") else "right",
+                no_wrap=col in names,
+                min_width=names.get(col),
+            )
         for row in rows:
-            table.add_row(*(Text(clip_middle(cell, names[col]) if col in names else cell)
-                            for col, cell in zip(header, row)))
+            table.add_row(
+                *(Text(clip_middle(cell, names[col]) if col in names else cell) for col, cell in zip(header, row))
+            )
         out.print(table)
         for line in leaderboard_notes(board):
             out.print(line, markup=False, style="dim")
@@ -292,8 +339,13 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
     out.print(compare_legend(cmp), markup=False, style="dim")
     agree = " · ".join(f"{AGREEMENT_LABELS[k]} {v['n']}" for k, v in cmp["agreement"].items())
     out.print(f"agreement: {agree}", markup=False)
-    attribution = Table(title=Text("distractor attribution: rates among each run's wrong answers, Δ with a paired "
-                                   "bootstrap interval over the common items"), title_justify="left")
+    attribution = Table(
+        title=Text(
+            "distractor attribution: rates among each run's wrong answers, Δ with a paired "
+            "bootstrap interval over the common items"
+        ),
+        title_justify="left",
+    )
     for col in ATTRIBUTION_HEADER:
         attribution.add_column(col, justify="left" if col == ATTRIBUTION_HEADER[0] else "right")
     for row in attribution_rows(cmp):
@@ -302,8 +354,12 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
     for side in ("a", "b"):
         terms = " · ".join(f"{k} {v}" for k, v in cmp["terminations"][side].items() if v)
         top = (cmp.get("tool_use") or {}).get(side, {}).get("top_trigram")
-        trigram = f" · top trigram {' → '.join(top['trigram'])} ({top['occurrence_share'][0]}/" \
-                  f"{top['occurrence_share'][1]} trigram occurrences)" if top else ""
+        trigram = (
+            f" · top trigram {' → '.join(top['trigram'])} ({top['occurrence_share'][0]}/"
+            f"{top['occurrence_share'][1]} trigram occurrences)"
+            if top
+            else ""
+        )
         out.print(f"{side.upper()}: endings: {terms}{trigram}", markup=False)
     from workbench.views.general import compare_lines
 
@@ -325,8 +381,16 @@ def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
         if r["ablation"] != "full":
             agent += f" [{r['ablation']}]"
         cost = "unpriced" if r["cost_usd"] is None and r["model"] else usd(r["cost_usd"])
-        cells = (r["name"], agent, lineage_cell(r.get("family"), r.get("tier")), r["dataset"], f"{r['done']}/{r['planned']}",
-                 fraction(r["accuracy"]), cost, r["status"])
+        cells = (
+            r["name"],
+            agent,
+            lineage_cell(r.get("family"), r.get("tier")),
+            r["dataset"],
+            f"{r['done']}/{r['planned']}",
+            fraction(r["accuracy"]),
+            cost,
+            r["status"],
+        )
         table.add_row(*map(Text, cells))
     console().print(table)
 
@@ -351,26 +415,50 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
     if _printed_as_data(result, fmt, transition_csv):
         return
     from workbench.views.figures import plateau_figure
-    from workbench.views.scaling import (LEVEL_COLUMNS, LEVELS_NOTE, TERMINAL_PALETTE, c_k_text, decision, flags,
-                                         level_cells, trials_note)
+    from workbench.views.scaling import (
+        LEVEL_COLUMNS,
+        LEVELS_NOTE,
+        TERMINAL_PALETTE,
+        c_k_text,
+        decision,
+        flags,
+        level_cells,
+        trials_note,
+    )
 
     out = console()
     caveats = flags(result)
     first = f", k*_first = {result['k_star_first']}" if result.get("k_star_first") is not None else ""
     fragile = " (borderline: one flipped decision moves it)" if result.get("k_star_borderline") else ""
-    out.print(f"plateau: k* = {result['k_star']} → {result['plateau_budget']}{fragile}{first} (n = {result['n']}, dropped "
-              f"{result['n_dropped']}, FPC = {result['fpc']:.3f}, z = {result['z'] or 0:.3f}, {result['correction']}"
-              f"{trials_note(result)})" + (f" · {'; '.join(caveats)}" if caveats else ""), markup=False)
+    out.print(
+        f"plateau: k* = {result['k_star']} → {result['plateau_budget']}{fragile}{first} (n = {result['n']}, dropped "
+        f"{result['n_dropped']}, FPC = {result['fpc']:.3f}, z = {result['z'] or 0:.3f}, {result['correction']}"
+        f"{trials_note(result)})" + (f" · {'; '.join(caveats)}" if caveats else ""),
+        markup=False,
+    )
     table = Table(title_justify="left")
     for h in ("transition", "d̄", "σ_boot", "C_k", "decision", "improved / worsened", "sign test p"):
         table.add_column(h, justify="left" if h in ("transition", "decision") else "right")
     for t in result["transitions"]:
-        table.add_row(*map(Text, (f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}",
-                                  c_k_text(t), decision(t), f"{t['improved']} / {t['worsened']}",
-                                  f"{t['sign_test_p']:.4g}")))
+        table.add_row(
+            *map(
+                Text,
+                (
+                    f"{t['from']} → {t['to']}",
+                    f"{t['d_bar']:+.4f}",
+                    f"{t['sigma_boot']:.4f}",
+                    c_k_text(t),
+                    decision(t),
+                    f"{t['improved']} / {t['worsened']}",
+                    f"{t['sign_test_p']:.4g}",
+                ),
+            )
+        )
     out.print(table)
     if result.get("levels"):
-        levels = Table(title=Text(f"levels · {result.get('axis')} axis, {result.get('protocol')}"), title_justify="left")
+        levels = Table(
+            title=Text(f"levels · {result.get('axis')} axis, {result.get('protocol')}"), title_justify="left"
+        )
         for i, h in enumerate(LEVEL_COLUMNS):
             levels.add_column(h, justify="left" if i == 0 or h == "flag" else "right")
         for level in result["levels"]:
@@ -394,8 +482,13 @@ def print_strategies(comparison: dict[str, Any], fmt: str) -> None:
     if _printed_as_data(comparison, fmt, strategies_csv):
         return
     from workbench.views.figures import strategies_figure
-    from workbench.views.scaling import (STRATEGY_COLUMNS, TERMINAL_PALETTE, comparison_rows, strategy_cells,
-                                         strategy_summary)
+    from workbench.views.scaling import (
+        STRATEGY_COLUMNS,
+        TERMINAL_PALETTE,
+        comparison_rows,
+        strategy_cells,
+        strategy_summary,
+    )
 
     out = console()
     for line in strategy_summary(comparison):
@@ -414,33 +507,53 @@ def print_strategies(comparison: dict[str, Any], fmt: str) -> None:
 def print_parallel(report: dict[str, Any], fmt: str) -> None:
     """pass@k and each strategy per k with intervals and gaps, then what each k costs; or JSON, or CSV."""
     from workbench.views.figures import parallel_figure
-    from workbench.views.scaling import (TERMINAL_PALETTE, cost_cells, cost_columns, parallel_cells, parallel_columns,
-                                         parallel_csv)
+    from workbench.views.scaling import (
+        TERMINAL_PALETTE,
+        cost_cells,
+        cost_columns,
+        parallel_cells,
+        parallel_columns,
+        parallel_csv,
+    )
 
     if _printed_as_data(report, fmt, parallel_csv):
         return
-    table = Table(title=Text(f"{report['run']} · {report['items']} items · K = {report['k_max']}"
-                             + (f" · judge {report['judge']}" if report["judge"] else "")
-                             + " · Δ = pass@k − strategy, points [paired 95% interval]"), title_justify="left")
+    table = Table(
+        title=Text(
+            f"{report['run']} · {report['items']} items · K = {report['k_max']}"
+            + (f" · judge {report['judge']}" if report["judge"] else "")
+            + " · Δ = pass@k − strategy, points [paired 95% interval]"
+        ),
+        title_justify="left",
+    )
     for column in parallel_columns(report):
         table.add_column(column, justify="right")
     for r in report["per_k"]:
         table.add_row(*map(Text, parallel_cells(report, r)))
     out = console()
     out.print(table)
-    costs = Table(title=Text("gap size and cost at k: rel = Δ / pass@k, eff = (strategy − pass@1)/(pass@k − pass@1); "
-                             "cost = k/K of the sampling + the verdicts a strategy needs"), title_justify="left")
+    costs = Table(
+        title=Text(
+            "gap size and cost at k: rel = Δ / pass@k, eff = (strategy − pass@1)/(pass@k − pass@1); "
+            "cost = k/K of the sampling + the verdicts a strategy needs"
+        ),
+        title_justify="left",
+    )
     for column in cost_columns(report):
         costs.add_column(column, justify="right")
     for r in report["per_k"]:
         costs.add_row(*map(Text, cost_cells(report, r)))
     out.print(costs)
     if report.get("items_incomplete"):
-        out.print(f"{report['items_incomplete']} item(s) still miss some of the K samples and are left out "
-                  "(run the same command again to finish them)", markup=False)
+        out.print(
+            f"{report['items_incomplete']} item(s) still miss some of the K samples and are left out "
+            "(run the same command again to finish them)",
+            markup=False,
+        )
     if report.get("ks_unavailable"):
-        out.print(f"k = {', '.join(map(str, report['ks_unavailable']))} exceed K = {report['k_max']}: not shown",
-                  markup=False)
+        out.print(
+            f"k = {', '.join(map(str, report['ks_unavailable']))} exceed K = {report['k_max']}: not shown", markup=False
+        )
     out.print(report["tie_rule"], markup=False)
     rows, most = figure_rows(18)
     sys.stdout.write(parallel_figure(report, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
@@ -450,8 +563,17 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
 def _print_judges(out, report: dict[str, Any]) -> None:
     """The judges measured, the study's self-choice beside the committed accuracy, and the trials' spread."""
     from workbench.views.figures import judges_figure
-    from workbench.views.scaling import (JUDGE_COLUMNS, JUDGE_NOTE, SELF_CHOICE_COLUMNS, TERMINAL_PALETTE,
-                                         TRIAL_COLUMNS, agreement_text, judge_cells, self_choice_cells, trial_cells)
+    from workbench.views.scaling import (
+        JUDGE_COLUMNS,
+        JUDGE_NOTE,
+        SELF_CHOICE_COLUMNS,
+        TERMINAL_PALETTE,
+        TRIAL_COLUMNS,
+        agreement_text,
+        judge_cells,
+        self_choice_cells,
+        trial_cells,
+    )
 
     if report.get("judges"):
         table = Table(title=Text("judges measured"), title_justify="left")
@@ -487,21 +609,52 @@ def _print_judges(out, report: dict[str, Any]) -> None:
 def print_items(view, rows: list, flt, fmt: str) -> None:
     """The item browser's list (workbench.service.items rows): the same columns and numbers as the TUI."""
     if fmt == "json":
-        print_json({"dataset": view.spec, "fingerprint": view.fingerprint, "runs": view.runs,
-                    "stale_runs": view.stale_runs, "filters": flt.active(), "n": len(rows), "total": len(view.rows),
-                    "items": [r.as_dict() for r in rows]})
+        print_json(
+            {
+                "dataset": view.spec,
+                "fingerprint": view.fingerprint,
+                "runs": view.runs,
+                "stale_runs": view.stale_runs,
+                "filters": flt.active(),
+                "n": len(rows),
+                "total": len(view.rows),
+                "items": [r.as_dict() for r in rows],
+            }
+        )
         return
     name = dataset_label(view.spec)
     filters = " · ".join(f"{k} {v}" for k, v in flt.active().items())
-    table = Table(title=Text(f"{name} · {len(rows)} of {len(view.rows)} items · right out of {len(view.runs)} runs"
-                             + (f" · {filters}" if filters else "")), title_justify="left")
+    table = Table(
+        title=Text(
+            f"{name} · {len(rows)} of {len(view.rows)} items · right out of {len(view.runs)} runs"
+            + (f" · {filters}" if filters else "")
+        ),
+        title_justify="left",
+    )
     for col in ("item", "type", "depth", "reasoning", "tier", "venue", "right", "question"):
-        table.add_column(col, justify="right" if col in ("depth", "right") else "left",
-                         no_wrap=col != "question", max_width=70 if col == "question" else None)
+        table.add_column(
+            col,
+            justify="right" if col in ("depth", "right") else "left",
+            no_wrap=col != "question",
+            max_width=70 if col == "question" else None,
+        )
     for r in rows:
         question = " ".join(r.question.split())
-        table.add_row(*map(Text, (r.id, r.kind, str(r.depth), r.reasoning, r.tier, r.venue, r.right_text,
-                                  question[:67] + "…" if len(question) > 68 else question)))
+        table.add_row(
+            *map(
+                Text,
+                (
+                    r.id,
+                    r.kind,
+                    str(r.depth),
+                    r.reasoning,
+                    r.tier,
+                    r.venue,
+                    r.right_text,
+                    question[:67] + "…" if len(question) > 68 else question,
+                ),
+            )
+        )
     out = console()
     out.print(table)
     if view.note():
@@ -516,8 +669,10 @@ def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) ->
         return
     out = console()
     say = lambda line="": out.print(Text(line))  # noqa: E731  (dataset text is never markup)
-    say(f"{detail['id']} · {detail['kind']} d{detail['depth']} · {detail['reasoning']} · {detail['tier']} · "
-        f"{detail['venue']} · right {detail['right']}/{detail['ran']} runs ({detail['outcome']})")
+    say(
+        f"{detail['id']} · {detail['kind']} d{detail['depth']} · {detail['reasoning']} · {detail['tier']} · "
+        f"{detail['venue']} · right {detail['right']}/{detail['ran']} runs ({detail['outcome']})"
+    )
     say()
     say("Q " + " ".join(detail["question"].split()))
     types = detail["distractor_types"]
@@ -527,8 +682,10 @@ def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) ->
         say(f"{'●' if letter == detail['gold'] else ' '} ({letter}) {kind:<12} {' '.join(option.split())}")
     nb = detail["neighbourhood"]
     say()
-    say(f"neighbourhood: {nb['papers']} papers ({nb['full_text']} full text, {nb['metadata_only']} metadata-only), "
-        f"{nb['citations']} citations · ● seed ◇ bridge ★ gold · full/meta = full text or metadata only")
+    say(
+        f"neighbourhood: {nb['papers']} papers ({nb['full_text']} full text, {nb['metadata_only']} metadata-only), "
+        f"{nb['citations']} citations · ● seed ◇ bridge ★ gold · full/meta = full text or metadata only"
+    )
     from workbench.views.tree import plain_tree
 
     for drawn in plain_tree(*tree):  # rich renderables of Text: dataset text is never read as markup
@@ -551,9 +708,22 @@ def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) ->
     for t in trajectories:
         recall = ("●" if t["paper_recall"] else "○") + " " + ("●" if t["section_recall"] else "○")
         agent = t["agent"] + ("" if t["ablation"] == "full" else f" [{t['ablation']}]")
-        table.add_row(*map(Text, (t["run"], agent, str(t["replicate"]), t["answer"] or "—",
-                                  "✓" if t["correct"] else "✗", t["termination"] or "", str(t["points"]),
-                                  str(t["turns"]), recall)))
+        table.add_row(
+            *map(
+                Text,
+                (
+                    t["run"],
+                    agent,
+                    str(t["replicate"]),
+                    t["answer"] or "—",
+                    "✓" if t["correct"] else "✗",
+                    t["termination"] or "",
+                    str(t["points"]),
+                    str(t["turns"]),
+                    recall,
+                ),
+            )
+        )
     out.print(table)
 
 
@@ -567,8 +737,19 @@ def print_merge(rows: list[dict[str, Any]], dest: str, fmt: str) -> None:
         table.add_column(col, justify="left" if col in ("run", "status") else "right")
     for r in rows:
         name = r["name"] + (" (new)" if r["created"] else "")
-        table.add_row(*map(Text, (name, str(r["copied"]), str(r["identical"]), str(r["partial_skipped"]),
-                                  f"{r['finished']}/{r['planned']}", r["status"])))
+        table.add_row(
+            *map(
+                Text,
+                (
+                    name,
+                    str(r["copied"]),
+                    str(r["identical"]),
+                    str(r["partial_skipped"]),
+                    f"{r['finished']}/{r['planned']}",
+                    r["status"],
+                ),
+            )
+        )
     console().print(table)
 
 

@@ -1,4 +1,5 @@
 """The commands that read stored runs: `runs`, `report`, `compare`, `leaderboard`, `export`, `rename`, `delete`."""
+
 from __future__ import annotations
 
 import argparse
@@ -31,16 +32,17 @@ def cmd_runs(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     panel = args.panel or len(args.names) > 1
     if panel and args.ci:
-        raise UsageError("--ci gives intervals for one run's report; a panel has none (compare two runs for "
-                         "paired intervals)")
+        raise UsageError(
+            "--ci gives intervals for one run's report; a panel has none (compare two runs for paired intervals)"
+        )
     if args.external and not panel:
         raise UsageError("--external needs --panel: it correlates the accuracies of several runs with your scores")
     store = _open_store(args.db)
     for name in args.names:
         store.run(name)  # an unknown run is a user's mistake, told before the statistics are loaded
     _current_label_resolution(args.db, args.names)
-    from workbench.service import reports
     from workbench.cli.render import print_panel, print_report
+    from workbench.service import reports
 
     if panel:
         external = _external_scores(Path(args.external)) if args.external else None
@@ -177,4 +179,3 @@ def cmd_export(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return ExitCode.OK
-

@@ -1,12 +1,13 @@
 """`run` and `scale`: a RunSpec from the flags, the runner, and how the run ended."""
+
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
 import sys
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from workbench.cli.context import _held, _open_store, _print_import, _report, until_signal
@@ -14,13 +15,15 @@ from workbench.cli.errors import ExitCode, UsageError
 from workbench.cli.parser import SWEPT_CAP
 from workbench.service.launch import LaunchRequest, run_spec
 
-
 LIMIT_FLAGS = {"tokens": "--max-run-tokens", "cost": "--max-run-cost"}
 
 
 # How the CLI names each field of a launch request in a message: its flag
-FLAGS = {**{key: "--" + key.replace("_", "-") for key in LaunchRequest.__dataclass_fields__},
-         "name": "--run", "dataset": "--data"}
+FLAGS = {
+    **{key: "--" + key.replace("_", "-") for key in LaunchRequest.__dataclass_fields__},
+    "name": "--run",
+    "dataset": "--data",
+}
 
 
 def _item_ids(text: str | None) -> tuple[str, ...]:
@@ -36,21 +39,48 @@ def _item_ids(text: str | None) -> tuple[str, ...]:
 def launch_request(args: argparse.Namespace) -> LaunchRequest:
     """The run flags as the launch service's request (the flags' own types have parsed them)."""
     return LaunchRequest(
-        dataset=args.data, agent=args.agent, name=args.run_name, model=args.model, base_url=args.base_url,
-        client=args.client, api_key_env=args.api_key_env, env_file=args.env_file, temperature=args.temperature,
-        top_p=args.top_p, top_k=args.top_k, max_tokens=args.max_tokens, reasoning_effort=args.reasoning_effort,
-        text_tools=args.text_tools, timeout=args.timeout, concurrency=args.concurrency, rpm=args.rpm,
+        dataset=args.data,
+        agent=args.agent,
+        name=args.run_name,
+        model=args.model,
+        base_url=args.base_url,
+        client=args.client,
+        api_key_env=args.api_key_env,
+        env_file=args.env_file,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        top_k=args.top_k,
+        max_tokens=args.max_tokens,
+        reasoning_effort=args.reasoning_effort,
+        text_tools=args.text_tools,
+        timeout=args.timeout,
+        concurrency=args.concurrency,
+        rpm=args.rpm,
         local_threads=getattr(args, "local_threads", None),
-        ablation=args.ablation, budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total,
-        workers=args.workers, replicates=args.replicates, seed=args.seed, ids=_item_ids(args.ids),
-        question_type=args.question_type, depth=args.depth, limit=args.limit, max_run_tokens=args.max_run_tokens,
-        max_run_cost=args.max_run_cost, shard=getattr(args, "shard", None),
-        extra_tools=getattr(args, "extra_tools", None), extra_tools_count=getattr(args, "extra_tools_count", None),
+        ablation=args.ablation,
+        budget=args.budget,
+        max_turns=args.max_turns,
+        max_tokens_total=args.max_tokens_total,
+        workers=args.workers,
+        replicates=args.replicates,
+        seed=args.seed,
+        ids=_item_ids(args.ids),
+        question_type=args.question_type,
+        depth=args.depth,
+        limit=args.limit,
+        max_run_tokens=args.max_run_tokens,
+        max_run_cost=args.max_run_cost,
+        shard=getattr(args, "shard", None),
+        extra_tools=getattr(args, "extra_tools", None),
+        extra_tools_count=getattr(args, "extra_tools_count", None),
         extra_tools_detail=getattr(args, "extra_tools_detail", "full"),
         extra_tools_timeout=getattr(args, "extra_tools_timeout", 30.0),
-        extra_tools_cost=getattr(args, "extra_tools_cost", 1), distractible=getattr(args, "distractible", None),
+        extra_tools_cost=getattr(args, "extra_tools_cost", 1),
+        distractible=getattr(args, "distractible", None),
         prompts=getattr(args, "prompts", None),
-        family=getattr(args, "family", None), tier=getattr(args, "tier", None))
+        family=getattr(args, "family", None),
+        tier=getattr(args, "tier", None),
+    )
 
 
 def build_spec(args: argparse.Namespace):
@@ -80,8 +110,10 @@ def _read_env(args: argparse.Namespace) -> None:
         load_env_file(Path(args.env_file))
     if args.api_key_env and args.base_url and not os.environ.get(args.api_key_env):
         # a local server may need no key, so this is not refused; but a typo in the name would send none
-        sys.stderr.write(f"warning: --api-key-env {args.api_key_env}: that variable is not set; the calls to "
-                         f"{args.base_url} go without a key\n")
+        sys.stderr.write(
+            f"warning: --api-key-env {args.api_key_env}: that variable is not set; the calls to "
+            f"{args.base_url} go without a key\n"
+        )
 
 
 def _check_model(spec) -> None:
@@ -107,12 +139,16 @@ def execute(spec, corpus, store, quiet: bool) -> dict[str, Any]:
         progress.close()
     if result.get("limit"):  # the same limit would stop a rerun at once
         flag = LIMIT_FLAGS[result["limit"]]
-        sys.stderr.write(f"stopped early: {result['stop_reason']}; the run is incomplete ({result['done']} of "
-                         f"{result['planned']}): raise {flag} and run the command again to continue\n")
+        sys.stderr.write(
+            f"stopped early: {result['stop_reason']}; the run is incomplete ({result['done']} of "
+            f"{result['planned']}): raise {flag} and run the command again to continue\n"
+        )
     elif result.get("unreachable"):  # a rerun redoes the episodes it cut short, once the server listens again
-        sys.stderr.write(f"stopped early: {result['stop_reason']}; the run is incomplete ({result['done']} of "
-                         f"{result['planned']}): start the server (or wait until it listens) and run the same "
-                         "command again to continue\n")
+        sys.stderr.write(
+            f"stopped early: {result['stop_reason']}; the run is incomplete ({result['done']} of "
+            f"{result['planned']}): start the server (or wait until it listens) and run the same "
+            "command again to continue\n"
+        )
     elif result.get("stop_reason"):
         sys.stderr.write(f"stopped early: {result['stop_reason']}; run the same command again to continue\n")
     return result
@@ -155,7 +191,9 @@ def _sequential_caps(args: argparse.Namespace) -> None:
 
     swept = SWEPT_CAP[args.axis]
     if getattr(args, swept) is not None:
-        raise UsageError(f"--{swept.replace('_', '-')} conflicts with --axis {args.axis}: the grid sets it at each level")
+        raise UsageError(
+            f"--{swept.replace('_', '-')} conflicts with --axis {args.axis}: the grid sets it at each level"
+        )
     defaults = Caps()
     for flag in SWEPT_CAP.values():
         if getattr(args, flag) is None:
@@ -163,24 +201,31 @@ def _sequential_caps(args: argparse.Namespace) -> None:
 
 
 def _plateau_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"population": args.population, "alpha": args.alpha, "correction": args.correction,
-            "n_boot": args.boot, "seed": args.boot_seed,
-            "two_stage": {"auto": None, "on": True, "off": False}[args.two_stage]}
+    return {
+        "population": args.population,
+        "alpha": args.alpha,
+        "correction": args.correction,
+        "n_boot": args.boot,
+        "seed": args.boot_seed,
+        "two_stage": {"auto": None, "on": True, "off": False}[args.two_stage],
+    }
 
 
 def cmd_scale(args: argparse.Namespace) -> int:
-    from workbench.service import scaling
     from workbench.cli.render import print_plateau
+    from workbench.service import scaling
 
     if args.scale_command == "plateau":
         if args.scores:
-            result = scaling.file_plateau(Path(args.scores), args.study, matched_trials=args.matched_trials,
-                                          **_plateau_options(args))
+            result = scaling.file_plateau(
+                Path(args.scores), args.study, matched_trials=args.matched_trials, **_plateau_options(args)
+            )
         else:
             if args.matched_trials:
                 raise UsageError("--matched-trials is for --scores; a group pairs trials as its recorded protocol says")
-            result = scaling.group_plateau(_open_store(args.db), args.group, cost_mode=args.cost_mode,
-                                           **_plateau_options(args))
+            result = scaling.group_plateau(
+                _open_store(args.db), args.group, cost_mode=args.cost_mode, **_plateau_options(args)
+            )
         print_plateau(result, args.format)
         return ExitCode.OK
     from workbench.service import paths
@@ -189,8 +234,12 @@ def cmd_scale(args: argparse.Namespace) -> int:
     if args.scale_command == "strategies":
         from workbench.cli.render import print_strategies
 
-        print_strategies(scaling.strategy_comparison(_open_store(args.db), args.groups, cost_mode=args.cost_mode,
-                                                     **_plateau_options(args)), args.format)
+        print_strategies(
+            scaling.strategy_comparison(
+                _open_store(args.db), args.groups, cost_mode=args.cost_mode, **_plateau_options(args)
+            ),
+            args.format,
+        )
         return ExitCode.OK
     if args.scale_command == "sequential":
         grid = scaling.parse_grid(args.grid, args.axis)
@@ -202,8 +251,11 @@ def cmd_scale(args: argparse.Namespace) -> int:
         sweeps = []  # every group's specs, validated before the store opens
         for group, strategy in groups:
             spec = replace(base, name=group, verifier_options=_verifier_options(args))
-            sweeps.append(scaling.sequential_specs(spec, args.axis, grid, args.protocol, strategy,
-                                                   args.verifier if strategy == "verifier" else None))
+            sweeps.append(
+                scaling.sequential_specs(
+                    spec, args.axis, grid, args.protocol, strategy, args.verifier if strategy == "verifier" else None
+                )
+            )
         store = _held(open_store(paths.new_store_path(args.db)))
         for specs in sweeps:
             scaling.check_group(store, specs[0].group, specs)
@@ -213,15 +265,20 @@ def cmd_scale(args: argparse.Namespace) -> int:
                 results.append(execute(spec, corpus, store, args.quiet))
                 if _cut_short(results[-1]):
                     rest = [s for sweep in sweeps for s in sweep]
-                    return _sweep_stopped(spec.name, rest[len(results):], results)
+                    return _sweep_stopped(spec.name, rest[len(results) :], results)
         if len(groups) > 1:
             from workbench.cli.render import print_strategies
 
-            print_strategies(scaling.strategy_comparison(store, [g for g, _ in groups], cost_mode=args.cost_mode,
-                                                         **_plateau_options(args)), args.format)
+            print_strategies(
+                scaling.strategy_comparison(
+                    store, [g for g, _ in groups], cost_mode=args.cost_mode, **_plateau_options(args)
+                ),
+                args.format,
+            )
         else:
-            print_plateau(scaling.group_plateau(store, base.name, cost_mode=args.cost_mode, **_plateau_options(args)),
-                          args.format)
+            print_plateau(
+                scaling.group_plateau(store, base.name, cost_mode=args.cost_mode, **_plateau_options(args)), args.format
+            )
         return finished_status(*results)
     if args.scale_command == "tools":
         return _scale_tools(args)
@@ -263,8 +320,13 @@ def _scale_tools(args: argparse.Namespace) -> int:
     group = request.name or f"{run_spec(replace(request, extra_tools=None), names=FLAGS).name}-tools"
 
     def spec_of(name: str, count: int, detail: str):
-        level = replace(request, name=name, extra_tools=request.extra_tools if count else None,
-                        extra_tools_count=count if count else None, extra_tools_detail=detail if count else "full")
+        level = replace(
+            request,
+            name=name,
+            extra_tools=request.extra_tools if count else None,
+            extra_tools_count=count if count else None,
+            extra_tools_detail=detail if count else "full",
+        )
         return run_spec(level, names=FLAGS)
 
     specs = scaling.tools_specs(group, counts, details, spec_of)  # every registry read before the store opens
@@ -276,7 +338,7 @@ def _scale_tools(args: argparse.Namespace) -> int:
     for spec in specs:
         results.append(execute(spec, corpus, store, args.quiet))
         if _cut_short(results[-1]):
-            return _sweep_stopped(spec.name, specs[len(results):], results)
+            return _sweep_stopped(spec.name, specs[len(results) :], results)
     print_registry(scaling.tools_report(store, group), args.format)
     return finished_status(*results)
 
@@ -294,8 +356,9 @@ def _sweep_stopped(level: str, rest: list, results: list[dict[str, Any]]) -> int
     command resumes the level and then runs the rest."""
     names = ", ".join(spec.name for spec in rest)
     if names:
-        sys.stderr.write(f"the sweep stopped at {level}: not run yet: {names}; run the same command again to "
-                         "continue\n")
+        sys.stderr.write(
+            f"the sweep stopped at {level}: not run yet: {names}; run the same command again to continue\n"
+        )
     return finished_status(*results)
 
 
@@ -308,17 +371,39 @@ def _scale_parallel(args: argparse.Namespace) -> int:
 
     ks = scaling.parse_ks(args.k)  # a bad --k is ScalingInputError: one line, exit 2
     corpus, spec, _ = build_spec(args)
-    spec = replace(spec, replicates=max(ks), kind="parallel",
-                   scaling={"mode": "parallel", "ks": ks, "judge": args.judge, "orders": args.orders,
-                            "tie_rule": args.tie_rule, "judge_trials": args.judge_trials, "cost_mode": args.cost_mode})
+    spec = replace(
+        spec,
+        replicates=max(ks),
+        kind="parallel",
+        scaling={
+            "mode": "parallel",
+            "ks": ks,
+            "judge": args.judge,
+            "orders": args.orders,
+            "tie_rule": args.tie_rule,
+            "judge_trials": args.judge_trials,
+            "cost_mode": args.cost_mode,
+        },
+    )
     judge = _judge(args, spec)
     if args.judge_trials > 1 and judge is None:
         raise UsageError("--judge-trials needs a judge (--judge evidence, same or a model)")
     store = _held(open_store(paths.new_store_path(args.db)))
     result = execute(spec, corpus, store, args.quiet)
-    report = asyncio.run(scaling.parallel_report(store, spec.name, corpus, ks, judge, n_orders=args.orders,
-                                                 seed=args.seed, tie_rule=args.tie_rule,
-                                                 judge_trials=args.judge_trials, cost_mode=args.cost_mode))
+    report = asyncio.run(
+        scaling.parallel_report(
+            store,
+            spec.name,
+            corpus,
+            ks,
+            judge,
+            n_orders=args.orders,
+            seed=args.seed,
+            tie_rule=args.tie_rule,
+            judge_trials=args.judge_trials,
+            cost_mode=args.cost_mode,
+        )
+    )
     print_parallel(report, args.format)
     return finished_status(result)
 

@@ -14,6 +14,7 @@ arguments are executed calls with the protocol's texts (as for a model); argumen
 large to be a call, or a malformed request, are refused as JSON-RPC errors before the
 episode sees them; concurrent calls are taken one at a time, in order.
 """
+
 from __future__ import annotations
 
 import json
@@ -39,8 +40,9 @@ def client_label(name: Any) -> str:
 
 
 def _result(reply: Reply) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=t) for t in reply.texts],
-                                is_error=reply.error)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=t) for t in reply.texts], is_error=reply.error
+    )
 
 
 # ---------------------------------------------------------------- the MCP server
@@ -49,8 +51,10 @@ def _result(reply: Reply) -> types.CallToolResult:
 def tool_list(prompts: Any = None) -> list[types.Tool]:
     """The seven tools with the protocol's names, descriptions and argument schemas (descriptions as the run's
     prompts' `[tools]` table replaces them, if it does), then next_item."""
-    return [types.Tool(name=s["name"], description=s["description"], input_schema=s["parameters"])
-            for s in tool_schemas(prompts)]
+    return [
+        types.Tool(name=s["name"], description=s["description"], input_schema=s["parameters"])
+        for s in tool_schemas(prompts)
+    ]
 
 
 def build_server(campaign: Campaign) -> Server:
@@ -66,16 +70,25 @@ def build_server(campaign: Campaign) -> Server:
             raise MCPError(types.INVALID_PARAMS, f"a tool name has at most {MAX_NAME_CHARS} characters")
         size = len(json.dumps(arguments, ensure_ascii=False, default=str))
         if size > MAX_ARGUMENT_CHARS:
-            raise MCPError(types.INVALID_PARAMS, f"the arguments are {size:,} characters of JSON; a call takes at "
-                                                 f"most {MAX_ARGUMENT_CHARS:,} (nothing was charged)")
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"the arguments are {size:,} characters of JSON; a call takes at "
+                f"most {MAX_ARGUMENT_CHARS:,} (nothing was charged)",
+            )
         if name == NEXT_ITEM:
             return _result(await campaign.next_item(_client_of(ctx)))
         return _result(await campaign.call(name, arguments))
 
-    return Server("agenthop-workbench", version="0.1.0",
-                  instructions=("AgentHop: multi-hop scientific questions answered by navigating a citation graph. "
-                                "Call next_item for a question, use the seven tools, end it with submit_answer."),
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(
+        "agenthop-workbench",
+        version="0.1.0",
+        instructions=(
+            "AgentHop: multi-hop scientific questions answered by navigating a citation graph. "
+            "Call next_item for a question, use the seven tools, end it with submit_answer."
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
 
 
 def _client_of(ctx: Any) -> str:
@@ -122,6 +135,7 @@ async def serve_http(campaign: Campaign, sock: Any) -> int | None:
                 finally:
                     for s, handler in old.items():
                         signal.signal(s, handler)
+
             return captured()
 
     host, port = sock.getsockname()[:2]

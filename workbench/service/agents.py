@@ -4,6 +4,7 @@ Which agents measure tokens, whether an agent string names a person, the reasoni
 whether a model can be reached as configured, loading the model client before a run, and the person's agent of a
 play session. Every function imports the agent code it needs when called.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -54,7 +55,7 @@ def check_model(model: str, agent_options: dict[str, Any]) -> None:
     from sandbox.agents.local_model import LOCAL_PREFIX, check_installed
 
     if model.startswith(LOCAL_PREFIX):
-        check_installed(model[len(LOCAL_PREFIX):])
+        check_installed(model[len(LOCAL_PREFIX) :])
     else:
         config_from_options({"model": model, **agent_options}).check()
 

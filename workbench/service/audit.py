@@ -11,6 +11,7 @@ it, so what a reviewer sees is what is exported. An added label must name a pape
 neighbourhood that has text and a section that resolves exactly as the import resolves the
 release's labels (`Corpus.resolve_label`); anything else is refused before it is stored.
 """
+
 from __future__ import annotations
 
 import json
@@ -64,8 +65,16 @@ def apply_edits(labels: list[dict[str, Any]], edits: list[dict[str, Any]]) -> li
         stamp = {"action": e["action"], "reviewer": e["reviewer"], "time": e["created_at"]}
         same = [lab for lab in out if lab.get("arxiv_id") == e["arxiv_id"] and lab.get("section") == e["section"]]
         if e["action"] == "add":
-            out.append({"paper": "", "arxiv_id": e["arxiv_id"], "section": e["section"], "relevance": e["relevance"],
-                        "what_it_contains": "added in audit", "_audit": stamp})
+            out.append(
+                {
+                    "paper": "",
+                    "arxiv_id": e["arxiv_id"],
+                    "section": e["section"],
+                    "relevance": e["relevance"],
+                    "what_it_contains": "added in audit",
+                    "_audit": stamp,
+                }
+            )
         elif e["action"] == "remove":
             out = [lab for lab in out if lab not in same]
         else:
@@ -89,8 +98,15 @@ def evidence(corpus: Corpus, item_id: str, store: Store | None = None) -> dict[s
     (`edits`, each with `undone_by`) and its latest verdict. Without a store, the release's labels as they are."""
     item = _item(corpus, item_id)
     edits = item_edits(store, corpus.fingerprint, item_id)
-    base = [{"arxiv_id": lab.arxiv_id, "section": lab.section, "relevance": lab.relevance,
-             "_resolved": (lab.section_index, lab.method)} for lab in item.labels]
+    base = [
+        {
+            "arxiv_id": lab.arxiv_id,
+            "section": lab.section,
+            "relevance": lab.relevance,
+            "_resolved": (lab.section_index, lab.method),
+        }
+        for lab in item.labels
+    ]
     sections = []
     for lab in apply_edits(base, edits):
         idx, method = lab["_resolved"] if "_resolved" in lab else corpus.resolve_label(lab["arxiv_id"], lab["section"])
@@ -103,35 +119,76 @@ def evidence(corpus: Corpus, item_id: str, store: Store | None = None) -> dict[s
             edit = {"action": "added", "reviewer": stamp["reviewer"], "time": stamp["time"]}
         elif stamp and was != lab["relevance"]:
             edit = {"action": "reclassified", "was": was, "reviewer": stamp["reviewer"], "time": stamp["time"]}
-        sections.append({"arxiv_id": lab["arxiv_id"], "label": lab["section"], "relevance": lab["relevance"],
-                         "resolved": None if idx is None else f"({alias(idx)}) {header or ''}".strip(),
-                         "method": method, "gold_paper": lab["arxiv_id"] in item.gold_arxiv_ids, "text": text,
-                         "edit": edit})
+        sections.append(
+            {
+                "arxiv_id": lab["arxiv_id"],
+                "label": lab["section"],
+                "relevance": lab["relevance"],
+                "resolved": None if idx is None else f"({alias(idx)}) {header or ''}".strip(),
+                "method": method,
+                "gold_paper": lab["arxiv_id"] in item.gold_arxiv_ids,
+                "text": text,
+                "edit": edit,
+            }
+        )
     cancelled = undone(edits)
-    history = [{"id": e["id"], "action": e["action"], "arxiv_id": e["arxiv_id"], "section": e["section"],
-                "relevance": e["relevance"], "reviewer": e["reviewer"], "time": e["created_at"],
-                "undoes": e.get("undoes"),
-                "undone_by": None if e["id"] not in cancelled else
-                {"id": cancelled[e["id"]]["id"], "reviewer": cancelled[e["id"]]["reviewer"],
-                 "time": cancelled[e["id"]]["created_at"]}} for e in edits]
+    history = [
+        {
+            "id": e["id"],
+            "action": e["action"],
+            "arxiv_id": e["arxiv_id"],
+            "section": e["section"],
+            "relevance": e["relevance"],
+            "reviewer": e["reviewer"],
+            "time": e["created_at"],
+            "undoes": e.get("undoes"),
+            "undone_by": None
+            if e["id"] not in cancelled
+            else {
+                "id": cancelled[e["id"]]["id"],
+                "reviewer": cancelled[e["id"]]["reviewer"],
+                "time": cancelled[e["id"]]["created_at"],
+            },
+        }
+        for e in edits
+    ]
     verdict = store.verdicts(corpus.fingerprint).get(item_id) if store is not None else None
-    return {"id": item.id, "question": item.question, "options": list(item.options),
-            "gold": "ABCD"[item.correct_index], "distractor_types": list(item.distractor_types or ()),
-            "gold_arxiv_ids": list(item.gold_arxiv_ids), "labels": sections, "edits": history,
-            "verdict": None if verdict is None else verdict_record(verdict)}
+    return {
+        "id": item.id,
+        "question": item.question,
+        "options": list(item.options),
+        "gold": "ABCD"[item.correct_index],
+        "distractor_types": list(item.distractor_types or ()),
+        "gold_arxiv_ids": list(item.gold_arxiv_ids),
+        "labels": sections,
+        "edits": history,
+        "verdict": None if verdict is None else verdict_record(verdict),
+    }
 
 
 def verdict_record(v: dict[str, Any]) -> dict[str, Any]:
     """A stored verdict as exported: the checks yes (true) / no (false) / not assessed (null)."""
-    return {"verdict": v["verdict"], "note": v["note"] or "", "reviewer": v["reviewer"], "time": v["created_at"],
-            "checks": {k: None if v[k] is None else bool(v[k]) for k in CHECKS}}
+    return {
+        "verdict": v["verdict"],
+        "note": v["note"] or "",
+        "reviewer": v["reviewer"],
+        "time": v["created_at"],
+        "checks": {k: None if v[k] is None else bool(v[k]) for k in CHECKS},
+    }
 
 
 # ---------------------------------------------------------------- recording edits
 
 
-def check_edit(corpus: Corpus, item_id: str, edits: list[dict[str, Any]], action: str, arxiv_id: str, section: str,
-               relevance: str | None) -> str:
+def check_edit(
+    corpus: Corpus,
+    item_id: str,
+    edits: list[dict[str, Any]],
+    action: str,
+    arxiv_id: str,
+    section: str,
+    relevance: str | None,
+) -> str:
     """Why this label edit cannot be made (AuditError), else a short description of what it does.
 
     An added label names a paper of the item's neighbourhood that has text, and a section of it that resolves
@@ -143,24 +200,31 @@ def check_edit(corpus: Corpus, item_id: str, edits: list[dict[str, Any]], action
         raise AuditError(f"label action must be add, remove or reclassify, got {action!r}")
     if not arxiv_id or not section:
         raise AuditError("a label needs an arXiv id and a section")
-    current = apply_edits([{"arxiv_id": lab.arxiv_id, "section": lab.section, "relevance": lab.relevance}
-                           for lab in item.labels], edits)
+    current = apply_edits(
+        [{"arxiv_id": lab.arxiv_id, "section": lab.section, "relevance": lab.relevance} for lab in item.labels], edits
+    )
     mine = [lab for lab in current if lab["arxiv_id"] == arxiv_id and lab["section"] == section]
     if action == "add":
         papers = {n.arxiv_id: n for n in corpus.view(item).nodes.values() if n.arxiv_id}
         with_text = sorted(a for a, n in papers.items() if n.has_text)
         if arxiv_id not in papers:
-            raise AuditError(f"{arxiv_id} is not a paper of {item_id}'s neighbourhood (papers with text: "
-                             f"{', '.join(with_text) or 'none'})")
+            raise AuditError(
+                f"{arxiv_id} is not a paper of {item_id}'s neighbourhood (papers with text: "
+                f"{', '.join(with_text) or 'none'})"
+            )
         if not papers[arxiv_id].has_text:
-            raise AuditError(f"{arxiv_id} has no text in the paper pool (metadata only): no section of it can be "
-                             "read, so it cannot carry a label")
+            raise AuditError(
+                f"{arxiv_id} has no text in the paper pool (metadata only): no section of it can be "
+                "read, so it cannot carry a label"
+            )
         idx, method = corpus.resolve_label(arxiv_id, section)
         if idx is None:
             headers = [h or "" for h, _ in corpus.headers(arxiv_id)]
             listed = "; ".join(f"({alias(i)}) {h}" for i, h in enumerate(headers[:12]))
-            raise AuditError(f"section “{section}” matches no section of {arxiv_id} (its sections: {listed}"
-                             f"{' …' if len(headers) > 12 else ''})")
+            raise AuditError(
+                f"section “{section}” matches no section of {arxiv_id} (its sections: {listed}"
+                f"{' …' if len(headers) > 12 else ''})"
+            )
         if mine:
             raise AuditError(f"{arxiv_id} · “{section}” is a label of {item_id} already (re-classify it instead)")
         _need_relevance(relevance)  # last: a wrong paper or section is the thing to hear about first
@@ -207,25 +271,48 @@ def _read_edits(store_path: Path, fingerprint: str, item_id: str) -> list[dict[s
         store.close()
 
 
-def record_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, action: str, arxiv_id: str,
-                section: str, relevance: str | None = None) -> str:
+def record_edit(
+    corpus: Corpus,
+    store_path: Path,
+    item_id: str,
+    reviewer: str,
+    action: str,
+    arxiv_id: str,
+    section: str,
+    relevance: str | None = None,
+) -> str:
     """Check a label edit against the item as it stands, then store it; what it did. Raises AuditError, and
     writes nothing, when it cannot be made."""
     if action == "add":
         section = section_of(corpus, arxiv_id, section)
-    done = check_edit(corpus, item_id, _read_edits(store_path, corpus.fingerprint, item_id), action, arxiv_id,
-                      section, relevance)
+    done = check_edit(
+        corpus, item_id, _read_edits(store_path, corpus.fingerprint, item_id), action, arxiv_id, section, relevance
+    )
     store = Store(store_path)
     try:
-        store.add_label_edit(corpus.fingerprint, item_id, reviewer, action, arxiv_id.strip(), section.strip(),
-                             None if action == "remove" else relevance)
+        store.add_label_edit(
+            corpus.fingerprint,
+            item_id,
+            reviewer,
+            action,
+            arxiv_id.strip(),
+            section.strip(),
+            None if action == "remove" else relevance,
+        )
     finally:
         store.close()
     return done
 
 
-def record_verdict(fingerprint: str, store_path: Path, item_id: str, reviewer: str, verdict: str, note: str,
-                   checks: dict[str, bool | None]) -> None:
+def record_verdict(
+    fingerprint: str,
+    store_path: Path,
+    item_id: str,
+    reviewer: str,
+    verdict: str,
+    note: str,
+    checks: dict[str, bool | None],
+) -> None:
     """Store a reviewer's verdict on an item (pass / flag / remove) with the note and the three checks."""
     store = Store(store_path)
     try:
@@ -253,8 +340,9 @@ def undo_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, edi
             raise AuditError(f"edit {edit_id} is undone already")
     store = Store(store_path)
     try:
-        store.add_label_edit(corpus.fingerprint, item_id, reviewer, "undo", target["arxiv_id"], target["section"],
-                             undoes=target["id"])
+        store.add_label_edit(
+            corpus.fingerprint, item_id, reviewer, "undo", target["arxiv_id"], target["section"], undoes=target["id"]
+        )
     finally:
         store.close()
     return f"undid edit {target['id']} ({target['action']} {target['arxiv_id']} · “{target['section']}”)"
@@ -287,8 +375,13 @@ def write_corrected(corpus: Corpus, store: Store, out: Path) -> dict[str, int]:
         with open(staged / "audit" / "verdicts.jsonl", "w", encoding="utf-8") as fh:
             for item_id, v in sorted(verdicts.items()):
                 fh.write(json.dumps({"sample_id": item_id, **verdict_record(v)}, ensure_ascii=False) + "\n")
-    return {"items": kept, "removed": len(removed), "verdicts": len(verdicts), "label_rows": n_labels,
-            "label_edits": sum(len(edits_in_force(v)) for v in edits.values())}
+    return {
+        "items": kept,
+        "removed": len(removed),
+        "verdicts": len(verdicts),
+        "label_rows": n_labels,
+        "label_edits": sum(len(edits_in_force(v)) for v in edits.values()),
+    }
 
 
 def _filter_lines(src: Path, dst: Path, key: str, removed: set[str]) -> int:
@@ -320,7 +413,12 @@ def _write_labels(src: Path, dst: Path, removed: set[str], edits: dict[str, list
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
         for sid, item_edits_ in sorted(edits.items()):  # items that had no label row at all
             if sid not in seen and sid not in removed and edits_in_force(item_edits_):
-                fh.write(json.dumps({"sample_id": sid, "analysis": {"section_recall_labels": apply_edits([], item_edits_)}},
-                                    ensure_ascii=False) + "\n")
+                fh.write(
+                    json.dumps(
+                        {"sample_id": sid, "analysis": {"section_recall_labels": apply_edits([], item_edits_)}},
+                        ensure_ascii=False,
+                    )
+                    + "\n"
+                )
                 written += 1
     return written  # the lines of recall_labels.jsonl, so the count printed is the file's

@@ -7,6 +7,7 @@ footer are the protocol's, from the one implementation of them; this module only
 to a harness that is not a chat loop: handing out the next item (`next_item`) and telling a client that no item
 is open or that its episode has ended. It answers in plain `Reply`s; `workbench.mcp.server` carries them over MCP.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -17,26 +18,29 @@ from sandbox.agents.external import ExternalAgent, NotYourTurn, mcp_agent_name
 from sandbox.corpus import Corpus
 from sandbox.prompts import TOOL_SCHEMAS
 from sandbox.records import Caps, Item, Step, Trajectory
-from sandbox.runner import Runner, RunEvent, RunSpec
+from sandbox.runner import RunEvent, Runner, RunSpec
 from storage import Store
 
 NEXT_ITEM = "next_item"
 
 NEXT_ITEM_SCHEMA = {
     "name": NEXT_ITEM,
-    "description": ("Start the next item of the benchmark run: returns the item id and the task (the system prompt "
-                    "with the seed paper, the question, the four options and the budget rules, then the first "
-                    "message). Call the seven tools to navigate, then submit_answer, which ends the item."),
+    "description": (
+        "Start the next item of the benchmark run: returns the item id and the task (the system prompt "
+        "with the seed paper, the question, the four options and the budget rules, then the first "
+        "message). Call the seven tools to navigate, then submit_answer, which ends the item."
+    ),
     "parameters": {"type": "object", "properties": {}},
 }
 
 NO_ITEM = "No item is open: call next_item to receive a question."
-ITEM_OPEN = ("Item {item} is still open: finish it with submit_answer (or until a cap ends it) before calling "
-             "next_item.")
+ITEM_OPEN = "Item {item} is still open: finish it with submit_answer (or until a cap ends it) before calling next_item."
 ENDED = "The episode on item {item} has ended ({termination}). Call next_item for the next question."
 ALL_DONE = "Every item of run '{run}' is finished ({done} of {planned}): nothing is left to play."
-OTHER_CLIENT = ("This server plays run '{run}' for the MCP client '{client}'; '{other}' cannot join it (a run is one "
-                "agent's). Serve another --run for it.")
+OTHER_CLIENT = (
+    "This server plays run '{run}' for the MCP client '{client}'; '{other}' cannot join it (a run is one "
+    "agent's). Serve another --run for it."
+)
 
 
 @dataclass
@@ -104,8 +108,9 @@ class Campaign:
     async def _factory(self, item: Item, replicate: int, attempt: int) -> ExternalAgent:
         """The agent of the runner's next episode, handed over when a client asks for the next item."""
         assert self.runner is not None
-        offer = _Offer(item, replicate, ExternalAgent(self.runner.spec.agent),
-                       asyncio.get_running_loop().create_future())
+        offer = _Offer(
+            item, replicate, ExternalAgent(self.runner.spec.agent), asyncio.get_running_loop().create_future()
+        )
         await self.offers.put(offer)
         await offer.claimed
         return offer.agent
@@ -144,8 +149,12 @@ class Campaign:
             shown = await _first(offer.agent.turn(), self.current.ended.wait())
             texts = offer.agent.seen[-1].texts if shown == 0 else []
             runner = self.runner
-            header = (f"Item: {offer.item.id}\nReplicate: {offer.replicate}\nRun: {self.base.name} "
-                      f"({runner.done + 1} of {runner.planned})" if runner else f"Item: {offer.item.id}")
+            header = (
+                f"Item: {offer.item.id}\nReplicate: {offer.replicate}\nRun: {self.base.name} "
+                f"({runner.done + 1} of {runner.planned})"
+                if runner
+                else f"Item: {offer.item.id}"
+            )
             return Reply([header, *texts])
 
     async def _next_offer(self) -> _Offer | None:
@@ -182,7 +191,9 @@ class Campaign:
             which = await _first(*waits)
             if which == 0 and not episode.ended.is_set():
                 return Reply(episode.agent.seen[-1].texts)  # the tool result with its footer, then any nudge
-            if which == 2 and not episode.ended.is_set():  # the run itself stopped (our failure, or the server closing): never wait forever
+            if (
+                which == 2 and not episode.ended.is_set()
+            ):  # the run itself stopped (our failure, or the server closing): never wait forever
                 return Reply([f"The run stopped: {self._stopped()}"], error=True)
             return Reply([*_last_words(episode.steps[mark:], self.base.prompt_set()), self._ended(episode)])
 
@@ -234,9 +245,29 @@ def tool_schemas(prompts: Any = None) -> list[dict[str, Any]]:
     return [*(prompts.tool_schemas() if prompts is not None else TOOL_SCHEMAS), NEXT_ITEM_SCHEMA]
 
 
-def campaign_spec(name: str, dataset: str, caps: Caps, replicates: int, item_ids: tuple[str, ...],
-                  question_type: str | None, depth: int | None, limit: int | None, prompts: Any = None) -> RunSpec:
+def campaign_spec(
+    name: str,
+    dataset: str,
+    caps: Caps,
+    replicates: int,
+    item_ids: tuple[str, ...],
+    question_type: str | None,
+    depth: int | None,
+    limit: int | None,
+    prompts: Any = None,
+) -> RunSpec:
     """The run an MCP client plays: one worker (a client plays one item at a time); its agent becomes
     `mcp:<client>` when the first client joins. `prompts`: the `--prompts` set (None: ours)."""
-    return RunSpec(name=name, dataset=dataset, agent="mcp:", workers=1, caps=caps, replicates=replicates,
-                   item_ids=item_ids, question_type=question_type, depth=depth, limit=limit, prompts=prompts)
+    return RunSpec(
+        name=name,
+        dataset=dataset,
+        agent="mcp:",
+        workers=1,
+        caps=caps,
+        replicates=replicates,
+        item_ids=item_ids,
+        question_type=question_type,
+        depth=depth,
+        limit=limit,
+        prompts=prompts,
+    )

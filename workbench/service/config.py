@@ -1,4 +1,5 @@
 """The user's config file (TOML): theme, key bindings, pricing overrides. Precedence: flags > env > file > defaults."""
+
 from __future__ import annotations
 
 import tomllib

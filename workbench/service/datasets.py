@@ -4,6 +4,7 @@ checking a release directory, generating a benchmark — the one door to `sandbo
 Naming is light (pathlib only), so the runs list and the parser may use it at first paint; everything that opens
 or generates imports its machinery when called.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,8 +12,18 @@ from typing import Any
 
 from sandbox.datasets import BUILTIN, dataset_key, dataset_label, open_dataset, qa_file
 
-__all__ = ["BUILTIN", "dataset_key", "dataset_label", "open_dataset", "qa_file", "open_imported",
-           "check_release_dir", "demo_item_count", "generate_benchmark", "builtin_defects"]
+__all__ = [
+    "BUILTIN",
+    "builtin_defects",
+    "check_release_dir",
+    "dataset_key",
+    "dataset_label",
+    "demo_item_count",
+    "generate_benchmark",
+    "open_dataset",
+    "open_imported",
+    "qa_file",
+]
 
 
 def open_imported(fingerprint: str, cache_dir: Path) -> Any:

@@ -3,6 +3,7 @@
 Parsed by python-dotenv (a dependency of litellm already): quoting, `export `, escapes and trailing
 `# comments` follow its documented grammar, where a hand-written reader turned `A="abc" # c` into `abc" # c`.
 """
+
 from __future__ import annotations
 
 import os

@@ -4,10 +4,19 @@ A front end catches these (and the application layer's own, e.g. `LaunchError`, 
 never imports the sandbox or the store to name one. Each is loaded on first use (PEP 562), so naming
 `StoreError` does not import the runner: the TUI's first paint stays light.
 """
+
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the names are, for the type checker and the reader; at run time they load on first use
+    from sandbox.agents.llm import ConfigError
+    from sandbox.agents.local_model import LocalModelUnavailable
+    from sandbox.release import DatasetError
+    from sandbox.runner import InvalidSlice
+    from sandbox.synth import NotEnoughPapers
+    from storage.store import RunConflict, StoreError
 
 # name → the module that defines it
 _HOMES = {
@@ -20,7 +29,15 @@ _HOMES = {
     "RunConflict": "storage.store",
 }
 
-__all__ = sorted(_HOMES)
+__all__ = [
+    "ConfigError",
+    "DatasetError",
+    "InvalidSlice",
+    "LocalModelUnavailable",
+    "NotEnoughPapers",
+    "RunConflict",
+    "StoreError",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -4,6 +4,7 @@ Tokens per episode come from earlier runs of the same model in the store when th
 are any, else from a stated assumption; prices from the pricing table; unknown models
 are shown as unpriced rather than guessed.
 """
+
 from __future__ import annotations
 
 import json
@@ -71,8 +72,13 @@ def per_episode(spec: RunSpec, store_path: Path) -> dict[str, Any]:
     prompt += per_call * calls  # the general-agent setting: its tool block and schemas ride in every call's prompt
     price = price_for(spec.model, spec.agent_options.get("pricing")) if spec.model else None
     usd = cost(price, Usage(prompt=int(prompt), completion=int(completion)))
-    return {"tokens": round(prompt + completion), "basis": basis, "extra_tools_tokens_per_call": per_call, "price": price,
-            "usd": None if usd is None else usd["total_usd"]}
+    return {
+        "tokens": round(prompt + completion),
+        "basis": basis,
+        "extra_tools_tokens_per_call": per_call,
+        "price": price,
+        "usd": None if usd is None else usd["total_usd"],
+    }
 
 
 def extra_tools_tokens(extra_tools: dict[str, Any] | None) -> int:
@@ -82,8 +88,7 @@ def extra_tools_tokens(extra_tools: dict[str, Any] | None) -> int:
     return sum((extra_tools.get(k) or {}).get("extra", 0) for k in ("tool_block_tokens", "schema_tokens"))
 
 
-def prompt_overhead(caps: Any, ablation: str, extra_tools: dict[str, Any] | None = None,
-                    texts: Any = None) -> int:
+def prompt_overhead(caps: Any, ablation: str, extra_tools: dict[str, Any] | None = None, texts: Any = None) -> int:
     """Estimated tokens (characters / 4, as scripted agents' usage) of what every first model call sends before the
     item's own text: the system prompt, the first message and the tool schemas, built by `build_prompt` around an
     empty item (with the run's own prompts, `texts`, if it has them). A token cap at or below it stops every episode
@@ -109,13 +114,21 @@ def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, An
     price = ep["price"]
     caps = spec.effective_caps()
     return {
-        "run": spec.name, "agent": spec.agent, "model": spec.model, "episodes": episodes,
-        "already_done": planned - episodes, "items": len(items),
-        "replicates": spec.replicates, "item_ids": [i.id for i in items][:20] + (["…"] if len(items) > 20 else []),
-        "caps": caps.as_dict(), "ablation": spec.ablation,
-        "tokens_per_episode": ep["tokens"], "basis": ep["basis"],
+        "run": spec.name,
+        "agent": spec.agent,
+        "model": spec.model,
+        "episodes": episodes,
+        "already_done": planned - episodes,
+        "items": len(items),
+        "replicates": spec.replicates,
+        "item_ids": [i.id for i in items][:20] + (["…"] if len(items) > 20 else []),
+        "caps": caps.as_dict(),
+        "ablation": spec.ablation,
+        "tokens_per_episode": ep["tokens"],
+        "basis": ep["basis"],
         "extra_tools_tokens_per_call": ep.get("extra_tools_tokens_per_call", 0),
-        "price": None if price is None else {"provider": price.provider, "input_per_m": price.input_per_m,
-                                             "output_per_m": price.output_per_m},
+        "price": None
+        if price is None
+        else {"provider": price.provider, "input_per_m": price.input_per_m, "output_per_m": price.output_per_m},
         "cost_usd": None if ep["usd"] is None else round(ep["usd"] * episodes, 4),
     }

@@ -3,13 +3,14 @@
 Every run, from any front end, is executed by the same `sandbox.runner.Runner` (resumable, each step committed as
 it happens); a front end gets one here, watches its events (`RunEvent`, a plain record) and asks it to stop.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sandbox.runner import RunEvent, RunSpec, Runner
+    from sandbox.runner import RunEvent, Runner, RunSpec
 
 
 def select_items(corpus: Any, spec: RunSpec) -> list[Any]:
@@ -20,8 +21,9 @@ def select_items(corpus: Any, spec: RunSpec) -> list[Any]:
     return selected(corpus, spec)
 
 
-def runner(spec: RunSpec, corpus: Any, store: Any, on_event: Callable[[RunEvent], None] | None = None,
-           factory: Any = None) -> Runner:
+def runner(
+    spec: RunSpec, corpus: Any, store: Any, on_event: Callable[[RunEvent], None] | None = None, factory: Any = None
+) -> Runner:
     """The runner of `spec` on `corpus`, writing to `store`; `await runner.run()` executes it, `request_stop()`
     lets the episodes in flight finish."""
     from sandbox.runner import Runner

@@ -9,6 +9,7 @@ oracle, random) and people have no model, hence no family or tier until someone 
 The table is data, not a rule about behaviour: nothing downstream reads a family's name to decide what the family
 does (the fingerprints' words come from the tests over the data, see `reports.fingerprints`).
 """
+
 from __future__ import annotations
 
 import re
@@ -20,8 +21,14 @@ CLOSED = "closed-frontier"
 OPEN = "open-frontier"
 EFFICIENT = "compute-efficient"
 TIERS = (CLOSED, OPEN, EFFICIENT)  # the paper's order (Table 2 groups rows by tier)
-TIER_ALIASES = {"closed": CLOSED, "open": OPEN, "efficient": EFFICIENT, "compute": EFFICIENT,
-                **{t: t for t in TIERS}, **{t.replace("-", " "): t for t in TIERS}}  # `Open Frontier` too
+TIER_ALIASES = {
+    "closed": CLOSED,
+    "open": OPEN,
+    "efficient": EFFICIENT,
+    "compute": EFFICIENT,
+    **{t: t for t in TIERS},
+    **{t.replace("-", " "): t for t in TIERS},
+}  # `Open Frontier` too
 
 # (family, default tier, pattern searched in the lower-cased model string with its provider prefix removed), in
 # the order they are tried: the first match wins (Gemma before Gemini's `gem`, o-series after everything else)

@@ -6,6 +6,7 @@ trajectory is correct out of the runs that have one. Outcomes are keyed by the c
 fingerprint, so runs made on an older version of a release are not mixed in (they are counted
 separately as `stale_runs`, for a note on screen). Nothing here imports textual.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -18,8 +19,12 @@ from sandbox.datasets import BUILTIN, dataset_key  # light: the naming only, not
 KINDS = ("st", "mt")
 DEPTHS = (1, 2)
 # How many runs got an item right; the four classes partition the items.
-OUTCOMES = {"none": "no run got it right", "some": "some runs but not all", "all": "every run got it right",
-            "unrun": "no run has it"}
+OUTCOMES = {
+    "none": "no run got it right",
+    "some": "some runs but not all",
+    "all": "every run got it right",
+    "unrun": "no run has it",
+}
 SORTS = ("file", "id", "kind", "depth", "reasoning", "tier", "venue", "right")
 
 
@@ -104,8 +109,20 @@ def item_rows(items: Iterable[Any], outcomes: dict[str, tuple[int, int]]) -> lis
     rows = []
     for pos, item in enumerate(items):
         right, ran = outcomes.get(item.id, (0, 0))
-        rows.append(ItemRow(pos, item.id, item.kind, item.depth, item.reasoning_type, item.consensus_tier, item.venue,
-                            item.question, right, ran))
+        rows.append(
+            ItemRow(
+                pos,
+                item.id,
+                item.kind,
+                item.depth,
+                item.reasoning_type,
+                item.consensus_tier,
+                item.venue,
+                item.question,
+                right,
+                ran,
+            )
+        )
     return rows
 
 
@@ -208,8 +225,10 @@ class Browse:
         if not self.stale_runs:
             return None
         n = len(self.stale_runs)
-        return (f"{n} run{'s' if n > 1 else ''} on this path used another version of the dataset "
-                f"({', '.join(self.stale_runs[:3])}{'…' if n > 3 else ''}) and {'are' if n > 1 else 'is'} not counted")
+        return (
+            f"{n} run{'s' if n > 1 else ''} on this path used another version of the dataset "
+            f"({', '.join(self.stale_runs[:3])}{'…' if n > 3 else ''}) and {'are' if n > 1 else 'is'} not counted"
+        )
 
 
 def browse(corpus: Any, spec: str, store: Any | None) -> Browse:
@@ -229,11 +248,19 @@ def browse(corpus: Any, spec: str, store: Any | None) -> Browse:
 def trajectory_row(t: dict[str, Any]) -> dict[str, Any]:
     """One stored trajectory on an item, as the item view and `--show` list it."""
     return {
-        "id": t["id"], "run": t["run"], "run_id": t["run_id"], "agent": t["agent"] + (f" {t['model']}" if t.get("model") else ""),
-        "ablation": t.get("ablation") or "full", "replicate": t.get("replicate", 0), "answer": t.get("answer"),
-        "correct": bool(t.get("correct")), "termination": t.get("termination"),
-        "points": t.get("points_used") or 0, "turns": t.get("turns") or 0,
-        "paper_recall": bool(t.get("paper_recall")), "section_recall": bool(t.get("section_recall")),
+        "id": t["id"],
+        "run": t["run"],
+        "run_id": t["run_id"],
+        "agent": t["agent"] + (f" {t['model']}" if t.get("model") else ""),
+        "ablation": t.get("ablation") or "full",
+        "replicate": t.get("replicate", 0),
+        "answer": t.get("answer"),
+        "correct": bool(t.get("correct")),
+        "termination": t.get("termination"),
+        "points": t.get("points_used") or 0,
+        "turns": t.get("turns") or 0,
+        "paper_recall": bool(t.get("paper_recall")),
+        "section_recall": bool(t.get("section_recall")),
     }
 
 
@@ -252,11 +279,16 @@ def item_detail(corpus: Any, item_id: str, store: Any | None) -> tuple[dict[str,
     nb = Neighbourhood(corpus.view(item))
     trajectories = [trajectory_row(t) for t in store.item_trajectories(corpus.fingerprint, item_id)] if store else []
     detail = {
-        **row.as_dict(), "cognitive_skill": item.cognitive_skill, "options": list(item.options),
-        "gold": "ABCD"[item.correct_index], "distractor_types": list(item.distractor_types or ()),
-        "seed": nb.paper(item.seed_paper_id).as_dict(), "bridge": [nb.paper(b).as_dict() for b in item.bridge_paper_ids],
+        **row.as_dict(),
+        "cognitive_skill": item.cognitive_skill,
+        "options": list(item.options),
+        "gold": "ABCD"[item.correct_index],
+        "distractor_types": list(item.distractor_types or ()),
+        "seed": nb.paper(item.seed_paper_id).as_dict(),
+        "bridge": [nb.paper(b).as_dict() for b in item.bridge_paper_ids],
         "gold_papers": [nb.paper(g).as_dict() for g in item.gold_paper_ids],
-        "neighbourhood": {**nb.summary(), "tree": tree_dict(nb)}, "trajectories": trajectories,
+        "neighbourhood": {**nb.summary(), "tree": tree_dict(nb)},
+        "trajectories": trajectories,
         "labels": label_resolutions(corpus, item),
     }
     return detail, text_tree(nb)
@@ -275,12 +307,21 @@ def label_resolutions(corpus: Any, item: Any) -> list[dict[str, Any]]:
             headers = corpus.headers(lab.arxiv_id)
             header = headers[lab.section_index][0] if lab.section_index < len(headers) else None
             resolved = f"({alias(lab.section_index)}) {header or ''}".strip()
-        out.append({"arxiv_id": lab.arxiv_id, "label": lab.section, "relevance": lab.relevance,
-                    "resolved": resolved, "method": lab.method})
+        out.append(
+            {
+                "arxiv_id": lab.arxiv_id,
+                "label": lab.section,
+                "relevance": lab.relevance,
+                "resolved": resolved,
+                "method": lab.method,
+            }
+        )
     return out
 
 
 def label_line(lab: dict[str, Any]) -> str:
     """One label as a line: relevance, paper, the label → the section it resolved to (method)."""
-    return (f"{lab['relevance'] or '—'} · {lab['arxiv_id'] or 'no arXiv id'} · {lab['label']!r} → "
-            f"{lab['resolved'] or 'no section'} ({lab['method']})")
+    return (
+        f"{lab['relevance'] or '—'} · {lab['arxiv_id'] or 'no arXiv id'} · {lab['label']!r} → "
+        f"{lab['resolved'] or 'no section'} ({lab['method']})"
+    )

@@ -6,6 +6,7 @@ way and disagreed (the form ignored `[[pricing]]`, took no bounds the CLI took, 
 the same choices made two different runs. Each front end keeps only its parsing (argparse's types; the form's text
 fields) and its presentation: how it names a field (`names`: `--max-turns` or "turns") and where a message shows.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
@@ -24,12 +25,39 @@ QUESTION_TYPES = ("single-target", "multi-target", "st", "mt")
 DEPTHS = (1, 2)
 
 # The settings only the LLM agent reads, in the order a refusal names them, and the agent option each records
-LLM_SETTINGS = ("model", "base_url", "api_key_env", "env_file", "temperature", "top_p", "top_k", "max_tokens",
-                "reasoning_effort", "text_tools", "timeout", "concurrency", "rpm", "client", "local_threads", "options")
-RECORDED = {"base_url": "base_url", "api_key_env": "api_key_env", "temperature": "temperature", "top_p": "top_p",
-            "top_k": "top_k", "max_tokens": "max_tokens", "reasoning_effort": "reasoning_effort",
-            "text_tools": "text_tools", "timeout": "timeout_s", "concurrency": "concurrency", "rpm": "rpm",
-            "client": "client", "local_threads": "local_threads"}
+LLM_SETTINGS = (
+    "model",
+    "base_url",
+    "api_key_env",
+    "env_file",
+    "temperature",
+    "top_p",
+    "top_k",
+    "max_tokens",
+    "reasoning_effort",
+    "text_tools",
+    "timeout",
+    "concurrency",
+    "rpm",
+    "client",
+    "local_threads",
+    "options",
+)
+RECORDED = {
+    "base_url": "base_url",
+    "api_key_env": "api_key_env",
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "top_k": "top_k",
+    "max_tokens": "max_tokens",
+    "reasoning_effort": "reasoning_effort",
+    "text_tools": "text_tools",
+    "timeout": "timeout_s",
+    "concurrency": "concurrency",
+    "rpm": "rpm",
+    "client": "client",
+    "local_threads": "local_threads",
+}
 
 
 @dataclass(frozen=True)
@@ -122,7 +150,9 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
         agent_options["distractible"] = request.distractible
     if (request.extra_tools or "").startswith("mcp:"):
         if not request.extra_tools_timeout or request.extra_tools_timeout <= 0:
-            problems["extra_tools_timeout"] = f"{(names or {}).get('extra_tools_timeout', 'extra_tools_timeout')}: must be > 0 seconds"
+            problems["extra_tools_timeout"] = (
+                f"{(names or {}).get('extra_tools_timeout', 'extra_tools_timeout')}: must be > 0 seconds"
+            )
         agent_options["extra_tools_timeout_s"] = float(request.extra_tools_timeout or 0)
     extra_tools = _extra_tools(request, problems, names or {}) if not problems else None
     prompts = _prompts(request, problems, names or {})
@@ -132,14 +162,29 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
     model = request.model if request.agent == "llm" else None
     family, tier = families.chosen_or_derived(model, request.family, request.tier)
     return RunSpec(
-        name=name, dataset=dataset_key(request.dataset), agent=request.agent,
-        model=request.model if request.agent == "llm" else None, seed=request.seed,
+        name=name,
+        dataset=dataset_key(request.dataset),
+        agent=request.agent,
+        model=request.model if request.agent == "llm" else None,
+        seed=request.seed,
         caps=Caps(budget=request.budget, max_turns=request.max_turns, max_tokens_total=request.max_tokens_total),
-        ablation=request.ablation, replicates=request.replicates, workers=request.workers,
-        item_ids=tuple(dict.fromkeys(request.ids)), question_type=request.question_type, depth=request.depth,
-        limit=request.limit, agent_options=agent_options, max_run_tokens=request.max_run_tokens,
-        max_run_cost=request.max_run_cost, shard=request.shard, extra_tools=extra_tools, prompts=prompts,
-        family=family, tier=tier, tagged=tuple(key for key in ("family", "tier") if getattr(request, key)))
+        ablation=request.ablation,
+        replicates=request.replicates,
+        workers=request.workers,
+        item_ids=tuple(dict.fromkeys(request.ids)),
+        question_type=request.question_type,
+        depth=request.depth,
+        limit=request.limit,
+        agent_options=agent_options,
+        max_run_tokens=request.max_run_tokens,
+        max_run_cost=request.max_run_cost,
+        shard=request.shard,
+        extra_tools=extra_tools,
+        prompts=prompts,
+        family=family,
+        tier=tier,
+        tagged=tuple(key for key in ("family", "tier") if getattr(request, key)),
+    )
 
 
 def _extra_tools(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> dict[str, Any] | None:
@@ -151,8 +196,13 @@ def _extra_tools(request: LaunchRequest, problems: dict[str, str], names: Mappin
     from sandbox.extra_tools.setting import resolve
 
     try:
-        return resolve(request.extra_tools, request.extra_tools_count, request.extra_tools_detail,
-                       request.extra_tools_cost, request.seed)
+        return resolve(
+            request.extra_tools,
+            request.extra_tools_count,
+            request.extra_tools_detail,
+            request.extra_tools_cost,
+            request.seed,
+        )
     except RegistryError as exc:
         problems["extra_tools"] = f"{names.get('extra_tools', 'extra_tools')}: {exc}"
 
@@ -198,10 +248,13 @@ def request_problems(request: LaunchRequest, names: Mapping[str, str]) -> dict[s
         say("distractible", "applies to the heuristic agent only")
     if request.extra_tools and request.ablation == "closed-book":
         say("extra_tools", "a closed-book run offers no tools to be distracted from (only submit_answer)")
-    if not request.extra_tools and (request.extra_tools_count is not None or request.extra_tools_detail != "full"
-                                    or request.extra_tools_cost != 1):
-        say("extra_tools", "the count, detail and cost of extra tools need --extra-tools (builtin, FILE.json or "
-                           "mcp:COMMAND)")
+    if not request.extra_tools and (
+        request.extra_tools_count is not None or request.extra_tools_detail != "full" or request.extra_tools_cost != 1
+    ):
+        say(
+            "extra_tools",
+            "the count, detail and cost of extra tools need --extra-tools (builtin, FILE.json or mcp:COMMAND)",
+        )
     if request.extra_tools_detail not in ("full", "short", "names"):
         say("extra_tools_detail", f"unknown '{request.extra_tools_detail}' (choose from full, short, names)")
     if request.question_type is not None and request.question_type not in QUESTION_TYPES:
@@ -224,16 +277,19 @@ def _agent_problems(request: LaunchRequest, names: Mapping[str, str]) -> dict[st
 
     agent = request.agent
     if is_human(agent):
-        return {"agent": f"'{agent}' is a person, and people play in the TUI, not in --batch: run agenthop-tui and "
-                         "press P (or ctrl+p, 'Play the benchmark…'); --batch leaderboard, report and compare then "
-                         "read the play"}
+        return {
+            "agent": f"'{agent}' is a person, and people play in the TUI, not in --batch: run agenthop-tui and "
+            "press P (or ctrl+p, 'Play the benchmark…'); --batch leaderboard, report and compare then "
+            "read the play"
+        }
     if agent not in AGENTS:
         return {"agent": f"{names.get('agent', 'agent')}: unknown '{agent}'"}
     given = [key for key in LLM_SETTINGS if _chosen(getattr(request, key))]
     if agent != "llm" and given:
         verb = "applies" if len(given) == 1 else "apply"
-        return {given[0]: f"{', '.join(names.get(k, k) for k in given)} {verb} to {names.get('agent', 'agent')} "
-                          "llm only"}
+        return {
+            given[0]: f"{', '.join(names.get(k, k) for k in given)} {verb} to {names.get('agent', 'agent')} llm only"
+        }
     return {}
 
 
@@ -258,13 +314,13 @@ def llm_options(request: LaunchRequest, problems: dict[str, str], names: Mapping
     """The agent options an LLM run records: the relaunched run's, the settings chosen (the key's variable name,
     never the key), and the config file's `[[pricing]]` unless the relaunched run has its own, so a run costs the
     same wherever it was started. A broken config file or a dollar limit without prices is added to `problems`."""
+    from sandbox.agents.local_model import agent_defaults
     from workbench.service.config import ConfigFileError, pricing_overrides
 
-    from sandbox.agents.local_model import agent_defaults
-
     options: dict[str, Any] = dict(request.options)
-    options.update({recorded: getattr(request, key) for key, recorded in RECORDED.items()
-                    if getattr(request, key) is not None})
+    options.update(
+        {recorded: getattr(request, key) for key, recorded in RECORDED.items() if getattr(request, key) is not None}
+    )
     if not request.relaunch:  # a new run: the model's defaults where the user set nothing (a relaunch keeps its own)
         for key, value in agent_defaults(request.model).items():
             options.setdefault(key, value)

@@ -6,6 +6,7 @@ with an ExceptionGroup, leaving a failed run behind. Checking here refuses it be
 anything is written, with the bound in the message. The low bounds refuse degenerate
 runs the same way: 0 points or 0 turns end every episode before it starts.
 """
+
 from __future__ import annotations
 
 # name → (lowest, highest) accepted value
@@ -34,7 +35,11 @@ FLOAT_BOUNDS: dict[str, tuple[float, float, bool]] = {
     "rpm": (0.0, 1_000_000.0, False),
     "max_run_cost": (0.0, 1_000_000_000.0, True),
     "alpha": (0.0, 0.5, False),
-    "distractible": (0.0, 1.0, True),  # the heuristic's out-of-domain call probability  # a one-sided family-wise level; above ½ no gain could fail to be "certified"
+    "distractible": (
+        0.0,
+        1.0,
+        True,
+    ),  # the heuristic's out-of-domain call probability  # a one-sided family-wise level; above ½ no gain could fail to be "certified"
 }
 
 

@@ -8,6 +8,7 @@ The same model gives the tree of `--batch items --show` (drawn with rich.tree, `
 JSON, and the TUI's gold path.
 Titles are dataset text: callers sanitize before putting them on a terminal.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,8 +32,14 @@ class Paper:
     in_graph: bool = True  # False: an edge points at a paper the graph does not describe
 
     def as_dict(self) -> dict[str, Any]:
-        return {"paper_id": self.s2id, "arxiv_id": self.arxiv_id or None, "title": self.title, "year": self.year,
-                "full_text": self.full_text, "role": self.role or None}
+        return {
+            "paper_id": self.s2id,
+            "arxiv_id": self.arxiv_id or None,
+            "title": self.title,
+            "year": self.year,
+            "full_text": self.full_text,
+            "role": self.role or None,
+        }
 
 
 class Neighbourhood:
@@ -54,8 +61,14 @@ class Neighbourhood:
         if node is None:
             return Paper(s2id, "", "", None, False, role, in_graph=False)
         year = node.data.get("year")
-        return Paper(s2id, node.arxiv_id, str(node.data.get("title") or ""), year if isinstance(year, int) else None,
-                     node.has_text, role)
+        return Paper(
+            s2id,
+            node.arxiv_id,
+            str(node.data.get("title") or ""),
+            year if isinstance(year, int) else None,
+            node.has_text,
+            role,
+        )
 
     def children(self, s2id: str) -> list[str]:
         """The references of a paper in graph order, each once."""
@@ -92,8 +105,12 @@ class Neighbourhood:
 
     def summary(self) -> dict[str, int]:
         full = sum(1 for n in self.nodes.values() if n.has_text)
-        return {"papers": len(self.nodes), "full_text": full, "metadata_only": len(self.nodes) - full,
-                "citations": sum(len(v) for v in self.edges.values())}
+        return {
+            "papers": len(self.nodes),
+            "full_text": full,
+            "metadata_only": len(self.nodes) - full,
+            "citations": sum(len(v) for v in self.edges.values()),
+        }
 
 
 def label_parts(paper: Paper) -> list[tuple[str, str]]:
@@ -103,7 +120,7 @@ def label_parts(paper: Paper) -> list[tuple[str, str]]:
     role = paper.role or "paper"
     parts = [(f"{MARKS[paper.role]} {role:<6} ", role)]
     if not paper.in_graph:
-        return parts + [(f"? not in the graph · {paper.s2id}", "muted")]
+        return [*parts, (f"? not in the graph · {paper.s2id}", "muted")]
     parts.append(("full " if paper.full_text else "meta ", "muted" if paper.full_text else "meta"))
     parts.append((f"{paper.year or '----'} ", "muted"))
     parts.append((" ".join(paper.title.split()) or paper.s2id, "title" if paper.full_text else "meta"))
@@ -142,7 +159,7 @@ def gold_outline(nb: Neighbourhood) -> tuple[str, list]:
                 kids.append(path[depth])
 
     def below(prefix: tuple[str, ...]) -> list:
-        return [(s2id, below(prefix + (s2id,))) for s2id in children.get(prefix, ())]
+        return [(s2id, below((*prefix, s2id))) for s2id in children.get(prefix, ())]
 
     return nb.root, below((nb.root,))
 
@@ -165,8 +182,9 @@ def tree_dict(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> dict[str, Any]:
     def node(s2id: str, level: int, path: frozenset[str]) -> dict[str, Any]:
         out = nb.paper(s2id).as_dict()
         if level < depth and nb.has_children(s2id):
-            out["references"] = [node(c, level + 1, path | {c}) if c not in path else nb.paper(c).as_dict()
-                                 for c in nb.children(s2id)]
+            out["references"] = [
+                node(c, level + 1, path | {c}) if c not in path else nb.paper(c).as_dict() for c in nb.children(s2id)
+            ]
         return out
 
     return {**node(nb.root, 0, frozenset({nb.root})), "unlinked": [nb.paper(s).as_dict() for s in nb.unlinked()]}

@@ -2,6 +2,7 @@
 
 Precedence for the store: --db, then AGENTHOP_DB, then the user data dir.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,8 +35,9 @@ def new_store_path(flag: str | None = None) -> Path:
     path = store_path(flag)
     chosen = bool(flag) or bool(os.environ.get("AGENTHOP_DB"))
     if chosen and not path.exists() and not path.parent.is_dir():
-        raise StoreLocationError(f"no directory {path.parent} for the store {path.name}: create it first, "
-                                 "or choose another --db")
+        raise StoreLocationError(
+            f"no directory {path.parent} for the store {path.name}: create it first, or choose another --db"
+        )
     return path
 
 

@@ -19,6 +19,7 @@ the later play of that item, which starts after seeing those tool results, is ma
 `resumed` (not when it was left before its first tool call: nothing was seen then). A marked play keeps its trajectory (every diagnostic reads it) with the
 mark in `error_kind` and a sentence in `error`; the leaderboard leaves it out.
 """
+
 from __future__ import annotations
 
 import getpass
@@ -192,8 +193,12 @@ def plan_session(request: SessionRequest, corpus: Any, store: Any) -> SessionPla
         if left_out:
             why += f" (in {', '.join(sorted(set(left_out.values())))})"
         raise PlayError(f"nothing left to play in '{request.session}': {why}")
-    return SessionPlan(items, left_out, {i: elsewhere[i] for i in pending if i in elsewhere},
-                       {i: history.abandoned[i] for i in pending if i in history.abandoned})
+    return SessionPlan(
+        items,
+        left_out,
+        {i: elsewhere[i] for i in pending if i in elsewhere},
+        {i: history.abandoned[i] for i in pending if i in history.abandoned},
+    )
 
 
 def choose_items(request: SessionRequest, corpus: Any, store: Any) -> tuple[str, ...]:
@@ -203,8 +208,14 @@ def choose_items(request: SessionRequest, corpus: Any, store: Any) -> tuple[str,
 
 def session_spec(request: SessionRequest, items: tuple[str, ...]) -> RunSpec:
     """The run of a session: the protocol's default caps, one worker, estimated tokens (see HumanAgent)."""
-    return RunSpec(name=request.session, dataset=dataset_key(request.dataset), agent=human_agent_name(request.player),
-                   item_ids=items, workers=1, estimate_tokens=True)
+    return RunSpec(
+        name=request.session,
+        dataset=dataset_key(request.dataset),
+        agent=human_agent_name(request.player),
+        item_ids=items,
+        workers=1,
+        estimate_tokens=True,
+    )
 
 
 def record_items(store: Any, run_id: int, items: tuple[str, ...]) -> None:
@@ -220,8 +231,14 @@ def abandon(store: Any, run_id: int | None) -> list[int]:
     return store.abandon_unfinished(run_id, ABANDONED_NOTE) if run_id is not None else []
 
 
-def session_runner(request: SessionRequest, corpus: Any, store: Any, factory: Any,
-                   on_event: Any = None, plan: SessionPlan | None = None) -> Runner:
+def session_runner(
+    request: SessionRequest,
+    corpus: Any,
+    store: Any,
+    factory: Any,
+    on_event: Any = None,
+    plan: SessionPlan | None = None,
+) -> Runner:
     """The runner of a session: its items chosen (`plan`, else planned here), its spec built, its full item list
     kept in the run once it starts, and each play of an item the player saw before marked when it finishes.
 
@@ -246,12 +263,29 @@ def session_runner(request: SessionRequest, corpus: Any, store: Any, factory: An
     return runner
 
 
-REVEAL_FIELDS = ("run", "agent", "model", "ablation", "answer", "correct", "points_used", "turns", "paper_recall",
-                 "section_recall", "wall_time_s", "termination", "id", "run_id")
+REVEAL_FIELDS = (
+    "run",
+    "agent",
+    "model",
+    "ablation",
+    "answer",
+    "correct",
+    "points_used",
+    "turns",
+    "paper_recall",
+    "section_recall",
+    "wall_time_s",
+    "termination",
+    "id",
+    "run_id",
+)
 
 
 def reveal_rows(store: Any, fingerprint: str, item_id: str, session: str) -> list[dict[str, Any]]:
     """How every stored run did on this item (replicate 0), the session's own row first and marked `you`."""
-    rows = [{k: t.get(k) for k in REVEAL_FIELDS} | {"you": t["run"] == session}
-            for t in store.item_trajectories(fingerprint, item_id) if t["replicate"] == 0]
+    rows = [
+        {k: t.get(k) for k in REVEAL_FIELDS} | {"you": t["run"] == session}
+        for t in store.item_trajectories(fingerprint, item_id)
+        if t["replicate"] == 0
+    ]
     return sorted(rows, key=lambda r: not r["you"])

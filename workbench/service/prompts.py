@@ -4,6 +4,7 @@ from, a stored run's printed back, and whether runs read side by side were told 
 What the agent was told changes what it does, so a difference in accuracy between two runs that used different
 prompts may be the prompts' and not the models': `report`, `compare` and the panel say so (`prompt_warnings`).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,5 +26,10 @@ def export_text() -> str:
 def stored(run: dict[str, Any]) -> dict[str, Any]:
     """What a stored run was told: its prompts file (None for a run stored before prompts were recorded: the
     defaults of the version that made it), its recorded hash, and whether the prompts were ours."""
-    return {"run": run["name"], "text": run.get("prompts"), "prompt_hash": run.get("prompt_hash"),
-            "custom": "prompts" in (run.get("identity") or {}), "version": run.get("version")}
+    return {
+        "run": run["name"],
+        "text": run.get("prompts"),
+        "prompt_hash": run.get("prompt_hash"),
+        "custom": "prompts" in (run.get("identity") or {}),
+        "version": run.get("version"),
+    }

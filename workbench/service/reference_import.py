@@ -16,6 +16,7 @@ tokens only as totals, so those stay with the final attempt) is kept apart, per 
 run's `replay.samples[id].failed_attempts`, and added back where the reference's own figures are
 reproduced (`summary.json`), so an imported run's mean tokens mean the same as a native run's.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -71,10 +72,20 @@ class ImportSummary:
         return asdict(self)
 
 
-def import_reference(exp_dir: Path | str, corpus: Corpus, store: Store, run_name: str, model: str | None = None, *,
-                     caps: Caps | None = None, dataset: str | None = None,
-                     on_event: Callable[[RunEvent], None] | None = None, force: bool = False,
-                     family: str | None = None, tier: str | None = None) -> ImportSummary:
+def import_reference(
+    exp_dir: Path | str,
+    corpus: Corpus,
+    store: Store,
+    run_name: str,
+    model: str | None = None,
+    *,
+    caps: Caps | None = None,
+    dataset: str | None = None,
+    on_event: Callable[[RunEvent], None] | None = None,
+    force: bool = False,
+    family: str | None = None,
+    tier: str | None = None,
+) -> ImportSummary:
     """Replay a reference experiment directory into run `run_name`; see the module docstring.
 
     `exp_dir` is a model directory (`experiments/gpt-4.1`), or its parent when `model` names it.
@@ -86,21 +97,46 @@ def import_reference(exp_dir: Path | str, corpus: Corpus, store: Store, run_name
     before anything is written — they were run on another release — unless `force`. `family` and `tier` tag the
     run (default: derived from the logged model, `workbench.service.families`).
     """
-    return asyncio.run(import_reference_async(exp_dir, corpus, store, run_name, model, caps=caps, dataset=dataset,
-                                              on_event=on_event, force=force, family=family, tier=tier))
+    return asyncio.run(
+        import_reference_async(
+            exp_dir,
+            corpus,
+            store,
+            run_name,
+            model,
+            caps=caps,
+            dataset=dataset,
+            on_event=on_event,
+            force=force,
+            family=family,
+            tier=tier,
+        )
+    )
 
 
 def _tags(derived: tuple[str | None, str | None], family: str | None, tier: str | None) -> dict[str, Any]:
     """The RunSpec's family and tier (chosen, else derived from the logged model) and which were chosen."""
-    return {"family": derived[0], "tier": derived[1],
-            "tagged": tuple(k for k, v in (("family", family), ("tier", tier)) if v)}
+    return {
+        "family": derived[0],
+        "tier": derived[1],
+        "tagged": tuple(k for k, v in (("family", family), ("tier", tier)) if v),
+    }
 
 
-async def import_reference_async(exp_dir: Path | str, corpus: Corpus, store: Store, run_name: str,
-                                 model: str | None = None, *, caps: Caps | None = None, dataset: str | None = None,
-                                 on_event: Callable[[RunEvent], None] | None = None,
-                                 force: bool = False, family: str | None = None,
-                                 tier: str | None = None) -> ImportSummary:
+async def import_reference_async(
+    exp_dir: Path | str,
+    corpus: Corpus,
+    store: Store,
+    run_name: str,
+    model: str | None = None,
+    *,
+    caps: Caps | None = None,
+    dataset: str | None = None,
+    on_event: Callable[[RunEvent], None] | None = None,
+    force: bool = False,
+    family: str | None = None,
+    tier: str | None = None,
+) -> ImportSummary:
     """`import_reference` for callers already inside an event loop (the TUI)."""
     from workbench.service import families
 
@@ -108,12 +144,22 @@ async def import_reference_async(exp_dir: Path | str, corpus: Corpus, store: Sto
     if not loaded.logs:
         raise ReferenceImportError(
             f"{directory}: nothing to import ({len(paths)} trajectory files, {len(loaded.unreadable)} unreadable, "
-            f"{len(loaded.unknown)} for samples not in the dataset, {len(loaded.skipped)} skipped)")
+            f"{len(loaded.unknown)} for samples not in the dataset, {len(loaded.skipped)} skipped)"
+        )
     ids = tuple(item.id for item in corpus.items if item.id in loaded.logs)  # dataset order
-    spec = RunSpec(name=run_name, dataset=dataset or corpus.source, agent="replay", model=run_model, caps=caps,
-                   workers=1, item_ids=ids, max_attempts=1, retry=NO_WAIT,
-                   agent_options={"source": str(directory.resolve())},
-                   **_tags(families.chosen_or_derived(run_model, family, tier), family, tier))
+    spec = RunSpec(
+        name=run_name,
+        dataset=dataset or corpus.source,
+        agent="replay",
+        model=run_model,
+        caps=caps,
+        workers=1,
+        item_ids=ids,
+        max_attempts=1,
+        retry=NO_WAIT,
+        agent_options={"source": str(directory.resolve())},
+        **_tags(families.chosen_or_derived(run_model, family, tier), family, tier),
+    )
     agents: dict[str, ReplayAgent] = {}
     runner = Runner(spec, corpus, store, factory=replay_factory(loaded.logs, caps, agents), on_event=on_event)
     result = await runner.run()
@@ -122,8 +168,9 @@ async def import_reference_async(exp_dir: Path | str, corpus: Corpus, store: Sto
     return _summary(run, directory, run_model, caps, len(paths), len(agents), result["skipped"], loaded, samples)
 
 
-def load_logs(exp_dir: Path | str, corpus: Corpus, model: str | None = None, caps: Caps | None = None,
-              force: bool = False) -> tuple[Path, list[Path], _Loaded, str, Caps]:
+def load_logs(
+    exp_dir: Path | str, corpus: Corpus, model: str | None = None, caps: Caps | None = None, force: bool = False
+) -> tuple[Path, list[Path], _Loaded, str, Caps]:
     """Read and check the logs, touching no store: (directory, files, logs kept and set aside, the run's model,
     caps). The CLI calls it before it opens the store, so a refused import writes nothing."""
     directory = trajectory_dir(Path(exp_dir), model)
@@ -148,22 +195,28 @@ def check_same_release(loaded: _Loaded, corpus: Corpus, directory: Path) -> None
     differ: dict[str, list[str]] = {}
     for sid, log in loaded.logs.items():
         item = items[sid]
-        for name, logged, ours in (("correct_index", log.correct_index, item.correct_index),
-                                   ("question_type", log.question_type, item.question_type),
-                                   ("depth", log.depth, item.depth)):
+        for name, logged, ours in (
+            ("correct_index", log.correct_index, item.correct_index),
+            ("question_type", log.question_type, item.question_type),
+            ("depth", log.depth, item.depth),
+        ):
             if logged is not None and logged != ours:
                 differ.setdefault(name, []).append(f"{sid}: log {logged!r}, dataset {ours!r}")
     if not differ:
         return
-    problems = [f"{name} differs for {len(cases)} of {len(loaded.logs)} samples ({cases[0]})"
-                for name, cases in differ.items()]
+    problems = [
+        f"{name} differs for {len(cases)} of {len(loaded.logs)} samples ({cases[0]})" for name, cases in differ.items()
+    ]
     if loaded.unknown:  # alone they are only listed (a log directory may hold samples of a larger release)
         ids = ", ".join(u["sample_id"] for u in loaded.unknown[:3])
-        problems.append(f"{len(loaded.unknown)} sample id(s) not in the dataset ({ids}"
-                        f"{' …' if len(loaded.unknown) > 3 else ''})")
+        problems.append(
+            f"{len(loaded.unknown)} sample id(s) not in the dataset ({ids}{' …' if len(loaded.unknown) > 3 else ''})"
+        )
     if problems:
-        raise ReferenceImportError(f"{directory} does not match the dataset {corpus.source}: {'; '.join(problems)}. "
-                                   "Check --data (the release the logs were run on), or pass --force to import anyway")
+        raise ReferenceImportError(
+            f"{directory} does not match the dataset {corpus.source}: {'; '.join(problems)}. "
+            "Check --data (the release the logs were run on), or pass --force to import anyway"
+        )
 
 
 # ---------------------------------------------------------------- files
@@ -256,8 +309,9 @@ def _run_model(logs: dict[str, ReferenceLog], model: str | None, directory: Path
 # ---------------------------------------------------------------- check and patch
 
 
-def _check_and_patch(store: Store, run: dict[str, Any], logs: dict[str, ReferenceLog], agents: dict[str, ReplayAgent],
-                     model: str) -> dict[str, dict[str, Any]]:
+def _check_and_patch(
+    store: Store, run: dict[str, Any], logs: dict[str, ReferenceLog], agents: dict[str, ReplayAgent], model: str
+) -> dict[str, dict[str, Any]]:
     """Check every not-yet-checked trajectory of the run against its log, then patch in the logged-only figures.
 
     Checks are stored in the run config (`replay.samples`), so a resumed import checks only the new ones."""
@@ -291,16 +345,26 @@ def logged_only_fields(log: ReferenceLog, price: pricing.Price | None, replayed:
     """Trajectory fields a replay cannot observe, as the reference recorded them, and `failed_attempts`: the
     prompt and completion tokens its failed sample-level attempts added to the log's totals (log total −
     what the replay of the final attempt measured). The final attempt's tokens are the replay's own."""
-    failed = {"prompt_tokens": log.prompt_tokens - (replayed.get("prompt_tokens") or 0),
-              "completion_tokens": log.completion_tokens - (replayed.get("completion_tokens") or 0)}
-    usage = Usage(prompt=replayed.get("prompt_tokens") or 0, completion=replayed.get("completion_tokens") or 0,
-                  cache_read=log.cache_read_tokens, cache_creation=log.cache_creation_tokens)
+    failed = {
+        "prompt_tokens": log.prompt_tokens - (replayed.get("prompt_tokens") or 0),
+        "completion_tokens": log.completion_tokens - (replayed.get("completion_tokens") or 0),
+    }
+    usage = Usage(
+        prompt=replayed.get("prompt_tokens") or 0,
+        completion=replayed.get("completion_tokens") or 0,
+        cache_read=log.cache_read_tokens,
+        cache_creation=log.cache_creation_tokens,
+    )
     cost = pricing.cost(price, usage)
     return {
         "wall_time_s": log.wall_time_s if log.wall_time_s is not None else 0.0,
-        "transient_retries": log.transient_retry_count, "api_errors": log.api_error_count,
-        "cache_read_tokens": usage.cache_read, "cache_creation_tokens": usage.cache_creation,
-        "attempt": log.retry_count, "cost_usd": cost["total_usd"] if cost else None, "failed_attempts": failed,
+        "transient_retries": log.transient_retry_count,
+        "api_errors": log.api_error_count,
+        "cache_read_tokens": usage.cache_read,
+        "cache_creation_tokens": usage.cache_creation,
+        "attempt": log.retry_count,
+        "cost_usd": cost["total_usd"] if cost else None,
+        "failed_attempts": failed,
     }
 
 
@@ -320,13 +384,31 @@ def _compact(check: ReplayCheck) -> dict[str, Any]:
     return {"outputs_compared": check.outputs_compared} if check.ok else check.as_dict()
 
 
-def _summary(run: dict[str, Any], directory: Path, model: str, caps: Caps, n_files: int, imported: int,
-             already_done: int, loaded: _Loaded, samples: dict[str, dict[str, Any]]) -> ImportSummary:
+def _summary(
+    run: dict[str, Any],
+    directory: Path,
+    model: str,
+    caps: Caps,
+    n_files: int,
+    imported: int,
+    already_done: int,
+    loaded: _Loaded,
+    samples: dict[str, dict[str, Any]],
+) -> ImportSummary:
     summary = ImportSummary(
-        run_name=run["name"], run_id=run["id"], source=str(directory), model=model, caps=caps.as_dict(),
-        files=n_files, imported=imported, already_done=already_done, unreadable=loaded.unreadable,
+        run_name=run["name"],
+        run_id=run["id"],
+        source=str(directory),
+        model=model,
+        caps=caps.as_dict(),
+        files=n_files,
+        imported=imported,
+        already_done=already_done,
+        unreadable=loaded.unreadable,
         unknown_samples=loaded.unknown,
-        skipped=loaded.skipped, checked=len(samples))
+        skipped=loaded.skipped,
+        checked=len(samples),
+    )
     fields: Counter[str] = Counter()
     for sid, s in samples.items():
         summary.outputs_compared += s.get("outputs_compared", 0)
@@ -334,7 +416,8 @@ def _summary(run: dict[str, Any], directory: Path, model: str, caps: Caps, n_fil
         summary.samples_with_output_mismatches += int(bool(s.get("output_mismatches")))
         fields.update((s.get("fields") or {}).keys())
         if (s.get("examples") or s.get("fields")) and len(summary.examples) < MAX_EXAMPLES:
-            summary.examples.append({"sample_id": sid, "fields": s.get("fields") or {},
-                                     "outputs": (s.get("examples") or [])[:1]})
+            summary.examples.append(
+                {"sample_id": sid, "fields": s.get("fields") or {}, "outputs": (s.get("examples") or [])[:1]}
+            )
     summary.field_mismatches = dict(sorted(fields.items()))
     return summary

@@ -12,6 +12,7 @@ a run whose dataset cannot be opened shows them as not measured.
 The store is opened read-only to find the stale runs, and for writing only when there is one: a front end that
 merely looks at a store whose runs are all current never opens it for writing.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -75,8 +76,11 @@ def stale_runs(store_path: Path, names: Iterable[str] | None) -> list[str]:
         return []
     with store:
         runs = store.runs() if names is None else [store.run(n) for n in names]
-        return [run["name"] for run in runs
-                if (is_stale(run) or hops_stale(run)) and (names is not None or run["kind"] == "eval")]
+        return [
+            run["name"]
+            for run in runs
+            if (is_stale(run) or hops_stale(run)) and (names is not None or run["kind"] == "eval")
+        ]
 
 
 def _bring(store: Store, run: dict[str, Any], corpus: Any, reason: str | None) -> list[str]:
@@ -85,11 +89,17 @@ def _bring(store: Store, run: dict[str, Any], corpus: Any, reason: str | None) -
 
     name, was = run["name"], run_resolution(run)
     wording = (  # in RECOMPUTED's order: (what stays when it cannot be recomputed, what was done)
-        (f"keeps section recall under label resolution {was} (current: {LABEL_RESOLUTION})",
-         lambda n: f"recomputed section recall of run '{name}' ({n} trajectories) from its stored reads under "
-                   f"label resolution {LABEL_RESOLUTION} (it was {was})"),
-        ("has no hop distances for its reads (not measured, —)",
-         lambda n: f"measured the hop from the seed of {n} stored read(s) of run '{name}' (hop rule {HOP_RULE})"),
+        (
+            f"keeps section recall under label resolution {was} (current: {LABEL_RESOLUTION})",
+            lambda n: (
+                f"recomputed section recall of run '{name}' ({n} trajectories) from its stored reads under "
+                f"label resolution {LABEL_RESOLUTION} (it was {was})"
+            ),
+        ),
+        (
+            "has no hop distances for its reads (not measured, —)",
+            lambda n: f"measured the hop from the seed of {n} stored read(s) of run '{name}' (hop rule {HOP_RULE})",
+        ),
     )
     notes = []
     for (stale, recompute), (kept, done_note) in zip(RECOMPUTED, wording, strict=True):

@@ -3,6 +3,7 @@
 Apart from `reports`, which loads numpy and the statistics, so that listing runs and the
 TUI's first paint stay light: nothing here computes a metric, it only divides two counts.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -43,13 +44,23 @@ def runs_table(store: Store) -> list[dict[str, Any]]:
         if r["status"] == "running" and holder(store.path, r["name"]) is None:
             r = {**r, "status": "interrupted"}  # its process is gone (killed, machine rebooted): resumable
         family, tier = lineage(r)
-        rows.append({
-            "name": r["name"], "agent": r["agent"], "model": r["model"], "family": family, "tier": tier,
-            "dataset": r["dataset"],
-            "ablation": r["ablation"], "done": r["done"], "planned": r["planned"],
-            "accuracy": (r["n_correct"] / r["done"]) if r["done"] else None,
-            "cost_usd": r["cost"] if r["n_costed"] else None, "status": r["status"], "created_at": r["created_at"],
-        })
+        rows.append(
+            {
+                "name": r["name"],
+                "agent": r["agent"],
+                "model": r["model"],
+                "family": family,
+                "tier": tier,
+                "dataset": r["dataset"],
+                "ablation": r["ablation"],
+                "done": r["done"],
+                "planned": r["planned"],
+                "accuracy": (r["n_correct"] / r["done"]) if r["done"] else None,
+                "cost_usd": r["cost"] if r["n_costed"] else None,
+                "status": r["status"],
+                "created_at": r["created_at"],
+            }
+        )
     return rows
 
 

@@ -4,6 +4,7 @@ The two front ends used to disagree (the CLI took a 300-character name or one wi
 refused, and named runs `heuristic-builtin-seed0` where the form said `heuristic-builtin`), so the same
 command and the same form made two runs. Both now call these functions.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection

@@ -4,6 +4,7 @@ What counts as a delivered read, the reasoning and content of an assistant's tex
 tool's output listed, and whether a run's read hops are current: each rule is the sandbox's own (one definition),
 offered here so that no front end reaches into the sandbox to ask. All of it is pure and light.
 """
+
 from __future__ import annotations
 
 from sandbox.citations import hops_stale
@@ -11,5 +12,13 @@ from sandbox.recall import delivered_read
 from sandbox.tools import available_sections, info_title, listed_papers, listed_sections
 from sandbox.words import Words, split_words
 
-__all__ = ["hops_stale", "delivered_read", "available_sections", "info_title", "listed_papers", "listed_sections",
-           "Words", "split_words"]
+__all__ = [
+    "Words",
+    "available_sections",
+    "delivered_read",
+    "hops_stale",
+    "info_title",
+    "listed_papers",
+    "listed_sections",
+    "split_words",
+]

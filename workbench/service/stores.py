@@ -4,6 +4,7 @@ Front ends hold the store this hands them and ask it their questions through the
 they never name `storage` (the one-door contract in pyproject.toml). What each function does is the store's;
 what this module adds is that it is the only way in.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -47,8 +48,9 @@ def differences_phrase(keys: list[str]) -> str:
     return differ_phrase(keys)
 
 
-def merge(dest: Any, sources: list[Any], names: list[str] | None, include_partial: bool,
-          item_order: Any = None) -> list[Any]:
+def merge(
+    dest: Any, sources: list[Any], names: list[str] | None, include_partial: bool, item_order: Any = None
+) -> list[Any]:
     """Copy runs from `sources` into `dest` in one transaction (`storage.merge.merge_stores`)."""
     from storage.merge import merge_stores
 

@@ -19,10 +19,11 @@ that called no model), and
 `strategy` follows the run (a closed-book run is the reference's `noretrieval`; an imported run
 keeps the strategy its directory name carries).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +54,14 @@ ROUTING: tuple[tuple[tuple[str, ...], str], ...] = (
     (("grok-",), "openai"),
 )
 DEFAULT_MAX_TOKENS = 16384
-CARRIED = ("prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_creation_tokens", "api_errors",
-           "transient_retries")
+CARRIED = (
+    "prompt_tokens",
+    "completion_tokens",
+    "cache_read_tokens",
+    "cache_creation_tokens",
+    "api_errors",
+    "transient_retries",
+)
 
 
 class SummaryError(ValueError):
@@ -63,8 +70,14 @@ class SummaryError(ValueError):
     exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
 
 
-def agenthop_summary(store: Store, run_name: str, corpus: Corpus, release_dir: Path | str | None = None, *,
-                     prices: list[pricing.Price] | None = None) -> dict[str, Any]:
+def agenthop_summary(
+    store: Store,
+    run_name: str,
+    corpus: Corpus,
+    release_dir: Path | str | None = None,
+    *,
+    prices: list[pricing.Price] | None = None,
+) -> dict[str, Any]:
     """`summary.json` (schema `agenthop-eval-v1`) of run `run_name`, computed as the reference evaluator would.
 
     `release_dir` (default: the directory the corpus was imported from) gives `benchmark_sha256`.
@@ -73,15 +86,23 @@ def agenthop_summary(store: Store, run_name: str, corpus: Corpus, release_dir: P
     """
     run = store.run(run_name)
     if run["dataset_fingerprint"] != corpus.fingerprint:
-        raise SummaryError(f"run '{run_name}' was made on dataset {run['dataset_fingerprint'][:12]}…, "
-                           f"not on the given one ({corpus.fingerprint[:12]}…): pass the run's --data")
+        raise SummaryError(
+            f"run '{run_name}' was made on dataset {run['dataset_fingerprint'][:12]}…, "
+            f"not on the given one ({corpus.fingerprint[:12]}…): pass the run's --data"
+        )
     records = trajectory_records(store, run)
     samples = sample_records(corpus, {r["sample_id"] for r in records})
     model = run["model"] or run["agent"]
     price = pricing.find_price(model, prices)
     out = reference_summary.summary(
-        records, samples, norm=norm, fingerprint=fingerprint(run, model, _release_dir(release_dir, corpus)),
-        config=harness_config(run, model), pricing=_price_info(price), cost_fn=lambda tokens: _cost(price, tokens))
+        records,
+        samples,
+        norm=norm,
+        fingerprint=fingerprint(run, model, _release_dir(release_dir, corpus)),
+        config=harness_config(run, model),
+        pricing=_price_info(price),
+        cost_fn=lambda tokens: _cost(price, tokens),
+    )
     warnings = export_warnings(run)
     if warnings:
         out["workbench_warnings"] = warnings  # only then: a clean run's summary has exactly the reference's keys
@@ -97,8 +118,10 @@ def export_warnings(run: Mapping[str, Any]) -> list[str]:
     if not bad:
         return []
     listed = ", ".join(bad[:5]) + (f" … (+{len(bad) - 5})" if len(bad) > 5 else "")
-    return [f"{len(bad)} imported trajectories did not replay as logged ({listed}); this summary is computed from "
-            "the replayed outputs and outcomes, not the logged ones (see the import's mismatch report)"]
+    return [
+        f"{len(bad)} imported trajectories did not replay as logged ({listed}); this summary is computed from "
+        "the replayed outputs and outcomes, not the logged ones (see the import's mismatch report)"
+    ]
 
 
 def reference_block(store: Store, run_name: str, corpus: Corpus) -> dict[str, Any]:
@@ -112,15 +135,25 @@ def reference_block(store: Store, run_name: str, corpus: Corpus) -> dict[str, An
     if s.get("empty"):
         return {"unavailable": "no trajectories"}
     r = s["retrieval"]
-    return {"schema_version": reference_summary.SCHEMA_VERSION, "total": s["total"], "correct": s["correct"],
-            "accuracy": s["accuracy"]["overall"], "paper_recall": r["paper_recall"],
-            "section_recall_soft": r["section_recall_soft"], "section_recall_hard": r["section_recall_hard"],
-            "conversion_rate": r["conversion_rate"], "conversion_denominator": r["conversion_denominator"],
-            "min_navigation_rate": r["min_navigation_rate"], "wasted_read_rate": r["wasted_read_rate"],
-            "total_read_calls": r["total_read_calls"], "mean_total_turns": s["tools"]["turn_stats"]["mean"],
-            "rejection_rate": s["tools"]["rejection_rate"], "failure_attribution": s["failure_attribution"]["rates"],
-            "per_sample_mean_tokens": s["cost"]["per_sample_mean_tokens"],
-            **({"warnings": s["workbench_warnings"]} if s.get("workbench_warnings") else {})}
+    return {
+        "schema_version": reference_summary.SCHEMA_VERSION,
+        "total": s["total"],
+        "correct": s["correct"],
+        "accuracy": s["accuracy"]["overall"],
+        "paper_recall": r["paper_recall"],
+        "section_recall_soft": r["section_recall_soft"],
+        "section_recall_hard": r["section_recall_hard"],
+        "conversion_rate": r["conversion_rate"],
+        "conversion_denominator": r["conversion_denominator"],
+        "min_navigation_rate": r["min_navigation_rate"],
+        "wasted_read_rate": r["wasted_read_rate"],
+        "total_read_calls": r["total_read_calls"],
+        "mean_total_turns": s["tools"]["turn_stats"]["mean"],
+        "rejection_rate": s["tools"]["rejection_rate"],
+        "failure_attribution": s["failure_attribution"]["rates"],
+        "per_sample_mean_tokens": s["cost"]["per_sample_mean_tokens"],
+        **({"warnings": s["workbench_warnings"]} if s.get("workbench_warnings") else {}),
+    }
 
 
 # ---------------------------------------------------------------- trajectories
@@ -136,27 +169,45 @@ def trajectory_records(store: Store, run: Mapping[str, Any] | int) -> list[dict[
         if not t["final"]:
             earlier.setdefault((t["item_id"], t["replicate"]), []).append(t)
     kept_apart = failed_attempt_tokens(run)  # an imported run's failed attempts (no rows of their own)
-    return [reference_record(t, store.steps(t["id"]), earlier.get((t["item_id"], t["replicate"]), [])
-                             + ([kept_apart[t["item_id"]]] if t["item_id"] in kept_apart else []))
-            for t in store.trajectories(run["id"])]
+    return [
+        reference_record(
+            t,
+            store.steps(t["id"]),
+            earlier.get((t["item_id"], t["replicate"]), [])
+            + ([kept_apart[t["item_id"]]] if t["item_id"] in kept_apart else []),
+        )
+        for t in store.trajectories(run["id"])
+    ]
 
 
-def reference_record(t: Mapping[str, Any], steps: Sequence[Mapping[str, Any]],
-                     earlier: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+def reference_record(
+    t: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], earlier: Sequence[Mapping[str, Any]] = ()
+) -> dict[str, Any]:
     """One stored trajectory as the reference's trajectory file would have it (what its evaluator reads)."""
     carried = {k: (t.get(k) or 0) + sum(e.get(k) or 0 for e in earlier) for k in CARRIED}
     turns = turn_records(steps)
     return {
-        "sample_id": t["item_id"], "question_type": t.get("question_type"), "depth": t.get("depth"),
-        "reasoning_type": t.get("reasoning_type"), "correct_index": t.get("correct_index"),
+        "sample_id": t["item_id"],
+        "question_type": t.get("question_type"),
+        "depth": t.get("depth"),
+        "reasoning_type": t.get("reasoning_type"),
+        "correct_index": t.get("correct_index"),
         "predicted_answer": t.get("answer") if t.get("answer") is not None else "",
-        "predicted_index": t.get("predicted_index"), "is_correct": bool(t.get("correct")),
-        "budget_used": t.get("points_used"), "total_turns": len(turns),
-        "total_prompt_tokens": carried["prompt_tokens"], "total_completion_tokens": carried["completion_tokens"],
-        "cache_read_tokens": carried["cache_read_tokens"], "cache_creation_tokens": carried["cache_creation_tokens"],
-        "wall_time_s": t.get("wall_time_s") or 0.0, "turns": turns, "tool_errors": t.get("tool_errors") or 0,
-        "api_error_count": carried["api_errors"], "transient_retry_count": carried["transient_retries"],
-        "retry_count": t.get("attempt") or 0, "terminated_by": t.get("termination"),
+        "predicted_index": t.get("predicted_index"),
+        "is_correct": bool(t.get("correct")),
+        "budget_used": t.get("points_used"),
+        "total_turns": len(turns),
+        "total_prompt_tokens": carried["prompt_tokens"],
+        "total_completion_tokens": carried["completion_tokens"],
+        "cache_read_tokens": carried["cache_read_tokens"],
+        "cache_creation_tokens": carried["cache_creation_tokens"],
+        "wall_time_s": t.get("wall_time_s") or 0.0,
+        "turns": turns,
+        "tool_errors": t.get("tool_errors") or 0,
+        "api_error_count": carried["api_errors"],
+        "transient_retry_count": carried["transient_retries"],
+        "retry_count": t.get("attempt") or 0,
+        "terminated_by": t.get("termination"),
     }
 
 
@@ -170,15 +221,30 @@ def turn_records(steps: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         if kind in ("assistant", "summary", "harness", "error"):  # a summary is a model turn (its calls not run)
             usage = s.get("usage") or {}
             calls = s.get("tool_args") if kind == "assistant" and isinstance(s.get("tool_args"), list) else []
-            turns.append({"turn": (s.get("turn") or 1) - 1, "role": "error" if kind == "error" else "assistant",
-                          "content": s.get("text"),
-                          "tool_calls": [{"id": c.get("id"), "name": c.get("name"), "args": c.get("args")}
-                                         for c in calls if isinstance(c, Mapping)],
-                          "tool_results": [], "prompt_tokens": usage.get("prompt") or 0,
-                          "completion_tokens": usage.get("completion") or 0})
+            turns.append(
+                {
+                    "turn": (s.get("turn") or 1) - 1,
+                    "role": "error" if kind == "error" else "assistant",
+                    "content": s.get("text"),
+                    "tool_calls": [
+                        {"id": c.get("id"), "name": c.get("name"), "args": c.get("args")}
+                        for c in calls
+                        if isinstance(c, Mapping)
+                    ],
+                    "tool_results": [],
+                    "prompt_tokens": usage.get("prompt") or 0,
+                    "completion_tokens": usage.get("completion") or 0,
+                }
+            )
         elif kind == "tool" and turns:
-            turns[-1]["tool_results"].append({"name": s.get("tool_name"), "args": s.get("tool_args"),
-                                              "output": truncate(s.get("text") or ""), "cost": s.get("cost") or 0})
+            turns[-1]["tool_results"].append(
+                {
+                    "name": s.get("tool_name"),
+                    "args": s.get("tool_args"),
+                    "output": truncate(s.get("text") or ""),
+                    "cost": s.get("cost") or 0,
+                }
+            )
     return turns
 
 
@@ -195,12 +261,16 @@ def sample_record(corpus: Corpus, item: Item) -> dict[str, Any]:
     """An item as the reference's merged sample dict, reduced to what the evaluator uses; labels are the raw rows."""
     view = corpus.view(item)
     return {
-        "venue": item.venue, "consensus_tier": item.consensus_tier, "filter_agreement": item.filter_agreement,
+        "venue": item.venue,
+        "consensus_tier": item.consensus_tier,
+        "filter_agreement": item.filter_agreement,
         "distractor_types": list(item.distractor_types) if item.distractor_types else None,
-        "gold_arxiv_ids": list(item.gold_arxiv_ids), "bridge_arxiv_ids": list(item.bridge_arxiv_ids),
+        "gold_arxiv_ids": list(item.gold_arxiv_ids),
+        "bridge_arxiv_ids": list(item.bridge_arxiv_ids),
         "nodes": {s2id: node.arxiv_id for s2id, node in view.nodes.items()},
-        "labels": [{"arxiv_id": lab.arxiv_id, "section": lab.section, "relevance": lab.relevance}
-                   for lab in item.labels],
+        "labels": [
+            {"arxiv_id": lab.arxiv_id, "section": lab.section, "relevance": lab.relevance} for lab in item.labels
+        ],
     }
 
 
@@ -210,10 +280,15 @@ def sample_record(corpus: Corpus, item: Item) -> dict[str, Any]:
 def fingerprint(run: Mapping[str, Any], model: str, release_dir: Path | None) -> dict[str, Any]:
     """§5.2: `started_at` is always "" in the reference; `benchmark_sha256` is 16 hex of qa/full.jsonl's SHA-256."""
     qa = release_dir / QA_FILE if release_dir is not None else None
-    return {"schema_version": reference_summary.SCHEMA_VERSION, "model": model, "backend": backend_of(run, model),
-            "strategy": strategy_of(run), "started_at": "",
-            "completed_at": run.get("finished_at") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "benchmark_sha256": file_sha256(qa)[:16] if qa is not None and qa.is_file() else ""}
+    return {
+        "schema_version": reference_summary.SCHEMA_VERSION,
+        "model": model,
+        "backend": backend_of(run, model),
+        "strategy": strategy_of(run),
+        "started_at": "",
+        "completed_at": run.get("finished_at") or datetime.now(UTC).isoformat(timespec="seconds"),
+        "benchmark_sha256": file_sha256(qa)[:16] if qa is not None and qa.is_file() else "",
+    }
 
 
 def harness_config(run: Mapping[str, Any], model: str) -> dict[str, Any]:
@@ -223,12 +298,20 @@ def harness_config(run: Mapping[str, Any], model: str) -> dict[str, Any]:
     config = run.get("config") or {}
     opts = config.get("agent_options") or {}
     return {
-        "budget": budget, "max_turns": max_turns, "model": model,
+        "budget": budget,
+        "max_turns": max_turns,
+        "model": model,
         "backend": backend_of(run, model),
-        "temperature": opts.get("temperature"), "top_p": opts.get("top_p"), "top_k": opts.get("top_k"),
-        "max_tokens": opts.get("max_tokens", DEFAULT_MAX_TOKENS), "workers": config.get("workers", 1),
-        "max_total_tokens": max_tokens, "max_run_tokens": 0, "strategy": strategy_of(run),
-        "text_tools": bool(opts.get("text_tools", False)), "reasoning_effort": opts.get("reasoning_effort"),
+        "temperature": opts.get("temperature"),
+        "top_p": opts.get("top_p"),
+        "top_k": opts.get("top_k"),
+        "max_tokens": opts.get("max_tokens", DEFAULT_MAX_TOKENS),
+        "workers": config.get("workers", 1),
+        "max_total_tokens": max_tokens,
+        "max_run_tokens": 0,
+        "strategy": strategy_of(run),
+        "text_tools": bool(opts.get("text_tools", False)),
+        "reasoning_effort": opts.get("reasoning_effort"),
         "disabled_tools": list(caps.get("disabled_tools") or []),
     }
 
@@ -277,10 +360,22 @@ def _release_dir(release_dir: Path | str | None, corpus: Corpus) -> Path | None:
 def _price_info(price: pricing.Price | None) -> dict[str, Any] | None:
     if price is None:
         return None
-    return {"provider": price.provider, "input_per_m": price.input_per_m, "output_per_m": price.output_per_m,
-            "cache_read_mult": price.cache_read_mult, "cache_write_mult": price.cache_write_mult}
+    return {
+        "provider": price.provider,
+        "input_per_m": price.input_per_m,
+        "output_per_m": price.output_per_m,
+        "cache_read_mult": price.cache_read_mult,
+        "cache_write_mult": price.cache_write_mult,
+    }
 
 
 def _cost(price: pricing.Price | None, tokens: Mapping[str, int]) -> dict[str, float] | None:
-    return pricing.cost(price, Usage(prompt=tokens["regular_input"], completion=tokens["completion"],
-                                     cache_read=tokens["cache_read"], cache_creation=tokens["cache_creation"]))
+    return pricing.cost(
+        price,
+        Usage(
+            prompt=tokens["regular_input"],
+            completion=tokens["completion"],
+            cache_read=tokens["cache_read"],
+            cache_creation=tokens["cache_creation"],
+        ),
+    )

@@ -4,6 +4,7 @@ Startup stays light (first paint well under a second): the store is opened, the 
 list drawn; the sandbox is imported only when a run is launched and a corpus only
 when the stepper needs an item. litellm is never imported here.
 """
+
 from __future__ import annotations
 
 import gc
@@ -21,7 +22,6 @@ from workbench.tui import config as config_file
 from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.corpora import CorpusCache
 from workbench.views.cells import fraction
-
 
 # The cyclic garbage collector's first threshold in the TUI's process (Python's default: 700 allocations). Once
 # Textual's and Rich's bounded caches of strips, segments and styles have filled (~300,000 long-lived objects), each
@@ -44,9 +44,17 @@ class WorkbenchApp(App[int]):
         Binding("T", "toggle_theme", "Light/dark", id="app.toggle_theme", show=False),
     ]
 
-    def __init__(self, store_path: Path | None = None, cache_dir: Path | None = None,
-                 config_path: Path | None = None, theme: str | None = None, keymap: dict[str, str] | None = None,
-                 warnings: list[str] | None = None, home: bool = True, state_path: Path | None = None):
+    def __init__(
+        self,
+        store_path: Path | None = None,
+        cache_dir: Path | None = None,
+        config_path: Path | None = None,
+        theme: str | None = None,
+        keymap: dict[str, str] | None = None,
+        warnings: list[str] | None = None,
+        home: bool = True,
+        state_path: Path | None = None,
+    ):
         super().__init__()
         self.store_path = Path(store_path) if store_path else paths.store_path()
         self.cache_dir = Path(cache_dir) if cache_dir else paths.cache_dir()
@@ -67,8 +75,15 @@ class WorkbenchApp(App[int]):
         self.home = home
         self.player: str | None = None  # who plays (asked once per app session, then remembered)
 
-    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
-               markup: bool = True) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity="information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
         """Every toast as plain text: they carry run names, dataset paths and provider error text, and Textual
         markup in them would be dropped ("[learning]") or raise ("[/INST]"). No notification uses markup."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
@@ -154,8 +169,15 @@ class WorkbenchApp(App[int]):
                 self.exit(0)
 
         names = ", ".join(j.name for j in active)
-        self.push_screen(ConfirmModal(f"{names} still running. Quit and interrupt (finished trajectories are kept; "
-                                      "resume with R on the runs list)?", "Quit", "Quit"), done)
+        self.push_screen(
+            ConfirmModal(
+                f"{names} still running. Quit and interrupt (finished trajectories are kept; "
+                "resume with R on the runs list)?",
+                "Quit",
+                "Quit",
+            ),
+            done,
+        )
 
     def on_unmount(self) -> None:
         for job in self.jobs.values():
@@ -233,8 +255,9 @@ class WorkbenchApp(App[int]):
             return
         from workbench.tui.screens.dialogs import DatasetModal
 
-        self.push_screen(DatasetModal("Audit the benchmark", choices),
-                         lambda spec: self.open_audit(spec) if spec else None)
+        self.push_screen(
+            DatasetModal("Audit the benchmark", choices), lambda spec: self.open_audit(spec) if spec else None
+        )
 
     def open_audit(self, dataset: str, item_id: str | None = None) -> None:
         """Open audit mode on `dataset` at `item_id`; its corpus is opened in a thread (imported on first use)."""
@@ -254,12 +277,14 @@ class WorkbenchApp(App[int]):
     def _push_audit(self, corpus, item_id: str | None, dataset: str | None = None) -> None:
         from workbench.tui.screens.audit import AuditScreen
 
-        reviewer = config_file.reviewer(config_file.load_quietly(self.config_path),
-                                        config_file.load_quietly(self.state_path))
+        reviewer = config_file.reviewer(
+            config_file.load_quietly(self.config_path), config_file.load_quietly(self.state_path)
+        )
         self.push_screen(AuditScreen(corpus, self.store_path, reviewer, start=item_id, dataset=dataset))
 
-    def action_new_run(self, values: dict[str, str] | None = None, options: dict[str, Any] | None = None,
-                       title: str = "New run") -> None:
+    def action_new_run(
+        self, values: dict[str, str] | None = None, options: dict[str, Any] | None = None, title: str = "New run"
+    ) -> None:
         from workbench.tui.screens.launch import LaunchScreen
 
         def launched(spec) -> None:
@@ -315,12 +340,18 @@ class WorkbenchApp(App[int]):
                 done = player_history(store, player, fingerprint).finished
                 if all(i in done for i in item_ids):
                     where = ", ".join(sorted({done[i] for i in item_ids}))
-                    self.notify(f"{player} already played {', '.join(item_ids)} (in {where}): a person who has seen "
-                                "the gold answer cannot play it honestly again", title="play", severity="warning",
-                                timeout=6, markup=False)
+                    self.notify(
+                        f"{player} already played {', '.join(item_ids)} (in {where}): a person who has seen "
+                        "the gold answer cannot play it honestly again",
+                        title="play",
+                        severity="warning",
+                        timeout=6,
+                        markup=False,
+                    )
                     return
-            self.push_screen(PlayScreen(SessionRequest(player=player, dataset=dataset, mode="ids",
-                                                       ids=tuple(item_ids))))
+            self.push_screen(
+                PlayScreen(SessionRequest(player=player, dataset=dataset, mode="ids", ids=tuple(item_ids)))
+            )
             return
         from workbench.tui.screens.play_setup import PlaySetupScreen
 
@@ -402,8 +433,12 @@ class WorkbenchApp(App[int]):
 
         job = self.jobs.get(name)
         if job is None:
-            self.notify(f"'{name}' was not launched from this workbench session: no live view "
-                        "(its list refreshes as it progresses)", severity="warning", timeout=4)
+            self.notify(
+                f"'{name}' was not launched from this workbench session: no live view "
+                "(its list refreshes as it progresses)",
+                severity="warning",
+                timeout=4,
+            )
             return
         if isinstance(self.screen, LiveScreen) and self.screen.monitor is job.monitor:
             return
@@ -427,8 +462,13 @@ class WorkbenchApp(App[int]):
         def chosen(answer) -> None:
             if answer:
                 path, with_steps = answer
-                self.run_worker(lambda: self._export(name, path, with_steps), thread=True, group="export",
-                                exit_on_error=False, name=f"export:{name}")
+                self.run_worker(
+                    lambda: self._export(name, path, with_steps),
+                    thread=True,
+                    group="export",
+                    exit_on_error=False,
+                    name=f"export:{name}",
+                )
 
         self.push_screen(ExportModal(name, paths.export_dir() / f"{safe}.jsonl"), chosen)
 
@@ -498,11 +538,19 @@ def build_app(db: str | None = None, theme_flag: str | None = None) -> Workbench
     keymap, key_warnings = config_file.keymap(cfg)
     warnings += key_warnings
     state_path = paths.state_path()
-    theme, theme_warnings = resolve_theme(theme_flag, config_file.theme(cfg, config_file.load_quietly(state_path)),
-                                          available_themes())
+    theme, theme_warnings = resolve_theme(
+        theme_flag, config_file.theme(cfg, config_file.load_quietly(state_path)), available_themes()
+    )
     warnings += theme_warnings
-    return WorkbenchApp(store_path=paths.store_path(db), cache_dir=paths.cache_dir(), config_path=cfg_path,
-                        theme=theme, keymap=keymap, warnings=warnings, state_path=state_path)
+    return WorkbenchApp(
+        store_path=paths.store_path(db),
+        cache_dir=paths.cache_dir(),
+        config_path=cfg_path,
+        theme=theme,
+        keymap=keymap,
+        warnings=warnings,
+        state_path=state_path,
+    )
 
 
 def run_app(app: WorkbenchApp) -> int:

@@ -1,4 +1,5 @@
 """The command palette (ctrl+p): the workbench's actions, every key of the current screen, and each run by name."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
@@ -21,12 +22,22 @@ class WorkbenchCommands(Provider):
         yield "Browse items…", "a dataset's items: filters, citation tree, every stored trajectory", app.action_items
         yield "Audit the benchmark…", "review items: verdicts, label edits, the corrected release", app.action_audit
         yield "Scaling…", "sequential plateaus and parallel sampling (verification gap)", app.action_scaling
-        yield ("Play the benchmark…", "answer items yourself under the agents' tools and budget, then see how the "
-               "models did", app.action_play)
-        yield ("Panel: Table 2 by family and tier, fingerprints…", "several runs as the paper reads its panel: tier "
-               "leaders, family fingerprints with their tests, figures; export", app.action_panel)
-        yield "Leaderboard: people and models", "accuracy and the four axes on the items people played", \
-            app.action_leaderboard
+        yield (
+            "Play the benchmark…",
+            "answer items yourself under the agents' tools and budget, then see how the models did",
+            app.action_play,
+        )
+        yield (
+            "Panel: Table 2 by family and tier, fingerprints…",
+            "several runs as the paper reads its panel: tier "
+            "leaders, family fingerprints with their tests, figures; export",
+            app.action_panel,
+        )
+        yield (
+            "Leaderboard: people and models",
+            "accuracy and the four axes on the items people played",
+            app.action_leaderboard,
+        )
         yield "Keys and help", "the keys of this screen", app.action_help
         yield "Toggle light / dark theme", "AgentHop light ↔ dark (remembered)", app.action_toggle_theme
         seen = set()
@@ -36,11 +47,17 @@ class WorkbenchCommands(Provider):
             if not binding.id or not binding.description or binding.system or binding.id in seen:
                 continue
             seen.add(binding.id)
-            where = "global" if node is app else (getattr(screen, "HELP_TITLE", None)
-                                                   or type(screen).__name__.removesuffix("Screen"))
+            where = (
+                "global"
+                if node is app
+                else (getattr(screen, "HELP_TITLE", None) or type(screen).__name__.removesuffix("Screen"))
+            )
             key = app.get_key_display(binding)
-            yield (f"{where}: {binding.description}", f"key {key}" + (f" · {binding.id}" if binding.id else ""),
-                   partial(app.run_action, binding.action, node))
+            yield (
+                f"{where}: {binding.description}",
+                f"key {key}" + (f" · {binding.id}" if binding.id else ""),
+                partial(app.run_action, binding.action, node),
+            )
         for name in app.run_names():
             yield f"Open run: {name}", "its trajectories and diagnostics", partial(app.open_run, name)
             if name in app.jobs:

@@ -17,6 +17,7 @@ with `T`, the reviewer last named with `R` — and wins over the config file for
 written, with the tiny writer below, so the user's comments and layout are never lost. A broken file never
 stops the app: `load` reports the problem and the defaults apply.
 """
+
 from __future__ import annotations
 
 import ast
@@ -52,7 +53,7 @@ def keymap(config: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
     """The `[keys]` table as a Textual keymap (binding id → keys) and warnings for entries that are not strings."""
     table = config.get("keys", {})
     if not isinstance(table, dict):
-        return {}, ["[keys] must be a table of binding-id = \"key\""]
+        return {}, ['[keys] must be a table of binding-id = "key"']
     out, warnings = {}, []
     for binding_id, keys in table.items():
         if isinstance(keys, str) and keys.strip():
@@ -60,7 +61,7 @@ def keymap(config: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
         elif isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys):
             out[str(binding_id)] = ",".join(k.strip() for k in keys)
         else:
-            warnings.append(f"[keys] {binding_id}: expected a key string such as \"ctrl+n\"")
+            warnings.append(f'[keys] {binding_id}: expected a key string such as "ctrl+n"')
     return out, warnings
 
 
@@ -76,8 +77,11 @@ def binding_ids(root: Path | None = None) -> set[str]:
             continue
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Binding":
-                ids.update(kw.value.value for kw in node.keywords
-                           if kw.arg == "id" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str))
+                ids.update(
+                    kw.value.value
+                    for kw in node.keywords
+                    if kw.arg == "id" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str)
+                )
     return ids
 
 
@@ -86,7 +90,7 @@ def unknown_keys(keymap: dict[str, str], known: set[str]) -> str | None:
     unknown = sorted(k for k in keymap if k not in known)
     if not unknown:
         return None
-    return (f"[keys] {', '.join(unknown)}: no such binding id (ignored); ? lists each screen's keys with their ids")
+    return f"[keys] {', '.join(unknown)}: no such binding id (ignored); ? lists each screen's keys with their ids"
 
 
 def _setting(files: tuple[dict[str, Any], ...], table: str, key: str) -> str | None:
@@ -107,8 +111,12 @@ def theme(config: dict[str, Any], state: dict[str, Any] | None = None) -> str | 
 def reviewer(config: dict[str, Any], state: dict[str, Any] | None = None) -> str:
     """Who audit verdicts are recorded under: the reviewer last named in the app (state), else the config file's
     `[audit] reviewer`, else $USER, else "reviewer"."""
-    return (_setting((state or {}, config), "audit", "reviewer")
-            or os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer")
+    return (
+        _setting((state or {}, config), "audit", "reviewer")
+        or os.environ.get("USER")
+        or os.environ.get("USERNAME")
+        or "reviewer"
+    )
 
 
 def load_quietly(path: Path) -> dict[str, Any]:
@@ -134,8 +142,11 @@ def saved_panels(state: dict[str, Any]) -> dict[str, list[str]]:
     table = state.get("panels")
     if not isinstance(table, dict):
         return {}
-    return {str(k): [str(x) for x in v] for k, v in table.items()
-            if isinstance(v, list) and all(isinstance(x, str) for x in v)}
+    return {
+        str(k): [str(x) for x in v]
+        for k, v in table.items()
+        if isinstance(v, list) and all(isinstance(x, str) for x in v)
+    }
 
 
 def remember(path: Path, table: str, key: str, value: Any) -> None:

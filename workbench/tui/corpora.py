@@ -8,8 +8,10 @@ opened is remembered as unavailable for a while (`RETRY_AFTER_S`, or until
 `forget_failures`: `R` in the stepper) and the stepper degrades: no gold marks, no
 titles, but the transcript and meters still work.
 """
+
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -35,8 +37,10 @@ def unavailable(dataset: str, exc: Exception) -> str:
     from workbench.service.errors import DatasetError
 
     if isinstance(exc, DatasetError) and not Path(dataset).expanduser().exists():
-        return (f"corpus unavailable: the release directory {dataset} is gone (moved or deleted) and the corpus "
-                "cache holds no copy of it; press R to look again once it is back")
+        return (
+            f"corpus unavailable: the release directory {dataset} is gone (moved or deleted) and the corpus "
+            "cache holds no copy of it; press R to look again once it is back"
+        )
     detail = exc.message if isinstance(exc, DatasetError) else str(exc)
     return f"corpus unavailable: {detail}"
 
@@ -124,8 +128,6 @@ class CorpusCache:
     def close(self) -> None:
         with self._lock:
             for corpus in self._corpora.values():
-                try:
+                with contextlib.suppress(Exception):
                     corpus.close()
-                except Exception:
-                    pass
             self._corpora.clear()

@@ -6,6 +6,7 @@ block the UI's event loop. The worker runs its own asyncio loop; `cancel()` canc
 runner's task on that loop (the runner marks the run interrupted and it stays
 resumable), `stop()` lets the episodes in flight finish and starts no new ones.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -65,8 +66,14 @@ class RunJob:
         return self.monitor.status in ("starting", "running")
 
     def start(self, app) -> None:
-        self.worker = app.run_worker(self.execute, name=f"run:{self.name}", group="runs", thread=True,
-                                     exit_on_error=False, description=f"run {self.name}")
+        self.worker = app.run_worker(
+            self.execute,
+            name=f"run:{self.name}",
+            group="runs",
+            thread=True,
+            exit_on_error=False,
+            description=f"run {self.name}",
+        )
 
     async def execute(self) -> dict[str, Any] | None:
         """The worker body (on the worker's thread and loop)."""
@@ -91,7 +98,9 @@ class RunJob:
             self.monitor.finish(self.result["status"], self.result["stop_reason"])  # a limit, a server gone
             return self.result
         except asyncio.CancelledError:
-            self.monitor.finish("interrupted", "cancelled: finished trajectories are stored; launch the same run to resume")
+            self.monitor.finish(
+                "interrupted", "cancelled: finished trajectories are stored; launch the same run to resume"
+            )
             return None
         except (DatasetError, InvalidSlice, StoreError) as exc:
             self.monitor.finish("failed", str(exc))
@@ -116,8 +125,9 @@ class RunJob:
             return  # a new run
         rows = store.trajectories(run["id"], light=True)
         costs = [t["cost_usd"] for t in rows if t.get("cost_usd") is not None]
-        self.monitor.seed(dict(Counter(t["termination"] for t in rows)), session_seconds(run),
-                          sum(costs) if costs else None)
+        self.monitor.seed(
+            dict(Counter(t["termination"] for t in rows)), session_seconds(run), sum(costs) if costs else None
+        )
 
     def _load_model_client(self) -> None:
         """Import litellm before the run starts (several seconds), saying so: otherwise the first episodes import
@@ -190,8 +200,14 @@ class StudyJob:
 
     def start(self, app) -> None:
         self._app = app
-        self.worker = app.run_worker(self.execute, name=f"study:{self.name}", group="studies", thread=True,
-                                     exit_on_error=False, description=f"study {self.name}")
+        self.worker = app.run_worker(
+            self.execute,
+            name=f"study:{self.name}",
+            group="studies",
+            thread=True,
+            exit_on_error=False,
+            description=f"study {self.name}",
+        )
 
     async def execute(self) -> None:
         from workbench.service.scaling import judge_study
@@ -204,7 +220,10 @@ class StudyJob:
                 self.status = "running"
                 result = await job.execute()
                 if result is None or (result.get("stop_reason") and result["done"] < result["planned"]):
-                    self.status, self.message = "stopped", f"{job.name}: {job.monitor.snapshot().message or 'cut short'}"
+                    self.status, self.message = (
+                        "stopped",
+                        f"{job.name}: {job.monitor.snapshot().message or 'cut short'}",
+                    )
                     return
                 self._changed()
             if self._cancelled:
@@ -231,6 +250,13 @@ class StudyJob:
         out = []
         for job in self.levels:
             snap = job.monitor.snapshot()
-            out.append({"run": job.name, "status": snap.status, "done": snap.done, "planned": snap.planned,
-                        "correct": snap.correct})
+            out.append(
+                {
+                    "run": job.name,
+                    "status": snap.status,
+                    "done": snap.done,
+                    "planned": snap.planned,
+                    "correct": snap.correct,
+                }
+            )
         return out

@@ -5,6 +5,7 @@ does a few O(1) updates under a lock; the screen takes a `snapshot()` at most te
 times a second and redraws only when `version` moved. The clock is injectable so
 throughput and ETA are testable.
 """
+
 from __future__ import annotations
 
 import threading
@@ -83,7 +84,7 @@ def call_label(step: Any) -> str:
     args = step.tool_args
     if isinstance(args, dict):
         parts = []
-        for key, value in args.items():
+        for _key, value in args.items():
             text = str(value)
             parts.append(text if len(text) <= 14 else text[:12] + "…")
         inner = ", ".join(parts)
@@ -95,8 +96,18 @@ def call_label(step: Any) -> str:
 
 
 def _row(ep: Episode) -> EpisodeRow:
-    return EpisodeRow(ep.key, ep.turn, ep.points_used, ep.tokens, ep.rejections, ep.last_call, len(ep.steps),
-                      ep.finished, ep.correct, ep.termination)
+    return EpisodeRow(
+        ep.key,
+        ep.turn,
+        ep.points_used,
+        ep.tokens,
+        ep.rejections,
+        ep.last_call,
+        len(ep.steps),
+        ep.finished,
+        ep.correct,
+        ep.termination,
+    )
 
 
 class RunMonitor:
@@ -223,11 +234,21 @@ class RunMonitor:
             rows = tuple(_row(ep) for ep in sorted(self.live.values(), key=lambda e: e.started))
             finished = tuple(_row(ep) for ep in reversed(self.finished_eps.values()))
             return Snapshot(
-                name=self.name, status=self.status, done=self.done, planned=self.planned, correct=self.correct,
-                new_done=self.new_done, elapsed_s=elapsed, rate=rate, eta_s=eta,
+                name=self.name,
+                status=self.status,
+                done=self.done,
+                planned=self.planned,
+                correct=self.correct,
+                new_done=self.new_done,
+                elapsed_s=elapsed,
+                rate=rate,
+                eta_s=eta,
                 cost_usd=self.cost if self.priced else None,
                 terminations={t: self.terminations.get(t, 0) for t in TERMINATIONS},
-                errors=tuple(self.errors[-5:]), episodes=rows, message=self.message, version=self.version,
+                errors=tuple(self.errors[-5:]),
+                episodes=rows,
+                message=self.message,
+                version=self.version,
                 finished=finished,
             )
 

@@ -1,8 +1,10 @@
 """A figure's y axis laid out on whole text rows: plotext's own axis puts two different values on one row (or two
 bars of different values at one height) when a panel is short, and ticks at uneven rows. The figures
 (`workbench.views.figures`) ask `value_axis` for the rows their values need and grow when they must."""
+
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -43,7 +45,7 @@ class ValueAxis:
 
 def _min_gap(values: list[float]) -> float:
     points = sorted(set(values))
-    return min((b - a for a, b in zip(points, points[1:])), default=math.inf)
+    return min((b - a for a, b in itertools.pairwise(points)), default=math.inf)
 
 
 def value_axis(values: list[float], rows: int, bars: bool = False, limit: int | None = None) -> ValueAxis:
@@ -63,9 +65,13 @@ def value_axis(values: list[float], rows: int, bars: bool = False, limit: int | 
     low, high = points[0], points[-1]
     if len(points) == 1:
         low, high = low - 0.05, high + 0.05
-    layouts = [a for tick in _tick_steps(high - low) for every in ROWS_PER_TICK
-               for a in [_layout(low, high, tick, every)] if a.rows <= MAX_AXIS_ROWS
-               and 1 <= (a.rows - 1) // every <= MAX_TICKS - 1]
+    layouts = [
+        a
+        for tick in _tick_steps(high - low)
+        for every in ROWS_PER_TICK
+        for a in [_layout(low, high, tick, every)]
+        if a.rows <= MAX_AXIS_ROWS and 1 <= (a.rows - 1) // every <= MAX_TICKS - 1
+    ]
     if limit is not None:
         layouts = [a for a in layouts if a.rows <= limit] or [min(layouts, key=lambda a: a.rows)]
     apart = [a for a in layouts if a.step <= gap * (1 + 1e-9)]
@@ -81,7 +87,7 @@ def _tick_steps(span: float) -> list[float]:
     """Round tick steps from a sixth of the span (with the ends rounded out, up to 9 ticks) to ⅔ of it."""
     steps = []
     for power in range(math.floor(math.log10(span / 6)) - 1, math.floor(math.log10(span)) + 1):
-        steps += [nice * 10.0 ** power for nice in NICE_STEPS if span / 8 <= nice * 10.0 ** power <= span / 1.5]
+        steps += [nice * 10.0**power for nice in NICE_STEPS if span / 8 <= nice * 10.0**power <= span / 1.5]
     return steps
 
 
@@ -90,6 +96,7 @@ def _layout(low: float, high: float, tick: float, every: int) -> ValueAxis:
     first = math.floor(low / tick + 1e-9)
     last = max(math.ceil(high / tick - 1e-9), first + 1)
     digits = -math.floor(math.log10(tick) + 1e-12)
-    decimals = max(0, digits + (1 if round(tick * 10.0 ** digits, 6) % 1 else 0))  # 2.5 needs one more
-    return ValueAxis(lo=first * tick, step=tick / every, rows=(last - first) * every + 1, every=every,
-                     decimals=decimals)
+    decimals = max(0, digits + (1 if round(tick * 10.0**digits, 6) % 1 else 0))  # 2.5 needs one more
+    return ValueAxis(
+        lo=first * tick, step=tick / every, rows=(last - first) * every + 1, every=every, decimals=decimals
+    )

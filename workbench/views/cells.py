@@ -1,5 +1,6 @@
 """The cells every view prints: a count with its noun, a percentage, a number, points, and `—` where nothing was
 measured. One helper each, so the CLI and the TUI word a value the same way."""
+
 from __future__ import annotations
 
 NOT_MEASURED = "—"  # no value: nothing measured (a scripted agent's tokens), or no denominator; never printed as 0

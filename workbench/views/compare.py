@@ -1,8 +1,8 @@
 """Two runs compared, as text cells (the batch table and the TUI's compare screen show these very strings)."""
+
 from __future__ import annotations
 
 from typing import Any
-
 
 from workbench.views.cells import NOT_MEASURED, counted, frac, num, pct, points, sig
 
@@ -12,8 +12,12 @@ MEAN_AXES = ("calls/turn", "tokens", "turns", "points")
 COMPARE_HEADER = ("axis", "n", "A", "B", "Δ (B−A)", "95% CI of Δ", "McNemar p", "Holm p")
 
 
-AGREEMENT_LABELS = {"both_right": "both right", "only_a": "only A right", "only_b": "only B right",
-                    "both_wrong": "both wrong"}
+AGREEMENT_LABELS = {
+    "both_right": "both right",
+    "only_a": "only A right",
+    "only_b": "only B right",
+    "both_wrong": "both wrong",
+}
 
 
 def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -28,14 +32,23 @@ def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
         value = (lambda v: num(v, digits)) if mean else pct
         change = (lambda v: f"{v:+,.{digits}f}") if mean else points
         delta = NOT_MEASURED if r["delta"] is None else change(r["delta"])
-        ci = NOT_MEASURED if r.get("ci_low") is None else "no variation" if r.get("ci_no_variation") else \
-            f"[{change(r['ci_low'])}, {change(r['ci_high'])}]"
+        ci = (
+            NOT_MEASURED
+            if r.get("ci_low") is None
+            else "no variation"
+            if r.get("ci_no_variation")
+            else f"[{change(r['ci_low'])}, {change(r['ci_high'])}]"
+        )
         n = "" if r.get("n") is None else f"{r['n']:,}"
         rows.append((r["axis"], n, value(r["a"]), value(r["b"]), delta, ci, sig(r.get("p")), sig(r.get("p_holm"))))
         if "a_marginal" in r:
             marginal = r.get("counts_marginal") or {}
-            cell = lambda side: pct(r[f"{side}_marginal"]) + (  # noqa: E731
-                f" ({frac(marginal[side])})" if marginal.get(side) and marginal[side][1] else "")
+
+            def cell(side):
+                return pct(r[f"{side}_marginal"]) + (
+                    f" ({frac(marginal[side])})" if marginal.get(side) and marginal[side][1] else ""
+                )
+
             rows.append((f"{r['axis']} marginal", "", cell("a"), cell("b"), "", "", "", ""))
     return rows
 
@@ -53,8 +66,13 @@ def attribution_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
         cells = [f"{d['counts'].get(kind, 0)} ({100 * d['rates'].get(kind, 0):.0f}%)" for d in (att_a, att_b)]
         d = deltas.get(kind) or {}
         delta = points(d.get("delta"))
-        ci = NOT_MEASURED if d.get("ci_low") is None else "no variation" if d.get("ci_no_variation") else \
-            f"[{points(d['ci_low'])}, {points(d['ci_high'])}]"
+        ci = (
+            NOT_MEASURED
+            if d.get("ci_low") is None
+            else "no variation"
+            if d.get("ci_no_variation")
+            else f"[{points(d['ci_low'])}, {points(d['ci_high'])}]"
+        )
         rows.append((f"  → {kind}", *cells, delta, ci))
     return rows
 
@@ -77,18 +95,22 @@ def token_line(cmp: dict[str, Any]) -> str | None:
     sides = [(side.upper(), tokens.get(side) or {}) for side in ("a", "b")]
     if all(t.get("prompt_incl_cache") is None for _, t in sides):
         return None
-    cells = [f"{side} {num(t.get('protocol'), 0)} ({num(t.get('prompt_incl_cache'), 0)}; {pct(t.get('cache_hit_rate'))})"
-             for side, t in sides]
+    cells = [
+        f"{side} {num(t.get('protocol'), 0)} ({num(t.get('prompt_incl_cache'), 0)}; {pct(t.get('cache_hit_rate'))})"
+        for side, t in sides
+    ]
     return "tokens per trajectory, the protocol's count (prompt incl. cache reads; cache hit): " + " · ".join(cells)
 
 
 def compare_legend(cmp: dict[str, Any]) -> str:
     m = (cmp.get("holm") or {}).get("m")
-    return (f"n: the items each row is on. Δ intervals: paired bootstrap over the common items (B = "
-            f"{cmp.get('n_boot', 10_000):,}, seed {cmp.get('seed', 0)}); p: exact McNemar on the paired 0/1 outcome; "
-            f"Holm p: adjusted together over the comparison's {m if m is not None else ''} tests. Conv: A, B, Δ, "
-            "interval and p on the items both runs recalled (the paper's Table 12 set); 'marginal': each run's "
-            "conversion over its own recalled items.")
+    return (
+        f"n: the items each row is on. Δ intervals: paired bootstrap over the common items (B = "
+        f"{cmp.get('n_boot', 10_000):,}, seed {cmp.get('seed', 0)}); p: exact McNemar on the paired 0/1 outcome; "
+        f"Holm p: adjusted together over the comparison's {m if m is not None else ''} tests. Conv: A, B, Δ, "
+        "interval and p on the items both runs recalled (the paper's Table 12 set); 'marginal': each run's "
+        "conversion over its own recalled items."
+    )
 
 
 SEPARATION_WORDS = {"PR": "retrieves the gold papers", "SR": "reads the labelled sections", "Conv": "converts"}
@@ -104,8 +126,10 @@ def separation_sentence(sep: dict[str, Any]) -> str:
     if state == "equal":
         return "A and B do not differ on recall or conversion."
     if state == "unsupported":
-        return (f"No axis separates the runs: no recall or conversion difference has a McNemar p < 0.05 after "
-                f"Holm's adjustment{over}.")
+        return (
+            f"No axis separates the runs: no recall or conversion difference has a McNemar p < 0.05 after "
+            f"Holm's adjustment{over}."
+        )
     lead = "retrieves as well as A but " if sep["same_recall"] else ""
     where = "single-target" if sep["split"] == "st" else "multi-target"
     if sep["kind"] == "Conv" and sep.get("n") is not None:
@@ -114,8 +138,10 @@ def separation_sentence(sep: dict[str, Any]) -> str:
         where += " items"
     direction = "more" if sep["delta"] > 0 else "less"
     points = counted(round(abs(sep["delta"]) * 100), "percentage point")
-    return (f"B {lead}{SEPARATION_WORDS[sep['kind']]} {points} {direction} than A on {where} (McNemar p = "
-            f"{sep['p_holm']:.2g} after Holm's adjustment{over}).")
+    return (
+        f"B {lead}{SEPARATION_WORDS[sep['kind']]} {points} {direction} than A on {where} (McNemar p = "
+        f"{sep['p_holm']:.2g} after Holm's adjustment{over})."
+    )
 
 
 def compare_document(cmp: dict[str, Any]) -> dict[str, Any]:

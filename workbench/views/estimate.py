@@ -1,5 +1,6 @@
 """What a run would do and cost, in words: the launch form's cost line and `--dry-run`'s text (the numbers are
 `workbench.service.estimate`'s)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,8 +15,7 @@ def cost_line(ep: dict[str, Any], episodes: int, upper_bound: bool = False) -> s
     where = f"{ep['price'].prefixes[0]} prices" if ep["price"] else "unpriced: no price for this model"
     about, up_to = ("at most", "≤") if upper_bound else ("≈", "≈")
     total = "" if ep["usd"] is None else f" {up_to} ${ep['usd'] * episodes:,.2f}"
-    return (f"{about} {counted(episodes, 'episode')} × ~{ep['tokens']:,} tokens{total} "
-            f"({where}; {ep['basis']})")
+    return f"{about} {counted(episodes, 'episode')} × ~{ep['tokens']:,} tokens{total} ({where}; {ep['basis']})"
 
 
 def item_list(ids: list[str], shown: int = 12) -> str:
@@ -29,8 +29,11 @@ def dry_run_text(est: dict[str, Any], item_ids: list[str], llm: bool) -> str:
     """`--dry-run`'s lines: the episodes, the items, the caps and the expected spend."""
     caps = est["caps"]
     planned = est["items"] * est["replicates"]
-    to_play = f"{planned} episodes" if not est["already_done"] else \
-        f"{planned} episodes, {est['already_done']} already done in the stored run: {est['episodes']} to play"
+    to_play = (
+        f"{planned} episodes"
+        if not est["already_done"]
+        else f"{planned} episodes, {est['already_done']} already done in the stored run: {est['episodes']} to play"
+    )
     if not llm:
         spend = f"estimate: no tokens, no cost ({est['basis']})"
     else:
@@ -38,7 +41,9 @@ def dry_run_text(est: dict[str, Any], item_ids: list[str], llm: bool) -> str:
         extra = est.get("extra_tools_tokens_per_call") or 0
         within = f"; the extra tools add ~{extra:,} prompt tokens per call" if extra else ""
         spend = f"estimate: ~{est['tokens_per_episode']:,} tokens per episode ({est['basis']}{within}) → {cost_text}"
-    return (f"dry run '{est['run']}': {est['items']} items × {est['replicates']} replicate(s) = {to_play}\n"
-            f"items: {item_list(item_ids)}\n"
-            f"caps: {caps['budget']} points, {caps['max_turns']} turns, {caps['max_tokens_total']:,} tokens; "
-            f"ablation {est['ablation']}\n{spend}\n")
+    return (
+        f"dry run '{est['run']}': {est['items']} items × {est['replicates']} replicate(s) = {to_play}\n"
+        f"items: {item_list(item_ids)}\n"
+        f"caps: {caps['budget']} points, {caps['max_turns']} turns, {caps['max_tokens_total']:,} tokens; "
+        f"ablation {est['ablation']}\n{spend}\n"
+    )

@@ -1,5 +1,6 @@
 """The scaling figures drawn as text with plotext (the plateau, the verification gap): the CLI prints them and
 the TUI shows them in its theme's colours."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -64,8 +65,9 @@ def _row_limit(max_rows: int | None) -> int | None:
     return None if max_rows is None else max(max_rows - FIGURE_OVERHEAD, 3)
 
 
-def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Palette | None,
-                   max_rows: int | None = None) -> str:
+def plateau_figure(
+    result: dict[str, Any], width: int, height: int, palette: Palette | None, max_rows: int | None = None
+) -> str:
     """Accuracy per budget (line) with the plateau marked, above C_k per transition (bars coloured by sign).
     Each panel takes half of `height`, or more when its values need the rows (`value_axis`): the figure may be
     taller than asked, but never than `max_rows` (the terminal's)."""
@@ -75,11 +77,20 @@ def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Pal
     transitions = result["transitions"]
     bounds = [t["c_k"] for t in transitions if t.get("c_k") is not None]
     cap = None if max_rows is None else max(max_rows, 2 * PANEL_OVERHEAD + 4)
-    top = value_axis(result["accuracy"], height // 2 - PANEL_OVERHEAD,
-                     limit=None if cap is None else cap // 2 - PANEL_OVERHEAD)
+    top = value_axis(
+        result["accuracy"], height // 2 - PANEL_OVERHEAD, limit=None if cap is None else cap // 2 - PANEL_OVERHEAD
+    )
     # bars stand on zero: different bounds get different heights
-    bottom = value_axis(bounds, height - height // 2 - PANEL_OVERHEAD, bars=True,
-                        limit=None if cap is None else cap - cap // 2 - PANEL_OVERHEAD) if bounds else None
+    bottom = (
+        value_axis(
+            bounds,
+            height - height // 2 - PANEL_OVERHEAD,
+            bars=True,
+            limit=None if cap is None else cap - cap // 2 - PANEL_OVERHEAD,
+        )
+        if bounds
+        else None
+    )
     upper = top.rows + PANEL_OVERHEAD
     lower = bottom.rows + PANEL_OVERHEAD if bottom else max(PANEL_OVERHEAD, height - upper)
     plt = _figure(width, upper + lower)  # taller than asked when the values need the rows
@@ -88,14 +99,21 @@ def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Pal
     plt.plotsize(max(20, width), upper)
     k = result.get("k_star")
     caveats = flags(result)
-    plt.title(f"accuracy by budget · plateau at {result.get('plateau_budget')} (k*={k})"
-              + (f" · {', '.join(caveats)}" if caveats else ""))
+    plt.title(
+        f"accuracy by budget · plateau at {result.get('plateau_budget')} (k*={k})"
+        + (f" · {', '.join(caveats)}" if caveats else "")
+    )
     plt.plot(x, result["accuracy"], marker="dot", color=pal.get("line"))
     _axis(plt, top)
     if k:
         plt.vline(k, pal.get("mark"))
-        plt.text(f"plateau {result.get('plateau_budget')}", k, max(result["accuracy"]), color=pal.get("mark"),
-                 alignment="left")
+        plt.text(
+            f"plateau {result.get('plateau_budget')}",
+            k,
+            max(result["accuracy"]),
+            color=pal.get("mark"),
+            alignment="left",
+        )
     plt.xticks(x, labels)
     plt.subplot(2, 1)
     plt.plotsize(max(20, width), lower)
@@ -105,8 +123,11 @@ def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Pal
         for role, significant in (("gain", True), ("loss", False)):
             # coloured by the decision the label states (under Holm a C_k > 0 can be not significant);
             # untested transitions have no bound and no bar
-            xs = [p for p, t in zip(positions, transitions) if t["significant"] is significant
-                  and t.get("c_k") is not None]
+            xs = [
+                p
+                for p, t in zip(positions, transitions)
+                if t["significant"] is significant and t.get("c_k") is not None
+            ]
             if xs:  # one series per decision, drawn only where it applies (no zero-height bars)
                 plt.bar(xs, [transitions[p - 1]["c_k"] for p in xs], color=pal.get(role), width=0.5)
         if bottom:
@@ -119,8 +140,9 @@ def plateau_figure(result: dict[str, Any], width: int, height: int, palette: Pal
 MARKERS = {"pass_at_k": "o", "majority": "x", "pointwise": "+", "pairwise": "*"}  # tell the lines apart uncoloured
 
 
-def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Palette | None,
-                    max_rows: int | None = None) -> str:
+def parallel_figure(
+    report: dict[str, Any], width: int, height: int, palette: Palette | None, max_rows: int | None = None
+) -> str:
     """pass@k and each committing strategy against k (the gap is the distance between the lines), with a legend;
     each line has its own marker, so the series are told apart without colour (NO_COLOR, an ANSI theme). Taller
     than `height` when two values would otherwise share a row (`value_axis`), but never than `max_rows`."""
@@ -128,11 +150,13 @@ def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Pa
     rows = report["per_k"]
     x = [r["k"] for r in rows]
     names = strategies(report)
-    axis = value_axis([r[n] for r in rows for n in names], height - FIGURE_OVERHEAD,
-                      limit=_row_limit(max_rows))
+    axis = value_axis([r[n] for r in rows for n in names], height - FIGURE_OVERHEAD, limit=_row_limit(max_rows))
     plt = _figure(width, axis.rows + FIGURE_OVERHEAD)  # taller than asked when the values need the rows
-    plt.title("pass@k vs committed accuracy" + (f" (judge {report['judge']})" if report.get("judge") else "")
-              + " · ░ gap to the best strategy")
+    plt.title(
+        "pass@k vs committed accuracy"
+        + (f" (judge {report['judge']})" if report.get("judge") else "")
+        + " · ░ gap to the best strategy"
+    )
     best = [max(r[n] for n in names[1:]) for r in rows] if len(names) > 1 else []
     if best and len(x) > 1:
         gx, gy = gap_points(x, best, [r["pass_at_k"] for r in rows], width, axis.rows)
@@ -146,12 +170,13 @@ def parallel_figure(report: dict[str, Any], width: int, height: int, palette: Pa
     return _build(plt, palette)
 
 
-def gap_points(x: list[float], low: list[float], high: list[float], width: int,
-               height: int) -> tuple[list[float], list[float]]:
+def gap_points(
+    x: list[float], low: list[float], high: list[float], width: int, height: int
+) -> tuple[list[float], list[float]]:
     """Points filling the band between two piecewise-linear curves, about two per character cell each way
     (plotext has no fill-between: a dense scatter drawn under the lines shades the band, in any theme)."""
-    top = max(max(high), max(low))
-    bottom = min(min(high), min(low))
+    top = max(*high, *low)
+    bottom = min(*high, *low)
     span = (top - bottom) or 1.0
     columns = max(2, 2 * width)
     step_y = span / max(2, 2 * height)
@@ -175,8 +200,9 @@ STRATEGY_MARKERS = ("o", "x", "+", "*", "#")  # one per strategy group, told apa
 STRATEGY_COLOURS = ("line", "gain", "mark", "loss", "shade")  # palette roles cycled over the strategies
 
 
-def strategies_figure(comparison: dict[str, Any], width: int, height: int, palette: Palette | None,
-                      max_rows: int | None = None) -> str:
+def strategies_figure(
+    comparison: dict[str, Any], width: int, height: int, palette: Palette | None, max_rows: int | None = None
+) -> str:
     """The strategies overlaid (the study's Figure 6): accuracy against budget per strategy, each level's Wilson
     interval as a vertical bar, and each strategy's plateau budget (k*) circled; the legend names the k*."""
     from stats.plateau import parse_budget
@@ -184,8 +210,9 @@ def strategies_figure(comparison: dict[str, Any], width: int, height: int, palet
     pal = palette or {}
     budgets = sorted({str(b) for s in comparison["studies"] for b in s["budgets"]}, key=parse_budget)
     at = {b: i + 1 for i, b in enumerate(budgets)}
-    values = [v for s in comparison["studies"] for lv in s["levels"] for v in (lv["accuracy_ci"] or [])
-              if v is not None]
+    values = [
+        v for s in comparison["studies"] for lv in s["levels"] for v in (lv["accuracy_ci"] or []) if v is not None
+    ]
     axis = value_axis(values or [0.0, 1.0], height - FIGURE_OVERHEAD, limit=_row_limit(max_rows))
     plt = _figure(width, axis.rows + FIGURE_OVERHEAD)
     plt.title(f"accuracy by {comparison['axis']} budget per strategy · bars: 95% Wilson · ◉ plateau (k*)")
@@ -196,8 +223,13 @@ def strategies_figure(comparison: dict[str, Any], width: int, height: int, palet
         for xi, lv in zip(x, levels):
             if lv["accuracy_ci"]:
                 plt.plot([xi, xi], lv["accuracy_ci"], color=colour, marker="│")
-        plt.plot(x, [lv["accuracy"] for lv in levels], marker=STRATEGY_MARKERS[i % len(STRATEGY_MARKERS)],
-                 color=colour, label=f"{study['strategy']} (k*={study['k_star']}: {study['plateau_budget']})")
+        plt.plot(
+            x,
+            [lv["accuracy"] for lv in levels],
+            marker=STRATEGY_MARKERS[i % len(STRATEGY_MARKERS)],
+            color=colour,
+            label=f"{study['strategy']} (k*={study['k_star']}: {study['plateau_budget']})",
+        )
         star = [(xi, lv["accuracy"]) for xi, lv in zip(x, levels) if lv["budget"] == study["plateau_budget"]]
         if star:
             plt.scatter([star[0][0]], [star[0][1]], marker="◉", color=colour)
@@ -207,12 +239,18 @@ def strategies_figure(comparison: dict[str, Any], width: int, height: int, palet
     return _build(plt, palette)
 
 
-JUDGE_METRICS = (("tpr", "TPR"), ("fpr", "FPR"), ("precision", "precision"), ("accuracy", "accuracy"),
-                 ("self_choice", "self-choice"))
+JUDGE_METRICS = (
+    ("tpr", "TPR"),
+    ("fpr", "FPR"),
+    ("precision", "precision"),
+    ("accuracy", "accuracy"),
+    ("self_choice", "self-choice"),
+)
 
 
-def judges_figure(judges: list[dict[str, Any]], width: int, height: int, palette: Palette | None,
-                  max_rows: int | None = None) -> str:
+def judges_figure(
+    judges: list[dict[str, Any]], width: int, height: int, palette: Palette | None, max_rows: int | None = None
+) -> str:
     """Every judge of a run on one figure (self, external, evidence): its rates against the truth, one line each."""
     pal = palette or {}
     plt = _figure(width, min(max(10, height), max_rows or max(10, height)))
@@ -221,9 +259,13 @@ def judges_figure(judges: list[dict[str, Any]], width: int, height: int, palette
     for i, judge in enumerate(judges):
         points = [(xi, judge[key]) for xi, (key, _) in zip(x, JUDGE_METRICS) if judge.get(key) is not None]
         if points:
-            plt.plot([p[0] for p in points], [p[1] for p in points], label=f"{judge['role']}: {judge['judge']}",
-                     marker=STRATEGY_MARKERS[i % len(STRATEGY_MARKERS)],
-                     color=pal.get(STRATEGY_COLOURS[i % len(STRATEGY_COLOURS)]))
+            plt.plot(
+                [p[0] for p in points],
+                [p[1] for p in points],
+                label=f"{judge['role']}: {judge['judge']}",
+                marker=STRATEGY_MARKERS[i % len(STRATEGY_MARKERS)],
+                color=pal.get(STRATEGY_COLOURS[i % len(STRATEGY_COLOURS)]),
+            )
     plt.ylim(0, 1)
     plt.xticks(x, [label for _, label in JUDGE_METRICS])
     return _build(plt, palette)
@@ -242,14 +284,15 @@ def registry_points(registry: dict[str, Any]) -> dict[str, list[tuple[float, flo
             continue
         lines.setdefault(r["detail"], [])
         lines[r["detail"]].append((r["count"], r["accuracy"][0] / r["accuracy"][1], r["share"]))
-    for detail, points in lines.items():
+    for _detail, points in lines.items():
         if plain and plain[0]["accuracy"][1]:
             points.insert(0, (0, plain[0]["accuracy"][0] / plain[0]["accuracy"][1], 0.0))
     return lines
 
 
-def registry_figure(registry: dict[str, Any], width: int, height: int, palette: Palette | None,
-                    max_rows: int | None = None) -> str:
+def registry_figure(
+    registry: dict[str, Any], width: int, height: int, palette: Palette | None, max_rows: int | None = None
+) -> str:
     """Accuracy against the number of out-of-domain tools, one line per description detail (the study's registry-size
     ablation), and the out-of-domain call share of the full-detail runs as a dotted line; each line has its own
     marker, so they are told apart without colour."""
@@ -261,8 +304,13 @@ def registry_figure(registry: dict[str, Any], width: int, height: int, palette: 
     plt.title("accuracy vs extra tools, per detail · ood share (full) dotted")
     xs = sorted({x for pts in lines.values() for x, _, _ in pts})
     for detail, pts in lines.items():
-        plt.plot([p[0] for p in pts], [p[1] for p in pts], label=f"acc {detail}", marker=REGISTRY_MARKERS.get(detail, "o"),
-                 color=pal.get(REGISTRY_COLOURS.get(detail, "line")))
+        plt.plot(
+            [p[0] for p in pts],
+            [p[1] for p in pts],
+            label=f"acc {detail}",
+            marker=REGISTRY_MARKERS.get(detail, "o"),
+            color=pal.get(REGISTRY_COLOURS.get(detail, "line")),
+        )
     full = lines.get("full") or next(iter(lines.values()), [])
     shares = [(x, s) for x, _, s in full if s is not None]
     if shares:

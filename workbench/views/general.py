@@ -1,4 +1,5 @@
 """The general-agent setting in words: the out-of-domain measures of a run, a compare's sides, the registry table."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,9 +19,11 @@ def setting_text(setting: dict[str, Any]) -> str:
     detail = {"full": "full descriptions", "short": "one-line summaries", "names": "names and parameters only"}
     tokens = (setting.get("tool_block_tokens") or {}).get("extra")
     unit = "point" if setting.get("cost") == 1 else "points"
-    return (f"{setting['source']}, {setting['count']} tools of {setting.get('registry_size', '?')}, "
-            f"{detail.get(setting['detail'], setting['detail'])}, {setting['cost']} {unit} a call, order seed "
-            f"{setting['seed']}" + (f", extra tool block ≈{tokens:,} tokens (characters / 4)" if tokens else ""))
+    return (
+        f"{setting['source']}, {setting['count']} tools of {setting.get('registry_size', '?')}, "
+        f"{detail.get(setting['detail'], setting['detail'])}, {setting['cost']} {unit} a call, order seed "
+        f"{setting['seed']}" + (f", extra tool block ≈{tokens:,} tokens (characters / 4)" if tokens else "")
+    )
 
 
 def general_rows(report: dict[str, Any]) -> list[Row]:
@@ -31,18 +34,35 @@ def general_rows(report: dict[str, Any]) -> list[Row]:
     sec = "general setting"
     rows: list[Row] = [(sec, "setting", "", "", setting_text(g["setting"]))]
     iv = g.get("share_interval")
-    rows.append((sec, "out-of-domain call share", "", "", _share(g["share_counts"])
-                 + (f" [95% {pct(iv[0])} – {pct(iv[1])}]" if iv else "")))
+    rows.append(
+        (
+            sec,
+            "out-of-domain call share",
+            "",
+            "",
+            _share(g["share_counts"]) + (f" [95% {pct(iv[0])} – {pct(iv[1])}]" if iv else ""),
+        )
+    )
     rows.append((sec, "trajectories with ≥1 such call", "", "", _share(g["trajectories_with_any"])))
-    rows.append((sec, "points out of domain", "", "", _share(g["points"])
-                 + f" · {num(g['points_per_trajectory'])} per trajectory"))
-    rows.append((sec, "turns out of domain", "", "", _share(g["turns"])
-                 + f" · {num(g['turns_per_trajectory'])} per trajectory"))
+    rows.append(
+        (
+            sec,
+            "points out of domain",
+            "",
+            "",
+            _share(g["points"]) + f" · {num(g['points_per_trajectory'])} per trajectory",
+        )
+    )
+    rows.append(
+        (sec, "turns out of domain", "", "", _share(g["turns"]) + f" · {num(g['turns_per_trajectory'])} per trajectory")
+    )
     top = list(g["per_tool"].items())[:5]
     if top:
         rows.append((sec, "most called", "", "", " · ".join(f"{k} {v}" for k, v in top)))
-    items = sorted(((k, v) for k, v in (g.get("per_item") or {}).items() if v[1] and v[0]),
-                   key=lambda kv: (-kv[1][0] / kv[1][1], -kv[1][1], kv[0]))[:5]
+    items = sorted(
+        ((k, v) for k, v in (g.get("per_item") or {}).items() if v[1] and v[0]),
+        key=lambda kv: (-kv[1][0] / kv[1][1], -kv[1][1], kv[0]),
+    )[:5]
     if items:  # the items where the agent strayed most (share of their calls), not only in the JSON
         rows.append((sec, "items most out of domain", "", "", " · ".join(f"{k} {_share(v)}" for k, v in items)))
     vs = g.get("against_plain")
@@ -66,14 +86,25 @@ def compare_lines(cmp: dict[str, Any]) -> list[str]:
     out = []
     for side, g in (cmp.get("general_setting") or {}).items():
         if g:
-            out.append(f"{side.upper()}: general setting ({setting_text(g['setting'])}): out-of-domain calls "
-                       f"{_share(g['share_counts'])}, trajectories with one {_share(g['trajectories_with_any'])}, "
-                       f"points {_share(g['points'])}, turns {_share(g['turns'])}")
+            out.append(
+                f"{side.upper()}: general setting ({setting_text(g['setting'])}): out-of-domain calls "
+                f"{_share(g['share_counts'])}, trajectories with one {_share(g['trajectories_with_any'])}, "
+                f"points {_share(g['points'])}, turns {_share(g['turns'])}"
+            )
     return out
 
 
-REGISTRY_HEADER = ("run", "extra tools", "detail", "block tokens", "accuracy", "Δ vs plain", "McNemar p",
-                   "out-of-domain share", "mechanism")
+REGISTRY_HEADER = (
+    "run",
+    "extra tools",
+    "detail",
+    "block tokens",
+    "accuracy",
+    "Δ vs plain",
+    "McNemar p",
+    "out-of-domain share",
+    "mechanism",
+)
 
 
 def registry_rows(registry: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -81,11 +112,19 @@ def registry_rows(registry: dict[str, Any]) -> list[tuple[str, ...]]:
     rows = []
     for r in registry["rows"]:
         acc = r["accuracy"]
-        rows.append((r["run"], str(r["count"]), r["detail"] or "—",
-                     "—" if r["tool_block_tokens"] is None else f"{r['tool_block_tokens']:,}",
-                     _share(acc), "—" if r["delta"] is None else f"{r['delta'] * 100:+.1f} pts",
-                     "—" if r["p"] is None else f"{r['p']:.3g}",
-                     "—" if r.get("share_counts") is None else _share(r["share_counts"]), r["mechanism"]))
+        rows.append(
+            (
+                r["run"],
+                str(r["count"]),
+                r["detail"] or "—",
+                "—" if r["tool_block_tokens"] is None else f"{r['tool_block_tokens']:,}",
+                _share(acc),
+                "—" if r["delta"] is None else f"{r['delta'] * 100:+.1f} pts",
+                "—" if r["p"] is None else f"{r['p']:.3g}",
+                "—" if r.get("share_counts") is None else _share(r["share_counts"]),
+                r["mechanism"],
+            )
+        )
     return rows
 
 

@@ -2,6 +2,7 @@
 leader (†) marks, the fingerprints per run and family with their tests and words, the top trigrams per family.
 
 Shared by `report --panel` (table, Markdown) and the TUI's Panel screen, so both print the same cells."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -10,11 +11,21 @@ from workbench.views.cells import NOT_MEASURED, num, pct, sig
 from workbench.views.columns import PANEL_COLUMNS
 
 BEST_MARK, TIER_MARK = " *", " †"
-TIER_LABELS = {"closed-frontier": "Closed Frontier", "open-frontier": "Open Frontier",
-               "compute-efficient": "Compute-Efficient"}  # the paper's names of workbench.service.families.TIERS
+TIER_LABELS = {
+    "closed-frontier": "Closed Frontier",
+    "open-frontier": "Open Frontier",
+    "compute-efficient": "Compute-Efficient",
+}  # the paper's names of workbench.service.families.TIERS
 MEAN_LIKE = ("calls/turn", "tokens", "turns", "points")
-SIGNATURE_LABELS = {"calls_per_turn": "calls/turn", "think_share": "think", "read_share": "read", "nav_share": "nav",
-                    "early_commit": "early commit", "verify_before_commit": "verify", "search_volume": "searches"}
+SIGNATURE_LABELS = {
+    "calls_per_turn": "calls/turn",
+    "think_share": "think",
+    "read_share": "read",
+    "nav_share": "nav",
+    "early_commit": "early commit",
+    "verify_before_commit": "verify",
+    "search_volume": "searches",
+}
 SHARES = ("think_share", "read_share", "nav_share", "early_commit", "verify_before_commit")
 
 
@@ -88,8 +99,10 @@ def family_test_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tupl
     fp = panel.get("fingerprints") or {}
     sigs = fp.get("signatures") or list(SIGNATURE_LABELS)
     header = ("family vs the rest", *(SIGNATURE_LABELS[s] for s in sigs))
-    rows = [(fam, *(effect_cell(s, fam_tests["signatures"][s]) for s in sigs))
-            for fam, fam_tests in sorted((fp.get("families") or {}).items())]
+    rows = [
+        (fam, *(effect_cell(s, fam_tests["signatures"][s]) for s in sigs))
+        for fam, fam_tests in sorted((fp.get("families") or {}).items())
+    ]
     return header, rows
 
 
@@ -98,8 +111,10 @@ def trigram_lines(panel: dict[str, Any]) -> list[str]:
     lines = []
     for fam, tops in sorted(((panel.get("fingerprints") or {}).get("trigrams") or {}).items()):
         for t in tops:
-            lines.append(f"{fam}: {' → '.join(t['trigram'])} on {pct(t['share'])} of its {t['n']} trajectories "
-                         f"(other families' mean {pct(t['others_mean_share'])})")
+            lines.append(
+                f"{fam}: {' → '.join(t['trigram'])} on {pct(t['share'])} of its {t['n']} trajectories "
+                f"(other families' mean {pct(t['others_mean_share'])})"
+            )
     return lines
 
 
@@ -112,8 +127,10 @@ def fingerprint_notes(panel: dict[str, Any]) -> list[str]:
     for fam, tests in sorted((fp.get("families") or {}).items()):
         floors = [t["min_p_holm"] for t in tests["signatures"].values() if t.get("min_p_holm") is not None]
         if not tests["words"] and floors and min(floors) >= 0.05:
-            lines.append(f"{fam}: no word can be supported with these runs (the smallest attainable Holm-adjusted "
-                         f"p is {sig(min(floors))}: add runs to the family or to the others)")
+            lines.append(
+                f"{fam}: no word can be supported with these runs (the smallest attainable Holm-adjusted "
+                f"p is {sig(min(floors))}: add runs to the family or to the others)"
+            )
     return lines
 
 
@@ -136,10 +153,16 @@ def grouped_markdown(panel: dict[str, Any]) -> str:
 
 def titled_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
     """The panel's tables after Table 2, titled, in the order every front end shows them."""
-    return [("fingerprints (paper §4.2): per family (mean of its runs, the words the tests support) and per run",
-             fingerprint_table(panel)),
-            ("family vs the other families: difference, Holm-adjusted permutation p over runs (* p < 0.05)",
-             family_test_table(panel))]
+    return [
+        (
+            "fingerprints (paper §4.2): per family (mean of its runs, the words the tests support) and per run",
+            fingerprint_table(panel),
+        ),
+        (
+            "family vs the other families: difference, Holm-adjusted permutation p over runs (* p < 0.05)",
+            family_test_table(panel),
+        ),
+    ]
 
 
 def panel_markdown(panel: dict[str, Any]) -> str:
@@ -149,7 +172,7 @@ def panel_markdown(panel: dict[str, Any]) -> str:
 
     parts = [f"> warning: {w}\n\n" for w in panel.get("warnings", [])]
     parts.append(f"**{panel_title(panel, len(panel['rows']))}**\n\n" + grouped_markdown(panel))
-    stats = panel_stat_lines(panel) + [bigram_panel_line(panel)]
+    stats = [*panel_stat_lines(panel), bigram_panel_line(panel)]
     parts.append("".join(f"\n{line}\n" for line in stats if line))
     for title, (header, rows) in titled_tables(panel) + extra_tables(panel):
         if rows:
@@ -211,12 +234,18 @@ def table10_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
         cells = []
         for c in CELL_ORDER:
             cell = entry["cells"][c]
-            cells.append(NOT_MEASURED if cell["accuracy"] is None
-                         else f"{pct(cell['accuracy'])} ±{cell['half_width'] * 100:.1f}")
+            cells.append(
+                NOT_MEASURED if cell["accuracy"] is None else f"{pct(cell['accuracy'])} ±{cell['half_width'] * 100:.1f}"
+            )
         d = entry.get("delta")
-        rows.append((entry["run"], *cells,
-                     f"{d['easiest']}→{d['hardest']} {d['delta'] * 100:+.1f} pts" if d else NOT_MEASURED,
-                     sig(d["p"]) if d else NOT_MEASURED))
+        rows.append(
+            (
+                entry["run"],
+                *cells,
+                f"{d['easiest']}→{d['hardest']} {d['delta'] * 100:+.1f} pts" if d else NOT_MEASURED,
+                sig(d["p"]) if d else NOT_MEASURED,
+            )
+        )
     return header, rows
 
 
@@ -224,8 +253,10 @@ def table15_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     """NA share and its split by what ended the trajectory."""
     caps = ("max_turns", "budget", "token_limit", "error", "answer")
     header = ("run", "NA", *caps)
-    rows = [(e["run"], f"{pct(e['na_share'])} ({e['na']}/{e['n']})", *(pct(e["by_cap_share"][c]) for c in caps))
-            for e in (panel.get("tables") or {}).get("table15") or []]
+    rows = [
+        (e["run"], f"{pct(e['na_share'])} ({e['na']}/{e['n']})", *(pct(e["by_cap_share"][c]) for c in caps))
+        for e in (panel.get("tables") or {}).get("table15") or []
+    ]
     return header, rows
 
 
@@ -239,8 +270,17 @@ def table4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str
         def step(s: dict[str, Any]) -> str:
             return NOT_MEASURED if s["delta"] is None else f"{s['delta'] * 100:+.1f} pts ({sig(s['p'])})"
 
-        rows.append((f"{e['agent']} {e['model'] or ''}".strip(), str(e["n"]), pct(acc["closed-book"]), step(s1),
-                     pct(acc["no-search"]), step(s2), pct(acc["full"])))
+        rows.append(
+            (
+                f"{e['agent']} {e['model'] or ''}".strip(),
+                str(e["n"]),
+                pct(acc["closed-book"]),
+                step(s1),
+                pct(acc["no-search"]),
+                step(s2),
+                pct(acc["full"]),
+            )
+        )
     return header, rows
 
 
@@ -250,30 +290,43 @@ def figure4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     if not f:
         return ("group", "low", "mid", "high"), []
     e = f["edges"]
-    header = ("group", f"low ({e['low'][0]}–{e['low'][1]})", f"mid ({e['mid'][0]}–{e['mid'][1]})",
-              f"high ({e['high'][0]}–{e['high'][1]})")
-    rows = [(key, *(str(counts[b]) for b in ("low", "mid", "high")))
-            for part in ("type_depth", "consensus_tier") for key, counts in f[part].items()]
+    header = (
+        "group",
+        f"low ({e['low'][0]}–{e['low'][1]})",
+        f"mid ({e['mid'][0]}–{e['mid'][1]})",
+        f"high ({e['high'][0]}–{e['high'][1]})",
+    )
+    rows = [
+        (key, *(str(counts[b]) for b in ("low", "mid", "high")))
+        for part in ("type_depth", "consensus_tier")
+        for key, counts in f[part].items()
+    ]
     return header, rows
 
 
 def extra_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
     """The further tables of the paper's panel (after the fingerprints), titled."""
-    return [("Table 3 · after a wrong-paper read, the paper's overlapping categories (share of events)",
-             table3_table(panel)),
-            ("Table 4 · closed-book → no-search → full (paired McNemar p per step)", table4_table(panel)),
-            ("Table 9 · after the evidence: ours (three categories) and the paper's denominator (residual kept)",
-             table9_table(panel)),
-            ("Table 10 · type × depth, accuracy ± Wilson 95 % half-width", table10_table(panel)),
-            ("Table 11 · evidence contact of recall-credited trajectories (pooled full-tool runs)",
-             table11_table(panel)),
-            ("Table 15 · no answer (NA) by what ended the trajectory", table15_table(panel)),
-            ("Table 17 · run-to-run over replicates: mean ± SD (range), and rank stability", table17_table(panel)),
-            ("Table 19 · closed-book accuracy by stratum (venue, seed year, seed citation quartile), per tier",
-             table19_table(panel)),
-            ("Figure 2 · within-family generation gap (newest − oldest run of a family)", figure2_table(panel)),
-            ("Figure 4 · item difficulty (runs right per item) by type × depth and consensus tier",
-             figure4_table(panel))]
+    return [
+        (
+            "Table 3 · after a wrong-paper read, the paper's overlapping categories (share of events)",
+            table3_table(panel),
+        ),
+        ("Table 4 · closed-book → no-search → full (paired McNemar p per step)", table4_table(panel)),
+        (
+            "Table 9 · after the evidence: ours (three categories) and the paper's denominator (residual kept)",
+            table9_table(panel),
+        ),
+        ("Table 10 · type × depth, accuracy ± Wilson 95 % half-width", table10_table(panel)),
+        ("Table 11 · evidence contact of recall-credited trajectories (pooled full-tool runs)", table11_table(panel)),
+        ("Table 15 · no answer (NA) by what ended the trajectory", table15_table(panel)),
+        ("Table 17 · run-to-run over replicates: mean ± SD (range), and rank stability", table17_table(panel)),
+        (
+            "Table 19 · closed-book accuracy by stratum (venue, seed year, seed citation quartile), per tier",
+            table19_table(panel),
+        ),
+        ("Figure 2 · within-family generation gap (newest − oldest run of a family)", figure2_table(panel)),
+        ("Figure 4 · item difficulty (runs right per item) by type × depth and consensus tier", figure4_table(panel)),
+    ]
 
 
 def extra_lines(panel: dict[str, Any]) -> list[str]:
@@ -282,14 +335,18 @@ def extra_lines(panel: dict[str, Any]) -> list[str]:
     lines = []
     early = tables.get("early_submit")
     if early and early["n_tested"]:
-        lines.append(f"early submission (within 3 actions of a wrong-paper read): mean Δ accuracy "
-                     f"{early['mean_delta'] * 100:+.1f} pts across {early['n_tested']} runs; significant "
-                     f"(p < 0.05) in {early['n_significant']} of {early['n_tested']} runs")
+        lines.append(
+            f"early submission (within 3 actions of a wrong-paper read): mean Δ accuracy "
+            f"{early['mean_delta'] * 100:+.1f} pts across {early['n_tested']} runs; significant "
+            f"(p < 0.05) in {early['n_significant']} of {early['n_tested']} runs"
+        )
     itc = tables.get("item_total_summary")
     if itc:
-        lines.append(f"item-total correlation over {itc['n']} items: median {itc['median']:.2f} (quartiles "
-                     f"{itc['q1']:.2f}–{itc['q3']:.2f}), > 0.2 for {pct(itc['share_above_0_2'])}, ≤ 0 for "
-                     f"{pct(itc['share_at_most_0'])}")
+        lines.append(
+            f"item-total correlation over {itc['n']} items: median {itc['median']:.2f} (quartiles "
+            f"{itc['q1']:.2f}–{itc['q3']:.2f}), > 0.2 for {pct(itc['share_above_0_2'])}, ≤ 0 for "
+            f"{pct(itc['share_at_most_0'])}"
+        )
     return lines
 
 
@@ -297,8 +354,11 @@ def figure5_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> st
     """Figure 5: accuracy against paper recall, one point per run, a marker per tier, with the diagonal."""
     import plotext as plt
 
-    points = [p for p in (panel.get("tables") or {}).get("figure5") or [] if p["paper_recall"] is not None
-              and p["accuracy"] is not None]
+    points = [
+        p
+        for p in (panel.get("tables") or {}).get("figure5") or []
+        if p["paper_recall"] is not None and p["accuracy"] is not None
+    ]
     if not points:
         return ""
     plt.main()
@@ -311,8 +371,12 @@ def figure5_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> st
     for tier in [*TIER_LABELS, None]:
         mine = [p for p in points if (p["tier"] if p["tier"] in TIER_LABELS else None) == tier]
         if mine:
-            plt.scatter([p["paper_recall"] for p in mine], [p["accuracy"] for p in mine],
-                        marker=markers.get(tier or "", "x"), label=TIER_LABELS.get(tier or "", "untiered"))
+            plt.scatter(
+                [p["paper_recall"] for p in mine],
+                [p["accuracy"] for p in mine],
+                marker=markers.get(tier or "", "x"),
+                label=TIER_LABELS.get(tier or "", "untiered"),
+            )
     plt.xlim(0, 1)
     plt.ylim(0, 1)
     plt.xlabel("paper recall")
@@ -357,8 +421,12 @@ def figure4_text(panel: dict[str, Any], width: int = 72, height: int = 16) -> st
     plt = _plot(width, height)
     e = f["edges"]
     buckets = ("low", "mid", "high")
-    plt.multiple_bar([k for k, _ in groups], [[v[b] for _, v in groups] for b in buckets],
-                     labels=[f"{b} ({e[b][0]}–{e[b][1]} right)" for b in buckets], marker=["░", "▒", "█"])
+    plt.multiple_bar(
+        [k for k, _ in groups],
+        [[v[b] for _, v in groups] for b in buckets],
+        labels=[f"{b} ({e[b][0]}–{e[b][1]} right)" for b in buckets],
+        marker=["░", "▒", "█"],
+    )
     plt.ylim(0, max(v[b] for _, v in groups for b in buckets) * 1.4 + 1)  # headroom: the legend sits top left
     plt.ylabel("items")
     plt.title("Figure 4 · item difficulty by type × depth and consensus tier")
@@ -368,10 +436,15 @@ def figure4_text(panel: dict[str, Any], width: int = 72, height: int = 16) -> st
 def figures_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> str:
     """Every figure of the panel as text, each no taller than `height` rows (the caller passes what the terminal
     leaves): Figure 2, Figure 4, then Figure 5 and the points it plots (so no number is only a dot)."""
-    parts = [figure2_text(panel, width, max(10, height - 4)), figure4_text(panel, width, height),
-             figure5_text(panel, width, height)]
-    points = [f"{p['run']}: recall {pct(p['paper_recall'])}, accuracy {pct(p['accuracy'])}"
-              for p in (panel.get("tables") or {}).get("figure5") or []]
+    parts = [
+        figure2_text(panel, width, max(10, height - 4)),
+        figure4_text(panel, width, height),
+        figure5_text(panel, width, height),
+    ]
+    points = [
+        f"{p['run']}: recall {pct(p['paper_recall'])}, accuracy {pct(p['accuracy'])}"
+        for p in (panel.get("tables") or {}).get("figure5") or []
+    ]
     return "\n".join([x for x in parts if x] + points)
 
 
@@ -379,13 +452,19 @@ def table3_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str
     """After a wrong-paper read, the paper's overlapping categories (shares of events)."""
     cats = ("Recover", "Stay", "Think", "Re-nav", "Submit")
     header = ("run", "events", *cats)
-    rows = [(e["run"], str(e["n_events"]), *(pct(e["shares"][c]) for c in cats))
-            for e in (panel.get("tables") or {}).get("table3") or []]
+    rows = [
+        (e["run"], str(e["n_events"]), *(pct(e["shares"][c]) for c in cats))
+        for e in (panel.get("tables") or {}).get("table3") or []
+    ]
     return header, rows
 
 
-T17_LABELS = {"accuracy": "accuracy", "section_recall": "section recall", "conversion": "conversion",
-              "tokens": "tokens"}
+T17_LABELS = {
+    "accuracy": "accuracy",
+    "section_recall": "section recall",
+    "conversion": "conversion",
+    "tokens": "tokens",
+}
 
 
 def _spread_cell(metric: str, s: dict[str, Any] | None) -> str:
@@ -400,7 +479,9 @@ def table17_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     """Mean ± population SD (range) per metric over each run's replicates, then the rank-stability row."""
     t17 = (panel.get("tables") or {}).get("table17") or {}
     header = ("run", *T17_LABELS.values())
-    rows = [(run, *(_spread_cell(m, spread.get(m)) for m in T17_LABELS)) for run, spread in (t17.get("runs") or {}).items()]
+    rows = [
+        (run, *(_spread_cell(m, spread.get(m)) for m in T17_LABELS)) for run, spread in (t17.get("runs") or {}).items()
+    ]
     if rows:
         stab = t17.get("rank_stability") or {}
 
@@ -421,11 +502,23 @@ def figure2_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     for e in (panel.get("tables") or {}).get("figure2") or []:
         d = e["delta"]
         bar = NOT_MEASURED if d is None else ("█" * max(1, round(abs(d) * 20)) if d else "·")
-        moved = ", ".join(f"{m['axis']} {m['delta'] * 100:+.0f}" if m["axis"] != "calls/turn"
-                          else f"calls/turn {m['delta']:+.2f}" for m in e["moved"]) or NOT_MEASURED
-        rows.append((e["family"], f"{e['older']} → {e['newer']}",
-                     NOT_MEASURED if d is None else f"{d * 100:+.1f} pts", ("−" if d and d < 0 else "+") + bar,
-                     sig(e["p"]), moved))
+        moved = (
+            ", ".join(
+                f"{m['axis']} {m['delta'] * 100:+.0f}" if m["axis"] != "calls/turn" else f"calls/turn {m['delta']:+.2f}"
+                for m in e["moved"]
+            )
+            or NOT_MEASURED
+        )
+        rows.append(
+            (
+                e["family"],
+                f"{e['older']} → {e['newer']}",
+                NOT_MEASURED if d is None else f"{d * 100:+.1f} pts",
+                ("−" if d and d < 0 else "+") + bar,
+                sig(e["p"]),
+                moved,
+            )
+        )
     return header, rows
 
 
@@ -433,9 +526,15 @@ def table19_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     """Closed-book accuracy per stratum value (rows) for each tier (columns; its closed-book runs pooled)."""
     entries = (panel.get("tables") or {}).get("table19") or []
     header = ("stratum", *(TIER_LABELS.get(e["tier"] or "", "untiered") + f" ({len(e['runs'])})" for e in entries))
-    keys = sorted({(k, v) for e in entries for k, vals in e["strata"].items() for v in vals},
-                  key=lambda kv: (("venue", "seed year", "citation quartile").index(kv[0])
-                                  if kv[0] in ("venue", "seed year", "citation quartile") else 9, kv[1]))
+    keys = sorted(
+        {(k, v) for e in entries for k, vals in e["strata"].items() for v in vals},
+        key=lambda kv: (
+            ("venue", "seed year", "citation quartile").index(kv[0])
+            if kv[0] in ("venue", "seed year", "citation quartile")
+            else 9,
+            kv[1],
+        ),
+    )
     rows = []
     for k, v in keys:
         cells = []
@@ -452,8 +551,13 @@ def table11_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     header = ("evidence contact", "share", "n", "conversion", "closed-book (same items)")
     if not t11:
         return header, []
-    labels = {"header": "read a direct-labelled section (header match)",
-              "parent": "read the labelled content inside its parent section", "none": "read no direct-labelled content"}
-    rows = [(labels[g], pct(v["share"]), str(v["n"]), pct(v["conversion"]), pct(v["closed_book"]))
-            for g, v in t11["groups"].items()]
+    labels = {
+        "header": "read a direct-labelled section (header match)",
+        "parent": "read the labelled content inside its parent section",
+        "none": "read no direct-labelled content",
+    }
+    rows = [
+        (labels[g], pct(v["share"]), str(v["n"]), pct(v["conversion"]), pct(v["closed_book"]))
+        for g, v in t11["groups"].items()
+    ]
     return header, rows

@@ -1,15 +1,27 @@
 """The panel (the paper's Table 2) as text cells, its title and notes, and as tidy rows of numbers."""
+
 from __future__ import annotations
 
 from typing import Any
 
-
-from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 from workbench.views.cells import counted, num, pct, points
+from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 from workbench.views.report import _arrow, _tidy
 
-PANEL_TIDY_HEADER = ("table", "run", "axis", "metric", "split", "value", "numerator", "denominator", "best", "tier_best",
-                     "family", "tier")
+PANEL_TIDY_HEADER = (
+    "table",
+    "run",
+    "axis",
+    "metric",
+    "split",
+    "value",
+    "numerator",
+    "denominator",
+    "best",
+    "tier_best",
+    "family",
+    "tier",
+)
 
 
 def tidy_panel_rows(panel: dict[str, Any]) -> list[list[Any]]:
@@ -20,14 +32,31 @@ def tidy_panel_rows(panel: dict[str, Any]) -> list[list[Any]]:
         tier_best = (panel.get("tier_best") or {}).get(r.get("tier") or "", {})
         for col, _ in PANEL_COLUMNS:
             metric, _, split = COLUMN_TERMS[col].partition(".")  # the report's names: paper_recall, st
-            rows.append(["table2"] + _tidy(r["run"], group[col], metric, split or "all", r["counts"].get(col))
-                        + [int(r["run"] in panel["best"].get(col, ())), int(r["run"] in tier_best.get(col, ())),
-                           r.get("family") or "", r.get("tier") or ""])
+            rows.append(
+                [
+                    "table2",
+                    *_tidy(r["run"], group[col], metric, split or "all", r["counts"].get(col)),
+                    int(r["run"] in panel["best"].get(col, ())),
+                    int(r["run"] in tier_best.get(col, ())),
+                    r.get("family") or "",
+                    r.get("tier") or "",
+                ]
+            )
     return rows
 
 
-PANEL_STATISTICS = ("cronbach_alpha", "coverage", "replicates", "ablation_lift", "external", "best_tests",
-                    "tier_best_tests", "bigram_panel", "fingerprints", "item_total_correlation")
+PANEL_STATISTICS = (
+    "cronbach_alpha",
+    "coverage",
+    "replicates",
+    "ablation_lift",
+    "external",
+    "best_tests",
+    "tier_best_tests",
+    "bigram_panel",
+    "fingerprints",
+    "item_total_correlation",
+)
 IDENTITY = ("run", "family", "tier")  # a dict's fields that say whose numbers it holds: columns, not path parts
 
 
@@ -43,8 +72,22 @@ def tidy_all_rows(panel: dict[str, Any]) -> list[list[Any]]:
     blocks += list((panel.get("tables") or {}).items())
     for table, data in blocks:
         for ident, path, value in _leaves(data, {}, [], names):
-            out.append([table, ident.get("run", ""), "", ".".join(path), "", value, "", "", "", "",
-                        ident.get("family", ""), ident.get("tier", "")])
+            out.append(
+                [
+                    table,
+                    ident.get("run", ""),
+                    "",
+                    ".".join(path),
+                    "",
+                    value,
+                    "",
+                    "",
+                    "",
+                    "",
+                    ident.get("family", ""),
+                    ident.get("tier", ""),
+                ]
+            )
     return out
 
 
@@ -52,17 +95,21 @@ def _leaves(obj: Any, ident: dict[str, str], path: list[str], names: set[str]):
     """(identity, path, value) for each number (or None) under `obj`; strings other than identities are labels,
     not numbers, and are left to the JSON export."""
     if isinstance(obj, dict):
-        ident = {**ident, **{k: obj[k] or "" for k in IDENTITY if k in obj and (obj[k] is None or isinstance(obj[k], str))}}
+        ident = {
+            **ident,
+            **{k: obj[k] or "" for k in IDENTITY if k in obj and (obj[k] is None or isinstance(obj[k], str))},
+        }
         for key, value in obj.items():
             if key in IDENTITY and (value is None or isinstance(value, str)):
                 continue
             sub = {**ident, "run": str(key)} if str(key) in names and "run" not in ident else ident
-            yield from _leaves(value, sub, path + [str(key)], names)
+            yield from _leaves(value, sub, [*path, str(key)], names)
     elif isinstance(obj, (list, tuple)):
         for i, value in enumerate(obj):
             named = isinstance(value, dict) and any(k in value for k in IDENTITY)
-            yield from _leaves(value, ident, path if named and len(obj) > 0 and _distinct(obj) else path + [str(i)],
-                               names)
+            yield from _leaves(
+                value, ident, path if named and len(obj) > 0 and _distinct(obj) else [*path, str(i)], names
+            )
     elif obj is None or isinstance(obj, bool):
         yield ident, path, "" if obj is None else int(obj)
     elif isinstance(obj, (int, float)):
@@ -102,9 +149,10 @@ def panel_title(panel: dict[str, Any], n_runs: int) -> str:
     """'panel · 3 runs · cells over the 58 items common to all · * best, p < 0.05 vs the runner-up' (the cells are
     computed on those; a best cell is marked only where it beats the runner-up significantly)."""
     n = panel["n_common_items"]
-    items = counted(n, 'item') if n_runs == 1 else f"cells over the {counted(n, 'item')} common to all"
-    return (f"panel · {counted(n_runs, 'run')} · {items}"
-            + (" · * best, p < 0.05 vs the runner-up" if panel.get("best") else ""))
+    items = counted(n, "item") if n_runs == 1 else f"cells over the {counted(n, 'item')} common to all"
+    return f"panel · {counted(n_runs, 'run')} · {items}" + (
+        " · * best, p < 0.05 vs the runner-up" if panel.get("best") else ""
+    )
 
 
 def error_line(errors: dict[str, Any] | None) -> str | None:
@@ -115,8 +163,10 @@ def error_line(errors: dict[str, Any] | None) -> str | None:
     ended, met, cut = errors.get("error") or [0, 0], errors.get("api_error") or [0, 0], errors.get("cut_off") or {}
     if not (ended[0] or met[0] or cut.get("turns")):
         return None
-    parts = [f"{ended[0]:g} of {ended[1]} ended in error ({pct(ended[0] / ended[1] if ended[1] else None)})",
-             f"{met[0]:g} of {met[1]} met an API error ({pct(met[0] / met[1] if met[1] else None)})"]
+    parts = [
+        f"{ended[0]:g} of {ended[1]} ended in error ({pct(ended[0] / ended[1] if ended[1] else None)})",
+        f"{met[0]:g} of {met[1]} met an API error ({pct(met[0] / met[1] if met[1] else None)})",
+    ]
     if cut.get("turns"):
         parts.append(f"{counted(cut['turns'], 'reply', 'replies')} cut off, {counted(cut['calls_lost'], 'call')} lost")
     return " · ".join(parts)
@@ -128,24 +178,34 @@ def panel_stat_lines(panel: dict[str, Any]) -> list[str]:
     if panel.get("coverage"):
         counts = panel["coverage"]["counts"]
         alpha = panel.get("cronbach_alpha")
-        lines.append(f"Cronbach's α (items as components, runs as respondents): "
-                     f"{'undefined (the run totals do not vary)' if alpha is None else f'{alpha:.3f}'}; item coverage: "
-                     + " · ".join(f"{k} {v}" for k, v in counts.items()))
+        lines.append(
+            f"Cronbach's α (items as components, runs as respondents): "
+            f"{'undefined (the run totals do not vary)' if alpha is None else f'{alpha:.3f}'}; item coverage: "
+            + " · ".join(f"{k} {v}" for k, v in counts.items())
+        )
     itc = panel.get("item_total_correlation")
     if itc:
         valued = {k: v for k, v in itc.items() if v is not None}
         negative = sorted((v, k) for k, v in valued.items() if v < 0)
-        lines.append(f"corrected item-total correlation (across runs): {len(valued)} items with a value, "
-                     f"{len(negative)} negative" + (": " + ", ".join(f"{k} {v:+.2f}" for v, k in negative[:5])
-                                                    + (" …" if len(negative) > 5 else "") if negative else ""))
+        lines.append(
+            f"corrected item-total correlation (across runs): {len(valued)} items with a value, "
+            f"{len(negative)} negative"
+            + (
+                ": " + ", ".join(f"{k} {v:+.2f}" for v, k in negative[:5]) + (" …" if len(negative) > 5 else "")
+                if negative
+                else ""
+            )
+        )
     for r in panel["rows"]:
         line = error_line(r.get("errors"))
         if line:
             lines.append(f"{r['run']}: {line}")
     for name, spread in (panel.get("replicates") or {}).items():
         if spread:
-            lines.append(f"replicates of {name}: mean {pct(spread['mean'])}, run-to-run SD (population, Table 17) "
-                         f"{pct(spread['std'])}, range {pct(spread['range'])} (n = {spread['n']})")
+            lines.append(
+                f"replicates of {name}: mean {pct(spread['mean'])}, run-to-run SD (population, Table 17) "
+                f"{pct(spread['std'])}, range {pct(spread['range'])} (n = {spread['n']})"
+            )
     return lines
 
 
@@ -161,5 +221,7 @@ def bigram_panel_line(panel: dict[str, Any]) -> str:
     def one(b: dict[str, Any]) -> str:
         return f"{_arrow(b['bigram'])} {points(b['mean_delta'])} (present in {b['n_present']}/{n_runs})"
 
-    return (f"bigram panel: {len(kept)} bigrams present in at least half of the {n_runs} runs; highest mean Δacc "
-            f"{one(hi)}, lowest {one(lo)}")
+    return (
+        f"bigram panel: {len(kept)} bigrams present in at least half of the {n_runs} runs; highest mean Δacc "
+        f"{one(hi)}, lowest {one(lo)}"
+    )

@@ -1,4 +1,5 @@
 """A play session in words: what the player should know before playing (the plan is `workbench.service.play`'s)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,10 +17,14 @@ def session_notes(plan: Any) -> list[str]:
     out = []
     if plan.left_out:
         ids = sorted(plan.left_out)
-        out.append(f"left out {counted(len(ids), 'item')} you played before: {_ids(ids)}"
-                   " (include them to replay; a replay is marked and left out of the leaderboard)")
+        out.append(
+            f"left out {counted(len(ids), 'item')} you played before: {_ids(ids)}"
+            " (include them to replay; a replay is marked and left out of the leaderboard)"
+        )
     if plan.replayed:
         ids = sorted(plan.replayed)
-        out.append(f"replaying {_ids(ids)}: you saw the gold answer; these plays are marked 'replayed' and left out "
-                   "of the leaderboard")
+        out.append(
+            f"replaying {_ids(ids)}: you saw the gold answer; these plays are marked 'replayed' and left out "
+            "of the leaderboard"
+        )
     return out

@@ -1,4 +1,5 @@
 """A run's report as rows of text cells (the batch table, the TUI's diagnostics) and as tidy rows of numbers."""
+
 from __future__ import annotations
 
 import json
@@ -10,16 +11,28 @@ from rich.text import Text
 
 from workbench.views.cells import NOT_MEASURED, counted, frac, num, pct, points
 
+
 def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """The four axes as (axis, metric, ST, MT, all) text cells, shared by the table, CSV and Markdown."""
     a, c = report["axes"], report["counts"]
     if "accuracy_by_type" in report:
-        rows = [("", "accuracy", *(f"{pct(report['accuracy_by_type'][k])} ({frac(c['accuracy_by_type'][k])})"
-                                   for k in ("st", "mt", "all")))]
+        rows = [
+            (
+                "",
+                "accuracy",
+                *(
+                    f"{pct(report['accuracy_by_type'][k])} ({frac(c['accuracy_by_type'][k])})"
+                    for k in ("st", "mt", "all")
+                ),
+            )
+        ]
     else:  # a report stored before the split
         rows = [("", "accuracy", "", "", f"{pct(report['accuracy'])} ({frac(c['accuracy'])})")]
-    for axis, metric, label in (("search", "paper_recall", "paper recall"), ("search", "section_recall", "section recall"),
-                                ("synthesis", "conversion", "conversion")):
+    for axis, metric, label in (
+        ("search", "paper_recall", "paper recall"),
+        ("search", "section_recall", "section recall"),
+        ("synthesis", "conversion", "conversion"),
+    ):
         v, n = a[axis][metric], c[axis][metric]
         rows.append((axis, label, *(f"{pct(v[k])} ({frac(n[k])})" for k in ("st", "mt", "all"))))
     rows.append(("tool use", "calls per turn", "", "", num(a["tool_use"]["calls_per_turn"])))
@@ -29,13 +42,17 @@ def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         rows.append(("", "avg prompt tokens incl. cache reads", "", "", num(r["avg_prompt_tokens"], 0)))
     rows.append(("", "avg turns", "", "", num(r["avg_turns"])))
     rows.append(("", "avg points", "", "", num(r["avg_points"])))
-    for key, label in (("max_tokens_rate", "max tokens"), ("max_turns_rate", "max turns"),
-                       ("max_budget_rate", "max budget")):
+    for key, label in (
+        ("max_tokens_rate", "max tokens"),
+        ("max_turns_rate", "max turns"),
+        ("max_budget_rate", "max budget"),
+    ):
         rows.append(("", label, "", "", f"{pct(r[key])} ({frac(c['resource'][key])})"))
     split_counts = c.get("splits", {}).get("type_depth", {})
     for k, v in report["splits"]["type_depth"].items():
-        rows.append(("split", f"accuracy {k}", "", "", f"{pct(v)} ({frac(split_counts[k])})" if k in split_counts
-                     else pct(v)))
+        rows.append(
+            ("split", f"accuracy {k}", "", "", f"{pct(v)} ({frac(split_counts[k])})" if k in split_counts else pct(v))
+        )
     att = report["attribution"]
     for k, v in att["counts"].items():
         rows.append(("wrong answers", k, "", "", f"{v}/{att['n_wrong']}"))
@@ -80,41 +97,87 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
     a, c = report["axes"], report["counts"]
     rows: list[tuple[str, str, str, str, str]] = []
     cell = lambda v, n: f"{pct(v)} ({frac(n)})"  # noqa: E731
-    for axis, metric, label in (("search", "paper_recall_any", "paper recall, any gold"),
-                                ("search", "section_recall_any", "section recall, any gold"),
-                                ("search", "section_recall_loose", "section recall, direct or supporting"),
-                                ("synthesis", "conversion_section", "conversion given section recall")):
+    for axis, metric, label in (
+        ("search", "paper_recall_any", "paper recall, any gold"),
+        ("search", "section_recall_any", "section recall, any gold"),
+        ("search", "section_recall_loose", "section recall, direct or supporting"),
+        ("synthesis", "conversion_section", "conversion given section recall"),
+    ):
         v, n = a[axis][metric], c[axis][metric]
         rows.append((axis, label, *(cell(v[k], n[k]) for k in ("st", "mt", "all"))))
     ceiling = report.get("section_recall_ceiling")
     if ceiling:
         n = c.get("section_recall_ceiling", {})
-        rows.append(("search", "section recall ceiling", *(cell(ceiling.get(k), n.get(k)) for k in ("st", "mt", "all"))))
-        rows.append(("search", "items' trajectories, SR unreachable", "", "", f"{ceiling['unreachable']}"
-                     + (f" (+{ceiling['unknown']} unknown)" if ceiling.get("unknown") else "")))
+        rows.append(
+            ("search", "section recall ceiling", *(cell(ceiling.get(k), n.get(k)) for k in ("st", "mt", "all")))
+        )
+        rows.append(
+            (
+                "search",
+                "items' trajectories, SR unreachable",
+                "",
+                "",
+                f"{ceiling['unreachable']}" + (f" (+{ceiling['unknown']} unknown)" if ceiling.get("unknown") else ""),
+            )
+        )
     r = a["resource"]
-    for key, label in (("error_rate", "error rate (ended in error)"), ("api_error_rate", "episodes with an API error"),
-                       ("non_submission_rate", "non-submission rate")):
+    for key, label in (
+        ("error_rate", "error rate (ended in error)"),
+        ("api_error_rate", "episodes with an API error"),
+        ("non_submission_rate", "non-submission rate"),
+    ):
         if key in r:  # a report stored before api_error_rate existed has none
             rows.append(("resource", label, "", "", cell(r.get(key), c["resource"].get(key))))
     if r.get("cache_hit_rate") is not None:
-        rows.append(("resource", "cache hit rate (cache reads ÷ prompt tokens)", "", "",
-                     cell(r.get("cache_hit_rate"), c["resource"].get("cache_hit_rate"))))
+        rows.append(
+            (
+                "resource",
+                "cache hit rate (cache reads ÷ prompt tokens)",
+                "",
+                "",
+                cell(r.get("cache_hit_rate"), c["resource"].get("cache_hit_rate")),
+            )
+        )
     cut = report.get("cut_off")
     if cut is not None:
-        rows.append(("resource", "replies cut off (finish_reason length)", "", "",
-                     f"{cut['turns']} in {cut['trajectories']} trajectories · {cut['calls_lost']} calls lost"))
+        rows.append(
+            (
+                "resource",
+                "replies cut off (finish_reason length)",
+                "",
+                "",
+                f"{cut['turns']} in {cut['trajectories']} trajectories · {cut['calls_lost']} calls lost",
+            )
+        )
     split_counts = c.get("splits", {})
-    for split, label in (("type_depth", "type × depth"), ("reasoning_type", "reasoning"),
-                         ("consensus_tier", "consensus tier"), ("venue", "venue")):
+    for split, label in (
+        ("type_depth", "type × depth"),
+        ("reasoning_type", "reasoning"),
+        ("consensus_tier", "consensus tier"),
+        ("venue", "venue"),
+    ):
         for key, v in report["splits"].get(split, {}).items():
             rows.append((f"split · {label}", key, "", "", cell(v, split_counts.get(split, {}).get(key))))
     bias = report.get("position_bias")
     if bias:
-        rows.append(("position bias", "predicted letters", "", "",
-                     " · ".join(f"{k} {v}" for k, v in bias["predicted_distribution"].items())))
-        rows.append(("position bias", "gold letters", "", "",
-                     " · ".join(f"{k} {v}" for k, v in bias["correct_position_distribution"].items())))
+        rows.append(
+            (
+                "position bias",
+                "predicted letters",
+                "",
+                "",
+                " · ".join(f"{k} {v}" for k, v in bias["predicted_distribution"].items()),
+            )
+        )
+        rows.append(
+            (
+                "position bias",
+                "gold letters",
+                "",
+                "",
+                " · ".join(f"{k} {v}" for k, v in bias["correct_position_distribution"].items()),
+            )
+        )
         for letter, pair in bias["accuracy_when_correct_at"].items():
             rows.append(("position bias", f"accuracy, gold at {letter}", "", "", _share(pair)))
     rows += hop_rows(report)
@@ -132,8 +195,13 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
     return rows
 
 
-HOP_LABELS = {"0": "hop 0 (the seed)", "1": "hop 1", "2": "hop 2", "3+": "hop 3 or more",
-              "unreachable": "unreachable (no citation path)"}
+HOP_LABELS = {
+    "0": "hop 0 (the seed)",
+    "1": "hop 1",
+    "2": "hop 2",
+    "3+": "hop 3 or more",
+    "unreachable": "unreachable (no citation path)",
+}
 
 
 def read_hop_text(hop: int | None, measured: bool = True) -> str:
@@ -152,9 +220,14 @@ def hop_cells(report: dict[str, Any]) -> list[tuple[str, str]]:
     if not hops:
         return []
     if not hops["measured"]:
-        return [("hop from the seed", f"{NOT_MEASURED} (not measured: {counted(hops['reads'], 'read')} stored before "
-                                      "hops were recorded; `report` measures them from the run's dataset when it "
-                                      "can be opened)")]
+        return [
+            (
+                "hop from the seed",
+                f"{NOT_MEASURED} (not measured: {counted(hops['reads'], 'read')} stored before "
+                "hops were recorded; `report` measures them from the run's dataset when it "
+                "can be opened)",
+            )
+        ]
     n = hops["reads"]
     cells = [(HOP_LABELS[k], f"{v} ({pct(v / n if n else None)})") for k, v in hops["by_hop"].items()]
     for side, label in (("gold", "mean hop, gold reads"), ("non_gold", "mean hop, non-gold reads")):
@@ -172,8 +245,13 @@ def hop_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
 def hop_table(report: dict[str, Any]) -> Table:
     """`hop_cells` as a small table (the TUI's diagnostics tab)."""
     hops = report.get("read_hops") or {}
-    table = Table(title=Text(f"Reads by hop from the seed ({counted(hops.get('reads') or 0, 'read')})"),
-                  title_justify="left", expand=False, show_edge=False, pad_edge=False)
+    table = Table(
+        title=Text(f"Reads by hop from the seed ({counted(hops.get('reads') or 0, 'read')})"),
+        title_justify="left",
+        expand=False,
+        show_edge=False,
+        pad_edge=False,
+    )
     table.add_column("hop")
     table.add_column("reads", justify="right")
     for label, value in hop_cells(report):
@@ -187,9 +265,17 @@ def analytics_rows(an: dict[str, Any], full: bool) -> list[tuple[str, str, str, 
     rows += trigram_rows(an.get("top_trigram"))
     for b in an["bigrams"] if full else an["significant_bigrams"]:
         delta = points(b["delta"])
-        rows.append(("bigram Δacc", _arrow(b["bigram"]), "", "", f"{delta} (with {frac(b['accuracy_with'])}, without "
-                     f"{frac(b['accuracy_without'])}; p {b['p']:.3g}, Bonferroni {b['p_bonferroni']:.3g}"
-                     f"{', significant' if b['significant'] else ''})"))
+        rows.append(
+            (
+                "bigram Δacc",
+                _arrow(b["bigram"]),
+                "",
+                "",
+                f"{delta} (with {frac(b['accuracy_with'])}, without "
+                f"{frac(b['accuracy_without'])}; p {b['p']:.3g}, Bonferroni {b['p_bonferroni']:.3g}"
+                f"{', significant' if b['significant'] else ''})",
+            )
+        )
     if full:
         tm = an["transitions"]
         for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"]):
@@ -202,24 +288,47 @@ def analytics_rows(an: dict[str, Any], full: bool) -> list[tuple[str, str, str, 
     for k, pair in mt["shares"].items():
         rows.append(("stopping · MT-fail", k, "", _share(pair), ""))
     if "all_gold_wrong" in mt:
-        rows.append(("stopping", "all golds read, wrong (not in MT-fail)", "", _share(mt["all_gold_wrong"]["share"]), ""))
+        rows.append(
+            ("stopping", "all golds read, wrong (not in MT-fail)", "", _share(mt["all_gold_wrong"]["share"]), "")
+        )
     ev = stop["after_evidence"]
     for k in ev["st"]["shares"]:
-        rows.append(("stopping · after evidence", k, _share(ev["st"]["shares"][k]), _share(ev["mt_both"]["shares"][k]),
-                     ""))
+        rows.append(
+            ("stopping · after evidence", k, _share(ev["st"]["shares"][k]), _share(ev["mt_both"]["shares"][k]), "")
+        )
     for k in ev["st"].get("left_out", {}):
-        rows.append(("stopping · after evidence", f"left out: {k}", str(ev["st"]["left_out"][k]),
-                     str(ev["mt_both"]["left_out"][k]), ""))
+        rows.append(
+            (
+                "stopping · after evidence",
+                f"left out: {k}",
+                str(ev["st"]["left_out"][k]),
+                str(ev["mt_both"]["left_out"][k]),
+                "",
+            )
+        )
     wrong = stop["after_wrong_read"]
     for k, pair in wrong["shares"].items():
         rows.append(("stopping · after wrong read", k, "", "", _share(pair)))
     early = stop["early_submit"]
-    rows.append(("stopping", f"early submit (≤ {early['window']} actions after a wrong read)", "", "",
-                 f"{_share(early['share'])}; accuracy {_share(early['accuracy'])}"))
+    rows.append(
+        (
+            "stopping",
+            f"early submit (≤ {early['window']} actions after a wrong read)",
+            "",
+            "",
+            f"{_share(early['share'])}; accuracy {_share(early['accuracy'])}",
+        )
+    )
     if "delta" in early:
-        rows.append(("stopping", "early submit Δacc (early − other wrong-read trajectories)", "", "",
-                     f"{points(early['delta'])} (other {_share(early['accuracy_non_early'])}; Fisher p "
-                     f"{early['p']:.3g})"))
+        rows.append(
+            (
+                "stopping",
+                "early submit Δacc (early − other wrong-read trajectories)",
+                "",
+                "",
+                f"{points(early['delta'])} (other {_share(early['accuracy_non_early'])}; Fisher p {early['p']:.3g})",
+            )
+        )
     for k, pair in stop["non_submission"]["shares"].items():
         rows.append(("stopping · non-submission", k, "", "", _share(pair)))
     return rows
@@ -229,14 +338,29 @@ def trigram_rows(top: dict[str, Any] | None) -> list[tuple[str, str, str, str, s
     """The top trigram (by occurrences) with its concentration, and the most widespread one, labelled."""
     if not top:
         return []
-    rows = [("tool use", "top trigram (by occurrences)", "", "", f"{_arrow(top['trigram'])}: concentration "
-             f"{_share(top['occurrence_share'])} of trigram occurrences; in {_share(top['trajectory_share'])} "
-             "trajectories")]
+    rows = [
+        (
+            "tool use",
+            "top trigram (by occurrences)",
+            "",
+            "",
+            f"{_arrow(top['trigram'])}: concentration "
+            f"{_share(top['occurrence_share'])} of trigram occurrences; in {_share(top['trajectory_share'])} "
+            "trajectories",
+        )
+    ]
     wide = top.get("by_trajectories")
     if wide:
-        rows.append(("tool use", "most widespread trigram (by trajectories)", "", "",
-                     f"{_arrow(wide['trigram'])}: in {_share(wide['trajectory_share'])} trajectories; "
-                     f"{_share(wide['occurrence_share'])} of trigram occurrences"))
+        rows.append(
+            (
+                "tool use",
+                "most widespread trigram (by trajectories)",
+                "",
+                "",
+                f"{_arrow(wide['trigram'])}: in {_share(wide['trajectory_share'])} trajectories; "
+                f"{_share(wide['occurrence_share'])} of trigram occurrences",
+            )
+        )
     return rows
 
 
@@ -245,21 +369,32 @@ def trigram_line(top: dict[str, Any] | None) -> str:
     if not top:
         return "top trigram: none (no trajectory made three calls)"
     share = top["occurrence_share"]
-    return (f"top trigram: {_arrow(top['trigram'])} · {share[0]}/{share[1]} trigram occurrences "
-            f"({pct(share[0] / share[1] if share[1] else None)}), in {top['trajectory_share'][0]}/"
-            f"{top['trajectory_share'][1]} trajectories")
+    return (
+        f"top trigram: {_arrow(top['trigram'])} · {share[0]}/{share[1]} trigram occurrences "
+        f"({pct(share[0] / share[1] if share[1] else None)}), in {top['trajectory_share'][0]}/"
+        f"{top['trajectory_share'][1]} trajectories"
+    )
 
 
 def transition_table(tm: dict[str, Any]) -> Table:
     """The 7×7 matrix: count and row share per cell (row = tool called, column = the next call)."""
-    short = {"get_paper_info": "info", "get_references": "refs", "search_papers": "search", "list_sections": "list",
-             "read_section": "read", "think": "think", "submit_answer": "submit"}
+    short = {
+        "get_paper_info": "info",
+        "get_references": "refs",
+        "search_papers": "search",
+        "list_sections": "list",
+        "read_section": "read",
+        "think": "think",
+        "submit_answer": "submit",
+    }
     table = Table(title="tool transitions (row → next call): count (row share)", title_justify="left")
     table.add_column("from")
     for name in tm["tools"]:
         table.add_column(short.get(name, name), justify="right")
     for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"]):
-        table.add_row(Text(short.get(name, name)), *(Text(f"{n} ({100 * p:.0f}%)" if n else "·") for n, p in zip(row, probs)))
+        table.add_row(
+            Text(short.get(name, name)), *(Text(f"{n} ({100 * p:.0f}%)" if n else "·") for n, p in zip(row, probs))
+        )
     return table
 
 
@@ -285,8 +420,13 @@ def completeness(report: dict[str, Any]) -> str:
 
 def report_table(report: dict[str, Any]) -> Table:
     """The four axes as rows, ST / MT / all as columns, with counts beside each share."""
-    table = Table(title=Text(f"{report['run']} · {report['agent']}{' ' + report['model'] if report['model'] else ''} · "
-                             f"{report['dataset']} · n={report['n']}{completeness(report)}"), title_justify="left")
+    table = Table(
+        title=Text(
+            f"{report['run']} · {report['agent']}{' ' + report['model'] if report['model'] else ''} · "
+            f"{report['dataset']} · n={report['n']}{completeness(report)}"
+        ),
+        title_justify="left",
+    )
     for col in ("axis", "metric", "ST", "MT", "all"):
         table.add_column(col, justify="left" if col in ("axis", "metric") else "right")
     for row in report_rows(report):
@@ -320,8 +460,10 @@ def analytics_lines(report: dict[str, Any]) -> list[str]:
             share = wide["trajectory_share"]
             lines.append(f"most widespread trigram: {_arrow(wide['trigram'])} in {share[0]}/{share[1]} trajectories")
     for b in an["significant_bigrams"]:
-        lines.append(f"bigram {' → '.join(b['bigram'])}: Δacc {b['delta'] * 100:+.1f} pts "
-                     f"(p_bonf {b['p_bonferroni']:.3g}, n={b['n_with']})")
+        lines.append(
+            f"bigram {' → '.join(b['bigram'])}: Δacc {b['delta'] * 100:+.1f} pts "
+            f"(p_bonf {b['p_bonferroni']:.3g}, n={b['n_with']})"
+        )
     stop = an["stopping"]
     ev = stop["after_evidence"]
     for group in ("st", "mt_both"):
@@ -330,14 +472,19 @@ def analytics_lines(report: dict[str, Any]) -> list[str]:
         left = " · ".join(f"{k} {v}" for k, v in g.get("left_out", {}).items())
         lines.append(f"after evidence ({group}, n={g['n']}): {shown}" + (f" (left out: {left})" if left else ""))
     mt = stop["mt_fail"]
-    lines.append("mt_fail: " + " · ".join(f"{k} {v}" for k, v in mt["counts"].items())
-                 + f" (n = {mt['n']} MT trajectories whose paper recall failed)"
-                 + (f"; all golds read but wrong, apart: {mt['all_gold_wrong']['n']}" if "all_gold_wrong" in mt else ""))
+    lines.append(
+        "mt_fail: "
+        + " · ".join(f"{k} {v}" for k, v in mt["counts"].items())
+        + f" (n = {mt['n']} MT trajectories whose paper recall failed)"
+        + (f"; all golds read but wrong, apart: {mt['all_gold_wrong']['n']}" if "all_gold_wrong" in mt else "")
+    )
     for key in ("after_wrong_read", "non_submission"):
         lines.append(f"{key}: " + (" · ".join(f"{k} {v}" for k, v in stop[key]["counts"].items()) or "none"))
     early = stop["early_submit"]
-    lines.append(f"early submit (≤ {early['window']} actions after a wrong-paper read): {frac(early['share']) or '0/0'}"
-                 + (f"; Δacc {points(early['delta'])} vs the others, Fisher p {early['p']:.3g}" if "delta" in early else ""))
+    lines.append(
+        f"early submit (≤ {early['window']} actions after a wrong-paper read): {frac(early['share']) or '0/0'}"
+        + (f"; Δacc {points(early['delta'])} vs the others, Fisher p {early['p']:.3g}" if "delta" in early else "")
+    )
     return lines
 
 
@@ -351,28 +498,39 @@ def _tidy(run: str, axis: str, metric: str, split: str, pair: list | None) -> li
     """One CSV row of numbers: value = numerator ÷ denominator, empty when nothing was measured."""
     num, den = (pair or [None, None])[:2]
     value = num / den if num is not None and den else None
-    return [run, axis, metric, split, "" if value is None else value, "" if num is None else num,
-            "" if den is None else den]
+    return [
+        run,
+        axis,
+        metric,
+        split,
+        "" if value is None else value,
+        "" if num is None else num,
+        "" if den is None else den,
+    ]
 
 
 def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
     """The report as numbers a program can read (one ratio per row, its numerator and denominator beside it,
     the 95% interval when asked for), as `scale … --format csv` does; the table's text cells stay the table's."""
     run, c = report["run"], report["counts"]
-    rows = [_tidy(run, "accuracy", "accuracy", k, v) for k, v in (c.get("accuracy_by_type") or
-                                                                   {"all": c["accuracy"]}).items()]
+    rows = [
+        _tidy(run, "accuracy", "accuracy", k, v)
+        for k, v in (c.get("accuracy_by_type") or {"all": c["accuracy"]}).items()
+    ]
     for axis in ("search", "synthesis", "tool_use", "resource"):
         for metric, leaf in c.get(axis, {}).items():
             splits = leaf.items() if isinstance(leaf, dict) else [("all", leaf)]
             rows += [_tidy(run, axis, metric, split, pair) for split, pair in splits]
-    rows += [_tidy(run, "search", "section_recall_ceiling", k, v) for k, v in c.get("section_recall_ceiling", {}).items()]
+    rows += [
+        _tidy(run, "search", "section_recall_ceiling", k, v) for k, v in c.get("section_recall_ceiling", {}).items()
+    ]
     for kind, by_value in c.get("splits", {}).items():
         rows += [_tidy(run, "split", kind, k, v) for k, v in by_value.items()]
     ended = sum(report["terminations"].values())
     rows += [_tidy(run, "terminations", k, "all", [v, ended]) for k, v in report["terminations"].items()]
     att = report["attribution"]
     rows += [_tidy(run, "attribution", k, "all", [v, att["n_wrong"]]) for k, v in att["counts"].items()]
-    intervals = {tuple((k.split(".") + ["all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}
+    intervals = {tuple(([*k.split("."), "all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}
     for row in rows:
         iv = intervals.get((row[2], row[3])) if row[1] != "split" else None
         row += ["", ""] if iv is None else [iv["low"], iv["high"]]
@@ -387,12 +545,16 @@ def label_lines(report: dict[str, Any]) -> list[str]:
         return []
     line = f"section recall computed under label resolution {res['version']}"
     if res["version"] != res["current"]:
-        line += (f" (the current rules are version {res['current']}: the run's dataset could not be opened to "
-                 f"recompute it, so do not compare it with runs under version {res['current']})")
+        line += (
+            f" (the current rules are version {res['current']}: the run's dataset could not be opened to "
+            f"recompute it, so do not compare it with runs under version {res['current']})"
+        )
     labels = report.get("section_labels") or {}
     if labels.get("unresolved") is not None:
-        line += (f"; {labels['unresolved']} label(s) of its items resolved to no section "
-                 f"({labels['unresolved_direct']} direct)")
+        line += (
+            f"; {labels['unresolved']} label(s) of its items resolved to no section "
+            f"({labels['unresolved_direct']} direct)"
+        )
     capped = labels.get("capped_items")
     if capped is not None:
         shown = ", ".join(capped[:10]) + (f" … (+{len(capped) - 10})" if len(capped) > 10 else "")

@@ -1,10 +1,11 @@
 """The scaling results as text cells, notes and CSV rows: the CLI's tables and the TUI's show the same strings."""
+
 from __future__ import annotations
 
 from typing import Any
 
-
-from workbench.views.cells import NOT_MEASURED, pct, sig, usd as money
+from workbench.views.cells import NOT_MEASURED, pct, sig
+from workbench.views.cells import usd as money
 
 Palette = dict[str, tuple[int, int, int] | str]
 
@@ -12,15 +13,25 @@ Palette = dict[str, tuple[int, int, int] | str]
 STRATEGIES = ("pass_at_k", "majority", "pointwise", "pairwise")
 
 
-TERMINAL_PALETTE: Palette = {"line": "blue", "gain": "green", "loss": "red", "mark": "yellow", "shade": "gray",
-                             "pass_at_k": "blue", "majority": "magenta", "pointwise": "cyan", "pairwise": "green"}
+TERMINAL_PALETTE: Palette = {
+    "line": "blue",
+    "gain": "green",
+    "loss": "red",
+    "mark": "yellow",
+    "shade": "gray",
+    "pass_at_k": "blue",
+    "majority": "magenta",
+    "pointwise": "cyan",
+    "pairwise": "green",
+}
 
 
 def flags(result: dict[str, Any]) -> list[str]:
     """The plateau's caveats in words: censored, no significant gain, borderline, degenerate variance, FPC 0,
     and budget levels that sit at or below the prompt overhead or that no item reached."""
-    names = [name for name in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero")
-             if result.get(name)]
+    names = [
+        name for name in ("censored", "no_significant_gain", "degenerate_variance", "fpc_zero") if result.get(name)
+    ]
     if any(t.get("borderline") for t in result["transitions"]):
         names.append("borderline")
     out = [n.replace("_", " ") for n in names]
@@ -37,9 +48,11 @@ def flags(result: dict[str, Any]) -> list[str]:
 LEVEL_COLUMNS = ("budget", "n", "acc", "tokens", "cost", "acc/$", "acc/Mtok", "cont.", "reached", "max", "flag")
 
 
-LEVELS_NOTE = ("tokens, cost: the level's own / with the levels below it (continuation chain); acc/$, acc/Mtok: "
-               "accuracy per mean chain spend per item; reached: items over the level's cap (STOP: told to answer); "
-               "max: the furthest any item went (context tokens, turns or points)")
+LEVELS_NOTE = (
+    "tokens, cost: the level's own / with the levels below it (continuation chain); acc/$, acc/Mtok: "
+    "accuracy per mean chain spend per item; reached: items over the level's cap (STOP: told to answer); "
+    "max: the furthest any item went (context tokens, turns or points)"
+)
 
 
 def spent(usd: float | None, measured: bool = True) -> str:
@@ -68,11 +81,19 @@ def level_cells(level: dict[str, Any]) -> list[str]:
     if level.get("never_reached"):
         note.append("never reached")
     reached = str(level["n_reached"]) + (f" ({level['n_stopped']} STOP)" if level.get("n_stopped") else "")
-    return [str(level["budget"]), str(level["n"]), pct(level["accuracy"]),
-            _pair(level["tokens_marginal"], level["tokens_cumulative"], ",.0f", level.get("measured", True)),
-            _pair(level["cost_usd_marginal"], level["cost_usd_cumulative"], ".4f", level.get("measured", True)),
-            sig(level["accuracy_per_usd"]), sig(level["accuracy_per_million_tokens"]), str(level["continues"]),
-            reached, f"{level['max_reached']:,}", "; ".join(note)]
+    return [
+        str(level["budget"]),
+        str(level["n"]),
+        pct(level["accuracy"]),
+        _pair(level["tokens_marginal"], level["tokens_cumulative"], ",.0f", level.get("measured", True)),
+        _pair(level["cost_usd_marginal"], level["cost_usd_cumulative"], ".4f", level.get("measured", True)),
+        sig(level["accuracy_per_usd"]),
+        sig(level["accuracy_per_million_tokens"]),
+        str(level["continues"]),
+        reached,
+        f"{level['max_reached']:,}",
+        "; ".join(note),
+    ]
 
 
 def trials_note(result: dict[str, Any]) -> str:
@@ -88,8 +109,19 @@ def strategies(report: dict[str, Any]) -> list[str]:
     return [n for n in STRATEGIES if report["per_k"] and n in report["per_k"][0]]
 
 
-TRANSITION_CSV = ("from", "to", "d_bar", "sigma_boot", "c_k", "significant", "tested", "borderline", "improved",
-                  "worsened", "sign_test_p")
+TRANSITION_CSV = (
+    "from",
+    "to",
+    "d_bar",
+    "sigma_boot",
+    "c_k",
+    "significant",
+    "tested",
+    "borderline",
+    "improved",
+    "worsened",
+    "sign_test_p",
+)
 
 
 SHORT = {"pass_at_k": "pass@k", "majority": "majority", "pointwise": "pointwise", "pairwise": "pairwise"}
@@ -139,8 +171,10 @@ def verdicts_note(report: dict[str, Any]) -> str:
     missing = report.get("verdicts_missing") or 0
     if not missing:
         return f"judge {report['judge']}: stored verdicts (never asked from here)"
-    return (f"judge {report['judge']}: stored verdicts only, {missing} missing, so pointwise and pairwise are not "
-            f"shown; `scale parallel --run {report['run']} --judge …` asks for them")
+    return (
+        f"judge {report['judge']}: stored verdicts only, {missing} missing, so pointwise and pairwise are not "
+        f"shown; `scale parallel --run {report['run']} --judge …` asks for them"
+    )
 
 
 def cost_columns(report: dict[str, Any]) -> list[str]:
@@ -169,10 +203,12 @@ def cost_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
     cells = [str(row["k"]), f"{money(row['sampling_cost_usd'])}\n{tokens(row['sampling_tokens'])}"]
     for name in strategies(report)[1:]:
         efficiency = row.get(f"efficiency_{name}")
-        cells.append(f"rel {pct(row.get(f'relative_gap_{name}'))} · eff "
-                     f"{NOT_MEASURED if efficiency is None else f'{efficiency:.2f}'}\n"
-                     f"{money(row[f'cost_usd_{name}'])} · {tokens(row[f'tokens_{name}'])}\n"
-                     f"{per(row[f'accuracy_per_usd_{name}'], '$')} · {per(row[f'accuracy_per_million_tokens_{name}'], 'Mtok')}")
+        cells.append(
+            f"rel {pct(row.get(f'relative_gap_{name}'))} · eff "
+            f"{NOT_MEASURED if efficiency is None else f'{efficiency:.2f}'}\n"
+            f"{money(row[f'cost_usd_{name}'])} · {tokens(row[f'tokens_{name}'])}\n"
+            f"{per(row[f'accuracy_per_usd_{name}'], '$')} · {per(row[f'accuracy_per_million_tokens_{name}'], 'Mtok')}"
+        )
     return cells
 
 
@@ -185,9 +221,17 @@ def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     for name in names:
         header += [name, f"{name}_ci_low", f"{name}_ci_high"]
     for name in names[1:]:
-        header += [f"gap_{name}", f"gap_{name}_ci_low", f"gap_{name}_ci_high", f"relative_gap_{name}",
-                   f"efficiency_{name}", f"cost_usd_{name}", f"tokens_{name}", f"accuracy_per_usd_{name}",
-                   f"accuracy_per_million_tokens_{name}"]
+        header += [
+            f"gap_{name}",
+            f"gap_{name}_ci_low",
+            f"gap_{name}_ci_high",
+            f"relative_gap_{name}",
+            f"efficiency_{name}",
+            f"cost_usd_{name}",
+            f"tokens_{name}",
+            f"accuracy_per_usd_{name}",
+            f"accuracy_per_million_tokens_{name}",
+        ]
     coverage = any("accepted_coverage" in row for row in report["per_k"])
     header += ["subsets", "accepted_coverage"] if coverage else ["subsets"]
     rows = []
@@ -196,9 +240,16 @@ def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
         for name in names:
             cells += [row[name], *(row.get(f"{name}_ci") or [None, None])]
         for name in names[1:]:
-            cells += [row[f"gap_{name}"], *(row.get(f"gap_{name}_ci") or [None, None]), row[f"relative_gap_{name}"],
-                      row[f"efficiency_{name}"], row[f"cost_usd_{name}"], row[f"tokens_{name}"],
-                      row[f"accuracy_per_usd_{name}"], row[f"accuracy_per_million_tokens_{name}"]]
+            cells += [
+                row[f"gap_{name}"],
+                *(row.get(f"gap_{name}_ci") or [None, None]),
+                row[f"relative_gap_{name}"],
+                row[f"efficiency_{name}"],
+                row[f"cost_usd_{name}"],
+                row[f"tokens_{name}"],
+                row[f"accuracy_per_usd_{name}"],
+                row[f"accuracy_per_million_tokens_{name}"],
+            ]
         cells.append(row.get("subsets", row["blocks"]))
         if coverage:
             cells.append(row.get("accepted_coverage"))
@@ -225,22 +276,59 @@ def comparison_rows(comparison: dict[str, Any]) -> list[dict[str, Any]]:
     for study in comparison["studies"]:
         for level in study["levels"]:
             low, high = level["accuracy_ci"] or (None, None)
-            rows.append({"group": study["group"], "strategy": study["strategy"], "budget": level["budget"],
-                         "plateau_budget": study["plateau_budget"], "k_star": study["k_star"],
-                         "at_plateau": level["budget"] == study["plateau_budget"], "n": level["n"],
-                         "accuracy": level["accuracy"], "accuracy_low": low, "accuracy_high": high,
-                         "tokens": level["tokens_cumulative"], "cost_usd": level["cost_usd_cumulative"],
-                         "summaries": level["summaries"], "verifier_calls": level["verifier_calls"],
-                         "verifier_tokens": level["verifier_tokens"], "verifier_cost_usd": level["verifier_cost_usd"],
-                         "verifier_errors": level["verifier_errors"]})
+            rows.append(
+                {
+                    "group": study["group"],
+                    "strategy": study["strategy"],
+                    "budget": level["budget"],
+                    "plateau_budget": study["plateau_budget"],
+                    "k_star": study["k_star"],
+                    "at_plateau": level["budget"] == study["plateau_budget"],
+                    "n": level["n"],
+                    "accuracy": level["accuracy"],
+                    "accuracy_low": low,
+                    "accuracy_high": high,
+                    "tokens": level["tokens_cumulative"],
+                    "cost_usd": level["cost_usd_cumulative"],
+                    "summaries": level["summaries"],
+                    "verifier_calls": level["verifier_calls"],
+                    "verifier_tokens": level["verifier_tokens"],
+                    "verifier_cost_usd": level["verifier_cost_usd"],
+                    "verifier_errors": level["verifier_errors"],
+                }
+            )
     return rows
 
 
-STRATEGY_CSV = ("group", "strategy", "budget", "k_star", "plateau_budget", "at_plateau", "n", "accuracy", "accuracy_low",
-                "accuracy_high", "tokens", "cost_usd", "summaries", "verifier_calls", "verifier_tokens",
-                "verifier_cost_usd", "verifier_errors")
-STRATEGY_COLUMNS = ("strategy", "budget", "accuracy [95% Wilson]", "k*", "tokens", "cost", "summaries",
-                    "verifier calls · tokens · cost · errors")
+STRATEGY_CSV = (
+    "group",
+    "strategy",
+    "budget",
+    "k_star",
+    "plateau_budget",
+    "at_plateau",
+    "n",
+    "accuracy",
+    "accuracy_low",
+    "accuracy_high",
+    "tokens",
+    "cost_usd",
+    "summaries",
+    "verifier_calls",
+    "verifier_tokens",
+    "verifier_cost_usd",
+    "verifier_errors",
+)
+STRATEGY_COLUMNS = (
+    "strategy",
+    "budget",
+    "accuracy [95% Wilson]",
+    "k*",
+    "tokens",
+    "cost",
+    "summaries",
+    "verifier calls · tokens · cost · errors",
+)
 
 
 def strategies_csv(comparison: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
@@ -253,27 +341,43 @@ def strategy_cells(row: dict[str, Any]) -> list[str]:
     acc = "—" if row["accuracy"] is None else f"{row['accuracy']:.3f} [{low:.3f}, {high:.3f}]"
     cost = "—" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
     vcost = "—" if row["verifier_cost_usd"] is None else f"${row['verifier_cost_usd']:.4f}"
-    verifier = (f"{row['verifier_calls']} · {row['verifier_tokens']:,} · {vcost} · {row['verifier_errors']}"
-                if row["strategy"].startswith("verifier") else "")
-    return [row["strategy"], str(row["budget"]), acc, "★" if row["at_plateau"] else "", f"{row['tokens']:,}", cost,
-            str(row["summaries"]) if row["strategy"] == "summarize" else "", verifier]
+    verifier = (
+        f"{row['verifier_calls']} · {row['verifier_tokens']:,} · {vcost} · {row['verifier_errors']}"
+        if row["strategy"].startswith("verifier")
+        else ""
+    )
+    return [
+        row["strategy"],
+        str(row["budget"]),
+        acc,
+        "★" if row["at_plateau"] else "",
+        f"{row['tokens']:,}",
+        cost,
+        str(row["summaries"]) if row["strategy"] == "summarize" else "",
+        verifier,
+    ]
 
 
 def strategy_summary(comparison: dict[str, Any]) -> list[str]:
     """One line per strategy: its plateau, as the study's Table 14 reads (k*, the plateau budget, the flags)."""
     lines = []
     for s in comparison["studies"]:
-        flag = " (censored: no plateau within the grid)" if s.get("censored") else (
-            " (no significant gain)" if s.get("no_significant_gain") else "")
+        flag = (
+            " (censored: no plateau within the grid)"
+            if s.get("censored")
+            else (" (no significant gain)" if s.get("no_significant_gain") else "")
+        )
         lines.append(f"{s['strategy']} ({s['group']}): k* = {s['k_star']} → {s['plateau_budget']}{flag}, n = {s['n']}")
     return lines
 
 
 JUDGE_COLUMNS = ("judge", "role", "verdicts (unparsed)", "TPR", "FPR", "precision", "accuracy", "self-choice (study)")
-JUDGE_NOTE = ("judges against the truth over every stored pointwise verdict: TPR = accepted correct / correct, "
-              "FPR = accepted wrong / wrong, precision = correct / accepted, accuracy over parsed verdicts (unparsed: "
-              "missing, not Wrong); self-choice (study, main text) = accepted correct / correct samples, a recall "
-              "beside the committed accuracy (pointwise) it is not")
+JUDGE_NOTE = (
+    "judges against the truth over every stored pointwise verdict: TPR = accepted correct / correct, "
+    "FPR = accepted wrong / wrong, precision = correct / accepted, accuracy over parsed verdicts (unparsed: "
+    "missing, not Wrong); self-choice (study, main text) = accepted correct / correct samples, a recall "
+    "beside the committed accuracy (pointwise) it is not"
+)
 
 
 def _rate(value: float | None) -> str:
@@ -282,8 +386,16 @@ def _rate(value: float | None) -> str:
 
 def judge_cells(j: dict[str, Any]) -> list[str]:
     """One judge's quality row (`stats.judges.judge_quality` with its name and role)."""
-    return [j["judge"], j["role"], f"{j['parsed']} ({j['unparsed']})", _rate(j["tpr"]), _rate(j["fpr"]),
-            _rate(j["precision"]), _rate(j["accuracy"]), _rate(j["self_choice"])]
+    return [
+        j["judge"],
+        j["role"],
+        f"{j['parsed']} ({j['unparsed']})",
+        _rate(j["tpr"]),
+        _rate(j["fpr"]),
+        _rate(j["precision"]),
+        _rate(j["accuracy"]),
+        _rate(j["self_choice"]),
+    ]
 
 
 SELF_CHOICE_COLUMNS = ("k", "committed (pointwise)", "self-choice (study)", "accepted coverage (study's best@k)")
@@ -291,12 +403,22 @@ SELF_CHOICE_COLUMNS = ("k", "committed (pointwise)", "self-choice (study)", "acc
 
 def self_choice_cells(row: dict[str, Any]) -> list[str]:
     """The study's main-text self-choice beside the committed accuracy we report, at one k, each labelled."""
-    return [str(row["k"]), _rate(row.get("pointwise")), _rate(row.get("self_choice")),
-            _rate(row.get("accepted_coverage"))]
+    return [
+        str(row["k"]),
+        _rate(row.get("pointwise")),
+        _rate(row.get("self_choice")),
+        _rate(row.get("accepted_coverage")),
+    ]
 
 
-TRIAL_COLUMNS = ("k", "pointwise mean ± std", "gap pointwise mean ± std", "pairwise mean ± std",
-                 "gap pairwise mean ± std", "pointwise per trial")
+TRIAL_COLUMNS = (
+    "k",
+    "pointwise mean ± std",
+    "gap pointwise mean ± std",
+    "pairwise mean ± std",
+    "gap pairwise mean ± std",
+    "pointwise per trial",
+)
 
 
 def _spread(s: dict[str, Any]) -> str:
@@ -305,8 +427,14 @@ def _spread(s: dict[str, Any]) -> str:
 
 def trial_cells(row: dict[str, Any]) -> list[str]:
     """One k over the judge's trials (the study's Table 6: per-trial accuracy and the std across trials)."""
-    return [str(row["k"]), _spread(row["pointwise"]), _spread(row["gap_pointwise"]), _spread(row["pairwise"]),
-            _spread(row["gap_pairwise"]), " / ".join(f"{v:.4f}" for v in row["pointwise"]["values"])]
+    return [
+        str(row["k"]),
+        _spread(row["pointwise"]),
+        _spread(row["gap_pointwise"]),
+        _spread(row["pairwise"]),
+        _spread(row["gap_pairwise"]),
+        " / ".join(f"{v:.4f}" for v in row["pointwise"]["values"]),
+    ]
 
 
 def agreement_text(trials: dict[str, Any]) -> str:
@@ -314,10 +442,13 @@ def agreement_text(trials: dict[str, Any]) -> str:
     a = trials["agreement"]
     per_item = [p["unanimous"] for p in trials["per_item"] if p["unanimous"] is not None]
     worst = min(per_item) if per_item else None
-    return (f"{trials['trials']} trials of the judge: verdicts unanimous on {_rate(a['unanimous'])} of "
-            f"{a['samples']} samples, trial pairs agree on {_rate(a['pairwise'])}; per item, unanimous share "
-            f"from {_rate(worst)}" + (f"; {trials['verdicts_missing']} verdicts not stored" if trials[
-                "verdicts_missing"] else "") + " (std over trials: population, as the study's Table 6)")
+    return (
+        f"{trials['trials']} trials of the judge: verdicts unanimous on {_rate(a['unanimous'])} of "
+        f"{a['samples']} samples, trial pairs agree on {_rate(a['pairwise'])}; per item, unanimous share "
+        f"from {_rate(worst)}"
+        + (f"; {trials['verdicts_missing']} verdicts not stored" if trials["verdicts_missing"] else "")
+        + " (std over trials: population, as the study's Table 6)"
+    )
 
 
 def strategy_note(result: dict[str, Any]) -> str | None:
@@ -332,9 +463,14 @@ def strategy_note(result: dict[str, Any]) -> str | None:
             parts.append(f"{level['budget']}: {level.get('summaries', 0)} summaries")
         else:
             usd = level.get("verifier_cost_usd")
-            parts.append(f"{level['budget']}: {level.get('verifier_calls', 0)} calls, "
-                         f"{level.get('verifier_tokens', 0):,} tokens, {'—' if usd is None else f'${usd:.4f}'}, "
-                         f"{level.get('verifier_errors', 0)} failed")
-    head = "summarize strategy (summaries replace the history)" if strategy == "summarize" else (
-        f"{strategy} strategy · the verifier's spend, not charged to the agent")
+            parts.append(
+                f"{level['budget']}: {level.get('verifier_calls', 0)} calls, "
+                f"{level.get('verifier_tokens', 0):,} tokens, {'—' if usd is None else f'${usd:.4f}'}, "
+                f"{level.get('verifier_errors', 0)} failed"
+            )
+    head = (
+        "summarize strategy (summaries replace the history)"
+        if strategy == "summarize"
+        else (f"{strategy} strategy · the verifier's spend, not charged to the agent")
+    )
     return f"{head} · " + "; ".join(parts)

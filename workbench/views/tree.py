@@ -4,6 +4,7 @@ The application layer says what the tree holds (`workbench.service.neighbourhood
 labelling each node with the caller's `label`, so the CLI's plain tree and the TUI's styled gold path share one
 drawing and neither draws box-drawing guides by hand. Labels are Text: dataset text is never read as markup.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

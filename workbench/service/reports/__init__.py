@@ -2,18 +2,112 @@
 numbers. One module per report: `run` (a run's report and diagnostics), `panel` (several runs, the paper's
 Table 2), `compare` (two runs item by item), `leaderboard`. Their public names are re-exported here, so
 `from workbench.service.reports import compare_report` reads as before."""
+
 from __future__ import annotations
 
+from workbench.service.reports.compare import (
+    CONVERSION_SET,
+    SEPARATES,
+    adjust_comparison,
+    compare_report,
+    paired_outcomes,
+    separation,
+    tool_use,
+)
+
+# the general-agent setting's blocks added to the reports of its runs: these three wrap the plain ones of `panel` and
+# `run`, so the package hands on the wrappers, never the plain ones
+from workbench.service.reports.general import diagnostics, panel_at, panel_report, run_diagnostics
+from workbench.service.reports.leaderboard import MIN_COVERAGE, leaderboard
+from workbench.service.reports.panel import (
+    LOWER_IS_BETTER,
+    MEAN_COLUMNS,
+    PAIRED_BY_ID,
+    PANEL_LEGEND,
+    RESOURCE_COLUMNS,
+    ablation_lift,
+    dataset_warnings,
+    item_matrix,
+    per_item_terms,
+    replicate_spread,
+    resolution_warnings,
+    significant_best,
+)
+from workbench.service.reports.run import (
+    LEGEND,
+    PERCENT_KEYS,
+    PROPORTION_TERMS,
+    REPORT_FIELDS,
+    analytics,
+    counts,
+    estimates_tokens,
+    intervals,
+    is_proportion,
+    label_resolution,
+    legend,
+    load_table,
+    measures_tokens,
+    position_bias,
+    report_of,
+    run_report,
+    section_labels,
+    split_ratios,
+    transition_layout,
+    transition_report,
+    transitions_of,
+    values,
+)
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
-from workbench.service.reports.run import (PERCENT_KEYS, REPORT_FIELDS, values, counts, load_table, run_report, split_ratios,
-    measures_tokens, estimates_tokens, report_of, label_resolution, section_labels, LEGEND, legend, position_bias,
-    analytics, PROPORTION_TERMS, is_proportion, intervals, diagnostics, transition_report, transitions_of,
-    transition_layout, run_diagnostics)
-from workbench.service.reports.panel import (PAIRED_BY_ID, LOWER_IS_BETTER, MEAN_COLUMNS,
-    RESOURCE_COLUMNS, PANEL_LEGEND, item_matrix, replicate_spread, dataset_warnings, resolution_warnings,
-    panel_report, per_item_terms, significant_best, ablation_lift)
-from workbench.service.reports.compare import (paired_outcomes, tool_use, CONVERSION_SET, compare_report, adjust_comparison,
-    SEPARATES, separation)
-from workbench.service.reports.leaderboard import (MIN_COVERAGE, leaderboard)
-# the general-agent setting's blocks added to the reports of its runs (these three wrap the plain ones above)
-from workbench.service.reports.general import diagnostics, run_diagnostics, panel_report, panel_at  # noqa: F811
+
+__all__ = [
+    "COLUMN_TERMS",
+    "CONVERSION_SET",
+    "LEGEND",
+    "LOWER_IS_BETTER",
+    "MEAN_COLUMNS",
+    "MIN_COVERAGE",
+    "PAIRED_BY_ID",
+    "PANEL_COLUMNS",
+    "PANEL_GROUPS",
+    "PANEL_LEGEND",
+    "PERCENT_KEYS",
+    "PROPORTION_TERMS",
+    "REPORT_FIELDS",
+    "RESOURCE_COLUMNS",
+    "SEPARATES",
+    "ablation_lift",
+    "adjust_comparison",
+    "analytics",
+    "compare_report",
+    "counts",
+    "dataset_warnings",
+    "diagnostics",
+    "estimates_tokens",
+    "intervals",
+    "is_proportion",
+    "item_matrix",
+    "label_resolution",
+    "leaderboard",
+    "legend",
+    "load_table",
+    "measures_tokens",
+    "paired_outcomes",
+    "panel_at",
+    "panel_report",
+    "per_item_terms",
+    "position_bias",
+    "replicate_spread",
+    "report_of",
+    "resolution_warnings",
+    "run_diagnostics",
+    "run_report",
+    "section_labels",
+    "separation",
+    "significant_best",
+    "split_ratios",
+    "tool_use",
+    "transition_layout",
+    "transition_report",
+    "transitions_of",
+    "values",
+]

@@ -1,5 +1,6 @@
 """Two runs compared item by item: paired deltas with their intervals, McNemar's test, Holm's adjustment,
 the attribution of wrong answers, and the axis that separates them."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -9,16 +10,18 @@ import numpy as np
 from stats import axes
 from stats.axes import Table
 from storage import Store
-from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS
 from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_warnings
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
+from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS
 
 _CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget", "Err": "error"}
 # Rows beyond the panel's columns, shown when either run has any: episodes ended in error, and episodes that met
 # an API error whatever their ending (a comparison without errors keeps the panel's rows and test family)
-ERROR_ROWS = (("Err", ("axes", "resource", "error_rate"), "error_rate"),
-              ("API err", ("axes", "resource", "api_error_rate"), "api_error_rate"))
+ERROR_ROWS = (
+    ("Err", ("axes", "resource", "error_rate"), "error_rate"),
+    ("API err", ("axes", "resource", "api_error_rate"), "api_error_rate"),
+)
 CACHE_GAP = 0.10  # cache-hit rates further apart than this bias a comparison of the protocol's token counts
 
 
@@ -65,9 +68,18 @@ def _mcnemar_or_none(pairs: list[tuple[bool, bool] | None]) -> dict[str, Any] | 
 
 def _side(t: dict[str, Any]) -> dict[str, Any]:
     """What the agreement grid and the split stepper need of one run's trajectory on an item."""
-    return {"id": t["id"], "answer": t.get("answer"), "predicted_index": t.get("predicted_index"), "correct": bool(t.get("correct")), "termination": t.get("termination"),
-            "points": t.get("points_used"), "turns": t.get("turns"), "tokens": t.get("tokens"),
-            "paper_recall": bool(t.get("paper_recall")), "section_recall": bool(t.get("section_recall"))}
+    return {
+        "id": t["id"],
+        "answer": t.get("answer"),
+        "predicted_index": t.get("predicted_index"),
+        "correct": bool(t.get("correct")),
+        "termination": t.get("termination"),
+        "points": t.get("points_used"),
+        "turns": t.get("turns"),
+        "tokens": t.get("tokens"),
+        "paper_recall": bool(t.get("paper_recall")),
+        "section_recall": bool(t.get("section_recall")),
+    }
 
 
 def tool_use(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -105,12 +117,16 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     for i in common:
         ca, cb = bool(ta[i]["correct"]), bool(tb[i]["correct"])
         grid["both_right" if ca and cb else "only_a" if ca else "only_b" if cb else "both_wrong"].append(i)
-    columns = list(PANEL_COLUMNS) + [(col, path) for col, path, _ in ERROR_ROWS
-                                     if any(_dig(r, path) for r in (ra, rb))]
+    columns = list(PANEL_COLUMNS) + [(col, path) for col, path, _ in ERROR_ROWS if any(_dig(r, path) for r in (ra, rb))]
     terms = {**COLUMN_TERMS, **{col: term for col, _, term in ERROR_ROWS}}
     names = [col for col, _ in columns]
-    both = {kind: np.array([ta[i].get("kind") == kind and bool(ta[i]["paper_recall"]) and bool(tb[i]["paper_recall"])
-                            for i in common], dtype=bool) for kind in ("st", "mt")}
+    both = {
+        kind: np.array(
+            [ta[i].get("kind") == kind and bool(ta[i]["paper_recall"]) and bool(tb[i]["paper_recall"]) for i in common],
+            dtype=bool,
+        )
+        for kind in ("st", "mt")
+    }
     intervals: list[tuple[float | None, float | None, float | None]] = [(None, None, None)] * len(names)
     if len(common) >= 2:
         keys = [terms[c] for c in names]
@@ -129,13 +145,29 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
         row: dict[str, Any] = {"axis": col}
         if col.startswith("Conv"):
             on = [i for i, keep in zip(common, both[col.split()[1]]) if keep]
-            row.update({"a_marginal": va, "b_marginal": vb, "set": CONVERSION_SET,
-                        "counts_marginal": {"a": _dig(ra["counts"], path[1:]), "b": _dig(rb["counts"], path[1:])}})
+            row.update(
+                {
+                    "a_marginal": va,
+                    "b_marginal": vb,
+                    "set": CONVERSION_SET,
+                    "counts_marginal": {"a": _dig(ra["counts"], path[1:]), "b": _dig(rb["counts"], path[1:])},
+                }
+            )
             va = float(np.mean([bool(ta[i]["correct"]) for i in on])) if on else None
             vb = float(np.mean([bool(tb[i]["correct"]) for i in on])) if on else None
         delta = None if va is None or vb is None else vb - va
-        row.update({"a": va, "b": vb, "delta": delta, "ci_low": None if delta is None else low,
-                    "ci_high": None if delta is None else high, "p": None, "test": None, "n": None})
+        row.update(
+            {
+                "a": va,
+                "b": vb,
+                "delta": delta,
+                "ci_low": None if delta is None else low,
+                "ci_high": None if delta is None else high,
+                "p": None,
+                "test": None,
+                "n": None,
+            }
+        )
         row["ci_no_variation"] = delta is not None and no_variation(row["ci_low"], row["ci_high"])
         if delta is not None:  # a side with no value on this axis has nothing to test
             row["test"] = _mcnemar_or_none([paired_outcomes(col, ta[i], tb[i]) for i in common])
@@ -144,8 +176,9 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
         rows.append(row)
     tests = {"accuracy": rows[0]["test"]}
     recalled = [i for i in common if ta[i]["paper_recall"] and tb[i]["paper_recall"]]
-    tests["conversion_common_recalled"] = _mcnemar_or_none([(bool(ta[i]["correct"]), bool(tb[i]["correct"]))
-                                                            for i in recalled])
+    tests["conversion_common_recalled"] = _mcnemar_or_none(
+        [(bool(ta[i]["correct"]), bool(tb[i]["correct"])) for i in recalled]
+    )
     for key in ("paper_recall", "section_recall"):
         tests[key] = _mcnemar_or_none([_measured_pair(ta[i], tb[i], key) for i in common])
     holm = adjust_comparison(rows, tests)
@@ -157,24 +190,44 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     estimated = [side for side, run in (("A", run_a), ("B", run_b)) if estimates_tokens(run)]
     if estimated:
         who = " and ".join(estimated)
-        warnings.append(f"{who}'s tokens are estimated (characters / 4 of the conversation each turn), not counted "
-                        f"by a model provider: the tokens row{' compares two estimates' if len(estimated) == 2 else ' compares an estimate with a count'}")
+        warnings.append(
+            f"{who}'s tokens are estimated (characters / 4 of the conversation each turn), not counted "
+            f"by a model provider: the tokens row{' compares two estimates' if len(estimated) == 2 else ' compares an estimate with a count'}"
+        )
     warnings += cache_warnings(ra, rb)
     attribution_delta = _attribution_deltas(recs_a, recs_b, n_boot, seed)
-    return {"a": a, "b": b, "warnings": warnings, "n_common": len(common), "only_in_a": len(ta) - len(common), "only_in_b": len(tb) - len(common),
-            "runs": {"a": _run_label(run_a), "b": _run_label(run_b)}, "rows": rows, "tests": tests, "holm": holm,
-            "n_boot": n_boot, "seed": seed,
-            "agreement": {k: {"n": len(v), "items": v} for k, v in grid.items()},
-            "items": {i: {"kind": ta[i].get("kind"), "depth": ta[i].get("depth"), "a": _side(ta[i]), "b": _side(tb[i])}
-                      for i in common},
-            "attribution": {"a": ra["attribution"], "b": rb["attribution"], "delta": attribution_delta},
-            "terminations": {"a": ra["terminations"], "b": rb["terminations"]},
-            "tokens": {side: {"protocol": _dig(r, ("axes", "resource", "avg_tokens")),
-                              "prompt_incl_cache": _dig(r, ("axes", "resource", "avg_prompt_tokens")),
-                              "cache_hit_rate": _dig(r, ("axes", "resource", "cache_hit_rate"))}
-                       for side, r in (("a", ra), ("b", rb))},
-            "tool_use": {"a": tool_use(recs_a), "b": tool_use(recs_b)},
-            "separation": separation(rows, family=holm["m"]), **_general(store, run_a, run_b)}
+    return {
+        "a": a,
+        "b": b,
+        "warnings": warnings,
+        "n_common": len(common),
+        "only_in_a": len(ta) - len(common),
+        "only_in_b": len(tb) - len(common),
+        "runs": {"a": _run_label(run_a), "b": _run_label(run_b)},
+        "rows": rows,
+        "tests": tests,
+        "holm": holm,
+        "n_boot": n_boot,
+        "seed": seed,
+        "agreement": {k: {"n": len(v), "items": v} for k, v in grid.items()},
+        "items": {
+            i: {"kind": ta[i].get("kind"), "depth": ta[i].get("depth"), "a": _side(ta[i]), "b": _side(tb[i])}
+            for i in common
+        },
+        "attribution": {"a": ra["attribution"], "b": rb["attribution"], "delta": attribution_delta},
+        "terminations": {"a": ra["terminations"], "b": rb["terminations"]},
+        "tokens": {
+            side: {
+                "protocol": _dig(r, ("axes", "resource", "avg_tokens")),
+                "prompt_incl_cache": _dig(r, ("axes", "resource", "avg_prompt_tokens")),
+                "cache_hit_rate": _dig(r, ("axes", "resource", "cache_hit_rate")),
+            }
+            for side, r in (("a", ra), ("b", rb))
+        },
+        "tool_use": {"a": tool_use(recs_a), "b": tool_use(recs_b)},
+        "separation": separation(rows, family=holm["m"]),
+        **_general(store, run_a, run_b),
+    }
 
 
 def cache_warnings(ra: dict[str, Any], rb: dict[str, Any]) -> list[str]:
@@ -184,10 +237,12 @@ def cache_warnings(ra: dict[str, Any], rb: dict[str, Any]) -> list[str]:
     ha, hb = _dig(ra, path), _dig(rb, path)
     if ha is None or hb is None or abs(ha - hb) <= CACHE_GAP:
         return []
-    return [f"A's and B's cache-hit rates differ ({ha:.0%} against {hb:.0%} of prompt tokens read from a cache): the "
-            f"tokens row (the protocol's count, which leaves cache reads out) favours the run whose cache held more; "
-            f"compare prompt tokens incl. cache reads ({_dig(ra, ('axes', 'resource', 'avg_prompt_tokens')):,.0f} "
-            f"against {_dig(rb, ('axes', 'resource', 'avg_prompt_tokens')):,.0f})"]
+    return [
+        f"A's and B's cache-hit rates differ ({ha:.0%} against {hb:.0%} of prompt tokens read from a cache): the "
+        f"tokens row (the protocol's count, which leaves cache reads out) favours the run whose cache held more; "
+        f"compare prompt tokens incl. cache reads ({_dig(ra, ('axes', 'resource', 'avg_prompt_tokens')):,.0f} "
+        f"against {_dig(rb, ('axes', 'resource', 'avg_prompt_tokens')):,.0f})"
+    ]
 
 
 def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, Any]:
@@ -214,12 +269,16 @@ def adjust_comparison(rows: list[dict[str, Any]], tests: dict[str, dict[str, Any
         test["p_holm"] = adjusted
     for row in rows:
         row["p_holm"] = None if row["test"] is None else row["test"]["p_holm"]
-    return {"method": "Holm (1979) step-down over every McNemar test of this comparison", "m": len(family),
-            "family": [name for name, _ in family]}
+    return {
+        "method": "Holm (1979) step-down over every McNemar test of this comparison",
+        "m": len(family),
+        "family": [name for name, _ in family],
+    }
 
 
-def _attribution_deltas(recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any]], n_boot: int,
-                        seed: int) -> dict[str, dict[str, float | None]]:
+def _attribution_deltas(
+    recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any]], n_boot: int, seed: int
+) -> dict[str, dict[str, float | None]]:
     """Per option type chosen by wrong answers: its rate among each run's wrong answers (as `axes.attribution`),
     Δ = B − A, and a paired bootstrap 95% interval over the common items (`axes.attribution_terms`)."""
     from stats.bootstrap import no_variation, paired_ratio_deltas
@@ -230,8 +289,11 @@ def _attribution_deltas(recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any
         return {}
     num_a, den_a = _stacked(axes.attribution_terms(ta, kinds), kinds)
     num_b, den_b = _stacked(axes.attribution_terms(tb, kinds), kinds)
-    found = paired_ratio_deltas(num_a, den_a, num_b, den_b, n_boot=n_boot, seed=seed) if len(recs_a) >= 2 else \
-        [(None, None, None)] * len(kinds)
+    found = (
+        paired_ratio_deltas(num_a, den_a, num_b, den_b, n_boot=n_boot, seed=seed)
+        if len(recs_a) >= 2
+        else [(None, None, None)] * len(kinds)
+    )
     out = {}
     for j, k in enumerate(kinds):
         wrong_a, wrong_b = den_a[:, j].sum(), den_b[:, j].sum()
@@ -239,15 +301,26 @@ def _attribution_deltas(recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any
         rb = float(num_b[:, j].sum() / wrong_b) if wrong_b else None
         delta = None if ra is None or rb is None else rb - ra
         _, low, high = found[j]
-        out[k] = {"a": ra, "b": rb, "delta": delta,
-                  "ci_low": None if delta is None else low, "ci_high": None if delta is None else high,
-                  "ci_no_variation": delta is not None and no_variation(low, high)}
+        out[k] = {
+            "a": ra,
+            "b": rb,
+            "delta": delta,
+            "ci_low": None if delta is None else low,
+            "ci_high": None if delta is None else high,
+            "ci_no_variation": delta is not None and no_variation(low, high),
+        }
     return out
 
 
 def _run_label(run: dict[str, Any]) -> dict[str, Any]:
-    return {"name": run["name"], "agent": run["agent"], "model": run["model"], "ablation": run["ablation"],
-            "dataset": run["dataset"], "dataset_fingerprint": run["dataset_fingerprint"]}
+    return {
+        "name": run["name"],
+        "agent": run["agent"],
+        "model": run["model"],
+        "ablation": run["ablation"],
+        "dataset": run["dataset"],
+        "dataset_fingerprint": run["dataset_fingerprint"],
+    }
 
 
 SEPARATES = 0.05  # a difference is announced only when its Holm-adjusted p is below this
@@ -270,6 +343,14 @@ def separation(rows: list[dict[str, Any]], family: int | None = None) -> dict[st
     axis, row = max(supported.items(), key=lambda kv: abs(kv[1]["delta"]))
     kind, split = axis.split()
     recall = shares.get(f"PR {split}")
-    return {"state": "separates", "family": family, "axis": axis, "kind": kind, "split": split,
-            "delta": row["delta"], "p_holm": row["p_holm"], "n": row.get("n"),
-            "same_recall": kind == "Conv" and recall is not None and abs(recall["delta"]) < 0.02}
+    return {
+        "state": "separates",
+        "family": family,
+        "axis": axis,
+        "kind": kind,
+        "split": split,
+        "delta": row["delta"],
+        "p_holm": row["p_holm"],
+        "n": row.get("n"),
+        "same_recall": kind == "Conv" and recall is not None and abs(recall["delta"]) < 0.02,
+    }

@@ -7,6 +7,7 @@ apart from the setting (and the heuristic's distractible knob, which does nothin
 agent, model, caps, seed, ablation and dataset. Against it the run's accuracy and four axes are compared on common
 items by `compare_report` (Δ with a paired bootstrap interval, exact McNemar).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -14,9 +15,10 @@ from typing import Any
 
 from stats import offdomain
 from storage import Store
+from workbench.service.reports import panel as _panel
+from workbench.service.reports import run as _run
 from workbench.service.reports.compare import compare_report
 from workbench.service.reports.offdomain import offdomain_measures, setting_of
-from workbench.service.reports import panel as _panel, run as _run
 
 IGNORED_OPTIONS = ("distractible",)  # a knob that acts only when extra tools are offered
 
@@ -38,8 +40,11 @@ def plain_counterpart(store: Store, run: dict[str, Any]) -> str | None:
     """The name of the run's plain counterpart in the store (the first created), or None."""
     want = _plain_identity(run.get("identity") or {})
     for other in store.runs():
-        if other["name"] != run["name"] and not (other.get("identity") or {}).get("extra_tools") \
-                and _plain_identity(other.get("identity") or {}) == want:
+        if (
+            other["name"] != run["name"]
+            and not (other.get("identity") or {}).get("extra_tools")
+            and _plain_identity(other.get("identity") or {}) == want
+        ):
             return other["name"]
     return None
 
@@ -82,29 +87,57 @@ def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> d
     rows = []
     if plain:
         p_run = store.run(plain)
-        rows.append({"run": plain, "count": 0, "detail": None, "tool_block_tokens": None, "accuracy": _accuracy(store, p_run),
-                     "delta": None, "p": None, "share": None, "mechanism": "plain"})
-    for r in sorted(general, key=lambda r: (setting_of(r)["count"], ("full", "short", "names").index(
-            setting_of(r)["detail"]) if setting_of(r)["detail"] in ("full", "short", "names") else 9)):
+        rows.append(
+            {
+                "run": plain,
+                "count": 0,
+                "detail": None,
+                "tool_block_tokens": None,
+                "accuracy": _accuracy(store, p_run),
+                "delta": None,
+                "p": None,
+                "share": None,
+                "mechanism": "plain",
+            }
+        )
+    for r in sorted(
+        general,
+        key=lambda r: (
+            setting_of(r)["count"],
+            ("full", "short", "names").index(setting_of(r)["detail"])
+            if setting_of(r)["detail"] in ("full", "short", "names")
+            else 9,
+        ),
+    ):
         s = setting_of(r)
         m = offdomain_measures(store, r)
         delta = p = None
         if plain:
             acc = against_plain(store, plain, r["name"], n_boot)["rows"][0]
             delta, p = acc["delta"], acc["p"]
-        rows.append({"run": r["name"], "count": s["count"], "detail": s["detail"],
-                     "tool_block_tokens": (s.get("tool_block_tokens") or {}).get("extra"),
-                     "accuracy": _accuracy(store, r), "delta": delta, "p": p, "share": m["share"] if m else None,
-                     "share_counts": m["share_counts"] if m else None,
-                     "mechanism": offdomain.mechanism(None if p is None else p < 0.05, delta,
-                                                      m["share"] if m else None)})
+        rows.append(
+            {
+                "run": r["name"],
+                "count": s["count"],
+                "detail": s["detail"],
+                "tool_block_tokens": (s.get("tool_block_tokens") or {}).get("extra"),
+                "accuracy": _accuracy(store, r),
+                "delta": delta,
+                "p": p,
+                "share": m["share"] if m else None,
+                "share_counts": m["share_counts"] if m else None,
+                "mechanism": offdomain.mechanism(None if p is None else p < 0.05, delta, m["share"] if m else None),
+            }
+        )
     return {"plain": plain, "rows": rows, "confusion_share": offdomain.CONFUSION_SHARE, "rule": RULE}
 
 
-RULE = ("the study's rule (arXiv 2602.18998 App. B.8): a significant accuracy drop against the plain run (exact "
-        f"McNemar p < 0.05 on common items) with an out-of-domain call share of at least "
-        f"{offdomain.CONFUSION_SHARE:.0%} is tool confusion; a significant drop with fewer such calls is context "
-        "overhead; otherwise no drop")
+RULE = (
+    "the study's rule (arXiv 2602.18998 App. B.8): a significant accuracy drop against the plain run (exact "
+    f"McNemar p < 0.05 on common items) with an out-of-domain call share of at least "
+    f"{offdomain.CONFUSION_SHARE:.0%} is tool confusion; a significant drop with fewer such calls is context "
+    "overhead; otherwise no drop"
+)
 
 
 def _accuracy(store: Store, run: dict[str, Any]) -> list[int]:
@@ -114,16 +147,16 @@ def _accuracy(store: Store, run: dict[str, Any]) -> list[int]:
 
 LEGEND = {
     "out-of-domain share": "calls to the setting's extra tools over all tool calls, rejected calls included (what the "
-                           "agent chose to do); Wilson 95% interval over calls (the study's tool-confusion measure, "
-                           "arXiv 2602.18998 §2.2, App. B.8)",
+    "agent chose to do); Wilson 95% interval over calls (the study's tool-confusion measure, "
+    "arXiv 2602.18998 §2.2, App. B.8)",
     "points out of domain": "points charged for executed out-of-domain calls over all points charged",
     "turns out of domain": "assistant turns whose every call was out of domain over turns with at least one call",
     "against plain": "the plain counterpart: the same identity without the setting (the distractible knob aside); "
-                     "Δ = setting − plain on common items, paired bootstrap 95% interval, exact McNemar",
+    "Δ = setting − plain on common items, paired bootstrap 95% interval, exact McNemar",
     "n-grams": "out-of-domain calls are one 'other' tool for the n-gram analytics: outside the 7×7 family (49 "
-               "bigrams, Bonferroni) and breaking adjacency, like any non-protocol call, so fingerprints stay "
-               "comparable with plain runs; the transition matrix of a run in the setting adds an 'other' row and "
-               "column (8×8)",
+    "bigrams, Bonferroni) and breaking adjacency, like any non-protocol call, so fingerprints stay "
+    "comparable with plain runs; the transition matrix of a run in the setting adds an 'other' row and "
+    "column (8×8)",
     "mechanism": RULE,
 }
 
@@ -131,6 +164,7 @@ LEGEND = {
 # The reports every front end calls, with the setting's blocks added for the runs in it. They wrap the plain ones
 # (rather than being called from inside them) because the comparison with the plain run is `compare_report`'s,
 # which itself reads `report_of`: `workbench.service.reports` exports these in place of the plain ones.
+
 
 def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -> dict[str, Any]:
     """`reports.run.diagnostics`, with `general_setting` (measures and the comparison with the plain run)."""
@@ -153,8 +187,9 @@ def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, 
     return report, transitions
 
 
-def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None,
-                 cache_dir: Any = None) -> dict[str, Any]:
+def panel_report(
+    store: Store, names: list[str], external: dict[str, float] | None = None, cache_dir: Any = None
+) -> dict[str, Any]:
     """`reports.panel.panel_report` (its arguments all passed on), with the registry-size table when runs of the
     setting are among `names`."""
     panel = _panel.panel_report(store, names, external, cache_dir=cache_dir)

@@ -6,6 +6,7 @@ gold papers, reference §1.2) and measures it on what the agent read. The hops a
 (`sandbox.episode`), or backfilled from stored reads for runs stored before (`workbench.service.relabel`); a run whose
 hops were never measured reports `measured: false` and its numbers as None ("—"), never as zero.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,11 +18,11 @@ from storage import Store
 BUCKETS = ("0", "1", "2", "3+", "unreachable")
 LEGEND = {
     "read_hops": "Read hops (our diagnostic) = citation hops from the item's seed to the paper of each delivered "
-                 "read, by the shortest chain of 'cites' edges over the item's graph: the rule of the dataset's check "
-                 "that every gold paper is within the item's depth (0 = the seed; unreachable = no citation path, "
-                 "the paper found by search only). mean_hop over reachable reads, gold and non-gold apart; "
-                 "beyond_depth = reads farther than the item's depth or unreachable ÷ all reads. Not measured (—) "
-                 "for a run stored before hops were recorded whose dataset cannot be opened.",
+    "read, by the shortest chain of 'cites' edges over the item's graph: the rule of the dataset's check "
+    "that every gold paper is within the item's depth (0 = the seed; unreachable = no citation path, "
+    "the paper found by search only). mean_hop over reachable reads, gold and non-gold apart; "
+    "beyond_depth = reads farther than the item's depth or unreachable ÷ all reads. Not measured (—) "
+    "for a run stored before hops were recorded whose dataset cannot be opened.",
 }
 
 
@@ -38,8 +39,14 @@ def read_hops(store: Store, run: dict[str, Any]) -> dict[str, Any]:
     steps = store.delivered_steps(run["id"])
     reads = [(r["trajectory_id"], r["depth"], r["paper_id"], r["hop"]) for r in stored_reads(steps)]
     measured = not hops_stale(run)
-    out: dict[str, Any] = {"measured": measured, "reads": len(reads), "by_hop": None, "mean_hop": None,
-                           "beyond_depth": None, "counts": None}
+    out: dict[str, Any] = {
+        "measured": measured,
+        "reads": len(reads),
+        "by_hop": None,
+        "mean_hop": None,
+        "beyond_depth": None,
+        "counts": None,
+    }
     if not measured:
         return out
     golds = _gold_papers(store, run)
@@ -53,13 +60,19 @@ def read_hops(store: Store, run: dict[str, Any]) -> dict[str, Any]:
             side = sums["gold" if paper in golds.get(tid, ()) else "non_gold"]
             side[0] += hop
             side[1] += 1
-    out.update(by_hop=by_hop, mean_hop={k: (s / n if n else None) for k, (s, n) in sums.items()},
-               beyond_depth=beyond / len(reads) if reads else None,
-               counts={"mean_hop": sums, "beyond_depth": [beyond, len(reads)]})
+    out.update(
+        by_hop=by_hop,
+        mean_hop={k: (s / n if n else None) for k, (s, n) in sums.items()},
+        beyond_depth=beyond / len(reads) if reads else None,
+        counts={"mean_hop": sums, "beyond_depth": [beyond, len(reads)]},
+    )
     return out
 
 
 def _gold_papers(store: Store, run: dict[str, Any]) -> dict[int, set[str]]:
     """Per trajectory, the papers its calls named that are gold for its item (the role stored with each call)."""
     cols = store.trajectory_columns(run["id"], ("id", "actions"))
-    return {tid: {a[2] for a in acts or () if len(a) > 3 and a[3] == "gold"} for tid, acts in zip(cols["id"], cols["actions"])}
+    return {
+        tid: {a[2] for a in acts or () if len(a) > 3 and a[3] == "gold"}
+        for tid, acts in zip(cols["id"], cols["actions"])
+    }

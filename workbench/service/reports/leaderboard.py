@@ -1,20 +1,21 @@
 """The leaderboard: every agent's runs grouped, ranked by accuracy with its Wilson interval, people apart."""
+
 from __future__ import annotations
 
 from typing import Any
 
-
 from stats.axes import Table
 from storage import Store
-from workbench.views.columns import PANEL_COLUMNS
 from workbench.service.reports.panel import per_item_terms, significant_best
 from workbench.service.reports.run import _dig, measures_tokens, report_of
+from workbench.views.columns import PANEL_COLUMNS
 
 MIN_COVERAGE = 0.5  # a leaderboard row is ranked when it covers at least this share of the items people played
 
 
-def leaderboard(store: Store, min_coverage: float = MIN_COVERAGE, n_boot: int = 10_000,
-                seed: int = 0) -> list[dict[str, Any]]:
+def leaderboard(
+    store: Store, min_coverage: float = MIN_COVERAGE, n_boot: int = 10_000, seed: int = 0
+) -> list[dict[str, Any]]:
     """Per dataset that people have played: every player and every evaluation run on the items people played.
 
     A person is one row over all their sessions on the dataset (`human:NAME` runs combined, an item counted
@@ -50,8 +51,11 @@ def leaderboard(store: Store, min_coverage: float = MIN_COVERAGE, n_boot: int = 
                         seen.add(t["item_id"])
                         kept.append(t)
             records[key], excluded[key] = kept, marked
-        played = list(dict.fromkeys(t["item_id"] for key, group in entrants.items() if is_human(group[0]["agent"])
-                                    for t in records[key]))
+        played = list(
+            dict.fromkeys(
+                t["item_id"] for key, group in entrants.items() if is_human(group[0]["agent"]) for t in records[key]
+            )
+        )
         wanted = set(played)
         rows = []
         for key, group in entrants.items():
@@ -60,23 +64,36 @@ def leaderboard(store: Store, min_coverage: float = MIN_COVERAGE, n_boot: int = 
                 continue
             rows.append(_board_row(key, group, mine, len(played), excluded[key], min_coverage, n_boot, seed))
         ranked = sorted((r for r in rows if r["ranked"]), key=_board_order)
-        best, best_tests = board_best(ranked, {key: [t for t in records[key] if t["item_id"] in wanted]
-                                               for key in entrants})
+        best, best_tests = board_best(
+            ranked, {key: [t for t in records[key] if t["item_id"] in wanted] for key in entrants}
+        )
         unranked = sorted((r for r in rows if not r["ranked"]), key=_board_order)
         for rank, row in enumerate(ranked, 1):
             row["rank"] = rank
         dataset = next(r["dataset"] for r in same if is_human(r["agent"]))
-        boards.append({"dataset": dataset, "fingerprint": fingerprint, "n_items": len(played), "items": played,
-                       "min_coverage": min_coverage, "rows": ranked + unranked, "best": best,
-                       "best_tests": best_tests, "n_boot": n_boot, "seed": seed})
+        boards.append(
+            {
+                "dataset": dataset,
+                "fingerprint": fingerprint,
+                "n_items": len(played),
+                "items": played,
+                "min_coverage": min_coverage,
+                "rows": ranked + unranked,
+                "best": best,
+                "best_tests": best_tests,
+                "n_boot": n_boot,
+                "seed": seed,
+            }
+        )
     return boards
 
 
 TOKEN_COLUMNS = ("tokens", "MaxTok")  # what a run without token counts (`measures_tokens`) does not measure
 
 
-def board_best(ranked: list[dict[str, Any]], records: dict[str, list[dict[str, Any]]]
-               ) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
+def board_best(
+    ranked: list[dict[str, Any]], records: dict[str, list[dict[str, Any]]]
+) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
     """The leaderboard's best cells: the panel's `significant_best` over the ranked rows, each paired with a
     runner-up on the items both covered; then none in a token column while a ranked full-tool row does not
     measure tokens (a scripted agent, an MCP client): the mark claims the best of the board, and an unmeasured
@@ -86,8 +103,11 @@ def board_best(ranked: list[dict[str, Any]], records: dict[str, list[dict[str, A
     if unmeasured:
         for col in TOKEN_COLUMNS:
             best.pop(col, None)
-            tests[col] = {**tests.get(col, {"best": [], "runner_up": [], "p": None}), "marked": False,
-                          "reason": f"tokens not measured for {', '.join(unmeasured)}"}
+            tests[col] = {
+                **tests.get(col, {"best": [], "runner_up": [], "p": None}),
+                "marked": False,
+                "reason": f"tokens not measured for {', '.join(unmeasured)}",
+            }
     return best, tests
 
 
@@ -95,8 +115,16 @@ def _board_order(row: dict[str, Any]) -> tuple:
     return -(row["accuracy"] or 0.0), -row["n"], row["run"]
 
 
-def _board_row(key: str, group: list[dict[str, Any]], records: list[dict[str, Any]], n_items: int, excluded: int,
-               min_coverage: float, n_boot: int, seed: int) -> dict[str, Any]:
+def _board_row(
+    key: str,
+    group: list[dict[str, Any]],
+    records: list[dict[str, Any]],
+    n_items: int,
+    excluded: int,
+    min_coverage: float,
+    n_boot: int,
+    seed: int,
+) -> dict[str, Any]:
     """One leaderboard row: `report_of` over the entrant's trajectories, its coverage and accuracy interval."""
     from sandbox.agents.human import is_human
     from stats.wilson import wilson
@@ -109,10 +137,22 @@ def _board_row(key: str, group: list[dict[str, Any]], records: list[dict[str, An
     coverage = n / n_items if n_items else 0.0
     ranked = coverage >= min_coverage
     name = sessions[-1] + (f" +{len(sessions) - 1}" if len(sessions) > 1 else "")  # the latest session (+ others)
-    return {"run": key, "name": name, "runs": sessions, "agent": rep["agent"], "model": rep["model"],
-            "ablation": rep["ablation"], "human": human, "n": n, "correct": rep["correct"], "coverage": coverage,
-            "accuracy_ci": None if ci is None else [ci.low, ci.high], "excluded": excluded, "ranked": ranked,
-            "tokens_measured": measures_tokens(group[0]), "rank": None,
-            "unranked": None if ranked else f"covers {n} of the {n_items} items played (fewer than "
-                                            f"{min_coverage:.0%})",
-            **{col: _dig(rep, path) for col, path in PANEL_COLUMNS}}
+    return {
+        "run": key,
+        "name": name,
+        "runs": sessions,
+        "agent": rep["agent"],
+        "model": rep["model"],
+        "ablation": rep["ablation"],
+        "human": human,
+        "n": n,
+        "correct": rep["correct"],
+        "coverage": coverage,
+        "accuracy_ci": None if ci is None else [ci.low, ci.high],
+        "excluded": excluded,
+        "ranked": ranked,
+        "tokens_measured": measures_tokens(group[0]),
+        "rank": None,
+        "unranked": None if ranked else f"covers {n} of the {n_items} items played (fewer than {min_coverage:.0%})",
+        **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
+    }

@@ -1,4 +1,5 @@
 """A run's out-of-domain tool use in the general-agent setting (`stats.offdomain` over the store's tool calls)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -7,8 +8,17 @@ from stats import offdomain
 from stats.ratio import Ratio
 from storage import Store
 
-SETTING_KEYS = ("source", "count", "detail", "cost", "seed", "registry_size", "tool_block_tokens", "schema_tokens",
-                "tokens_estimated")
+SETTING_KEYS = (
+    "source",
+    "count",
+    "detail",
+    "cost",
+    "seed",
+    "registry_size",
+    "tool_block_tokens",
+    "schema_tokens",
+    "tokens_estimated",
+)
 
 
 def setting_of(run: dict[str, Any]) -> dict[str, Any] | None:
@@ -27,7 +37,9 @@ def offdomain_measures(store: Store, run: dict[str, Any]) -> dict[str, Any] | No
     if setting is None:
         return None
     ids = store.trajectory_columns(run["id"], ("id", "item_id"))
-    by_id: dict[int, dict[str, Any]] = {tid: {"item_id": item, "calls": []} for tid, item in zip(ids["id"], ids["item_id"])}
+    by_id: dict[int, dict[str, Any]] = {
+        tid: {"item_id": item, "calls": []} for tid, item in zip(ids["id"], ids["item_id"])
+    }
     for c in store.tool_calls(run["id"]):
         t = by_id.get(c["trajectory_id"])
         if t is not None:
@@ -35,11 +47,15 @@ def offdomain_measures(store: Store, run: dict[str, Any]) -> dict[str, Any] | No
     m = offdomain.measures(list(by_id.values()), setting["tools"])
     return {
         "setting": {k: setting.get(k) for k in SETTING_KEYS},
-        "share": m["share"].value, "share_counts": _pair(m["share"]), "share_interval": m["share_interval"],
+        "share": m["share"].value,
+        "share_counts": _pair(m["share"]),
+        "share_interval": m["share_interval"],
         "trajectories_with_any": _pair(m["trajectories_with_any"]),
-        "points": _pair(m["points"]), "points_per_trajectory": m["points_per_trajectory"].value,
-        "turns": _pair(m["turns"]), "turns_per_trajectory": m["turns_per_trajectory"].value,
-        "per_tool": m["per_tool"], "per_item": m["per_item"], "rejected": m["rejected"],
+        "points": _pair(m["points"]),
+        "points_per_trajectory": m["points_per_trajectory"].value,
+        "turns": _pair(m["turns"]),
+        "turns_per_trajectory": m["turns_per_trajectory"].value,
+        "per_tool": m["per_tool"],
+        "per_item": m["per_item"],
+        "rejected": m["rejected"],
     }
-
-

@@ -1,5 +1,6 @@
 """The panel of several runs (the paper's Table 2): cells over the items every run answered, the best cell
 marked where it beats the runner-up significantly, Cronbach's α, item coverage, replicate spread, tool lift."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -14,9 +15,9 @@ from stats.axes import Table
 from storage import Store
 from workbench.service.families import TIERS, lineage
 from workbench.service.reports import fingerprints, panel_tables
-from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
+from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 
 PAIRED_BY_ID = "items are paired by id only, and an id may name a different question in each"
 
@@ -32,39 +33,39 @@ RESOURCE_COLUMNS = {"calls/turn", "tokens", "turns", "points", "MaxTok", "MaxTur
 
 PANEL_LEGEND = {
     "columns": "accuracy; Search: paper recall (PR) and section recall (SR) for single-target (st) and "
-               "multi-target (mt) items; Synthesis: conversion = P(correct | paper recall); Tool use: calls per "
-               "turn; Resources: mean tokens, model turns, points, and the shares ended by each cap.",
+    "multi-target (mt) items; Synthesis: conversion = P(correct | paper recall); Tool use: calls per "
+    "turn; Resources: mean tokens, model turns, points, and the shares ended by each cap.",
     "best": "* marks the best cell of a column (highest, or lowest for resources) only where it beats the runner-up "
-            "significantly (p < 0.05, two-sided, on the common items both have a value for), as the paper shades its "
-            "Table 2: McNemar's exact test for the 0/1 columns (accuracy, recalls, conversion on the items both "
-            "recalled, cap rates) with one trajectory per item; with replicates, and for calls per turn, tokens, "
-            "turns and points, the exact sign test on the per-item values (an item's mean over its replicates; it is "
-            "McNemar's test when each item has one 0/1 outcome). No mark otherwise, a tie at the top included; "
-            "'best_tests' has each column's test. Not adjusted across columns. Tool-use and resource columns "
-            "compare full-tool runs only: an ablation (closed-book, no-search, gold-given) uses fewer turns and "
-            "points by construction, so its cells there are never best (its row names the ablation).",
+    "significantly (p < 0.05, two-sided, on the common items both have a value for), as the paper shades its "
+    "Table 2: McNemar's exact test for the 0/1 columns (accuracy, recalls, conversion on the items both "
+    "recalled, cap rates) with one trajectory per item; with replicates, and for calls per turn, tokens, "
+    "turns and points, the exact sign test on the per-item values (an item's mean over its replicates; it is "
+    "McNemar's test when each item has one 0/1 outcome). No mark otherwise, a tie at the top included; "
+    "'best_tests' has each column's test. Not adjusted across columns. Tool-use and resource columns "
+    "compare full-tool runs only: an ablation (closed-book, no-search, gold-given) uses fewer turns and "
+    "points by construction, so its cells there are never best (its row names the ablation).",
     "cronbach_alpha": "Cronbach's α with the items as the components and the runs as the respondents (the paper's "
-                      "orientation, Appendix E.1): k/(k−1)·(1 − Σ item variances across runs ÷ variance of the run "
-                      "totals), k = items. item_total_correlation: per item, the corrected item-total correlation in "
-                      "the same orientation: Pearson r across the runs between the item's correctness and the run's "
-                      "total over the other items (negative: strong runs miss it, weak ones get it).",
+    "orientation, Appendix E.1): k/(k−1)·(1 − Σ item variances across runs ÷ variance of the run "
+    "totals), k = items. item_total_correlation: per item, the corrected item-total correlation in "
+    "the same orientation: Pearson r across the runs between the item's correctness and the run's "
+    "total over the other items (negative: strong runs miss it, weak ones get it).",
     "counts": "Every cell's [numerator, denominator] is in the row's 'counts'.",
     "replicates": "Run-to-run mean / std / range of accuracy over the replicates of each run; std is the population "
-                  "SD (ddof = 0) of the replicates' accuracies, as the paper's Table 17.",
+    "SD (ddof = 0) of the replicates' accuracies, as the paper's Table 17.",
     "common_items": "Every cell, best mark, tool lift and the Spearman accuracy are over the items every run "
-                    "answered (all their replicates; a row's n counts those trajectories, n_all all of the run's), "
-                    "as the paper's Table 2 compares models on one item set; Cronbach's α, item coverage and "
-                    "item-total correlations use the same items (replicate 0). Bigram means and replicate spread "
-                    "are over each run's own trajectories.",
+    "answered (all their replicates; a row's n counts those trajectories, n_all all of the run's), "
+    "as the paper's Table 2 compares models on one item set; Cronbach's α, item coverage and "
+    "item-total correlations use the same items (replicate 0). Bigram means and replicate spread "
+    "are over each run's own trajectories.",
     "external": "Spearman's ρ between run accuracy and the external scores; p exact (all orderings) for n ≤ 9.",
     "tier_best": "† marks a tier leader: the best cell of a column among the runs of one capability tier, marked "
-                 "only where it beats the tier's runner-up significantly by the same tests as * (see 'best'; "
-                 "'tier_best_tests' has each). Rows are grouped by tier (Closed Frontier, Open Frontier, "
-                 "Compute-Efficient, then untiered), then by family (best accuracy first), then by accuracy, as the "
-                 "paper's Table 2; family and tier are each run's tags (`runs tag`), derived from the model string "
-                 "when not chosen.",
+    "only where it beats the tier's runner-up significantly by the same tests as * (see 'best'; "
+    "'tier_best_tests' has each). Rows are grouped by tier (Closed Frontier, Open Frontier, "
+    "Compute-Efficient, then untiered), then by family (best accuracy first), then by accuracy, as the "
+    "paper's Table 2; family and tier are each run's tags (`runs tag`), derived from the model string "
+    "when not chosen.",
     "bigram_panel": "Bigram panel = mean Δ-accuracy across runs (over the runs where Δ is defined) of the bigrams "
-                    "present in at least half of the runs (n_present; the paper: ≥ 10 of 19 models).",
+    "present in at least half of the runs (n_present; the paper: ≥ 10 of 19 models).",
 }
 
 
@@ -114,8 +115,9 @@ def resolution_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
     return [f"{who}' section recall was computed under different label resolutions ({listed}): not comparable"]
 
 
-def panel_report(store: Store, names: list[str], external: dict[str, float] | None = None,
-                 cache_dir: Any = None) -> dict[str, Any]:
+def panel_report(
+    store: Store, names: list[str], external: dict[str, float] | None = None, cache_dir: Any = None
+) -> dict[str, Any]:
     """A multi-run table shaped like the paper's Table 2 (grouped, best cell marked), plus panel statistics.
     With `cache_dir` (the corpus cache), the runs' dataset is opened for the tables that need its labels
     (Table 11); a dataset that cannot be opened leaves them out."""
@@ -135,35 +137,61 @@ def panel_report(store: Store, names: list[str], external: dict[str, float] | No
     rows = []
     for rep, table, run in zip(reports, tables, runs):
         family, tier = lineage(run)
-        rows.append({"run": rep["run"], "agent": rep["agent"], "model": rep["model"], "ablation": rep["ablation"],
-                     "family": family, "tier": tier, "seed": run.get("seed", 0),
-                     "n": rep["n"], "n_all": table.n, **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
-                     "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path)
-                                for col, path in PANEL_COLUMNS},
-                     "errors": errors_of(rep)})
+        rows.append(
+            {
+                "run": rep["run"],
+                "agent": rep["agent"],
+                "model": rep["model"],
+                "ablation": rep["ablation"],
+                "family": family,
+                "tier": tier,
+                "seed": run.get("seed", 0),
+                "n": rep["n"],
+                "n_all": table.n,
+                **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
+                "counts": {
+                    col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path) for col, path in PANEL_COLUMNS
+                },
+                "errors": errors_of(rep),
+            }
+        )
     per_item = {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)}
     best, best_tests = significant_best(rows, per_item)
-    panel: dict[str, Any] = {"warnings": dataset_warnings(runs, "the runs") + resolution_warnings(runs, "the runs")
-                             + prompt_warnings(runs, "the runs"),
-        "groups": [
-        {"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS], "rows": rows, "best": best,
-        "best_tests": best_tests, "n_common_items": len(common), "lineage": lineage_order(rows),
-        **tier_leaders(rows, per_item)}
+    panel: dict[str, Any] = {
+        "warnings": dataset_warnings(runs, "the runs")
+        + resolution_warnings(runs, "the runs")
+        + prompt_warnings(runs, "the runs"),
+        "groups": [{"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS],
+        "rows": rows,
+        "best": best,
+        "best_tests": best_tests,
+        "n_common_items": len(common),
+        "lineage": lineage_order(rows),
+        **tier_leaders(rows, per_item),
+    }
     if len(names) >= 2 and len(common) >= 2:
         panel["cronbach_alpha"] = cronbach_alpha(matrix)
         panel["coverage"] = coverage_histogram(matrix)
         if len(names) >= 3 and len(common) >= 2:
             itc = item_total_correlations(matrix)
             panel["item_total_correlation"] = {i: (None if v != v else float(v)) for i, v in zip(common, itc)}
-    per_run = [ngrams.bigram_delta_accuracy(encoded_sequences(extra["tool_sequence"]), t["correct"])
-               for t, extra in loaded if t.n]
+    per_run = [
+        ngrams.bigram_delta_accuracy(encoded_sequences(extra["tool_sequence"]), t["correct"])
+        for t, extra in loaded
+        if t.n
+    ]
     panel["bigram_panel"] = ngrams.panel_bigrams(per_run)
     panel["replicates"] = {n: replicate_spread(t) for n, t in zip(names, tables)}
     panel["ablation_lift"] = ablation_lift(reports)
     if external:
-        pairs = [(r["accuracy"], external[r["run"]]) for r in rows if r["run"] in external and r["accuracy"] is not None]
-        panel["external"] = spearman([p[0] for p in pairs], [p[1] for p in pairs]) if len(pairs) >= 3 else {
-            "error": f"need at least 3 runs with external scores, got {len(pairs)}"}
+        pairs = [
+            (r["accuracy"], external[r["run"]]) for r in rows if r["run"] in external and r["accuracy"] is not None
+        ]
+        panel["external"] = (
+            spearman([p[0] for p in pairs], [p[1] for p in pairs])
+            if len(pairs) >= 3
+            else {"error": f"need at least 3 runs with external scores, got {len(pairs)}"}
+        )
     # the action lists are the panel's largest data: one run's at a time, reduced to what the tables need
     signatures, behaviours = [], []
     # only the actions column is read again (same rows, same order as `tables`): re-reading the report's fields
@@ -185,8 +213,11 @@ def errors_of(report: dict[str, Any]) -> dict[str, Any]:
     """A run's failures beside its Table 2 row: episodes ended in error, episodes with any API error (each as
     [count, trajectories]) and replies cut off by the completion limit with the calls lost in them."""
     counts = report["counts"]["resource"]
-    return {"error": counts.get("error_rate"), "api_error": counts.get("api_error_rate"),
-            "cut_off": report.get("cut_off")}
+    return {
+        "error": counts.get("error_rate"),
+        "api_error": counts.get("api_error_rate"),
+        "cut_off": report.get("cut_off"),
+    }
 
 
 @contextmanager
@@ -220,16 +251,20 @@ def _corpora(cache_dir: Any) -> Iterator[Any]:
 def lineage_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows as Table 2 groups them: by tier (the paper's order, untiered last), then family (the family with
     the best accuracy first, runs without a family last), then accuracy within the family (highest first)."""
+
     def acc(r: dict[str, Any]) -> float:
         return -1.0 if r["accuracy"] is None else r["accuracy"]
 
     tiers = [t for t in TIERS if any(r["tier"] == t for r in rows)] + (
-        [None] if any(r["tier"] not in TIERS for r in rows) else [])
+        [None] if any(r["tier"] not in TIERS for r in rows) else []
+    )
     out = []
     for tier in tiers:
         members = [r for r in rows if (r["tier"] if r["tier"] in TIERS else None) == tier]
-        fams = sorted({r["family"] for r in members}, key=lambda f: (
-            f is None, -max(acc(r) for r in members if r["family"] == f), f or ""))
+        fams = sorted(
+            {r["family"] for r in members},
+            key=lambda f: (f is None, -max(acc(r) for r in members if r["family"] == f), f or ""),
+        )
         for fam in fams:
             runs = sorted((r for r in members if r["family"] == fam), key=lambda r: (-acc(r), r["run"]))
             out.append({"tier": tier, "family": fam, "runs": [r["run"] for r in runs]})
@@ -259,12 +294,15 @@ def per_item_terms(table: Table) -> dict[str, dict[str, tuple[float, float]]]:
     if not ids:
         return {c: {} for c, _ in PANEL_COLUMNS}
     _, (num, den) = by_cluster(table["item_id"], *_stacked(terms, keys))
-    return {col: {i: (float(num[r, j]), float(den[r, j])) for r, i in enumerate(ids)}
-            for j, (col, _) in enumerate(PANEL_COLUMNS)}
+    return {
+        col: {i: (float(num[r, j]), float(den[r, j])) for r, i in enumerate(ids)}
+        for j, (col, _) in enumerate(PANEL_COLUMNS)
+    }
 
 
-def significant_best(rows: list[dict[str, Any]], per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
-                     alpha: float = 0.05) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
+def significant_best(
+    rows: list[dict[str, Any]], per_item: dict[str, dict[str, dict[str, tuple[float, float]]]], alpha: float = 0.05
+) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
     """The best cell per column, kept only where it beats the runner-up significantly (see PANEL_LEGEND["best"]).
 
     Candidates are the rows with a value (full-tool runs only in the tool-use and resource columns, see
@@ -283,20 +321,31 @@ def significant_best(rows: list[dict[str, Any]], per_item: dict[str, dict[str, d
         top = [r["run"] for r in pool if r[col] == values[0]]
         runners = [r["run"] for r in pool if r[col] == values[1]]
         if len(top) > 1:
-            tests[col] = {"best": top, "runner_up": runners, "marked": False, "p": None,
-                          "reason": "several runs share the best value"}
+            tests[col] = {
+                "best": top,
+                "runner_up": runners,
+                "marked": False,
+                "p": None,
+                "reason": "several runs share the best value",
+            }
             continue
         found = [_best_test(col, per_item[top[0]][col], per_item[r][col]) for r in runners]
         worst = max(found, key=lambda t: t["p"])
         marked = all(t["p"] < alpha and t["agrees"] for t in found)
-        tests[col] = {"best": top, "runner_up": runners, "marked": marked, **{k: v for k, v in worst.items()
-                                                                             if k != "agrees"}}
+        tests[col] = {
+            "best": top,
+            "runner_up": runners,
+            "marked": marked,
+            **{k: v for k, v in worst.items() if k != "agrees"},
+        }
         if marked:
             best[col] = top
     return best, tests
 
 
-def _best_test(col: str, first: dict[str, tuple[float, float]], second: dict[str, tuple[float, float]]) -> dict[str, Any]:
+def _best_test(
+    col: str, first: dict[str, tuple[float, float]], second: dict[str, tuple[float, float]]
+) -> dict[str, Any]:
     """The paired test of one column between the best run (`first`) and a runner-up, on items both have a value for."""
     from stats.significance import paired_sign_test
 
@@ -307,8 +356,14 @@ def _best_test(col: str, first: dict[str, tuple[float, float]], second: dict[str
     test = paired_sign_test(a, b)
     better = test["second_higher"] if col in LOWER_IS_BETTER else test["first_higher"]
     worse = test["first_higher"] if col in LOWER_IS_BETTER else test["second_higher"]
-    return {"test": "McNemar exact" if binary else "sign test on per-item values", "n": test["n"],
-            "best_better": better, "runner_up_better": worse, "p": test["p"], "agrees": better > worse}
+    return {
+        "test": "McNemar exact" if binary else "sign test on per-item values",
+        "n": test["n"],
+        "best_better": better,
+        "runner_up_better": worse,
+        "p": test["p"],
+        "agrees": better > worse,
+    }
 
 
 def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -318,14 +373,24 @@ def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if full["ablation"] != "full":
             continue
         for closed in reports:
-            if (closed["ablation"] == "closed-book" and closed["agent"] == full["agent"]
-                    and closed["model"] == full["model"] and closed["dataset"] == full["dataset"]):
-                lift = None if full["accuracy"] is None or closed["accuracy"] is None else full["accuracy"] - closed["accuracy"]
+            if (
+                closed["ablation"] == "closed-book"
+                and closed["agent"] == full["agent"]
+                and closed["model"] == full["model"]
+                and closed["dataset"] == full["dataset"]
+            ):
+                lift = (
+                    None
+                    if full["accuracy"] is None or closed["accuracy"] is None
+                    else full["accuracy"] - closed["accuracy"]
+                )
                 out.append({"full": full["run"], "closed_book": closed["run"], "lift": lift})
     return out
 
 
 def _stacked(terms: dict[str, tuple[Any, Any]], keys: list[str]) -> tuple[Any, Any]:
     """(numerators, denominators) as (items × statistics) arrays, columns in `keys` order."""
-    return (np.column_stack([terms[k][0] for k in keys]).astype(float),
-            np.column_stack([terms[k][1] for k in keys]).astype(float))
+    return (
+        np.column_stack([terms[k][0] for k in keys]).astype(float),
+        np.column_stack([terms[k][1] for k in keys]).astype(float),
+    )

@@ -2,6 +2,7 @@
 difference between two runs that used different prompts may be the prompts' and not the models'. `report`, `compare`
 and the panel say so from what each run recorded (its prompt hash, and the prompts' digest in its identity when they
 were not ours)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -28,13 +29,17 @@ def prompt_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
     if len(groups) < 2:
         return []
     listed = " | ".join(f"{labels[h]}: {', '.join(names)}" for h, names in groups.items())
-    return [f"{who} used different prompts ({listed}): a difference between them may be the prompts' "
-            "(`prompts show RUN` prints each)"]
+    return [
+        f"{who} used different prompts ({listed}): a difference between them may be the prompts' "
+        "(`prompts show RUN` prints each)"
+    ]
 
 
 def report_note(run: dict[str, Any]) -> str | None:
     """The legend line of a run told something other than our defaults."""
     if not custom(run):
         return None
-    return (f"this run used its own prompts (a prompts file, hash {(run.get('prompt_hash') or '')[:12]}), not the "
-            f"workbench's: `prompts show {run['name']}` prints them")
+    return (
+        f"this run used its own prompts (a prompts file, hash {(run.get('prompt_hash') or '')[:12]}), not the "
+        f"workbench's: `prompts show {run['name']}` prints them"
+    )

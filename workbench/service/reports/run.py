@@ -6,6 +6,7 @@ into a `stats.axes.Table`, so every axis is one array operation and the full dia
 19-run × 1,011-item × 3-replicate study take seconds. Every choice of definition the paper leaves
 open is stated in the report's `legend` (PROTOCOL §3).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -23,7 +24,7 @@ from workbench.service.reports.prompts import report_note
 PERCENT_KEYS = ("paper_recall", "section_recall", "conversion", "accuracy", "rate")
 
 
-REPORT_FIELDS = tuple(dict.fromkeys(("id",) + axes.COLUMNS))
+REPORT_FIELDS = tuple(dict.fromkeys(("id", *axes.COLUMNS)))
 
 
 def values(obj: Any) -> Any:
@@ -61,8 +62,12 @@ def run_report(store: Store, name: str) -> dict[str, Any]:
 
 def split_ratios(table: Table) -> dict[str, dict[str, Ratio]]:
     """Accuracy by question type × depth, reasoning type, consensus tier and venue."""
-    return {"type_depth": axes.type_depth(table), "reasoning_type": axes.splits(table, "reasoning_type"),
-            "consensus_tier": axes.splits(table, "consensus_tier"), "venue": axes.splits(table, "venue")}
+    return {
+        "type_depth": axes.type_depth(table),
+        "reasoning_type": axes.splits(table, "reasoning_type"),
+        "consensus_tier": axes.splits(table, "consensus_tier"),
+        "venue": axes.splits(table, "venue"),
+    }
 
 
 def measures_tokens(run: dict[str, Any]) -> bool:
@@ -108,13 +113,20 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
         "accuracy": acc.value,
         "accuracy_by_type": values(acc_kind),  # st / mt / all, beside the foundation issue's `accuracy`
         "axes": values(four),
-        "counts": {"accuracy": acc.as_list(), "accuracy_by_type": counts(acc_kind), **counts(four),
-                   "splits": counts(splits),
-                   "section_recall_ceiling": counts(ceiling["ceiling"])},
+        "counts": {
+            "accuracy": acc.as_list(),
+            "accuracy_by_type": counts(acc_kind),
+            **counts(four),
+            "splits": counts(splits),
+            "section_recall_ceiling": counts(ceiling["ceiling"]),
+        },
         "terminations": axes.terminations(table),
         "splits": values(splits),
-        "section_recall_ceiling": {"unreachable": ceiling["unreachable"], "unknown": ceiling["unknown"],
-                                   **values(ceiling["ceiling"])},
+        "section_recall_ceiling": {
+            "unreachable": ceiling["unreachable"],
+            "unknown": ceiling["unknown"],
+            **values(ceiling["ceiling"]),
+        },
         "attribution": axes.attribution(table),
         "cut_off": cut_off(table),
         "cost_usd": float(cost[priced].sum()) if priced.any() else None,
@@ -127,15 +139,17 @@ def cut_off(table: Table) -> dict[str, int]:
     """Replies the completion limit cut off (finish_reason `length`), the calls lost inside them (a call the reply
     ended in the middle of: shown, never run) and the trajectories with at least one such reply."""
     turns = table.amount("cut_off_turns")
-    return {"turns": int(turns.sum()), "calls_lost": int(table.amount("lost_calls").sum()),
-            "trajectories": int((turns > 0).sum())}
+    return {
+        "turns": int(turns.sum()),
+        "calls_lost": int(table.amount("lost_calls").sum()),
+        "trajectories": int((turns > 0).sum()),
+    }
 
 
 def label_resolution(run: dict[str, Any]) -> dict[str, Any]:
     """The label rules (PROTOCOL §3) the run's section-recall numbers were computed under, beside the current
     ones: they differ only for a run stored under older rules whose dataset could not be opened to recompute."""
-    from sandbox.sections import run_resolution
-    from sandbox.sections import LABEL_RESOLUTION
+    from sandbox.sections import LABEL_RESOLUTION, run_resolution
 
     return {"version": run_resolution(run), "current": LABEL_RESOLUTION}
 
@@ -148,8 +162,13 @@ def section_labels(store: Store, run: dict[str, Any], corpus: Any = None) -> dic
     cols = store.trajectory_columns(run["id"], ("item_id", "section_reachable"))
     items = list(dict.fromkeys(cols["item_id"]))
     capped = sorted({i for i, r in zip(cols["item_id"], cols["section_reachable"]) if r == 0})
-    out: dict[str, Any] = {**label_resolution(run), "capped_items": capped, "unresolved": None,
-                           "unresolved_direct": None, "by_method": None}
+    out: dict[str, Any] = {
+        **label_resolution(run),
+        "capped_items": capped,
+        "unresolved": None,
+        "unresolved_direct": None,
+        "by_method": None,
+    }
     if corpus is None or corpus.fingerprint != run["dataset_fingerprint"]:
         return out
     labels = [lab for i in items if i in {it.id for it in corpus.items} for lab in corpus.item(i).labels]
@@ -157,84 +176,87 @@ def section_labels(store: Store, run: dict[str, Any], corpus: Any = None) -> dic
     by_method: dict[str, int] = {}
     for lab in labels:
         by_method[lab.method] = by_method.get(lab.method, 0) + 1
-    out.update(unresolved=len(missing), unresolved_direct=sum(lab.relevance == "direct" for lab in missing),
-               by_method=by_method)
+    out.update(
+        unresolved=len(missing),
+        unresolved_direct=sum(lab.relevance == "direct" for lab in missing),
+        by_method=by_method,
+    )
     return out
 
 
 LEGEND = {
     "accuracy": "Accuracy = correct ÷ all trajectories; non-submissions (any ending but answer) count as wrong.",
     "delivered_read": "A delivered read is an executed read_section that returned section text (not rejected, "
-                      "not an error, not 'not found', not a metadata-only paper).",
+    "not an error, not 'not found', not a metadata-only paper).",
     "paper_recall": "Paper recall = every gold paper has at least one delivered read (paper_recall_any, looser: "
-                    "at least one gold paper).",
+    "at least one gold paper).",
     "section_recall": "Section recall = every gold paper has a delivered read of a section that a direct label "
-                      "resolves to (section_recall_any: at least one gold paper; section_recall_loose: direct or "
-                      "supporting labels).",
+    "resolves to (section_recall_any: at least one gold paper; section_recall_loose: direct or "
+    "supporting labels).",
     "label_resolution": "Labels resolve to a top-level section by the authors' audit-pipeline rules (PROTOCOL §3), "
-                        "in order: exact header, normalised header, unique substring either way, word overlap "
-                        "(>= 2 label words, >= 60 % in the header), the label in a section's body (heading-like "
-                        "occurrences first); 'label_resolution' names the rules' version the numbers were "
-                        "computed under, and stored runs are recomputed from their reads when it changes.",
+    "in order: exact header, normalised header, unique substring either way, word overlap "
+    "(>= 2 label words, >= 60 % in the header), the label in a section's body (heading-like "
+    "occurrences first); 'label_resolution' names the rules' version the numbers were "
+    "computed under, and stored runs are recomputed from their reads when it changes.",
     "section_recall_ceiling": "Items where some gold paper has no direct label resolved to a readable section can "
-                              "never reach section recall: 'unreachable' counts their trajectories and the ST/MT/all "
-                              "shares are the highest section recall attainable ('unknown': stored before this was "
-                              "recorded).",
+    "never reach section recall: 'unreachable' counts their trajectories and the ST/MT/all "
+    "shares are the highest section recall attainable ('unknown': stored before this was "
+    "recorded).",
     "conversion": "Conversion = P(correct | paper recall), conversion_section = P(correct | section recall), each "
-                  "over ST, MT and all trajectories.",
+    "over ST, MT and all trajectories.",
     "calls_per_turn": "Calls per turn = tool calls (rejected and unknown ones included) ÷ assistant turns that "
-                      "emitted at least one call.",
+    "emitted at least one call.",
     "avg_tokens": "Mean tokens = the cap quantity (non-cached prompt + completion + cache creation) of the final "
-                  "attempt; failed sample-level attempts are kept apart (native runs: earlier attempts; imported "
-                  "runs: the run's replay record) and not counted. Scripted agents call no model: their tokens "
-                  "are not measured (—) unless the run estimates them (characters / 4).",
+    "attempt; failed sample-level attempts are kept apart (native runs: earlier attempts; imported "
+    "runs: the run's replay record) and not counted. Scripted agents call no model: their tokens "
+    "are not measured (—) unless the run estimates them (characters / 4).",
     "avg_prompt_tokens": "Mean prompt tokens = the prompt tokens sent per trajectory, cache reads included "
-                         "(non-cached prompt + cache read + cache creation), beside the protocol's count (avg_tokens), "
-                         "which leaves cache reads out: with a server-side prefix cache the protocol's count depends on "
-                         "what the cache held, this one does not. cache_hit_rate = cache-read tokens ÷ those prompt "
-                         "tokens, over the run.",
+    "(non-cached prompt + cache read + cache creation), beside the protocol's count (avg_tokens), "
+    "which leaves cache reads out: with a server-side prefix cache the protocol's count depends on "
+    "what the cache held, this one does not. cache_hit_rate = cache-read tokens ÷ those prompt "
+    "tokens, over the run.",
     "api_error_rate": "Error rate = trajectories that ended in error ÷ all; api_error_rate = trajectories with at least "
-                      "one API error (a request the server refused, an unreadable reply), whatever their ending, ÷ all. "
-                      "A refused request (HTTP 400/413/422, not a rate limit) is never re-sent: it ends the episode "
-                      "(a full context window: 'context window full at turn T').",
+    "one API error (a request the server refused, an unreadable reply), whatever their ending, ÷ all. "
+    "A refused request (HTTP 400/413/422, not a rate limit) is never re-sent: it ends the episode "
+    "(a full context window: 'context window full at turn T').",
     "cut_off": "Cut off = replies the completion limit ended (finish_reason 'length'); calls lost = calls such a reply "
-               "ended in the middle of, shown as a 'cut off mid-call' step and never run.",
+    "ended in the middle of, shown as a 'cut off mid-call' step and never run.",
     "avg_turns": "Mean turns = model turns, the model calls that returned a reply; turns used up by API errors "
-                 "are not model turns.",
+    "are not model turns.",
     "avg_points": "Mean points = budget points charged (rejected calls cost nothing).",
     "cap_rates": "Max Tokens / Max Turns / Max Budgets = share of trajectories ended by token_limit / max_turns / "
-                 "budget (two consecutive rejections); error_rate and non_submission_rate likewise.",
+    "budget (two consecutive rejections); error_rate and non_submission_rate likewise.",
     "splits": "Accuracy per question type × depth (st_d1 …), reasoning type, consensus tier and venue; a missing "
-              "value is '?'.",
+    "value is '?'.",
     "attribution": "Wrong answers by the option type chosen (distractor types): no_answer when nothing valid was "
-                   "submitted, unknown when the item lists no type.",
+    "submitted, unknown when the item lists no type.",
     "position_bias": "Letters predicted (valid answers only), letters of the gold answers, and accuracy per gold "
-                     "letter [correct, items].",
+    "letter [correct, items].",
     "bigrams": "Bigram Δ-accuracy = accuracy of trajectories containing the bigram − of those without; Fisher's "
-               "exact two-sided p, Bonferroni over all 49 bigrams (significant: 49·p < 0.05). Unknown tool names "
-               "break adjacency; rejected calls count (the agent chose them).",
+    "exact two-sided p, Bonferroni over all 49 bigrams (significant: 49·p < 0.05). Unknown tool names "
+    "break adjacency; rejected calls count (the agent chose them).",
     "top_trigram": "Top trigram = the most frequent trigram by occurrences (ties: trajectories containing it, then "
-                   "name); concentration = occurrence_share = its occurrences ÷ all trigram occurrences; "
-                   "trajectory_share = trajectories containing it ÷ all. by_trajectories (second figure) = the "
-                   "trigram contained in the most trajectories.",
+    "name); concentration = occurrence_share = its occurrences ÷ all trigram occurrences; "
+    "trajectory_share = trajectories containing it ÷ all. by_trajectories (second figure) = the "
+    "trigram contained in the most trajectories.",
     "transitions": "7×7 transition matrix: row = tool called, column = the next call; probabilities normalised per "
-                   "row (a tool never followed by a call has a row of zeros).",
+    "row (a tool never followed by a call has a row of zeros).",
     "non_submission": "Non-submission = trajectories that ended without an answer, per ending, over all.",
     "intervals": "95% intervals. Proportions (accuracy, recalls, conversion, cap and error rates): Wilson score "
-                 "interval, clustered by item when items have replicates (Wilson at the effective n = trajectories "
-                 "÷ design effect; all-equal outcomes: n = items), so 60/60 reads [94.0%, 100%]. Means and ratios "
-                 "of sums (calls per turn, tokens, turns, points): percentile bootstrap (B = 10,000, seed 0) "
-                 "resampling items with all their replicates; 'no variation' when every resample gives the same "
-                 "value. Each interval's n = the items in its own denominator (an MT interval counts MT items), "
-                 "with its trajectories beside it; unmeasured tokens have no interval.",
+    "interval, clustered by item when items have replicates (Wilson at the effective n = trajectories "
+    "÷ design effect; all-equal outcomes: n = items), so 60/60 reads [94.0%, 100%]. Means and ratios "
+    "of sums (calls per turn, tokens, turns, points): percentile bootstrap (B = 10,000, seed 0) "
+    "resampling items with all their replicates; 'no variation' when every resample gives the same "
+    "value. Each interval's n = the items in its own denominator (an MT interval counts MT items), "
+    "with its trajectories beside it; unmeasured tokens have no interval.",
     "reference": "Under 'reference', the reference evaluator's own numbers (summary.json, agenthop-eval-v1): recall "
-                 "of any gold paper with failed reads counted, sections matched by header on 500-character "
-                 "outputs, seed reads counted as wasted.",
+    "of any gold paper with failed reads counted, sections matched by header on 500-character "
+    "outputs, seed reads counted as wasted.",
     "counts": "Every ratio's [numerator, denominator] is under 'counts' (and under each analytics block).",
     "mcp": "Runs of agent mcp:<client> were played by an MCP client through serve-mcp. Its model's tokens are not "
-           "visible to the server: they are unmeasured (—, never 0), so the token cap never ends such an episode and "
-           "Max Tokens is 0 by construction. A turn is one tool call (a client that batches calls sends them one "
-           "by one, each a turn); wall time includes the client's own thinking and transport.",
+    "visible to the server: they are unmeasured (—, never 0), so the token cap never ends such an episode and "
+    "Max Tokens is 0 by construction. A turn is one tool call (a client that batches calls sends them one "
+    "by one, each a turn); wall time includes the client's own thinking and transport.",
 }
 
 
@@ -253,13 +275,16 @@ def position_bias(records: list[dict[str, Any]] | Table) -> dict[str, Any]:
     pred, gold, ok = table["predicted_index"], table["correct_index"], table["correct"]
     predicted = {k: int((pred == i).sum()) for i, k in enumerate(letters)}
     at = {k: gold == i for i, k in enumerate(letters)}
-    return {"predicted_distribution": predicted,
-            "correct_position_distribution": {k: int(m.sum()) for k, m in at.items()},
-            "accuracy_when_correct_at": {k: [int((m & ok).sum()), int(m.sum())] for k, m in at.items() if m.any()}}
+    return {
+        "predicted_distribution": predicted,
+        "correct_position_distribution": {k: int(m.sum()) for k, m in at.items()},
+        "accuracy_when_correct_at": {k: [int((m & ok).sum()), int(m.sum())] for k, m in at.items() if m.any()},
+    }
 
 
-def analytics(records: list[dict[str, Any]] | Table, actions: list[Any] | None = None,
-              sequences: Any = None) -> dict[str, Any]:
+def analytics(
+    records: list[dict[str, Any]] | Table, actions: list[Any] | None = None, sequences: Any = None
+) -> dict[str, Any]:
     """Trajectory analytics of one run: bigram Δ-accuracy, top trigram, transitions, stopping behaviour.
 
     `records` as dicts (with `actions` and `tool_sequence`), or a Table with the compact `actions` and the
@@ -278,9 +303,17 @@ def analytics(records: list[dict[str, Any]] | Table, actions: list[Any] | None =
     kinds, ends, golds = table["kind"], table["termination"], table["n_gold"]
     # the stored paper-recall flag (None where unknown) defines Table 9's population, as it defines paper recall
     recalls = np.where(table.known("paper_recall"), table["paper_recall"], None)
-    trajectories = [{"kind": k, "correct": bool(c), "termination": e, "n_gold": None if g != g else int(g),
-                     "paper_recall": None if r is None else bool(r), "actions": a or []}
-                    for k, c, e, g, r, a in zip(kinds, correct, ends, golds, recalls, actions)]
+    trajectories = [
+        {
+            "kind": k,
+            "correct": bool(c),
+            "termination": e,
+            "n_gold": None if g != g else int(g),
+            "paper_recall": None if r is None else bool(r),
+            "actions": a or [],
+        }
+        for k, c, e, g, r, a in zip(kinds, correct, ends, golds, recalls, actions)
+    ]
     return {
         "bigrams": [b for b in bigrams if b["n_with"]],
         "significant_bigrams": [b for b in bigrams if b["significant"]],
@@ -290,8 +323,18 @@ def analytics(records: list[dict[str, Any]] | Table, actions: list[Any] | None =
     }
 
 
-PROPORTION_TERMS = ("accuracy", "paper_recall", "section_recall", "conversion", "conversion_section",
-                    "max_tokens_rate", "max_turns_rate", "max_budget_rate", "error_rate", "api_error_rate")
+PROPORTION_TERMS = (
+    "accuracy",
+    "paper_recall",
+    "section_recall",
+    "conversion",
+    "conversion_section",
+    "max_tokens_rate",
+    "max_turns_rate",
+    "max_budget_rate",
+    "error_rate",
+    "api_error_rate",
+)
 
 
 def is_proportion(key: str) -> bool:
@@ -300,8 +343,9 @@ def is_proportion(key: str) -> bool:
     return key.partition(".")[0] in PROPORTION_TERMS
 
 
-def intervals(records: list[dict[str, Any]] | Table, n_boot: int = 10_000, seed: int = 0,
-              tokens_measured: bool = True) -> dict[str, Any]:
+def intervals(
+    records: list[dict[str, Any]] | Table, n_boot: int = 10_000, seed: int = 0, tokens_measured: bool = True
+) -> dict[str, Any]:
     """95% intervals of every ratio of the report, keys as `stats.axes.ratio_terms`.
 
     Proportions (accuracy; recall and conversion by ST / MT / all; cap and error rates) get Wilson score
@@ -416,6 +460,9 @@ def encoded_sequences(texts: Sequence[str | None]) -> Any:
     lists = json.loads(joined)
     lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
     flat = itertools.chain.from_iterable(lists)
-    codes = np.fromiter((c if type(c) is int else UNKNOWN for c in flat) if '"' in joined else flat,
-                        dtype=np.int64, count=int(lengths.sum()))
+    codes = np.fromiter(
+        (c if type(c) is int else UNKNOWN for c in flat) if '"' in joined else flat,
+        dtype=np.int64,
+        count=int(lengths.sum()),
+    )
     return Encoded(codes, np.repeat(np.arange(len(lists)), lengths), len(lists))

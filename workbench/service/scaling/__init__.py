@@ -5,15 +5,80 @@ sampling); the numbers come from `stats.plateau` and `stats.parallel`. One modul
 `scorefiles` (a study measured elsewhere), `parallel`, `judging`; their public names are re-exported here. The
 tables and figures are drawn in `workbench.views.scaling` and `workbench.views.figures`.
 """
+
 from __future__ import annotations
 
-from workbench.service.scaling.sequential import (AXES, UNBOUNDED_TOKENS, ScalingInputError, parse_grid, sequential_specs,
-    group_designs, check_group, sequential_group, group_scores, use_two_stage, plateau_result, group_plateau,
-    group_levels, measures_tokens, strategy_of)
-from workbench.service.scaling.strategies import (check_verifier, strategy_groups, strategy_studies, strategy_comparison,
-    COMPARISON_RULE)
-from workbench.service.scaling.scorefiles import (load_scores, file_plateau)
-from workbench.service.scaling.judging import (subsets, judge_run, recorded_judge, make_judge, is_stored_judge)
-from workbench.service.scaling.parallel import (parallel_samples, vote_key, parallel_report, TIE_RULE, parse_ks)
-from workbench.service.scaling.studies import (StudyRequest, StudyPlan, plan_study, check_plan, judge_study)
-from workbench.service.scaling.tools import (parse_counts, parse_details, tools_specs, tools_group, tools_report)
+from workbench.service.scaling.judging import is_stored_judge, judge_run, make_judge, recorded_judge, subsets
+from workbench.service.scaling.parallel import TIE_RULE, parallel_report, parallel_samples, parse_ks, vote_key
+from workbench.service.scaling.scorefiles import file_plateau, load_scores
+from workbench.service.scaling.sequential import (
+    AXES,
+    UNBOUNDED_TOKENS,
+    ScalingInputError,
+    check_group,
+    group_designs,
+    group_levels,
+    group_plateau,
+    group_scores,
+    measures_tokens,
+    parse_grid,
+    plateau_result,
+    sequential_group,
+    sequential_specs,
+    strategy_of,
+    use_two_stage,
+)
+from workbench.service.scaling.strategies import (
+    COMPARISON_RULE,
+    check_verifier,
+    strategy_comparison,
+    strategy_groups,
+    strategy_studies,
+)
+from workbench.service.scaling.studies import StudyPlan, StudyRequest, check_plan, judge_study, plan_study
+from workbench.service.scaling.tools import parse_counts, parse_details, tools_group, tools_report, tools_specs
+
+__all__ = [
+    "AXES",
+    "COMPARISON_RULE",
+    "TIE_RULE",
+    "UNBOUNDED_TOKENS",
+    "ScalingInputError",
+    "StudyPlan",
+    "StudyRequest",
+    "check_group",
+    "check_plan",
+    "check_verifier",
+    "file_plateau",
+    "group_designs",
+    "group_levels",
+    "group_plateau",
+    "group_scores",
+    "is_stored_judge",
+    "judge_run",
+    "judge_study",
+    "load_scores",
+    "make_judge",
+    "measures_tokens",
+    "parallel_report",
+    "parallel_samples",
+    "parse_counts",
+    "parse_details",
+    "parse_grid",
+    "parse_ks",
+    "plan_study",
+    "plateau_result",
+    "recorded_judge",
+    "sequential_group",
+    "sequential_specs",
+    "strategy_comparison",
+    "strategy_groups",
+    "strategy_of",
+    "strategy_studies",
+    "subsets",
+    "tools_group",
+    "tools_report",
+    "tools_specs",
+    "use_two_stage",
+    "vote_key",
+]

@@ -1,13 +1,14 @@
 """Judging parallel samples: pointwise and pairwise verdicts over the k-subsets, cached in the store so a paid
 judge is asked once, and the judge a run recorded."""
+
 from __future__ import annotations
 
 import random
 from typing import Any
 
-
 from stats import parallel as par
 from storage import Store
+
 
 def _sample_view(store: Store, traj: dict[str, Any], index: int):
     from sandbox.judges import Sample
@@ -25,8 +26,18 @@ def subsets(big_k: int, k: int, seed: int = 0) -> list[tuple[int, ...]]:
     return par.k_subsets(big_k, k, seed=seed)
 
 
-async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples, corpus, judge, ks: list[int],
-                    n_orders: int = 8, seed: int = 0, ask: bool = True) -> dict[str, Any]:
+async def judge_run(
+    store: Store,
+    run: dict[str, Any],
+    items: list[str],
+    samples,
+    corpus,
+    judge,
+    ks: list[int],
+    n_orders: int = 8,
+    seed: int = 0,
+    ask: bool = True,
+) -> dict[str, Any]:
     """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store.
 
     Pairwise orders are drawn within every k-subset of `subsets` (the subsets pass@k averages over), so
@@ -46,10 +57,10 @@ async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples
             if not ask:
                 missing += 1
                 raise _Missing
-            v = await (judge.pointwise(item, views()[a]) if b is None else
-                       judge.pairwise(item, views()[a], views()[b]))
-            store.add_judgment(run["id"], item.id, kind, judge.name, a, b, v.value, v.prompt, v.reply, v.tokens,
-                               v.cost_usd)
+            v = await (judge.pointwise(item, views()[a]) if b is None else judge.pairwise(item, views()[a], views()[b]))
+            store.add_judgment(
+                run["id"], item.id, kind, judge.name, a, b, v.value, v.prompt, v.reply, v.tokens, v.cost_usd
+            )
             cache[key] = {"verdict": None if v.value is None else int(v.value)}
         value = cache[key]["verdict"]
         return None if value is None else bool(value)
@@ -79,8 +90,9 @@ async def judge_run(store: Store, run: dict[str, Any], items: list[str], samples
                     try:
                         for challenger in order[1:]:
                             if (leader, challenger) not in table:  # unparsed keeps the leader
-                                table[(leader, challenger)] = bool(await verdict(item, views, "pairwise", leader,
-                                                                                 challenger))
+                                table[(leader, challenger)] = bool(
+                                    await verdict(item, views, "pairwise", leader, challenger)
+                                )
                             if table[(leader, challenger)]:
                                 leader = challenger
                     except _Missing:
@@ -102,6 +114,7 @@ def _lazy(make):
         if not box:
             box.append(make())
         return box[0]
+
     return get
 
 
@@ -136,10 +149,13 @@ def make_judge(kind: str, spec: Any, base_url: str | None = None):
     if not model:
         raise ValueError("--judge same needs an LLM run (--agent llm --model …)")
     same = kind == "same"
-    return judges.LLMJudge(model, base_url=base_url or (spec.agent_options.get("base_url") if same else None),
-                           api_key_env=spec.agent_options.get("api_key_env") if same else None,
-                           client=(spec.agent_options.get("client") or "auto") if same else "auto",
-                           prompts=spec.prompts)
+    return judges.LLMJudge(
+        model,
+        base_url=base_url or (spec.agent_options.get("base_url") if same else None),
+        api_key_env=spec.agent_options.get("api_key_env") if same else None,
+        client=(spec.agent_options.get("client") or "auto") if same else "auto",
+        prompts=spec.prompts,
+    )
 
 
 def is_stored_judge(judge: Any) -> bool:

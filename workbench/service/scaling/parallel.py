@@ -1,5 +1,6 @@
 """Parallel sampling: K replicates of a run, pass@k against the committing strategies (majority vote,
 pointwise and pairwise judging) with the verification gap between them (`stats.parallel`)."""
+
 from __future__ import annotations
 
 import math
@@ -13,6 +14,7 @@ from storage import Store
 from workbench.service.scaling.judging import TrialJudge, judge_run, judges_measured, subsets
 from workbench.service.scaling.sequential import ScalingInputError, measures_tokens
 
+
 def parse_ks(text: str) -> list[int]:
     """The sample counts of a parallel study (`--k 1,2,4,8`, the study form's k), sorted, each once; ScalingInputError
     (exit 2) for anything but positive whole numbers."""
@@ -25,8 +27,9 @@ def parse_ks(text: str) -> list[int]:
     return ks
 
 
-def parallel_samples(store: Store, run_name: str,
-                     corpus) -> tuple[dict[str, Any], list[str], list[list[dict[str, Any]]], int]:
+def parallel_samples(
+    store: Store, run_name: str, corpus
+) -> tuple[dict[str, Any], list[str], list[list[dict[str, Any]]], int]:
     """The run, its items with all K samples, per item those samples in replicate order, and how many items
     still miss a sample (an interrupted run): those are left out, and `parallel_report` says how many.
     """
@@ -47,9 +50,19 @@ def vote_key(sample: dict[str, Any]) -> str | None:
     return "ABCD"[index] if isinstance(index, int) and 0 <= index < 4 else None
 
 
-async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], judge=None, n_orders: int = 8,
-                          seed: int = 0, verdicts: str = "ask", tie_rule: str = "split",
-                          judge_trials: int = 1, cost_mode: str = "cache-aware") -> dict[str, Any]:
+async def parallel_report(
+    store: Store,
+    run_name: str,
+    corpus,
+    ks: list[int],
+    judge=None,
+    n_orders: int = 8,
+    seed: int = 0,
+    verdicts: str = "ask",
+    tie_rule: str = "split",
+    judge_trials: int = 1,
+    cost_mode: str = "cache-aware",
+) -> dict[str, Any]:
     """pass@k, majority vote, pointwise and pairwise selection, and the verification gap, per k, with intervals.
 
     `verdicts="ask"` asks the judge for any verdict not yet stored; `"stored"` never calls it (the
@@ -82,21 +95,48 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
     for k in ks:
         parts = subsets(big_k, k, seed)
         oracle = par.pass_at_k_items(correct, k)
-        per_item = {"pass_at_k": oracle, "majority": np.array([
-            np.mean([_vote(par.majority_vote([answers[i][j] for j in b], golds[i]), tie_rule) for b in parts])
-            for i in range(len(items))])}
+        per_item = {
+            "pass_at_k": oracle,
+            "majority": np.array(
+                [
+                    np.mean([_vote(par.majority_vote([answers[i][j] for j in b], golds[i]), tie_rule) for b in parts])
+                    for i in range(len(items))
+                ]
+            ),
+        }
         coverage = None
         if judged and not missing:
             verdicts_of = judged["pointwise"]
-            per_item["pointwise"] = np.array([
-                np.mean([par.pointwise_selection([correct[i][j] for j in b], [verdicts_of[i][j] for j in b])
-                         for b in parts]) for i in range(len(items))])
-            per_item["pairwise"] = np.array([
-                np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b)], b) for b in parts])
-                for i in range(len(items))])
-            coverage = float(np.mean([
-                np.mean([par.accepted_coverage([correct[i][j] for j in b], [verdicts_of[i][j] for j in b])
-                         for b in parts]) for i in range(len(items))]))
+            per_item["pointwise"] = np.array(
+                [
+                    np.mean(
+                        [
+                            par.pointwise_selection([correct[i][j] for j in b], [verdicts_of[i][j] for j in b])
+                            for b in parts
+                        ]
+                    )
+                    for i in range(len(items))
+                ]
+            )
+            per_item["pairwise"] = np.array(
+                [
+                    np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b)], b) for b in parts])
+                    for i in range(len(items))
+                ]
+            )
+            coverage = float(
+                np.mean(
+                    [
+                        np.mean(
+                            [
+                                par.accepted_coverage([correct[i][j] for j in b], [verdicts_of[i][j] for j in b])
+                                for b in parts
+                            ]
+                        )
+                        for i in range(len(items))
+                    ]
+                )
+            )
         row = _k_row(k, big_k, len(parts), per_item, pass1, spend, seed)
         row["subsets"], row["subsets_all"] = len(parts), len(parts) == math.comb(big_k, k)
         if coverage is not None:
@@ -107,35 +147,53 @@ async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], ju
     if judge is not None and judge_trials > 1:
         runs = [judged]
         for t in range(1, judge_trials):
-            runs.append(await judge_run(store, run, items, samples, corpus, TrialJudge(judge, t), ks, n_orders, seed,
-                                        ask=verdicts == "ask"))
+            runs.append(
+                await judge_run(
+                    store, run, items, samples, corpus, TrialJudge(judge, t), ks, n_orders, seed, ask=verdicts == "ask"
+                )
+            )
         trials = _trials(runs, items, correct, ks, big_k, seed)
-    return {"run": run_name, "k_max": big_k, "items": len(items), "items_incomplete": incomplete,
-            "measured": measures_tokens(run),
-            "ks_unavailable": [k for k in wanted if k not in ks],
-            "judge": judge.name if judge else None, "verdicts": verdicts if judge else None,
-            "verdicts_missing": missing if judge else None,
-            "tie_rule": TIE_RULE if tie_rule == "split" else TIE_RULE_FIRST, "majority_rule": tie_rule,
-            "pairwise_orders": n_orders, "cost_mode": cost_mode,
-            "judges": judges_measured(store, run, items, samples), "judge_trials": trials,
-            "per_k": per_k, "sampling_cost_usd": spend["sampling_usd"], "sampling_tokens": spend["sampling_tokens"],
-            "judge_cost_usd": spend["judge_usd"], "judge_tokens": spend["judge_tokens"],
-            "cost_rule": "at k: k/K of the sampling spend, plus the judge verdicts a strategy needs at k (pointwise: k "
-                         "per item; pairwise: k − 1 per item) at the mean stored price of one verdict; accuracy per $ "
-                         "and per million tokens divide by the mean spend per item"}
+    return {
+        "run": run_name,
+        "k_max": big_k,
+        "items": len(items),
+        "items_incomplete": incomplete,
+        "measured": measures_tokens(run),
+        "ks_unavailable": [k for k in wanted if k not in ks],
+        "judge": judge.name if judge else None,
+        "verdicts": verdicts if judge else None,
+        "verdicts_missing": missing if judge else None,
+        "tie_rule": TIE_RULE if tie_rule == "split" else TIE_RULE_FIRST,
+        "majority_rule": tie_rule,
+        "pairwise_orders": n_orders,
+        "cost_mode": cost_mode,
+        "judges": judges_measured(store, run, items, samples),
+        "judge_trials": trials,
+        "per_k": per_k,
+        "sampling_cost_usd": spend["sampling_usd"],
+        "sampling_tokens": spend["sampling_tokens"],
+        "judge_cost_usd": spend["judge_usd"],
+        "judge_tokens": spend["judge_tokens"],
+        "cost_rule": "at k: k/K of the sampling spend, plus the judge verdicts a strategy needs at k (pointwise: k "
+        "per item; pairwise: k − 1 per item) at the mean stored price of one verdict; accuracy per $ "
+        "and per million tokens divide by the mean spend per item",
+    }
 
 
-TIE_RULE = ("at k: the mean over the k-subsets of the K samples, as pass@k (all C(K, k) up to 256, else 256 seeded); "
-            "majority: parsed letters, ties split evenly; pointwise self-choice (General AgentBench): a random accepted "
-            "sample, none accepted = no answer, so k = 1 is P(correct ∧ accepted), not pass@1 (accepted_coverage: the "
-            "study's self_choice_best@k, not a selection); pairwise: leader kept on ties and unparsed verdicts, random "
-            "orders")
+TIE_RULE = (
+    "at k: the mean over the k-subsets of the K samples, as pass@k (all C(K, k) up to 256, else 256 seeded); "
+    "majority: parsed letters, ties split evenly; pointwise self-choice (General AgentBench): a random accepted "
+    "sample, none accepted = no answer, so k = 1 is P(correct ∧ accepted), not pass@1 (accepted_coverage: the "
+    "study's self_choice_best@k, not a selection); pairwise: leader kept on ties and unparsed verdicts, random "
+    "orders"
+)
 
 
 TIE_RULES = ("split", "first")
-TIE_RULE_FIRST = TIE_RULE.replace("majority: parsed letters, ties split evenly",
-                                  "majority: parsed letters, ties to the earliest sample among the tied (the study's "
-                                  "rule)")
+TIE_RULE_FIRST = TIE_RULE.replace(
+    "majority: parsed letters, ties split evenly",
+    "majority: parsed letters, ties to the earliest sample among the tied (the study's rule)",
+)
 
 
 def _vote(vote: par.Vote, tie_rule: str) -> float:
@@ -156,46 +214,82 @@ def _self_choice(correct: list[list[bool]], pointwise: list[list[bool | None]], 
     return num / den if den else None
 
 
-def _judged_means(judged: dict[str, Any], correct: list[list[bool]], ks: list[int], big_k: int,
-                  seed: int) -> dict[int, dict[str, float]]:
+def _judged_means(
+    judged: dict[str, Any], correct: list[list[bool]], ks: list[int], big_k: int, seed: int
+) -> dict[int, dict[str, float]]:
     """Pointwise and pairwise committed accuracy and their gaps to pass@k at each k, for one trial's verdicts."""
     out = {}
     for k in ks:
         parts = subsets(big_k, k, seed)
-        pointwise = float(np.mean([np.mean([par.pointwise_selection([c[j] for j in b], [v[j] for j in b])
-                                            for b in parts]) for c, v in zip(correct, judged["pointwise"])]))
-        pairwise = float(np.mean([np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b)], b)
-                                           for b in parts]) for i in range(len(correct))]))
+        pointwise = float(
+            np.mean(
+                [
+                    np.mean([par.pointwise_selection([c[j] for j in b], [v[j] for j in b]) for b in parts])
+                    for c, v in zip(correct, judged["pointwise"])
+                ]
+            )
+        )
+        pairwise = float(
+            np.mean(
+                [
+                    np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b)], b) for b in parts])
+                    for i in range(len(correct))
+                ]
+            )
+        )
         oracle = float(np.mean(par.pass_at_k_items(correct, k)))
-        out[k] = {"pointwise": pointwise, "pairwise": pairwise, "gap_pointwise": oracle - pointwise,
-                  "gap_pairwise": oracle - pairwise}
+        out[k] = {
+            "pointwise": pointwise,
+            "pairwise": pairwise,
+            "gap_pointwise": oracle - pointwise,
+            "gap_pairwise": oracle - pairwise,
+        }
     return out
 
 
-def _trials(runs: list[dict[str, Any]], items: list[str], correct, ks: list[int], big_k: int,
-            seed: int) -> dict[str, Any]:
+def _trials(
+    runs: list[dict[str, Any]], items: list[str], correct, ks: list[int], big_k: int, seed: int
+) -> dict[str, Any]:
     """N trials of one judge: the pointwise verdicts' agreement (over all samples and per item) and, per k, each
     strategy's accuracy and gap in every trial with their spread (`stats.judges.spread`)."""
     from stats.judges import spread, trial_agreement
 
     missing = sum(r["missing"] for r in runs)
     flat = [[v for row in r["pointwise"] for v in row] for r in runs]
-    out: dict[str, Any] = {"trials": len(runs), "verdicts_missing": missing,
-                           "agreement": trial_agreement(flat),
-                           "per_item": [{"item": item, **trial_agreement([r["pointwise"][i] for r in runs])}
-                                        for i, item in enumerate(items)]}
+    out: dict[str, Any] = {
+        "trials": len(runs),
+        "verdicts_missing": missing,
+        "agreement": trial_agreement(flat),
+        "per_item": [
+            {"item": item, **trial_agreement([r["pointwise"][i] for r in runs])} for i, item in enumerate(items)
+        ],
+    }
     if missing:
         out["per_k"] = None
         return out
     means = [_judged_means(r, correct, ks, big_k, seed) for r in runs]
-    out["per_k"] = [{"k": k, **{name: spread([m[k][name] for m in means])
-                                for name in ("pointwise", "pairwise", "gap_pointwise", "gap_pairwise")}}
-                    for k in ks]
+    out["per_k"] = [
+        {
+            "k": k,
+            **{
+                name: spread([m[k][name] for m in means])
+                for name in ("pointwise", "pairwise", "gap_pointwise", "gap_pairwise")
+            },
+        }
+        for k in ks
+    ]
     return out
 
 
-def _k_row(k: int, big_k: int, n_subsets: int, per_item: dict[str, np.ndarray], pass1: np.ndarray,
-           spend: dict[str, Any], seed: int) -> dict[str, Any]:
+def _k_row(
+    k: int,
+    big_k: int,
+    n_subsets: int,
+    per_item: dict[str, np.ndarray],
+    pass1: np.ndarray,
+    spend: dict[str, Any],
+    seed: int,
+) -> dict[str, Any]:
     """One k: each strategy with its interval, its gap to pass@k with the paired interval, the relative gap and
     the selection efficiency, and what committing at k costs."""
     n = len(pass1)
@@ -220,7 +314,9 @@ def _k_row(k: int, big_k: int, n_subsets: int, per_item: dict[str, np.ndarray], 
         row[f"efficiency_{name}"] = gap.get("efficiency") if gap else None
         verdicts = {"majority": 0, "pointwise": k, "pairwise": k - 1}[name] * n
         price = spend["verdict_usd"][name]
-        usd = None if sampling_usd is None or price is None else sampling_usd + price * verdicts  # unknown stays unknown
+        usd = (
+            None if sampling_usd is None or price is None else sampling_usd + price * verdicts
+        )  # unknown stays unknown
         tokens = sampling_tokens + (spend["verdict_tokens"][name] or 0) * verdicts
         row[f"cost_usd_{name}"], row[f"tokens_{name}"] = usd, tokens
         row[f"accuracy_per_usd_{name}"] = row[name] / (usd / n) if usd else None
@@ -238,11 +334,14 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
 
     priced = [trajectory_cost(run, t, cost_mode) for rows in samples for t in rows]
     costs = [c for c in priced if c is not None]
-    out: dict[str, Any] = {"sampling_usd": sum(costs) if costs else None,
-                           "sampling_tokens": sum(t["tokens"] or 0 for rows in samples for t in rows),
-                           "judge_usd": None, "judge_tokens": None,
-                           "verdict_usd": {"majority": 0.0, "pointwise": None, "pairwise": None},
-                           "verdict_tokens": {"majority": 0, "pointwise": None, "pairwise": None}}
+    out: dict[str, Any] = {
+        "sampling_usd": sum(costs) if costs else None,
+        "sampling_tokens": sum(t["tokens"] or 0 for rows in samples for t in rows),
+        "judge_usd": None,
+        "judge_tokens": None,
+        "verdict_usd": {"majority": 0.0, "pointwise": None, "pairwise": None},
+        "verdict_tokens": {"majority": 0, "pointwise": None, "pairwise": None},
+    }
     if judge is None:
         return out
     model = judge.name.startswith("llm:")
@@ -264,8 +363,9 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
     return out
 
 
-def _pairwise(correct: list[bool], pairs: dict[tuple[int, int], bool], orders: list[list[int]],
-              block: tuple[int, ...]) -> float:
+def _pairwise(
+    correct: list[bool], pairs: dict[tuple[int, int], bool], orders: list[list[int]], block: tuple[int, ...]
+) -> float:
     """`stats.parallel.pairwise_selection` on one k-subset, its sample indices made local."""
     local = {g: n for n, g in enumerate(block)}
     table = [[pairs.get((a, b)) for b in block] for a in block]

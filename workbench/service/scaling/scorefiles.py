@@ -1,5 +1,6 @@
 """Scores files: the plateau of a study measured elsewhere, read from JSON or CSV (budgets × items), with the
 errors a user must fix said as such."""
+
 from __future__ import annotations
 
 import csv
@@ -11,6 +12,7 @@ import numpy as np
 
 from stats.plateau import parse_budget, scores_from_mapping, scores_from_rows
 from workbench.service.scaling.sequential import ScalingInputError, plateau_result
+
 
 def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[str], np.ndarray]:
     """Per-item scores from a file, as (budgets, items, n×K or n×K×T matrix); every defect is the user's (exit 2).
@@ -33,18 +35,23 @@ def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[s
         raise ScalingInputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     found = _non_finite(data)
     if found:
-        raise ScalingInputError(f"{path}: {' → '.join(found[0])}: {found[1]} is not a score "
-                                "(write null for a missing one)")
+        raise ScalingInputError(
+            f"{path}: {' → '.join(found[0])}: {found[1]} is not a score (write null for a missing one)"
+        )
     if not isinstance(data, dict) or not data:
         raise ScalingInputError(f"{path}: expected an object of budgets")
     if study is not None and any(_is_budget(key) for key in data):
         raise ScalingInputError(f"--study: {path} holds one study (its keys are budgets)")
     if not any(_is_budget(key) for key in data):  # {study: {budget: {item: score}}}
-        odd = next((key for key, value in data.items()
-                    if not (isinstance(value, dict) and any(_is_budget(k) for k in value))), None)
+        odd = next(
+            (key for key, value in data.items() if not (isinstance(value, dict) and any(_is_budget(k) for k in value))),
+            None,
+        )
         if odd is not None:  # {"a": 1} was said to hold "several studies"
-            raise ScalingInputError(f"{path}: {odd!r} is neither a budget (8k, 16, …) nor a study of budgets; "
-                                    'expected {"budget": {"item": score}} or {"study": {"budget": {"item": score}}}')
+            raise ScalingInputError(
+                f"{path}: {odd!r} is neither a budget (8k, 16, …) nor a study of budgets; "
+                'expected {"budget": {"item": score}} or {"study": {"budget": {"item": score}}}'
+            )
         if study is None:
             raise ScalingInputError(f"{path} holds several studies; choose one with --study: {', '.join(data)}")
         if study not in data:
@@ -100,8 +107,10 @@ def _csv_scores(path: Path, text: str) -> tuple[list[str], list[str], np.ndarray
     reader.fieldnames = header
     absent = [c for c in ("item", "budget", "score") if c not in header]
     if absent:
-        raise ScalingInputError(f"{path}: no column {', '.join(repr(c) for c in absent)} "
-                                "(the header must name item,budget,score and optionally trial)")
+        raise ScalingInputError(
+            f"{path}: no column {', '.join(repr(c) for c in absent)} "
+            "(the header must name item,budget,score and optionally trial)"
+        )
     keys = ("item", "budget", "score", "trial") if "trial" in header else ("item", "budget", "score")
     rows = []
     for lineno, row in enumerate(reader, 2):

@@ -1,5 +1,6 @@
 """Sequential scaling: one run per budget level of a grid (the one runner plays them, grouped), the plateau of
 accuracy over the levels (`stats.plateau`), and what each level spent and reached."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -35,8 +36,9 @@ def parse_grid(text: str, axis: str = "tokens") -> list[str]:
         if label.startswith("-"):
             raise ScalingInputError(f"--grid: {label!r} is negative: a budget is a positive amount of {axis}")
         if axis != "tokens" and not label.isdigit():
-            raise ScalingInputError(f"--grid: {label!r} is not a whole number of {axis} "
-                                    "(the k/M suffix is for the token axis)")
+            raise ScalingInputError(
+                f"--grid: {label!r} is not a whole number of {axis} (the k/M suffix is for the token axis)"
+            )
         try:
             value = parse_budget(label)
         except ValueError as exc:
@@ -49,8 +51,14 @@ def parse_grid(text: str, axis: str = "tokens") -> list[str]:
     return sorted(labels, key=parse_budget)
 
 
-def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = "fresh", strategy: str | None = None,
-                     verifier: str | None = None) -> list[RunSpec]:
+def sequential_specs(
+    base: RunSpec,
+    axis: str,
+    grid: list[str],
+    protocol: str = "fresh",
+    strategy: str | None = None,
+    verifier: str | None = None,
+) -> list[RunSpec]:
     """One run per budget level, named `NAME@LEVEL`, grouped under NAME, the protocol and strategy recorded.
 
     `fresh` starts every level from the first prompt; `continuation` (token axis only, where the
@@ -60,11 +68,15 @@ def sequential_specs(base: RunSpec, axis: str, grid: list[str], protocol: str = 
     group with it. Without a strategy the points and turns axes are caps only (`cap`, the original rule).
     """
     if protocol == "continuation" and axis != "tokens":
-        raise ScalingInputError("--protocol continuation is defined on the token axis only: on the points and turns "
-                                "axes the replayed calls would meet different caps")
+        raise ScalingInputError(
+            "--protocol continuation is defined on the token axis only: on the points and turns "
+            "axes the replayed calls would meet different caps"
+        )
     if protocol == "continuation" and strategy in ("summarize", "verifier"):
-        raise ScalingInputError(f"--protocol continuation replays the level below turn by turn; the {strategy} strategy "
-                                "rewrites or reviews the history between turns: use --protocol fresh")
+        raise ScalingInputError(
+            f"--protocol continuation replays the level below turn by turn; the {strategy} strategy "
+            "rewrites or reviews the history between turns: use --protocol fresh"
+        )
     if verifier is not None and strategy != "verifier":
         raise ScalingInputError("--verifier is for --strategy verifier")
     specs = []
@@ -118,8 +130,10 @@ def _design_text(axis: str, protocol: str, strategy: str) -> str:
 
 
 def _designs_text(designs: dict[tuple[str, str, str], list[str]]) -> str:
-    return " and ".join(f"the {axis} axis ({_design_text(axis, protocol, strategy)}: {', '.join(labels)})"
-                        for (axis, protocol, strategy), labels in designs.items())
+    return " and ".join(
+        f"the {axis} axis ({_design_text(axis, protocol, strategy)}: {', '.join(labels)})"
+        for (axis, protocol, strategy), labels in designs.items()
+    )
 
 
 def check_group(store: Store, group: str, specs: list[RunSpec]) -> None:
@@ -128,26 +142,34 @@ def check_group(store: Store, group: str, specs: list[RunSpec]) -> None:
     wanted = _design(specs[0].scaling or {})
     others = {d: labels for d, labels in existing.items() if d != wanted}
     if others:
-        raise ScalingInputError(f"group '{group}' already holds {_designs_text(others)}; a {wanted[0]}-axis "
-                                f"{_design_text(*wanted)} grid needs another --run name")
+        raise ScalingInputError(
+            f"group '{group}' already holds {_designs_text(others)}; a {wanted[0]}-axis "
+            f"{_design_text(*wanted)} grid needs another --run name"
+        )
 
 
-def sequential_group(store: Store, group: str,
-                     finished_only: bool = False) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+def sequential_group(
+    store: Store, group: str, finished_only: bool = False
+) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """A sequential group's runs in budget order, each with its finished trajectories.
 
     Read once: the plateau (`group_scores`) and the levels' costs (`group_levels`) both come from these rows.
     `finished_only` leaves out levels still running or cut short (a sweep watched as it fills in: a level half
     done would drop the items it has not reached from every level's common support).
     """
-    runs = [r for r in store.runs_in_group(group) if r["kind"] == "sequential"
-            and (not finished_only or r["status"] == "done")]
+    runs = [
+        r
+        for r in store.runs_in_group(group)
+        if r["kind"] == "sequential" and (not finished_only or r["status"] == "done")
+    ]
     if len(runs) < 1:
         raise ScalingInputError(f"no sequential runs in group '{group}' (run `scale sequential --run {group}` first)")
     designs = group_designs(runs)
     if len(designs) > 1:
-        raise ScalingInputError(f"group '{group}' mixes {_designs_text(designs)}: its budgets are not one grid; "
-                                f"give each study its own --run name")
+        raise ScalingInputError(
+            f"group '{group}' mixes {_designs_text(designs)}: its budgets are not one grid; "
+            f"give each study its own --run name"
+        )
     runs.sort(key=lambda r: parse_budget(r["config"]["scaling"]["budget"]))
     return [(r, store.trajectories(r["id"])) for r in runs]
 
@@ -186,8 +208,9 @@ def use_two_stage(n_trials: int, population: int | None, two_stage: bool | None 
     return n_trials > 1 and population is not None
 
 
-def plateau_result(budgets, items, matrix, two_stage: bool | None = None, matched_trials: bool = False,
-                   **options: Any) -> dict[str, Any]:
+def plateau_result(
+    budgets, items, matrix, two_stage: bool | None = None, matched_trials: bool = False, **options: Any
+) -> dict[str, Any]:
     """`stats.plateau.plateau` as a JSON-ready dict; bad input (n < 2, invalid N, …) is the user's to fix.
 
     `matrix` is n×K or n×K×T; `matched_trials` pairs trial t across budgets (the continuation
@@ -209,8 +232,9 @@ def plateau_result(budgets, items, matrix, two_stage: bool | None = None, matche
     return out
 
 
-def group_plateau(store: Store, group: str, cost_mode: str = "cache-aware", finished_only: bool = False,
-                  **options: Any) -> dict[str, Any]:
+def group_plateau(
+    store: Store, group: str, cost_mode: str = "cache-aware", finished_only: bool = False, **options: Any
+) -> dict[str, Any]:
     """The plateau of a sequential group with its levels' costs; trials pair by index under continuation.
 
     The one function `scale sequential`, `scale plateau --group` and the TUI call, so they agree.
@@ -218,12 +242,13 @@ def group_plateau(store: Store, group: str, cost_mode: str = "cache-aware", fini
     """
     levels = sequential_group(store, group, finished_only)
     if cost_mode == "study" and (levels[0][0]["config"]["scaling"].get("protocol") == "continuation"):
-        raise ScalingInputError("--cost-mode study prices trajectories from their token counts, which under the "
-                                "continuation protocol include the replayed prefix: use it on fresh groups")
+        raise ScalingInputError(
+            "--cost-mode study prices trajectories from their token counts, which under the "
+            "continuation protocol include the replayed prefix: use it on fresh groups"
+        )
     budgets, items, matrix = group_scores(levels)
     scaling = levels[0][0]["config"]["scaling"]
-    result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation",
-                            **options)
+    result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation", **options)
     result["axis"], result["protocol"] = scaling.get("axis"), scaling.get("protocol", "fresh")
     result["strategy"], result["group"] = strategy_of(scaling), group
     result["levels"] = group_levels(store, levels, cost_mode)
@@ -231,8 +256,9 @@ def group_plateau(store: Store, group: str, cost_mode: str = "cache-aware", fini
     return result
 
 
-def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str, Any]]]],
-                 cost_mode: str = "cache-aware") -> list[dict[str, Any]]:
+def group_levels(
+    store: Store, levels: list[tuple[dict[str, Any], list[dict[str, Any]]]], cost_mode: str = "cache-aware"
+) -> list[dict[str, Any]]:
     """Each budget level's accuracy, cost and tokens, and whether its budget was ever reached (`levels` as
     `sequential_group` reads them).
 
@@ -263,9 +289,14 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
         scaling = r["config"]["scaling"]
         axis, value, continued = scaling.get("axis"), scaling.get("value"), scaling.get("protocol") == "continuation"
         profile = store.context_profile(r["id"], from_stored(r.get("prompts")).stop, PREFIX_MARK)
-        level = {"budget": scaling["budget"], "run": r["name"], "n": len(rows), "measured": measures_tokens(r),
-                 "correct": sum(bool(t["correct"]) for t in rows),
-                 "continues": sum(t["continues"] or 0 for t in rows)}
+        level = {
+            "budget": scaling["budget"],
+            "run": r["name"],
+            "n": len(rows),
+            "measured": measures_tokens(r),
+            "correct": sum(bool(t["correct"]) for t in rows),
+            "continues": sum(t["continues"] or 0 for t in rows),
+        }
         level["accuracy"] = level["correct"] / len(rows) if rows else None
         tokens_m = tokens_c = 0.0
         cost_m: float | None = None
@@ -283,10 +314,14 @@ def group_levels(store: Store, levels: list[tuple[dict[str, Any], list[dict[str,
             tokens_c += item_tokens
             cost_m, cost_c = _add(cost_m, own_cost), _add(cost_c, item_cost)
             reached.append(_reached(axis, value, t, prof))
-        level.update(tokens_marginal=int(tokens_m), tokens_cumulative=int(tokens_c), cost_usd_marginal=cost_m,
-                     cost_usd_cumulative=cost_c,
-                     accuracy_per_usd=level["correct"] / cost_c if cost_c else None,
-                     accuracy_per_million_tokens=level["correct"] / (tokens_c / 1e6) if tokens_c else None)
+        level.update(
+            tokens_marginal=int(tokens_m),
+            tokens_cumulative=int(tokens_c),
+            cost_usd_marginal=cost_m,
+            cost_usd_cumulative=cost_c,
+            accuracy_per_usd=level["correct"] / cost_c if cost_c else None,
+            accuracy_per_million_tokens=level["correct"] / (tokens_c / 1e6) if tokens_c else None,
+        )
         level.update(_reach_summary(axis, value, rows, profile, reached))
         level.update(store.strategy_spend(r["id"]))
         out.append(level)
@@ -316,8 +351,9 @@ def _reached(axis: str | None, value: Any, t: dict[str, Any], prof: dict[str, in
     return False
 
 
-def _reach_summary(axis: str | None, value: Any, rows: list[dict[str, Any]], profile: dict[int, dict[str, int]],
-                   reached: list[bool]) -> dict[str, Any]:
+def _reach_summary(
+    axis: str | None, value: Any, rows: list[dict[str, Any]], profile: dict[int, dict[str, int]], reached: list[bool]
+) -> dict[str, Any]:
     """n reached, the furthest any item went (context tokens, turns or points), the overhead and the two flags."""
     if axis == "tokens":
         furthest = max((profile.get(t["id"], {}).get("max_context", 0) for t in rows), default=0)
@@ -327,7 +363,11 @@ def _reach_summary(axis: str | None, value: Any, rows: list[dict[str, Any]], pro
         furthest = max(((t["turns"] if axis == "turns" else t["points_used"]) or 0 for t in rows), default=0)
         overhead = None
     tokens = axis == "tokens"
-    return {"n_stopped": sum(profile.get(t["id"], {}).get("stops", 0) > 0 for t in rows) if tokens else None,
-            "n_reached": sum(reached), "max_reached": int(furthest), "overhead_tokens": overhead,
-            "never_reached": (bool(rows) and not any(reached)) if tokens else None,
-            "degenerate": (overhead is not None and value <= overhead) if tokens else None}
+    return {
+        "n_stopped": sum(profile.get(t["id"], {}).get("stops", 0) > 0 for t in rows) if tokens else None,
+        "n_reached": sum(reached),
+        "max_reached": int(furthest),
+        "overhead_tokens": overhead,
+        "never_reached": (bool(rows) and not any(reached)) if tokens else None,
+        "degenerate": (overhead is not None and value <= overhead) if tokens else None,
+    }

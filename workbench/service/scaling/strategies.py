@@ -4,6 +4,7 @@ what its verifier spent.
 
 The groups are read by `group_plateau`, so each strategy's k* and levels are the ones `scale plateau --group` gives.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -13,9 +14,11 @@ from stats.wilson import wilson
 from storage import Store
 from workbench.service.scaling.sequential import ScalingInputError, group_plateau
 
-COMPARISON_RULE = ("per strategy its own group's plateau (k* = the largest budget reached by a significant gain); per "
-                   "level: accuracy with its 95% Wilson interval over the level's trajectories, the agent's cumulative "
-                   "tokens and cost, and the verifier's calls, tokens and cost (not charged to the agent)")
+COMPARISON_RULE = (
+    "per strategy its own group's plateau (k* = the largest budget reached by a significant gain); per "
+    "level: accuracy with its 95% Wilson interval over the level's trajectories, the agent's cumulative "
+    "tokens and cost, and the verifier's calls, tokens and cost (not charged to the agent)"
+)
 
 
 def strategy_groups(name: str, strategies: list[str]) -> list[tuple[str, str]]:
@@ -61,7 +64,9 @@ def strategy_comparison(store: Store, groups: list[str], **plateau_options: Any)
         studies.append(_study(group, result))
     axes = {s["axis"] for s in studies}
     if len(axes) > 1:
-        raise ScalingInputError(f"the groups sweep different axes ({', '.join(sorted(axes))}): compare groups of one axis")
+        raise ScalingInputError(
+            f"the groups sweep different axes ({', '.join(sorted(axes))}): compare groups of one axis"
+        )
     return {"axis": axes.pop(), "studies": studies, "rule": COMPARISON_RULE}
 
 
@@ -70,8 +75,17 @@ def _study(group: str, result: dict[str, Any]) -> dict[str, Any]:
     for level in result["levels"]:
         ci = wilson(level["correct"], level["n"]) if level["n"] else None
         levels.append({**level, "accuracy_ci": [ci.low, ci.high] if ci else None})
-    return {"group": group, "strategy": result["strategy"], "axis": result["axis"], "protocol": result["protocol"],
-            "k_star": result["k_star"], "plateau_budget": result["plateau_budget"],
-            "censored": result.get("censored"), "no_significant_gain": result.get("no_significant_gain"),
-            "n": result["n"], "budgets": result["budgets"], "transitions": result["transitions"], "levels": levels}
-
+    return {
+        "group": group,
+        "strategy": result["strategy"],
+        "axis": result["axis"],
+        "protocol": result["protocol"],
+        "k_star": result["k_star"],
+        "plateau_budget": result["plateau_budget"],
+        "censored": result.get("censored"),
+        "no_significant_gain": result.get("no_significant_gain"),
+        "n": result["n"],
+        "budgets": result["budgets"],
+        "transitions": result["transitions"],
+        "levels": levels,
+    }

@@ -5,6 +5,7 @@ The CLI's `scale sequential` / `scale parallel` and the TUI's Scaling screen ask
 from `launch.run_spec` and `sequential_specs`, the groups from `strategy_groups`, so a study launched in the TUI
 resumes from the CLI and the other way round.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -65,8 +66,14 @@ def plan_study(request: StudyRequest) -> StudyPlan:
     base = run_spec(request.launch)
     specs, groups = [], []
     for group, strategy in strategy_groups(base.name, names or [None]):
-        specs += sequential_specs(replace(base, name=group), request.axis, grid, "fresh", strategy,
-                                  (request.verifier or "evidence") if strategy == "verifier" else None)
+        specs += sequential_specs(
+            replace(base, name=group),
+            request.axis,
+            grid,
+            "fresh",
+            strategy,
+            (request.verifier or "evidence") if strategy == "verifier" else None,
+        )
         groups.append(group)
     return StudyPlan("sequential", base.name, specs, groups)
 
@@ -78,9 +85,18 @@ def _plan_parallel(request: StudyRequest) -> StudyPlan:
     if request.judge_trials < 1:
         raise ScalingInputError("judge trials must be at least 1")
     spec = run_spec(request.launch)
-    spec = replace(spec, replicates=max(ks), kind="parallel",
-                   scaling={"mode": "parallel", "ks": ks, "judge": request.judge, "orders": 8,
-                            "judge_trials": request.judge_trials})
+    spec = replace(
+        spec,
+        replicates=max(ks),
+        kind="parallel",
+        scaling={
+            "mode": "parallel",
+            "ks": ks,
+            "judge": request.judge,
+            "orders": 8,
+            "judge_trials": request.judge_trials,
+        },
+    )
     judge_of(request.judge, spec)  # a model judge that cannot be reached is refused before anything runs
     return StudyPlan("parallel", spec.name, [spec], [], ks, request.judge, request.judge_trials)
 
@@ -120,8 +136,9 @@ async def judge_study(store_path: Path, cache_dir: Path, plan: StudyPlan) -> dic
     corpus, _ = open_dataset(spec.dataset, cache_dir)
     store = Store(store_path)
     try:
-        return await parallel_report(store, spec.name, corpus, plan.ks, judge, seed=spec.seed,
-                                     judge_trials=plan.judge_trials)
+        return await parallel_report(
+            store, spec.name, corpus, plan.ks, judge, seed=spec.seed, judge_trials=plan.judge_trials
+        )
     finally:
         store.close()
         corpus.close()

@@ -7,6 +7,7 @@ grouped under NAME with kind `tools`; each is an ordinary run, so running the sa
 level, and a level with another setting than recorded is refused by its identity. The counts are nested by the
 order seed (`sandbox.extra_tools.registry.select`): the 8 tools are among the 16, which are among the 40.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -50,14 +51,22 @@ def levels(counts: list[int], details: list[str]) -> list[tuple[int, str]]:
     return out + [(c, d) for c in counts if c > 0 for d in details]
 
 
-def tools_specs(group: str, counts: list[int], details: list[str], spec_of: Callable[[str, int, str], Any]) -> list[Any]:
+def tools_specs(
+    group: str, counts: list[int], details: list[str], spec_of: Callable[[str, int, str], Any]
+) -> list[Any]:
     """One RunSpec per level, grouped and marked; `spec_of(name, count, detail)` builds a level's spec (the launch
     service's, so a level is exactly the run `run --extra-tools … --extra-tools-count N` would make)."""
     specs = []
     for count, detail in levels(counts, details):
         spec = spec_of(level_name(group, count, detail), count, detail)
-        specs.append(replace(spec, group=group, kind=KIND,
-                             scaling={"mode": KIND, "count": count, "detail": None if count == 0 else detail}))
+        specs.append(
+            replace(
+                spec,
+                group=group,
+                kind=KIND,
+                scaling={"mode": KIND, "count": count, "detail": None if count == 0 else detail},
+            )
+        )
     return specs
 
 
@@ -70,6 +79,7 @@ def tools_group(store: Store, group: str) -> list[str]:
     def order(r: dict[str, Any]) -> tuple[int, int]:
         s = (r.get("config") or {}).get("scaling") or {}
         return int(s.get("count") or 0), DETAILS.index(s["detail"]) if s.get("detail") in DETAILS else -1
+
     return [r["name"] for r in sorted(runs, key=order)]
 
 

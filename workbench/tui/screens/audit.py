@@ -12,6 +12,7 @@ yet is a draft kept per item, so moving in the list neither records it on anothe
 it; leaving audit mode with drafts asks first. The verdict keys work from the note field too
 (F2 / F3 / F4), and escape in a field returns to the list.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,14 +30,17 @@ from textual.widgets import DataTable, Input, Static
 
 from workbench.service import audit
 from workbench.service.datasets import dataset_label
-from workbench.tui.widgets.footer import KeysFooter
+from workbench.service.paths import export_dir
 from workbench.tui.screens.help import bound_key
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.views.cells import counted
-from workbench.service.paths import export_dir
 
-CHECK_LABELS = {"question_ok": "question well formed", "gold_supported": "gold answer supported",
-                "labels_accurate": "recall labels accurate"}
+CHECK_LABELS = {
+    "question_ok": "question well formed",
+    "gold_supported": "gold answer supported",
+    "labels_accurate": "recall labels accurate",
+}
 SHORT_LABELS = {"question_ok": "question ok", "gold_supported": "gold supported", "labels_accurate": "labels accurate"}
 CHECK_MARKS = {None: "?", True: "✓", False: "✗"}
 NEXT_STATE = {None: True, True: False, False: None}
@@ -70,8 +74,10 @@ def head_text(ev: dict[str, Any]) -> Text:
         out.append(f"{mark} ({letter}) {kind:12s} ", style="bold" if letter == ev["gold"] else "")
         out.append(sanitize(option) + "\n")
     n = len(ev["labels"])
-    out.append(f"\nlabelled evidence · {counted(n, 'label')} · [ ] select · c re-classify · del remove"
-               " · a add · u undo", style="bold")
+    out.append(
+        f"\nlabelled evidence · {counted(n, 'label')} · [ ] select · c re-classify · del remove · a add · u undo",
+        style="bold",
+    )
     return out
 
 
@@ -79,9 +85,12 @@ def label_text(n: int, lab: dict[str, Any], selected: bool) -> Text:
     """One label of the sheet: relevance, paper, label → resolved section, how it differs from the release, text."""
     where = "gold paper" if lab["gold_paper"] else "other paper"
     out = Text()
-    out.append(f"{'▶' if selected else ' '} [{n}] {lab['relevance'] or '?'} · {where} · "
-               f"{sanitize(lab['arxiv_id']) or '(no arXiv id)'} · label “{sanitize(lab['label'])}” → "
-               f"{sanitize(lab['resolved'] or 'unresolved')} ({lab['method']})", style="bold")
+    out.append(
+        f"{'▶' if selected else ' '} [{n}] {lab['relevance'] or '?'} · {where} · "
+        f"{sanitize(lab['arxiv_id']) or '(no arXiv id)'} · label “{sanitize(lab['label'])}” → "
+        f"{sanitize(lab['resolved'] or 'unresolved')} ({lab['method']})",
+        style="bold",
+    )
     edit = lab.get("edit")
     if edit:
         what = "+ added" if edit["action"] == "added" else f"✎ re-classified (was {edit['was'] or '?'})"
@@ -100,10 +109,15 @@ def edits_text(edits: list[dict[str, Any]]) -> Text:
         return out
     out.append("\nedits of this item (u undoes the latest in force)\n", style="bold")
     for e in edits:
-        what = f"undo of #{e['undoes']}" if e["action"] == "undo" else \
-            f"{e['action']}{' → ' + e['relevance'] if e['relevance'] else ''}"
-        line = (f"#{e['id']} {what} · {sanitize(e['arxiv_id'])} · “{clip(sanitize(e['section']), 40)}” · "
-                f"{sanitize(e['reviewer'])} · {e['time'][:16].replace('T', ' ')}")
+        what = (
+            f"undo of #{e['undoes']}"
+            if e["action"] == "undo"
+            else f"{e['action']}{' → ' + e['relevance'] if e['relevance'] else ''}"
+        )
+        line = (
+            f"#{e['id']} {what} · {sanitize(e['arxiv_id'])} · “{clip(sanitize(e['section']), 40)}” · "
+            f"{sanitize(e['reviewer'])} · {e['time'][:16].replace('T', ' ')}"
+        )
         if e["undone_by"]:
             line += f" · undone by {sanitize(e['undone_by']['reviewer'])} (#{e['undone_by']['id']})"
         out.append(line + "\n", style="dim" if e["undone_by"] or e["action"] == "undo" else "")
@@ -118,7 +132,7 @@ class Draft:
     checks: tuple[bool | None, bool | None, bool | None] = (None, None, None)
 
     @classmethod
-    def of(cls, verdict: dict[str, Any] | None) -> "Draft":
+    def of(cls, verdict: dict[str, Any] | None) -> Draft:
         """What the latest recorded verdict says (a fresh item: nothing)."""
         if verdict is None:
             return cls()
@@ -132,7 +146,7 @@ class CheckState(Static, can_focus=True):
     value: reactive[bool | None] = reactive(None)
 
     class Changed(Message):
-        def __init__(self, check: "CheckState") -> None:
+        def __init__(self, check: CheckState) -> None:
             super().__init__()
             self.check = check
 
@@ -219,12 +233,22 @@ class AuditScreen(Screen):
                     yield Static("", id="audit-edits")
                 with Horizontal(id="audit-checks"):
                     for i, (key, label) in enumerate(CHECK_LABELS.items(), 1):
-                        yield CheckState(key, f"{i} {SHORT_LABELS[key]}", id=f"check-{key}",
-                                         tooltip=f"{label}: ? not assessed · ✓ yes · ✗ no ({i} or space changes it)")
-                yield Input(placeholder="note for the verdict (n) · F2 pass · F3 flag · F4 remove · escape back to "
-                            "the list", id="audit-note", compact=True)
-                yield Input(placeholder="add label (a): ARXIV_ID | section header | direct or supporting",
-                            id="audit-add", compact=True)
+                        yield CheckState(
+                            key,
+                            f"{i} {SHORT_LABELS[key]}",
+                            id=f"check-{key}",
+                            tooltip=f"{label}: ? not assessed · ✓ yes · ✗ no ({i} or space changes it)",
+                        )
+                yield Input(
+                    placeholder="note for the verdict (n) · F2 pass · F3 flag · F4 remove · escape back to the list",
+                    id="audit-note",
+                    compact=True,
+                )
+                yield Input(
+                    placeholder="add label (a): ARXIV_ID | section header | direct or supporting",
+                    id="audit-add",
+                    compact=True,
+                )
                 yield Static("", id="audit-message")
         yield KeysFooter()
 
@@ -256,9 +280,12 @@ class AuditScreen(Screen):
     def _title(self, verdicts: dict[str, dict[str, Any]]) -> None:
         n = len(self.corpus.items)
         key = bound_key(self.app, "audit.reviewer", "R")
-        self.query_one("#audit-title", Static).update(Text(
-            f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {counted(n, 'item')} reviewed · reviewer: "
-            f"{sanitize(self.reviewer)} ({key} to change)"))
+        self.query_one("#audit-title", Static).update(
+            Text(
+                f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {counted(n, 'item')} reviewed · reviewer: "
+                f"{sanitize(self.reviewer)} ({key} to change)"
+            )
+        )
 
     def action_reviewer(self) -> None:
         """Name the reviewer that verdicts and edits are recorded under, remembered in the app's state file."""
@@ -271,8 +298,9 @@ class AuditScreen(Screen):
                 config.remember_reviewer(self.app.state_path, name)
                 self._title(self._verdicts())
 
-        self.app.push_screen(NameModal("Reviewer name (recorded with each verdict and edit)", self.reviewer,
-                                       reviewer_problem), named)
+        self.app.push_screen(
+            NameModal("Reviewer name (recorded with each verdict and edit)", self.reviewer, reviewer_problem), named
+        )
 
     def refresh_items(self, item_id: str) -> None:
         """After a verdict on `item_id`: its cell in the list and the title (the rows and the cursor stay)."""
@@ -322,9 +350,15 @@ class AuditScreen(Screen):
         self.query_one("#audit-head", Static).update(head_text(ev))
         box = self.query_one("#audit-labels", Vertical)
         await box.remove_children()
-        await box.mount_all([Static(label_text(n, lab, n - 1 == self.label_index), classes="audit-label"
-                              + (" -selected" if n - 1 == self.label_index else ""))
-                       for n, lab in enumerate(ev["labels"], 1)])
+        await box.mount_all(
+            [
+                Static(
+                    label_text(n, lab, n - 1 == self.label_index),
+                    classes="audit-label" + (" -selected" if n - 1 == self.label_index else ""),
+                )
+                for n, lab in enumerate(ev["labels"], 1)
+            ]
+        )
         self.query_one("#audit-edits", Static).update(edits_text(ev["edits"]))
 
     def _select_label(self, index: int) -> None:
@@ -335,13 +369,16 @@ class AuditScreen(Screen):
             widget.update(label_text(n + 1, lab, n == self.label_index))
             widget.set_class(n == self.label_index, "-selected")
         if widgets:
-            self.query_one("#audit-sheet", VerticalScroll).scroll_to_widget(widgets[self.label_index], animate=False,
-                                                                            top=True)
+            self.query_one("#audit-sheet", VerticalScroll).scroll_to_widget(
+                widgets[self.label_index], animate=False, top=True
+            )
         self._status()
 
     def draft(self) -> Draft:
-        return Draft(self.query_one("#audit-note", Input).value,
-                     tuple(self.query_one(f"#check-{k}", CheckState).value for k in audit.CHECKS))
+        return Draft(
+            self.query_one("#audit-note", Input).value,
+            tuple(self.query_one(f"#check-{k}", CheckState).value for k in audit.CHECKS),
+        )
 
     def _draft_changed(self) -> None:
         if self._loading or self.current is None:
@@ -363,8 +400,11 @@ class AuditScreen(Screen):
     def _status(self) -> None:
         v = self.evidence.get("verdict")
         labels = self.evidence["labels"]
-        parts = [f"verdict: {v['verdict']} by {sanitize(v['reviewer'])} {v['time'][:16].replace('T', ' ')}"
-                 if v else "no verdict yet"]
+        parts = [
+            f"verdict: {v['verdict']} by {sanitize(v['reviewer'])} {v['time'][:16].replace('T', ' ')}"
+            if v
+            else "no verdict yet"
+        ]
         parts.append(f"label [{self.label_index + 1}] of {len(labels)}" if labels else "no labels")
         if self.current in self.drafts:
             parts.append("changes not recorded (p/f/x)")
@@ -379,9 +419,7 @@ class AuditScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """While a field has focus its keys type (F2–F4 and escape still work): the list's keys leave the footer."""
-        if action in self.TABLE_ONLY and isinstance(self.focused, Input):
-            return False
-        return True
+        return not (action in self.TABLE_ONLY and isinstance(self.focused, Input))
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
@@ -393,8 +431,15 @@ class AuditScreen(Screen):
         if self.current is None:
             return
         draft = self.draft()
-        audit.record_verdict(self.corpus.fingerprint, self.store_path, self.current, self.reviewer, verdict,
-                             draft.note, dict(zip(audit.CHECKS, draft.checks)))
+        audit.record_verdict(
+            self.corpus.fingerprint,
+            self.store_path,
+            self.current,
+            self.reviewer,
+            verdict,
+            draft.note,
+            dict(zip(audit.CHECKS, draft.checks)),
+        )
         self.drafts.pop(self.current, None)
         self._load(self.current)
         self.refresh_items(self.current)
@@ -439,14 +484,27 @@ class AuditScreen(Screen):
         lab = self._selected()
         if lab is not None:
             new = "supporting" if lab["relevance"] == "direct" else "direct"  # the toggle of what it is now
-            await self._edit(lambda: audit.record_edit(self.corpus, self.store_path, self.current, self.reviewer,
-                                                 "reclassify", lab["arxiv_id"], lab["label"], new))
+            await self._edit(
+                lambda: audit.record_edit(
+                    self.corpus,
+                    self.store_path,
+                    self.current,
+                    self.reviewer,
+                    "reclassify",
+                    lab["arxiv_id"],
+                    lab["label"],
+                    new,
+                )
+            )
 
     async def action_remove_label(self) -> None:
         lab = self._selected()
         if lab is not None:
-            await self._edit(lambda: audit.record_edit(self.corpus, self.store_path, self.current, self.reviewer,
-                                                 "remove", lab["arxiv_id"], lab["label"]))
+            await self._edit(
+                lambda: audit.record_edit(
+                    self.corpus, self.store_path, self.current, self.reviewer, "remove", lab["arxiv_id"], lab["label"]
+                )
+            )
 
     async def action_undo(self) -> None:
         await self._edit(lambda: audit.undo_edit(self.corpus, self.store_path, self.current, self.reviewer))
@@ -462,8 +520,12 @@ class AuditScreen(Screen):
         if len(parts) != 3 or parts[2] not in audit.RELEVANCES or not parts[0] or not parts[1]:
             self._message("add label: write ARXIV_ID | section header | direct or supporting", error=True)
             return
-        if await self._edit(lambda: audit.record_edit(self.corpus, self.store_path, self.current, self.reviewer, "add",
-                                                      parts[0], parts[1], parts[2]), select=-1):
+        if await self._edit(
+            lambda: audit.record_edit(
+                self.corpus, self.store_path, self.current, self.reviewer, "add", parts[0], parts[1], parts[2]
+            ),
+            select=-1,
+        ):
             event.input.value = ""  # the added label (the last) is selected
 
     # ------------------------------------------------------------ export and leaving
@@ -487,8 +549,9 @@ class AuditScreen(Screen):
                     return
                 finally:
                     store.close()
-                self.notify(f"wrote {counted(counts['items'], 'item')} "
-                            f"({counts['removed']} removed) to {value}", timeout=5)
+                self.notify(
+                    f"wrote {counted(counts['items'], 'item')} ({counts['removed']} removed) to {value}", timeout=5
+                )
 
         self.app.push_screen(NameModal("Write the corrected dataset to", default, check), chosen)
 
@@ -509,8 +572,13 @@ class AuditScreen(Screen):
             if yes:
                 self.app.pop_screen()
 
-        self.app.push_screen(ConfirmModal(
-            f"{len(ids)} {'item has' if len(ids) == 1 else 'items have'} a note or checks not recorded "
-            f"({', '.join(ids[:5])}"
-            f"{' …' if len(ids) > 5 else ''}). Leave audit mode and discard them?", "Discard", "Leave audit mode"),
-            answer)
+        self.app.push_screen(
+            ConfirmModal(
+                f"{len(ids)} {'item has' if len(ids) == 1 else 'items have'} a note or checks not recorded "
+                f"({', '.join(ids[:5])}"
+                f"{' …' if len(ids) > 5 else ''}). Leave audit mode and discard them?",
+                "Discard",
+                "Leave audit mode",
+            ),
+            answer,
+        )

@@ -5,6 +5,7 @@ Every number comes from `workbench.service.reports.compare_report` and every cel
 `workbench.views.compare.compare_rows`, the very functions `--batch compare` prints, so the screen
 and the headless command cannot disagree.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,19 +20,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import (Button, DataTable, LoadingIndicator, Select, Static, TabbedContent,
-                             TabPane)
+from textual.widgets import Button, DataTable, LoadingIndicator, Select, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
-from workbench.views.cells import counted
-from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.screens.dialogs import ExportModal
+from workbench.tui.screens.stepping import SteppingScreen
+from workbench.tui.widgets.footer import KeysFooter
+from workbench.tui.widgets.itempane import options_text
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
-from workbench.tui.screens.stepping import SteppingScreen
-from workbench.tui.widgets.itempane import options_text
 from workbench.tui.widgets.stepview import StepView
+from workbench.views.cells import counted
 
 CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / A wrong; columns: B right / B wrong
 
@@ -91,17 +91,14 @@ class CompareScreen(Screen):
             with TabPane("Axes", id="axes"):
                 yield DataTable(id="compare-axes", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="compare-legend")
-            with TabPane("Agreement", id="agreement"):
-                with Horizontal(id="compare-agreement"):
-                    with Vertical(id="compare-grid-box"):
-                        yield GridTable(id="compare-grid", cursor_type="cell")
-                        yield Static("", id="compare-grid-note")
-                    yield PairTable(id="compare-items", cursor_type="row", zebra_stripes=True)
-            with TabPane("Tool use", id="tools"):
-                with VerticalScroll():
-                    with Horizontal(id="compare-tools"):
-                        yield Static("", id="compare-tools-a")
-                        yield Static("", id="compare-tools-b")
+            with TabPane("Agreement", id="agreement"), Horizontal(id="compare-agreement"):
+                with Vertical(id="compare-grid-box"):
+                    yield GridTable(id="compare-grid", cursor_type="cell")
+                    yield Static("", id="compare-grid-note")
+                yield PairTable(id="compare-items", cursor_type="row", zebra_stripes=True)
+            with TabPane("Tool use", id="tools"), VerticalScroll(), Horizontal(id="compare-tools"):
+                yield Static("", id="compare-tools-a")
+                yield Static("", id="compare-tools-b")
             with TabPane("Failures", id="failures"):
                 yield Static("", id="compare-failures")
         yield KeysFooter()
@@ -114,8 +111,14 @@ class CompareScreen(Screen):
     def _load(self) -> None:
         self.query_one("#compare-loading").display = True
         self.query_one("#compare-tabs").display = False
-        self.run_worker(partial(compute, self.app.store_path, self.a, self.b), name="compare", group="compare",
-                        thread=True, exclusive=True, exit_on_error=False)
+        self.run_worker(
+            partial(compute, self.app.store_path, self.a, self.b),
+            name="compare",
+            group="compare",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name != "compare" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
@@ -131,8 +134,14 @@ class CompareScreen(Screen):
     # ------------------------------------------------------------ rendering
 
     def render_report(self) -> None:
-        from workbench.views.compare import (COMPARE_HEADER, compare_heading, compare_legend, compare_rows,
-                                             separation_sentence, token_line)
+        from workbench.views.compare import (
+            COMPARE_HEADER,
+            compare_heading,
+            compare_legend,
+            compare_rows,
+            separation_sentence,
+            token_line,
+        )
 
         cmp = self.report
         assert cmp is not None
@@ -147,11 +156,12 @@ class CompareScreen(Screen):
         self.query_one("#compare-summary", Static).update(summary)
         table = self.query_one("#compare-axes", DataTable)
         table.clear(columns=True)
-        for i, col in enumerate(COMPARE_HEADER):
+        for _i, col in enumerate(COMPARE_HEADER):
             table.add_column(col, key=col)
         for row in compare_rows(cmp):
-            table.add_row(*(Text(cell, justify="left" if i == 0 else "right") for i, cell in enumerate(row)),
-                          key=row[0])
+            table.add_row(
+                *(Text(cell, justify="left" if i == 0 else "right") for i, cell in enumerate(row)), key=row[0]
+            )
         tokens = token_line(cmp)
         self.query_one("#compare-legend", Static).update(Text(compare_legend(cmp) + (f"\n{tokens}" if tokens else "")))
         self._render_grid()
@@ -167,16 +177,24 @@ class CompareScreen(Screen):
         grid.add_column(Text("B right"), key="b_right")
         grid.add_column(Text("B wrong"), key="b_wrong")
         for label, cells in zip(("A right", "A wrong"), CELLS):
-            grid.add_row(Text(label, style="bold"),
-                         *(Text(f"{cmp['agreement'][c]['n']:>4}", justify="right") for c in cells), key=label)
+            grid.add_row(
+                Text(label, style="bold"),
+                *(Text(f"{cmp['agreement'][c]['n']:>4}", justify="right") for c in cells),
+                key=label,
+            )
         if self.cell is None:  # start on the discordant items, where the runs differ
-            self.cell = next((c for c in ("only_a", "only_b", "both_wrong", "both_right") if cmp["agreement"][c]["n"]),
-                             "only_a")
+            self.cell = next(
+                (c for c in ("only_a", "only_b", "both_wrong", "both_right") if cmp["agreement"][c]["n"]), "only_a"
+            )
         row = next(r for r, cells in enumerate(CELLS) if self.cell in cells)
         grid.move_cursor(row=row, column=CELLS[row].index(self.cell) + 1)
-        self.query_one("#compare-grid-note", Static).update(Text(
-            f"{cmp['n_common']} common items. Enter on a cell lists its items; enter on an item steps both "
-            "trajectories together.", style="dim"))
+        self.query_one("#compare-grid-note", Static).update(
+            Text(
+                f"{cmp['n_common']} common items. Enter on a cell lists its items; enter on an item steps both "
+                "trajectories together.",
+                style="dim",
+            )
+        )
         items = self.query_one("#compare-items", PairTable)
         if not items.columns:
             for key, label in (("item", "ITEM"), ("type", "TYPE"), ("a", "A"), ("b", "B")):
@@ -194,15 +212,20 @@ class CompareScreen(Screen):
         for item_id in cmp["agreement"][cell]["items"]:
             pair = cmp["items"][item_id]
             kind = f"{pair.get('kind') or '?'} d{pair.get('depth') or '?'}"
-            items.add_row(Text(sanitize(item_id)), Text(kind), Text(outcome(pair["a"])), Text(outcome(pair["b"])),
-                          key=item_id)
-        label = {"both_right": "both right", "only_a": "only A right", "only_b": "only B right",
-                 "both_wrong": "both wrong"}[cell]
+            items.add_row(
+                Text(sanitize(item_id)), Text(kind), Text(outcome(pair["a"])), Text(outcome(pair["b"])), key=item_id
+            )
+        label = {
+            "both_right": "both right",
+            "only_a": "only A right",
+            "only_b": "only B right",
+            "both_wrong": "both wrong",
+        }[cell]
         items.border_title = f"{label} · {counted(cmp['agreement'][cell]['n'], 'item')}"
 
     def _render_tools(self) -> None:
-        from workbench.views.report import trigram_line
         from workbench.tui.widgets.diagnostics import blendable, heatmap
+        from workbench.views.report import trigram_line
 
         cmp = self.report
         if cmp is None:
@@ -223,17 +246,27 @@ class CompareScreen(Screen):
         from workbench.views.compare import ATTRIBUTION_HEADER, attribution_rows
 
         cmp = self.report
-        table = Table(title=Text("How the runs end, and what wrong answers chose (rates among each run's wrong "
-                                 "answers; Δ with a paired bootstrap 95% interval over the common items)"),
-                      title_justify="left", show_edge=False)
+        table = Table(
+            title=Text(
+                "How the runs end, and what wrong answers chose (rates among each run's wrong "
+                "answers; Δ with a paired bootstrap 95% interval over the common items)"
+            ),
+            title_justify="left",
+            show_edge=False,
+        )
         table.add_column("")
         table.add_column(Text(f"A {clip(cmp['a'], 20)}"), justify="right")
         table.add_column(Text(f"B {clip(cmp['b'], 20)}"), justify="right")
         table.add_column(Text(ATTRIBUTION_HEADER[3]), justify="right")
         table.add_column(Text(ATTRIBUTION_HEADER[4]), justify="right")
         for term in cmp["terminations"]["a"]:
-            table.add_row(Text(f"ended by {term}"), Text(str(cmp["terminations"]["a"][term])),
-                          Text(str(cmp["terminations"]["b"][term])), Text(""), Text(""))
+            table.add_row(
+                Text(f"ended by {term}"),
+                Text(str(cmp["terminations"]["a"][term])),
+                Text(str(cmp["terminations"]["b"][term])),
+                Text(""),
+                Text(""),
+            )
         table.add_section()
         for row in attribution_rows(cmp):  # the very cells --batch compare prints
             table.add_row(*map(Text, row))
@@ -377,16 +410,21 @@ class SplitStepperScreen(SteppingScreen):
     def redraw(self) -> None:
         """The title bar, each side's head and the item pane (the transcripts and meters are the StepViews')."""
         pair = self.report["items"][self.item_id]
-        self.query_one("#split-title", Static).update(Text(
-            f" {self.item_id} · {pair.get('kind') or '?'} d{pair.get('depth') or '?'} · item {self.index + 1}/"
-            f"{len(self.ids)} · A = {self.report['a']} · B = {self.report['b']}"))
+        self.query_one("#split-title", Static).update(
+            Text(
+                f" {self.item_id} · {pair.get('kind') or '?'} d{pair.get('depth') or '?'} · item {self.index + 1}/"
+                f"{len(self.ids)} · A = {self.report['a']} · B = {self.report['b']}"
+            )
+        )
         ok, bad = theme_style(self.app, "success"), theme_style(self.app, "error")
         for side in ("a", "b"):
             s = pair[side]
             head = Text(f" {side.upper()} {clip(sanitize(self.report[side]), 28)} ", style="bold")
             head.append(f"{'✓ correct' if s['correct'] else '✗ wrong'}", style=ok if s["correct"] else bad)
-            head.append(f" ({sanitize(s.get('answer') or '—')}) · {s['termination']} · paper recall "
-                        f"{'●' if s['paper_recall'] else '○'} section {'●' if s['section_recall'] else '○'}")
+            head.append(
+                f" ({sanitize(s.get('answer') or '—')}) · {s['termination']} · paper recall "
+                f"{'●' if s['paper_recall'] else '○'} section {'●' if s['section_recall'] else '○'}"
+            )
             self.query_one(f"#split-head-{side}", Static).update(head)
         self.query_one("#split-item-text", Static).update(self._item_text(pair))
 
@@ -403,8 +441,9 @@ class SplitStepperScreen(SteppingScreen):
             sides = [side.upper() for side in ("a", "b") if pair[side]["predicted_index"] == i]
             return (f"◀ {'+'.join(sides)} ", Style(bold=True)) if sides else None
 
-        t.append_text(options_text(item, self.reveal, theme_style(self.app, "success"), Style(dim=True), chosen_by,
-                                   width=150))
+        t.append_text(
+            options_text(item, self.reveal, theme_style(self.app, "success"), Style(dim=True), chosen_by, width=150)
+        )
         return t
 
 
@@ -443,7 +482,7 @@ class RunPairModal(ModalScreen[tuple[str, str] | None]):
             self.dismiss(None)
             return
         a, b = self._values()
-        if a == Select.BLANK or b == Select.BLANK or a == b:
+        if Select.BLANK in (a, b) or a == b:
             self.query_one("#pair-error", Static).update(Text("pick two different runs"))
             return
         self.dismiss((str(a), str(b)))

@@ -1,4 +1,5 @@
 """Small modal dialogs: confirm, ask for a name, export a run, pick a dataset."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -156,8 +157,10 @@ class ExportModal(CheckedInputModal[tuple[Path, bool] | None]):
             if yes:
                 self.dismiss(answer)
 
-        self.app.push_screen(ConfirmModal(f"{path} exists. Replace it with the export of '{self.run_name}'?",
-                                          "Replace", "File exists"), confirmed)
+        self.app.push_screen(
+            ConfirmModal(f"{path} exists. Replace it with the export of '{self.run_name}'?", "Replace", "File exists"),
+            confirmed,
+        )
 
 
 class DatasetModal(ModalScreen[str | None]):

@@ -1,4 +1,5 @@
 """`?`: the keys of the screen it was opened from, as they are bound now (after the user's keymap)."""
+
 from __future__ import annotations
 
 from rich.table import Table
@@ -28,7 +29,7 @@ def key_rows(screen: Screen) -> list[tuple[str, str, str, str]]:
     app = screen.app
     merged: dict[tuple[str, str], list] = {}
     order: list[tuple[str, str]] = []
-    for key, active in screen.active_bindings.items():
+    for _key, active in screen.active_bindings.items():
         binding = active.binding
         node = active.node
         where = "global" if node is app else ("screen" if node is screen else type(node).__name__)
@@ -69,7 +70,9 @@ class HelpScreen(ModalScreen[None]):
         name = getattr(self.source, "HELP_TITLE", None) or type(self.source).__name__.removesuffix("Screen")
         config = display_path(self.app.config_path)
         note = Text.assemble(
-            ("Remap any key in ", "dim"), (config, "bold"), (" under a [keys] table, e.g.\n", "dim"),
+            ("Remap any key in ", "dim"),
+            (config, "bold"),
+            (" under a [keys] table, e.g.\n", "dim"),
             ('  [keys]\n  "stepper.next" = "right,l,space"\n', ""),
             ("ctrl+p opens the command palette with every action; ctrl+q quits.", "dim"),
         )

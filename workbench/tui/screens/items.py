@@ -5,6 +5,7 @@ first open of a release imports it). Rows, filters and sorting are `workbench.se
 functions `--batch items` uses, so both show the same numbers. Enter opens the item view;
 `a` audits the item, `p` plays it.
 """
+
 from __future__ import annotations
 
 from functools import partial
@@ -26,10 +27,26 @@ from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.tables import ItemsTable, clicked_sort
 from workbench.views.cells import counted
 
-COLUMNS = (("id", "ITEM"), ("kind", "TYPE"), ("depth", "DEPTH"), ("reasoning", "REASONING"), ("tier", "TIER"),
-           ("venue", "VENUE"), ("right", "RIGHT"), ("question", "QUESTION"))
-SORT_OF_COLUMN = {"id": "id", "kind": "kind", "depth": "depth", "reasoning": "reasoning", "tier": "tier",
-                  "venue": "venue", "right": "right", "question": "file"}
+COLUMNS = (
+    ("id", "ITEM"),
+    ("kind", "TYPE"),
+    ("depth", "DEPTH"),
+    ("reasoning", "REASONING"),
+    ("tier", "TIER"),
+    ("venue", "VENUE"),
+    ("right", "RIGHT"),
+    ("question", "QUESTION"),
+)
+SORT_OF_COLUMN = {
+    "id": "id",
+    "kind": "kind",
+    "depth": "depth",
+    "reasoning": "reasoning",
+    "tier": "tier",
+    "venue": "venue",
+    "right": "right",
+    "question": "file",
+}
 RIGHT_LABELS = {"none": "none right", "some": "some right", "all": "all right", "unrun": "not run"}
 FILTERS = ("kind", "depth", "reasoning", "tier", "right")
 
@@ -43,8 +60,11 @@ def filter_label(name: str, value: Any) -> str:
 
 def right_cell(row: items.ItemRow, app) -> Text:
     """`k/n` coloured by the outcome (theme colours): all right, none right, some; `—` when no run has it."""
-    style = {"all": theme_style(app, "success"), "none": theme_style(app, "error"),
-             "some": theme_style(app, "warning")}.get(row.outcome, Style(dim=True))
+    style = {
+        "all": theme_style(app, "success"),
+        "none": theme_style(app, "error"),
+        "some": theme_style(app, "warning"),
+    }.get(row.outcome, Style(dim=True))
     return Text(row.right_text, style=style, justify="right")
 
 
@@ -79,12 +99,17 @@ class ItemsScreen(Screen):
         yield Static("", id="items-title", classes="title-bar")
         with Horizontal(id="items-filters"):
             yield Select([(Text(k), k) for k in items.KINDS], prompt="type", compact=True, id="filter-kind")
-            yield Select([(Text(f"depth {d}"), d) for d in items.DEPTHS], prompt="depth", compact=True,
-                         id="filter-depth")
+            yield Select(
+                [(Text(f"depth {d}"), d) for d in items.DEPTHS], prompt="depth", compact=True, id="filter-depth"
+            )
             yield Select([], prompt="reasoning", compact=True, id="filter-reasoning")
             yield Select([], prompt="tier", compact=True, id="filter-tier")
-            yield Select([(Text(label), key) for key, label in RIGHT_LABELS.items()], prompt="right", compact=True,
-                         id="filter-right")
+            yield Select(
+                [(Text(label), key) for key, label in RIGHT_LABELS.items()],
+                prompt="right",
+                compact=True,
+                id="filter-right",
+            )
             yield Input(placeholder="/ search id and question…", id="filter-text")
         yield Static("", id="items-status")
         yield ItemsTable(id="items-table", cursor_type="row", zebra_stripes=True)
@@ -113,8 +138,14 @@ class ItemsScreen(Screen):
         self.query_one("#items-message").display = False
         self.query_one("#items-status", Static).update(Text(f" opening {self._label()}…"))
         self.app.corpora.forget_error(dataset)  # a release put back in place opens on the next try
-        self.run_worker(partial(self.app.corpora.corpus, dataset), name="items-corpus", group="items-corpus",
-                        thread=True, exclusive=True, exit_on_error=False)
+        self.run_worker(
+            partial(self.app.corpora.corpus, dataset),
+            name="items-corpus",
+            group="items-corpus",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -135,10 +166,17 @@ class ItemsScreen(Screen):
         self.query_one(ItemsTable).display = False
         message = self.query_one("#items-message", Static)
         message.display = True
-        message.update(Text.assemble(
-            (f"Cannot open the dataset {self._label()}\n\n", "bold"), sanitize(error), "\n\n",
-            "If the release directory moved, the runs made on it are still in the store (their trajectories open "
-            "from the runs list); press ", ("d", "bold reverse"), " to open the release from its new place.\n"))
+        message.update(
+            Text.assemble(
+                (f"Cannot open the dataset {self._label()}\n\n", "bold"),
+                sanitize(error),
+                "\n\n",
+                "If the release directory moved, the runs made on it are still in the store (their trajectories open "
+                "from the runs list); press ",
+                ("d", "bold reverse"),
+                " to open the release from its new place.\n",
+            )
+        )
         self.query_one("#items-status", Static).update(Text(""))
         self._title()
         self.refresh_bindings()
@@ -170,8 +208,9 @@ class ItemsScreen(Screen):
         title = Text.assemble((" Items", "bold"), "  ·  ", sanitize(self._label()))
         if self.view is not None:
             n = len(self.view.runs)
-            title.append(f"  ·  {len(self.view.rows)} items  ·  right = runs right of {counted(n, 'run')}"
-                         " on this dataset")
+            title.append(
+                f"  ·  {len(self.view.rows)} items  ·  right = runs right of {counted(n, 'run')} on this dataset"
+            )
         self.query_one("#items-title", Static).update(title)
 
     def current_filter(self) -> items.ItemFilter:
@@ -192,9 +231,17 @@ class ItemsScreen(Screen):
         self._drawn_width = width
         table.clear()
         for r in rows:
-            table.add_row(Text(sanitize(r.id)), Text(r.kind), Text(str(r.depth), justify="right"),
-                          Text(sanitize(r.reasoning)), Text(sanitize(r.tier)), Text(sanitize(r.venue)),
-                          right_cell(r, self.app), Text(clip(" ".join(sanitize(r.question).split()), width)), key=r.id)
+            table.add_row(
+                Text(sanitize(r.id)),
+                Text(r.kind),
+                Text(str(r.depth), justify="right"),
+                Text(sanitize(r.reasoning)),
+                Text(sanitize(r.tier)),
+                Text(sanitize(r.venue)),
+                right_cell(r, self.app),
+                Text(clip(" ".join(sanitize(r.question).split()), width)),
+                key=r.id,
+            )
         self.shown = rows
         ids = [r.id for r in rows]
         if current in ids:
@@ -226,8 +273,11 @@ class ItemsScreen(Screen):
         parts = [f" {len(self.shown)} of {len(self.view.rows)} items"]
         if active:
             parts.append("filters: " + ", ".join(filter_label(k, v) for k, v in active.items()) + " (x clears)")
-        parts.append("file order" if self.sort_key == "file" else
-                     f"sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}")
+        parts.append(
+            "file order"
+            if self.sort_key == "file"
+            else f"sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}"
+        )
         note = self.view.note()
         text = Text(" · ".join(parts))
         if note:
@@ -243,9 +293,7 @@ class ItemsScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Item actions are hidden until the dataset's items are listed."""
-        if action in self.NEEDS_ITEMS and self.view is None:
-            return False
-        return True
+        return not (action in self.NEEDS_ITEMS and self.view is None)
 
     # ------------------------------------------------------------ events
 
@@ -320,8 +368,9 @@ class ItemsScreen(Screen):
     def action_play(self) -> None:
         item_id = self.current_item_id
         if item_id:
-            self.app.play_items(self.dataset, [item_id],
-                                fingerprint=self.corpus.fingerprint if self.corpus is not None else None)
+            self.app.play_items(
+                self.dataset, [item_id], fingerprint=self.corpus.fingerprint if self.corpus is not None else None
+            )
 
     def action_back(self) -> None:
         """From the filter bar back to the table; from the table back to the previous screen."""

@@ -3,6 +3,7 @@ tree (seed, bridge, gold; full text or metadata only), and every stored trajecto
 through one in the stepper, where n/p move among this item's trajectories). `[`/`]` move to the
 previous/next item of the browser's list; `a` audits the item, `p` plays it.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,20 +19,26 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from workbench.service import items
-from workbench.tui.widgets.footer import KeysFooter
 from workbench.service.neighbourhood import MARKS, Neighbourhood, gold_outline
 from workbench.tui.widgets.citations import NeighbourhoodTree
+from workbench.tui.widgets.footer import KeysFooter
+from workbench.tui.widgets.itempane import options_text
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
-from workbench.tui.widgets.itempane import options_text
 from workbench.tui.widgets.tables import ItemTrajectoryTable
 from workbench.views.tree import outline_tree
 
 COLUMNS = ("RUN", "AGENT / MODEL", "REP", "ANSWER", "RESULT", "ENDING", "POINTS", "TURNS", "RECALL P/S")
 
 
-def question_text(item: Any, nb: Neighbourhood, row: items.ItemRow | None, reveal: bool,
-                  colors: dict[str, Style], labels: list[dict[str, Any]] | None = None) -> Group:
+def question_text(
+    item: Any,
+    nb: Neighbourhood,
+    row: items.ItemRow | None,
+    reveal: bool,
+    colors: dict[str, Style],
+    labels: list[dict[str, Any]] | None = None,
+) -> Group:
     """The left pane: seed, question, options (gold and distractor types only when revealed), the gold path."""
     ok, muted, bold = colors.get("success", Style()), Style(dim=True), Style(bold=True)
     t = Text()
@@ -48,15 +55,20 @@ def question_text(item: Any, nb: Neighbourhood, row: items.ItemRow | None, revea
     t.append("\n\nGold path", style=bold)
     size = nb.summary()
     below = Text()
-    below.append(f"\n{size['papers']} papers in the neighbourhood ({size['full_text']} full text, "
-                 f"{size['metadata_only']} metadata-only) · {len(item.labels)} recall labels\n", style=muted)
+    below.append(
+        f"\n{size['papers']} papers in the neighbourhood ({size['full_text']} full text, "
+        f"{size['metadata_only']} metadata-only) · {len(item.labels)} recall labels\n",
+        style=muted,
+    )
     for lab in labels or ():  # each label → the section it resolved to, and by which rule (PROTOCOL §3)
         below.append(f"  {sanitize(items.label_line(lab))}\n", style=muted)
-    below.append(f"skill {sanitize(item.cognitive_skill) or '—'} · filter agreement {item.filter_agreement}\n",
-                 style=muted)
+    below.append(
+        f"skill {sanitize(item.cognitive_skill) or '—'} · filter agreement {item.filter_agreement}\n", style=muted
+    )
     if row is not None:
-        below.append(f"right in {row.right} of {row.ran} runs" if row.ran else "no stored run has this item",
-                     style=muted)
+        below.append(
+            f"right in {row.right} of {row.ran} runs" if row.ran else "no stored run has this item", style=muted
+        )
     return Group(t, path_tree(nb, colors), below)
 
 
@@ -78,11 +90,17 @@ def trajectory_cells(t: dict[str, Any]) -> list[Text]:
     """A row of the trajectory table from `workbench.service.items.trajectory_row`."""
     recall = ("●" if t["paper_recall"] else "○") + " " + ("●" if t["section_recall"] else "○")
     agent = t["agent"] + ("" if t["ablation"] == "full" else f" · {t['ablation']}")
-    return [Text(clip(sanitize(t["run"]), 28)), Text(clip(sanitize(agent), 28)),
-            Text(str(t["replicate"]), justify="right"), Text(clip(sanitize(t["answer"] or "—"), 8)),
-            Text("✓" if t["correct"] else "✗"), Text(sanitize(t["termination"] or "")),
-            Text(str(t["points"]), justify="right"), Text(str(t["turns"]), justify="right"),
-            Text(recall, justify="center")]
+    return [
+        Text(clip(sanitize(t["run"]), 28)),
+        Text(clip(sanitize(agent), 28)),
+        Text(str(t["replicate"]), justify="right"),
+        Text(clip(sanitize(t["answer"] or "—"), 8)),
+        Text("✓" if t["correct"] else "✗"),
+        Text(sanitize(t["termination"] or "")),
+        Text(str(t["points"]), justify="right"),
+        Text(str(t["turns"]), justify="right"),
+        Text(recall, justify="center"),
+    ]
 
 
 class ItemScreen(Screen):
@@ -94,8 +112,7 @@ class ItemScreen(Screen):
         Binding("t", "focus_tree", "Tree", id="items.focus_tree"),
         Binding("r", "focus_trajectories", "Trajectories", id="items.focus_trajectories"),
         Binding("right_square_bracket", "item(1)", "Next item", id="items.next_item", key_display="]"),
-        Binding("left_square_bracket", "item(-1)", "Previous item", id="items.prev_item", key_display="[",
-                show=False),
+        Binding("left_square_bracket", "item(-1)", "Previous item", id="items.prev_item", key_display="[", show=False),
         Binding("a", "audit", "Audit", id="items.audit"),
         Binding("p", "play", "Play", id="items.play"),
         Binding("escape,q", "back", "Back", id="items.back"),
@@ -123,8 +140,11 @@ class ItemScreen(Screen):
             with VerticalScroll(id="item-left"):
                 yield Static("", id="item-question")
             with Vertical(id="item-right"):
-                yield Static(Text(" Citation neighbourhood · ● seed ◇ bridge ★ gold · meta = metadata only"),
-                             id="item-tree-title", classes="pane-title")
+                yield Static(
+                    Text(" Citation neighbourhood · ● seed ◇ bridge ★ gold · meta = metadata only"),
+                    id="item-tree-title",
+                    classes="pane-title",
+                )
                 yield NeighbourhoodTree(id="item-tree")
         yield Static("", id="item-runs-title", classes="pane-title")
         yield ItemTrajectoryTable(id="item-trajectories", cursor_type="row", zebra_stripes=True)
@@ -163,24 +183,33 @@ class ItemScreen(Screen):
         if self.trajectories and cursor:
             table.move_cursor(row=min(cursor, len(self.trajectories) - 1), animate=False)
         n = len(self.trajectories)
-        self.query_one("#item-runs-title", Static).update(Text(
-            f" Stored trajectories on this item ({n})" + (" · enter steps through one" if n else
-                                                          " · none yet: play it (p) or run an agent on it")))
+        self.query_one("#item-runs-title", Static).update(
+            Text(
+                f" Stored trajectories on this item ({n})"
+                + (" · enter steps through one" if n else " · none yet: play it (p) or run an agent on it")
+            )
+        )
         self._title()
         self._show_question()
 
     def _title(self) -> None:
         i, r = self.item, self.row
         right = f"right {r.right}/{r.ran}" if r and r.ran else "not run"
-        self.query_one("#item-title", Static).update(Text.assemble(
-            (f" {sanitize(i.id)}", "bold"),
-            f"  ·  {i.kind} d{i.depth}  ·  {sanitize(i.reasoning_type)}  ·  tier {sanitize(i.consensus_tier)}  ·  "
-            f"{sanitize(i.venue)}  ·  {right}  ·  item {self.index + 1} of {len(self.item_ids)}"))
+        self.query_one("#item-title", Static).update(
+            Text.assemble(
+                (f" {sanitize(i.id)}", "bold"),
+                f"  ·  {i.kind} d{i.depth}  ·  {sanitize(i.reasoning_type)}  ·  tier {sanitize(i.consensus_tier)}  ·  "
+                f"{sanitize(i.venue)}  ·  {right}  ·  item {self.index + 1} of {len(self.item_ids)}",
+            )
+        )
 
     def _show_question(self) -> None:
         colors = {"success": theme_style(self.app, "success")}
-        self.query_one("#item-question", Static).update(question_text(
-            self.item, self.nb, self.row, self.reveal, colors, items.label_resolutions(self.corpus, self.item)))
+        self.query_one("#item-question", Static).update(
+            question_text(
+                self.item, self.nb, self.row, self.reveal, colors, items.label_resolutions(self.corpus, self.item)
+            )
+        )
 
     # ------------------------------------------------------------ events and actions
 

@@ -5,6 +5,7 @@ without a screen. The form dismisses with the RunSpec; the app runs it. Enter mo
 the next field; only the Start button or ctrl+r starts (an LLM run costs money).
 `run_values` turns a stored run back into form values, so `R` on the runs list resumes it.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,22 +23,44 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from sandbox.records import Caps, Item, recorded_limits
 from workbench.service import agents
 from workbench.service.datasets import dataset_label
-from sandbox.records import Caps, Item, recorded_limits
+from workbench.service.families import TIERS
 from workbench.service.launch import ABLATIONS, AGENTS, CLIENTS, LaunchError, LaunchRequest, default_run_name, run_spec
 from workbench.tui.screens.help import bound_key
-from workbench.service.families import TIERS
 
-DEFAULTS = {"dataset_kind": "builtin", "path": "", "agent": "heuristic", "model": "", "base_url": "", "client": "auto",
-            "ablation": "full", "budget": str(Caps.budget), "max_turns": str(Caps.max_turns),
-            "max_tokens": str(Caps.max_tokens_total), "question_type": "any",
-            "depth": "any", "limit": "", "ids": "", "workers": "4", "replicates": "1", "seed": "0", "name": "",
-            "local_threads": "",
-            # the general-agent setting: which registry (none, builtin, a FILE.json, an MCP server's command)
-            "extra_kind": "none", "extra_source": "", "extra_count": "", "extra_detail": "full", "extra_cost": "1",
-            "distractible": "", "prompts": "",
-            "family": "", "tier": "auto"}
+DEFAULTS = {
+    "dataset_kind": "builtin",
+    "path": "",
+    "agent": "heuristic",
+    "model": "",
+    "base_url": "",
+    "client": "auto",
+    "ablation": "full",
+    "budget": str(Caps.budget),
+    "max_turns": str(Caps.max_turns),
+    "max_tokens": str(Caps.max_tokens_total),
+    "question_type": "any",
+    "depth": "any",
+    "limit": "",
+    "ids": "",
+    "workers": "4",
+    "replicates": "1",
+    "seed": "0",
+    "name": "",
+    "local_threads": "",
+    # the general-agent setting: which registry (none, builtin, a FILE.json, an MCP server's command)
+    "extra_kind": "none",
+    "extra_source": "",
+    "extra_count": "",
+    "extra_detail": "full",
+    "extra_cost": "1",
+    "distractible": "",
+    "prompts": "",
+    "family": "",
+    "tier": "auto",
+}
 EXTRA_KINDS = (("none", "none"), ("built-in tools", "builtin"), ("tools file", "file"), ("MCP server", "mcp"))
 
 
@@ -48,8 +71,9 @@ class Validation:
     notes: list[str]
 
 
-def default_name(agent: str, dataset_kind: str, path: str, existing: set[str], model: str = "", ablation: str = "full",
-                 seed: int = 0) -> str:
+def default_name(
+    agent: str, dataset_kind: str, path: str, existing: set[str], model: str = "", ablation: str = "full", seed: int = 0
+) -> str:
     """The name `--batch run` gives the same run (the launch service's), made unique among `existing`."""
     dataset = "builtin" if dataset_kind == "builtin" else path.strip()
     request = LaunchRequest(dataset=dataset, agent=agent, model=model or None, ablation=ablation, seed=seed)
@@ -57,16 +81,43 @@ def default_name(agent: str, dataset_kind: str, path: str, existing: set[str], m
 
 
 # The form's name of each launch request field, in its messages ("points: must be at most 100,000")
-LABELS = {"name": "name", "agent": "agent", "model": "model", "base_url": "base URL", "client": "client",
-          "ablation": "ablation", "budget": "points", "max_turns": "turns", "max_tokens_total": "tokens",
-          "limit": "limit", "workers": "workers", "replicates": "replicates", "seed": "seed", "ids": "ids",
-          "question_type": "type", "depth": "depth", "dataset": "release directory", "local_threads": "threads",
-          "extra_tools": "extra tools", "extra_tools_count": "tool count", "extra_tools_detail": "detail",
-          "extra_tools_cost": "tool cost", "distractible": "distractible",
-          "prompts": "prompts file", "family": "family", "tier": "tier"}
+LABELS = {
+    "name": "name",
+    "agent": "agent",
+    "model": "model",
+    "base_url": "base URL",
+    "client": "client",
+    "ablation": "ablation",
+    "budget": "points",
+    "max_turns": "turns",
+    "max_tokens_total": "tokens",
+    "limit": "limit",
+    "workers": "workers",
+    "replicates": "replicates",
+    "seed": "seed",
+    "ids": "ids",
+    "question_type": "type",
+    "depth": "depth",
+    "dataset": "release directory",
+    "local_threads": "threads",
+    "extra_tools": "extra tools",
+    "extra_tools_count": "tool count",
+    "extra_tools_detail": "detail",
+    "extra_tools_cost": "tool cost",
+    "distractible": "distractible",
+    "prompts": "prompts file",
+    "family": "family",
+    "tier": "tier",
+}
 # request field → form field, where they differ
-FIELD_IDS = {"max_tokens_total": "max_tokens", "dataset": "path", "extra_tools": "extra_source",
-             "extra_tools_count": "extra_count", "extra_tools_detail": "extra_detail", "extra_tools_cost": "extra_cost"}
+FIELD_IDS = {
+    "max_tokens_total": "max_tokens",
+    "dataset": "path",
+    "extra_tools": "extra_source",
+    "extra_tools_count": "extra_count",
+    "extra_tools_detail": "extra_detail",
+    "extra_tools_cost": "extra_cost",
+}
 NUMBERS = ("budget", "max_turns", "max_tokens_total", "limit", "workers", "replicates", "seed")  # typed as text
 
 
@@ -92,21 +143,32 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
     llm = v["agent"] == "llm"
     typed = {key: _int(v, FIELD_IDS.get(key, key), errors, LABELS[key], optional=key == "limit") for key in NUMBERS}
     numbers = {key: n for key, n in typed.items() if n is not None}  # one that cannot be read: the request's default
-    extras = {k: o for k, o in (options or {}).items() if k not in ("base_url", "client", "local_threads")}  # the fields say those
+    extras = {
+        k: o for k, o in (options or {}).items() if k not in ("base_url", "client", "local_threads")
+    }  # the fields say those
     client = v.get("client", "auto")
     local = llm and (v.get("model") or "").strip().startswith("local/")
     threads = _int(v, "local_threads", errors, LABELS["local_threads"], optional=True) if local else None
     return LaunchRequest(
         **_extra_request(v, errors),
-        dataset="builtin" if v["dataset_kind"] == "builtin" else v["path"].strip(), agent=v["agent"], name=v["name"],
-        model=(v["model"].strip() or None) if llm else None, base_url=(v["base_url"].strip() or None) if llm else None,
-        client=None if not llm or client == "auto" else client, local_threads=threads, relaunch=options is not None,
-        options=extras if llm else {}, ablation=v["ablation"], ids=tuple(
-            i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
+        dataset="builtin" if v["dataset_kind"] == "builtin" else v["path"].strip(),
+        agent=v["agent"],
+        name=v["name"],
+        model=(v["model"].strip() or None) if llm else None,
+        base_url=(v["base_url"].strip() or None) if llm else None,
+        client=None if not llm or client == "auto" else client,
+        local_threads=threads,
+        relaunch=options is not None,
+        options=extras if llm else {},
+        ablation=v["ablation"],
+        ids=tuple(i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
         question_type=None if v["question_type"] == "any" else v["question_type"],
-        depth=None if v["depth"] == "any" else int(v["depth"]), prompts=v.get("prompts", "").strip() or None,
-        family=(v.get("family") or "").strip() or None, tier=None if v.get("tier", "auto") == "auto" else v["tier"],
-        **numbers)
+        depth=None if v["depth"] == "any" else int(v["depth"]),
+        prompts=v.get("prompts", "").strip() or None,
+        family=(v.get("family") or "").strip() or None,
+        tier=None if v.get("tier", "auto") == "auto" else v["tier"],
+        **numbers,
+    )
 
 
 def _extra_request(v: dict[str, str], errors: dict[str, str]) -> dict[str, Any]:
@@ -120,8 +182,11 @@ def _extra_request(v: dict[str, str], errors: dict[str, str]) -> dict[str, Any]:
         out["extra_tools"] = "builtin" if kind == "builtin" else (f"mcp:{source}" if kind == "mcp" else source) or None
         count = _int(v, "extra_count", errors, "tool count", optional=True)
         cost = _int(v, "extra_cost", errors, "tool cost")
-        out.update(extra_tools_count=count, extra_tools_detail=v.get("extra_detail", "full"),
-                   **({"extra_tools_cost": cost} if cost is not None else {}))
+        out.update(
+            extra_tools_count=count,
+            extra_tools_detail=v.get("extra_detail", "full"),
+            **({"extra_tools_cost": cost} if cost is not None else {}),
+        )
     text = v.get("distractible", "").strip() if v.get("agent") == "heuristic" else ""
     if text:
         try:
@@ -131,10 +196,17 @@ def _extra_request(v: dict[str, str], errors: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = None, cache_dir: Path | None = None,
-             store_path: Path | None = None, options: dict[str, Any] | None = None,
-             notes_memo: dict | None = None, stored: dict[str, Any] | None = None,
-             keys: tuple[str, str] = ("r", "d")) -> Validation:
+def validate(
+    values: dict[str, str],
+    existing: set[str],
+    llm_ok: bool | None = None,
+    cache_dir: Path | None = None,
+    store_path: Path | None = None,
+    options: dict[str, Any] | None = None,
+    notes_memo: dict | None = None,
+    stored: dict[str, Any] | None = None,
+    keys: tuple[str, str] = ("r", "d"),
+) -> Validation:
     """A RunSpec for the form's values, or what is wrong with them (field → message).
 
     With `cache_dir`, item ids and the slice are checked against the dataset's QA file when it can be read
@@ -171,8 +243,10 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
             errors.setdefault(FIELD_IDS.get(key, key), message)
     name, model, ids, tokens = v["name"].strip(), request.model, request.ids, request.max_tokens_total
     if "name" not in errors and name in existing and not (stored and stored.get("identity")):
-        notes.append(f"a run named '{name}' exists: starting resumes it if the configuration matches "
-                     "(otherwise the run is refused)")
+        notes.append(
+            f"a run named '{name}' exists: starting resumes it if the configuration matches "
+            "(otherwise the run is refused)"
+        )
     if errors:
         return Validation(None, errors, notes)
     agent_options = spec.agent_options
@@ -193,8 +267,10 @@ def validate(values: dict[str, str], existing: set[str], llm_ok: bool | None = N
 
         overhead = prompt_overhead(spec.effective_caps(), spec.ablation, spec.extra_tools, spec.prompts)
         if tokens <= overhead:
-            notes.append(f"⚠ tokens: {tokens:,} is at or below the prompt overhead (~{overhead:,} tokens of rules and "
-                         "tool schemas before the question): every episode stops at its first model call")
+            notes.append(
+                f"⚠ tokens: {tokens:,} is at or below the prompt overhead (~{overhead:,} tokens of rules and "
+                "tool schemas before the question): every episode stops at its first model call"
+            )
         exact = episodes is not None and episodes[1] and name not in existing
         n = None if episodes is None else episodes[0]
         key = (str(store_path), model, json.dumps(agent_options, sort_keys=True, default=str), n, exact)
@@ -213,14 +289,17 @@ def busy_elsewhere(store_path: Path | None, name: str) -> str | None:
     pid = lock_holder(Path(store_path), name) if store_path is not None else None
     if pid is None or pid == os.getpid():  # this process's own job says so itself
         return None
-    return (f"name: '{name}' is in progress in another process (pid {pid}); starting it here would be refused: "
-            "wait for it to finish, or choose another name")
+    return (
+        f"name: '{name}' is in progress in another process (pid {pid}); starting it here would be refused: "
+        "wait for it to finish, or choose another name"
+    )
 
 
 # identity key (or caps key) → (form field, its label): the launch request's own, named as the form names them
-IDENTITY_FIELDS = {key: (FIELD_IDS.get(key, key), LABELS[key])
-                   for key in ("agent", "model", "seed", "ablation", "budget", "max_turns", "max_tokens_total",
-                               "prompts")}
+IDENTITY_FIELDS = {
+    key: (FIELD_IDS.get(key, key), LABELS[key])
+    for key in ("agent", "model", "seed", "ablation", "budget", "max_turns", "max_tokens_total", "prompts")
+}
 
 
 def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete_key: str = "d") -> dict[str, str]:
@@ -236,7 +315,8 @@ def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete
     other: list[str] = []
     if stored.get("dataset") and stored["dataset"] != spec.dataset:
         errors["path" if spec.dataset != "builtin" else "dataset_kind"] = (
-            f"dataset differs from the stored run's {dataset_label(stored['dataset'])}")
+            f"dataset differs from the stored run's {dataset_label(stored['dataset'])}"
+        )
     for key in identity_differences(identity, rebuilt):
         if key == "caps":
             old, new = identity.get("caps") or {}, rebuilt.get("caps") or {}
@@ -248,16 +328,21 @@ def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete
                     other.append(f"caps.{cap}")
         elif key in IDENTITY_FIELDS:
             field_id, label = IDENTITY_FIELDS[key]
-            shown = _shown(identity.get(key)) if key != "prompts" else (
-                f"(a file hashed {identity[key][:12]})" if identity.get(key) else "(ours)")
+            shown = (
+                _shown(identity.get(key))
+                if key != "prompts"
+                else (f"(a file hashed {identity[key][:12]})" if identity.get(key) else "(ours)")
+            )
             errors[field_id] = f"{label} differs from the stored run's {shown}"
         else:
             other.append(key)
     if not errors and not other:
         return {}
     lead = f"{differences_phrase(other)} from the stored run; " if other else ""
-    errors["name"] = (f"{lead}'{spec.name}' is a stored run with another configuration: keep its values to "
-                      f"resume it, choose another name, or on Runs rename ({rename_key}) or delete ({delete_key}) it")
+    errors["name"] = (
+        f"{lead}'{spec.name}' is a stored run with another configuration: keep its values to "
+        f"resume it, choose another name, or on Runs rename ({rename_key}) or delete ({delete_key}) it"
+    )
     return errors
 
 
@@ -374,24 +459,38 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     builtin = run["dataset"] == "builtin"
     qtype = {"st": "single-target", "mt": "multi-target"}.get(cut.get("question_type"), cut.get("question_type"))
     values = {
-        "dataset_kind": "builtin" if builtin else "release", "path": "" if builtin else run["dataset"],
-        "agent": run["agent"], "model": run.get("model") or "", "base_url": _last(config.get("base_urls"),
-                                                                                    options.pop("base_url", "")),
+        "dataset_kind": "builtin" if builtin else "release",
+        "path": "" if builtin else run["dataset"],
+        "agent": run["agent"],
+        "model": run.get("model") or "",
+        "base_url": _last(config.get("base_urls"), options.pop("base_url", "")),
         "client": _last(config.get("clients"), options.pop("client", "")) or "auto",
         "local_threads": str(options.pop("local_threads", "") or ""),
-        "ablation": run.get("ablation") or "full", "budget": str(budget), "max_turns": str(max_turns),
+        "ablation": run.get("ablation") or "full",
+        "budget": str(budget),
+        "max_turns": str(max_turns),
         "max_tokens": str(max_tokens),
-        "question_type": qtype or "any", "depth": str(cut["depth"]) if cut.get("depth") else "any",
-        "limit": str(cut["limit"]) if cut.get("limit") else "", "ids": ", ".join(cut.get("ids") or []),
-        "workers": str(config.get("workers") or 4), "replicates": str(run.get("replicates") or 1),
-        "seed": str(run.get("seed") or 0), "name": name,
+        "question_type": qtype or "any",
+        "depth": str(cut["depth"]) if cut.get("depth") else "any",
+        "limit": str(cut["limit"]) if cut.get("limit") else "",
+        "ids": ", ".join(cut.get("ids") or []),
+        "workers": str(config.get("workers") or 4),
+        "replicates": str(run.get("replicates") or 1),
+        "seed": str(run.get("seed") or 0),
+        "name": name,
         "distractible": str(options.pop("distractible", "") or ""),
-        "family": run.get("family") or "", "tier": run.get("tier") or "auto",
+        "family": run.get("family") or "",
+        "tier": run.get("tier") or "auto",
     }
     setting = config.get("extra_tools")
     if setting:  # the general-agent setting, as recorded
-        values.update(extra_kind=setting["source"], extra_source=setting.get("where") or "",
-                      extra_count=str(setting["count"]), extra_detail=setting["detail"], extra_cost=str(setting["cost"]))
+        values.update(
+            extra_kind=setting["source"],
+            extra_source=setting.get("where") or "",
+            extra_count=str(setting["count"]),
+            extra_detail=setting["detail"],
+            extra_cost=str(setting["cost"]),
+        )
     identity = run.get("identity") or {}
     result = validate(values, set(), llm_ok=True, options=options)
     if result.spec is None:
@@ -401,8 +500,10 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     differ = identity_differences(identity, result.spec.identity(identity.get("dataset_fingerprint", "")))
     differ = [key for key in differ if key != "prompts"]  # its prompts file is a field: the form asks for it
     if identity and differ:
-        raise ValueError(f"'{name}' cannot be relaunched from the form ({differences_phrase(differ)}); "
-                         "resume it with the --batch run command that started it")
+        raise ValueError(
+            f"'{name}' cannot be relaunched from the form ({differences_phrase(differ)}); "
+            "resume it with the --batch run command that started it"
+        )
     return values, options
 
 
@@ -425,8 +526,13 @@ class LaunchScreen(ModalScreen):
         Binding("ctrl+r", "start", "Start", id="launch.start"),
     ]
 
-    def __init__(self, existing: set[str], values: dict[str, str] | None = None,
-                 options: dict[str, Any] | None = None, title: str = "New run"):
+    def __init__(
+        self,
+        existing: set[str],
+        values: dict[str, str] | None = None,
+        options: dict[str, Any] | None = None,
+        title: str = "New run",
+    ):
         super().__init__(classes="dialog-screen")
         self.existing = set(existing)
         self.llm_ok = agents.llm_available()
@@ -448,34 +554,66 @@ class LaunchScreen(ModalScreen):
             yield Static(Text(self.title_text), classes="dialog-title")
             with VerticalScroll(id="launch-form"):
                 with Horizontal(classes="form-row"):
-                    yield _field("Dataset", Select([("built-in benchmark", "builtin"),
-                                                    ("release directory", "release")],
-                                                   value=v["dataset_kind"], allow_blank=False, id="dataset_kind"))
-                    yield _field("Path", Input(v["path"], placeholder="/path/to/release (qa/, graphs/, paper_pool/)",
-                                               id="path"), "wide")
+                    yield _field(
+                        "Dataset",
+                        Select(
+                            [("built-in benchmark", "builtin"), ("release directory", "release")],
+                            value=v["dataset_kind"],
+                            allow_blank=False,
+                            id="dataset_kind",
+                        ),
+                    )
+                    yield _field(
+                        "Path",
+                        Input(v["path"], placeholder="/path/to/release (qa/, graphs/, paper_pool/)", id="path"),
+                        "wide",
+                    )
                 with Horizontal(classes="form-row"):
-                    yield _field("Agent", Select(agent_options, value=v["agent"], allow_blank=False, id="agent"),
-                                 "agent")
+                    yield _field(
+                        "Agent", Select(agent_options, value=v["agent"], allow_blank=False, id="agent"), "agent"
+                    )
                     yield _field("Model", Input(v["model"], placeholder="provider/model", id="model"), "model")
-                    yield _field("Base URL", Input(v["base_url"], placeholder="http://127.0.0.1:8000/v1",
-                                                   id="base_url"), "url")
-                    yield _field("Client", Select([(c, c) for c in CLIENTS], value=v.get("client", "auto"),
-                                                  allow_blank=False, id="client"), "client")
+                    yield _field(
+                        "Base URL", Input(v["base_url"], placeholder="http://127.0.0.1:8000/v1", id="base_url"), "url"
+                    )
+                    yield _field(
+                        "Client",
+                        Select(
+                            [(c, c) for c in CLIENTS], value=v.get("client", "auto"), allow_blank=False, id="client"
+                        ),
+                        "client",
+                    )
                 with Horizontal(classes="form-row"):
-                    yield _field("Ablation", Select([(a, a) for a in ABLATIONS], value=v["ablation"],
-                                                    allow_blank=False, id="ablation"))
+                    yield _field(
+                        "Ablation",
+                        Select([(a, a) for a in ABLATIONS], value=v["ablation"], allow_blank=False, id="ablation"),
+                    )
                     yield _field("Points", Input(v["budget"], id="budget", classes="num"))
                     yield _field("Turns", Input(v["max_turns"], id="max_turns", classes="num"))
                     yield _field("Tokens", Input(v["max_tokens"], id="max_tokens", classes="num"))
                     # a local/ model's server threads (empty: one less than the cores)
-                    yield _field("Threads", Input(v.get("local_threads", ""), placeholder="auto", id="local_threads",
-                                                  classes="num"), "short")
+                    yield _field(
+                        "Threads",
+                        Input(v.get("local_threads", ""), placeholder="auto", id="local_threads", classes="num"),
+                        "short",
+                    )
                 with Horizontal(classes="form-row"):
-                    yield _field("Type", Select([("any", "any"), ("single-target", "single-target"),
-                                                 ("multi-target", "multi-target")], value=v["question_type"],
-                                                allow_blank=False, id="question_type"))
-                    yield _field("Depth", Select([("any", "any"), ("1", "1"), ("2", "2")], value=v["depth"],
-                                                 allow_blank=False, id="depth"), "short")
+                    yield _field(
+                        "Type",
+                        Select(
+                            [("any", "any"), ("single-target", "single-target"), ("multi-target", "multi-target")],
+                            value=v["question_type"],
+                            allow_blank=False,
+                            id="question_type",
+                        ),
+                    )
+                    yield _field(
+                        "Depth",
+                        Select(
+                            [("any", "any"), ("1", "1"), ("2", "2")], value=v["depth"], allow_blank=False, id="depth"
+                        ),
+                        "short",
+                    )
                     yield _field("Limit", Input(v["limit"], placeholder="all", id="limit", classes="num"))
                     yield _field("Ids", Input(v["ids"], placeholder="st_0001, mt_0002", id="ids"), "wide")
                 with Horizontal(classes="form-row"):
@@ -484,25 +622,58 @@ class LaunchScreen(ModalScreen):
                     yield _field("Seed", Input(v["seed"], id="seed", classes="num"))
                     yield _field("Name", Input(v["name"], id="name"), "wide")
                 with Horizontal(classes="form-row"):  # the general-agent setting
-                    yield _field("Extra tools", Select(EXTRA_KINDS, value=v["extra_kind"], allow_blank=False,
-                                                       id="extra_kind"))
-                    yield _field("File / cmd", Input(v["extra_source"], placeholder="tools.json, or the command "
-                                                     "that starts the MCP server", id="extra_source"), "wide")
+                    yield _field(
+                        "Extra tools", Select(EXTRA_KINDS, value=v["extra_kind"], allow_blank=False, id="extra_kind")
+                    )
+                    yield _field(
+                        "File / cmd",
+                        Input(
+                            v["extra_source"],
+                            placeholder="tools.json, or the command that starts the MCP server",
+                            id="extra_source",
+                        ),
+                        "wide",
+                    )
                 with Horizontal(classes="form-row"):
                     yield _field("Count", Input(v["extra_count"], placeholder="all", id="extra_count", classes="num"))
-                    yield _field("Detail", Select([(d, d) for d in ("full", "short", "names")], value=v["extra_detail"],
-                                                  allow_blank=False, id="extra_detail"))
+                    yield _field(
+                        "Detail",
+                        Select(
+                            [(d, d) for d in ("full", "short", "names")],
+                            value=v["extra_detail"],
+                            allow_blank=False,
+                            id="extra_detail",
+                        ),
+                    )
                     yield _field("Tool cost", Input(v["extra_cost"], id="extra_cost", classes="num"))
-                    yield _field("Distractible", Input(v["distractible"], placeholder="0 to 1 (heuristic)",
-                                                       id="distractible", classes="num"))
+                    yield _field(
+                        "Distractible",
+                        Input(v["distractible"], placeholder="0 to 1 (heuristic)", id="distractible", classes="num"),
+                    )
                 with Horizontal(classes="form-row"):
-                    yield _field("Prompts", Input(v["prompts"], placeholder="ours (or a prompts file: --batch prompts "
-                                                  "export writes one to edit)", id="prompts"), "wide")
+                    yield _field(
+                        "Prompts",
+                        Input(
+                            v["prompts"],
+                            placeholder="ours (or a prompts file: --batch prompts export writes one to edit)",
+                            id="prompts",
+                        ),
+                        "wide",
+                    )
                 with Horizontal(classes="form-row"):
-                    yield _field("Family", Input(v["family"], placeholder="from the model (GPT, Claude, …)",
-                                                 id="family"), "wide")
-                    yield _field("Tier", Select([("from the model", "auto")] + [(t, t) for t in TIERS],
-                                                value=v["tier"], allow_blank=False, id="tier"), "wide")
+                    yield _field(
+                        "Family", Input(v["family"], placeholder="from the model (GPT, Claude, …)", id="family"), "wide"
+                    )
+                    yield _field(
+                        "Tier",
+                        Select(
+                            [("from the model", "auto")] + [(t, t) for t in TIERS],
+                            value=v["tier"],
+                            allow_blank=False,
+                            id="tier",
+                        ),
+                        "wide",
+                    )
             yield Static("", id="launch-messages")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="cancel")
@@ -520,7 +691,9 @@ class LaunchScreen(ModalScreen):
         self.query_one("#base_url", Input).disabled = not llm
         self.query_one("#client", Select).disabled = not llm
         # the local model server's threads: only a local/ model has a server here
-        self.query_one("#local_threads", Input).disabled = not (llm and self.values["model"].strip().startswith("local/"))
+        self.query_one("#local_threads", Input).disabled = not (
+            llm and self.values["model"].strip().startswith("local/")
+        )
         kind = self.values.get("extra_kind", "none")
         self.query_one("#extra_source", Input).disabled = kind in ("none", "builtin")
         for key in ("extra_count", "extra_detail", "extra_cost"):
@@ -582,10 +755,17 @@ class LaunchScreen(ModalScreen):
 
     def revalidate(self) -> Validation:
         app = self.app
-        result = validate(self.values, self.existing, self.llm_ok, cache_dir=getattr(app, "cache_dir", None),
-                          store_path=getattr(app, "store_path", None), options=self.options,
-                          notes_memo=self._notes_memo, stored=self._stored(self.values["name"].strip()),
-                          keys=(bound_key(app, "runs.rename", "r"), bound_key(app, "runs.delete", "d")))
+        result = validate(
+            self.values,
+            self.existing,
+            self.llm_ok,
+            cache_dir=getattr(app, "cache_dir", None),
+            store_path=getattr(app, "store_path", None),
+            options=self.options,
+            notes_memo=self._notes_memo,
+            stored=self._stored(self.values["name"].strip()),
+            keys=(bound_key(app, "runs.rename", "r"), bound_key(app, "runs.delete", "d")),
+        )
         self.result = result
         for key in DEFAULTS:
             try:
@@ -599,8 +779,11 @@ class LaunchScreen(ModalScreen):
         for note in result.notes:
             lines.append("· " + note + "\n")
         if not result.errors:
-            lines.append("ready: ctrl+r or Start starts the run (enter moves to the next field); "
-                         "it keeps running if you leave this screen", style="dim" if result.notes else "")
+            lines.append(
+                "ready: ctrl+r or Start starts the run (enter moves to the next field); "
+                "it keeps running if you leave this screen",
+                style="dim" if result.notes else "",
+            )
         self.query_one("#launch-messages", Static).update(lines)
         self.query_one("#launch-messages").set_class(bool(result.errors), "-error")
         self.query_one("#start", Button).disabled = bool(result.errors)

@@ -6,6 +6,7 @@ row over all their sessions; rows covering too few of the played items are liste
 board per dataset people have played; `[` and `]` switch between them, enter opens a run (a person's latest
 session). The rank, name and who columns stay in view when the table scrolls right.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,7 +30,9 @@ class LeaderboardScreen(Screen):
     BINDINGS = [
         Binding("right_square_bracket", "board(1)", "Next dataset", id="leaderboard.next", key_display="]"),
         Binding("left_square_bracket", "board(-1)", "Previous dataset", id="leaderboard.prev", key_display="["),
-        Binding("f5", "reload", "Refresh", id="leaderboard.refresh", key_display="F5", show=False),  # R is relaunch on Runs
+        Binding(
+            "f5", "reload", "Refresh", id="leaderboard.refresh", key_display="F5", show=False
+        ),  # R is relaunch on Runs
         Binding("escape,q", "back", "Back", id="leaderboard.back"),
     ]
 
@@ -43,8 +46,9 @@ class LeaderboardScreen(Screen):
         from workbench.views.leaderboard import LEADERBOARD_FIXED
 
         yield Static("", id="leaderboard-title", classes="title-bar")
-        yield LeaderboardTable(id="leaderboard-table", cursor_type="row", zebra_stripes=True,
-                               fixed_columns=LEADERBOARD_FIXED)
+        yield LeaderboardTable(
+            id="leaderboard-table", cursor_type="row", zebra_stripes=True, fixed_columns=LEADERBOARD_FIXED
+        )
         yield Static("", id="leaderboard-note")
         yield KeysFooter()
 
@@ -80,22 +84,31 @@ class LeaderboardScreen(Screen):
         board = self.board
         if board is None:
             self.query_one("#leaderboard-title", Static).update(Text(" Leaderboard"))
-            self.query_one("#leaderboard-note", Static).update(Text(
-                " Nobody has played yet. Play the benchmark (P on the runs list, or ctrl+p 'Play the benchmark…'):"
-                " the models' runs are then ranked with you on the items you played."))
+            self.query_one("#leaderboard-note", Static).update(
+                Text(
+                    " Nobody has played yet. Play the benchmark (P on the runs list, or ctrl+p 'Play the benchmark…'):"
+                    " the models' runs are then ranked with you on the items you played."
+                )
+            )
             return
         header, rows = leaderboard_cells(board)
         for col in header:
             table.add_column(Text(col, justify="left" if col in ("run", "who") else "right"), key=col)
         for raw, row in zip(board["rows"], rows):
-            cells = [Text(sanitize(cell), justify="left" if col in ("run", "who") else "right",
-                          style="bold" if raw["human"] and col in ("run", "who") else "")
-                     for col, cell in zip(header, row)]
+            cells = [
+                Text(
+                    sanitize(cell),
+                    justify="left" if col in ("run", "who") else "right",
+                    style="bold" if raw["human"] and col in ("run", "who") else "",
+                )
+                for col, cell in zip(header, row)
+            ]
             table.add_row(*cells, key=raw["run"])
         where = f" · dataset {self.index + 1} of {len(self.boards)} ([ ])" if len(self.boards) > 1 else ""
         self.query_one("#leaderboard-title", Static).update(Text(" " + sanitize(leaderboard_title(board)) + where))
-        self.query_one("#leaderboard-note", Static).update(Text(
-            "\n".join(" " + sanitize(line) for line in leaderboard_notes(board)) + " Enter opens a run."))
+        self.query_one("#leaderboard-note", Static).update(
+            Text("\n".join(" " + sanitize(line) for line in leaderboard_notes(board)) + " Enter opens a run.")
+        )
 
     def action_board(self, delta: int) -> None:
         if self.boards:

@@ -6,6 +6,7 @@ The runner never touches this screen: its events land in a `RunMonitor`; a 10 Hz
 timer takes a snapshot and redraws only when something changed, however many
 workers there are.
 """
+
 from __future__ import annotations
 
 from rich.text import Text
@@ -16,27 +17,38 @@ from textual.screen import Screen
 from textual.widgets import DataTable, ProgressBar, Static
 
 from sandbox.records import recorded_limits
-from workbench.tui.widgets.meters import level, level_style, meter_text
 from workbench.tui.monitor import RunMonitor, Snapshot
-from workbench.tui.widgets.tables import EpisodeTable, clear_rows, column_room
-from workbench.tui.widgets.plaintext import clip, sanitize
-from workbench.tui.widgets.transcript import TranscriptView, build_entries
 from workbench.tui.widgets.footer import KeysFooter
+from workbench.tui.widgets.meters import level, level_style, meter_text
+from workbench.tui.widgets.plaintext import clip, sanitize
+from workbench.tui.widgets.tables import EpisodeTable, clear_rows, column_room
+from workbench.tui.widgets.transcript import TranscriptView, build_entries
 from workbench.views.cells import fraction, usd
 
 REFRESH_HZ = 10
 BARS = (10, 8, 8)  # meter bar widths of POINTS, TURNS, TOKENS; NARROW_BARS below WIDE columns, for LAST CALL's sake
 NARROW_BARS, WIDE = (5, 4, 4), 100
-COLUMNS = (("item", "ITEM"), ("turn", "TURN"), ("points", "POINTS"), ("turns", "TURNS"), ("tokens", "TOKENS"),
-           ("call", "LAST CALL"))
-STATUS = {"starting": "… starting", "running": "▶ running", "done": "✓ done", "interrupted": "■ interrupted",
-          "failed": "✗ failed"}
+COLUMNS = (
+    ("item", "ITEM"),
+    ("turn", "TURN"),
+    ("points", "POINTS"),
+    ("turns", "TURNS"),
+    ("tokens", "TOKENS"),
+    ("call", "LAST CALL"),
+)
+STATUS = {
+    "starting": "… starting",
+    "running": "▶ running",
+    "done": "✓ done",
+    "interrupted": "■ interrupted",
+    "failed": "✗ failed",
+}
 
 
 def duration(seconds: float | None) -> str:
     if seconds is None:
         return "—"
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     if seconds >= 3600:
         return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
     if seconds >= 60:
@@ -49,8 +61,10 @@ def stats_line(s: Snapshot) -> Text:
     rate = "—" if s.rate is None else f"{s.rate:.1f} ep/s"
     cost = usd(s.cost_usd)
     eta = "—" if s.status != "running" else duration(s.eta_s)
-    return Text(f" {s.done}/{s.planned}  ·  acc {acc}  ·  {rate}  ·  ETA {eta}  ·  elapsed {duration(s.elapsed_s)}"
-                f"  ·  cost {cost}")
+    return Text(
+        f" {s.done}/{s.planned}  ·  acc {acc}  ·  {rate}  ·  ETA {eta}  ·  elapsed {duration(s.elapsed_s)}"
+        f"  ·  cost {cost}"
+    )
 
 
 class LiveScreen(Screen):
@@ -119,11 +133,14 @@ class LiveScreen(Screen):
         bar.update(total=max(1, s.planned), progress=s.done)
         self.query_one("#live-stats", Static).update(stats_line(s))
         self.query_one("#live-terminations", Static).update(
-            Text(" " + " · ".join(f"{k} {v}" for k, v in s.terminations.items())))
+            Text(" " + " · ".join(f"{k} {v}" for k, v in s.terminations.items()))
+        )
         errors = self.query_one("#live-errors", Static)
         errors.display = bool(s.errors)
         if s.errors:
-            errors.update(Text(f" errors ({len(s.errors)} shown): " + " | ".join(clip(sanitize(e), 60) for e in s.errors)))
+            errors.update(
+                Text(f" errors ({len(s.errors)} shown): " + " | ".join(clip(sanitize(e), 60) for e in s.errors))
+            )
         self._rows(s)
 
     def _rows(self, s: Snapshot) -> None:
@@ -140,16 +157,20 @@ class LiveScreen(Screen):
                 last = Text(f"finished: {sanitize(e.termination or '?')}, {verdict}", style="dim")
             else:
                 last = Text(sanitize(e.last_call))
-            return [Text(f"{sanitize(e.key[0])}" + (f" r{e.key[1]}" if e.key[1] else ""),
-                         style="dim" if e.finished else ""),
-                    Text(str(e.turn), justify="right"),
-                    meter_text(e.points_used, budget, bars[0],
-                               style=level_style(self.app, level(e.points_used, budget))),
-                    meter_text(e.turn, max_turns, bars[1], style=level_style(self.app, level(e.turn, max_turns))),
-                    meter_text(e.tokens, max_tokens, bars[2], "tokens",
-                               style=level_style(self.app, level(e.tokens, max_tokens)))
-                    if self.monitor.tokens_measured else Text("— not measured", style="dim"),
-                    last]
+            return [
+                Text(
+                    f"{sanitize(e.key[0])}" + (f" r{e.key[1]}" if e.key[1] else ""), style="dim" if e.finished else ""
+                ),
+                Text(str(e.turn), justify="right"),
+                meter_text(e.points_used, budget, bars[0], style=level_style(self.app, level(e.points_used, budget))),
+                meter_text(e.turn, max_turns, bars[1], style=level_style(self.app, level(e.turn, max_turns))),
+                meter_text(
+                    e.tokens, max_tokens, bars[2], "tokens", style=level_style(self.app, level(e.tokens, max_tokens))
+                )
+                if self.monitor.tokens_measured
+                else Text("— not measured", style="dim"),
+                last,
+            ]
 
         rows = [cells(e) for e in episodes]
         content = [max([len(label), *(row[i].cell_len for row in rows)]) for i, (_, label) in enumerate(COLUMNS[:-1])]
@@ -213,7 +234,8 @@ class LiveScreen(Screen):
             correct, termination = self.monitor.episode_outcome(key)
             verdict = "correct ✓" if correct else "wrong ✗"
             self.query_one("#follow-title", Static).update(
-                Text(f" following {key[0]} r{key[1]} · finished: {termination}, {verdict}"))
+                Text(f" following {key[0]} r{key[1]} · finished: {termination}, {verdict}")
+            )
 
     def action_follow(self) -> None:
         key = self.current_key()

@@ -5,6 +5,7 @@ further tables and figures, one tab each; export to JSON, CSV or Markdown.
 Every number comes from one `workbench.service.reports.panel_report` call and every cell from
 `workbench.views.lineage` — what `--batch report --panel` prints — so the screen and the command cannot disagree.
 """
+
 from __future__ import annotations
 
 from functools import partial
@@ -18,8 +19,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import (Button, DataTable, LoadingIndicator, OptionList, SelectionList, Static, TabbedContent,
-                             TabPane)
+from textual.widgets import (
+    Button,
+    DataTable,
+    LoadingIndicator,
+    OptionList,
+    SelectionList,
+    Static,
+    TabbedContent,
+    TabPane,
+)
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
@@ -42,9 +51,16 @@ def fill(table: DataTable, header: tuple[str, ...], rows: list[tuple[str, ...]],
     for i, col in enumerate(header):
         table.add_column(Text(col, justify="left" if i == 0 else "right"), key=f"c{i}")
     for row in rows:
-        table.add_row(*(Text(sanitize(cell), justify="left" if i == 0 else "right",
-                             style="bold" if bold_first and i == 0 and not cell.startswith("  ") else "")
-                        for i, cell in enumerate(row)))
+        table.add_row(
+            *(
+                Text(
+                    sanitize(cell),
+                    justify="left" if i == 0 else "right",
+                    style="bold" if bold_first and i == 0 and not cell.startswith("  ") else "",
+                )
+                for i, cell in enumerate(row)
+            )
+        )
 
 
 def rich_table(title: str, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> Table:
@@ -74,8 +90,13 @@ class PanelPickModal(ModalScreen[list[str] | None]):
         with Vertical(classes="dialog"):
             yield Static(Text("Runs of the panel (space marks, enter shows)"), classes="dialog-title")
             if self.saved:
-                yield OptionList(*(Option(Text(f"saved: {sanitize(k)} ({len(v)} runs)"), id=k)
-                                   for k, v in sorted(self.saved.items())), id="panel-saved")
+                yield OptionList(
+                    *(
+                        Option(Text(f"saved: {sanitize(k)} ({len(v)} runs)"), id=k)
+                        for k, v in sorted(self.saved.items())
+                    ),
+                    id="panel-saved",
+                )
             yield SelectionList[str](*((sanitize(n), n, n in self.chosen) for n in self.names), id="panel-pick")
             yield Static("", classes="field-error", id="panel-pick-error")
             with Horizontal(classes="dialog-buttons"):
@@ -140,22 +161,18 @@ class PanelScreen(Screen):
             with TabPane("Table 2", id="table2"):
                 yield DataTable(id="panel-table2", cursor_type="row", zebra_stripes=True, fixed_columns=1)
                 yield Static("", id="panel-table2-note", classes="panel-note")
-            with TabPane("Fingerprints", id="fingerprints"):
-                with VerticalScroll():
-                    yield Static("", id="panel-fp-title", classes="panel-heading")
-                    yield DataTable(id="panel-fingerprints", cursor_type="row", fixed_columns=1)
-                    yield Static("", id="panel-tests-title", classes="panel-heading")
-                    yield DataTable(id="panel-family-tests", cursor_type="row", fixed_columns=1)
-                    yield Static("", id="panel-trigrams", classes="panel-note")
-            with TabPane("Tables", id="tables"):
-                with VerticalScroll():
-                    yield Static("", id="panel-tables")
-            with TabPane("Figures", id="figures"):
-                with VerticalScroll():
-                    yield Static("", id="panel-figures")
-            with TabPane("Statistics", id="statistics"):
-                with VerticalScroll():
-                    yield Static("", id="panel-statistics")
+            with TabPane("Fingerprints", id="fingerprints"), VerticalScroll():
+                yield Static("", id="panel-fp-title", classes="panel-heading")
+                yield DataTable(id="panel-fingerprints", cursor_type="row", fixed_columns=1)
+                yield Static("", id="panel-tests-title", classes="panel-heading")
+                yield DataTable(id="panel-family-tests", cursor_type="row", fixed_columns=1)
+                yield Static("", id="panel-trigrams", classes="panel-note")
+            with TabPane("Tables", id="tables"), VerticalScroll():
+                yield Static("", id="panel-tables")
+            with TabPane("Figures", id="figures"), VerticalScroll():
+                yield Static("", id="panel-figures")
+            with TabPane("Statistics", id="statistics"), VerticalScroll():
+                yield Static("", id="panel-statistics")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -170,9 +187,14 @@ class PanelScreen(Screen):
         self.query_one("#panel-loading").display = True
         self.query_one("#panel-tabs").display = False
         self.query_one("#panel-title", Static).update(Text(" Panel · " + ", ".join(sanitize(n) for n in self.names)))
-        self.run_worker(partial(compute, self.app.store_path, self.names, getattr(self.app, "cache_dir", None)),
-                        name="panel", group="panel",
-                        thread=True, exclusive=True, exit_on_error=False)
+        self.run_worker(
+            partial(compute, self.app.store_path, self.names, getattr(self.app, "cache_dir", None)),
+            name="panel",
+            group="panel",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name != "panel" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
@@ -202,31 +224,45 @@ class PanelScreen(Screen):
 
         panel = self.panel
         marks = " · † tier leader" if any((panel.get("tier_best") or {}).values()) else ""
-        self.query_one("#panel-title", Static).update(Text(" " + sanitize(panel_title(panel, len(panel["rows"])))
-                                                           + marks))
+        self.query_one("#panel-title", Static).update(
+            Text(" " + sanitize(panel_title(panel, len(panel["rows"]))) + marks)
+        )
         header, rows = self.table2_rows()
         fill(self.query_one("#panel-table2", DataTable), header, rows, bold_first=True)
         warnings = [f"warning: {w}" for w in panel.get("warnings", [])]
-        self.query_one("#panel-table2-note", Static).update(Text("\n".join(
-            warnings + ["* panel best, † tier leader: only where the leader beats the runner-up (p < 0.05); "
-                        "e exports JSON / CSV / Markdown (as --batch report --panel)"])))
+        self.query_one("#panel-table2-note", Static).update(
+            Text(
+                "\n".join(
+                    [
+                        *warnings,
+                        "* panel best, † tier leader: only where the leader beats the runner-up (p < 0.05); "
+                        "e exports JSON / CSV / Markdown (as --batch report --panel)",
+                    ]
+                )
+            )
+        )
         (fp_title, fp_table), (tests_title, tests_table) = lineage.titled_tables(panel)[:2]
         self.query_one("#panel-fp-title", Static).update(Text(fp_title))
         fill(self.query_one("#panel-fingerprints", DataTable), *fp_table, bold_first=True)
         self.query_one("#panel-tests-title", Static).update(Text(tests_title))
         fill(self.query_one("#panel-family-tests", DataTable), *tests_table)
-        self.query_one("#panel-trigrams", Static).update(Text(
-            "\n".join(lineage.trigram_lines(panel) + lineage.fingerprint_notes(panel))))
-        stats = panel_stat_lines(panel) + [bigram_panel_line(panel)]
-        stats += [f"tool lift {x['full']} vs {x['closed_book']}: {x['lift'] * 100:+.1f} pts"
-                  for x in panel.get("ablation_lift", []) if x["lift"] is not None]
+        self.query_one("#panel-trigrams", Static).update(
+            Text("\n".join(lineage.trigram_lines(panel) + lineage.fingerprint_notes(panel)))
+        )
+        stats = [*panel_stat_lines(panel), bigram_panel_line(panel)]
+        stats += [
+            f"tool lift {x['full']} vs {x['closed_book']}: {x['lift'] * 100:+.1f} pts"
+            for x in panel.get("ablation_lift", [])
+            if x["lift"] is not None
+        ]
         stats += lineage.extra_lines(panel)
         self.query_one("#panel-statistics", Static).update(Text("\n".join(sanitize(s) for s in stats if s)))
-        self.query_one("#panel-tables", Static).update(Group(*(rich_table(title, header, rows)
-                                                                for title, (header, rows) in lineage.extra_tables(panel)
-                                                                if rows)))
-        self.query_one("#panel-figures", Static).update(Text(lineage.figures_text(
-            panel, width=self.size.width - 4, height=max(12, self.app.size.height // 2))))
+        self.query_one("#panel-tables", Static).update(
+            Group(*(rich_table(title, header, rows) for title, (header, rows) in lineage.extra_tables(panel) if rows))
+        )
+        self.query_one("#panel-figures", Static).update(
+            Text(lineage.figures_text(panel, width=self.size.width - 4, height=max(12, self.app.size.height // 2)))
+        )
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

@@ -15,6 +15,7 @@ cancels the session's worker: what was played is kept as an abandoned attempt, a
 later play of the item (re-opening the session) is marked `resumed` and left out of
 the leaderboard (`workbench.service.play`).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -32,18 +33,29 @@ from textual.widgets.option_list import Option
 
 from workbench.service.datasets import dataset_key
 from workbench.service.play import PlayError, SessionRequest, abandon, plan_session, reveal_rows, session_runner
+from workbench.tui.widgets.footer import KeysFooter
+from workbench.tui.widgets.itempane import LETTERS, gold_of, item_text
 from workbench.tui.widgets.meters import Meter, theme_style
 from workbench.tui.widgets.plaintext import clip, one_line, sanitize
 from workbench.tui.widgets.seen import Seen, SeenSuggester
-from workbench.tui.widgets.itempane import LETTERS, gold_of, item_text
 from workbench.tui.widgets.stepview import DEFAULT_CAPS
-from workbench.tui.widgets.toolform import (ANSWER_RULE, FIELDS, OPTIONAL, PLACEHOLDERS, TOOLS, AnswerInput, ArgForm,
-                                           ArgInput, FormTitle, tool_palette)
+from workbench.tui.widgets.toolform import (
+    ANSWER_RULE,
+    FIELDS,
+    OPTIONAL,
+    PLACEHOLDERS,
+    TOOLS,
+    AnswerInput,
+    ArgForm,
+    ArgInput,
+    FormTitle,
+    tool_palette,
+)
 from workbench.tui.widgets.transcript import Entry, Gold, TranscriptView, as_record, build_entries
-from workbench.tui.widgets.footer import KeysFooter
 from workbench.views.cells import counted
 
 clock = time.monotonic  # the item timer's clock (tests freeze it)
+
 
 def clock_text(seconds: float) -> str:
     seconds = max(0, int(seconds))
@@ -53,8 +65,9 @@ def clock_text(seconds: float) -> str:
 def opening_entry(messages: tuple[dict[str, Any], ...]) -> Entry:
     """The opening messages, folded: the rules and the task exactly as a model is given them."""
     body = sanitize("\n\n".join(str(m.get("content") or "") for m in messages))
-    return Entry("note", 0, [("▪ the task, as the model is given it · enter unfolds", "transcript--muted")], body,
-                 copy_text=body)
+    return Entry(
+        "note", 0, [("▪ the task, as the model is given it · enter unfolds", "transcript--muted")], body, copy_text=body
+    )
 
 
 class PlayScreen(Screen):
@@ -62,8 +75,10 @@ class PlayScreen(Screen):
     AUTO_FOCUS = ""
     BINDINGS = [
         # the palette above the transcript shows the tools with their costs: the footer keeps room for the rest
-        *[Binding(key, f"tool('{tool}')", label.capitalize(), id=f"play.{label}", show=False)
-          for key, tool, label, _ in TOOLS],
+        *[
+            Binding(key, f"tool('{tool}')", label.capitalize(), id=f"play.{label}", show=False)
+            for key, tool, label, _ in TOOLS
+        ],
         Binding("i", "focus('play-item')", "Item in full (↑↓ scroll it)", id="play.item", show=False),
         Binding("p", "focus('play-papers')", "Papers seen", id="play.papers", show=False),
         Binding("a", "focus('play-sections')", "Section aliases", id="play.sections_list", show=False),
@@ -241,8 +256,12 @@ class PlayScreen(Screen):
         self._show_title()
         mark = self.plan.mark(item.id) if self.plan is not None else None
         if mark is not None:
-            self.notify(f"{item.id}: {mark[1]}. This play is marked '{mark[0]}' and left out of the leaderboard.",
-                        title="play", severity="warning", timeout=10)
+            self.notify(
+                f"{item.id}: {mark[1]}. This play is marked '{mark[0]}' and left out of the leaderboard.",
+                title="play",
+                severity="warning",
+                timeout=10,
+            )
 
     def _on_turn(self, observation) -> None:
         """The agent waits for this person's call: show what it was shown."""
@@ -256,8 +275,12 @@ class PlayScreen(Screen):
     def _on_step(self, step) -> None:
         self.steps.append(step)
         before = self.current_paper
-        if step.kind == "tool" and step.status == "ok" and isinstance(step.tool_args, dict) \
-                and step.tool_args.get("paper_id"):
+        if (
+            step.kind == "tool"
+            and step.status == "ok"
+            and isinstance(step.tool_args, dict)
+            and step.tool_args.get("paper_id")
+        ):
             self.current_paper = str(step.tool_args["paper_id"])  # a paper found; before the lists (its sections)
         if self.seen.update(step):
             self._show_lists()
@@ -308,13 +331,18 @@ class PlayScreen(Screen):
         else:  # what the player needs first (the item, the count, the clock), the session last: it may be cut
             number = min(self.done + (1 if self.state == "playing" else 0), self.planned) or 1
             kind = "multi-target" if self.item.kind == "mt" else "single-target"
-            text = (f" Play · {self.item.id} {kind} d{self.item.depth} · item {number} of {self.planned} · "
-                    f"⏱ {clock_text(self.elapsed)}" + ("" if self.state == "playing" else " (stopped)") + f" · {who}")
+            text = (
+                f" Play · {self.item.id} {kind} d{self.item.depth} · item {number} of {self.planned} · "
+                f"⏱ {clock_text(self.elapsed)}" + ("" if self.state == "playing" else " (stopped)") + f" · {who}"
+            )
         self.query_one("#play-title", Static).update(Text(sanitize(text)))
 
     def _colors(self) -> dict[str, Style]:
-        return {"success": theme_style(self.app, "success"), "error": theme_style(self.app, "error"),
-                "muted": Style(dim=True)}
+        return {
+            "success": theme_style(self.app, "success"),
+            "error": theme_style(self.app, "error"),
+            "muted": Style(dim=True),
+        }
 
     def _show_item(self) -> None:
         answered = self.state != "playing" and self.trajectory is not None
@@ -333,8 +361,15 @@ class PlayScreen(Screen):
         papers = self.query_one("#play-papers", OptionList)
         highlighted = papers.highlighted
         papers.clear_options()
-        papers.add_options([Option(Text(f"{pid[:8]}… {sanitize(title) or '(title not seen)'}", no_wrap=True,
-                                        overflow="ellipsis"), id=pid) for pid, title in self.seen.papers.items()])
+        papers.add_options(
+            [
+                Option(
+                    Text(f"{pid[:8]}… {sanitize(title) or '(title not seen)'}", no_wrap=True, overflow="ellipsis"),
+                    id=pid,
+                )
+                for pid, title in self.seen.papers.items()
+            ]
+        )
         if papers.option_count:  # a list shows where enter lands from the start: the first entry, or the kept one
             papers.highlighted = min(highlighted or 0, papers.option_count - 1)
         self._show_sections()
@@ -343,21 +378,32 @@ class PlayScreen(Screen):
         paper = self.current_paper or ""
         sections = self.seen.sections.get(paper, [])
         title = self.seen.papers.get(paper, paper)
-        label = f" SECTIONS of {clip(sanitize(title), 28)} · a goes here · enter reads" if sections else \
-            " SECTIONS · list a paper's sections (4) to pick one here"
+        label = (
+            f" SECTIONS of {clip(sanitize(title), 28)} · a goes here · enter reads"
+            if sections
+            else " SECTIONS · list a paper's sections (4) to pick one here"
+        )
         self.query_one("#sections-label", Static).update(Text(label))
         box = self.query_one("#play-sections", OptionList)
         box.clear_options()
-        box.add_options([Option(Text(f"({alias}) {sanitize(header)}", no_wrap=True, overflow="ellipsis"), id=alias)
-                         for alias, header in sections])
+        box.add_options(
+            [
+                Option(Text(f"({alias}) {sanitize(header)}", no_wrap=True, overflow="ellipsis"), id=alias)
+                for alias, header in sections
+            ]
+        )
         if box.option_count:
             box.highlighted = 0
 
     def _show_transcript(self) -> None:
         view = self.query_one(TranscriptView)
         gold = gold_of(self.ctx) if self.state in ("reveal", "finished") else Gold()
-        entries = build_entries([s for s in self.steps if s.kind != "assistant"], gold, self.seen.papers,
-                                hops_measured=True if gold.known else None)
+        entries = build_entries(
+            [s for s in self.steps if s.kind != "assistant"],
+            gold,
+            self.seen.papers,
+            hops_measured=True if gold.known else None,
+        )
         for entry in entries:
             entry.folded = True
         latest = max((i for i, e in enumerate(entries) if e.kind != "turn"), default=None)
@@ -432,12 +478,15 @@ class PlayScreen(Screen):
             title.append(f"you answered {sanitize(traj.answer or '—')} · {verdict}", style=style + Style(bold=True))
         else:
             title.append(f"no answer: the episode ended ({traj.termination})", style=theme_style(self.app, "error"))
-        title.append(f" · {counted(traj.points_used, 'point')} · {counted(traj.turns, 'turn')} · "
-                     f"{clock_text(self.elapsed)}")
+        title.append(
+            f" · {counted(traj.points_used, 'point')} · {counted(traj.turns, 'turn')} · {clock_text(self.elapsed)}"
+        )
         mark = self.plan.mark(item.id) if self.plan is not None else None
         if mark is not None:
-            title.append(f"\n ⚠ {mark[1]}: marked '{mark[0]}', left out of the leaderboard",
-                         style=theme_style(self.app, "warning"))
+            title.append(
+                f"\n ⚠ {mark[1]}: marked '{mark[0]}', left out of the leaderboard",
+                style=theme_style(self.app, "warning"),
+            )
         self.query_one("#reveal-title", Static).update(title)
         table = self.query_one("#reveal-table", DataTable)
         table.clear()
@@ -475,8 +524,11 @@ class PlayScreen(Screen):
             box = self.query_one(f"#arg-{name}", Input)
             box.display = name in fields
             if name in fields:
-                box.placeholder = "notes for yourself (a think call: one turn)" \
-                    if (tool, name) == ("think", "reasoning") else PLACEHOLDERS[name]
+                box.placeholder = (
+                    "notes for yourself (a think call: one turn)"
+                    if (tool, name) == ("think", "reasoning")
+                    else PLACEHOLDERS[name]
+                )
                 box.value = values.get(name, defaults.get(name, ""))
         self.query_one("#play-form").display = True
         self._show_form_title()
@@ -501,7 +553,7 @@ class PlayScreen(Screen):
     def _focus_next_empty(self, start: str) -> None:
         """Focus the first field from `start` on that still needs a value; with none, the form (enter sends)."""
         fields = FIELDS[self.tool]
-        rest = fields[fields.index(start):]
+        rest = fields[fields.index(start) :]
         target = next((f for f in rest if not self.query_one(f"#arg-{f}", Input).value.strip()), None)
         (self.query_one("#play-form") if target is None else self.query_one(f"#arg-{target}", Input)).focus()
         self.call_after_refresh(self._show_form_title)
@@ -517,8 +569,11 @@ class PlayScreen(Screen):
         accident), else send."""
         if self.tool is None:
             return
-        missing = [f for f in FIELDS[self.tool]
-                   if (self.tool, f) not in OPTIONAL and not self.query_one(f"#arg-{f}", Input).value.strip()]
+        missing = [
+            f
+            for f in FIELDS[self.tool]
+            if (self.tool, f) not in OPTIONAL and not self.query_one(f"#arg-{f}", Input).value.strip()
+        ]
         if missing:
             self.query_one(f"#arg-{missing[0]}", Input).focus()
             if missing[0] == "answer" and from_field == "arg-answer":
@@ -552,10 +607,15 @@ class PlayScreen(Screen):
                 self._dispatch(tool, args)
 
         cost = self.caps.cost(tool)
-        self.app.push_screen(ConfirmModal(
-            f"'{one_line(paper, 60)}' matches no paper seen so far. Sent as it is, {tool} is charged "
-            f"{counted(cost, 'point')} and a turn even if no such paper exists.", "Send", "Send an unseen paper id?"),
-            answer)
+        self.app.push_screen(
+            ConfirmModal(
+                f"'{one_line(paper, 60)}' matches no paper seen so far. Sent as it is, {tool} is charged "
+                f"{counted(cost, 'point')} and a turn even if no such paper exists.",
+                "Send",
+                "Send an unseen paper id?",
+            ),
+            answer,
+        )
 
     def _dispatch(self, tool: str, args: dict[str, Any]) -> None:
         """The call goes to the episode, whose rules apply from here on."""
@@ -667,14 +727,19 @@ class PlayScreen(Screen):
                 self._leave()
 
         if any(s.kind == "tool" for s in self.steps):
-            what = (f"What you saw is kept as an abandoned attempt. Re-opening the session '{self.request.session}' "
-                    "plays it again from its first turn, marked 'resumed' (you have seen tool results) and left out "
-                    "of the leaderboard.")
+            what = (
+                f"What you saw is kept as an abandoned attempt. Re-opening the session '{self.request.session}' "
+                "plays it again from its first turn, marked 'resumed' (you have seen tool results) and left out "
+                "of the leaderboard."
+            )
         else:
-            what = (f"You have made no tool call: re-opening the session '{self.request.session}' plays it again "
-                    "from its first turn as a fresh play.")
-        self.app.push_screen(ConfirmModal(f"Leave {self.item.id} unfinished? {what}", "Leave", "Leave the item"),
-                             answer)
+            what = (
+                f"You have made no tool call: re-opening the session '{self.request.session}' plays it again "
+                "from its first turn as a fresh play."
+            )
+        self.app.push_screen(
+            ConfirmModal(f"Leave {self.item.id} unfinished? {what}", "Leave", "Leave the item"), answer
+        )
 
     def _leave(self) -> None:
         """Cancel the session (an item in play stays unfinished in the store) and go back."""
@@ -689,9 +754,15 @@ def reveal_cells(row: dict[str, Any]) -> list[Text]:
     if row.get("ablation") and row["ablation"] != "full":
         who += f" · {row['ablation']}"
     recall = ("●" if row.get("paper_recall") else "○") + " " + ("●" if row.get("section_recall") else "○")
-    return [Text("you" if row["you"] else ""), Text(clip(sanitize(row["run"]), 18)), Text(clip(sanitize(who), 14)),
-            Text(result_text(row)), Text(str(row.get("points_used") or 0), justify="right"),
-            Text(str(row.get("turns") or 0), justify="right"), Text(recall)]
+    return [
+        Text("you" if row["you"] else ""),
+        Text(clip(sanitize(row["run"]), 18)),
+        Text(clip(sanitize(who), 14)),
+        Text(result_text(row)),
+        Text(str(row.get("points_used") or 0), justify="right"),
+        Text(str(row.get("turns") or 0), justify="right"),
+        Text(recall),
+    ]
 
 
 def result_text(row: dict[str, Any]) -> str:

@@ -3,6 +3,7 @@
 `validate_setup` is pure (form values in, a SessionRequest or per-field errors out), so it is tested without a
 screen; the items themselves are chosen when the session opens the corpus (`workbench.service.play.choose_items`).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,8 +20,12 @@ from workbench.service.play import SessionRequest, player_error, session_name
 from workbench.tui.widgets.checkbox import Checkbox
 from workbench.tui.widgets.plaintext import sanitize
 
-MODE_LABELS = (("a random sample", "random"), ("chosen item ids", "ids"), ("the items a run got wrong", "wrong"),
-               ("only the session's unfinished items", "continue"))
+MODE_LABELS = (
+    ("a random sample", "random"),
+    ("chosen item ids", "ids"),
+    ("the items a run got wrong", "wrong"),
+    ("only the session's unfinished items", "continue"),
+)
 
 
 def validate_setup(values: dict[str, str]) -> tuple[SessionRequest | None, dict[str, str]]:
@@ -49,8 +54,17 @@ def validate_setup(values: dict[str, str]) -> tuple[SessionRequest | None, dict[
     if errors:
         return None, errors
     name = values.get("name", "").strip() or None
-    return SessionRequest(player=player, dataset=dataset, mode=mode, ids=ids, count=count, seed=seed,
-                          run=values.get("run") or None, name=name, include_played=values.get("include") == "yes"), {}
+    return SessionRequest(
+        player=player,
+        dataset=dataset,
+        mode=mode,
+        ids=ids,
+        count=count,
+        seed=seed,
+        run=values.get("run") or None,
+        name=name,
+        include_played=values.get("include") == "yes",
+    ), {}
 
 
 class PlaySetupScreen(ModalScreen[SessionRequest | None]):
@@ -91,8 +105,10 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
                 with Horizontal(classes="setup-row"):
                     yield Label("session", classes="setup-label")
                     yield Input(id="setup-name")
-                yield Checkbox("also items I played in another session (a replay is marked and left out of the "
-                               "leaderboard)", id="setup-include")
+                yield Checkbox(
+                    "also items I played in another session (a replay is marked and left out of the leaderboard)",
+                    id="setup-include",
+                )
             yield Static("", id="setup-messages")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel")
@@ -109,13 +125,17 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
 
     def values(self) -> dict[str, str]:
         run = self.query_one("#setup-run", Select).value
-        return {"player": self.query_one("#setup-player", Input).value,
-                "dataset": self.query_one("#setup-dataset", Input).value,
-                "mode": str(self.query_one("#setup-mode", Select).value),
-                "count": self.query_one("#setup-count", Input).value, "seed": self.query_one("#setup-seed", Input).value,
-                "ids": self.query_one("#setup-ids", Input).value, "run": "" if run is Select.NULL else str(run),
-                "name": self.query_one("#setup-name", Input).value,
-                "include": "yes" if self.query_one("#setup-include", Checkbox).value else ""}
+        return {
+            "player": self.query_one("#setup-player", Input).value,
+            "dataset": self.query_one("#setup-dataset", Input).value,
+            "mode": str(self.query_one("#setup-mode", Select).value),
+            "count": self.query_one("#setup-count", Input).value,
+            "seed": self.query_one("#setup-seed", Input).value,
+            "ids": self.query_one("#setup-ids", Input).value,
+            "run": "" if run is Select.NULL else str(run),
+            "name": self.query_one("#setup-name", Input).value,
+            "include": "yes" if self.query_one("#setup-include", Checkbox).value else "",
+        }
 
     def _runs(self) -> list[dict[str, Any]]:
         store = self.app.open_store(create=False)
@@ -126,7 +146,11 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
 
         v = self.values()
         mode = v["mode"]
-        for row, shown in (("#row-random", mode == "random"), ("#row-ids", mode == "ids"), ("#row-run", mode == "wrong")):
+        for row, shown in (
+            ("#row-random", mode == "random"),
+            ("#row-ids", mode == "ids"),
+            ("#row-run", mode == "wrong"),
+        ):
             self.query_one(row).display = shown
         dataset = v["dataset"].strip() or "builtin"
         key = dataset_key(dataset)
@@ -140,9 +164,14 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
         self.query_one("#setup-name", Input).placeholder = session_name(player, dataset)
         mine = [r for r in runs if r["agent"] == f"human:{player}"]
         _, errors = self.checked(v, runs)
-        lines = [Text(f"{sanitize(r['name'])}: {r['done']}/{r['planned']} played · {r['status']}"
-                      + (" · re-opening it serves its unfinished items first" if r["done"] < r["planned"] else ""),
-                      style="dim") for r in mine]
+        lines = [
+            Text(
+                f"{sanitize(r['name'])}: {r['done']}/{r['planned']} played · {r['status']}"
+                + (" · re-opening it serves its unfinished items first" if r["done"] < r["planned"] else ""),
+                style="dim",
+            )
+            for r in mine
+        ]
         if not lines:
             lines = [Text(f"no sessions of {sanitize(player)} yet; re-opening a session resumes it", style="dim")]
         lines += [Text(e) for e in errors.values()]
@@ -181,8 +210,9 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
         else:
             self.dismiss(None)
 
-    def checked(self, values: dict[str, str], runs: list[dict[str, Any]] | None = None
-                ) -> tuple[SessionRequest | None, dict[str, str]]:
+    def checked(
+        self, values: dict[str, str], runs: list[dict[str, Any]] | None = None
+    ) -> tuple[SessionRequest | None, dict[str, str]]:
         """`validate_setup`, and "only the unfinished items" of a session that has none is refused here, before
         Start, rather than as "nothing left to play" after it."""
         request, errors = validate_setup(values)
@@ -193,7 +223,7 @@ class PlaySetupScreen(ModalScreen[SessionRequest | None]):
         return (None if errors else request), errors
 
     def action_start(self) -> None:
-        request, errors = self.checked(self.values())
+        request, _errors = self.checked(self.values())
         if request is not None:
             self.dismiss(request)
 

@@ -3,6 +3,7 @@
 The table is refreshed by polling the store once a second, and only re-queried when
 SQLite's `data_version` says another connection committed (a run writing steps).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,15 +17,22 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from workbench.service.datasets import dataset_label
-from workbench.views.cells import counted, fraction, usd
 from workbench.service.runlist import natural_key
-from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.screens.help import bound_key
-from workbench.tui.widgets.tables import RunsTable, clear_rows, clicked_sort, column_room
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, clip_middle, display_path, sanitize
+from workbench.tui.widgets.tables import RunsTable, clear_rows, clicked_sort, column_room
+from workbench.views.cells import counted, fraction, usd
 
-COLUMNS = (("name", "NAME"), ("agent", "AGENT / MODEL"), ("dataset", "DATA"), ("done", "DONE"),
-           ("accuracy", "ACC"), ("cost", "COST"), ("status", "STATE"))
+COLUMNS = (
+    ("name", "NAME"),
+    ("agent", "AGENT / MODEL"),
+    ("dataset", "DATA"),
+    ("done", "DONE"),
+    ("accuracy", "ACC"),
+    ("cost", "COST"),
+    ("status", "STATE"),
+)
 SORTS = ("created", "name", "agent", "dataset", "done", "accuracy", "cost", "status")
 NAME_MAX, AGENT_MAX, TEXT_MIN = 32, 30, 10  # NAME and AGENT / MODEL: sized to content up to a cap, shrunk to fit
 
@@ -55,17 +63,24 @@ def agent_label(row: dict[str, Any]) -> str:
 def matches(row: dict[str, Any], query: str) -> bool:
     if not query:
         return True
-    hay = " ".join(str(row.get(k) or "") for k in ("name", "agent", "model", "dataset", "ablation", "status",
-                                                         "family", "tier")).lower()
+    hay = " ".join(
+        str(row.get(k) or "") for k in ("name", "agent", "model", "dataset", "ablation", "status", "family", "tier")
+    ).lower()
     return all(word in hay for word in query.lower().split())
 
 
 def sort_key(column: str):
     def key(row: dict[str, Any]):
-        value = {"created": row.get("created_at") or "", "agent": agent_label(row), "done": row.get("done") or 0,
-                 "accuracy": row.get("accuracy"), "cost": row.get("cost_usd"),
-                 "name": natural_key(str(row.get("name") or ""))}.get(column, row.get(column))
+        value = {
+            "created": row.get("created_at") or "",
+            "agent": agent_label(row),
+            "done": row.get("done") or 0,
+            "accuracy": row.get("accuracy"),
+            "cost": row.get("cost_usd"),
+            "name": natural_key(str(row.get("name") or "")),
+        }.get(column, row.get(column))
         return (value is None, value if value is not None else 0)
+
     return key
 
 
@@ -95,8 +110,20 @@ class RunsScreen(Screen):
         Binding("i", "items", "Items", id="runs.items"),
     ]
 
-    NEEDS_RUNS = {"watch", "rename", "delete", "export", "sort", "sort_reverse", "filter", "clear_filter",
-                  "scaling", "mark", "compare", "relaunch"}
+    NEEDS_RUNS = {
+        "watch",
+        "rename",
+        "delete",
+        "export",
+        "sort",
+        "sort_reverse",
+        "filter",
+        "clear_filter",
+        "scaling",
+        "mark",
+        "compare",
+        "relaunch",
+    }
 
     def __init__(self):
         super().__init__()
@@ -186,10 +213,16 @@ class RunsScreen(Screen):
         return Text.assemble(
             ("Welcome to the AgentHop Workbench\n\n", "bold"),
             "There are no runs in the store yet.\n",
-            "The store lives at ", (path, "bold"), " (change it with --db or AGENTHOP_DB).\n\n",
-            "Press ", (builtin, "bold reverse"), " to run the built-in benchmark with the heuristic agent\n",
+            "The store lives at ",
+            (path, "bold"),
+            " (change it with --db or AGENTHOP_DB).\n\n",
+            "Press ",
+            (builtin, "bold reverse"),
+            " to run the built-in benchmark with the heuristic agent\n",
             "  (60 generated items, a few seconds, no model or network needed),\n",
-            "or ", (new, "bold reverse"), " to configure a run: dataset, agent, ablation, caps, slice.\n\n",
+            "or ",
+            (new, "bold reverse"),
+            " to configure a run: dataset, agent, ablation, caps, slice.\n\n",
             (f"{keys} lists the keys · ctrl+p opens the command palette · {leave} quits", "dim"),
         )
 
@@ -209,10 +242,15 @@ class RunsScreen(Screen):
         name_width, agent_width = self.widths
         # the middle elided: runs named alike up to their end stay told apart at 80 columns
         name = Text(clip_middle(("● " if row["name"] in self.marked else "") + sanitize(row["name"]), name_width))
-        return [name, Text(clip_middle(sanitize(agent_label(row)), agent_width)),
-                Text(clip(sanitize(dataset_label(row["dataset"])), 16)),
-                Text(f"{row['done']}/{row['planned']}", justify="right"), Text(acc, justify="right"),
-                Text(cost, justify="right"), status_text]
+        return [
+            name,
+            Text(clip_middle(sanitize(agent_label(row)), agent_width)),
+            Text(clip(sanitize(dataset_label(row["dataset"])), 16)),
+            Text(f"{row['done']}/{row['planned']}", justify="right"),
+            Text(acc, justify="right"),
+            Text(cost, justify="right"),
+            status_text,
+        ]
 
     def _fit(self, rows: list[dict[str, Any]]) -> bool:
         """Fit NAME and AGENT / MODEL to the table's width, so DONE, ACC and STATE stay in view at 80 columns;
@@ -271,9 +309,7 @@ class RunsScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Actions on runs are hidden while the store has none (the welcome panel shows instead)."""
-        if action in self.NEEDS_RUNS and not self.rows:
-            return False
-        return True
+        return not (action in self.NEEDS_RUNS and not self.rows)
 
     # ------------------------------------------------------------ events
 
@@ -405,8 +441,14 @@ class RunsScreen(Screen):
             self.reload(force=True)
             self.notify(f"'{name}': family {tagged['family'] or '—'}, tier {tagged['tier'] or '—'}", timeout=2)
 
-        self.app.push_screen(NameModal(f"Family, tier of '{name}' (closed-frontier / open-frontier / "
-                                       "compute-efficient; auto: from the model)", value, check), done)
+        self.app.push_screen(
+            NameModal(
+                f"Family, tier of '{name}' (closed-frontier / open-frontier / compute-efficient; auto: from the model)",
+                value,
+                check,
+            ),
+            done,
+        )
 
     def action_panel(self) -> None:
         """The panel screen over the marked runs; with fewer than two marked, it asks which runs."""
@@ -428,9 +470,14 @@ class RunsScreen(Screen):
                 self.reload(force=True)
                 self.notify(f"deleted '{name}'", timeout=2)
 
-        self.app.push_screen(ConfirmModal(
-            f"Delete run '{name}' and its {row['done']} trajectories (every stored step)? This cannot be undone.",
-            "Delete", "Delete run"), done)
+        self.app.push_screen(
+            ConfirmModal(
+                f"Delete run '{name}' and its {row['done']} trajectories (every stored step)? This cannot be undone.",
+                "Delete",
+                "Delete run",
+            ),
+            done,
+        )
 
     def action_export(self) -> None:
         name = self.current_name()
@@ -451,7 +498,7 @@ class RunsScreen(Screen):
         if name in self.marked:
             self.marked.remove(name)
         else:
-            self.marked = (self.marked + [name])[-2:]
+            self.marked = ([*self.marked, name])[-2:]
         self.render_rows()
 
     def compare_pair(self) -> list[str]:
@@ -467,7 +514,10 @@ class RunsScreen(Screen):
         """Compare the two marked runs; with one marked, it against the run under the cursor."""
         pair = self.compare_pair()
         if len(pair) != 2:
-            self.notify("mark two runs with space (or one, and put the cursor on the other), then press c",
-                        severity="warning", timeout=4)
+            self.notify(
+                "mark two runs with space (or one, and put the cursor on the other), then press c",
+                severity="warning",
+                timeout=4,
+            )
             return
         self.app.compare_runs(*pair)

@@ -8,16 +8,18 @@ thread (plotext 5 keeps one global figure) at the widget's size, rebuilt on resi
 on theme changes; their colours are the theme's, or none at all with a terminal-native
 (ANSI) theme, where the bar labels carry the sign instead.
 """
+
 from __future__ import annotations
 
 import asyncio
 import csv
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -28,21 +30,54 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.views.figures import judges_figure, parallel_figure, plateau_figure, registry_figure, strategies_figure
-from workbench.views.scaling import (LEVEL_COLUMNS, STRATEGY_COLUMNS, Palette, c_k_text, comparison_rows, cost_cells,
-                                     cost_columns, decision, flags, level_cells, parallel_cells, parallel_columns,
-                                     parallel_csv, spent, strategies_csv, strategy_cells, strategy_summary,
-                                     transition_csv, trials_note, verdicts_note, JUDGE_COLUMNS, JUDGE_NOTE,
-                                     SELF_CHOICE_COLUMNS, TRIAL_COLUMNS, agreement_text, judge_cells,
-                                     self_choice_cells, strategy_note, trial_cells)
-from workbench.tui.widgets.plaintext import clip, sanitize
-from workbench.tui.widgets.footer import KeysFooter
 from workbench.service.paths import export_dir
+from workbench.tui.widgets.footer import KeysFooter
+from workbench.tui.widgets.plaintext import clip, sanitize
+from workbench.views.figures import judges_figure, parallel_figure, plateau_figure, registry_figure, strategies_figure
+from workbench.views.scaling import (
+    JUDGE_COLUMNS,
+    JUDGE_NOTE,
+    LEVEL_COLUMNS,
+    SELF_CHOICE_COLUMNS,
+    STRATEGY_COLUMNS,
+    TRIAL_COLUMNS,
+    Palette,
+    agreement_text,
+    c_k_text,
+    comparison_rows,
+    cost_cells,
+    cost_columns,
+    decision,
+    flags,
+    judge_cells,
+    level_cells,
+    parallel_cells,
+    parallel_columns,
+    parallel_csv,
+    self_choice_cells,
+    spent,
+    strategies_csv,
+    strategy_cells,
+    strategy_note,
+    strategy_summary,
+    transition_csv,
+    trial_cells,
+    trials_note,
+    verdicts_note,
+)
 
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
-PALETTE_VARIABLES = {"line": "primary", "gain": "success", "loss": "error", "mark": "accent",
-                     "shade": "primary-background",
-                     "pass_at_k": "primary", "majority": "accent", "pointwise": "secondary", "pairwise": "warning"}
+PALETTE_VARIABLES = {
+    "line": "primary",
+    "gain": "success",
+    "loss": "error",
+    "mark": "accent",
+    "shade": "primary-background",
+    "pass_at_k": "primary",
+    "majority": "accent",
+    "pointwise": "secondary",
+    "pairwise": "warning",
+}
 
 
 @dataclass(frozen=True)
@@ -74,8 +109,10 @@ def scaling_sources(runs: list[dict[str, Any]]) -> list[Source]:
     seq = [Source("sequential", name, f"seq ×{n}") for name, n in groups.items()]
     from workbench.service.scaling import strategy_studies
 
-    compared = [Source("strategies", name, f"cmp ×{len(members)}", tuple(members))
-                for name, members in strategy_studies(list(groups)).items()]
+    compared = [
+        Source("strategies", name, f"cmp ×{len(members)}", tuple(members))
+        for name, members in strategy_studies(list(groups)).items()
+    ]
     return compared + seq + parallel + [Source("tools", name, f"tools ×{n}") for name, n in tools.items()]
 
 
@@ -129,8 +166,14 @@ def compute_tools(store_path: Path, group: str) -> dict[str, Any]:
         store.close()
 
 
-def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_name: str,
-                     ks: list[int] | None = None, judge: Any = None, n_orders: int | None = None) -> dict[str, Any]:
+def compute_parallel(
+    store_path: Path,
+    open_corpus: Callable[[str], Any],
+    run_name: str,
+    ks: list[int] | None = None,
+    judge: Any = None,
+    n_orders: int | None = None,
+) -> dict[str, Any]:
     """`scale parallel`'s report for a stored run, read as it was recorded: its k, its judge, its pairwise orders.
 
     An offline judge may fill in verdicts it lacks (free); a model judge is read from the store
@@ -147,12 +190,21 @@ def compute_parallel(store_path: Path, open_corpus: Callable[[str], Any], run_na
         ks = ks or recorded.get("ks") or default_ks(run["replicates"])
         judge = judge if judge is not None else scaling.recorded_judge(run)
         verdicts = "stored" if scaling.is_stored_judge(judge) else "ask"
-        return asyncio.run(scaling.parallel_report(store, run_name, corpus, ks, judge,
-                                                   n_orders=n_orders or recorded.get("orders") or 8,
-                                                   seed=run["seed"], verdicts=verdicts,
-                                                   tie_rule=recorded.get("tie_rule") or "split",
-                                                   judge_trials=recorded.get("judge_trials") or 1,
-                                                   cost_mode=recorded.get("cost_mode") or "cache-aware"))
+        return asyncio.run(
+            scaling.parallel_report(
+                store,
+                run_name,
+                corpus,
+                ks,
+                judge,
+                n_orders=n_orders or recorded.get("orders") or 8,
+                seed=run["seed"],
+                verdicts=verdicts,
+                tie_rule=recorded.get("tie_rule") or "split",
+                judge_trials=recorded.get("judge_trials") or 1,
+                cost_mode=recorded.get("cost_mode") or "cache-aware",
+            )
+        )
     finally:
         store.close()
 
@@ -164,8 +216,15 @@ TRANSITION_COLUMNS = ("transition", "d̄", "σ_boot", "C_k", "decision", "↑ / 
 
 
 def transition_cells(t: dict[str, Any]) -> list[str]:
-    return [f"{t['from']} → {t['to']}", f"{t['d_bar']:+.4f}", f"{t['sigma_boot']:.4f}", c_k_text(t),
-            decision(t), f"{t['improved']} / {t['worsened']}", f"{t['sign_test_p']:.4g}"]
+    return [
+        f"{t['from']} → {t['to']}",
+        f"{t['d_bar']:+.4f}",
+        f"{t['sigma_boot']:.4f}",
+        c_k_text(t),
+        decision(t),
+        f"{t['improved']} / {t['worsened']}",
+        f"{t['sign_test_p']:.4g}",
+    ]
 
 
 def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
@@ -192,8 +251,12 @@ def export_format(path: Path) -> str:
 def study_text(job) -> Text:
     """A launched study's state: one line for the study, one per level with its episodes done and accuracy so far."""
     marks = {"done": "✓", "running": "▶", "starting": "·", "interrupted": "⊘", "failed": "✗"}
-    text = Text.assemble((f"study {job.name}", "bold"), f" · {job.status}",
-                         f" · {job.message}" if job.message else "", " · x cancels" if job.active else "")
+    text = Text.assemble(
+        (f"study {job.name}", "bold"),
+        f" · {job.status}",
+        f" · {job.message}" if job.message else "",
+        " · x cancels" if job.active else "",
+    )
     for level in job.progress():
         acc = f", accuracy {100 * level['correct'] / level['done']:.1f}%" if level["done"] else ""
         text.append(f"\n  {marks.get(level['status'], '·')} {level['run']}: {level['done']}/{level['planned']}{acc}")
@@ -302,8 +365,9 @@ class ScalingScreen(Screen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#scaling-title", Static).update(Text(" Scaling · sequential plateaus and parallel sampling",
-                                                             style="bold"))
+        self.query_one("#scaling-title", Static).update(
+            Text(" Scaling · sequential plateaus and parallel sampling", style="bold")
+        )
         table = self.query_one("#scaling-sources", DataTable)
         table.add_column("SOURCE", key="source")
         table.add_column("KIND", key="detail")
@@ -316,10 +380,15 @@ class ScalingScreen(Screen):
         self._seen: tuple[str, int] | None = None
         self.set_interval(0.5, self._watch_study)
         if not self.sources:
-            self._caption(Text("No sequential groups or parallel runs in the store yet.\n\n"
-                               "Press n to launch a study here, or make one with `agenthop-tui --batch scale "
-                               "sequential --axis points --grid 10,20,30 --run NAME` or `scale parallel --k 1,2,4 "
-                               "--run NAME`.", style="dim"))
+            self._caption(
+                Text(
+                    "No sequential groups or parallel runs in the store yet.\n\n"
+                    "Press n to launch a study here, or make one with `agenthop-tui --batch scale "
+                    "sequential --axis points --grid 10,20,30 --run NAME` or `scale parallel --k 1,2,4 "
+                    "--run NAME`.",
+                    style="dim",
+                )
+            )
             self.query_one("#scaling-table").display = False
             return
         table.focus()
@@ -354,8 +423,9 @@ class ScalingScreen(Screen):
         else:
             corpora = self.app.corpora
             work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, self.judge)
-        self.worker = self.run_worker(work, thread=True, exclusive=True, group="scaling", name=source.key,
-                                      exit_on_error=False)
+        self.worker = self.run_worker(
+            work, thread=True, exclusive=True, group="scaling", name=source.key, exit_on_error=False
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -390,8 +460,7 @@ class ScalingScreen(Screen):
     def _caption(self, text: Text) -> None:
         self.query_one("#scaling-caption", Static).update(text)
 
-    def _fill(self, table_id: str, columns: list[str] | tuple[str, ...], rows: list[list[str]],
-              left: int = 2) -> None:
+    def _fill(self, table_id: str, columns: list[str] | tuple[str, ...], rows: list[list[str]], left: int = 2) -> None:
         """Replace a table's columns and rows (the first `left` columns left-aligned, numbers right-aligned)."""
         table = self.query_one(table_id, DataTable)
         table.clear(columns=True)
@@ -399,16 +468,19 @@ class ScalingScreen(Screen):
             table.add_column(Text(column, justify="left" if i < left else "right"), key=str(i))
         for row in rows:
             height = max(c.count("\n") + 1 for c in row)
-            table.add_row(*(Text(sanitize(c), justify="left" if i < left else "right") for i, c in enumerate(row)),
-                          height=height)
+            table.add_row(
+                *(Text(sanitize(c), justify="left" if i < left else "right") for i, c in enumerate(row)), height=height
+            )
         table.display = True
 
     def _show_plateau(self, result: dict[str, Any]) -> None:
         caveats = flags(result)
         caption = Text.assemble(
-            (f"{result['group']}", "bold"), f" · plateau at {result['plateau_budget']} (k* = {result['k_star']})",
+            (f"{result['group']}", "bold"),
+            f" · plateau at {result['plateau_budget']} (k* = {result['k_star']})",
             f" · n = {result['n']}, dropped {result['n_dropped']} · {result['correction']}",
-            f", z = {result['z'] or 0:.3f}, FPC = {result['fpc']:.3f}{trials_note(result)}")
+            f", z = {result['z'] or 0:.3f}, FPC = {result['fpc']:.3f}{trials_note(result)}",
+        )
         if caveats:
             caption.append("  ")
             caption.append(" · ".join(caveats), style="bold reverse")
@@ -462,8 +534,10 @@ class ScalingScreen(Screen):
     def _show_registry(self, registry: dict[str, Any]) -> None:
         from workbench.views.general import REGISTRY_HEADER, registry_rows
 
-        caption = Text.assemble((registry["group"], "bold"), " · registry size (the general-agent setting)"
-                                f" · against {registry['plain'] or 'no plain run'}\n")
+        caption = Text.assemble(
+            (registry["group"], "bold"),
+            f" · registry size (the general-agent setting) · against {registry['plain'] or 'no plain run'}\n",
+        )
         caption.append(registry["rule"], style="dim")
         self._caption(caption)
         self.query_one("#scaling-plot", PlotView).show(partial(registry_figure, registry))
@@ -474,11 +548,14 @@ class ScalingScreen(Screen):
         measured = report.get("measured", True)
         sampling = spent(report.get("sampling_cost_usd"), measured)
         caption = Text.assemble(
-            (report["run"], "bold"), f" · {report['items']} items · K = {report['k_max']}",
+            (report["run"], "bold"),
+            f" · {report['items']} items · K = {report['k_max']}",
             f" · judge {report['judge'] or 'none'}",
-            f" · sampling {sampling}" + ("" if measured else " (scripted agent: no model, cost and tokens not measured)"),
+            f" · sampling {sampling}"
+            + ("" if measured else " (scripted agent: no model, cost and tokens not measured)"),
             "\nΔ = pass@k − strategy in points over its paired 95% interval; rel = Δ / pass@k; "
-            "eff = (strategy − pass@1)/(pass@k − pass@1); cost to commit at k")
+            "eff = (strategy − pass@1)/(pass@k − pass@1); cost to commit at k",
+        )
         note = verdicts_note(report)
         if note:
             caption.append("\n")
@@ -487,10 +564,13 @@ class ScalingScreen(Screen):
         caption.append(report["tie_rule"], style="dim")
         self._caption(caption)
         self.query_one("#scaling-plot", PlotView).show(partial(parallel_figure, report))
-        self._fill("#scaling-table", parallel_columns(report),
-                   [parallel_cells(report, r, compact=True) for r in report["per_k"]], left=0)
-        self._fill("#scaling-levels", cost_columns(report), [cost_cells(report, r) for r in report["per_k"]],
-                   left=0)
+        self._fill(
+            "#scaling-table",
+            parallel_columns(report),
+            [parallel_cells(report, r, compact=True) for r in report["per_k"]],
+            left=0,
+        )
+        self._fill("#scaling-levels", cost_columns(report), [cost_cells(report, r) for r in report["per_k"]], left=0)
 
     # ------------------------------------------------------------ events and actions
 
@@ -574,8 +654,9 @@ class ScalingScreen(Screen):
         if key == self._seen:
             return
         self._seen = key
-        ready = job.status in ("done", "stopped", "failed") or (job.plan.kind == "sequential"
-                                                                and job.finished_levels >= 2)
+        ready = job.status in ("done", "stopped", "failed") or (
+            job.plan.kind == "sequential" and job.finished_levels >= 2
+        )
         if not ready:
             return
         self._load_sources()

@@ -6,6 +6,7 @@ next/previous trajectory of the list it was opened from, `g` reveals the gold op
 copy the selected step / the whole transcript (OSC 52). The meters show the stored
 ledger of the last step of the turn in view.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -105,20 +106,28 @@ class StepperScreen(SteppingScreen):
         traj = self.traj
         verdict = "correct ✓" if traj.get("correct") else "wrong ✗"
         kind = traj.get("question_type") or traj.get("kind") or "?"
-        title = (f" {traj['item_id']} r{traj.get('replicate', 0)} · {kind} d{traj.get('depth') or '?'} · {verdict} "
-                 f"({sanitize(traj.get('answer') or '—')}) · {traj.get('termination')} · trajectory {self.index + 1}/{len(self.ids)}"
-                 f" · {self.run['name']}")
+        title = (
+            f" {traj['item_id']} r{traj.get('replicate', 0)} · {kind} d{traj.get('depth') or '?'} · {verdict} "
+            f"({sanitize(traj.get('answer') or '—')}) · {traj.get('termination')} · trajectory {self.index + 1}/{len(self.ids)}"
+            f" · {self.run['name']}"
+        )
         title += trajectory_note(traj)
         self.query_one("#stepper-title", Static).update(Text(title))
         self.redraw()
 
     def redraw(self) -> None:
         """The item pane: its citation path follows the turn in view."""
-        colors = {"success": theme_style(self.app, "success"), "error": theme_style(self.app, "error"),
-                  "muted": Style(dim=True)}
+        colors = {
+            "success": theme_style(self.app, "success"),
+            "error": theme_style(self.app, "error"),
+            "muted": Style(dim=True),
+        }
         view = self.view
         self.query_one("#item-text", Static).update(
-            item_text(self.ctx, self.traj, view.current_steps, self.reveal, colors, at_end=view.position >= view.n_turns - 1))
+            item_text(
+                self.ctx, self.traj, view.current_steps, self.reveal, colors, at_end=view.position >= view.n_turns - 1
+            )
+        )
 
     def moved(self) -> None:
         self.redraw()
@@ -133,8 +142,12 @@ class StepperScreen(SteppingScreen):
         head = f"{self.run['name']} · {self.traj['item_id']} r{self.traj.get('replicate', 0)}\n"
         if self.ctx is not None and self.ctx.item is not None:
             item = self.ctx.item
-            head += sanitize(item.question) + "\n" + "\n".join(
-                f"({LETTERS[i]}) {sanitize(o)}" for i, o in enumerate(item.options)) + "\n"
+            head += (
+                sanitize(item.question)
+                + "\n"
+                + "\n".join(f"({LETTERS[i]}) {sanitize(o)}" for i, o in enumerate(item.options))
+                + "\n"
+            )
         text = head + "\n" + transcript_text(self.view.entries)
         self.app.copy_to_clipboard(text)
         self.notify(f"copied transcript ({len(text):,} characters)", timeout=2)

@@ -9,6 +9,7 @@ reveals the gold; `y` copies the step under the focused view's cursor. The bindi
 ids are what a user's `[keys]` table names, and their words differ: "Next turn" or "Next turn (both)"); what a
 key does is here. A screen says what differs through `step_views`, `load`, `item_id`, `redraw` and `moved`.
 """
+
 from __future__ import annotations
 
 from functools import partial
@@ -63,15 +64,26 @@ class SteppingScreen(Screen):
     def show_trajectory(self, view: StepView, steps: list[dict[str, Any]], run: dict[str, Any]) -> None:
         """`steps` of a trajectory of `run` in `view`, marked with the item context known now (gold, titles)."""
         ctx = self.ctx
-        view.set_steps(steps, gold_of(ctx), ctx.titles if ctx else {}, run_caps(run), actor=actor_of(run.get("agent")),
-                       tokens_measured=measures_tokens(run.get("agent"), run.get("identity")),
-                       hops_measured=not hops_stale(run))
+        view.set_steps(
+            steps,
+            gold_of(ctx),
+            ctx.titles if ctx else {},
+            run_caps(run),
+            actor=actor_of(run.get("agent")),
+            tokens_measured=measures_tokens(run.get("agent"), run.get("identity")),
+            hops_measured=not hops_stale(run),
+        )
 
     def load_context(self, run: dict[str, Any]) -> None:
         """The item and its titles from `run`'s corpus, on a thread (a first open imports the release)."""
-        self.run_worker(partial(self.app.corpora.item_context, run["dataset"], run.get("dataset_fingerprint"),
-                                self.item_id),
-                        name="item-context", group="item-context", thread=True, exclusive=True, exit_on_error=False)
+        self.run_worker(
+            partial(self.app.corpora.item_context, run["dataset"], run.get("dataset_fingerprint"), self.item_id),
+            name="item-context",
+            group="item-context",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -118,7 +130,9 @@ class SteppingScreen(Screen):
         """`d`/`D`: the focused view's next/previous step where the agent decided something, or a word that there
         is none."""
         if self.focused_view().jump_decision(delta) is None:
-            self.notify(f"no {'later' if delta > 0 else 'earlier'} decision (think, submit, read, rejection)", timeout=2)
+            self.notify(
+                f"no {'later' if delta > 0 else 'earlier'} decision (think, submit, read, rejection)", timeout=2
+            )
         self.moved()
 
     def action_browse(self, delta: int) -> None:

@@ -4,6 +4,7 @@ verifier) or a parallel study (k, judge, trials), over the launch form's basic r
 It only parses text fields; `workbench.service.scaling.plan_study` checks everything and makes the runs, as the
 CLI's `scale` commands do, so a problem reads the same and a study launched here resumes from the CLI.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -48,11 +49,16 @@ class StudyForm(ModalScreen[Any]):
             yield Static(Text("New scaling study"), classes="dialog-title")
             with VerticalScroll(id="study-fields"):
                 yield Label("kind")
-                yield Select([("sequential sweep", "sequential"), ("parallel study", "parallel")],
-                             value="sequential", allow_blank=False, id="study-kind")
+                yield Select(
+                    [("sequential sweep", "sequential"), ("parallel study", "parallel")],
+                    value="sequential",
+                    allow_blank=False,
+                    id="study-kind",
+                )
                 yield Label("axis (sequential)")
-                yield Select([(a, a) for a in ("tokens", "points", "turns")], value="tokens", allow_blank=False,
-                             id="study-axis")
+                yield Select(
+                    [(a, a) for a in ("tokens", "points", "turns")], value="tokens", allow_blank=False, id="study-axis"
+                )
                 for field_id, label, default in FIELDS:
                     yield Label(label)
                     yield Input(default, id=field_id)
@@ -95,11 +101,21 @@ def study_request(values: dict[str, str]):
         except ValueError:
             raise ValueError(f"{label}: '{values[field_id]}' is not a whole number") from None
 
-    launch = LaunchRequest(agent=values["study-agent"] or "heuristic", name=values["study-name"] or None,
-                           model=values["study-model"] or None, base_url=values["study-base-url"] or None,
-                           limit=whole("study-limit", "items") if values["study-limit"] else None)
-    return StudyRequest(kind=values["study-kind"], launch=launch, axis=values["study-axis"], grid=values["study-grid"],
-                        strategies=values["study-strategies"],
-                        verifier=(values["study-verifier"] or None) if "verifier" in values["study-strategies"] else None,
-                        ks=values["study-ks"], judge=values["study-judge"] or "evidence",
-                        judge_trials=whole("study-trials", "judge trials") if values["study-trials"] else 1)
+    launch = LaunchRequest(
+        agent=values["study-agent"] or "heuristic",
+        name=values["study-name"] or None,
+        model=values["study-model"] or None,
+        base_url=values["study-base-url"] or None,
+        limit=whole("study-limit", "items") if values["study-limit"] else None,
+    )
+    return StudyRequest(
+        kind=values["study-kind"],
+        launch=launch,
+        axis=values["study-axis"],
+        grid=values["study-grid"],
+        strategies=values["study-strategies"],
+        verifier=(values["study-verifier"] or None) if "verifier" in values["study-strategies"] else None,
+        ks=values["study-ks"],
+        judge=values["study-judge"] or "evidence",
+        judge_trials=whole("study-trials", "judge trials") if values["study-trials"] else 1,
+    )

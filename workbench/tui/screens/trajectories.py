@@ -6,6 +6,7 @@ rows on screen cost. The store is polled once a second, but the rows are re-read
 when this run moved on (its status, count or last trajectory), not on every commit of
 some other run writing to the same store; the diagnostics are computed off the UI thread.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -19,17 +20,25 @@ from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from workbench.service.agents import measures_tokens
 from workbench.service.datasets import dataset_label
-
 from workbench.tui.widgets.diagnostics import DiagnosticsPanel
+from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.tables import Column, RowTable, TrajectoryTable, clicked_sort
-from workbench.tui.widgets.footer import KeysFooter
 from workbench.views.cells import fraction, usd
 
-COLUMNS = (Column("item", "ITEM"), Column("rep", "REP", "right"), Column("type", "TYPE"),
-           Column("result", "RESULT"), Column("termination", "ENDING"), Column("points", "POINTS", "right"),
-           Column("turns", "TURNS", "right"), Column("tokens", "TOKENS", "right"), Column("calls", "CALLS", "right"),
-           Column("recall", "RECALL P/S", "center"), Column("cost", "COST", "right"))
+COLUMNS = (
+    Column("item", "ITEM"),
+    Column("rep", "REP", "right"),
+    Column("type", "TYPE"),
+    Column("result", "RESULT"),
+    Column("termination", "ENDING"),
+    Column("points", "POINTS", "right"),
+    Column("turns", "TURNS", "right"),
+    Column("tokens", "TOKENS", "right"),
+    Column("calls", "CALLS", "right"),
+    Column("recall", "RECALL P/S", "center"),
+    Column("cost", "COST", "right"),
+)
 
 
 def _none_last(value: Any) -> tuple[bool, Any]:
@@ -58,9 +67,19 @@ def cells(t: dict[str, Any], tokens_measured: bool = True) -> tuple[str, ...]:
     recall = ("●" if t.get("paper_recall") else "○") + " " + ("●" if t.get("section_recall") else "○")
     cost = usd(t.get("cost_usd"), 3)
     kind = (t.get("kind") or "?") + (f" d{t['depth']}" if t.get("depth") else "")
-    return (sanitize(t["item_id"]), str(t.get("replicate", 0)), kind, result, sanitize(t.get("termination") or ""),
-            str(t.get("points_used") or 0), str(t.get("turns") or 0), f"{t.get('tokens') or 0:,}" if tokens_measured else "—",
-            str(t.get("tool_calls") or 0), recall, cost)
+    return (
+        sanitize(t["item_id"]),
+        str(t.get("replicate", 0)),
+        kind,
+        result,
+        sanitize(t.get("termination") or ""),
+        str(t.get("points_used") or 0),
+        str(t.get("turns") or 0),
+        f"{t.get('tokens') or 0:,}" if tokens_measured else "—",
+        str(t.get("tool_calls") or 0),
+        recall,
+        cost,
+    )
 
 
 def matches(t: dict[str, Any], query: str) -> bool:
@@ -70,8 +89,19 @@ def matches(t: dict[str, Any], query: str) -> bool:
         return True
     outcome = "correct ✓" if t.get("correct") else "wrong ✗"
     depth = f"d{t['depth']}" if t.get("depth") else ""
-    hay = " ".join(str(v) for v in (t.get("item_id"), t.get("kind"), depth, t.get("termination"), t.get("answer"),
-                                     t.get("chosen_type"), outcome) if v).lower()
+    hay = " ".join(
+        str(v)
+        for v in (
+            t.get("item_id"),
+            t.get("kind"),
+            depth,
+            t.get("termination"),
+            t.get("answer"),
+            t.get("chosen_type"),
+            outcome,
+        )
+        if v
+    ).lower()
     return all(word in hay for word in query.lower().split())
 
 
@@ -157,8 +187,10 @@ class RunScreen(Screen):
         agent = r["agent"] + (f" {r['model']}" if r.get("model") else "")
         ablation = "" if r.get("ablation") == "full" else f" · {r['ablation']}"
         dataset = dataset_label(r["dataset"])
-        rest = (f"  ·  {clip(sanitize(agent), 30)}{ablation}  ·  {sanitize(dataset)}  ·  {n}/{r['planned']} done  ·  "
-                f"acc {acc}  ·  {r['status']}")
+        rest = (
+            f"  ·  {clip(sanitize(agent), 30)}{ablation}  ·  {sanitize(dataset)}  ·  {n}/{r['planned']} done  ·  "
+            f"acc {acc}  ·  {r['status']}"
+        )
         if len(self.shown) != n and self.rows:
             rest += f"  ·  showing {len(self.shown):,}"
         room = max(12, (self.size.width or self.app.size.width) - len(rest) - 1)  # the name gives way, not the rest
@@ -188,7 +220,7 @@ class RunScreen(Screen):
         table.empty_note = f"no trajectories match '{query}'" if query and not rows else ""
         table.refresh()
         if old and len(rows) > len(old) and all(a["id"] == b["id"] for a, b in zip(old, rows)):
-            table.append_rows([self._row(t) for t in rows[len(old):]])
+            table.append_rows([self._row(t) for t in rows[len(old) :]])
         elif [t["id"] for t in old] != [t["id"] for t in rows] or table.row_count != len(rows):
             current = old[table.cursor_row]["id"] if 0 <= table.cursor_row < len(old) else None
             index = next((i for i, t in enumerate(rows) if t["id"] == current), 0)
@@ -202,8 +234,9 @@ class RunScreen(Screen):
         return row
 
     def _label_columns(self) -> None:
-        self.query_one(RowTable).show_sort(None if self.sort_column == "stored" else self.sort_column,
-                                           self.sort_reverse)
+        self.query_one(RowTable).show_sort(
+            None if self.sort_column == "stored" else self.sort_column, self.sort_reverse
+        )
 
     # ------------------------------------------------------------ diagnostics
 
@@ -221,9 +254,7 @@ class RunScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Filtering and sorting belong to the trajectories tab."""
-        if action in self.TRAJECTORY_ACTIONS and self.tab != "trajectories":
-            return False
-        return True
+        return not (action in self.TRAJECTORY_ACTIONS and self.tab != "trajectories")
 
     def on_row_table_row_selected(self, event: RowTable.RowSelected) -> None:
         event.stop()

@@ -5,6 +5,7 @@ colour alone (grey 249 against 238): unreadable with NO_COLOR, and a tester read
 box as checked in the dark theme. Here the inside is an X when checked and a space when not.
 Every checkbox in the workbench is this one (a test holds the source to it).
 """
+
 from __future__ import annotations
 
 from textual.widgets import Checkbox as TextualCheckbox
@@ -14,5 +15,5 @@ class Checkbox(TextualCheckbox):
     """A Checkbox whose inside shows its value: `▐X▌` checked, `▐ ▌` unchecked."""
 
     @property
-    def BUTTON_INNER(self) -> str:  # noqa: N802 - Textual reads the class attribute of this name
+    def BUTTON_INNER(self) -> str:
         return "X" if self.value else " "

@@ -2,6 +2,7 @@
 first expanded, so a ~900-paper neighbourhood costs only the nodes on screen. The gold path (seed → bridge →
 gold) is opened on `show`. Labels are `workbench.service.neighbourhood.label_parts`, sanitised, styled from the theme.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -79,9 +80,14 @@ class NeighbourhoodTree(Tree[Slot]):
 
     def _styles(self) -> dict[str, Style]:
         bold = Style(bold=True)
-        return {"seed": bold + theme_style(self.app, "accent"), "bridge": bold + theme_style(self.app, "secondary"),
-                "gold": bold + theme_style(self.app, "success"), "paper": Style(dim=True),
-                "muted": Style(dim=True), "meta": Style(dim=True, italic=True)}
+        return {
+            "seed": bold + theme_style(self.app, "accent"),
+            "bridge": bold + theme_style(self.app, "secondary"),
+            "gold": bold + theme_style(self.app, "success"),
+            "paper": Style(dim=True),
+            "muted": Style(dim=True),
+            "meta": Style(dim=True, italic=True),
+        }
 
     def _fill(self, node: TreeNode[Slot]) -> None:
         """Add `node`'s children once (references, or for the root also the unlinked papers' branch)."""
@@ -95,13 +101,18 @@ class NeighbourhoodTree(Tree[Slot]):
             return
         for child in nb.children(slot.s2id):
             cycle = child in slot.path
-            node.add(self.paper_label(child), data=Slot(child, slot.path | {child}),
-                     allow_expand=nb.has_children(child) and not cycle)
+            node.add(
+                self.paper_label(child),
+                data=Slot(child, slot.path | {child}),
+                allow_expand=nb.has_children(child) and not cycle,
+            )
         if node.is_root:
             loose = nb.unlinked()
             if loose:
-                node.add(Text(f"not cited along any path from the seed ({len(loose)})", style="dim italic"),
-                         data=Slot(UNLINKED, slot.path))
+                node.add(
+                    Text(f"not cited along any path from the seed ({len(loose)})", style="dim italic"),
+                    data=Slot(UNLINKED, slot.path),
+                )
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded) -> None:
         self._fill(event.node)

@@ -6,6 +6,7 @@ functions the --batch report prints), this module only lays them out. They are c
 on a worker thread (a 3,000-trajectory run takes a good part of a second) and cached by
 the run's progress, so a run writing elsewhere never makes the UI recompute them.
 """
+
 from __future__ import annotations
 
 import threading
@@ -27,8 +28,15 @@ from textual.worker import Worker, WorkerState
 
 from workbench.views.cells import frac, pct
 
-SHORT = {"get_paper_info": "info", "get_references": "refs", "search_papers": "search", "list_sections": "list",
-         "read_section": "read", "think": "think", "submit_answer": "submit"}
+SHORT = {
+    "get_paper_info": "info",
+    "get_references": "refs",
+    "search_papers": "search",
+    "list_sections": "list",
+    "read_section": "read",
+    "think": "think",
+    "submit_answer": "submit",
+}
 
 
 def _frac(pair: list | None) -> str:
@@ -47,13 +55,15 @@ def failures_table(report: dict[str, Any]) -> Table:
     r, c = report["axes"]["resource"], report["counts"]["resource"]
     table.add_row(Text("error rate"), Text(""), Text(pct(r.get("error_rate")) + _frac(c.get("error_rate"))))
     if (c.get("api_error_rate") or [0])[0]:  # episodes that met an API error, whatever their ending
-        table.add_row(Text("met an API error"), Text(""),
-                      Text(pct(r.get("api_error_rate")) + _frac(c.get("api_error_rate"))))
+        table.add_row(
+            Text("met an API error"), Text(""), Text(pct(r.get("api_error_rate")) + _frac(c.get("api_error_rate")))
+        )
     cut = report.get("cut_off") or {}
     if cut.get("turns"):
         table.add_row(Text("replies cut off"), Text(str(cut["turns"])), Text(f"{cut['calls_lost']} calls lost"))
-    table.add_row(Text("non-submission"), Text(""),
-                  Text(pct(r.get("non_submission_rate")) + _frac(c.get("non_submission_rate"))))
+    table.add_row(
+        Text("non-submission"), Text(""), Text(pct(r.get("non_submission_rate")) + _frac(c.get("non_submission_rate")))
+    )
     att = report.get("attribution") or {}
     if att.get("n_wrong"):
         table.add_section()
@@ -81,10 +91,21 @@ def _cell_style(count: int, share: float, colors: tuple[Color, Color] | None) ->
 def heatmap(transitions: dict[str, Any], colors: tuple[Color, Color] | None) -> Table:
     """Rows: the tool called; columns: the tool called next. Cell colour: the row share; text: the count."""
     names = transitions["names"]
-    table = Table(title=Text(f"Tool transitions: row = tool called, column = the next call; shade = share of the row "
-                             f"({transitions['n']} trajectories)"), title_justify="left",
-                  show_edge=False, pad_edge=False, box=None, padding=(0, 0), collapse_padding=True)
-    table.add_column("", justify="right", no_wrap=True, min_width=max((len(SHORT.get(n, n)) for n in names), default=6) + 1)
+    table = Table(
+        title=Text(
+            f"Tool transitions: row = tool called, column = the next call; shade = share of the row "
+            f"({transitions['n']} trajectories)"
+        ),
+        title_justify="left",
+        show_edge=False,
+        pad_edge=False,
+        box=None,
+        padding=(0, 0),
+        collapse_padding=True,
+    )
+    table.add_column(
+        "", justify="right", no_wrap=True, min_width=max((len(SHORT.get(n, n)) for n in names), default=6) + 1
+    )
     for name in names:
         table.add_column(Text(f"{SHORT.get(name, name)[:6]:^7}"), justify="center", no_wrap=True, min_width=7)
     for name, counts, rates in zip(names, transitions["counts"], transitions["rates"]):
@@ -201,8 +222,15 @@ class DiagnosticsPanel(VerticalScroll):
         self._status(f"computing the diagnostics of {key[3][1]:,} trajectories…")
         # started once the tab is painted: the worker shares the GIL with the UI thread, so drawing the tab first
         # keeps the switch itself instant
-        self.call_after_refresh(self.run_worker, partial(compute, key), name="diagnostics", group="diagnostics",
-                                thread=True, exclusive=True, exit_on_error=False)
+        self.call_after_refresh(
+            self.run_worker,
+            partial(compute, key),
+            name="diagnostics",
+            group="diagnostics",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     def _timed_kick(self) -> None:
         self._timer = None
@@ -241,8 +269,9 @@ class DiagnosticsPanel(VerticalScroll):
         axes = report_table(report)
         # the report's title holds the run name: never let it be read as markup
         model = f" {report['model']}" if report.get("model") else ""
-        title = Text(f"{report['run']} · {report['agent']}{model} · {report['dataset']} · n={report['n']}",
-                     style="italic")
+        title = Text(
+            f"{report['run']} · {report['agent']}{model} · {report['dataset']} · n={report['n']}", style="italic"
+        )
         # the title and the terminations line above and below the table, as wide as the pane: as the table's own
         # title and caption they wrapped to its width (~80 cells) even at 160 columns
         caption = axes.caption if isinstance(axes.caption, Text) else Text(str(axes.caption or ""))

@@ -5,10 +5,12 @@ finds every action. So below the app's `-narrow` breakpoint (112 columns) the ke
 `FOOTER_WIDE_ONLY` (binding ids) give their room to it; `?` lists them with the rest, and they answer as before.
 Every screen uses it (a screen without wide-only keys draws exactly Textual's footer), for the rebuilds it saves.
 """
+
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.widgets import Footer
+
 try:  # Textual's footer key widget is private: without it the footer is Textual's own, the keys all shown
     from textual.widgets._footer import FooterKey
 except ImportError:  # pragma: no cover - a Textual that moved it
@@ -56,5 +58,16 @@ def _born_compact_as(key, compact: bool) -> None:
 
 def _showing(screen) -> tuple:
     """Everything of a screen's active bindings a footer draws: key, action, words, state, tooltip, group."""
-    return tuple((key, b.binding.action, b.binding.description, b.binding.show, b.enabled, b.tooltip,
-                  b.binding.group, b.binding.id) for key, b in screen.active_bindings.items())
+    return tuple(
+        (
+            key,
+            b.binding.action,
+            b.binding.description,
+            b.binding.show,
+            b.enabled,
+            b.tooltip,
+            b.binding.group,
+            b.binding.id,
+        )
+        for key, b in screen.active_bindings.items()
+    )

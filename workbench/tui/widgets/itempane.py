@@ -3,6 +3,7 @@
 One rendering shared by every screen that shows an item next to steps (the stepper, the compare screen's split
 stepper, play, the item view): renderables only, no widget state.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -11,10 +12,10 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
-from workbench.views.cells import counted
 from workbench.tui.corpora import ItemContext
 from workbench.tui.widgets.plaintext import clip, one_line, sanitize
 from workbench.tui.widgets.transcript import Gold, is_read
+from workbench.views.cells import counted
 
 LETTERS = "ABCD"
 
@@ -43,12 +44,22 @@ def touched(steps: list[dict[str, Any]]) -> tuple[set[str], list[dict[str, Any]]
 def answered(steps_so_far: list[dict[str, Any]], at_end: bool) -> bool:
     """Whether the answer is given by the steps in view: an accepted submit among them, or the trajectory's end in
     view (an answer forced when the budget ran out comes with no submit step)."""
-    return at_end or any(s.get("kind") == "tool" and s.get("tool_name") == "submit_answer"
-                         and s.get("status") not in ("rejected", "disabled") for s in steps_so_far)
+    return at_end or any(
+        s.get("kind") == "tool"
+        and s.get("tool_name") == "submit_answer"
+        and s.get("status") not in ("rejected", "disabled")
+        for s in steps_so_far
+    )
 
 
-def options_text(item: Any, reveal: bool, gold: Style, muted: Style,
-                 mark: Callable[[int], tuple[str, Style] | None] = lambda i: None, width: int | None = None) -> Text:
+def options_text(
+    item: Any,
+    reveal: bool,
+    gold: Style,
+    muted: Style,
+    mark: Callable[[int], tuple[str, Style] | None] = lambda i: None,
+    width: int | None = None,
+) -> Text:
     """An item's options, each on a new line as "(A) text": the one rendering of the options pane (stepper, play,
     item view, split stepper).
 
@@ -71,8 +82,15 @@ def options_text(item: Any, reveal: bool, gold: Style, muted: Style,
     return t
 
 
-def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[dict[str, Any]], reveal: bool,
-              colors: dict[str, Style], path: bool = True, at_end: bool = True) -> Text:
+def item_text(
+    ctx: ItemContext | None,
+    traj: dict[str, Any],
+    steps_so_far: list[dict[str, Any]],
+    reveal: bool,
+    colors: dict[str, Style],
+    path: bool = True,
+    at_end: bool = True,
+) -> Text:
     """The left pane: seed, question, options (gold revealed on demand; the answer marked once the steps in view
     give it), the citation path so far.
 
@@ -108,8 +126,11 @@ def item_text(ctx: ItemContext | None, traj: dict[str, Any], steps_so_far: list[
         return t
     t.append("\n\nCitation path\n", style="bold")
     read_ids = {str(r.get("paper_id")) for r in reads}
-    chain = [("seed", item.seed_paper_id)] + [("bridge", b) for b in item.bridge_paper_ids] + \
-            [("gold", g) for g in item.gold_paper_ids]
+    chain = (
+        [("seed", item.seed_paper_id)]
+        + [("bridge", b) for b in item.bridge_paper_ids]
+        + [("gold", g) for g in item.gold_paper_ids]
+    )
     for role, pid in chain:
         if pid in read_ids:
             state, style = ("read ★" if role == "gold" else "read"), ok if role == "gold" else Style()

@@ -4,6 +4,7 @@ A meter is ok below 70% of its cap, warning from 70%, error from 90% (theme vari
 $success / $warning / $error; the widget switches CSS classes, table cells take the
 theme's colours).
 """
+
 from __future__ import annotations
 
 from rich.style import Style

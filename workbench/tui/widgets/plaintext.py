@@ -4,6 +4,7 @@ Nothing here parses markup: callers wrap the results in `rich.text.Text` or Segm
 Control characters (escape sequences, NUL, carriage returns) are replaced so that a
 model's output can never drive the terminal.
 """
+
 from __future__ import annotations
 
 import os
@@ -66,7 +67,7 @@ def wrap(text: str, width: int) -> list[str]:
                     line = line[width:]
                 else:
                     out.append(line[:cut])
-                    line = line[cut + 1:]
+                    line = line[cut + 1 :]
             out.append(line)
         else:
             out.extend(_wrap_cells(line, width))
@@ -84,16 +85,13 @@ def _wrap_cells(line: str, width: int) -> list[str]:
         if len(head) == len(line):
             out.append(line)
             return out
-        if line[len(head)] == " ":
-            cut = len(head)
-        else:
-            cut = head.rfind(" ", len(head) // 2) if len(head) > 1 else -1
+        cut = len(head) if line[len(head)] == " " else head.rfind(" ", len(head) // 2) if len(head) > 1 else -1
         if cut <= 0:
             out.append(head)
-            line = line[len(head):]
+            line = line[len(head) :]
         else:
             out.append(line[:cut])
-            line = line[cut + 1:]
+            line = line[cut + 1 :]
 
 
 def wrap_head(text: str, width: int, n: int) -> tuple[list[str], bool]:
@@ -127,5 +125,5 @@ def display_path(path: Path | str) -> str:
     home = os.path.expanduser("~")
     text = str(resolved)
     if home and home != "/" and text.startswith(home + os.sep):
-        return "~" + text[len(home):]
+        return "~" + text[len(home) :]
     return text

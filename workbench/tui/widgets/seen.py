@@ -5,6 +5,7 @@ item's neighbourhood, so they save typing 40-character ids without giving anythi
 away. They are read from the tool texts the player saw (formats are the reference's,
 to the character: `sandbox.tools`); rejected and failed calls show nothing new.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ class Seen:
     sections: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     @classmethod
-    def from_seed(cls, seed_id: str, seed_title: str) -> "Seen":
+    def from_seed(cls, seed_id: str, seed_title: str) -> Seen:
         """The seed is in the task the agent is given, so it is seen from the start."""
         return cls({seed_id: seed_title})
 
@@ -45,7 +46,9 @@ class Seen:
         elif name == "list_sections" and step.status == "ok":
             self.add_paper(str(args.get("paper_id")))
             self.sections[str(args.get("paper_id"))] = listed_sections(text)
-        elif name == "read_section" and step.status == "unresolved" and (listing := available_sections(text)) is not None:
+        elif (
+            name == "read_section" and step.status == "unresolved" and (listing := available_sections(text)) is not None
+        ):
             self.sections[str(args.get("paper_id"))] = listing
         return (self.papers, self.sections) != before
 

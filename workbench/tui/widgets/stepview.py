@@ -3,6 +3,7 @@
 A widget rather than a screen, so the stepper shows one and the compare screen's split
 stepper shows two that step together. It only lays out stored steps; it computes nothing.
 """
+
 from __future__ import annotations
 
 from bisect import bisect_right
@@ -56,9 +57,16 @@ class StepView(Vertical):
 
     # ------------------------------------------------------------ content
 
-    def set_steps(self, steps: list[dict[str, Any]], gold: Gold, titles: dict[str, str],
-                  caps: tuple[int, int, int] | None = None, actor: str = "assistant",
-                  tokens_measured: bool = True, hops_measured: bool = True) -> None:
+    def set_steps(
+        self,
+        steps: list[dict[str, Any]],
+        gold: Gold,
+        titles: dict[str, str],
+        caps: tuple[int, int, int] | None = None,
+        actor: str = "assistant",
+        tokens_measured: bool = True,
+        hops_measured: bool = True,
+    ) -> None:
         """A new trajectory, shown at its first turn; `actor` names who takes its turns (`transcript.actor_of`);
         without `tokens_measured` (a scripted run) the TOKENS meter says so instead of a 0; without `hops_measured`
         (a run stored before hops were recorded) a read's hop reads "—"."""
@@ -75,8 +83,7 @@ class StepView(Vertical):
     def mark(self, gold: Gold, titles: dict[str, str], keep_cursor: bool = False) -> None:
         """Rebuild the entries with gold marks and titles (they arrive once the item's corpus is open)."""
         cursor = self.transcript.cursor if keep_cursor else None
-        self.entries = build_entries(self.steps, gold, titles, actor=self.actor,
-                                     hops_measured=self.hops_measured)
+        self.entries = build_entries(self.steps, gold, titles, actor=self.actor, hops_measured=self.hops_measured)
         ends, count = [], 0
         for group in self.turns:
             count += 1 + len(group)  # a turn's separator and one entry per step
@@ -136,19 +143,33 @@ class StepView(Vertical):
             group = self.turns[self.position]
             end = self.turn_end[self.position]
             start = self.turn_end[self.position - 1] if self.position else 0
-            view.set_entries(self.entries[:end], cursor=self.landing(start, end) if cursor is None else min(cursor, end - 1),
-                             current_turn=group[0]["turn"])
+            view.set_entries(
+                self.entries[:end],
+                cursor=self.landing(start, end) if cursor is None else min(cursor, end - 1),
+                current_turn=group[0]["turn"],
+            )
             view.show_turn(group[0]["turn"])
             a, b = group[0]["idx"] + 1, group[-1]["idx"] + 1
-            bar.update(Text(f" turn {group[0]['turn']} · {self.position + 1} of {len(self.turns)} · "
-                            f"steps {a}–{b} of {len(self.steps)}"))
-        led = self.ledger_step or {"points_used": 0, "turn": 0, "tokens": 0, "points_left": self.caps[0], "rejections": 0}
+            bar.update(
+                Text(
+                    f" turn {group[0]['turn']} · {self.position + 1} of {len(self.turns)} · "
+                    f"steps {a}–{b} of {len(self.steps)}"
+                )
+            )
+        led = self.ledger_step or {
+            "points_used": 0,
+            "turn": 0,
+            "tokens": 0,
+            "points_left": self.caps[0],
+            "rejections": 0,
+        }
         self.query_one(".meter-points", Meter).show(int(led["points_used"] or 0), self.caps[0])
         self.query_one(".meter-turns", Meter).show(int(led["turn"] or 0), self.caps[1])
         self.query_one(".meter-tokens", Meter).show(int(led["tokens"] or 0), self.caps[2], self.tokens_measured)
         left, rejections = led["points_left"], led["rejections"]
         self.query_one(".ledger-line", Static).update(
-            Text(f"        {counted(left, 'point')} left · {counted(rejections, 'consecutive rejection')}"))
+            Text(f"        {counted(left, 'point')} left · {counted(rejections, 'consecutive rejection')}")
+        )
 
     def landing(self, start: int, end: int) -> int:
         """The entry a step lands the cursor on, among the turn's entries `start` (its separator) to `end`: its

@@ -8,6 +8,7 @@ as tuples of plain strings and builds a `Strip` only for the lines in view (the 
 as TranscriptView does): opening, filtering and sorting cost what the rows on screen cost.
 Cells are drawn as Segments, so untrusted text is never parsed as markup.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -44,9 +45,11 @@ def column_room(table: DataTable, widths: Sequence[int]) -> int:
 class RunsTable(DataTable):
     # Home/End go to the first and last run: DataTable's own move a row cursor to the first and last column,
     # which on a row cursor is nowhere
-    BINDINGS = [Binding("enter", "select_cursor", "Open", id="runs.open"),
-                Binding("home", "scroll_top", "First run", show=False, id="runs.first"),
-                Binding("end", "scroll_bottom", "Last run", show=False, id="runs.last")]
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Open", id="runs.open"),
+        Binding("home", "scroll_top", "First run", show=False, id="runs.first"),
+        Binding("end", "scroll_bottom", "Last run", show=False, id="runs.last"),
+    ]
 
 
 class EpisodeTable(DataTable):
@@ -114,13 +117,13 @@ class RowTable(ScrollView, can_focus=True):
     cursor_row: reactive[int] = reactive(0, always_update=True)
 
     class RowSelected(Message):
-        def __init__(self, table: "RowTable", index: int):
+        def __init__(self, table: RowTable, index: int):
             super().__init__()
             self.table = table
             self.index = index
 
     class HeaderSelected(Message):
-        def __init__(self, table: "RowTable", column: str):
+        def __init__(self, table: RowTable, column: str):
             super().__init__()
             self.table = table
             self.column = column
@@ -168,8 +171,7 @@ class RowTable(ScrollView, can_focus=True):
         widths = self._widths
         for i in range(len(widths)):
             widest = max((cell_len(r[i]) for r in rows), default=0)
-            if widest > widths[i]:
-                widths[i] = widest
+            widths[i] = max(widths[i], widest)
 
     def _resize(self) -> None:
         width = sum(w + 2 * PAD for w in self._widths)

@@ -4,6 +4,7 @@ focus once it is filled in, and the palette line that greys a tool the points le
 
 Widgets and their wording only: the screen (`screens/play.py`) decides what a key does and sends the call.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -95,7 +96,9 @@ def tool_palette(caps: Any, active: str | None, enabled: bool, width: int = 0, p
         seg = Text()
         cost = caps.cost(tool)
         affordable = points_left is None or cost <= points_left
-        seg.append(f" {key} ", style="reverse bold" if tool == active else ("bold" if enabled and affordable else "dim"))
+        seg.append(
+            f" {key} ", style="reverse bold" if tool == active else ("bold" if enabled and affordable else "dim")
+        )
         seg.append(f"{label}·{cost}", style="" if enabled and affordable else ("dim" if affordable else "dim strike"))
         seg.append(" ")
         segments.append(seg)

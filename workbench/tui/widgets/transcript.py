@@ -8,6 +8,7 @@ lines; `enter` unfolds the entry under the cursor.
 
 All step text is untrusted and is drawn as plain Segments: no markup is ever parsed.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
@@ -25,13 +27,11 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from rich.cells import cell_len
-
-from workbench.service.steps import delivered_read, split_words
 from sandbox.records import TOOL_NAMES
+from workbench.service.steps import delivered_read, split_words
+from workbench.tui.widgets.plaintext import clip, one_line, sanitize, wrap, wrap_head
 from workbench.views.cells import counted
 from workbench.views.report import read_hop_text
-from workbench.tui.widgets.plaintext import clip, one_line, sanitize, wrap, wrap_head
 
 FOLD_LINES = 3
 REASONING_MARK = "[thinking]"  # how the provider's reasoning (thinking) text is marked, apart from the content
@@ -49,8 +49,11 @@ MARKS = {
 }
 
 # the strategies' steps: the agent's summary turn, where the history was replaced, the verifier's assessment
-STRATEGY_MARKS = {"summary": "≡ summary", "history": "⤺ history replaced by the summary",
-                  "verifier": "✓ verifier (not charged to the agent)"}
+STRATEGY_MARKS = {
+    "summary": "≡ summary",
+    "history": "⤺ history replaced by the summary",
+    "verifier": "✓ verifier (not charged to the agent)",
+}
 
 
 def as_record(step: Any) -> dict[str, Any]:
@@ -60,8 +63,12 @@ def as_record(step: Any) -> dict[str, Any]:
     if is_dataclass(step):
         d = asdict(step)
         ledger = d.pop("ledger", None) or {}
-        d.update(points_used=ledger.get("points_used", 0), points_left=ledger.get("points_left", 0),
-                 tokens=ledger.get("tokens", 0), rejections=ledger.get("rejections", 0))
+        d.update(
+            points_used=ledger.get("points_used", 0),
+            points_left=ledger.get("points_left", 0),
+            tokens=ledger.get("tokens", 0),
+            rejections=ledger.get("rejections", 0),
+        )
         d.setdefault("idx", d.get("index"))
         return d
     raise TypeError(f"not a step: {type(step).__name__}")
@@ -96,15 +103,20 @@ class Gold:
 
 def is_read(step: dict[str, Any]) -> bool:
     """A delivered read, by the recall metrics' own test (`sandbox.recall.delivered_read`)."""
-    return step.get("kind") == "tool" and delivered_read(step.get("delivered"), step.get("arxiv_id"),
-                                                         step.get("section_index")) is not None
+    return (
+        step.get("kind") == "tool"
+        and delivered_read(step.get("delivered"), step.get("arxiv_id"), step.get("section_index")) is not None
+    )
 
 
 def out_of_domain(step: dict[str, Any]) -> bool:
     """An executed call to a tool outside the protocol's seven: an extra tool of the general-agent setting (a call
     to a tool nobody offered is `unknown_tool`, not this)."""
-    return (step.get("kind") == "tool" and step.get("tool_name") not in TOOL_NAMES
-            and step.get("status") not in ("unknown_tool", "rejected", "disabled"))
+    return (
+        step.get("kind") == "tool"
+        and step.get("tool_name") not in TOOL_NAMES
+        and step.get("status") not in ("unknown_tool", "rejected", "disabled")
+    )
 
 
 def mark(step: dict[str, Any], gold: Gold) -> str | None:
@@ -293,8 +305,14 @@ def actor_of(agent: str | None) -> str:
     return "player" if str(agent or "").startswith("human:") else "assistant"
 
 
-def build_entries(steps: Iterable[Any], gold: Gold = Gold(), titles: dict[str, str] | None = None,
-                  turn_headers: bool = True, actor: str = "assistant", hops_measured: bool | None = True) -> list[Entry]:
+def build_entries(
+    steps: Iterable[Any],
+    gold: Gold = Gold(),
+    titles: dict[str, str] | None = None,
+    turn_headers: bool = True,
+    actor: str = "assistant",
+    hops_measured: bool | None = True,
+) -> list[Entry]:
     """Entries for the given steps (stored rows or live Steps), with turn separators; `actor` names who takes
     the turns (`actor_of` the run's agent). A read shows its hop from the seed; with `hops_measured` False (a run
     stored before hops were recorded) it reads "—", not "unreachable"; None shows no hop (a player sees it only
@@ -312,14 +330,19 @@ def build_entries(steps: Iterable[Any], gold: Gold = Gold(), titles: dict[str, s
     return entries
 
 
-def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "assistant",
-           hops_measured: bool | None = True) -> Entry:
+def _entry(
+    s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "assistant", hops_measured: bool | None = True
+) -> Entry:
     kind, turn, idx = s.get("kind"), s.get("turn") or 0, step_index(s)
     text = sanitize(s.get("text"))
     if kind == "tool":
         name = sanitize(str(s.get("tool_name")))
-        head: list[Part] = [("▸ ", "transcript--call"), (f"{name}(", "transcript--call"),
-                            (format_args(s.get("tool_args"), titles), "transcript--call"), (")", "transcript--call")]
+        head: list[Part] = [
+            ("▸ ", "transcript--call"),
+            (f"{name}(", "transcript--call"),
+            (format_args(s.get("tool_args"), titles), "transcript--call"),
+            (")", "transcript--call"),
+        ]
         cost = s.get("cost") or 0
         head.append((f"  −{cost}" if cost else "  0", "transcript--cost"))
         m = mark(s, gold)
@@ -333,10 +356,20 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "
         if status not in (None, "ok", "rejected", "disabled"):
             head.append((f"  · {sanitize(str(status))}", "transcript--muted"))
         full_args = json.dumps(s.get("tool_args"), ensure_ascii=False, default=str)
-        copy = f"▸ {name}({full_args}) cost {cost}" + (f" [{m}]" if m else "") + \
-            (f" [{hop}]" if hop else "") + f"\n{text}"
-        return Entry("tool", turn, head, text, idx, copy_text=copy, flex=2, lead=args_lead(s.get("tool_args"), titles),
-                     decision=decision(s, gold))
+        copy = (
+            f"▸ {name}({full_args}) cost {cost}" + (f" [{m}]" if m else "") + (f" [{hop}]" if hop else "") + f"\n{text}"
+        )
+        return Entry(
+            "tool",
+            turn,
+            head,
+            text,
+            idx,
+            copy_text=copy,
+            flex=2,
+            lead=args_lead(s.get("tool_args"), titles),
+            decision=decision(s, gold),
+        )
     if kind == "assistant":
         calls = s.get("tool_args") or []
         names = ", ".join(sanitize(str(c.get("name"))) for c in calls if isinstance(c, dict))
@@ -354,8 +387,14 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "
         reasoning, content = sanitize(words.reasoning), sanitize(words.content)
         lead = ((f"{REASONING_MARK} {reasoning}", "transcript--reasoning"),) if reasoning.strip() else ()
         body = content if content.strip() else ""
-        copy = f"◆ {actor}" + (f" → {names}" if names else "") + (" [cut off: length]" if cut else "") + "\n" + \
-            (f"{REASONING_MARK} {reasoning}\n" if lead else "") + content
+        copy = (
+            f"◆ {actor}"
+            + (f" → {names}" if names else "")
+            + (" [cut off: length]" if cut else "")
+            + "\n"
+            + (f"{REASONING_MARK} {reasoning}\n" if lead else "")
+            + content
+        )
         return Entry("assistant", turn, head, body, idx, copy_text=copy, flex=1 if names else None, lead=lead)
     if kind == "nudge":
         return Entry("nudge", turn, [(MARKS["nudge"][0], MARKS["nudge"][1])], text, idx, copy_text=f"↺ nudge\n{text}")
@@ -367,10 +406,12 @@ def _entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "
         cut = s.get("finish_reason") == "length"  # a summary reply the completion limit ended, as an assistant's
         if cut:
             head.append(("  ✂ cut off (length)", "transcript--error"))
-        return Entry("nudge", turn, head, text, idx, copy_text=f"{label}" + (" [cut off: length]" if cut else "") +
-                     f"\n{text}")
+        return Entry(
+            "nudge", turn, head, text, idx, copy_text=f"{label}" + (" [cut off: length]" if cut else "") + f"\n{text}"
+        )
     label = {"error": "! error", "harness": "! harness", "retry": "⟳ retry", "cutoff": "✂ cut off"}.get(
-        kind, f"· {sanitize(str(kind))}")
+        kind, f"· {sanitize(str(kind))}"
+    )
     return Entry("error", turn, [(label, "transcript--error")], text, idx, copy_text=f"{label}\n{text}")
 
 
@@ -392,16 +433,28 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
         Binding("end", "cursor_to(-1)", "Bottom", show=False, id="transcript.bottom"),
     ]
     COMPONENT_CLASSES = {
-        "transcript--turn", "transcript--call", "transcript--cost", "transcript--assistant", "transcript--body",
-        "transcript--muted", "transcript--gold", "transcript--wrong", "transcript--rejected", "transcript--nudge",
-        "transcript--error", "transcript--cursor", "transcript--fold", "transcript--current", "transcript--args",
+        "transcript--turn",
+        "transcript--call",
+        "transcript--cost",
+        "transcript--assistant",
+        "transcript--body",
+        "transcript--muted",
+        "transcript--gold",
+        "transcript--wrong",
+        "transcript--rejected",
+        "transcript--nudge",
+        "transcript--error",
+        "transcript--cursor",
+        "transcript--fold",
+        "transcript--current",
+        "transcript--args",
         "transcript--reasoning",
     }
 
     cursor: reactive[int] = reactive(0, always_update=True)
 
     class CursorMoved(Message):
-        def __init__(self, view: "TranscriptView", entry: Entry | None):
+        def __init__(self, view: TranscriptView, entry: Entry | None):
             super().__init__()
             self.view = view
             self.entry = entry
@@ -479,7 +532,9 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
         line = self.scroll_offset.y + y
         if not self.entries:
             if y == 0 and self.placeholder:
-                return Strip([Segment(clip(self.placeholder, width), base + self._style("transcript--muted"))]).extend_cell_length(width, base)
+                return Strip(
+                    [Segment(clip(self.placeholder, width), base + self._style("transcript--muted"))]
+                ).extend_cell_length(width, base)
             return Strip.blank(width, base)
         if line >= self._total:
             return Strip.blank(width, base)
@@ -501,7 +556,9 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
             body, more = entry.head(inner)
             if more and k == len(body) + 1:
                 text = INDENT + entry.fold_note(inner)
-                return Strip([Segment(clip(text, width), base + self._style("transcript--fold"))]).extend_cell_length(width, base)
+                return Strip([Segment(clip(text, width), base + self._style("transcript--fold"))]).extend_cell_length(
+                    width, base
+                )
         else:
             body = entry.wrapped(inner)
         if k > len(body):
@@ -581,4 +638,3 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
         """The text of the rows on screen (for tests and debugging)."""
         height = self.scrollable_content_region.height or self.size.height
         return ["".join(seg.text for seg in self.render_line(y)).rstrip() for y in range(height)]
-
