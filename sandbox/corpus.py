@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sandbox import release
 from sandbox.corpus_schema import SCHEMA, SECTIONS_INDEX
@@ -27,6 +27,9 @@ from sandbox.graph_import import GraphWorker, mark_text, use_worker, write_graph
 from sandbox.records import Item, Label
 from sandbox.sections import LABEL_RESOLUTION, resolve_label
 from storage.locks import process_alive
+
+if TYPE_CHECKING:
+    from sandbox.hub import Snapshot
 
 CORPUS_FORMAT = 4  # 2: body-heading label rule on whole heading lines only; 3: meta records label_resolution;
 # 4: sections in a rowid table indexed after the bulk insert
@@ -449,6 +452,7 @@ class Corpus:
             item = item_from_row(json.loads(text), labels, self.labelled)
             self._items[item.id] = item
         self.headers = lru_cache(maxsize=4096)(self._headers)
+        self.origin: Snapshot | None = None  # the Hub repository and commit it was opened from (sandbox.datasets)
 
     def close(self) -> None:
         self.db.close()

@@ -1,8 +1,9 @@
-"""Naming a dataset: `builtin` (the generated benchmark, written once into the cache) or a release directory.
+"""Naming a dataset: `builtin` (the generated benchmark, written once into the cache), a release directory, or a
+release on the Hugging Face Hub (`hf:OWNER/NAME[@REVISION]`, fetched by `sandbox.hub` into the Hub's cache).
 
 `dataset_key` is how every run records its dataset, and the CLI's argument parser and the item
 browser need it without the corpus machinery: so this module imports synth, corpus and release
-only inside the functions that open or generate a dataset.
+only inside the functions that open or generate a dataset (and huggingface_hub only to fetch one).
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sandbox.hub import hub_key, hub_label, is_hub
+
 if TYPE_CHECKING:
     from sandbox.corpus import Corpus, ImportReport
+    from sandbox.hub import OnFetch
 
 BUILTIN = "builtin"
 
@@ -24,12 +28,18 @@ def release_key(path: str | Path) -> str:
 
 
 def dataset_key(spec: str) -> str:
-    """How a run records its dataset: `builtin`, or the release directory's `release_key`."""
+    """How a run records its dataset: `builtin`, the release directory's `release_key`, or the Hub spec as typed
+    (`hf:OWNER/NAME[@REVISION]`; the run records the commit it resolved to beside it)."""
+    if is_hub(spec):
+        return hub_key(spec)
     return spec if spec == BUILTIN else release_key(spec)
 
 
 def dataset_label(key: str) -> str:
-    """A recorded dataset as a person reads it in a title or a table: `builtin`, or the directory's name."""
+    """A recorded dataset as a person reads it in a title or a table: `builtin`, the directory's name, or the Hub
+    repository's name."""
+    if is_hub(key):
+        return hub_label(key)
     return key if key == BUILTIN else (Path(key.rstrip("/")).name or key)
 
 
@@ -57,13 +67,23 @@ def builtin_dir(cache_dir: Path, seed: int = 0) -> Path:
     return root
 
 
-def open_dataset(spec: str, cache_dir: Path) -> tuple[Corpus, ImportReport | None]:
-    """Open `builtin` or a release directory (importing it into the corpus cache on first use)."""
+def open_dataset(spec: str, cache_dir: Path, on_fetch: OnFetch | None = None) -> tuple[Corpus, ImportReport | None]:
+    """Open `builtin`, a release directory or a Hub release (importing it into the corpus cache on first use).
+
+    A Hub release is fetched first (`on_fetch` hears how far); the opened corpus then names the repository and
+    the commit in `origin`, so a run records them beside the fingerprint."""
     from sandbox.corpus import open_release
     from sandbox.release import DatasetError
 
     if spec == BUILTIN:
         return open_release(builtin_dir(cache_dir), cache_dir)
+    if is_hub(spec):
+        from sandbox.hub import fetch
+
+        snapshot = fetch(spec, on_fetch)
+        corpus, report = open_release(snapshot.path, cache_dir)
+        corpus.origin = snapshot
+        return corpus, report
     path = Path(spec).expanduser()
     if not path.exists():
         raise DatasetError(path, None, None, "does not exist (use --data builtin or a release directory)")
@@ -79,5 +99,9 @@ def qa_file(spec: str, cache_dir: Path) -> Path | None:
         root = _builtin_root(cache_dir)
         path = root / QA_FILE
         return path if path.is_file() and (root / ".complete").exists() else None
+    if is_hub(spec):
+        from sandbox.hub import cached_file
+
+        return cached_file(spec, QA_FILE)  # in the Hub's cache once fetched; nothing is asked of the Hub
     path = Path(spec).expanduser() / QA_FILE
     return path if path.is_file() else None

@@ -303,6 +303,7 @@ class Runner:
             "hop_rule": HOP_RULE,
             "family": spec.family,
             "tier": spec.tier,
+            **self._origin(),
             "config": {
                 "scaling": spec.scaling,
                 "context_budget": spec.context_budget,
@@ -370,6 +371,14 @@ class Runner:
         if changed:
             self.store.update_run(run_id, **changed)
 
+    def _origin(self) -> dict[str, str | None]:
+        """The Hub repository and commit the dataset was opened from (None for a directory or the built-in one)."""
+        origin = getattr(self.corpus, "origin", None)
+        return {
+            "dataset_repo": origin.repo if origin else None,
+            "dataset_revision": origin.commit if origin else None,
+        }
+
     def _record_resume(self, run_id: int) -> None:
         """What a resume asked for that the run did not record yet: written in one update, so every report reads
         what was sampled and how.
@@ -378,9 +387,11 @@ class Runner:
         lower it: the samples beyond a smaller request stay valid); the k a parallel run is read at
         become every k ever asked for, and its judge and pairwise orders the ones asked for last.
         The server address is an execution option (it may change between resumes): the run keeps every one used.
+        A resume from the Hub records the repository and the commit it resolved to (the data is the same: the
+        fingerprint matched), so the run names the commit it was last fetched at.
         """
         row = self.store.run_by_id(run_id)
-        updates: dict[str, Any] = {}
+        updates: dict[str, Any] = {k: v for k, v in self._origin().items() if v and row.get(k) != v}
         if self.spec.replicates > (row["replicates"] or 1):
             updates["replicates"] = self.spec.replicates
         stored = row["config"] or {}

@@ -26,6 +26,8 @@ RUN_HEADER = (
     "tier",
     "dataset",
     "dataset_fingerprint",
+    "dataset_repo",
+    "dataset_revision",
     "ablation",
     "seed",
     "caps",
@@ -41,7 +43,7 @@ def trajectory_lines(
 ) -> Iterator[dict[str, Any]]:
     """(trajectory dict, with its `steps` unless asked not to) for each trajectory of the run, in store order."""
     run = store.run(run_name)
-    header = {k: run[k] for k in RUN_HEADER}
+    header = {k: run.get(k) for k in RUN_HEADER}  # a store read before a migration lacks its columns
     config = run.get("config") or {}
     header.update({k: config[k] for k in CONFIG_HEADER if config.get(k) is not None})
     for t in store.trajectories(run["id"], final_only=not all_attempts):

@@ -176,6 +176,13 @@ MIGRATIONS: list[str] = [
     ALTER TABLE runs ADD COLUMN family TEXT;
     ALTER TABLE runs ADD COLUMN tier TEXT
     """,
+    # 14: where a run's dataset came from when it was a release on the Hugging Face Hub (`--data hf:OWNER/NAME`): the
+    # repository and the commit its revision resolved to, beside the fingerprint that identifies the data (NULL: a
+    # directory, the built-in benchmark, or stored before)
+    """
+    ALTER TABLE runs ADD COLUMN dataset_repo TEXT;
+    ALTER TABLE runs ADD COLUMN dataset_revision TEXT
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

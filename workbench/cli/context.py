@@ -110,7 +110,8 @@ def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
 
 
 def _current_label_resolution(flag: str | None, names: list[str]) -> None:
-    """Bring the named runs' section recall under the current label rules (`workbench.service.relabel`); notes on stderr."""
+    """Bring the named runs' section recall under the current label rules (`workbench.service.relabel`); notes on
+    stderr."""
     from workbench.service import paths
     from workbench.service.relabel import bring_current
 
@@ -148,6 +149,23 @@ IMPORT_WARNINGS = {  # what each counted import problem means to the user ({n}: 
     "seed_arxiv_id_differs": "{n} item(s) whose seed_arxiv_id differs from the seed node's arxivId",
     "lone_surrogates": "{n} string(s) with a lone surrogate escape (half an emoji), stored with U+FFFD in its place",
 }
+
+
+def open_data(spec: str, quiet: bool = False) -> Any:
+    """The dataset a `--data` value names, opened: a Hub release fetched first (its download shown on stderr), and
+    what an import found printed."""
+    from workbench.cli.progress import FetchProgress
+    from workbench.service import paths
+    from workbench.service.datasets import open_dataset
+
+    progress = FetchProgress(quiet=quiet)
+    try:
+        corpus, imported = open_dataset(spec, paths.cache_dir(), on_fetch=progress.update)
+    finally:
+        progress.close()
+    if imported is not None:
+        _print_import(imported, spec)
+    return corpus
 
 
 def _print_import(report: Any, dataset: str | None = None) -> None:

@@ -8,20 +8,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from workbench.cli.context import _held, _items_store, _open_store, _print_import, _writing
+from workbench.cli.context import _held, _items_store, _open_store, _writing, open_data
 from workbench.cli.errors import ExitCode, UsageError
 
 
 def cmd_import_reference(args: argparse.Namespace) -> int:
     from workbench.cli.progress import Progress
     from workbench.service import paths
-    from workbench.service.datasets import dataset_key, open_dataset
+    from workbench.service.datasets import dataset_key
     from workbench.service.reference_import import import_reference, load_logs
     from workbench.service.stores import open_store
 
-    corpus, imported = open_dataset(args.data, paths.cache_dir())
-    if imported is not None:
-        _print_import(imported, args.data)
+    corpus = open_data(args.data, args.quiet)
     from workbench.service import families
 
     for key, problem in (
@@ -83,12 +81,11 @@ def _readable(value: Any) -> str:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from workbench.service import audit, paths
-    from workbench.service.datasets import open_dataset
     from workbench.service.stores import open_store
 
     if args.audit_command == "label" and args.action != "remove" and args.relevance is None:
         raise UsageError(f"--action {args.action} needs --relevance direct or supporting")
-    corpus, _ = open_dataset(args.data, paths.cache_dir())
+    corpus = open_data(args.data, getattr(args, "quiet", False))
     path = paths.store_path(args.db)
     if args.audit_command == "show":  # the labels as edited so far, when a store exists (none is created)
         store = open_store(path, readonly=True) if path.exists() else None
@@ -126,8 +123,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_items(args: argparse.Namespace) -> int:
     from workbench.cli.render import print_item, print_items
-    from workbench.service import items, paths
-    from workbench.service.datasets import dataset_key, open_dataset
+    from workbench.service import items
+    from workbench.service.datasets import dataset_key
 
     flt = items.ItemFilter(
         kind=args.kind, depth=args.depth, reasoning=args.reasoning, tier=args.tier, right=args.right, text=args.text
@@ -135,9 +132,7 @@ def cmd_items(args: argparse.Namespace) -> int:
     if args.show and (flt.active() or args.sort != "file" or args.reverse):
         raise UsageError("--show ITEM_ID takes no filters or sort")
     store = _items_store(args.db)
-    corpus, imported = open_dataset(args.data, paths.cache_dir())
-    if imported is not None:
-        _print_import(imported, args.data)
+    corpus = open_data(args.data, getattr(args, "quiet", False))
     if args.show:
         detail, tree = items.item_detail(corpus, args.show, store)
         print_item(detail, tree, args.format)

@@ -1,14 +1,16 @@
-"""Run progress on stderr: a rich progress bar on a terminal, one plain line per trajectory otherwise."""
+"""Progress on stderr: a rich progress bar on a terminal, one plain line per step otherwise: a run's (one line per
+trajectory) and a Hub release's download (one line per file)."""
 
 from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workbench.views.cells import NOT_MEASURED, fraction
 
 if TYPE_CHECKING:
+    from workbench.service.datasets import Fetching
     from workbench.service.execution import RunEvent
 
 
@@ -88,3 +90,64 @@ class Progress:
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
+
+
+class FetchProgress:
+    """A Hub release's download on stderr: a rich bar of bytes on a terminal, one line per finished file otherwise.
+
+    Silent while nothing is downloaded (every file already in the Hub's cache), so a cached release opens quietly.
+    `update` is called from the Hub client's download threads as well as from the caller's."""
+
+    def __init__(self, quiet: bool = False, stream=None):
+        self.quiet = quiet
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.bar: Any = None  # rich's Progress, drawn once a download starts
+        self.task: Any = None
+        self.files_said = 0
+
+    def update(self, event: Fetching) -> None:
+        if self.quiet or not event.bytes_total:
+            return
+        if self.tty:
+            self._draw(event)
+        elif event.files_done > self.files_said:
+            self.files_said = event.files_done
+            self.stream.write(
+                f"{event.spec}: {event.files_done}/{event.files_total} files fetched "
+                f"({megabytes(event.bytes_done)} of {megabytes(event.bytes_total)})\n"
+            )
+            self.stream.flush()
+
+    def _draw(self, event: Fetching) -> None:
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, DownloadColumn, TextColumn, TransferSpeedColumn
+            from rich.progress import Progress as Bar
+
+            self.bar = Bar(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                DownloadColumn(),
+                TransferSpeedColumn(),
+                TextColumn("{task.fields[files]}"),
+                console=Console(file=self.stream),
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(event.spec, total=event.bytes_total, files="")
+        self.bar.update(
+            self.task,
+            completed=event.bytes_done,
+            total=event.bytes_total,
+            files=f"{event.files_done}/{event.files_total} files" if event.files_total else "",
+        )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def megabytes(n: int) -> str:
+    """A size as a person reads it in a download line: `12.3 MB` (decimal, as the Hub shows sizes)."""
+    return f"{n / 1e6:.1f} MB"

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from workbench.cli.context import _print_import, _remove_store, _run_corpus, until_signal
+from workbench.cli.context import _remove_store, _run_corpus, open_data, until_signal
 from workbench.cli.errors import ExitCode, UsageError
 from workbench.cli.run import _item_ids
 
@@ -24,13 +24,11 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
     from sandbox.records import Caps
     from workbench.service import paths
     from workbench.service.campaign import campaign_spec
-    from workbench.service.datasets import dataset_key, open_dataset
+    from workbench.service.datasets import dataset_key
     from workbench.service.execution import select_items
     from workbench.service.stores import open_store, run_lock
 
-    corpus, imported = open_dataset(args.data, paths.cache_dir())
-    if imported is not None:
-        _print_import(imported)
+    corpus = open_data(args.data, getattr(args, "quiet", False))
     base = campaign_spec(
         args.run_name,
         dataset_key(args.data),

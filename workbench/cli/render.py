@@ -368,7 +368,7 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
 
 
 def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
-    from workbench.views.cells import lineage_cell
+    from workbench.views.cells import dataset_cell, lineage_cell
 
     if fmt == "json":
         print_json(rows)
@@ -385,7 +385,7 @@ def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
             r["name"],
             agent,
             lineage_cell(r.get("family"), r.get("tier")),
-            r["dataset"],
+            dataset_cell(r["dataset"], r.get("dataset_repo"), r.get("dataset_revision")),
             f"{r['done']}/{r['planned']}",
             fraction(r["accuracy"]),
             cost,

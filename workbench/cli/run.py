@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from workbench.cli.context import _held, _open_store, _print_import, _report, until_signal
+from workbench.cli.context import _held, _open_store, _report, open_data, until_signal
 from workbench.cli.errors import ExitCode, UsageError
 from workbench.cli.parser import SWEPT_CAP
 from workbench.service.launch import LaunchRequest, run_spec
@@ -86,16 +86,12 @@ def launch_request(args: argparse.Namespace) -> LaunchRequest:
 def build_spec(args: argparse.Namespace):
     """The corpus, the RunSpec (the launch service's) and its items from the run flags; fails before anything is
     written."""
-    from workbench.service import paths
-    from workbench.service.datasets import open_dataset
     from workbench.service.execution import select_items
 
     spec = run_spec(launch_request(args), names=FLAGS)
     if args.agent == "llm":
         _read_env(args)
-    corpus, imported = open_dataset(args.data, paths.cache_dir())
-    if imported is not None:
-        _print_import(imported, args.data)
+    corpus = open_data(args.data, args.quiet)
     items = select_items(corpus, spec)
     if args.agent == "llm" and not args.dry_run:
         _check_model(spec)
@@ -310,7 +306,6 @@ def _scale_tools(args: argparse.Namespace) -> int:
 
     from workbench.cli.render import print_registry
     from workbench.service import paths, scaling
-    from workbench.service.datasets import open_dataset
     from workbench.service.stores import open_store
 
     counts, details = scaling.parse_counts(args.counts), scaling.parse_details(args.details)
@@ -330,9 +325,7 @@ def _scale_tools(args: argparse.Namespace) -> int:
         return run_spec(level, names=FLAGS)
 
     specs = scaling.tools_specs(group, counts, details, spec_of)  # every registry read before the store opens
-    corpus, imported = open_dataset(args.data, paths.cache_dir())
-    if imported is not None:
-        _print_import(imported, args.data)
+    corpus = open_data(args.data, args.quiet)
     store = _held(open_store(paths.new_store_path(args.db)))
     results = []
     for spec in specs:

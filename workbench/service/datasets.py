@@ -1,5 +1,6 @@
-"""Datasets as a front end reaches them: naming one, opening it (importing it into the corpus cache on first use),
-checking a release directory, generating a benchmark — the one door to `sandbox`'s release and corpus code.
+"""Datasets as a front end reaches them: naming one, opening it (fetching a Hub release, importing it into the
+corpus cache on first use), checking a release directory, generating a benchmark — the one door to `sandbox`'s
+release, Hub and corpus code.
 
 Naming is light (pathlib only), so the runs list and the parser may use it at first paint; everything that opens
 or generates imports its machinery when called.
@@ -11,15 +12,19 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.datasets import BUILTIN, dataset_key, dataset_label, open_dataset, qa_file
+from sandbox.hub import Fetching, is_hub
 
 __all__ = [
     "BUILTIN",
+    "Fetching",
     "builtin_defects",
+    "check_hub_spec",
     "check_release_dir",
     "dataset_key",
     "dataset_label",
     "demo_item_count",
     "generate_benchmark",
+    "is_hub",
     "open_dataset",
     "open_imported",
     "qa_file",
@@ -39,6 +44,13 @@ def check_release_dir(path: Path) -> None:
     from sandbox.release import require_release_dir
 
     require_release_dir(path)
+
+
+def check_hub_spec(spec: str) -> None:
+    """DatasetError when `spec` is not `hf:OWNER/NAME[@REVISION]` (nothing is asked of the Hub)."""
+    from sandbox.hub import parse
+
+    parse(spec)
 
 
 def demo_item_count() -> int:

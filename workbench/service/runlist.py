@@ -40,7 +40,8 @@ def runs_table(store: Store) -> list[dict[str, Any]]:
     from workbench.service.families import lineage
 
     rows = []
-    for r in store.runs():
+    for stored in store.runs():
+        r = stored
         if r["status"] == "running" and holder(store.path, r["name"]) is None:
             r = {**r, "status": "interrupted"}  # its process is gone (killed, machine rebooted): resumable
         family, tier = lineage(r)
@@ -52,6 +53,8 @@ def runs_table(store: Store) -> list[dict[str, Any]]:
                 "family": family,
                 "tier": tier,
                 "dataset": r["dataset"],
+                "dataset_repo": r.get("dataset_repo"),  # the Hub repository and commit (None: not from the Hub)
+                "dataset_revision": r.get("dataset_revision"),
                 "ablation": r["ablation"],
                 "done": r["done"],
                 "planned": r["planned"],

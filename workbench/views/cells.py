@@ -68,6 +68,16 @@ def lineage_cell(family: str | None, tier: str | None) -> str:
     return f"{family_cell(family)} · {tier_cell(tier, short=True)}"
 
 
+def dataset_cell(dataset: str, repo: str | None = None, revision: str | None = None) -> str:
+    """A run's dataset with the Hub commit it was fetched at: `hf:nlpai-lab/agenthop @ 5a6df720540c`; a run on a
+    folder that was also fetched from the Hub names the repository too; without a Hub record, the dataset alone."""
+    if not repo or not revision:
+        return dataset
+    if dataset.split("@", 1)[0] == f"hf:{repo}":
+        return f"{dataset} @ {revision[:12]}" if "@" not in dataset else f"{dataset} ({revision[:12]})"
+    return f"{dataset} (hf:{repo} @ {revision[:12]})"
+
+
 def clip_middle(text: str, limit: int) -> str:
     """`text` in at most `limit` cells, its middle elided: names that differ at the end (`…-builtin-2`,
     `…-builtin-3`) stay told apart, where clipping the end showed three runs alike (`openai_fake-model-…`)."""

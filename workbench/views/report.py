@@ -9,7 +9,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from workbench.views.cells import NOT_MEASURED, counted, frac, num, pct, points
+from workbench.views.cells import NOT_MEASURED, counted, dataset_cell, frac, num, pct, points
 
 
 def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
@@ -423,7 +423,8 @@ def report_table(report: dict[str, Any]) -> Table:
     table = Table(
         title=Text(
             f"{report['run']} · {report['agent']}{' ' + report['model'] if report['model'] else ''} · "
-            f"{report['dataset']} · n={report['n']}{completeness(report)}"
+            f"{dataset_cell(report['dataset'], report.get('dataset_repo'), report.get('dataset_revision'))} · "
+            f"n={report['n']}{completeness(report)}"
         ),
         title_justify="left",
     )
@@ -533,7 +534,7 @@ def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
     intervals = {tuple(([*k.split("."), "all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}
     for row in rows:
         iv = intervals.get((row[2], row[3])) if row[1] != "split" else None
-        row += ["", ""] if iv is None else [iv["low"], iv["high"]]
+        row.extend(["", ""] if iv is None else [iv["low"], iv["high"]])
     return rows
 
 

@@ -105,6 +105,8 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
         "agent": run["agent"],
         "model": run["model"],
         "dataset": run["dataset"],
+        "dataset_repo": run.get("dataset_repo"),  # the Hub repository and commit (None: not from the Hub)
+        "dataset_revision": run.get("dataset_revision"),
         "ablation": run["ablation"],
         "status": run["status"],
         "n": table.n,
@@ -215,8 +217,8 @@ LEGEND = {
     "which leaves cache reads out: with a server-side prefix cache the protocol's count depends on "
     "what the cache held, this one does not. cache_hit_rate = cache-read tokens ÷ those prompt "
     "tokens, over the run.",
-    "api_error_rate": "Error rate = trajectories that ended in error ÷ all; api_error_rate = trajectories with at least "
-    "one API error (a request the server refused, an unreadable reply), whatever their ending, ÷ all. "
+    "api_error_rate": "Error rate = trajectories that ended in error ÷ all; api_error_rate = trajectories with at "
+    "least one API error (a request the server refused, an unreadable reply), whatever their ending, ÷ all. "
     "A refused request (HTTP 400/413/422, not a rate limit) is never re-sent: it ends the episode "
     "(a full context window: 'context window full at turn T').",
     "cut_off": "Cut off = replies the completion limit ended (finish_reason 'length'); calls lost = calls such a reply "
@@ -308,7 +310,7 @@ def analytics(
             "kind": k,
             "correct": bool(c),
             "termination": e,
-            "n_gold": None if g != g else int(g),
+            "n_gold": None if np.isnan(g) else int(g),
             "paper_recall": None if r is None else bool(r),
             "actions": a or [],
         }

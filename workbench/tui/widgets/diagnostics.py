@@ -21,12 +21,12 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.color import Color
+from textual.color import Color, ColorParseError
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.views.cells import frac, pct
+from workbench.views.cells import dataset_cell, frac, pct
 
 SHORT = {
     "get_paper_info": "info",
@@ -122,7 +122,7 @@ def blendable(variables: dict[str, str]) -> tuple[Color, Color] | None:
     try:
         low = Color.parse(variables["surface"])
         high = Color.parse(variables["primary"])
-    except Exception:
+    except (KeyError, ColorParseError):  # a theme without the variable, or one that is not a colour
         return None
     if low.a == 0 or low.ansi is not None or high.ansi is not None:
         return None
@@ -269,9 +269,8 @@ class DiagnosticsPanel(VerticalScroll):
         axes = report_table(report)
         # the report's title holds the run name: never let it be read as markup
         model = f" {report['model']}" if report.get("model") else ""
-        title = Text(
-            f"{report['run']} · {report['agent']}{model} · {report['dataset']} · n={report['n']}", style="italic"
-        )
+        dataset = dataset_cell(report["dataset"], report.get("dataset_repo"), report.get("dataset_revision"))
+        title = Text(f"{report['run']} · {report['agent']}{model} · {dataset} · n={report['n']}", style="italic")
         # the title and the terminations line above and below the table, as wide as the pane: as the table's own
         # title and caption they wrapped to its width (~80 cells) even at 160 columns
         caption = axes.caption if isinstance(axes.caption, Text) else Text(str(axes.caption or ""))

@@ -1,0 +1,263 @@
+"""A release published on the Hugging Face Hub (`hf:OWNER/NAME[@REVISION]`), fetched into huggingface_hub's cache.
+
+`snapshot_download` (a dataset repository) does the fetching, so its cache, its resumable downloads and its
+settings (`HF_ENDPOINT`, `HF_TOKEN`, `HF_HUB_OFFLINE`, `HF_HOME`) are the ones a user of the Hub already has;
+only the four release files are fetched. What comes back is a release directory like any other: it is
+validated and imported by `sandbox.corpus`, and its fingerprint is that of its four files, wherever they lie.
+
+With the Hub unreachable the cached snapshot of the revision last resolved (or of the pinned commit) serves.
+Every failure a user can act on (no such repository, a gated one without access, a revision that does not
+exist, nothing cached while offline, a snapshot without the release files) is a `DatasetError` of one line
+naming the repository.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sandbox.release import GRAPHS_FILE, PAPERS_FILE, QA_FILE, RELEASE_FILES, DatasetError
+
+PREFIX = "hf:"
+_SPEC = re.compile(r"hf:([A-Za-z0-9][\w.-]*)/([A-Za-z0-9][\w.-]*)(?:@([^\s@]+))?")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+LIBRARY = "agenthop-workbench"  # the user agent's library name: the Hub's download statistics count it
+
+
+@dataclass(frozen=True)
+class HubSpec:
+    """A release on the Hub as the user named it: `repo` is OWNER/NAME, `revision` a branch, tag or commit
+    (None: the default branch)."""
+
+    repo: str
+    revision: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The spec as typed: `hf:OWNER/NAME` or `hf:OWNER/NAME@REVISION`."""
+        return f"{PREFIX}{self.repo}" + (f"@{self.revision}" if self.revision else "")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A fetched release: where its files lie in the Hub's cache, the repository and the commit it resolved to."""
+
+    path: Path
+    repo: str
+    commit: str
+
+
+@dataclass(frozen=True)
+class Fetching:
+    """How far a fetch has come: files finished of those fetched, bytes written of those known so far (a file's
+    size is known once its download starts; cached files count as finished at once)."""
+
+    spec: str
+    files_done: int
+    files_total: int
+    bytes_done: int
+    bytes_total: int
+
+
+OnFetch = Callable[[Fetching], None]
+
+
+def is_hub(spec: str) -> bool:
+    """Whether a `--data` value names a release on the Hub (`hf:…`)."""
+    return spec.startswith(PREFIX)
+
+
+def parse(spec: str) -> HubSpec:
+    """The repository and revision of `hf:OWNER/NAME[@REVISION]`; a DatasetError for anything else."""
+    match = _SPEC.fullmatch(spec.strip())
+    if match is None:
+        raise DatasetError(spec, None, None, "is not a Hub dataset: write hf:OWNER/NAME or hf:OWNER/NAME@REVISION")
+    owner, name, revision = match.groups()
+    return HubSpec(f"{owner}/{name}", revision)
+
+
+def hub_key(spec: str) -> str:
+    """How a run records a Hub release: the spec with surrounding blanks removed (a bad one is refused later)."""
+    return spec.strip()
+
+
+def hub_label(key: str) -> str:
+    """A recorded Hub release as a person reads it: the repository's name, with a pinned revision."""
+    try:
+        parsed = parse(key)
+    except DatasetError:
+        return key
+    return parsed.repo.split("/", 1)[1] + (f"@{parsed.revision}" if parsed.revision else "")
+
+
+def pinned(repo: str, commit: str) -> str:
+    """The spec that opens exactly one recorded commit (offline too, once it is cached)."""
+    return f"{PREFIX}{repo}@{commit}"
+
+
+def fetch(spec: str, on_fetch: OnFetch | None = None) -> Snapshot:
+    """The release named by `spec`, fetched into (or found in) the Hub's cache; `on_fetch` hears how far it is.
+
+    Only the four release files are asked for. A DatasetError of one line for every failure a user can act on."""
+    parsed = parse(spec)
+    import httpx2
+    from huggingface_hub import snapshot_download
+
+    try:
+        folder = snapshot_download(
+            parsed.repo,
+            repo_type="dataset",
+            revision=parsed.revision,
+            allow_patterns=list(RELEASE_FILES),
+            endpoint=os.environ.get("HF_ENDPOINT") or None,
+            library_name=LIBRARY,
+            tqdm_class=_progress_class(parsed.text, on_fetch) if on_fetch else _silent_class(),
+        )
+    except (OSError, httpx2.HTTPError) as exc:  # the Hub client's errors are OSErrors; the network's httpx2's
+        raise _hub_error(parsed, exc) from None
+    path = Path(folder)
+    commit = path.name
+    snapshot = Snapshot(path, parsed.repo, commit if _COMMIT.fullmatch(commit) else parsed.revision or commit)
+    _require_files(parsed, snapshot)
+    return snapshot
+
+
+def cached_file(spec: str, rel: str) -> Path | None:
+    """A release file of `spec` as the Hub's cache holds it (the revision last resolved), without asking the Hub;
+    None when it is not cached or `spec` is not a Hub dataset."""
+    try:
+        parsed = parse(spec)
+    except DatasetError:
+        return None
+    from huggingface_hub import try_to_load_from_cache
+
+    found = try_to_load_from_cache(parsed.repo, rel, revision=parsed.revision, repo_type="dataset")
+    return Path(found) if isinstance(found, str) else None
+
+
+def _require_files(parsed: HubSpec, snapshot: Snapshot) -> None:
+    """The rule a release directory follows (`release.require_release_dir`), worded for the repository."""
+    missing = [rel for rel in (QA_FILE, GRAPHS_FILE, PAPERS_FILE) if not (snapshot.path / rel).is_file()]
+    if missing:
+        raise DatasetError(
+            parsed.text,
+            None,
+            None,
+            f"holds no {', '.join(missing)} at commit {snapshot.commit[:12]} (a release needs {QA_FILE}, "
+            f"{GRAPHS_FILE} and {PAPERS_FILE}; {RELEASE_FILES[3]} is optional)",
+        )
+
+
+def download_command(parsed: HubSpec) -> str:
+    """The command that puts the release into the Hub's cache where the Hub is reachable."""
+    revision = f" --revision {parsed.revision}" if parsed.revision else ""
+    return f"hf download --repo-type dataset{revision} {parsed.repo} {' '.join(RELEASE_FILES)}"
+
+
+def _hub_error(parsed: HubSpec, exc: Exception) -> DatasetError:
+    """The one-line DatasetError for a failure of the Hub client or of the network."""
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        LocalEntryNotFoundError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    endpoint = (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
+    token = "HF_TOKEN is set" if os.environ.get("HF_TOKEN") else "HF_TOKEN is not set"
+    if isinstance(exc, GatedRepoError):
+        why = (
+            f"is a gated dataset and {token}: accept its conditions at {endpoint}/datasets/{parsed.repo} and set "
+            "HF_TOKEN to a token of that account"
+        )
+    elif isinstance(exc, RepositoryNotFoundError):
+        why = f"is not a dataset repository on {endpoint} (or it is private and {token})"
+    elif isinstance(exc, RevisionNotFoundError):
+        why = f"has no revision '{parsed.revision}' on {endpoint}"
+    elif isinstance(exc, LocalEntryNotFoundError):
+        offline = "HF_HUB_OFFLINE is set" if _offline() else f"{endpoint} cannot be reached"
+        why = (
+            f"is not in the Hugging Face cache (or only part of it) and {offline}: where the Hub is reachable, run "
+            f"`{download_command(parsed)}` (or this command again)"
+        )
+    elif isinstance(exc, HfHubHTTPError):
+        status = exc.response.status_code if exc.response is not None else "?"
+        why = f"cannot be fetched from {endpoint}: HTTP {status} ({_first_line(exc)})"
+    else:
+        why = f"cannot be fetched from {endpoint}: {type(exc).__name__}: {_first_line(exc)}"
+    return DatasetError(parsed.text, None, None, why)
+
+
+def _offline() -> bool:
+    from huggingface_hub import constants
+
+    return bool(constants.is_offline_mode())
+
+
+def _first_line(exc: Exception) -> str:
+    text = " ".join(line for line in str(exc).splitlines() if line.strip())
+    return text[:200] + ("…" if len(text) > 200 else "")
+
+
+def _silent_class() -> type:
+    """A progress bar that shows nothing (the Hub client's own would draw on stderr)."""
+    return _progress_class("", None)
+
+
+def _progress_class(spec: str, on_fetch: OnFetch | None) -> type:
+    """A tqdm class for `snapshot_download` that draws nothing and reports to `on_fetch`.
+
+    `snapshot_download` makes three bars of this class: the files fetched (one step per finished file), the bytes
+    written to disk and the bytes received (the last left out: the first two say it all)."""
+    from tqdm import tqdm
+
+    state = {"files_done": 0, "files_total": 0, "bytes_done": 0, "bytes_total": 0}
+
+    class Reporting(tqdm):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.pop("name", None)
+            self._kind = "files" if kwargs.get("unit", "it") != "B" else "skip"
+            if self._kind == "skip" and not str(kwargs.get("desc", "")).startswith("Downloading"):
+                self._kind = "bytes"
+            super().__init__(*args, **{**kwargs, "disable": True})
+            self.n = kwargs.get("initial", 0) or 0
+            self.total = kwargs.get("total")
+
+        def update(self, n: float | None = 1) -> bool | None:
+            self.n += n or 0
+            if self._kind == "files":
+                state["files_done"], state["files_total"] = int(self.n), int(self.total or 0)
+            elif self._kind == "bytes":
+                state["bytes_done"], state["bytes_total"] = int(self.n), int(self.total or 0)
+            else:
+                return None
+            if on_fetch is not None and (self._kind == "files" or n):
+                on_fetch(Fetching(spec, **state))
+            return None
+
+        def refresh(self, *args: Any, **kwargs: Any) -> None:
+            if self._kind == "bytes":
+                state["bytes_total"] = int(self.total or 0)
+
+        @property
+        def format_dict(self) -> dict[str, Any]:
+            return {"rate": None}
+
+        def set_postfix_str(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def set_description(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def set_description_str(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    return Reporting
