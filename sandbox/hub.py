@@ -13,9 +13,11 @@ naming the repository.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,8 @@ from typing import Any
 from sandbox.release import GRAPHS_FILE, PAPERS_FILE, QA_FILE, RELEASE_FILES, DatasetError
 
 PREFIX = "hf:"
-_SPEC = re.compile(r"hf:([A-Za-z0-9][\w.-]*)/([A-Za-z0-9][\w.-]*)(?:@([^\s@]+))?")
+_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9_]|[.-](?![.-])){0,95}"  # the Hub's rule: ASCII, no "--" or "..", ≤ 96
+_SPEC = re.compile(rf"hf:({_NAME})/({_NAME})(?:@([^\s@]+))?")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 LIBRARY = "agenthop-workbench"  # the user agent's library name: the Hub's download statistics count it
 
@@ -106,24 +109,42 @@ def fetch(spec: str, on_fetch: OnFetch | None = None) -> Snapshot:
     parsed = parse(spec)
     import httpx2
     from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HFValidationError
 
     try:
-        folder = snapshot_download(
-            parsed.repo,
-            repo_type="dataset",
-            revision=parsed.revision,
-            allow_patterns=list(RELEASE_FILES),
-            endpoint=os.environ.get("HF_ENDPOINT") or None,
-            library_name=LIBRARY,
-            tqdm_class=_progress_class(parsed.text, on_fetch) if on_fetch else _silent_class(),
-        )
-    except (OSError, httpx2.HTTPError) as exc:  # the Hub client's errors are OSErrors; the network's httpx2's
+        with _quiet_hub_log():
+            folder = snapshot_download(
+                parsed.repo,
+                repo_type="dataset",
+                revision=parsed.revision,
+                allow_patterns=list(RELEASE_FILES),
+                endpoint=os.environ.get("HF_ENDPOINT") or None,
+                library_name=LIBRARY,
+                tqdm_class=_progress_class(parsed.text, on_fetch) if on_fetch else _silent_class(),
+            )
+    except (
+        OSError,
+        httpx2.HTTPError,
+        HFValidationError,
+    ) as exc:  # the Hub's errors are OSErrors, the network's httpx2's
         raise _hub_error(parsed, exc) from None
     path = Path(folder)
     commit = path.name
     snapshot = Snapshot(path, parsed.repo, commit if _COMMIT.fullmatch(commit) else parsed.revision or commit)
     _require_files(parsed, snapshot)
     return snapshot
+
+
+@contextmanager
+def _quiet_hub_log() -> Iterator[None]:
+    """The Hub client's own warnings held back while it fetches: every failure is worded here, in one line."""
+    log = logging.getLogger("huggingface_hub")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
 
 
 def cached_file(spec: str, rel: str) -> Path | None:
@@ -141,14 +162,14 @@ def cached_file(spec: str, rel: str) -> Path | None:
 
 def _require_files(parsed: HubSpec, snapshot: Snapshot) -> None:
     """The rule a release directory follows (`release.require_release_dir`), worded for the repository."""
-    missing = [rel for rel in (QA_FILE, GRAPHS_FILE, PAPERS_FILE) if not (snapshot.path / rel).is_file()]
+    required = (QA_FILE, GRAPHS_FILE, PAPERS_FILE)
+    missing = [rel for rel in required if not (snapshot.path / rel).is_file()]
+    at = f"at commit {snapshot.commit[:12]}"
+    if len(missing) == len(required):
+        raise DatasetError(parsed.text, None, None, f"holds no release {at} (none of {', '.join(required)})")
     if missing:
         raise DatasetError(
-            parsed.text,
-            None,
-            None,
-            f"holds no {', '.join(missing)} at commit {snapshot.commit[:12]} (a release needs {QA_FILE}, "
-            f"{GRAPHS_FILE} and {PAPERS_FILE}; {RELEASE_FILES[3]} is optional)",
+            parsed.text, None, None, f"holds no {', '.join(missing)} {at} (a release needs {', '.join(required)})"
         )
 
 

@@ -89,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     from workbench.service.items import KINDS, OUTCOMES, SORTS  # stdlib only: the parser stays light
 
     items = sub.add_parser("items", help="a dataset's items with how many runs got each right; --show one item")
-    items.add_argument("--data", default="builtin", help="'builtin' or a release directory")
+    items.add_argument("--data", default="builtin", help=DATA_HELP)
     items.add_argument("--db", help="results store whose runs are counted (default: $AGENTHOP_DB or the user data dir)")
     items.add_argument("--type", dest="kind", choices=KINDS, help="single- or multi-target items")
     items.add_argument("--depth", type=int, choices=(1, 2))
@@ -154,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     export_audit = audit_sub.add_parser("export", help="write the corrected dataset in the release format")
     export_audit.add_argument("--out", required=True)
     for p in (show, verdict, label, undo, export_audit):
-        p.add_argument("--data", default="builtin")
+        p.add_argument("--data", default="builtin", help=DATA_HELP)
         p.add_argument("--db")
     for p in (verdict, label, undo):
         p.add_argument("--reviewer", required=True, type=_nonblank("reviewer"))
@@ -316,7 +316,7 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of `serve-mcp`: the run's name, data, slice and caps, and the transport."""
     from sandbox.records import Caps
 
-    p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
+    p.add_argument("--data", default="builtin", help=DATA_HELP)
     p.add_argument("--run", dest="run_name", type=_run_name, required=True, help="run name (re-use it to resume)")
     p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
     p.add_argument("--limit", type=_bounded("limit"))
@@ -346,7 +346,7 @@ def add_run_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("t
     """The flags of `run`, shared by `scale sequential` and `scale parallel` (their names are a contract)."""
     from sandbox.records import Caps  # the protocol's caps are the flags' defaults
 
-    p.add_argument("--data", default="builtin", help="'builtin' or a release directory")
+    p.add_argument("--data", default="builtin", help=DATA_HELP)
     p.add_argument("--agent", default="heuristic", type=_agent, metavar="{" + ",".join(BATCH_AGENTS) + "}")
     p.add_argument("--run", dest="run_name", type=_run_name, help="run name (re-use it to resume)")
     p.add_argument("--db", help="results store (default: $AGENTHOP_DB or the user data dir)")
@@ -586,6 +586,7 @@ def _bounded(name: str):
 SWEPT_CAP = {"points": "budget", "turns": "max_turns", "tokens": "max_tokens_total"}
 
 
+DATA_HELP = "'builtin', a release directory, or hf:OWNER/NAME[@REVISION] (a release on the Hugging Face Hub)"
 COMMON_OPTIONS = {"--db": True, "--format": True, "--quiet": False}  # flag → takes a value
 
 
@@ -610,7 +611,8 @@ OPTION_HELP = {
     "(default: %(default)s)",
     "--reverse": "the sort reversed",
     "--quiet": "no progress on stderr",
-    "--data": "the dataset: builtin, or a release directory (default: %(default)s)",
+    "--data": "the dataset: builtin, a release directory, or hf:OWNER/NAME[@REVISION] on the Hugging Face Hub "
+    "(default: %(default)s)",
     "--reviewer": "who reviews (default: the one remembered, else your user name)",
     "--verdict": "the item's verdict: %(choices)s",
     "--note": "why, in a few words (kept with the verdict)",
