@@ -20,9 +20,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sandbox.release import GRAPHS_FILE, PAPERS_FILE, QA_FILE, RELEASE_FILES, DatasetError
+if TYPE_CHECKING:
+    from sandbox.release import DatasetError
 
 PREFIX = "hf:"
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9_]|[.-](?![.-])){0,95}"  # the Hub's rule: ASCII, no "--" or "..", ≤ 96
@@ -76,9 +77,19 @@ def is_hub(spec: str) -> bool:
 
 def parse(spec: str) -> HubSpec:
     """The repository and revision of `hf:OWNER/NAME[@REVISION]`; a DatasetError for anything else."""
+    parsed = _match(spec)
+    if parsed is None:
+        from sandbox.release import DatasetError
+
+        raise DatasetError(spec, None, None, "is not a Hub dataset: write hf:OWNER/NAME or hf:OWNER/NAME@REVISION")
+    return parsed
+
+
+def _match(spec: str) -> HubSpec | None:
+    """The spec read by the pattern alone (naming stays light: the release format is imported to fail only)."""
     match = _SPEC.fullmatch(spec.strip())
     if match is None:
-        raise DatasetError(spec, None, None, "is not a Hub dataset: write hf:OWNER/NAME or hf:OWNER/NAME@REVISION")
+        return None
     owner, name, revision = match.groups()
     return HubSpec(f"{owner}/{name}", revision)
 
@@ -90,9 +101,8 @@ def hub_key(spec: str) -> str:
 
 def hub_label(key: str) -> str:
     """A recorded Hub release as a person reads it: the repository's name, with a pinned revision."""
-    try:
-        parsed = parse(key)
-    except DatasetError:
+    parsed = _match(key)
+    if parsed is None:
         return key
     return parsed.repo.split("/", 1)[1] + (f"@{parsed.revision}" if parsed.revision else "")
 
@@ -106,6 +116,8 @@ def fetch(spec: str, on_fetch: OnFetch | None = None) -> Snapshot:
     """The release named by `spec`, fetched into (or found in) the Hub's cache; `on_fetch` hears how far it is.
 
     Only the four release files are asked for. A DatasetError of one line for every failure a user can act on."""
+    from sandbox.release import RELEASE_FILES
+
     parsed = parse(spec)
     import httpx2
     from huggingface_hub import snapshot_download
@@ -150,9 +162,8 @@ def _quiet_hub_log() -> Iterator[None]:
 def cached_file(spec: str, rel: str) -> Path | None:
     """A release file of `spec` as the Hub's cache holds it (the revision last resolved), without asking the Hub;
     None when it is not cached or `spec` is not a Hub dataset."""
-    try:
-        parsed = parse(spec)
-    except DatasetError:
+    parsed = _match(spec)
+    if parsed is None:
         return None
     from huggingface_hub import try_to_load_from_cache
 
@@ -162,6 +173,8 @@ def cached_file(spec: str, rel: str) -> Path | None:
 
 def _require_files(parsed: HubSpec, snapshot: Snapshot) -> None:
     """The rule a release directory follows (`release.require_release_dir`), worded for the repository."""
+    from sandbox.release import GRAPHS_FILE, PAPERS_FILE, QA_FILE, DatasetError
+
     required = (QA_FILE, GRAPHS_FILE, PAPERS_FILE)
     missing = [rel for rel in required if not (snapshot.path / rel).is_file()]
     at = f"at commit {snapshot.commit[:12]}"
@@ -175,6 +188,8 @@ def _require_files(parsed: HubSpec, snapshot: Snapshot) -> None:
 
 def download_command(parsed: HubSpec) -> str:
     """The command that puts the release into the Hub's cache where the Hub is reachable."""
+    from sandbox.release import RELEASE_FILES
+
     revision = f" --revision {parsed.revision}" if parsed.revision else ""
     return f"hf download --repo-type dataset{revision} {parsed.repo} {' '.join(RELEASE_FILES)}"
 
@@ -188,6 +203,8 @@ def _hub_error(parsed: HubSpec, exc: Exception) -> DatasetError:
         RepositoryNotFoundError,
         RevisionNotFoundError,
     )
+
+    from sandbox.release import DatasetError
 
     endpoint = (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
     token = "HF_TOKEN is set" if os.environ.get("HF_TOKEN") else "HF_TOKEN is not set"

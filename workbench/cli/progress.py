@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from workbench.views.cells import NOT_MEASURED, fraction
+from workbench.views.cells import NOT_MEASURED, fetch_line, fraction
 
 if TYPE_CHECKING:
     from workbench.service.datasets import Fetching
@@ -20,8 +20,8 @@ class Progress:
         self.quiet = quiet
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
-        self.bar = None
-        self.task = None
+        self.bar: Any = None  # rich's Progress, on a terminal once the run starts
+        self.task: Any = None
         self.t0 = time.monotonic()
         self.new = 0
 
@@ -65,6 +65,8 @@ class Progress:
     def _trajectory(self, event: RunEvent) -> None:
         acc = fraction(event.correct / event.done if event.done else None)
         t = event.trajectory
+        if t is None:  # a trajectory event always carries its trajectory
+            return
         if self.bar is not None:
             self.bar.update(self.task, completed=event.done, acc=acc)
             return
@@ -113,10 +115,7 @@ class FetchProgress:
             self._draw(event)
         elif event.files_done > self.files_said:
             self.files_said = event.files_done
-            self.stream.write(
-                f"{event.spec}: {event.files_done}/{event.files_total} files fetched "
-                f"({megabytes(event.bytes_done)} of {megabytes(event.bytes_total)})\n"
-            )
+            self.stream.write(fetch_line(event) + "\n")
             self.stream.flush()
 
     def _draw(self, event: Fetching) -> None:
@@ -146,8 +145,3 @@ class FetchProgress:
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
-
-
-def megabytes(n: int) -> str:
-    """A size as a person reads it in a download line: `12.3 MB` (decimal, as the Hub shows sizes)."""
-    return f"{n / 1e6:.1f} MB"

@@ -64,7 +64,7 @@ class CorpusCache:
         with self._lock:
             self._errors.clear()
 
-    def _corpus(self, dataset: str, fingerprint: str | None = None) -> Any:
+    def _corpus(self, dataset: str, fingerprint: str | None = None, on_fetch: Any = None) -> Any:
         with self._lock:
             if dataset in self._corpora:
                 return self._corpora[dataset]
@@ -74,9 +74,10 @@ class CorpusCache:
         from workbench.service.datasets import open_dataset, open_imported
 
         note = None
+        corpus: Any
         try:
-            corpus, _ = open_dataset(dataset, self.cache_dir)
-        except Exception as exc:  # a missing or invalid release: its earlier import, else degrade and say why
+            corpus, _ = open_dataset(dataset, self.cache_dir, on_fetch=on_fetch)
+        except Exception as exc:  # noqa: BLE001 — a missing or invalid release (any error): its earlier import, else say why
             corpus = open_imported(fingerprint, self.cache_dir) if fingerprint else None
             if corpus is None:
                 message = unavailable(dataset, exc)
@@ -91,9 +92,10 @@ class CorpusCache:
                 self._notes[dataset] = note
             return self._corpora[dataset]
 
-    def corpus(self, dataset: str, fingerprint: str | None = None) -> Any:
-        """The opened corpus (imported on first use: call from a thread worker); LookupError when unavailable."""
-        return self._corpus(dataset, fingerprint)
+    def corpus(self, dataset: str, fingerprint: str | None = None, on_fetch: Any = None) -> Any:
+        """The opened corpus (imported on first use: call from a thread worker); LookupError when unavailable.
+        `on_fetch` hears a Hub release's download (from the download's threads)."""
+        return self._corpus(dataset, fingerprint, on_fetch)
 
     def forget_error(self, dataset: str) -> None:
         """Let the next open of `dataset` try again (it failed before: a moved release may be back)."""

@@ -10,6 +10,7 @@ resumable), `stop()` lets the episodes in flight finish and starts no new ones.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -89,7 +90,7 @@ class RunJob:
             if self._cancelled:
                 raise asyncio.CancelledError
             self.monitor.note("opening the dataset…")
-            corpus, _ = open_dataset(self.spec.dataset, self.cache_dir)
+            corpus, _ = open_dataset(self.spec.dataset, self.cache_dir, on_fetch=self._fetching)
             self._load_model_client()
             store = open_store(self.store_path)
             self._seed(store)
@@ -113,6 +114,13 @@ class RunJob:
                 store.close()
             if corpus is not None:
                 corpus.close()
+
+    def _fetching(self, event: Any) -> None:
+        """A Hub release's download, said on the live screen while the run starts (from the download's threads)."""
+        if event.bytes_total:
+            from workbench.views.cells import fetch_line
+
+            self.monitor.note(fetch_line(event))
 
     def _seed(self, store: Any) -> None:
         """A relaunch: the live screen starts from what the store holds (terminations, cost, the last session's
@@ -151,10 +159,8 @@ class RunJob:
         self._cancelled = True
         loop, task = self._loop, self._task
         if loop is not None and task is not None and not loop.is_closed():
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop closed in between
                 loop.call_soon_threadsafe(task.cancel)
-            except RuntimeError:  # the loop closed in between
-                pass
 
 
 class StudyJob:
@@ -187,8 +193,8 @@ class StudyJob:
         for listener in list(self.listeners):
             try:
                 app.call_from_thread(listener)
-            except Exception:  # the app is closing, or the listener's screen is gone
-                pass
+            except Exception:  # noqa: BLE001 — the app is closing, or the listener's screen is gone: never fails the study
+                continue
 
     @property
     def active(self) -> bool:

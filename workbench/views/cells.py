@@ -3,6 +3,11 @@ measured. One helper each, so the CLI and the TUI word a value the same way."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sandbox.hub import Fetching
+
 NOT_MEASURED = "—"  # no value: nothing measured (a scripted agent's tokens), or no denominator; never printed as 0
 
 
@@ -76,6 +81,19 @@ def dataset_cell(dataset: str, repo: str | None = None, revision: str | None = N
     if dataset.split("@", 1)[0] == f"hf:{repo}":
         return f"{dataset} @ {revision[:12]}" if "@" not in dataset else f"{dataset} ({revision[:12]})"
     return f"{dataset} (hf:{repo} @ {revision[:12]})"
+
+
+def fetch_line(event: Fetching) -> str:
+    """A Hub release's download in one line: `hf:nlpai-lab/agenthop: 2/4 files fetched (120.5 MB of 330.1 MB)`."""
+    return (
+        f"{event.spec}: {event.files_done}/{event.files_total} files fetched "
+        f"({megabytes(event.bytes_done)} of {megabytes(event.bytes_total)})"
+    )
+
+
+def megabytes(n: int) -> str:
+    """A size as the Hub shows sizes (decimal): `12.3 MB`."""
+    return f"{n / 1e6:.1f} MB"
 
 
 def clip_middle(text: str, limit: int) -> str:

@@ -164,9 +164,10 @@ class ExportModal(CheckedInputModal[tuple[Path, bool] | None]):
 
 
 class DatasetModal(ModalScreen[str | None]):
-    """Pick a dataset: `builtin`, one the store's runs used, or a release directory typed in.
+    """Pick a dataset: `builtin`, one the store's runs used, or a release directory or a Hub release typed in.
 
-    `choices` are `workbench.service.items.DatasetChoice`s; the result is a dataset spec (`builtin` or a path)."""
+    `choices` are `workbench.service.items.DatasetChoice`s; the result is a dataset spec (`builtin`, a path or
+    `hf:OWNER/NAME[@REVISION]`)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dataset.cancel")]
 
@@ -185,7 +186,7 @@ class DatasetModal(ModalScreen[str | None]):
         with Vertical(classes="dialog"):
             yield Static(Text(self.title_text), classes="dialog-title")
             yield OptionList(*options, id="dataset-list")
-            yield Input(placeholder="or a release directory, then enter", id="dataset-path")
+            yield Input(placeholder="or a release directory or hf:OWNER/NAME, then enter", id="dataset-path")
             yield Static("", id="dataset-error", classes="field-error")
 
     def on_mount(self) -> None:
@@ -201,6 +202,17 @@ class DatasetModal(ModalScreen[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         value = event.value.strip()
         if not value:
+            return
+        from workbench.service.datasets import check_hub_spec, is_hub
+        from workbench.service.errors import DatasetError
+
+        if is_hub(value):  # fetched when the screen opens it; only its form is checked here
+            try:
+                check_hub_spec(value)
+            except DatasetError as exc:
+                self.query_one("#dataset-error", Static).update(Text(str(exc)))
+                return
+            self.dismiss(value)
             return
         path = Path(value).expanduser()
         if not path.is_dir():

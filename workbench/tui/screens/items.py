@@ -25,7 +25,7 @@ from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.tables import ItemsTable, clicked_sort
-from workbench.views.cells import counted
+from workbench.views.cells import counted, fetch_line
 
 COLUMNS = (
     ("id", "ITEM"),
@@ -139,13 +139,19 @@ class ItemsScreen(Screen):
         self.query_one("#items-status", Static).update(Text(f" opening {self._label()}…"))
         self.app.corpora.forget_error(dataset)  # a release put back in place opens on the next try
         self.run_worker(
-            partial(self.app.corpora.corpus, dataset),
+            partial(self.app.corpora.corpus, dataset, on_fetch=self._fetching),
             name="items-corpus",
             group="items-corpus",
             thread=True,
             exclusive=True,
             exit_on_error=False,
         )
+
+    def _fetching(self, event: Any) -> None:
+        """A Hub release's download in the status line (called from the download's threads)."""
+        if event.bytes_total:
+            status = self.query_one("#items-status", Static)
+            self.app.call_from_thread(status.update, Text(f" {fetch_line(event)}"))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker

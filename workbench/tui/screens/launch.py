@@ -20,6 +20,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
@@ -69,6 +70,25 @@ class Validation:
     spec: Any  # the launch service's RunSpec, or None
     errors: dict[str, str]
     notes: list[str]
+
+
+def release_problem(text: str) -> str | None:
+    """What is wrong with the release field: a release directory, or a Hub release (`hf:OWNER/NAME[@REVISION]`,
+    fetched when the run starts: only its form is checked here, nothing is asked of the Hub); None when usable."""
+    from workbench.service.datasets import check_hub_spec, check_release_dir, is_hub
+    from workbench.service.errors import DatasetError
+
+    text = text.strip()
+    if not text:
+        return "release directory: a path (or hf:OWNER/NAME) is needed"
+    try:
+        if is_hub(text):
+            check_hub_spec(text)
+        else:
+            check_release_dir(Path(text).expanduser())
+    except DatasetError as exc:
+        return f"release directory: {exc}"
+    return None
 
 
 def default_name(
@@ -210,28 +230,21 @@ def validate(
     """A RunSpec for the form's values, or what is wrong with them (field → message).
 
     With `cache_dir`, item ids and the slice are checked against the dataset's QA file when it can be read
-    without importing anything (the built-in benchmark once generated, a release directory); `options` are agent
-    options the form has no field for (a relaunched run's; None for a new run); `store_path` is where the cost estimate looks for
-    earlier runs of the model, `notes_memo` a dict that keeps estimates between keystrokes. `stored` is the stored
-    run named like the form's name, if any: a configuration the runner would refuse to resume is refused here,
-    pointing at the Runs screen's rename and delete `keys`. The RunSpec is the launch service's
+    without importing anything (the built-in benchmark once generated, a release directory, a Hub release once in
+    the Hub's cache); `options` are agent options the form has no field for (a relaunched run's; None for a new
+    run); `store_path` is where the cost estimate looks for earlier runs of the model, `notes_memo` a dict that
+    keeps estimates between keystrokes. `stored` is the stored run named like the form's name, if any: a
+    configuration the runner would refuse to resume is refused here, pointing at the Runs screen's rename and
+    delete `keys`. The RunSpec is the launch service's
     (`workbench.service.launch`), as `--batch run` gets it for the same choices."""
     llm_ok = agents.llm_available() if llm_ok is None else llm_ok
     errors: dict[str, str] = {}
     notes: list[str] = []
     v = {**DEFAULTS, **values}
     if v["dataset_kind"] != "builtin":
-        path = Path(v["path"].strip()).expanduser() if v["path"].strip() else None
-        if path is None:
-            errors["path"] = "release directory: a path is needed"
-        else:
-            from workbench.service.datasets import check_release_dir
-            from workbench.service.errors import DatasetError
-
-            try:
-                check_release_dir(path)
-            except DatasetError as exc:
-                errors["path"] = f"release directory: {exc}"
+        problem = release_problem(v["path"])
+        if problem:
+            errors["path"] = problem
     if v["agent"] == "llm" and not llm_ok:
         errors["agent"] = "agent: the LLM agent is not available in this build (sandbox.agents.llm is missing)"
     request = form_request(v, options, errors)
@@ -304,9 +317,10 @@ IDENTITY_FIELDS = {
 
 def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete_key: str = "d") -> dict[str, str]:
     """Field → message for each part of `spec` the store would refuse to resume the `stored` run with (the store's
-    own rule, `workbench.service.stores.identity_differences`, on the identity the runner builds), naming the stored value: "seed differs from the stored
-    run's 0". The data's fingerprint is not known before the dataset is opened, so the stored one stands in for
-    it; a different dataset key is reported by its key. Empty when starting resumes the run."""
+    own rule, `workbench.service.stores.identity_differences`, on the identity the runner builds), naming the
+    stored value: "seed differs from the stored run's 0". The data's fingerprint is not known before the dataset
+    is opened, so the stored one stands in for it; a different dataset key is reported by its key. Empty when
+    starting resumes the run."""
     from workbench.service.stores import differences_phrase, identity_differences
 
     identity = stored["identity"]
@@ -420,8 +434,13 @@ def dataset_size(dataset: str) -> int | None:
         from workbench.service.datasets import demo_item_count
 
         return demo_item_count()
+    from workbench.service.datasets import is_hub, qa_file
+
+    path = qa_file(dataset, Path()) if is_hub(dataset) else Path(dataset) / "qa" / "full.jsonl"  # Hub: if cached
+    if path is None:
+        return None
     try:
-        with open(Path(dataset) / "qa" / "full.jsonl", "rb") as fh:
+        with open(path, "rb") as fh:
             return sum(1 for line in fh if line.strip())
     except OSError:
         return None
@@ -565,7 +584,11 @@ class LaunchScreen(ModalScreen):
                     )
                     yield _field(
                         "Path",
-                        Input(v["path"], placeholder="/path/to/release (qa/, graphs/, paper_pool/)", id="path"),
+                        Input(
+                            v["path"],
+                            placeholder="/path/to/release or hf:OWNER/NAME",
+                            id="path",
+                        ),
                         "wide",
                     )
                 with Horizontal(classes="form-row"):
@@ -770,7 +793,7 @@ class LaunchScreen(ModalScreen):
         for key in DEFAULTS:
             try:
                 widget = self.query_one(f"#{key}")
-            except Exception:
+            except NoMatches:  # a value the form keeps without a widget of its own
                 continue
             widget.set_class(key in result.errors, "-invalid")
         lines = Text()
