@@ -9,8 +9,9 @@ only inside the functions that open or generate a dataset (and huggingface_hub o
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sandbox.hub import hub_key, hub_label, is_hub
 
@@ -33,6 +34,18 @@ def dataset_key(spec: str) -> str:
     if is_hub(spec):
         return hub_key(spec)
     return spec if spec == BUILTIN else release_key(spec)
+
+
+def run_dataset(run: Mapping[str, Any]) -> str:
+    """The spec that reopens a stored run's dataset as the run saw it: a Hub release at the commit the run recorded
+    (it opens from the Hub's cache offline, and a branch moved since does not change it), else the recorded key."""
+    key = str(run["dataset"])
+    repo, commit = run.get("dataset_repo"), run.get("dataset_revision")
+    if is_hub(key) and repo and commit:
+        from sandbox.hub import pinned
+
+        return pinned(repo, commit)
+    return key
 
 
 def dataset_label(key: str) -> str:

@@ -244,3 +244,40 @@ def test_anything_else_is_a_dataset_error_never_a_crash(text):
         assert str(exc).startswith("hf:")
     else:
         assert parsed.text == ("hf:" + text).strip()
+
+
+def test_a_run_reopens_at_its_commit_after_the_branch_moved(served_release, places, tmp_path):
+    """The summary export reopens the run's dataset: at the commit the run recorded, not at where main is now."""
+    small = synth.generate(tmp_path / "small", seed=1, preset="demo", items=12, papers=60)
+    old, new = commit_id("before"), commit_id("after")
+    repo = Repo({old: release_files(served_release), new: release_files(small)}, {"main": old})
+    with HubServer({REPO: repo}) as hub:
+        assert (
+            cli(places, hub, "run", "--data", SPEC, "--agent", "oracle", "--run", "r", "--limit", "4").returncode == 0
+        )
+        repo.refs["main"] = new
+        moved = cli(places, hub, "items", "--data", SPEC, "--format", "json")
+        summary = cli(places, hub, "export", "r", "--format", "agenthop-summary")
+    assert json.loads(moved.stdout)["total"] == 12  # the branch did move
+    assert summary.returncode == 0, summary.stderr
+    assert json.loads(summary.stdout)["total"] == 4  # the run's four items, of the release it ran on
+
+
+def test_a_store_of_the_previous_schema_gains_the_hub_columns(tmp_path):
+    from storage import Store
+    from storage.schema import MIGRATIONS
+
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        for statement in ";".join(MIGRATIONS[:13]).split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.execute("PRAGMA user_version = 13")
+        db.execute(
+            "INSERT INTO runs (name, agent, dataset, dataset_fingerprint, caps, config, identity, version, created_at) "
+            "VALUES ('old', 'oracle', '/data/release', 'f', '{}', '{}', '{}', '1', '2026-01-01')"
+        )
+    store = Store(path)
+    (run,) = store.runs()
+    assert (run["dataset_repo"], run["dataset_revision"]) == (None, None)
+    store.close()

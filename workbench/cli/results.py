@@ -161,11 +161,11 @@ def cmd_export(args: argparse.Namespace) -> int:
             sys.stderr.write(f"wrote {n} trajectories to {args.out}\n")
         return ExitCode.OK
     from workbench.service import paths
-    from workbench.service.datasets import open_dataset
+    from workbench.service.datasets import open_dataset, run_dataset
     from workbench.service.summary import agenthop_summary
 
     run = store.run(args.name)
-    corpus, _ = open_dataset(run["dataset"], paths.cache_dir())
+    corpus, _ = open_dataset(run_dataset(run), paths.cache_dir())
     summary = agenthop_summary(store, args.name, corpus)
     for warning in summary.get("workbench_warnings", []):
         sys.stderr.write(f"warning: {warning}\n")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sandbox.datasets import BUILTIN, dataset_key, dataset_label, open_dataset, qa_file
+from sandbox.datasets import BUILTIN, dataset_key, dataset_label, open_dataset, qa_file, run_dataset
 from sandbox.hub import Fetching, is_hub
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "open_dataset",
     "open_imported",
     "qa_file",
+    "run_dataset",
 ]
 
 

@@ -28,11 +28,11 @@ OpenCorpus = Callable[[dict[str, Any]], tuple[Any, str | None]]  # (the run's da
 
 def run_corpus(run: dict[str, Any], cache_dir: Path) -> tuple[Any, str | None]:
     """(the run's dataset, None), or (None, why it cannot be opened)."""
-    from sandbox.datasets import open_dataset
+    from sandbox.datasets import open_dataset, run_dataset
     from sandbox.release import DatasetError
 
     try:
-        return open_dataset(run["dataset"], cache_dir)[0], None
+        return open_dataset(run_dataset(run), cache_dir)[0], None
     except (DatasetError, OSError) as exc:
         return None, f"the run's dataset {run['dataset']!r} cannot be opened: {exc}"
 

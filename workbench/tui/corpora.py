@@ -71,12 +71,15 @@ class CorpusCache:
             failure = self._errors.get(dataset)
             if failure is not None and self.clock() - failure[1] < RETRY_AFTER_S:
                 raise LookupError(failure[0])
-        from workbench.service.datasets import open_dataset, open_imported
+        from workbench.service.datasets import is_hub, open_dataset, open_imported
 
         note = None
-        corpus: Any
+        corpus: Any = None
+        if fingerprint and is_hub(dataset):  # a run's Hub release: its import, without asking the Hub
+            corpus = open_imported(fingerprint, self.cache_dir)
         try:
-            corpus, _ = open_dataset(dataset, self.cache_dir, on_fetch=on_fetch)
+            if corpus is None:
+                corpus, _ = open_dataset(dataset, self.cache_dir, on_fetch=on_fetch)
         except Exception as exc:  # noqa: BLE001 — a missing or invalid release (any error): its earlier import, else say why
             corpus = open_imported(fingerprint, self.cache_dir) if fingerprint else None
             if corpus is None:

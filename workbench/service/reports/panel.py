@@ -174,7 +174,7 @@ def panel_report(
         panel["coverage"] = coverage_histogram(matrix)
         if len(names) >= 3 and len(common) >= 2:
             itc = item_total_correlations(matrix)
-            panel["item_total_correlation"] = {i: (None if v != v else float(v)) for i, v in zip(common, itc)}
+            panel["item_total_correlation"] = {i: (None if np.isnan(v) else float(v)) for i, v in zip(common, itc)}
     per_run = [
         ngrams.bigram_delta_accuracy(encoded_sequences(extra["tool_sequence"]), t["correct"])
         for t, extra in loaded
@@ -229,7 +229,9 @@ def _corpora(cache_dir: Any) -> Iterator[Any]:
     def corpus_of(run: dict[str, Any]) -> Any:
         if cache_dir is None:
             return None
-        key = run["dataset"]
+        from sandbox.datasets import run_dataset
+
+        key = run_dataset(run)
         if key not in opened:
             from sandbox.datasets import open_dataset
             from sandbox.release import DatasetError
