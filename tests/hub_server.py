@@ -11,7 +11,7 @@ dataset repository, answered as the Hub answers them (point `HF_ENDPOINT` at `en
   carrying `X-Linked-Etag` (its sha256) and `X-Linked-Size`, and the CDN serves it with `Range` (resumed
   downloads). A gated repository answers its files 401 `GatedRepo` unless the request bears `token`.
 
-Every request is recorded (method, path, whether it bore an Authorization header) in `requests`.
+Every request is recorded (method, path, whether it bore an Authorization header, its Range) in `requests`.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ class Repo:
     refs: dict[str, str]  # branch or tag → commit ("main" is the default branch)
     lfs: frozenset[str] = frozenset()  # paths stored in LFS (served through the CDN)
     gated: bool = False
+    cut: set[str] = field(default_factory=set)  # paths whose next download breaks off halfway (then served whole)
 
 
 def commit_id(label: str) -> str:
@@ -56,6 +57,7 @@ class Request:
     method: str
     path: str
     authorized: bool
+    range: str | None = None  # the Range header of a resumed download
 
 
 @dataclass
@@ -120,7 +122,8 @@ class HubServer:
     def _answer(self, h: BaseHTTPRequestHandler, body: bool) -> None:
         url = urlparse(h.path)
         path = unquote(url.path)
-        self.requests.append(Request(h.command, path, "authorization" in {k.lower() for k in h.headers}))
+        authorized = "authorization" in {k.lower() for k in h.headers}
+        self.requests.append(Request(h.command, path, authorized, h.headers.get("Range")))
         if m := re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/revision/(.+)", path):
             self._info(h, m.group(1), m.group(2), body)
         elif m := re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/tree/([^/]+)(/.*)?", path):
@@ -213,6 +216,10 @@ class HubServer:
             self._send(h, 302, b"", headers, body)
             return
         headers = {"X-Repo-Commit": commit, "ETag": f'"{blob_id(content)}"', "Accept-Ranges": "bytes"}
+        if body and rel in repo.cut:
+            repo.cut.discard(rel)
+            self._break_off(h, content, headers)
+            return
         self._send_content(h, content, headers, body)
 
     def _cdn(self, h: BaseHTTPRequestHandler, sha: str, body: bool) -> None:
@@ -233,6 +240,18 @@ class HubServer:
             self._send(h, 206, content[start:], headers, body)
         else:
             self._send(h, 200, content, headers, body)
+
+    @staticmethod
+    def _break_off(h: BaseHTTPRequestHandler, content: bytes, headers: dict[str, str]) -> None:
+        """The whole file announced, half of it sent, the connection closed: a download the network broke off."""
+        h.send_response(200)
+        for key, value in headers.items():
+            h.send_header(key, value)
+        h.send_header("Content-Length", str(len(content)))
+        h.end_headers()
+        h.wfile.write(content[: len(content) // 2])
+        h.wfile.flush()
+        h.close_connection = True
 
     @staticmethod
     def _send(h: BaseHTTPRequestHandler, status: int, data: bytes, headers: dict[str, str], body: bool) -> None:

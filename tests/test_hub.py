@@ -281,3 +281,18 @@ def test_a_store_of_the_previous_schema_gains_the_hub_columns(tmp_path):
     (run,) = store.runs()
     assert (run["dataset_repo"], run["dataset_revision"]) == (None, None)
     store.close()
+
+
+def test_a_download_the_network_breaks_off_is_taken_up_again(served_release, places):
+    """huggingface_hub retries a file whose connection dropped mid-way, asking with a Range for what follows the
+    10 MB blocks it already holds (this file is smaller than one block: it comes again whole), and the release
+    opens as if nothing happened."""
+    repo = agenthop_repo(served_release)
+    repo.cut.add("qa/full.jsonl")
+    with HubServer({REPO: repo}) as hub:
+        proc = cli(places, hub, "items", "--data", SPEC, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    size = len(release_files(served_release)["qa/full.jsonl"])
+    gets = [r for r in hub.requests if r.method == "GET" and r.path.endswith("/qa/full.jsonl")]
+    assert [r.range for r in gets] == [None, None] and size < 10 * 2**20
+    assert json.loads(proc.stdout)["total"] == 60
