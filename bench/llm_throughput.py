@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT))
 
 SERVER = """
 import gc, json, sys
-gc.disable()  # the server keeps every request body: its collections would stall every reply, which is not ours to measure
+# the server keeps every request body: its collections would stall every reply, which is not ours to measure
+gc.disable()
 sys.path.insert(0, {root!r})
 from tests.openai_server import FakeOpenAI, tool_reply, seed_of, turn_of
 calls = {calls}
@@ -48,7 +49,8 @@ def brain(req, n):
     if t < calls - 1:
         return tool_reply(("think", {{"reasoning": "step " + str(t)}}), prompt_tokens=2000 + 500 * t)
     return tool_reply(("submit_answer", {{"answer": "B", "reasoning": "r"}}), prompt_tokens=4000)
-srv = FakeOpenAI(brain, latency_s={latency}, strict=False)  # the tests check histories; here the server's CPU is not ours
+# strict=False: the tests check histories; here the server's CPU is not ours
+srv = FakeOpenAI(brain, latency_s={latency}, strict=False)
 srv.__enter__()
 print(srv.url, flush=True)
 sys.stdin.read()

@@ -120,7 +120,8 @@ def main() -> None:
     for screen in args.only.split(",") if args.only else SCREENS:
         on_top, shown, ready, frozen = asyncio.run(one(path, work / "cache", screen, (width, height)))
         print(
-            f"  {screen:24s} on top after {on_top:6.3f} s   shown after {shown:6.3f} s   ready after {ready:6.3f} s   longest freeze {frozen:6.3f} s",
+            f"  {screen:24s} on top after {on_top:6.3f} s   shown after {shown:6.3f} s"
+            f"   ready after {ready:6.3f} s   longest freeze {frozen:6.3f} s",
             flush=True,
         )
     shutil.rmtree(work, ignore_errors=True)

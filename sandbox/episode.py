@@ -137,7 +137,8 @@ class Episode:
         self.continues = 0
         self.stopping = False
         self.stop_sent = False
-        # a sequential strategy chosen (`sandbox.strategies`): None keeps the original rule (EXTEND on the token axis only)
+        # a sequential strategy chosen (`sandbox.strategies`): None keeps the original rule
+        # (EXTEND on the token axis only)
         self.strategy = strategy
         self.summary_pending = False  # the agent was asked to summarize: its next turn is the summary
         self.worked_since_extend = True  # a tool call other than submit since the last extension
@@ -274,7 +275,8 @@ class Episode:
                 usage=usage,
                 cost_usd=turn.cost_usd,
                 text=(
-                    f"[HARNESS] Token limit reached ({self.ledger.tokens:,} > {self.caps.max_tokens_total:,}). Forcing termination."
+                    f"[HARNESS] Token limit reached ({self.ledger.tokens:,} > {self.caps.max_tokens_total:,})."
+                    " Forcing termination."
                 ),
             )
             return "token_limit"

@@ -284,8 +284,8 @@ def verification_gap(
     """Gap = pass@k − committed accuracy, from per-item values on the same items (§3.7).
 
     Intervals are paired: the bootstrap draw depends only on (n, B, seed), so the oracle, the
-    selection and their difference are resampled with the same items. `relative_gap` = gap / pass@k; `efficiency` = (selection − pass@1)/(pass@k − pass@1),
-    None where its denominator is 0 (or pass1 is not given).
+    selection and their difference are resampled with the same items. `relative_gap` = gap / pass@k;
+    `efficiency` = (selection − pass@1)/(pass@k − pass@1), None where its denominator is 0 (or pass1 is not given).
     """
     o = np.asarray(oracle, dtype=np.float64)
     s = np.asarray(selected, dtype=np.float64)

@@ -303,7 +303,10 @@ def pattern_bucket(group: str, f: ReadFacts) -> str:
 
 
 def navigation_patterns(trajs: Sequence[Record], facts: Sequence[ReadFacts]) -> dict[str, Any]:
-    """Groups st_d1/st_d2/mt_d1/mt_d2 that have trajectories: `{total, buckets: {name: {n, share, correct, accuracy}}}`."""
+    """Groups st_d1/st_d2/mt_d1/mt_d2 that have trajectories.
+
+    Shape: `{total, buckets: {name: {n, share, correct, accuracy}}}`.
+    """
     groups: dict[str, list[ReadFacts]] = {}
     for t, f in zip(trajs, facts):
         group = pattern_group(t)

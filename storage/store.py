@@ -316,7 +316,8 @@ class Store:
 
     def next_attempt(self, run_id: int, item_id: str, replicate: int) -> int:
         row = self.conn.execute(
-            "SELECT MAX(attempt) FROM trajectories WHERE run_id = ? AND item_id = ? AND replicate = ? AND status = 'done'",
+            "SELECT MAX(attempt) FROM trajectories"
+            " WHERE run_id = ? AND item_id = ? AND replicate = ? AND status = 'done'",
             (run_id, item_id, replicate),
         ).fetchone()
         return 0 if row[0] is None else row[0] + 1
@@ -391,8 +392,9 @@ class Store:
                 ).fetchone()[0]
                 turns, points, tokens = tuple(last) if last else (0, 0, 0)
                 self.conn.execute(
-                    "UPDATE trajectories SET status = 'done', final = 0, termination = 'error', error_kind = 'abandoned', "
-                    "error = ?, correct = 0, turns = ?, points_used = ?, tokens = ?, tool_calls = ?, finished_at = ? "
+                    "UPDATE trajectories SET status = 'done', final = 0, termination = 'error', "
+                    "error_kind = 'abandoned', error = ?, correct = 0, turns = ?, points_used = ?, tokens = ?, "
+                    "tool_calls = ?, finished_at = ? "
                     "WHERE id = ?",
                     (note, turns, points, tokens, calls, now(), tid),
                 )
@@ -657,7 +659,8 @@ class Store:
     def item_outcomes(self, fingerprint: str) -> dict[str, tuple[int, int]]:
         """item id -> (runs whose replicate-0 trajectory on it is correct, runs with one), over the dataset's runs."""
         rows = self.conn.execute(
-            "SELECT t.item_id, COALESCE(SUM(t.correct), 0), COUNT(*) FROM trajectories t JOIN runs r ON r.id = t.run_id "
+            "SELECT t.item_id, COALESCE(SUM(t.correct), 0), COUNT(*) "
+            "FROM trajectories t JOIN runs r ON r.id = t.run_id "
             "WHERE r.dataset_fingerprint = ? AND t.final = 1 AND t.status = 'done' AND t.replicate = 0 "
             "GROUP BY t.item_id",
             (fingerprint,),
@@ -899,8 +902,8 @@ class Store:
             raise StoreError("an undo names the edit it undoes, and only an undo does")
         with self.transaction():
             cur = self.conn.execute(
-                "INSERT INTO audit_labels (dataset_fingerprint, item_id, action, arxiv_id, section, relevance, reviewer,"
-                " created_at, undoes) VALUES (?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO audit_labels (dataset_fingerprint, item_id, action, arxiv_id, section, relevance,"
+                " reviewer, created_at, undoes) VALUES (?,?,?,?,?,?,?,?,?)",
                 (fingerprint, item_id, action, arxiv_id, section, relevance, reviewer, now(), undoes),
             )
         return cur.lastrowid

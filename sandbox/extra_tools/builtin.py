@@ -146,7 +146,8 @@ _TOOLS: dict[str, tuple[str, dict[str, Any], Handler]] = {
         "Search the web and return the top results with title, URL and snippet.",
         _obj({"query": _s("What to search for."), "num_results": _i("How many results (max 10).")}, ("query",)),
         lambda r: "\n".join(
-            f"[{k}] {t}\n    https://www.{_pick(r, ('howto', 'dailytips', 'homeguide', 'lifehub'))}.com/{r.getrandbits(24):x}"
+            f"[{k}] {t}\n    https://www.{_pick(r, ('howto', 'dailytips', 'homeguide', 'lifehub'))}"
+            f".com/{r.getrandbits(24):x}"
             for k, t in enumerate(r.sample(_SITES, 3), 1)
         ),
     ),
