@@ -152,18 +152,20 @@ def scrub_surrogates(value: Any) -> tuple[Any, int]:
         fixed, n = _LONE_SURROGATE.subn(REPLACEMENT, value)
         return fixed, int(n > 0)
     if isinstance(value, list):
-        out, total = [], 0
-        for v in value:
-            v, n = scrub_surrogates(v)
-            out.append(v)
+        out: list[Any] = []
+        total = 0
+        for item in value:
+            fixed_item, n = scrub_surrogates(item)
+            out.append(fixed_item)
             total += n
         return out, total
     if isinstance(value, dict):
-        pairs, total = {}, 0
-        for k, v in value.items():
-            k, nk = scrub_surrogates(k)
-            v, nv = scrub_surrogates(v)
-            pairs[k] = v
+        pairs: dict[Any, Any] = {}
+        total = 0
+        for key, item in value.items():
+            fixed_key, nk = scrub_surrogates(key)
+            fixed_item, nv = scrub_surrogates(item)
+            pairs[fixed_key] = fixed_item
             total += nk + nv
         return pairs, total
     return value, 0

@@ -11,6 +11,7 @@ Linux), never to the terminal.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib.util
 import os
 import subprocess
@@ -166,10 +167,8 @@ def stop(process: subprocess.Popen, grace_s: float = 5.0) -> None:
 
 def _close(stream) -> None:
     if stream is not None and not stream.closed:
-        try:
+        with contextlib.suppress(OSError):  # a pipe the other end already closed
             stream.close()
-        except OSError:  # a pipe the other end already closed
-            pass
 
 
 def server_note(base_url: str | None) -> str:
