@@ -23,11 +23,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from textual.css.query import QueryError
+from textual.widgets import DataTable
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from tui import Heartbeat, until  # noqa: E402
+from tui import Heartbeat, until  # noqa: E402 — the bench directory is put on the path just above
 
 
 def opener(name: str):
@@ -40,14 +43,14 @@ def opener(name: str):
                 return True
         try:
             return bool(screen.query_one("#panel-loading").display)
-        except Exception:
+        except QueryError:  # this screen has no loading panel
             return False
 
     def table_filled(selector: str):
         def ready(app) -> bool:
             try:
-                return app.screen.query_one(selector).row_count > 0
-            except Exception:
+                return app.screen.query_one(selector, DataTable).row_count > 0
+            except QueryError:  # the screen is not (yet) the one with this table
                 return False
 
         return ready
@@ -87,7 +90,11 @@ async def one(store_path: Path, cache: Path, screen: str, size: tuple[int, int])
     beat = Heartbeat()
     async with app.run_test(size=size) as pilot:
         beat.start()
-        await until(lambda: app.screen.query("#runs-table") and app.screen.query_one("#runs-table").row_count > 0)
+        await until(
+            lambda: (
+                bool(app.screen.query("#runs-table")) and app.screen.query_one("#runs-table", DataTable).row_count > 0
+            )
+        )
         await pilot.pause()
         beat.reset()
         t = time.perf_counter()

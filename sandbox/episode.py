@@ -176,7 +176,8 @@ class Episode:
             termination = await self._loop()
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # our bug or an agent's: keep the context, end as error
+        # our bug or an agent's: the traceback is emitted, the episode ends as error, the run goes on
+        except Exception as exc:  # noqa: BLE001 — recorded with its traceback
             self.error = f"{type(exc).__name__}: {exc}"
             self.error_kind = "exception"
             await self._emit("error", text=traceback.format_exc(limit=8))

@@ -164,7 +164,7 @@ class LLMJudge:
             req["api_base"] = self.config.base_url
         try:
             resp = await litellm.acompletion(**req)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — litellm's many classes: each classified
             raise classify(exc, self.key) from None
         return (resp.choices[0].message.content or ""), read_usage(getattr(resp, "usage", None))
 
@@ -182,7 +182,7 @@ class LLMJudge:
         }
         try:
             reply = await self.native.post(body)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — any transport failure: a model error
             raise (
                 lost_response(exc, self.config.timeout_s) or NonTransientModelError(f"{type(exc).__name__}: {exc}")
             ) from None

@@ -272,7 +272,8 @@ class LLMAgent:
                     response = await litellm.acompletion(**req)
                 except asyncio.CancelledError:
                     raise
-                except Exception as exc:
+                # litellm raises dozens of classes (its own, httpx's, the SDKs'): `failure` classifies each one
+                except Exception as exc:  # noqa: BLE001 — every one classified below, none swallowed
                     raise self.failure(exc, wire) from None
         if response is None or not getattr(response, "choices", None):
             what = "no response" if response is None else "a response without choices"
@@ -281,7 +282,8 @@ class LLMAgent:
             return unique_ids(self.parse(response), messages)
         except ModelError:
             raise
-        except Exception as exc:  # a response we cannot read is the provider's fault, not a turn
+        # a response we cannot read, however the reading fails, is the provider's fault, not a turn
+        except Exception as exc:  # noqa: BLE001 — a model error naming the exception, none swallowed
             raise NonTransientModelError(scrub(f"unreadable response: {type(exc).__name__}: {exc}", self.key)) from None
 
     async def _act_native(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
@@ -292,7 +294,8 @@ class LLMAgent:
                 reply = await self.session.native.post(body)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
+            # any transport failure (httpx's, h2's, the OS's) is classified by `failure`
+            except Exception as exc:  # noqa: BLE001 — every one classified below, none swallowed
                 raise self.failure(exc, None) from None
         outcome = reply_outcome(reply.status, reply.retry_after, reply.body, self.key)
         if isinstance(outcome, ModelError):
@@ -302,7 +305,8 @@ class LLMAgent:
             return unique_ids(self.turn(choice["message"], outcome.get("usage"), choice.get("finish_reason")), messages)
         except ModelError:
             raise
-        except Exception as exc:
+        # a reply we cannot read, however the reading fails, is the provider's fault, not a turn
+        except Exception as exc:  # noqa: BLE001 — a model error naming the exception, none swallowed
             raise NonTransientModelError(scrub(f"unreadable response: {type(exc).__name__}: {exc}", self.key)) from None
 
     def failure(self, exc: Exception, wire: Wire | None) -> ModelError:

@@ -57,7 +57,8 @@ class Wire:
         """The body as received, if it was read (always for an error status); None otherwise."""
         try:
             return None if self.response is None else self.response.content
-        except Exception:  # httpx.ResponseNotRead: the failure came before the body was read
+        # ResponseNotRead, httpx's or the OpenAI SDK's httpx2's: the failure came before the body was read
+        except Exception:  # noqa: BLE001 — two unrelated ResponseNotRead classes
             return None
 
     def retry_after_s(self) -> float | None:

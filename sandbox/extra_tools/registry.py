@@ -286,7 +286,8 @@ class ExtraTools:
         """One executed call; never raises (a failure is the `Error calling …` text every tool error is)."""
         try:
             return await self.caller(name, args)
-        except Exception as exc:  # an MCP transport failing in a way the caller did not expect
+        # an MCP transport failing in a way the caller did not expect: a tool error naming it, not a crashed episode
+        except Exception as exc:  # noqa: BLE001 — shown to the agent as the tool's error
             return ToolOutcome(f"Error calling {name}: {type(exc).__name__}: {exc}", "error")
 
 
