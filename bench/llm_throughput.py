@@ -125,7 +125,9 @@ def main() -> None:
         stdout=subprocess.PIPE,
         text=True,
     )
-    url = server.stdout.readline().strip()
+    assert server.stdin is not None and server.stdout is not None  # both PIPE
+    server_in, server_out = server.stdin, server.stdout
+    url = server_out.readline().strip()
     try:
         store = Store(work / "store.sqlite")
         spec = RunSpec(
@@ -146,8 +148,8 @@ def main() -> None:
         retries = store.conn.execute("SELECT COALESCE(SUM(transient_retries), 0) FROM trajectories").fetchone()[0]
         server_cpu = process_cpu_s(server.pid)
     finally:
-        server.stdin.close()
-        timings = json.loads(server.stdout.readline() or "[]")
+        server_in.close()
+        timings = json.loads(server_out.readline() or "[]")
         server.wait()
         shutil.rmtree(work, ignore_errors=True)  # the run's store: one per invocation, never read again
     calls = result["done"] * args.calls

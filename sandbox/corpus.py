@@ -69,7 +69,9 @@ def fingerprint(root: Path, cache_dir: Path) -> str:
 
 def _memo_hit(memo: dict[str, Any], path: Path, st: os.stat_result) -> bool:
     hit = memo.get(str(path))
-    return bool(hit) and hit[0] == st.st_size and hit[1] == st.st_mtime_ns
+    if not hit:
+        return False
+    return hit[0] == st.st_size and hit[1] == st.st_mtime_ns
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -231,8 +233,7 @@ def _import_items(
                 path, lineno, "id", f"duplicate item id '{item['id']}' (first on line {seen[item['id']]})"
             )
         seen[item["id"]] = lineno
-        nodes = graphs.get(item["id"])
-        release.check_item_graph(item, nodes, pool, path, lineno)
+        nodes = release.check_item_graph(item, graphs.get(item["id"]), pool, path, lineno)
         item = dict(item)
         # The arXiv ids of the gold and bridge papers are the graph's, not QA's. The agent sees only S2 ids and
         # every tool maps S2 id → node arxivId → pool, so reads are recorded in the graph's arXiv ids, and
@@ -329,7 +330,8 @@ def _resolve_one(
 ) -> tuple[str, str, str, int | None, str, str | None]:
     """(arxiv_id, section, relevance, section index, method, warning kind or None) of one label."""
     arx, section = lab.get("arxiv_id"), lab.get("section")
-    relevance = lab.get("relevance") if isinstance(lab.get("relevance"), str) else ""
+    given_relevance = lab.get("relevance")
+    relevance = given_relevance if isinstance(given_relevance, str) else ""
     if not isinstance(section, str):
         section = ""
     if not isinstance(arx, str) or not arx:

@@ -425,18 +425,19 @@ class Episode:
 
     async def _extension(self, call: ToolCall) -> str:
         """The message a refused submit is answered with, by the strategy."""
-        name = self.strategy.name if self.strategy is not None else "continue"
+        strategy = self.strategy
+        name = strategy.name if strategy is not None else "continue"
         if name == "summarize":
             self.summary_pending = True
             return self.texts.summarize
-        if name == "verifier":
+        if strategy is not None and name == "verifier":
             try:
-                found = await self.strategy.assess(self.item, self.steps, call.args)
+                found = await strategy.assess(self.item, self.steps, call.args)
             except VerifierFailed as exc:
                 self.verifier_errors += 1
                 await self._emit(
                     "error",
-                    text=f"{VERIFIER_ERROR}({self.strategy.verifier.name}): {exc}; "
+                    text=f"{VERIFIER_ERROR}({strategy.verifier.name}): {exc}; "
                     "this extension gets the continue instruction",
                 )
                 return self.texts.continue_
@@ -445,7 +446,7 @@ class Episode:
                 "completion": found.completion_tokens,
                 "cache_read": 0,
                 "cache_creation": 0,
-                "raw": {"verifier": self.strategy.verifier.name},
+                "raw": {"verifier": strategy.verifier.name},
             }
             await self._emit("verifier", text=found.text, usage=usage, cost_usd=found.cost_usd)
             return f"{self.texts.revision_head}\n{found.text}\n\n{self.texts.revision_tail}"

@@ -262,7 +262,7 @@ def _check_placeholders(key: Key, value: str, lines: list[str], source: str) -> 
                 "a literal brace is written {{ or }})"
             )
         try:
-            format(_SAMPLE[name], spec)
+            format(_SAMPLE[name], spec or "")  # a named field always has a spec string ("" when none)
         except (ValueError, TypeError) as exc:
             raise PromptsError(f"{source}:{line}: key '{key.name}': placeholder {{{name}:{spec}}}: {exc}") from None
     names = {n for n, _, _ in found}

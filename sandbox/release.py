@@ -228,7 +228,8 @@ def check_paper(obj: dict, path: Path, lineno: int) -> tuple[str, str, list[tupl
     arxiv_id = _need(obj, "arxiv_id", str, path, lineno)
     if not arxiv_id:
         raise DatasetError(path, lineno, "arxiv_id", "is empty")
-    title = obj.get("title") if isinstance(obj.get("title"), str) else ""
+    given_title = obj.get("title")
+    title = given_title if isinstance(given_title, str) else ""
     sections = _need(obj, "sections", list, path, lineno)
     out: list[tuple[str | None, str]] = []
     for i, sec in enumerate(sections):
@@ -318,8 +319,11 @@ def check_item(obj: dict, path: Path, lineno: int) -> dict[str, Any]:
     return obj
 
 
-def check_item_graph(item: dict, nodes: dict[str, dict] | None, pool: dict[str, int], path: Path, lineno: int) -> None:
-    """Cross-file checks: the item has a graph; seed, gold and bridge are nodes; gold-path papers have text."""
+def check_item_graph(
+    item: dict, nodes: dict[str, dict] | None, pool: dict[str, int], path: Path, lineno: int
+) -> dict[str, dict]:
+    """Cross-file checks: the item has a graph; seed, gold and bridge are nodes; gold-path papers have text.
+    Returns the item's graph nodes, checked."""
     if nodes is None:
         raise DatasetError(path, lineno, "id", f"item '{item['id']}' has no graph in {GRAPHS_FILE}")
     roles = [("seed_paper_id", item["seed_paper_id"])]
@@ -332,6 +336,7 @@ def check_item_graph(item: dict, nodes: dict[str, dict] | None, pool: dict[str, 
         arx = node.get("arxivId") or ""
         if not pool.get(arx):
             raise DatasetError(path, lineno, fieldname, f"gold-path paper '{pid}' has no full text in {PAPERS_FILE}")
+    return nodes
 
 
 def label_rows(obj: dict) -> list[dict[str, Any]]:

@@ -216,7 +216,7 @@ def section_ceiling(records: Sequence[Record] | Table) -> dict[str, Any]:
     t = Table.of(records)
     known = ~np.isnan(t["section_reachable"])
     reachable = known & (np.nan_to_num(t["section_reachable"]) != 0)
-    out = {"unreachable": int((known & ~reachable).sum()), "unknown": int((~known).sum())}
+    out: dict[str, Any] = {"unreachable": int((known & ~reachable).sum()), "unknown": int((~known).sum())}
     out["ceiling"] = {
         k: Ratio(int(reachable[w].sum()), int(w.sum()))
         for k, w in (("st", t.st), ("mt", t.mt), ("all", np.ones(t.n, dtype=bool)))

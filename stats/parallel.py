@@ -311,7 +311,9 @@ def verification_gap(
     return out
 
 
-def with_ci(per_item: Sequence[float], level: float = 0.95, n_boot: int = 10_000, seed: int = 0) -> Interval:
+def with_ci(
+    per_item: Sequence[float] | np.ndarray, level: float = 0.95, n_boot: int = 10_000, seed: int = 0
+) -> Interval:
     """Mean of a per-item metric with its percentile bootstrap interval over items (seeded)."""
     return bootstrap_mean_ci(per_item, level=level, n_boot=n_boot, seed=seed)
 

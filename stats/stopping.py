@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from stats.ratio import Ratio
 from stats.significance import fisher_exact_two_sided
@@ -86,8 +86,8 @@ LEGEND = {
 def compact(actions: Sequence[Action]) -> Sequence[Sequence[Any]]:
     """Actions as [tool, status, paper, role, delivered] lists (dicts are converted; lists pass through)."""
     if not actions or type(actions[0]) in (list, tuple) or not isinstance(actions[0], Mapping):
-        return actions
-    return [[a.get(k) for k in FIELDS] for a in actions]
+        return cast(Sequence[Sequence[Any]], actions)  # one trajectory's actions are all lists or all dicts
+    return [[a.get(k) for k in FIELDS] for a in cast(Sequence[Mapping[str, Any]], actions)]
 
 
 def n_gold(traj: Trajectory) -> int:

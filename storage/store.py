@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cached_property
@@ -124,6 +124,13 @@ def differ_phrase(keys: list[str]) -> str:
     if len(keys) == 1:
         return f"{keys[0]} differs"
     return f"{', '.join(keys[:-1])} and {keys[-1]} differ"
+
+
+def inserted_id(cur: sqlite3.Cursor) -> int:
+    """The rowid the INSERT just run on `cur` wrote (sqlite3 types `lastrowid` Optional, None before any insert)."""
+    rowid = cur.lastrowid
+    assert rowid is not None, "an INSERT sets lastrowid"
+    return rowid
 
 
 def now() -> str:
@@ -259,7 +266,7 @@ class Store:
             cur = self.conn.execute(
                 f"INSERT INTO runs ({cols}) VALUES ({', '.join('?' * len(record))})", list(record.values())
             )
-        return cur.lastrowid, False
+        return inserted_id(cur), False
 
     def update_run(self, run_id: int, **fields: Any) -> None:
         """Set columns of a run; dicts and lists (`caps`, `config`) are stored as JSON, as at creation."""
@@ -437,7 +444,7 @@ class Store:
                 f"VALUES (?, ?, ?, ?, 'running', ?, {', '.join('?' * len(META_FIELDS))})",
                 (run_id, item_id, replicate, attempt, now(), *(meta.get(k) for k in META_FIELDS)),
             )
-        return cur.lastrowid
+        return inserted_id(cur)
 
     def add_step(self, trajectory_id: int, step: dict[str, Any]) -> None:
         """Commit one step now. `step` holds the Step's fields flattened (ledger state included)."""
@@ -494,7 +501,7 @@ class Store:
         )
 
     def finish_trajectory(
-        self, trajectory_id: int, result: dict[str, Any], final: bool, steps: list[dict[str, Any]] = ()
+        self, trajectory_id: int, result: dict[str, Any], final: bool, steps: Sequence[dict[str, Any]] = ()
     ) -> None:
         """Write the last `steps` and the outcome and mark the trajectory done, atomically: before this it does
         not count."""
@@ -906,7 +913,7 @@ class Store:
                 " reviewer, created_at, undoes) VALUES (?,?,?,?,?,?,?,?,?)",
                 (fingerprint, item_id, action, arxiv_id, section, relevance, reviewer, now(), undoes),
             )
-        return cur.lastrowid
+        return inserted_id(cur)
 
     def verdicts(self, fingerprint: str) -> dict[str, dict[str, Any]]:
         """The latest verdict per item of a dataset."""

@@ -259,11 +259,14 @@ class LLMAgent:
 
     async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
         self.names = frozenset(TOOL_NAMES) | {t["name"] for t in tools if isinstance(t.get("name"), str)}
-        if self.session.native is not None:
-            return await self._act_native(messages, tools)
+        native = self.session.native
+        if native is not None:
+            return await self._act_native(native, messages, tools)
         litellm = litellm_module()
         req = self.request(messages, tools)
-        client = self.session.clients.client()
+        clients = self.session.clients
+        assert clients is not None  # `Session.open` gives every litellm session its clients
+        client = clients.client()
         if client is not None:
             req["client"] = client
         async with self.limiter.slot():
@@ -286,12 +289,14 @@ class LLMAgent:
         except Exception as exc:  # noqa: BLE001 — a model error naming the exception, none swallowed
             raise NonTransientModelError(scrub(f"unreadable response: {type(exc).__name__}: {exc}", self.key)) from None
 
-    async def _act_native(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def _act_native(
+        self, native: NativeClient, messages: list[dict[str, Any]], tools: tuple[dict, ...]
+    ) -> AssistantTurn:
         """The same call through the native client: the same body, read and classified by the same functions."""
         body = providers.wire_body(self.call(messages, tools))
         async with self.limiter.slot():
             try:
-                reply = await self.session.native.post(body)
+                reply = await native.post(body)
             except asyncio.CancelledError:
                 raise
             # any transport failure (httpx's, h2's, the OS's) is classified by `failure`

@@ -148,7 +148,9 @@ def start_logged(
 def _first_line(process: subprocess.Popen, timeout_s: float) -> str:
     """The first line of the process's stdout, or '' when it ends (or the time runs out) before one."""
     got: list[bytes] = []
-    reader = threading.Thread(target=lambda: got.append(process.stdout.readline()), daemon=True)
+    stdout = process.stdout
+    assert stdout is not None  # started with stdout=PIPE
+    reader = threading.Thread(target=lambda: got.append(stdout.readline()), daemon=True)
     reader.start()
     reader.join(timeout_s)
     return got[0].decode("utf-8", "replace").strip() if got else ""

@@ -156,5 +156,11 @@ class Clients:
 
         base = self.api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or None
         return openai.AsyncOpenAI(
-            api_key=self.api_key, base_url=base, http_client=handler.client, max_retries=0, timeout=self.timeout_s
+            api_key=self.api_key,
+            base_url=base,
+            # the SDK annotates httpx2's client; it drives litellm's httpx client by the same interface (the
+            # client-parity tests run this route)
+            http_client=handler.client,  # type: ignore[arg-type]  # the SDK's annotation names httpx2 only
+            max_retries=0,
+            timeout=self.timeout_s,
         )
