@@ -15,7 +15,6 @@ import os
 import sqlite3
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -491,9 +490,6 @@ class Corpus:
         if not headers:
             return None, "unknown_paper"
         return resolve_label(section, headers, bodies)
-
-    def paper_titles(self) -> Iterator[tuple[str, str]]:
-        yield from self.db.execute("SELECT arxiv_id, title FROM papers")
 
 
 def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]], labelled: bool = True) -> Item:

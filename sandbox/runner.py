@@ -265,7 +265,7 @@ class Runner:
         self.corpus = corpus
         self.store = store
         self.factory = factory or default_factory(spec)
-        self.on_event = on_event or (lambda event: None)
+        self.on_event = on_event or (lambda _event: None)
         self.client: str | None = getattr(self.factory, "client", None)  # which model client the run's calls use
         self.caps = spec.effective_caps()
         self.done = self.correct = 0

@@ -730,10 +730,6 @@ class Generator:
         )
 
 
-def seed_key(seed: int) -> str:
-    return f"{GENERATOR_VERSION}-{seed}"
-
-
 def _sub_number(p: Paper, i: int, j: int) -> str:
     """The number of subsection j of section i: `3.2`, or `III-B` in a roman-numbered paper (a gold paper of a
     dense pool carries up to len(ASPECTS) facts, one subsection each: letters past J)."""

@@ -123,17 +123,6 @@ class LLMConfig:
         self.api_key()
         Session.open(self)
 
-    def as_options(self) -> dict[str, Any]:
-        """What the run records (and resumes on): every setting, the key's variable name, never the key."""
-        return {
-            "model": self.model,
-            "base_url": self.base_url,
-            "api_key_env": self.key_env(),
-            "sampling": self.sampling(),
-            "text_tools": self.text_tools,
-            "extra": self.extra,
-        }
-
 
 CLIENTS = ("auto", "native", "litellm")
 
