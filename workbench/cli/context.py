@@ -110,7 +110,8 @@ def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
 
 
 def _current_label_resolution(flag: str | None, names: list[str]) -> None:
-    """Bring the named runs' section recall under the current label rules (`workbench.service.relabel`); notes on stderr."""
+    """Bring the named runs' section recall under the current label rules (`workbench.service.relabel`); notes
+    on stderr."""
     from workbench.service import paths
     from workbench.service.relabel import bring_current
 

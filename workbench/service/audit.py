@@ -406,11 +406,12 @@ def _write_labels(src: Path, dst: Path, removed: set[str], edits: dict[str, list
                 continue
             seen.add(sid)
             written += 1
+            out = row
             if sid in edits:
                 analysis = dict(row.get("analysis") or {})
                 analysis["section_recall_labels"] = apply_edits(release.label_rows(row), edits[sid])
-                row = {**row, "analysis": analysis}
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                out = {**row, "analysis": analysis}
+            fh.write(json.dumps(out, ensure_ascii=False) + "\n")
         for sid, item_edits_ in sorted(edits.items()):  # items that had no label row at all
             if sid not in seen and sid not in removed and edits_in_force(item_edits_):
                 fh.write(

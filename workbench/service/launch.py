@@ -299,7 +299,8 @@ def _chosen(value: Any) -> bool:
 
 
 def _bound_problems(request: LaunchRequest) -> list[tuple[str, str]]:
-    """The numbers past `workbench.service.limits`' bounds (the same bounds the CLI's number types apply when parsing)."""
+    """The numbers past `workbench.service.limits`' bounds (the same bounds the CLI's number types apply when
+    parsing)."""
     found = []
     for bounds, problem_of in ((RUN_BOUNDS, out_of_bounds), (FLOAT_BOUNDS, float_out_of_bounds)):
         for key in bounds:

@@ -16,8 +16,9 @@ Re-opening a session resumes it: the runner skips finished items. An item left m
 is not thrown away: its attempt is kept as a finished, non-final attempt ended by
 `error` with `error_kind` 'abandoned' (as failed sample-level attempts are kept), and
 the later play of that item, which starts after seeing those tool results, is marked
-`resumed` (not when it was left before its first tool call: nothing was seen then). A marked play keeps its trajectory (every diagnostic reads it) with the
-mark in `error_kind` and a sentence in `error`; the leaderboard leaves it out.
+`resumed` (not when it was left before its first tool call: nothing was seen then).
+A marked play keeps its trajectory (every diagnostic reads it) with the mark in
+`error_kind` and a sentence in `error`; the leaderboard leaves it out.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def default_player() -> str:
     """`$USER`, or the login name, made a valid player name."""
     try:
         name = os.environ.get("USER") or getpass.getuser()
-    except Exception:  # no login name in some containers
+    except (OSError, KeyError, ImportError):  # no login name in some containers (no passwd entry, no pwd module)
         name = ""
     name = re.sub(r"[^A-Za-z0-9_.-]", "", name)
     return name if _PLAYER.match(name or "") else "player"

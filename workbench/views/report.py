@@ -533,7 +533,7 @@ def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
     intervals = {tuple(([*k.split("."), "all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}
     for row in rows:
         iv = intervals.get((row[2], row[3])) if row[1] != "split" else None
-        row += ["", ""] if iv is None else [iv["low"], iv["high"]]
+        row.extend(["", ""] if iv is None else [iv["low"], iv["high"]])
     return rows
 
 
