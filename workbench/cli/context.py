@@ -22,6 +22,7 @@ async def until_signal(work: Any) -> Any:
 
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
+    assert task is not None  # awaited by asyncio.run: inside a task
     received: list[int] = []
 
     def on_signal(signum: int) -> None:

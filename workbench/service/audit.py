@@ -326,6 +326,7 @@ def undo_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, edi
     _item(corpus, item_id)
     edits = _read_edits(store_path, corpus.fingerprint, item_id)
     live = edits_in_force(edits)
+    target: dict[str, Any] | None
     if edit_id is None:
         if not live:
             raise AuditError(f"{item_id} has no label edit to undo")

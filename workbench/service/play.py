@@ -248,19 +248,20 @@ def session_runner(
     existing = session_run(store, request.session)
     if existing is not None:
         abandon(store, existing["id"])  # an item left midway (a crash, a killed terminal) is kept, not discarded
-    plan = plan or plan_session(request, corpus, store)
+    chosen = plan or plan_session(request, corpus, store)
 
     def event(e: Any) -> None:
         if e.kind == "started":
-            record_items(store, runner.run_id, plan.items)
-        elif e.kind == "trajectory" and plan.mark(e.item_id):
+            assert runner.run_id is not None  # the runner creates or resumes its run before it says it started
+            record_items(store, runner.run_id, chosen.items)
+        elif e.kind == "trajectory" and (marked := chosen.mark(e.item_id)):
             tid = store.final_trajectory_id(runner.run_id, e.item_id, e.replicate)
-            kind, sentence = plan.mark(e.item_id)
+            kind, sentence = marked
             store.update_trajectory(tid, error_kind=kind, error=sentence)
         if on_event is not None:
             on_event(e)
 
-    runner = Runner(session_spec(request, plan.items), corpus, store, factory=factory, on_event=event)
+    runner = Runner(session_spec(request, chosen.items), corpus, store, factory=factory, on_event=event)
     return runner
 
 

@@ -69,7 +69,7 @@ def attribution_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
     the difference of the rates and its paired bootstrap interval (the batch table and the Failures tab)."""
     att_a, att_b = cmp["attribution"]["a"], cmp["attribution"]["b"]
     deltas = cmp["attribution"].get("delta") or {}
-    rows = [("wrong answers", str(att_a["n_wrong"]), str(att_b["n_wrong"]), "", "")]
+    rows: list[tuple[str, ...]] = [("wrong answers", str(att_a["n_wrong"]), str(att_b["n_wrong"]), "", "")]
     for kind in sorted(set(att_a["counts"]) | set(att_b["counts"])):
         cells = [f"{d['counts'].get(kind, 0)} ({100 * d['rates'].get(kind, 0):.0f}%)" for d in (att_a, att_b)]
         d = deltas.get(kind) or {}

@@ -161,7 +161,8 @@ def _cells(table: Table) -> dict[str, tuple[int, int, dict[str, Any] | None]]:
                 table["item_id"][mask], table["correct"][mask].astype(float)[:, None], np.ones((n, 1))
             )
             w = clustered_wilson(succ[:, 0], trials[:, 0])
-            interval = {"low": w.low, "high": w.high, "half_width": (w.high - w.low) / 2, "n_eff": w.n_eff}
+            if w is not None:  # every item has a trial here: the interval is defined
+                interval = {"low": w.low, "high": w.high, "half_width": (w.high - w.low) / 2, "n_eff": w.n_eff}
         out[cell] = (right, n, interval)
     return out
 
@@ -325,11 +326,12 @@ def table4(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, An
         steps = []
         for a, b in ((0, 1), (1, 2)):
             test = mcnemar_exact([outcome[b][i] for i in items], [outcome[a][i] for i in items]) if items else None
+            before, after = accs[a], accs[b]
             steps.append(
                 {
                     "from": CHAIN[a],
                     "to": CHAIN[b],
-                    "delta": None if accs[a] is None else accs[b] - accs[a],
+                    "delta": None if before is None or after is None else after - before,
                     "p": None if test is None else test["p"],
                 }
             )
@@ -370,7 +372,7 @@ def table17(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
     for row, table in zip(rows, tables):
         if table.n and len(set(table["replicate"].tolist())) >= 2:
             per_run[row["run"]] = _replicate_values(table, row.get("tokens") is not None)
-    spread = {}
+    spread: dict[str, dict[str, dict[str, float] | None]] = {}
     for run, metrics in per_run.items():
         spread[run] = {}
         for m, vals in metrics.items():

@@ -84,8 +84,8 @@ def estimates_tokens(run: dict[str, Any]) -> bool:
     provider's count: runs made with `estimate_tokens` (a person's play always is)."""
     from sandbox.agents.human import is_human
 
-    identity = run.get("identity") if isinstance(run.get("identity"), dict) else {}
-    return is_human(run["agent"]) or bool(identity.get("estimate_tokens"))
+    identity = run.get("identity")
+    return is_human(run["agent"]) or (isinstance(identity, dict) and bool(identity.get("estimate_tokens")))
 
 
 def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dict[str, Any]:
