@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from workbench.views.cells import NOT_MEASURED, fraction
 
 if TYPE_CHECKING:
+    from rich.progress import Progress as Bar
+    from rich.progress import TaskID
+
     from workbench.service.execution import RunEvent
 
 
 class Progress:
-    def __init__(self, name: str, quiet: bool = False, stream=None):
+    def __init__(self, name: str, quiet: bool = False, stream: TextIO | None = None):
         self.name = name
         self.quiet = quiet
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
-        self.bar = None
-        self.task = None
+        self.bar: Bar | None = None
+        self.task: TaskID | None = None
         self.t0 = time.monotonic()
         self.new = 0
 
@@ -44,7 +47,7 @@ class Progress:
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
             from rich.progress import Progress as Bar
 
-            self.bar = Bar(
+            bar = Bar(
                 TextColumn("{task.description}"),
                 BarColumn(),
                 MofNCompleteColumn(),
@@ -53,9 +56,10 @@ class Progress:
                 console=Console(file=self.stream),
                 transient=False,
             )
-            self.bar.start()
-            self.bar.console.print(msg)
-            self.task = self.bar.add_task(self.name, total=event.planned, completed=event.done, acc=NOT_MEASURED)
+            bar.start()
+            bar.console.print(msg)
+            self.bar = bar
+            self.task = bar.add_task(self.name, total=event.planned, completed=event.done, acc=NOT_MEASURED)
         else:
             self.stream.write(msg + "\n")
             self.stream.flush()
@@ -63,9 +67,10 @@ class Progress:
     def _trajectory(self, event: RunEvent) -> None:
         acc = fraction(event.correct / event.done if event.done else None)
         t = event.trajectory
-        if self.bar is not None:
+        if self.bar is not None and self.task is not None:
             self.bar.update(self.task, completed=event.done, acc=acc)
             return
+        assert t is not None  # a "trajectory" event carries the trajectory it announces
         rate = self.new / max(time.monotonic() - self.t0, 1e-9)
         mark = "✓" if t.correct else "✗"
         self.stream.write(

@@ -40,9 +40,10 @@ def runs_table(store: Store) -> list[dict[str, Any]]:
     from workbench.service.families import lineage
 
     rows = []
-    for r in store.runs():
-        if r["status"] == "running" and holder(store.path, r["name"]) is None:
-            r = {**r, "status": "interrupted"}  # its process is gone (killed, machine rebooted): resumable
+    for stored in store.runs():
+        # a run whose process is gone (killed, machine rebooted) is interrupted: resumable
+        gone = stored["status"] == "running" and holder(store.path, stored["name"]) is None
+        r = {**stored, "status": "interrupted"} if gone else stored
         family, tier = lineage(r)
         rows.append(
             {
