@@ -31,6 +31,7 @@ from textual.widgets import DataTable, Input, Static
 from workbench.service import audit
 from workbench.service.datasets import dataset_label
 from workbench.service.paths import export_dir
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
@@ -172,7 +173,7 @@ class CheckState(Static, can_focus=True):
         self.action_cycle()
 
 
-class AuditScreen(Screen):
+class AuditScreen(WorkbenchNode, Screen):
     """Review one item at a time; `p` / `f` / `x` (or F2 / F3 / F4, also from the note) record a verdict."""
 
     HELP_TITLE = "Audit"

@@ -24,6 +24,7 @@ from textual.widgets import Button, DataTable, LoadingIndicator, Select, Static,
 from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.screens.stepping import SteppingScreen
 from workbench.tui.widgets.footer import KeysFooter
@@ -62,7 +63,7 @@ class PairTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", "Step both", id="compare.open")]
 
 
-class CompareScreen(Screen):
+class CompareScreen(WorkbenchNode, Screen):
     """A vs B on their common items; `x` swaps the sides, `e` writes the report as JSON."""
 
     HELP_TITLE = "Compare"

@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Input, Select, Static
 from textual.worker import Worker, WorkerState
 
 from workbench.service import items
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
@@ -68,7 +69,7 @@ def right_cell(row: items.ItemRow, app) -> Text:
     return Text(row.right_text, style=style, justify="right")
 
 
-class ItemsScreen(Screen):
+class ItemsScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Items"
     FOOTER_WIDE_ONLY = frozenset({"items.audit", "items.play"})  # in ? help only, below 112 columns
     AUTO_FOCUS = "#items-table"

@@ -28,6 +28,7 @@ from workbench.service import agents
 from workbench.service.datasets import dataset_label
 from workbench.service.families import TIERS
 from workbench.service.launch import ABLATIONS, AGENTS, CLIENTS, LaunchError, LaunchRequest, default_run_name, run_spec
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.help import bound_key
 
 DEFAULTS = {
@@ -517,7 +518,7 @@ def _field(label: str, widget, classes: str = "") -> Horizontal:
     return Horizontal(Label(label, classes="field-label"), widget, classes=f"field {classes}".strip())
 
 
-class LaunchScreen(ModalScreen):
+class LaunchScreen(WorkbenchNode, ModalScreen):
     """Dismisses with a RunSpec, or None when cancelled."""
 
     HELP_TITLE = "Launch"

@@ -33,6 +33,7 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
@@ -132,7 +133,7 @@ class PanelPickModal(ModalScreen[list[str] | None]):
         self.dismiss(None)
 
 
-class PanelScreen(Screen):
+class PanelScreen(WorkbenchNode, Screen):
     """Table 2 grouped, fingerprints, statistics and figures of the runs `names`; `r` picks other runs."""
 
     HELP_TITLE = "Panel"

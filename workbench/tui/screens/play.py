@@ -33,6 +33,7 @@ from textual.widgets.option_list import Option
 
 from workbench.service.datasets import dataset_key
 from workbench.service.play import PlayError, SessionRequest, abandon, plan_session, reveal_rows, session_runner
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.itempane import LETTERS, gold_of, item_text
 from workbench.tui.widgets.meters import Meter, theme_style
@@ -70,7 +71,7 @@ def opening_entry(messages: tuple[dict[str, Any], ...]) -> Entry:
     )
 
 
-class PlayScreen(Screen):
+class PlayScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Play"
     AUTO_FOCUS = ""
     BINDINGS = [

@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Input, Static
 
 from workbench.service.datasets import dataset_label
 from workbench.service.runlist import natural_key
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, clip_middle, display_path, sanitize
@@ -84,7 +85,7 @@ def sort_key(column: str):
     return key
 
 
-class RunsScreen(Screen):
+class RunsScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Runs"
     FOOTER_WIDE_ONLY = frozenset({"runs.watch", "runs.items"})  # in ? help only, below 112 columns
     AUTO_FOCUS = ""  # focus is managed: the table when there are runs, nothing on the welcome panel

@@ -31,6 +31,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.views.figures import judges_figure, parallel_figure, plateau_figure, registry_figure, strategies_figure
@@ -283,7 +284,7 @@ def theme_palette(variables: dict[str, str]) -> Palette | None:
 MIN_PLOT_ROWS = 12  # the plot's height before its figure asks for more (themes/scaling.tcss: 50vh, at least 12)
 
 
-class PlotView(Static):
+class PlotView(WorkbenchNode, Static):
     """A plotext figure at this widget's width, as tall as it needs: rebuilt when it resizes, when the theme
     changes, or on new data."""
 
@@ -325,7 +326,7 @@ class SourceTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", "Show", id="scaling.show")]
 
 
-class ScalingScreen(Screen):
+class ScalingScreen(WorkbenchNode, Screen):
     """Sources on the left; the selected one's plot, caveats and tables on the right."""
 
     HELP_TITLE = "Scaling"

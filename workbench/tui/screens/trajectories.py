@@ -20,6 +20,7 @@ from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from workbench.service.agents import measures_tokens
 from workbench.service.datasets import dataset_label
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.diagnostics import DiagnosticsPanel
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
@@ -105,7 +106,7 @@ def matches(t: dict[str, Any], query: str) -> bool:
     return all(word in hay for word in query.lower().split())
 
 
-class RunScreen(Screen):
+class RunScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Run"
     BINDINGS = [
         Binding("1", "tab('trajectories')", "Trajectories", id="run.tab_trajectories", show=False),  # on the tabs

@@ -13,6 +13,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from workbench.service.neighbourhood import Neighbourhood, label_parts
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import sanitize
 
@@ -27,7 +28,7 @@ class Slot:
     path: frozenset[str]
 
 
-class NeighbourhoodTree(Tree[Slot]):
+class NeighbourhoodTree(WorkbenchNode, Tree[Slot]):
     """The seed at the root; children are references in graph order."""
 
     def __init__(self, **kwargs):

@@ -26,6 +26,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
+from workbench.tui.host import WorkbenchNode
 from workbench.views.cells import frac, pct
 
 SHORT = {
@@ -162,7 +163,7 @@ def compute(key: Key) -> tuple[Key, dict[str, Any], dict[str, Any]]:
     return key, report, transitions
 
 
-class DiagnosticsPanel(VerticalScroll):
+class DiagnosticsPanel(WorkbenchNode, VerticalScroll):
     """Computed off the UI thread (`load`), cached by the run's progress, rebuilt on theme changes (the heat map
     takes the theme's colours). While a newer computation runs, the last numbers stay on screen."""
 
