@@ -205,6 +205,8 @@ class ItemScreen(WorkbenchNode, Screen):
         )
 
     def _show_question(self) -> None:
+        if self.nb is None:  # no item loaded yet
+            return
         colors = {"success": theme_style(self.app, "success")}
         self.query_one("#item-question", Static).update(
             question_text(

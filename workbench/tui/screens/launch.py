@@ -274,11 +274,11 @@ def validate(
             )
         exact = episodes is not None and episodes[1] and name not in existing
         n = None if episodes is None else episodes[0]
-        key = (str(store_path), model, json.dumps(agent_options, sort_keys=True, default=str), n, exact)
+        estimate = (str(store_path), model, json.dumps(agent_options, sort_keys=True, default=str), n, exact)
         memo = notes_memo if notes_memo is not None else {}
-        if key not in memo:
-            memo[key] = llm_cost_note(spec, n, exact, store_path)
-        notes.append(memo[key])
+        if estimate not in memo:
+            memo[estimate] = llm_cost_note(spec, n, exact, store_path)
+        notes.append(memo[estimate])
     return Validation(spec, {}, notes)
 
 
@@ -458,7 +458,8 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     (budget, max_turns, max_tokens), cut = recorded_limits(run.get("caps")), config.get("slice") or {}
     options = dict(config.get("agent_options") or {})
     builtin = run["dataset"] == "builtin"
-    qtype = {"st": "single-target", "mt": "multi-target"}.get(cut.get("question_type"), cut.get("question_type"))
+    recorded_type = cut.get("question_type")
+    qtype = {"st": "single-target", "mt": "multi-target"}.get(str(recorded_type), recorded_type)
     values = {
         "dataset_kind": "builtin" if builtin else "release",
         "path": "" if builtin else run["dataset"],
@@ -511,7 +512,7 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
 def _last(used: list[str] | None, fallback: Any) -> str:
     """The last of the values a run recorded using (its base URLs, its clients: execution options, kept in its
     config, never in the identity's agent options), else `fallback`: a relaunch goes where the run last went."""
-    return str((used or [None])[-1] or fallback or "")
+    return str((used[-1] if used else None) or fallback or "")
 
 
 def _field(label: str, widget, classes: str = "") -> Horizontal:

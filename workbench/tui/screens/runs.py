@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
+from textual.widgets.data_table import ColumnKey
 
 from workbench.service.datasets import dataset_label
 from workbench.service.runlist import natural_key
@@ -295,7 +296,7 @@ class RunsScreen(WorkbenchNode, Screen):
         table = self.query_one(DataTable)
         arrow = " ▼" if self.sort_reverse else " ▲"
         for key, label in COLUMNS:
-            column = table.columns.get(key)
+            column = table.columns.get(ColumnKey(key))
             if column is not None:
                 want = label + (arrow if key == self.sort_column else "  ")
                 if str(column.label) != want:

@@ -67,8 +67,8 @@ class StepperScreen(SteppingScreen):
         return [self.view]
 
     @property
-    def item_id(self) -> str | None:
-        return self.traj.get("item_id")
+    def item_id(self) -> str:
+        return self.traj["item_id"]  # a stored trajectory always names its item
 
     @property
     def position(self) -> int:

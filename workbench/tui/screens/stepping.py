@@ -50,7 +50,7 @@ class SteppingScreen(WorkbenchNode, Screen):
         raise NotImplementedError
 
     @property
-    def item_id(self) -> str | None:
+    def item_id(self) -> str:
         """The item shown, whose context (item, titles) a worker may be fetching."""
         raise NotImplementedError
 

@@ -15,5 +15,5 @@ class Checkbox(TextualCheckbox):
     """A Checkbox whose inside shows its value: `▐X▌` checked, `▐ ▌` unchecked."""
 
     @property
-    def BUTTON_INNER(self) -> str:
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # Textual types the glyph a class constant; read per value here
         return "X" if self.value else " "

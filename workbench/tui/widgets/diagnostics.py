@@ -14,15 +14,16 @@ import time
 from collections import OrderedDict
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.color import Color
 from textual.containers import Horizontal, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
@@ -176,7 +177,7 @@ class DiagnosticsPanel(WorkbenchNode, VerticalScroll):
         self.wanted: Key | None = None  # what should be shown
         self.pending: Key | None = None  # what is being computed
         self._last_start = 0.0
-        self._timer = None
+        self._timer: Timer | None = None
         self.update_every_s = UPDATE_EVERY_S
 
     def compose(self) -> ComposeResult:
@@ -247,7 +248,7 @@ class DiagnosticsPanel(WorkbenchNode, VerticalScroll):
             self.query_one("#diag-loading").display = False
             self._status(f"cannot compute the diagnostics: {worker.error}")
             return
-        self._show(*worker.result)
+        self._show(*cast("tuple[Key, dict[str, Any], dict[str, Any]]", worker.result))  # `compute`'s, on SUCCESS
         self._kick()  # the run moved on meanwhile
 
     def _show(self, key: Key, report: dict[str, Any], transitions: dict[str, Any]) -> None:
@@ -280,6 +281,7 @@ class DiagnosticsPanel(WorkbenchNode, VerticalScroll):
         axes.title = axes.caption = None
         self.query_one("#diag-axes", Static).update(Group(title, axes, caption))
         self.query_one("#diag-failures", Static).update(failures_table(report))
+        content: RenderableType
         if report["n"]:
             content = heatmap(self.transitions, blendable(self.app.theme_variables))
         else:

@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.cells import cell_len, chop_cells
 from rich.text import Text
 
-_CONTROL = {c: "\ufffd" for c in range(0x20) if c not in (0x09, 0x0A)}
+_CONTROL: dict[int, str | None] = {c: "\ufffd" for c in range(0x20) if c not in (0x09, 0x0A)}
 _CONTROL.update({0x7F: "\ufffd", 0x0D: None})
 TAB = "    "
 
