@@ -448,11 +448,12 @@ class WorkbenchApp(App[int]):
         self.push_screen(LiveScreen(job.monitor, job))
 
     def open_run(self, name: str, tab: str = "trajectories") -> None:
+        from workbench.service.errors import StoreError
         from workbench.tui.screens.trajectories import RunScreen
 
         try:
             self.store.run(name)
-        except Exception as exc:
+        except StoreError as exc:  # no such run (deleted meanwhile)
             self.notify(str(exc), severity="error")
             return
         self.push_screen(RunScreen(name, tab))
@@ -482,7 +483,7 @@ class WorkbenchApp(App[int]):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             n = export_run(store, name, path, with_steps=with_steps)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — on a worker: any failure (disk, store) is told, not lost
             self.call_from_thread(self.notify, f"export failed: {exc}", severity="error")
             return
         finally:

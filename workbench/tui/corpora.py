@@ -76,7 +76,8 @@ class CorpusCache:
         note = None
         try:
             corpus, _ = open_dataset(dataset, self.cache_dir)
-        except Exception as exc:  # a missing or invalid release: its earlier import, else degrade and say why
+        # a missing or invalid release: its earlier import, else degrade and say why
+        except Exception as exc:  # noqa: BLE001 — whatever a release's readers raise, the TUI degrades
             imported = open_imported(fingerprint, self.cache_dir) if fingerprint else None
             if imported is None:
                 message = unavailable(dataset, exc)

@@ -284,8 +284,8 @@ class AuditScreen(WorkbenchNode, Screen):
         key = bound_key(self.app, "audit.reviewer", "R")
         self.query_one("#audit-title", Static).update(
             Text(
-                f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {counted(n, 'item')} reviewed · reviewer: "
-                f"{sanitize(self.reviewer)} ({key} to change)"
+                f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {counted(n, 'item')} reviewed · "
+                f"reviewer: {sanitize(self.reviewer)} ({key} to change)"
             )
         )
 

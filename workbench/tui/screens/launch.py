@@ -20,6 +20,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
@@ -212,10 +213,10 @@ def validate(
 
     With `cache_dir`, item ids and the slice are checked against the dataset's QA file when it can be read
     without importing anything (the built-in benchmark once generated, a release directory); `options` are agent
-    options the form has no field for (a relaunched run's; None for a new run); `store_path` is where the cost estimate looks for
-    earlier runs of the model, `notes_memo` a dict that keeps estimates between keystrokes. `stored` is the stored
-    run named like the form's name, if any: a configuration the runner would refuse to resume is refused here,
-    pointing at the Runs screen's rename and delete `keys`. The RunSpec is the launch service's
+    options the form has no field for (a relaunched run's; None for a new run); `store_path` is where the cost
+    estimate looks for earlier runs of the model, `notes_memo` a dict that keeps estimates between keystrokes.
+    `stored` is the stored run named like the form's name, if any: a configuration the runner would refuse to
+    resume is refused here, pointing at the Runs screen's rename and delete `keys`. The RunSpec is the launch service's
     (`workbench.service.launch`), as `--batch run` gets it for the same choices."""
     llm_ok = agents.llm_available() if llm_ok is None else llm_ok
     errors: dict[str, str] = {}
@@ -305,9 +306,10 @@ IDENTITY_FIELDS = {
 
 def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete_key: str = "d") -> dict[str, str]:
     """Field → message for each part of `spec` the store would refuse to resume the `stored` run with (the store's
-    own rule, `workbench.service.stores.identity_differences`, on the identity the runner builds), naming the stored value: "seed differs from the stored
-    run's 0". The data's fingerprint is not known before the dataset is opened, so the stored one stands in for
-    it; a different dataset key is reported by its key. Empty when starting resumes the run."""
+    own rule, `workbench.service.stores.identity_differences`, on the identity the runner builds), naming the
+    stored value: "seed differs from the stored run's 0". The data's fingerprint is not known before the dataset
+    is opened, so the stored one stands in for it; a different dataset key is reported by its key. Empty when
+    starting resumes the run."""
     from workbench.service.stores import differences_phrase, identity_differences
 
     identity = stored["identity"]
@@ -772,7 +774,7 @@ class LaunchScreen(WorkbenchNode, ModalScreen):
         for key in DEFAULTS:
             try:
                 widget = self.query_one(f"#{key}")
-            except Exception:
+            except NoMatches:  # a field this form does not show
                 continue
             widget.set_class(key in result.errors, "-invalid")
         lines = Text()

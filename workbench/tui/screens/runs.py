@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import ColumnKey
 
 from workbench.service.datasets import dataset_label
-from workbench.service.runlist import natural_key
+from workbench.service.runlist import TagError, natural_key
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.footer import KeysFooter
@@ -386,6 +386,7 @@ class RunsScreen(WorkbenchNode, Screen):
         return False
 
     def action_rename(self) -> None:
+        from workbench.service.errors import StoreError
         from workbench.tui.screens.dialogs import NameModal
 
         name = self.current_name()
@@ -404,7 +405,7 @@ class RunsScreen(WorkbenchNode, Screen):
             if new and new != name:
                 try:
                     self.app.store.rename_run(name, new)
-                except Exception as exc:
+                except StoreError as exc:  # the run was deleted, or the name taken, meanwhile
                     self.notify(str(exc), severity="error")
                     return
                 self.app.jobs.pop(name, None)
@@ -418,6 +419,7 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def action_tag(self) -> None:
         """Re-tag the run under the cursor: `FAMILY, TIER` (either may be left empty, `auto` derives it again)."""
+        from workbench.service.errors import StoreError
         from workbench.service.families import parse_tag
         from workbench.service.runlist import tag_run
         from workbench.tui.screens.dialogs import NameModal
@@ -437,7 +439,7 @@ class RunsScreen(WorkbenchNode, Screen):
             family, tier, _ = parse_tag(text)
             try:
                 tagged = tag_run(self.app.store, name, family, tier)
-            except Exception as exc:  # the run was deleted meanwhile
+            except (StoreError, TagError) as exc:  # the run was deleted meanwhile, or a bad value
                 self.notify(str(exc), severity="error")
                 return
             self.reload(force=True)

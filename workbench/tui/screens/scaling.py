@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.color import Color
+from textual.color import Color, ColorParseError
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
@@ -277,7 +277,7 @@ def theme_palette(variables: dict[str, str]) -> Palette | None:
     for role, name in PALETTE_VARIABLES.items():
         try:
             color = Color.parse(variables[name])
-        except Exception:
+        except (KeyError, ColorParseError):
             return None
         if color.ansi is not None or color.a == 0:
             return None

@@ -162,6 +162,8 @@ class RunScreen(WorkbenchNode, Screen):
 
     def reload(self, force: bool = False) -> None:
         """Re-read the run when it moved on (any commit moves `data_version`; only this run's rows matter)."""
+        from workbench.service.errors import StoreError
+
         store = self.app.store
         version = store.data_version()
         if not force and version == self._version:
@@ -169,7 +171,7 @@ class RunScreen(WorkbenchNode, Screen):
         self._version = version
         try:
             run = store.run(self.run_name)
-        except Exception:
+        except StoreError:
             self.notify(f"run '{self.run_name}' is gone", severity="warning")
             return
         progress = store.run_progress(run["id"])

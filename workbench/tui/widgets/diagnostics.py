@@ -21,7 +21,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.color import Color
+from textual.color import Color, ColorParseError
 from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import LoadingIndicator, Static
@@ -124,7 +124,7 @@ def blendable(variables: dict[str, str]) -> tuple[Color, Color] | None:
     try:
         low = Color.parse(variables["surface"])
         high = Color.parse(variables["primary"])
-    except Exception:
+    except (KeyError, ColorParseError):
         return None
     if low.a == 0 or low.ansi is not None or high.ansi is not None:
         return None

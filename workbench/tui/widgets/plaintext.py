@@ -60,15 +60,16 @@ def wrap(text: str, width: int) -> list[str]:
             out.append("")
             continue
         if line.isascii():
-            while len(line) > width:
-                cut = line.rfind(" ", width // 2, width + 1)
+            rest = line
+            while len(rest) > width:
+                cut = rest.rfind(" ", width // 2, width + 1)
                 if cut <= 0:
-                    out.append(line[:width])
-                    line = line[width:]
+                    out.append(rest[:width])
+                    rest = rest[width:]
                 else:
-                    out.append(line[:cut])
-                    line = line[cut + 1 :]
-            out.append(line)
+                    out.append(rest[:cut])
+                    rest = rest[cut + 1 :]
+            out.append(rest)
         else:
             out.extend(_wrap_cells(line, width))
     return out
