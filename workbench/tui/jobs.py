@@ -10,6 +10,7 @@ resumable), `stop()` lets the episodes in flight finish and starts no new ones.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -151,10 +152,8 @@ class RunJob:
         self._cancelled = True
         loop, task = self._loop, self._task
         if loop is not None and task is not None and not loop.is_closed():
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop closed in between
                 loop.call_soon_threadsafe(task.cancel)
-            except RuntimeError:  # the loop closed in between
-                pass
 
 
 class StudyJob:
@@ -185,10 +184,9 @@ class StudyJob:
         """Tell the listeners (a Scaling screen redraws), on the app's thread; never fails the study."""
         app = self._app
         for listener in list(self.listeners):
-            try:
+            # whatever the listener raises, or the app closing: never fails the study (its screen may be gone)
+            with contextlib.suppress(Exception):
                 app.call_from_thread(listener)
-            except Exception:  # the app is closing, or the listener's screen is gone
-                pass
 
     @property
     def active(self) -> bool:
