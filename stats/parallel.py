@@ -274,9 +274,9 @@ def pairwise_selection(
 
 
 def verification_gap(
-    oracle: Sequence[float],
-    selected: Sequence[float],
-    pass1: Sequence[float] | None = None,
+    oracle: Sequence[float] | np.ndarray,
+    selected: Sequence[float] | np.ndarray,
+    pass1: Sequence[float] | np.ndarray | None = None,
     level: float = 0.95,
     n_boot: int = 10_000,
     seed: int = 0,
@@ -319,7 +319,7 @@ def with_ci(
 
 
 def strategies_ci(
-    per_item: Mapping[str, Sequence[float]], level: float = 0.95, n_boot: int = 10_000, seed: int = 0
+    per_item: Mapping[str, Sequence[float] | np.ndarray], level: float = 0.95, n_boot: int = 10_000, seed: int = 0
 ) -> dict[str, Interval]:
     """Percentile intervals for several per-item metrics on the same items, from one joint draw.
 

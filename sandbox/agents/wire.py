@@ -160,7 +160,7 @@ class Clients:
             base_url=base,
             # the SDK annotates httpx2's client; it drives litellm's httpx client by the same interface (the
             # client-parity tests run this route)
-            http_client=handler.client,  # type: ignore[arg-type]  # the SDK's annotation names httpx2 only
+            http_client=handler.client,
             max_retries=0,
             timeout=self.timeout_s,
         )
