@@ -141,8 +141,8 @@ def bench_episodes(root: Path, cache: Path, n: int) -> None:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        root, cache, agent, workers, n = sys.argv[2:7]
-        episodes_child(root, cache, agent, int(workers), int(n))
+        child_root, child_cache, agent, workers, n = sys.argv[2:7]
+        episodes_child(child_root, child_cache, agent, int(workers), int(n))
         return
     parser = argparse.ArgumentParser()
     parser.add_argument("--preset", default="paper", choices=("paper", "demo"))

@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT))
 
 SERVER = """
 import gc, json, sys
-gc.disable()  # the server keeps every request body: its collections would stall every reply, which is not ours to measure
+# the server keeps every request body: its collections would stall every reply, which is not ours to measure
+gc.disable()
 sys.path.insert(0, {root!r})
 from tests.openai_server import FakeOpenAI, tool_reply, seed_of, turn_of
 calls = {calls}
@@ -48,7 +49,8 @@ def brain(req, n):
     if t < calls - 1:
         return tool_reply(("think", {{"reasoning": "step " + str(t)}}), prompt_tokens=2000 + 500 * t)
     return tool_reply(("submit_answer", {{"answer": "B", "reasoning": "r"}}), prompt_tokens=4000)
-srv = FakeOpenAI(brain, latency_s={latency}, strict=False)  # the tests check histories; here the server's CPU is not ours
+# strict=False: the tests check histories; here the server's CPU is not ours
+srv = FakeOpenAI(brain, latency_s={latency}, strict=False)
 srv.__enter__()
 print(srv.url, flush=True)
 sys.stdin.read()
@@ -123,7 +125,9 @@ def main() -> None:
         stdout=subprocess.PIPE,
         text=True,
     )
-    url = server.stdout.readline().strip()
+    assert server.stdin is not None and server.stdout is not None  # both PIPE
+    server_in, server_out = server.stdin, server.stdout
+    url = server_out.readline().strip()
     try:
         store = Store(work / "store.sqlite")
         spec = RunSpec(
@@ -144,8 +148,8 @@ def main() -> None:
         retries = store.conn.execute("SELECT COALESCE(SUM(transient_retries), 0) FROM trajectories").fetchone()[0]
         server_cpu = process_cpu_s(server.pid)
     finally:
-        server.stdin.close()
-        timings = json.loads(server.stdout.readline() or "[]")
+        server_in.close()
+        timings = json.loads(server_out.readline() or "[]")
         server.wait()
         shutil.rmtree(work, ignore_errors=True)  # the run's store: one per invocation, never read again
     calls = result["done"] * args.calls

@@ -112,16 +112,16 @@ def fill(store, runs: int, items: int, replicates: int, seed: int = 0) -> int:
                     )
         store.conn.execute("BEGIN")
         store.conn.executemany(
-            "INSERT INTO trajectories (id, run_id, item_id, replicate, attempt, status, final, kind, question_type, depth,"
-            " n_gold, section_reachable, reasoning_type, consensus_tier, venue, correct_index, termination, answer, predicted_index, correct, turns,"
-            " tool_calls, points_used, tokens, turns_with_calls, model_calls, paper_recall, paper_recall_any,"
-            " section_recall, tool_sequence, actions, chosen_type) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-            "?,?,?,?,?,?,?,?)",
+            "INSERT INTO trajectories (id, run_id, item_id, replicate, attempt, status, final, kind, question_type,"
+            " depth, n_gold, section_reachable, reasoning_type, consensus_tier, venue, correct_index, termination,"
+            " answer, predicted_index, correct, turns, tool_calls, points_used, tokens, turns_with_calls, model_calls,"
+            " paper_recall, paper_recall_any, section_recall, tool_sequence, actions, chosen_type)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
         store.conn.executemany(
-            "INSERT INTO steps (trajectory_id, idx, turn, kind, text, tool_name, cost, status, points_used, points_left,"
-            " tokens, rejections) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO steps (trajectory_id, idx, turn, kind, text, tool_name, cost, status, points_used,"
+            " points_left, tokens, rejections) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             steps,
         )
         store.conn.execute("COMMIT")

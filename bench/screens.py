@@ -23,11 +23,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from textual.css.query import QueryError
+from textual.widgets import DataTable
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from tui import Heartbeat, until  # noqa: E402
+from tui import Heartbeat, until  # noqa: E402 — the bench directory is put on the path just above
 
 
 def opener(name: str):
@@ -40,14 +43,14 @@ def opener(name: str):
                 return True
         try:
             return bool(screen.query_one("#panel-loading").display)
-        except Exception:
+        except QueryError:  # this screen has no loading panel
             return False
 
     def table_filled(selector: str):
         def ready(app) -> bool:
             try:
-                return app.screen.query_one(selector).row_count > 0
-            except Exception:
+                return app.screen.query_one(selector, DataTable).row_count > 0
+            except QueryError:  # the screen is not (yet) the one with this table
                 return False
 
         return ready
@@ -87,7 +90,11 @@ async def one(store_path: Path, cache: Path, screen: str, size: tuple[int, int])
     beat = Heartbeat()
     async with app.run_test(size=size) as pilot:
         beat.start()
-        await until(lambda: app.screen.query("#runs-table") and app.screen.query_one("#runs-table").row_count > 0)
+        await until(
+            lambda: (
+                bool(app.screen.query("#runs-table")) and app.screen.query_one("#runs-table", DataTable).row_count > 0
+            )
+        )
         await pilot.pause()
         beat.reset()
         t = time.perf_counter()
@@ -120,7 +127,8 @@ def main() -> None:
     for screen in args.only.split(",") if args.only else SCREENS:
         on_top, shown, ready, frozen = asyncio.run(one(path, work / "cache", screen, (width, height)))
         print(
-            f"  {screen:24s} on top after {on_top:6.3f} s   shown after {shown:6.3f} s   ready after {ready:6.3f} s   longest freeze {frozen:6.3f} s",
+            f"  {screen:24s} on top after {on_top:6.3f} s   shown after {shown:6.3f} s"
+            f"   ready after {ready:6.3f} s   longest freeze {frozen:6.3f} s",
             flush=True,
         )
     shutil.rmtree(work, ignore_errors=True)

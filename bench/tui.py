@@ -204,8 +204,13 @@ def row(label: str, shown: float | None, frozen: float) -> None:
 
 
 async def measure(store_path: Path, cache: Path, size: tuple[int, int]) -> None:
+    from textual.css.query import QueryError
+    from textual.widgets import DataTable
+
     from workbench.service import reports
     from workbench.tui.app import WorkbenchApp
+    from workbench.tui.screens.stepper import StepperScreen
+    from workbench.tui.widgets.diagnostics import DiagnosticsPanel
 
     computed = [0]
     original = reports.report_of
@@ -223,8 +228,8 @@ async def measure(store_path: Path, cache: Path, size: tuple[int, int]) -> None:
 
         def table_rows(selector: str) -> int:
             try:
-                return app.screen.query_one(selector).row_count
-            except Exception:
+                return app.screen.query_one(selector, DataTable).row_count
+            except QueryError:  # the screen is not (yet) the one with this table
                 return 0
 
         await until(lambda: table_rows("#runs-table") > 0)
@@ -249,9 +254,9 @@ async def measure(store_path: Path, cache: Path, size: tuple[int, int]) -> None:
 
         def diagnostics_shown() -> bool:
             try:
-                panel = app.screen.query_one("#diagnostics-panel")
+                panel = app.screen.query_one("#diagnostics-panel", DiagnosticsPanel)
                 return panel.report is not None and bool(str(panel.query_one("#diag-heatmap").render()).strip())
-            except Exception:
+            except QueryError:  # the panel (or its heatmap) is not mounted yet
                 return False
 
         beat.reset()
@@ -276,7 +281,8 @@ async def measure(store_path: Path, cache: Path, size: tuple[int, int]) -> None:
         computed[0] = 0
         thread = threading.Thread(target=writer, args=(store_path, stop, commits), daemon=True)
         thread.start()
-        latencies, worst = [], 0.0
+        latencies: list[float] = []
+        worst = 0.0
         end = time.perf_counter() + 8.0
         keys = ["down", "up"]
         while time.perf_counter() < end:
@@ -299,8 +305,6 @@ async def measure(store_path: Path, cache: Path, size: tuple[int, int]) -> None:
         await pilot.pause()
         app.open_run("longrun")
         await pilot.pause()
-        from workbench.tui.screens.stepper import StepperScreen
-
         beat.reset()
         t = time.perf_counter()
         await pilot.press("enter")
@@ -322,7 +326,9 @@ async def measure(store_path: Path, cache: Path, size: tuple[int, int]) -> None:
                 times.append(time.perf_counter() - t)
                 frozen = max(frozen, beat.worst())
             row(f"{label} (max of {len(keys)})", max(times), frozen)
-        view = app.screen.view.transcript
+        stepper = app.screen
+        assert isinstance(stepper, StepperScreen)
+        view = stepper.view.transcript
         view.cursor = max(i for i, e in enumerate(view.entries) if e.kind == "tool")
         beat.reset()
         t = time.perf_counter()

@@ -15,7 +15,6 @@ import os
 import sqlite3
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -72,7 +71,9 @@ def fingerprint(root: Path, cache_dir: Path) -> str:
 
 def _memo_hit(memo: dict[str, Any], path: Path, st: os.stat_result) -> bool:
     hit = memo.get(str(path))
-    return bool(hit) and hit[0] == st.st_size and hit[1] == st.st_mtime_ns
+    if not hit:
+        return False
+    return hit[0] == st.st_size and hit[1] == st.st_mtime_ns
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -234,8 +235,7 @@ def _import_items(
                 path, lineno, "id", f"duplicate item id '{item['id']}' (first on line {seen[item['id']]})"
             )
         seen[item["id"]] = lineno
-        nodes = graphs.get(item["id"])
-        release.check_item_graph(item, nodes, pool, path, lineno)
+        nodes = release.check_item_graph(item, graphs.get(item["id"]), pool, path, lineno)
         item = dict(item)
         # The arXiv ids of the gold and bridge papers are the graph's, not QA's. The agent sees only S2 ids and
         # every tool maps S2 id → node arxivId → pool, so reads are recorded in the graph's arXiv ids, and
@@ -332,7 +332,8 @@ def _resolve_one(
 ) -> tuple[str, str, str, int | None, str, str | None]:
     """(arxiv_id, section, relevance, section index, method, warning kind or None) of one label."""
     arx, section = lab.get("arxiv_id"), lab.get("section")
-    relevance = lab.get("relevance") if isinstance(lab.get("relevance"), str) else ""
+    given_relevance = lab.get("relevance")
+    relevance = given_relevance if isinstance(given_relevance, str) else ""
     if not isinstance(section, str):
         section = ""
     if not isinstance(arx, str) or not arx:
@@ -493,9 +494,6 @@ class Corpus:
         if not headers:
             return None, "unknown_paper"
         return resolve_label(section, headers, bodies)
-
-    def paper_titles(self) -> Iterator[tuple[str, str]]:
-        yield from self.db.execute("SELECT arxiv_id, title FROM papers")
 
 
 def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]], labelled: bool = True) -> Item:

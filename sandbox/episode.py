@@ -137,7 +137,8 @@ class Episode:
         self.continues = 0
         self.stopping = False
         self.stop_sent = False
-        # a sequential strategy chosen (`sandbox.strategies`): None keeps the original rule (EXTEND on the token axis only)
+        # a sequential strategy chosen (`sandbox.strategies`): None keeps the original rule
+        # (EXTEND on the token axis only)
         self.strategy = strategy
         self.summary_pending = False  # the agent was asked to summarize: its next turn is the summary
         self.worked_since_extend = True  # a tool call other than submit since the last extension
@@ -175,7 +176,8 @@ class Episode:
             termination = await self._loop()
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # our bug or an agent's: keep the context, end as error
+        # our bug or an agent's: the traceback is emitted, the episode ends as error, the run goes on
+        except Exception as exc:  # noqa: BLE001 — recorded with its traceback
             self.error = f"{type(exc).__name__}: {exc}"
             self.error_kind = "exception"
             await self._emit("error", text=traceback.format_exc(limit=8))
@@ -274,7 +276,8 @@ class Episode:
                 usage=usage,
                 cost_usd=turn.cost_usd,
                 text=(
-                    f"[HARNESS] Token limit reached ({self.ledger.tokens:,} > {self.caps.max_tokens_total:,}). Forcing termination."
+                    f"[HARNESS] Token limit reached ({self.ledger.tokens:,} > {self.caps.max_tokens_total:,})."
+                    " Forcing termination."
                 ),
             )
             return "token_limit"
@@ -422,18 +425,19 @@ class Episode:
 
     async def _extension(self, call: ToolCall) -> str:
         """The message a refused submit is answered with, by the strategy."""
-        name = self.strategy.name if self.strategy is not None else "continue"
+        strategy = self.strategy
+        name = strategy.name if strategy is not None else "continue"
         if name == "summarize":
             self.summary_pending = True
             return self.texts.summarize
-        if name == "verifier":
+        if strategy is not None and name == "verifier":
             try:
-                found = await self.strategy.assess(self.item, self.steps, call.args)
+                found = await strategy.assess(self.item, self.steps, call.args)
             except VerifierFailed as exc:
                 self.verifier_errors += 1
                 await self._emit(
                     "error",
-                    text=f"{VERIFIER_ERROR}({self.strategy.verifier.name}): {exc}; "
+                    text=f"{VERIFIER_ERROR}({strategy.verifier.name}): {exc}; "
                     "this extension gets the continue instruction",
                 )
                 return self.texts.continue_
@@ -442,7 +446,7 @@ class Episode:
                 "completion": found.completion_tokens,
                 "cache_read": 0,
                 "cache_creation": 0,
-                "raw": {"verifier": self.strategy.verifier.name},
+                "raw": {"verifier": strategy.verifier.name},
             }
             await self._emit("verifier", text=found.text, usage=usage, cost_usd=found.cost_usd)
             return f"{self.texts.revision_head}\n{found.text}\n\n{self.texts.revision_tail}"

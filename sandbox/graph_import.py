@@ -132,7 +132,9 @@ class GraphWorker:
         self.process.wait()
         try:
             outcome = pickle.loads(blob)
-        except Exception:  # the worker died (killed, out of memory): do the work here instead
+        # the worker died (killed, out of memory) and its truncated pickle fails in several ways (EOFError,
+        # UnpicklingError, ...): the work is done here instead
+        except Exception:  # noqa: BLE001 — any unreadable outcome: redone here
             self.close()
             return write_graphs(db, self.path, data)
         if "error" in outcome:

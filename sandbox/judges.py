@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sandbox.agents.heuristic import content_words
 from sandbox.prompts import DEFAULT_PROMPTS  # what a judge is sent (a run's --prompts may replace it)
 from sandbox.records import Item
+
+if TYPE_CHECKING:
+    from sandbox.agents.native import NativeClient
 
 _JUDGMENT = re.compile(r"<judgment>\s*(Correct|Wrong)\s*</judgment>", re.I)
 _CHOICE = re.compile(r"<choice>\s*([12])\s*</choice>", re.I)
@@ -137,7 +140,7 @@ class LLMJudge:
         from sandbox.pricing import cost, find_price
 
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        text, usage = await (self._ask_native(messages) if self.native else self._ask_litellm(messages))
+        text, usage = await (self._ask_native(self.native, messages) if self.native else self._ask_litellm(messages))
         priced = cost(find_price(self.config.model), usage)
         return text, usage, priced["total_usd"] if priced else None
 
@@ -164,11 +167,11 @@ class LLMJudge:
             req["api_base"] = self.config.base_url
         try:
             resp = await litellm.acompletion(**req)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — litellm's many classes: each classified
             raise classify(exc, self.key) from None
         return (resp.choices[0].message.content or ""), read_usage(getattr(resp, "usage", None))
 
-    async def _ask_native(self, messages: list[dict[str, Any]]) -> tuple[str, Any]:
+    async def _ask_native(self, native: NativeClient, messages: list[dict[str, Any]]) -> tuple[str, Any]:
         """The same request litellm sends a native route (temperature and max_tokens are standard parameters
         every such route takes, so `drop_params` drops nothing there)."""
         from sandbox.agents.base import ModelError, NonTransientModelError
@@ -181,8 +184,8 @@ class LLMJudge:
             "max_tokens": 8192,
         }
         try:
-            reply = await self.native.post(body)
-        except Exception as exc:
+            reply = await native.post(body)
+        except Exception as exc:  # noqa: BLE001 — any transport failure: a model error
             raise (
                 lost_response(exc, self.config.timeout_s) or NonTransientModelError(f"{type(exc).__name__}: {exc}")
             ) from None

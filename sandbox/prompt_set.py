@@ -1,10 +1,10 @@
 """Every text the workbench sends an agent or a judge, as one replaceable set (`--prompts FILE.toml`).
 
 The protocol's prompts are our wording of the papers' harnesses; a researcher who has the authors' exact text (or who
-studies prompt sensitivity) supplies a TOML file whose keys replace ours. The set in force is a `sandbox.prompts.Prompts`
-(its `digest` is part of a run's identity); this module names the file's keys and their placeholders, reads a file
-into a set and writes a set as a file (`to_toml`: what a run stores and `prompts show` prints back, and what
-`prompts export` writes of ours).
+studies prompt sensitivity) supplies a TOML file whose keys replace ours. The set in force is a
+`sandbox.prompts.Prompts` (its `digest` is part of a run's identity); this module names the file's keys and their
+placeholders, reads a file into a set and writes a set as a file (`to_toml`: what a run stores and `prompts show`
+prints back, and what `prompts export` writes of ours).
 
 A file is checked before anything runs (`load_prompts`): a key we do not know, a placeholder a key does not take, a
 required placeholder left out, a value that is not text or a file that is not TOML is a `PromptsError` naming the
@@ -262,7 +262,7 @@ def _check_placeholders(key: Key, value: str, lines: list[str], source: str) -> 
                 "a literal brace is written {{ or }})"
             )
         try:
-            format(_SAMPLE[name], spec)
+            format(_SAMPLE[name], spec or "")  # a named field always has a spec string ("" when none)
         except (ValueError, TypeError) as exc:
             raise PromptsError(f"{source}:{line}: key '{key.name}': placeholder {{{name}:{spec}}}: {exc}") from None
     names = {n for n, _, _ in found}

@@ -25,7 +25,10 @@ TOOL_SCHEMAS: list[dict] = [
     },
     {
         "name": "get_references",
-        "description": "Get the list of papers cited by this paper, with each reference's ID, title, year, and the citation context (the sentence where it was cited).",
+        "description": (
+            "Get the list of papers cited by this paper, with each reference's ID, title, year, "
+            "and the citation context (the sentence where it was cited)."
+        ),
         "parameters": {
             "type": "object",
             "properties": {"paper_id": {"type": "string", "description": "The paper ID (Semantic Scholar paper ID)."}},
@@ -34,7 +37,10 @@ TOOL_SCHEMAS: list[dict] = [
     },
     {
         "name": "search_papers",
-        "description": "Keyword search over the available pool of papers. Returns the top matching papers with their titles and abstracts.",
+        "description": (
+            "Keyword search over the available pool of papers. "
+            "Returns the top matching papers with their titles and abstracts."
+        ),
         "parameters": {
             "type": "object",
             "properties": {
@@ -46,7 +52,10 @@ TOOL_SCHEMAS: list[dict] = [
     },
     {
         "name": "list_sections",
-        "description": "List the section names of a paper, each labelled with an alphabet alias (A), (B), ... that can be used in read_section.",
+        "description": (
+            "List the section names of a paper, each labelled with an alphabet alias (A), (B), ... "
+            "that can be used in read_section."
+        ),
         "parameters": {
             "type": "object",
             "properties": {"paper_id": {"type": "string", "description": "The paper ID (Semantic Scholar paper ID)."}},
@@ -55,7 +64,11 @@ TOOL_SCHEMAS: list[dict] = [
     },
     {
         "name": "read_section",
-        "description": 'Read the full text of one section of a paper. This is the most expensive tool. The section may be given as its alias ("(A)" or "A"), its full header, or a case-insensitive unique substring of the header.',
+        "description": (
+            "Read the full text of one section of a paper. This is the most expensive tool. "
+            'The section may be given as its alias ("(A)" or "A"), its full header, '
+            "or a case-insensitive unique substring of the header."
+        ),
         "parameters": {
             "type": "object",
             "properties": {
@@ -76,7 +89,9 @@ TOOL_SCHEMAS: list[dict] = [
     },
     {
         "name": "submit_answer",
-        "description": "Submit your final answer. Choose exactly one option and include your reasoning. You may only submit once.",
+        "description": (
+            "Submit your final answer. Choose exactly one option and include your reasoning. You may only submit once."
+        ),
         "parameters": {
             "type": "object",
             "properties": {
@@ -93,7 +108,9 @@ ROLE = (
     "with tools, gathering evidence from papers to select the correct answer."
 )
 OVERVIEW = """## Task Overview
-You start from a seed paper. The answer requires information from papers reachable through citations: papers cited by the seed, or papers cited by those (up to 2 hops). Explore the citation graph strategically, read the relevant sections, and synthesise the evidence to answer the question."""
+You start from a seed paper. The answer requires information from papers reachable through citations: \
+papers cited by the seed, or papers cited by those (up to 2 hops). Explore the citation graph strategically, \
+read the relevant sections, and synthesise the evidence to answer the question."""
 
 TOOLS_BLOCK = """## Tools
 You have seven tools. Each tool call costs budget points.
@@ -117,7 +134,8 @@ Three independent limits apply; the run ends when any of them is hit:
 - **Turns**: at most {max_turns} conversational turns.
 - **Tokens**: at most {max_tokens:,} cumulative prompt + completion tokens per sample.
 
-After every tool result you will see a status line with counters only: `Turn: T  |  Tokens used: U  |  Budget used: B`. Track these against the limits above.
+After every tool result you will see a status line with counters only: \
+`Turn: T  |  Tokens used: U  |  Budget used: B`. Track these against the limits above.
 
 Resource management:
 - Navigate first: use the cheap navigation tools to find the papers that matter.

@@ -201,7 +201,8 @@ def _turn(raw: Any, pos: int) -> LoggedTurn:
 def _call(raw: Any, pos: int, i: int) -> ToolCall:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise ReferenceLogError(f"turns[{pos}].tool_calls[{i}] needs a string 'name'")
-    call_id = raw.get("id") if isinstance(raw.get("id"), str) and raw.get("id") else f"replay_{pos}_{i}"
+    given_id = raw.get("id")
+    call_id = given_id if isinstance(given_id, str) and given_id else f"replay_{pos}_{i}"
     return ToolCall(id=call_id, name=raw["name"], args=raw.get("args", {}))
 
 

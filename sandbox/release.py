@@ -152,18 +152,20 @@ def scrub_surrogates(value: Any) -> tuple[Any, int]:
         fixed, n = _LONE_SURROGATE.subn(REPLACEMENT, value)
         return fixed, int(n > 0)
     if isinstance(value, list):
-        out, total = [], 0
-        for v in value:
-            v, n = scrub_surrogates(v)
-            out.append(v)
+        out: list[Any] = []
+        total = 0
+        for item in value:
+            fixed_item, n = scrub_surrogates(item)
+            out.append(fixed_item)
             total += n
         return out, total
     if isinstance(value, dict):
-        pairs, total = {}, 0
-        for k, v in value.items():
-            k, nk = scrub_surrogates(k)
-            v, nv = scrub_surrogates(v)
-            pairs[k] = v
+        pairs: dict[Any, Any] = {}
+        total = 0
+        for key, item in value.items():
+            fixed_key, nk = scrub_surrogates(key)
+            fixed_item, nv = scrub_surrogates(item)
+            pairs[fixed_key] = fixed_item
             total += nk + nv
         return pairs, total
     return value, 0
@@ -226,7 +228,8 @@ def check_paper(obj: dict, path: Path, lineno: int) -> tuple[str, str, list[tupl
     arxiv_id = _need(obj, "arxiv_id", str, path, lineno)
     if not arxiv_id:
         raise DatasetError(path, lineno, "arxiv_id", "is empty")
-    title = obj.get("title") if isinstance(obj.get("title"), str) else ""
+    given_title = obj.get("title")
+    title = given_title if isinstance(given_title, str) else ""
     sections = _need(obj, "sections", list, path, lineno)
     out: list[tuple[str | None, str]] = []
     for i, sec in enumerate(sections):
@@ -316,8 +319,11 @@ def check_item(obj: dict, path: Path, lineno: int) -> dict[str, Any]:
     return obj
 
 
-def check_item_graph(item: dict, nodes: dict[str, dict] | None, pool: dict[str, int], path: Path, lineno: int) -> None:
-    """Cross-file checks: the item has a graph; seed, gold and bridge are nodes; gold-path papers have text."""
+def check_item_graph(
+    item: dict, nodes: dict[str, dict] | None, pool: dict[str, int], path: Path, lineno: int
+) -> dict[str, dict]:
+    """Cross-file checks: the item has a graph; seed, gold and bridge are nodes; gold-path papers have text.
+    Returns the item's graph nodes, checked."""
     if nodes is None:
         raise DatasetError(path, lineno, "id", f"item '{item['id']}' has no graph in {GRAPHS_FILE}")
     roles = [("seed_paper_id", item["seed_paper_id"])]
@@ -330,6 +336,7 @@ def check_item_graph(item: dict, nodes: dict[str, dict] | None, pool: dict[str, 
         arx = node.get("arxivId") or ""
         if not pool.get(arx):
             raise DatasetError(path, lineno, fieldname, f"gold-path paper '{pid}' has no full text in {PAPERS_FILE}")
+    return nodes
 
 
 def label_rows(obj: dict) -> list[dict[str, Any]]:

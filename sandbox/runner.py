@@ -265,7 +265,7 @@ class Runner:
         self.corpus = corpus
         self.store = store
         self.factory = factory or default_factory(spec)
-        self.on_event = on_event or (lambda event: None)
+        self.on_event = on_event or (lambda _event: None)
         self.client: str | None = getattr(self.factory, "client", None)  # which model client the run's calls use
         self.caps = spec.effective_caps()
         self.done = self.correct = 0
@@ -285,7 +285,7 @@ class Runner:
         """Create or resume the run; (run id, pending work, already finished)."""
         items = select_items(self.corpus, self.spec)
         spec = self.spec
-        fields = {
+        fields: dict[str, Any] = {
             "kind": spec.kind,
             "agent": spec.agent,
             "model": spec.model,
@@ -542,7 +542,8 @@ class Runner:
         """The sequential strategy the run's scaling records (None: the original rule), its verifier made once."""
         from sandbox.strategies import VERIFIER_TIMEOUT_S, Strategy, make_verifier
 
-        name = (self.spec.scaling or {}).get("strategy")
+        scaling = self.spec.scaling or {}
+        name = scaling.get("strategy")
         if not name:
             return None
         if name != "verifier":
@@ -550,7 +551,7 @@ class Runner:
         if getattr(self, "_verifier", None) is None:
             options = self.spec.verifier_options
             self._verifier = make_verifier(
-                self.spec.scaling.get("verifier") or "evidence",
+                scaling.get("verifier") or "evidence",
                 base_url=options.get("base_url"),
                 api_key_env=options.get("api_key_env"),
                 client=options.get("client") or "auto",

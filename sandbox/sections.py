@@ -204,7 +204,7 @@ def _heading_like(body: str, start: int, end: int) -> bool:
         return False
     after = body[end : end + _CONTEXT] + ("" if end + _CONTEXT >= len(body) else "x")
     m = _HEADING_AFTER.match(after)
-    return bool(m) and (m.group("next") is None or m.group("next")[0].isupper())
+    return m is not None and (m.group("next") is None or m.group("next")[0].isupper())
 
 
 def _body_section(label: str, bodies: Sequence[str]) -> tuple[int | None, str]:

@@ -342,7 +342,8 @@ class Generator:
             year = 2014 + (i * 12) // total
             method = f"{_word(self.rng, self.used).capitalize()} {self.rng.choice(NOUNS)}"
             fld = self.rng.choice(FIELDS)
-            title = f"{method}: {self.rng.choice(('Towards', 'Revisiting', 'Scaling', 'Learning', 'Rethinking'))} {fld.title()}"
+            lead = self.rng.choice(("Towards", "Revisiting", "Scaling", "Learning", "Rethinking"))
+            title = f"{method}: {lead} {fld.title()}"
             arxiv = None
             if has_text or self.rng.random() < 0.5:
                 arxiv_serial += 1
@@ -444,7 +445,8 @@ class Generator:
         """A mechanism template and four disjoint term pairs: correct, seed-only, wrong-paper, invented."""
         mech = self.rng.choice(MECHANISMS)
         terms = {
-            k: f"{_word(self.rng, self.used)} {self.rng.choice(('scores', 'weights', 'states', 'gradients', 'margins', 'tokens'))}"
+            k: f"{_word(self.rng, self.used)} "
+            f"{self.rng.choice(('scores', 'weights', 'states', 'gradients', 'margins', 'tokens'))}"
             for k in ("correct", "seed_only", "wrong_paper", "no_context")
         }
         anchor = f"{_word(self.rng, self.used)} {self.rng.choice(('blocks', 'windows', 'batches', 'layers', 'heads'))}"
@@ -723,12 +725,9 @@ class Generator:
         _write_jsonl(out / release.LABELS_FILE, self.labels)
         (out / "README.md").write_text(
             f"AgentHop-format synthetic benchmark (generator v{GENERATOR_VERSION}, seed {self.seed}): "
-            f"{len(self.items)} items, {sum(p.has_text for p in self.papers)} papers with text. All papers are fictional.\n"
+            f"{len(self.items)} items, {sum(p.has_text for p in self.papers)} papers with text."
+            " All papers are fictional.\n"
         )
-
-
-def seed_key(seed: int) -> str:
-    return f"{GENERATOR_VERSION}-{seed}"
 
 
 def _sub_number(p: Paper, i: int, j: int) -> str:

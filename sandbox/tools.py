@@ -258,5 +258,6 @@ def run_tool(view: ItemView, name: str, args: Any) -> ToolOutcome:
         if not isinstance(args, dict):
             raise TypeError(f"arguments must be an object, got {type(args).__name__}")
         return handler(view, args)
-    except Exception as exc:  # the reference catches KeyError/TypeError; PROTOCOL §1 extends it to all
+    # the reference catches KeyError/TypeError; the protocol extends it to every handler failure, shown to the agent
+    except Exception as exc:  # noqa: BLE001 — the protocol's rule
         return ToolOutcome(f"Error calling {name}: Missing or invalid parameter — {exc}", "error")

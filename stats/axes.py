@@ -9,6 +9,7 @@ trajectories computes each number as one array operation instead of a pass over 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -175,7 +176,7 @@ def splits(records: Sequence[Record] | Table, key: str) -> dict[str, Ratio]:
 
 def type_depth_keys(table: Table) -> np.ndarray:
     depth = table["depth"]
-    return np.array([f"{k}_d{'None' if d != d else int(d)}" for k, d in zip(table["kind"], depth)], dtype=object)
+    return np.array([f"{k}_d{'None' if math.isnan(d) else int(d)}" for k, d in zip(table["kind"], depth)], dtype=object)
 
 
 def type_depth(records: Sequence[Record] | Table) -> dict[str, Ratio]:
@@ -215,7 +216,7 @@ def section_ceiling(records: Sequence[Record] | Table) -> dict[str, Any]:
     t = Table.of(records)
     known = ~np.isnan(t["section_reachable"])
     reachable = known & (np.nan_to_num(t["section_reachable"]) != 0)
-    out = {"unreachable": int((known & ~reachable).sum()), "unknown": int((~known).sum())}
+    out: dict[str, Any] = {"unreachable": int((known & ~reachable).sum()), "unknown": int((~known).sum())}
     out["ceiling"] = {
         k: Ratio(int(reachable[w].sum()), int(w.sum()))
         for k, w in (("st", t.st), ("mt", t.mt), ("all", np.ones(t.n, dtype=bool)))

@@ -143,8 +143,8 @@ def by_cluster(clusters, *arrays) -> tuple[int, list[np.ndarray]]:
     inverse = rank[inverse.ravel()]  # clusters in order of first appearance
     k = int(first.size)
     out = []
-    for arr in arrays:
-        arr = np.asarray(arr, dtype=np.float64)
+    for given in arrays:
+        arr = np.asarray(given, dtype=np.float64)
         summed = np.zeros((k, *arr.shape[1:]))
         np.add.at(summed, inverse, arr)
         out.append(summed)
@@ -173,12 +173,12 @@ def ratio_intervals(
     if n < 2:
         raise ValueError("a bootstrap interval needs at least two items")
     stacked = np.concatenate([num, den], axis=1)
-    reps = []
+    chunks: list[np.ndarray] = []
     with np.errstate(divide="ignore", invalid="ignore"):
         for counts in count_chunks(n, n_boot, seed, chunk):
             sums = counts @ stacked
-            reps.append(sums[:, :m] / sums[:, m:])
-        reps = np.concatenate(reps, axis=0)
+            chunks.append(sums[:, :m] / sums[:, m:])
+        reps = np.concatenate(chunks, axis=0)
         point = num.sum(axis=0) / den.sum(axis=0)
     tail = (1 - level) / 2
     out: list[Interval | None] = []

@@ -61,8 +61,8 @@ def trajectory_terms(
     """(numerator, denominator) of each signature for one trajectory; a model's value pools them (sum ÷ sum)."""
     tools = [a[0] for a in actions]
     n = len(tools)
-    calls = float(n if tool_calls is None or tool_calls != tool_calls else tool_calls)
-    turns = float(0 if turns_with_calls is None or turns_with_calls != turns_with_calls else turns_with_calls)
+    calls = float(n if tool_calls is None or math.isnan(tool_calls) else tool_calls)
+    turns = float(0 if turns_with_calls is None or math.isnan(turns_with_calls) else turns_with_calls)
     out = {
         "calls_per_turn": (calls, turns),
         "think_share": (tools.count(THINK), n),

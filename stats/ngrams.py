@@ -134,7 +134,7 @@ def bigram_presence(sequences: Sequence[Sequence[str]] | Encoded) -> np.ndarray:
 
 
 def bigram_delta_accuracy(
-    sequences: Sequence[Sequence[str]] | Encoded, correct: Sequence[Any], alpha: float = 0.05
+    sequences: Sequence[Sequence[str]] | Encoded, correct: Sequence[Any] | np.ndarray, alpha: float = 0.05
 ) -> list[dict[str, Any]]:
     """For each of the 49 bigrams: accuracy with it − accuracy without it, and Fisher's exact test.
 

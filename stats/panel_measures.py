@@ -83,7 +83,7 @@ def rank_stability(values: Mapping[str, Sequence[float | None]]) -> dict[str, An
     k = min((len(v) for v in values.values()), default=0)
     if len(runs) < 2 or k < 2:
         return None
-    taus = []
+    taus: list[dict[str, Any]] = []
     for r, s in itertools.combinations(range(k), 2):
         pairs = [
             (values[run][r], values[run][s])

@@ -274,9 +274,9 @@ def pairwise_selection(
 
 
 def verification_gap(
-    oracle: Sequence[float],
-    selected: Sequence[float],
-    pass1: Sequence[float] | None = None,
+    oracle: Sequence[float] | np.ndarray,
+    selected: Sequence[float] | np.ndarray,
+    pass1: Sequence[float] | np.ndarray | None = None,
     level: float = 0.95,
     n_boot: int = 10_000,
     seed: int = 0,
@@ -284,8 +284,8 @@ def verification_gap(
     """Gap = pass@k − committed accuracy, from per-item values on the same items (§3.7).
 
     Intervals are paired: the bootstrap draw depends only on (n, B, seed), so the oracle, the
-    selection and their difference are resampled with the same items. `relative_gap` = gap / pass@k; `efficiency` = (selection − pass@1)/(pass@k − pass@1),
-    None where its denominator is 0 (or pass1 is not given).
+    selection and their difference are resampled with the same items. `relative_gap` = gap / pass@k;
+    `efficiency` = (selection − pass@1)/(pass@k − pass@1), None where its denominator is 0 (or pass1 is not given).
     """
     o = np.asarray(oracle, dtype=np.float64)
     s = np.asarray(selected, dtype=np.float64)
@@ -311,13 +311,15 @@ def verification_gap(
     return out
 
 
-def with_ci(per_item: Sequence[float], level: float = 0.95, n_boot: int = 10_000, seed: int = 0) -> Interval:
+def with_ci(
+    per_item: Sequence[float] | np.ndarray, level: float = 0.95, n_boot: int = 10_000, seed: int = 0
+) -> Interval:
     """Mean of a per-item metric with its percentile bootstrap interval over items (seeded)."""
     return bootstrap_mean_ci(per_item, level=level, n_boot=n_boot, seed=seed)
 
 
 def strategies_ci(
-    per_item: Mapping[str, Sequence[float]], level: float = 0.95, n_boot: int = 10_000, seed: int = 0
+    per_item: Mapping[str, Sequence[float] | np.ndarray], level: float = 0.95, n_boot: int = 10_000, seed: int = 0
 ) -> dict[str, Interval]:
     """Percentile intervals for several per-item metrics on the same items, from one joint draw.
 

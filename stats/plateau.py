@@ -255,13 +255,13 @@ def _prepare(scores: Any, budgets: Sequence[BudgetLabel], matched_trials: bool) 
     present = ~np.isnan(y)
     missing_per_budget = [int(v) for v in (~present.any(axis=2)).sum(axis=0)]
     if matched_trials:
-        complete = present.all(axis=1)  # n × T: trial t scored at every budget
+        complete = np.asarray(present.all(axis=1))  # n × T: trial t scored at every budget
         n_trials_dropped = int((present.any(axis=1) & ~complete).sum())
         y = np.where(complete[:, None, :], y, np.nan)
         keep = complete.any(axis=1)
     else:
         n_trials_dropped = 0
-        keep = present.any(axis=2).all(axis=1)
+        keep = np.asarray(present.any(axis=2)).all(axis=1)
     dropped = np.flatnonzero(~keep)
     y = y[keep]
     with np.errstate(invalid="ignore"):
@@ -709,7 +709,7 @@ def _transitions(
         mc_se = z[k] * float(scale[k]) / math.sqrt(2 * (n_boot - 1))
         constant = bool(np.ptp(diffs[:, k]) == 0)
         degenerate = constant and bool(sigma[k] == 0) and bool(d_bar[k] != 0)
-        bound = dict(
+        bound: dict[str, Any] = dict(
             z=z[k], c_k=c_k[k], mc_se=mc_se, level=levels[k], borderline=bool(abs(c_k[k]) < BORDERLINE_MC_SES * mc_se)
         )
         if not tested[k]:

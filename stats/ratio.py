@@ -8,7 +8,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Ratio:
     num: float
-    den: int
+    den: float  # a count, or a sum of amounts (whole in practice: `axes._py` keeps whole sums ints)
 
     @property
     def value(self) -> float | None:

@@ -60,7 +60,7 @@ def summary(
     n = len(trajectories)
     if n == 0:
         return {"schema_version": SCHEMA_VERSION, "empty": True}
-    sample_of = [samples.get(t.get("sample_id"), {}) for t in trajectories]
+    sample_of = [samples.get(sid, {}) if isinstance(sid := t.get("sample_id"), str) else {} for t in trajectories]
     facts = [read_facts(t, s, norm) for t, s in zip(trajectories, sample_of)]
     return {
         "fingerprint": dict(fingerprint),
@@ -107,7 +107,7 @@ def accuracy(trajs: Sequence[Record], samples: Sequence[Record]) -> dict[str, An
         "by_filter_agreement": buckets((f"agree_{s.get('filter_agreement')}", _ok(t)) for t, s in pairs),
         # the loader never copies `bridge_necessary`, so in the reference this is always "unlabeled"
         "mt_d2_by_bridge_necessary": buckets((_necessity(s.get("bridge_necessary")), _ok(t)) for t, s in mt_d2),
-        "conditional_on_termination": buckets((t.get("terminated_by"), _ok(t)) for t in trajs),
+        "conditional_on_termination": buckets((str(t.get("terminated_by")), _ok(t)) for t in trajs),
         "position_bias": position_bias(trajs),
     }
 
@@ -303,7 +303,10 @@ def pattern_bucket(group: str, f: ReadFacts) -> str:
 
 
 def navigation_patterns(trajs: Sequence[Record], facts: Sequence[ReadFacts]) -> dict[str, Any]:
-    """Groups st_d1/st_d2/mt_d1/mt_d2 that have trajectories: `{total, buckets: {name: {n, share, correct, accuracy}}}`."""
+    """Groups st_d1/st_d2/mt_d1/mt_d2 that have trajectories.
+
+    Shape: `{total, buckets: {name: {n, share, correct, accuracy}}}`.
+    """
     groups: dict[str, list[ReadFacts]] = {}
     for t, f in zip(trajs, facts):
         group = pattern_group(t)

@@ -32,8 +32,9 @@ Definitions used by every function:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from stats.ratio import Ratio
 from stats.significance import fisher_exact_two_sided
@@ -85,14 +86,14 @@ LEGEND = {
 def compact(actions: Sequence[Action]) -> Sequence[Sequence[Any]]:
     """Actions as [tool, status, paper, role, delivered] lists (dicts are converted; lists pass through)."""
     if not actions or type(actions[0]) in (list, tuple) or not isinstance(actions[0], Mapping):
-        return actions
-    return [[a.get(k) for k in FIELDS] for a in actions]
+        return cast(Sequence[Sequence[Any]], actions)  # one trajectory's actions are all lists or all dicts
+    return [[a.get(k) for k in FIELDS] for a in cast(Sequence[Mapping[str, Any]], actions)]
 
 
 def n_gold(traj: Trajectory) -> int:
     """Gold papers of the item: `n_gold` when given, else 1 for ST and 2 for MT."""
     value = traj.get("n_gold")
-    if value is None or value != value:
+    if value is None or math.isnan(value):
         return 2 if traj.get("kind") == "mt" else 1
     return int(value)
 
@@ -138,7 +139,7 @@ def paper_recalled(traj: Trajectory, facts: Facts) -> bool:
     paper recall counts, so Table 9's n = MT items × (1 − MT paper recall) holds by construction), else
     whether the delivered reads reached every gold paper."""
     flag = traj.get("paper_recall")
-    if flag is None or flag != flag:
+    if flag is None or math.isnan(flag):
         return len(facts.reached) >= n_gold(traj)
     return bool(flag)
 

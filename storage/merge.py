@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from storage.locks import RunBusy, RunLock
-from storage.store import TRAJECTORY_FIELDS, Store, StoreError, differ_phrase, identity_diff
+from storage.store import TRAJECTORY_FIELDS, Store, StoreError, differ_phrase, identity_diff, inserted_id
 
 # what a result is, when two stores hold the same item/replicate: everything but when and how long
 TIMING = ("wall_time_s", "started_at", "finished_at")
@@ -196,7 +196,7 @@ def _create_run(conn: sqlite3.Connection, source: dict[str, Any]) -> int:
     cur = conn.execute(
         f"INSERT INTO runs ({', '.join(record)}) VALUES ({', '.join('?' * len(record))})", list(record.values())
     )
-    return cur.lastrowid
+    return inserted_id(cur)
 
 
 def _copy_prompts(conn: sqlite3.Connection, part: _Part) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cached_property
@@ -124,6 +124,13 @@ def differ_phrase(keys: list[str]) -> str:
     if len(keys) == 1:
         return f"{keys[0]} differs"
     return f"{', '.join(keys[:-1])} and {keys[-1]} differ"
+
+
+def inserted_id(cur: sqlite3.Cursor) -> int:
+    """The rowid the INSERT just run on `cur` wrote (sqlite3 types `lastrowid` Optional, None before any insert)."""
+    rowid = cur.lastrowid
+    assert rowid is not None, "an INSERT sets lastrowid"
+    return rowid
 
 
 def now() -> str:
@@ -259,7 +266,7 @@ class Store:
             cur = self.conn.execute(
                 f"INSERT INTO runs ({cols}) VALUES ({', '.join('?' * len(record))})", list(record.values())
             )
-        return cur.lastrowid, False
+        return inserted_id(cur), False
 
     def update_run(self, run_id: int, **fields: Any) -> None:
         """Set columns of a run; dicts and lists (`caps`, `config`) are stored as JSON, as at creation."""
@@ -316,7 +323,8 @@ class Store:
 
     def next_attempt(self, run_id: int, item_id: str, replicate: int) -> int:
         row = self.conn.execute(
-            "SELECT MAX(attempt) FROM trajectories WHERE run_id = ? AND item_id = ? AND replicate = ? AND status = 'done'",
+            "SELECT MAX(attempt) FROM trajectories"
+            " WHERE run_id = ? AND item_id = ? AND replicate = ? AND status = 'done'",
             (run_id, item_id, replicate),
         ).fetchone()
         return 0 if row[0] is None else row[0] + 1
@@ -391,8 +399,9 @@ class Store:
                 ).fetchone()[0]
                 turns, points, tokens = tuple(last) if last else (0, 0, 0)
                 self.conn.execute(
-                    "UPDATE trajectories SET status = 'done', final = 0, termination = 'error', error_kind = 'abandoned', "
-                    "error = ?, correct = 0, turns = ?, points_used = ?, tokens = ?, tool_calls = ?, finished_at = ? "
+                    "UPDATE trajectories SET status = 'done', final = 0, termination = 'error', "
+                    "error_kind = 'abandoned', error = ?, correct = 0, turns = ?, points_used = ?, tokens = ?, "
+                    "tool_calls = ?, finished_at = ? "
                     "WHERE id = ?",
                     (note, turns, points, tokens, calls, now(), tid),
                 )
@@ -435,7 +444,7 @@ class Store:
                 f"VALUES (?, ?, ?, ?, 'running', ?, {', '.join('?' * len(META_FIELDS))})",
                 (run_id, item_id, replicate, attempt, now(), *(meta.get(k) for k in META_FIELDS)),
             )
-        return cur.lastrowid
+        return inserted_id(cur)
 
     def add_step(self, trajectory_id: int, step: dict[str, Any]) -> None:
         """Commit one step now. `step` holds the Step's fields flattened (ledger state included)."""
@@ -492,7 +501,7 @@ class Store:
         )
 
     def finish_trajectory(
-        self, trajectory_id: int, result: dict[str, Any], final: bool, steps: list[dict[str, Any]] = ()
+        self, trajectory_id: int, result: dict[str, Any], final: bool, steps: Sequence[dict[str, Any]] = ()
     ) -> None:
         """Write the last `steps` and the outcome and mark the trajectory done, atomically: before this it does
         not count."""
@@ -657,7 +666,8 @@ class Store:
     def item_outcomes(self, fingerprint: str) -> dict[str, tuple[int, int]]:
         """item id -> (runs whose replicate-0 trajectory on it is correct, runs with one), over the dataset's runs."""
         rows = self.conn.execute(
-            "SELECT t.item_id, COALESCE(SUM(t.correct), 0), COUNT(*) FROM trajectories t JOIN runs r ON r.id = t.run_id "
+            "SELECT t.item_id, COALESCE(SUM(t.correct), 0), COUNT(*) "
+            "FROM trajectories t JOIN runs r ON r.id = t.run_id "
             "WHERE r.dataset_fingerprint = ? AND t.final = 1 AND t.status = 'done' AND t.replicate = 0 "
             "GROUP BY t.item_id",
             (fingerprint,),
@@ -899,11 +909,11 @@ class Store:
             raise StoreError("an undo names the edit it undoes, and only an undo does")
         with self.transaction():
             cur = self.conn.execute(
-                "INSERT INTO audit_labels (dataset_fingerprint, item_id, action, arxiv_id, section, relevance, reviewer,"
-                " created_at, undoes) VALUES (?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO audit_labels (dataset_fingerprint, item_id, action, arxiv_id, section, relevance,"
+                " reviewer, created_at, undoes) VALUES (?,?,?,?,?,?,?,?,?)",
                 (fingerprint, item_id, action, arxiv_id, section, relevance, reviewer, now(), undoes),
             )
-        return cur.lastrowid
+        return inserted_id(cur)
 
     def verdicts(self, fingerprint: str) -> dict[str, dict[str, Any]]:
         """The latest verdict per item of a dataset."""

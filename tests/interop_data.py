@@ -17,9 +17,9 @@ S = "1" * 40  # seed, 2301.00001
 BR = "2" * 40  # bridge, 2302.00002
 G1 = "3" * 40  # gold one, 2101.00001
 G2 = "4" * 40  # gold two, 2102.00002
-O = "5" * 40  # sibling, 2001.00009
+SIB = "5" * 40  # sibling, 2001.00009
 M = "6" * 40  # metadata-only (no arXiv id)
-ARX = {S: "2301.00001", BR: "2302.00002", G1: "2101.00001", G2: "2102.00002", O: "2001.00009"}
+ARX = {S: "2301.00001", BR: "2302.00002", G1: "2101.00001", G2: "2102.00002", SIB: "2001.00009"}
 
 LONG = "The method decomposes signals into bands. " * 20  # 840 characters: its read is logged truncated
 assert len(LONG) > 500
@@ -61,7 +61,7 @@ PAPERS = [
         ],
     },
     {
-        "arxiv_id": ARX[O],
+        "arxiv_id": ARX[SIB],
         "title": "Sibling Study",
         "sections": [{"header": "1 Introduction", "text": "Sibling intro."}],
     },
@@ -72,7 +72,7 @@ NODES = {
     BR: {"title": "Bridge Study", "arxivId": ARX[BR], "year": 2022, "abstract": "Bridge abstract."},
     G1: {"title": "Gold One", "arxivId": ARX[G1], "year": 2021, "abstract": "Gold one abstract."},
     G2: {"title": "Gold Two", "arxivId": ARX[G2], "year": 2020, "abstract": "Gold two abstract."},
-    O: {"title": "Sibling Study", "arxivId": ARX[O], "year": 2019, "abstract": "Sibling abstract."},
+    SIB: {"title": "Sibling Study", "arxivId": ARX[SIB], "year": 2019, "abstract": "Sibling abstract."},
     M: {"title": "Workshop Note", "arxivId": "", "year": None, "abstract": ""},
 }
 
@@ -89,7 +89,7 @@ ITEMS = {
         ["correct", "seed_only", "wrong_paper", "no_context"],
         [G1],
         [],
-        {S: [G1, O, M]},
+        {S: [G1, SIB, M]},
     ),
     "st_0002": (
         "single-target",
@@ -102,7 +102,7 @@ ITEMS = {
         ["seed_only", "correct", "wrong_paper", "no_context"],
         [G2],
         [BR],
-        {S: [BR, O], BR: [G2]},
+        {S: [BR, SIB], BR: [G2]},
     ),
     "st_0003": (
         "single-target",
@@ -115,7 +115,7 @@ ITEMS = {
         ["correct", "seed_only", "wrong_paper", "no_context"],
         [G1],
         [],
-        {S: [G1, O]},
+        {S: [G1, SIB]},
     ),
     "mt_0001": (
         "multi-target",
@@ -128,7 +128,7 @@ ITEMS = {
         ["wrong_paper", "seed_only", "correct", "no_context"],
         [G1, G2],
         [],
-        {S: [G1, G2, O, M]},
+        {S: [G1, G2, SIB, M]},
     ),
     "mt_0002": (
         "multi-target",
@@ -141,7 +141,7 @@ ITEMS = {
         ["seed_only", "wrong_paper", "no_context", "correct"],
         [G1, G2],
         [BR],
-        {S: [BR, O], BR: [G1, G2]},
+        {S: [BR, SIB], BR: [G1, G2]},
     ),
 }
 
@@ -424,12 +424,12 @@ def logs() -> dict[str, dict]:
                 1,
                 [
                     ("read_section", {"paper_id": G1, "section": "4 Experiments"}),
-                    ("read_section", {"paper_id": O, "section": "1 Introduction"}),
+                    ("read_section", {"paper_id": SIB, "section": "1 Introduction"}),
                     ("read_section", {"paper_id": M, "section": "Intro"}),
                 ],
                 [
                     read(G1, "4 Experiments", "4 Experiments", "Experiments one."),
-                    read(O, "1 Introduction", "1 Introduction", "Sibling intro."),
+                    read(SIB, "1 Introduction", "1 Introduction", "Sibling intro."),
                     result(
                         "read_section",
                         {"paper_id": M, "section": "Intro"},

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 
 from mcp.server.mcpserver import MCPServer
@@ -15,14 +16,12 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--die-after", type=int, default=None)
 options = parser.parse_args()
 server = MCPServer("distractions", log_level="ERROR")
-calls = 0
+calls = itertools.count()  # each next() is the number of tool calls before this one
 
 
 def _count() -> None:
-    global calls
-    if options.die_after is not None and calls >= options.die_after:
+    if options.die_after is not None and next(calls) >= options.die_after:
         os._exit(3)  # no goodbye: the client sees its stream end
-    calls += 1
 
 
 @server.tool(description="Convert a temperature from degrees Celsius to degrees Fahrenheit.")

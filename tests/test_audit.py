@@ -6,6 +6,8 @@ import pytest
 
 from sandbox.corpus import open_release
 from tests.cli_inprocess import batch
+from workbench.cli import main
+from workbench.service import audit
 
 
 @pytest.fixture
@@ -215,12 +217,6 @@ def test_a_check_left_unassessed_is_exported_as_null(mini_dir, tmp_path, cli):
 
 
 # ---------------------------------------------------------------- QA: reviewer, relevance, aliases, honest counts
-
-
-import pytest
-
-from workbench.cli import main
-from workbench.service import audit
 
 
 def run(capsys, *args):

@@ -14,9 +14,10 @@ from tests.scripted import ScriptAgent, turn
 
 FAST = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0)
 READ = ("read_section", {"paper_id": G, "section": "A"})
+DEFAULT_CAPS = Caps()
 
 
-async def play(corpus, script, caps=Caps(), ablation="full"):
+async def play(corpus, script, caps=DEFAULT_CAPS, ablation="full"):
     item = corpus.item("st_0001")
     agent = ScriptAgent(script)
     ep = Episode(corpus.view(item), agent, caps, build_prompt(item, caps, ablation), retry=FAST)

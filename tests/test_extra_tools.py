@@ -7,6 +7,8 @@ import asyncio
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from scipy.stats import binomtest
 
 from sandbox.agents.heuristic import content_words
@@ -521,9 +523,6 @@ def test_an_llm_sees_the_tools_in_the_recorded_order_and_its_call_is_answered(tm
     rep = json.loads(batch(capsys, "report", "l", "--db", db, "--format", "json").stdout)["general_setting"]
     assert rep["share_counts"] == [1, 2] and rep["points"] == [1, 1]
 
-
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),

@@ -205,3 +205,53 @@ def test_extra_tools_timeout_bounds_each_mcp_call_and_is_not_identity(tmp_path, 
 
     slow = asyncio.run(go())
     assert slow.status == "error" and slow.text.startswith("Error calling slow: ")
+
+
+def test_close_lets_its_own_cancellation_through(monkeypatch):
+    """A run cancelled while it waits for a slow server to leave (Ctrl-C, a run-wide limit) is cancelled: `close`
+    swallows only the CancelledError it caused in the owner, never its own task's."""
+    from sandbox.extra_tools import mcp_registry
+
+    monkeypatch.setattr(mcp_registry, "CLOSE_TIMEOUT_S", 0)  # the owner's orderly exit is not waited for
+
+    async def go() -> tuple[bool, bool]:
+        registry = McpRegistry("unused")
+        leaving = asyncio.Event()
+
+        async def slow_to_leave() -> None:  # stands for the owner of a server whose exit takes a while
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                leaving.set()
+                await asyncio.Event().wait()  # still leaving when the closing task is cancelled
+
+        registry._owner = asyncio.create_task(slow_to_leave())
+        closing = asyncio.create_task(registry.close())
+        await leaving.wait()  # the owner is cancelled: `close` waits for it to end
+        closing.cancel()
+        try:
+            await closing
+        except asyncio.CancelledError:
+            cancelled = True
+        else:
+            cancelled = False
+        return cancelled, registry._owner.done()
+
+    cancelled, owner_done = asyncio.run(go())
+    assert cancelled
+    assert owner_done
+
+
+def test_close_ends_quietly_when_the_owner_is_cancelled(monkeypatch):
+    """The owner's own CancelledError (close cancelled it) is the expected end of `close`, not an error."""
+    from sandbox.extra_tools import mcp_registry
+
+    monkeypatch.setattr(mcp_registry, "CLOSE_TIMEOUT_S", 0)
+
+    async def go() -> bool:
+        registry = McpRegistry("unused")
+        registry._owner = asyncio.create_task(asyncio.Event().wait())
+        await registry.close()
+        return registry._owner.cancelled()
+
+    assert asyncio.run(go())

@@ -251,7 +251,7 @@ def test_user_errors(interop_corpus, tmp_path):
     with pytest.raises(ReferenceImportError, match="not a directory"):
         import_reference(tmp_path / "nope", interop_corpus, store, "x")
     parent = write_experiment(tmp_path / "experiments" / "gpt-4.1", logs(), extras=False).parent
-    with pytest.raises(ReferenceImportError, match="model directories: gpt-4.1"):
+    with pytest.raises(ReferenceImportError, match=r"model directories: gpt-4\.1"):
         import_reference(parent, interop_corpus, store, "x")
     assert import_reference(parent, interop_corpus, store, "x", model="gpt-4.1").imported == 5
     mixed = logs()

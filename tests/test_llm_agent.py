@@ -22,6 +22,7 @@ from tests.conftest import G, S
 from tests.openai_server import FakeOpenAI, Reply, error_reply, raw_reply, seed_of, text_reply, tool_reply, turn_of
 
 FAST = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0)
+DEFAULT_CAPS = Caps()
 
 
 def script(*replies):
@@ -33,7 +34,7 @@ def script(*replies):
     return brain
 
 
-async def episode(corpus, brain, caps=Caps(), text_tools=False, sleeps=None, ablation="full", **cfg):
+async def episode(corpus, brain, caps=DEFAULT_CAPS, text_tools=False, sleeps=None, ablation="full", **cfg):
     item = corpus.item("st_0001")
     caps = caps_for_ablation(caps, ablation)
     with FakeOpenAI(brain) as srv:

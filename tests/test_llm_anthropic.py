@@ -7,6 +7,7 @@ markers where the reference puts them, and top_k where each provider takes it.
 
 import pytest
 
+from sandbox.agents.base import RefusedRequest
 from sandbox.agents.limits import RateLimiter
 from sandbox.agents.llm import ConfigError, LLMAgent, LLMConfig
 from sandbox.episode import Episode, RetryPolicy
@@ -217,6 +218,6 @@ async def test_top_k_goes_where_each_provider_reads_it(model, expected):
         agent = LLMAgent(
             LLMConfig(model=model, base_url=srv.url, api_key_env="NO_SUCH_KEY_VAR", top_k=10), RateLimiter(), None
         )
-        with pytest.raises(Exception):
+        with pytest.raises(RefusedRequest):  # the server answers 400: the request itself is refused
             await agent.act([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}], ())
     assert expected(srv.requests[0]), srv.requests[0]

@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -25,6 +26,9 @@ from sandbox.records import Caps
 from storage import Store
 from workbench.cli import main
 from workbench.service import paths
+
+if TYPE_CHECKING:
+    from mcp import Client, StdioServerParameters
 
 # The SDK is imported by the tests that use it, not here: every test process collects this module, and importing
 # the SDK costs about a second, paid only by the process that runs these tests.

@@ -347,9 +347,9 @@ def test_distractor_attribution_differences_with_a_paired_interval(played, demo_
             assert got["delta"] == pytest.approx(rb - ra)
             col = lambda side, f: np.array([f(side[i]) for i in common], dtype=float)  # noqa: E731
             [(_delta, low, high)] = paired_ratio_deltas(
-                col(a, lambda t: chose(t) == kind),
+                col(a, lambda t, kind=kind: chose(t) == kind),
                 col(a, lambda t: not t["correct"]),
-                col(b, lambda t: chose(t) == kind),
+                col(b, lambda t, kind=kind: chose(t) == kind),
                 col(b, lambda t: not t["correct"]),
             )
             assert (got["ci_low"], got["ci_high"]) == (low, high) and low <= got["delta"] <= high

@@ -151,26 +151,27 @@ def test_the_workbench_brings_old_runs_under_the_current_rules_when_it_opens(tmp
         assert all(t["section_recall"] for t in store.trajectories(run["id"]))
 
 
-_CONNECTS: list[str] | None = None  # the databases sqlite3 opens while a test records them (an audit hook)
+# the databases sqlite3 opens while a test records them (an audit hook): the recording list, empty outside
+_RECORDING: list[list[str]] = []
 
 
 def _record_connect(event: str, args: tuple) -> None:
-    if event == "sqlite3.connect" and _CONNECTS is not None:
-        _CONNECTS.append(str(args[0]))
+    if event == "sqlite3.connect" and _RECORDING:
+        _RECORDING[-1].append(str(args[0]))
 
 
 def _connects_during(action) -> list[str]:
     """What `action` asked sqlite3 to open, as CPython's audit event reports it: `file:…?mode=ro` is read-only."""
-    global _CONNECTS
     if _record_connect not in _HOOKED:
         sys.addaudithook(_record_connect)  # hooks cannot be removed: one, recording only inside this function
         _HOOKED.append(_record_connect)
-    _CONNECTS = []
+    opened: list[str] = []
+    _RECORDING.append(opened)
     try:
         action()
-        return _CONNECTS
+        return opened
     finally:
-        _CONNECTS = None
+        _RECORDING.pop()
 
 
 _HOOKED: list = []

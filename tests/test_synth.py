@@ -1,13 +1,21 @@
 """The built-in benchmark is built the paper's way: facts only in gold papers, depth 2 only via the bridge."""
 
+import asyncio
 import json
 import re
 from collections import Counter
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sandbox import synth
+from sandbox.corpus import open_release
 from sandbox.release import GRAPHS_FILE, PAPERS_FILE, QA_FILE
+from sandbox.runner import Runner, RunSpec
+from storage import Store
+from workbench.cli import main
+from workbench.service.reports import run_report
 
 ENGLISH = set(re.findall(r"[a-z]+", " ".join(synth.FILLER + synth.MECHANISMS + synth.ASPECTS).lower())) | {
     "scores",
@@ -175,12 +183,6 @@ def test_one_gold_paper_leaves_the_item_open_and_both_decide_it(request, preset)
 # ---------------------------------------------------------------- QA: tiny and dense pools
 
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from workbench.cli import main
-
-
 def _synth(capsys, out, items, papers):
     capsys.readouterr()
     rc = main(["--batch", "synth", "--out", str(out), "--items", str(items), "--papers", str(papers)])
@@ -228,13 +230,6 @@ def test_synth_builds_a_valid_release_or_refuses(tmp_path_factory, capsys, items
 
 
 # ---------------------------------------------------------------- labels of subsections (PROTOCOL §3)
-
-import asyncio
-
-from sandbox.corpus import open_release
-from sandbox.runner import Runner, RunSpec
-from storage import Store
-from workbench.service.reports import run_report
 
 
 def _inline_title(text: str, label: str) -> bool:

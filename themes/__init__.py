@@ -35,7 +35,16 @@ def _theme(name: str, dark: bool) -> Theme:
     return Theme(
         name=name,
         dark=dark,
-        **colours,
+        primary=colours["primary"],
+        secondary=colours["secondary"],
+        accent=colours["accent"],
+        warning=colours["warning"],
+        error=colours["error"],
+        success=colours["success"],
+        foreground=colours["foreground"],
+        background=colours["background"],
+        surface=colours["surface"],
+        panel=colours["panel"],
         variables={"footer-key-foreground": colours["accent"], "block-cursor-text-style": "bold"},
     )
 

@@ -59,7 +59,8 @@ class InfrastructureError(ModelError):
 class ServerUnreachable(InfrastructureError):
     """Nothing listens at a server on this machine (connection refused): it is not running (or still loading), and
     no backoff brings it back (ten backoffs and three attempts took minutes per item). The episode ends at once and
-    the runner stops the whole run, interrupted and resumable, leaving that episode unfinished (`Runner._server_gone`)."""
+    the runner stops the whole run, interrupted and resumable, leaving that episode unfinished
+    (`Runner._server_gone`)."""
 
     kind = "unreachable"
 

@@ -107,7 +107,8 @@ def unique_ids(
         return turn
     for i, new in renamed.items():
         turn.tool_calls[i] = ToolCall(new, turn.tool_calls[i].name, turn.tool_calls[i].args)
-    raw_calls = (turn.raw or {}).get("tool_calls")
+    raw = turn.raw or {}
+    raw_calls = raw.get("tool_calls")
     if isinstance(raw_calls, list) and len(raw_calls) == len(turn.tool_calls):
-        turn.raw = {**turn.raw, "tool_calls": [{**rc, "id": c.id} for rc, c in zip(raw_calls, turn.tool_calls)]}
+        turn.raw = {**raw, "tool_calls": [{**rc, "id": c.id} for rc, c in zip(raw_calls, turn.tool_calls)]}
     return turn

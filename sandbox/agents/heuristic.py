@@ -335,6 +335,10 @@ def placeholder_arguments(schema: dict[str, Any]) -> dict[str, Any]:
     """The required arguments of a tool schema, each a placeholder of its type."""
     params = schema.get("parameters") or {}
     props = params.get("properties") or {}
-    return {
-        name: _PLACEHOLDERS.get((props.get(name) or {}).get("type"), "example") for name in params.get("required") or []
-    }
+    return {name: _placeholder(props.get(name)) for name in params.get("required") or []}
+
+
+def _placeholder(prop: Any) -> Any:
+    """A placeholder of the property's JSON type ("example" for a type not listed)."""
+    kind: Any = (prop or {}).get("type")
+    return _PLACEHOLDERS.get(kind, "example")

@@ -5,12 +5,11 @@ neither can hold the import without a cycle between the two."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import warnings
-
-_LITELLM = None
-
+from typing import Any
 
 # Coroutines litellm builds in a worker thread and hands back to be awaited: a call cancelled in between (a
 # run-wide limit, Ctrl-C) leaves one unawaited, which is expected and harmless.
@@ -20,34 +19,32 @@ _ABANDONED = (
 )
 
 
-def litellm_module():
-    """Import litellm once, offline: local model cost map, no .env autoload, quiet."""
-    global _LITELLM
-    if _LITELLM is None:
-        warnings.filterwarnings("ignore", message=_ABANDONED, category=RuntimeWarning)
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
-        os.environ.setdefault("LITELLM_TELEMETRY", "False")
-        import litellm
+@functools.cache
+def litellm_module() -> Any:
+    """Import litellm once (the cache holds it), offline: local model cost map, no .env autoload, quiet."""
+    warnings.filterwarnings("ignore", message=_ABANDONED, category=RuntimeWarning)
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+    os.environ.setdefault("LITELLM_TELEMETRY", "False")
+    import litellm
 
-        litellm.suppress_debug_info = True
-        litellm.telemetry = False
-        litellm.drop_params = False  # True makes the OpenAI route resend a request that got a 422; see providers
-        litellm.num_retries = 0
-        for name in (
-            "LiteLLM",
-            "LiteLLM Router",
-            "LiteLLM Proxy",
-        ):  # its per-call warnings ("priced at $0", its logging worker's event-loop notes) would flood stderr
-            logging.getLogger(name).setLevel(logging.ERROR)
-        _LITELLM = litellm
-    return _LITELLM
+    litellm.suppress_debug_info = True
+    litellm.telemetry = False
+    litellm.drop_params = False  # True makes the OpenAI route resend a request that got a 422; see providers
+    litellm.num_retries = 0
+    for name in (
+        "LiteLLM",
+        "LiteLLM Router",
+        "LiteLLM Proxy",
+    ):  # its per-call warnings ("priced at $0", its logging worker's event-loop notes) would flood stderr
+        logging.getLogger(name).setLevel(logging.ERROR)
+    return litellm
 
 
-def loaded_litellm():
-    """litellm if a call of this process already imported it, else None (never imports it: a native run's
-    failures are classified without it)."""
-    return _LITELLM
+def loaded_litellm() -> Any:
+    """litellm if a call of this process already imported it through `litellm_module`, else None (never imports
+    it: a native run's failures are classified without it)."""
+    return litellm_module() if litellm_module.cache_info().currsize else None
 
 
 def without_litellm_logging():

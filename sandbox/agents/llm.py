@@ -123,17 +123,6 @@ class LLMConfig:
         self.api_key()
         Session.open(self)
 
-    def as_options(self) -> dict[str, Any]:
-        """What the run records (and resumes on): every setting, the key's variable name, never the key."""
-        return {
-            "model": self.model,
-            "base_url": self.base_url,
-            "api_key_env": self.key_env(),
-            "sampling": self.sampling(),
-            "text_tools": self.text_tools,
-            "extra": self.extra,
-        }
-
 
 CLIENTS = ("auto", "native", "litellm")
 
@@ -259,11 +248,14 @@ class LLMAgent:
 
     async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
         self.names = frozenset(TOOL_NAMES) | {t["name"] for t in tools if isinstance(t.get("name"), str)}
-        if self.session.native is not None:
-            return await self._act_native(messages, tools)
+        native = self.session.native
+        if native is not None:
+            return await self._act_native(native, messages, tools)
         litellm = litellm_module()
         req = self.request(messages, tools)
-        client = self.session.clients.client()
+        clients = self.session.clients
+        assert clients is not None  # `Session.open` gives every litellm session its clients
+        client = clients.client()
         if client is not None:
             req["client"] = client
         async with self.limiter.slot():
@@ -272,7 +264,8 @@ class LLMAgent:
                     response = await litellm.acompletion(**req)
                 except asyncio.CancelledError:
                     raise
-                except Exception as exc:
+                # litellm raises dozens of classes (its own, httpx's, the SDKs'): `failure` classifies each one
+                except Exception as exc:  # noqa: BLE001 — every one classified below, none swallowed
                     raise self.failure(exc, wire) from None
         if response is None or not getattr(response, "choices", None):
             what = "no response" if response is None else "a response without choices"
@@ -281,18 +274,22 @@ class LLMAgent:
             return unique_ids(self.parse(response), messages)
         except ModelError:
             raise
-        except Exception as exc:  # a response we cannot read is the provider's fault, not a turn
+        # a response we cannot read, however the reading fails, is the provider's fault, not a turn
+        except Exception as exc:  # noqa: BLE001 — a model error naming the exception, none swallowed
             raise NonTransientModelError(scrub(f"unreadable response: {type(exc).__name__}: {exc}", self.key)) from None
 
-    async def _act_native(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def _act_native(
+        self, native: NativeClient, messages: list[dict[str, Any]], tools: tuple[dict, ...]
+    ) -> AssistantTurn:
         """The same call through the native client: the same body, read and classified by the same functions."""
         body = providers.wire_body(self.call(messages, tools))
         async with self.limiter.slot():
             try:
-                reply = await self.session.native.post(body)
+                reply = await native.post(body)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
+            # any transport failure (httpx's, h2's, the OS's) is classified by `failure`
+            except Exception as exc:  # noqa: BLE001 — every one classified below, none swallowed
                 raise self.failure(exc, None) from None
         outcome = reply_outcome(reply.status, reply.retry_after, reply.body, self.key)
         if isinstance(outcome, ModelError):
@@ -302,7 +299,8 @@ class LLMAgent:
             return unique_ids(self.turn(choice["message"], outcome.get("usage"), choice.get("finish_reason")), messages)
         except ModelError:
             raise
-        except Exception as exc:
+        # a reply we cannot read, however the reading fails, is the provider's fault, not a turn
+        except Exception as exc:  # noqa: BLE001 — a model error naming the exception, none swallowed
             raise NonTransientModelError(scrub(f"unreadable response: {type(exc).__name__}: {exc}", self.key)) from None
 
     def failure(self, exc: Exception, wire: Wire | None) -> ModelError:

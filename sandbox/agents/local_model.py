@@ -11,6 +11,7 @@ Linux), never to the terminal.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib.util
 import os
 import subprocess
@@ -147,7 +148,9 @@ def start_logged(
 def _first_line(process: subprocess.Popen, timeout_s: float) -> str:
     """The first line of the process's stdout, or '' when it ends (or the time runs out) before one."""
     got: list[bytes] = []
-    reader = threading.Thread(target=lambda: got.append(process.stdout.readline()), daemon=True)
+    stdout = process.stdout
+    assert stdout is not None  # started with stdout=PIPE
+    reader = threading.Thread(target=lambda: got.append(stdout.readline()), daemon=True)
     reader.start()
     reader.join(timeout_s)
     return got[0].decode("utf-8", "replace").strip() if got else ""
@@ -166,10 +169,8 @@ def stop(process: subprocess.Popen, grace_s: float = 5.0) -> None:
 
 def _close(stream) -> None:
     if stream is not None and not stream.closed:
-        try:
+        with contextlib.suppress(OSError):  # a pipe the other end already closed
             stream.close()
-        except OSError:  # a pipe the other end already closed
-            pass
 
 
 def server_note(base_url: str | None) -> str:

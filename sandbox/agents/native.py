@@ -6,8 +6,9 @@ litellm sends unchanged (`openai/…` models it does not transform, `hosted_vllm
 `local/…`, any `--base-url`; see `providers.native_provider`) this client posts the very
 same body itself over one keep-alive connection pool per event loop and run (sharded over a
 few `httpx.AsyncClient`s, see `NativeClient`), no pool limit (the run's own limiter bounds
-the calls in flight), HTTP/2 when `h2` is installed and the server offers it (ALPN, https only). It returns the status, Retry-After and raw
-body; reading them into a turn or an error is `replies.reply_outcome`'s job, shared with the
+the calls in flight), HTTP/2 when `h2` is installed and the server offers it (ALPN, https only).
+It returns the status, Retry-After and raw body; reading them into a turn or an error is
+`replies.reply_outcome`'s job, shared with the
 litellm path, so both clients classify and parse the same way.
 """
 

@@ -35,10 +35,11 @@ class OracleAgent:
 
     def _section(self, arxiv_id: str) -> int:
         """The first direct label's section of this paper, else any resolved label's, else the first section."""
-        labels = [lab for lab in self.item.labels if lab.arxiv_id == arxiv_id and lab.section_index is not None]
-        direct = [lab for lab in labels if lab.relevance == "direct"]
-        chosen = direct or labels
-        return chosen[0].section_index if chosen else 0
+        labels = [lab for lab in self.item.labels if lab.arxiv_id == arxiv_id]
+        direct = [lab.section_index for lab in labels if lab.relevance == "direct" and lab.section_index is not None]
+        resolved = [lab.section_index for lab in labels if lab.section_index is not None]
+        chosen = direct or resolved
+        return chosen[0] if chosen else 0
 
     async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
         return self._decide(messages, tools)

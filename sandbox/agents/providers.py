@@ -36,7 +36,8 @@ def provider_of(model: str, base_url: str | None) -> str:
 
     try:
         return litellm_module().get_llm_provider(model=model, api_base=base_url)[1]
-    except Exception:  # litellm cannot route it: it will say so on the first call, as a non-transient error
+    # litellm's routing raises bare Exceptions too; an unroutable model's first call says so, as a non-transient error
+    except Exception:  # noqa: BLE001 — litellm raises bare Exception here
         return "unknown"
 
 
@@ -93,7 +94,7 @@ def supported_params(model: str, provider: str) -> set[str] | None:
 
     try:
         params = litellm_module().get_supported_openai_params(model=bare_model(model), custom_llm_provider=provider)
-    except Exception:
+    except Exception:  # noqa: BLE001 — litellm raises bare Exception; it does not know
         return None
     return set(params) if params else None
 

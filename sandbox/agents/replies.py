@@ -199,7 +199,10 @@ def decode_arguments(arguments: Any) -> Any:
 
 
 def read_usage(usage: Any) -> Usage:
-    """Reference §3.5 buckets from litellm's OpenAI-shaped usage: non-cached prompt, completion, cache read, creation."""
+    """Reference §3.5 buckets from litellm's OpenAI-shaped usage.
+
+    The buckets: non-cached prompt, completion, cache read, cache creation.
+    """
     if usage is None:
         return Usage()
     get = (usage.get) if isinstance(usage, dict) else (lambda k: getattr(usage, k, None))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,7 +145,7 @@ _CALL_START = re.compile(r"<tool_call>|```(?:tool_call|json|tool_code)\b|<\|chan
 
 
 def cut_off_call(
-    text: str | None, spans: list[tuple[int, int]] = (), names: Collection[str] = TOOL_NAMES
+    text: str | None, spans: Sequence[tuple[int, int]] = (), names: Collection[str] = TOOL_NAMES
 ) -> tuple[str, int] | None:
     """The unfinished call a reply cut off by the completion limit ends with: (the fragment, where it starts), or
     None. A fragment is what follows the last opening of a call (a `<tool_call>` tag, a tool fence, a channel

@@ -57,7 +57,8 @@ class Wire:
         """The body as received, if it was read (always for an error status); None otherwise."""
         try:
             return None if self.response is None else self.response.content
-        except Exception:  # httpx.ResponseNotRead: the failure came before the body was read
+        # ResponseNotRead, httpx's or the OpenAI SDK's httpx2's: the failure came before the body was read
+        except Exception:  # noqa: BLE001 — two unrelated ResponseNotRead classes
             return None
 
     def retry_after_s(self) -> float | None:
@@ -155,5 +156,11 @@ class Clients:
 
         base = self.api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE") or None
         return openai.AsyncOpenAI(
-            api_key=self.api_key, base_url=base, http_client=handler.client, max_retries=0, timeout=self.timeout_s
+            api_key=self.api_key,
+            base_url=base,
+            # the SDK annotates httpx2's client; it drives litellm's httpx client by the same interface (the
+            # client-parity tests run this route)
+            http_client=handler.client,
+            max_retries=0,
+            timeout=self.timeout_s,
         )

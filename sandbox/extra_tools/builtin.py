@@ -50,6 +50,12 @@ def _pick(rng: random.Random, pool: tuple[str, ...]) -> str:
     return pool[rng.randrange(len(pool))]
 
 
+def _tests_outcome(rng: random.Random) -> str:
+    """The run_tests tool's summary line (the passed count drawn first, then the skipped count and the time)."""
+    passed = rng.randint(12, 340)
+    return f"{passed} passed, 0 failed, {rng.randint(0, 3)} skipped in {rng.randint(1, 40)}.{rng.randint(0, 9)}s"
+
+
 def _obj(properties: dict[str, dict[str, Any]], required: tuple[str, ...]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(required)}
 
@@ -95,9 +101,7 @@ _TOOLS: dict[str, tuple[str, dict[str, Any], Handler]] = {
     "run_tests": (
         "Run the project's unit tests, optionally only those matching a pattern, and summarise the outcome.",
         _obj({"pattern": _s("Only tests whose name matches.")}, ()),
-        lambda r: (
-            lambda n: f"{n} passed, 0 failed, {r.randint(0, 3)} skipped in {r.randint(1, 40)}.{r.randint(0, 9)}s"
-        )(r.randint(12, 340)),
+        _tests_outcome,
     ),
     # terminal and files
     "bash": (
@@ -146,7 +150,8 @@ _TOOLS: dict[str, tuple[str, dict[str, Any], Handler]] = {
         "Search the web and return the top results with title, URL and snippet.",
         _obj({"query": _s("What to search for."), "num_results": _i("How many results (max 10).")}, ("query",)),
         lambda r: "\n".join(
-            f"[{k}] {t}\n    https://www.{_pick(r, ('howto', 'dailytips', 'homeguide', 'lifehub'))}.com/{r.getrandbits(24):x}"
+            f"[{k}] {t}\n    https://www.{_pick(r, ('howto', 'dailytips', 'homeguide', 'lifehub'))}"
+            f".com/{r.getrandbits(24):x}"
             for k, t in enumerate(r.sample(_SITES, 3), 1)
         ),
     ),

@@ -10,7 +10,6 @@ the `Error calling …` text the agent sees as a tool error; nothing here raises
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import shlex
 from typing import Any
 
@@ -20,6 +19,7 @@ from sandbox.tools import ToolOutcome
 
 TIMEOUT_S = 30.0  # a call's timeout
 START_TIMEOUT_S = 60.0  # starting the server and listing its tools
+CLOSE_TIMEOUT_S = 10.0  # the owner's orderly exit before it is cancelled
 
 
 def _server(command: str) -> Any:
@@ -58,7 +58,8 @@ class McpRegistry:
         self._owner = asyncio.create_task(self._own(server))
         try:
             tools = await asyncio.wait_for(asyncio.shield(self._listed), START_TIMEOUT_S)
-        except (TimeoutError, Exception) as exc:
+        # the owner hands over whatever stopped the listing (the SDK's errors, an OSError, a RegistryError)
+        except Exception as exc:  # noqa: BLE001 — each becomes a RegistryError naming it
             await self.close()
             why = (
                 "it did not list its tools in time"
@@ -98,7 +99,8 @@ class McpRegistry:
                         continue
                     try:
                         result = await client.call_tool(name, args, read_timeout_seconds=self.timeout_s)
-                    except Exception as exc:  # a timeout, a protocol error: this call fails, the next one tries
+                    # a timeout, a protocol error, a dropped stream: this call fails with its reason, the next one tries
+                    except Exception as exc:  # noqa: BLE001 — the agent sees it as the tool's error
                         if not reply.done():
                             reply.set_result(ToolOutcome(f"Error calling {name}: {_why(exc, self.timeout_s)}", "error"))
                         continue
@@ -113,7 +115,7 @@ class McpRegistry:
             self._gone = f"the MCP server has stopped ({_why(exc, self.timeout_s)})"
             if not self._listed.done():
                 self._listed.set_exception(exc if isinstance(exc, Exception) else RuntimeError(self._gone))
-            if isinstance(exc, asyncio.CancelledError):
+            if not isinstance(exc, Exception):  # cancellation, KeyboardInterrupt, SystemExit go on
                 raise
         finally:
             self._gone = self._gone or "the MCP server connection is closed"
@@ -147,11 +149,21 @@ class McpRegistry:
             return
         await self._queue.put(None)
         try:
-            await asyncio.wait_for(asyncio.shield(self._owner), 10)
-        except (TimeoutError, Exception):
-            self._owner.cancel()
-            with contextlib.suppress(BaseException):
-                await self._owner
+            await asyncio.wait_for(asyncio.shield(self._owner), CLOSE_TIMEOUT_S)
+        except TimeoutError:  # the owner records every failure of its own; only a slow exit lands here
+            await self._cancel_owner()
+
+    async def _cancel_owner(self) -> None:
+        """Cancel the owner and wait for its end. The owner's CancelledError is that expected end; the closing
+        task's own cancellation, KeyboardInterrupt and SystemExit pass through."""
+        assert self._owner is not None
+        self._owner.cancel()
+        try:
+            await self._owner
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
 
 
 def _why(exc: BaseException, timeout_s: float) -> str:

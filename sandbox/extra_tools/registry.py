@@ -116,7 +116,8 @@ def load_file(path: str | Path) -> list[ExtraTool]:
         raise RegistryError(f"{path}: line {exc.lineno}: not JSON ({exc.msg})") from None
     if not isinstance(data, list) or not data:
         raise RegistryError(f"{path}: expected a non-empty JSON list of tool schemas")
-    tools, seen = [], set()
+    tools: list[ExtraTool] = []
+    seen: set[str] = set()
     for index, entry in enumerate(data):
         tools.append(_file_entry(path, index, entry, seen))
     return tools
@@ -129,11 +130,12 @@ def _file_entry(path: Path, index: int, entry: Any, seen: set[str]) -> ExtraTool
     if not isinstance(entry, dict):
         raise RegistryError(f"{path}: entry {index}: expected an object, got {type(entry).__name__}")
     prefix = ""
-    fn = entry
+    fn: dict[str, Any] = entry
     if "function" in entry or entry.get("type") == "function":
-        fn, prefix = entry.get("function"), "function."
-        if not isinstance(fn, dict):
+        inner, prefix = entry.get("function"), "function."
+        if not isinstance(inner, dict):
             raise bad("function", "expected an object with name, description and parameters")
+        fn = inner
     name = fn.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
         raise bad(prefix + "name", "expected 1–64 letters, digits, '_', '.' or '-'")
@@ -286,7 +288,8 @@ class ExtraTools:
         """One executed call; never raises (a failure is the `Error calling …` text every tool error is)."""
         try:
             return await self.caller(name, args)
-        except Exception as exc:  # an MCP transport failing in a way the caller did not expect
+        # an MCP transport failing in a way the caller did not expect: a tool error naming it, not a crashed episode
+        except Exception as exc:  # noqa: BLE001 — shown to the agent as the tool's error
             return ToolOutcome(f"Error calling {name}: {type(exc).__name__}: {exc}", "error")
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static
 from tui_support import until
 
@@ -11,11 +13,11 @@ from workbench.tui.widgets.footer import KeysFooter
 
 
 class Extra(Static, can_focus=True):
-    BINDINGS = [Binding("x", "app.noop", "Extra", id="footer-test.extra")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("x", "app.noop", "Extra", id="footer-test.extra")]
 
 
 class TwoFields(App):
-    BINDINGS = [Binding("ctrl+s", "noop", "Save", id="footer-test.save")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+s", "noop", "Save", id="footer-test.save")]
 
     def compose(self) -> ComposeResult:
         yield Input(id="a")

@@ -106,7 +106,7 @@ async def test_right_counts_equal_the_store_and_the_batch_command(seeded, builti
     async with app.run_test(size=SIZE) as pilot:
         screen = await _browser(pilot)
         cells = _right_cells(screen)
-    expected = {i.id: ("%d/%d" % outcomes[i.id] if i.id in outcomes else "—") for i in corpus.items}
+    expected = {i.id: ("{}/{}".format(*outcomes[i.id]) if i.id in outcomes else "—") for i in corpus.items}
     assert cells == expected
     assert {r["id"]: f"{r['right']}/{r['ran']}" if r["ran"] else "—" for r in batch["items"]} == cells
     assert outcomes[ITEM][1] == 3  # the scripted run has only the first two items

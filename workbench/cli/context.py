@@ -22,6 +22,7 @@ async def until_signal(work: Any) -> Any:
 
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
+    assert task is not None  # awaited by asyncio.run: inside a task
     received: list[int] = []
 
     def on_signal(signum: int) -> None:
@@ -110,8 +111,8 @@ def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
 
 
 def _current_label_resolution(flag: str | None, names: list[str]) -> None:
-    """Bring the named runs' section recall under the current label rules (`workbench.service.relabel`); notes on
-    stderr."""
+    """Bring the named runs' section recall under the current label rules (`workbench.service.relabel`); notes
+    on stderr."""
     from workbench.service import paths
     from workbench.service.relabel import bring_current
 

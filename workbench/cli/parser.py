@@ -513,8 +513,8 @@ def _nonblank(what: str):
 
 
 def _run_name(text: str) -> str:
-    """An argparse type for a run name, by the launch form's rule (`workbench.service.runname`): stripped, non-empty,
-    at most 80 printable characters."""
+    """An argparse type for a run name, by the launch form's rule (`workbench.service.runname`): stripped,
+    non-empty, at most 80 printable characters."""
     from workbench.service.runname import name_problem
 
     if not text.strip():
@@ -536,8 +536,8 @@ def _shard(text: str):
 
 
 def _real(name: str):
-    """An argparse type for the real number `name`, within `workbench.service.limits.FLOAT_BOUNDS` (argparse exits
-    2)."""
+    """An argparse type for the real number `name`, within `workbench.service.limits.FLOAT_BOUNDS` (argparse
+    exits 2)."""
     from workbench.service.limits import float_out_of_bounds
 
     def parse(text: str) -> float:

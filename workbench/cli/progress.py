@@ -5,23 +5,26 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TextIO
 
 from workbench.views.cells import NOT_MEASURED, fetch_line, fraction
 
 if TYPE_CHECKING:
+    from rich.progress import Progress as Bar
+    from rich.progress import TaskID
+
     from workbench.service.datasets import Fetching
     from workbench.service.execution import RunEvent
 
 
 class Progress:
-    def __init__(self, name: str, quiet: bool = False, stream=None):
+    def __init__(self, name: str, quiet: bool = False, stream: TextIO | None = None):
         self.name = name
         self.quiet = quiet
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
-        self.bar: Any = None  # rich's Progress, on a terminal once the run starts
-        self.task: Any = None
+        self.bar: Bar | None = None
+        self.task: TaskID | None = None
         self.t0 = time.monotonic()
         self.new = 0
 
@@ -46,7 +49,7 @@ class Progress:
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
             from rich.progress import Progress as Bar
 
-            self.bar = Bar(
+            bar = Bar(
                 TextColumn("{task.description}"),
                 BarColumn(),
                 MofNCompleteColumn(),
@@ -55,9 +58,10 @@ class Progress:
                 console=Console(file=self.stream),
                 transient=False,
             )
-            self.bar.start()
-            self.bar.console.print(msg)
-            self.task = self.bar.add_task(self.name, total=event.planned, completed=event.done, acc=NOT_MEASURED)
+            bar.start()
+            bar.console.print(msg)
+            self.bar = bar
+            self.task = bar.add_task(self.name, total=event.planned, completed=event.done, acc=NOT_MEASURED)
         else:
             self.stream.write(msg + "\n")
             self.stream.flush()
@@ -65,11 +69,10 @@ class Progress:
     def _trajectory(self, event: RunEvent) -> None:
         acc = fraction(event.correct / event.done if event.done else None)
         t = event.trajectory
-        if t is None:  # a trajectory event always carries its trajectory
-            return
-        if self.bar is not None:
+        if self.bar is not None and self.task is not None:
             self.bar.update(self.task, completed=event.done, acc=acc)
             return
+        assert t is not None  # a "trajectory" event carries the trajectory it announces
         rate = self.new / max(time.monotonic() - self.t0, 1e-9)
         mark = "✓" if t.correct else "✗"
         self.stream.write(
@@ -100,12 +103,12 @@ class FetchProgress:
     Silent while nothing is downloaded (every file already in the Hub's cache), so a cached release opens quietly.
     `update` is called from the Hub client's download threads as well as from the caller's."""
 
-    def __init__(self, quiet: bool = False, stream=None):
+    def __init__(self, quiet: bool = False, stream: TextIO | None = None):
         self.quiet = quiet
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
-        self.bar: Any = None  # rich's Progress, drawn once a download starts
-        self.task: Any = None
+        self.bar: Bar | None = None  # drawn once a download starts
+        self.task: TaskID | None = None
         self.files_said = 0
 
     def update(self, event: Fetching) -> None:
@@ -119,7 +122,7 @@ class FetchProgress:
             self.stream.flush()
 
     def _draw(self, event: Fetching) -> None:
-        if self.bar is None:
+        if self.bar is None or self.task is None:
             from rich.console import Console
             from rich.progress import BarColumn, DownloadColumn, TextColumn, TransferSpeedColumn
             from rich.progress import Progress as Bar

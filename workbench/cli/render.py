@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.console import Console
@@ -46,7 +46,9 @@ def console() -> Console:
     spaces Rich pads a table's lines with (a diff or a `grep ' $'` of piped output saw them)."""
     if sys.stdout.isatty():
         return Console(file=sys.stdout, highlight=False, soft_wrap=False)
-    return Console(file=TrimmedLines(sys.stdout), highlight=False, soft_wrap=False, width=200)
+    trimmed = TrimmedLines(sys.stdout)
+    # Rich annotates `file` as IO[str] but only writes to it and flushes it, which TrimmedLines does
+    return Console(file=trimmed, highlight=False, soft_wrap=False, width=200)  # type: ignore[arg-type]  # see above
 
 
 class TrimmedLines:
@@ -107,7 +109,7 @@ def print_json(obj: Any, strict: bool = False) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False, default=None if strict else str) + "\n")
 
 
-def _csv(rows: list[tuple], header: tuple) -> str:
+def _csv(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
     import csv
     import io
 
@@ -602,8 +604,9 @@ def _print_judges(out, report: dict[str, Any]) -> None:
                 table.add_row(*map(Text, trial_cells(r)))
             out.print(table)
     if len(report.get("judges") or []) > 0:
-        rows, most = figure_rows(14)
-        sys.stdout.write(judges_figure(report["judges"], 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
+        height, most = figure_rows(14)
+        palette = TERMINAL_PALETTE if _color() else None
+        sys.stdout.write(judges_figure(report["judges"], 78, height, palette, most) + "\n")
 
 
 def print_items(view, rows: list, flt, fmt: str) -> None:

@@ -253,8 +253,8 @@ def cmd_scale(args: argparse.Namespace) -> int:
                 )
             )
         store = _held(open_store(paths.new_store_path(args.db)))
-        for specs in sweeps:
-            scaling.check_group(store, specs[0].group, specs)
+        for (group, _), specs in zip(groups, sweeps):
+            scaling.check_group(store, group, specs)
         results = []
         for specs in sweeps:
             for spec in specs:

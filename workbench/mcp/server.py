@@ -124,7 +124,7 @@ async def serve_http(campaign: Campaign, sock: Any) -> int | None:
             self.received = sig
             super().handle_exit(sig, frame)
 
-        def capture_signals(self):  # type: ignore[override]
+        def capture_signals(self):
             from contextlib import contextmanager
 
             @contextmanager

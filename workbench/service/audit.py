@@ -326,6 +326,7 @@ def undo_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, edi
     _item(corpus, item_id)
     edits = _read_edits(store_path, corpus.fingerprint, item_id)
     live = edits_in_force(edits)
+    target: dict[str, Any] | None
     if edit_id is None:
         if not live:
             raise AuditError(f"{item_id} has no label edit to undo")
@@ -406,11 +407,12 @@ def _write_labels(src: Path, dst: Path, removed: set[str], edits: dict[str, list
                 continue
             seen.add(sid)
             written += 1
+            out = row
             if sid in edits:
                 analysis = dict(row.get("analysis") or {})
                 analysis["section_recall_labels"] = apply_edits(release.label_rows(row), edits[sid])
-                row = {**row, "analysis": analysis}
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                out = {**row, "analysis": analysis}
+            fh.write(json.dumps(out, ensure_ascii=False) + "\n")
         for sid, item_edits_ in sorted(edits.items()):  # items that had no label row at all
             if sid not in seen and sid not in removed and edits_in_force(item_edits_):
                 fh.write(

@@ -105,8 +105,9 @@ class Campaign:
             return f"The run cannot start: {exc}"
         return None
 
-    async def _factory(self, item: Item, replicate: int, attempt: int) -> ExternalAgent:
-        """The agent of the runner's next episode, handed over when a client asks for the next item."""
+    async def _factory(self, item: Item, replicate: int, _attempt: int) -> ExternalAgent:
+        """The agent of the runner's next episode, handed over when a client asks for the next item (a retried
+        attempt is offered like a first one: the runner's factory signature passes its number)."""
         assert self.runner is not None
         offer = _Offer(
             item, replicate, ExternalAgent(self.runner.spec.agent), asyncio.get_running_loop().create_future()

@@ -94,12 +94,30 @@ def prompt_overhead(caps: Any, ablation: str, extra_tools: dict[str, Any] | None
     empty item (with the run's own prompts, `texts`, if it has them). A token cap at or below it stops every episode
     at its first call: the budgets the scaling report flags as `degenerate` (measured there as the median first-call
     context), caught here before a run."""
-    from types import SimpleNamespace
-
     from sandbox.agents.estimated import estimate
     from sandbox.prompts import build_prompt
+    from sandbox.records import Item
 
-    blank = SimpleNamespace(seed_paper_id="", seed_title="", question="", options=("", "", "", ""), gold_paper_ids=())
+    blank = Item(
+        id="",
+        question_type="",
+        depth=0,
+        reasoning_type="",
+        cognitive_skill="",
+        venue="",
+        consensus_tier="",
+        question="",
+        options=("", "", "", ""),
+        correct_index=0,
+        distractor_types=None,
+        seed_paper_id="",
+        seed_arxiv_id="",
+        seed_title="",
+        gold_paper_ids=(),
+        gold_arxiv_ids=(),
+        bridge_paper_ids=(),
+        bridge_arxiv_ids=(),
+    )
     prompt = build_prompt(blank, caps, ablation, texts=texts)
     extra = 0
     if extra_tools:  # the general-agent setting: its extras' tool block and schemas, as recorded (characters / 4)

@@ -62,9 +62,8 @@ def derive(model: str | None) -> tuple[str | None, str | None]:
     text = model.strip().lower()
     for family, tier, pattern in KNOWN:
         if re.search(pattern, text):
-            if tier == EFFICIENT and _billions(text) >= OPEN_WEIGHT_FLAGSHIP_B:
-                tier = OPEN
-            return family, tier
+            flagship = tier == EFFICIENT and _billions(text) >= OPEN_WEIGHT_FLAGSHIP_B
+            return family, OPEN if flagship else tier
     return None, None
 
 

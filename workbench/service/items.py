@@ -142,17 +142,20 @@ def check_filter(flt: ItemFilter, rows: Sequence[ItemRow]) -> ItemFilter:
         raise ItemFilterError(f"depth must be 1 or 2, got {flt.depth!r}")
     if flt.right is not None and flt.right not in OUTCOMES:
         raise ItemFilterError(f"right must be one of {', '.join(OUTCOMES)}, got {flt.right!r}")
-    changes = {}
-    for name, label in (("reasoning", "reasoning type"), ("tier", "consensus tier")):
-        value = getattr(flt, name)
-        if value is None:
-            continue
-        known = choices(rows, name)
-        match = next((k for k in known if k.lower() == value.lower()), None)
-        if match is None:
-            raise ItemFilterError(f"no {label} {value!r} in this dataset (it has: {', '.join(known) or 'none'})")
-        changes[name] = match
-    return replace(flt, **changes)
+    reasoning = _spelled(rows, "reasoning", flt.reasoning, "reasoning type")
+    tier = _spelled(rows, "tier", flt.tier, "consensus tier")
+    return replace(flt, reasoning=reasoning, tier=tier)
+
+
+def _spelled(rows: Sequence[ItemRow], name: str, value: str | None, label: str) -> str | None:
+    """The dataset's spelling of the `name` value asked for (matched without regard to case), None for none asked."""
+    if value is None:
+        return None
+    known = choices(rows, name)
+    match = next((k for k in known if k.lower() == value.lower()), None)
+    if match is None:
+        raise ItemFilterError(f"no {label} {value!r} in this dataset (it has: {', '.join(known) or 'none'})")
+    return match
 
 
 def filter_rows(rows: Iterable[ItemRow], flt: ItemFilter) -> list[ItemRow]:

@@ -205,6 +205,7 @@ def _extra_tools(request: LaunchRequest, problems: dict[str, str], names: Mappin
         )
     except RegistryError as exc:
         problems["extra_tools"] = f"{names.get('extra_tools', 'extra_tools')}: {exc}"
+        return None
 
 
 def _prompts(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]):
@@ -212,10 +213,11 @@ def _prompts(request: LaunchRequest, problems: dict[str, str], names: Mapping[st
     used is a problem naming its line, key and placeholder."""
     from sandbox.prompt_set import PromptsError, load_prompts
 
-    if not (request.prompts or "").strip():
+    path = (request.prompts or "").strip()
+    if not path:
         return None
     try:
-        return load_prompts(request.prompts.strip())
+        return load_prompts(path)
     except PromptsError as exc:
         problems["prompts"] = f"{names.get('prompts', 'prompts')}: {exc}"
         return None
@@ -299,7 +301,8 @@ def _chosen(value: Any) -> bool:
 
 
 def _bound_problems(request: LaunchRequest) -> list[tuple[str, str]]:
-    """The numbers past `workbench.service.limits`' bounds (the same bounds the CLI's number types apply when parsing)."""
+    """The numbers past `workbench.service.limits`' bounds (the same bounds the CLI's number types apply when
+    parsing)."""
     found = []
     for bounds, problem_of in ((RUN_BOUNDS, out_of_bounds), (FLOAT_BOUNDS, float_out_of_bounds)):
         for key in bounds:
@@ -332,7 +335,7 @@ def llm_options(request: LaunchRequest, problems: dict[str, str], names: Mapping
             return options
         if pricing:
             options["pricing"] = pricing
-    if request.max_run_cost:
+    if request.max_run_cost and request.model:  # `request_problems` has made sure an llm run names its model
         from sandbox.agents.llm import ConfigError, check_cost_limit
 
         try:

@@ -34,12 +34,8 @@ FLOAT_BOUNDS: dict[str, tuple[float, float, bool]] = {
     "timeout": (0.0, 86_400.0, False),
     "rpm": (0.0, 1_000_000.0, False),
     "max_run_cost": (0.0, 1_000_000_000.0, True),
-    "alpha": (0.0, 0.5, False),
-    "distractible": (
-        0.0,
-        1.0,
-        True,
-    ),  # the heuristic's out-of-domain call probability  # a one-sided family-wise level; above ½ no gain could fail to be "certified"
+    "alpha": (0.0, 0.5, False),  # a one-sided family-wise level; above ½ no gain could fail to be "certified"
+    "distractible": (0.0, 1.0, True),  # the heuristic's out-of-domain call probability
 }
 
 

@@ -16,8 +16,9 @@ Re-opening a session resumes it: the runner skips finished items. An item left m
 is not thrown away: its attempt is kept as a finished, non-final attempt ended by
 `error` with `error_kind` 'abandoned' (as failed sample-level attempts are kept), and
 the later play of that item, which starts after seeing those tool results, is marked
-`resumed` (not when it was left before its first tool call: nothing was seen then). A marked play keeps its trajectory (every diagnostic reads it) with the
-mark in `error_kind` and a sentence in `error`; the leaderboard leaves it out.
+`resumed` (not when it was left before its first tool call: nothing was seen then).
+A marked play keeps its trajectory (every diagnostic reads it) with the mark in
+`error_kind` and a sentence in `error`; the leaderboard leaves it out.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def default_player() -> str:
     """`$USER`, or the login name, made a valid player name."""
     try:
         name = os.environ.get("USER") or getpass.getuser()
-    except Exception:  # no login name in some containers
+    except (OSError, KeyError, ImportError):  # no login name in some containers (no passwd entry, no pwd module)
         name = ""
     name = re.sub(r"[^A-Za-z0-9_.-]", "", name)
     return name if _PLAYER.match(name or "") else "player"
@@ -247,19 +248,20 @@ def session_runner(
     existing = session_run(store, request.session)
     if existing is not None:
         abandon(store, existing["id"])  # an item left midway (a crash, a killed terminal) is kept, not discarded
-    plan = plan or plan_session(request, corpus, store)
+    chosen = plan or plan_session(request, corpus, store)
 
     def event(e: Any) -> None:
         if e.kind == "started":
-            record_items(store, runner.run_id, plan.items)
-        elif e.kind == "trajectory" and plan.mark(e.item_id):
+            assert runner.run_id is not None  # the runner creates or resumes its run before it says it started
+            record_items(store, runner.run_id, chosen.items)
+        elif e.kind == "trajectory" and (marked := chosen.mark(e.item_id)):
             tid = store.final_trajectory_id(runner.run_id, e.item_id, e.replicate)
-            kind, sentence = plan.mark(e.item_id)
+            kind, sentence = marked
             store.update_trajectory(tid, error_kind=kind, error=sentence)
         if on_event is not None:
             on_event(e)
 
-    runner = Runner(session_spec(request, plan.items), corpus, store, factory=factory, on_event=event)
+    runner = Runner(session_spec(request, chosen.items), corpus, store, factory=factory, on_event=event)
     return runner
 
 

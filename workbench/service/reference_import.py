@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -368,13 +368,13 @@ def logged_only_fields(log: ReferenceLog, price: pricing.Price | None, replayed:
     }
 
 
-def failed_attempt_tokens(run: dict[str, Any]) -> dict[str, dict[str, int]]:
+def failed_attempt_tokens(run: Mapping[str, Any]) -> dict[str, dict[str, int]]:
     """Per sample id, the tokens failed attempts added to an imported run's logged totals ({} for other runs)."""
     samples = ((run.get("config") or {}).get("replay") or {}).get("samples") or {}
     return {sid: s["failed_attempts"] for sid, s in samples.items() if s.get("failed_attempts")}
 
 
-def replay_mismatches(run: dict[str, Any]) -> list[str]:
+def replay_mismatches(run: Mapping[str, Any]) -> list[str]:
     """Sample ids of an imported run whose replay did not reproduce the log (outputs or outcome fields)."""
     samples = ((run.get("config") or {}).get("replay") or {}).get("samples") or {}
     return sorted(sid for sid, s in samples.items() if s.get("output_mismatches") or s.get("fields"))

@@ -41,9 +41,9 @@ def runs_table(store: Store) -> list[dict[str, Any]]:
 
     rows = []
     for stored in store.runs():
-        r = stored
-        if r["status"] == "running" and holder(store.path, r["name"]) is None:
-            r = {**r, "status": "interrupted"}  # its process is gone (killed, machine rebooted): resumable
+        # a run whose process is gone (killed, machine rebooted) is interrupted: resumable
+        gone = stored["status"] == "running" and holder(store.path, stored["name"]) is None
+        r = {**stored, "status": "interrupted"} if gone else stored
         family, tier = lineage(r)
         rows.append(
             {

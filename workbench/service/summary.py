@@ -220,7 +220,8 @@ def turn_records(steps: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             continue  # the verifier's failure, not a turn of the agent's (its submit's result stays with its turn)
         if kind in ("assistant", "summary", "harness", "error"):  # a summary is a model turn (its calls not run)
             usage = s.get("usage") or {}
-            calls = s.get("tool_args") if kind == "assistant" and isinstance(s.get("tool_args"), list) else []
+            args = s.get("tool_args")
+            calls = args if kind == "assistant" and isinstance(args, list) else []
             turns.append(
                 {
                     "turn": (s.get("turn") or 1) - 1,

@@ -11,7 +11,7 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.binding import Binding
@@ -22,6 +22,9 @@ from workbench.tui import config as config_file
 from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.corpora import CorpusCache
 from workbench.views.cells import fraction
+
+if TYPE_CHECKING:
+    from workbench.tui.jobs import RunJob, StudyJob
 
 # The cyclic garbage collector's first threshold in the TUI's process (Python's default: 700 allocations). Once
 # Textual's and Rich's bounded caches of strips, segments and styles have filled (~300,000 long-lived objects), each
@@ -68,8 +71,8 @@ class WorkbenchApp(App[int]):
         if keymap:
             self.set_keymap(keymap)
         self.startup_warnings = list(warnings or [])
-        self.jobs: dict[str, Any] = {}
-        self.studies: dict[str, Any] = {}  # scaling studies launched from the Scaling screen (jobs.StudyJob)
+        self.jobs: dict[str, RunJob] = {}
+        self.studies: dict[str, StudyJob] = {}  # scaling studies launched from the Scaling screen
         self.corpora = CorpusCache(self.cache_dir)
         self._store = None
         self.home = home
@@ -445,11 +448,12 @@ class WorkbenchApp(App[int]):
         self.push_screen(LiveScreen(job.monitor, job))
 
     def open_run(self, name: str, tab: str = "trajectories") -> None:
+        from workbench.service.errors import StoreError
         from workbench.tui.screens.trajectories import RunScreen
 
         try:
             self.store.run(name)
-        except Exception as exc:
+        except StoreError as exc:  # no such run (deleted meanwhile)
             self.notify(str(exc), severity="error")
             return
         self.push_screen(RunScreen(name, tab))
@@ -479,7 +483,7 @@ class WorkbenchApp(App[int]):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             n = export_run(store, name, path, with_steps=with_steps)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 — on a worker: any failure (disk, store) is told, not lost
             self.call_from_thread(self.notify, f"export failed: {exc}", severity="error")
             return
         finally:
@@ -509,12 +513,12 @@ def resolve_theme(flag: str | None, configured: str | None, available: set[str])
     env = os.environ.get("TEXTUAL_THEME")
     if env:
         for candidate in env.split(","):
-            if known(candidate.strip()):
-                return known(candidate.strip()), warnings
+            if name := known(candidate.strip()):
+                return name, warnings
         warnings.append(f"TEXTUAL_THEME={env!r} names no known theme; ignored")
     if configured:
-        if known(configured):
-            return known(configured), warnings
+        if name := known(configured):
+            return name, warnings
         warnings.append(f"theme '{configured}' (state or config file) is not known; using {themes.DEFAULT_THEME}")
     return themes.DEFAULT_THEME, warnings
 

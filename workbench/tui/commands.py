@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+
+if TYPE_CHECKING:
+    from workbench.tui.app import WorkbenchApp
 
 Command = tuple[str, str, Callable[[], object]]
 
 
 class WorkbenchCommands(Provider):
     def commands(self) -> Iterator[Command]:
-        app = self.app
+        app = cast("WorkbenchApp", self.app)  # the palette's provider is no DOM node: typed by a cast (host.py)
         screen = self.screen
         yield "New run…", "configure and launch a run", app.action_new_run
         yield "Run the built-in benchmark (heuristic agent)", "one click baseline", app.action_run_builtin

@@ -80,14 +80,15 @@ class CorpusCache:
         try:
             if corpus is None:
                 corpus, _ = open_dataset(dataset, self.cache_dir, on_fetch=on_fetch)
-        except Exception as exc:  # noqa: BLE001 — a missing or invalid release (any error): its earlier import, else say why
-            corpus = open_imported(fingerprint, self.cache_dir) if fingerprint else None
-            if corpus is None:
+        # a missing or invalid release: its earlier import, else degrade and say why
+        except Exception as exc:  # noqa: BLE001 — whatever a release's readers raise, the TUI degrades
+            imported = open_imported(fingerprint, self.cache_dir) if fingerprint else None
+            if imported is None:
                 message = unavailable(dataset, exc)
                 with self._lock:
                     self._errors[dataset] = (message, self.clock())
                 raise LookupError(message) from None
-            note = MOVED_NOTE
+            corpus, note = imported, MOVED_NOTE
         with self._lock:
             self._errors.pop(dataset, None)
             self._corpora.setdefault(dataset, corpus)

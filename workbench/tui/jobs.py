@@ -191,10 +191,9 @@ class StudyJob:
         """Tell the listeners (a Scaling screen redraws), on the app's thread; never fails the study."""
         app = self._app
         for listener in list(self.listeners):
-            try:
+            # whatever the listener raises, or the app closing: never fails the study (its screen may be gone)
+            with contextlib.suppress(Exception):
                 app.call_from_thread(listener)
-            except Exception:  # noqa: BLE001 — the app is closing, or the listener's screen is gone: never fails the study
-                continue
 
     @property
     def active(self) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from workbench.views.cells import NOT_MEASURED, counted, frac, num, pct, points, sig
@@ -25,12 +27,12 @@ def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
     each row's n (the items its Δ and test are on), A, B, Δ, its interval ("no variation" when every resample
     gave the same Δ), McNemar's p and its Holm-adjusted p. A conversion row is on the items both runs recalled;
     the marginal conversions follow it on a row of their own, labelled."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for r in cmp["rows"]:
         mean = r["axis"] in MEAN_AXES
         digits = 0 if r["axis"] == "tokens" else 2  # tokens are whole numbers: no decimals in values or Δ
-        value = (lambda v: num(v, digits)) if mean else pct
-        change = (lambda v: f"{v:+,.{digits}f}") if mean else points
+        value: Callable[[float | None], str] = partial(num, digits=digits) if mean else pct
+        change: Callable[[float], str] = partial(_signed, digits=digits) if mean else points
         delta = NOT_MEASURED if r["delta"] is None else change(r["delta"])
         ci = (
             NOT_MEASURED
@@ -42,15 +44,21 @@ def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
         n = "" if r.get("n") is None else f"{r['n']:,}"
         rows.append((r["axis"], n, value(r["a"]), value(r["b"]), delta, ci, sig(r.get("p")), sig(r.get("p_holm"))))
         if "a_marginal" in r:
-            marginal = r.get("counts_marginal") or {}
-
-            def cell(side):
-                return pct(r[f"{side}_marginal"]) + (
-                    f" ({frac(marginal[side])})" if marginal.get(side) and marginal[side][1] else ""
-                )
-
-            rows.append((f"{r['axis']} marginal", "", cell("a"), cell("b"), "", "", "", ""))
+            a, b = _marginal_cell(r, "a"), _marginal_cell(r, "b")
+            rows.append((f"{r['axis']} marginal", "", a, b, "", "", "", ""))
     return rows
+
+
+def _signed(value: float, digits: int) -> str:
+    """A mean axis's Δ with its sign, thousands separated, to ``digits`` decimals."""
+    return f"{value:+,.{digits}f}"
+
+
+def _marginal_cell(row: dict[str, Any], side: str) -> str:
+    """One run's marginal conversion on a compared row, with its counts when it has a denominator."""
+    marginal = row.get("counts_marginal") or {}
+    counts = f" ({frac(marginal[side])})" if marginal.get(side) and marginal[side][1] else ""
+    return pct(row[f"{side}_marginal"]) + counts
 
 
 ATTRIBUTION_HEADER = ("wrong answers chose", "A", "B", "Δ rate (B−A)", "95% CI of Δ")
@@ -61,7 +69,7 @@ def attribution_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
     the difference of the rates and its paired bootstrap interval (the batch table and the Failures tab)."""
     att_a, att_b = cmp["attribution"]["a"], cmp["attribution"]["b"]
     deltas = cmp["attribution"].get("delta") or {}
-    rows = [("wrong answers", str(att_a["n_wrong"]), str(att_b["n_wrong"]), "", "")]
+    rows: list[tuple[str, ...]] = [("wrong answers", str(att_a["n_wrong"]), str(att_b["n_wrong"]), "", "")]
     for kind in sorted(set(att_a["counts"]) | set(att_b["counts"])):
         cells = [f"{d['counts'].get(kind, 0)} ({100 * d['rates'].get(kind, 0):.0f}%)" for d in (att_a, att_b)]
         d = deltas.get(kind) or {}

@@ -109,7 +109,7 @@ REGISTRY_HEADER = (
 
 def registry_rows(registry: dict[str, Any]) -> list[tuple[str, ...]]:
     """The registry-size table as text cells."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for r in registry["rows"]:
         acc = r["accuracy"]
         rows.append(

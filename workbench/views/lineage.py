@@ -263,7 +263,7 @@ def table15_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
 def table4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """closed-book → no-search → full for each agent and model with all three, paired p per step."""
     header = ("agent / model", "n", "closed-book", "Δ (p)", "no-search", "Δ (p)", "full")
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for e in (panel.get("tables") or {}).get("table4") or []:
         acc, (s1, s2) = e["accuracy"], e["steps"]
 
@@ -498,7 +498,7 @@ def table17_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
 def figure2_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Within-family generation gap: older → newer, Δ accuracy as a bar, its p, and the axes that moved."""
     header = ("family", "older → newer", "Δ accuracy", "", "p", "axes that moved")
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for e in (panel.get("tables") or {}).get("figure2") or []:
         d = e["delta"]
         bar = NOT_MEASURED if d is None else ("█" * max(1, round(abs(d) * 20)) if d else "·")
@@ -556,7 +556,7 @@ def table11_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
         "parent": "read the labelled content inside its parent section",
         "none": "read no direct-labelled content",
     }
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (labels[g], pct(v["share"]), str(v["n"]), pct(v["conversion"]), pct(v["closed_book"]))
         for g, v in t11["groups"].items()
     ]

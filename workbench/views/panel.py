@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 from workbench.views.cells import counted, num, pct, points
@@ -113,10 +115,10 @@ def _leaves(obj: Any, ident: dict[str, str], path: list[str], names: set[str]):
     elif obj is None or isinstance(obj, bool):
         yield ident, path, "" if obj is None else int(obj)
     elif isinstance(obj, (int, float)):
-        yield ident, path, "" if obj != obj else obj
+        yield ident, path, "" if math.isnan(obj) else obj
 
 
-def _distinct(entries: list[Any]) -> bool:
+def _distinct(entries: Sequence[Any]) -> bool:
     """Whether a list's entries are told apart by their identity fields alone (else the position stays in the path)."""
     keys = [tuple(e.get(k) for k in IDENTITY) if isinstance(e, dict) else None for e in entries]
     return None not in keys and len(set(keys)) == len(keys)

@@ -15,17 +15,11 @@ from workbench.views.cells import NOT_MEASURED, counted, dataset_cell, frac, num
 def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """The four axes as (axis, metric, ST, MT, all) text cells, shared by the table, CSV and Markdown."""
     a, c = report["axes"], report["counts"]
+    rows: list[tuple[str, str, str, str, str]]
     if "accuracy_by_type" in report:
-        rows = [
-            (
-                "",
-                "accuracy",
-                *(
-                    f"{pct(report['accuracy_by_type'][k])} ({frac(c['accuracy_by_type'][k])})"
-                    for k in ("st", "mt", "all")
-                ),
-            )
-        ]
+        by_type, counts = report["accuracy_by_type"], c["accuracy_by_type"]
+        st, mt, every = (f"{pct(by_type[k])} ({frac(counts[k])})" for k in ("st", "mt", "all"))
+        rows = [("", "accuracy", st, mt, every)]
     else:  # a report stored before the split
         rows = [("", "accuracy", "", "", f"{pct(report['accuracy'])} ({frac(c['accuracy'])})")]
     for axis, metric, label in (
@@ -34,7 +28,8 @@ def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
         ("synthesis", "conversion", "conversion"),
     ):
         v, n = a[axis][metric], c[axis][metric]
-        rows.append((axis, label, *(f"{pct(v[k])} ({frac(n[k])})" for k in ("st", "mt", "all"))))
+        st, mt, every = (f"{pct(v[k])} ({frac(n[k])})" for k in ("st", "mt", "all"))
+        rows.append((axis, label, st, mt, every))
     rows.append(("tool use", "calls per turn", "", "", num(a["tool_use"]["calls_per_turn"])))
     r = a["resource"]
     rows.append(("resource", "avg tokens", "", "", num(r["avg_tokens"], 0)))
@@ -104,13 +99,13 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
         ("synthesis", "conversion_section", "conversion given section recall"),
     ):
         v, n = a[axis][metric], c[axis][metric]
-        rows.append((axis, label, *(cell(v[k], n[k]) for k in ("st", "mt", "all"))))
+        st, mt, every = (cell(v[k], n[k]) for k in ("st", "mt", "all"))
+        rows.append((axis, label, st, mt, every))
     ceiling = report.get("section_recall_ceiling")
     if ceiling:
         n = c.get("section_recall_ceiling", {})
-        rows.append(
-            ("search", "section recall ceiling", *(cell(ceiling.get(k), n.get(k)) for k in ("st", "mt", "all")))
-        )
+        st, mt, every = (cell(ceiling.get(k), n.get(k)) for k in ("st", "mt", "all"))
+        rows.append(("search", "section recall ceiling", st, mt, every))
         rows.append(
             (
                 "search",
@@ -444,7 +439,7 @@ def report_block(report: dict[str, Any]) -> Group:
     table = report_table(report)
     title, caption = table.title, table.caption
     table.title = table.caption = None
-    return Group(title, table, caption)
+    return Group(*(part for part in (title, table, caption) if part is not None))
 
 
 def analytics_lines(report: dict[str, Any]) -> list[str]:

@@ -190,9 +190,10 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     estimated = [side for side, run in (("A", run_a), ("B", run_b)) if estimates_tokens(run)]
     if estimated:
         who = " and ".join(estimated)
+        compares = "two estimates" if len(estimated) == 2 else "an estimate with a count"
         warnings.append(
             f"{who}'s tokens are estimated (characters / 4 of the conversation each turn), not counted "
-            f"by a model provider: the tokens row{' compares two estimates' if len(estimated) == 2 else ' compares an estimate with a count'}"
+            f"by a model provider: the tokens row compares {compares}"
         )
     warnings += cache_warnings(ra, rb)
     attribution_delta = _attribution_deltas(recs_a, recs_b, n_boot, seed)

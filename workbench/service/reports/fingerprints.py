@@ -35,7 +35,7 @@ LEGEND = {
 }
 
 
-def run_fingerprint(row: dict[str, Any], table: Table, actions: list[Any]) -> dict[str, Any] | None:
+def run_fingerprint(row: dict[str, Any], table: Table, actions: list[Any]) -> dict[str, Any]:
     """One run's signature and trigram counts (its own final trajectories), or the reason it is left out."""
     if row["ablation"] != "full":
         return {"excluded": f"ablation {row['ablation']}"}

@@ -10,7 +10,7 @@ items by `compare_report` (Δ with a paired bootstrap interval, exact McNemar).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from stats import offdomain
@@ -58,19 +58,21 @@ def against_plain(store: Store, plain: str, name: str, n_boot: int = 10_000) -> 
 
 def general_block(store: Store, run: dict[str, Any], n_boot: int = 10_000) -> dict[str, Any] | None:
     """What `report` adds for a run in the setting: its measures, and the comparison with its plain counterpart."""
+    setting = setting_of(run)
     measures = offdomain_measures(store, run)
-    if measures is None:
+    if setting is None or measures is None:
         return None
     plain = plain_counterpart(store, run)
     measures["against_plain"] = against_plain(store, plain, run["name"], n_boot) if plain else None
-    measures["transitions"] = other_transitions(store, run)
+    measures["transitions"] = other_transitions(store, run, setting["tools"])
     return measures
 
 
-def other_transitions(store: Store, run: dict[str, Any]) -> dict[str, Any]:
-    """The run's transition matrix with its out-of-domain calls as one `other` tool (`stats.offdomain`)."""
+def other_transitions(store: Store, run: dict[str, Any], tools: Collection[str]) -> dict[str, Any]:
+    """The run's transition matrix with its out-of-domain calls (those not to the setting's `tools`) as one
+    `other` tool (`stats.offdomain`)."""
     sequences = store.trajectory_columns(run["id"], ("tool_sequence",))["tool_sequence"]
-    return offdomain.transitions_with_other([s or [] for s in sequences], setting_of(run)["tools"])
+    return offdomain.transitions_with_other([s or [] for s in sequences], tools)
 
 
 def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> dict[str, Any] | None:
@@ -79,11 +81,11 @@ def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> d
     study's rule (`stats.offdomain.mechanism`). The plain run is the one among `names` without the setting (else
     the counterpart in the store). None when no run is in the setting."""
     runs = [store.run(n) for n in names]
-    general = [r for r in runs if setting_of(r)]
+    general = [(r, s) for r in runs if (s := setting_of(r))]
     if not general:
         return None
     plains = [r["name"] for r in runs if not setting_of(r)]
-    plain = plains[0] if plains else plain_counterpart(store, general[0])
+    plain = plains[0] if plains else plain_counterpart(store, general[0][0])
     rows = []
     if plain:
         p_run = store.run(plain)
@@ -100,16 +102,7 @@ def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> d
                 "mechanism": "plain",
             }
         )
-    for r in sorted(
-        general,
-        key=lambda r: (
-            setting_of(r)["count"],
-            ("full", "short", "names").index(setting_of(r)["detail"])
-            if setting_of(r)["detail"] in ("full", "short", "names")
-            else 9,
-        ),
-    ):
-        s = setting_of(r)
+    for r, s in sorted(general, key=lambda run_setting: _registry_order(run_setting[1])):
         m = offdomain_measures(store, r)
         delta = p = None
         if plain:
@@ -130,6 +123,12 @@ def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> d
             }
         )
     return {"plain": plain, "rows": rows, "confusion_share": offdomain.CONFUSION_SHARE, "rule": RULE}
+
+
+def _registry_order(setting: dict[str, Any]) -> tuple[int, int]:
+    """The registry table's order: by count, then by detail (full, short, names; anything else last)."""
+    details = ("full", "short", "names")
+    return setting["count"], details.index(setting["detail"]) if setting["detail"] in details else 9
 
 
 RULE = (

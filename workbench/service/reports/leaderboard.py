@@ -22,9 +22,10 @@ def leaderboard(
     once: its first play); plays marked `resumed` or `replayed` (made after seeing the item's tool results or
     gold answer) are left out and counted in `excluded`. A model is one row per run. The items are those some
     person played (replicate 0, unmarked). Each row is `report_of` over its trajectories on those items, with
-    `n` items covered and the Wilson score 95% interval of accuracy over them (`stats.wilson`; one play per item). Rows covering at
-    least `min_coverage` of the items are ranked by accuracy (then items covered, then name); the others follow,
-    unranked, saying why. Scaling levels and parallel runs are not evaluation runs and are left out.
+    `n` items covered and the Wilson score 95% interval of accuracy over them (`stats.wilson`; one play per
+    item). Rows covering at least `min_coverage` of the items are ranked by accuracy (then items covered, then
+    name); the others follow, unranked, saying why. Scaling levels and parallel runs are not evaluation runs and
+    are left out.
     """
     from sandbox.agents.human import MARKED, is_human
 

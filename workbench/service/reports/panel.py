@@ -3,7 +3,8 @@ marked where it beats the runner-up significantly, Cronbach's α, item coverage,
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,7 @@ PANEL_LEGEND = {
 }
 
 
-def item_matrix(runs_records: list[list[dict[str, Any]] | Table]) -> tuple[list[str], list[list[int]]]:
+def item_matrix(runs_records: Sequence[list[dict[str, Any]] | Table]) -> tuple[list[str], list[list[int]]]:
     """Items answered by every run (replicate 0) and the item × run correctness matrix."""
     per_run = []
     for records in runs_records:
@@ -174,7 +175,7 @@ def panel_report(
         panel["coverage"] = coverage_histogram(matrix)
         if len(names) >= 3 and len(common) >= 2:
             itc = item_total_correlations(matrix)
-            panel["item_total_correlation"] = {i: (None if np.isnan(v) else float(v)) for i, v in zip(common, itc)}
+            panel["item_total_correlation"] = {i: (None if math.isnan(v) else float(v)) for i, v in zip(common, itc)}
     per_run = [
         ngrams.bigram_delta_accuracy(encoded_sequences(extra["tool_sequence"]), t["correct"])
         for t, extra in loaded

@@ -8,6 +8,7 @@ panel, the item-total correlation summary, Figure 5 (accuracy against paper reca
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -46,8 +47,8 @@ LEGEND = {
     "in natural order of their model string (the run name when there is no model) — older first — and "
     "the newest minus the oldest: Δ accuracy with the exact McNemar p (replicate 0, common items) and "
     "the Table 2 axes that moved by 5 points or more.",
-    "table4": "Table 4: for each agent, model and seed with a closed-book, a no-search and a full run in the panel, the "
-    "accuracies on the items all three answered (replicate 0) and each step's Δ with the exact McNemar p "
+    "table4": "Table 4: for each agent, model and seed with a closed-book, a no-search and a full run in the "
+    "panel, the accuracies on the items all three answered (replicate 0) and each step's Δ with the exact McNemar p "
     "between adjacent settings.",
     "table9": "Table 9 (ST after the gold; MT-both after both golds): Imm / Thnk / Read over ours (the three "
     "categories) and over the paper's denominator (every trajectory that read its golds, the residual — "
@@ -106,13 +107,13 @@ def panel_tables(
 
 def _trajectories(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
     """The stopping tables' trajectory dicts (`analytics` builds the same)."""
-    recalls = np.where(table.known("paper_recall"), table["paper_recall"], None)
+    recalls = [r if known else None for known, r in zip(table.known("paper_recall"), table["paper_recall"])]
     return [
         {
             "kind": k,
             "correct": bool(c),
             "termination": e,
-            "n_gold": None if g != g else int(g),
+            "n_gold": None if math.isnan(g) else int(g),
             "paper_recall": None if r is None else bool(r),
             "actions": a or [],
         }
@@ -148,7 +149,7 @@ def _cells(table: Table) -> dict[str, tuple[int, int, dict[str, Any] | None]]:
     from stats.bootstrap import by_cluster
     from stats.wilson import clustered_wilson
 
-    keys = np.array([f"{k}_d{int(d)}" if d == d else "" for k, d in zip(table["kind"], table["depth"])])
+    keys = np.array([f"{k}_d{int(d)}" if not math.isnan(d) else "" for k, d in zip(table["kind"], table["depth"])])
     out = {}
     for cell in TYPE_DEPTH:
         mask = keys == cell
@@ -160,7 +161,8 @@ def _cells(table: Table) -> dict[str, tuple[int, int, dict[str, Any] | None]]:
                 table["item_id"][mask], table["correct"][mask].astype(float)[:, None], np.ones((n, 1))
             )
             w = clustered_wilson(succ[:, 0], trials[:, 0])
-            interval = {"low": w.low, "high": w.high, "half_width": (w.high - w.low) / 2, "n_eff": w.n_eff}
+            if w is not None:  # every item has a trial here: the interval is defined
+                interval = {"low": w.low, "high": w.high, "half_width": (w.high - w.low) / 2, "n_eff": w.n_eff}
         out[cell] = (right, n, interval)
     return out
 
@@ -200,7 +202,7 @@ def table15(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, A
     out = []
     for row, table in zip(rows, tables):
         letters = table["predicted_index"]
-        no_letter = np.array([v is None or v != v for v in letters], dtype=bool)
+        no_letter = np.array([v is None or math.isnan(v) for v in letters], dtype=bool)
         ends = table["termination"]
         n = table.n
         by_cap = {cap: int((no_letter & (ends == cap)).sum()) for cap in NA_CAPS}
@@ -284,7 +286,7 @@ def figure4(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any] |
             table["consensus_tier"][first],
         ):
             right[item] = right.get(item, 0) + int(ok)
-            facts[item] = (f"{kind}_d{int(depth)}" if depth == depth else str(kind), str(tier) if tier else "—")
+            facts[item] = (f"{kind}_d{int(depth)}" if not math.isnan(depth) else str(kind), str(tier) if tier else "—")
     low, mid = _bucket_edges(len(tables))
 
     def bucket(k: int) -> str:
@@ -324,11 +326,12 @@ def table4(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, An
         steps = []
         for a, b in ((0, 1), (1, 2)):
             test = mcnemar_exact([outcome[b][i] for i in items], [outcome[a][i] for i in items]) if items else None
+            before, after = accs[a], accs[b]
             steps.append(
                 {
                     "from": CHAIN[a],
                     "to": CHAIN[b],
-                    "delta": None if accs[a] is None else accs[b] - accs[a],
+                    "delta": None if before is None or after is None else after - before,
                     "p": None if test is None else test["p"],
                 }
             )
@@ -369,7 +372,7 @@ def table17(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
     for row, table in zip(rows, tables):
         if table.n and len(set(table["replicate"].tolist())) >= 2:
             per_run[row["run"]] = _replicate_values(table, row.get("tokens") is not None)
-    spread = {}
+    spread: dict[str, dict[str, dict[str, float] | None]] = {}
     for run, metrics in per_run.items():
         spread[run] = {}
         for m, vals in metrics.items():
@@ -416,9 +419,9 @@ def figure2(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, A
         moved = []
         for axis in MOVED_AXES:
             a, b = rows[old][axis], rows[new][axis]
-            if a is not None and b is not None and (axis == "calls/turn" or abs(b - a) >= 0.05):
-                if axis != "calls/turn" or abs(b - a) >= 0.1:
-                    moved.append({"axis": axis, "delta": b - a})
+            least = 0.1 if axis == "calls/turn" else 0.05  # calls per turn move by 0.1, rates by 5 points
+            if a is not None and b is not None and abs(b - a) >= least:
+                moved.append({"axis": axis, "delta": b - a})
         moved.sort(key=lambda m: -abs(m["delta"]))
         delta = (
             None
@@ -463,8 +466,8 @@ def seed_strata(corpus: Any, item_ids: set[str]) -> dict[str, dict[str, str]]:
         ranks = average_ranks(np.array([counts[i] for i in ids]))
         for i, r in zip(ids, ranks):
             out[i]["citation quartile"] = f"Q{min(4, int((r - 1) * 4 / len(ids)) + 1)}"
-        for i in out:
-            out[i].setdefault("citation quartile", "unknown")
+        for cells in out.values():
+            cells.setdefault("citation quartile", "unknown")
     return out
 
 

@@ -9,6 +9,7 @@ open is stated in the report's `legend` (PROTOCOL §3).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -83,8 +84,8 @@ def estimates_tokens(run: dict[str, Any]) -> bool:
     provider's count: runs made with `estimate_tokens` (a person's play always is)."""
     from sandbox.agents.human import is_human
 
-    identity = run.get("identity") if isinstance(run.get("identity"), dict) else {}
-    return is_human(run["agent"]) or bool(identity.get("estimate_tokens"))
+    identity = run.get("identity")
+    return is_human(run["agent"]) or (isinstance(identity, dict) and bool(identity.get("estimate_tokens")))
 
 
 def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dict[str, Any]:
@@ -217,8 +218,8 @@ LEGEND = {
     "which leaves cache reads out: with a server-side prefix cache the protocol's count depends on "
     "what the cache held, this one does not. cache_hit_rate = cache-read tokens ÷ those prompt "
     "tokens, over the run.",
-    "api_error_rate": "Error rate = trajectories that ended in error ÷ all; api_error_rate = trajectories with at "
-    "least one API error (a request the server refused, an unreadable reply), whatever their ending, ÷ all. "
+    "api_error_rate": "Error rate = trajectories that ended in error ÷ all; api_error_rate = trajectories with "
+    "at least one API error (a request the server refused, an unreadable reply), whatever their ending, ÷ all. "
     "A refused request (HTTP 400/413/422, not a rate limit) is never re-sent: it ends the episode "
     "(a full context window: 'context window full at turn T').",
     "cut_off": "Cut off = replies the completion limit ended (finish_reason 'length'); calls lost = calls such a reply "
@@ -304,13 +305,13 @@ def analytics(
     bigrams = ngrams.bigram_delta_accuracy(enc, correct) if table.n else []
     kinds, ends, golds = table["kind"], table["termination"], table["n_gold"]
     # the stored paper-recall flag (None where unknown) defines Table 9's population, as it defines paper recall
-    recalls = np.where(table.known("paper_recall"), table["paper_recall"], None)
+    recalls = [r if known else None for known, r in zip(table.known("paper_recall"), table["paper_recall"])]
     trajectories = [
         {
             "kind": k,
             "correct": bool(c),
             "termination": e,
-            "n_gold": None if np.isnan(g) else int(g),
+            "n_gold": None if math.isnan(g) else int(g),
             "paper_recall": None if r is None else bool(r),
             "actions": a or [],
         }

@@ -139,12 +139,12 @@ async def parallel_report(
             )
         row = _k_row(k, big_k, len(parts), per_item, pass1, spend, seed)
         row["subsets"], row["subsets_all"] = len(parts), len(parts) == math.comb(big_k, k)
-        if coverage is not None:
+        if coverage is not None and judged is not None:
             row["accepted_coverage"] = coverage  # the study's `self_choice_best@k`: not a selection (§3.4)
             row["self_choice"] = _self_choice(correct, judged["pointwise"], parts)
         per_k.append(row)
     trials = None
-    if judge is not None and judge_trials > 1:
+    if judge is not None and judged is not None and judge_trials > 1:
         runs = [judged]
         for t in range(1, judge_trials):
             runs.append(
@@ -347,18 +347,18 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
     model = judge.name.startswith("llm:")
     rows = store.judgment_costs(run["id"], judge.name)
     usd_total = tokens_total = 0.0
-    priced = False
+    any_priced = False
     for kind, mean_usd, n_priced, mean_tokens, sum_usd, sum_tokens in rows:
         out["verdict_usd"][kind] = (mean_usd if n_priced else None) if model else 0.0
         out["verdict_tokens"][kind] = mean_tokens or 0
         usd_total += sum_usd or 0.0
         tokens_total += sum_tokens or 0
-        priced = priced or bool(n_priced)
+        any_priced = any_priced or bool(n_priced)
     for kind in ("pointwise", "pairwise"):
         if not model:
             out["verdict_usd"][kind] = 0.0
             out["verdict_tokens"][kind] = 0
-    out["judge_usd"] = (usd_total if priced else None) if model else 0.0
+    out["judge_usd"] = (usd_total if any_priced else None) if model else 0.0
     out["judge_tokens"] = int(tokens_total)
     return out
 

@@ -7,7 +7,8 @@ The groups are read by `group_plateau`, so each strategy's k* and levels are the
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from sandbox.strategies import STRATEGIES
 from stats.wilson import wilson
@@ -21,7 +22,10 @@ COMPARISON_RULE = (
 )
 
 
-def strategy_groups(name: str, strategies: list[str]) -> list[tuple[str, str]]:
+StrategyName = TypeVar("StrategyName", bound=str | None)  # a strategy's name, or None for the plain caps
+
+
+def strategy_groups(name: str, strategies: Sequence[StrategyName]) -> list[tuple[str, StrategyName]]:
     """(group, strategy) for `scale sequential --strategy A,B,…`: one strategy keeps the --run name as its group;
     several get a group each, `NAME.strategy`, which `strategy_comparison` then reads together."""
     if len(strategies) == 1:

@@ -15,6 +15,7 @@ it; leaving audit mode with drafts asks first. The verdict keys work from the no
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from textual.widgets import DataTable, Input, Static
 from workbench.service import audit
 from workbench.service.datasets import dataset_label
 from workbench.service.paths import export_dir
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
@@ -172,7 +174,7 @@ class CheckState(Static, can_focus=True):
         self.action_cycle()
 
 
-class AuditScreen(Screen):
+class AuditScreen(WorkbenchNode, Screen):
     """Review one item at a time; `p` / `f` / `x` (or F2 / F3 / F4, also from the note) record a verdict."""
 
     HELP_TITLE = "Audit"
@@ -282,8 +284,8 @@ class AuditScreen(Screen):
         key = bound_key(self.app, "audit.reviewer", "R")
         self.query_one("#audit-title", Static).update(
             Text(
-                f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {counted(n, 'item')} reviewed · reviewer: "
-                f"{sanitize(self.reviewer)} ({key} to change)"
+                f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {counted(n, 'item')} reviewed · "
+                f"reviewer: {sanitize(self.reviewer)} ({key} to change)"
             )
         )
 
@@ -375,10 +377,10 @@ class AuditScreen(Screen):
         self._status()
 
     def draft(self) -> Draft:
-        return Draft(
-            self.query_one("#audit-note", Input).value,
-            tuple(self.query_one(f"#check-{k}", CheckState).value for k in audit.CHECKS),
+        question_ok, gold_supported, labels_accurate = (
+            self.query_one(f"#check-{k}", CheckState).value for k in audit.CHECKS
         )
+        return Draft(self.query_one("#audit-note", Input).value, (question_ok, gold_supported, labels_accurate))
 
     def _draft_changed(self) -> None:
         if self._loading or self.current is None:
@@ -459,16 +461,19 @@ class AuditScreen(Screen):
         if self.evidence["labels"]:
             self._select_label(self.label_index + delta)
 
-    async def _edit(self, do, select: int | None = None) -> bool:
-        """Run one label edit through `workbench.service.audit` (checked, then stored), then redraw the sheet with the
-        same label selected (or `select`)."""
+    async def _edit(self, do: Callable[[str], str], select: int | None = None) -> bool:
+        """Run one label edit of the item shown (`do` given its id) through `workbench.service.audit` (checked, then
+        stored), then redraw the sheet with the same label selected (or `select`)."""
+        item_id = self.current
+        if item_id is None:
+            return False
         try:
-            done = do()
+            done = do(item_id)
         except audit.AuditError as exc:
             self._message(str(exc), error=True)
             return False
         index = self.label_index if select is None else select
-        self._load(self.current)
+        self._load(item_id)
         n = len(self.evidence["labels"])
         self.label_index = min(index if index >= 0 else n - 1, max(0, n - 1))
         await self._draw_sheet()
@@ -485,10 +490,10 @@ class AuditScreen(Screen):
         if lab is not None:
             new = "supporting" if lab["relevance"] == "direct" else "direct"  # the toggle of what it is now
             await self._edit(
-                lambda: audit.record_edit(
+                lambda item_id: audit.record_edit(
                     self.corpus,
                     self.store_path,
-                    self.current,
+                    item_id,
                     self.reviewer,
                     "reclassify",
                     lab["arxiv_id"],
@@ -501,13 +506,13 @@ class AuditScreen(Screen):
         lab = self._selected()
         if lab is not None:
             await self._edit(
-                lambda: audit.record_edit(
-                    self.corpus, self.store_path, self.current, self.reviewer, "remove", lab["arxiv_id"], lab["label"]
+                lambda item_id: audit.record_edit(
+                    self.corpus, self.store_path, item_id, self.reviewer, "remove", lab["arxiv_id"], lab["label"]
                 )
             )
 
     async def action_undo(self) -> None:
-        await self._edit(lambda: audit.undo_edit(self.corpus, self.store_path, self.current, self.reviewer))
+        await self._edit(lambda item_id: audit.undo_edit(self.corpus, self.store_path, item_id, self.reviewer))
 
     def action_add_label(self) -> None:
         self.query_one("#audit-add", Input).focus()
@@ -521,8 +526,8 @@ class AuditScreen(Screen):
             self._message("add label: write ARXIV_ID | section header | direct or supporting", error=True)
             return
         if await self._edit(
-            lambda: audit.record_edit(
-                self.corpus, self.store_path, self.current, self.reviewer, "add", parts[0], parts[1], parts[2]
+            lambda item_id: audit.record_edit(
+                self.corpus, self.store_path, item_id, self.reviewer, "add", parts[0], parts[1], parts[2]
             ),
             select=-1,
         ):

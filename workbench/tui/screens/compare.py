@@ -24,6 +24,7 @@ from textual.widgets import Button, DataTable, LoadingIndicator, Select, Static,
 from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.screens.stepping import SteppingScreen
 from workbench.tui.widgets.footer import KeysFooter
@@ -62,7 +63,7 @@ class PairTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", "Step both", id="compare.open")]
 
 
-class CompareScreen(Screen):
+class CompareScreen(WorkbenchNode, Screen):
     """A vs B on their common items; `x` swaps the sides, `e` writes the report as JSON."""
 
     HELP_TITLE = "Compare"
@@ -164,13 +165,12 @@ class CompareScreen(Screen):
             )
         tokens = token_line(cmp)
         self.query_one("#compare-legend", Static).update(Text(compare_legend(cmp) + (f"\n{tokens}" if tokens else "")))
-        self._render_grid()
+        self._render_grid(cmp)
         self._render_tools()
-        self._render_failures()
+        self._render_failures(cmp)
         table.focus()
 
-    def _render_grid(self) -> None:
-        cmp = self.report
+    def _render_grid(self, cmp: dict[str, Any]) -> None:
         grid = self.query_one("#compare-grid", GridTable)
         grid.clear(columns=True)
         grid.add_column("", key="a")
@@ -242,10 +242,9 @@ class CompareScreen(Screen):
             out.add_row(Text(""))
             self.query_one(f"#compare-tools-{side}", Static).update(out)
 
-    def _render_failures(self) -> None:
+    def _render_failures(self, cmp: dict[str, Any]) -> None:
         from workbench.views.compare import ATTRIBUTION_HEADER, attribution_rows
 
-        cmp = self.report
         table = Table(
             title=Text(
                 "How the runs end, and what wrong answers chose (rates among each run's wrong "

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.checkbox import Checkbox
 from workbench.views.cells import counted
 
@@ -116,7 +117,7 @@ class NameModal(CheckedInputModal[str | None]):
         self.dismiss(value)
 
 
-class ExportModal(CheckedInputModal[tuple[Path, bool] | None]):
+class ExportModal(WorkbenchNode, CheckedInputModal[tuple[Path, bool] | None]):
     """Where to write a run's trajectories as JSON lines, and whether to include every step."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]

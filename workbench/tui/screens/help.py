@@ -10,6 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.plaintext import display_path
 
 SKIP_ACTIONS = {"app.command_palette"}
@@ -49,7 +50,7 @@ def key_rows(screen: Screen) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(WorkbenchNode, ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss_help", "Close", id="help.close")]
 
     def __init__(self, source: Screen):

@@ -18,9 +18,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets.data_table import ColumnKey
 from textual.worker import Worker, WorkerState
 
 from workbench.service import items
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
@@ -68,7 +70,7 @@ def right_cell(row: items.ItemRow, app) -> Text:
     return Text(row.right_text, style=style, justify="right")
 
 
-class ItemsScreen(Screen):
+class ItemsScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Items"
     FOOTER_WIDE_ONLY = frozenset({"items.audit", "items.play"})  # in ? help only, below 112 columns
     AUTO_FOCUS = "#items-table"
@@ -253,7 +255,7 @@ class ItemsScreen(Screen):
         if current in ids:
             table.move_cursor(row=ids.index(current), animate=False)
         self._label_columns()
-        self._status(flt)
+        self._status(self.view, flt)
 
     def question_width(self) -> int:
         """The question column gets what the other columns leave of the terminal's width (at least 30)."""
@@ -269,14 +271,14 @@ class ItemsScreen(Screen):
         arrow = " ▼" if self.sort_reverse else " ▲"
         for key, label in COLUMNS:
             sorted_here = self.sort_key != "file" and SORT_OF_COLUMN[key] == self.sort_key
-            column = table.columns.get(key)
+            column = table.columns.get(ColumnKey(key))
             if column is not None:
                 column.label = Text(label + (arrow if sorted_here else "  "))
         table.refresh()
 
-    def _status(self, flt: items.ItemFilter) -> None:
+    def _status(self, view: items.Browse, flt: items.ItemFilter) -> None:
         active = flt.active()
-        parts = [f" {len(self.shown)} of {len(self.view.rows)} items"]
+        parts = [f" {len(self.shown)} of {len(view.rows)} items"]
         if active:
             parts.append("filters: " + ", ".join(filter_label(k, v) for k, v in active.items()) + " (x clears)")
         parts.append(
@@ -284,7 +286,7 @@ class ItemsScreen(Screen):
             if self.sort_key == "file"
             else f"sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}"
         )
-        note = self.view.note()
+        note = view.note()
         text = Text(" · ".join(parts))
         if note:
             text.append(f" · {note}", style=theme_style(self.app, "warning"))

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Static
 
 from workbench.service import items
 from workbench.service.neighbourhood import MARKS, Neighbourhood, gold_outline
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.citations import NeighbourhoodTree
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.itempane import options_text
@@ -103,7 +104,7 @@ def trajectory_cells(t: dict[str, Any]) -> list[Text]:
     ]
 
 
-class ItemScreen(Screen):
+class ItemScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Item"
     FOOTER_WIDE_ONLY = frozenset({"items.audit", "items.play"})  # in ? help only, below 112 columns
     AUTO_FOCUS = "#item-tree"
@@ -204,6 +205,8 @@ class ItemScreen(Screen):
         )
 
     def _show_question(self) -> None:
+        if self.nb is None:  # no item loaded yet
+            return
         colors = {"success": theme_style(self.app, "success")}
         self.query_one("#item-question", Static).update(
             question_text(

@@ -29,6 +29,7 @@ from workbench.service import agents
 from workbench.service.datasets import dataset_label
 from workbench.service.families import TIERS
 from workbench.service.launch import ABLATIONS, AGENTS, CLIENTS, LaunchError, LaunchRequest, default_run_name, run_spec
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.help import bound_key
 
 DEFAULTS = {
@@ -235,8 +236,8 @@ def validate(
     run); `store_path` is where the cost estimate looks for earlier runs of the model, `notes_memo` a dict that
     keeps estimates between keystrokes. `stored` is the stored run named like the form's name, if any: a
     configuration the runner would refuse to resume is refused here, pointing at the Runs screen's rename and
-    delete `keys`. The RunSpec is the launch service's
-    (`workbench.service.launch`), as `--batch run` gets it for the same choices."""
+    delete `keys`. The RunSpec is the launch service's (`workbench.service.launch`), as `--batch run` gets it for
+    the same choices."""
     llm_ok = agents.llm_available() if llm_ok is None else llm_ok
     errors: dict[str, str] = {}
     notes: list[str] = []
@@ -286,11 +287,11 @@ def validate(
             )
         exact = episodes is not None and episodes[1] and name not in existing
         n = None if episodes is None else episodes[0]
-        key = (str(store_path), model, json.dumps(agent_options, sort_keys=True, default=str), n, exact)
+        estimate = (str(store_path), model, json.dumps(agent_options, sort_keys=True, default=str), n, exact)
         memo = notes_memo if notes_memo is not None else {}
-        if key not in memo:
-            memo[key] = llm_cost_note(spec, n, exact, store_path)
-        notes.append(memo[key])
+        if estimate not in memo:
+            memo[estimate] = llm_cost_note(spec, n, exact, store_path)
+        notes.append(memo[estimate])
     return Validation(spec, {}, notes)
 
 
@@ -476,7 +477,8 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     (budget, max_turns, max_tokens), cut = recorded_limits(run.get("caps")), config.get("slice") or {}
     options = dict(config.get("agent_options") or {})
     builtin = run["dataset"] == "builtin"
-    qtype = {"st": "single-target", "mt": "multi-target"}.get(cut.get("question_type"), cut.get("question_type"))
+    recorded_type = cut.get("question_type")
+    qtype = {"st": "single-target", "mt": "multi-target"}.get(str(recorded_type), recorded_type)
     values = {
         "dataset_kind": "builtin" if builtin else "release",
         "path": "" if builtin else run["dataset"],
@@ -529,14 +531,14 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
 def _last(used: list[str] | None, fallback: Any) -> str:
     """The last of the values a run recorded using (its base URLs, its clients: execution options, kept in its
     config, never in the identity's agent options), else `fallback`: a relaunch goes where the run last went."""
-    return str((used or [None])[-1] or fallback or "")
+    return str((used[-1] if used else None) or fallback or "")
 
 
 def _field(label: str, widget, classes: str = "") -> Horizontal:
     return Horizontal(Label(label, classes="field-label"), widget, classes=f"field {classes}".strip())
 
 
-class LaunchScreen(ModalScreen):
+class LaunchScreen(WorkbenchNode, ModalScreen):
     """Dismisses with a RunSpec, or None when cancelled."""
 
     HELP_TITLE = "Launch"
@@ -793,7 +795,7 @@ class LaunchScreen(ModalScreen):
         for key in DEFAULTS:
             try:
                 widget = self.query_one(f"#{key}")
-            except NoMatches:  # a value the form keeps without a widget of its own
+            except NoMatches:  # a field this form does not show
                 continue
             widget.set_class(key in result.errors, "-invalid")
         lines = Text()

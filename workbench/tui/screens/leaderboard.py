@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
 
@@ -25,7 +26,7 @@ class LeaderboardTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", "Open run", id="leaderboard.open")]
 
 
-class LeaderboardScreen(Screen):
+class LeaderboardScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Leaderboard"
     BINDINGS = [
         Binding("right_square_bracket", "board(1)", "Next dataset", id="leaderboard.next", key_display="]"),

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, ProgressBar, Static
 
 from sandbox.records import recorded_limits
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.monitor import RunMonitor, Snapshot
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.meters import level, level_style, meter_text
@@ -67,7 +68,7 @@ def stats_line(s: Snapshot) -> Text:
     )
 
 
-class LiveScreen(Screen):
+class LiveScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Live run"
     BINDINGS = [
         Binding("o", "open_run", "Open run", id="live.open"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Group
 from rich.table import Table
@@ -33,6 +33,7 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
@@ -108,7 +109,8 @@ class PanelPickModal(ModalScreen[list[str] | None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(self.saved[event.option.id])
+        if event.option.id is not None:  # every option is a saved panel, by its name
+            self.dismiss(self.saved[event.option.id])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "ok":
@@ -132,7 +134,7 @@ class PanelPickModal(ModalScreen[list[str] | None]):
         self.dismiss(None)
 
 
-class PanelScreen(Screen):
+class PanelScreen(WorkbenchNode, Screen):
     """Table 2 grouped, fingerprints, statistics and figures of the runs `names`; `r` picks other runs."""
 
     HELP_TITLE = "Panel"
@@ -188,7 +190,7 @@ class PanelScreen(Screen):
         self.query_one("#panel-tabs").display = False
         self.query_one("#panel-title", Static).update(Text(" Panel · " + ", ".join(sanitize(n) for n in self.names)))
         self.run_worker(
-            partial(compute, self.app.store_path, self.names, getattr(self.app, "cache_dir", None)),
+            partial(compute, self.app.store_path, self.names, self.app.cache_dir),
             name="panel",
             group="panel",
             thread=True,
@@ -203,31 +205,30 @@ class PanelScreen(Screen):
         if event.state == WorkerState.ERROR:
             self.query_one("#panel-title", Static).update(Text(f" cannot build the panel: {event.worker.error}"))
             return
-        self.panel = event.worker.result
+        self.panel = panel = cast("dict[str, Any]", event.worker.result)  # `compute`'s, on SUCCESS
         self.query_one("#panel-tabs").display = True
-        self.render_panel()
+        self.render_panel(panel)
 
-    def table2_rows(self) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    def table2_rows(self, panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
         """Table 2 as one table: each group's label row (tier · family), then its runs."""
         from workbench.views.lineage import grouped_table
 
-        header, sections = grouped_table(self.panel)
+        header, sections = grouped_table(panel)
         rows: list[tuple[str, ...]] = []
         for label, cells in sections:
             rows.append((label, *([""] * (len(header) - 1))))
             rows.extend(tuple(["  " + cells_row[0], *cells_row[1:]]) for cells_row in cells)
         return header, rows
 
-    def render_panel(self) -> None:
+    def render_panel(self, panel: dict[str, Any]) -> None:
         from workbench.views import lineage
         from workbench.views.panel import bigram_panel_line, panel_stat_lines, panel_title
 
-        panel = self.panel
         marks = " · † tier leader" if any((panel.get("tier_best") or {}).values()) else ""
         self.query_one("#panel-title", Static).update(
             Text(" " + sanitize(panel_title(panel, len(panel["rows"]))) + marks)
         )
-        header, rows = self.table2_rows()
+        header, rows = self.table2_rows(panel)
         fill(self.query_one("#panel-table2", DataTable), header, rows, bold_first=True)
         warnings = [f"warning: {w}" for w in panel.get("warnings", [])]
         self.query_one("#panel-table2-note", Static).update(

@@ -33,6 +33,7 @@ from textual.widgets.option_list import Option
 
 from workbench.service.datasets import dataset_key
 from workbench.service.play import PlayError, SessionRequest, abandon, plan_session, reveal_rows, session_runner
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.itempane import LETTERS, gold_of, item_text
 from workbench.tui.widgets.meters import Meter, theme_style
@@ -70,7 +71,7 @@ def opening_entry(messages: tuple[dict[str, Any], ...]) -> Entry:
     )
 
 
-class PlayScreen(Screen):
+class PlayScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Play"
     AUTO_FOCUS = ""
     BINDINGS = [
@@ -296,6 +297,7 @@ class PlayScreen(Screen):
         self.state = "reveal"
         self.add_class("-reveal")
         self._show_deciding()
+        assert self.fingerprint is not None  # set with the runner, before its first item
         self.reveal = reveal_rows(self.store, self.fingerprint, self.item.id, self.runner.spec.name)
         self._close_form()
         self._show_item()
@@ -533,7 +535,7 @@ class PlayScreen(Screen):
         self.query_one("#play-form").display = True
         self._show_form_title()
         self._show_palette()
-        self._focus_next_empty(fields[0])
+        self._focus_next_empty(tool, fields[0])
         self._show_deciding()
 
     def _show_form_title(self) -> None:
@@ -550,9 +552,10 @@ class PlayScreen(Screen):
             hints = hints[1:]
         self.query_one("#form-title", FormTitle).show(text, hints, style)
 
-    def _focus_next_empty(self, start: str) -> None:
-        """Focus the first field from `start` on that still needs a value; with none, the form (enter sends)."""
-        fields = FIELDS[self.tool]
+    def _focus_next_empty(self, tool: str, start: str) -> None:
+        """Focus the first field of `tool`'s form from `start` on that still needs a value; with none, the form
+        (enter sends)."""
+        fields = FIELDS[tool]
         rest = fields[fields.index(start) :]
         target = next((f for f in rest if not self.query_one(f"#arg-{f}", Input).value.strip()), None)
         (self.query_one("#play-form") if target is None else self.query_one(f"#arg-{target}", Input)).focus()
@@ -579,13 +582,12 @@ class PlayScreen(Screen):
             if missing[0] == "answer" and from_field == "arg-answer":
                 self.notify(ANSWER_RULE, severity="warning", timeout=3)
             return
-        self._send()
+        self._send(self.tool)
 
-    def _send(self) -> None:
+    def _send(self, tool: str) -> None:
         if self.agent is None or not self.agent.waiting:
             self.notify("not your turn yet", severity="warning", timeout=2)
             return
-        tool = self.tool
         args: dict[str, Any] = {}
         for name in FIELDS[tool]:
             value = self.query_one(f"#arg-{name}", Input).value.strip()
@@ -652,7 +654,7 @@ class PlayScreen(Screen):
             self.query_one(f"#arg-{field}", Input).value = picked
             if field == "section" and "paper_id" in FIELDS[self.tool]:
                 self.query_one("#arg-paper_id", Input).value = self.current_paper or ""
-            self._focus_next_empty(FIELDS[self.tool][0])
+            self._focus_next_empty(self.tool, FIELDS[self.tool][0])
         else:
             self.notify(what, timeout=2)
 
@@ -680,7 +682,7 @@ class PlayScreen(Screen):
         else:
             self.notify("the episode is still answering your last call", timeout=1.5)
 
-    def action_focus(self, widget_id: str) -> None:
+    async def action_focus(self, widget_id: str) -> None:
         target = self.query_one(f"#{widget_id}")
         if widget_id != "play-item" and self.has_class("-deciding"):  # the lists are hidden while deciding
             self.remove_class("-deciding", "-answering")
@@ -694,7 +696,7 @@ class PlayScreen(Screen):
         focused = getattr(self.focused, "id", None)
         if focused == "play-form" and self.tool is not None:  # the filled-in form: the list of its last list field
             focused = "arg-section" if "section" in FIELDS[self.tool] else "arg-paper_id"
-        target = {"arg-paper_id": "play-papers", "arg-section": "play-sections"}.get(focused)
+        target = {"arg-paper_id": "play-papers", "arg-section": "play-sections"}.get(focused or "")
         if target:
             self.query_one(f"#{target}").focus()
 

@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from workbench.service.datasets import dataset_key
 from workbench.service.play import SessionRequest, player_error, session_name
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.checkbox import Checkbox
 from workbench.tui.widgets.plaintext import sanitize
 
@@ -67,7 +68,7 @@ def validate_setup(values: dict[str, str]) -> tuple[SessionRequest | None, dict[
     ), {}
 
 
-class PlaySetupScreen(ModalScreen[SessionRequest | None]):
+class PlaySetupScreen(WorkbenchNode, ModalScreen[SessionRequest | None]):
     HELP_TITLE = "Play setup"
     BINDINGS = [
         Binding("ctrl+r", "start", "Play", id="play_setup.start"),

@@ -15,9 +15,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
+from textual.widgets.data_table import ColumnKey
 
 from workbench.service.datasets import dataset_label
-from workbench.service.runlist import natural_key
+from workbench.service.runlist import TagError, natural_key
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, clip_middle, display_path, sanitize
@@ -84,7 +86,7 @@ def sort_key(column: str):
     return key
 
 
-class RunsScreen(Screen):
+class RunsScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Runs"
     FOOTER_WIDE_ONLY = frozenset({"runs.watch", "runs.items"})  # in ? help only, below 112 columns
     AUTO_FOCUS = ""  # focus is managed: the table when there are runs, nothing on the welcome panel
@@ -294,7 +296,7 @@ class RunsScreen(Screen):
         table = self.query_one(DataTable)
         arrow = " ▼" if self.sort_reverse else " ▲"
         for key, label in COLUMNS:
-            column = table.columns.get(key)
+            column = table.columns.get(ColumnKey(key))
             if column is not None:
                 want = label + (arrow if key == self.sort_column else "  ")
                 if str(column.label) != want:
@@ -384,6 +386,7 @@ class RunsScreen(Screen):
         return False
 
     def action_rename(self) -> None:
+        from workbench.service.errors import StoreError
         from workbench.tui.screens.dialogs import NameModal
 
         name = self.current_name()
@@ -402,7 +405,7 @@ class RunsScreen(Screen):
             if new and new != name:
                 try:
                     self.app.store.rename_run(name, new)
-                except Exception as exc:
+                except StoreError as exc:  # the run was deleted, or the name taken, meanwhile
                     self.notify(str(exc), severity="error")
                     return
                 self.app.jobs.pop(name, None)
@@ -416,6 +419,7 @@ class RunsScreen(Screen):
 
     def action_tag(self) -> None:
         """Re-tag the run under the cursor: `FAMILY, TIER` (either may be left empty, `auto` derives it again)."""
+        from workbench.service.errors import StoreError
         from workbench.service.families import parse_tag
         from workbench.service.runlist import tag_run
         from workbench.tui.screens.dialogs import NameModal
@@ -435,7 +439,7 @@ class RunsScreen(Screen):
             family, tier, _ = parse_tag(text)
             try:
                 tagged = tag_run(self.app.store, name, family, tier)
-            except Exception as exc:  # the run was deleted meanwhile
+            except (StoreError, TagError) as exc:  # the run was deleted meanwhile, or a bad value
                 self.notify(str(exc), severity="error")
                 return
             self.reload(force=True)

@@ -19,18 +19,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.color import Color
+from textual.color import Color, ColorParseError
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.views.figures import judges_figure, parallel_figure, plateau_figure, registry_figure, strategies_figure
@@ -65,6 +66,10 @@ from workbench.views.scaling import (
     trials_note,
     verdicts_note,
 )
+
+if TYPE_CHECKING:
+    from workbench.service.scaling import StudyPlan
+    from workbench.tui.jobs import StudyJob
 
 # which theme variable draws what; a missing or ANSI colour makes the whole figure colourless
 PALETTE_VARIABLES = {
@@ -272,7 +277,7 @@ def theme_palette(variables: dict[str, str]) -> Palette | None:
     for role, name in PALETTE_VARIABLES.items():
         try:
             color = Color.parse(variables[name])
-        except Exception:
+        except (KeyError, ColorParseError):
             return None
         if color.ansi is not None or color.a == 0:
             return None
@@ -283,19 +288,19 @@ def theme_palette(variables: dict[str, str]) -> Palette | None:
 MIN_PLOT_ROWS = 12  # the plot's height before its figure asks for more (themes/scaling.tcss: 50vh, at least 12)
 
 
-class PlotView(Static):
+class PlotView(WorkbenchNode, Static):
     """A plotext figure at this widget's width, as tall as it needs: rebuilt when it resizes, when the theme
     changes, or on new data."""
 
     def __init__(self, **kwargs: Any):
         super().__init__("", **kwargs)
-        self.draw: Callable[[int, int, Palette | None], str] | None = None
+        self.draw: Callable[[int, int, Palette | None, int], str] | None = None
         self.text = Text("")  # the figure as last built (what is on screen)
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.rebuild())
 
-    def show(self, draw: Callable[[int, int, Palette | None], str] | None) -> None:
+    def show(self, draw: Callable[[int, int, Palette | None, int], str] | None) -> None:
         self.draw = draw
         self.rebuild()
 
@@ -325,7 +330,7 @@ class SourceTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", "Show", id="scaling.show")]
 
 
-class ScalingScreen(Screen):
+class ScalingScreen(WorkbenchNode, Screen):
     """Sources on the left; the selected one's plot, caveats and tables on the right."""
 
     HELP_TITLE = "Scaling"
@@ -346,6 +351,7 @@ class ScalingScreen(Screen):
         self.shown: Source | None = None
         self.result: dict[str, Any] | None = None
         self.worker: Worker | None = None
+        self.study: StudyJob | None = None  # the study launched from here or running when the screen opened
 
     def compose(self) -> ComposeResult:
         yield Static("", id="scaling-title", classes="title-bar")
@@ -374,7 +380,7 @@ class ScalingScreen(Screen):
         self._load_sources()
         self.query_one("#scaling-levels").display = False
         self.query_one("#scaling-progress").display = False
-        self.study = next((job for job in getattr(self.app, "studies", {}).values() if job.active), None)
+        self.study = next((job for job in self.app.studies.values() if job.active), None)
         if self.study is not None:  # a study launched before this screen opened: watch it too
             self.study.listeners.append(self._watch_study)
         self._seen: tuple[str, int] | None = None
@@ -412,7 +418,7 @@ class ScalingScreen(Screen):
         self.pending = source
         self.query_one("#scaling-body").loading = True
         options = dict(self.plateau_options)
-        if getattr(self, "study", None) is not None and self.study.active:
+        if self.study is not None and self.study.active:
             options["finished_only"] = True  # a sweep filling in: the levels done so far
         if source.kind == "sequential":
             work = partial(compute_plateau, self.app.store_path, source.name, options)
@@ -432,7 +438,7 @@ class ScalingScreen(Screen):
         if worker is not self.worker or self.pending is None:
             return
         if event.state == WorkerState.SUCCESS:
-            self.show(self.pending, worker.result)
+            self.show(self.pending, cast("dict[str, Any]", worker.result))  # the computation's, on SUCCESS
         elif event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
             self.query_one("#scaling-body").loading = False
             self.shown, self.result = None, None  # enter on it again retries
@@ -588,7 +594,7 @@ class ScalingScreen(Screen):
     def action_new_study(self) -> None:
         from workbench.tui.screens.study_form import StudyForm
 
-        if getattr(self, "study", None) is not None and self.study.active:
+        if self.study is not None and self.study.active:
             self.notify(f"study '{self.study.name}' is running (x cancels it)", severity="warning", timeout=4)
             return
         self.app.push_screen(StudyForm(self._plan), self._launch)
@@ -622,12 +628,11 @@ class ScalingScreen(Screen):
         self._watch_study()
 
     def action_cancel_study(self) -> None:
-        if getattr(self, "study", None) is not None and self.study.active:
+        if self.study is not None and self.study.active:
             self.study.cancel()
 
-    def study_source(self) -> Source | None:
-        """Where the launched study's result shows: its comparison, its one group, or its parallel run."""
-        plan = self.study.plan
+    def study_source(self, plan: StudyPlan) -> Source | None:
+        """Where the study `plan`'s result shows: its comparison, its one group, or its parallel run."""
         if plan.kind == "parallel":
             return next((s for s in self.sources if s.kind == "parallel" and s.name == plan.name), None)
         if len(plan.groups) > 1:
@@ -635,7 +640,7 @@ class ScalingScreen(Screen):
         return next((s for s in self.sources if s.kind == "sequential" and s.name == plan.groups[0]), None)
 
     def on_unmount(self) -> None:
-        job = getattr(self, "study", None)
+        job = self.study
         if job is not None and self._watch_study in job.listeners:
             job.listeners.remove(self._watch_study)
 
@@ -643,7 +648,7 @@ class ScalingScreen(Screen):
         """Live progress per level; the result redrawn as levels finish (a sweep) or when judged (parallel)."""
         if not self.is_attached:
             return
-        job = getattr(self, "study", None)
+        job = self.study
         box = self.query_one("#scaling-progress", Static)
         if job is None:
             box.display = False
@@ -662,7 +667,7 @@ class ScalingScreen(Screen):
         self._load_sources()
         self.query_one("#scaling-caption").display = True
         self.query_one("#scaling-table").display = True
-        source = self.study_source()
+        source = self.study_source(job.plan)
         if source is not None:
             self.select(source, force=True)
 

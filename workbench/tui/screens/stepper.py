@@ -67,8 +67,8 @@ class StepperScreen(SteppingScreen):
         return [self.view]
 
     @property
-    def item_id(self) -> str | None:
-        return self.traj.get("item_id")
+    def item_id(self) -> str:
+        return self.traj["item_id"]  # a stored trajectory always names its item
 
     @property
     def position(self) -> int:
@@ -108,8 +108,8 @@ class StepperScreen(SteppingScreen):
         kind = traj.get("question_type") or traj.get("kind") or "?"
         title = (
             f" {traj['item_id']} r{traj.get('replicate', 0)} · {kind} d{traj.get('depth') or '?'} · {verdict} "
-            f"({sanitize(traj.get('answer') or '—')}) · {traj.get('termination')} · trajectory {self.index + 1}/{len(self.ids)}"
-            f" · {self.run['name']}"
+            f"({sanitize(traj.get('answer') or '—')}) · {traj.get('termination')} · "
+            f"trajectory {self.index + 1}/{len(self.ids)} · {self.run['name']}"
         )
         title += trajectory_note(traj)
         self.query_one("#stepper-title", Static).update(Text(title))

@@ -21,12 +21,13 @@ from textual.worker import Worker, WorkerState
 from workbench.service.agents import measures_tokens
 from workbench.service.steps import hops_stale
 from workbench.tui.corpora import ItemContext
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.itempane import gold_of
 from workbench.tui.widgets.stepview import StepView, run_caps
 from workbench.tui.widgets.transcript import actor_of, transcript_text
 
 
-class SteppingScreen(Screen):
+class SteppingScreen(WorkbenchNode, Screen):
     """A screen of one or more StepViews stepped together over a list it walks with n/p."""
 
     END_OF_LIST = "no more trajectories in this direction"  # what n/p say past either end of the list
@@ -49,7 +50,7 @@ class SteppingScreen(Screen):
         raise NotImplementedError
 
     @property
-    def item_id(self) -> str | None:
+    def item_id(self) -> str:
         """The item shown, whose context (item, titles) a worker may be fetching."""
         raise NotImplementedError
 

@@ -20,6 +20,7 @@ from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from workbench.service.agents import measures_tokens
 from workbench.service.datasets import dataset_label
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.diagnostics import DiagnosticsPanel
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
@@ -105,7 +106,7 @@ def matches(t: dict[str, Any], query: str) -> bool:
     return all(word in hay for word in query.lower().split())
 
 
-class RunScreen(Screen):
+class RunScreen(WorkbenchNode, Screen):
     HELP_TITLE = "Run"
     BINDINGS = [
         Binding("1", "tab('trajectories')", "Trajectories", id="run.tab_trajectories", show=False),  # on the tabs
@@ -161,6 +162,8 @@ class RunScreen(Screen):
 
     def reload(self, force: bool = False) -> None:
         """Re-read the run when it moved on (any commit moves `data_version`; only this run's rows matter)."""
+        from workbench.service.errors import StoreError
+
         store = self.app.store
         version = store.data_version()
         if not force and version == self._version:
@@ -168,7 +171,7 @@ class RunScreen(Screen):
         self._version = version
         try:
             run = store.run(self.run_name)
-        except Exception:
+        except StoreError:
             self.notify(f"run '{self.run_name}' is gone", severity="warning")
             return
         progress = store.run_progress(run["id"])

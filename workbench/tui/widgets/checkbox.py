@@ -15,5 +15,6 @@ class Checkbox(TextualCheckbox):
     """A Checkbox whose inside shows its value: `▐X▌` checked, `▐ ▌` unchecked."""
 
     @property
-    def BUTTON_INNER(self) -> str:
+    # Textual declares BUTTON_INNER a plain class attribute; read per value here, it is a property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # a property over Textual's class attribute
         return "X" if self.value else " "

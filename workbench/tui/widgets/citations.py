@@ -13,6 +13,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from workbench.service.neighbourhood import Neighbourhood, label_parts
+from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import sanitize
 
@@ -27,7 +28,7 @@ class Slot:
     path: frozenset[str]
 
 
-class NeighbourhoodTree(Tree[Slot]):
+class NeighbourhoodTree(WorkbenchNode, Tree[Slot]):
     """The seed at the root; children are references in graph order."""
 
     def __init__(self, **kwargs):
@@ -42,19 +43,21 @@ class NeighbourhoodTree(Tree[Slot]):
         self._filled.clear()
         self.clear()
         root = self.root
-        root.set_label(self.paper_label(nb.root))
+        root.set_label(self.paper_label(nb, nb.root))
         root.data = Slot(nb.root, frozenset({nb.root}))
         self._fill(root)
         root.expand()
         target = None
         for path in nb.gold_paths():
-            node = root
+            node: TreeNode[Slot] | None = root
+            parent = root
             for s2id in path[1:]:
-                self._fill(node)
-                node.expand()
-                node = next((c for c in node.children if c.data and c.data.s2id == s2id), None)
+                self._fill(parent)
+                parent.expand()
+                node = next((c for c in parent.children if c.data and c.data.s2id == s2id), None)
                 if node is None:
                     break
+                parent = node
             target = target or node
         if target is not None:
             self.call_after_refresh(self.move_cursor, target)  # lines are laid out on the next refresh
@@ -71,10 +74,10 @@ class NeighbourhoodTree(Tree[Slot]):
             text.truncate(room, overflow="ellipsis")
         return text
 
-    def paper_label(self, s2id: str) -> Text:
+    def paper_label(self, nb: Neighbourhood, s2id: str) -> Text:
         styles = self._styles()
         text = Text()
-        for piece, kind in label_parts(self.nb.paper(s2id)):
+        for piece, kind in label_parts(nb.paper(s2id)):
             text.append(sanitize(piece), style=styles.get(kind, Style()))
         return text
 
@@ -97,12 +100,12 @@ class NeighbourhoodTree(Tree[Slot]):
         nb, slot = self.nb, node.data
         if slot.s2id == UNLINKED:
             for s2id in nb.unlinked():
-                node.add_leaf(self.paper_label(s2id), data=Slot(s2id, slot.path))
+                node.add_leaf(self.paper_label(nb, s2id), data=Slot(s2id, slot.path))
             return
         for child in nb.children(slot.s2id):
             cycle = child in slot.path
             node.add(
-                self.paper_label(child),
+                self.paper_label(nb, child),
                 data=Slot(child, slot.path | {child}),
                 allow_expand=nb.has_children(child) and not cycle,
             )

@@ -14,18 +14,20 @@ import time
 from collections import OrderedDict
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.color import Color, ColorParseError
 from textual.containers import Horizontal, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
+from workbench.tui.host import WorkbenchNode
 from workbench.views.cells import dataset_cell, frac, pct
 
 SHORT = {
@@ -122,7 +124,7 @@ def blendable(variables: dict[str, str]) -> tuple[Color, Color] | None:
     try:
         low = Color.parse(variables["surface"])
         high = Color.parse(variables["primary"])
-    except (KeyError, ColorParseError):  # a theme without the variable, or one that is not a colour
+    except (KeyError, ColorParseError):
         return None
     if low.a == 0 or low.ansi is not None or high.ansi is not None:
         return None
@@ -162,7 +164,7 @@ def compute(key: Key) -> tuple[Key, dict[str, Any], dict[str, Any]]:
     return key, report, transitions
 
 
-class DiagnosticsPanel(VerticalScroll):
+class DiagnosticsPanel(WorkbenchNode, VerticalScroll):
     """Computed off the UI thread (`load`), cached by the run's progress, rebuilt on theme changes (the heat map
     takes the theme's colours). While a newer computation runs, the last numbers stay on screen."""
 
@@ -175,7 +177,7 @@ class DiagnosticsPanel(VerticalScroll):
         self.wanted: Key | None = None  # what should be shown
         self.pending: Key | None = None  # what is being computed
         self._last_start = 0.0
-        self._timer = None
+        self._timer: Timer | None = None
         self.update_every_s = UPDATE_EVERY_S
 
     def compose(self) -> ComposeResult:
@@ -246,7 +248,7 @@ class DiagnosticsPanel(VerticalScroll):
             self.query_one("#diag-loading").display = False
             self._status(f"cannot compute the diagnostics: {worker.error}")
             return
-        self._show(*worker.result)
+        self._show(*cast("tuple[Key, dict[str, Any], dict[str, Any]]", worker.result))  # `compute`'s, on SUCCESS
         self._kick()  # the run moved on meanwhile
 
     def _show(self, key: Key, report: dict[str, Any], transitions: dict[str, Any]) -> None:
@@ -278,6 +280,7 @@ class DiagnosticsPanel(VerticalScroll):
         axes.title = axes.caption = None
         self.query_one("#diag-axes", Static).update(Group(title, axes, caption))
         self.query_one("#diag-failures", Static).update(failures_table(report))
+        content: RenderableType
         if report["n"]:
             content = heatmap(self.transitions, blendable(self.app.theme_variables))
         else:

@@ -13,8 +13,10 @@ from textual.widgets import Footer
 
 try:  # Textual's footer key widget is private: without it the footer is Textual's own, the keys all shown
     from textual.widgets._footer import FooterKey
+
+    FOOTER_KEY: type[FooterKey] | None = FooterKey
 except ImportError:  # pragma: no cover - a Textual that moved it
-    FooterKey = None
+    FOOTER_KEY = None
 
 WIDE_ONLY = "-wide-only"  # the class themes/workbench.tcss hides on a -narrow screen
 PALETTE_KEY = "-command-palette"  # the class of Textual's `^p palette` key
@@ -37,10 +39,10 @@ class KeysFooter(Footer):
         super().bindings_changed(screen)
 
     def compose(self) -> ComposeResult:
-        wide_only = getattr(self.screen, "FOOTER_WIDE_ONLY", frozenset())
+        wide_only: frozenset[str] = getattr(self.screen, "FOOTER_WIDE_ONLY", frozenset())
         ids = {key: active.binding.id for key, active in self.screen.active_bindings.items()}
         for widget in super().compose():
-            if FooterKey is not None and isinstance(widget, FooterKey):
+            if FOOTER_KEY is not None and isinstance(widget, FOOTER_KEY):
                 if not widget.has_class(PALETTE_KEY):  # Textual binds every key but the palette's to `compact`
                     _born_compact_as(widget, self.compact)
                 if ids.get(widget.key) in wide_only:
@@ -48,7 +50,7 @@ class KeysFooter(Footer):
             yield widget
 
 
-def _born_compact_as(key, compact: bool) -> None:
+def _born_compact_as(key: FooterKey, compact: bool) -> None:
     """A footer key bound to the footer's `compact` starts with its value already set, as its class. Textual's key
     starts compact and is then bound to the footer's (not compact) value, and each change restyles the mounted key:
     two restyles per key per rebuild, for nothing drawn. The binding still carries later changes of `compact`."""

@@ -102,7 +102,7 @@ def item_text(
     item = ctx.item if ctx else None
     papers, reads = touched(steps_so_far)
     gold = gold_of(ctx)
-    if item is None:
+    if ctx is None or item is None:
         t.append("Item unavailable", style="bold")
         t.append(f"\n{sanitize(ctx.note if ctx else 'loading the corpus…')}\n", style=muted)
         t.append(f"\n{traj['item_id']} · {traj.get('question_type') or '?'} d{traj.get('depth') or '?'}")

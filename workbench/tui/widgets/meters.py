@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
-from textual.color import Color
+from textual.color import Color, ColorParseError
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -68,7 +68,7 @@ def theme_style(app, variable: str) -> Style:
     try:
         value = app.theme_variables.get(variable)
         return Style(color=Color.parse(value).rich_color) if value else Style()
-    except Exception:  # no app yet, or a value that is not a colour
+    except (AttributeError, ColorParseError):  # no app yet, or a value that is not a colour
         return Style()
 
 

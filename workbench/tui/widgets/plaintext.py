@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.cells import cell_len, chop_cells
 from rich.text import Text
 
-_CONTROL = {c: "\ufffd" for c in range(0x20) if c not in (0x09, 0x0A)}
+_CONTROL: dict[int, str | None] = {c: "\ufffd" for c in range(0x20) if c not in (0x09, 0x0A)}
 _CONTROL.update({0x7F: "\ufffd", 0x0D: None})
 TAB = "    "
 
@@ -60,15 +60,16 @@ def wrap(text: str, width: int) -> list[str]:
             out.append("")
             continue
         if line.isascii():
-            while len(line) > width:
-                cut = line.rfind(" ", width // 2, width + 1)
+            rest = line
+            while len(rest) > width:
+                cut = rest.rfind(" ", width // 2, width + 1)
                 if cut <= 0:
-                    out.append(line[:width])
-                    line = line[width:]
+                    out.append(rest[:width])
+                    rest = rest[width:]
                 else:
-                    out.append(line[:cut])
-                    line = line[cut + 1 :]
-            out.append(line)
+                    out.append(rest[:cut])
+                    rest = rest[cut + 1 :]
+            out.append(rest)
         else:
             out.extend(_wrap_cells(line, width))
     return out

@@ -60,7 +60,7 @@ def as_record(step: Any) -> dict[str, Any]:
     """A step as the store returns it (flat ledger fields), whether given a stored row or a live `Step`."""
     if isinstance(step, dict):
         return step
-    if is_dataclass(step):
+    if is_dataclass(step) and not isinstance(step, type):
         d = asdict(step)
         ledger = d.pop("ledger", None) or {}
         d.update(
@@ -410,7 +410,7 @@ def _entry(
             "nudge", turn, head, text, idx, copy_text=f"{label}" + (" [cut off: length]" if cut else "") + f"\n{text}"
         )
     label = {"error": "! error", "harness": "! harness", "retry": "⟳ retry", "cutoff": "✂ cut off"}.get(
-        kind, f"· {sanitize(str(kind))}"
+        str(kind), f"· {sanitize(str(kind))}"
     )
     return Entry("error", turn, [(label, "transcript--error")], text, idx, copy_text=f"{label}\n{text}")
 
