@@ -1,0 +1,142 @@
+"""The documentation: the CLI reference is what the argument parser generates, every command the CLI dispatches has
+its section, every relative link (and its anchor) in the README and the docs resolves, and the site builds with
+`mkdocs build --strict` offline."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("gen_cli", DOCS / "gen_cli.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cli_reference_is_what_the_parser_generates():
+    from workbench.cli.parser import build_parser
+
+    generated = _generator().render(build_parser())
+    assert (DOCS / "cli.md").read_text() == generated, "docs/cli.md is stale: run `python docs/gen_cli.py`"
+
+
+def test_every_dispatched_command_and_every_flag_has_its_place_in_the_reference():
+    from workbench.cli import COMMANDS
+    from workbench.cli.parser import build_parser
+
+    page = (DOCS / "cli.md").read_text()
+    headings = set(re.findall(r"^#{2,4} `([^`]+)`$", page, flags=re.M))
+    assert set(COMMANDS) <= headings, f"commands without a section: {sorted(set(COMMANDS) - headings)}"
+    for path, _, sub in _generator().commands(build_parser()):
+        section = page.split(f"`{' '.join(path)}`\n", 1)[1].split("\n#", 1)[0]
+        for action in sub._actions:
+            for flag in action.option_strings:
+                if flag not in ("-h", "--help"):
+                    assert f"`{flag}" in section or f", {flag}" in section, f"{' '.join(path)} {flag} not documented"
+
+
+def test_the_generator_escapes_markdown_outside_code_spans():
+    escape = _generator()._escape
+    assert escape("a * b_c <x> `d_*<`") == "a \\* b\\_c &lt;x> `d_*<`"
+
+
+# ---------------------------------------------------------------- links
+
+
+def _pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+
+
+def _prose(text: str) -> str:
+    """The text without fenced code blocks and code spans, where a bracket is code, not a link."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def _slug(heading: str) -> str:
+    """The anchor Python-Markdown's toc gives a heading (its default `slugify`), markup removed first."""
+    text = re.sub(r"[`*]", "", heading)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
+
+
+def _github_slug(heading: str) -> str:
+    """The anchor GitHub gives a heading of the README: lowercase, punctuation dropped, each space a hyphen (not
+    collapsed: "Prompts (`--prompts F`)" is `prompts---prompts-f`)."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading)
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors of a page's headings: GitHub's for the README (read there), the toc's for the docs (the site)."""
+    slug = _github_slug if page == ROOT / "README.md" else _slug
+    return {slug(h) for h in re.findall(r"^#{1,6} (.+)$", _prose_keep_code_spans(page.read_text()), flags=re.M)}
+
+
+def _prose_keep_code_spans(text: str) -> str:
+    return re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+
+
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _links() -> list[tuple[Path, str]]:
+    return [(page, target) for page in _pages() for target in LINK.findall(_prose(page.read_text()))]
+
+
+def test_the_link_checker_sees_the_links():
+    links = _links()
+    assert any(page.name == "README.md" for page, _ in links)
+    assert any("#" in target for _, target in links)
+    assert _slug("Any MCP agent (`serve-mcp`)") == "any-mcp-agent-serve-mcp"
+    assert _github_slug("Prompts (`--prompts FILE.toml`)") == "prompts---prompts-filetoml"
+
+
+@pytest.mark.parametrize(("page", "target"), _links(), ids=lambda v: v.name if isinstance(v, Path) else v)
+def test_every_relative_link_resolves(page: Path, target: str):
+    if re.match(r"^[a-z]+:", target):
+        return  # http(s), mailto: not followed (no network)
+    path, _, anchor = target.partition("#")
+    dest = (page.parent / path).resolve() if path else page
+    assert dest.exists(), f"{page.relative_to(ROOT)}: {target} → no such file"
+    if anchor and dest.suffix == ".md":
+        assert anchor in _anchors(dest), f"{page.relative_to(ROOT)}: {target} → no heading #{anchor}"
+
+
+def test_every_docs_page_is_in_the_nav():
+    nav = (ROOT / "mkdocs.yml").read_text()
+    pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
+    listed = set(re.findall(r":\s+(\S+\.md)\s*$", nav, flags=re.M))
+    assert pages == listed, f"not in the nav: {sorted(pages - listed)}; in the nav, missing: {sorted(listed - pages)}"
+
+
+# ---------------------------------------------------------------- the site
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None,
+    reason="mkdocs-material is not installed (pip install -e '.[docs]')",
+)
+def test_the_site_builds_strict_and_offline(tmp_path: Path):
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "site" / "cli" / "index.html").is_file()
