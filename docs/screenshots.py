@@ -89,10 +89,8 @@ async def shot_live(app, pilot) -> None:
 
     job = app.start_run(RunSpec(name="heuristic-live", dataset="builtin", agent="heuristic", replicates=40, workers=6))
     await until(pilot, lambda: _is(app, "LiveScreen") and job.monitor.snapshot().done >= 150)
-    yield_point = getattr(app.screen, "refresh_now", None)
-    if callable(yield_point):
-        yield_point()
-    await pilot.pause(0.3)
+    await pilot.press("enter")  # follow the episode under the cursor: its transcript below the meters
+    await pilot.pause(0.5)
 
 
 async def shot_stepper(app, pilot) -> None:
@@ -149,10 +147,9 @@ async def shoot(name: str, work: Path, size: tuple[int, int]) -> Path:
         await shot_runs(app, pilot)
         await SHOOT[name](app, pilot)
         path = Path(app.save_screenshot(f"{name}.svg", str(IMAGES)))
-        for job in app.jobs.values():  # a run still in flight (the Live shot) stops with the app
-            cancel = getattr(job, "cancel", None)
-            if callable(cancel):
-                cancel()
+        for job in app.jobs.values():  # a run still in flight (the Live shot) is stopped before the app closes
+            job.cancel()
+            await until(pilot, lambda job=job: not job.active)
     return path
 
 
