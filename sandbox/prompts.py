@@ -232,7 +232,7 @@ def build_prompt(
 ) -> Prompt:
     """The reference's direct-strategy prompt, or the closed-book one, for this item and these caps.
 
-    Closed-book (PROTOCOL §2) is the reference's `noretrieval` prompt — own knowledge, no tool
+    Closed-book (docs/protocol.md "Rules") is the reference's `noretrieval` prompt — own knowledge, no tool
     or constraint prose, the task block, then the instruction to submit — with `submit_answer`
     the only tool (in text mode, how to write that call). `texts` is the prompt set in force
     (`Prompts`, from `--prompts FILE`); None is ours, whose templates compose the

@@ -502,7 +502,7 @@ class Generator:
             sub_title = f"{aspect.title()} of {gold.method.split()[0]}"
             # A one-word aspect's fact gets a section of its own: as a subsection its label ("Curriculum of X")
             # would share 2 of its 3 words with a sibling header ("4 Initialisation of X"), which the word-overlap
-            # step of the label rules (PROTOCOL §3) would take for it.
+            # step of the label rules (docs/protocol.md "Section labels") would take for it.
             if self.rng.random() < 0.6 and " " in aspect:
                 gold.facts.append((sub_title, sentence))
                 label_section = sub_title  # numbered when rendered; resolved in the Method section's body

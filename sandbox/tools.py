@@ -258,5 +258,5 @@ def run_tool(view: ItemView, name: str, args: Any) -> ToolOutcome:
         if not isinstance(args, dict):
             raise TypeError(f"arguments must be an object, got {type(args).__name__}")
         return handler(view, args)
-    except Exception as exc:  # the reference catches KeyError/TypeError; PROTOCOL §1 extends it to all
+    except Exception as exc:  # the reference catches KeyError/TypeError; we extend it to all (docs/protocol.md)
         return ToolOutcome(f"Error calling {name}: Missing or invalid parameter — {exc}", "error")

@@ -1,7 +1,7 @@
 """The reference evaluator's `summary.json` (reference §5), reproduced field for field — its quirks included.
 
-PROTOCOL §1 promises that a user can reconcile our numbers with a published `summary.json`,
-so these are the reference's own definitions, not ours: reads include failed reads, recall is
+docs/protocol.md#parity-with-the-authors-harness promises that a user can reconcile our numbers with a published
+`summary.json`, so these are the reference's own definitions, not ours: reads include failed reads, recall is
 "any gold paper" and header-to-header fuzzy matching on the 500-character-truncated output,
 the first matching label decides soft vs hard, seed reads are wasted reads, `p50` is the upper
 median, and every ratio is `pct(num, den) = round(num / den, 4)` (0.0 when den == 0).

@@ -125,9 +125,10 @@ def export_warnings(run: Mapping[str, Any]) -> list[str]:
 
 
 def reference_block(store: Store, run_name: str, corpus: Corpus) -> dict[str, Any]:
-    """The reference evaluator's own numbers for a run (PROTOCOL §1.2: shown beside the paper's metrics under
-    `reference`, so a user can reconcile with a summary.json): its accuracy, its retrieval figures (any-gold
-    recall counting failed reads, header-matched section recall, conversion), turn stats and attribution."""
+    """The reference evaluator's own numbers for a run (docs/protocol.md#parity-with-the-authors-harness: shown
+    beside the paper's metrics under `reference`, so a user can reconcile with a summary.json): its accuracy, its
+    retrieval figures (any-gold recall counting failed reads, header-matched section recall, conversion), turn stats
+    and attribution."""
     try:
         s = agenthop_summary(store, run_name, corpus)
     except SummaryError as exc:
