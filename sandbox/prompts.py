@@ -1,4 +1,5 @@
-"""What the agent is told: the system prompt, the first user message and the seven tool schemas (reference §2.2, §3.3).
+"""What the agent is told: the system prompt, the first user message and the seven tool schemas
+(docs/protocol.md#what-the-agent-sees).
 
 One module so that a run can record the hash of exactly what its agents saw.
 """

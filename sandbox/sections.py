@@ -1,4 +1,4 @@
-"""Section aliases, header normalisation and the reference's section-argument resolution (reference §2.5).
+"""Section aliases, header normalisation and the reference's section-argument resolution (docs/protocol.md#rules).
 
 `norm` and `resolve` are the reference's tool behaviour (what the agent's argument resolves to) and never
 change. Label resolution (which section an auditor's label means) follows the authors' audit pipeline

@@ -4,7 +4,7 @@ Every name is invented from syllables, so no model has seen these facts: the ans
 fact of an item is written only into its gold paper(s); depth-2 gold papers are cited
 only by their bridge; the three distractors come the paper's way (one stated by the
 seed, one by a sibling reference, one invented). The output is the four JSON Lines
-files of reference §1, so the one loader serves this and the real release.
+files of the release format (docs/data.md), so the one loader serves this and the real release.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The seven tools, with the reference harness's output texts to the character (reference §2).
+"""The seven tools, with the reference harness's output texts to the character (docs/protocol.md#rules).
 
 `run_tool` never raises: every failure becomes the reference's `Error calling …` text.
 It also reports what the call touched (paper, section index, whether text was

@@ -93,7 +93,7 @@ class Table:
 
     def turns(self) -> np.ndarray:
         """Model turns: calls that returned a reply (`model_calls`); turns used up by API errors are not
-        model turns (docs/metrics.md "resources"). Records without `model_calls` fall back to `turns`."""
+        model turns (docs/metrics.md: the resources row). Records without `model_calls` fall back to `turns`."""
         calls = self.columns["model_calls"]
         return np.where(np.isnan(calls), self.amount("turns"), calls)
 

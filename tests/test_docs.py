@@ -106,15 +106,56 @@ def test_the_link_checker_sees_the_links():
     assert _github_slug("Prompts (`--prompts FILE.toml`)") == "prompts---prompts-filetoml"
 
 
-@pytest.mark.parametrize(("page", "target"), _links(), ids=lambda v: v.name if isinstance(v, Path) else v)
-def test_every_relative_link_resolves(page: Path, target: str):
+def _broken(page: Path, target: str) -> str | None:
+    """Why a link of `page` does not resolve, or None when it does (http(s) and mailto are not followed)."""
     if re.match(r"^[a-z]+:", target):
-        return  # http(s), mailto: not followed (no network)
+        return None
     path, _, anchor = target.partition("#")
     dest = (page.parent / path).resolve() if path else page
-    assert dest.exists(), f"{page.relative_to(ROOT)}: {target} → no such file"
-    if anchor and dest.suffix == ".md":
-        assert anchor in _anchors(dest), f"{page.relative_to(ROOT)}: {target} → no heading #{anchor}"
+    if not dest.exists():
+        return f"{page.relative_to(ROOT)}: {target} → no such file"
+    if anchor and dest.suffix == ".md" and anchor not in _anchors(dest):
+        return f"{page.relative_to(ROOT)}: {target} → no heading #{anchor}"
+    return None
+
+
+def test_the_link_checker_tells_a_broken_link():
+    readme = ROOT / "README.md"
+    assert _broken(readme, "docs/metrics.md") is None
+    assert _broken(readme, "docs/nowhere.md") is not None
+    assert _broken(DOCS / "index.md", "protocol.md#parity") is None
+    assert _broken(DOCS / "index.md", "protocol.md#no-such-heading") is not None
+
+
+def test_every_relative_link_resolves():
+    broken = [why for page, target in _links() if (why := _broken(page, target))]
+    assert not broken, "\n".join(broken)
+
+
+CITATION = re.compile(r"docs/([\w/-]+\.md)(?:#([\w-]+)| \"([^\"]+)\")?")
+
+
+def _citations() -> list[tuple[str, str, str]]:
+    """(file, page, anchor or '') for every docs page a comment, docstring or message of the code cites."""
+    sources = [ROOT / "pyproject.toml"]
+    for package in ("sandbox", "stats", "storage", "workbench", "themes", "bench", "tests"):
+        sources += sorted((ROOT / package).rglob("*.py"))
+    found = []
+    for source in sources:
+        for page, anchor, title in CITATION.findall(source.read_text()):
+            found.append((source.relative_to(ROOT).as_posix(), page, anchor or (_slug(title) if title else "")))
+    return found
+
+
+def test_the_code_cites_pages_and_sections_that_exist():
+    citations = _citations()
+    assert len(citations) > 20  # the scan sees the code's citations
+    for source, page, anchor in citations:
+        if source == "tests/test_docs.py":
+            continue
+        assert (DOCS / page).is_file(), f"{source} cites docs/{page}: no such page"
+        if anchor:
+            assert anchor in _anchors(DOCS / page), f"{source} cites docs/{page}#{anchor}: no such heading"
 
 
 def test_every_docs_page_is_in_the_nav():

@@ -1,4 +1,4 @@
-"""Alias scheme, header normalisation and section resolution (reference §2.5), including its quirks; label
+"""Alias scheme, header normalisation and section resolution (docs/protocol.md#rules), including its quirks; label
 resolution as the authors' audit pipeline does it (docs/protocol.md "Section labels")."""
 
 from hypothesis import given

@@ -271,7 +271,7 @@ def legend() -> dict[str, str]:
 
 
 def position_bias(records: list[dict[str, Any]] | Table) -> dict[str, Any]:
-    """Which letters the agent picks, where the gold letters are, and accuracy per gold letter (reference §5.3)."""
+    """Which letters the agent picks, where the gold letters are, and accuracy per gold letter (docs/metrics.md)."""
     table = Table.of(records)
     letters = "ABCD"
     pred, gold, ok = table["predicted_index"], table["correct_index"], table["correct"]
