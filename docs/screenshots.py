@@ -172,12 +172,15 @@ def main() -> int:
     ):
         os.environ[var] = str(value)
     os.environ.pop("NO_COLOR", None)
+    here = Path.cwd()
+    os.chdir(work)  # the runs list titles its store relative to the working directory: `store: runs.sqlite`
     try:
         make_runs(work / "runs.sqlite")
         IMAGES.mkdir(exist_ok=True)
         for name in names:
             print(f"wrote {asyncio.run(shoot(name, work, (width, height))).relative_to(ROOT)}")
     finally:
+        os.chdir(here)
         shutil.rmtree(work, ignore_errors=True)
     return 0
 
