@@ -181,3 +181,14 @@ def test_the_site_builds_strict_and_offline(tmp_path: Path):
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "site" / "cli" / "index.html").is_file()
+    commands = (tmp_path / "site" / "commands" / "index.html").read_text()
+    assert "<code>run --data builtin|DIR" in commands and "\\|" not in commands  # docs/hooks.py at work
+
+
+def test_the_hook_unescapes_pipes_only_in_code_spans_of_table_cells():
+    spec = importlib.util.spec_from_file_location("hooks", DOCS / "hooks.py")
+    assert spec and spec.loader
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    html = "<p><code>a\\|b</code></p><td>x\\|y <code>st\\|mt</code></td>"
+    assert hooks.unescape_pipes(html) == "<p><code>a\\|b</code></p><td>x\\|y <code>st|mt</code></td>"
