@@ -192,3 +192,81 @@ def test_the_hook_unescapes_pipes_only_in_code_spans_of_table_cells():
     spec.loader.exec_module(hooks)
     html = "<p><code>a\\|b</code></p><td>x\\|y <code>st\\|mt</code></td>"
     assert hooks.unescape_pipes(html) == "<p><code>a\\|b</code></p><td>x\\|y <code>st|mt</code></td>"
+
+
+# ---------------------------------------------------------------- the screens' keys
+
+SCREEN_PAGES = {
+    "runs.RunsScreen": "runs.md",
+    "launch.LaunchScreen": "launch.md",
+    "live.LiveScreen": "live.md",
+    "trajectories.RunScreen": "run.md",
+    "stepper.StepperScreen": "stepper.md",
+    "compare.CompareScreen": "compare.md",
+    "compare.SplitStepperScreen": "compare.md",
+    "panel.PanelScreen": "panel.md",
+    "scaling.ScalingScreen": "scaling.md",
+    "study_form.StudyForm": "scaling.md",
+    "items.ItemsScreen": "items.md",
+    "itemview.ItemScreen": "items.md",
+    "audit.AuditScreen": "audit.md",
+    "play.PlayScreen": "play.md",
+    "play_setup.PlaySetupScreen": "play.md",
+    "leaderboard.LeaderboardScreen": "leaderboard.md",
+}
+# modals and pickers whose keys are cancel/confirm only, and the help screen itself (it lists every key)
+NO_PAGE = {
+    "dialogs.ConfirmModal",
+    "dialogs.DatasetModal",
+    "dialogs.ExportModal",
+    "dialogs.NameModal",
+    "compare.RunPairModal",
+    "panel.PanelPickModal",
+    "help.HelpScreen",
+}
+KEY_WORDS = {
+    "slash": "/",
+    "question_mark": "?",
+    "dollar_sign": "$",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "right": "→",
+    "left": "←",
+    "down": "↓",
+    "up": "↑",
+    "escape": "esc",
+    "f2": "F2",
+    "f3": "F3",
+    "f4": "F4",
+}
+
+
+def _screens():
+    """(module.class, class) of every screen and modal in workbench/tui/screens that declares key bindings."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from textual.screen import Screen
+
+    import workbench.tui.screens as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"workbench.tui.screens.{info.name}")
+        for name, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == module.__name__ and issubclass(cls, Screen) and cls.__dict__.get("BINDINGS"):
+                yield f"{info.name}.{name}", cls
+
+
+def test_every_screen_has_a_page_that_lists_its_keys():
+    missing = []
+    for ident, cls in _screens():
+        if ident in NO_PAGE:
+            continue
+        assert ident in SCREEN_PAGES, f"{ident} has keys but no page under docs/screens/ (add it to SCREEN_PAGES)"
+        page = (DOCS / "screens" / SCREEN_PAGES[ident]).read_text()
+        for binding in cls.__dict__["BINDINGS"]:
+            keys = [KEY_WORDS.get(k.strip(), k.strip()) for k in binding.key.split(",")]
+            if not any(f"`{k}`" in page for k in keys) and not any(f"| {k} " in page for k in keys):
+                missing.append(f"{SCREEN_PAGES[ident]}: {ident} {binding.key} ({binding.description})")
+    assert not missing, "keys the pages do not list:\n" + "\n".join(missing)
