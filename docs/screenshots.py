@@ -39,19 +39,16 @@ def batch(*argv: str) -> None:
         raise SystemExit(f"--batch {' '.join(argv)} exited {status}")
 
 
-def make_runs(db: Path) -> None:
+def make_runs(db: Path, limit: int | None = None) -> None:
     """The runs the screenshots show: the heuristic navigator and two baselines on the built-in benchmark (tagged
-    so the Panel groups them), and a sequential points sweep for the Scaling screen."""
+    so the Panel groups them), and a sequential points sweep for the Scaling screen. `limit`: only the first items
+    (for the test of this script)."""
+    common = ("--db", str(db), "--quiet", *(("--limit", str(limit)) if limit else ()))
     for name, agent, seed in (("heuristic", "heuristic", 0), ("heuristic-s1", "heuristic", 1), ("random", "random", 0)):
-        batch(
-            "run", "--db", str(db), "--run", name, "--agent", agent, "--seed", str(seed), "--replicates", "2", "--quiet"
-        )
-    batch("runs", "--db", str(db), "tag", "heuristic", "--family", "Navigator", "--tier", "compute-efficient")
-    batch("runs", "--db", str(db), "tag", "heuristic-s1", "--family", "Navigator", "--tier", "compute-efficient")
-    batch("runs", "--db", str(db), "tag", "random", "--family", "Baseline", "--tier", "compute-efficient")
-    batch(
-        "scale", "sequential", "--db", str(db), "--axis", "points", "--grid", "6,12,18,30", "--run", "budget", "--quiet"
-    )
+        batch("run", "--run", name, "--agent", agent, "--seed", str(seed), "--replicates", "2", *common)
+    for name, family in (("heuristic", "Navigator"), ("heuristic-s1", "Navigator"), ("random", "Baseline")):
+        batch("runs", "--db", str(db), "tag", name, "--family", family, "--tier", "compute-efficient")
+    batch("scale", "sequential", "--axis", "points", "--grid", "6,12,18,30", "--run", "budget", *common)
 
 
 async def until(pilot, ready: Callable[[], bool], timeout: float = 60.0) -> None:
@@ -133,8 +130,8 @@ SHOOT: dict[str, Callable[..., Awaitable[None]]] = {
 }
 
 
-async def shoot(name: str, work: Path, size: tuple[int, int]) -> Path:
-    """One screenshot, in a fresh app over the temporary store."""
+async def shoot(name: str, work: Path, size: tuple[int, int], out: Path = IMAGES) -> Path:
+    """One screenshot, in a fresh app over the temporary store, written to `out`."""
     from workbench.tui.app import WorkbenchApp
 
     app = WorkbenchApp(
@@ -146,7 +143,7 @@ async def shoot(name: str, work: Path, size: tuple[int, int]) -> Path:
     async with app.run_test(size=size) as pilot:
         await shot_runs(app, pilot)
         await SHOOT[name](app, pilot)
-        path = Path(app.save_screenshot(f"{name}.svg", str(IMAGES)))
+        path = Path(app.save_screenshot(f"{name}.svg", str(out)))
         for job in app.jobs.values():  # a run still in flight (the Live shot) is stopped before the app closes
             job.cancel()
             await until(pilot, lambda job=job: not job.active)

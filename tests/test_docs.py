@@ -4,6 +4,7 @@ its section, every relative link (and its anchor) in the README and the docs res
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import re
 import subprocess
@@ -270,3 +271,30 @@ def test_every_screen_has_a_page_that_lists_its_keys():
             if not any(f"`{k}`" in page for k in keys) and not any(f"| {k} " in page for k in keys):
                 missing.append(f"{SCREEN_PAGES[ident]}: {ident} {binding.key} ({binding.description})")
     assert not missing, "keys the pages do not list:\n" + "\n".join(missing)
+
+
+# ---------------------------------------------------------------- the screenshots
+
+
+def test_the_screenshot_script_drives_the_app_to_each_screen(tmp_path: Path, monkeypatch):
+    """`docs/screenshots.py` over a small store (6 items): each picture is of the screen it names, with its data.
+    The Live shot (a 2,400-episode run caught in flight) is left to the script itself."""
+    spec = importlib.util.spec_from_file_location("screenshots", DOCS / "screenshots.py")
+    assert spec and spec.loader
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    for var, name in (("AGENTHOP_CACHE", "cache"), ("AGENTHOP_CONFIG", "config.toml"), ("AGENTHOP_STATE", "s.toml")):
+        monkeypatch.setenv(var, str(tmp_path / name))
+    monkeypatch.chdir(tmp_path)
+    script.make_runs(tmp_path / "runs.sqlite", limit=6)
+    expected = {
+        "runs": "heuristic-s1",
+        "stepper": "turn 5 ·",  # four steps on (`l`) from the first turn
+        "compare": "McNemar",
+        "panel": "Navigator",
+        "scaling": "plateau",
+    }
+    for name, word in expected.items():
+        svg = asyncio.run(script.shoot(name, tmp_path, (140, 40), out=tmp_path)).read_text()
+        assert word in svg.replace("&#160;", " "), f"{name}.svg does not show {word!r}"
+    assert "store: runs.sqlite" in (tmp_path / "runs.svg").read_text().replace("&#160;", " ")
