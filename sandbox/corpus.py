@@ -239,7 +239,7 @@ def _import_items(
         item = dict(item)
         # The arXiv ids of the gold and bridge papers are the graph's, not QA's. The agent sees only S2 ids and
         # every tool maps S2 id → node arxivId → pool, so reads are recorded in the graph's arXiv ids, and
-        # PROTOCOL §3 scores recall per gold paper. The reference evaluator takes QA's gold_arxiv_ids; where
+        # The protocol scores recall per gold paper. The reference evaluator takes QA's gold_arxiv_ids; where
         # the two disagree it cannot credit a read of the gold paper. So the graph's are used, and each
         # disagreement is counted and reported at import.
         for key, ids in (

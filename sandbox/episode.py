@@ -1,4 +1,4 @@
-"""One agent on one item under one set of caps: the reference harness's loop (reference §3.4), for every agent.
+"""One agent on one item under one set of caps: the reference harness's loop (docs/protocol.md#rules), for every agent.
 
 Each event becomes a `Step` handed to `on_step` as it happens (the runner commits it);
 the episode ends with a `Trajectory`. Nothing raises out of `run` for a model's or an
@@ -49,7 +49,7 @@ def parse_answer(answer: Any) -> int:
 
 
 def chosen_type(item, predicted: int) -> str:
-    """What the chosen option was: `correct`, a distractor type, `no_answer` or `unknown` (reference §5.4)."""
+    """What the chosen option was: `correct`, a distractor type, `no_answer` or `unknown` (docs/metrics.md)."""
     if predicted < 0:
         return "no_answer"
     if predicted == item.correct_index:
@@ -316,7 +316,7 @@ class Episode:
             if self.stop_sent:
                 return "token_limit"  # the forced final call answered in prose, which is never accepted
             self.messages.append(turn.raw or {"role": "assistant", "content": turn.text})
-            if self.stopping:  # over the context budget: STOP, with or without tool calls (reference §1.2)
+            if self.stopping:  # over the context budget: STOP, with or without tool calls (docs/scaling.md)
                 await self._stop()
                 return None
             nudge = self.texts.nudge + self._footer()
@@ -347,7 +347,7 @@ class Episode:
         return self.texts.footer(self.ledger.state(), self.tokens_measured)
 
     async def _stop(self) -> None:
-        """Tell the agent to answer now; its next turn is the last (reference §1.4)."""
+        """Tell the agent to answer now; its next turn is the last (docs/scaling.md#sequential-scaling)."""
         self.stop_sent = True
         self.messages.append({"role": "user", "content": self.texts.stop})
         await self._emit("nudge", text=self.texts.stop)

@@ -1,4 +1,4 @@
-"""The running account of one episode: points, turns, tokens and consecutive rejections (reference §3.6).
+"""The running account of one episode: points, turns, tokens and consecutive rejections (docs/protocol.md#rules).
 
 Pure and synchronous, so the budget rules can be property-tested on their own.
 """

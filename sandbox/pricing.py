@@ -1,4 +1,4 @@
-"""Model prices (reference §6.4) as data, USD per 1M tokens, overridable from the config file.
+"""Model prices (docs/configuration.md) as data, USD per 1M tokens, overridable from the config file.
 
 Lookup is the reference's: the first entry, in list order, whose prefix the model name
 starts with (case-sensitive), after dropping a litellm provider prefix such as `openai/` (`bare_model`).

@@ -1,4 +1,5 @@
-"""What the agent is told: the system prompt, the first user message and the seven tool schemas (reference §2.2, §3.3).
+"""What the agent is told: the system prompt, the first user message and the seven tool schemas
+(docs/protocol.md#what-the-agent-sees).
 
 One module so that a run can record the hash of exactly what its agents saw.
 """
@@ -250,7 +251,7 @@ def build_prompt(
 ) -> Prompt:
     """The reference's direct-strategy prompt, or the closed-book one, for this item and these caps.
 
-    Closed-book (PROTOCOL §2) is the reference's `noretrieval` prompt — own knowledge, no tool
+    Closed-book (docs/protocol.md "Rules") is the reference's `noretrieval` prompt — own knowledge, no tool
     or constraint prose, the task block, then the instruction to submit — with `submit_answer`
     the only tool (in text mode, how to write that call). `texts` is the prompt set in force
     (`Prompts`, from `--prompts FILE`); None is ours, whose templates compose the

@@ -1,4 +1,5 @@
-"""Per-trajectory recall flags from delivered reads (PROTOCOL §3), computed where the reads happen.
+"""Per-trajectory recall flags from delivered reads (docs/protocol.md#what-is-measured), computed where the reads
+happen.
 
 A delivered read is an executed `read_section` that returned section text; each carries the
 resolved section index, so recall is index equality, never string matching.

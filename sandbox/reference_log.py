@@ -1,7 +1,7 @@
-"""The reference harness's per-sample trajectory file (reference §4): parsing, its 500-character
+"""The reference harness's per-sample trajectory file (docs/protocol.md#parity): parsing, its 500-character
 log truncation, and checking a replay of it against what it logged.
 
-Results produced by the authors' harness come in by replay (DESIGN.md): our sandbox re-executes
+Results produced by the authors' harness come in by replay (docs/protocol.md#parity): our sandbox re-executes
 the logged calls, which restores the full tool outputs the reference cut to 500 characters. The
 check here says whether our outputs agree with the logged prefixes, and whether termination,
 answer and points agree; disagreement is reported, never fatal, because it is exactly what a

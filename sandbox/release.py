@@ -1,4 +1,4 @@
-"""Reading and validating the AgentHop release format (reference §1): four JSON Lines files.
+"""Reading and validating the AgentHop release format (docs/data.md): four JSON Lines files.
 
 Every malformed record raises `DatasetError` naming the file, the line and the field,
 so a user can fix the data; recall-label problems are only counted as warnings,

@@ -1,5 +1,6 @@
-"""Section-recall flags of stored trajectories, recomputed under the current label resolution (PROTOCOL §3), and
-the hop of each stored read from the seed, for runs stored before hops were recorded.
+"""Section-recall flags of stored trajectories, recomputed under the current label resolution
+(docs/protocol.md#section-labels), and the hop of each stored read from the seed, for runs stored before hops
+were recorded.
 
 A trajectory stores its delivered reads as (arXiv id, resolved section index) pairs; its section-recall flags
 compare them with the sections the item's labels resolve to. When the label rules change

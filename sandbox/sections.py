@@ -1,8 +1,8 @@
-"""Section aliases, header normalisation and the reference's section-argument resolution (reference §2.5).
+"""Section aliases, header normalisation and the reference's section-argument resolution (docs/protocol.md#rules).
 
 `norm` and `resolve` are the reference's tool behaviour (what the agent's argument resolves to) and never
 change. Label resolution (which section an auditor's label means) follows the authors' audit pipeline
-instead (PROTOCOL §3: `resolve_label`), versioned by `LABEL_RESOLUTION`.
+instead (docs/protocol.md "Section labels": `resolve_label`), versioned by `LABEL_RESOLUTION`.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def resolve(query: str, headers: Sequence[str]) -> int | None:
     return None
 
 
-# ---------------------------------------------------------------- label resolution (PROTOCOL §3)
+# ---------------------------------------------------------------- label resolution (docs/protocol.md "Section labels")
 
 # The version of the label rules below. Recall flags are computed from resolved section indices, so a change
 # here changes numbers: the corpus cache is keyed by it and stored runs are recomputed under it.
@@ -123,7 +123,8 @@ def label_norm(header: str) -> str:
 
 
 def resolve_label(label: str, headers: Sequence[str], bodies: Sequence[str]) -> tuple[int | None, str]:
-    """Resolve an auditor's label to a top-level section: (index or None, method), the rules of PROTOCOL §3.
+    """Resolve an auditor's label to a top-level section: (index or None, method), by the rules of
+    docs/protocol.md#section-labels.
 
     The authors' pipeline (`section_matches`) only asks whether some section matches; a recall flag needs the
     section, so the steps run in the protocol's order over all sections and the first step that decides wins.

@@ -4,7 +4,7 @@ Every name is invented from syllables, so no model has seen these facts: the ans
 fact of an item is written only into its gold paper(s); depth-2 gold papers are cited
 only by their bridge; the three distractors come the paper's way (one stated by the
 seed, one by a sibling reference, one invented). The output is the four JSON Lines
-files of reference §1, so the one loader serves this and the real release.
+files of the release format (docs/data.md), so the one loader serves this and the real release.
 """
 
 from __future__ import annotations
@@ -504,7 +504,7 @@ class Generator:
             sub_title = f"{aspect.title()} of {gold.method.split()[0]}"
             # A one-word aspect's fact gets a section of its own: as a subsection its label ("Curriculum of X")
             # would share 2 of its 3 words with a sibling header ("4 Initialisation of X"), which the word-overlap
-            # step of the label rules (PROTOCOL §3) would take for it.
+            # step of the label rules (docs/protocol.md "Section labels") would take for it.
             if self.rng.random() < 0.6 and " " in aspect:
                 gold.facts.append((sub_title, sentence))
                 label_section = sub_title  # numbered when rendered; resolved in the Method section's body

@@ -1,4 +1,4 @@
-"""The seven tools, with the reference harness's output texts to the character (reference §2).
+"""The seven tools, with the reference harness's output texts to the character (docs/protocol.md#rules).
 
 `run_tool` never raises: every failure becomes the reference's `Error calling …` text.
 It also reports what the call touched (paper, section index, whether text was
@@ -259,5 +259,6 @@ def run_tool(view: ItemView, name: str, args: Any) -> ToolOutcome:
             raise TypeError(f"arguments must be an object, got {type(args).__name__}")
         return handler(view, args)
     # the reference catches KeyError/TypeError; the protocol extends it to every handler failure, shown to the agent
+    # (docs/protocol.md)
     except Exception as exc:  # noqa: BLE001 — the protocol's rule
         return ToolOutcome(f"Error calling {name}: Missing or invalid parameter — {exc}", "error")

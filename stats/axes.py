@@ -1,4 +1,4 @@
-"""The four diagnostic axes of one run (PROTOCOL §3), from trajectory records.
+"""The four diagnostic axes of one run (docs/protocol.md "What is measured"), from trajectory records.
 
 A record is a mapping with at least: kind ('st'|'mt'), depth, correct, paper_recall,
 section_recall, termination, tokens, model_calls (or turns), points_used, tool_calls,
@@ -94,7 +94,7 @@ class Table:
 
     def turns(self) -> np.ndarray:
         """Model turns: calls that returned a reply (`model_calls`); turns used up by API errors are not
-        model turns (PROTOCOL §3, mean model turns). Records without `model_calls` fall back to `turns`."""
+        model turns (docs/metrics.md: the resources row). Records without `model_calls` fall back to `turns`."""
         calls = self.columns["model_calls"]
         return np.where(np.isnan(calls), self.amount("turns"), calls)
 
@@ -122,7 +122,7 @@ def accuracy(records: Sequence[Record] | Table) -> Ratio:
 
 
 def accuracy_by_kind(records: Sequence[Record] | Table) -> dict[str, Ratio]:
-    """Accuracy over ST, MT and all trajectories (README: every axis as ST / MT / all)."""
+    """Accuracy over ST, MT and all trajectories (docs/metrics.md: every axis as ST / MT / all)."""
     return by_kind(Table.of(records), lambda t, w: _share(t["correct"], w))
 
 

@@ -2,7 +2,7 @@
 
 Everything here resamples *items* (instances, benchmark questions), never the samples or trials
 inside an item: trials of one item are correlated, and resampling them as if independent would
-understate the variance (pseudo-replication, test-time-scaling.md §2.5).
+understate the variance (pseudo-replication; docs/scaling.md "The plateau").
 
 The draw is an (B, n) integer matrix from `numpy.random.default_rng(seed).integers(0, n, (B, n))`,
 turned into a (B, n) count matrix so that the resampled means of many columns are one matrix

@@ -1,6 +1,6 @@
 """Tool-use fingerprints: which call sequences an agent uses, and which go with right answers.
 
-AgentHop §4.3 / Appendix E.2, PROTOCOL §3. A trajectory is represented by its tool-name sequence
+AgentHop §4.3 / Appendix E.2, docs/metrics.md. A trajectory is represented by its tool-name sequence
 (every call in order, rejected ones included: the sequence is what the agent *chose* to do).
 
 Unknown names (hallucinated tools, typos) are not one of the seven tools. They are removed **and

@@ -1,6 +1,6 @@
 """The sequential-scaling plateau: up to which budget does more budget still significantly help?
 
-Implements test-time-scaling.md §2.3–2.5 (the paper's Appendix A procedure) with every edge case of
+Implements the plateau of docs/scaling.md "The plateau" (the paper's Appendix A procedure) with every edge case of
 §2.4. In short, for budgets b_1 < … < b_K and items i = 1..n scored y_{i,k} in [0, 1]:
 
 1. common support: keep the items scored at every budget (and say how many were dropped);

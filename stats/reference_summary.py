@@ -1,6 +1,6 @@
-"""The reference evaluator's `summary.json` (reference §5), reproduced field for field — its quirks included.
+"""The reference evaluator's `summary.json` (docs/protocol.md#parity), reproduced field for field — its quirks included.
 
-PROTOCOL §1 promises that a user can reconcile our numbers with a published `summary.json`,
+docs/protocol.md#parity promises that a user can reconcile our numbers with a published `summary.json`,
 so these are the reference's own definitions, not ours: reads include failed reads, recall is
 "any gold paper" and header-to-header fuzzy matching on the 500-character-truncated output,
 the first matching label decides soft vs hard, seed reads are wasted reads, `p50` is the upper
@@ -8,7 +8,7 @@ median, and every ratio is `pct(num, den) = round(num / den, 4)` (0.0 when den =
 
 Pure: it takes records shaped like the reference's trajectory files and sample metadata, and
 the header normaliser to use (the sandbox's `norm`, passed in so this package imports nothing
-of ours). A trajectory record has the keys of reference §4 that the evaluator reads:
+of ours). A trajectory record has the keys of the reference's trajectory files that the evaluator reads:
 
     sample_id, question_type, depth, reasoning_type, correct_index, predicted_index, is_correct,
     terminated_by, total_turns (default len(turns)), total_prompt_tokens, total_completion_tokens,

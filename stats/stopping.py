@@ -1,6 +1,6 @@
 """Stopping behaviour: when agents stop searching, and what they do after reading the wrong paper.
 
-AgentHop §4.3 / Appendix E.2, PROTOCOL §3. The paper's Table 3 shares do not sum to 100%, so the
+AgentHop §4.3 / Appendix E.2, docs/metrics.md. The paper's Table 3 shares do not sum to 100%, so the
 categories here are defined once, precisely, and are mutually exclusive and exhaustive within
 their population (`LEGEND` states each choice in a sentence; the report prints it). Every share
 is a [num, den] pair.
@@ -20,7 +20,7 @@ Input: one dict per trajectory with
 Definitions used by every function:
 
 * A **gold read** is a `read_section` with `delivered` true on a paper whose role is 'gold'.
-  Only delivered reads count as having read a paper (PROTOCOL §3); a rejected or failed call
+  Only delivered reads count as having read a paper (docs/protocol.md "What is measured"); a rejected or failed call
   still counts as an *action* (a decision) everywhere else.
 * A **wrong-paper read** is a delivered `read_section` of a paper that is none of the item's
   gold, bridge or seed papers (role 'other'). A bridge read is required on depth-2 items and the

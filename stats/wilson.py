@@ -7,7 +7,7 @@ edges: 60/60 reads [0.940, 1].
 
 Why clustering: with several trajectories per item (replicates), trajectories of one item are correlated,
 so 3 × 60 trajectories carry less information than 180 independent ones (pseudo-replication,
-test-time-scaling.md §2.5). The interval is then Wilson's formula at the **effective sample size** of the
+docs/scaling.md "The plateau"). The interval is then Wilson's formula at the **effective sample size** of the
 design (Kish's design effect; Korn & Graubard 1998 use the same effective n for survey proportions):
 
 * per item i: y_i = successes, m_i = trials (trajectories in the denominator); items with m_i = 0 are not

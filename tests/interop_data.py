@@ -1,4 +1,4 @@
-"""A small hand-made release and reference-format trajectory files for it, written by hand after reference §4.
+"""A small hand-made release and reference-format trajectory files for it, written by hand after the reference's format (docs/protocol.md#parity).
 
 Five items over one neighbourhood: st_0001 (ST d1), st_0002 (ST d2), st_0003 (ST d1),
 mt_0001 (MT d1), mt_0002 (MT d2). The logged tool outputs below are typed out from the

@@ -1,4 +1,4 @@
-"""The episode loop against the reference's rules (reference §3.4–§3.11, PROTOCOL §2)."""
+"""The episode loop against the reference's rules (docs/protocol.md "Rules", "Turns, tokens and terminations")."""
 
 from dataclasses import replace
 

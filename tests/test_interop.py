@@ -1,4 +1,4 @@
-"""Importing reference trajectory files by replay (DESIGN.md: ReplayAgent), resumable, checked against the log."""
+"""Importing reference trajectory files by replay (docs/protocol.md#parity: ReplayAgent), resumable, checked against the log."""
 
 from __future__ import annotations
 

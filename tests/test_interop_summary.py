@@ -1,4 +1,4 @@
-"""`summary.json` as the reference evaluator computes it (reference §5), checked against figures worked out by hand.
+"""`summary.json` as the reference evaluator computes it (docs/protocol.md#parity), checked against figures worked out by hand.
 
 The five hand-written logs of tests/interop_data.py, imported by replay; each expected value
 below is derived in the comment beside it from those logs, not from our code.

@@ -1,6 +1,6 @@
 """A release parsed the ar5iv way, built by hand (not by synth): subsection titles inline in a parent's paragraph,
 roman (`III-B`) and appendix (`Apdx_A.1:`) numbering, labels without an arXiv id, null years. Its labels resolve
-as the authors' audit pipeline resolves them (PROTOCOL §3), and a perfect oracle gets section recall 1.0."""
+as the authors' audit pipeline resolves them (docs/protocol.md "Section labels"), and a perfect oracle gets section recall 1.0."""
 
 import asyncio
 

@@ -1,4 +1,4 @@
-"""The package floors of DESIGN.md, checked by a machine: import-linter's contracts in pyproject.toml, and the
+"""The package floors of docs/architecture.md, checked by a machine: import-linter's contracts in pyproject.toml, and the
 facts a contract cannot see (every workbench module is on a floor; no store query outside storage/)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Claude models through litellm's Anthropic route, against a real Messages-API server on 127.0.0.1.
 
 What matters is the request body litellm actually sends: extended thinking as the reference
-sets it (reference §3.13), signed thinking blocks replayed with their tool calls, prompt-cache
+sets it (docs/agents.md), signed thinking blocks replayed with their tool calls, prompt-cache
 markers where the reference puts them, and top_k where each provider takes it.
 """
 

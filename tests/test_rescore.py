@@ -1,5 +1,5 @@
 """Stored runs under older label rules: their section-recall flags are recomputed from their stored reads, and
-reports say which label resolution their numbers were computed under (PROTOCOL §3)."""
+reports say which label resolution their numbers were computed under (docs/protocol.md "Section labels")."""
 
 import asyncio
 import json

@@ -695,7 +695,7 @@ async def test_over_budget_turn_without_a_call_gets_stop_not_the_nudge(mini_corp
         mini_corpus.view(item), agent, Caps(max_tokens_total=10**9), build_prompt(item, Caps()), context_budget=1000
     )
     traj = await ep.run()
-    assert [s.text for s in ep.steps if s.kind == "nudge"] == [STOP_NOW]  # reference §1.2: STOP with or without calls
+    assert [s.text for s in ep.steps if s.kind == "nudge"] == [STOP_NOW]  # docs/scaling.md: STOP with or without calls
     assert agent.seen[1][-1] == {"role": "user", "content": STOP_NOW}
     assert traj.termination == "answer" and traj.correct
 

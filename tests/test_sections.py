@@ -1,5 +1,5 @@
-"""Alias scheme, header normalisation and section resolution (reference §2.5), including its quirks; label
-resolution as the authors' audit pipeline does it (PROTOCOL §3)."""
+"""Alias scheme, header normalisation and section resolution (docs/protocol.md#rules), including its quirks; label
+resolution as the authors' audit pipeline does it (docs/protocol.md "Section labels")."""
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -46,7 +46,7 @@ def test_single_roman_letters_are_aliases_first():
     assert resolve("IV", headers) == 8  # alias IV is out of range; then the unique raw substring
 
 
-# ---------------------------------------------------------------- label resolution (PROTOCOL §3)
+# ---------------------------------------------------------------- label resolution (docs/protocol.md "Section labels")
 
 METHOD_HEADERS = ["1 Introduction", "2 Related Work", "3 Method", "4 Experiments", "Apdx_A: Proofs"]
 METHOD_BODIES = [

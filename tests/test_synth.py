@@ -229,7 +229,7 @@ def test_synth_builds_a_valid_release_or_refuses(tmp_path_factory, capsys, items
     corpus.close()
 
 
-# ---------------------------------------------------------------- labels of subsections (PROTOCOL §3)
+# ---------------------------------------------------------------- labels of subsections (docs/protocol.md "Section labels")
 
 
 def _inline_title(text: str, label: str) -> bool:

@@ -1,4 +1,4 @@
-"""Every tool output against reference §2.4, character for character, on a hand-made release."""
+"""Every tool output against the reference harness's texts (docs/protocol.md#rules), character for character, on a hand-made release."""
 
 import pytest
 
@@ -159,7 +159,7 @@ def test_parsers_read_back_what_the_tools_print(view):
     assert info_title(out(view, "get_paper_info", paper_id="2104.05678")) == ""
 
 
-# ---------------------------------------------------------------- null vs absent year and title (reference §2.4)
+# ---------------------------------------------------------------- null vs absent year and title (docs/protocol.md#rules)
 
 
 def _nulls_release(root):

@@ -1,4 +1,4 @@
-"""Per-model sampling presets (reference §6.3b): only the knobs a model needs; the user's flags override them."""
+"""Per-model sampling presets (docs/agents.md): only the knobs a model needs; the user's flags override them."""
 
 from __future__ import annotations
 

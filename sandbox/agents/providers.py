@@ -1,4 +1,4 @@
-"""How each provider takes the same run settings (reference §3.13): thinking, sampling, top_k, prompt caching.
+"""How each provider takes the same run settings (docs/agents.md): thinking, sampling, top_k, prompt caching.
 
 A run's settings are provider-neutral (presets, then flags). litellm maps most of them, but
 not the way the reference does everywhere, so the differences are decided here, once per run:

@@ -184,7 +184,8 @@ def refused_locally(exc: BaseException, base_url: str | None) -> bool:
 
 
 def decode_arguments(arguments: Any) -> Any:
-    """Provider argument strings as a dict; undecodable or non-object JSON becomes {"_raw": text} (reference §2.3)."""
+    """Provider argument strings as a dict; undecodable or non-object JSON becomes {"_raw": text}
+    (docs/protocol.md#rules)."""
     if isinstance(arguments, dict):
         return arguments
     if not isinstance(arguments, str):
@@ -199,10 +200,8 @@ def decode_arguments(arguments: Any) -> Any:
 
 
 def read_usage(usage: Any) -> Usage:
-    """Reference §3.5 buckets from litellm's OpenAI-shaped usage.
-
-    The buckets: non-cached prompt, completion, cache read, cache creation.
-    """
+    """The protocol's token buckets from litellm's OpenAI-shaped usage: non-cached prompt, completion, cache read,
+    creation."""
     if usage is None:
         return Usage()
     get = (usage.get) if isinstance(usage, dict) else (lambda k: getattr(usage, k, None))

@@ -1,4 +1,4 @@
-"""Tool calls written as text (reference §3.14): for `--text-tools` and as the fallback on OpenAI-compatible endpoints.
+"""Tool calls written as text (docs/agents.md): for `--text-tools` and as the fallback on OpenAI-compatible endpoints.
 
 Pattern families in priority order; the first that yields a valid call wins (bare JSON
 and whole-line Python calls are one family). Only known tool names are accepted.

@@ -1,7 +1,7 @@
 """Table 13 rebuilt: per-budget accuracies and the scaling plateau of the General AgentBench search studies,
 from the released per-item scores, through the command a researcher types (`scale plateau --scores`).
 
-The published numbers are those of test-time-scaling.md §2.7 (B = 10,000, seed 0, α = 0.05 Bonferroni over
+The published numbers are those of the study's Table 13 (docs/scaling.md "The plateau") (B = 10,000, seed 0, α = 0.05 Bonferroni over
 K − 1, FPC = 1 unless a population is given). Where the released data and the project page disagree (Qwen3-235B
 search: the page says "≈112K"), the test pins what the data gives. The plateau's edge cases and the other §2.7
 studies (MathHay, SWE-bench, mcpbench) are in tests/stats/test_plateau.py.

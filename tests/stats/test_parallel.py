@@ -1,4 +1,4 @@
-"""Parallel scaling (test-time-scaling.md §3): estimators against brute-force enumeration, vote ties,
+"""Parallel scaling (docs/scaling.md "Parallel scaling"): estimators against brute-force enumeration, vote ties,
 committed selections and the verification gap."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The scaling plateau (test-time-scaling.md §2.3–2.5): regression on released data, every §2.4 edge
+"""The scaling plateau (docs/scaling.md "The plateau"): regression on released data, every §2.4 edge
 case on constructed data with known answers, and properties of the bootstrap."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`stats` is pure: numpy, scipy and the stdlib only, and no I/O (DESIGN.md, package table)."""
+"""`stats` is pure: numpy, scipy and the stdlib only, and no I/O (docs/architecture.md "The floors")."""
 
 from __future__ import annotations
 

@@ -299,8 +299,8 @@ def item_detail(corpus: Any, item_id: str, store: Any | None) -> tuple[dict[str,
 
 def label_resolutions(corpus: Any, item: Any) -> list[dict[str, Any]]:
     """Each recall label of the item with the section it resolved to (`(B) 3 Method`, None when it resolved to
-    none) and the rule that decided it (PROTOCOL §3: exact, normalised, substring, word_overlap, body_heading,
-    body_text; unresolved; unknown_paper when its arXiv id has no text)."""
+    none) and the rule that decided it (docs/protocol.md#section-labels: exact, normalised, substring, word_overlap,
+    body_heading, body_text; unresolved; unknown_paper when its arXiv id has no text)."""
     from sandbox.sections import alias
 
     out = []

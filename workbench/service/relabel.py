@@ -1,5 +1,5 @@
 """Section recall of stored runs under the current label rules, and the hop of each stored read from the seed,
-before any number is read from them (PROTOCOL §3).
+before any number is read from them (docs/protocol.md "Section labels").
 
 Both front ends call `bring_current`: the CLI before `report`, `compare`, `report --panel` and `leaderboard`, the
 TUI once when it opens a store, so an old run and a new one are never shown side by side under two different

@@ -41,7 +41,7 @@ DEFAULT_BACKEND = "openai"  # the reference's default, kept for names its routin
 NO_BACKEND = "none"  # a run that called no model (scripted or human agent)
 DEFAULT_STRATEGY = "direct"
 STRATEGIES = ("react", "plan", "noretrieval")  # non-default strategies: the reference appends _{strategy} to the dir
-# reference §3.2: the first matching model-name prefix (case-insensitive) decides the backend
+# the reference harness's routing: the first matching model-name prefix (case-insensitive) decides the backend
 ROUTING: tuple[tuple[tuple[str, ...], str], ...] = (
     (("codex-", "gpt-5.3-codex", "gpt-5.1-codex", "gpt-5-codex"), "responses"),
     (("gpt-5.4", "gpt-5.3", "gpt-5.2", "gpt-5.1", "gpt-5-"), "responses"),
@@ -125,7 +125,7 @@ def export_warnings(run: Mapping[str, Any]) -> list[str]:
 
 
 def reference_block(store: Store, run_name: str, corpus: Corpus) -> dict[str, Any]:
-    """The reference evaluator's own numbers for a run (PROTOCOL §1.2: shown beside the paper's metrics under
+    """The reference evaluator's own numbers for a run (docs/protocol.md#parity: shown beside the paper's metrics under
     `reference`, so a user can reconcile with a summary.json): its accuracy, its retrieval figures (any-gold
     recall counting failed reads, header-matched section recall, conversion), turn stats and attribution."""
     try:
@@ -160,7 +160,7 @@ def reference_block(store: Store, run_name: str, corpus: Corpus) -> dict[str, An
 
 
 def trajectory_records(store: Store, run: Mapping[str, Any] | int) -> list[dict[str, Any]]:
-    """The run's final trajectories as reference-shaped records (reference §4), in store order."""
+    """The run's final trajectories as reference-shaped records (docs/protocol.md#parity), in store order."""
     from workbench.service.reference_import import failed_attempt_tokens
 
     run = store.run_by_id(run) if isinstance(run, int) else run

@@ -535,7 +535,8 @@ def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
 
 def label_lines(report: dict[str, Any]) -> list[str]:
     """Which label rules section recall was computed under, how many labels resolved to no section and which
-    items' section recall that caps (PROTOCOL §3: unresolvable labels are reported, not dropped)."""
+    items' section recall that caps (docs/protocol.md#section-labels: unresolvable labels are reported, not
+    dropped)."""
     res = report.get("label_resolution")
     if not res:
         return []

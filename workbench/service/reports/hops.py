@@ -2,7 +2,7 @@
 bucket, for gold and non-gold reads, and beyond the item's depth.
 
 Our diagnostic, not the paper's: it builds on the paper's notion of an item's depth (the hops from the seed to its
-gold papers, reference §1.2) and measures it on what the agent read. The hops are recorded by the episode
+gold papers; docs/metrics.md) and measures it on what the agent read. The hops are recorded by the episode
 (`sandbox.episode`), or backfilled from stored reads for runs stored before (`workbench.service.relabel`); a run whose
 hops were never measured reports `measured: false` and its numbers as None ("—"), never as zero.
 """

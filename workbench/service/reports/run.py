@@ -4,7 +4,7 @@ attribution, with their intervals and the analytics (n-grams, transitions, stopp
 A run is read column-wise (`Store.trajectory_columns`: only the fields a report needs, no step texts)
 into a `stats.axes.Table`, so every axis is one array operation and the full diagnostics of a
 19-run × 1,011-item × 3-replicate study take seconds. Every choice of definition the paper leaves
-open is stated in the report's `legend` (PROTOCOL §3).
+open is stated in the report's `legend` (docs/protocol.md "What is measured").
 """
 
 from __future__ import annotations
@@ -150,8 +150,9 @@ def cut_off(table: Table) -> dict[str, int]:
 
 
 def label_resolution(run: dict[str, Any]) -> dict[str, Any]:
-    """The label rules (PROTOCOL §3) the run's section-recall numbers were computed under, beside the current
-    ones: they differ only for a run stored under older rules whose dataset could not be opened to recompute."""
+    """The label rules (docs/protocol.md#section-labels) the run's section-recall numbers were computed under,
+    beside the current ones: they differ only for a run stored under older rules whose dataset could not be opened to
+    recompute."""
     from sandbox.sections import LABEL_RESOLUTION, run_resolution
 
     return {"version": run_resolution(run), "current": LABEL_RESOLUTION}
@@ -196,7 +197,7 @@ LEGEND = {
     "section_recall": "Section recall = every gold paper has a delivered read of a section that a direct label "
     "resolves to (section_recall_any: at least one gold paper; section_recall_loose: direct or "
     "supporting labels).",
-    "label_resolution": "Labels resolve to a top-level section by the authors' audit-pipeline rules (PROTOCOL §3), "
+    "label_resolution": "Labels resolve to a top-level section by the authors' audit-pipeline rules (docs: Protocol), "
     "in order: exact header, normalised header, unique substring either way, word overlap "
     "(>= 2 label words, >= 60 % in the header), the label in a section's body (heading-like "
     "occurrences first); 'label_resolution' names the rules' version the numbers were "
@@ -264,7 +265,8 @@ LEGEND = {
 
 
 def legend() -> dict[str, str]:
-    """Every definition the report uses where the paper is ambiguous, keyed for stable lookup (PROTOCOL §3)."""
+    """Every definition the report uses where the paper is ambiguous, keyed for stable lookup
+    (docs/protocol.md#what-is-measured)."""
     from stats.stopping import LEGEND as STOPPING
     from workbench.service.reports.hops import LEGEND as HOPS
 
@@ -272,7 +274,7 @@ def legend() -> dict[str, str]:
 
 
 def position_bias(records: list[dict[str, Any]] | Table) -> dict[str, Any]:
-    """Which letters the agent picks, where the gold letters are, and accuracy per gold letter (reference §5.3)."""
+    """Which letters the agent picks, where the gold letters are, and accuracy per gold letter (docs/metrics.md)."""
     table = Table.of(records)
     letters = "ABCD"
     pred, gold, ok = table["predicted_index"], table["correct_index"], table["correct"]

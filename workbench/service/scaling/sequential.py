@@ -276,7 +276,7 @@ def group_levels(
     (only EXTEND below it and STOP above it): `never_reached`, no item went over it, so every
     episode ran as it would under any larger budget; `degenerate`, a budget at or below the
     prompt overhead (the median context of the first call), where every episode is stopped after
-    one call (reference §1.1, §1.10). Points and turns are shown to the agent in every footer, so a
+    one call (docs/scaling.md#sequential-scaling). Points and turns are shown to the agent in every footer, so a
     budget nobody used up can still have changed what the agent did: no flag there.
     """
     from sandbox.agents.continuation import PREFIX_MARK

@@ -61,7 +61,7 @@ def question_text(
         f"{size['metadata_only']} metadata-only) · {len(item.labels)} recall labels\n",
         style=muted,
     )
-    for lab in labels or ():  # each label → the section it resolved to, and by which rule (PROTOCOL §3)
+    for lab in labels or ():  # each label → its section, and by which rule (docs/protocol.md#section-labels)
         below.append(f"  {sanitize(items.label_line(lab))}\n", style=muted)
     below.append(
         f"skill {sanitize(item.cognitive_skill) or '—'} · filter agreement {item.filter_agreement}\n", style=muted
