@@ -207,7 +207,7 @@ def _hub_error(parsed: HubSpec, exc: Exception) -> DatasetError:
     from sandbox.release import DatasetError
 
     endpoint = (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
-    token = "HF_TOKEN is set" if os.environ.get("HF_TOKEN") else "HF_TOKEN is not set"
+    token = "the token in use has no access" if _has_token() else "HF_TOKEN is not set"
     if isinstance(exc, GatedRepoError):
         why = (
             f"is a gated dataset and {token}: accept its conditions at {endpoint}/datasets/{parsed.repo} and set "
@@ -229,6 +229,13 @@ def _hub_error(parsed: HubSpec, exc: Exception) -> DatasetError:
     else:
         why = f"cannot be fetched from {endpoint}: {type(exc).__name__}: {_first_line(exc)}"
     return DatasetError(parsed.text, None, None, why)
+
+
+def _has_token() -> bool:
+    """Whether huggingface_hub sends a token: HF_TOKEN, or one saved by `hf auth login`."""
+    from huggingface_hub import get_token
+
+    return bool(get_token())
 
 
 def _offline() -> bool:
