@@ -10,6 +10,7 @@ release's does.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -298,3 +299,38 @@ def test_a_download_the_network_breaks_off_is_taken_up_again(served_release, pla
     gets = [r for r in hub.requests if r.method == "GET" and r.path.endswith("/qa/full.jsonl")]
     assert [r.range for r in gets] == [None, None] and size < 10 * 2**20
     assert json.loads(proc.stdout)["total"] == 60
+
+
+def test_a_release_that_does_not_validate_names_the_file_and_line(served_release, places):
+    files = release_files(served_release)
+    lines = files["qa/full.jsonl"].decode().splitlines(keepends=True)
+    lines[2] = lines[2].replace('"correct_index": ', '"correct_index": 7, "was": ', 1)
+    files["qa/full.jsonl"] = "".join(lines).encode()
+    commit = commit_id("broken")
+    with HubServer({REPO: Repo({commit: files}, {"main": commit})}) as hub:
+        proc = cli(places, hub, "run", "--data", SPEC, "--agent", "oracle")
+    assert proc.returncode == 2
+    line = error_line(proc)
+    assert "qa/full.jsonl:3" in line and "correct_index" in line and "must be 0..3, got 7" in line
+    assert not Path(places["AGENTHOP_DB"]).exists()
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_download_is_a_bar_and_a_cached_release_draws_nothing():
+    from workbench.cli.progress import FetchProgress
+    from workbench.service.datasets import Fetching
+
+    screen = Terminal()
+    progress = FetchProgress(stream=screen)
+    progress.update(Fetching(SPEC, 0, 4, 0, 0))  # every file cached: nothing is drawn
+    assert progress.bar is None and screen.getvalue() == ""
+    for done in range(1, 5):
+        progress.update(Fetching(SPEC, done, 4, done * 1_000_000, 4_000_000))
+    progress.close()
+    drawn = screen.getvalue()
+    assert SPEC in drawn and "4/4 files" in drawn and "4.0 MB" in drawn
+    assert "files fetched" not in drawn  # the bar, not the lines written off a terminal
