@@ -365,6 +365,8 @@ def test_an_old_store_opened_read_only_still_reports(tmp_path, panel_db):
     con.execute("ALTER TABLE runs DROP COLUMN prompts_text")  # and the run's prompts, added after them
     con.execute("ALTER TABLE runs DROP COLUMN family")  # the run's tags (family, tier)
     con.execute("ALTER TABLE runs DROP COLUMN tier")
+    con.execute("ALTER TABLE runs DROP COLUMN dataset_repo")  # where a Hub release came from (repository, commit)
+    con.execute("ALTER TABLE runs DROP COLUMN dataset_revision")
     con.execute("PRAGMA user_version = 5")
     con.commit()
     con.close()
