@@ -735,9 +735,9 @@ async def test_a_moved_release_is_shown_from_its_cached_import_and_R_looks_again
 
         real = datasets.open_dataset
 
-        def counting(*args):
+        def counting(*args, **kwargs):
             calls.append(args[0])
-            return real(*args)
+            return real(*args, **kwargs)
 
         monkeypatch.setattr(datasets, "open_dataset", counting)
         await pilot.press("n")
