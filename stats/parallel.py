@@ -11,7 +11,10 @@ Strategies implemented, each with its rule stated where it is defined:
 * majority vote over letter answers (random tie-break expectation and "earliest sample" rule);
 * pointwise self-choice from per-sample judge verdicts (commits to an accepted sample, or to nothing);
 * pairwise king-of-the-hill ("bump sort") from a comparator table, averaged over orders;
-* any externally chosen index per item (`committed_accuracy`).
+* any externally chosen index per item (`committed_accuracy`);
+* the study's own readings of its tables (GA-Bench Tables 15-18), which select nothing but the first k samples:
+  best of the first k (`best_of_first_k`), a judge's `best_at_k` and `retain_at_k`, bump sort in the samples' own
+  order (`bump_first_k`).
 
 At k < K every strategy is averaged over the k-subsets of the K samples (`k_subsets`), the very
 subsets the unbiased pass@k averages over, so a strategy and its oracle are compared on the same
@@ -26,12 +29,16 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from stats.bootstrap import Interval, bootstrap_mean_ci, bootstrap_means, percentile_interval
 from stats.ratio import Ratio
+
+Values = Sequence[float] | np.ndarray
+"""Per-item values of a metric: a list or a numpy vector."""
+Name = TypeVar("Name", bound=str)
 
 MAX_EXHAUSTIVE_ORDERS = 8  # K! orders are enumerated up to K = 8 (40,320)
 MAX_SUBSETS = 256  # every k-subset of K is enumerated while C(K, k) ≤ 256 (K ≤ 10 always)
@@ -270,13 +277,54 @@ def pairwise_selection(
 
 
 # ---------------------------------------------------------------------------------------------
+# the study's readings (General AgentBench, Tables 15-18): first-k prefixes in the samples' own order
+
+
+def best_of_first_k(scores: Sequence[float], k: int) -> float:
+    """The study's Pass@k (Best@k, GA-Bench Tables 15-18): the best score among the first k samples in their own
+    order, a prefix rather than a random subset (binary scores: 1 iff one of them is correct)."""
+    if not 1 <= k <= len(scores):
+        raise ValueError(f"need 1 <= k <= n, got k={k}, n={len(scores)}")
+    return float(max(scores[:k]))
+
+
+def best_at_k(correct: Sequence[Any], accepted: Sequence[bool | None], k: int) -> float:
+    """The study's `best_at_k` for a pointwise judge: 1 iff some sample among the first k is correct *and*
+    accepted. Not a selection: a judge that accepts everything scores the first-k pass@k (an unparsed verdict,
+    None, is not an acceptance)."""
+    if not 1 <= k <= min(len(correct), len(accepted)):
+        raise ValueError(f"need 1 <= k <= n, got k={k}, n={len(correct)}")
+    return float(any(bool(c) and bool(a) for c, a in zip(correct[:k], accepted[:k])))
+
+
+def retain_at_k(correct: Sequence[Any], accepted: Sequence[bool | None], k: int) -> float:
+    """The study's `score_retain_at_k`: accepted correct samples / correct samples among the first k, 0 when none
+    of them is correct. A recall of the judge on the prefix, not a selection."""
+    if not 1 <= k <= min(len(correct), len(accepted)):
+        raise ValueError(f"need 1 <= k <= n, got k={k}, n={len(correct)}")
+    hits = [bool(a) for c, a in zip(correct[:k], accepted[:k]) if c]
+    return sum(hits) / len(hits) if hits else 0.0
+
+
+def bump_first_k(correct: Sequence[Any], challenger_wins: Any, k: int) -> float | None:
+    """Pairwise bump sort on the first k samples in their own order (the study's): sample 1 leads, samples 2..k
+    challenge in turn; 1.0 when the final leader is correct. None when a comparison on that path is not known
+    (`challenger_wins[i][j]` None/NaN)."""
+    table = np.array([[np.nan if v is None else float(v) for v in row] for row in challenger_wins])
+    try:
+        return float(bool(correct[king_of_the_hill(list(range(k)), table)]))
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
 # the gap, with paired intervals
 
 
 def verification_gap(
-    oracle: Sequence[float],
-    selected: Sequence[float],
-    pass1: Sequence[float] | None = None,
+    oracle: Values,
+    selected: Values,
+    pass1: Values | None = None,
     level: float = 0.95,
     n_boot: int = 10_000,
     seed: int = 0,
@@ -284,8 +332,8 @@ def verification_gap(
     """Gap = pass@k − committed accuracy, from per-item values on the same items (§3.7).
 
     Intervals are paired: the bootstrap draw depends only on (n, B, seed), so the oracle, the
-    selection and their difference are resampled with the same items. `relative_gap` = gap / pass@k; `efficiency` = (selection − pass@1)/(pass@k − pass@1),
-    None where its denominator is 0 (or pass1 is not given).
+    selection and their difference are resampled with the same items. `relative_gap` = gap / pass@k;
+    `efficiency` = (selection − pass@1)/(pass@k − pass@1), None where its denominator is 0 (or pass1 is not given).
     """
     o = np.asarray(oracle, dtype=np.float64)
     s = np.asarray(selected, dtype=np.float64)
@@ -311,14 +359,14 @@ def verification_gap(
     return out
 
 
-def with_ci(per_item: Sequence[float], level: float = 0.95, n_boot: int = 10_000, seed: int = 0) -> Interval:
+def with_ci(per_item: Values, level: float = 0.95, n_boot: int = 10_000, seed: int = 0) -> Interval:
     """Mean of a per-item metric with its percentile bootstrap interval over items (seeded)."""
     return bootstrap_mean_ci(per_item, level=level, n_boot=n_boot, seed=seed)
 
 
 def strategies_ci(
-    per_item: Mapping[str, Sequence[float]], level: float = 0.95, n_boot: int = 10_000, seed: int = 0
-) -> dict[str, Interval]:
+    per_item: Mapping[Name, Values], level: float = 0.95, n_boot: int = 10_000, seed: int = 0
+) -> dict[Name, Interval]:
     """Percentile intervals for several per-item metrics on the same items, from one joint draw.
 
     One (B, n) × (n, m) product resamples every strategy (pass@k, vote, pointwise, pairwise, …)
