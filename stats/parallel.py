@@ -359,6 +359,59 @@ def verification_gap(
     return out
 
 
+@dataclass(frozen=True)
+class GapEstimate:
+    """One selection against the oracle on the same items: its own interval, the gap's paired interval, the
+    relative gap (gap / pass@k) and the selection efficiency ((selection − pass@1)/(pass@k − pass@1)); None where
+    a denominator is 0 (or pass@1 is not given)."""
+
+    selected: Interval
+    gap: Interval
+    relative_gap: float | None
+    efficiency: float | None
+
+
+def verification_gaps(
+    oracle: Values,
+    selections: Mapping[Name, Values],
+    pass1: Values | None = None,
+    level: float = 0.95,
+    n_boot: int = 10_000,
+    seed: int = 0,
+) -> tuple[Interval, dict[Name, GapEstimate]]:
+    """`verification_gap` for several selections on the same items, from one joint draw: the oracle's interval and
+    each selection's. The draw depends only on (n, B, seed), so every interval equals the one `verification_gap`
+    gives alone; one draw instead of three per selection."""
+    o = np.asarray(oracle, dtype=np.float64)
+    names = list(selections)
+    chosen = [np.asarray(selections[name], dtype=np.float64) for name in names]
+    if o.ndim != 1 or any(c.shape != o.shape for c in chosen):
+        raise ValueError("oracle and selections must be per-item vectors over the same items")
+    if o.size < 2:
+        raise ValueError("intervals need at least two items")
+    matrix = np.column_stack([o, *chosen, *(o - c for c in chosen)])
+    reps = bootstrap_means(matrix, n_boot, seed)
+
+    def interval(j: int) -> Interval:
+        low, high = percentile_interval(reps[:, j], level)
+        return Interval(float(matrix[:, j].mean()), low, high, level, o.size, n_boot, seed)
+
+    p1 = None if pass1 is None else float(np.mean(pass1))
+    top = float(o.mean())
+    out = {}
+    for j, name in enumerate(names):
+        mean = float(chosen[j].mean())
+        gap = interval(1 + len(names) + j)
+        span = None if p1 is None else top - p1
+        out[name] = GapEstimate(
+            interval(1 + j),
+            gap,
+            (top - mean) / top if top > 0 else None,
+            (mean - p1) / span if p1 is not None and span else None,
+        )
+    return interval(0), out
+
+
 def with_ci(per_item: Values, level: float = 0.95, n_boot: int = 10_000, seed: int = 0) -> Interval:
     """Mean of a per-item metric with its percentile bootstrap interval over items (seeded)."""
     return bootstrap_mean_ci(per_item, level=level, n_boot=n_boot, seed=seed)

@@ -390,25 +390,29 @@ def _k_row(
     self_choice: float | None = None,
 ) -> KRow:
     """One k: each strategy with its interval, its gap to pass@k with the paired interval, the relative gap and
-    the selection efficiency, and what committing at k costs."""
-    n = len(pass1)
-    cis = par.strategies_ci(per_item, seed=seed) if n >= 2 else {}
-    values = {
-        name: Estimate(float(np.mean(v)), (cis[name].low, cis[name].high), cis[name].no_variation)
-        if name in cis
-        else Estimate(float(np.mean(v)))
-        for name, v in per_item.items()
-    }
+    the selection efficiency (one joint draw, `stats.parallel.verification_gaps`), and what committing at k
+    costs."""
+    oracle = per_item["pass_at_k"]
+    chosen = {name: v for name, v in per_item.items() if name != "pass_at_k"}
+    values = {name: Estimate(float(np.mean(v))) for name, v in per_item.items()}
+    estimates: dict[Strategy, par.GapEstimate] = {}
+    if len(pass1) >= 2:
+        top, estimates = par.verification_gaps(oracle, chosen, pass1=pass1, seed=seed)
+        values["pass_at_k"] = _estimate(top)
+        values.update({name: _estimate(e.selected) for name, e in estimates.items()})
     sampling_usd = None if spend["sampling_usd"] is None else spend["sampling_usd"] * k / big_k
     sampling_tokens = spend["sampling_tokens"] * k / big_k
-    gaps: dict[Strategy, Gap] = {
-        name: _strategy_gap(name, k, per_item, pass1, spend, sampling_usd, sampling_tokens, seed)
-        for name in per_item
-        if name != "pass_at_k"
-    }
+    gaps: dict[Strategy, Gap] = {}
+    for name, v in chosen.items():
+        gap = float(np.mean(oracle) - np.mean(v))
+        estimate = estimates.get(name)
+        ci = (estimate.gap.low, estimate.gap.high) if estimate else None
+        costs = _commit_cost(name, k, len(pass1), float(np.mean(v)), spend, sampling_usd, sampling_tokens)
+        relative, efficiency = (estimate.relative_gap, estimate.efficiency) if estimate else (None, None)
+        gaps[name] = Gap(gap, ci, ci is not None and no_variation(*ci), relative, efficiency, *costs)
     return KRow(
         k,
-        n,
+        len(pass1),
         n_subsets,
         n_subsets == math.comb(big_k, k),
         sampling_usd,
@@ -420,37 +424,26 @@ def _k_row(
     )
 
 
-def _strategy_gap(
+def _estimate(interval) -> Estimate:
+    return Estimate(interval.estimate, (interval.low, interval.high), interval.no_variation)
+
+
+def _commit_cost(
     name: Strategy,
     k: int,
-    per_item: dict[Strategy, np.ndarray],
-    pass1: np.ndarray,
+    n: int,
+    mean: float,
     spend: dict[str, Any],
     sampling_usd: float | None,
     sampling_tokens: float,
-    seed: int,
-) -> Gap:
-    """A strategy's gap to pass@k at k with its paired interval, and what committing to it at k costs."""
-    values, oracle = per_item[name], per_item["pass_at_k"]
-    n = len(pass1)
-    gap = par.verification_gap(oracle, values, pass1=pass1, seed=seed) if n >= 2 else None
-    ci = (gap["ci"]["gap"]["low"], gap["ci"]["gap"]["high"]) if gap else None
+) -> tuple[float | None, float, float | None, float | None]:
+    """What committing to a strategy at k costs: dollars (None when unknown), tokens, and accuracy per dollar and
+    per million tokens (per mean spend per item)."""
     verdicts = {"majority": 0, "pointwise": k, "pairwise": k - 1}[name] * n
     price = spend["verdict_usd"][name]
     usd = None if sampling_usd is None or price is None else sampling_usd + price * verdicts  # unknown stays unknown
     tokens = sampling_tokens + (spend["verdict_tokens"][name] or 0) * verdicts
-    mean = float(np.mean(values))
-    return Gap(
-        float(np.mean(oracle) - mean),
-        ci,
-        ci is not None and no_variation(*ci),
-        gap["relative_gap"] if gap else None,
-        gap.get("efficiency") if gap else None,
-        usd,
-        tokens,
-        mean / (usd / n) if usd else None,
-        mean / (tokens / n / 1e6) if tokens else None,
-    )
+    return usd, tokens, mean / (usd / n) if usd else None, mean / (tokens / n / 1e6) if tokens else None
 
 
 def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "cache-aware") -> dict[str, Any]:

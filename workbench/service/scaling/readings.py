@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from stats import parallel as par
-from stats.bootstrap import no_variation
+from stats.bootstrap import Interval
 from workbench.service.scaling.parallel_records import Estimate, Gap, Reading, ReadingKind, StudyRow
 
 PerK = Sequence[float | None]
@@ -64,61 +64,81 @@ def study_rows(inputs: StudyInputs, ks: Sequence[int], seed: int = 0) -> list[St
 def _row(inputs: StudyInputs, k: int, seed: int) -> StudyRow:
     oracle = np.array([par.best_of_first_k(s, k) for s in inputs.scores])
     pass1 = np.array([par.best_of_first_k(s, 1) for s in inputs.scores])
-    readings: list[Reading | None] = []
+    wanted: list[_Wanted] = []
     if inputs.majority is not None:
-        readings.append(_reading("majority", None, _at(inputs.majority, k), oracle, pass1, k == 1, seed))
+        wanted.append(_Wanted("majority", None, _at(inputs.majority, k), k == 1))
     if inputs.pairwise is not None:
-        readings.append(_reading("pairwise", None, _at(inputs.pairwise, k), oracle, pass1, k == 1, seed))
+        wanted.append(_Wanted("pairwise", None, _at(inputs.pairwise, k), k == 1))
     for judge in inputs.judges:
         measures: tuple[tuple[ReadingKind, Any], ...] = (("best_at_k", par.best_at_k), ("retain_at_k", par.retain_at_k))
         for kind, measure in measures:
             values = [measure(c, v, k) for c, v in zip(inputs.correct, judge.verdicts, strict=True)]
-            copy = k == 1 and judge.is_self
-            readings.append(_reading(kind, judge.name, values, oracle, pass1, copy, seed))
-    return StudyRow(k, len(oracle), _estimate(oracle, seed), [r for r in readings if r is not None])
+            wanted.append(_Wanted(kind, judge.name, values, k == 1 and judge.is_self))
+    top, readings = _readings(wanted, oracle, pass1, seed)
+    order = {(w.kind, w.judge): i for i, w in enumerate(wanted)}
+    readings.sort(key=lambda r: order[(r.kind, r.judge)])
+    return StudyRow(k, len(oracle), top, readings)
+
+
+@dataclass(frozen=True)
+class _Wanted:
+    """A reading to compute: per item its value (None where it does not cover the item), or the k = 1 copy."""
+
+    kind: ReadingKind
+    judge: str | None
+    values: Sequence[float | None]
+    copies_pass1: bool
 
 
 def _at(per_item: Sequence[PerK | None], k: int) -> list[float | None]:
     return [None if row is None or row[k - 1] is None else row[k - 1] for row in per_item]
 
 
-def _reading(
-    kind: ReadingKind,
-    judge: str | None,
-    values: Sequence[float | None],
-    oracle: np.ndarray,
-    pass1: np.ndarray,
-    copies_pass1: bool,
-    seed: int,
-) -> Reading | None:
-    """A reading over the items it covers, against the study's pass@k on those items (None when it covers none); a
-    k = 1 copy is pass@1 over every item (the study's table prints it, no judge involved)."""
-    if copies_pass1:
-        values = list(pass1)
-    keep = [i for i, v in enumerate(values) if v is not None]
-    if not keep:
-        return None
-    chosen = np.array([values[i] for i in keep], dtype=np.float64)
-    return Reading(
-        kind,
-        judge,
-        _estimate(chosen, seed),
-        _gap(oracle[keep], chosen, pass1[keep], seed),
-        len(keep),
-        copies_pass1,
-    )
+def _readings(
+    wanted: list[_Wanted], oracle: np.ndarray, pass1: np.ndarray, seed: int
+) -> tuple[Estimate, list[Reading]]:
+    """The study's pass@k over every item, and each reading against it on the items it covers (a k = 1 copy is
+    pass@1 over every item); readings over the same items share one bootstrap draw."""
+    groups: dict[tuple[int, ...], list[tuple[_Wanted, np.ndarray]]] = {}
+    everyone = tuple(range(len(oracle)))
+    groups[everyone] = []
+    for w in wanted:
+        values = list(pass1) if w.copies_pass1 else list(w.values)
+        keep = tuple(i for i, v in enumerate(values) if v is not None)
+        if keep:
+            groups.setdefault(keep, []).append((w, np.array([values[i] for i in keep], dtype=np.float64)))
+    top = Estimate(float(oracle.mean()))
+    readings = []
+    for keep, members in groups.items():
+        index = list(keep)
+        o, p1 = oracle[index], pass1[index]
+        if len(index) < 2:
+            readings += [
+                Reading(w.kind, w.judge, Estimate(float(v.mean())), _plain_gap(o, v), 1, w.copies_pass1)
+                for w, v in members
+            ]
+            continue
+        whole, estimates = par.verification_gaps(
+            o, {str(i): v for i, (_, v) in enumerate(members)}, pass1=p1, seed=seed
+        )
+        if keep == everyone:
+            top = _estimate(whole)
+        for i, (w, v) in enumerate(members):
+            e = estimates[str(i)]
+            gap = Gap(
+                float(o.mean() - v.mean()),
+                (e.gap.low, e.gap.high),
+                e.gap.no_variation,
+                e.relative_gap,
+                e.efficiency,
+            )
+            readings.append(Reading(w.kind, w.judge, _estimate(e.selected), gap, len(index), w.copies_pass1))
+    return top, readings
 
 
-def _estimate(values: np.ndarray, seed: int) -> Estimate:
-    if values.size < 2:
-        return Estimate(float(values.mean()))
-    ci = par.with_ci(values, seed=seed)
-    return Estimate(float(values.mean()), (ci.low, ci.high), ci.no_variation)
+def _plain_gap(oracle: np.ndarray, chosen: np.ndarray) -> Gap:
+    return Gap(float(oracle.mean() - chosen.mean()), None, False, None, None)
 
 
-def _gap(oracle: np.ndarray, chosen: np.ndarray, pass1: np.ndarray, seed: int) -> Gap:
-    if chosen.size < 2:
-        return Gap(float(oracle.mean() - chosen.mean()), None, False, None, None)
-    result = par.verification_gap(oracle, chosen, pass1=pass1, seed=seed)
-    low, high = result["ci"]["gap"]["low"], result["ci"]["gap"]["high"]
-    return Gap(result["gap"], (low, high), no_variation(low, high), result["relative_gap"], result.get("efficiency"))
+def _estimate(interval: Interval) -> Estimate:
+    return Estimate(interval.estimate, (interval.low, interval.high), interval.no_variation)
