@@ -476,3 +476,71 @@ def test_bump_in_own_order_follows_the_table(correct, data):
     holes[0][1] = None
     assert par.bump_first_k(correct, holes, 2) is None
     assert math.isclose(par.bump_first_k(correct, holes, 1) or 0.0, float(correct[0]))
+
+
+# ---------------------------------------------------------------- the study's readings of a run sampled here
+
+
+def stored_samples(db: Path, run_name: str):
+    """Per item its samples in replicate order, and the judge's stored verdicts, straight from the SQLite file."""
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    conn.row_factory = sqlite3.Row
+    run_id = conn.execute("SELECT id FROM runs WHERE name = ?", (run_name,)).fetchone()[0]
+    samples: dict[str, dict[int, sqlite3.Row]] = {}
+    for t in conn.execute("SELECT * FROM trajectories WHERE run_id = ?", (run_id,)):
+        samples.setdefault(t["item_id"], {})[t["replicate"]] = t
+    verdicts = {
+        (r["item_id"], r["kind"], r["sample_a"], r["sample_b"]): r["verdict"]
+        for r in conn.execute("SELECT * FROM judgments WHERE run_id = ? AND judge = 'evidence'", (run_id,))
+    }
+    conn.close()
+    return samples, verdicts
+
+
+@pytest.mark.parametrize("orders", [1, 3])
+def test_a_sampled_run_s_study_readings_rebuilt_from_the_store(tmp_path, capsys, orders):
+    db = tmp_path / "s.sqlite"
+    done = batch(
+        capsys, "scale", "parallel", "--k", "1,2,4", "--db", str(db), "--quiet", "--limit", "8", "--agent", "random",
+        "--seed", "5", "--run", "p", "--orders", str(orders), "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert ("random orders" in report["tie_rule"]) == (orders > 1)
+    samples, verdicts = stored_samples(db, "p")
+    items = sorted(samples)
+    correct = {i: [bool(samples[i][r]["correct"]) for r in range(K)] for i in items}
+    accepted = {i: [verdicts[(i, "pointwise", r, None)] == 1 for r in range(K)] for i in items}
+    for row in report["study"]:
+        k, by_name = row["k"], {r["reading"]: r for r in row["readings"]}
+        first = [float(any(correct[i][:k])) for i in items]
+        assert row["pass_at_k"] == pytest.approx(sum(first) / len(items), abs=1e-12)
+        best = [float(any(c and a for c, a in zip(correct[i][:k], accepted[i][:k]))) for i in items]
+        retain = []
+        for i in items:
+            good = [j for j in range(k) if correct[i][j]]
+            retain.append(sum(accepted[i][j] for j in good) / len(good) if good else 0.0)
+        assert by_name["best_at_k:evidence"]["value"] == pytest.approx(sum(best) / len(items), abs=1e-12)
+        assert by_name["retain_at_k:evidence"]["value"] == pytest.approx(sum(retain) / len(items), abs=1e-12)
+        assert not by_name["best_at_k:evidence"]["copies_pass1"]  # the offline judge is not the agent's own model
+        assert by_name["majority"]["copies_pass1"] == (k == 1)
+        if orders > 1:
+            assert "pairwise" not in by_name and "--orders 1" in report["study_note"]
+            continue
+        bumps = []
+        for i in items:
+            leader = 0
+            for challenger in range(1, k):
+                if verdicts[(i, "pairwise", leader, challenger)]:
+                    leader = challenger
+            bumps.append(float(correct[i][leader]))
+        assert by_name["pairwise"]["value"] == pytest.approx(sum(bumps) / len(items), abs=1e-12)
+        if k == 1:
+            assert by_name["pairwise"]["value"] == by_name["majority"]["value"] == row["pass_at_k"]
+    # ours stay the default: pass@k unbiased over the k-subsets, the study's readings beside it
+    for ours in report["per_k"]:
+        k = ours["k"]
+        unbiased = [1 - math.comb(K - sum(correct[i]), k) / math.comb(K, k) for i in items]
+        assert ours["pass_at_k"] == pytest.approx(sum(unbiased) / len(items), abs=1e-12)
