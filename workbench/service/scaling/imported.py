@@ -51,23 +51,16 @@ def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, 
         raise ScalingInputError(f"{source}: study {study.name!r} has K = {big_k}: no k in {wanted} fits")
     correct = [[s >= study.success_threshold for s in t.scores] for t in study.tasks]
     verdicts = {j: [t.verdicts.get(j, [None] * big_k) for t in study.tasks] for j in study.judges}
-    primary = SELF_JUDGE if SELF_JUDGE in verdicts else next(iter(verdicts), None)
+    primary = _primary(verdicts)
     judged = {"pointwise": verdicts[primary], "tables": None} if primary else None
     table = SampleTable([t.name for t in study.tasks], correct)
-    bumps = [t.bump for t in study.tasks]
-    inputs = StudyInputs(
-        [t.scores for t in study.tasks],
-        correct,
-        [JudgeVerdicts(j, v, j == SELF_JUDGE) for j, v in verdicts.items()],
-        pairwise=bumps if any(b is not None for b in bumps) else None,
-    )
     return ParallelStudy(
         name=study.name,
         origin="imported",
         k_max=big_k,
         items=len(study.tasks),
         per_k=[strategies_at_k(table, k, big_k, judged, "split", NOTHING_SPENT, seed) for k in usable],
-        study=study_rows(inputs, usable, seed),
+        study=study_rows(_study_inputs(study, correct, verdicts), usable, seed),
         study_note=STUDY_NOTE,
         tie_rule=IMPORTED_RULE.format(judge=primary or "none"),
         cost_rule="a scores file carries no spend: costs are not measured",
@@ -80,6 +73,25 @@ def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, 
         source=source,
         null_scores=study.null_scores,
         success_threshold=study.success_threshold,
+    )
+
+
+def _primary(verdicts: dict[str, Any]) -> str | None:
+    """The judge our pointwise selection uses: the agent's own (`self`, the study's self-choice), else the first."""
+    return SELF_JUDGE if SELF_JUDGE in verdicts else next(iter(verdicts), None)
+
+
+def _study_inputs(
+    study: ScoredStudy, correct: list[list[bool]], verdicts: dict[str, list[list[bool | None]]]
+) -> StudyInputs:
+    """The study's readings' inputs: raw scores, successes, every judge (`self` is the Self-Choice column) and the
+    released bump sort per task (None where not released)."""
+    bumps = [t.bump for t in study.tasks]
+    return StudyInputs(
+        [t.scores for t in study.tasks],
+        correct,
+        [JudgeVerdicts(j, v, j == SELF_JUDGE) for j, v in verdicts.items()],
+        pairwise=bumps if any(b is not None for b in bumps) else None,
     )
 
 

@@ -464,10 +464,14 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
         "verdict_usd": {"majority": 0.0, "pointwise": None, "pairwise": None},
         "verdict_tokens": {"majority": 0, "pointwise": None, "pairwise": None},
     }
-    if judge is None:
-        return out
-    model = judge.name.startswith("llm:")
-    rows = store.judgment_costs(run["id"], judge.name)
+    if judge is not None:
+        _judging_spend(out, store.judgment_costs(run["id"], judge.name), model=judge.name.startswith("llm:"))
+    return out
+
+
+def _judging_spend(out: dict[str, Any], rows, model: bool) -> None:
+    """The judge's totals and the mean price and tokens of one verdict of each kind, into `out`: an offline judge's
+    verdicts cost nothing; a model's unpriced verdicts leave the cost unknown (None)."""
     usd_total = tokens_total = 0.0
     priced = False
     for kind, mean_usd, n_priced, mean_tokens, sum_usd, sum_tokens in rows:
@@ -476,13 +480,11 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
         usd_total += sum_usd or 0.0
         tokens_total += sum_tokens or 0
         priced = priced or bool(n_priced)
-    for kind in ("pointwise", "pairwise"):
-        if not model:
-            out["verdict_usd"][kind] = 0.0
-            out["verdict_tokens"][kind] = 0
+    if not model:
+        out["verdict_usd"].update(pointwise=0.0, pairwise=0.0)
+        out["verdict_tokens"].update(pointwise=0, pairwise=0)
     out["judge_usd"] = (usd_total if priced else None) if model else 0.0
     out["judge_tokens"] = int(tokens_total)
-    return out
 
 
 def _pairwise(
