@@ -544,3 +544,14 @@ def test_a_sampled_run_s_study_readings_rebuilt_from_the_store(tmp_path, capsys,
         k = ours["k"]
         unbiased = [1 - math.comb(K - sum(correct[i]), k) / math.comb(K, k) for i in items]
         assert ours["pass_at_k"] == pytest.approx(sum(unbiased) / len(items), abs=1e-12)
+
+
+def test_our_selection_uses_the_judge_that_judged_every_task(printed):
+    """DeepSeek-R1's search self-judgments were released for 13 of 199 tasks: our pointwise selection reads GPT-5,
+    and the judges' table says how many tasks each judged."""
+    tasks, report = tasks_of("DeepSeek-R1|search"), printed["DeepSeek-R1|search"]
+    counts = {j: sum(j in t for t in tasks.values()) for j in ("self", "gpt5")}
+    assert counts["self"] < counts["gpt5"] == len(tasks)
+    assert report["judge"] == "gpt5" and "judge gpt5" in report["tie_rule"]
+    assert {j["judge"]: j["tasks"] for j in report["judges"]} == counts
+    assert printed["Qwen3-Next|search"]["judge"] == "self"  # every task judged by both: the agent's own first

@@ -41,9 +41,9 @@ def file_parallel(
 
 
 def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, source: str = "") -> ParallelStudy:
-    """Our strategies at each k (pass@k unbiased; pointwise selection by the agent's own judge, `self`, or else the
-    first judge in the file), the study's readings beside them (best of the first k, each judge's best@k and
-    retain@k, the released bump sort), and every judge measured against the scores."""
+    """Our strategies at each k (pass@k unbiased; pointwise selection by the judge that judged the most tasks, the
+    agent's own, `self`, first among equals), the study's readings beside them (best of the first k, each judge's
+    best@k and retain@k, the released bump sort), and every judge measured against the scores."""
     big_k = study.k_max
     wanted = sorted(set(ks)) if ks else list(range(1, big_k + 1))
     usable = [k for k in wanted if 1 <= k <= big_k]
@@ -51,7 +51,7 @@ def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, 
         raise ScalingInputError(f"{source}: study {study.name!r} has K = {big_k}: no k in {wanted} fits")
     correct = [[s >= study.success_threshold for s in t.scores] for t in study.tasks]
     verdicts = {j: [t.verdicts.get(j, [None] * big_k) for t in study.tasks] for j in study.judges}
-    primary = _primary(verdicts)
+    primary = _primary(study)
     judged = {"pointwise": verdicts[primary], "tables": None} if primary else None
     table = SampleTable([t.name for t in study.tasks], correct)
     return ParallelStudy(
@@ -76,9 +76,11 @@ def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, 
     )
 
 
-def _primary(verdicts: dict[str, Any]) -> str | None:
-    """The judge our pointwise selection uses: the agent's own (`self`, the study's self-choice), else the first."""
-    return SELF_JUDGE if SELF_JUDGE in verdicts else next(iter(verdicts), None)
+def _primary(study: ScoredStudy) -> str | None:
+    """The judge our pointwise selection uses: the one that judged the most tasks, the agent's own (`self`, the
+    study's self-choice) first among equals (a judge released for a few tasks only would leave the rest unselected)."""
+    judged = {j: sum(j in t.verdicts for t in study.tasks) for j in study.judges}
+    return max(judged, key=lambda j: (judged[j], j == SELF_JUDGE), default=None)
 
 
 def _study_inputs(
@@ -107,5 +109,6 @@ def _judges(study: ScoredStudy) -> list[dict[str, Any]]:
                 truths += [s >= study.success_threshold for s in task.scores]
                 said += task.verdicts[name]
         role = "self" if name == SELF_JUDGE else "external"
-        out.append({"judge": name, "role": role, **judge_quality(truths, said)})
+        tasks = sum(name in t.verdicts for t in study.tasks)
+        out.append({"judge": name, "role": role, "tasks": tasks, **judge_quality(truths, said)})
     return out

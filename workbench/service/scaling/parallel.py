@@ -393,7 +393,7 @@ def _k_row(
     the selection efficiency (one joint draw, `stats.parallel.verification_gaps`), and what committing at k
     costs."""
     oracle = per_item["pass_at_k"]
-    chosen = {name: v for name, v in per_item.items() if name != "pass_at_k"}
+    chosen: dict[Strategy, np.ndarray] = {name: v for name, v in per_item.items() if name != "pass_at_k"}
     values = {name: Estimate(float(np.mean(v))) for name, v in per_item.items()}
     estimates: dict[Strategy, par.GapEstimate] = {}
     if len(pass1) >= 2:
