@@ -10,7 +10,7 @@ from typing import Any
 
 from stats.judges import judge_quality
 from workbench.service.scaling.parallel import SampleTable, strategies_at_k
-from workbench.service.scaling.parallel_records import Costs, ParallelStudy
+from workbench.service.scaling.parallel_records import Costs, JudgeMeasured, JudgeRole, ParallelStudy
 from workbench.service.scaling.parallel_scores import SELF_JUDGE, ScoredStudy, load_parallel_scores
 from workbench.service.scaling.readings import STUDY_NOTE, JudgeVerdicts, StudyInputs, study_rows
 from workbench.service.scaling.sequential import ScalingInputError
@@ -97,7 +97,7 @@ def _study_inputs(
     )
 
 
-def _judges(study: ScoredStudy) -> list[dict[str, Any]]:
+def _judges(study: ScoredStudy) -> list[JudgeMeasured]:
     """Each judge against the scores over the samples of the tasks it judged: TPR, FPR, precision, accuracy, the
     study's self-choice (`stats.judges.judge_quality`)."""
     out = []
@@ -108,7 +108,7 @@ def _judges(study: ScoredStudy) -> list[dict[str, Any]]:
             if name in task.verdicts:
                 truths += [s >= study.success_threshold for s in task.scores]
                 said += task.verdicts[name]
-        role = "self" if name == SELF_JUDGE else "external"
+        role: JudgeRole = "self" if name == SELF_JUDGE else "external"
         tasks = sum(name in t.verdicts for t in study.tasks)
-        out.append({"judge": name, "role": role, "tasks": tasks, **judge_quality(truths, said)})
+        out.append(JudgeMeasured(judge=name, role=role, tasks=tasks, **judge_quality(truths, said)))
     return out

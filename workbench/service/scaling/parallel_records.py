@@ -4,7 +4,7 @@ the TUI exports and the views read)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Strategy = Literal["pass_at_k", "majority", "pointwise", "pairwise"]
@@ -22,6 +22,9 @@ CostMode = Literal["cache-aware", "study"]
 ReadingKind = Literal["majority", "pairwise", "best_at_k", "retain_at_k"]
 """The study's readings (GA-Bench Tables 15-18): majority over the first k, bump sort in the samples' own order,
 and a pointwise judge's best@k and retain@k (neither selects a sample)."""
+
+JudgeRole = Literal["evidence", "self", "external"]
+"""Which judge: the offline evidence judge, the agent's own model (the study's self-choice), or another model."""
 
 Interval = tuple[float, float]
 
@@ -149,6 +152,37 @@ class StudyRow:
 
 
 @dataclass(frozen=True)
+class JudgeMeasured:
+    """A pointwise judge against the truth over the samples it judged (`stats.judges.judge_quality`): confusion
+    counts, TPR, FPR, precision, accuracy over parsed verdicts, and the study's self-choice recall; a rate whose
+    denominator is 0 is None. `tasks`: how many tasks it judged (a scores file may hold a judge for some only)."""
+
+    judge: str
+    role: JudgeRole
+    n: int
+    parsed: int
+    unparsed: int
+    tp: int
+    fp: int
+    tn: int
+    fn: int
+    tpr: float | None
+    fpr: float | None
+    precision: float | None
+    accuracy: float | None
+    balanced_accuracy: float | None
+    self_choice: float | None
+    n_correct: int
+    tasks: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        if self.tasks is None:
+            del out["tasks"]
+        return out
+
+
+@dataclass(frozen=True)
 class Costs:
     """Sampling and judging totals (None: unpriced or unknown)."""
 
@@ -180,7 +214,7 @@ class ParallelStudy:
     majority_rule: TieRule | None = None
     pairwise_orders: int | None = None
     cost_mode: CostMode = "cache-aware"
-    judges: list[dict[str, Any]] = field(default_factory=list)  # `stats.judges.judge_quality` with judge and role
+    judges: list[JudgeMeasured] = field(default_factory=list)
     judge_trials: dict[str, Any] | None = None
     costs: Costs = field(default_factory=Costs)
     source: str | None = None  # imported: the file read
@@ -207,7 +241,7 @@ class ParallelStudy:
             "majority_rule": self.majority_rule,
             "pairwise_orders": self.pairwise_orders,
             "cost_mode": self.cost_mode,
-            "judges": self.judges,
+            "judges": [j.to_json() for j in self.judges],
             "judge_trials": self.judge_trials,
             "per_k": [row.to_json() for row in self.per_k],
             "study": [row.to_json() for row in self.study],
