@@ -423,6 +423,8 @@ def test_unknown_study_and_k_beyond_k_are_refused(capsys):
     assert done.returncode == 2 and "K = 4" in done.stderr
     done = batch(capsys, "scale", "parallel", "--study", "Qwen3-Next|search", "--limit", "1")
     assert done.returncode == 2 and "--study is for --scores" in done.stderr
+    done = batch(capsys, "scale", "parallel", "--scores", str(DATA), "--run", "p", "--limit", "3")
+    assert done.returncode == 2 and "--run, --limit: for sampling here" in done.stderr
 
 
 # ---------------------------------------------------------------- the study's measures, properties

@@ -417,6 +417,10 @@ def _scale_parallel_scores(args: argparse.Namespace) -> int:
     from workbench.cli.render import print_parallel_files
     from workbench.service import scaling
 
+    sampling = {"run_name": "--run", "limit": "--limit", "ids": "--ids", "judge_base_url": "--judge-base-url"}
+    given = [flag for name, flag in sampling.items() if getattr(args, name, None) is not None]
+    if given:
+        raise UsageError(f"{', '.join(given)}: for sampling here; --scores reads a study measured elsewhere")
     ks = scaling.parse_ks(args.k) if args.k else None
     studies = scaling.file_parallel(Path(args.scores), args.studies, ks, seed=args.seed)
     print_parallel_files([s.to_json() for s in studies], args.format, args.scores)
