@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable
 from tui_support import make_app, settle
 
@@ -80,3 +81,30 @@ async def test_a_bad_file_is_named_and_nothing_is_imported(tmp_path):
         assert screen.imported == {} and screen.result is None
         notices = [str(n.message) for n in app._notifications]
         assert any(str(bad) in n and "field 's'[0]" in n and "boolean" in n for n in notices)
+
+
+@pytest.fixture
+def sampled(tmp_path, capsys, monkeypatch) -> dict:
+    """A parallel run sampled here with one fixed pairwise order, and the report `scale parallel` printed for it."""
+    monkeypatch.setenv("AGENTHOP_DB", str(tmp_path / "store.sqlite"))
+    done = batch(
+        capsys, "scale", "parallel", "--k", "1,2,4", "--limit", "4", "--agent", "random", "--run", "p", "--orders",
+        "1", "--quiet", "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+async def test_a_sampled_run_shows_the_study_s_readings_as_the_cli_prints_them(sampled):
+    cli = sampled
+    assert [r["reading"] for r in cli["study"][0]["readings"]][:2] == ["majority", "pairwise"]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await app.push_screen(ScalingScreen())
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, ScalingScreen) and screen.shown is not None and screen.shown.name == "p"
+        assert screen.result is not None and screen.result["study"] == cli["study"]
+        assert rows_of(screen, "#scaling-study") == [study_cells(cli, r, compact=True) for r in cli["study"]]
+        assert "random orders" not in str(screen.query_one("#scaling-caption").render())
