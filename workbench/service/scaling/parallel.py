@@ -1,5 +1,7 @@
 """Parallel sampling: K replicates of a run, pass@k against the committing strategies (majority vote,
-pointwise and pairwise judging) with the verification gap between them (`stats.parallel`)."""
+pointwise and pairwise judging) with the verification gap between them (`stats.parallel`), and beside them the
+study's readings of the same samples (`readings`); the result is a `ParallelStudy` (`parallel_records`).
+`strategies_at_k` serves a study imported from a scores file too (`imported`)."""
 
 from __future__ import annotations
 
