@@ -62,7 +62,7 @@ async def test_an_imported_study_shows_as_the_cli_prints_it(tmp_path, capsys):
         assert rows_of(screen, "#scaling-study") == [study_cells(cli, r, compact=True) for r in cli["study"]]
         assert rows_of(screen, "#scaling-judges") == [judge_cells(j) for j in cli["judges"]]
         caption = str(screen.query_one("#scaling-caption").render())
-        assert "1 null score(s) counted 0" in caption and name in caption
+        assert "1 null score(s) counted 0" in caption and name in caption and "scripted agent" not in caption
         # exported as the CLI's CSV row for row
         await pilot.press("e")
         await pilot.pause()

@@ -588,12 +588,13 @@ class ScalingScreen(Screen):
     def _show_parallel(self, report: dict[str, Any]) -> None:
         measured = report.get("measured", True)
         sampling = spent(report.get("sampling_cost_usd"), measured)
+        imported = report.get("origin") == "imported"  # its spend is in the note below: the file carries none
+        unmeasured = "" if measured or imported else " (scripted agent: no model, cost and tokens not measured)"
         caption = Text.assemble(
             (report["run"], "bold"),
             f" · {report['items']} items · K = {report['k_max']}",
             f" · judge {report['judge'] or 'none'}",
-            f" · sampling {sampling}"
-            + ("" if measured else " (scripted agent: no model, cost and tokens not measured)"),
+            f" · sampling {sampling}{unmeasured}",
             "\nΔ = pass@k − strategy in points over its paired 95% interval; rel = Δ / pass@k; "
             "eff = (strategy − pass@1)/(pass@k − pass@1); cost to commit at k",
         )
