@@ -1,6 +1,6 @@
 """Parallel scaling: K samples per item, what an oracle could reach and what a strategy commits to.
 
-docs/scaling.md "Parallel scaling". An *oracle* number (pass@k) asks whether some sample among k is right;
+test-time-scaling.md §3. An *oracle* number (pass@k) asks whether some sample among k is right;
 a *committed* number asks whether the single answer a strategy picks is right. The verification
 gap is their difference. Every per-item quantity below is an *expected* correctness in [0, 1]
 (exact expectations over random subsets, tie-breaks or orders, never a Monte-Carlo estimate), so
@@ -11,7 +11,10 @@ Strategies implemented, each with its rule stated where it is defined:
 * majority vote over letter answers (random tie-break expectation and "earliest sample" rule);
 * pointwise self-choice from per-sample judge verdicts (commits to an accepted sample, or to nothing);
 * pairwise king-of-the-hill ("bump sort") from a comparator table, averaged over orders;
-* any externally chosen index per item (`committed_accuracy`).
+* any externally chosen index per item (`committed_accuracy`);
+* the study's own readings of its tables (GA-Bench Tables 15-18), which select nothing but the first k samples:
+  best of the first k (`best_of_first_k`), a judge's `best_at_k` and `retain_at_k`, bump sort in the samples' own
+  order (`bump_first_k`).
 
 At k < K every strategy is averaged over the k-subsets of the K samples (`k_subsets`), the very
 subsets the unbiased pass@k averages over, so a strategy and its oracle are compared on the same
@@ -26,12 +29,16 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from stats.bootstrap import Interval, bootstrap_mean_ci, bootstrap_means, percentile_interval
 from stats.ratio import Ratio
+
+Values = Sequence[float] | np.ndarray
+"""Per-item values of a metric: a list or a numpy vector."""
+Name = TypeVar("Name", bound=str)
 
 MAX_EXHAUSTIVE_ORDERS = 8  # K! orders are enumerated up to K = 8 (40,320)
 MAX_SUBSETS = 256  # every k-subset of K is enumerated while C(K, k) ≤ 256 (K ≤ 10 always)
@@ -270,13 +277,54 @@ def pairwise_selection(
 
 
 # ---------------------------------------------------------------------------------------------
+# the study's readings (General AgentBench, Tables 15-18): first-k prefixes in the samples' own order
+
+
+def best_of_first_k(scores: Sequence[float], k: int) -> float:
+    """The study's Pass@k (Best@k, GA-Bench Tables 15-18): the best score among the first k samples in their own
+    order, a prefix rather than a random subset (binary scores: 1 iff one of them is correct)."""
+    if not 1 <= k <= len(scores):
+        raise ValueError(f"need 1 <= k <= n, got k={k}, n={len(scores)}")
+    return float(max(scores[:k]))
+
+
+def best_at_k(correct: Sequence[Any], accepted: Sequence[bool | None], k: int) -> float:
+    """The study's `best_at_k` for a pointwise judge: 1 iff some sample among the first k is correct *and*
+    accepted. Not a selection: a judge that accepts everything scores the first-k pass@k (an unparsed verdict,
+    None, is not an acceptance)."""
+    if not 1 <= k <= min(len(correct), len(accepted)):
+        raise ValueError(f"need 1 <= k <= n, got k={k}, n={len(correct)}")
+    return float(any(bool(c) and bool(a) for c, a in zip(correct[:k], accepted[:k])))
+
+
+def retain_at_k(correct: Sequence[Any], accepted: Sequence[bool | None], k: int) -> float:
+    """The study's `score_retain_at_k`: accepted correct samples / correct samples among the first k, 0 when none
+    of them is correct. A recall of the judge on the prefix, not a selection."""
+    if not 1 <= k <= min(len(correct), len(accepted)):
+        raise ValueError(f"need 1 <= k <= n, got k={k}, n={len(correct)}")
+    hits = [bool(a) for c, a in zip(correct[:k], accepted[:k]) if c]
+    return sum(hits) / len(hits) if hits else 0.0
+
+
+def bump_first_k(correct: Sequence[Any], challenger_wins: Any, k: int) -> float | None:
+    """Pairwise bump sort on the first k samples in their own order (the study's): sample 1 leads, samples 2..k
+    challenge in turn; 1.0 when the final leader is correct. None when a comparison on that path is not known
+    (`challenger_wins[i][j]` None/NaN)."""
+    table = np.array([[np.nan if v is None else float(v) for v in row] for row in challenger_wins])
+    try:
+        return float(bool(correct[king_of_the_hill(list(range(k)), table)]))
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
 # the gap, with paired intervals
 
 
 def verification_gap(
-    oracle: Sequence[float] | np.ndarray,
-    selected: Sequence[float] | np.ndarray,
-    pass1: Sequence[float] | np.ndarray | None = None,
+    oracle: Values,
+    selected: Values,
+    pass1: Values | None = None,
     level: float = 0.95,
     n_boot: int = 10_000,
     seed: int = 0,
@@ -311,16 +359,67 @@ def verification_gap(
     return out
 
 
-def with_ci(
-    per_item: Sequence[float] | np.ndarray, level: float = 0.95, n_boot: int = 10_000, seed: int = 0
-) -> Interval:
+@dataclass(frozen=True)
+class GapEstimate:
+    """One selection against the oracle on the same items: its own interval, the gap's paired interval, the
+    relative gap (gap / pass@k) and the selection efficiency ((selection − pass@1)/(pass@k − pass@1)); None where
+    a denominator is 0 (or pass@1 is not given)."""
+
+    selected: Interval
+    gap: Interval
+    relative_gap: float | None
+    efficiency: float | None
+
+
+def verification_gaps(
+    oracle: Values,
+    selections: Mapping[Name, Values],
+    pass1: Values | None = None,
+    level: float = 0.95,
+    n_boot: int = 10_000,
+    seed: int = 0,
+) -> tuple[Interval, dict[Name, GapEstimate]]:
+    """`verification_gap` for several selections on the same items, from one joint draw: the oracle's interval and
+    each selection's. The draw depends only on (n, B, seed), so every interval equals the one `verification_gap`
+    gives alone; one draw instead of three per selection."""
+    o = np.asarray(oracle, dtype=np.float64)
+    names = list(selections)
+    chosen = [np.asarray(selections[name], dtype=np.float64) for name in names]
+    if o.ndim != 1 or any(c.shape != o.shape for c in chosen):
+        raise ValueError("oracle and selections must be per-item vectors over the same items")
+    if o.size < 2:
+        raise ValueError("intervals need at least two items")
+    matrix = np.column_stack([o, *chosen, *(o - c for c in chosen)])
+    reps = bootstrap_means(matrix, n_boot, seed)
+
+    def interval(j: int) -> Interval:
+        low, high = percentile_interval(reps[:, j], level)
+        return Interval(float(matrix[:, j].mean()), low, high, level, o.size, n_boot, seed)
+
+    p1 = None if pass1 is None else float(np.mean(pass1))
+    top = float(o.mean())
+    out = {}
+    for j, name in enumerate(names):
+        mean = float(chosen[j].mean())
+        gap = interval(1 + len(names) + j)
+        span = None if p1 is None else top - p1
+        out[name] = GapEstimate(
+            interval(1 + j),
+            gap,
+            (top - mean) / top if top > 0 else None,
+            (mean - p1) / span if p1 is not None and span else None,
+        )
+    return interval(0), out
+
+
+def with_ci(per_item: Values, level: float = 0.95, n_boot: int = 10_000, seed: int = 0) -> Interval:
     """Mean of a per-item metric with its percentile bootstrap interval over items (seeded)."""
     return bootstrap_mean_ci(per_item, level=level, n_boot=n_boot, seed=seed)
 
 
 def strategies_ci(
-    per_item: Mapping[str, Sequence[float] | np.ndarray], level: float = 0.95, n_boot: int = 10_000, seed: int = 0
-) -> dict[str, Interval]:
+    per_item: Mapping[Name, Values], level: float = 0.95, n_boot: int = 10_000, seed: int = 0
+) -> dict[Name, Interval]:
     """Percentile intervals for several per-item metrics on the same items, from one joint draw.
 
     One (B, n) × (n, m) product resamples every strategy (pass@k, vote, pointwise, pairwise, …)

@@ -236,7 +236,23 @@ def build_parser() -> argparse.ArgumentParser:
     add_plateau_arguments(strat)
     _add_cost_mode(strat)
     para = scale_sub.add_parser("parallel", help="K samples per item, committed by vote and by judges; the gap")
-    para.add_argument("--k", default="1,2,4,8", help="sample counts, e.g. 1,2,4,8,16 (K = the largest)")
+    para.add_argument(
+        "--k", help="sample counts, e.g. 1,2,4,8,16 (K = the largest; default 1,2,4,8, with --scores 1..K)"
+    )
+    para.add_argument(
+        "--scores",
+        help='a study measured elsewhere, instead of sampling here: JSON {"data": {study: {"tasks": {task: '
+        '{"s": [score per sample], judge: [true/false/null per sample], "bump_best": [outcome per k]}}}}} '
+        "or CSV study,task,sample,score[,judge,verdict] (null scores count 0; booleans are refused as scores)",
+    )
+    para.add_argument(
+        "--study",
+        dest="studies",
+        nargs="+",
+        action="extend",
+        metavar="NAME",
+        help="with --scores: the studies to read (default: every study in the file)",
+    )
     para.add_argument(
         "--judge",
         default="evidence",

@@ -513,6 +513,7 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
         TERMINAL_PALETTE,
         cost_cells,
         cost_columns,
+        imported_note,
         parallel_cells,
         parallel_columns,
         parallel_csv,
@@ -557,9 +558,43 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
             f"k = {', '.join(map(str, report['ks_unavailable']))} exceed K = {report['k_max']}: not shown", markup=False
         )
     out.print(report["tie_rule"], markup=False)
+    if imported_note(report):
+        out.print(imported_note(report), markup=False)
     rows, most = figure_rows(18)
     sys.stdout.write(parallel_figure(report, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
+    _print_study(out, report)
     _print_judges(out, report)
+
+
+def _print_study(out, report: dict[str, Any]) -> None:
+    """The study's readings of the same samples (GA-Bench Tables 15-18), labelled as the study's."""
+    from workbench.views.scaling import study_cells, study_columns
+
+    if not report.get("study"):
+        return
+    table = Table(title=Text(f"the study's readings · {report['run']}"), title_justify="left")
+    for column in study_columns(report):
+        table.add_column(column, justify="right")
+    for r in report["study"]:
+        table.add_row(*map(Text, study_cells(report, r)))
+    out.print(table)
+    out.print(report["study_note"], markup=False)
+
+
+def print_parallel_files(reports: list[dict[str, Any]], fmt: str, source: str) -> None:
+    """`scale parallel --scores`: every study of the file as `print_parallel` shows a sampled run; JSON holds them
+    all under `studies`, CSV one table with a `study` column."""
+    from workbench.views.scaling import parallel_files_csv
+
+    if fmt == "json":
+        print_json({"source": source, "studies": reports}, strict=True)
+        return
+    if fmt == "csv":
+        header, rows = parallel_files_csv(reports)
+        sys.stdout.write(_csv(rows, tuple(header)))
+        return
+    for report in reports:
+        print_parallel(report, fmt)
 
 
 def _print_judges(out, report: dict[str, Any]) -> None:

@@ -362,7 +362,11 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     from workbench.service import paths, scaling
     from workbench.service.stores import open_store
 
-    ks = scaling.parse_ks(args.k)  # a bad --k is ScalingInputError: one line, exit 2
+    if args.scores:
+        return _scale_parallel_scores(args)
+    if args.studies:
+        raise UsageError("--study is for --scores (a file of several studies)")
+    ks = scaling.parse_ks(args.k or "1,2,4,8")  # a bad --k is ScalingInputError: one line, exit 2
     corpus, spec, _ = build_spec(args)
     spec = replace(
         spec,
@@ -399,6 +403,21 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     )
     print_parallel(report, args.format)
     return finished_status(result)
+
+
+def _scale_parallel_scores(args: argparse.Namespace) -> int:
+    """`scale parallel --scores FILE`: a study measured elsewhere read as a sampled one; nothing is run or stored."""
+    from workbench.cli.render import print_parallel_files
+    from workbench.service import scaling
+
+    sampling = {"run_name": "--run", "limit": "--limit", "ids": "--ids", "judge_base_url": "--judge-base-url"}
+    given = [flag for name, flag in sampling.items() if getattr(args, name, None) is not None]
+    if given:
+        raise UsageError(f"{', '.join(given)}: for sampling here; --scores reads a study measured elsewhere")
+    ks = scaling.parse_ks(args.k) if args.k else None
+    studies = scaling.file_parallel(Path(args.scores), args.studies, ks, seed=args.seed)
+    print_parallel_files([s.to_json() for s in studies], args.format, args.scores)
+    return ExitCode.OK
 
 
 def _judge(args: argparse.Namespace, spec):

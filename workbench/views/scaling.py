@@ -234,6 +234,9 @@ def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
         ]
     coverage = any("accepted_coverage" in row for row in report["per_k"])
     header += ["subsets", "accepted_coverage"] if coverage else ["subsets"]
+    readings = study_readings(report)
+    header += study_csv_header(readings)
+    study_at = {row["k"]: row for row in report.get("study") or []}
     rows = []
     for row in report["per_k"]:
         cells = [row["k"], row["n"], row["blocks"], row["sampling_cost_usd"], row["sampling_tokens"]]
@@ -253,8 +256,99 @@ def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
         cells.append(row.get("subsets", row["blocks"]))
         if coverage:
             cells.append(row.get("accepted_coverage"))
-        rows.append(cells)
+        rows.append(cells + study_csv_cells(readings, study_at.get(row["k"])))
     return header, rows
+
+
+# ---------------------------------------------------------------- the study's readings (GA-Bench Tables 15-18)
+
+
+STUDY_SHORT = {"majority": "majority", "pairwise": "pairwise", "best_at_k": "best@k", "retain_at_k": "retain@k"}
+STUDY_FIELDS = ("value", "gap", "gap_ci_low", "gap_ci_high", "relative_gap", "efficiency", "n")
+
+
+def study_readings(report: dict[str, Any]) -> list[str]:
+    """The study's readings a report holds, in the order first met (majority, pairwise, then each judge's)."""
+    names: dict[str, None] = {}
+    for row in report.get("study") or []:
+        names.update(dict.fromkeys(r["reading"] for r in row["readings"]))
+    return list(names)
+
+
+def study_label(reading: str) -> str:
+    """`best_at_k:gpt5` → `best@k gpt5`: the reading's short name and its judge."""
+    kind, _, judge = reading.partition(":")
+    return f"{STUDY_SHORT.get(kind, kind)} {judge}".strip()
+
+
+def study_columns(report: dict[str, Any]) -> list[str]:
+    """k, the study's pass@k (best of the first k), and each of its readings (value, then its gap)."""
+    return ["k", "pass@k (first k)", *(study_label(r) for r in study_readings(report))]
+
+
+def study_cells(report: dict[str, Any], row: dict[str, Any], compact: bool = False) -> list[str]:
+    """One k of the study's table: each reading's value (= when the study's k = 1 row copies pass@1), its gap to
+    the study's pass@k in points over the paired interval, and its relative gap and efficiency."""
+    by_name = {r["reading"]: r for r in row["readings"]}
+    cells = [str(row["k"]), pct(row["pass_at_k"]) + _interval(row.get("pass_at_k_ci"), compact)]
+    for name in study_readings(report):
+        r = by_name.get(name)
+        if r is None:
+            cells.append(NOT_MEASURED)
+            continue
+        efficiency = NOT_MEASURED if r["efficiency"] is None else f"{r['efficiency']:.2f}"
+        cells.append(
+            f"{pct(r['value'])}{' =' if r['copies_pass1'] else ''}\n"
+            f"Δ {r['gap'] * 100:+.1f}{_interval(r['gap_ci'], compact).replace(chr(10), ' ')}\n"
+            f"rel {pct(r['relative_gap'])} · eff {efficiency}"
+        )
+    return cells
+
+
+def study_csv_header(readings: list[str]) -> list[str]:
+    return ["study_pass_at_k", *(f"study_{name}_{field}" for name in readings for field in STUDY_FIELDS)]
+
+
+def study_csv_cells(readings: list[str], row: dict[str, Any] | None) -> list[Any]:
+    """The study's pass@k and each reading's value, gap, interval, relative gap, efficiency and items at one k."""
+    if row is None:
+        return [None] * (1 + len(readings) * len(STUDY_FIELDS))
+    by_name = {r["reading"]: r for r in row["readings"]}
+    cells: list[Any] = [row["pass_at_k"]]
+    for name in readings:
+        r = by_name.get(name)
+        if r is None:
+            cells += [None] * len(STUDY_FIELDS)
+            continue
+        low, high = r["gap_ci"] or (None, None)
+        cells += [r["value"], r["gap"], low, high, r["relative_gap"], r["efficiency"], r["n"]]
+    return cells
+
+
+def imported_note(report: dict[str, Any]) -> str:
+    """Where an imported study's samples come from, and its null scores (counted 0, as the study counts them)."""
+    if report.get("origin") != "imported":
+        return ""
+    return (
+        f"scores from {report['source']} · a score ≥ {report['success_threshold']:g} is a success · "
+        f"{report['null_scores']} null score(s) counted 0 · no spend in the file: costs not measured"
+    )
+
+
+def parallel_files_csv(reports: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
+    """Several studies' CSV rows as one table: a `study` column first, the union of their columns (a reading a
+    study lacks is empty)."""
+    tables = [parallel_csv(r) for r in reports]
+    header: dict[str, None] = {"study": None}
+    for columns, _ in tables:
+        header.update(dict.fromkeys(columns))
+    names = list(header)
+    rows = []
+    for report, (columns, body) in zip(reports, tables):
+        for cells in body:
+            by_column = dict(zip(columns, cells))
+            rows.append([report["run"], *(by_column.get(c) for c in names[1:])])
+    return names, rows
 
 
 def decision(t: dict[str, Any]) -> str:

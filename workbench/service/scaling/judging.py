@@ -8,6 +8,7 @@ from typing import Any
 
 from stats import parallel as par
 from storage import Store
+from workbench.service.scaling.parallel_records import JudgeMeasured, JudgeRole
 
 
 def _sample_view(store: Store, traj: dict[str, Any], index: int):
@@ -165,7 +166,7 @@ def is_stored_judge(judge: Any) -> bool:
     return isinstance(judge, StoredJudge)
 
 
-def judge_role(name: str, run: dict[str, Any]) -> str:
+def judge_role(name: str, run: dict[str, Any]) -> JudgeRole:
     """Which judge a stored verdict's judge name is: the offline `evidence` judge, the run's own model (`self`, the
     study's self-choice) or another model (`external`)."""
     if name == "evidence":
@@ -173,7 +174,7 @@ def judge_role(name: str, run: dict[str, Any]) -> str:
     return "self" if run.get("model") and name == f"llm:{run['model']}" else "external"
 
 
-def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples) -> list[dict[str, Any]]:
+def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples) -> list[JudgeMeasured]:
     """Every judge with stored pointwise verdicts on this run (trials beyond the first aside), measured against the
     truth over the samples it judged: TPR, FPR, precision, accuracy, the study's self-choice (`stats.judges`)."""
     from stats.judges import judge_quality
@@ -191,7 +192,7 @@ def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples
                     truths.append(bool(t["correct"]))
                     verdicts.append(None if row["verdict"] is None else bool(row["verdict"]))
         if truths:
-            out.append({"judge": name, "role": judge_role(name, run), **judge_quality(truths, verdicts)})
+            out.append(JudgeMeasured(judge=name, role=judge_role(name, run), **judge_quality(truths, verdicts)))
     return out
 
 

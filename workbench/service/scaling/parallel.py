@@ -1,9 +1,12 @@
 """Parallel sampling: K replicates of a run, pass@k against the committing strategies (majority vote,
-pointwise and pairwise judging) with the verification gap between them (`stats.parallel`)."""
+pointwise and pairwise judging) with the verification gap between them (`stats.parallel`), and beside them the
+study's readings of the same samples (`readings`); the result is a `ParallelStudy` (`parallel_records`).
+`strategies_at_k` serves a study imported from a scores file too (`imported`)."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -11,7 +14,19 @@ import numpy as np
 from stats import parallel as par
 from stats.bootstrap import no_variation
 from storage import Store
-from workbench.service.scaling.judging import TrialJudge, judge_run, judges_measured, subsets
+from workbench.service.scaling.judging import TrialJudge, judge_role, judge_run, judges_measured, subsets
+from workbench.service.scaling.parallel_records import (
+    CostMode,
+    Costs,
+    Estimate,
+    Gap,
+    KRow,
+    ParallelStudy,
+    Strategy,
+    TieRule,
+    Verdicts,
+)
+from workbench.service.scaling.readings import STUDY_NOTE, JudgeVerdicts, PerK, StudyInputs, study_rows
 from workbench.service.scaling.sequential import ScalingInputError, measures_tokens
 
 
@@ -50,7 +65,18 @@ def vote_key(sample: dict[str, Any]) -> str | None:
     return "ABCD"[index] if isinstance(index, int) and 0 <= index < 4 else None
 
 
-async def parallel_report(
+@dataclass(frozen=True)
+class SampleTable:
+    """Per item, its K samples' correctness and (sampled runs) parsed answers with the gold letter: what every
+    strategy at k is computed from."""
+
+    items: list[str]
+    correct: list[list[bool]]
+    answers: list[list[str | None]] | None = None
+    golds: list[str] | None = None
+
+
+async def parallel_study(
     store: Store,
     run_name: str,
     corpus,
@@ -58,12 +84,13 @@ async def parallel_report(
     judge=None,
     n_orders: int = 8,
     seed: int = 0,
-    verdicts: str = "ask",
-    tie_rule: str = "split",
+    verdicts: Verdicts = "ask",
+    tie_rule: TieRule = "split",
     judge_trials: int = 1,
-    cost_mode: str = "cache-aware",
-) -> dict[str, Any]:
-    """pass@k, majority vote, pointwise and pairwise selection, and the verification gap, per k, with intervals.
+    cost_mode: CostMode = "cache-aware",
+) -> ParallelStudy:
+    """pass@k, majority vote, pointwise and pairwise selection, and the verification gap, per k, with intervals;
+    beside them the study's readings of the same samples (`readings.study_rows`).
 
     `verdicts="ask"` asks the judge for any verdict not yet stored; `"stored"` never calls it (the
     TUI must not spend money implicitly) and reports the judged strategies only when every verdict
@@ -81,103 +108,175 @@ async def parallel_report(
     ks = [k for k in wanted if 1 <= k <= big_k]
     if not items or not ks:
         raise ScalingInputError(f"run '{run_name}' has no item with {big_k} samples, or no k ≤ {big_k}")
-    correct = [[bool(t["correct"]) for t in rows] for rows in samples]
-    answers = [[vote_key(t) for t in rows] for rows in samples]
-    golds = ["ABCD"[corpus.item(i).correct_index] for i in items]
+    table = _sample_table(items, samples, corpus)
     judged = None
-    missing = 0
     if judge is not None:
         judged = await judge_run(store, run, items, samples, corpus, judge, ks, n_orders, seed, ask=verdicts == "ask")
-        missing = judged["missing"]
-    pass1 = par.pass_at_k_items(correct, 1)
+    usable = judged if judged and not judged["missing"] else None
     spend = _spend(store, run, samples, judge, cost_mode)
-    per_k = []
-    for k in ks:
-        parts = subsets(big_k, k, seed)
-        oracle = par.pass_at_k_items(correct, k)
-        per_item = {
-            "pass_at_k": oracle,
-            "majority": np.array(
-                [
-                    np.mean([_vote(par.majority_vote([answers[i][j] for j in b], golds[i]), tie_rule) for b in parts])
-                    for i in range(len(items))
-                ]
-            ),
-        }
-        coverage = None
-        if judged and not missing:
-            verdicts_of = judged["pointwise"]
-            per_item["pointwise"] = np.array(
-                [
-                    np.mean(
-                        [
-                            par.pointwise_selection([correct[i][j] for j in b], [verdicts_of[i][j] for j in b])
-                            for b in parts
-                        ]
-                    )
-                    for i in range(len(items))
-                ]
-            )
+    per_k = [strategies_at_k(table, k, big_k, usable, tie_rule, spend, seed) for k in ks]
+    trials = None
+    if judge is not None and judge_trials > 1:
+        runs = await _judge_trials(
+            store, run, table, samples, corpus, judge, judged, ks, n_orders, seed, verdicts, judge_trials
+        )
+        trials = _trials(runs, items, table.correct, ks, big_k, seed)
+    readings = _sampled_readings(table, run, judge, usable, n_orders)
+    return ParallelStudy(
+        name=run_name,
+        origin="sampled",
+        k_max=big_k,
+        items=len(items),
+        per_k=per_k,
+        study=study_rows(readings, ks, seed),
+        study_note=STUDY_NOTE + ("" if readings.pairwise is not None or not usable else PAIRWISE_NEEDS_ONE_ORDER),
+        tie_rule=tie_legend(tie_rule, n_orders),
+        cost_rule=COST_RULE,
+        items_incomplete=incomplete,
+        measured=measures_tokens(run),
+        ks_unavailable=[k for k in wanted if k not in ks],
+        judge=judge.name if judge else None,
+        verdicts=verdicts if judge else None,
+        verdicts_missing=judged["missing"] if judged else None,
+        majority_rule=tie_rule,
+        pairwise_orders=n_orders,
+        cost_mode=cost_mode,
+        judges=judges_measured(store, run, items, samples),
+        judge_trials=trials,
+        costs=Costs(spend["sampling_usd"], spend["sampling_tokens"], spend["judge_usd"], spend["judge_tokens"]),
+    )
+
+
+async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], judge=None, **options: Any) -> dict:
+    """`parallel_study`'s JSON (what `scale parallel --format json` prints and the views read)."""
+    return (await parallel_study(store, run_name, corpus, ks, judge, **options)).to_json()
+
+
+COST_RULE = (
+    "at k: k/K of the sampling spend, plus the judge verdicts a strategy needs at k (pointwise: k "
+    "per item; pairwise: k − 1 per item) at the mean stored price of one verdict; accuracy per $ "
+    "and per million tokens divide by the mean spend per item"
+)
+
+PAIRWISE_NEEDS_ONE_ORDER = (
+    "; the study's pairwise reading needs the bump along the samples' own order, asked under --orders 1"
+)
+
+
+def _sample_table(items: list[str], samples, corpus) -> SampleTable:
+    return SampleTable(
+        items,
+        [[bool(t["correct"]) for t in rows] for rows in samples],
+        [[vote_key(t) for t in rows] for rows in samples],
+        ["ABCD"[corpus.item(i).correct_index] for i in items],
+    )
+
+
+def strategies_at_k(
+    table: SampleTable,
+    k: int,
+    big_k: int,
+    judged: dict[str, Any] | None,
+    tie_rule: TieRule,
+    spend: dict[str, Any],
+    seed: int,
+) -> KRow:
+    """Every strategy the inputs support at k, averaged over the k-subsets of the K samples (the subsets pass@k
+    averages over), with intervals, gaps and costs. `judged` holds the pointwise verdicts and, for a run judged
+    here, the pairwise tables and orders."""
+    parts = subsets(big_k, k, seed)
+    correct = table.correct
+    per_item: dict[Strategy, np.ndarray] = {"pass_at_k": par.pass_at_k_items(correct, k)}
+    if table.answers is not None and table.golds is not None:
+        per_item["majority"] = _majority_items(table.answers, table.golds, parts, tie_rule)
+    coverage = self_choice = None
+    if judged is not None:
+        verdicts_of = judged["pointwise"]
+        per_item["pointwise"] = _over_parts(par.pointwise_selection, correct, verdicts_of, parts)
+        if judged.get("tables") is not None:
             per_item["pairwise"] = np.array(
                 [
                     np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b)], b) for b in parts])
-                    for i in range(len(items))
+                    for i in range(len(correct))
                 ]
             )
-            coverage = float(
-                np.mean(
-                    [
-                        np.mean(
-                            [
-                                par.accepted_coverage([correct[i][j] for j in b], [verdicts_of[i][j] for j in b])
-                                for b in parts
-                            ]
-                        )
-                        for i in range(len(items))
-                    ]
-                )
-            )
-        row = _k_row(k, big_k, len(parts), per_item, pass1, spend, seed)
-        row["subsets"], row["subsets_all"] = len(parts), len(parts) == math.comb(big_k, k)
-        if coverage is not None and judged is not None:
-            row["accepted_coverage"] = coverage  # the study's `self_choice_best@k`: not a selection (§3.4)
-            row["self_choice"] = _self_choice(correct, judged["pointwise"], parts)
-        per_k.append(row)
-    trials = None
-    if judge is not None and judged is not None and judge_trials > 1:
-        runs = [judged]
-        for t in range(1, judge_trials):
-            runs.append(
-                await judge_run(
-                    store, run, items, samples, corpus, TrialJudge(judge, t), ks, n_orders, seed, ask=verdicts == "ask"
-                )
-            )
-        trials = _trials(runs, items, correct, ks, big_k, seed)
-    return {
-        "run": run_name,
-        "k_max": big_k,
-        "items": len(items),
-        "items_incomplete": incomplete,
-        "measured": measures_tokens(run),
-        "ks_unavailable": [k for k in wanted if k not in ks],
-        "judge": judge.name if judge else None,
-        "verdicts": verdicts if judge else None,
-        "verdicts_missing": missing if judge else None,
-        "tie_rule": TIE_RULE if tie_rule == "split" else TIE_RULE_FIRST,
-        "majority_rule": tie_rule,
-        "pairwise_orders": n_orders,
-        "cost_mode": cost_mode,
-        "judges": judges_measured(store, run, items, samples),
-        "judge_trials": trials,
-        "per_k": per_k,
-        "sampling_cost_usd": spend["sampling_usd"],
-        "sampling_tokens": spend["sampling_tokens"],
-        "judge_cost_usd": spend["judge_usd"],
-        "judge_tokens": spend["judge_tokens"],
-        "cost_rule": "at k: k/K of the sampling spend, plus the judge verdicts a strategy needs at k (pointwise: k "
-        "per item; pairwise: k − 1 per item) at the mean stored price of one verdict; accuracy per $ "
-        "and per million tokens divide by the mean spend per item",
-    }
+        coverage = float(np.mean(_over_parts(par.accepted_coverage, correct, verdicts_of, parts)))
+        self_choice = _self_choice(correct, verdicts_of, parts)
+    pass1 = par.pass_at_k_items(correct, 1)
+    return _k_row(k, big_k, len(parts), per_item, pass1, spend, seed, coverage, self_choice)
+
+
+def _majority_items(answers, golds, parts, tie_rule: TieRule) -> np.ndarray:
+    return np.array(
+        [
+            np.mean([_vote(par.majority_vote([answers[i][j] for j in b], golds[i]), tie_rule) for b in parts])
+            for i in range(len(answers))
+        ]
+    )
+
+
+def _over_parts(measure, correct, verdicts, parts) -> np.ndarray:
+    """A per-subset pointwise measure (selection, coverage) per item, averaged over the k-subsets."""
+    return np.array(
+        [
+            np.mean([measure([c[j] for j in b], [v[j] for j in b]) for b in parts])
+            for c, v in zip(correct, verdicts, strict=True)
+        ]
+    )
+
+
+async def _judge_trials(
+    store: Store, run, table: SampleTable, samples, corpus, judge, judged, ks, n_orders, seed, verdicts, n_trials: int
+) -> list[dict[str, Any]]:
+    """The judge's verdicts in each of its trials: trial 0 its own, trial t ≥ 1 asked again (`TrialJudge`)."""
+    runs = [judged]
+    for t in range(1, n_trials):
+        trial = TrialJudge(judge, t)
+        runs.append(
+            await judge_run(store, run, table.items, samples, corpus, trial, ks, n_orders, seed, ask=verdicts == "ask")
+        )
+    return runs
+
+
+def _sampled_readings(table: SampleTable, run: dict[str, Any], judge, judged, n_orders: int) -> StudyInputs:
+    """The study's readings of a run sampled here: scores are the samples' correctness; the report's judge (the
+    study's Self-Choice when it is the run's own model); majority over the first k with ties to the earliest
+    sample; bump sort along the samples' own order where the judge was asked those comparisons."""
+    scores = [[float(c) for c in row] for row in table.correct]
+    judges = []
+    pairwise = None
+    if judged is not None:
+        judges = [JudgeVerdicts(judge.name, judged["pointwise"], judge_role(judge.name, run) == "self")]
+        pairwise = _own_order_bumps(table.correct, judged["tables"]) if n_orders == 1 else None
+    majority = None
+    if table.answers is not None and table.golds is not None:
+        majority = [
+            [float(par.majority_vote(answers[:k], gold).earliest_correct) for k in range(1, len(answers) + 1)]
+            for answers, gold in zip(table.answers, table.golds)
+        ]
+    return StudyInputs(scores, table.correct, judges, majority, pairwise)
+
+
+def _own_order_bumps(correct: list[list[bool]], tables) -> list[PerK | None] | None:
+    """Per item, bump sort on the first k samples in their own order at each k; None when some comparison on that
+    path was never asked (every item must be known for the reading to stand)."""
+    out: list[PerK | None] = []
+    for row, pairs in zip(correct, tables):
+        big_k = len(row)
+        matrix = [[pairs.get((a, b)) for b in range(big_k)] for a in range(big_k)]
+        values = [par.bump_first_k(row, matrix, k) for k in range(1, big_k + 1)]
+        if any(v is None for v in values):
+            return None
+        out.append(values)
+    return out
+
+
+def tie_legend(tie_rule: TieRule, n_orders: int) -> str:
+    """How the strategies at k were read: the subsets, the majority's ties, pairwise orders (random orders only
+    when there are several; one order is the samples' own, the study's)."""
+    legend = TIE_RULE if tie_rule == "split" else TIE_RULE_FIRST
+    own = "one fixed order, the samples' own (the study's)"
+    return legend if n_orders > 1 else legend.replace("random orders", own)
 
 
 TIE_RULE = (
@@ -285,43 +384,68 @@ def _k_row(
     k: int,
     big_k: int,
     n_subsets: int,
-    per_item: dict[str, np.ndarray],
+    per_item: dict[Strategy, np.ndarray],
     pass1: np.ndarray,
     spend: dict[str, Any],
     seed: int,
-) -> dict[str, Any]:
+    coverage: float | None = None,
+    self_choice: float | None = None,
+) -> KRow:
     """One k: each strategy with its interval, its gap to pass@k with the paired interval, the relative gap and
-    the selection efficiency, and what committing at k costs."""
-    n = len(pass1)
-    cis = par.strategies_ci(per_item, seed=seed) if n >= 2 else {}
-    row: dict[str, Any] = {"k": k, "n": n, "blocks": n_subsets}  # `blocks` kept for JSON readers: the k-subsets
-    for name, values in per_item.items():
-        row[name] = float(np.mean(values))
-        if name in cis:
-            row[f"{name}_ci"] = [cis[name].low, cis[name].high]
-            row[f"{name}_ci_no_variation"] = cis[name].no_variation
+    the selection efficiency (one joint draw, `stats.parallel.verification_gaps`), and what committing at k
+    costs."""
+    oracle = per_item["pass_at_k"]
+    chosen: dict[Strategy, np.ndarray] = {name: v for name, v in per_item.items() if name != "pass_at_k"}
+    values = {name: Estimate(float(np.mean(v))) for name, v in per_item.items()}
+    estimates: dict[Strategy, par.GapEstimate] = {}
+    if len(pass1) >= 2:
+        top, estimates = par.verification_gaps(oracle, chosen, pass1=pass1, seed=seed)
+        values["pass_at_k"] = _estimate(top)
+        values.update({name: _estimate(e.selected) for name, e in estimates.items()})
     sampling_usd = None if spend["sampling_usd"] is None else spend["sampling_usd"] * k / big_k
     sampling_tokens = spend["sampling_tokens"] * k / big_k
-    row["sampling_cost_usd"], row["sampling_tokens"] = sampling_usd, sampling_tokens
-    for name, values in per_item.items():
-        if name == "pass_at_k":
-            continue
-        gap = par.verification_gap(per_item["pass_at_k"], values, pass1=pass1, seed=seed) if n >= 2 else None
-        row[f"gap_{name}"] = float(np.mean(per_item["pass_at_k"]) - np.mean(values))
-        row[f"gap_{name}_ci"] = [gap["ci"]["gap"]["low"], gap["ci"]["gap"]["high"]] if gap else None
-        row[f"gap_{name}_ci_no_variation"] = bool(gap) and no_variation(*row[f"gap_{name}_ci"])
-        row[f"relative_gap_{name}"] = gap["relative_gap"] if gap else None
-        row[f"efficiency_{name}"] = gap.get("efficiency") if gap else None
-        verdicts = {"majority": 0, "pointwise": k, "pairwise": k - 1}[name] * n
-        price = spend["verdict_usd"][name]
-        usd = (
-            None if sampling_usd is None or price is None else sampling_usd + price * verdicts
-        )  # unknown stays unknown
-        tokens = sampling_tokens + (spend["verdict_tokens"][name] or 0) * verdicts
-        row[f"cost_usd_{name}"], row[f"tokens_{name}"] = usd, tokens
-        row[f"accuracy_per_usd_{name}"] = row[name] / (usd / n) if usd else None
-        row[f"accuracy_per_million_tokens_{name}"] = row[name] / (tokens / n / 1e6) if tokens else None
-    return row
+    gaps: dict[Strategy, Gap] = {}
+    for name, v in chosen.items():
+        gap = float(np.mean(oracle) - np.mean(v))
+        estimate = estimates.get(name)
+        ci = (estimate.gap.low, estimate.gap.high) if estimate else None
+        costs = _commit_cost(name, k, len(pass1), float(np.mean(v)), spend, sampling_usd, sampling_tokens)
+        relative, efficiency = (estimate.relative_gap, estimate.efficiency) if estimate else (None, None)
+        gaps[name] = Gap(gap, ci, ci is not None and no_variation(*ci), relative, efficiency, *costs)
+    return KRow(
+        k,
+        len(pass1),
+        n_subsets,
+        n_subsets == math.comb(big_k, k),
+        sampling_usd,
+        sampling_tokens,
+        values,
+        gaps,
+        coverage,
+        self_choice,
+    )
+
+
+def _estimate(interval) -> Estimate:
+    return Estimate(interval.estimate, (interval.low, interval.high), interval.no_variation)
+
+
+def _commit_cost(
+    name: Strategy,
+    k: int,
+    n: int,
+    mean: float,
+    spend: dict[str, Any],
+    sampling_usd: float | None,
+    sampling_tokens: float,
+) -> tuple[float | None, float, float | None, float | None]:
+    """What committing to a strategy at k costs: dollars (None when unknown), tokens, and accuracy per dollar and
+    per million tokens (per mean spend per item)."""
+    verdicts = {"majority": 0, "pointwise": k, "pairwise": k - 1}[name] * n
+    price = spend["verdict_usd"][name]
+    usd = None if sampling_usd is None or price is None else sampling_usd + price * verdicts  # unknown stays unknown
+    tokens = sampling_tokens + (spend["verdict_tokens"][name] or 0) * verdicts
+    return usd, tokens, mean / (usd / n) if usd else None, mean / (tokens / n / 1e6) if tokens else None
 
 
 def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "cache-aware") -> dict[str, Any]:
@@ -332,8 +456,8 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
     """
     from workbench.service.scaling.costs import trajectory_cost
 
-    priced = [trajectory_cost(run, t, cost_mode) for rows in samples for t in rows]
-    costs = [c for c in priced if c is not None]
+    prices = [trajectory_cost(run, t, cost_mode) for rows in samples for t in rows]
+    costs = [c for c in prices if c is not None]
     out: dict[str, Any] = {
         "sampling_usd": sum(costs) if costs else None,
         "sampling_tokens": sum(t["tokens"] or 0 for rows in samples for t in rows),
@@ -342,25 +466,27 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
         "verdict_usd": {"majority": 0.0, "pointwise": None, "pairwise": None},
         "verdict_tokens": {"majority": 0, "pointwise": None, "pairwise": None},
     }
-    if judge is None:
-        return out
-    model = judge.name.startswith("llm:")
-    rows = store.judgment_costs(run["id"], judge.name)
+    if judge is not None:
+        _judging_spend(out, store.judgment_costs(run["id"], judge.name), model=judge.name.startswith("llm:"))
+    return out
+
+
+def _judging_spend(out: dict[str, Any], rows, model: bool) -> None:
+    """The judge's totals and the mean price and tokens of one verdict of each kind, into `out`: an offline judge's
+    verdicts cost nothing; a model's unpriced verdicts leave the cost unknown (None)."""
     usd_total = tokens_total = 0.0
-    any_priced = False
+    priced = False
     for kind, mean_usd, n_priced, mean_tokens, sum_usd, sum_tokens in rows:
         out["verdict_usd"][kind] = (mean_usd if n_priced else None) if model else 0.0
         out["verdict_tokens"][kind] = mean_tokens or 0
         usd_total += sum_usd or 0.0
         tokens_total += sum_tokens or 0
-        any_priced = any_priced or bool(n_priced)
-    for kind in ("pointwise", "pairwise"):
-        if not model:
-            out["verdict_usd"][kind] = 0.0
-            out["verdict_tokens"][kind] = 0
-    out["judge_usd"] = (usd_total if any_priced else None) if model else 0.0
+        priced = priced or bool(n_priced)
+    if not model:
+        out["verdict_usd"].update(pointwise=0.0, pairwise=0.0)
+        out["verdict_tokens"].update(pointwise=0, pairwise=0)
+    out["judge_usd"] = (usd_total if priced else None) if model else 0.0
     out["judge_tokens"] = int(tokens_total)
-    return out
 
 
 def _pairwise(

@@ -50,6 +50,7 @@ from workbench.views.scaling import (
     cost_columns,
     decision,
     flags,
+    imported_note,
     judge_cells,
     level_cells,
     parallel_cells,
@@ -61,6 +62,8 @@ from workbench.views.scaling import (
     strategy_cells,
     strategy_note,
     strategy_summary,
+    study_cells,
+    study_columns,
     transition_csv,
     trial_cells,
     trials_note,
@@ -90,6 +93,7 @@ class Source:
     """One entry of the list: a sequential group (its plateau) or a parallel run (its verification gap)."""
 
     kind: str  # "sequential" | "parallel" | "strategies" | "tools" (the general-agent setting's registry-size group)
+    # | "imported" (a parallel study of a scores file, shown as a sampled one)
     name: str
     detail: str
     groups: tuple[str, ...] = ()  # strategies: the sequential groups compared
@@ -214,6 +218,21 @@ def compute_parallel(
         store.close()
 
 
+def compute_imported(study: Any, path: str, seed: int = 0) -> dict[str, Any]:
+    """`scale parallel --scores`'s report for one study of a scores file (read when it was imported)."""
+    from workbench.service.scaling import imported_study
+
+    return imported_study(study, None, seed, path).to_json()
+
+
+def import_scores(path: Path) -> list[tuple[Source, Any]]:
+    """A source for each study of a parallel scores file, with the study read; ScalingInputError says what is wrong
+    with the file (the same words as `scale parallel --scores`)."""
+    from workbench.service.scaling import load_parallel_scores
+
+    return [(Source("imported", s.name, f"file K={s.k_max}"), s) for s in load_parallel_scores(path)]
+
+
 # ---------------------------------------------------------------- plain-text cells (shared by tables and CSV)
 
 
@@ -277,7 +296,7 @@ def theme_palette(variables: dict[str, str]) -> Palette | None:
     for role, name in PALETTE_VARIABLES.items():
         try:
             color = Color.parse(variables[name])
-        except (KeyError, ColorParseError):
+        except (KeyError, ColorParseError):  # a theme without the variable, or not a colour
             return None
         if color.ansi is not None or color.a == 0:
             return None
@@ -337,6 +356,7 @@ class ScalingScreen(WorkbenchNode, Screen):
     BINDINGS = [
         Binding("e", "export", "Export", id="scaling.export"),
         Binding("n", "new_study", "New study", id="scaling.new_study"),
+        Binding("i", "import_scores", "Import scores", id="scaling.import_scores"),
         Binding("x", "cancel_study", "Cancel study", id="scaling.cancel_study", show=False),
         Binding("R", "recompute", "Recompute", id="scaling.recompute", show=False),
         Binding("escape,q", "back", "Back", id="scaling.back"),
@@ -346,6 +366,7 @@ class ScalingScreen(WorkbenchNode, Screen):
         super().__init__()
         self.plateau_options = dict(plateau_options or {})
         self.judge = judge
+        self.imported: dict[str, tuple[Source, Any, str]] = {}  # key → (source, study read, its file)
         self.sources: list[Source] = []
         self.pending: Source | None = None
         self.shown: Source | None = None
@@ -363,6 +384,8 @@ class ScalingScreen(WorkbenchNode, Screen):
                 yield PlotView(id="scaling-plot")
                 yield DataTable(id="scaling-table", cursor_type="row", show_cursor=False)
                 yield DataTable(id="scaling-levels", cursor_type="row", show_cursor=False)
+                yield Static("", id="scaling-study-caption")
+                yield DataTable(id="scaling-study", cursor_type="row", show_cursor=False)
                 yield Static("", id="scaling-judges-caption")
                 yield DataTable(id="scaling-judges", cursor_type="row", show_cursor=False)
                 yield DataTable(id="scaling-self-choice", cursor_type="row", show_cursor=False)
@@ -389,9 +412,9 @@ class ScalingScreen(WorkbenchNode, Screen):
             self._caption(
                 Text(
                     "No sequential groups or parallel runs in the store yet.\n\n"
-                    "Press n to launch a study here, or make one with `agenthop-tui --batch scale "
-                    "sequential --axis points --grid 10,20,30 --run NAME` or `scale parallel --k 1,2,4 "
-                    "--run NAME`.",
+                    "Press n to launch a study here, i to import a parallel scores file, or make one with "
+                    "`agenthop-tui --batch scale sequential --axis points --grid 10,20,30 --run NAME` or "
+                    "`scale parallel --k 1,2,4 --run NAME`.",
                     style="dim",
                 )
             )
@@ -406,6 +429,7 @@ class ScalingScreen(WorkbenchNode, Screen):
         table.clear()
         store = self.app.open_store(create=False)
         self.sources = scaling_sources(store.runs() if store is not None else [])
+        self.sources += [source for source, _, _ in self.imported.values()]
         for source in self.sources:
             table.add_row(Text(clip(sanitize(source.name), 16)), Text(source.detail, style="dim"), key=source.key)
 
@@ -426,6 +450,9 @@ class ScalingScreen(WorkbenchNode, Screen):
             work = partial(compute_strategies, self.app.store_path, source.groups, options)
         elif source.kind == "tools":
             work = partial(compute_tools, self.app.store_path, source.name)
+        elif source.kind == "imported":
+            _, study, path = self.imported[source.key]
+            work = partial(compute_imported, study, path)
         else:
             corpora = self.app.corpora
             work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, self.judge)
@@ -443,6 +470,7 @@ class ScalingScreen(WorkbenchNode, Screen):
             self.query_one("#scaling-body").loading = False
             self.shown, self.result = None, None  # enter on it again retries
             self._show_judges(None)
+            self._show_study(None)
             self.query_one("#scaling-plot", PlotView).show(None)
             self.query_one("#scaling-table").display = False
             self.query_one("#scaling-levels").display = False
@@ -453,7 +481,9 @@ class ScalingScreen(WorkbenchNode, Screen):
     def show(self, source: Source, result: dict[str, Any]) -> None:
         self.shown, self.result = source, result
         self.query_one("#scaling-body").loading = False
-        self._show_judges(result if source.kind == "parallel" else None)
+        parallel = source.kind in ("parallel", "imported")  # an imported study shows as a sampled one
+        self._show_judges(result if parallel else None)
+        self._show_study(result if parallel else None)
         if source.kind == "sequential":
             self._show_plateau(result)
         elif source.kind == "strategies":
@@ -462,6 +492,17 @@ class ScalingScreen(WorkbenchNode, Screen):
             self._show_registry(result)
         else:
             self._show_parallel(result)
+
+    def _show_study(self, report: dict[str, Any] | None) -> None:
+        """The study's readings of the same samples (GA-Bench Tables 15-18), labelled as the study's."""
+        rows = (report or {}).get("study") or []
+        caption = self.query_one("#scaling-study-caption", Static)
+        caption.display = bool(rows)
+        if not rows or report is None:
+            self.query_one("#scaling-study").display = False
+            return
+        caption.update(Text.assemble(("the study's readings", "bold"), "\n", (report["study_note"], "dim")))
+        self._fill("#scaling-study", study_columns(report), [study_cells(report, r, compact=True) for r in rows], 0)
 
     def _caption(self, text: Text) -> None:
         self.query_one("#scaling-caption", Static).update(text)
@@ -553,12 +594,13 @@ class ScalingScreen(WorkbenchNode, Screen):
     def _show_parallel(self, report: dict[str, Any]) -> None:
         measured = report.get("measured", True)
         sampling = spent(report.get("sampling_cost_usd"), measured)
+        imported = report.get("origin") == "imported"  # its spend is in the note below: the file carries none
+        unmeasured = "" if measured or imported else " (scripted agent: no model, cost and tokens not measured)"
         caption = Text.assemble(
             (report["run"], "bold"),
             f" · {report['items']} items · K = {report['k_max']}",
             f" · judge {report['judge'] or 'none'}",
-            f" · sampling {sampling}"
-            + ("" if measured else " (scripted agent: no model, cost and tokens not measured)"),
+            f" · sampling {sampling}{unmeasured}",
             "\nΔ = pass@k − strategy in points over its paired 95% interval; rel = Δ / pass@k; "
             "eff = (strategy − pass@1)/(pass@k − pass@1); cost to commit at k",
         )
@@ -568,6 +610,8 @@ class ScalingScreen(WorkbenchNode, Screen):
             caption.append(note, style="bold reverse" if report.get("verdicts_missing") else "")
         caption.append("\n")
         caption.append(report["tie_rule"], style="dim")
+        if imported_note(report):
+            caption.append("\n" + imported_note(report))
         self._caption(caption)
         self.query_one("#scaling-plot", PlotView).show(partial(parallel_figure, report))
         self._fill(
@@ -588,6 +632,41 @@ class ScalingScreen(WorkbenchNode, Screen):
         source = next((s for s in self.sources if s.key == key), None)
         if source is not None:
             self.select(source)
+
+    # ------------------------------------------------------------ importing a study measured elsewhere
+
+    def action_import_scores(self) -> None:
+        from workbench.tui.screens.dialogs import NameModal
+
+        def check(value: str) -> str | None:
+            if not value:
+                return "a file path is needed"
+            return None if Path(value).expanduser().is_file() else "no such file"
+
+        self.app.push_screen(
+            NameModal("Import a parallel scores file (JSON or CSV, as scale parallel --scores reads)", "", check),
+            self.import_file,
+        )
+
+    def import_file(self, value: str | None) -> None:
+        """Each study of the file joins the sources (nothing is written to the store) and the first is shown; a bad
+        file is named in a notice, as the CLI names it."""
+        from workbench.service.scaling import ScalingInputError
+
+        if not value:
+            return
+        path = Path(value).expanduser()
+        try:
+            found = import_scores(path)
+        except ScalingInputError as exc:
+            self.notify(str(exc), severity="error", timeout=8)
+            return
+        for source, study in found:
+            self.imported[source.key] = (source, study, str(path))
+        self._load_sources()
+        self.query_one("#scaling-caption").display = True
+        self.query_one("#scaling-sources").focus()
+        self.select(found[0][0], force=True)
 
     # ------------------------------------------------------------ launching a study
 

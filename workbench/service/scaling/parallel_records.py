@@ -1,0 +1,254 @@
+"""What the application layer returns for a parallel study, sampled here or imported from a scores file: typed
+records, and the JSON derived from them (`ParallelStudy.to_json`, the shape `scale parallel --format json` prints,
+the TUI exports and the views read)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Strategy = Literal["pass_at_k", "majority", "pointwise", "pairwise"]
+"""Our strategies at k, averaged over the k-subsets of the K samples (pass@k is the oracle, unbiased)."""
+
+Origin = Literal["sampled", "imported"]
+"""Where the samples come from: runs sampled here (store), or a scores file measured elsewhere."""
+
+Verdicts = Literal["ask", "stored", "file"]
+"""Where the judges' verdicts come from: asked for, read from the store only, or read from the scores file."""
+
+TieRule = Literal["split", "first"]
+CostMode = Literal["cache-aware", "study"]
+
+ReadingKind = Literal["majority", "pairwise", "best_at_k", "retain_at_k"]
+"""The study's readings (GA-Bench Tables 15-18): majority over the first k, bump sort in the samples' own order,
+and a pointwise judge's best@k and retain@k (neither selects a sample)."""
+
+JudgeRole = Literal["evidence", "self", "external"]
+"""Which judge: the offline evidence judge, the agent's own model (the study's self-choice), or another model."""
+
+Interval = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over items with its 95% bootstrap interval (None with fewer than two items); `no_variation` when
+    every resample gave the same value."""
+
+    mean: float
+    ci: Interval | None = None
+    no_variation: bool = False
+
+
+@dataclass(frozen=True)
+class Gap:
+    """pass@k − a strategy at k: its paired interval, relative gap (gap / pass@k) and selection efficiency
+    ((strategy − pass@1)/(pass@k − pass@1)), and what committing at k costs."""
+
+    gap: float
+    ci: Interval | None
+    no_variation: bool
+    relative_gap: float | None
+    efficiency: float | None
+    cost_usd: float | None = None
+    tokens: float = 0.0
+    accuracy_per_usd: float | None = None
+    accuracy_per_million_tokens: float | None = None
+
+
+@dataclass(frozen=True)
+class KRow:
+    """One k of our strategies (every strategy averaged over the k-subsets of the K samples)."""
+
+    k: int
+    n: int
+    subsets: int
+    subsets_all: bool
+    sampling_cost_usd: float | None
+    sampling_tokens: float
+    values: dict[Strategy, Estimate]
+    gaps: dict[Strategy, Gap]
+    accepted_coverage: float | None = None
+    self_choice: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Flat, one key per number (`pass_at_k`, `pass_at_k_ci`, `gap_pointwise`, …), as the views and CSV read."""
+        row: dict[str, Any] = {"k": self.k, "n": self.n, "blocks": self.subsets}  # `blocks`: the k-subsets
+        for name, value in self.values.items():
+            row[name] = value.mean
+            if value.ci is not None:
+                row[f"{name}_ci"] = list(value.ci)
+                row[f"{name}_ci_no_variation"] = value.no_variation
+        row["sampling_cost_usd"], row["sampling_tokens"] = self.sampling_cost_usd, self.sampling_tokens
+        for name, gap in self.gaps.items():
+            row[f"gap_{name}"] = gap.gap
+            row[f"gap_{name}_ci"] = list(gap.ci) if gap.ci is not None else None
+            row[f"gap_{name}_ci_no_variation"] = gap.no_variation
+            row[f"relative_gap_{name}"] = gap.relative_gap
+            row[f"efficiency_{name}"] = gap.efficiency
+            row[f"cost_usd_{name}"], row[f"tokens_{name}"] = gap.cost_usd, gap.tokens
+            row[f"accuracy_per_usd_{name}"] = gap.accuracy_per_usd
+            row[f"accuracy_per_million_tokens_{name}"] = gap.accuracy_per_million_tokens
+        row["subsets"], row["subsets_all"] = self.subsets, self.subsets_all
+        if self.accepted_coverage is not None:
+            row["accepted_coverage"] = self.accepted_coverage  # the study's `self_choice_best@k`: not a selection
+            row["self_choice"] = self.self_choice
+        return row
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One of the study's readings at k, with its gap to the study's pass@k (best of the first k) on the same items.
+
+    `copies_pass1`: at k = 1 the study's table prints pass@1 in its Majority, Self-Choice and Pairwise columns (no
+    judge involved); the value is then that copy. `n` is the items the reading covers (the released bump sort
+    leaves out tasks missing a sample), the gap is over those items.
+    """
+
+    kind: ReadingKind
+    judge: str | None
+    value: Estimate
+    gap: Gap
+    n: int
+    copies_pass1: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.kind if self.judge is None else f"{self.kind}:{self.judge}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reading": self.name,
+            "kind": self.kind,
+            "judge": self.judge,
+            "n": self.n,
+            "value": self.value.mean,
+            "value_ci": list(self.value.ci) if self.value.ci else None,
+            "gap": self.gap.gap,
+            "gap_ci": list(self.gap.ci) if self.gap.ci else None,
+            "gap_ci_no_variation": self.gap.no_variation,
+            "relative_gap": self.gap.relative_gap,
+            "efficiency": self.gap.efficiency,
+            "copies_pass1": self.copies_pass1,
+        }
+
+
+@dataclass(frozen=True)
+class StudyRow:
+    """The study's table at one k: its pass@k (best of the first k samples, in their order) and its readings."""
+
+    k: int
+    n: int
+    pass_at_k: Estimate
+    readings: list[Reading]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "k": self.k,
+            "n": self.n,
+            "pass_at_k": self.pass_at_k.mean,
+            "pass_at_k_ci": list(self.pass_at_k.ci) if self.pass_at_k.ci else None,
+            "readings": [r.to_json() for r in self.readings],
+        }
+
+
+@dataclass(frozen=True)
+class JudgeMeasured:
+    """A pointwise judge against the truth over the samples it judged (`stats.judges.judge_quality`): confusion
+    counts, TPR, FPR, precision, accuracy over parsed verdicts, and the study's self-choice recall; a rate whose
+    denominator is 0 is None. `tasks`: how many tasks it judged (a scores file may hold a judge for some only)."""
+
+    judge: str
+    role: JudgeRole
+    n: int
+    parsed: int
+    unparsed: int
+    tp: int
+    fp: int
+    tn: int
+    fn: int
+    tpr: float | None
+    fpr: float | None
+    precision: float | None
+    accuracy: float | None
+    balanced_accuracy: float | None
+    self_choice: float | None
+    n_correct: int
+    tasks: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        if self.tasks is None:
+            del out["tasks"]
+        return out
+
+
+@dataclass(frozen=True)
+class Costs:
+    """Sampling and judging totals (None: unpriced or unknown)."""
+
+    sampling_usd: float | None = None
+    sampling_tokens: float = 0
+    judge_usd: float | None = None
+    judge_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class ParallelStudy:
+    """A parallel study's numbers: our strategies per k (the default), the study's readings per k beside them, the
+    judges measured against the truth, and the study's facts (items, K, nulls, where verdicts came from)."""
+
+    name: str
+    origin: Origin
+    k_max: int
+    items: int
+    per_k: list[KRow]
+    study: list[StudyRow]
+    tie_rule: str
+    cost_rule: str
+    items_incomplete: int = 0
+    measured: bool = False
+    ks_unavailable: list[int] = field(default_factory=list)
+    judge: str | None = None
+    verdicts: Verdicts | None = None
+    verdicts_missing: int | None = None
+    majority_rule: TieRule | None = None
+    pairwise_orders: int | None = None
+    cost_mode: CostMode = "cache-aware"
+    judges: list[JudgeMeasured] = field(default_factory=list)
+    judge_trials: dict[str, Any] | None = None
+    costs: Costs = field(default_factory=Costs)
+    source: str | None = None  # imported: the file read
+    null_scores: int = 0  # imported: null scores, counted 0 as the study counts them
+    success_threshold: float | None = None  # imported: a score at or above it is a success
+    study_note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.name,
+            "origin": self.origin,
+            "source": self.source,
+            "k_max": self.k_max,
+            "items": self.items,
+            "items_incomplete": self.items_incomplete,
+            "measured": self.measured,
+            "ks_unavailable": self.ks_unavailable,
+            "null_scores": self.null_scores,
+            "success_threshold": self.success_threshold,
+            "judge": self.judge,
+            "verdicts": self.verdicts,
+            "verdicts_missing": self.verdicts_missing,
+            "tie_rule": self.tie_rule,
+            "majority_rule": self.majority_rule,
+            "pairwise_orders": self.pairwise_orders,
+            "cost_mode": self.cost_mode,
+            "judges": [j.to_json() for j in self.judges],
+            "judge_trials": self.judge_trials,
+            "per_k": [row.to_json() for row in self.per_k],
+            "study": [row.to_json() for row in self.study],
+            "study_note": self.study_note,
+            "sampling_cost_usd": self.costs.sampling_usd,
+            "sampling_tokens": self.costs.sampling_tokens,
+            "judge_cost_usd": self.costs.judge_usd,
+            "judge_tokens": self.costs.judge_tokens,
+            "cost_rule": self.cost_rule,
+        }
