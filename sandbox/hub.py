@@ -257,37 +257,43 @@ def _silent_class() -> type:
 def _progress_class(spec: str, on_fetch: OnFetch | None) -> type:
     """A tqdm class for `snapshot_download` that draws nothing and reports to `on_fetch`.
 
-    `snapshot_download` makes three bars of this class: the files fetched (one step per finished file), the bytes
-    written to disk and the bytes received (the last left out: the first two say it all)."""
+    `snapshot_download` makes three bars of this class: the files fetched (one step per finished file, named by no
+    unit), the bytes written to disk and the bytes received ("Downloading bytes": left out, the first two say it
+    all). The download threads update the bytes bar at once: one lock keeps the counts and the reports in order."""
+    import threading
+
     from tqdm import tqdm
 
     state = {"files_done": 0, "files_total": 0, "bytes_done": 0, "bytes_total": 0}
+    lock = threading.Lock()
 
     class Reporting(tqdm):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs.pop("name", None)
-            self._kind = "files" if kwargs.get("unit", "it") != "B" else "skip"
-            if self._kind == "skip" and not str(kwargs.get("desc", "")).startswith("Downloading"):
-                self._kind = "bytes"
+            received = str(kwargs.get("desc", "")).startswith("Downloading")
+            self._kind = "files" if kwargs.get("unit", "it") != "B" else "received" if received else "bytes"
             super().__init__(*args, **{**kwargs, "disable": True})
             self.n = kwargs.get("initial", 0) or 0
             self.total = kwargs.get("total")
 
         def update(self, n: float | None = 1) -> bool | None:
-            self.n += n or 0
-            if self._kind == "files":
-                state["files_done"], state["files_total"] = int(self.n), int(self.total or 0)
-            elif self._kind == "bytes":
-                state["bytes_done"], state["bytes_total"] = int(self.n), int(self.total or 0)
-            else:
+            if self._kind == "received":
                 return None
-            if on_fetch is not None and (self._kind == "files" or n):
-                on_fetch(Fetching(spec, **state))
+            with lock:
+                self.n += n or 0
+                done, total = int(self.n), int(self.total or 0)
+                if self._kind == "files":
+                    state["files_done"], state["files_total"] = done, total
+                else:
+                    state["bytes_done"], state["bytes_total"] = done, total
+                if on_fetch is not None and (self._kind == "files" or n):
+                    on_fetch(Fetching(spec, **state))
             return None
 
         def refresh(self, *args: Any, **kwargs: Any) -> None:
             if self._kind == "bytes":
-                state["bytes_total"] = int(self.total or 0)
+                with lock:
+                    state["bytes_total"] = int(self.total or 0)
 
         @property
         def format_dict(self) -> dict[str, Any]:
