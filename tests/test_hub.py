@@ -205,9 +205,10 @@ def test_a_pinned_revision_is_the_one_fetched_and_recorded(served_release, place
     (run,) = stored_runs(places)
     assert (run["dataset"], run["dataset_revision"]) == (SPEC + "@v1", old)
     assert unknown.returncode == 2 and "has no revision 'v9'" in error_line(unknown)
-    # the pinned commit serves with the Hub gone, as the tag does (the cache keeps the tag's commit)
-    for spec in (f"hf:{REPO}@{old}", SPEC + "@v1"):
-        items = cli(places, None, "items", "--data", spec, "--format", "json")
+    # the pinned commit serves with the Hub gone, as the tag does (the cache keeps the tag's commit), and so with
+    # HF_HUB_OFFLINE set
+    for spec, offline in ((f"hf:{REPO}@{old}", "0"), (SPEC + "@v1", "0"), (SPEC + "@v1", "1")):
+        items = cli(places, None, "items", "--data", spec, "--format", "json", HF_HUB_OFFLINE=offline)
         assert items.returncode == 0, items.stderr
         assert len(json.loads(items.stdout)["items"]) == 12
 
