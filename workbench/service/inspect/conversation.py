@@ -20,6 +20,7 @@ from inspect_ai.model import (
     ChatMessageUser,
     ContentReasoning,
     ModelOutput,
+    ModelUsage,
 )
 from inspect_ai.tool import ToolCall as InspectCall
 from inspect_ai.tool import ToolInfo, ToolParams
@@ -133,25 +134,26 @@ def reply_message(turn: AssistantTurn) -> dict[str, Any]:
 def turn_from_output(output: ModelOutput) -> AssistantTurn:
     """What an Inspect model answered, as the turn our episode applies: text, calls, usage, finish reason."""
     message = output.message
-    usage = output.usage
-    measured = (
-        Usage(
-            prompt=usage.input_tokens,
-            completion=usage.output_tokens,
-            cache_read=usage.input_tokens_cache_read or 0,
-            cache_creation=usage.input_tokens_cache_write or 0,
-            raw=usage.model_dump(exclude_none=True),
-        )
-        if usage is not None
-        else Usage()
-    )
     reasoning = "".join(c.reasoning for c in message.content if isinstance(c, ContentReasoning)) or None
     return AssistantTurn(
         text=message.text or None,
         tool_calls=[turn_call(c) for c in message.tool_calls or []],
-        usage=measured,
+        usage=usage_of(output.usage),
         reasoning=reasoning if not isinstance(message.content, str) else None,
         finish_reason=FINISH.get(output.stop_reason, output.stop_reason),
+    )
+
+
+def usage_of(usage: ModelUsage | None) -> Usage:
+    """Inspect's usage in our four buckets: its input tokens are already the non-cached prompt (as ours)."""
+    if usage is None:
+        return Usage()
+    return Usage(
+        prompt=usage.input_tokens,
+        completion=usage.output_tokens,
+        cache_read=usage.input_tokens_cache_read or 0,
+        cache_creation=usage.input_tokens_cache_write or 0,
+        raw=usage.model_dump(exclude_none=True),
     )
 
 

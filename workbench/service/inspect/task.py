@@ -55,20 +55,47 @@ class Setting:
     """What every sample of one task plays under (the run identity an imported log takes back)."""
 
     corpus: Corpus
-    caps: Caps
+    base: Caps  # the caps asked for (budget, turns)
+    caps: Caps  # what the episode plays under: the ablation's disabled tools and the extra tools' costs added
     ablation: str
     extra_tools: dict[str, Any] | None
     prompts: Prompts | None
 
     def record(self, data: str) -> dict[str, Any]:
         """The task's metadata in the log: what `import-inspect` rebuilds the run from."""
-        return {
-            "dataset": dataset_key(data),
-            "caps": self.caps.as_dict(),
-            "ablation": self.ablation,
-            "extra_tools": self.extra_tools,
-            "prompts": None if self.prompts is None or self.prompts.is_default else self.prompts.digest,
-        }
+        return setting_record(
+            dataset_key(data),
+            self.base,
+            self.ablation,
+            self.extra_tools,
+            None if self.prompts is None or self.prompts.is_default else self.prompts.digest,
+        )
+
+
+def setting_record(
+    dataset: str, caps: Caps, ablation: str, extra_tools: dict[str, Any] | None, prompts: str | None
+) -> dict[str, Any]:
+    """The `agenthop` entry of a log's eval metadata: the dataset key, the caps asked for, the ablation, the extra
+    tools' setting and the prompts' digest (None: ours). Written by the task and by `export --format inspect`."""
+    return {
+        "dataset": dataset,
+        "caps": caps.as_dict(),
+        "ablation": ablation,
+        "extra_tools": extra_tools,
+        "prompts": prompts,
+    }
+
+
+def caps_of(record: dict[str, Any]) -> Caps:
+    """The caps a setting record holds (KeyError, TypeError or ValueError when it holds none)."""
+    caps = record["caps"]
+    return Caps(
+        budget=int(caps["budget"]),
+        max_turns=int(caps["max_turns"]),
+        max_tokens_total=int(caps["max_tokens_total"]),
+        costs=tuple((str(k), int(v)) for k, v in dict(caps["costs"]).items()),
+        disabled_tools=tuple(caps.get("disabled_tools") or ()),
+    )
 
 
 def setting(options: TaskOptions) -> Setting:
@@ -78,16 +105,17 @@ def setting(options: TaskOptions) -> Setting:
         _CORPORA[key] = open_dataset(options.data, paths.cache_dir())[0]
     extra = resolve(options.extra_tools, None, "full", 1, 0) if options.extra_tools else None
     prompts = load_prompts(options.prompts) if options.prompts else None
+    base = Caps(budget=int(options.budget), max_turns=int(options.max_turns))
     spec = RunSpec(
         name=TASK_NAME,
         dataset=dataset_key(options.data),
         agent="inspect",
-        caps=Caps(budget=int(options.budget), max_turns=int(options.max_turns)),
+        caps=base,
         ablation=options.ablation,
         extra_tools=extra,
         prompts=prompts,
     )
-    return Setting(_CORPORA[key], spec.effective_caps(), options.ablation, extra, prompts)
+    return Setting(_CORPORA[key], base, spec.effective_caps(), options.ablation, extra, prompts)
 
 
 def offline_tokenizer() -> None:
