@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 
 import pytest
 
 pytest.importorskip("inspect_ai")
 
+from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.log import read_eval_log
 
 from sandbox.agents.limits import RateLimiter
 from sandbox.agents.llm import LLMAgent, LLMConfig
@@ -18,6 +22,8 @@ from sandbox.episode import Episode, RetryPolicy
 from sandbox.prompts import build_prompt
 from sandbox.records import Caps
 from sandbox.runner import RunSpec
+from storage import Store
+from tests.cli_inprocess import batch
 from tests.openai_server import FakeOpenAI, Reply, seed_of, text_reply, tool_reply, turn_of
 from workbench.service import paths
 from workbench.service.datasets import open_dataset
@@ -90,11 +96,11 @@ def our_loop(url: str, item_id: str):
     return asyncio.run(play())
 
 
-def inspect_run(url: str, log_dir, monkeypatch, **task_args):
+def inspect_run(url: str, log_dir, monkeypatch, model: str = "openai/test-model", **task_args):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     logs = inspect_eval(
         "agenthop_workbench/agenthop",
-        model="openai/test-model",
+        model=model,
         model_base_url=url,
         model_args={"responses_api": False},  # the test server speaks chat completions, as our native client
         task_args=task_args,
@@ -128,3 +134,122 @@ def test_under_inspect_the_model_reads_byte_for_byte_what_our_loop_sends(tmp_pat
     score = sample.scores["agenthop_score"]
     assert score.value == ("C" if trajectory.correct else "I")
     assert score.metadata["points"] == BUDGET and score.metadata["turns"] == trajectory.turns
+
+
+def report(capsys, run: str) -> dict:
+    result = batch(capsys, "report", run, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    data.pop("run")
+    return data
+
+
+@pytest.fixture
+def heuristic_run(capsys) -> str:
+    result = batch(capsys, "run", "--agent", "heuristic", "--limit", "6", "--replicates", "2", "--run", "h", "--quiet")
+    assert result.returncode == 0, result.stderr
+    return "h"
+
+
+def test_a_heuristic_run_exported_is_read_by_inspect_one_sample_per_trajectory(capsys, tmp_path, heuristic_run):
+    out = tmp_path / "h.eval"
+    result = batch(capsys, "export", heuristic_run, "--format", "inspect", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    log = read_eval_log(str(out))
+    store = Store(str(paths.store_path()))
+    trajectories = store.trajectories(store.run(heuristic_run)["id"])
+    assert len(log.samples) == len(trajectories) == 12
+    assert {(s.id, s.epoch) for s in log.samples} == {(t["item_id"], t["replicate"] + 1) for t in trajectories}
+    scored = [s.scores["agenthop_score"] for s in log.samples]
+    assert sum(s.value == "C" for s in scored) == sum(t["correct"] for t in trajectories) > 0
+    by_key = {(t["item_id"], t["replicate"] + 1): t for t in trajectories}
+    for sample, score in zip(log.samples, scored):
+        t = by_key[(sample.id, sample.epoch)]
+        assert score.metadata["termination"] == t["termination"] and score.metadata["points"] == t["points_used"]
+        assert score.metadata["paper_recall"] == bool(t["paper_recall"])
+        tools = [m for m in sample.messages if m.role == "tool"]
+        assert len(tools) == t["tool_calls"]  # every call's result, rejected calls included
+    assert log.eval.task == "agenthop_workbench/agenthop" and log.results.scores[0].metrics["accuracy"].value == (
+        sum(t["correct"] for t in trajectories) / 12
+    )
+
+
+def test_export_then_import_gives_the_same_report(capsys, tmp_path, heuristic_run):
+    out = tmp_path / "h.eval"
+    assert batch(capsys, "export", heuristic_run, "--format", "inspect", "--out", str(out)).returncode == 0
+    result = batch(capsys, "import-inspect", str(out), "--run", "back", "--format", "json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["checked"] == 12 and summary["tool_result_mismatches"] == 0 and summary["field_mismatches"] == {}
+    assert summary["tool_results_compared"] > 12
+    assert report(capsys, "back") == report(capsys, heuristic_run)
+
+
+def test_a_log_of_the_task_run_under_inspect_imports_as_a_run(capsys, tmp_path, monkeypatch):
+    with FakeOpenAI(script) as srv:
+        log = inspect_run(
+            srv.url,
+            tmp_path / "logs",
+            monkeypatch,
+            model="openai/gpt-4.1-mini",
+            limit=1,
+            budget=BUDGET,
+            ablation=ABLATION,
+        )
+    ended = log.samples[0].metadata["agenthop"]
+    result = batch(capsys, "import-inspect", log.location, "--run", "from-inspect", "--format", "json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["model"] == "openai/gpt-4.1-mini" and summary["caps"]["budget"] == BUDGET
+    assert summary["field_mismatches"] == {} and summary["tool_result_mismatches"] == 0
+    store = Store(str(paths.store_path()))
+    run = store.run("from-inspect")
+    (t,) = store.trajectories(run["id"])
+    for key in ("termination", "answer", "points_used", "turns", "tokens", "prompt_tokens", "completion_tokens"):
+        assert t[key] == ended[key], key
+    steps = store.steps(t["id"])
+    assert sum(s["kind"] == "assistant" for s in steps) == 7  # every model reply a step
+    assert (run["family"], run["tier"], run["ablation"]) == ("GPT", "closed-frontier", ABLATION)  # from the model
+
+
+def test_a_log_of_another_task_is_refused_naming_it(capsys, tmp_path):
+    other = Task(dataset=[Sample(input="2 + 2?", target="4")], name="arithmetic")
+    (log,) = inspect_eval(other, model="mockllm/model", log_dir=str(tmp_path), display="none")
+    result = batch(capsys, "import-inspect", log.location, "--run", "nope")
+    assert result.returncode == 2
+    assert "arithmetic" in result.stderr and log.location in result.stderr
+    assert not paths.store_path().exists()  # refused before the store was made
+
+
+def test_the_task_runs_offline_with_mockllm_and_its_log_imports(capsys, tmp_path):
+    """The issue's first check: Inspect's mock model, three items, a log written, a run of three trajectories."""
+    (log,) = inspect_eval(
+        "agenthop_workbench/agenthop",
+        model="mockllm/model",
+        task_args={"limit": 3},
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success" and len(log.samples) == 3
+    for sample in log.samples:  # the mock answers in prose every turn: nudged to the turn cap, its tokens counted
+        assert sample.metadata["agenthop"]["termination"] == "max_turns" and sample.metadata["agenthop"]["tokens"] > 0
+    result = batch(capsys, "import-inspect", log.location, "--run", "mock", "--format", "json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    store = Store(str(paths.store_path()))
+    trajectories = store.trajectories(store.run("mock")["id"])
+    assert len(trajectories) == 3
+    assert {t["item_id"]: t["tokens"] for t in trajectories} == {
+        s.id: s.metadata["agenthop"]["tokens"] for s in log.samples
+    }  # each turn replayed with the tokens the mock's usage gave it
+
+
+def test_without_the_extra_the_commands_say_how_to_install_it(capsys, tmp_path, monkeypatch, heuristic_run):
+    for module in ("workbench.service.inspect.log_import", "workbench.service.inspect.log_export"):
+        monkeypatch.setitem(sys.modules, module, None)  # as if inspect-ai were not installed: the import fails
+    for args in (
+        ("import-inspect", str(tmp_path / "x.eval"), "--run", "x"),
+        ("export", heuristic_run, "--format", "inspect", "--out", str(tmp_path / "h.eval")),
+    ):
+        result = batch(capsys, *args)
+        assert result.returncode == 2 and "pip install 'agenthop-workbench[inspect]'" in result.stderr
+    assert not (tmp_path / "h.eval").exists()

@@ -12,7 +12,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, Model, ModelOutput
 
-from sandbox.records import AssistantTurn
+from sandbox.records import AssistantTurn, Step
 from workbench.service.inspect.conversation import TurnUsage, reply_message, to_inspect, tool_info, turn_from_output
 
 
@@ -37,8 +37,16 @@ class InspectModelAgent:
         self.usages.append(TurnUsage.of(turn.usage))
         return turn
 
-    def conversation(self, history: list[dict[str, Any]]) -> list[ChatMessage]:
-        """The whole conversation as Inspect messages: the episode's history when it holds the last answer, else
-        the last request and its answer (an episode ending on a submit or a crossed cap keeps it out)."""
-        whole = history if self.reply is None or len(history) > len(self.sent) else [*self.sent, self.reply]
-        return to_inspect(whole, self.usages)
+    def conversation(self, history: list[dict[str, Any]], steps: list[Step]) -> list[ChatMessage]:
+        """The whole conversation as Inspect messages: the episode's history when it holds the last answer; else
+        the last request, its answer and that answer's tool results (the episode ends on a submit, or a crossed
+        cap, before they are sent back: they carry no status footer)."""
+        if self.reply is None or len(history) > len(self.sent):
+            return to_inspect(history, self.usages)
+        last = max((k for k, s in enumerate(steps) if s.kind == "assistant"), default=len(steps))
+        results = [
+            {"role": "tool", "tool_call_id": s.tool_call_id, "name": s.tool_name, "content": s.text or ""}
+            for s in steps[last + 1 :]
+            if s.kind == "tool"
+        ]
+        return to_inspect([*self.sent, self.reply, *results], self.usages)

@@ -165,7 +165,7 @@ def agenthop_episode(played: Setting) -> Solver:
             prompt = build_prompt(item, played.caps, played.ablation, texts=played.prompts, extra_tools=extra)
             episode = Episode(played.corpus.view(item), agent, played.caps, prompt, retry=NO_WAIT, extra_tools=extra)
             trajectory = await episode.run()
-        state.messages = agent.conversation(episode.messages)
+        state.messages = agent.conversation(episode.messages, episode.steps)
         if agent.output is not None:
             state.output = agent.output
         state.metadata["agenthop"] = trajectory_record(trajectory)
