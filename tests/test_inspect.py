@@ -167,6 +167,9 @@ def test_a_heuristic_run_exported_is_read_by_inspect_one_sample_per_trajectory(c
         t = by_key[(sample.id, sample.epoch)]
         assert score.metadata["termination"] == t["termination"] and score.metadata["points"] == t["points_used"]
         assert score.metadata["paper_recall"] == bool(t["paper_recall"])
+        # the axes by hand from the stored trajectory: conversion counted only with paper recall, calls per calling turn
+        assert score.metadata["conversion"] == (bool(t["correct"]) if t["paper_recall"] else None)
+        assert score.metadata["calls_per_turn"] == t["tool_calls"] / t["turns_with_calls"]
         tools = [m for m in sample.messages if m.role == "tool"]
         assert len(tools) == t["tool_calls"]  # every call's result, rejected calls included
     assert log.eval.task == "agenthop_workbench/agenthop" and log.results.scores[0].metrics["accuracy"].value == (
