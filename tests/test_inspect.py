@@ -19,6 +19,7 @@ from inspect_ai.log import read_eval_log
 from sandbox.agents.limits import RateLimiter
 from sandbox.agents.llm import LLMAgent, LLMConfig
 from sandbox.episode import Episode, RetryPolicy
+from sandbox.extra_tools.setting import open_extra_tools, resolve
 from sandbox.prompts import build_prompt
 from sandbox.records import Caps
 from sandbox.runner import RunSpec
@@ -79,17 +80,22 @@ def offered(request: dict) -> list[tuple]:
     ]
 
 
-def our_loop(url: str, item_id: str):
+def our_loop(url: str, item_id: str, ablation: str = ABLATION, extra_tools: str | None = None):
+    """Our own loop on the item: the native OpenAI client, the same caps, ablation and extra tools."""
     corpus, _ = open_dataset("builtin", paths.cache_dir())
     item = corpus.item(item_id)
-    caps = RunSpec(
-        name="x", dataset="builtin", agent="llm", caps=Caps(budget=BUDGET), ablation=ABLATION
-    ).effective_caps()
+    record = resolve(extra_tools, None, "full", 1, 0) if extra_tools else None
+    spec = RunSpec(
+        name="x", dataset="builtin", agent="llm", caps=Caps(budget=BUDGET), ablation=ablation, extra_tools=record
+    )
+    caps = spec.effective_caps()
     agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=url, client="native"), RateLimiter(), None)
 
     async def play():
         try:
-            return await Episode(corpus.view(item), agent, caps, build_prompt(item, caps, ABLATION), retry=FAST).run()
+            async with open_extra_tools(record) as extra:
+                prompt = build_prompt(item, caps, ablation, extra_tools=extra)
+                return await Episode(corpus.view(item), agent, caps, prompt, retry=FAST, extra_tools=extra).run()
         finally:
             await agent.session.aclose()
 
@@ -134,6 +140,28 @@ def test_under_inspect_the_model_reads_byte_for_byte_what_our_loop_sends(tmp_pat
     score = sample.scores["agenthop_score"]
     assert score.value == ("C" if trajectory.correct else "I")
     assert score.metadata["points"] == BUDGET and score.metadata["turns"] == trajectory.turns
+
+
+@pytest.mark.parametrize(("ablation", "extra_tools"), [("closed-book", None), ("full", "builtin")])
+def test_the_ablation_and_the_extra_tools_reach_the_model_as_in_our_loop(tmp_path, monkeypatch, ablation, extra_tools):
+    """-T ablation and -T extra_tools: the same opening, tools offered, rejections and results as our loop's."""
+    with FakeOpenAI(script) as ours:
+        corpus, _ = open_dataset("builtin", paths.cache_dir())
+        trajectory = our_loop(ours.url, corpus.items[0].id, ablation, extra_tools)
+    task_args = {
+        "limit": 1,
+        "budget": BUDGET,
+        "ablation": ablation,
+        **({"extra_tools": extra_tools} if extra_tools else {}),
+    }
+    with FakeOpenAI(script) as theirs:
+        log = inspect_run(theirs.url, tmp_path, monkeypatch, **task_args)
+    assert len(theirs.requests) == len(ours.requests) > 1
+    for mine, inspect_request in zip(ours.requests, theirs.requests):
+        assert wire(inspect_request) == wire(mine) and offered(inspect_request) == offered(mine)
+    names = [tool[0] for tool in offered(theirs.requests[0])]
+    assert names == ["submit_answer"] if ablation == "closed-book" else len(names) > 7  # the extras offered too
+    assert log.samples[0].metadata["agenthop"]["termination"] == trajectory.termination
 
 
 def report(capsys, run: str) -> dict:
