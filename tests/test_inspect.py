@@ -20,6 +20,7 @@ from sandbox.agents.limits import RateLimiter
 from sandbox.agents.llm import LLMAgent, LLMConfig
 from sandbox.episode import Episode, RetryPolicy
 from sandbox.extra_tools.setting import open_extra_tools, resolve
+from sandbox.prompt_set import load_prompts
 from sandbox.prompts import build_prompt
 from sandbox.records import Caps
 from sandbox.runner import RunSpec
@@ -80,8 +81,8 @@ def offered(request: dict) -> list[tuple]:
     ]
 
 
-def our_loop(url: str, item_id: str, ablation: str = ABLATION, extra_tools: str | None = None):
-    """Our own loop on the item: the native OpenAI client, the same caps, ablation and extra tools."""
+def our_loop(url: str, item_id: str, ablation: str = ABLATION, extra_tools: str | None = None, prompts=None):
+    """Our own loop on the item: the native OpenAI client, the same caps, ablation, extra tools and prompts."""
     corpus, _ = open_dataset("builtin", paths.cache_dir())
     item = corpus.item(item_id)
     record = resolve(extra_tools, None, "full", 1, 0) if extra_tools else None
@@ -94,7 +95,7 @@ def our_loop(url: str, item_id: str, ablation: str = ABLATION, extra_tools: str 
     async def play():
         try:
             async with open_extra_tools(record) as extra:
-                prompt = build_prompt(item, caps, ablation, extra_tools=extra)
+                prompt = build_prompt(item, caps, ablation, texts=prompts, extra_tools=extra)
                 return await Episode(corpus.view(item), agent, caps, prompt, retry=FAST, extra_tools=extra).run()
         finally:
             await agent.session.aclose()
@@ -284,3 +285,23 @@ def test_without_the_extra_the_commands_say_how_to_install_it(capsys, tmp_path, 
         result = batch(capsys, *args)
         assert result.returncode == 2 and "pip install 'agenthop-workbench[inspect]'" in result.stderr
     assert not (tmp_path / "h.eval").exists()
+
+
+def test_a_prompts_file_reaches_the_model_as_in_our_loop_and_its_log_is_not_replayed(capsys, tmp_path, monkeypatch):
+    """-T prompts=FILE.toml: its texts are what the model reads, as our loop sends them under --prompts; the
+    replay would send ours, so an import refuses the log, naming the file."""
+    path = tmp_path / "prompts.toml"
+    path.write_text('nudge = "Use a tool, or submit."\nexhausted_nudge = "No points left: submit now."\n')
+    with FakeOpenAI(script) as ours:
+        corpus, _ = open_dataset("builtin", paths.cache_dir())
+        our_loop(ours.url, corpus.items[0].id, prompts=load_prompts(path))
+    with FakeOpenAI(script) as theirs:
+        log = inspect_run(
+            theirs.url, tmp_path / "logs", monkeypatch, limit=1, budget=BUDGET, ablation=ABLATION, prompts=str(path)
+        )
+    for mine, inspect_request in zip(ours.requests, theirs.requests, strict=True):
+        assert wire(inspect_request) == wire(mine)
+    texts = "\n".join(m[1] for m in wire(theirs.requests[-1]))
+    assert "Use a tool, or submit." in texts and "No points left: submit now." in texts
+    result = batch(capsys, "import-inspect", log.location, "--run", "p")
+    assert result.returncode == 2 and "prompts file" in result.stderr and log.location in result.stderr

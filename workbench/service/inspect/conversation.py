@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from inspect_ai.model import (
     ChatMessage,
@@ -65,9 +65,6 @@ class TurnUsage:
             "cache_read": self.cache_read,
             "cache_creation": self.cache_creation,
         }
-
-
-Role = Literal["system", "user", "assistant", "tool"]
 
 
 def tool_info(schema: dict[str, Any]) -> ToolInfo:
