@@ -287,9 +287,9 @@ def test_without_the_extra_the_commands_say_how_to_install_it(capsys, tmp_path, 
     assert not (tmp_path / "h.eval").exists()
 
 
-def test_a_prompts_file_reaches_the_model_as_in_our_loop_and_its_log_is_not_replayed(capsys, tmp_path, monkeypatch):
-    """-T prompts=FILE.toml: its texts are what the model reads, as our loop sends them under --prompts; the
-    replay would send ours, so an import refuses the log, naming the file."""
+def test_a_prompts_file_reaches_the_model_as_in_our_loop_and_its_log_replays_with_it(capsys, tmp_path, monkeypatch):
+    """-T prompts=FILE.toml: its texts are what the model reads, as our loop sends them under --prompts; an import
+    replays the log with the same file (without it, or with another, the log is refused, naming it)."""
     path = tmp_path / "prompts.toml"
     path.write_text('nudge = "Use a tool, or submit."\nexhausted_nudge = "No points left: submit now."\n')
     with FakeOpenAI(script) as ours:
@@ -304,4 +304,13 @@ def test_a_prompts_file_reaches_the_model_as_in_our_loop_and_its_log_is_not_repl
     texts = "\n".join(m[1] for m in wire(theirs.requests[-1]))
     assert "Use a tool, or submit." in texts and "No points left: submit now." in texts
     result = batch(capsys, "import-inspect", log.location, "--run", "p")
-    assert result.returncode == 2 and "prompts file" in result.stderr and log.location in result.stderr
+    assert result.returncode == 2 and "--prompts" in result.stderr and log.location in result.stderr
+    other = tmp_path / "other.toml"
+    other.write_text('nudge = "Something else."\n')
+    result = batch(capsys, "import-inspect", log.location, "--run", "p", "--prompts", str(other))
+    assert result.returncode == 2 and log.location in result.stderr
+    assert not paths.store_path().exists()
+    result = batch(capsys, "import-inspect", log.location, "--run", "p", "--prompts", str(path), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["tool_result_mismatches"] == 0 and summary["field_mismatches"] == {} and summary["checked"] == 1

@@ -80,7 +80,12 @@ def cmd_import_inspect(args: argparse.Namespace) -> int:
     corpus, imported = open_dataset(data, paths.cache_dir())
     if imported is not None:
         _print_import(imported, data)
-    logs = read_logs([Path(p) for p in args.logs], corpus)  # refused before the store exists
+    prompts = None
+    if args.prompts:
+        from workbench.service.prompts import load
+
+        prompts = load(args.prompts)
+    logs = read_logs([Path(p) for p in args.logs], corpus, prompts)  # refused before the store exists
     store = _held(open_store(paths.new_store_path(args.db)))
     progress = Progress(args.run_name, quiet=args.quiet)
     try:

@@ -135,6 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
     inspect_logs.add_argument("logs", nargs="+", metavar="LOG", help="Inspect logs (.eval or .json) of one setting")
     inspect_logs.add_argument("--run", dest="run_name", required=True, type=_run_name)
     inspect_logs.add_argument("--data", help="the dataset the logs were run on (default: the one the logs name)")
+    inspect_logs.add_argument(
+        "--prompts",
+        metavar="FILE.toml",
+        help="the prompts file the task was given (-T prompts), which the replay sends",
+    )
     inspect_logs.add_argument("--family", help="the run's model family (default: derived from the logged model)")
     inspect_logs.add_argument("--tier", help="closed-frontier, open-frontier or compute-efficient (default: derived)")
     inspect_logs.add_argument("--db")

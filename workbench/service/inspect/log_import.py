@@ -7,7 +7,8 @@ the log's caps and every event becomes a step; each turn carries the tokens the 
 Each replayed trajectory is then checked against its sample: the tool results (without their status footers)
 and the ending, answer, points and tokens the task recorded; the mismatches are kept in the run's config under
 `inspect` and reported, never fatal. A log of another task, or one whose samples are not the dataset's items, is
-refused before anything is written (exit 2, naming it).
+refused before anything is written (exit 2, naming it), as is a log made with a prompts file unless the same file
+is given (the replay sends it).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 from sandbox.agents.base import InfrastructureError, split_footer
 from sandbox.corpus import Corpus
 from sandbox.episode import RetryPolicy
+from sandbox.prompt_set import Prompts
 from sandbox.records import AssistantTurn, Caps, Item
 from sandbox.runner import RunEvent, Runner, RunSpec
 from storage import Store
@@ -65,6 +67,7 @@ class InspectLogs:
     caps: Caps
     ablation: str
     extra_tools: dict[str, Any] | None
+    prompts: Prompts | None
     samples: dict[tuple[str, int], LoggedSample]
 
 
@@ -105,11 +108,13 @@ class LogReplay:
         return self.sample.turns[self.pos - 1]
 
 
-def read_logs(paths: Sequence[Path], corpus: Corpus) -> InspectLogs:
-    """Read and check the logs, touching no store (InspectImportError names the first problem)."""
+def read_logs(paths: Sequence[Path], corpus: Corpus, prompts: Prompts | None = None) -> InspectLogs:
+    """Read and check the logs, touching no store (InspectImportError names the first problem). `prompts`: the
+    prompts file the task was given (`-T prompts`), which the replay sends in its turn."""
     logs = [_read(path) for path in paths]
     first = logs[0]
     record = _setting(paths[0], first)
+    _same_prompts(paths[0], record, prompts)
     samples: dict[tuple[str, int], LoggedSample] = {}
     for path, log in zip(paths, logs):
         if log.eval.model != first.eval.model:
@@ -131,6 +136,7 @@ def read_logs(paths: Sequence[Path], corpus: Corpus) -> InspectLogs:
         caps=caps_of(record),
         ablation=str(record.get("ablation") or "full"),
         extra_tools=record.get("extra_tools"),
+        prompts=prompts,
         samples=samples,
     )
 
@@ -163,11 +169,23 @@ def _setting(path: Path, log: EvalLog) -> dict[str, Any]:
         caps_of(record)
     except (KeyError, TypeError, ValueError) as exc:
         raise InspectImportError(f"{path}: eval.metadata.agenthop.caps is not a setting's caps ({exc})") from None
-    if record.get("prompts"):
-        raise InspectImportError(
-            f"{path}: made with a prompts file (digest {record['prompts']}); only logs of our prompts can be replayed"
-        )
     return record
+
+
+def _same_prompts(path: Path, record: dict[str, Any], prompts: Prompts | None) -> None:
+    """The replay sends `prompts` (None: ours): they must be the ones the log's task sent (its digest)."""
+    logged = record.get("prompts")
+    given = None if prompts is None or prompts.is_default else prompts.digest
+    if logged == given:
+        return
+    if given is None:
+        raise InspectImportError(
+            f"{path}: made with a prompts file (digest {logged}); pass that file with --prompts to replay it"
+        )
+    raise InspectImportError(
+        f"{path}: made with {'our prompts' if logged is None else f'prompts {logged}'}, "
+        f"not the --prompts file (digest {given})"
+    )
 
 
 def _logged(path: Path, sample: EvalSample, corpus: Corpus) -> LoggedSample:
@@ -229,6 +247,7 @@ def import_inspect(
         retry=NO_WAIT,
         agent_options={"source": [str(p.resolve()) for p in logs.paths]},
         extra_tools=logs.extra_tools,
+        prompts=logs.prompts,
         family=derived[0],
         tier=derived[1],
         tagged=tuple(k for k, v in (("family", family), ("tier", tier)) if v),
