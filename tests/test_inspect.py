@@ -29,6 +29,7 @@ from tests.cli_inprocess import batch
 from tests.openai_server import FakeOpenAI, Reply, seed_of, text_reply, tool_reply, turn_of
 from workbench.service import paths
 from workbench.service.datasets import open_dataset
+from workbench.service.inspect.task import TaskOptionError
 
 FAST = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0)
 BUDGET = 3  # three one-point calls exhaust it: the exhausted nudge, then a rejection of a call past it
@@ -314,3 +315,19 @@ def test_a_prompts_file_reaches_the_model_as_in_our_loop_and_its_log_replays_wit
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["tool_result_mismatches"] == 0 and summary["field_mismatches"] == {} and summary["checked"] == 1
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [("ablation", "open-book", "choose from full"), ("budget", -1, "at least 0"), ("max_turns", "many", "at least 1")],
+)
+def test_a_task_option_out_of_range_is_named_and_nothing_runs(tmp_path, option, value, words):
+    with pytest.raises(TaskOptionError, match=f"-T {option}={value}: .*{words}"):
+        inspect_eval(
+            "agenthop_workbench/agenthop",
+            model="mockllm/model",
+            task_args={option: value},
+            log_dir=str(tmp_path),
+            display="none",
+        )
+    assert not list(tmp_path.iterdir())  # no log

@@ -24,7 +24,7 @@ from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
 from sandbox.extra_tools.setting import open_extra_tools, resolve
 from sandbox.prompt_set import Prompts, load_prompts
-from sandbox.prompts import build_prompt
+from sandbox.prompts import ABLATIONS, build_prompt
 from sandbox.records import Caps, Trajectory
 from sandbox.runner import RunSpec, item_meta
 from workbench.service import paths
@@ -98,14 +98,32 @@ def caps_of(record: dict[str, Any]) -> Caps:
     )
 
 
+class TaskOptionError(ValueError):
+    """A `-T` option the task cannot take, named with what it takes."""
+
+
+def check_options(options: TaskOptions) -> None:
+    """TaskOptionError for the first option out of range: Inspect prints it, and runs nothing."""
+    if options.ablation not in ABLATIONS:
+        raise TaskOptionError(f"-T ablation={options.ablation}: choose from {', '.join(ABLATIONS)}")
+    for name, value, least in (("budget", options.budget, 0), ("max_turns", options.max_turns, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise TaskOptionError(f"-T {name}={value}: a whole number of at least {least}")
+    if options.limit is not None and (
+        isinstance(options.limit, bool) or not isinstance(options.limit, int) or options.limit < 1
+    ):
+        raise TaskOptionError(f"-T limit={options.limit}: a whole number of at least 1 (or leave it out: every item)")
+
+
 def setting(options: TaskOptions) -> Setting:
     """Open the dataset and resolve the caps, extra tools and prompts (ValueError names a bad option)."""
+    check_options(options)
     key = (options.data, paths.cache_dir())
     if key not in _CORPORA:
         _CORPORA[key] = open_dataset(options.data, paths.cache_dir())[0]
     extra = resolve(options.extra_tools, None, "full", 1, 0) if options.extra_tools else None
     prompts = load_prompts(options.prompts) if options.prompts else None
-    base = Caps(budget=int(options.budget), max_turns=int(options.max_turns))
+    base = Caps(budget=options.budget, max_turns=options.max_turns)
     spec = RunSpec(
         name=TASK_NAME,
         dataset=dataset_key(options.data),
