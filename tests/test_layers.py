@@ -55,7 +55,7 @@ def test_the_front_ends_have_one_door():
     """Every front end reaches the sandbox and the store through the application layer, the plain records
     excepted; and the application layer never words what it returns (the views do)."""
     door = _contracts()["one-door"]
-    assert set(door["source_modules"]) == {"workbench.cli", "workbench.tui", "workbench.mcp"}
+    assert set(door["source_modules"]) == {"workbench.cli", "workbench.tui", "workbench.mcp", "agenthop_workbench"}
     assert set(door["forbidden_modules"]) == {"sandbox", "storage"}
     assert door["ignore_imports"] == ["workbench.** -> sandbox.records"]
     data = _contracts()["service-returns-data"]

@@ -2,7 +2,8 @@
 
 The package: `parser` (the command line), `errors` (exit codes, user mistakes), `context` (what a command
 opens and closes), and one module per command group: `run` (run, scale), `results` (runs, report, compare,
-leaderboard, export, rename, delete), `data` (synth, items, audit, import-reference), `reach` (serve-mcp, merge).
+leaderboard, export, rename, delete), `data` (synth, items, audit, import-reference, import-inspect),
+`reach` (serve-mcp, merge).
 
 Exit status: 0 success, 2 bad input (dataset, flags, run conflicts; nothing written),
 1 an internal failure (with a traceback), 3 a run stopped incomplete by --max-run-tokens/--max-run-cost or by a
@@ -37,6 +38,7 @@ COMMANDS = {
     "audit": "data:cmd_audit",
     "items": "data:cmd_items",
     "import-reference": "data:cmd_import_reference",
+    "import-inspect": "data:cmd_import_inspect",
     "synth": "data:cmd_synth",
     "prompts": "prompts:cmd_prompts",
     "merge": "reach:cmd_merge",

@@ -1,4 +1,4 @@
-"""The commands about datasets: `synth`, `items`, `audit`, `import-reference`."""
+"""The commands about datasets: `synth`, `items`, `audit`, `import-reference`, `import-inspect`."""
 
 from __future__ import annotations
 
@@ -52,6 +52,64 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(_import_text(result))
     return ExitCode.OK
+
+
+INSPECT_EXTRA = "needs the inspect extra: pip install 'agenthop-workbench[inspect]' (inspect-ai)"
+
+
+def cmd_import_inspect(args: argparse.Namespace) -> int:
+    """Inspect logs of the agenthop task as a run, replayed through our sandbox (docs/inspect.md)."""
+    try:
+        from workbench.service.inspect.log_import import import_inspect, read_logs
+    except ImportError as exc:
+        raise UsageError(f"import-inspect {INSPECT_EXTRA} ({exc})") from None
+    from workbench.cli.progress import Progress
+    from workbench.service import families, paths
+    from workbench.service.datasets import dataset_key
+    from workbench.service.stores import open_store
+
+    for key, problem in (
+        ("family", args.family and families.family_problem(args.family)),
+        ("tier", args.tier and families.tier_problem(args.tier)),
+    ):
+        if problem:
+            raise UsageError(f"--{key}: {problem}")
+    data = args.data or _logged_dataset(args.logs)
+    corpus = open_data(data, args.quiet)
+    prompts = None
+    if args.prompts:
+        from workbench.service.prompts import load
+
+        prompts = load(args.prompts)
+    logs = read_logs([Path(p) for p in args.logs], corpus, prompts)  # refused before the store exists
+    store = _held(open_store(paths.new_store_path(args.db)))
+    progress = Progress(args.run_name, quiet=args.quiet)
+    try:
+        summary = import_inspect(
+            logs,
+            corpus,
+            store,
+            args.run_name,
+            dataset=dataset_key(data),
+            on_event=progress.update,
+            family=args.family,
+            tier=args.tier,
+        )
+    finally:
+        progress.close()
+    result = summary.as_dict()
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result, indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write(_import_text(result))
+    return ExitCode.OK
+
+
+def _logged_dataset(logs: list[str]) -> str:
+    """The dataset the first log names (its task's `data`), for an import without --data."""
+    from workbench.service.inspect.log_import import logged_dataset
+
+    return logged_dataset(Path(logs[0]))
 
 
 def _import_text(result: dict[str, Any]) -> str:

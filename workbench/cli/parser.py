@@ -106,8 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = sub.add_parser("export", help="a run as the reference's summary.json, or as JSON Lines")
     export.add_argument("name")
-    export.add_argument("--format", choices=("agenthop-summary", "jsonl"), required=True)
-    export.add_argument("--out", help="file to write (default: stdout)")
+    export.add_argument("--format", choices=("agenthop-summary", "jsonl", "inspect"), required=True)
+    export.add_argument("--out", help="file to write (default: stdout; inspect: required, FILE.eval or FILE.json)")
     export.add_argument("--all-attempts", action="store_true", help="jsonl: every attempt, not only the final ones")
     export.add_argument("--db")
 
@@ -128,6 +128,23 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="import even when the logs do not match --data (unknown ids, another correct_index)",
     )
+
+    inspect_logs = sub.add_parser(
+        "import-inspect", help="bring Inspect AI logs of the agenthop task in, by replay through our sandbox"
+    )
+    inspect_logs.add_argument("logs", nargs="+", metavar="LOG", help="Inspect logs (.eval or .json) of one setting")
+    inspect_logs.add_argument("--run", dest="run_name", required=True, type=_run_name)
+    inspect_logs.add_argument("--data", help="the dataset the logs were run on (default: the one the logs name)")
+    inspect_logs.add_argument(
+        "--prompts",
+        metavar="FILE.toml",
+        help="the prompts file the task was given (-T prompts), which the replay sends",
+    )
+    inspect_logs.add_argument("--family", help="the run's model family (default: derived from the logged model)")
+    inspect_logs.add_argument("--tier", help="closed-frontier, open-frontier or compute-efficient (default: derived)")
+    inspect_logs.add_argument("--db")
+    inspect_logs.add_argument("--format", choices=("table", "json"), default="table")
+    inspect_logs.add_argument("--quiet", action="store_true")
 
     audit = sub.add_parser("audit", help="benchmark audit: verdicts, label edits, the corrected release")
     audit_sub = audit.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
@@ -643,6 +660,7 @@ OPTION_HELP = {
     "--boot-seed": "the bootstrap's random seed (default: %(default)s)",
     "--judge-base-url": "an OpenAI-compatible server for a model --judge (a local one needs no key)",
     ("import-reference", "--run"): "the name the imported run gets",
+    ("import-inspect", "--run"): "the name the imported run gets",
     ("audit export", "--out"): "the directory the corrected release is written to (must not exist, or be empty)",
     ("synth", "--out"): "the directory the benchmark is written to (must not exist, or be empty)",
     ("synth", "--preset"): "the sizes: demo (60 items, 240 papers) or paper (1,011 items, 7,205 papers) "

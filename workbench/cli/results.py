@@ -150,6 +150,27 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def _export_inspect(store, args: argparse.Namespace) -> int:
+    """`export RUN --format inspect --out FILE.eval`: the run as an Inspect log (docs/inspect.md)."""
+    from workbench.cli.data import INSPECT_EXTRA
+
+    if not args.out:
+        raise UsageError("--format inspect: --out FILE.eval (or FILE.json) is required: an Inspect log is a file")
+    try:
+        from workbench.service.inspect.log_export import export_inspect
+    except ImportError as exc:
+        raise UsageError(f"export --format inspect {INSPECT_EXTRA} ({exc})") from None
+    from workbench.service import paths
+    from workbench.service.datasets import open_dataset
+
+    run = store.run(args.name)
+    corpus, _ = open_dataset(run["dataset"], paths.cache_dir())
+    with _writing(args.out):
+        n = export_inspect(store, args.name, corpus, Path(args.out))
+    sys.stderr.write(f"wrote {n} samples to {args.out}\n")
+    return ExitCode.OK
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     store = _open_store(args.db)
     if args.format == "jsonl":
@@ -162,6 +183,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         return ExitCode.OK
     from workbench.service import paths
     from workbench.service.datasets import open_dataset, run_dataset
+
+    if args.format == "inspect":
+        return _export_inspect(store, args)
     from workbench.service.summary import agenthop_summary
 
     run = store.run(args.name)

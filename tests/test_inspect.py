@@ -1,0 +1,333 @@
+"""AgentHop under Inspect AI (the `inspect` extra): the task run by Inspect against the local test server, compared
+request by request with our own loop on the same item; its logs imported; our runs exported (docs/inspect.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import pytest
+
+pytest.importorskip("inspect_ai")
+
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.log import read_eval_log
+
+from sandbox.agents.limits import RateLimiter
+from sandbox.agents.llm import LLMAgent, LLMConfig
+from sandbox.episode import Episode, RetryPolicy
+from sandbox.extra_tools.setting import open_extra_tools, resolve
+from sandbox.prompt_set import load_prompts
+from sandbox.prompts import build_prompt
+from sandbox.records import Caps
+from sandbox.runner import RunSpec
+from storage import Store
+from tests.cli_inprocess import batch
+from tests.openai_server import FakeOpenAI, Reply, seed_of, text_reply, tool_reply, turn_of
+from workbench.service import paths
+from workbench.service.datasets import open_dataset
+from workbench.service.inspect.task import TaskOptionError
+
+FAST = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0)
+BUDGET = 3  # three one-point calls exhaust it: the exhausted nudge, then a rejection of a call past it
+ABLATION = "no-search"  # search_papers is disabled: its call gets the disabled-tool rejection
+
+
+def script(req: dict, n: int) -> Reply:
+    """A model that meets every text the harness can send: results and footers, a disabled tool, an unknown tool,
+    a tool error, the exhausted nudge, a rejection past the budget, the nudge after prose, then its answer."""
+    seed = seed_of(req)
+    turns = [
+        lambda: tool_reply(("get_paper_info", {"paper_id": seed}), ("think", {"reasoning": "the seed first"})),
+        lambda: tool_reply(("search_papers", {"query": "phase"}), content="Searching."),
+        lambda: tool_reply(("fly_to_the_moon", {"x": 1}), ("read_section", {"paper_id": seed})),
+        lambda: tool_reply(("get_references", {"paper_id": seed}), ("list_sections", {"paper_id": seed})),
+        lambda: tool_reply(("get_paper_info", {"paper_id": seed})),
+        lambda: text_reply("I think I know it now."),
+        lambda: tool_reply(("submit_answer", {"answer": "B", "reasoning": "because"})),
+    ]
+    return turns[min(turn_of(req), len(turns) - 1)]()
+
+
+def wire(request: dict) -> list[tuple]:
+    """What a request says, as texts: each message's role, content, calls (name, arguments) and the call it answers.
+    The two clients may spell an empty content as null or "", and Inspect's OpenAI provider names the system role
+    `developer`, as OpenAI's newer models call it."""
+    out = []
+    for m in request["messages"]:
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(part.get("text", "") for part in content)
+        calls = [
+            (c["function"]["name"], json.loads(c["function"]["arguments"] or "{}")) for c in m.get("tool_calls") or []
+        ]
+        role = "system" if m["role"] == "developer" else m["role"]
+        out.append((role, content or "", calls, m.get("tool_call_id")))
+    return out
+
+
+def offered(request: dict) -> list[tuple]:
+    """The tools a request offers: name, description and parameters' names and descriptions."""
+    return [
+        (
+            t["function"]["name"],
+            t["function"]["description"],
+            {k: v.get("description") for k, v in t["function"]["parameters"]["properties"].items()},
+            sorted(t["function"]["parameters"].get("required") or []),
+        )
+        for t in request.get("tools") or []
+    ]
+
+
+def our_loop(url: str, item_id: str, ablation: str = ABLATION, extra_tools: str | None = None, prompts=None):
+    """Our own loop on the item: the native OpenAI client, the same caps, ablation, extra tools and prompts."""
+    corpus, _ = open_dataset("builtin", paths.cache_dir())
+    item = corpus.item(item_id)
+    record = resolve(extra_tools, None, "full", 1, 0) if extra_tools else None
+    spec = RunSpec(
+        name="x", dataset="builtin", agent="llm", caps=Caps(budget=BUDGET), ablation=ablation, extra_tools=record
+    )
+    caps = spec.effective_caps()
+    agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=url, client="native"), RateLimiter(), None)
+
+    async def play():
+        try:
+            async with open_extra_tools(record) as extra:
+                prompt = build_prompt(item, caps, ablation, texts=prompts, extra_tools=extra)
+                return await Episode(corpus.view(item), agent, caps, prompt, retry=FAST, extra_tools=extra).run()
+        finally:
+            await agent.session.aclose()
+
+    return asyncio.run(play())
+
+
+def inspect_run(url: str, log_dir, monkeypatch, model: str = "openai/test-model", **task_args):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    logs = inspect_eval(
+        "agenthop_workbench/agenthop",
+        model=model,
+        model_base_url=url,
+        model_args={"responses_api": False},  # the test server speaks chat completions, as our native client
+        task_args=task_args,
+        log_dir=str(log_dir),
+        display="none",
+        max_retries=0,
+    )
+    assert logs[0].status == "success", logs[0].error
+    return logs[0]
+
+
+def test_under_inspect_the_model_reads_byte_for_byte_what_our_loop_sends(tmp_path, monkeypatch):
+    with FakeOpenAI(script) as ours:
+        corpus, _ = open_dataset("builtin", paths.cache_dir())
+        item_id = corpus.items[0].id
+        trajectory = our_loop(ours.url, item_id)
+    with FakeOpenAI(script) as theirs:
+        log = inspect_run(theirs.url, tmp_path, monkeypatch, limit=1, budget=BUDGET, ablation=ABLATION)
+    assert trajectory.termination == "answer" and trajectory.answer == "B"
+    assert len(theirs.requests) == len(ours.requests) == 7
+    for mine, inspect_request in zip(ours.requests, theirs.requests):
+        assert wire(inspect_request) == wire(mine)
+        assert offered(inspect_request) == offered(mine)
+    texts = "\n".join(m[1] for m in wire(ours.requests[-1]))
+    for harness_text in ("is disabled", "Unknown tool", "Budget exhausted", "Turn: 6", "Please use the available"):
+        assert harness_text in texts  # the script met each of the harness's texts
+    sample = log.samples[0]
+    ended = sample.metadata["agenthop"]
+    for key in ("termination", "answer", "points_used", "turns", "tokens", "prompt_tokens", "completion_tokens"):
+        assert ended[key] == getattr(trajectory, key), key
+    score = sample.scores["agenthop_score"]
+    assert score.value == ("C" if trajectory.correct else "I")
+    assert score.metadata["points"] == BUDGET and score.metadata["turns"] == trajectory.turns
+
+
+@pytest.mark.parametrize(("ablation", "extra_tools"), [("closed-book", None), ("full", "builtin")])
+def test_the_ablation_and_the_extra_tools_reach_the_model_as_in_our_loop(tmp_path, monkeypatch, ablation, extra_tools):
+    """-T ablation and -T extra_tools: the same opening, tools offered, rejections and results as our loop's."""
+    with FakeOpenAI(script) as ours:
+        corpus, _ = open_dataset("builtin", paths.cache_dir())
+        trajectory = our_loop(ours.url, corpus.items[0].id, ablation, extra_tools)
+    task_args = {
+        "limit": 1,
+        "budget": BUDGET,
+        "ablation": ablation,
+        **({"extra_tools": extra_tools} if extra_tools else {}),
+    }
+    with FakeOpenAI(script) as theirs:
+        log = inspect_run(theirs.url, tmp_path, monkeypatch, **task_args)
+    assert len(theirs.requests) == len(ours.requests) > 1
+    for mine, inspect_request in zip(ours.requests, theirs.requests):
+        assert wire(inspect_request) == wire(mine) and offered(inspect_request) == offered(mine)
+    names = [tool[0] for tool in offered(theirs.requests[0])]
+    assert names == ["submit_answer"] if ablation == "closed-book" else len(names) > 7  # the extras offered too
+    assert log.samples[0].metadata["agenthop"]["termination"] == trajectory.termination
+
+
+def report(capsys, run: str) -> dict:
+    result = batch(capsys, "report", run, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    data.pop("run")
+    return data
+
+
+@pytest.fixture
+def heuristic_run(capsys) -> str:
+    result = batch(capsys, "run", "--agent", "heuristic", "--limit", "6", "--replicates", "2", "--run", "h", "--quiet")
+    assert result.returncode == 0, result.stderr
+    return "h"
+
+
+def test_a_heuristic_run_exported_is_read_by_inspect_one_sample_per_trajectory(capsys, tmp_path, heuristic_run):
+    out = tmp_path / "h.eval"
+    result = batch(capsys, "export", heuristic_run, "--format", "inspect", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    log = read_eval_log(str(out))
+    store = Store(str(paths.store_path()))
+    trajectories = store.trajectories(store.run(heuristic_run)["id"])
+    assert len(log.samples) == len(trajectories) == 12
+    assert {(s.id, s.epoch) for s in log.samples} == {(t["item_id"], t["replicate"] + 1) for t in trajectories}
+    scored = [s.scores["agenthop_score"] for s in log.samples]
+    assert sum(s.value == "C" for s in scored) == sum(t["correct"] for t in trajectories) > 0
+    by_key = {(t["item_id"], t["replicate"] + 1): t for t in trajectories}
+    for sample, score in zip(log.samples, scored):
+        t = by_key[(sample.id, sample.epoch)]
+        assert score.metadata["termination"] == t["termination"] and score.metadata["points"] == t["points_used"]
+        assert score.metadata["paper_recall"] == bool(t["paper_recall"])
+        # the axes by hand from the stored trajectory: conversion counted only with paper recall, calls per calling turn
+        assert score.metadata["conversion"] == (bool(t["correct"]) if t["paper_recall"] else None)
+        assert score.metadata["calls_per_turn"] == t["tool_calls"] / t["turns_with_calls"]
+        tools = [m for m in sample.messages if m.role == "tool"]
+        assert len(tools) == t["tool_calls"]  # every call's result, rejected calls included
+    assert log.eval.task == "agenthop_workbench/agenthop" and log.results.scores[0].metrics["accuracy"].value == (
+        sum(t["correct"] for t in trajectories) / 12
+    )
+
+
+def test_export_then_import_gives_the_same_report(capsys, tmp_path, heuristic_run):
+    out = tmp_path / "h.eval"
+    assert batch(capsys, "export", heuristic_run, "--format", "inspect", "--out", str(out)).returncode == 0
+    result = batch(capsys, "import-inspect", str(out), "--run", "back", "--format", "json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["checked"] == 12 and summary["tool_result_mismatches"] == 0 and summary["field_mismatches"] == {}
+    assert summary["tool_results_compared"] > 12
+    assert report(capsys, "back") == report(capsys, heuristic_run)
+
+
+def test_a_log_of_the_task_run_under_inspect_imports_as_a_run(capsys, tmp_path, monkeypatch):
+    with FakeOpenAI(script) as srv:
+        log = inspect_run(
+            srv.url,
+            tmp_path / "logs",
+            monkeypatch,
+            model="openai/gpt-4.1-mini",
+            limit=1,
+            budget=BUDGET,
+            ablation=ABLATION,
+        )
+    ended = log.samples[0].metadata["agenthop"]
+    result = batch(capsys, "import-inspect", log.location, "--run", "from-inspect", "--format", "json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["model"] == "openai/gpt-4.1-mini" and summary["caps"]["budget"] == BUDGET
+    assert summary["field_mismatches"] == {} and summary["tool_result_mismatches"] == 0
+    store = Store(str(paths.store_path()))
+    run = store.run("from-inspect")
+    (t,) = store.trajectories(run["id"])
+    for key in ("termination", "answer", "points_used", "turns", "tokens", "prompt_tokens", "completion_tokens"):
+        assert t[key] == ended[key], key
+    steps = store.steps(t["id"])
+    assert sum(s["kind"] == "assistant" for s in steps) == 7  # every model reply a step
+    assert (run["family"], run["tier"], run["ablation"]) == ("GPT", "closed-frontier", ABLATION)  # from the model
+
+
+def test_a_log_of_another_task_is_refused_naming_it(capsys, tmp_path):
+    other = Task(dataset=[Sample(input="2 + 2?", target="4")], name="arithmetic")
+    (log,) = inspect_eval(other, model="mockllm/model", log_dir=str(tmp_path), display="none")
+    result = batch(capsys, "import-inspect", log.location, "--run", "nope")
+    assert result.returncode == 2
+    assert "arithmetic" in result.stderr and log.location in result.stderr
+    assert not paths.store_path().exists()  # refused before the store was made
+
+
+def test_the_task_runs_offline_with_mockllm_and_its_log_imports(capsys, tmp_path):
+    """The issue's first check: Inspect's mock model, three items, a log written, a run of three trajectories."""
+    (log,) = inspect_eval(
+        "agenthop_workbench/agenthop",
+        model="mockllm/model",
+        task_args={"limit": 3},
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success" and len(log.samples) == 3
+    for sample in log.samples:  # the mock answers in prose every turn: nudged to the turn cap, its tokens counted
+        assert sample.metadata["agenthop"]["termination"] == "max_turns" and sample.metadata["agenthop"]["tokens"] > 0
+    result = batch(capsys, "import-inspect", log.location, "--run", "mock", "--format", "json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    store = Store(str(paths.store_path()))
+    trajectories = store.trajectories(store.run("mock")["id"])
+    assert len(trajectories) == 3
+    assert {t["item_id"]: t["tokens"] for t in trajectories} == {
+        s.id: s.metadata["agenthop"]["tokens"] for s in log.samples
+    }  # each turn replayed with the tokens the mock's usage gave it
+
+
+def test_without_the_extra_the_commands_say_how_to_install_it(capsys, tmp_path, monkeypatch, heuristic_run):
+    for module in ("workbench.service.inspect.log_import", "workbench.service.inspect.log_export"):
+        monkeypatch.setitem(sys.modules, module, None)  # as if inspect-ai were not installed: the import fails
+    for args in (
+        ("import-inspect", str(tmp_path / "x.eval"), "--run", "x"),
+        ("export", heuristic_run, "--format", "inspect", "--out", str(tmp_path / "h.eval")),
+    ):
+        result = batch(capsys, *args)
+        assert result.returncode == 2 and "pip install 'agenthop-workbench[inspect]'" in result.stderr
+    assert not (tmp_path / "h.eval").exists()
+
+
+def test_a_prompts_file_reaches_the_model_as_in_our_loop_and_its_log_replays_with_it(capsys, tmp_path, monkeypatch):
+    """-T prompts=FILE.toml: its texts are what the model reads, as our loop sends them under --prompts; an import
+    replays the log with the same file (without it, or with another, the log is refused, naming it)."""
+    path = tmp_path / "prompts.toml"
+    path.write_text('nudge = "Use a tool, or submit."\nexhausted_nudge = "No points left: submit now."\n')
+    with FakeOpenAI(script) as ours:
+        corpus, _ = open_dataset("builtin", paths.cache_dir())
+        our_loop(ours.url, corpus.items[0].id, prompts=load_prompts(path))
+    with FakeOpenAI(script) as theirs:
+        log = inspect_run(
+            theirs.url, tmp_path / "logs", monkeypatch, limit=1, budget=BUDGET, ablation=ABLATION, prompts=str(path)
+        )
+    for mine, inspect_request in zip(ours.requests, theirs.requests, strict=True):
+        assert wire(inspect_request) == wire(mine)
+    texts = "\n".join(m[1] for m in wire(theirs.requests[-1]))
+    assert "Use a tool, or submit." in texts and "No points left: submit now." in texts
+    result = batch(capsys, "import-inspect", log.location, "--run", "p")
+    assert result.returncode == 2 and "--prompts" in result.stderr and log.location in result.stderr
+    other = tmp_path / "other.toml"
+    other.write_text('nudge = "Something else."\n')
+    result = batch(capsys, "import-inspect", log.location, "--run", "p", "--prompts", str(other))
+    assert result.returncode == 2 and log.location in result.stderr
+    assert not paths.store_path().exists()
+    result = batch(capsys, "import-inspect", log.location, "--run", "p", "--prompts", str(path), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["tool_result_mismatches"] == 0 and summary["field_mismatches"] == {} and summary["checked"] == 1
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [("ablation", "open-book", "choose from full"), ("budget", -1, "at least 0"), ("max_turns", "many", "at least 1")],
+)
+def test_a_task_option_out_of_range_is_named_and_nothing_runs(tmp_path, option, value, words):
+    with pytest.raises(TaskOptionError, match=f"-T {option}={value}: .*{words}"):
+        inspect_eval(
+            "agenthop_workbench/agenthop",
+            model="mockllm/model",
+            task_args={option: value},
+            log_dir=str(tmp_path),
+            display="none",
+        )
+    assert not list(tmp_path.iterdir())  # no log

@@ -1,0 +1,52 @@
+"""The agent an Inspect sample plays with: our episode's turns answered by Inspect's model.
+
+The episode (`sandbox.episode`) keeps the loop — costs, caps, rejections, nudges, footers and its five endings —
+and asks this agent for each turn; the agent sends the episode's history and our seven tool schemas through
+`Model.generate`, so Inspect's providers, retries, rate limits and transcript apply to every call. It remembers the
+last request and each measured usage, from which the sample's messages are written (`conversation`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.model import ChatMessage, Model, ModelOutput
+
+from sandbox.records import AssistantTurn, Step
+from workbench.service.inspect.conversation import TurnUsage, reply_message, to_inspect, tool_info, turn_from_output
+
+
+class InspectModelAgent:
+    """An `Agent` (sandbox.agents.base) whose every turn is one `generate` of an Inspect model."""
+
+    name = "inspect"
+    tokens_measured = True
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.usages: list[TurnUsage] = []  # per answered call, in order: the assistant messages' metadata
+        self.sent: list[dict[str, Any]] = []  # the last request's history
+        self.reply: dict[str, Any] | None = None  # the last answer, as our message
+        self.output: ModelOutput | None = None
+
+    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+        self.sent = list(messages)
+        output = await self.model.generate(to_inspect(messages), tools=[tool_info(t) for t in tools])
+        turn = turn_from_output(output)
+        self.output, self.reply = output, reply_message(turn)
+        self.usages.append(TurnUsage.of(turn.usage))
+        return turn
+
+    def conversation(self, history: list[dict[str, Any]], steps: list[Step]) -> list[ChatMessage]:
+        """The whole conversation as Inspect messages: the episode's history when it holds the last answer; else
+        the last request, its answer and that answer's tool results (the episode ends on a submit, or a crossed
+        cap, before they are sent back: they carry no status footer)."""
+        if self.reply is None or len(history) > len(self.sent):
+            return to_inspect(history, self.usages)
+        last = max((k for k, s in enumerate(steps) if s.kind == "assistant"), default=len(steps))
+        results = [
+            {"role": "tool", "tool_call_id": s.tool_call_id, "name": s.tool_name, "content": s.text or ""}
+            for s in steps[last + 1 :]
+            if s.kind == "tool"
+        ]
+        return to_inspect([*self.sent, self.reply, *results], self.usages)

@@ -1,0 +1,171 @@
+"""Our OpenAI-style messages and turns as Inspect's chat messages and model outputs, both ways.
+
+The episode speaks OpenAI-style dicts (`sandbox.episode`); Inspect's models speak `ChatMessage`s. The texts cross
+unchanged — every tool result, footer, nudge and rejection — so a model under Inspect reads what our own loop sends.
+An assistant message carries its call's token usage in its `metadata["usage"]` (our four buckets), which is how
+an imported log gives each turn the tokens it was measured at.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    ContentReasoning,
+    ModelOutput,
+    ModelUsage,
+)
+from inspect_ai.tool import ToolCall as InspectCall
+from inspect_ai.tool import ToolInfo, ToolParams
+
+from sandbox.agents.base import arguments_json
+from sandbox.records import AssistantTurn, ToolCall, Usage
+
+# Inspect's stop reasons as the provider's finish_reason our episode reads ("length": the completion limit)
+FINISH: dict[str, str] = {"stop": "stop", "tool_calls": "tool_calls", "max_tokens": "length", "model_length": "length"}
+
+
+@dataclass(frozen=True)
+class TurnUsage:
+    """One model call's tokens in our four buckets, as an assistant message's metadata carries them."""
+
+    prompt: int
+    completion: int
+    cache_read: int
+    cache_creation: int
+
+    @classmethod
+    def of(cls, usage: Usage) -> TurnUsage:
+        return cls(usage.prompt, usage.completion, usage.cache_read, usage.cache_creation)
+
+    @classmethod
+    def from_metadata(cls, value: Any) -> TurnUsage | None:
+        """The usage an assistant message's metadata holds; None when it holds none (or not of this shape)."""
+        if not isinstance(value, dict):
+            return None
+        try:
+            return cls(*(int(value.get(k) or 0) for k in ("prompt", "completion", "cache_read", "cache_creation")))
+        except (TypeError, ValueError):
+            return None
+
+    def as_usage(self) -> Usage:
+        return Usage(self.prompt, self.completion, self.cache_read, self.cache_creation)
+
+    def as_metadata(self) -> dict[str, int]:
+        return {
+            "prompt": self.prompt,
+            "completion": self.completion,
+            "cache_read": self.cache_read,
+            "cache_creation": self.cache_creation,
+        }
+
+
+def tool_info(schema: dict[str, Any]) -> ToolInfo:
+    """One of our tool schemas (name, description, JSON-schema parameters) as Inspect's tool definition."""
+    return ToolInfo(
+        name=schema["name"],
+        description=schema.get("description", ""),
+        parameters=ToolParams.model_validate(schema.get("parameters") or {"type": "object", "properties": {}}),
+    )
+
+
+def to_inspect(messages: list[dict[str, Any]], usages: list[TurnUsage] | None = None) -> list[ChatMessage]:
+    """Our messages as Inspect's; the k-th assistant message gets `usages[k]` in its metadata when given."""
+    out: list[ChatMessage] = []
+    assistants = 0
+    for message in messages:
+        role, content = message.get("role"), message.get("content")
+        text = content if isinstance(content, str) else ("" if content is None else json.dumps(content))
+        if role == "system":
+            out.append(ChatMessageSystem(content=text))
+        elif role == "user":
+            out.append(ChatMessageUser(content=text))
+        elif role == "tool":
+            out.append(
+                ChatMessageTool(content=text, tool_call_id=message.get("tool_call_id"), function=message.get("name"))
+            )
+        else:
+            usage = usages[assistants] if usages is not None and assistants < len(usages) else None
+            assistants += 1
+            out.append(
+                ChatMessageAssistant(
+                    content=text,
+                    tool_calls=[_inspect_call(c) for c in message.get("tool_calls") or []] or None,
+                    metadata={"usage": usage.as_metadata()} if usage is not None else None,
+                )
+            )
+    return out
+
+
+def _inspect_call(call: dict[str, Any]) -> InspectCall:
+    """A call of our history as Inspect's; undecodable arguments are kept as its parse error (Inspect sends `{}`)."""
+    function = call.get("function") or {}
+    name, raw = function.get("name", ""), function.get("arguments")
+    try:
+        arguments = json.loads(raw) if isinstance(raw, str) and raw.strip() else {}
+    except json.JSONDecodeError:
+        arguments = None
+    if not isinstance(arguments, dict):
+        return InspectCall(id=call["id"], function=name, arguments={}, parse_error=str(raw))
+    return InspectCall(id=call["id"], function=name, arguments=arguments)
+
+
+def reply_message(turn: AssistantTurn) -> dict[str, Any]:
+    """An assistant turn as our OpenAI-style message (the shape the episode appends to the history)."""
+    message: dict[str, Any] = {"role": "assistant", "content": turn.text}
+    if turn.tool_calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c.args)}}
+            for c in turn.tool_calls
+        ]
+    return message
+
+
+def turn_from_output(output: ModelOutput) -> AssistantTurn:
+    """What an Inspect model answered, as the turn our episode applies: text, calls, usage, finish reason."""
+    message = output.message
+    reasoning = "".join(c.reasoning for c in message.content if isinstance(c, ContentReasoning)) or None
+    return AssistantTurn(
+        text=message.text or None,
+        tool_calls=[turn_call(c) for c in message.tool_calls or []],
+        usage=usage_of(output.usage),
+        reasoning=reasoning if not isinstance(message.content, str) else None,
+        finish_reason=FINISH.get(output.stop_reason, output.stop_reason),
+    )
+
+
+def usage_of(usage: ModelUsage | None) -> Usage:
+    """Inspect's usage in our four buckets: its input tokens are already the non-cached prompt (as ours)."""
+    if usage is None:
+        return Usage()
+    return Usage(
+        prompt=usage.input_tokens,
+        completion=usage.output_tokens,
+        cache_read=usage.input_tokens_cache_read or 0,
+        cache_creation=usage.input_tokens_cache_write or 0,
+        raw=usage.model_dump(exclude_none=True),
+    )
+
+
+def turn_call(call: InspectCall) -> ToolCall:
+    """An Inspect tool call as ours: undecodable arguments kept as `{"_raw": text}`, as our clients keep them."""
+    if call.parse_error is not None:
+        return ToolCall(id=call.id, name=call.function, args={"_raw": call.parse_error})
+    return ToolCall(id=call.id, name=call.function, args=dict(call.arguments))
+
+
+def logged_turn(message: ChatMessageAssistant) -> AssistantTurn:
+    """An assistant message of a log as the turn a replay returns: its text, its calls and its usage."""
+    usage = TurnUsage.from_metadata((message.metadata or {}).get("usage"))
+    return AssistantTurn(
+        text=message.text or None,
+        tool_calls=[turn_call(c) for c in message.tool_calls or []],
+        usage=usage.as_usage() if usage is not None else Usage(),
+    )

@@ -1,0 +1,164 @@
+"""A stored run as an Inspect log (`export RUN --format inspect --out FILE.eval`), which `inspect view` opens and
+`inspect_ai.log.read_eval_log` reads.
+
+One sample per final trajectory (its item id, its replicate as the epoch): the opening the agent was sent, then its
+steps as messages — each model reply an assistant message with its calls and its usage in `metadata["usage"]`, each
+tool result and each nudge as sent — its score C or I with the four axes, ending, points and tokens in the score's
+metadata, and the whole trajectory record in the sample's metadata, as the `agenthop` task writes them. Harness
+notes that stand for a model call (a reply over the token cap, an empty reply) are assistant messages with the
+note in `metadata["harness"]`, so an import replays them; API errors and retries are not messages, and stay out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.log import (
+    EvalConfig,
+    EvalDataset,
+    EvalLog,
+    EvalMetric,
+    EvalPlan,
+    EvalResults,
+    EvalSample,
+    EvalScore,
+    EvalSpec,
+    EvalStats,
+    write_eval_log,
+)
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+)
+from inspect_ai.scorer import CORRECT, INCORRECT, Score
+from inspect_ai.tool import ToolCall as InspectCall
+
+from sandbox.corpus import Corpus
+from sandbox.prompts import build_prompt
+from storage import Store
+from workbench.service.inspect.conversation import TurnUsage
+from workbench.service.inspect.task import TASK_NAME, caps_of, setting_record, trajectory_axes
+
+TASK = f"agenthop_workbench/{TASK_NAME}"
+SCORER = "agenthop_score"
+MODEL_CALL_NOTES = ("[HARNESS] Token limit reached", "[HARNESS] Empty response")
+
+
+def export_inspect(store: Store, run_name: str, corpus: Corpus, out: Path) -> int:
+    """Write run `run_name` to `out` (`.eval` or `.json`) as an Inspect log; returns the number of samples."""
+    run = store.run(run_name)
+    record = setting_record(run["dataset"], caps_of(run), run["ablation"], None, None)
+    record["agent"] = run["agent"]  # the agent that played, and its model (None: no model): an import keeps them
+    record["model"] = run["model"]
+    trajectories = store.trajectories(run["id"])
+    samples = [_sample(store, corpus, run, t) for t in trajectories]
+    correct = sum(1 for t in trajectories if t["correct"])
+    created = run.get("created_at") or datetime.now(UTC).isoformat(timespec="seconds")
+    log = EvalLog(
+        status="success",
+        eval=EvalSpec(
+            created=created,
+            task=TASK,
+            task_registry_name=TASK,
+            task_args={
+                "data": run["dataset"],
+                "ablation": run["ablation"],
+                "budget": record["caps"]["budget"],
+                "max_turns": record["caps"]["max_turns"],
+            },
+            dataset=EvalDataset(name=corpus.source, samples=len(samples)),
+            model=run["model"] or f"agenthop/{run['agent']}",
+            config=EvalConfig(epochs=max((t["replicate"] for t in trajectories), default=0) + 1),
+            metadata={"agenthop": record, "run": run_name},
+        ),
+        plan=EvalPlan(),
+        results=EvalResults(
+            total_samples=len(samples),
+            completed_samples=len(samples),
+            scores=[
+                EvalScore(
+                    name=SCORER,
+                    scorer=SCORER,
+                    metrics={"accuracy": EvalMetric(name="accuracy", value=correct / len(samples) if samples else 0)},
+                )
+            ],
+        ),
+        stats=EvalStats(started_at=run.get("started_at") or created, completed_at=run.get("finished_at") or created),
+        samples=samples,
+    )
+    write_eval_log(log, str(out))
+    return len(samples)
+
+
+def _sample(store: Store, corpus: Corpus, run: dict[str, Any], trajectory: dict[str, Any]) -> EvalSample:
+    item = corpus.item(trajectory["item_id"])
+    prompt = build_prompt(item, caps_of(run), run["ablation"])
+    opening: list[ChatMessage] = [
+        ChatMessageSystem(content=prompt.system),
+        ChatMessageUser(content=prompt.first_message),
+    ]
+    record = {k: v for k, v in trajectory.items() if k not in ("id", "run_id", "actions")}
+    score = Score(
+        value=CORRECT if trajectory["correct"] else INCORRECT,
+        answer=trajectory["answer"],
+        explanation=f"ended by {trajectory['termination']}",
+        metadata={
+            **trajectory_axes(trajectory),
+            "termination": trajectory["termination"],
+            "predicted_index": trajectory["predicted_index"],
+            "chosen_type": trajectory["chosen_type"],
+            "prompt_tokens": trajectory["prompt_tokens"],
+            "completion_tokens": trajectory["completion_tokens"],
+        },
+    )
+    return EvalSample(
+        id=item.id,
+        epoch=int(trajectory["replicate"]) + 1,
+        input=opening,
+        target="ABCD"[item.correct_index],
+        messages=[*opening, *step_messages(store.steps(trajectory["id"]))],
+        metadata={"agenthop": record},
+        scores={SCORER: score},
+        total_time=trajectory.get("wall_time_s"),
+    )
+
+
+def step_messages(steps: Sequence[dict[str, Any]]) -> list[ChatMessage]:
+    """A trajectory's stored steps as the conversation's messages (see the module docstring)."""
+    out: list[ChatMessage] = []
+    for step in steps:
+        kind, text = step["kind"], step.get("text") or ""
+        if kind == "assistant":
+            out.append(
+                ChatMessageAssistant(
+                    content=text,
+                    tool_calls=[
+                        InspectCall(
+                            id=c["id"], function=c["name"], arguments=c["args"] if isinstance(c["args"], dict) else {}
+                        )
+                        for c in step.get("tool_args") or []
+                    ]
+                    or None,
+                    metadata={"usage": _usage(step)},
+                )
+            )
+        elif kind == "tool":
+            out.append(
+                ChatMessageTool(content=text, tool_call_id=step.get("tool_call_id"), function=step.get("tool_name"))
+            )
+        elif kind == "nudge":
+            out.append(ChatMessageUser(content=text))
+        elif kind == "harness" and text.startswith(MODEL_CALL_NOTES):
+            out.append(ChatMessageAssistant(content="", metadata={"usage": _usage(step), "harness": text}))
+    return out
+
+
+def _usage(step: dict[str, Any]) -> dict[str, int]:
+    usage = TurnUsage.from_metadata(step.get("usage")) or TurnUsage(0, 0, 0, 0)
+    return usage.as_metadata()
