@@ -194,12 +194,14 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
         out.print(f"warning: {warning}", markup=False, style="bold")
     table = Table(
         title=panel_title(panel, len(rows))
-        + (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else ""),
+        + (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else "")
+        + (" · ‡ conversion separated in its tier" if any((panel.get("tier_shaded") or {}).values()) else ""),
         title_justify="left",
     )
     first = {g["columns"][0]: g["group"] for g in panel.get("groups", []) if g["group"]}
     for i, col in enumerate(header):
-        table.add_column(f"{first.get(col, '')}\n{col}", justify="left" if i == 0 else "right")
+        # the run / group label never wraps: a tier · family label split over two lines reads as two groups
+        table.add_column(f"{first.get(col, '')}\n{col}", justify="left" if i == 0 else "right", no_wrap=i == 0)
     _, sections = lineage.grouped_table(panel)
     for label, cells in sections:
         table.add_row(Text(label, style="bold"), end_section=False)
@@ -268,6 +270,7 @@ def _print_fingerprints(out: Any, panel: dict[str, Any]) -> None:
 
     for title, (header, rows) in lineage.titled_tables(panel) + lineage.extra_tables(panel):
         if not rows:
+            out.print(f"{title}: {lineage.EMPTY}", markup=False)
             continue
         table = Table(title=title, title_justify="left")
         for i, col in enumerate(header):

@@ -148,12 +148,12 @@ def grouped_header(panel: dict[str, Any], header: tuple) -> tuple:
 
 
 def panel_title(panel: dict[str, Any], n_runs: int) -> str:
-    """'panel · 3 runs · cells over the 58 items common to all · * best, p < 0.05 vs the runner-up' (the cells are
-    computed on those; a best cell is marked only where it beats the runner-up significantly)."""
+    """'panel · 3 runs · cells over the 58 items common to all · * best of the evaluated models (tests beside)'
+    (the cells are computed on those; the marks stand as the values do, the paired tests are in their table)."""
     n = panel["n_common_items"]
     items = counted(n, "item") if n_runs == 1 else f"cells over the {counted(n, 'item')} common to all"
     return f"panel · {counted(n_runs, 'run')} · {items}" + (
-        " · * best, p < 0.05 vs the runner-up" if panel.get("best") else ""
+        " · * best of the evaluated models (tests beside)" if panel.get("best") else ""
     )
 
 

@@ -8,8 +8,10 @@ panel, the item-total correlation summary, Figure 5 (accuracy against paper reca
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -17,7 +19,10 @@ import numpy as np
 from stats import panel_measures, stopping
 from stats.axes import Table
 from stats.significance import fisher_exact_two_sided, mcnemar_exact
+from workbench.service.families import TIERS
 
+LOWER_IS_BETTER = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
+MEAN_COLUMNS = {"calls/turn", "tokens", "turns", "points"}
 TYPE_DEPTH = ("st_d1", "st_d2", "mt_d1", "mt_d2")
 NA_CAPS = ("max_turns", "budget", "token_limit", "error", "answer")
 PAPER_BUCKETS = (6, 12, 19)  # Figure 4: low 0–6, mid 7–12, high 13–19 models right, for the paper's 19
@@ -70,15 +75,42 @@ LEGEND = {
 }
 
 
+def paired_column_test(
+    col: str, first: dict[str, tuple[float, float]], second: dict[str, tuple[float, float]]
+) -> dict[str, Any]:
+    """The paired test of one column between the best run (`first`) and a runner-up, on items both have a value for."""
+    from stats.significance import paired_sign_test
+
+    items = [i for i in first if i in second and first[i][1] > 0 and second[i][1] > 0]
+    a = [first[i][0] / first[i][1] for i in items]
+    b = [second[i][0] / second[i][1] for i in items]
+    binary = col not in MEAN_COLUMNS and all(first[i][1] == 1 and second[i][1] == 1 for i in items)
+    test = paired_sign_test(a, b)
+    better = test["second_higher"] if col in LOWER_IS_BETTER else test["first_higher"]
+    worse = test["first_higher"] if col in LOWER_IS_BETTER else test["second_higher"]
+    return {
+        "test": "McNemar exact" if binary else "sign test on per-item values",
+        "n": test["n"],
+        "best_better": better,
+        "runner_up_better": worse,
+        "p": test["p"],
+        "agrees": better > worse,
+    }
+
+
 def run_behaviour(table: Table, actions: list[Any]) -> dict[str, Any]:
     """What the action-based tables need of one run (its trajectories on the common items), so its action lists
     can go: Table 3, Table 9's after-evidence breakdown, early submission. One `Facts` scan per trajectory."""
+    from stats import ngrams
+
     trajs = _trajectories(table, actions)
     facts = [stopping.Facts.of(t) for t in trajs]
     return {
         "table3": panel_measures.table3([a or [] for a in actions]),
         "after_evidence": stopping.after_evidence(trajs, facts),
+        "mt_fail": stopping.mt_fail_breakdown(trajs, facts),
         "early_submit": stopping.early_submit(trajs, facts=facts),
+        "trigrams": ngrams.ngram_counts([[a[0] for a in t["actions"]] for t in trajs], 3)["occurrences"],
     }
 
 
@@ -87,21 +119,30 @@ def panel_tables(
     tables: list[Table],
     behaviours: list[dict[str, Any]],
     itc: dict[str, float | None] | None,
+    per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
+    pool: list[bool],
 ) -> dict[str, Any]:
-    """Every further table and figure of the panel; `tables` are each run's trajectories on the common items and
-    `behaviours` their `run_behaviour`, in `rows` order."""
+    """Every further table and figure of the panel; `tables` are each run's trajectories on the common items,
+    `behaviours` their `run_behaviour`, `per_item` each run's per-item column terms and `pool` which rows are
+    evaluated models (full-tool runs: Figures 4 and 5, the early-submission mean, Tables 12–14), in `rows`
+    order. Tables 4, 11 and 19 read the ablation runs as ablations of their model."""
+    models = [(r, t, b) for r, t, b, keep in zip(rows, tables, behaviours, pool) if keep]
+    m_rows, m_tables, m_behaviours = [m[0] for m in models], [m[1] for m in models], [m[2] for m in models]
     return {
         "table3": [{"run": r["run"], **b["table3"]} for r, b in zip(rows, behaviours)],
         "table17": table17(rows, tables),
-        "figure2": figure2(rows, tables),
+        "figure2": figure2(m_rows, m_tables),
         "table4": table4(rows, tables),
         "table9": table9(rows, behaviours),
         "table10": table10(rows, tables),
+        "table12": table12(m_rows, per_item),
+        "table13": table13(m_rows, per_item),
+        "table14": table14(m_rows, m_behaviours),
         "table15": table15(rows, tables),
-        "early_submit": early_submission(rows, behaviours),
+        "early_submit": early_submission(m_rows, m_behaviours),
         "item_total_summary": itc_summary(itc),
-        "figure5": figure5(rows, tables),
-        "figure4": figure4(rows, tables),
+        "figure5": figure5(m_rows, m_tables),
+        "figure4": figure4(m_rows, m_tables),
     }
 
 
@@ -124,6 +165,8 @@ def _trajectories(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
 
 
 def table9(rows: list[dict[str, Any]], behaviours: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per run: Imm / Thnk / Read for ST and MT-both (ours and the paper's denominator) and the MT-fail block
+    (0-Gold / Prem / Explored / Stayed over the MT trajectories whose paper recall failed, summing to 100 %)."""
     out = []
     for row, behaviour in zip(rows, behaviours):
         ev = behaviour["after_evidence"]
@@ -140,6 +183,13 @@ def table9(rows: list[dict[str, Any]], behaviours: list[dict[str, Any]]) -> list
                 },
                 "counts": {c: g["counts"][c] for c in stopping.AFTER_EVIDENCE},
             }
+        fail = behaviour["mt_fail"]
+        entry["mt_fail"] = {
+            "n": fail["n"],
+            "n_mt": fail["n_mt"],
+            "counts": dict(fail["counts"]),
+            "shares": {c: v / fail["n"] if fail["n"] else None for c, v in fail["counts"].items()},
+        }
         out.append(entry)
     return out
 
@@ -183,19 +233,31 @@ def table10(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, A
                 for c, (r, n, iv) in cells.items()
             },
         }
-        valued = [c for c in TYPE_DEPTH if cells[c][1]]
-        if len(valued) >= 2:
-            ranked = sorted(valued, key=lambda c: (-cells[c][0] / cells[c][1], TYPE_DEPTH.index(c)))
-            easy, hard = ranked[0], ranked[-1]  # all equal: the first and last cell in table order
-            (re, ne, _), (rh, nh, _) = cells[easy], cells[hard]
-            entry["delta"] = {
-                "easiest": easy,
-                "hardest": hard,
-                "delta": rh / nh - re / ne,
-                "p": fisher_exact_two_sided(re, ne - re, rh, nh - rh),
-            }
+        entry["delta"] = fixed_delta(table, cells)
         out.append(entry)
     return out
+
+
+EASIEST, HARDEST = "st_d1", "mt_d2"  # the design's easiest and hardest cells, fixed before looking (Table 10)
+
+
+def fixed_delta(table: Table, cells: dict[str, tuple[int, int, Any]]) -> dict[str, Any] | None:
+    """Table 10's Δ = st_d1 − mt_d2 (accuracy over all replicates, as the cells) and Fisher's exact two-sided p
+    on the two cells' right / wrong counts — over one trajectory per item (replicate 0) when the run has
+    replicates, so the test counts independent items; `p_basis` says which. None when either cell is empty."""
+    (fe, fne, _), (fh, fnh, _) = cells[EASIEST], cells[HARDEST]
+    if not fne or not fnh:
+        return None
+    replicated = bool((table["replicate"] > 0).any())
+    tested = _cells(table.subset(table["replicate"] == 0)) if replicated else cells
+    (re_, ne, _), (rh, nh, _) = tested[EASIEST], tested[HARDEST]
+    return {
+        "easiest": EASIEST,
+        "hardest": HARDEST,
+        "delta": fe / fne - fh / fnh,
+        "p": fisher_exact_two_sided(re_, ne - re_, rh, nh - rh),
+        "p_basis": "replicate 0" if replicated else "trajectories",
+    }
 
 
 def table15(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
@@ -356,13 +418,9 @@ def _replicate_values(table: Table, tokens_measured: bool) -> dict[str, list[flo
     levels = sorted(set(table["replicate"][~np.isnan(table["replicate"])].tolist()))
     out: dict[str, list[float | None]] = {m: [] for m in T17_METRICS}
     for r in levels:
-        t = table.subset(table["replicate"] == r)
-        known = t.known("section_recall")
-        recalled = t.known("paper_recall") & (t["paper_recall"] == 1)
-        out["accuracy"].append(float(t["correct"].mean()) if t.n else None)
-        out["section_recall"].append(float(t["section_recall"][known].mean()) if known.any() else None)
-        out["conversion"].append(float(t["correct"][recalled].mean()) if recalled.any() else None)
-        out["tokens"].append(float(np.nanmean(t["tokens"])) if tokens_measured and t.n else None)
+        values = _run_values(table.subset(table["replicate"] == r), tokens_measured)
+        for m in T17_METRICS:
+            out[m].append(values[m])
     return out
 
 
@@ -372,16 +430,7 @@ def table17(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
     for row, table in zip(rows, tables):
         if table.n and len(set(table["replicate"].tolist())) >= 2:
             per_run[row["run"]] = _replicate_values(table, row.get("tokens") is not None)
-    spread: dict[str, dict[str, dict[str, float] | None]] = {}
-    for run, metrics in per_run.items():
-        spread[run] = {}
-        for m, vals in metrics.items():
-            v = [x for x in vals if x is not None]
-            spread[run][m] = (
-                None
-                if len(v) < 2
-                else {"mean": float(np.mean(v)), "std": float(np.std(v)), "range": float(max(v) - min(v)), "n": len(v)}
-            )
+    spread = {run: {m: _spread(vals) for m, vals in metrics.items()} for run, metrics in per_run.items()}
     stability = {
         m: panel_measures.rank_stability(
             {run: per_run[run][m] for run in per_run if any(x is not None for x in per_run[run][m])}
@@ -391,54 +440,146 @@ def table17(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
     return {"runs": spread, "rank_stability": stability}
 
 
-def _natural(text: str) -> list[Any]:
-    return [(0, int(p), "") if p.isdigit() else (1, 0, p.lower()) for p in re.findall(r"\d+|\D+", text)]
-
-
 MOVED_AXES = ("PR st", "PR mt", "SR st", "SR mt", "Conv st", "Conv mt", "calls/turn")
+GENERATION = re.compile(r"^[a-z]+[-_ ]?(\d+(?:\.\d+)?)(?![\d.])")
+
+
+def generation(model: str | None) -> tuple[int, ...] | None:
+    """The generation a model string names right after its lineage's name — `gemma-3-27b-it` → (3,),
+    `qwen3.5-27b` → (3, 5), `Qwen/Qwen3.6-35B-A3B` → (3, 6) — or None (`claude-opus-4-6`, `deepseek-chat`: no
+    number follows the name, so no generation can be read and the run is in no cohort)."""
+    if not model:
+        return None
+    m = GENERATION.match(model.rsplit("/", 1)[-1].lower())
+    return tuple(int(p) for p in m.group(1).split(".")) if m else None
+
+
+def _first_replicate(table: Table) -> dict[str, bool]:
+    first = table["replicate"] == 0
+    return dict(zip(table["item_id"][first].tolist(), table["correct"][first].astype(bool).tolist()))
 
 
 def figure2(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
-    by_family: dict[str, list[int]] = {}
+    """Within-family generation gaps (see LEGEND["figure2"]): in each family, the evaluated runs by the generation
+    their model string names; every run of one generation against every run of the next (Gemma 3 → 4, Qwen 3 →
+    3.5 → 3.6), Δ accuracy and its McNemar p on one basis (replicate 0, the items both answered)."""
+    cohorts: dict[str, dict[tuple[int, ...], list[int]]] = {}
     for i, row in enumerate(rows):
-        if row.get("family") and row["ablation"] == "full":
-            by_family.setdefault(row["family"], []).append(i)
+        gen = generation(row["model"])
+        if row.get("family") and gen is not None:
+            cohorts.setdefault(row["family"], {}).setdefault(gen, []).append(i)
     out = []
-    for fam, members in sorted(by_family.items()):
-        if len(members) < 2:
-            continue
-        ordered = sorted(members, key=lambda i: (_natural(rows[i]["model"] or rows[i]["run"]), rows[i]["run"]))
-        old, new = ordered[0], ordered[-1]
-        outcome = []
-        for i in (old, new):
-            t = tables[i]
-            first = t["replicate"] == 0
-            outcome.append(dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(bool).tolist())))
-        items = [i for i in outcome[0] if i in outcome[1]]
-        test = mcnemar_exact([outcome[1][i] for i in items], [outcome[0][i] for i in items]) if items else None
-        moved = []
-        for axis in MOVED_AXES:
-            a, b = rows[old][axis], rows[new][axis]
-            least = 0.1 if axis == "calls/turn" else 0.05  # calls per turn move by 0.1, rates by 5 points
-            if a is not None and b is not None and abs(b - a) >= least:
-                moved.append({"axis": axis, "delta": b - a})
-        moved.sort(key=lambda m: -abs(m["delta"]))
-        delta = (
-            None
-            if rows[old]["accuracy"] is None or rows[new]["accuracy"] is None
-            else rows[new]["accuracy"] - rows[old]["accuracy"]
-        )
-        out.append(
+    for fam, gens in sorted(cohorts.items()):
+        steps = sorted(gens)
+        for older_gen, newer_gen in itertools.pairwise(steps):
+            for old in sorted(gens[older_gen], key=lambda i: rows[i]["run"]):
+                for new in sorted(gens[newer_gen], key=lambda i: rows[i]["run"]):
+                    out.append(_generation_gap(fam, rows[old], rows[new], tables[old], tables[new]))
+                    out[-1]["generations"] = [".".join(map(str, older_gen)), ".".join(map(str, newer_gen))]
+    return out
+
+
+def _generation_gap(fam: str, old: dict[str, Any], new: dict[str, Any], t_old: Table, t_new: Table) -> dict[str, Any]:
+    a, b = _first_replicate(t_old), _first_replicate(t_new)
+    items = [i for i in a if i in b]
+    test = mcnemar_exact([b[i] for i in items], [a[i] for i in items]) if items else None
+    moved = []
+    for axis in MOVED_AXES:
+        x, y = old[axis], new[axis]
+        least = 0.1 if axis == "calls/turn" else 0.05  # calls per turn move by 0.1, rates by 5 points
+        if x is not None and y is not None and abs(y - x) >= least:
+            moved.append({"axis": axis, "delta": y - x})
+    moved.sort(key=lambda m: -abs(m["delta"]))
+    return {
+        "family": fam,
+        "older": old["run"],
+        "newer": new["run"],
+        "delta": (sum(b[i] for i in items) - sum(a[i] for i in items)) / len(items) if items else None,
+        "p": None if test is None else test["p"],
+        "n": len(items),
+        "moved": moved,
+    }
+
+
+def table12(rows: list[dict[str, Any]], per_item: dict[str, Any], top: int = 6) -> dict[str, Any]:
+    """Table 12's walk: the `top` evaluated runs by MT conversion (highest first), each adjacent pair tested with
+    `paired_column_test` on the MT items both recalled (McNemar's exact test with one trajectory per item); a
+    step separates where p < 0.05 in the higher run's direction."""
+    ranked = sorted((r for r in rows if r["Conv mt"] is not None), key=lambda r: (-r["Conv mt"], r["run"]))[:top]
+    steps = []
+    for hi, lo in itertools.pairwise(ranked):
+        test = paired_column_test("Conv mt", per_item[hi["run"]]["Conv mt"], per_item[lo["run"]]["Conv mt"])
+        steps.append(
             {
-                "family": fam,
-                "older": rows[old]["run"],
-                "newer": rows[new]["run"],
-                "delta": delta,
-                "p": None if test is None else test["p"],
-                "n": len(items),
-                "moved": moved,
+                "higher": hi["run"],
+                "lower": lo["run"],
+                "conversion": [hi["Conv mt"], lo["Conv mt"]],
+                "separated": test["p"] < 0.05 and test["agrees"],
+                **{k: v for k, v in test.items() if k != "agrees"},
             }
         )
+    return {"ranked": [r["run"] for r in ranked], "steps": steps}
+
+
+def table13(rows: list[dict[str, Any]], per_item: dict[str, Any]) -> dict[str, Any]:
+    """Every pair of evaluated runs tested on accuracy (`paired_column_test` on the common items; McNemar's exact
+    test with one trajectory per item), Holm-adjusted across the pairs; per run its Sig. counts — how many runs it
+    beats and how many beat it at Holm p < 0.05 (and unadjusted, beside)."""
+    from stats.multiplicity import holm
+
+    pairs = []
+    for i, a in enumerate(rows):
+        for b in rows[i + 1 :]:
+            test = paired_column_test("accuracy", per_item[a["run"]]["accuracy"], per_item[b["run"]]["accuracy"])
+            pairs.append({"first": a["run"], "second": b["run"], **test})
+    for pair, p_adj in zip(pairs, holm([p["p"] for p in pairs])):
+        pair["p_holm"] = p_adj
+    counts = {r["run"]: {"wins": 0, "losses": 0, "wins_raw": 0, "losses_raw": 0} for r in rows}
+    for pair in pairs:
+        if pair["best_better"] == pair["runner_up_better"]:
+            continue
+        winner, loser = (
+            (pair["first"], pair["second"])
+            if pair["best_better"] > pair["runner_up_better"]
+            else (pair["second"], pair["first"])
+        )
+        for key, p in (("", pair["p_holm"]), ("_raw", pair["p"])):
+            if p is not None and p < 0.05:
+                counts[winner]["wins" + key] += 1
+                counts[loser]["losses" + key] += 1
+    for pair in pairs:
+        pair.pop("agrees", None)
+    return {"pairs": pairs, "sig": [{"run": r["run"], "accuracy": r["accuracy"], **counts[r["run"]]} for r in rows]}
+
+
+def table14(rows: list[dict[str, Any]], behaviours: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per tier (the paper's order, untiered last): each evaluated run's top-1 trigram (most occurrences, ties by
+    name) and its concentration (its occurrences ÷ all trigram occurrences of the run), and the tier's mean
+    concentration."""
+    out = []
+    for tier in [*TIERS, None]:
+        members = [
+            (r, b) for r, b in zip(rows, behaviours) if (r.get("tier") if r.get("tier") in TIERS else None) == tier
+        ]
+        entries = []
+        for row, behaviour in members:
+            counts = behaviour["trigrams"]
+            total = sum(counts.values())
+            gram, top = min(counts.items(), key=lambda kv: (-kv[1], kv[0])) if counts else (None, 0)
+            entries.append(
+                {
+                    "run": row["run"],
+                    "trigram": list(gram) if gram else None,
+                    "occurrences": top,
+                    "total": total,
+                    "concentration": top / total if total else None,
+                }
+            )
+        valued = [e["concentration"] for e in entries if e["concentration"] is not None]
+        if entries:
+            out.append(
+                {"tier": tier, "runs": entries, "mean_concentration": float(np.mean(valued)) if valued else None}
+            )
     return out
 
 
@@ -513,54 +654,124 @@ def table11(
     store: Any, runs: list[dict[str, Any]], rows: list[dict[str, Any]], tables: list[Table], corpus_of: Any
 ) -> dict[str, Any] | None:
     """Evidence contact of recall-credited trajectories, pooled over the full-tool runs (see LEGEND["table11"]).
-    `corpus_of(run)` gives the run's corpus or None; the first dataset with a corpus is the one used."""
-    from sandbox.recall import delivered_read
-
+    `corpus_of(run)` gives the run's corpus or None; the first dataset with a corpus is the one used. Each group's
+    closed-book column is the same models' closed-book accuracy on the same items: for each of the group's
+    trajectories, the replicate-0 outcome on its item of the closed-book run of its own model (agent, model,
+    dataset), where the panel has one."""
     full = [(run, row, t) for run, row, t in zip(runs, rows, tables) if row["ablation"] == "full"]
     corpus = next((c for c in (corpus_of(run) for run, _, _ in full) if c is not None), None)
     if corpus is None:
         return None
-    known = {it.id for it in corpus.items}
+    closed = closed_book_outcomes(rows, tables)
     groups = {g: [0, 0] for g in panel_measures.CONTACT}  # correct, n
-    items_of: dict[str, set[str]] = {g: set() for g in panel_measures.CONTACT}
-    for run, _row, t in full:
+    closed_book = {g: [0, 0] for g in panel_measures.CONTACT}  # the same models' closed-book right, n
+    for run, row, t in full:
         if run["dataset_fingerprint"] != corpus.fingerprint:
             continue
-        reads: dict[int, set[tuple[str, int]]] = {}
-        for step in store.delivered_steps(run["id"]):
-            read = delivered_read(step["delivered"], step["arxiv_id"], step["section_index"])
-            if read is not None:
-                reads.setdefault(step["trajectory_id"], set()).add(read)
-        wanted = set(t["item_id"].tolist())  # the common items
-        cols = store.trajectory_columns(run["id"], ("id", "item_id", "paper_recall", "correct"))
-        for tid, item_id, recalled, correct in zip(cols["id"], cols["item_id"], cols["paper_recall"], cols["correct"]):
-            if not recalled or item_id not in known or item_id not in wanted:
-                continue
-            item = corpus.item(item_id)
-            labels = [
-                (lab.arxiv_id, lab.section_index, lab.method)
-                for lab in item.labels
-                if lab.relevance == "direct" and lab.section_index is not None
-            ]
-            g = panel_measures.evidence_contact(item.gold_arxiv_ids, labels, reads.get(int(tid), set()))
-            groups[g][0] += int(correct)
-            groups[g][1] += 1
-            items_of[g].add(item_id)
+        outcomes = closed.get(_model_key(row), {})
+        for item_id, correct, group in contact_groups(store, run, t, corpus):
+            groups[group][0] += int(correct)
+            groups[group][1] += 1
+            if item_id in outcomes:
+                closed_book[group][0] += int(outcomes[item_id])
+                closed_book[group][1] += 1
     total = sum(n for _, n in groups.values())
-    closed = [t for row, t in zip(rows, tables) if row["ablation"] == "closed-book"]
-    out = {}
-    for g, (right, n) in groups.items():
-        cb = [
-            bool(ok)
-            for t in closed
-            for item, ok, rep in zip(t["item_id"], t["correct"], t["replicate"])
-            if item in items_of[g] and rep == 0
-        ]
-        out[g] = {
+    out = {
+        g: {
             "n": n,
             "share": n / total if total else None,
             "conversion": right / n if n else None,
-            "closed_book": sum(cb) / len(cb) if cb else None,
-            "closed_book_n": len(cb),
+            "closed_book": closed_book[g][0] / closed_book[g][1] if closed_book[g][1] else None,
+            "closed_book_n": closed_book[g][1],
         }
+        for g, (right, n) in groups.items()
+    }
     return {"dataset": corpus.fingerprint, "n": total, "groups": out}
+
+
+def _model_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes runs ablations of one model: agent, model and dataset."""
+    return (row["agent"], row["model"], row.get("dataset"))
+
+
+def closed_book_outcomes(rows: list[dict[str, Any]], tables: list[Table]) -> dict[tuple[Any, ...], dict[str, bool]]:
+    """Per model (`_model_key`): its closed-book run's replicate-0 outcome per item (the first such run listed)."""
+    out: dict[tuple[Any, ...], dict[str, bool]] = {}
+    for row, table in zip(rows, tables):
+        if row["ablation"] == "closed-book":
+            out.setdefault(_model_key(row), _first_replicate(table))
+    return out
+
+
+def contact_groups(store: Any, run: dict[str, Any], table: Table, corpus: Any) -> Iterator[tuple[str, bool, str]]:
+    """(item, correct, Table 11 group) of each recall-credited trajectory of `run` on the common items (`table`)."""
+    from sandbox.recall import delivered_read
+
+    known = {it.id for it in corpus.items}
+    reads: dict[int, set[tuple[str, int]]] = {}
+    for step in store.delivered_steps(run["id"]):
+        read = delivered_read(step["delivered"], step["arxiv_id"], step["section_index"])
+        if read is not None:
+            reads.setdefault(step["trajectory_id"], set()).add(read)
+    wanted = set(table["item_id"].tolist())  # the common items
+    cols = store.trajectory_columns(run["id"], ("id", "item_id", "paper_recall", "correct"))
+    for tid, item_id, recalled, correct in zip(cols["id"], cols["item_id"], cols["paper_recall"], cols["correct"]):
+        if not recalled or item_id not in known or item_id not in wanted:
+            continue
+        item = corpus.item(item_id)
+        labels = [
+            (lab.arxiv_id, lab.section_index, lab.method)
+            for lab in item.labels
+            if lab.relevance == "direct" and lab.section_index is not None
+        ]
+        yield (
+            item_id,
+            bool(correct),
+            panel_measures.evidence_contact(item.gold_arxiv_ids, labels, reads.get(int(tid), set())),
+        )
+
+
+def table17_across_runs(rows: list[dict[str, Any]], runs: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
+    """Table 17 across separately stored runs of one model (agent, model, dataset, setting; two or more runs):
+    each run's accuracy, section recall, conversion and mean tokens over its trajectories on the common items
+    (all replicates), their mean / population SD / range across the runs, and the rank stability of the models'
+    ordering between their first, second, … runs (by seed, then name)."""
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, row in enumerate(rows):
+        groups.setdefault((*_model_key(row), row["ablation"]), []).append(i)
+    per_model: dict[str, dict[str, list[float | None]]] = {}
+    members: dict[str, list[str]] = {}
+    for key, idx in groups.items():
+        if len(idx) < 2:
+            continue
+        idx.sort(key=lambda i: (rows[i].get("seed") or 0, rows[i]["run"]))
+        label = " · ".join(str(k) for k in key[:2] if k) + ("" if key[3] == "full" else f" [{key[3]}]")
+        members[label] = [rows[i]["run"] for i in idx]
+        values = [_run_values(tables[i], rows[i].get("tokens") is not None) for i in idx]
+        per_model[label] = {m: [v[m] for v in values] for m in T17_METRICS}
+    spread = {label: {m: _spread(vals) for m, vals in metrics.items()} for label, metrics in per_model.items()}
+    stability = {
+        m: panel_measures.rank_stability(
+            {label: per_model[label][m] for label in per_model if any(x is not None for x in per_model[label][m])}
+        )
+        for m in T17_METRICS
+    }
+    return {"models": spread, "runs": members, "rank_stability": stability}
+
+
+def _run_values(table: Table, tokens_measured: bool) -> dict[str, float | None]:
+    known = table.known("section_recall")
+    recalled = table.known("paper_recall") & (table["paper_recall"] == 1)
+    return {
+        "accuracy": float(table["correct"].mean()) if table.n else None,
+        "section_recall": float(table["section_recall"][known].mean()) if known.any() else None,
+        "conversion": float(table["correct"][recalled].mean()) if recalled.any() else None,
+        "tokens": float(np.nanmean(table["tokens"])) if tokens_measured and table.n else None,
+    }
+
+
+def _spread(vals: list[float | None]) -> dict[str, float] | None:
+    v = [x for x in vals if x is not None]
+    if len(v) < 2:
+        return None
+    return {"mean": float(np.mean(v)), "std": float(np.std(v)), "range": float(max(v) - min(v)), "n": len(v)}

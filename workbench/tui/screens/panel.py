@@ -15,6 +15,7 @@ from typing import Any, cast
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -37,6 +38,8 @@ from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
+
+FIGURE_MARGIN = 8  # the pane's padding and its vertical scrollbar: a plot drawn this much narrower never wraps
 
 
 def compute(store_path: Path, names: list[str], cache_dir: Path | None = None) -> dict[str, Any]:
@@ -78,6 +81,11 @@ class PanelPickModal(ModalScreen[list[str] | None]):
     """Pick the runs of a panel (space toggles; enter or OK shows it; at least two), or a saved panel."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="panelpick.cancel")]
+    # both lists take a share of the terminal's height, so the buttons stay on screen at 80×24
+    DEFAULT_CSS = """
+    PanelPickModal #panel-saved { height: auto; max-height: 15vh; }
+    PanelPickModal #panel-pick { height: auto; max-height: 30vh; }
+    """
 
     def __init__(self, names: list[str], chosen: list[str] | None = None, saved: dict[str, list[str]] | None = None):
         super().__init__(classes="dialog-screen")
@@ -105,7 +113,14 @@ class PanelPickModal(ModalScreen[list[str] | None]):
                 yield Button("Show panel", id="ok", variant="primary")
 
     def on_mount(self) -> None:
-        self.query_one(SelectionList).focus()
+        """The saved panels take the focus when there are some and fewer than two runs are marked (enter then
+        opens one); otherwise the runs list."""
+        if self.saved and len(self.chosen) < 2:
+            saved = self.query_one("#panel-saved", OptionList)
+            saved.highlighted = 0
+            saved.focus()
+        else:
+            self.query_one(SelectionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -224,7 +239,9 @@ class PanelScreen(WorkbenchNode, Screen):
         from workbench.views import lineage
         from workbench.views.panel import bigram_panel_line, panel_stat_lines, panel_title
 
-        marks = " · † tier leader" if any((panel.get("tier_best") or {}).values()) else ""
+        marks = (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else "") + (
+            " · ‡ conversion separated in its tier" if any((panel.get("tier_shaded") or {}).values()) else ""
+        )
         self.query_one("#panel-title", Static).update(
             Text(" " + sanitize(panel_title(panel, len(panel["rows"]))) + marks)
         )
@@ -236,8 +253,10 @@ class PanelScreen(WorkbenchNode, Screen):
                 "\n".join(
                     [
                         *warnings,
-                        "* panel best, † tier leader: only where the leader beats the runner-up (p < 0.05); "
-                        "e exports JSON / CSV / Markdown (as --batch report --panel)",
+                        "* panel best, † tier leader: as they stand, among the evaluated (full-tool) runs; "
+                        "‡ a tier leader's conversion separated from the runner-up (McNemar, p < 0.05); the "
+                        "paired tests are in the Tables tab; e exports JSON / CSV / Markdown (as --batch report "
+                        "--panel)",
                     ]
                 )
             )
@@ -258,12 +277,31 @@ class PanelScreen(WorkbenchNode, Screen):
         ]
         stats += lineage.extra_lines(panel)
         self.query_one("#panel-statistics", Static).update(Text("\n".join(sanitize(s) for s in stats if s)))
+        tables = lineage.titled_tables(panel)[2:] + lineage.extra_tables(panel)
         self.query_one("#panel-tables", Static).update(
-            Group(*(rich_table(title, header, rows) for title, (header, rows) in lineage.extra_tables(panel) if rows))
+            Group(
+                *(
+                    rich_table(title, header, rows) if rows else Text(f"{title}: {lineage.EMPTY}")
+                    for title, (header, rows) in tables
+                )
+            )
         )
+        self.draw_figures()
+
+    def draw_figures(self) -> None:
+        """The figures sized to the Figures pane (its scroll area's width, less the scrollbar), redrawn when the
+        terminal is resized, so no plot row wraps."""
+        from workbench.views import lineage
+
+        if self.panel is None:
+            return
+        width = self.size.width - FIGURE_MARGIN
         self.query_one("#panel-figures", Static).update(
-            Text(lineage.figures_text(panel, width=self.size.width - 4, height=max(12, self.app.size.height // 2)))
+            Text(lineage.figures_text(self.panel, width=width, height=max(12, self.app.size.height // 2)), no_wrap=True)
         )
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.draw_figures()
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
@@ -320,7 +358,6 @@ class PanelScreen(WorkbenchNode, Screen):
             self.notify(f"{path.name}: end the name in .json, .csv or .md to choose the format", severity="error")
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(panel_document(panel, fmt), encoding="utf-8")
         except OSError as exc:
             self.notify(f"could not write {path}: {exc}", severity="error")
@@ -337,3 +374,11 @@ class PanelExportModal(ExportModal):
     def on_mount(self) -> None:
         self.query_one(".dialog-title", Static).update(Text("Export the panel (.json, .csv or .md)"))
         self.query_one("#export-steps").display = False
+
+    def _error(self, value: str) -> str | None:
+        """The file's directory must exist (the CLI refuses a missing one too): a typo in it is never created."""
+        problem = super()._error(value)
+        if problem:
+            return problem
+        parent = Path(value).expanduser().parent
+        return None if parent.is_dir() else f"no directory {parent}: create it first, or choose another"
