@@ -677,3 +677,47 @@ def test_figure2_ticks_are_evenly_spaced_and_cover_the_bars(low, high):
     ticks = even_ticks(low, high)
     steps = {round(b - a, 6) for a, b in itertools.pairwise(ticks)}
     assert len(steps) == 1 and ticks[0] <= min(low, 0) and ticks[-1] >= max(high, 0) and 0 in ticks
+
+
+def test_the_csv_names_the_run_of_every_figure2_row(cohort_panel, capsys):
+    import csv
+    import io
+
+    out = batch(capsys, "report", "--panel", *NAMES, "--db", str(cohort_panel[0]), "--format", "csv")
+    rows = [r for r in csv.DictReader(io.StringIO(out.stdout)) if r["table"] == "figure2"]
+    assert rows and all(r["run"] for r in rows)
+    deltas = {r["run"]: float(r["value"]) for r in rows if r["metric"] == "delta"}
+    assert deltas == {g["newer"]: pytest.approx(g["delta"]) for g in cohort_panel[1]["tables"]["figure2"]}
+
+
+@pytest.mark.parametrize("edge,text", [([0, 1], "0–1"), ([3, 3], "3"), ([3, 2], "none")])
+def test_figure4_bucket_labels(edge, text):
+    from workbench.views.lineage import edge_range
+
+    assert edge_range(edge) == text
+
+
+def test_external_rows_for_runs_outside_the_panel_are_named(tables_db, tmp_path, capsys):
+    scores = tmp_path / "ext.csv"
+    scores.write_text("run,score\nh,1\no,2\nnot-here,3\nnor-this,4\n")
+    out = batch(capsys, "report", "--panel", "h", "o", "r", "--db", str(tables_db), "--external", str(scores))
+    assert out.returncode == 0, out.stderr
+    assert "2 score rows name runs not in the panel" in out.stdout and "not-here" in out.stdout
+    got = json.loads(
+        batch(
+            capsys,
+            "report",
+            "--panel",
+            "h",
+            "o",
+            "r",
+            "--db",
+            str(tables_db),
+            "--external",
+            str(scores),
+            "--format",
+            "json",
+        ).stdout
+    )
+    assert got["external"]["not_in_panel"] == ["nor-this", "not-here"]
+    assert "need at least 3 runs with external scores, got 2" in got["external"]["error"]
