@@ -27,6 +27,7 @@ from workbench.views.compare import (
 )
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
+from workbench.views.panel_records import PanelReport
 from workbench.views.report import (
     REPORT_HEADER,
     TIDY_HEADER,
@@ -181,7 +182,7 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
             out.print(line, markup=False, style="dim")
 
 
-def print_panel(panel: dict[str, Any], fmt: str) -> None:
+def print_panel(panel: PanelReport, fmt: str) -> None:
     from workbench.views import lineage
 
     if fmt in ("json", "csv", "markdown"):  # the very text the TUI's Panel screen exports
@@ -263,7 +264,7 @@ def print_registry(registry: dict[str, Any], fmt: str) -> None:
     out.print(registry["rule"], markup=False, style="dim")
 
 
-def _print_fingerprints(out: Any, panel: dict[str, Any]) -> None:
+def _print_fingerprints(out: Any, panel: PanelReport) -> None:
     """The fingerprint tables (per run and family, and the family tests), the top trigrams per family, and the
     panel's further tables (`workbench.views.lineage`)."""
     from workbench.views import lineage

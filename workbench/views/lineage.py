@@ -10,6 +10,7 @@ from typing import Any
 
 from workbench.views.cells import NOT_MEASURED, num, pct, sig
 from workbench.views.columns import PANEL_COLUMNS
+from workbench.views.panel_records import LineageGroup, PanelReport, PanelRow, cell
 
 BEST_MARK, TIER_MARK, SHADE_MARK = " *", " †", " ‡"
 EMPTY = "nothing to show with these runs (the legend says what the table needs)"
@@ -41,20 +42,20 @@ SHARES = (
 )
 
 
-def section_label(group: dict[str, Any]) -> str:
+def section_label(group: LineageGroup) -> str:
     """`Closed Frontier · GPT`; `untiered · no family` for runs nobody tagged and no model names."""
     tier = TIER_LABELS.get(group["tier"], "untiered") if group["tier"] else "untiered"
     return f"{tier} · {group['family'] or 'no family'}"
 
 
-def run_cells(panel: dict[str, Any], row: dict[str, Any]) -> tuple[str, ...]:
+def run_cells(panel: PanelReport, row: PanelRow) -> tuple[str, ...]:
     """One run's Table 2 cells with * (panel best) and † (tier leader) as they stand, ‡ where a tier leader's
     conversion cell is separated from the tier's runner-up by the paired test (the paper's shading)."""
     tier_best = (panel.get("tier_best") or {}).get(row.get("tier") or "", {})
     shaded = (panel.get("tier_shaded") or {}).get(row.get("tier") or "", {})
     cells = []
     for col, _ in PANEL_COLUMNS:
-        v = row[col]
+        v = cell(row, col)
         text = num(v, 0 if col == "tokens" else 2) if col in MEAN_LIKE else pct(v)
         if row["run"] in panel["best"].get(col, ()):
             text += BEST_MARK
@@ -67,7 +68,7 @@ def run_cells(panel: dict[str, Any], row: dict[str, Any]) -> tuple[str, ...]:
     return (name, *cells)
 
 
-def grouped_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, list[tuple[str, ...]]]]]:
+def grouped_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, list[tuple[str, ...]]]]]:
     """(header, [(section label, rows)]) in the panel's lineage order (tier, family, accuracy)."""
     by_run = {r["run"]: r for r in panel["rows"]}
     header = ("run", *(c for c, _ in PANEL_COLUMNS))
@@ -80,7 +81,7 @@ def signature_cell(key: str, value: float | None) -> str:
     return pct(value) if key in SHARES else num(value, 2)
 
 
-def fingerprint_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def fingerprint_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Per family: its mean row (with its words), then its runs' signatures."""
     fp = panel.get("fingerprints") or {}
     sigs = fp.get("signatures") or list(SIGNATURE_LABELS)
@@ -109,7 +110,7 @@ def effect_cell(key: str, test: dict[str, Any]) -> str:
     return f"{effect} p {sig(test['p_holm'])}{mark}"
 
 
-def family_test_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def family_test_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Per family and signature: family − mean of the other families' runs, with the Holm-adjusted permutation p
     (* where below 0.05)."""
     fp = panel.get("fingerprints") or {}
@@ -122,7 +123,7 @@ def family_test_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tupl
     return header, rows
 
 
-def trigram_lines(panel: dict[str, Any]) -> list[str]:
+def trigram_lines(panel: PanelReport) -> list[str]:
     """`Alpha: get_references → list_sections → read_section on 100.0% of its 120 trajectories (others 51.7%)`."""
     lines = []
     for fam, tops in sorted(((panel.get("fingerprints") or {}).get("trigrams") or {}).items()):
@@ -134,7 +135,7 @@ def trigram_lines(panel: dict[str, Any]) -> list[str]:
     return lines
 
 
-def fingerprint_notes(panel: dict[str, Any]) -> list[str]:
+def fingerprint_notes(panel: PanelReport) -> list[str]:
     """Runs left out of the fingerprints, and why; a note when fewer than two families could be compared."""
     fp = panel.get("fingerprints") or {}
     lines = [f"not in the fingerprints: {run} ({why})" for run, why in sorted((fp.get("excluded") or {}).items())]
@@ -157,7 +158,7 @@ def markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def grouped_markdown(panel: dict[str, Any]) -> str:
+def grouped_markdown(panel: PanelReport) -> str:
     """Table 2 grouped as one Markdown table, each group opened by a bold row naming tier and family."""
     header, sections = grouped_table(panel)
     rows: list[tuple[str, ...]] = []
@@ -167,7 +168,7 @@ def grouped_markdown(panel: dict[str, Any]) -> str:
     return markdown_table(header, rows)
 
 
-def titled_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
+def titled_tables(panel: PanelReport) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
     """The panel's tables after Table 2, titled, in the order every front end shows them."""
     return [
         (
@@ -187,7 +188,7 @@ def titled_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...
     ]
 
 
-def trigram_test_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def trigram_test_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Per family: its top trigram, the family − others difference in the runs' shares, raw and Holm p."""
     header = ("family", "top trigram", "family − others", "p", "p (Holm)")
     tests = (panel.get("fingerprints") or {}).get("trigram_tests") or {}
@@ -204,7 +205,7 @@ def trigram_test_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tup
     return header, rows
 
 
-def best_test_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def best_test_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Beside the marks: per column, the best run(s), the runner-up, the paired test and whether it separates
     them (the panel's, then each tier's)."""
     header = ("scope", "column", "best", "runner-up", "test", "n", "p", "separated")
@@ -229,7 +230,7 @@ def best_test_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[
     return header, rows
 
 
-def panel_markdown(panel: dict[str, Any]) -> str:
+def panel_markdown(panel: PanelReport) -> str:
     """The whole panel as Markdown: warnings, Table 2 grouped, the statistics lines, every further table, the
     trigram lines (the legend is added by the caller)."""
     from workbench.views.panel import bigram_panel_line, panel_stat_lines, panel_title
@@ -248,7 +249,7 @@ def panel_markdown(panel: dict[str, Any]) -> str:
 EXPORT_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown"}
 
 
-def panel_document(panel: dict[str, Any], fmt: str) -> str:
+def panel_document(panel: PanelReport, fmt: str) -> str:
     """The panel as a file's text in `fmt` (json, csv, markdown): exactly what `report --panel --format fmt`
     prints, so the TUI's export and the CLI's output are one text."""
     import csv
@@ -275,7 +276,7 @@ def panel_document(panel: dict[str, Any], fmt: str) -> str:
 CELL_ORDER = ("st_d1", "st_d2", "mt_d1", "mt_d2")
 
 
-def table9_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table9_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Imm / Thnk / Read per run, ST and MT-both, over ours (n) and the paper's denominator (n with the residual)."""
     header = ("run", "ST Imm", "ST Thnk", "ST Read", "ST n", "MT-both Imm", "MT-both Thnk", "MT-both Read", "MT n")
     rows = []
@@ -289,7 +290,7 @@ def table9_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str
     return header, rows
 
 
-def table10_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table10_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Accuracy ± Wilson half-width per type × depth cell, and the fixed Δ st_d1 − mt_d2 with its p."""
     header = ("run", *CELL_ORDER, "Δ st_d1−mt_d2", "p")
     rows = []
@@ -312,7 +313,7 @@ def table10_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def table15_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table15_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """NA share and its split by what ended the trajectory."""
     caps = ("max_turns", "budget", "token_limit", "error", "answer")
     header = ("run", "NA", *caps)
@@ -323,7 +324,7 @@ def table15_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def table4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table4_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """closed-book → no-search → full for each agent and model with all three, paired p per step."""
     header = ("agent / model", "n", "closed-book", "Δ (p)", "no-search", "Δ (p)", "full")
     rows: list[tuple[str, ...]] = []
@@ -347,7 +348,7 @@ def table4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str
     return header, rows
 
 
-def figure4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def figure4_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Items per difficulty bucket (low / mid / high: how many runs got them right), by type × depth and tier."""
     f = (panel.get("tables") or {}).get("figure4")
     if not f:
@@ -368,7 +369,7 @@ def edge_range(edge: list[int]) -> str:
     return "none" if high < low else str(low) if high == low else f"{low}–{high}"
 
 
-def extra_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
+def extra_tables(panel: PanelReport) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
     """The further tables of the paper's panel (after the fingerprints), titled."""
     return [
         (
@@ -402,7 +403,7 @@ def extra_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...]
     ]
 
 
-def extra_lines(panel: dict[str, Any]) -> list[str]:
+def extra_lines(panel: PanelReport) -> list[str]:
     """Early submission across the panel and the item-total summary, as sentences."""
     tables = panel.get("tables") or {}
     lines = []
@@ -423,7 +424,7 @@ def extra_lines(panel: dict[str, Any]) -> list[str]:
     return lines
 
 
-def figure5_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> str:
+def figure5_text(panel: PanelReport, width: int = 72, height: int = 18) -> str:
     """Figure 5: accuracy against paper recall, one point per run, a marker per tier, with the diagonal."""
     import plotext as plt
 
@@ -487,15 +488,15 @@ def even_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return ticks
 
 
-def figure2_text(panel: dict[str, Any], width: int = 72, height: int = 14) -> str:
+def figure2_text(panel: PanelReport, width: int = 72, height: int = 14) -> str:
     """Figure 2: the within-family generation gaps, one bar per pair of runs (older → newer generation, Δ accuracy
     in points), on evenly spaced ticks."""
-    gaps = [e for e in (panel.get("tables") or {}).get("figure2") or [] if e["delta"] is not None]
+    gaps = [(e, d) for e in panel["tables"].get("figure2") or [] if (d := e["delta"]) is not None]
     if not gaps:
         return ""
     plt = _plot(width, height)
-    values = [round(e["delta"] * 100, 1) for e in gaps]
-    plt.bar([f"{e['older']}→{e['newer']}" for e in gaps], values, width=0.5)
+    values = [round(d * 100, 1) for _, d in gaps]
+    plt.bar([f"{e['older']}→{e['newer']}" for e, _ in gaps], values, width=0.5)
     plt.hline(0)
     ticks = even_ticks(min(values), max(values))
     plt.ylim(ticks[0], ticks[-1])
@@ -505,7 +506,7 @@ def figure2_text(panel: dict[str, Any], width: int = 72, height: int = 14) -> st
     return plt.uncolorize(plt.build())
 
 
-def figure4_text(panel: dict[str, Any], width: int = 72, height: int = 16) -> str:
+def figure4_text(panel: PanelReport, width: int = 72, height: int = 16) -> str:
     """Figure 4: items per difficulty bucket (low / mid / high: runs right per item), three bars (░ ▒ █, told
     apart without colour) per type × depth cell, then per consensus tier (prefixed `tier`)."""
     f = (panel.get("tables") or {}).get("figure4")
@@ -529,7 +530,7 @@ def figure4_text(panel: dict[str, Any], width: int = 72, height: int = 16) -> st
     return plt.uncolorize(plt.build())
 
 
-def figures_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> str:
+def figures_text(panel: PanelReport, width: int = 72, height: int = 18) -> str:
     """Every figure of the panel as text, each no taller than `height` rows (the caller passes what the terminal
     leaves): Figure 2, Figure 4, then Figure 5 and the points it plots (so no number is only a dot)."""
     parts = [
@@ -544,7 +545,7 @@ def figures_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> st
     return "\n".join([x for x in parts if x] + points)
 
 
-def table3_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table3_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """After a wrong-paper read, the paper's overlapping categories (shares of events)."""
     cats = ("Recover", "Stay", "Think", "Re-nav", "Submit")
     header = ("run", "events", *cats)
@@ -571,7 +572,7 @@ def _spread_cell(metric: str, s: dict[str, Any] | None) -> str:
     return f"{pct(s['mean'])} ± {pct(s['std'])} (range {pct(s['range'])})"
 
 
-def table17_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table17_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Mean ± population SD (range) per metric over each run's replicates, then the rank-stability row."""
     t17 = (panel.get("tables") or {}).get("table17") or {}
     header = ("run", *T17_LABELS.values())
@@ -583,7 +584,7 @@ def table17_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def figure2_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def figure2_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Within-family generation gap: older → newer, Δ accuracy as a bar, its p, and the axes that moved."""
     header = ("family", "generations", "older → newer", "Δ accuracy", "", "p", "axes that moved")
     rows: list[tuple[str, ...]] = []
@@ -611,7 +612,7 @@ def figure2_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def table19_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table19_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Closed-book accuracy per stratum value (rows) for each tier (columns; its closed-book runs pooled)."""
     entries = (panel.get("tables") or {}).get("table19") or []
     header = ("stratum", *(TIER_LABELS.get(e["tier"] or "", "untiered") + f" ({len(e['runs'])})" for e in entries))
@@ -634,7 +635,7 @@ def table19_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def table11_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table11_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Evidence contact of recall-credited trajectories: share, conversion, the same items' closed-book accuracy."""
     t11 = (panel.get("tables") or {}).get("table11")
     header = ("evidence contact", "share", "n", "conversion", "closed-book (same items)")
@@ -652,7 +653,7 @@ def table11_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def mt_fail_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def mt_fail_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Table 9's MT-fail block: 0-Gold / Prem / Explored / Stayed over the MT trajectories whose recall failed."""
     cats = ("0-Gold", "Prem", "Explored", "Stayed")
     header = ("run", *cats, "n (of MT)")
@@ -664,7 +665,7 @@ def mt_fail_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def table12_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table12_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """The walk down the top-6 MT conversions: each adjacent pair, its discordant counts, p, separated or not."""
     header = ("higher → lower", "Conv mt", "n", "higher only", "lower only", "p", "separated")
     rows: list[tuple[str, ...]] = [
@@ -677,15 +678,15 @@ def table12_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
             sig(s["p"]),
             "yes" if s["separated"] else "no",
         )
-        for s in ((panel.get("tables") or {}).get("table12") or {}).get("steps") or []
+        for s in (panel["tables"].get("table12") or {"steps": []})["steps"]
     ]
     return header, rows
 
 
-def table13_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table13_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Per run: accuracy and its Sig. counts (runs it beats / runs that beat it, Holm and unadjusted)."""
     header = ("run", "accuracy", "Sig. >", "Sig. <", "unadjusted >", "unadjusted <")
-    entries = ((panel.get("tables") or {}).get("table13") or {}).get("sig") or []
+    entries = (panel["tables"].get("table13") or {"sig": []})["sig"]
     rows: list[tuple[str, ...]] = [
         (
             e["run"],
@@ -700,7 +701,7 @@ def table13_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def table14_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table14_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Per tier: each run's top-1 trigram and its concentration, then the tier's mean concentration."""
     header = ("tier / run", "top-1 trigram", "concentration")
     rows: list[tuple[str, ...]] = []
@@ -712,7 +713,7 @@ def table14_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def table17_runs_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table17_runs_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Per model with several stored runs: mean ± SD (range) per metric across the runs, then rank stability."""
     t17 = (panel.get("tables") or {}).get("table17_runs") or {}
     header = ("model (runs)", *T17_LABELS.values())

@@ -12,6 +12,7 @@ from typing import Any
 from stats import fingerprints as fp
 from stats import ngrams
 from stats.axes import Table
+from workbench.views.panel_records import PanelRow
 
 LEGEND = {
     "fingerprints": "Fingerprints (paper §4.2, Table 9): per run (a model) over its own final trajectories, all "
@@ -39,7 +40,7 @@ LEGEND = {
 }
 
 
-def run_fingerprint(row: dict[str, Any], table: Table, actions: list[Any]) -> dict[str, Any]:
+def run_fingerprint(row: PanelRow, table: Table, actions: list[Any]) -> dict[str, Any]:
     """One run's signature and trigram counts (its own final trajectories), or the reason it is left out."""
     if row["ablation"] != "full":
         return {"excluded": f"ablation {row['ablation']}"}
@@ -59,7 +60,7 @@ def run_fingerprint(row: dict[str, Any], table: Table, actions: list[Any]) -> di
     }
 
 
-def panel_fingerprints(rows: list[dict[str, Any]], per_run: list[dict[str, Any]]) -> dict[str, Any]:
+def panel_fingerprints(rows: list[PanelRow], per_run: list[dict[str, Any]]) -> dict[str, Any]:
     """{"models": run → signature, "families": family → tests and words, "trigrams": family → top trigrams,
     "trigram_tests": family → its top trigram's test over runs, "excluded": runs left out and why}, from each
     run's `run_fingerprint`."""
@@ -73,10 +74,11 @@ def panel_fingerprints(rows: list[dict[str, Any]], per_run: list[dict[str, Any]]
         if "excluded" in one:
             excluded[row["run"]] = one["excluded"]
             continue
+        family = row["family"] or ""  # run_fingerprint excludes a run without a family
         per_model[row["run"]] = one["signature"]
-        family_of[row["run"]] = row["family"]
-        grams.setdefault(row["family"], Counter()).update(one["trigrams"])
-        n_traj[row["family"]] += one["n"]
+        family_of[row["run"]] = family
+        grams.setdefault(family, Counter()).update(one["trigrams"])
+        n_traj[family] += one["n"]
         run_grams[row["run"]] = (one["trigrams"], one["n"])
     trigrams = fp.family_trigrams(grams, n_traj)
     return {

@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -20,6 +20,14 @@ from workbench.service.reports.panel_tables import LOWER_IS_BETTER, paired_colum
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
+from workbench.views.panel_records import (
+    LineageGroup,
+    MarkTest,
+    PanelReport,
+    PanelRow,
+    PoolStatistics,
+    cell,
+)
 
 PAIRED_BY_ID = "items are paired by id only, and an id may name a different question in each"
 
@@ -127,7 +135,7 @@ def refuse_duplicates(names: Sequence[str]) -> None:
         raise PanelInputError(f"a run is named more than once in the panel: {', '.join(twice)} (name each run once)")
 
 
-def evaluated(rows: Sequence[dict[str, Any]]) -> list[bool]:
+def evaluated(rows: Sequence[PanelRow]) -> list[bool]:
     """Which rows are evaluated models (full-tool runs): the pool of α, coverage, item-total correlations,
     Figures 4 and 5, the early-submission mean and the best / tier-leader marks (§4.4: "the evaluated models").
     Ablation runs (closed-book, no-search, gold-given) stay in the panel for Tables 4, 11 and 19 only."""
@@ -136,7 +144,7 @@ def evaluated(rows: Sequence[dict[str, Any]]) -> list[bool]:
 
 def panel_report(
     store: Store, names: list[str], external: dict[str, float] | None = None, cache_dir: Any = None
-) -> dict[str, Any]:
+) -> PanelReport:
     """A multi-run table shaped like the paper's Table 2 (grouped, best cell marked), plus panel statistics.
     With `cache_dir` (the corpus cache), the runs' dataset is opened for the tables that need its labels
     (Table 11); a dataset that cannot be opened leaves them out. A run named twice is refused."""
@@ -153,51 +161,63 @@ def panel_report(
     reports = [report_of(run, t) for run, t in zip(runs, on_common)]
     rows = [table2_row(rep, table, run) for rep, table, run in zip(reports, tables, runs)]
     pool = evaluated(rows)
+    models = [r for r, keep in zip(rows, pool) if keep]
     per_item = {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)}
-    best, best_tests = marked_best([r for r, keep in zip(rows, pool) if keep], per_item)
-    panel: dict[str, Any] = {
+    best, best_tests = marked_best(models, per_item)
+    leaders, leader_tests, shaded = tier_leaders(models, per_item)
+    statistics = pool_statistics(common, [[v for v, keep in zip(row, pool) if keep] for row in matrix])
+    behaviours, signatures = _behaviours(store, runs, rows, masks, tables, on_common)
+    further = panel_tables.panel_tables(
+        rows, on_common, behaviours, statistics.get("item_total_correlation"), per_item, pool
+    )
+    further["table17_runs"] = panel_tables.table17_across_runs(rows, runs, on_common)
+    with _corpora(cache_dir) as corpus_of:
+        further["table11"] = panel_tables.table11(store, runs, rows, on_common, corpus_of)
+        further["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
+    panel: PanelReport = {
         "warnings": dataset_warnings(runs, "the runs")
         + resolution_warnings(runs, "the runs")
         + prompt_warnings(runs, "the runs"),
         "groups": [{"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS],
         "rows": rows,
-        "evaluated": [r["run"] for r, keep in zip(rows, pool) if keep],
+        "evaluated": [r["run"] for r in models],
         "best": best,
         "best_tests": best_tests,
         "n_common_items": len(common),
         "lineage": lineage_order(rows),
-        **tier_leaders([r for r, keep in zip(rows, pool) if keep], per_item),
+        "tier_best": leaders,
+        "tier_best_tests": leader_tests,
+        "tier_shaded": shaded,
+        **statistics,
+        "bigram_panel": _bigram_panel(loaded),
+        "replicates": {n: replicate_spread(t) for n, t in zip(names, tables)},
+        "ablation_lift": ablation_lift(reports),
+        "fingerprints": fingerprints.panel_fingerprints(rows, signatures),
+        "tables": further,
+        "legend": {**PANEL_LEGEND, **fingerprints.LEGEND, **panel_tables.LEGEND},
     }
-    panel.update(pool_statistics(common, [[v for v, keep in zip(row, pool) if keep] for row in matrix]))
-    panel["bigram_panel"] = _bigram_panel(loaded)
-    panel["replicates"] = {n: replicate_spread(t) for n, t in zip(names, tables)}
-    panel["ablation_lift"] = ablation_lift(reports)
     if external:
         panel["external"] = external_correlation(rows, external)
-        if panel["external"]["not_in_panel"]:
-            ignored = panel["external"]["not_in_panel"]
-            panel["warnings"].append(
-                f"--external: {len(ignored)} score rows name runs not in the panel and are left out: "
-                + ", ".join(ignored[:5])
-                + (" …" if len(ignored) > 5 else "")
-            )
-    behaviours, signatures = _behaviours(store, runs, rows, masks, tables, on_common)
-    panel["fingerprints"] = fingerprints.panel_fingerprints(rows, signatures)
-    panel["tables"] = panel_tables.panel_tables(
-        rows, on_common, behaviours, panel.get("item_total_correlation"), per_item, pool
-    )
-    panel["tables"]["table17_runs"] = panel_tables.table17_across_runs(rows, runs, on_common)
-    with _corpora(cache_dir) as corpus_of:
-        panel["tables"]["table11"] = panel_tables.table11(store, runs, rows, on_common, corpus_of)
-        panel["tables"]["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
-    panel["legend"] = {**PANEL_LEGEND, **fingerprints.LEGEND, **panel_tables.LEGEND}
+        panel["warnings"] += external_warnings(panel["external"])
     return panel
 
 
-def table2_row(rep: dict[str, Any], table: Table, run: dict[str, Any]) -> dict[str, Any]:
+def external_warnings(correlation: dict[str, Any]) -> list[str]:
+    """A warning naming the --external rows of runs not in the panel (left out of the correlation)."""
+    ignored = correlation["not_in_panel"]
+    if not ignored:
+        return []
+    return [
+        f"--external: {len(ignored)} score rows name runs not in the panel and are left out: "
+        + ", ".join(ignored[:5])
+        + (" …" if len(ignored) > 5 else "")
+    ]
+
+
+def table2_row(rep: dict[str, Any], table: Table, run: dict[str, Any]) -> PanelRow:
     """One run's Table 2 row: identity, lineage, the cells (over the common items) and their counts."""
     family, tier = lineage(run)
-    return {
+    row = {
         "run": rep["run"],
         "agent": rep["agent"],
         "model": rep["model"],
@@ -212,15 +232,16 @@ def table2_row(rep: dict[str, Any], table: Table, run: dict[str, Any]) -> dict[s
         "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path) for col, path in PANEL_COLUMNS},
         "errors": errors_of(rep),
     }
+    return cast(PanelRow, row)  # the columns are PANEL_COLUMNS' labels, the keys PanelRow names
 
 
-def pool_statistics(common: list[str], matrix: list[list[int]]) -> dict[str, Any]:
+def pool_statistics(common: list[str], matrix: list[list[int]]) -> PoolStatistics:
     """Cronbach's α, item coverage and the corrected item-total correlations over the evaluated models' columns of
     the item × run matrix (replicate 0, common items)."""
     from stats.significance import coverage_histogram, cronbach_alpha, item_total_correlations
 
     n_models = len(matrix[0]) if matrix else 0
-    out: dict[str, Any] = {"n_evaluated": n_models}
+    out: PoolStatistics = {"n_evaluated": n_models}
     if n_models >= 2 and len(common) >= 2:
         out["cronbach_alpha"] = cronbach_alpha(matrix)
         out["coverage"] = coverage_histogram(matrix)
@@ -241,7 +262,7 @@ def _bigram_panel(loaded: Sequence[tuple[Table, dict[str, Any]]]) -> list[dict[s
     return ngrams.panel_bigrams(per_run)
 
 
-def external_correlation(rows: Sequence[dict[str, Any]], external: dict[str, float]) -> dict[str, Any]:
+def external_correlation(rows: Sequence[PanelRow], external: dict[str, float]) -> dict[str, Any]:
     """Spearman's ρ between the runs' accuracy and the external scores (the scores of runs not in the panel are
     named, not dropped silently)."""
     from stats.significance import spearman
@@ -264,7 +285,7 @@ def external_correlation(rows: Sequence[dict[str, Any]], external: dict[str, flo
 def _behaviours(
     store: Store,
     runs: Sequence[dict[str, Any]],
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[PanelRow],
     masks: Sequence[Any],
     tables: Sequence[Table],
     on_common: Sequence[Table],
@@ -318,17 +339,17 @@ def _corpora(cache_dir: Any) -> Iterator[Any]:
                 corpus.close()
 
 
-def lineage_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def lineage_order(rows: list[PanelRow]) -> list[LineageGroup]:
     """The rows as Table 2 groups them: by tier (the paper's order, untiered last), then family (the family with
     the best accuracy first, runs without a family last), then accuracy within the family (highest first)."""
 
-    def acc(r: dict[str, Any]) -> float:
+    def acc(r: PanelRow) -> float:
         return -1.0 if r["accuracy"] is None else r["accuracy"]
 
     tiers = [t for t in TIERS if any(r["tier"] == t for r in rows)] + (
         [None] if any(r["tier"] not in TIERS for r in rows) else []
     )
-    out = []
+    out: list[LineageGroup] = []
     for tier in tiers:
         members = [r for r in rows if (r["tier"] if r["tier"] in TIERS else None) == tier]
         fams = sorted(
@@ -344,13 +365,15 @@ def lineage_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 SHADED_COLUMNS = ("Conv st", "Conv mt")  # the conversion cells Table 2 shades where a paired test separates
 
 
-def tier_leaders(rows: list[dict[str, Any]], per_item: dict[str, Any]) -> dict[str, Any]:
+def tier_leaders(
+    rows: list[PanelRow], per_item: dict[str, Any]
+) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict[str, MarkTest]], dict[str, dict[str, list[str]]]]:
     """Per tier with at least two evaluated runs: the leader of each column as it stands (`marked_best` within
     the tier), the test against the tier's runner-up beside it, and the conversion cells shaded: the leader's
     Conv st / Conv mt where the exact McNemar test on the items both recalled separates it from the runner-up
     (p < 0.05, in the leader's direction), as the paper shades its Table 2."""
     leaders: dict[str, dict[str, list[str]]] = {}
-    tests: dict[str, dict[str, Any]] = {}
+    tests: dict[str, dict[str, MarkTest]] = {}
     shaded: dict[str, dict[str, list[str]]] = {}
     for tier in TIERS:
         members = [r for r in rows if r["tier"] == tier]
@@ -361,7 +384,7 @@ def tier_leaders(rows: list[dict[str, Any]], per_item: dict[str, Any]) -> dict[s
                 for col in SHADED_COLUMNS
                 if col in tests[tier] and tests[tier][col]["separated"]
             }
-    return {"tier_best": leaders, "tier_best_tests": tests, "tier_shaded": shaded}
+    return leaders, tests, shaded
 
 
 def per_item_terms(table: Table) -> dict[str, dict[str, tuple[float, float]]]:
@@ -382,25 +405,25 @@ def per_item_terms(table: Table) -> dict[str, dict[str, tuple[float, float]]]:
 
 
 def marked_best(
-    rows: list[dict[str, Any]], per_item: dict[str, dict[str, dict[str, tuple[float, float]]]], alpha: float = 0.05
-) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
+    rows: list[PanelRow], per_item: dict[str, dict[str, dict[str, tuple[float, float]]]], alpha: float = 0.05
+) -> tuple[dict[str, list[str]], dict[str, MarkTest]]:
     """The best cell of each column among `rows` (the evaluated models) as it stands — the highest value, or the
     lowest for resources, every run sharing it marked — and beside it the paired test against the runner-up
     (see PANEL_LEGEND["best"]): McNemar's exact test when each item is one 0/1 outcome, otherwise the exact sign
     test on the per-item values. `separated` says whether that test separates them (p < `alpha`, in the best's
     direction); the mark does not depend on it. Returns (column → marked runs, column → the test)."""
     best: dict[str, list[str]] = {}
-    tests: dict[str, dict[str, Any]] = {}
+    tests: dict[str, MarkTest] = {}
     for col, _ in PANEL_COLUMNS:
-        pool = [r for r in rows if r[col] is not None]
-        values = sorted({r[col] for r in pool}, reverse=col not in LOWER_IS_BETTER)
+        pool = [r for r in rows if cell(r, col) is not None]
+        values = sorted({cast(float, cell(r, col)) for r in pool}, reverse=col not in LOWER_IS_BETTER)
         if not values:
             continue
-        top = [r["run"] for r in pool if r[col] == values[0]]
+        top = [r["run"] for r in pool if cell(r, col) == values[0]]
         best[col] = top
         if len(values) < 2:
             continue
-        runners = [r["run"] for r in pool if r[col] == values[1]]
+        runners = [r["run"] for r in pool if cell(r, col) == values[1]]
         if len(top) > 1:
             tests[col] = {
                 "best": top,
@@ -416,7 +439,11 @@ def marked_best(
             "best": top,
             "runner_up": runners,
             "separated": all(t["p"] < alpha and t["agrees"] for t in found),
-            **{k: v for k, v in worst.items() if k != "agrees"},
+            "test": worst["test"],
+            "n": worst["n"],
+            "best_better": worst["best_better"],
+            "runner_up_better": worst["runner_up_better"],
+            "p": worst["p"],
         }
     return best, tests
 

@@ -20,6 +20,18 @@ from stats import panel_measures, stopping
 from stats.axes import Table
 from stats.significance import fisher_exact_two_sided, mcnemar_exact
 from workbench.service.families import TIERS
+from workbench.views.panel_records import (
+    GenerationGap,
+    PanelRow,
+    PanelTables,
+    SigCounts,
+    Table12,
+    Table12Step,
+    Table13,
+    Table14Tier,
+    TrigramConcentration,
+    cell,
+)
 
 LOWER_IS_BETTER = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
 MEAN_COLUMNS = {"calls/turn", "tokens", "turns", "points"}
@@ -138,13 +150,13 @@ def run_behaviour(table: Table, actions: list[Any]) -> dict[str, Any]:
 
 
 def panel_tables(
-    rows: list[dict[str, Any]],
+    rows: list[PanelRow],
     tables: list[Table],
     behaviours: list[dict[str, Any]],
     itc: dict[str, float | None] | None,
     per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
     pool: list[bool],
-) -> dict[str, Any]:
+) -> PanelTables:
     """Every further table and figure of the panel; `tables` are each run's trajectories on the common items,
     `behaviours` their `run_behaviour`, `per_item` each run's per-item column terms and `pool` which rows are
     evaluated models (full-tool runs: Figures 4 and 5, the early-submission mean, Tables 12–14), in `rows`
@@ -187,7 +199,7 @@ def _trajectories(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
     ]
 
 
-def table9(rows: list[dict[str, Any]], behaviours: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def table9(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per run: Imm / Thnk / Read for ST and MT-both (ours and the paper's denominator) and the MT-fail block
     (0-Gold / Prem / Explored / Stayed over the MT trajectories whose paper recall failed, summing to 100 %)."""
     out = []
@@ -224,8 +236,8 @@ def _cells(table: Table) -> dict[str, tuple[int, int, dict[str, Any] | None]]:
 
     keys = np.array([f"{k}_d{int(d)}" if not math.isnan(d) else "" for k, d in zip(table["kind"], table["depth"])])
     out = {}
-    for cell in TYPE_DEPTH:
-        mask = keys == cell
+    for name in TYPE_DEPTH:
+        mask = keys == name
         n = int(mask.sum())
         right = int(table["correct"][mask].sum())
         interval = None
@@ -236,15 +248,15 @@ def _cells(table: Table) -> dict[str, tuple[int, int, dict[str, Any] | None]]:
             w = clustered_wilson(succ[:, 0], trials[:, 0])
             if w is not None:  # every item has a trial here: the interval is defined
                 interval = {"low": w.low, "high": w.high, "half_width": (w.high - w.low) / 2, "n_eff": w.n_eff}
-        out[cell] = (right, n, interval)
+        out[name] = (right, n, interval)
     return out
 
 
-def table10(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+def table10(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
     out = []
     for row, table in zip(rows, tables):
         cells = _cells(table)
-        entry = {
+        entry: dict[str, Any] = {
             "run": row["run"],
             "cells": {
                 c: {
@@ -283,7 +295,7 @@ def fixed_delta(table: Table, cells: dict[str, tuple[int, int, Any]]) -> dict[st
     }
 
 
-def table15(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+def table15(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
     out = []
     for row, table in zip(rows, tables):
         letters = table["predicted_index"]
@@ -304,7 +316,7 @@ def table15(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, A
     return out
 
 
-def early_submission(rows: list[dict[str, Any]], behaviours: list[dict[str, Any]]) -> dict[str, Any]:
+def early_submission(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> dict[str, Any]:
     per_run = []
     for row, behaviour in zip(rows, behaviours):
         e = behaviour["early_submit"]
@@ -333,7 +345,7 @@ def itc_summary(itc: dict[str, float | None] | None) -> dict[str, Any] | None:
     }
 
 
-def figure5(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+def figure5(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
     out = []
     for row, table in zip(rows, tables):
         known = table.known("paper_recall")
@@ -355,7 +367,7 @@ def _bucket_edges(n_runs: int) -> tuple[int, int]:
     return round(PAPER_BUCKETS[0] / PAPER_BUCKETS[2] * n_runs), round(PAPER_BUCKETS[1] / PAPER_BUCKETS[2] * n_runs)
 
 
-def figure4(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any] | None:
+def figure4(rows: list[PanelRow], tables: list[Table]) -> dict[str, Any] | None:
     """Items by how many runs got them right (replicate 0), bucketed, by type × depth and consensus tier."""
     if len(tables) < 2:
         return None
@@ -392,7 +404,7 @@ def figure4(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any] |
     }
 
 
-def table4(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+def table4(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
     """The closed-book → no-search → full chain of each agent and model the panel has all three settings of."""
     by_key: dict[tuple, dict[str, int]] = {}
     for i, row in enumerate(rows):
@@ -447,7 +459,7 @@ def _replicate_values(table: Table, tokens_measured: bool) -> dict[str, list[flo
     return out
 
 
-def table17(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
+def table17(rows: list[PanelRow], tables: list[Table]) -> dict[str, Any]:
     """Run-to-run spread of four metrics and whether the runs' ordering on each survives across replicates."""
     per_run = {}
     for row, table in zip(rows, tables):
@@ -482,15 +494,15 @@ def _first_replicate(table: Table) -> dict[str, bool]:
     return dict(zip(table["item_id"][first].tolist(), table["correct"][first].astype(bool).tolist()))
 
 
-def figure2(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+def figure2(rows: list[PanelRow], tables: list[Table]) -> list[GenerationGap]:
     """Within-family generation gaps (see LEGEND["figure2"]): in each family, the evaluated runs by the generation
     their model string names; every run of one generation against every run of the next (Gemma 3 → 4, Qwen 3 →
     3.5 → 3.6), Δ accuracy and its McNemar p on one basis (replicate 0, the items both answered)."""
     cohorts: dict[str, dict[tuple[int, ...], list[int]]] = {}
     for i, row in enumerate(rows):
-        gen = generation(row["model"])
-        if row.get("family") and gen is not None:
-            cohorts.setdefault(row["family"], {}).setdefault(gen, []).append(i)
+        gen, family = generation(row["model"]), row["family"]
+        if family and gen is not None:
+            cohorts.setdefault(family, {}).setdefault(gen, []).append(i)
     out = []
     for fam, gens in sorted(cohorts.items()):
         steps = sorted(gens)
@@ -502,13 +514,13 @@ def figure2(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, A
     return out
 
 
-def _generation_gap(fam: str, old: dict[str, Any], new: dict[str, Any], t_old: Table, t_new: Table) -> dict[str, Any]:
+def _generation_gap(fam: str, old: PanelRow, new: PanelRow, t_old: Table, t_new: Table) -> GenerationGap:
     a, b = _first_replicate(t_old), _first_replicate(t_new)
     items = [i for i in a if i in b]
     test = mcnemar_exact([b[i] for i in items], [a[i] for i in items]) if items else None
-    moved = []
+    moved: list[dict[str, Any]] = []
     for axis in MOVED_AXES:
-        x, y = old[axis], new[axis]
+        x, y = cell(old, axis), cell(new, axis)
         least = 0.1 if axis == "calls/turn" else 0.05  # calls per turn move by 0.1, rates by 5 points
         if x is not None and y is not None and abs(y - x) >= least:
             moved.append({"axis": axis, "delta": y - x})
@@ -525,12 +537,13 @@ def _generation_gap(fam: str, old: dict[str, Any], new: dict[str, Any], t_old: T
     }
 
 
-def table12(rows: list[dict[str, Any]], per_item: dict[str, Any], top: int = 6) -> dict[str, Any]:
+def table12(rows: list[PanelRow], per_item: dict[str, Any], top: int = 6) -> Table12:
     """Table 12's walk: the `top` evaluated runs by MT conversion (highest first), each adjacent pair tested with
     `paired_column_test` on the MT items both recalled (McNemar's exact test with one trajectory per item); a
     step separates where p < 0.05 in the higher run's direction."""
-    ranked = sorted((r for r in rows if r["Conv mt"] is not None), key=lambda r: (-r["Conv mt"], r["run"]))[:top]
-    steps = []
+    valued = [(r["Conv mt"], r) for r in rows if r["Conv mt"] is not None]
+    ranked = [r for _, r in sorted(valued, key=lambda vr: (-vr[0], vr[1]["run"]))][:top]
+    steps: list[Table12Step] = []
     for hi, lo in itertools.pairwise(ranked):
         test = paired_column_test("Conv mt", per_item[hi["run"]]["Conv mt"], per_item[lo["run"]]["Conv mt"])
         steps.append(
@@ -539,13 +552,17 @@ def table12(rows: list[dict[str, Any]], per_item: dict[str, Any], top: int = 6) 
                 "lower": lo["run"],
                 "conversion": [hi["Conv mt"], lo["Conv mt"]],
                 "separated": test["p"] < 0.05 and test["agrees"],
-                **{k: v for k, v in test.items() if k != "agrees"},
+                "test": test["test"],
+                "n": test["n"],
+                "best_better": test["best_better"],
+                "runner_up_better": test["runner_up_better"],
+                "p": test["p"],
             }
         )
     return {"ranked": [r["run"] for r in ranked], "steps": steps}
 
 
-def table13(rows: list[dict[str, Any]], per_item: dict[str, Any]) -> dict[str, Any]:
+def table13(rows: list[PanelRow], per_item: dict[str, Any]) -> Table13:
     """Every pair of evaluated runs tested on accuracy (`paired_column_test` on the common items; McNemar's exact
     test with one trajectory per item), Holm-adjusted across the pairs; per run its Sig. counts — how many runs it
     beats and how many beat it at Holm p < 0.05 (and unadjusted, beside)."""
@@ -573,19 +590,30 @@ def table13(rows: list[dict[str, Any]], per_item: dict[str, Any]) -> dict[str, A
                 counts[loser]["losses" + key] += 1
     for pair in pairs:
         pair.pop("agrees", None)
-    return {"pairs": pairs, "sig": [{"run": r["run"], "accuracy": r["accuracy"], **counts[r["run"]]} for r in rows]}
+    sig: list[SigCounts] = [
+        {
+            "run": r["run"],
+            "accuracy": r["accuracy"],
+            "wins": counts[r["run"]]["wins"],
+            "losses": counts[r["run"]]["losses"],
+            "wins_raw": counts[r["run"]]["wins_raw"],
+            "losses_raw": counts[r["run"]]["losses_raw"],
+        }
+        for r in rows
+    ]
+    return {"pairs": pairs, "sig": sig}
 
 
-def table14(rows: list[dict[str, Any]], behaviours: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def table14(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> list[Table14Tier]:
     """Per tier (the paper's order, untiered last): each evaluated run's top-1 trigram (most occurrences, ties by
     name) and its concentration (its occurrences ÷ all trigram occurrences of the run), and the tier's mean
     concentration."""
-    out = []
+    out: list[Table14Tier] = []
     for tier in [*TIERS, None]:
         members = [
             (r, b) for r, b in zip(rows, behaviours) if (r.get("tier") if r.get("tier") in TIERS else None) == tier
         ]
-        entries = []
+        entries: list[TrigramConcentration] = []
         for row, behaviour in members:
             counts = behaviour["trigrams"]
             total = sum(counts.values())
@@ -637,7 +665,7 @@ def seed_strata(corpus: Any, item_ids: set[str]) -> dict[str, dict[str, str]]:
 
 
 def table19(
-    rows: list[dict[str, Any]], runs: list[dict[str, Any]], tables: list[Table], corpus_of: Any
+    rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table], corpus_of: Any
 ) -> list[dict[str, Any]]:
     """Per tier with closed-book runs: their pooled accuracy by the item's venue and, with the dataset, by the
     seed's year and citation-count quartile (where the release carries them)."""
@@ -675,7 +703,7 @@ def table19(
 
 
 def table11(
-    store: Any, runs: list[dict[str, Any]], rows: list[dict[str, Any]], tables: list[Table], corpus_of: Any
+    store: Any, runs: list[dict[str, Any]], rows: list[PanelRow], tables: list[Table], corpus_of: Any
 ) -> dict[str, Any] | None:
     """Evidence contact of recall-credited trajectories, pooled over the full-tool runs (see LEGEND["table11"]).
     `corpus_of(run)` gives the run's corpus or None; the first dataset with a corpus is the one used. Each group's
@@ -713,12 +741,12 @@ def table11(
     return {"dataset": corpus.fingerprint, "n": total, "groups": out}
 
 
-def _model_key(row: dict[str, Any]) -> tuple[Any, ...]:
+def _model_key(row: PanelRow) -> tuple[Any, ...]:
     """What makes runs ablations of one model: agent, model and dataset."""
     return (row["agent"], row["model"], row.get("dataset"))
 
 
-def closed_book_outcomes(rows: list[dict[str, Any]], tables: list[Table]) -> dict[tuple[Any, ...], dict[str, bool]]:
+def closed_book_outcomes(rows: list[PanelRow], tables: list[Table]) -> dict[tuple[Any, ...], dict[str, bool]]:
     """Per model (`_model_key`): its closed-book run's replicate-0 outcome per item (the first such run listed)."""
     out: dict[tuple[Any, ...], dict[str, bool]] = {}
     for row, table in zip(rows, tables):
@@ -755,7 +783,7 @@ def contact_groups(store: Any, run: dict[str, Any], table: Table, corpus: Any) -
         )
 
 
-def table17_across_runs(rows: list[dict[str, Any]], runs: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
+def table17_across_runs(rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
     """Table 17 across separately stored runs of one model (agent, model, dataset, setting; two or more runs):
     each run's accuracy, section recall, conversion and mean tokens over its trajectories on the common items
     (all replicates), their mean / population SD / range across the runs, and the rank stability of the models'

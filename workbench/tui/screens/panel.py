@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from rich.console import Group
 from rich.table import Table
@@ -38,11 +38,12 @@ from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
+from workbench.views.panel_records import PanelReport
 
 FIGURE_MARGIN = 8  # the pane's padding and its vertical scrollbar: a plot drawn this much narrower never wraps
 
 
-def compute(store_path: Path, names: list[str], cache_dir: Path | None = None) -> dict[str, Any]:
+def compute(store_path: Path, names: list[str], cache_dir: Path | None = None) -> PanelReport:
     """The panel from a store connection of the calling (worker) thread (the corpus cache for Tables 11, 19)."""
     from workbench.service.reports import panel_at
 
@@ -169,7 +170,7 @@ class PanelScreen(WorkbenchNode, Screen):
     def __init__(self, names: list[str]):
         super().__init__()
         self.names = list(names)
-        self.panel: dict[str, Any] | None = None
+        self.panel: PanelReport | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text(" Panel"), id="panel-title", classes="title-bar")
@@ -220,11 +221,11 @@ class PanelScreen(WorkbenchNode, Screen):
         if event.state == WorkerState.ERROR:
             self.query_one("#panel-title", Static).update(Text(f" cannot build the panel: {event.worker.error}"))
             return
-        self.panel = panel = cast("dict[str, Any]", event.worker.result)  # `compute`'s, on SUCCESS
+        self.panel = panel = cast("PanelReport", event.worker.result)  # `compute`'s, on SUCCESS
         self.query_one("#panel-tabs").display = True
         self.render_panel(panel)
 
-    def table2_rows(self, panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    def table2_rows(self, panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
         """Table 2 as one table: each group's label row (tier · family), then its runs."""
         from workbench.views.lineage import grouped_table
 
@@ -235,7 +236,7 @@ class PanelScreen(WorkbenchNode, Screen):
             rows.extend(tuple(["  " + cells_row[0], *cells_row[1:]]) for cells_row in cells)
         return header, rows
 
-    def render_panel(self, panel: dict[str, Any]) -> None:
+    def render_panel(self, panel: PanelReport) -> None:
         from workbench.views import lineage
         from workbench.views.panel import bigram_panel_line, panel_stat_lines, panel_title
 
@@ -349,7 +350,7 @@ class PanelScreen(WorkbenchNode, Screen):
 
         self.app.push_screen(PanelExportModal("panel", export_dir() / "panel.json"), chosen)
 
-    def write_export(self, panel: dict[str, Any], path: Path) -> None:
+    def write_export(self, panel: PanelReport, path: Path) -> None:
         from workbench.views.lineage import EXPORT_FORMATS, panel_document
 
         path = path.expanduser().resolve()
