@@ -471,21 +471,16 @@ def _plot(width: int, height: int):
 
 
 def even_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """Evenly spaced ticks on a round step (1, 2, 2.5, 5 × 10^k) covering [low, high] and 0."""
+    """Evenly spaced ticks on a round step (1, 2, 2.5, 5 × 10^k) covering [low, high] and 0 (a range narrower than
+    1e-9 is read as [0, 1]): whole multiples of the step, so every gap is the same."""
     low, high = min(low, 0.0), max(high, 0.0)
-    span = (high - low) or 1.0
-    raw = span / max(1, count - 1)
+    if high - low < 1e-9:
+        high = low + 1.0
+    raw = (high - low) / max(1, count - 1)
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
-    start = math.floor(low / step) * step
-    ticks = []
-    value = start
-    while value <= high + step * 1e-9:
-        ticks.append(round(value, 6))
-        value += step
-    if ticks[-1] < high:
-        ticks.append(round(value, 6))
-    return ticks
+    first, last = math.floor(low / step), math.ceil(high / step)
+    return [k * step for k in range(first, last + 1)]
 
 
 def figure2_text(panel: PanelReport, width: int = 72, height: int = 14) -> str:
