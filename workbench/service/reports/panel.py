@@ -11,7 +11,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from stats import axes
+from stats import axes, ngrams
 from stats.axes import Table
 from storage import Store
 from workbench.service.families import TIERS, lineage
@@ -167,6 +167,9 @@ def panel_report(
     leaders, leader_tests, shaded = tier_leaders(models, per_item)
     statistics = pool_statistics(common, [[v for v, keep in zip(row, pool) if keep] for row in matrix])
     behaviours, signatures = _behaviours(store, runs, rows, masks, tables, on_common)
+    encoded = [encoded_sequences(extra["tool_sequence"]) for _, extra in loaded]  # each run's own trajectories
+    for behaviour, sequences in zip(behaviours, encoded):
+        behaviour["trigrams"] = ngrams.ngram_counts(sequences, 3)["occurrences"]  # Table 14
     further = panel_tables.panel_tables(
         rows, on_common, behaviours, statistics.get("item_total_correlation"), per_item, pool
     )
@@ -189,7 +192,7 @@ def panel_report(
         "tier_best_tests": leader_tests,
         "tier_shaded": shaded,
         **statistics,
-        "bigram_panel": _bigram_panel(loaded),
+        "bigram_panel": _bigram_panel(tables, encoded),
         "replicates": {n: replicate_spread(t) for n, t in zip(names, tables)},
         "ablation_lift": ablation_lift(reports),
         "fingerprints": fingerprints.panel_fingerprints(rows, signatures),
@@ -251,14 +254,9 @@ def pool_statistics(common: list[str], matrix: list[list[int]]) -> PoolStatistic
     return out
 
 
-def _bigram_panel(loaded: Sequence[tuple[Table, dict[str, Any]]]) -> list[dict[str, Any]]:
-    from stats import ngrams
-
-    per_run = [
-        ngrams.bigram_delta_accuracy(encoded_sequences(extra["tool_sequence"]), t["correct"])
-        for t, extra in loaded
-        if t.n
-    ]
+def _bigram_panel(tables: Sequence[Table], encoded: Sequence[Any]) -> list[dict[str, Any]]:
+    """The bigrams present in at least half of the runs, with their mean Δ-accuracy (each run's own trajectories)."""
+    per_run = [ngrams.bigram_delta_accuracy(seqs, t["correct"]) for t, seqs in zip(tables, encoded) if t.n]
     return ngrams.panel_bigrams(per_run)
 
 

@@ -84,8 +84,8 @@ LEGEND = {
     "common items (McNemar's exact test; the sign test on per-item accuracies with replicates), Holm-adjusted "
     "across all pairs; per run, Sig. > = runs it beats and Sig. < = runs that beat it at Holm p < 0.05, the "
     "unadjusted counts beside.",
-    "table14": "Table 14 by tier: each evaluated run's top-1 trigram of tool calls (most occurrences over its "
-    "trajectories on the common items; ties by name) and its concentration = those occurrences ÷ all the run's "
+    "table14": "Table 14 by tier: each evaluated run's top-1 trigram of tool calls (most occurrences over its own "
+    "trajectories, as the fingerprints; ties by name) and its concentration = those occurrences ÷ all the run's "
     "trigram occurrences; per tier the mean concentration.",
     "table17_runs": "Table 17 across separately stored runs: runs of one model (agent, model, dataset and "
     "setting) stored apart, two or more: each run's accuracy, section recall, conversion and mean tokens over "
@@ -136,8 +136,6 @@ def paired_column_test(
 def run_behaviour(table: Table, actions: list[Any]) -> dict[str, Any]:
     """What the action-based tables need of one run (its trajectories on the common items), so its action lists
     can go: Table 3, Table 9's after-evidence breakdown, early submission. One `Facts` scan per trajectory."""
-    from stats import ngrams
-
     trajs = _trajectories(table, actions)
     facts = [stopping.Facts.of(t) for t in trajs]
     return {
@@ -145,7 +143,6 @@ def run_behaviour(table: Table, actions: list[Any]) -> dict[str, Any]:
         "after_evidence": stopping.after_evidence(trajs, facts),
         "mt_fail": stopping.mt_fail_breakdown(trajs, facts),
         "early_submit": stopping.early_submit(trajs, facts=facts),
-        "trigrams": ngrams.ngram_counts([[a[0] for a in t["actions"]] for t in trajs], 3)["occurrences"],
     }
 
 
@@ -605,8 +602,9 @@ def table13(rows: list[PanelRow], per_item: dict[str, Any]) -> Table13:
 
 
 def table14(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> list[Table14Tier]:
-    """Per tier (the paper's order, untiered last): each evaluated run's top-1 trigram (most occurrences, ties by
-    name) and its concentration (its occurrences ÷ all trigram occurrences of the run), and the tier's mean
+    """Per tier (the paper's order, untiered last): each evaluated run's top-1 trigram (most occurrences over its
+    own trajectories, ties by name; `behaviours[i]["trigrams"]`, set by the panel from the stored tool sequences)
+    and its concentration (its occurrences ÷ all trigram occurrences of the run), and the tier's mean
     concentration."""
     out: list[Table14Tier] = []
     for tier in [*TIERS, None]:
