@@ -261,6 +261,8 @@ def test_marks_stand_over_the_evaluated_models_with_the_tests_beside(panel, stor
         best = (min if col in lower else max)(values.values())
         assert sorted(panel["best"][col]) == sorted(n for n, v in values.items() if v == best)
     assert not any(n in marked for marked in panel["best"].values() for n in ("hn", "hc"))
+    flat = [c for c in ("calls/turn", "MaxTok", "MaxTurn", "MaxBudget") if len({rows[n][c] for n in EVALUATED}) == 1]
+    assert flat and not any(c in panel["best"] for c in flat)  # all equal: no run is best
     # accuracy: o is best; its runner-up h and h2 tie; the test is McNemar-like on per-item values over replicates
     t = panel["best_tests"]["accuracy"]
     assert t["best"] == ["o"] and sorted(t["runner_up"]) == ["h", "h2"]

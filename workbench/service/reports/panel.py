@@ -40,7 +40,7 @@ PANEL_LEGEND = {
     "multi-target (mt) items; Synthesis: conversion = P(correct | paper recall); Tool use: calls per "
     "turn; Resources: mean tokens, model turns, points, and the shares ended by each cap.",
     "best": "* marks the best cell of a column as it stands (highest, or lowest for resources; every run sharing "
-    "it), among the evaluated models — the full-tool runs ('evaluated'); ablation runs (closed-book, no-search, "
+    "it; none where every run has the same value or only one has a value), among the evaluated models — the full-tool runs ('evaluated'); ablation runs (closed-book, no-search, "
     "gold-given) are never marked. Beside each mark, 'best_tests' has the paired test against the runner-up on "
     "the common items both have a value for: McNemar's exact test for the 0/1 columns (accuracy, recalls, "
     "conversion on the items both recalled, cap rates) with one trajectory per item; with replicates, and for "
@@ -406,7 +406,8 @@ def marked_best(
     rows: list[PanelRow], per_item: dict[str, dict[str, dict[str, tuple[float, float]]]], alpha: float = 0.05
 ) -> tuple[dict[str, list[str]], dict[str, MarkTest]]:
     """The best cell of each column among `rows` (the evaluated models) as it stands — the highest value, or the
-    lowest for resources, every run sharing it marked — and beside it the paired test against the runner-up
+    lowest for resources, every run sharing it marked; none where
+    fewer than two values differ — and beside it the paired test against the runner-up
     (see PANEL_LEGEND["best"]): McNemar's exact test when each item is one 0/1 outcome, otherwise the exact sign
     test on the per-item values. `separated` says whether that test separates them (p < `alpha`, in the best's
     direction); the mark does not depend on it. Returns (column → marked runs, column → the test)."""
@@ -415,12 +416,10 @@ def marked_best(
     for col, _ in PANEL_COLUMNS:
         pool = [r for r in rows if cell(r, col) is not None]
         values = sorted({cast(float, cell(r, col)) for r in pool}, reverse=col not in LOWER_IS_BETTER)
-        if not values:
+        if len(values) < 2:  # one run with a value, or all equal: no run is best
             continue
         top = [r["run"] for r in pool if cell(r, col) == values[0]]
         best[col] = top
-        if len(values) < 2:
-            continue
         runners = [r["run"] for r in pool if cell(r, col) == values[1]]
         if len(top) > 1:
             tests[col] = {
