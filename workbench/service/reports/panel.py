@@ -40,7 +40,8 @@ PANEL_LEGEND = {
     "multi-target (mt) items; Synthesis: conversion = P(correct | paper recall); Tool use: calls per "
     "turn; Resources: mean tokens, model turns, points, and the shares ended by each cap.",
     "best": "* marks the best cell of a column as it stands (highest, or lowest for resources; every run sharing "
-    "it; none where every run has the same value or only one has a value), among the evaluated models — the full-tool runs ('evaluated'); ablation runs (closed-book, no-search, "
+    "it; none where every run has the same value or only one has a value), among the evaluated models — the "
+    "full-tool runs ('evaluated'); ablation runs (closed-book, no-search, "
     "gold-given) are never marked. Beside each mark, 'best_tests' has the paired test against the runner-up on "
     "the common items both have a value for: McNemar's exact test for the 0/1 columns (accuracy, recalls, "
     "conversion on the items both recalled, cap rates) with one trajectory per item; with replicates, and for "
