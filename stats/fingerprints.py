@@ -6,19 +6,25 @@ set against the mean of the other families' models by a permutation test over mo
 trajectories of one model are not independent evidence about its family). Holm adjusts across the signatures of a
 family. The words are computed from these tests only, never from a family's name (`family_words`).
 
-Signatures of one model (its trajectories pooled; each a ratio, None when its denominator is 0):
+Signatures of one model (its trajectories pooled; each a ratio, None when its denominator is 0). Calls to tools
+outside the AgentHop protocol (the general-agent setting's out-of-domain tools) are dropped first, so every share
+is over the protocol's own calls and runs of that setting compare with plain ones:
 
 * `calls_per_turn` — tool calls ÷ model turns that emitted ≥ 1 call (the paper's parallel-call measure, RQ3);
 * `think_share`, `read_share`, `nav_share` — think, read_section and navigation calls (search_papers,
-  get_references, list_sections, get_paper_info) ÷ all calls;
-* `early_commit` — over trajectories with a submit_answer: the first submit comes with no delivered read before it,
-  or within EARLY_ACTIONS actions of the first delivered gold read;
-* `verify_before_commit` — over trajectories with a submit after a delivered gold read: a think or a read_section
-  lies between the last new evidence (the last delivered read of a paper not read before) and the first submit;
-* `search_volume` — search_papers calls per trajectory.
+  get_references, list_sections, get_paper_info) ÷ all protocol calls;
+* `early_commit`, `verify_before_commit`, `over_search` — Table 9's Imm, Thnk and Read over the trajectories
+  that read every gold (ST after the gold, MT-both after both golds; the paper's denominator: the residual —
+  navigation without a read, or no submit — stays in it): Imm = the submit came right after the last gold
+  read (RQ1's early commitment), Thnk = only think calls between it and the submit (verify before commit),
+  Read = reading on after the gold (over-search, not search volume);
+* `under_engagement` — trajectories that never had a read_section delivered ÷ all (RQ4: giving up without
+  reading, not early commitment);
+* `search_volume` — search_papers calls per trajectory (descriptive; no word rests on it).
 
 Input per trajectory: `actions`, the store's compact [tool, status, paper, role, delivered] lists (every call in
-order, rejected ones included), and `tool_calls` / `turns_with_calls`.
+order, rejected ones included), `tool_calls` / `turns_with_calls`, and `kind` / `n_gold` (how many golds count as
+all of them).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from stats import ngrams, stopping
 from stats.multiplicity import holm
 
 SIGNATURES = (
@@ -39,26 +46,39 @@ SIGNATURES = (
     "nav_share",
     "early_commit",
     "verify_before_commit",
+    "over_search",
+    "under_engagement",
     "search_volume",
 )
-EARLY_ACTIONS = 3
-THINK, READ, SUBMIT, SEARCH = "think", "read_section", "submit_answer", "search_papers"
+THINK, READ, SEARCH = "think", "read_section", "search_papers"
 NAVIGATION = ("search_papers", "get_references", "list_sections", "get_paper_info")
 EXACT_LIMIT = 20_000  # enumerate every relabelling up to this many; beyond, a seeded Monte Carlo sample
 N_RANDOM = 9_999
-# The words and the signature (and direction) that must support each
+# The words and the signature (and direction) that must support each (§4.2, Table 9)
 WORDS = {
     "commits early": ("early_commit", 1),
     "verifies": ("verify_before_commit", 1),
-    "over-searches": ("search_volume", 1),
+    "over-searches": ("over_search", 1),
+    "under-engages": ("under_engagement", 1),
 }
 BALANCED = "balanced"
+AFTER_GOLD = {"Imm": "early_commit", "Thnk": "verify_before_commit", "Read": "over_search"}
+
+
+def in_domain(actions: Sequence[Sequence[Any]]) -> list[Sequence[Any]]:
+    """The calls of the AgentHop protocol's own tools (out-of-domain calls of the general setting dropped)."""
+    return [a for a in actions if a[0] in ngrams.TOOLS]
 
 
 def trajectory_terms(
-    actions: Sequence[Sequence[Any]], tool_calls: float | None = None, turns_with_calls: float | None = None
+    actions: Sequence[Sequence[Any]],
+    tool_calls: float | None = None,
+    turns_with_calls: float | None = None,
+    kind: str | None = None,
+    n_gold: float | None = None,
 ) -> dict[str, tuple[float, float]]:
     """(numerator, denominator) of each signature for one trajectory; a model's value pools them (sum ÷ sum)."""
+    actions = in_domain(actions)
     tools = [a[0] for a in actions]
     n = len(tools)
     calls = float(n if tool_calls is None or math.isnan(tool_calls) else tool_calls)
@@ -69,41 +89,15 @@ def trajectory_terms(
         "read_share": (tools.count(READ), n),
         "nav_share": (sum(t in NAVIGATION for t in tools), n),
         "search_volume": (tools.count(SEARCH), 1),
+        "under_engagement": (float(not any(a[0] == READ and a[4] for a in actions)), 1),
     }
-    submit = next((i for i, t in enumerate(tools) if t == SUBMIT), None)
-    out["early_commit"] = (0, 0) if submit is None else (float(_early(actions, submit)), 1)
-    verified = _verified(actions, submit)
-    out["verify_before_commit"] = (0, 0) if verified is None else (float(verified), 1)
+    facts = stopping.Facts.scan(actions)
+    golds = stopping.n_gold({"kind": kind, "n_gold": n_gold})
+    reached = len(facts.reached) >= golds and facts.last_gold is not None
+    category = stopping.after_evidence_category(actions) if reached else None
+    for cat, key in AFTER_GOLD.items():
+        out[key] = (float(category == cat), 1.0) if reached else (0.0, 0.0)
     return out
-
-
-def _delivered_read(action: Sequence[Any]) -> bool:
-    return action[0] == READ and bool(action[4])
-
-
-def _early(actions: Sequence[Sequence[Any]], submit: int) -> bool:
-    """No delivered read before the first submit, or the submit within EARLY_ACTIONS actions of the first gold read."""
-    before = actions[:submit]
-    if not any(_delivered_read(a) for a in before):
-        return True
-    first_gold = next((i for i, a in enumerate(before) if _delivered_read(a) and a[3] == "gold"), None)
-    return first_gold is not None and submit - first_gold <= EARLY_ACTIONS
-
-
-def _verified(actions: Sequence[Sequence[Any]], submit: int | None) -> bool | None:
-    """A think or read between the last new evidence and the first submit; None outside the population."""
-    if submit is None:
-        return None
-    before = actions[:submit]
-    if not any(_delivered_read(a) and a[3] == "gold" for a in before):
-        return None
-    seen: set[Any] = set()
-    last_new = -1
-    for i, a in enumerate(before):
-        if _delivered_read(a) and a[2] not in seen:
-            seen.add(a[2])
-            last_new = i
-    return any(a[0] in (THINK, READ) for a in before[last_new + 1 :])
 
 
 def model_signature(trajectories: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -112,7 +106,7 @@ def model_signature(trajectories: Sequence[Mapping[str, Any]]) -> dict[str, dict
     den = dict.fromkeys(SIGNATURES, 0.0)
     for t in trajectories:
         for key, (a, b) in trajectory_terms(
-            t.get("actions") or [], t.get("tool_calls"), t.get("turns_with_calls")
+            t.get("actions") or [], t.get("tool_calls"), t.get("turns_with_calls"), t.get("kind"), t.get("n_gold")
         ).items():
             num[key] += a
             den[key] += b
@@ -163,44 +157,48 @@ def family_tests(
     seed: int = 0,
 ) -> dict[str, dict[str, Any]]:
     """Per family: each signature's family mean, the others' mean, the permutation test against them (over the
-    models with a value), Holm-adjusted across the family's signatures, and the words the tests support.
+    models with a value), Holm-adjusted across every family's tests together (all families × signatures: one
+    family of tests, as the words are read off all of them), and the words the tests support.
 
     Models without a family are not a family, but do count among "the others"."""
     families = sorted({f for f in family_of.values() if f})
-    out: dict[str, dict[str, Any]] = {}
+    rows: dict[str, dict[str, dict[str, Any]]] = {}
     for fam in families:
-        rows = {}
+        rows[fam] = {}
         for sig in SIGNATURES:
             models = [m for m in per_model if per_model[m][sig]["value"] is not None]
             values = [per_model[m][sig]["value"] for m in models]
             group = [family_of.get(m) == fam for m in models]
-            test = permutation_test(values, group, seed)
             inside = [v for v, g in zip(values, group) if g]
             rest = [v for v, g in zip(values, group) if not g]
-            rows[sig] = {
+            rows[fam][sig] = {
                 "family_mean": float(np.mean(inside)) if inside else None,
                 "others_mean": float(np.mean(rest)) if rest else None,
-                **test,
+                **permutation_test(values, group, seed),
             }
-        adjusted = holm([rows[s]["p"] for s in SIGNATURES])
-        floor = holm([rows[s]["min_p"] for s in SIGNATURES])
-        for sig, p_adj, p_floor in zip(SIGNATURES, adjusted, floor):
-            rows[sig]["p_holm"] = p_adj
-            rows[sig]["min_p_holm"] = p_floor
-            rows[sig]["significant"] = p_adj is not None and p_adj < alpha
-        out[fam] = {
+    keys = [(fam, sig) for fam in families for sig in SIGNATURES]
+    adjusted = holm([rows[f][s]["p"] for f, s in keys])
+    floor = holm([rows[f][s]["min_p"] for f, s in keys])
+    for (fam, sig), p_adj, p_floor in zip(keys, adjusted, floor):
+        rows[fam][sig]["p_holm"] = p_adj
+        rows[fam][sig]["min_p_holm"] = p_floor
+        rows[fam][sig]["significant"] = p_adj is not None and p_adj < alpha
+    return {
+        fam: {
             "models": sorted(m for m in per_model if family_of.get(m) == fam),
-            "signatures": rows,
-            "words": family_words(rows, alpha),
+            "signatures": rows[fam],
+            "words": family_words(rows[fam], alpha),
+            "n_tests": len(keys),
         }
-    return out
+        for fam in families
+    }
 
 
 def family_words(rows: Mapping[str, Mapping[str, Any]], alpha: float = 0.05) -> list[str]:
-    """The words the tests support: "commits early" (early commitment significantly above the other families),
-    "verifies" (verify-before-commit above), "over-searches" (search volume above); "balanced" where none of
-    the three holds, no signature differs at all, and the design could have shown a difference on every one of
-    the three (its smallest attainable Holm-adjusted p is below α). Otherwise no word."""
+    """The words the tests support (WORDS): "commits early" (Imm significantly above the other families),
+    "verifies" (Thnk above), "over-searches" (Read after the gold above), "under-engages" (no read at all
+    above); "balanced" where none holds, no signature differs at all, and the design could have shown a
+    difference on every worded one (its smallest attainable Holm-adjusted p is below α). Otherwise no word."""
     words = [
         word
         for word, (sig, sign) in WORDS.items()
@@ -239,4 +237,31 @@ def family_trigrams(
             }
             for gram, c in ranked
         ]
+    return out
+
+
+def trigram_tests(
+    family_top: Mapping[str, Sequence[Mapping[str, Any]]],
+    run_grams: Mapping[str, tuple[Mapping[tuple[str, ...], int], int]],
+    family_of: Mapping[str, str | None],
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict[str, dict[str, Any]]:
+    """Per family, its top trigram (`family_top`'s first) tested over runs: each run's share of trajectories
+    containing it (`run_grams`: run → (trajectories per trigram, trajectories)), the family's runs against the
+    other families' by `permutation_test`, Holm-adjusted across the families (the paper: Anthropic ls→ls→rs on
+    ~40 % of trajectories vs a 10.7 % mean over the others)."""
+    runs = [r for r in run_grams if run_grams[r][1]]
+    out: dict[str, dict[str, Any]] = {}
+    for fam, tops in sorted(family_top.items()):
+        if not tops:
+            continue
+        gram = tuple(tops[0]["trigram"])
+        values = [run_grams[r][0].get(gram, 0) / run_grams[r][1] for r in runs]
+        test = permutation_test(values, [family_of.get(r) == fam for r in runs], seed)
+        out[fam] = {"trigram": list(gram), **test}
+    adjusted = holm([t["p"] for t in out.values()])
+    for t, p_adj in zip(out.values(), adjusted):
+        t["p_holm"] = p_adj
+        t["significant"] = p_adj is not None and p_adj < alpha
     return out

@@ -3,11 +3,14 @@ Figures 2, 4, 5), each rebuilt here independently from the stored trajectories (
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import binomtest, fisher_exact, kendalltau
 
 from storage import Store
@@ -22,6 +25,7 @@ RUNS = (  # name, agent, seed, ablation, replicates, family
     ("r", "random", 0, "full", 2, "Gamma"),
 )
 NAMES = [r[0] for r in RUNS]
+EVALUATED = [r[0] for r in RUNS if r[3] == "full"]  # the model pool: ablation runs are never in it
 LIMIT = 24
 
 
@@ -135,30 +139,47 @@ def test_table9_ours_and_the_paper_denominator(panel, stored):
                 assert entry[group]["paper"][c] == (pytest.approx(cats.count(c) / len(cats)) if cats else None)
 
 
-def test_table10_wilson_per_cell_and_fisher_delta(panel, stored):
+def _cell_counts(trajs, cell, replicate=None):
+    kind, depth = cell.split("_d")
+    outs = [
+        bool(t["correct"])
+        for t in trajs
+        if t["kind"] == kind and t["depth"] == int(depth) and (replicate is None or t["replicate"] == replicate)
+    ]
+    return sum(outs), len(outs)
+
+
+def test_table10_wilson_per_cell_and_the_fixed_delta(panel, stored):
+    """Δ is st_d1 − mt_d2 whatever the data (never the hardest minus the easiest cell), with Fisher's exact p on
+    those two cells (replicate 0 where the run has replicates)."""
     z = 1.959963984540054
     for entry in panel["tables"]["table10"]:
-        if entry["run"] not in ("h", "hc"):  # one replicate: the plain Wilson interval
-            continue
-        acc = {}
-        for cell in ("st_d1", "st_d2", "mt_d1", "mt_d2"):
-            kind, depth = cell.split("_d")
-            outs = [bool(t["correct"]) for t in stored[entry["run"]] if t["kind"] == kind and t["depth"] == int(depth)]
-            n, p = len(outs), sum(outs) / len(outs)
-            half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-            got = entry["cells"][cell]
-            assert (got["right"], got["n"]) == (sum(outs), n)
-            lo, hi = (
-                max(0.0, (p + z * z / (2 * n)) / (1 + z * z / n) - half),
-                min(1.0, (p + z * z / (2 * n)) / (1 + z * z / n) + half),
-            )
-            if 0 < p < 1:
-                assert got["half_width"] == pytest.approx((hi - lo) / 2)
-            acc[cell] = (sum(outs), n)
+        trajs = stored[entry["run"]]
+        if entry["run"] in ("h", "hc"):  # one replicate: the plain Wilson interval
+            for cell in ("st_d1", "st_d2", "mt_d1", "mt_d2"):
+                right, n = _cell_counts(trajs, cell)
+                p = right / n
+                half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+                got = entry["cells"][cell]
+                assert (got["right"], got["n"]) == (right, n)
+                lo, hi = (
+                    max(0.0, (p + z * z / (2 * n)) / (1 + z * z / n) - half),
+                    min(1.0, (p + z * z / (2 * n)) / (1 + z * z / n) + half),
+                )
+                if 0 < p < 1:
+                    assert got["half_width"] == pytest.approx((hi - lo) / 2)
+        (re_, ne), (rh, nh) = _cell_counts(trajs, "st_d1"), _cell_counts(trajs, "mt_d2")
         d = entry["delta"]
-        (re, ne), (rh, nh) = acc[d["easiest"]], acc[d["hardest"]]
-        assert re / ne == max(r / n for r, n in acc.values()) and rh / nh == min(r / n for r, n in acc.values())
-        assert d["p"] == pytest.approx(fisher_exact([[re, ne - re], [rh, nh - rh]]).pvalue)
+        assert (d["easiest"], d["hardest"]) == ("st_d1", "mt_d2")
+        assert d["delta"] == pytest.approx(re_ / ne - rh / nh)
+        replicated = any(t["replicate"] > 0 for t in trajs)
+        if replicated:
+            (re_, ne), (rh, nh) = _cell_counts(trajs, "st_d1", 0), _cell_counts(trajs, "mt_d2", 0)
+        assert d["p_basis"] == ("replicate 0" if replicated else "trajectories")
+        assert d["p"] == pytest.approx(fisher_exact([[re_, ne - re_], [rh, nh - rh]]).pvalue)
+    # the closed-book run's easiest cell by the data is not st_d1: a data-picked Δ would differ in sign
+    hc = next(e for e in panel["tables"]["table10"] if e["run"] == "hc")
+    assert hc["delta"]["delta"] < 0
 
 
 def test_table15_no_answer_by_cap(panel, stored):
@@ -173,7 +194,7 @@ def test_table15_no_answer_by_cap(panel, stored):
 def test_early_submission_across_the_panel(panel, stored):
     significant = tested = 0
     deltas = []
-    for name in NAMES:
+    for name in EVALUATED:  # the panel's mean is over the evaluated models, never an ablation run
         early, other = [], []
         for t in stored[name]:
             acts = t["actions"]
@@ -188,36 +209,64 @@ def test_early_submission_across_the_panel(panel, stored):
             p = fisher_exact([[sum(early), len(early) - sum(early)], [sum(other), len(other) - sum(other)]]).pvalue
             significant += p < 0.05
     e = panel["tables"]["early_submit"]
+    assert {r["run"] for r in e["runs"]} == set(EVALUATED)
     assert (e["n_tested"], e["n_significant"]) == (tested, significant)
     assert e["mean_delta"] == (pytest.approx(np.mean(deltas)) if deltas else None)
 
 
-def test_item_total_summary_and_figures_4_and_5(panel, stored):
+def test_alpha_coverage_item_total_and_figures_4_and_5_over_the_evaluated_models_only(panel, stored):
+    """The done-when of the panel: α, coverage, the item-total correlations and Figures 4 and 5 are over the
+    full-setting runs (h, h2, o, r), never the closed-book or no-search run, rebuilt here from the trajectories."""
     items = sorted(first_rep(stored["h"]))
-    matrix = np.array([[first_rep(stored[n])[i] for n in NAMES] for i in items], dtype=float)
+    matrix = np.array([[first_rep(stored[n])[i] for n in EVALUATED] for i in items], dtype=float)
+    k = len(items)
+    totals = matrix.sum(axis=0)  # per model
+    alpha = k / (k - 1) * (1 - matrix.var(axis=1, ddof=1).sum() / totals.var(ddof=1))
+    assert panel["evaluated"] == EVALUATED and panel["n_evaluated"] == len(EVALUATED)
+    assert panel["cronbach_alpha"] == pytest.approx(alpha)
+    right = matrix.sum(axis=1)
+    assert sum(panel["coverage"]["counts"].values()) == k
     itc = []
-    for k in range(len(items)):
-        rest = matrix.sum(axis=0) - matrix[k]
-        if matrix[k].std() > 0 and rest.std() > 0:
-            itc.append(np.corrcoef(matrix[k], rest)[0, 1])
+    for j in range(k):
+        rest = totals - matrix[j]
+        if matrix[j].std() > 0 and rest.std() > 0:
+            itc.append(np.corrcoef(matrix[j], rest)[0, 1])
     s = panel["tables"]["item_total_summary"]
     assert s["n"] == len(itc) and s["median"] == pytest.approx(np.median(itc))
     assert s["share_above_0_2"] == pytest.approx(np.mean(np.array(itc) > 0.2))
-    # Figure 4: 6 runs → low 0–2, mid 3–4, high 5–6 runs right (the paper's 6 and 12 of 19, scaled)
-    right = matrix.sum(axis=1)
+    # Figure 4: 4 models → low 0–1, mid 2–3, high 4 right (the paper's 6 and 12 of 19, scaled and rounded)
     f4 = panel["tables"]["figure4"]
-    assert f4["edges"] == {"low": [0, 2], "mid": [3, 4], "high": [5, 6]}
+    assert f4["n_runs"] == 4 and f4["edges"] == {"low": [0, 1], "mid": [2, 3], "high": [4, 4]}
     kinds = {t["item_id"]: f"{t['kind']}_d{t['depth']}" for t in stored["h"]}
     for cell, counts in f4["type_depth"].items():
         mine = [r for i, r in zip(items, right) if kinds[i] == cell]
         assert counts == {
-            "low": sum(r <= 2 for r in mine),
-            "mid": sum(3 <= r <= 4 for r in mine),
-            "high": sum(r >= 5 for r in mine),
+            "low": sum(r <= 1 for r in mine),
+            "mid": sum(2 <= r <= 3 for r in mine),
+            "high": sum(r >= 4 for r in mine),
         }
+    assert [p["run"] for p in panel["tables"]["figure5"]] == EVALUATED
     for point in panel["tables"]["figure5"]:
         trajs = stored[point["run"]]
         assert point["paper_recall"] == pytest.approx(np.mean([bool(t["paper_recall"]) for t in trajs]))
+
+
+def test_marks_stand_over_the_evaluated_models_with_the_tests_beside(panel, stored):
+    """* marks the best value as it stands among the full-tool runs (ties all marked), never an ablation run;
+    the paired test against the runner-up is beside it, and does not gate the mark."""
+    rows = {r["run"]: r for r in panel["rows"]}
+    lower = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
+    for col in ("accuracy", "PR st", "turns", "points"):
+        values = {n: rows[n][col] for n in EVALUATED if rows[n][col] is not None}
+        best = (min if col in lower else max)(values.values())
+        assert sorted(panel["best"][col]) == sorted(n for n, v in values.items() if v == best)
+    assert not any(n in marked for marked in panel["best"].values() for n in ("hn", "hc"))
+    flat = [c for c in ("calls/turn", "MaxTok", "MaxTurn", "MaxBudget") if len({rows[n][c] for n in EVALUATED}) == 1]
+    assert flat and not any(c in panel["best"] for c in flat)  # all equal: no run is best
+    # accuracy: o is best; its runner-up h and h2 tie; the test is McNemar-like on per-item values over replicates
+    t = panel["best_tests"]["accuracy"]
+    assert t["best"] == ["o"] and sorted(t["runner_up"]) == ["h", "h2"]
+    assert t["separated"] == (t["p"] < 0.05)
 
 
 def test_table17_spread_and_kendall_rank_stability(panel, stored):
@@ -234,21 +283,71 @@ def test_table17_spread_and_kendall_rank_stability(panel, stored):
     assert t17["rank_stability"]["accuracy"]["mean_tau"] == pytest.approx(tau)
 
 
-def test_figure2_generation_gap_within_a_family(panel, stored):
-    gaps = {g["family"]: g for g in panel["tables"]["figure2"]}
-    assert set(gaps) == {"Alpha"}  # the only family with two full-tool runs
-    g = gaps["Alpha"]
-    assert (g["older"], g["newer"]) == ("h", "h2")
-    old, new = first_rep(stored["h"]), first_rep(stored["h2"])
-    up = sum(new[i] and not old[i] for i in old)
-    down = sum(old[i] and not new[i] for i in old)
-    rows = {r["run"]: r for r in panel["rows"]}
-    assert g["delta"] == pytest.approx(rows["h2"]["accuracy"] - rows["h"]["accuracy"])
-    assert g["p"] == pytest.approx(binomtest(up, up + down, 0.5).pvalue if up + down else 1.0)
+def test_figure2_needs_a_generation_in_the_model_string(panel):
+    """h and h2 are one family but name no model (scripted agents): no generation, so no gap is invented."""
+    assert panel["tables"]["figure2"] == []
 
 
-def test_the_cli_prints_every_table(tables_db, capsys):
-    out = batch(capsys, "report", "--panel", *NAMES, "--db", str(tables_db))
+@pytest.mark.parametrize(
+    "model,gen",
+    [
+        ("gemma-3-27b-it", (3,)),
+        ("gemma-4-26b-a4b", (4,)),
+        ("qwen3-30b-a3b", (3,)),
+        ("qwen3.5-27b", (3, 5)),
+        ("Qwen/Qwen3.6-35B-A3B", (3, 6)),
+        ("claude-opus-4-6", None),
+        ("claude-sonnet-4-6", None),
+        ("deepseek-chat", None),
+        (None, None),
+    ],
+)
+def test_a_generation_is_the_number_right_after_the_lineage_name(model, gen):
+    from workbench.service.reports.panel_tables import generation
+
+    assert generation(model) == gen
+
+
+@pytest.fixture(scope="module")
+def cohort_panel(tables_db, tmp_path_factory):
+    """The same runs with model strings of one Qwen cohort (h: 3, h2: 3.5, r: 3.6, all tagged Alpha; hn and hc
+    are h's ablations) and a Claude model that names no generation (o)."""
+    import shutil
+
+    from workbench.cli import main
+    from workbench.service.reports import panel_report
+
+    db = tmp_path_factory.mktemp("cohort") / "s.sqlite"
+    shutil.copy(tables_db, db)
+    store = Store(db)
+    models = {"h": "qwen3-32b", "hn": "qwen3-32b", "hc": "qwen3-32b", "h2": "qwen3.5-27b", "r": "qwen3.6-35b-a3b"}
+    for name, model in (*models.items(), ("o", "claude-opus-4-6")):
+        store.conn.execute("UPDATE runs SET model = ? WHERE name = ?", (model, name))
+    store.conn.commit()
+    store.close()
+    assert main(["--batch", "runs", "tag", "r", "--family", "Alpha", "--db", str(db)]) == 0
+    return db, json.loads(json.dumps(panel_report(Store(db, readonly=True), NAMES), default=str))
+
+
+def test_figure2_pairs_adjacent_generations_of_a_cohort_on_one_basis(cohort_panel, stored):
+    """Qwen 3 → 3.5 → 3.6 (h → h2 → r): Δ and the McNemar p both over replicate 0 on the items both answered."""
+    _, panel = cohort_panel
+    gaps = panel["tables"]["figure2"]
+    assert [(g["older"], g["newer"], g["generations"]) for g in gaps] == [
+        ("h", "h2", ["3", "3.5"]),
+        ("h2", "r", ["3.5", "3.6"]),
+    ]
+    for g in gaps:
+        old, new = first_rep(stored[g["older"]]), first_rep(stored[g["newer"]])
+        up = sum(new[i] and not old[i] for i in old)
+        down = sum(old[i] and not new[i] for i in old)
+        assert g["n"] == len(old)
+        assert g["delta"] == pytest.approx((sum(new.values()) - sum(old.values())) / len(old))
+        assert g["p"] == pytest.approx(binomtest(up, up + down, 0.5).pvalue if up + down else 1.0)
+
+
+def test_the_cli_prints_every_table(cohort_panel, capsys):
+    out = batch(capsys, "report", "--panel", *NAMES, "--db", str(cohort_panel[0]))
     assert out.returncode == 0, out.stderr
     for title in (
         "Table 3 ·",
@@ -256,8 +355,14 @@ def test_the_cli_prints_every_table(tables_db, capsys):
         "Table 9 ·",
         "Table 10 ·",
         "Table 11 ·",
+        "Table 12 ·",
+        "Table 13 ·",
+        "Table 14 ·",
         "Table 15 ·",
         "Table 17 ·",
+        "Table 17 · across separately stored runs",
+        "Table 9 · MT-fail",
+        "family trigrams",
         "Table 19 ·",
         "Figure 2 ·",
         "Figure 4 ·",
@@ -286,7 +391,8 @@ def test_table11_evidence_contact_from_the_labels_and_reads(tables_db):
     t11 = panel_report(store, NAMES, cache_dir=paths.cache_dir())["tables"]["table11"]
     corpus, _ = open_dataset("builtin", paths.cache_dir())
     header = {"exact", "normalised", "substring", "word_overlap"}
-    groups = {g: [0, 0, set()] for g in ("header", "parent", "none")}
+    closed = {t["item_id"]: bool(t["correct"]) for t in store.trajectories(store.run("hc")["id"])}
+    groups = {g: [0, 0, []] for g in ("header", "parent", "none")}
     for name in ("h", "h2", "o", "r"):  # the full-tool runs
         for t in store.trajectories(store.run(name)["id"]):
             if not t["paper_recall"]:
@@ -307,16 +413,16 @@ def test_table11_evidence_contact_from_the_labels_and_reads(tables_db):
             g = "header" if methods & header else "parent" if methods else "none"
             groups[g][0] += bool(t["correct"])
             groups[g][1] += 1
-            groups[g][2].add(t["item_id"])
+            if name in ("h", "h2"):  # the same model (heuristic) has a closed-book run; oracle and random have none
+                groups[g][2].append(closed[t["item_id"]])
     corpus.close()
-    closed = {t["item_id"]: bool(t["correct"]) for t in store.trajectories(store.run("hc")["id"])}
     total = sum(v[1] for v in groups.values())
     assert t11["n"] == total > 0
-    for g, (right, n, items) in groups.items():
+    for g, (right, n, cb) in groups.items():
         got = t11["groups"][g]
         assert got["n"] == n and got["share"] == pytest.approx(n / total)
         assert got["conversion"] == (pytest.approx(right / n) if n else None)
-        cb = [closed[i] for i in items]
+        assert got["closed_book_n"] == len(cb)
         assert got["closed_book"] == (pytest.approx(sum(cb) / len(cb)) if cb else None)
 
 
@@ -409,16 +515,17 @@ def test_table19_on_the_builtin_data_by_seed_year_and_citation_quartile(tables_d
         assert got == want
 
 
-def test_figures_2_and_4_are_terminal_plots_of_the_panels_numbers(panel, stored):
+def test_figures_2_and_4_are_terminal_plots_of_the_panels_numbers(cohort_panel, stored):
     """Figure 2 and Figure 4 are drawn (plotext), within the height asked, with every family / cell / tier on the
     axis; their bars' heights are the panel's numbers, rebuilt here from the rows the views drew them from."""
     from workbench.views import lineage
 
+    _, panel = cohort_panel
     text = lineage.figures_text(panel, width=100, height=16)
     assert "Figure 2 · within-family generation gap" in text and "Figure 4 · item difficulty" in text
     f2 = lineage.figure2_text(panel, 100, 12)
     gaps = [e for e in panel["tables"]["figure2"] if e["delta"] is not None]
-    assert gaps and all(e["family"] in f2 for e in gaps) and len(f2.splitlines()) <= 12
+    assert gaps and all(f"{e['older']}→{e['newer']}" in f2 for e in gaps) and len(f2.splitlines()) <= 12
     f4 = lineage.figure4_text(panel, 100, 16)
     assert len(f4.splitlines()) <= 16 and {"░", "▒", "█"} <= set(f4)
     fig4 = panel["tables"]["figure4"]
@@ -460,3 +567,168 @@ def test_the_csv_export_carries_every_table_tidy(tables_db, capsys):
             assert int(r["value"]) == n
     acc = [r for r in rows if r["table"] == "table2" and r["metric"] == "accuracy"]
     assert sorted(r["run"] for r in acc) == sorted(NAMES)
+
+
+def test_a_run_named_twice_is_refused_and_the_store_untouched(tables_db, capsys):
+    before = tables_db.read_bytes()
+    out = batch(capsys, "report", "--panel", "h", "o", "h", "--db", str(tables_db))
+    assert out.returncode == 2 and "named more than once" in out.stderr and "h" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert tables_db.read_bytes() == before
+
+
+def test_table9_mt_fail_block_by_hand(panel, stored):
+    """0-Gold / Prem / Explored / Stayed over the MT trajectories whose paper recall failed (they sum to n)."""
+    for entry in panel["tables"]["table9"]:
+        missed = [t for t in stored[entry["run"]] if t["kind"] == "mt" and not t["paper_recall"]]
+        block = entry["mt_fail"]
+        assert block["n"] == len(missed) == sum(block["counts"].values())
+        zero = sum(not any(a[0] == "read_section" and a[4] and a[3] == "gold" for a in t["actions"]) for t in missed)
+        assert block["counts"]["0-Gold"] == zero
+
+
+def _paired(a, b):
+    """(only a right, only b right) over the items both have, replicate 0."""
+    return sum(a[i] and not b[i] for i in a if i in b), sum(b[i] and not a[i] for i in a if i in b)
+
+
+def test_table12_walk_of_adjacent_mcnemar_tests_among_the_top_mt_conversions(panel, stored):
+    rows = {r["run"]: r for r in panel["rows"]}
+    ranked = sorted((n for n in EVALUATED if rows[n]["Conv mt"] is not None), key=lambda n: (-rows[n]["Conv mt"], n))
+    t12 = panel["tables"]["table12"]
+    assert t12["ranked"] == ranked[:6]
+    for step, (hi, lo) in zip(t12["steps"], itertools.pairwise(ranked)):
+        assert (step["higher"], step["lower"]) == (hi, lo)
+
+        def conv(name):  # per item: right ÷ recalled over the item's MT trajectories
+            out = {}
+            for t in stored[name]:
+                if t["kind"] == "mt" and t["paper_recall"]:
+                    r, n = out.get(t["item_id"], (0, 0))
+                    out[t["item_id"]] = (r + bool(t["correct"]), n + 1)
+            return {i: r / n for i, (r, n) in out.items()}
+
+        a, b = conv(hi), conv(lo)
+        items = [i for i in a if i in b]
+        up, down = sum(a[i] > b[i] for i in items), sum(b[i] > a[i] for i in items)
+        assert step["n"] == len(items)
+        assert step["p"] == pytest.approx(binomtest(up, up + down, 0.5).pvalue if up + down else 1.0)
+
+
+def test_table13_sig_counts_from_pairwise_tests_with_holm(panel, stored):
+    def acc(name):
+        out = {}
+        for t in stored[name]:
+            r, n = out.get(t["item_id"], (0, 0))
+            out[t["item_id"]] = (r + bool(t["correct"]), n + 1)
+        return {i: r / n for i, (r, n) in out.items()}
+
+    pairs = []
+    for i, a in enumerate(EVALUATED):
+        for b in EVALUATED[i + 1 :]:
+            x, y = acc(a), acc(b)
+            up, down = sum(x[k] > y[k] for k in x), sum(y[k] > x[k] for k in x)
+            pairs.append((a, b, up, down, binomtest(up, up + down, 0.5).pvalue if up + down else 1.0))
+    m = len(pairs)
+    order = sorted(range(m), key=lambda j: pairs[j][4])
+    holm, running = [0.0] * m, 0.0
+    for rank, j in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pairs[j][4]))
+        holm[j] = running
+    wins = dict.fromkeys(EVALUATED, 0)
+    losses = dict.fromkeys(EVALUATED, 0)
+    for (a, b, up, down, _), p in zip(pairs, holm):
+        if p < 0.05 and up != down:
+            w, l_ = (a, b) if up > down else (b, a)
+            wins[w] += 1
+            losses[l_] += 1
+    got = {e["run"]: e for e in panel["tables"]["table13"]["sig"]}
+    assert {n: (got[n]["wins"], got[n]["losses"]) for n in EVALUATED} == {n: (wins[n], losses[n]) for n in EVALUATED}
+    assert got["o"]["wins"] >= 1  # the oracle beats someone: the test can fail
+
+
+def test_table14_top1_trigram_and_concentration_by_tier(panel, stored):
+    from collections import Counter
+
+    (tier,) = panel["tables"]["table14"]  # every run untiered
+    assert [e["run"] for e in tier["runs"]] == EVALUATED
+    for e in tier["runs"]:
+        grams = Counter()
+        for t in stored[e["run"]]:
+            tools = [a[0] for a in t["actions"]]
+            grams.update(tuple(tools[i : i + 3]) for i in range(len(tools) - 2))
+        top, n = min(grams.items(), key=lambda kv: (-kv[1], kv[0]))
+        assert e["trigram"] == list(top) and e["occurrences"] == n
+        assert e["concentration"] == pytest.approx(n / sum(grams.values()))
+    assert tier["mean_concentration"] == pytest.approx(np.mean([e["concentration"] for e in tier["runs"]]))
+
+
+def test_table17_across_separately_stored_runs_of_one_model(panel, stored):
+    """h and h2 are two stored runs of one model (heuristic agent, no model string, the same data)."""
+    t17 = panel["tables"]["table17_runs"]
+    ((label, runs),) = t17["runs"].items()
+    assert runs == ["h", "h2"]
+    accs = [np.mean([bool(t["correct"]) for t in stored[n]]) for n in runs]
+    got = t17["models"][label]["accuracy"]
+    assert got["mean"] == pytest.approx(np.mean(accs)) and got["std"] == pytest.approx(np.std(accs))
+    assert got["range"] == pytest.approx(max(accs) - min(accs))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-100, 100, allow_nan=False), st.floats(-100, 100, allow_nan=False))
+def test_figure2_ticks_are_evenly_spaced_and_cover_the_bars(a, b):
+    """Any Δ range (points): evenly spaced round ticks (the CLI's Figure 2 had uneven ones) that include 0 and
+    cover every bar, never more than a dozen."""
+    from workbench.views.lineage import even_ticks
+
+    low, high = min(a, b), max(a, b)
+    ticks = even_ticks(low, high)
+    assert 2 <= len(ticks) <= 12
+    steps = [b - a for a, b in itertools.pairwise(ticks)]
+    tol = 1e-9 * max(1.0, abs(ticks[0]), abs(ticks[-1]))
+    assert max(steps) - min(steps) <= tol and 0 in ticks
+    assert ticks[0] <= min(low, 0) + tol and ticks[-1] >= max(high, 0) - tol
+
+
+def test_the_csv_names_the_run_of_every_figure2_row(cohort_panel, capsys):
+    import csv
+    import io
+
+    out = batch(capsys, "report", "--panel", *NAMES, "--db", str(cohort_panel[0]), "--format", "csv")
+    rows = [r for r in csv.DictReader(io.StringIO(out.stdout)) if r["table"] == "figure2"]
+    assert rows and all(r["run"] for r in rows)
+    deltas = {r["run"]: float(r["value"]) for r in rows if r["metric"] == "delta"}
+    assert deltas == {g["newer"]: pytest.approx(g["delta"]) for g in cohort_panel[1]["tables"]["figure2"]}
+
+
+@pytest.mark.parametrize("edge,text", [([0, 1], "0–1"), ([3, 3], "3"), ([3, 2], "none")])
+def test_figure4_bucket_labels(edge, text):
+    from workbench.views.lineage import edge_range
+
+    assert edge_range(edge) == text
+
+
+def test_external_rows_for_runs_outside_the_panel_are_named(tables_db, tmp_path, capsys):
+    scores = tmp_path / "ext.csv"
+    scores.write_text("run,score\nh,1\no,2\nnot-here,3\nnor-this,4\n")
+    out = batch(capsys, "report", "--panel", "h", "o", "r", "--db", str(tables_db), "--external", str(scores))
+    assert out.returncode == 0, out.stderr
+    assert "2 score rows name runs not in the panel" in out.stdout and "not-here" in out.stdout
+    got = json.loads(
+        batch(
+            capsys,
+            "report",
+            "--panel",
+            "h",
+            "o",
+            "r",
+            "--db",
+            str(tables_db),
+            "--external",
+            str(scores),
+            "--format",
+            "json",
+        ).stdout
+    )
+    assert got["external"]["not_in_panel"] == ["nor-this", "not-here"]
+    assert "need at least 3 runs with external scores, got 2" in got["external"]["error"]

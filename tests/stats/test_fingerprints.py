@@ -25,39 +25,43 @@ OTHER_READ = a("read_section", "x", "other", True)
 
 
 def test_signatures_of_hand_made_trajectories():
+    """§4.2 / Table 9: early commit = Imm (submit right after the last gold read), verify = Thnk (only thinking
+    between them), over-search = Read (reading on after the gold); a give-up with no read is under-engagement."""
     immediate = [a("get_references", "s"), a("list_sections", "g"), GOLD_READ, a("submit_answer")]
-    verified = [a("search_papers"), GOLD_READ, OTHER_READ, a("think"), a("think"), a("submit_answer")]
-    late = [
-        GOLD_READ,
-        a("list_sections", "x"),
-        a("get_references", "x"),
-        a("search_papers"),
-        OTHER_READ,
-        a("submit_answer"),
-    ]
+    thought = [a("search_papers"), GOLD_READ, a("think"), a("think"), a("submit_answer")]
+    read_on = [GOLD_READ, a("list_sections", "x"), OTHER_READ, a("submit_answer")]
+    reread = [GOLD_READ, OTHER_READ, GOLD_READ, a("submit_answer")]  # the last gold read, then the submit: Imm
     blind = [a("search_papers"), a("submit_answer")]
     never = [a("search_papers"), a("search_papers")]
     t = fp.trajectory_terms
-    assert t(immediate)["early_commit"] == (1, 1)  # submit 1 action after the first gold read
-    assert t(verified)["early_commit"] == (0, 1)  # 4 actions after it
-    assert t(blind)["early_commit"] == (1, 1)  # no read at all
-    assert t(never)["early_commit"] == (0, 0)  # no submit: outside the population
-    assert t(immediate)["verify_before_commit"] == (0, 1)
-    assert t(verified)["verify_before_commit"] == (1, 1)  # thinks after the last new paper (x)
-    assert t(late)["verify_before_commit"] == (0, 1)  # the last read is new evidence, then submit
-    assert t(blind)["verify_before_commit"] == (0, 0)  # no gold read before the submit
-    again = [GOLD_READ, OTHER_READ, GOLD_READ, a("submit_answer")]
-    assert t(again)["verify_before_commit"] == (1, 1)  # a re-read of a known paper verifies
-    assert t(verified)["think_share"] == (2, 6) and t(verified)["search_volume"] == (1, 1)
-    assert t(late)["nav_share"] == (3, 6) and t(late)["read_share"] == (2, 6)
+    for actions, category in ((immediate, "Imm"), (thought, "Thnk"), (read_on, "Read"), (reread, "Imm")):
+        got = t(actions, kind="st", n_gold=1)
+        assert got["early_commit"] == (float(category == "Imm"), 1.0)
+        assert got["verify_before_commit"] == (float(category == "Thnk"), 1.0)
+        assert got["over_search"] == (float(category == "Read"), 1.0)
+        assert got["under_engagement"] == (0.0, 1)
+    for actions in (blind, never):  # no gold read: outside Table 9's population, and never read: under-engaged
+        got = t(actions, kind="st", n_gold=1)
+        assert got["early_commit"] == got["verify_before_commit"] == got["over_search"] == (0.0, 0.0)
+        assert got["under_engagement"] == (1.0, 1)
+    # an MT item with one of its two golds read has not reached its evidence: outside the population
+    assert t(immediate, kind="mt", n_gold=2)["early_commit"] == (0.0, 0.0)
+    # out-of-domain calls (the general-agent setting's extra tools) leave every share and category untouched
+    noisy = [a("bash"), GOLD_READ, a("web_search"), a("submit_answer")]
+    assert t(noisy, kind="st", n_gold=1)["early_commit"] == (1.0, 1.0)
+    assert t(noisy)["read_share"] == (1, 2) and t(thought)["think_share"] == (2, 5)
+    assert t(thought)["search_volume"] == (1, 1) and t(read_on)["nav_share"] == (1, 4)
     model = fp.model_signature(
         [
-            {"actions": immediate, "tool_calls": 4, "turns_with_calls": 2},
-            {"actions": verified, "tool_calls": 6, "turns_with_calls": 6},
+            {"actions": immediate, "tool_calls": 4, "turns_with_calls": 2, "kind": "st", "n_gold": 1},
+            {"actions": thought, "tool_calls": 5, "turns_with_calls": 5, "kind": "st", "n_gold": 1},
+            {"actions": never, "tool_calls": 2, "turns_with_calls": 2, "kind": "st", "n_gold": 1},
         ]
     )
-    assert model["calls_per_turn"]["value"] == pytest.approx(10 / 8)
-    assert model["early_commit"]["value"] == 0.5 and model["think_share"]["value"] == pytest.approx(2 / 10)
+    assert model["calls_per_turn"]["value"] == pytest.approx(11 / 9)
+    assert model["early_commit"]["value"] == 0.5 and model["verify_before_commit"]["value"] == 0.5
+    assert model["under_engagement"]["value"] == pytest.approx(1 / 3)
+    assert model["think_share"]["value"] == pytest.approx(2 / 11)
 
 
 def brute_force_p(values, group):
@@ -125,8 +129,11 @@ def test_words_come_from_the_tests_and_holm():
             [v["early_commit"]["value"] for v in per_model.values()], [family_of[m] == "A" for m in per_model]
         )
     )
-    raw = [tests["A"]["signatures"][s]["p"] for s in fp.SIGNATURES]
-    assert [tests["A"]["signatures"][s]["p_holm"] for s in fp.SIGNATURES] == pytest.approx(holm(raw))
+    # Holm over every family's tests together (families × signatures), not one family's seven
+    keys = [(f, s) for f in "ABC" for s in fp.SIGNATURES]
+    raw = [tests[f]["signatures"][s]["p"] for f, s in keys]
+    assert [tests[f]["signatures"][s]["p_holm"] for f, s in keys] == pytest.approx(holm(raw))
+    assert all(tests[f]["n_tests"] == len(keys) for f in "ABC")
     assert tests["A"]["words"] == ["commits early"]
     assert "commits early" not in tests["B"]["words"] and "commits early" not in tests["C"]["words"]
     # the words follow the data, not the name: give A's numbers to a family called "Claude"
@@ -145,13 +152,13 @@ def test_balanced_only_when_nothing_differs_and_the_design_could_show_it():
     rng = np.random.default_rng(3)
     per_model, family_of = _panel({f: list(0.5 + 0.001 * rng.standard_normal(6)) for f in "ABC"})
     for m in per_model:  # everything equal across families up to noise: no signature differs
-        per_model[m]["search_volume"] = {"value": 1.0 + 0.001 * rng.standard_normal()}
-        per_model[m]["verify_before_commit"] = {"value": 0.5 + 0.001 * rng.standard_normal()}
+        for sig in ("verify_before_commit", "over_search", "under_engagement"):
+            per_model[m][sig] = {"value": 0.5 + 0.001 * rng.standard_normal()}
     tests = fp.family_tests(per_model, family_of)
     for fam in "ABC":
         sigs = tests[fam]["signatures"]
-        if not any(s["significant"] for s in sigs.values()):
-            assert tests[fam]["words"] == ["balanced"]
+        assert not any(s["significant"] for s in sigs.values())
+        assert tests[fam]["words"] == ["balanced"]
 
 
 def test_family_trigrams_share_against_the_others_mean():
@@ -174,3 +181,23 @@ def test_kendall_tau_b_is_scipys(pairs):
     assert (ours is None) == math.isnan(ref)
     if ours is not None:
         assert ours == pytest.approx(ref)
+
+
+def test_trigram_tests_over_runs_with_holm_across_families():
+    run_grams = {
+        "a1": ({("x", "y", "z"): 8}, 10),
+        "a2": ({("x", "y", "z"): 9}, 10),
+        "a3": ({("x", "y", "z"): 7}, 10),
+        "b1": ({("x", "y", "z"): 1, ("p", "q", "r"): 5}, 10),
+        "b2": ({("p", "q", "r"): 6}, 10),
+        "c1": ({("x", "y", "z"): 2}, 10),
+        "c2": ({("p", "q", "r"): 1}, 10),
+    }
+    family_of = {r: r[0].upper() for r in run_grams}
+    tops = {"A": [{"trigram": ["x", "y", "z"]}], "B": [{"trigram": ["p", "q", "r"]}]}
+    out = fp.trigram_tests(tops, run_grams, family_of)
+    shares = [run_grams[r][0].get(("x", "y", "z"), 0) / 10 for r in run_grams]
+    group = [family_of[r] == "A" for r in run_grams]
+    assert out["A"]["p"] == pytest.approx(brute_force_p(shares, group))
+    assert out["A"]["effect"] == pytest.approx(np.mean(shares[:3]) - np.mean(shares[3:]))
+    assert [out[f]["p_holm"] for f in "AB"] == pytest.approx(holm([out[f]["p"] for f in "AB"]))

@@ -27,6 +27,7 @@ from workbench.views.compare import (
 )
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
+from workbench.views.panel_records import PanelReport
 from workbench.views.report import (
     REPORT_HEADER,
     TIDY_HEADER,
@@ -181,7 +182,7 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
             out.print(line, markup=False, style="dim")
 
 
-def print_panel(panel: dict[str, Any], fmt: str) -> None:
+def print_panel(panel: PanelReport, fmt: str) -> None:
     from workbench.views import lineage
 
     if fmt in ("json", "csv", "markdown"):  # the very text the TUI's Panel screen exports
@@ -194,12 +195,14 @@ def print_panel(panel: dict[str, Any], fmt: str) -> None:
         out.print(f"warning: {warning}", markup=False, style="bold")
     table = Table(
         title=panel_title(panel, len(rows))
-        + (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else ""),
+        + (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else "")
+        + (" · ‡ conversion separated in its tier" if any((panel.get("tier_shaded") or {}).values()) else ""),
         title_justify="left",
     )
     first = {g["columns"][0]: g["group"] for g in panel.get("groups", []) if g["group"]}
     for i, col in enumerate(header):
-        table.add_column(f"{first.get(col, '')}\n{col}", justify="left" if i == 0 else "right")
+        # the run / group label never wraps: a tier · family label split over two lines reads as two groups
+        table.add_column(f"{first.get(col, '')}\n{col}", justify="left" if i == 0 else "right", no_wrap=i == 0)
     _, sections = lineage.grouped_table(panel)
     for label, cells in sections:
         table.add_row(Text(label, style="bold"), end_section=False)
@@ -261,13 +264,14 @@ def print_registry(registry: dict[str, Any], fmt: str) -> None:
     out.print(registry["rule"], markup=False, style="dim")
 
 
-def _print_fingerprints(out: Any, panel: dict[str, Any]) -> None:
+def _print_fingerprints(out: Any, panel: PanelReport) -> None:
     """The fingerprint tables (per run and family, and the family tests), the top trigrams per family, and the
     panel's further tables (`workbench.views.lineage`)."""
     from workbench.views import lineage
 
     for title, (header, rows) in lineage.titled_tables(panel) + lineage.extra_tables(panel):
         if not rows:
+            out.print(f"{title}: {lineage.EMPTY}", markup=False)
             continue
         table = Table(title=title, title_justify="left")
         for i, col in enumerate(header):

@@ -5,12 +5,15 @@ Shared by `report --panel` (table, Markdown) and the TUI's Panel screen, so both
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from workbench.views.cells import NOT_MEASURED, num, pct, sig
 from workbench.views.columns import PANEL_COLUMNS
+from workbench.views.panel_records import LineageGroup, PanelReport, PanelRow, cell
 
-BEST_MARK, TIER_MARK = " *", " †"
+BEST_MARK, TIER_MARK, SHADE_MARK = " *", " †", " ‡"
+EMPTY = "nothing to show with these runs (the legend says what the table needs)"
 TIER_LABELS = {
     "closed-frontier": "Closed Frontier",
     "open-frontier": "Open Frontier",
@@ -24,34 +27,48 @@ SIGNATURE_LABELS = {
     "nav_share": "nav",
     "early_commit": "early commit",
     "verify_before_commit": "verify",
+    "over_search": "over-search",
+    "under_engagement": "no read",
     "search_volume": "searches",
 }
-SHARES = ("think_share", "read_share", "nav_share", "early_commit", "verify_before_commit")
+SHARES = (
+    "think_share",
+    "read_share",
+    "nav_share",
+    "early_commit",
+    "verify_before_commit",
+    "over_search",
+    "under_engagement",
+)
 
 
-def section_label(group: dict[str, Any]) -> str:
+def section_label(group: LineageGroup) -> str:
     """`Closed Frontier · GPT`; `untiered · no family` for runs nobody tagged and no model names."""
     tier = TIER_LABELS.get(group["tier"], "untiered") if group["tier"] else "untiered"
     return f"{tier} · {group['family'] or 'no family'}"
 
 
-def run_cells(panel: dict[str, Any], row: dict[str, Any]) -> tuple[str, ...]:
-    """One run's Table 2 cells with * (panel best) and † (tier leader) where the tests support them."""
+def run_cells(panel: PanelReport, row: PanelRow) -> tuple[str, ...]:
+    """One run's Table 2 cells with * (panel best) and † (tier leader) as they stand, ‡ where a tier leader's
+    conversion cell is separated from the tier's runner-up by the paired test (the paper's shading)."""
     tier_best = (panel.get("tier_best") or {}).get(row.get("tier") or "", {})
+    shaded = (panel.get("tier_shaded") or {}).get(row.get("tier") or "", {})
     cells = []
     for col, _ in PANEL_COLUMNS:
-        v = row[col]
+        v = cell(row, col)
         text = num(v, 0 if col == "tokens" else 2) if col in MEAN_LIKE else pct(v)
         if row["run"] in panel["best"].get(col, ()):
             text += BEST_MARK
         if row["run"] in tier_best.get(col, ()):
             text += TIER_MARK
+        if row["run"] in shaded.get(col, ()):
+            text += SHADE_MARK
         cells.append(text)
     name = row["run"] if row.get("ablation", "full") == "full" else f"{row['run']} [{row['ablation']}]"
     return (name, *cells)
 
 
-def grouped_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, list[tuple[str, ...]]]]]:
+def grouped_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, list[tuple[str, ...]]]]]:
     """(header, [(section label, rows)]) in the panel's lineage order (tier, family, accuracy)."""
     by_run = {r["run"]: r for r in panel["rows"]}
     header = ("run", *(c for c, _ in PANEL_COLUMNS))
@@ -64,7 +81,7 @@ def signature_cell(key: str, value: float | None) -> str:
     return pct(value) if key in SHARES else num(value, 2)
 
 
-def fingerprint_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def fingerprint_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Per family: its mean row (with its words), then its runs' signatures."""
     fp = panel.get("fingerprints") or {}
     sigs = fp.get("signatures") or list(SIGNATURE_LABELS)
@@ -93,7 +110,7 @@ def effect_cell(key: str, test: dict[str, Any]) -> str:
     return f"{effect} p {sig(test['p_holm'])}{mark}"
 
 
-def family_test_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def family_test_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Per family and signature: family − mean of the other families' runs, with the Holm-adjusted permutation p
     (* where below 0.05)."""
     fp = panel.get("fingerprints") or {}
@@ -106,7 +123,7 @@ def family_test_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tupl
     return header, rows
 
 
-def trigram_lines(panel: dict[str, Any]) -> list[str]:
+def trigram_lines(panel: PanelReport) -> list[str]:
     """`Alpha: get_references → list_sections → read_section on 100.0% of its 120 trajectories (others 51.7%)`."""
     lines = []
     for fam, tops in sorted(((panel.get("fingerprints") or {}).get("trigrams") or {}).items()):
@@ -118,7 +135,7 @@ def trigram_lines(panel: dict[str, Any]) -> list[str]:
     return lines
 
 
-def fingerprint_notes(panel: dict[str, Any]) -> list[str]:
+def fingerprint_notes(panel: PanelReport) -> list[str]:
     """Runs left out of the fingerprints, and why; a note when fewer than two families could be compared."""
     fp = panel.get("fingerprints") or {}
     lines = [f"not in the fingerprints: {run} ({why})" for run, why in sorted((fp.get("excluded") or {}).items())]
@@ -141,7 +158,7 @@ def markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def grouped_markdown(panel: dict[str, Any]) -> str:
+def grouped_markdown(panel: PanelReport) -> str:
     """Table 2 grouped as one Markdown table, each group opened by a bold row naming tier and family."""
     header, sections = grouped_table(panel)
     rows: list[tuple[str, ...]] = []
@@ -151,7 +168,7 @@ def grouped_markdown(panel: dict[str, Any]) -> str:
     return markdown_table(header, rows)
 
 
-def titled_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
+def titled_tables(panel: PanelReport) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
     """The panel's tables after Table 2, titled, in the order every front end shows them."""
     return [
         (
@@ -159,13 +176,61 @@ def titled_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...
             fingerprint_table(panel),
         ),
         (
-            "family vs the other families: difference, Holm-adjusted permutation p over runs (* p < 0.05)",
+            "family vs the other families: difference, Holm-adjusted (all families' tests) permutation p over runs "
+            "(* p < 0.05)",
             family_test_table(panel),
+        ),
+        (
+            "family trigrams: each family's top trigram, share of trajectories per run, family − the others "
+            "(Holm-adjusted permutation p over runs)",
+            trigram_test_table(panel),
         ),
     ]
 
 
-def panel_markdown(panel: dict[str, Any]) -> str:
+def trigram_test_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Per family: its top trigram, the family − others difference in the runs' shares, raw and Holm p."""
+    header = ("family", "top trigram", "family − others", "p", "p (Holm)")
+    tests = (panel.get("fingerprints") or {}).get("trigram_tests") or {}
+    rows: list[tuple[str, ...]] = [
+        (
+            fam,
+            " → ".join(t["trigram"]),
+            NOT_MEASURED if t["effect"] is None else f"{t['effect'] * 100:+.1f} pts",
+            sig(t["p"]),
+            sig(t["p_holm"]) + (" *" if t.get("significant") else ""),
+        )
+        for fam, t in sorted(tests.items())
+    ]
+    return header, rows
+
+
+def best_test_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Beside the marks: per column, the best run(s), the runner-up, the paired test and whether it separates
+    them (the panel's, then each tier's)."""
+    header = ("scope", "column", "best", "runner-up", "test", "n", "p", "separated")
+    rows: list[tuple[str, ...]] = []
+    scopes = [("panel", panel.get("best_tests") or {})] + [
+        (TIER_LABELS.get(tier, tier), tests) for tier, tests in (panel.get("tier_best_tests") or {}).items()
+    ]
+    for scope, tests in scopes:
+        for col, t in tests.items():
+            rows.append(
+                (
+                    scope,
+                    col,
+                    ", ".join(t["best"]),
+                    ", ".join(t["runner_up"]),
+                    t.get("test") or t.get("reason") or NOT_MEASURED,
+                    str(t.get("n", NOT_MEASURED)),
+                    sig(t["p"]) if t.get("p") is not None else NOT_MEASURED,
+                    "yes" if t["separated"] else "no",
+                )
+            )
+    return header, rows
+
+
+def panel_markdown(panel: PanelReport) -> str:
     """The whole panel as Markdown: warnings, Table 2 grouped, the statistics lines, every further table, the
     trigram lines (the legend is added by the caller)."""
     from workbench.views.panel import bigram_panel_line, panel_stat_lines, panel_title
@@ -175,8 +240,7 @@ def panel_markdown(panel: dict[str, Any]) -> str:
     stats = [*panel_stat_lines(panel), bigram_panel_line(panel)]
     parts.append("".join(f"\n{line}\n" for line in stats if line))
     for title, (header, rows) in titled_tables(panel) + extra_tables(panel):
-        if rows:
-            parts.append(f"\n**{title}**\n\n" + markdown_table(header, rows))
+        parts.append(f"\n**{title}**\n\n" + (markdown_table(header, rows) if rows else f"{EMPTY}\n"))
     notes = trigram_lines(panel) + fingerprint_notes(panel) + extra_lines(panel)
     parts.append("".join(f"\n- {line}" for line in notes) + ("\n" if notes else ""))
     return "".join(parts)
@@ -185,7 +249,7 @@ def panel_markdown(panel: dict[str, Any]) -> str:
 EXPORT_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown"}
 
 
-def panel_document(panel: dict[str, Any], fmt: str) -> str:
+def panel_document(panel: PanelReport, fmt: str) -> str:
     """The panel as a file's text in `fmt` (json, csv, markdown): exactly what `report --panel --format fmt`
     prints, so the TUI's export and the CLI's output are one text."""
     import csv
@@ -212,7 +276,7 @@ def panel_document(panel: dict[str, Any], fmt: str) -> str:
 CELL_ORDER = ("st_d1", "st_d2", "mt_d1", "mt_d2")
 
 
-def table9_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table9_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Imm / Thnk / Read per run, ST and MT-both, over ours (n) and the paper's denominator (n with the residual)."""
     header = ("run", "ST Imm", "ST Thnk", "ST Read", "ST n", "MT-both Imm", "MT-both Thnk", "MT-both Read", "MT n")
     rows = []
@@ -226,9 +290,9 @@ def table9_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str
     return header, rows
 
 
-def table10_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
-    """Accuracy ± Wilson half-width per type × depth cell, and Δ easiest → hardest with its p."""
-    header = ("run", *CELL_ORDER, "Δ easiest→hardest", "p")
+def table10_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Accuracy ± Wilson half-width per type × depth cell, and the fixed Δ st_d1 − mt_d2 with its p."""
+    header = ("run", *CELL_ORDER, "Δ st_d1−mt_d2", "p")
     rows = []
     for entry in (panel.get("tables") or {}).get("table10") or []:
         cells = []
@@ -242,14 +306,14 @@ def table10_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
             (
                 entry["run"],
                 *cells,
-                f"{d['easiest']}→{d['hardest']} {d['delta'] * 100:+.1f} pts" if d else NOT_MEASURED,
-                sig(d["p"]) if d else NOT_MEASURED,
+                f"{d['delta'] * 100:+.1f} pts" if d else NOT_MEASURED,
+                (sig(d["p"]) + (" (rep. 0)" if d["p_basis"] == "replicate 0" else "")) if d else NOT_MEASURED,
             )
         )
     return header, rows
 
 
-def table15_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table15_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """NA share and its split by what ended the trajectory."""
     caps = ("max_turns", "budget", "token_limit", "error", "answer")
     header = ("run", "NA", *caps)
@@ -260,7 +324,7 @@ def table15_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def table4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table4_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """closed-book → no-search → full for each agent and model with all three, paired p per step."""
     header = ("agent / model", "n", "closed-book", "Δ (p)", "no-search", "Δ (p)", "full")
     rows: list[tuple[str, ...]] = []
@@ -284,18 +348,13 @@ def table4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str
     return header, rows
 
 
-def figure4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def figure4_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Items per difficulty bucket (low / mid / high: how many runs got them right), by type × depth and tier."""
     f = (panel.get("tables") or {}).get("figure4")
     if not f:
         return ("group", "low", "mid", "high"), []
     e = f["edges"]
-    header = (
-        "group",
-        f"low ({e['low'][0]}–{e['low'][1]})",
-        f"mid ({e['mid'][0]}–{e['mid'][1]})",
-        f"high ({e['high'][0]}–{e['high'][1]})",
-    )
+    header = ("group", *(f"{b} ({edge_range(e[b])})" for b in ("low", "mid", "high")))
     rows = [
         (key, *(str(counts[b]) for b in ("low", "mid", "high")))
         for part in ("type_depth", "consensus_tier")
@@ -304,7 +363,13 @@ def figure4_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def extra_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
+def edge_range(edge: list[int]) -> str:
+    """A bucket's counts: `7–12`, `3` when it holds one count, `none` when the panel is too small to fill it."""
+    low, high = edge
+    return "none" if high < low else str(low) if high == low else f"{low}–{high}"
+
+
+def extra_tables(panel: PanelReport) -> list[tuple[str, tuple[tuple[str, ...], list[tuple[str, ...]]]]]:
     """The further tables of the paper's panel (after the fingerprints), titled."""
     return [
         (
@@ -316,20 +381,29 @@ def extra_tables(panel: dict[str, Any]) -> list[tuple[str, tuple[tuple[str, ...]
             "Table 9 · after the evidence: ours (three categories) and the paper's denominator (residual kept)",
             table9_table(panel),
         ),
-        ("Table 10 · type × depth, accuracy ± Wilson 95 % half-width", table10_table(panel)),
+        ("Table 9 · MT-fail: why MT paper recall failed (shares of those trajectories)", mt_fail_table(panel)),
+        ("Table 10 · type × depth, accuracy ± Wilson 95 % half-width, Δ = st_d1 − mt_d2", table10_table(panel)),
         ("Table 11 · evidence contact of recall-credited trajectories (pooled full-tool runs)", table11_table(panel)),
+        ("Table 12 · top-6 MT conversions, adjacent pairs (McNemar on items both recalled)", table12_table(panel)),
+        ("Table 13 · pairwise accuracy tests: Sig. counts (Holm; unadjusted beside)", table13_table(panel)),
+        ("Table 14 · top-1 trigram and its concentration, by tier", table14_table(panel)),
         ("Table 15 · no answer (NA) by what ended the trajectory", table15_table(panel)),
         ("Table 17 · run-to-run over replicates: mean ± SD (range), and rank stability", table17_table(panel)),
+        (
+            "Table 17 · across separately stored runs of one model: mean ± SD (range), and rank stability",
+            table17_runs_table(panel),
+        ),
         (
             "Table 19 · closed-book accuracy by stratum (venue, seed year, seed citation quartile), per tier",
             table19_table(panel),
         ),
-        ("Figure 2 · within-family generation gap (newest − oldest run of a family)", figure2_table(panel)),
+        ("Figure 2 · within-family generation gap (older → newer generation of a family)", figure2_table(panel)),
+        ("best (*) and tier-leader (†) marks: the paired test beside each", best_test_table(panel)),
         ("Figure 4 · item difficulty (runs right per item) by type × depth and consensus tier", figure4_table(panel)),
     ]
 
 
-def extra_lines(panel: dict[str, Any]) -> list[str]:
+def extra_lines(panel: PanelReport) -> list[str]:
     """Early submission across the panel and the item-total summary, as sentences."""
     tables = panel.get("tables") or {}
     lines = []
@@ -350,7 +424,7 @@ def extra_lines(panel: dict[str, Any]) -> list[str]:
     return lines
 
 
-def figure5_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> str:
+def figure5_text(panel: PanelReport, width: int = 72, height: int = 18) -> str:
     """Figure 5: accuracy against paper recall, one point per run, a marker per tier, with the diagonal."""
     import plotext as plt
 
@@ -396,20 +470,38 @@ def _plot(width: int, height: int):
     return plt
 
 
-def figure2_text(panel: dict[str, Any], width: int = 72, height: int = 14) -> str:
-    """Figure 2: the within-family generation gap, one bar per family (newer − older, Δ accuracy in points)."""
-    gaps = [e for e in (panel.get("tables") or {}).get("figure2") or [] if e["delta"] is not None]
+def even_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Evenly spaced ticks on a round step (1, 2, 2.5, 5 × 10^k) covering [low, high] and 0 (a range narrower than
+    1e-9 is read as [0, 1]): whole multiples of the step, so every gap is the same."""
+    low, high = min(low, 0.0), max(high, 0.0)
+    if high - low < 1e-9:
+        high = low + 1.0
+    raw = (high - low) / max(1, count - 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    first, last = math.floor(low / step), math.ceil(high / step)
+    return [k * step for k in range(first, last + 1)]
+
+
+def figure2_text(panel: PanelReport, width: int = 72, height: int = 14) -> str:
+    """Figure 2: the within-family generation gaps, one bar per pair of runs (older → newer generation, Δ accuracy
+    in points), on evenly spaced ticks."""
+    gaps = [(e, d) for e in panel["tables"].get("figure2") or [] if (d := e["delta"]) is not None]
     if not gaps:
         return ""
     plt = _plot(width, height)
-    plt.bar([e["family"] for e in gaps], [round(e["delta"] * 100, 1) for e in gaps], width=0.5)
+    values = [round(d * 100, 1) for _, d in gaps]
+    plt.bar([f"{e['older']}→{e['newer']}" for e, _ in gaps], values, width=0.5)
     plt.hline(0)
+    ticks = even_ticks(min(values), max(values))
+    plt.ylim(ticks[0], ticks[-1])
+    plt.yticks(ticks, [f"{t:g}" for t in ticks])
     plt.ylabel("Δ accuracy (pts)")
-    plt.title("Figure 2 · within-family generation gap (newer − older)")
+    plt.title("Figure 2 · within-family generation gap (newer − older generation)")
     return plt.uncolorize(plt.build())
 
 
-def figure4_text(panel: dict[str, Any], width: int = 72, height: int = 16) -> str:
+def figure4_text(panel: PanelReport, width: int = 72, height: int = 16) -> str:
     """Figure 4: items per difficulty bucket (low / mid / high: runs right per item), three bars (░ ▒ █, told
     apart without colour) per type × depth cell, then per consensus tier (prefixed `tier`)."""
     f = (panel.get("tables") or {}).get("figure4")
@@ -424,7 +516,7 @@ def figure4_text(panel: dict[str, Any], width: int = 72, height: int = 16) -> st
     plt.multiple_bar(
         [k for k, _ in groups],
         [[v[b] for _, v in groups] for b in buckets],
-        labels=[f"{b} ({e[b][0]}–{e[b][1]} right)" for b in buckets],
+        labels=[f"{b} ({edge_range(e[b])} right)" for b in buckets],
         marker=["░", "▒", "█"],
     )
     plt.ylim(0, max(v[b] for _, v in groups for b in buckets) * 1.4 + 1)  # headroom: the legend sits top left
@@ -433,7 +525,7 @@ def figure4_text(panel: dict[str, Any], width: int = 72, height: int = 16) -> st
     return plt.uncolorize(plt.build())
 
 
-def figures_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> str:
+def figures_text(panel: PanelReport, width: int = 72, height: int = 18) -> str:
     """Every figure of the panel as text, each no taller than `height` rows (the caller passes what the terminal
     leaves): Figure 2, Figure 4, then Figure 5 and the points it plots (so no number is only a dot)."""
     parts = [
@@ -448,7 +540,7 @@ def figures_text(panel: dict[str, Any], width: int = 72, height: int = 18) -> st
     return "\n".join([x for x in parts if x] + points)
 
 
-def table3_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table3_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """After a wrong-paper read, the paper's overlapping categories (shares of events)."""
     cats = ("Recover", "Stay", "Think", "Re-nav", "Submit")
     header = ("run", "events", *cats)
@@ -475,7 +567,7 @@ def _spread_cell(metric: str, s: dict[str, Any] | None) -> str:
     return f"{pct(s['mean'])} ± {pct(s['std'])} (range {pct(s['range'])})"
 
 
-def table17_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table17_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Mean ± population SD (range) per metric over each run's replicates, then the rank-stability row."""
     t17 = (panel.get("tables") or {}).get("table17") or {}
     header = ("run", *T17_LABELS.values())
@@ -483,21 +575,13 @@ def table17_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
         (run, *(_spread_cell(m, spread.get(m)) for m in T17_LABELS)) for run, spread in (t17.get("runs") or {}).items()
     ]
     if rows:
-        stab = t17.get("rank_stability") or {}
-
-        def tau(m: str) -> str:
-            s = stab.get(m)
-            if not s or s["mean_tau"] is None:
-                return NOT_MEASURED
-            return f"τ mean {s['mean_tau']:.2f}, min {s['min_tau']:.2f}" + (" (preserved)" if s["preserved"] else "")
-
-        rows.append(("rank stability (Kendall τ-b)", *(tau(m) for m in T17_LABELS)))
+        rows.append(("rank stability (Kendall τ-b)", *(_tau(t17.get("rank_stability") or {}, m) for m in T17_LABELS)))
     return header, rows
 
 
-def figure2_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def figure2_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Within-family generation gap: older → newer, Δ accuracy as a bar, its p, and the axes that moved."""
-    header = ("family", "older → newer", "Δ accuracy", "", "p", "axes that moved")
+    header = ("family", "generations", "older → newer", "Δ accuracy", "", "p", "axes that moved")
     rows: list[tuple[str, ...]] = []
     for e in (panel.get("tables") or {}).get("figure2") or []:
         d = e["delta"]
@@ -512,6 +596,7 @@ def figure2_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
         rows.append(
             (
                 e["family"],
+                " → ".join(e.get("generations") or []),
                 f"{e['older']} → {e['newer']}",
                 NOT_MEASURED if d is None else f"{d * 100:+.1f} pts",
                 ("−" if d and d < 0 else "+") + bar,
@@ -522,7 +607,7 @@ def figure2_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def table19_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table19_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Closed-book accuracy per stratum value (rows) for each tier (columns; its closed-book runs pooled)."""
     entries = (panel.get("tables") or {}).get("table19") or []
     header = ("stratum", *(TIER_LABELS.get(e["tier"] or "", "untiered") + f" ({len(e['runs'])})" for e in entries))
@@ -545,7 +630,7 @@ def table19_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
     return header, rows
 
 
-def table11_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table11_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Evidence contact of recall-credited trajectories: share, conversion, the same items' closed-book accuracy."""
     t11 = (panel.get("tables") or {}).get("table11")
     header = ("evidence contact", "share", "n", "conversion", "closed-book (same items)")
@@ -561,3 +646,83 @@ def table11_table(panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[st
         for g, v in t11["groups"].items()
     ]
     return header, rows
+
+
+def mt_fail_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Table 9's MT-fail block: 0-Gold / Prem / Explored / Stayed over the MT trajectories whose recall failed."""
+    cats = ("0-Gold", "Prem", "Explored", "Stayed")
+    header = ("run", *cats, "n (of MT)")
+    rows: list[tuple[str, ...]] = [
+        (e["run"], *(pct(e["mt_fail"]["shares"][c]) for c in cats), f"{e['mt_fail']['n']} of {e['mt_fail']['n_mt']}")
+        for e in (panel.get("tables") or {}).get("table9") or []
+        if "mt_fail" in e
+    ]
+    return header, rows
+
+
+def table12_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """The walk down the top-6 MT conversions: each adjacent pair, its discordant counts, p, separated or not."""
+    header = ("higher → lower", "Conv mt", "n", "higher only", "lower only", "p", "separated")
+    rows: list[tuple[str, ...]] = [
+        (
+            f"{s['higher']} → {s['lower']}",
+            f"{pct(s['conversion'][0])} → {pct(s['conversion'][1])}",
+            str(s["n"]),
+            str(s["best_better"]),
+            str(s["runner_up_better"]),
+            sig(s["p"]),
+            "yes" if s["separated"] else "no",
+        )
+        for s in (panel["tables"].get("table12") or {"steps": []})["steps"]
+    ]
+    return header, rows
+
+
+def table13_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Per run: accuracy and its Sig. counts (runs it beats / runs that beat it, Holm and unadjusted)."""
+    header = ("run", "accuracy", "Sig. >", "Sig. <", "unadjusted >", "unadjusted <")
+    entries = (panel["tables"].get("table13") or {"sig": []})["sig"]
+    rows: list[tuple[str, ...]] = [
+        (
+            e["run"],
+            pct(e["accuracy"]),
+            str(e["wins"]),
+            str(e["losses"]),
+            str(e["wins_raw"]),
+            str(e["losses_raw"]),
+        )
+        for e in sorted(entries, key=lambda e: -(e["accuracy"] or 0))
+    ]
+    return header, rows
+
+
+def table14_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Per tier: each run's top-1 trigram and its concentration, then the tier's mean concentration."""
+    header = ("tier / run", "top-1 trigram", "concentration")
+    rows: list[tuple[str, ...]] = []
+    for t in (panel.get("tables") or {}).get("table14") or []:
+        rows.append((TIER_LABELS.get(t["tier"] or "", "untiered"), "mean", pct(t["mean_concentration"])))
+        for e in t["runs"]:
+            gram = " → ".join(e["trigram"]) if e["trigram"] else NOT_MEASURED
+            rows.append((f"  {e['run']}", gram, f"{pct(e['concentration'])} ({e['occurrences']}/{e['total']})"))
+    return header, rows
+
+
+def table17_runs_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """Per model with several stored runs: mean ± SD (range) per metric across the runs, then rank stability."""
+    t17 = (panel.get("tables") or {}).get("table17_runs") or {}
+    header = ("model (runs)", *T17_LABELS.values())
+    rows = [
+        (f"{label} ({', '.join(t17['runs'][label])})", *(_spread_cell(m, spread.get(m)) for m in T17_LABELS))
+        for label, spread in (t17.get("models") or {}).items()
+    ]
+    if rows:
+        rows.append(("rank stability (Kendall τ-b)", *(_tau(t17.get("rank_stability") or {}, m) for m in T17_LABELS)))
+    return header, rows
+
+
+def _tau(stability: dict[str, Any], metric: str) -> str:
+    s = stability.get(metric)
+    if not s or s["mean_tau"] is None:
+        return NOT_MEASURED
+    return f"τ mean {s['mean_tau']:.2f}, min {s['min_tau']:.2f}" + (" (preserved)" if s["preserved"] else "")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from workbench.views.cells import counted, num, pct, points
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
+from workbench.views.panel_records import PanelReport
 from workbench.views.report import _arrow, _tidy
 
 PANEL_TIDY_HEADER = (
@@ -26,7 +27,7 @@ PANEL_TIDY_HEADER = (
 )
 
 
-def tidy_panel_rows(panel: dict[str, Any]) -> list[list[Any]]:
+def tidy_panel_rows(panel: PanelReport) -> list[list[Any]]:
     """The panel as numbers: one row per run and column, with numerator, denominator and whether it is best."""
     group = {col: (g or "accuracy").lower().replace(" ", "_") for g, cols in PANEL_GROUPS for col in cols}
     rows = []
@@ -62,7 +63,7 @@ PANEL_STATISTICS = (
 IDENTITY = ("run", "family", "tier")  # a dict's fields that say whose numbers it holds: columns, not path parts
 
 
-def tidy_all_rows(panel: dict[str, Any]) -> list[list[Any]]:
+def tidy_all_rows(panel: PanelReport) -> list[list[Any]]:
     """Every table of the panel as tidy rows under PANEL_TIDY_HEADER, told apart by the `table` column: Table 2
     (`tidy_panel_rows`), then the panel statistics and each of `panel["tables"]` (table3 … figure5) flattened —
     one row per number, `metric` its dotted path inside the table (list positions and keys such as strata and
@@ -70,7 +71,8 @@ def tidy_all_rows(panel: dict[str, Any]) -> list[list[Any]]:
     could not be computed is a row with an empty value, so a reader sees it was looked for."""
     names = {r["run"] for r in panel.get("rows", [])}
     out = tidy_panel_rows(panel)
-    blocks = [(k, panel[k]) for k in PANEL_STATISTICS if k in panel]
+    fields = cast(dict[str, Any], panel)  # the statistics are walked by name
+    blocks = [(k, fields[k]) for k in PANEL_STATISTICS if k in fields]
     blocks += list((panel.get("tables") or {}).items())
     for table, data in blocks:
         for ident, path, value in _leaves(data, {}, [], names):
@@ -124,13 +126,14 @@ def _distinct(entries: Sequence[Any]) -> bool:
     return None not in keys and len(set(keys)) == len(keys)
 
 
-def panel_cells(panel: dict[str, Any]) -> tuple[tuple, list[tuple]]:
+def panel_cells(panel: Mapping[str, Any]) -> tuple[tuple, list[tuple]]:
+    """Table 2's text cells (the leaderboard's rows are read by the same columns)."""
     cols = [c for c, _ in PANEL_COLUMNS]
     rows = []
     for r in panel["rows"]:
         cells = []
         for c in cols:
-            v = r[c]
+            v = r[c]  # a PanelRow, or a leaderboard row: both keyed by PANEL_COLUMNS' labels
             text = num(v, 0 if c == "tokens" else 2) if c in ("calls/turn", "tokens", "turns", "points") else pct(v)
             if r["run"] in panel["best"].get(c, ()):
                 text += " *"
@@ -140,20 +143,20 @@ def panel_cells(panel: dict[str, Any]) -> tuple[tuple, list[tuple]]:
     return ("run", *cols), rows
 
 
-def grouped_header(panel: dict[str, Any], header: tuple) -> tuple:
+def grouped_header(panel: PanelReport, header: tuple) -> tuple:
     """Column headers with the paper's Table 2 groups (Search / Synthesis / Tool use / Resources) on the first
     column of each group."""
     first = {cols[0]: group for group, cols in ((g["group"], g["columns"]) for g in panel.get("groups", [])) if group}
     return tuple(f"{first[h]}: {h}" if h in first else h for h in header)
 
 
-def panel_title(panel: dict[str, Any], n_runs: int) -> str:
-    """'panel · 3 runs · cells over the 58 items common to all · * best, p < 0.05 vs the runner-up' (the cells are
-    computed on those; a best cell is marked only where it beats the runner-up significantly)."""
+def panel_title(panel: PanelReport, n_runs: int) -> str:
+    """'panel · 3 runs · cells over the 58 items common to all · * best of the evaluated models (tests beside)'
+    (the cells are computed on those; the marks stand as the values do, the paired tests are in their table)."""
     n = panel["n_common_items"]
     items = counted(n, "item") if n_runs == 1 else f"cells over the {counted(n, 'item')} common to all"
     return f"panel · {counted(n_runs, 'run')} · {items}" + (
-        " · * best, p < 0.05 vs the runner-up" if panel.get("best") else ""
+        " · * best of the evaluated models (tests beside)" if panel.get("best") else ""
     )
 
 
@@ -174,7 +177,7 @@ def error_line(errors: dict[str, Any] | None) -> str | None:
     return " · ".join(parts)
 
 
-def panel_stat_lines(panel: dict[str, Any]) -> list[str]:
+def panel_stat_lines(panel: PanelReport) -> list[str]:
     """Cronbach's α (items as components), the item-total correlations and each run's run-to-run spread (Table 17)."""
     lines = []
     if panel.get("coverage"):
@@ -211,7 +214,7 @@ def panel_stat_lines(panel: dict[str, Any]) -> list[str]:
     return lines
 
 
-def bigram_panel_line(panel: dict[str, Any]) -> str:
+def bigram_panel_line(panel: PanelReport) -> str:
     """The panel's bigrams kept (present in at least half of the runs) and the two extreme mean Δ-accuracies."""
     kept = [b for b in panel.get("bigram_panel") or [] if b.get("mean_delta") is not None]
     if not kept:

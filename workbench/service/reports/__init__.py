@@ -20,19 +20,20 @@ from workbench.service.reports.compare import (
 from workbench.service.reports.general import diagnostics, panel_at, panel_report, run_diagnostics
 from workbench.service.reports.leaderboard import MIN_COVERAGE, leaderboard
 from workbench.service.reports.panel import (
-    LOWER_IS_BETTER,
-    MEAN_COLUMNS,
     PAIRED_BY_ID,
     PANEL_LEGEND,
     RESOURCE_COLUMNS,
+    PanelInputError,
     ablation_lift,
     dataset_warnings,
     item_matrix,
+    marked_best,
     per_item_terms,
     replicate_spread,
     resolution_warnings,
     significant_best,
 )
+from workbench.service.reports.panel_tables import LOWER_IS_BETTER, MEAN_COLUMNS
 from workbench.service.reports.run import (
     LEGEND,
     PERCENT_KEYS,
@@ -75,6 +76,7 @@ __all__ = [
     "REPORT_FIELDS",
     "RESOURCE_COLUMNS",
     "SEPARATES",
+    "PanelInputError",
     "ablation_lift",
     "adjust_comparison",
     "analytics",
@@ -90,6 +92,7 @@ __all__ = [
     "leaderboard",
     "legend",
     "load_table",
+    "marked_best",
     "measures_tokens",
     "paired_outcomes",
     "panel_at",

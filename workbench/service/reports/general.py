@@ -19,6 +19,7 @@ from workbench.service.reports import panel as _panel
 from workbench.service.reports import run as _run
 from workbench.service.reports.compare import compare_report
 from workbench.service.reports.offdomain import offdomain_measures, setting_of
+from workbench.views.panel_records import PanelReport
 
 IGNORED_OPTIONS = ("distractible",)  # a knob that acts only when extra tools are offered
 
@@ -188,7 +189,7 @@ def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, 
 
 def panel_report(
     store: Store, names: list[str], external: dict[str, float] | None = None, cache_dir: Any = None
-) -> dict[str, Any]:
+) -> PanelReport:
     """`reports.panel.panel_report` (its arguments all passed on), with the registry-size table when runs of the
     setting are among `names`."""
     panel = _panel.panel_report(store, names, external, cache_dir=cache_dir)
@@ -199,7 +200,7 @@ def panel_report(
     return panel
 
 
-def panel_at(store_path: Any, names: list[str], cache_dir: Any = None) -> dict[str, Any]:
+def panel_at(store_path: Any, names: list[str], cache_dir: Any = None) -> PanelReport:
     """`panel_report` (with the setting's registry table, as the CLI's) over a read-only connection of its own: a
     front end's worker thread holds no store."""
     store = Store(store_path, readonly=True)

@@ -7,26 +7,29 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from stats import axes
+from stats import axes, ngrams
 from stats.axes import Table
 from storage import Store
 from workbench.service.families import TIERS, lineage
 from workbench.service.reports import fingerprints, panel_tables
+from workbench.service.reports.panel_tables import LOWER_IS_BETTER, paired_column_test
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
+from workbench.views.panel_records import (
+    LineageGroup,
+    MarkTest,
+    PanelReport,
+    PanelRow,
+    PoolStatistics,
+    cell,
+)
 
 PAIRED_BY_ID = "items are paired by id only, and an id may name a different question in each"
-
-
-LOWER_IS_BETTER = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
-
-
-MEAN_COLUMNS = {"calls/turn", "tokens", "turns", "points"}
 
 
 RESOURCE_COLUMNS = {"calls/turn", "tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
@@ -36,17 +39,18 @@ PANEL_LEGEND = {
     "columns": "accuracy; Search: paper recall (PR) and section recall (SR) for single-target (st) and "
     "multi-target (mt) items; Synthesis: conversion = P(correct | paper recall); Tool use: calls per "
     "turn; Resources: mean tokens, model turns, points, and the shares ended by each cap.",
-    "best": "* marks the best cell of a column (highest, or lowest for resources) only where it beats the runner-up "
-    "significantly (p < 0.05, two-sided, on the common items both have a value for), as the paper shades its "
-    "Table 2: McNemar's exact test for the 0/1 columns (accuracy, recalls, conversion on the items both "
-    "recalled, cap rates) with one trajectory per item; with replicates, and for calls per turn, tokens, "
-    "turns and points, the exact sign test on the per-item values (an item's mean over its replicates; it is "
-    "McNemar's test when each item has one 0/1 outcome). No mark otherwise, a tie at the top included; "
-    "'best_tests' has each column's test. Not adjusted across columns. Tool-use and resource columns "
-    "compare full-tool runs only: an ablation (closed-book, no-search, gold-given) uses fewer turns and "
-    "points by construction, so its cells there are never best (its row names the ablation).",
-    "cronbach_alpha": "Cronbach's α with the items as the components and the runs as the respondents (the paper's "
-    "orientation, Appendix E.1): k/(k−1)·(1 − Σ item variances across runs ÷ variance of the run "
+    "best": "* marks the best cell of a column as it stands (highest, or lowest for resources; every run sharing "
+    "it; none where every run has the same value or only one has a value), among the evaluated models — the "
+    "full-tool runs ('evaluated'); ablation runs (closed-book, no-search, "
+    "gold-given) are never marked. Beside each mark, 'best_tests' has the paired test against the runner-up on "
+    "the common items both have a value for: McNemar's exact test for the 0/1 columns (accuracy, recalls, "
+    "conversion on the items both recalled, cap rates) with one trajectory per item; with replicates, and for "
+    "calls per turn, tokens, turns and points, the exact sign test on the per-item values (an item's mean over "
+    "its replicates). 'separated' says whether it separates them (p < 0.05, in the best's direction); the mark "
+    "does not depend on it, as the paper's Table 2. Not adjusted across columns.",
+    "cronbach_alpha": "Cronbach's α with the items as the components and the evaluated models (full-tool runs; no "
+    "ablation run) as the respondents (the paper's orientation, §4.4 and Appendix E.1): k/(k−1)·(1 − Σ item "
+    "variances across runs ÷ variance of the run "
     "totals), k = items. item_total_correlation: per item, the corrected item-total correlation in "
     "the same orientation: Pearson r across the runs between the item's correctness and the run's "
     "total over the other items (negative: strong runs miss it, weak ones get it).",
@@ -56,15 +60,17 @@ PANEL_LEGEND = {
     "common_items": "Every cell, best mark, tool lift and the Spearman accuracy are over the items every run "
     "answered (all their replicates; a row's n counts those trajectories, n_all all of the run's), "
     "as the paper's Table 2 compares models on one item set; Cronbach's α, item coverage and "
-    "item-total correlations use the same items (replicate 0). Bigram means and replicate spread "
+    "item-total correlations use the same items (replicate 0) and the evaluated models only. Bigram means and "
+    "replicate spread "
     "are over each run's own trajectories.",
     "external": "Spearman's ρ between run accuracy and the external scores; p exact (all orderings) for n ≤ 9.",
-    "tier_best": "† marks a tier leader: the best cell of a column among the runs of one capability tier, marked "
-    "only where it beats the tier's runner-up significantly by the same tests as * (see 'best'; "
-    "'tier_best_tests' has each). Rows are grouped by tier (Closed Frontier, Open Frontier, "
-    "Compute-Efficient, then untiered), then by family (best accuracy first), then by accuracy, as the "
-    "paper's Table 2; family and tier are each run's tags (`runs tag`), derived from the model string "
-    "when not chosen.",
+    "tier_best": "† marks a tier leader: the best cell of a column among the evaluated runs of one capability tier, "
+    "as it stands ('tier_best_tests' has the test against the tier's runner-up beside it). ‡ shades a tier "
+    "leader's conversion cell (Conv st, Conv mt) only where the exact McNemar test on the items both recalled "
+    "separates it from the tier's runner-up (p < 0.05; 'tier_shaded'), as the paper shades its Table 2. Rows "
+    "are grouped by tier (Closed Frontier, Open Frontier, Compute-Efficient, then untiered), then by family "
+    "(best accuracy first), then by accuracy, as the paper's Table 2; family and tier are each run's tags "
+    "(`runs tag`), derived from the model string when not chosen.",
     "bigram_panel": "Bigram panel = mean Δ-accuracy across runs (over the runs where Δ is defined) of the bigrams "
     "present in at least half of the runs (n_present; the paper: ≥ 10 of 19 models).",
 }
@@ -116,15 +122,34 @@ def resolution_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
     return [f"{who}' section recall was computed under different label resolutions ({listed}): not comparable"]
 
 
+class PanelInputError(ValueError):
+    """A panel that cannot be built as asked (a run named twice): the CLI prints it and exits 2."""
+
+    exit_code = 2  # a user's mistake (workbench.cli.errors.ExitCode.USAGE)
+
+
+def refuse_duplicates(names: Sequence[str]) -> None:
+    """A run named twice would enter the panel as two identical rows (two identical respondents: α, the marks and
+    every pooled table would count it twice): refused, naming it."""
+    twice = sorted({n for n in names if list(names).count(n) > 1})
+    if twice:
+        raise PanelInputError(f"a run is named more than once in the panel: {', '.join(twice)} (name each run once)")
+
+
+def evaluated(rows: Sequence[PanelRow]) -> list[bool]:
+    """Which rows are evaluated models (full-tool runs): the pool of α, coverage, item-total correlations,
+    Figures 4 and 5, the early-submission mean and the best / tier-leader marks (§4.4: "the evaluated models").
+    Ablation runs (closed-book, no-search, gold-given) stay in the panel for Tables 4, 11 and 19 only."""
+    return [r["ablation"] == "full" for r in rows]
+
+
 def panel_report(
     store: Store, names: list[str], external: dict[str, float] | None = None, cache_dir: Any = None
-) -> dict[str, Any]:
+) -> PanelReport:
     """A multi-run table shaped like the paper's Table 2 (grouped, best cell marked), plus panel statistics.
     With `cache_dir` (the corpus cache), the runs' dataset is opened for the tables that need its labels
-    (Table 11); a dataset that cannot be opened leaves them out."""
-    from stats import ngrams
-    from stats.significance import coverage_histogram, cronbach_alpha, item_total_correlations, spearman
-
+    (Table 11); a dataset that cannot be opened leaves them out. A run named twice is refused."""
+    refuse_duplicates(names)
     runs = [store.run(n) for n in names]
     loaded = [load_table(store, run, ("tool_sequence",)) for run in runs]
     tables = [t for t, _ in loaded]
@@ -135,79 +160,143 @@ def panel_report(
     masks = [np.fromiter((i in wanted for i in t["item_id"]), dtype=bool, count=t.n) for t in tables]
     on_common = [t.subset(m) for t, m in zip(tables, masks)]
     reports = [report_of(run, t) for run, t in zip(runs, on_common)]
-    rows = []
-    for rep, table, run in zip(reports, tables, runs):
-        family, tier = lineage(run)
-        rows.append(
-            {
-                "run": rep["run"],
-                "agent": rep["agent"],
-                "model": rep["model"],
-                "ablation": rep["ablation"],
-                "family": family,
-                "tier": tier,
-                "seed": run.get("seed", 0),
-                "n": rep["n"],
-                "n_all": table.n,
-                **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
-                "counts": {
-                    col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path) for col, path in PANEL_COLUMNS
-                },
-                "errors": errors_of(rep),
-            }
-        )
+    rows = [table2_row(rep, table, run) for rep, table, run in zip(reports, tables, runs)]
+    pool = evaluated(rows)
+    models = [r for r, keep in zip(rows, pool) if keep]
     per_item = {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)}
-    best, best_tests = significant_best(rows, per_item)
-    panel: dict[str, Any] = {
+    best, best_tests = marked_best(models, per_item)
+    leaders, leader_tests, shaded = tier_leaders(models, per_item)
+    statistics = pool_statistics(common, [[v for v, keep in zip(row, pool) if keep] for row in matrix])
+    behaviours, signatures = _behaviours(store, runs, rows, masks, tables, on_common)
+    encoded = [encoded_sequences(extra["tool_sequence"]) for _, extra in loaded]  # each run's own trajectories
+    for behaviour, sequences in zip(behaviours, encoded):
+        behaviour["trigrams"] = ngrams.ngram_counts(sequences, 3)["occurrences"]  # Table 14
+    further = panel_tables.panel_tables(
+        rows, on_common, behaviours, statistics.get("item_total_correlation"), per_item, pool
+    )
+    further["table17_runs"] = panel_tables.table17_across_runs(rows, runs, on_common)
+    with _corpora(cache_dir) as corpus_of:
+        further["table11"] = panel_tables.table11(store, runs, rows, on_common, corpus_of)
+        further["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
+    panel: PanelReport = {
         "warnings": dataset_warnings(runs, "the runs")
         + resolution_warnings(runs, "the runs")
         + prompt_warnings(runs, "the runs"),
         "groups": [{"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS],
         "rows": rows,
+        "evaluated": [r["run"] for r in models],
         "best": best,
         "best_tests": best_tests,
         "n_common_items": len(common),
         "lineage": lineage_order(rows),
-        **tier_leaders(rows, per_item),
+        "tier_best": leaders,
+        "tier_best_tests": leader_tests,
+        "tier_shaded": shaded,
+        **statistics,
+        "bigram_panel": _bigram_panel(tables, encoded),
+        "replicates": {n: replicate_spread(t) for n, t in zip(names, tables)},
+        "ablation_lift": ablation_lift(reports),
+        "fingerprints": fingerprints.panel_fingerprints(rows, signatures),
+        "tables": further,
+        "legend": {**PANEL_LEGEND, **fingerprints.LEGEND, **panel_tables.LEGEND},
     }
-    if len(names) >= 2 and len(common) >= 2:
-        panel["cronbach_alpha"] = cronbach_alpha(matrix)
-        panel["coverage"] = coverage_histogram(matrix)
-        if len(names) >= 3 and len(common) >= 2:
-            itc = item_total_correlations(matrix)
-            panel["item_total_correlation"] = {i: (None if math.isnan(v) else float(v)) for i, v in zip(common, itc)}
-    per_run = [
-        ngrams.bigram_delta_accuracy(encoded_sequences(extra["tool_sequence"]), t["correct"])
-        for t, extra in loaded
-        if t.n
-    ]
-    panel["bigram_panel"] = ngrams.panel_bigrams(per_run)
-    panel["replicates"] = {n: replicate_spread(t) for n, t in zip(names, tables)}
-    panel["ablation_lift"] = ablation_lift(reports)
     if external:
-        pairs = [
-            (r["accuracy"], external[r["run"]]) for r in rows if r["run"] in external and r["accuracy"] is not None
-        ]
-        panel["external"] = (
-            spearman([p[0] for p in pairs], [p[1] for p in pairs])
-            if len(pairs) >= 3
-            else {"error": f"need at least 3 runs with external scores, got {len(pairs)}"}
-        )
-    # the action lists are the panel's largest data: one run's at a time, reduced to what the tables need
+        panel["external"] = external_correlation(rows, external)
+        panel["warnings"] += external_warnings(panel["external"])
+    return panel
+
+
+def external_warnings(correlation: dict[str, Any]) -> list[str]:
+    """A warning naming the --external rows of runs not in the panel (left out of the correlation)."""
+    ignored = correlation["not_in_panel"]
+    if not ignored:
+        return []
+    return [
+        f"--external: {len(ignored)} score rows name runs not in the panel and are left out: "
+        + ", ".join(ignored[:5])
+        + (" …" if len(ignored) > 5 else "")
+    ]
+
+
+def table2_row(rep: dict[str, Any], table: Table, run: dict[str, Any]) -> PanelRow:
+    """One run's Table 2 row: identity, lineage, the cells (over the common items) and their counts."""
+    family, tier = lineage(run)
+    row = {
+        "run": rep["run"],
+        "agent": rep["agent"],
+        "model": rep["model"],
+        "ablation": rep["ablation"],
+        "family": family,
+        "tier": tier,
+        "seed": run.get("seed", 0),
+        "dataset": run.get("dataset_fingerprint"),
+        "n": rep["n"],
+        "n_all": table.n,
+        **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
+        "counts": {col: _dig(rep["counts"], path[1:] if path[0] == "axes" else path) for col, path in PANEL_COLUMNS},
+        "errors": errors_of(rep),
+    }
+    return cast(PanelRow, row)  # the columns are PANEL_COLUMNS' labels, the keys PanelRow names
+
+
+def pool_statistics(common: list[str], matrix: list[list[int]]) -> PoolStatistics:
+    """Cronbach's α, item coverage and the corrected item-total correlations over the evaluated models' columns of
+    the item × run matrix (replicate 0, common items)."""
+    from stats.significance import coverage_histogram, cronbach_alpha, item_total_correlations
+
+    n_models = len(matrix[0]) if matrix else 0
+    out: PoolStatistics = {"n_evaluated": n_models}
+    if n_models >= 2 and len(common) >= 2:
+        out["cronbach_alpha"] = cronbach_alpha(matrix)
+        out["coverage"] = coverage_histogram(matrix)
+        if n_models >= 3:
+            itc = item_total_correlations(matrix)
+            out["item_total_correlation"] = {i: (None if math.isnan(v) else float(v)) for i, v in zip(common, itc)}
+    return out
+
+
+def _bigram_panel(tables: Sequence[Table], encoded: Sequence[Any]) -> list[dict[str, Any]]:
+    """The bigrams present in at least half of the runs, with their mean Δ-accuracy (each run's own trajectories)."""
+    per_run = [ngrams.bigram_delta_accuracy(seqs, t["correct"]) for t, seqs in zip(tables, encoded) if t.n]
+    return ngrams.panel_bigrams(per_run)
+
+
+def external_correlation(rows: Sequence[PanelRow], external: dict[str, float]) -> dict[str, Any]:
+    """Spearman's ρ between the runs' accuracy and the external scores (the scores of runs not in the panel are
+    named, not dropped silently)."""
+    from stats.significance import spearman
+
+    pairs = [(r["accuracy"], external[r["run"]]) for r in rows if r["run"] in external and r["accuracy"] is not None]
+    names = {r["run"] for r in rows}
+    ignored = sorted(n for n in external if n not in names)
+    out: dict[str, Any] = (
+        spearman([p[0] for p in pairs], [p[1] for p in pairs])
+        if len(pairs) >= 3
+        else {
+            "error": f"need at least 3 runs with external scores, got {len(pairs)}"
+            + (f" ({len(ignored)} score rows name runs not in the panel)" if ignored else "")
+        }
+    )
+    out["not_in_panel"] = ignored
+    return out
+
+
+def _behaviours(
+    store: Store,
+    runs: Sequence[dict[str, Any]],
+    rows: Sequence[PanelRow],
+    masks: Sequence[Any],
+    tables: Sequence[Table],
+    on_common: Sequence[Table],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each run's action-based facts (`panel_tables.run_behaviour`) and fingerprint, one run's action lists at a
+    time (the panel's largest data), so only what the tables need is kept."""
     signatures, behaviours = [], []
-    # only the actions column is read again (same rows, same order as `tables`): re-reading the report's fields
-    # and rebuilding each Table cost ~0.2 s on 57k trajectories
     for run, row, mask, table, kept in zip(runs, rows, masks, tables, on_common):
         actions = store.trajectory_columns(run["id"], ("actions",))["actions"]
         signatures.append(fingerprints.run_fingerprint(row, table, actions))
         behaviours.append(panel_tables.run_behaviour(kept, [a for a, keep in zip(actions, mask) if keep]))
-    panel["fingerprints"] = fingerprints.panel_fingerprints(rows, signatures)
-    panel["tables"] = panel_tables.panel_tables(rows, on_common, behaviours, panel.get("item_total_correlation"))
-    with _corpora(cache_dir) as corpus_of:
-        panel["tables"]["table11"] = panel_tables.table11(store, runs, rows, on_common, corpus_of)
-        panel["tables"]["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
-    panel["legend"] = {**PANEL_LEGEND, **fingerprints.LEGEND, **panel_tables.LEGEND}
-    return panel
+    return behaviours, signatures
 
 
 def errors_of(report: dict[str, Any]) -> dict[str, Any]:
@@ -251,17 +340,17 @@ def _corpora(cache_dir: Any) -> Iterator[Any]:
                 corpus.close()
 
 
-def lineage_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def lineage_order(rows: list[PanelRow]) -> list[LineageGroup]:
     """The rows as Table 2 groups them: by tier (the paper's order, untiered last), then family (the family with
     the best accuracy first, runs without a family last), then accuracy within the family (highest first)."""
 
-    def acc(r: dict[str, Any]) -> float:
+    def acc(r: PanelRow) -> float:
         return -1.0 if r["accuracy"] is None else r["accuracy"]
 
     tiers = [t for t in TIERS if any(r["tier"] == t for r in rows)] + (
         [None] if any(r["tier"] not in TIERS for r in rows) else []
     )
-    out = []
+    out: list[LineageGroup] = []
     for tier in tiers:
         members = [r for r in rows if (r["tier"] if r["tier"] in TIERS else None) == tier]
         fams = sorted(
@@ -274,16 +363,29 @@ def lineage_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def tier_leaders(rows: list[dict[str, Any]], per_item: dict[str, Any]) -> dict[str, Any]:
-    """Per tier with at least two runs: the leader of each column, marked only where it beats the tier's
-    runner-up significantly — `significant_best` (the panel's best mark, the same tests) within the tier."""
+SHADED_COLUMNS = ("Conv st", "Conv mt")  # the conversion cells Table 2 shades where a paired test separates
+
+
+def tier_leaders(
+    rows: list[PanelRow], per_item: dict[str, Any]
+) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict[str, MarkTest]], dict[str, dict[str, list[str]]]]:
+    """Per tier with at least two evaluated runs: the leader of each column as it stands (`marked_best` within
+    the tier), the test against the tier's runner-up beside it, and the conversion cells shaded: the leader's
+    Conv st / Conv mt where the exact McNemar test on the items both recalled separates it from the runner-up
+    (p < 0.05, in the leader's direction), as the paper shades its Table 2."""
     leaders: dict[str, dict[str, list[str]]] = {}
-    tests: dict[str, dict[str, Any]] = {}
+    tests: dict[str, dict[str, MarkTest]] = {}
+    shaded: dict[str, dict[str, list[str]]] = {}
     for tier in TIERS:
         members = [r for r in rows if r["tier"] == tier]
         if len(members) >= 2:
-            leaders[tier], tests[tier] = significant_best(members, per_item)
-    return {"tier_best": leaders, "tier_best_tests": tests}
+            leaders[tier], tests[tier] = marked_best(members, per_item)
+            shaded[tier] = {
+                col: tests[tier][col]["best"]
+                for col in SHADED_COLUMNS
+                if col in tests[tier] and tests[tier][col]["separated"]
+            }
+    return leaders, tests, shaded
 
 
 def per_item_terms(table: Table) -> dict[str, dict[str, tuple[float, float]]]:
@@ -303,13 +405,57 @@ def per_item_terms(table: Table) -> dict[str, dict[str, tuple[float, float]]]:
     }
 
 
+def marked_best(
+    rows: list[PanelRow], per_item: dict[str, dict[str, dict[str, tuple[float, float]]]], alpha: float = 0.05
+) -> tuple[dict[str, list[str]], dict[str, MarkTest]]:
+    """The best cell of each column among `rows` (the evaluated models) as it stands — the highest value, or the
+    lowest for resources, every run sharing it marked; none where
+    fewer than two values differ — and beside it the paired test against the runner-up
+    (see PANEL_LEGEND["best"]): McNemar's exact test when each item is one 0/1 outcome, otherwise the exact sign
+    test on the per-item values. `separated` says whether that test separates them (p < `alpha`, in the best's
+    direction); the mark does not depend on it. Returns (column → marked runs, column → the test)."""
+    best: dict[str, list[str]] = {}
+    tests: dict[str, MarkTest] = {}
+    for col, _ in PANEL_COLUMNS:
+        pool = [r for r in rows if cell(r, col) is not None]
+        values = sorted({cast(float, cell(r, col)) for r in pool}, reverse=col not in LOWER_IS_BETTER)
+        if len(values) < 2:  # one run with a value, or all equal: no run is best
+            continue
+        top = [r["run"] for r in pool if cell(r, col) == values[0]]
+        best[col] = top
+        runners = [r["run"] for r in pool if cell(r, col) == values[1]]
+        if len(top) > 1:
+            tests[col] = {
+                "best": top,
+                "runner_up": runners,
+                "separated": False,
+                "p": None,
+                "reason": "a tie at the top",
+            }
+            continue
+        found = [paired_column_test(col, per_item[top[0]][col], per_item[r][col]) for r in runners]
+        worst = max(found, key=lambda t: t["p"])
+        tests[col] = {
+            "best": top,
+            "runner_up": runners,
+            "separated": all(t["p"] < alpha and t["agrees"] for t in found),
+            "test": worst["test"],
+            "n": worst["n"],
+            "best_better": worst["best_better"],
+            "runner_up_better": worst["runner_up_better"],
+            "p": worst["p"],
+        }
+    return best, tests
+
+
 def significant_best(
     rows: list[dict[str, Any]], per_item: dict[str, dict[str, dict[str, tuple[float, float]]]], alpha: float = 0.05
 ) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
-    """The best cell per column, kept only where it beats the runner-up significantly (see PANEL_LEGEND["best"]).
+    """The best cell per column, kept only where it beats the runner-up significantly: the leaderboard's gated mark
+    (the panel marks as the paper does, `marked_best`).
 
-    Candidates are the rows with a value (full-tool runs only in the tool-use and resource columns, see
-    PANEL_LEGEND["best"]); the runner-up is the next value (every run sharing it must be beaten).
+    Candidates are the rows with a value (full-tool runs only in the tool-use and resource columns); the
+    runner-up is the next value (every run sharing it must be beaten).
     The test pairs the two runs' per-item values (numerator ÷ denominator over the item's trajectories) on the
     items both have a value for: McNemar's exact test when each is one 0/1 outcome, otherwise the exact sign
     test on the per-item values (the same test, generalised). Marked when p < `alpha` and the items agree in
@@ -332,7 +478,7 @@ def significant_best(
                 "reason": "several runs share the best value",
             }
             continue
-        found = [_best_test(col, per_item[top[0]][col], per_item[r][col]) for r in runners]
+        found = [paired_column_test(col, per_item[top[0]][col], per_item[r][col]) for r in runners]
         worst = max(found, key=lambda t: t["p"])
         marked = all(t["p"] < alpha and t["agrees"] for t in found)
         tests[col] = {
@@ -344,29 +490,6 @@ def significant_best(
         if marked:
             best[col] = top
     return best, tests
-
-
-def _best_test(
-    col: str, first: dict[str, tuple[float, float]], second: dict[str, tuple[float, float]]
-) -> dict[str, Any]:
-    """The paired test of one column between the best run (`first`) and a runner-up, on items both have a value for."""
-    from stats.significance import paired_sign_test
-
-    items = [i for i in first if i in second and first[i][1] > 0 and second[i][1] > 0]
-    a = [first[i][0] / first[i][1] for i in items]
-    b = [second[i][0] / second[i][1] for i in items]
-    binary = col not in MEAN_COLUMNS and all(first[i][1] == 1 and second[i][1] == 1 for i in items)
-    test = paired_sign_test(a, b)
-    better = test["second_higher"] if col in LOWER_IS_BETTER else test["first_higher"]
-    worse = test["first_higher"] if col in LOWER_IS_BETTER else test["second_higher"]
-    return {
-        "test": "McNemar exact" if binary else "sign test on per-item values",
-        "n": test["n"],
-        "best_better": better,
-        "runner_up_better": worse,
-        "p": test["p"],
-        "agrees": better > worse,
-    }
 
 
 def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:

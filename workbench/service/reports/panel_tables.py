@@ -8,8 +8,10 @@ panel, the item-total correlation summary, Figure 5 (accuracy against paper reca
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -17,7 +19,22 @@ import numpy as np
 from stats import panel_measures, stopping
 from stats.axes import Table
 from stats.significance import fisher_exact_two_sided, mcnemar_exact
+from workbench.service.families import TIERS
+from workbench.views.panel_records import (
+    GenerationGap,
+    PanelRow,
+    PanelTables,
+    SigCounts,
+    Table12,
+    Table12Step,
+    Table13,
+    Table14Tier,
+    TrigramConcentration,
+    cell,
+)
 
+LOWER_IS_BETTER = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
+MEAN_COLUMNS = {"calls/turn", "tokens", "turns", "points"}
 TYPE_DEPTH = ("st_d1", "st_d2", "mt_d1", "mt_d2")
 NA_CAPS = ("max_turns", "budget", "token_limit", "error", "answer")
 PAPER_BUCKETS = (6, 12, 19)  # Figure 4: low 0–6, mid 7–12, high 13–19 models right, for the paper's 19
@@ -43,10 +60,12 @@ LEGEND = {
     "paper recall)) and mean tokens per replicate: mean, population SD, range; rank stability = "
     "Kendall's τ-b between the runs' values at each pair of replicates all of them have (preserved: τ = 1 "
     "for every pair).",
-    "figure2": "Figure 2 (within-family generation gap): in each family with two or more full-tool runs, the runs "
-    "in natural order of their model string (the run name when there is no model) — older first — and "
-    "the newest minus the oldest: Δ accuracy with the exact McNemar p (replicate 0, common items) and "
-    "the Table 2 axes that moved by 5 points or more.",
+    "figure2": "Figure 2 (within-family generation gap): a family's cohort is its evaluated runs whose model string "
+    "names a generation right after the lineage's name (gemma-3-27b → 3, qwen3.5-27b → 3.5; claude-opus-4-6 "
+    "names none, and two sizes of one generation are no gap); every run of one generation against every run "
+    "of the next (Gemma 3 → 4, Qwen 3 → 3.5 → 3.6): Δ accuracy newer − older and the exact McNemar p on one "
+    "basis (replicate 0, the items both answered), and the Table 2 axes that moved by 5 points or more. "
+    "'run' is the newer run (the CSV's run column), 'older' the other.",
     "table4": "Table 4: for each agent, model and seed with a closed-book, a no-search and a full run in the "
     "panel, the accuracies on the items all three answered (replicate 0) and each step's Δ with the exact McNemar p "
     "between adjacent settings.",
@@ -54,20 +73,64 @@ LEGEND = {
     "categories) and over the paper's denominator (every trajectory that read its golds, the residual — "
     "navigation without a read, or no submit — kept in it, so the three sum to at most 100 %).",
     "table10": "Table 10: accuracy per type × depth cell with its Wilson 95 % half-width (clustered by item with "
-    "replicates); Δ = the hardest cell minus the easiest (by accuracy), Fisher's exact two-sided p.",
+    "replicates); Δ = st_d1 − mt_d2, the design's easiest and hardest cells fixed before looking (never picked "
+    "from the data), with Fisher's exact two-sided p on those two cells' right / wrong counts (over replicate 0 "
+    "when the run has replicates, so the test counts independent items: 'p_basis').",
+    "table12": "Table 12: the evaluated runs ranked by MT conversion (top 6); each adjacent pair tested on the MT "
+    "items both recalled — McNemar's exact test with one trajectory per item, the exact sign test on per-item "
+    "conversions with replicates; 'separated' where p < 0.05 in the higher run's direction. Ranks are read only "
+    "where a step separates.",
+    "table13": "Table 13 (our reading of its Sig. counts): every pair of evaluated runs tested on accuracy over the "
+    "common items (McNemar's exact test; the sign test on per-item accuracies with replicates), Holm-adjusted "
+    "across all pairs; per run, Sig. > = runs it beats and Sig. < = runs that beat it at Holm p < 0.05, the "
+    "unadjusted counts beside.",
+    "table14": "Table 14 by tier: each evaluated run's top-1 trigram of tool calls (most occurrences over its own "
+    "trajectories, as the fingerprints; ties by name) and its concentration = those occurrences ÷ all the run's "
+    "trigram occurrences; per tier the mean concentration.",
+    "table17_runs": "Table 17 across separately stored runs: runs of one model (agent, model, dataset and "
+    "setting) stored apart, two or more: each run's accuracy, section recall, conversion and mean tokens over "
+    "its trajectories on the common items (all replicates), their mean, population SD and range across the "
+    "runs; rank stability = Kendall's τ-b between the models' values at their first, second, … run (by seed, "
+    "then name).",
     "table15": "Table 15: NA = trajectories without a parseable answer letter ÷ all, split by what ended them "
     "(max_turns, budget, token_limit, error; 'answer' = a voluntary submit without a letter).",
     "early_submit": "Early submission (App. E.2): per run, accuracy of trajectories submitting within 3 actions of "
-    "a wrong-paper read minus the other wrong-read trajectories (Fisher's exact); across the panel, "
-    "the mean Δ over runs where both groups exist and in how many of them p < 0.05.",
+    "a wrong-paper read minus the other wrong-read trajectories (Fisher's exact); across the panel (the "
+    "evaluated models: full-tool runs), the mean Δ over runs where both groups exist and in how many of them "
+    "p < 0.05.",
     "item_total_summary": "Item-total discrimination (§4.4): the corrected item-total correlations of the common "
     "items summarised: median, quartiles, share > 0.2 and share ≤ 0 (items with a value).",
-    "figure5": "Figure 5: one point per run, accuracy against paper recall (all items), by tier; the diagonal is "
-    "accuracy = recall.",
-    "figure4": "Figure 4: each common item by how many runs answered it right (replicate 0), bucketed low / mid / "
-    "high with the paper's cut points (0–6, 7–12, 13–19 of 19) scaled to the panel's size, "
-    "by type × depth and by consensus tier.",
+    "figure5": "Figure 5: one point per evaluated model (full-tool run), accuracy against paper recall (all "
+    "items), by tier; the diagonal is accuracy = recall.",
+    "figure4": "Figure 4: each common item by how many evaluated models (full-tool runs) answered it right "
+    "(replicate 0), bucketed low / mid / high with the paper's cut points (0–6, 7–12, 13–19 of 19) scaled to "
+    "the panel's size (a bucket a small panel cannot fill reads 'none'), by type × depth and by consensus tier.",
+    "table9_mt_fail": "Table 9's MT-fail block ('mt_fail' of each table9 entry): 0-Gold / Prem / Explored / Stayed "
+    "over the MT trajectories whose paper recall failed (they sum to 100 %; see stopping's mt_fail).",
 }
+
+
+def paired_column_test(
+    col: str, first: dict[str, tuple[float, float]], second: dict[str, tuple[float, float]]
+) -> dict[str, Any]:
+    """The paired test of one column between the best run (`first`) and a runner-up, on items both have a value for."""
+    from stats.significance import paired_sign_test
+
+    items = [i for i in first if i in second and first[i][1] > 0 and second[i][1] > 0]
+    a = [first[i][0] / first[i][1] for i in items]
+    b = [second[i][0] / second[i][1] for i in items]
+    binary = col not in MEAN_COLUMNS and all(first[i][1] == 1 and second[i][1] == 1 for i in items)
+    test = paired_sign_test(a, b)
+    better = test["second_higher"] if col in LOWER_IS_BETTER else test["first_higher"]
+    worse = test["first_higher"] if col in LOWER_IS_BETTER else test["second_higher"]
+    return {
+        "test": "McNemar exact" if binary else "sign test on per-item values",
+        "n": test["n"],
+        "best_better": better,
+        "runner_up_better": worse,
+        "p": test["p"],
+        "agrees": better > worse,
+    }
 
 
 def run_behaviour(table: Table, actions: list[Any]) -> dict[str, Any]:
@@ -78,30 +141,40 @@ def run_behaviour(table: Table, actions: list[Any]) -> dict[str, Any]:
     return {
         "table3": panel_measures.table3([a or [] for a in actions]),
         "after_evidence": stopping.after_evidence(trajs, facts),
+        "mt_fail": stopping.mt_fail_breakdown(trajs, facts),
         "early_submit": stopping.early_submit(trajs, facts=facts),
     }
 
 
 def panel_tables(
-    rows: list[dict[str, Any]],
+    rows: list[PanelRow],
     tables: list[Table],
     behaviours: list[dict[str, Any]],
     itc: dict[str, float | None] | None,
-) -> dict[str, Any]:
-    """Every further table and figure of the panel; `tables` are each run's trajectories on the common items and
-    `behaviours` their `run_behaviour`, in `rows` order."""
+    per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
+    pool: list[bool],
+) -> PanelTables:
+    """Every further table and figure of the panel; `tables` are each run's trajectories on the common items,
+    `behaviours` their `run_behaviour`, `per_item` each run's per-item column terms and `pool` which rows are
+    evaluated models (full-tool runs: Figures 4 and 5, the early-submission mean, Tables 12–14), in `rows`
+    order. Tables 4, 11 and 19 read the ablation runs as ablations of their model."""
+    models = [(r, t, b) for r, t, b, keep in zip(rows, tables, behaviours, pool) if keep]
+    m_rows, m_tables, m_behaviours = [m[0] for m in models], [m[1] for m in models], [m[2] for m in models]
     return {
         "table3": [{"run": r["run"], **b["table3"]} for r, b in zip(rows, behaviours)],
         "table17": table17(rows, tables),
-        "figure2": figure2(rows, tables),
+        "figure2": figure2(m_rows, m_tables),
         "table4": table4(rows, tables),
         "table9": table9(rows, behaviours),
         "table10": table10(rows, tables),
+        "table12": table12(m_rows, per_item),
+        "table13": table13(m_rows, per_item),
+        "table14": table14(m_rows, m_behaviours),
         "table15": table15(rows, tables),
-        "early_submit": early_submission(rows, behaviours),
+        "early_submit": early_submission(m_rows, m_behaviours),
         "item_total_summary": itc_summary(itc),
-        "figure5": figure5(rows, tables),
-        "figure4": figure4(rows, tables),
+        "figure5": figure5(m_rows, m_tables),
+        "figure4": figure4(m_rows, m_tables),
     }
 
 
@@ -123,7 +196,9 @@ def _trajectories(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
     ]
 
 
-def table9(rows: list[dict[str, Any]], behaviours: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def table9(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per run: Imm / Thnk / Read for ST and MT-both (ours and the paper's denominator) and the MT-fail block
+    (0-Gold / Prem / Explored / Stayed over the MT trajectories whose paper recall failed, summing to 100 %)."""
     out = []
     for row, behaviour in zip(rows, behaviours):
         ev = behaviour["after_evidence"]
@@ -140,6 +215,13 @@ def table9(rows: list[dict[str, Any]], behaviours: list[dict[str, Any]]) -> list
                 },
                 "counts": {c: g["counts"][c] for c in stopping.AFTER_EVIDENCE},
             }
+        fail = behaviour["mt_fail"]
+        entry["mt_fail"] = {
+            "n": fail["n"],
+            "n_mt": fail["n_mt"],
+            "counts": dict(fail["counts"]),
+            "shares": {c: v / fail["n"] if fail["n"] else None for c, v in fail["counts"].items()},
+        }
         out.append(entry)
     return out
 
@@ -151,8 +233,8 @@ def _cells(table: Table) -> dict[str, tuple[int, int, dict[str, Any] | None]]:
 
     keys = np.array([f"{k}_d{int(d)}" if not math.isnan(d) else "" for k, d in zip(table["kind"], table["depth"])])
     out = {}
-    for cell in TYPE_DEPTH:
-        mask = keys == cell
+    for name in TYPE_DEPTH:
+        mask = keys == name
         n = int(mask.sum())
         right = int(table["correct"][mask].sum())
         interval = None
@@ -163,15 +245,15 @@ def _cells(table: Table) -> dict[str, tuple[int, int, dict[str, Any] | None]]:
             w = clustered_wilson(succ[:, 0], trials[:, 0])
             if w is not None:  # every item has a trial here: the interval is defined
                 interval = {"low": w.low, "high": w.high, "half_width": (w.high - w.low) / 2, "n_eff": w.n_eff}
-        out[cell] = (right, n, interval)
+        out[name] = (right, n, interval)
     return out
 
 
-def table10(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+def table10(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
     out = []
     for row, table in zip(rows, tables):
         cells = _cells(table)
-        entry = {
+        entry: dict[str, Any] = {
             "run": row["run"],
             "cells": {
                 c: {
@@ -183,22 +265,34 @@ def table10(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, A
                 for c, (r, n, iv) in cells.items()
             },
         }
-        valued = [c for c in TYPE_DEPTH if cells[c][1]]
-        if len(valued) >= 2:
-            ranked = sorted(valued, key=lambda c: (-cells[c][0] / cells[c][1], TYPE_DEPTH.index(c)))
-            easy, hard = ranked[0], ranked[-1]  # all equal: the first and last cell in table order
-            (re, ne, _), (rh, nh, _) = cells[easy], cells[hard]
-            entry["delta"] = {
-                "easiest": easy,
-                "hardest": hard,
-                "delta": rh / nh - re / ne,
-                "p": fisher_exact_two_sided(re, ne - re, rh, nh - rh),
-            }
+        entry["delta"] = fixed_delta(table, cells)
         out.append(entry)
     return out
 
 
-def table15(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+EASIEST, HARDEST = "st_d1", "mt_d2"  # the design's easiest and hardest cells, fixed before looking (Table 10)
+
+
+def fixed_delta(table: Table, cells: dict[str, tuple[int, int, Any]]) -> dict[str, Any] | None:
+    """Table 10's Δ = st_d1 − mt_d2 (accuracy over all replicates, as the cells) and Fisher's exact two-sided p
+    on the two cells' right / wrong counts — over one trajectory per item (replicate 0) when the run has
+    replicates, so the test counts independent items; `p_basis` says which. None when either cell is empty."""
+    (fe, fne, _), (fh, fnh, _) = cells[EASIEST], cells[HARDEST]
+    if not fne or not fnh:
+        return None
+    replicated = bool((table["replicate"] > 0).any())
+    tested = _cells(table.subset(table["replicate"] == 0)) if replicated else cells
+    (re_, ne, _), (rh, nh, _) = tested[EASIEST], tested[HARDEST]
+    return {
+        "easiest": EASIEST,
+        "hardest": HARDEST,
+        "delta": fe / fne - fh / fnh,
+        "p": fisher_exact_two_sided(re_, ne - re_, rh, nh - rh),
+        "p_basis": "replicate 0" if replicated else "trajectories",
+    }
+
+
+def table15(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
     out = []
     for row, table in zip(rows, tables):
         letters = table["predicted_index"]
@@ -219,7 +313,7 @@ def table15(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, A
     return out
 
 
-def early_submission(rows: list[dict[str, Any]], behaviours: list[dict[str, Any]]) -> dict[str, Any]:
+def early_submission(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> dict[str, Any]:
     per_run = []
     for row, behaviour in zip(rows, behaviours):
         e = behaviour["early_submit"]
@@ -248,7 +342,7 @@ def itc_summary(itc: dict[str, float | None] | None) -> dict[str, Any] | None:
     }
 
 
-def figure5(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+def figure5(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
     out = []
     for row, table in zip(rows, tables):
         known = table.known("paper_recall")
@@ -270,7 +364,7 @@ def _bucket_edges(n_runs: int) -> tuple[int, int]:
     return round(PAPER_BUCKETS[0] / PAPER_BUCKETS[2] * n_runs), round(PAPER_BUCKETS[1] / PAPER_BUCKETS[2] * n_runs)
 
 
-def figure4(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any] | None:
+def figure4(rows: list[PanelRow], tables: list[Table]) -> dict[str, Any] | None:
     """Items by how many runs got them right (replicate 0), bucketed, by type × depth and consensus tier."""
     if len(tables) < 2:
         return None
@@ -307,7 +401,7 @@ def figure4(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any] |
     }
 
 
-def table4(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
+def table4(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
     """The closed-book → no-search → full chain of each agent and model the panel has all three settings of."""
     by_key: dict[tuple, dict[str, int]] = {}
     for i, row in enumerate(rows):
@@ -356,32 +450,19 @@ def _replicate_values(table: Table, tokens_measured: bool) -> dict[str, list[flo
     levels = sorted(set(table["replicate"][~np.isnan(table["replicate"])].tolist()))
     out: dict[str, list[float | None]] = {m: [] for m in T17_METRICS}
     for r in levels:
-        t = table.subset(table["replicate"] == r)
-        known = t.known("section_recall")
-        recalled = t.known("paper_recall") & (t["paper_recall"] == 1)
-        out["accuracy"].append(float(t["correct"].mean()) if t.n else None)
-        out["section_recall"].append(float(t["section_recall"][known].mean()) if known.any() else None)
-        out["conversion"].append(float(t["correct"][recalled].mean()) if recalled.any() else None)
-        out["tokens"].append(float(np.nanmean(t["tokens"])) if tokens_measured and t.n else None)
+        values = _run_values(table.subset(table["replicate"] == r), tokens_measured)
+        for m in T17_METRICS:
+            out[m].append(values[m])
     return out
 
 
-def table17(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
+def table17(rows: list[PanelRow], tables: list[Table]) -> dict[str, Any]:
     """Run-to-run spread of four metrics and whether the runs' ordering on each survives across replicates."""
     per_run = {}
     for row, table in zip(rows, tables):
         if table.n and len(set(table["replicate"].tolist())) >= 2:
             per_run[row["run"]] = _replicate_values(table, row.get("tokens") is not None)
-    spread: dict[str, dict[str, dict[str, float] | None]] = {}
-    for run, metrics in per_run.items():
-        spread[run] = {}
-        for m, vals in metrics.items():
-            v = [x for x in vals if x is not None]
-            spread[run][m] = (
-                None
-                if len(v) < 2
-                else {"mean": float(np.mean(v)), "std": float(np.std(v)), "range": float(max(v) - min(v)), "n": len(v)}
-            )
+    spread = {run: {m: _spread(vals) for m, vals in metrics.items()} for run, metrics in per_run.items()}
     stability = {
         m: panel_measures.rank_stability(
             {run: per_run[run][m] for run in per_run if any(x is not None for x in per_run[run][m])}
@@ -391,54 +472,164 @@ def table17(rows: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
     return {"runs": spread, "rank_stability": stability}
 
 
-def _natural(text: str) -> list[Any]:
-    return [(0, int(p), "") if p.isdigit() else (1, 0, p.lower()) for p in re.findall(r"\d+|\D+", text)]
-
-
 MOVED_AXES = ("PR st", "PR mt", "SR st", "SR mt", "Conv st", "Conv mt", "calls/turn")
+GENERATION = re.compile(r"^[a-z]+[-_ ]?(\d+(?:\.\d+)?)(?![\d.])")
 
 
-def figure2(rows: list[dict[str, Any]], tables: list[Table]) -> list[dict[str, Any]]:
-    by_family: dict[str, list[int]] = {}
+def generation(model: str | None) -> tuple[int, ...] | None:
+    """The generation a model string names right after its lineage's name — `gemma-3-27b-it` → (3,),
+    `qwen3.5-27b` → (3, 5), `Qwen/Qwen3.6-35B-A3B` → (3, 6) — or None (`claude-opus-4-6`, `deepseek-chat`: no
+    number follows the name, so no generation can be read and the run is in no cohort)."""
+    if not model:
+        return None
+    m = GENERATION.match(model.rsplit("/", 1)[-1].lower())
+    return tuple(int(p) for p in m.group(1).split(".")) if m else None
+
+
+def _first_replicate(table: Table) -> dict[str, bool]:
+    first = table["replicate"] == 0
+    return dict(zip(table["item_id"][first].tolist(), table["correct"][first].astype(bool).tolist()))
+
+
+def figure2(rows: list[PanelRow], tables: list[Table]) -> list[GenerationGap]:
+    """Within-family generation gaps (see LEGEND["figure2"]): in each family, the evaluated runs by the generation
+    their model string names; every run of one generation against every run of the next (Gemma 3 → 4, Qwen 3 →
+    3.5 → 3.6), Δ accuracy and its McNemar p on one basis (replicate 0, the items both answered)."""
+    cohorts: dict[str, dict[tuple[int, ...], list[int]]] = {}
     for i, row in enumerate(rows):
-        if row.get("family") and row["ablation"] == "full":
-            by_family.setdefault(row["family"], []).append(i)
+        gen, family = generation(row["model"]), row["family"]
+        if family and gen is not None:
+            cohorts.setdefault(family, {}).setdefault(gen, []).append(i)
     out = []
-    for fam, members in sorted(by_family.items()):
-        if len(members) < 2:
-            continue
-        ordered = sorted(members, key=lambda i: (_natural(rows[i]["model"] or rows[i]["run"]), rows[i]["run"]))
-        old, new = ordered[0], ordered[-1]
-        outcome = []
-        for i in (old, new):
-            t = tables[i]
-            first = t["replicate"] == 0
-            outcome.append(dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(bool).tolist())))
-        items = [i for i in outcome[0] if i in outcome[1]]
-        test = mcnemar_exact([outcome[1][i] for i in items], [outcome[0][i] for i in items]) if items else None
-        moved = []
-        for axis in MOVED_AXES:
-            a, b = rows[old][axis], rows[new][axis]
-            least = 0.1 if axis == "calls/turn" else 0.05  # calls per turn move by 0.1, rates by 5 points
-            if a is not None and b is not None and abs(b - a) >= least:
-                moved.append({"axis": axis, "delta": b - a})
-        moved.sort(key=lambda m: -abs(m["delta"]))
-        delta = (
-            None
-            if rows[old]["accuracy"] is None or rows[new]["accuracy"] is None
-            else rows[new]["accuracy"] - rows[old]["accuracy"]
-        )
-        out.append(
+    for fam, gens in sorted(cohorts.items()):
+        steps = sorted(gens)
+        for older_gen, newer_gen in itertools.pairwise(steps):
+            for old in sorted(gens[older_gen], key=lambda i: rows[i]["run"]):
+                for new in sorted(gens[newer_gen], key=lambda i: rows[i]["run"]):
+                    out.append(_generation_gap(fam, rows[old], rows[new], tables[old], tables[new]))
+                    out[-1]["generations"] = [".".join(map(str, older_gen)), ".".join(map(str, newer_gen))]
+    return out
+
+
+def _generation_gap(fam: str, old: PanelRow, new: PanelRow, t_old: Table, t_new: Table) -> GenerationGap:
+    a, b = _first_replicate(t_old), _first_replicate(t_new)
+    items = [i for i in a if i in b]
+    test = mcnemar_exact([b[i] for i in items], [a[i] for i in items]) if items else None
+    moved: list[dict[str, Any]] = []
+    for axis in MOVED_AXES:
+        x, y = cell(old, axis), cell(new, axis)
+        least = 0.1 if axis == "calls/turn" else 0.05  # calls per turn move by 0.1, rates by 5 points
+        if x is not None and y is not None and abs(y - x) >= least:
+            moved.append({"axis": axis, "delta": y - x})
+    moved.sort(key=lambda m: -abs(m["delta"]))
+    return {
+        "run": new["run"],  # the row's run in the tidy CSV: the newer generation, whose gap it is
+        "family": fam,
+        "older": old["run"],
+        "newer": new["run"],
+        "delta": (sum(b[i] for i in items) - sum(a[i] for i in items)) / len(items) if items else None,
+        "p": None if test is None else test["p"],
+        "n": len(items),
+        "moved": moved,
+    }
+
+
+def table12(rows: list[PanelRow], per_item: dict[str, Any], top: int = 6) -> Table12:
+    """Table 12's walk: the `top` evaluated runs by MT conversion (highest first), each adjacent pair tested with
+    `paired_column_test` on the MT items both recalled (McNemar's exact test with one trajectory per item); a
+    step separates where p < 0.05 in the higher run's direction."""
+    valued = [(r["Conv mt"], r) for r in rows if r["Conv mt"] is not None]
+    ranked = [r for _, r in sorted(valued, key=lambda vr: (-vr[0], vr[1]["run"]))][:top]
+    steps: list[Table12Step] = []
+    for hi, lo in itertools.pairwise(ranked):
+        test = paired_column_test("Conv mt", per_item[hi["run"]]["Conv mt"], per_item[lo["run"]]["Conv mt"])
+        steps.append(
             {
-                "family": fam,
-                "older": rows[old]["run"],
-                "newer": rows[new]["run"],
-                "delta": delta,
-                "p": None if test is None else test["p"],
-                "n": len(items),
-                "moved": moved,
+                "higher": hi["run"],
+                "lower": lo["run"],
+                "conversion": [hi["Conv mt"], lo["Conv mt"]],
+                "separated": test["p"] < 0.05 and test["agrees"],
+                "test": test["test"],
+                "n": test["n"],
+                "best_better": test["best_better"],
+                "runner_up_better": test["runner_up_better"],
+                "p": test["p"],
             }
         )
+    return {"ranked": [r["run"] for r in ranked], "steps": steps}
+
+
+def table13(rows: list[PanelRow], per_item: dict[str, Any]) -> Table13:
+    """Every pair of evaluated runs tested on accuracy (`paired_column_test` on the common items; McNemar's exact
+    test with one trajectory per item), Holm-adjusted across the pairs; per run its Sig. counts — how many runs it
+    beats and how many beat it at Holm p < 0.05 (and unadjusted, beside)."""
+    from stats.multiplicity import holm
+
+    pairs = []
+    for i, a in enumerate(rows):
+        for b in rows[i + 1 :]:
+            test = paired_column_test("accuracy", per_item[a["run"]]["accuracy"], per_item[b["run"]]["accuracy"])
+            pairs.append({"first": a["run"], "second": b["run"], **test})
+    for pair, p_adj in zip(pairs, holm([p["p"] for p in pairs])):
+        pair["p_holm"] = p_adj
+    counts = {r["run"]: {"wins": 0, "losses": 0, "wins_raw": 0, "losses_raw": 0} for r in rows}
+    for pair in pairs:
+        if pair["best_better"] == pair["runner_up_better"]:
+            continue
+        winner, loser = (
+            (pair["first"], pair["second"])
+            if pair["best_better"] > pair["runner_up_better"]
+            else (pair["second"], pair["first"])
+        )
+        for key, p in (("", pair["p_holm"]), ("_raw", pair["p"])):
+            if p is not None and p < 0.05:
+                counts[winner]["wins" + key] += 1
+                counts[loser]["losses" + key] += 1
+    for pair in pairs:
+        pair.pop("agrees", None)
+    sig: list[SigCounts] = [
+        {
+            "run": r["run"],
+            "accuracy": r["accuracy"],
+            "wins": counts[r["run"]]["wins"],
+            "losses": counts[r["run"]]["losses"],
+            "wins_raw": counts[r["run"]]["wins_raw"],
+            "losses_raw": counts[r["run"]]["losses_raw"],
+        }
+        for r in rows
+    ]
+    return {"pairs": pairs, "sig": sig}
+
+
+def table14(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> list[Table14Tier]:
+    """Per tier (the paper's order, untiered last): each evaluated run's top-1 trigram (most occurrences over its
+    own trajectories, ties by name; `behaviours[i]["trigrams"]`, set by the panel from the stored tool sequences)
+    and its concentration (its occurrences ÷ all trigram occurrences of the run), and the tier's mean
+    concentration."""
+    out: list[Table14Tier] = []
+    for tier in [*TIERS, None]:
+        members = [
+            (r, b) for r, b in zip(rows, behaviours) if (r.get("tier") if r.get("tier") in TIERS else None) == tier
+        ]
+        entries: list[TrigramConcentration] = []
+        for row, behaviour in members:
+            counts = behaviour["trigrams"]
+            total = sum(counts.values())
+            gram, top = min(counts.items(), key=lambda kv: (-kv[1], kv[0])) if counts else (None, 0)
+            entries.append(
+                {
+                    "run": row["run"],
+                    "trigram": list(gram) if gram else None,
+                    "occurrences": top,
+                    "total": total,
+                    "concentration": top / total if total else None,
+                }
+            )
+        valued = [e["concentration"] for e in entries if e["concentration"] is not None]
+        if entries:
+            out.append(
+                {"tier": tier, "runs": entries, "mean_concentration": float(np.mean(valued)) if valued else None}
+            )
     return out
 
 
@@ -472,7 +663,7 @@ def seed_strata(corpus: Any, item_ids: set[str]) -> dict[str, dict[str, str]]:
 
 
 def table19(
-    rows: list[dict[str, Any]], runs: list[dict[str, Any]], tables: list[Table], corpus_of: Any
+    rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table], corpus_of: Any
 ) -> list[dict[str, Any]]:
     """Per tier with closed-book runs: their pooled accuracy by the item's venue and, with the dataset, by the
     seed's year and citation-count quartile (where the release carries them)."""
@@ -510,57 +701,127 @@ def table19(
 
 
 def table11(
-    store: Any, runs: list[dict[str, Any]], rows: list[dict[str, Any]], tables: list[Table], corpus_of: Any
+    store: Any, runs: list[dict[str, Any]], rows: list[PanelRow], tables: list[Table], corpus_of: Any
 ) -> dict[str, Any] | None:
     """Evidence contact of recall-credited trajectories, pooled over the full-tool runs (see LEGEND["table11"]).
-    `corpus_of(run)` gives the run's corpus or None; the first dataset with a corpus is the one used."""
-    from sandbox.recall import delivered_read
-
+    `corpus_of(run)` gives the run's corpus or None; the first dataset with a corpus is the one used. Each group's
+    closed-book column is the same models' closed-book accuracy on the same items: for each of the group's
+    trajectories, the replicate-0 outcome on its item of the closed-book run of its own model (agent, model,
+    dataset), where the panel has one."""
     full = [(run, row, t) for run, row, t in zip(runs, rows, tables) if row["ablation"] == "full"]
     corpus = next((c for c in (corpus_of(run) for run, _, _ in full) if c is not None), None)
     if corpus is None:
         return None
-    known = {it.id for it in corpus.items}
+    closed = closed_book_outcomes(rows, tables)
     groups = {g: [0, 0] for g in panel_measures.CONTACT}  # correct, n
-    items_of: dict[str, set[str]] = {g: set() for g in panel_measures.CONTACT}
-    for run, _row, t in full:
+    closed_book = {g: [0, 0] for g in panel_measures.CONTACT}  # the same models' closed-book right, n
+    for run, row, t in full:
         if run["dataset_fingerprint"] != corpus.fingerprint:
             continue
-        reads: dict[int, set[tuple[str, int]]] = {}
-        for step in store.delivered_steps(run["id"]):
-            read = delivered_read(step["delivered"], step["arxiv_id"], step["section_index"])
-            if read is not None:
-                reads.setdefault(step["trajectory_id"], set()).add(read)
-        wanted = set(t["item_id"].tolist())  # the common items
-        cols = store.trajectory_columns(run["id"], ("id", "item_id", "paper_recall", "correct"))
-        for tid, item_id, recalled, correct in zip(cols["id"], cols["item_id"], cols["paper_recall"], cols["correct"]):
-            if not recalled or item_id not in known or item_id not in wanted:
-                continue
-            item = corpus.item(item_id)
-            labels = [
-                (lab.arxiv_id, lab.section_index, lab.method)
-                for lab in item.labels
-                if lab.relevance == "direct" and lab.section_index is not None
-            ]
-            g = panel_measures.evidence_contact(item.gold_arxiv_ids, labels, reads.get(int(tid), set()))
-            groups[g][0] += int(correct)
-            groups[g][1] += 1
-            items_of[g].add(item_id)
+        outcomes = closed.get(_model_key(row), {})
+        for item_id, correct, group in contact_groups(store, run, t, corpus):
+            groups[group][0] += int(correct)
+            groups[group][1] += 1
+            if item_id in outcomes:
+                closed_book[group][0] += int(outcomes[item_id])
+                closed_book[group][1] += 1
     total = sum(n for _, n in groups.values())
-    closed = [t for row, t in zip(rows, tables) if row["ablation"] == "closed-book"]
-    out = {}
-    for g, (right, n) in groups.items():
-        cb = [
-            bool(ok)
-            for t in closed
-            for item, ok, rep in zip(t["item_id"], t["correct"], t["replicate"])
-            if item in items_of[g] and rep == 0
-        ]
-        out[g] = {
+    out = {
+        g: {
             "n": n,
             "share": n / total if total else None,
             "conversion": right / n if n else None,
-            "closed_book": sum(cb) / len(cb) if cb else None,
-            "closed_book_n": len(cb),
+            "closed_book": closed_book[g][0] / closed_book[g][1] if closed_book[g][1] else None,
+            "closed_book_n": closed_book[g][1],
         }
+        for g, (right, n) in groups.items()
+    }
     return {"dataset": corpus.fingerprint, "n": total, "groups": out}
+
+
+def _model_key(row: PanelRow) -> tuple[Any, ...]:
+    """What makes runs ablations of one model: agent, model and dataset."""
+    return (row["agent"], row["model"], row.get("dataset"))
+
+
+def closed_book_outcomes(rows: list[PanelRow], tables: list[Table]) -> dict[tuple[Any, ...], dict[str, bool]]:
+    """Per model (`_model_key`): its closed-book run's replicate-0 outcome per item (the first such run listed)."""
+    out: dict[tuple[Any, ...], dict[str, bool]] = {}
+    for row, table in zip(rows, tables):
+        if row["ablation"] == "closed-book":
+            out.setdefault(_model_key(row), _first_replicate(table))
+    return out
+
+
+def contact_groups(store: Any, run: dict[str, Any], table: Table, corpus: Any) -> Iterator[tuple[str, bool, str]]:
+    """(item, correct, Table 11 group) of each recall-credited trajectory of `run` on the common items (`table`)."""
+    from sandbox.recall import delivered_read
+
+    known = {it.id for it in corpus.items}
+    reads: dict[int, set[tuple[str, int]]] = {}
+    for step in store.delivered_steps(run["id"]):
+        read = delivered_read(step["delivered"], step["arxiv_id"], step["section_index"])
+        if read is not None:
+            reads.setdefault(step["trajectory_id"], set()).add(read)
+    wanted = set(table["item_id"].tolist())  # the common items
+    cols = store.trajectory_columns(run["id"], ("id", "item_id", "paper_recall", "correct"))
+    for tid, item_id, recalled, correct in zip(cols["id"], cols["item_id"], cols["paper_recall"], cols["correct"]):
+        if not recalled or item_id not in known or item_id not in wanted:
+            continue
+        item = corpus.item(item_id)
+        labels = [
+            (lab.arxiv_id, lab.section_index, lab.method)
+            for lab in item.labels
+            if lab.relevance == "direct" and lab.section_index is not None
+        ]
+        yield (
+            item_id,
+            bool(correct),
+            panel_measures.evidence_contact(item.gold_arxiv_ids, labels, reads.get(int(tid), set())),
+        )
+
+
+def table17_across_runs(rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
+    """Table 17 across separately stored runs of one model (agent, model, dataset, setting; two or more runs):
+    each run's accuracy, section recall, conversion and mean tokens over its trajectories on the common items
+    (all replicates), their mean / population SD / range across the runs, and the rank stability of the models'
+    ordering between their first, second, … runs (by seed, then name)."""
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, row in enumerate(rows):
+        groups.setdefault((*_model_key(row), row["ablation"]), []).append(i)
+    per_model: dict[str, dict[str, list[float | None]]] = {}
+    members: dict[str, list[str]] = {}
+    for key, idx in groups.items():
+        if len(idx) < 2:
+            continue
+        idx.sort(key=lambda i: (rows[i].get("seed") or 0, rows[i]["run"]))
+        label = " · ".join(str(k) for k in key[:2] if k) + ("" if key[3] == "full" else f" [{key[3]}]")
+        members[label] = [rows[i]["run"] for i in idx]
+        values = [_run_values(tables[i], rows[i].get("tokens") is not None) for i in idx]
+        per_model[label] = {m: [v[m] for v in values] for m in T17_METRICS}
+    spread = {label: {m: _spread(vals) for m, vals in metrics.items()} for label, metrics in per_model.items()}
+    stability = {
+        m: panel_measures.rank_stability(
+            {label: per_model[label][m] for label in per_model if any(x is not None for x in per_model[label][m])}
+        )
+        for m in T17_METRICS
+    }
+    return {"models": spread, "runs": members, "rank_stability": stability}
+
+
+def _run_values(table: Table, tokens_measured: bool) -> dict[str, float | None]:
+    known = table.known("section_recall")
+    recalled = table.known("paper_recall") & (table["paper_recall"] == 1)
+    return {
+        "accuracy": float(table["correct"].mean()) if table.n else None,
+        "section_recall": float(table["section_recall"][known].mean()) if known.any() else None,
+        "conversion": float(table["correct"][recalled].mean()) if recalled.any() else None,
+        "tokens": float(np.nanmean(table["tokens"])) if tokens_measured and table.n else None,
+    }
+
+
+def _spread(vals: list[float | None]) -> dict[str, float] | None:
+    v = [x for x in vals if x is not None]
+    if len(v) < 2:
+        return None
+    return {"mean": float(np.mean(v)), "std": float(np.std(v)), "range": float(max(v) - min(v)), "n": len(v)}

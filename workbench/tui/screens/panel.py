@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -37,9 +38,12 @@ from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
+from workbench.views.panel_records import PanelReport
+
+FIGURE_MARGIN = 8  # the pane's padding and its vertical scrollbar: a plot drawn this much narrower never wraps
 
 
-def compute(store_path: Path, names: list[str], cache_dir: Path | None = None) -> dict[str, Any]:
+def compute(store_path: Path, names: list[str], cache_dir: Path | None = None) -> PanelReport:
     """The panel from a store connection of the calling (worker) thread (the corpus cache for Tables 11, 19)."""
     from workbench.service.reports import panel_at
 
@@ -78,6 +82,11 @@ class PanelPickModal(ModalScreen[list[str] | None]):
     """Pick the runs of a panel (space toggles; enter or OK shows it; at least two), or a saved panel."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="panelpick.cancel")]
+    # both lists take a share of the terminal's height, so the buttons stay on screen at 80×24
+    DEFAULT_CSS = """
+    PanelPickModal #panel-saved { height: auto; max-height: 15vh; }
+    PanelPickModal #panel-pick { height: auto; max-height: 30vh; }
+    """
 
     def __init__(self, names: list[str], chosen: list[str] | None = None, saved: dict[str, list[str]] | None = None):
         super().__init__(classes="dialog-screen")
@@ -105,7 +114,14 @@ class PanelPickModal(ModalScreen[list[str] | None]):
                 yield Button("Show panel", id="ok", variant="primary")
 
     def on_mount(self) -> None:
-        self.query_one(SelectionList).focus()
+        """The saved panels take the focus when there are some and fewer than two runs are marked (enter then
+        opens one); otherwise the runs list."""
+        if self.saved and len(self.chosen) < 2:
+            saved = self.query_one("#panel-saved", OptionList)
+            saved.highlighted = 0
+            saved.focus()
+        else:
+            self.query_one(SelectionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -154,7 +170,7 @@ class PanelScreen(WorkbenchNode, Screen):
     def __init__(self, names: list[str]):
         super().__init__()
         self.names = list(names)
-        self.panel: dict[str, Any] | None = None
+        self.panel: PanelReport | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text(" Panel"), id="panel-title", classes="title-bar")
@@ -205,11 +221,11 @@ class PanelScreen(WorkbenchNode, Screen):
         if event.state == WorkerState.ERROR:
             self.query_one("#panel-title", Static).update(Text(f" cannot build the panel: {event.worker.error}"))
             return
-        self.panel = panel = cast("dict[str, Any]", event.worker.result)  # `compute`'s, on SUCCESS
+        self.panel = panel = cast("PanelReport", event.worker.result)  # `compute`'s, on SUCCESS
         self.query_one("#panel-tabs").display = True
         self.render_panel(panel)
 
-    def table2_rows(self, panel: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    def table2_rows(self, panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
         """Table 2 as one table: each group's label row (tier · family), then its runs."""
         from workbench.views.lineage import grouped_table
 
@@ -220,11 +236,13 @@ class PanelScreen(WorkbenchNode, Screen):
             rows.extend(tuple(["  " + cells_row[0], *cells_row[1:]]) for cells_row in cells)
         return header, rows
 
-    def render_panel(self, panel: dict[str, Any]) -> None:
+    def render_panel(self, panel: PanelReport) -> None:
         from workbench.views import lineage
         from workbench.views.panel import bigram_panel_line, panel_stat_lines, panel_title
 
-        marks = " · † tier leader" if any((panel.get("tier_best") or {}).values()) else ""
+        marks = (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else "") + (
+            " · ‡ conversion separated in its tier" if any((panel.get("tier_shaded") or {}).values()) else ""
+        )
         self.query_one("#panel-title", Static).update(
             Text(" " + sanitize(panel_title(panel, len(panel["rows"]))) + marks)
         )
@@ -236,8 +254,10 @@ class PanelScreen(WorkbenchNode, Screen):
                 "\n".join(
                     [
                         *warnings,
-                        "* panel best, † tier leader: only where the leader beats the runner-up (p < 0.05); "
-                        "e exports JSON / CSV / Markdown (as --batch report --panel)",
+                        "* panel best, † tier leader: as they stand, among the evaluated (full-tool) runs; "
+                        "‡ a tier leader's conversion separated from the runner-up (McNemar, p < 0.05); the "
+                        "paired tests are in the Tables tab; e exports JSON / CSV / Markdown (as --batch report "
+                        "--panel)",
                     ]
                 )
             )
@@ -258,12 +278,31 @@ class PanelScreen(WorkbenchNode, Screen):
         ]
         stats += lineage.extra_lines(panel)
         self.query_one("#panel-statistics", Static).update(Text("\n".join(sanitize(s) for s in stats if s)))
+        tables = lineage.titled_tables(panel)[2:] + lineage.extra_tables(panel)
         self.query_one("#panel-tables", Static).update(
-            Group(*(rich_table(title, header, rows) for title, (header, rows) in lineage.extra_tables(panel) if rows))
+            Group(
+                *(
+                    rich_table(title, header, rows) if rows else Text(f"{title}: {lineage.EMPTY}")
+                    for title, (header, rows) in tables
+                )
+            )
         )
+        self.draw_figures()
+
+    def draw_figures(self) -> None:
+        """The figures sized to the Figures pane (its scroll area's width, less the scrollbar), redrawn when the
+        terminal is resized, so no plot row wraps."""
+        from workbench.views import lineage
+
+        if self.panel is None:
+            return
+        width = self.size.width - FIGURE_MARGIN
         self.query_one("#panel-figures", Static).update(
-            Text(lineage.figures_text(panel, width=self.size.width - 4, height=max(12, self.app.size.height // 2)))
+            Text(lineage.figures_text(self.panel, width=width, height=max(12, self.app.size.height // 2)), no_wrap=True)
         )
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.draw_figures()
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
@@ -311,7 +350,7 @@ class PanelScreen(WorkbenchNode, Screen):
 
         self.app.push_screen(PanelExportModal("panel", export_dir() / "panel.json"), chosen)
 
-    def write_export(self, panel: dict[str, Any], path: Path) -> None:
+    def write_export(self, panel: PanelReport, path: Path) -> None:
         from workbench.views.lineage import EXPORT_FORMATS, panel_document
 
         path = path.expanduser().resolve()
@@ -320,7 +359,6 @@ class PanelScreen(WorkbenchNode, Screen):
             self.notify(f"{path.name}: end the name in .json, .csv or .md to choose the format", severity="error")
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(panel_document(panel, fmt), encoding="utf-8")
         except OSError as exc:
             self.notify(f"could not write {path}: {exc}", severity="error")
@@ -337,3 +375,11 @@ class PanelExportModal(ExportModal):
     def on_mount(self) -> None:
         self.query_one(".dialog-title", Static).update(Text("Export the panel (.json, .csv or .md)"))
         self.query_one("#export-steps").display = False
+
+    def _error(self, value: str) -> str | None:
+        """The file's directory must exist (the CLI refuses a missing one too): a typo in it is never created."""
+        problem = super()._error(value)
+        if problem:
+            return problem
+        parent = Path(value).expanduser().parent
+        return None if parent.is_dir() else f"no directory {parent}: create it first, or choose another"
