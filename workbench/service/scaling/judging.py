@@ -45,10 +45,11 @@ async def judge_run(
     come from their own seeded generator, so they do not depend on
     which other k are read (the TUI reading the recorded k, the CLI a new list, agree). With
     `ask=False` nothing is asked: a verdict not in the store is counted in `missing` (and an order
-    that needs it is abandoned), so a paid judge is never called implicitly.
+    that needs it is abandoned), so a paid judge is never called implicitly. `unparsed_pairwise` counts the pairwise
+    verdicts bump sort read that were unparsed (the leader kept on each).
     """
     cache = store.judgments(run["id"], judge.name)
-    missing = 0
+    missing = unparsed = 0
 
     async def verdict(item, views, kind: str, a: int, b: int | None) -> bool | None:
         nonlocal missing
@@ -89,17 +90,23 @@ async def judge_run(
                     leader = order[0]
                     try:
                         for challenger in order[1:]:
-                            if (leader, challenger) not in table:  # unparsed keeps the leader
-                                table[(leader, challenger)] = bool(
-                                    await verdict(item, views, "pairwise", leader, challenger)
-                                )
+                            if (leader, challenger) not in table:  # unparsed keeps the leader, counted
+                                said = await verdict(item, views, "pairwise", leader, challenger)
+                                unparsed += said is None
+                                table[(leader, challenger)] = bool(said)
                             if table[(leader, challenger)]:
                                 leader = challenger
                     except _Missing:
                         continue
                 orders[(i, k, block)] = perms
         tables.append(table)
-    return {"pointwise": pointwise, "tables": tables, "orders": orders, "missing": missing}
+    return {
+        "pointwise": pointwise,
+        "tables": tables,
+        "orders": orders,
+        "missing": missing,
+        "unparsed_pairwise": unparsed,
+    }
 
 
 class _Missing(Exception):
@@ -175,10 +182,13 @@ def judge_role(name: str, run: dict[str, Any]) -> str:
 
 def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples) -> list[dict[str, Any]]:
     """Every judge with stored pointwise verdicts on this run (trials beyond the first aside), measured against the
-    truth over the samples it judged: TPR, FPR, precision, accuracy, the study's self-choice (`stats.judges`)."""
+    truth over the samples it judged: TPR, FPR, precision, accuracy, the study's self-choice (`stats.judges`), and its
+    stored pairwise verdicts with how many of them were unparsed (bump sort keeps the leader on those: counted,
+    so a judge whose replies were not read is seen)."""
     from stats.judges import judge_quality
 
     out = []
+    wanted = set(items)
     for name in store.judge_names(run["id"]):
         if TRIAL_MARK in name:
             continue
@@ -191,7 +201,16 @@ def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples
                     truths.append(bool(t["correct"]))
                     verdicts.append(None if row["verdict"] is None else bool(row["verdict"]))
         if truths:
-            out.append({"judge": name, "role": judge_role(name, run), **judge_quality(truths, verdicts)})
+            pairwise = [row["verdict"] for key, row in cache.items() if key[1] == "pairwise" and key[0] in wanted]
+            out.append(
+                {
+                    "judge": name,
+                    "role": judge_role(name, run),
+                    **judge_quality(truths, verdicts),
+                    "pairwise": len(pairwise),
+                    "pairwise_unparsed": sum(v is None for v in pairwise),
+                }
+            )
     return out
 
 
