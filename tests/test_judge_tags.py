@@ -113,3 +113,27 @@ def test_unparsed_pairwise_verdicts_are_counted_and_shown(tmp_path, capsys):
         assert _parallel(db, srv.url, "--format", "table") == 0
     table = capsys.readouterr().out
     assert "pairwise (unparsed)" in table and f"0 ({stored[0]})" in table
+
+
+def test_a_misspelt_judge_is_refused_with_the_nearest_word(tmp_path, capsys):
+    """`--judge evidnce` is no model: exit 2 with a suggestion, before any run or store is made."""
+    from tests.cli_inprocess import batch
+
+    db = tmp_path / "s.sqlite"
+    proc = batch(capsys, "scale", "parallel", "--k", "1,2", "--run", "p", "--db", str(db), "--judge", "evidnce")
+    assert proc.returncode == 2
+    assert "did you mean 'evidence'?" in proc.stderr and "Traceback" not in proc.stderr
+    assert not db.exists()
+    other = batch(capsys, "scale", "parallel", "--k", "1,2", "--run", "p", "--db", str(db), "--judge", "gpt4")
+    assert other.returncode == 2 and "provider/model string" in other.stderr and "did you mean" not in other.stderr
+
+
+def test_the_study_form_says_the_same_of_a_misspelt_judge():
+    import pytest
+
+    from workbench.service.launch import LaunchRequest
+    from workbench.service.scaling import StudyRequest, plan_study
+    from workbench.service.scaling.sequential import ScalingInputError
+
+    with pytest.raises(ScalingInputError, match="did you mean 'none'"):
+        plan_study(StudyRequest("parallel", LaunchRequest(name="p"), judge="nnoe"))

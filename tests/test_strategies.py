@@ -735,3 +735,61 @@ def test_groups_over_other_items_are_refused_and_other_grids_or_seeds_named(thre
     text = " ".join(named.stdout.split())
     assert "grids differ: S.continue 2k,3k,4k,6k,8k; OTHER 2k,4k" in text
     assert "seeds differ: S.continue 0; OTHER 7" in text
+
+
+def test_a_levels_interval_with_replicates_is_clustered_by_item(tmp_path, capsys):
+    """Five replicates of each item agree more than chance: the level's interval is Wilson's at the effective n
+    (Kish's design effect, written out here from the stored trajectories), wider than the plain Wilson over all
+    trajectories, and labelled so."""
+    db = tmp_path / "s.sqlite"
+    run = batch(
+        capsys,
+        "scale",
+        "sequential",
+        "--axis",
+        "points",
+        "--grid",
+        "10,20",
+        "--replicates",
+        "5",
+        "--limit",
+        "12",
+        "--run",
+        "R",
+        "--db",
+        str(db),
+        "--quiet",
+        "--format",
+        "json",
+        "--boot",
+        "200",
+    )
+    assert run.returncode == 0, run.stderr
+    cmp = batch(capsys, "scale", "strategies", "--group", "R", "--db", str(db), "--format", "json", "--boot", "200")
+    assert cmp.returncode == 0, cmp.stderr
+    (study,) = json.loads(cmp.stdout)["studies"]
+    store = Store(db, readonly=True)
+    wider = 0
+    for level in study["levels"]:
+        rows = store.trajectories(store.run(level["run"])["id"])
+        y: dict[str, int] = {}
+        m: dict[str, int] = {}
+        for t in rows:
+            y[t["item_id"]] = y.get(t["item_id"], 0) + bool(t["correct"])
+            m[t["item_id"]] = m.get(t["item_id"], 0) + 1
+        n = sum(m.values())
+        p = sum(y.values()) / n
+        assert n == 60 and 0 < p < 1
+        v = sum((y[i] - p * m[i]) ** 2 for i in m) / n**2
+        deff = max(1.0, v / (p * (1 - p) / n))
+        n_eff = n / deff
+        z = 1.959963984540054
+        centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
+        half = z / (1 + z * z / n_eff) * math.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff * n_eff))
+        assert level["accuracy_ci"] == pytest.approx([centre - half, centre + half])
+        assert level["accuracy_interval"]["n_eff"] == pytest.approx(n_eff)
+        plain = wilson(sum(y.values()), n)
+        wider += (centre + half) - (centre - half) > plain[1] - plain[0] + 1e-9
+    assert wider == len(study["levels"])  # the replicates agree more than chance at every level
+    table = batch(capsys, "scale", "strategies", "--group", "R", "--db", str(db), "--boot", "200").stdout
+    assert "n_eff" in table and "clustered by item" in " ".join(table.split())

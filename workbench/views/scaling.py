@@ -288,6 +288,8 @@ def comparison_rows(comparison: dict[str, Any]) -> list[dict[str, Any]]:
                     "accuracy": level["accuracy"],
                     "accuracy_low": low,
                     "accuracy_high": high,
+                    "accuracy_interval": (level.get("accuracy_interval") or {}).get("method"),
+                    "n_eff": (level.get("accuracy_interval") or {}).get("n_eff"),
                     "tokens_per_item": level["tokens_per_item"],
                     "cost_usd": level["cost_usd_cumulative"],
                     "summaries": level["summaries"],
@@ -311,6 +313,8 @@ STRATEGY_CSV = (
     "accuracy",
     "accuracy_low",
     "accuracy_high",
+    "accuracy_interval",
+    "n_eff",
     "tokens_per_item",
     "cost_usd",
     "summaries",
@@ -322,7 +326,7 @@ STRATEGY_CSV = (
 STRATEGY_COLUMNS = (
     "strategy",
     "budget",
-    "accuracy [95% Wilson]",
+    "accuracy [95% Wilson; n_eff if clustered]",
     "k*",
     "tokens / item",
     "cost",
@@ -344,6 +348,8 @@ def strategy_cells(row: dict[str, Any]) -> list[str]:
     """One (strategy, level) row as table cells; the plateau level is starred."""
     low, high = row["accuracy_low"], row["accuracy_high"]
     acc = "—" if row["accuracy"] is None else f"{row['accuracy']:.3f} [{low:.3f}, {high:.3f}]"
+    if row["accuracy"] is not None and row.get("accuracy_interval") == "wilson, clustered by item":
+        acc += f" n_eff {row['n_eff']:.1f}"  # replicates of one item: Wilson at the effective n
     cost = "—" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
     vcost = "—" if row["verifier_cost_usd"] is None else f"${row['verifier_cost_usd']:.4f}"
     verifier = (

@@ -4,10 +4,12 @@ judge is asked once, and the judge a run recorded."""
 from __future__ import annotations
 
 import random
+from difflib import get_close_matches
 from typing import Any
 
 from stats import parallel as par
 from storage import Store
+from workbench.service.scaling.sequential import ScalingInputError
 
 
 def _sample_view(store: Store, traj: dict[str, Any], index: int):
@@ -142,12 +144,30 @@ def recorded_judge(run: dict[str, Any]):
     return StoredJudge(f"llm:{run['model'] if name == 'same' else name}")
 
 
+JUDGE_WORDS = ("evidence", "none", "same")
+
+
+def check_judge_name(kind: str) -> None:
+    """A judge is one of `JUDGE_WORDS` or a provider/model string (`openai/gpt-4.1`); anything else is a slip, refused
+    with the nearest word (`evidnce` → did you mean 'evidence'?) rather than sent to a provider as a model."""
+    provider, _, model = kind.partition("/")
+    if kind in JUDGE_WORDS or (provider.strip() and model.strip()):
+        return
+    near = get_close_matches(kind.lower(), JUDGE_WORDS, n=1, cutoff=0.6)
+    hint = f": did you mean '{near[0]}'?" if near else ""
+    raise ScalingInputError(
+        f"judge '{kind}' is neither {', '.join(JUDGE_WORDS)} nor a provider/model string (e.g. openai/gpt-4.1){hint}"
+    )
+
+
 def make_judge(kind: str, spec: Any, base_url: str | None = None):
     """The judge `--judge` names for a parallel run of `spec`: None for `none`, the evidence judge (offline), or an
     LLM judge of the run's own model (`same`, with its base URL, key and client) or of another model string.
-    ValueError for `same` without a model; ConfigError when the model cannot be reached as configured."""
+    ScalingInputError for a name that is none of these (`check_judge_name`); ValueError for `same` without a model;
+    ConfigError when the model cannot be reached as configured."""
     from sandbox import judges
 
+    check_judge_name(kind)
     if kind == "none":
         return None
     if kind == "evidence":

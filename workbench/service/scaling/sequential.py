@@ -301,6 +301,7 @@ def group_levels(
             "continues": sum(t["continues"] or 0 for t in rows),
         }
         level["accuracy"] = level["correct"] / len(rows) if rows else None
+        level["accuracy_interval"] = level_interval(rows)
         tokens_m = tokens_c = 0.0
         cost_m: float | None = None
         cost_c: float | None = None
@@ -330,6 +331,21 @@ def group_levels(
         level.update(_verifier_spend(store.strategy_spend(r["id"]), scaling, cost_mode))
         out.append(level)
     return out
+
+
+def level_interval(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A level's accuracy with its 95% Wilson interval, clustered by item (`stats.wilson.clustered_wilson`): with
+    replicates, the trajectories of one item are correlated, so the interval is Wilson's at the effective n
+    (trajectories ÷ the design effect); with one trajectory per item it is the plain Wilson. None without rows."""
+    from stats.wilson import clustered_wilson
+
+    per_item: dict[str, list[int]] = {}
+    for t in rows:
+        counts = per_item.setdefault(t["item_id"], [0, 0])
+        counts[0] += bool(t["correct"])
+        counts[1] += 1
+    interval = clustered_wilson([c[0] for c in per_item.values()], [c[1] for c in per_item.values()])
+    return None if interval is None else interval.as_dict()
 
 
 def _verifier_spend(spend: dict[str, Any], scaling: dict[str, Any], cost_mode: str) -> dict[str, Any]:

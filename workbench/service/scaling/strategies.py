@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from sandbox.strategies import STRATEGIES
-from stats.wilson import wilson
 from storage import Store
 from workbench.service.scaling.sequential import ScalingInputError, group_plateau
 
 COMPARISON_RULE = (
     "per strategy its own group's plateau (k* = the largest budget reached by a significant gain); per "
-    "level: accuracy with its 95% Wilson interval over the level's trajectories, the agent's cumulative "
+    "level: accuracy with its 95% Wilson interval (clustered by item when items have replicates: Wilson at the "
+    "effective n = trajectories ÷ design effect), the agent's cumulative "
     "tokens per item and cost, and the verifier's calls, tokens and cost (not charged to the agent)"
 )
 
@@ -137,11 +137,11 @@ def _differences(studies: list[dict[str, Any]], designs: dict[str, dict[str, Any
 def _study(group: str, result: dict[str, Any]) -> dict[str, Any]:
     levels = []
     for level in result["levels"]:
-        ci = wilson(level["correct"], level["n"]) if level["n"] else None
+        ci = level["accuracy_interval"]
         per_item = (
             level["tokens_cumulative"] / level["n"] if level["n"] and level["tokens_cumulative"] is not None else None
         )
-        levels.append({**level, "accuracy_ci": [ci.low, ci.high] if ci else None, "tokens_per_item": per_item})
+        levels.append({**level, "accuracy_ci": [ci["low"], ci["high"]] if ci else None, "tokens_per_item": per_item})
     return {
         "group": group,
         "strategy": result["strategy"],

@@ -116,6 +116,8 @@ def judge_of(name: str, spec):
 
     try:
         return make_judge(name, spec)
+    except ScalingInputError:  # a name that is no judge: said as it is
+        raise
     except ConfigError as exc:  # a ValueError too: caught first
         raise ScalingInputError(f"judge: {exc}") from None
     except ValueError:
