@@ -418,6 +418,41 @@ def test_registry_table_and_mechanism_in_the_panel(tmp_path, capsys):
     assert "registry size" in batch(capsys, "report", "p0", "p8", "--panel", "--db", db).stdout
 
 
+def test_the_registry_table_sizes_the_tools_and_reads_accuracy_on_the_common_items(tmp_path, capsys):
+    """Table 8 as the study defines it, rebuilt from the store: tool tokens = the tool block and the schemas (the seven
+    tools and the extras, characters / 4); the plain run is the 'irrelevant tools filtered' level; every accuracy is
+    over the items its Δ and p are computed on (the plain run has 20 items, the level 12)."""
+    from sandbox.prompts import TOOL_SCHEMAS, TOOLS_BLOCK
+
+    db = _db(tmp_path)
+    _run(capsys, db, "p0", "--distractible", "0.6", limit="20")
+    _run(capsys, db, "p8", "--distractible", "0.6", "--extra-tools", "builtin", "--extra-tools-count", "8", limit="12")
+    panel = json.loads(batch(capsys, "report", "p0", "p8", "--panel", "--db", db, "--format", "json").stdout)
+    plain_row, p8_row = panel["registry"]["rows"]
+    store = Store(db, readonly=True)
+
+    def first(name):
+        return {
+            t["item_id"]: bool(t["correct"]) for t in store.trajectories(store.run(name)["id"]) if not t["replicate"]
+        }
+
+    plain, level = first("p0"), first("p8")
+    common = plain.keys() & level.keys()
+    assert len(plain) == 20 and len(common) == 12
+    assert p8_row["accuracy"] == [sum(level[i] for i in common), 12]
+    assert plain_row["accuracy"] == [sum(plain[i] for i in common), 12]
+    assert p8_row["delta"] == pytest.approx((sum(level[i] for i in common) - sum(plain[i] for i in common)) / 12)
+    seven = -(-len(TOOLS_BLOCK) // 4) + -(-len(json.dumps(TOOL_SCHEMAS)) // 4)
+    setting = store.run("p8")["config"]["extra_tools"]
+    assert plain_row["tool_tokens"] == seven and plain_row["detail"] == "irrelevant tools filtered"
+    assert p8_row["tool_tokens"] == seven + setting["tool_block_tokens"]["extra"] + setting["schema_tokens"]["extra"]
+    assert setting["schema_tokens"]["extra"] > 0  # the schemas are counted, not only the block
+    assert p8_row["prompt_tokens"] is None and plain_row["prompt_tokens"] is None  # a scripted agent: not measured
+    store.close()
+    table = " ".join(batch(capsys, "report", "p0", "p8", "--panel", "--db", db).stdout.split())
+    assert "irrelevant tools filtered" in table and f"≈{p8_row['tool_tokens']:,}" in table
+
+
 def test_the_launch_form_offers_the_same_choices_and_relaunches_them(tmp_path, capsys):
     """The form's fields make the run `--batch run` makes for the same choices, and a stored run in the setting is
     relaunched (resumed) from the form with its setting."""
