@@ -403,11 +403,15 @@ class ScalingScreen(WorkbenchNode, Screen):
     def _load_sources(self) -> None:
         """The sources list from the store (again when a launched study adds groups or runs)."""
         table = self.query_one("#scaling-sources", DataTable)
+        at = self.sources[table.cursor_row].key if 0 <= table.cursor_row < len(self.sources) else None
         table.clear()
         store = self.app.open_store(create=False)
         self.sources = scaling_sources(store.runs() if store is not None else [])
         for source in self.sources:
             table.add_row(Text(clip(sanitize(source.name), 16)), Text(source.detail, style="dim"), key=source.key)
+        keys = [source.key for source in self.sources]
+        if at in keys:  # the cursor stays on the source it was on
+            table.move_cursor(row=keys.index(at))
 
     # ------------------------------------------------------------ computing
 
@@ -672,8 +676,15 @@ class ScalingScreen(WorkbenchNode, Screen):
             self.select(source, force=True)
 
     def action_recompute(self) -> None:
+        """The list read again (runs another process added since: a sweep run from the CLI) and the result in view
+        recomputed."""
+        self._load_sources()
         if self.shown is not None:
             self.select(self.shown, force=True)
+
+    def on_screen_resume(self) -> None:
+        """Back on this screen: the list as the store stands now (a group's count grows while its sweep runs)."""
+        self._load_sources()
 
     def action_back(self) -> None:
         self.app.pop_screen()
