@@ -137,3 +137,53 @@ def test_the_study_form_says_the_same_of_a_misspelt_judge():
 
     with pytest.raises(ScalingInputError, match="did you mean 'none'"):
         plan_study(StudyRequest("parallel", LaunchRequest(name="p"), judge="nnoe"))
+
+
+def _evidence(db, k, *extra):
+    return (
+        "scale",
+        "parallel",
+        "--agent",
+        "random",
+        "--k",
+        k,
+        "--run",
+        "p",
+        "--db",
+        str(db),
+        "--limit",
+        "4",
+        "--format",
+        "json",
+        *extra,
+    )
+
+
+def test_judging_a_finished_run_shows_its_progress_and_extending_k_keeps_the_trials(tmp_path, capsys):
+    """After "already done" the judging says how far it is (stderr, not --quiet); a larger K asked without
+    --judge-trials keeps the trial section, read from the stored trial verdicts (the new samples' counted as not
+    stored, never asked for)."""
+    from tests.cli_inprocess import batch
+
+    db = tmp_path / "s.sqlite"
+    first = batch(capsys, *_evidence(db, "1,2", "--judge-trials", "2", "--quiet"))
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["judge_trials"]["trials"] == 2
+    again = batch(capsys, *_evidence(db, "1,2", "--judge-trials", "2"))
+    assert "already done" in again.stderr
+    lines = [line for line in again.stderr.splitlines() if line.startswith("judging 'p'")]
+    assert lines[-1] == "judging 'p' (evidence#trial1): 4/4 items" and any("(evidence): 4/4" in x for x in lines)
+    store = Store(db, readonly=True)
+    before = store.conn.execute("SELECT COUNT(*) FROM judgments WHERE judge = 'evidence#trial1'").fetchone()[0]
+    store.close()
+    wider = batch(capsys, *_evidence(db, "1,2,3", "--quiet"))
+    assert wider.returncode == 0, wider.stderr
+    trials = json.loads(wider.stdout)["judge_trials"]
+    assert trials is not None and trials["trials"] == 2
+    store = Store(db, readonly=True)
+    after = store.conn.execute("SELECT COUNT(*) FROM judgments WHERE judge = 'evidence#trial1'").fetchone()[0]
+    store.close()
+    assert after == before  # the recorded trial was read, not asked again
+    # the third sample of each item has no trial-1 verdict: counted, and no per-k spread over incomplete trials
+    assert trials["verdicts_missing"] >= 4 and trials["per_k"] is None
+    assert trials["agreement"]["samples"] == 4 * 3

@@ -4,6 +4,7 @@ judge is asked once, and the judge a run recorded."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from difflib import get_close_matches
 from typing import Any
 
@@ -39,8 +40,12 @@ async def judge_run(
     n_orders: int = 8,
     seed: int = 0,
     ask: bool = True,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store.
+
+    `progress(judge name, items judged, items)` is called after each item (judging a finished run can take long
+    after its sampling said "already done": a front end shows how far it is).
 
     Pairwise orders are drawn within every k-subset of `subsets` (the subsets pass@k averages over), so
     an LLM judge may be asked up to K(K − 1) ordered pairs per item. The orders of (item, k, subset)
@@ -102,6 +107,8 @@ async def judge_run(
                         continue
                 orders[(i, k, block)] = perms
         tables.append(table)
+        if progress is not None:
+            progress(judge.name, i + 1, len(items))
     return {
         "pointwise": pointwise,
         "tables": tables,
@@ -235,6 +242,15 @@ def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples
 
 
 TRIAL_MARK = "#trial"
+
+
+def stored_trials(store: Store, run: dict[str, Any], judge_name: str) -> int:
+    """How many trials of `judge_name` the store holds verdicts of on `run` (1 + the largest `#trialT`; 1 with none
+    beyond the judge's own), so a report asked with fewer trials still finds the ones recorded."""
+    prefix = judge_name + TRIAL_MARK
+    names = store.judge_names(run["id"])
+    trials = [int(n[len(prefix) :]) for n in names if n.startswith(prefix) and n[len(prefix) :].isdigit()]
+    return 1 + max(trials, default=0)
 
 
 class TrialJudge:

@@ -4,6 +4,7 @@ pointwise and pairwise judging) with the verification gap between them (`stats.p
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from stats import parallel as par
 from stats.bootstrap import no_variation
 from storage import Store
-from workbench.service.scaling.judging import TrialJudge, judge_run, judges_measured, subsets
+from workbench.service.scaling.judging import TrialJudge, judge_run, judges_measured, stored_trials, subsets
 from workbench.service.scaling.sequential import ScalingInputError, measures_tokens
 
 
@@ -62,6 +63,7 @@ async def parallel_report(
     tie_rule: str = "split",
     judge_trials: int = 1,
     cost_mode: str = "cache-aware",
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """pass@k, majority vote, pointwise and pairwise selection, and the verification gap, per k, with intervals.
 
@@ -71,7 +73,8 @@ async def parallel_report(
     majority rule (the earliest sample's answer among the tied modes) in place of the even split;
     `judge_trials` N > 1 asks the judge N times (`TrialJudge`) and reports their agreement and the
     spread of the gap over trials (the study's Table 6). Every judge with stored verdicts on the run is
-    measured against the truth (`judges`).
+    measured against the truth (`judges`). Trials recorded beyond `judge_trials` are read from the store (never
+    asked for), so extending K keeps the trial section. `progress` is `judging.judge_run`'s.
     """
     if tie_rule not in TIE_RULES:
         raise ScalingInputError(f"tie rule {tie_rule!r}: choose {' or '.join(TIE_RULES)}")
@@ -87,7 +90,9 @@ async def parallel_report(
     judged = None
     missing = 0
     if judge is not None:
-        judged = await judge_run(store, run, items, samples, corpus, judge, ks, n_orders, seed, ask=verdicts == "ask")
+        judged = await judge_run(
+            store, run, items, samples, corpus, judge, ks, n_orders, seed, ask=verdicts == "ask", progress=progress
+        )
         missing = judged["missing"]
     pass1 = par.pass_at_k_items(correct, 1)
     spend = _spend(store, run, samples, judge, cost_mode)
@@ -144,12 +149,14 @@ async def parallel_report(
             row["self_choice"] = _self_choice(correct, judged["pointwise"], parts)
         per_k.append(row)
     trials = None
-    if judge is not None and judged is not None and judge_trials > 1:
+    recorded = stored_trials(store, run, judge.name) if judge is not None else 1
+    if judge is not None and judged is not None and max(judge_trials, recorded) > 1:
         runs = [judged]
-        for t in range(1, judge_trials):
+        for t in range(1, max(judge_trials, recorded)):
+            ask = verdicts == "ask" and t < judge_trials  # a recorded trial not asked for now: its stored verdicts
             runs.append(
                 await judge_run(
-                    store, run, items, samples, corpus, TrialJudge(judge, t), ks, n_orders, seed, ask=verdicts == "ask"
+                    store, run, items, samples, corpus, TrialJudge(judge, t), ks, n_orders, seed, ask, progress
                 )
             )
         trials = _trials(runs, items, correct, ks, big_k, seed)
