@@ -179,3 +179,47 @@ async def test_the_study_form_launches_with_the_clis_orders_tie_rule_caps_and_co
         assert run["caps"]["budget"] == 12
         assert job.report["majority_rule"] == "first" and job.report["cost_mode"] == "study"
         assert job.report["pairwise_orders"] == 1
+
+
+async def test_a_parallel_study_is_drawn_while_it_samples(tmp_path, monkeypatch):
+    """A parallel study of an LLM agent whose server holds its last reply: pass@k is drawn from the items whose K
+    samples are in while the study still samples (its judge not asked yet), then the judged report once done."""
+    import threading
+
+    from tui_support import until
+
+    from tests.openai_server import FakeOpenAI, tool_reply
+    from workbench.service.launch import LaunchRequest
+    from workbench.service.scaling import StudyRequest, plan_study
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    hold = threading.Event()
+
+    def brain(req, n):
+        if n >= 3:  # the fourth episode waits: at least one item has both its samples by then
+            hold.wait(30)
+        return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}))
+
+    app = make_app()
+    with FakeOpenAI(brain) as srv:
+        launch = LaunchRequest(
+            agent="llm", model="openai/gpt-4.1-mini", base_url=srv.url, name="PS", limit=2, workers=1
+        )
+        plan = plan_study(StudyRequest("parallel", launch, ks="1,2"))
+        async with app.run_test(size=(140, 44)) as pilot:
+            await settle(pilot, app)
+            await app.push_screen(ScalingScreen(plateau_options=BOOT))
+            await settle(pilot, app)
+            screen = app.screen
+            screen._launch(plan)
+            job = app.studies["PS"]
+            try:
+                await until(pilot, lambda: screen.result is not None and screen.shown is not None, rounds=2000)
+                assert job.status == "running" and screen.shown.kind == "parallel"
+                assert [row["k"] for row in screen.result["per_k"]] == [1, 2]
+                assert "pointwise" not in screen.result["per_k"][0]  # no verdict yet: the judge comes after
+            finally:
+                hold.set()
+            await until(pilot, lambda: job.status == "done", rounds=2000)
+            await settle(pilot, app)
+            assert "pointwise" in screen.result["per_k"][0]

@@ -383,7 +383,7 @@ class ScalingScreen(WorkbenchNode, Screen):
         self.study = next((job for job in self.app.studies.values() if job.active), None)
         if self.study is not None:  # a study launched before this screen opened: watch it too
             self.study.listeners.append(self._watch_study)
-        self._seen: tuple[str, int] | None = None
+        self._seen: tuple[str, int, int] | None = None
         self.set_interval(0.5, self._watch_study)
         if not self.sources:
             self._caption(
@@ -432,7 +432,12 @@ class ScalingScreen(WorkbenchNode, Screen):
             work = partial(compute_tools, self.app.store_path, source.name)
         else:
             corpora = self.app.corpora
-            work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, self.judge)
+            judge = self.judge
+            if self._sampling(source):  # verdicts come after the sampling: meanwhile only those stored are read
+                from sandbox.judges import StoredJudge
+
+                judge = StoredJudge(self.study.plan.judge if self.study is not None else "evidence")
+            work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, judge)
         self.worker = self.run_worker(
             work, thread=True, exclusive=True, group="scaling", name=source.key, exit_on_error=False
         )
@@ -659,13 +664,16 @@ class ScalingScreen(WorkbenchNode, Screen):
             return
         box.display = True
         box.update(study_text(job))
-        key = (job.status, job.finished_levels)
+        sampled = sum(level["done"] for level in job.progress()) if job.plan.kind == "parallel" else 0
+        # a parallel study is drawn as it samples: every K trajectories more (an item's K samples, at the earliest)
+        key = (job.status, job.finished_levels, sampled // max(1, *(job.plan.ks or [1])))
         if key == self._seen:
             return
         self._seen = key
         ready = job.status in ("done", "stopped", "failed") or (
             job.plan.kind == "sequential" and job.finished_levels >= 2
         )
+        ready = ready or (job.plan.kind == "parallel" and job.status == "running" and key[2] >= 1)
         if not ready:
             return
         self._load_sources()
@@ -674,6 +682,17 @@ class ScalingScreen(WorkbenchNode, Screen):
         source = self.study_source(job.plan)
         if source is not None:
             self.select(source, force=True)
+
+    def _sampling(self, source: Source) -> bool:
+        """Whether `source` is the parallel study this screen watches, still sampling (not yet judged)."""
+        job = self.study
+        return (
+            job is not None
+            and job.status == "running"
+            and job.plan.kind == "parallel"
+            and source.kind == "parallel"
+            and source.name == job.plan.name
+        )
 
     def action_recompute(self) -> None:
         """The list read again (runs another process added since: a sweep run from the CLI) and the result in view
