@@ -678,3 +678,36 @@ def test_report_table_shows_the_items_most_out_of_domain():
     rows = {r[1]: r[4] for r in general_rows({"general_setting": g})}
     line = rows["items most out of domain"]
     assert line.index("b ") < line.index("a ") and "c " not in line and "2/2" in line and "1/4" in line
+
+
+def test_the_registry_table_shows_the_measured_first_call_input_of_a_model_run(tmp_path, capsys, monkeypatch):
+    """For a model's runs the table carries the input of each trajectory's first call as the server counted it
+    (median), rebuilt here from the stored steps; the extras make it larger than the plain run's."""
+    from statistics import median
+
+    from tests.openai_server import FakeOpenAI, tool_reply
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+    def brain(req, n):  # the server counts the request's size: the extra tools' schemas and block show
+        size = len(json.dumps(req["messages"])) + len(json.dumps(req.get("tools") or []))
+        return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}), prompt_tokens=size // 4, cached=40)
+
+    db = _db(tmp_path)
+    with FakeOpenAI(brain) as srv:
+        llm = ("--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url, "--limit", "3", "--quiet")
+        assert batch(capsys, "run", "--run", "m0", "--db", db, *llm).returncode == 0
+        extra = ("--extra-tools", "builtin", "--extra-tools-count", "16")
+        assert batch(capsys, "run", "--run", "m16", "--db", db, *llm, *extra).returncode == 0
+    panel = json.loads(batch(capsys, "report", "m0", "m16", "--panel", "--db", db, "--format", "json").stdout)
+    rows = {r["run"]: r for r in panel["registry"]["rows"]}
+    store = Store(db, readonly=True)
+    for name in ("m0", "m16"):
+        firsts = []
+        for t in store.trajectories(store.run(name)["id"]):
+            first = next(s for s in store.steps(t["id"]) if s["kind"] == "assistant")
+            usage = first["usage"]
+            firsts.append(usage["prompt"] + usage["cache_read"] + usage["cache_creation"])
+        assert rows[name]["prompt_tokens"] == median(firsts)
+    store.close()
+    assert rows["m16"]["prompt_tokens"] > rows["m0"]["prompt_tokens"] + 500  # 16 schemas and their block
