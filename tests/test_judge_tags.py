@@ -187,3 +187,23 @@ def test_judging_a_finished_run_shows_its_progress_and_extending_k_keeps_the_tri
     # the third sample of each item has no trial-1 verdict: counted, and no per-k spread over incomplete trials
     assert trials["verdicts_missing"] >= 4 and trials["per_k"] is None
     assert trials["agreement"]["samples"] == 4 * 3
+
+
+def test_verdicts_stored_unparsed_are_read_again_from_their_replies(tmp_path, capsys):
+    """A store judged before the study's tags were read holds `<ranking>2</ranking>` replies as unparsed verdicts:
+    reading the run again parses the stored replies (no judge is asked), and the numbers are the parsed ones."""
+    db = tmp_path / "s.sqlite"
+    with FakeOpenAI(_judge_brain("<ranking>2</ranking>")) as srv:
+        assert _parallel(db, srv.url) == 0
+        parsed = json.loads(capsys.readouterr().out)
+        store = Store(db)
+        store.conn.execute("UPDATE judgments SET verdict = NULL")  # what the tag-blind parser stored
+        store.conn.commit()
+        store.close()
+        asked = len(srv.requests)
+        assert _parallel(db, srv.url) == 0
+        assert len(srv.requests) == asked  # every verdict was in the store
+    again = json.loads(capsys.readouterr().out)
+    assert [r["pairwise"] for r in again["per_k"]] == [r["pairwise"] for r in parsed["per_k"]]
+    (judge,) = again["judges"]
+    assert judge["pairwise_unparsed"] == 0 and judge["unparsed"] == 0

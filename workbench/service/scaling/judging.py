@@ -70,8 +70,7 @@ async def judge_run(
                 run["id"], item.id, kind, judge.name, a, b, v.value, v.prompt, v.reply, v.tokens, v.cost_usd
             )
             cache[key] = {"verdict": None if v.value is None else int(v.value)}
-        value = cache[key]["verdict"]
-        return None if value is None else bool(value)
+        return stored_verdict(cache[key])
 
     pointwise, tables, orders = [], [], {}
     for i, (item_id, rows) in enumerate(zip(items, samples)):
@@ -116,6 +115,18 @@ async def judge_run(
         "missing": missing,
         "unparsed_pairwise": unparsed,
     }
+
+
+def stored_verdict(row: dict[str, Any]) -> bool | None:
+    """A stored verdict; one stored unparsed is read again from its stored reply (`sandbox.judges` parses the
+    study's `<ranking>` tag as well as ours), so verdicts a judge gave in the study's words count once read."""
+    if row.get("verdict") is not None:
+        return bool(row["verdict"])
+    if not row.get("reply"):
+        return None
+    from sandbox.judges import parse_choice, parse_judgment
+
+    return (parse_choice if row.get("kind") == "pairwise" else parse_judgment)(row["reply"])
 
 
 class _Missing(Exception):
@@ -226,9 +237,9 @@ def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples
                 row = cache.get((item_id, "pointwise", j, None))
                 if row is not None:
                     truths.append(bool(t["correct"]))
-                    verdicts.append(None if row["verdict"] is None else bool(row["verdict"]))
+                    verdicts.append(stored_verdict(row))
         if truths:
-            pairwise = [row["verdict"] for key, row in cache.items() if key[1] == "pairwise" and key[0] in wanted]
+            pairwise = [stored_verdict(row) for key, row in cache.items() if key[1] == "pairwise" and key[0] in wanted]
             out.append(
                 {
                     "judge": name,
