@@ -8,7 +8,14 @@ tables and figures are drawn in `workbench.views.scaling` and `workbench.views.f
 
 from __future__ import annotations
 
-from workbench.service.scaling.judging import is_stored_judge, judge_run, make_judge, recorded_judge, subsets
+from workbench.service.scaling.judging import (
+    is_stored_judge,
+    judge_run,
+    make_judge,
+    recorded_judge,
+    stored_only,
+    subsets,
+)
 from workbench.service.scaling.parallel import TIE_RULE, parallel_report, parallel_samples, parse_ks, vote_key
 from workbench.service.scaling.scorefiles import file_plateau, load_scores
 from workbench.service.scaling.sequential import (
@@ -71,6 +78,7 @@ __all__ = [
     "recorded_judge",
     "sequential_group",
     "sequential_specs",
+    "stored_only",
     "strategy_comparison",
     "strategy_groups",
     "strategy_of",

@@ -178,6 +178,14 @@ def check_judge_name(kind: str) -> None:
     )
 
 
+def stored_only(name: str):
+    """The judge `name` (`--judge` as recorded) read from the store only, never asked: what a screen reads a study
+    with while it still samples (its verdicts come after)."""
+    from sandbox.judges import StoredJudge
+
+    return StoredJudge(name)
+
+
 def make_judge(kind: str, spec: Any, base_url: str | None = None):
     """The judge `--judge` names for a parallel run of `spec`: None for `none`, the evidence judge (offline), or an
     LLM judge of the run's own model (`same`, with its base URL, key and client) or of another model string.

@@ -434,9 +434,9 @@ class ScalingScreen(WorkbenchNode, Screen):
             corpora = self.app.corpora
             judge = self.judge
             if self._sampling(source):  # verdicts come after the sampling: meanwhile only those stored are read
-                from sandbox.judges import StoredJudge
+                from workbench.service.scaling import stored_only
 
-                judge = StoredJudge(self.study.plan.judge if self.study is not None else "evidence")
+                judge = stored_only(self.study.plan.judge if self.study is not None else "evidence")
             work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, judge)
         self.worker = self.run_worker(
             work, thread=True, exclusive=True, group="scaling", name=source.key, exit_on_error=False
