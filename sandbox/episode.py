@@ -444,8 +444,8 @@ class Episode:
             usage = {
                 "prompt": found.prompt_tokens,
                 "completion": found.completion_tokens,
-                "cache_read": 0,
-                "cache_creation": 0,
+                "cache_read": found.cache_read_tokens,
+                "cache_creation": found.cache_creation_tokens,
                 "raw": {"verifier": strategy.verifier.name},
             }
             await self._emit("verifier", text=found.text, usage=usage, cost_usd=found.cost_usd)

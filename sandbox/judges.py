@@ -4,7 +4,8 @@
 the sections the trajectory actually read (it sees what the agent saw, never the gold).
 `LLMJudge` asks a model through litellm with the scaling study's prompts (test-time-scaling
 §3.4–3.5): a strict auditor that ends with `<judgment>Correct|Wrong</judgment>`, and a
-comparison that ends with `<choice>1|2</choice>`.
+comparison that ends with `<choice>1|2</choice>`. The study's own prompts (its appendix: Pair-wise Self-choice
+Prompt) answer `<ranking>1|2</ranking>` instead: both tags are read, the last one in the reply deciding.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from sandbox.agents.native import NativeClient
 
 _JUDGMENT = re.compile(r"<judgment>\s*(Correct|Wrong)\s*</judgment>", re.I)
-_CHOICE = re.compile(r"<choice>\s*([12])\s*</choice>", re.I)
+_CHOICE = re.compile(r"<(choice|ranking)>\s*([12])\s*</\1>", re.I)
 
 
 @dataclass
@@ -46,14 +47,17 @@ class Verdict:
 
 
 def parse_judgment(reply: str | None) -> bool | None:
-    """Correct → True, Wrong → False; anything else is unparsed (None), never a silent acceptance."""
-    m = _JUDGMENT.search(reply or "")
-    return None if m is None else m.group(1).lower() == "correct"
+    """Correct → True, Wrong → False (the last `<judgment>` tag of the reply: a model may quote the format before it
+    answers); anything else is unparsed (None), never a silent acceptance."""
+    found = _JUDGMENT.findall(reply or "")
+    return None if not found else found[-1].lower() == "correct"
 
 
 def parse_choice(reply: str | None) -> bool | None:
-    m = _CHOICE.search(reply or "")
-    return None if m is None else m.group(1) == "2"
+    """Whether the second trajectory wins: `<choice>2</choice>` (ours) or `<ranking>2</ranking>` (the study's), the
+    last such tag deciding; anything else is unparsed (None)."""
+    found = _CHOICE.findall(reply or "")
+    return None if not found else found[-1][1] == "2"
 
 
 class EvidenceJudge:

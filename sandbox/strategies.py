@@ -38,12 +38,16 @@ VERIFIER_ERROR = "Verifier error "
 
 @dataclass
 class Assessment:
-    """A verifier's summary of a trajectory and what producing it cost (zero for the scripted verifier)."""
+    """A verifier's summary of a trajectory and what producing it cost (zero for the scripted verifier), its input in
+    the agent's buckets (`sandbox.records.Usage`): `prompt_tokens` the non-cached input, cache reads and writes apart,
+    so its tokens are counted as the agent's are."""
 
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
 
 
 class VerifierFailed(Exception):
@@ -112,9 +116,11 @@ class LLMVerifier:
         text, usage, usd = await self.asker.ask(self.instructions, user)
         return Assessment(
             text,
-            prompt_tokens=usage.prompt + usage.cache_read + usage.cache_creation,
+            prompt_tokens=usage.prompt,
             completion_tokens=usage.completion,
             cost_usd=usd,
+            cache_read_tokens=usage.cache_read,
+            cache_creation_tokens=usage.cache_creation,
         )
 
 

@@ -776,13 +776,20 @@ class Store:
     def strategy_spend(self, run_id: int) -> dict[str, Any]:
         """Over a run's final, finished trajectories: the sequential strategy's own steps (`sandbox.strategies`) —
         summary turns, history replacements, and the verifier's calls with their tokens and dollars (kept apart
-        from the agent's: its steps never enter the ledger) and its failures (error steps it left)."""
+        from the agent's: its steps never enter the ledger) and its failures (error steps it left). The verifier's
+        tokens count as the agent's do (non-cached input + output + cache writes, `Usage.cap_quantity`); its four
+        buckets summed are `verifier_usage` (to price them by another rule)."""
         row = self.conn.execute(
             "SELECT SUM(kind = 'summary'), SUM(kind = 'history'), SUM(kind = 'verifier'), "
             "SUM(CASE WHEN kind = 'verifier' THEN COALESCE(json_extract(usage, '$.prompt'), 0) + "
-            "COALESCE(json_extract(usage, '$.completion'), 0) ELSE 0 END), "
+            "COALESCE(json_extract(usage, '$.completion'), 0) + COALESCE(json_extract(usage, '$.cache_creation'), 0) "
+            "ELSE 0 END), "
             "SUM(CASE WHEN kind = 'verifier' THEN cost_usd END), "
-            "SUM(kind = 'error' AND substr(COALESCE(text, ''), 1, 15) = 'Verifier error ') "
+            "SUM(kind = 'error' AND substr(COALESCE(text, ''), 1, 15) = 'Verifier error '), "
+            "SUM(CASE WHEN kind = 'verifier' THEN COALESCE(json_extract(usage, '$.prompt'), 0) END), "
+            "SUM(CASE WHEN kind = 'verifier' THEN COALESCE(json_extract(usage, '$.completion'), 0) END), "
+            "SUM(CASE WHEN kind = 'verifier' THEN COALESCE(json_extract(usage, '$.cache_read'), 0) END), "
+            "SUM(CASE WHEN kind = 'verifier' THEN COALESCE(json_extract(usage, '$.cache_creation'), 0) END) "
             "FROM steps WHERE trajectory_id IN (SELECT id FROM trajectories WHERE run_id = ? AND final = 1 "
             "AND status = 'done')",
             (run_id,),
@@ -794,6 +801,12 @@ class Store:
             "verifier_tokens": int(row[3] or 0),
             "verifier_cost_usd": row[4],
             "verifier_errors": int(row[5] or 0),
+            "verifier_usage": {
+                "prompt": int(row[6] or 0),
+                "completion": int(row[7] or 0),
+                "cache_read": int(row[8] or 0),
+                "cache_creation": int(row[9] or 0),
+            },
         }
 
     def runs_in_group(self, group: str) -> list[dict[str, Any]]:

@@ -418,6 +418,41 @@ def test_registry_table_and_mechanism_in_the_panel(tmp_path, capsys):
     assert "registry size" in batch(capsys, "report", "p0", "p8", "--panel", "--db", db).stdout
 
 
+def test_the_registry_table_sizes_the_tools_and_reads_accuracy_on_the_common_items(tmp_path, capsys):
+    """Table 8 as the study defines it, rebuilt from the store: tool tokens = the tool block and the schemas (the seven
+    tools and the extras, characters / 4); the plain run is the 'irrelevant tools filtered' level; every accuracy is
+    over the items its Δ and p are computed on (the plain run has 20 items, the level 12)."""
+    from sandbox.prompts import TOOL_SCHEMAS, TOOLS_BLOCK
+
+    db = _db(tmp_path)
+    _run(capsys, db, "p0", "--distractible", "0.6", limit="20")
+    _run(capsys, db, "p8", "--distractible", "0.6", "--extra-tools", "builtin", "--extra-tools-count", "8", limit="12")
+    panel = json.loads(batch(capsys, "report", "p0", "p8", "--panel", "--db", db, "--format", "json").stdout)
+    plain_row, p8_row = panel["registry"]["rows"]
+    store = Store(db, readonly=True)
+
+    def first(name):
+        return {
+            t["item_id"]: bool(t["correct"]) for t in store.trajectories(store.run(name)["id"]) if not t["replicate"]
+        }
+
+    plain, level = first("p0"), first("p8")
+    common = plain.keys() & level.keys()
+    assert len(plain) == 20 and len(common) == 12
+    assert p8_row["accuracy"] == [sum(level[i] for i in common), 12]
+    assert plain_row["accuracy"] == [sum(plain[i] for i in common), 12]
+    assert p8_row["delta"] == pytest.approx((sum(level[i] for i in common) - sum(plain[i] for i in common)) / 12)
+    seven = -(-len(TOOLS_BLOCK) // 4) + -(-len(json.dumps(TOOL_SCHEMAS)) // 4)
+    setting = store.run("p8")["config"]["extra_tools"]
+    assert plain_row["tool_tokens"] == seven and plain_row["detail"] == "irrelevant tools filtered"
+    assert p8_row["tool_tokens"] == seven + setting["tool_block_tokens"]["extra"] + setting["schema_tokens"]["extra"]
+    assert setting["schema_tokens"]["extra"] > 0  # the schemas are counted, not only the block
+    assert p8_row["prompt_tokens"] is None and plain_row["prompt_tokens"] is None  # a scripted agent: not measured
+    store.close()
+    table = " ".join(batch(capsys, "report", "p0", "p8", "--panel", "--db", db).stdout.split())
+    assert "irrelevant tools filtered" in table and f"≈{p8_row['tool_tokens']:,}" in table
+
+
 def test_the_launch_form_offers_the_same_choices_and_relaunches_them(tmp_path, capsys):
     """The form's fields make the run `--batch run` makes for the same choices, and a stored run in the setting is
     relaunched (resumed) from the form with its setting."""
@@ -643,3 +678,36 @@ def test_report_table_shows_the_items_most_out_of_domain():
     rows = {r[1]: r[4] for r in general_rows({"general_setting": g})}
     line = rows["items most out of domain"]
     assert line.index("b ") < line.index("a ") and "c " not in line and "2/2" in line and "1/4" in line
+
+
+def test_the_registry_table_shows_the_measured_first_call_input_of_a_model_run(tmp_path, capsys, monkeypatch):
+    """For a model's runs the table carries the input of each trajectory's first call as the server counted it
+    (median), rebuilt here from the stored steps; the extras make it larger than the plain run's."""
+    from statistics import median
+
+    from tests.openai_server import FakeOpenAI, tool_reply
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+    def brain(req, n):  # the server counts the request's size: the extra tools' schemas and block show
+        size = len(json.dumps(req["messages"])) + len(json.dumps(req.get("tools") or []))
+        return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}), prompt_tokens=size // 4, cached=40)
+
+    db = _db(tmp_path)
+    with FakeOpenAI(brain) as srv:
+        llm = ("--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url, "--limit", "3", "--quiet")
+        assert batch(capsys, "run", "--run", "m0", "--db", db, *llm).returncode == 0
+        extra = ("--extra-tools", "builtin", "--extra-tools-count", "16")
+        assert batch(capsys, "run", "--run", "m16", "--db", db, *llm, *extra).returncode == 0
+    panel = json.loads(batch(capsys, "report", "m0", "m16", "--panel", "--db", db, "--format", "json").stdout)
+    rows = {r["run"]: r for r in panel["registry"]["rows"]}
+    store = Store(db, readonly=True)
+    for name in ("m0", "m16"):
+        firsts = []
+        for t in store.trajectories(store.run(name)["id"]):
+            first = next(s for s in store.steps(t["id"]) if s["kind"] == "assistant")
+            usage = first["usage"]
+            firsts.append(usage["prompt"] + usage["cache_read"] + usage["cache_creation"])
+        assert rows[name]["prompt_tokens"] == median(firsts)
+    store.close()
+    assert rows["m16"]["prompt_tokens"] > rows["m0"]["prompt_tokens"] + 500  # 16 schemas and their block

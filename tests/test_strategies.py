@@ -360,7 +360,7 @@ def test_llm_summarize_and_verifier_against_the_local_server(tmp_path, capsys, m
             verifier_calls.append(req)
             if len(verifier_calls) % 2 == 0:
                 return error_reply(400, message="verifier refused")
-            return text_reply("It read nothing and answers B.", prompt_tokens=300, completion_tokens=50)
+            return text_reply("It read nothing and answers B.", prompt_tokens=300, completion_tokens=50, cached=100)
         last = req["messages"][-1]
         if last["role"] == "tool" and last["content"].startswith(SUMMARIZE_PROMPT):
             return text_reply("Summary: nothing read yet; answer B.")
@@ -429,17 +429,42 @@ def test_llm_summarize_and_verifier_against_the_local_server(tmp_path, capsys, m
         steps = [s for t in rows for s in store.steps(t["id"])]
         verifier = [s for s in steps if s["kind"] == "verifier"]
         assert level["verifier_calls"] == len(verifier)
-        assert level["verifier_tokens"] == sum(s["usage"]["prompt"] + s["usage"]["completion"] for s in verifier)
-        assert level["verifier_tokens"] == 350 * len(verifier)
+        # counted as the agent's calls are: non-cached input + output + cache writes (the 100 cached tokens apart)
+        assert level["verifier_tokens"] == sum(
+            s["usage"]["prompt"] + s["usage"]["completion"] + s["usage"]["cache_creation"] for s in verifier
+        )
+        assert level["verifier_tokens"] == 250 * len(verifier)
         assert all(
-            (s["usage"]["prompt"], s["usage"]["completion"]) == (300, 50) for s in verifier
-        )  # as the server said
-        # gpt-4.1-mini at $0.40 / $1.60 per M tokens: 300 in, 50 out
-        assert level["verifier_cost_usd"] == pytest.approx(len(verifier) * (300 * 0.4 + 50 * 1.6) / 1e6)
+            (s["usage"]["prompt"], s["usage"]["completion"], s["usage"]["cache_read"]) == (200, 50, 100)
+            for s in verifier
+        )  # as the server said: 300 in, 100 of them cached
+        # gpt-4.1-mini at $0.40 / $1.60 per M tokens, cache reads at half the input price: 200 + 100 × 0.5 in, 50 out
+        assert level["verifier_cost_usd"] == pytest.approx(len(verifier) * (250 * 0.4 + 50 * 1.6) / 1e6)
         agent_usd = sum(t["cost_usd"] for t in rows)
         assert level["cost_usd_marginal"] == pytest.approx(agent_usd)  # the verifier's spend is not the agent's
         assert level["verifier_errors"] == sum(s["kind"] == "error" and "verifier refused" in s["text"] for s in steps)
     assert sum(lv["verifier_errors"] for lv in v_levels) >= 1 and sum(lv["verifier_calls"] for lv in v_levels) >= 1
+    # the study's cost mode (App. C.1) reprices the verifier too: every input token at the input price
+    study = batch(
+        capsys,
+        "scale",
+        "plateau",
+        "--group",
+        "LV",
+        "--db",
+        str(db),
+        "--format",
+        "json",
+        "--boot",
+        "200",
+        "--cost-mode",
+        "study",
+    )
+    assert study.returncode == 0, study.stderr
+    for level, cached in zip(json.loads(study.stdout)["levels"], v_levels):
+        calls = cached["verifier_calls"]
+        assert level["verifier_cost_usd"] == pytest.approx(calls * (300 * 0.4 + 50 * 1.6) / 1e6)
+        assert level["verifier_tokens"] == cached["verifier_tokens"]  # tokens do not depend on the price rule
 
 
 def test_the_stepper_shows_the_summary_turn_and_the_replacement(three_strategies):
@@ -551,7 +576,9 @@ def test_every_report_of_a_level_shows_the_strategys_spend(three_strategies, cap
     text = " ".join(table.split())
     assert "verifier:evidence strategy · the verifier's spend, not charged to the agent" in text
     for level in study["levels"]:
-        assert f"{level['budget']}: {level['verifier_calls']} calls, 0 tokens, —, 0 failed" in text
+        assert (
+            f"{level['budget']}: {level['verifier_calls']} calls, — tokens, —, 0 failed" in text
+        )  # scripted: unmeasured
     summarize = batch(capsys, "scale", "plateau", "--group", "S.summarize", "--db", str(db), "--boot", "200").stdout
     assert "summarize strategy (summaries replace the history)" in " ".join(summarize.split())
 
@@ -614,3 +641,155 @@ async def test_a_prompts_file_words_the_revision_message_around_the_verifiers_su
     revision = agent.seen[1][-1]["content"]
     assert revision.startswith("A colleague's notes:\n") and "\n\nDecide again." in revision
     assert REVISION_HEAD not in revision
+
+
+# ---------------------------------------------------------------- the comparison: which groups, over what
+
+
+def test_strategies_by_the_run_name_finds_its_strategy_groups(three_strategies, capsys):
+    """`scale strategies --group S` right after `scale sequential --run S --strategy A,B,C` reads S.A, S.B, S.C."""
+    db, out = three_strategies
+    by_name = batch(capsys, "scale", "strategies", "--group", "S", "--db", str(db), "--format", "json", "--boot", "200")
+    assert by_name.returncode == 0, by_name.stderr
+    got = json.loads(by_name.stdout)
+    assert [s["group"] for s in got["studies"]] == ["S.continue", "S.summarize", "S.verifier"]
+    assert [s["k_star"] for s in got["studies"]] == [s["k_star"] for s in out["studies"]]
+    assert got["differences"] == []
+
+
+def test_scripted_tokens_are_unmeasured_never_zero(three_strategies, capsys, tmp_path):
+    """A scripted agent off the token axis (no estimate) and the scripted verifier call no model: tokens and cost are
+    null in JSON, empty in CSV and `—` in the tables, never 0."""
+    _, out = three_strategies
+    verifier = next(s for s in out["studies"] if s["group"] == "S.verifier")
+    assert all(level["verifier_tokens"] is None and level["verifier_cost_usd"] is None for level in verifier["levels"])
+    db = tmp_path / "s.sqlite"
+    common = ("--group", "P", "--db", str(db), "--boot", "200")
+    run = batch(
+        capsys,
+        "scale",
+        "sequential",
+        "--axis",
+        "points",
+        "--grid",
+        "10,20",
+        "--strategy",
+        "continue,verifier",
+        "--limit",
+        "3",
+        "--run",
+        "P",
+        "--db",
+        str(db),
+        "--quiet",
+        "--format",
+        "json",
+        "--boot",
+        "200",
+    )
+    assert run.returncode == 0, run.stderr
+    for study in json.loads(run.stdout)["studies"]:
+        for level in study["levels"]:
+            assert level["measured"] is False
+            for key in ("tokens_marginal", "tokens_cumulative", "tokens_per_item", "verifier_tokens"):
+                assert level[key] is None, key
+    csv = batch(capsys, "scale", "strategies", *common, "--format", "csv")
+    header, *rows = [line.split(",") for line in csv.stdout.strip().splitlines()]
+    for name in ("tokens_per_item", "verifier_tokens", "cost_usd"):
+        assert {row[header.index(name)] for row in rows} == {""}, name
+    table = batch(capsys, "scale", "strategies", *common).stdout
+    lines = [
+        line for line in table.splitlines() if line.startswith("│ ") and ("continue" in line or "verifier" in line)
+    ]
+    assert len(lines) == 4
+    for line in lines:
+        tokens = line.split("│")[5].strip()  # strategy, budget, accuracy, k*, tokens / item
+        assert tokens == "—"
+    assert "· — ·" in table and "· 0 ·" not in table  # the verifier's tokens
+    plateau = batch(capsys, "scale", "plateau", "--group", "P.continue", "--db", str(db), "--format", "json")
+    assert all(level["tokens_cumulative"] is None for level in json.loads(plateau.stdout)["levels"])
+
+
+def test_groups_over_other_items_are_refused_and_other_grids_or_seeds_named(three_strategies, capsys, tmp_path):
+    db, _ = three_strategies
+    copy = tmp_path / "s.sqlite"
+    copy.write_bytes(Path(db).read_bytes())
+    common = ("scale", "sequential", "--axis", "tokens", "--db", str(copy), "--quiet", "--boot", "200")
+    fewer = batch(capsys, *common, "--grid", "2k,3k", "--limit", "3", "--run", "FEW")
+    assert fewer.returncode == 0, fewer.stderr
+    refused = batch(capsys, "scale", "strategies", "--group", "S.continue", "--group", "FEW", "--db", str(copy))
+    assert refused.returncode == 2
+    assert "groups 'S.continue' (4 items) and 'FEW' (3 items) cover different items" in refused.stderr
+    assert "1 only in 'S.continue', 0 only in 'FEW'" in refused.stderr
+    other = batch(capsys, *common, "--grid", "2k,4k", "--limit", "4", "--seed", "7", "--run", "OTHER")
+    assert other.returncode == 0, other.stderr
+    store = Store(copy, readonly=True)
+    assert {t["item_id"] for t in store.trajectories(store.run("OTHER@2k")["id"])} == {
+        t["item_id"] for t in store.trajectories(store.run("S.continue@2k")["id"])
+    }
+    store.close()
+    named = batch(
+        capsys, "scale", "strategies", "--group", "S.continue", "--group", "OTHER", "--db", str(copy), "--boot", "200"
+    )
+    assert named.returncode == 0, named.stderr
+    text = " ".join(named.stdout.split())
+    assert "grids differ: S.continue 2k,3k,4k,6k,8k; OTHER 2k,4k" in text
+    assert "seeds differ: S.continue 0; OTHER 7" in text
+
+
+def test_a_levels_interval_with_replicates_is_clustered_by_item(tmp_path, capsys):
+    """Five replicates of each item agree more than chance: the level's interval is Wilson's at the effective n
+    (Kish's design effect, written out here from the stored trajectories), wider than the plain Wilson over all
+    trajectories, and labelled so."""
+    db = tmp_path / "s.sqlite"
+    run = batch(
+        capsys,
+        "scale",
+        "sequential",
+        "--axis",
+        "points",
+        "--grid",
+        "10,20",
+        "--replicates",
+        "5",
+        "--limit",
+        "12",
+        "--run",
+        "R",
+        "--db",
+        str(db),
+        "--quiet",
+        "--format",
+        "json",
+        "--boot",
+        "200",
+    )
+    assert run.returncode == 0, run.stderr
+    cmp = batch(capsys, "scale", "strategies", "--group", "R", "--db", str(db), "--format", "json", "--boot", "200")
+    assert cmp.returncode == 0, cmp.stderr
+    (study,) = json.loads(cmp.stdout)["studies"]
+    store = Store(db, readonly=True)
+    wider = 0
+    for level in study["levels"]:
+        rows = store.trajectories(store.run(level["run"])["id"])
+        y: dict[str, int] = {}
+        m: dict[str, int] = {}
+        for t in rows:
+            y[t["item_id"]] = y.get(t["item_id"], 0) + bool(t["correct"])
+            m[t["item_id"]] = m.get(t["item_id"], 0) + 1
+        n = sum(m.values())
+        p = sum(y.values()) / n
+        assert n == 60 and 0 < p < 1
+        v = sum((y[i] - p * m[i]) ** 2 for i in m) / n**2
+        deff = max(1.0, v / (p * (1 - p) / n))
+        n_eff = n / deff
+        z = 1.959963984540054
+        centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
+        half = z / (1 + z * z / n_eff) * math.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff * n_eff))
+        assert level["accuracy_ci"] == pytest.approx([centre - half, centre + half])
+        assert level["accuracy_interval"]["n_eff"] == pytest.approx(n_eff)
+        plain = wilson(sum(y.values()), n)
+        wider += (centre + half) - (centre - half) > plain[1] - plain[0] + 1e-9
+    assert wider == len(study["levels"])  # the replicates agree more than chance at every level
+    table = batch(capsys, "scale", "strategies", "--group", "R", "--db", str(db), "--boot", "200").stdout
+    assert "n_eff" in table and "clustered by item" in " ".join(table.split())

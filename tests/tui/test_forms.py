@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import DataTable, Input
 from tui_support import make_app, settle
 
@@ -316,3 +317,42 @@ async def test_a_prompts_file_is_checked_in_the_form_and_recorded_by_the_run_it_
         assert form.result.spec is not None and "starting resumes 'mine'" in str(
             form.query_one("#launch-messages").render()
         )
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_launch_forms_extra_tools_problems_name_its_fields_and_it_takes_a_timeout(seeded, size):
+    """A count beyond the registry is said as the form's 'tool count', not the CLI's --extra-tools-count; an MCP
+    server registry's per-call timeout is a field (disabled for the other registries) that reaches the run's spec."""
+    from textual.widgets import Select
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await pilot.press("n")
+        await settle(pilot, app)
+        form = app.screen
+        assert isinstance(form, LaunchScreen)
+        form.query_one("#extra_kind", Select).value = "builtin"
+        await pilot.pause()
+        assert form.query_one("#extra_timeout", Input).disabled
+        form.query_one("#extra_count", Input).value = "999"
+        await pilot.pause()
+        messages = str(form.query_one("#launch-messages").render())
+        assert "tool count 999: the registry has only" in messages and "--" not in messages, messages
+        form.query_one("#extra_kind", Select).value = "mcp"
+        await pilot.pause()
+        timeout = form.query_one("#extra_timeout", Input)
+        assert not timeout.disabled
+        timeout.value = "soon"
+        await pilot.pause()
+        assert "tool timeout: 'soon' is not a number of seconds" in str(form.query_one("#launch-messages").render())
+        await pilot.press("escape")
+        await settle(pilot, app)
+
+
+def test_the_launch_forms_timeout_reaches_the_request():
+    from workbench.tui.screens.launch import DEFAULTS, form_request
+
+    errors: dict[str, str] = {}
+    values = {**DEFAULTS, "extra_kind": "mcp", "extra_source": "python server.py", "extra_timeout": "7.5"}
+    assert form_request(values, None, errors).extra_tools_timeout == 7.5 and not errors

@@ -249,3 +249,53 @@ async def test_the_compare_screen_states_the_out_of_domain_side(pair_store):
         await until(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.report is not None)
         await settle(pilot, app)
         assert expected[0] in str(app.screen.query_one("#compare-summary").content)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_list_counts_the_runs_a_sweep_adds_while_the_screen_is_open(
+    tmp_path, builtin_cache, monkeypatch, capsys, size
+):
+    """A `scale tools` sweep run from the CLI while the Scaling screen is open: the group's count follows the store
+    when the screen is recomputed (R) or shown again, rather than the one level it had when the screen opened."""
+    import asyncio
+    import sys
+
+    async def sweep(counts: str) -> int:
+        """The sweep in another process, as a person runs it in another terminal."""
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "workbench.cli",
+            "--batch",
+            *common,
+            "--counts",
+            counts,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        return await proc.wait()
+
+    db = tmp_path / "store.sqlite"
+    monkeypatch.setenv("AGENTHOP_DB", str(db))
+    monkeypatch.setenv("AGENTHOP_CACHE", str(builtin_cache))
+    common = ("scale", "tools", "--detail", "names", "--run", GROUP, "--db", str(db), "--quiet", "--limit", "2")
+    assert await sweep("0,8") == 0
+    app = make_app()
+    app.action_scaling = lambda: app.push_screen(ScalingScreen())
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await pilot.press("g")
+        await until(pilot, lambda: isinstance(app.screen, ScalingScreen) and app.screen.shown is not None)
+        screen = app.screen
+        assert [s.detail for s in screen.sources] == ["tools ×2"]
+        assert await sweep("0,8,16") == 0  # another process, as it were
+        await pilot.press("R")
+        await settle(pilot, app)
+        table = screen.query_one("#scaling-sources", DataTable)
+        assert [str(c) for c in table.get_row_at(0)] == [GROUP, "tools ×3"]
+        assert await sweep("0,8,16,24") == 0
+        await pilot.press("question_mark")  # another screen on top, then back
+        await settle(pilot, app)
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert app.screen is screen and [str(c) for c in table.get_row_at(0)] == [GROUP, "tools ×4"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -186,3 +187,37 @@ async def test_the_run_export_offers_a_path_in_the_export_dir(seeded, tmp_path, 
         await settle(pilot, app)
         assert isinstance(app.screen, ExportModal)
         assert app.screen.query_one("#export-path", Input).value == str(tmp_path / "exports" / "heur-s0.jsonl")
+
+
+@pytest.fixture
+def token_sweep(tmp_path, builtin_cache, monkeypatch, capsys):
+    """A token-axis sweep (its token cap lifted to 10**12, the context budget bounding it) in the test's store."""
+    from tests.cli_inprocess import batch
+
+    db = tmp_path / "store.sqlite"
+    monkeypatch.setenv("AGENTHOP_DB", str(db))
+    args = ("scale", "sequential", "--axis", "tokens", "--grid", "2k,50k", "--run", "T", "--db", str(db), "--quiet")
+    proc = batch(capsys, *args, "--limit", "2", "--boot", "200")
+    assert proc.returncode == 0, proc.stderr
+    return db
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_a_token_sweeps_tokens_meter_says_no_cap_not_a_million_millions(token_sweep, size):
+    from tui_support import make_app, settle
+
+    from workbench.tui.screens.stepper import StepperScreen
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        app.open_run("T@50k")
+        await settle(pilot, app)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, StepperScreen)
+        await pilot.press("dollar_sign")
+        await settle(pilot, app)
+        meter = app.screen.query_one(".meter-tokens")
+        shown = str(meter.render())
+        assert "no cap" in shown and "M" not in shown.split("TOKENS", 1)[1], shown

@@ -148,3 +148,29 @@ class FetchProgress:
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
+
+
+class JudgingProgress:
+    """How far the judging of a parallel run is, on stderr: judging a finished run can take long after its sampling
+    said "already done". On a terminal one line rewritten in place; otherwise a line at each tenth and at the end."""
+
+    def __init__(self, name: str, quiet: bool = False, stream: TextIO | None = None):
+        self.name = name
+        self.quiet = quiet
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.shown: tuple[str, int] | None = None
+
+    def __call__(self, judge: str, done: int, total: int) -> None:
+        if self.quiet or total <= 0:
+            return
+        tenth = done * 10 // total
+        if not self.tty and (judge, tenth) == self.shown and done < total:
+            return
+        self.shown = (judge, tenth)
+        line = f"judging '{self.name}' ({judge}): {done}/{total} items"
+        if self.tty:
+            self.stream.write(f"\r{line}" + ("\n" if done == total else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()

@@ -248,7 +248,7 @@ def _registry_table(registry: dict[str, Any]) -> Table:
         title_justify="left",
     )
     for i, col in enumerate(REGISTRY_HEADER):
-        reg.add_column(col, justify="left" if i in (0, 2, 8) else "right")
+        reg.add_column(col, justify="left" if i in (0, 2, len(REGISTRY_HEADER) - 1) else "right")
     for row in registry_rows(registry):
         reg.add_row(*map(Text, row))
     return reg
@@ -259,8 +259,11 @@ def print_registry(registry: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
         print_json(registry)
         return
+    from workbench.views.general import REGISTRY_NOTE
+
     out = console()
     out.print(_registry_table(registry))
+    out.print(REGISTRY_NOTE, markup=False, style="dim")
     out.print(registry["rule"], markup=False, style="dim")
 
 

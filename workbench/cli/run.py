@@ -358,6 +358,7 @@ def _sweep_stopped(level: str, rest: list, results: list[dict[str, Any]]) -> int
 def _scale_parallel(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
+    from workbench.cli.progress import JudgingProgress
     from workbench.cli.render import print_parallel
     from workbench.service import paths, scaling
     from workbench.service.stores import open_store
@@ -399,6 +400,7 @@ def _scale_parallel(args: argparse.Namespace) -> int:
             tie_rule=args.tie_rule,
             judge_trials=args.judge_trials,
             cost_mode=args.cost_mode,
+            progress=JudgingProgress(spec.name, args.quiet),
         )
     )
     print_parallel(report, args.format)

@@ -98,12 +98,22 @@ REGISTRY_HEADER = (
     "run",
     "extra tools",
     "detail",
-    "block tokens",
-    "accuracy",
+    "tool tokens",
+    "prompt (measured)",
+    "accuracy (common items)",
     "Δ vs plain",
     "McNemar p",
     "out-of-domain share",
     "mechanism",
+)
+
+
+REGISTRY_NOTE = (
+    "tool tokens: the tools' size in the prompt (system-prompt tool block + request schemas, the seven tools and the "
+    "extras; characters / 4), as the study's Table 8 sizes its registry; prompt (measured): the median input of a "
+    "trajectory's first model call as the provider counted it (— for a scripted agent); the plain run is the "
+    "study's 'irrelevant tools filtered' level; accuracy over the items a level shares with the plain run "
+    "(replicate 0), the items its Δ and p are computed on"
 )
 
 
@@ -117,7 +127,8 @@ def registry_rows(registry: dict[str, Any]) -> list[tuple[str, ...]]:
                 r["run"],
                 str(r["count"]),
                 r["detail"] or "—",
-                "—" if r["tool_block_tokens"] is None else f"{r['tool_block_tokens']:,}",
+                "—" if r.get("tool_tokens") is None else f"≈{r['tool_tokens']:,}",
+                "—" if r.get("prompt_tokens") is None else f"{r['prompt_tokens']:,.0f}",
                 _share(acc),
                 "—" if r["delta"] is None else f"{r['delta'] * 100:+.1f} pts",
                 "—" if r["p"] is None else f"{r['p']:.3g}",

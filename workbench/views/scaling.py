@@ -382,7 +382,9 @@ def comparison_rows(comparison: dict[str, Any]) -> list[dict[str, Any]]:
                     "accuracy": level["accuracy"],
                     "accuracy_low": low,
                     "accuracy_high": high,
-                    "tokens": level["tokens_cumulative"],
+                    "accuracy_interval": (level.get("accuracy_interval") or {}).get("method"),
+                    "n_eff": (level.get("accuracy_interval") or {}).get("n_eff"),
+                    "tokens_per_item": level["tokens_per_item"],
                     "cost_usd": level["cost_usd_cumulative"],
                     "summaries": level["summaries"],
                     "verifier_calls": level["verifier_calls"],
@@ -405,7 +407,9 @@ STRATEGY_CSV = (
     "accuracy",
     "accuracy_low",
     "accuracy_high",
-    "tokens",
+    "accuracy_interval",
+    "n_eff",
+    "tokens_per_item",
     "cost_usd",
     "summaries",
     "verifier_calls",
@@ -416,9 +420,9 @@ STRATEGY_CSV = (
 STRATEGY_COLUMNS = (
     "strategy",
     "budget",
-    "accuracy [95% Wilson]",
+    "accuracy [95% Wilson; n_eff if clustered]",
     "k*",
-    "tokens",
+    "tokens / item",
     "cost",
     "summaries",
     "verifier calls · tokens · cost · errors",
@@ -429,14 +433,21 @@ def strategies_csv(comparison: dict[str, Any]) -> tuple[list[str], list[list[Any
     return list(STRATEGY_CSV), [[row[h] for h in STRATEGY_CSV] for row in comparison_rows(comparison)]
 
 
+def _count(n: float | None) -> str:
+    """A token count; `—` when not measured (a scripted agent or verifier calls no model), never 0."""
+    return NOT_MEASURED if n is None else f"{n:,.0f}"
+
+
 def strategy_cells(row: dict[str, Any]) -> list[str]:
     """One (strategy, level) row as table cells; the plateau level is starred."""
     low, high = row["accuracy_low"], row["accuracy_high"]
     acc = "—" if row["accuracy"] is None else f"{row['accuracy']:.3f} [{low:.3f}, {high:.3f}]"
+    if row["accuracy"] is not None and row.get("accuracy_interval") == "wilson, clustered by item":
+        acc += f" n_eff {row['n_eff']:.1f}"  # replicates of one item: Wilson at the effective n
     cost = "—" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
     vcost = "—" if row["verifier_cost_usd"] is None else f"${row['verifier_cost_usd']:.4f}"
     verifier = (
-        f"{row['verifier_calls']} · {row['verifier_tokens']:,} · {vcost} · {row['verifier_errors']}"
+        f"{row['verifier_calls']} · {_count(row['verifier_tokens'])} · {vcost} · {row['verifier_errors']}"
         if row["strategy"].startswith("verifier")
         else ""
     )
@@ -445,7 +456,7 @@ def strategy_cells(row: dict[str, Any]) -> list[str]:
         str(row["budget"]),
         acc,
         "★" if row["at_plateau"] else "",
-        f"{row['tokens']:,}",
+        _count(row["tokens_per_item"]),
         cost,
         str(row["summaries"]) if row["strategy"] == "summarize" else "",
         verifier,
@@ -453,7 +464,8 @@ def strategy_cells(row: dict[str, Any]) -> list[str]:
 
 
 def strategy_summary(comparison: dict[str, Any]) -> list[str]:
-    """One line per strategy: its plateau, as the study's Table 14 reads (k*, the plateau budget, the flags)."""
+    """One line per strategy: its plateau, as the study's Table 14 reads (k*, the plateau budget, the flags); then what
+    differs between the groups besides the strategy (their grids, their seeds)."""
     lines = []
     for s in comparison["studies"]:
         flag = (
@@ -462,15 +474,27 @@ def strategy_summary(comparison: dict[str, Any]) -> list[str]:
             else (" (no significant gain)" if s.get("no_significant_gain") else "")
         )
         lines.append(f"{s['strategy']} ({s['group']}): k* = {s['k_star']} → {s['plateau_budget']}{flag}, n = {s['n']}")
+    lines += [f"not like for like: {d}" for d in comparison.get("differences") or []]
     return lines
 
 
-JUDGE_COLUMNS = ("judge", "role", "verdicts (unparsed)", "TPR", "FPR", "precision", "accuracy", "self-choice (study)")
+JUDGE_COLUMNS = (
+    "judge",
+    "role",
+    "verdicts (unparsed)",
+    "pairwise (unparsed)",
+    "TPR",
+    "FPR",
+    "precision",
+    "accuracy",
+    "self-choice (study)",
+)
 JUDGE_NOTE = (
     "judges against the truth over every stored pointwise verdict: TPR = accepted correct / correct, "
     "FPR = accepted wrong / wrong, precision = correct / accepted, accuracy over parsed verdicts (unparsed: "
-    "missing, not Wrong); self-choice (study, main text) = accepted correct / correct samples, a recall "
-    "beside the committed accuracy (pointwise) it is not"
+    "missing, not Wrong; unparsed pairwise verdicts keep the leader in bump sort, counted); self-choice "
+    "(study, main text) = accepted correct / correct samples, a recall beside the committed accuracy "
+    "(pointwise) it is not"
 )
 
 
@@ -484,6 +508,7 @@ def judge_cells(j: dict[str, Any]) -> list[str]:
         j["judge"],
         j["role"],
         f"{j['parsed']} ({j['unparsed']})",
+        f"{j.get('pairwise', 0) - j.get('pairwise_unparsed', 0)} ({j.get('pairwise_unparsed', 0)})",
         _rate(j["tpr"]),
         _rate(j["fpr"]),
         _rate(j["precision"]),
@@ -559,7 +584,7 @@ def strategy_note(result: dict[str, Any]) -> str | None:
             usd = level.get("verifier_cost_usd")
             parts.append(
                 f"{level['budget']}: {level.get('verifier_calls', 0)} calls, "
-                f"{level.get('verifier_tokens', 0):,} tokens, {'—' if usd is None else f'${usd:.4f}'}, "
+                f"{_count(level.get('verifier_tokens'))} tokens, {'—' if usd is None else f'${usd:.4f}'}, "
                 f"{level.get('verifier_errors', 0)} failed"
             )
     head = (

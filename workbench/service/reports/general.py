@@ -10,7 +10,9 @@ items by `compare_report` (Δ with a paired bootstrap interval, exact McNemar).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
+from statistics import median
 from typing import Any
 
 from stats import offdomain
@@ -77,10 +79,15 @@ def other_transitions(store: Store, run: dict[str, Any], tools: Collection[str])
 
 
 def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> dict[str, Any] | None:
-    """The registry-size table over runs (the study's Table 8): per run its count, detail, the registry's tokens,
-    accuracy with Δ against the plain run (exact McNemar p), the out-of-domain share, and the mechanism by the
-    study's rule (`stats.offdomain.mechanism`). The plain run is the one among `names` without the setting (else
-    the counterpart in the store). None when no run is in the setting."""
+    """The registry-size table over runs (the study's Table 8): per run its count, detail, the tools' tokens in the
+    prompt (`tool_tokens`), accuracy with Δ against the plain run (exact McNemar p), the out-of-domain share, and the
+    mechanism by the study's rule (`stats.offdomain.mechanism`). None when no run is in the setting.
+
+    The plain run (the one among `names` without the setting, else the counterpart in the store) is the study's
+    *irrelevant tools filtered* level: the general-setting prompt with every out-of-domain tool removed, only the
+    task's own seven tools left. A level's accuracy is over the items it shares with the plain run, replicate 0 —
+    the items its Δ and p are computed on — and the plain row's over the items every level shares with it.
+    """
     runs = [store.run(n) for n in names]
     general = [(r, s) for r in runs if (s := setting_of(r))]
     if not general:
@@ -88,34 +95,26 @@ def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> d
     plains = [r["name"] for r in runs if not setting_of(r)]
     plain = plains[0] if plains else plain_counterpart(store, general[0][0])
     rows = []
-    if plain:
-        p_run = store.run(plain)
-        rows.append(
-            {
-                "run": plain,
-                "count": 0,
-                "detail": None,
-                "tool_block_tokens": None,
-                "accuracy": _accuracy(store, p_run),
-                "delta": None,
-                "p": None,
-                "share": None,
-                "mechanism": "plain",
-            }
-        )
+    common_all: set[str] | None = None
     for r, s in sorted(general, key=lambda run_setting: _registry_order(run_setting[1])):
         m = offdomain_measures(store, r)
         delta = p = None
+        accuracy = _accuracy(store, r)
         if plain:
+            common = _first_replicates(store, store.run(plain)).keys() & _first_replicates(store, r).keys()
+            common_all = set(common) if common_all is None else common_all & common
             acc = against_plain(store, plain, r["name"], n_boot)["rows"][0]
             delta, p = acc["delta"], acc["p"]
+            accuracy = _accuracy(store, r, common)
         rows.append(
             {
                 "run": r["name"],
                 "count": s["count"],
                 "detail": s["detail"],
                 "tool_block_tokens": (s.get("tool_block_tokens") or {}).get("extra"),
-                "accuracy": _accuracy(store, r),
+                "tool_tokens": tool_tokens(s),
+                "prompt_tokens": first_prompt_tokens(store, r),
+                "accuracy": accuracy,
                 "delta": delta,
                 "p": p,
                 "share": m["share"] if m else None,
@@ -123,7 +122,54 @@ def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> d
                 "mechanism": offdomain.mechanism(None if p is None else p < 0.05, delta, m["share"] if m else None),
             }
         )
+    if plain:
+        p_run = store.run(plain)
+        rows.insert(
+            0,
+            {
+                "run": plain,
+                "count": 0,
+                "detail": FILTERED,
+                "tool_block_tokens": None,
+                "tool_tokens": tool_tokens(None),
+                "prompt_tokens": first_prompt_tokens(store, p_run),
+                "accuracy": _accuracy(store, p_run, common_all),
+                "delta": None,
+                "p": None,
+                "share": None,
+                "mechanism": "plain",
+            },
+        )
     return {"plain": plain, "rows": rows, "confusion_share": offdomain.CONFUSION_SHARE, "rule": RULE}
+
+
+FILTERED = "irrelevant tools filtered"  # the study's fourth level of Table 8: the plain run
+
+
+def tool_tokens(setting: dict[str, Any] | None) -> int:
+    """The tools' size in the prompt, estimated (characters / 4), as the study's Table 8 counts its registry: the
+    system prompt's tool block and the request's tool schemas, the protocol's seven tools and the setting's extras
+    (`sandbox.extra_tools.registry.setting_record`); None → the plain run's seven tools alone."""
+    if setting is None:
+        from sandbox.extra_tools.registry import estimated_tokens
+        from sandbox.prompts import TOOL_SCHEMAS, TOOLS_BLOCK
+
+        return estimated_tokens(TOOLS_BLOCK) + estimated_tokens(json.dumps(TOOL_SCHEMAS))
+    parts = (setting.get(key) or {} for key in ("tool_block_tokens", "schema_tokens"))
+    return sum(int(part.get("protocol") or 0) + int(part.get("extra") or 0) for part in parts)
+
+
+def first_prompt_tokens(store: Store, run: dict[str, Any]) -> float | None:
+    """The measured input of a run's first model call (the median over its trajectories: system prompt, tools and
+    task as the provider counted them); None when not measured (a scripted agent, estimated tokens)."""
+    from sandbox.agents.continuation import PREFIX_MARK
+    from sandbox.prompt_set import from_stored
+
+    if not _run.measures_tokens(run) or _run.estimates_tokens(run):
+        return None
+    profile = store.context_profile(run["id"], from_stored(run.get("prompts")).stop, PREFIX_MARK)
+    firsts = sorted(p["first_context"] for p in profile.values() if p["first_context"])
+    return float(median(firsts)) if firsts else None
 
 
 def _registry_order(setting: dict[str, Any]) -> tuple[int, int]:
@@ -140,9 +186,20 @@ RULE = (
 )
 
 
-def _accuracy(store: Store, run: dict[str, Any]) -> list[int]:
-    cols = store.trajectory_columns(run["id"], ("correct",))
-    return [int(sum(bool(c) for c in cols["correct"])), len(cols["correct"])]
+def _first_replicates(store: Store, run: dict[str, Any]) -> dict[str, bool]:
+    """Item → correct of a run's replicate-0 trajectories (what `compare_report` pairs)."""
+    cols = store.trajectory_columns(run["id"], ("item_id", "replicate", "correct"))
+    return {i: bool(c) for i, r, c in zip(cols["item_id"], cols["replicate"], cols["correct"]) if not r}
+
+
+def _accuracy(store: Store, run: dict[str, Any], items: Collection[str] | None = None) -> list[int]:
+    """[correct, n]: over every trajectory, or over replicate 0 of `items` (the common items of a comparison)."""
+    if items is None:
+        cols = store.trajectory_columns(run["id"], ("correct",))
+        return [int(sum(bool(c) for c in cols["correct"])), len(cols["correct"])]
+    first = _first_replicates(store, run)
+    kept = [first[i] for i in items if i in first]
+    return [sum(kept), len(kept)]
 
 
 LEGEND = {

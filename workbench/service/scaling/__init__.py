@@ -11,7 +11,14 @@ tables and figures are drawn in `workbench.views.scaling` and `workbench.views.f
 from __future__ import annotations
 
 from workbench.service.scaling.imported import file_parallel, imported_study
-from workbench.service.scaling.judging import is_stored_judge, judge_run, make_judge, recorded_judge, subsets
+from workbench.service.scaling.judging import (
+    is_stored_judge,
+    judge_run,
+    make_judge,
+    recorded_judge,
+    stored_only,
+    subsets,
+)
 from workbench.service.scaling.parallel import (
     TIE_RULE,
     parallel_report,
@@ -90,6 +97,7 @@ __all__ = [
     "recorded_judge",
     "sequential_group",
     "sequential_specs",
+    "stored_only",
     "strategy_comparison",
     "strategy_groups",
     "strategy_of",

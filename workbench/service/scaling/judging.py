@@ -4,11 +4,14 @@ judge is asked once, and the judge a run recorded."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from difflib import get_close_matches
 from typing import Any
 
 from stats import parallel as par
 from storage import Store
 from workbench.service.scaling.parallel_records import JudgeMeasured, JudgeRole
+from workbench.service.scaling.sequential import ScalingInputError
 
 
 def _sample_view(store: Store, traj: dict[str, Any], index: int):
@@ -38,18 +41,23 @@ async def judge_run(
     n_orders: int = 8,
     seed: int = 0,
     ask: bool = True,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store.
+
+    `progress(judge name, items judged, items)` is called after each item (judging a finished run can take long
+    after its sampling said "already done": a front end shows how far it is).
 
     Pairwise orders are drawn within every k-subset of `subsets` (the subsets pass@k averages over), so
     an LLM judge may be asked up to K(K − 1) ordered pairs per item. The orders of (item, k, subset)
     come from their own seeded generator, so they do not depend on
     which other k are read (the TUI reading the recorded k, the CLI a new list, agree). With
     `ask=False` nothing is asked: a verdict not in the store is counted in `missing` (and an order
-    that needs it is abandoned), so a paid judge is never called implicitly.
+    that needs it is abandoned), so a paid judge is never called implicitly. `unparsed_pairwise` counts the pairwise
+    verdicts bump sort read that were unparsed (the leader kept on each).
     """
     cache = store.judgments(run["id"], judge.name)
-    missing = 0
+    missing = unparsed = 0
 
     async def verdict(item, views, kind: str, a: int, b: int | None) -> bool | None:
         nonlocal missing
@@ -63,8 +71,7 @@ async def judge_run(
                 run["id"], item.id, kind, judge.name, a, b, v.value, v.prompt, v.reply, v.tokens, v.cost_usd
             )
             cache[key] = {"verdict": None if v.value is None else int(v.value)}
-        value = cache[key]["verdict"]
-        return None if value is None else bool(value)
+        return stored_verdict(cache[key])
 
     pointwise, tables, orders = [], [], {}
     for i, (item_id, rows) in enumerate(zip(items, samples)):
@@ -90,17 +97,37 @@ async def judge_run(
                     leader = order[0]
                     try:
                         for challenger in order[1:]:
-                            if (leader, challenger) not in table:  # unparsed keeps the leader
-                                table[(leader, challenger)] = bool(
-                                    await verdict(item, views, "pairwise", leader, challenger)
-                                )
+                            if (leader, challenger) not in table:  # unparsed keeps the leader, counted
+                                said = await verdict(item, views, "pairwise", leader, challenger)
+                                unparsed += said is None
+                                table[(leader, challenger)] = bool(said)
                             if table[(leader, challenger)]:
                                 leader = challenger
                     except _Missing:
                         continue
                 orders[(i, k, block)] = perms
         tables.append(table)
-    return {"pointwise": pointwise, "tables": tables, "orders": orders, "missing": missing}
+        if progress is not None:
+            progress(judge.name, i + 1, len(items))
+    return {
+        "pointwise": pointwise,
+        "tables": tables,
+        "orders": orders,
+        "missing": missing,
+        "unparsed_pairwise": unparsed,
+    }
+
+
+def stored_verdict(row: dict[str, Any]) -> bool | None:
+    """A stored verdict; one stored unparsed is read again from its stored reply (`sandbox.judges` parses the
+    study's `<ranking>` tag as well as ours), so verdicts a judge gave in the study's words count once read."""
+    if row.get("verdict") is not None:
+        return bool(row["verdict"])
+    if not row.get("reply"):
+        return None
+    from sandbox.judges import parse_choice, parse_judgment
+
+    return (parse_choice if row.get("kind") == "pairwise" else parse_judgment)(row["reply"])
 
 
 class _Missing(Exception):
@@ -136,12 +163,38 @@ def recorded_judge(run: dict[str, Any]):
     return StoredJudge(f"llm:{run['model'] if name == 'same' else name}")
 
 
+JUDGE_WORDS = ("evidence", "none", "same")
+
+
+def check_judge_name(kind: str) -> None:
+    """A judge is one of `JUDGE_WORDS` or a provider/model string (`openai/gpt-4.1`); anything else is a slip, refused
+    with the nearest word (`evidnce` → did you mean 'evidence'?) rather than sent to a provider as a model."""
+    provider, _, model = kind.partition("/")
+    if kind in JUDGE_WORDS or (provider.strip() and model.strip()):
+        return
+    near = get_close_matches(kind.lower(), JUDGE_WORDS, n=1, cutoff=0.6)
+    hint = f": did you mean '{near[0]}'?" if near else ""
+    raise ScalingInputError(
+        f"judge '{kind}' is neither {', '.join(JUDGE_WORDS)} nor a provider/model string (e.g. openai/gpt-4.1){hint}"
+    )
+
+
+def stored_only(name: str):
+    """The judge `name` (`--judge` as recorded) read from the store only, never asked: what a screen reads a study
+    with while it still samples (its verdicts come after)."""
+    from sandbox.judges import StoredJudge
+
+    return StoredJudge(name)
+
+
 def make_judge(kind: str, spec: Any, base_url: str | None = None):
     """The judge `--judge` names for a parallel run of `spec`: None for `none`, the evidence judge (offline), or an
     LLM judge of the run's own model (`same`, with its base URL, key and client) or of another model string.
-    ValueError for `same` without a model; ConfigError when the model cannot be reached as configured."""
+    ScalingInputError for a name that is none of these (`check_judge_name`); ValueError for `same` without a model;
+    ConfigError when the model cannot be reached as configured."""
     from sandbox import judges
 
+    check_judge_name(kind)
     if kind == "none":
         return None
     if kind == "evidence":
@@ -176,10 +229,13 @@ def judge_role(name: str, run: dict[str, Any]) -> JudgeRole:
 
 def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples) -> list[JudgeMeasured]:
     """Every judge with stored pointwise verdicts on this run (trials beyond the first aside), measured against the
-    truth over the samples it judged: TPR, FPR, precision, accuracy, the study's self-choice (`stats.judges`)."""
+    truth over the samples it judged: TPR, FPR, precision, accuracy, the study's self-choice (`stats.judges`), and its
+    stored pairwise verdicts with how many of them were unparsed (bump sort keeps the leader on those: counted,
+    so a judge whose replies were not read is seen)."""
     from stats.judges import judge_quality
 
     out = []
+    wanted = set(items)
     for name in store.judge_names(run["id"]):
         if TRIAL_MARK in name:
             continue
@@ -190,13 +246,32 @@ def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples
                 row = cache.get((item_id, "pointwise", j, None))
                 if row is not None:
                     truths.append(bool(t["correct"]))
-                    verdicts.append(None if row["verdict"] is None else bool(row["verdict"]))
+                    verdicts.append(stored_verdict(row))
         if truths:
-            out.append(JudgeMeasured(judge=name, role=judge_role(name, run), **judge_quality(truths, verdicts)))
+            pairwise = [stored_verdict(row) for key, row in cache.items() if key[1] == "pairwise" and key[0] in wanted]
+            quality = judge_quality(truths, verdicts)
+            out.append(
+                JudgeMeasured(
+                    judge=name,
+                    role=judge_role(name, run),
+                    **quality,
+                    pairwise=len(pairwise),
+                    pairwise_unparsed=sum(v is None for v in pairwise),
+                )
+            )
     return out
 
 
 TRIAL_MARK = "#trial"
+
+
+def stored_trials(store: Store, run: dict[str, Any], judge_name: str) -> int:
+    """How many trials of `judge_name` the store holds verdicts of on `run` (1 + the largest `#trialT`; 1 with none
+    beyond the judge's own), so a report asked with fewer trials still finds the ones recorded."""
+    prefix = judge_name + TRIAL_MARK
+    names = store.judge_names(run["id"])
+    trials = [int(n[len(prefix) :]) for n in names if n.startswith(prefix) and n[len(prefix) :].isdigit()]
+    return 1 + max(trials, default=0)
 
 
 class TrialJudge:

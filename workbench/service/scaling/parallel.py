@@ -6,6 +6,7 @@ study's readings of the same samples (`readings`); the result is a `ParallelStud
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,14 @@ import numpy as np
 from stats import parallel as par
 from stats.bootstrap import no_variation
 from storage import Store
-from workbench.service.scaling.judging import TrialJudge, judge_role, judge_run, judges_measured, subsets
+from workbench.service.scaling.judging import (
+    TrialJudge,
+    judge_role,
+    judge_run,
+    judges_measured,
+    stored_trials,
+    subsets,
+)
 from workbench.service.scaling.parallel_records import (
     CostMode,
     Costs,
@@ -88,6 +96,7 @@ async def parallel_study(
     tie_rule: TieRule = "split",
     judge_trials: int = 1,
     cost_mode: CostMode = "cache-aware",
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> ParallelStudy:
     """pass@k, majority vote, pointwise and pairwise selection, and the verification gap, per k, with intervals;
     beside them the study's readings of the same samples (`readings.study_rows`).
@@ -98,7 +107,8 @@ async def parallel_study(
     majority rule (the earliest sample's answer among the tied modes) in place of the even split;
     `judge_trials` N > 1 asks the judge N times (`TrialJudge`) and reports their agreement and the
     spread of the gap over trials (the study's Table 6). Every judge with stored verdicts on the run is
-    measured against the truth (`judges`).
+    measured against the truth (`judges`). Trials recorded beyond `judge_trials` are read from the store (never
+    asked for), so extending K keeps the trial section. `progress` is `judging.judge_run`'s.
     """
     if tie_rule not in TIE_RULES:
         raise ScalingInputError(f"tie rule {tie_rule!r}: choose {' or '.join(TIE_RULES)}")
@@ -111,14 +121,29 @@ async def parallel_study(
     table = _sample_table(items, samples, corpus)
     judged = None
     if judge is not None:
-        judged = await judge_run(store, run, items, samples, corpus, judge, ks, n_orders, seed, ask=verdicts == "ask")
+        judged = await judge_run(
+            store, run, items, samples, corpus, judge, ks, n_orders, seed, ask=verdicts == "ask", progress=progress
+        )
     usable = judged if judged and not judged["missing"] else None
     spend = _spend(store, run, samples, judge, cost_mode)
     per_k = [strategies_at_k(table, k, big_k, usable, tie_rule, spend, seed) for k in ks]
     trials = None
-    if judge is not None and judge_trials > 1:
+    recorded = stored_trials(store, run, judge.name) if judge is not None else 1
+    if judge is not None and judged is not None and max(judge_trials, recorded) > 1:
         runs = await _judge_trials(
-            store, run, table, samples, corpus, judge, judged, ks, n_orders, seed, verdicts, judge_trials
+            store,
+            run,
+            table,
+            samples,
+            corpus,
+            (judge, judged),
+            ks,
+            n_orders,
+            seed,
+            verdicts,
+            judge_trials,
+            recorded,
+            progress,
         )
         trials = _trials(runs, items, table.correct, ks, big_k, seed)
     readings = _sampled_readings(table, run, judge, usable, n_orders)
@@ -226,15 +251,28 @@ def _over_parts(measure, correct, verdicts, parts) -> np.ndarray:
 
 
 async def _judge_trials(
-    store: Store, run, table: SampleTable, samples, corpus, judge, judged, ks, n_orders, seed, verdicts, n_trials: int
+    store: Store,
+    run,
+    table: SampleTable,
+    samples,
+    corpus,
+    first: tuple[Any, dict[str, Any]],
+    ks,
+    n_orders,
+    seed,
+    verdicts,
+    asked: int,
+    recorded: int,
+    progress: Callable[[str, int, int], None] | None,
 ) -> list[dict[str, Any]]:
-    """The judge's verdicts in each of its trials: trial 0 its own, trial t ≥ 1 asked again (`TrialJudge`)."""
+    """The judge's verdicts in each of its trials: trial 0 its own, trial t ≥ 1 asked again (`TrialJudge`) when
+    fewer than `asked` trials, else read from the verdicts a trial already recorded (never asked again)."""
+    judge, judged = first
     runs = [judged]
-    for t in range(1, n_trials):
+    for t in range(1, max(asked, recorded)):
+        ask = verdicts == "ask" and t < asked
         trial = TrialJudge(judge, t)
-        runs.append(
-            await judge_run(store, run, table.items, samples, corpus, trial, ks, n_orders, seed, ask=verdicts == "ask")
-        )
+        runs.append(await judge_run(store, run, table.items, samples, corpus, trial, ks, n_orders, seed, ask, progress))
     return runs
 
 

@@ -155,7 +155,9 @@ class StudyRow:
 class JudgeMeasured:
     """A pointwise judge against the truth over the samples it judged (`stats.judges.judge_quality`): confusion
     counts, TPR, FPR, precision, accuracy over parsed verdicts, and the study's self-choice recall; a rate whose
-    denominator is 0 is None. `tasks`: how many tasks it judged (a scores file may hold a judge for some only)."""
+    denominator is 0 is None. `tasks`: how many tasks it judged (a scores file may hold a judge for some only).
+    `pairwise` / `pairwise_unparsed`: its stored pairwise verdicts on a run sampled here and how many of them were
+    not read (bump sort keeps the leader on those, so they are counted where the judge is shown)."""
 
     judge: str
     role: JudgeRole
@@ -174,11 +176,14 @@ class JudgeMeasured:
     self_choice: float | None
     n_correct: int
     tasks: int | None = None
+    pairwise: int | None = None
+    pairwise_unparsed: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
-        if self.tasks is None:
-            del out["tasks"]
+        for optional in ("tasks", "pairwise", "pairwise_unparsed"):
+            if out[optional] is None:
+                del out[optional]
         return out
 
 

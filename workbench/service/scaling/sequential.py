@@ -278,6 +278,9 @@ def group_levels(
     prompt overhead (the median context of the first call), where every episode is stopped after
     one call (docs/scaling.md#sequential-scaling). Points and turns are shown to the agent in every footer, so a
     budget nobody used up can still have changed what the agent did: no flag there.
+
+    A scripted agent calls no model: its tokens and cost are not measured and are None (shown `—`), never 0; so are
+    a scripted verifier's.
     """
     from sandbox.agents.continuation import PREFIX_MARK
     from sandbox.prompt_set import from_stored
@@ -298,6 +301,7 @@ def group_levels(
             "continues": sum(t["continues"] or 0 for t in rows),
         }
         level["accuracy"] = level["correct"] / len(rows) if rows else None
+        level["accuracy_interval"] = level_interval(rows)
         tokens_m = tokens_c = 0.0
         cost_m: float | None = None
         cost_c: float | None = None
@@ -314,18 +318,49 @@ def group_levels(
             tokens_c += item_tokens
             cost_m, cost_c = _add(cost_m, own_cost), _add(cost_c, item_cost)
             reached.append(_reached(axis, value, t, prof))
+        measured = level["measured"]
         level.update(
-            tokens_marginal=int(tokens_m),
-            tokens_cumulative=int(tokens_c),
-            cost_usd_marginal=cost_m,
-            cost_usd_cumulative=cost_c,
-            accuracy_per_usd=level["correct"] / cost_c if cost_c else None,
-            accuracy_per_million_tokens=level["correct"] / (tokens_c / 1e6) if tokens_c else None,
+            tokens_marginal=int(tokens_m) if measured else None,
+            tokens_cumulative=int(tokens_c) if measured else None,
+            cost_usd_marginal=cost_m if measured else None,
+            cost_usd_cumulative=cost_c if measured else None,
+            accuracy_per_usd=level["correct"] / cost_c if measured and cost_c else None,
+            accuracy_per_million_tokens=level["correct"] / (tokens_c / 1e6) if measured and tokens_c else None,
         )
         level.update(_reach_summary(axis, value, rows, profile, reached))
-        level.update(store.strategy_spend(r["id"]))
+        level.update(_verifier_spend(store.strategy_spend(r["id"]), scaling, cost_mode))
         out.append(level)
     return out
+
+
+def level_interval(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A level's accuracy with its 95% Wilson interval, clustered by item (`stats.wilson.clustered_wilson`): with
+    replicates, the trajectories of one item are correlated, so the interval is Wilson's at the effective n
+    (trajectories ÷ the design effect); with one trajectory per item it is the plain Wilson. None without rows."""
+    from stats.wilson import clustered_wilson
+
+    per_item: dict[str, list[int]] = {}
+    for t in rows:
+        counts = per_item.setdefault(t["item_id"], [0, 0])
+        counts[0] += bool(t["correct"])
+        counts[1] += 1
+    interval = clustered_wilson([c[0] for c in per_item.values()], [c[1] for c in per_item.values()])
+    return None if interval is None else interval.as_dict()
+
+
+def _verifier_spend(spend: dict[str, Any], scaling: dict[str, Any], cost_mode: str) -> dict[str, Any]:
+    """The store's strategy spend of a level, the verifier's calls priced by `cost_mode` as the agent's are (`study`:
+    every input token at the verifier model's input price, App. C.1); its tokens and cost None (not measured) when
+    the verifier is the scripted one (`evidence`: no model, nothing to count)."""
+    verifier = scaling.get("verifier") or "evidence"
+    if scaling.get("strategy") != "verifier" or verifier == "evidence":
+        return {**spend, "verifier_tokens": None, "verifier_cost_usd": None}
+    if cost_mode == "study" and spend["verifier_calls"]:
+        from sandbox.pricing import find_price, study_cost
+        from sandbox.records import Usage
+
+        return {**spend, "verifier_cost_usd": study_cost(find_price(verifier), Usage(**spend["verifier_usage"]))}
+    return spend
 
 
 def measures_tokens(run: dict[str, Any]) -> bool:

@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from sandbox.strategies import STRATEGIES
-from stats.wilson import wilson
 from storage import Store
 from workbench.service.scaling.sequential import ScalingInputError, group_plateau
 
 COMPARISON_RULE = (
     "per strategy its own group's plateau (k* = the largest budget reached by a significant gain); per "
-    "level: accuracy with its 95% Wilson interval over the level's trajectories, the agent's cumulative "
-    "tokens and cost, and the verifier's calls, tokens and cost (not charged to the agent)"
+    "level: accuracy with its 95% Wilson interval (clustered by item when items have replicates: Wilson at the "
+    "effective n = trajectories ÷ design effect), the agent's cumulative "
+    "tokens per item and cost, and the verifier's calls, tokens and cost (not charged to the agent)"
 )
 
 
@@ -58,27 +58,90 @@ def strategy_studies(groups: list[str]) -> dict[str, list[str]]:
     return {name: [by[s] for s in STRATEGIES if s in by] for name, by in found.items() if len(by) >= 2}
 
 
+def comparison_groups(store: Store, groups: Sequence[str]) -> list[str]:
+    """The groups named, each one as stored; a NAME with no sequential runs of its own stands for the comparison
+    `scale sequential --run NAME --strategy A,B` made (`NAME.continue`, `NAME.summarize`, `NAME.verifier`)."""
+    out: list[str] = []
+    for group in dict.fromkeys(groups):
+        if any(r["kind"] == "sequential" for r in store.runs_in_group(group)):
+            out.append(group)
+            continue
+        members = [g for g, _ in strategy_groups(group, STRATEGIES) if store.runs_in_group(g)]
+        out += members or [group]  # none: `group_plateau` says the group is empty
+    return list(dict.fromkeys(out))
+
+
 def strategy_comparison(store: Store, groups: list[str], **plateau_options: Any) -> dict[str, Any]:
-    """Each group's strategy, plateau and levels, on one axis (groups on different axes are not one figure)."""
+    """Each group's strategy, plateau and levels, on one axis and over the same items (groups on different axes or
+    items are not one figure); groups whose grids or seeds differ are compared, and the differences named in
+    `differences`."""
     if not groups:
         raise ScalingInputError("name at least one sequential group to compare")
     studies = []
-    for group in dict.fromkeys(groups):
+    designs = {}
+    for group in comparison_groups(store, groups):
         result = group_plateau(store, group, **plateau_options)
         studies.append(_study(group, result))
+        designs[group] = _design_of(store, group)
     axes = {s["axis"] for s in studies}
     if len(axes) > 1:
         raise ScalingInputError(
             f"the groups sweep different axes ({', '.join(sorted(axes))}): compare groups of one axis"
         )
-    return {"axis": axes.pop(), "studies": studies, "rule": COMPARISON_RULE}
+    _check_items(designs)
+    return {
+        "axis": axes.pop(),
+        "studies": studies,
+        "rule": COMPARISON_RULE,
+        "differences": _differences(studies, designs),
+    }
+
+
+def _design_of(store: Store, group: str) -> dict[str, Any]:
+    """The items and seeds a group's levels ran on (its finished trajectories, its runs' recorded seeds)."""
+    items: set[str] = set()
+    seeds: set[Any] = set()
+    for run in store.runs_in_group(group):
+        if run["kind"] != "sequential":
+            continue
+        seeds.add(run.get("seed"))
+        items |= {t["item_id"] for t in store.trajectories(run["id"])}
+    return {"items": items, "seeds": seeds}
+
+
+def _check_items(designs: dict[str, dict[str, Any]]) -> None:
+    """Refuse groups over different items: their accuracies are of different questions, not of the strategies."""
+    first, *rest = designs
+    for group in rest:
+        a, b = designs[first]["items"], designs[group]["items"]
+        if a != b:
+            raise ScalingInputError(
+                f"groups '{first}' ({len(a)} items) and '{group}' ({len(b)} items) cover different items "
+                f"({len(a - b)} only in '{first}', {len(b - a)} only in '{group}'): compare groups run on the "
+                "same items (the same --limit, --ids and filters)"
+            )
+
+
+def _differences(studies: list[dict[str, Any]], designs: dict[str, dict[str, Any]]) -> list[str]:
+    """What differs between the groups besides the strategy, in words: their grids and their seeds."""
+    out = []
+    grids = {s["group"]: ",".join(map(str, s["budgets"])) for s in studies}
+    if len(set(grids.values())) > 1:
+        out.append("grids differ: " + "; ".join(f"{g} {grid}" for g, grid in grids.items()))
+    seeds = {g: ",".join(sorted(map(str, d["seeds"]))) for g, d in designs.items()}
+    if len(set(seeds.values())) > 1:
+        out.append("seeds differ: " + "; ".join(f"{g} {seed}" for g, seed in seeds.items()))
+    return out
 
 
 def _study(group: str, result: dict[str, Any]) -> dict[str, Any]:
     levels = []
     for level in result["levels"]:
-        ci = wilson(level["correct"], level["n"]) if level["n"] else None
-        levels.append({**level, "accuracy_ci": [ci.low, ci.high] if ci else None})
+        ci = level["accuracy_interval"]
+        per_item = (
+            level["tokens_cumulative"] / level["n"] if level["n"] and level["tokens_cumulative"] is not None else None
+        )
+        levels.append({**level, "accuracy_ci": [ci["low"], ci["high"]] if ci else None, "tokens_per_item": per_item})
     return {
         "group": group,
         "strategy": result["strategy"],

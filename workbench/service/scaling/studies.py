@@ -32,6 +32,10 @@ class StudyRequest:
     ks: str = "1,2,4"
     judge: str = "evidence"
     judge_trials: int = 1
+    orders: int = 8  # pairwise orders; 1: the samples' own (the study's)
+    tie_rule: str = "split"  # majority ties: split evenly (ours) or the earliest sample's (the study's)
+    cost_mode: str = "cache-aware"  # how the study's report prices the calls (`costs.COST_MODES`)
+    verifier_base_url: str | None = None  # an OpenAI-compatible server for a model verifier
 
 
 @dataclass
@@ -45,14 +49,23 @@ class StudyPlan:
     ks: list[int] = field(default_factory=list)
     judge: str = "none"
     judge_trials: int = 1
+    orders: int = 8
+    tie_rule: str = "split"
+    cost_mode: str = "cache-aware"
 
 
 def plan_study(request: StudyRequest) -> StudyPlan:
     """The study's runs, or ScalingInputError / LaunchError saying what to fix; nothing is written."""
     from sandbox.strategies import STRATEGIES
+    from workbench.service.scaling.costs import COST_MODES
+    from workbench.service.scaling.parallel import TIE_RULES
 
     if request.kind not in KINDS:
         raise ScalingInputError(f"a study is {' or '.join(KINDS)}, not {request.kind!r}")
+    if request.cost_mode not in COST_MODES:
+        raise ScalingInputError(f"cost mode: choose from {', '.join(COST_MODES)}, not {request.cost_mode!r}")
+    if request.tie_rule not in TIE_RULES:
+        raise ScalingInputError(f"tie rule: choose from {', '.join(TIE_RULES)}, not {request.tie_rule!r}")
     if request.kind == "parallel":
         return _plan_parallel(request)
     grid = parse_grid(request.grid, request.axis)
@@ -62,8 +75,12 @@ def plan_study(request: StudyRequest) -> StudyPlan:
         raise ScalingInputError(f"strategy {', '.join(bad)}: choose from {', '.join(STRATEGIES)}")
     if request.verifier and "verifier" not in names:
         raise ScalingInputError("a verifier is for the verifier strategy")
-    check_verifier(request.verifier or "evidence")
+    if request.verifier_base_url and "verifier" not in names:
+        raise ScalingInputError("a verifier base URL is for the verifier strategy")
+    check_verifier(request.verifier or "evidence", request.verifier_base_url)
     base = run_spec(request.launch)
+    if request.verifier_base_url:
+        base = replace(base, verifier_options={"base_url": request.verifier_base_url})
     specs, groups = [], []
     for group, strategy in strategy_groups(base.name, names or [None]):
         specs += sequential_specs(
@@ -75,7 +92,7 @@ def plan_study(request: StudyRequest) -> StudyPlan:
             (request.verifier or "evidence") if strategy == "verifier" else None,
         )
         groups.append(group)
-    return StudyPlan("sequential", base.name, specs, groups)
+    return StudyPlan("sequential", base.name, specs, groups, cost_mode=request.cost_mode)
 
 
 def _plan_parallel(request: StudyRequest) -> StudyPlan:
@@ -84,6 +101,8 @@ def _plan_parallel(request: StudyRequest) -> StudyPlan:
     ks = parse_ks(request.ks)
     if request.judge_trials < 1:
         raise ScalingInputError("judge trials must be at least 1")
+    if request.orders < 1:
+        raise ScalingInputError("--orders must be at least 1")
     spec = run_spec(request.launch)
     spec = replace(
         spec,
@@ -93,12 +112,25 @@ def _plan_parallel(request: StudyRequest) -> StudyPlan:
             "mode": "parallel",
             "ks": ks,
             "judge": request.judge,
-            "orders": 8,
+            "orders": request.orders,
+            "tie_rule": request.tie_rule,
             "judge_trials": request.judge_trials,
+            "cost_mode": request.cost_mode,
         },
     )
     judge_of(request.judge, spec)  # a model judge that cannot be reached is refused before anything runs
-    return StudyPlan("parallel", spec.name, [spec], [], ks, request.judge, request.judge_trials)
+    return StudyPlan(
+        "parallel",
+        spec.name,
+        [spec],
+        [],
+        ks,
+        request.judge,
+        request.judge_trials,
+        orders=request.orders,
+        tie_rule=request.tie_rule,
+        cost_mode=request.cost_mode,
+    )
 
 
 def check_plan(store, plan: StudyPlan) -> None:
@@ -116,6 +148,8 @@ def judge_of(name: str, spec):
 
     try:
         return make_judge(name, spec)
+    except ScalingInputError:  # a name that is no judge: said as it is
+        raise
     except ConfigError as exc:  # a ValueError too: caught first
         raise ScalingInputError(f"judge: {exc}") from None
     except ValueError:
@@ -137,7 +171,16 @@ async def judge_study(store_path: Path, cache_dir: Path, plan: StudyPlan) -> dic
     store = Store(store_path)
     try:
         return await parallel_report(
-            store, spec.name, corpus, plan.ks, judge, seed=spec.seed, judge_trials=plan.judge_trials
+            store,
+            spec.name,
+            corpus,
+            plan.ks,
+            judge,
+            n_orders=plan.orders,
+            seed=spec.seed,
+            tie_rule=plan.tie_rule,
+            judge_trials=plan.judge_trials,
+            cost_mode=plan.cost_mode,
         )
     finally:
         store.close()

@@ -29,6 +29,7 @@ from workbench.service import agents
 from workbench.service.datasets import dataset_label
 from workbench.service.families import TIERS
 from workbench.service.launch import ABLATIONS, AGENTS, CLIENTS, LaunchError, LaunchRequest, default_run_name, run_spec
+from workbench.tui.flag_words import in_form_words
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.help import bound_key
 
@@ -58,6 +59,7 @@ DEFAULTS = {
     "extra_count": "",
     "extra_detail": "full",
     "extra_cost": "1",
+    "extra_timeout": "30",  # seconds per forwarded call of an MCP server registry
     "distractible": "",
     "prompts": "",
     "family": "",
@@ -125,6 +127,7 @@ LABELS = {
     "extra_tools_count": "tool count",
     "extra_tools_detail": "detail",
     "extra_tools_cost": "tool cost",
+    "extra_tools_timeout": "tool timeout",
     "distractible": "distractible",
     "prompts": "prompts file",
     "family": "family",
@@ -138,6 +141,7 @@ FIELD_IDS = {
     "extra_tools_count": "extra_count",
     "extra_tools_detail": "extra_detail",
     "extra_tools_cost": "extra_cost",
+    "extra_tools_timeout": "extra_timeout",
 }
 NUMBERS = ("budget", "max_turns", "max_tokens_total", "limit", "workers", "replicates", "seed")  # typed as text
 
@@ -208,6 +212,12 @@ def _extra_request(v: dict[str, str], errors: dict[str, str]) -> dict[str, Any]:
             extra_tools_detail=v.get("extra_detail", "full"),
             **({"extra_tools_cost": cost} if cost is not None else {}),
         )
+        if kind == "mcp":
+            timeout = (v.get("extra_timeout") or "").strip()
+            try:
+                out["extra_tools_timeout"] = float(timeout) if timeout else 30.0
+            except ValueError:
+                errors["extra_timeout"] = f"tool timeout: '{timeout}' is not a number of seconds"
     text = v.get("distractible", "").strip() if v.get("agent") == "heuristic" else ""
     if text:
         try:
@@ -254,7 +264,7 @@ def validate(
     except LaunchError as exc:
         spec = None
         for key, message in exc.problems.items():
-            errors.setdefault(FIELD_IDS.get(key, key), message)
+            errors.setdefault(FIELD_IDS.get(key, key), in_form_words(message, LABELS))
     name, model, ids, tokens = v["name"].strip(), request.model, request.ids, request.max_tokens_total
     if "name" not in errors and name in existing and not (stored and stored.get("identity")):
         notes.append(
@@ -659,6 +669,9 @@ class LaunchScreen(WorkbenchNode, ModalScreen):
                         ),
                         "wide",
                     )
+                    yield _field(
+                        "Timeout s", Input(v["extra_timeout"], placeholder="30", id="extra_timeout", classes="num")
+                    )
                 with Horizontal(classes="form-row"):
                     yield _field("Count", Input(v["extra_count"], placeholder="all", id="extra_count", classes="num"))
                     yield _field(
@@ -723,6 +736,7 @@ class LaunchScreen(WorkbenchNode, ModalScreen):
         self.query_one("#extra_source", Input).disabled = kind in ("none", "builtin")
         for key in ("extra_count", "extra_detail", "extra_cost"):
             self.query_one(f"#{key}").disabled = kind == "none"
+        self.query_one("#extra_timeout", Input).disabled = kind != "mcp"  # an MCP server's calls only
         self.query_one("#distractible", Input).disabled = self.values["agent"] != "heuristic"
 
     def on_select_changed(self, event: Select.Changed) -> None:

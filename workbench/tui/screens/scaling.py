@@ -406,7 +406,7 @@ class ScalingScreen(WorkbenchNode, Screen):
         self.study = next((job for job in self.app.studies.values() if job.active), None)
         if self.study is not None:  # a study launched before this screen opened: watch it too
             self.study.listeners.append(self._watch_study)
-        self._seen: tuple[str, int] | None = None
+        self._seen: tuple[str, int, int] | None = None
         self.set_interval(0.5, self._watch_study)
         if not self.sources:
             self._caption(
@@ -426,12 +426,16 @@ class ScalingScreen(WorkbenchNode, Screen):
     def _load_sources(self) -> None:
         """The sources list from the store (again when a launched study adds groups or runs)."""
         table = self.query_one("#scaling-sources", DataTable)
+        at = self.sources[table.cursor_row].key if 0 <= table.cursor_row < len(self.sources) else None
         table.clear()
         store = self.app.open_store(create=False)
         self.sources = scaling_sources(store.runs() if store is not None else [])
         self.sources += [source for source, _, _ in self.imported.values()]
         for source in self.sources:
             table.add_row(Text(clip(sanitize(source.name), 16)), Text(source.detail, style="dim"), key=source.key)
+        keys = [source.key for source in self.sources]
+        if at in keys:  # the cursor stays on the source it was on
+            table.move_cursor(row=keys.index(at))
 
     # ------------------------------------------------------------ computing
 
@@ -455,7 +459,12 @@ class ScalingScreen(WorkbenchNode, Screen):
             work = partial(compute_imported, study, path)
         else:
             corpora = self.app.corpora
-            work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, self.judge)
+            judge = self.judge
+            if self._sampling(source):  # verdicts come after the sampling: meanwhile only those stored are read
+                from workbench.service.scaling import stored_only
+
+                judge = stored_only(self.study.plan.judge if self.study is not None else "evidence")
+            work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, judge)
         self.worker = self.run_worker(
             work, thread=True, exclusive=True, group="scaling", name=source.key, exit_on_error=False
         )
@@ -734,13 +743,16 @@ class ScalingScreen(WorkbenchNode, Screen):
             return
         box.display = True
         box.update(study_text(job))
-        key = (job.status, job.finished_levels)
+        sampled = sum(level["done"] for level in job.progress()) if job.plan.kind == "parallel" else 0
+        # a parallel study is drawn as it samples: every K trajectories more (an item's K samples, at the earliest)
+        key = (job.status, job.finished_levels, sampled // max(1, *(job.plan.ks or [1])))
         if key == self._seen:
             return
         self._seen = key
         ready = job.status in ("done", "stopped", "failed") or (
             job.plan.kind == "sequential" and job.finished_levels >= 2
         )
+        ready = ready or (job.plan.kind == "parallel" and job.status == "running" and key[2] >= 1)
         if not ready:
             return
         self._load_sources()
@@ -750,9 +762,27 @@ class ScalingScreen(WorkbenchNode, Screen):
         if source is not None:
             self.select(source, force=True)
 
+    def _sampling(self, source: Source) -> bool:
+        """Whether `source` is the parallel study this screen watches, still sampling (not yet judged)."""
+        job = self.study
+        return (
+            job is not None
+            and job.status == "running"
+            and job.plan.kind == "parallel"
+            and source.kind == "parallel"
+            and source.name == job.plan.name
+        )
+
     def action_recompute(self) -> None:
+        """The list read again (runs another process added since: a sweep run from the CLI) and the result in view
+        recomputed."""
+        self._load_sources()
         if self.shown is not None:
             self.select(self.shown, force=True)
+
+    def on_screen_resume(self) -> None:
+        """Back on this screen: the list as the store stands now (a group's count grows while its sweep runs)."""
+        self._load_sources()
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -1,8 +1,10 @@
 """The form that launches a scaling study from the Scaling screen: a sequential sweep (axis, grid, strategies,
-verifier) or a parallel study (k, judge, trials), over the launch form's basic run choices.
+verifier and its server) or a parallel study (k, judge, trials, orders, tie rule), over the launch form's basic run
+choices and the caps, with the cost mode the study's report prices by — what the CLI's `scale` commands take.
 
 It only parses text fields; `workbench.service.scaling.plan_study` checks everything and makes the runs, as the
-CLI's `scale` commands do, so a problem reads the same and a study launched here resumes from the CLI.
+CLI's `scale` commands do, so a study launched here resumes from the CLI; a problem is said in the form's words
+(`workbench.tui.flag_words`: `--grid` reads `grid`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from sandbox.records import Caps
+from workbench.tui.flag_words import in_form_words
+
 # field id → (label, default); the kind and the axis are choices
 FIELDS = (
     ("study-name", "name", "study"),
@@ -23,20 +28,56 @@ FIELDS = (
     ("study-model", "model (llm)", ""),
     ("study-base-url", "base URL (llm)", ""),
     ("study-limit", "items (limit)", "6"),
+    ("study-budget", "points budget (cap)", str(Caps.budget)),
+    ("study-max-turns", "max turns (cap)", str(Caps.max_turns)),
+    ("study-max-tokens", "max tokens total (cap)", str(Caps.max_tokens_total)),
     ("study-grid", "grid (sequential)", "2k,4k,8k"),
     ("study-strategies", "strategies (sequential)", "continue,summarize,verifier"),
     ("study-verifier", "verifier (verifier strategy)", "evidence"),
+    ("study-verifier-base-url", "verifier base URL (a model verifier)", ""),
     ("study-ks", "k (parallel)", "1,2,4"),
     ("study-judge", "judge (parallel)", "evidence"),
     ("study-trials", "judge trials (parallel)", "1"),
+    ("study-orders", "pairwise orders (parallel; 1: the samples' own)", "8"),
 )
+# choice id → (label, [(shown, value)]); the first value is the default
+CHOICES = (
+    (
+        "study-tie-rule",
+        "majority ties (parallel)",
+        [("split evenly (ours)", "split"), ("first sample (study)", "first")],
+    ),
+    ("study-cost-mode", "cost mode", [("cache-aware (ours)", "cache-aware"), ("study (App. C.1)", "study")]),
+)
+# a CLI flag (or a request field) as the form names it, for the messages the services word for the CLI
+LABELS = {
+    "grid": "grid",
+    "strategy": "strategies",
+    "verifier": "verifier",
+    "verifier_base_url": "verifier base URL",
+    "k": "k",
+    "judge": "judge",
+    "judge_trials": "judge trials",
+    "orders": "pairwise orders",
+    "tie_rule": "majority ties",
+    "cost_mode": "cost mode",
+    "limit": "items",
+    "budget": "points budget",
+    "max_turns": "max turns",
+    "max_tokens_total": "max tokens total",
+    "model": "model",
+    "base_url": "base URL",
+    "agent": "agent",
+    "name": "name",
+}
 
 
 class StudyForm(ModalScreen[Any]):
-    """Fields, then Start (ctrl+s) or Cancel (escape); a problem shows in the error line and nothing is launched."""
+    """Fields, then Start (ctrl+r, as the New run form) or Cancel (escape); a problem shows in the error line, in the
+    form's words, and nothing is launched. The name field has the focus when the form opens."""
 
     BINDINGS = [
-        Binding("ctrl+s", "start", "Start", id="study.start"),
+        Binding("ctrl+r", "start", "Start", id="study.start"),
         Binding("escape", "cancel", "Cancel", id="study.cancel"),
     ]
 
@@ -62,15 +103,21 @@ class StudyForm(ModalScreen[Any]):
                 for field_id, label, default in FIELDS:
                     yield Label(label)
                     yield Input(default, id=field_id)
+                for choice_id, label, options in CHOICES:
+                    yield Label(label)
+                    yield Select(options, value=options[0][1], allow_blank=False, id=choice_id)
             yield Static("", id="study-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel (esc)", id="study-cancel")
-                yield Button("Start (ctrl+s)", id="study-start", variant="primary")
+                yield Button("Start (ctrl+r)", id="study-start", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#study-name", Input).focus()  # typed text lands in a field from the first key
 
     def values(self) -> dict[str, str]:
         out = {field_id: self.query_one(f"#{field_id}", Input).value.strip() for field_id, _, _ in FIELDS}
-        out["study-kind"] = str(self.query_one("#study-kind", Select).value)
-        out["study-axis"] = str(self.query_one("#study-axis", Select).value)
+        for choice_id in ("study-kind", "study-axis", *(c[0] for c in CHOICES)):
+            out[choice_id] = str(self.query_one(f"#{choice_id}", Select).value)
         return out
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -82,7 +129,7 @@ class StudyForm(ModalScreen[Any]):
     def action_start(self) -> None:
         plan, problem = self.check(self.values())
         if problem:
-            self.query_one("#study-error", Static).update(Text(problem))
+            self.query_one("#study-error", Static).update(Text(in_form_words(problem, LABELS)))
             return
         self.dismiss(plan)
 
@@ -101,12 +148,18 @@ def study_request(values: dict[str, str]):
         except ValueError:
             raise ValueError(f"{label}: '{values[field_id]}' is not a whole number") from None
 
+    def cap(field_id: str, key: str, default: int) -> int:
+        return whole(field_id, LABELS[key]) if values.get(field_id) else default
+
     launch = LaunchRequest(
         agent=values["study-agent"] or "heuristic",
         name=values["study-name"] or None,
         model=values["study-model"] or None,
         base_url=values["study-base-url"] or None,
         limit=whole("study-limit", "items") if values["study-limit"] else None,
+        budget=cap("study-budget", "budget", Caps.budget),
+        max_turns=cap("study-max-turns", "max_turns", Caps.max_turns),
+        max_tokens_total=cap("study-max-tokens", "max_tokens_total", Caps.max_tokens_total),
     )
     return StudyRequest(
         kind=values["study-kind"],
@@ -118,4 +171,8 @@ def study_request(values: dict[str, str]):
         ks=values["study-ks"],
         judge=values["study-judge"] or "evidence",
         judge_trials=whole("study-trials", "judge trials") if values["study-trials"] else 1,
+        orders=whole("study-orders", LABELS["orders"]) if values.get("study-orders") else 8,
+        tie_rule=values.get("study-tie-rule") or "split",
+        cost_mode=values.get("study-cost-mode") or "cache-aware",
+        verifier_base_url=values.get("study-verifier-base-url") or None,
     )

@@ -52,14 +52,20 @@ def bar(used: float, cap: float, width: int) -> tuple[str, str]:
     return filled, "░" * (width - len(filled))
 
 
+# A cap at least this large is no cap: a token-axis sweep lifts the token cap to 10**12 (the level's context budget
+# bounds it instead, `workbench.service.scaling.sequential_specs`); a meter says so rather than `50K/1000000.0M`.
+NO_CAP = 10**12
+
+
 def meter_text(used: int, cap: int, width: int = 12, unit: str = "", style: Style | None = None) -> Text:
-    """A bar and `used/cap`; `style` (from a theme colour) styles the bar, else the widget's colour applies."""
+    """A bar and `used/cap` (`used · no cap` when the cap is lifted); `style` (from a theme colour) styles the bar,
+    else the widget's colour applies."""
     filled, empty = bar(used, cap, width)
     style = style or Style()
     text = Text()
     text.append(filled, style=style)
     text.append(empty, style=style + Style(dim=True))
-    text.append(f" {amount(used, unit)}/{amount(cap, unit)}")
+    text.append(f" {amount(used, unit)} · no cap" if cap >= NO_CAP else f" {amount(used, unit)}/{amount(cap, unit)}")
     return text
 
 
