@@ -120,8 +120,10 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_rename(args: argparse.Namespace) -> int:
     if not args.new.strip():
         raise UsageError("the new name is empty")
+    from workbench.service.stores import rename_run
+
     store = _writable_store(args.db)
-    store.rename_run(args.old, args.new)
+    rename_run(store, args.old, args.new)  # refused while a process executes either name
     print(f"renamed run '{args.old}' to '{args.new}'")
     return ExitCode.OK
 

@@ -387,6 +387,7 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def action_rename(self) -> None:
         from workbench.service.errors import StoreError
+        from workbench.service.stores import rename_run
         from workbench.tui.screens.dialogs import NameModal
 
         name = self.current_name()
@@ -404,8 +405,8 @@ class RunsScreen(WorkbenchNode, Screen):
         def done(new: str | None) -> None:
             if new and new != name:
                 try:
-                    self.app.store.rename_run(name, new)
-                except StoreError as exc:  # the run was deleted, or the name taken, meanwhile
+                    rename_run(self.app.store, name, new)
+                except StoreError as exc:  # deleted, the name taken, or executed by another process meanwhile
                     self.notify(str(exc), severity="error")
                     return
                 self.app.jobs.pop(name, None)
