@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from workbench.views.cells import shell_word
+
 
 class ExitCode(IntEnum):
     OK = 0
@@ -57,4 +59,5 @@ def user_message(exc: BaseException) -> str:
     if problems:
         return "\nerror: ".join(problems.values())
     remedy = REMEDIES.get(getattr(exc, "remedy", None) or "")
-    return f"{exc}: {remedy.format(run=getattr(exc, 'run', None) or 'NAME')}" if remedy else str(exc)
+    run = getattr(exc, "run", None)
+    return f"{exc}: {remedy.format(run=shell_word(run) if run else 'NAME')}" if remedy else str(exc)
