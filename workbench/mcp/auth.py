@@ -110,7 +110,7 @@ class BearerGate:
                 "status": 401,
                 "headers": [
                     (b"content-type", b"application/json"),
-                    (b"www-authenticate", b'Bearer realm="agenthop"'),
+                    (b"www-authenticate", b'Bearer realm="agenthop-workbench"'),
                     (b"content-length", str(len(UNAUTHORIZED)).encode()),
                 ],
             }

@@ -52,14 +52,43 @@ def text_widths(name: int, agent: int, room: int) -> tuple[int, int]:
 
 
 def agent_label(row: dict[str, Any]) -> str:
+    return _agent_words(row) + (f" {_tag_words(row)}" if _tag_words(row) else "")
+
+
+def _agent_words(row: dict[str, Any]) -> str:
     text = row["agent"] + (f" {row['model']}" if row.get("model") else "")
     if row.get("ablation") and row["ablation"] != "full":
         text += f" · {row['ablation']}"
-    if row.get("family") or row.get("tier"):  # the panel's grouping, where known (scripted runs: once tagged)
-        from workbench.views.cells import lineage_cell
-
-        text += f" [{lineage_cell(row.get('family'), row.get('tier'))}]"
     return text
+
+
+def _tag_words(row: dict[str, Any]) -> str:
+    """`[GPT · closed]`: the panel's grouping, where known (scripted runs: once tagged), else ''."""
+    if not (row.get("family") or row.get("tier")):
+        return ""
+    from workbench.views.cells import lineage_cell
+
+    return f"[{lineage_cell(row.get('family'), row.get('tier'))}]"
+
+
+AGENT_MIN = 6  # cells the agent keeps before its tag gives way
+
+
+def agent_cell(row: dict[str, Any], width: int) -> str:
+    """The AGENT / MODEL cell in `width` cells: what does not fit is elided from the agent and model's middle, and
+    the tag stays whole (`oracle · n…ch [GPT · closed]`); clipping the whole cell's middle cut both
+    (`heuristic · clo…ristic · open]`). A tag too wide to leave the agent AGENT_MIN cells is left out."""
+    from rich.cells import cell_len
+
+    agent, tag = sanitize(_agent_words(row)), sanitize(_tag_words(row))
+    if not tag:
+        return clip_middle(agent, width)
+    if cell_len(agent) + 1 + cell_len(tag) <= width:
+        return f"{agent} {tag}"
+    room = width - 1 - cell_len(tag)
+    if room < AGENT_MIN:
+        return clip_middle(agent, width)
+    return f"{clip_middle(agent, room)} {tag}"
 
 
 def matches(row: dict[str, Any], query: str) -> bool:
@@ -246,7 +275,7 @@ class RunsScreen(WorkbenchNode, Screen):
         name = Text(clip_middle(("● " if row["name"] in self.marked else "") + sanitize(row["name"]), name_width))
         return [
             name,
-            Text(clip_middle(sanitize(agent_label(row)), agent_width)),
+            Text(agent_cell(row, agent_width)),
             Text(clip(sanitize(dataset_label(row["dataset"])), 16)),
             Text(f"{row['done']}/{row['planned']}", justify="right"),
             Text(acc, justify="right"),
@@ -448,9 +477,10 @@ class RunsScreen(WorkbenchNode, Screen):
 
         self.app.push_screen(
             NameModal(
-                f"Family, tier of '{name}' (closed-frontier / open-frontier / compute-efficient; auto: from the model)",
+                f"Family, tier of '{clip_middle(sanitize(name), 40)}'",
                 value,
                 check,
+                hint="FAMILY, TIER · tiers: closed-frontier, open-frontier, compute-efficient · auto: from the model",
             ),
             done,
         )
