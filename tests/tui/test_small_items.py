@@ -156,29 +156,37 @@ def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_sta
     assert validate(values, {"busy-run"}, llm_ok=False, store_path=store).spec is not None  # over: it resumes
 
 
-async def test_the_home_screen_refuses_to_rename_a_run_another_process_executes(seeded):
-    """`r` on a run whose lock another process holds: the notice names its pid and the store keeps the name."""
+def hold_lock(store, run: str):
+    """Another process holding `run`'s lock, as a process executing it does, until its stdin closes."""
     import subprocess
     import sys
-
-    from textual.widgets import DataTable, Input
-    from tui_support import make_app, settle
-
-    from tests.textual_private import messages
 
     child = subprocess.Popen(
         [
             sys.executable,
             "-c",
             "import sys; from storage.locks import RunLock\n"
-            f"with RunLock({str(seeded)!r}, 'heur-s0'):\n    print('held', flush=True)\n    sys.stdin.readline()",
+            f"with RunLock({str(store)!r}, {run!r}):\n    print('held', flush=True)\n    sys.stdin.readline()",
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
+    assert child.stdout.readline().strip() == "held"
+    return child
+
+
+async def test_the_home_screen_refuses_to_rename_or_delete_a_run_another_process_executes(seeded):
+    """`r` and `d` on a run whose lock another process holds: the notice names its pid and the store keeps the run
+    under its name."""
+    from textual.widgets import DataTable, Input
+    from tui_support import make_app, settle
+
+    from tests.textual_private import messages
+
+    child = hold_lock(seeded, "heur-s0")
+    busy = f"run 'heur-s0' is in progress in another process (pid {child.pid}); wait for it or stop it"
     try:
-        assert child.stdout.readline().strip() == "held"
         app = make_app()
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot, app)
@@ -189,11 +197,14 @@ async def test_the_home_screen_refuses_to_rename_a_run_another_process_executes(
             app.screen.query_one(Input).value = "heur-moved"
             await pilot.press("enter")
             await pilot.pause()
-            assert f"run 'heur-s0' is in progress in another process (pid {child.pid}); wait for it or stop it" in (
-                messages(app)
-            )
-            assert "heur-s0" in home.shown and "heur-moved" not in home.shown
-            assert "heur-moved" not in {r["name"] for r in app.store.runs()}
+            assert messages(app).count(busy) == 1
+            assert "heur-s0" in home.shown and "heur-moved" not in {r["name"] for r in app.store.runs()}
+            await pilot.press("d")
+            await pilot.pause()
+            await pilot.press("y")
+            await settle(pilot, app)
+            assert messages(app).count(busy) == 2
+            assert "heur-s0" in home.shown and "heur-s0" in {r["name"] for r in app.store.runs()}
     finally:
         child.stdin.close()
         child.wait(timeout=30)

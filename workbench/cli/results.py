@@ -109,10 +109,9 @@ def cmd_delete(args: argparse.Namespace) -> int:
         if input().strip().lower() not in ("y", "yes"):
             print(f"kept {what}")  # the user's answer, not a failure
             return ExitCode.OK
-    from workbench.service.stores import run_lock
+    from workbench.service.stores import delete_run
 
-    with run_lock(store.path, args.name):  # never under a process that is writing it
-        store.delete_run(args.name)
+    delete_run(store, args.name)  # never under a process that is writing it
     print(f"deleted {what}")
     return ExitCode.OK
 

@@ -36,6 +36,13 @@ def rename_run(store: Any, old: str, new: str) -> None:
         store.rename_run(old, new)
 
 
+def delete_run(store: Any, name: str) -> None:
+    """Delete a run while holding its lock (RunBusy, a StoreError, naming the holder's pid): a process executing
+    it would go on writing trajectories of a run that is gone."""
+    with run_lock(store.path, name):
+        store.delete_run(name)
+
+
 def lock_holder(store_path: Path, run_name: str) -> int | None:
     """The pid of the process executing the run, or None."""
     from storage.locks import holder

@@ -490,6 +490,8 @@ class RunsScreen(WorkbenchNode, Screen):
         self.app.open_panel(list(self.marked) if len(self.marked) >= 2 else [])
 
     def action_delete(self) -> None:
+        from workbench.service.errors import StoreError
+        from workbench.service.stores import delete_run
         from workbench.tui.screens.dialogs import ConfirmModal
 
         name = self.current_name()
@@ -499,7 +501,11 @@ class RunsScreen(WorkbenchNode, Screen):
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.app.store.delete_run(name)
+                try:
+                    delete_run(self.app.store, name)
+                except StoreError as exc:  # executed by another process, or deleted, meanwhile
+                    self.notify(str(exc), severity="error")
+                    return
                 self.app.jobs.pop(name, None)
                 self.marked = [m for m in self.marked if m != name]
                 self.reload(force=True)
