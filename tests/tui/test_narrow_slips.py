@@ -105,3 +105,44 @@ async def test_below_112_columns_the_panel_footer_keeps_pick_runs_and_export(see
         await pilot.resize_terminal(160, 48)
         await settle(pilot, app)
         assert {"Table 2", "Fingerprints", "Pick runs", "Export", "Help"} <= footer_keys(app)
+
+
+def add_runs(db, n: int) -> None:
+    """`n` more runs (copies of heur-s0's row, no trajectories): more than the screen's height holds."""
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    cols = [r[1] for r in con.execute("PRAGMA table_info(runs)") if r[1] not in ("id", "name")]
+    for i in range(n):
+        con.execute(
+            f"INSERT INTO runs (name, {', '.join(cols)}) SELECT ?, {', '.join(cols)} FROM runs WHERE name = 'heur-s0'",
+            (f"copy-{i}",),
+        )
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
+async def test_a_runs_list_longer_than_the_screen_has_no_horizontal_scrollbar_above_the_footer(seeded, size):
+    """The vertical scrollbar is 2 cells wide and the columns were fitted beside 1: a horizontal scrollbar, one
+    cell of scrolling, took the row above the footer."""
+    from textual.widgets import DataTable
+
+    add_runs(seeded, size[1] + 10)
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        table = app.screen.query_one(DataTable)
+        assert table.show_vertical_scrollbar and not table.show_horizontal_scrollbar
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        assert screen_lines(app)[-2].split()[0].startswith("copy-")  # a run's row right above the footer
+
+
+@given(st.integers(1, 60), st.integers(1, 60), st.integers(0, 120), st.integers(1, 20), st.integers(1, 20))
+def test_text_widths_fit_the_room_where_the_floors_allow_and_never_go_below_them(name, agent, room, low_n, low_a):
+    from workbench.tui.screens.runs import AGENT_MAX, NAME_MAX, text_widths
+
+    n, a = text_widths(name, agent, room, (low_n, low_a))
+    assert n <= min(name, NAME_MAX) and a <= min(agent, AGENT_MAX)
+    assert n >= min(low_n, name, NAME_MAX) and a >= min(low_a, agent, AGENT_MAX)
+    assert n + a <= room or (n <= low_n and a <= low_a)  # it does not fit only when neither can give way

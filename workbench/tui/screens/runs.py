@@ -39,15 +39,19 @@ SORTS = ("created", "name", "agent", "dataset", "done", "accuracy", "cost", "sta
 NAME_MAX, AGENT_MAX, TEXT_MIN = 32, 30, 10  # NAME and AGENT / MODEL: sized to content up to a cap, shrunk to fit
 
 
-def text_widths(name: int, agent: int, room: int) -> tuple[int, int]:
+def text_widths(name: int, agent: int, room: int, floors: tuple[int, int] = (TEXT_MIN, TEXT_MIN)) -> tuple[int, int]:
     """Clip widths of NAME and AGENT / MODEL whose longest cells are `name` and `agent` wide, so that both fit in
-    `room` cells (what the other columns leave): the wider one gives way first, neither below TEXT_MIN."""
+    `room` cells (what the other columns leave): the wider one gives way first, neither below its floor (TEXT_MIN,
+    or its header's width: a column is never narrower than its header, so shrinking it below would not fit)."""
     name, agent = min(name, NAME_MAX), min(agent, AGENT_MAX)
-    while name + agent > room and max(name, agent) > TEXT_MIN:
-        if name >= agent:
+    low_name, low_agent = floors
+    while name + agent > room:
+        if name > low_name and (name >= agent or agent <= low_agent):
             name -= 1
-        else:
+        elif agent > low_agent:
             agent -= 1
+        else:
+            break
     return name, agent
 
 
@@ -291,8 +295,9 @@ class RunsScreen(WorkbenchNode, Screen):
         cells = [self._cells(row) for row in rows]
         content = [max([len(label) + 2, *(c[i].cell_len for c in cells)]) for i, (_, label) in enumerate(COLUMNS)]
         content[-1] = max(content[-1], 12)  # STATE has a fixed width
-        room = column_room(table, content[2:]) - 2 * table.cell_padding  # NAME and AGENT share what is left
-        fitted = text_widths(content[0], content[1], room)
+        room = column_room(table, content[2:], len(rows)) - 2 * table.cell_padding  # NAME and AGENT share the rest
+        floors = (max(TEXT_MIN, len(COLUMNS[0][1]) + 2), max(TEXT_MIN, len(COLUMNS[1][1]) + 2))  # header + sort mark
+        fitted = text_widths(content[0], content[1], room, floors)
         changed = fitted != self._fitted
         self.widths = self._fitted = fitted
         return changed
