@@ -120,42 +120,6 @@ async def test_the_live_screen_of_a_relaunched_finished_run_shows_its_real_termi
         assert "elapsed 1m30s" in str(app.screen.query_one("#live-stats").render())
 
 
-def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_start(tmp_path):
-    import subprocess
-    import sys
-
-    from workbench.tui.screens.launch import validate
-
-    store = tmp_path / "store.sqlite"
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from storage.locks import RunLock\n"
-            f"with RunLock({str(store)!r}, 'busy-run'):\n    print('held', flush=True)\n    sys.stdin.readline()",
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert child.stdout.readline().strip() == "held"
-        values = {"name": "busy-run", "agent": "heuristic"}
-        result = validate(values, {"busy-run"}, llm_ok=False, store_path=store)
-        assert result.spec is None and result.errors == {
-            "name": f"name: 'busy-run' is in progress in another process (pid {child.pid}); starting it here would "
-            "be refused: wait for it to finish, or choose another name"
-        }
-        assert (
-            validate({**values, "name": "free-run"}, {"busy-run", "free-run"}, llm_ok=False, store_path=store).spec
-            is not None
-        )
-    finally:
-        child.stdin.close()
-        child.wait(timeout=30)
-    assert validate(values, {"busy-run"}, llm_ok=False, store_path=store).spec is not None  # over: it resumes
-
-
 def hold_lock(store, run: str):
     """Another process holding `run`'s lock, as a process executing it does, until its stdin closes."""
     import subprocess
@@ -174,6 +138,28 @@ def hold_lock(store, run: str):
     )
     assert child.stdout.readline().strip() == "held"
     return child
+
+
+def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_start(tmp_path):
+    from workbench.tui.screens.launch import validate
+
+    store = tmp_path / "store.sqlite"
+    child = hold_lock(store, "busy-run")
+    try:
+        values = {"name": "busy-run", "agent": "heuristic"}
+        result = validate(values, {"busy-run"}, llm_ok=False, store_path=store)
+        assert result.spec is None and result.errors == {
+            "name": f"name: 'busy-run' is in progress in another process (pid {child.pid}); starting it here would "
+            "be refused: wait for it to finish, or choose another name"
+        }
+        assert (
+            validate({**values, "name": "free-run"}, {"busy-run", "free-run"}, llm_ok=False, store_path=store).spec
+            is not None
+        )
+    finally:
+        child.stdin.close()
+        child.wait(timeout=30)
+    assert validate(values, {"busy-run"}, llm_ok=False, store_path=store).spec is not None  # over: it resumes
 
 
 async def test_the_home_screen_refuses_to_rename_or_delete_a_run_another_process_executes(seeded):
