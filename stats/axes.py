@@ -37,7 +37,16 @@ AMOUNTS = (
     "lost_calls",
 )
 NUMBERS = ("depth", "replicate", "predicted_index", "correct_index", "n_gold", "section_reachable")
-LABELS = ("kind", "termination", "reasoning_type", "consensus_tier", "venue", "chosen_type", "item_id")
+LABELS = (
+    "kind",
+    "termination",
+    "reasoning_type",
+    "consensus_tier",
+    "venue",
+    "chosen_type",
+    "item_id",
+    "error_kind",
+)
 COLUMNS = FLAGS + AMOUNTS + NUMBERS + LABELS
 
 
@@ -152,6 +161,17 @@ def mean(records: Sequence[Record] | Table, key: str) -> Ratio:
 def terminations(records: Sequence[Record] | Table) -> dict[str, int]:
     ends = Table.of(records)["termination"]
     return {term: int((ends == term).sum()) for term in TERMINATIONS}
+
+
+def error_kinds(records: Sequence[Record] | Table) -> dict[str, int]:
+    """How many trajectories carry each error kind (`context_overflow`, `api_errors_at_cap`, …), most first: why
+    the `error` endings ended, and why a turn cap came after failed model calls (`api_errors_at_cap` ends
+    `max_turns`). Trajectories without one are not counted."""
+    found: dict[str, int] = {}
+    for kind in Table.of(records)["error_kind"]:
+        if kind:
+            found[str(kind)] = found.get(str(kind), 0) + 1
+    return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def cap_rate(records: Sequence[Record] | Table, termination: str) -> Ratio:

@@ -167,6 +167,7 @@ def _merge_run(
                 remedy="rename_to_keep_both",
                 run=name,
             )
+    _check_tags(name, target, parts)
     result = RunMerge(name, created=target is None, sources=[p.where for p in parts])
     run_id = target["id"] if target is not None else _create_run(conn, parts[0].row)
     if target is None:
@@ -403,13 +404,62 @@ def _update_run(
     discarded: dict[str, Any],
     result: RunMerge,
 ) -> None:
-    """Planned, status, counters and times of the merged run, over every part ever merged into it."""
+    """Planned, status, counters, tags and times of the merged run, over every part ever merged into it."""
     current = _decoded(conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone())
-    config = dict(current["config"] or {})
+    rows = [current, *(p.row for p in parts)]
+    entries, spent = _ledger(current, target, parts, discarded)
+    status, planned = _progress(entries, current, target)
+    fields = {
+        "config": json.dumps(_merged_config(current, rows, entries, spent), sort_keys=True),
+        "planned": planned,
+        "status": status,
+        "replicates": max(r["replicates"] or 1 for r in rows),
+        **_times(rows),
+        "hop_rule": _hop_rule(rows if result.copied else [current]),
+        **{tag: _recorded(rows, tag) for tag in TAGS},
+    }
+    conn.execute(f"UPDATE runs SET {', '.join(f'{k} = ?' for k in fields)} WHERE id = ?", [*fields.values(), run_id])
+    result.status, result.planned = status, planned
+    result.finished = conn.execute(
+        "SELECT COUNT(*) FROM trajectories WHERE run_id = ? AND final = 1 AND status = 'done'", (run_id,)
+    ).fetchone()[0]
+
+
+def _progress(entries: dict[str, Any], current: dict[str, Any], target: dict[str, Any] | None) -> tuple[str, int]:
+    """(status, planned) of the merged run: done when its parts cover the selection (or it was whole and done
+    here already), else interrupted; planned never below what this store planned."""
+    planned, complete = coverage(list(entries.values()))
+    was_whole_and_done = target is not None and target["status"] == "done" and shard_of_run(target) is None
+    status = "done" if complete or was_whole_and_done else "interrupted"
+    return status, max(planned, (current["planned"] or 0) if target is not None else 0)
+
+
+def _times(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """When the run was created, started and finished: the earliest part's creation and start, the last finish."""
+    return {
+        "created_at": min(r["created_at"] for r in rows),
+        "started_at": _earliest(r.get("started_at") for r in rows),
+        "finished_at": _latest(r.get("finished_at") for r in rows),
+    }
+
+
+def _hop_rule(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """The reads' hops are measured only if every part's were, under one rule: else None, backfilled when reported
+    (the caller passes only the run itself when the merge copied nothing: its measurement stays as it was)."""
+    rules = {r.get("hop_rule") for r in rows}
+    return rules.pop() if len(rules) == 1 else None
+
+
+def _ledger(
+    current: dict[str, Any], target: dict[str, Any] | None, parts: list[_Part], discarded: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Every part ever merged into the run (keyed by `_entry_key`), and what discarded attempts cost in all: this
+    merge's, plus each part's own, counted once however often it is merged."""
+    config = current["config"] or {}
     entries: dict[str, Any] = dict(config.get("merged") or {})
     if target is not None and not entries:
         entries[_entry_key(target)] = _entry(target)  # this store's own part of the run, before any merge
-    gone = dict(config.get("discarded") or {})
+    gone = config.get("discarded") or {}
     tokens, usd = int(gone.get("tokens", 0)) + discarded["tokens"], float(gone.get("usd", 0.0)) + discarded["usd"]
     for part in parts:
         key, entry = _entry_key(part.row), _entry(part.row)
@@ -417,40 +467,55 @@ def _update_run(
         tokens += entry["discarded"]["tokens"] - before["tokens"]  # a repeated merge adds only what is new
         usd += entry["discarded"]["usd"] - before["usd"]
         entries[key] = entry
-    planned, complete = coverage(list(entries.values()))
-    was_whole_and_done = target is not None and target["status"] == "done" and shard_of_run(target) is None
+    return entries, {"tokens": tokens, "usd": usd}
+
+
+def _merged_config(
+    current: dict[str, Any], rows: Sequence[Mapping[str, Any]], entries: dict[str, Any], spent: dict[str, Any]
+) -> dict[str, Any]:
+    """The run's config over all its parts: the ledger, the spend discarded, the selection without the shard, the
+    scaling records and every base URL the parts were sent to."""
+    config = dict(current["config"] or {})
     config["merged"] = entries
-    if tokens or usd:
-        config["discarded"] = {"tokens": tokens, "usd": usd}
+    if spent["tokens"] or spent["usd"]:
+        config["discarded"] = spent
     config["slice"] = _selection(current)
-    config["scaling"] = _scalings([current, *(p.row for p in parts)])
-    urls = [u for r in (current, *(p.row for p in parts)) for u in ((r.get("config") or {}).get("base_urls") or [])]
+    config["scaling"] = _scalings(rows)
+    urls = [u for r in rows for u in ((r.get("config") or {}).get("base_urls") or [])]
     config["base_urls"] = list(dict.fromkeys(urls))
-    rows = [current, *(p.row for p in parts)]
-    status = "done" if complete or was_whole_and_done else "interrupted"
-    planned = max(planned, (current["planned"] or 0) if target is not None else 0)
-    # the reads' hops are measured only if every part's were, under one rule: else NULL, backfilled when reported;
-    # a merge that copied nothing (every result already here) leaves the run's measurement as it was
-    hop_rules = {r.get("hop_rule") for r in (rows if result.copied else [current])}
-    conn.execute(
-        "UPDATE runs SET config = ?, planned = ?, status = ?, replicates = ?, created_at = ?, started_at = ?, "
-        "finished_at = ?, hop_rule = ? WHERE id = ?",
-        (
-            json.dumps(config, sort_keys=True),
-            planned,
-            status,
-            max(r["replicates"] or 1 for r in rows),
-            min(r["created_at"] for r in rows),
-            _earliest(r.get("started_at") for r in rows),
-            _latest(r.get("finished_at") for r in rows),
-            hop_rules.pop() if len(hop_rules) == 1 else None,
-            run_id,
-        ),
-    )
-    result.status, result.planned = status, planned
-    result.finished = conn.execute(
-        "SELECT COUNT(*) FROM trajectories WHERE run_id = ? AND final = 1 AND status = 'done'", (run_id,)
-    ).fetchone()[0]
+    return config
+
+
+# ---------------------------------------------------------------- tags
+
+TAGS = ("family", "tier")
+
+
+def _recorded(rows: Sequence[Mapping[str, Any]], tag: str) -> Any:
+    """The run's tag: the first part's that records one (`_check_tags` has refused parts that disagree); a part
+    stored before tags existed records none, and reads a tag derived from its model."""
+    return next((r.get(tag) for r in rows if r.get(tag) is not None), None)
+
+
+def _check_tags(name: str, target: dict[str, Any] | None, parts: list[_Part]) -> None:
+    """Refuse parts of one run tagged with different families or tiers (`runs tag`, `run --family/--tier`).
+
+    A tag is not the run's identity, but the panel groups runs by it and tests families against each other: the
+    merged run keeping one shard's tag would file the others' trajectories under a family they were not given,
+    silently. The fix is one `runs tag` on a source store, and a refused merge writes nothing."""
+    sides = ([("this store", target)] if target is not None else []) + [(p.where, p.row) for p in parts]
+    for tag in TAGS:
+        seen: dict[Any, str] = {}
+        for where, row in sides:
+            if row.get(tag) is not None:
+                seen.setdefault(row[tag], where)
+        if len(seen) > 1:
+            (a, where_a), (b, where_b) = list(seen.items())[:2]
+            raise MergeRefused(
+                f"run '{name}' is tagged {tag} '{a}' in {where_a} but {tag} '{b}' in {where_b}; nothing was merged",
+                remedy="tag_alike",
+                run=name,
+            )
 
 
 def _scalings(rows: Sequence[Mapping[str, Any]]) -> Any:

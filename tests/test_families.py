@@ -130,6 +130,20 @@ def test_reference_import_derives_or_takes_the_tags(tmp_path):
     corpus.close()
 
 
+@pytest.mark.parametrize("command", ["tag", "run"])
+def test_a_family_holding_a_comma_is_refused_as_the_tui_form_could_not_read_it_back(capsys, tmp_path, command):
+    db = str(tmp_path / "a.db")
+    run = ("run", "--agent", "heuristic", "--limit", "1", "--run", "h", "--db", db, "--quiet")
+    if command == "tag":
+        assert batch(capsys, *run).returncode == 0
+        out = batch(capsys, "runs", "tag", "h", "--family", "a,b", "--db", db)
+    else:
+        out = batch(capsys, *run, "--family", "a,b")
+    assert out.returncode == 2 and "family: 'a,b' holds a comma" in out.stderr
+    rows = json.loads(batch(capsys, "runs", "--db", db, "--format", "json").stdout or "[]")
+    assert all(r["family"] != "a,b" for r in rows) and len(rows) == (command == "tag")
+
+
 def test_parse_tag_of_the_tui_field():
     assert families.parse_tag("GPT, closed") == ("GPT", "closed", None)
     assert families.parse_tag(", auto") == (None, "auto", None)

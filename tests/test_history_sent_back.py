@@ -11,6 +11,8 @@ import json
 from functools import partial
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sandbox.agents.limits import RateLimiter
 from sandbox.agents.llm import LLMAgent, LLMConfig
@@ -253,6 +255,53 @@ def test_cut_off_fragments_are_found_in_every_call_style():
         )
         is None
     )
+
+
+EARLY_CUTS = ['{"', '{"name', '{"name": "get_paper_info', 'Checking the seed.\n{"name": "get_pa', '{\n  "name" :']
+
+
+@pytest.mark.parametrize("client", ["native", "litellm"])
+@pytest.mark.parametrize("fragment", EARLY_CUTS)
+async def test_a_call_cut_off_before_its_name_is_whole_is_counted_and_not_sent_back(mini_corpus, client, fragment):
+    """What a real 0.5B model did at the completion limit: the reply ends inside the call's name (or before it)."""
+
+    def brain2(req, n):
+        return cut_reply(fragment) if n == 0 else text_reply(json.dumps(SUBMIT))
+
+    item = mini_corpus.item("st_0001")
+    with FakeOpenAI(brain2) as srv:
+        agent = LLMAgent(LLMConfig(model="openai/test-model", base_url=srv.url, client=client), RateLimiter(), None)
+        ep = Episode(mini_corpus.view(item), agent, Caps(), build_prompt(item, Caps(), "full"), retry=FAST)
+        traj = await ep.run()
+        await agent.session.aclose()
+    assert srv.refusals == [] and traj.termination == "answer"
+    call = fragment[fragment.index("{") :]
+    assert [s.text for s in ep.steps if s.kind == "cutoff"] == [f"cut off mid-call: {call}"]
+    assert traj.lost_calls == 1 and traj.cut_off_turns == 1
+    sent = srv.requests[1]["messages"][2]
+    assert sent["role"] == "assistant" and "tool_calls" not in sent
+    assert sent["content"] == fragment[: fragment.index("{")].strip()  # the prose before it, or nothing
+    assert all(call not in (m.get("content") or "") for m in srv.requests[1]["messages"][3:]), srv.requests[1]
+
+
+_WHOLE_CALL = json.dumps(INFO)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(min_value=1, max_value=len(_WHOLE_CALL) - 1), st.sampled_from(["", "ok ", "ok\n"]))
+def test_every_cut_of_a_bare_json_call_is_a_cut_off_fragment(at, prose_before):
+    """Wherever the limit cuts `{"name": "get_paper_info", "arguments": {…}}`, the rest is the call's fragment."""
+    text = prose_before + _WHOLE_CALL[:at]
+    found = find_text_calls(text)
+    fragment = cut_off_call(text, found.spans)
+    assert found.calls == [] and fragment == (_WHOLE_CALL[:at].strip(), len(prose_before))
+
+
+@pytest.mark.parametrize(
+    "text", ["an unfinished thought {about things", 'a set {"a", "b', '{"nam": "x', '{"name": "nope']
+)
+def test_braces_that_cannot_begin_a_call_are_not_cut_off_calls(text):
+    assert cut_off_call(text, []) is None
 
 
 # ---------------------------------------------------------------- the run, the store and what the front ends show

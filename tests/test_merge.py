@@ -397,3 +397,53 @@ def test_a_store_of_the_previous_release_merges(hosts, capsys):
         rep["counts"].pop("section_recall_ceiling")
     assert without_timing(merged) == without_timing(whole)
     assert summary(dest, capsys) == summary(hosts / "whole.db", capsys)
+
+
+# ---------------------------------------------------------------- tags
+
+
+def tag(db: Path, *flags: str) -> int:
+    return main(["--batch", "runs", "tag", "h", *flags, "--db", str(db)])
+
+
+def test_shards_tagged_with_different_families_are_refused_naming_both(hosts, capsys):
+    """The merged run kept the first shard's family without a word: the panel would file the other shards'
+    trajectories under a family they were not given."""
+    sources = [hosts / f"shard{i}.db" for i in (1, 2, 3)]
+    assert tag(sources[0], "--family", "Qwen") == 0 and tag(sources[2], "--family", "Llama") == 0
+    dest = hosts / "merged.db"
+    capsys.readouterr()
+    assert merge(*map(str, sources), "--db", str(dest)) == 2
+    err = capsys.readouterr().err
+    assert f"run 'h' is tagged family 'Qwen' in {sources[0]} but family 'Llama' in {sources[2]}" in err
+    assert "nothing was merged" in err and "--batch runs tag h --family NAME" in err
+    assert not dest.exists() or Store(dest, readonly=True).runs() == []  # nothing written
+    assert tag(sources[2], "--family", "qwen") == 0  # tagged alike, it merges
+    assert merge(*map(str, sources), "--db", str(dest)) == 0
+    assert Store(dest, readonly=True).run("h")["family"] == "Qwen"
+
+
+def test_a_tier_differing_from_the_store_merged_into_is_refused(hosts, capsys):
+    assert tag(hosts / "shard1.db", "--tier", "closed") == 0 and tag(hosts / "shard2.db", "--tier", "open") == 0
+    dest = hosts / "shard1.db"
+    before = contents(dest)
+    capsys.readouterr()
+    assert merge(str(hosts / "shard2.db"), "--db", str(dest)) == 2
+    err = capsys.readouterr().err
+    assert "tagged tier 'closed-frontier' in this store but tier 'open-frontier' in" in err
+    assert contents(dest) == before
+
+
+def test_a_part_without_a_recorded_tag_takes_the_other_parts_tag(hosts, capsys):
+    """A shard stored before tags existed records none (it reads one derived from its model): no conflict, and
+    the merged run keeps the tag the other shards were given."""
+    for i in (1, 2, 3):
+        conn = sqlite3.connect(hosts / f"shard{i}.db")
+        conn.execute("UPDATE runs SET family = NULL, tier = NULL")
+        conn.commit()
+        conn.close()
+    assert tag(hosts / "shard2.db", "--family", "Gemma", "--tier", "efficient") == 0
+    dest = hosts / "merged.db"
+    assert merge(*(str(hosts / f"shard{i}.db") for i in (1, 2, 3)), "--db", str(dest)) == 0
+    merged = Store(dest, readonly=True).run("h")
+    assert (merged["family"], merged["tier"]) == ("Gemma", "compute-efficient")

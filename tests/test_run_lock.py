@@ -178,3 +178,62 @@ async def test_the_tui_reports_a_run_in_progress_elsewhere_in_one_line(tmp_path)
         f"run 'busy' is in progress in another process (pid {os.getpid()}); wait for it or stop it",
     )
     assert Store(db, readonly=True).runs() == []  # refused before the run was created
+
+
+def test_rename_refuses_a_run_in_progress_naming_the_holder(tmp_path):
+    """A rename under a live run made its process die on a missing run, and let a second `run` of the new name
+    write beside it: the rename takes the run's lock, as `run` and `delete` do."""
+    env = dict(os.environ, AGENTHOP_CACHE=str(tmp_path / "cache"))
+    db = tmp_path / "s.sqlite"
+    first = start_long_run(db, "live", env)
+    rename = [sys.executable, "-m", "workbench.cli", "--batch", "rename", "--db", str(db)]
+    try:
+        proc = subprocess.run([*rename, "live", "moved"], env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.strip() == (
+            f"error: run 'live' is in progress in another process (pid {first.pid}); wait for it or stop it"
+        )
+        assert [r["name"] for r in Store(db, readonly=True).runs()] == ["live"]
+    finally:
+        release(first, signal.SIGINT)
+        first.communicate(timeout=120)
+    assert first.returncode == 130  # stopped by the signal, not by its run vanishing under it
+    assert Store(db, readonly=True).run("live")["status"] == "interrupted"
+    done = subprocess.run([*rename, "live", "moved"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and [r["name"] for r in Store(db, readonly=True).runs()] == ["moved"]
+
+
+def test_rename_to_a_name_another_process_is_starting_is_refused(tmp_path):
+    """The new name's lock too: a process starting that name (its run not yet created) would otherwise write
+    beside the renamed run."""
+    from workbench.service.stores import rename_run
+
+    db = tmp_path / "s.sqlite"
+    store = Store(db)
+    fields = {
+        "agent": "heuristic",
+        "dataset": "d",
+        "caps": {},
+        "dataset_fingerprint": "f",
+        "config": {},
+        "version": "0",
+    }
+    store.create_or_resume_run("old", {"run": "old"}, fields)
+    code = (
+        "import sys; from storage.locks import RunLock; RunLock(sys.argv[1], 'new').acquire(); "
+        "print('held', flush=True); sys.stdin.read()"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout.readline().strip() == "held"
+        with pytest.raises(RunBusy, match=rf"run 'new' is in progress in another process \(pid {child.pid}\)"):
+            rename_run(store, "old", "new")
+        assert [r["name"] for r in store.runs()] == ["old"]
+        assert holder(db, "old") is None  # the old name's lock, taken first, is released on the refusal
+    finally:
+        child.stdin.close()
+        child.wait(timeout=30)
+    rename_run(store, "old", "new")
+    assert [r["name"] for r in store.runs()] == ["new"]

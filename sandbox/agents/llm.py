@@ -386,7 +386,7 @@ class LLMAgent:
         else:
             if content and (found.spans or cut_span):
                 kept = prose(content, found.spans + cut_span)
-                raw["content"] = kept or (None if calls else content)
+                raw["content"] = kept or None  # nothing but calls (or a cut-off one): no prose to send
             if calls:
                 raw["tool_calls"] = [
                     {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c.args)}}

@@ -171,11 +171,20 @@ def cut_off_call(
 
 
 def _open_brace(text: str, names: Collection[str] = TOOL_NAMES) -> int | None:
-    """Where a top-level `{` opens that never closes and whose text names a tool (`"name": "read_section"`)."""
+    """Where a top-level `{` opens that never closes and whose text names a tool (`"name": "read_section"`), or
+    was cut before it could: the start of one (`{"`, `{"name`, `{"name": "get_paper_in`, see `_call_prefix`)."""
     start = _braces(text)[1]
     if start is None:
         return None
-    return start if any(f'"{name}"' in text[start:] for name in names) else None
+    opened = text[start:]
+    return start if any(f'"{name}"' in opened for name in names) or _call_prefix(opened, names) else None
+
+
+def _call_prefix(opened: str, names: Collection[str]) -> bool:
+    """Whether `opened` (an unclosed `{…`, whitespace aside) is the beginning of `{"name": "<a tool>`: a call the
+    completion limit cut before its name was whole. Prose in braces (`{about things`) is not."""
+    squeezed = "".join(opened.split())
+    return any(f'{{"name":"{name}'.startswith(squeezed) for name in names)
 
 
 def _open_python_call(text: str, names: Collection[str] = TOOL_NAMES) -> int | None:

@@ -121,26 +121,32 @@ async def test_the_live_screen_of_a_relaunched_finished_run_shows_its_real_termi
         assert "elapsed 1m30s" in str(app.screen.query_one("#live-stats").render())
 
 
-def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_start(tmp_path):
+def hold_lock(store, run: str):
+    """Another process holding `run`'s lock, as a process executing it does, until its stdin closes."""
     import subprocess
     import sys
 
-    from workbench.tui.screens.launch import validate
-
-    store = tmp_path / "store.sqlite"
     child = subprocess.Popen(
         [
             sys.executable,
             "-c",
             "import sys; from storage.locks import RunLock\n"
-            f"with RunLock({str(store)!r}, 'busy-run'):\n    print('held', flush=True)\n    sys.stdin.readline()",
+            f"with RunLock({str(store)!r}, {run!r}):\n    print('held', flush=True)\n    sys.stdin.readline()",
         ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
+    assert child.stdout.readline().strip() == "held"
+    return child
+
+
+def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_start(tmp_path):
+    from workbench.tui.screens.launch import validate
+
+    store = tmp_path / "store.sqlite"
+    child = hold_lock(store, "busy-run")
     try:
-        assert child.stdout.readline().strip() == "held"
         values = {"name": "busy-run", "agent": "heuristic"}
         result = validate(values, {"busy-run"}, llm_ok=False, store_path=store)
         assert result.spec is None and result.errors == {
@@ -155,6 +161,40 @@ def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_sta
         child.stdin.close()
         child.wait(timeout=30)
     assert validate(values, {"busy-run"}, llm_ok=False, store_path=store).spec is not None  # over: it resumes
+
+
+async def test_the_home_screen_refuses_to_rename_or_delete_a_run_another_process_executes(seeded):
+    """`r` and `d` on a run whose lock another process holds: the notice names its pid and the store keeps the run
+    under its name."""
+    from textual.widgets import DataTable, Input
+    from tui_support import make_app, settle
+
+    from tests.textual_private import messages
+
+    child = hold_lock(seeded, "heur-s0")
+    busy = f"run 'heur-s0' is in progress in another process (pid {child.pid}); wait for it or stop it"
+    try:
+        app = make_app()
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot, app)
+            home = app.screen
+            home.query_one(DataTable).move_cursor(row=home.shown.index("heur-s0"))
+            await pilot.press("r")
+            await pilot.pause()
+            app.screen.query_one(Input).value = "heur-moved"
+            await pilot.press("enter")
+            await pilot.pause()
+            assert messages(app).count(busy) == 1
+            assert "heur-s0" in home.shown and "heur-moved" not in {r["name"] for r in app.store.runs()}
+            await pilot.press("d")
+            await pilot.pause()
+            await pilot.press("y")
+            await settle(pilot, app)
+            assert messages(app).count(busy) == 2
+            assert "heur-s0" in home.shown and "heur-s0" in {r["name"] for r in app.store.runs()}
+    finally:
+        child.stdin.close()
+        child.wait(timeout=30)
 
 
 def test_exports_default_to_the_downloads_or_the_data_dir_never_the_working_directory(tmp_path, monkeypatch):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from workbench.views.cells import shell_word
+
 
 class ExitCode(IntEnum):
     OK = 0
@@ -45,6 +47,8 @@ REMEDIES = {
     "rename_or_delete_run": "choose another --run name, or move the old run aside (--batch rename {run} NEW) or "
     "delete it (--batch delete {run})",
     "rename_to_keep_both": "rename one of them (--batch rename {run} NEW) to keep both",
+    "tag_alike": "give the shards one tag (--batch runs tag {run} --family NAME --tier TIER --db STORE on the "
+    "store that differs), then merge again",
 }
 
 
@@ -55,4 +59,5 @@ def user_message(exc: BaseException) -> str:
     if problems:
         return "\nerror: ".join(problems.values())
     remedy = REMEDIES.get(getattr(exc, "remedy", None) or "")
-    return f"{exc}: {remedy.format(run=getattr(exc, 'run', None) or 'NAME')}" if remedy else str(exc)
+    run = getattr(exc, "run", None)
+    return f"{exc}: {remedy.format(run=shell_word(run) if run else 'NAME')}" if remedy else str(exc)

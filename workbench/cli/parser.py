@@ -364,6 +364,12 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     p.add_argument("--host", default="127.0.0.1", help="http: the address to listen on")
     p.add_argument("--port", type=int, default=8765, help="http: the port (0: any free one, printed on stderr)")
+    p.add_argument(
+        "--token-env",
+        metavar="VAR",
+        help="http: every request must carry the bearer token read from the environment variable VAR (its name is "
+        "recorded, never the token); required on a host other than loopback (127.0.0.0/8, ::1, localhost)",
+    )
 
 
 def add_prompts_argument(p: argparse.ArgumentParser) -> None:

@@ -21,6 +21,7 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
         raise UsageError(
             "serve-mcp needs the MCP SDK, an optional extra: pip install 'agenthop-workbench[mcp]' (or pip install mcp)"
         )
+    token = _bearer_token(args)  # a reachable server without a token is refused before anything is opened
     from sandbox.records import Caps
     from workbench.service import paths
     from workbench.service.campaign import campaign_spec
@@ -50,11 +51,25 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
             sys.stderr.write(f"serving run '{args.run_name}' over stdio\n")
             asyncio.run(until_signal(serve_stdio(Campaign(base, corpus, store))))
             return ExitCode.OK
-        received = asyncio.run(serve_http(Campaign(base, corpus, store), sock))
+        received = asyncio.run(serve_http(Campaign(base, corpus, store, token_env=args.token_env), sock, token))
     if received:
         sys.stderr.write("stopped: finished trajectories are stored; serve the same run again to resume\n")
         return 128 + received
     return ExitCode.OK
+
+
+def _bearer_token(args: argparse.Namespace) -> str | None:
+    """The token HTTP requests must carry (None: none asked); AccessRefused (exit 2) for a host other machines
+    reach without one (`workbench.mcp.auth`)."""
+    import os
+
+    from workbench.mcp.auth import bearer_token
+
+    if args.transport != "http":
+        if args.token_env is not None:
+            raise UsageError("--token-env guards --transport http; stdio is reached by the client that starts it")
+        return None
+    return bearer_token(args.host, args.token_env, os.environ)
 
 
 def _prompts(path: str | None):

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from workbench.service.datasets import dataset_label
-from workbench.views.cells import clip_middle, fraction, usd
+from workbench.views.cells import clip_middle, fraction, shell_word, usd
 from workbench.views.compare import (
     AGREEMENT_LABELS,
     ATTRIBUTION_HEADER,
@@ -157,7 +157,7 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
         out.print(report_block(report))
         out.print(
             f"the full diagnostics (splits, analytics, stopping behaviour, legend): agenthop-tui --batch report "
-            f"{report['run']}",
+            f"{shell_word(report['run'])}",
             markup=False,
             style="dim",
         )

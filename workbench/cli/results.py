@@ -109,10 +109,9 @@ def cmd_delete(args: argparse.Namespace) -> int:
         if input().strip().lower() not in ("y", "yes"):
             print(f"kept {what}")  # the user's answer, not a failure
             return ExitCode.OK
-    from workbench.service.stores import run_lock
+    from workbench.service.stores import delete_run
 
-    with run_lock(store.path, args.name):  # never under a process that is writing it
-        store.delete_run(args.name)
+    delete_run(store, args.name)  # never under a process that is writing it
     print(f"deleted {what}")
     return ExitCode.OK
 
@@ -120,8 +119,10 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_rename(args: argparse.Namespace) -> int:
     if not args.new.strip():
         raise UsageError("the new name is empty")
+    from workbench.service.stores import rename_run
+
     store = _writable_store(args.db)
-    store.rename_run(args.old, args.new)
+    rename_run(store, args.old, args.new)  # refused while a process executes either name
     print(f"renamed run '{args.old}' to '{args.new}'")
     return ExitCode.OK
 

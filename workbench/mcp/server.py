@@ -109,8 +109,9 @@ async def serve_stdio(campaign: Campaign) -> None:
         await campaign.close()
 
 
-async def serve_http(campaign: Campaign, sock: Any) -> int | None:
-    """Serve streamable HTTP on a bound socket until SIGINT or SIGTERM; the signal's number, if one stopped it."""
+async def serve_http(campaign: Campaign, sock: Any, token: str | None = None) -> int | None:
+    """Serve streamable HTTP on a bound socket until SIGINT or SIGTERM; the signal's number, if one stopped it.
+    With a `token`, every request must carry it as `Authorization: Bearer …` (`workbench.mcp.auth`)."""
     import signal
 
     import uvicorn
@@ -138,8 +139,13 @@ async def serve_http(campaign: Campaign, sock: Any) -> int | None:
 
             return captured()
 
+    from workbench.mcp.auth import BearerGate, host_header_guard
+
     host, port = sock.getsockname()[:2]
-    app = build_server(campaign).streamable_http_app(host=host)
+    app: Any = build_server(campaign).streamable_http_app(host=host, transport_security=host_header_guard(host))
+    if token is not None:
+        app = BearerGate(app, token)
+        sys.stderr.write(f"every request needs the bearer token from ${campaign.token_env}\n")
     server = _Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     sys.stderr.write(f"serving run '{campaign.base.name}' at http://{host}:{port}/mcp\n")
     sys.stderr.flush()

@@ -68,10 +68,11 @@ class _Open:
 class Campaign:
     """One run served to MCP clients. The runner starts at the first next_item, as `mcp:<client>`."""
 
-    def __init__(self, base: RunSpec, corpus: Corpus, store: Store):
+    def __init__(self, base: RunSpec, corpus: Corpus, store: Store, token_env: str | None = None):
         self.base = base
         self.corpus = corpus
         self.store = store
+        self.token_env = token_env  # the variable an HTTP server's bearer token came from (its name only)
         self.client: str | None = None
         self.runner: Runner | None = None
         self.task: asyncio.Task | None = None
@@ -103,7 +104,19 @@ class Campaign:
             exc = self.task.exception()
             self.task = None
             return f"The run cannot start: {exc}"
+        self._record_token_env()
         return None
+
+    def _record_token_env(self) -> None:
+        """The name of the variable the bearer token was read from, kept in the run's config (`token_envs`, every
+        one a serving of the run used); the token itself is never stored."""
+        if self.token_env is None:
+            return
+        run = self.store.run(self.base.name)
+        config = dict(run["config"] or {})
+        used = list(config.get("token_envs") or [])
+        if self.token_env not in used:
+            self.store.update_run(run["id"], config={**config, "token_envs": [*used, self.token_env]})
 
     async def _factory(self, item: Item, replicate: int, _attempt: int) -> ExternalAgent:
         """The agent of the runner's next episode, handed over when a client asks for the next item (a retried

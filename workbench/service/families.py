@@ -74,7 +74,10 @@ def _billions(text: str) -> float:
 
 
 def family_problem(family: str) -> str | None:
-    """Why `family` cannot name a family, or None (printable, 1-40 characters)."""
+    """Why `family` cannot name a family, or None (printable, 1-40 characters, no comma: the TUI's tag field reads
+    `FAMILY, TIER`, so a family holding a comma could be written but never read back)."""
+    if "," in family:
+        return f"'{family.strip()}' holds a comma: a family is one name (set the tier with its own field)"
     return label_problem(family, "a family name", MAX_FAMILY_LENGTH)
 
 

@@ -27,6 +27,22 @@ def run_lock(store_path: Path, run_name: str) -> Any:
     return RunLock(store_path, run_name)
 
 
+def rename_run(store: Any, old: str, new: str) -> None:
+    """Rename a run while holding the locks of both names (RunBusy, a StoreError, naming the holder's pid).
+
+    A process executing `old` writes by the old name, and would fail on it mid-run; a process starting
+    `new` would write beside the renamed run. Like `run` and `delete`, a rename waits for neither."""
+    with run_lock(store.path, old), run_lock(store.path, new):
+        store.rename_run(old, new)
+
+
+def delete_run(store: Any, name: str) -> None:
+    """Delete a run while holding its lock (RunBusy, a StoreError, naming the holder's pid): a process executing
+    it would go on writing trajectories of a run that is gone."""
+    with run_lock(store.path, name):
+        store.delete_run(name)
+
+
 def lock_holder(store_path: Path, run_name: str) -> int | None:
     """The pid of the process executing the run, or None."""
     from storage.locks import holder

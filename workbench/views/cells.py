@@ -11,6 +11,15 @@ if TYPE_CHECKING:
 NOT_MEASURED = "—"  # no value: nothing measured (a scripted agent's tokens), or no denominator; never printed as 0
 
 
+def shell_word(text: str) -> str:
+    """`text` as one word of a suggested command line, quoted where a POSIX shell needs it (`'bad name/x'`,
+    `'it'"'"'s'`), as typed where it does not (`heur-s0`): every hint that names a run in a command says it
+    through here, so the command can be pasted as it is."""
+    import shlex
+
+    return shlex.quote(text)
+
+
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """`1 paper`, `0 papers`, `2 papers`: a count with its noun in the right number (`plural` when not noun + s)."""
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"

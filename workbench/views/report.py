@@ -404,6 +404,13 @@ def _cost_note(report: dict[str, Any]) -> str:
     return " · cost unpriced" if report.get("model") else ""
 
 
+def error_kinds_note(report: dict[str, Any]) -> str:
+    """' · error kinds: context_overflow 2, api_errors_at_cap 1' (why episodes ended in error, or met failed calls
+    at the turn cap), '' when none has one; a report stored before the kinds were counted has none."""
+    kinds = report.get("error_kinds") or {}
+    return " · error kinds: " + ", ".join(f"{k} {v}" for k, v in kinds.items()) if kinds else ""
+
+
 def completeness(report: dict[str, Any]) -> str:
     """' · interrupted · 6 of 60 planned' when the run is not done or holds fewer trajectories than it planned
     (every number above is then over a partial run), else ''."""
@@ -428,7 +435,7 @@ def report_table(report: dict[str, Any]) -> Table:
     for row in report_rows(report):
         table.add_row(*map(Text, row))
     terms = " · ".join(f"{k} {v}" for k, v in report["terminations"].items())
-    table.caption = Text(f"terminations: {terms}" + _cost_note(report))
+    table.caption = Text(f"terminations: {terms}" + error_kinds_note(report) + _cost_note(report))
     table.caption_justify = "left"
     return table
 
@@ -524,6 +531,7 @@ def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
         rows += [_tidy(run, "split", kind, k, v) for k, v in by_value.items()]
     ended = sum(report["terminations"].values())
     rows += [_tidy(run, "terminations", k, "all", [v, ended]) for k, v in report["terminations"].items()]
+    rows += [_tidy(run, "error_kinds", k, "all", [v, ended]) for k, v in (report.get("error_kinds") or {}).items()]
     att = report["attribution"]
     rows += [_tidy(run, "attribution", k, "all", [v, att["n_wrong"]]) for k, v in att["counts"].items()]
     intervals = {tuple(([*k.split("."), "all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}

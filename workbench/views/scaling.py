@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.views.cells import NOT_MEASURED, pct, sig
+from workbench.views.cells import NOT_MEASURED, pct, shell_word, sig
 from workbench.views.cells import usd as money
 
 Palette = dict[str, tuple[int, int, int] | str]
@@ -173,7 +173,7 @@ def verdicts_note(report: dict[str, Any]) -> str:
         return f"judge {report['judge']}: stored verdicts (never asked from here)"
     return (
         f"judge {report['judge']}: stored verdicts only, {missing} missing, so pointwise and pairwise are not "
-        f"shown; `scale parallel --run {report['run']} --judge …` asks for them"
+        f"shown; `scale parallel --run {shell_word(report['run'])} --judge …` asks for them"
     )
 
 

@@ -124,6 +124,7 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
             "section_recall_ceiling": counts(ceiling["ceiling"]),
         },
         "terminations": axes.terminations(table),
+        "error_kinds": axes.error_kinds(table),  # beside the terminations: why they ended in error
         "splits": values(splits),
         "section_recall_ceiling": {
             "unreachable": ceiling["unreachable"],

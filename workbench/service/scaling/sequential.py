@@ -163,7 +163,9 @@ def sequential_group(
         if r["kind"] == "sequential" and (not finished_only or r["status"] == "done")
     ]
     if len(runs) < 1:
-        raise ScalingInputError(f"no sequential runs in group '{group}' (run `scale sequential --run {group}` first)")
+        raise ScalingInputError(
+            f"no sequential runs in group '{group}' (`scale sequential` makes them, its --run naming the group)"
+        )
     designs = group_designs(runs)
     if len(designs) > 1:
         raise ScalingInputError(

@@ -74,7 +74,9 @@ def tools_group(store: Store, group: str) -> list[str]:
     """The names of a tools group's runs (plain first, then by count and detail)."""
     runs = [r for r in store.runs_in_group(group) if r["kind"] == KIND]
     if not runs:
-        raise ScalingInputError(f"no registry-size runs in group '{group}' (run `scale tools --run {group}` first)")
+        raise ScalingInputError(
+            f"no registry-size runs in group '{group}' (`scale tools` makes them, its --run naming the group)"
+        )
 
     def order(r: dict[str, Any]) -> tuple[int, int]:
         s = (r.get("config") or {}).get("scaling") or {}

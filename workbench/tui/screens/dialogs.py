@@ -91,19 +91,23 @@ class CheckedInputModal(ModalScreen[_Result]):
 
 
 class NameModal(CheckedInputModal[str | None]):
-    """Ask for a (new) name; `check` returns an error message or None."""
+    """Ask for a (new) name; `check` returns an error message or None. `hint`: what the field takes, on lines of
+    its own under the title (a title is one line: what does not fit is cut)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="name.cancel")]
 
-    def __init__(self, title: str, value: str, check: Callable[[str], str | None]):
+    def __init__(self, title: str, value: str, check: Callable[[str], str | None], hint: str | None = None):
         super().__init__(classes="dialog-screen")
         self.title_text = title
         self.value = value
         self.check = check
+        self.hint = hint
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Text(self.title_text), classes="dialog-title")
+            if self.hint:
+                yield Static(Text(self.hint), id="name-hint", classes="dialog-message")
             yield Input(self.value, id="name-input", select_on_focus=True)
             yield Static("", id="name-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):

@@ -154,7 +154,10 @@ class PanelScreen(WorkbenchNode, Screen):
     """Table 2 grouped, fingerprints, statistics and figures of the runs `names`; `r` picks other runs."""
 
     HELP_TITLE = "Panel"
-    FOOTER_WIDE_ONLY = frozenset({"panel.pick", "panel.export"})
+    # below 112 columns the tab keys give their room (their numbers are on the tabs), so r and e stay in the footer
+    FOOTER_WIDE_ONLY = frozenset(
+        {"panel.tab_table2", "panel.tab_fingerprints", "panel.tab_tables", "panel.tab_figures", "panel.tab_statistics"}
+    )
     BINDINGS = [
         Binding("1", "tab('table2')", "Table 2", id="panel.tab_table2"),
         Binding("2", "tab('fingerprints')", "Fingerprints", id="panel.tab_fingerprints"),
@@ -176,20 +179,20 @@ class PanelScreen(WorkbenchNode, Screen):
         yield Static(Text(" Panel"), id="panel-title", classes="title-bar")
         yield LoadingIndicator(id="panel-loading")
         with TabbedContent(initial="table2", id="panel-tabs"):
-            with TabPane("Table 2", id="table2"):
+            with TabPane("1 Table 2", id="table2"):
                 yield DataTable(id="panel-table2", cursor_type="row", zebra_stripes=True, fixed_columns=1)
                 yield Static("", id="panel-table2-note", classes="panel-note")
-            with TabPane("Fingerprints", id="fingerprints"), VerticalScroll():
+            with TabPane("2 Fingerprints", id="fingerprints"), VerticalScroll():
                 yield Static("", id="panel-fp-title", classes="panel-heading")
                 yield DataTable(id="panel-fingerprints", cursor_type="row", fixed_columns=1)
                 yield Static("", id="panel-tests-title", classes="panel-heading")
                 yield DataTable(id="panel-family-tests", cursor_type="row", fixed_columns=1)
                 yield Static("", id="panel-trigrams", classes="panel-note")
-            with TabPane("Tables", id="tables"), VerticalScroll():
+            with TabPane("3 Tables", id="tables"), VerticalScroll():
                 yield Static("", id="panel-tables")
-            with TabPane("Figures", id="figures"), VerticalScroll():
+            with TabPane("4 Figures", id="figures"), VerticalScroll():
                 yield Static("", id="panel-figures")
-            with TabPane("Statistics", id="statistics"), VerticalScroll():
+            with TabPane("5 Statistics", id="statistics"), VerticalScroll():
                 yield Static("", id="panel-statistics")
         yield KeysFooter()
 

@@ -39,27 +39,60 @@ SORTS = ("created", "name", "agent", "dataset", "done", "accuracy", "cost", "sta
 NAME_MAX, AGENT_MAX, TEXT_MIN = 32, 30, 10  # NAME and AGENT / MODEL: sized to content up to a cap, shrunk to fit
 
 
-def text_widths(name: int, agent: int, room: int) -> tuple[int, int]:
+def text_widths(name: int, agent: int, room: int, floors: tuple[int, int] = (TEXT_MIN, TEXT_MIN)) -> tuple[int, int]:
     """Clip widths of NAME and AGENT / MODEL whose longest cells are `name` and `agent` wide, so that both fit in
-    `room` cells (what the other columns leave): the wider one gives way first, neither below TEXT_MIN."""
+    `room` cells (what the other columns leave): the wider one gives way first, neither below its floor (TEXT_MIN,
+    or its header's width: a column is never narrower than its header, so shrinking it below would not fit)."""
     name, agent = min(name, NAME_MAX), min(agent, AGENT_MAX)
-    while name + agent > room and max(name, agent) > TEXT_MIN:
-        if name >= agent:
+    low_name, low_agent = floors
+    while name + agent > room:
+        if name > low_name and (name >= agent or agent <= low_agent):
             name -= 1
-        else:
+        elif agent > low_agent:
             agent -= 1
+        else:
+            break
     return name, agent
 
 
 def agent_label(row: dict[str, Any]) -> str:
+    return _agent_words(row) + (f" {_tag_words(row)}" if _tag_words(row) else "")
+
+
+def _agent_words(row: dict[str, Any]) -> str:
     text = row["agent"] + (f" {row['model']}" if row.get("model") else "")
     if row.get("ablation") and row["ablation"] != "full":
         text += f" · {row['ablation']}"
-    if row.get("family") or row.get("tier"):  # the panel's grouping, where known (scripted runs: once tagged)
-        from workbench.views.cells import lineage_cell
-
-        text += f" [{lineage_cell(row.get('family'), row.get('tier'))}]"
     return text
+
+
+def _tag_words(row: dict[str, Any]) -> str:
+    """`[GPT · closed]`: the panel's grouping, where known (scripted runs: once tagged), else ''."""
+    if not (row.get("family") or row.get("tier")):
+        return ""
+    from workbench.views.cells import lineage_cell
+
+    return f"[{lineage_cell(row.get('family'), row.get('tier'))}]"
+
+
+AGENT_MIN = 6  # cells the agent keeps before its tag gives way
+
+
+def agent_cell(row: dict[str, Any], width: int) -> str:
+    """The AGENT / MODEL cell in `width` cells: what does not fit is elided from the agent and model's middle, and
+    the tag stays whole (`oracle · n…ch [GPT · closed]`); clipping the whole cell's middle cut both
+    (`heuristic · clo…ristic · open]`). A tag too wide to leave the agent AGENT_MIN cells is left out."""
+    from rich.cells import cell_len
+
+    agent, tag = sanitize(_agent_words(row)), sanitize(_tag_words(row))
+    if not tag:
+        return clip_middle(agent, width)
+    if cell_len(agent) + 1 + cell_len(tag) <= width:
+        return f"{agent} {tag}"
+    room = width - 1 - cell_len(tag)
+    if room < AGENT_MIN:
+        return clip_middle(agent, width)
+    return f"{clip_middle(agent, room)} {tag}"
 
 
 def matches(row: dict[str, Any], query: str) -> bool:
@@ -246,7 +279,7 @@ class RunsScreen(WorkbenchNode, Screen):
         name = Text(clip_middle(("● " if row["name"] in self.marked else "") + sanitize(row["name"]), name_width))
         return [
             name,
-            Text(clip_middle(sanitize(agent_label(row)), agent_width)),
+            Text(agent_cell(row, agent_width)),
             Text(clip(sanitize(dataset_label(row["dataset"])), 16)),
             Text(f"{row['done']}/{row['planned']}", justify="right"),
             Text(acc, justify="right"),
@@ -262,8 +295,9 @@ class RunsScreen(WorkbenchNode, Screen):
         cells = [self._cells(row) for row in rows]
         content = [max([len(label) + 2, *(c[i].cell_len for c in cells)]) for i, (_, label) in enumerate(COLUMNS)]
         content[-1] = max(content[-1], 12)  # STATE has a fixed width
-        room = column_room(table, content[2:]) - 2 * table.cell_padding  # NAME and AGENT share what is left
-        fitted = text_widths(content[0], content[1], room)
+        room = column_room(table, content[2:], len(rows)) - 2 * table.cell_padding  # NAME and AGENT share the rest
+        floors = (max(TEXT_MIN, len(COLUMNS[0][1]) + 2), max(TEXT_MIN, len(COLUMNS[1][1]) + 2))  # header + sort mark
+        fitted = text_widths(content[0], content[1], room, floors)
         changed = fitted != self._fitted
         self.widths = self._fitted = fitted
         return changed
@@ -387,6 +421,7 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def action_rename(self) -> None:
         from workbench.service.errors import StoreError
+        from workbench.service.stores import rename_run
         from workbench.tui.screens.dialogs import NameModal
 
         name = self.current_name()
@@ -404,8 +439,8 @@ class RunsScreen(WorkbenchNode, Screen):
         def done(new: str | None) -> None:
             if new and new != name:
                 try:
-                    self.app.store.rename_run(name, new)
-                except StoreError as exc:  # the run was deleted, or the name taken, meanwhile
+                    rename_run(self.app.store, name, new)
+                except StoreError as exc:  # deleted, the name taken, or executed by another process meanwhile
                     self.notify(str(exc), severity="error")
                     return
                 self.app.jobs.pop(name, None)
@@ -447,9 +482,10 @@ class RunsScreen(WorkbenchNode, Screen):
 
         self.app.push_screen(
             NameModal(
-                f"Family, tier of '{name}' (closed-frontier / open-frontier / compute-efficient; auto: from the model)",
+                f"Family, tier of '{clip_middle(sanitize(name), 40)}'",
                 value,
                 check,
+                hint="FAMILY, TIER · tiers: closed-frontier, open-frontier, compute-efficient · auto: from the model",
             ),
             done,
         )
@@ -459,6 +495,8 @@ class RunsScreen(WorkbenchNode, Screen):
         self.app.open_panel(list(self.marked) if len(self.marked) >= 2 else [])
 
     def action_delete(self) -> None:
+        from workbench.service.errors import StoreError
+        from workbench.service.stores import delete_run
         from workbench.tui.screens.dialogs import ConfirmModal
 
         name = self.current_name()
@@ -468,7 +506,11 @@ class RunsScreen(WorkbenchNode, Screen):
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.app.store.delete_run(name)
+                try:
+                    delete_run(self.app.store, name)
+                except StoreError as exc:  # executed by another process, or deleted, meanwhile
+                    self.notify(str(exc), severity="error")
+                    return
                 self.app.jobs.pop(name, None)
                 self.marked = [m for m in self.marked if m != name]
                 self.reload(force=True)

@@ -54,6 +54,8 @@ def failures_table(report: dict[str, Any]) -> Table:
     n = report["n"] or 0
     for term, count in report["terminations"].items():
         table.add_row(Text(term), Text(str(count)), Text(pct(count / n if n else None)))
+    for kind, count in (report.get("error_kinds") or {}).items():  # why: beside the endings they explain
+        table.add_row(Text(f"  {kind}", style="dim"), Text(str(count)), Text(pct(count / n if n else None)))
     r, c = report["axes"]["resource"], report["counts"]["resource"]
     table.add_row(Text("error rate"), Text(""), Text(pct(r.get("error_rate")) + _frac(c.get("error_rate"))))
     if (c.get("api_error_rate") or [0])[0]:  # episodes that met an API error, whatever their ending

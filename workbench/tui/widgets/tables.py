@@ -35,11 +35,18 @@ def clear_rows(table: DataTable) -> None:
         column.content_width = column.label.cell_len
 
 
-def column_room(table: DataTable, widths: Sequence[int]) -> int:
+def column_room(table: DataTable, widths: Sequence[int], rows: int | None = None) -> int:
     """Cells left for one more column beside columns whose content is `widths` wide (padding and the vertical
-    scrollbar counted), so the last column is clipped instead of scrolled off or covered by the scrollbar."""
+    scrollbar counted), so the last column is clipped instead of scrolled off or covered by the scrollbar.
+
+    With more `rows` (default: the table's) than its height shows, the vertical scrollbar takes its full width
+    (2 cells): counting 1 left the columns a cell too wide, and a horizontal scrollbar appeared on the row
+    above the footer."""
     pad = 2 * table.cell_padding
-    return (table.size.width or table.app.size.width) - 1 - sum(w + pad for w in widths) - pad
+    shown = (table.size.height or table.app.size.height) - (1 if table.show_header else 0)
+    scrolls = (table.row_count if rows is None else rows) > shown
+    scrollbar = max(1, table.styles.scrollbar_size_vertical) if scrolls else 1
+    return (table.size.width or table.app.size.width) - scrollbar - sum(w + pad for w in widths) - pad
 
 
 class RunsTable(DataTable):
