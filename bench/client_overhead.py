@@ -27,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,10 +82,19 @@ print(json.dumps({{"seconds": dt, "model_calls_per_s": EPISODES * CALLS / dt,
                   "cpu_ms_per_call": cpu / (EPISODES * CALLS) * 1000}}))
 """
 
+
+@dataclass(frozen=True)
+class Measure:
+    workers: int
+    latency: float
+    items: int
+    replicates: int
+
+
 MEASURES = {
-    "cpu": {"workers": 16, "latency": 0.0, "items": 400, "replicates": 1},
-    "64x0.2": {"workers": 64, "latency": 0.2, "items": 200, "replicates": 4},
-    "256x0.1": {"workers": 256, "latency": 0.1, "items": 640, "replicates": 4},
+    "cpu": Measure(16, 0.0, 400, 1),
+    "64x0.2": Measure(64, 0.2, 200, 4),
+    "256x0.1": Measure(256, 0.1, 640, 4),
 }
 CALLS = 4
 
@@ -116,7 +126,7 @@ def main() -> None:
         rows = []
         for r in range(args.rounds):
             load = os.getloadavg()[0]
-            got = ours(m["workers"], m["latency"], m["items"], m["replicates"])
+            got = ours(m.workers, m.latency, m.items, m.replicates)
             if name == "cpu":
                 rows.append(
                     {
@@ -125,7 +135,7 @@ def main() -> None:
                     }
                 )
             else:
-                base = bare(m["workers"], m["latency"], m["items"] * m["replicates"])
+                base = bare(m.workers, m.latency, m.items * m.replicates)
                 rows.append(
                     {
                         "load": round(load, 2),
@@ -141,9 +151,9 @@ def main() -> None:
             print(f"{name} round {r + 1}: {json.dumps(rows[-1])}", file=sys.stderr, flush=True)
         keys = [k for k in rows[0] if k != "load"]
         report[name] = {
-            "workers": m["workers"],
-            "latency_s": m["latency"],
-            "episodes": m["items"] * m["replicates"],
+            "workers": m.workers,
+            "latency_s": m.latency,
+            "episodes": m.items * m.replicates,
             "rounds": rows,
             "median": {
                 k: statistics.median(row[k] for row in rows if row[k] is not None)
