@@ -75,8 +75,7 @@ t, usage = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF)
 asyncio.run(main())
 dt = time.monotonic() - t
 after = resource.getrusage(resource.RUSAGE_SELF)
-server.stdin.close()
-server.wait()
+server.communicate()  # it writes its timings on the way out: read, or a full pipe blocks it
 cpu = after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime
 print(json.dumps({{"seconds": dt, "model_calls_per_s": EPISODES * CALLS / dt,
                   "cpu_ms_per_call": cpu / (EPISODES * CALLS) * 1000}}))

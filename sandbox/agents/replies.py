@@ -127,7 +127,8 @@ def error_codes(body: bytes | None) -> set[str]:
 
 def read_json(body: bytes) -> Any:
     """A reply's JSON: orjson (~4× faster than json on a completion), json for what orjson refuses and json
-    reads (NaN, integers beyond 64 bits), so what counts as readable does not change."""
+    reads (NaN, a lone surrogate escape), so what counts as readable does not change (an integer beyond 64
+    bits, which no field we read holds, reads as a float)."""
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError:
