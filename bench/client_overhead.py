@@ -1,6 +1,6 @@
 """Our CPU per model call, and our call rate against a bare asyncio client's, at GPU-server speeds.
 
-    python bench/client_overhead.py [--rounds 3] [--only cpu,64x0.2,256x0.1]
+    python bench/client_overhead.py [--rounds 3] [--only cpu,64x0.2,256x0.1] [--tree OLD_CHECKOUT]
 
 Three measures, each against the test server (`tests/openai_server.py`, its own process, 4 calls
 per episode, started by `bench/llm_throughput.py`):
@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-THROUGHPUT = ROOT / "bench" / "llm_throughput.py"
 
 # The bare client: the least any client can do per call (one write, one read by Content-Length).
 BARE = """
@@ -98,11 +97,13 @@ MEASURES = {
 CALLS = 4
 
 
-def ours(workers: int, latency: float, items: int, replicates: int) -> dict:
-    """One run of the workbench (its own process, its server another): the throughput bench's figures."""
+def ours(workers: int, latency: float, items: int, replicates: int, tree: Path = ROOT) -> dict:
+    """One run of the workbench (its own process, its server another): the throughput bench's figures; `tree`:
+    another checkout's (the code before a change)."""
     flags = ["--workers", str(workers), "--latency", str(latency), "--items", str(items)]
     flags += ["--replicates", str(replicates), "--calls", str(CALLS), "--client", "native"]
-    out = subprocess.run([sys.executable, str(THROUGHPUT), *flags], capture_output=True, text=True, check=True)
+    script = tree / "bench" / "llm_throughput.py"
+    out = subprocess.run([sys.executable, str(script), *flags], capture_output=True, text=True, check=True)
     return json.loads(out.stdout[out.stdout.index("{") :])
 
 
@@ -118,14 +119,16 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", default=",".join(MEASURES), help="comma-separated: " + ", ".join(MEASURES))
+    ap.add_argument("--tree", help="run another checkout's workbench as 'ours' (the code before a change)")
     args = ap.parse_args()
+    tree = Path(args.tree) if args.tree else ROOT
     report: dict = {"cpu_count": os.cpu_count()}
     for name in args.only.split(","):
         m = MEASURES[name]
         rows = []
         for r in range(args.rounds):
             load = os.getloadavg()[0]
-            got = ours(m.workers, m.latency, m.items, m.replicates)
+            got = ours(m.workers, m.latency, m.items, m.replicates, tree)
             if name == "cpu":
                 rows.append(
                     {
