@@ -14,8 +14,9 @@ is generated and imported once into --cache (default: a folder in the temp dir, 
 second invocation measures the run with a warm corpus cache, as the target is stated.
 
 The server runs in its own process (so its work is not counted as ours) and answers
-instantly (or after --latency seconds). Each episode makes --calls model calls. Prints
-rates and ratios; asserts nothing.
+instantly (or after --latency seconds). Each episode makes --calls model calls.
+`cpu_ms_per_call` is the run's CPU per model call, `process_cpu_ms_per_call` the whole
+process's (start-up, imports and corpus open included). Prints rates and ratios; asserts nothing.
 """
 
 from __future__ import annotations
@@ -63,6 +64,14 @@ def process_cpu_s(pid: int) -> float:
     """CPU seconds (user + system) a process has used so far, from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_s() -> float:
+    """CPU seconds (user + system) this process has used since it started: imports and corpus open included."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def peak_mb() -> float:
@@ -167,6 +176,7 @@ def main() -> None:
                 "model_calls_per_s": round(calls / dt, 1),
                 "ms_per_call_per_worker": round(dt / calls * args.workers * 1000, 2),
                 "cpu_ms_per_call": round(cpu / calls * 1000, 2),
+                "process_cpu_ms_per_call": round(own_cpu_s() / calls * 1000, 3),
                 "server_cpu_ms_per_call": round(server_cpu / calls * 1000, 2),
                 "transient_retries": retries,
                 "ideal_calls_per_s": round(args.workers / args.latency, 1) if args.latency else None,

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 QA_FILE = "qa/full.jsonl"
 GRAPHS_FILE = "graphs/full.jsonl"
 PAPERS_FILE = "paper_pool/papers.jsonl"
@@ -113,7 +115,7 @@ def json_lines(path: Path, warnings: Warnings | None = None) -> Iterator[tuple[i
                 if not line.strip():
                     continue
                 try:
-                    obj = json.loads(line)
+                    obj = read_line(line)
                 except json.JSONDecodeError as exc:
                     raise DatasetError(path, lineno, None, f"is not valid JSON ({json_problem(line, exc)})") from None
                 if not isinstance(obj, dict):
@@ -126,6 +128,17 @@ def json_lines(path: Path, warnings: Warnings | None = None) -> Iterator[tuple[i
     except UnicodeDecodeError:
         lineno, column, byte = _first_undecodable(path)
         raise DatasetError(path, lineno, None, f"is not valid UTF-8 (byte 0x{byte:02x} at column {column})") from None
+
+
+def read_line(line: str) -> Any:
+    """One JSON line: orjson (about twice json's speed on a release's lines), json for any line orjson refuses
+    (a lone surrogate escape, NaN, a syntax error), so such a line reads, and a bad line is worded, as json
+    reads and words it. One difference remains: an integer beyond 64 bits reads as a float (json: an int),
+    which no field of a release holds (ids are strings, counts and indices small)."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line)
 
 
 def json_problem(line: str, exc: json.JSONDecodeError) -> str:

@@ -12,7 +12,7 @@ import inspect
 import json
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sandbox.agents.base import Agent, ServerUnreachable
@@ -248,6 +248,12 @@ def step_record(step: Step) -> dict[str, Any]:
         rejections=ledger.rejections,
     )
     return d
+
+
+def trajectory_record(traj: Trajectory) -> dict[str, Any]:
+    """A trajectory's fields for the store: a shallow copy, as `step_record` (`asdict` deep-copies every value,
+    ~0.1 ms per episode, and the store only reads them)."""
+    return dict(vars(traj))
 
 
 class Runner:
@@ -630,7 +636,7 @@ class Runner:
                 and attempt + 1 < self.spec.max_attempts
                 and not self.stop_requested
             )
-            record = asdict(traj)
+            record = trajectory_record(traj)
             record["tool_sequence"] = [s.tool_name for s in episode.steps if s.kind == "tool"]
             record["actions"] = actions(item, episode.steps)
             self.store.finish_trajectory(tid, record, final=not retry, steps=pending)

@@ -472,12 +472,13 @@ def test_the_llm_judge_asks_and_reads_the_same_through_both(mini_corpus, reply):
     assert seen["native"] == seen["litellm"] and seen["native"][3] > 0
 
 
-async def test_the_native_pool_is_sharded_so_its_cost_stays_flat():
-    """httpcore's pool checks every open connection on every call; the native client keeps at most SHARD calls in
-    flight per AsyncClient, opening another when all are busy, and closes them all at the end of the run."""
+async def test_the_httpx_pool_is_sharded_so_its_cost_stays_flat():
+    """httpcore's pool checks every open connection on every call; the native client's httpx pool (https, proxies)
+    keeps at most SHARD calls in flight per AsyncClient, opening another when all are busy, and closes them all at
+    the end of the run."""
     import threading
 
-    from sandbox.agents.native import SHARD, NativeClient
+    from sandbox.agents.native import SHARD, HttpxPool
 
     arrived, go = threading.Semaphore(0), threading.Event()
 
@@ -487,8 +488,8 @@ async def test_the_native_pool_is_sharded_so_its_cost_stays_flat():
         return text_reply("ok")
 
     with FakeOpenAI(brain) as srv:
-        client = NativeClient(srv.url, "k", 60)
-        calls = [asyncio.ensure_future(client.post({"model": "m", "messages": []})) for _ in range(3 * SHARD)]
+        client = HttpxPool(srv.url + "/chat/completions", {"authorization": "Bearer k"}, 60)
+        calls = [asyncio.ensure_future(client.post(b'{"model":"m","messages":[]}')) for _ in range(3 * SHARD)]
         for _ in range(3 * SHARD):  # every call is at the server, so all are in flight at once
             await asyncio.to_thread(arrived.acquire)
         shards = client._by_loop[asyncio.get_running_loop()]

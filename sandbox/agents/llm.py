@@ -350,21 +350,43 @@ class LLMAgent:
         as `cut_off`: the episode shows and counts it instead of dropping it silently.
         """
         content = msg.get("content") if isinstance(msg.get("content"), str) else None
-        reasoning = msg.get("reasoning_content") or msg.get("reasoning") or None
-        if not isinstance(reasoning, str):
-            reasoning = None
-        calls = []
-        for i, tc in enumerate(msg.get("tool_calls") or []):
-            fn = tc.get("function") or {}
-            calls.append(
-                ToolCall(tc.get("id") or f"call_{i}", fn.get("name") or "", decode_arguments(fn.get("arguments")))
-            )
+        reasoning = reasoning_of(msg)
+        calls = structured_calls(msg)
         native_calls = bool(calls)
         found = TextCalls()
         if content:  # with native calls too: a server may return them both parsed and still written in the text
             found = find_text_calls(content, self.names)
             if not calls:
                 calls = found.calls
+        cut, cut_span = self.cut_off(finish_reason, content, calls, native_calls, found)
+        read = read_usage(compact(usage) if usage is not None else EMPTY_USAGE)
+        priced = cost(self.price, read)
+        if self.text_tools:
+            written = native_calls and not found.calls  # calls that came only as tool_calls: written into the text
+            raw = {"role": "assistant", "content": with_tagged_calls(content, calls if written else [])}
+        else:
+            raw = native_history(msg, content, calls, found.spans + cut_span, reasoning)
+        return AssistantTurn(
+            text=merge_reasoning(content, reasoning),
+            tool_calls=calls,
+            usage=read,
+            raw=raw,
+            cost_usd=priced["total_usd"] if priced else None,
+            reasoning=reasoning,
+            finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+            cut_off=cut,
+        )
+
+    def cut_off(
+        self,
+        finish_reason: str | None,
+        content: str | None,
+        calls: list[ToolCall],
+        native_calls: bool,
+        found: TextCalls,
+    ) -> tuple[str | None, list[tuple[int, int]]]:
+        """A call the completion limit cut off mid-way: its fragment (shown and counted, never run) and, for one
+        written in the text, the span it takes in the content. A native call cut off is taken out of `calls`."""
         cut = None
         cut_span: list[tuple[int, int]] = []
         if finish_reason == "length":
@@ -376,40 +398,50 @@ class LLMAgent:
                 if fragment is not None:
                     cut = fragment[0]
                     cut_span = [(fragment[1], len(content or ""))]
-        text = merge_reasoning(content, reasoning)
-        read = read_usage(compact(usage) if usage is not None else EMPTY_USAGE)
-        priced = cost(self.price, read)
-        raw: dict[str, Any] = {"role": "assistant", "content": content}
-        if self.text_tools:
-            written = native_calls and not found.calls  # calls that came only as tool_calls: written into the text
-            raw = {"role": "assistant", "content": with_tagged_calls(content, calls if written else [])}
-        else:
-            if content and (found.spans or cut_span):
-                kept = prose(content, found.spans + cut_span)
-                raw["content"] = kept or None  # nothing but calls (or a cut-off one): no prose to send
-            if calls:
-                raw["tool_calls"] = [
-                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c.args)}}
-                    for c in calls
-                ]
-            elif raw["content"] is None:  # a lone call cut off mid-way: an assistant message needs some content
-                raw["content"] = ""
-        if not self.text_tools:
-            thinking = msg.get("thinking_blocks")
-            if thinking:  # Anthropic: signed thinking blocks must be replayed with a tool_use when thinking is on
-                raw["thinking_blocks"] = thinking
-            elif reasoning:
-                raw["reasoning_content"] = reasoning
-        return AssistantTurn(
-            text=text,
-            tool_calls=calls,
-            usage=read,
-            raw=raw,
-            cost_usd=priced["total_usd"] if priced else None,
-            reasoning=reasoning,
-            finish_reason=finish_reason if isinstance(finish_reason, str) else None,
-            cut_off=cut,
-        )
+        return cut, cut_span
+
+
+def reasoning_of(msg: dict[str, Any]) -> str | None:
+    """The reply's reasoning text, under whichever name the server gives it."""
+    reasoning = msg.get("reasoning_content") or msg.get("reasoning") or None
+    return reasoning if isinstance(reasoning, str) else None
+
+
+def structured_calls(msg: dict[str, Any]) -> list[ToolCall]:
+    """The message's native `tool_calls`, arguments decoded (a call without an id is numbered)."""
+    calls = []
+    for i, tc in enumerate(msg.get("tool_calls") or []):
+        fn = tc.get("function") or {}
+        calls.append(ToolCall(tc.get("id") or f"call_{i}", fn.get("name") or "", decode_arguments(fn.get("arguments"))))
+    return calls
+
+
+def native_history(
+    msg: dict[str, Any],
+    content: str | None,
+    calls: list[ToolCall],
+    spans: list[tuple[int, int]],
+    reasoning: str | None,
+) -> dict[str, Any]:
+    """The assistant message a native-mode history sends back: the prose without the call text in `spans`, the
+    calls as structured `tool_calls`, and the thinking the provider needs replayed."""
+    raw: dict[str, Any] = {"role": "assistant", "content": content}
+    if content and spans:
+        kept = prose(content, spans)
+        raw["content"] = kept or None  # nothing but calls (or a cut-off one): no prose to send
+    if calls:
+        raw["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c.args)}}
+            for c in calls
+        ]
+    elif raw["content"] is None:  # a lone call cut off mid-way: an assistant message needs some content
+        raw["content"] = ""
+    thinking = msg.get("thinking_blocks")
+    if thinking:  # Anthropic: signed thinking blocks must be replayed with a tool_use when thinking is on
+        raw["thinking_blocks"] = thinking
+    elif reasoning:
+        raw["reasoning_content"] = reasoning
+    return raw
 
 
 def with_tagged_calls(content: str | None, calls: list[ToolCall]) -> str:
