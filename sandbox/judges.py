@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from sandbox.agents.heuristic import content_words
 from sandbox.prompts import DEFAULT_PROMPTS  # what a judge is sent (a run's --prompts may replace it)
-from sandbox.records import Item
+from sandbox.records import Item, Usage
 
 if TYPE_CHECKING:
     from sandbox.agents.native import NativeClient
@@ -44,6 +44,7 @@ class Verdict:
     reply: str | None = None
     tokens: int | None = None
     cost_usd: float | None = None
+    usage: Usage | None = None  # the judge call's token buckets (None: an offline judge, no call)
 
 
 def parse_judgment(reply: str | None) -> bool | None:
@@ -139,7 +140,7 @@ class LLMJudge:
             raise ConfigError(f"no server for the judge '{model}': pass --judge-base-url")
         self.native = NativeClient(url, self.key, self.config.timeout_s) if route and url else None
 
-    async def ask(self, system: str, user: str) -> tuple[str, Any, float | None]:
+    async def ask(self, system: str, user: str) -> tuple[str, Usage, float | None]:
         """One call with this system prompt: (reply text, its `Usage`, USD or None); the verifier asks through it."""
         from sandbox.pricing import cost, find_price
 
@@ -147,10 +148,6 @@ class LLMJudge:
         text, usage = await (self._ask_native(self.native, messages) if self.native else self._ask_litellm(messages))
         priced = cost(find_price(self.config.model), usage)
         return text, usage, priced["total_usd"] if priced else None
-
-    async def _ask(self, system: str, user: str) -> tuple[str, int, float | None]:
-        text, usage, usd = await self.ask(system, user)
-        return text, usage.cap_quantity, usd
 
     async def _ask_litellm(self, messages: list[dict[str, Any]]) -> tuple[str, Any]:
         from sandbox.agents.litellm_import import litellm_module
@@ -205,8 +202,8 @@ class LLMJudge:
         user = texts.judge_pointwise_user.format(
             trajectory=trajectory_text(sample), task=task_text(item), answer=sample.answer
         )
-        reply, tokens, usd = await self._ask(texts.judge_pointwise, user)
-        return Verdict(parse_judgment(reply), user, reply, tokens, usd)
+        reply, usage, usd = await self.ask(texts.judge_pointwise, user)
+        return Verdict(parse_judgment(reply), user, reply, usage.cap_quantity, usd, usage)
 
     async def pairwise(self, item: Item, leader: Sample, challenger: Sample) -> Verdict:
         texts = self.prompts or DEFAULT_PROMPTS
@@ -217,5 +214,5 @@ class LLMJudge:
             trajectory_2=trajectory_text(challenger),
             answer_2=challenger.answer,
         )
-        reply, tokens, usd = await self._ask(texts.judge_pairwise, user)
-        return Verdict(parse_choice(reply), user, reply, tokens, usd)
+        reply, usage, usd = await self.ask(texts.judge_pairwise, user)
+        return Verdict(parse_choice(reply), user, reply, usage.cap_quantity, usd, usage)

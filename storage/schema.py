@@ -184,6 +184,15 @@ MIGRATIONS: list[str] = [
     ALTER TABLE runs ADD COLUMN dataset_repo TEXT;
     ALTER TABLE runs ADD COLUMN dataset_revision TEXT
     """,
+    # 15: a model judge's call in the agent's four token buckets (non-cached prompt, completion, cache read, cache
+    # creation), so its verdicts can be repriced by another cost rule (the scaling study's App. C.1: every input token
+    # at the input price); NULL: an offline judge, or a verdict stored before the buckets (kept at its stored cost)
+    """
+    ALTER TABLE judgments ADD COLUMN prompt_tokens INTEGER;
+    ALTER TABLE judgments ADD COLUMN completion_tokens INTEGER;
+    ALTER TABLE judgments ADD COLUMN cache_read_tokens INTEGER;
+    ALTER TABLE judgments ADD COLUMN cache_creation_tokens INTEGER
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -701,11 +701,15 @@ class Store:
         reply: str | None,
         tokens: int | None,
         cost_usd: float | None,
+        buckets: tuple[int, int, int, int] | None = None,
     ) -> None:
+        """Store one verdict; `buckets` is the judge call's (non-cached prompt, completion, cache read, cache creation)
+        tokens (None: an offline judge, no call)."""
         with self.transaction():
             self.conn.execute(
                 "INSERT OR REPLACE INTO judgments (run_id, item_id, kind, judge, sample_a, sample_b, verdict, prompt, "
-                "reply, tokens, cost_usd, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "reply, tokens, cost_usd, created_at, prompt_tokens, completion_tokens, cache_read_tokens, "
+                "cache_creation_tokens) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     run_id,
                     item_id,
@@ -719,6 +723,7 @@ class Store:
                     tokens,
                     cost_usd,
                     now(),
+                    *(buckets or (None, None, None, None)),
                 ),
             )
 
@@ -732,6 +737,21 @@ class Store:
             for r in self.conn.execute(
                 "SELECT kind, AVG(cost_usd), COUNT(cost_usd), AVG(tokens), SUM(cost_usd), SUM(tokens) FROM judgments "
                 "WHERE run_id = ? AND judge = ? GROUP BY kind",
+                (run_id, judge),
+            )
+        ]
+
+    def judgment_usage(
+        self, run_id: int, judge: str
+    ) -> list[tuple[str, float | None, int | None, int | None, int | None, int | None]]:
+        """Every verdict of one judge on one run: (kind, stored cost, and the call's non-cached prompt, completion,
+        cache read and cache creation tokens; all four None for a verdict stored without them), so a cost rule can
+        price each call again."""
+        return [
+            tuple(r)
+            for r in self.conn.execute(
+                "SELECT kind, cost_usd, prompt_tokens, completion_tokens, cache_read_tokens, cache_creation_tokens "
+                "FROM judgments WHERE run_id = ? AND judge = ? ORDER BY id",
                 (run_id, judge),
             )
         ]

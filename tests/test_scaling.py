@@ -848,9 +848,12 @@ def gold_ids(cache, letter: str, n: int) -> list[str]:
         corpus.close()
 
 
-def llm_parallel_run(tmp_path, ids: list[str], ks: str = "1,2", judge: str = "same"):
+def llm_parallel_run(
+    tmp_path, ids: list[str], ks: str = "1,2", judge: str = "same", judge_usage=None, extra: tuple[str, ...] = ()
+):
     """A K-sample LLM run on the local server: every sample answers B in another spelling; the judge accepts
-    everything and prefers the challenger. gpt-4.1-mini is priced from our table ($0.40 / $1.60 per M)."""
+    everything and prefers the challenger (its replies report `judge_usage`: `completion`'s token keywords).
+    gpt-4.1-mini is priced from our table ($0.40 / $1.60 per M)."""
     import os
 
     from tests.openai_server import tool_reply
@@ -859,7 +862,7 @@ def llm_parallel_run(tmp_path, ids: list[str], ks: str = "1,2", judge: str = "sa
 
     def brain(req, n):
         if not req.get("tools"):  # a judge call
-            return text_reply("<judgment>Correct</judgment> <choice>2</choice>")
+            return text_reply("<judgment>Correct</judgment> <choice>2</choice>", **(judge_usage or {}))
         return tool_reply(("submit_answer", {"answer": spellings[n % 4], "reasoning": "r"}))
 
     db = tmp_path / "s.sqlite"
@@ -893,6 +896,7 @@ def llm_parallel_run(tmp_path, ids: list[str], ks: str = "1,2", judge: str = "sa
                 judge,
                 "--orders",
                 "2",
+                *extra,
             ],
             capture_output=True,
             text=True,
@@ -931,6 +935,79 @@ def test_llm_parallel_votes_on_parsed_letters_and_prices_each_k(tmp_path):
     store = Store(db, readonly=True)
     judged = store.conn.execute("SELECT SUM(cost_usd) FROM judgments").fetchone()[0]
     assert rep["judge_cost_usd"] == pytest.approx(judged)
+
+
+def study_judge_usd(row) -> float:
+    """The study's rule (App. C.1) by hand on one stored verdict: every input token at gpt-4.1-mini's input price
+    ($0.40 per M), cached or not, the completion at its output price ($1.60 per M)."""
+    tokens_in = row["prompt_tokens"] + row["cache_read_tokens"] + row["cache_creation_tokens"]
+    return (tokens_in * 0.40 + row["completion_tokens"] * 1.60) / 1e6
+
+
+def test_study_cost_mode_reprices_the_judges_verdicts_from_their_token_buckets(tmp_path):
+    cache = Path(os.environ["AGENTHOP_CACHE"])
+    ids = gold_ids(cache, "B", 2)
+    # the judge's replies: 1,000 prompt tokens of which 800 were read from the provider's cache, 20 completion
+    usage = {"prompt_tokens": 1000, "cached": 800, "completion_tokens": 20}
+    proc, db = llm_parallel_run(tmp_path, ids, judge_usage=usage, extra=("--cost-mode", "study"))
+    assert proc.returncode == 0, proc.stderr
+    rep = json.loads(proc.stdout)
+    store = Store(db, readonly=True)
+    rows = [dict(r) for r in store.conn.execute("SELECT * FROM judgments")]
+    assert rows and all(
+        (r["prompt_tokens"], r["completion_tokens"], r["cache_read_tokens"], r["cache_creation_tokens"])
+        == (200, 20, 800, 0)
+        for r in rows
+    )
+    by_hand = sum(study_judge_usd(r) for r in rows)
+    stored = sum(r["cost_usd"] for r in rows)
+    assert stored < by_hand  # cache-aware: the cache reads at half price; the study charges them in full
+    assert rep["cost_mode"] == "study" and rep["judge_verdicts_unrepriced"] == 0
+    assert rep["judge_cost_usd"] == pytest.approx(by_hand)
+    pointwise = [study_judge_usd(r) for r in rows if r["kind"] == "pointwise"]
+    n, k2 = len(ids), rep["per_k"][1]
+    verdict_usd = sum(pointwise) / len(pointwise)
+    assert k2["cost_usd_pointwise"] == pytest.approx(k2["sampling_cost_usd"] + n * 2 * verdict_usd)
+    store.close()
+
+
+def test_study_cost_mode_keeps_verdicts_stored_without_buckets_at_their_cost_and_counts_them(tmp_path):
+    from sandbox.datasets import open_dataset
+    from sandbox.judges import StoredJudge
+
+    cache = Path(os.environ["AGENTHOP_CACHE"])
+    ids = gold_ids(cache, "B", 2)
+    usage = {"prompt_tokens": 1000, "cached": 800, "completion_tokens": 20}
+    proc, db = llm_parallel_run(tmp_path, ids, judge_usage=usage)
+    assert proc.returncode == 0, proc.stderr
+    store = Store(db)
+    first = store.conn.execute("SELECT MIN(id) FROM judgments WHERE kind = 'pointwise'").fetchone()[0]
+    with store.transaction():  # one verdict as an older store holds it: no token buckets
+        store.conn.execute(
+            "UPDATE judgments SET prompt_tokens = NULL, completion_tokens = NULL, cache_read_tokens = NULL, "
+            "cache_creation_tokens = NULL WHERE id = ?",
+            (first,),
+        )
+    rows = [dict(r) for r in store.conn.execute("SELECT * FROM judgments")]
+    corpus, _ = open_dataset("builtin", cache)
+    try:
+        judge = StoredJudge("llm:openai/gpt-4.1-mini")
+        study = asyncio.run(
+            scaling.parallel_study(store, "L", corpus, [1, 2], judge, n_orders=2, verdicts="stored", cost_mode="study")
+        ).to_json()
+        aware = asyncio.run(
+            scaling.parallel_study(store, "L", corpus, [1, 2], judge, n_orders=2, verdicts="stored")
+        ).to_json()
+    finally:
+        corpus.close()
+        store.close()
+    by_hand = sum(r["cost_usd"] if r["id"] == first else study_judge_usd(r) for r in rows)
+    assert study["judge_verdicts_unrepriced"] == 1
+    assert study["judge_cost_usd"] == pytest.approx(by_hand)
+    assert aware["judge_verdicts_unrepriced"] is None
+    assert aware["judge_cost_usd"] == pytest.approx(sum(r["cost_usd"] for r in rows))
+    assert "1 judge verdict" in scaling_views.repricing_note(study)
+    assert scaling_views.repricing_note(aware) == ""
 
 
 def test_gap_intervals_relative_gap_and_efficiency_per_k(tmp_path, capsys):

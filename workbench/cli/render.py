@@ -524,6 +524,7 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
         parallel_cells,
         parallel_columns,
         parallel_csv,
+        repricing_note,
     )
 
     if _printed_as_data(report, fmt, parallel_csv):
@@ -565,6 +566,8 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
             f"k = {', '.join(map(str, report['ks_unavailable']))} exceed K = {report['k_max']}: not shown", markup=False
         )
     out.print(report["tie_rule"], markup=False)
+    if repricing_note(report):
+        out.print(repricing_note(report), markup=False)
     if imported_note(report):
         out.print(imported_note(report), markup=False)
     rows, most = figure_rows(18)

@@ -177,6 +177,18 @@ def verdicts_note(report: dict[str, Any]) -> str:
     )
 
 
+def repricing_note(report: dict[str, Any]) -> str:
+    """Under the study's cost rule: how many judge verdicts were stored without token buckets and so keep their
+    stored (cache-aware) cost ('' when every verdict was repriced, or under the cache-aware rule)."""
+    n = report.get("judge_verdicts_unrepriced") or 0
+    if not n:
+        return ""
+    return (
+        f"{n} judge verdict(s) stored without token buckets (an older store) keep their stored cost: "
+        "not repriced by the study's rule"
+    )
+
+
 def cost_columns(report: dict[str, Any]) -> list[str]:
     return ["k", "sampling", *(SHORT[n] for n in strategies(report)[1:])]
 

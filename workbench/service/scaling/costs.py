@@ -3,6 +3,7 @@ their own multipliers) or `study` (the scaling study's App. C.1: all input at th
 
 from __future__ import annotations
 
+from statistics import fmean
 from typing import Any
 
 from sandbox.pricing import find_price, study_cost
@@ -32,3 +33,34 @@ def trajectory_cost(run: dict[str, Any], t: dict[str, Any], mode: str = "cache-a
             cache_creation=t.get("cache_creation_tokens") or 0,
         ),
     )
+
+
+JudgeCostRow = tuple[str, float | None, int, float | None, float | None, int | None]
+JudgeUsageRow = tuple[str, float | None, int | None, int | None, int | None, int | None]
+
+
+def study_judge_rows(
+    model: str, rows: list[JudgeCostRow], verdicts: list[JudgeUsageRow]
+) -> tuple[list[JudgeCostRow], int]:
+    """A model judge's per-kind cost rows (`Store.judgment_costs`) with each verdict priced by the study's rule
+    (App. C.1, `study_cost`) from its stored token buckets (`Store.judgment_usage`), and how many verdicts were
+    stored without buckets: those keep their stored cost. The token columns stay as stored."""
+    price = find_price(model)
+    priced: dict[str, list[float]] = {}
+    unrepriced = 0
+    for kind, stored, *buckets in verdicts:
+        if any(b is None for b in buckets):
+            unrepriced += 1
+            usd = stored
+        else:
+            prompt, completion, cache_read, cache_creation = (int(b or 0) for b in buckets)
+            usd = study_cost(price, Usage(prompt, completion, cache_read, cache_creation))
+        if usd is not None:
+            priced.setdefault(kind, []).append(usd)
+    out: list[JudgeCostRow] = []
+    for kind, _mean, _n, mean_tokens, _sum, sum_tokens in rows:
+        costs = priced.get(kind, [])
+        out.append(
+            (kind, fmean(costs) if costs else None, len(costs), mean_tokens, sum(costs) if costs else None, sum_tokens)
+        )
+    return out, unrepriced

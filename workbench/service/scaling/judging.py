@@ -67,8 +67,20 @@ async def judge_run(
                 missing += 1
                 raise _Missing
             v = await (judge.pointwise(item, views()[a]) if b is None else judge.pairwise(item, views()[a], views()[b]))
+            u = v.usage
             store.add_judgment(
-                run["id"], item.id, kind, judge.name, a, b, v.value, v.prompt, v.reply, v.tokens, v.cost_usd
+                run["id"],
+                item.id,
+                kind,
+                judge.name,
+                a,
+                b,
+                v.value,
+                v.prompt,
+                v.reply,
+                v.tokens,
+                v.cost_usd,
+                None if u is None else (u.prompt, u.completion, u.cache_read, u.cache_creation),
             )
             cache[key] = {"verdict": None if v.value is None else int(v.value)}
         return stored_verdict(cache[key])

@@ -168,7 +168,13 @@ async def parallel_study(
         cost_mode=cost_mode,
         judges=judges_measured(store, run, items, samples),
         judge_trials=trials,
-        costs=Costs(spend["sampling_usd"], spend["sampling_tokens"], spend["judge_usd"], spend["judge_tokens"]),
+        costs=Costs(
+            spend["sampling_usd"],
+            spend["sampling_tokens"],
+            spend["judge_usd"],
+            spend["judge_tokens"],
+            spend["judge_unrepriced"],
+        ),
     )
 
 
@@ -490,9 +496,11 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
     """Sampling and judging totals, and the mean price and tokens of one stored verdict of each kind.
 
     An offline judge (no model) costs nothing; an unpriced model's verdicts leave the cost unknown (None).
-    The sampling cost follows `cost_mode` (`costs.trajectory_cost`); a verdict's is as recorded.
+    The sampling cost follows `cost_mode` (`costs.trajectory_cost`); so does a model judge's verdict: as recorded
+    (cache-aware), or under `study` repriced from its stored token buckets (`study_judge_rows`), a verdict stored
+    without them kept at its stored cost and counted in `judge_unrepriced`.
     """
-    from workbench.service.scaling.costs import trajectory_cost
+    from workbench.service.scaling.costs import study_judge_rows, trajectory_cost
 
     prices = [trajectory_cost(run, t, cost_mode) for rows in samples for t in rows]
     costs = [c for c in prices if c is not None]
@@ -503,9 +511,15 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
         "judge_tokens": None,
         "verdict_usd": {"majority": 0.0, "pointwise": None, "pairwise": None},
         "verdict_tokens": {"majority": 0, "pointwise": None, "pairwise": None},
+        "judge_unrepriced": None,
     }
     if judge is not None:
-        _judging_spend(out, store.judgment_costs(run["id"], judge.name), model=judge.name.startswith("llm:"))
+        model = judge.name.startswith("llm:")
+        rows = store.judgment_costs(run["id"], judge.name)
+        if cost_mode == "study" and model:
+            verdicts = store.judgment_usage(run["id"], judge.name)
+            rows, out["judge_unrepriced"] = study_judge_rows(judge.name.removeprefix("llm:"), rows, verdicts)
+        _judging_spend(out, rows, model=model)
     return out
 
 

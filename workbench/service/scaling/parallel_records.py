@@ -195,6 +195,9 @@ class Costs:
     sampling_tokens: float = 0
     judge_usd: float | None = None
     judge_tokens: int | None = None
+    # under the study's cost rule: the judge's verdicts stored without token buckets, kept at their stored cost
+    # (None: cache-aware, or an offline judge)
+    judge_unrepriced: int | None = None
 
 
 @dataclass(frozen=True)
@@ -255,5 +258,6 @@ class ParallelStudy:
             "sampling_tokens": self.costs.sampling_tokens,
             "judge_cost_usd": self.costs.judge_usd,
             "judge_tokens": self.costs.judge_tokens,
+            "judge_verdicts_unrepriced": self.costs.judge_unrepriced,
             "cost_rule": self.cost_rule,
         }

@@ -56,6 +56,7 @@ from workbench.views.scaling import (
     parallel_cells,
     parallel_columns,
     parallel_csv,
+    repricing_note,
     self_choice_cells,
     spent,
     strategies_csv,
@@ -619,6 +620,8 @@ class ScalingScreen(WorkbenchNode, Screen):
             caption.append(note, style="bold reverse" if report.get("verdicts_missing") else "")
         caption.append("\n")
         caption.append(report["tie_rule"], style="dim")
+        if repricing_note(report):
+            caption.append("\n" + repricing_note(report))
         if imported_note(report):
             caption.append("\n" + imported_note(report))
         self._caption(caption)
