@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.table import Table
@@ -40,6 +40,7 @@ from workbench.views.report import (
     tidy_report_rows,
     transition_table,
 )
+from workbench.views.sequential_records import Plateau, StrategyComparison
 
 
 def console() -> Console:
@@ -404,7 +405,10 @@ def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
     console().print(table)
 
 
-def _printed_as_data(result: dict[str, Any], fmt: str, csv_table: Callable[[dict[str, Any]], tuple]) -> bool:
+_Result = TypeVar("_Result", bound=Mapping[str, Any])  # a scaling result: a JSON document
+
+
+def _printed_as_data(result: _Result, fmt: str, csv_table: Callable[[_Result], tuple]) -> bool:
     """Print a scaling result as JSON (strict: scaling outputs are plain Python by construction) or as the CSV
     `csv_table` lays out, and say so; False for the formats drawn as tables."""
     if fmt == "json":
@@ -417,7 +421,7 @@ def _printed_as_data(result: dict[str, Any], fmt: str, csv_table: Callable[[dict
     return False
 
 
-def print_plateau(result: dict[str, Any], fmt: str) -> None:
+def print_plateau(result: Plateau, fmt: str) -> None:
     """The plateau: transitions with d̄, σ, C_k and the decision; in table mode also the plot."""
     from workbench.views.scaling import transition_csv
 
@@ -484,7 +488,7 @@ def print_plateau(result: dict[str, Any], fmt: str) -> None:
         sys.stdout.write(plateau_figure(result, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
 
 
-def print_strategies(comparison: dict[str, Any], fmt: str) -> None:
+def print_strategies(comparison: StrategyComparison, fmt: str) -> None:
     """The sequential strategies compared: each one's plateau, a row per (strategy, level), and the overlay."""
     from workbench.views.scaling import strategies_csv
 

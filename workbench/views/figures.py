@@ -7,6 +7,7 @@ from typing import Any
 
 from workbench.views.axis import ValueAxis, value_axis
 from workbench.views.scaling import SHORT, Palette, flags, strategies
+from workbench.views.sequential_records import Plateau, StrategyComparison, Transition
 
 
 def _figure(width: int, height: int):
@@ -35,7 +36,7 @@ def _build(plt, palette: Palette | None) -> str:
     return text if palette else plt.uncolorize(text)
 
 
-def bar_label(t: dict[str, Any]) -> str:
+def bar_label(t: Transition) -> str:
     """The transition with its decision in words, so a colourless bar still says what it is."""
     if not t.get("tested", True):
         sign = "not tested"
@@ -47,7 +48,7 @@ def bar_label(t: dict[str, Any]) -> str:
 _SIGN_MARK = {"gain": "+", "borderline": "~", "no gain": "-", "not tested": "?"}
 
 
-def bar_ticks(transitions: list[dict[str, Any]], width: int) -> list[str]:
+def bar_ticks(transitions: list[Transition], width: int) -> list[str]:
     """One label per bar, the longest form that fits its slot: plotext drops a tick label that would overlap
     its neighbour (or the frame), so `16→32 no gain` for a few bars, `16→32 -` (+ gain, ~ borderline, - no
     gain, ? not tested; the table above says it in words) or `16→32` when many share the width, the
@@ -66,7 +67,7 @@ def _row_limit(max_rows: int | None) -> int | None:
 
 
 def plateau_figure(
-    result: dict[str, Any], width: int, height: int, palette: Palette | None, max_rows: int | None = None
+    result: Plateau, width: int, height: int, palette: Palette | None, max_rows: int | None = None
 ) -> str:
     """Accuracy per budget (line) with the plateau marked, above C_k per transition (bars coloured by sign).
     Each panel takes half of `height`, or more when its values need the rows (`value_axis`): the figure may be
@@ -75,7 +76,7 @@ def plateau_figure(
     labels = [str(b) for b in result["budgets"]]
     x = list(range(1, len(labels) + 1))
     transitions = result["transitions"]
-    bounds = [t["c_k"] for t in transitions if t.get("c_k") is not None]
+    bounds = [c for t in transitions if (c := t["c_k"]) is not None]
     cap = None if max_rows is None else max(max_rows, 2 * PANEL_OVERHEAD + 4)
     top = value_axis(
         result["accuracy"], height // 2 - PANEL_OVERHEAD, limit=None if cap is None else cap // 2 - PANEL_OVERHEAD
@@ -201,7 +202,7 @@ STRATEGY_COLOURS = ("line", "gain", "mark", "loss", "shade")  # palette roles cy
 
 
 def strategies_figure(
-    comparison: dict[str, Any], width: int, height: int, palette: Palette | None, max_rows: int | None = None
+    comparison: StrategyComparison, width: int, height: int, palette: Palette | None, max_rows: int | None = None
 ) -> str:
     """The strategies overlaid (the study's Figure 6): accuracy against budget per strategy, each level's Wilson
     interval as a vertical bar, and each strategy's plateau budget (k*) circled; the legend names the k*."""

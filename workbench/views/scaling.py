@@ -6,6 +6,7 @@ from typing import Any
 
 from workbench.views.cells import NOT_MEASURED, pct, shell_word, sig
 from workbench.views.cells import usd as money
+from workbench.views.sequential_records import ComparisonRow, Level, Plateau, StrategyComparison, Transition
 
 Palette = dict[str, tuple[int, int, int] | str]
 
@@ -26,7 +27,7 @@ TERMINAL_PALETTE: Palette = {
 }
 
 
-def flags(result: dict[str, Any]) -> list[str]:
+def flags(result: Plateau) -> list[str]:
     """The plateau's caveats in words: censored, no significant gain, borderline, degenerate variance, FPC 0,
     and budget levels that sit at or below the prompt overhead or that no item reached."""
     names = [
@@ -73,7 +74,7 @@ def _pair(marginal: float | None, cumulative: float | None, fmt: str, measured: 
     return f"{format(marginal or 0, fmt)} / {format(cumulative, fmt)}"
 
 
-def level_cells(level: dict[str, Any]) -> list[str]:
+def level_cells(level: Level) -> list[str]:
     """A budget level as text cells (the CLI table and the TUI show the same)."""
     note = []
     if level.get("degenerate"):
@@ -96,7 +97,7 @@ def level_cells(level: dict[str, Any]) -> list[str]:
     ]
 
 
-def trials_note(result: dict[str, Any]) -> str:
+def trials_note(result: Plateau) -> str:
     """How T > 1 trials per item were resampled, for the plateau's header line ('' with one trial)."""
     if result.get("n_trials", 1) <= 1:
         return ""
@@ -130,8 +131,9 @@ SHORT = {"pass_at_k": "pass@k", "majority": "majority", "pointwise": "pointwise"
 GAP_SHORT = {"majority": "Δ maj", "pointwise": "Δ point", "pairwise": "Δ pair"}
 
 
-def transition_csv(result: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
-    return list(TRANSITION_CSV), [[t.get(h) for h in TRANSITION_CSV] for t in result["transitions"]]
+def transition_csv(result: Plateau) -> tuple[list[str], list[list[Any]]]:
+    rows: list[dict[str, Any]] = [dict(t) for t in result["transitions"]]  # read by the CSV's column names
+    return list(TRANSITION_CSV), [[t.get(h) for h in TRANSITION_CSV] for t in rows]
 
 
 def parallel_columns(report: dict[str, Any]) -> list[str]:
@@ -363,7 +365,7 @@ def parallel_files_csv(reports: list[dict[str, Any]]) -> tuple[list[str], list[l
     return names, rows
 
 
-def decision(t: dict[str, Any]) -> str:
+def decision(t: Transition) -> str:
     """A transition's decision in words (the table, the TUI and the plot label say the same)."""
     if not t.get("tested", True):
         return "not tested (Holm stopped)"
@@ -372,38 +374,39 @@ def decision(t: dict[str, Any]) -> str:
     return "no gain, borderline" if t.get("borderline") else "no significant gain"
 
 
-def c_k_text(t: dict[str, Any]) -> str:
+def c_k_text(t: Transition) -> str:
     return NOT_MEASURED if t.get("c_k") is None else f"{t['c_k']:+.4f}"
 
 
-def comparison_rows(comparison: dict[str, Any]) -> list[dict[str, Any]]:
+def comparison_rows(comparison: StrategyComparison) -> list[ComparisonRow]:
     """One flat row per (strategy, level) of a `strategy_comparison`: the CSV, the CLI table and the TUI read these."""
     rows = []
     for study in comparison["studies"]:
         for level in study["levels"]:
             low, high = level["accuracy_ci"] or (None, None)
+            interval = level["accuracy_interval"]
             rows.append(
-                {
-                    "group": study["group"],
-                    "strategy": study["strategy"],
-                    "budget": level["budget"],
-                    "plateau_budget": study["plateau_budget"],
-                    "k_star": study["k_star"],
-                    "at_plateau": level["budget"] == study["plateau_budget"],
-                    "n": level["n"],
-                    "accuracy": level["accuracy"],
-                    "accuracy_low": low,
-                    "accuracy_high": high,
-                    "accuracy_interval": (level.get("accuracy_interval") or {}).get("method"),
-                    "n_eff": (level.get("accuracy_interval") or {}).get("n_eff"),
-                    "tokens_per_item": level["tokens_per_item"],
-                    "cost_usd": level["cost_usd_cumulative"],
-                    "summaries": level["summaries"],
-                    "verifier_calls": level["verifier_calls"],
-                    "verifier_tokens": level["verifier_tokens"],
-                    "verifier_cost_usd": level["verifier_cost_usd"],
-                    "verifier_errors": level["verifier_errors"],
-                }
+                ComparisonRow(
+                    group=study["group"],
+                    strategy=study["strategy"],
+                    budget=level["budget"],
+                    plateau_budget=study["plateau_budget"],
+                    k_star=study["k_star"],
+                    at_plateau=level["budget"] == study["plateau_budget"],
+                    n=level["n"],
+                    accuracy=level["accuracy"],
+                    accuracy_low=low,
+                    accuracy_high=high,
+                    accuracy_interval=interval["method"] if interval else None,
+                    n_eff=interval["n_eff"] if interval else None,
+                    tokens_per_item=level["tokens_per_item"],
+                    cost_usd=level["cost_usd_cumulative"],
+                    summaries=level["summaries"],
+                    verifier_calls=level["verifier_calls"],
+                    verifier_tokens=level["verifier_tokens"],
+                    verifier_cost_usd=level["verifier_cost_usd"],
+                    verifier_errors=level["verifier_errors"],
+                )
             )
     return rows
 
@@ -441,8 +444,9 @@ STRATEGY_COLUMNS = (
 )
 
 
-def strategies_csv(comparison: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
-    return list(STRATEGY_CSV), [[row[h] for h in STRATEGY_CSV] for row in comparison_rows(comparison)]
+def strategies_csv(comparison: StrategyComparison) -> tuple[list[str], list[list[Any]]]:
+    rows: list[dict[str, Any]] = [dict(row) for row in comparison_rows(comparison)]  # read by the CSV's column names
+    return list(STRATEGY_CSV), [[row[h] for h in STRATEGY_CSV] for row in rows]
 
 
 def _count(n: float | None) -> str:
@@ -450,7 +454,7 @@ def _count(n: float | None) -> str:
     return NOT_MEASURED if n is None else f"{n:,.0f}"
 
 
-def strategy_cells(row: dict[str, Any]) -> list[str]:
+def strategy_cells(row: ComparisonRow) -> list[str]:
     """One (strategy, level) row as table cells; the plateau level is starred."""
     low, high = row["accuracy_low"], row["accuracy_high"]
     acc = "—" if row["accuracy"] is None else f"{row['accuracy']:.3f} [{low:.3f}, {high:.3f}]"
@@ -475,7 +479,7 @@ def strategy_cells(row: dict[str, Any]) -> list[str]:
     ]
 
 
-def strategy_summary(comparison: dict[str, Any]) -> list[str]:
+def strategy_summary(comparison: StrategyComparison) -> list[str]:
     """One line per strategy: its plateau, as the study's Table 14 reads (k*, the plateau budget, the flags); then what
     differs between the groups besides the strategy (their grids, their seeds)."""
     lines = []
@@ -582,7 +586,7 @@ def agreement_text(trials: dict[str, Any]) -> str:
     )
 
 
-def strategy_note(result: dict[str, Any]) -> str | None:
+def strategy_note(result: Plateau) -> str | None:
     """A group's strategy and, per level, what the strategy itself did and spent (summaries; the verifier's calls,
     tokens, cost and failures, apart from the agent's): None for the original rule (nothing to add)."""
     strategy = result.get("strategy")

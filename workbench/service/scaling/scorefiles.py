@@ -12,6 +12,7 @@ import numpy as np
 
 from stats.plateau import parse_budget, scores_from_mapping, scores_from_rows
 from workbench.service.scaling.sequential import ScalingInputError, plateau_result
+from workbench.views.sequential_records import Plateau
 
 
 def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[str], np.ndarray]:
@@ -63,7 +64,7 @@ def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[s
         raise ScalingInputError(f"{path}: {exc}") from None
 
 
-def file_plateau(path: Path, study: str | None = None, **options: Any) -> dict[str, Any]:
+def file_plateau(path: Path, study: str | None = None, **options: Any) -> Plateau:
     """`plateau_result` of a scores file; every complaint names the file (a duplicate budget with two scores,
     a single budget, too few items on the common support)."""
     budgets, items, matrix = load_scores(path, study)

@@ -4,12 +4,20 @@ accuracy over the levels (`stats.plateau`), and what each level spent and reache
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from stats.plateau import parse_budget, plateau
 from storage import Store
+from workbench.views.sequential_records import (
+    CostMode,
+    Interval,
+    Level,
+    Plateau,
+    Reach,
+    StrategySpend,
+)
 
 if TYPE_CHECKING:  # the runner (80 ms of imports) only names a type here: reading a plateau never needs it
     from sandbox.runner import RunSpec
@@ -212,7 +220,7 @@ def use_two_stage(n_trials: int, population: int | None, two_stage: bool | None 
 
 def plateau_result(
     budgets, items, matrix, two_stage: bool | None = None, matched_trials: bool = False, **options: Any
-) -> dict[str, Any]:
+) -> Plateau:
     """`stats.plateau.plateau` as a JSON-ready dict; bad input (n < 2, invalid N, …) is the user's to fix.
 
     `matrix` is n×K or n×K×T; `matched_trials` pairs trial t across budgets (the continuation
@@ -228,15 +236,15 @@ def plateau_result(
         result = plateau(matrix, budgets, items=items, two_stage=stage, matched_trials=matched_trials, **options)
     except ValueError as exc:
         raise ScalingInputError(str(exc)) from None
-    out = result.to_dict()
-    k = out.get("k_star")
+    out = cast(Plateau, result.to_dict())  # `PlateauResult.to_dict`'s keys, field by field
+    k = out["k_star"]
     out["plateau_budget"] = out["budgets"][k - 1] if k else None
     return out
 
 
 def group_plateau(
-    store: Store, group: str, cost_mode: str = "cache-aware", finished_only: bool = False, **options: Any
-) -> dict[str, Any]:
+    store: Store, group: str, cost_mode: CostMode = "cache-aware", finished_only: bool = False, **options: Any
+) -> Plateau:
     """The plateau of a sequential group with its levels' costs; trials pair by index under continuation.
 
     The one function `scale sequential`, `scale plateau --group` and the TUI call, so they agree.
@@ -259,8 +267,8 @@ def group_plateau(
 
 
 def group_levels(
-    store: Store, levels: list[tuple[dict[str, Any], list[dict[str, Any]]]], cost_mode: str = "cache-aware"
-) -> list[dict[str, Any]]:
+    store: Store, levels: list[tuple[dict[str, Any], list[dict[str, Any]]]], cost_mode: CostMode = "cache-aware"
+) -> list[Level]:
     """Each budget level's accuracy, cost and tokens, and whether its budget was ever reached (`levels` as
     `sequential_group` reads them).
 
@@ -289,21 +297,13 @@ def group_levels(
     from workbench.service.scaling.costs import trajectory_cost
 
     chain: dict[tuple[str, int], tuple[float, float | None]] = {}  # (item, trial) → cumulative tokens, cost
-    out = []
+    out: list[Level] = []
     for r, rows in levels:
         scaling = r["config"]["scaling"]
         axis, value, continued = scaling.get("axis"), scaling.get("value"), scaling.get("protocol") == "continuation"
         profile = store.context_profile(r["id"], from_stored(r.get("prompts")).stop, PREFIX_MARK)
-        level = {
-            "budget": scaling["budget"],
-            "run": r["name"],
-            "n": len(rows),
-            "measured": measures_tokens(r),
-            "correct": sum(bool(t["correct"]) for t in rows),
-            "continues": sum(t["continues"] or 0 for t in rows),
-        }
-        level["accuracy"] = level["correct"] / len(rows) if rows else None
-        level["accuracy_interval"] = level_interval(rows)
+        measured = measures_tokens(r)
+        correct = sum(bool(t["correct"]) for t in rows)
         tokens_m = tokens_c = 0.0
         cost_m: float | None = None
         cost_c: float | None = None
@@ -320,22 +320,30 @@ def group_levels(
             tokens_c += item_tokens
             cost_m, cost_c = _add(cost_m, own_cost), _add(cost_c, item_cost)
             reached.append(_reached(axis, value, t, prof))
-        measured = level["measured"]
-        level.update(
-            tokens_marginal=int(tokens_m) if measured else None,
-            tokens_cumulative=int(tokens_c) if measured else None,
-            cost_usd_marginal=cost_m if measured else None,
-            cost_usd_cumulative=cost_c if measured else None,
-            accuracy_per_usd=level["correct"] / cost_c if measured and cost_c else None,
-            accuracy_per_million_tokens=level["correct"] / (tokens_c / 1e6) if measured and tokens_c else None,
+        out.append(
+            Level(
+                budget=scaling["budget"],
+                run=r["name"],
+                n=len(rows),
+                measured=measured,
+                correct=correct,
+                continues=sum(t["continues"] or 0 for t in rows),
+                accuracy=correct / len(rows) if rows else None,
+                accuracy_interval=level_interval(rows),
+                tokens_marginal=int(tokens_m) if measured else None,
+                tokens_cumulative=int(tokens_c) if measured else None,
+                cost_usd_marginal=cost_m if measured else None,
+                cost_usd_cumulative=cost_c if measured else None,
+                accuracy_per_usd=correct / cost_c if measured and cost_c else None,
+                accuracy_per_million_tokens=correct / (tokens_c / 1e6) if measured and tokens_c else None,
+                **_reach_summary(axis, value, rows, profile, reached),
+                **_verifier_spend(cast(StrategySpend, store.strategy_spend(r["id"])), scaling, cost_mode),
+            )
         )
-        level.update(_reach_summary(axis, value, rows, profile, reached))
-        level.update(_verifier_spend(store.strategy_spend(r["id"]), scaling, cost_mode))
-        out.append(level)
     return out
 
 
-def level_interval(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+def level_interval(rows: list[dict[str, Any]]) -> Interval | None:
     """A level's accuracy with its 95% Wilson interval, clustered by item (`stats.wilson.clustered_wilson`): with
     replicates, the trajectories of one item are correlated, so the interval is Wilson's at the effective n
     (trajectories ÷ the design effect); with one trajectory per item it is the plain Wilson. None without rows."""
@@ -347,10 +355,10 @@ def level_interval(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
         counts[0] += bool(t["correct"])
         counts[1] += 1
     interval = clustered_wilson([c[0] for c in per_item.values()], [c[1] for c in per_item.values()])
-    return None if interval is None else interval.as_dict()
+    return None if interval is None else cast(Interval, interval.as_dict())  # `WilsonInterval.as_dict`'s keys
 
 
-def _verifier_spend(spend: dict[str, Any], scaling: dict[str, Any], cost_mode: str) -> dict[str, Any]:
+def _verifier_spend(spend: StrategySpend, scaling: dict[str, Any], cost_mode: CostMode) -> StrategySpend:
     """The store's strategy spend of a level, the verifier's calls priced by `cost_mode` as the agent's are (`study`:
     every input token at the verifier model's input price, App. C.1); its tokens and cost None (not measured) when
     the verifier is the scripted one (`evidence`: no model, nothing to count)."""
@@ -390,7 +398,7 @@ def _reached(axis: str | None, value: Any, t: dict[str, Any], prof: dict[str, in
 
 def _reach_summary(
     axis: str | None, value: Any, rows: list[dict[str, Any]], profile: dict[int, dict[str, int]], reached: list[bool]
-) -> dict[str, Any]:
+) -> Reach:
     """n reached, the furthest any item went (context tokens, turns or points), the overhead and the two flags."""
     if axis == "tokens":
         furthest = max((profile.get(t["id"], {}).get("max_context", 0) for t in rows), default=0)
@@ -400,11 +408,11 @@ def _reach_summary(
         furthest = max(((t["turns"] if axis == "turns" else t["points_used"]) or 0 for t in rows), default=0)
         overhead = None
     tokens = axis == "tokens"
-    return {
-        "n_stopped": sum(profile.get(t["id"], {}).get("stops", 0) > 0 for t in rows) if tokens else None,
-        "n_reached": sum(reached),
-        "max_reached": int(furthest),
-        "overhead_tokens": overhead,
-        "never_reached": (bool(rows) and not any(reached)) if tokens else None,
-        "degenerate": (overhead is not None and value <= overhead) if tokens else None,
-    }
+    return Reach(
+        n_stopped=sum(profile.get(t["id"], {}).get("stops", 0) > 0 for t in rows) if tokens else None,
+        n_reached=sum(reached),
+        max_reached=int(furthest),
+        overhead_tokens=overhead,
+        never_reached=(bool(rows) and not any(reached)) if tokens else None,
+        degenerate=(overhead is not None and value <= overhead) if tokens else None,
+    )

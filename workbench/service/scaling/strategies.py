@@ -8,11 +8,13 @@ The groups are read by `group_plateau`, so each strategy's k* and levels are the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from sandbox.strategies import STRATEGIES
 from storage import Store
 from workbench.service.scaling.sequential import ScalingInputError, group_plateau
+from workbench.views.sequential_records import Plateau, StrategyComparison, StrategyLevel, StrategyStudy
 
 COMPARISON_RULE = (
     "per strategy its own group's plateau (k* = the largest budget reached by a significant gain); per "
@@ -71,7 +73,7 @@ def comparison_groups(store: Store, groups: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def strategy_comparison(store: Store, groups: list[str], **plateau_options: Any) -> dict[str, Any]:
+def strategy_comparison(store: Store, groups: list[str], **plateau_options: Any) -> StrategyComparison:
     """Each group's strategy, plateau and levels, on one axis and over the same items (groups on different axes or
     items are not one figure); groups whose grids or seeds differ are compared, and the differences named in
     `differences`."""
@@ -89,31 +91,35 @@ def strategy_comparison(store: Store, groups: list[str], **plateau_options: Any)
             f"the groups sweep different axes ({', '.join(sorted(axes))}): compare groups of one axis"
         )
     _check_items(designs)
-    return {
-        "axis": axes.pop(),
-        "studies": studies,
-        "rule": COMPARISON_RULE,
-        "differences": _differences(studies, designs),
-    }
+    return StrategyComparison(
+        axis=axes.pop(), studies=studies, rule=COMPARISON_RULE, differences=_differences(studies, designs)
+    )
 
 
-def _design_of(store: Store, group: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Design:
+    """The items and seeds a group's levels ran on."""
+
+    items: set[str] = field(default_factory=set)
+    seeds: set[Any] = field(default_factory=set)  # the runs' recorded seeds, as stored
+
+
+def _design_of(store: Store, group: str) -> _Design:
     """The items and seeds a group's levels ran on (its finished trajectories, its runs' recorded seeds)."""
-    items: set[str] = set()
-    seeds: set[Any] = set()
+    design = _Design()
     for run in store.runs_in_group(group):
         if run["kind"] != "sequential":
             continue
-        seeds.add(run.get("seed"))
-        items |= {t["item_id"] for t in store.trajectories(run["id"])}
-    return {"items": items, "seeds": seeds}
+        design.seeds.add(run.get("seed"))
+        design.items.update(t["item_id"] for t in store.trajectories(run["id"]))
+    return design
 
 
-def _check_items(designs: dict[str, dict[str, Any]]) -> None:
+def _check_items(designs: dict[str, _Design]) -> None:
     """Refuse groups over different items: their accuracies are of different questions, not of the strategies."""
     first, *rest = designs
     for group in rest:
-        a, b = designs[first]["items"], designs[group]["items"]
+        a, b = designs[first].items, designs[group].items
         if a != b:
             raise ScalingInputError(
                 f"groups '{first}' ({len(a)} items) and '{group}' ({len(b)} items) cover different items "
@@ -122,37 +128,40 @@ def _check_items(designs: dict[str, dict[str, Any]]) -> None:
             )
 
 
-def _differences(studies: list[dict[str, Any]], designs: dict[str, dict[str, Any]]) -> list[str]:
+def _differences(studies: list[StrategyStudy], designs: dict[str, _Design]) -> list[str]:
     """What differs between the groups besides the strategy, in words: their grids and their seeds."""
     out = []
     grids = {s["group"]: ",".join(map(str, s["budgets"])) for s in studies}
     if len(set(grids.values())) > 1:
         out.append("grids differ: " + "; ".join(f"{g} {grid}" for g, grid in grids.items()))
-    seeds = {g: ",".join(sorted(map(str, d["seeds"]))) for g, d in designs.items()}
+    seeds = {g: ",".join(sorted(map(str, d.seeds))) for g, d in designs.items()}
     if len(set(seeds.values())) > 1:
         out.append("seeds differ: " + "; ".join(f"{g} {seed}" for g, seed in seeds.items()))
     return out
 
 
-def _study(group: str, result: dict[str, Any]) -> dict[str, Any]:
+def _study(group: str, result: Plateau) -> StrategyStudy:
+    """A group's plateau as the comparison shows it: each level with its interval's bounds and tokens per item."""
     levels = []
-    for level in result["levels"]:
+    for level in result.get("levels", []):
         ci = level["accuracy_interval"]
         per_item = (
             level["tokens_cumulative"] / level["n"] if level["n"] and level["tokens_cumulative"] is not None else None
         )
-        levels.append({**level, "accuracy_ci": [ci["low"], ci["high"]] if ci else None, "tokens_per_item": per_item})
-    return {
-        "group": group,
-        "strategy": result["strategy"],
-        "axis": result["axis"],
-        "protocol": result["protocol"],
-        "k_star": result["k_star"],
-        "plateau_budget": result["plateau_budget"],
-        "censored": result.get("censored"),
-        "no_significant_gain": result.get("no_significant_gain"),
-        "n": result["n"],
-        "budgets": result["budgets"],
-        "transitions": result["transitions"],
-        "levels": levels,
-    }
+        levels.append(
+            StrategyLevel(**level, accuracy_ci=[ci["low"], ci["high"]] if ci else None, tokens_per_item=per_item)
+        )
+    return StrategyStudy(
+        group=group,
+        strategy=result["strategy"],
+        axis=result["axis"],
+        protocol=result["protocol"],
+        k_star=result["k_star"],
+        plateau_budget=result["plateau_budget"],
+        censored=result.get("censored"),
+        no_significant_gain=result.get("no_significant_gain"),
+        n=result["n"],
+        budgets=result["budgets"],
+        transitions=result["transitions"],
+        levels=levels,
+    )

@@ -70,6 +70,7 @@ from workbench.views.scaling import (
     trials_note,
     verdicts_note,
 )
+from workbench.views.sequential_records import Plateau, StrategyComparison, Transition
 
 if TYPE_CHECKING:
     from workbench.service.scaling import StudyPlan
@@ -138,7 +139,7 @@ def default_ks(big_k: int) -> list[int]:
 # ---------------------------------------------------------------- computations (thread workers)
 
 
-def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> dict[str, Any]:
+def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> Plateau:
     """The same result `scale plateau --group` prints (with the per-level costs), on its own store connection."""
     from workbench.service import scaling
     from workbench.service.stores import open_store
@@ -152,7 +153,7 @@ def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> di
     return result
 
 
-def compute_strategies(store_path: Path, groups: tuple[str, ...], options: dict[str, Any]) -> dict[str, Any]:
+def compute_strategies(store_path: Path, groups: tuple[str, ...], options: dict[str, Any]) -> StrategyComparison:
     """The comparison `scale strategies --group …` prints, on its own store connection."""
     from workbench.service import scaling
     from workbench.service.stores import open_store
@@ -240,7 +241,7 @@ def import_scores(path: Path) -> list[tuple[Source, Any]]:
 TRANSITION_COLUMNS = ("transition", "d̄", "σ_boot", "C_k", "decision", "↑ / ↓", "sign test p")
 
 
-def transition_cells(t: dict[str, Any]) -> list[str]:
+def transition_cells(t: Transition) -> list[str]:
     return [
         f"{t['from']} → {t['to']}",
         f"{t['d_bar']:+.4f}",
@@ -261,7 +262,13 @@ def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
 
         header, rows = list(REGISTRY_HEADER), [list(r) for r in registry_rows(result)]
     else:
-        header, rows = {"sequential": transition_csv, "strategies": strategies_csv}.get(kind, parallel_csv)(result)
+        header, rows = (
+            transition_csv(cast(Plateau, result))
+            if kind == "sequential"
+            else strategies_csv(cast(StrategyComparison, result))
+            if kind == "strategies"
+            else parallel_csv(result)
+        )
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(header)
@@ -449,6 +456,7 @@ class ScalingScreen(WorkbenchNode, Screen):
         options = dict(self.plateau_options)
         if self.study is not None and self.study.active:
             options["finished_only"] = True  # a sweep filling in: the levels done so far
+        work: partial[Any]  # the kind's result, shown by `show` as that kind
         if source.kind == "sequential":
             work = partial(compute_plateau, self.app.store_path, source.name, options)
         elif source.kind == "strategies":
@@ -495,9 +503,9 @@ class ScalingScreen(WorkbenchNode, Screen):
         self._show_judges(result if parallel else None)
         self._show_study(result if parallel else None)
         if source.kind == "sequential":
-            self._show_plateau(result)
+            self._show_plateau(cast(Plateau, result))  # compute_plateau's
         elif source.kind == "strategies":
-            self._show_strategies(result)
+            self._show_strategies(cast(StrategyComparison, result))  # compute_strategies's
         elif source.kind == "tools":
             self._show_registry(result)
         else:
@@ -530,7 +538,7 @@ class ScalingScreen(WorkbenchNode, Screen):
             )
         table.display = True
 
-    def _show_plateau(self, result: dict[str, Any]) -> None:
+    def _show_plateau(self, result: Plateau) -> None:
         caveats = flags(result)
         caption = Text.assemble(
             (f"{result['group']}", "bold"),
@@ -549,7 +557,7 @@ class ScalingScreen(WorkbenchNode, Screen):
         self._fill("#scaling-table", TRANSITION_COLUMNS, [transition_cells(t) for t in result["transitions"]], left=1)
         self._fill("#scaling-levels", LEVEL_COLUMNS, [level_cells(lv) for lv in result.get("levels", [])], left=1)
 
-    def _show_strategies(self, comparison: dict[str, Any]) -> None:
+    def _show_strategies(self, comparison: StrategyComparison) -> None:
         """The strategies overlaid (the study's Figure 6): each one's k*, the curves with intervals, a row per level."""
         caption = Text("\n".join(strategy_summary(comparison)), style="bold")
         caption.append("\n")
