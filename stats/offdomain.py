@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from stats.ratio import Ratio
 from stats.wilson import wilson
@@ -96,9 +96,12 @@ def measures(trajectories: Sequence[dict[str, Any]], extra: Collection[str]) -> 
     }
 
 
+Mechanism = Literal["no drop", "tool confusion", "context overhead", "unmeasured"]
+
+
 def mechanism(
     drop_significant: bool | None, delta: float | None, share: float | None, threshold: float = CONFUSION_SHARE
-) -> str:
+) -> Mechanism:
     """Which mechanism a setting's accuracy change points to, by the study's rule (App. B.8):
     `no drop` (accuracy did not fall significantly), `tool confusion` (a significant drop with an out-of-domain
     share ≥ threshold), `context overhead` (a significant drop with fewer such calls), or `unmeasured`."""

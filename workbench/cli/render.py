@@ -40,7 +40,7 @@ from workbench.views.report import (
     tidy_report_rows,
     transition_table,
 )
-from workbench.views.sequential_records import Plateau, StrategyComparison
+from workbench.views.sequential_records import Plateau, RegistryTable, StrategyComparison, ToolsReport
 
 
 def console() -> Console:
@@ -238,7 +238,7 @@ def print_panel(panel: PanelReport, fmt: str) -> None:
         out.print(line, markup=False, style="dim")
 
 
-def _registry_table(registry: dict[str, Any]) -> Table:
+def _registry_table(registry: RegistryTable) -> Table:
     from workbench.views.general import REGISTRY_HEADER, registry_rows
 
     reg = Table(
@@ -255,7 +255,7 @@ def _registry_table(registry: dict[str, Any]) -> Table:
     return reg
 
 
-def print_registry(registry: dict[str, Any], fmt: str) -> None:
+def print_registry(registry: ToolsReport, fmt: str) -> None:
     """`scale tools`: the group's registry-size table and the rule it reads the mechanism by."""
     if fmt == "json":
         print_json(registry)

@@ -7,7 +7,7 @@ from typing import Any
 
 from workbench.views.axis import ValueAxis, value_axis
 from workbench.views.scaling import SHORT, Palette, flags, strategies
-from workbench.views.sequential_records import Plateau, StrategyComparison, Transition
+from workbench.views.sequential_records import Plateau, RegistryTable, StrategyComparison, Transition
 
 
 def _figure(width: int, height: int):
@@ -276,12 +276,12 @@ REGISTRY_MARKERS = {"full": "o", "short": "x", "names": "+"}
 REGISTRY_COLOURS = {"full": "pass_at_k", "short": "majority", "names": "pointwise"}  # palette roles reused
 
 
-def registry_points(registry: dict[str, Any]) -> dict[str, list[tuple[float, float, float | None]]]:
+def registry_points(registry: RegistryTable) -> dict[str, list[tuple[float, float, float | None]]]:
     """detail → [(tool count, accuracy, out-of-domain share)], the plain run (count 0) opening every line."""
     plain = [r for r in registry["rows"] if r["count"] == 0]
     lines: dict[str, list[tuple[float, float, float | None]]] = {}
     for r in registry["rows"]:
-        if r["count"] == 0 or not r["accuracy"][1]:
+        if r["count"] == 0 or not r["accuracy"][1] or r["detail"] is None:  # a level with tools has its detail
             continue
         lines.setdefault(r["detail"], [])
         lines[r["detail"]].append((r["count"], r["accuracy"][0] / r["accuracy"][1], r["share"]))
@@ -292,7 +292,7 @@ def registry_points(registry: dict[str, Any]) -> dict[str, list[tuple[float, flo
 
 
 def registry_figure(
-    registry: dict[str, Any], width: int, height: int, palette: Palette | None, max_rows: int | None = None
+    registry: RegistryTable, width: int, height: int, palette: Palette | None, max_rows: int | None = None
 ) -> str:
     """Accuracy against the number of out-of-domain tools, one line per description detail (the study's registry-size
     ablation), and the out-of-domain call share of the full-detail runs as a dotted line; each line has its own

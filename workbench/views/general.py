@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from workbench.views.cells import frac, num, pct
+from workbench.views.sequential_records import RegistryTable
 
 Row = tuple[str, str, str, str, str]
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")  # the compare's means; the other axes are proportions
@@ -117,7 +118,7 @@ REGISTRY_NOTE = (
 )
 
 
-def registry_rows(registry: dict[str, Any]) -> list[tuple[str, ...]]:
+def registry_rows(registry: RegistryTable) -> list[tuple[str, ...]]:
     """The registry-size table as text cells."""
     rows: list[tuple[str, ...]] = []
     for r in registry["rows"]:

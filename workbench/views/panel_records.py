@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
+from workbench.views.sequential_records import RegistryTable
+
 Ablation = Literal["full", "closed-book", "no-search", "gold-given"]
 Tier = Literal["closed-frontier", "open-frontier", "compute-efficient"]
 Cell = float | None  # a Table 2 cell: None where not measured (a scripted agent's tokens), never 0
@@ -198,4 +200,4 @@ class PanelReport(TypedDict):
     fingerprints: dict[str, Any]
     tables: PanelTables
     legend: dict[str, str]
-    registry: NotRequired[dict[str, Any]]
+    registry: NotRequired[RegistryTable]

@@ -1,8 +1,9 @@
 """The sequential side's typed records: what `workbench.service.scaling` hands the views and the front ends for a
 plateau (`plateau_result`, `scale plateau`), a sequential group's study (`group_plateau`, `scale sequential`), the
 strategy comparison (`strategy_comparison`, `scale strategies`) and the registry-size study (`tools_report`,
-`scale tools`), field by field. They live with the views (as the panel's records do, `panel_records`) so the service
-that fills them and the views that read them share one definition.
+`scale tools`; its table is also the general-agent setting's in `report --panel`), field by field. They live with
+the views (as the panel's records do, `panel_records`) so the service that fills them and the views that read them
+share one definition.
 
 They are TypedDicts: the JSON document `--format json` prints is the contract (one text for every front end), and
 mypy checks every field the service writes and every field a view reads. Closed sets of words are `Literal`.
@@ -11,6 +12,8 @@ mypy checks every field the service writes and every field a view reads. Closed 
 from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
+
+from stats.offdomain import Mechanism
 
 Axis = Literal["tokens", "points", "turns"]
 Protocol = Literal["fresh", "continuation"]
@@ -214,6 +217,42 @@ class ComparisonRow(TypedDict):
     verifier_errors: int
 
 
+class RegistryRow(TypedDict):
+    """One level of the registry-size table (the study's Table 8, `reports.general.registry_table`): its tools'
+    tokens, accuracy [correct, n] over the items it shares with the plain run, Δ and McNemar p against it, the
+    out-of-domain call share and the mechanism by the study's rule. The plain run's row (count 0, the study's
+    "irrelevant tools filtered") has no share counts."""
+
+    run: str
+    count: int
+    detail: Detail | Literal["irrelevant tools filtered"] | None
+    tool_block_tokens: int | None
+    tool_tokens: int
+    prompt_tokens: float | None
+    accuracy: list[int]
+    delta: float | None
+    p: float | None
+    share: float | None
+    share_counts: NotRequired[list[int] | None]
+    mechanism: Mechanism | Literal["plain"]
+
+
+class RegistryTable(TypedDict):
+    """The registry-size table: the plain run it compares against (None: none found), its rows, the out-of-domain
+    share that reads as tool confusion and the rule in words."""
+
+    plain: str | None
+    rows: list[RegistryRow]
+    confusion_share: float
+    rule: str
+
+
+class ToolsReport(RegistryTable):
+    """`scale tools`: a tools group's registry-size table (`tools_report`), named by its group."""
+
+    group: str
+
+
 __all__ = [
     "Axis",
     "BudgetLabel",
@@ -226,12 +265,15 @@ __all__ = [
     "Plateau",
     "Protocol",
     "Reach",
+    "RegistryRow",
+    "RegistryTable",
     "StrategyComparison",
     "StrategyLabel",
     "StrategyLevel",
     "StrategyName",
     "StrategySpend",
     "StrategyStudy",
+    "ToolsReport",
     "Transition",
     "VerifierUsage",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Sequence
 from statistics import median
-from typing import Any
+from typing import Any, Final
 
 from stats import offdomain
 from storage import Store
@@ -22,6 +22,7 @@ from workbench.service.reports import run as _run
 from workbench.service.reports.compare import compare_report
 from workbench.service.reports.offdomain import offdomain_measures, setting_of
 from workbench.views.panel_records import PanelReport
+from workbench.views.sequential_records import RegistryRow, RegistryTable
 
 IGNORED_OPTIONS = ("distractible",)  # a knob that acts only when extra tools are offered
 
@@ -78,7 +79,7 @@ def other_transitions(store: Store, run: dict[str, Any], tools: Collection[str])
     return offdomain.transitions_with_other([s or [] for s in sequences], tools)
 
 
-def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> dict[str, Any] | None:
+def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> RegistryTable | None:
     """The registry-size table over runs (the study's Table 8): per run its count, detail, the tools' tokens in the
     prompt (`tool_tokens`), accuracy with Δ against the plain run (exact McNemar p), the out-of-domain share, and the
     mechanism by the study's rule (`stats.offdomain.mechanism`). None when no run is in the setting.
@@ -94,7 +95,7 @@ def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> d
         return None
     plains = [r["name"] for r in runs if not setting_of(r)]
     plain = plains[0] if plains else plain_counterpart(store, general[0][0])
-    rows = []
+    rows: list[RegistryRow] = []
     common_all: set[str] | None = None
     for r, s in sorted(general, key=lambda run_setting: _registry_order(run_setting[1])):
         m = offdomain_measures(store, r)
@@ -107,43 +108,43 @@ def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> d
             delta, p = acc["delta"], acc["p"]
             accuracy = _accuracy(store, r, common)
         rows.append(
-            {
-                "run": r["name"],
-                "count": s["count"],
-                "detail": s["detail"],
-                "tool_block_tokens": (s.get("tool_block_tokens") or {}).get("extra"),
-                "tool_tokens": tool_tokens(s),
-                "prompt_tokens": first_prompt_tokens(store, r),
-                "accuracy": accuracy,
-                "delta": delta,
-                "p": p,
-                "share": m["share"] if m else None,
-                "share_counts": m["share_counts"] if m else None,
-                "mechanism": offdomain.mechanism(None if p is None else p < 0.05, delta, m["share"] if m else None),
-            }
+            RegistryRow(
+                run=r["name"],
+                count=s["count"],
+                detail=s["detail"],
+                tool_block_tokens=(s.get("tool_block_tokens") or {}).get("extra"),
+                tool_tokens=tool_tokens(s),
+                prompt_tokens=first_prompt_tokens(store, r),
+                accuracy=accuracy,
+                delta=delta,
+                p=p,
+                share=m["share"] if m else None,
+                share_counts=m["share_counts"] if m else None,
+                mechanism=offdomain.mechanism(None if p is None else p < 0.05, delta, m["share"] if m else None),
+            )
         )
     if plain:
         p_run = store.run(plain)
         rows.insert(
             0,
-            {
-                "run": plain,
-                "count": 0,
-                "detail": FILTERED,
-                "tool_block_tokens": None,
-                "tool_tokens": tool_tokens(None),
-                "prompt_tokens": first_prompt_tokens(store, p_run),
-                "accuracy": _accuracy(store, p_run, common_all),
-                "delta": None,
-                "p": None,
-                "share": None,
-                "mechanism": "plain",
-            },
+            RegistryRow(
+                run=plain,
+                count=0,
+                detail=FILTERED,
+                tool_block_tokens=None,
+                tool_tokens=tool_tokens(None),
+                prompt_tokens=first_prompt_tokens(store, p_run),
+                accuracy=_accuracy(store, p_run, common_all),
+                delta=None,
+                p=None,
+                share=None,
+                mechanism="plain",
+            ),
         )
-    return {"plain": plain, "rows": rows, "confusion_share": offdomain.CONFUSION_SHARE, "rule": RULE}
+    return RegistryTable(plain=plain, rows=rows, confusion_share=offdomain.CONFUSION_SHARE, rule=RULE)
 
 
-FILTERED = "irrelevant tools filtered"  # the study's fourth level of Table 8: the plain run
+FILTERED: Final = "irrelevant tools filtered"  # the study's fourth level of Table 8: the plain run
 
 
 def tool_tokens(setting: dict[str, Any] | None) -> int:

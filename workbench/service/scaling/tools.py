@@ -16,6 +16,7 @@ from typing import Any
 
 from storage import Store
 from workbench.service.scaling.sequential import ScalingInputError
+from workbench.views.sequential_records import ToolsReport
 
 DETAILS = ("full", "short", "names")
 KIND = "tools"
@@ -85,11 +86,11 @@ def tools_group(store: Store, group: str) -> list[str]:
     return [r["name"] for r in sorted(runs, key=order)]
 
 
-def tools_report(store: Store, group: str, n_boot: int = 2_000) -> dict[str, Any]:
+def tools_report(store: Store, group: str, n_boot: int = 2_000) -> ToolsReport:
     """The group's registry-size table (`registry_table`), with the group's name."""
     from workbench.service.reports.general import registry_table
 
     table = registry_table(store, tools_group(store, group), n_boot=n_boot)
     if table is None:
         raise ScalingInputError(f"group '{group}' holds no run with extra tools")
-    return {"group": group, **table}
+    return ToolsReport(group=group, **table)

@@ -70,7 +70,7 @@ from workbench.views.scaling import (
     trials_note,
     verdicts_note,
 )
-from workbench.views.sequential_records import Plateau, StrategyComparison, Transition
+from workbench.views.sequential_records import Plateau, StrategyComparison, ToolsReport, Transition
 
 if TYPE_CHECKING:
     from workbench.service.scaling import StudyPlan
@@ -165,7 +165,7 @@ def compute_strategies(store_path: Path, groups: tuple[str, ...], options: dict[
         store.close()
 
 
-def compute_tools(store_path: Path, group: str) -> dict[str, Any]:
+def compute_tools(store_path: Path, group: str) -> ToolsReport:
     """The registry-size table `scale tools` prints for a group, on its own store connection."""
     from workbench.service import scaling
     from workbench.service.stores import open_store
@@ -260,7 +260,7 @@ def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
     if kind == "tools":
         from workbench.views.general import REGISTRY_HEADER, registry_rows
 
-        header, rows = list(REGISTRY_HEADER), [list(r) for r in registry_rows(result)]
+        header, rows = list(REGISTRY_HEADER), [list(r) for r in registry_rows(cast(ToolsReport, result))]
     else:
         header, rows = (
             transition_csv(cast(Plateau, result))
@@ -507,7 +507,7 @@ class ScalingScreen(WorkbenchNode, Screen):
         elif source.kind == "strategies":
             self._show_strategies(cast(StrategyComparison, result))  # compute_strategies's
         elif source.kind == "tools":
-            self._show_registry(result)
+            self._show_registry(cast(ToolsReport, result))  # compute_tools's
         else:
             self._show_parallel(result)
 
@@ -596,7 +596,7 @@ class ScalingScreen(WorkbenchNode, Screen):
         plot.display = bool(judges)
         plot.show(partial(judges_figure, judges) if judges else None)
 
-    def _show_registry(self, registry: dict[str, Any]) -> None:
+    def _show_registry(self, registry: ToolsReport) -> None:
         from workbench.views.general import REGISTRY_HEADER, registry_rows
 
         caption = Text.assemble(
