@@ -793,3 +793,17 @@ def test_a_levels_interval_with_replicates_is_clustered_by_item(tmp_path, capsys
     assert wider == len(study["levels"])  # the replicates agree more than chance at every level
     table = batch(capsys, "scale", "strategies", "--group", "R", "--db", str(db), "--boot", "200").stdout
     assert "n_eff" in table and "clustered by item" in " ".join(table.split())
+
+
+def test_the_typed_strategy_names_are_the_sandboxs_strategies_and_unknown_ones_are_named():
+    from sandbox.strategies import STRATEGIES
+    from workbench.service.scaling.sequential import ScalingInputError, axis_of
+    from workbench.service.scaling.strategies import STRATEGY_NAMES, parse_strategies
+
+    assert STRATEGY_NAMES == STRATEGIES
+    assert parse_strategies(" verifier,continue ") == ["verifier", "continue"]
+    with pytest.raises(ScalingInputError, match="strategy sumarize: choose from continue, summarize, verifier"):
+        parse_strategies("continue,sumarize")
+    assert axis_of("points") == "points"
+    with pytest.raises(ScalingInputError, match="axis: choose from tokens, points, turns, not 'token'"):
+        axis_of("token")

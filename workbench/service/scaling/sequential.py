@@ -11,18 +11,22 @@ import numpy as np
 from stats.plateau import parse_budget, plateau
 from storage import Store
 from workbench.views.sequential_records import (
+    Axis,
     CostMode,
     Interval,
     Level,
     Plateau,
+    Protocol,
     Reach,
+    StrategyName,
     StrategySpend,
 )
 
 if TYPE_CHECKING:  # the runner (80 ms of imports) only names a type here: reading a plateau never needs it
     from sandbox.runner import RunSpec
 
-AXES = ("tokens", "points", "turns")
+AXES: tuple[Axis, ...] = ("tokens", "points", "turns")
+PROTOCOLS: tuple[Protocol, ...] = ("fresh", "continuation")
 
 
 UNBOUNDED_TOKENS = 10**12
@@ -59,12 +63,20 @@ def parse_grid(text: str, axis: str = "tokens") -> list[str]:
     return sorted(labels, key=parse_budget)
 
 
+def axis_of(text: str) -> Axis:
+    """A budget axis named in words (a form's choice), as one of `AXES`; ScalingInputError for any other word."""
+    for axis in AXES:
+        if text == axis:
+            return axis
+    raise ScalingInputError(f"axis: choose from {', '.join(AXES)}, not {text!r}")
+
+
 def sequential_specs(
     base: RunSpec,
-    axis: str,
+    axis: Axis,
     grid: list[str],
-    protocol: str = "fresh",
-    strategy: str | None = None,
+    protocol: Protocol = "fresh",
+    strategy: StrategyName | None = None,
     verifier: str | None = None,
 ) -> list[RunSpec]:
     """One run per budget level, named `NAME@LEVEL`, grouped under NAME, the protocol and strategy recorded.

@@ -14,7 +14,13 @@ from typing import Any, TypeVar
 from sandbox.strategies import STRATEGIES
 from storage import Store
 from workbench.service.scaling.sequential import ScalingInputError, group_plateau
-from workbench.views.sequential_records import Plateau, StrategyComparison, StrategyLevel, StrategyStudy
+from workbench.views.sequential_records import (
+    Plateau,
+    StrategyComparison,
+    StrategyLevel,
+    StrategyName,
+    StrategyStudy,
+)
 
 COMPARISON_RULE = (
     "per strategy its own group's plateau (k* = the largest budget reached by a significant gain); per "
@@ -24,15 +30,29 @@ COMPARISON_RULE = (
 )
 
 
-StrategyName = TypeVar("StrategyName", bound=str | None)  # a strategy's name, or None for the plain caps
+_Strategy = TypeVar("_Strategy", bound=str | None)  # a strategy's name, or None for the plain caps
 
 
-def strategy_groups(name: str, strategies: Sequence[StrategyName]) -> list[tuple[str, StrategyName]]:
+def strategy_groups(name: str, strategies: Sequence[_Strategy]) -> list[tuple[str, _Strategy]]:
     """(group, strategy) for `scale sequential --strategy A,B,…`: one strategy keeps the --run name as its group;
     several get a group each, `NAME.strategy`, which `strategy_comparison` then reads together."""
     if len(strategies) == 1:
         return [(name, strategies[0])]
     return [(f"{name}.{s}", s) for s in strategies]
+
+
+STRATEGY_NAMES: tuple[StrategyName, ...] = ("continue", "summarize", "verifier")  # `sandbox.strategies.STRATEGIES`
+
+
+def parse_strategies(text: str) -> list[StrategyName]:
+    """Comma-separated strategy names (a form's text) as names of `STRATEGY_NAMES`, in the order given;
+    ScalingInputError naming the unknown ones."""
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    known = [n for name in names for n in STRATEGY_NAMES if n == name]
+    if len(known) < len(names):
+        bad = [s for s in names if s not in STRATEGY_NAMES]
+        raise ScalingInputError(f"strategy {', '.join(bad)}: choose from {', '.join(STRATEGY_NAMES)}")
+    return known
 
 
 def check_verifier(name: str, base_url: str | None = None) -> None:
@@ -68,7 +88,7 @@ def comparison_groups(store: Store, groups: Sequence[str]) -> list[str]:
         if any(r["kind"] == "sequential" for r in store.runs_in_group(group)):
             out.append(group)
             continue
-        members = [g for g, _ in strategy_groups(group, STRATEGIES) if store.runs_in_group(g)]
+        members = [g for g, _ in strategy_groups(group, STRATEGY_NAMES) if store.runs_in_group(g)]
         out += members or [group]  # none: `group_plateau` says the group is empty
     return list(dict.fromkeys(out))
 

@@ -13,8 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from workbench.service.launch import LaunchRequest, run_spec
-from workbench.service.scaling.sequential import ScalingInputError, check_group, parse_grid, sequential_specs
-from workbench.service.scaling.strategies import check_verifier, strategy_groups
+from workbench.service.scaling.sequential import (
+    ScalingInputError,
+    axis_of,
+    check_group,
+    parse_grid,
+    sequential_specs,
+)
+from workbench.service.scaling.strategies import check_verifier, parse_strategies, strategy_groups
+from workbench.views.sequential_records import StrategyName
 
 KINDS = ("sequential", "parallel")
 
@@ -56,7 +63,6 @@ class StudyPlan:
 
 def plan_study(request: StudyRequest) -> StudyPlan:
     """The study's runs, or ScalingInputError / LaunchError saying what to fix; nothing is written."""
-    from sandbox.strategies import STRATEGIES
     from workbench.service.scaling.costs import COST_MODES
     from workbench.service.scaling.parallel import TIE_RULES
 
@@ -68,11 +74,10 @@ def plan_study(request: StudyRequest) -> StudyPlan:
         raise ScalingInputError(f"tie rule: choose from {', '.join(TIE_RULES)}, not {request.tie_rule!r}")
     if request.kind == "parallel":
         return _plan_parallel(request)
-    grid = parse_grid(request.grid, request.axis)
-    names = [s.strip() for s in request.strategies.split(",") if s.strip()]
-    bad = [s for s in names if s not in STRATEGIES]
-    if bad:
-        raise ScalingInputError(f"strategy {', '.join(bad)}: choose from {', '.join(STRATEGIES)}")
+    axis = axis_of(request.axis)
+    grid = parse_grid(request.grid, axis)
+    names = parse_strategies(request.strategies)
+    wanted: list[StrategyName | None] = [*names] or [None]  # none: the plain rule, one group
     if request.verifier and "verifier" not in names:
         raise ScalingInputError("a verifier is for the verifier strategy")
     if request.verifier_base_url and "verifier" not in names:
@@ -82,10 +87,10 @@ def plan_study(request: StudyRequest) -> StudyPlan:
     if request.verifier_base_url:
         base = replace(base, verifier_options={"base_url": request.verifier_base_url})
     specs, groups = [], []
-    for group, strategy in strategy_groups(base.name, names or [None]):
+    for group, strategy in strategy_groups(base.name, wanted):
         specs += sequential_specs(
             replace(base, name=group),
-            request.axis,
+            axis,
             grid,
             "fresh",
             strategy,
