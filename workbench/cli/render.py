@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from workbench.records import Estimate
 from workbench.service.datasets import dataset_label
 from workbench.views.cells import clip_middle, fraction, usd
 from workbench.views.compare import (
@@ -756,11 +757,11 @@ def print_merge(rows: list[dict[str, Any]], dest: str, fmt: str) -> None:
     console().print(table)
 
 
-def print_estimate(est: dict[str, Any], item_ids: list[str], llm: bool, fmt: str) -> None:
+def print_estimate(est: Estimate, item_ids: list[str], llm: bool, fmt: str) -> None:
     """`--dry-run`: the estimate as JSON, or its lines."""
     from workbench.views.estimate import dry_run_text
 
     if fmt == "json":
-        sys.stdout.write(json.dumps(est, indent=2) + "\n")
+        sys.stdout.write(json.dumps(est.to_json(), indent=2) + "\n")
         return
     sys.stdout.write(dry_run_text(est, item_ids, llm))
