@@ -451,18 +451,32 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     ValueError, with the reason, when the form cannot reproduce the run: scaling runs, replayed reference runs,
     or a configuration the form has no field for (custom tool costs, say). Checked by rebuilding the run's
     identity, the very thing the runner compares before resuming."""
-    name = run["name"]
     config = run.get("config") or {}
+    _refuse_unrelaunchable(run, config)
+    options = dict(config.get("agent_options") or {})
+    values = _form_values(run, config, options)  # takes the options that have fields out of `options`
+    if config.get("extra_tools"):  # the general-agent setting, as recorded
+        values.update(_extra_tools_values(config["extra_tools"]))
+    _check_identity(run, values, options)
+    return values, options
+
+
+def _refuse_unrelaunchable(run: dict[str, Any], config: dict[str, Any]) -> None:
+    """ValueError for a scaling run or an agent the form cannot start."""
+    name = run["name"]
     if (run.get("kind") or "eval") != "eval" or config.get("scaling") or config.get("context_budget") is not None:
         raise ValueError(f"'{name}' is a scaling run: resume it with the --batch scale command that started it")
     if run["agent"] not in AGENTS:
         raise ValueError(f"'{name}' ran the {run['agent']} agent, which the launch form cannot start")
+
+
+def _form_values(run: dict[str, Any], config: dict[str, Any], options: dict[str, Any]) -> dict[str, str]:
+    """The form's fields as the run recorded them; the agent options that have a field are popped from `options`."""
     (budget, max_turns, max_tokens), cut = recorded_limits(run.get("caps")), config.get("slice") or {}
-    options = dict(config.get("agent_options") or {})
     builtin = run["dataset"] == "builtin"
     recorded_type = cut.get("question_type")
     qtype = {"st": "single-target", "mt": "multi-target"}.get(str(recorded_type), recorded_type)
-    values = {
+    return {
         "dataset_kind": "builtin" if builtin else "release",
         "path": "" if builtin else run["dataset"],
         "agent": run["agent"],
@@ -481,26 +495,32 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
         "workers": str(config.get("workers") or 4),
         "replicates": str(run.get("replicates") or 1),
         "seed": str(run.get("seed") or 0),
-        "name": name,
+        "name": run["name"],
         "distractible": str(options.pop("distractible", "") or ""),
         "family": run.get("family") or "",
         "tier": run.get("tier") or "auto",
     }
-    setting = config.get("extra_tools")
-    if setting:  # the general-agent setting, as recorded
-        values.update(
-            extra_kind=setting["source"],
-            extra_source=setting.get("where") or "",
-            extra_count=str(setting["count"]),
-            extra_detail=setting["detail"],
-            extra_cost=str(setting["cost"]),
-        )
-    identity = run.get("identity") or {}
+
+
+def _extra_tools_values(setting: dict[str, Any]) -> dict[str, str]:
+    """The extra-tools fields of a run in the general-agent setting."""
+    return {
+        "extra_kind": setting["source"],
+        "extra_source": setting.get("where") or "",
+        "extra_count": str(setting["count"]),
+        "extra_detail": setting["detail"],
+        "extra_cost": str(setting["cost"]),
+    }
+
+
+def _check_identity(run: dict[str, Any], values: dict[str, str], options: dict[str, Any]) -> None:
+    """ValueError unless the form's values rebuild the run's identity (its prompts file excepted: a field)."""
+    from workbench.service.stores import differences_phrase, identity_differences
+
+    name, identity = run["name"], run.get("identity") or {}
     result = validate(values, set(), llm_ok=True, options=options)
     if result.spec is None:
         raise ValueError(f"'{name}' cannot be relaunched from the form: " + "; ".join(result.errors.values()))
-    from workbench.service.stores import differences_phrase, identity_differences
-
     differ = identity_differences(identity, result.spec.identity(identity.get("dataset_fingerprint", "")))
     differ = [key for key in differ if key != "prompts"]  # its prompts file is a field: the form asks for it
     if identity and differ:
@@ -508,7 +528,6 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
             f"'{name}' cannot be relaunched from the form ({differences_phrase(differ)}); "
             "resume it with the --batch run command that started it"
         )
-    return values, options
 
 
 def _last(used: list[str] | None, fallback: Any) -> str:
