@@ -1,10 +1,10 @@
 """The launch service: what a person chose for a run, checked and turned into the `RunSpec` the runner executes.
 
 The only place that turns a user's choices into a RunSpec: `--batch run` and `scale` (`workbench.cli.run`) and the
-TUI's launch form (`workbench.tui.screens.launch`) both call `run_spec`. The two used to build it each their own
-way and disagreed (the form ignored `[[pricing]]`, took no bounds the CLI took, recorded other LLM options), so
-the same choices made two different runs. Each front end keeps only its parsing (argparse's types; the form's text
-fields) and its presentation: how it names a field (`names`: `--max-turns` or "turns") and where a message shows.
+TUI's launch form (`workbench.tui.screens.launch`) both call `run_spec`, so the same choices make the same run
+from either (the same `[[pricing]]`, the same bounds, the same recorded LLM options). Each front end keeps only
+its parsing (argparse's types; the form's text fields) and its presentation: how it names a field (`names`:
+`--max-turns` or "turns") and where a message shows.
 """
 
 from __future__ import annotations
