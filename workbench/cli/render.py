@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from workbench.records import Estimate
+from workbench.records import CompareReport, Estimate
 from workbench.service.datasets import dataset_label
 from workbench.views.cells import clip_middle, fraction, usd
 from workbench.views.compare import (
@@ -319,7 +319,7 @@ def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
             out.print(line, markup=False, style="dim")
 
 
-def print_compare(cmp: dict[str, Any], fmt: str) -> None:
+def print_compare(cmp: CompareReport, fmt: str) -> None:
     if fmt == "json":
         print_json(compare_document(cmp))
         return

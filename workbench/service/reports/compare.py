@@ -11,6 +11,7 @@ import numpy as np
 from stats import axes
 from stats.axes import Table
 from storage import Store
+from workbench.records import CompareReport, CompareRow, ConvMarginals, Holm, Separation, SideTokens
 from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_warnings
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
@@ -127,7 +128,7 @@ def _pair(store: Store, a: str, b: str) -> _Pair:
     return _Pair(run_a, run_b, ta, tb, common, ra, rb)
 
 
-def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int = 0) -> dict[str, Any]:
+def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int = 0) -> CompareReport:
     """Two runs on their common items (replicate 0): per-axis values, Δ = B − A with a paired bootstrap 95%
     interval, exact McNemar on every 0/1 axis, the agreement grid with item ids, distractor attribution,
     terminations, tool use, and the sentence naming what separates them.
@@ -144,7 +145,7 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     tests = _all_split_tests(pair, rows)
     holm = adjust_comparison(rows, tests)
     ta, tb, ra, rb = pair.ta, pair.tb, pair.ra, pair.rb
-    return {
+    report: CompareReport = {
         "a": a,
         "b": b,
         "warnings": _compare_warnings(pair),
@@ -168,11 +169,14 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
             "delta": _attribution_deltas(pair.recs_a, pair.recs_b, n_boot, seed),
         },
         "terminations": {"a": ra["terminations"], "b": rb["terminations"]},
-        "tokens": {side: _tokens(r) for side, r in (("a", ra), ("b", rb))},
+        "tokens": {"a": _tokens(ra), "b": _tokens(rb)},
         "tool_use": {"a": tool_use(pair.recs_a), "b": tool_use(pair.recs_b)},
         "separation": separation(rows, family=holm["m"]),
-        **_general(store, pair.run_a, pair.run_b),
     }
+    general = _general(store, pair.run_a, pair.run_b)
+    if general:  # the out-of-domain measures, only when either side is in the general-agent setting
+        report["general_setting"] = general
+    return report
 
 
 def _agreement(pair: _Pair) -> dict[str, list[str]]:
@@ -184,7 +188,7 @@ def _agreement(pair: _Pair) -> dict[str, list[str]]:
     return grid
 
 
-def _tokens(report: dict[str, Any]) -> dict[str, Any]:
+def _tokens(report: dict[str, Any]) -> SideTokens:
     """One side's token counts: the protocol's, the prompt's including cache reads, and the cache-hit rate."""
     return {
         "protocol": _dig(report, ("axes", "resource", "avg_tokens")),
@@ -228,7 +232,7 @@ def _intervals(
     return paired_ratio_deltas(num_a, den_a, num_b, den_b, n_boot=n_boot, seed=seed)
 
 
-def _compare_rows(pair: _Pair, n_boot: int, seed: int) -> list[dict[str, Any]]:
+def _compare_rows(pair: _Pair, n_boot: int, seed: int) -> list[CompareRow]:
     """One row per compared axis: the panel's columns, and the error rows when either run has any."""
     ra, rb = pair.ra, pair.rb
     columns = list(PANEL_COLUMNS) + [(col, path) for col, path, _ in ERROR_ROWS if any(_dig(r, path) for r in (ra, rb))]
@@ -245,38 +249,38 @@ def _compare_row(
     low: float | None,
     high: float | None,
     both: dict[str, np.ndarray],
-) -> dict[str, Any]:
+) -> CompareRow:
     """One axis: A, B, Δ with its interval, and McNemar's test when the axis is 0/1 and both sides measured it."""
     from stats.bootstrap import no_variation
 
     va, vb = _dig(pair.ra, path), _dig(pair.rb, path)
-    row: dict[str, Any] = {"axis": col}
+    marginals: ConvMarginals = {}
     if col.startswith("Conv"):
-        row.update(_marginals(pair, path, va, vb))
+        marginals = _marginals(pair, path, va, vb)
         va, vb = _conversion_on_both(pair, both[col.split()[1]])
     delta = None if va is None or vb is None else vb - va
-    row.update(
-        {
-            "a": va,
-            "b": vb,
-            "delta": delta,
-            "ci_low": None if delta is None else low,
-            "ci_high": None if delta is None else high,
-            "p": None,
-            "test": None,
-            "n": None,
-        }
-    )
-    row["ci_no_variation"] = delta is not None and no_variation(row["ci_low"], row["ci_high"])
+    test = None
     if delta is not None:  # a side with no value on this axis has nothing to test
         test = _mcnemar_or_none([paired_outcomes(col, pair.ta[i], pair.tb[i]) for i in pair.common])
-        row["test"] = test
-        row["p"] = None if test is None else test["p"]
-        row["n"] = test["n"] if test is not None else len(pair.common)
+    ci_low, ci_high = (None, None) if delta is None else (low, high)
+    row: CompareRow = {
+        "axis": col,
+        **marginals,  # a conversion row's four marginal keys, in this place
+        "a": va,
+        "b": vb,
+        "delta": delta,
+        "ci_low": ci_low,
+        "ci_high": ci_high,
+        "p": None if test is None else test["p"],
+        "test": test,
+        "n": None if delta is None else (test["n"] if test is not None else len(pair.common)),
+        "ci_no_variation": delta is not None and no_variation(ci_low, ci_high),
+        "p_holm": None,  # set by adjust_comparison, over the whole comparison's tests
+    }
     return row
 
 
-def _marginals(pair: _Pair, path: tuple[str, ...], va: float | None, vb: float | None) -> dict[str, Any]:
+def _marginals(pair: _Pair, path: tuple[str, ...], va: float | None, vb: float | None) -> ConvMarginals:
     """A conversion row's marginal values (each run over its own recalled items, as `report` prints them)."""
     return {
         "a_marginal": va,
@@ -294,7 +298,7 @@ def _conversion_on_both(pair: _Pair, keep: np.ndarray) -> tuple[float | None, fl
     return float(np.mean(pair.correct(pair.ta, on))), float(np.mean(pair.correct(pair.tb, on)))
 
 
-def _all_split_tests(pair: _Pair, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any] | None]:
+def _all_split_tests(pair: _Pair, rows: list[CompareRow]) -> dict[str, dict[str, Any] | None]:
     """McNemar over all the common items: accuracy (the first row's own test), conversion on the items both
     recalled, paper and section recall."""
     ta, tb, common = pair.ta, pair.tb, pair.common
@@ -343,15 +347,15 @@ def cache_warnings(ra: dict[str, Any], rb: dict[str, Any]) -> list[str]:
     ]
 
 
-def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, Any]:
-    """The out-of-domain measures of each side in the general-agent setting (nothing when neither is in it)."""
+def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, Any] | None:
+    """The out-of-domain measures of each side in the general-agent setting (None when neither is in it)."""
     from workbench.service.reports.offdomain import offdomain_measures
 
     sides = {"a": offdomain_measures(store, run_a), "b": offdomain_measures(store, run_b)}
-    return {"general_setting": sides} if any(sides.values()) else {}
+    return sides if any(sides.values()) else None
 
 
-def adjust_comparison(rows: list[dict[str, Any]], tests: dict[str, dict[str, Any] | None]) -> dict[str, Any]:
+def adjust_comparison(rows: list[CompareRow], tests: dict[str, dict[str, Any] | None]) -> Holm:
     """Holm-adjust every p-value of one comparison together: each row's McNemar test and the all-split tests
     (`tests`; its accuracy test is the accuracy row's own, counted once). Sets `p_holm` on each row and test
     dict in place; returns the family (names of the tests, in order) and its size m."""
@@ -424,21 +428,30 @@ def _run_label(run: dict[str, Any]) -> dict[str, Any]:
 SEPARATES = 0.05  # a difference is announced only when its Holm-adjusted p is below this
 
 
-def separation(rows: list[dict[str, Any]], family: int | None = None) -> dict[str, Any]:
+def separation(rows: list[CompareRow], family: int | None = None) -> Separation:
     """Which recall or conversion split separates the runs most among those whose Holm-adjusted McNemar p
     (`p_holm`) is below 0.05, as data (`workbench.views.compare.separation_sentence` words it): `state` is
     `incomparable` (no split has a Δ), `equal` (every Δ is zero), `unsupported` (no difference the comparison's own
     adjusted test supports: never announced) or `separates`, with the split, its row and whether recall was the
     same (a conversion gap between runs that retrieve alike)."""
-    shares = {r["axis"]: r for r in rows if r["axis"].startswith(("PR", "SR", "Conv")) and r["delta"] is not None}
+    # axis → (row, its Δ) for the recall and conversion splits with a Δ
+    shares = {
+        r["axis"]: (r, r["delta"])
+        for r in rows
+        if r["axis"].startswith(("PR", "SR", "Conv")) and r["delta"] is not None
+    }
     if not shares:
         return {"state": "incomparable", "family": family}
-    if all(abs(r["delta"]) < 1e-12 for r in shares.values()):
+    if all(abs(delta) < 1e-12 for _, delta in shares.values()):
         return {"state": "equal", "family": family}
-    supported = {k: r for k, r in shares.items() if r.get("p_holm") is not None and r["p_holm"] < SEPARATES}
+    supported = {
+        axis: (row, delta, p)
+        for axis, (row, delta) in shares.items()
+        if (p := row.get("p_holm")) is not None and p < SEPARATES
+    }
     if not supported:
         return {"state": "unsupported", "family": family}
-    axis, row = max(supported.items(), key=lambda kv: abs(kv[1]["delta"]))
+    axis, (row, delta, p_holm) = max(supported.items(), key=lambda kv: abs(kv[1][1]))
     kind, split = axis.split()
     recall = shares.get(f"PR {split}")
     return {
@@ -447,8 +460,8 @@ def separation(rows: list[dict[str, Any]], family: int | None = None) -> dict[st
         "axis": axis,
         "kind": kind,
         "split": split,
-        "delta": row["delta"],
-        "p_holm": row["p_holm"],
+        "delta": delta,
+        "p_holm": p_holm,
         "n": row.get("n"),
-        "same_recall": kind == "Conv" and recall is not None and abs(recall["delta"]) < 0.02,
+        "same_recall": kind == "Conv" and recall is not None and abs(recall[1]) < 0.02,
     }
