@@ -122,7 +122,9 @@ def _csv(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
 
 
 def _markdown(rows: list[tuple], header: tuple) -> str:
-    esc = lambda cell: str(cell).replace("|", "\\|")  # noqa: E731
+    def esc(cell: object) -> str:
+        return str(cell).replace("|", "\\|")
+
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
@@ -672,7 +674,10 @@ def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) ->
         print_json(detail)
         return
     out = console()
-    say = lambda line="": out.print(Text(line))  # noqa: E731  (dataset text is never markup)
+
+    def say(line: str = "") -> None:
+        out.print(Text(line))  # a Text: dataset text is never read as markup
+
     say(
         f"{detail['id']} · {detail['kind']} d{detail['depth']} · {detail['reasoning']} · {detail['tier']} · "
         f"{detail['venue']} · right {detail['right']}/{detail['ran']} runs ({detail['outcome']})"

@@ -91,7 +91,10 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
     """
     a, c = report["axes"], report["counts"]
     rows: list[tuple[str, str, str, str, str]] = []
-    cell = lambda v, n: f"{pct(v)} ({frac(n)})"  # noqa: E731
+
+    def cell(v: float | None, n: Any) -> str:
+        return f"{pct(v)} ({frac(n)})"
+
     for axis, metric, label in (
         ("search", "paper_recall_any", "paper recall, any gold"),
         ("search", "section_recall_any", "section recall, any gold"),
