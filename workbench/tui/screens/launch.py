@@ -222,18 +222,9 @@ def validate(
     errors: dict[str, str] = {}
     notes: list[str] = []
     v = {**DEFAULTS, **values}
-    if v["dataset_kind"] != "builtin":
-        path = Path(v["path"].strip()).expanduser() if v["path"].strip() else None
-        if path is None:
-            errors["path"] = "release directory: a path is needed"
-        else:
-            from workbench.service.datasets import check_release_dir
-            from workbench.service.errors import DatasetError
-
-            try:
-                check_release_dir(path)
-            except DatasetError as exc:
-                errors["path"] = f"release directory: {exc}"
+    path_problem = _release_problem(v) if v["dataset_kind"] != "builtin" else None
+    if path_problem:
+        errors["path"] = path_problem
     if v["agent"] == "llm" and not llm_ok:
         errors["agent"] = "agent: the LLM agent is not available in this build (sandbox.agents.llm is missing)"
     request = form_request(v, options, errors)
@@ -243,7 +234,7 @@ def validate(
         spec = None
         for key, message in exc.problems.items():
             errors.setdefault(FIELD_IDS.get(key, key), message)
-    name, model, ids, tokens = v["name"].strip(), request.model, request.ids, request.max_tokens_total
+    name, ids, tokens = v["name"].strip(), request.ids, request.max_tokens_total
     if "name" not in errors and name in existing and not (stored and stored.get("identity")):
         notes.append(
             f"a run named '{name}' exists: starting resumes it if the configuration matches "
@@ -251,7 +242,6 @@ def validate(
         )
     if errors:
         return Validation(None, errors, notes)
-    agent_options = spec.agent_options
     busy = busy_elsewhere(store_path, name) if name in existing else None
     if busy:
         return Validation(None, {"name": busy}, notes)
@@ -265,22 +255,47 @@ def validate(
         errors["ids" if ids else "question_type"] = problem
         return Validation(None, errors, notes)
     if spec.agent == "llm":
-        from workbench.service.estimate import prompt_overhead
-
-        overhead = prompt_overhead(spec.effective_caps(), spec.ablation, spec.extra_tools, spec.prompts)
-        if tokens <= overhead:
-            notes.append(
-                f"⚠ tokens: {tokens:,} is at or below the prompt overhead (~{overhead:,} tokens of rules and "
-                "tool schemas before the question): every episode stops at its first model call"
-            )
-        exact = episodes is not None and episodes[1] and name not in existing
+        exact = bool(episodes is not None and episodes[1] and name not in existing)
         n = None if episodes is None else episodes[0]
-        estimate = (str(store_path), model, json.dumps(agent_options, sort_keys=True, default=str), n, exact)
-        memo = notes_memo if notes_memo is not None else {}
-        if estimate not in memo:
-            memo[estimate] = llm_cost_note(spec, n, exact, store_path)
-        notes.append(memo[estimate])
+        notes += _llm_notes(spec, tokens, n, exact, store_path, notes_memo)
     return Validation(spec, {}, notes)
+
+
+def _release_problem(v: dict[str, str]) -> str | None:
+    """What is wrong with the release directory typed (none given, or not a release), or None."""
+    path = Path(v["path"].strip()).expanduser() if v["path"].strip() else None
+    if path is None:
+        return "release directory: a path is needed"
+    from workbench.service.datasets import check_release_dir
+    from workbench.service.errors import DatasetError
+
+    try:
+        check_release_dir(path)
+    except DatasetError as exc:
+        return f"release directory: {exc}"
+    return None
+
+
+def _llm_notes(
+    spec: Any, tokens: int, n: int | None, exact: bool, store_path: Path | None, notes_memo: dict | None
+) -> list[str]:
+    """An LLM run's notes: a token cap every first call would cross, and the cost estimate (kept in `notes_memo`
+    between keystrokes: it reads the store)."""
+    from workbench.service.estimate import prompt_overhead
+
+    notes = []
+    overhead = prompt_overhead(spec.effective_caps(), spec.ablation, spec.extra_tools, spec.prompts)
+    if tokens <= overhead:
+        notes.append(
+            f"⚠ tokens: {tokens:,} is at or below the prompt overhead (~{overhead:,} tokens of rules and "
+            "tool schemas before the question): every episode stops at its first model call"
+        )
+    key = (str(store_path), spec.model, json.dumps(spec.agent_options, sort_keys=True, default=str), n, exact)
+    memo = notes_memo if notes_memo is not None else {}
+    if key not in memo:
+        memo[key] = llm_cost_note(spec, n, exact, store_path)
+    notes.append(memo[key])
+    return notes
 
 
 def busy_elsewhere(store_path: Path | None, name: str) -> str | None:
