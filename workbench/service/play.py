@@ -169,19 +169,23 @@ def plan_session(request: SessionRequest, corpus: Any, store: Any) -> SessionPla
     elsewhere = {i: s for i, s in history.finished.items() if s != request.session}
     taken = set(recorded) | set(finished) | (set() if request.include_played else set(elsewhere))
     chosen = _chosen(request, corpus, store, order, taken)
-    new = [i for i in chosen if i not in recorded]
-    left_out = {} if request.include_played else {i: elsewhere[i] for i in new if i in elsewhere}
+    left_out = {} if request.include_played else _played_elsewhere(chosen, recorded, elsewhere)
     wanted = set(recorded) | {i for i in chosen if i not in left_out}
     items = tuple(i for i in order if i in wanted)
     pending = [i for i in items if i not in finished]
     if not pending:
         raise PlayError(_nothing_left(request.session, bool(chosen or recorded), left_out))
-    return SessionPlan(
-        items,
-        left_out,
-        {i: elsewhere[i] for i in pending if i in elsewhere},
-        {i: history.abandoned[i] for i in pending if i in history.abandoned},
-    )
+    return SessionPlan(items, left_out, _among(pending, elsewhere), _among(pending, history.abandoned))
+
+
+def _played_elsewhere(chosen: list[str], recorded: tuple[str, ...], elsewhere: dict[str, str]) -> dict[str, str]:
+    """The newly chosen items the player finished in another session (item → that session)."""
+    return {i: elsewhere[i] for i in chosen if i not in recorded and i in elsewhere}
+
+
+def _among(items: list[str], sessions: dict[str, str]) -> dict[str, str]:
+    """`sessions` (item → session) cut to `items`, in their order."""
+    return {i: sessions[i] for i in items if i in sessions}
 
 
 def _session_of_player(store: Any, session: str) -> dict[str, Any] | None:
