@@ -25,6 +25,7 @@ from workbench.views.compare import (
     compare_legend,
     compare_rows,
     separation_sentence,
+    token_line,
 )
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
@@ -146,14 +147,7 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
     if fmt == "csv":
         sys.stdout.write(_csv(tidy_report_rows(report), TIDY_HEADER))
     elif fmt == "markdown":
-        partial = completeness(report)
-        sys.stdout.write(
-            f"### {report['run']}\n\n"
-            + (f"**{partial[3:]}**\n\n" if partial else "")
-            + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
-            + "".join(f"\n- {line}" for line in legend)
-            + ("\n" if legend else "")
-        )
+        sys.stdout.write(_report_markdown(report, legend))
     elif brief:  # (a table after a run)
         out = console()
         out.print(report_block(report))
@@ -164,24 +158,41 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
             style="dim",
         )
     else:
-        out = console()
-        out.print(report_block(report))
-        details = Table(title="diagnostics", title_justify="left")
-        for col in ("section", "metric", "ST", "MT", "all"):
-            details.add_column(col, justify="left" if col in ("section", "metric") else "right")
-        for row in detail_rows(report, full=False):
-            details.add_row(*map(Text, row))
-        out.print(details)
-        if report.get("analytics"):
-            out.print(transition_table(report["analytics"]["transitions"]))
-        if (report.get("general_setting") or {}).get("transitions"):  # the general setting: out-of-domain = other
-            out.print(transition_table(report["general_setting"]["transitions"]))
-        for line in analytics_lines(report):
-            out.print(line, markup=False)
-        for line in label_lines(report):
-            out.print(line, markup=False)
-        for line in legend:
-            out.print(line, markup=False, style="dim")
+        _print_full_report(report, legend)
+
+
+def _report_markdown(report: dict[str, Any], legend: list[str]) -> str:
+    """One run's report as Markdown: its heading, whether it is partial, the rows, the legend."""
+    partial = completeness(report)
+    return (
+        f"### {report['run']}\n\n"
+        + (f"**{partial[3:]}**\n\n" if partial else "")
+        + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
+        + "".join(f"\n- {line}" for line in legend)
+        + ("\n" if legend else "")
+    )
+
+
+def _print_full_report(report: dict[str, Any], legend: list[str]) -> None:
+    """The table: the four axes, the diagnostics, the transitions, the analytics and label lines, the legend."""
+    out = console()
+    out.print(report_block(report))
+    details = Table(title="diagnostics", title_justify="left")
+    for col in ("section", "metric", "ST", "MT", "all"):
+        details.add_column(col, justify="left" if col in ("section", "metric") else "right")
+    for row in detail_rows(report, full=False):
+        details.add_row(*map(Text, row))
+    out.print(details)
+    if report.get("analytics"):
+        out.print(transition_table(report["analytics"]["transitions"]))
+    if (report.get("general_setting") or {}).get("transitions"):  # the general setting: out-of-domain = other
+        out.print(transition_table(report["general_setting"]["transitions"]))
+    for line in analytics_lines(report):
+        out.print(line, markup=False)
+    for line in label_lines(report):
+        out.print(line, markup=False)
+    for line in legend:
+        out.print(line, markup=False, style="dim")
 
 
 def print_panel(panel: dict[str, Any], fmt: str) -> None:
@@ -336,14 +347,23 @@ def print_compare(cmp: CompareReport, fmt: str) -> None:
     for row in compare_rows(cmp):
         table.add_row(*map(Text, row))
     out.print(table)
-    from workbench.views.compare import token_line
-
     tokens = token_line(cmp)
     if tokens:
         out.print(tokens, markup=False)
     out.print(compare_legend(cmp), markup=False, style="dim")
     agree = " · ".join(f"{AGREEMENT_LABELS[k]} {v['n']}" for k, v in cmp["agreement"].items())
     out.print(f"agreement: {agree}", markup=False)
+    out.print(_attribution_table(cmp))
+    for side in ("a", "b"):
+        out.print(_endings_line(cmp, side), markup=False)
+    from workbench.views.general import compare_lines
+
+    for line in compare_lines(cmp):  # the general-agent setting's sides
+        out.print(line, markup=False)
+
+
+def _attribution_table(cmp: CompareReport) -> Table:
+    """Distractor attribution side by side, as the compare screen's Failures tab shows it."""
     attribution = Table(
         title=Text(
             "distractor attribution: rates among each run's wrong answers, Δ with a paired "
@@ -355,21 +375,20 @@ def print_compare(cmp: CompareReport, fmt: str) -> None:
         attribution.add_column(col, justify="left" if col == ATTRIBUTION_HEADER[0] else "right")
     for row in attribution_rows(cmp):
         attribution.add_row(*map(Text, row))
-    out.print(attribution)
-    for side in ("a", "b"):
-        terms = " · ".join(f"{k} {v}" for k, v in cmp["terminations"][side].items() if v)
-        top = (cmp.get("tool_use") or {}).get(side, {}).get("top_trigram")
-        trigram = (
-            f" · top trigram {' → '.join(top['trigram'])} ({top['occurrence_share'][0]}/"
-            f"{top['occurrence_share'][1]} trigram occurrences)"
-            if top
-            else ""
-        )
-        out.print(f"{side.upper()}: endings: {terms}{trigram}", markup=False)
-    from workbench.views.general import compare_lines
+    return attribution
 
-    for line in compare_lines(cmp):  # the general-agent setting's sides
-        out.print(line, markup=False)
+
+def _endings_line(cmp: CompareReport, side: str) -> str:
+    """One side's terminations and its top trigram."""
+    terms = " · ".join(f"{k} {v}" for k, v in cmp["terminations"][side].items() if v)
+    top = cmp["tool_use"].get(side, {}).get("top_trigram")
+    trigram = (
+        f" · top trigram {' → '.join(top['trigram'])} ({top['occurrence_share'][0]}/"
+        f"{top['occurrence_share'][1]} trigram occurrences)"
+        if top
+        else ""
+    )
+    return f"{side.upper()}: endings: {terms}{trigram}"
 
 
 def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
