@@ -703,11 +703,8 @@ def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) ->
     )
     say()
     say("Q " + " ".join(detail["question"].split()))
-    types = detail["distractor_types"]
-    for i, option in enumerate(detail["options"]):
-        letter = "ABCD"[i]
-        kind = "gold" if letter == detail["gold"] else (types[i] if i < len(types) else "distractor")
-        say(f"{'●' if letter == detail['gold'] else ' '} ({letter}) {kind:<12} {' '.join(option.split())}")
+    for line in _option_lines(detail):
+        say(line)
     nb = detail["neighbourhood"]
     say()
     say(
@@ -730,29 +727,41 @@ def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) ->
     if not trajectories:
         say("no stored trajectories on this item")
         return
+    out.print(_item_trajectories(trajectories))
+
+
+def _option_lines(detail: dict[str, Any]) -> list[str]:
+    """The item's options, the gold one marked, each with its distractor type."""
+    types, gold = detail["distractor_types"], detail["gold"]
+    lines = []
+    for i, option in enumerate(detail["options"]):
+        letter = "ABCD"[i]
+        kind = "gold" if letter == gold else (types[i] if i < len(types) else "distractor")
+        lines.append(f"{'●' if letter == gold else ' '} ({letter}) {kind:<12} {' '.join(option.split())}")
+    return lines
+
+
+def _item_trajectories(trajectories: list[dict[str, Any]]) -> Table:
+    """The stored trajectories of one item: run, who, replicate, answer, outcome, ending, resources, recall."""
     table = Table(title=Text(f"stored trajectories ({len(trajectories)})"), title_justify="left")
     for col in ("run", "agent / model", "rep", "answer", "correct", "ending", "points", "turns", "recall P/S"):
         table.add_column(col, justify="right" if col in ("rep", "points", "turns") else "left")
     for t in trajectories:
         recall = ("●" if t["paper_recall"] else "○") + " " + ("●" if t["section_recall"] else "○")
         agent = t["agent"] + ("" if t["ablation"] == "full" else f" [{t['ablation']}]")
-        table.add_row(
-            *map(
-                Text,
-                (
-                    t["run"],
-                    agent,
-                    str(t["replicate"]),
-                    t["answer"] or "—",
-                    "✓" if t["correct"] else "✗",
-                    t["termination"] or "",
-                    str(t["points"]),
-                    str(t["turns"]),
-                    recall,
-                ),
-            )
+        cells = (
+            t["run"],
+            agent,
+            str(t["replicate"]),
+            t["answer"] or "—",
+            "✓" if t["correct"] else "✗",
+            t["termination"] or "",
+            str(t["points"]),
+            str(t["turns"]),
+            recall,
         )
-    out.print(table)
+        table.add_row(*map(Text, cells))
+    return table
 
 
 def print_merge(rows: list[dict[str, Any]], dest: str, fmt: str) -> None:
