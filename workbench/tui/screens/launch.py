@@ -495,26 +495,31 @@ def _form_values(run: dict[str, Any], config: dict[str, Any], options: dict[str,
         "dataset_kind": "builtin" if builtin else "release",
         "path": "" if builtin else run["dataset"],
         "agent": run["agent"],
-        "model": run.get("model") or "",
+        "model": _or(run.get("model")),
         "base_url": _last(config.get("base_urls"), options.pop("base_url", "")),
         "client": _last(config.get("clients"), options.pop("client", "")) or "auto",
-        "local_threads": str(options.pop("local_threads", "") or ""),
-        "ablation": run.get("ablation") or "full",
+        "local_threads": _or(options.pop("local_threads", "")),
+        "ablation": _or(run.get("ablation"), "full"),
         "budget": str(budget),
         "max_turns": str(max_turns),
         "max_tokens": str(max_tokens),
-        "question_type": qtype or "any",
-        "depth": str(cut["depth"]) if cut.get("depth") else "any",
-        "limit": str(cut["limit"]) if cut.get("limit") else "",
+        "question_type": _or(qtype, "any"),
+        "depth": _or(cut.get("depth"), "any"),
+        "limit": _or(cut.get("limit")),
         "ids": ", ".join(cut.get("ids") or []),
-        "workers": str(config.get("workers") or 4),
-        "replicates": str(run.get("replicates") or 1),
-        "seed": str(run.get("seed") or 0),
+        "workers": _or(config.get("workers"), "4"),
+        "replicates": _or(run.get("replicates"), "1"),
+        "seed": _or(run.get("seed"), "0"),
         "name": run["name"],
-        "distractible": str(options.pop("distractible", "") or ""),
-        "family": run.get("family") or "",
-        "tier": run.get("tier") or "auto",
+        "distractible": _or(options.pop("distractible", "")),
+        "family": _or(run.get("family")),
+        "tier": _or(run.get("tier"), "auto"),
     }
+
+
+def _or(value: Any, default: str = "") -> str:
+    """A recorded value as a form field's text, `default` when it is absent, empty or zero."""
+    return str(value) if value else default
 
 
 def _extra_tools_values(setting: dict[str, Any]) -> dict[str, str]:
