@@ -79,11 +79,7 @@ def _board(
     excluded: dict[str, int] = {}
     for key, group in entrants.items():
         records[key], excluded[key] = _entrant_records(store, group)
-    played = list(
-        dict.fromkeys(
-            t["item_id"] for key, group in entrants.items() if is_human(group[0]["agent"]) for t in records[key]
-        )
-    )
+    played = _played_items(entrants, records)
     wanted = set(played)
     on_played = {key: [t for t in records[key] if t["item_id"] in wanted] for key in entrants}
     rows = [
@@ -91,11 +87,8 @@ def _board(
         for key, group in entrants.items()
         if on_played[key]
     ]
-    ranked = sorted((r for r in rows if r["ranked"]), key=_board_order)
+    ranked, unranked = _ranked(rows)
     best, best_tests = board_best(ranked, on_played)
-    unranked = sorted((r for r in rows if not r["ranked"]), key=_board_order)
-    for rank, row in enumerate(ranked, 1):
-        row["rank"] = rank
     return {
         "dataset": next(r["dataset"] for r in same if is_human(r["agent"])),
         "fingerprint": fingerprint,
@@ -108,6 +101,22 @@ def _board(
         "n_boot": n_boot,
         "seed": seed,
     }
+
+
+def _played_items(entrants: dict[str, list[dict[str, Any]]], records: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The items people played, in the order first played (the board's items)."""
+    from sandbox.agents.human import is_human
+
+    people = [key for key, group in entrants.items() if is_human(group[0]["agent"])]
+    return list(dict.fromkeys(t["item_id"] for key in people for t in records[key]))
+
+
+def _ranked(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ranked rows in order, numbered (`rank`), and the unranked ones in the same order after them."""
+    ranked = sorted((r for r in rows if r["ranked"]), key=_board_order)
+    for rank, row in enumerate(ranked, 1):
+        row["rank"] = rank
+    return ranked, sorted((r for r in rows if not r["ranked"]), key=_board_order)
 
 
 TOKEN_COLUMNS = ("tokens", "MaxTok")  # what a run without token counts (`measures_tokens`) does not measure
