@@ -399,29 +399,34 @@ def _assistant_entry(s: dict[str, Any], actor: str) -> Entry:
     the entry's lead) and its content."""
     calls = s.get("tool_args") or []
     names = ", ".join(sanitize(str(c.get("name"))) for c in calls if isinstance(c, dict))
-    tok = _step_tokens(s)
+    cut = s.get("finish_reason") == "length"  # the completion limit ended this reply
+    head = _assistant_head(actor, names, _step_tokens(s), cut)
+    words = split_words(s.get("text"), s.get("reasoning_chars"))
+    reasoning, content = sanitize(words.reasoning), sanitize(words.content)
+    lead = ((f"{REASONING_MARK} {reasoning}", "transcript--reasoning"),) if reasoning.strip() else ()
+    body = content if content.strip() else ""
+    copy = _assistant_copy(actor, names, cut, reasoning if lead else None, content)
+    turn, idx = s.get("turn") or 0, step_index(s)
+    return Entry("assistant", turn, head, body, idx, copy_text=copy, flex=1 if names else None, lead=lead)
+
+
+def _assistant_head(actor: str, names: str, tok: int, cut: bool) -> list[Part]:
+    """An assistant reply's header: who, the tools it calls, its tokens, whether the completion limit cut it."""
     head: list[Part] = [(f"◆ {actor}", "transcript--assistant")]
     if names:
         head.append((f" → {names}", "transcript--muted"))
     if tok:
         head.append((f"  {tok:,} tok", "transcript--cost"))
-    cut = s.get("finish_reason") == "length"  # the completion limit ended this reply
     if cut:
         head.append(("  ✂ cut off (length)", "transcript--error"))
-    words = split_words(s.get("text"), s.get("reasoning_chars"))
-    reasoning, content = sanitize(words.reasoning), sanitize(words.content)
-    lead = ((f"{REASONING_MARK} {reasoning}", "transcript--reasoning"),) if reasoning.strip() else ()
-    body = content if content.strip() else ""
-    copy = (
-        f"◆ {actor}"
-        + (f" → {names}" if names else "")
-        + (" [cut off: length]" if cut else "")
-        + "\n"
-        + (f"{REASONING_MARK} {reasoning}\n" if lead else "")
-        + content
-    )
-    turn, idx = s.get("turn") or 0, step_index(s)
-    return Entry("assistant", turn, head, body, idx, copy_text=copy, flex=1 if names else None, lead=lead)
+    return head
+
+
+def _assistant_copy(actor: str, names: str, cut: bool, reasoning: str | None, content: str) -> str:
+    """An assistant reply as the clipboard gets it: who, the tools it calls, whether it was cut off, its reasoning
+    (when it has any) and its content."""
+    head = f"◆ {actor}" + (f" → {names}" if names else "") + (" [cut off: length]" if cut else "")
+    return head + "\n" + (f"{REASONING_MARK} {reasoning}\n" if reasoning is not None else "") + content
 
 
 def _strategy_entry(s: dict[str, Any], label: str) -> Entry:
