@@ -398,9 +398,7 @@ def _attribution_deltas(
     )
     out = {}
     for j, k in enumerate(kinds):
-        wrong_a, wrong_b = den_a[:, j].sum(), den_b[:, j].sum()
-        ra = float(num_a[:, j].sum() / wrong_a) if wrong_a else None
-        rb = float(num_b[:, j].sum() / wrong_b) if wrong_b else None
+        ra, rb = _rate(num_a[:, j], den_a[:, j]), _rate(num_b[:, j], den_b[:, j])
         delta = None if ra is None or rb is None else rb - ra
         _, low, high = found[j]
         out[k] = {
@@ -412,6 +410,12 @@ def _attribution_deltas(
             "ci_no_variation": delta is not None and no_variation(low, high),
         }
     return out
+
+
+def _rate(num: np.ndarray, den: np.ndarray) -> float | None:
+    """Σ num / Σ den, None when the denominator is 0 (no wrong answers on that side)."""
+    total = den.sum()
+    return float(num.sum() / total) if total else None
 
 
 def _run_label(run: dict[str, Any]) -> dict[str, Any]:
