@@ -422,24 +422,23 @@ class Generator:
         self.rng.shuffle(d1)
         if depth == 1:
             return (d1[0], None) if d1 else None
-        seed_refs = set(seed.refs[:30])
         for bridge in d1:
-            others = set()
-            for r in seed.refs[:30]:
-                if r != bridge.index:
-                    others.update(self.papers[r].refs[:30])
-            cands = [
-                g
-                for g in self._text_refs(bridge)
-                if g.index not in seed_refs
-                and g.index not in others
-                and g.index != seed.index
-                and g.index not in exclude
-                and g.index in bridge.refs[:30]
-            ]
+            cands = self._two_hop_golds(seed, bridge, exclude)
             if cands:
                 return self.rng.choice(cands), bridge
         return None
+
+    def _two_hop_golds(self, seed: Paper, bridge: Paper, exclude: set[int]) -> list[Paper]:
+        """The papers with text that the bridge cites and that are two hops from the seed only through it: not
+        cited by the seed, nor by any other paper the seed cites (the first 30 references of each), nor taken
+        (`exclude`)."""
+        seed_refs = set(seed.refs[:30])
+        others = set()
+        for r in seed.refs[:30]:
+            if r != bridge.index:
+                others.update(self.papers[r].refs[:30])
+        taken = seed_refs | others | {seed.index} | exclude
+        return [g for g in self._text_refs(bridge) if g.index not in taken and g.index in bridge.refs[:30]]
 
     def _fact(self, aspect: str) -> tuple[str, dict[str, str]]:
         """A mechanism template and four disjoint term pairs: correct, seed-only, wrong-paper, invented."""
