@@ -173,17 +173,24 @@ def section_labels(store: Store, run: dict[str, Any], corpus: Any = None) -> dic
     }
     if corpus is None or corpus.fingerprint != run["dataset_fingerprint"]:
         return out
-    labels = [lab for i in items if i in {it.id for it in corpus.items} for lab in corpus.item(i).labels]
+    out.update(_label_counts(corpus, items))
+    return out
+
+
+def _label_counts(corpus: Any, items: list[str]) -> dict[str, Any]:
+    """How the labels of `items` resolved: how many matched no section (and how many of those are direct), and the
+    count by resolution method."""
+    known = {it.id for it in corpus.items}
+    labels = [lab for i in items if i in known for lab in corpus.item(i).labels]
     missing = [lab for lab in labels if lab.section_index is None]
     by_method: dict[str, int] = {}
     for lab in labels:
         by_method[lab.method] = by_method.get(lab.method, 0) + 1
-    out.update(
-        unresolved=len(missing),
-        unresolved_direct=sum(lab.relevance == "direct" for lab in missing),
-        by_method=by_method,
-    )
-    return out
+    return {
+        "unresolved": len(missing),
+        "unresolved_direct": sum(lab.relevance == "direct" for lab in missing),
+        "by_method": by_method,
+    }
 
 
 LEGEND = {
