@@ -12,7 +12,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from workbench.records import CompareReport, Estimate
 from workbench.service.datasets import dataset_label
 from workbench.views.cells import clip_middle, fraction, usd
 from workbench.views.compare import (
@@ -29,6 +28,7 @@ from workbench.views.compare import (
 )
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
+from workbench.views.records import CompareReport, Estimate
 from workbench.views.report import (
     REPORT_HEADER,
     TIDY_HEADER,

@@ -14,7 +14,7 @@ from typing import Any
 from sandbox.pricing import cost, price_for
 from sandbox.records import Item, Usage
 from sandbox.runner import RunSpec
-from workbench.records import EpisodeEstimate, Estimate
+from workbench.views.records import EpisodeEstimate, Estimate
 
 ASSUMED_TOKENS = 90_000  # per episode, when the store has no history for this model
 ASSUMED_OUTPUT_SHARE = 0.05

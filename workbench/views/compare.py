@@ -6,8 +6,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from workbench.records import CompareReport, CompareRow, CompareSide, Separation
 from workbench.views.cells import NOT_MEASURED, counted, frac, num, pct, points, sig
+from workbench.views.records import CompareReport, CompareRow, CompareSide, Separation
 
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from workbench.views.cells import counted
 
 if TYPE_CHECKING:
-    from workbench.records import EpisodeEstimate, Estimate
+    from workbench.views.records import EpisodeEstimate, Estimate
 
 
 def cost_line(ep: EpisodeEstimate, episodes: int, upper_bound: bool = False) -> str:

@@ -11,11 +11,11 @@ import numpy as np
 from stats import axes
 from stats.axes import Table
 from storage import Store
-from workbench.records import CompareReport, CompareRow, ConvMarginals, Holm, Separation, SideTokens
 from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_warnings
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS
+from workbench.views.records import CompareReport, CompareRow, ConvMarginals, Holm, Separation, SideTokens
 
 _CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget", "Err": "error"}
 # Rows beyond the panel's columns, shown when either run has any: episodes ended in error, and episodes that met

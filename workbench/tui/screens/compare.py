@@ -23,7 +23,6 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, LoadingIndicator, Select, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from workbench.records import CompareReport, ItemPair
 from workbench.service.paths import export_dir
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
@@ -34,6 +33,7 @@ from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.stepview import StepView
 from workbench.views.cells import counted
+from workbench.views.records import CompareReport, ItemPair
 
 CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / A wrong; columns: B right / B wrong
 

@@ -1,6 +1,7 @@
-"""The typed records the application layer hands the front ends and the views (what a report, an estimate or a
-plan holds), below both floors so that each can name them: the service builds them, the views word them, and each
-one's `to_json` is its `--format json` output."""
+"""The typed records the application layer hands the front ends and the views (what a compare report or an
+estimate holds): the service builds them, the views word them, and each one's JSON (`to_json`, or the TypedDict
+itself) is its `--format json` output. They live with the views, the floor that every other one can import (as the
+Table 2 columns do), and hold data only: no wording, no I/O."""
 
 from __future__ import annotations
 
