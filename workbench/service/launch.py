@@ -269,6 +269,12 @@ def _tool_problems(request: LaunchRequest) -> Problems:
         yield "ablation", f"unknown '{request.ablation}'"
     if request.distractible and request.agent != "heuristic":
         yield "distractible", "applies to the heuristic agent only"
+    yield from _extra_tools_problems(request)
+
+
+def _extra_tools_problems(request: LaunchRequest) -> Problems:
+    """The general-agent setting: no extra tools in a closed-book run, their settings only with them, a known
+    detail."""
     if request.extra_tools and request.ablation == "closed-book":
         yield "extra_tools", "a closed-book run offers no tools to be distracted from (only submit_answer)"
     if not request.extra_tools and (
