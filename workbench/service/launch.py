@@ -143,17 +143,7 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
     from sandbox.runner import RunSpec
 
     problems = request_problems(request, names or {})
-    agent_options: dict[str, Any] = {}
-    if request.agent == "llm" and not problems:
-        agent_options = llm_options(request, problems, names or {})
-    if request.distractible:
-        agent_options["distractible"] = request.distractible
-    if (request.extra_tools or "").startswith("mcp:"):
-        if not request.extra_tools_timeout or request.extra_tools_timeout <= 0:
-            problems["extra_tools_timeout"] = (
-                f"{(names or {}).get('extra_tools_timeout', 'extra_tools_timeout')}: must be > 0 seconds"
-            )
-        agent_options["extra_tools_timeout_s"] = float(request.extra_tools_timeout or 0)
+    agent_options = _agent_options(request, problems, names or {})
     extra_tools = _extra_tools(request, problems, names or {}) if not problems else None
     prompts = _prompts(request, problems, names or {})
     if problems:
@@ -185,6 +175,23 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
         tier=tier,
         tagged=tuple(key for key in ("family", "tier") if getattr(request, key)),
     )
+
+
+def _agent_options(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> dict[str, Any]:
+    """The run's agent options: an LLM's settings (when nothing else is wrong), the heuristic's distractibility, an
+    MCP registry's call timeout (a problem when it is not positive)."""
+    agent_options: dict[str, Any] = {}
+    if request.agent == "llm" and not problems:
+        agent_options = llm_options(request, problems, names)
+    if request.distractible:
+        agent_options["distractible"] = request.distractible
+    if (request.extra_tools or "").startswith("mcp:"):
+        if not request.extra_tools_timeout or request.extra_tools_timeout <= 0:
+            problems["extra_tools_timeout"] = (
+                f"{names.get('extra_tools_timeout', 'extra_tools_timeout')}: must be > 0 seconds"
+            )
+        agent_options["extra_tools_timeout_s"] = float(request.extra_tools_timeout or 0)
+    return agent_options
 
 
 def _extra_tools(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> dict[str, Any] | None:
