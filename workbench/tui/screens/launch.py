@@ -142,26 +142,15 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
     """The launch request of the form's values (`errors` gets what cannot be read as typed). The LLM fields of a
     scripted agent are disabled, so they are not chosen; `options` are a relaunched run's (None for a new run,
     which gets the model's defaults as `--batch run` does)."""
-    llm = v["agent"] == "llm"
     typed = {key: _int(v, FIELD_IDS.get(key, key), errors, LABELS[key], optional=key == "limit") for key in NUMBERS}
     numbers = {key: n for key, n in typed.items() if n is not None}  # one that cannot be read: the request's default
-    extras = {
-        k: o for k, o in (options or {}).items() if k not in ("base_url", "client", "local_threads")
-    }  # the fields say those
-    client = v.get("client", "auto")
-    local = llm and (v.get("model") or "").strip().startswith("local/")
-    threads = _int(v, "local_threads", errors, LABELS["local_threads"], optional=True) if local else None
     return LaunchRequest(
+        **_llm_request(v, options, errors),  # before the extra tools: a form's errors keep the fields' order
         **_extra_request(v, errors),
         dataset="builtin" if v["dataset_kind"] == "builtin" else v["path"].strip(),
         agent=v["agent"],
         name=v["name"],
-        model=(v["model"].strip() or None) if llm else None,
-        base_url=(v["base_url"].strip() or None) if llm else None,
-        client=None if not llm or client == "auto" else client,
-        local_threads=threads,
         relaunch=options is not None,
-        options=extras if llm else {},
         ablation=v["ablation"],
         ids=tuple(i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
         question_type=None if v["question_type"] == "any" else v["question_type"],
@@ -171,6 +160,23 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
         tier=None if v.get("tier", "auto") == "auto" else v["tier"],
         **numbers,
     )
+
+
+def _llm_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict[str, str]) -> dict[str, Any]:
+    """The LLM fields of the request: model, base URL, client, a local model's threads, and a relaunched run's
+    other agent options (the fields say base_url, client and local_threads); all unset for a scripted agent."""
+    if v["agent"] != "llm":
+        return {"model": None, "base_url": None, "client": None, "local_threads": None, "options": {}}
+    client = v.get("client", "auto")
+    local = (v.get("model") or "").strip().startswith("local/")
+    skip = ("base_url", "client", "local_threads")
+    return {
+        "model": v["model"].strip() or None,
+        "base_url": v["base_url"].strip() or None,
+        "client": None if client == "auto" else client,
+        "local_threads": _int(v, "local_threads", errors, LABELS["local_threads"], optional=True) if local else None,
+        "options": {k: o for k, o in (options or {}).items() if k not in skip},
+    }
 
 
 def _extra_request(v: dict[str, str], errors: dict[str, str]) -> dict[str, Any]:
