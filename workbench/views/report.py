@@ -518,7 +518,21 @@ def _tidy(run: str, axis: str, metric: str, split: str, pair: list | None) -> li
 def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
     """The report as numbers a program can read (one ratio per row, its numerator and denominator beside it,
     the 95% interval when asked for), as `scale … --format csv` does; the table's text cells stay the table's."""
-    run, c = report["run"], report["counts"]
+    run = report["run"]
+    rows = _tidy_ratio_rows(run, report["counts"])
+    ended = sum(report["terminations"].values())
+    rows += [_tidy(run, "terminations", k, "all", [v, ended]) for k, v in report["terminations"].items()]
+    att = report["attribution"]
+    rows += [_tidy(run, "attribution", k, "all", [v, att["n_wrong"]]) for k, v in att["counts"].items()]
+    intervals = {tuple(([*k.split("."), "all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}
+    for row in rows:
+        iv = intervals.get((row[2], row[3])) if row[1] != "split" else None
+        row.extend(["", ""] if iv is None else [iv["low"], iv["high"]])
+    return rows
+
+
+def _tidy_ratio_rows(run: str, c: dict[str, Any]) -> list[list[Any]]:
+    """The tidy rows of the report's counted ratios: accuracy by type, the four axes, the ceiling, the splits."""
     rows = [
         _tidy(run, "accuracy", "accuracy", k, v)
         for k, v in (c.get("accuracy_by_type") or {"all": c["accuracy"]}).items()
@@ -532,14 +546,6 @@ def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
     ]
     for kind, by_value in c.get("splits", {}).items():
         rows += [_tidy(run, "split", kind, k, v) for k, v in by_value.items()]
-    ended = sum(report["terminations"].values())
-    rows += [_tidy(run, "terminations", k, "all", [v, ended]) for k, v in report["terminations"].items()]
-    att = report["attribution"]
-    rows += [_tidy(run, "attribution", k, "all", [v, att["n_wrong"]]) for k, v in att["counts"].items()]
-    intervals = {tuple(([*k.split("."), "all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}
-    for row in rows:
-        iv = intervals.get((row[2], row[3])) if row[1] != "split" else None
-        row.extend(["", ""] if iv is None else [iv["low"], iv["high"]])
     return rows
 
 
