@@ -452,11 +452,8 @@ def report_block(report: dict[str, Any]) -> Group:
     return Group(*(part for part in (title, table, caption) if part is not None))
 
 
-def analytics_lines(report: dict[str, Any]) -> list[str]:
-    """Trajectory analytics in a few plain lines (the JSON has everything)."""
-    an = report.get("analytics")
-    if not an:
-        return []
+def _ngram_lines(an: dict[str, Any]) -> list[str]:
+    """The top trigram (and the most widespread one), and each significant bigram with its Δ accuracy."""
     lines = []
     top = an["top_trigram"]
     if top:
@@ -470,7 +467,21 @@ def analytics_lines(report: dict[str, Any]) -> list[str]:
             f"bigram {' → '.join(b['bigram'])}: Δacc {b['delta'] * 100:+.1f} pts "
             f"(p_bonf {b['p_bonferroni']:.3g}, n={b['n_with']})"
         )
-    stop = an["stopping"]
+    return lines
+
+
+def analytics_lines(report: dict[str, Any]) -> list[str]:
+    """Trajectory analytics in a few plain lines (the JSON has everything)."""
+    an = report.get("analytics")
+    if not an:
+        return []
+    return _ngram_lines(an) + _stopping_lines(an["stopping"])
+
+
+def _stopping_lines(stop: dict[str, Any]) -> list[str]:
+    """Stopping behaviour: what follows the evidence, MT failures, after a wrong read, non-submission, early
+    submits."""
+    lines = []
     ev = stop["after_evidence"]
     for group in ("st", "mt_both"):
         g = ev[group]
