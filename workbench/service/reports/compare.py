@@ -430,6 +430,17 @@ def _run_label(run: dict[str, Any]) -> dict[str, Any]:
 
 
 SEPARATES = 0.05  # a difference is announced only when its Holm-adjusted p is below this
+SAME_RECALL = 0.02  # paper recall closer than this (2 points): a conversion gap between runs that retrieve alike
+
+
+def _split_deltas(rows: list[CompareRow]) -> dict[str, tuple[CompareRow, float]]:
+    """axis → (row, its Δ) for the recall and conversion splits that have a Δ."""
+    out = {}
+    for r in rows:
+        delta = r["delta"]
+        if r["axis"].startswith(("PR", "SR", "Conv")) and delta is not None:
+            out[r["axis"]] = (r, delta)
+    return out
 
 
 def separation(rows: list[CompareRow], family: int | None = None) -> Separation:
@@ -438,12 +449,7 @@ def separation(rows: list[CompareRow], family: int | None = None) -> Separation:
     `incomparable` (no split has a Δ), `equal` (every Δ is zero), `unsupported` (no difference the comparison's own
     adjusted test supports: never announced) or `separates`, with the split, its row and whether recall was the
     same (a conversion gap between runs that retrieve alike)."""
-    # axis → (row, its Δ) for the recall and conversion splits with a Δ
-    shares = {
-        r["axis"]: (r, r["delta"])
-        for r in rows
-        if r["axis"].startswith(("PR", "SR", "Conv")) and r["delta"] is not None
-    }
+    shares = _split_deltas(rows)
     if not shares:
         return {"state": "incomparable", "family": family}
     if all(abs(delta) < 1e-12 for _, delta in shares.values()):
@@ -458,6 +464,7 @@ def separation(rows: list[CompareRow], family: int | None = None) -> Separation:
     axis, (row, delta, p_holm) = max(supported.items(), key=lambda kv: abs(kv[1][1]))
     kind, split = axis.split()
     recall = shares.get(f"PR {split}")
+    same_recall = kind == "Conv" and recall is not None and abs(recall[1]) < SAME_RECALL
     return {
         "state": "separates",
         "family": family,
@@ -467,5 +474,5 @@ def separation(rows: list[CompareRow], family: int | None = None) -> Separation:
         "delta": delta,
         "p_holm": p_holm,
         "n": row.get("n"),
-        "same_recall": kind == "Conv" and recall is not None and abs(recall[1]) < 0.02,
+        "same_recall": same_recall,
     }
