@@ -361,12 +361,7 @@ def adjust_comparison(rows: list[CompareRow], tests: dict[str, dict[str, Any] | 
     dict in place; returns the family (names of the tests, in order) and its size m."""
     from stats.multiplicity import holm
 
-    family: list[tuple[str, dict[str, Any]]] = []
-    seen: set[int] = set()
-    for name, test in [(r["axis"], r["test"]) for r in rows] + [(f"all: {k}", t) for k, t in tests.items()]:
-        if test is not None and id(test) not in seen:
-            seen.add(id(test))
-            family.append((name, test))
+    family = _test_family(rows, tests)
     for (_, test), adjusted in zip(family, holm([t["p"] for _, t in family])):
         test["p_holm"] = adjusted
     for row in rows:
@@ -376,6 +371,18 @@ def adjust_comparison(rows: list[CompareRow], tests: dict[str, dict[str, Any] | 
         "m": len(family),
         "family": [name for name, _ in family],
     }
+
+
+def _test_family(rows: list[CompareRow], tests: dict[str, dict[str, Any] | None]) -> list[tuple[str, dict[str, Any]]]:
+    """(name, test) of every distinct test of the comparison, rows first: a test shared by a row and the all-split
+    tests (accuracy) counts once."""
+    family: list[tuple[str, dict[str, Any]]] = []
+    seen: set[int] = set()
+    for name, test in [(r["axis"], r["test"]) for r in rows] + [(f"all: {k}", t) for k, t in tests.items()]:
+        if test is not None and id(test) not in seen:
+            seen.add(id(test))
+            family.append((name, test))
+    return family
 
 
 def _attribution_deltas(
