@@ -502,27 +502,37 @@ def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]], labelled:
     dtypes = row.get("distractor_types")
     return Item(
         id=row["id"],
-        question_type=row.get("question_type") or "",
+        question_type=_text(row, "question_type"),
         depth=int(row.get("depth") or 0),
-        reasoning_type=row.get("reasoning_type") or "",
-        cognitive_skill=row.get("cognitive_skill") or "",
-        venue=row.get("venue") or "",
-        consensus_tier=row.get("consensus_tier") or "",
+        reasoning_type=_text(row, "reasoning_type"),
+        cognitive_skill=_text(row, "cognitive_skill"),
+        venue=_text(row, "venue"),
+        consensus_tier=_text(row, "consensus_tier"),
         question=row["question"],
         options=tuple(row["options"]),
         correct_index=row["correct_index"],
         distractor_types=tuple(dtypes) if dtypes else None,
         seed_paper_id=row["seed_paper_id"],
-        seed_arxiv_id=row.get("seed_arxiv_id") or "",
-        seed_title=row.get("seed_title") or "",
+        seed_arxiv_id=_text(row, "seed_arxiv_id"),
+        seed_title=_text(row, "seed_title"),
         gold_paper_ids=tuple(row["gold_paper_ids"]),
-        gold_arxiv_ids=tuple(row.get("gold_arxiv_ids") or ()),
-        bridge_paper_ids=tuple(row.get("bridge_paper_ids") or ()),
-        bridge_arxiv_ids=tuple(row.get("bridge_arxiv_ids") or ()),
+        gold_arxiv_ids=_ids(row, "gold_arxiv_ids"),
+        bridge_paper_ids=_ids(row, "bridge_paper_ids"),
+        bridge_arxiv_ids=_ids(row, "bridge_arxiv_ids"),
         filter_agreement=row.get("filter_agreement"),
         labels=tuple(labels.get(row["id"], ())),
         labelled=labelled,
     )
+
+
+def _text(row: dict[str, Any], key: str) -> str:
+    """A text field of a QA row; "" when absent or null (as the reference loader)."""
+    return row.get(key) or ""
+
+
+def _ids(row: dict[str, Any], key: str) -> tuple[str, ...]:
+    """A list-of-ids field of a QA row as a tuple; () when absent or null."""
+    return tuple(row.get(key) or ())
 
 
 def cache_path(fp: str, cache_dir: Path) -> Path:

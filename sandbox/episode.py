@@ -31,7 +31,7 @@ from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
 from sandbox.prompts import DEFAULT_PROMPTS, Prompt
 from sandbox.recall import delivered_read, paper_flags, section_flags
-from sandbox.records import AssistantTurn, Caps, Step, ToolCall, Trajectory
+from sandbox.records import AssistantTurn, Caps, ErrorKind, Step, Termination, ToolCall, Trajectory
 from sandbox.strategies import VERIFIER_ERROR, Strategy, VerifierFailed
 from sandbox.tools import run_tool
 from sandbox.words import reasoning_span
@@ -131,7 +131,7 @@ class Episode:
         self.cut_off_turns = self.lost_calls = 0
         self.cost_usd: float | None = None
         self.error: str | None = None
-        self.error_kind: str | None = None
+        self.error_kind: ErrorKind | None = None
         self.context_budget = context_budget  # sequential scaling on the token axis (EXTEND / STOP)
         self.context_tokens = 0
         self.continues = 0
@@ -187,7 +187,7 @@ class Episode:
             SUMMARIZE_TEXT.reset(summarize_text)
         return self._trajectory(termination)
 
-    async def _loop(self) -> str:
+    async def _loop(self) -> Termination:
         consecutive_errors = 0
         while self.ledger.turn_index < self.caps.max_turns:
             try:
@@ -255,7 +255,7 @@ class Episode:
             except Exception as exc:
                 raise NonTransientModelError(f"{type(exc).__name__}: {exc}") from exc
 
-    async def _take_turn(self, turn: AssistantTurn) -> str | None:
+    async def _take_turn(self, turn: AssistantTurn) -> Termination | None:
         """Apply one model turn; the termination if it ends the episode."""
         if turn.cost_usd is not None:
             self.cost_usd = (self.cost_usd or 0.0) + turn.cost_usd
@@ -480,7 +480,7 @@ class Episode:
         if self.stopping:
             await self._stop()
 
-    def _trajectory(self, termination: str) -> Trajectory:
+    def _trajectory(self, termination: Termination) -> Trajectory:
         predicted = parse_answer(self.answer) if termination == "answer" else -1
         paper_all, paper_any = paper_flags(self.item, self.reads)
         sec_all, sec_any, sec_loose = section_flags(self.item, self.reads)

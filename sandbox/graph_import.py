@@ -10,8 +10,8 @@ are written by the same function, so the cache is the same.
 
 A repeated node (most nodes recur in many neighbourhoods: 200k occurrences of 11k nodes) is
 recognised by its id and its `marshal` bytes (format 2, which has no back-references, so equal
-values give equal bytes; a quarter of `repr`'s cost, which was 0.5 s of a paper-sized import on
-the worker's critical path), so only a new node is serialised, hashed and tokenised; two nodes
+values give equal bytes; a quarter of `repr`'s cost, on the worker's critical path), so only a
+new node is serialised, hashed and tokenised; two nodes
 whose bytes differ but whose JSON agrees (keys in another order) still meet at the JSON digest.
 """
 

@@ -7,9 +7,30 @@ across the loader, the tools, the episode loop and the store.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
-TERMINATIONS = ("answer", "budget", "token_limit", "max_turns", "error")
+# The closed word sets the records carry, named once: the store, the reports and the screens read these words.
+Termination = Literal["answer", "budget", "token_limit", "max_turns", "error"]  # how an episode ended
+TERMINATIONS: tuple[Termination, ...] = get_args(Termination)
+# Why an episode ended in `error` (the model error's kind, the episode's own, a person's play marked), or why an
+# attempt was left unfinished; None for an episode that did not end in error.
+ErrorKind = Literal[
+    "api_error",
+    "transient",
+    "refused",
+    "context_overflow",
+    "infra",
+    "unreachable",
+    "exception",
+    "api_errors",
+    "transient_exhausted",
+    "api_errors_at_cap",
+    "empty_response",
+    "abandoned",
+    "resumed",
+    "replayed",
+]
+RunEventKind = Literal["started", "step", "retry", "trajectory", "finished"]  # what the runner tells its caller
 
 TOOL_COSTS: dict[str, int] = {
     "get_paper_info": 1,
@@ -188,7 +209,7 @@ class Trajectory:
     """The outcome of one episode: termination, answer, correctness, resources, recall flags."""
 
     item_id: str
-    termination: str
+    termination: Termination
     answer: str | None
     predicted_index: int
     correct: bool
@@ -215,7 +236,7 @@ class Trajectory:
     cost_usd: float | None
     wall_time_s: float
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     continues: int = 0
     chosen_type: str | None = None  # correct | seed_only | wrong_paper | no_context | no_answer | unknown
     cut_off_turns: int = 0  # replies the completion limit cut off (finish_reason `length`)

@@ -28,7 +28,7 @@ from sandbox.extra_tools.setting import open_extra_tools
 from sandbox.prompt_set import to_toml
 from sandbox.prompts import DEFAULT_PROMPTS, Prompts, build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
-from sandbox.records import Caps, Item, Step, Trajectory
+from sandbox.records import Caps, Item, RunEventKind, Step, Trajectory
 from sandbox.rescore import RECOMPUTED
 from sandbox.sections import LABEL_RESOLUTION
 from sandbox.shard import Shard
@@ -131,7 +131,7 @@ class RunSpec:
 class RunEvent:
     """What the runner tells its caller: a step, or a finished trajectory, with the run's running totals."""
 
-    kind: str  # started | step | retry | trajectory | finished
+    kind: RunEventKind
     item_id: str | None = None
     replicate: int = 0
     step: Step | None = None

@@ -422,24 +422,23 @@ class Generator:
         self.rng.shuffle(d1)
         if depth == 1:
             return (d1[0], None) if d1 else None
-        seed_refs = set(seed.refs[:30])
         for bridge in d1:
-            others = set()
-            for r in seed.refs[:30]:
-                if r != bridge.index:
-                    others.update(self.papers[r].refs[:30])
-            cands = [
-                g
-                for g in self._text_refs(bridge)
-                if g.index not in seed_refs
-                and g.index not in others
-                and g.index != seed.index
-                and g.index not in exclude
-                and g.index in bridge.refs[:30]
-            ]
+            cands = self._two_hop_golds(seed, bridge, exclude)
             if cands:
                 return self.rng.choice(cands), bridge
         return None
+
+    def _two_hop_golds(self, seed: Paper, bridge: Paper, exclude: set[int]) -> list[Paper]:
+        """The papers with text that the bridge cites and that are two hops from the seed only through it: not
+        cited by the seed, nor by any other paper the seed cites (the first 30 references of each), nor taken
+        (`exclude`)."""
+        seed_refs = set(seed.refs[:30])
+        others = set()
+        for r in seed.refs[:30]:
+            if r != bridge.index:
+                others.update(self.papers[r].refs[:30])
+        taken = seed_refs | others | {seed.index} | exclude
+        return [g for g in self._text_refs(bridge) if g.index not in taken and g.index in bridge.refs[:30]]
 
     def _fact(self, aspect: str) -> tuple[str, dict[str, str]]:
         """A mechanism template and four disjoint term pairs: correct, seed-only, wrong-paper, invented."""
@@ -472,17 +471,14 @@ class Generator:
             raise NotEnoughPapers(len(self.items), self.preset.items, self.preset.papers)
 
     def _make_item(self, seed: Paper, kind: str, depth: int, counters: dict[str, int]) -> dict | None:
+        """One item on `seed` (its gold papers `depth` hops away, two for `kind` mt), with its facts planted in the
+        papers, its graph and its pending labels; None when the seed's neighbourhood cannot hold it. The random
+        draws are made in one fixed order, so that a seed and a preset give the same benchmark byte for byte."""
         n_gold = 2 if kind == "mt" else 1
-        golds: list[tuple[Paper, Paper | None]] = []
-        exclude = {seed.index}
-        for _ in range(n_gold):
-            pick = self._pick_gold(seed, depth, exclude)
-            if pick is None:
-                return None
-            golds.append(pick)
-            exclude.add(pick[0].index)
-            if pick[1] is not None:
-                exclude.add(pick[1].index)
+        picked = self._pick_golds(seed, depth, n_gold)
+        if picked is None:
+            return None
+        golds, exclude = picked
         siblings = [p for p in self._text_refs(seed) if p.index not in exclude]
         if not siblings:
             return None
@@ -495,46 +491,87 @@ class Generator:
         counters[kind] += 1
         item_id = f"{kind}_{counters[kind]:04d}"
         clauses: dict[str, list[str]] = {k: [] for k in ("correct", "seed_only", "wrong_paper", "no_context")}
-        label_rows = []
-        for (gold, bridge), aspect in zip(golds, aspects):
-            _, statements = self._fact(aspect)
-            for k, s in statements.items():
-                clauses[k].append(f"its {aspect} {s}")
-            sentence = f"The {aspect} of {gold.method} {statements['correct']}, which we found essential."
-            sub_title = f"{aspect.title()} of {gold.method.split()[0]}"
-            # A one-word aspect's fact gets a section of its own: as a subsection its label ("Curriculum of X")
-            # would share 2 of its 3 words with a sibling header ("4 Initialisation of X"), which the word-overlap
-            # step of the label rules (docs/protocol.md "Section labels") would take for it.
-            if self.rng.random() < 0.6 and " " in aspect:
-                gold.facts.append((sub_title, sentence))
-                label_section = sub_title  # numbered when rendered; resolved in the Method section's body
-                if self.style_rng.random() < NUMBERED_LABEL_SHARE:  # its number as rendered: j = 2, 3, …
-                    label_section = f"{_sub_number(gold, 3, len(gold.facts) + 1)} {sub_title}"
-            else:
-                gold.top_facts.append((sub_title, sentence))
-                label_section = sub_title
-            seed.facts.append(
-                (
-                    f"Our Variant of {gold.method.split()[0]}",
-                    f"Unlike the original, our {aspect} {statements['seed_only']}.",
-                )
-            )
-            wrong.asides.append(f"In our design, the {aspect} {statements['wrong_paper']}.")
-            if bridge is not None:
-                bridge.notes.append(f"Our {bridge.method} reuses a component from {gold.title}, namely its {aspect}.")
-                seed.notes.append(f"We build on {bridge.method}, which introduced a component we adopt.")
-            else:
-                seed.notes.append(f"We adopt the {aspect} of {gold.method}.")
-            label_rows.append((gold, label_section))
+        label_rows = [
+            (gold, self._plant(seed, gold, bridge, wrong, aspect, clauses))
+            for (gold, bridge), aspect in zip(golds, aspects)
+        ]
         if kind == "mt":
-            # one draw, as the generator made before v2, so every other byte of the benchmark stays as it was
+            # one draw for the whole grid: the other draws (and every byte of the benchmark) keep their order
             clauses = _grid(clauses, KEEPERS[int(self.rng.random() * len(KEEPERS))])
+        item = self._item_record(item_id, seed, kind, depth, golds, aspects, clauses)
+        self._record_graph(item_id, seed)
+        self._pending_labels.append((item_id, seed, label_rows))
+        return item
+
+    def _pick_golds(
+        self, seed: Paper, depth: int, n_gold: int
+    ) -> tuple[list[tuple[Paper, Paper | None]], set[int]] | None:
+        """`n_gold` distinct (gold, bridge) pairs `depth` hops from the seed, and the papers they take."""
+        golds: list[tuple[Paper, Paper | None]] = []
+        exclude = {seed.index}
+        for _ in range(n_gold):
+            pick = self._pick_gold(seed, depth, exclude)
+            if pick is None:
+                return None
+            golds.append(pick)
+            exclude.add(pick[0].index)
+            if pick[1] is not None:
+                exclude.add(pick[1].index)
+        return golds, exclude
+
+    def _plant(
+        self, seed: Paper, gold: Paper, bridge: Paper | None, wrong: Paper, aspect: str, clauses: dict[str, list[str]]
+    ) -> str:
+        """Plant one aspect's fact: the true statement in the gold paper, a variant in the seed, another in the
+        wrong paper, the bridge's reuse of it; the options' clauses grow by one each. Returns the gold section's
+        label (what the recall labels name)."""
+        _, statements = self._fact(aspect)
+        for k, s in statements.items():
+            clauses[k].append(f"its {aspect} {s}")
+        sentence = f"The {aspect} of {gold.method} {statements['correct']}, which we found essential."
+        sub_title = f"{aspect.title()} of {gold.method.split()[0]}"
+        # A one-word aspect's fact gets a section of its own: as a subsection its label ("Curriculum of X")
+        # would share 2 of its 3 words with a sibling header ("4 Initialisation of X"), which the word-overlap
+        # step of the label rules (docs/protocol.md "Section labels") would take for it.
+        if self.rng.random() < 0.6 and " " in aspect:
+            gold.facts.append((sub_title, sentence))
+            label_section = sub_title  # numbered when rendered; resolved in the Method section's body
+            if self.style_rng.random() < NUMBERED_LABEL_SHARE:  # its number as rendered: j = 2, 3, …
+                label_section = f"{_sub_number(gold, 3, len(gold.facts) + 1)} {sub_title}"
+        else:
+            gold.top_facts.append((sub_title, sentence))
+            label_section = sub_title
+        seed.facts.append(
+            (
+                f"Our Variant of {gold.method.split()[0]}",
+                f"Unlike the original, our {aspect} {statements['seed_only']}.",
+            )
+        )
+        wrong.asides.append(f"In our design, the {aspect} {statements['wrong_paper']}.")
+        if bridge is not None:
+            bridge.notes.append(f"Our {bridge.method} reuses a component from {gold.title}, namely its {aspect}.")
+            seed.notes.append(f"We build on {bridge.method}, which introduced a component we adopt.")
+        else:
+            seed.notes.append(f"We adopt the {aspect} of {gold.method}.")
+        return label_section
+
+    def _item_record(
+        self,
+        item_id: str,
+        seed: Paper,
+        kind: str,
+        depth: int,
+        golds: list[tuple[Paper, Paper | None]],
+        aspects: list[str],
+        clauses: dict[str, list[str]],
+    ) -> dict:
+        """The item's row of qa/full.jsonl: the options in a shuffled order, the question, its labels."""
         options = {k: _sentence("; ".join(v)) for k, v in clauses.items()}
         order = ["correct", "seed_only", "wrong_paper", "no_context"]
         self.rng.shuffle(order)
         bridges = [b for _, b in golds if b is not None]
         question = self._question(seed, golds, aspects, depth)
-        item = {
+        return {
             "id": item_id,
             "question_type": "multi-target" if kind == "mt" else "single-target",
             "depth": depth,
@@ -555,6 +592,9 @@ class Generator:
             "bridge_arxiv_ids": [b.arxiv_id for b in bridges],
             "filter_agreement": 3,
         }
+
+    def _record_graph(self, item_id: str, seed: Paper) -> None:
+        """The item's row of graphs/full.jsonl: the seed's neighbourhood."""
         nodes, edges = self._neighbourhood(seed)
         self.graphs.append(
             {
@@ -563,8 +603,6 @@ class Generator:
                 "edges": {self.papers[s].s2id: [self.papers[d].s2id for d in refs] for s, refs in edges.items()},
             }
         )
-        self._pending_labels.append((item_id, seed, label_rows))
-        return item
 
     def _question(self, seed: Paper, golds, aspects, depth: int) -> str:
         if len(golds) == 1:

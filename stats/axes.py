@@ -18,6 +18,7 @@ import numpy as np
 
 from stats.ratio import Ratio
 
+# the words of sandbox.records.Termination, in its order (stats imports nothing of the sandbox)
 TERMINATIONS = ("answer", "budget", "token_limit", "max_turns", "error")
 Record = Mapping[str, Any]
 FLAGS = ("correct", "paper_recall", "paper_recall_any", "section_recall", "section_recall_any", "section_recall_loose")

@@ -230,17 +230,7 @@ def read_facts(t: Record, sample: Record, norm: Norm) -> ReadFacts:
     reads = reads_of(t, sample.get("nodes") or {})
     gold = frozenset(sample.get("gold_arxiv_ids") or ())
     bridge = frozenset(sample.get("bridge_arxiv_ids") or ())
-    labels = labels_by_paper(sample)
-    soft = hard = False
-    for arxiv, name in reads:
-        if arxiv not in gold:
-            continue
-        for lab in labels.get(arxiv, ()):
-            section = lab.get("section")
-            if sections_match(name, section if isinstance(section, str) else "", norm):
-                soft = True  # the FIRST matching label decides: a supporting one masks a later direct one
-                hard = hard or lab.get("relevance") == "direct"
-                break
+    soft, hard = _section_recall(reads, gold, labels_by_paper(sample), norm)
     calls = {c.get("name") for turn in t.get("turns") or () for c in turn.get("tool_calls") or ()}
     return ReadFacts(
         reads=tuple(reads),
@@ -254,6 +244,24 @@ def read_facts(t: Record, sample: Record, norm: Norm) -> ReadFacts:
         navigated=bool(calls & {"search_papers", "get_references"}),
         correct=_ok(t),
     )
+
+
+def _section_recall(
+    reads: list[tuple[str, str]], gold: frozenset[str], labels: Mapping[str, Any], norm: Norm
+) -> tuple[bool, bool]:
+    """(soft, hard) section recall of a trajectory's reads of gold papers: a read matched a label (soft), and the
+    label it matched first is a direct one (hard)."""
+    soft = hard = False
+    for arxiv, name in reads:
+        if arxiv not in gold:
+            continue
+        for lab in labels.get(arxiv, ()):
+            section = lab.get("section")
+            if sections_match(name, section if isinstance(section, str) else "", norm):
+                soft = True  # the FIRST matching label decides: a supporting one masks a later direct one
+                hard = hard or lab.get("relevance") == "direct"
+                break
+    return soft, hard
 
 
 def retrieval(trajs: Sequence[Record], facts: Sequence[ReadFacts]) -> dict[str, Any]:
@@ -444,16 +452,26 @@ def cost(trajs: Sequence[Record], pricing: Mapping[str, Any] | None, cost_fn: Co
 
 
 def errors(trajs: Sequence[Record]) -> dict[str, Any]:
-    retries = Counter(int(t.get("retry_count") or 0) for t in trajs)
-    retried = [t for t in trajs if (t.get("retry_count") or 0) > 0]
+    """The errors block: API errors, transient retries and tool errors in total, and which samples were retried
+    (and whether the retry succeeded)."""
+    retries = Counter(int(_count(t, "retry_count")) for t in trajs)
+    retried = [t for t in trajs if _count(t, "retry_count") > 0]
+    failed = [t for t in retried if t.get("terminated_by") == "error"]
     return {
-        "api_error_total": sum(t.get("api_error_count") or 0 for t in trajs),
-        "transient_retry_total": sum(t.get("transient_retry_count") or 0 for t in trajs),
-        "tool_call_error_total": sum(t.get("tool_errors") or 0 for t in trajs),
-        "samples_with_transient_retries": sorted(
-            str(t.get("sample_id")) for t in trajs if (t.get("transient_retry_count") or 0) > 0
-        ),
+        "api_error_total": sum(_count(t, "api_error_count") for t in trajs),
+        "transient_retry_total": sum(_count(t, "transient_retry_count") for t in trajs),
+        "tool_call_error_total": sum(_count(t, "tool_errors") for t in trajs),
+        "samples_with_transient_retries": _sample_ids(t for t in trajs if _count(t, "transient_retry_count") > 0),
         "retry_count_histogram": {str(k): v for k, v in sorted(retries.items())},
-        "retried_then_succeeded": sorted(str(t.get("sample_id")) for t in retried if t.get("terminated_by") != "error"),
-        "retried_then_failed": sorted(str(t.get("sample_id")) for t in retried if t.get("terminated_by") == "error"),
+        "retried_then_succeeded": _sample_ids(t for t in retried if t.get("terminated_by") != "error"),
+        "retried_then_failed": _sample_ids(failed),
     }
+
+
+def _count(t: Record, key: str) -> Any:
+    """A count field of a trajectory, 0 when absent or null."""
+    return t.get(key) or 0
+
+
+def _sample_ids(trajs: Iterable[Record]) -> list[str]:
+    return sorted(str(t.get("sample_id")) for t in trajs)

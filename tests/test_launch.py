@@ -304,6 +304,8 @@ NON_USER_RUNSPECS = {
     "workbench/service/reference_import.py": "the replay run of imported reference trajectories",
     "workbench/service/campaign.py": "the MCP server's base spec (its agent is the MCP client)",
     "workbench/service/play.py": "a person's play session",
+    "workbench/service/inspect/log_import.py": "the replay run of an imported Inspect log",
+    "workbench/service/inspect/task.py": "the Inspect task's episodes (Inspect's model plays them; -T options checked there)",
 }
 
 

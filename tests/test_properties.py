@@ -87,3 +87,10 @@ def test_ledger_never_negative_and_rejections_consecutive(seq, budget):
         assert ledger.points_left >= 0
         assert ledger.rejections == consecutive
         assert decision.cost == (Caps().cost(name) if decision.verdict == "execute" else 0)
+
+
+def test_stats_counts_the_sandboxs_terminations():
+    """stats keeps its own copy of the five words (it imports nothing of the sandbox): the same words, in order."""
+    from stats import axes
+
+    assert axes.TERMINATIONS == TERMINATIONS

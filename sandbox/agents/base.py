@@ -11,19 +11,19 @@ from contextvars import ContextVar
 from typing import Any, Protocol
 
 from sandbox.prompts import STOP_NOW, SUMMARIZE_PROMPT
-from sandbox.records import AssistantTurn, ToolCall
+from sandbox.records import AssistantTurn, ErrorKind, ToolCall
 
 
 class ModelError(Exception):
     """A model call failed. Subclasses say how the episode must react."""
 
-    kind = "api_error"
+    kind: ErrorKind = "api_error"
 
 
 class TransientModelError(ModelError):
     """429, 5xx, overloaded, timeouts, connection resets: retried in place, not counted as a turn."""
 
-    kind = "transient"
+    kind: ErrorKind = "transient"
 
     def __init__(self, message: str, retry_after: float | None = None):
         super().__init__(message)
@@ -33,7 +33,7 @@ class TransientModelError(ModelError):
 class NonTransientModelError(ModelError):
     """A bad request and the like: counts as a turn; five in a row end the episode as `error`."""
 
-    kind = "api_error"
+    kind: ErrorKind = "api_error"
 
 
 class RefusedRequest(NonTransientModelError):
@@ -41,7 +41,7 @@ class RefusedRequest(NonTransientModelError):
     same refusal, so it is never sent again: the episode ends `error` at once with the server's message.
     `overflow`: the refusal is a full context window (the conversation no longer fits the model)."""
 
-    kind = "refused"
+    kind: ErrorKind = "refused"
 
     def __init__(self, message: str, overflow: bool = False):
         super().__init__(message)
@@ -53,7 +53,7 @@ class RefusedRequest(NonTransientModelError):
 class InfrastructureError(ModelError):
     """Authentication, a missing model, persistent server failure: end the attempt; the runner retries the sample."""
 
-    kind = "infra"
+    kind: ErrorKind = "infra"
 
 
 class ServerUnreachable(InfrastructureError):
@@ -62,7 +62,7 @@ class ServerUnreachable(InfrastructureError):
     the runner stops the whole run, interrupted and resumable, leaving that episode unfinished
     (`Runner._server_gone`)."""
 
-    kind = "unreachable"
+    kind: ErrorKind = "unreachable"
 
 
 class Agent(Protocol):

@@ -52,7 +52,8 @@ async def main():
 asyncio.run(main())
 light = ("sandbox", "sandbox.datasets",  # how datasets are named: pathlib only (tests/test_items.py holds it so)
          "sandbox.sections",  # the label-resolution version the start-up check compares with: re only
-         "sandbox.citations")  # the read-hop rule the same check and the steppers compare with: networkx only lazily
+         "sandbox.citations",  # the read-hop rule the same check and the steppers compare with: networkx only lazily
+         "sandbox.hub")  # what an `hf:` spec is, for the launch form's check: the standard library; the Hub client lazily
 heavy = sorted(m for m in sys.modules
                if m.split(".")[0] in ("litellm", "sandbox", "scipy", "plotext", "networkx") and m not in light)
 print("HEAVY", heavy)

@@ -105,12 +105,19 @@ async def test_ctrl_c_says_how_to_quit_in_plain_words(seeded):
 
 
 def test_every_hint_names_the_command_that_exists():
-    """The Scaling screen's empty hint said `agenthop --batch scale …`: the only command is agenthop-tui."""
+    """The Scaling screen's empty hint said `agenthop --batch scale …`: the only command is agenthop-tui. (`agenthop`
+    alone is also the Inspect task's name, which is no command: only `agenthop` followed by a flag or a subcommand
+    is a hint that names a command that does not exist.)"""
     import re
     from pathlib import Path
 
+    from workbench.cli.parser import build_parser
+
     root = Path(__file__).resolve().parents[2]
-    wrong = re.compile(r"(?<![\w/.-])agenthop(?![\w.-])")
+    commands = "|".join(re.escape(c) for c in sorted(_subcommands(build_parser()), key=len, reverse=True))
+    wrong = re.compile(rf"(?<![\w/.-])agenthop\s+(?:--?[a-z]|(?:{commands})\b)")
+    assert wrong.search("run `agenthop --batch scale sequential`") and wrong.search("agenthop report x")
+    assert not wrong.search("logs of the agenthop task") and not wrong.search("agenthop-tui --batch run")
     found = [
         f"{path.relative_to(root)}:{n}"
         for package in ("workbench", "sandbox", "storage", "stats")
@@ -119,6 +126,19 @@ def test_every_hint_names_the_command_that_exists():
         if wrong.search(line)
     ]
     assert found == []
+
+
+def _subcommands(parser) -> set[str]:
+    """Every subcommand name the CLI's parser knows, at any depth."""
+    import argparse
+
+    names: set[str] = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                names.add(name)
+                names |= _subcommands(sub)
+    return names
 
 
 async def test_the_empty_scaling_screen_names_agenthop_tui():

@@ -21,8 +21,8 @@ def version() -> str:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with its error first and alone: one line, then a one-line hint, exit 2. The usage block argparse
-    prints before the error was 20 lines for `run`, and the line that mattered scrolled out of view."""
+    """argparse with its error first and alone: one line, then a one-line hint, exit 2. argparse's usage block
+    before the error runs to 20 lines for `run`, and the line that matters would scroll out of view."""
 
     def add_version(self) -> None:
         self.add_argument("--version", action="version", version=f"agenthop-workbench {version()}")

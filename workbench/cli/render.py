@@ -24,10 +24,12 @@ from workbench.views.compare import (
     compare_legend,
     compare_rows,
     separation_sentence,
+    token_line,
 )
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
 from workbench.views.panel_records import PanelReport
+from workbench.views.records import CompareReport, Estimate
 from workbench.views.report import (
     REPORT_HEADER,
     TIDY_HEADER,
@@ -123,7 +125,9 @@ def _csv(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
 
 
 def _markdown(rows: list[tuple], header: tuple) -> str:
-    esc = lambda cell: str(cell).replace("|", "\\|")  # noqa: E731
+    def esc(cell: object) -> str:
+        return str(cell).replace("|", "\\|")
+
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
@@ -145,14 +149,7 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
     if fmt == "csv":
         sys.stdout.write(_csv(tidy_report_rows(report), TIDY_HEADER))
     elif fmt == "markdown":
-        partial = completeness(report)
-        sys.stdout.write(
-            f"### {report['run']}\n\n"
-            + (f"**{partial[3:]}**\n\n" if partial else "")
-            + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
-            + "".join(f"\n- {line}" for line in legend)
-            + ("\n" if legend else "")
-        )
+        sys.stdout.write(_report_markdown(report, legend))
     elif brief:  # (a table after a run)
         out = console()
         out.print(report_block(report))
@@ -163,24 +160,41 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
             style="dim",
         )
     else:
-        out = console()
-        out.print(report_block(report))
-        details = Table(title="diagnostics", title_justify="left")
-        for col in ("section", "metric", "ST", "MT", "all"):
-            details.add_column(col, justify="left" if col in ("section", "metric") else "right")
-        for row in detail_rows(report, full=False):
-            details.add_row(*map(Text, row))
-        out.print(details)
-        if report.get("analytics"):
-            out.print(transition_table(report["analytics"]["transitions"]))
-        if (report.get("general_setting") or {}).get("transitions"):  # the general setting: out-of-domain = other
-            out.print(transition_table(report["general_setting"]["transitions"]))
-        for line in analytics_lines(report):
-            out.print(line, markup=False)
-        for line in label_lines(report):
-            out.print(line, markup=False)
-        for line in legend:
-            out.print(line, markup=False, style="dim")
+        _print_full_report(report, legend)
+
+
+def _report_markdown(report: dict[str, Any], legend: list[str]) -> str:
+    """One run's report as Markdown: its heading, whether it is partial, the rows, the legend."""
+    partial = completeness(report)
+    return (
+        f"### {report['run']}\n\n"
+        + (f"**{partial[3:]}**\n\n" if partial else "")
+        + _markdown(report_rows(report) + detail_rows(report), REPORT_HEADER)
+        + "".join(f"\n- {line}" for line in legend)
+        + ("\n" if legend else "")
+    )
+
+
+def _print_full_report(report: dict[str, Any], legend: list[str]) -> None:
+    """The table: the four axes, the diagnostics, the transitions, the analytics and label lines, the legend."""
+    out = console()
+    out.print(report_block(report))
+    details = Table(title="diagnostics", title_justify="left")
+    for col in ("section", "metric", "ST", "MT", "all"):
+        details.add_column(col, justify="left" if col in ("section", "metric") else "right")
+    for row in detail_rows(report, full=False):
+        details.add_row(*map(Text, row))
+    out.print(details)
+    if report.get("analytics"):
+        out.print(transition_table(report["analytics"]["transitions"]))
+    if (report.get("general_setting") or {}).get("transitions"):  # the general setting: out-of-domain = other
+        out.print(transition_table(report["general_setting"]["transitions"]))
+    for line in analytics_lines(report):
+        out.print(line, markup=False)
+    for line in label_lines(report):
+        out.print(line, markup=False)
+    for line in legend:
+        out.print(line, markup=False, style="dim")
 
 
 def print_panel(panel: PanelReport, fmt: str) -> None:
@@ -326,7 +340,7 @@ def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
             out.print(line, markup=False, style="dim")
 
 
-def print_compare(cmp: dict[str, Any], fmt: str) -> None:
+def print_compare(cmp: CompareReport, fmt: str) -> None:
     if fmt == "json":
         print_json(compare_document(cmp))
         return
@@ -341,14 +355,23 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
     for row in compare_rows(cmp):
         table.add_row(*map(Text, row))
     out.print(table)
-    from workbench.views.compare import token_line
-
     tokens = token_line(cmp)
     if tokens:
         out.print(tokens, markup=False)
     out.print(compare_legend(cmp), markup=False, style="dim")
     agree = " · ".join(f"{AGREEMENT_LABELS[k]} {v['n']}" for k, v in cmp["agreement"].items())
     out.print(f"agreement: {agree}", markup=False)
+    out.print(_attribution_table(cmp))
+    for side in ("a", "b"):
+        out.print(_endings_line(cmp, side), markup=False)
+    from workbench.views.general import compare_lines
+
+    for line in compare_lines(cmp):  # the general-agent setting's sides
+        out.print(line, markup=False)
+
+
+def _attribution_table(cmp: CompareReport) -> Table:
+    """Distractor attribution side by side, as the compare screen's Failures tab shows it."""
     attribution = Table(
         title=Text(
             "distractor attribution: rates among each run's wrong answers, Δ with a paired "
@@ -360,21 +383,20 @@ def print_compare(cmp: dict[str, Any], fmt: str) -> None:
         attribution.add_column(col, justify="left" if col == ATTRIBUTION_HEADER[0] else "right")
     for row in attribution_rows(cmp):
         attribution.add_row(*map(Text, row))
-    out.print(attribution)
-    for side in ("a", "b"):
-        terms = " · ".join(f"{k} {v}" for k, v in cmp["terminations"][side].items() if v)
-        top = (cmp.get("tool_use") or {}).get(side, {}).get("top_trigram")
-        trigram = (
-            f" · top trigram {' → '.join(top['trigram'])} ({top['occurrence_share'][0]}/"
-            f"{top['occurrence_share'][1]} trigram occurrences)"
-            if top
-            else ""
-        )
-        out.print(f"{side.upper()}: endings: {terms}{trigram}", markup=False)
-    from workbench.views.general import compare_lines
+    return attribution
 
-    for line in compare_lines(cmp):  # the general-agent setting's sides
-        out.print(line, markup=False)
+
+def _endings_line(cmp: CompareReport, side: str) -> str:
+    """One side's terminations and its top trigram."""
+    terms = " · ".join(f"{k} {v}" for k, v in cmp["terminations"][side].items() if v)
+    top = cmp["tool_use"].get(side, {}).get("top_trigram")
+    trigram = (
+        f" · top trigram {' → '.join(top['trigram'])} ({top['occurrence_share'][0]}/"
+        f"{top['occurrence_share'][1]} trigram occurrences)"
+        if top
+        else ""
+    )
+    return f"{side.upper()}: endings: {terms}{trigram}"
 
 
 def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
@@ -720,18 +742,18 @@ def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) ->
         print_json(detail)
         return
     out = console()
-    say = lambda line="": out.print(Text(line))  # noqa: E731  (dataset text is never markup)
+
+    def say(line: str = "") -> None:
+        out.print(Text(line))  # a Text: dataset text is never read as markup
+
     say(
         f"{detail['id']} · {detail['kind']} d{detail['depth']} · {detail['reasoning']} · {detail['tier']} · "
         f"{detail['venue']} · right {detail['right']}/{detail['ran']} runs ({detail['outcome']})"
     )
     say()
     say("Q " + " ".join(detail["question"].split()))
-    types = detail["distractor_types"]
-    for i, option in enumerate(detail["options"]):
-        letter = "ABCD"[i]
-        kind = "gold" if letter == detail["gold"] else (types[i] if i < len(types) else "distractor")
-        say(f"{'●' if letter == detail['gold'] else ' '} ({letter}) {kind:<12} {' '.join(option.split())}")
+    for line in _option_lines(detail):
+        say(line)
     nb = detail["neighbourhood"]
     say()
     say(
@@ -754,29 +776,41 @@ def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) ->
     if not trajectories:
         say("no stored trajectories on this item")
         return
+    out.print(_item_trajectories(trajectories))
+
+
+def _option_lines(detail: dict[str, Any]) -> list[str]:
+    """The item's options, the gold one marked, each with its distractor type."""
+    types, gold = detail["distractor_types"], detail["gold"]
+    lines = []
+    for i, option in enumerate(detail["options"]):
+        letter = "ABCD"[i]
+        kind = "gold" if letter == gold else (types[i] if i < len(types) else "distractor")
+        lines.append(f"{'●' if letter == gold else ' '} ({letter}) {kind:<12} {' '.join(option.split())}")
+    return lines
+
+
+def _item_trajectories(trajectories: list[dict[str, Any]]) -> Table:
+    """The stored trajectories of one item: run, who, replicate, answer, outcome, ending, resources, recall."""
     table = Table(title=Text(f"stored trajectories ({len(trajectories)})"), title_justify="left")
     for col in ("run", "agent / model", "rep", "answer", "correct", "ending", "points", "turns", "recall P/S"):
         table.add_column(col, justify="right" if col in ("rep", "points", "turns") else "left")
     for t in trajectories:
         recall = ("●" if t["paper_recall"] else "○") + " " + ("●" if t["section_recall"] else "○")
         agent = t["agent"] + ("" if t["ablation"] == "full" else f" [{t['ablation']}]")
-        table.add_row(
-            *map(
-                Text,
-                (
-                    t["run"],
-                    agent,
-                    str(t["replicate"]),
-                    t["answer"] or "—",
-                    "✓" if t["correct"] else "✗",
-                    t["termination"] or "",
-                    str(t["points"]),
-                    str(t["turns"]),
-                    recall,
-                ),
-            )
+        cells = (
+            t["run"],
+            agent,
+            str(t["replicate"]),
+            t["answer"] or "—",
+            "✓" if t["correct"] else "✗",
+            t["termination"] or "",
+            str(t["points"]),
+            str(t["turns"]),
+            recall,
         )
-    out.print(table)
+        table.add_row(*map(Text, cells))
+    return table
 
 
 def print_merge(rows: list[dict[str, Any]], dest: str, fmt: str) -> None:
@@ -805,11 +839,11 @@ def print_merge(rows: list[dict[str, Any]], dest: str, fmt: str) -> None:
     console().print(table)
 
 
-def print_estimate(est: dict[str, Any], item_ids: list[str], llm: bool, fmt: str) -> None:
+def print_estimate(est: Estimate, item_ids: list[str], llm: bool, fmt: str) -> None:
     """`--dry-run`: the estimate as JSON, or its lines."""
     from workbench.views.estimate import dry_run_text
 
     if fmt == "json":
-        sys.stdout.write(json.dumps(est, indent=2) + "\n")
+        sys.stdout.write(json.dumps(est.to_json(), indent=2) + "\n")
         return
     sys.stdout.write(dry_run_text(est, item_ids, llm))

@@ -22,6 +22,7 @@ from typing import Any
 
 from sandbox import release
 from sandbox.corpus import Corpus
+from sandbox.records import Item
 from sandbox.sections import alias, alias_index
 from storage import Store
 
@@ -205,31 +206,7 @@ def check_edit(
     )
     mine = [lab for lab in current if lab["arxiv_id"] == arxiv_id and lab["section"] == section]
     if action == "add":
-        papers = {n.arxiv_id: n for n in corpus.view(item).nodes.values() if n.arxiv_id}
-        with_text = sorted(a for a, n in papers.items() if n.has_text)
-        if arxiv_id not in papers:
-            raise AuditError(
-                f"{arxiv_id} is not a paper of {item_id}'s neighbourhood (papers with text: "
-                f"{', '.join(with_text) or 'none'})"
-            )
-        if not papers[arxiv_id].has_text:
-            raise AuditError(
-                f"{arxiv_id} has no text in the paper pool (metadata only): no section of it can be "
-                "read, so it cannot carry a label"
-            )
-        idx, method = corpus.resolve_label(arxiv_id, section)
-        if idx is None:
-            headers = [h or "" for h, _ in corpus.headers(arxiv_id)]
-            listed = "; ".join(f"({alias(i)}) {h}" for i, h in enumerate(headers[:12]))
-            raise AuditError(
-                f"section “{section}” matches no section of {arxiv_id} (its sections: {listed}"
-                f"{' …' if len(headers) > 12 else ''})"
-            )
-        if mine:
-            raise AuditError(f"{arxiv_id} · “{section}” is a label of {item_id} already (re-classify it instead)")
-        _need_relevance(relevance)  # last: a wrong paper or section is the thing to hear about first
-        header = corpus.headers(arxiv_id)[idx][0] or ""
-        return f"added {relevance} label {arxiv_id} · “{section}” → ({alias(idx)}) {header} ({method})"
+        return _check_add(corpus, item, arxiv_id, section, relevance, bool(mine))
     if not mine:
         raise AuditError(f"{item_id} has no label {arxiv_id} · “{section}”")
     if action == "reclassify":
@@ -238,6 +215,36 @@ def check_edit(
             raise AuditError(f"{arxiv_id} · “{section}” is {relevance} already")
         return f"re-classified {arxiv_id} · “{section}” as {relevance}"
     return f"removed label {arxiv_id} · “{section}”"
+
+
+def _check_add(corpus: Corpus, item: Item, arxiv_id: str, section: str, relevance: str | None, exists: bool) -> str:
+    """An added label: a paper of the item's neighbourhood with text, a section of it that resolves, not a label
+    already, and a relevance (checked last: a wrong paper or section is the thing to hear about first)."""
+    papers = {n.arxiv_id: n for n in corpus.view(item).nodes.values() if n.arxiv_id}
+    if arxiv_id not in papers:
+        with_text = sorted(a for a, n in papers.items() if n.has_text)
+        raise AuditError(
+            f"{arxiv_id} is not a paper of {item.id}'s neighbourhood (papers with text: "
+            f"{', '.join(with_text) or 'none'})"
+        )
+    if not papers[arxiv_id].has_text:
+        raise AuditError(
+            f"{arxiv_id} has no text in the paper pool (metadata only): no section of it can be "
+            "read, so it cannot carry a label"
+        )
+    idx, method = corpus.resolve_label(arxiv_id, section)
+    if idx is None:
+        headers = [h or "" for h, _ in corpus.headers(arxiv_id)]
+        listed = "; ".join(f"({alias(i)}) {h}" for i, h in enumerate(headers[:12]))
+        raise AuditError(
+            f"section “{section}” matches no section of {arxiv_id} (its sections: {listed}"
+            f"{' …' if len(headers) > 12 else ''})"
+        )
+    if exists:
+        raise AuditError(f"{arxiv_id} · “{section}” is a label of {item.id} already (re-classify it instead)")
+    _need_relevance(relevance)
+    header = corpus.headers(arxiv_id)[idx][0] or ""
+    return f"added {relevance} label {arxiv_id} · “{section}” → ({alias(idx)}) {header} ({method})"
 
 
 def _need_relevance(relevance: str | None) -> None:

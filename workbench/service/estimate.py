@@ -14,6 +14,7 @@ from typing import Any
 from sandbox.pricing import cost, price_for
 from sandbox.records import Item, Usage
 from sandbox.runner import RunSpec
+from workbench.views.records import EpisodeEstimate, Estimate
 
 ASSUMED_TOKENS = 90_000  # per episode, when the store has no history for this model
 ASSUMED_OUTPUT_SHARE = 0.05
@@ -57,10 +58,10 @@ def remaining(spec: RunSpec, items: list[Item], store_path: Path) -> int:
         store.close()
 
 
-def per_episode(spec: RunSpec, store_path: Path) -> dict[str, Any]:
+def per_episode(spec: RunSpec, store_path: Path) -> EpisodeEstimate:
     """Expected tokens and cost of one episode of this run, and what the expectation rests on."""
     if spec.agent != "llm":  # scripted agents call no model
-        return {"tokens": 0, "basis": f"'{spec.agent}' is scripted: it calls no model", "price": None, "usd": 0.0}
+        return EpisodeEstimate(tokens=0, basis=f"'{spec.agent}' is scripted: it calls no model", price=None, usd=0.0)
     past = history(store_path, spec.model)
     if past:
         prompt, completion, basis = past[0], past[1], "mean of earlier runs of this model in the store"
@@ -72,13 +73,13 @@ def per_episode(spec: RunSpec, store_path: Path) -> dict[str, Any]:
     prompt += per_call * calls  # the general-agent setting: its tool block and schemas ride in every call's prompt
     price = price_for(spec.model, spec.agent_options.get("pricing")) if spec.model else None
     usd = cost(price, Usage(prompt=int(prompt), completion=int(completion)))
-    return {
-        "tokens": round(prompt + completion),
-        "basis": basis,
-        "extra_tools_tokens_per_call": per_call,
-        "price": price,
-        "usd": None if usd is None else usd["total_usd"],
-    }
+    return EpisodeEstimate(
+        tokens=round(prompt + completion),
+        basis=basis,
+        extra_tools_tokens_per_call=per_call,
+        price=price,
+        usd=None if usd is None else usd["total_usd"],
+    )
 
 
 def extra_tools_tokens(extra_tools: dict[str, Any] | None) -> int:
@@ -125,28 +126,25 @@ def prompt_overhead(caps: Any, ablation: str, extra_tools: dict[str, Any] | None
     return estimate(prompt.system + prompt.first_message + json.dumps(list(prompt.tools))) + extra
 
 
-def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> dict[str, Any]:
+def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> Estimate:
+    """What `spec` would play of `items` (a stored run of its name skips its finished episodes) and spend."""
     planned = len(items) * spec.replicates
     episodes = remaining(spec, items, store_path)
     ep = per_episode(spec, store_path)
-    price = ep["price"]
-    caps = spec.effective_caps()
-    return {
-        "run": spec.name,
-        "agent": spec.agent,
-        "model": spec.model,
-        "episodes": episodes,
-        "already_done": planned - episodes,
-        "items": len(items),
-        "replicates": spec.replicates,
-        "item_ids": [i.id for i in items][:20] + (["…"] if len(items) > 20 else []),
-        "caps": caps.as_dict(),
-        "ablation": spec.ablation,
-        "tokens_per_episode": ep["tokens"],
-        "basis": ep["basis"],
-        "extra_tools_tokens_per_call": ep.get("extra_tools_tokens_per_call", 0),
-        "price": None
-        if price is None
-        else {"provider": price.provider, "input_per_m": price.input_per_m, "output_per_m": price.output_per_m},
-        "cost_usd": None if ep["usd"] is None else round(ep["usd"] * episodes, 4),
-    }
+    return Estimate(
+        run=spec.name,
+        agent=spec.agent,
+        model=spec.model,
+        episodes=episodes,
+        already_done=planned - episodes,
+        items=len(items),
+        replicates=spec.replicates,
+        item_ids=[i.id for i in items][:20] + (["…"] if len(items) > 20 else []),
+        caps=spec.effective_caps().as_dict(),
+        ablation=spec.ablation,
+        tokens_per_episode=ep.tokens,
+        basis=ep.basis,
+        extra_tools_tokens_per_call=ep.extra_tools_tokens_per_call,
+        price=ep.price,
+        cost_usd=None if ep.usd is None else round(ep.usd * episodes, 4),
+    )

@@ -1,15 +1,15 @@
 """The launch service: what a person chose for a run, checked and turned into the `RunSpec` the runner executes.
 
 The only place that turns a user's choices into a RunSpec: `--batch run` and `scale` (`workbench.cli.run`) and the
-TUI's launch form (`workbench.tui.screens.launch`) both call `run_spec`. The two used to build it each their own
-way and disagreed (the form ignored `[[pricing]]`, took no bounds the CLI took, recorded other LLM options), so
-the same choices made two different runs. Each front end keeps only its parsing (argparse's types; the form's text
-fields) and its presentation: how it names a field (`names`: `--max-turns` or "turns") and where a message shows.
+TUI's launch form (`workbench.tui.screens.launch`) both call `run_spec`, so the same choices make the same run
+from either (the same `[[pricing]]`, the same bounds, the same recorded LLM options). Each front end keeps only
+its parsing (argparse's types; the form's text fields) and its presentation: how it names a field (`names`:
+`--max-turns` or "turns") and where a message shows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,17 +143,7 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
     from sandbox.runner import RunSpec
 
     problems = request_problems(request, names or {})
-    agent_options: dict[str, Any] = {}
-    if request.agent == "llm" and not problems:
-        agent_options = llm_options(request, problems, names or {})
-    if request.distractible:
-        agent_options["distractible"] = request.distractible
-    if (request.extra_tools or "").startswith("mcp:"):
-        if not request.extra_tools_timeout or request.extra_tools_timeout <= 0:
-            problems["extra_tools_timeout"] = (
-                f"{(names or {}).get('extra_tools_timeout', 'extra_tools_timeout')}: must be > 0 seconds"
-            )
-        agent_options["extra_tools_timeout_s"] = float(request.extra_tools_timeout or 0)
+    agent_options = _agent_options(request, problems, names or {})
     extra_tools = _extra_tools(request, problems, names or {}) if not problems else None
     prompts = _prompts(request, problems, names or {})
     if problems:
@@ -185,6 +175,23 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
         tier=tier,
         tagged=tuple(key for key in ("family", "tier") if getattr(request, key)),
     )
+
+
+def _agent_options(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> dict[str, Any]:
+    """The run's agent options: an LLM's settings (when nothing else is wrong), the heuristic's distractibility, an
+    MCP registry's call timeout (a problem when it is not positive)."""
+    agent_options: dict[str, Any] = {}
+    if request.agent == "llm" and not problems:
+        agent_options = llm_options(request, problems, names)
+    if request.distractible:
+        agent_options["distractible"] = request.distractible
+    if (request.extra_tools or "").startswith("mcp:"):
+        if not request.extra_tools_timeout or request.extra_tools_timeout <= 0:
+            problems["extra_tools_timeout"] = (
+                f"{names.get('extra_tools_timeout', 'extra_tools_timeout')}: must be > 0 seconds"
+            )
+        agent_options["extra_tools_timeout_s"] = float(request.extra_tools_timeout or 0)
+    return agent_options
 
 
 def _extra_tools(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> dict[str, Any] | None:
@@ -225,51 +232,83 @@ def _prompts(request: LaunchRequest, problems: dict[str, str], names: Mapping[st
 
 def request_problems(request: LaunchRequest, names: Mapping[str, str]) -> dict[str, str]:
     """Field → message for each choice that cannot make a run (the first problem of each field)."""
-    problems: dict[str, str] = {}
+    problems: dict[str, str] = dict(_agent_problems(request, names))
+    steps: tuple[Callable[[LaunchRequest], Iterable[tuple[str, str]]], ...] = (
+        _name_problems,
+        _llm_problems,
+        _tool_problems,
+        _slice_problems,
+        _bound_problems,
+        _family_problems,
+    )
+    for step in steps:
+        for key, problem in step(request):
+            problems.setdefault(key, f"{names.get(key, key)}: {problem}")
+    return problems
 
-    def say(key: str, problem: str) -> None:
-        problems.setdefault(key, f"{names.get(key, key)}: {problem}")
 
-    problems.update(_agent_problems(request, names))
-    if request.name is not None:
-        problem = runname.name_problem(request.name)
-        if problem:
-            say("name", problem)
-    if request.agent == "llm":
-        if not (request.model or "").strip():
-            say("model", "a model is needed for the llm agent (a litellm model string such as openai/gpt-4.1)")
-        if request.base_url is not None and not request.base_url.startswith(("http://", "https://")):
-            say("base_url", "must start with http:// or https://")
-        if request.client is not None and request.client not in CLIENTS:
-            say("client", f"unknown '{request.client}'")
-        if request.local_threads is not None and not (request.model or "").startswith("local/"):
-            say("local_threads", "applies to local/ models only (their server runs on this machine)")
+Problems = Iterator[tuple[str, str]]  # (field, what is wrong with it), in the order a form shows them
+
+
+def _name_problems(request: LaunchRequest) -> Problems:
+    problem = runname.name_problem(request.name) if request.name is not None else None
+    if problem:
+        yield "name", problem
+
+
+def _llm_problems(request: LaunchRequest) -> Problems:
+    """The model settings of an LLM run: a model, an http(s) base URL, a known client, threads for local models."""
+    if request.agent != "llm":
+        return
+    if not (request.model or "").strip():
+        yield "model", "a model is needed for the llm agent (a litellm model string such as openai/gpt-4.1)"
+    if request.base_url is not None and not request.base_url.startswith(("http://", "https://")):
+        yield "base_url", "must start with http:// or https://"
+    if request.client is not None and request.client not in CLIENTS:
+        yield "client", f"unknown '{request.client}'"
+    if request.local_threads is not None and not (request.model or "").startswith("local/"):
+        yield "local_threads", "applies to local/ models only (their server runs on this machine)"
+
+
+def _tool_problems(request: LaunchRequest) -> Problems:
+    """The ablation, the distractible heuristic, and the extra tools' settings."""
     if request.ablation not in ABLATIONS:
-        say("ablation", f"unknown '{request.ablation}'")
+        yield "ablation", f"unknown '{request.ablation}'"
     if request.distractible and request.agent != "heuristic":
-        say("distractible", "applies to the heuristic agent only")
+        yield "distractible", "applies to the heuristic agent only"
+    yield from _extra_tools_problems(request)
+
+
+def _extra_tools_problems(request: LaunchRequest) -> Problems:
+    """The general-agent setting: no extra tools in a closed-book run, their settings only with them, a known
+    detail."""
     if request.extra_tools and request.ablation == "closed-book":
-        say("extra_tools", "a closed-book run offers no tools to be distracted from (only submit_answer)")
+        yield "extra_tools", "a closed-book run offers no tools to be distracted from (only submit_answer)"
     if not request.extra_tools and (
         request.extra_tools_count is not None or request.extra_tools_detail != "full" or request.extra_tools_cost != 1
     ):
-        say(
+        yield (
             "extra_tools",
             "the count, detail and cost of extra tools need --extra-tools (builtin, FILE.json or mcp:COMMAND)",
         )
     if request.extra_tools_detail not in ("full", "short", "names"):
-        say("extra_tools_detail", f"unknown '{request.extra_tools_detail}' (choose from full, short, names)")
+        yield "extra_tools_detail", f"unknown '{request.extra_tools_detail}' (choose from full, short, names)"
+
+
+def _slice_problems(request: LaunchRequest) -> Problems:
     if request.question_type is not None and request.question_type not in QUESTION_TYPES:
-        say("question_type", f"unknown '{request.question_type}'")
+        yield "question_type", f"unknown '{request.question_type}'"
     if request.depth is not None and request.depth not in DEPTHS:
-        say("depth", f"must be 1 or 2, got {request.depth}")
-    for key, problem in _bound_problems(request):
-        say(key, problem)
-    if request.family is not None and families.family_problem(request.family):
-        say("family", families.family_problem(request.family) or "")
-    if request.tier is not None and families.tier_problem(request.tier):
-        say("tier", families.tier_problem(request.tier) or "")
-    return problems
+        yield "depth", f"must be 1 or 2, got {request.depth}"
+
+
+def _family_problems(request: LaunchRequest) -> Problems:
+    family = families.family_problem(request.family) if request.family is not None else None
+    if family:
+        yield "family", family
+    tier = families.tier_problem(request.tier) if request.tier is not None else None
+    if tier:
+        yield "tier", tier
 
 
 def _agent_problems(request: LaunchRequest, names: Mapping[str, str]) -> dict[str, str]:

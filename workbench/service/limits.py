@@ -1,9 +1,9 @@
 """Sane bounds of a run's numbers, shared by the launch form and the `--batch run` flags.
 
-A value past them is a typo, not a configuration: `--budget 999999999999999999999` used to
-pass, create the run's row and then fail inside SQLite (its integers stop at 2**63 − 1)
-with an ExceptionGroup, leaving a failed run behind. Checking here refuses it before
-anything is written, with the bound in the message. The low bounds refuse degenerate
+A value past them is a typo, not a configuration: `--budget 999999999999999999999` would
+create the run's row and then fail inside SQLite (its integers stop at 2**63 − 1) with an
+ExceptionGroup, leaving a failed run behind. Checking here refuses it before anything is
+written, with the bound in the message. The low bounds refuse degenerate
 runs the same way: 0 points or 0 turns end every episode before it starts.
 """
 

@@ -162,44 +162,63 @@ def plan_session(request: SessionRequest, corpus: Any, store: Any) -> SessionPla
     if request.mode not in MODES:
         raise PlayError(f"unknown way of choosing items '{request.mode}'")
     order = [i.id for i in corpus.items]
-    run = session_run(store, request.session)
-    if run is not None and not is_human(run["agent"]):
-        raise PlayError(f"'{request.session}' is a run of {run['agent']}, not a play session; choose another name")
+    run = _session_of_player(store, request.session)
     recorded = recorded_items(run)
     finished = {item for item, _ in store.finished(run["id"])} if run is not None else set()
     history = player_history(store, request.player, corpus.fingerprint)
     elsewhere = {i: s for i, s in history.finished.items() if s != request.session}
-    if request.mode == "ids":
-        unknown = [i for i in request.ids if i not in set(order)]
-        if unknown:
-            raise PlayError(f"unknown item id(s): {', '.join(unknown[:5])}")
-        chosen = list(request.ids)
-    elif request.mode == "random":
-        taken = set(recorded) | set(finished) | (set() if request.include_played else set(elsewhere))
-        pool = [i for i in order if i not in taken]
-        chosen = random.Random(request.seed).sample(pool, min(max(1, request.count), len(pool)))
-    elif request.mode == "wrong":
-        if not request.run:
-            raise PlayError("name the run whose wrong answers to play")
-        chosen = wrong_items(store, request.run, corpus.fingerprint)
-    else:
-        chosen = []
-    new = [i for i in chosen if i not in recorded]
-    left_out = {} if request.include_played else {i: elsewhere[i] for i in new if i in elsewhere}
+    taken = set(recorded) | set(finished) | (set() if request.include_played else set(elsewhere))
+    chosen = _chosen(request, corpus, store, order, taken)
+    left_out = {} if request.include_played else _played_elsewhere(chosen, recorded, elsewhere)
     wanted = set(recorded) | {i for i in chosen if i not in left_out}
     items = tuple(i for i in order if i in wanted)
     pending = [i for i in items if i not in finished]
     if not pending:
-        why = "every chosen item is already played" if chosen or recorded else "no items chosen"
-        if left_out:
-            why += f" (in {', '.join(sorted(set(left_out.values())))})"
-        raise PlayError(f"nothing left to play in '{request.session}': {why}")
-    return SessionPlan(
-        items,
-        left_out,
-        {i: elsewhere[i] for i in pending if i in elsewhere},
-        {i: history.abandoned[i] for i in pending if i in history.abandoned},
-    )
+        raise PlayError(_nothing_left(request.session, bool(chosen or recorded), left_out))
+    return SessionPlan(items, left_out, _among(pending, elsewhere), _among(pending, history.abandoned))
+
+
+def _played_elsewhere(chosen: list[str], recorded: tuple[str, ...], elsewhere: dict[str, str]) -> dict[str, str]:
+    """The newly chosen items the player finished in another session (item → that session)."""
+    return {i: elsewhere[i] for i in chosen if i not in recorded and i in elsewhere}
+
+
+def _among(items: list[str], sessions: dict[str, str]) -> dict[str, str]:
+    """`sessions` (item → session) cut to `items`, in their order."""
+    return {i: sessions[i] for i in items if i in sessions}
+
+
+def _session_of_player(store: Any, session: str) -> dict[str, Any] | None:
+    """The session's stored run (None when new); PlayError when the name is taken by a run that is no session."""
+    run = session_run(store, session)
+    if run is not None and not is_human(run["agent"]):
+        raise PlayError(f"'{session}' is a run of {run['agent']}, not a play session; choose another name")
+    return run
+
+
+def _chosen(request: SessionRequest, corpus: Any, store: Any, order: list[str], taken: set[str]) -> list[str]:
+    """The items the request asks for, by its mode; a random sample is drawn from the items not `taken`."""
+    if request.mode == "ids":
+        unknown = [i for i in request.ids if i not in set(order)]
+        if unknown:
+            raise PlayError(f"unknown item id(s): {', '.join(unknown[:5])}")
+        return list(request.ids)
+    if request.mode == "random":
+        pool = [i for i in order if i not in taken]
+        return random.Random(request.seed).sample(pool, min(max(1, request.count), len(pool)))
+    if request.mode == "wrong":
+        if not request.run:
+            raise PlayError("name the run whose wrong answers to play")
+        return wrong_items(store, request.run, corpus.fingerprint)
+    return []
+
+
+def _nothing_left(session: str, any_items: bool, left_out: dict[str, str]) -> str:
+    """Why a session has nothing to play: all played, or none chosen, and where the left-out ones were played."""
+    why = "every chosen item is already played" if any_items else "no items chosen"
+    if left_out:
+        why += f" (in {', '.join(sorted(set(left_out.values())))})"
+    return f"nothing left to play in '{session}': {why}"
 
 
 def choose_items(request: SessionRequest, corpus: Any, store: Any) -> tuple[str, ...]:

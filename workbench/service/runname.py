@@ -1,8 +1,7 @@
 """What a run may be called, and what it is called when nobody says: one rule for `--batch` and the launch form.
 
-The two front ends used to disagree (the CLI took a 300-character name or one with a newline that the form
-refused, and named runs `heuristic-builtin-seed0` where the form said `heuristic-builtin`), so the same
-command and the same form made two runs. Both now call these functions.
+Both front ends call these functions, so the same choices get the same name and the same refusals from
+either (a 300-character name, one with a newline), and a command and a form that agree make one run, not two.
 """
 
 from __future__ import annotations

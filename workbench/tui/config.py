@@ -56,13 +56,22 @@ def keymap(config: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
         return {}, ['[keys] must be a table of binding-id = "key"']
     out, warnings = {}, []
     for binding_id, keys in table.items():
-        if isinstance(keys, str) and keys.strip():
-            out[str(binding_id)] = ",".join(k.strip() for k in keys.split(",") if k.strip())
-        elif isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys):
-            out[str(binding_id)] = ",".join(k.strip() for k in keys)
-        else:
+        joined = _keys(keys)
+        if joined is None:
             warnings.append(f'[keys] {binding_id}: expected a key string such as "ctrl+n"')
+        else:
+            out[str(binding_id)] = joined
     return out, warnings
+
+
+def _keys(keys: Any) -> str | None:
+    """A [keys] entry as Textual's comma-separated keys: "ctrl+n, f2" or ["ctrl+n", "f2"]; None when it is
+    neither a non-blank string nor a non-empty list of strings."""
+    if isinstance(keys, str) and keys.strip():
+        return ",".join(k.strip() for k in keys.split(",") if k.strip())
+    if isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys):
+        return ",".join(k.strip() for k in keys)
+    return None
 
 
 def binding_ids(root: Path | None = None) -> set[str]:
@@ -73,15 +82,21 @@ def binding_ids(root: Path | None = None) -> set[str]:
     ids: set[str] = set()
     for path in sorted(root.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
-        if "Binding(" not in text:
-            continue
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Binding":
-                ids.update(
-                    kw.value.value
-                    for kw in node.keywords
-                    if kw.arg == "id" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str)
-                )
+        if "Binding(" in text:
+            ids.update(_binding_ids_in(text))
+    return ids
+
+
+def _binding_ids_in(source: str) -> set[str]:
+    """The constant `id=` arguments of the `Binding(...)` calls in one module's source."""
+    ids: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Binding":
+            ids.update(
+                kw.value.value
+                for kw in node.keywords
+                if kw.arg == "id" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str)
+            )
     return ids
 
 

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-TERMINATIONS = ("answer", "budget", "token_limit", "max_turns", "error")
+from sandbox.records import TERMINATIONS
+
 KEEP_FINISHED = 32  # finished episodes whose transcript stays followable
 
 

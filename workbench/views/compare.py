@@ -7,6 +7,7 @@ from functools import partial
 from typing import Any
 
 from workbench.views.cells import NOT_MEASURED, counted, frac, num, pct, points, sig
+from workbench.views.records import CompareReport, CompareRow, CompareSide, Separation
 
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")
 
@@ -22,7 +23,7 @@ AGREEMENT_LABELS = {
 }
 
 
-def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
+def compare_rows(cmp: CompareReport) -> list[tuple[str, ...]]:
     """The compared axes as text cells (the batch table and the TUI's compare screen show these very strings):
     each row's n (the items its Δ and test are on), A, B, Δ, its interval ("no variation" when every resample
     gave the same Δ), McNemar's p and its Holm-adjusted p. A conversion row is on the items both runs recalled;
@@ -34,12 +35,13 @@ def compare_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
         value: Callable[[float | None], str] = partial(num, digits=digits) if mean else pct
         change: Callable[[float], str] = partial(_signed, digits=digits) if mean else points
         delta = NOT_MEASURED if r["delta"] is None else change(r["delta"])
+        low, high = r["ci_low"], r["ci_high"]
         ci = (
             NOT_MEASURED
-            if r.get("ci_low") is None
+            if low is None or high is None
             else "no variation"
             if r.get("ci_no_variation")
-            else f"[{change(r['ci_low'])}, {change(r['ci_high'])}]"
+            else f"[{change(low)}, {change(high)}]"
         )
         n = "" if r.get("n") is None else f"{r['n']:,}"
         rows.append((r["axis"], n, value(r["a"]), value(r["b"]), delta, ci, sig(r.get("p")), sig(r.get("p_holm"))))
@@ -54,17 +56,17 @@ def _signed(value: float, digits: int) -> str:
     return f"{value:+,.{digits}f}"
 
 
-def _marginal_cell(row: dict[str, Any], side: str) -> str:
+def _marginal_cell(row: CompareRow, side: CompareSide) -> str:
     """One run's marginal conversion on a compared row, with its counts when it has a denominator."""
     marginal = row.get("counts_marginal") or {}
     counts = f" ({frac(marginal[side])})" if marginal.get(side) and marginal[side][1] else ""
-    return pct(row[f"{side}_marginal"]) + counts
+    return pct(row.get("a_marginal") if side == "a" else row.get("b_marginal")) + counts
 
 
 ATTRIBUTION_HEADER = ("wrong answers chose", "A", "B", "Δ rate (B−A)", "95% CI of Δ")
 
 
-def attribution_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
+def attribution_rows(cmp: CompareReport) -> list[tuple[str, ...]]:
     """Distractor attribution side by side: per option type, each run's count and rate among its wrong answers,
     the difference of the rates and its paired bootstrap interval (the batch table and the Failures tab)."""
     att_a, att_b = cmp["attribution"]["a"], cmp["attribution"]["b"]
@@ -85,32 +87,33 @@ def attribution_rows(cmp: dict[str, Any]) -> list[tuple[str, ...]]:
     return rows
 
 
-def compare_heading(cmp: dict[str, Any]) -> str:
-    def who(side: str) -> str:
-        run = cmp.get("runs", {}).get(side) or {"name": cmp[side], "agent": "?", "model": None}
+def compare_heading(cmp: CompareReport) -> str:
+    def who(side: str, name: str) -> str:
+        run = cmp["runs"].get(side) or {"name": name, "agent": "?", "model": None}
         agent = run["agent"] + (f" {run['model']}" if run.get("model") else "")
         return f"{run['name']} ({agent})"
 
-    extra = "".join(f" · {cmp[k]} only in {k[-1].upper()}" for k in ("only_in_a", "only_in_b") if cmp.get(k))
-    return f"A = {who('a')} · B = {who('b')} · {cmp['n_common']} common items (replicate 0){extra}"
+    only = (("A", cmp["only_in_a"]), ("B", cmp["only_in_b"]))
+    extra = "".join(f" · {n} only in {side}" for side, n in only if n)
+    return f"A = {who('a', cmp['a'])} · B = {who('b', cmp['b'])} · {cmp['n_common']} common items (replicate 0){extra}"
 
 
-def token_line(cmp: dict[str, Any]) -> str | None:
+def token_line(cmp: CompareReport) -> str | None:
     """'tokens per trajectory, the protocol's count (prompt incl. cache reads; cache hit): A 220 (1,000; 80.0%) ·
     B 1,020 (1,000; 0.0%)', or None when neither run measured tokens: the tokens row is the protocol's count, which
     leaves cache reads out, so what each server's cache held is shown beside it."""
-    tokens = cmp.get("tokens") or {}
-    sides = [(side.upper(), tokens.get(side) or {}) for side in ("a", "b")]
-    if all(t.get("prompt_incl_cache") is None for _, t in sides):
+    tokens = cmp["tokens"]
+    sides = [(side.upper(), tokens[side]) for side in ("a", "b")]
+    if all(t["prompt_incl_cache"] is None for _, t in sides):
         return None
     cells = [
-        f"{side} {num(t.get('protocol'), 0)} ({num(t.get('prompt_incl_cache'), 0)}; {pct(t.get('cache_hit_rate'))})"
+        f"{side} {num(t['protocol'], 0)} ({num(t['prompt_incl_cache'], 0)}; {pct(t['cache_hit_rate'])})"
         for side, t in sides
     ]
     return "tokens per trajectory, the protocol's count (prompt incl. cache reads; cache hit): " + " · ".join(cells)
 
 
-def compare_legend(cmp: dict[str, Any]) -> str:
+def compare_legend(cmp: CompareReport) -> str:
     m = (cmp.get("holm") or {}).get("m")
     return (
         f"n: the items each row is on. Δ intervals: paired bootstrap over the common items (B = "
@@ -124,7 +127,7 @@ def compare_legend(cmp: dict[str, Any]) -> str:
 SEPARATION_WORDS = {"PR": "retrieves the gold papers", "SR": "reads the labelled sections", "Conv": "converts"}
 
 
-def separation_sentence(sep: dict[str, Any]) -> str:
+def separation_sentence(sep: Separation) -> str:
     """The compare report's `separation` in plain language: the split that separates the runs with its Δ in
     percentage points and its Holm-adjusted McNemar p, or why none is named."""
     over = f" over {sep['family']} tests" if sep.get("family") else ""
@@ -152,7 +155,7 @@ def separation_sentence(sep: dict[str, Any]) -> str:
     )
 
 
-def compare_document(cmp: dict[str, Any]) -> dict[str, Any]:
+def compare_document(cmp: CompareReport) -> dict[str, Any]:
     """The compare report as `--batch compare --format json` and the TUI's export write it: the data, and the
     sentence naming the separating axis (`summary`)."""
     return {**cmp, "summary": separation_sentence(cmp["separation"])}

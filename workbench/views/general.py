@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from workbench.views.cells import frac, num, pct
@@ -82,7 +83,7 @@ def general_rows(report: dict[str, Any]) -> list[Row]:
     return rows
 
 
-def compare_lines(cmp: dict[str, Any]) -> list[str]:
+def compare_lines(cmp: Mapping[str, Any]) -> list[str]:
     """One line per side of a compare that is in the setting."""
     out = []
     for side, g in (cmp.get("general_setting") or {}).items():

@@ -152,7 +152,9 @@ def fingerprint_notes(panel: PanelReport) -> list[str]:
 
 
 def markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    esc = lambda cell: str(cell).replace("|", "\\|")  # noqa: E731
+    def esc(cell: object) -> str:
+        return str(cell).replace("|", "\\|")
+
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"

@@ -89,9 +89,30 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
     the trajectory analytics (bigrams — all occurring ones when `full`, else the significant ones —, top trigram,
     transitions, stopping behaviour) and the reference evaluator's numbers. Shared by the table, CSV and Markdown.
     """
+    from workbench.views.general import general_rows
+
+    rows = _variant_rows(report) + _ceiling_rows(report) + _resource_rows(report) + _split_rows(report)
+    rows += _bias_rows(report)
+    rows += hop_rows(report)
+    rows += general_rows(report)  # the general-agent setting (none for a plain run)
+    an = report.get("analytics")
+    if an:
+        rows += analytics_rows(an, full)
+    return rows + _reference_rows(report)
+
+
+Row5 = tuple[str, str, str, str, str]  # (section, metric, ST, MT, all)
+
+
+def _cell(v: float | None, n: Any) -> str:
+    """A share with its counts: `50.0% (3/6)`."""
+    return f"{pct(v)} ({frac(n)})"
+
+
+def _variant_rows(report: dict[str, Any]) -> list[Row5]:
+    """The looser and stricter recall variants and conversion on section recall, by question type."""
     a, c = report["axes"], report["counts"]
-    rows: list[tuple[str, str, str, str, str]] = []
-    cell = lambda v, n: f"{pct(v)} ({frac(n)})"  # noqa: E731
+    rows: list[Row5] = []
     for axis, metric, label in (
         ("search", "paper_recall_any", "paper recall, any gold"),
         ("search", "section_recall_any", "section recall, any gold"),
@@ -99,52 +120,50 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
         ("synthesis", "conversion_section", "conversion given section recall"),
     ):
         v, n = a[axis][metric], c[axis][metric]
-        st, mt, every = (cell(v[k], n[k]) for k in ("st", "mt", "all"))
+        st, mt, every = (_cell(v[k], n[k]) for k in ("st", "mt", "all"))
         rows.append((axis, label, st, mt, every))
+    return rows
+
+
+def _ceiling_rows(report: dict[str, Any]) -> list[Row5]:
+    """The section-recall ceiling and how many trajectories could not reach a labelled section."""
     ceiling = report.get("section_recall_ceiling")
-    if ceiling:
-        n = c.get("section_recall_ceiling", {})
-        st, mt, every = (cell(ceiling.get(k), n.get(k)) for k in ("st", "mt", "all"))
-        rows.append(("search", "section recall ceiling", st, mt, every))
-        rows.append(
-            (
-                "search",
-                "items' trajectories, SR unreachable",
-                "",
-                "",
-                f"{ceiling['unreachable']}" + (f" (+{ceiling['unknown']} unknown)" if ceiling.get("unknown") else ""),
-            )
-        )
-    r = a["resource"]
+    if not ceiling:
+        return []
+    n = report["counts"].get("section_recall_ceiling", {})
+    st, mt, every = (_cell(ceiling.get(k), n.get(k)) for k in ("st", "mt", "all"))
+    unreachable = f"{ceiling['unreachable']}" + (f" (+{ceiling['unknown']} unknown)" if ceiling.get("unknown") else "")
+    return [
+        ("search", "section recall ceiling", st, mt, every),
+        ("search", "items' trajectories, SR unreachable", "", "", unreachable),
+    ]
+
+
+def _resource_rows(report: dict[str, Any]) -> list[Row5]:
+    """Error and non-submission rates, the cache-hit rate, replies the completion limit cut off."""
+    r, counts = report["axes"]["resource"], report["counts"]["resource"]
+    rows: list[Row5] = []
     for key, label in (
         ("error_rate", "error rate (ended in error)"),
         ("api_error_rate", "episodes with an API error"),
         ("non_submission_rate", "non-submission rate"),
     ):
         if key in r:  # a report stored before api_error_rate existed has none
-            rows.append(("resource", label, "", "", cell(r.get(key), c["resource"].get(key))))
+            rows.append(("resource", label, "", "", _cell(r.get(key), counts.get(key))))
     if r.get("cache_hit_rate") is not None:
-        rows.append(
-            (
-                "resource",
-                "cache hit rate (cache reads ÷ prompt tokens)",
-                "",
-                "",
-                cell(r.get("cache_hit_rate"), c["resource"].get("cache_hit_rate")),
-            )
-        )
+        hits = _cell(r.get("cache_hit_rate"), counts.get("cache_hit_rate"))
+        rows.append(("resource", "cache hit rate (cache reads ÷ prompt tokens)", "", "", hits))
     cut = report.get("cut_off")
     if cut is not None:
-        rows.append(
-            (
-                "resource",
-                "replies cut off (finish_reason length)",
-                "",
-                "",
-                f"{cut['turns']} in {cut['trajectories']} trajectories · {cut['calls_lost']} calls lost",
-            )
-        )
-    split_counts = c.get("splits", {})
+        lost = f"{cut['turns']} in {cut['trajectories']} trajectories · {cut['calls_lost']} calls lost"
+        rows.append(("resource", "replies cut off (finish_reason length)", "", "", lost))
+    return rows
+
+
+def _split_rows(report: dict[str, Any]) -> list[Row5]:
+    """Accuracy by type × depth, reasoning type, consensus tier and venue, with counts."""
+    split_counts = report["counts"].get("splits", {})
+    rows: list[Row5] = []
     for split, label in (
         ("type_depth", "type × depth"),
         ("reasoning_type", "reasoning"),
@@ -152,42 +171,34 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
         ("venue", "venue"),
     ):
         for key, v in report["splits"].get(split, {}).items():
-            rows.append((f"split · {label}", key, "", "", cell(v, split_counts.get(split, {}).get(key))))
-    bias = report.get("position_bias")
-    if bias:
-        rows.append(
-            (
-                "position bias",
-                "predicted letters",
-                "",
-                "",
-                " · ".join(f"{k} {v}" for k, v in bias["predicted_distribution"].items()),
-            )
-        )
-        rows.append(
-            (
-                "position bias",
-                "gold letters",
-                "",
-                "",
-                " · ".join(f"{k} {v}" for k, v in bias["correct_position_distribution"].items()),
-            )
-        )
-        for letter, pair in bias["accuracy_when_correct_at"].items():
-            rows.append(("position bias", f"accuracy, gold at {letter}", "", "", _share(pair)))
-    rows += hop_rows(report)
-    from workbench.views.general import general_rows
-
-    rows += general_rows(report)  # the general-agent setting (none for a plain run)
-    an = report.get("analytics")
-    if an:
-        rows += analytics_rows(an, full)
-    ref = report.get("reference")
-    if ref:
-        for key, value in ref.items():
-            if key != "schema_version":
-                rows.append(("reference", key, "", "", value if isinstance(value, str) else json.dumps(value)))
+            rows.append((f"split · {label}", key, "", "", _cell(v, split_counts.get(split, {}).get(key))))
     return rows
+
+
+def _bias_rows(report: dict[str, Any]) -> list[Row5]:
+    """Position bias: the letters predicted, where the gold answers sit, accuracy by the gold's letter."""
+    bias = report.get("position_bias")
+    if not bias:
+        return []
+    predicted = " · ".join(f"{k} {v}" for k, v in bias["predicted_distribution"].items())
+    gold = " · ".join(f"{k} {v}" for k, v in bias["correct_position_distribution"].items())
+    rows: list[Row5] = [
+        ("position bias", "predicted letters", "", "", predicted),
+        ("position bias", "gold letters", "", "", gold),
+    ]
+    for letter, pair in bias["accuracy_when_correct_at"].items():
+        rows.append(("position bias", f"accuracy, gold at {letter}", "", "", _share(pair)))
+    return rows
+
+
+def _reference_rows(report: dict[str, Any]) -> list[Row5]:
+    """The reference evaluator's numbers, as it wrote them."""
+    ref = report.get("reference") or {}
+    return [
+        ("reference", key, "", "", value if isinstance(value, str) else json.dumps(value))
+        for key, value in ref.items()
+        if key != "schema_version"
+    ]
 
 
 HOP_LABELS = {
@@ -449,11 +460,8 @@ def report_block(report: dict[str, Any]) -> Group:
     return Group(*(part for part in (title, table, caption) if part is not None))
 
 
-def analytics_lines(report: dict[str, Any]) -> list[str]:
-    """Trajectory analytics in a few plain lines (the JSON has everything)."""
-    an = report.get("analytics")
-    if not an:
-        return []
+def _ngram_lines(an: dict[str, Any]) -> list[str]:
+    """The top trigram (and the most widespread one), and each significant bigram with its Δ accuracy."""
     lines = []
     top = an["top_trigram"]
     if top:
@@ -467,7 +475,21 @@ def analytics_lines(report: dict[str, Any]) -> list[str]:
             f"bigram {' → '.join(b['bigram'])}: Δacc {b['delta'] * 100:+.1f} pts "
             f"(p_bonf {b['p_bonferroni']:.3g}, n={b['n_with']})"
         )
-    stop = an["stopping"]
+    return lines
+
+
+def analytics_lines(report: dict[str, Any]) -> list[str]:
+    """Trajectory analytics in a few plain lines (the JSON has everything)."""
+    an = report.get("analytics")
+    if not an:
+        return []
+    return _ngram_lines(an) + _stopping_lines(an["stopping"])
+
+
+def _stopping_lines(stop: dict[str, Any]) -> list[str]:
+    """Stopping behaviour: what follows the evidence, MT failures, after a wrong read, non-submission, early
+    submits."""
+    lines = []
     ev = stop["after_evidence"]
     for group in ("st", "mt_both"):
         g = ev[group]
@@ -515,7 +537,22 @@ def _tidy(run: str, axis: str, metric: str, split: str, pair: list | None) -> li
 def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
     """The report as numbers a program can read (one ratio per row, its numerator and denominator beside it,
     the 95% interval when asked for), as `scale … --format csv` does; the table's text cells stay the table's."""
-    run, c = report["run"], report["counts"]
+    run = report["run"]
+    rows = _tidy_ratio_rows(run, report["counts"])
+    ended = sum(report["terminations"].values())
+    rows += [_tidy(run, "terminations", k, "all", [v, ended]) for k, v in report["terminations"].items()]
+    rows += [_tidy(run, "error_kinds", k, "all", [v, ended]) for k, v in (report.get("error_kinds") or {}).items()]
+    att = report["attribution"]
+    rows += [_tidy(run, "attribution", k, "all", [v, att["n_wrong"]]) for k, v in att["counts"].items()]
+    intervals = {tuple(([*k.split("."), "all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}
+    for row in rows:
+        iv = intervals.get((row[2], row[3])) if row[1] != "split" else None
+        row.extend(["", ""] if iv is None else [iv["low"], iv["high"]])
+    return rows
+
+
+def _tidy_ratio_rows(run: str, c: dict[str, Any]) -> list[list[Any]]:
+    """The tidy rows of the report's counted ratios: accuracy by type, the four axes, the ceiling, the splits."""
     rows = [
         _tidy(run, "accuracy", "accuracy", k, v)
         for k, v in (c.get("accuracy_by_type") or {"all": c["accuracy"]}).items()
@@ -529,15 +566,6 @@ def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
     ]
     for kind, by_value in c.get("splits", {}).items():
         rows += [_tidy(run, "split", kind, k, v) for k, v in by_value.items()]
-    ended = sum(report["terminations"].values())
-    rows += [_tidy(run, "terminations", k, "all", [v, ended]) for k, v in report["terminations"].items()]
-    rows += [_tidy(run, "error_kinds", k, "all", [v, ended]) for k, v in (report.get("error_kinds") or {}).items()]
-    att = report["attribution"]
-    rows += [_tidy(run, "attribution", k, "all", [v, att["n_wrong"]]) for k, v in att["counts"].items()]
-    intervals = {tuple(([*k.split("."), "all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}
-    for row in rows:
-        iv = intervals.get((row[2], row[3])) if row[1] != "split" else None
-        row.extend(["", ""] if iv is None else [iv["low"], iv["high"]])
     return rows
 
 

@@ -3,6 +3,7 @@ the attribution of wrong answers, and the axis that separates them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_w
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS
+from workbench.views.records import CompareReport, CompareRow, ConvMarginals, Holm, Separation, SideTokens
 
 _CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget", "Err": "error"}
 # Rows beyond the panel's columns, shown when either run has any: episodes ended in error, and episodes that met
@@ -93,7 +95,40 @@ def tool_use(records: list[dict[str, Any]]) -> dict[str, Any]:
 CONVERSION_SET = "items both runs recalled (paper recall), the paper's Table 12 set"
 
 
-def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int = 0) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Pair:
+    """Two runs' replicate-0 trajectories on their common items, and each side's report over those items."""
+
+    run_a: dict[str, Any]
+    run_b: dict[str, Any]
+    ta: dict[str, dict[str, Any]]
+    tb: dict[str, dict[str, Any]]
+    common: list[str]
+    ra: dict[str, Any]
+    rb: dict[str, Any]
+
+    @property
+    def recs_a(self) -> list[dict[str, Any]]:
+        return [self.ta[i] for i in self.common]
+
+    @property
+    def recs_b(self) -> list[dict[str, Any]]:
+        return [self.tb[i] for i in self.common]
+
+    def correct(self, side: dict[str, dict[str, Any]], items: list[str]) -> list[bool]:
+        return [bool(side[i]["correct"]) for i in items]
+
+
+def _pair(store: Store, a: str, b: str) -> _Pair:
+    run_a, run_b = store.run(a), store.run(b)
+    ta = {t["item_id"]: t for t in store.trajectories(run_a["id"]) if t["replicate"] == 0}
+    tb = {t["item_id"]: t for t in store.trajectories(run_b["id"]) if t["replicate"] == 0}
+    common = [i for i in ta if i in tb]
+    ra, rb = report_of(run_a, [ta[i] for i in common]), report_of(run_b, [tb[i] for i in common])
+    return _Pair(run_a, run_b, ta, tb, common, ra, rb)
+
+
+def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int = 0) -> CompareReport:
     """Two runs on their common items (replicate 0): per-axis values, Δ = B − A with a paired bootstrap 95%
     interval, exact McNemar on every 0/1 axis, the agreement grid with item ids, distractor attribution,
     terminations, tool use, and the sentence naming what separates them.
@@ -105,75 +140,168 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     The p-values of the comparison (every row's test and the all-split tests under `tests`) are
     Holm-adjusted together (`p_holm`), and the sentence uses the adjusted p.
     """
-    from stats.bootstrap import no_variation, paired_ratio_deltas
+    pair = _pair(store, a, b)
+    rows = _compare_rows(pair, n_boot, seed)
+    tests = _all_split_tests(pair, rows)
+    holm = adjust_comparison(rows, tests)
+    ta, tb, ra, rb = pair.ta, pair.tb, pair.ra, pair.rb
+    report: CompareReport = {
+        "a": a,
+        "b": b,
+        "warnings": _compare_warnings(pair),
+        "n_common": len(pair.common),
+        "only_in_a": len(ta) - len(pair.common),
+        "only_in_b": len(tb) - len(pair.common),
+        "runs": {"a": _run_label(pair.run_a), "b": _run_label(pair.run_b)},
+        "rows": rows,
+        "tests": tests,
+        "holm": holm,
+        "n_boot": n_boot,
+        "seed": seed,
+        "agreement": {k: {"n": len(v), "items": v} for k, v in _agreement(pair).items()},
+        "items": {
+            i: {"kind": ta[i].get("kind"), "depth": ta[i].get("depth"), "a": _side(ta[i]), "b": _side(tb[i])}
+            for i in pair.common
+        },
+        "attribution": {
+            "a": ra["attribution"],
+            "b": rb["attribution"],
+            "delta": _attribution_deltas(pair.recs_a, pair.recs_b, n_boot, seed),
+        },
+        "terminations": {"a": ra["terminations"], "b": rb["terminations"]},
+        "tokens": {"a": _tokens(ra), "b": _tokens(rb)},
+        "tool_use": {"a": tool_use(pair.recs_a), "b": tool_use(pair.recs_b)},
+        "separation": separation(rows, family=holm["m"]),
+    }
+    general = _general(store, pair.run_a, pair.run_b)
+    if general:  # the out-of-domain measures, only when either side is in the general-agent setting
+        report["general_setting"] = general
+    return report
 
-    run_a, run_b = store.run(a), store.run(b)
-    ta = {t["item_id"]: t for t in store.trajectories(run_a["id"]) if t["replicate"] == 0}
-    tb = {t["item_id"]: t for t in store.trajectories(run_b["id"]) if t["replicate"] == 0}
-    common = [i for i in ta if i in tb]
-    recs_a, recs_b = [ta[i] for i in common], [tb[i] for i in common]
-    ra, rb = report_of(run_a, recs_a), report_of(run_b, recs_b)
+
+def _agreement(pair: _Pair) -> dict[str, list[str]]:
+    """The common items by who got them right: both, only A, only B, neither."""
     grid: dict[str, list[str]] = {"both_right": [], "only_a": [], "only_b": [], "both_wrong": []}
-    for i in common:
-        ca, cb = bool(ta[i]["correct"]), bool(tb[i]["correct"])
+    for i in pair.common:
+        ca, cb = bool(pair.ta[i]["correct"]), bool(pair.tb[i]["correct"])
         grid["both_right" if ca and cb else "only_a" if ca else "only_b" if cb else "both_wrong"].append(i)
-    columns = list(PANEL_COLUMNS) + [(col, path) for col, path, _ in ERROR_ROWS if any(_dig(r, path) for r in (ra, rb))]
-    terms = {**COLUMN_TERMS, **{col: term for col, _, term in ERROR_ROWS}}
-    names = [col for col, _ in columns]
-    both = {
+    return grid
+
+
+def _tokens(report: dict[str, Any]) -> SideTokens:
+    """One side's token counts: the protocol's, the prompt's including cache reads, and the cache-hit rate."""
+    return {
+        "protocol": _dig(report, ("axes", "resource", "avg_tokens")),
+        "prompt_incl_cache": _dig(report, ("axes", "resource", "avg_prompt_tokens")),
+        "cache_hit_rate": _dig(report, ("axes", "resource", "cache_hit_rate")),
+    }
+
+
+def _both_recalled(pair: _Pair) -> dict[str, np.ndarray]:
+    """Per question type, which common items are of that type and recalled (paper recall) by both runs."""
+    ta, tb = pair.ta, pair.tb
+    return {
         kind: np.array(
-            [ta[i].get("kind") == kind and bool(ta[i]["paper_recall"]) and bool(tb[i]["paper_recall"]) for i in common],
+            [
+                ta[i].get("kind") == kind and bool(ta[i]["paper_recall"]) and bool(tb[i]["paper_recall"])
+                for i in pair.common
+            ],
             dtype=bool,
         )
         for kind in ("st", "mt")
     }
-    intervals: list[tuple[float | None, float | None, float | None]] = [(None, None, None)] * len(names)
-    if len(common) >= 2:
-        keys = [terms[c] for c in names]
-        num_a, den_a = _stacked(axes.ratio_terms(Table.of(recs_a)), keys)
-        num_b, den_b = _stacked(axes.ratio_terms(Table.of(recs_b)), keys)
-        for j, col in enumerate(names):  # conversion: correct over the items both recalled, on both sides
-            if col.startswith("Conv"):
-                mask = both[col.split()[1]].astype(float)
-                den_a[:, j] = den_b[:, j] = mask
-                num_a[:, j] = [float(bool(ta[i]["correct"])) for i in common] * mask
-                num_b[:, j] = [float(bool(tb[i]["correct"])) for i in common] * mask
-        intervals = paired_ratio_deltas(num_a, den_a, num_b, den_b, n_boot=n_boot, seed=seed)
-    rows = []
-    for (col, path), (_, low, high) in zip(columns, intervals):
-        va, vb = _dig(ra, path), _dig(rb, path)
-        row: dict[str, Any] = {"axis": col}
+
+
+def _intervals(
+    pair: _Pair, names: list[str], terms: dict[str, str], both: dict[str, np.ndarray], n_boot: int, seed: int
+) -> list[tuple[float | None, float | None, float | None]]:
+    """Each column's paired bootstrap (Δ, low, high); conversion on the items both runs recalled, on both sides."""
+    from stats.bootstrap import paired_ratio_deltas
+
+    if len(pair.common) < 2:
+        return [(None, None, None)] * len(names)
+    keys = [terms[c] for c in names]
+    num_a, den_a = _stacked(axes.ratio_terms(Table.of(pair.recs_a)), keys)
+    num_b, den_b = _stacked(axes.ratio_terms(Table.of(pair.recs_b)), keys)
+    for j, col in enumerate(names):
         if col.startswith("Conv"):
-            on = [i for i, keep in zip(common, both[col.split()[1]]) if keep]
-            row.update(
-                {
-                    "a_marginal": va,
-                    "b_marginal": vb,
-                    "set": CONVERSION_SET,
-                    "counts_marginal": {"a": _dig(ra["counts"], path[1:]), "b": _dig(rb["counts"], path[1:])},
-                }
-            )
-            va = float(np.mean([bool(ta[i]["correct"]) for i in on])) if on else None
-            vb = float(np.mean([bool(tb[i]["correct"]) for i in on])) if on else None
-        delta = None if va is None or vb is None else vb - va
-        row.update(
-            {
-                "a": va,
-                "b": vb,
-                "delta": delta,
-                "ci_low": None if delta is None else low,
-                "ci_high": None if delta is None else high,
-                "p": None,
-                "test": None,
-                "n": None,
-            }
-        )
-        row["ci_no_variation"] = delta is not None and no_variation(row["ci_low"], row["ci_high"])
-        if delta is not None:  # a side with no value on this axis has nothing to test
-            row["test"] = _mcnemar_or_none([paired_outcomes(col, ta[i], tb[i]) for i in common])
-            row["p"] = None if row["test"] is None else row["test"]["p"]
-            row["n"] = row["test"]["n"] if row["test"] is not None else len(common)
-        rows.append(row)
+            mask = both[col.split()[1]].astype(float)
+            den_a[:, j] = den_b[:, j] = mask
+            num_a[:, j] = [float(c) for c in pair.correct(pair.ta, pair.common)] * mask
+            num_b[:, j] = [float(c) for c in pair.correct(pair.tb, pair.common)] * mask
+    return paired_ratio_deltas(num_a, den_a, num_b, den_b, n_boot=n_boot, seed=seed)
+
+
+def _compare_rows(pair: _Pair, n_boot: int, seed: int) -> list[CompareRow]:
+    """One row per compared axis: the panel's columns, and the error rows when either run has any."""
+    ra, rb = pair.ra, pair.rb
+    columns = list(PANEL_COLUMNS) + [(col, path) for col, path, _ in ERROR_ROWS if any(_dig(r, path) for r in (ra, rb))]
+    terms = {**COLUMN_TERMS, **{col: term for col, _, term in ERROR_ROWS}}
+    both = _both_recalled(pair)
+    intervals = _intervals(pair, [col for col, _ in columns], terms, both, n_boot, seed)
+    return [_compare_row(pair, col, path, low, high, both) for (col, path), (_, low, high) in zip(columns, intervals)]
+
+
+def _compare_row(
+    pair: _Pair,
+    col: str,
+    path: tuple[str, ...],
+    low: float | None,
+    high: float | None,
+    both: dict[str, np.ndarray],
+) -> CompareRow:
+    """One axis: A, B, Δ with its interval, and McNemar's test when the axis is 0/1 and both sides measured it."""
+    from stats.bootstrap import no_variation
+
+    va, vb = _dig(pair.ra, path), _dig(pair.rb, path)
+    marginals: ConvMarginals = {}
+    if col.startswith("Conv"):
+        marginals = _marginals(pair, path, va, vb)
+        va, vb = _conversion_on_both(pair, both[col.split()[1]])
+    delta = None if va is None or vb is None else vb - va
+    test = None
+    if delta is not None:  # a side with no value on this axis has nothing to test
+        test = _mcnemar_or_none([paired_outcomes(col, pair.ta[i], pair.tb[i]) for i in pair.common])
+    ci_low, ci_high = (None, None) if delta is None else (low, high)
+    row: CompareRow = {
+        "axis": col,
+        **marginals,  # a conversion row's four marginal keys, in this place
+        "a": va,
+        "b": vb,
+        "delta": delta,
+        "ci_low": ci_low,
+        "ci_high": ci_high,
+        "p": None if test is None else test["p"],
+        "test": test,
+        "n": None if delta is None else (test["n"] if test is not None else len(pair.common)),
+        "ci_no_variation": delta is not None and no_variation(ci_low, ci_high),
+        "p_holm": None,  # set by adjust_comparison, over the whole comparison's tests
+    }
+    return row
+
+
+def _marginals(pair: _Pair, path: tuple[str, ...], va: float | None, vb: float | None) -> ConvMarginals:
+    """A conversion row's marginal values (each run over its own recalled items, as `report` prints them)."""
+    return {
+        "a_marginal": va,
+        "b_marginal": vb,
+        "set": CONVERSION_SET,
+        "counts_marginal": {"a": _dig(pair.ra["counts"], path[1:]), "b": _dig(pair.rb["counts"], path[1:])},
+    }
+
+
+def _conversion_on_both(pair: _Pair, keep: np.ndarray) -> tuple[float | None, float | None]:
+    """Each run's accuracy on the items both recalled (`keep`): the conversion the comparison tests."""
+    on = [i for i, kept in zip(pair.common, keep) if kept]
+    if not on:
+        return None, None
+    return float(np.mean(pair.correct(pair.ta, on))), float(np.mean(pair.correct(pair.tb, on)))
+
+
+def _all_split_tests(pair: _Pair, rows: list[CompareRow]) -> dict[str, dict[str, Any] | None]:
+    """McNemar over all the common items: accuracy (the first row's own test), conversion on the items both
+    recalled, paper and section recall."""
+    ta, tb, common = pair.ta, pair.tb, pair.common
     tests = {"accuracy": rows[0]["test"]}
     recalled = [i for i in common if ta[i]["paper_recall"] and tb[i]["paper_recall"]]
     tests["conversion_common_recalled"] = _mcnemar_or_none(
@@ -181,7 +309,13 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
     )
     for key in ("paper_recall", "section_recall"):
         tests[key] = _mcnemar_or_none([_measured_pair(ta[i], tb[i], key) for i in common])
-    holm = adjust_comparison(rows, tests)
+    return tests
+
+
+def _compare_warnings(pair: _Pair) -> list[str]:
+    """What makes the comparison less than like for like: other datasets, resolutions or prompts, estimated
+    tokens, caches that held different shares of the prompts."""
+    run_a, run_b = pair.run_a, pair.run_b
     warnings = []
     if run_a["dataset_fingerprint"] != run_b["dataset_fingerprint"]:
         warnings.append(f"A and B ran on different datasets (their fingerprints differ): {PAIRED_BY_ID}")
@@ -195,40 +329,7 @@ def compare_report(store: Store, a: str, b: str, n_boot: int = 10_000, seed: int
             f"{who}'s tokens are estimated (characters / 4 of the conversation each turn), not counted "
             f"by a model provider: the tokens row compares {compares}"
         )
-    warnings += cache_warnings(ra, rb)
-    attribution_delta = _attribution_deltas(recs_a, recs_b, n_boot, seed)
-    return {
-        "a": a,
-        "b": b,
-        "warnings": warnings,
-        "n_common": len(common),
-        "only_in_a": len(ta) - len(common),
-        "only_in_b": len(tb) - len(common),
-        "runs": {"a": _run_label(run_a), "b": _run_label(run_b)},
-        "rows": rows,
-        "tests": tests,
-        "holm": holm,
-        "n_boot": n_boot,
-        "seed": seed,
-        "agreement": {k: {"n": len(v), "items": v} for k, v in grid.items()},
-        "items": {
-            i: {"kind": ta[i].get("kind"), "depth": ta[i].get("depth"), "a": _side(ta[i]), "b": _side(tb[i])}
-            for i in common
-        },
-        "attribution": {"a": ra["attribution"], "b": rb["attribution"], "delta": attribution_delta},
-        "terminations": {"a": ra["terminations"], "b": rb["terminations"]},
-        "tokens": {
-            side: {
-                "protocol": _dig(r, ("axes", "resource", "avg_tokens")),
-                "prompt_incl_cache": _dig(r, ("axes", "resource", "avg_prompt_tokens")),
-                "cache_hit_rate": _dig(r, ("axes", "resource", "cache_hit_rate")),
-            }
-            for side, r in (("a", ra), ("b", rb))
-        },
-        "tool_use": {"a": tool_use(recs_a), "b": tool_use(recs_b)},
-        "separation": separation(rows, family=holm["m"]),
-        **_general(store, run_a, run_b),
-    }
+    return warnings + cache_warnings(pair.ra, pair.rb)
 
 
 def cache_warnings(ra: dict[str, Any], rb: dict[str, Any]) -> list[str]:
@@ -246,26 +347,21 @@ def cache_warnings(ra: dict[str, Any], rb: dict[str, Any]) -> list[str]:
     ]
 
 
-def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, Any]:
-    """The out-of-domain measures of each side in the general-agent setting (nothing when neither is in it)."""
+def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, Any] | None:
+    """The out-of-domain measures of each side in the general-agent setting (None when neither is in it)."""
     from workbench.service.reports.offdomain import offdomain_measures
 
     sides = {"a": offdomain_measures(store, run_a), "b": offdomain_measures(store, run_b)}
-    return {"general_setting": sides} if any(sides.values()) else {}
+    return sides if any(sides.values()) else None
 
 
-def adjust_comparison(rows: list[dict[str, Any]], tests: dict[str, dict[str, Any] | None]) -> dict[str, Any]:
+def adjust_comparison(rows: list[CompareRow], tests: dict[str, dict[str, Any] | None]) -> Holm:
     """Holm-adjust every p-value of one comparison together: each row's McNemar test and the all-split tests
     (`tests`; its accuracy test is the accuracy row's own, counted once). Sets `p_holm` on each row and test
     dict in place; returns the family (names of the tests, in order) and its size m."""
     from stats.multiplicity import holm
 
-    family: list[tuple[str, dict[str, Any]]] = []
-    seen: set[int] = set()
-    for name, test in [(r["axis"], r["test"]) for r in rows] + [(f"all: {k}", t) for k, t in tests.items()]:
-        if test is not None and id(test) not in seen:
-            seen.add(id(test))
-            family.append((name, test))
+    family = _test_family(rows, tests)
     for (_, test), adjusted in zip(family, holm([t["p"] for _, t in family])):
         test["p_holm"] = adjusted
     for row in rows:
@@ -275,6 +371,18 @@ def adjust_comparison(rows: list[dict[str, Any]], tests: dict[str, dict[str, Any
         "m": len(family),
         "family": [name for name, _ in family],
     }
+
+
+def _test_family(rows: list[CompareRow], tests: dict[str, dict[str, Any] | None]) -> list[tuple[str, dict[str, Any]]]:
+    """(name, test) of every distinct test of the comparison, rows first: a test shared by a row and the all-split
+    tests (accuracy) counts once."""
+    family: list[tuple[str, dict[str, Any]]] = []
+    seen: set[int] = set()
+    for name, test in [(r["axis"], r["test"]) for r in rows] + [(f"all: {k}", t) for k, t in tests.items()]:
+        if test is not None and id(test) not in seen:
+            seen.add(id(test))
+            family.append((name, test))
+    return family
 
 
 def _attribution_deltas(
@@ -297,9 +405,7 @@ def _attribution_deltas(
     )
     out = {}
     for j, k in enumerate(kinds):
-        wrong_a, wrong_b = den_a[:, j].sum(), den_b[:, j].sum()
-        ra = float(num_a[:, j].sum() / wrong_a) if wrong_a else None
-        rb = float(num_b[:, j].sum() / wrong_b) if wrong_b else None
+        ra, rb = _rate(num_a[:, j], den_a[:, j]), _rate(num_b[:, j], den_b[:, j])
         delta = None if ra is None or rb is None else rb - ra
         _, low, high = found[j]
         out[k] = {
@@ -311,6 +417,12 @@ def _attribution_deltas(
             "ci_no_variation": delta is not None and no_variation(low, high),
         }
     return out
+
+
+def _rate(num: np.ndarray, den: np.ndarray) -> float | None:
+    """Σ num / Σ den, None when the denominator is 0 (no wrong answers on that side)."""
+    total = den.sum()
+    return float(num.sum() / total) if total else None
 
 
 def _run_label(run: dict[str, Any]) -> dict[str, Any]:
@@ -325,33 +437,49 @@ def _run_label(run: dict[str, Any]) -> dict[str, Any]:
 
 
 SEPARATES = 0.05  # a difference is announced only when its Holm-adjusted p is below this
+SAME_RECALL = 0.02  # paper recall closer than this (2 points): a conversion gap between runs that retrieve alike
 
 
-def separation(rows: list[dict[str, Any]], family: int | None = None) -> dict[str, Any]:
+def _split_deltas(rows: list[CompareRow]) -> dict[str, tuple[CompareRow, float]]:
+    """axis → (row, its Δ) for the recall and conversion splits that have a Δ."""
+    out = {}
+    for r in rows:
+        delta = r["delta"]
+        if r["axis"].startswith(("PR", "SR", "Conv")) and delta is not None:
+            out[r["axis"]] = (r, delta)
+    return out
+
+
+def separation(rows: list[CompareRow], family: int | None = None) -> Separation:
     """Which recall or conversion split separates the runs most among those whose Holm-adjusted McNemar p
     (`p_holm`) is below 0.05, as data (`workbench.views.compare.separation_sentence` words it): `state` is
     `incomparable` (no split has a Δ), `equal` (every Δ is zero), `unsupported` (no difference the comparison's own
     adjusted test supports: never announced) or `separates`, with the split, its row and whether recall was the
     same (a conversion gap between runs that retrieve alike)."""
-    shares = {r["axis"]: r for r in rows if r["axis"].startswith(("PR", "SR", "Conv")) and r["delta"] is not None}
+    shares = _split_deltas(rows)
     if not shares:
         return {"state": "incomparable", "family": family}
-    if all(abs(r["delta"]) < 1e-12 for r in shares.values()):
+    if all(abs(delta) < 1e-12 for _, delta in shares.values()):
         return {"state": "equal", "family": family}
-    supported = {k: r for k, r in shares.items() if r.get("p_holm") is not None and r["p_holm"] < SEPARATES}
+    supported = {
+        axis: (row, delta, p)
+        for axis, (row, delta) in shares.items()
+        if (p := row.get("p_holm")) is not None and p < SEPARATES
+    }
     if not supported:
         return {"state": "unsupported", "family": family}
-    axis, row = max(supported.items(), key=lambda kv: abs(kv[1]["delta"]))
+    axis, (row, delta, p_holm) = max(supported.items(), key=lambda kv: abs(kv[1][1]))
     kind, split = axis.split()
     recall = shares.get(f"PR {split}")
+    same_recall = kind == "Conv" and recall is not None and abs(recall[1]) < SAME_RECALL
     return {
         "state": "separates",
         "family": family,
         "axis": axis,
         "kind": kind,
         "split": split,
-        "delta": row["delta"],
-        "p_holm": row["p_holm"],
+        "delta": delta,
+        "p_holm": p_holm,
         "n": row.get("n"),
-        "same_recall": kind == "Conv" and recall is not None and abs(recall["delta"]) < 0.02,
+        "same_recall": same_recall,
     }

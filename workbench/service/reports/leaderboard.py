@@ -27,66 +27,96 @@ def leaderboard(
     name); the others follow, unranked, saying why. Scaling levels and parallel runs are not evaluation runs and
     are left out.
     """
-    from sandbox.agents.human import MARKED, is_human
+    from sandbox.agents.human import is_human
 
     runs = [r for r in store.runs() if r["kind"] == "eval"]
-    boards = []
-    for fingerprint in dict.fromkeys(r["dataset_fingerprint"] for r in runs if is_human(r["agent"])):
-        same = [r for r in runs if r["dataset_fingerprint"] == fingerprint]
-        entrants: dict[str, list[dict[str, Any]]] = {}  # a player (their agent) or a model run (its name)
-        for run in same:
-            entrants.setdefault(run["agent"] if is_human(run["agent"]) else run["name"], []).append(run)
-        records: dict[str, list[dict[str, Any]]] = {}
-        excluded: dict[str, int] = {}
-        for key, group in entrants.items():
-            seen: set[str] = set()
-            kept, marked = [], 0
-            for run in group:
-                for t in store.trajectories(run["id"], light=True):
-                    if t["replicate"] != 0:
-                        continue
-                    if is_human(run["agent"]) and t.get("error_kind") in MARKED:
-                        marked += 1
-                        continue
-                    if t["item_id"] not in seen:
-                        seen.add(t["item_id"])
-                        kept.append(t)
-            records[key], excluded[key] = kept, marked
-        played = list(
-            dict.fromkeys(
-                t["item_id"] for key, group in entrants.items() if is_human(group[0]["agent"]) for t in records[key]
-            )
+    return [
+        _board(
+            store, fingerprint, [r for r in runs if r["dataset_fingerprint"] == fingerprint], min_coverage, n_boot, seed
         )
-        wanted = set(played)
-        rows = []
-        for key, group in entrants.items():
-            mine = [t for t in records[key] if t["item_id"] in wanted]
-            if not mine:
+        for fingerprint in dict.fromkeys(r["dataset_fingerprint"] for r in runs if is_human(r["agent"]))
+    ]
+
+
+def _entrants(same: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The runs on one dataset by entrant: a player (their agent, all their sessions) or a model run (its name)."""
+    from sandbox.agents.human import is_human
+
+    entrants: dict[str, list[dict[str, Any]]] = {}
+    for run in same:
+        entrants.setdefault(run["agent"] if is_human(run["agent"]) else run["name"], []).append(run)
+    return entrants
+
+
+def _entrant_records(store: Store, group: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """One entrant's replicate-0 trajectories, an item counted once (its first play), and how many of a person's
+    plays were left out as marked (`resumed`, `replayed`)."""
+    from sandbox.agents.human import MARKED, is_human
+
+    seen: set[str] = set()
+    kept, marked = [], 0
+    for run in group:
+        for t in store.trajectories(run["id"], light=True):
+            if t["replicate"] != 0:
                 continue
-            rows.append(_board_row(key, group, mine, len(played), excluded[key], min_coverage, n_boot, seed))
-        ranked = sorted((r for r in rows if r["ranked"]), key=_board_order)
-        best, best_tests = board_best(
-            ranked, {key: [t for t in records[key] if t["item_id"] in wanted] for key in entrants}
-        )
-        unranked = sorted((r for r in rows if not r["ranked"]), key=_board_order)
-        for rank, row in enumerate(ranked, 1):
-            row["rank"] = rank
-        dataset = next(r["dataset"] for r in same if is_human(r["agent"]))
-        boards.append(
-            {
-                "dataset": dataset,
-                "fingerprint": fingerprint,
-                "n_items": len(played),
-                "items": played,
-                "min_coverage": min_coverage,
-                "rows": ranked + unranked,
-                "best": best,
-                "best_tests": best_tests,
-                "n_boot": n_boot,
-                "seed": seed,
-            }
-        )
-    return boards
+            if is_human(run["agent"]) and t.get("error_kind") in MARKED:
+                marked += 1
+                continue
+            if t["item_id"] not in seen:
+                seen.add(t["item_id"])
+                kept.append(t)
+    return kept, marked
+
+
+def _board(
+    store: Store, fingerprint: str, same: list[dict[str, Any]], min_coverage: float, n_boot: int, seed: int
+) -> dict[str, Any]:
+    """The leaderboard of one dataset people played: its rows over the items people played, ranked, and the best."""
+    from sandbox.agents.human import is_human
+
+    entrants = _entrants(same)
+    records: dict[str, list[dict[str, Any]]] = {}
+    excluded: dict[str, int] = {}
+    for key, group in entrants.items():
+        records[key], excluded[key] = _entrant_records(store, group)
+    played = _played_items(entrants, records)
+    wanted = set(played)
+    on_played = {key: [t for t in records[key] if t["item_id"] in wanted] for key in entrants}
+    rows = [
+        _board_row(key, group, on_played[key], len(played), excluded[key], min_coverage, n_boot, seed)
+        for key, group in entrants.items()
+        if on_played[key]
+    ]
+    ranked, unranked = _ranked(rows)
+    best, best_tests = board_best(ranked, on_played)
+    return {
+        "dataset": next(r["dataset"] for r in same if is_human(r["agent"])),
+        "fingerprint": fingerprint,
+        "n_items": len(played),
+        "items": played,
+        "min_coverage": min_coverage,
+        "rows": ranked + unranked,
+        "best": best,
+        "best_tests": best_tests,
+        "n_boot": n_boot,
+        "seed": seed,
+    }
+
+
+def _played_items(entrants: dict[str, list[dict[str, Any]]], records: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The items people played, in the order first played (the board's items)."""
+    from sandbox.agents.human import is_human
+
+    people = [key for key, group in entrants.items() if is_human(group[0]["agent"])]
+    return list(dict.fromkeys(t["item_id"] for key in people for t in records[key]))
+
+
+def _ranked(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ranked rows in order, numbered (`rank`), and the unranked ones in the same order after them."""
+    ranked = sorted((r for r in rows if r["ranked"]), key=_board_order)
+    for rank, row in enumerate(ranked, 1):
+        row["rank"] = rank
+    return ranked, sorted((r for r in rows if not r["ranked"]), key=_board_order)
 
 
 TOKEN_COLUMNS = ("tokens", "MaxTok")  # what a run without token counts (`measures_tokens`) does not measure

@@ -176,17 +176,24 @@ def section_labels(store: Store, run: dict[str, Any], corpus: Any = None) -> dic
     }
     if corpus is None or corpus.fingerprint != run["dataset_fingerprint"]:
         return out
-    labels = [lab for i in items if i in {it.id for it in corpus.items} for lab in corpus.item(i).labels]
+    out.update(_label_counts(corpus, items))
+    return out
+
+
+def _label_counts(corpus: Any, items: list[str]) -> dict[str, Any]:
+    """How the labels of `items` resolved: how many matched no section (and how many of those are direct), and the
+    count by resolution method."""
+    known = {it.id for it in corpus.items}
+    labels = [lab for i in items if i in known for lab in corpus.item(i).labels]
     missing = [lab for lab in labels if lab.section_index is None]
     by_method: dict[str, int] = {}
     for lab in labels:
         by_method[lab.method] = by_method.get(lab.method, 0) + 1
-    out.update(
-        unresolved=len(missing),
-        unresolved_direct=sum(lab.relevance == "direct" for lab in missing),
-        by_method=by_method,
-    )
-    return out
+    return {
+        "unresolved": len(missing),
+        "unresolved_direct": sum(lab.relevance == "direct" for lab in missing),
+        "by_method": by_method,
+    }
 
 
 LEGEND = {
@@ -304,12 +311,24 @@ def analytics(
         sequences = [r.get("tool_sequence") or [] for r in records]
     actions = actions if actions is not None else [[]] * table.n
     enc = ngrams.Encoded.of(sequences if sequences is not None else [[a[0] for a in acts or []] for acts in actions])
-    correct = table["correct"]
-    bigrams = ngrams.bigram_delta_accuracy(enc, correct) if table.n else []
-    kinds, ends, golds = table["kind"], table["termination"], table["n_gold"]
-    # the stored paper-recall flag (None where unknown) defines Table 9's population, as it defines paper recall
+    bigrams = ngrams.bigram_delta_accuracy(enc, table["correct"]) if table.n else []
+    trajectories = _stopping_rows(table, actions)
+    return {
+        "bigrams": [b for b in bigrams if b["n_with"]],
+        "significant_bigrams": [b for b in bigrams if b["significant"]],
+        "top_trigram": ngrams.top_trigram(enc),
+        "transitions": ngrams.transition_matrix(enc),
+        "stopping": stopping.stopping_behaviour(trajectories),
+    }
+
+
+def _stopping_rows(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
+    """What `stats.stopping.stopping_behaviour` reads of each trajectory: kind, correctness, termination, gold
+    count, paper recall (None where unknown: the stored flag defines Table 9's population, as it defines paper
+    recall) and the compact actions."""
     recalls = [r if known else None for known, r in zip(table.known("paper_recall"), table["paper_recall"])]
-    trajectories = [
+    columns = zip(table["kind"], table["correct"], table["termination"], table["n_gold"], recalls, actions)
+    return [
         {
             "kind": k,
             "correct": bool(c),
@@ -318,15 +337,8 @@ def analytics(
             "paper_recall": None if r is None else bool(r),
             "actions": a or [],
         }
-        for k, c, e, g, r, a in zip(kinds, correct, ends, golds, recalls, actions)
+        for k, c, e, g, r, a in columns
     ]
-    return {
-        "bigrams": [b for b in bigrams if b["n_with"]],
-        "significant_bigrams": [b for b in bigrams if b["significant"]],
-        "top_trigram": ngrams.top_trigram(enc),
-        "transitions": ngrams.transition_matrix(enc),
-        "stopping": stopping.stopping_behaviour(trajectories),
-    }
 
 
 PROPORTION_TERMS = (

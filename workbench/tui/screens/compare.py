@@ -33,11 +33,12 @@ from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.stepview import StepView
 from workbench.views.cells import counted
+from workbench.views.records import CompareReport, ItemPair
 
 CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / A wrong; columns: B right / B wrong
 
 
-def compute(store_path: Path, a: str, b: str) -> dict[str, Any]:
+def compute(store_path: Path, a: str, b: str) -> CompareReport:
     """The compare report from a store connection of the calling (worker) thread."""
     from workbench.service.reports import compare_report
     from workbench.service.stores import open_store
@@ -81,7 +82,7 @@ class CompareScreen(WorkbenchNode, Screen):
     def __init__(self, a: str, b: str):
         super().__init__()
         self.a, self.b = a, b
-        self.report: dict[str, Any] | None = None
+        self.report: CompareReport | None = None
         self.cell: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -170,7 +171,7 @@ class CompareScreen(WorkbenchNode, Screen):
         self._render_failures(cmp)
         table.focus()
 
-    def _render_grid(self, cmp: dict[str, Any]) -> None:
+    def _render_grid(self, cmp: CompareReport) -> None:
         grid = self.query_one("#compare-grid", GridTable)
         grid.clear(columns=True)
         grid.add_column("", key="a")
@@ -242,7 +243,7 @@ class CompareScreen(WorkbenchNode, Screen):
             out.add_row(Text(""))
             self.query_one(f"#compare-tools-{side}", Static).update(out)
 
-    def _render_failures(self, cmp: dict[str, Any]) -> None:
+    def _render_failures(self, cmp: CompareReport) -> None:
         from workbench.views.compare import ATTRIBUTION_HEADER, attribution_rows
 
         table = Table(
@@ -315,7 +316,7 @@ class CompareScreen(WorkbenchNode, Screen):
 
         self.app.push_screen(CompareExportModal(f"{a} vs {b}", export_dir() / f"{safe}.json"), chosen)
 
-    def write_export(self, report: dict[str, Any], path: Path) -> None:
+    def write_export(self, report: CompareReport, path: Path) -> None:
         from workbench.views.compare import compare_document
 
         path = path.expanduser().resolve()
@@ -362,7 +363,7 @@ class SplitStepperScreen(SteppingScreen):
         Binding("escape,q", "back", "Back", id="split.back"),
     ]
 
-    def __init__(self, report: dict[str, Any], item_ids: list[str], index: int = 0):
+    def __init__(self, report: CompareReport, item_ids: list[str], index: int = 0):
         super().__init__(item_ids, index)
         self.report = report
         self.runs: dict[str, dict[str, Any]] = {}
@@ -427,7 +428,7 @@ class SplitStepperScreen(SteppingScreen):
             self.query_one(f"#split-head-{side}", Static).update(head)
         self.query_one("#split-item-text", Static).update(self._item_text(pair))
 
-    def _item_text(self, pair: dict[str, Any]) -> Text:
+    def _item_text(self, pair: ItemPair) -> Text:
         t = Text()
         item = self.ctx.item if self.ctx else None
         if item is None:

@@ -165,26 +165,15 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
     """The launch request of the form's values (`errors` gets what cannot be read as typed). The LLM fields of a
     scripted agent are disabled, so they are not chosen; `options` are a relaunched run's (None for a new run,
     which gets the model's defaults as `--batch run` does)."""
-    llm = v["agent"] == "llm"
     typed = {key: _int(v, FIELD_IDS.get(key, key), errors, LABELS[key], optional=key == "limit") for key in NUMBERS}
     numbers = {key: n for key, n in typed.items() if n is not None}  # one that cannot be read: the request's default
-    extras = {
-        k: o for k, o in (options or {}).items() if k not in ("base_url", "client", "local_threads")
-    }  # the fields say those
-    client = v.get("client", "auto")
-    local = llm and (v.get("model") or "").strip().startswith("local/")
-    threads = _int(v, "local_threads", errors, LABELS["local_threads"], optional=True) if local else None
     return LaunchRequest(
+        **_llm_request(v, options, errors),  # before the extra tools: a form's errors keep the fields' order
         **_extra_request(v, errors),
         dataset="builtin" if v["dataset_kind"] == "builtin" else v["path"].strip(),
         agent=v["agent"],
         name=v["name"],
-        model=(v["model"].strip() or None) if llm else None,
-        base_url=(v["base_url"].strip() or None) if llm else None,
-        client=None if not llm or client == "auto" else client,
-        local_threads=threads,
         relaunch=options is not None,
-        options=extras if llm else {},
         ablation=v["ablation"],
         ids=tuple(i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
         question_type=None if v["question_type"] == "any" else v["question_type"],
@@ -194,6 +183,23 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
         tier=None if v.get("tier", "auto") == "auto" else v["tier"],
         **numbers,
     )
+
+
+def _llm_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict[str, str]) -> dict[str, Any]:
+    """The LLM fields of the request: model, base URL, client, a local model's threads, and a relaunched run's
+    other agent options (the fields say base_url, client and local_threads); all unset for a scripted agent."""
+    if v["agent"] != "llm":
+        return {"model": None, "base_url": None, "client": None, "local_threads": None, "options": {}}
+    client = v.get("client", "auto")
+    local = (v.get("model") or "").strip().startswith("local/")
+    skip = ("base_url", "client", "local_threads")
+    return {
+        "model": v["model"].strip() or None,
+        "base_url": v["base_url"].strip() or None,
+        "client": None if client == "auto" else client,
+        "local_threads": _int(v, "local_threads", errors, LABELS["local_threads"], optional=True) if local else None,
+        "options": {k: o for k, o in (options or {}).items() if k not in skip},
+    }
 
 
 def _extra_request(v: dict[str, str], errors: dict[str, str]) -> dict[str, Any]:
@@ -265,7 +271,7 @@ def validate(
         spec = None
         for key, message in exc.problems.items():
             errors.setdefault(FIELD_IDS.get(key, key), in_form_words(message, LABELS))
-    name, model, ids, tokens = v["name"].strip(), request.model, request.ids, request.max_tokens_total
+    name, ids, tokens = v["name"].strip(), request.ids, request.max_tokens_total
     if "name" not in errors and name in existing and not (stored and stored.get("identity")):
         notes.append(
             f"a run named '{name}' exists: starting resumes it if the configuration matches "
@@ -273,7 +279,6 @@ def validate(
         )
     if errors:
         return Validation(None, errors, notes)
-    agent_options = spec.agent_options
     busy = busy_elsewhere(store_path, name) if name in existing else None
     if busy:
         return Validation(None, {"name": busy}, notes)
@@ -287,22 +292,32 @@ def validate(
         errors["ids" if ids else "question_type"] = problem
         return Validation(None, errors, notes)
     if spec.agent == "llm":
-        from workbench.service.estimate import prompt_overhead
-
-        overhead = prompt_overhead(spec.effective_caps(), spec.ablation, spec.extra_tools, spec.prompts)
-        if tokens <= overhead:
-            notes.append(
-                f"⚠ tokens: {tokens:,} is at or below the prompt overhead (~{overhead:,} tokens of rules and "
-                "tool schemas before the question): every episode stops at its first model call"
-            )
-        exact = episodes is not None and episodes[1] and name not in existing
+        exact = bool(episodes is not None and episodes[1] and name not in existing)
         n = None if episodes is None else episodes[0]
-        estimate = (str(store_path), model, json.dumps(agent_options, sort_keys=True, default=str), n, exact)
-        memo = notes_memo if notes_memo is not None else {}
-        if estimate not in memo:
-            memo[estimate] = llm_cost_note(spec, n, exact, store_path)
-        notes.append(memo[estimate])
+        notes += _llm_notes(spec, tokens, n, exact, store_path, notes_memo)
     return Validation(spec, {}, notes)
+
+
+def _llm_notes(
+    spec: Any, tokens: int, n: int | None, exact: bool, store_path: Path | None, notes_memo: dict | None
+) -> list[str]:
+    """An LLM run's notes: a token cap every first call would cross, and the cost estimate (kept in `notes_memo`
+    between keystrokes: it reads the store)."""
+    from workbench.service.estimate import prompt_overhead
+
+    notes = []
+    overhead = prompt_overhead(spec.effective_caps(), spec.ablation, spec.extra_tools, spec.prompts)
+    if tokens <= overhead:
+        notes.append(
+            f"⚠ tokens: {tokens:,} is at or below the prompt overhead (~{overhead:,} tokens of rules and "
+            "tool schemas before the question): every episode stops at its first model call"
+        )
+    key = (str(store_path), spec.model, json.dumps(spec.agent_options, sort_keys=True, default=str), n, exact)
+    memo = notes_memo if notes_memo is not None else {}
+    if key not in memo:
+        memo[key] = llm_cost_note(spec, n, exact, store_path)
+    notes.append(memo[key])
+    return notes
 
 
 def busy_elsewhere(store_path: Path | None, name: str) -> str | None:
@@ -478,56 +493,81 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     ValueError, with the reason, when the form cannot reproduce the run: scaling runs, replayed reference runs,
     or a configuration the form has no field for (custom tool costs, say). Checked by rebuilding the run's
     identity, the very thing the runner compares before resuming."""
-    name = run["name"]
     config = run.get("config") or {}
+    _refuse_unrelaunchable(run, config)
+    options = dict(config.get("agent_options") or {})
+    values = _form_values(run, config, options)  # takes the options that have fields out of `options`
+    if config.get("extra_tools"):  # the general-agent setting, as recorded
+        values.update(_extra_tools_values(config["extra_tools"]))
+    _check_identity(run, values, options)
+    return values, options
+
+
+def _refuse_unrelaunchable(run: dict[str, Any], config: dict[str, Any]) -> None:
+    """ValueError for a scaling run or an agent the form cannot start."""
+    name = run["name"]
     if (run.get("kind") or "eval") != "eval" or config.get("scaling") or config.get("context_budget") is not None:
         raise ValueError(f"'{name}' is a scaling run: resume it with the --batch scale command that started it")
     if run["agent"] not in AGENTS:
         raise ValueError(f"'{name}' ran the {run['agent']} agent, which the launch form cannot start")
+
+
+def _form_values(run: dict[str, Any], config: dict[str, Any], options: dict[str, Any]) -> dict[str, str]:
+    """The form's fields as the run recorded them; the agent options that have a field are popped from `options`."""
     (budget, max_turns, max_tokens), cut = recorded_limits(run.get("caps")), config.get("slice") or {}
-    options = dict(config.get("agent_options") or {})
     builtin = run["dataset"] == "builtin"
     recorded_type = cut.get("question_type")
     qtype = {"st": "single-target", "mt": "multi-target"}.get(str(recorded_type), recorded_type)
-    values = {
+    return {
         "dataset_kind": "builtin" if builtin else "release",
         "path": "" if builtin else run["dataset"],
         "agent": run["agent"],
-        "model": run.get("model") or "",
+        "model": _or(run.get("model")),
         "base_url": _last(config.get("base_urls"), options.pop("base_url", "")),
         "client": _last(config.get("clients"), options.pop("client", "")) or "auto",
-        "local_threads": str(options.pop("local_threads", "") or ""),
-        "ablation": run.get("ablation") or "full",
+        "local_threads": _or(options.pop("local_threads", "")),
+        "ablation": _or(run.get("ablation"), "full"),
         "budget": str(budget),
         "max_turns": str(max_turns),
         "max_tokens": str(max_tokens),
-        "question_type": qtype or "any",
-        "depth": str(cut["depth"]) if cut.get("depth") else "any",
-        "limit": str(cut["limit"]) if cut.get("limit") else "",
+        "question_type": _or(qtype, "any"),
+        "depth": _or(cut.get("depth"), "any"),
+        "limit": _or(cut.get("limit")),
         "ids": ", ".join(cut.get("ids") or []),
-        "workers": str(config.get("workers") or 4),
-        "replicates": str(run.get("replicates") or 1),
-        "seed": str(run.get("seed") or 0),
-        "name": name,
-        "distractible": str(options.pop("distractible", "") or ""),
-        "family": run.get("family") or "",
-        "tier": run.get("tier") or "auto",
+        "workers": _or(config.get("workers"), "4"),
+        "replicates": _or(run.get("replicates"), "1"),
+        "seed": _or(run.get("seed"), "0"),
+        "name": run["name"],
+        "distractible": _or(options.pop("distractible", "")),
+        "family": _or(run.get("family")),
+        "tier": _or(run.get("tier"), "auto"),
     }
-    setting = config.get("extra_tools")
-    if setting:  # the general-agent setting, as recorded
-        values.update(
-            extra_kind=setting["source"],
-            extra_source=setting.get("where") or "",
-            extra_count=str(setting["count"]),
-            extra_detail=setting["detail"],
-            extra_cost=str(setting["cost"]),
-        )
-    identity = run.get("identity") or {}
+
+
+def _or(value: Any, default: str = "") -> str:
+    """A recorded value as a form field's text, `default` when it is absent, empty or zero."""
+    return str(value) if value else default
+
+
+def _extra_tools_values(setting: dict[str, Any]) -> dict[str, str]:
+    """The extra-tools fields of a run in the general-agent setting."""
+    return {
+        "extra_kind": setting["source"],
+        "extra_source": setting.get("where") or "",
+        "extra_count": str(setting["count"]),
+        "extra_detail": setting["detail"],
+        "extra_cost": str(setting["cost"]),
+    }
+
+
+def _check_identity(run: dict[str, Any], values: dict[str, str], options: dict[str, Any]) -> None:
+    """ValueError unless the form's values rebuild the run's identity (its prompts file excepted: a field)."""
+    from workbench.service.stores import differences_phrase, identity_differences
+
+    name, identity = run["name"], run.get("identity") or {}
     result = validate(values, set(), llm_ok=True, options=options)
     if result.spec is None:
         raise ValueError(f"'{name}' cannot be relaunched from the form: " + "; ".join(result.errors.values()))
-    from workbench.service.stores import differences_phrase, identity_differences
-
     differ = identity_differences(identity, result.spec.identity(identity.get("dataset_fingerprint", "")))
     differ = [key for key in differ if key != "prompts"]  # its prompts file is a field: the form asks for it
     if identity and differ:
@@ -535,7 +575,6 @@ def run_values(run: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
             f"'{name}' cannot be relaunched from the form ({differences_phrase(differ)}); "
             "resume it with the --batch run command that started it"
         )
-    return values, options
 
 
 def _last(used: list[str] | None, fallback: Any) -> str:

@@ -333,86 +333,112 @@ def build_entries(
 def _entry(
     s: dict[str, Any], gold: Gold, titles: dict[str, str], actor: str = "assistant", hops_measured: bool | None = True
 ) -> Entry:
-    kind, turn, idx = s.get("kind"), s.get("turn") or 0, step_index(s)
-    text = sanitize(s.get("text"))
+    """One stored step as a transcript entry, by its kind: a tool call, an assistant reply, a nudge, a sequential
+    strategy's own step, or an error-like line (error, harness, retry, cut off)."""
+    kind = s.get("kind")
     if kind == "tool":
-        name = sanitize(str(s.get("tool_name")))
-        head: list[Part] = [
-            ("▸ ", "transcript--call"),
-            (f"{name}(", "transcript--call"),
-            (format_args(s.get("tool_args"), titles), "transcript--call"),
-            (")", "transcript--call"),
-        ]
-        cost = s.get("cost") or 0
-        head.append((f"  −{cost}" if cost else "  0", "transcript--cost"))
-        m = mark(s, gold)
-        if m:
-            symbol, cls = MARKS[m]
-            head.append(("  " + symbol, cls))
-        hop = read_hop_text(s.get("hop"), hops_measured) if hops_measured is not None and is_read(s) else None
-        if hop:
-            head.append((f"  · {hop}", "transcript--muted"))
-        status = s.get("status")
-        if status not in (None, "ok", "rejected", "disabled"):
-            head.append((f"  · {sanitize(str(status))}", "transcript--muted"))
-        full_args = json.dumps(s.get("tool_args"), ensure_ascii=False, default=str)
-        copy = (
-            f"▸ {name}({full_args}) cost {cost}" + (f" [{m}]" if m else "") + (f" [{hop}]" if hop else "") + f"\n{text}"
-        )
-        return Entry(
-            "tool",
-            turn,
-            head,
-            text,
-            idx,
-            copy_text=copy,
-            flex=2,
-            lead=args_lead(s.get("tool_args"), titles),
-            decision=decision(s, gold),
-        )
+        return _tool_entry(s, gold, titles, hops_measured)
     if kind == "assistant":
-        calls = s.get("tool_args") or []
-        names = ", ".join(sanitize(str(c.get("name"))) for c in calls if isinstance(c, dict))
-        usage = s.get("usage") or {}
-        tok = sum(int(usage.get(k) or 0) for k in ("prompt", "completion", "cache_creation"))
-        head = [(f"◆ {actor}", "transcript--assistant")]
-        if names:
-            head.append((f" → {names}", "transcript--muted"))
-        if tok:
-            head.append((f"  {tok:,} tok", "transcript--cost"))
-        cut = s.get("finish_reason") == "length"  # the completion limit ended this reply
-        if cut:
-            head.append(("  ✂ cut off (length)", "transcript--error"))
-        words = split_words(s.get("text"), s.get("reasoning_chars"))
-        reasoning, content = sanitize(words.reasoning), sanitize(words.content)
-        lead = ((f"{REASONING_MARK} {reasoning}", "transcript--reasoning"),) if reasoning.strip() else ()
-        body = content if content.strip() else ""
-        copy = (
-            f"◆ {actor}"
-            + (f" → {names}" if names else "")
-            + (" [cut off: length]" if cut else "")
-            + "\n"
-            + (f"{REASONING_MARK} {reasoning}\n" if lead else "")
-            + content
-        )
-        return Entry("assistant", turn, head, body, idx, copy_text=copy, flex=1 if names else None, lead=lead)
+        return _assistant_entry(s, actor)
+    turn, idx, text = s.get("turn") or 0, step_index(s), sanitize(s.get("text"))
     if kind == "nudge":
         return Entry("nudge", turn, [(MARKS["nudge"][0], MARKS["nudge"][1])], text, idx, copy_text=f"↺ nudge\n{text}")
     if kind in STRATEGY_MARKS:  # a sequential strategy's own steps (sandbox.strategies)
-        label = STRATEGY_MARKS[kind]
-        usage = s.get("usage") or {}
-        tok = sum(int(usage.get(k) or 0) for k in ("prompt", "completion", "cache_creation"))
-        head = [(label, "transcript--nudge")] + ([(f"  {tok:,} tok", "transcript--cost")] if tok else [])
-        cut = s.get("finish_reason") == "length"  # a summary reply the completion limit ended, as an assistant's
-        if cut:
-            head.append(("  ✂ cut off (length)", "transcript--error"))
-        return Entry(
-            "nudge", turn, head, text, idx, copy_text=f"{label}" + (" [cut off: length]" if cut else "") + f"\n{text}"
-        )
+        return _strategy_entry(s, STRATEGY_MARKS[kind])
     label = {"error": "! error", "harness": "! harness", "retry": "⟳ retry", "cutoff": "✂ cut off"}.get(
         str(kind), f"· {sanitize(str(kind))}"
     )
     return Entry("error", turn, [(label, "transcript--error")], text, idx, copy_text=f"{label}\n{text}")
+
+
+def _step_tokens(s: dict[str, Any]) -> int:
+    """The tokens a model step used: prompt, completion and cache writes."""
+    usage = s.get("usage") or {}
+    return sum(int(usage.get(k) or 0) for k in ("prompt", "completion", "cache_creation"))
+
+
+def _tool_entry(s: dict[str, Any], gold: Gold, titles: dict[str, str], hops_measured: bool | None) -> Entry:
+    """A tool call: its name and arguments, cost, the gold mark, the hop it read at, a status other than ok."""
+    name = sanitize(str(s.get("tool_name")))
+    head: list[Part] = [
+        ("▸ ", "transcript--call"),
+        (f"{name}(", "transcript--call"),
+        (format_args(s.get("tool_args"), titles), "transcript--call"),
+        (")", "transcript--call"),
+    ]
+    cost = s.get("cost") or 0
+    head.append((f"  −{cost}" if cost else "  0", "transcript--cost"))
+    m = mark(s, gold)
+    if m:
+        symbol, cls = MARKS[m]
+        head.append(("  " + symbol, cls))
+    hop = read_hop_text(s.get("hop"), hops_measured) if hops_measured is not None and is_read(s) else None
+    if hop:
+        head.append((f"  · {hop}", "transcript--muted"))
+    status = s.get("status")
+    if status not in (None, "ok", "rejected", "disabled"):
+        head.append((f"  · {sanitize(str(status))}", "transcript--muted"))
+    text = sanitize(s.get("text"))
+    full_args = json.dumps(s.get("tool_args"), ensure_ascii=False, default=str)
+    copy = f"▸ {name}({full_args}) cost {cost}" + (f" [{m}]" if m else "") + (f" [{hop}]" if hop else "") + f"\n{text}"
+    return Entry(
+        "tool",
+        s.get("turn") or 0,
+        head,
+        text,
+        step_index(s),
+        copy_text=copy,
+        flex=2,
+        lead=args_lead(s.get("tool_args"), titles),
+        decision=decision(s, gold),
+    )
+
+
+def _assistant_entry(s: dict[str, Any], actor: str) -> Entry:
+    """An assistant reply: the tools it calls, its tokens, whether the completion limit cut it, its reasoning (as
+    the entry's lead) and its content."""
+    calls = s.get("tool_args") or []
+    names = ", ".join(sanitize(str(c.get("name"))) for c in calls if isinstance(c, dict))
+    cut = s.get("finish_reason") == "length"  # the completion limit ended this reply
+    head = _assistant_head(actor, names, _step_tokens(s), cut)
+    words = split_words(s.get("text"), s.get("reasoning_chars"))
+    reasoning, content = sanitize(words.reasoning), sanitize(words.content)
+    lead = ((f"{REASONING_MARK} {reasoning}", "transcript--reasoning"),) if reasoning.strip() else ()
+    body = content if content.strip() else ""
+    copy = _assistant_copy(actor, names, cut, reasoning if lead else None, content)
+    turn, idx = s.get("turn") or 0, step_index(s)
+    return Entry("assistant", turn, head, body, idx, copy_text=copy, flex=1 if names else None, lead=lead)
+
+
+def _assistant_head(actor: str, names: str, tok: int, cut: bool) -> list[Part]:
+    """An assistant reply's header: who, the tools it calls, its tokens, whether the completion limit cut it."""
+    head: list[Part] = [(f"◆ {actor}", "transcript--assistant")]
+    if names:
+        head.append((f" → {names}", "transcript--muted"))
+    if tok:
+        head.append((f"  {tok:,} tok", "transcript--cost"))
+    if cut:
+        head.append(("  ✂ cut off (length)", "transcript--error"))
+    return head
+
+
+def _assistant_copy(actor: str, names: str, cut: bool, reasoning: str | None, content: str) -> str:
+    """An assistant reply as the clipboard gets it: who, the tools it calls, whether it was cut off, its reasoning
+    (when it has any) and its content."""
+    head = f"◆ {actor}" + (f" → {names}" if names else "") + (" [cut off: length]" if cut else "")
+    return head + "\n" + (f"{REASONING_MARK} {reasoning}\n" if reasoning is not None else "") + content
+
+
+def _strategy_entry(s: dict[str, Any], label: str) -> Entry:
+    """A sequential strategy's own step (a summary, a verifier's verdict), as a nudge with its tokens."""
+    tok = _step_tokens(s)
+    head: list[Part] = [(label, "transcript--nudge")] + ([(f"  {tok:,} tok", "transcript--cost")] if tok else [])
+    cut = s.get("finish_reason") == "length"  # a summary reply the completion limit ended, as an assistant's
+    if cut:
+        head.append(("  ✂ cut off (length)", "transcript--error"))
+    text = sanitize(s.get("text"))
+    copy = f"{label}" + (" [cut off: length]" if cut else "") + f"\n{text}"
+    return Entry("nudge", s.get("turn") or 0, head, text, step_index(s), copy_text=copy)
 
 
 def transcript_text(entries: Iterable[Entry]) -> str:
