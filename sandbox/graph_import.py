@@ -55,18 +55,14 @@ def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> 
     new_nodes: list[tuple[Any, ...]] = []
     infos: dict[int, dict[str, str]] = {}  # row id -> the node's {"arxivId", "title"}, read-only downstream
     for lineno, obj in release.json_lines(path, data):
-        sample_id, nodes, edges = release.check_graph(obj, path, lineno)
-        if sample_id in first_line:  # two neighbourhoods for one item: which one the agent sees would be a guess
-            raise release.DatasetError(
-                path, lineno, "sample_id", f"duplicate sample_id '{sample_id}' (first on line {first_line[sample_id]})"
-            )
-        first_line[sample_id] = lineno
+        sample_id, nodes, edges = release.check_graph_shape(obj, path, lineno)
         rows = []
         view: dict[str, dict] = {}
         for pos, (s2id, node) in enumerate(nodes.items()):
             key = (s2id, marshal.dumps(node, 2))  # equal bytes mean equal JSON (1, 1.0 and True differ here as there)
             nid = seen.get(key)
-            if nid is None:
+            if nid is None:  # a node with these bytes was checked when first seen: equal bytes, equal types
+                release.check_node(s2id, node, path, lineno)
                 text = json.dumps(node, ensure_ascii=False, sort_keys=True)
                 digest = hashlib.sha1(f"{s2id}\0{text}".encode()).hexdigest()
                 nid = node_ids.get(digest)
@@ -80,6 +76,12 @@ def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> 
                 info = infos[nid] = {"arxivId": node.get("arxivId") or "", "title": node.get("title") or ""}
             view[s2id] = info
             rows.append((sample_id, pos, s2id, nid))
+        release.check_edges(edges, path, lineno)  # after the nodes, as `release.check_graph` checks them
+        if sample_id in first_line:  # two neighbourhoods for one item: which one the agent sees would be a guess
+            raise release.DatasetError(
+                path, lineno, "sample_id", f"duplicate sample_id '{sample_id}' (first on line {first_line[sample_id]})"
+            )
+        first_line[sample_id] = lineno
         if new_nodes:
             db.executemany(
                 "INSERT INTO nodes (id, digest, s2id, arxiv_id, has_text, json, tokens) VALUES (?, ?, ?, ?, 0, ?, ?)",

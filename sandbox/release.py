@@ -260,25 +260,44 @@ def check_paper(obj: dict, path: Path, lineno: int) -> tuple[str, str, list[tupl
 
 def check_graph(obj: dict, path: Path, lineno: int) -> tuple[str, dict[str, dict], dict[str, list[str]]]:
     """(sample_id, nodes, edges) of one neighbourhood, types checked."""
+    sample_id, nodes, edges = check_graph_shape(obj, path, lineno)
+    for nid, node in nodes.items():
+        check_node(nid, node, path, lineno)
+    check_edges(edges, path, lineno)
+    return sample_id, nodes, edges
+
+
+def check_graph_shape(obj: dict, path: Path, lineno: int) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """(sample_id, nodes, edges) of one neighbourhood with only their own types checked: each node is then checked
+    by `check_node` and the edges by `check_edges`, in that order (an import checks a node it has already seen
+    with equal bytes only once)."""
     sample_id = _need(obj, "sample_id", str, path, lineno)
     nodes = _need(obj, "nodes", dict, path, lineno)
     edges = _need(obj, "edges", dict, path, lineno, optional=True) or {}
-    for nid, node in nodes.items():
-        if not isinstance(node, dict):
-            raise DatasetError(path, lineno, f"nodes.{nid}", "must be an object")
-        arx = node.get("arxivId")
-        if arx is not None and not isinstance(arx, str):
-            raise DatasetError(path, lineno, f"nodes.{nid}.arxivId", "must be a string or null")
-        for key in ("title", "abstract"):
-            if node.get(key) is not None and not isinstance(node.get(key), str):
-                raise DatasetError(path, lineno, f"nodes.{nid}.{key}", "must be a string")
-        authors = node.get("authors")
-        if authors is not None and not isinstance(authors, list):
-            raise DatasetError(path, lineno, f"nodes.{nid}.authors", "must be a list of {name} objects")
-    for src, refs in edges.items():
-        if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
-            raise DatasetError(path, lineno, f"edges.{src}", "must be a list of paper ids")
     return sample_id, nodes, edges
+
+
+def check_node(nid: str, node: Any, path: Path, lineno: int) -> None:
+    """One node of a neighbourhood: an object whose arxivId, title and abstract are strings or null and whose
+    authors are a list or null."""
+    if not isinstance(node, dict):
+        raise DatasetError(path, lineno, f"nodes.{nid}", "must be an object")
+    arx = node.get("arxivId")
+    if arx is not None and not isinstance(arx, str):
+        raise DatasetError(path, lineno, f"nodes.{nid}.arxivId", "must be a string or null")
+    for key in ("title", "abstract"):
+        if node.get(key) is not None and not isinstance(node.get(key), str):
+            raise DatasetError(path, lineno, f"nodes.{nid}.{key}", "must be a string")
+    authors = node.get("authors")
+    if authors is not None and not isinstance(authors, list):
+        raise DatasetError(path, lineno, f"nodes.{nid}.authors", "must be a list of {name} objects")
+
+
+def check_edges(edges: dict[str, Any], path: Path, lineno: int) -> None:
+    """Each source's references: a list of paper ids (the element types are gathered in C, one set per list)."""
+    for src, refs in edges.items():
+        if not isinstance(refs, list) or (refs and {*map(type, refs)} != {str}):
+            raise DatasetError(path, lineno, f"edges.{src}", "must be a list of paper ids")
 
 
 QA_STRINGS = (

@@ -8,7 +8,7 @@ instead (docs/protocol.md "Section labels": `resolve_label`), versioned by `LABE
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 _ALIAS = re.compile(r"^\(?([A-Z]{1,3})\)?$")
@@ -184,16 +184,81 @@ _HEADING_AFTER = re.compile(r"[.:]?(?:[ \t]*(?:\n|\Z)|\s+(?P<next>\S))")
 _CONTEXT = 80  # characters either side of an occurrence that decide whether it is heading-like
 
 
-def _label_patterns(label: str) -> list[re.Pattern[str]]:
+# The characters re's `\s` matches in an ASCII text (str.isspace, as re decides it), and the loose form's separators.
+_ASCII_SPACE = frozenset(c for c in map(chr, range(128)) if c.isspace())
+_LOOSE_SEPARATORS = _ASCII_SPACE | frozenset(":-–—")
+
+
+class _LabelPattern:
+    """One form of a label to look for in body text: its words, joined by any run of `separators`.
+
+    Its regular expression (`source`, case-insensitive) is the rule; an ASCII label in an ASCII section, the common
+    case, is found without it, by `str.find` on the lower-cased text, which matches exactly where the expression
+    does (ASCII letters fold only onto ASCII letters there; no other character can occur). Compiling one
+    expression costs ~0.3 ms and a paper-sized release has ~1,500 of them, so one is compiled only when a
+    non-ASCII text needs it.
+    """
+
+    def __init__(self, words: list[str], joiner: str, separators: frozenset[str]):
+        self.source = joiner.join(re.escape(w) for w in words)
+        self.ascii = all(w.isascii() for w in words)
+        self.words = [w.lower() for w in words]
+        self.separators = separators
+        self._compiled: re.Pattern[str] | None = None
+
+    def spans(self, body: str, lowered: Callable[[], str]) -> Iterator[tuple[int, int]]:
+        """(start, end) of each non-overlapping occurrence in `body`, left to right (`lowered`: the body in lower
+        case, computed once per section for all of a label's forms)."""
+        if self.ascii and body.isascii():
+            yield from self._ascii_spans(lowered())
+            return
+        if self._compiled is None:
+            self._compiled = re.compile(self.source, re.IGNORECASE)
+        for m in self._compiled.finditer(body):
+            yield m.start(), m.end()
+
+    def _ascii_spans(self, low: str) -> Iterator[tuple[int, int]]:
+        first, rest, seps, n = self.words[0], self.words[1:], self.separators, len(low)
+        start = 0
+        while (at := low.find(first, start)) >= 0:
+            end = at + len(first)
+            for word in rest:
+                j = end
+                while j < n and low[j] in seps:
+                    j += 1
+                if j == end or not low.startswith(word, j):
+                    break
+                end = j + len(word)
+            else:
+                yield at, end
+                start = end
+                continue
+            start = at + 1
+
+
+def _label_patterns(label: str) -> list[_LabelPattern]:
     """The label as written (any run of whitespace for its spaces) and normalised (its words joined by any run of
     whitespace or `:`/dash, which normalisation turned into spaces), both case-insensitive; none when the
     normalised label is shorter than five characters, as the pipeline requires."""
     normed = label_norm(label)
     if len(normed) < _MIN_BODY_LABEL:
         return []
-    raw = r"\s+".join(re.escape(w) for w in label.split())
-    loose = r"[\s:\-–—]+".join(re.escape(w) for w in normed.split())
-    return [re.compile(p, re.IGNORECASE) for p in dict.fromkeys((raw, loose))]
+    raw = _LabelPattern(label.split(), r"\s+", _ASCII_SPACE)
+    loose = _LabelPattern(normed.split(), r"[\s:\-–—]+", _LOOSE_SEPARATORS)
+    return [raw] if loose.source == raw.source else [raw, loose]
+
+
+class _Lowered:
+    """A section's text in lower case, made on first use and kept for the label's other form."""
+
+    def __init__(self, body: str):
+        self.body = body
+        self.low: str | None = None
+
+    def __call__(self) -> str:
+        if self.low is None:
+            self.low = self.body.lower()
+        return self.low
 
 
 def _heading_like(body: str, start: int, end: int) -> bool:
@@ -215,9 +280,10 @@ def _body_section(label: str, bodies: Sequence[str]) -> tuple[int | None, str]:
     patterns = _label_patterns(label)
     first_plain = None
     for i, body in enumerate(bodies):
+        lowered = _Lowered(body)
         for pattern in patterns:
-            for m in pattern.finditer(body):
-                if _heading_like(body, m.start(), m.end()):
+            for start, end in pattern.spans(body, lowered):
+                if _heading_like(body, start, end):
                     return i, "body_heading"
                 if first_plain is None:
                     first_plain = i

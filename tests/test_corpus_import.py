@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from sandbox import graph_import
 from sandbox.corpus import open_release
-from sandbox.release import DatasetError
+from sandbox.release import DatasetError, check_graph
 from tests.conftest import M, mini_rows, write_release
 
 
@@ -68,6 +68,28 @@ def test_a_bad_graph_line_is_named_the_same_with_or_without_the_worker(tmp_path,
     assert info.value.path.endswith("graphs/full.jsonl") and (info.value.line, info.value.field) == (2, "sample_id")
     assert "duplicate sample_id 'st_0001' (first on line 1)" in str(info.value)
     assert not list((tmp_path / "cache").glob("corpus/*"))  # nothing imported, no scratch file left
+
+
+@pytest.mark.parametrize("worker", ["on", "off"])
+@pytest.mark.parametrize("bad", ["node", "edges"])
+def test_a_repeated_sample_with_a_bad_node_or_edge_names_the_type_first(tmp_path, monkeypatch, worker, bad):
+    """Nodes are checked once per distinct node while they are stored, yet a line's errors are still found in
+    `release.check_graph`'s order: its nodes, then its edges, then whether its sample_id repeats."""
+    monkeypatch.setenv("AGENTHOP_IMPORT_WORKER", worker)
+    qa, graphs, papers, labels = mini_rows()
+    second = json.loads(json.dumps(graphs[0]))
+    if bad == "node":
+        second["nodes"][M] = {**second["nodes"][M], "title": 7}
+    else:
+        second["edges"] = {M: [M, 3]}
+    root = write_release(tmp_path / "dup", qa, [*graphs, second], papers, labels)
+    with pytest.raises(DatasetError) as info:
+        open_release(root, tmp_path / "cache")
+    want = f"nodes.{M}.title" if bad == "node" else f"edges.{M}"
+    assert (info.value.line, info.value.field) == (2, want)
+    with pytest.raises(DatasetError) as direct:
+        check_graph(second, info.value.path, 2)
+    assert str(direct.value) == str(info.value)
 
 
 @pytest.mark.parametrize(
