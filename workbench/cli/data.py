@@ -46,12 +46,7 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
         )
     finally:
         progress.close()
-    result = summary.as_dict()
-    if args.format == "json":
-        sys.stdout.write(json.dumps(result, indent=2, default=str) + "\n")
-    else:
-        sys.stdout.write(_import_text(result))
-    return ExitCode.OK
+    return _print_imported(summary.as_dict(), args.format)
 
 
 INSPECT_EXTRA = "needs the inspect extra: pip install 'agenthop-workbench[inspect]' (inspect-ai)"
@@ -97,12 +92,7 @@ def cmd_import_inspect(args: argparse.Namespace) -> int:
         )
     finally:
         progress.close()
-    result = summary.as_dict()
-    if args.format == "json":
-        sys.stdout.write(json.dumps(result, indent=2, default=str) + "\n")
-    else:
-        sys.stdout.write(_import_text(result))
-    return ExitCode.OK
+    return _print_imported(summary.as_dict(), args.format)
 
 
 def _logged_dataset(logs: list[str]) -> str:
@@ -110,6 +100,15 @@ def _logged_dataset(logs: list[str]) -> str:
     from workbench.service.inspect.log_import import logged_dataset
 
     return logged_dataset(Path(logs[0]))
+
+
+def _print_imported(result: dict[str, Any], fmt: str) -> int:
+    """What an import brought in (reference logs or Inspect logs alike): JSON, or the plain lines."""
+    if fmt == "json":
+        sys.stdout.write(json.dumps(result, indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write(_import_text(result))
+    return ExitCode.OK
 
 
 def _import_text(result: dict[str, Any]) -> str:
