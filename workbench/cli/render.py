@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
@@ -29,7 +29,7 @@ from workbench.views.compare import (
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
 from workbench.views.panel_records import PanelReport
-from workbench.views.records import CompareReport, Estimate
+from workbench.views.records import CompareReport, Estimate, RunReport
 from workbench.views.report import (
     REPORT_HEADER,
     TIDY_HEADER,
@@ -132,14 +132,14 @@ def _markdown(rows: list[tuple], header: tuple) -> str:
     return "\n".join(lines) + "\n"
 
 
-def report_block(report: dict[str, Any]):
+def report_block(report: RunReport) -> Group:
     """The axes table with its title and terminations on lines of their own (`views.report.report_block`)."""
     from workbench.views.report import report_block as block
 
     return block(report)
 
 
-def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
+def print_report(report: RunReport, fmt: str, brief: bool = False) -> None:
     """The report in `fmt`; `brief` (after a run, as a table) prints the four axes and where the rest is."""
     if fmt == "json":
         print_json(report)
@@ -162,7 +162,7 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
         _print_full_report(report, legend)
 
 
-def _report_markdown(report: dict[str, Any], legend: list[str]) -> str:
+def _report_markdown(report: RunReport, legend: list[str]) -> str:
     """One run's report as Markdown: its heading, whether it is partial, the rows, the legend."""
     partial = completeness(report)
     return (
@@ -174,7 +174,7 @@ def _report_markdown(report: dict[str, Any], legend: list[str]) -> str:
     )
 
 
-def _print_full_report(report: dict[str, Any], legend: list[str]) -> None:
+def _print_full_report(report: RunReport, legend: list[str]) -> None:
     """The table: the four axes, the diagnostics, the transitions, the analytics and label lines, the legend."""
     out = console()
     out.print(report_block(report))

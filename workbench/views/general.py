@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from workbench.views.cells import frac, num, pct
+from workbench.views.records import RunReport
 
 Row = tuple[str, str, str, str, str]
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")  # the compare's means; the other axes are proportions
@@ -27,7 +28,7 @@ def setting_text(setting: dict[str, Any]) -> str:
     )
 
 
-def general_rows(report: dict[str, Any]) -> list[Row]:
+def general_rows(report: RunReport) -> list[Row]:
     """The report's general-setting section as (section, metric, ST, MT, all) cells (none for a plain run)."""
     g = report.get("general_setting")
     if not g:
@@ -140,7 +141,7 @@ def registry_rows(registry: dict[str, Any]) -> list[tuple[str, ...]]:
     return rows
 
 
-def general_table(report: dict[str, Any]):
+def general_table(report: RunReport):
     """The general-setting rows as a rich Table (the TUI's diagnostics tab), or None for a plain run."""
     from rich.table import Table
     from rich.text import Text

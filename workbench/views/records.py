@@ -6,9 +6,10 @@ Table 2 columns do), and hold data only: no wording, no I/O."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 from sandbox.pricing import Price
+from sandbox.records import ErrorKind, Termination
 
 
 @dataclass(frozen=True)
@@ -163,8 +164,257 @@ class CompareReport(TypedDict):
     agreement: dict[str, Agreement]  # by AgreementCell
     items: dict[str, ItemPair]
     attribution: dict[str, Any]
-    terminations: dict[str, dict[str, int]]  # by side, "a" and "b"
+    terminations: dict[str, dict[Termination, int]]  # by side, "a" and "b"
     tokens: dict[str, SideTokens]
     tool_use: dict[str, dict[str, Any]]
     separation: Separation
     general_setting: NotRequired[dict[str, Any]]
+
+
+# ---------------------------------------------------------------- the run report (`report`, the diagnostics tab)
+# TypedDicts: the JSON object is the contract. Each ratio appears twice: its value (`axes`, `splits`, …; None where
+# its denominator is 0) and its [numerator, denominator] under `counts`; the generic records serve both.
+
+V = TypeVar("V")
+Pair = list[float | int]  # a ratio's [numerator, denominator]
+
+
+class ByType(TypedDict, Generic[V]):
+    """One measure over the single-paper (ST), multi-paper (MT) and all trajectories."""
+
+    st: V
+    mt: V
+    all: V
+
+
+class SearchAxis(TypedDict, Generic[V]):
+    paper_recall: ByType[V]
+    section_recall: ByType[V]
+    paper_recall_any: ByType[V]
+    section_recall_any: ByType[V]
+    section_recall_loose: ByType[V]
+
+
+class SynthesisAxis(TypedDict, Generic[V]):
+    conversion: ByType[V]
+    conversion_section: ByType[V]
+
+
+class ToolUseAxis(TypedDict, Generic[V]):
+    calls_per_turn: V
+
+
+class ResourceAxis(TypedDict, Generic[V]):
+    avg_tokens: V
+    avg_turns: V
+    avg_points: V
+    max_tokens_rate: V
+    max_turns_rate: V
+    max_budget_rate: V
+    error_rate: V
+    api_error_rate: V
+    non_submission_rate: V
+    avg_prompt_tokens: V
+    cache_hit_rate: V
+
+
+class Axes(TypedDict, Generic[V]):
+    """The four axes (`stats.axes.four_axes` less accuracy)."""
+
+    search: SearchAxis[V]
+    synthesis: SynthesisAxis[V]
+    tool_use: ToolUseAxis[V]
+    resource: ResourceAxis[V]
+
+
+class Splits(TypedDict, Generic[V]):
+    """Accuracy by question type × depth (`st_d1` …), reasoning type, consensus tier and venue ("?": missing)."""
+
+    type_depth: dict[str, V]
+    reasoning_type: dict[str, V]
+    consensus_tier: dict[str, V]
+    venue: dict[str, V]
+
+
+class ReportCounts(Axes[Pair]):
+    """Every ratio of the report as [numerator, denominator]."""
+
+    accuracy: Pair
+    accuracy_by_type: ByType[Pair]
+    splits: Splits[Pair]
+    section_recall_ceiling: ByType[Pair]
+
+
+class SectionRecallCeiling(TypedDict):
+    """Trajectories whose item can never reach section recall (`unknown`: stored before that was recorded), and
+    the highest section recall attainable by question type."""
+
+    unreachable: int
+    unknown: int
+    st: float | None
+    mt: float | None
+    all: float | None
+
+
+class Attribution(TypedDict):
+    """Wrong answers by the option type chosen: counts and shares of `n_wrong`."""
+
+    n_wrong: int
+    counts: dict[str, int]
+    rates: dict[str, float]
+
+
+class CutOff(TypedDict):
+    """Replies the completion limit cut off, the calls lost inside them, the trajectories with such a reply."""
+
+    turns: int
+    calls_lost: int
+    trajectories: int
+
+
+class LabelResolution(TypedDict):
+    """The label rules' version a run's section recall was computed under, and the current one."""
+
+    version: str
+    current: str
+
+
+class SectionLabels(LabelResolution):
+    """The labels behind section recall (`unresolved`, `unresolved_direct`, `by_method`: None without the corpus)."""
+
+    capped_items: list[str]
+    unresolved: int | None
+    unresolved_direct: int | None
+    by_method: dict[str, int] | None
+
+
+class PositionBias(TypedDict):
+    """Letters predicted, letters of the gold answers, and accuracy per gold letter as [correct, items]."""
+
+    predicted_distribution: dict[str, int]
+    correct_position_distribution: dict[str, int]
+    accuracy_when_correct_at: dict[str, Pair]
+
+
+class Bigram(TypedDict):
+    """One tool bigram's Δ accuracy (with − without), Fisher's exact p and its Bonferroni adjustment."""
+
+    bigram: list[str]
+    n_with: int
+    accuracy_with: Pair
+    accuracy_without: Pair
+    delta: float | None
+    p: float
+    p_bonferroni: float
+    significant: bool
+
+
+class Trigram(TypedDict):
+    trigram: list[str]
+    occurrences: int
+    trajectories: int
+    trajectory_share: Pair
+    occurrence_share: Pair
+    ranked_by: str
+
+
+class TopTrigram(Trigram):
+    """The most frequent trigram, its concentration, and the one in the most trajectories (`by_trajectories`)."""
+
+    concentration: Pair
+    total_occurrences: int
+    by_trajectories: Trigram
+
+
+class TransitionMatrix(TypedDict):
+    """Tool-to-tool transition counts and their row-normalised probabilities (`stats.ngrams.transition_matrix`)."""
+
+    tools: list[str]
+    counts: list[list[int]]
+    row_totals: list[int]
+    probabilities: list[list[float]]
+
+
+class Analytics(TypedDict):
+    """A run's trajectory analytics; `stopping` is `stats.stopping.stopping_behaviour`'s tables."""
+
+    bigrams: list[Bigram]
+    significant_bigrams: list[Bigram]
+    top_trigram: TopTrigram | None
+    transitions: TransitionMatrix
+    stopping: dict[str, Any]
+
+
+class Interval(TypedDict):
+    """A 95% interval of one ratio: Wilson (proportions: with its counts and design) or a bootstrap clustered by
+    item (means, ratios of sums), with its own n (items) and n_trajectories; `no_variation` when every resample
+    gave the same value."""
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    method: str
+    successes: NotRequired[float]
+    trials: NotRequired[float]
+    items: NotRequired[int]
+    n_eff: NotRequired[float]
+    design_effect: NotRequired[float]
+    n: int
+    n_trajectories: int
+    n_boot: int | None
+    seed: int | None
+    no_variation: bool
+
+
+class RunReport(TypedDict):
+    """One run's report (`run_report`); the full diagnostics (`diagnostics`) add the NotRequired blocks, the TUI's
+    tab (`run_diagnostics`) `read_hops`, and a run in the general-agent setting `general_setting`."""
+
+    run: str
+    agent: str
+    model: str | None
+    dataset: str
+    dataset_repo: str | None  # the Hub repository and commit (None: not from the Hub)
+    dataset_revision: str | None
+    ablation: str
+    status: str
+    n: int
+    planned: int
+    correct: int
+    accuracy: float | None
+    accuracy_by_type: ByType[float | None]
+    axes: Axes[float | None]
+    counts: ReportCounts
+    terminations: dict[Termination, int]
+    error_kinds: dict[ErrorKind, int]
+    splits: Splits[float | None]
+    section_recall_ceiling: SectionRecallCeiling
+    attribution: Attribution
+    cut_off: CutOff
+    cost_usd: float | None
+    priced: bool
+    label_resolution: LabelResolution
+    position_bias: NotRequired[PositionBias]
+    analytics: NotRequired[Analytics]
+    intervals: NotRequired[dict[str, Interval | None]]  # keyed as `stats.axes.ratio_terms`
+    section_labels: NotRequired[SectionLabels]
+    read_hops: NotRequired[dict[str, Any]]  # `reports.hops.read_hops`
+    reference: NotRequired[dict[str, Any]]  # the reference evaluator's summary.json, as it wrote it
+    general_setting: NotRequired[dict[str, Any]]  # `reports.general.general_block`
+    legend: NotRequired[dict[str, str]]
+
+
+class TransitionLayout(TypedDict):
+    """The transition matrix as the heat maps draw it: tool names, counts, row shares, trajectories."""
+
+    names: list[str]
+    counts: list[list[int]]
+    rates: list[list[float]]
+    n: int
+
+
+class RunTransitions(TransitionLayout):
+    """`transition_report`: a run's name and its transition layout."""
+
+    run: str

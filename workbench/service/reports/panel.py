@@ -28,6 +28,7 @@ from workbench.views.panel_records import (
     PoolStatistics,
     cell,
 )
+from workbench.views.records import RunReport
 
 PAIRED_BY_ID = "items are paired by id only, and an id may name a different question in each"
 
@@ -218,7 +219,7 @@ def external_warnings(correlation: dict[str, Any]) -> list[str]:
     ]
 
 
-def table2_row(rep: dict[str, Any], table: Table, run: dict[str, Any]) -> PanelRow:
+def table2_row(rep: RunReport, table: Table, run: dict[str, Any]) -> PanelRow:
     """One run's Table 2 row: identity, lineage, the cells (over the common items) and their counts."""
     family, tier = lineage(run)
     row = {
@@ -299,7 +300,7 @@ def _behaviours(
     return behaviours, signatures
 
 
-def errors_of(report: dict[str, Any]) -> dict[str, Any]:
+def errors_of(report: RunReport) -> dict[str, Any]:
     """A run's failures beside its Table 2 row: episodes ended in error, episodes with any API error (each as
     [count, trajectories]) and replies cut off by the completion limit with the calls lost in them."""
     counts = report["counts"]["resource"]
@@ -492,7 +493,7 @@ def significant_best(
     return best, tests
 
 
-def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def ablation_lift(reports: list[RunReport]) -> list[dict[str, Any]]:
     """Full-tool minus zero-tool (closed-book) accuracy for runs of the same agent and model on the same data."""
     out = []
     for full in reports:
