@@ -13,6 +13,7 @@ from rich.text import Text
 from workbench.views.cells import NOT_MEASURED, counted, dataset_cell, frac, num, pct, points
 from workbench.views.records import (
     Analytics,
+    Bigram,
     ByType,
     Interval,
     Pair,
@@ -271,28 +272,39 @@ def hop_table(report: RunReport) -> Table:
 
 def analytics_rows(an: Analytics, full: bool) -> list[tuple[str, str, str, str, str]]:
     """Bigrams, top trigram, transitions (non-zero cells) and the stopping tables as report rows."""
-    rows: list[tuple[str, str, str, str, str]] = []
-    rows += trigram_rows(an.get("top_trigram"))
-    for b in an["bigrams"] if full else an["significant_bigrams"]:
-        delta = points(b["delta"])
-        rows.append(
-            (
-                "bigram Δacc",
-                _arrow(b["bigram"]),
-                "",
-                "",
-                f"{delta} (with {frac(b['accuracy_with'])}, without "
-                f"{frac(b['accuracy_without'])}; p {b['p']:.3g}, Bonferroni {b['p_bonferroni']:.3g}"
-                f"{', significant' if b['significant'] else ''})",
-            )
-        )
+    rows = trigram_rows(an["top_trigram"]) + [_bigram_row(b) for b in an["bigrams" if full else "significant_bigrams"]]
     if full:
-        tm = an["transitions"]
-        for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"]):
-            for nxt, count, prob in zip(tm["tools"], row, probs):
-                if count:
-                    rows.append(("transitions", f"{name} → {nxt}", "", "", f"{count} ({pct(prob)} of the row)"))
-    stop = an["stopping"]
+        rows += _transition_rows(an["transitions"])
+    return rows + stopping_rows(an["stopping"])
+
+
+def _bigram_row(b: Bigram) -> Row5:
+    """One bigram's Δ accuracy, the accuracies with and without it, Fisher's p and its Bonferroni adjustment."""
+    return (
+        "bigram Δacc",
+        _arrow(b["bigram"]),
+        "",
+        "",
+        f"{points(b['delta'])} (with {frac(b['accuracy_with'])}, without "
+        f"{frac(b['accuracy_without'])}; p {b['p']:.3g}, Bonferroni {b['p_bonferroni']:.3g}"
+        f"{', significant' if b['significant'] else ''})",
+    )
+
+
+def _transition_rows(tm: TransitionMatrix) -> list[Row5]:
+    """The transition matrix's non-zero cells: count and share of the row."""
+    return [
+        ("transitions", f"{name} → {nxt}", "", "", f"{count} ({pct(prob)} of the row)")
+        for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"])
+        for nxt, count, prob in zip(tm["tools"], row, probs)
+        if count
+    ]
+
+
+def stopping_rows(stop: dict[str, Any]) -> list[Row5]:
+    """The stopping tables (`stats.stopping.stopping_behaviour`) as report rows: MT failures, what follows the
+    evidence and a wrong read, early submits, non-submission."""
+    rows: list[Row5] = []
     mt = stop["mt_fail"]
     rows.append(("stopping · MT-fail", "n (paper recall failed)", "", f"{mt['n']} of {mt.get('n_mt', '?')} MT", ""))
     for k, pair in mt["shares"].items():
@@ -492,16 +504,17 @@ def analytics_lines(report: RunReport) -> list[str]:
     return _ngram_lines(an) + _stopping_lines(an["stopping"])
 
 
+def _evidence_line(group: str, g: dict[str, Any]) -> str:
+    """What the trajectories of one group did after reading the evidence, with the endings left out."""
+    shown = " · ".join(f"{k} {g['counts'][k]}" for k in g["shares"])
+    left = " · ".join(f"{k} {v}" for k, v in g.get("left_out", {}).items())
+    return f"after evidence ({group}, n={g['n']}): {shown}" + (f" (left out: {left})" if left else "")
+
+
 def _stopping_lines(stop: dict[str, Any]) -> list[str]:
     """Stopping behaviour: what follows the evidence, MT failures, after a wrong read, non-submission, early
     submits."""
-    lines = []
-    ev = stop["after_evidence"]
-    for group in ("st", "mt_both"):
-        g = ev[group]
-        shown = " · ".join(f"{k} {g['counts'][k]}" for k in g["shares"])
-        left = " · ".join(f"{k} {v}" for k, v in g.get("left_out", {}).items())
-        lines.append(f"after evidence ({group}, n={g['n']}): {shown}" + (f" (left out: {left})" if left else ""))
+    lines = [_evidence_line(group, stop["after_evidence"][group]) for group in ("st", "mt_both")]
     mt = stop["mt_fail"]
     lines.append(
         "mt_fail: "
@@ -543,18 +556,22 @@ def _tidy(run: str, axis: str, metric: str, split: str, pair: list | None) -> li
 def tidy_report_rows(report: RunReport) -> list[list[Any]]:
     """The report as numbers a program can read (one ratio per row, its numerator and denominator beside it,
     the 95% interval when asked for), as `scale … --format csv` does; the table's text cells stay the table's."""
-    run = report["run"]
-    rows = _tidy_ratio_rows(run, report["counts"])
-    ended = sum(report["terminations"].values())
-    rows += [_tidy(run, "terminations", k, "all", [v, ended]) for k, v in report["terminations"].items()]
-    rows += [_tidy(run, "error_kinds", k, "all", [v, ended]) for k, v in (report.get("error_kinds") or {}).items()]
-    att = report["attribution"]
-    rows += [_tidy(run, "attribution", k, "all", [v, att["n_wrong"]]) for k, v in att["counts"].items()]
+    rows = _tidy_ratio_rows(report["run"], report["counts"]) + _tidy_count_rows(report)
     intervals = {tuple(([*k.split("."), "all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}
     for row in rows:
         iv = intervals.get((row[2], row[3])) if row[1] != "split" else None
         row.extend(["", ""] if iv is None else [iv["low"], iv["high"]])
     return rows
+
+
+def _tidy_count_rows(report: RunReport) -> list[list[Any]]:
+    """The tidy rows of the report's counts: each ending and error kind over all trajectories, each option type
+    chosen over the wrong answers."""
+    run, att = report["run"], report["attribution"]
+    ended = sum(report["terminations"].values())
+    rows = [_tidy(run, "terminations", k, "all", [v, ended]) for k, v in report["terminations"].items()]
+    rows += [_tidy(run, "error_kinds", k, "all", [v, ended]) for k, v in report["error_kinds"].items()]
+    return rows + [_tidy(run, "attribution", k, "all", [v, att["n_wrong"]]) for k, v in att["counts"].items()]
 
 
 def _tidy_ratio_rows(run: str, c: ReportCounts) -> list[list[Any]]:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from sandbox.records import ErrorKind, Termination
+
+if TYPE_CHECKING:
+    from stats.bootstrap import Interval as Resampled
 from stats import axes
 from stats.axes import Table
 from stats.ratio import Ratio
@@ -343,11 +346,8 @@ def analytics(
     from stats import ngrams, stopping
 
     table = Table.of(records)
-    if not isinstance(records, Table):
-        actions = [r.get("actions") or [] for r in records]
-        sequences = [r.get("tool_sequence") or [] for r in records]
-    actions = actions if actions is not None else [[]] * table.n
-    enc = ngrams.Encoded.of(sequences if sequences is not None else [[a[0] for a in acts or []] for acts in actions])
+    actions, sequences = _actions_and_sequences(records, table.n, actions, sequences)
+    enc = ngrams.Encoded.of(sequences)
     bigrams = ngrams.bigram_delta_accuracy(enc, table["correct"]) if table.n else []
     trajectories = _stopping_rows(table, actions)
     # stats.ngrams builds the records' keys (Bigram, TopTrigram, TransitionMatrix) in plain dicts
@@ -359,6 +359,24 @@ def analytics(
         "transitions": cast("TransitionMatrix", ngrams.transition_matrix(enc)),
         "stopping": stopping.stopping_behaviour(trajectories),
     }
+
+
+def _actions_and_sequences(
+    records: list[dict[str, Any]] | Table, n: int, actions: list[Any] | None, sequences: Any
+) -> tuple[list[Any], Any]:
+    """Each trajectory's compact actions and tool sequence: from the records when they are dicts, else as given;
+    no actions: none per trajectory, no sequences: each trajectory's actions' tool names."""
+    if not isinstance(records, Table):
+        return _record_actions(records)
+    actions = actions if actions is not None else [[]] * n
+    if sequences is None:
+        sequences = [[a[0] for a in acts or []] for acts in actions]
+    return actions, sequences
+
+
+def _record_actions(records: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+    """The actions and tool sequences of trajectories given as dicts (none: empty)."""
+    return [r.get("actions") or [] for r in records], [r.get("tool_sequence") or [] for r in records]
 
 
 def _stopping_rows(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
@@ -412,7 +430,6 @@ def intervals(
     `n_trajectories` (those trajectories), not the run's. None where a ratio is undefined, and for tokens a
     run did not measure (`tokens_measured=False`: a scripted agent's tokens have no interval, not 0–0)."""
     from stats.bootstrap import by_cluster, ratio_intervals
-    from stats.wilson import clustered_wilson
 
     table = Table.of(records)
     terms = axes.ratio_terms(table)
@@ -424,17 +441,29 @@ def intervals(
     _, (item_num, item_den) = by_cluster(table["item_id"], num, den)
     found = ratio_intervals(num, den, clusters=table["item_id"], n_boot=n_boot, seed=seed)
     for j, (key, iv) in enumerate(zip(terms, found)):
-        own = {"n": int((item_den[:, j] > 0).sum()), "n_trajectories": int((den[:, j] > 0).sum())}
         if key == "avg_tokens" and not tokens_measured:
             continue
-        if is_proportion(key):
-            w = clustered_wilson(item_num[:, j], item_den[:, j])
-            if w is not None:
-                # the interval's own keys, then its n, in the JSON's order: the record's keys all given
-                out[key] = cast("Interval", {**w.as_dict(), **own, "n_boot": None, "seed": None, "no_variation": False})
-        elif iv is not None:
-            out[key] = cast("Interval", {**iv.as_dict(), **own, "method": "bootstrap, clustered by item"})
+        own = {"n": int((item_den[:, j] > 0).sum()), "n_trajectories": int((den[:, j] > 0).sum())}
+        out[key] = _wilson_interval(item_num[:, j], item_den[:, j], own) if is_proportion(key) else _bootstrap(iv, own)
     return out
+
+
+def _wilson_interval(successes: np.ndarray, trials: np.ndarray, own: dict[str, int]) -> Interval | None:
+    """A proportion's Wilson interval clustered by item (None: no trial), with its own n and n_trajectories."""
+    from stats.wilson import clustered_wilson
+
+    w = clustered_wilson(successes, trials)
+    if w is None:
+        return None
+    # the interval's own keys, then its n, in the JSON's order: the record's keys all given
+    return cast("Interval", {**w.as_dict(), **own, "n_boot": None, "seed": None, "no_variation": False})
+
+
+def _bootstrap(iv: Resampled | None, own: dict[str, int]) -> Interval | None:
+    """A mean's or ratio of sums' bootstrap interval (`stats.bootstrap.ratio_intervals`'), with its own n."""
+    if iv is None:
+        return None
+    return cast("Interval", {**iv.as_dict(), **own, "method": "bootstrap, clustered by item"})
 
 
 def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -> RunReport:
