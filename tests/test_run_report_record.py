@@ -1,8 +1,9 @@
-"""The run report's typed record (`workbench.views.records.RunReport`) against the JSON `report --format json`
-prints: every key the JSON holds is declared, every required key is there, at every level the record types (the
-axes, the counts, the analytics, the intervals, …), and the terminations and error kinds are keyed by their closed
-sets of words. The JSON is the one tests/test_json_shapes.py holds byte for byte to the command's output, so a key
-added to the report without its record (or a record key the report no longer fills) fails here."""
+"""The run report's and the leaderboard's typed records (`workbench.views.records.RunReport`, `Board`) against the
+JSON `report --format json` and `leaderboard --format json` print: every key the JSON holds is declared, every
+required key is there, at every level the record types (the axes, the counts, the analytics, the intervals, the
+board's rows, …), and the terminations and error kinds are keyed by their closed sets of words. The JSON is the one
+tests/test_json_shapes.py holds byte for byte to the commands' output, so a key added to an output without its
+record (or a record key the output no longer fills) fails here."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import typing
 from pathlib import Path
 from typing import Any, Literal, NotRequired, TypeVar, Union, get_args, get_origin, get_type_hints, is_typeddict
 
-from workbench.views.records import RunReport
+from workbench.views.records import Board, RunReport
 
 GOLDEN = Path(__file__).parent / "data" / "json_shapes" / "core.json"
 
@@ -93,3 +94,9 @@ def test_intervals_match_their_record():
     assert any(found.values())
     hint = typing.get_type_hints(RunReport, include_extras=True)["intervals"]
     assert mismatches(hint, found, "intervals") == []
+
+
+def test_the_leaderboard_json_matches_its_record():
+    boards = json.loads(GOLDEN.read_text())["leaderboard"]
+    assert boards and boards[0]["rows"]  # a board with rows: the row record is exercised
+    assert mismatches(list[Board], boards, "leaderboard") == []

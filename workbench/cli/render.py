@@ -29,7 +29,7 @@ from workbench.views.compare import (
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
 from workbench.views.panel_records import PanelReport
-from workbench.views.records import CompareReport, Estimate, RunReport
+from workbench.views.records import Board, CompareReport, Estimate, RunReport
 from workbench.views.report import (
     REPORT_HEADER,
     TIDY_HEADER,
@@ -306,7 +306,7 @@ def _print_fingerprints(out: Any, panel: PanelReport) -> None:
 NAME_ROOM = {"run": 32, "who": 24}  # the leaderboard's name columns: never narrower than their names up to this
 
 
-def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
+def print_leaderboard(boards: list[Board], fmt: str) -> None:
     if fmt == "json":
         print_json(boards)
         return

@@ -4,7 +4,7 @@ marked where it beats the runner-up significantly, Cronbach's α, item coverage,
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
@@ -450,7 +450,9 @@ def marked_best(
 
 
 def significant_best(
-    rows: list[dict[str, Any]], per_item: dict[str, dict[str, dict[str, tuple[float, float]]]], alpha: float = 0.05
+    rows: Sequence[Mapping[str, Any]],
+    per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
+    alpha: float = 0.05,
 ) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
     """The best cell per column, kept only where it beats the runner-up significantly: the leaderboard's gated mark
     (the panel marks as the paper does, `marked_best`).

@@ -9,7 +9,7 @@ session). The rank, name and who columns stay in view when the table scrolls rig
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,6 +20,9 @@ from textual.widgets import DataTable, Static
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
+
+if TYPE_CHECKING:
+    from workbench.views.records import Board
 
 
 class LeaderboardTable(DataTable):
@@ -40,7 +43,7 @@ class LeaderboardScreen(WorkbenchNode, Screen):
     def __init__(self, fingerprint: str | None = None):
         super().__init__()
         self.fingerprint = fingerprint
-        self.boards: list[dict[str, Any]] = []
+        self.boards: list[Board] = []
         self.index = 0
 
     def compose(self) -> ComposeResult:
@@ -74,7 +77,7 @@ class LeaderboardScreen(WorkbenchNode, Screen):
         return True
 
     @property
-    def board(self) -> dict[str, Any] | None:
+    def board(self) -> Board | None:
         return self.boards[self.index] if self.boards else None
 
     def show(self) -> None:

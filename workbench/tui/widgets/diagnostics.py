@@ -14,7 +14,7 @@ import time
 from collections import OrderedDict
 from functools import partial
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from rich.console import Group, RenderableType
 from rich.style import Style
@@ -29,7 +29,9 @@ from textual.worker import Worker, WorkerState
 
 from workbench.tui.host import WorkbenchNode
 from workbench.views.cells import dataset_cell, frac, pct
-from workbench.views.records import RunReport, TransitionLayout
+
+if TYPE_CHECKING:
+    from workbench.views.records import RunReport, TransitionLayout
 
 SHORT = {
     "get_paper_info": "info",
