@@ -466,33 +466,56 @@ def significant_best(
     best: dict[str, list[str]] = {}
     tests: dict[str, dict[str, Any]] = {}
     for col, _ in PANEL_COLUMNS:
-        pool = [r for r in rows if r[col] is not None and (col not in RESOURCE_COLUMNS or r["ablation"] == "full")]
-        values = sorted({r[col] for r in pool}, reverse=col not in LOWER_IS_BETTER)
-        if len(values) < 2:
+        ranks = _best_and_runners(rows, col)
+        if ranks is None:
             continue
-        top = [r["run"] for r in pool if r[col] == values[0]]
-        runners = [r["run"] for r in pool if r[col] == values[1]]
-        if len(top) > 1:
-            tests[col] = {
-                "best": top,
-                "runner_up": runners,
-                "marked": False,
-                "p": None,
-                "reason": "several runs share the best value",
-            }
-            continue
-        found = [paired_column_test(col, per_item[top[0]][col], per_item[r][col]) for r in runners]
-        worst = max(found, key=lambda t: t["p"])
-        marked = all(t["p"] < alpha and t["agrees"] for t in found)
-        tests[col] = {
+        tests[col] = _best_test(col, *ranks, per_item, alpha)
+        if tests[col]["marked"]:
+            best[col] = ranks[0]
+    return best, tests
+
+
+def _best_and_runners(rows: Sequence[Mapping[str, Any]], col: str) -> tuple[list[str], list[str]] | None:
+    """The runs holding a column's best value and those holding the next one (full-tool runs only in the tool-use
+    and resource columns); None when fewer than two values compete."""
+    pool = [r for r in rows if _competes(r, col)]
+    values = sorted({r[col] for r in pool}, reverse=col not in LOWER_IS_BETTER)
+    if len(values) < 2:
+        return None
+    return [r["run"] for r in pool if r[col] == values[0]], [r["run"] for r in pool if r[col] == values[1]]
+
+
+def _competes(row: Mapping[str, Any], col: str) -> bool:
+    """Whether a row's cell competes for a column's best: measured, and a full-tool run's in the tool-use and
+    resource columns."""
+    return row[col] is not None and (col not in RESOURCE_COLUMNS or row["ablation"] == "full")
+
+
+def _best_test(
+    col: str,
+    top: list[str],
+    runners: list[str],
+    per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
+    alpha: float,
+) -> dict[str, Any]:
+    """The test beside a column's best: marked when the one best run beats every runner-up (p < `alpha`, the items
+    agreeing in direction), with the weakest of those tests; unmarked when several runs share the best value."""
+    if len(top) > 1:
+        return {
             "best": top,
             "runner_up": runners,
-            "marked": marked,
-            **{k: v for k, v in worst.items() if k != "agrees"},
+            "marked": False,
+            "p": None,
+            "reason": "several runs share the best value",
         }
-        if marked:
-            best[col] = top
-    return best, tests
+    found = [paired_column_test(col, per_item[top[0]][col], per_item[r][col]) for r in runners]
+    worst = max(found, key=lambda t: t["p"])
+    return {
+        "best": top,
+        "runner_up": runners,
+        "marked": all(t["p"] < alpha and t["agrees"] for t in found),
+        **{k: v for k, v in worst.items() if k != "agrees"},
+    }
 
 
 def ablation_lift(reports: list[RunReport]) -> list[dict[str, Any]]:
