@@ -367,6 +367,31 @@ class Interval(TypedDict):
     no_variation: bool
 
 
+class GoldSides(TypedDict, Generic[V]):
+    """A measure of the reads of gold papers and of the others."""
+
+    gold: V
+    non_gold: V
+
+
+class HopCounts(TypedDict):
+    mean_hop: GoldSides[Pair]  # [hops summed, reachable reads]
+    beyond_depth: Pair
+
+
+class ReadHops(TypedDict):
+    """A run's delivered reads by hop from the seed (`reports.hops.read_hops`): by bucket (0, 1, 2, 3+,
+    unreachable), gold and non-gold reads' mean hop, the share beyond the item's depth; all None (with `measured`
+    false) for a run whose hops were never measured."""
+
+    measured: bool
+    reads: int
+    by_hop: dict[str, int] | None
+    mean_hop: GoldSides[float | None] | None
+    beyond_depth: float | None
+    counts: HopCounts | None
+
+
 class RunReport(TypedDict):
     """One run's report (`run_report`); the full diagnostics (`diagnostics`) add the NotRequired blocks, the TUI's
     tab (`run_diagnostics`) `read_hops`, and a run in the general-agent setting `general_setting`."""
@@ -399,7 +424,7 @@ class RunReport(TypedDict):
     analytics: NotRequired[Analytics]
     intervals: NotRequired[dict[str, Interval | None]]  # keyed as `stats.axes.ratio_terms`
     section_labels: NotRequired[SectionLabels]
-    read_hops: NotRequired[dict[str, Any]]  # `reports.hops.read_hops`
+    read_hops: NotRequired[ReadHops]
     reference: NotRequired[dict[str, Any]]  # the reference evaluator's summary.json, as it wrote it
     general_setting: NotRequired[dict[str, Any]]  # `reports.general.general_block`
     legend: NotRequired[dict[str, str]]

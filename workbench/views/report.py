@@ -230,7 +230,8 @@ def hop_cells(report: RunReport) -> list[tuple[str, str]]:
     hops = report.get("read_hops")
     if not hops:
         return []
-    if not hops["measured"]:
+    by_hop, mean_hop, counts = hops["by_hop"], hops["mean_hop"], hops["counts"]
+    if not hops["measured"] or by_hop is None or mean_hop is None or counts is None:  # all None when not measured
         return [
             (
                 "hop from the seed",
@@ -240,12 +241,16 @@ def hop_cells(report: RunReport) -> list[tuple[str, str]]:
             )
         ]
     n = hops["reads"]
-    cells = [(HOP_LABELS[k], f"{v} ({pct(v / n if n else None)})") for k, v in hops["by_hop"].items()]
-    for side, label in (("gold", "mean hop, gold reads"), ("non_gold", "mean hop, non-gold reads")):
-        reachable = hops["counts"]["mean_hop"][side][1]
-        cells.append((label, f"{num(hops['mean_hop'][side])} (over {counted(reachable, 'reachable read')})"))
-    cells.append(("beyond the item's depth", f"{pct(hops['beyond_depth'])} ({frac(hops['counts']['beyond_depth'])})"))
+    cells = [(HOP_LABELS[k], f"{v} ({pct(v / n if n else None)})") for k, v in by_hop.items()]
+    cells.append(_mean_hop_cell("mean hop, gold reads", mean_hop["gold"], counts["mean_hop"]["gold"]))
+    cells.append(_mean_hop_cell("mean hop, non-gold reads", mean_hop["non_gold"], counts["mean_hop"]["non_gold"]))
+    cells.append(("beyond the item's depth", f"{pct(hops['beyond_depth'])} ({frac(counts['beyond_depth'])})"))
     return cells
+
+
+def _mean_hop_cell(label: str, mean: float | None, counted_pair: Pair) -> tuple[str, str]:
+    """One side's mean hop, over its reachable reads (the pair's second figure)."""
+    return label, f"{num(mean)} (over {counted(int(counted_pair[1]), 'reachable read')})"
 
 
 def hop_rows(report: RunReport) -> list[tuple[str, str, str, str, str]]:
@@ -255,9 +260,9 @@ def hop_rows(report: RunReport) -> list[tuple[str, str, str, str, str]]:
 
 def hop_table(report: RunReport) -> Table:
     """`hop_cells` as a small table (the TUI's diagnostics tab)."""
-    hops = report.get("read_hops") or {}
+    hops = report.get("read_hops")
     table = Table(
-        title=Text(f"Reads by hop from the seed ({counted(hops.get('reads') or 0, 'read')})"),
+        title=Text(f"Reads by hop from the seed ({counted(hops['reads'] if hops else 0, 'read')})"),
         title_justify="left",
         expand=False,
         show_edge=False,
