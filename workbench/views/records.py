@@ -335,14 +335,91 @@ class TransitionMatrix(TypedDict):
     probabilities: list[list[float]]
 
 
+class AllGoldWrong(TypedDict):
+    n: int
+    share: Pair
+
+
+class MtFail(TypedDict):
+    """The MT trajectories whose paper recall failed (paper Table 9), by category, with each one's accuracy."""
+
+    n: int
+    n_mt: int
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+    accuracy: dict[str, Pair]
+    prem_submitted: int
+    all_gold_wrong: AllGoldWrong  # read every gold and still wrong: kept apart
+
+
+class EvidenceGroup(TypedDict):
+    """What followed the last gold read in one group (ST, or MT reading both golds): the categories' counts,
+    shares of `n` and accuracies; `left_out` are counted but in no share."""
+
+    n: int
+    n_reached: int
+    not_reached: int
+    left_out: dict[str, int]
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+    accuracy: dict[str, Pair]
+
+
+class AfterEvidence(TypedDict):
+    st: EvidenceGroup
+    mt_both: EvidenceGroup
+
+
+class AfterWrongRead(TypedDict):
+    """The action right after each wrong-paper read (events; several per trajectory possible)."""
+
+    n_events: int
+    n_trajectories: int
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+
+
+class EarlySubmit(TypedDict):
+    """Submits within `window` actions after a wrong-paper read, and their accuracy against the other trajectories
+    with such a read (Fisher's exact; `delta` None and `p` 1 when either group is empty)."""
+
+    window: int
+    share: Pair
+    accuracy: Pair
+    accuracy_non_early: Pair
+    non_early_unsubmitted: int
+    delta: float | None
+    p: float
+    test: str
+
+
+class NonSubmission(TypedDict):
+    """Trajectories that ended without an answer, by ending."""
+
+    n: int
+    share: Pair
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+
+
+class Stopping(TypedDict):
+    """Stopping behaviour (`stats.stopping.stopping_behaviour`; docs/metrics.md)."""
+
+    mt_fail: MtFail
+    after_evidence: AfterEvidence
+    after_wrong_read: AfterWrongRead
+    early_submit: EarlySubmit
+    non_submission: NonSubmission
+
+
 class Analytics(TypedDict):
-    """A run's trajectory analytics; `stopping` is `stats.stopping.stopping_behaviour`'s tables."""
+    """A run's trajectory analytics: bigram Δ accuracy, the top trigram, transitions, stopping behaviour."""
 
     bigrams: list[Bigram]
     significant_bigrams: list[Bigram]
     top_trigram: TopTrigram | None
     transitions: TransitionMatrix
-    stopping: dict[str, Any]
+    stopping: Stopping
 
 
 class Interval(TypedDict):

@@ -15,11 +15,13 @@ from workbench.views.records import (
     Analytics,
     Bigram,
     ByType,
+    EvidenceGroup,
     Interval,
     Pair,
     ReportCounts,
     ResourceAxis,
     RunReport,
+    Stopping,
     TopTrigram,
     TransitionMatrix,
 )
@@ -306,7 +308,7 @@ def _transition_rows(tm: TransitionMatrix) -> list[Row5]:
     ]
 
 
-def stopping_rows(stop: dict[str, Any]) -> list[Row5]:
+def stopping_rows(stop: Stopping) -> list[Row5]:
     """The stopping tables (`stats.stopping.stopping_behaviour`) as report rows: MT failures, what follows the
     evidence and a wrong read, early submits, non-submission."""
     rows: list[Row5] = []
@@ -509,14 +511,14 @@ def analytics_lines(report: RunReport) -> list[str]:
     return _ngram_lines(an) + _stopping_lines(an["stopping"])
 
 
-def _evidence_line(group: str, g: dict[str, Any]) -> str:
+def _evidence_line(group: str, g: EvidenceGroup) -> str:
     """What the trajectories of one group did after reading the evidence, with the endings left out."""
     shown = " · ".join(f"{k} {g['counts'][k]}" for k in g["shares"])
     left = " · ".join(f"{k} {v}" for k, v in g.get("left_out", {}).items())
     return f"after evidence ({group}, n={g['n']}): {shown}" + (f" (left out: {left})" if left else "")
 
 
-def _stopping_lines(stop: dict[str, Any]) -> list[str]:
+def _stopping_lines(stop: Stopping) -> list[str]:
     """Stopping behaviour: what follows the evidence, MT failures, after a wrong read, non-submission, early
     submits."""
     lines = [_evidence_line(group, stop["after_evidence"][group]) for group in ("st", "mt_both")]
@@ -527,8 +529,11 @@ def _stopping_lines(stop: dict[str, Any]) -> list[str]:
         + f" (n = {mt['n']} MT trajectories whose paper recall failed)"
         + (f"; all golds read but wrong, apart: {mt['all_gold_wrong']['n']}" if "all_gold_wrong" in mt else "")
     )
-    for key in ("after_wrong_read", "non_submission"):
-        lines.append(f"{key}: " + (" · ".join(f"{k} {v}" for k, v in stop[key]["counts"].items()) or "none"))
+    for key, counts in (
+        ("after_wrong_read", stop["after_wrong_read"]["counts"]),
+        ("non_submission", stop["non_submission"]["counts"]),
+    ):
+        lines.append(f"{key}: " + (" · ".join(f"{k} {v}" for k, v in counts.items()) or "none"))
     early = stop["early_submit"]
     lines.append(
         f"early submit (≤ {early['window']} actions after a wrong-paper read): {frac(early['share']) or '0/0'}"

@@ -38,6 +38,7 @@ from workbench.views.records import (
     RunTransitions,
     SectionLabels,
     SectionRecallCeiling,
+    Stopping,
     TopTrigram,
     TransitionLayout,
     TransitionMatrix,
@@ -350,14 +351,15 @@ def analytics(
     enc = ngrams.Encoded.of(sequences)
     bigrams = ngrams.bigram_delta_accuracy(enc, table["correct"]) if table.n else []
     trajectories = _stopping_rows(table, actions)
-    # stats.ngrams builds the records' keys (Bigram, TopTrigram, TransitionMatrix) in plain dicts
+    # stats.ngrams and stats.stopping build the records' keys (Bigram, TopTrigram, TransitionMatrix, Stopping) in
+    # plain dicts
     rows = cast("list[Bigram]", bigrams)
     return {
         "bigrams": [b for b in rows if b["n_with"]],
         "significant_bigrams": [b for b in rows if b["significant"]],
         "top_trigram": cast("TopTrigram | None", ngrams.top_trigram(enc)),
         "transitions": cast("TransitionMatrix", ngrams.transition_matrix(enc)),
-        "stopping": stopping.stopping_behaviour(trajectories),
+        "stopping": cast("Stopping", stopping.stopping_behaviour(trajectories)),
     }
 
 
