@@ -25,6 +25,7 @@ from workbench.views.panel_records import (
     MarkTest,
     PanelReport,
     PanelRow,
+    PanelTables,
     PoolStatistics,
     cell,
 )
@@ -155,11 +156,7 @@ def panel_report(
     loaded = [load_table(store, run, ("tool_sequence",)) for run in runs]
     tables = [t for t, _ in loaded]
     common, matrix = item_matrix(tables)
-    # Table 2 compares models on one benchmark: every cell is over the items all runs answered (all their
-    # replicates), so a best mark never compares different item sets; `n_all` keeps each run's own count
-    wanted = set(common)  # a set look-up per trajectory: np.isin on object ids sorts them (0.7 s on 57k)
-    masks = [np.fromiter((i in wanted for i in t["item_id"]), dtype=bool, count=t.n) for t in tables]
-    on_common = [t.subset(m) for t, m in zip(tables, masks)]
+    masks, on_common = _on_common_items(tables, common)
     reports = [report_of(run, t) for run, t in zip(runs, on_common)]
     rows = [table2_row(rep, table, run) for rep, table, run in zip(reports, tables, runs)]
     pool = evaluated(rows)
@@ -175,10 +172,7 @@ def panel_report(
     further = panel_tables.panel_tables(
         rows, on_common, behaviours, statistics.get("item_total_correlation"), per_item, pool
     )
-    further["table17_runs"] = panel_tables.table17_across_runs(rows, runs, on_common)
-    with _corpora(cache_dir) as corpus_of:
-        further["table11"] = panel_tables.table11(store, runs, rows, on_common, corpus_of)
-        further["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
+    _add_run_tables(further, store, runs, rows, on_common, cache_dir)
     panel: PanelReport = {
         "warnings": dataset_warnings(runs, "the runs")
         + resolution_warnings(runs, "the runs")
@@ -205,6 +199,31 @@ def panel_report(
         panel["external"] = external_correlation(rows, external)
         panel["warnings"] += external_warnings(panel["external"])
     return panel
+
+
+def _on_common_items(tables: list[Table], common: list[str]) -> tuple[list[np.ndarray], list[Table]]:
+    """Each run's mask of the trajectories on the items all runs answered, and those trajectories. Table 2 compares
+    models on one benchmark: every cell is over those items (all their replicates), so a best mark never compares
+    different item sets; `n_all` keeps each run's own count."""
+    wanted = set(common)  # a set look-up per trajectory: np.isin on object ids sorts them (0.7 s on 57k)
+    masks = [np.fromiter((i in wanted for i in t["item_id"]), dtype=bool, count=t.n) for t in tables]
+    return masks, [t.subset(m) for t, m in zip(tables, masks)]
+
+
+def _add_run_tables(
+    tables: PanelTables,
+    store: Store,
+    runs: list[dict[str, Any]],
+    rows: list[PanelRow],
+    on_common: list[Table],
+    cache_dir: Any,
+) -> None:
+    """Add the tables read across the runs (Table 17) and those that need the dataset's labels (Tables 11 and 19;
+    left out when the dataset cannot be opened from `cache_dir`)."""
+    tables["table17_runs"] = panel_tables.table17_across_runs(rows, runs, on_common)
+    with _corpora(cache_dir) as corpus_of:
+        tables["table11"] = panel_tables.table11(store, runs, rows, on_common, corpus_of)
+        tables["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
 
 
 def external_warnings(correlation: dict[str, Any]) -> list[str]:
