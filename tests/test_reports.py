@@ -367,6 +367,8 @@ def test_an_old_store_opened_read_only_still_reports(tmp_path, panel_db):
     con.execute("ALTER TABLE runs DROP COLUMN tier")
     con.execute("ALTER TABLE runs DROP COLUMN dataset_repo")  # where a Hub release came from (repository, commit)
     con.execute("ALTER TABLE runs DROP COLUMN dataset_revision")
+    for bucket in ("prompt", "completion", "cache_read", "cache_creation"):  # a judge call's token buckets
+        con.execute(f"ALTER TABLE judgments DROP COLUMN {bucket}_tokens")
     con.execute("PRAGMA user_version = 5")
     con.commit()
     con.close()

@@ -9,9 +9,12 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.cli.errors import Terminated, UsageError
+
+if TYPE_CHECKING:
+    from workbench.views.records import RunReport
 
 
 async def until_signal(work: Any) -> Any:
@@ -97,7 +100,7 @@ def _open_store(flag: str | None):
     return _held(open_store(paths.store_path(flag), readonly=True))
 
 
-def _report(store, name: str, ci: bool = False, corpus=None) -> dict[str, Any]:
+def _report(store, name: str, ci: bool = False, corpus=None) -> RunReport:
     """The full diagnostics; beside them the reference evaluator's own numbers when the run's dataset opens."""
     from workbench.service.reports import diagnostics
 

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
@@ -29,7 +29,7 @@ from workbench.views.compare import (
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
 from workbench.views.panel_records import PanelReport
-from workbench.views.records import CompareReport, Estimate
+from workbench.views.records import Board, CompareReport, Estimate, RunReport
 from workbench.views.report import (
     REPORT_HEADER,
     TIDY_HEADER,
@@ -133,14 +133,14 @@ def _markdown(rows: list[tuple], header: tuple) -> str:
     return "\n".join(lines) + "\n"
 
 
-def report_block(report: dict[str, Any]):
+def report_block(report: RunReport) -> Group:
     """The axes table with its title and terminations on lines of their own (`views.report.report_block`)."""
     from workbench.views.report import report_block as block
 
     return block(report)
 
 
-def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
+def print_report(report: RunReport, fmt: str, brief: bool = False) -> None:
     """The report in `fmt`; `brief` (after a run, as a table) prints the four axes and where the rest is."""
     if fmt == "json":
         print_json(report)
@@ -163,7 +163,7 @@ def print_report(report: dict[str, Any], fmt: str, brief: bool = False) -> None:
         _print_full_report(report, legend)
 
 
-def _report_markdown(report: dict[str, Any], legend: list[str]) -> str:
+def _report_markdown(report: RunReport, legend: list[str]) -> str:
     """One run's report as Markdown: its heading, whether it is partial, the rows, the legend."""
     partial = completeness(report)
     return (
@@ -175,7 +175,7 @@ def _report_markdown(report: dict[str, Any], legend: list[str]) -> str:
     )
 
 
-def _print_full_report(report: dict[str, Any], legend: list[str]) -> None:
+def _print_full_report(report: RunReport, legend: list[str]) -> None:
     """The table: the four axes, the diagnostics, the transitions, the analytics and label lines, the legend."""
     out = console()
     out.print(report_block(report))
@@ -203,17 +203,28 @@ def print_panel(panel: PanelReport, fmt: str) -> None:
     if fmt in ("json", "csv", "markdown"):  # the very text the TUI's Panel screen exports
         sys.stdout.write(lineage.panel_document(panel, fmt))
         return
-    header, rows = panel_cells(panel)
-    legend = legend_lines(panel.get("legend"))
     out = console()
     for warning in panel.get("warnings", []):
         out.print(f"warning: {warning}", markup=False, style="bold")
-    table = Table(
-        title=panel_title(panel, len(rows))
-        + (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else "")
-        + (" · ‡ conversion separated in its tier" if any((panel.get("tier_shaded") or {}).values()) else ""),
-        title_justify="left",
-    )
+    out.print(_panel_table(panel))
+    for line in panel_stat_lines(panel) + _lift_lines(panel) + _external_lines(panel):
+        out.print(line, markup=False)
+    bigrams = bigram_panel_line(panel)
+    if bigrams:
+        out.print(bigrams, markup=False)
+    if panel.get("registry"):  # the general-agent setting's registry-size table
+        out.print(_registry_table(panel["registry"]))
+    _print_fingerprints(out, panel)
+    for line in legend_lines(panel.get("legend")):
+        out.print(line, markup=False, style="dim")
+
+
+def _panel_table(panel: PanelReport) -> Table:
+    """Table 2: the runs by tier and family, each column under its group, the marks named in the title."""
+    from workbench.views import lineage
+
+    header, rows = panel_cells(panel)
+    table = Table(title=_panel_heading(panel, len(rows)), title_justify="left")
     first = {g["columns"][0]: g["group"] for g in panel.get("groups", []) if g["group"]}
     for i, col in enumerate(header):
         # the run / group label never wraps: a tier · family label split over two lines reads as two groups
@@ -224,32 +235,40 @@ def print_panel(panel: PanelReport, fmt: str) -> None:
         for row in cells:
             table.add_row(*map(Text, row))
         table.add_section()
-    out.print(table)
-    for line in panel_stat_lines(panel):
-        out.print(line, markup=False)
-    for lift in panel.get("ablation_lift", []):
-        if lift["lift"] is not None:
-            out.print(f"tool lift {lift['full']} vs {lift['closed_book']}: {lift['lift'] * 100:+.1f} pts", markup=False)
+    return table
+
+
+def _panel_heading(panel: PanelReport, n_rows: int) -> str:
+    """Table 2's title, with the tier marks named when some cell carries one."""
+    return (
+        panel_title(panel, n_rows)
+        + (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else "")
+        + (" · ‡ conversion separated in its tier" if any((panel.get("tier_shaded") or {}).values()) else "")
+    )
+
+
+def _lift_lines(panel: PanelReport) -> list[str]:
+    """Each full-tool run's accuracy lift over its closed-book counterpart, in points."""
+    return [
+        f"tool lift {lift['full']} vs {lift['closed_book']}: {lift['lift'] * 100:+.1f} pts"
+        for lift in panel.get("ablation_lift", [])
+        if lift["lift"] is not None
+    ]
+
+
+def _external_lines(panel: PanelReport) -> list[str]:
+    """Spearman's ρ against the external scores (`--external`), why it is undefined, or none without them."""
     ext = panel.get("external")
-    if ext:
-        if ext.get("error"):
-            out.print(f"Spearman vs external scores: {ext['error']}", markup=False)
-        elif ext.get("rho") is None:
-            out.print(f"Spearman vs external scores: undefined (n = {ext['n']})", markup=False)
-        else:
-            out.print(
-                f"Spearman vs external scores: ρ = {ext['rho']:.3f}, p = {ext['p']:.3g} "
-                f"({ext.get('p_method', 'asymptotic')}, n = {ext['n']})",
-                markup=False,
-            )
-    bigrams = bigram_panel_line(panel)
-    if bigrams:
-        out.print(bigrams, markup=False)
-    if panel.get("registry"):  # the general-agent setting's registry-size table
-        out.print(_registry_table(panel["registry"]))
-    _print_fingerprints(out, panel)
-    for line in legend:
-        out.print(line, markup=False, style="dim")
+    if not ext:
+        return []
+    if ext.get("error"):
+        return [f"Spearman vs external scores: {ext['error']}"]
+    if ext.get("rho") is None:
+        return [f"Spearman vs external scores: undefined (n = {ext['n']})"]
+    return [
+        f"Spearman vs external scores: ρ = {ext['rho']:.3f}, p = {ext['p']:.3g} "
+        f"({ext.get('p_method', 'asymptotic')}, n = {ext['n']})"
+    ]
 
 
 def _registry_table(registry: RegistryTable) -> Table:
@@ -307,7 +326,7 @@ def _print_fingerprints(out: Any, panel: PanelReport) -> None:
 NAME_ROOM = {"run": 32, "who": 24}  # the leaderboard's name columns: never narrower than their names up to this
 
 
-def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
+def print_leaderboard(boards: list[Board], fmt: str) -> None:
     if fmt == "json":
         print_json(boards)
         return
@@ -315,29 +334,39 @@ def print_leaderboard(boards: list[dict[str, Any]], fmt: str) -> None:
     if not boards:
         out.print("no play sessions yet: people play in the TUI (agenthop-tui, then P)", markup=False)
     for board in boards:
-        header, rows = leaderboard_cells(board)
-        table = Table(title=Text(leaderboard_title(board)), title_justify="left")
-        names = {
-            col: min(NAME_ROOM[col], max(len(col), *(len(r[i]) for r in rows)))
-            for i, col in enumerate(header)
-            if col in NAME_ROOM
-        }
-        for _i, col in enumerate(header):
-            # a narrow terminal squeezes the numbers, not the names: clipped at their end, three runs named
-            # alike read `openai_fake-model-…`; beyond their room they lose their middle instead
-            table.add_column(
-                col,
-                justify="left" if col in ("run", "who") else "right",
-                no_wrap=col in names,
-                min_width=names.get(col),
-            )
-        for row in rows:
-            table.add_row(
-                *(Text(clip_middle(cell, names[col]) if col in names else cell) for col, cell in zip(header, row))
-            )
-        out.print(table)
+        out.print(_board_table(board))
         for line in leaderboard_notes(board):
             out.print(line, markup=False, style="dim")
+
+
+def _board_table(board: Board) -> Table:
+    """One leaderboard as a table whose name columns keep their room (`NAME_ROOM`) on a narrow terminal."""
+    header, rows = leaderboard_cells(board)
+    table = Table(title=Text(leaderboard_title(board)), title_justify="left")
+    names = _name_widths(header, rows)
+    for col in header:
+        # a narrow terminal squeezes the numbers, not the names: clipped at their end, three runs named
+        # alike read `openai_fake-model-…`; beyond their room they lose their middle instead
+        table.add_column(
+            col,
+            justify="left" if col in ("run", "who") else "right",
+            no_wrap=col in names,
+            min_width=names.get(col),
+        )
+    for row in rows:
+        table.add_row(
+            *(Text(clip_middle(cell, names[col]) if col in names else cell) for col, cell in zip(header, row))
+        )
+    return table
+
+
+def _name_widths(header: tuple, rows: list[tuple]) -> dict[str, int]:
+    """The name columns' widths: their longest cell (or label), up to their room."""
+    return {
+        col: min(NAME_ROOM[col], max(len(col), *(len(r[i]) for r in rows)))
+        for i, col in enumerate(header)
+        if col in NAME_ROOM
+    }
 
 
 def print_compare(cmp: CompareReport, fmt: str) -> None:

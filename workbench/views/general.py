@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from workbench.views.cells import frac, num, pct
+from workbench.views.records import RunReport
 from workbench.views.sequential_records import RegistryTable
 
 Row = tuple[str, str, str, str, str]
@@ -28,58 +29,61 @@ def setting_text(setting: dict[str, Any]) -> str:
     )
 
 
-def general_rows(report: dict[str, Any]) -> list[Row]:
+def general_rows(report: RunReport) -> list[Row]:
     """The report's general-setting section as (section, metric, ST, MT, all) cells (none for a plain run)."""
     g = report.get("general_setting")
     if not g:
         return []
-    sec = "general setting"
-    rows: list[Row] = [(sec, "setting", "", "", setting_text(g["setting"]))]
+    return _measure_rows(g) + _straying_rows(g) + _against_plain_rows(g.get("against_plain"))
+
+
+GENERAL = "general setting"  # the section of the report's rows
+
+
+def _measure_rows(g: Mapping[str, Any]) -> list[Row]:
+    """The setting, and the out-of-domain share of calls (with its interval), trajectories, points and turns."""
     iv = g.get("share_interval")
-    rows.append(
-        (
-            sec,
-            "out-of-domain call share",
-            "",
-            "",
-            _share(g["share_counts"]) + (f" [95% {pct(iv[0])} – {pct(iv[1])}]" if iv else ""),
-        )
-    )
-    rows.append((sec, "trajectories with ≥1 such call", "", "", _share(g["trajectories_with_any"])))
-    rows.append(
-        (
-            sec,
-            "points out of domain",
-            "",
-            "",
-            _share(g["points"]) + f" · {num(g['points_per_trajectory'])} per trajectory",
-        )
-    )
-    rows.append(
-        (sec, "turns out of domain", "", "", _share(g["turns"]) + f" · {num(g['turns_per_trajectory'])} per trajectory")
-    )
+    share = _share(g["share_counts"]) + (f" [95% {pct(iv[0])} – {pct(iv[1])}]" if iv else "")
+    points = _share(g["points"]) + f" · {num(g['points_per_trajectory'])} per trajectory"
+    turns = _share(g["turns"]) + f" · {num(g['turns_per_trajectory'])} per trajectory"
+    return [
+        (GENERAL, "setting", "", "", setting_text(g["setting"])),
+        (GENERAL, "out-of-domain call share", "", "", share),
+        (GENERAL, "trajectories with ≥1 such call", "", "", _share(g["trajectories_with_any"])),
+        (GENERAL, "points out of domain", "", "", points),
+        (GENERAL, "turns out of domain", "", "", turns),
+    ]
+
+
+def _straying_rows(g: Mapping[str, Any]) -> list[Row]:
+    """The out-of-domain tools most called, and the items where the agent strayed most (share of their calls)."""
+    rows: list[Row] = []
     top = list(g["per_tool"].items())[:5]
     if top:
-        rows.append((sec, "most called", "", "", " · ".join(f"{k} {v}" for k, v in top)))
+        rows.append((GENERAL, "most called", "", "", " · ".join(f"{k} {v}" for k, v in top)))
     items = sorted(
         ((k, v) for k, v in (g.get("per_item") or {}).items() if v[1] and v[0]),
         key=lambda kv: (-kv[1][0] / kv[1][1], -kv[1][1], kv[0]),
     )[:5]
-    if items:  # the items where the agent strayed most (share of their calls), not only in the JSON
-        rows.append((sec, "items most out of domain", "", "", " · ".join(f"{k} {_share(v)}" for k, v in items)))
-    vs = g.get("against_plain")
-    if vs:
-        for r in vs["rows"]:
-            if r["delta"] is None:
-                continue
-            p = "" if r["p"] is None else f", McNemar p = {r['p']:.3g}"
-            if r["axis"].lower() in MEAN_AXES:
-                change = f"{num(r['a'])} → {num(r['b'])} (Δ {r['delta']:+.2f}"
-            else:
-                change = f"{pct(r['a'])} → {pct(r['b'])} (Δ {r['delta'] * 100:+.1f} pts"
-            rows.append((sec, f"{r['axis']} vs {vs['plain']}", "", "", f"{change}{p}; n = {r['n']})"))
-    else:
-        rows.append((sec, "vs plain", "", "", "no plain counterpart in the store (the same run without the setting)"))
+    if items:  # not only in the JSON
+        rows.append((GENERAL, "items most out of domain", "", "", " · ".join(f"{k} {_share(v)}" for k, v in items)))
+    return rows
+
+
+def _against_plain_rows(vs: Mapping[str, Any] | None) -> list[Row]:
+    """Each axis against the plain counterpart (Δ and McNemar's p), or that the store holds none."""
+    if not vs:
+        return [(GENERAL, "vs plain", "", "", "no plain counterpart in the store (the same run without the setting)")]
+    rows: list[Row] = []
+    for r in vs["rows"]:
+        if r["delta"] is None:
+            continue
+        p = "" if r["p"] is None else f", McNemar p = {r['p']:.3g}"
+        if r["axis"].lower() in MEAN_AXES:
+            change = f"{num(r['a'])} → {num(r['b'])} (Δ {r['delta']:+.2f}"
+        else:
+            change = f"{pct(r['a'])} → {pct(r['b'])} (Δ {r['delta'] * 100:+.1f} pts"
+        rows.append((GENERAL, f"{r['axis']} vs {vs['plain']}", "", "", f"{change}{p}; n = {r['n']})"))
     return rows
 
 
@@ -141,7 +145,7 @@ def registry_rows(registry: RegistryTable) -> list[tuple[str, ...]]:
     return rows
 
 
-def general_table(report: dict[str, Any]):
+def general_table(report: RunReport):
     """The general-setting rows as a rich Table (the TUI's diagnostics tab), or None for a plain run."""
     from rich.table import Table
     from rich.text import Text

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sandbox.datasets import dataset_label
 from workbench.views.cells import counted
 from workbench.views.panel import panel_cells
+from workbench.views.records import Board
 
 LEADERBOARD_FIXED = 3  # rank, name and who stay in view when the table scrolls right
 
 
-def leaderboard_cells(board: dict[str, Any]) -> tuple[tuple, list[tuple]]:
+def leaderboard_cells(board: Board) -> tuple[tuple, list[tuple]]:
     """A leaderboard as rank (— when unranked), name, who, items covered, the accuracy's 95% interval, then the
     panel's columns (`*` marks a column's best among the ranked rows)."""
     header, cells = panel_cells(board)
@@ -37,7 +36,7 @@ def leaderboard_cells(board: dict[str, Any]) -> tuple[tuple, list[tuple]]:
     return ("#", "run", "who", "items", header[1], "95% CI", *header[2:]), rows
 
 
-def leaderboard_title(board: dict[str, Any]) -> str:
+def leaderboard_title(board: Board) -> str:
     dataset = dataset_label(board["dataset"])
     ranked = sum(1 for r in board["rows"] if r["rank"] is not None)
     return (
@@ -46,7 +45,7 @@ def leaderboard_title(board: dict[str, Any]) -> str:
     )
 
 
-def leaderboard_notes(board: dict[str, Any]) -> list[str]:
+def leaderboard_notes(board: Board) -> list[str]:
     """What the table cannot say: who is unranked and why, which plays were left out, how it is computed."""
     lines = [f"unranked: {r['name']} ({r['agent']}) {r['unranked']}" for r in board["rows"] if r["unranked"]]
     lines += [

@@ -6,9 +6,10 @@ Table 2 columns do), and hold data only: no wording, no I/O."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 from sandbox.pricing import Price
+from sandbox.records import ErrorKind, Termination
 
 
 @dataclass(frozen=True)
@@ -163,8 +164,416 @@ class CompareReport(TypedDict):
     agreement: dict[str, Agreement]  # by AgreementCell
     items: dict[str, ItemPair]
     attribution: dict[str, Any]
-    terminations: dict[str, dict[str, int]]  # by side, "a" and "b"
+    terminations: dict[str, dict[Termination, int]]  # by side, "a" and "b"
     tokens: dict[str, SideTokens]
     tool_use: dict[str, dict[str, Any]]
     separation: Separation
     general_setting: NotRequired[dict[str, Any]]
+
+
+# ---------------------------------------------------------------- the run report (`report`, the diagnostics tab)
+# TypedDicts: the JSON object is the contract. Each ratio appears twice: its value (`axes`, `splits`, …; None where
+# its denominator is 0) and its [numerator, denominator] under `counts`; the generic records serve both.
+
+V = TypeVar("V")
+Pair = list[float | int]  # a ratio's [numerator, denominator]
+
+
+class ByType(TypedDict, Generic[V]):
+    """One measure over the single-paper (ST), multi-paper (MT) and all trajectories."""
+
+    st: V
+    mt: V
+    all: V
+
+
+class SearchAxis(TypedDict, Generic[V]):
+    paper_recall: ByType[V]
+    section_recall: ByType[V]
+    paper_recall_any: ByType[V]
+    section_recall_any: ByType[V]
+    section_recall_loose: ByType[V]
+
+
+class SynthesisAxis(TypedDict, Generic[V]):
+    conversion: ByType[V]
+    conversion_section: ByType[V]
+
+
+class ToolUseAxis(TypedDict, Generic[V]):
+    calls_per_turn: V
+
+
+class ResourceAxis(TypedDict, Generic[V]):
+    avg_tokens: V
+    avg_turns: V
+    avg_points: V
+    max_tokens_rate: V
+    max_turns_rate: V
+    max_budget_rate: V
+    error_rate: V
+    api_error_rate: V
+    non_submission_rate: V
+    avg_prompt_tokens: V
+    cache_hit_rate: V
+
+
+class Axes(TypedDict, Generic[V]):
+    """The four axes (`stats.axes.four_axes` less accuracy)."""
+
+    search: SearchAxis[V]
+    synthesis: SynthesisAxis[V]
+    tool_use: ToolUseAxis[V]
+    resource: ResourceAxis[V]
+
+
+class Splits(TypedDict, Generic[V]):
+    """Accuracy by question type × depth (`st_d1` …), reasoning type, consensus tier and venue ("?": missing)."""
+
+    type_depth: dict[str, V]
+    reasoning_type: dict[str, V]
+    consensus_tier: dict[str, V]
+    venue: dict[str, V]
+
+
+class ReportCounts(Axes[Pair]):
+    """Every ratio of the report as [numerator, denominator]."""
+
+    accuracy: Pair
+    accuracy_by_type: ByType[Pair]
+    splits: Splits[Pair]
+    section_recall_ceiling: ByType[Pair]
+
+
+class SectionRecallCeiling(TypedDict):
+    """Trajectories whose item can never reach section recall (`unknown`: stored before that was recorded), and
+    the highest section recall attainable by question type."""
+
+    unreachable: int
+    unknown: int
+    st: float | None
+    mt: float | None
+    all: float | None
+
+
+class Attribution(TypedDict):
+    """Wrong answers by the option type chosen: counts and shares of `n_wrong`."""
+
+    n_wrong: int
+    counts: dict[str, int]
+    rates: dict[str, float]
+
+
+class CutOff(TypedDict):
+    """Replies the completion limit cut off, the calls lost inside them, the trajectories with such a reply."""
+
+    turns: int
+    calls_lost: int
+    trajectories: int
+
+
+class LabelResolution(TypedDict):
+    """The label rules' version a run's section recall was computed under, and the current one."""
+
+    version: str
+    current: str
+
+
+class SectionLabels(LabelResolution):
+    """The labels behind section recall (`unresolved`, `unresolved_direct`, `by_method`: None without the corpus)."""
+
+    capped_items: list[str]
+    unresolved: int | None
+    unresolved_direct: int | None
+    by_method: dict[str, int] | None
+
+
+class PositionBias(TypedDict):
+    """Letters predicted, letters of the gold answers, and accuracy per gold letter as [correct, items]."""
+
+    predicted_distribution: dict[str, int]
+    correct_position_distribution: dict[str, int]
+    accuracy_when_correct_at: dict[str, Pair]
+
+
+class Bigram(TypedDict):
+    """One tool bigram's Δ accuracy (with − without), Fisher's exact p and its Bonferroni adjustment."""
+
+    bigram: list[str]
+    n_with: int
+    accuracy_with: Pair
+    accuracy_without: Pair
+    delta: float | None
+    p: float
+    p_bonferroni: float
+    significant: bool
+
+
+class Trigram(TypedDict):
+    trigram: list[str]
+    occurrences: int
+    trajectories: int
+    trajectory_share: Pair
+    occurrence_share: Pair
+    ranked_by: str
+
+
+class TopTrigram(Trigram):
+    """The most frequent trigram, its concentration, and the one in the most trajectories (`by_trajectories`)."""
+
+    concentration: Pair
+    total_occurrences: int
+    by_trajectories: Trigram
+
+
+class TransitionMatrix(TypedDict):
+    """Tool-to-tool transition counts and their row-normalised probabilities (`stats.ngrams.transition_matrix`)."""
+
+    tools: list[str]
+    counts: list[list[int]]
+    row_totals: list[int]
+    probabilities: list[list[float]]
+
+
+class AllGoldWrong(TypedDict):
+    n: int
+    share: Pair
+
+
+class MtFail(TypedDict):
+    """The MT trajectories whose paper recall failed (paper Table 9), by category, with each one's accuracy."""
+
+    n: int
+    n_mt: int
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+    accuracy: dict[str, Pair]
+    prem_submitted: int
+    all_gold_wrong: AllGoldWrong  # read every gold and still wrong: kept apart
+
+
+class EvidenceGroup(TypedDict):
+    """What followed the last gold read in one group (ST, or MT reading both golds): the categories' counts,
+    shares of `n` and accuracies; `left_out` are counted but in no share."""
+
+    n: int
+    n_reached: int
+    not_reached: int
+    left_out: dict[str, int]
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+    accuracy: dict[str, Pair]
+
+
+class AfterEvidence(TypedDict):
+    st: EvidenceGroup
+    mt_both: EvidenceGroup
+
+
+class AfterWrongRead(TypedDict):
+    """The action right after each wrong-paper read (events; several per trajectory possible)."""
+
+    n_events: int
+    n_trajectories: int
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+
+
+class EarlySubmit(TypedDict):
+    """Submits within `window` actions after a wrong-paper read, and their accuracy against the other trajectories
+    with such a read (Fisher's exact; `delta` None and `p` 1 when either group is empty)."""
+
+    window: int
+    share: Pair
+    accuracy: Pair
+    accuracy_non_early: Pair
+    non_early_unsubmitted: int
+    delta: float | None
+    p: float
+    test: str
+
+
+class NonSubmission(TypedDict):
+    """Trajectories that ended without an answer, by ending."""
+
+    n: int
+    share: Pair
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+
+
+class Stopping(TypedDict):
+    """Stopping behaviour (`stats.stopping.stopping_behaviour`; docs/metrics.md)."""
+
+    mt_fail: MtFail
+    after_evidence: AfterEvidence
+    after_wrong_read: AfterWrongRead
+    early_submit: EarlySubmit
+    non_submission: NonSubmission
+
+
+class Analytics(TypedDict):
+    """A run's trajectory analytics: bigram Δ accuracy, the top trigram, transitions, stopping behaviour."""
+
+    bigrams: list[Bigram]
+    significant_bigrams: list[Bigram]
+    top_trigram: TopTrigram | None
+    transitions: TransitionMatrix
+    stopping: Stopping
+
+
+class Interval(TypedDict):
+    """A 95% interval of one ratio: Wilson (proportions: with its counts and design) or a bootstrap clustered by
+    item (means, ratios of sums), with its own n (items) and n_trajectories; `no_variation` when every resample
+    gave the same value."""
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    method: str
+    successes: NotRequired[float]
+    trials: NotRequired[float]
+    items: NotRequired[int]
+    n_eff: NotRequired[float]
+    design_effect: NotRequired[float]
+    n: int
+    n_trajectories: int
+    n_boot: int | None
+    seed: int | None
+    no_variation: bool
+
+
+class GoldSides(TypedDict, Generic[V]):
+    """A measure of the reads of gold papers and of the others."""
+
+    gold: V
+    non_gold: V
+
+
+class HopCounts(TypedDict):
+    mean_hop: GoldSides[Pair]  # [hops summed, reachable reads]
+    beyond_depth: Pair
+
+
+class ReadHops(TypedDict):
+    """A run's delivered reads by hop from the seed (`reports.hops.read_hops`): by bucket (0, 1, 2, 3+,
+    unreachable), gold and non-gold reads' mean hop, the share beyond the item's depth; all None (with `measured`
+    false) for a run whose hops were never measured."""
+
+    measured: bool
+    reads: int
+    by_hop: dict[str, int] | None
+    mean_hop: GoldSides[float | None] | None
+    beyond_depth: float | None
+    counts: HopCounts | None
+
+
+class RunReport(TypedDict):
+    """One run's report (`run_report`); the full diagnostics (`diagnostics`) add the NotRequired blocks, the TUI's
+    tab (`run_diagnostics`) `read_hops`, and a run in the general-agent setting `general_setting`."""
+
+    run: str
+    agent: str
+    model: str | None
+    dataset: str
+    dataset_repo: str | None  # the Hub repository and commit (None: not from the Hub)
+    dataset_revision: str | None
+    ablation: str
+    status: str
+    n: int
+    planned: int
+    correct: int
+    accuracy: float | None
+    accuracy_by_type: ByType[float | None]
+    axes: Axes[float | None]
+    counts: ReportCounts
+    terminations: dict[Termination, int]
+    error_kinds: dict[ErrorKind, int]
+    splits: Splits[float | None]
+    section_recall_ceiling: SectionRecallCeiling
+    attribution: Attribution
+    cut_off: CutOff
+    cost_usd: float | None
+    priced: bool
+    label_resolution: LabelResolution
+    position_bias: NotRequired[PositionBias]
+    analytics: NotRequired[Analytics]
+    intervals: NotRequired[dict[str, Interval | None]]  # keyed as `stats.axes.ratio_terms`
+    section_labels: NotRequired[SectionLabels]
+    read_hops: NotRequired[ReadHops]
+    reference: NotRequired[dict[str, Any]]  # the reference evaluator's summary.json, as it wrote it
+    general_setting: NotRequired[dict[str, Any]]  # `reports.general.general_block`
+    legend: NotRequired[dict[str, str]]
+
+
+class TransitionLayout(TypedDict):
+    """The transition matrix as the heat maps draw it: tool names, counts, row shares, trajectories."""
+
+    names: list[str]
+    counts: list[list[int]]
+    rates: list[list[float]]
+    n: int
+
+
+class RunTransitions(TransitionLayout):
+    """`transition_report`: a run's name and its transition layout."""
+
+    run: str
+
+
+# ---------------------------------------------------------------- the leaderboard (`leaderboard`, the TUI's board)
+
+# One row: an entrant (a person over all their sessions, or one model run), then the Table 2 columns by their labels
+# (`workbench.views.columns.PANEL_COLUMNS`; labels with spaces and slashes, hence the functional form).
+BoardRow = TypedDict(
+    "BoardRow",
+    {
+        "run": str,  # the entrant: a person's agent (`human:NAME`) or a model run's name
+        "name": str,  # the latest session, `+N` for the others
+        "runs": list[str],
+        "agent": str,
+        "model": str | None,
+        "ablation": str,
+        "human": bool,
+        "n": int,
+        "correct": int,
+        "coverage": float,
+        "accuracy_ci": list[float] | None,  # Wilson 95% [low, high] over the items covered
+        "excluded": int,  # a person's plays left out as marked (resumed, replayed)
+        "ranked": bool,
+        "tokens_measured": bool,
+        "rank": int | None,
+        "unranked": str | None,  # why not ranked
+        "accuracy": float | None,
+        "PR st": float | None,
+        "PR mt": float | None,
+        "SR st": float | None,
+        "SR mt": float | None,
+        "Conv st": float | None,
+        "Conv mt": float | None,
+        "calls/turn": float | None,
+        "tokens": float | None,
+        "turns": float | None,
+        "points": float | None,
+        "MaxTok": float | None,
+        "MaxTurn": float | None,
+        "MaxBudget": float | None,
+    },
+)
+
+
+class Board(TypedDict):
+    """The leaderboard of one dataset people played: its rows over the items people played (ranked ones first), the
+    best cells (`*`) and the test beside each column's mark."""
+
+    dataset: str
+    fingerprint: str
+    n_items: int
+    items: list[str]
+    min_coverage: float
+    rows: list[BoardRow]
+    best: dict[str, list[str]]  # column label → the marked rows
+    best_tests: dict[str, dict[str, Any]]  # column label → `reports.panel.significant_best`'s test, or why none
+    n_boot: int
+    seed: int

@@ -3,65 +3,84 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
 from workbench.views.cells import NOT_MEASURED, counted, dataset_cell, frac, num, pct, points
+from workbench.views.records import (
+    Analytics,
+    Bigram,
+    ByType,
+    EvidenceGroup,
+    Interval,
+    Pair,
+    ReportCounts,
+    ResourceAxis,
+    RunReport,
+    Stopping,
+    TopTrigram,
+    TransitionMatrix,
+)
+
+Row5 = tuple[str, str, str, str, str]  # (section, metric, ST, MT, all)
 
 
-def report_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
+def _cell(v: float | None, n: Any) -> str:
+    """A share with its counts: `50.0% (3/6)`."""
+    return f"{pct(v)} ({frac(n)})"
+
+
+def report_rows(report: RunReport) -> list[Row5]:
     """The four axes as (axis, metric, ST, MT, all) text cells, shared by the table, CSV and Markdown."""
     a, c = report["axes"], report["counts"]
-    rows: list[tuple[str, str, str, str, str]]
-    if "accuracy_by_type" in report:
-        by_type, counts = report["accuracy_by_type"], c["accuracy_by_type"]
-        st, mt, every = (f"{pct(by_type[k])} ({frac(counts[k])})" for k in ("st", "mt", "all"))
-        rows = [("", "accuracy", st, mt, every)]
-    else:  # a report stored before the split
-        rows = [("", "accuracy", "", "", f"{pct(report['accuracy'])} ({frac(c['accuracy'])})")]
-    for axis, metric, label in (
-        ("search", "paper_recall", "paper recall"),
-        ("search", "section_recall", "section recall"),
-        ("synthesis", "conversion", "conversion"),
-    ):
-        v, n = a[axis][metric], c[axis][metric]
-        st, mt, every = (f"{pct(v[k])} ({frac(n[k])})" for k in ("st", "mt", "all"))
-        rows.append((axis, label, st, mt, every))
-    rows.append(("tool use", "calls per turn", "", "", num(a["tool_use"]["calls_per_turn"])))
-    r = a["resource"]
-    rows.append(("resource", "avg tokens", "", "", num(r["avg_tokens"], 0)))
-    if r.get("avg_prompt_tokens") is not None:  # beside the protocol's count: what was sent, cache reads included
+    search, synthesis, searched, synthesised = a["search"], a["synthesis"], c["search"], c["synthesis"]
+    rows: list[Row5] = [
+        ("", "accuracy", *_by_type(report["accuracy_by_type"], c["accuracy_by_type"])),
+        ("search", "paper recall", *_by_type(search["paper_recall"], searched["paper_recall"])),
+        ("search", "section recall", *_by_type(search["section_recall"], searched["section_recall"])),
+        ("synthesis", "conversion", *_by_type(synthesis["conversion"], synthesised["conversion"])),
+        ("tool use", "calls per turn", "", "", num(a["tool_use"]["calls_per_turn"])),
+    ]
+    rows += _resource_axis_rows(a["resource"], c["resource"])
+    split_counts = c["splits"]["type_depth"]
+    for k, v in report["splits"]["type_depth"].items():
+        rows.append(("split", f"accuracy {k}", "", "", _cell(v, split_counts[k]) if k in split_counts else pct(v)))
+    att = report["attribution"]
+    for k, count in att["counts"].items():
+        rows.append(("wrong answers", k, "", "", f"{count}/{att['n_wrong']}"))
+    for k, iv in (report.get("intervals") or {}).items():
+        if iv:
+            rows.append(("95% CI", k, "", "", interval_text(k, iv)))
+    return rows
+
+
+def _by_type(values: ByType[float | None], counts: ByType[Pair]) -> tuple[str, str, str]:
+    """The ST, MT and all cells of one measure: `50.0% (3/6)`."""
+    return _cell(values["st"], counts["st"]), _cell(values["mt"], counts["mt"]), _cell(values["all"], counts["all"])
+
+
+def _resource_axis_rows(r: ResourceAxis[float | None], c: ResourceAxis[Pair]) -> list[Row5]:
+    """The resource axis of the core table: mean tokens (and as sent, cache reads included), turns, points, and
+    the three cap rates."""
+    rows: list[Row5] = [("resource", "avg tokens", "", "", num(r["avg_tokens"], 0))]
+    if r["avg_prompt_tokens"] is not None:  # beside the protocol's count: what was sent, cache reads included
         rows.append(("", "avg prompt tokens incl. cache reads", "", "", num(r["avg_prompt_tokens"], 0)))
     rows.append(("", "avg turns", "", "", num(r["avg_turns"])))
     rows.append(("", "avg points", "", "", num(r["avg_points"])))
-    for key, label in (
-        ("max_tokens_rate", "max tokens"),
-        ("max_turns_rate", "max turns"),
-        ("max_budget_rate", "max budget"),
-    ):
-        rows.append(("", label, "", "", f"{pct(r[key])} ({frac(c['resource'][key])})"))
-    split_counts = c.get("splits", {}).get("type_depth", {})
-    for k, v in report["splits"]["type_depth"].items():
-        rows.append(
-            ("split", f"accuracy {k}", "", "", f"{pct(v)} ({frac(split_counts[k])})" if k in split_counts else pct(v))
-        )
-    att = report["attribution"]
-    for k, v in att["counts"].items():
-        rows.append(("wrong answers", k, "", "", f"{v}/{att['n_wrong']}"))
-    if report.get("intervals"):
-        for k, iv in report["intervals"].items():
-            if iv:
-                rows.append(("95% CI", k, "", "", interval_text(k, iv)))
+    rows.append(("", "max tokens", "", "", _cell(r["max_tokens_rate"], c["max_tokens_rate"])))
+    rows.append(("", "max turns", "", "", _cell(r["max_turns_rate"], c["max_turns_rate"])))
+    rows.append(("", "max budget", "", "", _cell(r["max_budget_rate"], c["max_budget_rate"])))
     return rows
 
 
 MEAN_KEYS = ("calls_per_turn", "avg_tokens", "avg_turns", "avg_points")
 
 
-def interval_text(key: str, iv: dict[str, Any]) -> str:
+def interval_text(key: str, iv: Interval) -> str:
     """'94.0% – 100.0% (n = 60 items; Wilson)': the bounds, the interval's own n (items, and trajectories when
     replicates make them differ), and the method; a bootstrap that could not vary says so instead of [x, x]."""
     fmt = (lambda v: num(v, 0 if key == "avg_tokens" else 2)) if key in MEAN_KEYS else pct
@@ -83,7 +102,7 @@ def _arrow(names: list[str]) -> str:
     return " → ".join(names)
 
 
-def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, str, str, str, str]]:
+def detail_rows(report: RunReport, full: bool = True) -> list[tuple[str, str, str, str, str]]:
     """Everything of the report beyond the core axes, as (section, metric, ST, MT, all) text cells: the looser and
     stricter recall variants, conversion on section recall, the ceiling, splits with counts, position bias, and
     the trajectory analytics (bigrams — all occurring ones when `full`, else the significant ones —, top trigram,
@@ -101,81 +120,69 @@ def detail_rows(report: dict[str, Any], full: bool = True) -> list[tuple[str, st
     return rows + _reference_rows(report)
 
 
-Row5 = tuple[str, str, str, str, str]  # (section, metric, ST, MT, all)
-
-
-def _cell(v: float | None, n: Any) -> str:
-    """A share with its counts: `50.0% (3/6)`."""
-    return f"{pct(v)} ({frac(n)})"
-
-
-def _variant_rows(report: dict[str, Any]) -> list[Row5]:
+def _variant_rows(report: RunReport) -> list[Row5]:
     """The looser and stricter recall variants and conversion on section recall, by question type."""
-    a, c = report["axes"], report["counts"]
-    rows: list[Row5] = []
-    for axis, metric, label in (
-        ("search", "paper_recall_any", "paper recall, any gold"),
-        ("search", "section_recall_any", "section recall, any gold"),
-        ("search", "section_recall_loose", "section recall, direct or supporting"),
-        ("synthesis", "conversion_section", "conversion given section recall"),
-    ):
-        v, n = a[axis][metric], c[axis][metric]
-        st, mt, every = (_cell(v[k], n[k]) for k in ("st", "mt", "all"))
-        rows.append((axis, label, st, mt, every))
-    return rows
+    search, searched = report["axes"]["search"], report["counts"]["search"]
+    conversion, converted = report["axes"]["synthesis"]["conversion_section"], report["counts"]["synthesis"]
+    return [
+        ("search", "paper recall, any gold", *_by_type(search["paper_recall_any"], searched["paper_recall_any"])),
+        (
+            "search",
+            "section recall, any gold",
+            *_by_type(search["section_recall_any"], searched["section_recall_any"]),
+        ),
+        (
+            "search",
+            "section recall, direct or supporting",
+            *_by_type(search["section_recall_loose"], searched["section_recall_loose"]),
+        ),
+        ("synthesis", "conversion given section recall", *_by_type(conversion, converted["conversion_section"])),
+    ]
 
 
-def _ceiling_rows(report: dict[str, Any]) -> list[Row5]:
+def _ceiling_rows(report: RunReport) -> list[Row5]:
     """The section-recall ceiling and how many trajectories could not reach a labelled section."""
-    ceiling = report.get("section_recall_ceiling")
-    if not ceiling:
-        return []
-    n = report["counts"].get("section_recall_ceiling", {})
-    st, mt, every = (_cell(ceiling.get(k), n.get(k)) for k in ("st", "mt", "all"))
-    unreachable = f"{ceiling['unreachable']}" + (f" (+{ceiling['unknown']} unknown)" if ceiling.get("unknown") else "")
+    ceiling, n = report["section_recall_ceiling"], report["counts"]["section_recall_ceiling"]
+    st, mt, every = _cell(ceiling["st"], n["st"]), _cell(ceiling["mt"], n["mt"]), _cell(ceiling["all"], n["all"])
+    unreachable = f"{ceiling['unreachable']}" + (f" (+{ceiling['unknown']} unknown)" if ceiling["unknown"] else "")
     return [
         ("search", "section recall ceiling", st, mt, every),
         ("search", "items' trajectories, SR unreachable", "", "", unreachable),
     ]
 
 
-def _resource_rows(report: dict[str, Any]) -> list[Row5]:
+def _resource_rows(report: RunReport) -> list[Row5]:
     """Error and non-submission rates, the cache-hit rate, replies the completion limit cut off."""
     r, counts = report["axes"]["resource"], report["counts"]["resource"]
-    rows: list[Row5] = []
-    for key, label in (
-        ("error_rate", "error rate (ended in error)"),
-        ("api_error_rate", "episodes with an API error"),
-        ("non_submission_rate", "non-submission rate"),
-    ):
-        if key in r:  # a report stored before api_error_rate existed has none
-            rows.append(("resource", label, "", "", _cell(r.get(key), counts.get(key))))
-    if r.get("cache_hit_rate") is not None:
-        hits = _cell(r.get("cache_hit_rate"), counts.get("cache_hit_rate"))
+    rows: list[Row5] = [
+        ("resource", "error rate (ended in error)", "", "", _cell(r["error_rate"], counts["error_rate"])),
+        ("resource", "episodes with an API error", "", "", _cell(r["api_error_rate"], counts["api_error_rate"])),
+        ("resource", "non-submission rate", "", "", _cell(r["non_submission_rate"], counts["non_submission_rate"])),
+    ]
+    if r["cache_hit_rate"] is not None:
+        hits = _cell(r["cache_hit_rate"], counts["cache_hit_rate"])
         rows.append(("resource", "cache hit rate (cache reads ÷ prompt tokens)", "", "", hits))
-    cut = report.get("cut_off")
-    if cut is not None:
-        lost = f"{cut['turns']} in {cut['trajectories']} trajectories · {cut['calls_lost']} calls lost"
-        rows.append(("resource", "replies cut off (finish_reason length)", "", "", lost))
+    cut = report["cut_off"]
+    lost = f"{cut['turns']} in {cut['trajectories']} trajectories · {cut['calls_lost']} calls lost"
+    rows.append(("resource", "replies cut off (finish_reason length)", "", "", lost))
     return rows
 
 
-def _split_rows(report: dict[str, Any]) -> list[Row5]:
+def _split_rows(report: RunReport) -> list[Row5]:
     """Accuracy by type × depth, reasoning type, consensus tier and venue, with counts."""
-    split_counts = report["counts"].get("splits", {})
+    splits, counts = report["splits"], report["counts"]["splits"]
     rows: list[Row5] = []
-    for split, label in (
-        ("type_depth", "type × depth"),
-        ("reasoning_type", "reasoning"),
-        ("consensus_tier", "consensus tier"),
-        ("venue", "venue"),
+    for label, shares, counted_by in (
+        ("type × depth", splits["type_depth"], counts["type_depth"]),
+        ("reasoning", splits["reasoning_type"], counts["reasoning_type"]),
+        ("consensus tier", splits["consensus_tier"], counts["consensus_tier"]),
+        ("venue", splits["venue"], counts["venue"]),
     ):
-        for key, v in report["splits"].get(split, {}).items():
-            rows.append((f"split · {label}", key, "", "", _cell(v, split_counts.get(split, {}).get(key))))
+        rows += [(f"split · {label}", key, "", "", _cell(v, counted_by.get(key))) for key, v in shares.items()]
     return rows
 
 
-def _bias_rows(report: dict[str, Any]) -> list[Row5]:
+def _bias_rows(report: RunReport) -> list[Row5]:
     """Position bias: the letters predicted, where the gold answers sit, accuracy by the gold's letter."""
     bias = report.get("position_bias")
     if not bias:
@@ -191,7 +198,7 @@ def _bias_rows(report: dict[str, Any]) -> list[Row5]:
     return rows
 
 
-def _reference_rows(report: dict[str, Any]) -> list[Row5]:
+def _reference_rows(report: RunReport) -> list[Row5]:
     """The reference evaluator's numbers, as it wrote them."""
     ref = report.get("reference") or {}
     return [
@@ -218,14 +225,15 @@ def read_hop_text(hop: int | None, measured: bool = True) -> str:
     return "unreachable" if hop is None else f"hop {hop}"
 
 
-def hop_cells(report: dict[str, Any]) -> list[tuple[str, str]]:
+def hop_cells(report: RunReport) -> list[tuple[str, str]]:
     """The reads by hop from the seed as (label, value) cells: each bucket's count and share, gold and non-gold
     reads' mean hop, the share beyond the item's depth; one "—" cell for a run whose hops were never measured,
     none for a report without them."""
     hops = report.get("read_hops")
     if not hops:
         return []
-    if not hops["measured"]:
+    by_hop, mean_hop, counts = hops["by_hop"], hops["mean_hop"], hops["counts"]
+    if not hops["measured"] or by_hop is None or mean_hop is None or counts is None:  # all None when not measured
         return [
             (
                 "hop from the seed",
@@ -235,24 +243,28 @@ def hop_cells(report: dict[str, Any]) -> list[tuple[str, str]]:
             )
         ]
     n = hops["reads"]
-    cells = [(HOP_LABELS[k], f"{v} ({pct(v / n if n else None)})") for k, v in hops["by_hop"].items()]
-    for side, label in (("gold", "mean hop, gold reads"), ("non_gold", "mean hop, non-gold reads")):
-        reachable = hops["counts"]["mean_hop"][side][1]
-        cells.append((label, f"{num(hops['mean_hop'][side])} (over {counted(reachable, 'reachable read')})"))
-    cells.append(("beyond the item's depth", f"{pct(hops['beyond_depth'])} ({frac(hops['counts']['beyond_depth'])})"))
+    cells = [(HOP_LABELS[k], f"{v} ({pct(v / n if n else None)})") for k, v in by_hop.items()]
+    cells.append(_mean_hop_cell("mean hop, gold reads", mean_hop["gold"], counts["mean_hop"]["gold"]))
+    cells.append(_mean_hop_cell("mean hop, non-gold reads", mean_hop["non_gold"], counts["mean_hop"]["non_gold"]))
+    cells.append(("beyond the item's depth", f"{pct(hops['beyond_depth'])} ({frac(counts['beyond_depth'])})"))
     return cells
 
 
-def hop_rows(report: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
+def _mean_hop_cell(label: str, mean: float | None, counted_pair: Pair) -> tuple[str, str]:
+    """One side's mean hop, over its reachable reads (the pair's second figure)."""
+    return label, f"{num(mean)} (over {counted(int(counted_pair[1]), 'reachable read')})"
+
+
+def hop_rows(report: RunReport) -> list[tuple[str, str, str, str, str]]:
     """`hop_cells` as report rows (section `reads by hop`)."""
     return [("reads by hop", label, "", "", value) for label, value in hop_cells(report)]
 
 
-def hop_table(report: dict[str, Any]) -> Table:
+def hop_table(report: RunReport) -> Table:
     """`hop_cells` as a small table (the TUI's diagnostics tab)."""
-    hops = report.get("read_hops") or {}
+    hops = report.get("read_hops")
     table = Table(
-        title=Text(f"Reads by hop from the seed ({counted(hops.get('reads') or 0, 'read')})"),
+        title=Text(f"Reads by hop from the seed ({counted(hops['reads'] if hops else 0, 'read')})"),
         title_justify="left",
         expand=False,
         show_edge=False,
@@ -265,30 +277,41 @@ def hop_table(report: dict[str, Any]) -> Table:
     return table
 
 
-def analytics_rows(an: dict[str, Any], full: bool) -> list[tuple[str, str, str, str, str]]:
+def analytics_rows(an: Analytics, full: bool) -> list[tuple[str, str, str, str, str]]:
     """Bigrams, top trigram, transitions (non-zero cells) and the stopping tables as report rows."""
-    rows: list[tuple[str, str, str, str, str]] = []
-    rows += trigram_rows(an.get("top_trigram"))
-    for b in an["bigrams"] if full else an["significant_bigrams"]:
-        delta = points(b["delta"])
-        rows.append(
-            (
-                "bigram Δacc",
-                _arrow(b["bigram"]),
-                "",
-                "",
-                f"{delta} (with {frac(b['accuracy_with'])}, without "
-                f"{frac(b['accuracy_without'])}; p {b['p']:.3g}, Bonferroni {b['p_bonferroni']:.3g}"
-                f"{', significant' if b['significant'] else ''})",
-            )
-        )
+    rows = trigram_rows(an["top_trigram"]) + [_bigram_row(b) for b in an["bigrams" if full else "significant_bigrams"]]
     if full:
-        tm = an["transitions"]
-        for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"]):
-            for nxt, count, prob in zip(tm["tools"], row, probs):
-                if count:
-                    rows.append(("transitions", f"{name} → {nxt}", "", "", f"{count} ({pct(prob)} of the row)"))
-    stop = an["stopping"]
+        rows += _transition_rows(an["transitions"])
+    return rows + stopping_rows(an["stopping"])
+
+
+def _bigram_row(b: Bigram) -> Row5:
+    """One bigram's Δ accuracy, the accuracies with and without it, Fisher's p and its Bonferroni adjustment."""
+    return (
+        "bigram Δacc",
+        _arrow(b["bigram"]),
+        "",
+        "",
+        f"{points(b['delta'])} (with {frac(b['accuracy_with'])}, without "
+        f"{frac(b['accuracy_without'])}; p {b['p']:.3g}, Bonferroni {b['p_bonferroni']:.3g}"
+        f"{', significant' if b['significant'] else ''})",
+    )
+
+
+def _transition_rows(tm: TransitionMatrix) -> list[Row5]:
+    """The transition matrix's non-zero cells: count and share of the row."""
+    return [
+        ("transitions", f"{name} → {nxt}", "", "", f"{count} ({pct(prob)} of the row)")
+        for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"])
+        for nxt, count, prob in zip(tm["tools"], row, probs)
+        if count
+    ]
+
+
+def stopping_rows(stop: Stopping) -> list[Row5]:
+    """The stopping tables (`stats.stopping.stopping_behaviour`) as report rows: MT failures, what follows the
+    evidence and a wrong read, early submits, non-submission."""
+    rows: list[Row5] = []
     mt = stop["mt_fail"]
     rows.append(("stopping · MT-fail", "n (paper recall failed)", "", f"{mt['n']} of {mt.get('n_mt', '?')} MT", ""))
     for k, pair in mt["shares"].items():
@@ -340,7 +363,7 @@ def analytics_rows(an: dict[str, Any], full: bool) -> list[tuple[str, str, str, 
     return rows
 
 
-def trigram_rows(top: dict[str, Any] | None) -> list[tuple[str, str, str, str, str]]:
+def trigram_rows(top: TopTrigram | None) -> list[tuple[str, str, str, str, str]]:
     """The top trigram (by occurrences) with its concentration, and the most widespread one, labelled."""
     if not top:
         return []
@@ -370,7 +393,7 @@ def trigram_rows(top: dict[str, Any] | None) -> list[tuple[str, str, str, str, s
     return rows
 
 
-def trigram_line(top: dict[str, Any] | None) -> str:
+def trigram_line(top: TopTrigram | None) -> str:
     """One line: the top trigram by occurrences and its concentration (the compare screens and analytics lines)."""
     if not top:
         return "top trigram: none (no trajectory made three calls)"
@@ -382,7 +405,7 @@ def trigram_line(top: dict[str, Any] | None) -> str:
     )
 
 
-def transition_table(tm: dict[str, Any]) -> Table:
+def transition_table(tm: TransitionMatrix) -> Table:
     """The 7×7 matrix: count and row share per cell (row = tool called, column = the next call)."""
     short = {
         "get_paper_info": "info",
@@ -408,21 +431,21 @@ def legend_lines(legend: dict[str, str] | None) -> list[str]:
     return [f"{key}: {text}" for key, text in (legend or {}).items()]
 
 
-def _cost_note(report: dict[str, Any]) -> str:
+def _cost_note(report: RunReport) -> str:
     """The run's cost; `unpriced` for a model run with no prices (never a silent blank)."""
     if report.get("cost_usd") is not None:
         return f" · cost ${report['cost_usd']:.4f}"
     return " · cost unpriced" if report.get("model") else ""
 
 
-def error_kinds_note(report: dict[str, Any]) -> str:
+def error_kinds_note(report: RunReport) -> str:
     """' · error kinds: context_overflow 2, api_errors_at_cap 1' (why episodes ended in error, or met failed calls
     at the turn cap), '' when none has one; a report stored before the kinds were counted has none."""
     kinds = report.get("error_kinds") or {}
     return " · error kinds: " + ", ".join(f"{k} {v}" for k, v in kinds.items()) if kinds else ""
 
 
-def completeness(report: dict[str, Any]) -> str:
+def completeness(report: RunReport) -> str:
     """' · interrupted · 6 of 60 planned' when the run is not done or holds fewer trajectories than it planned
     (every number above is then over a partial run), else ''."""
     status, planned, n = report.get("status"), report.get("planned"), report["n"]
@@ -431,7 +454,7 @@ def completeness(report: dict[str, Any]) -> str:
     return f" · {status or 'partial'}" + (f" · {n} of {planned} planned" if planned else "")
 
 
-def report_table(report: dict[str, Any]) -> Table:
+def report_table(report: RunReport) -> Table:
     """The four axes as rows, ST / MT / all as columns, with counts beside each share."""
     table = Table(
         title=Text(
@@ -451,7 +474,7 @@ def report_table(report: dict[str, Any]) -> Table:
     return table
 
 
-def report_block(report: dict[str, Any]) -> Group:
+def report_block(report: RunReport) -> Group:
     """`report_table` with its title above and its terminations line below as lines of their own: as the table's
     title and caption they wrapped to its width (about 80 cells) on any terminal, and when piped."""
     table = report_table(report)
@@ -460,7 +483,7 @@ def report_block(report: dict[str, Any]) -> Group:
     return Group(*(part for part in (title, table, caption) if part is not None))
 
 
-def _ngram_lines(an: dict[str, Any]) -> list[str]:
+def _ngram_lines(an: Analytics) -> list[str]:
     """The top trigram (and the most widespread one), and each significant bigram with its Δ accuracy."""
     lines = []
     top = an["top_trigram"]
@@ -471,6 +494,8 @@ def _ngram_lines(an: dict[str, Any]) -> list[str]:
             share = wide["trajectory_share"]
             lines.append(f"most widespread trigram: {_arrow(wide['trigram'])} in {share[0]}/{share[1]} trajectories")
     for b in an["significant_bigrams"]:
+        if b["delta"] is None:  # untested (no trajectory with or without it): never significant
+            continue
         lines.append(
             f"bigram {' → '.join(b['bigram'])}: Δacc {b['delta'] * 100:+.1f} pts "
             f"(p_bonf {b['p_bonferroni']:.3g}, n={b['n_with']})"
@@ -478,7 +503,7 @@ def _ngram_lines(an: dict[str, Any]) -> list[str]:
     return lines
 
 
-def analytics_lines(report: dict[str, Any]) -> list[str]:
+def analytics_lines(report: RunReport) -> list[str]:
     """Trajectory analytics in a few plain lines (the JSON has everything)."""
     an = report.get("analytics")
     if not an:
@@ -486,16 +511,17 @@ def analytics_lines(report: dict[str, Any]) -> list[str]:
     return _ngram_lines(an) + _stopping_lines(an["stopping"])
 
 
-def _stopping_lines(stop: dict[str, Any]) -> list[str]:
+def _evidence_line(group: str, g: EvidenceGroup) -> str:
+    """What the trajectories of one group did after reading the evidence, with the endings left out."""
+    shown = " · ".join(f"{k} {g['counts'][k]}" for k in g["shares"])
+    left = " · ".join(f"{k} {v}" for k, v in g.get("left_out", {}).items())
+    return f"after evidence ({group}, n={g['n']}): {shown}" + (f" (left out: {left})" if left else "")
+
+
+def _stopping_lines(stop: Stopping) -> list[str]:
     """Stopping behaviour: what follows the evidence, MT failures, after a wrong read, non-submission, early
     submits."""
-    lines = []
-    ev = stop["after_evidence"]
-    for group in ("st", "mt_both"):
-        g = ev[group]
-        shown = " · ".join(f"{k} {g['counts'][k]}" for k in g["shares"])
-        left = " · ".join(f"{k} {v}" for k, v in g.get("left_out", {}).items())
-        lines.append(f"after evidence ({group}, n={g['n']}): {shown}" + (f" (left out: {left})" if left else ""))
+    lines = [_evidence_line(group, stop["after_evidence"][group]) for group in ("st", "mt_both")]
     mt = stop["mt_fail"]
     lines.append(
         "mt_fail: "
@@ -503,8 +529,11 @@ def _stopping_lines(stop: dict[str, Any]) -> list[str]:
         + f" (n = {mt['n']} MT trajectories whose paper recall failed)"
         + (f"; all golds read but wrong, apart: {mt['all_gold_wrong']['n']}" if "all_gold_wrong" in mt else "")
     )
-    for key in ("after_wrong_read", "non_submission"):
-        lines.append(f"{key}: " + (" · ".join(f"{k} {v}" for k, v in stop[key]["counts"].items()) or "none"))
+    for key, counts in (
+        ("after_wrong_read", stop["after_wrong_read"]["counts"]),
+        ("non_submission", stop["non_submission"]["counts"]),
+    ):
+        lines.append(f"{key}: " + (" · ".join(f"{k} {v}" for k, v in counts.items()) or "none"))
     early = stop["early_submit"]
     lines.append(
         f"early submit (≤ {early['window']} actions after a wrong-paper read): {frac(early['share']) or '0/0'}"
@@ -534,16 +563,10 @@ def _tidy(run: str, axis: str, metric: str, split: str, pair: list | None) -> li
     ]
 
 
-def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
+def tidy_report_rows(report: RunReport) -> list[list[Any]]:
     """The report as numbers a program can read (one ratio per row, its numerator and denominator beside it,
     the 95% interval when asked for), as `scale … --format csv` does; the table's text cells stay the table's."""
-    run = report["run"]
-    rows = _tidy_ratio_rows(run, report["counts"])
-    ended = sum(report["terminations"].values())
-    rows += [_tidy(run, "terminations", k, "all", [v, ended]) for k, v in report["terminations"].items()]
-    rows += [_tidy(run, "error_kinds", k, "all", [v, ended]) for k, v in (report.get("error_kinds") or {}).items()]
-    att = report["attribution"]
-    rows += [_tidy(run, "attribution", k, "all", [v, att["n_wrong"]]) for k, v in att["counts"].items()]
+    rows = _tidy_ratio_rows(report["run"], report["counts"]) + _tidy_count_rows(report)
     intervals = {tuple(([*k.split("."), "all"])[:2]): iv for k, iv in (report.get("intervals") or {}).items() if iv}
     for row in rows:
         iv = intervals.get((row[2], row[3])) if row[1] != "split" else None
@@ -551,45 +574,71 @@ def tidy_report_rows(report: dict[str, Any]) -> list[list[Any]]:
     return rows
 
 
-def _tidy_ratio_rows(run: str, c: dict[str, Any]) -> list[list[Any]]:
+def _tidy_count_rows(report: RunReport) -> list[list[Any]]:
+    """The tidy rows of the report's counts: each ending and error kind over all trajectories, each option type
+    chosen over the wrong answers."""
+    run, att = report["run"], report["attribution"]
+    ended = sum(report["terminations"].values())
+    rows = [_tidy(run, "terminations", k, "all", [v, ended]) for k, v in report["terminations"].items()]
+    rows += [_tidy(run, "error_kinds", k, "all", [v, ended]) for k, v in report["error_kinds"].items()]
+    return rows + [_tidy(run, "attribution", k, "all", [v, att["n_wrong"]]) for k, v in att["counts"].items()]
+
+
+def _tidy_ratio_rows(run: str, c: ReportCounts) -> list[list[Any]]:
     """The tidy rows of the report's counted ratios: accuracy by type, the four axes, the ceiling, the splits."""
-    rows = [
-        _tidy(run, "accuracy", "accuracy", k, v)
-        for k, v in (c.get("accuracy_by_type") or {"all": c["accuracy"]}).items()
-    ]
-    for axis in ("search", "synthesis", "tool_use", "resource"):
-        for metric, leaf in c.get(axis, {}).items():
-            splits = leaf.items() if isinstance(leaf, dict) else [("all", leaf)]
-            rows += [_tidy(run, axis, metric, split, pair) for split, pair in splits]
-    rows += [
-        _tidy(run, "search", "section_recall_ceiling", k, v) for k, v in c.get("section_recall_ceiling", {}).items()
-    ]
-    for kind, by_value in c.get("splits", {}).items():
+    by_type, ceiling, splits = c["accuracy_by_type"], c["section_recall_ceiling"], c["splits"]
+    rows = [_tidy(run, "accuracy", "accuracy", k, by_type[k]) for k in BY_TYPE]
+    for axis, measures in (
+        ("search", c["search"]),
+        ("synthesis", c["synthesis"]),
+        ("tool_use", c["tool_use"]),
+        ("resource", c["resource"]),
+    ):
+        rows += [_tidy(run, axis, metric, split, pair) for metric, split, pair in _leaves(measures)]
+    rows += [_tidy(run, "search", "section_recall_ceiling", k, ceiling[k]) for k in BY_TYPE]
+    for kind, by_value in (
+        ("type_depth", splits["type_depth"]),
+        ("reasoning_type", splits["reasoning_type"]),
+        ("consensus_tier", splits["consensus_tier"]),
+        ("venue", splits["venue"]),
+    ):
         rows += [_tidy(run, "split", kind, k, v) for k, v in by_value.items()]
     return rows
 
 
-def label_lines(report: dict[str, Any]) -> list[str]:
+BY_TYPE: tuple[Literal["st"], Literal["mt"], Literal["all"]] = ("st", "mt", "all")
+
+
+def _leaves(measures: Mapping[str, object]) -> Iterator[tuple[str, str, Pair]]:
+    """An axis's counted ratios as (metric, split, pair): a measure by question type gives its ST, MT and all
+    pairs, a measure over all trajectories its one pair (split `all`)."""
+    for metric, leaf in measures.items():
+        if isinstance(leaf, dict):
+            yield from ((metric, split, pair) for split, pair in leaf.items())
+        elif isinstance(leaf, list):
+            yield metric, "all", leaf
+
+
+def label_lines(report: RunReport) -> list[str]:
     """Which label rules section recall was computed under, how many labels resolved to no section and which
     items' section recall that caps (docs/protocol.md#section-labels: unresolvable labels are reported, not
     dropped)."""
-    res = report.get("label_resolution")
-    if not res:
-        return []
+    res = report["label_resolution"]
     line = f"section recall computed under label resolution {res['version']}"
     if res["version"] != res["current"]:
         line += (
             f" (the current rules are version {res['current']}: the run's dataset could not be opened to "
             f"recompute it, so do not compare it with runs under version {res['current']})"
         )
-    labels = report.get("section_labels") or {}
-    if labels.get("unresolved") is not None:
+    labels = report.get("section_labels")
+    if labels is None:
+        return [line]
+    if labels["unresolved"] is not None:
         line += (
             f"; {labels['unresolved']} label(s) of its items resolved to no section "
             f"({labels['unresolved_direct']} direct)"
         )
-    capped = labels.get("capped_items")
-    if capped is not None:
-        shown = ", ".join(capped[:10]) + (f" … (+{len(capped) - 10})" if len(capped) > 10 else "")
-        line += f"; section recall capped on {len(capped)} item(s)" + (f": {shown}" if capped else "")
+    capped = labels["capped_items"]
+    shown = ", ".join(capped[:10]) + (f" … (+{len(capped) - 10})" if len(capped) > 10 else "")
+    line += f"; section recall capped on {len(capped)} item(s)" + (f": {shown}" if capped else "")
     return [line]

@@ -15,7 +15,7 @@ from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_w
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS
-from workbench.views.records import CompareReport, CompareRow, ConvMarginals, Holm, Separation, SideTokens
+from workbench.views.records import CompareReport, CompareRow, ConvMarginals, Holm, RunReport, Separation, SideTokens
 
 _CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget", "Err": "error"}
 # Rows beyond the panel's columns, shown when either run has any: episodes ended in error, and episodes that met
@@ -104,8 +104,8 @@ class _Pair:
     ta: dict[str, dict[str, Any]]
     tb: dict[str, dict[str, Any]]
     common: list[str]
-    ra: dict[str, Any]
-    rb: dict[str, Any]
+    ra: RunReport
+    rb: RunReport
 
     @property
     def recs_a(self) -> list[dict[str, Any]]:
@@ -188,7 +188,7 @@ def _agreement(pair: _Pair) -> dict[str, list[str]]:
     return grid
 
 
-def _tokens(report: dict[str, Any]) -> SideTokens:
+def _tokens(report: RunReport) -> SideTokens:
     """One side's token counts: the protocol's, the prompt's including cache reads, and the cache-hit rate."""
     return {
         "protocol": _dig(report, ("axes", "resource", "avg_tokens")),
@@ -332,7 +332,7 @@ def _compare_warnings(pair: _Pair) -> list[str]:
     return warnings + cache_warnings(pair.ra, pair.rb)
 
 
-def cache_warnings(ra: dict[str, Any], rb: dict[str, Any]) -> list[str]:
+def cache_warnings(ra: RunReport, rb: RunReport) -> list[str]:
     """A warning when the runs' cache-hit rates differ by more than CACHE_GAP: the protocol's token count leaves
     cache reads out, so the run whose server cache held more is charged fewer tokens for the same prompts."""
     path = ("axes", "resource", "cache_hit_rate")

@@ -22,6 +22,7 @@ from workbench.service.reports import run as _run
 from workbench.service.reports.compare import compare_report
 from workbench.service.reports.offdomain import offdomain_measures, setting_of
 from workbench.views.panel_records import PanelReport
+from workbench.views.records import RunReport, RunTransitions
 from workbench.views.sequential_records import RegistryRow, RegistryTable
 
 IGNORED_OPTIONS = ("distractible",)  # a knob that acts only when extra tools are offered
@@ -224,7 +225,7 @@ LEGEND = {
 # which itself reads `report_of`: `workbench.service.reports` exports these in place of the plain ones.
 
 
-def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -> dict[str, Any]:
+def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -> RunReport:
     """`reports.run.diagnostics`, with `general_setting` (measures and the comparison with the plain run)."""
     report = _run.diagnostics(store, name, ci=ci, corpus=corpus)
     general = general_block(store, store.run(name))
@@ -234,7 +235,7 @@ def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -
     return report
 
 
-def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def run_diagnostics(store: Store, name: str) -> tuple[RunReport, RunTransitions]:
     """`reports.run.run_diagnostics` (the TUI's tab), with `general_setting` for a run in the setting."""
     report, transitions = _run.run_diagnostics(store, name)
     general = general_block(store, store.run(name), n_boot=2_000)

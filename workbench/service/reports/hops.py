@@ -14,6 +14,7 @@ from typing import Any
 from sandbox.citations import hops_stale, within_depth
 from sandbox.recall import stored_reads
 from storage import Store
+from workbench.views.records import Pair, ReadHops
 
 BUCKETS = ("0", "1", "2", "3+", "unreachable")
 LEGEND = {
@@ -33,13 +34,13 @@ def bucket(hop: int | None) -> str:
     return str(hop) if hop < 3 else "3+"
 
 
-def read_hops(store: Store, run: dict[str, Any]) -> dict[str, Any]:
+def read_hops(store: Store, run: dict[str, Any]) -> ReadHops:
     """The run's delivered reads by hop from the seed (final trajectories), gold and non-gold reads' mean hop and
     the share beyond the item's depth, each with its counts."""
     steps = store.delivered_steps(run["id"])
     reads = [(r["trajectory_id"], r["depth"], r["paper_id"], r["hop"]) for r in stored_reads(steps)]
     measured = not hops_stale(run)
-    out: dict[str, Any] = {
+    out: ReadHops = {
         "measured": measured,
         "reads": len(reads),
         "by_hop": None,
@@ -51,22 +52,26 @@ def read_hops(store: Store, run: dict[str, Any]) -> dict[str, Any]:
         return out
     golds = _gold_papers(store, run)
     by_hop = dict.fromkeys(BUCKETS, 0)
-    sums = {"gold": [0, 0], "non_gold": [0, 0]}  # [hops summed, reachable reads]
+    gold: Pair = [0, 0]  # [hops summed, reachable reads]
+    non_gold: Pair = [0, 0]
     beyond = 0
     for tid, depth, paper, hop in reads:
         by_hop[bucket(hop)] += 1
         beyond += not within_depth(hop, depth or 0)
         if hop is not None:
-            side = sums["gold" if paper in golds.get(tid, ()) else "non_gold"]
+            side = gold if paper in golds.get(tid, ()) else non_gold
             side[0] += hop
             side[1] += 1
-    out.update(
-        by_hop=by_hop,
-        mean_hop={k: (s / n if n else None) for k, (s, n) in sums.items()},
-        beyond_depth=beyond / len(reads) if reads else None,
-        counts={"mean_hop": sums, "beyond_depth": [beyond, len(reads)]},
-    )
+    out["by_hop"] = by_hop
+    out["mean_hop"] = {"gold": _mean(gold), "non_gold": _mean(non_gold)}
+    out["beyond_depth"] = beyond / len(reads) if reads else None
+    out["counts"] = {"mean_hop": {"gold": gold, "non_gold": non_gold}, "beyond_depth": [beyond, len(reads)]}
     return out
+
+
+def _mean(pair: Pair) -> float | None:
+    """[sum, count] as their mean (None: nothing counted)."""
+    return pair[0] / pair[1] if pair[1] else None
 
 
 def _gold_papers(store: Store, run: dict[str, Any]) -> dict[int, set[str]]:

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from stats.axes import Table
 from storage import Store
 from workbench.service.reports.panel import per_item_terms, significant_best
 from workbench.service.reports.run import _dig, measures_tokens, report_of
 from workbench.views.columns import PANEL_COLUMNS
+from workbench.views.records import Board, BoardRow
 
 MIN_COVERAGE = 0.5  # a leaderboard row is ranked when it covers at least this share of the items people played
 
 
-def leaderboard(
-    store: Store, min_coverage: float = MIN_COVERAGE, n_boot: int = 10_000, seed: int = 0
-) -> list[dict[str, Any]]:
+def leaderboard(store: Store, min_coverage: float = MIN_COVERAGE, n_boot: int = 10_000, seed: int = 0) -> list[Board]:
     """Per dataset that people have played: every player and every evaluation run on the items people played.
 
     A person is one row over all their sessions on the dataset (`human:NAME` runs combined, an item counted
@@ -70,7 +69,7 @@ def _entrant_records(store: Store, group: list[dict[str, Any]]) -> tuple[list[di
 
 def _board(
     store: Store, fingerprint: str, same: list[dict[str, Any]], min_coverage: float, n_boot: int, seed: int
-) -> dict[str, Any]:
+) -> Board:
     """The leaderboard of one dataset people played: its rows over the items people played, ranked, and the best."""
     from sandbox.agents.human import is_human
 
@@ -111,7 +110,7 @@ def _played_items(entrants: dict[str, list[dict[str, Any]]], records: dict[str, 
     return list(dict.fromkeys(t["item_id"] for key in people for t in records[key]))
 
 
-def _ranked(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _ranked(rows: list[BoardRow]) -> tuple[list[BoardRow], list[BoardRow]]:
     """The ranked rows in order, numbered (`rank`), and the unranked ones in the same order after them."""
     ranked = sorted((r for r in rows if r["ranked"]), key=_board_order)
     for rank, row in enumerate(ranked, 1):
@@ -123,7 +122,7 @@ TOKEN_COLUMNS = ("tokens", "MaxTok")  # what a run without token counts (`measur
 
 
 def board_best(
-    ranked: list[dict[str, Any]], records: dict[str, list[dict[str, Any]]]
+    ranked: list[BoardRow], records: dict[str, list[dict[str, Any]]]
 ) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
     """The leaderboard's best cells: the panel's `significant_best` over the ranked rows, each paired with a
     runner-up on the items both covered; then none in a token column while a ranked full-tool row does not
@@ -142,7 +141,7 @@ def board_best(
     return best, tests
 
 
-def _board_order(row: dict[str, Any]) -> tuple:
+def _board_order(row: BoardRow) -> tuple[float, int, str]:
     return -(row["accuracy"] or 0.0), -row["n"], row["run"]
 
 
@@ -155,7 +154,7 @@ def _board_row(
     min_coverage: float,
     n_boot: int,
     seed: int,
-) -> dict[str, Any]:
+) -> BoardRow:
     """One leaderboard row: `report_of` over the entrant's trajectories, its coverage and accuracy interval."""
     from sandbox.agents.human import is_human
     from stats.wilson import wilson
@@ -168,7 +167,7 @@ def _board_row(
     coverage = n / n_items if n_items else 0.0
     ranked = coverage >= min_coverage
     name = sessions[-1] + (f" +{len(sessions) - 1}" if len(sessions) > 1 else "")  # the latest session (+ others)
-    return {
+    row = {
         "run": key,
         "name": name,
         "runs": sessions,
@@ -187,3 +186,4 @@ def _board_row(
         "unranked": None if ranked else f"covers {n} of the {n_items} items played (fewer than {min_coverage:.0%})",
         **{col: _dig(rep, path) for col, path in PANEL_COLUMNS},
     }
+    return cast("BoardRow", row)  # the Table 2 columns by their labels, which a TypedDict literal cannot loop over

@@ -4,7 +4,7 @@ marked where it beats the runner-up significantly, Cronbach's α, item coverage,
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
@@ -25,9 +25,11 @@ from workbench.views.panel_records import (
     MarkTest,
     PanelReport,
     PanelRow,
+    PanelTables,
     PoolStatistics,
     cell,
 )
+from workbench.views.records import RunReport
 
 PAIRED_BY_ID = "items are paired by id only, and an id may name a different question in each"
 
@@ -154,11 +156,7 @@ def panel_report(
     loaded = [load_table(store, run, ("tool_sequence",)) for run in runs]
     tables = [t for t, _ in loaded]
     common, matrix = item_matrix(tables)
-    # Table 2 compares models on one benchmark: every cell is over the items all runs answered (all their
-    # replicates), so a best mark never compares different item sets; `n_all` keeps each run's own count
-    wanted = set(common)  # a set look-up per trajectory: np.isin on object ids sorts them (0.7 s on 57k)
-    masks = [np.fromiter((i in wanted for i in t["item_id"]), dtype=bool, count=t.n) for t in tables]
-    on_common = [t.subset(m) for t, m in zip(tables, masks)]
+    masks, on_common = _on_common_items(tables, common)
     reports = [report_of(run, t) for run, t in zip(runs, on_common)]
     rows = [table2_row(rep, table, run) for rep, table, run in zip(reports, tables, runs)]
     pool = evaluated(rows)
@@ -174,10 +172,7 @@ def panel_report(
     further = panel_tables.panel_tables(
         rows, on_common, behaviours, statistics.get("item_total_correlation"), per_item, pool
     )
-    further["table17_runs"] = panel_tables.table17_across_runs(rows, runs, on_common)
-    with _corpora(cache_dir) as corpus_of:
-        further["table11"] = panel_tables.table11(store, runs, rows, on_common, corpus_of)
-        further["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
+    _add_run_tables(further, store, runs, rows, on_common, cache_dir)
     panel: PanelReport = {
         "warnings": dataset_warnings(runs, "the runs")
         + resolution_warnings(runs, "the runs")
@@ -206,6 +201,31 @@ def panel_report(
     return panel
 
 
+def _on_common_items(tables: list[Table], common: list[str]) -> tuple[list[np.ndarray], list[Table]]:
+    """Each run's mask of the trajectories on the items all runs answered, and those trajectories. Table 2 compares
+    models on one benchmark: every cell is over those items (all their replicates), so a best mark never compares
+    different item sets; `n_all` keeps each run's own count."""
+    wanted = set(common)  # a set look-up per trajectory: np.isin on object ids sorts them (0.7 s on 57k)
+    masks = [np.fromiter((i in wanted for i in t["item_id"]), dtype=bool, count=t.n) for t in tables]
+    return masks, [t.subset(m) for t, m in zip(tables, masks)]
+
+
+def _add_run_tables(
+    tables: PanelTables,
+    store: Store,
+    runs: list[dict[str, Any]],
+    rows: list[PanelRow],
+    on_common: list[Table],
+    cache_dir: Any,
+) -> None:
+    """Add the tables read across the runs (Table 17) and those that need the dataset's labels (Tables 11 and 19;
+    left out when the dataset cannot be opened from `cache_dir`)."""
+    tables["table17_runs"] = panel_tables.table17_across_runs(rows, runs, on_common)
+    with _corpora(cache_dir) as corpus_of:
+        tables["table11"] = panel_tables.table11(store, runs, rows, on_common, corpus_of)
+        tables["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
+
+
 def external_warnings(correlation: dict[str, Any]) -> list[str]:
     """A warning naming the --external rows of runs not in the panel (left out of the correlation)."""
     ignored = correlation["not_in_panel"]
@@ -218,7 +238,7 @@ def external_warnings(correlation: dict[str, Any]) -> list[str]:
     ]
 
 
-def table2_row(rep: dict[str, Any], table: Table, run: dict[str, Any]) -> PanelRow:
+def table2_row(rep: RunReport, table: Table, run: dict[str, Any]) -> PanelRow:
     """One run's Table 2 row: identity, lineage, the cells (over the common items) and their counts."""
     family, tier = lineage(run)
     row = {
@@ -299,7 +319,7 @@ def _behaviours(
     return behaviours, signatures
 
 
-def errors_of(report: dict[str, Any]) -> dict[str, Any]:
+def errors_of(report: RunReport) -> dict[str, Any]:
     """A run's failures beside its Table 2 row: episodes ended in error, episodes with any API error (each as
     [count, trajectories]) and replies cut off by the completion limit with the calls lost in them."""
     counts = report["counts"]["resource"]
@@ -449,7 +469,9 @@ def marked_best(
 
 
 def significant_best(
-    rows: list[dict[str, Any]], per_item: dict[str, dict[str, dict[str, tuple[float, float]]]], alpha: float = 0.05
+    rows: Sequence[Mapping[str, Any]],
+    per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
+    alpha: float = 0.05,
 ) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
     """The best cell per column, kept only where it beats the runner-up significantly: the leaderboard's gated mark
     (the panel marks as the paper does, `marked_best`).
@@ -463,36 +485,59 @@ def significant_best(
     best: dict[str, list[str]] = {}
     tests: dict[str, dict[str, Any]] = {}
     for col, _ in PANEL_COLUMNS:
-        pool = [r for r in rows if r[col] is not None and (col not in RESOURCE_COLUMNS or r["ablation"] == "full")]
-        values = sorted({r[col] for r in pool}, reverse=col not in LOWER_IS_BETTER)
-        if len(values) < 2:
+        ranks = _best_and_runners(rows, col)
+        if ranks is None:
             continue
-        top = [r["run"] for r in pool if r[col] == values[0]]
-        runners = [r["run"] for r in pool if r[col] == values[1]]
-        if len(top) > 1:
-            tests[col] = {
-                "best": top,
-                "runner_up": runners,
-                "marked": False,
-                "p": None,
-                "reason": "several runs share the best value",
-            }
-            continue
-        found = [paired_column_test(col, per_item[top[0]][col], per_item[r][col]) for r in runners]
-        worst = max(found, key=lambda t: t["p"])
-        marked = all(t["p"] < alpha and t["agrees"] for t in found)
-        tests[col] = {
-            "best": top,
-            "runner_up": runners,
-            "marked": marked,
-            **{k: v for k, v in worst.items() if k != "agrees"},
-        }
-        if marked:
-            best[col] = top
+        tests[col] = _best_test(col, *ranks, per_item, alpha)
+        if tests[col]["marked"]:
+            best[col] = ranks[0]
     return best, tests
 
 
-def ablation_lift(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _best_and_runners(rows: Sequence[Mapping[str, Any]], col: str) -> tuple[list[str], list[str]] | None:
+    """The runs holding a column's best value and those holding the next one (full-tool runs only in the tool-use
+    and resource columns); None when fewer than two values compete."""
+    pool = [r for r in rows if _competes(r, col)]
+    values = sorted({r[col] for r in pool}, reverse=col not in LOWER_IS_BETTER)
+    if len(values) < 2:
+        return None
+    return [r["run"] for r in pool if r[col] == values[0]], [r["run"] for r in pool if r[col] == values[1]]
+
+
+def _competes(row: Mapping[str, Any], col: str) -> bool:
+    """Whether a row's cell competes for a column's best: measured, and a full-tool run's in the tool-use and
+    resource columns."""
+    return row[col] is not None and (col not in RESOURCE_COLUMNS or row["ablation"] == "full")
+
+
+def _best_test(
+    col: str,
+    top: list[str],
+    runners: list[str],
+    per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
+    alpha: float,
+) -> dict[str, Any]:
+    """The test beside a column's best: marked when the one best run beats every runner-up (p < `alpha`, the items
+    agreeing in direction), with the weakest of those tests; unmarked when several runs share the best value."""
+    if len(top) > 1:
+        return {
+            "best": top,
+            "runner_up": runners,
+            "marked": False,
+            "p": None,
+            "reason": "several runs share the best value",
+        }
+    found = [paired_column_test(col, per_item[top[0]][col], per_item[r][col]) for r in runners]
+    worst = max(found, key=lambda t: t["p"])
+    return {
+        "best": top,
+        "runner_up": runners,
+        "marked": all(t["p"] < alpha and t["agrees"] for t in found),
+        **{k: v for k, v in worst.items() if k != "agrees"},
+    }
+
+
+def ablation_lift(reports: list[RunReport]) -> list[dict[str, Any]]:
     """Full-tool minus zero-tool (closed-book) accuracy for runs of the same agent and model on the same data."""
     out = []
     for full in reports:

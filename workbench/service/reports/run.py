@@ -11,16 +11,38 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from sandbox.records import ErrorKind, Termination
+
+if TYPE_CHECKING:
+    from stats.bootstrap import Interval as Resampled
 from stats import axes
 from stats.axes import Table
 from stats.ratio import Ratio
 from storage import Store
 from workbench.service.reports.hops import read_hops
 from workbench.service.reports.prompts import report_note
+from workbench.views.records import (
+    Analytics,
+    Attribution,
+    Bigram,
+    CutOff,
+    Interval,
+    LabelResolution,
+    PositionBias,
+    ReportCounts,
+    RunReport,
+    RunTransitions,
+    SectionLabels,
+    SectionRecallCeiling,
+    Stopping,
+    TopTrigram,
+    TransitionLayout,
+    TransitionMatrix,
+)
 
 PERCENT_KEYS = ("paper_recall", "section_recall", "conversion", "accuracy", "rate")
 
@@ -55,7 +77,7 @@ def load_table(store: Store, run: dict[str, Any], extra: tuple[str, ...] = ()) -
     return Table.from_columns(cols, n), {k: cols[k] for k in extra}
 
 
-def run_report(store: Store, name: str) -> dict[str, Any]:
+def run_report(store: Store, name: str) -> RunReport:
     """The foundation report of one run: accuracy, the four axes, terminations, splits, attribution."""
     run = store.run(name)
     return report_of(run, load_table(store, run)[0])
@@ -88,7 +110,7 @@ def estimates_tokens(run: dict[str, Any]) -> bool:
     return is_human(run["agent"]) or (isinstance(identity, dict) and bool(identity.get("estimate_tokens")))
 
 
-def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dict[str, Any]:
+def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> RunReport:
     """`run_report` from records (dicts or a Table) already loaded (the panel loads each run once)."""
     table = Table.of(records)
     four = axes.four_axes(table)
@@ -116,22 +138,13 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
         "accuracy": acc.value,
         "accuracy_by_type": values(acc_kind),  # st / mt / all, beside the foundation issue's `accuracy`
         "axes": values(four),
-        "counts": {
-            "accuracy": acc.as_list(),
-            "accuracy_by_type": counts(acc_kind),
-            **counts(four),
-            "splits": counts(splits),
-            "section_recall_ceiling": counts(ceiling["ceiling"]),
-        },
-        "terminations": axes.terminations(table),
-        "error_kinds": axes.error_kinds(table),  # beside the terminations: why they ended in error
+        "counts": report_counts(acc, acc_kind, four, splits, ceiling["ceiling"]),
+        # stats counts by the closed sets of words (sandbox.records.TERMINATIONS, the error kinds) as plain strings
+        "terminations": cast("dict[Termination, int]", axes.terminations(table)),
+        "error_kinds": cast("dict[ErrorKind, int]", axes.error_kinds(table)),  # why the `error` endings ended so
         "splits": values(splits),
-        "section_recall_ceiling": {
-            "unreachable": ceiling["unreachable"],
-            "unknown": ceiling["unknown"],
-            **values(ceiling["ceiling"]),
-        },
-        "attribution": axes.attribution(table),
+        "section_recall_ceiling": ceiling_values(ceiling),
+        "attribution": cast("Attribution", axes.attribution(table)),  # stats.axes builds the record's keys
         "cut_off": cut_off(table),
         "cost_usd": float(cost[priced].sum()) if priced.any() else None,
         "priced": bool(priced.all()) and table.n > 0,
@@ -139,7 +152,37 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> dic
     }
 
 
-def cut_off(table: Table) -> dict[str, int]:
+def report_counts(
+    acc: Ratio, acc_kind: dict[str, Ratio], four: dict[str, Any], splits: dict[str, dict[str, Ratio]], ceiling: Any
+) -> ReportCounts:
+    """Every ratio of the report as [numerator, denominator]: accuracy, the four axes, splits, the ceiling."""
+    axes_counts = counts(four)
+    return {
+        "accuracy": acc.as_list(),
+        "accuracy_by_type": counts(acc_kind),
+        "search": axes_counts["search"],
+        "synthesis": axes_counts["synthesis"],
+        "tool_use": axes_counts["tool_use"],
+        "resource": axes_counts["resource"],
+        "splits": counts(splits),
+        "section_recall_ceiling": counts(ceiling),
+    }
+
+
+def ceiling_values(ceiling: dict[str, Any]) -> SectionRecallCeiling:
+    """`stats.axes.section_ceiling` as the report gives it: the unreachable and unknown counts, then the highest
+    section recall attainable by question type."""
+    attainable = values(ceiling["ceiling"])
+    return {
+        "unreachable": ceiling["unreachable"],
+        "unknown": ceiling["unknown"],
+        "st": attainable["st"],
+        "mt": attainable["mt"],
+        "all": attainable["all"],
+    }
+
+
+def cut_off(table: Table) -> CutOff:
     """Replies the completion limit cut off (finish_reason `length`), the calls lost inside them (a call the reply
     ended in the middle of: shown, never run) and the trajectories with at least one such reply."""
     turns = table.amount("cut_off_turns")
@@ -150,7 +193,7 @@ def cut_off(table: Table) -> dict[str, int]:
     }
 
 
-def label_resolution(run: dict[str, Any]) -> dict[str, Any]:
+def label_resolution(run: dict[str, Any]) -> LabelResolution:
     """The label rules (docs/protocol.md#section-labels) the run's section-recall numbers were computed under,
     beside the current ones: they differ only for a run stored under older rules whose dataset could not be opened to
     recompute."""
@@ -159,7 +202,7 @@ def label_resolution(run: dict[str, Any]) -> dict[str, Any]:
     return {"version": run_resolution(run), "current": LABEL_RESOLUTION}
 
 
-def section_labels(store: Store, run: dict[str, Any], corpus: Any = None) -> dict[str, Any]:
+def section_labels(store: Store, run: dict[str, Any], corpus: Any = None) -> SectionLabels:
     """The labels behind section recall: the items whose section recall is capped (some gold paper has no direct
     label resolved to a readable section, `section_reachable` = 0) and, with the run's corpus, how many labels
     of the run's items resolved to no section (`unresolved`: matched none; `unknown_paper`: no text for its
@@ -167,8 +210,10 @@ def section_labels(store: Store, run: dict[str, Any], corpus: Any = None) -> dic
     cols = store.trajectory_columns(run["id"], ("item_id", "section_reachable"))
     items = list(dict.fromkeys(cols["item_id"]))
     capped = sorted({i for i, r in zip(cols["item_id"], cols["section_reachable"]) if r == 0})
-    out: dict[str, Any] = {
-        **label_resolution(run),
+    resolution = label_resolution(run)
+    out: SectionLabels = {
+        "version": resolution["version"],
+        "current": resolution["current"],
         "capped_items": capped,
         "unresolved": None,
         "unresolved_direct": None,
@@ -176,24 +221,20 @@ def section_labels(store: Store, run: dict[str, Any], corpus: Any = None) -> dic
     }
     if corpus is None or corpus.fingerprint != run["dataset_fingerprint"]:
         return out
-    out.update(_label_counts(corpus, items))
+    out["unresolved"], out["unresolved_direct"], out["by_method"] = _label_counts(corpus, items)
     return out
 
 
-def _label_counts(corpus: Any, items: list[str]) -> dict[str, Any]:
-    """How the labels of `items` resolved: how many matched no section (and how many of those are direct), and the
-    count by resolution method."""
+def _label_counts(corpus: Any, items: list[str]) -> tuple[int, int, dict[str, int]]:
+    """How the labels of `items` resolved: (how many matched no section, how many of those are direct, the count by
+    resolution method)."""
     known = {it.id for it in corpus.items}
     labels = [lab for i in items if i in known for lab in corpus.item(i).labels]
     missing = [lab for lab in labels if lab.section_index is None]
     by_method: dict[str, int] = {}
     for lab in labels:
         by_method[lab.method] = by_method.get(lab.method, 0) + 1
-    return {
-        "unresolved": len(missing),
-        "unresolved_direct": sum(lab.relevance == "direct" for lab in missing),
-        "by_method": by_method,
-    }
+    return len(missing), sum(lab.relevance == "direct" for lab in missing), by_method
 
 
 LEGEND = {
@@ -281,7 +322,7 @@ def legend() -> dict[str, str]:
     return {**LEGEND, **STOPPING, **HOPS}
 
 
-def position_bias(records: list[dict[str, Any]] | Table) -> dict[str, Any]:
+def position_bias(records: list[dict[str, Any]] | Table) -> PositionBias:
     """Which letters the agent picks, where the gold letters are, and accuracy per gold letter (docs/metrics.md)."""
     table = Table.of(records)
     letters = "ABCD"
@@ -297,7 +338,7 @@ def position_bias(records: list[dict[str, Any]] | Table) -> dict[str, Any]:
 
 def analytics(
     records: list[dict[str, Any]] | Table, actions: list[Any] | None = None, sequences: Any = None
-) -> dict[str, Any]:
+) -> Analytics:
     """Trajectory analytics of one run: bigram Δ-accuracy, top trigram, transitions, stopping behaviour.
 
     `records` as dicts (with `actions` and `tool_sequence`), or a Table with the compact `actions` and the
@@ -306,20 +347,38 @@ def analytics(
     from stats import ngrams, stopping
 
     table = Table.of(records)
-    if not isinstance(records, Table):
-        actions = [r.get("actions") or [] for r in records]
-        sequences = [r.get("tool_sequence") or [] for r in records]
-    actions = actions if actions is not None else [[]] * table.n
-    enc = ngrams.Encoded.of(sequences if sequences is not None else [[a[0] for a in acts or []] for acts in actions])
+    actions, sequences = _actions_and_sequences(records, table.n, actions, sequences)
+    enc = ngrams.Encoded.of(sequences)
     bigrams = ngrams.bigram_delta_accuracy(enc, table["correct"]) if table.n else []
     trajectories = _stopping_rows(table, actions)
+    # stats.ngrams and stats.stopping build the records' keys (Bigram, TopTrigram, TransitionMatrix, Stopping) in
+    # plain dicts
+    rows = cast("list[Bigram]", bigrams)
     return {
-        "bigrams": [b for b in bigrams if b["n_with"]],
-        "significant_bigrams": [b for b in bigrams if b["significant"]],
-        "top_trigram": ngrams.top_trigram(enc),
-        "transitions": ngrams.transition_matrix(enc),
-        "stopping": stopping.stopping_behaviour(trajectories),
+        "bigrams": [b for b in rows if b["n_with"]],
+        "significant_bigrams": [b for b in rows if b["significant"]],
+        "top_trigram": cast("TopTrigram | None", ngrams.top_trigram(enc)),
+        "transitions": cast("TransitionMatrix", ngrams.transition_matrix(enc)),
+        "stopping": cast("Stopping", stopping.stopping_behaviour(trajectories)),
     }
+
+
+def _actions_and_sequences(
+    records: list[dict[str, Any]] | Table, n: int, actions: list[Any] | None, sequences: Any
+) -> tuple[list[Any], Any]:
+    """Each trajectory's compact actions and tool sequence: from the records when they are dicts, else as given;
+    no actions: none per trajectory, no sequences: each trajectory's actions' tool names."""
+    if not isinstance(records, Table):
+        return _record_actions(records)
+    actions = actions if actions is not None else [[]] * n
+    if sequences is None:
+        sequences = [[a[0] for a in acts or []] for acts in actions]
+    return actions, sequences
+
+
+def _record_actions(records: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+    """The actions and tool sequences of trajectories given as dicts (none: empty)."""
+    return [r.get("actions") or [] for r in records], [r.get("tool_sequence") or [] for r in records]
 
 
 def _stopping_rows(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
@@ -363,7 +422,7 @@ def is_proportion(key: str) -> bool:
 
 def intervals(
     records: list[dict[str, Any]] | Table, n_boot: int = 10_000, seed: int = 0, tokens_measured: bool = True
-) -> dict[str, Any]:
+) -> dict[str, Interval | None]:
     """95% intervals of every ratio of the report, keys as `stats.axes.ratio_terms`.
 
     Proportions (accuracy; recall and conversion by ST / MT / all; cap and error rates) get Wilson score
@@ -373,11 +432,10 @@ def intervals(
     `n_trajectories` (those trajectories), not the run's. None where a ratio is undefined, and for tokens a
     run did not measure (`tokens_measured=False`: a scripted agent's tokens have no interval, not 0–0)."""
     from stats.bootstrap import by_cluster, ratio_intervals
-    from stats.wilson import clustered_wilson
 
     table = Table.of(records)
     terms = axes.ratio_terms(table)
-    out: dict[str, Any] = {k: None for k in terms}
+    out: dict[str, Interval | None] = dict.fromkeys(terms)
     if table.n < 2 or len(set(table["item_id"].tolist())) < 2:
         return out
     num = np.column_stack([v[0] for v in terms.values()])
@@ -385,19 +443,32 @@ def intervals(
     _, (item_num, item_den) = by_cluster(table["item_id"], num, den)
     found = ratio_intervals(num, den, clusters=table["item_id"], n_boot=n_boot, seed=seed)
     for j, (key, iv) in enumerate(zip(terms, found)):
-        own = {"n": int((item_den[:, j] > 0).sum()), "n_trajectories": int((den[:, j] > 0).sum())}
         if key == "avg_tokens" and not tokens_measured:
             continue
-        if is_proportion(key):
-            w = clustered_wilson(item_num[:, j], item_den[:, j])
-            if w is not None:
-                out[key] = {**w.as_dict(), **own, "n_boot": None, "seed": None, "no_variation": False}
-        elif iv is not None:
-            out[key] = {**iv.as_dict(), **own, "method": "bootstrap, clustered by item"}
+        own = {"n": int((item_den[:, j] > 0).sum()), "n_trajectories": int((den[:, j] > 0).sum())}
+        out[key] = _wilson_interval(item_num[:, j], item_den[:, j], own) if is_proportion(key) else _bootstrap(iv, own)
     return out
 
 
-def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -> dict[str, Any]:
+def _wilson_interval(successes: np.ndarray, trials: np.ndarray, own: dict[str, int]) -> Interval | None:
+    """A proportion's Wilson interval clustered by item (None: no trial), with its own n and n_trajectories."""
+    from stats.wilson import clustered_wilson
+
+    w = clustered_wilson(successes, trials)
+    if w is None:
+        return None
+    # the interval's own keys, then its n, in the JSON's order: the record's keys all given
+    return cast("Interval", {**w.as_dict(), **own, "n_boot": None, "seed": None, "no_variation": False})
+
+
+def _bootstrap(iv: Resampled | None, own: dict[str, int]) -> Interval | None:
+    """A mean's or ratio of sums' bootstrap interval (`stats.bootstrap.ratio_intervals`'), with its own n."""
+    if iv is None:
+        return None
+    return cast("Interval", {**iv.as_dict(), **own, "method": "bootstrap, clustered by item"})
+
+
+def diagnostics(store: Store, name: str, ci: bool = False, corpus: Any = None) -> RunReport:
     """The full single-run report: the foundation report plus position bias, analytics, the legend and
     (optionally) intervals; with the run's `corpus`, also the reference evaluator's own numbers."""
     run = store.run(name)
@@ -426,19 +497,19 @@ def _dig(obj: Any, path: tuple[str, ...]) -> Any:
     return obj
 
 
-def transition_report(store: Store, name: str) -> dict[str, Any]:
+def transition_report(store: Store, name: str) -> RunTransitions:
     """The 7×7 tool transition matrix of a run (counts and row shares), from each trajectory's tool sequence."""
     run = store.run(name)
     texts = store.trajectory_columns(run["id"], ("tool_sequence",), raw=("tool_sequence",))["tool_sequence"]
     return transitions_of(run, encoded_sequences(texts))
 
 
-def transitions_of(run: dict[str, Any], sequences: Any) -> dict[str, Any]:
+def transitions_of(run: dict[str, Any], sequences: Any) -> RunTransitions:
     """`transition_report` from tool sequences already loaded (lists of names, or `stats.ngrams.Encoded`)."""
     return {"run": run["name"], **transition_layout(sequences)}
 
 
-def transition_layout(sequences: Any) -> dict[str, Any]:
+def transition_layout(sequences: Any) -> TransitionLayout:
     """The 7×7 transition matrix as the heat maps draw it: tool names, counts, row shares, trajectories."""
     from stats.ngrams import Encoded, transition_matrix
 
@@ -447,7 +518,7 @@ def transition_layout(sequences: Any) -> dict[str, Any]:
     return {"names": tm["tools"], "counts": tm["counts"], "rates": tm["probabilities"], "n": enc.n}
 
 
-def run_diagnostics(store: Store, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def run_diagnostics(store: Store, name: str) -> tuple[RunReport, RunTransitions]:
     """`run_report` and `transition_report` of one run from a single read of its trajectories (the TUI's tab)."""
     run = store.run(name)
     table, extra = load_table(store, run, ("tool_sequence",))

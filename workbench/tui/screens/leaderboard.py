@@ -9,7 +9,7 @@ session). The rank, name and who columns stay in view when the table scrolls rig
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,9 +21,27 @@ from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
 
+if TYPE_CHECKING:
+    from workbench.views.records import Board
+
 
 class LeaderboardTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", "Open run", id="leaderboard.open")]
+
+
+NAME_COLUMNS = ("run", "who")  # left-aligned, and bold on a person's row
+
+
+def board_cells(header: tuple, row: tuple, human: bool) -> list[Text]:
+    """One leaderboard row's cells: names left-aligned (bold for a person), numbers right-aligned."""
+    return [
+        Text(
+            sanitize(cell),
+            justify="left" if col in NAME_COLUMNS else "right",
+            style="bold" if human and col in NAME_COLUMNS else "",
+        )
+        for col, cell in zip(header, row)
+    ]
 
 
 class LeaderboardScreen(WorkbenchNode, Screen):
@@ -40,7 +58,7 @@ class LeaderboardScreen(WorkbenchNode, Screen):
     def __init__(self, fingerprint: str | None = None):
         super().__init__()
         self.fingerprint = fingerprint
-        self.boards: list[dict[str, Any]] = []
+        self.boards: list[Board] = []
         self.index = 0
 
     def compose(self) -> ComposeResult:
@@ -74,7 +92,7 @@ class LeaderboardScreen(WorkbenchNode, Screen):
         return True
 
     @property
-    def board(self) -> dict[str, Any] | None:
+    def board(self) -> Board | None:
         return self.boards[self.index] if self.boards else None
 
     def show(self) -> None:
@@ -94,17 +112,9 @@ class LeaderboardScreen(WorkbenchNode, Screen):
             return
         header, rows = leaderboard_cells(board)
         for col in header:
-            table.add_column(Text(col, justify="left" if col in ("run", "who") else "right"), key=col)
+            table.add_column(Text(col, justify="left" if col in NAME_COLUMNS else "right"), key=col)
         for raw, row in zip(board["rows"], rows):
-            cells = [
-                Text(
-                    sanitize(cell),
-                    justify="left" if col in ("run", "who") else "right",
-                    style="bold" if raw["human"] and col in ("run", "who") else "",
-                )
-                for col, cell in zip(header, row)
-            ]
-            table.add_row(*cells, key=raw["run"])
+            table.add_row(*board_cells(header, row, raw["human"]), key=raw["run"])
         where = f" · dataset {self.index + 1} of {len(self.boards)} ([ ])" if len(self.boards) > 1 else ""
         self.query_one("#leaderboard-title", Static).update(Text(" " + sanitize(leaderboard_title(board)) + where))
         self.query_one("#leaderboard-note", Static).update(

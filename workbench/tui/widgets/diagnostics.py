@@ -14,7 +14,7 @@ import time
 from collections import OrderedDict
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 from rich.console import Group, RenderableType
 from rich.style import Style
@@ -29,6 +29,9 @@ from textual.worker import Worker, WorkerState
 
 from workbench.tui.host import WorkbenchNode
 from workbench.views.cells import dataset_cell, frac, pct
+
+if TYPE_CHECKING:
+    from workbench.views.records import RunReport, TransitionLayout
 
 SHORT = {
     "get_paper_info": "info",
@@ -45,7 +48,7 @@ def _frac(pair: list | None) -> str:
     return "" if not pair else f" ({frac(pair)})"
 
 
-def failures_table(report: dict[str, Any]) -> Table:
+def failures_table(report: RunReport) -> Table:
     """Terminations, error and non-submission rates, and what wrong answers chose (attribution)."""
     table = Table(title="Failures", title_justify="left", expand=False, show_edge=False, pad_edge=False)
     table.add_column("ending / choice")
@@ -54,24 +57,22 @@ def failures_table(report: dict[str, Any]) -> Table:
     n = report["n"] or 0
     for term, count in report["terminations"].items():
         table.add_row(Text(term), Text(str(count)), Text(pct(count / n if n else None)))
-    for kind, count in (report.get("error_kinds") or {}).items():  # why: beside the endings they explain
-        table.add_row(Text(f"  {kind}", style="dim"), Text(str(count)), Text(pct(count / n if n else None)))
+    for error_kind, count in report["error_kinds"].items():  # why: beside the endings they explain
+        table.add_row(Text(f"  {error_kind}", style="dim"), Text(str(count)), Text(pct(count / n if n else None)))
     r, c = report["axes"]["resource"], report["counts"]["resource"]
-    table.add_row(Text("error rate"), Text(""), Text(pct(r.get("error_rate")) + _frac(c.get("error_rate"))))
-    if (c.get("api_error_rate") or [0])[0]:  # episodes that met an API error, whatever their ending
-        table.add_row(
-            Text("met an API error"), Text(""), Text(pct(r.get("api_error_rate")) + _frac(c.get("api_error_rate")))
-        )
-    cut = report.get("cut_off") or {}
-    if cut.get("turns"):
+    table.add_row(Text("error rate"), Text(""), Text(pct(r["error_rate"]) + _frac(c["error_rate"])))
+    if c["api_error_rate"][0]:  # episodes that met an API error, whatever their ending
+        table.add_row(Text("met an API error"), Text(""), Text(pct(r["api_error_rate"]) + _frac(c["api_error_rate"])))
+    cut = report["cut_off"]
+    if cut["turns"]:
         table.add_row(Text("replies cut off"), Text(str(cut["turns"])), Text(f"{cut['calls_lost']} calls lost"))
     table.add_row(
-        Text("non-submission"), Text(""), Text(pct(r.get("non_submission_rate")) + _frac(c.get("non_submission_rate")))
+        Text("non-submission"), Text(""), Text(pct(r["non_submission_rate"]) + _frac(c["non_submission_rate"]))
     )
-    att = report.get("attribution") or {}
-    if att.get("n_wrong"):
+    att = report["attribution"]
+    if att["n_wrong"]:
         table.add_section()
-        for kind, count in att.get("counts", {}).items():
+        for kind, count in att["counts"].items():
             table.add_row(Text(f"wrong → {kind}"), Text(str(count)), Text(pct(att["rates"].get(kind))))
     return table
 
@@ -92,7 +93,7 @@ def _cell_style(count: int, share: float, colors: tuple[Color, Color] | None) ->
     return Style(bgcolor=bg.rich_color, color=bg.get_contrast_text(1.0).rich_color)
 
 
-def heatmap(transitions: dict[str, Any], colors: tuple[Color, Color] | None) -> Table:
+def heatmap(transitions: TransitionLayout, colors: tuple[Color, Color] | None) -> Table:
     """Rows: the tool called; columns: the tool called next. Cell colour: the row share; text: the count."""
     names = transitions["names"]
     table = Table(
@@ -136,11 +137,11 @@ def blendable(variables: dict[str, str]) -> tuple[Color, Color] | None:
 Key = tuple[str, str, int, tuple]  # (store path, run name, run id, `Store.run_progress`: status, done, last id, rules)
 CACHE_SIZE = 8
 UPDATE_EVERY_S = 3.0
-_cache: OrderedDict[Key, tuple[dict[str, Any], dict[str, Any]]] = OrderedDict()
+_cache: OrderedDict[Key, tuple[RunReport, TransitionLayout]] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def cached(key: Key) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def cached(key: Key) -> tuple[RunReport, TransitionLayout] | None:
     """The diagnostics computed for `key`, if still cached (a run's numbers change only when its progress does)."""
     with _cache_lock:
         hit = _cache.get(key)
@@ -149,7 +150,7 @@ def cached(key: Key) -> tuple[dict[str, Any], dict[str, Any]] | None:
         return hit
 
 
-def compute(key: Key) -> tuple[Key, dict[str, Any], dict[str, Any]]:
+def compute(key: Key) -> tuple[Key, RunReport, TransitionLayout]:
     """The report and transition matrix of a run, on a worker thread with its own read-only store connection."""
     from workbench.service.reports import run_diagnostics
     from workbench.service.stores import open_store
@@ -173,8 +174,8 @@ class DiagnosticsPanel(WorkbenchNode, VerticalScroll):
     def __init__(self, run_name: str, **kwargs):
         super().__init__(**kwargs)
         self.run_name = run_name
-        self.report: dict[str, Any] | None = None
-        self.transitions: dict[str, Any] | None = None
+        self.report: RunReport | None = None
+        self.transitions: TransitionLayout | None = None
         self.key: Key | None = None  # what is shown
         self.wanted: Key | None = None  # what should be shown
         self.pending: Key | None = None  # what is being computed
@@ -250,10 +251,10 @@ class DiagnosticsPanel(WorkbenchNode, VerticalScroll):
             self.query_one("#diag-loading").display = False
             self._status(f"cannot compute the diagnostics: {worker.error}")
             return
-        self._show(*cast("tuple[Key, dict[str, Any], dict[str, Any]]", worker.result))  # `compute`'s, on SUCCESS
+        self._show(*cast("tuple[Key, RunReport, TransitionLayout]", worker.result))  # `compute`'s, on SUCCESS
         self._kick()  # the run moved on meanwhile
 
-    def _show(self, key: Key, report: dict[str, Any], transitions: dict[str, Any]) -> None:
+    def _show(self, key: Key, report: RunReport, transitions: TransitionLayout) -> None:
         self.key, self.report, self.transitions = key, report, transitions
         self.query_one("#diag-loading").display = False
         self._status("")
