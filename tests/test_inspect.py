@@ -218,6 +218,21 @@ def test_export_then_import_gives_the_same_report(capsys, tmp_path, heuristic_ru
     assert report(capsys, "back") == report(capsys, heuristic_run)
 
 
+def test_an_exported_run_s_family_and_tier_come_back_with_it(capsys, tmp_path, heuristic_run):
+    """A run's tags (`runs tag`, `run --family/--tier`) cross the round trip, as `merge` and the JSONL export carry
+    them: the panel groups the imported run where the run was; a flag on the import still wins."""
+    tagged = batch(capsys, "runs", "tag", heuristic_run, "--family", "Qwen", "--tier", "compute-efficient")
+    assert tagged.returncode == 0, tagged.stderr
+    out = tmp_path / "h.eval"
+    assert batch(capsys, "export", heuristic_run, "--format", "inspect", "--out", str(out)).returncode == 0
+    assert batch(capsys, "import-inspect", str(out), "--run", "back", "--quiet").returncode == 0
+    again = batch(capsys, "import-inspect", str(out), "--run", "back2", "--tier", "open-frontier", "--quiet")
+    assert again.returncode == 0, again.stderr
+    store = Store(str(paths.store_path()))
+    assert (store.run("back")["family"], store.run("back")["tier"]) == ("Qwen", "compute-efficient")
+    assert (store.run("back2")["family"], store.run("back2")["tier"]) == ("Qwen", "open-frontier")
+
+
 def test_a_log_of_the_task_run_under_inspect_imports_as_a_run(capsys, tmp_path, monkeypatch):
     with FakeOpenAI(script) as srv:
         log = inspect_run(

@@ -69,6 +69,8 @@ class InspectLogs:
     extra_tools: dict[str, Any] | None
     prompts: Prompts | None
     samples: dict[tuple[str, int], LoggedSample]
+    family: str | None = None  # an exported run's tags (None: a log of the task, tagged by its model)
+    tier: str | None = None
 
 
 @dataclass
@@ -138,6 +140,8 @@ def read_logs(paths: Sequence[Path], corpus: Corpus, prompts: Prompts | None = N
         extra_tools=record.get("extra_tools"),
         prompts=prompts,
         samples=samples,
+        family=record.get("family"),
+        tier=record.get("tier"),
     )
 
 
@@ -232,6 +236,7 @@ def import_inspect(
 
     logged = {item_id for item_id, _ in logs.samples}
     ids = tuple(item.id for item in corpus.items if item.id in logged)  # dataset order
+    family, tier = family or logs.family, tier or logs.tier  # a flag wins over the exported run's own tag
     derived = families.chosen_or_derived(logs.model, family, tier)
     spec = RunSpec(
         name=run_name,
