@@ -48,6 +48,23 @@ def test_every_dispatched_command_and_every_flag_has_its_place_in_the_reference(
                     assert f"`{flag}" in section or f", {flag}" in section, f"{' '.join(path)} {flag} not documented"
 
 
+def test_the_commands_page_names_every_flag_of_every_command():
+    """docs/commands.md is the hand-written overview beside the generated reference: a flag the parser takes and
+    the overview never names (`scale parallel --scores`, `serve-mcp --token-env`) is a feature a reader of it
+    never learns of."""
+    from workbench.cli.parser import build_parser
+
+    page = (DOCS / "commands.md").read_text()
+    missing = [
+        f"{' '.join(path)} {flag}"
+        for path, _, sub in _generator().commands(build_parser())
+        for action in sub._actions
+        for flag in action.option_strings
+        if flag.startswith("--") and flag != "--help" and not re.search(re.escape(flag) + r"(?![\w-])", page)
+    ]
+    assert not missing, f"flags docs/commands.md never names: {missing}"
+
+
 def test_the_generator_escapes_markdown_outside_code_spans():
     escape = _generator()._escape
     assert escape("a * b_c <x> `d_*<`") == "a \\* b\\_c &lt;x> `d_*<`"

@@ -218,6 +218,39 @@ def test_export_then_import_gives_the_same_report(capsys, tmp_path, heuristic_ru
     assert report(capsys, "back") == report(capsys, heuristic_run)
 
 
+def test_a_priced_model_run_exported_and_imported_gives_the_same_report_cost_included(capsys, tmp_path, monkeypatch):
+    """The round trip of a model's run, not only a scripted one: tokens as measured and the cost the model's price
+    gives them (each turn priced from its logged usage, as our loop prices it), so the two reports are equal."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeOpenAI(script) as srv:
+        ran = batch(
+            capsys, "run", "--agent", "llm", "--model", "openai/gpt-4.1-mini", "--base-url", srv.url, "--limit", "3",
+            "--run", "m", "--quiet",
+        )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    out = tmp_path / "m.eval"
+    assert batch(capsys, "export", "m", "--format", "inspect", "--out", str(out)).returncode == 0
+    assert batch(capsys, "import-inspect", str(out), "--run", "back", "--quiet").returncode == 0
+    original, back = report(capsys, "m"), report(capsys, "back")
+    assert original["priced"] and original["cost_usd"] > 0
+    assert back == original
+
+
+def test_an_exported_run_s_family_and_tier_come_back_with_it(capsys, tmp_path, heuristic_run):
+    """A run's tags (`runs tag`, `run --family/--tier`) cross the round trip, as `merge` and the JSONL export carry
+    them: the panel groups the imported run where the run was; a flag on the import still wins."""
+    tagged = batch(capsys, "runs", "tag", heuristic_run, "--family", "Qwen", "--tier", "compute-efficient")
+    assert tagged.returncode == 0, tagged.stderr
+    out = tmp_path / "h.eval"
+    assert batch(capsys, "export", heuristic_run, "--format", "inspect", "--out", str(out)).returncode == 0
+    assert batch(capsys, "import-inspect", str(out), "--run", "back", "--quiet").returncode == 0
+    again = batch(capsys, "import-inspect", str(out), "--run", "back2", "--tier", "open-frontier", "--quiet")
+    assert again.returncode == 0, again.stderr
+    store = Store(str(paths.store_path()))
+    assert (store.run("back")["family"], store.run("back")["tier"]) == ("Qwen", "compute-efficient")
+    assert (store.run("back2")["family"], store.run("back2")["tier"]) == ("Qwen", "open-frontier")
+
+
 def test_a_log_of_the_task_run_under_inspect_imports_as_a_run(capsys, tmp_path, monkeypatch):
     with FakeOpenAI(script) as srv:
         log = inspect_run(

@@ -132,6 +132,27 @@ def test_fingerprints_per_run_rebuilt_from_the_stored_actions(lineage_db, capsys
     assert all(f["words"] == [] for f in fams.values())  # one or two runs per family cannot support a word
 
 
+def test_a_panel_of_one_family_shows_the_family_s_mean_and_no_tests(lineage_db, capsys):
+    """With one family there are no others to test it against, but its row still says what it claims, the mean of
+    its runs (by hand from the runs' own values); the family-vs-others table has nothing to show and the note says
+    why."""
+    out = batch(capsys, "report", "--panel", "h", "h2", "--db", str(lineage_db), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    fp = json.loads(out.stdout)["fingerprints"]
+    (alpha,) = fp["families"].values()
+    for sig, test in alpha["signatures"].items():
+        values = [fp["models"][run][sig]["value"] for run in ("h", "h2")]
+        values = [v for v in values if v is not None]
+        assert test["family_mean"] == (pytest.approx(sum(values) / len(values)) if values else None), sig
+        assert test["p_holm"] is None and not test["significant"]
+    assert alpha["words"] == []
+    table = batch(capsys, "report", "--panel", "h", "h2", "--db", str(lineage_db)).stdout
+    row = next(line for line in table.splitlines() if "Alpha (mean of 2)" in line)
+    calls = (fp["models"]["h"]["calls_per_turn"]["value"] + fp["models"]["h2"]["calls_per_turn"]["value"]) / 2
+    assert row.split("│")[2].strip() == f"{calls:.2f}", row  # the calls/turn column, not `—`
+    assert "family tests need runs of at least two families" in table
+
+
 def test_imported_reference_runs_join_a_tagged_panel(tmp_path, capsys):
     """The Done-when panel on a release: reference runs imported by replay (family derived from the logged model,
     or chosen) beside scripted runs tagged into other families, grouped, with fingerprints."""

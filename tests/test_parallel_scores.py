@@ -557,3 +557,31 @@ def test_our_selection_uses_the_judge_that_judged_every_task(printed):
     assert report["judge"] == "gpt5" and "judge gpt5" in report["tie_rule"]
     assert {j["judge"]: j["tasks"] for j in report["judges"]} == counts
     assert printed["Qwen3-Next|search"]["judge"] == "self"  # every task judged by both: the agent's own first
+
+
+TOKEN_KEYS = ("sampling_tokens", "tokens_majority", "tokens_pointwise", "tokens_pairwise")
+
+
+@pytest.mark.parametrize("source", ["scores file", "scripted run"])
+def test_unmeasured_tokens_are_never_0_in_json_or_csv(tmp_path, capsys, source):
+    """A scores file carries no tokens and a scripted agent calls no model: every token count in the JSON is null
+    and every CSV token cell empty — as the table's `—` says — never 0."""
+    import csv
+
+    if source == "scores file":
+        args = ["--scores", str(DATA), "--study", "DeepSeek-R1|search"]
+    else:
+        db = tmp_path / "s.sqlite"
+        args = ["--k", "1,2", "--db", str(db), "--quiet", "--limit", "4", "--agent", "random", "--run", "p"]
+    done = batch(capsys, "scale", "parallel", *args, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    study = report["studies"][0] if "studies" in report else report
+    assert study["sampling_tokens"] is None
+    cells = [row[key] for row in study["per_k"] for key in TOKEN_KEYS if key in row]
+    assert cells and all(cell is None for cell in cells), cells
+    done = batch(capsys, "scale", "parallel", *args, "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(done.stdout.splitlines()))
+    cells = [row[key] for row in rows for key in TOKEN_KEYS if key in row]
+    assert rows and cells and all(cell == "" for cell in cells), cells

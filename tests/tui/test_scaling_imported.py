@@ -108,3 +108,23 @@ async def test_a_sampled_run_shows_the_study_s_readings_as_the_cli_prints_them(s
         assert screen.result is not None and screen.result["study"] == cli["study"]
         assert rows_of(screen, "#scaling-study") == [study_cells(cli, r, compact=True) for r in cli["study"]]
         assert "random orders" not in str(screen.query_one("#scaling-caption").render())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_import_dialog_says_all_it_says(size):
+    """The dialog's title is one line, cut where it does not fit: what the field takes is said under it, whole, on
+    the narrowest screen and the widest."""
+    from textual.widgets import Static
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await app.push_screen(ScalingScreen())
+        await settle(pilot, app)
+        await pilot.press("i")
+        await pilot.pause()
+        title = app.screen.query_one(".dialog-title", Static)
+        assert len(str(title.render())) <= title.content_region.width, str(title.render())
+        hint = app.screen.query_one("#name-hint", Static)
+        assert "scale parallel --scores" in str(hint.render())
+        await pilot.press("escape")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from sandbox.records import AssistantTurn, ToolCall, Usage
 from tests.textual_private import after_refresh_callbacks
 
@@ -64,14 +66,26 @@ async def settle(pilot, app, rounds: int = 3) -> None:
     number of rounds had slack for today's screens but no guarantee. The bound on the extra rounds only keeps a
     broken test from hanging."""
     for _ in range(rounds):
-        await app.workers.wait_for_complete()
+        await wait_for_workers(app)
         await pilot.pause()
     for _ in range(100):
         if not busy(app):
             return
-        await app.workers.wait_for_complete()
+        await wait_for_workers(app)
         await pilot.pause()
     raise AssertionError(f"the app never settled: {busy(app)}")
+
+
+async def wait_for_workers(app) -> None:
+    """Wait for every worker to end. A worker cancelled on the way is an outcome, not a failure: a screen that
+    recomputes (the Scaling screen's `select`, redrawn as a study's level ends) starts an exclusive worker,
+    which cancels the one still running, and Textual's `wait_for_complete` raises WorkerCancelled for it — at
+    random, as the timer and the study's listener race. A worker's error still fails the test."""
+    from textual.worker import WorkerCancelled
+
+    for worker in list(app.workers):
+        with contextlib.suppress(WorkerCancelled):
+            await worker.wait()
 
 
 def busy(app) -> list[str]:

@@ -116,9 +116,12 @@ def family_test_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[s
     fp = panel.get("fingerprints") or {}
     sigs = fp.get("signatures") or list(SIGNATURE_LABELS)
     header = ("family vs the rest", *(SIGNATURE_LABELS[s] for s in sigs))
+    families = fp.get("families") or {}
+    if len(families) < 2:  # one family has no others to be tested against
+        return header, []
     rows = [
         (fam, *(effect_cell(s, fam_tests["signatures"][s]) for s in sigs))
-        for fam, fam_tests in sorted((fp.get("families") or {}).items())
+        for fam, fam_tests in sorted(families.items())
     ]
     return header, rows
 
@@ -139,7 +142,7 @@ def fingerprint_notes(panel: PanelReport) -> list[str]:
     """Runs left out of the fingerprints, and why; a note when fewer than two families could be compared."""
     fp = panel.get("fingerprints") or {}
     lines = [f"not in the fingerprints: {run} ({why})" for run, why in sorted((fp.get("excluded") or {}).items())]
-    if fp and not fp.get("families"):
+    if fp and len(fp.get("families") or {}) < 2:
         lines.append("family tests need runs of at least two families")
     for fam, tests in sorted((fp.get("families") or {}).items()):
         floors = [t["min_p_holm"] for t in tests["signatures"].values() if t.get("min_p_holm") is not None]

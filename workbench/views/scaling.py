@@ -208,8 +208,8 @@ def cost_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
     def money(usd: float | None) -> str:
         return spent(usd, measured)
 
-    def tokens(n: float) -> str:
-        return f"{_tokens(n)} tok" if measured else NOT_MEASURED
+    def tokens(n: float | None) -> str:
+        return f"{_tokens(n)} tok" if measured and n is not None else NOT_MEASURED
 
     def per(value: float | None, unit: str) -> str:
         return f"{sig(value if measured else None)}/{unit}"

@@ -56,6 +56,8 @@ def export_inspect(store: Store, run_name: str, corpus: Corpus, out: Path) -> in
     record = setting_record(run["dataset"], caps_of(run), run["ablation"], None, None)
     record["agent"] = run["agent"]  # the agent that played, and its model (None: no model): an import keeps them
     record["model"] = run["model"]
+    # the run's tags (`run --family/--tier`, `runs tag`): an import keeps them, as `merge` and the JSONL export do
+    record["family"], record["tier"] = run.get("family"), run.get("tier")
     trajectories = store.trajectories(run["id"])
     samples = [_sample(store, corpus, run, t) for t in trajectories]
     correct = sum(1 for t in trajectories if t["correct"])

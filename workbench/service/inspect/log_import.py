@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
 
+from sandbox import pricing
 from sandbox.agents.base import InfrastructureError, split_footer
 from sandbox.corpus import Corpus
 from sandbox.episode import RetryPolicy
@@ -69,6 +70,8 @@ class InspectLogs:
     extra_tools: dict[str, Any] | None
     prompts: Prompts | None
     samples: dict[tuple[str, int], LoggedSample]
+    family: str | None = None  # an exported run's tags (None: a log of the task, tagged by its model)
+    tier: str | None = None
 
 
 @dataclass
@@ -97,15 +100,18 @@ class LogReplay:
 
     name = "inspect-replay"
 
-    def __init__(self, sample: LoggedSample):
+    def __init__(self, sample: LoggedSample, price: pricing.Price | None = None):
         self.sample = sample
+        self.price = price  # the model's price: each turn's cost from its logged usage, as our own loop prices it
         self.pos = 0
 
     async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
         if self.pos >= len(self.sample.turns):
             raise InfrastructureError(f"replay log exhausted: the sample logged {len(self.sample.turns)} model replies")
         self.pos += 1
-        return self.sample.turns[self.pos - 1]
+        turn = self.sample.turns[self.pos - 1]
+        priced = pricing.cost(self.price, turn.usage)
+        return replace(turn, cost_usd=priced["total_usd"]) if priced else turn
 
 
 def read_logs(paths: Sequence[Path], corpus: Corpus, prompts: Prompts | None = None) -> InspectLogs:
@@ -138,6 +144,8 @@ def read_logs(paths: Sequence[Path], corpus: Corpus, prompts: Prompts | None = N
         extra_tools=record.get("extra_tools"),
         prompts=prompts,
         samples=samples,
+        family=record.get("family"),
+        tier=record.get("tier"),
     )
 
 
@@ -232,7 +240,9 @@ def import_inspect(
 
     logged = {item_id for item_id, _ in logs.samples}
     ids = tuple(item.id for item in corpus.items if item.id in logged)  # dataset order
+    family, tier = family or logs.family, tier or logs.tier  # a flag wins over the exported run's own tag
     derived = families.chosen_or_derived(logs.model, family, tier)
+    price = pricing.find_price(logs.model) if logs.model else None  # as import-reference prices its logs
     spec = RunSpec(
         name=run_name,
         dataset=dataset,
@@ -257,7 +267,7 @@ def import_inspect(
         sample = logs.samples.get((item.id, replicate))
         if sample is None:  # an item logged in some epochs only: the missing ones end at once as errors
             sample = LoggedSample(item.id, replicate, (), (), {})
-        return LogReplay(sample)
+        return LogReplay(sample, price)
 
     result = asyncio.run(Runner(spec, corpus, store, factory=factory, on_event=on_event).run())
     run = store.run(run_name)

@@ -85,7 +85,8 @@ def panel_fingerprints(rows: list[PanelRow], per_run: list[dict[str, Any]]) -> d
         "signatures": list(fp.SIGNATURES),
         "models": per_model,
         "family_of": family_of,
-        "families": fp.family_tests(per_model, family_of) if len(set(family_of.values())) >= 2 else {},
+        # every family's mean; its tests against the others need a second family (p None without one)
+        "families": fp.family_tests(per_model, family_of),
         "trigrams": trigrams,
         "trigram_tests": fp.trigram_tests(trigrams, run_grams, family_of),
         "excluded": excluded,

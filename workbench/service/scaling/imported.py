@@ -25,7 +25,7 @@ IMPORTED_RULE = (
 
 NOTHING_SPENT: dict[str, Any] = {  # a file carries no prices or tokens: every cost is unknown, never 0
     "sampling_usd": None,
-    "sampling_tokens": 0,
+    "sampling_tokens": None,
     "judge_usd": None,
     "judge_tokens": None,
     "verdict_usd": {"majority": None, "pointwise": None, "pairwise": None},
@@ -69,7 +69,7 @@ def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, 
         verdicts="file" if primary else None,
         verdicts_missing=0 if primary else None,
         judges=_judges(study),
-        costs=Costs(None, 0, None, None),
+        costs=Costs(),  # a file carries no spend: every total unknown, never 0
         source=source,
         null_scores=study.null_scores,
         success_threshold=study.success_threshold,

@@ -447,7 +447,7 @@ def _k_row(
         values["pass_at_k"] = _estimate(top)
         values.update({name: _estimate(e.selected) for name, e in estimates.items()})
     sampling_usd = None if spend["sampling_usd"] is None else spend["sampling_usd"] * k / big_k
-    sampling_tokens = spend["sampling_tokens"] * k / big_k
+    sampling_tokens = None if spend["sampling_tokens"] is None else spend["sampling_tokens"] * k / big_k
     gaps: dict[Strategy, Gap] = {}
     for name, v in chosen.items():
         gap = float(np.mean(oracle) - np.mean(v))
@@ -481,14 +481,14 @@ def _commit_cost(
     mean: float,
     spend: dict[str, Any],
     sampling_usd: float | None,
-    sampling_tokens: float,
-) -> tuple[float | None, float, float | None, float | None]:
-    """What committing to a strategy at k costs: dollars (None when unknown), tokens, and accuracy per dollar and
-    per million tokens (per mean spend per item)."""
+    sampling_tokens: float | None,
+) -> tuple[float | None, float | None, float | None, float | None]:
+    """What committing to a strategy at k costs: dollars and tokens (None when unknown or not measured, never 0),
+    and accuracy per dollar and per million tokens (per mean spend per item)."""
     verdicts = {"majority": 0, "pointwise": k, "pairwise": k - 1}[name] * n
     price = spend["verdict_usd"][name]
     usd = None if sampling_usd is None or price is None else sampling_usd + price * verdicts  # unknown stays unknown
-    tokens = sampling_tokens + (spend["verdict_tokens"][name] or 0) * verdicts
+    tokens = None if sampling_tokens is None else sampling_tokens + (spend["verdict_tokens"][name] or 0) * verdicts
     return usd, tokens, mean / (usd / n) if usd else None, mean / (tokens / n / 1e6) if tokens else None
 
 
@@ -506,7 +506,8 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
     costs = [c for c in prices if c is not None]
     out: dict[str, Any] = {
         "sampling_usd": sum(costs) if costs else None,
-        "sampling_tokens": sum(t["tokens"] or 0 for rows in samples for t in rows),
+        # a scripted agent calls no model: its tokens are not measured (None), never 0 (`measures_tokens`)
+        "sampling_tokens": sum(t["tokens"] or 0 for rows in samples for t in rows) if measures_tokens(run) else None,
         "judge_usd": None,
         "judge_tokens": None,
         "verdict_usd": {"majority": 0.0, "pointwise": None, "pairwise": None},

@@ -50,7 +50,7 @@ class Gap:
     relative_gap: float | None
     efficiency: float | None
     cost_usd: float | None = None
-    tokens: float = 0.0
+    tokens: float | None = None  # None: the samples' tokens were not measured (never 0)
     accuracy_per_usd: float | None = None
     accuracy_per_million_tokens: float | None = None
 
@@ -64,7 +64,7 @@ class KRow:
     subsets: int
     subsets_all: bool
     sampling_cost_usd: float | None
-    sampling_tokens: float
+    sampling_tokens: float | None  # None: not measured (a scripted agent, a scores file), never 0
     values: dict[Strategy, Estimate]
     gaps: dict[Strategy, Gap]
     accepted_coverage: float | None = None
@@ -192,7 +192,7 @@ class Costs:
     """Sampling and judging totals (None: unpriced or unknown)."""
 
     sampling_usd: float | None = None
-    sampling_tokens: float = 0
+    sampling_tokens: float | None = None
     judge_usd: float | None = None
     judge_tokens: int | None = None
     # under the study's cost rule: the judge's verdicts stored without token buckets, kept at their stored cost

@@ -664,7 +664,12 @@ class ScalingScreen(WorkbenchNode, Screen):
             return None if Path(value).expanduser().is_file() else "no such file"
 
         self.app.push_screen(
-            NameModal("Import a parallel scores file (JSON or CSV, as scale parallel --scores reads)", "", check),
+            NameModal(
+                "Import a parallel scores file",
+                "",
+                check,
+                hint="a path: JSON or CSV, as `scale parallel --scores` reads",  # under the title: a title is cut
+            ),
             self.import_file,
         )
 
