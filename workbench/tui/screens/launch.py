@@ -627,7 +627,7 @@ class LaunchScreen(WorkbenchNode, ModalScreen):
                     yield _field(
                         "Dataset",
                         Select(
-                            [("built-in benchmark", "builtin"), ("release directory", "release")],
+                            [("built-in benchmark", "builtin"), ("release directory or hf:", "release")],
                             value=v["dataset_kind"],
                             allow_blank=False,
                             id="dataset_kind",
