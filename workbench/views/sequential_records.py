@@ -11,9 +11,10 @@ mypy checks every field the service writes and every field a view reads. Closed 
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
-from stats.offdomain import Mechanism
+if TYPE_CHECKING:  # a name for the type checker only: `--batch runs` must not import numpy through stats
+    from stats.offdomain import Mechanism
 
 Axis = Literal["tokens", "points", "turns"]
 Protocol = Literal["fresh", "continuation"]
