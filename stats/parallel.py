@@ -1,8 +1,8 @@
 """Parallel scaling: K samples per item, what an oracle could reach and what a strategy commits to.
 
-test-time-scaling.md §3. An *oracle* number (pass@k) asks whether some sample among k is right;
-a *committed* number asks whether the single answer a strategy picks is right. The verification
-gap is their difference. Every per-item quantity below is an *expected* correctness in [0, 1]
+The scaling study's parallel side (docs/scaling.md#parallel-scaling). An *oracle* number (pass@k) asks whether
+some sample among k is right; a *committed* number asks whether the single answer a strategy picks is right.
+The verification gap is their difference. Every per-item quantity below is an *expected* correctness in [0, 1]
 (exact expectations over random subsets, tie-breaks or orders, never a Monte-Carlo estimate), so
 item means and bootstrap intervals over items (`stats.bootstrap`) apply to all of them alike.
 
