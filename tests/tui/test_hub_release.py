@@ -6,7 +6,7 @@ and its dataset dialog takes one typed in."""
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input, Static
+from textual.widgets import DataTable, Input, Static
 from tui_support import make_app, settle
 
 from sandbox import synth
@@ -91,3 +91,80 @@ async def test_the_item_browser_opens_a_hub_release_and_its_dialog_takes_one_typ
         assert isinstance(browser, ItemsScreen) and browser.dataset == SPEC
         assert len(browser.shown) == 12
         assert any(path.startswith("/cdn/") or "/resolve/" in path for path in hub.served("GET"))
+
+
+async def _folder_run(folder, store_path, cache_dir, name: str, ids: str) -> None:
+    """A run on a release directory, of the items `ids` only (so that a resume has episodes left to run)."""
+    from workbench.tui.jobs import RunJob
+
+    values = {"dataset_kind": "release", "path": str(folder), "agent": "oracle", "name": name, "ids": ids}
+    job = RunJob(validate(values, set()).spec, store_path, cache_dir)
+    await job.execute()
+    assert job.monitor.status == "done", job.monitor.message
+
+
+def _first_ids(folder, n: int) -> str:
+    import json
+
+    lines = (folder / "qa" / "full.jsonl").read_text().splitlines()
+    return ", ".join(json.loads(line)["id"] for line in lines[:n])
+
+
+async def test_a_folder_run_resumes_from_the_form_through_hf_of_the_same_files(hub, tmp_path, builtin_cache):
+    """The run's identity is its data's fingerprint: the form does not refuse `hf:` for the stored directory (nor
+    the reverse, by the same rule), and starting resumes the run; its dataset as recorded stays the directory."""
+    from workbench.tui.screens.launch import LaunchScreen, resume_conflicts
+
+    folder, store_path = tmp_path / "agenthop", tmp_path / "store.sqlite"
+    await _folder_run(folder, store_path, builtin_cache, "shared", _first_ids(folder, 3))
+    stored = Store(store_path, readonly=True).run("shared")
+    hub_spec = validate({"dataset_kind": "release", "path": SPEC, "agent": "oracle", "name": "shared"}, set()).spec
+    assert resume_conflicts(hub_spec, stored) == {}
+    folder_spec = validate({"dataset_kind": "release", "path": str(folder), "agent": "oracle", "name": "shared"}, set())
+    assert resume_conflicts(folder_spec.spec, {**stored, "dataset": SPEC}) == {}  # the reverse: a Hub run, a folder
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        home = app.screen
+        home.query_one(DataTable).move_cursor(row=home.shown.index("shared"))
+        await pilot.press("R")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, LaunchScreen) and form.query_one("#path", Input).value == str(folder)
+        form.query_one("#ids", Input).value = ""
+        form.query_one("#path", Input).value = SPEC
+        await pilot.pause()
+        messages = str(form.query_one("#launch-messages").render())
+        assert "differs" not in messages and form.result.spec is not None, messages
+        assert "fingerprints are compared when the run starts" in messages
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert [job.monitor.status for job in app.jobs.values()] == ["done"], [
+            job.monitor.message for job in app.jobs.values()
+        ]
+    (run,) = Store(store_path, readonly=True).runs()
+    assert (run["name"], run["dataset"], run["done"], run["n_correct"]) == ("shared", str(folder), 12, 12)
+    assert any("/resolve/" in path or path.startswith("/cdn/") for path in hub.served("GET"))
+
+
+async def test_a_different_dataset_is_still_refused(hub, tmp_path, builtin_cache):
+    """Another directory is refused in the form by its key; another release on the Hub, whose content the form cannot
+    know without fetching it, is refused when the run starts, by the fingerprint, and the stored run is untouched."""
+    from workbench.tui.jobs import RunJob
+
+    folder, store_path = tmp_path / "agenthop", tmp_path / "store.sqlite"
+    other = synth.generate(tmp_path / "other", seed=1, preset="demo", items=12, papers=60)
+    commit = commit_id("other")
+    hub.repos["nlpai-lab/other"] = Repo({commit: release_files(other)}, {"main": commit})
+    await _folder_run(folder, store_path, builtin_cache, "shared", _first_ids(folder, 3))
+    stored = Store(store_path, readonly=True).run("shared")
+    base = {"dataset_kind": "release", "agent": "oracle", "name": "shared"}
+    refused = validate({**base, "path": str(other)}, {"shared"}, stored=stored)
+    assert refused.spec is None and "dataset differs from the stored run's agenthop" in refused.errors["path"]
+    deferred = validate({**base, "path": "hf:nlpai-lab/other"}, {"shared"}, stored=stored)
+    assert deferred.spec is not None
+    job = RunJob(deferred.spec, store_path, builtin_cache)
+    await job.execute()
+    assert job.monitor.status == "failed" and "dataset_fingerprint differs" in job.monitor.message
+    (run,) = Store(store_path, readonly=True).runs()
+    assert (run["dataset"], run["done"]) == (str(folder), 3)

@@ -286,7 +286,13 @@ def validate(
         conflicts = resume_conflicts(spec, stored, *keys)
         if conflicts:
             return Validation(None, conflicts, notes)
-        notes.append(f"starting resumes '{name}': its finished episodes are kept")
+        if stored.get("dataset") and stored["dataset"] != spec.dataset:
+            notes.append(
+                f"starting resumes '{name}' if its data holds the same files as the stored run's "
+                f"{dataset_label(stored['dataset'])} (their fingerprints are compared when the run starts)"
+            )
+        else:
+            notes.append(f"starting resumes '{name}': its finished episodes are kept")
     episodes, problem = slice_episodes(spec, cache_dir)
     if problem:
         errors["ids" if ids else "question_type"] = problem
@@ -345,7 +351,8 @@ def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete
     """Field → message for each part of `spec` the store would refuse to resume the `stored` run with (the store's
     own rule, `workbench.service.stores.identity_differences`, on the identity the runner builds), naming the
     stored value: "seed differs from the stored run's 0". The data's fingerprint is not known before the dataset
-    is opened, so the stored one stands in for it; a different dataset key is reported by its key. Empty when
+    is opened, so the stored one stands in for it; a different dataset key is reported by its key when keys can
+    tell (`datasets_differ_by_key`), else the runner's fingerprint check decides when the run starts. Empty when
     starting resumes the run."""
     from workbench.service.stores import differences_phrase, identity_differences
 
@@ -353,7 +360,7 @@ def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete
     rebuilt = spec.identity(identity.get("dataset_fingerprint", ""))
     errors: dict[str, str] = {}
     other: list[str] = []
-    if stored.get("dataset") and stored["dataset"] != spec.dataset:
+    if stored.get("dataset") and datasets_differ_by_key(stored["dataset"], spec.dataset):
         errors["path" if spec.dataset != "builtin" else "dataset_kind"] = (
             f"dataset differs from the stored run's {dataset_label(stored['dataset'])}"
         )
@@ -384,6 +391,16 @@ def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete
         f"resume it, choose another name, or on Runs rename ({rename_key}) or delete ({delete_key}) it"
     )
     return errors
+
+
+def datasets_differ_by_key(stored: str, requested: str) -> bool:
+    """Whether two recorded dataset keys name different data by their keys alone. A run's identity is its data's
+    content fingerprint, and a Hub release's is known only once fetched: a key on either side that is a Hub spec
+    (`hf:…`, possibly the very files of a release directory, or of another repository's) decides nothing here,
+    and the runner compares fingerprints when the run starts, refusing a real difference there."""
+    from workbench.service.datasets import is_hub
+
+    return stored != requested and not (is_hub(stored) or is_hub(requested))
 
 
 def _shown(value: Any) -> str:
