@@ -36,14 +36,13 @@ from inspect_ai.model import (
     ChatMessageTool,
     ChatMessageUser,
 )
-from inspect_ai.scorer import CORRECT, INCORRECT, Score
 from inspect_ai.tool import ToolCall as InspectCall
 
 from sandbox.corpus import Corpus
 from sandbox.prompts import build_prompt
 from storage import Store
 from workbench.service.inspect.conversation import TurnUsage
-from workbench.service.inspect.task import TASK_NAME, caps_of, setting_record, trajectory_axes
+from workbench.service.inspect.task import TASK_NAME, caps_of, setting_record, trajectory_score
 
 TASK = f"agenthop_workbench/{TASK_NAME}"
 SCORER = "agenthop_score"
@@ -106,19 +105,7 @@ def _sample(store: Store, corpus: Corpus, run: dict[str, Any], trajectory: dict[
         ChatMessageUser(content=prompt.first_message),
     ]
     record = {k: v for k, v in trajectory.items() if k not in ("id", "run_id", "actions")}
-    score = Score(
-        value=CORRECT if trajectory["correct"] else INCORRECT,
-        answer=trajectory["answer"],
-        explanation=f"ended by {trajectory['termination']}",
-        metadata={
-            **trajectory_axes(trajectory),
-            "termination": trajectory["termination"],
-            "predicted_index": trajectory["predicted_index"],
-            "chosen_type": trajectory["chosen_type"],
-            "prompt_tokens": trajectory["prompt_tokens"],
-            "completion_tokens": trajectory["completion_tokens"],
-        },
-    )
+    score = trajectory_score(trajectory)
     return EvalSample(
         id=item.id,
         epoch=int(trajectory["replicate"]) + 1,

@@ -217,6 +217,24 @@ def trajectory_axes(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def trajectory_score(record: dict[str, Any]) -> Score:
+    """A trajectory's Inspect score, the same for a sample the task played and for a stored run exported: C/I, the
+    answer, the ending, and in the metadata the four axes' values and the tokens."""
+    return Score(
+        value=CORRECT if record["correct"] else INCORRECT,
+        answer=record.get("answer"),
+        explanation=f"ended by {record['termination']}",
+        metadata={
+            **trajectory_axes(record),
+            "termination": record["termination"],
+            "predicted_index": record["predicted_index"],
+            "chosen_type": record["chosen_type"],
+            "prompt_tokens": record["prompt_tokens"],
+            "completion_tokens": record["completion_tokens"],
+        },
+    )
+
+
 @scorer(metrics=[accuracy(), stderr()])
 def agenthop_score() -> Scorer:
     """C when the submitted letter is the item's answer; the metadata holds the axes, the ending and the tokens."""
@@ -225,18 +243,6 @@ def agenthop_score() -> Scorer:
         record = state.metadata.get("agenthop")
         if not isinstance(record, dict):
             return Score(value=INCORRECT, explanation="no episode was played for this sample")
-        return Score(
-            value=CORRECT if record["correct"] else INCORRECT,
-            answer=record.get("answer"),
-            explanation=f"ended by {record['termination']}",
-            metadata={
-                **trajectory_axes(record),
-                "termination": record["termination"],
-                "predicted_index": record["predicted_index"],
-                "chosen_type": record["chosen_type"],
-                "prompt_tokens": record["prompt_tokens"],
-                "completion_tokens": record["completion_tokens"],
-            },
-        )
+        return trajectory_score(record)
 
     return score
