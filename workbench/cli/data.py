@@ -20,14 +20,7 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
     from workbench.service.stores import open_store
 
     corpus = open_data(args.data, args.quiet)
-    from workbench.service import families
-
-    for key, problem in (
-        ("family", args.family and families.family_problem(args.family)),
-        ("tier", args.tier and families.tier_problem(args.tier)),
-    ):
-        if problem:
-            raise UsageError(f"--{key}: {problem}")
+    _check_tags(args)
     load_logs(Path(args.dir), corpus, args.model, force=args.force)  # refused before the store exists
     store = _held(open_store(paths.new_store_path(args.db)))
     progress = Progress(args.run_name, quiet=args.quiet)
@@ -59,16 +52,11 @@ def cmd_import_inspect(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise UsageError(f"import-inspect {INSPECT_EXTRA} ({exc})") from None
     from workbench.cli.progress import Progress
-    from workbench.service import families, paths
+    from workbench.service import paths
     from workbench.service.datasets import dataset_key
     from workbench.service.stores import open_store
 
-    for key, problem in (
-        ("family", args.family and families.family_problem(args.family)),
-        ("tier", args.tier and families.tier_problem(args.tier)),
-    ):
-        if problem:
-            raise UsageError(f"--{key}: {problem}")
+    _check_tags(args)
     data = args.data or _logged_dataset(args.logs)
     corpus = open_data(data, args.quiet)
     prompts = None
@@ -100,6 +88,18 @@ def _logged_dataset(logs: list[str]) -> str:
     from workbench.service.inspect.log_import import logged_dataset
 
     return logged_dataset(Path(logs[0]))
+
+
+def _check_tags(args: argparse.Namespace) -> None:
+    """An import's --family / --tier, refused (exit 2) before anything is read or written when malformed."""
+    from workbench.service import families
+
+    for key, problem in (
+        ("family", args.family and families.family_problem(args.family)),
+        ("tier", args.tier and families.tier_problem(args.tier)),
+    ):
+        if problem:
+            raise UsageError(f"--{key}: {problem}")
 
 
 def _print_imported(result: dict[str, Any], fmt: str) -> int:
