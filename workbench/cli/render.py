@@ -355,7 +355,10 @@ def _board_table(board: Board) -> Table:
         )
     for row in rows:
         table.add_row(
-            *(Text(clip_middle(cell, names[col]) if col in names else cell) for col, cell in zip(header, row))
+            *(
+                Text(clip_middle(cell, names[col]) if col in names else cell)
+                for col, cell in zip(header, row, strict=True)
+            )
         )
     return table
 

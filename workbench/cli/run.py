@@ -253,7 +253,7 @@ def cmd_scale(args: argparse.Namespace) -> int:
                 )
             )
         store = _held(open_store(paths.new_store_path(args.db)))
-        for (group, _), specs in zip(groups, sweeps):
+        for (group, _), specs in zip(groups, sweeps, strict=True):
             scaling.check_group(store, group, specs)
         results = []
         for specs in sweeps:

@@ -239,7 +239,7 @@ async def _first(*awaitables: Any) -> int:
     """The index of the first of `awaitables` to finish; the others are cancelled (tasks given are not)."""
     tasks = [a if isinstance(a, asyncio.Task) else asyncio.ensure_future(a) for a in awaitables]
     done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    for a, t in zip(awaitables, tasks):
+    for a, t in zip(awaitables, tasks, strict=True):
         if t not in done and not isinstance(a, asyncio.Task):
             t.cancel()
     return next(i for i, t in enumerate(tasks) if t in done)

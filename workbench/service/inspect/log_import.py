@@ -122,7 +122,7 @@ def read_logs(paths: Sequence[Path], corpus: Corpus, prompts: Prompts | None = N
     record = _setting(paths[0], first)
     _same_prompts(paths[0], record, prompts)
     samples: dict[tuple[str, int], LoggedSample] = {}
-    for path, log in zip(paths, logs):
+    for path, log in zip(paths, logs, strict=True):
         if log.eval.model != first.eval.model:
             raise InspectImportError(f"{path}: model {log.eval.model!r}, not {first.eval.model!r} as in {paths[0]}")
         if _setting(path, log) != record:
@@ -294,7 +294,8 @@ def _check(store: Store, run: dict[str, Any], logs: InspectLogs, summary: Inspec
             continue
         replayed = [s["text"] or "" for s in store.steps(trajectory["id"]) if s["kind"] == "tool"]
         compared = min(len(replayed), len(sample.tool_texts))
-        differ = sum(1 for a, b in zip(replayed, sample.tool_texts) if a != b) + abs(
+        # the shorter list's length is compared pairwise; the surplus counts as mismatches below
+        differ = sum(1 for a, b in zip(replayed, sample.tool_texts, strict=False) if a != b) + abs(
             len(replayed) - len(sample.tool_texts)
         )
         mismatched = {
