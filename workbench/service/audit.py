@@ -17,17 +17,21 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from sandbox import release
 from sandbox.corpus import Corpus
 from sandbox.records import Item
 from sandbox.sections import alias, alias_index
 from storage import Store
+from storage.json_types import JsonObject, JsonValue
 
 CHECKS = ("question_ok", "gold_supported", "labels_accurate")
 RELEVANCES = ("direct", "supporting")
+EditAction = Literal["add", "remove", "reclassify", "undo"]
 
 
 class AuditError(ValueError):
@@ -36,7 +40,113 @@ class AuditError(ValueError):
     exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
 
 
-def _item(corpus: Corpus, item_id: str):
+@dataclass(frozen=True)
+class LabelEdit:
+    """One stored label edit of an item (a row of the store's `audit_labels`); an undo names the edit it cancels."""
+
+    id: int
+    item_id: str
+    action: EditAction
+    arxiv_id: str
+    section: str
+    relevance: str | None
+    reviewer: str
+    created_at: str
+    undoes: int | None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> LabelEdit:
+        """The edit a store row holds."""
+        return cls(
+            id=row["id"],
+            item_id=row["item_id"],
+            action=row["action"],
+            arxiv_id=row["arxiv_id"],
+            section=row["section"],
+            relevance=row["relevance"],
+            reviewer=row["reviewer"],
+            created_at=row["created_at"],
+            undoes=row.get("undoes"),
+        )
+
+
+class EditNote(TypedDict):
+    """How a label on the review sheet differs from the release (copied from its edit's stamp)."""
+
+    action: Literal["added", "reclassified"]
+    was: NotRequired[JsonValue]  # a re-classified label's relevance in the release
+    reviewer: JsonValue
+    time: JsonValue
+
+
+class SheetLabel(TypedDict):
+    """One label on the review sheet: the label, the section it resolves to, its text and how it was edited."""
+
+    arxiv_id: str
+    label: str
+    relevance: JsonValue
+    resolved: str | None
+    method: str
+    gold_paper: bool
+    text: str | None
+    edit: EditNote | None
+
+
+class EditBy(TypedDict):
+    """The undo that cancelled an edit."""
+
+    id: int
+    reviewer: str
+    time: str
+
+
+class HistoryEntry(TypedDict):
+    """One edit of the item's history as the sheet lists it."""
+
+    id: int
+    action: EditAction
+    arxiv_id: str
+    section: str
+    relevance: str | None
+    reviewer: str
+    time: str
+    undoes: int | None
+    undone_by: EditBy | None
+
+
+class Checks(TypedDict):
+    """The three quality checks of a verdict: yes (true) / no (false) / not assessed (null)."""
+
+    question_ok: bool | None
+    gold_supported: bool | None
+    labels_accurate: bool | None
+
+
+class VerdictRecord(TypedDict):
+    """A stored verdict as exported."""
+
+    verdict: str
+    note: str
+    reviewer: str
+    time: str
+    checks: Checks
+
+
+class Evidence(TypedDict):
+    """The review sheet of one item (`evidence`)."""
+
+    id: str
+    question: str
+    options: list[str]
+    gold: str
+    distractor_types: list[str]
+    gold_arxiv_ids: list[str]
+    labels: list[SheetLabel]
+    edits: list[HistoryEntry]
+    verdict: VerdictRecord | None
+
+
+def _item(corpus: Corpus, item_id: str) -> Item:
     try:
         return corpus.item(item_id)
     except KeyError:
@@ -46,112 +156,65 @@ def _item(corpus: Corpus, item_id: str):
 # ---------------------------------------------------------------- edits in force
 
 
-def undone(edits: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
-    """Edit id → the undo row that cancelled it."""
-    return {e["undoes"]: e for e in edits if e["action"] == "undo" and e.get("undoes") is not None}
+def undone(edits: Sequence[LabelEdit]) -> dict[int, LabelEdit]:
+    """Edit id → the undo that cancelled it."""
+    return {e.undoes: e for e in edits if e.action == "undo" and e.undoes is not None}
 
 
-def edits_in_force(edits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def edits_in_force(edits: Sequence[LabelEdit]) -> list[LabelEdit]:
     """The edits that count, in order: neither undo rows nor edits an undo cancelled."""
     cancelled = undone(edits)
-    return [e for e in edits if e["action"] != "undo" and e.get("id") not in cancelled]
+    return [e for e in edits if e.action != "undo" and e.id not in cancelled]
 
 
-def apply_edits(labels: list[dict[str, Any]], edits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def apply_edits(labels: Sequence[Mapping[str, JsonValue]], edits: Sequence[LabelEdit]) -> list[JsonObject]:
     """One item's label rows with its edits in force applied in order (each edit leaves a trace in `_audit`;
     a re-classified label keeps the release's relevance in `_reclassified_from`). Extra keys of the rows pass
-    through untouched, so the review sheet can carry the import's resolution beside them."""
+    through untouched, as the release's rows carry them."""
     out = [dict(lab) for lab in labels]
     for e in edits_in_force(edits):
-        stamp = {"action": e["action"], "reviewer": e["reviewer"], "time": e["created_at"]}
-        same = [lab for lab in out if lab.get("arxiv_id") == e["arxiv_id"] and lab.get("section") == e["section"]]
-        if e["action"] == "add":
-            out.append(
-                {
-                    "paper": "",
-                    "arxiv_id": e["arxiv_id"],
-                    "section": e["section"],
-                    "relevance": e["relevance"],
-                    "what_it_contains": "added in audit",
-                    "_audit": stamp,
-                }
-            )
-        elif e["action"] == "remove":
+        stamp: JsonObject = {"action": e.action, "reviewer": e.reviewer, "time": e.created_at}
+        same = [lab for lab in out if lab.get("arxiv_id") == e.arxiv_id and lab.get("section") == e.section]
+        if e.action == "add":
+            out.append(_added_label(e, stamp))
+        elif e.action == "remove":
             out = [lab for lab in out if lab not in same]
         else:
             for lab in same:
                 lab.setdefault("_reclassified_from", lab.get("relevance"))
-                lab["relevance"] = e["relevance"]
+                lab["relevance"] = e.relevance
                 lab["_audit"] = stamp
     return out
 
 
-def item_edits(store: Store | None, fingerprint: str, item_id: str) -> list[dict[str, Any]]:
-    return store.label_edits(fingerprint, item_id) if store is not None else []
+def _added_label(e: LabelEdit, stamp: JsonObject) -> JsonObject:
+    """The release-format label row an `add` edit makes."""
+    return {
+        "paper": "",
+        "arxiv_id": e.arxiv_id,
+        "section": e.section,
+        "relevance": e.relevance,
+        "what_it_contains": "added in audit",
+        "_audit": stamp,
+    }
+
+
+def item_edits(store: Store | None, fingerprint: str, item_id: str) -> list[LabelEdit]:
+    """The item's stored label edits, oldest first (none without a store)."""
+    return [LabelEdit.from_row(r) for r in store.label_edits(fingerprint, item_id)] if store is not None else []
 
 
 # ---------------------------------------------------------------- the review sheet
 
 
-def evidence(corpus: Corpus, item_id: str, store: Store | None = None) -> dict[str, Any]:
+def evidence(corpus: Corpus, item_id: str, store: Store | None = None) -> Evidence:
     """What a reviewer looks at: the question, options, gold answer and the text of each labelled section, with
     the stored label edits applied (`edit` says how a label differs from the release), the item's edit history
     (`edits`, each with `undone_by`) and its latest verdict. Without a store, the release's labels as they are."""
     item = _item(corpus, item_id)
     edits = item_edits(store, corpus.fingerprint, item_id)
-    base = [
-        {
-            "arxiv_id": lab.arxiv_id,
-            "section": lab.section,
-            "relevance": lab.relevance,
-            "_resolved": (lab.section_index, lab.method),
-        }
-        for lab in item.labels
-    ]
-    sections = []
-    for lab in apply_edits(base, edits):
-        idx, method = lab["_resolved"] if "_resolved" in lab else corpus.resolve_label(lab["arxiv_id"], lab["section"])
-        text = corpus.section_text(lab["arxiv_id"], idx) if idx is not None else None
-        header = corpus.headers(lab["arxiv_id"])[idx][0] if idx is not None else None
-        stamp = lab.get("_audit")
-        was = lab.get("_reclassified_from")
-        edit = None
-        if stamp and stamp["action"] == "add":
-            edit = {"action": "added", "reviewer": stamp["reviewer"], "time": stamp["time"]}
-        elif stamp and was != lab["relevance"]:
-            edit = {"action": "reclassified", "was": was, "reviewer": stamp["reviewer"], "time": stamp["time"]}
-        sections.append(
-            {
-                "arxiv_id": lab["arxiv_id"],
-                "label": lab["section"],
-                "relevance": lab["relevance"],
-                "resolved": None if idx is None else f"({alias(idx)}) {header or ''}".strip(),
-                "method": method,
-                "gold_paper": lab["arxiv_id"] in item.gold_arxiv_ids,
-                "text": text,
-                "edit": edit,
-            }
-        )
-    cancelled = undone(edits)
-    history = [
-        {
-            "id": e["id"],
-            "action": e["action"],
-            "arxiv_id": e["arxiv_id"],
-            "section": e["section"],
-            "relevance": e["relevance"],
-            "reviewer": e["reviewer"],
-            "time": e["created_at"],
-            "undoes": e.get("undoes"),
-            "undone_by": None
-            if e["id"] not in cancelled
-            else {
-                "id": cancelled[e["id"]]["id"],
-                "reviewer": cancelled[e["id"]]["reviewer"],
-                "time": cancelled[e["id"]]["created_at"],
-            },
-        }
-        for e in edits
+    base: list[JsonObject] = [
+        {"arxiv_id": lab.arxiv_id, "section": lab.section, "relevance": lab.relevance} for lab in item.labels
     ]
     verdict = store.verdicts(corpus.fingerprint).get(item_id) if store is not None else None
     return {
@@ -161,21 +224,103 @@ def evidence(corpus: Corpus, item_id: str, store: Store | None = None) -> dict[s
         "gold": "ABCD"[item.correct_index],
         "distractor_types": list(item.distractor_types or ()),
         "gold_arxiv_ids": list(item.gold_arxiv_ids),
-        "labels": sections,
-        "edits": history,
+        "labels": [_sheet_label(corpus, item, lab) for lab in apply_edits(base, edits)],
+        "edits": edit_history(edits),
         "verdict": None if verdict is None else verdict_record(verdict),
     }
 
 
-def verdict_record(v: dict[str, Any]) -> dict[str, Any]:
+def _text(lab: Mapping[str, JsonValue], key: str) -> str:
+    value = lab.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _sheet_label(corpus: Corpus, item: Item, lab: Mapping[str, JsonValue]) -> SheetLabel:
+    """One label (edits applied) resolved to its section, with its text and how it differs from the release."""
+    arxiv_id, section = _text(lab, "arxiv_id"), _text(lab, "section")
+    idx, method = _resolution(corpus, item, lab)
+    header = corpus.headers(arxiv_id)[idx][0] if idx is not None else None
+    return {
+        "arxiv_id": arxiv_id,
+        "label": section,
+        "relevance": lab.get("relevance"),
+        "resolved": None if idx is None else f"({alias(idx)}) {header or ''}".strip(),
+        "method": method,
+        "gold_paper": arxiv_id in item.gold_arxiv_ids,
+        "text": corpus.section_text(arxiv_id, idx) if idx is not None else None,
+        "edit": _edit_note(lab),
+    }
+
+
+def _stamp(lab: Mapping[str, JsonValue]) -> Mapping[str, JsonValue] | None:
+    stamp = lab.get("_audit")
+    return stamp if isinstance(stamp, dict) else None
+
+
+def _resolution(corpus: Corpus, item: Item, lab: Mapping[str, JsonValue]) -> tuple[int | None, str]:
+    """The section a label resolves to: a release label's as the import resolved it, an added one's now."""
+    arxiv_id, section = _text(lab, "arxiv_id"), _text(lab, "section")
+    stamp = _stamp(lab)
+    if not (stamp and stamp["action"] == "add"):
+        for known in item.labels:
+            if known.arxiv_id == arxiv_id and known.section == section:
+                return known.section_index, known.method
+    return corpus.resolve_label(arxiv_id, section)
+
+
+def _edit_note(lab: Mapping[str, JsonValue]) -> EditNote | None:
+    """`added` or `reclassified` (with the release's relevance) from the label's edit stamp; None if unedited."""
+    stamp = _stamp(lab)
+    if not stamp:
+        return None
+    if stamp["action"] == "add":
+        return {"action": "added", "reviewer": stamp["reviewer"], "time": stamp["time"]}
+    was = lab.get("_reclassified_from")
+    if was != lab["relevance"]:
+        return {"action": "reclassified", "was": was, "reviewer": stamp["reviewer"], "time": stamp["time"]}
+    return None
+
+
+def edit_history(edits: Sequence[LabelEdit]) -> list[HistoryEntry]:
+    """The item's edits in order, each with the undo that cancelled it (`undone_by`)."""
+    cancelled = undone(edits)
+    return [
+        {
+            "id": e.id,
+            "action": e.action,
+            "arxiv_id": e.arxiv_id,
+            "section": e.section,
+            "relevance": e.relevance,
+            "reviewer": e.reviewer,
+            "time": e.created_at,
+            "undoes": e.undoes,
+            "undone_by": _undone_by(cancelled.get(e.id)),
+        }
+        for e in edits
+    ]
+
+
+def _undone_by(undo: LabelEdit | None) -> EditBy | None:
+    return None if undo is None else {"id": undo.id, "reviewer": undo.reviewer, "time": undo.created_at}
+
+
+def verdict_record(v: Mapping[str, Any]) -> VerdictRecord:
     """A stored verdict as exported: the checks yes (true) / no (false) / not assessed (null)."""
     return {
         "verdict": v["verdict"],
         "note": v["note"] or "",
         "reviewer": v["reviewer"],
         "time": v["created_at"],
-        "checks": {k: None if v[k] is None else bool(v[k]) for k in CHECKS},
+        "checks": {
+            "question_ok": _check(v["question_ok"]),
+            "gold_supported": _check(v["gold_supported"]),
+            "labels_accurate": _check(v["labels_accurate"]),
+        },
     }
+
+
+def _check(value: int | None) -> bool | None:
+    return None if value is None else bool(value)
 
 
 # ---------------------------------------------------------------- recording edits
@@ -184,7 +329,7 @@ def verdict_record(v: dict[str, Any]) -> dict[str, Any]:
 def check_edit(
     corpus: Corpus,
     item_id: str,
-    edits: list[dict[str, Any]],
+    edits: Sequence[LabelEdit],
     action: str,
     arxiv_id: str,
     section: str,
@@ -197,10 +342,7 @@ def check_edit(
     """
     item = _item(corpus, item_id)
     arxiv_id, section = arxiv_id.strip(), section.strip()
-    if action not in ("add", "remove", "reclassify"):
-        raise AuditError(f"label action must be add, remove or reclassify, got {action!r}")
-    if not arxiv_id or not section:
-        raise AuditError("a label needs an arXiv id and a section")
+    _check_request(action, arxiv_id, section)
     current = apply_edits(
         [{"arxiv_id": lab.arxiv_id, "section": lab.section, "relevance": lab.relevance} for lab in item.labels], edits
     )
@@ -210,16 +352,44 @@ def check_edit(
     if not mine:
         raise AuditError(f"{item_id} has no label {arxiv_id} · “{section}”")
     if action == "reclassify":
-        _need_relevance(relevance)
-        if all(lab["relevance"] == relevance for lab in mine):
-            raise AuditError(f"{arxiv_id} · “{section}” is {relevance} already")
-        return f"re-classified {arxiv_id} · “{section}” as {relevance}"
+        return _check_reclassify(mine, arxiv_id, section, relevance)
     return f"removed label {arxiv_id} · “{section}”"
+
+
+def _check_request(action: str, arxiv_id: str, section: str) -> None:
+    """A known action on a label named by paper and section."""
+    if action not in ("add", "remove", "reclassify"):
+        raise AuditError(f"label action must be add, remove or reclassify, got {action!r}")
+    if not arxiv_id or not section:
+        raise AuditError("a label needs an arXiv id and a section")
+
+
+def _check_reclassify(
+    mine: Sequence[Mapping[str, JsonValue]], arxiv_id: str, section: str, relevance: str | None
+) -> str:
+    """A re-classification to a relevance the label does not have yet."""
+    _need_relevance(relevance)
+    if all(lab["relevance"] == relevance for lab in mine):
+        raise AuditError(f"{arxiv_id} · “{section}” is {relevance} already")
+    return f"re-classified {arxiv_id} · “{section}” as {relevance}"
 
 
 def _check_add(corpus: Corpus, item: Item, arxiv_id: str, section: str, relevance: str | None, exists: bool) -> str:
     """An added label: a paper of the item's neighbourhood with text, a section of it that resolves, not a label
     already, and a relevance (checked last: a wrong paper or section is the thing to hear about first)."""
+    _check_paper(corpus, item, arxiv_id)
+    idx, method = corpus.resolve_label(arxiv_id, section)
+    if idx is None:
+        raise AuditError(f"section “{section}” matches no section of {arxiv_id} ({_listed_sections(corpus, arxiv_id)})")
+    if exists:
+        raise AuditError(f"{arxiv_id} · “{section}” is a label of {item.id} already (re-classify it instead)")
+    _need_relevance(relevance)
+    header = corpus.headers(arxiv_id)[idx][0] or ""
+    return f"added {relevance} label {arxiv_id} · “{section}” → ({alias(idx)}) {header} ({method})"
+
+
+def _check_paper(corpus: Corpus, item: Item, arxiv_id: str) -> None:
+    """A paper of the item's neighbourhood that has text (a label names a section someone can read)."""
     papers = {n.arxiv_id: n for n in corpus.view(item).nodes.values() if n.arxiv_id}
     if arxiv_id not in papers:
         with_text = sorted(a for a, n in papers.items() if n.has_text)
@@ -232,19 +402,13 @@ def _check_add(corpus: Corpus, item: Item, arxiv_id: str, section: str, relevanc
             f"{arxiv_id} has no text in the paper pool (metadata only): no section of it can be "
             "read, so it cannot carry a label"
         )
-    idx, method = corpus.resolve_label(arxiv_id, section)
-    if idx is None:
-        headers = [h or "" for h, _ in corpus.headers(arxiv_id)]
-        listed = "; ".join(f"({alias(i)}) {h}" for i, h in enumerate(headers[:12]))
-        raise AuditError(
-            f"section “{section}” matches no section of {arxiv_id} (its sections: {listed}"
-            f"{' …' if len(headers) > 12 else ''})"
-        )
-    if exists:
-        raise AuditError(f"{arxiv_id} · “{section}” is a label of {item.id} already (re-classify it instead)")
-    _need_relevance(relevance)
-    header = corpus.headers(arxiv_id)[idx][0] or ""
-    return f"added {relevance} label {arxiv_id} · “{section}” → ({alias(idx)}) {header} ({method})"
+
+
+def _listed_sections(corpus: Corpus, arxiv_id: str) -> str:
+    """A paper's first twelve sections as `audit show` names them (`(C) 3 Method`), for an error."""
+    headers = [h or "" for h, _ in corpus.headers(arxiv_id)]
+    listed = "; ".join(f"({alias(i)}) {h}" for i, h in enumerate(headers[:12]))
+    return f"its sections: {listed}{' …' if len(headers) > 12 else ''}"
 
 
 def _need_relevance(relevance: str | None) -> None:
@@ -267,13 +431,13 @@ def section_of(corpus: Corpus, arxiv_id: str, section: str) -> str:
     return (headers[idx][0] or section) if idx < len(headers) else section
 
 
-def _read_edits(store_path: Path, fingerprint: str, item_id: str) -> list[dict[str, Any]]:
+def _read_edits(store_path: Path, fingerprint: str, item_id: str) -> list[LabelEdit]:
     """The item's edits from the store file, read-only (nothing is created for a request that will fail)."""
     if not store_path.exists():
         return []
     store = Store(store_path, readonly=True)
     try:
-        return store.label_edits(fingerprint, item_id)
+        return item_edits(store, fingerprint, item_id)
     finally:
         store.close()
 
@@ -331,48 +495,56 @@ def record_verdict(
 def undo_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, edit_id: int | None = None) -> str:
     """Undo one edit of the item (`edit_id`, or its latest edit in force) by recording an undo row; what it did."""
     _item(corpus, item_id)
-    edits = _read_edits(store_path, corpus.fingerprint, item_id)
-    live = edits_in_force(edits)
-    target: dict[str, Any] | None
-    if edit_id is None:
-        if not live:
-            raise AuditError(f"{item_id} has no label edit to undo")
-        target = live[-1]
-    else:
-        target = next((e for e in edits if e["id"] == edit_id), None)
-        if target is None:
-            raise AuditError(f"{item_id} has no label edit {edit_id}")
-        if target["action"] == "undo":
-            raise AuditError(f"edit {edit_id} is an undo; make the edit again instead")
-        if target not in live:
-            raise AuditError(f"edit {edit_id} is undone already")
+    target = _undo_target(item_id, _read_edits(store_path, corpus.fingerprint, item_id), edit_id)
     store = Store(store_path)
     try:
         store.add_label_edit(
-            corpus.fingerprint, item_id, reviewer, "undo", target["arxiv_id"], target["section"], undoes=target["id"]
+            corpus.fingerprint, item_id, reviewer, "undo", target.arxiv_id, target.section, undoes=target.id
         )
     finally:
         store.close()
-    return f"undid edit {target['id']} ({target['action']} {target['arxiv_id']} · “{target['section']}”)"
+    return f"undid edit {target.id} ({target.action} {target.arxiv_id} · “{target.section}”)"
+
+
+def _undo_target(item_id: str, edits: Sequence[LabelEdit], edit_id: int | None) -> LabelEdit:
+    """The edit an undo cancels: `edit_id`, or the item's latest edit in force; it must be in force."""
+    live = edits_in_force(edits)
+    if edit_id is None:
+        if not live:
+            raise AuditError(f"{item_id} has no label edit to undo")
+        return live[-1]
+    target = next((e for e in edits if e.id == edit_id), None)
+    if target is None:
+        raise AuditError(f"{item_id} has no label edit {edit_id}")
+    if target.action == "undo":
+        raise AuditError(f"edit {edit_id} is an undo; make the edit again instead")
+    if target not in live:
+        raise AuditError(f"edit {edit_id} is undone already")
+    return target
 
 
 # ---------------------------------------------------------------- the corrected release
 
 
-def write_corrected(corpus: Corpus, store: Store, out: Path) -> dict[str, int]:
+class CorrectedCounts(TypedDict):
+    """What `write_corrected` wrote."""
+
+    items: int
+    removed: int
+    verdicts: int
+    label_rows: int
+    label_edits: int
+
+
+def write_corrected(corpus: Corpus, store: Store, out: Path) -> CorrectedCounts:
     """The dataset in the release format with label edits applied and removed items dropped; counts."""
     source = Path(corpus.source)
-    if out.exists() and not out.is_dir():
-        raise AuditError(f"{out} exists and is not a directory")
-    if out.exists() and any(out.iterdir()):
-        raise AuditError(f"{out} exists and is not empty")
-    if out.resolve() == source.resolve():
-        raise AuditError("write the corrected dataset to a new directory, not over its source")
+    _check_output(out, source)
     verdicts = store.verdicts(corpus.fingerprint)
     removed = {i for i, v in verdicts.items() if v["verdict"] == "remove"}
-    edits: dict[str, list[dict[str, Any]]] = {}
-    for e in store.label_edits(corpus.fingerprint):
-        edits.setdefault(e["item_id"], []).append(e)
+    edits: dict[str, list[LabelEdit]] = {}
+    for e in map(LabelEdit.from_row, store.label_edits(corpus.fingerprint)):
+        edits.setdefault(e.item_id, []).append(e)
     with release.staged_directory(out) as staged:
         for rel in release.RELEASE_FILES:
             (staged / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -392,6 +564,16 @@ def write_corrected(corpus: Corpus, store: Store, out: Path) -> dict[str, int]:
     }
 
 
+def _check_output(out: Path, source: Path) -> None:
+    """The corrected release goes to a new or empty directory that is not its source."""
+    if out.exists() and not out.is_dir():
+        raise AuditError(f"{out} exists and is not a directory")
+    if out.exists() and any(out.iterdir()):
+        raise AuditError(f"{out} exists and is not empty")
+    if out.resolve() == source.resolve():
+        raise AuditError("write the corrected dataset to a new directory, not over its source")
+
+
 def _filter_lines(src: Path, dst: Path, key: str, removed: set[str]) -> int:
     kept = 0
     with open(src, encoding="utf-8") as fin, open(dst, "w", encoding="utf-8") as fout:
@@ -402,32 +584,30 @@ def _filter_lines(src: Path, dst: Path, key: str, removed: set[str]) -> int:
     return kept
 
 
-def _write_labels(src: Path, dst: Path, removed: set[str], edits: dict[str, list[dict[str, Any]]]) -> int:
+def _write_labels(src: Path, dst: Path, removed: set[str], edits: Mapping[str, Sequence[LabelEdit]]) -> int:
+    """recall_labels.jsonl without the removed items, each edited item's labels with its edits applied; the
+    lines written (so the count printed is the file's)."""
     text = src.read_text(encoding="utf-8") if src.is_file() else ""
     rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    seen = set()
-    written = 0
+    kept = [row for row in rows if row.get("sample_id") not in removed]
+    seen = {row.get("sample_id") for row in kept}
+    added = [
+        {"sample_id": sid, "analysis": {"section_recall_labels": apply_edits([], item_edits_)}}
+        for sid, item_edits_ in sorted(edits.items())  # items that had no label row at all
+        if sid not in seen and sid not in removed and edits_in_force(item_edits_)
+    ]
     with open(dst, "w", encoding="utf-8") as fh:
-        for row in rows:
-            sid = row.get("sample_id")
-            if sid in removed:
-                continue
-            seen.add(sid)
-            written += 1
-            out = row
-            if sid in edits:
-                analysis = dict(row.get("analysis") or {})
-                analysis["section_recall_labels"] = apply_edits(release.label_rows(row), edits[sid])
-                out = {**row, "analysis": analysis}
-            fh.write(json.dumps(out, ensure_ascii=False) + "\n")
-        for sid, item_edits_ in sorted(edits.items()):  # items that had no label row at all
-            if sid not in seen and sid not in removed and edits_in_force(item_edits_):
-                fh.write(
-                    json.dumps(
-                        {"sample_id": sid, "analysis": {"section_recall_labels": apply_edits([], item_edits_)}},
-                        ensure_ascii=False,
-                    )
-                    + "\n"
-                )
-                written += 1
-    return written  # the lines of recall_labels.jsonl, so the count printed is the file's
+        for row in [*(_edited(row, edits) for row in kept), *added]:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return len(kept) + len(added)
+
+
+def _edited(row: JsonObject, edits: Mapping[str, Sequence[LabelEdit]]) -> JsonObject:
+    """A label row with its item's edits applied to its `section_recall_labels` (as it is without edits)."""
+    sid = row.get("sample_id")
+    if not isinstance(sid, str) or sid not in edits:
+        return row
+    analysis = row.get("analysis")
+    analysis = dict(analysis) if isinstance(analysis, dict) else {}
+    analysis["section_recall_labels"] = [*apply_edits(release.label_rows(row), edits[sid])]
+    return {**row, "analysis": analysis}

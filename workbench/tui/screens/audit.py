@@ -324,7 +324,7 @@ class AuditScreen(WorkbenchNode, Screen):
     def _load(self, item_id: str) -> None:
         store = self._store(readonly=True)
         try:
-            self.evidence = audit.evidence(self.corpus, item_id, store)
+            self.evidence = dict(audit.evidence(self.corpus, item_id, store))  # the screen keeps the sheet untyped
         finally:
             if store is not None:
                 store.close()
