@@ -173,18 +173,23 @@ def apply_edits(labels: Sequence[Mapping[str, JsonValue]], edits: Sequence[Label
     through untouched, as the release's rows carry them."""
     out = [dict(lab) for lab in labels]
     for e in edits_in_force(edits):
-        stamp: JsonObject = {"action": e.action, "reviewer": e.reviewer, "time": e.created_at}
-        same = [lab for lab in out if lab.get("arxiv_id") == e.arxiv_id and lab.get("section") == e.section]
-        if e.action == "add":
-            out.append(_added_label(e, stamp))
-        elif e.action == "remove":
-            out = [lab for lab in out if lab not in same]
-        else:
-            for lab in same:
-                lab.setdefault("_reclassified_from", lab.get("relevance"))
-                lab["relevance"] = e.relevance
-                lab["_audit"] = stamp
+        out = _applied(out, e)
     return out
+
+
+def _applied(labels: list[JsonObject], e: LabelEdit) -> list[JsonObject]:
+    """The labels with one edit applied: a label added, the edited label removed, or re-classified in place."""
+    stamp: JsonObject = {"action": e.action, "reviewer": e.reviewer, "time": e.created_at}
+    same = [lab for lab in labels if lab.get("arxiv_id") == e.arxiv_id and lab.get("section") == e.section]
+    if e.action == "add":
+        return [*labels, _added_label(e, stamp)]
+    if e.action == "remove":
+        return [lab for lab in labels if lab not in same]
+    for lab in same:
+        lab.setdefault("_reclassified_from", lab.get("relevance"))
+        lab["relevance"] = e.relevance
+        lab["_audit"] = stamp
+    return labels
 
 
 def _added_label(e: LabelEdit, stamp: JsonObject) -> JsonObject:
@@ -590,16 +595,20 @@ def _write_labels(src: Path, dst: Path, removed: set[str], edits: Mapping[str, S
     text = src.read_text(encoding="utf-8") if src.is_file() else ""
     rows = [json.loads(line) for line in text.splitlines() if line.strip()]
     kept = [row for row in rows if row.get("sample_id") not in removed]
-    seen = {row.get("sample_id") for row in kept}
-    added = [
-        {"sample_id": sid, "analysis": {"section_recall_labels": apply_edits([], item_edits_)}}
-        for sid, item_edits_ in sorted(edits.items())  # items that had no label row at all
-        if sid not in seen and sid not in removed and edits_in_force(item_edits_)
-    ]
+    added = _unlabelled_items({row.get("sample_id") for row in kept} | removed, edits)
     with open(dst, "w", encoding="utf-8") as fh:
         for row in [*(_edited(row, edits) for row in kept), *added]:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     return len(kept) + len(added)
+
+
+def _unlabelled_items(skipped: set[str], edits: Mapping[str, Sequence[LabelEdit]]) -> list[JsonObject]:
+    """Label rows for the edited items that had no label row at all (and are not `skipped`)."""
+    return [
+        {"sample_id": sid, "analysis": {"section_recall_labels": [*apply_edits([], item_edits_)]}}
+        for sid, item_edits_ in sorted(edits.items())
+        if sid not in skipped and edits_in_force(item_edits_)
+    ]
 
 
 def _edited(row: JsonObject, edits: Mapping[str, Sequence[LabelEdit]]) -> JsonObject:
