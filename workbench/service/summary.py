@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from sandbox import pricing
 from sandbox.corpus import Corpus
@@ -36,6 +36,7 @@ from sandbox.sections import norm
 from sandbox.strategies import VERIFIER_ERROR
 from stats import reference_summary
 from storage import Store
+from storage.json_types import JsonValue
 
 DEFAULT_BACKEND = "openai"  # the reference's default, kept for names its routing table does not know
 NO_BACKEND = "none"  # a run that called no model (scripted or human agent)
@@ -62,6 +63,124 @@ CARRIED = (
     "api_errors",
     "transient_retries",
 )
+
+
+class ToolCall(TypedDict):
+    """A call of a reference turn, as the model made it."""
+
+    id: JsonValue
+    name: JsonValue
+    args: JsonValue
+
+
+class ToolResult(TypedDict):
+    """A tool's result within a reference turn, its output truncated as the reference logs it."""
+
+    name: str | None
+    args: JsonValue
+    output: str
+    cost: int
+
+
+class Turn(TypedDict):
+    """One record of the reference's `turns`: a model turn (or an error) with the tool results that followed."""
+
+    turn: int
+    role: Literal["assistant", "error"]
+    content: str | None
+    tool_calls: list[ToolCall]
+    tool_results: list[ToolResult]
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class TrajectoryRecord(TypedDict):
+    """A stored trajectory as the reference's trajectory file has it (what its evaluator reads)."""
+
+    sample_id: str
+    question_type: str | None
+    depth: int | None
+    reasoning_type: str | None
+    correct_index: int | None
+    predicted_answer: str
+    predicted_index: int | None
+    is_correct: bool
+    budget_used: int | None
+    total_turns: int
+    total_prompt_tokens: int
+    total_completion_tokens: int
+    cache_read_tokens: int
+    cache_creation_tokens: int
+    wall_time_s: float
+    turns: list[Turn]
+    tool_errors: int
+    api_error_count: int
+    transient_retry_count: int
+    retry_count: int
+    terminated_by: str | None
+
+
+class SampleLabel(TypedDict):
+    """A raw section-recall label of an item."""
+
+    arxiv_id: str
+    section: str
+    relevance: str
+
+
+class SampleRecord(TypedDict):
+    """An item as the reference's merged sample dict, reduced to what its evaluator reads."""
+
+    venue: str
+    consensus_tier: str
+    filter_agreement: JsonValue  # as the release row has it (a count of filters, or absent)
+    distractor_types: list[str] | None
+    gold_arxiv_ids: list[str]
+    bridge_arxiv_ids: list[str]
+    nodes: dict[str, str | None]
+    labels: list[SampleLabel]
+
+
+class Fingerprint(TypedDict):
+    """The summary's `fingerprint` block (§5.2)."""
+
+    schema_version: str
+    model: str
+    backend: str
+    strategy: str
+    started_at: str
+    completed_at: str
+    benchmark_sha256: str
+
+
+class HarnessConfig(TypedDict):
+    """The reference's HarnessConfig (minus api_key/base_url): the summary's `config` block."""
+
+    budget: int | None
+    max_turns: int | None
+    model: str
+    backend: str
+    temperature: float | None
+    top_p: float | None
+    top_k: int | None
+    max_tokens: int
+    workers: int
+    max_total_tokens: int | None
+    max_run_tokens: int
+    strategy: str
+    text_tools: bool
+    reasoning_effort: str | None
+    disabled_tools: list[str]
+
+
+class PriceInfo(TypedDict):
+    """The summary's `pricing` block: the price the run's model was costed at."""
+
+    provider: str
+    input_per_m: float
+    output_per_m: float
+    cache_read_mult: float
+    cache_write_mult: float
 
 
 class SummaryError(ValueError):
@@ -159,12 +278,12 @@ def reference_block(store: Store, run_name: str, corpus: Corpus) -> dict[str, An
 # ---------------------------------------------------------------- trajectories
 
 
-def trajectory_records(store: Store, run: Mapping[str, Any] | int) -> list[dict[str, Any]]:
+def trajectory_records(store: Store, run: Mapping[str, Any] | int) -> list[TrajectoryRecord]:
     """The run's final trajectories as reference-shaped records (docs/protocol.md#parity), in store order."""
     from workbench.service.reference_import import failed_attempt_tokens
 
     run = store.run_by_id(run) if isinstance(run, int) else run
-    earlier: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    earlier: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
     for t in store.trajectories(run["id"], final_only=False):
         if not t["final"]:
             earlier.setdefault((t["item_id"], t["replicate"]), []).append(t)
@@ -182,7 +301,7 @@ def trajectory_records(store: Store, run: Mapping[str, Any] | int) -> list[dict[
 
 def reference_record(
     t: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], earlier: Sequence[Mapping[str, Any]] = ()
-) -> dict[str, Any]:
+) -> TrajectoryRecord:
     """One stored trajectory as the reference's trajectory file would have it (what its evaluator reads)."""
     carried = {k: (t.get(k) or 0) + sum(e.get(k) or 0 for e in earlier) for k in CARRIED}
     turns = turn_records(steps)
@@ -192,7 +311,7 @@ def reference_record(
         "depth": t.get("depth"),
         "reasoning_type": t.get("reasoning_type"),
         "correct_index": t.get("correct_index"),
-        "predicted_answer": t.get("answer") if t.get("answer") is not None else "",
+        "predicted_answer": t["answer"] if t.get("answer") is not None else "",
         "predicted_index": t.get("predicted_index"),
         "is_correct": bool(t.get("correct")),
         "budget_used": t.get("points_used"),
@@ -211,54 +330,62 @@ def reference_record(
     }
 
 
-def turn_records(steps: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+TURN_KINDS = ("assistant", "summary", "harness", "error")  # a summary is a model turn (its calls not run)
+
+
+def turn_records(steps: Sequence[Mapping[str, Any]]) -> list[Turn]:
     """Our steps as the reference's `turns` list (see the module docstring), outputs truncated as it logs them."""
-    turns: list[dict[str, Any]] = []
+    turns: list[Turn] = []
     for s in steps:
         kind = s.get("kind")
         if kind == "error" and (s.get("text") or "").startswith(VERIFIER_ERROR):
             continue  # the verifier's failure, not a turn of the agent's (its submit's result stays with its turn)
-        if kind in ("assistant", "summary", "harness", "error"):  # a summary is a model turn (its calls not run)
-            usage = s.get("usage") or {}
-            args = s.get("tool_args")
-            calls = args if kind == "assistant" and isinstance(args, list) else []
-            turns.append(
-                {
-                    "turn": (s.get("turn") or 1) - 1,
-                    "role": "error" if kind == "error" else "assistant",
-                    "content": s.get("text"),
-                    "tool_calls": [
-                        {"id": c.get("id"), "name": c.get("name"), "args": c.get("args")}
-                        for c in calls
-                        if isinstance(c, Mapping)
-                    ],
-                    "tool_results": [],
-                    "prompt_tokens": usage.get("prompt") or 0,
-                    "completion_tokens": usage.get("completion") or 0,
-                }
-            )
+        if kind in TURN_KINDS:
+            turns.append(_turn(s))
         elif kind == "tool" and turns:
-            turns[-1]["tool_results"].append(
-                {
-                    "name": s.get("tool_name"),
-                    "args": s.get("tool_args"),
-                    "output": truncate(s.get("text") or ""),
-                    "cost": s.get("cost") or 0,
-                }
-            )
+            turns[-1]["tool_results"].append(_tool_result(s))
     return turns
+
+
+def _turn(step: Mapping[str, Any]) -> Turn:
+    """A model (or error) step as a reference turn, its tool results still to come."""
+    kind = step.get("kind")
+    usage = step.get("usage") or {}
+    args = step.get("tool_args")
+    calls = args if kind == "assistant" and isinstance(args, list) else []
+    return {
+        "turn": (step.get("turn") or 1) - 1,
+        "role": "error" if kind == "error" else "assistant",
+        "content": step.get("text"),
+        "tool_calls": [
+            {"id": c.get("id"), "name": c.get("name"), "args": c.get("args")} for c in calls if isinstance(c, Mapping)
+        ],
+        "tool_results": [],
+        "prompt_tokens": usage.get("prompt") or 0,
+        "completion_tokens": usage.get("completion") or 0,
+    }
+
+
+def _tool_result(step: Mapping[str, Any]) -> ToolResult:
+    """A tool step as the result the reference logs with the turn before it."""
+    return {
+        "name": step.get("tool_name"),
+        "args": step.get("tool_args"),
+        "output": truncate(step.get("text") or ""),
+        "cost": step.get("cost") or 0,
+    }
 
 
 # ---------------------------------------------------------------- items
 
 
-def sample_records(corpus: Corpus, ids: set[str]) -> dict[str, dict[str, Any]]:
+def sample_records(corpus: Corpus, ids: set[str]) -> dict[str, SampleRecord]:
     """Metadata the evaluator reads per sample, for the ids the corpus knows (others stay absent, i.e. "?")."""
     known = {item.id: item for item in corpus.items if item.id in ids}
     return {sid: sample_record(corpus, item) for sid, item in known.items()}
 
 
-def sample_record(corpus: Corpus, item: Item) -> dict[str, Any]:
+def sample_record(corpus: Corpus, item: Item) -> SampleRecord:
     """An item as the reference's merged sample dict, reduced to what the evaluator uses; labels are the raw rows."""
     view = corpus.view(item)
     return {
@@ -278,7 +405,7 @@ def sample_record(corpus: Corpus, item: Item) -> dict[str, Any]:
 # ---------------------------------------------------------------- run-level blocks
 
 
-def fingerprint(run: Mapping[str, Any], model: str, release_dir: Path | None) -> dict[str, Any]:
+def fingerprint(run: Mapping[str, Any], model: str, release_dir: Path | None) -> Fingerprint:
     """§5.2: `started_at` is always "" in the reference; `benchmark_sha256` is 16 hex of qa/full.jsonl's SHA-256."""
     qa = release_dir / QA_FILE if release_dir is not None else None
     return {
@@ -292,7 +419,7 @@ def fingerprint(run: Mapping[str, Any], model: str, release_dir: Path | None) ->
     }
 
 
-def harness_config(run: Mapping[str, Any], model: str) -> dict[str, Any]:
+def harness_config(run: Mapping[str, Any], model: str) -> HarnessConfig:
     """The reference's HarnessConfig (minus api_key/base_url) as this run's caps and agent options fill it."""
     caps = run.get("caps") or {}
     budget, max_turns, max_tokens = recorded_limits(caps)
@@ -358,7 +485,7 @@ def _release_dir(release_dir: Path | str | None, corpus: Corpus) -> Path | None:
     return Path(corpus.source) if corpus.source else None
 
 
-def _price_info(price: pricing.Price | None) -> dict[str, Any] | None:
+def _price_info(price: pricing.Price | None) -> PriceInfo | None:
     if price is None:
         return None
     return {
