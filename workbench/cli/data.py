@@ -137,45 +137,66 @@ def _readable(value: Any) -> str:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from workbench.service import audit, paths
-    from workbench.service.stores import open_store
-
+    """`audit show | export | label | undo | verdict`: the review sheet, the corrected release, or one record."""
     if args.audit_command == "label" and args.action != "remove" and args.relevance is None:
         raise UsageError(f"--action {args.action} needs --relevance direct or supporting")
     corpus = open_data(args.data, getattr(args, "quiet", False))
+    if args.audit_command == "show":
+        _audit_show(args, corpus)
+    elif args.audit_command == "export":
+        _audit_export(args, corpus)
+    else:
+        _audit_record(args, corpus)
+    return ExitCode.OK
+
+
+def _audit_show(args: argparse.Namespace, corpus) -> None:
+    """The item's review sheet with its labels as edited so far, when a store exists (none is created)."""
+    from workbench.service import audit, paths
+    from workbench.service.stores import open_store
+
     path = paths.store_path(args.db)
-    if args.audit_command == "show":  # the labels as edited so far, when a store exists (none is created)
-        store = open_store(path, readonly=True) if path.exists() else None
-        try:
-            print(json.dumps(audit.evidence(corpus, args.item, store), indent=2, ensure_ascii=False))
-        finally:
-            if store is not None:
-                store.close()
-        return ExitCode.OK
-    if args.audit_command == "export":
-        store = _open_store(args.db)
-        with _writing(args.out):
-            counts = audit.write_corrected(corpus, store, Path(args.out))
-        print(json.dumps({"out": args.out, **counts}))
-        return ExitCode.OK
+    store = open_store(path, readonly=True) if path.exists() else None
+    try:
+        print(json.dumps(audit.evidence(corpus, args.item, store), indent=2, ensure_ascii=False))
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _audit_export(args: argparse.Namespace, corpus) -> None:
+    """The corrected release written to `--out`, and its counts."""
+    from workbench.service import audit
+
+    store = _open_store(args.db)
+    with _writing(args.out):
+        counts = audit.write_corrected(corpus, store, Path(args.out))
+    print(json.dumps({"out": args.out, **counts}))
+
+
+def _audit_record(args: argparse.Namespace, corpus) -> None:
+    """A label edit (checked against the item as it stands), an undo or a verdict, stored; what it did."""
+    from workbench.service import audit, paths
+
+    path = paths.store_path(args.db)
     audit.evidence(corpus, args.item)  # an unknown item fails before the store is touched
-    if args.audit_command == "label":  # checked against the item as it stands, then stored
+    if args.audit_command == "label":
         done = audit.record_edit(
             corpus, path, args.item, args.reviewer, args.action, args.arxiv_id, args.section, args.relevance
         )
     elif args.audit_command == "undo":
         done = audit.undo_edit(corpus, path, args.item, args.reviewer, args.edit)
     else:
-        checks = {
-            k.replace("-", "_"): None
-            if getattr(args, k.replace("-", "_")) is None
-            else getattr(args, k.replace("-", "_")) == "yes"
-            for k in ("question-ok", "gold-supported", "labels-accurate")
-        }
-        audit.record_verdict(corpus.fingerprint, path, args.item, args.reviewer, args.verdict, args.note, checks)
+        audit.record_verdict(corpus.fingerprint, path, args.item, args.reviewer, args.verdict, args.note, _checks(args))
         done = f"verdict {args.verdict}"
     print(json.dumps({"item": args.item, "recorded": args.audit_command, "done": done}, ensure_ascii=False))
-    return ExitCode.OK
+
+
+def _checks(args: argparse.Namespace) -> dict[str, bool | None]:
+    """The verdict's three checks from their flags (`--question-ok yes`): yes / no, or None when not given."""
+    from workbench.service.audit import CHECKS
+
+    return {key: None if getattr(args, key) is None else getattr(args, key) == "yes" for key in CHECKS}
 
 
 def cmd_items(args: argparse.Namespace) -> int:

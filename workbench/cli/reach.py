@@ -104,9 +104,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from workbench.service.errors import StoreError
     from workbench.service.stores import merge, open_store
 
-    names = [n.strip() for n in args.runs.split(",") if n.strip()] if args.runs is not None else None
-    if names is not None and not names:
-        raise UsageError("--runs is empty: name the runs (comma-separated), or leave --runs out to merge them all")
+    names = _merge_names(args.runs)
     missing = [s for s in args.sources if not Path(s).is_file()]
     if missing:
         raise UsageError(f"no store at {', '.join(missing)}")
@@ -123,6 +121,16 @@ def cmd_merge(args: argparse.Namespace) -> int:
         raise
     print_merge([m.as_dict() for m in merged], str(path), args.format)
     return ExitCode.OK
+
+
+def _merge_names(runs: str | None) -> list[str] | None:
+    """The runs `--runs a,b` names (None: all of them); an empty list is a mistake."""
+    if runs is None:
+        return None
+    names = [n.strip() for n in runs.split(",") if n.strip()]
+    if not names:
+        raise UsageError("--runs is empty: name the runs (comma-separated), or leave --runs out to merge them all")
+    return names
 
 
 def _item_order(run: dict[str, Any]) -> dict[str, int] | None:

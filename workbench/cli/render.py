@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from rich.console import Console, Group
@@ -482,64 +482,77 @@ def print_plateau(result: Plateau, fmt: str) -> None:
     if _printed_as_data(result, fmt, transition_csv):
         return
     from workbench.views.figures import plateau_figure
-    from workbench.views.scaling import (
-        LEVEL_COLUMNS,
-        LEVELS_NOTE,
-        TERMINAL_PALETTE,
-        c_k_text,
-        decision,
-        flags,
-        level_cells,
-        trials_note,
-    )
+    from workbench.views.scaling import TERMINAL_PALETTE
 
     out = console()
-    caveats = flags(result)
-    first = f", k*_first = {result['k_star_first']}" if result.get("k_star_first") is not None else ""
-    fragile = " (borderline: one flipped decision moves it)" if result.get("k_star_borderline") else ""
-    out.print(
-        f"plateau: k* = {result['k_star']} → {result['plateau_budget']}{fragile}{first} (n = {result['n']}, dropped "
-        f"{result['n_dropped']}, FPC = {result['fpc']:.3f}, z = {result['z'] or 0:.3f}, {result['correction']}"
-        f"{trials_note(result)})" + (f" · {'; '.join(caveats)}" if caveats else ""),
-        markup=False,
-    )
-    table = Table(title_justify="left")
-    for h in ("transition", "d̄", "σ_boot", "C_k", "decision", "improved / worsened", "sign test p"):
-        table.add_column(h, justify="left" if h in ("transition", "decision") else "right")
-    for t in result["transitions"]:
-        table.add_row(
-            *map(
-                Text,
-                (
-                    f"{t['from']} → {t['to']}",
-                    f"{t['d_bar']:+.4f}",
-                    f"{t['sigma_boot']:.4f}",
-                    c_k_text(t),
-                    decision(t),
-                    f"{t['improved']} / {t['worsened']}",
-                    f"{t['sign_test_p']:.4g}",
-                ),
-            )
-        )
-    out.print(table)
+    out.print(_plateau_line(result), markup=False)
+    out.print(_transitions_table(result))
     if result.get("levels"):
-        levels = Table(
-            title=Text(f"levels · {result.get('axis')} axis, {result.get('protocol')}"), title_justify="left"
-        )
-        for i, h in enumerate(LEVEL_COLUMNS):
-            levels.add_column(h, justify="left" if i == 0 or h == "flag" else "right")
-        for level in result["levels"]:
-            levels.add_row(*map(Text, level_cells(level)))
-        out.print(levels)
-        out.print(LEVELS_NOTE, markup=False)
-        from workbench.views.scaling import strategy_note
-
-        note = strategy_note(result)
-        if note:
-            out.print(note, markup=False)
+        _print_levels(out, result)
     if len(result["budgets"]) >= 2:
         rows, most = figure_rows(22)
         sys.stdout.write(plateau_figure(result, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
+
+
+def _plateau_line(result: Plateau) -> str:
+    """The plateau's one-line verdict: k*, its budget, the sample and the correction, and its caveats."""
+    from workbench.views.scaling import flags, trials_note
+
+    caveats = flags(result)
+    first = f", k*_first = {result['k_star_first']}" if result.get("k_star_first") is not None else ""
+    fragile = " (borderline: one flipped decision moves it)" if result.get("k_star_borderline") else ""
+    return (
+        f"plateau: k* = {result['k_star']} → {result['plateau_budget']}{fragile}{first} (n = {result['n']}, dropped "
+        f"{result['n_dropped']}, FPC = {result['fpc']:.3f}, z = {result['z'] or 0:.3f}, {result['correction']}"
+        f"{trials_note(result)})" + (f" · {'; '.join(caveats)}" if caveats else "")
+    )
+
+
+TRANSITION_COLUMNS = ("transition", "d̄", "σ_boot", "C_k", "decision", "improved / worsened", "sign test p")
+
+
+def _transitions_table(result: Plateau) -> Table:
+    """A row per transition between adjacent levels: d̄, σ, C_k, the decision and the sign test."""
+    from workbench.views.scaling import c_k_text, decision
+
+    rows = (
+        (
+            f"{t['from']} → {t['to']}",
+            f"{t['d_bar']:+.4f}",
+            f"{t['sigma_boot']:.4f}",
+            c_k_text(t),
+            decision(t),
+            f"{t['improved']} / {t['worsened']}",
+            f"{t['sign_test_p']:.4g}",
+        )
+        for t in result["transitions"]
+    )
+    return _cells_table(None, TRANSITION_COLUMNS, rows, left={0, 4})
+
+
+def _print_levels(out: Console, result: Plateau) -> None:
+    """The levels' table with its note (and the strategy's, if any)."""
+    from workbench.views.scaling import LEVEL_COLUMNS, LEVELS_NOTE, level_cells, strategy_note
+
+    title = f"levels · {result.get('axis')} axis, {result.get('protocol')}"
+    left = {i for i, h in enumerate(LEVEL_COLUMNS) if i == 0 or h == "flag"}
+    out.print(_cells_table(title, LEVEL_COLUMNS, map(level_cells, result["levels"]), left=left))
+    out.print(LEVELS_NOTE, markup=False)
+    note = strategy_note(result)
+    if note:
+        out.print(note, markup=False)
+
+
+def _cells_table(
+    title: str | None, columns: Sequence[str], rows: Iterable[Iterable[str]], left: Collection[int] = ()
+) -> Table:
+    """A table of text cells under a left-justified title: columns right-justified but those at `left`."""
+    table = Table(title=None if title is None else Text(title), title_justify="left")
+    for i, column in enumerate(columns):
+        table.add_column(column, justify="left" if i in left else "right")
+    for row in rows:
+        table.add_row(*map(Text, row))
+    return table
 
 
 def print_strategies(comparison: StrategyComparison, fmt: str) -> None:
@@ -578,41 +591,36 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
         TERMINAL_PALETTE,
         cost_cells,
         cost_columns,
-        imported_note,
         parallel_cells,
         parallel_columns,
         parallel_csv,
-        repricing_note,
     )
 
     if _printed_as_data(report, fmt, parallel_csv):
         return
-    table = Table(
-        title=Text(
-            f"{report['run']} · {report['items']} items · K = {report['k_max']}"
-            + (f" · judge {report['judge']}" if report["judge"] else "")
-            + " · Δ = pass@k − strategy, points [paired 95% interval]"
-        ),
-        title_justify="left",
+    title = (
+        f"{report['run']} · {report['items']} items · K = {report['k_max']}"
+        + (f" · judge {report['judge']}" if report["judge"] else "")
+        + " · Δ = pass@k − strategy, points [paired 95% interval]"
     )
-    for column in parallel_columns(report):
-        table.add_column(column, justify="right")
-    for r in report["per_k"]:
-        table.add_row(*map(Text, parallel_cells(report, r)))
     out = console()
-    out.print(table)
-    costs = Table(
-        title=Text(
-            "gap size and cost at k: rel = Δ / pass@k, eff = (strategy − pass@1)/(pass@k − pass@1); "
-            "cost = k/K of the sampling + the verdicts a strategy needs"
-        ),
-        title_justify="left",
+    out.print(_cells_table(title, parallel_columns(report), (parallel_cells(report, r) for r in report["per_k"])))
+    costs_title = (
+        "gap size and cost at k: rel = Δ / pass@k, eff = (strategy − pass@1)/(pass@k − pass@1); "
+        "cost = k/K of the sampling + the verdicts a strategy needs"
     )
-    for column in cost_columns(report):
-        costs.add_column(column, justify="right")
-    for r in report["per_k"]:
-        costs.add_row(*map(Text, cost_cells(report, r)))
-    out.print(costs)
+    out.print(_cells_table(costs_title, cost_columns(report), (cost_cells(report, r) for r in report["per_k"])))
+    _print_parallel_notes(out, report)
+    rows, most = figure_rows(18)
+    sys.stdout.write(parallel_figure(report, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
+    _print_study(out, report)
+    _print_judges(out, report)
+
+
+def _print_parallel_notes(out: Console, report: dict[str, Any]) -> None:
+    """What the parallel tables leave out (unfinished items, k beyond K), the tie rule, repricing and import notes."""
+    from workbench.views.scaling import imported_note, repricing_note
+
     if report.get("items_incomplete"):
         out.print(
             f"{report['items_incomplete']} item(s) still miss some of the K samples and are left out "
@@ -628,10 +636,6 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
         out.print(repricing_note(report), markup=False)
     if imported_note(report):
         out.print(imported_note(report), markup=False)
-    rows, most = figure_rows(18)
-    sys.stdout.write(parallel_figure(report, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
-    _print_study(out, report)
-    _print_judges(out, report)
 
 
 def _print_study(out, report: dict[str, Any]) -> None:
@@ -665,7 +669,7 @@ def print_parallel_files(reports: list[dict[str, Any]], fmt: str, source: str) -
         print_parallel(report, fmt)
 
 
-def _print_judges(out, report: dict[str, Any]) -> None:
+def _print_judges(out: Console, report: dict[str, Any]) -> None:
     """The judges measured, the study's self-choice beside the committed accuracy, and the trials' spread."""
     from workbench.views.figures import judges_figure
     from workbench.views.scaling import (
@@ -673,43 +677,34 @@ def _print_judges(out, report: dict[str, Any]) -> None:
         JUDGE_NOTE,
         SELF_CHOICE_COLUMNS,
         TERMINAL_PALETTE,
-        TRIAL_COLUMNS,
-        agreement_text,
         judge_cells,
         self_choice_cells,
-        trial_cells,
     )
 
     if report.get("judges"):
-        table = Table(title=Text("judges measured"), title_justify="left")
-        for i, column in enumerate(JUDGE_COLUMNS):
-            table.add_column(column, justify="left" if i < 2 else "right")
-        for j in report["judges"]:
-            table.add_row(*map(Text, judge_cells(j)))
-        out.print(table)
+        out.print(_cells_table("judges measured", JUDGE_COLUMNS, map(judge_cells, report["judges"]), left={0, 1}))
         out.print(JUDGE_NOTE, markup=False)
     rows = [r for r in report["per_k"] if "self_choice" in r]
     if rows:
-        table = Table(title=Text(f"self-choice · judge {report['judge']}"), title_justify="left")
-        for column in SELF_CHOICE_COLUMNS:
-            table.add_column(column, justify="right")
-        for r in rows:
-            table.add_row(*map(Text, self_choice_cells(r)))
-        out.print(table)
-    trials = report.get("judge_trials")
-    if trials:
-        out.print(agreement_text(trials), markup=False)
-        if trials.get("per_k"):
-            table = Table(title=Text(f"over {trials['trials']} judge trials (Table 6)"), title_justify="left")
-            for column in TRIAL_COLUMNS:
-                table.add_column(column, justify="right")
-            for r in trials["per_k"]:
-                table.add_row(*map(Text, trial_cells(r)))
-            out.print(table)
+        out.print(
+            _cells_table(f"self-choice · judge {report['judge']}", SELF_CHOICE_COLUMNS, map(self_choice_cells, rows))
+        )
+    if report.get("judge_trials"):
+        _print_trials(out, report["judge_trials"])
     if len(report.get("judges") or []) > 0:
         height, most = figure_rows(14)
         palette = TERMINAL_PALETTE if _color() else None
         sys.stdout.write(judges_figure(report["judges"], 78, height, palette, most) + "\n")
+
+
+def _print_trials(out: Console, trials: dict[str, Any]) -> None:
+    """The judges' agreement over repeated trials, and per k their spread (Table 6)."""
+    from workbench.views.scaling import TRIAL_COLUMNS, agreement_text, trial_cells
+
+    out.print(agreement_text(trials), markup=False)
+    if trials.get("per_k"):
+        title = f"over {trials['trials']} judge trials (Table 6)"
+        out.print(_cells_table(title, TRIAL_COLUMNS, map(trial_cells, trials["per_k"])))
 
 
 def print_items(view, rows: list, flt, fmt: str) -> None:
@@ -728,6 +723,17 @@ def print_items(view, rows: list, flt, fmt: str) -> None:
             }
         )
         return
+    out = console()
+    out.print(_items_table(view, rows, flt))
+    if view.note():
+        out.print(f"note: {view.note()}", markup=False)
+
+
+ITEM_COLUMNS = ("item", "type", "depth", "reasoning", "tier", "venue", "right", "question")
+
+
+def _items_table(view, rows: list, flt) -> Table:
+    """The item list: one row per item, the question clipped to its column."""
     name = dataset_label(view.spec)
     filters = " · ".join(f"{k} {v}" for k, v in flt.active().items())
     table = Table(
@@ -737,7 +743,7 @@ def print_items(view, rows: list, flt, fmt: str) -> None:
         ),
         title_justify="left",
     )
-    for col in ("item", "type", "depth", "reasoning", "tier", "venue", "right", "question"):
+    for col in ITEM_COLUMNS:
         table.add_column(
             col,
             justify="right" if col in ("depth", "right") else "left",
@@ -745,26 +751,23 @@ def print_items(view, rows: list, flt, fmt: str) -> None:
             max_width=70 if col == "question" else None,
         )
     for r in rows:
-        question = " ".join(r.question.split())
-        table.add_row(
-            *map(
-                Text,
-                (
-                    r.id,
-                    r.kind,
-                    str(r.depth),
-                    r.reasoning,
-                    r.tier,
-                    r.venue,
-                    r.right_text,
-                    question[:67] + "…" if len(question) > 68 else question,
-                ),
-            )
-        )
-    out = console()
-    out.print(table)
-    if view.note():
-        out.print(f"note: {view.note()}", markup=False)
+        table.add_row(*map(Text, _item_cells(r)))
+    return table
+
+
+def _item_cells(r) -> tuple[str, ...]:
+    """An item's cells in `ITEM_COLUMNS` order."""
+    question = " ".join(r.question.split())
+    return (
+        r.id,
+        r.kind,
+        str(r.depth),
+        r.reasoning,
+        r.tier,
+        r.venue,
+        r.right_text,
+        question[:67] + "…" if len(question) > 68 else question,
+    )
 
 
 def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) -> None:

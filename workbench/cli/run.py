@@ -8,12 +8,15 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.cli.context import _held, _open_store, _report, open_data, until_signal
 from workbench.cli.errors import ExitCode, UsageError
 from workbench.cli.parser import SWEPT_CAP
 from workbench.service.launch import LaunchRequest, run_spec
+
+if TYPE_CHECKING:
+    from workbench.views.sequential_records import StrategyName
 
 LIMIT_FLAGS = {"tokens": "--max-run-tokens", "cost": "--max-run-cost"}
 
@@ -208,77 +211,97 @@ def _plateau_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_scale(args: argparse.Namespace) -> int:
+    """`scale plateau | strategies | sequential | tools | parallel`."""
+    scale = {
+        "plateau": _scale_plateau,
+        "strategies": _scale_strategies,
+        "sequential": _scale_sequential,
+        "tools": _scale_tools,
+    }.get(args.scale_command, _scale_parallel)
+    return scale(args)
+
+
+def _scale_plateau(args: argparse.Namespace) -> int:
+    """The plateau of a scores file's study (`--scores`) or of a stored group."""
     from workbench.cli.render import print_plateau
     from workbench.service import scaling
 
-    if args.scale_command == "plateau":
-        if args.scores:
-            result = scaling.file_plateau(
-                Path(args.scores), args.study, matched_trials=args.matched_trials, **_plateau_options(args)
-            )
-        else:
-            if args.matched_trials:
-                raise UsageError("--matched-trials is for --scores; a group pairs trials as its recorded protocol says")
-            result = scaling.group_plateau(
-                _open_store(args.db), args.group, cost_mode=args.cost_mode, **_plateau_options(args)
-            )
-        print_plateau(result, args.format)
-        return ExitCode.OK
-    from workbench.service import paths
+    if args.scores:
+        result = scaling.file_plateau(
+            Path(args.scores), args.study, matched_trials=args.matched_trials, **_plateau_options(args)
+        )
+    else:
+        if args.matched_trials:
+            raise UsageError("--matched-trials is for --scores; a group pairs trials as its recorded protocol says")
+        result = scaling.group_plateau(
+            _open_store(args.db), args.group, cost_mode=args.cost_mode, **_plateau_options(args)
+        )
+    print_plateau(result, args.format)
+    return ExitCode.OK
+
+
+def _scale_strategies(args: argparse.Namespace) -> int:
+    """The stored sequential groups' strategies compared."""
+    from workbench.cli.render import print_strategies
+    from workbench.service import scaling
+
+    print_strategies(
+        scaling.strategy_comparison(
+            _open_store(args.db), args.groups, cost_mode=args.cost_mode, **_plateau_options(args)
+        ),
+        args.format,
+    )
+    return ExitCode.OK
+
+
+def _scale_sequential(args: argparse.Namespace) -> int:
+    """Run a sequential sweep per strategy (every group's specs checked before anything runs), then show the
+    plateau, or the strategies compared when there are several."""
+    from workbench.service import paths, scaling
     from workbench.service.stores import open_store
 
-    if args.scale_command == "strategies":
-        from workbench.cli.render import print_strategies
+    grid = scaling.parse_grid(args.grid, args.axis)
+    _sequential_caps(args)
+    corpus, base, _ = build_spec(args)
+    _check_verifier(args, base)
+    groups = scaling.strategy_groups(base.name, args.strategy or [None])
+    sweeps = [_sweep(args, base, grid, group, strategy) for group, strategy in groups]
+    store = _held(open_store(paths.new_store_path(args.db)))
+    for (group, _), specs in zip(groups, sweeps, strict=True):
+        scaling.check_group(store, group, specs)
+    specs = [spec for sweep in sweeps for spec in sweep]
+    results = []
+    for spec in specs:
+        results.append(execute(spec, corpus, store, args.quiet))
+        if _cut_short(results[-1]):
+            return _sweep_stopped(spec.name, specs[len(results) :], results)
+    _print_sequential(args, store, base.name, [g for g, _ in groups])
+    return finished_status(*results)
 
+
+def _sweep(args: argparse.Namespace, base, grid: list[str], group: str, strategy: StrategyName | None) -> list:
+    """One strategy's group: a spec per level of the grid."""
+    from workbench.service import scaling
+
+    spec = replace(base, name=group, verifier_options=_verifier_options(args))
+    return scaling.sequential_specs(
+        spec, args.axis, grid, args.protocol, strategy, args.verifier if strategy == "verifier" else None
+    )
+
+
+def _print_sequential(args: argparse.Namespace, store, name: str, groups: list[str]) -> None:
+    """The strategies compared when the sweep ran several, else the one group's plateau."""
+    from workbench.cli.render import print_plateau, print_strategies
+    from workbench.service import scaling
+
+    if len(groups) > 1:
         print_strategies(
-            scaling.strategy_comparison(
-                _open_store(args.db), args.groups, cost_mode=args.cost_mode, **_plateau_options(args)
-            ),
-            args.format,
+            scaling.strategy_comparison(store, groups, cost_mode=args.cost_mode, **_plateau_options(args)), args.format
         )
-        return ExitCode.OK
-    if args.scale_command == "sequential":
-        grid = scaling.parse_grid(args.grid, args.axis)
-        _sequential_caps(args)
-        corpus, base, _ = build_spec(args)
-        _check_verifier(args, base)
-        strategies = args.strategy or [None]
-        groups = scaling.strategy_groups(base.name, strategies)
-        sweeps = []  # every group's specs, validated before the store opens
-        for group, strategy in groups:
-            spec = replace(base, name=group, verifier_options=_verifier_options(args))
-            sweeps.append(
-                scaling.sequential_specs(
-                    spec, args.axis, grid, args.protocol, strategy, args.verifier if strategy == "verifier" else None
-                )
-            )
-        store = _held(open_store(paths.new_store_path(args.db)))
-        for (group, _), specs in zip(groups, sweeps, strict=True):
-            scaling.check_group(store, group, specs)
-        results = []
-        for specs in sweeps:
-            for spec in specs:
-                results.append(execute(spec, corpus, store, args.quiet))
-                if _cut_short(results[-1]):
-                    rest = [s for sweep in sweeps for s in sweep]
-                    return _sweep_stopped(spec.name, rest[len(results) :], results)
-        if len(groups) > 1:
-            from workbench.cli.render import print_strategies
-
-            print_strategies(
-                scaling.strategy_comparison(
-                    store, [g for g, _ in groups], cost_mode=args.cost_mode, **_plateau_options(args)
-                ),
-                args.format,
-            )
-        else:
-            print_plateau(
-                scaling.group_plateau(store, base.name, cost_mode=args.cost_mode, **_plateau_options(args)), args.format
-            )
-        return finished_status(*results)
-    if args.scale_command == "tools":
-        return _scale_tools(args)
-    return _scale_parallel(args)
+    else:
+        print_plateau(
+            scaling.group_plateau(store, name, cost_mode=args.cost_mode, **_plateau_options(args)), args.format
+        )
 
 
 def _verifier_options(args: argparse.Namespace) -> dict[str, Any]:
