@@ -83,25 +83,31 @@ def to_inspect(messages: list[dict[str, Any]], usages: list[TurnUsage] | None = 
     for message in messages:
         role, content = message.get("role"), message.get("content")
         text = content if isinstance(content, str) else ("" if content is None else json.dumps(content))
-        if role == "system":
-            out.append(ChatMessageSystem(content=text))
-        elif role == "user":
-            out.append(ChatMessageUser(content=text))
-        elif role == "tool":
-            out.append(
-                ChatMessageTool(content=text, tool_call_id=message.get("tool_call_id"), function=message.get("name"))
-            )
+        if role in ("system", "user", "tool"):
+            out.append(_plain_message(role, text, message.get("tool_call_id"), message.get("name")))
         else:
             usage = usages[assistants] if usages is not None and assistants < len(usages) else None
             assistants += 1
-            out.append(
-                ChatMessageAssistant(
-                    content=text,
-                    tool_calls=[_inspect_call(c) for c in message.get("tool_calls") or []] or None,
-                    metadata={"usage": usage.as_metadata()} if usage is not None else None,
-                )
-            )
+            out.append(_assistant_message(text, [_inspect_call(c) for c in message.get("tool_calls") or []], usage))
     return out
+
+
+def _plain_message(role: str, text: str, tool_call_id: str | None, tool: str | None) -> ChatMessage:
+    """A system, user or tool message as Inspect's (a tool message names its call and its tool)."""
+    if role == "system":
+        return ChatMessageSystem(content=text)
+    if role == "user":
+        return ChatMessageUser(content=text)
+    return ChatMessageTool(content=text, tool_call_id=tool_call_id, function=tool)
+
+
+def _assistant_message(text: str, calls: list[InspectCall], usage: TurnUsage | None) -> ChatMessageAssistant:
+    """An assistant message as Inspect's with its calls, and its usage (if known) in the metadata."""
+    return ChatMessageAssistant(
+        content=text,
+        tool_calls=calls or None,
+        metadata={"usage": usage.as_metadata()} if usage is not None else None,
+    )
 
 
 def _inspect_call(call: dict[str, Any]) -> InspectCall:

@@ -41,6 +41,7 @@ from inspect_ai.tool import ToolCall as InspectCall
 from sandbox.corpus import Corpus
 from sandbox.prompts import build_prompt
 from storage import Store
+from storage.json_types import JsonObject
 from workbench.service.inspect.conversation import TurnUsage
 from workbench.service.inspect.task import TASK_NAME, caps_of, setting_record, trajectory_score
 
@@ -120,32 +121,28 @@ def _sample(store: Store, corpus: Corpus, run: dict[str, Any], trajectory: dict[
 
 def step_messages(steps: Sequence[dict[str, Any]]) -> list[ChatMessage]:
     """A trajectory's stored steps as the conversation's messages (see the module docstring)."""
-    out: list[ChatMessage] = []
-    for step in steps:
-        kind, text = step["kind"], step.get("text") or ""
-        if kind == "assistant":
-            out.append(
-                ChatMessageAssistant(
-                    content=text,
-                    tool_calls=[
-                        InspectCall(
-                            id=c["id"], function=c["name"], arguments=c["args"] if isinstance(c["args"], dict) else {}
-                        )
-                        for c in step.get("tool_args") or []
-                    ]
-                    or None,
-                    metadata={"usage": _usage(step)},
-                )
-            )
-        elif kind == "tool":
-            out.append(
-                ChatMessageTool(content=text, tool_call_id=step.get("tool_call_id"), function=step.get("tool_name"))
-            )
-        elif kind == "nudge":
-            out.append(ChatMessageUser(content=text))
-        elif kind == "harness" and text.startswith(MODEL_CALL_NOTES):
-            out.append(ChatMessageAssistant(content="", metadata={"usage": _usage(step), "harness": text}))
-    return out
+    return [message for message in map(_step_message, steps) if message is not None]
+
+
+def _step_message(step: dict[str, Any]) -> ChatMessage | None:
+    """One step as its message: a model turn, a tool result, a nudge, a harness note of a model call; else none."""
+    kind, text = step["kind"], step.get("text") or ""
+    if kind == "assistant":
+        calls = [_logged_call(c) for c in step.get("tool_args") or []]
+        return ChatMessageAssistant(content=text, tool_calls=calls or None, metadata={"usage": _usage(step)})
+    if kind == "tool":
+        return ChatMessageTool(content=text, tool_call_id=step.get("tool_call_id"), function=step.get("tool_name"))
+    if kind == "nudge":
+        return ChatMessageUser(content=text)
+    if kind == "harness" and text.startswith(MODEL_CALL_NOTES):
+        return ChatMessageAssistant(content="", metadata={"usage": _usage(step), "harness": text})
+    return None
+
+
+def _logged_call(call: JsonObject) -> InspectCall:
+    """A stored call as Inspect's (arguments that are not an object are logged as `{}`)."""
+    args = call["args"]
+    return InspectCall(id=str(call["id"]), function=str(call["name"]), arguments=args if isinstance(args, dict) else {})
 
 
 def _usage(step: dict[str, Any]) -> dict[str, int]:

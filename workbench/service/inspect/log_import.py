@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
@@ -32,6 +32,7 @@ from sandbox.prompt_set import Prompts
 from sandbox.records import AssistantTurn, Caps, Item
 from sandbox.runner import RunEvent, Runner, RunSpec
 from storage import Store
+from storage.json_types import JsonObject, JsonValue
 from workbench.service.inspect.conversation import logged_turn, usage_of
 from workbench.service.inspect.task import TASK_NAME, caps_of
 
@@ -54,7 +55,7 @@ class LoggedSample:
     replicate: int
     turns: tuple[AssistantTurn, ...]
     tool_texts: tuple[str, ...]  # every tool result, its footer cut
-    ended: dict[str, Any]  # the task's trajectory record (empty for a log that kept none)
+    ended: JsonObject  # the task's trajectory record as the log holds it (empty for a log that kept none)
 
 
 @dataclass(frozen=True)
@@ -123,14 +124,8 @@ def read_logs(paths: Sequence[Path], corpus: Corpus, prompts: Prompts | None = N
     _same_prompts(paths[0], record, prompts)
     samples: dict[tuple[str, int], LoggedSample] = {}
     for path, log in zip(paths, logs, strict=True):
-        if log.eval.model != first.eval.model:
-            raise InspectImportError(f"{path}: model {log.eval.model!r}, not {first.eval.model!r} as in {paths[0]}")
-        if _setting(path, log) != record:
-            raise InspectImportError(f"{path}: another setting (caps, ablation, extra tools) than {paths[0]}")
-        for sample in log.samples or []:
-            if sample.error is not None:
-                continue  # Inspect could not finish it: nothing to replay
-            logged = _logged(path, sample, corpus)
+        _same_setting(path, log, paths[0], first, record)
+        for logged in _finished_samples(path, log, corpus):
             samples.setdefault((logged.item_id, logged.replicate), logged)
     if not samples:
         raise InspectImportError(f"{paths[0]}: no finished sample to import")
@@ -147,6 +142,19 @@ def read_logs(paths: Sequence[Path], corpus: Corpus, prompts: Prompts | None = N
         family=record.get("family"),
         tier=record.get("tier"),
     )
+
+
+def _same_setting(path: Path, log: EvalLog, first_path: Path, first: EvalLog, record: Mapping[str, Any]) -> None:
+    """A log of the same model and setting as the first one given."""
+    if log.eval.model != first.eval.model:
+        raise InspectImportError(f"{path}: model {log.eval.model!r}, not {first.eval.model!r} as in {first_path}")
+    if _setting(path, log) != record:
+        raise InspectImportError(f"{path}: another setting (caps, ablation, extra tools) than {first_path}")
+
+
+def _finished_samples(path: Path, log: EvalLog, corpus: Corpus) -> list[LoggedSample]:
+    """The log's samples Inspect finished (one it could not finish has nothing to replay)."""
+    return [_logged(path, sample, corpus) for sample in log.samples or [] if sample.error is None]
 
 
 def logged_dataset(path: Path) -> str:
@@ -170,6 +178,7 @@ def _read(path: Path, header_only: bool = False) -> EvalLog:
 
 
 def _setting(path: Path, log: EvalLog) -> dict[str, Any]:
+    """The task's setting the log's eval metadata holds (`agenthop`), its caps checked."""
     record = (log.eval.metadata or {}).get("agenthop")
     if not isinstance(record, dict):
         raise InspectImportError(f"{path}: eval.metadata.agenthop is missing (the task's setting)")
@@ -180,7 +189,7 @@ def _setting(path: Path, log: EvalLog) -> dict[str, Any]:
     return record
 
 
-def _same_prompts(path: Path, record: dict[str, Any], prompts: Prompts | None) -> None:
+def _same_prompts(path: Path, record: Mapping[str, Any], prompts: Prompts | None) -> None:
     """The replay sends `prompts` (None: ours): they must be the ones the log's task sent (its digest)."""
     logged = record.get("prompts")
     given = None if prompts is None or prompts.is_default else prompts.digest
@@ -197,12 +206,22 @@ def _same_prompts(path: Path, record: dict[str, Any], prompts: Prompts | None) -
 
 
 def _logged(path: Path, sample: EvalSample, corpus: Corpus) -> LoggedSample:
+    """A sample of an item of the dataset (with the dataset's answer as its target): its turns, tool texts, ending."""
     item_id = str(sample.id)
     try:
         item = corpus.item(item_id)
     except KeyError:
         raise InspectImportError(f"{path}: sample {item_id!r} is not an item of the dataset {corpus.source}") from None
     _same_item(path, sample, item)
+    tools = tuple(split_footer(m.text)[0] for m in sample.messages if isinstance(m, ChatMessageTool))
+    ended = (sample.metadata or {}).get("agenthop")
+    return LoggedSample(
+        item_id, int(sample.epoch) - 1, _logged_turns(sample), tools, ended if isinstance(ended, dict) else {}
+    )
+
+
+def _logged_turns(sample: EvalSample) -> tuple[AssistantTurn, ...]:
+    """The sample's assistant turns, each with the usage its message carries, else its model event's."""
     events = [e.output.usage for e in sample.events if isinstance(e, ModelEvent) and e.error is None]
     turns = []
     for k, message in enumerate(m for m in sample.messages if isinstance(m, ChatMessageAssistant)):
@@ -210,9 +229,7 @@ def _logged(path: Path, sample: EvalSample, corpus: Corpus) -> LoggedSample:
         if "usage" not in (message.metadata or {}) and k < len(events):  # a log whose messages carry none
             turn.usage = usage_of(events[k])
         turns.append(turn)
-    tools = tuple(split_footer(m.text)[0] for m in sample.messages if isinstance(m, ChatMessageTool))
-    ended = (sample.metadata or {}).get("agenthop")
-    return LoggedSample(item_id, int(sample.epoch) - 1, tuple(turns), tools, ended if isinstance(ended, dict) else {})
+    return tuple(turns)
 
 
 def _same_item(path: Path, sample: EvalSample, item: Item) -> None:
@@ -236,32 +253,8 @@ def import_inspect(
     tier: str | None = None,
 ) -> InspectImportSummary:
     """Replay `logs` into run `run_name` and check each trajectory against its sample (see the module docstring)."""
-    from workbench.service import families
-
-    logged = {item_id for item_id, _ in logs.samples}
-    ids = tuple(item.id for item in corpus.items if item.id in logged)  # dataset order
-    family, tier = family or logs.family, tier or logs.tier  # a flag wins over the exported run's own tag
-    derived = families.chosen_or_derived(logs.model, family, tier)
+    spec = _replay_spec(logs, corpus, run_name, dataset, family or logs.family, tier or logs.tier)
     price = pricing.find_price(logs.model) if logs.model else None  # as import-reference prices its logs
-    spec = RunSpec(
-        name=run_name,
-        dataset=dataset,
-        agent=logs.agent,
-        model=logs.model,
-        caps=logs.caps,
-        ablation=logs.ablation,
-        replicates=max(r for _, r in logs.samples) + 1,
-        workers=1,
-        item_ids=ids,
-        max_attempts=1,
-        retry=NO_WAIT,
-        agent_options={"source": [str(p.resolve()) for p in logs.paths]},
-        extra_tools=logs.extra_tools,
-        prompts=logs.prompts,
-        family=derived[0],
-        tier=derived[1],
-        tagged=tuple(k for k, v in (("family", family), ("tier", tier)) if v),
-    )
 
     def factory(item: Item, replicate: int, attempt: int) -> LogReplay:
         sample = logs.samples.get((item.id, replicate))
@@ -284,33 +277,76 @@ def import_inspect(
     return summary
 
 
-def _check(store: Store, run: dict[str, Any], logs: InspectLogs, summary: InspectImportSummary) -> None:
+def _replay_spec(
+    logs: InspectLogs, corpus: Corpus, run_name: str, dataset: str, family: str | None, tier: str | None
+) -> RunSpec:
+    """The run the replay makes: the logs' setting over the logged items (in dataset order), one attempt each,
+    tagged with the family and tier given (a flag wins over an exported run's own tag) or derived from the model."""
+    from workbench.service import families
+
+    logged = {item_id for item_id, _ in logs.samples}
+    derived = families.chosen_or_derived(logs.model, family, tier)
+    return RunSpec(
+        name=run_name,
+        dataset=dataset,
+        agent=logs.agent,
+        model=logs.model,
+        caps=logs.caps,
+        ablation=logs.ablation,
+        replicates=max(r for _, r in logs.samples) + 1,
+        workers=1,
+        item_ids=tuple(item.id for item in corpus.items if item.id in logged),
+        max_attempts=1,
+        retry=NO_WAIT,
+        agent_options={"source": [str(p.resolve()) for p in logs.paths]},
+        extra_tools=logs.extra_tools,
+        prompts=logs.prompts,
+        family=derived[0],
+        tier=derived[1],
+        tagged=tuple(k for k, v in (("family", family), ("tier", tier)) if v),
+    )
+
+
+class SampleCheck(TypedDict):
+    """How one replayed trajectory compares with its logged sample (kept in the run's config)."""
+
+    tool_results_compared: int
+    tool_result_mismatches: int
+    fields: dict[str, list[JsonValue]]  # a checked field that differs: [logged, replayed]
+
+
+def _check(store: Store, run: Mapping[str, Any], logs: InspectLogs, summary: InspectImportSummary) -> None:
     """Compare every trajectory with its sample; the mismatches go to the run's config (`inspect.samples`)."""
-    checks: dict[str, dict[str, Any]] = {}
+    checks: dict[str, SampleCheck] = {}
     fields: dict[str, int] = {}
     for trajectory in store.trajectories(run["id"]):
         sample = logs.samples.get((trajectory["item_id"], trajectory["replicate"]))
         if sample is None:
             continue
-        replayed = [s["text"] or "" for s in store.steps(trajectory["id"]) if s["kind"] == "tool"]
-        compared = min(len(replayed), len(sample.tool_texts))
-        # the shorter list's length is compared pairwise; the surplus counts as mismatches below
-        differ = sum(1 for a, b in zip(replayed, sample.tool_texts, strict=False) if a != b) + abs(
-            len(replayed) - len(sample.tool_texts)
-        )
-        mismatched = {
-            key: [sample.ended[key], trajectory[key]]
-            for key in CHECKED
-            if key in sample.ended and sample.ended[key] != trajectory[key]
-        }
-        for key in mismatched:
+        check = _sample_check(store, trajectory, sample)
+        for key in check["fields"]:
             fields[key] = fields.get(key, 0) + 1
         summary.checked += 1
-        summary.tool_results_compared += compared
-        summary.tool_result_mismatches += differ
-        key = f"{trajectory['item_id']}#{trajectory['replicate']}"
-        checks[key] = {"tool_results_compared": compared, "tool_result_mismatches": differ, "fields": mismatched}
+        summary.tool_results_compared += check["tool_results_compared"]
+        summary.tool_result_mismatches += check["tool_result_mismatches"]
+        checks[f"{trajectory['item_id']}#{trajectory['replicate']}"] = check
     summary.field_mismatches = dict(sorted(fields.items()))
     config = dict(run["config"])
     config["inspect"] = {"sources": summary.sources, "samples": checks}
     store.update_run(run["id"], config=json.dumps(config, sort_keys=True))
+
+
+def _sample_check(store: Store, trajectory: Mapping[str, Any], sample: LoggedSample) -> SampleCheck:
+    """The replayed tool results against the logged ones (footers cut), and the checked fields that differ."""
+    replayed = [s["text"] or "" for s in store.steps(trajectory["id"]) if s["kind"] == "tool"]
+    # the shorter list's length is compared pairwise; the surplus counts as mismatches
+    differ = sum(1 for a, b in zip(replayed, sample.tool_texts, strict=False) if a != b)
+    return {
+        "tool_results_compared": min(len(replayed), len(sample.tool_texts)),
+        "tool_result_mismatches": differ + abs(len(replayed) - len(sample.tool_texts)),
+        "fields": {
+            key: [sample.ended[key], trajectory[key]]
+            for key in CHECKED
+            if key in sample.ended and sample.ended[key] != trajectory[key]
+        },
+    }
