@@ -13,6 +13,7 @@ does (the fingerprints' words come from the tests over the data, see `reports.fi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from workbench.service.runname import label_problem
@@ -115,10 +116,17 @@ def parse_tag(text: str) -> tuple[str | None, str | None, str | None]:
     """`GPT, closed-frontier` (the TUI's tag field) as (family, tier, problem): either part may be empty (kept as
     it is) or `auto` (derived from the model again); a bad part gives its problem and no values."""
     family, _, tier = (part.strip() for part in text.partition(","))
-    if family and family.lower() != "auto" and family_problem(family):
-        return None, None, f"family: {family_problem(family)}"
-    if tier and tier.lower() != "auto" and tier_problem(tier):
-        return None, None, f"tier: {tier_problem(tier)}"
+    problem = _tag_problem("family", family, family_problem) or _tag_problem("tier", tier, tier_problem)
+    if problem:
+        return None, None, problem
     if not family and not tier:
         return None, None, "give a family, a tier or both (FAMILY, TIER)"
     return family or None, tier or None, None
+
+
+def _tag_problem(key: str, value: str, problem_of: Callable[[str], str | None]) -> str | None:
+    """What is wrong with one part of a tag (`family: …`); an empty part or `auto` is never wrong."""
+    if not value or value.lower() == "auto":
+        return None
+    problem = problem_of(value)
+    return f"{key}: {problem}" if problem else None

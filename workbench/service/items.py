@@ -81,15 +81,15 @@ class ItemFilter:
     text: str = ""
 
     def matches(self, row: ItemRow) -> bool:
-        if self.kind is not None and row.kind != self.kind:
-            return False
-        if self.depth is not None and row.depth != self.depth:
-            return False
-        if self.reasoning is not None and row.reasoning != self.reasoning:
-            return False
-        if self.tier is not None and row.tier != self.tier:
-            return False
-        if self.right is not None and row.outcome != self.right:
+        """The row passes every filter set: each chosen field equal, and every word of `text` in its id or question."""
+        wanted = (
+            (self.kind, row.kind),
+            (self.depth, row.depth),
+            (self.reasoning, row.reasoning),
+            (self.tier, row.tier),
+            (self.right, row.outcome),
+        )
+        if any(chosen is not None and value != chosen for chosen, value in wanted):
             return False
         words = self.text.lower().split()
         if words:
@@ -97,7 +97,7 @@ class ItemFilter:
             return all(w in hay for w in words)
         return True
 
-    def active(self) -> dict[str, Any]:
+    def active(self) -> dict[str, str | int]:
         """The filters in force (for the JSON echo and the screen's status line)."""
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["text"] = self.text.strip()

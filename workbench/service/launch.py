@@ -142,17 +142,17 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
     from sandbox.datasets import dataset_key
     from sandbox.runner import RunSpec
 
-    problems = request_problems(request, names or {})
-    agent_options = _agent_options(request, problems, names or {})
-    extra_tools = _extra_tools(request, problems, names or {}) if not problems else None
-    prompts = _prompts(request, problems, names or {})
+    names = names or {}
+    problems = request_problems(request, names)
+    agent_options = _agent_options(request, problems, names)
+    extra_tools = _extra_tools(request, problems, names) if not problems else None
+    prompts = _prompts(request, problems, names)
     if problems:
         raise LaunchError(problems)
-    name = request.name.strip() if request.name is not None else default_run_name(request, existing)
     model = request.model if request.agent == "llm" else None
     family, tier = families.chosen_or_derived(model, request.family, request.tier)
     return RunSpec(
-        name=name,
+        name=request.name.strip() if request.name is not None else default_run_name(request, existing),
         dataset=dataset_key(request.dataset),
         agent=request.agent,
         model=request.model if request.agent == "llm" else None,
@@ -262,12 +262,17 @@ def _llm_problems(request: LaunchRequest) -> Problems:
         return
     if not (request.model or "").strip():
         yield "model", "a model is needed for the llm agent (a litellm model string such as openai/gpt-4.1)"
+    yield from _server_problems(request)
+    if request.local_threads is not None and not (request.model or "").startswith("local/"):
+        yield "local_threads", "applies to local/ models only (their server runs on this machine)"
+
+
+def _server_problems(request: LaunchRequest) -> Problems:
+    """How an LLM run reaches its model: an http(s) base URL, a known client."""
     if request.base_url is not None and not request.base_url.startswith(("http://", "https://")):
         yield "base_url", "must start with http:// or https://"
     if request.client is not None and request.client not in CLIENTS:
         yield "client", f"unknown '{request.client}'"
-    if request.local_threads is not None and not (request.model or "").startswith("local/"):
-        yield "local_threads", "applies to local/ models only (their server runs on this machine)"
 
 
 def _tool_problems(request: LaunchRequest) -> Problems:
@@ -375,10 +380,15 @@ def llm_options(request: LaunchRequest, problems: dict[str, str], names: Mapping
         if pricing:
             options["pricing"] = pricing
     if request.max_run_cost and request.model:  # `request_problems` has made sure an llm run names its model
-        from sandbox.agents.llm import ConfigError, check_cost_limit
-
-        try:
-            check_cost_limit(request.model, options, request.max_run_cost)
-        except ConfigError as exc:
-            problems["max_run_cost"] = str(exc)
+        _check_cost_limit(request.model, options, request.max_run_cost, problems)
     return options
+
+
+def _check_cost_limit(model: str, options: dict[str, Any], max_run_cost: float, problems: dict[str, str]) -> None:
+    """A dollar limit needs the model's price (a problem when none is known)."""
+    from sandbox.agents.llm import ConfigError, check_cost_limit
+
+    try:
+        check_cost_limit(model, options, max_run_cost)
+    except ConfigError as exc:
+        problems["max_run_cost"] = str(exc)

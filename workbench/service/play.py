@@ -166,16 +166,34 @@ def plan_session(request: SessionRequest, corpus: Any, store: Any) -> SessionPla
     recorded = recorded_items(run)
     finished = {item for item, _ in store.finished(run["id"])} if run is not None else set()
     history = player_history(store, request.player, corpus.fingerprint)
-    elsewhere = {i: s for i, s in history.finished.items() if s != request.session}
-    taken = set(recorded) | set(finished) | (set() if request.include_played else set(elsewhere))
-    chosen = _chosen(request, corpus, store, order, taken)
+    elsewhere = _played_in_other_sessions(history.finished, request.session)
+    chosen = _chosen(request, corpus, store, order, _taken(request, recorded, finished, elsewhere))
     left_out = {} if request.include_played else _played_elsewhere(chosen, recorded, elsewhere)
-    wanted = set(recorded) | {i for i in chosen if i not in left_out}
-    items = tuple(i for i in order if i in wanted)
+    items = _session_items(order, recorded, chosen, left_out)
     pending = [i for i in items if i not in finished]
     if not pending:
         raise PlayError(_nothing_left(request.session, bool(chosen or recorded), left_out))
     return SessionPlan(items, left_out, _among(pending, elsewhere), _among(pending, history.abandoned))
+
+
+def _taken(
+    request: SessionRequest, recorded: tuple[str, ...], finished: set[str], elsewhere: dict[str, str]
+) -> set[str]:
+    """The items a new choice leaves out: the session's own, and (unless `include_played`) those played elsewhere."""
+    return set(recorded) | finished | (set() if request.include_played else set(elsewhere))
+
+
+def _played_in_other_sessions(finished: dict[str, str], session: str) -> dict[str, str]:
+    """The items the player finished (item → session) in sessions other than `session`."""
+    return {i: s for i, s in finished.items() if s != session}
+
+
+def _session_items(
+    order: list[str], recorded: tuple[str, ...], chosen: list[str], left_out: dict[str, str]
+) -> tuple[str, ...]:
+    """The session's items in dataset order: those it recorded and those chosen now but not left out."""
+    wanted = set(recorded) | {i for i in chosen if i not in left_out}
+    return tuple(i for i in order if i in wanted)
 
 
 def _played_elsewhere(chosen: list[str], recorded: tuple[str, ...], elsewhere: dict[str, str]) -> dict[str, str]:

@@ -191,6 +191,25 @@ def check_same_release(loaded: _Loaded, corpus: Corpus, directory: Path) -> None
     dataset's, not the model's. The reference copies correct_index, question_type and depth from the sample
     into each log (§4), so each is compared with the item of the same id. Unknown sample ids alone are only
     listed in the summary (`unknown_samples`): a log directory may cover a larger release than --data."""
+    differ = _release_differences(loaded, corpus)
+    if not differ:
+        return
+    problems = [
+        f"{name} differs for {len(cases)} of {len(loaded.logs)} samples ({cases[0]})" for name, cases in differ.items()
+    ]
+    if loaded.unknown:  # alone they are only listed (a log directory may hold samples of a larger release)
+        ids = ", ".join(u["sample_id"] for u in loaded.unknown[:3])
+        problems.append(
+            f"{len(loaded.unknown)} sample id(s) not in the dataset ({ids}{' …' if len(loaded.unknown) > 3 else ''})"
+        )
+    raise ReferenceImportError(
+        f"{directory} does not match the dataset {corpus.source}: {'; '.join(problems)}. "
+        "Check --data (the release the logs were run on), or pass --force to import anyway"
+    )
+
+
+def _release_differences(loaded: _Loaded, corpus: Corpus) -> dict[str, list[str]]:
+    """Field → the samples whose log records another correct_index, question_type or depth than the item."""
     items = {item.id: item for item in corpus.items}
     differ: dict[str, list[str]] = {}
     for sid, log in loaded.logs.items():
@@ -202,21 +221,7 @@ def check_same_release(loaded: _Loaded, corpus: Corpus, directory: Path) -> None
         ):
             if logged is not None and logged != ours:
                 differ.setdefault(name, []).append(f"{sid}: log {logged!r}, dataset {ours!r}")
-    if not differ:
-        return
-    problems = [
-        f"{name} differs for {len(cases)} of {len(loaded.logs)} samples ({cases[0]})" for name, cases in differ.items()
-    ]
-    if loaded.unknown:  # alone they are only listed (a log directory may hold samples of a larger release)
-        ids = ", ".join(u["sample_id"] for u in loaded.unknown[:3])
-        problems.append(
-            f"{len(loaded.unknown)} sample id(s) not in the dataset ({ids}{' …' if len(loaded.unknown) > 3 else ''})"
-        )
-    if problems:
-        raise ReferenceImportError(
-            f"{directory} does not match the dataset {corpus.source}: {'; '.join(problems)}. "
-            "Check --data (the release the logs were run on), or pass --force to import anyway"
-        )
+    return differ
 
 
 # ---------------------------------------------------------------- files
@@ -323,12 +328,7 @@ def _check_and_patch(
         log = logs.get(traj["item_id"])
         if log is None or traj["item_id"] in samples:
             continue
-        check = check_replay(log, store.steps(traj["id"]), traj)
-        agent = agents.get(traj["item_id"])
-        if agent is not None and agent.unused:
-            check.fields["records_not_replayed"] = [0, agent.unused]  # our episode ended before the reference's
-        if agent is not None and agent.overrun:
-            check.fields["calls_past_log"] = [0, agent.overrun]  # our episode went on after the log ended
+        check = _replay_check(store, traj, log, agents.get(traj["item_id"]))
         fields = logged_only_fields(log, price, traj)
         failed = fields.pop("failed_attempts")
         store.update_trajectory(traj["id"], **fields)
@@ -339,6 +339,16 @@ def _check_and_patch(
     config["replay"] = replay
     store.update_run(run["id"], config=json.dumps(config, sort_keys=True))
     return samples
+
+
+def _replay_check(store: Store, traj: Mapping[str, Any], log: ReferenceLog, agent: ReplayAgent | None) -> ReplayCheck:
+    """The trajectory's replay against its log, with the log's records the episode did not reach or ran past."""
+    check = check_replay(log, store.steps(traj["id"]), traj)
+    if agent is not None and agent.unused:
+        check.fields["records_not_replayed"] = [0, agent.unused]  # our episode ended before the reference's
+    if agent is not None and agent.overrun:
+        check.fields["calls_past_log"] = [0, agent.overrun]  # our episode went on after the log ended
+    return check
 
 
 def logged_only_fields(log: ReferenceLog, price: pricing.Price | None, replayed: dict[str, Any]) -> dict[str, Any]:
