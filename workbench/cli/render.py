@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from workbench.service.datasets import dataset_label
+from workbench.service.items import ItemDetail, ItemTrajectory
 from workbench.views.cells import clip_middle, fraction, shell_word, usd
 from workbench.views.compare import (
     AGREEMENT_LABELS,
@@ -770,7 +771,7 @@ def _item_cells(r) -> tuple[str, ...]:
     )
 
 
-def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) -> None:
+def print_item(detail: ItemDetail, tree: tuple[Any, list[str]], fmt: str) -> None:
     """One item: its fields, question and options (gold and distractor types shown), its tree (plain data from
     `neighbourhood.text_tree`, drawn here), its stored trajectories."""
     if fmt == "json":
@@ -814,7 +815,7 @@ def print_item(detail: dict[str, Any], tree: tuple[Any, list[str]], fmt: str) ->
     out.print(_item_trajectories(trajectories))
 
 
-def _option_lines(detail: dict[str, Any]) -> list[str]:
+def _option_lines(detail: ItemDetail) -> list[str]:
     """The item's options, the gold one marked, each with its distractor type."""
     types, gold = detail["distractor_types"], detail["gold"]
     lines = []
@@ -825,7 +826,7 @@ def _option_lines(detail: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _item_trajectories(trajectories: list[dict[str, Any]]) -> Table:
+def _item_trajectories(trajectories: list[ItemTrajectory]) -> Table:
     """The stored trajectories of one item: run, who, replicate, answer, outcome, ending, resources, recall."""
     table = Table(title=Text(f"stored trajectories ({len(trajectories)})"), title_justify="left")
     for col in ("run", "agent / model", "rep", "answer", "correct", "ending", "points", "turns", "recall P/S"):

@@ -9,12 +9,13 @@ separately as `stale_runs`, for a note on screen). Nothing here imports textual.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from sandbox.datasets import BUILTIN, dataset_key  # light: the naming only, not the corpus
+from workbench.service.neighbourhood import NeighbourhoodSummary, PaperRecord, Tree
 
 KINDS = ("st", "mt")
 DEPTHS = (1, 2)
@@ -62,11 +63,20 @@ class ItemRow:
     def right_text(self) -> str:
         return f"{self.right}/{self.ran}" if self.ran else "—"
 
-    def as_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        del out["pos"]
-        out["outcome"] = self.outcome
-        return out
+    def as_dict(self) -> ItemRecord:
+        """The row as the JSON lists it (its file position left out, its outcome class added)."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "depth": self.depth,
+            "reasoning": self.reasoning,
+            "tier": self.tier,
+            "venue": self.venue,
+            "question": self.question,
+            "right": self.right,
+            "ran": self.ran,
+            "outcome": self.outcome,
+        }
 
 
 @dataclass(frozen=True)
@@ -248,7 +258,71 @@ def browse(corpus: Any, spec: str, store: Any | None) -> Browse:
     return Browse(spec, corpus.fingerprint, item_rows(corpus.items, outcomes), counted, stale)
 
 
-def trajectory_row(t: dict[str, Any]) -> dict[str, Any]:
+class ItemRecord(TypedDict):
+    """An item of the browser's list as its JSON has it."""
+
+    id: str
+    kind: str
+    depth: int
+    reasoning: str
+    tier: str
+    venue: str
+    question: str
+    right: int
+    ran: int
+    outcome: str
+
+
+class ItemTrajectory(TypedDict):
+    """One stored trajectory on an item, as the item view and `--show` list it."""
+
+    id: int
+    run: str
+    run_id: int
+    agent: str
+    ablation: str
+    replicate: int
+    answer: str | None
+    correct: bool
+    termination: str | None
+    points: int
+    turns: int
+    paper_recall: bool
+    section_recall: bool
+
+
+class LabelResolution(TypedDict):
+    """A recall label with the section it resolved to and the rule that decided it."""
+
+    arxiv_id: str
+    label: str
+    relevance: str
+    resolved: str | None
+    method: str
+
+
+class NeighbourhoodRecord(NeighbourhoodSummary):
+    """The item's neighbourhood: its size and its tree."""
+
+    tree: Tree
+
+
+class ItemDetail(ItemRecord):
+    """One item for `--batch items --show` (its JSON)."""
+
+    cognitive_skill: str
+    options: list[str]
+    gold: str
+    distractor_types: list[str]
+    seed: PaperRecord
+    bridge: list[PaperRecord]
+    gold_papers: list[PaperRecord]
+    neighbourhood: NeighbourhoodRecord
+    trajectories: list[ItemTrajectory]
+    labels: list[LabelResolution]
+
+
+def trajectory_row(t: Mapping[str, Any]) -> ItemTrajectory:
     """One stored trajectory on an item, as the item view and `--show` list it."""
     return {
         "id": t["id"],
@@ -267,7 +341,7 @@ def trajectory_row(t: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def item_detail(corpus: Any, item_id: str, store: Any | None) -> tuple[dict[str, Any], Any]:
+def item_detail(corpus: Any, item_id: str, store: Any | None) -> tuple[ItemDetail, Any]:
     """One item for `--batch items --show`: question, options with the gold and distractor types, its
     outcome, its neighbourhood tree and every stored trajectory on it (the JSON), and the tree a console draws
     (`neighbourhood.text_tree`: labelled, still plain data). Raises ItemFilterError for an unknown id."""
@@ -281,7 +355,7 @@ def item_detail(corpus: Any, item_id: str, store: Any | None) -> tuple[dict[str,
     row = item_rows([item], outcomes)[0]
     nb = Neighbourhood(corpus.view(item))
     trajectories = [trajectory_row(t) for t in store.item_trajectories(corpus.fingerprint, item_id)] if store else []
-    detail = {
+    detail: ItemDetail = {
         **row.as_dict(),
         "cognitive_skill": item.cognitive_skill,
         "options": list(item.options),
@@ -297,13 +371,13 @@ def item_detail(corpus: Any, item_id: str, store: Any | None) -> tuple[dict[str,
     return detail, text_tree(nb)
 
 
-def label_resolutions(corpus: Any, item: Any) -> list[dict[str, Any]]:
+def label_resolutions(corpus: Any, item: Any) -> list[LabelResolution]:
     """Each recall label of the item with the section it resolved to (`(B) 3 Method`, None when it resolved to
     none) and the rule that decided it (docs/protocol.md#section-labels: exact, normalised, substring, word_overlap,
     body_heading, body_text; unresolved; unknown_paper when its arXiv id has no text)."""
     from sandbox.sections import alias
 
-    out = []
+    out: list[LabelResolution] = []
     for lab in item.labels:
         resolved = None
         if lab.section_index is not None:
@@ -322,7 +396,7 @@ def label_resolutions(corpus: Any, item: Any) -> list[dict[str, Any]]:
     return out
 
 
-def label_line(lab: dict[str, Any]) -> str:
+def label_line(lab: LabelResolution) -> str:
     """One label as a line: relevance, paper, the label → the section it resolved to (method)."""
     return (
         f"{lab['relevance'] or '—'} · {lab['arxiv_id'] or 'no arXiv id'} · {lab['label']!r} → "

@@ -13,10 +13,42 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 MARKS = {"seed": "●", "bridge": "◇", "gold": "★", "": "·"}
 TEXT_DEPTH = 2  # the plain-text tree goes as deep as the protocol's neighbourhood (seed, references, theirs)
+
+
+class PaperRecord(TypedDict):
+    """A paper of the neighbourhood as its JSON has it."""
+
+    paper_id: str
+    arxiv_id: str | None
+    title: str
+    year: int | None
+    full_text: bool
+    role: str | None  # seed | bridge | gold, None for any other paper
+
+
+class TreeNode(PaperRecord):
+    """A paper of the JSON tree with the papers it references (absent below the tree's depth or for a leaf)."""
+
+    references: NotRequired[list[TreeNode | PaperRecord]]
+
+
+class Tree(TreeNode):
+    """The JSON tree from the seed, with the papers the seed's tree does not reach."""
+
+    unlinked: list[PaperRecord]
+
+
+class NeighbourhoodSummary(TypedDict):
+    """The neighbourhood's size: papers, with and without full text, and citations."""
+
+    papers: int
+    full_text: int
+    metadata_only: int
+    citations: int
 
 
 @dataclass(frozen=True)
@@ -31,7 +63,8 @@ class Paper:
     role: str  # seed | bridge | gold | ""
     in_graph: bool = True  # False: an edge points at a paper the graph does not describe
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> PaperRecord:
+        """The paper as the JSON tree and the item's detail list it."""
         return {
             "paper_id": self.s2id,
             "arxiv_id": self.arxiv_id or None,
@@ -103,7 +136,7 @@ class Neighbourhood:
         reach = self.reachable()
         return [s for s in self.nodes if s not in reach]
 
-    def summary(self) -> dict[str, int]:
+    def summary(self) -> NeighbourhoodSummary:
         full = sum(1 for n in self.nodes.values() if n.has_text)
         return {
             "papers": len(self.nodes),
@@ -176,11 +209,11 @@ def text_tree(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> tuple[tuple[str, li
     return labelled(reference_outline(nb, depth)), [label(nb.paper(s)) for s in nb.unlinked()]
 
 
-def tree_dict(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> dict[str, Any]:
+def tree_dict(nb: Neighbourhood, depth: int = TEXT_DEPTH) -> Tree:
     """The same tree as nested JSON: each paper with its `references` down to `depth`."""
 
-    def node(s2id: str, level: int, path: frozenset[str]) -> dict[str, Any]:
-        out = nb.paper(s2id).as_dict()
+    def node(s2id: str, level: int, path: frozenset[str]) -> TreeNode:
+        out: TreeNode = {**nb.paper(s2id).as_dict()}
         if level < depth and nb.has_children(s2id):
             out["references"] = [
                 node(c, level + 1, path | {c}) if c not in path else nb.paper(c).as_dict() for c in nb.children(s2id)

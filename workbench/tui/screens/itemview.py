@@ -38,7 +38,7 @@ def question_text(
     row: items.ItemRow | None,
     reveal: bool,
     colors: dict[str, Style],
-    labels: list[dict[str, Any]] | None = None,
+    labels: list[items.LabelResolution] | None = None,
 ) -> Group:
     """The left pane: seed, question, options (gold and distractor types only when revealed), the gold path."""
     ok, muted, bold = colors.get("success", Style()), Style(dim=True), Style(bold=True)
@@ -87,7 +87,7 @@ def path_tree(nb: Neighbourhood, colors: dict[str, Style]) -> Tree:
     return outline_tree(gold_outline(nb), label, guide_style=Style(dim=True))
 
 
-def trajectory_cells(t: dict[str, Any]) -> list[Text]:
+def trajectory_cells(t: items.ItemTrajectory) -> list[Text]:
     """A row of the trajectory table from `workbench.service.items.trajectory_row`."""
     recall = ("●" if t["paper_recall"] else "○") + " " + ("●" if t["section_recall"] else "○")
     agent = t["agent"] + ("" if t["ablation"] == "full" else f" · {t['ablation']}")
@@ -129,7 +129,7 @@ class ItemScreen(WorkbenchNode, Screen):
         self.item: Any = None
         self.nb: Neighbourhood | None = None
         self.row: items.ItemRow | None = None
-        self.trajectories: list[dict[str, Any]] = []
+        self.trajectories: list[items.ItemTrajectory] = []
 
     @property
     def current_item_id(self) -> str:
