@@ -7,8 +7,10 @@ play session. Every function imports the agent code it needs when called.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from storage.json_types import JsonValue
 
 
 def llm_available() -> bool:
@@ -48,7 +50,7 @@ def valid_effort(text: str) -> bool:
     return valid(text)
 
 
-def check_model(model: str, agent_options: dict[str, Any]) -> None:
+def check_model(model: str, agent_options: Mapping[str, JsonValue]) -> None:
     """The model can be reached as configured (a key, a local model installed) before a run is created; ConfigError
     or LocalModelUnavailable (`workbench.service.errors`) with the reason otherwise."""
     from sandbox.agents.llm import config_from_options

@@ -5,6 +5,7 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
+from storage.json_types import JsonObject
 from workbench.service.paths import config_path
 
 
@@ -24,7 +25,7 @@ def load_config() -> dict[str, Any]:
         raise ConfigFileError(f"{path}: {exc}") from None
 
 
-def pricing_overrides() -> list[dict[str, Any]] | None:
+def pricing_overrides() -> list[JsonObject] | None:
     """The `[[pricing]]` entries of the config file, recorded in an LLM run's options by both the CLI and the launch
     form, so a run costs the same wherever it was started."""
     pricing = load_config().get("pricing")

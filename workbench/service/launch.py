@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.records import Caps
+from storage.json_types import JsonObject, JsonValue
 from workbench.service import families, runname
 from workbench.service.limits import FLOAT_BOUNDS, RUN_BOUNDS, float_out_of_bounds, out_of_bounds
 
@@ -86,7 +87,7 @@ class LaunchRequest:
     concurrency: int | None = None
     rpm: float | None = None
     local_threads: int | None = None  # a local/ model's server threads (None: one less than the cores)
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, JsonValue] = field(default_factory=dict)  # a relaunched run's agent options, as recorded
     relaunch: bool = False  # `options` are a stored run's, as recorded: the model's defaults are not added to them
     ablation: str = "full"
     budget: int = Caps.budget
@@ -177,10 +178,10 @@ def run_spec(request: LaunchRequest, existing: Collection[str] = (), names: Mapp
     )
 
 
-def _agent_options(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> dict[str, Any]:
+def _agent_options(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> JsonObject:
     """The run's agent options: an LLM's settings (when nothing else is wrong), the heuristic's distractibility, an
     MCP registry's call timeout (a problem when it is not positive)."""
-    agent_options: dict[str, Any] = {}
+    agent_options: JsonObject = {}
     if request.agent == "llm" and not problems:
         agent_options = llm_options(request, problems, names)
     if request.distractible:
@@ -357,14 +358,14 @@ def _bound_problems(request: LaunchRequest) -> list[tuple[str, str]]:
     return found
 
 
-def llm_options(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> dict[str, Any]:
+def llm_options(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> JsonObject:
     """The agent options an LLM run records: the relaunched run's, the settings chosen (the key's variable name,
     never the key), and the config file's `[[pricing]]` unless the relaunched run has its own, so a run costs the
     same wherever it was started. A broken config file or a dollar limit without prices is added to `problems`."""
     from sandbox.agents.local_model import agent_defaults
     from workbench.service.config import ConfigFileError, pricing_overrides
 
-    options: dict[str, Any] = dict(request.options)
+    options: JsonObject = dict(request.options)
     options.update(
         {recorded: getattr(request, key) for key, recorded in RECORDED.items() if getattr(request, key) is not None}
     )
@@ -378,13 +379,13 @@ def llm_options(request: LaunchRequest, problems: dict[str, str], names: Mapping
             problems["pricing"] = str(exc)
             return options
         if pricing:
-            options["pricing"] = pricing
+            options["pricing"] = [*pricing]
     if request.max_run_cost and request.model:  # `request_problems` has made sure an llm run names its model
         _check_cost_limit(request.model, options, request.max_run_cost, problems)
     return options
 
 
-def _check_cost_limit(model: str, options: dict[str, Any], max_run_cost: float, problems: dict[str, str]) -> None:
+def _check_cost_limit(model: str, options: JsonObject, max_run_cost: float, problems: dict[str, str]) -> None:
     """A dollar limit needs the model's price (a problem when none is known)."""
     from sandbox.agents.llm import ConfigError, check_cost_limit
 
