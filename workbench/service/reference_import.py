@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from sandbox import pricing
 from sandbox.agents.replay import ReplayAgent, caps_from_logs, replay_factory
@@ -35,6 +35,7 @@ from sandbox.records import Caps, Usage
 from sandbox.reference_log import MAX_EXAMPLES, ReferenceLog, ReferenceLogError, ReplayCheck, check_replay
 from sandbox.runner import RunEvent, Runner, RunSpec
 from storage import Store
+from storage.json_types import JsonObject, JsonValue
 
 SUMMARY_FILE = "summary.json"
 NO_WAIT = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0, retry_after_cap_s=0)
@@ -44,6 +45,22 @@ class ReferenceImportError(ValueError):
     """Nothing importable: a missing directory, no trajectory files, several models mixed, or no known sample."""
 
     exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
+
+
+class MismatchExample(TypedDict):
+    """A sample whose replay differs from its log: the fields that differ and its first differing output."""
+
+    sample_id: str
+    fields: JsonObject  # field -> [logged, ours]
+    outputs: list[JsonValue]
+
+
+class RunTags(TypedDict):
+    """A RunSpec's family and tier, and which of them were chosen (not derived)."""
+
+    family: str | None
+    tier: str | None
+    tagged: tuple[str, ...]
 
 
 @dataclass
@@ -66,9 +83,10 @@ class ImportSummary:
     output_mismatches: int = 0
     samples_with_output_mismatches: int = 0
     field_mismatches: dict[str, int] = field(default_factory=dict)  # field -> number of samples
-    examples: list[dict[str, Any]] = field(default_factory=list)
+    examples: list[MismatchExample] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
+        """The summary as JSON (what the CLI prints)."""
         return asdict(self)
 
 
@@ -114,7 +132,7 @@ def import_reference(
     )
 
 
-def _tags(derived: tuple[str | None, str | None], family: str | None, tier: str | None) -> dict[str, Any]:
+def _tags(derived: tuple[str | None, str | None], family: str | None, tier: str | None) -> RunTags:
     """The RunSpec's family and tier (chosen, else derived from the logged model) and which were chosen."""
     return {
         "family": derived[0],

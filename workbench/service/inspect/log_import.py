@@ -92,7 +92,8 @@ class InspectImportSummary:
     field_mismatches: dict[str, int] = field(default_factory=dict)  # field -> samples
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"sample", "reason"}
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
+        """The summary as JSON (what the CLI prints)."""
         return asdict(self)
 
 

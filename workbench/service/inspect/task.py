@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -27,6 +28,7 @@ from sandbox.prompt_set import Prompts, load_prompts
 from sandbox.prompts import ABLATIONS, build_prompt
 from sandbox.records import Caps, Trajectory
 from sandbox.runner import RunSpec, item_meta
+from storage.json_types import JsonObject, JsonValue
 from workbench.service import paths
 from workbench.service.datasets import dataset_key, open_dataset
 from workbench.service.inspect.agent import InspectModelAgent
@@ -193,14 +195,26 @@ def agenthop_episode(played: Setting) -> Solver:
     return solve
 
 
-def trajectory_record(trajectory: Trajectory) -> dict[str, Any]:
+def trajectory_record(trajectory: Trajectory) -> JsonObject:
     """The trajectory as the sample's metadata keeps it (JSON values only)."""
     record = asdict(trajectory)
     record["reads"] = [list(read) for read in trajectory.reads]
     return record
 
 
-def trajectory_axes(record: dict[str, Any]) -> dict[str, Any]:
+class Axes(TypedDict):
+    """One trajectory's values on the four axes (docs/metrics.md), as a score's metadata holds them."""
+
+    paper_recall: JsonValue
+    section_recall: JsonValue
+    conversion: bool | None
+    calls_per_turn: float | None
+    tokens: JsonValue
+    turns: JsonValue
+    points: JsonValue
+
+
+def trajectory_axes(record: Mapping[str, Any]) -> Axes:
     """The four axes' values for one trajectory (docs/metrics.md): search (paper and section recall), synthesis
     (conversion: its correctness when it recalled every gold paper, else not counted), tool use (calls per turn
     that called) and resources (cap tokens, turns, points). A run's axes are these values pooled."""
