@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the ASGI types of the server the SDK runs on (imported for the checker only, as the SDK is)
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 MIN_TOKEN_CHARS = 16  # `openssl rand -hex 32` gives 64; a short word is guessed
-
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class AccessRefused(ValueError):
