@@ -8,7 +8,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from workbench.cli.context import _held, _open_store, _report, open_data, until_signal
 from workbench.cli.errors import ExitCode, UsageError
@@ -199,7 +199,18 @@ def _sequential_caps(args: argparse.Namespace) -> None:
             setattr(args, flag, getattr(defaults, flag))
 
 
-def _plateau_options(args: argparse.Namespace) -> dict[str, Any]:
+class PlateauOptions(TypedDict):
+    """The plateau test's settings as the `scale` flags give them (`stats.plateau`'s keyword arguments)."""
+
+    population: int | None
+    alpha: float
+    correction: str
+    n_boot: int
+    seed: int
+    two_stage: bool | None  # None: auto
+
+
+def _plateau_options(args: argparse.Namespace) -> PlateauOptions:
     return {
         "population": args.population,
         "alpha": args.alpha,
