@@ -20,6 +20,7 @@ from sandbox.prompts import TOOL_SCHEMAS
 from sandbox.records import Caps, Item, Step, Trajectory
 from sandbox.runner import RunEvent, Runner, RunSpec
 from storage import Store
+from storage.json_types import JsonObject
 
 NEXT_ITEM = "next_item"
 
@@ -188,7 +189,7 @@ class Campaign:
         done, planned = (runner.done, runner.planned) if runner else (0, 0)
         return ALL_DONE.format(run=self.base.name, done=done, planned=planned)
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> Reply:
+    async def call(self, name: str, arguments: JsonObject) -> Reply:
         """One of the seven tools (or any other name: the protocol answers it) as the open episode's next turn."""
         async with self.lock:
             episode = self.current

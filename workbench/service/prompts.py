@@ -7,8 +7,9 @@ prompts may be the prompts' and not the models': `report`, `compare` and the pan
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from sandbox.prompt_set import DEFAULT_PROMPTS, Prompts, load_prompts, to_toml
 
@@ -23,7 +24,17 @@ def export_text() -> str:
     return to_toml(DEFAULT_PROMPTS)
 
 
-def stored(run: dict[str, Any]) -> dict[str, Any]:
+class StoredPrompts(TypedDict):
+    """What a stored run was told (`prompts show --run`)."""
+
+    run: str
+    text: str | None
+    prompt_hash: str | None
+    custom: bool
+    version: str | None
+
+
+def stored(run: Mapping[str, Any]) -> StoredPrompts:
     """What a stored run was told: its prompts file (None for a run stored before prompts were recorded: the
     defaults of the version that made it), its recorded hash, and whether the prompts were ours."""
     return {

@@ -6,7 +6,7 @@ TUI's first paint stay light: nothing here computes a metric, it only divides tw
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from storage import Store
 
@@ -73,7 +73,15 @@ class TagError(ValueError):
     exit_code = 2
 
 
-def tag_run(store: Store, name: str, family: str | None = None, tier: str | None = None) -> dict[str, Any]:
+class RunTag(TypedDict):
+    """A run's family and tier as stored after `tag_run`."""
+
+    run: str
+    family: str | None
+    tier: str | None
+
+
+def tag_run(store: Store, name: str, family: str | None = None, tier: str | None = None) -> RunTag:
     """Set a run's family and/or tier (`runs tag`, the runs screen's `t`); "auto" derives that one from the run's
     model again. Returns the run's (family, tier) as now stored. Raises StoreError for an unknown run and TagError
     for a bad value, before writing anything."""
@@ -83,7 +91,7 @@ def tag_run(store: Store, name: str, family: str | None = None, tier: str | None
     if family is None and tier is None:
         raise TagError("give --family, --tier or both")
     derived_family, derived_tier = families.derive(run.get("model"))
-    fields: dict[str, Any] = {}
+    fields: dict[str, str | None] = {}
     if family is not None:
         if family.strip().lower() == "auto":
             fields["family"] = derived_family
