@@ -263,7 +263,7 @@ def _stamp(lab: Mapping[str, JsonValue]) -> Mapping[str, JsonValue] | None:
 
 
 def _resolution(corpus: Corpus, item: Item, lab: Mapping[str, JsonValue]) -> tuple[int | None, str]:
-    """The section a label resolves to: a release label's as the import resolved it, an added one's now."""
+    """The section a label resolves to: a release label's as the import resolved it, an added one's by the same rule."""
     arxiv_id, section = _text(lab, "arxiv_id"), _text(lab, "section")
     stamp = _stamp(lab)
     if not (stamp and stamp["action"] == "add"):

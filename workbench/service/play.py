@@ -191,7 +191,7 @@ def _played_in_other_sessions(finished: dict[str, str], session: str) -> dict[st
 def _session_items(
     order: list[str], recorded: tuple[str, ...], chosen: list[str], left_out: dict[str, str]
 ) -> tuple[str, ...]:
-    """The session's items in dataset order: those it recorded and those chosen now but not left out."""
+    """The session's items in dataset order: those it recorded and those this request chose that are not left out."""
     wanted = set(recorded) | {i for i in chosen if i not in left_out}
     return tuple(i for i in order if i in wanted)
 
