@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox.agents.base import split_footer, turn_number
-from sandbox.records import AssistantTurn, ToolCall
+from sandbox.records import AssistantTurn, ToolCall, WireMessage
 
 MCP_PREFIX = "mcp:"
 
@@ -45,7 +45,7 @@ class Observation:
     """
 
     turn: int  # the turn the agent is about to take (1-based)
-    messages: tuple[dict[str, Any], ...]
+    messages: tuple[WireMessage, ...]
 
     @property
     def footer(self) -> str | None:
@@ -87,7 +87,7 @@ class ExternalAgent:
         """True while the episode waits for the next call."""
         return self._pending is not None and not self._pending.done()
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
         fresh = tuple(m for m in messages[self._read :] if m.get("role") != "assistant")
         self._read = len(messages)
         self._turn = turn_number(messages)

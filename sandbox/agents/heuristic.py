@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox.agents.base import answer_now, call, same_calls, summary_requested, tool_results, turn_number
-from sandbox.records import TOOL_NAMES, AssistantTurn, Caps, Item
+from sandbox.records import TOOL_NAMES, AssistantTurn, Caps, Item, WireMessage
 from sandbox.tools import listed_papers, listed_sections
 
 _WORD = re.compile(r"\w+")
@@ -154,7 +154,7 @@ class HeuristicAgent:
 
     # ------------------------------------------------------------ observing
 
-    def _observe(self, messages: list[dict[str, Any]]) -> None:
+    def _observe(self, messages: list[WireMessage]) -> None:
         for text in tool_results(messages):
             for entry in listed_papers(text):
                 if entry.has_text is None:  # an entry whose full-text line cannot be read is no candidate
@@ -242,10 +242,10 @@ class HeuristicAgent:
             scores.append((support, self.rng.random(), i))
         return max(scores)[2]
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
         return self._decide(messages, tools)
 
-    async def replay(self, messages: list[dict[str, Any]], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+    async def replay(self, messages: list[WireMessage], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
         """Be walked through a replayed turn: decide as if live (same state changes, same random draws).
 
         Should the stored turn differ from that decision (a prefix from another version or agent),
@@ -262,7 +262,7 @@ class HeuristicAgent:
             self.s.pending.insert(0, (undone.name, dict(undone.args)))
         self._issued(actual.name, actual.args)
 
-    def _decide(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    def _decide(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
         self._observe(messages)
         n = turn_number(messages)
         if answer_now(messages):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.agents.base import answer_now, call, same_calls, summary_requested, turn_number
-from sandbox.records import AssistantTurn, Item
+from sandbox.records import AssistantTurn, Item, WireMessage
 from sandbox.sections import alias
 
 
@@ -41,10 +41,10 @@ class OracleAgent:
         chosen = direct or resolved
         return chosen[0] if chosen else 0
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
         return self._decide(messages, tools)
 
-    async def replay(self, messages: list[dict[str, Any]], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+    async def replay(self, messages: list[WireMessage], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
         """Advance the plan past a replayed turn; a stored call that was not the plan's next puts that step back."""
         mine = self._decide(messages, tools)
         if not turn.tool_calls or same_calls(mine, turn):
@@ -54,7 +54,7 @@ class OracleAgent:
         if undone.name != "submit_answer":
             self.plan.insert(0, (undone.name, undone.args))
 
-    def _decide(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    def _decide(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
         offered = {t["name"] for t in tools}
         while self.plan and self.plan[0][0] not in offered:
             self.plan.pop(0)

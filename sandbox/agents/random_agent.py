@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
 
 from sandbox.agents.base import answer_now, call, same_calls, tool_results, turn_number
-from sandbox.records import AssistantTurn, Caps, Item
+from sandbox.records import AssistantTurn, Caps, Item, WireMessage
 
 PAPER_ID = re.compile(r"\[\d+\] (\S+)")
 ALIAS = re.compile(r"^  \(([A-Z]+)\) ", re.M)
@@ -31,7 +30,7 @@ class RandomAgent:
         self.last_paper: str | None = None
         self.n = 0  # the number of the turn being decided (ids are call_<n>)
 
-    def _observe(self, messages: list[dict[str, Any]]) -> int:
+    def _observe(self, messages: list[WireMessage]) -> int:
         """Learn paper ids and section aliases from the last results; return points used so far."""
         for text in tool_results(messages):
             for pid in PAPER_ID.findall(text):
@@ -48,10 +47,10 @@ class RandomAgent:
                 break
         return used
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
         return self._decide(messages, tools)
 
-    async def replay(self, messages: list[dict[str, Any]], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+    async def replay(self, messages: list[WireMessage], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
         """Decide as if live on a replayed turn; if the stored call differs, remember the paper it named."""
         mine = self._decide(messages, tools)
         if turn.tool_calls and not same_calls(mine, turn):
@@ -59,7 +58,7 @@ class RandomAgent:
             pid = args.get("paper_id") if isinstance(args, dict) else None
             self.last_paper = pid if isinstance(pid, str) else self.last_paper
 
-    def _decide(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    def _decide(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
         used = self._observe(messages)
         left = self.budget - used
         self.n = turn_number(messages)
