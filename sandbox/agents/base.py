@@ -7,11 +7,13 @@ the episode never looks at message text.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Collection
 from contextvars import ContextVar
 from typing import Any, Protocol
 
 from sandbox.prompts import STOP_NOW, SUMMARIZE_PROMPT
-from sandbox.records import AssistantTurn, ErrorKind, ToolCall, WireMessage
+from sandbox.records import AssistantTurn, ChatRole, ErrorKind, ToolCall, WireMessage
 
 
 class ModelError(Exception):
@@ -123,6 +125,19 @@ def tool_results(messages: list[WireMessage]) -> list[str]:
         elif msg.get("role") == "assistant":
             break
     return list(reversed(out))
+
+
+BUDGET_USED = re.compile(r"Budget used: (\d+)\s*$")  # the status footer's last field
+
+
+def last_budget_used(messages: list[WireMessage], roles: Collection[ChatRole]) -> int | None:
+    """The points used as the latest message from one of `roles` ending in a status footer states them (None before
+    any footer): what a scripted agent knows of its spending."""
+    for msg in reversed(messages):
+        m = BUDGET_USED.search(msg.get("content") or "") if msg.get("role") in roles else None
+        if m:
+            return int(m.group(1))
+    return None
 
 
 FOOTER_MARK = "\nTurn: "

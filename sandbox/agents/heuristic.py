@@ -25,7 +25,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.agents.base import answer_now, call, same_calls, summary_requested, tool_results, turn_number
+from sandbox.agents.base import (
+    answer_now,
+    call,
+    last_budget_used,
+    same_calls,
+    summary_requested,
+    tool_results,
+    turn_number,
+)
 from sandbox.records import TOOL_NAMES, AssistantTurn, Caps, Item, WireMessage
 from sandbox.tools import listed_papers, listed_sections
 
@@ -156,22 +164,23 @@ class HeuristicAgent:
 
     def _observe(self, messages: list[WireMessage]) -> None:
         for text in tool_results(messages):
-            for entry in listed_papers(text):
-                if entry.has_text is None:  # an entry whose full-text line cannot be read is no candidate
-                    continue
-                cand = self.s.candidates.setdefault(entry.paper_id, Candidate(entry.paper_id))
-                cand.text = f"{cand.text} {entry.title} {entry.abstract}"
-                cand.has_text = entry.has_text
+            self._note_candidates(text)
             if text.startswith("Sections for paper") and self.s.listing_for:
                 self._choose_section(self.s.listing_for, listed_sections(text))
             elif text.startswith("===") and self.s.reading:
                 self.s.reads.append((self.s.reading, text))
                 self.s.reading = None
-        for msg in reversed(messages):
-            m = re.search(r"Budget used: (\d+)\s*$", msg.get("content") or "") if msg.get("role") != "system" else None
-            if m:
-                self.s.used = int(m.group(1))
-                break
+        used = last_budget_used(messages, ("user", "assistant", "tool"))
+        self.s.used = self.s.used if used is None else used
+
+    def _note_candidates(self, text: str) -> None:
+        """Add the papers a result lists to the candidates (their title and abstract to the text scored)."""
+        for entry in listed_papers(text):
+            if entry.has_text is None:  # an entry whose full-text line cannot be read is no candidate
+                continue
+            cand = self.s.candidates.setdefault(entry.paper_id, Candidate(entry.paper_id))
+            cand.text = f"{cand.text} {entry.title} {entry.abstract}"
+            cand.has_text = entry.has_text
 
     def _choose_section(self, pid: str, sections: list[tuple[str, str]]) -> None:
         self.s.listing_for = None
@@ -272,18 +281,24 @@ class HeuristicAgent:
         distraction = self._distraction(tools, n)
         if distraction is not None:
             return distraction
-        offered = {t["name"] for t in tools}
+        queued = self._next_call({t["name"] for t in tools}, n)
+        return queued if queued is not None else self._submit(n)
+
+    def _next_call(self, offered: set[str], n: int) -> AssistantTurn | None:
+        """The next queued call among the tools offered (planning more when the queue is empty), or None when
+        nothing is left to do or the budget cannot pay for it (the pending call is dropped)."""
         self.s.pending = [p for p in self.s.pending if p[0] in offered]
         if not self.s.pending:
             self._plan()
             self.s.pending = [p for p in self.s.pending if p[0] in offered]
-        if self.s.pending:
-            name, args = self.s.pending.pop(0)
-            cost = READ_COST if name == "read_section" else NAV_COST
-            if self.budget - self.s.used >= cost:
-                self._issued(name, args)
-                return AssistantTurn(None, [call(name, n, **args)])
-        return self._submit(n)
+        if not self.s.pending:
+            return None
+        name, args = self.s.pending.pop(0)
+        cost = READ_COST if name == "read_section" else NAV_COST
+        if self.budget - self.s.used < cost:
+            return None
+        self._issued(name, args)
+        return AssistantTurn(None, [call(name, n, **args)])
 
     def summary(self) -> str:
         """The summarize strategy's four points, from what it has done (its state is its memory: it keeps it when
