@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from sandbox.records import Caps, Item
+from sandbox.records import Caps, Item, ToolSchema
 
-TOOL_SCHEMAS: list[dict] = [
+TOOL_SCHEMAS: list[ToolSchema] = [
     {
         "name": "get_paper_info",
         "description": "Get metadata for a paper: title, abstract, year, and venue.",
@@ -236,7 +236,7 @@ class Prompt:
 
     system: str
     first_message: str
-    tools: tuple[dict, ...]
+    tools: tuple[ToolSchema, ...]
     texts: Any = None  # the `Prompts` it came from (None: the defaults): the episode's other texts
 
     @property
@@ -387,7 +387,7 @@ class Prompts:
             budget=state.points_used + state.points_left,
         )
 
-    def tool_schemas(self) -> list[dict]:
+    def tool_schemas(self) -> list[ToolSchema]:
         """The protocol's seven schemas, with the descriptions an explicit `[tools]` table replaced."""
         if not self.tools:
             return TOOL_SCHEMAS

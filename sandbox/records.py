@@ -69,6 +69,15 @@ class WireMessage(TypedDict, total=False):
     thinking_blocks: list[JsonObject]
 
 
+class ToolSchema(TypedDict, total=False):
+    """A tool as an agent is shown it (OpenAI's function object without the wrapper): the schema of its arguments
+    is any JSON Schema; a registry shown by `names` leaves the description out."""
+
+    name: Required[str]
+    description: str
+    parameters: JsonObject
+
+
 class CapsRecord(TypedDict, total=False):
     """The caps as a run records them (`Caps.as_dict` writes every key; a key a stored run lacks reads as the
     protocol's value, `recorded_limits`)."""

@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from typing import Any, Protocol
 
 from sandbox.prompts import STOP_NOW, SUMMARIZE_PROMPT
-from sandbox.records import AssistantTurn, ChatRole, ErrorKind, ToolCall, WireMessage
+from sandbox.records import AssistantTurn, ChatRole, ErrorKind, ToolCall, ToolSchema, WireMessage
 
 
 class ModelError(Exception):
@@ -72,7 +72,7 @@ class Agent(Protocol):
 
     name: str
 
-    async def act(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn: ...
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn: ...
 
 
 def call(name: str, n: int, **args: Any) -> ToolCall:

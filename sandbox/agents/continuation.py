@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.prompts import STOP_NOW
-from sandbox.records import AssistantTurn, ToolCall, Usage, WireMessage
+from sandbox.records import AssistantTurn, ToolCall, ToolSchema, Usage, WireMessage
 from sandbox.words import split_words
 from storage.json_types import JsonObject
 
@@ -80,7 +80,7 @@ class ContinuationAgent:
         self.prefix = list(prefix)
         self.replayed = 0
 
-    async def act(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         if self.prefix:
             self.replayed += 1
             turn = self.prefix.pop(0)

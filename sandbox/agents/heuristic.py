@@ -34,8 +34,9 @@ from sandbox.agents.base import (
     tool_results,
     turn_number,
 )
-from sandbox.records import TOOL_NAMES, AssistantTurn, Caps, Item, WireMessage
+from sandbox.records import TOOL_NAMES, AssistantTurn, Caps, Item, ToolSchema, WireMessage
 from sandbox.tools import listed_papers, listed_sections
+from storage.json_types import JsonObject, JsonValue
 
 _WORD = re.compile(r"\w+")
 STOP = frozenset(
@@ -129,7 +130,7 @@ class Candidate:
 class _State:
     candidates: dict[str, Candidate] = field(default_factory=dict)
     reads: list[tuple[str, str]] = field(default_factory=list)  # (paper id, text)
-    pending: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    pending: list[tuple[str, JsonObject]] = field(default_factory=list)  # calls to make: (tool, arguments)
     listing_for: str | None = None
     reading: str | None = None
     used: int = 0
@@ -251,10 +252,10 @@ class HeuristicAgent:
             scores.append((support, self.rng.random(), i))
         return max(scores)[2]
 
-    async def act(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         return self._decide(messages, tools)
 
-    async def replay(self, messages: list[WireMessage], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+    async def replay(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...], turn: AssistantTurn) -> None:
         """Be walked through a replayed turn: decide as if live (same state changes, same random draws).
 
         Should the stored turn differ from that decision (a prefix from another version or agent),
@@ -271,7 +272,7 @@ class HeuristicAgent:
             self.s.pending.insert(0, (undone.name, dict(undone.args)))
         self._issued(actual.name, actual.args)
 
-    def _decide(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
+    def _decide(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         self._observe(messages)
         n = turn_number(messages)
         if answer_now(messages):
@@ -312,7 +313,7 @@ class HeuristicAgent:
             f"Remaining: {left} unvisited candidate(s) with full text."
         )
 
-    def _distraction(self, tools: tuple[dict, ...], n: int) -> AssistantTurn | None:
+    def _distraction(self, tools: tuple[ToolSchema, ...], n: int) -> AssistantTurn | None:
         """With probability `distractible`, a call to one of the out-of-domain tools offered (None otherwise, or when
         none is offered: the draw is made only then, so a plain run is untouched)."""
         extra = [t for t in tools if t["name"] not in TOOL_NAMES]
@@ -336,7 +337,7 @@ class HeuristicAgent:
         )
 
 
-_PLACEHOLDERS: dict[str, Any] = {
+_PLACEHOLDERS: dict[str, JsonValue] = {
     "string": "example",
     "integer": 1,
     "number": 1.0,
@@ -346,14 +347,16 @@ _PLACEHOLDERS: dict[str, Any] = {
 }
 
 
-def placeholder_arguments(schema: dict[str, Any]) -> dict[str, Any]:
+def placeholder_arguments(schema: ToolSchema) -> JsonObject:
     """The required arguments of a tool schema, each a placeholder of its type."""
     params = schema.get("parameters") or {}
-    props = params.get("properties") or {}
-    return {name: _placeholder(props.get(name)) for name in params.get("required") or []}
+    props, required = params.get("properties"), params.get("required")
+    known = props if isinstance(props, dict) else {}
+    names = required if isinstance(required, list) else []
+    return {name: _placeholder(known.get(name)) for name in names if isinstance(name, str)}
 
 
-def _placeholder(prop: Any) -> Any:
+def _placeholder(prop: JsonValue) -> JsonValue:
     """A placeholder of the property's JSON type ("example" for a type not listed)."""
-    kind: Any = (prop or {}).get("type")
-    return _PLACEHOLDERS.get(kind, "example")
+    kind = prop.get("type") if isinstance(prop, dict) else None
+    return _PLACEHOLDERS.get(kind, "example") if isinstance(kind, str) else "example"

@@ -10,7 +10,7 @@ import random
 import re
 
 from sandbox.agents.base import answer_now, call, last_budget_used, same_calls, tool_results, turn_number
-from sandbox.records import AssistantTurn, Caps, Item, ToolCall, WireMessage
+from sandbox.records import AssistantTurn, Caps, Item, ToolCall, ToolSchema, WireMessage
 
 PAPER_ID = re.compile(r"\[\d+\] (\S+)")
 ALIAS = re.compile(r"^  \(([A-Z]+)\) ", re.M)
@@ -40,10 +40,10 @@ class RandomAgent:
                 self.aliases[self.last_paper] = found
         return last_budget_used(messages, ("tool", "user")) or 0
 
-    async def act(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         return self._decide(messages, tools)
 
-    async def replay(self, messages: list[WireMessage], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+    async def replay(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...], turn: AssistantTurn) -> None:
         """Decide as if live on a replayed turn; if the stored call differs, remember the paper it named."""
         mine = self._decide(messages, tools)
         if turn.tool_calls and not same_calls(mine, turn):
@@ -51,7 +51,7 @@ class RandomAgent:
             pid = args.get("paper_id") if isinstance(args, dict) else None
             self.last_paper = pid if isinstance(pid, str) else self.last_paper
 
-    def _decide(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
+    def _decide(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         left = self.budget - self._observe(messages)
         self.n = turn_number(messages)
         offered = {t["name"] for t in tools}

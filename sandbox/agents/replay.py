@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from sandbox.agents.base import InfrastructureError, NonTransientModelError, TransientModelError
-from sandbox.records import AssistantTurn, Caps, Item, Usage, WireMessage
+from sandbox.records import AssistantTurn, Caps, Item, ToolSchema, Usage, WireMessage
 from sandbox.reference_log import LoggedTurn, ReferenceLog
 
 _ABANDONED = re.compile(r"^Abandoned after \d+ transient retries: (.*)$", re.S)
@@ -53,7 +53,7 @@ class ReplayAgent:
         """Records the episode never asked for (it ended earlier than the reference did)."""
         return len(self.log.turns) - self.pos
 
-    async def act(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         if self._sticky is not None:
             raise TransientModelError(self._sticky, retry_after=0)
         if self.pos >= len(self.log.turns):

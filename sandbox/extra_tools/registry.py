@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox.records import TOOL_NAMES
+from sandbox.records import TOOL_NAMES, ToolSchema
 from sandbox.tools import ToolOutcome
 from storage.json_types import JsonObject, JsonValue
 
@@ -62,7 +62,7 @@ class ExtraTool:
         names = self.parameters.get("required")
         return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
-    def schema(self, detail: str = "full") -> dict[str, Any]:
+    def schema(self, detail: str = "full") -> ToolSchema:
         """The schema as the agent is shown it at `detail` (the protocol's `TOOL_SCHEMAS` layout)."""
         if detail == "full":
             return {"name": self.name, "description": self.description, "parameters": self.parameters}
@@ -304,7 +304,7 @@ class ExtraTools:
         block = protocol_block.replace("You have seven tools.", f"You have {total} tools.", 1)
         return block + "\n\n" + extra_block(self._in_order(), self.record["detail"], self.cost)
 
-    def request_tools(self, protocol: Sequence[dict]) -> tuple[dict, ...]:
+    def request_tools(self, protocol: Sequence[ToolSchema]) -> tuple[ToolSchema, ...]:
         """The protocol's schemas (those the run offers) and the extras', in the recorded order."""
         by_name = {s["name"]: s for s in protocol}
         by_name.update({t.name: t.schema(self.record["detail"]) for t in self.tools})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from inspect_ai.model import ChatMessage, Model, ModelOutput
 
-from sandbox.records import AssistantTurn, Step, WireMessage
+from sandbox.records import AssistantTurn, Step, ToolSchema, WireMessage
 from workbench.service.inspect.conversation import TurnUsage, reply_message, to_inspect, tool_info, turn_from_output
 
 
@@ -27,7 +27,7 @@ class InspectModelAgent:
         self.reply: WireMessage | None = None  # the last answer, as our message
         self.output: ModelOutput | None = None
 
-    async def act(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         self.sent = list(messages)
         output = await self.model.generate(to_inspect(messages), tools=[tool_info(t) for t in tools])
         turn = turn_from_output(output)

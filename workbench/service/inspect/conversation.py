@@ -26,7 +26,7 @@ from inspect_ai.tool import ToolCall as InspectCall
 from inspect_ai.tool import ToolInfo, ToolParams
 
 from sandbox.agents.base import arguments_json
-from sandbox.records import AssistantTurn, ToolCall, Usage, WireMessage, WireToolCall
+from sandbox.records import AssistantTurn, ToolCall, ToolSchema, Usage, WireMessage, WireToolCall
 
 # Inspect's stop reasons as the provider's finish_reason our episode reads ("length": the completion limit)
 FINISH: dict[str, str] = {"stop": "stop", "tool_calls": "tool_calls", "max_tokens": "length", "model_length": "length"}
@@ -67,7 +67,7 @@ class TurnUsage:
         }
 
 
-def tool_info(schema: dict[str, Any]) -> ToolInfo:
+def tool_info(schema: ToolSchema) -> ToolInfo:
     """One of our tool schemas (name, description, JSON-schema parameters) as Inspect's tool definition."""
     return ToolInfo(
         name=schema["name"],

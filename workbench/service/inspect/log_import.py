@@ -29,7 +29,7 @@ from sandbox.agents.base import InfrastructureError, split_footer
 from sandbox.corpus import Corpus
 from sandbox.episode import RetryPolicy
 from sandbox.prompt_set import Prompts
-from sandbox.records import AssistantTurn, Caps, CapsRecord, Item, WireMessage
+from sandbox.records import AssistantTurn, Caps, CapsRecord, Item, ToolSchema, WireMessage
 from sandbox.runner import RunEvent, Runner, RunSpec
 from storage import Store
 from workbench.service.inspect.conversation import logged_turn, usage_of
@@ -105,7 +105,7 @@ class LogReplay:
         self.price = price  # the model's price: each turn's cost from its logged usage, as our own loop prices it
         self.pos = 0
 
-    async def act(self, messages: list[WireMessage], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         if self.pos >= len(self.sample.turns):
             raise InfrastructureError(f"replay log exhausted: the sample logged {len(self.sample.turns)} model replies")
         self.pos += 1
