@@ -25,7 +25,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from sandbox.records import TOOL_NAMES, ToolSchema
 from sandbox.tools import ToolOutcome
@@ -41,6 +41,45 @@ class RegistryError(ValueError):
     larger than the registry. The message names the file, the entry's index and the field."""
 
     exit_code = 2
+
+
+class TokenEstimate(TypedDict):
+    """Estimated tokens (characters / 4) of the protocol's part and the extras' part of a prompt section."""
+
+    protocol: int
+    extra: int
+
+
+class SettingIdentity(TypedDict):
+    """What a resume must match of a setting (`setting_identity`): None for a key the recorded setting lacks."""
+
+    source: str | None
+    count: int | None
+    detail: str | None
+    cost: int | None
+    seed: int | None
+    tools: list[str] | None
+    order: list[str] | None
+    digest: str | None
+
+
+class SettingRecord(TypedDict):
+    """What a run records of its setting (`setting_record`): which tools (`source`, `where`, `count`, `tools`,
+    their `digest`), how shown (`detail`), in which `order`, at what `cost`, and the registry's size in the prompt."""
+
+    source: str  # builtin | file | mcp
+    count: int
+    detail: str
+    cost: int
+    seed: int
+    tools: list[str]
+    order: list[str]
+    digest: str
+    registry_size: int
+    tool_block_tokens: TokenEstimate
+    schema_tokens: TokenEstimate
+    tokens_estimated: str
+    where: NotRequired[str]  # the file (absolute) or the command; none for the built-in registry
 
 
 @dataclass(frozen=True)
@@ -218,7 +257,7 @@ def estimated_tokens(text: str) -> int:
 
 def setting_record(
     source: str, tools: Sequence[ExtraTool], count: int | None, detail: str, cost: int, seed: int
-) -> dict[str, Any]:
+) -> SettingRecord:
     """What a run records of its setting. `identity` is compared on resume (which tools and their schemas, how many,
     detail, cost, order seed); `tool_block_tokens` and `schema_tokens` are the registry's size in the prompt."""
     from sandbox.prompts import TOOL_SCHEMAS, TOOLS_BLOCK
@@ -233,7 +272,7 @@ def setting_record(
     shown = [t.schema(detail) for t in chosen]
     digest = hashlib.sha256(json.dumps([[t.schema("full"), t.canned] for t in chosen], sort_keys=True).encode())
     block = extra_block(chosen, detail, cost)
-    record = {
+    record: SettingRecord = {
         "source": kind,
         "count": len(chosen),
         "detail": detail,
@@ -255,12 +294,20 @@ def setting_record(
     return record
 
 
-IDENTITY_KEYS = ("source", "count", "detail", "cost", "seed", "tools", "order", "digest")
-
-
-def setting_identity(record: dict[str, Any] | None) -> dict[str, Any] | None:
+def setting_identity(record: SettingRecord | None) -> SettingIdentity | None:
     """The part of a setting a resume must match."""
-    return None if record is None else {k: record.get(k) for k in IDENTITY_KEYS}
+    if record is None:
+        return None
+    return {
+        "source": record.get("source"),
+        "count": record.get("count"),
+        "detail": record.get("detail"),
+        "cost": record.get("cost"),
+        "seed": record.get("seed"),
+        "tools": record.get("tools"),
+        "order": record.get("order"),
+        "digest": record.get("digest"),
+    }
 
 
 def extra_block(tools: Sequence[ExtraTool], detail: str, cost: int) -> str:
@@ -282,7 +329,7 @@ ToolCaller = Callable[[str, Any], Awaitable[ToolOutcome]]
 class ExtraTools:
     """The setting at run time: what the prompt shows and what a call returns."""
 
-    record: dict[str, Any]
+    record: SettingRecord
     tools: list[ExtraTool]
     caller: ToolCaller
     names: frozenset[str] = field(init=False)

@@ -28,6 +28,7 @@ from sandbox import pricing
 from sandbox.agents.base import InfrastructureError, split_footer
 from sandbox.corpus import Corpus
 from sandbox.episode import RetryPolicy
+from sandbox.extra_tools.registry import SettingRecord
 from sandbox.prompt_set import Prompts
 from sandbox.records import AssistantTurn, Caps, CapsRecord, Item, ToolSchema, WireMessage
 from sandbox.runner import RunEvent, Runner, RunSpec
@@ -67,7 +68,7 @@ class InspectLogs:
     dataset: str | None
     caps: Caps
     ablation: str
-    extra_tools: dict[str, Any] | None
+    extra_tools: SettingRecord | None
     prompts: Prompts | None
     samples: dict[tuple[str, int], LoggedSample]
     family: str | None = None  # an exported run's tags (None: a log of the task, tagged by its model)
