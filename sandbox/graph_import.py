@@ -24,7 +24,7 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from sandbox import release
 
@@ -186,7 +186,18 @@ class GraphWorker:
         self.scratch.unlink(missing_ok=True)
 
 
-def work(path: str, scratch: str) -> dict[str, Any]:
+class WorkerOutcome(TypedDict, total=False):
+    """What the worker hands back (pickled): the graphs, the distinct nodes, the warnings' counts and examples; or
+    the first error's (path, line, field, message), alone."""
+
+    error: tuple[str, int | None, str | None, str]
+    graphs: Graphs
+    nodes: int
+    counts: dict[str, int]
+    examples: dict[str, str]
+
+
+def work(path: str, scratch: str) -> WorkerOutcome:
     """In the worker process: write the graphs into `scratch`; the graphs, counts and warnings, or the error."""
     data = release.Warnings()
     try:

@@ -67,6 +67,7 @@ class WireMessage(TypedDict, total=False):
     name: str | None
     reasoning_content: str
     thinking_blocks: list[JsonObject]
+    cache_control: JsonObject  # Anthropic's prompt-cache marker (`sandbox.agents.providers.cache_marked`)
 
 
 class ToolSchema(TypedDict, total=False):

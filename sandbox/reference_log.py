@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Required, TypedDict
 
 from sandbox.records import ToolCall
 from storage.json_types import JsonObject, JsonValue
@@ -239,6 +239,21 @@ def _count(raw: JsonObject, key: str, pos: int) -> int:
 # ---------------------------------------------------------------- the check
 
 
+class ReplayExample(TypedDict, total=False):
+    """One mismatch between a replayed tool result and the logged one, as the check reports it: where and what
+    (`problem`: missing | extra | tool | output | cost), a window of each side's text around the first difference,
+    and each side's tool and cost."""
+
+    position: Required[int]
+    problem: Required[str]
+    first_difference: int
+    tool: str | None
+    logged: str
+    logged_cost: int
+    ours: str
+    our_cost: int
+
+
 @dataclass
 class ReplayCheck:
     """How a replay compares with its log: tool outputs (by the truncation rule) and outcome fields."""
@@ -246,7 +261,7 @@ class ReplayCheck:
     sample_id: str
     outputs_compared: int = 0
     output_mismatches: int = 0
-    examples: list[dict[str, Any]] = field(default_factory=list)
+    examples: list[ReplayExample] = field(default_factory=list)
     fields: dict[str, list[Any]] = field(default_factory=dict)  # name -> [logged, ours], only when they differ
 
     @property
@@ -327,21 +342,19 @@ def _result_problem(mine: Mapping[str, Any] | None, theirs: LoggedResult | None)
     return None
 
 
-def _example(pos: int, problem: str, mine: Mapping[str, Any] | None, theirs: LoggedResult | None) -> dict[str, Any]:
+def _example(pos: int, problem: str, mine: Mapping[str, Any] | None, theirs: LoggedResult | None) -> ReplayExample:
     """A short, readable account of one mismatch: for an output, a window around the first difference."""
-    ex: dict[str, Any] = {"position": pos, "problem": problem}
+    ex: ReplayExample = {"position": pos, "problem": problem}
     start = 0
     if problem == "output" and mine is not None and theirs is not None:
         ex["first_difference"] = _first_difference(mine.get("text") or "", theirs.output)
         start = max(0, ex["first_difference"] - HEAD // 3)
     if theirs is not None:
-        ex.update(tool=theirs.name, logged=theirs.output[start : start + HEAD], logged_cost=theirs.cost)
+        ex["tool"], ex["logged"], ex["logged_cost"] = theirs.name, theirs.output[start : start + HEAD], theirs.cost
     if mine is not None:
-        ex.update(
-            tool=mine.get("tool_name"),
-            ours=(mine.get("text") or "")[start : start + HEAD],
-            our_cost=mine.get("cost") or 0,
-        )
+        ex["tool"] = mine.get("tool_name")
+        ex["ours"] = (mine.get("text") or "")[start : start + HEAD]
+        ex["our_cost"] = mine.get("cost") or 0
     return ex
 
 

@@ -25,7 +25,7 @@ class OracleAgent:
         plan: list[tuple[str, JsonObject]] = [("get_references", {"paper_id": item.seed_paper_id})]
         for bridge in item.bridge_paper_ids:
             plan.append(("get_references", {"paper_id": bridge}))
-        for gold_id, gold_arx in zip(item.gold_paper_ids, item.gold_arxiv_ids):
+        for gold_id, gold_arx in zip(item.gold_paper_ids, item.gold_arxiv_ids, strict=True):
             plan.append(("list_sections", {"paper_id": gold_id}))
             plan.append(("read_section", {"paper_id": gold_id, "section": alias(self._section(gold_arx))}))
         letter = "ABCD"[item.correct_index]

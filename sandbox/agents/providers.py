@@ -20,11 +20,13 @@ import re
 from typing import Any
 
 from sandbox.pricing import bare_model
+from sandbox.records import WireMessage
+from storage.json_types import JsonObject
 
 ANTHROPIC = "anthropic"
 GOOGLE = ("gemini", "vertex_ai", "vertex_ai_beta")
 THINKING_BUDGETS = {"low": 4096, "medium": 8192, "high": 16384}
-EPHEMERAL = {"type": "ephemeral"}
+EPHEMERAL: JsonObject = {"type": "ephemeral"}
 OPENAI_STANDARD = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "reasoning_effort")
 # Routes whose successful replies are OpenAI chat completions (a `choices` list), so a body without one is an error.
 CHAT_COMPLETIONS = frozenset({"openai", "custom_openai", "hosted_vllm", "deepseek", "together_ai", "xai", "openrouter"})
@@ -106,7 +108,7 @@ def cached_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [*tools[:-1], {**tools[-1], "cache_control": EPHEMERAL}]
 
 
-def cache_marked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def cache_marked(messages: list[WireMessage]) -> list[WireMessage]:
     """Anthropic: markers on the system prompt and on the last tool result of the latest read_section turn.
 
     The reference moves the tool-result marker each time a turn reads a section (earlier ones
