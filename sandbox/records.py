@@ -70,6 +70,15 @@ class WireMessage(TypedDict, total=False):
     cache_control: JsonObject  # Anthropic's prompt-cache marker (`sandbox.agents.providers.cache_marked`)
 
 
+class WireTool(TypedDict, total=False):
+    """A tool as a request's `tools` list carries it: the schema in OpenAI's function wrapper, and Anthropic's
+    prompt-cache marker on the last one (`sandbox.agents.providers.cached_tools`)."""
+
+    type: Required[Literal["function"]]
+    function: Required[ToolSchema]
+    cache_control: JsonObject
+
+
 class ToolSchema(TypedDict, total=False):
     """A tool as an agent is shown it (OpenAI's function object without the wrapper): the schema of its arguments
     is any JSON Schema; a registry shown by `names` leaves the description out."""
@@ -90,8 +99,9 @@ class CapsRecord(TypedDict, total=False):
     disabled_tools: list[str]
 
 
-class StepUsage(TypedDict):
-    """The usage a step records: the four token buckets and the provider's raw usage record."""
+class StepUsage(TypedDict, total=False):
+    """The usage a step records: the four token buckets and the provider's raw usage record (the episode writes
+    every key; a bucket a stored step lacks reads as 0)."""
 
     prompt: int
     completion: int

@@ -26,6 +26,8 @@ from typing import Any
 
 import orjson
 
+from storage.json_types import JsonObject
+
 QA_FILE = "qa/full.jsonl"
 GRAPHS_FILE = "graphs/full.jsonl"
 PAPERS_FILE = "paper_pool/papers.jsonl"
@@ -385,7 +387,7 @@ def check_item_graph(
     return nodes
 
 
-def label_rows(obj: dict) -> list[dict[str, Any]]:
+def label_rows(obj: dict) -> list[JsonObject]:
     """The `section_recall_labels` of one audit row, tolerating absent parts."""
     analysis = obj.get("analysis")
     if not isinstance(analysis, dict):

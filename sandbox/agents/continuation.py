@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.prompts import STOP_NOW
-from sandbox.records import AssistantTurn, ToolCall, ToolSchema, Usage, WireMessage
+from sandbox.records import AssistantTurn, StepUsage, ToolCall, ToolSchema, Usage, WireMessage
 from sandbox.words import split_words
 from storage.json_types import JsonObject
 
@@ -45,11 +45,11 @@ def _stored_turn(step: dict[str, Any]) -> AssistantTurn:
         text=step.get("text"),
         reasoning=split_words(step.get("text"), step.get("reasoning_chars")).reasoning or None,
         tool_calls=calls,
-        usage=_replayed_usage(step.get("usage") or {}),
+        usage=_replayed_usage(step.get("usage") or StepUsage()),
     )
 
 
-def _replayed_usage(usage: dict[str, Any]) -> Usage:
+def _replayed_usage(usage: StepUsage) -> Usage:
     """A stored step's usage, its raw record marked as a replayed turn's (`PREFIX_MARK`)."""
     raw = usage.get("raw") or {}
     marked: JsonObject = dict(raw) if isinstance(raw, dict) else {"raw": raw}

@@ -40,7 +40,7 @@ from sandbox.agents.replies import (
 from sandbox.agents.textcalls import TextCalls, cut_off_call, find_text_calls, prose
 from sandbox.agents.wire import Clients, Wire, recording
 from sandbox.pricing import Price, cost, price_for
-from sandbox.records import TOOL_NAMES, AssistantTurn, ToolCall, ToolSchema, WireMessage
+from sandbox.records import TOOL_NAMES, AssistantTurn, ToolCall, ToolSchema, WireMessage, WireTool
 from sandbox.words import merge_reasoning
 
 KEY_ENV = {
@@ -205,14 +205,14 @@ class LLMAgent:
         self.key = config.api_key()
         self.session = session or Session.open(config)
         self.anthropic = self.session.provider == providers.ANTHROPIC
-        self._tools: tuple[tuple[ToolSchema, ...], list[dict]] | None = None
+        self._tools: tuple[tuple[ToolSchema, ...], list[WireTool]] | None = None
         # the tools a call written as text may name: the protocol's and those offered (the general-agent setting's)
         self.names: frozenset[str] = frozenset(TOOL_NAMES)
 
-    def _tool_list(self, tools: tuple[ToolSchema, ...]) -> list[dict[str, Any]]:
+    def _tool_list(self, tools: tuple[ToolSchema, ...]) -> list[WireTool]:
         """The tools field, built once per episode (the schemas do not change between turns)."""
         if self._tools is None or self._tools[0] is not tools:
-            built = [{"type": "function", "function": schema} for schema in tools]
+            built: list[WireTool] = [{"type": "function", "function": schema} for schema in tools]
             self._tools = (tools, providers.cached_tools(built) if self.anthropic else built)
         return self._tools[1]
 

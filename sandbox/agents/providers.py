@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from sandbox.pricing import bare_model
-from sandbox.records import WireMessage
+from sandbox.records import WireMessage, WireTool
 from storage.json_types import JsonObject
 
 ANTHROPIC = "anthropic"
@@ -62,7 +62,9 @@ def thinking_budget(effort: str) -> int:
     )
 
 
-def request_params(provider: str, model: str, sampling: dict[str, Any], supported: set[str] | None) -> dict[str, Any]:
+def request_params(
+    provider: str, model: str, sampling: dict[str, str | int | float], supported: set[str] | None
+) -> dict[str, Any]:
     """The acompletion keyword arguments for these sampling settings on this provider."""
     s = dict(sampling)
     out: dict[str, Any] = {}
@@ -101,7 +103,7 @@ def supported_params(model: str, provider: str) -> set[str] | None:
     return set(params) if params else None
 
 
-def cached_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def cached_tools(tools: list[WireTool]) -> list[WireTool]:
     """Anthropic: the last tool definition carries a static ephemeral cache marker."""
     if not tools:
         return tools
