@@ -18,7 +18,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from storage.json_types import JsonObject
+from storage.json_types import JsonObject, JsonValue
 
 QA_FILE = "qa/full.jsonl"
 GRAPHS_FILE = "graphs/full.jsonl"
@@ -295,7 +295,7 @@ def check_node(nid: str, node: Any, path: Path, lineno: int) -> None:
         raise DatasetError(path, lineno, f"nodes.{nid}.authors", "must be a list of {name} objects")
 
 
-def check_edges(edges: dict[str, Any], path: Path, lineno: int) -> None:
+def check_edges(edges: Mapping[str, JsonValue], path: Path, lineno: int) -> None:
     """Each source's references: a list of paper ids (the element types are gathered in C, one set per list)."""
     for src, refs in edges.items():
         if not isinstance(refs, list) or (refs and {*map(type, refs)} != {str}):
