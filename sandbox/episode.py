@@ -31,7 +31,7 @@ from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
 from sandbox.prompts import DEFAULT_PROMPTS, Prompt
 from sandbox.recall import delivered_read, paper_flags, section_flags
-from sandbox.records import AssistantTurn, Caps, ErrorKind, Step, Termination, ToolCall, Trajectory
+from sandbox.records import AssistantTurn, Caps, ErrorKind, Step, Termination, ToolCall, Trajectory, WireMessage
 from sandbox.strategies import VERIFIER_ERROR, Strategy, VerifierFailed
 from sandbox.tools import run_tool
 from sandbox.words import reasoning_span
@@ -116,7 +116,7 @@ class Episode:
         self.ledger = Ledger(caps)
         self.tokens_measured = getattr(agent, "tokens_measured", True)  # the footer's count, or "not measured"
         self.extra_tools = extra_tools  # the general-agent setting's out-of-domain tools (sandbox.extra_tools)
-        self.messages: list[dict[str, Any]] = [
+        self.messages: list[WireMessage] = [
             {"role": "system", "content": prompt.system},
             {"role": "user", "content": prompt.first_message},
         ]
@@ -527,7 +527,7 @@ class _TransientExhausted(Exception):
     """More than `max_transient` transient failures in one turn."""
 
 
-def _assistant_message(turn: AssistantTurn) -> dict[str, Any]:
+def _assistant_message(turn: AssistantTurn) -> WireMessage:
     return {
         "role": "assistant",
         "content": turn.text,

@@ -24,7 +24,7 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from sandbox import release
 
@@ -40,41 +40,68 @@ def graph_tables() -> str:
     return ";\n".join(s.strip() for s in SCHEMA.split(";") if s.strip().startswith(wanted)) + ";"
 
 
+class _NodeRows:
+    """The distinct nodes met so far: each gets one `nodes` row (by the digest of its id and JSON) and one shared
+    {"arxivId", "title"} record, pickled once from the worker."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}  # digest -> row id
+        self.seen: dict[tuple[str, bytes], int] = {}  # (s2id, marshal bytes of the node) -> its row id
+        self.new: list[tuple[Any, ...]] = []  # rows not yet written
+        self.infos: dict[int, dict[str, str]] = {}  # row id -> the node's {"arxivId", "title"}, read-only downstream
+
+    def row_id(self, s2id: str, node: dict, path: Path, lineno: int) -> int:
+        """The node's row id, checking and queueing a node never seen before."""
+        from sandbox.corpus_schema import tokens
+
+        key = (s2id, marshal.dumps(node, 2))  # equal bytes mean equal JSON (1, 1.0 and True differ here as there)
+        nid = self.seen.get(key)
+        if nid is not None:  # a node with these bytes was checked when first seen: equal bytes, equal types
+            return nid
+        release.check_node(s2id, node, path, lineno)
+        text = json.dumps(node, ensure_ascii=False, sort_keys=True)
+        digest = hashlib.sha1(f"{s2id}\0{text}".encode()).hexdigest()
+        nid = self.ids.get(digest)
+        if nid is None:
+            toks = " ".join(sorted(tokens(f"{node.get('title') or ''} {node.get('abstract') or ''}")))
+            nid = self.ids[digest] = len(self.ids) + 1
+            self.new.append((nid, digest, s2id, node.get("arxivId") or "", text, toks))
+        self.seen[key] = nid
+        return nid
+
+    def info(self, nid: int, node: dict) -> dict[str, str]:
+        """The node's shared {"arxivId", "title"} record."""
+        info = self.infos.get(nid)
+        if info is None:
+            info = self.infos[nid] = {"arxivId": node.get("arxivId") or "", "title": node.get("title") or ""}
+        return info
+
+    def write_new(self, db: sqlite3.Connection) -> None:
+        """Insert the rows queued since the last write."""
+        if self.new:
+            db.executemany(
+                "INSERT INTO nodes (id, digest, s2id, arxiv_id, has_text, json, tokens) VALUES (?, ?, ?, ?, 0, ?, ?)",
+                self.new,
+            )
+            self.new.clear()
+
+
 def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> tuple[Graphs, int]:
     """Validate every neighbourhood and write nodes, graph and edges rows; (graphs, distinct nodes).
 
     `has_text` is left 0: whether a node's paper has text is known once the pool is stored
     (`mark_text`). Raises DatasetError on the first bad line.
     """
-    from sandbox.corpus_schema import tokens
-
     graphs: Graphs = {}
     first_line: dict[str, int] = {}
-    node_ids: dict[str, int] = {}
-    seen: dict[tuple[str, bytes], int] = {}  # (s2id, marshal bytes of the node) -> its row id
-    new_nodes: list[tuple[Any, ...]] = []
-    infos: dict[int, dict[str, str]] = {}  # row id -> the node's {"arxivId", "title"}, read-only downstream
+    table = _NodeRows()
     for lineno, obj in release.json_lines(path, data):
         sample_id, nodes, edges = release.check_graph_shape(obj, path, lineno)
         rows = []
         view: dict[str, dict] = {}
         for pos, (s2id, node) in enumerate(nodes.items()):
-            key = (s2id, marshal.dumps(node, 2))  # equal bytes mean equal JSON (1, 1.0 and True differ here as there)
-            nid = seen.get(key)
-            if nid is None:  # a node with these bytes was checked when first seen: equal bytes, equal types
-                release.check_node(s2id, node, path, lineno)
-                text = json.dumps(node, ensure_ascii=False, sort_keys=True)
-                digest = hashlib.sha1(f"{s2id}\0{text}".encode()).hexdigest()
-                nid = node_ids.get(digest)
-                if nid is None:
-                    toks = " ".join(sorted(tokens(f"{node.get('title') or ''} {node.get('abstract') or ''}")))
-                    nid = node_ids[digest] = len(node_ids) + 1
-                    new_nodes.append((nid, digest, s2id, node.get("arxivId") or "", text, toks))
-                seen[key] = nid
-            info = infos.get(nid)
-            if info is None:  # one per distinct node, shared by its occurrences (and pickled once from the worker)
-                info = infos[nid] = {"arxivId": node.get("arxivId") or "", "title": node.get("title") or ""}
-            view[s2id] = info
+            nid = table.row_id(s2id, node, path, lineno)
+            view[s2id] = table.info(nid, node)
             rows.append((sample_id, pos, s2id, nid))
         release.check_edges(edges, path, lineno)  # after the nodes, as `release.check_graph` checks them
         if sample_id in first_line:  # two neighbourhoods for one item: which one the agent sees would be a guess
@@ -82,19 +109,14 @@ def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> 
                 path, lineno, "sample_id", f"duplicate sample_id '{sample_id}' (first on line {first_line[sample_id]})"
             )
         first_line[sample_id] = lineno
-        if new_nodes:
-            db.executemany(
-                "INSERT INTO nodes (id, digest, s2id, arxiv_id, has_text, json, tokens) VALUES (?, ?, ?, ?, 0, ?, ?)",
-                new_nodes,
-            )
-            new_nodes.clear()
+        table.write_new(db)
         db.executemany("INSERT INTO graph VALUES (?, ?, ?, ?)", rows)
         db.executemany(
             "INSERT INTO edges VALUES (?, ?, ?, ?)",
             [(sample_id, src, i, dst) for src, refs in edges.items() for i, dst in enumerate(refs)],
         )
         graphs[sample_id] = view
-    return graphs, len(node_ids)
+    return graphs, len(table.ids)
 
 
 def mark_text(db: sqlite3.Connection) -> int:
@@ -164,7 +186,18 @@ class GraphWorker:
         self.scratch.unlink(missing_ok=True)
 
 
-def work(path: str, scratch: str) -> dict[str, Any]:
+class WorkerOutcome(TypedDict, total=False):
+    """What the worker hands back (pickled): the graphs, the distinct nodes, the warnings' counts and examples; or
+    the first error's (path, line, field, message), alone."""
+
+    error: tuple[str, int | None, str | None, str]
+    graphs: Graphs
+    nodes: int
+    counts: dict[str, int]
+    examples: dict[str, str]
+
+
+def work(path: str, scratch: str) -> WorkerOutcome:
     """In the worker process: write the graphs into `scratch`; the graphs, counts and warnings, or the error."""
     data = release.Warnings()
     try:

@@ -296,7 +296,7 @@ def _progress_class(spec: str, on_fetch: OnFetch | None) -> type:
                     state["bytes_total"] = int(self.total or 0)
 
         @property
-        def format_dict(self) -> dict[str, Any]:
+        def format_dict(self) -> dict[str, float | None]:
             return {"rate": None}
 
         def set_postfix_str(self, *args: Any, **kwargs: Any) -> None:

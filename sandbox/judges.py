@@ -13,17 +13,28 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from sandbox.agents.heuristic import content_words
 from sandbox.prompts import DEFAULT_PROMPTS  # what a judge is sent (a run's --prompts may replace it)
-from sandbox.records import Item, Usage
+from sandbox.records import Item, Usage, WireMessage
+from storage.json_types import JsonValue
 
 if TYPE_CHECKING:
     from sandbox.agents.native import NativeClient
 
 _JUDGMENT = re.compile(r"<judgment>\s*(Correct|Wrong)\s*</judgment>", re.I)
 _CHOICE = re.compile(r"<(choice|ranking)>\s*([12])\s*</\1>", re.I)
+
+
+class TranscriptStep(TypedDict):
+    """One step of a trajectory as a judge is shown it: its kind, the tool called, the arguments as the model wrote
+    them and the text."""
+
+    kind: str
+    tool: str | None
+    args: JsonValue
+    text: str | None
 
 
 @dataclass
@@ -34,7 +45,7 @@ class Sample:
     answer: str | None
     predicted_index: int
     reads: list[str]  # texts of delivered reads
-    transcript: list[dict[str, Any]]  # steps (kind, tool, args, text) in order
+    transcript: list[TranscriptStep]  # in order
 
 
 @dataclass
@@ -144,12 +155,12 @@ class LLMJudge:
         """One call with this system prompt: (reply text, its `Usage`, USD or None); the verifier asks through it."""
         from sandbox.pricing import cost, find_price
 
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        messages: list[WireMessage] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         text, usage = await (self._ask_native(self.native, messages) if self.native else self._ask_litellm(messages))
         priced = cost(find_price(self.config.model), usage)
         return text, usage, priced["total_usd"] if priced else None
 
-    async def _ask_litellm(self, messages: list[dict[str, Any]]) -> tuple[str, Any]:
+    async def _ask_litellm(self, messages: list[WireMessage]) -> tuple[str, Any]:
         from sandbox.agents.litellm_import import litellm_module
         from sandbox.agents.llm import QUIET_CALL
         from sandbox.agents.replies import classify, read_usage
@@ -172,7 +183,7 @@ class LLMJudge:
             raise classify(exc, self.key) from None
         return (resp.choices[0].message.content or ""), read_usage(getattr(resp, "usage", None))
 
-    async def _ask_native(self, native: NativeClient, messages: list[dict[str, Any]]) -> tuple[str, Any]:
+    async def _ask_native(self, native: NativeClient, messages: list[WireMessage]) -> tuple[str, Any]:
         """The same request litellm sends a native route (temperature and max_tokens are standard parameters
         every such route takes, so `drop_params` drops nothing there)."""
         from sandbox.agents.base import ModelError, NonTransientModelError

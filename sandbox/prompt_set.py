@@ -131,25 +131,37 @@ def to_toml(prompts: Prompts) -> str:
     digest), and writing that again gives the same bytes. A run stores it; `prompts export` writes ours."""
     lines = [*HEADER, ""]
     for key in KEYS:
-        value = getattr(prompts, key.attr)
-        if key.name == "no_search" and value is None:
-            value = prompts.system
-        lines += ["# " + line for line in textwrap.wrap(f"{key.name}: {key.about}.", 112)]
-        if key.allowed:
-            lines.append(
-                "# placeholders: "
-                + ", ".join("{" + p + "}" + (" (required)" if p in key.required else "") for p in key.allowed)
-            )
-        lines += [f"{key.name} = {_toml_string(value)}", ""]
+        lines += _key_lines(prompts, key)
     lines.append("# [tools]: the tool descriptions the agent is given. They are the protocol's (part of what is")
     lines.append("# measured); replace one only on purpose, under an explicit [tools] table.")
+    return "\n".join(lines + _tools_lines(prompts)) + "\n"
+
+
+def _key_lines(prompts: Prompts, key: Key) -> list[str]:
+    """One key as the file writes it: what it is, the placeholders it takes, its value and a blank line."""
+    value = getattr(prompts, key.attr)
+    if key.name == "no_search" and value is None:
+        value = prompts.system
+    lines = ["# " + line for line in textwrap.wrap(f"{key.name}: {key.about}.", 112)]
+    if key.allowed:
+        lines.append(
+            "# placeholders: "
+            + ", ".join("{" + p + "}" + (" (required)" if p in key.required else "") for p in key.allowed)
+        )
+    return [*lines, f"{key.name} = {_toml_string(value)}", ""]
+
+
+def _tools_lines(prompts: Prompts) -> list[str]:
+    """The `[tools]` table: the set's replaced descriptions, else the protocol's, commented out."""
     if prompts.tools:
-        lines.append("[tools]")
-        lines += [f"{name} = {json.dumps(text, ensure_ascii=False)}" for name, text in sorted(prompts.tools)]
-    else:
-        lines.append("# [tools]")
-        lines += [f"# {s['name']} = {json.dumps(s['description'], ensure_ascii=False)}" for s in P.TOOL_SCHEMAS]
-    return "\n".join(lines) + "\n"
+        return [
+            "[tools]",
+            *(f"{name} = {json.dumps(text, ensure_ascii=False)}" for name, text in sorted(prompts.tools)),
+        ]
+    return [
+        "# [tools]",
+        *(f"# {s['name']} = {json.dumps(s['description'], ensure_ascii=False)}" for s in P.TOOL_SCHEMAS),
+    ]
 
 
 def _toml_string(text: str) -> str:
@@ -248,30 +260,34 @@ def _check_placeholders(key: Key, value: str, lines: list[str], source: str) -> 
             f"{source}:{start}: key '{key.name}': {exc} (write a literal brace as {{{{ or }}}})"
         ) from None
     for name, spec, conversion in found:
-        line = _text_line(lines, start, "{" + name)
-        if conversion is not None:
-            raise PromptsError(
-                f"{source}:{line}: key '{key.name}': placeholder {{{name}!{conversion}}}: a conversion "
-                "(!r, !s, !a) is not allowed"
-            )
-        if name not in key.allowed:
-            takes = ", ".join("{" + p + "}" for p in key.allowed) if key.allowed else "none"
-            shown = "{" + name + "}" if name else "{}"
-            raise PromptsError(
-                f"{source}:{line}: key '{key.name}': unknown placeholder {shown} (it takes: {takes}; "
-                "a literal brace is written {{ or }})"
-            )
-        try:
-            format(_SAMPLE[name], spec or "")  # a named field always has a spec string ("" when none)
-        except (ValueError, TypeError) as exc:
-            raise PromptsError(f"{source}:{line}: key '{key.name}': placeholder {{{name}:{spec}}}: {exc}") from None
+        _check_field(key, name, spec, conversion, f"{source}:{_text_line(lines, start, '{' + name)}")
     names = {n for n, _, _ in found}
     for need in key.required:
         if need not in names:
             raise PromptsError(f"{source}:{start}: key '{key.name}': missing required placeholder {{{need}}}")
 
 
-_SAMPLE: dict[str, Any] = {
+def _check_field(key: Key, name: str, spec: str | None, conversion: str | None, where: str) -> None:
+    """One placeholder of a key's value (at `where`, file:line): no conversion, one the key takes, a format spec
+    its sample value accepts."""
+    if conversion is not None:
+        raise PromptsError(
+            f"{where}: key '{key.name}': placeholder {{{name}!{conversion}}}: a conversion (!r, !s, !a) is not allowed"
+        )
+    if name not in key.allowed:
+        takes = ", ".join("{" + p + "}" for p in key.allowed) if key.allowed else "none"
+        shown = "{" + name + "}" if name else "{}"
+        raise PromptsError(
+            f"{where}: key '{key.name}': unknown placeholder {shown} (it takes: {takes}; "
+            "a literal brace is written {{ or }})"
+        )
+    try:
+        format(_SAMPLE[name], spec or "")  # a named field always has a spec string ("" when none)
+    except (ValueError, TypeError) as exc:
+        raise PromptsError(f"{where}: key '{key.name}': placeholder {{{name}:{spec}}}: {exc}") from None
+
+
+_SAMPLE: dict[str, str | int] = {  # a value of each placeholder's type, to try a format spec on
     "tools_block": "",
     "task_block": "",
     "budget": 30,

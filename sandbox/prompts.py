@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from sandbox.records import Caps, Item
+from sandbox.records import Caps, Item, ToolSchema
 
-TOOL_SCHEMAS: list[dict] = [
+TOOL_SCHEMAS: list[ToolSchema] = [
     {
         "name": "get_paper_info",
         "description": "Get metadata for a paper: title, abstract, year, and venue.",
@@ -236,7 +236,7 @@ class Prompt:
 
     system: str
     first_message: str
-    tools: tuple[dict, ...]
+    tools: tuple[ToolSchema, ...]
     texts: Any = None  # the `Prompts` it came from (None: the defaults): the episode's other texts
 
     @property
@@ -359,9 +359,11 @@ class Prompts:
     judge_pairwise_user: str = PAIRWISE_USER
     tools: tuple[tuple[str, str], ...] = ()
 
-    def resolved(self) -> dict[str, Any]:
+    def resolved(self) -> dict[str, str | dict[str, str]]:
         """Every text by its file key as it applies (no_search resolved), and the tool descriptions replaced."""
-        out: dict[str, Any] = {FILE_KEY.get(f.name, f.name): getattr(self, f.name) for f in fields(self)}
+        out: dict[str, str | dict[str, str]] = {
+            FILE_KEY.get(f.name, f.name): getattr(self, f.name) for f in fields(self)
+        }
         out["no_search"] = self.no_search if self.no_search is not None else self.system
         out["tools"] = dict(sorted(self.tools))
         return out
@@ -387,7 +389,7 @@ class Prompts:
             budget=state.points_used + state.points_left,
         )
 
-    def tool_schemas(self) -> list[dict]:
+    def tool_schemas(self) -> list[ToolSchema]:
         """The protocol's seven schemas, with the descriptions an explicit `[tools]` table replaced."""
         if not self.tools:
             return TOOL_SCHEMAS
@@ -402,10 +404,7 @@ class Prompts:
         schemas = self.tool_schemas()
         numbers = {"budget": caps.budget, "max_turns": caps.max_turns, "max_tokens": caps.max_tokens_total}
         if ablation == "closed-book":
-            tools = tuple(s for s in schemas if s["name"] == "submit_answer")
-            block = TEXT_TOOLS_BLOCK + "\n\n" if text_tools else ""
-            system = self.closed_book.format(tools_block=block, task_block=task_block(item), **numbers)
-            return Prompt(system, self.closed_book_first_user, tools, self)
+            return self._closed_book(item, schemas, numbers, text_tools)
         block = remove_disabled(TOOLS_BLOCK, caps.disabled_tools)
         if extra_tools is not None:
             block = extra_tools.tool_block(block)
@@ -419,6 +418,13 @@ class Prompts:
         if extra_tools is not None:
             tools = extra_tools.request_tools(tools)
         return Prompt(system, self.first_user, tools, self)
+
+    def _closed_book(self, item: Item, schemas: list[ToolSchema], numbers: dict[str, int], text_tools: bool) -> Prompt:
+        """The closed-book ablation's opening: no navigation, only `submit_answer` offered."""
+        tools = tuple(s for s in schemas if s["name"] == "submit_answer")
+        block = TEXT_TOOLS_BLOCK + "\n\n" if text_tools else ""
+        system = self.closed_book.format(tools_block=block, task_block=task_block(item), **numbers)
+        return Prompt(system, self.closed_book_first_user, tools, self)
 
 
 DEFAULT_PROMPTS = Prompts()

@@ -44,18 +44,28 @@ def section_flags(item: Item, reads: Iterable[tuple[str, int]]) -> tuple[bool | 
     if not item.labelled:
         return None, None, None
     read_set = set(reads)
-    direct_hits, loose_hits = [], []
-    for gold in item.gold_arxiv_ids:
-        direct = {
-            lab.section_index
-            for lab in item.labels
-            if lab.arxiv_id == gold and lab.section_index is not None and lab.relevance == "direct"
-        }
-        loose = {lab.section_index for lab in item.labels if lab.arxiv_id == gold and lab.section_index is not None}
-        direct_hits.append(any((gold, idx) in read_set for idx in direct))
-        loose_hits.append(any((gold, idx) in read_set for idx in loose))
+    direct_hits = [
+        _read_any(read_set, gold, _labelled_sections(item, gold, direct=True)) for gold in item.gold_arxiv_ids
+    ]
+    loose_hits = [
+        _read_any(read_set, gold, _labelled_sections(item, gold, direct=False)) for gold in item.gold_arxiv_ids
+    ]
     strict = bool(direct_hits) and all(direct_hits)
     return strict, any(direct_hits), bool(loose_hits) and all(loose_hits)
+
+
+def _labelled_sections(item: Item, gold: str, direct: bool) -> set[int]:
+    """The resolved sections of a gold paper the item's labels name: the `direct` ones only, or any relevance."""
+    return {
+        lab.section_index
+        for lab in item.labels
+        if lab.arxiv_id == gold and lab.section_index is not None and (lab.relevance == "direct" or not direct)
+    }
+
+
+def _read_any(read_set: set[tuple[str, int]], gold: str, sections: set[int]) -> bool:
+    """Whether any of the paper's `sections` was read."""
+    return any((gold, idx) in read_set for idx in sections)
 
 
 def section_reachable(item: Item) -> bool:

@@ -7,7 +7,9 @@ across the loader, the tools, the episode loop and the store.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, Required, TypedDict, get_args
+
+from storage.json_types import JsonObject
 
 # The closed word sets the records carry, named once: the store, the reports and the screens read these words.
 Termination = Literal["answer", "budget", "token_limit", "max_turns", "error"]  # how an episode ended
@@ -31,6 +33,82 @@ ErrorKind = Literal[
     "replayed",
 ]
 RunEventKind = Literal["started", "step", "retry", "trajectory", "finished"]  # what the runner tells its caller
+
+ChatRole = Literal["system", "user", "assistant", "tool"]  # who speaks an OpenAI-style chat message
+
+
+class WireFunction(TypedDict):
+    """The function a tool call names, as an OpenAI-style message carries it: its arguments are JSON text."""
+
+    name: str
+    arguments: str
+
+
+class WireToolCall(TypedDict):
+    """One tool call in an assistant message's `tool_calls`."""
+
+    id: str
+    type: Literal["function"]
+    function: WireFunction
+
+
+class WireMessage(TypedDict, total=False):
+    """One message of the conversation an agent is given and the history a model is sent (OpenAI-style).
+
+    `name` is the tool a tool message answers (text-tool histories name it; providers are sent the message without
+    it); a tool message rebuilt from a stored step carries the step's id and tool, which a step may lack (None).
+    `reasoning_content` and `thinking_blocks` are the provider's thinking, replayed with the assistant turn.
+    """
+
+    role: Required[ChatRole]
+    content: str | None
+    tool_calls: list[WireToolCall]
+    tool_call_id: str | None
+    name: str | None
+    reasoning_content: str
+    thinking_blocks: list[JsonObject]
+    cache_control: JsonObject  # Anthropic's prompt-cache marker (`sandbox.agents.providers.cache_marked`)
+
+
+class WireTool(TypedDict, total=False):
+    """A tool as a request's `tools` list carries it: the schema in OpenAI's function wrapper, and Anthropic's
+    prompt-cache marker on the last one (`sandbox.agents.providers.cached_tools`)."""
+
+    type: Required[Literal["function"]]
+    function: Required[ToolSchema]
+    cache_control: JsonObject
+
+
+class ToolSchema(TypedDict, total=False):
+    """A tool as an agent is shown it (OpenAI's function object without the wrapper): the schema of its arguments
+    is any JSON Schema; a registry shown by `names` leaves the description out."""
+
+    name: Required[str]
+    description: str
+    parameters: JsonObject
+
+
+class CapsRecord(TypedDict, total=False):
+    """The caps as a run records them (`Caps.as_dict` writes every key; a key a stored run lacks reads as the
+    protocol's value, `recorded_limits`)."""
+
+    budget: int
+    max_turns: int
+    max_tokens_total: int
+    costs: dict[str, int]
+    disabled_tools: list[str]
+
+
+class StepUsage(TypedDict, total=False):
+    """The usage a step records: the four token buckets and the provider's raw usage record (the episode writes
+    every key; a bucket a stored step lacks reads as 0)."""
+
+    prompt: int
+    completion: int
+    cache_read: int
+    cache_creation: int
+    raw: JsonObject | None
+
 
 TOOL_COSTS: dict[str, int] = {
     "get_paper_info": 1,
@@ -106,7 +184,7 @@ class Caps:
         """Points a call to `name` costs; unknown tools cost nothing."""
         return dict(self.costs).get(name, 0)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> CapsRecord:
         """A JSON-able view, recorded with every run."""
         return {
             "budget": self.budget,
@@ -117,7 +195,7 @@ class Caps:
         }
 
 
-def recorded_limits(caps: dict[str, Any] | None) -> tuple[int, int, int]:
+def recorded_limits(caps: CapsRecord | None) -> tuple[int, int, int]:
     """(points, turns, tokens) of the caps a run recorded (`Caps.as_dict`), the protocol's where one is missing:
     the one place the TUI, the launch form and the reference summary read them."""
     caps = caps or {}
@@ -136,7 +214,7 @@ class Usage:
     completion: int = 0
     cache_read: int = 0
     cache_creation: int = 0
-    raw: dict[str, Any] | None = None
+    raw: JsonObject | None = None  # passed through unread: what the provider reported, in its own words
 
     @property
     def cap_quantity(self) -> int:
@@ -161,7 +239,7 @@ class AssistantTurn:
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     cost_usd: float | None = None
-    raw: dict[str, Any] | None = None  # provider-native message, replayed into history
+    raw: WireMessage | None = None  # provider-native message, replayed into history
     reasoning: str | None = None  # the provider's reasoning (thinking) text, which `text` holds too (sandbox.words)
     finish_reason: str | None = None  # why the model stopped (stop | tool_calls | length | …), as the provider said
     cut_off: str | None = None  # the unfinished call a reply cut off by the completion limit ended with (not run)
@@ -196,7 +274,7 @@ class Step:
     arxiv_id: str | None = None
     section_index: int | None = None
     delivered: bool = False
-    usage: dict[str, Any] | None = None
+    usage: StepUsage | None = None
     cost_usd: float | None = None
     elapsed_s: float = 0.0
     reasoning_chars: int | None = None  # assistant: how much of `text` is the provider's reasoning (sandbox.words)

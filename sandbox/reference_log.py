@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Required, TypedDict
 
 from sandbox.records import ToolCall
+from storage.json_types import JsonObject, JsonValue
 
 LOG_LIMIT = 500
 ELLIPSIS = "..."
@@ -151,21 +152,21 @@ class ReferenceLog:
             budget_total=_opt(obj, "budget_total", int),
             budget_used=_opt(obj, "budget_used", int),
             total_turns=_opt(obj, "total_turns", int),
-            prompt_tokens=_opt(obj, "total_prompt_tokens", int) or 0,
-            completion_tokens=_opt(obj, "total_completion_tokens", int) or 0,
-            cache_read_tokens=_opt(obj, "cache_read_tokens", int) or 0,
-            cache_creation_tokens=_opt(obj, "cache_creation_tokens", int) or 0,
+            prompt_tokens=_opt_count(obj, "total_prompt_tokens"),
+            completion_tokens=_opt_count(obj, "total_completion_tokens"),
+            cache_read_tokens=_opt_count(obj, "cache_read_tokens"),
+            cache_creation_tokens=_opt_count(obj, "cache_creation_tokens"),
             wall_time_s=_opt(obj, "wall_time_s", (int, float)),
             tool_errors=_opt(obj, "tool_errors", int),
-            api_error_count=_opt(obj, "api_error_count", int) or 0,
-            transient_retry_count=_opt(obj, "transient_retry_count", int) or 0,
-            retry_count=_opt(obj, "retry_count", int) or 0,
+            api_error_count=_opt_count(obj, "api_error_count"),
+            transient_retry_count=_opt_count(obj, "transient_retry_count"),
+            retry_count=_opt_count(obj, "retry_count"),
             question_type=_opt(obj, "question_type", str),
             depth=_opt(obj, "depth", int),
         )
 
 
-def _opt(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+def _opt(obj: JsonObject, key: str, kind: type | tuple[type, ...]) -> Any:
     """The value of an optional key, type-checked (a bool never passes for a number)."""
     value = obj.get(key)
     if value is None:
@@ -176,19 +177,21 @@ def _opt(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any
     return value
 
 
-def _turn(raw: Any, pos: int) -> LoggedTurn:
+def _opt_count(obj: JsonObject, key: str) -> int:
+    """The value of an optional count, type-checked; 0 when it is missing."""
+    return _opt(obj, key, int) or 0
+
+
+def _turn(raw: JsonValue, pos: int) -> LoggedTurn:
     if not isinstance(raw, dict):
         raise ReferenceLogError(f"turns[{pos}] is not an object")
     role = raw.get("role")
     if role not in ("assistant", "error"):
         raise ReferenceLogError(f"turns[{pos}].role must be 'assistant' or 'error', got {role!r}")
-    calls = raw.get("tool_calls") or []
-    results = raw.get("tool_results") or []
-    if not isinstance(calls, list) or not isinstance(results, list):
-        raise ReferenceLogError(f"turns[{pos}]: tool_calls and tool_results must be lists")
-    content = raw.get("content")
+    calls, results = _call_lists(raw, pos)
+    content, turn = raw.get("content"), raw.get("turn")
     return LoggedTurn(
-        turn=raw["turn"] if isinstance(raw.get("turn"), int) else pos,
+        turn=turn if isinstance(turn, int) else pos,
         role=role,
         content=content if isinstance(content, str) or content is None else str(content),
         tool_calls=tuple(_call(c, pos, i) for i, c in enumerate(calls)),
@@ -196,6 +199,15 @@ def _turn(raw: Any, pos: int) -> LoggedTurn:
         prompt_tokens=_count(raw, "prompt_tokens", pos),
         completion_tokens=_count(raw, "completion_tokens", pos),
     )
+
+
+def _call_lists(raw: JsonObject, pos: int) -> tuple[list[JsonValue], list[JsonValue]]:
+    """A turn's `tool_calls` and `tool_results` (empty when missing), which must be lists."""
+    calls = raw.get("tool_calls") or []
+    results = raw.get("tool_results") or []
+    if not isinstance(calls, list) or not isinstance(results, list):
+        raise ReferenceLogError(f"turns[{pos}]: tool_calls and tool_results must be lists")
+    return calls, results
 
 
 def _call(raw: Any, pos: int, i: int) -> ToolCall:
@@ -217,7 +229,7 @@ def _result(raw: Any, pos: int, i: int) -> LoggedResult:
     return LoggedResult(name=str(raw.get("name")), args=raw.get("args"), output=output, cost=cost)
 
 
-def _count(raw: Mapping[str, Any], key: str, pos: int) -> int:
+def _count(raw: JsonObject, key: str, pos: int) -> int:
     value = raw.get(key) or 0
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ReferenceLogError(f"turns[{pos}].{key} must be a non-negative integer")
@@ -227,6 +239,21 @@ def _count(raw: Mapping[str, Any], key: str, pos: int) -> int:
 # ---------------------------------------------------------------- the check
 
 
+class ReplayExample(TypedDict, total=False):
+    """One mismatch between a replayed tool result and the logged one, as the check reports it: where and what
+    (`problem`: missing | extra | tool | output | cost), a window of each side's text around the first difference,
+    and each side's tool and cost."""
+
+    position: Required[int]
+    problem: Required[str]
+    first_difference: int
+    tool: str | None
+    logged: str
+    logged_cost: int
+    ours: str
+    our_cost: int
+
+
 @dataclass
 class ReplayCheck:
     """How a replay compares with its log: tool outputs (by the truncation rule) and outcome fields."""
@@ -234,7 +261,7 @@ class ReplayCheck:
     sample_id: str
     outputs_compared: int = 0
     output_mismatches: int = 0
-    examples: list[dict[str, Any]] = field(default_factory=list)
+    examples: list[ReplayExample] = field(default_factory=list)
     fields: dict[str, list[Any]] = field(default_factory=dict)  # name -> [logged, ours], only when they differ
 
     @property
@@ -256,8 +283,15 @@ TURN_KINDS = ("assistant", "error", "harness")  # our steps that the reference l
 def check_replay(log: ReferenceLog, steps: Sequence[Mapping[str, Any]], trajectory: Mapping[str, Any]) -> ReplayCheck:
     """Compare our stored steps and trajectory row (after replay) with the log they replayed."""
     check = ReplayCheck(log.sample_id)
-    ours = [s for s in steps if s.get("kind") == "tool"]
-    logged = log.results
+    _compare_results(check, [s for s in steps if s.get("kind") == "tool"], log.results)
+    for name, (theirs_v, mine_v) in _logged_and_ours(log, steps, trajectory).items():
+        if theirs_v is not None and theirs_v != mine_v:
+            check.fields[name] = [theirs_v, mine_v]
+    return check
+
+
+def _compare_results(check: ReplayCheck, ours: list[Mapping[str, Any]], logged: Sequence[LoggedResult]) -> None:
+    """Count the tool results compared and mismatched, position by position, keeping the first few examples."""
     for pos in range(max(len(ours), len(logged))):
         mine = ours[pos] if pos < len(ours) else None
         theirs = logged[pos] if pos < len(logged) else None
@@ -269,13 +303,18 @@ def check_replay(log: ReferenceLog, steps: Sequence[Mapping[str, Any]], trajecto
         check.output_mismatches += 1
         if len(check.examples) < MAX_EXAMPLES:
             check.examples.append(_example(pos, problem, mine, theirs))
+
+
+def _logged_and_ours(
+    log: ReferenceLog, steps: Sequence[Mapping[str, Any]], trajectory: Mapping[str, Any]
+) -> dict[str, tuple[Any, Any]]:
+    """{field: (the log's value, ours)} for the episode's totals; the token totals only for a log without retries
+    (with retries the logged totals include the failed attempts' tokens)."""
     turns = sum(1 for s in steps if s.get("kind") in TURN_KINDS)
+    answer = trajectory.get("answer")
     compared = {
         "terminated_by": (log.terminated_by, trajectory.get("termination")),
-        "predicted_answer": (
-            log.predicted_answer,
-            trajectory.get("answer") if trajectory.get("answer") is not None else "",
-        ),
+        "predicted_answer": (log.predicted_answer, answer if answer is not None else ""),
         "predicted_index": (log.predicted_index, trajectory.get("predicted_index")),
         "is_correct": (log.is_correct, bool(trajectory.get("correct"))),
         "budget_used": (log.budget_used, trajectory.get("points_used")),
@@ -283,13 +322,10 @@ def check_replay(log: ReferenceLog, steps: Sequence[Mapping[str, Any]], trajecto
         "correct_index": (log.correct_index, trajectory.get("correct_index")),
         "tool_errors": (log.tool_errors, trajectory.get("tool_errors")),
     }
-    if log.retry_count == 0:  # with retries the logged totals include the failed attempts' tokens
+    if log.retry_count == 0:
         compared["total_prompt_tokens"] = (log.prompt_tokens, trajectory.get("prompt_tokens"))
         compared["total_completion_tokens"] = (log.completion_tokens, trajectory.get("completion_tokens"))
-    for name, (theirs_v, mine_v) in compared.items():
-        if theirs_v is not None and theirs_v != mine_v:
-            check.fields[name] = [theirs_v, mine_v]
-    return check
+    return compared
 
 
 def _result_problem(mine: Mapping[str, Any] | None, theirs: LoggedResult | None) -> str | None:
@@ -306,26 +342,24 @@ def _result_problem(mine: Mapping[str, Any] | None, theirs: LoggedResult | None)
     return None
 
 
-def _example(pos: int, problem: str, mine: Mapping[str, Any] | None, theirs: LoggedResult | None) -> dict[str, Any]:
+def _example(pos: int, problem: str, mine: Mapping[str, Any] | None, theirs: LoggedResult | None) -> ReplayExample:
     """A short, readable account of one mismatch: for an output, a window around the first difference."""
-    ex: dict[str, Any] = {"position": pos, "problem": problem}
+    ex: ReplayExample = {"position": pos, "problem": problem}
     start = 0
     if problem == "output" and mine is not None and theirs is not None:
         ex["first_difference"] = _first_difference(mine.get("text") or "", theirs.output)
         start = max(0, ex["first_difference"] - HEAD // 3)
     if theirs is not None:
-        ex.update(tool=theirs.name, logged=theirs.output[start : start + HEAD], logged_cost=theirs.cost)
+        ex["tool"], ex["logged"], ex["logged_cost"] = theirs.name, theirs.output[start : start + HEAD], theirs.cost
     if mine is not None:
-        ex.update(
-            tool=mine.get("tool_name"),
-            ours=(mine.get("text") or "")[start : start + HEAD],
-            our_cost=mine.get("cost") or 0,
-        )
+        ex["tool"] = mine.get("tool_name")
+        ex["ours"] = (mine.get("text") or "")[start : start + HEAD]
+        ex["our_cost"] = mine.get("cost") or 0
     return ex
 
 
 def _first_difference(a: str, b: str) -> int:
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):  # up to the shorter text: the rest is the difference
         if x != y:
             return i
     return min(len(a), len(b))

@@ -18,13 +18,15 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from storage.json_types import JsonObject, JsonValue
 
 QA_FILE = "qa/full.jsonl"
 GRAPHS_FILE = "graphs/full.jsonl"
@@ -293,7 +295,7 @@ def check_node(nid: str, node: Any, path: Path, lineno: int) -> None:
         raise DatasetError(path, lineno, f"nodes.{nid}.authors", "must be a list of {name} objects")
 
 
-def check_edges(edges: dict[str, Any], path: Path, lineno: int) -> None:
+def check_edges(edges: Mapping[str, JsonValue], path: Path, lineno: int) -> None:
     """Each source's references: a list of paper ids (the element types are gathered in C, one set per list)."""
     for src, refs in edges.items():
         if not isinstance(refs, list) or (refs and {*map(type, refs)} != {str}):
@@ -317,15 +319,28 @@ def check_item(obj: dict, path: Path, lineno: int) -> dict[str, Any]:
     if not item_id:
         raise DatasetError(path, lineno, "id", "is empty")
     _need(obj, "question", str, path, lineno)
+    correct = _check_answer(obj, path, lineno)
+    _need(obj, "depth", int, path, lineno)
+    for key in QA_STRINGS:
+        _need(obj, key, str, path, lineno, optional=True)
+    _check_papers(obj, path, lineno)
+    _check_distractors(obj, correct, path, lineno)
+    return obj
+
+
+def _check_answer(obj: dict, path: Path, lineno: int) -> int:
+    """Four options and the index of the correct one (0..3), which is returned."""
     options = _str_list(obj, "options", path, lineno)
     if len(options) != 4:
         raise DatasetError(path, lineno, "options", f"must have exactly four options, got {len(options)}")
     correct = _need(obj, "correct_index", int, path, lineno)
     if not 0 <= correct <= 3:
         raise DatasetError(path, lineno, "correct_index", f"must be 0..3, got {correct}")
-    _need(obj, "depth", int, path, lineno)
-    for key in QA_STRINGS:
-        _need(obj, key, str, path, lineno, optional=True)
+    return correct
+
+
+def _check_papers(obj: dict, path: Path, lineno: int) -> None:
+    """The seed, a non-empty gold list (its arXiv ids, when given, aligned with it) and the bridge papers."""
     _need(obj, "seed_paper_id", str, path, lineno)
     gold = _str_list(obj, "gold_paper_ids", path, lineno)
     if not gold:
@@ -335,20 +350,21 @@ def check_item(obj: dict, path: Path, lineno: int) -> dict[str, Any]:
         raise DatasetError(path, lineno, "gold_arxiv_ids", "must align with gold_paper_ids")
     _str_list(obj, "bridge_paper_ids", path, lineno, optional=True)
     _str_list(obj, "bridge_arxiv_ids", path, lineno, optional=True)
+
+
+def _check_distractors(obj: dict, correct: int, path: Path, lineno: int) -> None:
+    """The distractor types, when given: four strings, `correct` at the correct index and nowhere else."""
     dtypes = obj.get("distractor_types")
-    if dtypes is not None:
-        if not isinstance(dtypes, list) or len(dtypes) != 4 or not all(isinstance(d, str) for d in dtypes):
-            raise DatasetError(
-                path, lineno, "distractor_types", "must be null or a list of four strings aligned with options"
-            )
-        if dtypes[correct] != "correct" or dtypes.count("correct") != 1:
-            raise DatasetError(
-                path,
-                lineno,
-                "distractor_types",
-                f"must mark exactly the option at correct_index ({correct}) as 'correct'",
-            )
-    return obj
+    if dtypes is None:
+        return
+    if not isinstance(dtypes, list) or len(dtypes) != 4 or not all(isinstance(d, str) for d in dtypes):
+        raise DatasetError(
+            path, lineno, "distractor_types", "must be null or a list of four strings aligned with options"
+        )
+    if dtypes[correct] != "correct" or dtypes.count("correct") != 1:
+        raise DatasetError(
+            path, lineno, "distractor_types", f"must mark exactly the option at correct_index ({correct}) as 'correct'"
+        )
 
 
 def check_item_graph(
@@ -371,7 +387,7 @@ def check_item_graph(
     return nodes
 
 
-def label_rows(obj: dict) -> list[dict[str, Any]]:
+def label_rows(obj: dict) -> list[JsonObject]:
     """The `section_recall_labels` of one audit row, tolerating absent parts."""
     analysis = obj.get("analysis")
     if not isinstance(analysis, dict):

@@ -23,7 +23,7 @@ from sandbox.agents.registry import SCRIPTED, make_scripted
 from sandbox.citations import HOP_RULE
 from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
-from sandbox.extra_tools.registry import setting_identity
+from sandbox.extra_tools.registry import SettingRecord, setting_identity
 from sandbox.extra_tools.setting import open_extra_tools
 from sandbox.prompt_set import to_toml
 from sandbox.prompts import DEFAULT_PROMPTS, Prompts, build_prompt, caps_for_ablation, template_hash
@@ -89,7 +89,7 @@ class RunSpec:
     # how to reach a model verifier (base_url, api_key_env, client, timeout_s): execution, not identity; which
     # verifier it is (`scaling["verifier"]`) is the identity
     verifier_options: dict[str, Any] = field(default_factory=dict)
-    extra_tools: dict[str, Any] | None = None  # the general-agent setting's record (sandbox.extra_tools.setting)
+    extra_tools: SettingRecord | None = None  # the general-agent setting's record (sandbox.extra_tools.setting)
     prompts: Prompts | None = None  # every text sent to the agent and the judges (--prompts FILE); None: ours
 
     def prompt_set(self) -> Prompts:

@@ -60,29 +60,49 @@ def resolve(query: str, headers: Sequence[str]) -> int | None:
     q = query.strip()
     if not q:
         return None
-    m = _ALIAS.match(q.upper())
-    if m:
-        idx = alias_index(m.group(1))
-        if idx < len(headers):
+    for step in (_by_alias, _by_header, _by_normalised_header, _by_unique_substring, _by_unique_normalised_substring):
+        idx = step(q, headers)
+        if idx is not None:
             return idx
-    ql = q.lower()
-    for i, h in enumerate(headers):
-        if h.strip().lower() == ql:
-            return i
-    nq = norm(q)
-    normed = [norm(h) for h in headers]
-    if nq:
-        for i, nh in enumerate(normed):
-            if nh == nq:
-                return i
-    hits = [i for i, h in enumerate(headers) if ql in h.lower()]
-    if len(hits) == 1:
-        return hits[0]
-    if nq:
-        hits = [i for i, nh in enumerate(normed) if nq in nh]
-        if len(hits) == 1:
-            return hits[0]
     return None
+
+
+def _by_alias(q: str, headers: Sequence[str]) -> int | None:
+    """The section a letter alias (`A`, `B`, …) names, when there is one that far down."""
+    m = _ALIAS.match(q.upper())
+    if m is None:
+        return None
+    idx = alias_index(m.group(1))
+    return idx if idx < len(headers) else None
+
+
+def _by_header(q: str, headers: Sequence[str]) -> int | None:
+    """The first header equal to the query, case aside."""
+    ql = q.lower()
+    return next((i for i, h in enumerate(headers) if h.strip().lower() == ql), None)
+
+
+def _by_normalised_header(q: str, headers: Sequence[str]) -> int | None:
+    """The first header equal to the query once both are normalised (`norm`); none for a query that normalises away."""
+    nq = norm(q)
+    return next((i for i, h in enumerate(headers) if norm(h) == nq), None) if nq else None
+
+
+def _by_unique_substring(q: str, headers: Sequence[str]) -> int | None:
+    """The one header the query is part of, case aside (none when several are)."""
+    ql = q.lower()
+    return _only([i for i, h in enumerate(headers) if ql in h.lower()])
+
+
+def _by_unique_normalised_substring(q: str, headers: Sequence[str]) -> int | None:
+    """The one normalised header the normalised query is part of (none when several are)."""
+    nq = norm(q)
+    return _only([i for i, h in enumerate(headers) if nq in norm(h)]) if nq else None
+
+
+def _only(hits: list[int]) -> int | None:
+    """The single hit, or None for none or several."""
+    return hits[0] if len(hits) == 1 else None
 
 
 # ---------------------------------------------------------------- label resolution (docs/protocol.md "Section labels")

@@ -493,7 +493,7 @@ class Generator:
         clauses: dict[str, list[str]] = {k: [] for k in ("correct", "seed_only", "wrong_paper", "no_context")}
         label_rows = [
             (gold, self._plant(seed, gold, bridge, wrong, aspect, clauses))
-            for (gold, bridge), aspect in zip(golds, aspects)
+            for (gold, bridge), aspect in zip(golds, aspects, strict=True)
         ]
         if kind == "mt":
             # one draw for the whole grid: the other draws (and every byte of the benchmark) keep their order
@@ -617,7 +617,7 @@ class Generator:
                 f"According to that earlier work, how does the {aspects[0]} work?"
             )
         parts = []
-        for (gold, bridge), aspect in zip(golds, aspects):
+        for (gold, bridge), aspect in zip(golds, aspects, strict=True):
             parts.append(
                 f"the {aspect} of {gold.method}"
                 if depth == 1

@@ -7,11 +7,13 @@ the episode never looks at message text.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Collection
 from contextvars import ContextVar
 from typing import Any, Protocol
 
 from sandbox.prompts import STOP_NOW, SUMMARIZE_PROMPT
-from sandbox.records import AssistantTurn, ErrorKind, ToolCall
+from sandbox.records import AssistantTurn, ChatRole, ErrorKind, ToolCall, ToolSchema, WireMessage
 
 
 class ModelError(Exception):
@@ -70,7 +72,7 @@ class Agent(Protocol):
 
     name: str
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn: ...
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn: ...
 
 
 def call(name: str, n: int, **args: Any) -> ToolCall:
@@ -78,7 +80,7 @@ def call(name: str, n: int, **args: Any) -> ToolCall:
     return ToolCall(id=f"call_{n}", name=name, args=args)
 
 
-def turn_number(messages: list[dict[str, Any]]) -> int:
+def turn_number(messages: list[WireMessage]) -> int:
     """The number of the turn about to be taken: one more than the assistant turns already in the conversation.
 
     Scripted agents number their call ids with it rather than with a counter of their own, so a
@@ -95,13 +97,15 @@ STOP_TEXT: ContextVar[str] = ContextVar("stop_text", default=STOP_NOW)
 SUMMARIZE_TEXT: ContextVar[str] = ContextVar("summarize_text", default=SUMMARIZE_PROMPT)
 
 
-def answer_now(messages: list[dict[str, Any]]) -> bool:
+def answer_now(messages: list[WireMessage]) -> bool:
     """Whether the harness has just told the agent to answer immediately (the token axis's STOP)."""
-    last = messages[-1] if messages else {}
-    return last.get("role") == "user" and (last.get("content") or "").startswith(STOP_TEXT.get())
+    if not messages:
+        return False
+    last = messages[-1]
+    return last["role"] == "user" and (last.get("content") or "").startswith(STOP_TEXT.get())
 
 
-def summary_requested(messages: list[dict[str, Any]]) -> bool:
+def summary_requested(messages: list[WireMessage]) -> bool:
     """Whether the last turn's submit was answered with the summarize strategy's request (`sandbox.strategies`):
     the agent's next reply is its summary, which then replaces the conversation."""
     return any(text.startswith(SUMMARIZE_TEXT.get()) for text in tool_results(messages))
@@ -112,7 +116,7 @@ def same_calls(a: AssistantTurn, b: AssistantTurn) -> bool:
     return [(c.name, c.args) for c in a.tool_calls] == [(c.name, c.args) for c in b.tool_calls]
 
 
-def tool_results(messages: list[dict[str, Any]]) -> list[str]:
+def tool_results(messages: list[WireMessage]) -> list[str]:
     """The tool-result texts of the last turn (what a scripted agent may see), footers stripped."""
     out: list[str] = []
     for msg in reversed(messages):
@@ -121,6 +125,19 @@ def tool_results(messages: list[dict[str, Any]]) -> list[str]:
         elif msg.get("role") == "assistant":
             break
     return list(reversed(out))
+
+
+BUDGET_USED = re.compile(r"Budget used: (\d+)\s*$")  # the status footer's last field
+
+
+def last_budget_used(messages: list[WireMessage], roles: Collection[ChatRole]) -> int | None:
+    """The points used as the latest message from one of `roles` ending in a status footer states them (None before
+    any footer): what a scripted agent knows of its spending."""
+    for msg in reversed(messages):
+        m = BUDGET_USED.search(msg.get("content") or "") if msg.get("role") in roles else None
+        if m:
+            return int(m.group(1))
+    return None
 
 
 FOOTER_MARK = "\nTurn: "

@@ -19,8 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox.prompts import STOP_NOW
-from sandbox.records import AssistantTurn, ToolCall, Usage
+from sandbox.records import AssistantTurn, StepUsage, ToolCall, ToolSchema, Usage, WireMessage
 from sandbox.words import split_words
+from storage.json_types import JsonObject
 
 PREFIX_MARK = "prefix"  # `usage.raw[PREFIX_MARK]` marks a replayed turn: no new model call, no new cost
 
@@ -28,36 +29,45 @@ PREFIX_MARK = "prefix"  # `usage.raw[PREFIX_MARK]` marks a replayed turn: no new
 def prefix_turns(steps: list[dict[str, Any]], termination: str | None, stop: str = STOP_NOW) -> list[AssistantTurn]:
     """The assistant turns to replay: all of them but a final turn that submitted or was the forced STOP call
     (`stop`: the STOP instruction as the run's prompts word it, `--prompts`)."""
-    turns = []
-    for s in steps:
-        if s["kind"] != "assistant":
-            continue
-        usage = s.get("usage") or {}
-        calls = [
-            ToolCall(c.get("id") or f"prefix_{i}", c.get("name") or "", c.get("args"))
-            for i, c in enumerate(s.get("tool_args") or [])
-        ]
-        raw = dict(usage.get("raw") or {}) if isinstance(usage.get("raw") or {}, dict) else {"raw": usage.get("raw")}
-        raw[PREFIX_MARK] = True
-        reasoning = split_words(s.get("text"), s.get("reasoning_chars")).reasoning or None
-        turns.append(
-            AssistantTurn(
-                text=s.get("text"),
-                reasoning=reasoning,
-                tool_calls=calls,
-                usage=Usage(
-                    prompt=usage.get("prompt", 0),
-                    completion=usage.get("completion", 0),
-                    cache_read=usage.get("cache_read", 0),
-                    cache_creation=usage.get("cache_creation", 0),
-                    raw=raw,
-                ),
-            )
-        )
-    stopped = any(s["kind"] == "nudge" and (s.get("text") or "").startswith(stop) for s in steps)
-    if turns and (stopped or termination == "answer" or any(c.name == "submit_answer" for c in turns[-1].tool_calls)):
+    turns = [_stored_turn(s) for s in steps if s["kind"] == "assistant"]
+    if turns and _answered_last(steps, termination, turns[-1], stop):
         turns.pop()
     return turns
+
+
+def _stored_turn(step: dict[str, Any]) -> AssistantTurn:
+    """A stored assistant step as the turn it was: text, reasoning, calls (an id-less one numbered) and usage."""
+    calls = [
+        ToolCall(c.get("id") or f"prefix_{i}", c.get("name") or "", c.get("args"))
+        for i, c in enumerate(step.get("tool_args") or [])
+    ]
+    return AssistantTurn(
+        text=step.get("text"),
+        reasoning=split_words(step.get("text"), step.get("reasoning_chars")).reasoning or None,
+        tool_calls=calls,
+        usage=_replayed_usage(step.get("usage") or StepUsage()),
+    )
+
+
+def _replayed_usage(usage: StepUsage) -> Usage:
+    """A stored step's usage, its raw record marked as a replayed turn's (`PREFIX_MARK`)."""
+    raw = usage.get("raw") or {}
+    marked: JsonObject = dict(raw) if isinstance(raw, dict) else {"raw": raw}
+    marked[PREFIX_MARK] = True
+    return Usage(
+        prompt=usage.get("prompt", 0),
+        completion=usage.get("completion", 0),
+        cache_read=usage.get("cache_read", 0),
+        cache_creation=usage.get("cache_creation", 0),
+        raw=marked,
+    )
+
+
+def _answered_last(steps: list[dict[str, Any]], termination: str | None, last: AssistantTurn, stop: str) -> bool:
+    """Whether the stored episode's last turn was its answer: it was told to STOP, ended on an answer, or the last
+    turn submitted."""
+    stopped = any(s["kind"] == "nudge" and (s.get("text") or "").startswith(stop) for s in steps)
+    return stopped or termination == "answer" or any(c.name == "submit_answer" for c in last.tool_calls)
 
 
 class ContinuationAgent:
@@ -70,7 +80,7 @@ class ContinuationAgent:
         self.prefix = list(prefix)
         self.replayed = 0
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         if self.prefix:
             self.replayed += 1
             turn = self.prefix.pop(0)
@@ -82,7 +92,7 @@ class ContinuationAgent:
 
 
 def unique_ids(
-    turn: AssistantTurn, messages: list[dict[str, Any]], used: frozenset[str] | set[str] = frozenset()
+    turn: AssistantTurn, messages: list[WireMessage], used: frozenset[str] | set[str] = frozenset()
 ) -> AssistantTurn:
     """The turn with every call id the conversation already holds, `used` holds (the episode's ids from before its
     history was replaced by a summary) or the turn repeats renamed `<id>-<n>` (letters, digits, `_` and `-` only:
@@ -91,11 +101,27 @@ def unique_ids(
     The provider-native message (`raw`), when it lists the calls, is renamed alike, so tool results
     still answer the ids the model's own message carries.
     """
+    renamed = _fresh_ids(turn.tool_calls, _ids_in(messages) | set(used))
+    if not renamed:
+        return turn
+    for i, new in renamed.items():
+        turn.tool_calls[i] = ToolCall(new, turn.tool_calls[i].name, turn.tool_calls[i].args)
+    if turn.raw is not None:
+        turn.raw = _raw_with_ids(turn.raw, turn.tool_calls)
+    return turn
+
+
+def _ids_in(messages: list[WireMessage]) -> set[str | None]:
+    """The call ids a conversation holds: its assistant messages' calls and its tool results'."""
     taken = {tc.get("id") for m in messages if m.get("role") == "assistant" for tc in (m.get("tool_calls") or [])}
-    taken |= {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
-    taken |= set(used)
+    return taken | {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
+
+
+def _fresh_ids(calls: list[ToolCall], taken: set[str | None]) -> dict[int, str]:
+    """{position: new id} for each call whose id is taken (or repeats an earlier call's): `<id>-<n>`, the first n
+    from 2 that is free."""
     renamed: dict[int, str] = {}
-    for i, c in enumerate(turn.tool_calls):
+    for i, c in enumerate(calls):
         new, n = c.id, 1
         while new in taken:
             n += 1
@@ -103,12 +129,12 @@ def unique_ids(
         taken.add(new)
         if new != c.id:
             renamed[i] = new
-    if not renamed:
-        return turn
-    for i, new in renamed.items():
-        turn.tool_calls[i] = ToolCall(new, turn.tool_calls[i].name, turn.tool_calls[i].args)
-    raw = turn.raw or {}
+    return renamed
+
+
+def _raw_with_ids(raw: WireMessage, calls: list[ToolCall]) -> WireMessage:
+    """The provider-native message with the ids of `calls`, when it lists as many calls (else as it is)."""
     raw_calls = raw.get("tool_calls")
-    if isinstance(raw_calls, list) and len(raw_calls) == len(turn.tool_calls):
-        turn.raw = {**raw, "tool_calls": [{**rc, "id": c.id} for rc, c in zip(raw_calls, turn.tool_calls)]}
-    return turn
+    if not isinstance(raw_calls, list) or len(raw_calls) != len(calls):
+        return raw
+    return {**raw, "tool_calls": [{**rc, "id": c.id} for rc, c in zip(raw_calls, calls, strict=True)]}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandbox.records import AssistantTurn, Usage
+from sandbox.records import AssistantTurn, ToolSchema, Usage, WireMessage
 
 CHARS_PER_TOKEN = 4
 
@@ -25,14 +25,14 @@ class EstimatedUsage:
         self.agent = agent
         self.name = agent.name
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         turn = await self.agent.act(messages, tools)
         prompt = sum(estimate(str(m.get("content") or "")) for m in messages) + estimate(json.dumps(tools))
         reply = (turn.text or "") + "".join(json.dumps(c.args, default=str) + c.name for c in turn.tool_calls)
         turn.usage = Usage(prompt=prompt, completion=estimate(reply), raw={"estimated": True})
         return turn
 
-    async def replay(self, messages: list[dict[str, Any]], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+    async def replay(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...], turn: AssistantTurn) -> None:
         """Pass a replayed turn (continuation) on to the wrapped agent, if it keeps state."""
         replay = getattr(self.agent, "replay", None)
         if replay is not None:

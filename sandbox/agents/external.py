@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from sandbox.agents.base import split_footer, turn_number
-from sandbox.records import AssistantTurn, ToolCall
+from sandbox.records import AssistantTurn, ToolCall, ToolSchema, WireMessage
+from storage.json_types import JsonObject
 
 MCP_PREFIX = "mcp:"
 
@@ -45,7 +45,7 @@ class Observation:
     """
 
     turn: int  # the turn the agent is about to take (1-based)
-    messages: tuple[dict[str, Any], ...]
+    messages: tuple[WireMessage, ...]
 
     @property
     def footer(self) -> str | None:
@@ -87,7 +87,7 @@ class ExternalAgent:
         """True while the episode waits for the next call."""
         return self._pending is not None and not self._pending.done()
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         fresh = tuple(m for m in messages[self._read :] if m.get("role") != "assistant")
         self._read = len(messages)
         self._turn = turn_number(messages)
@@ -107,7 +107,7 @@ class ExternalAgent:
     def call_id(self) -> str:
         return f"call_{self._turn}"
 
-    def send(self, name: str, args: dict[str, Any]) -> ToolCall:
+    def send(self, name: str, args: JsonObject) -> ToolCall:
         """This turn's call (from the loop that runs the episode). Raises NotYourTurn when none is awaited."""
         if not self.waiting:
             raise NotYourTurn("the episode is not waiting for a call")

@@ -25,9 +25,18 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.agents.base import answer_now, call, same_calls, summary_requested, tool_results, turn_number
-from sandbox.records import TOOL_NAMES, AssistantTurn, Caps, Item
+from sandbox.agents.base import (
+    answer_now,
+    call,
+    last_budget_used,
+    same_calls,
+    summary_requested,
+    tool_results,
+    turn_number,
+)
+from sandbox.records import TOOL_NAMES, AssistantTurn, Caps, Item, ToolSchema, WireMessage
 from sandbox.tools import listed_papers, listed_sections
+from storage.json_types import JsonObject, JsonValue
 
 _WORD = re.compile(r"\w+")
 STOP = frozenset(
@@ -121,7 +130,7 @@ class Candidate:
 class _State:
     candidates: dict[str, Candidate] = field(default_factory=dict)
     reads: list[tuple[str, str]] = field(default_factory=list)  # (paper id, text)
-    pending: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    pending: list[tuple[str, JsonObject]] = field(default_factory=list)  # calls to make: (tool, arguments)
     listing_for: str | None = None
     reading: str | None = None
     used: int = 0
@@ -154,24 +163,25 @@ class HeuristicAgent:
 
     # ------------------------------------------------------------ observing
 
-    def _observe(self, messages: list[dict[str, Any]]) -> None:
+    def _observe(self, messages: list[WireMessage]) -> None:
         for text in tool_results(messages):
-            for entry in listed_papers(text):
-                if entry.has_text is None:  # an entry whose full-text line cannot be read is no candidate
-                    continue
-                cand = self.s.candidates.setdefault(entry.paper_id, Candidate(entry.paper_id))
-                cand.text = f"{cand.text} {entry.title} {entry.abstract}"
-                cand.has_text = entry.has_text
+            self._note_candidates(text)
             if text.startswith("Sections for paper") and self.s.listing_for:
                 self._choose_section(self.s.listing_for, listed_sections(text))
             elif text.startswith("===") and self.s.reading:
                 self.s.reads.append((self.s.reading, text))
                 self.s.reading = None
-        for msg in reversed(messages):
-            m = re.search(r"Budget used: (\d+)\s*$", msg.get("content") or "") if msg.get("role") != "system" else None
-            if m:
-                self.s.used = int(m.group(1))
-                break
+        used = last_budget_used(messages, ("user", "assistant", "tool"))
+        self.s.used = self.s.used if used is None else used
+
+    def _note_candidates(self, text: str) -> None:
+        """Add the papers a result lists to the candidates (their title and abstract to the text scored)."""
+        for entry in listed_papers(text):
+            if entry.has_text is None:  # an entry whose full-text line cannot be read is no candidate
+                continue
+            cand = self.s.candidates.setdefault(entry.paper_id, Candidate(entry.paper_id))
+            cand.text = f"{cand.text} {entry.title} {entry.abstract}"
+            cand.has_text = entry.has_text
 
     def _choose_section(self, pid: str, sections: list[tuple[str, str]]) -> None:
         self.s.listing_for = None
@@ -242,10 +252,10 @@ class HeuristicAgent:
             scores.append((support, self.rng.random(), i))
         return max(scores)[2]
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         return self._decide(messages, tools)
 
-    async def replay(self, messages: list[dict[str, Any]], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+    async def replay(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...], turn: AssistantTurn) -> None:
         """Be walked through a replayed turn: decide as if live (same state changes, same random draws).
 
         Should the stored turn differ from that decision (a prefix from another version or agent),
@@ -262,7 +272,7 @@ class HeuristicAgent:
             self.s.pending.insert(0, (undone.name, dict(undone.args)))
         self._issued(actual.name, actual.args)
 
-    def _decide(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    def _decide(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         self._observe(messages)
         n = turn_number(messages)
         if answer_now(messages):
@@ -272,18 +282,24 @@ class HeuristicAgent:
         distraction = self._distraction(tools, n)
         if distraction is not None:
             return distraction
-        offered = {t["name"] for t in tools}
+        queued = self._next_call({t["name"] for t in tools}, n)
+        return queued if queued is not None else self._submit(n)
+
+    def _next_call(self, offered: set[str], n: int) -> AssistantTurn | None:
+        """The next queued call among the tools offered (planning more when the queue is empty), or None when
+        nothing is left to do or the budget cannot pay for it (the pending call is dropped)."""
         self.s.pending = [p for p in self.s.pending if p[0] in offered]
         if not self.s.pending:
             self._plan()
             self.s.pending = [p for p in self.s.pending if p[0] in offered]
-        if self.s.pending:
-            name, args = self.s.pending.pop(0)
-            cost = READ_COST if name == "read_section" else NAV_COST
-            if self.budget - self.s.used >= cost:
-                self._issued(name, args)
-                return AssistantTurn(None, [call(name, n, **args)])
-        return self._submit(n)
+        if not self.s.pending:
+            return None
+        name, args = self.s.pending.pop(0)
+        cost = READ_COST if name == "read_section" else NAV_COST
+        if self.budget - self.s.used < cost:
+            return None
+        self._issued(name, args)
+        return AssistantTurn(None, [call(name, n, **args)])
 
     def summary(self) -> str:
         """The summarize strategy's four points, from what it has done (its state is its memory: it keeps it when
@@ -297,7 +313,7 @@ class HeuristicAgent:
             f"Remaining: {left} unvisited candidate(s) with full text."
         )
 
-    def _distraction(self, tools: tuple[dict, ...], n: int) -> AssistantTurn | None:
+    def _distraction(self, tools: tuple[ToolSchema, ...], n: int) -> AssistantTurn | None:
         """With probability `distractible`, a call to one of the out-of-domain tools offered (None otherwise, or when
         none is offered: the draw is made only then, so a plain run is untouched)."""
         extra = [t for t in tools if t["name"] not in TOOL_NAMES]
@@ -321,7 +337,7 @@ class HeuristicAgent:
         )
 
 
-_PLACEHOLDERS: dict[str, Any] = {
+_PLACEHOLDERS: dict[str, JsonValue] = {
     "string": "example",
     "integer": 1,
     "number": 1.0,
@@ -331,14 +347,16 @@ _PLACEHOLDERS: dict[str, Any] = {
 }
 
 
-def placeholder_arguments(schema: dict[str, Any]) -> dict[str, Any]:
+def placeholder_arguments(schema: ToolSchema) -> JsonObject:
     """The required arguments of a tool schema, each a placeholder of its type."""
     params = schema.get("parameters") or {}
-    props = params.get("properties") or {}
-    return {name: _placeholder(props.get(name)) for name in params.get("required") or []}
+    props, required = params.get("properties"), params.get("required")
+    known = props if isinstance(props, dict) else {}
+    names = required if isinstance(required, list) else []
+    return {name: _placeholder(known.get(name)) for name in names if isinstance(name, str)}
 
 
-def _placeholder(prop: Any) -> Any:
+def _placeholder(prop: JsonValue) -> JsonValue:
     """A placeholder of the property's JSON type ("example" for a type not listed)."""
-    kind: Any = (prop or {}).get("type")
-    return _PLACEHOLDERS.get(kind, "example")
+    kind = prop.get("type") if isinstance(prop, dict) else None
+    return _PLACEHOLDERS.get(kind, "example") if isinstance(kind, str) else "example"

@@ -40,7 +40,7 @@ from sandbox.agents.replies import (
 from sandbox.agents.textcalls import TextCalls, cut_off_call, find_text_calls, prose
 from sandbox.agents.wire import Clients, Wire, recording
 from sandbox.pricing import Price, cost, price_for
-from sandbox.records import TOOL_NAMES, AssistantTurn, ToolCall
+from sandbox.records import TOOL_NAMES, AssistantTurn, ToolCall, ToolSchema, WireMessage, WireTool
 from sandbox.words import merge_reasoning
 
 KEY_ENV = {
@@ -205,18 +205,18 @@ class LLMAgent:
         self.key = config.api_key()
         self.session = session or Session.open(config)
         self.anthropic = self.session.provider == providers.ANTHROPIC
-        self._tools: tuple[tuple[dict, ...], list[dict]] | None = None
+        self._tools: tuple[tuple[ToolSchema, ...], list[WireTool]] | None = None
         # the tools a call written as text may name: the protocol's and those offered (the general-agent setting's)
         self.names: frozenset[str] = frozenset(TOOL_NAMES)
 
-    def _tool_list(self, tools: tuple[dict, ...]) -> list[dict[str, Any]]:
+    def _tool_list(self, tools: tuple[ToolSchema, ...]) -> list[WireTool]:
         """The tools field, built once per episode (the schemas do not change between turns)."""
         if self._tools is None or self._tools[0] is not tools:
-            built = [{"type": "function", "function": schema} for schema in tools]
+            built: list[WireTool] = [{"type": "function", "function": schema} for schema in tools]
             self._tools = (tools, providers.cached_tools(built) if self.anthropic else built)
         return self._tools[1]
 
-    def request(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> dict[str, Any]:
+    def request(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> dict[str, Any]:
         """The litellm.acompletion arguments for this turn: the call itself plus how to send it."""
         cfg = self.config
         req: dict[str, Any] = {
@@ -229,7 +229,7 @@ class LLMAgent:
             req["api_base"] = cfg.base_url
         return req
 
-    def call(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> dict[str, Any]:
+    def call(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> dict[str, Any]:
         """What this turn asks the model, whichever client sends it: model, messages, tools, sampling, extras."""
         cfg = self.config
         req: dict[str, Any] = {"model": cfg.model}
@@ -246,7 +246,7 @@ class LLMAgent:
         req.update(cfg.extra)
         return req
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         self.names = frozenset(TOOL_NAMES) | {t["name"] for t in tools if isinstance(t.get("name"), str)}
         native = self.session.native
         if native is not None:
@@ -279,7 +279,7 @@ class LLMAgent:
             raise NonTransientModelError(scrub(f"unreadable response: {type(exc).__name__}: {exc}", self.key)) from None
 
     async def _act_native(
-        self, native: NativeClient, messages: list[dict[str, Any]], tools: tuple[dict, ...]
+        self, native: NativeClient, messages: list[WireMessage], tools: tuple[ToolSchema, ...]
     ) -> AssistantTurn:
         """The same call through the native client: the same body, read and classified by the same functions."""
         body = providers.wire_body(self.call(messages, tools))
@@ -363,7 +363,7 @@ class LLMAgent:
         priced = cost(self.price, read)
         if self.text_tools:
             written = native_calls and not found.calls  # calls that came only as tool_calls: written into the text
-            raw = {"role": "assistant", "content": with_tagged_calls(content, calls if written else [])}
+            raw: WireMessage = {"role": "assistant", "content": with_tagged_calls(content, calls if written else [])}
         else:
             raw = native_history(msg, content, calls, found.spans + cut_span, reasoning)
         return AssistantTurn(
@@ -422,10 +422,10 @@ def native_history(
     calls: list[ToolCall],
     spans: list[tuple[int, int]],
     reasoning: str | None,
-) -> dict[str, Any]:
+) -> WireMessage:
     """The assistant message a native-mode history sends back: the prose without the call text in `spans`, the
     calls as structured `tool_calls`, and the thinking the provider needs replayed."""
-    raw: dict[str, Any] = {"role": "assistant", "content": content}
+    raw: WireMessage = {"role": "assistant", "content": content}
     if content and spans:
         kept = prose(content, spans)
         raw["content"] = kept or None  # nothing but calls (or a cut-off one): no prose to send
@@ -454,9 +454,9 @@ def with_tagged_calls(content: str | None, calls: list[ToolCall]) -> str:
     return "\n".join([content, *blocks] if content else blocks)
 
 
-def text_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def text_history(messages: list[WireMessage]) -> list[WireMessage]:
     """Text-tools history: assistant text only; each turn's results as one user message of tagged blocks."""
-    out: list[dict[str, Any]] = []
+    out: list[WireMessage] = []
     pending: list[str] = []
     for msg in messages:
         if msg.get("role") == "tool":

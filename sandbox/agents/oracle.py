@@ -7,11 +7,10 @@ Told to answer now (STOP) it answers at once; `replay` walks its plan through a 
 
 from __future__ import annotations
 
-from typing import Any
-
 from sandbox.agents.base import answer_now, call, same_calls, summary_requested, turn_number
-from sandbox.records import AssistantTurn, Item
+from sandbox.records import AssistantTurn, Item, ToolSchema, WireMessage
 from sandbox.sections import alias
+from storage.json_types import JsonObject
 
 
 class OracleAgent:
@@ -21,12 +20,12 @@ class OracleAgent:
         self.item = item
         self.plan = self._plan()
 
-    def _plan(self) -> list[tuple[str, dict[str, Any]]]:
+    def _plan(self) -> list[tuple[str, JsonObject]]:
         item = self.item
-        plan: list[tuple[str, dict[str, Any]]] = [("get_references", {"paper_id": item.seed_paper_id})]
+        plan: list[tuple[str, JsonObject]] = [("get_references", {"paper_id": item.seed_paper_id})]
         for bridge in item.bridge_paper_ids:
             plan.append(("get_references", {"paper_id": bridge}))
-        for gold_id, gold_arx in zip(item.gold_paper_ids, item.gold_arxiv_ids):
+        for gold_id, gold_arx in zip(item.gold_paper_ids, item.gold_arxiv_ids, strict=True):
             plan.append(("list_sections", {"paper_id": gold_id}))
             plan.append(("read_section", {"paper_id": gold_id, "section": alias(self._section(gold_arx))}))
         letter = "ABCD"[item.correct_index]
@@ -41,10 +40,10 @@ class OracleAgent:
         chosen = direct or resolved
         return chosen[0] if chosen else 0
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         return self._decide(messages, tools)
 
-    async def replay(self, messages: list[dict[str, Any]], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+    async def replay(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...], turn: AssistantTurn) -> None:
         """Advance the plan past a replayed turn; a stored call that was not the plan's next puts that step back."""
         mine = self._decide(messages, tools)
         if not turn.tool_calls or same_calls(mine, turn):
@@ -54,7 +53,7 @@ class OracleAgent:
         if undone.name != "submit_answer":
             self.plan.insert(0, (undone.name, undone.args))
 
-    def _decide(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    def _decide(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         offered = {t["name"] for t in tools}
         while self.plan and self.plan[0][0] not in offered:
             self.plan.pop(0)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sandbox.pricing import bare_model
 
-PRESETS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+# (model-name prefixes, sampling settings by parameter name: an effort word or thinking tokens, a number)
+PRESETS: list[tuple[tuple[str, ...], dict[str, str | int | float]]] = [
     (("claude-opus-4-6", "claude-sonnet-4-6"), {"reasoning_effort": "medium"}),
     (
         ("claude-opus-4-1", "claude-opus-4", "claude-opus-4-5", "claude-sonnet-4-5", "claude-sonnet-4"),
@@ -31,10 +30,10 @@ PRESETS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
 DEFAULT_MAX_TOKENS = 16_384
 
 
-def preset_for(model: str) -> dict[str, Any]:
+def preset_for(model: str) -> dict[str, str | int | float]:
     """The longest case-insensitive prefix match over the bare model name (provider prefix dropped)."""
     name = bare_model(model).lower()
-    best: tuple[int, dict[str, Any]] = (0, {})
+    best: tuple[int, dict[str, str | int | float]] = (0, {})
     for prefixes, preset in PRESETS:
         for p in prefixes:
             if name.startswith(p) and len(p) > best[0]:

@@ -20,11 +20,13 @@ import re
 from typing import Any
 
 from sandbox.pricing import bare_model
+from sandbox.records import WireMessage, WireTool
+from storage.json_types import JsonObject
 
 ANTHROPIC = "anthropic"
 GOOGLE = ("gemini", "vertex_ai", "vertex_ai_beta")
 THINKING_BUDGETS = {"low": 4096, "medium": 8192, "high": 16384}
-EPHEMERAL = {"type": "ephemeral"}
+EPHEMERAL: JsonObject = {"type": "ephemeral"}
 OPENAI_STANDARD = ("temperature", "top_p", "max_tokens", "max_completion_tokens", "reasoning_effort")
 # Routes whose successful replies are OpenAI chat completions (a `choices` list), so a body without one is an error.
 CHAT_COMPLETIONS = frozenset({"openai", "custom_openai", "hosted_vllm", "deepseek", "together_ai", "xai", "openrouter"})
@@ -60,7 +62,9 @@ def thinking_budget(effort: str) -> int:
     )
 
 
-def request_params(provider: str, model: str, sampling: dict[str, Any], supported: set[str] | None) -> dict[str, Any]:
+def request_params(
+    provider: str, model: str, sampling: dict[str, str | int | float], supported: set[str] | None
+) -> dict[str, Any]:
     """The acompletion keyword arguments for these sampling settings on this provider."""
     s = dict(sampling)
     out: dict[str, Any] = {}
@@ -99,14 +103,14 @@ def supported_params(model: str, provider: str) -> set[str] | None:
     return set(params) if params else None
 
 
-def cached_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def cached_tools(tools: list[WireTool]) -> list[WireTool]:
     """Anthropic: the last tool definition carries a static ephemeral cache marker."""
     if not tools:
         return tools
     return [*tools[:-1], {**tools[-1], "cache_control": EPHEMERAL}]
 
 
-def cache_marked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def cache_marked(messages: list[WireMessage]) -> list[WireMessage]:
     """Anthropic: markers on the system prompt and on the last tool result of the latest read_section turn.
 
     The reference moves the tool-result marker each time a turn reads a section (earlier ones

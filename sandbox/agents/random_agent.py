@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
 
-from sandbox.agents.base import answer_now, call, same_calls, tool_results, turn_number
-from sandbox.records import AssistantTurn, Caps, Item
+from sandbox.agents.base import answer_now, call, last_budget_used, same_calls, tool_results, turn_number
+from sandbox.records import AssistantTurn, Caps, Item, ToolCall, ToolSchema, WireMessage
 
 PAPER_ID = re.compile(r"\[\d+\] (\S+)")
 ALIAS = re.compile(r"^  \(([A-Z]+)\) ", re.M)
-BUDGET_USED = re.compile(r"Budget used: (\d+)\s*$")
 NAVIGATION = ("get_paper_info", "get_references", "search_papers", "list_sections")
 
 
@@ -31,7 +29,7 @@ class RandomAgent:
         self.last_paper: str | None = None
         self.n = 0  # the number of the turn being decided (ids are call_<n>)
 
-    def _observe(self, messages: list[dict[str, Any]]) -> int:
+    def _observe(self, messages: list[WireMessage]) -> int:
         """Learn paper ids and section aliases from the last results; return points used so far."""
         for text in tool_results(messages):
             for pid in PAPER_ID.findall(text):
@@ -40,18 +38,12 @@ class RandomAgent:
             found = ALIAS.findall(text)
             if found and self.last_paper:
                 self.aliases[self.last_paper] = found
-        used = 0
-        for msg in reversed(messages):
-            m = BUDGET_USED.search(msg.get("content") or "") if msg.get("role") in ("tool", "user") else None
-            if m:
-                used = int(m.group(1))
-                break
-        return used
+        return last_budget_used(messages, ("tool", "user")) or 0
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         return self._decide(messages, tools)
 
-    async def replay(self, messages: list[dict[str, Any]], tools: tuple[dict, ...], turn: AssistantTurn) -> None:
+    async def replay(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...], turn: AssistantTurn) -> None:
         """Decide as if live on a replayed turn; if the stored call differs, remember the paper it named."""
         mine = self._decide(messages, tools)
         if turn.tool_calls and not same_calls(mine, turn):
@@ -59,27 +51,33 @@ class RandomAgent:
             pid = args.get("paper_id") if isinstance(args, dict) else None
             self.last_paper = pid if isinstance(pid, str) else self.last_paper
 
-    def _decide(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
-        used = self._observe(messages)
-        left = self.budget - used
+    def _decide(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
+        left = self.budget - self._observe(messages)
         self.n = turn_number(messages)
         offered = {t["name"] for t in tools}
         if answer_now(messages) or left < 1 or self.rng.random() < 0.12 or not (offered & set(NAVIGATION)):
             return self._submit()
+        return AssistantTurn(None, [self._call(self.rng.choice(self._options(offered, left)))])
+
+    def _options(self, offered: set[str], left: int) -> list[str]:
+        """The tools to draw from: the navigation offered, and reading twice as likely once a section is known."""
         options = [n for n in NAVIGATION if n in offered]
         if left >= 5 and self.aliases and "read_section" in offered:
             options += ["read_section"] * 2
-        name = self.rng.choice(options)
+        return options
+
+    def _call(self, name: str) -> ToolCall:
+        """A call of `name` with random arguments: a known section, words of the question, or a paper seen."""
         if name == "read_section":
             pid = self.rng.choice(sorted(self.aliases))
-            return AssistantTurn(None, [call(name, self.n, paper_id=pid, section=self.rng.choice(self.aliases[pid]))])
+            return call(name, self.n, paper_id=pid, section=self.rng.choice(self.aliases[pid]))
         if name == "search_papers":
             words = [w for w in re.findall(r"\w+", self.item.question) if len(w) > 3]
             query = " ".join(self.rng.sample(words, min(3, len(words)))) or "method"
-            return AssistantTurn(None, [call(name, self.n, query=query)])
+            return call(name, self.n, query=query)
         pid = self.rng.choice(self.seen)
         self.last_paper = pid
-        return AssistantTurn(None, [call(name, self.n, paper_id=pid)])
+        return call(name, self.n, paper_id=pid)
 
     def _submit(self) -> AssistantTurn:
         letter = self.rng.choice("ABCD")

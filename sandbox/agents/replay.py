@@ -24,10 +24,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from sandbox.agents.base import InfrastructureError, NonTransientModelError, TransientModelError
-from sandbox.records import AssistantTurn, Caps, Item, Usage
+from sandbox.records import AssistantTurn, Caps, Item, ToolSchema, Usage, WireMessage
 from sandbox.reference_log import LoggedTurn, ReferenceLog
 
 _ABANDONED = re.compile(r"^Abandoned after \d+ transient retries: (.*)$", re.S)
@@ -54,7 +53,7 @@ class ReplayAgent:
         """Records the episode never asked for (it ended earlier than the reference did)."""
         return len(self.log.turns) - self.pos
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         if self._sticky is not None:
             raise TransientModelError(self._sticky, retry_after=0)
         if self.pos >= len(self.log.turns):
@@ -118,16 +117,24 @@ def caps_from_logs(logs: Iterable[ReferenceLog], default: Caps = DEFAULT_CAPS) -
     logs = list(logs)
     budgets = Counter(log.budget_total for log in logs if log.budget_total is not None)
     budget = budgets.most_common(1)[0][0] if budgets else default.budget
-    spans = [max((t.turn for t in log.turns), default=-1) + 1 for log in logs]
-    capped = [s for log, s in zip(logs, spans) if log.terminated_by == "max_turns"]
-    max_turns = max(1, max(capped) if capped else max([default.max_turns, *spans]))
-    token_caps = [n[1] for log in logs for t in log.turns if t.kind == "token_limit" and (n := t.token_limit_numbers())]
-    max_tokens = Counter(token_caps).most_common(1)[0][0] if token_caps else default.max_tokens_total
     disabled = sorted(set().union(*(log.disabled_tools for log in logs)) | set(default.disabled_tools))
     return Caps(
         budget=budget,
-        max_turns=max_turns,
-        max_tokens_total=max_tokens,
+        max_turns=_logged_max_turns(logs, default.max_turns),
+        max_tokens_total=_logged_token_cap(logs, default.max_tokens_total),
         costs=default.costs,
         disabled_tools=tuple(disabled),
     )
+
+
+def _logged_max_turns(logs: list[ReferenceLog], default: int) -> int:
+    """The turn cap: the turn count of the max_turns endings, else `default` (raised to the longest log's)."""
+    spans = [max((t.turn for t in log.turns), default=-1) + 1 for log in logs]
+    capped = [s for log, s in zip(logs, spans, strict=True) if log.terminated_by == "max_turns"]
+    return max(1, max(capped) if capped else max([default, *spans]))
+
+
+def _logged_token_cap(logs: list[ReferenceLog], default: int) -> int:
+    """The token cap: the most common figure the token-limit notes state, else `default`."""
+    token_caps = [n[1] for log in logs for t in log.turns if t.kind == "token_limit" and (n := t.token_limit_numbers())]
+    return Counter(token_caps).most_common(1)[0][0] if token_caps else default

@@ -54,7 +54,7 @@ def _from_python(line: str, names: Collection[str] = TOOL_NAMES) -> tuple[str, A
     m = _PY_CALL.match(line)
     if not m or m.group(1) not in names:
         return None
-    args: dict[str, Any] = {}
+    args: dict[str, str | int] = {}  # keyword = a quoted string or an integer
     for key, single, double, number in _PY_ARG.findall(m.group(2)):
         args[key] = int(number) if number else (single if single else double)
     return m.group(1), args

@@ -15,7 +15,9 @@ import hashlib
 import json
 import random
 from collections.abc import Callable
-from typing import Any
+
+from sandbox.records import ToolSchema
+from storage.json_types import JsonObject
 
 Handler = Callable[[random.Random], str]
 
@@ -56,24 +58,24 @@ def _tests_outcome(rng: random.Random) -> str:
     return f"{passed} passed, 0 failed, {rng.randint(0, 3)} skipped in {rng.randint(1, 40)}.{rng.randint(0, 9)}s"
 
 
-def _obj(properties: dict[str, dict[str, Any]], required: tuple[str, ...]) -> dict[str, Any]:
+def _obj(properties: JsonObject, required: tuple[str, ...]) -> JsonObject:
     return {"type": "object", "properties": properties, "required": list(required)}
 
 
-def _s(description: str) -> dict[str, Any]:
+def _s(description: str) -> JsonObject:
     return {"type": "string", "description": description}
 
 
-def _i(description: str) -> dict[str, Any]:
+def _i(description: str) -> JsonObject:
     return {"type": "integer", "description": description}
 
 
-def _n(description: str) -> dict[str, Any]:
+def _n(description: str) -> JsonObject:
     return {"type": "number", "description": description}
 
 
 # name → (description, parameters, result). Results draw only on the generator seeded from (name, arguments).
-_TOOLS: dict[str, tuple[str, dict[str, Any], Handler]] = {
+_TOOLS: dict[str, tuple[str, JsonObject, Handler]] = {
     # code execution
     "run_python": (
         "Execute a Python code snippet in an isolated sandbox and return its standard output and the "
@@ -535,7 +537,7 @@ _NOTES: dict[str, tuple[tuple[str, ...], str]] = {
 _NOTE_OF = {name: note for names, note in _NOTES.values() for name in names}
 
 
-def builtin_tools() -> list[tuple[dict[str, Any], Handler]]:
+def builtin_tools() -> list[tuple[ToolSchema, Handler]]:
     """Every built-in tool as (OpenAI-style schema without the wrapper, result handler), in a fixed order; its
     description is its one-sentence summary followed by its domain's usage notes."""
     return [
@@ -544,7 +546,7 @@ def builtin_tools() -> list[tuple[dict[str, Any], Handler]]:
     ]
 
 
-def builtin_result(name: str, args: dict[str, Any], handler: Handler) -> str:
+def builtin_result(name: str, args: JsonObject, handler: Handler) -> str:
     """The deterministic result of one call: the handler fed a generator seeded from the name and arguments."""
     key = json.dumps([name, args], sort_keys=True, default=str)
     rng = random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))

@@ -16,6 +16,7 @@ from typing import Any
 from sandbox.extra_tools.registry import ExtraTool, RegistryError
 from sandbox.records import TOOL_NAMES
 from sandbox.tools import ToolOutcome
+from storage.json_types import JsonObject
 
 TIMEOUT_S = 30.0  # a call's timeout
 START_TIMEOUT_S = 60.0  # starting the server and listing its tools
@@ -43,7 +44,7 @@ class McpRegistry:
     def __init__(self, command: str, timeout_s: float = TIMEOUT_S):
         self.command = command
         self.timeout_s = timeout_s
-        self._queue: asyncio.Queue[tuple[str, Any, asyncio.Future] | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[str, JsonObject, asyncio.Future[ToolOutcome]] | None] = asyncio.Queue()
         self._listed: asyncio.Future[list[ExtraTool]] | None = None
         self._owner: asyncio.Task | None = None
         self._gone: str | None = None  # why the connection is over (every later call says it)
@@ -83,34 +84,9 @@ class McpRegistry:
                 client_info=types.Implementation(name="agenthop-workbench", version="1"),
                 read_timeout_seconds=self.timeout_s,
             ) as client:
-                listed = await client.list_tools()
-                tools = []
-                for t in listed.tools:
-                    if t.name in TOOL_NAMES:
-                        raise RegistryError(f"its tool '{t.name}' has the name of one of the protocol's seven tools")
-                    tools.append(ExtraTool(t.name, t.description or "", dict(t.input_schema or {"type": "object"})))
-                self._listed.set_result(tools)
-                while True:
-                    job = await self._queue.get()
-                    if job is None:
-                        break
-                    name, args, reply = job
-                    if reply.cancelled():
-                        continue
-                    try:
-                        result = await client.call_tool(name, args, read_timeout_seconds=self.timeout_s)
-                    # a timeout, a protocol error, a dropped stream: this call fails with its reason, the next one tries
-                    except Exception as exc:  # noqa: BLE001 — the agent sees it as the tool's error
-                        if not reply.done():
-                            reply.set_result(ToolOutcome(f"Error calling {name}: {_why(exc, self.timeout_s)}", "error"))
-                        continue
-                    if not reply.done():
-                        text = _text(result)
-                        reply.set_result(
-                            ToolOutcome(f"Error calling {name}: {text}", "error")
-                            if result.is_error
-                            else ToolOutcome(text)
-                        )
+                self._listed.set_result(await _listed_tools(client))
+                while (job := await self._queue.get()) is not None:
+                    await self._answer(client, *job)
         except BaseException as exc:  # the server exited, or the run is closing it
             self._gone = f"the MCP server has stopped ({_why(exc, self.timeout_s)})"
             if not self._listed.done():
@@ -119,10 +95,31 @@ class McpRegistry:
                 raise
         finally:
             self._gone = self._gone or "the MCP server connection is closed"
-            while not self._queue.empty():
-                job = self._queue.get_nowait()
-                if job is not None and not job[2].done():
-                    job[2].set_result(ToolOutcome(f"Error calling {job[0]}: {self._gone}", "error"))
+            self._fail_queued(self._gone)
+
+    def _fail_queued(self, why: str) -> None:
+        """Answer every call still queued with the tool's error `why` (the server is gone)."""
+        while not self._queue.empty():
+            job = self._queue.get_nowait()
+            if job is not None and not job[2].done():
+                job[2].set_result(ToolOutcome(f"Error calling {job[0]}: {why}", "error"))
+
+    async def _answer(self, client: Any, name: str, args: JsonObject, reply: asyncio.Future[ToolOutcome]) -> None:
+        """Make one queued call and settle its reply (unless its caller gave up): the result, or the tool's error."""
+        if reply.cancelled():
+            return
+        try:
+            result = await client.call_tool(name, args, read_timeout_seconds=self.timeout_s)
+        # a timeout, a protocol error, a dropped stream: this call fails with its reason, the next one tries
+        except Exception as exc:  # noqa: BLE001 — the agent sees it as the tool's error
+            if not reply.done():
+                reply.set_result(ToolOutcome(f"Error calling {name}: {_why(exc, self.timeout_s)}", "error"))
+            return
+        if not reply.done():
+            text = _text(result)
+            reply.set_result(
+                ToolOutcome(f"Error calling {name}: {text}", "error") if result.is_error else ToolOutcome(text)
+            )
 
     async def call(self, name: str, args: Any) -> ToolOutcome:
         """Forward one call; its result text, or a tool error (timeout, error result, server gone)."""
@@ -171,3 +168,14 @@ def _why(exc: BaseException, timeout_s: float) -> str:
         return f"no reply within {timeout_s:.0f}s"
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+async def _listed_tools(client: Any) -> list[ExtraTool]:
+    """The tools the server lists, as extra tools; a name of the protocol's seven is refused."""
+    listed = await client.list_tools()
+    tools = []
+    for t in listed.tools:
+        if t.name in TOOL_NAMES:
+            raise RegistryError(f"its tool '{t.name}' has the name of one of the protocol's seven tools")
+        tools.append(ExtraTool(t.name, t.description or "", dict(t.input_schema or {"type": "object"})))
+    return tools

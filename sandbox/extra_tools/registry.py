@@ -25,10 +25,11 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
-from sandbox.records import TOOL_NAMES
+from sandbox.records import TOOL_NAMES, ToolSchema
 from sandbox.tools import ToolOutcome
+from storage.json_types import JsonObject, JsonValue
 
 DETAILS = ("full", "short", "names")
 SHORT_CHARS = 80  # a `short` description: the first sentence, at most this many characters
@@ -42,16 +43,65 @@ class RegistryError(ValueError):
     exit_code = 2
 
 
+class TokenEstimate(TypedDict):
+    """Estimated tokens (characters / 4) of the protocol's part and the extras' part of a prompt section."""
+
+    protocol: int
+    extra: int
+
+
+class SettingIdentity(TypedDict):
+    """What a resume must match of a setting (`setting_identity`): None for a key the recorded setting lacks."""
+
+    source: str | None
+    count: int | None
+    detail: str | None
+    cost: int | None
+    seed: int | None
+    tools: list[str] | None
+    order: list[str] | None
+    digest: str | None
+
+
+class SettingRecord(TypedDict):
+    """What a run records of its setting (`setting_record`): which tools (`source`, `where`, `count`, `tools`,
+    their `digest`), how shown (`detail`), in which `order`, at what `cost`, and the registry's size in the prompt."""
+
+    source: str  # builtin | file | mcp
+    count: int
+    detail: str
+    cost: int
+    seed: int
+    tools: list[str]
+    order: list[str]
+    digest: str
+    registry_size: int
+    tool_block_tokens: TokenEstimate
+    schema_tokens: TokenEstimate
+    tokens_estimated: str
+    where: NotRequired[str]  # the file (absolute) or the command; none for the built-in registry
+
+
 @dataclass(frozen=True)
 class ExtraTool:
     """One out-of-domain tool: its schema and, for a file registry, the canned result every call gets."""
 
     name: str
     description: str
-    parameters: dict[str, Any]
+    parameters: JsonObject  # a JSON Schema, shown to the agent as it is
     canned: str | None = None
 
-    def schema(self, detail: str = "full") -> dict[str, Any]:
+    def parameter_names(self) -> list[str]:
+        """The names of its parameters, in the schema's order."""
+        props = self.parameters.get("properties")
+        return list(props) if isinstance(props, dict) else []
+
+    def required(self) -> list[str]:
+        """The names of the parameters its schema requires."""
+        names = self.parameters.get("required")
+        return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+    def schema(self, detail: str = "full") -> ToolSchema:
         """The schema as the agent is shown it at `detail` (the protocol's `TOOL_SCHEMAS` layout)."""
         if detail == "full":
             return {"name": self.name, "description": self.description, "parameters": self.parameters}
@@ -67,7 +117,7 @@ def one_line(description: str) -> str:
     return first if len(first) <= SHORT_CHARS else first[: SHORT_CHARS - 1].rstrip() + "…"
 
 
-def _without_descriptions(parameters: dict[str, Any]) -> dict[str, Any]:
+def _without_descriptions(parameters: JsonObject) -> JsonObject:
     """The parameters with every property's description removed (types, enums, required kept)."""
     out = dict(parameters)
     props = parameters.get("properties")
@@ -123,42 +173,62 @@ def load_file(path: str | Path) -> list[ExtraTool]:
     return tools
 
 
-def _file_entry(path: Path, index: int, entry: Any, seen: set[str]) -> ExtraTool:
+def _file_entry(path: Path, index: int, entry: JsonValue, seen: set[str]) -> ExtraTool:
+    """One entry of a file registry as an extra tool; the first problem raised naming the entry and the field."""
+
     def bad(fieldname: str, problem: str) -> RegistryError:
         return RegistryError(f"{path}: entry {index}: field '{fieldname}': {problem}")
 
     if not isinstance(entry, dict):
         raise RegistryError(f"{path}: entry {index}: expected an object, got {type(entry).__name__}")
-    prefix = ""
-    fn: dict[str, Any] = entry
-    if "function" in entry or entry.get("type") == "function":
-        inner, prefix = entry.get("function"), "function."
-        if not isinstance(inner, dict):
-            raise bad("function", "expected an object with name, description and parameters")
-        fn = inner
-    name = fn.get("name")
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise bad(prefix + "name", "expected 1–64 letters, digits, '_', '.' or '-'")
-    if name in TOOL_NAMES:
-        raise bad(prefix + "name", f"'{name}' is one of the protocol's seven tools")
-    if name in seen:
-        raise bad(prefix + "name", f"'{name}' is listed twice")
-    seen.add(name)
+    fn, prefix = _function_of(entry, bad)
+    name = _entry_name(fn, seen, lambda problem: bad(prefix + "name", problem))
     description = fn.get("description", "")
     if not isinstance(description, str):
         raise bad(prefix + "description", "expected a string")
-    params = fn.get("parameters", {"type": "object", "properties": {}})
-    if not isinstance(params, dict) or params.get("type") != "object":
-        raise bad(prefix + "parameters", 'expected a JSON Schema object ({"type": "object", ...})')
-    if not isinstance(params.get("properties", {}), dict):
-        raise bad(prefix + "parameters.properties", "expected an object")
-    required = params.get("required", [])
-    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-        raise bad(prefix + "parameters.required", "expected a list of parameter names")
+    params = _entry_parameters(fn, lambda where, problem: bad(prefix + where, problem))
     result = entry.get("result", fn.get("result"))
     if not isinstance(result, str):
         raise bad("result", "expected the canned result text (a string) every call of this tool returns")
     return ExtraTool(name, description, params, canned=result)
+
+
+def _function_of(entry: JsonObject, bad: Callable[[str, str], RegistryError]) -> tuple[JsonObject, str]:
+    """The entry's function object and the prefix its fields are named by: the `function` of a wrapped schema
+    (`{"type": "function", "function": {...}}`, prefix `function.`), else the entry itself."""
+    if "function" not in entry and entry.get("type") != "function":
+        return entry, ""
+    inner = entry.get("function")
+    if not isinstance(inner, dict):
+        raise bad("function", "expected an object with name, description and parameters")
+    return inner, "function."
+
+
+def _entry_name(fn: JsonObject, seen: set[str], bad: Callable[[str], RegistryError]) -> str:
+    """The function's name: a valid one, not one of the protocol's seven, not listed before (it joins `seen`)."""
+    name = fn.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise bad("expected 1–64 letters, digits, '_', '.' or '-'")
+    if name in TOOL_NAMES:
+        raise bad(f"'{name}' is one of the protocol's seven tools")
+    if name in seen:
+        raise bad(f"'{name}' is listed twice")
+    seen.add(name)
+    return name
+
+
+def _entry_parameters(fn: JsonObject, bad: Callable[[str, str], RegistryError]) -> JsonObject:
+    """The function's parameters: a JSON Schema object whose properties are an object and `required` a list of
+    names (an object without properties when none is given)."""
+    params = fn.get("parameters", {"type": "object", "properties": {}})
+    if not isinstance(params, dict) or params.get("type") != "object":
+        raise bad("parameters", 'expected a JSON Schema object ({"type": "object", ...})')
+    if not isinstance(params.get("properties", {}), dict):
+        raise bad("parameters.properties", "expected an object")
+    required = params.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise bad("parameters.required", "expected a list of parameter names")
+    return params
 
 
 # ------------------------------------------------------------------------------------------------ the setting
@@ -187,7 +257,7 @@ def estimated_tokens(text: str) -> int:
 
 def setting_record(
     source: str, tools: Sequence[ExtraTool], count: int | None, detail: str, cost: int, seed: int
-) -> dict[str, Any]:
+) -> SettingRecord:
     """What a run records of its setting. `identity` is compared on resume (which tools and their schemas, how many,
     detail, cost, order seed); `tool_block_tokens` and `schema_tokens` are the registry's size in the prompt."""
     from sandbox.prompts import TOOL_SCHEMAS, TOOLS_BLOCK
@@ -202,7 +272,7 @@ def setting_record(
     shown = [t.schema(detail) for t in chosen]
     digest = hashlib.sha256(json.dumps([[t.schema("full"), t.canned] for t in chosen], sort_keys=True).encode())
     block = extra_block(chosen, detail, cost)
-    record = {
+    record: SettingRecord = {
         "source": kind,
         "count": len(chosen),
         "detail": detail,
@@ -224,12 +294,20 @@ def setting_record(
     return record
 
 
-IDENTITY_KEYS = ("source", "count", "detail", "cost", "seed", "tools", "order", "digest")
-
-
-def setting_identity(record: dict[str, Any] | None) -> dict[str, Any] | None:
+def setting_identity(record: SettingRecord | None) -> SettingIdentity | None:
     """The part of a setting a resume must match."""
-    return None if record is None else {k: record.get(k) for k in IDENTITY_KEYS}
+    if record is None:
+        return None
+    return {
+        "source": record.get("source"),
+        "count": record.get("count"),
+        "detail": record.get("detail"),
+        "cost": record.get("cost"),
+        "seed": record.get("seed"),
+        "tools": record.get("tools"),
+        "order": record.get("order"),
+        "digest": record.get("digest"),
+    }
 
 
 def extra_block(tools: Sequence[ExtraTool], detail: str, cost: int) -> str:
@@ -237,9 +315,8 @@ def extra_block(tools: Sequence[ExtraTool], detail: str, cost: int) -> str:
     unit = "point" if cost == 1 else "points"
     lines = [f"### Other Tools ({cost} {unit} each)"]
     for t in tools:
-        params = t.parameters.get("properties") or {}
-        required = set(t.parameters.get("required") or [])
-        args = ", ".join(p if p in required else f"{p}=…" for p in params)
+        required = set(t.required())
+        args = ", ".join(p if p in required else f"{p}=…" for p in t.parameter_names())
         text = {"full": t.description, "short": one_line(t.description), "names": ""}[detail]
         lines.append(f"- **{t.name}**({args})" + (f" — {text}" if text else ""))
     return "\n".join(lines)
@@ -252,7 +329,7 @@ ToolCaller = Callable[[str, Any], Awaitable[ToolOutcome]]
 class ExtraTools:
     """The setting at run time: what the prompt shows and what a call returns."""
 
-    record: dict[str, Any]
+    record: SettingRecord
     tools: list[ExtraTool]
     caller: ToolCaller
     names: frozenset[str] = field(init=False)
@@ -274,7 +351,7 @@ class ExtraTools:
         block = protocol_block.replace("You have seven tools.", f"You have {total} tools.", 1)
         return block + "\n\n" + extra_block(self._in_order(), self.record["detail"], self.cost)
 
-    def request_tools(self, protocol: Sequence[dict]) -> tuple[dict, ...]:
+    def request_tools(self, protocol: Sequence[ToolSchema]) -> tuple[ToolSchema, ...]:
         """The protocol's schemas (those the run offers) and the extras', in the recorded order."""
         by_name = {s["name"]: s for s in protocol}
         by_name.update({t.name: t.schema(self.record["detail"]) for t in self.tools})
@@ -297,7 +374,7 @@ def check_arguments(tool: ExtraTool, args: Any) -> str | None:
     """Why `args` cannot be this tool's arguments (the protocol's error wording), or None."""
     if not isinstance(args, dict):
         return f"Error calling {tool.name}: Missing or invalid parameter — arguments must be an object"
-    missing = [r for r in tool.parameters.get("required") or [] if r not in args]
+    missing = [r for r in tool.required() if r not in args]
     if missing:
         return f"Error calling {tool.name}: Missing or invalid parameter — '{missing[0]}'"
     return None

@@ -18,6 +18,7 @@ from sandbox.extra_tools.registry import (
     ExtraTool,
     ExtraTools,
     RegistryError,
+    SettingRecord,
     builtin_registry,
     load_file,
     local_caller,
@@ -63,7 +64,7 @@ def _run_sync(coro: Any) -> Any:
         return pool.submit(asyncio.run, coro).result()
 
 
-def resolve(source: str, count: int | None, detail: str, cost: int, seed: int) -> dict[str, Any] | None:
+def resolve(source: str, count: int | None, detail: str, cost: int, seed: int) -> SettingRecord | None:
     """The record of a setting (RegistryError, exit 2, for any problem); None for count 0 (the plain run)."""
     if count == 0:
         return None
@@ -76,7 +77,7 @@ def _digest(tools: list[ExtraTool]) -> str:
     ).hexdigest()
 
 
-def _chosen(record: dict[str, Any], tools: list[ExtraTool]) -> list[ExtraTool]:
+def _chosen(record: SettingRecord, tools: list[ExtraTool]) -> list[ExtraTool]:
     by_name = {t.name: t for t in tools}
     missing = [n for n in record["tools"] if n not in by_name]
     if missing:
@@ -89,7 +90,7 @@ def _chosen(record: dict[str, Any], tools: list[ExtraTool]) -> list[ExtraTool]:
 
 @asynccontextmanager
 async def open_extra_tools(
-    record: dict[str, Any] | None, timeout_s: float | None = None
+    record: SettingRecord | None, timeout_s: float | None = None
 ) -> AsyncIterator[ExtraTools | None]:
     """The setting's tools for the duration of a run (an MCP server runs until the block ends); `timeout_s` bounds
     each forwarded MCP call (execution, not identity: a resume may change it)."""

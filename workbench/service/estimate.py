@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from sandbox.extra_tools.registry import SettingRecord
 from sandbox.pricing import cost, price_for
 from sandbox.records import Item, Usage
 from sandbox.runner import RunSpec
@@ -82,11 +83,12 @@ def per_episode(spec: RunSpec, store_path: Path) -> EpisodeEstimate:
     )
 
 
-def extra_tools_tokens(extra_tools: dict[str, Any] | None) -> int:
+def extra_tools_tokens(extra_tools: SettingRecord | None) -> int:
     """Tokens the general-agent setting adds to each call's prompt: its tool block and schemas, as recorded."""
     if not extra_tools:
         return 0
-    return sum((extra_tools.get(k) or {}).get("extra", 0) for k in ("tool_block_tokens", "schema_tokens"))
+    recorded = (extra_tools.get("tool_block_tokens"), extra_tools.get("schema_tokens"))
+    return sum(tokens.get("extra", 0) for tokens in recorded if tokens)
 
 
 def prompt_overhead(caps: Any, ablation: str, extra_tools: dict[str, Any] | None = None, texts: Any = None) -> int:

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sandbox.records import Caps
 from storage.json_types import JsonObject, JsonValue
+
+if TYPE_CHECKING:  # named for the annotation only: the registry is imported when a setting is asked for
+    from sandbox.extra_tools.registry import SettingRecord
 from workbench.service import families, runname
 from workbench.service.limits import FLOAT_BOUNDS, RUN_BOUNDS, float_out_of_bounds, out_of_bounds
 
@@ -195,7 +198,7 @@ def _agent_options(request: LaunchRequest, problems: dict[str, str], names: Mapp
     return agent_options
 
 
-def _extra_tools(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> dict[str, Any] | None:
+def _extra_tools(request: LaunchRequest, problems: dict[str, str], names: Mapping[str, str]) -> SettingRecord | None:
     """The general-agent setting's record (`sandbox.extra_tools.setting.resolve`: the registry read, listed or
     started once), or None; a registry that cannot be used is added to `problems`."""
     if not request.extra_tools:

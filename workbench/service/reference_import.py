@@ -31,7 +31,7 @@ from sandbox import pricing
 from sandbox.agents.replay import ReplayAgent, caps_from_logs, replay_factory
 from sandbox.corpus import Corpus
 from sandbox.episode import RetryPolicy
-from sandbox.records import Caps, Usage
+from sandbox.records import Caps, CapsRecord, Usage
 from sandbox.reference_log import MAX_EXAMPLES, ReferenceLog, ReferenceLogError, ReplayCheck, check_replay
 from sandbox.runner import RunEvent, Runner, RunSpec
 from storage import Store
@@ -71,7 +71,7 @@ class ImportSummary:
     run_id: int
     source: str
     model: str | None
-    caps: dict[str, Any]
+    caps: CapsRecord
     files: int  # trajectory files found in the directory
     imported: int  # replayed by this call
     already_done: int  # finished by an earlier import into the same run (resume)

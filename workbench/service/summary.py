@@ -29,7 +29,7 @@ from typing import Any, Literal, TypedDict
 
 from sandbox import pricing
 from sandbox.corpus import Corpus
-from sandbox.records import Item, Usage, recorded_limits
+from sandbox.records import CapsRecord, Item, Usage, recorded_limits
 from sandbox.reference_log import truncate
 from sandbox.release import QA_FILE, file_sha256
 from sandbox.sections import norm
@@ -421,7 +421,7 @@ def fingerprint(run: Mapping[str, Any], model: str, release_dir: Path | None) ->
 
 def harness_config(run: Mapping[str, Any], model: str) -> HarnessConfig:
     """The reference's HarnessConfig (minus api_key/base_url) as this run's caps and agent options fill it."""
-    caps = run.get("caps") or {}
+    caps: CapsRecord = run.get("caps") or CapsRecord()
     budget, max_turns, max_tokens = recorded_limits(caps)
     config = run.get("config") or {}
     opts = config.get("agent_options") or {}

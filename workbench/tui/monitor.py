@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox.records import TERMINATIONS
+from sandbox.records import TERMINATIONS, CapsRecord
 
 KEEP_FINISHED = 32  # finished episodes whose transcript stays followable
 
@@ -114,7 +114,7 @@ def _row(ep: Episode) -> EpisodeRow:
 class RunMonitor:
     """Feeds on RunEvents; see the module docstring."""
 
-    def __init__(self, name: str, caps: dict[str, Any], clock: Callable[[], float] = time.monotonic):
+    def __init__(self, name: str, caps: CapsRecord, clock: Callable[[], float] = time.monotonic):
         self.name = name
         self.caps = caps
         self.tokens_measured = True  # False for a scripted agent: its 0 tokens are no measurement (the Live "—")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 from sandbox.pricing import Price
-from sandbox.records import ErrorKind, Termination
+from sandbox.records import CapsRecord, ErrorKind, Termination
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Estimate:
     items: int
     replicates: int
     item_ids: list[str]
-    caps: dict[str, Any]
+    caps: CapsRecord
     ablation: str
     tokens_per_episode: int
     basis: str

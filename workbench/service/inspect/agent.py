@@ -8,11 +8,9 @@ last request and each measured usage, from which the sample's messages are writt
 
 from __future__ import annotations
 
-from typing import Any
-
 from inspect_ai.model import ChatMessage, Model, ModelOutput
 
-from sandbox.records import AssistantTurn, Step
+from sandbox.records import AssistantTurn, Step, ToolSchema, WireMessage
 from workbench.service.inspect.conversation import TurnUsage, reply_message, to_inspect, tool_info, turn_from_output
 
 
@@ -25,11 +23,11 @@ class InspectModelAgent:
     def __init__(self, model: Model):
         self.model = model
         self.usages: list[TurnUsage] = []  # per answered call, in order: the assistant messages' metadata
-        self.sent: list[dict[str, Any]] = []  # the last request's history
-        self.reply: dict[str, Any] | None = None  # the last answer, as our message
+        self.sent: list[WireMessage] = []  # the last request's history
+        self.reply: WireMessage | None = None  # the last answer, as our message
         self.output: ModelOutput | None = None
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         self.sent = list(messages)
         output = await self.model.generate(to_inspect(messages), tools=[tool_info(t) for t in tools])
         turn = turn_from_output(output)
@@ -37,14 +35,14 @@ class InspectModelAgent:
         self.usages.append(TurnUsage.of(turn.usage))
         return turn
 
-    def conversation(self, history: list[dict[str, Any]], steps: list[Step]) -> list[ChatMessage]:
+    def conversation(self, history: list[WireMessage], steps: list[Step]) -> list[ChatMessage]:
         """The whole conversation as Inspect messages: the episode's history when it holds the last answer; else
         the last request, its answer and that answer's tool results (the episode ends on a submit, or a crossed
         cap, before they are sent back: they carry no status footer)."""
         if self.reply is None or len(history) > len(self.sent):
             return to_inspect(history, self.usages)
         last = max((k for k, s in enumerate(steps) if s.kind == "assistant"), default=len(steps))
-        results = [
+        results: list[WireMessage] = [
             {"role": "tool", "tool_call_id": s.tool_call_id, "name": s.tool_name, "content": s.text or ""}
             for s in steps[last + 1 :]
             if s.kind == "tool"

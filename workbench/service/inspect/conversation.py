@@ -26,7 +26,7 @@ from inspect_ai.tool import ToolCall as InspectCall
 from inspect_ai.tool import ToolInfo, ToolParams
 
 from sandbox.agents.base import arguments_json
-from sandbox.records import AssistantTurn, ToolCall, Usage
+from sandbox.records import AssistantTurn, ToolCall, ToolSchema, Usage, WireMessage, WireToolCall
 
 # Inspect's stop reasons as the provider's finish_reason our episode reads ("length": the completion limit)
 FINISH: dict[str, str] = {"stop": "stop", "tool_calls": "tool_calls", "max_tokens": "length", "model_length": "length"}
@@ -67,7 +67,7 @@ class TurnUsage:
         }
 
 
-def tool_info(schema: dict[str, Any]) -> ToolInfo:
+def tool_info(schema: ToolSchema) -> ToolInfo:
     """One of our tool schemas (name, description, JSON-schema parameters) as Inspect's tool definition."""
     return ToolInfo(
         name=schema["name"],
@@ -76,7 +76,7 @@ def tool_info(schema: dict[str, Any]) -> ToolInfo:
     )
 
 
-def to_inspect(messages: list[dict[str, Any]], usages: list[TurnUsage] | None = None) -> list[ChatMessage]:
+def to_inspect(messages: list[WireMessage], usages: list[TurnUsage] | None = None) -> list[ChatMessage]:
     """Our messages as Inspect's; the k-th assistant message gets `usages[k]` in its metadata when given."""
     out: list[ChatMessage] = []
     assistants = 0
@@ -110,7 +110,7 @@ def _assistant_message(text: str, calls: list[InspectCall], usage: TurnUsage | N
     )
 
 
-def _inspect_call(call: dict[str, Any]) -> InspectCall:
+def _inspect_call(call: WireToolCall) -> InspectCall:
     """A call of our history as Inspect's; undecodable arguments are kept as its parse error (Inspect sends `{}`)."""
     function = call.get("function") or {}
     name, raw = function.get("name", ""), function.get("arguments")
@@ -123,9 +123,9 @@ def _inspect_call(call: dict[str, Any]) -> InspectCall:
     return InspectCall(id=call["id"], function=name, arguments=arguments)
 
 
-def reply_message(turn: AssistantTurn) -> dict[str, Any]:
+def reply_message(turn: AssistantTurn) -> WireMessage:
     """An assistant turn as our OpenAI-style message (the shape the episode appends to the history)."""
-    message: dict[str, Any] = {"role": "assistant", "content": turn.text}
+    message: WireMessage = {"role": "assistant", "content": turn.text}
     if turn.tool_calls:
         message["tool_calls"] = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c.args)}}

@@ -28,8 +28,9 @@ from sandbox import pricing
 from sandbox.agents.base import InfrastructureError, split_footer
 from sandbox.corpus import Corpus
 from sandbox.episode import RetryPolicy
+from sandbox.extra_tools.registry import SettingRecord
 from sandbox.prompt_set import Prompts
-from sandbox.records import AssistantTurn, Caps, Item
+from sandbox.records import AssistantTurn, Caps, CapsRecord, Item, ToolSchema, WireMessage
 from sandbox.runner import RunEvent, Runner, RunSpec
 from storage import Store
 from storage.json_types import JsonObject, JsonValue
@@ -68,7 +69,7 @@ class InspectLogs:
     dataset: str | None
     caps: Caps
     ablation: str
-    extra_tools: dict[str, Any] | None
+    extra_tools: SettingRecord | None
     prompts: Prompts | None
     samples: dict[tuple[str, int], LoggedSample]
     family: str | None = None  # an exported run's tags (None: a log of the task, tagged by its model)
@@ -83,7 +84,7 @@ class InspectImportSummary:
     run_id: int
     sources: list[str]
     model: str | None
-    caps: dict[str, Any]
+    caps: CapsRecord
     samples: int
     imported: int
     checked: int = 0
@@ -107,7 +108,7 @@ class LogReplay:
         self.price = price  # the model's price: each turn's cost from its logged usage, as our own loop prices it
         self.pos = 0
 
-    async def act(self, messages: list[dict[str, Any]], tools: tuple[dict, ...]) -> AssistantTurn:
+    async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
         if self.pos >= len(self.sample.turns):
             raise InfrastructureError(f"replay log exhausted: the sample logged {len(self.sample.turns)} model replies")
         self.pos += 1

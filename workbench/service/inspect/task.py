@@ -23,6 +23,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from sandbox.corpus import Corpus
 from sandbox.episode import Episode, RetryPolicy
+from sandbox.extra_tools.registry import SettingRecord
 from sandbox.extra_tools.setting import open_extra_tools, resolve
 from sandbox.prompt_set import Prompts, load_prompts
 from sandbox.prompts import ABLATIONS, build_prompt
@@ -60,7 +61,7 @@ class Setting:
     base: Caps  # the caps asked for (budget, turns)
     caps: Caps  # what the episode plays under: the ablation's disabled tools and the extra tools' costs added
     ablation: str
-    extra_tools: dict[str, Any] | None
+    extra_tools: SettingRecord | None
     prompts: Prompts | None
 
     def record(self, data: str) -> dict[str, Any]:
@@ -75,7 +76,7 @@ class Setting:
 
 
 def setting_record(
-    dataset: str, caps: Caps, ablation: str, extra_tools: dict[str, Any] | None, prompts: str | None
+    dataset: str, caps: Caps, ablation: str, extra_tools: SettingRecord | None, prompts: str | None
 ) -> dict[str, Any]:
     """The `agenthop` entry of a log's eval metadata: the dataset key, the caps asked for, the ablation, the extra
     tools' setting and the prompts' digest (None: ours). Written by the task and by `export --format inspect`."""

@@ -15,11 +15,13 @@ from workbench.service.scaling.sequential import ScalingInputError
 
 
 def _sample_view(store: Store, traj: dict[str, Any], index: int):
-    from sandbox.judges import Sample
+    from sandbox.judges import Sample, TranscriptStep
 
     steps = store.steps(traj["id"])
     reads = [s["text"] for s in steps if s["kind"] == "tool" and s["delivered"]]
-    transcript = [{"kind": s["kind"], "tool": s["tool_name"], "args": s["tool_args"], "text": s["text"]} for s in steps]
+    transcript: list[TranscriptStep] = [
+        {"kind": s["kind"], "tool": s["tool_name"], "args": s["tool_args"], "text": s["text"]} for s in steps
+    ]
     return Sample(index, traj["answer"], traj["predicted_index"], reads, transcript)
 
 
