@@ -197,7 +197,9 @@ def splits(records: Sequence[Record] | Table, key: str) -> dict[str, Ratio]:
 
 def type_depth_keys(table: Table) -> np.ndarray:
     depth = table["depth"]
-    return np.array([f"{k}_d{'None' if math.isnan(d) else int(d)}" for k, d in zip(table["kind"], depth)], dtype=object)
+    return np.array(
+        [f"{k}_d{'None' if math.isnan(d) else int(d)}" for k, d in zip(table["kind"], depth, strict=True)], dtype=object
+    )
 
 
 def type_depth(records: Sequence[Record] | Table) -> dict[str, Ratio]:

@@ -169,8 +169,8 @@ def family_tests(
             models = [m for m in per_model if per_model[m][sig]["value"] is not None]
             values = [per_model[m][sig]["value"] for m in models]
             group = [family_of.get(m) == fam for m in models]
-            inside = [v for v, g in zip(values, group) if g]
-            rest = [v for v, g in zip(values, group) if not g]
+            inside = [v for v, g in zip(values, group, strict=True) if g]
+            rest = [v for v, g in zip(values, group, strict=True) if not g]
             rows[fam][sig] = {
                 "family_mean": float(np.mean(inside)) if inside else None,
                 "others_mean": float(np.mean(rest)) if rest else None,
@@ -179,7 +179,7 @@ def family_tests(
     keys = [(fam, sig) for fam in families for sig in SIGNATURES]
     adjusted = holm([rows[f][s]["p"] for f, s in keys])
     floor = holm([rows[f][s]["min_p"] for f, s in keys])
-    for (fam, sig), p_adj, p_floor in zip(keys, adjusted, floor):
+    for (fam, sig), p_adj, p_floor in zip(keys, adjusted, floor, strict=True):
         rows[fam][sig]["p_holm"] = p_adj
         rows[fam][sig]["min_p_holm"] = p_floor
         rows[fam][sig]["significant"] = p_adj is not None and p_adj < alpha
@@ -261,7 +261,7 @@ def trigram_tests(
         test = permutation_test(values, [family_of.get(r) == fam for r in runs], seed)
         out[fam] = {"trigram": list(gram), **test}
     adjusted = holm([t["p"] for t in out.values()])
-    for t, p_adj in zip(out.values(), adjusted):
+    for t, p_adj in zip(out.values(), adjusted, strict=True):
         t["p_holm"] = p_adj
         t["significant"] = p_adj is not None and p_adj < alpha
     return out

@@ -29,7 +29,7 @@ def judge_quality(correct: Sequence[bool], verdicts: Sequence[bool | None]) -> d
     if len(correct) != len(verdicts):
         raise ValueError("one verdict per sample")
     tp = fp = tn = fn = unparsed = 0
-    for truth, verdict in zip(correct, verdicts):
+    for truth, verdict in zip(correct, verdicts, strict=True):
         if verdict is None:
             unparsed += 1
         elif truth:
@@ -67,7 +67,7 @@ def trial_agreement(trials: Sequence[Sequence[bool | None]]) -> dict[str, Any]:
     n = len(trials[0])
     if len(trials) < 2 or n == 0:
         return {"trials": len(trials), "samples": n, "unanimous": None, "pairwise": None}
-    columns = list(zip(*trials))
+    columns = list(zip(*trials, strict=True))
     unanimous = sum(len(set(col)) == 1 for col in columns) / n
     pairs = list(itertools.combinations(range(len(trials)), 2))
     pairwise = float(np.mean([sum(col[a] == col[b] for a, b in pairs) / len(pairs) for col in columns]))

@@ -134,5 +134,5 @@ def transitions_with_other(sequences: Sequence[Sequence[str]], extra: Collection
                 counts[prev][code] += 1
             prev = code
     totals = [sum(row) for row in counts]
-    probs = [[c / t if t else 0.0 for c in row] for row, t in zip(counts, totals)]
+    probs = [[c / t if t else 0.0 for c in row] for row, t in zip(counts, totals, strict=True)]
     return {"tools": names, "counts": counts, "row_totals": totals, "probabilities": probs}

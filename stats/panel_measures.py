@@ -92,7 +92,7 @@ def rank_stability(values: Mapping[str, Sequence[float | None]]) -> dict[str, An
         ]
         if len(pairs) < 2:
             continue
-        a, b = zip(*pairs)
+        a, b = zip(*pairs, strict=True)
         tau = kendall_tau_b(a, b)
         taus.append({"replicates": [r, s], "n_runs": len(pairs), "tau": tau})
     valued = [t["tau"] for t in taus if t["tau"] is not None]

@@ -147,7 +147,7 @@ def majority_vote_accuracy(
     """Majority-vote accuracy over items under both tie rules, each as [num, den]."""
     if len(answers) != len(golds):
         raise ValueError("one gold answer per item")
-    votes = [majority_vote(a, g, normalize) for a, g in zip(answers, golds)]
+    votes = [majority_vote(a, g, normalize) for a, g in zip(answers, golds, strict=True)]
     return {
         "expected": Ratio(sum(v.expected_correct for v in votes), len(votes)).as_list(),
         "earliest": Ratio(sum(v.earliest_correct for v in votes), len(votes)).as_list(),
@@ -171,7 +171,7 @@ def committed_accuracy(correct: Sequence[Sequence[Any]], chosen: Sequence[int | 
     if len(correct) != len(chosen):
         raise ValueError("one chosen index per item")
     hits = 0
-    for row, idx in zip(correct, chosen):
+    for row, idx in zip(correct, chosen, strict=True):
         if idx is None or idx < 0:
             continue
         if idx >= len(row):
@@ -294,7 +294,7 @@ def best_at_k(correct: Sequence[Any], accepted: Sequence[bool | None], k: int) -
     None, is not an acceptance)."""
     if not 1 <= k <= min(len(correct), len(accepted)):
         raise ValueError(f"need 1 <= k <= n, got k={k}, n={len(correct)}")
-    return float(any(bool(c) and bool(a) for c, a in zip(correct[:k], accepted[:k])))
+    return float(any(bool(c) and bool(a) for c, a in zip(correct[:k], accepted[:k], strict=True)))
 
 
 def retain_at_k(correct: Sequence[Any], accepted: Sequence[bool | None], k: int) -> float:
@@ -302,7 +302,7 @@ def retain_at_k(correct: Sequence[Any], accepted: Sequence[bool | None], k: int)
     of them is correct. A recall of the judge on the prefix, not a selection."""
     if not 1 <= k <= min(len(correct), len(accepted)):
         raise ValueError(f"need 1 <= k <= n, got k={k}, n={len(correct)}")
-    hits = [bool(a) for c, a in zip(correct[:k], accepted[:k]) if c]
+    hits = [bool(a) for c, a in zip(correct[:k], accepted[:k], strict=True) if c]
     return sum(hits) / len(hits) if hits else 0.0
 
 

@@ -61,7 +61,7 @@ def summary(
     if n == 0:
         return {"schema_version": SCHEMA_VERSION, "empty": True}
     sample_of = [samples.get(sid, {}) if isinstance(sid := t.get("sample_id"), str) else {} for t in trajectories]
-    facts = [read_facts(t, s, norm) for t, s in zip(trajectories, sample_of)]
+    facts = [read_facts(t, s, norm) for t, s in zip(trajectories, sample_of, strict=True)]
     return {
         "fingerprint": dict(fingerprint),
         "config": dict(config),
@@ -95,7 +95,7 @@ def buckets(pairs: Iterable[tuple[str, bool]]) -> dict[str, dict[str, Any]]:
 
 def accuracy(trajs: Sequence[Record], samples: Sequence[Record]) -> dict[str, Any]:
     n = len(trajs)
-    pairs = list(zip(trajs, samples))
+    pairs = list(zip(trajs, samples, strict=True))
     mt_d2 = [(t, s) for t, s in pairs if t.get("question_type") == "multi-target" and t.get("depth") == 2]
     return {
         "overall": pct(sum(_ok(t) for t in trajs), n),
@@ -147,7 +147,7 @@ def chosen_distractor(t: Record, sample: Record) -> str:
 
 
 def failure_attribution(trajs: Sequence[Record], samples: Sequence[Record]) -> dict[str, Any]:
-    wrong = [(t, s) for t, s in zip(trajs, samples) if not _ok(t)]
+    wrong = [(t, s) for t, s in zip(trajs, samples, strict=True) if not _ok(t)]
     counts = Counter(chosen_distractor(t, s) for t, s in wrong)
     return {
         "n_wrong": len(wrong),
@@ -316,7 +316,7 @@ def navigation_patterns(trajs: Sequence[Record], facts: Sequence[ReadFacts]) -> 
     Shape: `{total, buckets: {name: {n, share, correct, accuracy}}}`.
     """
     groups: dict[str, list[ReadFacts]] = {}
-    for t, f in zip(trajs, facts):
+    for t, f in zip(trajs, facts, strict=True):
         group = pattern_group(t)
         if group in PATTERN_GROUPS:
             groups.setdefault(group, []).append(f)

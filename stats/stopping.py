@@ -179,13 +179,15 @@ def mt_fail_breakdown(trajectories: Sequence[Trajectory], facts: Sequence[Facts]
     reading every gold (a synthesis failure), over the MT trajectories that recalled.
     """
     facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
-    mts = [(t, f) for t, f in zip(trajectories, facts) if t.get("kind") == "mt"]
+    mts = [(t, f) for t, f in zip(trajectories, facts, strict=True) if t.get("kind") == "mt"]
     missed = [(t, f) for t, f in mts if not paper_recalled(t, f)]
     recalled = [t for t, f in mts if paper_recalled(t, f)]
     cats = [_mt_fail(f.actions, f.reached) for _, f in missed]
     counts = {c: cats.count(c) for c in MT_FAIL}
-    right = {c: sum(bool(t.get("correct")) for (t, _), k in zip(missed, cats) if k == c) for c in MT_FAIL}
-    prem_submitted = sum(1 for (t, _), c in zip(missed, cats) if c == "Prem" and t.get("termination") == "answer")
+    right = {c: sum(bool(t.get("correct")) for (t, _), k in zip(missed, cats, strict=True) if k == c) for c in MT_FAIL}
+    prem_submitted = sum(
+        1 for (t, _), c in zip(missed, cats, strict=True) if c == "Prem" and t.get("termination") == "answer"
+    )
     wrong_after_all = sum(not t.get("correct") for t in recalled)
     return {
         "n": len(missed),
@@ -245,7 +247,7 @@ def after_evidence(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | 
     facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
     out: dict[str, Any] = {}
     for group, kind in (("st", "st"), ("mt_both", "mt")):
-        pool = [(t, f) for t, f in zip(trajectories, facts) if t.get("kind") == kind]
+        pool = [(t, f) for t, f in zip(trajectories, facts, strict=True) if t.get("kind") == kind]
         complete = [(t, f) for t, f in pool if len(f.reached) >= n_gold(t)]
         cats = [_after_evidence(f.actions, f.last_gold) for _, f in complete]
         counts = {c: cats.count(c) for c in AFTER_EVIDENCE + LEFT_OUT}
@@ -259,7 +261,7 @@ def after_evidence(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | 
             "shares": {c: Ratio(counts[c], n).as_list() for c in AFTER_EVIDENCE},
             "accuracy": {
                 c: Ratio(
-                    sum(bool(t.get("correct")) for (t, _), k in zip(complete, cats) if k == c), counts[c]
+                    sum(bool(t.get("correct")) for (t, _), k in zip(complete, cats, strict=True) if k == c), counts[c]
                 ).as_list()
                 for c in AFTER_EVIDENCE + LEFT_OUT
             },
@@ -345,7 +347,7 @@ def early_submit(
     early = [0, 0]  # right, all
     other = [0, 0]
     unsubmitted = 0
-    for traj, f in zip(trajectories, facts):
+    for traj, f in zip(trajectories, facts, strict=True):
         if not f.wrong:
             continue
         hasty = any(a[0] == SUBMIT for i in f.wrong for a in f.actions[i + 1 : i + 1 + window])

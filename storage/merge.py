@@ -292,7 +292,7 @@ def _signature(conn: sqlite3.Connection, t: Mapping[str, Any]) -> str:
     names = [d[0] for d in cur.description]
     skip = {"trajectory_id", "text", "text_hash", *STEP_TIMING, *DERIVED_STEP_FIELDS}
     for row in cur:
-        h.update(json.dumps([v for n, v in zip(names, row) if n not in skip], default=str).encode())
+        h.update(json.dumps([v for n, v in zip(names, row, strict=True) if n not in skip], default=str).encode())
     return h.hexdigest()
 
 
@@ -335,7 +335,7 @@ def _copy_trajectory(
     shared = [c for c in step_columns if c in names]
     insert = f"INSERT INTO steps ({', '.join(shared)}) VALUES ({', '.join('?' * len(shared))})"
     for row in cur.fetchall():
-        step = dict(zip(names, row))
+        step = dict(zip(names, row, strict=True))
         step["trajectory_id"] = tid
         if step.get("text_hash"):
             body = src.execute("SELECT body FROM texts WHERE hash = ?", (step["text_hash"],)).fetchone()

@@ -527,7 +527,7 @@ class Store:
         decode = [(i, n) for i, n in enumerate(names) if n in JSON_FIELDS]
         out = []
         for row in cur:
-            d = dict(zip(names, row))
+            d = dict(zip(names, row, strict=True))
             for i, n in decode:
                 d[n] = json.loads(row[i]) if row[i] else []
             out.append(d)
@@ -554,8 +554,8 @@ class Store:
             (run_id,),
         )
         rows = cur.fetchall()
-        columns = [list(col) for col in zip(*rows)] if rows else [[] for _ in fields]
-        out = dict(zip(fields, columns))
+        columns = [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in fields]
+        out = dict(zip(fields, columns, strict=True))
         for name in set(fields) & set(JSON_FIELDS) - set(raw):
             out[name] = _decode_json_column(out[name])
         return out
