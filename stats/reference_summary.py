@@ -94,22 +94,35 @@ def buckets(pairs: Iterable[tuple[str, bool]]) -> dict[str, dict[str, Any]]:
 
 
 def accuracy(trajs: Sequence[Record], samples: Sequence[Record]) -> dict[str, Any]:
-    n = len(trajs)
     pairs = list(zip(trajs, samples, strict=True))
-    mt_d2 = [(t, s) for t, s in pairs if t.get("question_type") == "multi-target" and t.get("depth") == 2]
+    mt_d2 = [(t, s) for t, s in pairs if _is_mt_d2(t)]
     return {
-        "overall": pct(sum(_ok(t) for t in trajs), n),
-        "by_type": buckets((t.get("question_type") or "?", _ok(t)) for t in trajs),
-        "by_depth": buckets((f"d{t.get('depth')}", _ok(t)) for t in trajs),
-        "by_reasoning": buckets((t.get("reasoning_type") or "?", _ok(t)) for t in trajs),
-        "by_venue": buckets((s.get("venue") or "?", _ok(t)) for t, s in pairs),
-        "by_consensus_tier": buckets((s.get("consensus_tier") or "?", _ok(t)) for t, s in pairs),
-        "by_filter_agreement": buckets((f"agree_{s.get('filter_agreement')}", _ok(t)) for t, s in pairs),
+        "overall": pct(sum(_ok(t) for t in trajs), len(trajs)),
+        "by_type": _by_trajectory(trajs, lambda t: t.get("question_type") or "?"),
+        "by_depth": _by_trajectory(trajs, lambda t: f"d{t.get('depth')}"),
+        "by_reasoning": _by_trajectory(trajs, lambda t: t.get("reasoning_type") or "?"),
+        "by_venue": _by_sample(pairs, lambda s: s.get("venue") or "?"),
+        "by_consensus_tier": _by_sample(pairs, lambda s: s.get("consensus_tier") or "?"),
+        "by_filter_agreement": _by_sample(pairs, lambda s: f"agree_{s.get('filter_agreement')}"),
         # the loader never copies `bridge_necessary`, so in the reference this is always "unlabeled"
-        "mt_d2_by_bridge_necessary": buckets((_necessity(s.get("bridge_necessary")), _ok(t)) for t, s in mt_d2),
-        "conditional_on_termination": buckets((str(t.get("terminated_by")), _ok(t)) for t in trajs),
+        "mt_d2_by_bridge_necessary": _by_sample(mt_d2, lambda s: _necessity(s.get("bridge_necessary"))),
+        "conditional_on_termination": _by_trajectory(trajs, lambda t: str(t.get("terminated_by"))),
         "position_bias": position_bias(trajs),
     }
+
+
+def _is_mt_d2(t: Record) -> bool:
+    return t.get("question_type") == "multi-target" and t.get("depth") == 2
+
+
+def _by_trajectory(trajs: Sequence[Record], key: Callable[[Record], str]) -> dict[str, dict[str, Any]]:
+    """Accuracy buckets keyed by a trajectory's field."""
+    return buckets((key(t), _ok(t)) for t in trajs)
+
+
+def _by_sample(pairs: Sequence[tuple[Record, Record]], key: Callable[[Record], str]) -> dict[str, dict[str, Any]]:
+    """Accuracy buckets keyed by a field of the trajectory's sample."""
+    return buckets((key(s), _ok(t)) for t, s in pairs)
 
 
 def _necessity(value: Any) -> str:
@@ -186,19 +199,19 @@ def read_section_name(output: str, args: Any) -> str:
 
 def reads_of(t: Record, nodes: Mapping[str, Any]) -> list[tuple[str, str]]:
     """`read_section` results on graph nodes with an arXiv id, not rejected — failed reads included."""
-    out = []
-    for turn in t.get("turns") or ():
-        for r in turn.get("tool_results") or ():
-            if r.get("name") != "read_section":
-                continue
-            args = r.get("args")
-            pid = args.get("paper_id") if isinstance(args, Mapping) else None
-            arxiv = nodes.get(pid) if isinstance(pid, str) else None
-            output = r.get("output") or ""
-            if not arxiv or output.startswith((REJECTED, "[ERROR")):
-                continue
-            out.append((arxiv, read_section_name(output, args)))
-    return out
+    reads = (_read_of(r, nodes) for r in _tool_results([t]) if r.get("name") == "read_section")
+    return [read for read in reads if read is not None]
+
+
+def _read_of(result: Record, nodes: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(arXiv id, section name) of one read_section result; None off the graph's arXiv nodes, or rejected."""
+    args = result.get("args")
+    pid = args.get("paper_id") if isinstance(args, Mapping) else None
+    arxiv = nodes.get(pid) if isinstance(pid, str) else None
+    output = result.get("output") or ""
+    if not arxiv or output.startswith((REJECTED, "[ERROR")):
+        return None
+    return arxiv, read_section_name(output, args)
 
 
 def sections_match(read: str, label: str, norm: Norm) -> bool:
@@ -226,12 +239,17 @@ def labels_by_paper(sample: Record) -> dict[str, list[Record]]:
     return grouped
 
 
+def _called(t: Record) -> set[str | None]:
+    """The names of the tools a trajectory called."""
+    return {c.get("name") for turn in _turns(t) for c in turn.get("tool_calls") or ()}
+
+
 def read_facts(t: Record, sample: Record, norm: Norm) -> ReadFacts:
     reads = reads_of(t, sample.get("nodes") or {})
     gold = frozenset(sample.get("gold_arxiv_ids") or ())
     bridge = frozenset(sample.get("bridge_arxiv_ids") or ())
     soft, hard = _section_recall(reads, gold, labels_by_paper(sample), norm)
-    calls = {c.get("name") for turn in t.get("turns") or () for c in turn.get("tool_calls") or ()}
+    calls = _called(t)
     return ReadFacts(
         reads=tuple(reads),
         gold=gold,
@@ -239,7 +257,7 @@ def read_facts(t: Record, sample: Record, norm: Norm) -> ReadFacts:
         bridge_read=any(a in bridge for a, _ in reads),
         soft=soft,
         hard=hard,
-        wasted=sum(1 for a, _ in reads if a not in gold and a not in bridge),
+        wasted=sum(1 for a, _ in reads if a not in gold | bridge),
         searched="search_papers" in calls,
         navigated=bool(calls & {"search_papers", "get_references"}),
         correct=_ok(t),
@@ -290,24 +308,40 @@ def pattern_group(t: Record) -> str:
 
 def pattern_bucket(group: str, f: ReadFacts) -> str:
     """The navigation-pattern bucket of one trajectory in its type/depth group."""
-    k, n = len(f.reached), len(f.gold)
-    if group == "st_d1":
-        return "reached_target" if k else "missed"
-    if group == "st_d2":
-        if k:
-            return (
-                "bridge_and_target"
-                if f.bridge_read
-                else ("target_only_via_search" if f.searched else "target_only_skipped_bridge")
-            )
+    return _PATTERN_BUCKETS[group](f)
+
+
+def _st_d1_bucket(f: ReadFacts) -> str:
+    return "reached_target" if f.reached else "missed"
+
+
+def _st_d2_bucket(f: ReadFacts) -> str:
+    if not f.reached:
         return "bridge_only" if f.bridge_read else "neither"
-    reach = "reached_0" if k == 0 else "reached_all" if k == n else f"reached_{k}_of_{n}"
-    if group == "mt_d1":
-        return reach
-    if k == 0:
+    if f.bridge_read:
+        return "bridge_and_target"
+    return "target_only_via_search" if f.searched else "target_only_skipped_bridge"
+
+
+def _mt_reach(f: ReadFacts) -> str:
+    """How many of a multi-target item's gold papers were reached."""
+    k, n = len(f.reached), len(f.gold)
+    return "reached_0" if k == 0 else "reached_all" if k == n else f"reached_{k}_of_{n}"
+
+
+def _mt_d2_bucket(f: ReadFacts) -> str:
+    if not f.reached:
         return "reached_0_bridge" if f.bridge_read else "reached_0"
     via = "via_bridge" if f.bridge_read else "via_search" if f.searched else "via_seed_cite"
-    return f"{reach}__{via}"
+    return f"{_mt_reach(f)}__{via}"
+
+
+_PATTERN_BUCKETS: dict[str, Callable[[ReadFacts], str]] = {
+    "st_d1": _st_d1_bucket,
+    "st_d2": _st_d2_bucket,
+    "mt_d1": _mt_reach,
+    "mt_d2": _mt_d2_bucket,
+}
 
 
 def navigation_patterns(trajs: Sequence[Record], facts: Sequence[ReadFacts]) -> dict[str, Any]:
@@ -364,30 +398,49 @@ def total_turns(t: Record) -> int:
     return value if isinstance(value, int) else len(t.get("turns") or ())
 
 
+def _turns(t: Record) -> Sequence[Record]:
+    """A trajectory's turn records (none when absent)."""
+    return t.get("turns") or ()
+
+
+def _tool_results(trajs: Sequence[Record]) -> list[Record]:
+    """Every tool result of every turn, in order."""
+    return [r for t in trajs for turn in _turns(t) for r in turn.get("tool_results") or ()]
+
+
+def _rejected(result: Record) -> bool:
+    return (result.get("output") or "").startswith(REJECTED + ":")
+
+
 def tools(trajs: Sequence[Record]) -> dict[str, Any]:
     n = len(trajs)
-    usage: Counter[str] = Counter()
-    spend: Counter[str] = Counter()
-    results = rejected = 0
-    for t in trajs:
-        for turn in t.get("turns") or ():
-            usage.update(str(c.get("name")) for c in turn.get("tool_calls") or ())
-            for r in turn.get("tool_results") or ():
-                results += 1
-                if (r.get("output") or "").startswith(REJECTED + ":"):
-                    rejected += 1
-                else:
-                    spend[str(r.get("name"))] += r.get("cost") or 0
+    usage = _tool_usage(trajs)
+    results = _tool_results(trajs)
+    spend = _budget_spend(results)
     total_spend = max(sum(spend.values()), 1)
     return {
         "usage_counts": dict(sorted(usage.items())),
         "usage_per_sample_mean": {k: round(v / n, 2) for k, v in sorted(usage.items())},
         "budget_spend_by_tool": dict(sorted(spend.items())),
         "budget_share_by_tool": {k: round(v / total_spend, 4) for k, v in sorted(spend.items())},
-        "rejection_rate": pct(rejected, results),
+        "rejection_rate": pct(sum(_rejected(r) for r in results), len(results)),
         "turn_stats": spread([total_turns(t) for t in trajs]),
         "terminated_by": dict(sorted(Counter(str(t.get("terminated_by")) for t in trajs).items())),
     }
+
+
+def _tool_usage(trajs: Sequence[Record]) -> Counter[str]:
+    """Calls per tool name, over every turn's tool calls."""
+    return Counter(str(c.get("name")) for t in trajs for turn in _turns(t) for c in turn.get("tool_calls") or ())
+
+
+def _budget_spend(results: Sequence[Record]) -> Counter[str]:
+    """Points charged per tool name, over the results that were not rejected."""
+    spend: Counter[str] = Counter()
+    for r in results:
+        if not _rejected(r):
+            spend[str(r.get("name"))] += r.get("cost") or 0
+    return spend
 
 
 # ---------------------------------------------------------------- cost (§5.7)
@@ -412,19 +465,22 @@ def token_totals(trajs: Sequence[Record]) -> dict[str, int]:
 
 def trajectory_profile(trajs: Sequence[Record]) -> list[dict[str, Any]]:
     """Mean prompt/completion tokens at each turn-record position (error and harness records included)."""
-    longest = max((len(t.get("turns") or ()) for t in trajs), default=0)
-    profile = []
-    for k in range(longest):
-        at = [t["turns"][k] for t in trajs if len(t.get("turns") or ()) > k]
-        profile.append(
-            {
-                "turn": k,
-                "n_samples": len(at),
-                "mean_prompt_tokens": round(sum(r.get("prompt_tokens") or 0 for r in at) / len(at), 1),
-                "mean_completion_tokens": round(sum(r.get("completion_tokens") or 0 for r in at) / len(at), 1),
-            }
-        )
-    return profile
+    longest = max((len(_turns(t)) for t in trajs), default=0)
+    return [_turn_profile(k, [_turns(t)[k] for t in trajs if len(_turns(t)) > k]) for k in range(longest)]
+
+
+def _turn_profile(k: int, at: Sequence[Record]) -> dict[str, Any]:
+    """Mean prompt and completion tokens of the turn records `at` position `k`."""
+    return {
+        "turn": k,
+        "n_samples": len(at),
+        "mean_prompt_tokens": _mean_tokens(at, "prompt_tokens"),
+        "mean_completion_tokens": _mean_tokens(at, "completion_tokens"),
+    }
+
+
+def _mean_tokens(records: Sequence[Record], key: str) -> float:
+    return round(sum(r.get(key) or 0 for r in records) / len(records), 1)
 
 
 def cost(trajs: Sequence[Record], pricing: Mapping[str, Any] | None, cost_fn: CostFn | None) -> dict[str, Any]:
@@ -455,17 +511,29 @@ def errors(trajs: Sequence[Record]) -> dict[str, Any]:
     """The errors block: API errors, transient retries and tool errors in total, and which samples were retried
     (and whether the retry succeeded)."""
     retries = Counter(int(_count(t, "retry_count")) for t in trajs)
-    retried = [t for t in trajs if _count(t, "retry_count") > 0]
-    failed = [t for t in retried if t.get("terminated_by") == "error"]
+    retried = _having(trajs, "retry_count")
     return {
-        "api_error_total": sum(_count(t, "api_error_count") for t in trajs),
-        "transient_retry_total": sum(_count(t, "transient_retry_count") for t in trajs),
-        "tool_call_error_total": sum(_count(t, "tool_errors") for t in trajs),
-        "samples_with_transient_retries": _sample_ids(t for t in trajs if _count(t, "transient_retry_count") > 0),
+        "api_error_total": _total(trajs, "api_error_count"),
+        "transient_retry_total": _total(trajs, "transient_retry_count"),
+        "tool_call_error_total": _total(trajs, "tool_errors"),
+        "samples_with_transient_retries": _sample_ids(_having(trajs, "transient_retry_count")),
         "retry_count_histogram": {str(k): v for k, v in sorted(retries.items())},
-        "retried_then_succeeded": _sample_ids(t for t in retried if t.get("terminated_by") != "error"),
-        "retried_then_failed": _sample_ids(failed),
+        "retried_then_succeeded": _sample_ids(t for t in retried if not _errored(t)),
+        "retried_then_failed": _sample_ids(t for t in retried if _errored(t)),
     }
+
+
+def _total(trajs: Sequence[Record], key: str) -> Any:
+    return sum(_count(t, key) for t in trajs)
+
+
+def _having(trajs: Sequence[Record], key: str) -> list[Record]:
+    """The trajectories whose count `key` is above 0."""
+    return [t for t in trajs if _count(t, key) > 0]
+
+
+def _errored(t: Record) -> bool:
+    return t.get("terminated_by") == "error"
 
 
 def _count(t: Record, key: str) -> Any:

@@ -45,6 +45,7 @@ Trajectory = Mapping[str, Any]
 MT_FAIL = ("0-Gold", "Prem", "Explored", "Stayed")
 AFTER_EVIDENCE = ("Imm", "Thnk", "Read")
 LEFT_OUT = ("Nav", "End")  # after the evidence, outside the paper's three categories
+AFTER_EVIDENCE_GROUPS = (("st", "st"), ("mt_both", "mt"))  # (group, trajectory kind)
 AFTER_WRONG = ("Recover", "Stay", "Think", "Re-nav", "Submit", "Other", "End")
 WRONG_ROLES: tuple[str | None, ...] = ("other",)
 EARLY_WINDOW = 3
@@ -130,6 +131,32 @@ class Facts(NamedTuple):
         return cls(actions, list(seen.items()), last, wrong)
 
 
+def _of_kind(
+    trajectories: Sequence[Trajectory], facts: Sequence[Facts] | None, kind: str
+) -> list[tuple[Trajectory, Facts]]:
+    """The trajectories of one kind ('st', 'mt') with their facts (scanned here when not given)."""
+    facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
+    return [(t, f) for t, f in zip(trajectories, facts, strict=True) if t.get("kind") == kind]
+
+
+def _with_category(
+    pool: Sequence[tuple[Trajectory, Facts]], cats: Sequence[str | None], category: str
+) -> list[tuple[Trajectory, Facts]]:
+    """The members of `pool` whose category (`cats`, one per member) is `category`."""
+    return [member for member, c in zip(pool, cats, strict=True) if c == category]
+
+
+def _correct_by_category(
+    pool: Sequence[tuple[Trajectory, Facts]], cats: Sequence[str | None], categories: Sequence[str]
+) -> dict[str, int]:
+    """Per category: how many of its members answered right."""
+    return {c: sum(bool(t.get("correct")) for t, _ in _with_category(pool, cats, c)) for c in categories}
+
+
+def _submitted(traj: Trajectory) -> bool:
+    return traj.get("termination") == "answer"
+
+
 # ---------------------------------------------------------------------------------------------
 # MT failures
 
@@ -158,6 +185,15 @@ def mt_fail_category(traj: Trajectory) -> str | None:
     return _mt_fail(facts.actions, facts.reached)
 
 
+def _split_by_recall(
+    pool: list[tuple[Trajectory, Facts]],
+) -> tuple[list[tuple[Trajectory, Facts]], list[Trajectory]]:
+    """(the members whose paper recall failed, with their facts; the trajectories that recalled)."""
+    missed = [(t, f) for t, f in pool if not paper_recalled(t, f)]
+    recalled = [t for t, f in pool if paper_recalled(t, f)]
+    return missed, recalled
+
+
 def _mt_fail(actions: Sequence[Sequence[Any]], reached: list[tuple[str, int]]) -> str:
     if not reached:
         return "0-Gold"
@@ -178,16 +214,12 @@ def mt_fail_breakdown(trajectories: Sequence[Trajectory], facts: Sequence[Facts]
     ended with a submitted answer. `all_gold_wrong` is not part of Table 9: wrong MT answers after
     reading every gold (a synthesis failure), over the MT trajectories that recalled.
     """
-    facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
-    mts = [(t, f) for t, f in zip(trajectories, facts, strict=True) if t.get("kind") == "mt"]
-    missed = [(t, f) for t, f in mts if not paper_recalled(t, f)]
-    recalled = [t for t, f in mts if paper_recalled(t, f)]
+    mts = _of_kind(trajectories, facts, "mt")
+    missed, recalled = _split_by_recall(mts)
     cats = [_mt_fail(f.actions, f.reached) for _, f in missed]
     counts = {c: cats.count(c) for c in MT_FAIL}
-    right = {c: sum(bool(t.get("correct")) for (t, _), k in zip(missed, cats, strict=True) if k == c) for c in MT_FAIL}
-    prem_submitted = sum(
-        1 for (t, _), c in zip(missed, cats, strict=True) if c == "Prem" and t.get("termination") == "answer"
-    )
+    right = _correct_by_category(missed, cats, MT_FAIL)
+    prem_submitted = sum(_submitted(t) for t, c in _with_category(missed, cats, "Prem"))
     wrong_after_all = sum(not t.get("correct") for t in recalled)
     return {
         "n": len(missed),
@@ -245,28 +277,25 @@ def after_evidence(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | 
     Each category also carries the accuracy of its trajectories.
     """
     facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
-    out: dict[str, Any] = {}
-    for group, kind in (("st", "st"), ("mt_both", "mt")):
-        pool = [(t, f) for t, f in zip(trajectories, facts, strict=True) if t.get("kind") == kind]
-        complete = [(t, f) for t, f in pool if len(f.reached) >= n_gold(t)]
-        cats = [_after_evidence(f.actions, f.last_gold) for _, f in complete]
-        counts = {c: cats.count(c) for c in AFTER_EVIDENCE + LEFT_OUT}
-        n = sum(counts[c] for c in AFTER_EVIDENCE)
-        out[group] = {
-            "n": n,
-            "n_reached": len(complete),
-            "not_reached": len(pool) - len(complete),
-            "left_out": {c: counts[c] for c in LEFT_OUT},
-            "counts": counts,
-            "shares": {c: Ratio(counts[c], n).as_list() for c in AFTER_EVIDENCE},
-            "accuracy": {
-                c: Ratio(
-                    sum(bool(t.get("correct")) for (t, _), k in zip(complete, cats, strict=True) if k == c), counts[c]
-                ).as_list()
-                for c in AFTER_EVIDENCE + LEFT_OUT
-            },
-        }
-    return out
+    return {group: _after_evidence_group(_of_kind(trajectories, facts, kind)) for group, kind in AFTER_EVIDENCE_GROUPS}
+
+
+def _after_evidence_group(pool: list[tuple[Trajectory, Facts]]) -> dict[str, Any]:
+    """`after_evidence` over one group's trajectories (the ST ones, or the MT ones)."""
+    complete = [(t, f) for t, f in pool if len(f.reached) >= n_gold(t)]
+    cats = [_after_evidence(f.actions, f.last_gold) for _, f in complete]
+    counts = {c: cats.count(c) for c in AFTER_EVIDENCE + LEFT_OUT}
+    n = sum(counts[c] for c in AFTER_EVIDENCE)
+    right = _correct_by_category(complete, cats, AFTER_EVIDENCE + LEFT_OUT)
+    return {
+        "n": n,
+        "n_reached": len(complete),
+        "not_reached": len(pool) - len(complete),
+        "left_out": {c: counts[c] for c in LEFT_OUT},
+        "counts": counts,
+        "shares": {c: Ratio(counts[c], n).as_list() for c in AFTER_EVIDENCE},
+        "accuracy": {c: Ratio(right[c], counts[c]).as_list() for c in AFTER_EVIDENCE + LEFT_OUT},
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -350,11 +379,11 @@ def early_submit(
     for traj, f in zip(trajectories, facts, strict=True):
         if not f.wrong:
             continue
-        hasty = any(a[0] == SUBMIT for i in f.wrong for a in f.actions[i + 1 : i + 1 + window])
+        hasty = _submits_soon_after_wrong(f, window)
         group = early if hasty else other
         group[0] += bool(traj.get("correct"))
         group[1] += 1
-        unsubmitted += not hasty and traj.get("termination") != "answer"
+        unsubmitted += not hasty and not _submitted(traj)
     tested = early[1] > 0 and other[1] > 0
     p = fisher_exact_two_sided(early[0], early[1] - early[0], other[0], other[1] - other[0]) if tested else 1.0
     return {
@@ -367,6 +396,11 @@ def early_submit(
         "p": p,
         "test": "Fisher's exact, two-sided",
     }
+
+
+def _submits_soon_after_wrong(facts: Facts, window: int) -> bool:
+    """Whether a submit_answer is among the `window` actions right after some wrong-paper read."""
+    return any(a[0] == SUBMIT for i in facts.wrong for a in facts.actions[i + 1 : i + 1 + window])
 
 
 def non_submission(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
