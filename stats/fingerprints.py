@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -81,8 +81,8 @@ def trajectory_terms(
     actions = in_domain(actions)
     tools = [a[0] for a in actions]
     n = len(tools)
-    calls = float(n if tool_calls is None or math.isnan(tool_calls) else tool_calls)
-    turns = float(0 if turns_with_calls is None or math.isnan(turns_with_calls) else turns_with_calls)
+    calls = _recorded_or(tool_calls, n)
+    turns = _recorded_or(turns_with_calls, 0)
     out = {
         "calls_per_turn": (calls, turns),
         "think_share": (tools.count(THINK), n),
@@ -91,13 +91,25 @@ def trajectory_terms(
         "search_volume": (tools.count(SEARCH), 1),
         "under_engagement": (float(not any(a[0] == READ and a[4] for a in actions)), 1),
     }
+    return {**out, **_after_gold_terms(actions, kind, n_gold)}
+
+
+def _recorded_or(value: float | None, default: float) -> float:
+    """A recorded count, or `default` where none was recorded (None, or NaN in a table's column)."""
+    return float(default if value is None or math.isnan(value) else value)
+
+
+def _after_gold_terms(
+    actions: Sequence[Sequence[Any]], kind: str | None, n_gold: float | None
+) -> dict[str, tuple[float, float]]:
+    """The after-the-evidence signatures (AFTER_GOLD): 1 of 1 for the category that followed the last gold read of a
+    trajectory that read every gold, 0 of 1 for the others; 0 of 0 for a trajectory that did not."""
     facts = stopping.Facts.scan(actions)
     golds = stopping.n_gold({"kind": kind, "n_gold": n_gold})
-    reached = len(facts.reached) >= golds and facts.last_gold is not None
-    category = stopping.after_evidence_category(actions) if reached else None
-    for cat, key in AFTER_GOLD.items():
-        out[key] = (float(category == cat), 1.0) if reached else (0.0, 0.0)
-    return out
+    if len(facts.reached) < golds or facts.last_gold is None:
+        return {key: (0.0, 0.0) for key in AFTER_GOLD.values()}
+    category = stopping.after_evidence_category(actions)
+    return {key: (float(category == cat), 1.0) for cat, key in AFTER_GOLD.items()}
 
 
 def model_signature(trajectories: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -162,30 +174,12 @@ def family_tests(
 
     Models without a family are not a family, but do count among "the others"."""
     families = sorted({f for f in family_of.values() if f})
-    rows: dict[str, dict[str, dict[str, Any]]] = {}
-    for fam in families:
-        rows[fam] = {}
-        for sig in SIGNATURES:
-            models = [m for m in per_model if per_model[m][sig]["value"] is not None]
-            values = [per_model[m][sig]["value"] for m in models]
-            group = [family_of.get(m) == fam for m in models]
-            inside = [v for v, g in zip(values, group, strict=True) if g]
-            rest = [v for v, g in zip(values, group, strict=True) if not g]
-            rows[fam][sig] = {
-                "family_mean": float(np.mean(inside)) if inside else None,
-                "others_mean": float(np.mean(rest)) if rest else None,
-                **permutation_test(values, group, seed),
-            }
+    rows = {fam: {sig: _signature_test(per_model, family_of, fam, sig, seed) for sig in SIGNATURES} for fam in families}
     keys = [(fam, sig) for fam in families for sig in SIGNATURES]
-    adjusted = holm([rows[f][s]["p"] for f, s in keys])
-    floor = holm([rows[f][s]["min_p"] for f, s in keys])
-    for (fam, sig), p_adj, p_floor in zip(keys, adjusted, floor, strict=True):
-        rows[fam][sig]["p_holm"] = p_adj
-        rows[fam][sig]["min_p_holm"] = p_floor
-        rows[fam][sig]["significant"] = p_adj is not None and p_adj < alpha
+    _adjust([rows[f][s] for f, s in keys], alpha)
     return {
         fam: {
-            "models": sorted(m for m in per_model if family_of.get(m) == fam),
+            "models": _members(per_model, family_of, fam),
             "signatures": rows[fam],
             "words": family_words(rows[fam], alpha),
             "n_tests": len(keys),
@@ -194,22 +188,69 @@ def family_tests(
     }
 
 
+def _members(models: Iterable[str], family_of: Mapping[str, str | None], fam: str) -> list[str]:
+    """The models of one family, sorted."""
+    return sorted(m for m in models if family_of.get(m) == fam)
+
+
+def _signature_test(
+    per_model: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    family_of: Mapping[str, str | None],
+    fam: str,
+    sig: str,
+    seed: int,
+) -> dict[str, Any]:
+    """One family against the others on one signature, over the models with a value: the two means and the
+    permutation test."""
+    models = [m for m in per_model if per_model[m][sig]["value"] is not None]
+    values = [per_model[m][sig]["value"] for m in models]
+    group = [family_of.get(m) == fam for m in models]
+    return {
+        "family_mean": _mean_where(values, group, True),
+        "others_mean": _mean_where(values, group, False),
+        **permutation_test(values, group, seed),
+    }
+
+
+def _mean_where(values: Sequence[float], group: Sequence[bool], inside: bool) -> float | None:
+    """The mean of the values inside the group (or outside it); None when there are none."""
+    chosen = [v for v, g in zip(values, group, strict=True) if g == inside]
+    return float(np.mean(chosen)) if chosen else None
+
+
+def _adjust(tests: Sequence[dict[str, Any]], alpha: float) -> None:
+    """Holm-adjust one family of tests together: each gets `p_holm`, `min_p_holm` (the smallest it could reach) and
+    `significant`."""
+    adjusted = holm([t["p"] for t in tests])
+    floor = holm([t["min_p"] for t in tests])
+    for t, p_adj, p_floor in zip(tests, adjusted, floor, strict=True):
+        t["p_holm"] = p_adj
+        t["min_p_holm"] = p_floor
+        t["significant"] = p_adj is not None and p_adj < alpha
+
+
 def family_words(rows: Mapping[str, Mapping[str, Any]], alpha: float = 0.05) -> list[str]:
     """The words the tests support (WORDS): "commits early" (Imm significantly above the other families),
     "verifies" (Thnk above), "over-searches" (Read after the gold above), "under-engages" (no read at all
     above); "balanced" where none holds, no signature differs at all, and the design could have shown a
     difference on every worded one (its smallest attainable Holm-adjusted p is below α). Otherwise no word."""
-    words = [
-        word
-        for word, (sig, sign) in WORDS.items()
-        if rows[sig]["significant"] and rows[sig]["effect"] is not None and rows[sig]["effect"] * sign > 0
-    ]
+    words = [word for word, (sig, sign) in WORDS.items() if _significant_in_direction(rows[sig], sign)]
     if words:
         return words
-    powered = all(rows[sig]["min_p_holm"] is not None and rows[sig]["min_p_holm"] < alpha for sig, _ in WORDS.values())
+    powered = all(_could_be_significant(rows[sig], alpha) for sig, _ in WORDS.values())
     if powered and not any(r["significant"] for r in rows.values()):
         return [BALANCED]
     return []
+
+
+def _significant_in_direction(test: Mapping[str, Any], sign: int) -> bool:
+    """A significant test whose effect has the sign a word needs (+1: the family above the others)."""
+    return bool(test["significant"]) and test["effect"] is not None and test["effect"] * sign > 0
+
+
+def _could_be_significant(test: Mapping[str, Any], alpha: float) -> bool:
+    """Whether the design could show a difference: its smallest attainable Holm-adjusted p is below α."""
+    return test["min_p_holm"] is not None and test["min_p_holm"] < alpha
 
 
 def family_trigrams(
