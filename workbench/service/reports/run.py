@@ -38,7 +38,6 @@ from workbench.views.records import (
     RunTransitions,
     SectionLabels,
     SectionRecallCeiling,
-    Stopping,
     TopTrigram,
     TransitionLayout,
     TransitionMatrix,
@@ -359,7 +358,7 @@ def analytics(
         "significant_bigrams": [b for b in rows if b["significant"]],
         "top_trigram": cast("TopTrigram | None", ngrams.top_trigram(enc)),
         "transitions": cast("TransitionMatrix", ngrams.transition_matrix(enc)),
-        "stopping": cast("Stopping", stopping.stopping_behaviour(trajectories)),
+        "stopping": stopping.stopping_behaviour(trajectories),
     }
 
 
