@@ -20,6 +20,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
+from stats.ngrams import TOOLS, TransitionMatrix
 from stats.ratio import Ratio
 from stats.wilson import wilson
 
@@ -65,15 +66,6 @@ class OffDomainMeasures(TypedDict):
     rejected: int
     calls: int
     trajectories: int
-
-
-class TransitionsWithOther(TypedDict):
-    """The 8 × 8 tool-to-tool transition matrix with out-of-domain calls as `other`."""
-
-    tools: list[str]
-    counts: list[list[int]]
-    row_totals: list[int]
-    probabilities: list[list[float]]
 
 
 def measures(trajectories: Sequence[dict[str, Any]], extra: Collection[str]) -> OffDomainMeasures:
@@ -141,13 +133,11 @@ def mechanism(
 OTHER = "other"
 
 
-def transitions_with_other(sequences: Sequence[Sequence[str]], extra: Collection[str]) -> TransitionsWithOther:
+def transitions_with_other(sequences: Sequence[Sequence[str]], extra: Collection[str]) -> TransitionMatrix:
     """The tool-to-tool transition matrix with every out-of-domain call as one `other` tool (8 × 8): row a,
     column b counts calls of b directly after a; rows normalised to shares (a row with no successor is zeros).
     A name that is neither a protocol tool nor an offered extra (a hallucinated tool) breaks adjacency, as in
     `stats.ngrams`; the 7 × 7 block equals `ngrams.transition_matrix` on sequences without out-of-domain calls."""
-    from stats.ngrams import TOOLS
-
     names = [*TOOLS, OTHER]
     index = {n: i for i, n in enumerate(TOOLS)}
     extra = set(extra)
@@ -161,4 +151,4 @@ def transitions_with_other(sequences: Sequence[Sequence[str]], extra: Collection
             prev = code
     totals = [sum(row) for row in counts]
     probs = [[c / t if t else 0.0 for c in row] for row, t in zip(counts, totals, strict=True)]
-    return TransitionsWithOther(tools=names, counts=counts, row_totals=totals, probabilities=probs)
+    return TransitionMatrix(tools=names, counts=counts, row_totals=totals, probabilities=probs)

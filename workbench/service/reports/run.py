@@ -28,7 +28,6 @@ from workbench.service.reports.prompts import report_note
 from workbench.views.records import (
     Analytics,
     Attribution,
-    Bigram,
     CutOff,
     Interval,
     LabelResolution,
@@ -38,9 +37,7 @@ from workbench.views.records import (
     RunTransitions,
     SectionLabels,
     SectionRecallCeiling,
-    TopTrigram,
     TransitionLayout,
-    TransitionMatrix,
 )
 
 PERCENT_KEYS = ("paper_recall", "section_recall", "conversion", "accuracy", "rate")
@@ -350,14 +347,11 @@ def analytics(
     enc = ngrams.Encoded.of(sequences)
     bigrams = ngrams.bigram_delta_accuracy(enc, table["correct"]) if table.n else []
     trajectories = _stopping_rows(table, actions)
-    # stats.ngrams and stats.stopping build the records' keys (Bigram, TopTrigram, TransitionMatrix, Stopping) in
-    # plain dicts
-    rows = cast("list[Bigram]", bigrams)
     return {
-        "bigrams": [b for b in rows if b["n_with"]],
-        "significant_bigrams": [b for b in rows if b["significant"]],
-        "top_trigram": cast("TopTrigram | None", ngrams.top_trigram(enc)),
-        "transitions": cast("TransitionMatrix", ngrams.transition_matrix(enc)),
+        "bigrams": [b for b in bigrams if b["n_with"]],
+        "significant_bigrams": [b for b in bigrams if b["significant"]],
+        "top_trigram": ngrams.top_trigram(enc),
+        "transitions": ngrams.transition_matrix(enc),
         "stopping": stopping.stopping_behaviour(trajectories),
     }
 
