@@ -27,7 +27,6 @@ from workbench.service.reports.hops import read_hops
 from workbench.service.reports.prompts import report_note
 from workbench.views.records import (
     Analytics,
-    Attribution,
     CutOff,
     Interval,
     LabelResolution,
@@ -140,7 +139,7 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> Run
         "error_kinds": cast("dict[ErrorKind, int]", axes.error_kinds(table)),  # why the `error` endings ended so
         "splits": values(splits),
         "section_recall_ceiling": ceiling_values(ceiling),
-        "attribution": cast("Attribution", axes.attribution(table)),  # stats.axes builds the record's keys
+        "attribution": axes.attribution(table),
         "cut_off": cut_off(table),
         "cost_usd": float(cost[priced].sum()) if priced.any() else None,
         "priced": bool(priced.all()) and table.n > 0,
@@ -165,7 +164,7 @@ def report_counts(
     }
 
 
-def ceiling_values(ceiling: dict[str, Any]) -> SectionRecallCeiling:
+def ceiling_values(ceiling: axes.SectionCeiling) -> SectionRecallCeiling:
     """`stats.axes.section_ceiling` as the report gives it: the unreachable and unknown counts, then the highest
     section recall attainable by question type."""
     attainable = values(ceiling["ceiling"])
