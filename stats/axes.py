@@ -10,9 +10,9 @@ trajectories computes each number as one array operation instead of a pass over 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, TypeVar
 
 import numpy as np
 
@@ -183,7 +183,12 @@ def _keys(values: np.ndarray) -> np.ndarray:
     return np.array(["?" if v is None or v == "" else str(v) for v in values], dtype=object)
 
 
-def split_by(records: Sequence[Record] | Table, keys: np.ndarray, fn) -> dict[str, Any]:
+Split = TypeVar("Split")
+
+
+def split_by(
+    records: Sequence[Record] | Table, keys: np.ndarray, fn: Callable[[Table, np.ndarray], Split]
+) -> dict[str, Split]:
     """`fn(table, within)` per distinct key (sorted as strings)."""
     t = Table.of(records)
     return {k: fn(t, keys == k) for k in sorted(set(keys.tolist()))}
@@ -197,7 +202,9 @@ def splits(records: Sequence[Record] | Table, key: str) -> dict[str, Ratio]:
 
 def type_depth_keys(table: Table) -> np.ndarray:
     depth = table["depth"]
-    return np.array([f"{k}_d{'None' if math.isnan(d) else int(d)}" for k, d in zip(table["kind"], depth)], dtype=object)
+    return np.array(
+        [f"{k}_d{'None' if math.isnan(d) else int(d)}" for k, d in zip(table["kind"], depth, strict=True)], dtype=object
+    )
 
 
 def type_depth(records: Sequence[Record] | Table) -> dict[str, Ratio]:
@@ -206,17 +213,25 @@ def type_depth(records: Sequence[Record] | Table) -> dict[str, Ratio]:
     return split_by(t, type_depth_keys(t), lambda tt, w: _share(tt["correct"], w))
 
 
-def attribution(records: Sequence[Record] | Table) -> dict[str, Any]:
+class Attribution(TypedDict):
+    """Which option type the wrong answers chose: counts and rates over the wrong answers."""
+
+    n_wrong: int
+    counts: dict[str, int]
+    rates: dict[str, float]
+
+
+def attribution(records: Sequence[Record] | Table) -> Attribution:
     """Which option type wrong answers chose: no_context, seed_only, wrong_paper, no_answer (unknown otherwise)."""
     t = Table.of(records)
     wrong = ~t["correct"]
     chosen = [c or "unknown" for c in t["chosen_type"][wrong]]
     counts = {k: chosen.count(k) for k in sorted(set(chosen))}
-    return {
-        "n_wrong": int(wrong.sum()),
-        "counts": counts,
-        "rates": {k: v / len(chosen) for k, v in counts.items()} if chosen else {},
-    }
+    return Attribution(
+        n_wrong=int(wrong.sum()),
+        counts=counts,
+        rates={k: v / len(chosen) for k, v in counts.items()} if chosen else {},
+    )
 
 
 def attribution_terms(
@@ -230,19 +245,29 @@ def attribution_terms(
     return {k: (wrong * (chosen == k), wrong) for k in kinds}
 
 
-def section_ceiling(records: Sequence[Record] | Table) -> dict[str, Any]:
+class SectionCeiling(TypedDict):
+    """Trajectories whose item can never reach section recall, those unknown, and the highest attainable recall."""
+
+    unreachable: int
+    unknown: int
+    ceiling: dict[str, Ratio]
+
+
+def section_ceiling(records: Sequence[Record] | Table) -> SectionCeiling:
     """Trajectories whose item can never reach section recall: some gold paper has no `direct` label that
     resolves to a readable section (`section_reachable` = 0). Unknown for trajectories stored before the
     field existed. `ceiling` = the highest section recall attainable = reachable / all (ST, MT, all)."""
     t = Table.of(records)
     known = ~np.isnan(t["section_reachable"])
     reachable = known & (np.nan_to_num(t["section_reachable"]) != 0)
-    out: dict[str, Any] = {"unreachable": int((known & ~reachable).sum()), "unknown": int((~known).sum())}
-    out["ceiling"] = {
-        k: Ratio(int(reachable[w].sum()), int(w.sum()))
-        for k, w in (("st", t.st), ("mt", t.mt), ("all", np.ones(t.n, dtype=bool)))
-    }
-    return out
+    return SectionCeiling(
+        unreachable=int((known & ~reachable).sum()),
+        unknown=int((~known).sum()),
+        ceiling={
+            k: Ratio(int(reachable[w].sum()), int(w.sum()))
+            for k, w in (("st", t.st), ("mt", t.mt), ("all", np.ones(t.n, dtype=bool)))
+        },
+    )
 
 
 def four_axes(records: Sequence[Record] | Table) -> dict[str, Any]:

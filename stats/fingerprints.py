@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 
@@ -62,6 +62,62 @@ WORDS = {
     "under-engages": ("under_engagement", 1),
 }
 BALANCED = "balanced"
+
+
+class SignatureValue(TypedDict):
+    """One signature of one model: the pooled ratio (None without a denominator) and its two sums."""
+
+    value: float | None
+    numerator: float
+    denominator: float
+
+
+class PermutationTest(TypedDict):
+    """Mean of the group minus mean of the rest, its permutation p and the smallest p the design can reach."""
+
+    effect: float | None
+    p: float | None
+    min_p: float | None
+    n_group: int
+    n_rest: int
+    method: str | None
+
+
+class SignatureTest(PermutationTest):
+    """One family against the others on one signature; the Holm-adjusted fields are set once every test is in."""
+
+    family_mean: float | None
+    others_mean: float | None
+    p_holm: NotRequired[float | None]
+    min_p_holm: NotRequired[float | None]
+    significant: NotRequired[bool]
+
+
+class FamilyTests(TypedDict):
+    models: list[str]
+    signatures: dict[str, SignatureTest]
+    words: list[str]
+    n_tests: int
+
+
+class FamilyTrigram(TypedDict):
+    """One of a family's top trigrams: the share of its trajectories containing it, and the other families' mean."""
+
+    trigram: list[str]
+    trajectories: int
+    n: int
+    share: float | None
+    others_mean_share: float | None
+
+
+class TrigramTest(PermutationTest):
+    """A family's top trigram tested over runs against the other families', Holm-adjusted across the families."""
+
+    trigram: list[str]
+    p_holm: NotRequired[float | None]
+    significant: NotRequired[bool]
+
+
 AFTER_GOLD = {"Imm": "early_commit", "Thnk": "verify_before_commit", "Read": "over_search"}
 
 
@@ -81,8 +137,8 @@ def trajectory_terms(
     actions = in_domain(actions)
     tools = [a[0] for a in actions]
     n = len(tools)
-    calls = float(n if tool_calls is None or math.isnan(tool_calls) else tool_calls)
-    turns = float(0 if turns_with_calls is None or math.isnan(turns_with_calls) else turns_with_calls)
+    calls = _recorded_or(tool_calls, n)
+    turns = _recorded_or(turns_with_calls, 0)
     out = {
         "calls_per_turn": (calls, turns),
         "think_share": (tools.count(THINK), n),
@@ -91,16 +147,28 @@ def trajectory_terms(
         "search_volume": (tools.count(SEARCH), 1),
         "under_engagement": (float(not any(a[0] == READ and a[4] for a in actions)), 1),
     }
+    return {**out, **_after_gold_terms(actions, kind, n_gold)}
+
+
+def _recorded_or(value: float | None, default: float) -> float:
+    """A recorded count, or `default` where none was recorded (None, or NaN in a table's column)."""
+    return float(default if value is None or math.isnan(value) else value)
+
+
+def _after_gold_terms(
+    actions: Sequence[Sequence[Any]], kind: str | None, n_gold: float | None
+) -> dict[str, tuple[float, float]]:
+    """The after-the-evidence signatures (AFTER_GOLD): 1 of 1 for the category that followed the last gold read of a
+    trajectory that read every gold, 0 of 1 for the others; 0 of 0 for a trajectory that did not."""
     facts = stopping.Facts.scan(actions)
     golds = stopping.n_gold({"kind": kind, "n_gold": n_gold})
-    reached = len(facts.reached) >= golds and facts.last_gold is not None
-    category = stopping.after_evidence_category(actions) if reached else None
-    for cat, key in AFTER_GOLD.items():
-        out[key] = (float(category == cat), 1.0) if reached else (0.0, 0.0)
-    return out
+    if len(facts.reached) < golds or facts.last_gold is None:
+        return {key: (0.0, 0.0) for key in AFTER_GOLD.values()}
+    category = stopping.after_evidence_category(actions)
+    return {key: (float(category == cat), 1.0) for cat, key in AFTER_GOLD.items()}
 
 
-def model_signature(trajectories: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+def model_signature(trajectories: Sequence[Mapping[str, Any]]) -> dict[str, SignatureValue]:
     """Each signature of one model: value (pooled ratio, None without a denominator), numerator, denominator."""
     num = dict.fromkeys(SIGNATURES, 0.0)
     den = dict.fromkeys(SIGNATURES, 0.0)
@@ -111,12 +179,12 @@ def model_signature(trajectories: Sequence[Mapping[str, Any]]) -> dict[str, dict
             num[key] += a
             den[key] += b
     return {
-        k: {"value": num[k] / den[k] if den[k] else None, "numerator": num[k], "denominator": den[k]}
+        k: SignatureValue(value=num[k] / den[k] if den[k] else None, numerator=num[k], denominator=den[k])
         for k in SIGNATURES
     }
 
 
-def permutation_test(values: Sequence[float], in_group: Sequence[bool], seed: int = 0) -> dict[str, Any]:
+def permutation_test(values: Sequence[float], in_group: Sequence[bool], seed: int = 0) -> PermutationTest:
     """Mean of the group minus mean of the rest, and its two-sided permutation p over relabellings of the units.
 
     Exact (every choice of the group's size among the units) up to EXACT_LIMIT relabellings, else N_RANDOM seeded
@@ -126,7 +194,7 @@ def permutation_test(values: Sequence[float], in_group: Sequence[bool], seed: in
     g = np.asarray(in_group, dtype=bool)
     n, k = x.size, int(g.sum())
     if k in (0, n):
-        return {"effect": None, "p": None, "min_p": None, "n_group": k, "n_rest": n - k, "method": None}
+        return PermutationTest(effect=None, p=None, min_p=None, n_group=k, n_rest=n - k, method=None)
     total = x.sum()
 
     def effect_of(sum_group: np.ndarray | float) -> np.ndarray | float:
@@ -147,121 +215,150 @@ def permutation_test(values: Sequence[float], in_group: Sequence[bool], seed: in
         p = float((1 + np.sum(np.abs(effect_of(sums)) >= abs(observed) - tol)) / (1 + N_RANDOM))
         min_p = 1 / (1 + N_RANDOM)
         method = f"Monte Carlo ({N_RANDOM} relabellings, seed {seed})"
-    return {"effect": observed, "p": p, "min_p": min_p, "n_group": k, "n_rest": n - k, "method": method}
+    return PermutationTest(effect=observed, p=p, min_p=min_p, n_group=k, n_rest=n - k, method=method)
 
 
 def family_tests(
-    per_model: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    per_model: Mapping[str, Mapping[str, SignatureValue]],
     family_of: Mapping[str, str | None],
     alpha: float = 0.05,
     seed: int = 0,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, FamilyTests]:
     """Per family: each signature's family mean, the others' mean, the permutation test against them (over the
     models with a value), Holm-adjusted across every family's tests together (all families × signatures: one
     family of tests, as the words are read off all of them), and the words the tests support.
 
     Models without a family are not a family, but do count among "the others"."""
     families = sorted({f for f in family_of.values() if f})
-    rows: dict[str, dict[str, dict[str, Any]]] = {}
-    for fam in families:
-        rows[fam] = {}
-        for sig in SIGNATURES:
-            models = [m for m in per_model if per_model[m][sig]["value"] is not None]
-            values = [per_model[m][sig]["value"] for m in models]
-            group = [family_of.get(m) == fam for m in models]
-            inside = [v for v, g in zip(values, group) if g]
-            rest = [v for v, g in zip(values, group) if not g]
-            rows[fam][sig] = {
-                "family_mean": float(np.mean(inside)) if inside else None,
-                "others_mean": float(np.mean(rest)) if rest else None,
-                **permutation_test(values, group, seed),
-            }
+    rows = {fam: {sig: _signature_test(per_model, family_of, fam, sig, seed) for sig in SIGNATURES} for fam in families}
     keys = [(fam, sig) for fam in families for sig in SIGNATURES]
-    adjusted = holm([rows[f][s]["p"] for f, s in keys])
-    floor = holm([rows[f][s]["min_p"] for f, s in keys])
-    for (fam, sig), p_adj, p_floor in zip(keys, adjusted, floor):
-        rows[fam][sig]["p_holm"] = p_adj
-        rows[fam][sig]["min_p_holm"] = p_floor
-        rows[fam][sig]["significant"] = p_adj is not None and p_adj < alpha
+    _adjust([rows[f][s] for f, s in keys], alpha)
     return {
-        fam: {
-            "models": sorted(m for m in per_model if family_of.get(m) == fam),
-            "signatures": rows[fam],
-            "words": family_words(rows[fam], alpha),
-            "n_tests": len(keys),
-        }
+        fam: FamilyTests(
+            models=_members(per_model, family_of, fam),
+            signatures=rows[fam],
+            words=family_words(rows[fam], alpha),
+            n_tests=len(keys),
+        )
         for fam in families
     }
 
 
-def family_words(rows: Mapping[str, Mapping[str, Any]], alpha: float = 0.05) -> list[str]:
+def _members(models: Iterable[str], family_of: Mapping[str, str | None], fam: str) -> list[str]:
+    """The models of one family, sorted."""
+    return sorted(m for m in models if family_of.get(m) == fam)
+
+
+def _signature_test(
+    per_model: Mapping[str, Mapping[str, SignatureValue]],
+    family_of: Mapping[str, str | None],
+    fam: str,
+    sig: str,
+    seed: int,
+) -> SignatureTest:
+    """One family against the others on one signature, over the models with a value: the two means and the
+    permutation test."""
+    models = [m for m in per_model if per_model[m][sig]["value"] is not None]
+    values = [v for m in models if (v := per_model[m][sig]["value"]) is not None]
+    group = [family_of.get(m) == fam for m in models]
+    return SignatureTest(
+        family_mean=_mean_where(values, group, True),
+        others_mean=_mean_where(values, group, False),
+        **permutation_test(values, group, seed),
+    )
+
+
+def _mean_where(values: Sequence[float], group: Sequence[bool], inside: bool) -> float | None:
+    """The mean of the values inside the group (or outside it); None when there are none."""
+    chosen = [v for v, g in zip(values, group, strict=True) if g == inside]
+    return float(np.mean(chosen)) if chosen else None
+
+
+def _adjust(tests: Sequence[SignatureTest], alpha: float) -> None:
+    """Holm-adjust one family of tests together: each gets `p_holm`, `min_p_holm` (the smallest it could reach) and
+    `significant`."""
+    adjusted = holm([t["p"] for t in tests])
+    floor = holm([t["min_p"] for t in tests])
+    for t, p_adj, p_floor in zip(tests, adjusted, floor, strict=True):
+        t["p_holm"] = p_adj
+        t["min_p_holm"] = p_floor
+        t["significant"] = p_adj is not None and p_adj < alpha
+
+
+def family_words(rows: Mapping[str, SignatureTest], alpha: float = 0.05) -> list[str]:
     """The words the tests support (WORDS): "commits early" (Imm significantly above the other families),
     "verifies" (Thnk above), "over-searches" (Read after the gold above), "under-engages" (no read at all
     above); "balanced" where none holds, no signature differs at all, and the design could have shown a
     difference on every worded one (its smallest attainable Holm-adjusted p is below α). Otherwise no word."""
-    words = [
-        word
-        for word, (sig, sign) in WORDS.items()
-        if rows[sig]["significant"] and rows[sig]["effect"] is not None and rows[sig]["effect"] * sign > 0
-    ]
+    words = [word for word, (sig, sign) in WORDS.items() if _significant_in_direction(rows[sig], sign)]
     if words:
         return words
-    powered = all(rows[sig]["min_p_holm"] is not None and rows[sig]["min_p_holm"] < alpha for sig, _ in WORDS.values())
+    powered = all(_could_be_significant(rows[sig], alpha) for sig, _ in WORDS.values())
     if powered and not any(r["significant"] for r in rows.values()):
         return [BALANCED]
     return []
 
 
+def _significant_in_direction(test: SignatureTest, sign: int) -> bool:
+    """A significant test whose effect has the sign a word needs (+1: the family above the others)."""
+    return bool(test["significant"]) and test["effect"] is not None and test["effect"] * sign > 0
+
+
+def _could_be_significant(test: SignatureTest, alpha: float) -> bool:
+    """Whether the design could show a difference: its smallest attainable Holm-adjusted p is below α."""
+    return test["min_p_holm"] is not None and test["min_p_holm"] < alpha
+
+
 def family_trigrams(
     trigram_trajectories: Mapping[str, Mapping[tuple[str, ...], int]], n_trajectories: Mapping[str, int], top: int = 3
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[FamilyTrigram]]:
     """Per family, its `top` trigrams by the share of its trajectories that contain them (ties by name), each with
     that share and the mean share of the other families' trajectories containing it (the paper: Anthropic
     ls→ls→rs on ~40 % of trajectories vs a 10.7 % mean over the other families)."""
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, list[FamilyTrigram]] = {}
     for fam, counts in trigram_trajectories.items():
         n = n_trajectories[fam]
         others = [f for f in trigram_trajectories if f != fam and n_trajectories[f]]
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
         out[fam] = [
-            {
-                "trigram": list(gram),
-                "trajectories": c,
-                "n": n,
-                "share": c / n if n else None,
-                "others_mean_share": (
+            FamilyTrigram(
+                trigram=list(gram),
+                trajectories=c,
+                n=n,
+                share=c / n if n else None,
+                others_mean_share=(
                     float(np.mean([trigram_trajectories[f].get(gram, 0) / n_trajectories[f] for f in others]))
                     if others
                     else None
                 ),
-            }
+            )
             for gram, c in ranked
         ]
     return out
 
 
 def trigram_tests(
-    family_top: Mapping[str, Sequence[Mapping[str, Any]]],
+    family_top: Mapping[str, Sequence[FamilyTrigram]],
     run_grams: Mapping[str, tuple[Mapping[tuple[str, ...], int], int]],
     family_of: Mapping[str, str | None],
     alpha: float = 0.05,
     seed: int = 0,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, TrigramTest]:
     """Per family, its top trigram (`family_top`'s first) tested over runs: each run's share of trajectories
     containing it (`run_grams`: run → (trajectories per trigram, trajectories)), the family's runs against the
     other families' by `permutation_test`, Holm-adjusted across the families (the paper: Anthropic ls→ls→rs on
     ~40 % of trajectories vs a 10.7 % mean over the others)."""
     runs = [r for r in run_grams if run_grams[r][1]]
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, TrigramTest] = {}
     for fam, tops in sorted(family_top.items()):
         if not tops:
             continue
         gram = tuple(tops[0]["trigram"])
         values = [run_grams[r][0].get(gram, 0) / run_grams[r][1] for r in runs]
         test = permutation_test(values, [family_of.get(r) == fam for r in runs], seed)
-        out[fam] = {"trigram": list(gram), **test}
+        out[fam] = TrigramTest(trigram=list(gram), **test)
     adjusted = holm([t["p"] for t in out.values()])
-    for t, p_adj in zip(out.values(), adjusted):
+    for t, p_adj in zip(out.values(), adjusted, strict=True):
         t["p_holm"] = p_adj
         t["significant"] = p_adj is not None and p_adj < alpha
     return out

@@ -8,16 +8,54 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
+
+
+class JudgeQuality(TypedDict):
+    """Confusion counts of pointwise verdicts against the truth, and the rates built on them (None: no denominator)."""
+
+    n: int
+    parsed: int
+    unparsed: int
+    tp: int
+    fp: int
+    tn: int
+    fn: int
+    tpr: float | None
+    fpr: float | None
+    precision: float | None
+    accuracy: float | None
+    balanced_accuracy: float | None
+    self_choice: float | None
+    n_correct: int
+
+
+class TrialAgreement(TypedDict):
+    """How often N trials of one judge agree (None with fewer than two trials or no sample)."""
+
+    trials: int
+    samples: int
+    unanimous: float | None
+    pairwise: float | None
+
+
+class TrialSpread(TypedDict):
+    """One quantity over independent trials: mean, population std, range, and the values."""
+
+    mean: float
+    std: float
+    min: float
+    max: float
+    values: list[float]
 
 
 def _ratio(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
-def judge_quality(correct: Sequence[bool], verdicts: Sequence[bool | None]) -> dict[str, Any]:
+def judge_quality(correct: Sequence[bool], verdicts: Sequence[bool | None]) -> JudgeQuality:
     """The confusion counts of pointwise verdicts against the truth, and the rates built on them.
 
     TPR = accepted correct / correct, FPR = accepted wrong / wrong, precision = correct / accepted,
@@ -29,7 +67,7 @@ def judge_quality(correct: Sequence[bool], verdicts: Sequence[bool | None]) -> d
     if len(correct) != len(verdicts):
         raise ValueError("one verdict per sample")
     tp = fp = tn = fn = unparsed = 0
-    for truth, verdict in zip(correct, verdicts):
+    for truth, verdict in zip(correct, verdicts, strict=True):
         if verdict is None:
             unparsed += 1
         elif truth:
@@ -38,25 +76,25 @@ def judge_quality(correct: Sequence[bool], verdicts: Sequence[bool | None]) -> d
             fp, tn = fp + bool(verdict), tn + (not verdict)
     tpr, fpr = _ratio(tp, tp + fn), _ratio(fp, fp + tn)
     n_correct = sum(bool(c) for c in correct)
-    return {
-        "n": len(correct),
-        "parsed": tp + fp + tn + fn,
-        "unparsed": unparsed,
-        "tp": tp,
-        "fp": fp,
-        "tn": tn,
-        "fn": fn,
-        "tpr": tpr,
-        "fpr": fpr,
-        "precision": _ratio(tp, tp + fp),
-        "accuracy": _ratio(tp + tn, tp + fp + tn + fn),
-        "balanced_accuracy": None if tpr is None or fpr is None else (tpr + 1 - fpr) / 2,
-        "self_choice": _ratio(tp, n_correct),
-        "n_correct": n_correct,
-    }
+    return JudgeQuality(
+        n=len(correct),
+        parsed=tp + fp + tn + fn,
+        unparsed=unparsed,
+        tp=tp,
+        fp=fp,
+        tn=tn,
+        fn=fn,
+        tpr=tpr,
+        fpr=fpr,
+        precision=_ratio(tp, tp + fp),
+        accuracy=_ratio(tp + tn, tp + fp + tn + fn),
+        balanced_accuracy=None if tpr is None or fpr is None else (tpr + 1 - fpr) / 2,
+        self_choice=_ratio(tp, n_correct),
+        n_correct=n_correct,
+    )
 
 
-def trial_agreement(trials: Sequence[Sequence[bool | None]]) -> dict[str, Any]:
+def trial_agreement(trials: Sequence[Sequence[bool | None]]) -> TrialAgreement:
     """How often N trials of one judge agree on each sample's verdict (an unparsed verdict is a value of its own).
 
     `unanimous`: the share of samples on which every trial gave the same verdict; `pairwise`: the mean over samples
@@ -66,24 +104,24 @@ def trial_agreement(trials: Sequence[Sequence[bool | None]]) -> dict[str, Any]:
         raise ValueError("every trial needs a verdict for every sample")
     n = len(trials[0])
     if len(trials) < 2 or n == 0:
-        return {"trials": len(trials), "samples": n, "unanimous": None, "pairwise": None}
-    columns = list(zip(*trials))
+        return TrialAgreement(trials=len(trials), samples=n, unanimous=None, pairwise=None)
+    columns = list(zip(*trials, strict=True))
     unanimous = sum(len(set(col)) == 1 for col in columns) / n
     pairs = list(itertools.combinations(range(len(trials)), 2))
     pairwise = float(np.mean([sum(col[a] == col[b] for a, b in pairs) / len(pairs) for col in columns]))
-    return {"trials": len(trials), "samples": n, "unanimous": unanimous, "pairwise": pairwise}
+    return TrialAgreement(trials=len(trials), samples=n, unanimous=unanimous, pairwise=pairwise)
 
 
-def spread(values: Sequence[float]) -> dict[str, Any]:
+def spread(values: Sequence[float]) -> TrialSpread:
     """Mean, standard deviation and range of one quantity over independent trials (the study's Table 6 reports the
     population std, denominator N: 0.1795 / 0.1823 / 0.1705 → 0.0050)."""
     v = np.asarray(values, dtype=float)
     if v.size == 0:
         raise ValueError("no trial")
-    return {
-        "mean": float(v.mean()),
-        "std": float(v.std(ddof=0)),
-        "min": float(v.min()),
-        "max": float(v.max()),
-        "values": [float(x) for x in v],
-    }
+    return TrialSpread(
+        mean=float(v.mean()),
+        std=float(v.std(ddof=0)),
+        min=float(v.min()),
+        max=float(v.max()),
+        values=[float(x) for x in v],
+    )

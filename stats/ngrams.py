@@ -14,12 +14,54 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
 from stats.ratio import Ratio
 from stats.significance import fisher_exact_two_sided, log_factorial_table
+
+Pair = list[float | int]  # [num, den] (`Ratio.as_list`)
+
+
+class BigramDelta(TypedDict):
+    """One tool bigram's Δ accuracy (with − without), Fisher's exact p and its Bonferroni adjustment."""
+
+    bigram: list[str]
+    n_with: int
+    accuracy_with: Pair
+    accuracy_without: Pair
+    delta: float | None
+    p: float
+    p_bonferroni: float
+    significant: bool
+
+
+class Trigram(TypedDict):
+    trigram: list[str]
+    occurrences: int
+    trajectories: int
+    trajectory_share: Pair
+    occurrence_share: Pair
+    ranked_by: str
+
+
+class TopTrigram(Trigram):
+    """The most frequent trigram, its concentration, and the one in the most trajectories (`by_trajectories`)."""
+
+    concentration: Pair
+    total_occurrences: int
+    by_trajectories: Trigram
+
+
+class TransitionMatrix(TypedDict):
+    """Tool-to-tool transition counts and their row-normalised probabilities."""
+
+    tools: list[str]
+    counts: list[list[int]]
+    row_totals: list[int]
+    probabilities: list[list[float]]
+
 
 TOOLS: tuple[str, ...] = (
     "get_paper_info",
@@ -135,7 +177,7 @@ def bigram_presence(sequences: Sequence[Sequence[str]] | Encoded) -> np.ndarray:
 
 def bigram_delta_accuracy(
     sequences: Sequence[Sequence[str]] | Encoded, correct: Sequence[Any] | np.ndarray, alpha: float = 0.05
-) -> list[dict[str, Any]]:
+) -> list[BigramDelta]:
     """For each of the 49 bigrams: accuracy with it − accuracy without it, and Fisher's exact test.
 
     "With" = trajectories containing the bigram at least once. Fisher's two-sided exact test on
@@ -153,7 +195,7 @@ def bigram_delta_accuracy(
     w_ok = presence[ok].sum(axis=0) if ok.any() else np.zeros(N_BIGRAMS, dtype=np.int64)
     total, total_ok = enc.n, int(ok.sum())
     log_fact = log_factorial_table(total)
-    rows = []
+    rows: list[BigramDelta] = []
     for j, gram in enumerate(all_bigrams()):
         wa, wk = int(w_all[j]), int(w_ok[j])
         oa, ok_ = total - wa, total_ok - wk
@@ -161,30 +203,31 @@ def bigram_delta_accuracy(
         p = fisher_exact_two_sided(wk, wa - wk, ok_, oa - ok_, log_fact) if tested else 1.0
         p_adj = min(1.0, p * N_BIGRAMS)
         rows.append(
-            {
-                "bigram": list(gram),
-                "n_with": wa,
-                "accuracy_with": [wk, wa],
-                "accuracy_without": [ok_, oa],
-                "delta": (wk / wa - ok_ / oa) if tested else None,
-                "p": p,
-                "p_bonferroni": p_adj,
-                "significant": p_adj < alpha,
-            }
+            BigramDelta(
+                bigram=list(gram),
+                n_with=wa,
+                accuracy_with=[wk, wa],
+                accuracy_without=[ok_, oa],
+                delta=(wk / wa - ok_ / oa) if tested else None,
+                p=p,
+                p_bonferroni=p_adj,
+                significant=p_adj < alpha,
+            )
         )
     return rows
 
 
-def panel_mean_delta(per_run: Sequence[Sequence[dict[str, Any]]]) -> list[dict[str, Any]]:
+def panel_mean_delta(per_run: Sequence[Sequence[BigramDelta]]) -> list[dict[str, Any]]:
     """Mean Δ-accuracy per bigram across runs (models), over the runs where Δ is defined.
 
     `per_run` holds one `bigram_delta_accuracy` output per run (rows in `all_bigrams` order). Also
     counts in how many runs the bigram occurs (`n_present`), is significant, and the sign
     agreement (runs with Δ > 0).
     """
-    out = []
+    out: list[dict[str, Any]] = []
     for j, gram in enumerate(all_bigrams()):
-        deltas, n_sig, present = [], 0, 0
+        deltas: list[float] = []
+        n_sig = present = 0
         for rows in per_run:
             row = rows[j]
             if tuple(row["bigram"]) != gram:
@@ -206,7 +249,7 @@ def panel_mean_delta(per_run: Sequence[Sequence[dict[str, Any]]]) -> list[dict[s
     return out
 
 
-def panel_bigrams(per_run: Sequence[Sequence[dict[str, Any]]], min_share: float = 0.5) -> list[dict[str, Any]]:
+def panel_bigrams(per_run: Sequence[Sequence[BigramDelta]], min_share: float = 0.5) -> list[dict[str, Any]]:
     """`panel_mean_delta` kept to the bigrams present in at least `min_share` of the runs.
 
     The paper's panel keeps bigrams present in ≥ 10 of its 19 models: a bigram a few models use
@@ -217,7 +260,7 @@ def panel_bigrams(per_run: Sequence[Sequence[dict[str, Any]]], min_share: float 
     return [b for b in panel_mean_delta(per_run) if b["n_present"] and b["n_present"] >= needed]
 
 
-def top_trigram(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str, Any] | None:
+def top_trigram(sequences: Sequence[Sequence[str]] | Encoded) -> TopTrigram | None:
     """The most frequent trigram by occurrences and its concentration (the paper's top trigram).
 
     Ranked by occurrences, then by the trajectories containing it, then by name (ties
@@ -236,29 +279,34 @@ def top_trigram(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str, Any] 
     traj = np.bincount(np.unique(owner * size + grams) % size, minlength=size)
     present = np.flatnonzero(occ)
 
-    def figure(code: int) -> dict[str, Any]:
-        return {
-            "trigram": list(_decode(code, 3)),
-            "occurrences": int(occ[code]),
-            "trajectories": int(traj[code]),
-            "trajectory_share": Ratio(int(traj[code]), enc.n).as_list(),
-            "occurrence_share": Ratio(int(occ[code]), int(grams.size)).as_list(),
-        }
+    def figure(code: int, ranked_by: str) -> Trigram:
+        return Trigram(
+            trigram=list(_decode(code, 3)),
+            occurrences=int(occ[code]),
+            trajectories=int(traj[code]),
+            trajectory_share=Ratio(int(traj[code]), enc.n).as_list(),
+            occurrence_share=Ratio(int(occ[code]), int(grams.size)).as_list(),
+            ranked_by=ranked_by,
+        )
 
     # gram codes in base 7 over TOOLS order; alphabetical ties need the names
     best = int(min(present, key=lambda g: (-occ[g], -traj[g], _decode(int(g), 3))))
     widest = int(min(present, key=lambda g: (-traj[g], -occ[g], _decode(int(g), 3))))
-    head = figure(best)
-    return {
-        **head,
-        "concentration": head["occurrence_share"],
-        "total_occurrences": int(grams.size),
-        "ranked_by": "occurrences, then trajectories",
-        "by_trajectories": {**figure(widest), "ranked_by": "trajectories, then occurrences"},
-    }
+    head = figure(best, "occurrences, then trajectories")
+    return TopTrigram(
+        trigram=head["trigram"],
+        occurrences=head["occurrences"],
+        trajectories=head["trajectories"],
+        trajectory_share=head["trajectory_share"],
+        occurrence_share=head["occurrence_share"],
+        concentration=head["occurrence_share"],
+        total_occurrences=int(grams.size),
+        ranked_by=head["ranked_by"],
+        by_trajectories=figure(widest, "trajectories, then occurrences"),
+    )
 
 
-def transition_matrix(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str, Any]:
+def transition_matrix(sequences: Sequence[Sequence[str]] | Encoded) -> TransitionMatrix:
     """7×7 tool-to-tool transition counts and their row-normalised probabilities.
 
     Row a, column b counts calls of b directly after a. A tool never followed by another call has
@@ -268,9 +316,6 @@ def transition_matrix(sequences: Sequence[Sequence[str]] | Encoded) -> dict[str,
     counts = np.bincount(grams, minlength=N_BIGRAMS).reshape(len(TOOLS), len(TOOLS)).astype(np.int64)
     totals = counts.sum(axis=1)
     probs = np.divide(counts, totals[:, None], out=np.zeros(counts.shape), where=totals[:, None] > 0)
-    return {
-        "tools": list(TOOLS),
-        "counts": counts.tolist(),
-        "row_totals": totals.tolist(),
-        "probabilities": probs.tolist(),
-    }
+    return TransitionMatrix(
+        tools=list(TOOLS), counts=counts.tolist(), row_totals=totals.tolist(), probabilities=probs.tolist()
+    )

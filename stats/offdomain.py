@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
+from stats.ngrams import TOOLS, TransitionMatrix
 from stats.ratio import Ratio
 from stats.wilson import wilson
 
@@ -50,7 +51,24 @@ class Call:
     cost: int
 
 
-def measures(trajectories: Sequence[dict[str, Any]], extra: Collection[str]) -> dict[str, Any]:
+class OffDomainMeasures(TypedDict):
+    """Out-of-domain measures of one run (see `measures`)."""
+
+    share: Ratio
+    share_interval: list[float] | None
+    trajectories_with_any: Ratio
+    per_tool: dict[str, int]
+    per_item: dict[str, list[int]]
+    points: Ratio
+    points_per_trajectory: Ratio
+    turns: Ratio
+    turns_per_trajectory: Ratio
+    rejected: int
+    calls: int
+    trajectories: int
+
+
+def measures(trajectories: Sequence[dict[str, Any]], extra: Collection[str]) -> OffDomainMeasures:
     """Out-of-domain measures of one run. Each trajectory is {"item_id", "calls": [Call, …]}; `extra` the names of
     the out-of-domain tools offered."""
     extra = set(extra)
@@ -80,20 +98,20 @@ def measures(trajectories: Sequence[dict[str, Any]], extra: Collection[str]) -> 
         ood_turns += sum(all(flags) for flags in by_turn.values())
     n = len(trajectories)
     interval = wilson(ood, calls) if calls else None
-    return {
-        "share": Ratio(ood, calls),
-        "share_interval": None if interval is None else [interval.low, interval.high],
-        "trajectories_with_any": Ratio(with_any, n),
-        "per_tool": dict(sorted(per_tool.items(), key=lambda kv: (-kv[1], kv[0]))),
-        "per_item": per_item,
-        "points": Ratio(ood_points, points),
-        "points_per_trajectory": Ratio(ood_points, n),
-        "turns": Ratio(ood_turns, turns),
-        "turns_per_trajectory": Ratio(ood_turns, n),
-        "rejected": rejected,
-        "calls": calls,
-        "trajectories": n,
-    }
+    return OffDomainMeasures(
+        share=Ratio(ood, calls),
+        share_interval=None if interval is None else [interval.low, interval.high],
+        trajectories_with_any=Ratio(with_any, n),
+        per_tool=dict(sorted(per_tool.items(), key=lambda kv: (-kv[1], kv[0]))),
+        per_item=per_item,
+        points=Ratio(ood_points, points),
+        points_per_trajectory=Ratio(ood_points, n),
+        turns=Ratio(ood_turns, turns),
+        turns_per_trajectory=Ratio(ood_turns, n),
+        rejected=rejected,
+        calls=calls,
+        trajectories=n,
+    )
 
 
 Mechanism = Literal["no drop", "tool confusion", "context overhead", "unmeasured"]
@@ -115,13 +133,11 @@ def mechanism(
 OTHER = "other"
 
 
-def transitions_with_other(sequences: Sequence[Sequence[str]], extra: Collection[str]) -> dict[str, Any]:
+def transitions_with_other(sequences: Sequence[Sequence[str]], extra: Collection[str]) -> TransitionMatrix:
     """The tool-to-tool transition matrix with every out-of-domain call as one `other` tool (8 × 8): row a,
     column b counts calls of b directly after a; rows normalised to shares (a row with no successor is zeros).
     A name that is neither a protocol tool nor an offered extra (a hallucinated tool) breaks adjacency, as in
     `stats.ngrams`; the 7 × 7 block equals `ngrams.transition_matrix` on sequences without out-of-domain calls."""
-    from stats.ngrams import TOOLS
-
     names = [*TOOLS, OTHER]
     index = {n: i for i, n in enumerate(TOOLS)}
     extra = set(extra)
@@ -134,5 +150,5 @@ def transitions_with_other(sequences: Sequence[Sequence[str]], extra: Collection
                 counts[prev][code] += 1
             prev = code
     totals = [sum(row) for row in counts]
-    probs = [[c / t if t else 0.0 for c in row] for row, t in zip(counts, totals)]
-    return {"tools": names, "counts": counts, "row_totals": totals, "probabilities": probs}
+    probs = [[c / t if t else 0.0 for c in row] for row, t in zip(counts, totals, strict=True)]
+    return TransitionMatrix(tools=names, counts=counts, row_totals=totals, probabilities=probs)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -36,31 +36,66 @@ WRONG_ROLES = ("other",)
 
 def after_wrong_paper_categories(actions: Sequence[Sequence[Any]]) -> list[set[str]]:
     """The categories of each wrong-paper read event of one trajectory (compact actions), in order."""
-    events = []
-    for i, (tool, _, _, role, delivered) in enumerate(actions):
-        if tool != "read_section" or not delivered or role not in WRONG_ROLES:
-            continue
-        cats: set[str] = set()
-        for nxt in actions[i + 1 :]:
-            if nxt[0] == "read_section":
-                cats.add("Recover" if nxt[3] == "gold" else "Stay")
-                break
-            if nxt[0] == "think":
-                cats.add("Think")
-            elif nxt[0] in NAV:
-                cats.add("Re-nav")
-            elif nxt[0] == "submit_answer":
-                cats.add("Submit")
-        events.append(cats)
-    return events
+    return [_after_wrong_read(actions[i + 1 :]) for i, action in enumerate(actions) if _is_wrong_read(action)]
 
 
-def table3(trajectories_actions: Sequence[Sequence[Sequence[Any]]]) -> dict[str, Any]:
+def _is_wrong_read(action: Sequence[Any]) -> bool:
+    """A delivered read_section of a wrong paper (compact action: tool, status, paper, role, delivered)."""
+    tool, _, _, role, delivered = action
+    return tool == "read_section" and bool(delivered) and role in WRONG_ROLES
+
+
+_BEFORE_THE_NEXT_READ = {"think": "Think", **dict.fromkeys(NAV, "Re-nav"), "submit_answer": "Submit"}
+
+
+def _after_wrong_read(rest: Sequence[Sequence[Any]]) -> set[str]:
+    """The categories of what followed a wrong-paper read, up to and including the next read_section: Recover
+    (it reads a gold paper) or Stay (another), and Think, Re-nav, Submit for the calls before it."""
+    cats: set[str] = set()
+    for nxt in rest:
+        if nxt[0] == "read_section":
+            cats.add("Recover" if nxt[3] == "gold" else "Stay")
+            break
+        if nxt[0] in _BEFORE_THE_NEXT_READ:
+            cats.add(_BEFORE_THE_NEXT_READ[nxt[0]])
+    return cats
+
+
+class Table3(TypedDict):
+    """Shares of wrong-paper read events per (overlapping) category (None without events)."""
+
+    n_events: int
+    counts: dict[str, int]
+    shares: dict[str, float | None]
+
+
+class ReplicateTau(TypedDict):
+    replicates: list[int]
+    n_runs: int
+    tau: float | None
+
+
+class TauSummary(TypedDict):
+    mean_tau: float | None
+    min_tau: float | None
+    preserved: bool
+
+
+class RankStability(TypedDict):
+    """Kendall's τ-b per replicate pair, its mean and least value, and whether the ranking is preserved."""
+
+    pairs: list[ReplicateTau]
+    mean_tau: float | None
+    min_tau: float | None
+    preserved: bool
+
+
+def table3(trajectories_actions: Sequence[Sequence[Sequence[Any]]]) -> Table3:
     """Shares of wrong-paper read events in each (overlapping) category, over all events of a run."""
     events = [cats for actions in trajectories_actions for cats in after_wrong_paper_categories(actions)]
     n = len(events)
     counts = {c: sum(c in e for e in events) for c in PAPER_AFTER_WRONG}
-    return {"n_events": n, "counts": counts, "shares": {c: counts[c] / n if n else None for c in PAPER_AFTER_WRONG}}
+    return Table3(n_events=n, counts=counts, shares={c: counts[c] / n if n else None for c in PAPER_AFTER_WRONG})
 
 
 def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
@@ -75,7 +110,7 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
     return None if denom == 0 else float((da * db).sum() / denom)
 
 
-def rank_stability(values: Mapping[str, Sequence[float | None]]) -> dict[str, Any] | None:
+def rank_stability(values: Mapping[str, Sequence[float | None]]) -> RankStability | None:
     """Kendall's τ-b between the runs' values at each pair of replicates (`values`: run → value per replicate);
     over the replicates every run has and the runs with a value at both. None with fewer than 2 runs or
     replicates."""
@@ -83,25 +118,25 @@ def rank_stability(values: Mapping[str, Sequence[float | None]]) -> dict[str, An
     k = min((len(v) for v in values.values()), default=0)
     if len(runs) < 2 or k < 2:
         return None
-    taus: list[dict[str, Any]] = []
-    for r, s in itertools.combinations(range(k), 2):
-        pairs = [
-            (values[run][r], values[run][s])
-            for run in runs
-            if values[run][r] is not None and values[run][s] is not None
-        ]
-        if len(pairs) < 2:
-            continue
-        a, b = zip(*pairs)
-        tau = kendall_tau_b(a, b)
-        taus.append({"replicates": [r, s], "n_runs": len(pairs), "tau": tau})
-    valued = [t["tau"] for t in taus if t["tau"] is not None]
-    return {
-        "pairs": taus,
-        "mean_tau": float(np.mean(valued)) if valued else None,
-        "min_tau": min(valued) if valued else None,
-        "preserved": bool(valued) and all(t == 1.0 for t in valued),
-    }
+    replicate_pairs = (_replicate_tau(values, r, s) for r, s in itertools.combinations(range(k), 2))
+    taus = [t for t in replicate_pairs if t is not None]
+    return RankStability(pairs=taus, **_tau_summary([t["tau"] for t in taus if t["tau"] is not None]))
+
+
+def _tau_summary(valued: list[float]) -> TauSummary:
+    """Mean and least τ over the replicate pairs with one, and whether every one is 1 (the ranking preserved)."""
+    if not valued:
+        return TauSummary(mean_tau=None, min_tau=None, preserved=False)
+    return TauSummary(mean_tau=float(np.mean(valued)), min_tau=min(valued), preserved=all(t == 1.0 for t in valued))
+
+
+def _replicate_tau(values: Mapping[str, Sequence[float | None]], r: int, s: int) -> ReplicateTau | None:
+    """Kendall's τ-b between replicates r and s over the runs with a value at both; None with fewer than 2."""
+    pairs = [(v[r], v[s]) for v in values.values() if v[r] is not None and v[s] is not None]
+    if len(pairs) < 2:
+        return None
+    a, b = zip(*pairs, strict=True)
+    return ReplicateTau(replicates=[r, s], n_runs=len(pairs), tau=kendall_tau_b(a, b))
 
 
 HEADER_METHODS = ("exact", "normalised", "substring", "word_overlap")  # a label matched a section's header

@@ -29,7 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NotRequired, TypedDict, TypeVar
 
 import numpy as np
 
@@ -102,6 +102,41 @@ def normalize_letter(answer: Any) -> str | None:
     return text or None
 
 
+Pair = list[float | int]  # [num, den] (`Ratio.as_list`)
+
+
+class VoteRecord(TypedDict):
+    modes: list[str]
+    votes: int
+    expected_correct: float
+    earliest: str | None
+    earliest_correct: bool
+
+
+class VoteAccuracy(TypedDict):
+    """Majority-vote accuracy over items under both tie rules, and per item."""
+
+    expected: Pair
+    earliest: Pair
+    n_ties: int
+    n_all_abstained: int
+    per_item_expected: list[float]
+    per_item_earliest: list[float]
+
+
+class VerificationGap(TypedDict):
+    """pass@k against the committed selection on the same items, with paired intervals (§3.7)."""
+
+    n: int
+    pass_at_k: float
+    selected: float
+    gap: float
+    relative_gap: float | None
+    ci: dict[str, dict[str, float | int | bool]]
+    pass_at_1: NotRequired[float]
+    efficiency: NotRequired[float | None]
+
+
 @dataclass(frozen=True)
 class Vote:
     """One item's vote: the tied modes, and the two tie rules' outcomes."""
@@ -112,14 +147,14 @@ class Vote:
     earliest: str | None
     earliest_correct: bool
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "modes": list(self.modes),
-            "votes": self.votes,
-            "expected_correct": self.expected_correct,
-            "earliest": self.earliest,
-            "earliest_correct": self.earliest_correct,
-        }
+    def to_dict(self) -> VoteRecord:
+        return VoteRecord(
+            modes=list(self.modes),
+            votes=self.votes,
+            expected_correct=self.expected_correct,
+            earliest=self.earliest,
+            earliest_correct=self.earliest_correct,
+        )
 
 
 def majority_vote(answers: Sequence[Any], gold: Any, normalize: Callable[[Any], str | None] = normalize_letter) -> Vote:
@@ -143,19 +178,19 @@ def majority_vote(answers: Sequence[Any], gold: Any, normalize: Callable[[Any], 
 
 def majority_vote_accuracy(
     answers: Sequence[Sequence[Any]], golds: Sequence[Any], normalize: Callable[[Any], str | None] = normalize_letter
-) -> dict[str, Any]:
+) -> VoteAccuracy:
     """Majority-vote accuracy over items under both tie rules, each as [num, den]."""
     if len(answers) != len(golds):
         raise ValueError("one gold answer per item")
-    votes = [majority_vote(a, g, normalize) for a, g in zip(answers, golds)]
-    return {
-        "expected": Ratio(sum(v.expected_correct for v in votes), len(votes)).as_list(),
-        "earliest": Ratio(sum(v.earliest_correct for v in votes), len(votes)).as_list(),
-        "n_ties": sum(len(v.modes) > 1 for v in votes),
-        "n_all_abstained": sum(not v.modes for v in votes),
-        "per_item_expected": [v.expected_correct for v in votes],
-        "per_item_earliest": [float(v.earliest_correct) for v in votes],
-    }
+    votes = [majority_vote(a, g, normalize) for a, g in zip(answers, golds, strict=True)]
+    return VoteAccuracy(
+        expected=Ratio(sum(v.expected_correct for v in votes), len(votes)).as_list(),
+        earliest=Ratio(sum(v.earliest_correct for v in votes), len(votes)).as_list(),
+        n_ties=sum(len(v.modes) > 1 for v in votes),
+        n_all_abstained=sum(not v.modes for v in votes),
+        per_item_expected=[v.expected_correct for v in votes],
+        per_item_earliest=[float(v.earliest_correct) for v in votes],
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,7 +206,7 @@ def committed_accuracy(correct: Sequence[Sequence[Any]], chosen: Sequence[int | 
     if len(correct) != len(chosen):
         raise ValueError("one chosen index per item")
     hits = 0
-    for row, idx in zip(correct, chosen):
+    for row, idx in zip(correct, chosen, strict=True):
         if idx is None or idx < 0:
             continue
         if idx >= len(row):
@@ -294,7 +329,7 @@ def best_at_k(correct: Sequence[Any], accepted: Sequence[bool | None], k: int) -
     None, is not an acceptance)."""
     if not 1 <= k <= min(len(correct), len(accepted)):
         raise ValueError(f"need 1 <= k <= n, got k={k}, n={len(correct)}")
-    return float(any(bool(c) and bool(a) for c, a in zip(correct[:k], accepted[:k])))
+    return float(any(bool(c) and bool(a) for c, a in zip(correct[:k], accepted[:k], strict=True)))
 
 
 def retain_at_k(correct: Sequence[Any], accepted: Sequence[bool | None], k: int) -> float:
@@ -302,7 +337,7 @@ def retain_at_k(correct: Sequence[Any], accepted: Sequence[bool | None], k: int)
     of them is correct. A recall of the judge on the prefix, not a selection."""
     if not 1 <= k <= min(len(correct), len(accepted)):
         raise ValueError(f"need 1 <= k <= n, got k={k}, n={len(correct)}")
-    hits = [bool(a) for c, a in zip(correct[:k], accepted[:k]) if c]
+    hits = [bool(a) for c, a in zip(correct[:k], accepted[:k], strict=True) if c]
     return sum(hits) / len(hits) if hits else 0.0
 
 
@@ -328,7 +363,7 @@ def verification_gap(
     level: float = 0.95,
     n_boot: int = 10_000,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> VerificationGap:
     """Gap = pass@k − committed accuracy, from per-item values on the same items (§3.7).
 
     Intervals are paired: the bootstrap draw depends only on (n, B, seed), so the oracle, the
@@ -340,17 +375,17 @@ def verification_gap(
     if o.shape != s.shape or o.ndim != 1:
         raise ValueError("oracle and selected must be per-item vectors over the same items")
     gap = float(o.mean() - s.mean())
-    out: dict[str, Any] = {
-        "n": int(o.size),
-        "pass_at_k": float(o.mean()),
-        "selected": float(s.mean()),
-        "gap": gap,
-        "relative_gap": gap / float(o.mean()) if o.mean() > 0 else None,
-        "ci": {
+    out = VerificationGap(
+        n=int(o.size),
+        pass_at_k=float(o.mean()),
+        selected=float(s.mean()),
+        gap=gap,
+        relative_gap=gap / float(o.mean()) if o.mean() > 0 else None,
+        ci={
             name: with_ci(v, level, n_boot, seed).as_dict()
             for name, v in (("pass_at_k", o), ("selected", s), ("gap", o - s))
         },
-    }
+    )
     if pass1 is not None:
         p1 = float(np.mean(pass1))
         span = float(o.mean()) - p1

@@ -621,7 +621,7 @@ def plateau(
         budgets=list(prep.budgets),
         n=n,
         n_dropped=len(prep.dropped),
-        missing_per_budget={str(b): c for b, c in zip(prep.budgets, prep.missing_per_budget)},
+        missing_per_budget={str(b): c for b, c in zip(prep.budgets, prep.missing_per_budget, strict=True)},
         dropped_items=None if items is None else [str(items[i]) for i in prep.dropped],
         n_trials=T,
         n_trials_dropped=prep.n_trials_dropped,

@@ -23,12 +23,50 @@ import itertools
 import math
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
 from stats.bootstrap import Interval, bootstrap_mean_ci
 from stats.ratio import Ratio
+
+Pair = list[float | int]  # [num, den] (`Ratio.as_list`)
+
+
+class CoverageHistogram(TypedDict):
+    """How many runs solve each item, bucketed low / mid / high."""
+
+    n_items: int
+    n_runs: int
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+    never: int
+    always: int
+    per_item: list[float]
+
+
+class RunSpread(TypedDict):
+    """Run-to-run spread of replicate scores (population SD)."""
+
+    n: int
+    mean: float
+    std: float | None
+    std_ddof: int
+    std_definition: str
+    min: float
+    max: float
+    range: float
+
+
+class SignTest(TypedDict):
+    """Exact two-sided sign test of paired per-item values."""
+
+    n: int
+    first_higher: int
+    second_higher: int
+    n_discordant: int
+    p: float
+
 
 __all__ = [
     "Interval",
@@ -251,7 +289,7 @@ def log_factorial_table(n: int) -> np.ndarray:
     return np.array([math.lgamma(k + 1) for k in range(n + 1)])
 
 
-def coverage_histogram(matrix: Any) -> dict[str, Any]:
+def coverage_histogram(matrix: Any) -> CoverageHistogram:
     """How many runs solve each item, bucketed: low (< 1/3 of runs), mid, high (> 2/3).
 
     Boundaries are exact (integer arithmetic): exactly 1/3 or 2/3 of runs is `mid`. Also counts
@@ -265,21 +303,21 @@ def coverage_histogram(matrix: Any) -> dict[str, Any]:
     low = int((3 * solved < runs).sum())
     high = int((3 * solved > 2 * runs).sum())
     counts = {"low": low, "mid": n - low - high, "high": high}
-    return {
-        "n_items": n,
-        "n_runs": runs,
-        "counts": counts,
-        "shares": {k: Ratio(v, n).as_list() for k, v in counts.items()},
-        "never": int((solved == 0).sum()),
-        "always": int((solved == runs).sum()),
-        "per_item": [float(v) for v in solved / runs],
-    }
+    return CoverageHistogram(
+        n_items=n,
+        n_runs=runs,
+        counts=counts,
+        shares={k: Ratio(v, n).as_list() for k, v in counts.items()},
+        never=int((solved == 0).sum()),
+        always=int((solved == runs).sum()),
+        per_item=[float(v) for v in solved / runs],
+    )
 
 
 RUN_SPREAD_STD = "population SD (ddof = 0) of the replicate runs' scores, as the paper's Table 17"
 
 
-def run_spread(values: Sequence[float]) -> dict[str, Any]:
+def run_spread(values: Sequence[float]) -> RunSpread:
     """Run-to-run mean, standard deviation, min, max and range of replicate scores.
 
     `std` is the **population** SD (ddof = 0), as the paper's Table 17 reports run-to-run spread (the
@@ -290,19 +328,19 @@ def run_spread(values: Sequence[float]) -> dict[str, Any]:
     arr = np.asarray(values, dtype=np.float64)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError("need a non-empty 1-d list of replicate values")
-    return {
-        "n": int(arr.size),
-        "mean": float(arr.mean()),
-        "std": float(arr.std(ddof=0)) if arr.size > 1 else None,
-        "std_ddof": 0,
-        "std_definition": RUN_SPREAD_STD,
-        "min": float(arr.min()),
-        "max": float(arr.max()),
-        "range": float(np.ptp(arr)),
-    }
+    return RunSpread(
+        n=int(arr.size),
+        mean=float(arr.mean()),
+        std=float(arr.std(ddof=0)) if arr.size > 1 else None,
+        std_ddof=0,
+        std_definition=RUN_SPREAD_STD,
+        min=float(arr.min()),
+        max=float(arr.max()),
+        range=float(np.ptp(arr)),
+    )
 
 
-def paired_sign_test(first: Sequence[float], second: Sequence[float]) -> dict[str, Any]:
+def paired_sign_test(first: Sequence[float], second: Sequence[float]) -> SignTest:
     """Exact two-sided sign test of paired per-item values (e.g. one run's and another's mean over an item's
     replicates): items where the two are equal carry no information and are dropped.
 
@@ -314,10 +352,10 @@ def paired_sign_test(first: Sequence[float], second: Sequence[float]) -> dict[st
     if a.shape != b.shape or a.ndim != 1:
         raise ValueError("the sign test needs two paired 1-d vectors of equal length")
     higher, lower = int((a > b).sum()), int((a < b).sum())
-    return {
-        "n": int(a.size),
-        "first_higher": higher,
-        "second_higher": lower,
-        "n_discordant": higher + lower,
-        "p": sign_test(higher, lower, alternative="two-sided"),
-    }
+    return SignTest(
+        n=int(a.size),
+        first_higher=higher,
+        second_higher=lower,
+        n_discordant=higher + lower,
+        p=sign_test(higher, lower, alternative="two-sided"),
+    )

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple, TypedDict, cast
 
 from stats.ratio import Ratio
 from stats.significance import fisher_exact_two_sided
@@ -51,6 +51,82 @@ EARLY_WINDOW = 3
 SUBMIT, THINK, READ, SEARCH, REFS = "submit_answer", "think", "read_section", "search_papers", "get_references"
 NAVIGATION = (SEARCH, REFS)
 FIELDS = ("tool", "status", "paper", "paper_role", "delivered")
+
+Pair = list[float | int]  # [num, den] (`Ratio.as_list`)
+
+
+class AllGoldWrong(TypedDict):
+    n: int
+    share: Pair
+
+
+class MtFail(TypedDict):
+    """Table 9: the MT trajectories whose paper recall failed, by category, with each one's accuracy."""
+
+    n: int
+    n_mt: int
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+    accuracy: dict[str, Pair]
+    prem_submitted: int
+    all_gold_wrong: AllGoldWrong
+
+
+class EvidenceGroup(TypedDict):
+    """What followed the last gold read in one group (ST, or MT reading every gold)."""
+
+    n: int
+    n_reached: int
+    not_reached: int
+    left_out: dict[str, int]
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+    accuracy: dict[str, Pair]
+
+
+class AfterEvidence(TypedDict):
+    st: EvidenceGroup
+    mt_both: EvidenceGroup
+
+
+class AfterWrongRead(TypedDict):
+    """The action right after each wrong-paper read (events)."""
+
+    n_events: int
+    n_trajectories: int
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+
+
+class EarlySubmit(TypedDict):
+    """Submits within `window` actions after a wrong-paper read, against the other trajectories with such a read."""
+
+    window: int
+    share: Pair
+    accuracy: Pair
+    accuracy_non_early: Pair
+    non_early_unsubmitted: int
+    delta: float | None
+    p: float
+    test: str
+
+
+class NonSubmission(TypedDict):
+    """Trajectories that ended without an answer, by ending."""
+
+    n: int
+    share: Pair
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+
+
+class StoppingBehaviour(TypedDict):
+    mt_fail: MtFail
+    after_evidence: AfterEvidence
+    after_wrong_read: AfterWrongRead
+    early_submit: EarlySubmit
+    non_submission: NonSubmission
+
 
 LEGEND = {
     "wrong_paper_read": "A wrong-paper read is a delivered read_section of a paper that is not one of the item's "
@@ -130,6 +206,32 @@ class Facts(NamedTuple):
         return cls(actions, list(seen.items()), last, wrong)
 
 
+def _of_kind(
+    trajectories: Sequence[Trajectory], facts: Sequence[Facts] | None, kind: str
+) -> list[tuple[Trajectory, Facts]]:
+    """The trajectories of one kind ('st', 'mt') with their facts (scanned here when not given)."""
+    facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
+    return [(t, f) for t, f in zip(trajectories, facts, strict=True) if t.get("kind") == kind]
+
+
+def _with_category(
+    pool: Sequence[tuple[Trajectory, Facts]], cats: Sequence[str | None], category: str
+) -> list[tuple[Trajectory, Facts]]:
+    """The members of `pool` whose category (`cats`, one per member) is `category`."""
+    return [member for member, c in zip(pool, cats, strict=True) if c == category]
+
+
+def _correct_by_category(
+    pool: Sequence[tuple[Trajectory, Facts]], cats: Sequence[str | None], categories: Sequence[str]
+) -> dict[str, int]:
+    """Per category: how many of its members answered right."""
+    return {c: sum(bool(t.get("correct")) for t, _ in _with_category(pool, cats, c)) for c in categories}
+
+
+def _submitted(traj: Trajectory) -> bool:
+    return traj.get("termination") == "answer"
+
+
 # ---------------------------------------------------------------------------------------------
 # MT failures
 
@@ -158,6 +260,15 @@ def mt_fail_category(traj: Trajectory) -> str | None:
     return _mt_fail(facts.actions, facts.reached)
 
 
+def _split_by_recall(
+    pool: list[tuple[Trajectory, Facts]],
+) -> tuple[list[tuple[Trajectory, Facts]], list[Trajectory]]:
+    """(the members whose paper recall failed, with their facts; the trajectories that recalled)."""
+    missed = [(t, f) for t, f in pool if not paper_recalled(t, f)]
+    recalled = [t for t, f in pool if paper_recalled(t, f)]
+    return missed, recalled
+
+
 def _mt_fail(actions: Sequence[Sequence[Any]], reached: list[tuple[str, int]]) -> str:
     if not reached:
         return "0-Gold"
@@ -170,7 +281,7 @@ def _mt_fail(actions: Sequence[Sequence[Any]], reached: list[tuple[str, int]]) -
     return "Prem"
 
 
-def mt_fail_breakdown(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | None = None) -> dict[str, Any]:
+def mt_fail_breakdown(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | None = None) -> MtFail:
     """Table 9: the MT trajectories whose paper recall failed, right or wrong, in MT_FAIL (which sum to `n`).
 
     `n` = MT trajectories × (1 − MT paper recall). `accuracy` per category is [correct, count] (an
@@ -178,24 +289,22 @@ def mt_fail_breakdown(trajectories: Sequence[Trajectory], facts: Sequence[Facts]
     ended with a submitted answer. `all_gold_wrong` is not part of Table 9: wrong MT answers after
     reading every gold (a synthesis failure), over the MT trajectories that recalled.
     """
-    facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
-    mts = [(t, f) for t, f in zip(trajectories, facts) if t.get("kind") == "mt"]
-    missed = [(t, f) for t, f in mts if not paper_recalled(t, f)]
-    recalled = [t for t, f in mts if paper_recalled(t, f)]
+    mts = _of_kind(trajectories, facts, "mt")
+    missed, recalled = _split_by_recall(mts)
     cats = [_mt_fail(f.actions, f.reached) for _, f in missed]
     counts = {c: cats.count(c) for c in MT_FAIL}
-    right = {c: sum(bool(t.get("correct")) for (t, _), k in zip(missed, cats) if k == c) for c in MT_FAIL}
-    prem_submitted = sum(1 for (t, _), c in zip(missed, cats) if c == "Prem" and t.get("termination") == "answer")
+    right = _correct_by_category(missed, cats, MT_FAIL)
+    prem_submitted = sum(_submitted(t) for t, c in _with_category(missed, cats, "Prem"))
     wrong_after_all = sum(not t.get("correct") for t in recalled)
-    return {
-        "n": len(missed),
-        "n_mt": len(mts),
-        "counts": counts,
-        "shares": {c: Ratio(v, len(missed)).as_list() for c, v in counts.items()},
-        "accuracy": {c: [right[c], counts[c]] for c in MT_FAIL},
-        "prem_submitted": prem_submitted,
-        "all_gold_wrong": {"n": wrong_after_all, "share": Ratio(wrong_after_all, len(recalled)).as_list()},
-    }
+    return MtFail(
+        n=len(missed),
+        n_mt=len(mts),
+        counts=counts,
+        shares={c: Ratio(v, len(missed)).as_list() for c, v in counts.items()},
+        accuracy={c: [right[c], counts[c]] for c in MT_FAIL},
+        prem_submitted=prem_submitted,
+        all_gold_wrong=AllGoldWrong(n=wrong_after_all, share=Ratio(wrong_after_all, len(recalled)).as_list()),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,7 +343,7 @@ def _after_evidence(actions: Sequence[Sequence[Any]], last: int | None) -> str |
     return "End"
 
 
-def after_evidence(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | None = None) -> dict[str, Any]:
+def after_evidence(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | None = None) -> AfterEvidence:
     """Imm / Thnk / Read for ST trajectories and MT trajectories that read every gold (`mt_both`).
 
     `n` = the trajectories in the paper's three categories, the denominator of `shares`;
@@ -243,28 +352,28 @@ def after_evidence(trajectories: Sequence[Trajectory], facts: Sequence[Facts] | 
     Each category also carries the accuracy of its trajectories.
     """
     facts = facts if facts is not None else [Facts.of(t) for t in trajectories]
-    out: dict[str, Any] = {}
-    for group, kind in (("st", "st"), ("mt_both", "mt")):
-        pool = [(t, f) for t, f in zip(trajectories, facts) if t.get("kind") == kind]
-        complete = [(t, f) for t, f in pool if len(f.reached) >= n_gold(t)]
-        cats = [_after_evidence(f.actions, f.last_gold) for _, f in complete]
-        counts = {c: cats.count(c) for c in AFTER_EVIDENCE + LEFT_OUT}
-        n = sum(counts[c] for c in AFTER_EVIDENCE)
-        out[group] = {
-            "n": n,
-            "n_reached": len(complete),
-            "not_reached": len(pool) - len(complete),
-            "left_out": {c: counts[c] for c in LEFT_OUT},
-            "counts": counts,
-            "shares": {c: Ratio(counts[c], n).as_list() for c in AFTER_EVIDENCE},
-            "accuracy": {
-                c: Ratio(
-                    sum(bool(t.get("correct")) for (t, _), k in zip(complete, cats) if k == c), counts[c]
-                ).as_list()
-                for c in AFTER_EVIDENCE + LEFT_OUT
-            },
-        }
-    return out
+    return AfterEvidence(
+        st=_after_evidence_group(_of_kind(trajectories, facts, "st")),
+        mt_both=_after_evidence_group(_of_kind(trajectories, facts, "mt")),
+    )
+
+
+def _after_evidence_group(pool: list[tuple[Trajectory, Facts]]) -> EvidenceGroup:
+    """`after_evidence` over one group's trajectories (the ST ones, or the MT ones)."""
+    complete = [(t, f) for t, f in pool if len(f.reached) >= n_gold(t)]
+    cats = [_after_evidence(f.actions, f.last_gold) for _, f in complete]
+    counts = {c: cats.count(c) for c in AFTER_EVIDENCE + LEFT_OUT}
+    n = sum(counts[c] for c in AFTER_EVIDENCE)
+    right = _correct_by_category(complete, cats, AFTER_EVIDENCE + LEFT_OUT)
+    return EvidenceGroup(
+        n=n,
+        n_reached=len(complete),
+        not_reached=len(pool) - len(complete),
+        left_out={c: counts[c] for c in LEFT_OUT},
+        counts=counts,
+        shares={c: Ratio(counts[c], n).as_list() for c in AFTER_EVIDENCE},
+        accuracy={c: Ratio(right[c], counts[c]).as_list() for c in AFTER_EVIDENCE + LEFT_OUT},
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,7 +418,7 @@ def after_wrong_read(
     trajectories: Sequence[Trajectory],
     wrong_roles: Collection[str | None] = WRONG_ROLES,
     facts: Sequence[Facts] | None = None,
-) -> dict[str, Any]:
+) -> AfterWrongRead:
     """AFTER_WRONG over every wrong-paper read event (a trajectory can contribute several)."""
     facts = facts if facts is not None else [Facts.of(t, wrong_roles) for t in trajectories]
     cats: list[str] = []
@@ -318,12 +427,12 @@ def after_wrong_read(
         with_wrong += bool(f.wrong)
         cats += [after_wrong_category(f.actions, i) for i in f.wrong]
     counts = {c: cats.count(c) for c in AFTER_WRONG}
-    return {
-        "n_events": len(cats),
-        "n_trajectories": with_wrong,
-        "counts": counts,
-        "shares": {c: Ratio(v, len(cats)).as_list() for c, v in counts.items()},
-    }
+    return AfterWrongRead(
+        n_events=len(cats),
+        n_trajectories=with_wrong,
+        counts=counts,
+        shares={c: Ratio(v, len(cats)).as_list() for c, v in counts.items()},
+    )
 
 
 def early_submit(
@@ -331,7 +440,7 @@ def early_submit(
     window: int = EARLY_WINDOW,
     wrong_roles: Collection[str | None] = WRONG_ROLES,
     facts: Sequence[Facts] | None = None,
-) -> dict[str, Any]:
+) -> EarlySubmit:
     """Trajectories that submitted within `window` actions after some wrong-paper read, and what it cost.
 
     The population is the trajectories with at least one wrong-paper read; `share` = early ones
@@ -345,50 +454,55 @@ def early_submit(
     early = [0, 0]  # right, all
     other = [0, 0]
     unsubmitted = 0
-    for traj, f in zip(trajectories, facts):
+    for traj, f in zip(trajectories, facts, strict=True):
         if not f.wrong:
             continue
-        hasty = any(a[0] == SUBMIT for i in f.wrong for a in f.actions[i + 1 : i + 1 + window])
+        hasty = _submits_soon_after_wrong(f, window)
         group = early if hasty else other
         group[0] += bool(traj.get("correct"))
         group[1] += 1
-        unsubmitted += not hasty and traj.get("termination") != "answer"
+        unsubmitted += not hasty and not _submitted(traj)
     tested = early[1] > 0 and other[1] > 0
     p = fisher_exact_two_sided(early[0], early[1] - early[0], other[0], other[1] - other[0]) if tested else 1.0
-    return {
-        "window": window,
-        "share": Ratio(early[1], early[1] + other[1]).as_list(),
-        "accuracy": Ratio(early[0], early[1]).as_list(),
-        "accuracy_non_early": Ratio(other[0], other[1]).as_list(),
-        "non_early_unsubmitted": unsubmitted,
-        "delta": early[0] / early[1] - other[0] / other[1] if tested else None,
-        "p": p,
-        "test": "Fisher's exact, two-sided",
-    }
+    return EarlySubmit(
+        window=window,
+        share=Ratio(early[1], early[1] + other[1]).as_list(),
+        accuracy=Ratio(early[0], early[1]).as_list(),
+        accuracy_non_early=Ratio(other[0], other[1]).as_list(),
+        non_early_unsubmitted=unsubmitted,
+        delta=early[0] / early[1] - other[0] / other[1] if tested else None,
+        p=p,
+        test="Fisher's exact, two-sided",
+    )
 
 
-def non_submission(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+def _submits_soon_after_wrong(facts: Facts, window: int) -> bool:
+    """Whether a submit_answer is among the `window` actions right after some wrong-paper read."""
+    return any(a[0] == SUBMIT for i in facts.wrong for a in facts.actions[i + 1 : i + 1 + window])
+
+
+def non_submission(trajectories: Sequence[Trajectory]) -> NonSubmission:
     """Runs that ended without an answer, per cap: counts and shares over all trajectories."""
     total = len(trajectories)
     ends = [str(t.get("termination")) for t in trajectories if t.get("termination") != "answer"]
     counts = {e: ends.count(e) for e in sorted(set(ends))}
-    return {
-        "n": total,
-        "share": Ratio(len(ends), total).as_list(),
-        "counts": counts,
-        "shares": {e: Ratio(v, total).as_list() for e, v in counts.items()},
-    }
+    return NonSubmission(
+        n=total,
+        share=Ratio(len(ends), total).as_list(),
+        counts=counts,
+        shares={e: Ratio(v, total).as_list() for e, v in counts.items()},
+    )
 
 
 def stopping_behaviour(
     trajectories: Sequence[Trajectory], wrong_roles: Collection[str | None] = WRONG_ROLES
-) -> dict[str, Any]:
+) -> StoppingBehaviour:
     """All stopping-behaviour tables of one run, from one pass over each trajectory's actions."""
     facts = [Facts.of(t, wrong_roles) for t in trajectories]
-    return {
-        "mt_fail": mt_fail_breakdown(trajectories, facts),
-        "after_evidence": after_evidence(trajectories, facts),
-        "after_wrong_read": after_wrong_read(trajectories, wrong_roles, facts),
-        "early_submit": early_submit(trajectories, wrong_roles=wrong_roles, facts=facts),
-        "non_submission": non_submission(trajectories),
-    }
+    return StoppingBehaviour(
+        mt_fail=mt_fail_breakdown(trajectories, facts),
+        after_evidence=after_evidence(trajectories, facts),
+        after_wrong_read=after_wrong_read(trajectories, wrong_roles, facts),
+        early_submit=early_submit(trajectories, wrong_roles=wrong_roles, facts=facts),
+        non_submission=non_submission(trajectories),
+    )

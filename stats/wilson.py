@@ -30,7 +30,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
@@ -58,6 +58,21 @@ def wilson_bounds(p: float, n: float, level: float = 0.95) -> tuple[float, float
     return (0.0 if p == 0 else max(0.0, low)), (1.0 if p == 1 else min(1.0, high))
 
 
+class WilsonRecord(TypedDict):
+    """A Wilson interval as a report prints it (`WilsonInterval.as_dict`)."""
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    method: str
+    successes: float
+    trials: float
+    items: int
+    n_eff: float
+    design_effect: float
+
+
 @dataclass(frozen=True)
 class WilsonInterval:
     """A Wilson interval with the counts it was computed from and its design (items, effective n)."""
@@ -72,19 +87,19 @@ class WilsonInterval:
     n_eff: float  # the effective sample size Wilson's formula used
     design_effect: float
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "estimate": self.estimate,
-            "low": self.low,
-            "high": self.high,
-            "level": self.level,
-            "method": "wilson" if self.items == self.trials else "wilson, clustered by item",
-            "successes": self.successes,
-            "trials": self.trials,
-            "items": self.items,
-            "n_eff": self.n_eff,
-            "design_effect": self.design_effect,
-        }
+    def as_dict(self) -> WilsonRecord:
+        return WilsonRecord(
+            estimate=self.estimate,
+            low=self.low,
+            high=self.high,
+            level=self.level,
+            method="wilson" if self.items == self.trials else "wilson, clustered by item",
+            successes=self.successes,
+            trials=self.trials,
+            items=self.items,
+            n_eff=self.n_eff,
+            design_effect=self.design_effect,
+        )
 
 
 def wilson(successes: float, trials: float, level: float = 0.95) -> WilsonInterval:

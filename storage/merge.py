@@ -19,11 +19,13 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal, TypeAlias, TypedDict, cast
 
+from storage.json_types import JsonObject, JsonValue
 from storage.locks import RunBusy, RunLock
+from storage.rows import RunRow
 from storage.store import TRAJECTORY_FIELDS, Store, StoreError, differ_phrase, identity_diff, inserted_id
 
 # what a result is, when two stores hold the same item/replicate: everything but when and how long
@@ -31,8 +33,42 @@ TIMING = ("wall_time_s", "started_at", "finished_at")
 RESULT_FIELDS = tuple(f for f in TRAJECTORY_FIELDS if f not in TIMING)
 STEP_TIMING = ("elapsed_s",)
 
-ItemOrder = Callable[[Mapping[str, Any]], Mapping[str, int] | None]
+ItemOrder = Callable[[RunRow], dict[str, int] | None]
 """Given a run's row, each item id's position in its dataset (None: unknown, item ids sort instead)."""
+
+SqlValue: TypeAlias = str | int | float | bytes | None
+StoredRow: TypeAlias = dict[str, SqlValue]
+"""A trajectory's row as stored, column by column: copied to another store as it is, never decoded."""
+
+
+class Spend(TypedDict):
+    """What discarded (unfinished) attempts cost: cap tokens and dollars."""
+
+    tokens: int
+    usd: float
+
+
+class MergeEntry(TypedDict):
+    """One source run merged into a run, as the run's config records it under `merged`."""
+
+    shard: str | None
+    planned: int
+    status: str | None
+    discarded: Spend
+
+
+class MergeSummary(TypedDict):
+    """What merging one run did (`RunMerge.as_dict`)."""
+
+    name: str
+    created: bool
+    copied: int
+    identical: int
+    partial_skipped: int
+    sources: list[str]
+    status: str
+    planned: int
+    finished: int
 
 
 class MergeRefused(StoreError):
@@ -53,8 +89,18 @@ class RunMerge:
     planned: int = 0
     finished: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(vars(self))
+    def as_dict(self) -> MergeSummary:
+        return MergeSummary(
+            name=self.name,
+            created=self.created,
+            copied=self.copied,
+            identical=self.identical,
+            partial_skipped=self.partial_skipped,
+            sources=list(self.sources),
+            status=self.status,
+            planned=self.planned,
+            finished=self.finished,
+        )
 
 
 def merge_stores(
@@ -94,7 +140,7 @@ class _Part:
     """One source store's run of a given name."""
 
     store: Store
-    row: dict[str, Any]
+    row: RunRow
 
     @property
     def where(self) -> str:
@@ -108,39 +154,56 @@ def _plan(sources: Sequence[Store], names: Sequence[str] | None) -> dict[str, li
             run = _decoded(row)
             if names is None or run["name"] in names:
                 plan.setdefault(run["name"], []).append(_Part(src, run))
-    missing = [n for n in names or () if n not in plan]
+    _refuse_missing([n for n in names or () if n not in plan], sources)
+    return plan
+
+
+def _refuse_missing(missing: list[str], sources: Sequence[Store]) -> None:
+    """Runs asked for by name that no source holds: nothing is merged."""
     if missing:
         raise MergeRefused(
             f"no run named {', '.join(repr(n) for n in missing)} in "
             f"{', '.join(str(s.path) for s in sources)}; nothing was merged"
         )
-    return plan
 
 
-def _decoded(row: sqlite3.Row | Mapping[str, Any]) -> dict[str, Any]:
+def _decoded(row: sqlite3.Row) -> RunRow:
+    """A run's row with its JSON columns decoded. SQLite's rows are untyped; the schema fixes a run's columns, so
+    the row is typed here, once."""
     d = dict(row)
     for key in ("caps", "config", "identity"):
         if isinstance(d.get(key), str):
             d[key] = json.loads(d[key])
-    return d
+    return cast(RunRow, d)
 
 
-def shard_of_run(run: Mapping[str, Any]) -> str | None:
+def _object(value: JsonValue | None) -> JsonObject:
+    """A JSON value that holds an object when present: absent or null, it reads as an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: JsonValue | None) -> list[JsonValue]:
+    """A JSON value that holds a list when present: absent or null, it reads as an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def shard_of_run(run: RunRow) -> str | None:
     """The shard ("I/N") a run was made as, or None for a whole selection."""
-    return ((run.get("config") or {}).get("slice") or {}).get("shard")
+    shard = _object(_object(run["config"]).get("slice")).get("shard")
+    return shard if isinstance(shard, str) else None
 
 
-def _selection(run: Mapping[str, Any]) -> dict[str, Any]:
+def _selection(run: RunRow) -> JsonObject:
     """The run's recorded selection apart from the shard."""
-    return {k: v for k, v in ((run.get("config") or {}).get("slice") or {}).items() if k != "shard"}
+    return {k: v for k, v in _object(_object(run["config"]).get("slice")).items() if k != "shard"}
 
 
-def config_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+def config_differences(a: RunRow, b: RunRow) -> list[str]:
     """What differs between two runs of one name apart from the shard: identity keys, prompt, kind, selection."""
     keys = identity_diff(a["identity"], b["identity"])
-    if a.get("prompt_hash") != b.get("prompt_hash"):
+    if a["prompt_hash"] != b["prompt_hash"]:
         keys.append("prompt template")
-    if a.get("kind") != b.get("kind"):
+    if a["kind"] != b["kind"]:
         keys.append("kind")
     if _selection(a) != _selection(b):
         keys.append("item selection")
@@ -157,6 +220,23 @@ def _merge_run(
     row = conn.execute("SELECT * FROM runs WHERE name = ?", (name,)).fetchone()
     target = _decoded(row) if row is not None else None
     reference = target or parts[0].row
+    _refuse_other_runs(name, target, reference, parts)
+    _check_tags(name, target, parts)
+    result = RunMerge(name, created=target is None, sources=[p.where for p in parts])
+    run_id = target["id"] if target is not None else _create_run(conn, parts[0].row)
+    if target is None:
+        _copy_prompts(conn, parts[0])
+    order = (item_order(reference) if item_order else None) or {}
+    discarded = Spend(tokens=0, usd=0.0)
+    for part, (item_id, replicate), rows in _ordered_groups(parts, order):
+        _merge_pair(conn, part, run_id, name, item_id, replicate, rows, include_partial, result, discarded)
+    _copy_judgments(conn, parts, run_id)
+    _update_run(conn, run_id, target, parts, discarded, result)
+    return result
+
+
+def _refuse_other_runs(name: str, target: RunRow | None, reference: RunRow, parts: list[_Part]) -> None:
+    """Refuse a part whose configuration differs from the run's apart from the shard: it is another run."""
     for part in parts:
         diff = config_differences(reference, part.row)
         if diff:
@@ -167,33 +247,27 @@ def _merge_run(
                 remedy="rename_to_keep_both",
                 run=name,
             )
-    _check_tags(name, target, parts)
-    result = RunMerge(name, created=target is None, sources=[p.where for p in parts])
-    run_id = target["id"] if target is not None else _create_run(conn, parts[0].row)
-    if target is None:
-        _copy_prompts(conn, parts[0])
-    order = (item_order(reference) if item_order else None) or {}
+
+
+def _ordered_groups(parts: list[_Part], order: dict[str, int]) -> list[tuple[_Part, tuple[str, int], list[StoredRow]]]:
+    """Every part's trajectories by (item, replicate), in the order one host would have written them: replicate
+    by replicate, in dataset order (item ids sort where the order is unknown)."""
     groups = [(p, key, rows) for p in parts for key, rows in _groups(p).items()]
-    # the order one host would have written them in: replicate by replicate, in dataset order
     groups.sort(key=lambda g: (g[1][1], order.get(g[1][0], len(order)), g[1][0]))
-    discarded = {"tokens": 0, "usd": 0.0}
-    for part, (item_id, replicate), rows in groups:
-        _merge_pair(conn, part, run_id, name, item_id, replicate, rows, include_partial, result, discarded)
-    _copy_judgments(conn, parts, run_id)
-    _update_run(conn, run_id, target, parts, discarded, result)
-    return result
+    return groups
 
 
-def _create_run(conn: sqlite3.Connection, source: dict[str, Any]) -> int:
-    record = {k: v for k, v in source.items() if k != "id"}
-    config = dict(record.get("config") or {})
+def _create_run(conn: sqlite3.Connection, source: RunRow) -> int:
+    config = dict(source["config"])
     config.pop("merged", None)
     config.pop("discarded", None)  # summed from the sources by _update_run
-    record["config"] = config
-    for key in ("caps", "config", "identity"):
-        record[key] = json.dumps(record[key], sort_keys=True)
+    encoded = {"caps": source["caps"], "config": config, "identity": source["identity"]}
     columns = _columns(conn, "runs")
-    record = {k: v for k, v in record.items() if k in columns}
+    record = {
+        k: json.dumps(encoded[k], sort_keys=True) if k in encoded else v
+        for k, v in source.items()
+        if k != "id" and k in columns
+    }
     cur = conn.execute(
         f"INSERT INTO runs ({', '.join(record)}) VALUES ({', '.join('?' * len(record))})", list(record.values())
     )
@@ -202,15 +276,15 @@ def _create_run(conn: sqlite3.Connection, source: dict[str, Any]) -> int:
 
 def _copy_prompts(conn: sqlite3.Connection, part: _Part) -> None:
     """The prompts file the run was sent (kept once in `texts`, by the hash its row holds) comes with it."""
-    key = part.row.get("prompts_text")
+    key = part.row["prompts_text"]
     body = part.store.conn.execute("SELECT body FROM texts WHERE hash = ?", (key,)).fetchone() if key else None
     if body is not None:
         conn.execute("INSERT OR IGNORE INTO texts (hash, body) VALUES (?, ?)", (key, body[0]))
 
 
-def _groups(part: _Part) -> dict[tuple[str, int], list[dict[str, Any]]]:
+def _groups(part: _Part) -> dict[tuple[str, int], list[StoredRow]]:
     """The source run's trajectories by (item, replicate), oldest attempt first."""
-    out: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    out: dict[tuple[str, int], list[StoredRow]] = {}
     for r in part.store.conn.execute(
         "SELECT * FROM trajectories WHERE run_id = ? ORDER BY attempt, id", (part.row["id"],)
     ):
@@ -218,8 +292,16 @@ def _groups(part: _Part) -> dict[tuple[str, int], list[dict[str, Any]]]:
     return out
 
 
-def _final(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _final(rows: list[StoredRow]) -> StoredRow | None:
     return next((r for r in rows if r["final"] and r["status"] == "done"), None)
+
+
+def _int(row: StoredRow, column: str) -> int:
+    """An INTEGER NOT NULL column of a stored row (`id`, `attempt`)."""
+    value = row[column]
+    if not isinstance(value, int):
+        raise TypeError(f"{column} of a stored row is {value!r}, not an integer")
+    return value
 
 
 def _merge_pair(
@@ -229,46 +311,64 @@ def _merge_pair(
     name: str,
     item_id: str,
     replicate: int,
-    rows: list[dict[str, Any]],
+    rows: list[StoredRow],
     include_partial: bool,
     result: RunMerge,
-    discarded: dict[str, Any],
+    discarded: Spend,
 ) -> None:
     """One item/replicate of a source: skipped when stored alike, refused when stored otherwise, else copied."""
     src_final = _final(rows)
-    existing = [
-        dict(r)
-        for r in conn.execute(
-            "SELECT * FROM trajectories WHERE run_id = ? AND item_id = ? AND replicate = ?",
-            (run_id, item_id, replicate),
-        )
-    ]
+    existing = _stored_attempts(conn, run_id, item_id, replicate)
     dest_final = _final(existing)
-    if dest_final is not None:
-        if src_final is None:
-            return  # finished here already; the source's unfinished attempts add nothing
-        if _signature(part.store.conn, src_final) != _signature(conn, dest_final):
-            raise MergeRefused(
-                f"run '{name}': item {item_id} replicate {replicate} has a different result in {part.where} "
-                f"({_outcome(src_final)}) than in the store merged into ({_outcome(dest_final)}); nothing was "
-                "merged: the shards overlap with different results (were they made with another agent or seed?)"
-            )
-        result.identical += 1
+    if dest_final is not None:  # finished here already: the source's unfinished attempts add nothing
+        if src_final is not None:
+            _check_same_result(conn, part, name, item_id, replicate, src_final, dest_final)
+            result.identical += 1
         return
     if src_final is None and not include_partial:
         result.partial_skipped += 1  # not finished in the source: its attempts so far stay there
         return
-    if src_final is not None:
-        rows = [r for r in rows if r["status"] == "done" or include_partial]
     if src_final is not None:  # the pair is finished now: this store's own unfinished attempts at it are obsolete
+        rows = [r for r in rows if r["status"] == "done" or include_partial]
         existing = _drop_unfinished(conn, existing, discarded)
-    taken = {r["attempt"] for r in existing}
-    shift = 0
-    if taken & {r["attempt"] for r in rows}:
-        shift = max(taken) + 1 - min(r["attempt"] for r in rows)
+    shift = _attempt_shift(existing, rows)
     for r in rows:
-        _copy_trajectory(part.store.conn, conn, r, run_id, r["attempt"] + shift)
+        _copy_trajectory(part.store.conn, conn, r, run_id, _int(r, "attempt") + shift)
         result.copied += 1
+
+
+def _stored_attempts(conn: sqlite3.Connection, run_id: int, item_id: str, replicate: int) -> list[StoredRow]:
+    """Every attempt the store merged into holds at an item/replicate of the run."""
+    rows = conn.execute(
+        "SELECT * FROM trajectories WHERE run_id = ? AND item_id = ? AND replicate = ?", (run_id, item_id, replicate)
+    )
+    return [dict(r) for r in rows]
+
+
+def _check_same_result(
+    conn: sqlite3.Connection,
+    part: _Part,
+    name: str,
+    item_id: str,
+    replicate: int,
+    src_final: StoredRow,
+    dest_final: StoredRow,
+) -> None:
+    """Refuse a pair finished on both sides with different results: the shards overlap and disagree."""
+    if _signature(part.store.conn, src_final) != _signature(conn, dest_final):
+        raise MergeRefused(
+            f"run '{name}': item {item_id} replicate {replicate} has a different result in {part.where} "
+            f"({_outcome(src_final)}) than in the store merged into ({_outcome(dest_final)}); nothing was "
+            "merged: the shards overlap with different results (were they made with another agent or seed?)"
+        )
+
+
+def _attempt_shift(existing: list[StoredRow], rows: list[StoredRow]) -> int:
+    """How far the copied attempts move up so as not to collide with the attempts stored here already."""
+    taken = {_int(r, "attempt") for r in existing}
+    if not taken & {_int(r, "attempt") for r in rows}:
+        return 0
+    return max(taken) + 1 - min(_int(r, "attempt") for r in rows)
 
 
 # Step fields computed from the stored reads after the fact (`sandbox.rescore.rehop` backfills them in any store a
@@ -276,11 +376,11 @@ def _merge_pair(
 DERIVED_STEP_FIELDS = ("hop",)
 
 
-def _outcome(t: Mapping[str, Any]) -> str:
-    return f"{t.get('termination')}, answer {t.get('answer')!r}, {t.get('tool_calls')} tool calls"
+def _outcome(t: StoredRow) -> str:
+    return f"{t['termination']!s}, answer {t['answer']!r}, {t['tool_calls']!s} tool calls"
 
 
-def _signature(conn: sqlite3.Connection, t: Mapping[str, Any]) -> str:
+def _signature(conn: sqlite3.Connection, t: StoredRow) -> str:
     """A digest of a trajectory's result: its outcome fields and every step with its full text, timing aside."""
     h = hashlib.sha256()
     h.update(json.dumps([t.get(f) for f in RESULT_FIELDS], default=str).encode())
@@ -292,13 +392,11 @@ def _signature(conn: sqlite3.Connection, t: Mapping[str, Any]) -> str:
     names = [d[0] for d in cur.description]
     skip = {"trajectory_id", "text", "text_hash", *STEP_TIMING, *DERIVED_STEP_FIELDS}
     for row in cur:
-        h.update(json.dumps([v for n, v in zip(names, row) if n not in skip], default=str).encode())
+        h.update(json.dumps([v for n, v in zip(names, row, strict=True) if n not in skip], default=str).encode())
     return h.hexdigest()
 
 
-def _drop_unfinished(
-    conn: sqlite3.Connection, existing: list[dict[str, Any]], discarded: dict[str, Any]
-) -> list[dict[str, Any]]:
+def _drop_unfinished(conn: sqlite3.Connection, existing: list[StoredRow], discarded: Spend) -> list[StoredRow]:
     """Delete the store's unfinished trajectories of a pair, keeping what their calls cost (as a resume does)."""
     kept = []
     for r in existing:
@@ -320,28 +418,37 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
 
 
-def _copy_trajectory(
-    src: sqlite3.Connection, dst: sqlite3.Connection, t: dict[str, Any], run_id: int, attempt: int
-) -> None:
+def _copy_trajectory(src: sqlite3.Connection, dst: sqlite3.Connection, t: StoredRow, run_id: int, attempt: int) -> None:
     """One trajectory with every step, and the deduplicated texts its steps point to."""
     columns = [c for c in _columns(dst, "trajectories") if c != "id" and c in t]
     values = [run_id if c == "run_id" else attempt if c == "attempt" else t[c] for c in columns]
-    tid = dst.execute(
-        f"INSERT INTO trajectories ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values
-    ).lastrowid
+    tid = inserted_id(
+        dst.execute(f"INSERT INTO trajectories ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values)
+    )
+    _copy_steps(src, dst, _int(t, "id"), tid)
+
+
+def _copy_steps(src: sqlite3.Connection, dst: sqlite3.Connection, source_id: int, tid: int) -> None:
+    """The steps of the source's trajectory `source_id`, as steps of `tid`, with the texts they point to."""
     step_columns = _columns(dst, "steps")
-    cur = src.execute("SELECT * FROM steps WHERE trajectory_id = ? ORDER BY idx", (t["id"],))
+    cur = src.execute("SELECT * FROM steps WHERE trajectory_id = ? ORDER BY idx", (source_id,))
     names = [d[0] for d in cur.description]
     shared = [c for c in step_columns if c in names]
     insert = f"INSERT INTO steps ({', '.join(shared)}) VALUES ({', '.join('?' * len(shared))})"
     for row in cur.fetchall():
-        step = dict(zip(names, row))
+        step: StoredRow = dict(zip(names, row, strict=True))
         step["trajectory_id"] = tid
-        if step.get("text_hash"):
-            body = src.execute("SELECT body FROM texts WHERE hash = ?", (step["text_hash"],)).fetchone()
-            if body is not None:
-                dst.execute("INSERT OR IGNORE INTO texts (hash, body) VALUES (?, ?)", (step["text_hash"], body[0]))
+        _copy_text(src, dst, step["text_hash"])
         dst.execute(insert, [step[c] for c in shared])
+
+
+def _copy_text(src: sqlite3.Connection, dst: sqlite3.Connection, text_hash: SqlValue) -> None:
+    """A long step text (stored once in `texts`, by hash) the copied step points to; none when inline."""
+    if not text_hash:
+        return
+    body = src.execute("SELECT body FROM texts WHERE hash = ?", (text_hash,)).fetchone()
+    if body is not None:
+        dst.execute("INSERT OR IGNORE INTO texts (hash, body) VALUES (?, ?)", (text_hash, body[0]))
 
 
 def _copy_judgments(conn: sqlite3.Connection, parts: list[_Part], run_id: int) -> None:
@@ -361,47 +468,89 @@ def _copy_judgments(conn: sqlite3.Connection, parts: list[_Part], run_id: int) -
 # ---------------------------------------------------------------- the run's row
 
 
-def _entry_key(run: Mapping[str, Any]) -> str:
+def _entry_key(run: RunRow) -> str:
     """A source run, the same on every merge of it: its name, creation time and shard."""
     return hashlib.sha256(f"{run['name']}\x00{run['created_at']}\x00{shard_of_run(run)}".encode()).hexdigest()[:16]
 
 
-def _entry(run: Mapping[str, Any]) -> dict[str, Any]:
-    gone = (run.get("config") or {}).get("discarded") or {}
+def _spend(value: JsonValue | None) -> Spend:
+    """What discarded attempts cost, as a run's config records it (absent: nothing)."""
+    gone = _object(value)
+    tokens, usd = gone.get("tokens", 0), gone.get("usd", 0.0)
+    return Spend(
+        tokens=int(tokens) if isinstance(tokens, (int, float)) else 0,
+        usd=float(usd) if isinstance(usd, (int, float)) else 0.0,
+    )
+
+
+def _entry(run: RunRow) -> MergeEntry:
+    return MergeEntry(
+        shard=shard_of_run(run),
+        planned=run["planned"] or 0,
+        status=run["status"],
+        discarded=_spend(_object(run["config"]).get("discarded")),
+    )
+
+
+def _recorded_entries(config: JsonObject) -> dict[str, MergeEntry]:
+    """The parts merged into a run so far, as its config records them (`_entry_json` wrote them)."""
+    return {key: _entry_of_json(_object(value)) for key, value in _object(config.get("merged")).items()}
+
+
+def _entry_of_json(value: JsonObject) -> MergeEntry:
+    shard, planned, status = value.get("shard"), value.get("planned"), value.get("status")
+    return MergeEntry(
+        shard=shard if isinstance(shard, str) else None,
+        planned=planned if isinstance(planned, int) else 0,
+        status=status if isinstance(status, str) else None,
+        discarded=_spend(value.get("discarded")),
+    )
+
+
+def _entry_json(entry: MergeEntry) -> JsonObject:
+    spent = entry["discarded"]
     return {
-        "shard": shard_of_run(run),
-        "planned": run.get("planned") or 0,
-        "status": run.get("status"),
-        "discarded": {"tokens": int(gone.get("tokens", 0)), "usd": float(gone.get("usd", 0.0))},
+        "shard": entry["shard"],
+        "planned": entry["planned"],
+        "status": entry["status"],
+        "discarded": {"tokens": spent["tokens"], "usd": spent["usd"]},
     }
 
 
-def coverage(entries: Sequence[Mapping[str, Any]]) -> tuple[int, bool]:
+def coverage(entries: Sequence[MergeEntry]) -> tuple[int, bool]:
     """(planned, complete) of a run made of these parts: a whole selection counts as it is; shards of N add up
     over their distinct indices, and are complete when every index 1..N is there and done."""
     planned, complete = 0, False
-    by_count: dict[int, dict[int, Mapping[str, Any]]] = {}
     for e in entries:
         if e["shard"] is None:
             planned = max(planned, e["planned"])
             complete = complete or e["status"] == "done"
-            continue
-        index, count = (int(x) for x in e["shard"].split("/"))
-        best = by_count.setdefault(count, {}).get(index)
-        if best is None or e["planned"] > best["planned"] or e["status"] == "done":
-            by_count[count][index] = e
-    for count, shards in by_count.items():
+    for count, shards in _best_shards(entries).items():
         planned = max(planned, sum(e["planned"] for e in shards.values()))
         complete = complete or (len(shards) == count and all(e["status"] == "done" for e in shards.values()))
     return planned, complete
 
 
+def _best_shards(entries: Sequence[MergeEntry]) -> dict[int, dict[int, MergeEntry]]:
+    """Per shard count N, per index I: the entry of shard I/N that planned most or is done (a later one wins a
+    tie), so a shard merged twice counts once."""
+    by_count: dict[int, dict[int, MergeEntry]] = {}
+    for e in entries:
+        if e["shard"] is None:
+            continue
+        index, count = (int(x) for x in e["shard"].split("/"))
+        best = by_count.setdefault(count, {}).get(index)
+        if best is None or e["planned"] > best["planned"] or e["status"] == "done":
+            by_count[count][index] = e
+    return by_count
+
+
 def _update_run(
     conn: sqlite3.Connection,
     run_id: int,
-    target: dict[str, Any] | None,
+    target: RunRow | None,
     parts: list[_Part],
-    discarded: dict[str, Any],
+    discarded: Spend,
     result: RunMerge,
 ) -> None:
     """Planned, status, counters, tags and times of the merged run, over every part ever merged into it."""
@@ -409,12 +558,14 @@ def _update_run(
     rows = [current, *(p.row for p in parts)]
     entries, spent = _ledger(current, target, parts, discarded)
     status, planned = _progress(entries, current, target)
-    fields = {
+    fields: dict[str, SqlValue] = {
         "config": json.dumps(_merged_config(current, rows, entries, spent), sort_keys=True),
         "planned": planned,
         "status": status,
         "replicates": max(r["replicates"] or 1 for r in rows),
-        **_times(rows),
+        "created_at": min(r["created_at"] for r in rows),
+        "started_at": _earliest(r["started_at"] for r in rows),
+        "finished_at": _latest(r["finished_at"] for r in rows),
         "hop_rule": _hop_rule(rows if result.copied else [current]),
         **{tag: _recorded(rows, tag) for tag in TAGS},
     }
@@ -425,7 +576,7 @@ def _update_run(
     ).fetchone()[0]
 
 
-def _progress(entries: dict[str, Any], current: dict[str, Any], target: dict[str, Any] | None) -> tuple[str, int]:
+def _progress(entries: dict[str, MergeEntry], current: RunRow, target: RunRow | None) -> tuple[str, int]:
     """(status, planned) of the merged run: done when its parts cover the selection (or it was whole and done
     here already), else interrupted; planned never below what this store planned."""
     planned, complete = coverage(list(entries.values()))
@@ -434,70 +585,60 @@ def _progress(entries: dict[str, Any], current: dict[str, Any], target: dict[str
     return status, max(planned, (current["planned"] or 0) if target is not None else 0)
 
 
-def _times(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """When the run was created, started and finished: the earliest part's creation and start, the last finish."""
-    return {
-        "created_at": min(r["created_at"] for r in rows),
-        "started_at": _earliest(r.get("started_at") for r in rows),
-        "finished_at": _latest(r.get("finished_at") for r in rows),
-    }
-
-
-def _hop_rule(rows: Sequence[Mapping[str, Any]]) -> str | None:
+def _hop_rule(rows: Sequence[RunRow]) -> str | None:
     """The reads' hops are measured only if every part's were, under one rule: else None, backfilled when reported
     (the caller passes only the run itself when the merge copied nothing: its measurement stays as it was)."""
-    rules = {r.get("hop_rule") for r in rows}
+    rules = {r["hop_rule"] for r in rows}
     return rules.pop() if len(rules) == 1 else None
 
 
 def _ledger(
-    current: dict[str, Any], target: dict[str, Any] | None, parts: list[_Part], discarded: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any]]:
+    current: RunRow, target: RunRow | None, parts: list[_Part], discarded: Spend
+) -> tuple[dict[str, MergeEntry], Spend]:
     """Every part ever merged into the run (keyed by `_entry_key`), and what discarded attempts cost in all: this
     merge's, plus each part's own, counted once however often it is merged."""
-    config = current["config"] or {}
-    entries: dict[str, Any] = dict(config.get("merged") or {})
+    config = _object(current["config"])
+    entries = _recorded_entries(config)
     if target is not None and not entries:
         entries[_entry_key(target)] = _entry(target)  # this store's own part of the run, before any merge
-    gone = config.get("discarded") or {}
-    tokens, usd = int(gone.get("tokens", 0)) + discarded["tokens"], float(gone.get("usd", 0.0)) + discarded["usd"]
+    gone = _spend(config.get("discarded"))
+    tokens, usd = gone["tokens"] + discarded["tokens"], gone["usd"] + discarded["usd"]
     for part in parts:
         key, entry = _entry_key(part.row), _entry(part.row)
-        before = (entries.get(key) or {}).get("discarded") or {"tokens": 0, "usd": 0.0}
+        before = entries[key]["discarded"] if key in entries else Spend(tokens=0, usd=0.0)
         tokens += entry["discarded"]["tokens"] - before["tokens"]  # a repeated merge adds only what is new
         usd += entry["discarded"]["usd"] - before["usd"]
         entries[key] = entry
-    return entries, {"tokens": tokens, "usd": usd}
+    return entries, Spend(tokens=tokens, usd=usd)
 
 
-def _merged_config(
-    current: dict[str, Any], rows: Sequence[Mapping[str, Any]], entries: dict[str, Any], spent: dict[str, Any]
-) -> dict[str, Any]:
+def _merged_config(current: RunRow, rows: Sequence[RunRow], entries: dict[str, MergeEntry], spent: Spend) -> JsonObject:
     """The run's config over all its parts: the ledger, the spend discarded, the selection without the shard, the
     scaling records and every base URL the parts were sent to."""
-    config = dict(current["config"] or {})
-    config["merged"] = entries
+    config = dict(_object(current["config"]))
+    config["merged"] = {key: _entry_json(entry) for key, entry in entries.items()}
     if spent["tokens"] or spent["usd"]:
-        config["discarded"] = spent
+        config["discarded"] = {"tokens": spent["tokens"], "usd": spent["usd"]}
     config["slice"] = _selection(current)
     config["scaling"] = _scalings(rows)
-    urls = [u for r in rows for u in ((r.get("config") or {}).get("base_urls") or [])]
+    urls = [u for r in rows for u in _list(_object(r["config"]).get("base_urls")) if isinstance(u, str)]
     config["base_urls"] = list(dict.fromkeys(urls))
     return config
 
 
 # ---------------------------------------------------------------- tags
 
-TAGS = ("family", "tier")
+Tag = Literal["family", "tier"]
+TAGS: tuple[Tag, ...] = ("family", "tier")
 
 
-def _recorded(rows: Sequence[Mapping[str, Any]], tag: str) -> Any:
+def _recorded(rows: Sequence[RunRow], tag: Tag) -> str | None:
     """The run's tag: the first part's that records one (`_check_tags` has refused parts that disagree); a part
     stored before tags existed records none, and reads a tag derived from its model."""
-    return next((r.get(tag) for r in rows if r.get(tag) is not None), None)
+    return next((r[tag] for r in rows if r[tag] is not None), None)
 
 
-def _check_tags(name: str, target: dict[str, Any] | None, parts: list[_Part]) -> None:
+def _check_tags(name: str, target: RunRow | None, parts: list[_Part]) -> None:
     """Refuse parts of one run tagged with different families or tiers (`runs tag`, `run --family/--tier`).
 
     A tag is not the run's identity, but the panel groups runs by it and tests families against each other: the
@@ -505,10 +646,11 @@ def _check_tags(name: str, target: dict[str, Any] | None, parts: list[_Part]) ->
     silently. The fix is one `runs tag` on a source store, and a refused merge writes nothing."""
     sides = ([("this store", target)] if target is not None else []) + [(p.where, p.row) for p in parts]
     for tag in TAGS:
-        seen: dict[Any, str] = {}
+        seen: dict[str, str] = {}
         for where, row in sides:
-            if row.get(tag) is not None:
-                seen.setdefault(row[tag], where)
+            value = row[tag]
+            if value is not None:
+                seen.setdefault(value, where)
         if len(seen) > 1:
             (a, where_a), (b, where_b) = list(seen.items())[:2]
             raise MergeRefused(
@@ -518,24 +660,30 @@ def _check_tags(name: str, target: dict[str, Any] | None, parts: list[_Part]) ->
             )
 
 
-def _scalings(rows: Sequence[Mapping[str, Any]]) -> Any:
+def _scaling_of(run: RunRow) -> JsonObject:
+    """A run's scaling record (empty for a run that is not a scaling study)."""
+    return _object(_object(run["config"]).get("scaling"))
+
+
+def _scalings(rows: Sequence[RunRow]) -> JsonValue:
     """The parts' scaling records, with every k a parallel run was read at (as a resume records them)."""
-    first = next(((r.get("config") or {}).get("scaling") for r in rows if (r.get("config") or {}).get("scaling")), None)
+    first = next((_scaling_of(r) for r in rows if _scaling_of(r)), None)
     if not first:
         return first
     out = dict(first)
-    ks = {k for r in rows for k in (((r.get("config") or {}).get("scaling") or {}).get("ks") or [])}
+    ks = {k for r in rows for k in _list(_scaling_of(r).get("ks")) if isinstance(k, int)}
     if ks:
-        out["ks"] = sorted(ks)
+        ordered: list[JsonValue] = list(sorted(ks))
+        out["ks"] = ordered
     return out
 
 
-def _earliest(values: Any) -> str | None:
+def _earliest(values: Iterable[str | None]) -> str | None:
     present = [v for v in values if v]
     return min(present) if present else None
 
 
-def _latest(values: Any) -> str | None:
+def _latest(values: Iterable[str | None]) -> str | None:
     present = [v for v in values if v]
     return max(present) if present else None
 

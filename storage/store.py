@@ -13,13 +13,24 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from storage.json_types import JsonValue
+from storage.rows import (
+    DeliveredStep,
+    HistoryRow,
+    ItemTrajectoryRow,
+    StrategySpend,
+    ToolCallRow,
+    TrajectoryListRow,
+    TrajectoryRow,
+    VerifierUsage,
+)
 from storage.schema import SCHEMA_VERSION, SchemaTooNew, migrate, schema_version
 
 INLINE_TEXT = 256  # longer step texts are stored once, by hash (section texts repeat across trajectories)
@@ -113,7 +124,7 @@ class RunConflict(StoreError):
     """Resuming into a run whose recorded configuration differs from the requested one."""
 
 
-def identity_diff(stored: dict[str, Any], requested: dict[str, Any]) -> list[str]:
+def identity_diff(stored: Mapping[str, JsonValue], requested: Mapping[str, JsonValue]) -> list[str]:
     """The identity keys whose values differ, sorted: what makes the store refuse to resume a run. The launch form
     asks the same question before starting, so a refused resume is explained where it can still be changed."""
     return sorted(k for k in set(stored) | set(requested) if stored.get(k) != requested.get(k))
@@ -417,7 +428,7 @@ class Store:
         ).fetchone()
         return (row[0], row[1], row[2]) if row and row[2] else None
 
-    def agent_history(self, agent: str, fingerprint: str) -> list[dict[str, Any]]:
+    def agent_history(self, agent: str, fingerprint: str) -> list[HistoryRow]:
         """Every trajectory (final or not, finished or not) of every run of `agent` on a dataset, oldest first,
         with its run's name: what a person has played, left midway or replayed, across their sessions."""
         rows = self.conn.execute(
@@ -426,7 +437,7 @@ class Store:
             "WHERE r.agent = ? AND r.dataset_fingerprint = ? ORDER BY t.id",
             (agent, fingerprint),
         )
-        return [dict(r) for r in rows]
+        return _records(rows, HistoryRow)
 
     def final_trajectory_id(self, run_id: int, item_id: str, replicate: int = 0) -> int | None:
         row = self.conn.execute(
@@ -527,7 +538,7 @@ class Store:
         decode = [(i, n) for i, n in enumerate(names) if n in JSON_FIELDS]
         out = []
         for row in cur:
-            d = dict(zip(names, row))
+            d = dict(zip(names, row, strict=True))
             for i, n in decode:
                 d[n] = json.loads(row[i]) if row[i] else []
             out.append(d)
@@ -554,8 +565,8 @@ class Store:
             (run_id,),
         )
         rows = cur.fetchall()
-        columns = [list(col) for col in zip(*rows)] if rows else [[] for _ in fields]
-        out = dict(zip(fields, columns))
+        columns = [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in fields]
+        out = dict(zip(fields, columns, strict=True))
         for name in set(fields) & set(JSON_FIELDS) - set(raw):
             out[name] = _decode_json_column(out[name])
         return out
@@ -563,11 +574,11 @@ class Store:
     def _trajectory_columns(self) -> list[str]:
         return [r[1] for r in self.conn.execute("PRAGMA table_info(trajectories)")]
 
-    def trajectory(self, trajectory_id: int) -> dict[str, Any]:
+    def trajectory(self, trajectory_id: int) -> TrajectoryRow:
         row = self.conn.execute("SELECT * FROM trajectories WHERE id = ?", (trajectory_id,)).fetchone()
         if row is None:
             raise StoreError(f"no trajectory {trajectory_id}")
-        return _traj_dict(row)
+        return _record(TrajectoryRow, _traj_dict(row))
 
     def steps(self, trajectory_id: int) -> list[dict[str, Any]]:
         """Every step of a trajectory with its full text restored."""
@@ -585,7 +596,7 @@ class Store:
             out.append(d)
         return out
 
-    def tool_calls(self, run_id: int) -> list[dict[str, Any]]:
+    def tool_calls(self, run_id: int) -> list[ToolCallRow]:
         """Every tool call of a run's finished final trajectories, in order, without texts: trajectory, item,
         replicate, turn, tool, status and points charged (what the general-agent setting's measures count)."""
         rows = self.conn.execute(
@@ -594,7 +605,7 @@ class Store:
             "WHERE t.run_id = ? AND t.final = 1 AND t.status = 'done' AND s.kind = 'tool' ORDER BY t.id, s.idx",
             (run_id,),
         )
-        return [dict(r) for r in rows]
+        return _records(rows, ToolCallRow)
 
     # ------------------------------------------------------------ added for the workbench TUI (cheap reads, export)
 
@@ -640,17 +651,17 @@ class Store:
         ).fetchone()
         return tuple(row)
 
-    def trajectory_list(self, run_id: int) -> list[dict[str, Any]]:
+    def trajectory_list(self, run_id: int) -> list[TrajectoryListRow]:
         """Finished final trajectories of a run with only the columns a list needs (no texts, no sequences)."""
         cols = ", ".join(self.LIST_FIELDS)
         rows = self.conn.execute(
             f"SELECT {cols} FROM trajectories WHERE run_id = ? AND status = 'done' AND final = 1 ORDER BY id", (run_id,)
         )
-        return [dict(r) for r in rows]
+        return _records(rows, TrajectoryListRow)
 
     # ------------------------------------------------------------ one item across runs
 
-    def item_trajectories(self, fingerprint: str, item_id: str) -> list[dict[str, Any]]:
+    def item_trajectories(self, fingerprint: str, item_id: str) -> list[ItemTrajectoryRow]:
         """Every finished final trajectory on `item_id` in runs over the dataset `fingerprint`, with its run's
         name, agent, model and ablation (the item browser, the human-vs-model reveal)."""
         cols = ", ".join(f"t.{c}" for c in self.LIST_FIELDS)
@@ -661,7 +672,7 @@ class Store:
             "ORDER BY r.id, t.replicate",
             (item_id, fingerprint),
         )
-        return [dict(r) for r in rows]
+        return _records(rows, ItemTrajectoryRow)
 
     def item_outcomes(self, fingerprint: str) -> dict[str, tuple[int, int]]:
         """item id -> (runs whose replicate-0 trajectory on it is correct, runs with one), over the dataset's runs."""
@@ -793,7 +804,7 @@ class Store:
             out.setdefault(tid, {"max_context": 0, "stops": 0, "prefix_tokens": 0})["first_context"] = int(context or 0)
         return out
 
-    def strategy_spend(self, run_id: int) -> dict[str, Any]:
+    def strategy_spend(self, run_id: int) -> StrategySpend:
         """Over a run's final, finished trajectories: the sequential strategy's own steps (`sandbox.strategies`) —
         summary turns, history replacements, and the verifier's calls with their tokens and dollars (kept apart
         from the agent's: its steps never enter the ledger) and its failures (error steps it left). The verifier's
@@ -814,20 +825,20 @@ class Store:
             "AND status = 'done')",
             (run_id,),
         ).fetchone()
-        return {
-            "summaries": int(row[0] or 0),
-            "replacements": int(row[1] or 0),
-            "verifier_calls": int(row[2] or 0),
-            "verifier_tokens": int(row[3] or 0),
-            "verifier_cost_usd": row[4],
-            "verifier_errors": int(row[5] or 0),
-            "verifier_usage": {
-                "prompt": int(row[6] or 0),
-                "completion": int(row[7] or 0),
-                "cache_read": int(row[8] or 0),
-                "cache_creation": int(row[9] or 0),
-            },
-        }
+        return StrategySpend(
+            summaries=int(row[0] or 0),
+            replacements=int(row[1] or 0),
+            verifier_calls=int(row[2] or 0),
+            verifier_tokens=int(row[3] or 0),
+            verifier_cost_usd=row[4],
+            verifier_errors=int(row[5] or 0),
+            verifier_usage=VerifierUsage(
+                prompt=int(row[6] or 0),
+                completion=int(row[7] or 0),
+                cache_read=int(row[8] or 0),
+                cache_creation=int(row[9] or 0),
+            ),
+        )
 
     def runs_in_group(self, group: str) -> list[dict[str, Any]]:
         rows = self.conn.execute(f"{_RUN_SELECT} WHERE r.group_name = ? ORDER BY r.id", (group,)).fetchall()
@@ -864,7 +875,7 @@ class Store:
             )
             self.conn.execute("UPDATE runs SET label_resolution = ? WHERE id = ?", (label_resolution, run_id))
 
-    def delivered_steps(self, run_id: int, final_only: bool = True) -> list[dict[str, Any]]:
+    def delivered_steps(self, run_id: int, final_only: bool = True) -> list[DeliveredStep]:
         """The tool steps of a run's finished trajectories whose call delivered text, in order, each with its
         trajectory's item and depth; no step text is read. Which of them are reads is the sandbox's to say
         (`sandbox.recall.stored_reads`); this only leaves out the steps that cannot be."""
@@ -876,7 +887,7 @@ class Store:
             "ORDER BY t.id, s.idx",
             (run_id,),
         ).fetchall()
-        return [dict(r) for r in rows]
+        return _records(rows, DeliveredStep)
 
     def set_step_hops(self, run_id: int, hops: list[tuple[int, int, int | None]], hop_rule: str) -> None:
         """Write the hop of each (trajectory id, step index) and record the rule they were computed under, in one
@@ -963,6 +974,19 @@ class Store:
         if item_id is not None:
             sql, args = sql + " AND item_id = ?", (fingerprint, item_id)
         return [{"undoes": None, **dict(r)} for r in self.conn.execute(sql + " ORDER BY id", args)]
+
+
+Record = TypeVar("Record")
+
+
+def _records(rows: Iterable[sqlite3.Row], record: Callable[..., Record]) -> list[Record]:
+    """Rows of a query as the records its columns make (`storage.rows`)."""
+    return [_record(record, dict(r)) for r in rows]
+
+
+def _record(record: Callable[..., Record], columns: Mapping[str, Any]) -> Record:
+    """One row's columns as its record: SQLite's rows are untyped, the query's columns fix the record's keys."""
+    return record(**columns)
 
 
 def _json(value: Any) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
+from stats.significance import CoverageHistogram, RunSpread
 from workbench.views.sequential_records import RegistryTable
 
 Ablation = Literal["full", "closed-book", "no-search", "gold-given"]
@@ -170,7 +171,7 @@ class PoolStatistics(TypedDict):
 
     n_evaluated: int
     cronbach_alpha: NotRequired[float | None]
-    coverage: NotRequired[dict[str, Any]]
+    coverage: NotRequired[CoverageHistogram]
     item_total_correlation: NotRequired[dict[str, float | None]]
 
 
@@ -191,10 +192,10 @@ class PanelReport(TypedDict):
     tier_shaded: dict[str, dict[str, list[str]]]
     n_evaluated: int
     cronbach_alpha: NotRequired[float | None]
-    coverage: NotRequired[dict[str, Any]]
+    coverage: NotRequired[CoverageHistogram]
     item_total_correlation: NotRequired[dict[str, float | None]]
     bigram_panel: list[dict[str, Any]]
-    replicates: dict[str, dict[str, Any] | None]
+    replicates: dict[str, RunSpread | None]
     ablation_lift: list[dict[str, Any]]
     external: NotRequired[dict[str, Any]]
     fingerprints: dict[str, Any]

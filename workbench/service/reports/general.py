@@ -73,7 +73,7 @@ def general_block(store: Store, run: dict[str, Any], n_boot: int = 10_000) -> di
     return measures
 
 
-def other_transitions(store: Store, run: dict[str, Any], tools: Collection[str]) -> dict[str, Any]:
+def other_transitions(store: Store, run: dict[str, Any], tools: Collection[str]) -> offdomain.TransitionMatrix:
     """The run's transition matrix with its out-of-domain calls (those not to the setting's `tools`) as one
     `other` tool (`stats.offdomain`)."""
     sequences = store.trajectory_columns(run["id"], ("tool_sequence",))["tool_sequence"]

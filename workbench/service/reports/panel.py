@@ -13,6 +13,7 @@ import numpy as np
 
 from stats import axes, ngrams
 from stats.axes import Table
+from stats.significance import RunSpread
 from storage import Store
 from workbench.service.families import TIERS, lineage
 from workbench.service.reports import fingerprints, panel_tables
@@ -89,7 +90,7 @@ def item_matrix(runs_records: Sequence[list[dict[str, Any]] | Table]) -> tuple[l
     return common, [[run[i] for run in per_run] for i in common]
 
 
-def replicate_spread(records: list[dict[str, Any]] | Table) -> dict[str, Any] | None:
+def replicate_spread(records: list[dict[str, Any]] | Table) -> RunSpread | None:
     """Run-to-run mean / std / range of accuracy over the replicates of one run."""
     from stats.significance import run_spread
 

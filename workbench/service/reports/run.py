@@ -27,8 +27,6 @@ from workbench.service.reports.hops import read_hops
 from workbench.service.reports.prompts import report_note
 from workbench.views.records import (
     Analytics,
-    Attribution,
-    Bigram,
     CutOff,
     Interval,
     LabelResolution,
@@ -38,10 +36,7 @@ from workbench.views.records import (
     RunTransitions,
     SectionLabels,
     SectionRecallCeiling,
-    Stopping,
-    TopTrigram,
     TransitionLayout,
-    TransitionMatrix,
 )
 
 PERCENT_KEYS = ("paper_recall", "section_recall", "conversion", "accuracy", "rate")
@@ -144,7 +139,7 @@ def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> Run
         "error_kinds": cast("dict[ErrorKind, int]", axes.error_kinds(table)),  # why the `error` endings ended so
         "splits": values(splits),
         "section_recall_ceiling": ceiling_values(ceiling),
-        "attribution": cast("Attribution", axes.attribution(table)),  # stats.axes builds the record's keys
+        "attribution": axes.attribution(table),
         "cut_off": cut_off(table),
         "cost_usd": float(cost[priced].sum()) if priced.any() else None,
         "priced": bool(priced.all()) and table.n > 0,
@@ -169,7 +164,7 @@ def report_counts(
     }
 
 
-def ceiling_values(ceiling: dict[str, Any]) -> SectionRecallCeiling:
+def ceiling_values(ceiling: axes.SectionCeiling) -> SectionRecallCeiling:
     """`stats.axes.section_ceiling` as the report gives it: the unreachable and unknown counts, then the highest
     section recall attainable by question type."""
     attainable = values(ceiling["ceiling"])
@@ -351,15 +346,12 @@ def analytics(
     enc = ngrams.Encoded.of(sequences)
     bigrams = ngrams.bigram_delta_accuracy(enc, table["correct"]) if table.n else []
     trajectories = _stopping_rows(table, actions)
-    # stats.ngrams and stats.stopping build the records' keys (Bigram, TopTrigram, TransitionMatrix, Stopping) in
-    # plain dicts
-    rows = cast("list[Bigram]", bigrams)
     return {
-        "bigrams": [b for b in rows if b["n_with"]],
-        "significant_bigrams": [b for b in rows if b["significant"]],
-        "top_trigram": cast("TopTrigram | None", ngrams.top_trigram(enc)),
-        "transitions": cast("TransitionMatrix", ngrams.transition_matrix(enc)),
-        "stopping": cast("Stopping", stopping.stopping_behaviour(trajectories)),
+        "bigrams": [b for b in bigrams if b["n_with"]],
+        "significant_bigrams": [b for b in bigrams if b["significant"]],
+        "top_trigram": ngrams.top_trigram(enc),
+        "transitions": ngrams.transition_matrix(enc),
+        "stopping": stopping.stopping_behaviour(trajectories),
     }
 
 
