@@ -239,7 +239,10 @@ def _compare_rows(pair: _Pair, n_boot: int, seed: int) -> list[CompareRow]:
     terms = {**COLUMN_TERMS, **{col: term for col, _, term in ERROR_ROWS}}
     both = _both_recalled(pair)
     intervals = _intervals(pair, [col for col, _ in columns], terms, both, n_boot, seed)
-    return [_compare_row(pair, col, path, low, high, both) for (col, path), (_, low, high) in zip(columns, intervals)]
+    return [
+        _compare_row(pair, col, path, low, high, both)
+        for (col, path), (_, low, high) in zip(columns, intervals, strict=True)
+    ]
 
 
 def _compare_row(
@@ -292,7 +295,7 @@ def _marginals(pair: _Pair, path: tuple[str, ...], va: float | None, vb: float |
 
 def _conversion_on_both(pair: _Pair, keep: np.ndarray) -> tuple[float | None, float | None]:
     """Each run's accuracy on the items both recalled (`keep`): the conversion the comparison tests."""
-    on = [i for i, kept in zip(pair.common, keep) if kept]
+    on = [i for i, kept in zip(pair.common, keep, strict=True) if kept]
     if not on:
         return None, None
     return float(np.mean(pair.correct(pair.ta, on))), float(np.mean(pair.correct(pair.tb, on)))
@@ -362,7 +365,7 @@ def adjust_comparison(rows: list[CompareRow], tests: dict[str, dict[str, Any] | 
     from stats.multiplicity import holm
 
     family = _test_family(rows, tests)
-    for (_, test), adjusted in zip(family, holm([t["p"] for _, t in family])):
+    for (_, test), adjusted in zip(family, holm([t["p"] for _, t in family]), strict=True):
         test["p_holm"] = adjusted
     for row in rows:
         row["p_holm"] = None if row["test"] is None else row["test"]["p_holm"]

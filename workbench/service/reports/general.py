@@ -191,7 +191,7 @@ RULE = (
 def _first_replicates(store: Store, run: dict[str, Any]) -> dict[str, bool]:
     """Item → correct of a run's replicate-0 trajectories (what `compare_report` pairs)."""
     cols = store.trajectory_columns(run["id"], ("item_id", "replicate", "correct"))
-    return {i: bool(c) for i, r, c in zip(cols["item_id"], cols["replicate"], cols["correct"]) if not r}
+    return {i: bool(c) for i, r, c in zip(cols["item_id"], cols["replicate"], cols["correct"], strict=True) if not r}
 
 
 def _accuracy(store: Store, run: dict[str, Any], items: Collection[str] | None = None) -> list[int]:

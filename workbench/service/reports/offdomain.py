@@ -38,7 +38,7 @@ def offdomain_measures(store: Store, run: dict[str, Any]) -> dict[str, Any] | No
         return None
     ids = store.trajectory_columns(run["id"], ("id", "item_id"))
     by_id: dict[int, dict[str, Any]] = {
-        tid: {"item_id": item, "calls": []} for tid, item in zip(ids["id"], ids["item_id"])
+        tid: {"item_id": item, "calls": []} for tid, item in zip(ids["id"], ids["item_id"], strict=True)
     }
     for c in store.tool_calls(run["id"]):
         t = by_id.get(c["trajectory_id"])

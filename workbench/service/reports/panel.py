@@ -84,7 +84,7 @@ def item_matrix(runs_records: Sequence[list[dict[str, Any]] | Table]) -> tuple[l
     for records in runs_records:
         t = Table.of(records)
         first = t["replicate"] == 0
-        per_run.append(dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(int).tolist())))
+        per_run.append(dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(int).tolist(), strict=True)))
     common = [i for i in per_run[0] if all(i in run for run in per_run[1:])] if per_run else []
     return common, [[run[i] for run in per_run] for i in common]
 
@@ -157,17 +157,17 @@ def panel_report(
     tables = [t for t, _ in loaded]
     common, matrix = item_matrix(tables)
     masks, on_common = _on_common_items(tables, common)
-    reports = [report_of(run, t) for run, t in zip(runs, on_common)]
-    rows = [table2_row(rep, table, run) for rep, table, run in zip(reports, tables, runs)]
+    reports = [report_of(run, t) for run, t in zip(runs, on_common, strict=True)]
+    rows = [table2_row(rep, table, run) for rep, table, run in zip(reports, tables, runs, strict=True)]
     pool = evaluated(rows)
-    models = [r for r, keep in zip(rows, pool) if keep]
-    per_item = {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)}
+    models = [r for r, keep in zip(rows, pool, strict=True) if keep]
+    per_item = {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common, strict=True)}
     best, best_tests = marked_best(models, per_item)
     leaders, leader_tests, shaded = tier_leaders(models, per_item)
-    statistics = pool_statistics(common, [[v for v, keep in zip(row, pool) if keep] for row in matrix])
+    statistics = pool_statistics(common, [[v for v, keep in zip(row, pool, strict=True) if keep] for row in matrix])
     behaviours, signatures = _behaviours(store, runs, rows, masks, tables, on_common)
     encoded = [encoded_sequences(extra["tool_sequence"]) for _, extra in loaded]  # each run's own trajectories
-    for behaviour, sequences in zip(behaviours, encoded):
+    for behaviour, sequences in zip(behaviours, encoded, strict=True):
         behaviour["trigrams"] = ngrams.ngram_counts(sequences, 3)["occurrences"]  # Table 14
     further = panel_tables.panel_tables(
         rows, on_common, behaviours, statistics.get("item_total_correlation"), per_item, pool
@@ -189,7 +189,7 @@ def panel_report(
         "tier_shaded": shaded,
         **statistics,
         "bigram_panel": _bigram_panel(tables, encoded),
-        "replicates": {n: replicate_spread(t) for n, t in zip(names, tables)},
+        "replicates": {n: replicate_spread(t) for n, t in zip(names, tables, strict=True)},
         "ablation_lift": ablation_lift(reports),
         "fingerprints": fingerprints.panel_fingerprints(rows, signatures),
         "tables": further,
@@ -207,7 +207,7 @@ def _on_common_items(tables: list[Table], common: list[str]) -> tuple[list[np.nd
     different item sets; `n_all` keeps each run's own count."""
     wanted = set(common)  # a set look-up per trajectory: np.isin on object ids sorts them (0.7 s on 57k)
     masks = [np.fromiter((i in wanted for i in t["item_id"]), dtype=bool, count=t.n) for t in tables]
-    return masks, [t.subset(m) for t, m in zip(tables, masks)]
+    return masks, [t.subset(m) for t, m in zip(tables, masks, strict=True)]
 
 
 def _add_run_tables(
@@ -271,13 +271,15 @@ def pool_statistics(common: list[str], matrix: list[list[int]]) -> PoolStatistic
         out["coverage"] = coverage_histogram(matrix)
         if n_models >= 3:
             itc = item_total_correlations(matrix)
-            out["item_total_correlation"] = {i: (None if math.isnan(v) else float(v)) for i, v in zip(common, itc)}
+            out["item_total_correlation"] = {
+                i: (None if math.isnan(v) else float(v)) for i, v in zip(common, itc, strict=True)
+            }
     return out
 
 
 def _bigram_panel(tables: Sequence[Table], encoded: Sequence[Any]) -> list[dict[str, Any]]:
     """The bigrams present in at least half of the runs, with their mean Δ-accuracy (each run's own trajectories)."""
-    per_run = [ngrams.bigram_delta_accuracy(seqs, t["correct"]) for t, seqs in zip(tables, encoded) if t.n]
+    per_run = [ngrams.bigram_delta_accuracy(seqs, t["correct"]) for t, seqs in zip(tables, encoded, strict=True) if t.n]
     return ngrams.panel_bigrams(per_run)
 
 
@@ -312,10 +314,10 @@ def _behaviours(
     """Each run's action-based facts (`panel_tables.run_behaviour`) and fingerprint, one run's action lists at a
     time (the panel's largest data), so only what the tables need is kept."""
     signatures, behaviours = [], []
-    for run, row, mask, table, kept in zip(runs, rows, masks, tables, on_common):
+    for run, row, mask, table, kept in zip(runs, rows, masks, tables, on_common, strict=True):
         actions = store.trajectory_columns(run["id"], ("actions",))["actions"]
         signatures.append(fingerprints.run_fingerprint(row, table, actions))
-        behaviours.append(panel_tables.run_behaviour(kept, [a for a, keep in zip(actions, mask) if keep]))
+        behaviours.append(panel_tables.run_behaviour(kept, [a for a, keep in zip(actions, mask, strict=True) if keep]))
     return behaviours, signatures
 
 

@@ -158,10 +158,10 @@ def panel_tables(
     `behaviours` their `run_behaviour`, `per_item` each run's per-item column terms and `pool` which rows are
     evaluated models (full-tool runs: Figures 4 and 5, the early-submission mean, Tables 12–14), in `rows`
     order. Tables 4, 11 and 19 read the ablation runs as ablations of their model."""
-    models = [(r, t, b) for r, t, b, keep in zip(rows, tables, behaviours, pool) if keep]
+    models = [(r, t, b) for r, t, b, keep in zip(rows, tables, behaviours, pool, strict=True) if keep]
     m_rows, m_tables, m_behaviours = [m[0] for m in models], [m[1] for m in models], [m[2] for m in models]
     return {
-        "table3": [{"run": r["run"], **b["table3"]} for r, b in zip(rows, behaviours)],
+        "table3": [{"run": r["run"], **b["table3"]} for r, b in zip(rows, behaviours, strict=True)],
         "table17": table17(rows, tables),
         "figure2": figure2(m_rows, m_tables),
         "table4": table4(rows, tables),
@@ -180,7 +180,9 @@ def panel_tables(
 
 def _trajectories(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
     """The stopping tables' trajectory dicts (`analytics` builds the same)."""
-    recalls = [r if known else None for known, r in zip(table.known("paper_recall"), table["paper_recall"])]
+    recalls = [
+        r if known else None for known, r in zip(table.known("paper_recall"), table["paper_recall"], strict=True)
+    ]
     return [
         {
             "kind": k,
@@ -191,7 +193,7 @@ def _trajectories(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
             "actions": a or [],
         }
         for k, c, e, g, r, a in zip(
-            table["kind"], table["correct"], table["termination"], table["n_gold"], recalls, actions
+            table["kind"], table["correct"], table["termination"], table["n_gold"], recalls, actions, strict=True
         )
     ]
 
@@ -200,7 +202,7 @@ def table9(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> list[dict[
     """Per run: Imm / Thnk / Read for ST and MT-both (ours and the paper's denominator) and the MT-fail block
     (0-Gold / Prem / Explored / Stayed over the MT trajectories whose paper recall failed, summing to 100 %)."""
     out = []
-    for row, behaviour in zip(rows, behaviours):
+    for row, behaviour in zip(rows, behaviours, strict=True):
         ev = behaviour["after_evidence"]
         entry: dict[str, Any] = {"run": row["run"]}
         for group in ("st", "mt_both"):
@@ -231,7 +233,9 @@ def _cells(table: Table) -> dict[str, tuple[int, int, dict[str, Any] | None]]:
     from stats.bootstrap import by_cluster
     from stats.wilson import clustered_wilson
 
-    keys = np.array([f"{k}_d{int(d)}" if not math.isnan(d) else "" for k, d in zip(table["kind"], table["depth"])])
+    keys = np.array(
+        [f"{k}_d{int(d)}" if not math.isnan(d) else "" for k, d in zip(table["kind"], table["depth"], strict=True)]
+    )
     out = {}
     for name in TYPE_DEPTH:
         mask = keys == name
@@ -251,7 +255,7 @@ def _cells(table: Table) -> dict[str, tuple[int, int, dict[str, Any] | None]]:
 
 def table10(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
     out = []
-    for row, table in zip(rows, tables):
+    for row, table in zip(rows, tables, strict=True):
         cells = _cells(table)
         entry: dict[str, Any] = {
             "run": row["run"],
@@ -294,7 +298,7 @@ def fixed_delta(table: Table, cells: dict[str, tuple[int, int, Any]]) -> dict[st
 
 def table15(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
     out = []
-    for row, table in zip(rows, tables):
+    for row, table in zip(rows, tables, strict=True):
         letters = table["predicted_index"]
         no_letter = np.array([v is None or math.isnan(v) for v in letters], dtype=bool)
         ends = table["termination"]
@@ -315,7 +319,7 @@ def table15(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
 
 def early_submission(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> dict[str, Any]:
     per_run = []
-    for row, behaviour in zip(rows, behaviours):
+    for row, behaviour in zip(rows, behaviours, strict=True):
         e = behaviour["early_submit"]
         per_run.append({"run": row["run"], "delta": e["delta"], "p": e["p"], "share": e["share"]})
     tested = [r for r in per_run if r["delta"] is not None]
@@ -344,7 +348,7 @@ def itc_summary(itc: dict[str, float | None] | None) -> dict[str, Any] | None:
 
 def figure5(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
     out = []
-    for row, table in zip(rows, tables):
+    for row, table in zip(rows, tables, strict=True):
         known = table.known("paper_recall")
         recall = float(table["paper_recall"][known].mean()) if known.any() else None
         out.append(
@@ -378,6 +382,7 @@ def figure4(rows: list[PanelRow], tables: list[Table]) -> dict[str, Any] | None:
             table["kind"][first],
             table["depth"][first],
             table["consensus_tier"][first],
+            strict=True,
         ):
             right[item] = right.get(item, 0) + int(ok)
             facts[item] = (f"{kind}_d{int(depth)}" if not math.isnan(depth) else str(kind), str(tier) if tier else "—")
@@ -414,7 +419,9 @@ def table4(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
         for s in CHAIN:
             t = tables[settings[s]]
             first = t["replicate"] == 0
-            outcome.append(dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(bool).tolist())))
+            outcome.append(
+                dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(bool).tolist(), strict=True))
+            )
         items = [i for i in outcome[0] if all(i in o for o in outcome[1:])]
         accs = [float(np.mean([o[i] for i in items])) if items else None for o in outcome]
         steps = []
@@ -435,7 +442,7 @@ def table4(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
                 "model": model,
                 "runs": {s: rows[settings[s]]["run"] for s in CHAIN},
                 "n": len(items),
-                "accuracy": dict(zip(CHAIN, accs)),
+                "accuracy": dict(zip(CHAIN, accs, strict=True)),
                 "steps": steps,
             }
         )
@@ -459,7 +466,7 @@ def _replicate_values(table: Table, tokens_measured: bool) -> dict[str, list[flo
 def table17(rows: list[PanelRow], tables: list[Table]) -> dict[str, Any]:
     """Run-to-run spread of four metrics and whether the runs' ordering on each survives across replicates."""
     per_run = {}
-    for row, table in zip(rows, tables):
+    for row, table in zip(rows, tables, strict=True):
         if table.n and len(set(table["replicate"].tolist())) >= 2:
             per_run[row["run"]] = _replicate_values(table, row.get("tokens") is not None)
     spread = {run: {m: _spread(vals) for m, vals in metrics.items()} for run, metrics in per_run.items()}
@@ -488,7 +495,7 @@ def generation(model: str | None) -> tuple[int, ...] | None:
 
 def _first_replicate(table: Table) -> dict[str, bool]:
     first = table["replicate"] == 0
-    return dict(zip(table["item_id"][first].tolist(), table["correct"][first].astype(bool).tolist()))
+    return dict(zip(table["item_id"][first].tolist(), table["correct"][first].astype(bool).tolist(), strict=True))
 
 
 def figure2(rows: list[PanelRow], tables: list[Table]) -> list[GenerationGap]:
@@ -570,7 +577,7 @@ def table13(rows: list[PanelRow], per_item: dict[str, Any]) -> Table13:
         for b in rows[i + 1 :]:
             test = paired_column_test("accuracy", per_item[a["run"]]["accuracy"], per_item[b["run"]]["accuracy"])
             pairs.append({"first": a["run"], "second": b["run"], **test})
-    for pair, p_adj in zip(pairs, holm([p["p"] for p in pairs])):
+    for pair, p_adj in zip(pairs, holm([p["p"] for p in pairs]), strict=True):
         pair["p_holm"] = p_adj
     counts = {r["run"]: {"wins": 0, "losses": 0, "wins_raw": 0, "losses_raw": 0} for r in rows}
     for pair in pairs:
@@ -609,7 +616,9 @@ def table14(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> list[Tabl
     out: list[Table14Tier] = []
     for tier in [*TIERS, None]:
         members = [
-            (r, b) for r, b in zip(rows, behaviours) if (r.get("tier") if r.get("tier") in TIERS else None) == tier
+            (r, b)
+            for r, b in zip(rows, behaviours, strict=True)
+            if (r.get("tier") if r.get("tier") in TIERS else None) == tier
         ]
         entries: list[TrigramConcentration] = []
         for row, behaviour in members:
@@ -655,7 +664,7 @@ def seed_strata(corpus: Any, item_ids: set[str]) -> dict[str, dict[str, str]]:
     if counts:
         ids = list(counts)
         ranks = average_ranks(np.array([counts[i] for i in ids]))
-        for i, r in zip(ids, ranks):
+        for i, r in zip(ids, ranks, strict=True):
             out[i]["citation quartile"] = f"Q{min(4, int((r - 1) * 4 / len(ids)) + 1)}"
         for cells in out.values():
             cells.setdefault("citation quartile", "unknown")
@@ -671,7 +680,7 @@ def table19(
     for tier in sorted({r.get("tier") or "" for r in rows}):
         members = [
             (r, run, t)
-            for r, run, t in zip(rows, runs, tables)
+            for r, run, t in zip(rows, runs, tables, strict=True)
             if r["ablation"] == "closed-book" and (r.get("tier") or "") == tier
         ]
         if not members:
@@ -681,7 +690,7 @@ def table19(
             corpus = corpus_of(run)
             known = {it.id for it in corpus.items} if corpus is not None else set()
             seeds = seed_strata(corpus, set(t["item_id"].tolist()) & known) if corpus is not None else {}
-            for item, venue, ok in zip(t["item_id"], t["venue"], t["correct"]):
+            for item, venue, ok in zip(t["item_id"], t["venue"], t["correct"], strict=True):
                 keys = {"venue": str(venue) if venue else "—", **seeds.get(item, {})}
                 for stratum, value in keys.items():
                     counts = strata.setdefault(stratum, {}).setdefault(value, [0, 0])
@@ -708,7 +717,7 @@ def table11(
     closed-book column is the same models' closed-book accuracy on the same items: for each of the group's
     trajectories, the replicate-0 outcome on its item of the closed-book run of its own model (agent, model,
     dataset), where the panel has one."""
-    full = [(run, row, t) for run, row, t in zip(runs, rows, tables) if row["ablation"] == "full"]
+    full = [(run, row, t) for run, row, t in zip(runs, rows, tables, strict=True) if row["ablation"] == "full"]
     corpus = next((c for c in (corpus_of(run) for run, _, _ in full) if c is not None), None)
     if corpus is None:
         return None
@@ -747,7 +756,7 @@ def _model_key(row: PanelRow) -> tuple[Any, ...]:
 def closed_book_outcomes(rows: list[PanelRow], tables: list[Table]) -> dict[tuple[Any, ...], dict[str, bool]]:
     """Per model (`_model_key`): its closed-book run's replicate-0 outcome per item (the first such run listed)."""
     out: dict[tuple[Any, ...], dict[str, bool]] = {}
-    for row, table in zip(rows, tables):
+    for row, table in zip(rows, tables, strict=True):
         if row["ablation"] == "closed-book":
             out.setdefault(_model_key(row), _first_replicate(table))
     return out
@@ -765,7 +774,9 @@ def contact_groups(store: Any, run: dict[str, Any], table: Table, corpus: Any) -
             reads.setdefault(step["trajectory_id"], set()).add(read)
     wanted = set(table["item_id"].tolist())  # the common items
     cols = store.trajectory_columns(run["id"], ("id", "item_id", "paper_recall", "correct"))
-    for tid, item_id, recalled, correct in zip(cols["id"], cols["item_id"], cols["paper_recall"], cols["correct"]):
+    for tid, item_id, recalled, correct in zip(
+        cols["id"], cols["item_id"], cols["paper_recall"], cols["correct"], strict=True
+    ):
         if not recalled or item_id not in known or item_id not in wanted:
             continue
         item = corpus.item(item_id)

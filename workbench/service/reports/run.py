@@ -209,7 +209,7 @@ def section_labels(store: Store, run: dict[str, Any], corpus: Any = None) -> Sec
     arXiv id), with the direct ones among them, which are what caps an item."""
     cols = store.trajectory_columns(run["id"], ("item_id", "section_reachable"))
     items = list(dict.fromkeys(cols["item_id"]))
-    capped = sorted({i for i, r in zip(cols["item_id"], cols["section_reachable"]) if r == 0})
+    capped = sorted({i for i, r in zip(cols["item_id"], cols["section_reachable"], strict=True) if r == 0})
     resolution = label_resolution(run)
     out: SectionLabels = {
         "version": resolution["version"],
@@ -385,8 +385,10 @@ def _stopping_rows(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
     """What `stats.stopping.stopping_behaviour` reads of each trajectory: kind, correctness, termination, gold
     count, paper recall (None where unknown: the stored flag defines Table 9's population, as it defines paper
     recall) and the compact actions."""
-    recalls = [r if known else None for known, r in zip(table.known("paper_recall"), table["paper_recall"])]
-    columns = zip(table["kind"], table["correct"], table["termination"], table["n_gold"], recalls, actions)
+    recalls = [
+        r if known else None for known, r in zip(table.known("paper_recall"), table["paper_recall"], strict=True)
+    ]
+    columns = zip(table["kind"], table["correct"], table["termination"], table["n_gold"], recalls, actions, strict=True)
     return [
         {
             "kind": k,
@@ -442,7 +444,7 @@ def intervals(
     den = np.column_stack([v[1] for v in terms.values()])
     _, (item_num, item_den) = by_cluster(table["item_id"], num, den)
     found = ratio_intervals(num, den, clusters=table["item_id"], n_boot=n_boot, seed=seed)
-    for j, (key, iv) in enumerate(zip(terms, found)):
+    for j, (key, iv) in enumerate(zip(terms, found, strict=True)):
         if key == "avg_tokens" and not tokens_measured:
             continue
         own = {"n": int((item_den[:, j] > 0).sum()), "n_trajectories": int((den[:, j] > 0).sum())}
