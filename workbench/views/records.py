@@ -563,6 +563,21 @@ BoardRow = TypedDict(
 )
 
 
+class BoardTest(TypedDict):
+    """The test beside a leaderboard column's best: the best run(s), the runner-up(s), whether the best is marked
+    (the one best run beats every runner-up significantly), the weakest of those tests, or why none is marked."""
+
+    best: list[str]
+    runner_up: list[str]
+    marked: bool
+    test: NotRequired[str]
+    n: NotRequired[int]
+    best_better: NotRequired[int]
+    runner_up_better: NotRequired[int]
+    p: float | None
+    reason: NotRequired[str]
+
+
 class Board(TypedDict):
     """The leaderboard of one dataset people played: its rows over the items people played (ranked ones first), the
     best cells (`*`) and the test beside each column's mark."""
@@ -574,6 +589,6 @@ class Board(TypedDict):
     min_coverage: float
     rows: list[BoardRow]
     best: dict[str, list[str]]  # column label → the marked rows
-    best_tests: dict[str, dict[str, Any]]  # column label → `reports.panel.significant_best`'s test, or why none
+    best_tests: dict[str, BoardTest]  # column label → `reports.panel.significant_best`'s test, or why none
     n_boot: int
     seed: int

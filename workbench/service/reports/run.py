@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 from stats import axes
 from stats.axes import Table
 from stats.ratio import Ratio
+from stats.stopping import Trajectory
 from storage import Store
 from workbench.service.reports.hops import read_hops
 from workbench.service.reports.prompts import report_note
@@ -350,7 +351,7 @@ def analytics(
     actions, sequences = _actions_and_sequences(records, table.n, actions, sequences)
     enc = ngrams.Encoded.of(sequences)
     bigrams = ngrams.bigram_delta_accuracy(enc, table["correct"]) if table.n else []
-    trajectories = _stopping_rows(table, actions)
+    trajectories = stopping_rows(table, actions)
     # stats.ngrams and stats.stopping build the records' keys (Bigram, TopTrigram, TransitionMatrix, Stopping) in
     # plain dicts
     rows = cast("list[Bigram]", bigrams)
@@ -381,7 +382,7 @@ def _record_actions(records: list[dict[str, Any]]) -> tuple[list[Any], list[Any]
     return [r.get("actions") or [] for r in records], [r.get("tool_sequence") or [] for r in records]
 
 
-def _stopping_rows(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
+def stopping_rows(table: Table, actions: list[Any]) -> list[Trajectory]:
     """What `stats.stopping.stopping_behaviour` reads of each trajectory: kind, correctness, termination, gold
     count, paper recall (None where unknown: the stored flag defines Table 9's population, as it defines paper
     recall) and the compact actions."""
