@@ -4,7 +4,7 @@ the attribution of wrong answers, and the axis that separates them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -15,7 +15,21 @@ from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_w
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS
-from workbench.views.records import CompareReport, CompareRow, ConvMarginals, Holm, RunReport, Separation, SideTokens
+from workbench.views.records import (
+    AttributionDelta,
+    CompareReport,
+    CompareRow,
+    ConvMarginals,
+    Holm,
+    ItemSide,
+    McNemarTest,
+    RunLabel,
+    RunReport,
+    Separation,
+    SideTokens,
+    ToolUse,
+    TopTrigram,
+)
 
 _CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget", "Err": "error"}
 # Rows beyond the panel's columns, shown when either run has any: episodes ended in error, and episodes that met
@@ -60,15 +74,18 @@ def _measured_pair(a: dict[str, Any], b: dict[str, Any], key: str) -> tuple[bool
     return bool(a[key]), bool(b[key])
 
 
-def _mcnemar_or_none(pairs: list[tuple[bool, bool] | None]) -> dict[str, Any] | None:
+def _mcnemar_or_none(pairs: list[tuple[bool, bool] | None]) -> McNemarTest | None:
     """Exact McNemar over the measured pairs; None when no item has both sides measured."""
     from stats.significance import mcnemar_exact
 
     kept = [p for p in pairs if p is not None]
-    return mcnemar_exact([x for x, _ in kept], [y for _, y in kept]) if kept else None
+    if not kept:
+        return None
+    # stats.significance builds the record's keys in a plain dict
+    return cast("McNemarTest", mcnemar_exact([x for x, _ in kept], [y for _, y in kept]))
 
 
-def _side(t: dict[str, Any]) -> dict[str, Any]:
+def _side(t: dict[str, Any]) -> ItemSide:
     """What the agreement grid and the split stepper need of one run's trajectory on an item."""
     return {
         "id": t["id"],
@@ -84,12 +101,16 @@ def _side(t: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def tool_use(records: list[dict[str, Any]]) -> dict[str, Any]:
+def tool_use(records: list[dict[str, Any]]) -> ToolUse:
     """Transitions (as `transition_report` lays them out) and the top trigram of some trajectories."""
     from stats.ngrams import top_trigram
 
     sequences = [r.get("tool_sequence") or [] for r in records]
-    return {"transitions": transition_layout(sequences), "top_trigram": top_trigram(sequences)}
+    # stats.ngrams builds the record's keys in a plain dict
+    return {
+        "transitions": transition_layout(sequences),
+        "top_trigram": cast("TopTrigram | None", top_trigram(sequences)),
+    }
 
 
 CONVERSION_SET = "items both runs recalled (paper recall), the paper's Table 12 set"
@@ -301,7 +322,7 @@ def _conversion_on_both(pair: _Pair, keep: np.ndarray) -> tuple[float | None, fl
     return float(np.mean(pair.correct(pair.ta, on))), float(np.mean(pair.correct(pair.tb, on)))
 
 
-def _all_split_tests(pair: _Pair, rows: list[CompareRow]) -> dict[str, dict[str, Any] | None]:
+def _all_split_tests(pair: _Pair, rows: list[CompareRow]) -> dict[str, McNemarTest | None]:
     """McNemar over all the common items: accuracy (the first row's own test), conversion on the items both
     recalled, paper and section recall."""
     ta, tb, common = pair.ta, pair.tb, pair.common
@@ -358,7 +379,7 @@ def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict
     return sides if any(sides.values()) else None
 
 
-def adjust_comparison(rows: list[CompareRow], tests: dict[str, dict[str, Any] | None]) -> Holm:
+def adjust_comparison(rows: list[CompareRow], tests: dict[str, McNemarTest | None]) -> Holm:
     """Holm-adjust every p-value of one comparison together: each row's McNemar test and the all-split tests
     (`tests`; its accuracy test is the accuracy row's own, counted once). Sets `p_holm` on each row and test
     dict in place; returns the family (names of the tests, in order) and its size m."""
@@ -368,7 +389,7 @@ def adjust_comparison(rows: list[CompareRow], tests: dict[str, dict[str, Any] | 
     for (_, test), adjusted in zip(family, holm([t["p"] for _, t in family]), strict=True):
         test["p_holm"] = adjusted
     for row in rows:
-        row["p_holm"] = None if row["test"] is None else row["test"]["p_holm"]
+        row["p_holm"] = None if row["test"] is None else row["test"].get("p_holm")
     return {
         "method": "Holm (1979) step-down over every McNemar test of this comparison",
         "m": len(family),
@@ -376,10 +397,10 @@ def adjust_comparison(rows: list[CompareRow], tests: dict[str, dict[str, Any] | 
     }
 
 
-def _test_family(rows: list[CompareRow], tests: dict[str, dict[str, Any] | None]) -> list[tuple[str, dict[str, Any]]]:
+def _test_family(rows: list[CompareRow], tests: dict[str, McNemarTest | None]) -> list[tuple[str, McNemarTest]]:
     """(name, test) of every distinct test of the comparison, rows first: a test shared by a row and the all-split
     tests (accuracy) counts once."""
-    family: list[tuple[str, dict[str, Any]]] = []
+    family: list[tuple[str, McNemarTest]] = []
     seen: set[int] = set()
     for name, test in [(r["axis"], r["test"]) for r in rows] + [(f"all: {k}", t) for k, t in tests.items()]:
         if test is not None and id(test) not in seen:
@@ -390,7 +411,7 @@ def _test_family(rows: list[CompareRow], tests: dict[str, dict[str, Any] | None]
 
 def _attribution_deltas(
     recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any]], n_boot: int, seed: int
-) -> dict[str, dict[str, float | None]]:
+) -> dict[str, AttributionDelta]:
     """Per option type chosen by wrong answers: its rate among each run's wrong answers (as `axes.attribution`),
     Δ = B − A, and a paired bootstrap 95% interval over the common items (`axes.attribution_terms`)."""
     from stats.bootstrap import no_variation, paired_ratio_deltas
@@ -406,7 +427,7 @@ def _attribution_deltas(
         if len(recs_a) >= 2
         else [(None, None, None)] * len(kinds)
     )
-    out = {}
+    out: dict[str, AttributionDelta] = {}
     for j, k in enumerate(kinds):
         ra, rb = _rate(num_a[:, j], den_a[:, j]), _rate(num_b[:, j], den_b[:, j])
         delta = None if ra is None or rb is None else rb - ra
@@ -428,7 +449,7 @@ def _rate(num: np.ndarray, den: np.ndarray) -> float | None:
     return float(num.sum() / total) if total else None
 
 
-def _run_label(run: dict[str, Any]) -> dict[str, Any]:
+def _run_label(run: dict[str, Any]) -> RunLabel:
     return {
         "name": run["name"],
         "agent": run["agent"],

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Sequence
 from statistics import median
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from stats import offdomain
 from storage import Store
@@ -22,7 +22,15 @@ from workbench.service.reports import run as _run
 from workbench.service.reports.compare import compare_report
 from workbench.service.reports.offdomain import offdomain_measures, setting_of
 from workbench.views.panel_records import PanelReport
-from workbench.views.records import RunReport, RunTransitions
+from workbench.views.records import (
+    AgainstPlain,
+    CompareRow,
+    GeneralBlock,
+    PlainRow,
+    RunReport,
+    RunTransitions,
+    TransitionMatrix,
+)
 from workbench.views.sequential_records import RegistryRow, RegistryTable
 
 IGNORED_OPTIONS = ("distractible",)  # a knob that acts only when extra tools are offered
@@ -54,30 +62,46 @@ def plain_counterpart(store: Store, run: dict[str, Any]) -> str | None:
     return None
 
 
-def against_plain(store: Store, plain: str, name: str, n_boot: int = 10_000) -> dict[str, Any]:
+def against_plain(store: Store, plain: str, name: str, n_boot: int = 10_000) -> AgainstPlain:
     """The run against the plain run on common items: accuracy and the axes with Δ, interval and McNemar p."""
     cmp = compare_report(store, plain, name, n_boot=n_boot)
-    rows = [{k: r.get(k) for k in ("axis", "a", "b", "delta", "ci_low", "ci_high", "p", "n")} for r in cmp["rows"]]
-    return {"plain": plain, "run": name, "n_common": cmp["n_common"], "rows": rows}
+    return {"plain": plain, "run": name, "n_common": cmp["n_common"], "rows": [plain_row(r) for r in cmp["rows"]]}
 
 
-def general_block(store: Store, run: dict[str, Any], n_boot: int = 10_000) -> dict[str, Any] | None:
+def plain_row(row: CompareRow) -> PlainRow:
+    """A compare row cut to what the comparison with the plain run shows."""
+    return {
+        "axis": row["axis"],
+        "a": row["a"],
+        "b": row["b"],
+        "delta": row["delta"],
+        "ci_low": row["ci_low"],
+        "ci_high": row["ci_high"],
+        "p": row["p"],
+        "n": row["n"],
+    }
+
+
+def general_block(store: Store, run: dict[str, Any], n_boot: int = 10_000) -> GeneralBlock | None:
     """What `report` adds for a run in the setting: its measures, and the comparison with its plain counterpart."""
     setting = setting_of(run)
     measures = offdomain_measures(store, run)
     if setting is None or measures is None:
         return None
     plain = plain_counterpart(store, run)
-    measures["against_plain"] = against_plain(store, plain, run["name"], n_boot) if plain else None
-    measures["transitions"] = other_transitions(store, run, setting["tools"])
-    return measures
+    return {
+        **measures,
+        "against_plain": against_plain(store, plain, run["name"], n_boot) if plain else None,
+        "transitions": other_transitions(store, run, setting["tools"]),
+    }
 
 
-def other_transitions(store: Store, run: dict[str, Any], tools: Collection[str]) -> dict[str, Any]:
+def other_transitions(store: Store, run: dict[str, Any], tools: Collection[str]) -> TransitionMatrix:
     """The run's transition matrix with its out-of-domain calls (those not to the setting's `tools`) as one
     `other` tool (`stats.offdomain`)."""
     sequences = store.trajectory_columns(run["id"], ("tool_sequence",))["tool_sequence"]
-    return offdomain.transitions_with_other([s or [] for s in sequences], tools)
+    # stats.offdomain builds the record's keys in a plain dict
+    return cast("TransitionMatrix", offdomain.transitions_with_other([s or [] for s in sequences], tools))
 
 
 def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> RegistryTable | None:
