@@ -310,15 +310,33 @@ class Spread(TypedDict):
     n: int
 
 
+class TauPair(TypedDict):
+    """Kendall's τ-b between the runs' values at two replicates (or two stored runs), over `n_runs` runs."""
+
+    replicates: list[int]
+    n_runs: int
+    tau: float | None
+
+
+class RankStability(TypedDict):
+    """Whether the runs' ordering on a metric survives across replicates (`stats.panel_measures.rank_stability`):
+    τ-b at each pair, their mean and minimum, preserved when every τ is 1."""
+
+    pairs: list[TauPair]
+    mean_tau: float | None
+    min_tau: float | None
+    preserved: bool
+
+
 class Table17(TypedDict):
     runs: dict[str, dict[str, Spread | None]]  # run → metric → its spread over the replicates
-    rank_stability: dict[str, dict[str, Any] | None]  # metric → `stats.panel_measures.rank_stability`
+    rank_stability: dict[str, RankStability | None]  # by metric
 
 
 class Table17Runs(TypedDict):
     models: dict[str, dict[str, Spread | None]]  # model → metric → its spread over the runs
     runs: dict[str, list[str]]  # model → its runs
-    rank_stability: dict[str, dict[str, Any] | None]  # metric → `stats.panel_measures.rank_stability`
+    rank_stability: dict[str, RankStability | None]  # by metric
 
 
 class StratumCell(TypedDict):
@@ -410,12 +428,63 @@ class PanelTables(TypedDict, total=False):
     figure5: list[Figure5Point]
 
 
+class Coverage(TypedDict):
+    """How many evaluated models solve each item, bucketed low (< 1/3) / mid / high (> 2/3), with the items none
+    and all solved (`stats.significance.coverage_histogram`)."""
+
+    n_items: int
+    n_runs: int
+    counts: dict[str, int]
+    shares: dict[str, Pair]
+    never: int
+    always: int
+    per_item: list[float]
+
+
+class ReplicateSpread(TypedDict):
+    """Run-to-run mean, population SD, min, max and range of a run's accuracy over its replicates
+    (`stats.significance.run_spread`)."""
+
+    n: int
+    mean: float
+    std: float | None
+    std_ddof: int
+    std_definition: str
+    min: float
+    max: float
+    range: float
+
+
+class PanelBigram(TypedDict):
+    """A bigram present in at least half of the runs: its mean Δ accuracy over the runs where Δ is defined
+    (`stats.ngrams.panel_bigrams`)."""
+
+    bigram: list[str]
+    mean_delta: float | None
+    n_runs: int
+    n_present: int
+    n_positive: int
+    n_significant: int
+
+
+class ExternalCorrelation(TypedDict):
+    """Spearman's ρ between the runs' accuracy and external scores (`stats.significance.spearman`; `p_method` where
+    ρ is defined), or why there is none (`error`), and the score rows naming runs not in the panel."""
+
+    rho: NotRequired[float | None]
+    p: NotRequired[float | None]
+    n: NotRequired[int]
+    p_method: NotRequired[str]
+    error: NotRequired[str]
+    not_in_panel: list[str]
+
+
 class PoolStatistics(TypedDict):
     """α, coverage and the item-total correlations over the evaluated models (absent when too few)."""
 
     n_evaluated: int
     cronbach_alpha: NotRequired[float | None]
-    coverage: NotRequired[dict[str, Any]]
+    coverage: NotRequired[Coverage]
     item_total_correlation: NotRequired[dict[str, float | None]]
 
 
@@ -436,12 +505,12 @@ class PanelReport(TypedDict):
     tier_shaded: dict[str, dict[str, list[str]]]
     n_evaluated: int
     cronbach_alpha: NotRequired[float | None]
-    coverage: NotRequired[dict[str, Any]]
+    coverage: NotRequired[Coverage]
     item_total_correlation: NotRequired[dict[str, float | None]]
-    bigram_panel: list[dict[str, Any]]
-    replicates: dict[str, dict[str, Any] | None]
+    bigram_panel: list[PanelBigram]
+    replicates: dict[str, ReplicateSpread | None]
     ablation_lift: list[AblationLift]
-    external: NotRequired[dict[str, Any]]
+    external: NotRequired[ExternalCorrelation]
     fingerprints: dict[str, Any]
     tables: PanelTables
     legend: dict[str, str]

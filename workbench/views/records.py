@@ -23,6 +23,34 @@ class EpisodeEstimate:
     extra_tools_tokens_per_call: int = 0
 
 
+class PriceJson(TypedDict):
+    """A model's price as an estimate shows it: the provider and its two rates (USD per million tokens)."""
+
+    provider: str
+    input_per_m: float
+    output_per_m: float
+
+
+class EstimateJson(TypedDict):
+    """`Estimate.to_json`: the `--dry-run --format json` object."""
+
+    run: str
+    agent: str
+    model: str | None
+    episodes: int
+    already_done: int
+    items: int
+    replicates: int
+    item_ids: list[str]
+    caps: dict[str, Any]  # `sandbox.records.Caps.as_dict`
+    ablation: str
+    tokens_per_episode: int
+    basis: str
+    extra_tools_tokens_per_call: int
+    price: PriceJson | None
+    cost_usd: float | None
+
+
 @dataclass(frozen=True)
 class Estimate:
     """What a run would play and spend (`--dry-run`); `to_json` is the `--format json` output."""
@@ -43,7 +71,7 @@ class Estimate:
     price: Price | None
     cost_usd: float | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EstimateJson:
         """The JSON object, its price cut to the provider and the two rates."""
         price = self.price
         return {
@@ -640,7 +668,7 @@ class RunReport(TypedDict):
     intervals: NotRequired[dict[str, Interval | None]]  # keyed as `stats.axes.ratio_terms`
     section_labels: NotRequired[SectionLabels]
     read_hops: NotRequired[ReadHops]
-    reference: NotRequired[dict[str, Any]]  # the reference evaluator's summary.json, as it wrote it
+    reference: NotRequired[dict[str, Any]]  # the reference evaluator's summary.json, as it wrote it (any JSON)
     general_setting: NotRequired[GeneralBlock]
     legend: NotRequired[dict[str, str]]
 

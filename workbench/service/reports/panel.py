@@ -31,12 +31,16 @@ from workbench.views.panel_records import (
     AblationLift,
     ColumnGroup,
     ColumnTest,
+    Coverage,
+    ExternalCorrelation,
     LineageGroup,
     MarkTest,
+    PanelBigram,
     PanelReport,
     PanelRow,
     PanelTables,
     PoolStatistics,
+    ReplicateSpread,
     RowErrors,
     cell,
 )
@@ -103,7 +107,7 @@ def item_matrix(runs_records: Sequence[list[dict[str, Any]] | Table]) -> tuple[l
     return common, [[run[i] for run in per_run] for i in common]
 
 
-def replicate_spread(records: list[dict[str, Any]] | Table) -> dict[str, Any] | None:
+def replicate_spread(records: list[dict[str, Any]] | Table) -> ReplicateSpread | None:
     """Run-to-run mean / std / range of accuracy over the replicates of one run."""
     from stats.significance import run_spread
 
@@ -112,7 +116,8 @@ def replicate_spread(records: list[dict[str, Any]] | Table) -> dict[str, Any] | 
     levels = sorted(set(reps[~np.isnan(reps)].tolist()))
     if len(levels) < 2:
         return None
-    return run_spread([float(t["correct"][reps == r].mean()) for r in levels])
+    # stats.significance builds the record's keys in a plain dict
+    return cast("ReplicateSpread", run_spread([float(t["correct"][reps == r].mean()) for r in levels]))
 
 
 def dataset_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
@@ -271,7 +276,7 @@ def _add_run_tables(
         tables["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
 
 
-def external_warnings(correlation: dict[str, Any]) -> list[str]:
+def external_warnings(correlation: ExternalCorrelation) -> list[str]:
     """A warning naming the --external rows of runs not in the panel (left out of the correlation)."""
     ignored = correlation["not_in_panel"]
     if not ignored:
@@ -313,7 +318,7 @@ def pool_statistics(common: list[str], matrix: list[list[int]]) -> PoolStatistic
     out: PoolStatistics = {"n_evaluated": n_models}
     if n_models >= 2 and len(common) >= 2:
         out["cronbach_alpha"] = cronbach_alpha(matrix)
-        out["coverage"] = coverage_histogram(matrix)
+        out["coverage"] = cast("Coverage", coverage_histogram(matrix))  # stats builds the record's keys
         if n_models >= 3:
             itc = item_total_correlations(matrix)
             out["item_total_correlation"] = {
@@ -322,13 +327,13 @@ def pool_statistics(common: list[str], matrix: list[list[int]]) -> PoolStatistic
     return out
 
 
-def _bigram_panel(tables: Sequence[Table], encoded: Sequence[Encoded]) -> list[dict[str, Any]]:
+def _bigram_panel(tables: Sequence[Table], encoded: Sequence[Encoded]) -> list[PanelBigram]:
     """The bigrams present in at least half of the runs, with their mean Δ-accuracy (each run's own trajectories)."""
     per_run = [ngrams.bigram_delta_accuracy(seqs, t["correct"]) for t, seqs in zip(tables, encoded, strict=True) if t.n]
-    return ngrams.panel_bigrams(per_run)
+    return cast("list[PanelBigram]", ngrams.panel_bigrams(per_run))  # stats.ngrams builds the record's keys
 
 
-def external_correlation(rows: Sequence[PanelRow], external: dict[str, float]) -> dict[str, Any]:
+def external_correlation(rows: Sequence[PanelRow], external: dict[str, float]) -> ExternalCorrelation:
     """Spearman's ρ between the runs' accuracy and the external scores (the scores of runs not in the panel are
     named, not dropped silently)."""
     from stats.significance import spearman
@@ -336,13 +341,18 @@ def external_correlation(rows: Sequence[PanelRow], external: dict[str, float]) -
     pairs = [(r["accuracy"], external[r["run"]]) for r in rows if r["run"] in external and r["accuracy"] is not None]
     names = {r["run"] for r in rows}
     ignored = sorted(n for n in external if n not in names)
-    out: dict[str, Any] = (
-        spearman([p[0] for p in pairs], [p[1] for p in pairs])
-        if len(pairs) >= 3
-        else {"error": _too_few_external(len(pairs), ignored)}
-    )
-    out["not_in_panel"] = ignored
-    return out
+    if len(pairs) < 3:
+        return {"error": _too_few_external(len(pairs), ignored), "not_in_panel": ignored}
+    found = spearman([p[0] for p in pairs], [p[1] for p in pairs])
+    if "p_method" not in found:  # ρ undefined (a constant side): no p to qualify
+        return {"rho": found["rho"], "p": found["p"], "n": found["n"], "not_in_panel": ignored}
+    return {
+        "rho": found["rho"],
+        "p": found["p"],
+        "n": found["n"],
+        "p_method": found["p_method"],
+        "not_in_panel": ignored,
+    }
 
 
 def _too_few_external(n: int, ignored: list[str]) -> str:

@@ -37,6 +37,7 @@ from workbench.views.panel_records import (
     MovedAxis,
     PanelRow,
     PanelTables,
+    RankStability,
     SigCounts,
     Spread,
     StratumCell,
@@ -519,11 +520,15 @@ def _spreads(per_key: dict[str, dict[str, list[float | None]]]) -> dict[str, dic
     return {key: {m: _spread(vals) for m, vals in metrics.items()} for key, metrics in per_key.items()}
 
 
-def _rank_stability(per_key: dict[str, dict[str, list[float | None]]]) -> dict[str, dict[str, Any] | None]:
+def _rank_stability(per_key: dict[str, dict[str, list[float | None]]]) -> dict[str, RankStability | None]:
     """Per metric: the rank stability of the keys' ordering across their values (keys with no value left out)."""
+    # stats.panel_measures builds the record's keys in a plain dict
     return {
-        m: panel_measures.rank_stability(
-            {key: metrics[m] for key, metrics in per_key.items() if any(x is not None for x in metrics[m])}
+        m: cast(
+            "RankStability | None",
+            panel_measures.rank_stability(
+                {key: metrics[m] for key, metrics in per_key.items() if any(x is not None for x in metrics[m])}
+            ),
         )
         for m in T17_METRICS
     }
