@@ -23,6 +23,7 @@ from workbench.views.records import (
     Holm,
     ItemSide,
     McNemarTest,
+    OffDomainMeasures,
     RunLabel,
     RunReport,
     Separation,
@@ -371,7 +372,7 @@ def cache_warnings(ra: RunReport, rb: RunReport) -> list[str]:
     ]
 
 
-def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, Any] | None:
+def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, OffDomainMeasures | None] | None:
     """The out-of-domain measures of each side in the general-agent setting (None when neither is in it)."""
     from workbench.service.reports.offdomain import offdomain_measures
 

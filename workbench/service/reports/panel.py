@@ -343,7 +343,11 @@ def external_correlation(rows: Sequence[PanelRow], external: dict[str, float]) -
     ignored = sorted(n for n in external if n not in names)
     if len(pairs) < 3:
         return {"error": _too_few_external(len(pairs), ignored), "not_in_panel": ignored}
-    found = spearman([p[0] for p in pairs], [p[1] for p in pairs])
+    return _correlation(spearman([p[0] for p in pairs], [p[1] for p in pairs]), ignored)
+
+
+def _correlation(found: dict[str, Any], ignored: list[str]) -> ExternalCorrelation:
+    """`stats.significance.spearman`'s result as the report's record, the ignored score rows last."""
     if "p_method" not in found:  # ρ undefined (a constant side): no p to qualify
         return {"rho": found["rho"], "p": found["p"], "n": found["n"], "not_in_panel": ignored}
     return {
