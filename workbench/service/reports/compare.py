@@ -284,9 +284,7 @@ def _compare_row(
         marginals = _marginals(pair, path, va, vb)
         va, vb = _conversion_on_both(pair, both[col.split()[1]])
     delta = None if va is None or vb is None else vb - va
-    test = None
-    if delta is not None:  # a side with no value on this axis has nothing to test
-        test = _mcnemar_or_none([paired_outcomes(col, pair.ta[i], pair.tb[i]) for i in pair.common])
+    test = None if delta is None else _row_test(pair, col)  # a side with no value on this axis has nothing to test
     ci_low, ci_high = (None, None) if delta is None else (low, high)
     row: CompareRow = {
         "axis": col,
@@ -298,11 +296,21 @@ def _compare_row(
         "ci_high": ci_high,
         "p": None if test is None else test["p"],
         "test": test,
-        "n": None if delta is None else (test["n"] if test is not None else len(pair.common)),
+        "n": None if delta is None else _row_n(pair, test),
         "ci_no_variation": delta is not None and no_variation(ci_low, ci_high),
         "p_holm": None,  # set by adjust_comparison, over the whole comparison's tests
     }
     return row
+
+
+def _row_test(pair: _Pair, col: str) -> McNemarTest | None:
+    """McNemar's exact test of one axis over the common items where it is 0/1 and both sides measured it."""
+    return _mcnemar_or_none([paired_outcomes(col, pair.ta[i], pair.tb[i]) for i in pair.common])
+
+
+def _row_n(pair: _Pair, test: McNemarTest | None) -> int:
+    """A row's n: the items its test counts, else every common item."""
+    return len(pair.common) if test is None else test["n"]
 
 
 def _marginals(pair: _Pair, path: tuple[str, ...], va: float | None, vb: float | None) -> ConvMarginals:

@@ -767,11 +767,7 @@ def table19(rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table
     seed's year and citation-count quartile (where the release carries them)."""
     out: list[Table19Tier] = []
     for tier in sorted({r.get("tier") or "" for r in rows}):
-        members = [
-            (r, run, t)
-            for r, run, t in zip(rows, runs, tables, strict=True)
-            if r["ablation"] == "closed-book" and (r.get("tier") or "") == tier
-        ]
+        members = _closed_book_of_tier(rows, runs, tables, tier)
         if not members:
             continue
         strata: dict[str, dict[str, list[int]]] = {}
@@ -779,6 +775,17 @@ def table19(rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table
             _count_strata(strata, t, corpus_of(run))
         out.append({"tier": tier or None, "runs": [r["run"] for r, _, _ in members], "strata": _stratum_cells(strata)})
     return out
+
+
+def _closed_book_of_tier(
+    rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table], tier: str
+) -> list[tuple[PanelRow, dict[str, Any], Table]]:
+    """The closed-book runs of one tier ("" untiered) with their rows and trajectories."""
+    return [
+        (r, run, t)
+        for r, run, t in zip(rows, runs, tables, strict=True)
+        if r["ablation"] == "closed-book" and (r.get("tier") or "") == tier
+    ]
 
 
 def _count_strata(strata: dict[str, dict[str, list[int]]], table: Table, corpus: Any) -> None:
@@ -811,25 +818,44 @@ def table11(
     trajectories, the replicate-0 outcome on its item of the closed-book run of its own model (agent, model,
     dataset), where the panel has one."""
     full = [(run, row, t) for run, row, t in zip(runs, rows, tables, strict=True) if row["ablation"] == "full"]
-    corpus = next((c for c in (corpus_of(run) for run, _, _ in full) if c is not None), None)
+    corpus = next((c for c in map(corpus_of, [run for run, _, _ in full]) if c is not None), None)
     if corpus is None:
         return None
-    closed = closed_book_outcomes(rows, tables)
-    groups = {g: [0, 0] for g in panel_measures.CONTACT}  # correct, n
-    closed_book = {g: [0, 0] for g in panel_measures.CONTACT}  # the same models' closed-book right, n
-    for run, row, t in full:
-        if run["dataset_fingerprint"] == corpus.fingerprint:
-            outcomes = closed.get(_model_key(row), {})
-            for item_id, correct, group in contact_groups(store, run, t, corpus):
-                _tally(groups[group], correct)
-                if item_id in outcomes:
-                    _tally(closed_book[group], outcomes[item_id])
+    groups, closed_book = _contact_counts(store, full, closed_book_outcomes(rows, tables), corpus)
     total = sum(n for _, n in groups.values())
     return {
         "dataset": corpus.fingerprint,
         "n": total,
         "groups": {g: _contact_group(right, n, total, closed_book[g]) for g, (right, n) in groups.items()},
     }
+
+
+def _contact_counts(
+    store: Any, full: list[tuple[dict[str, Any], PanelRow, Table]], closed: dict[ModelKey, dict[str, bool]], corpus: Any
+) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """Per Table 11 group: [right, n] of the recall-credited trajectories of the full-tool runs on the corpus's
+    dataset, and [right, n] of the same models' closed-book outcomes on those items."""
+    groups = {g: [0, 0] for g in panel_measures.CONTACT}
+    closed_book = {g: [0, 0] for g in panel_measures.CONTACT}
+    for run, row, t in full:
+        if run["dataset_fingerprint"] == corpus.fingerprint:
+            contacts = contact_groups(store, run, t, corpus)
+            _tally_contacts(groups, closed_book, contacts, closed.get(_model_key(row), {}))
+    return groups, closed_book
+
+
+def _tally_contacts(
+    groups: dict[str, list[int]],
+    closed_book: dict[str, list[int]],
+    contacts: Iterator[tuple[str, bool, str]],
+    outcomes: dict[str, bool],
+) -> None:
+    """Count one run's recall-credited trajectories into their Table 11 groups, and beside each the closed-book
+    outcome of its model on the same item (`outcomes`, where the panel has one)."""
+    for item_id, correct, group in contacts:
+        _tally(groups[group], correct)
+        if item_id in outcomes:
+            _tally(closed_book[group], outcomes[item_id])
 
 
 def _tally(counts: list[int], correct: bool) -> None:
