@@ -188,8 +188,9 @@ def _print_full_report(report: RunReport, legend: list[str]) -> None:
     out.print(details)
     if report.get("analytics"):
         out.print(transition_table(report["analytics"]["transitions"]))
-    if (report.get("general_setting") or {}).get("transitions"):  # the general setting: out-of-domain = other
-        out.print(transition_table(report["general_setting"]["transitions"]))
+    general = report.get("general_setting")
+    if general and general["transitions"]:  # the general setting: out-of-domain = other
+        out.print(transition_table(general["transitions"]))
     for line in analytics_lines(report):
         out.print(line, markup=False)
     for line in label_lines(report):
@@ -422,7 +423,8 @@ def _attribution_table(cmp: CompareReport) -> Table:
 def _endings_line(cmp: CompareReport, side: str) -> str:
     """One side's terminations and its top trigram."""
     terms = " · ".join(f"{k} {v}" for k, v in cmp["terminations"][side].items() if v)
-    top = cmp["tool_use"].get(side, {}).get("top_trigram")
+    use = cmp["tool_use"].get(side)
+    top = use["top_trigram"] if use else None
     trigram = (
         f" · top trigram {' → '.join(top['trigram'])} ({top['occurrence_share'][0]}/"
         f"{top['occurrence_share'][1]} trigram occurrences)"

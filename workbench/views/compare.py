@@ -58,8 +58,8 @@ def _signed(value: float, digits: int) -> str:
 
 def _marginal_cell(row: CompareRow, side: CompareSide) -> str:
     """One run's marginal conversion on a compared row, with its counts when it has a denominator."""
-    marginal = row.get("counts_marginal") or {}
-    counts = f" ({frac(marginal[side])})" if marginal.get(side) and marginal[side][1] else ""
+    pair = (row.get("counts_marginal") or {}).get(side)
+    counts = f" ({frac(pair)})" if pair and pair[1] else ""
     return pct(row.get("a_marginal") if side == "a" else row.get("b_marginal")) + counts
 
 
@@ -74,13 +74,13 @@ def attribution_rows(cmp: CompareReport) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = [("wrong answers", str(att_a["n_wrong"]), str(att_b["n_wrong"]), "", "")]
     for kind in sorted(set(att_a["counts"]) | set(att_b["counts"])):
         cells = [f"{d['counts'].get(kind, 0)} ({100 * d['rates'].get(kind, 0):.0f}%)" for d in (att_a, att_b)]
-        d = deltas.get(kind) or {}
-        delta = points(d.get("delta"))
+        d = deltas.get(kind)
+        delta = points(d["delta"] if d else None)
         ci = (
             NOT_MEASURED
-            if d.get("ci_low") is None
+            if d is None or d["ci_low"] is None
             else "no variation"
-            if d.get("ci_no_variation")
+            if d["ci_no_variation"]
             else f"[{points(d['ci_low'])}, {points(d['ci_high'])}]"
         )
         rows.append((f"  → {kind}", *cells, delta, ci))
@@ -89,7 +89,9 @@ def attribution_rows(cmp: CompareReport) -> list[tuple[str, ...]]:
 
 def compare_heading(cmp: CompareReport) -> str:
     def who(side: str, name: str) -> str:
-        run = cmp["runs"].get(side) or {"name": name, "agent": "?", "model": None}
+        run = cmp["runs"].get(side)
+        if run is None:
+            return f"{name} (?)"
         agent = run["agent"] + (f" {run['model']}" if run.get("model") else "")
         return f"{run['name']} ({agent})"
 

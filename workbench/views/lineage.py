@@ -6,11 +6,11 @@ Shared by `report --panel` (table, Markdown) and the TUI's Panel screen, so both
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 from workbench.views.cells import NOT_MEASURED, num, pct, sig
 from workbench.views.columns import PANEL_COLUMNS
-from workbench.views.panel_records import LineageGroup, PanelReport, PanelRow, cell
+from workbench.views.panel_records import LineageGroup, PanelReport, PanelRow, Spread, Table4Step, cell
 
 BEST_MARK, TIER_MARK, SHADE_MARK = " *", " †", " ‡"
 EMPTY = "nothing to show with these runs (the legend says what the table needs)"
@@ -286,7 +286,11 @@ def table9_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, .
     header = ("run", "ST Imm", "ST Thnk", "ST Read", "ST n", "MT-both Imm", "MT-both Thnk", "MT-both Read", "MT n")
     rows = []
     for entry in (panel.get("tables") or {}).get("table9") or []:
-        for basis, n_key in (("ours", "n_ours"), ("paper", "n_paper")):
+        bases: tuple[tuple[Literal["ours", "paper"], Literal["n_ours", "n_paper"]], ...] = (
+            ("ours", "n_ours"),
+            ("paper", "n_paper"),
+        )
+        for basis, n_key in bases:
             cells = [f"{entry['run']} ({basis})"]
             for group in ("st", "mt_both"):
                 g = entry[group]
@@ -304,7 +308,9 @@ def table10_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, 
         for c in CELL_ORDER:
             cell = entry["cells"][c]
             cells.append(
-                NOT_MEASURED if cell["accuracy"] is None else f"{pct(cell['accuracy'])} ±{cell['half_width'] * 100:.1f}"
+                NOT_MEASURED
+                if cell["accuracy"] is None or cell["half_width"] is None
+                else f"{pct(cell['accuracy'])} ±{cell['half_width'] * 100:.1f}"
             )
         d = entry.get("delta")
         rows.append(
@@ -336,7 +342,7 @@ def table4_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, .
     for e in (panel.get("tables") or {}).get("table4") or []:
         acc, (s1, s2) = e["accuracy"], e["steps"]
 
-        def step(s: dict[str, Any]) -> str:
+        def step(s: Table4Step) -> str:
             return NOT_MEASURED if s["delta"] is None else f"{s['delta'] * 100:+.1f} pts ({sig(s['p'])})"
 
         rows.append(
@@ -413,7 +419,7 @@ def extra_lines(panel: PanelReport) -> list[str]:
     tables = panel.get("tables") or {}
     lines = []
     early = tables.get("early_submit")
-    if early and early["n_tested"]:
+    if early and early["mean_delta"] is not None:  # a mean Δ exactly when some run was tested
         lines.append(
             f"early submission (within 3 actions of a wrong-paper read): mean Δ accuracy "
             f"{early['mean_delta'] * 100:+.1f} pts across {early['n_tested']} runs; significant "
@@ -564,7 +570,7 @@ T17_LABELS = {
 }
 
 
-def _spread_cell(metric: str, s: dict[str, Any] | None) -> str:
+def _spread_cell(metric: str, s: Spread | None) -> str:
     if not s:
         return NOT_MEASURED
     if metric == "tokens":
@@ -574,13 +580,13 @@ def _spread_cell(metric: str, s: dict[str, Any] | None) -> str:
 
 def table17_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Mean ± population SD (range) per metric over each run's replicates, then the rank-stability row."""
-    t17 = (panel.get("tables") or {}).get("table17") or {}
+    t17 = (panel.get("tables") or {}).get("table17")
     header = ("run", *T17_LABELS.values())
-    rows = [
-        (run, *(_spread_cell(m, spread.get(m)) for m in T17_LABELS)) for run, spread in (t17.get("runs") or {}).items()
-    ]
+    if t17 is None:
+        return header, []
+    rows = [(run, *(_spread_cell(m, spread.get(m)) for m in T17_LABELS)) for run, spread in t17["runs"].items()]
     if rows:
-        rows.append(("rank stability (Kendall τ-b)", *(_tau(t17.get("rank_stability") or {}, m) for m in T17_LABELS)))
+        rows.append(("rank stability (Kendall τ-b)", *(_tau(t17["rank_stability"], m) for m in T17_LABELS)))
     return header, rows
 
 
@@ -715,14 +721,16 @@ def table14_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, 
 
 def table17_runs_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """Per model with several stored runs: mean ± SD (range) per metric across the runs, then rank stability."""
-    t17 = (panel.get("tables") or {}).get("table17_runs") or {}
+    t17 = (panel.get("tables") or {}).get("table17_runs")
     header = ("model (runs)", *T17_LABELS.values())
+    if t17 is None:
+        return header, []
     rows = [
         (f"{label} ({', '.join(t17['runs'][label])})", *(_spread_cell(m, spread.get(m)) for m in T17_LABELS))
-        for label, spread in (t17.get("models") or {}).items()
+        for label, spread in t17["models"].items()
     ]
     if rows:
-        rows.append(("rank stability (Kendall τ-b)", *(_tau(t17.get("rank_stability") or {}, m) for m in T17_LABELS)))
+        rows.append(("rank stability (Kendall τ-b)", *(_tau(t17["rank_stability"], m) for m in T17_LABELS)))
     return header, rows
 
 

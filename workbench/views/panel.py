@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from workbench.views.cells import counted, num, pct, points
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
-from workbench.views.panel_records import PanelReport
+from workbench.views.panel_records import PanelBigram, PanelReport, RowErrors
 from workbench.views.report import _arrow, _tidy
 
 PANEL_TIDY_HEADER = (
@@ -160,7 +160,7 @@ def panel_title(panel: PanelReport, n_runs: int) -> str:
     )
 
 
-def error_line(errors: dict[str, Any] | None) -> str | None:
+def error_line(errors: RowErrors | None) -> str | None:
     """'2 of 60 ended in error (3.3%) · 5 of 60 met an API error (8.3%) · 3 replies cut off, 1 call lost', or None
     when a run met no error at all (the panel's cells say nothing about failures)."""
     if not errors:
@@ -220,10 +220,10 @@ def bigram_panel_line(panel: PanelReport) -> str:
     if not kept:
         return ""
     n_runs = len(panel.get("rows") or [])
-    hi = max(kept, key=lambda b: b["mean_delta"])
-    lo = min(kept, key=lambda b: b["mean_delta"])
+    hi = max(kept, key=lambda b: b["mean_delta"] or 0.0)  # every kept bigram has a mean Δ
+    lo = min(kept, key=lambda b: b["mean_delta"] or 0.0)
 
-    def one(b: dict[str, Any]) -> str:
+    def one(b: PanelBigram) -> str:
         return f"{_arrow(b['bigram'])} {points(b['mean_delta'])} (present in {b['n_present']}/{n_runs})"
 
     return (

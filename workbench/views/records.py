@@ -10,6 +10,15 @@ from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 from sandbox.pricing import Price
 from sandbox.records import CapsRecord, ErrorKind, Termination
+from stats.axes import Attribution
+from stats.ngrams import TransitionMatrix, Trigram
+from stats.stopping import (
+    AfterEvidence,
+    AfterWrongRead,
+    EarlySubmit,
+    MtFail,
+    NonSubmission,
+)
 
 
 @dataclass(frozen=True)
@@ -21,6 +30,34 @@ class EpisodeEstimate:
     price: Price | None
     usd: float | None
     extra_tools_tokens_per_call: int = 0
+
+
+class PriceJson(TypedDict):
+    """A model's price as an estimate shows it: the provider and its two rates (USD per million tokens)."""
+
+    provider: str
+    input_per_m: float
+    output_per_m: float
+
+
+class EstimateJson(TypedDict):
+    """`Estimate.to_json`: the `--dry-run --format json` object."""
+
+    run: str
+    agent: str
+    model: str | None
+    episodes: int
+    already_done: int
+    items: int
+    replicates: int
+    item_ids: list[str]
+    caps: CapsRecord
+    ablation: str
+    tokens_per_episode: int
+    basis: str
+    extra_tools_tokens_per_call: int
+    price: PriceJson | None
+    cost_usd: float | None
 
 
 @dataclass(frozen=True)
@@ -43,7 +80,7 @@ class Estimate:
     price: Price | None
     cost_usd: float | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EstimateJson:
         """The JSON object, its price cut to the provider and the two rates."""
         price = self.price
         return {
@@ -75,13 +112,29 @@ CompareSide = Literal["a", "b"]
 AgreementCell = Literal["both_right", "only_a", "only_b", "both_wrong"]
 
 
+class McNemarTest(TypedDict):
+    """Exact McNemar over paired 0/1 outcomes (`stats.significance.mcnemar_exact`: `only_first` = A right, B wrong),
+    with its Holm-adjusted p within the comparison (`p_holm`, set by `adjust_comparison`)."""
+
+    n: int
+    both: int
+    neither: int
+    only_first: int
+    only_second: int
+    n_discordant: int
+    p: float
+    first: Pair
+    second: Pair
+    p_holm: NotRequired[float | None]
+
+
 class ConvMarginals(TypedDict, total=False):
     """A conversion row's marginal values: each run over its own recalled items, as `report` prints them."""
 
     a_marginal: float | None
     b_marginal: float | None
     set: str
-    counts_marginal: dict[str, Any]
+    counts_marginal: dict[str, Pair | None]  # by side, "a" and "b": [numerator, denominator]
 
 
 class CompareRow(TypedDict):
@@ -92,14 +145,14 @@ class CompareRow(TypedDict):
     a_marginal: NotRequired[float | None]
     b_marginal: NotRequired[float | None]
     set: NotRequired[str]
-    counts_marginal: NotRequired[dict[str, Any]]
+    counts_marginal: NotRequired[dict[str, Pair | None]]
     a: float | None
     b: float | None
     delta: float | None
     ci_low: float | None
     ci_high: float | None
     p: float | None
-    test: dict[str, Any] | None  # stats.significance.mcnemar_exact's, with its `p_holm`
+    test: McNemarTest | None
     n: int | None
     ci_no_variation: bool
     p_holm: float | None
@@ -131,13 +184,63 @@ class Agreement(TypedDict):
     items: list[str]
 
 
+class ItemSide(TypedDict):
+    """What one run did on an item (its replicate-0 trajectory): the agreement grid's and split stepper's view."""
+
+    id: int
+    answer: str | None
+    predicted_index: int | None
+    correct: bool
+    termination: Termination | None
+    points: int | None
+    turns: int | None
+    tokens: int | None
+    paper_recall: bool
+    section_recall: bool
+
+
 class ItemPair(TypedDict):
     """One common item: its kind and depth, and what each run did on it (the agreement grid, the split stepper)."""
 
     kind: str | None
     depth: int | None
-    a: dict[str, Any]
-    b: dict[str, Any]
+    a: ItemSide
+    b: ItemSide
+
+
+class RunLabel(TypedDict):
+    """Who a compared run is: its name, agent, model, ablation and dataset."""
+
+    name: str
+    agent: str
+    model: str | None
+    ablation: str
+    dataset: str
+    dataset_fingerprint: str
+
+
+class AttributionDelta(TypedDict):
+    """One option type's rate among each run's wrong answers, Δ = B − A and its paired bootstrap interval."""
+
+    a: float | None
+    b: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    ci_no_variation: bool
+
+
+class CompareAttribution(TypedDict):
+    a: Attribution
+    b: Attribution
+    delta: dict[str, AttributionDelta]  # by option type
+
+
+class ToolUse(TypedDict):
+    """Some trajectories' transitions (as the heat maps draw them) and their top trigram."""
+
+    transitions: TransitionLayout
+    top_trigram: TopTrigram | None
 
 
 class SideTokens(TypedDict):
@@ -155,20 +258,92 @@ class CompareReport(TypedDict):
     n_common: int
     only_in_a: int
     only_in_b: int
-    runs: dict[str, dict[str, Any]]  # "a", "b": each run's name, agent, model, ablation, dataset
+    runs: dict[str, RunLabel]  # by side, "a" and "b"
     rows: list[CompareRow]
-    tests: dict[str, dict[str, Any] | None]
+    tests: dict[str, McNemarTest | None]
     holm: Holm
     n_boot: int
     seed: int
     agreement: dict[str, Agreement]  # by AgreementCell
     items: dict[str, ItemPair]
-    attribution: dict[str, Any]
+    attribution: CompareAttribution
     terminations: dict[str, dict[Termination, int]]  # by side, "a" and "b"
     tokens: dict[str, SideTokens]
-    tool_use: dict[str, dict[str, Any]]
+    tool_use: dict[str, ToolUse]  # by side
     separation: Separation
-    general_setting: NotRequired[dict[str, Any]]
+    general_setting: NotRequired[dict[str, OffDomainMeasures | None]]  # by side, when either is in the setting
+
+
+# ---------------------------------------------------------------- the general-agent setting's blocks
+
+
+class TokenSplit(TypedDict):
+    """Estimated tokens (characters / 4) of the protocol's seven tools and of the setting's extra tools."""
+
+    protocol: int
+    extra: int
+
+
+class SettingShown(TypedDict):
+    """What a report shows of a run's general-agent setting (`sandbox.extra_tools.registry.setting_record`, None
+    where the record lacks the field): where the tools come from, how many, how described, their cost, the
+    order seed, the registry's size and its tokens in the prompt."""
+
+    source: str | None
+    count: int | None
+    detail: str | None
+    cost: int | None
+    seed: int | None
+    registry_size: int | None
+    tool_block_tokens: TokenSplit | None
+    schema_tokens: TokenSplit | None
+    tokens_estimated: bool | None
+
+
+class OffDomainMeasures(TypedDict):
+    """A run's out-of-domain tool use (`reports.offdomain.offdomain_measures`): the share of calls to the extra
+    tools (with its Wilson interval), of trajectories with one, of points and turns; by tool and by item."""
+
+    setting: SettingShown
+    share: float | None
+    share_counts: Pair
+    share_interval: list[float] | None
+    trajectories_with_any: Pair
+    points: Pair
+    points_per_trajectory: float | None
+    turns: Pair
+    turns_per_trajectory: float | None
+    per_tool: dict[str, int]
+    per_item: dict[str, list[int]]  # item → [out-of-domain calls, calls]
+    rejected: int
+
+
+class PlainRow(TypedDict):
+    """One axis of a run against its plain counterpart (a compare row's values, its Δ, interval and McNemar p)."""
+
+    axis: str
+    a: float | None
+    b: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p: float | None
+    n: int | None
+
+
+class AgainstPlain(TypedDict):
+    plain: str
+    run: str
+    n_common: int
+    rows: list[PlainRow]
+
+
+class GeneralBlock(OffDomainMeasures):
+    """What `report` adds for a run in the general-agent setting: its measures, the comparison with its plain
+    counterpart (None: none in the store) and its transitions with the out-of-domain calls as one `other` tool."""
+
+    against_plain: AgainstPlain | None
+    transitions: TransitionMatrix
 
 
 # ---------------------------------------------------------------- the run report (`report`, the diagnostics tab)
@@ -256,14 +431,6 @@ class SectionRecallCeiling(TypedDict):
     all: float | None
 
 
-class Attribution(TypedDict):
-    """Wrong answers by the option type chosen: counts and shares of `n_wrong`."""
-
-    n_wrong: int
-    counts: dict[str, int]
-    rates: dict[str, float]
-
-
 class CutOff(TypedDict):
     """Replies the completion limit cut off, the calls lost inside them, the trajectories with such a reply."""
 
@@ -309,97 +476,12 @@ class Bigram(TypedDict):
     significant: bool
 
 
-class Trigram(TypedDict):
-    trigram: list[str]
-    occurrences: int
-    trajectories: int
-    trajectory_share: Pair
-    occurrence_share: Pair
-    ranked_by: str
-
-
 class TopTrigram(Trigram):
     """The most frequent trigram, its concentration, and the one in the most trajectories (`by_trajectories`)."""
 
     concentration: Pair
     total_occurrences: int
     by_trajectories: Trigram
-
-
-class TransitionMatrix(TypedDict):
-    """Tool-to-tool transition counts and their row-normalised probabilities (`stats.ngrams.transition_matrix`)."""
-
-    tools: list[str]
-    counts: list[list[int]]
-    row_totals: list[int]
-    probabilities: list[list[float]]
-
-
-class AllGoldWrong(TypedDict):
-    n: int
-    share: Pair
-
-
-class MtFail(TypedDict):
-    """The MT trajectories whose paper recall failed (paper Table 9), by category, with each one's accuracy."""
-
-    n: int
-    n_mt: int
-    counts: dict[str, int]
-    shares: dict[str, Pair]
-    accuracy: dict[str, Pair]
-    prem_submitted: int
-    all_gold_wrong: AllGoldWrong  # read every gold and still wrong: kept apart
-
-
-class EvidenceGroup(TypedDict):
-    """What followed the last gold read in one group (ST, or MT reading both golds): the categories' counts,
-    shares of `n` and accuracies; `left_out` are counted but in no share."""
-
-    n: int
-    n_reached: int
-    not_reached: int
-    left_out: dict[str, int]
-    counts: dict[str, int]
-    shares: dict[str, Pair]
-    accuracy: dict[str, Pair]
-
-
-class AfterEvidence(TypedDict):
-    st: EvidenceGroup
-    mt_both: EvidenceGroup
-
-
-class AfterWrongRead(TypedDict):
-    """The action right after each wrong-paper read (events; several per trajectory possible)."""
-
-    n_events: int
-    n_trajectories: int
-    counts: dict[str, int]
-    shares: dict[str, Pair]
-
-
-class EarlySubmit(TypedDict):
-    """Submits within `window` actions after a wrong-paper read, and their accuracy against the other trajectories
-    with such a read (Fisher's exact; `delta` None and `p` 1 when either group is empty)."""
-
-    window: int
-    share: Pair
-    accuracy: Pair
-    accuracy_non_early: Pair
-    non_early_unsubmitted: int
-    delta: float | None
-    p: float
-    test: str
-
-
-class NonSubmission(TypedDict):
-    """Trajectories that ended without an answer, by ending."""
-
-    n: int
-    share: Pair
-    counts: dict[str, int]
-    shares: dict[str, Pair]
 
 
 class Stopping(TypedDict):
@@ -502,8 +584,8 @@ class RunReport(TypedDict):
     intervals: NotRequired[dict[str, Interval | None]]  # keyed as `stats.axes.ratio_terms`
     section_labels: NotRequired[SectionLabels]
     read_hops: NotRequired[ReadHops]
-    reference: NotRequired[dict[str, Any]]  # the reference evaluator's summary.json, as it wrote it
-    general_setting: NotRequired[dict[str, Any]]  # `reports.general.general_block`
+    reference: NotRequired[dict[str, Any]]  # the reference evaluator's summary.json, as it wrote it (any JSON)
+    general_setting: NotRequired[GeneralBlock]
     legend: NotRequired[dict[str, str]]
 
 
@@ -563,6 +645,21 @@ BoardRow = TypedDict(
 )
 
 
+class BoardTest(TypedDict):
+    """The test beside a leaderboard column's best: the best run(s), the runner-up(s), whether the best is marked
+    (the one best run beats every runner-up significantly), the weakest of those tests, or why none is marked."""
+
+    best: list[str]
+    runner_up: list[str]
+    marked: bool
+    test: NotRequired[str]
+    n: NotRequired[int]
+    best_better: NotRequired[int]
+    runner_up_better: NotRequired[int]
+    p: float | None
+    reason: NotRequired[str]
+
+
 class Board(TypedDict):
     """The leaderboard of one dataset people played: its rows over the items people played (ranked ones first), the
     best cells (`*`) and the test beside each column's mark."""
@@ -574,6 +671,6 @@ class Board(TypedDict):
     min_coverage: float
     rows: list[BoardRow]
     best: dict[str, list[str]]  # column label → the marked rows
-    best_tests: dict[str, dict[str, Any]]  # column label → `reports.panel.significant_best`'s test, or why none
+    best_tests: dict[str, BoardTest]  # column label → `reports.panel.significant_best`'s test, or why none
     n_boot: int
     seed: int

@@ -10,12 +10,12 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from stats.stopping import EvidenceGroup
 from workbench.views.cells import NOT_MEASURED, counted, dataset_cell, frac, num, pct, points
 from workbench.views.records import (
     Analytics,
     Bigram,
     ByType,
-    EvidenceGroup,
     Interval,
     Pair,
     ReportCounts,

@@ -234,7 +234,7 @@ class RegistryRow(TypedDict):
     delta: float | None
     p: float | None
     share: float | None
-    share_counts: NotRequired[list[int] | None]
+    share_counts: NotRequired[list[float | int] | None]
     mechanism: Mechanism | Literal["plain"]
 
 

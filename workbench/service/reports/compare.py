@@ -4,7 +4,7 @@ the attribution of wrong answers, and the axis that separates them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -15,7 +15,21 @@ from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_w
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS
-from workbench.views.records import CompareReport, CompareRow, ConvMarginals, Holm, RunReport, Separation, SideTokens
+from workbench.views.records import (
+    AttributionDelta,
+    CompareReport,
+    CompareRow,
+    ConvMarginals,
+    Holm,
+    ItemSide,
+    McNemarTest,
+    OffDomainMeasures,
+    RunLabel,
+    RunReport,
+    Separation,
+    SideTokens,
+    ToolUse,
+)
 
 _CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget", "Err": "error"}
 # Rows beyond the panel's columns, shown when either run has any: episodes ended in error, and episodes that met
@@ -60,15 +74,18 @@ def _measured_pair(a: dict[str, Any], b: dict[str, Any], key: str) -> tuple[bool
     return bool(a[key]), bool(b[key])
 
 
-def _mcnemar_or_none(pairs: list[tuple[bool, bool] | None]) -> dict[str, Any] | None:
+def _mcnemar_or_none(pairs: list[tuple[bool, bool] | None]) -> McNemarTest | None:
     """Exact McNemar over the measured pairs; None when no item has both sides measured."""
     from stats.significance import mcnemar_exact
 
     kept = [p for p in pairs if p is not None]
-    return mcnemar_exact([x for x, _ in kept], [y for _, y in kept]) if kept else None
+    if not kept:
+        return None
+    # stats.significance builds the record's keys in a plain dict
+    return cast("McNemarTest", mcnemar_exact([x for x, _ in kept], [y for _, y in kept]))
 
 
-def _side(t: dict[str, Any]) -> dict[str, Any]:
+def _side(t: dict[str, Any]) -> ItemSide:
     """What the agreement grid and the split stepper need of one run's trajectory on an item."""
     return {
         "id": t["id"],
@@ -84,12 +101,16 @@ def _side(t: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def tool_use(records: list[dict[str, Any]]) -> dict[str, Any]:
+def tool_use(records: list[dict[str, Any]]) -> ToolUse:
     """Transitions (as `transition_report` lays them out) and the top trigram of some trajectories."""
     from stats.ngrams import top_trigram
 
     sequences = [r.get("tool_sequence") or [] for r in records]
-    return {"transitions": transition_layout(sequences), "top_trigram": top_trigram(sequences)}
+    # stats.ngrams builds the record's keys in a plain dict
+    return {
+        "transitions": transition_layout(sequences),
+        "top_trigram": top_trigram(sequences),
+    }
 
 
 CONVERSION_SET = "items both runs recalled (paper recall), the paper's Table 12 set"
@@ -239,7 +260,10 @@ def _compare_rows(pair: _Pair, n_boot: int, seed: int) -> list[CompareRow]:
     terms = {**COLUMN_TERMS, **{col: term for col, _, term in ERROR_ROWS}}
     both = _both_recalled(pair)
     intervals = _intervals(pair, [col for col, _ in columns], terms, both, n_boot, seed)
-    return [_compare_row(pair, col, path, low, high, both) for (col, path), (_, low, high) in zip(columns, intervals)]
+    return [
+        _compare_row(pair, col, path, low, high, both)
+        for (col, path), (_, low, high) in zip(columns, intervals, strict=True)
+    ]
 
 
 def _compare_row(
@@ -259,9 +283,7 @@ def _compare_row(
         marginals = _marginals(pair, path, va, vb)
         va, vb = _conversion_on_both(pair, both[col.split()[1]])
     delta = None if va is None or vb is None else vb - va
-    test = None
-    if delta is not None:  # a side with no value on this axis has nothing to test
-        test = _mcnemar_or_none([paired_outcomes(col, pair.ta[i], pair.tb[i]) for i in pair.common])
+    test = None if delta is None else _row_test(pair, col)  # a side with no value on this axis has nothing to test
     ci_low, ci_high = (None, None) if delta is None else (low, high)
     row: CompareRow = {
         "axis": col,
@@ -273,11 +295,21 @@ def _compare_row(
         "ci_high": ci_high,
         "p": None if test is None else test["p"],
         "test": test,
-        "n": None if delta is None else (test["n"] if test is not None else len(pair.common)),
+        "n": None if delta is None else _row_n(pair, test),
         "ci_no_variation": delta is not None and no_variation(ci_low, ci_high),
         "p_holm": None,  # set by adjust_comparison, over the whole comparison's tests
     }
     return row
+
+
+def _row_test(pair: _Pair, col: str) -> McNemarTest | None:
+    """McNemar's exact test of one axis over the common items where it is 0/1 and both sides measured it."""
+    return _mcnemar_or_none([paired_outcomes(col, pair.ta[i], pair.tb[i]) for i in pair.common])
+
+
+def _row_n(pair: _Pair, test: McNemarTest | None) -> int:
+    """A row's n: the items its test counts, else every common item."""
+    return len(pair.common) if test is None else test["n"]
 
 
 def _marginals(pair: _Pair, path: tuple[str, ...], va: float | None, vb: float | None) -> ConvMarginals:
@@ -292,13 +324,13 @@ def _marginals(pair: _Pair, path: tuple[str, ...], va: float | None, vb: float |
 
 def _conversion_on_both(pair: _Pair, keep: np.ndarray) -> tuple[float | None, float | None]:
     """Each run's accuracy on the items both recalled (`keep`): the conversion the comparison tests."""
-    on = [i for i, kept in zip(pair.common, keep) if kept]
+    on = [i for i, kept in zip(pair.common, keep, strict=True) if kept]
     if not on:
         return None, None
     return float(np.mean(pair.correct(pair.ta, on))), float(np.mean(pair.correct(pair.tb, on)))
 
 
-def _all_split_tests(pair: _Pair, rows: list[CompareRow]) -> dict[str, dict[str, Any] | None]:
+def _all_split_tests(pair: _Pair, rows: list[CompareRow]) -> dict[str, McNemarTest | None]:
     """McNemar over all the common items: accuracy (the first row's own test), conversion on the items both
     recalled, paper and section recall."""
     ta, tb, common = pair.ta, pair.tb, pair.common
@@ -347,7 +379,7 @@ def cache_warnings(ra: RunReport, rb: RunReport) -> list[str]:
     ]
 
 
-def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, Any] | None:
+def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, OffDomainMeasures | None] | None:
     """The out-of-domain measures of each side in the general-agent setting (None when neither is in it)."""
     from workbench.service.reports.offdomain import offdomain_measures
 
@@ -355,17 +387,17 @@ def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict
     return sides if any(sides.values()) else None
 
 
-def adjust_comparison(rows: list[CompareRow], tests: dict[str, dict[str, Any] | None]) -> Holm:
+def adjust_comparison(rows: list[CompareRow], tests: dict[str, McNemarTest | None]) -> Holm:
     """Holm-adjust every p-value of one comparison together: each row's McNemar test and the all-split tests
     (`tests`; its accuracy test is the accuracy row's own, counted once). Sets `p_holm` on each row and test
     dict in place; returns the family (names of the tests, in order) and its size m."""
     from stats.multiplicity import holm
 
     family = _test_family(rows, tests)
-    for (_, test), adjusted in zip(family, holm([t["p"] for _, t in family])):
+    for (_, test), adjusted in zip(family, holm([t["p"] for _, t in family]), strict=True):
         test["p_holm"] = adjusted
     for row in rows:
-        row["p_holm"] = None if row["test"] is None else row["test"]["p_holm"]
+        row["p_holm"] = None if row["test"] is None else row["test"].get("p_holm")
     return {
         "method": "Holm (1979) step-down over every McNemar test of this comparison",
         "m": len(family),
@@ -373,10 +405,10 @@ def adjust_comparison(rows: list[CompareRow], tests: dict[str, dict[str, Any] | 
     }
 
 
-def _test_family(rows: list[CompareRow], tests: dict[str, dict[str, Any] | None]) -> list[tuple[str, dict[str, Any]]]:
+def _test_family(rows: list[CompareRow], tests: dict[str, McNemarTest | None]) -> list[tuple[str, McNemarTest]]:
     """(name, test) of every distinct test of the comparison, rows first: a test shared by a row and the all-split
     tests (accuracy) counts once."""
-    family: list[tuple[str, dict[str, Any]]] = []
+    family: list[tuple[str, McNemarTest]] = []
     seen: set[int] = set()
     for name, test in [(r["axis"], r["test"]) for r in rows] + [(f"all: {k}", t) for k, t in tests.items()]:
         if test is not None and id(test) not in seen:
@@ -387,7 +419,7 @@ def _test_family(rows: list[CompareRow], tests: dict[str, dict[str, Any] | None]
 
 def _attribution_deltas(
     recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any]], n_boot: int, seed: int
-) -> dict[str, dict[str, float | None]]:
+) -> dict[str, AttributionDelta]:
     """Per option type chosen by wrong answers: its rate among each run's wrong answers (as `axes.attribution`),
     Δ = B − A, and a paired bootstrap 95% interval over the common items (`axes.attribution_terms`)."""
     from stats.bootstrap import no_variation, paired_ratio_deltas
@@ -403,7 +435,7 @@ def _attribution_deltas(
         if len(recs_a) >= 2
         else [(None, None, None)] * len(kinds)
     )
-    out = {}
+    out: dict[str, AttributionDelta] = {}
     for j, k in enumerate(kinds):
         ra, rb = _rate(num_a[:, j], den_a[:, j]), _rate(num_b[:, j], den_b[:, j])
         delta = None if ra is None or rb is None else rb - ra
@@ -425,7 +457,7 @@ def _rate(num: np.ndarray, den: np.ndarray) -> float | None:
     return float(num.sum() / total) if total else None
 
 
-def _run_label(run: dict[str, Any]) -> dict[str, Any]:
+def _run_label(run: dict[str, Any]) -> RunLabel:
     return {
         "name": run["name"],
         "agent": run["agent"],

@@ -49,7 +49,7 @@ def run_fingerprint(row: PanelRow, table: Table, actions: list[Any]) -> dict[str
     trajectories = [
         {"actions": acts or [], "tool_calls": calls, "turns_with_calls": turns, "kind": kind, "n_gold": gold}
         for acts, calls, turns, kind, gold in zip(
-            actions, table["tool_calls"], table["turns_with_calls"], table["kind"], table["n_gold"]
+            actions, table["tool_calls"], table["turns_with_calls"], table["kind"], table["n_gold"], strict=True
         )
     ]
     names = [[a[0] for a in t["actions"]] for t in trajectories]
@@ -70,7 +70,7 @@ def panel_fingerprints(rows: list[PanelRow], per_run: list[dict[str, Any]]) -> d
     run_grams: dict[str, tuple[Counter, int]] = {}
     n_traj: Counter = Counter()
     excluded = {}
-    for row, one in zip(rows, per_run):
+    for row, one in zip(rows, per_run, strict=True):
         if "excluded" in one:
             excluded[row["run"]] = one["excluded"]
             continue

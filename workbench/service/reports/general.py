@@ -17,27 +17,49 @@ from typing import Any, Final
 
 from stats import offdomain
 from storage import Store
+from storage.json_types import JsonObject, JsonValue
 from workbench.service.reports import panel as _panel
 from workbench.service.reports import run as _run
 from workbench.service.reports.compare import compare_report
 from workbench.service.reports.offdomain import offdomain_measures, setting_of
 from workbench.views.panel_records import PanelReport
-from workbench.views.records import RunReport, RunTransitions
+from workbench.views.records import (
+    AgainstPlain,
+    CompareRow,
+    GeneralBlock,
+    PlainRow,
+    RunReport,
+    RunTransitions,
+)
 from workbench.views.sequential_records import RegistryRow, RegistryTable
 
 IGNORED_OPTIONS = ("distractible",)  # a knob that acts only when extra tools are offered
 
 
-def _plain_identity(identity: dict[str, Any]) -> dict[str, Any]:
+def _plain_identity(identity: JsonObject) -> JsonObject:
+    """The identity of a run's plain counterpart: without the setting (and the scaling of a `scale tools` level),
+    the knobs that act only with extra tools dropped, the extra tools' costs left out of the caps."""
     out = {k: v for k, v in identity.items() if k != "extra_tools"}
-    if (identity.get("scaling") or {}).get("mode") == "tools":  # a level of a `scale tools` group
+    if _object(identity.get("scaling")).get("mode") == "tools":  # a level of a `scale tools` group
         out.pop("scaling")
-    out["agent_options"] = {k: v for k, v in (identity.get("agent_options") or {}).items() if k not in IGNORED_OPTIONS}
-    caps = dict(out.get("caps") or {})
-    if isinstance(caps.get("costs"), dict):
-        tools = set((identity.get("extra_tools") or {}).get("tools") or [])
-        caps["costs"] = {k: v for k, v in caps["costs"].items() if k not in tools}
-    out["caps"] = caps
+    options = _object(identity.get("agent_options"))
+    out["agent_options"] = {k: v for k, v in options.items() if k not in IGNORED_OPTIONS}
+    out["caps"] = _plain_caps(_object(out.get("caps")), _object(identity.get("extra_tools")).get("tools"))
+    return out
+
+
+def _object(value: JsonValue) -> JsonObject:
+    """A JSON value read as an object: {} where it is absent or null."""
+    return value if isinstance(value, dict) else {}
+
+
+def _plain_caps(caps: JsonObject, extra_tools: JsonValue) -> JsonObject:
+    """The caps without the costs of the extra tools (`extra_tools`: their names)."""
+    out = dict(caps)
+    costs = out.get("costs")
+    if isinstance(costs, dict):
+        tools = {t for t in extra_tools if isinstance(t, str)} if isinstance(extra_tools, list) else set()
+        out["costs"] = {k: v for k, v in costs.items() if k not in tools}
     return out
 
 
@@ -54,23 +76,38 @@ def plain_counterpart(store: Store, run: dict[str, Any]) -> str | None:
     return None
 
 
-def against_plain(store: Store, plain: str, name: str, n_boot: int = 10_000) -> dict[str, Any]:
+def against_plain(store: Store, plain: str, name: str, n_boot: int = 10_000) -> AgainstPlain:
     """The run against the plain run on common items: accuracy and the axes with Δ, interval and McNemar p."""
     cmp = compare_report(store, plain, name, n_boot=n_boot)
-    rows = [{k: r.get(k) for k in ("axis", "a", "b", "delta", "ci_low", "ci_high", "p", "n")} for r in cmp["rows"]]
-    return {"plain": plain, "run": name, "n_common": cmp["n_common"], "rows": rows}
+    return {"plain": plain, "run": name, "n_common": cmp["n_common"], "rows": [plain_row(r) for r in cmp["rows"]]}
 
 
-def general_block(store: Store, run: dict[str, Any], n_boot: int = 10_000) -> dict[str, Any] | None:
+def plain_row(row: CompareRow) -> PlainRow:
+    """A compare row cut to what the comparison with the plain run shows."""
+    return {
+        "axis": row["axis"],
+        "a": row["a"],
+        "b": row["b"],
+        "delta": row["delta"],
+        "ci_low": row["ci_low"],
+        "ci_high": row["ci_high"],
+        "p": row["p"],
+        "n": row["n"],
+    }
+
+
+def general_block(store: Store, run: dict[str, Any], n_boot: int = 10_000) -> GeneralBlock | None:
     """What `report` adds for a run in the setting: its measures, and the comparison with its plain counterpart."""
     setting = setting_of(run)
     measures = offdomain_measures(store, run)
     if setting is None or measures is None:
         return None
     plain = plain_counterpart(store, run)
-    measures["against_plain"] = against_plain(store, plain, run["name"], n_boot) if plain else None
-    measures["transitions"] = other_transitions(store, run, setting["tools"])
-    return measures
+    return {
+        **measures,
+        "against_plain": against_plain(store, plain, run["name"], n_boot) if plain else None,
+        "transitions": other_transitions(store, run, setting["tools"]),
+    }
 
 
 def other_transitions(store: Store, run: dict[str, Any], tools: Collection[str]) -> offdomain.TransitionMatrix:
@@ -96,53 +133,80 @@ def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> R
         return None
     plains = [r["name"] for r in runs if not setting_of(r)]
     plain = plains[0] if plains else plain_counterpart(store, general[0][0])
+    rows, common_all = _level_rows(store, general, plain, n_boot)
+    if plain:
+        rows.insert(0, _plain_registry_row(store, plain, common_all))
+    return RegistryTable(plain=plain, rows=rows, confusion_share=offdomain.CONFUSION_SHARE, rule=RULE)
+
+
+def _level_rows(
+    store: Store, general: list[tuple[dict[str, Any], dict[str, Any]]], plain: str | None, n_boot: int
+) -> tuple[list[RegistryRow], set[str] | None]:
+    """The rows of the runs in the setting (with their settings), in the table's order, and the items every one of
+    them shares with the plain run (None without a plain run)."""
     rows: list[RegistryRow] = []
     common_all: set[str] | None = None
     for r, s in sorted(general, key=lambda run_setting: _registry_order(run_setting[1])):
-        m = offdomain_measures(store, r)
-        delta = p = None
-        accuracy = _accuracy(store, r)
-        if plain:
-            common = _first_replicates(store, store.run(plain)).keys() & _first_replicates(store, r).keys()
-            common_all = set(common) if common_all is None else common_all & common
-            acc = against_plain(store, plain, r["name"], n_boot)["rows"][0]
-            delta, p = acc["delta"], acc["p"]
-            accuracy = _accuracy(store, r, common)
-        rows.append(
-            RegistryRow(
-                run=r["name"],
-                count=s["count"],
-                detail=s["detail"],
-                tool_block_tokens=(s.get("tool_block_tokens") or {}).get("extra"),
-                tool_tokens=tool_tokens(s),
-                prompt_tokens=first_prompt_tokens(store, r),
-                accuracy=accuracy,
-                delta=delta,
-                p=p,
-                share=m["share"] if m else None,
-                share_counts=m["share_counts"] if m else None,
-                mechanism=offdomain.mechanism(None if p is None else p < 0.05, delta, m["share"] if m else None),
-            )
-        )
+        common = _common_with(store, plain, r) if plain else None
+        if common is not None:
+            common_all = common if common_all is None else common_all & common
+        rows.append(_registry_row(store, r, s, plain, common, n_boot))
+    return rows, common_all
+
+
+def _common_with(store: Store, plain: str, run: dict[str, Any]) -> set[str]:
+    """The items a run shares with the plain run (replicate 0): what its Δ and p are computed on."""
+    return set(_first_replicates(store, store.run(plain)).keys() & _first_replicates(store, run).keys())
+
+
+def _registry_row(
+    store: Store,
+    run: dict[str, Any],
+    setting: dict[str, Any],
+    plain: str | None,
+    common: set[str] | None,
+    n_boot: int,
+) -> RegistryRow:
+    """A level of the registry table: its setting, tokens, accuracy on the items shared with the plain run (all
+    its trajectories without one), Δ and p against the plain run, out-of-domain share and mechanism."""
+    m = offdomain_measures(store, run)
+    delta = p = None
     if plain:
-        p_run = store.run(plain)
-        rows.insert(
-            0,
-            RegistryRow(
-                run=plain,
-                count=0,
-                detail=FILTERED,
-                tool_block_tokens=None,
-                tool_tokens=tool_tokens(None),
-                prompt_tokens=first_prompt_tokens(store, p_run),
-                accuracy=_accuracy(store, p_run, common_all),
-                delta=None,
-                p=None,
-                share=None,
-                mechanism="plain",
-            ),
-        )
-    return RegistryTable(plain=plain, rows=rows, confusion_share=offdomain.CONFUSION_SHARE, rule=RULE)
+        acc = against_plain(store, plain, run["name"], n_boot)["rows"][0]
+        delta, p = acc["delta"], acc["p"]
+    share = m["share"] if m else None
+    return RegistryRow(
+        run=run["name"],
+        count=setting["count"],
+        detail=setting["detail"],
+        tool_block_tokens=(setting.get("tool_block_tokens") or {}).get("extra"),
+        tool_tokens=tool_tokens(setting),
+        prompt_tokens=first_prompt_tokens(store, run),
+        accuracy=_accuracy(store, run, common),
+        delta=delta,
+        p=p,
+        share=share,
+        share_counts=m["share_counts"] if m else None,
+        mechanism=offdomain.mechanism(None if p is None else p < 0.05, delta, share),
+    )
+
+
+def _plain_registry_row(store: Store, plain: str, common_all: set[str] | None) -> RegistryRow:
+    """The plain run's row (the study's filtered level): its accuracy over the items every level shares with it."""
+    p_run = store.run(plain)
+    return RegistryRow(
+        run=plain,
+        count=0,
+        detail=FILTERED,
+        tool_block_tokens=None,
+        tool_tokens=tool_tokens(None),
+        prompt_tokens=first_prompt_tokens(store, p_run),
+        accuracy=_accuracy(store, p_run, common_all),
+        delta=None,
+        p=None,
+        share=None,
+        mechanism="plain",
+    )
 
 
 FILTERED: Final = "irrelevant tools filtered"  # the study's fourth level of Table 8: the plain run
@@ -191,7 +255,7 @@ RULE = (
 def _first_replicates(store: Store, run: dict[str, Any]) -> dict[str, bool]:
     """Item → correct of a run's replicate-0 trajectories (what `compare_report` pairs)."""
     cols = store.trajectory_columns(run["id"], ("item_id", "replicate", "correct"))
-    return {i: bool(c) for i, r, c in zip(cols["item_id"], cols["replicate"], cols["correct"]) if not r}
+    return {i: bool(c) for i, r, c in zip(cols["item_id"], cols["replicate"], cols["correct"], strict=True) if not r}
 
 
 def _accuracy(store: Store, run: dict[str, Any], items: Collection[str] | None = None) -> list[int]:

@@ -79,5 +79,5 @@ def _gold_papers(store: Store, run: dict[str, Any]) -> dict[int, set[str]]:
     cols = store.trajectory_columns(run["id"], ("id", "actions"))
     return {
         tid: {a[2] for a in acts or () if len(a) > 3 and a[3] == "gold"}
-        for tid, acts in zip(cols["id"], cols["actions"])
+        for tid, acts in zip(cols["id"], cols["actions"], strict=True)
     }

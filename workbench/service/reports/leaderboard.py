@@ -9,7 +9,7 @@ from storage import Store
 from workbench.service.reports.panel import per_item_terms, significant_best
 from workbench.service.reports.run import _dig, measures_tokens, report_of
 from workbench.views.columns import PANEL_COLUMNS
-from workbench.views.records import Board, BoardRow
+from workbench.views.records import Board, BoardRow, BoardTest
 
 MIN_COVERAGE = 0.5  # a leaderboard row is ranked when it covers at least this share of the items people played
 
@@ -123,7 +123,7 @@ TOKEN_COLUMNS = ("tokens", "MaxTok")  # what a run without token counts (`measur
 
 def board_best(
     ranked: list[BoardRow], records: dict[str, list[dict[str, Any]]]
-) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
+) -> tuple[dict[str, list[str]], dict[str, BoardTest]]:
     """The leaderboard's best cells: the panel's `significant_best` over the ranked rows, each paired with a
     runner-up on the items both covered; then none in a token column while a ranked full-tool row does not
     measure tokens (a scripted agent, an MCP client): the mark claims the best of the board, and an unmeasured
@@ -131,14 +131,18 @@ def board_best(
     best, tests = significant_best(ranked, {r["run"]: per_item_terms(Table.of(records[r["run"]])) for r in ranked})
     unmeasured = [r["run"] for r in ranked if not r["tokens_measured"] and r["ablation"] == "full"]
     if unmeasured:
+        reason = f"tokens not measured for {', '.join(unmeasured)}"
         for col in TOKEN_COLUMNS:
             best.pop(col, None)
-            tests[col] = {
-                **tests.get(col, {"best": [], "runner_up": [], "p": None}),
-                "marked": False,
-                "reason": f"tokens not measured for {', '.join(unmeasured)}",
-            }
+            tests[col] = _unmarked(tests.get(col), reason)
     return best, tests
+
+
+def _unmarked(test: BoardTest | None, reason: str) -> BoardTest:
+    """A column's test (or none) with its mark taken away, saying why."""
+    if test is None:
+        return {"best": [], "runner_up": [], "p": None, "marked": False, "reason": reason}
+    return {**test, "marked": False, "reason": reason}
 
 
 def _board_order(row: BoardRow) -> tuple[float, int, str]:

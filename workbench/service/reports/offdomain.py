@@ -7,6 +7,7 @@ from typing import Any
 from stats import offdomain
 from stats.ratio import Ratio
 from storage import Store
+from workbench.views.records import OffDomainMeasures, SettingShown
 
 SETTING_KEYS = (
     "source",
@@ -26,19 +27,34 @@ def setting_of(run: dict[str, Any]) -> dict[str, Any] | None:
     return (run.get("config") or {}).get("extra_tools") or None
 
 
+def setting_shown(setting: dict[str, Any]) -> SettingShown:
+    """The fields of a recorded setting a report shows (None where the record lacks one)."""
+    return {
+        "source": setting.get("source"),
+        "count": setting.get("count"),
+        "detail": setting.get("detail"),
+        "cost": setting.get("cost"),
+        "seed": setting.get("seed"),
+        "registry_size": setting.get("registry_size"),
+        "tool_block_tokens": setting.get("tool_block_tokens"),
+        "schema_tokens": setting.get("schema_tokens"),
+        "tokens_estimated": setting.get("tokens_estimated"),
+    }
+
+
 def _pair(r: Ratio) -> list[float | int]:
     return r.as_list()
 
 
-def offdomain_measures(store: Store, run: dict[str, Any]) -> dict[str, Any] | None:
+def offdomain_measures(store: Store, run: dict[str, Any]) -> OffDomainMeasures | None:
     """Out-of-domain call share (per run with its Wilson interval, per item, per tool, the share of trajectories
     with at least one), points and turns out of domain, of a run in the setting; None for a plain run."""
     setting = setting_of(run)
     if setting is None:
         return None
     ids = store.trajectory_columns(run["id"], ("id", "item_id"))
-    by_id: dict[int, dict[str, Any]] = {
-        tid: {"item_id": item, "calls": []} for tid, item in zip(ids["id"], ids["item_id"])
+    by_id: dict[int, dict[str, Any]] = {  # `stats.offdomain.measures` input: item and calls
+        tid: {"item_id": item, "calls": []} for tid, item in zip(ids["id"], ids["item_id"], strict=True)
     }
     for c in store.tool_calls(run["id"]):
         t = by_id.get(c["trajectory_id"])
@@ -46,7 +62,7 @@ def offdomain_measures(store: Store, run: dict[str, Any]) -> dict[str, Any] | No
             t["calls"].append(offdomain.Call(c["turn"], c["tool_name"], c["status"], c["cost"] or 0))
     m = offdomain.measures(list(by_id.values()), setting["tools"])
     return {
-        "setting": {k: setting.get(k) for k in SETTING_KEYS},
+        "setting": setting_shown(setting),
         "share": m["share"].value,
         "share_counts": _pair(m["share"]),
         "share_interval": m["share_interval"],

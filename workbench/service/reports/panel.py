@@ -4,33 +4,49 @@ marked where it beats the runner-up significantly, Cronbach's α, item coverage,
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from stats import axes, ngrams
 from stats.axes import Table
+from stats.ngrams import Encoded
 from stats.significance import RunSpread
 from storage import Store
 from workbench.service.families import TIERS, lineage
 from workbench.service.reports import fingerprints, panel_tables
-from workbench.service.reports.panel_tables import LOWER_IS_BETTER, paired_column_test
+from workbench.service.reports.panel_tables import (
+    LOWER_IS_BETTER,
+    ItemTerms,
+    RunBehaviour,
+    paired_column_test,
+    tier_of,
+)
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 from workbench.views.panel_records import (
+    AblationLift,
+    ColumnGroup,
+    ColumnTest,
+    ExternalCorrelation,
     LineageGroup,
     MarkTest,
+    PanelBigram,
     PanelReport,
     PanelRow,
     PanelTables,
     PoolStatistics,
+    RowErrors,
     cell,
 )
-from workbench.views.records import RunReport
+from workbench.views.records import BoardRow, BoardTest, RunReport
+
+if TYPE_CHECKING:
+    from sandbox.corpus import Corpus
 
 PAIRED_BY_ID = "items are paired by id only, and an id may name a different question in each"
 
@@ -85,7 +101,7 @@ def item_matrix(runs_records: Sequence[list[dict[str, Any]] | Table]) -> tuple[l
     for records in runs_records:
         t = Table.of(records)
         first = t["replicate"] == 0
-        per_run.append(dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(int).tolist())))
+        per_run.append(dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(int).tolist(), strict=True)))
     common = [i for i in per_run[0] if all(i in run for run in per_run[1:])] if per_run else []
     return common, [[run[i] for run in per_run] for i in common]
 
@@ -99,6 +115,7 @@ def replicate_spread(records: list[dict[str, Any]] | Table) -> RunSpread | None:
     levels = sorted(set(reps[~np.isnan(reps)].tolist()))
     if len(levels) < 2:
         return None
+    # stats.significance builds the record's keys in a plain dict
     return run_spread([float(t["correct"][reps == r].mean()) for r in levels])
 
 
@@ -153,32 +170,25 @@ def panel_report(
     With `cache_dir` (the corpus cache), the runs' dataset is opened for the tables that need its labels
     (Table 11); a dataset that cannot be opened leaves them out. A run named twice is refused."""
     refuse_duplicates(names)
-    runs = [store.run(n) for n in names]
-    loaded = [load_table(store, run, ("tool_sequence",)) for run in runs]
-    tables = [t for t, _ in loaded]
+    runs, tables, encoded = _load_runs(store, names)
     common, matrix = item_matrix(tables)
     masks, on_common = _on_common_items(tables, common)
-    reports = [report_of(run, t) for run, t in zip(runs, on_common)]
-    rows = [table2_row(rep, table, run) for rep, table, run in zip(reports, tables, runs)]
+    reports, rows = _table2_rows(runs, tables, on_common)
     pool = evaluated(rows)
-    models = [r for r, keep in zip(rows, pool) if keep]
-    per_item = {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common)}
+    models = [r for r, keep in zip(rows, pool, strict=True) if keep]
+    per_item = {r["run"]: per_item_terms(t) for r, t in zip(rows, on_common, strict=True)}
     best, best_tests = marked_best(models, per_item)
     leaders, leader_tests, shaded = tier_leaders(models, per_item)
-    statistics = pool_statistics(common, [[v for v, keep in zip(row, pool) if keep] for row in matrix])
+    statistics = pool_statistics(common, _pool_columns(matrix, pool))
     behaviours, signatures = _behaviours(store, runs, rows, masks, tables, on_common)
-    encoded = [encoded_sequences(extra["tool_sequence"]) for _, extra in loaded]  # each run's own trajectories
-    for behaviour, sequences in zip(behaviours, encoded):
-        behaviour["trigrams"] = ngrams.ngram_counts(sequences, 3)["occurrences"]  # Table 14
+    _add_trigrams(behaviours, encoded)
     further = panel_tables.panel_tables(
         rows, on_common, behaviours, statistics.get("item_total_correlation"), per_item, pool
     )
     _add_run_tables(further, store, runs, rows, on_common, cache_dir)
     panel: PanelReport = {
-        "warnings": dataset_warnings(runs, "the runs")
-        + resolution_warnings(runs, "the runs")
-        + prompt_warnings(runs, "the runs"),
-        "groups": [{"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS],
+        "warnings": panel_warnings(runs),
+        "groups": column_groups(),
         "rows": rows,
         "evaluated": [r["run"] for r in models],
         "best": best,
@@ -190,7 +200,7 @@ def panel_report(
         "tier_shaded": shaded,
         **statistics,
         "bigram_panel": _bigram_panel(tables, encoded),
-        "replicates": {n: replicate_spread(t) for n, t in zip(names, tables)},
+        "replicates": {n: replicate_spread(t) for n, t in zip(names, tables, strict=True)},
         "ablation_lift": ablation_lift(reports),
         "fingerprints": fingerprints.panel_fingerprints(rows, signatures),
         "tables": further,
@@ -202,13 +212,51 @@ def panel_report(
     return panel
 
 
+def _load_runs(store: Store, names: list[str]) -> tuple[list[dict[str, Any]], list[Table], list[Encoded]]:
+    """The runs, each one's final trajectories (one read per run) and its tool sequences encoded."""
+    runs = [store.run(n) for n in names]
+    loaded = [load_table(store, run, ("tool_sequence",)) for run in runs]
+    return runs, [t for t, _ in loaded], [encoded_sequences(extra["tool_sequence"]) for _, extra in loaded]
+
+
+def _table2_rows(
+    runs: list[dict[str, Any]], tables: list[Table], on_common: list[Table]
+) -> tuple[list[RunReport], list[PanelRow]]:
+    """Each run's report over the common items and its Table 2 row."""
+    reports = [report_of(run, t) for run, t in zip(runs, on_common, strict=True)]
+    return reports, [table2_row(rep, table, run) for rep, table, run in zip(reports, tables, runs, strict=True)]
+
+
+def _pool_columns(matrix: list[list[int]], pool: list[bool]) -> list[list[int]]:
+    """The item × run matrix cut to the evaluated models' columns."""
+    return [[v for v, keep in zip(row, pool, strict=True) if keep] for row in matrix]
+
+
+def _add_trigrams(behaviours: list[RunBehaviour], encoded: list[Encoded]) -> None:
+    """Each run's trigram occurrences over its own trajectories (Table 14)."""
+    for behaviour, sequences in zip(behaviours, encoded, strict=True):
+        behaviour.trigrams = ngrams.ngram_counts(sequences, 3)["occurrences"]
+
+
+def panel_warnings(runs: list[dict[str, Any]]) -> list[str]:
+    """What makes the runs' numbers not comparable: different datasets, label resolutions or prompts."""
+    return (
+        dataset_warnings(runs, "the runs") + resolution_warnings(runs, "the runs") + prompt_warnings(runs, "the runs")
+    )
+
+
+def column_groups() -> list[ColumnGroup]:
+    """Table 2's column groups and their columns' labels."""
+    return [{"group": g, "columns": list(cols)} for g, cols in PANEL_GROUPS]
+
+
 def _on_common_items(tables: list[Table], common: list[str]) -> tuple[list[np.ndarray], list[Table]]:
     """Each run's mask of the trajectories on the items all runs answered, and those trajectories. Table 2 compares
     models on one benchmark: every cell is over those items (all their replicates), so a best mark never compares
     different item sets; `n_all` keeps each run's own count."""
     wanted = set(common)  # a set look-up per trajectory: np.isin on object ids sorts them (0.7 s on 57k)
     masks = [np.fromiter((i in wanted for i in t["item_id"]), dtype=bool, count=t.n) for t in tables]
-    return masks, [t.subset(m) for t, m in zip(tables, masks)]
+    return masks, [t.subset(m) for t, m in zip(tables, masks, strict=True)]
 
 
 def _add_run_tables(
@@ -227,7 +275,7 @@ def _add_run_tables(
         tables["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
 
 
-def external_warnings(correlation: dict[str, Any]) -> list[str]:
+def external_warnings(correlation: ExternalCorrelation) -> list[str]:
     """A warning naming the --external rows of runs not in the panel (left out of the correlation)."""
     ignored = correlation["not_in_panel"]
     if not ignored:
@@ -272,17 +320,19 @@ def pool_statistics(common: list[str], matrix: list[list[int]]) -> PoolStatistic
         out["coverage"] = coverage_histogram(matrix)
         if n_models >= 3:
             itc = item_total_correlations(matrix)
-            out["item_total_correlation"] = {i: (None if math.isnan(v) else float(v)) for i, v in zip(common, itc)}
+            out["item_total_correlation"] = {
+                i: (None if math.isnan(v) else float(v)) for i, v in zip(common, itc, strict=True)
+            }
     return out
 
 
-def _bigram_panel(tables: Sequence[Table], encoded: Sequence[Any]) -> list[dict[str, Any]]:
+def _bigram_panel(tables: Sequence[Table], encoded: Sequence[Encoded]) -> list[PanelBigram]:
     """The bigrams present in at least half of the runs, with their mean Δ-accuracy (each run's own trajectories)."""
-    per_run = [ngrams.bigram_delta_accuracy(seqs, t["correct"]) for t, seqs in zip(tables, encoded) if t.n]
-    return ngrams.panel_bigrams(per_run)
+    per_run = [ngrams.bigram_delta_accuracy(seqs, t["correct"]) for t, seqs in zip(tables, encoded, strict=True) if t.n]
+    return cast("list[PanelBigram]", ngrams.panel_bigrams(per_run))  # stats.ngrams builds the record's keys
 
 
-def external_correlation(rows: Sequence[PanelRow], external: dict[str, float]) -> dict[str, Any]:
+def external_correlation(rows: Sequence[PanelRow], external: dict[str, float]) -> ExternalCorrelation:
     """Spearman's ρ between the runs' accuracy and the external scores (the scores of runs not in the panel are
     named, not dropped silently)."""
     from stats.significance import spearman
@@ -290,16 +340,29 @@ def external_correlation(rows: Sequence[PanelRow], external: dict[str, float]) -
     pairs = [(r["accuracy"], external[r["run"]]) for r in rows if r["run"] in external and r["accuracy"] is not None]
     names = {r["run"] for r in rows}
     ignored = sorted(n for n in external if n not in names)
-    out: dict[str, Any] = (
-        spearman([p[0] for p in pairs], [p[1] for p in pairs])
-        if len(pairs) >= 3
-        else {
-            "error": f"need at least 3 runs with external scores, got {len(pairs)}"
-            + (f" ({len(ignored)} score rows name runs not in the panel)" if ignored else "")
-        }
+    if len(pairs) < 3:
+        return {"error": _too_few_external(len(pairs), ignored), "not_in_panel": ignored}
+    return _correlation(spearman([p[0] for p in pairs], [p[1] for p in pairs]), ignored)
+
+
+def _correlation(found: dict[str, Any], ignored: list[str]) -> ExternalCorrelation:
+    """`stats.significance.spearman`'s result as the report's record, the ignored score rows last."""
+    if "p_method" not in found:  # ρ undefined (a constant side): no p to qualify
+        return {"rho": found["rho"], "p": found["p"], "n": found["n"], "not_in_panel": ignored}
+    return {
+        "rho": found["rho"],
+        "p": found["p"],
+        "n": found["n"],
+        "p_method": found["p_method"],
+        "not_in_panel": ignored,
+    }
+
+
+def _too_few_external(n: int, ignored: list[str]) -> str:
+    """Why no correlation: fewer than 3 runs with an external score (and how many score rows named none)."""
+    return f"need at least 3 runs with external scores, got {n}" + (
+        f" ({len(ignored)} score rows name runs not in the panel)" if ignored else ""
     )
-    out["not_in_panel"] = ignored
-    return out
 
 
 def _behaviours(
@@ -309,18 +372,18 @@ def _behaviours(
     masks: Sequence[Any],
     tables: Sequence[Table],
     on_common: Sequence[Table],
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[RunBehaviour], list[dict[str, Any]]]:
     """Each run's action-based facts (`panel_tables.run_behaviour`) and fingerprint, one run's action lists at a
     time (the panel's largest data), so only what the tables need is kept."""
     signatures, behaviours = [], []
-    for run, row, mask, table, kept in zip(runs, rows, masks, tables, on_common):
+    for run, row, mask, table, kept in zip(runs, rows, masks, tables, on_common, strict=True):
         actions = store.trajectory_columns(run["id"], ("actions",))["actions"]
         signatures.append(fingerprints.run_fingerprint(row, table, actions))
-        behaviours.append(panel_tables.run_behaviour(kept, [a for a, keep in zip(actions, mask) if keep]))
+        behaviours.append(panel_tables.run_behaviour(kept, [a for a, keep in zip(actions, mask, strict=True) if keep]))
     return behaviours, signatures
 
 
-def errors_of(report: RunReport) -> dict[str, Any]:
+def errors_of(report: RunReport) -> RowErrors:
     """A run's failures beside its Table 2 row: episodes ended in error, episodes with any API error (each as
     [count, trajectories]) and replies cut off by the completion limit with the calls lost in them."""
     counts = report["counts"]["resource"]
@@ -335,9 +398,9 @@ def errors_of(report: RunReport) -> dict[str, Any]:
 def _corpora(cache_dir: Any) -> Iterator[Any]:
     """`corpus_of(run)`: the run's dataset opened from the cache (once per dataset), None when it cannot be (no
     cache given, a release directory gone or invalid); every corpus opened is closed at the end."""
-    opened: dict[str, Any] = {}
+    opened: dict[str, Corpus | None] = {}
 
-    def corpus_of(run: dict[str, Any]) -> Any:
+    def corpus_of(run: dict[str, Any]) -> Corpus | None:
         if cache_dir is None:
             return None
         from sandbox.datasets import run_dataset
@@ -364,31 +427,40 @@ def _corpora(cache_dir: Any) -> Iterator[Any]:
 def lineage_order(rows: list[PanelRow]) -> list[LineageGroup]:
     """The rows as Table 2 groups them: by tier (the paper's order, untiered last), then family (the family with
     the best accuracy first, runs without a family last), then accuracy within the family (highest first)."""
-
-    def acc(r: PanelRow) -> float:
-        return -1.0 if r["accuracy"] is None else r["accuracy"]
-
-    tiers = [t for t in TIERS if any(r["tier"] == t for r in rows)] + (
-        [None] if any(r["tier"] not in TIERS for r in rows) else []
-    )
     out: list[LineageGroup] = []
-    for tier in tiers:
-        members = [r for r in rows if (r["tier"] if r["tier"] in TIERS else None) == tier]
-        fams = sorted(
-            {r["family"] for r in members},
-            key=lambda f: (f is None, -max(acc(r) for r in members if r["family"] == f), f or ""),
-        )
-        for fam in fams:
-            runs = sorted((r for r in members if r["family"] == fam), key=lambda r: (-acc(r), r["run"]))
+    for tier in _tiers_present(rows):
+        members = [r for r in rows if tier_of(r) == tier]
+        for fam in _families_by_best(members):
+            runs = sorted((r for r in members if r["family"] == fam), key=lambda r: (-_accuracy_or_last(r), r["run"]))
             out.append({"tier": tier, "family": fam, "runs": [r["run"] for r in runs]})
     return out
+
+
+def _accuracy_or_last(row: PanelRow) -> float:
+    """A row's accuracy for ordering, -1 (after every measured one) where it has none."""
+    return -1.0 if row["accuracy"] is None else row["accuracy"]
+
+
+def _tiers_present(rows: list[PanelRow]) -> list[str | None]:
+    """The tiers the rows have, in the paper's order, then None when some row is untiered."""
+    tiers: list[str | None] = [t for t in TIERS if any(r["tier"] == t for r in rows)]
+    return tiers + ([None] if any(tier_of(r) is None for r in rows) else [])
+
+
+def _families_by_best(members: list[PanelRow]) -> list[str | None]:
+    """The families of a tier's rows, the one with the best accuracy first, rows without a family last."""
+
+    def best(fam: str | None) -> float:
+        return max(_accuracy_or_last(r) for r in members if r["family"] == fam)
+
+    return sorted({r["family"] for r in members}, key=lambda f: (f is None, -best(f), f or ""))
 
 
 SHADED_COLUMNS = ("Conv st", "Conv mt")  # the conversion cells Table 2 shades where a paired test separates
 
 
 def tier_leaders(
-    rows: list[PanelRow], per_item: dict[str, Any]
+    rows: list[PanelRow], per_item: dict[str, dict[str, ItemTerms]]
 ) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict[str, MarkTest]], dict[str, dict[str, list[str]]]]:
     """Per tier with at least two evaluated runs: the leader of each column as it stands (`marked_best` within
     the tier), the test against the tier's runner-up beside it, and the conversion cells shaded: the leader's
@@ -427,7 +499,7 @@ def per_item_terms(table: Table) -> dict[str, dict[str, tuple[float, float]]]:
 
 
 def marked_best(
-    rows: list[PanelRow], per_item: dict[str, dict[str, dict[str, tuple[float, float]]]], alpha: float = 0.05
+    rows: list[PanelRow], per_item: dict[str, dict[str, ItemTerms]], alpha: float = 0.05
 ) -> tuple[dict[str, list[str]], dict[str, MarkTest]]:
     """The best cell of each column among `rows` (the evaluated models) as it stands — the highest value, or the
     lowest for resources, every run sharing it marked; none where
@@ -438,42 +510,46 @@ def marked_best(
     best: dict[str, list[str]] = {}
     tests: dict[str, MarkTest] = {}
     for col, _ in PANEL_COLUMNS:
-        pool = [r for r in rows if cell(r, col) is not None]
-        values = sorted({cast(float, cell(r, col)) for r in pool}, reverse=col not in LOWER_IS_BETTER)
-        if len(values) < 2:  # one run with a value, or all equal: no run is best
-            continue
-        top = [r["run"] for r in pool if cell(r, col) == values[0]]
-        best[col] = top
-        runners = [r["run"] for r in pool if cell(r, col) == values[1]]
-        if len(top) > 1:
-            tests[col] = {
-                "best": top,
-                "runner_up": runners,
-                "separated": False,
-                "p": None,
-                "reason": "a tie at the top",
-            }
-            continue
-        found = [paired_column_test(col, per_item[top[0]][col], per_item[r][col]) for r in runners]
-        worst = max(found, key=lambda t: t["p"])
-        tests[col] = {
-            "best": top,
-            "runner_up": runners,
-            "separated": all(t["p"] < alpha and t["agrees"] for t in found),
-            "test": worst["test"],
-            "n": worst["n"],
-            "best_better": worst["best_better"],
-            "runner_up_better": worst["runner_up_better"],
-            "p": worst["p"],
-        }
+        ranks = _best_and_runners(rows, col)
+        if ranks is not None:
+            best[col] = ranks[0]
+            tests[col] = _mark_test(col, *ranks, per_item, alpha)
     return best, tests
 
 
+def _mark_test(
+    col: str, top: list[str], runners: list[str], per_item: dict[str, dict[str, ItemTerms]], alpha: float
+) -> MarkTest:
+    """The test beside a Table 2 mark: against the runner-up(s), the weakest of the tests; none for a tie."""
+    if len(top) > 1:
+        return {"best": top, "runner_up": runners, "separated": False, "p": None, "reason": "a tie at the top"}
+    worst, separated = _weakest_test(col, top[0], runners, per_item, alpha)
+    return {
+        "best": top,
+        "runner_up": runners,
+        "separated": separated,
+        "test": worst["test"],
+        "n": worst["n"],
+        "best_better": worst["best_better"],
+        "runner_up_better": worst["runner_up_better"],
+        "p": worst["p"],
+    }
+
+
+def _weakest_test(
+    col: str, top: str, runners: list[str], per_item: dict[str, dict[str, ItemTerms]], alpha: float
+) -> tuple[ColumnTest, bool]:
+    """The best run's paired test against each runner-up: the one with the highest p, and whether every one
+    separates them (p < `alpha`, the items agreeing in direction with the cells)."""
+    found = [paired_column_test(col, per_item[top][col], per_item[r][col]) for r in runners]
+    return max(found, key=lambda t: t["p"]), all(t["p"] < alpha and t["agrees"] for t in found)
+
+
 def significant_best(
-    rows: Sequence[Mapping[str, Any]],
-    per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
+    rows: Sequence[BoardRow],
+    per_item: dict[str, dict[str, ItemTerms]],
     alpha: float = 0.05,
-) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
+) -> tuple[dict[str, list[str]], dict[str, BoardTest]]:
     """The best cell per column, kept only where it beats the runner-up significantly: the leaderboard's gated mark
     (the panel marks as the paper does, `marked_best`).
 
@@ -484,7 +560,7 @@ def significant_best(
     test on the per-item values (the same test, generalised). Marked when p < `alpha` and the items agree in
     direction with the cells. Returns (column → marked runs, column → the test)."""
     best: dict[str, list[str]] = {}
-    tests: dict[str, dict[str, Any]] = {}
+    tests: dict[str, BoardTest] = {}
     for col, _ in PANEL_COLUMNS:
         ranks = _best_and_runners(rows, col)
         if ranks is None:
@@ -495,29 +571,29 @@ def significant_best(
     return best, tests
 
 
-def _best_and_runners(rows: Sequence[Mapping[str, Any]], col: str) -> tuple[list[str], list[str]] | None:
+def _best_and_runners(rows: Sequence[PanelRow | BoardRow], col: str) -> tuple[list[str], list[str]] | None:
     """The runs holding a column's best value and those holding the next one (full-tool runs only in the tool-use
     and resource columns); None when fewer than two values compete."""
-    pool = [r for r in rows if _competes(r, col)]
-    values = sorted({r[col] for r in pool}, reverse=col not in LOWER_IS_BETTER)
+    pool = [(r["run"], value) for r in rows if (value := _competing_cell(r, col)) is not None]
+    values = sorted({value for _, value in pool}, reverse=col not in LOWER_IS_BETTER)
     if len(values) < 2:
         return None
-    return [r["run"] for r in pool if r[col] == values[0]], [r["run"] for r in pool if r[col] == values[1]]
+    return [run for run, v in pool if v == values[0]], [run for run, v in pool if v == values[1]]
 
 
-def _competes(row: Mapping[str, Any], col: str) -> bool:
-    """Whether a row's cell competes for a column's best: measured, and a full-tool run's in the tool-use and
-    resource columns."""
-    return row[col] is not None and (col not in RESOURCE_COLUMNS or row["ablation"] == "full")
+def _competing_cell(row: PanelRow | BoardRow, col: str) -> float | None:
+    """A row's cell where it competes for a column's best (None: it does not): measured, and a full-tool run's in
+    the tool-use and resource columns."""
+    return cell(row, col) if col not in RESOURCE_COLUMNS or row["ablation"] == "full" else None
 
 
 def _best_test(
     col: str,
     top: list[str],
     runners: list[str],
-    per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
+    per_item: dict[str, dict[str, ItemTerms]],
     alpha: float,
-) -> dict[str, Any]:
+) -> BoardTest:
     """The test beside a column's best: marked when the one best run beats every runner-up (p < `alpha`, the items
     agreeing in direction), with the weakest of those tests; unmarked when several runs share the best value."""
     if len(top) > 1:
@@ -528,19 +604,22 @@ def _best_test(
             "p": None,
             "reason": "several runs share the best value",
         }
-    found = [paired_column_test(col, per_item[top[0]][col], per_item[r][col]) for r in runners]
-    worst = max(found, key=lambda t: t["p"])
+    worst, marked = _weakest_test(col, top[0], runners, per_item, alpha)
     return {
         "best": top,
         "runner_up": runners,
-        "marked": all(t["p"] < alpha and t["agrees"] for t in found),
-        **{k: v for k, v in worst.items() if k != "agrees"},
+        "marked": marked,
+        "test": worst["test"],
+        "n": worst["n"],
+        "best_better": worst["best_better"],
+        "runner_up_better": worst["runner_up_better"],
+        "p": worst["p"],
     }
 
 
-def ablation_lift(reports: list[RunReport]) -> list[dict[str, Any]]:
+def ablation_lift(reports: list[RunReport]) -> list[AblationLift]:
     """Full-tool minus zero-tool (closed-book) accuracy for runs of the same agent and model on the same data."""
-    out = []
+    out: list[AblationLift] = []
     for full in reports:
         if full["ablation"] != "full":
             continue

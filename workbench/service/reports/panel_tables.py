@@ -11,25 +11,56 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from stats import panel_measures, stopping
 from stats.axes import Table
+from stats.ngrams import Gram
 from stats.significance import fisher_exact_two_sided, mcnemar_exact
+from stats.stopping import AfterEvidence, EarlySubmit, EvidenceGroup, MtFail
 from workbench.service.families import TIERS
+from workbench.service.reports.run import stopping_rows
 from workbench.views.panel_records import (
+    ColumnTest,
+    ContactGroup,
+    EarlySubmission,
+    EarlySubmitRun,
+    Figure4,
+    Figure5Point,
+    FixedDelta,
     GenerationGap,
+    ItcSummary,
+    MovedAxis,
     PanelRow,
     PanelTables,
+    RankStability,
     SigCounts,
+    Spread,
+    StratumCell,
+    Table3Entry,
+    Table4Chain,
+    Table4Step,
+    Table9Entry,
+    Table9Group,
+    Table9MtFail,
+    Table10Entry,
+    Table11,
     Table12,
     Table12Step,
     Table13,
+    Table13Pair,
     Table14Tier,
+    Table15Entry,
+    Table17,
+    Table17Runs,
+    Table19Tier,
     TrigramConcentration,
+    WrongReadEvents,
     cell,
 )
 
@@ -110,21 +141,18 @@ LEGEND = {
 }
 
 
-def paired_column_test(
-    col: str, first: dict[str, tuple[float, float]], second: dict[str, tuple[float, float]]
-) -> dict[str, Any]:
+ItemTerms = dict[str, tuple[float, float]]  # item → (numerator, denominator) over the item's trajectories
+
+
+def paired_column_test(col: str, first: ItemTerms, second: ItemTerms) -> ColumnTest:
     """The paired test of one column between the best run (`first`) and a runner-up, on items both have a value for."""
     from stats.significance import paired_sign_test
 
     items = [i for i in first if i in second and first[i][1] > 0 and second[i][1] > 0]
-    a = [first[i][0] / first[i][1] for i in items]
-    b = [second[i][0] / second[i][1] for i in items]
-    binary = col not in MEAN_COLUMNS and all(first[i][1] == 1 and second[i][1] == 1 for i in items)
-    test = paired_sign_test(a, b)
-    better = test["second_higher"] if col in LOWER_IS_BETTER else test["first_higher"]
-    worse = test["first_higher"] if col in LOWER_IS_BETTER else test["second_higher"]
+    test = paired_sign_test(_item_values(first, items), _item_values(second, items))
+    better, worse = _best_first(col, test["first_higher"], test["second_higher"])
     return {
-        "test": "McNemar exact" if binary else "sign test on per-item values",
+        "test": "McNemar exact" if _one_outcome_per_item(col, first, second, items) else "sign test on per-item values",
         "n": test["n"],
         "best_better": better,
         "runner_up_better": worse,
@@ -133,35 +161,63 @@ def paired_column_test(
     }
 
 
-def run_behaviour(table: Table, actions: list[Any]) -> dict[str, Any]:
+def _item_values(terms: ItemTerms, items: list[str]) -> list[float]:
+    """Each item's value: its numerator ÷ its denominator."""
+    return [terms[i][0] / terms[i][1] for i in items]
+
+
+def _one_outcome_per_item(col: str, first: ItemTerms, second: ItemTerms, items: list[str]) -> bool:
+    """Whether each item is one 0/1 outcome on both sides (a proportion column, one trajectory each): then the sign
+    test is McNemar's exact test."""
+    return col not in MEAN_COLUMNS and all(first[i][1] == 1 and second[i][1] == 1 for i in items)
+
+
+def _best_first(col: str, first_higher: int, second_higher: int) -> tuple[int, int]:
+    """(items the first run is better on, items the second is): lower is better in the resource columns."""
+    return (second_higher, first_higher) if col in LOWER_IS_BETTER else (first_higher, second_higher)
+
+
+@dataclass
+class RunBehaviour:
     """What the action-based tables need of one run (its trajectories on the common items), so its action lists
-    can go: Table 3, Table 9's after-evidence breakdown, early submission. One `Facts` scan per trajectory."""
-    trajs = _trajectories(table, actions)
+    can go: Table 3, Table 9's after-evidence breakdown, early submission; and (`trigrams`, set by the panel from
+    the stored tool sequences) its trigram occurrences for Table 14."""
+
+    table3: WrongReadEvents
+    after_evidence: AfterEvidence
+    mt_fail: MtFail
+    early_submit: EarlySubmit
+    trigrams: Counter[Gram] = field(default_factory=Counter)
+
+
+def run_behaviour(table: Table, actions: list[Any]) -> RunBehaviour:
+    """One run's `RunBehaviour`, with one `Facts` scan per trajectory."""
+    trajs = stopping_rows(table, actions)
     facts = [stopping.Facts.of(t) for t in trajs]
-    return {
-        "table3": panel_measures.table3([a or [] for a in actions]),
-        "after_evidence": stopping.after_evidence(trajs, facts),
-        "mt_fail": stopping.mt_fail_breakdown(trajs, facts),
-        "early_submit": stopping.early_submit(trajs, facts=facts),
-    }
+    return RunBehaviour(
+        table3=panel_measures.table3([a or [] for a in actions]),
+        after_evidence=stopping.after_evidence(trajs, facts),
+        mt_fail=stopping.mt_fail_breakdown(trajs, facts),
+        early_submit=stopping.early_submit(trajs, facts=facts),
+    )
 
 
 def panel_tables(
     rows: list[PanelRow],
     tables: list[Table],
-    behaviours: list[dict[str, Any]],
+    behaviours: list[RunBehaviour],
     itc: dict[str, float | None] | None,
-    per_item: dict[str, dict[str, dict[str, tuple[float, float]]]],
+    per_item: dict[str, dict[str, ItemTerms]],
     pool: list[bool],
 ) -> PanelTables:
     """Every further table and figure of the panel; `tables` are each run's trajectories on the common items,
     `behaviours` their `run_behaviour`, `per_item` each run's per-item column terms and `pool` which rows are
     evaluated models (full-tool runs: Figures 4 and 5, the early-submission mean, Tables 12–14), in `rows`
     order. Tables 4, 11 and 19 read the ablation runs as ablations of their model."""
-    models = [(r, t, b) for r, t, b, keep in zip(rows, tables, behaviours, pool) if keep]
+    models = [(r, t, b) for r, t, b, keep in zip(rows, tables, behaviours, pool, strict=True) if keep]
     m_rows, m_tables, m_behaviours = [m[0] for m in models], [m[1] for m in models], [m[2] for m in models]
     return {
-        "table3": [{"run": r["run"], **b["table3"]} for r, b in zip(rows, behaviours)],
+        "table3": [table3_entry(r, b.table3) for r, b in zip(rows, behaviours, strict=True)],
         "table17": table17(rows, tables),
         "figure2": figure2(m_rows, m_tables),
         "table4": table4(rows, tables),
@@ -178,102 +234,93 @@ def panel_tables(
     }
 
 
-def _trajectories(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
-    """The stopping tables' trajectory dicts (`analytics` builds the same)."""
-    recalls = [r if known else None for known, r in zip(table.known("paper_recall"), table["paper_recall"])]
+def table3_entry(row: PanelRow, events: WrongReadEvents) -> Table3Entry:
+    """A run's Table 3 row: its wrong-paper read events by (overlapping) category."""
+    return {"run": row["run"], "n_events": events["n_events"], "counts": events["counts"], "shares": events["shares"]}
+
+
+def table9(rows: list[PanelRow], behaviours: list[RunBehaviour]) -> list[Table9Entry]:
+    """Per run: Imm / Thnk / Read for ST and MT-both (ours and the paper's denominator) and the MT-fail block
+    (0-Gold / Prem / Explored / Stayed over the MT trajectories whose paper recall failed, summing to 100 %)."""
     return [
         {
-            "kind": k,
-            "correct": bool(c),
-            "termination": e,
-            "n_gold": None if math.isnan(g) else int(g),
-            "paper_recall": None if r is None else bool(r),
-            "actions": a or [],
+            "run": row["run"],
+            "st": table9_group(behaviour.after_evidence["st"]),
+            "mt_both": table9_group(behaviour.after_evidence["mt_both"]),
+            "mt_fail": table9_mt_fail(behaviour.mt_fail),
         }
-        for k, c, e, g, r, a in zip(
-            table["kind"], table["correct"], table["termination"], table["n_gold"], recalls, actions
-        )
+        for row, behaviour in zip(rows, behaviours, strict=True)
     ]
 
 
-def table9(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per run: Imm / Thnk / Read for ST and MT-both (ours and the paper's denominator) and the MT-fail block
-    (0-Gold / Prem / Explored / Stayed over the MT trajectories whose paper recall failed, summing to 100 %)."""
-    out = []
-    for row, behaviour in zip(rows, behaviours):
-        ev = behaviour["after_evidence"]
-        entry: dict[str, Any] = {"run": row["run"]}
-        for group in ("st", "mt_both"):
-            g = ev[group]
-            entry[group] = {
-                "n_ours": g["n"],
-                "n_paper": g["n_reached"],
-                "left_out": g["left_out"],
-                "ours": {c: g["counts"][c] / g["n"] if g["n"] else None for c in stopping.AFTER_EVIDENCE},
-                "paper": {
-                    c: g["counts"][c] / g["n_reached"] if g["n_reached"] else None for c in stopping.AFTER_EVIDENCE
-                },
-                "counts": {c: g["counts"][c] for c in stopping.AFTER_EVIDENCE},
-            }
-        fail = behaviour["mt_fail"]
-        entry["mt_fail"] = {
-            "n": fail["n"],
-            "n_mt": fail["n_mt"],
-            "counts": dict(fail["counts"]),
-            "shares": {c: v / fail["n"] if fail["n"] else None for c, v in fail["counts"].items()},
-        }
-        out.append(entry)
-    return out
+def table9_group(g: EvidenceGroup) -> Table9Group:
+    """One group's Imm / Thnk / Read shares over ours (the three categories) and the paper's denominator."""
+    return {
+        "n_ours": g["n"],
+        "n_paper": g["n_reached"],
+        "left_out": g["left_out"],
+        "ours": {c: g["counts"][c] / g["n"] if g["n"] else None for c in stopping.AFTER_EVIDENCE},
+        "paper": {c: g["counts"][c] / g["n_reached"] if g["n_reached"] else None for c in stopping.AFTER_EVIDENCE},
+        "counts": {c: g["counts"][c] for c in stopping.AFTER_EVIDENCE},
+    }
 
 
-def _cells(table: Table) -> dict[str, tuple[int, int, dict[str, Any] | None]]:
-    """Per type × depth cell: (right, trajectories, Wilson interval clustered by item)."""
+def table9_mt_fail(fail: MtFail) -> Table9MtFail:
+    """The MT-fail categories' counts and their shares of the failed MT trajectories."""
+    return {
+        "n": fail["n"],
+        "n_mt": fail["n_mt"],
+        "counts": dict(fail["counts"]),
+        "shares": {c: v / fail["n"] if fail["n"] else None for c, v in fail["counts"].items()},
+    }
+
+
+def _cells(table: Table) -> dict[str, tuple[int, int, float | None]]:
+    """Per type × depth cell: (right, trajectories, the half-width of its Wilson interval clustered by item)."""
     from stats.bootstrap import by_cluster
     from stats.wilson import clustered_wilson
 
-    keys = np.array([f"{k}_d{int(d)}" if not math.isnan(d) else "" for k, d in zip(table["kind"], table["depth"])])
+    keys = np.array(
+        [f"{k}_d{int(d)}" if not math.isnan(d) else "" for k, d in zip(table["kind"], table["depth"], strict=True)]
+    )
     out = {}
     for name in TYPE_DEPTH:
         mask = keys == name
         n = int(mask.sum())
         right = int(table["correct"][mask].sum())
-        interval = None
+        half_width = None
         if n:
             _, (succ, trials) = by_cluster(
                 table["item_id"][mask], table["correct"][mask].astype(float)[:, None], np.ones((n, 1))
             )
             w = clustered_wilson(succ[:, 0], trials[:, 0])
             if w is not None:  # every item has a trial here: the interval is defined
-                interval = {"low": w.low, "high": w.high, "half_width": (w.high - w.low) / 2, "n_eff": w.n_eff}
-        out[name] = (right, n, interval)
+                half_width = (w.high - w.low) / 2
+        out[name] = (right, n, half_width)
     return out
 
 
-def table10(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
-    out = []
-    for row, table in zip(rows, tables):
+def table10(rows: list[PanelRow], tables: list[Table]) -> list[Table10Entry]:
+    out: list[Table10Entry] = []
+    for row, table in zip(rows, tables, strict=True):
         cells = _cells(table)
-        entry: dict[str, Any] = {
-            "run": row["run"],
-            "cells": {
-                c: {
-                    "right": r,
-                    "n": n,
-                    "accuracy": r / n if n else None,
-                    "half_width": None if iv is None else iv["half_width"],
-                }
-                for c, (r, n, iv) in cells.items()
-            },
-        }
-        entry["delta"] = fixed_delta(table, cells)
-        out.append(entry)
+        out.append(
+            {
+                "run": row["run"],
+                "cells": {
+                    c: {"right": r, "n": n, "accuracy": r / n if n else None, "half_width": half}
+                    for c, (r, n, half) in cells.items()
+                },
+                "delta": fixed_delta(table, cells),
+            }
+        )
     return out
 
 
 EASIEST, HARDEST = "st_d1", "mt_d2"  # the design's easiest and hardest cells, fixed before looking (Table 10)
 
 
-def fixed_delta(table: Table, cells: dict[str, tuple[int, int, Any]]) -> dict[str, Any] | None:
+def fixed_delta(table: Table, cells: dict[str, tuple[int, int, float | None]]) -> FixedDelta | None:
     """Table 10's Δ = st_d1 − mt_d2 (accuracy over all replicates, as the cells) and Fisher's exact two-sided p
     on the two cells' right / wrong counts — over one trajectory per item (replicate 0) when the run has
     replicates, so the test counts independent items; `p_basis` says which. None when either cell is empty."""
@@ -292,9 +339,9 @@ def fixed_delta(table: Table, cells: dict[str, tuple[int, int, Any]]) -> dict[st
     }
 
 
-def table15(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
-    out = []
-    for row, table in zip(rows, tables):
+def table15(rows: list[PanelRow], tables: list[Table]) -> list[Table15Entry]:
+    out: list[Table15Entry] = []
+    for row, table in zip(rows, tables, strict=True):
         letters = table["predicted_index"]
         no_letter = np.array([v is None or math.isnan(v) for v in letters], dtype=bool)
         ends = table["termination"]
@@ -313,21 +360,21 @@ def table15(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
     return out
 
 
-def early_submission(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> dict[str, Any]:
-    per_run = []
-    for row, behaviour in zip(rows, behaviours):
-        e = behaviour["early_submit"]
+def early_submission(rows: list[PanelRow], behaviours: list[RunBehaviour]) -> EarlySubmission:
+    per_run: list[EarlySubmitRun] = []
+    for row, behaviour in zip(rows, behaviours, strict=True):
+        e = behaviour.early_submit
         per_run.append({"run": row["run"], "delta": e["delta"], "p": e["p"], "share": e["share"]})
-    tested = [r for r in per_run if r["delta"] is not None]
+    deltas = [r["delta"] for r in per_run if r["delta"] is not None]
     return {
         "runs": per_run,
-        "n_tested": len(tested),
-        "n_significant": sum(r["p"] < 0.05 for r in tested),
-        "mean_delta": float(np.mean([r["delta"] for r in tested])) if tested else None,
+        "n_tested": len(deltas),
+        "n_significant": sum(r["p"] < 0.05 for r in per_run if r["delta"] is not None),
+        "mean_delta": float(np.mean(deltas)) if deltas else None,
     }
 
 
-def itc_summary(itc: dict[str, float | None] | None) -> dict[str, Any] | None:
+def itc_summary(itc: dict[str, float | None] | None) -> ItcSummary | None:
     values = np.array([v for v in (itc or {}).values() if v is not None], dtype=float)
     if not values.size:
         return None
@@ -342,9 +389,9 @@ def itc_summary(itc: dict[str, float | None] | None) -> dict[str, Any] | None:
     }
 
 
-def figure5(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
-    out = []
-    for row, table in zip(rows, tables):
+def figure5(rows: list[PanelRow], tables: list[Table]) -> list[Figure5Point]:
+    out: list[Figure5Point] = []
+    for row, table in zip(rows, tables, strict=True):
         known = table.known("paper_recall")
         recall = float(table["paper_recall"][known].mean()) if known.any() else None
         out.append(
@@ -364,7 +411,7 @@ def _bucket_edges(n_runs: int) -> tuple[int, int]:
     return round(PAPER_BUCKETS[0] / PAPER_BUCKETS[2] * n_runs), round(PAPER_BUCKETS[1] / PAPER_BUCKETS[2] * n_runs)
 
 
-def figure4(rows: list[PanelRow], tables: list[Table]) -> dict[str, Any] | None:
+def figure4(rows: list[PanelRow], tables: list[Table]) -> Figure4 | None:
     """Items by how many runs got them right (replicate 0), bucketed, by type × depth and consensus tier."""
     if len(tables) < 2:
         return None
@@ -378,6 +425,7 @@ def figure4(rows: list[PanelRow], tables: list[Table]) -> dict[str, Any] | None:
             table["kind"][first],
             table["depth"][first],
             table["consensus_tier"][first],
+            strict=True,
         ):
             right[item] = right.get(item, 0) + int(ok)
             facts[item] = (f"{kind}_d{int(depth)}" if not math.isnan(depth) else str(kind), str(tier) if tier else "—")
@@ -401,45 +449,46 @@ def figure4(rows: list[PanelRow], tables: list[Table]) -> dict[str, Any] | None:
     }
 
 
-def table4(rows: list[PanelRow], tables: list[Table]) -> list[dict[str, Any]]:
+def table4(rows: list[PanelRow], tables: list[Table]) -> list[Table4Chain]:
     """The closed-book → no-search → full chain of each agent and model the panel has all three settings of."""
-    by_key: dict[tuple, dict[str, int]] = {}
+    by_key: dict[tuple[str, str | None, int], dict[str, int]] = {}
     for i, row in enumerate(rows):
         by_key.setdefault((row["agent"], row["model"], row.get("seed", 0)), {})[row["ablation"]] = i
-    out = []
-    for (agent, model, _seed), settings in by_key.items():
-        if not all(s in settings for s in CHAIN):
-            continue
-        outcome = []
-        for s in CHAIN:
-            t = tables[settings[s]]
-            first = t["replicate"] == 0
-            outcome.append(dict(zip(t["item_id"][first].tolist(), t["correct"][first].astype(bool).tolist())))
-        items = [i for i in outcome[0] if all(i in o for o in outcome[1:])]
-        accs = [float(np.mean([o[i] for i in items])) if items else None for o in outcome]
-        steps = []
-        for a, b in ((0, 1), (1, 2)):
-            test = mcnemar_exact([outcome[b][i] for i in items], [outcome[a][i] for i in items]) if items else None
-            before, after = accs[a], accs[b]
-            steps.append(
-                {
-                    "from": CHAIN[a],
-                    "to": CHAIN[b],
-                    "delta": None if before is None or after is None else after - before,
-                    "p": None if test is None else test["p"],
-                }
-            )
-        out.append(
-            {
-                "agent": agent,
-                "model": model,
-                "runs": {s: rows[settings[s]]["run"] for s in CHAIN},
-                "n": len(items),
-                "accuracy": dict(zip(CHAIN, accs)),
-                "steps": steps,
-            }
-        )
-    return out
+    return [
+        _chain(agent, model, {s: rows[settings[s]]["run"] for s in CHAIN}, [tables[settings[s]] for s in CHAIN])
+        for (agent, model, _seed), settings in by_key.items()
+        if all(s in settings for s in CHAIN)
+    ]
+
+
+def _chain(agent: str, model: str | None, runs: dict[str, str], tables: list[Table]) -> Table4Chain:
+    """One model's chain: its three settings' accuracies on the items all three answered (replicate 0), and each
+    step's Δ with the exact McNemar p between adjacent settings."""
+    outcome = [_first_replicate(t) for t in tables]
+    items = [i for i in outcome[0] if all(i in o for o in outcome[1:])]
+    accs = [float(np.mean([o[i] for i in items])) if items else None for o in outcome]
+    return {
+        "agent": agent,
+        "model": model,
+        "runs": runs,
+        "n": len(items),
+        "accuracy": dict(zip(CHAIN, accs, strict=True)),
+        "steps": [_chain_step(a, b, outcome, accs, items) for a, b in ((0, 1), (1, 2))],
+    }
+
+
+def _chain_step(
+    a: int, b: int, outcome: list[dict[str, bool]], accs: list[float | None], items: list[str]
+) -> Table4Step:
+    """The step from setting `a` to setting `b` of the chain: Δ accuracy and McNemar's exact p (None: no items)."""
+    test = mcnemar_exact([outcome[b][i] for i in items], [outcome[a][i] for i in items]) if items else None
+    before, after = accs[a], accs[b]
+    return {
+        "from": CHAIN[a],
+        "to": CHAIN[b],
+        "delta": None if before is None or after is None else after - before,
+        "p": None if test is None else test["p"],
+    }
 
 
 T17_METRICS = ("accuracy", "section_recall", "conversion", "tokens")
@@ -456,20 +505,28 @@ def _replicate_values(table: Table, tokens_measured: bool) -> dict[str, list[flo
     return out
 
 
-def table17(rows: list[PanelRow], tables: list[Table]) -> dict[str, Any]:
+def table17(rows: list[PanelRow], tables: list[Table]) -> Table17:
     """Run-to-run spread of four metrics and whether the runs' ordering on each survives across replicates."""
     per_run = {}
-    for row, table in zip(rows, tables):
+    for row, table in zip(rows, tables, strict=True):
         if table.n and len(set(table["replicate"].tolist())) >= 2:
             per_run[row["run"]] = _replicate_values(table, row.get("tokens") is not None)
-    spread = {run: {m: _spread(vals) for m, vals in metrics.items()} for run, metrics in per_run.items()}
-    stability = {
+    return {"runs": _spreads(per_run), "rank_stability": _rank_stability(per_run)}
+
+
+def _spreads(per_key: dict[str, dict[str, list[float | None]]]) -> dict[str, dict[str, Spread | None]]:
+    """Each key's (a run's, a model's) spread of each metric over its values."""
+    return {key: {m: _spread(vals) for m, vals in metrics.items()} for key, metrics in per_key.items()}
+
+
+def _rank_stability(per_key: dict[str, dict[str, list[float | None]]]) -> dict[str, RankStability | None]:
+    """Per metric: the rank stability of the keys' ordering across their values (keys with no value left out)."""
+    return {
         m: panel_measures.rank_stability(
-            {run: per_run[run][m] for run in per_run if any(x is not None for x in per_run[run][m])}
+            {key: metrics[m] for key, metrics in per_key.items() if any(x is not None for x in metrics[m])}
         )
         for m in T17_METRICS
     }
-    return {"runs": spread, "rank_stability": stability}
 
 
 MOVED_AXES = ("PR st", "PR mt", "SR st", "SR mt", "Conv st", "Conv mt", "calls/turn")
@@ -488,7 +545,7 @@ def generation(model: str | None) -> tuple[int, ...] | None:
 
 def _first_replicate(table: Table) -> dict[str, bool]:
     first = table["replicate"] == 0
-    return dict(zip(table["item_id"][first].tolist(), table["correct"][first].astype(bool).tolist()))
+    return dict(zip(table["item_id"][first].tolist(), table["correct"][first].astype(bool).tolist(), strict=True))
 
 
 def figure2(rows: list[PanelRow], tables: list[Table]) -> list[GenerationGap]:
@@ -515,13 +572,6 @@ def _generation_gap(fam: str, old: PanelRow, new: PanelRow, t_old: Table, t_new:
     a, b = _first_replicate(t_old), _first_replicate(t_new)
     items = [i for i in a if i in b]
     test = mcnemar_exact([b[i] for i in items], [a[i] for i in items]) if items else None
-    moved: list[dict[str, Any]] = []
-    for axis in MOVED_AXES:
-        x, y = cell(old, axis), cell(new, axis)
-        least = 0.1 if axis == "calls/turn" else 0.05  # calls per turn move by 0.1, rates by 5 points
-        if x is not None and y is not None and abs(y - x) >= least:
-            moved.append({"axis": axis, "delta": y - x})
-    moved.sort(key=lambda m: -abs(m["delta"]))
     return {
         "run": new["run"],  # the row's run in the tidy CSV: the newer generation, whose gap it is
         "family": fam,
@@ -530,11 +580,24 @@ def _generation_gap(fam: str, old: PanelRow, new: PanelRow, t_old: Table, t_new:
         "delta": (sum(b[i] for i in items) - sum(a[i] for i in items)) / len(items) if items else None,
         "p": None if test is None else test["p"],
         "n": len(items),
-        "moved": moved,
+        "moved": moved_axes(old, new),
     }
 
 
-def table12(rows: list[PanelRow], per_item: dict[str, Any], top: int = 6) -> Table12:
+def moved_axes(old: PanelRow, new: PanelRow) -> list[MovedAxis]:
+    """The Table 2 axes that moved from `old` to `new` by at least their step (calls per turn by 0.1, rates by 5
+    points), the largest move first."""
+    moved: list[MovedAxis] = []
+    for axis in MOVED_AXES:
+        x, y = cell(old, axis), cell(new, axis)
+        least = 0.1 if axis == "calls/turn" else 0.05
+        if x is not None and y is not None and abs(y - x) >= least:
+            moved.append({"axis": axis, "delta": y - x})
+    moved.sort(key=lambda m: -abs(m["delta"]))
+    return moved
+
+
+def table12(rows: list[PanelRow], per_item: dict[str, dict[str, ItemTerms]], top: int = 6) -> Table12:
     """Table 12's walk: the `top` evaluated runs by MT conversion (highest first), each adjacent pair tested with
     `paired_column_test` on the MT items both recalled (McNemar's exact test with one trajectory per item); a
     step separates where p < 0.05 in the higher run's direction."""
@@ -559,35 +622,52 @@ def table12(rows: list[PanelRow], per_item: dict[str, Any], top: int = 6) -> Tab
     return {"ranked": [r["run"] for r in ranked], "steps": steps}
 
 
-def table13(rows: list[PanelRow], per_item: dict[str, Any]) -> Table13:
+def table13(rows: list[PanelRow], per_item: dict[str, dict[str, ItemTerms]]) -> Table13:
     """Every pair of evaluated runs tested on accuracy (`paired_column_test` on the common items; McNemar's exact
     test with one trajectory per item), Holm-adjusted across the pairs; per run its Sig. counts — how many runs it
     beats and how many beat it at Holm p < 0.05 (and unadjusted, beside)."""
     from stats.multiplicity import holm
 
-    pairs = []
-    for i, a in enumerate(rows):
-        for b in rows[i + 1 :]:
-            test = paired_column_test("accuracy", per_item[a["run"]]["accuracy"], per_item[b["run"]]["accuracy"])
-            pairs.append({"first": a["run"], "second": b["run"], **test})
-    for pair, p_adj in zip(pairs, holm([p["p"] for p in pairs])):
-        pair["p_holm"] = p_adj
+    tests = [
+        (
+            a["run"],
+            b["run"],
+            paired_column_test("accuracy", per_item[a["run"]]["accuracy"], per_item[b["run"]]["accuracy"]),
+        )
+        for i, a in enumerate(rows)
+        for b in rows[i + 1 :]
+    ]
+    adjusted = holm([test["p"] for _, _, test in tests])
+    pairs: list[Table13Pair] = [
+        {
+            "first": first,
+            "second": second,
+            "test": test["test"],
+            "n": test["n"],
+            "best_better": test["best_better"],
+            "runner_up_better": test["runner_up_better"],
+            "p": test["p"],
+            "p_holm": p_holm,
+        }
+        for (first, second, test), p_holm in zip(tests, adjusted, strict=True)
+    ]
+    return {"pairs": pairs, "sig": sig_counts(rows, pairs)}
+
+
+def sig_counts(rows: list[PanelRow], pairs: list[Table13Pair]) -> list[SigCounts]:
+    """Per run: the runs it beats and the runs that beat it at p < 0.05, Holm-adjusted and unadjusted (a pair
+    whose items split evenly has no winner)."""
     counts = {r["run"]: {"wins": 0, "losses": 0, "wins_raw": 0, "losses_raw": 0} for r in rows}
     for pair in pairs:
         if pair["best_better"] == pair["runner_up_better"]:
             continue
-        winner, loser = (
-            (pair["first"], pair["second"])
-            if pair["best_better"] > pair["runner_up_better"]
-            else (pair["second"], pair["first"])
-        )
+        first_wins = pair["best_better"] > pair["runner_up_better"]
+        winner, loser = (pair["first"], pair["second"]) if first_wins else (pair["second"], pair["first"])
         for key, p in (("", pair["p_holm"]), ("_raw", pair["p"])):
             if p is not None and p < 0.05:
                 counts[winner]["wins" + key] += 1
                 counts[loser]["losses" + key] += 1
-    for pair in pairs:
-        pair.pop("agrees", None)
-    sig: list[SigCounts] = [
+    return [
         {
             "run": r["run"],
             "accuracy": r["accuracy"],
@@ -598,39 +678,42 @@ def table13(rows: list[PanelRow], per_item: dict[str, Any]) -> Table13:
         }
         for r in rows
     ]
-    return {"pairs": pairs, "sig": sig}
 
 
-def table14(rows: list[PanelRow], behaviours: list[dict[str, Any]]) -> list[Table14Tier]:
+def table14(rows: list[PanelRow], behaviours: list[RunBehaviour]) -> list[Table14Tier]:
     """Per tier (the paper's order, untiered last): each evaluated run's top-1 trigram (most occurrences over its
-    own trajectories, ties by name; `behaviours[i]["trigrams"]`, set by the panel from the stored tool sequences)
-    and its concentration (its occurrences ÷ all trigram occurrences of the run), and the tier's mean
-    concentration."""
+    own trajectories, ties by name) and its concentration (its occurrences ÷ all trigram occurrences of the run),
+    and the tier's mean concentration."""
     out: list[Table14Tier] = []
     for tier in [*TIERS, None]:
-        members = [
-            (r, b) for r, b in zip(rows, behaviours) if (r.get("tier") if r.get("tier") in TIERS else None) == tier
+        entries = [
+            trigram_concentration(r, b.trigrams) for r, b in zip(rows, behaviours, strict=True) if tier_of(r) == tier
         ]
-        entries: list[TrigramConcentration] = []
-        for row, behaviour in members:
-            counts = behaviour["trigrams"]
-            total = sum(counts.values())
-            gram, top = min(counts.items(), key=lambda kv: (-kv[1], kv[0])) if counts else (None, 0)
-            entries.append(
-                {
-                    "run": row["run"],
-                    "trigram": list(gram) if gram else None,
-                    "occurrences": top,
-                    "total": total,
-                    "concentration": top / total if total else None,
-                }
-            )
         valued = [e["concentration"] for e in entries if e["concentration"] is not None]
         if entries:
             out.append(
                 {"tier": tier, "runs": entries, "mean_concentration": float(np.mean(valued)) if valued else None}
             )
     return out
+
+
+def tier_of(row: PanelRow) -> str | None:
+    """The row's tier when it is one of the paper's (`workbench.service.families.TIERS`), else None (untiered)."""
+    tier = row.get("tier")
+    return tier if tier in TIERS else None
+
+
+def trigram_concentration(row: PanelRow, counts: Counter[Gram]) -> TrigramConcentration:
+    """A run's top-1 trigram (most occurrences, ties by name) and its share of all the run's trigram occurrences."""
+    total = sum(counts.values())
+    gram, top = min(counts.items(), key=lambda kv: (-kv[1], kv[0])) if counts else (None, 0)
+    return {
+        "run": row["run"],
+        "trigram": list(gram) if gram else None,
+        "occurrences": top,
+        "total": total,
+        "concentration": top / total if total else None,
+    }
 
 
 CITATION_KEYS = ("citationCount", "citation_count", "citations")  # a graph node's citation count, where carried
@@ -640,114 +723,165 @@ def seed_strata(corpus: Any, item_ids: set[str]) -> dict[str, dict[str, str]]:
     """Per item: its seed paper's year and the rank-based quartile (Q1 lowest … Q4) of its citation count among
     these items' seeds, read from the release's graph node of the seed; "unknown" where the node lacks the field
     (the quartile is left out entirely when no seed carries a count)."""
-    from stats.significance import average_ranks
-
     years, counts = {}, {}
     for item_id in sorted(item_ids):
-        item = corpus.item(item_id)
-        node = corpus.view(item).nodes.get(item.seed_paper_id)
-        data = node.data if node is not None else {}
-        years[item_id] = str(data["year"]) if isinstance(data.get("year"), int) else "unknown"
-        count = next((data[k] for k in CITATION_KEYS if isinstance(data.get(k), (int, float))), None)
+        year, count = _seed_facts(corpus, item_id)
+        years[item_id] = year
         if count is not None:
-            counts[item_id] = float(count)
+            counts[item_id] = count
     out = {i: {"seed year": years[i]} for i in years}
     if counts:
-        ids = list(counts)
-        ranks = average_ranks(np.array([counts[i] for i in ids]))
-        for i, r in zip(ids, ranks):
-            out[i]["citation quartile"] = f"Q{min(4, int((r - 1) * 4 / len(ids)) + 1)}"
+        for i, quartile in _citation_quartiles(counts).items():
+            out[i]["citation quartile"] = quartile
         for cells in out.values():
             cells.setdefault("citation quartile", "unknown")
     return out
 
 
-def table19(
-    rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table], corpus_of: Any
-) -> list[dict[str, Any]]:
+def _seed_facts(corpus: Any, item_id: str) -> tuple[str, float | None]:
+    """An item's seed paper's year ("unknown" where its graph node lacks it) and citation count (None: not carried)."""
+    item = corpus.item(item_id)
+    node = corpus.view(item).nodes.get(item.seed_paper_id)
+    data = node.data if node is not None else {}
+    year = str(data["year"]) if isinstance(data.get("year"), int) else "unknown"
+    count = next((data[k] for k in CITATION_KEYS if isinstance(data.get(k), int | float)), None)
+    return year, None if count is None else float(count)
+
+
+def _citation_quartiles(counts: dict[str, float]) -> dict[str, str]:
+    """Each item's rank-based quartile of its seed's citation count among the items (Q1 lowest)."""
+    from stats.significance import average_ranks
+
+    ids = list(counts)
+    ranks = average_ranks(np.array([counts[i] for i in ids]))
+    return {i: f"Q{min(4, int((r - 1) * 4 / len(ids)) + 1)}" for i, r in zip(ids, ranks, strict=True)}
+
+
+def table19(rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table], corpus_of: Any) -> list[Table19Tier]:
     """Per tier with closed-book runs: their pooled accuracy by the item's venue and, with the dataset, by the
     seed's year and citation-count quartile (where the release carries them)."""
-    out = []
+    out: list[Table19Tier] = []
     for tier in sorted({r.get("tier") or "" for r in rows}):
-        members = [
-            (r, run, t)
-            for r, run, t in zip(rows, runs, tables)
-            if r["ablation"] == "closed-book" and (r.get("tier") or "") == tier
-        ]
+        members = _closed_book_of_tier(rows, runs, tables, tier)
         if not members:
             continue
         strata: dict[str, dict[str, list[int]]] = {}
         for _, run, t in members:
-            corpus = corpus_of(run)
-            known = {it.id for it in corpus.items} if corpus is not None else set()
-            seeds = seed_strata(corpus, set(t["item_id"].tolist()) & known) if corpus is not None else {}
-            for item, venue, ok in zip(t["item_id"], t["venue"], t["correct"]):
-                keys = {"venue": str(venue) if venue else "—", **seeds.get(item, {})}
-                for stratum, value in keys.items():
-                    counts = strata.setdefault(stratum, {}).setdefault(value, [0, 0])
-                    counts[0] += int(ok)
-                    counts[1] += 1
-        out.append(
-            {
-                "tier": tier or None,
-                "runs": [r["run"] for r, _, _ in members],
-                "strata": {
-                    k: {v: {"right": c[0], "n": c[1], "accuracy": c[0] / c[1]} for v, c in sorted(vals.items())}
-                    for k, vals in strata.items()
-                },
-            }
-        )
+            _count_strata(strata, t, corpus_of(run))
+        out.append({"tier": tier or None, "runs": [r["run"] for r, _, _ in members], "strata": _stratum_cells(strata)})
     return out
+
+
+def _closed_book_of_tier(
+    rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table], tier: str
+) -> list[tuple[PanelRow, dict[str, Any], Table]]:
+    """The closed-book runs of one tier ("" untiered) with their rows and trajectories."""
+    return [
+        (r, run, t)
+        for r, run, t in zip(rows, runs, tables, strict=True)
+        if r["ablation"] == "closed-book" and (r.get("tier") or "") == tier
+    ]
+
+
+def _count_strata(strata: dict[str, dict[str, list[int]]], table: Table, corpus: Any) -> None:
+    """Add one run's trajectories to `strata` (stratum → value → [right, n]): the item's venue, and with the
+    dataset (`corpus`, or None) its seed's year and citation quartile."""
+    known = {it.id for it in corpus.items} if corpus is not None else set()
+    seeds = seed_strata(corpus, set(table["item_id"].tolist()) & known) if corpus is not None else {}
+    for item, venue, ok in zip(table["item_id"], table["venue"], table["correct"], strict=True):
+        keys = {"venue": str(venue) if venue else "—", **seeds.get(item, {})}
+        for stratum, value in keys.items():
+            counts = strata.setdefault(stratum, {}).setdefault(value, [0, 0])
+            counts[0] += int(ok)
+            counts[1] += 1
+
+
+def _stratum_cells(strata: dict[str, dict[str, list[int]]]) -> dict[str, dict[str, StratumCell]]:
+    """Each stratum's values (sorted) with their right, n and accuracy."""
+    return {
+        k: {v: {"right": c[0], "n": c[1], "accuracy": c[0] / c[1]} for v, c in sorted(vals.items())}
+        for k, vals in strata.items()
+    }
 
 
 def table11(
     store: Any, runs: list[dict[str, Any]], rows: list[PanelRow], tables: list[Table], corpus_of: Any
-) -> dict[str, Any] | None:
+) -> Table11 | None:
     """Evidence contact of recall-credited trajectories, pooled over the full-tool runs (see LEGEND["table11"]).
     `corpus_of(run)` gives the run's corpus or None; the first dataset with a corpus is the one used. Each group's
     closed-book column is the same models' closed-book accuracy on the same items: for each of the group's
     trajectories, the replicate-0 outcome on its item of the closed-book run of its own model (agent, model,
     dataset), where the panel has one."""
-    full = [(run, row, t) for run, row, t in zip(runs, rows, tables) if row["ablation"] == "full"]
-    corpus = next((c for c in (corpus_of(run) for run, _, _ in full) if c is not None), None)
+    full = [(run, row, t) for run, row, t in zip(runs, rows, tables, strict=True) if row["ablation"] == "full"]
+    corpus = next((c for c in map(corpus_of, [run for run, _, _ in full]) if c is not None), None)
     if corpus is None:
         return None
-    closed = closed_book_outcomes(rows, tables)
-    groups = {g: [0, 0] for g in panel_measures.CONTACT}  # correct, n
-    closed_book = {g: [0, 0] for g in panel_measures.CONTACT}  # the same models' closed-book right, n
-    for run, row, t in full:
-        if run["dataset_fingerprint"] != corpus.fingerprint:
-            continue
-        outcomes = closed.get(_model_key(row), {})
-        for item_id, correct, group in contact_groups(store, run, t, corpus):
-            groups[group][0] += int(correct)
-            groups[group][1] += 1
-            if item_id in outcomes:
-                closed_book[group][0] += int(outcomes[item_id])
-                closed_book[group][1] += 1
+    groups, closed_book = _contact_counts(store, full, closed_book_outcomes(rows, tables), corpus)
     total = sum(n for _, n in groups.values())
-    out = {
-        g: {
-            "n": n,
-            "share": n / total if total else None,
-            "conversion": right / n if n else None,
-            "closed_book": closed_book[g][0] / closed_book[g][1] if closed_book[g][1] else None,
-            "closed_book_n": closed_book[g][1],
-        }
-        for g, (right, n) in groups.items()
+    return {
+        "dataset": corpus.fingerprint,
+        "n": total,
+        "groups": {g: _contact_group(right, n, total, closed_book[g]) for g, (right, n) in groups.items()},
     }
-    return {"dataset": corpus.fingerprint, "n": total, "groups": out}
 
 
-def _model_key(row: PanelRow) -> tuple[Any, ...]:
+def _contact_counts(
+    store: Any, full: list[tuple[dict[str, Any], PanelRow, Table]], closed: dict[ModelKey, dict[str, bool]], corpus: Any
+) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """Per Table 11 group: [right, n] of the recall-credited trajectories of the full-tool runs on the corpus's
+    dataset, and [right, n] of the same models' closed-book outcomes on those items."""
+    groups = {g: [0, 0] for g in panel_measures.CONTACT}
+    closed_book = {g: [0, 0] for g in panel_measures.CONTACT}
+    for run, row, t in full:
+        if run["dataset_fingerprint"] == corpus.fingerprint:
+            contacts = contact_groups(store, run, t, corpus)
+            _tally_contacts(groups, closed_book, contacts, closed.get(_model_key(row), {}))
+    return groups, closed_book
+
+
+def _tally_contacts(
+    groups: dict[str, list[int]],
+    closed_book: dict[str, list[int]],
+    contacts: Iterator[tuple[str, bool, str]],
+    outcomes: dict[str, bool],
+) -> None:
+    """Count one run's recall-credited trajectories into their Table 11 groups, and beside each the closed-book
+    outcome of its model on the same item (`outcomes`, where the panel has one)."""
+    for item_id, correct, group in contacts:
+        _tally(groups[group], correct)
+        if item_id in outcomes:
+            _tally(closed_book[group], outcomes[item_id])
+
+
+def _tally(counts: list[int], correct: bool) -> None:
+    """Count one outcome into [right, n]."""
+    counts[0] += int(correct)
+    counts[1] += 1
+
+
+def _contact_group(right: int, n: int, total: int, closed_book: list[int]) -> ContactGroup:
+    """A Table 11 group from its counts: its share of all, its conversion, the closed-book accuracy beside."""
+    return {
+        "n": n,
+        "share": n / total if total else None,
+        "conversion": right / n if n else None,
+        "closed_book": closed_book[0] / closed_book[1] if closed_book[1] else None,
+        "closed_book_n": closed_book[1],
+    }
+
+
+ModelKey = tuple[str, str | None, str | None]  # agent, model, dataset
+
+
+def _model_key(row: PanelRow) -> ModelKey:
     """What makes runs ablations of one model: agent, model and dataset."""
     return (row["agent"], row["model"], row.get("dataset"))
 
 
-def closed_book_outcomes(rows: list[PanelRow], tables: list[Table]) -> dict[tuple[Any, ...], dict[str, bool]]:
+def closed_book_outcomes(rows: list[PanelRow], tables: list[Table]) -> dict[ModelKey, dict[str, bool]]:
     """Per model (`_model_key`): its closed-book run's replicate-0 outcome per item (the first such run listed)."""
-    out: dict[tuple[Any, ...], dict[str, bool]] = {}
-    for row, table in zip(rows, tables):
+    out: dict[ModelKey, dict[str, bool]] = {}
+    for row, table in zip(rows, tables, strict=True):
         if row["ablation"] == "closed-book":
             out.setdefault(_model_key(row), _first_replicate(table))
     return out
@@ -755,58 +889,65 @@ def closed_book_outcomes(rows: list[PanelRow], tables: list[Table]) -> dict[tupl
 
 def contact_groups(store: Any, run: dict[str, Any], table: Table, corpus: Any) -> Iterator[tuple[str, bool, str]]:
     """(item, correct, Table 11 group) of each recall-credited trajectory of `run` on the common items (`table`)."""
+    reads = _delivered_reads(store, run["id"])
+    known = {it.id for it in corpus.items}
+    wanted = set(table["item_id"].tolist())  # the common items
+    cols = store.trajectory_columns(run["id"], ("id", "item_id", "paper_recall", "correct"))
+    for tid, item_id, recalled, correct in zip(
+        cols["id"], cols["item_id"], cols["paper_recall"], cols["correct"], strict=True
+    ):
+        if recalled and item_id in known and item_id in wanted:
+            yield item_id, bool(correct), _contact_group_of(corpus.item(item_id), reads.get(int(tid), set()))
+
+
+def _delivered_reads(store: Any, run_id: int) -> dict[int, set[tuple[str, int]]]:
+    """Per trajectory id: the (paper, section) reads delivered in it."""
     from sandbox.recall import delivered_read
 
-    known = {it.id for it in corpus.items}
     reads: dict[int, set[tuple[str, int]]] = {}
-    for step in store.delivered_steps(run["id"]):
+    for step in store.delivered_steps(run_id):
         read = delivered_read(step["delivered"], step["arxiv_id"], step["section_index"])
         if read is not None:
             reads.setdefault(step["trajectory_id"], set()).add(read)
-    wanted = set(table["item_id"].tolist())  # the common items
-    cols = store.trajectory_columns(run["id"], ("id", "item_id", "paper_recall", "correct"))
-    for tid, item_id, recalled, correct in zip(cols["id"], cols["item_id"], cols["paper_recall"], cols["correct"]):
-        if not recalled or item_id not in known or item_id not in wanted:
-            continue
-        item = corpus.item(item_id)
-        labels = [
-            (lab.arxiv_id, lab.section_index, lab.method)
-            for lab in item.labels
-            if lab.relevance == "direct" and lab.section_index is not None
-        ]
-        yield (
-            item_id,
-            bool(correct),
-            panel_measures.evidence_contact(item.gold_arxiv_ids, labels, reads.get(int(tid), set())),
-        )
+    return reads
 
 
-def table17_across_runs(rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table]) -> dict[str, Any]:
+def _contact_group_of(item: Any, reads: set[tuple[str, int]]) -> str:
+    """The Table 11 group of a recall-credited trajectory of `item` that delivered `reads`."""
+    labels = [
+        (lab.arxiv_id, lab.section_index, lab.method)
+        for lab in item.labels
+        if lab.relevance == "direct" and lab.section_index is not None
+    ]
+    return panel_measures.evidence_contact(item.gold_arxiv_ids, labels, reads)
+
+
+def table17_across_runs(rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table]) -> Table17Runs:
     """Table 17 across separately stored runs of one model (agent, model, dataset, setting; two or more runs):
     each run's accuracy, section recall, conversion and mean tokens over its trajectories on the common items
     (all replicates), their mean / population SD / range across the runs, and the rank stability of the models'
     ordering between their first, second, … runs (by seed, then name)."""
-    groups: dict[tuple[Any, ...], list[int]] = {}
-    for i, row in enumerate(rows):
-        groups.setdefault((*_model_key(row), row["ablation"]), []).append(i)
     per_model: dict[str, dict[str, list[float | None]]] = {}
     members: dict[str, list[str]] = {}
-    for key, idx in groups.items():
-        if len(idx) < 2:
-            continue
-        idx.sort(key=lambda i: (rows[i].get("seed") or 0, rows[i]["run"]))
+    for key, idx in _stored_apart(rows).items():
         label = " · ".join(str(k) for k in key[:2] if k) + ("" if key[3] == "full" else f" [{key[3]}]")
         members[label] = [rows[i]["run"] for i in idx]
         values = [_run_values(tables[i], rows[i].get("tokens") is not None) for i in idx]
         per_model[label] = {m: [v[m] for v in values] for m in T17_METRICS}
-    spread = {label: {m: _spread(vals) for m, vals in metrics.items()} for label, metrics in per_model.items()}
-    stability = {
-        m: panel_measures.rank_stability(
-            {label: per_model[label][m] for label in per_model if any(x is not None for x in per_model[label][m])}
-        )
-        for m in T17_METRICS
+    return {"models": _spreads(per_model), "runs": members, "rank_stability": _rank_stability(per_model)}
+
+
+def _stored_apart(rows: list[PanelRow]) -> dict[tuple[str, str | None, str | None, str], list[int]]:
+    """The rows of each model and setting stored as two runs or more (agent, model, dataset, ablation → the rows'
+    indices, by seed, then name)."""
+    groups: dict[tuple[str, str | None, str | None, str], list[int]] = {}
+    for i, row in enumerate(rows):
+        groups.setdefault((*_model_key(row), row["ablation"]), []).append(i)
+    return {
+        key: sorted(idx, key=lambda i: (rows[i].get("seed") or 0, rows[i]["run"]))
+        for key, idx in groups.items()
+        if len(idx) >= 2
     }
-    return {"models": spread, "runs": members, "rank_stability": stability}
 
 
 def _run_values(table: Table, tokens_measured: bool) -> dict[str, float | None]:
@@ -820,7 +961,7 @@ def _run_values(table: Table, tokens_measured: bool) -> dict[str, float | None]:
     }
 
 
-def _spread(vals: list[float | None]) -> dict[str, float] | None:
+def _spread(vals: list[float | None]) -> Spread | None:
     v = [x for x in vals if x is not None]
     if len(v) < 2:
         return None

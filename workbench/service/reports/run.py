@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 from stats import axes
 from stats.axes import Table
 from stats.ratio import Ratio
+from stats.stopping import Trajectory
 from storage import Store
 from workbench.service.reports.hops import read_hops
 from workbench.service.reports.prompts import report_note
@@ -204,7 +205,7 @@ def section_labels(store: Store, run: dict[str, Any], corpus: Any = None) -> Sec
     arXiv id), with the direct ones among them, which are what caps an item."""
     cols = store.trajectory_columns(run["id"], ("item_id", "section_reachable"))
     items = list(dict.fromkeys(cols["item_id"]))
-    capped = sorted({i for i, r in zip(cols["item_id"], cols["section_reachable"]) if r == 0})
+    capped = sorted({i for i, r in zip(cols["item_id"], cols["section_reachable"], strict=True) if r == 0})
     resolution = label_resolution(run)
     out: SectionLabels = {
         "version": resolution["version"],
@@ -345,7 +346,7 @@ def analytics(
     actions, sequences = _actions_and_sequences(records, table.n, actions, sequences)
     enc = ngrams.Encoded.of(sequences)
     bigrams = ngrams.bigram_delta_accuracy(enc, table["correct"]) if table.n else []
-    trajectories = _stopping_rows(table, actions)
+    trajectories = stopping_rows(table, actions)
     return {
         "bigrams": [b for b in bigrams if b["n_with"]],
         "significant_bigrams": [b for b in bigrams if b["significant"]],
@@ -373,12 +374,14 @@ def _record_actions(records: list[dict[str, Any]]) -> tuple[list[Any], list[Any]
     return [r.get("actions") or [] for r in records], [r.get("tool_sequence") or [] for r in records]
 
 
-def _stopping_rows(table: Table, actions: list[Any]) -> list[dict[str, Any]]:
+def stopping_rows(table: Table, actions: list[Any]) -> list[Trajectory]:
     """What `stats.stopping.stopping_behaviour` reads of each trajectory: kind, correctness, termination, gold
     count, paper recall (None where unknown: the stored flag defines Table 9's population, as it defines paper
     recall) and the compact actions."""
-    recalls = [r if known else None for known, r in zip(table.known("paper_recall"), table["paper_recall"])]
-    columns = zip(table["kind"], table["correct"], table["termination"], table["n_gold"], recalls, actions)
+    recalls = [
+        r if known else None for known, r in zip(table.known("paper_recall"), table["paper_recall"], strict=True)
+    ]
+    columns = zip(table["kind"], table["correct"], table["termination"], table["n_gold"], recalls, actions, strict=True)
     return [
         {
             "kind": k,
@@ -434,7 +437,7 @@ def intervals(
     den = np.column_stack([v[1] for v in terms.values()])
     _, (item_num, item_den) = by_cluster(table["item_id"], num, den)
     found = ratio_intervals(num, den, clusters=table["item_id"], n_boot=n_boot, seed=seed)
-    for j, (key, iv) in enumerate(zip(terms, found)):
+    for j, (key, iv) in enumerate(zip(terms, found, strict=True)):
         if key == "avg_tokens" and not tokens_measured:
             continue
         own = {"n": int((item_den[:, j] > 0).sum()), "n_trajectories": int((den[:, j] > 0).sum())}

@@ -33,7 +33,7 @@ from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.stepview import StepView
 from workbench.views.cells import counted
-from workbench.views.records import CompareReport, ItemPair
+from workbench.views.records import CompareReport, ItemPair, ItemSide
 
 CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / A wrong; columns: B right / B wrong
 
@@ -50,7 +50,7 @@ def compute(store_path: Path, a: str, b: str) -> CompareReport:
         store.close()
 
 
-def outcome(side: dict[str, Any]) -> str:
+def outcome(side: ItemSide) -> str:
     mark = "✓" if side["correct"] else "✗"
     points = counted(side.get("points") or 0, "pt")
     return f"{mark} {sanitize(side.get('answer') or '—')[:6]} · {side.get('termination')} · {points}"
