@@ -24,6 +24,18 @@ def other_corpus(tmp_path_factory):
     return corpus
 
 
+def test_oracle_refuses_gold_papers_without_their_arxiv_ids(demo_corpus):
+    """Each gold paper is read by its arXiv id's labels: a list of arXiv ids that does not pair with the gold papers
+    is a broken item, refused rather than planned without the unpaired papers."""
+    from dataclasses import replace
+
+    from sandbox.agents.oracle import OracleAgent
+
+    item = next(i for i in demo_corpus.items if i.gold_arxiv_ids)
+    with pytest.raises(ValueError, match="zip"):
+        OracleAgent(replace(item, gold_arxiv_ids=item.gold_arxiv_ids[:-1]))
+
+
 @pytest.mark.parametrize("which", ["demo_corpus", "other_corpus"])
 def test_oracle_is_perfect(request, tmp_path, which):
     corpus = request.getfixturevalue(which)
