@@ -29,6 +29,7 @@ from workbench.views.compare import (
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
 from workbench.views.panel_records import PanelReport
+from workbench.views.parallel_json import ParallelReport
 from workbench.views.records import Board, CompareReport, Estimate, RunReport
 from workbench.views.report import (
     REPORT_HEADER,
@@ -568,7 +569,7 @@ def print_strategies(comparison: StrategyComparison, fmt: str) -> None:
     sys.stdout.write(strategies_figure(comparison, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
 
 
-def print_parallel(report: dict[str, Any], fmt: str) -> None:
+def print_parallel(report: ParallelReport, fmt: str) -> None:
     """pass@k and each strategy per k with intervals and gaps, then what each k costs; or JSON, or CSV."""
     from workbench.views.figures import parallel_figure
     from workbench.views.scaling import (
@@ -631,7 +632,7 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
     _print_judges(out, report)
 
 
-def _print_study(out, report: dict[str, Any]) -> None:
+def _print_study(out, report: ParallelReport) -> None:
     """The study's readings of the same samples (GA-Bench Tables 15-18), labelled as the study's."""
     from workbench.views.scaling import study_cells, study_columns
 
@@ -646,7 +647,7 @@ def _print_study(out, report: dict[str, Any]) -> None:
     out.print(report["study_note"], markup=False)
 
 
-def print_parallel_files(reports: list[dict[str, Any]], fmt: str, source: str) -> None:
+def print_parallel_files(reports: list[ParallelReport], fmt: str, source: str) -> None:
     """`scale parallel --scores`: every study of the file as `print_parallel` shows a sampled run; JSON holds them
     all under `studies`, CSV one table with a `study` column."""
     from workbench.views.scaling import parallel_files_csv
@@ -662,7 +663,7 @@ def print_parallel_files(reports: list[dict[str, Any]], fmt: str, source: str) -
         print_parallel(report, fmt)
 
 
-def _print_judges(out, report: dict[str, Any]) -> None:
+def _print_judges(out, report: ParallelReport) -> None:
     """The judges measured, the study's self-choice beside the committed accuracy, and the trials' spread."""
     from workbench.views.figures import judges_figure
     from workbench.views.scaling import (
@@ -696,12 +697,13 @@ def _print_judges(out, report: dict[str, Any]) -> None:
     trials = report.get("judge_trials")
     if trials:
         out.print(agreement_text(trials), markup=False)
-        if trials.get("per_k"):
+        per_trial = trials["per_k"]
+        if per_trial:
             table = Table(title=Text(f"over {trials['trials']} judge trials (Table 6)"), title_justify="left")
             for column in TRIAL_COLUMNS:
                 table.add_column(column, justify="right")
-            for r in trials["per_k"]:
-                table.add_row(*map(Text, trial_cells(r)))
+            for trial in per_trial:
+                table.add_row(*map(Text, trial_cells(trial)))
             out.print(table)
     if len(report.get("judges") or []) > 0:
         height, most = figure_rows(14)

@@ -3,9 +3,11 @@ the TUI shows them in its theme's colours."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Literal
 
 from workbench.views.axis import ValueAxis, value_axis
+from workbench.views.parallel_json import JudgeJson, ParallelReport
 from workbench.views.scaling import SHORT, Palette, flags, strategies
 from workbench.views.sequential_records import Plateau, RegistryTable, StrategyComparison, Transition
 
@@ -142,7 +144,7 @@ MARKERS = {"pass_at_k": "o", "majority": "x", "pointwise": "+", "pairwise": "*"}
 
 
 def parallel_figure(
-    report: dict[str, Any], width: int, height: int, palette: Palette | None, max_rows: int | None = None
+    report: ParallelReport, width: int, height: int, palette: Palette | None, max_rows: int | None = None
 ) -> str:
     """pass@k and each committing strategy against k (the gap is the distance between the lines), with a legend;
     each line has its own marker, so the series are told apart without colour (NO_COLOR, an ANSI theme). Taller
@@ -172,7 +174,7 @@ def parallel_figure(
 
 
 def gap_points(
-    x: list[float], low: list[float], high: list[float], width: int, height: int
+    x: Sequence[float], low: Sequence[float], high: Sequence[float], width: int, height: int
 ) -> tuple[list[float], list[float]]:
     """Points filling the band between two piecewise-linear curves, about two per character cell each way
     (plotext has no fill-between: a dense scatter drawn under the lines shades the band, in any theme)."""
@@ -240,7 +242,7 @@ def strategies_figure(
     return _build(plt, palette)
 
 
-JUDGE_METRICS = (
+JUDGE_METRICS: tuple[tuple[Literal["tpr", "fpr", "precision", "accuracy", "self_choice"], str], ...] = (
     ("tpr", "TPR"),
     ("fpr", "FPR"),
     ("precision", "precision"),
@@ -250,7 +252,7 @@ JUDGE_METRICS = (
 
 
 def judges_figure(
-    judges: list[dict[str, Any]], width: int, height: int, palette: Palette | None, max_rows: int | None = None
+    judges: list[JudgeJson], width: int, height: int, palette: Palette | None, max_rows: int | None = None
 ) -> str:
     """Every judge of a run on one figure (self, external, evidence): its rates against the truth, one line each."""
     pal = palette or {}

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from stats.judges import judge_quality
-from workbench.service.scaling.parallel import SampleTable, strategies_at_k
+from workbench.service.scaling.judging import Judged
+from workbench.service.scaling.parallel import SampleTable, Spend, strategies_at_k
 from workbench.service.scaling.parallel_records import Costs, JudgeMeasured, JudgeRole, ParallelStudy
 from workbench.service.scaling.parallel_scores import SELF_JUDGE, ScoredStudy, load_parallel_scores
 from workbench.service.scaling.readings import STUDY_NOTE, JudgeVerdicts, StudyInputs, study_rows
@@ -22,15 +22,6 @@ IMPORTED_RULE = (
     "0; no majority (the file holds no answers) and pairwise only as the study's reading (its released bump "
     "sort, one order)"
 )
-
-NOTHING_SPENT: dict[str, Any] = {  # a file carries no prices or tokens: every cost is unknown, never 0
-    "sampling_usd": None,
-    "sampling_tokens": None,
-    "judge_usd": None,
-    "judge_tokens": None,
-    "verdict_usd": {"majority": None, "pointwise": None, "pairwise": None},
-    "verdict_tokens": {"majority": None, "pointwise": None, "pairwise": None},
-}
 
 
 def file_parallel(
@@ -52,14 +43,16 @@ def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, 
     correct = [[s >= study.success_threshold for s in t.scores] for t in study.tasks]
     verdicts = {j: [t.verdicts.get(j, [None] * big_k) for t in study.tasks] for j in study.judges}
     primary = _primary(study)
-    judged = {"pointwise": verdicts[primary], "tables": None} if primary else None
+    judged = (
+        Judged(pointwise=verdicts[primary], tables=None, orders={}, missing=0, unparsed_pairwise=0) if primary else None
+    )
     table = SampleTable([t.name for t in study.tasks], correct)
     return ParallelStudy(
         name=study.name,
         origin="imported",
         k_max=big_k,
         items=len(study.tasks),
-        per_k=[strategies_at_k(table, k, big_k, judged, "split", NOTHING_SPENT, seed) for k in usable],
+        per_k=[strategies_at_k(table, k, big_k, judged, "split", Spend(), seed) for k in usable],
         study=study_rows(_study_inputs(study, correct, verdicts), usable, seed),
         study_note=STUDY_NOTE,
         tie_rule=IMPORTED_RULE.format(judge=primary or "none"),

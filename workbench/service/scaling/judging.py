@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from difflib import get_close_matches
-from typing import Any
+from typing import Any, TypedDict
 
 from stats import parallel as par
 from storage import Store
@@ -21,6 +21,19 @@ def _sample_view(store: Store, traj: dict[str, Any], index: int):
     reads = [s["text"] for s in steps if s["kind"] == "tool" and s["delivered"]]
     transcript = [{"kind": s["kind"], "tool": s["tool_name"], "args": s["tool_args"], "text": s["text"]} for s in steps]
     return Sample(index, traj["answer"], traj["predicted_index"], reads, transcript)
+
+
+class Judged(TypedDict):
+    """A judge's verdicts on a run's samples (`judge_run`): per item its pointwise verdicts, its pairwise verdicts by
+    (leader, challenger) and the orders bump sort followed per (item, k, subset); how many verdicts the store lacked
+    (asked for none) and how many pairwise verdicts were unparsed. A scores file holds pointwise verdicts only
+    (`tables` None)."""
+
+    pointwise: list[list[bool | None]]
+    tables: list[dict[tuple[int, int], bool]] | None
+    orders: dict[tuple[int, int, tuple[int, ...]], list[list[int]]]
+    missing: int
+    unparsed_pairwise: int
 
 
 def subsets(big_k: int, k: int, seed: int = 0) -> list[tuple[int, ...]]:
@@ -42,7 +55,7 @@ async def judge_run(
     seed: int = 0,
     ask: bool = True,
     progress: Callable[[str, int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> Judged:
     """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store.
 
     `progress(judge name, items judged, items)` is called after each item (judging a finished run can take long
@@ -85,7 +98,9 @@ async def judge_run(
             cache[key] = {"verdict": None if v.value is None else int(v.value)}
         return stored_verdict(cache[key])
 
-    pointwise, tables, orders = [], [], {}
+    pointwise: list[list[bool | None]] = []
+    tables: list[dict[tuple[int, int], bool]] = []
+    orders: dict[tuple[int, int, tuple[int, ...]], list[list[int]]] = {}
     for i, (item_id, rows) in enumerate(zip(items, samples)):
         item = corpus.item(item_id)
         views = _lazy(lambda rows=rows: [_sample_view(store, t, j) for j, t in enumerate(rows)])

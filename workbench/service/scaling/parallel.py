@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -16,6 +16,7 @@ from stats import parallel as par
 from stats.bootstrap import no_variation
 from storage import Store
 from workbench.service.scaling.judging import (
+    Judged,
     TrialJudge,
     judge_role,
     judge_run,
@@ -36,6 +37,7 @@ from workbench.service.scaling.parallel_records import (
 )
 from workbench.service.scaling.readings import STUDY_NOTE, JudgeVerdicts, PerK, StudyInputs, study_rows
 from workbench.service.scaling.sequential import ScalingInputError, measures_tokens
+from workbench.views.parallel_json import Agreement, ItemAgreement, JudgeTrials, ParallelReport, Spread, TrialRow
 
 
 def parse_ks(text: str) -> list[int]:
@@ -71,6 +73,25 @@ def vote_key(sample: dict[str, Any]) -> str | None:
     "B." and "b" are one vote for B; an unparsed or missing answer abstains."""
     index = sample.get("predicted_index")
     return "ABCD"[index] if isinstance(index, int) and 0 <= index < 4 else None
+
+
+def _unknown_per_verdict() -> dict[Strategy, float | None]:
+    return {"majority": None, "pointwise": None, "pairwise": None}
+
+
+@dataclass
+class Spend:
+    """Sampling and judging totals, and the mean price and tokens of one stored verdict of each kind (None: unpriced
+    or not measured, never 0); `judge_unrepriced`: verdicts kept at their stored cost under the study's rule. The
+    defaults are a scores file's: it carries no prices or tokens."""
+
+    sampling_usd: float | None = None
+    sampling_tokens: float | None = None
+    judge_usd: float | None = None
+    judge_tokens: int | None = None
+    verdict_usd: dict[Strategy, float | None] = field(default_factory=_unknown_per_verdict)
+    verdict_tokens: dict[Strategy, float | None] = field(default_factory=_unknown_per_verdict)
+    judge_unrepriced: int | None = None
 
 
 @dataclass(frozen=True)
@@ -169,16 +190,14 @@ async def parallel_study(
         judges=judges_measured(store, run, items, samples),
         judge_trials=trials,
         costs=Costs(
-            spend["sampling_usd"],
-            spend["sampling_tokens"],
-            spend["judge_usd"],
-            spend["judge_tokens"],
-            spend["judge_unrepriced"],
+            spend.sampling_usd, spend.sampling_tokens, spend.judge_usd, spend.judge_tokens, spend.judge_unrepriced
         ),
     )
 
 
-async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], judge=None, **options: Any) -> dict:
+async def parallel_report(
+    store: Store, run_name: str, corpus, ks: list[int], judge=None, **options: Any
+) -> ParallelReport:
     """`parallel_study`'s JSON (what `scale parallel --format json` prints and the views read)."""
     return (await parallel_study(store, run_name, corpus, ks, judge, **options)).to_json()
 
@@ -207,9 +226,9 @@ def strategies_at_k(
     table: SampleTable,
     k: int,
     big_k: int,
-    judged: dict[str, Any] | None,
+    judged: Judged | None,
     tie_rule: TieRule,
-    spend: dict[str, Any],
+    spend: Spend,
     seed: int,
 ) -> KRow:
     """Every strategy the inputs support at k, averaged over the k-subsets of the K samples (the subsets pass@k
@@ -224,17 +243,26 @@ def strategies_at_k(
     if judged is not None:
         verdicts_of = judged["pointwise"]
         per_item["pointwise"] = _over_parts(par.pointwise_selection, correct, verdicts_of, parts)
-        if judged.get("tables") is not None:
-            per_item["pairwise"] = np.array(
-                [
-                    np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b)], b) for b in parts])
-                    for i in range(len(correct))
-                ]
-            )
+        tables = judged["tables"]
+        if tables is not None:
+            per_item["pairwise"] = _pairwise_items(correct, tables, judged["orders"], k, parts)
         coverage = float(np.mean(_over_parts(par.accepted_coverage, correct, verdicts_of, parts)))
         self_choice = _self_choice(correct, verdicts_of, parts)
     pass1 = par.pass_at_k_items(correct, 1)
     return _k_row(k, big_k, len(parts), per_item, pass1, spend, seed, coverage, self_choice)
+
+
+def _pairwise_items(
+    correct: list[list[bool]],
+    tables: list[dict[tuple[int, int], bool]],
+    orders: dict[tuple[int, int, tuple[int, ...]], list[list[int]]],
+    k: int,
+    parts: list[tuple[int, ...]],
+) -> np.ndarray:
+    """Pairwise selection per item at k, averaged over the k-subsets (each along the orders drawn for it)."""
+    return np.array(
+        [np.mean([_pairwise(correct[i], tables[i], orders[(i, k, b)], b) for b in parts]) for i in range(len(correct))]
+    )
 
 
 def _majority_items(answers, golds, parts, tie_rule: TieRule) -> np.ndarray:
@@ -262,7 +290,7 @@ async def _judge_trials(
     table: SampleTable,
     samples,
     corpus,
-    first: tuple[Any, dict[str, Any]],
+    first: tuple[Any, Judged],
     ks,
     n_orders,
     seed,
@@ -270,7 +298,7 @@ async def _judge_trials(
     asked: int,
     recorded: int,
     progress: Callable[[str, int, int], None] | None,
-) -> list[dict[str, Any]]:
+) -> list[Judged]:
     """The judge's verdicts in each of its trials: trial 0 its own, trial t ≥ 1 asked again (`TrialJudge`) when
     fewer than `asked` trials, else read from the verdicts a trial already recorded (never asked again)."""
     judge, judged = first
@@ -282,7 +310,9 @@ async def _judge_trials(
     return runs
 
 
-def _sampled_readings(table: SampleTable, run: dict[str, Any], judge, judged, n_orders: int) -> StudyInputs:
+def _sampled_readings(
+    table: SampleTable, run: dict[str, Any], judge, judged: Judged | None, n_orders: int
+) -> StudyInputs:
     """The study's readings of a run sampled here: scores are the samples' correctness; the report's judge (the
     study's Self-Choice when it is the run's own model); majority over the first k with ties to the earliest
     sample; bump sort along the samples' own order where the judge was asked those comparisons."""
@@ -358,9 +388,13 @@ def _self_choice(correct: list[list[bool]], pointwise: list[list[bool | None]], 
 
 
 def _judged_means(
-    judged: dict[str, Any], correct: list[list[bool]], ks: list[int], big_k: int, seed: int
+    judged: Judged, correct: list[list[bool]], ks: list[int], big_k: int, seed: int
 ) -> dict[int, dict[str, float]]:
-    """Pointwise and pairwise committed accuracy and their gaps to pass@k at each k, for one trial's verdicts."""
+    """Pointwise and pairwise committed accuracy and their gaps to pass@k at each k, for one trial's verdicts (asked
+    here: a scores file's verdicts have no pairwise tables)."""
+    tables = judged["tables"]
+    if tables is None:
+        raise ValueError("a judge's trials are read from the store, with their pairwise verdicts")
     out = {}
     for k in ks:
         parts = subsets(big_k, k, seed)
@@ -372,14 +406,7 @@ def _judged_means(
                 ]
             )
         )
-        pairwise = float(
-            np.mean(
-                [
-                    np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b)], b) for b in parts])
-                    for i in range(len(correct))
-                ]
-            )
-        )
+        pairwise = float(np.mean(_pairwise_items(correct, tables, judged["orders"], k, parts)))
         oracle = float(np.mean(par.pass_at_k_items(correct, k)))
         out[k] = {
             "pointwise": pointwise,
@@ -390,38 +417,51 @@ def _judged_means(
     return out
 
 
-def _trials(
-    runs: list[dict[str, Any]], items: list[str], correct, ks: list[int], big_k: int, seed: int
-) -> dict[str, Any]:
+def _trials(runs: list[Judged], items: list[str], correct, ks: list[int], big_k: int, seed: int) -> JudgeTrials:
     """N trials of one judge: the pointwise verdicts' agreement (over all samples and per item) and, per k, each
     strategy's accuracy and gap in every trial with their spread (`stats.judges.spread`)."""
-    from stats.judges import spread, trial_agreement
+    from stats.judges import trial_agreement
 
     missing = sum(r["missing"] for r in runs)
     flat = [[v for row in r["pointwise"] for v in row] for r in runs]
-    out: dict[str, Any] = {
-        "trials": len(runs),
-        "verdicts_missing": missing,
-        "agreement": trial_agreement(flat),
-        "per_item": [
-            {"item": item, **trial_agreement([r["pointwise"][i] for r in runs])} for i, item in enumerate(items)
-        ],
-    }
-    if missing:
-        out["per_k"] = None
-        return out
-    means = [_judged_means(r, correct, ks, big_k, seed) for r in runs]
-    out["per_k"] = [
-        {
-            "k": k,
-            **{
-                name: spread([m[k][name] for m in means])
-                for name in ("pointwise", "pairwise", "gap_pointwise", "gap_pairwise")
-            },
-        }
-        for k in ks
+    per_item = [
+        ItemAgreement(item=item, **_agreement(trial_agreement([r["pointwise"][i] for r in runs])))
+        for i, item in enumerate(items)
     ]
+    out = JudgeTrials(
+        trials=len(runs),
+        verdicts_missing=missing,
+        agreement=_agreement(trial_agreement(flat)),
+        per_item=per_item,
+        per_k=None,
+    )
+    if not missing:
+        means = [_judged_means(r, correct, ks, big_k, seed) for r in runs]
+        out["per_k"] = [_trial_row(k, [m[k] for m in means]) for k in ks]
     return out
+
+
+def _agreement(a: dict[str, Any]) -> Agreement:
+    """`stats.judges.trial_agreement`'s figures as their record."""
+    return Agreement(trials=a["trials"], samples=a["samples"], unanimous=a["unanimous"], pairwise=a["pairwise"])
+
+
+def _trial_row(k: int, trials: list[dict[str, float]]) -> TrialRow:
+    """One k over the judge's trials: each judged strategy's accuracy and gap, spread over the trials."""
+
+    def over_trials(name: str) -> Spread:
+        from stats.judges import spread
+
+        s = spread([t[name] for t in trials])
+        return Spread(mean=s["mean"], std=s["std"], min=s["min"], max=s["max"], values=s["values"])
+
+    return TrialRow(
+        k=k,
+        pointwise=over_trials("pointwise"),
+        pairwise=over_trials("pairwise"),
+        gap_pointwise=over_trials("gap_pointwise"),
+        gap_pairwise=over_trials("gap_pairwise"),
+    )
 
 
 def _k_row(
@@ -430,7 +470,7 @@ def _k_row(
     n_subsets: int,
     per_item: dict[Strategy, np.ndarray],
     pass1: np.ndarray,
-    spend: dict[str, Any],
+    spend: Spend,
     seed: int,
     coverage: float | None = None,
     self_choice: float | None = None,
@@ -446,8 +486,8 @@ def _k_row(
         top, estimates = par.verification_gaps(oracle, chosen, pass1=pass1, seed=seed)
         values["pass_at_k"] = _estimate(top)
         values.update({name: _estimate(e.selected) for name, e in estimates.items()})
-    sampling_usd = None if spend["sampling_usd"] is None else spend["sampling_usd"] * k / big_k
-    sampling_tokens = None if spend["sampling_tokens"] is None else spend["sampling_tokens"] * k / big_k
+    sampling_usd = None if spend.sampling_usd is None else spend.sampling_usd * k / big_k
+    sampling_tokens = None if spend.sampling_tokens is None else spend.sampling_tokens * k / big_k
     gaps: dict[Strategy, Gap] = {}
     for name, v in chosen.items():
         gap = float(np.mean(oracle) - np.mean(v))
@@ -479,20 +519,20 @@ def _commit_cost(
     k: int,
     n: int,
     mean: float,
-    spend: dict[str, Any],
+    spend: Spend,
     sampling_usd: float | None,
     sampling_tokens: float | None,
 ) -> tuple[float | None, float | None, float | None, float | None]:
     """What committing to a strategy at k costs: dollars and tokens (None when unknown or not measured, never 0),
     and accuracy per dollar and per million tokens (per mean spend per item)."""
     verdicts = {"majority": 0, "pointwise": k, "pairwise": k - 1}[name] * n
-    price = spend["verdict_usd"][name]
+    price = spend.verdict_usd[name]
     usd = None if sampling_usd is None or price is None else sampling_usd + price * verdicts  # unknown stays unknown
-    tokens = None if sampling_tokens is None else sampling_tokens + (spend["verdict_tokens"][name] or 0) * verdicts
+    tokens = None if sampling_tokens is None else sampling_tokens + (spend.verdict_tokens[name] or 0) * verdicts
     return usd, tokens, mean / (usd / n) if usd else None, mean / (tokens / n / 1e6) if tokens else None
 
 
-def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "cache-aware") -> dict[str, Any]:
+def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "cache-aware") -> Spend:
     """Sampling and judging totals, and the mean price and tokens of one stored verdict of each kind.
 
     An offline judge (no model) costs nothing; an unpriced model's verdicts leave the cost unknown (None).
@@ -504,42 +544,39 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
 
     prices = [trajectory_cost(run, t, cost_mode) for rows in samples for t in rows]
     costs = [c for c in prices if c is not None]
-    out: dict[str, Any] = {
-        "sampling_usd": sum(costs) if costs else None,
+    out = Spend(
+        sampling_usd=sum(costs) if costs else None,
         # a scripted agent calls no model: its tokens are not measured (None), never 0 (`measures_tokens`)
-        "sampling_tokens": sum(t["tokens"] or 0 for rows in samples for t in rows) if measures_tokens(run) else None,
-        "judge_usd": None,
-        "judge_tokens": None,
-        "verdict_usd": {"majority": 0.0, "pointwise": None, "pairwise": None},
-        "verdict_tokens": {"majority": 0, "pointwise": None, "pairwise": None},
-        "judge_unrepriced": None,
-    }
+        sampling_tokens=sum(t["tokens"] or 0 for rows in samples for t in rows) if measures_tokens(run) else None,
+        verdict_usd={"majority": 0.0, "pointwise": None, "pairwise": None},
+        verdict_tokens={"majority": 0, "pointwise": None, "pairwise": None},
+    )
     if judge is not None:
         model = judge.name.startswith("llm:")
         rows = store.judgment_costs(run["id"], judge.name)
         if cost_mode == "study" and model:
             verdicts = store.judgment_usage(run["id"], judge.name)
-            rows, out["judge_unrepriced"] = study_judge_rows(judge.name.removeprefix("llm:"), rows, verdicts)
+            rows, out.judge_unrepriced = study_judge_rows(judge.name.removeprefix("llm:"), rows, verdicts)
         _judging_spend(out, rows, model=model)
     return out
 
 
-def _judging_spend(out: dict[str, Any], rows, model: bool) -> None:
+def _judging_spend(out: Spend, rows, model: bool) -> None:
     """The judge's totals and the mean price and tokens of one verdict of each kind, into `out`: an offline judge's
     verdicts cost nothing; a model's unpriced verdicts leave the cost unknown (None)."""
     usd_total = tokens_total = 0.0
     priced = False
     for kind, mean_usd, n_priced, mean_tokens, sum_usd, sum_tokens in rows:
-        out["verdict_usd"][kind] = (mean_usd if n_priced else None) if model else 0.0
-        out["verdict_tokens"][kind] = mean_tokens or 0
+        out.verdict_usd[kind] = (mean_usd if n_priced else None) if model else 0.0
+        out.verdict_tokens[kind] = mean_tokens or 0
         usd_total += sum_usd or 0.0
         tokens_total += sum_tokens or 0
         priced = priced or bool(n_priced)
     if not model:
-        out["verdict_usd"].update(pointwise=0.0, pairwise=0.0)
-        out["verdict_tokens"].update(pointwise=0, pairwise=0)
-    out["judge_usd"] = (usd_total if priced else None) if model else 0.0
-    out["judge_tokens"] = int(tokens_total)
+        out.verdict_usd["pointwise"] = out.verdict_usd["pairwise"] = 0.0
+        out.verdict_tokens["pointwise"] = out.verdict_tokens["pairwise"] = 0
+    out.judge_usd = (usd_total if priced else None) if model else 0.0
+    out.judge_tokens = int(tokens_total)
 
 
 def _pairwise(

@@ -21,6 +21,7 @@ from workbench.service.scaling.sequential import (
     sequential_specs,
 )
 from workbench.service.scaling.strategies import check_verifier, parse_strategies, strategy_groups
+from workbench.views.parallel_json import ParallelReport
 from workbench.views.sequential_records import StrategyName
 
 KINDS = ("sequential", "parallel")
@@ -161,7 +162,7 @@ def judge_of(name: str, spec):
         raise ScalingInputError("judge 'same' needs an LLM run (agent llm with a model)") from None
 
 
-async def judge_study(store_path: Path, cache_dir: Path, plan: StudyPlan) -> dict[str, Any] | None:
+async def judge_study(store_path: Path, cache_dir: Path, plan: StudyPlan) -> ParallelReport | None:
     """A finished parallel study judged: every verdict it needs asked (launching it was the request to spend), on
     its own store and corpus; the report `scale parallel` prints. None when the study has no judge."""
     from sandbox.datasets import open_dataset
