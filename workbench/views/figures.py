@@ -128,7 +128,7 @@ def plateau_figure(
             # untested transitions have no bound and no bar
             xs = [
                 p
-                for p, t in zip(positions, transitions)
+                for p, t in zip(positions, transitions, strict=True)
                 if t["significant"] is significant and t.get("c_k") is not None
             ]
             if xs:  # one series per decision, drawn only where it applies (no zero-height bars)
@@ -223,7 +223,7 @@ def strategies_figure(
         colour = pal.get(STRATEGY_COLOURS[i % len(STRATEGY_COLOURS)])
         levels = [lv for lv in study["levels"] if lv["accuracy"] is not None]
         x = [at[str(lv["budget"])] + 0.08 * i for lv in levels]  # a small offset keeps the bars of two strategies apart
-        for xi, lv in zip(x, levels):
+        for xi, lv in zip(x, levels, strict=True):
             if lv["accuracy_ci"]:
                 plt.plot([xi, xi], lv["accuracy_ci"], color=colour, marker="│")
         plt.plot(
@@ -233,7 +233,9 @@ def strategies_figure(
             color=colour,
             label=f"{study['strategy']} (k*={study['k_star']}: {study['plateau_budget']})",
         )
-        star = [(xi, lv["accuracy"]) for xi, lv in zip(x, levels) if lv["budget"] == study["plateau_budget"]]
+        star = [
+            (xi, lv["accuracy"]) for xi, lv in zip(x, levels, strict=True) if lv["budget"] == study["plateau_budget"]
+        ]
         if star:
             plt.scatter([star[0][0]], [star[0][1]], marker="◉", color=colour)
     _axis(plt, axis)
@@ -260,7 +262,7 @@ def judges_figure(
     plt.title("judges against the truth (pointwise verdicts)")
     x = list(range(1, len(JUDGE_METRICS) + 1))
     for i, judge in enumerate(judges):
-        points = [(xi, judge[key]) for xi, (key, _) in zip(x, JUDGE_METRICS) if judge.get(key) is not None]
+        points = [(xi, judge[key]) for xi, (key, _) in zip(x, JUDGE_METRICS, strict=True) if judge.get(key) is not None]
         if points:
             plt.plot(
                 [p[0] for p in points],

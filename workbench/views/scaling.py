@@ -376,9 +376,9 @@ def parallel_files_csv(reports: list[ParallelReport]) -> tuple[list[str], list[l
         header.update(dict.fromkeys(columns))
     names = list(header)
     rows = []
-    for report, (columns, body) in zip(reports, tables):
+    for report, (columns, body) in zip(reports, tables, strict=True):
         for cells in body:
-            by_column = dict(zip(columns, cells))
+            by_column = dict(zip(columns, cells, strict=True))
             rows.append([report["run"], *(by_column.get(c) for c in names[1:])])
     return names, rows
 

@@ -101,7 +101,7 @@ async def judge_run(
     pointwise: list[list[bool | None]] = []
     tables: list[dict[tuple[int, int], bool]] = []
     orders: dict[tuple[int, int, tuple[int, ...]], list[list[int]]] = {}
-    for i, (item_id, rows) in enumerate(zip(items, samples)):
+    for i, (item_id, rows) in enumerate(zip(items, samples, strict=True)):
         item = corpus.item(item_id)
         views = _lazy(lambda rows=rows: [_sample_view(store, t, j) for j, t in enumerate(rows)])
         verdicts = []
@@ -268,7 +268,7 @@ def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples
             continue
         cache = store.judgments(run["id"], name)
         truths, verdicts = [], []
-        for item_id, rows in zip(items, samples):
+        for item_id, rows in zip(items, samples, strict=True):
             for j, t in enumerate(rows):
                 row = cache.get((item_id, "pointwise", j, None))
                 if row is not None:

@@ -326,7 +326,7 @@ def _sampled_readings(
     if table.answers is not None and table.golds is not None:
         majority = [
             [float(par.majority_vote(answers[:k], gold).earliest_correct) for k in range(1, len(answers) + 1)]
-            for answers, gold in zip(table.answers, table.golds)
+            for answers, gold in zip(table.answers, table.golds, strict=True)
         ]
     return StudyInputs(scores, table.correct, judges, majority, pairwise)
 
@@ -335,7 +335,7 @@ def _own_order_bumps(correct: list[list[bool]], tables) -> list[PerK | None] | N
     """Per item, bump sort on the first k samples in their own order at each k; None when some comparison on that
     path was never asked (every item must be known for the reading to stand)."""
     out: list[PerK | None] = []
-    for row, pairs in zip(correct, tables):
+    for row, pairs in zip(correct, tables, strict=True):
         big_k = len(row)
         matrix = [[pairs.get((a, b)) for b in range(big_k)] for a in range(big_k)]
         values = [par.bump_first_k(row, matrix, k) for k in range(1, big_k + 1)]
@@ -378,7 +378,7 @@ def _self_choice(correct: list[list[bool]], pointwise: list[list[bool | None]], 
     """The study's main-text self-choice at k: over the k-subsets, accepted correct samples / correct samples (its
     `self_choice_score@k`, a recall; not a selection), as `stats.judges.judge_quality`'s `self_choice` at k = K."""
     num = den = 0
-    for c_row, v_row in zip(correct, pointwise):
+    for c_row, v_row in zip(correct, pointwise, strict=True):
         for b in parts:
             for j in b:
                 if c_row[j]:
@@ -402,7 +402,7 @@ def _judged_means(
             np.mean(
                 [
                     np.mean([par.pointwise_selection([c[j] for j in b], [v[j] for j in b]) for b in parts])
-                    for c, v in zip(correct, judged["pointwise"])
+                    for c, v in zip(correct, judged["pointwise"], strict=True)
                 ]
             )
         )
