@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from workbench.views.cells import NOT_MEASURED, counted, frac, num, pct, points, sig
 from workbench.views.records import CompareReport, CompareRow, CompareSide, Separation
@@ -155,7 +154,13 @@ def separation_sentence(sep: Separation) -> str:
     )
 
 
-def compare_document(cmp: CompareReport) -> dict[str, Any]:
+class CompareDocument(CompareReport):
     """The compare report as `--batch compare --format json` and the TUI's export write it: the data, and the
-    sentence naming the separating axis (`summary`)."""
-    return {**cmp, "summary": separation_sentence(cmp["separation"])}
+    sentence naming the separating axis."""
+
+    summary: str
+
+
+def compare_document(cmp: CompareReport) -> CompareDocument:
+    """`cmp` with its `summary` (`separation_sentence`)."""
+    return CompareDocument(**cmp, summary=separation_sentence(cmp["separation"]))

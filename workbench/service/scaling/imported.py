@@ -36,16 +36,11 @@ def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, 
     agent's own, `self`, first among equals), the study's readings beside them (best of the first k, each judge's
     best@k and retain@k, the released bump sort), and every judge measured against the scores."""
     big_k = study.k_max
-    wanted = sorted(set(ks)) if ks else list(range(1, big_k + 1))
-    usable = [k for k in wanted if 1 <= k <= big_k]
-    if not usable:
-        raise ScalingInputError(f"{source}: study {study.name!r} has K = {big_k}: no k in {wanted} fits")
-    correct = [[s >= study.success_threshold for s in t.scores] for t in study.tasks]
+    usable, unavailable = _usable_ks(study, ks, source)
+    correct = [_successes(study, t.scores) for t in study.tasks]
     verdicts = {j: [t.verdicts.get(j, [None] * big_k) for t in study.tasks] for j in study.judges}
     primary = _primary(study)
-    judged = (
-        Judged(pointwise=verdicts[primary], tables=None, orders={}, missing=0, unparsed_pairwise=0) if primary else None
-    )
+    judged = _judged(verdicts[primary]) if primary else None
     table = SampleTable([t.name for t in study.tasks], correct)
     return ParallelStudy(
         name=study.name,
@@ -57,7 +52,7 @@ def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, 
         study_note=STUDY_NOTE,
         tie_rule=IMPORTED_RULE.format(judge=primary or "none"),
         cost_rule="a scores file carries no spend: costs are not measured",
-        ks_unavailable=[k for k in wanted if k not in usable],
+        ks_unavailable=unavailable,
         judge=primary,
         verdicts="file" if primary else None,
         verdicts_missing=0 if primary else None,
@@ -67,6 +62,26 @@ def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, 
         null_scores=study.null_scores,
         success_threshold=study.success_threshold,
     )
+
+
+def _usable_ks(study: ScoredStudy, ks: Sequence[int] | None, source: str) -> tuple[list[int], list[int]]:
+    """The asked k (default: 1 to K) the study's K samples can show, and the others; ScalingInputError when none."""
+    big_k = study.k_max
+    wanted = sorted(set(ks)) if ks else list(range(1, big_k + 1))
+    usable = [k for k in wanted if 1 <= k <= big_k]
+    if not usable:
+        raise ScalingInputError(f"{source}: study {study.name!r} has K = {big_k}: no k in {wanted} fits")
+    return usable, [k for k in wanted if k not in usable]
+
+
+def _successes(study: ScoredStudy, scores: list[float]) -> list[bool]:
+    """Which samples are successes: a score at or above the study's threshold."""
+    return [s >= study.success_threshold for s in scores]
+
+
+def _judged(pointwise: list[list[bool | None]]) -> Judged:
+    """A scores file's judge as our pointwise selection reads it: its verdicts, no pairwise table, none missing."""
+    return Judged(pointwise=pointwise, tables=None, orders={}, missing=0, unparsed_pairwise=0)
 
 
 def _primary(study: ScoredStudy) -> str | None:
@@ -99,7 +114,7 @@ def _judges(study: ScoredStudy) -> list[JudgeMeasured]:
         said: list[bool | None] = []
         for task in study.tasks:
             if name in task.verdicts:
-                truths += [s >= study.success_threshold for s in task.scores]
+                truths += _successes(study, task.scores)
                 said += task.verdicts[name]
         role: JudgeRole = "self" if name == SELF_JUDGE else "external"
         tasks = sum(name in t.verdicts for t in study.tasks)

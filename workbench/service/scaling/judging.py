@@ -69,80 +69,104 @@ async def judge_run(
     that needs it is abandoned), so a paid judge is never called implicitly. `unparsed_pairwise` counts the pairwise
     verdicts bump sort read that were unparsed (the leader kept on each).
     """
-    cache = store.judgments(run["id"], judge.name)
-    missing = unparsed = 0
-
-    async def verdict(item, views, kind: str, a: int, b: int | None) -> bool | None:
-        nonlocal missing
-        key = (item.id, kind, a, b)
-        if key not in cache:
-            if not ask:
-                missing += 1
-                raise _Missing
-            v = await (judge.pointwise(item, views()[a]) if b is None else judge.pairwise(item, views()[a], views()[b]))
-            u = v.usage
-            store.add_judgment(
-                run["id"],
-                item.id,
-                kind,
-                judge.name,
-                a,
-                b,
-                v.value,
-                v.prompt,
-                v.reply,
-                v.tokens,
-                v.cost_usd,
-                None if u is None else (u.prompt, u.completion, u.cache_read, u.cache_creation),
-            )
-            cache[key] = {"verdict": None if v.value is None else int(v.value)}
-        return stored_verdict(cache[key])
-
+    asker = _Asker(store, run, judge, ask)
     pointwise: list[list[bool | None]] = []
     tables: list[dict[tuple[int, int], bool]] = []
     orders: dict[tuple[int, int, tuple[int, ...]], list[list[int]]] = {}
     for i, (item_id, rows) in enumerate(zip(items, samples, strict=True)):
         item = corpus.item(item_id)
         views = _lazy(lambda rows=rows: [_sample_view(store, t, j) for j, t in enumerate(rows)])
-        verdicts = []
-        for j in range(len(rows)):
-            try:
-                verdicts.append(await verdict(item, views, "pointwise", j, None))
-            except _Missing:
-                verdicts.append(None)
-        pointwise.append(verdicts)
+        pointwise.append([await asker.verdict_or_none(item, views, "pointwise", j, None) for j in range(len(rows))])
         table: dict[tuple[int, int], bool] = {}
         for k in ks:
             for block in subsets(len(rows), k, seed):
                 rng = random.Random(f"{seed}:{item_id}:{k}:{','.join(map(str, block))}")
-                perms = []
-                for _ in range(n_orders if k > 1 else 1):
-                    order = list(block)
-                    if n_orders > 1:  # one order is the study's fixed one: the samples' own (`--orders 1`)
-                        rng.shuffle(order)
-                    perms.append(order)
-                    leader = order[0]
-                    try:
-                        for challenger in order[1:]:
-                            if (leader, challenger) not in table:  # unparsed keeps the leader, counted
-                                said = await verdict(item, views, "pairwise", leader, challenger)
-                                unparsed += said is None
-                                table[(leader, challenger)] = bool(said)
-                            if table[(leader, challenger)]:
-                                leader = challenger
-                    except _Missing:
-                        continue
-                orders[(i, k, block)] = perms
+                orders[(i, k, block)] = [
+                    await _bump(asker, item, views, table, _order(block, n_orders, rng))
+                    for _ in range(n_orders if k > 1 else 1)
+                ]
         tables.append(table)
         if progress is not None:
             progress(judge.name, i + 1, len(items))
-    return {
-        "pointwise": pointwise,
-        "tables": tables,
-        "orders": orders,
-        "missing": missing,
-        "unparsed_pairwise": unparsed,
-    }
+    return Judged(
+        pointwise=pointwise, tables=tables, orders=orders, missing=asker.missing, unparsed_pairwise=asker.unparsed
+    )
+
+
+def _order(block: tuple[int, ...], n_orders: int, rng: random.Random) -> list[int]:
+    """One order of a k-subset's samples for bump sort: drawn with `rng`, or the samples' own with one order (the
+    study's fixed one, `--orders 1`)."""
+    order = list(block)
+    if n_orders > 1:
+        rng.shuffle(order)
+    return order
+
+
+async def _bump(asker: _Asker, item, views, table: dict[tuple[int, int], bool], order: list[int]) -> list[int]:
+    """Bump sort along `order`: the leader kept or replaced by each challenger by the judge's pairwise verdict, each
+    pair asked once per item (`table`); an unparsed verdict keeps the leader, counted. A verdict the store lacks in
+    stored-only mode abandons the order. Returns the order."""
+    leader = order[0]
+    try:
+        for challenger in order[1:]:
+            if (leader, challenger) not in table:  # unparsed keeps the leader, counted
+                said = await asker.verdict(item, views, "pairwise", leader, challenger)
+                asker.unparsed += said is None
+                table[(leader, challenger)] = bool(said)
+            if table[(leader, challenger)]:
+                leader = challenger
+    except _Missing:
+        pass
+    return order
+
+
+class _Asker:
+    """A judge's verdicts on one run: read from the store's cache, else asked and stored (`ask`), else counted
+    missing (stored-only mode, `_Missing`)."""
+
+    def __init__(self, store: Store, run: dict[str, Any], judge, ask: bool):
+        self.store, self.run, self.judge, self.ask = store, run, judge, ask
+        self.cache = store.judgments(run["id"], judge.name)
+        self.missing = self.unparsed = 0
+
+    async def verdict_or_none(self, item, views, kind: str, a: int, b: int | None) -> bool | None:
+        """`verdict`, None where the store lacks it in stored-only mode."""
+        try:
+            return await self.verdict(item, views, kind, a, b)
+        except _Missing:
+            return None
+
+    async def verdict(self, item, views, kind: str, a: int, b: int | None) -> bool | None:
+        """The verdict on sample a (pointwise), or on a against b (pairwise); `_Missing` when not stored and not
+        to be asked."""
+        key = (item.id, kind, a, b)
+        if key not in self.cache:
+            if not self.ask:
+                self.missing += 1
+                raise _Missing
+            self.cache[key] = await self._asked(item, views, kind, a, b)
+        return stored_verdict(self.cache[key])
+
+    async def _asked(self, item, views, kind: str, a: int, b: int | None) -> dict[str, int | None]:
+        """The judge asked, its verdict stored with its prompt, reply, tokens, cost and token buckets."""
+        judge = self.judge
+        v = await (judge.pointwise(item, views()[a]) if b is None else judge.pairwise(item, views()[a], views()[b]))
+        u = v.usage
+        self.store.add_judgment(
+            self.run["id"],
+            item.id,
+            kind,
+            judge.name,
+            a,
+            b,
+            v.value,
+            v.prompt,
+            v.reply,
+            v.tokens,
+            v.cost_usd,
+            None if u is None else (u.prompt, u.completion, u.cache_read, u.cache_creation),
+        )
+        return {"verdict": None if v.value is None else int(v.value)}
 
 
 def stored_verdict(row: dict[str, Any]) -> bool | None:
@@ -267,13 +291,7 @@ def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples
         if TRIAL_MARK in name:
             continue
         cache = store.judgments(run["id"], name)
-        truths, verdicts = [], []
-        for item_id, rows in zip(items, samples, strict=True):
-            for j, t in enumerate(rows):
-                row = cache.get((item_id, "pointwise", j, None))
-                if row is not None:
-                    truths.append(bool(t["correct"]))
-                    verdicts.append(stored_verdict(row))
+        truths, verdicts = _judged_samples(cache, items, samples)
         if truths:
             pairwise = [stored_verdict(row) for key, row in cache.items() if key[1] == "pairwise" and key[0] in wanted]
             quality = judge_quality(truths, verdicts)
@@ -287,6 +305,19 @@ def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples
                 )
             )
     return out
+
+
+def _judged_samples(cache, items: list[str], samples) -> tuple[list[bool], list[bool | None]]:
+    """The samples a judge gave a stored pointwise verdict on: their truth and its verdict, side by side."""
+    truths: list[bool] = []
+    verdicts: list[bool | None] = []
+    for item_id, rows in zip(items, samples, strict=True):
+        for j, t in enumerate(rows):
+            row = cache.get((item_id, "pointwise", j, None))
+            if row is not None:
+                truths.append(bool(t["correct"]))
+                verdicts.append(stored_verdict(row))
+    return truths, verdicts
 
 
 TRIAL_MARK = "#trial"

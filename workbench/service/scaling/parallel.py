@@ -135,38 +135,19 @@ async def parallel_study(
         raise ScalingInputError(f"tie rule {tie_rule!r}: choose {' or '.join(TIE_RULES)}")
     run, items, samples, incomplete = parallel_samples(store, run_name, corpus)
     big_k = run["replicates"]
-    wanted = sorted(set(ks))
-    ks = [k for k in wanted if 1 <= k <= big_k]
-    if not items or not ks:
-        raise ScalingInputError(f"run '{run_name}' has no item with {big_k} samples, or no k ≤ {big_k}")
+    ks, unavailable = _usable_ks(run_name, ks, big_k, items)
     table = _sample_table(items, samples, corpus)
     judged = None
+    trials = None
     if judge is not None:
         judged = await judge_run(
             store, run, items, samples, corpus, judge, ks, n_orders, seed, ask=verdicts == "ask", progress=progress
         )
+        asked = (verdicts, judge_trials, progress)
+        trials = await _trials_if_any(store, run, table, samples, corpus, (judge, judged), ks, n_orders, seed, asked)
     usable = judged if judged and not judged["missing"] else None
     spend = _spend(store, run, samples, judge, cost_mode)
     per_k = [strategies_at_k(table, k, big_k, usable, tie_rule, spend, seed) for k in ks]
-    trials = None
-    recorded = stored_trials(store, run, judge.name) if judge is not None else 1
-    if judge is not None and judged is not None and max(judge_trials, recorded) > 1:
-        runs = await _judge_trials(
-            store,
-            run,
-            table,
-            samples,
-            corpus,
-            (judge, judged),
-            ks,
-            n_orders,
-            seed,
-            verdicts,
-            judge_trials,
-            recorded,
-            progress,
-        )
-        trials = _trials(runs, items, table.correct, ks, big_k, seed)
     readings = _sampled_readings(table, run, judge, usable, n_orders)
     return ParallelStudy(
         name=run_name,
@@ -175,12 +156,12 @@ async def parallel_study(
         items=len(items),
         per_k=per_k,
         study=study_rows(readings, ks, seed),
-        study_note=STUDY_NOTE + ("" if readings.pairwise is not None or not usable else PAIRWISE_NEEDS_ONE_ORDER),
+        study_note=_study_note(readings, usable is not None),
         tie_rule=tie_legend(tie_rule, n_orders),
         cost_rule=COST_RULE,
         items_incomplete=incomplete,
         measured=measures_tokens(run),
-        ks_unavailable=[k for k in wanted if k not in ks],
+        ks_unavailable=unavailable,
         judge=judge.name if judge else None,
         verdicts=verdicts if judge else None,
         verdicts_missing=judged["missing"] if judged else None,
@@ -193,6 +174,44 @@ async def parallel_study(
             spend.sampling_usd, spend.sampling_tokens, spend.judge_usd, spend.judge_tokens, spend.judge_unrepriced
         ),
     )
+
+
+def _usable_ks(run_name: str, asked: list[int], big_k: int, items: list[str]) -> tuple[list[int], list[int]]:
+    """The asked k a run of K samples can show (1 ≤ k ≤ K) and the others, each sorted once; ScalingInputError when
+    none can be shown, or no item has all K samples."""
+    wanted = sorted(set(asked))
+    ks = [k for k in wanted if 1 <= k <= big_k]
+    if not items or not ks:
+        raise ScalingInputError(f"run '{run_name}' has no item with {big_k} samples, or no k ≤ {big_k}")
+    return ks, [k for k in wanted if k not in ks]
+
+
+def _study_note(readings: StudyInputs, judged: bool) -> str:
+    """The study's note; with a judge's verdicts, why the study's pairwise reading is absent when it is."""
+    return STUDY_NOTE + ("" if readings.pairwise is not None or not judged else PAIRWISE_NEEDS_ONE_ORDER)
+
+
+async def _trials_if_any(
+    store: Store,
+    run,
+    table: SampleTable,
+    samples,
+    corpus,
+    first: tuple[Any, Judged],
+    ks: list[int],
+    n_orders: int,
+    seed: int,
+    asked: tuple[Verdicts, int, Callable[[str, int, int], None] | None],
+) -> JudgeTrials | None:
+    """The judge's trials (`_trials`) when more than one was asked for (`judge_trials`) or recorded; else None."""
+    verdicts, judge_trials, progress = asked
+    recorded = stored_trials(store, run, first[0].name)
+    if max(judge_trials, recorded) <= 1:
+        return None
+    runs = await _judge_trials(
+        store, run, table, samples, corpus, first, ks, n_orders, seed, verdicts, judge_trials, recorded, progress
+    )
+    return _trials(runs, table.items, table.correct, ks, run["replicates"], seed)
 
 
 async def parallel_report(
@@ -420,25 +439,25 @@ def _judged_means(
 def _trials(runs: list[Judged], items: list[str], correct, ks: list[int], big_k: int, seed: int) -> JudgeTrials:
     """N trials of one judge: the pointwise verdicts' agreement (over all samples and per item) and, per k, each
     strategy's accuracy and gap in every trial with their spread (`stats.judges.spread`)."""
+    missing = sum(r["missing"] for r in runs)
+    agreement, per_item = _agreements(runs, items)
+    out = JudgeTrials(trials=len(runs), verdicts_missing=missing, agreement=agreement, per_item=per_item, per_k=None)
+    if not missing:
+        means = [_judged_means(r, correct, ks, big_k, seed) for r in runs]
+        out["per_k"] = [_trial_row(k, [m[k] for m in means]) for k in ks]
+    return out
+
+
+def _agreements(runs: list[Judged], items: list[str]) -> tuple[Agreement, list[ItemAgreement]]:
+    """The trials' pointwise verdicts' agreement over all samples, and item by item."""
     from stats.judges import trial_agreement
 
-    missing = sum(r["missing"] for r in runs)
     flat = [[v for row in r["pointwise"] for v in row] for r in runs]
     per_item = [
         ItemAgreement(item=item, **_agreement(trial_agreement([r["pointwise"][i] for r in runs])))
         for i, item in enumerate(items)
     ]
-    out = JudgeTrials(
-        trials=len(runs),
-        verdicts_missing=missing,
-        agreement=_agreement(trial_agreement(flat)),
-        per_item=per_item,
-        per_k=None,
-    )
-    if not missing:
-        means = [_judged_means(r, correct, ks, big_k, seed) for r in runs]
-        out["per_k"] = [_trial_row(k, [m[k] for m in means]) for k in ks]
-    return out
+    return _agreement(trial_agreement(flat)), per_item
 
 
 def _agreement(a: dict[str, Any]) -> Agreement:
@@ -486,16 +505,19 @@ def _k_row(
         top, estimates = par.verification_gaps(oracle, chosen, pass1=pass1, seed=seed)
         values["pass_at_k"] = _estimate(top)
         values.update({name: _estimate(e.selected) for name, e in estimates.items()})
-    sampling_usd = None if spend.sampling_usd is None else spend.sampling_usd * k / big_k
-    sampling_tokens = None if spend.sampling_tokens is None else spend.sampling_tokens * k / big_k
-    gaps: dict[Strategy, Gap] = {}
-    for name, v in chosen.items():
-        gap = float(np.mean(oracle) - np.mean(v))
-        estimate = estimates.get(name)
-        ci = (estimate.gap.low, estimate.gap.high) if estimate else None
-        costs = _commit_cost(name, k, len(pass1), float(np.mean(v)), spend, sampling_usd, sampling_tokens)
-        relative, efficiency = (estimate.relative_gap, estimate.efficiency) if estimate else (None, None)
-        gaps[name] = Gap(gap, ci, ci is not None and no_variation(*ci), relative, efficiency, *costs)
+    sampling_usd, sampling_tokens = (
+        _k_of_big_k(spend.sampling_usd, k, big_k),
+        _k_of_big_k(spend.sampling_tokens, k, big_k),
+    )
+    gaps = {
+        name: _gap(
+            oracle,
+            v,
+            estimates.get(name),
+            _commit_cost(name, k, len(pass1), float(np.mean(v)), spend, sampling_usd, sampling_tokens),
+        )
+        for name, v in chosen.items()
+    }
     return KRow(
         k,
         len(pass1),
@@ -508,6 +530,26 @@ def _k_row(
         coverage,
         self_choice,
     )
+
+
+def _k_of_big_k(total: float | None, k: int, big_k: int) -> float | None:
+    """What sampling k of the K samples spent: k/K of the total (None: unknown)."""
+    return None if total is None else total * k / big_k
+
+
+def _gap(
+    oracle: np.ndarray,
+    chosen: np.ndarray,
+    estimate: par.GapEstimate | None,
+    costs: tuple[float | None, float | None, float | None, float | None],
+) -> Gap:
+    """pass@k − a strategy, with its paired interval, relative gap and efficiency where they were estimated (two
+    items or more), and what committing to it costs (`_commit_cost`)."""
+    gap = float(np.mean(oracle) - np.mean(chosen))
+    if estimate is None:
+        return Gap(gap, None, False, None, None, *costs)
+    ci = (estimate.gap.low, estimate.gap.high)
+    return Gap(gap, ci, no_variation(*ci), estimate.relative_gap, estimate.efficiency, *costs)
 
 
 def _estimate(interval) -> Estimate:
@@ -540,12 +582,10 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
     (cache-aware), or under `study` repriced from its stored token buckets (`study_judge_rows`), a verdict stored
     without them kept at its stored cost and counted in `judge_unrepriced`.
     """
-    from workbench.service.scaling.costs import study_judge_rows, trajectory_cost
+    from workbench.service.scaling.costs import study_judge_rows
 
-    prices = [trajectory_cost(run, t, cost_mode) for rows in samples for t in rows]
-    costs = [c for c in prices if c is not None]
     out = Spend(
-        sampling_usd=sum(costs) if costs else None,
+        sampling_usd=_sampling_usd(run, samples, cost_mode),
         # a scripted agent calls no model: its tokens are not measured (None), never 0 (`measures_tokens`)
         sampling_tokens=sum(t["tokens"] or 0 for rows in samples for t in rows) if measures_tokens(run) else None,
         verdict_usd={"majority": 0.0, "pointwise": None, "pairwise": None},
@@ -561,22 +601,34 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
     return out
 
 
+def _sampling_usd(run: dict[str, Any], samples, cost_mode: str) -> float | None:
+    """The samples' cost under `cost_mode` (`costs.trajectory_cost`), None when none of them was priced."""
+    from workbench.service.scaling.costs import trajectory_cost
+
+    prices = [trajectory_cost(run, t, cost_mode) for rows in samples for t in rows]
+    costs = [c for c in prices if c is not None]
+    return sum(costs) if costs else None
+
+
 def _judging_spend(out: Spend, rows, model: bool) -> None:
     """The judge's totals and the mean price and tokens of one verdict of each kind, into `out`: an offline judge's
     verdicts cost nothing; a model's unpriced verdicts leave the cost unknown (None)."""
-    usd_total = tokens_total = 0.0
-    priced = False
-    for kind, mean_usd, n_priced, mean_tokens, sum_usd, sum_tokens in rows:
-        out.verdict_usd[kind] = (mean_usd if n_priced else None) if model else 0.0
+    out.judge_tokens = int(sum(sum_tokens or 0 for *_, sum_tokens in rows))
+    if model:
+        _model_verdict_prices(out, rows)
+        return
+    out.verdict_usd["pointwise"] = out.verdict_usd["pairwise"] = 0.0
+    out.verdict_tokens["pointwise"] = out.verdict_tokens["pairwise"] = 0
+    out.judge_usd = 0.0
+
+
+def _model_verdict_prices(out: Spend, rows) -> None:
+    """A model judge's mean price and tokens of one verdict of each kind, and its total cost (None: none priced)."""
+    for kind, mean_usd, n_priced, mean_tokens, _sum_usd, _sum_tokens in rows:
+        out.verdict_usd[kind] = mean_usd if n_priced else None
         out.verdict_tokens[kind] = mean_tokens or 0
-        usd_total += sum_usd or 0.0
-        tokens_total += sum_tokens or 0
-        priced = priced or bool(n_priced)
-    if not model:
-        out.verdict_usd["pointwise"] = out.verdict_usd["pairwise"] = 0.0
-        out.verdict_tokens["pointwise"] = out.verdict_tokens["pairwise"] = 0
-    out.judge_usd = (usd_total if priced else None) if model else 0.0
-    out.judge_tokens = int(tokens_total)
+    priced = any(n_priced for _kind, _mean, n_priced, *_ in rows)
+    out.judge_usd = sum((sum_usd or 0.0 for *_, sum_usd, _tokens in rows), 0.0) if priced else None
 
 
 def _pairwise(
