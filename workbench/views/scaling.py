@@ -47,8 +47,12 @@ def flags(result: Plateau) -> list[str]:
     ]
     if any(t.get("borderline") for t in result["transitions"]):
         names.append("borderline")
-    out = [n.replace("_", " ") for n in names]
-    levels = result.get("levels") or []
+    return [n.replace("_", " ") for n in names] + _level_flags(result.get("levels") or [])
+
+
+def _level_flags(levels: list[Level]) -> list[str]:
+    """The budget levels at or below the prompt overhead, and those no item reached, in words."""
+    out = []
     degenerate = [str(lv["budget"]) for lv in levels if lv.get("degenerate")]
     never = [str(lv["budget"]) for lv in levels if lv.get("never_reached")]
     if degenerate:

@@ -45,7 +45,7 @@ def subsets(big_k: int, k: int, seed: int = 0) -> list[tuple[int, ...]]:
 
 async def judge_run(
     store: Store,
-    run: dict[str, Any],
+    run_id: int,
     items: list[str],
     samples,
     corpus,
@@ -69,7 +69,7 @@ async def judge_run(
     that needs it is abandoned), so a paid judge is never called implicitly. `unparsed_pairwise` counts the pairwise
     verdicts bump sort read that were unparsed (the leader kept on each).
     """
-    asker = _Asker(store, run, judge, ask)
+    asker = _Asker(store, run_id, judge, ask)
     pointwise: list[list[bool | None]] = []
     tables: list[dict[tuple[int, int], bool]] = []
     orders: dict[tuple[int, int, tuple[int, ...]], list[list[int]]] = {}
@@ -124,9 +124,9 @@ class _Asker:
     """A judge's verdicts on one run: read from the store's cache, else asked and stored (`ask`), else counted
     missing (stored-only mode, `_Missing`)."""
 
-    def __init__(self, store: Store, run: dict[str, Any], judge, ask: bool):
-        self.store, self.run, self.judge, self.ask = store, run, judge, ask
-        self.cache = store.judgments(run["id"], judge.name)
+    def __init__(self, store: Store, run_id: int, judge, ask: bool):
+        self.store, self.run_id, self.judge, self.ask = store, run_id, judge, ask
+        self.cache = store.judgments(run_id, judge.name)
         self.missing = self.unparsed = 0
 
     async def verdict_or_none(self, item, views, kind: str, a: int, b: int | None) -> bool | None:
@@ -153,7 +153,7 @@ class _Asker:
         v = await (judge.pointwise(item, views()[a]) if b is None else judge.pairwise(item, views()[a], views()[b]))
         u = v.usage
         self.store.add_judgment(
-            self.run["id"],
+            self.run_id,
             item.id,
             kind,
             judge.name,
@@ -270,12 +270,12 @@ def is_stored_judge(judge: Any) -> bool:
     return isinstance(judge, StoredJudge)
 
 
-def judge_role(name: str, run: dict[str, Any]) -> JudgeRole:
+def judge_role(name: str, model: str | None) -> JudgeRole:
     """Which judge a stored verdict's judge name is: the offline `evidence` judge, the run's own model (`self`, the
     study's self-choice) or another model (`external`)."""
     if name == "evidence":
         return "evidence"
-    return "self" if run.get("model") and name == f"llm:{run['model']}" else "external"
+    return "self" if model and name == f"llm:{model}" else "external"
 
 
 def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples) -> list[JudgeMeasured]:
@@ -298,7 +298,7 @@ def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples
             out.append(
                 JudgeMeasured(
                     judge=name,
-                    role=judge_role(name, run),
+                    role=judge_role(name, run.get("model")),
                     **quality,
                     pairwise=len(pairwise),
                     pairwise_unparsed=sum(v is None for v in pairwise),
@@ -323,11 +323,11 @@ def _judged_samples(cache, items: list[str], samples) -> tuple[list[bool], list[
 TRIAL_MARK = "#trial"
 
 
-def stored_trials(store: Store, run: dict[str, Any], judge_name: str) -> int:
+def stored_trials(store: Store, run_id: int, judge_name: str) -> int:
     """How many trials of `judge_name` the store holds verdicts of on `run` (1 + the largest `#trialT`; 1 with none
     beyond the judge's own), so a report asked with fewer trials still finds the ones recorded."""
     prefix = judge_name + TRIAL_MARK
-    names = store.judge_names(run["id"])
+    names = store.judge_names(run_id)
     trials = [int(n[len(prefix) :]) for n in names if n.startswith(prefix) and n[len(prefix) :].isdigit()]
     return 1 + max(trials, default=0)
 

@@ -140,15 +140,16 @@ async def parallel_study(
     judged = None
     trials = None
     if judge is not None:
-        judged = await judge_run(
-            store, run, items, samples, corpus, judge, ks, n_orders, seed, ask=verdicts == "ask", progress=progress
+        ask = verdicts == "ask"
+        judged = await judge_run(store, run["id"], items, samples, corpus, judge, ks, n_orders, seed, ask, progress)
+        trial_options = (verdicts, judge_trials, progress)
+        trials = await _trials_if_any(
+            store, run, table, samples, corpus, (judge, judged), ks, n_orders, seed, trial_options
         )
-        asked = (verdicts, judge_trials, progress)
-        trials = await _trials_if_any(store, run, table, samples, corpus, (judge, judged), ks, n_orders, seed, asked)
     usable = judged if judged and not judged["missing"] else None
     spend = _spend(store, run, samples, judge, cost_mode)
     per_k = [strategies_at_k(table, k, big_k, usable, tie_rule, spend, seed) for k in ks]
-    readings = _sampled_readings(table, run, judge, usable, n_orders)
+    readings = _sampled_readings(table, run.get("model"), judge, usable, n_orders)
     return ParallelStudy(
         name=run_name,
         origin="sampled",
@@ -205,7 +206,7 @@ async def _trials_if_any(
 ) -> JudgeTrials | None:
     """The judge's trials (`_trials`) when more than one was asked for (`judge_trials`) or recorded; else None."""
     verdicts, judge_trials, progress = asked
-    recorded = stored_trials(store, run, first[0].name)
+    recorded = stored_trials(store, run["id"], first[0].name)
     if max(judge_trials, recorded) <= 1:
         return None
     runs = await _judge_trials(
@@ -325,21 +326,23 @@ async def _judge_trials(
     for t in range(1, max(asked, recorded)):
         ask = verdicts == "ask" and t < asked
         trial = TrialJudge(judge, t)
-        runs.append(await judge_run(store, run, table.items, samples, corpus, trial, ks, n_orders, seed, ask, progress))
+        runs.append(
+            await judge_run(store, run["id"], table.items, samples, corpus, trial, ks, n_orders, seed, ask, progress)
+        )
     return runs
 
 
 def _sampled_readings(
-    table: SampleTable, run: dict[str, Any], judge, judged: Judged | None, n_orders: int
+    table: SampleTable, model: str | None, judge, judged: Judged | None, n_orders: int
 ) -> StudyInputs:
     """The study's readings of a run sampled here: scores are the samples' correctness; the report's judge (the
-    study's Self-Choice when it is the run's own model); majority over the first k with ties to the earliest
+    study's Self-Choice when it is the run's own `model`); majority over the first k with ties to the earliest
     sample; bump sort along the samples' own order where the judge was asked those comparisons."""
     scores = [[float(c) for c in row] for row in table.correct]
     judges = []
     pairwise = None
     if judged is not None:
-        judges = [JudgeVerdicts(judge.name, judged["pointwise"], judge_role(judge.name, run) == "self")]
+        judges = [JudgeVerdicts(judge.name, judged["pointwise"], judge_role(judge.name, model) == "self")]
         pairwise = _own_order_bumps(table.correct, judged["tables"]) if n_orders == 1 else None
     majority = None
     if table.answers is not None and table.golds is not None:
