@@ -35,13 +35,10 @@ JudgeRole = Literal["evidence", "self", "external"]
 """Which judge: the offline evidence judge, the agent's own model (the study's self-choice), or another model."""
 
 
-class KRowJson(TypedDict):
-    """One k of our strategies (`KRow.to_json`): each strategy's value with its interval, each committing strategy's
-    gap to pass@k with its paired interval, relative gap, efficiency and what committing at k costs."""
+class StrategyValuesJson(TypedDict):
+    """Each strategy's value at k with its 95% interval (when estimated) and whether every resample gave the same
+    value; pass@k always, the others as the inputs support them."""
 
-    k: int
-    n: int
-    blocks: int  # the k-subsets averaged over
     pass_at_k: float
     pass_at_k_ci: NotRequired[list[float]]
     pass_at_k_ci_no_variation: NotRequired[bool]
@@ -54,9 +51,12 @@ class KRowJson(TypedDict):
     pairwise: NotRequired[float]
     pairwise_ci: NotRequired[list[float]]
     pairwise_ci_no_variation: NotRequired[bool]
-    # always written; NotRequired because `KRow.to_json` writes the keys in the document's order, after the values
-    sampling_cost_usd: NotRequired[float | None]
-    sampling_tokens: NotRequired[float | None]
+
+
+class GapsJson(TypedDict):
+    """Each committing strategy's gap to pass@k with its paired interval, relative gap, efficiency, and what
+    committing to it at k costs (None: unknown or not measured, never 0)."""
+
     gap_majority: NotRequired[float]
     gap_majority_ci: NotRequired[list[float] | None]
     gap_majority_ci_no_variation: NotRequired[bool]
@@ -84,8 +84,20 @@ class KRowJson(TypedDict):
     tokens_pairwise: NotRequired[float | None]
     accuracy_per_usd_pairwise: NotRequired[float | None]
     accuracy_per_million_tokens_pairwise: NotRequired[float | None]
-    subsets: NotRequired[int]  # always written, after the gaps (as `sampling_cost_usd`)
-    subsets_all: NotRequired[bool]
+
+
+class KRowJson(StrategyValuesJson, GapsJson):
+    """One k of our strategies (`KRow.to_json`): its items and k-subsets, each strategy's value, what sampling k of
+    the K samples cost, each committing strategy's gap; with a judge, the study's accepted coverage and
+    self-choice."""
+
+    k: int
+    n: int
+    blocks: int  # the k-subsets averaged over
+    sampling_cost_usd: float | None
+    sampling_tokens: float | None
+    subsets: int
+    subsets_all: bool
     accepted_coverage: NotRequired[float]  # the study's `self_choice_best@k`: not a selection
     self_choice: NotRequired[float | None]
 

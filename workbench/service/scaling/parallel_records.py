@@ -11,6 +11,7 @@ from workbench.views.parallel_json import (
     STRATEGY_KEYS,
     CostMode,
     GapKeys,
+    GapsJson,
     JudgeJson,
     JudgeRole,
     JudgeTrials,
@@ -20,6 +21,7 @@ from workbench.views.parallel_json import (
     ReadingJson,
     ReadingKind,
     Strategy,
+    StrategyValuesJson,
     StudyRowJson,
     TieRule,
     Verdicts,
@@ -71,24 +73,34 @@ class KRow:
 
     def to_json(self) -> KRowJson:
         """Flat, one key per number (`pass_at_k`, `pass_at_k_ci`, `gap_pointwise`, …), as the views and CSV read."""
-        row = KRowJson(k=self.k, n=self.n, blocks=self.subsets, pass_at_k=self.values["pass_at_k"].mean)
+        values = StrategyValuesJson(pass_at_k=self.values["pass_at_k"].mean)
         for name, value in self.values.items():
             keys = STRATEGY_KEYS[name]
-            row[keys.value] = value.mean
+            values[keys.value] = value.mean
             if value.ci is not None:
-                row[keys.ci] = list(value.ci)
-                row[keys.no_variation] = value.no_variation
-        row["sampling_cost_usd"], row["sampling_tokens"] = self.sampling_cost_usd, self.sampling_tokens
+                values[keys.ci] = list(value.ci)
+                values[keys.no_variation] = value.no_variation
+        gaps = GapsJson()
         for name, gap in self.gaps.items():
-            _put_gap(row, GAP_KEYS[name], gap)
-        row["subsets"], row["subsets_all"] = self.subsets, self.subsets_all
+            _put_gap(gaps, GAP_KEYS[name], gap)
+        row: KRowJson = {
+            "k": self.k,
+            "n": self.n,
+            "blocks": self.subsets,  # `blocks`: the k-subsets
+            **values,
+            "sampling_cost_usd": self.sampling_cost_usd,
+            "sampling_tokens": self.sampling_tokens,
+            **gaps,
+            "subsets": self.subsets,
+            "subsets_all": self.subsets_all,
+        }
         if self.accepted_coverage is not None:
             row["accepted_coverage"] = self.accepted_coverage  # the study's `self_choice_best@k`: not a selection
             row["self_choice"] = self.self_choice
         return row
 
 
-def _put_gap(row: KRowJson, keys: GapKeys, gap: Gap) -> None:
+def _put_gap(row: GapsJson, keys: GapKeys, gap: Gap) -> None:
     """A committing strategy's gap, its interval and what committing to it costs, under its keys in `row`."""
     row[keys.gap] = gap.gap
     row[keys.ci] = list(gap.ci) if gap.ci is not None else None
