@@ -15,9 +15,6 @@ from typing import Literal, NamedTuple, NotRequired, TypedDict
 Strategy = Literal["pass_at_k", "majority", "pointwise", "pairwise"]
 """Our strategies at k, averaged over the k-subsets of the K samples (pass@k is the oracle, unbiased)."""
 
-Committing = Literal["majority", "pointwise", "pairwise"]
-"""The strategies that commit to one sample (each has a verification gap to pass@k)."""
-
 Origin = Literal["sampled", "imported"]
 """Where the samples come from: runs sampled here (store), or a scores file measured elsewhere."""
 
