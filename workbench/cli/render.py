@@ -30,6 +30,7 @@ from workbench.views.compare import (
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
 from workbench.views.panel_records import PanelReport
+from workbench.views.parallel_json import JudgeTrials, ParallelReport
 from workbench.views.records import Board, CompareReport, Estimate, RunReport
 from workbench.views.report import (
     REPORT_HEADER,
@@ -587,7 +588,7 @@ def print_strategies(comparison: StrategyComparison, fmt: str) -> None:
     sys.stdout.write(strategies_figure(comparison, 78, rows, TERMINAL_PALETTE if _color() else None, most) + "\n")
 
 
-def print_parallel(report: dict[str, Any], fmt: str) -> None:
+def print_parallel(report: ParallelReport, fmt: str) -> None:
     """pass@k and each strategy per k with intervals and gaps, then what each k costs; or JSON, or CSV."""
     from workbench.views.figures import parallel_figure
     from workbench.views.scaling import (
@@ -620,7 +621,7 @@ def print_parallel(report: dict[str, Any], fmt: str) -> None:
     _print_judges(out, report)
 
 
-def _print_parallel_notes(out: Console, report: dict[str, Any]) -> None:
+def _print_parallel_notes(out: Console, report: ParallelReport) -> None:
     """What the parallel tables leave out (unfinished items, k beyond K), the tie rule, repricing and import notes."""
     from workbench.views.scaling import imported_note, repricing_note
 
@@ -641,7 +642,7 @@ def _print_parallel_notes(out: Console, report: dict[str, Any]) -> None:
         out.print(imported_note(report), markup=False)
 
 
-def _print_study(out, report: dict[str, Any]) -> None:
+def _print_study(out, report: ParallelReport) -> None:
     """The study's readings of the same samples (GA-Bench Tables 15-18), labelled as the study's."""
     from workbench.views.scaling import study_cells, study_columns
 
@@ -656,7 +657,7 @@ def _print_study(out, report: dict[str, Any]) -> None:
     out.print(report["study_note"], markup=False)
 
 
-def print_parallel_files(reports: list[dict[str, Any]], fmt: str, source: str) -> None:
+def print_parallel_files(reports: list[ParallelReport], fmt: str, source: str) -> None:
     """`scale parallel --scores`: every study of the file as `print_parallel` shows a sampled run; JSON holds them
     all under `studies`, CSV one table with a `study` column."""
     from workbench.views.scaling import parallel_files_csv
@@ -672,7 +673,7 @@ def print_parallel_files(reports: list[dict[str, Any]], fmt: str, source: str) -
         print_parallel(report, fmt)
 
 
-def _print_judges(out: Console, report: dict[str, Any]) -> None:
+def _print_judges(out: Console, report: ParallelReport) -> None:
     """The judges measured, the study's self-choice beside the committed accuracy, and the trials' spread."""
     from workbench.views.figures import judges_figure
     from workbench.views.scaling import (
@@ -692,22 +693,24 @@ def _print_judges(out: Console, report: dict[str, Any]) -> None:
         out.print(
             _cells_table(f"self-choice · judge {report['judge']}", SELF_CHOICE_COLUMNS, map(self_choice_cells, rows))
         )
-    if report.get("judge_trials"):
-        _print_trials(out, report["judge_trials"])
+    trials = report.get("judge_trials")
+    if trials:
+        _print_trials(out, trials)
     if len(report.get("judges") or []) > 0:
         height, most = figure_rows(14)
         palette = TERMINAL_PALETTE if _color() else None
         sys.stdout.write(judges_figure(report["judges"], 78, height, palette, most) + "\n")
 
 
-def _print_trials(out: Console, trials: dict[str, Any]) -> None:
+def _print_trials(out: Console, trials: JudgeTrials) -> None:
     """The judges' agreement over repeated trials, and per k their spread (Table 6)."""
     from workbench.views.scaling import TRIAL_COLUMNS, agreement_text, trial_cells
 
     out.print(agreement_text(trials), markup=False)
-    if trials.get("per_k"):
+    per_k = trials["per_k"]
+    if per_k:
         title = f"over {trials['trials']} judge trials (Table 6)"
-        out.print(_cells_table(title, TRIAL_COLUMNS, map(trial_cells, trials["per_k"])))
+        out.print(_cells_table(title, TRIAL_COLUMNS, map(trial_cells, per_k)))
 
 
 def print_items(view, rows: list, flt, fmt: str) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.tui.monitor import RunMonitor
+from workbench.views.parallel_json import ParallelReport
 
 
 def describe(exc: BaseException) -> str:
@@ -176,7 +177,7 @@ class StudyJob:
         self.levels = [RunJob(spec, store_path, cache_dir) for spec in plan.specs]
         self.status = "starting"  # starting | running | judging | done | stopped | failed
         self.message = ""
-        self.report: dict[str, Any] | None = None
+        self.report: ParallelReport | None = None
         self.worker: Any = None
         self._current: RunJob | None = None
         self._cancelled = False

@@ -65,6 +65,12 @@ def value_axis(values: list[float], rows: int, bars: bool = False, limit: int | 
     low, high = points[0], points[-1]
     if len(points) == 1:
         low, high = low - 0.05, high + 0.05
+    return _chosen(_layouts(low, high, limit), gap, rows)
+
+
+def _layouts(low: float, high: float, limit: int | None) -> list[ValueAxis]:
+    """Every layout of round ticks over [low, high] within MAX_AXIS_ROWS and 2 to MAX_TICKS ticks; with `limit`,
+    those no taller than it (the shortest when none is)."""
     layouts = [
         a
         for tick in _tick_steps(high - low)
@@ -74,6 +80,12 @@ def value_axis(values: list[float], rows: int, bars: bool = False, limit: int | 
     ]
     if limit is not None:
         layouts = [a for a in layouts if a.rows <= limit] or [min(layouts, key=lambda a: a.rows)]
+    return layouts
+
+
+def _chosen(layouts: list[ValueAxis], gap: float, rows: int) -> ValueAxis:
+    """Of the layouts whose row step keeps values `gap` apart on rows of their own, the tallest within `rows`, else
+    the shortest; the finest step when none keeps them apart."""
     apart = [a for a in layouts if a.step <= gap * (1 + 1e-9)]
     if not apart:
         return min(layouts, key=lambda a: (a.step, a.rows))

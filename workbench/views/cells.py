@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from sandbox.hub import Fetching
 
+CsvCell = str | int | float | bool | None
+"""One cell of a CSV table the views lay out: a number, a word, a flag, or empty (None)."""
+
 NOT_MEASURED = "—"  # no value: nothing measured (a scripted agent's tokens), or no denominator; never printed as 0
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from workbench.views.cells import NOT_MEASURED, counted, frac, num, pct, points, sig
 from workbench.views.records import CompareReport, CompareRow, CompareSide, Separation
@@ -30,25 +29,31 @@ def compare_rows(cmp: CompareReport) -> list[tuple[str, ...]]:
     the marginal conversions follow it on a row of their own, labelled."""
     rows: list[tuple[str, ...]] = []
     for r in cmp["rows"]:
-        mean = r["axis"] in MEAN_AXES
-        digits = 0 if r["axis"] == "tokens" else 2  # tokens are whole numbers: no decimals in values or Δ
-        value: Callable[[float | None], str] = partial(num, digits=digits) if mean else pct
-        change: Callable[[float], str] = partial(_signed, digits=digits) if mean else points
-        delta = NOT_MEASURED if r["delta"] is None else change(r["delta"])
-        low, high = r["ci_low"], r["ci_high"]
-        ci = (
-            NOT_MEASURED
-            if low is None or high is None
-            else "no variation"
-            if r.get("ci_no_variation")
-            else f"[{change(low)}, {change(high)}]"
-        )
-        n = "" if r.get("n") is None else f"{r['n']:,}"
-        rows.append((r["axis"], n, value(r["a"]), value(r["b"]), delta, ci, sig(r.get("p")), sig(r.get("p_holm"))))
+        rows.append(_compare_row(r))
         if "a_marginal" in r:
             a, b = _marginal_cell(r, "a"), _marginal_cell(r, "b")
             rows.append((f"{r['axis']} marginal", "", a, b, "", "", "", ""))
     return rows
+
+
+def _compare_row(r: CompareRow) -> tuple[str, ...]:
+    """One compared axis: its n, A, B, Δ, interval, McNemar's p and Holm-adjusted p; a mean axis (calls/turn,
+    tokens, …) in its own units, a proportion in percent and its Δ in points."""
+    mean = r["axis"] in MEAN_AXES
+    digits = 0 if r["axis"] == "tokens" else 2  # tokens are whole numbers: no decimals in values or Δ
+    value: Callable[[float | None], str] = partial(num, digits=digits) if mean else pct
+    change: Callable[[float], str] = partial(_signed, digits=digits) if mean else points
+    delta = NOT_MEASURED if r["delta"] is None else change(r["delta"])
+    low, high = r["ci_low"], r["ci_high"]
+    ci = (
+        NOT_MEASURED
+        if low is None or high is None
+        else "no variation"
+        if r.get("ci_no_variation")
+        else f"[{change(low)}, {change(high)}]"
+    )
+    n = "" if r.get("n") is None else f"{r['n']:,}"
+    return (r["axis"], n, value(r["a"]), value(r["b"]), delta, ci, sig(r.get("p")), sig(r.get("p_holm")))
 
 
 def _signed(value: float, digits: int) -> str:
@@ -157,7 +162,13 @@ def separation_sentence(sep: Separation) -> str:
     )
 
 
-def compare_document(cmp: CompareReport) -> dict[str, Any]:
+class CompareDocument(CompareReport):
     """The compare report as `--batch compare --format json` and the TUI's export write it: the data, and the
-    sentence naming the separating axis (`summary`)."""
-    return {**cmp, "summary": separation_sentence(cmp["separation"])}
+    sentence naming the separating axis."""
+
+    summary: str
+
+
+def compare_document(cmp: CompareReport) -> CompareDocument:
+    """`cmp` with its `summary` (`separation_sentence`)."""
+    return CompareDocument(**cmp, summary=separation_sentence(cmp["separation"]))

@@ -15,7 +15,7 @@ def leaderboard_cells(board: Board) -> tuple[tuple, list[tuple]]:
     panel's columns (`*` marks a column's best among the ranked rows)."""
     header, cells = panel_cells(board)
     rows = []
-    for r, row in zip(board["rows"], cells):
+    for r, row in zip(board["rows"], cells, strict=True):
         who = (
             r["agent"]
             + (f" {r['model']}" if r["model"] else "")

@@ -51,21 +51,22 @@ def section_label(group: LineageGroup) -> str:
 def run_cells(panel: PanelReport, row: PanelRow) -> tuple[str, ...]:
     """One run's Table 2 cells with * (panel best) and † (tier leader) as they stand, ‡ where a tier leader's
     conversion cell is separated from the tier's runner-up by the paired test (the paper's shading)."""
-    tier_best = (panel.get("tier_best") or {}).get(row.get("tier") or "", {})
-    shaded = (panel.get("tier_shaded") or {}).get(row.get("tier") or "", {})
-    cells = []
-    for col, _ in PANEL_COLUMNS:
-        v = cell(row, col)
-        text = num(v, 0 if col == "tokens" else 2) if col in MEAN_LIKE else pct(v)
-        if row["run"] in panel["best"].get(col, ()):
-            text += BEST_MARK
-        if row["run"] in tier_best.get(col, ()):
-            text += TIER_MARK
-        if row["run"] in shaded.get(col, ()):
-            text += SHADE_MARK
-        cells.append(text)
+    tier = row.get("tier") or ""
+    marks = (
+        (panel["best"], BEST_MARK),
+        ((panel.get("tier_best") or {}).get(tier, {}), TIER_MARK),
+        ((panel.get("tier_shaded") or {}).get(tier, {}), SHADE_MARK),
+    )
+    cells = [_run_cell(row, col, marks) for col, _ in PANEL_COLUMNS]
     name = row["run"] if row.get("ablation", "full") == "full" else f"{row['run']} [{row['ablation']}]"
     return (name, *cells)
+
+
+def _run_cell(row: PanelRow, col: str, marks: tuple[tuple[dict[str, list[str]], str], ...]) -> str:
+    """One Table 2 cell of a run with each mark (*, †, ‡) whose column lists the run, in that order."""
+    v = cell(row, col)
+    text = num(v, 0 if col == "tokens" else 2) if col in MEAN_LIKE else pct(v)
+    return text + "".join(mark for marked, mark in marks if row["run"] in marked.get(col, ()))
 
 
 def grouped_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[str, list[tuple[str, ...]]]]]:

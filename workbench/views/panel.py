@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from workbench.views.cells import counted, num, pct, points
@@ -95,29 +95,45 @@ def tidy_all_rows(panel: PanelReport) -> list[list[Any]]:
     return out
 
 
-def _leaves(obj: Any, ident: dict[str, str], path: list[str], names: set[str]):
+Leaf = tuple[dict[str, str], list[str], str | int | float]  # (identity, path, value: "" where not computed)
+
+
+def _leaves(obj: Any, ident: dict[str, str], path: list[str], names: set[str]) -> Iterator[Leaf]:
     """(identity, path, value) for each number (or None) under `obj`; strings other than identities are labels,
     not numbers, and are left to the JSON export."""
     if isinstance(obj, dict):
-        ident = {
-            **ident,
-            **{k: obj[k] or "" for k in IDENTITY if k in obj and (obj[k] is None or isinstance(obj[k], str))},
-        }
-        for key, value in obj.items():
-            if key in IDENTITY and (value is None or isinstance(value, str)):
-                continue
-            sub = {**ident, "run": str(key)} if str(key) in names and "run" not in ident else ident
-            yield from _leaves(value, sub, [*path, str(key)], names)
+        yield from _dict_leaves(obj, ident, path, names)
     elif isinstance(obj, (list, tuple)):
-        for i, value in enumerate(obj):
-            named = isinstance(value, dict) and any(k in value for k in IDENTITY)
-            yield from _leaves(
-                value, ident, path if named and len(obj) > 0 and _distinct(obj) else [*path, str(i)], names
-            )
+        yield from _list_leaves(obj, ident, path, names)
     elif obj is None or isinstance(obj, bool):
         yield ident, path, "" if obj is None else int(obj)
     elif isinstance(obj, (int, float)):
         yield ident, path, "" if math.isnan(obj) else obj
+
+
+def _is_identity(key: Any, value: Any) -> bool:
+    """Whether a dict's field says whose numbers it holds (a run, family or tier named, or None)."""
+    return key in IDENTITY and (value is None or isinstance(value, str))
+
+
+def _dict_leaves(obj: Any, ident: dict[str, str], path: list[str], names: set[str]) -> Iterator[Leaf]:
+    """A dict's leaves: its identity fields name whose numbers they are (columns, not path parts), and a key that is
+    a run's name names the run below it; every other key joins the path."""
+    ident = {**ident, **{k: obj[k] or "" for k in IDENTITY if k in obj and _is_identity(k, obj[k])}}
+    for key, value in obj.items():
+        if _is_identity(key, value):
+            continue
+        sub = {**ident, "run": str(key)} if str(key) in names and "run" not in ident else ident
+        yield from _leaves(value, sub, [*path, str(key)], names)
+
+
+def _list_leaves(obj: Any, ident: dict[str, str], path: list[str], names: set[str]) -> Iterator[Leaf]:
+    """A list's leaves: an entry named by its identity fields keeps the list's path when those fields tell the
+    entries apart; otherwise its position joins the path."""
+    distinct = len(obj) > 0 and _distinct(obj)
+    for i, value in enumerate(obj):
+        named = isinstance(value, dict) and any(k in value for k in IDENTITY)
+        yield from _leaves(value, ident, path if named and distinct else [*path, str(i)], names)
 
 
 def _distinct(entries: Sequence[Any]) -> bool:

@@ -302,8 +302,8 @@ def _transition_rows(tm: TransitionMatrix) -> list[Row5]:
     """The transition matrix's non-zero cells: count and share of the row."""
     return [
         ("transitions", f"{name} → {nxt}", "", "", f"{count} ({pct(prob)} of the row)")
-        for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"])
-        for nxt, count, prob in zip(tm["tools"], row, probs)
+        for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"], strict=True)
+        for nxt, count, prob in zip(tm["tools"], row, probs, strict=True)
         if count
     ]
 
@@ -420,9 +420,10 @@ def transition_table(tm: TransitionMatrix) -> Table:
     table.add_column("from")
     for name in tm["tools"]:
         table.add_column(short.get(name, name), justify="right")
-    for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"]):
+    for name, row, probs in zip(tm["tools"], tm["counts"], tm["probabilities"], strict=True):
         table.add_row(
-            Text(short.get(name, name)), *(Text(f"{n} ({100 * p:.0f}%)" if n else "·") for n, p in zip(row, probs))
+            Text(short.get(name, name)),
+            *(Text(f"{n} ({100 * p:.0f}%)" if n else "·") for n, p in zip(row, probs, strict=True)),
         )
     return table
 

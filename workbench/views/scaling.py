@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, get_args
 
-from workbench.views.cells import NOT_MEASURED, pct, shell_word, sig
+from stats.judges import TrialSpread
+from workbench.views.cells import NOT_MEASURED, CsvCell, pct, shell_word, sig
 from workbench.views.cells import usd as money
+from workbench.views.parallel_json import (
+    GAP_KEYS,
+    STRATEGY_KEYS,
+    JudgeJson,
+    JudgeTrials,
+    KRowJson,
+    ParallelReport,
+    Strategy,
+    StudyRowJson,
+    TrialRow,
+)
 from workbench.views.sequential_records import ComparisonRow, Level, Plateau, StrategyComparison, Transition
 
 Palette = dict[str, tuple[int, int, int] | str]
 
 
-STRATEGIES = ("pass_at_k", "majority", "pointwise", "pairwise")
+STRATEGIES: tuple[Strategy, ...] = ("pass_at_k", "majority", "pointwise", "pairwise")
 
 
 TERMINAL_PALETTE: Palette = {
@@ -35,8 +47,12 @@ def flags(result: Plateau) -> list[str]:
     ]
     if any(t.get("borderline") for t in result["transitions"]):
         names.append("borderline")
-    out = [n.replace("_", " ") for n in names]
-    levels = result.get("levels") or []
+    return [n.replace("_", " ") for n in names] + _level_flags(result.get("levels") or [])
+
+
+def _level_flags(levels: list[Level]) -> list[str]:
+    """The budget levels at or below the prompt overhead, and those no item reached, in words."""
+    out = []
     degenerate = [str(lv["budget"]) for lv in levels if lv.get("degenerate")]
     never = [str(lv["budget"]) for lv in levels if lv.get("never_reached")]
     if degenerate:
@@ -106,11 +122,12 @@ def trials_note(result: Plateau) -> str:
     return f", T = {result['n_trials']} trials, {design} ({pairing} trials)"
 
 
-def strategies(report: dict[str, Any]) -> list[str]:
+def strategies(report: ParallelReport) -> list[Strategy]:
+    """The strategies the report's rows hold, in `STRATEGIES`' order."""
     return [n for n in STRATEGIES if report["per_k"] and n in report["per_k"][0]]
 
 
-TRANSITION_CSV = (
+TransitionColumn = Literal[
     "from",
     "to",
     "d_bar",
@@ -122,7 +139,8 @@ TRANSITION_CSV = (
     "improved",
     "worsened",
     "sign_test_p",
-)
+]
+TRANSITION_CSV: tuple[TransitionColumn, ...] = get_args(TransitionColumn)
 
 
 SHORT = {"pass_at_k": "pass@k", "majority": "majority", "pointwise": "pointwise", "pairwise": "pairwise"}
@@ -131,12 +149,12 @@ SHORT = {"pass_at_k": "pass@k", "majority": "majority", "pointwise": "pointwise"
 GAP_SHORT = {"majority": "Δ maj", "pointwise": "Δ point", "pairwise": "Δ pair"}
 
 
-def transition_csv(result: Plateau) -> tuple[list[str], list[list[Any]]]:
-    rows: list[dict[str, Any]] = [dict(t) for t in result["transitions"]]  # read by the CSV's column names
-    return list(TRANSITION_CSV), [[t.get(h) for h in TRANSITION_CSV] for t in rows]
+def transition_csv(result: Plateau) -> tuple[list[str], list[list[CsvCell]]]:
+    """One row per transition, its `TRANSITION_CSV` fields."""
+    return list(TRANSITION_CSV), [[t.get(h) for h in TRANSITION_CSV] for t in result["transitions"]]
 
 
-def parallel_columns(report: dict[str, Any]) -> list[str]:
+def parallel_columns(report: ParallelReport) -> list[str]:
     """k, each strategy (value over its interval), and each strategy's verification gap in points."""
     names = strategies(report)
     return ["k", *(SHORT[n] for n in names), *(GAP_SHORT[n] for n in names[1:])]
@@ -155,18 +173,20 @@ def _interval(ci: list[float] | None, compact: bool) -> str:
     return f"\n{lo:.1f}–{hi:.1f}" if compact else f"\n[{lo:.1f}, {hi:.1f}]"
 
 
-def parallel_cells(report: dict[str, Any], row: dict[str, Any], compact: bool = False) -> list[str]:
+def parallel_cells(report: ParallelReport, row: KRowJson, compact: bool = False) -> list[str]:
     """Per k: each value over its 95% interval, each gap (points, pass@k − strategy) over its paired interval."""
     names = strategies(report)
     cells = [str(row["k"])]
     for name in names:
-        cells.append(pct(row[name]) + _interval(row.get(f"{name}_ci"), compact))
+        keys = STRATEGY_KEYS[name]
+        cells.append(pct(row[keys.value]) + _interval(row.get(keys.ci), compact))
     for name in names[1:]:
-        cells.append(f"{row[f'gap_{name}'] * 100:+.1f}" + _interval(row.get(f"gap_{name}_ci"), compact))
+        gap = GAP_KEYS[name]
+        cells.append(f"{row[gap.gap] * 100:+.1f}" + _interval(row.get(gap.ci), compact))
     return cells
 
 
-def verdicts_note(report: dict[str, Any]) -> str:
+def verdicts_note(report: ParallelReport) -> str:
     """What the judged strategies rest on when verdicts were read from the store only ('' when asked for)."""
     if report.get("verdicts") != "stored":
         return ""
@@ -179,7 +199,7 @@ def verdicts_note(report: dict[str, Any]) -> str:
     )
 
 
-def repricing_note(report: dict[str, Any]) -> str:
+def repricing_note(report: ParallelReport) -> str:
     """Under the study's cost rule: how many judge verdicts were stored without token buckets and so keep their
     stored (cache-aware) cost ('' when every verdict was repriced, or under the cache-aware rule)."""
     n = report.get("judge_verdicts_unrepriced") or 0
@@ -191,7 +211,7 @@ def repricing_note(report: dict[str, Any]) -> str:
     )
 
 
-def cost_columns(report: dict[str, Any]) -> list[str]:
+def cost_columns(report: ParallelReport) -> list[str]:
     return ["k", "sampling", *(SHORT[n] for n in strategies(report)[1:])]
 
 
@@ -199,7 +219,7 @@ def _tokens(n: float) -> str:
     return f"{n:,.0f}" if n < 1e4 else (f"{n / 1e3:.1f}k" if n < 1e6 else f"{n / 1e6:.2f}M")
 
 
-def cost_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
+def cost_cells(report: ParallelReport, row: KRowJson) -> list[str]:
     """Per k: what sampling k of K costs; per strategy its relative gap (gap / pass@k) and efficiency
     ((strategy − pass@1)/(pass@k − pass@1)), what committing at k costs, and its accuracy per dollar and per
     million tokens."""
@@ -216,62 +236,64 @@ def cost_cells(report: dict[str, Any], row: dict[str, Any]) -> list[str]:
 
     cells = [str(row["k"]), f"{money(row['sampling_cost_usd'])}\n{tokens(row['sampling_tokens'])}"]
     for name in strategies(report)[1:]:
-        efficiency = row.get(f"efficiency_{name}")
+        gap = GAP_KEYS[name]
+        efficiency = row.get(gap.efficiency)
         cells.append(
-            f"rel {pct(row.get(f'relative_gap_{name}'))} · eff "
+            f"rel {pct(row.get(gap.relative_gap))} · eff "
             f"{NOT_MEASURED if efficiency is None else f'{efficiency:.2f}'}\n"
-            f"{money(row[f'cost_usd_{name}'])} · {tokens(row[f'tokens_{name}'])}\n"
-            f"{per(row[f'accuracy_per_usd_{name}'], '$')} · {per(row[f'accuracy_per_million_tokens_{name}'], 'Mtok')}"
+            f"{money(row[gap.cost_usd])} · {tokens(row[gap.tokens])}\n"
+            f"{per(row[gap.accuracy_per_usd], '$')} · {per(row[gap.accuracy_per_million_tokens], 'Mtok')}"
         )
     return cells
 
 
-def parallel_csv(report: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
+def parallel_csv(report: ParallelReport) -> tuple[list[str], list[list[CsvCell]]]:
     """One row per k, numbers only: every strategy with its interval, gap, interval, relative gap, efficiency,
     cost, tokens, accuracy per dollar and per million tokens; then the k-subsets averaged over and, with a judge,
     the study's accepted coverage (`self_choice_best@k`, not a selection)."""
     names = strategies(report)
+    coverage = any("accepted_coverage" in row for row in report["per_k"])
+    readings = study_readings(report)
+    header = _parallel_csv_header(names, coverage) + study_csv_header(readings)
+    study_at = {row["k"]: row for row in report.get("study") or []}
+    rows = [
+        _parallel_csv_cells(names, row, coverage) + study_csv_cells(readings, study_at.get(row["k"]))
+        for row in report["per_k"]
+    ]
+    return header, rows
+
+
+def _parallel_csv_header(names: list[Strategy], coverage: bool) -> list[str]:
+    """The CSV's columns of our strategies: the row's own keys (the intervals split into their bounds)."""
     header = ["k", "n", "blocks", "sampling_cost_usd", "sampling_tokens"]
     for name in names:
         header += [name, f"{name}_ci_low", f"{name}_ci_high"]
     for name in names[1:]:
-        header += [
-            f"gap_{name}",
-            f"gap_{name}_ci_low",
-            f"gap_{name}_ci_high",
-            f"relative_gap_{name}",
-            f"efficiency_{name}",
-            f"cost_usd_{name}",
-            f"tokens_{name}",
-            f"accuracy_per_usd_{name}",
-            f"accuracy_per_million_tokens_{name}",
-        ]
-    coverage = any("accepted_coverage" in row for row in report["per_k"])
-    header += ["subsets", "accepted_coverage"] if coverage else ["subsets"]
-    readings = study_readings(report)
-    header += study_csv_header(readings)
-    study_at = {row["k"]: row for row in report.get("study") or []}
-    rows = []
-    for row in report["per_k"]:
-        cells = [row["k"], row["n"], row["blocks"], row["sampling_cost_usd"], row["sampling_tokens"]]
-        for name in names:
-            cells += [row[name], *(row.get(f"{name}_ci") or [None, None])]
-        for name in names[1:]:
-            cells += [
-                row[f"gap_{name}"],
-                *(row.get(f"gap_{name}_ci") or [None, None]),
-                row[f"relative_gap_{name}"],
-                row[f"efficiency_{name}"],
-                row[f"cost_usd_{name}"],
-                row[f"tokens_{name}"],
-                row[f"accuracy_per_usd_{name}"],
-                row[f"accuracy_per_million_tokens_{name}"],
-            ]
-        cells.append(row.get("subsets", row["blocks"]))
-        if coverage:
-            cells.append(row.get("accepted_coverage"))
-        rows.append(cells + study_csv_cells(readings, study_at.get(row["k"])))
-    return header, rows
+        gap = GAP_KEYS[name]
+        header += [gap.gap, f"{gap.ci}_low", f"{gap.ci}_high", gap.relative_gap, gap.efficiency, gap.cost_usd]
+        header += [gap.tokens, gap.accuracy_per_usd, gap.accuracy_per_million_tokens]
+    return header + (["subsets", "accepted_coverage"] if coverage else ["subsets"])
+
+
+def _bounds(ci: list[float] | None) -> tuple[float | None, float | None]:
+    """An interval's low and high bound, empty (None) without an interval."""
+    return (ci[0], ci[1]) if ci else (None, None)
+
+
+def _parallel_csv_cells(names: list[Strategy], row: KRowJson, coverage: bool) -> list[CsvCell]:
+    """One k's numbers in `_parallel_csv_header`'s columns."""
+    cells: list[CsvCell] = [row["k"], row["n"], row["blocks"], row["sampling_cost_usd"], row["sampling_tokens"]]
+    for name in names:
+        keys = STRATEGY_KEYS[name]
+        cells += [row[keys.value], *_bounds(row.get(keys.ci))]
+    for name in names[1:]:
+        gap = GAP_KEYS[name]
+        cells += [row[gap.gap], *_bounds(row.get(gap.ci)), row[gap.relative_gap], row[gap.efficiency]]
+        cells += [row[gap.cost_usd], row[gap.tokens], row[gap.accuracy_per_usd], row[gap.accuracy_per_million_tokens]]
+    cells.append(row.get("subsets", row["blocks"]))
+    if coverage:
+        cells.append(row.get("accepted_coverage"))
+    return cells
 
 
 # ---------------------------------------------------------------- the study's readings (GA-Bench Tables 15-18)
@@ -281,7 +303,7 @@ STUDY_SHORT = {"majority": "majority", "pairwise": "pairwise", "best_at_k": "bes
 STUDY_FIELDS = ("value", "gap", "gap_ci_low", "gap_ci_high", "relative_gap", "efficiency", "n")
 
 
-def study_readings(report: dict[str, Any]) -> list[str]:
+def study_readings(report: ParallelReport) -> list[str]:
     """The study's readings a report holds, in the order first met (majority, pairwise, then each judge's)."""
     names: dict[str, None] = {}
     for row in report.get("study") or []:
@@ -295,12 +317,12 @@ def study_label(reading: str) -> str:
     return f"{STUDY_SHORT.get(kind, kind)} {judge}".strip()
 
 
-def study_columns(report: dict[str, Any]) -> list[str]:
+def study_columns(report: ParallelReport) -> list[str]:
     """k, the study's pass@k (best of the first k), and each of its readings (value, then its gap)."""
     return ["k", "pass@k (first k)", *(study_label(r) for r in study_readings(report))]
 
 
-def study_cells(report: dict[str, Any], row: dict[str, Any], compact: bool = False) -> list[str]:
+def study_cells(report: ParallelReport, row: StudyRowJson, compact: bool = False) -> list[str]:
     """One k of the study's table: each reading's value (= when the study's k = 1 row copies pass@1), its gap to
     the study's pass@k in points over the paired interval, and its relative gap and efficiency."""
     by_name = {r["reading"]: r for r in row["readings"]}
@@ -323,12 +345,12 @@ def study_csv_header(readings: list[str]) -> list[str]:
     return ["study_pass_at_k", *(f"study_{name}_{field}" for name in readings for field in STUDY_FIELDS)]
 
 
-def study_csv_cells(readings: list[str], row: dict[str, Any] | None) -> list[Any]:
+def study_csv_cells(readings: list[str], row: StudyRowJson | None) -> list[CsvCell]:
     """The study's pass@k and each reading's value, gap, interval, relative gap, efficiency and items at one k."""
     if row is None:
         return [None] * (1 + len(readings) * len(STUDY_FIELDS))
     by_name = {r["reading"]: r for r in row["readings"]}
-    cells: list[Any] = [row["pass_at_k"]]
+    cells: list[CsvCell] = [row["pass_at_k"]]
     for name in readings:
         r = by_name.get(name)
         if r is None:
@@ -339,7 +361,7 @@ def study_csv_cells(readings: list[str], row: dict[str, Any] | None) -> list[Any
     return cells
 
 
-def imported_note(report: dict[str, Any]) -> str:
+def imported_note(report: ParallelReport) -> str:
     """Where an imported study's samples come from, and its null scores (counted 0, as the study counts them)."""
     if report.get("origin") != "imported":
         return ""
@@ -349,7 +371,7 @@ def imported_note(report: dict[str, Any]) -> str:
     )
 
 
-def parallel_files_csv(reports: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
+def parallel_files_csv(reports: list[ParallelReport]) -> tuple[list[str], list[list[CsvCell]]]:
     """Several studies' CSV rows as one table: a `study` column first, the union of their columns (a reading a
     study lacks is empty)."""
     tables = [parallel_csv(r) for r in reports]
@@ -358,9 +380,9 @@ def parallel_files_csv(reports: list[dict[str, Any]]) -> tuple[list[str], list[l
         header.update(dict.fromkeys(columns))
     names = list(header)
     rows = []
-    for report, (columns, body) in zip(reports, tables):
+    for report, (columns, body) in zip(reports, tables, strict=True):
         for cells in body:
-            by_column = dict(zip(columns, cells))
+            by_column = dict(zip(columns, cells, strict=True))
             rows.append([report["run"], *(by_column.get(c) for c in names[1:])])
     return names, rows
 
@@ -411,7 +433,7 @@ def comparison_rows(comparison: StrategyComparison) -> list[ComparisonRow]:
     return rows
 
 
-STRATEGY_CSV = (
+StrategyColumn = Literal[
     "group",
     "strategy",
     "budget",
@@ -431,7 +453,8 @@ STRATEGY_CSV = (
     "verifier_tokens",
     "verifier_cost_usd",
     "verifier_errors",
-)
+]
+STRATEGY_CSV: tuple[StrategyColumn, ...] = get_args(StrategyColumn)
 STRATEGY_COLUMNS = (
     "strategy",
     "budget",
@@ -444,9 +467,9 @@ STRATEGY_COLUMNS = (
 )
 
 
-def strategies_csv(comparison: StrategyComparison) -> tuple[list[str], list[list[Any]]]:
-    rows: list[dict[str, Any]] = [dict(row) for row in comparison_rows(comparison)]  # read by the CSV's column names
-    return list(STRATEGY_CSV), [[row[h] for h in STRATEGY_CSV] for row in rows]
+def strategies_csv(comparison: StrategyComparison) -> tuple[list[str], list[list[CsvCell]]]:
+    """One row per (strategy, level), its `STRATEGY_CSV` fields."""
+    return list(STRATEGY_CSV), [[row[h] for h in STRATEGY_CSV] for row in comparison_rows(comparison)]
 
 
 def _count(n: float | None) -> str:
@@ -518,7 +541,7 @@ def _rate(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
 
-def judge_cells(j: dict[str, Any]) -> list[str]:
+def judge_cells(j: JudgeJson) -> list[str]:
     """One judge's quality row (`stats.judges.judge_quality` with its name and role)."""
     return [
         j["judge"],
@@ -536,7 +559,7 @@ def judge_cells(j: dict[str, Any]) -> list[str]:
 SELF_CHOICE_COLUMNS = ("k", "committed (pointwise)", "self-choice (study)", "accepted coverage (study's best@k)")
 
 
-def self_choice_cells(row: dict[str, Any]) -> list[str]:
+def self_choice_cells(row: KRowJson) -> list[str]:
     """The study's main-text self-choice beside the committed accuracy we report, at one k, each labelled."""
     return [
         str(row["k"]),
@@ -556,11 +579,11 @@ TRIAL_COLUMNS = (
 )
 
 
-def _spread(s: dict[str, Any]) -> str:
+def _spread(s: TrialSpread) -> str:
     return f"{s['mean']:.4f} ± {s['std']:.4f}"
 
 
-def trial_cells(row: dict[str, Any]) -> list[str]:
+def trial_cells(row: TrialRow) -> list[str]:
     """One k over the judge's trials (the study's Table 6: per-trial accuracy and the std across trials)."""
     return [
         str(row["k"]),
@@ -572,7 +595,7 @@ def trial_cells(row: dict[str, Any]) -> list[str]:
     ]
 
 
-def agreement_text(trials: dict[str, Any]) -> str:
+def agreement_text(trials: JudgeTrials) -> str:
     """How often the judge's trials agreed on a verdict, over all samples and item by item."""
     a = trials["agreement"]
     per_item = [p["unanimous"] for p in trials["per_item"] if p["unanimous"] is not None]

@@ -100,7 +100,20 @@ class StrategySpend(TypedDict):
     verifier_usage: VerifierUsage
 
 
-class Level(Reach, StrategySpend):
+class LevelSpend(TypedDict):
+    """What a level's answers spent: its own tokens and cost (marginal) and with the levels below it (cumulative,
+    under continuation), and accuracy per dollar and per million tokens over the cumulative spend. None when not
+    measured (a scripted agent calls no model) or nothing was priced, never 0."""
+
+    tokens_marginal: int | None
+    tokens_cumulative: int | None
+    cost_usd_marginal: float | None
+    cost_usd_cumulative: float | None
+    accuracy_per_usd: float | None
+    accuracy_per_million_tokens: float | None
+
+
+class Level(LevelSpend, Reach, StrategySpend):
     """One budget level of a sequential group (`group_levels`): accuracy, spend, reach, the strategy's own spend.
     Tokens and cost are None when not measured (a scripted agent or verifier calls no model), never 0."""
 
@@ -112,12 +125,6 @@ class Level(Reach, StrategySpend):
     continues: int
     accuracy: float | None
     accuracy_interval: Interval | None
-    tokens_marginal: int | None
-    tokens_cumulative: int | None
-    cost_usd_marginal: float | None
-    cost_usd_cumulative: float | None
-    accuracy_per_usd: float | None
-    accuracy_per_million_tokens: float | None
 
 
 class Plateau(TypedDict):
@@ -263,6 +270,7 @@ __all__ = [
     "Detail",
     "Interval",
     "Level",
+    "LevelSpend",
     "Plateau",
     "Protocol",
     "Reach",

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from stats.judges import judge_quality
-from workbench.service.scaling.parallel import SampleTable, strategies_at_k
+from workbench.service.scaling.judging import Judged
+from workbench.service.scaling.parallel import SampleTable, Spend, strategies_at_k
 from workbench.service.scaling.parallel_records import Costs, JudgeMeasured, JudgeRole, ParallelStudy
 from workbench.service.scaling.parallel_scores import SELF_JUDGE, ScoredStudy, load_parallel_scores
 from workbench.service.scaling.readings import STUDY_NOTE, JudgeVerdicts, StudyInputs, study_rows
@@ -22,15 +22,6 @@ IMPORTED_RULE = (
     "0; no majority (the file holds no answers) and pairwise only as the study's reading (its released bump "
     "sort, one order)"
 )
-
-NOTHING_SPENT: dict[str, Any] = {  # a file carries no prices or tokens: every cost is unknown, never 0
-    "sampling_usd": None,
-    "sampling_tokens": None,
-    "judge_usd": None,
-    "judge_tokens": None,
-    "verdict_usd": {"majority": None, "pointwise": None, "pairwise": None},
-    "verdict_tokens": {"majority": None, "pointwise": None, "pairwise": None},
-}
 
 
 def file_parallel(
@@ -45,26 +36,23 @@ def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, 
     agent's own, `self`, first among equals), the study's readings beside them (best of the first k, each judge's
     best@k and retain@k, the released bump sort), and every judge measured against the scores."""
     big_k = study.k_max
-    wanted = sorted(set(ks)) if ks else list(range(1, big_k + 1))
-    usable = [k for k in wanted if 1 <= k <= big_k]
-    if not usable:
-        raise ScalingInputError(f"{source}: study {study.name!r} has K = {big_k}: no k in {wanted} fits")
-    correct = [[s >= study.success_threshold for s in t.scores] for t in study.tasks]
+    usable, unavailable = _usable_ks(study, ks, source)
+    correct = [_successes(study, t.scores) for t in study.tasks]
     verdicts = {j: [t.verdicts.get(j, [None] * big_k) for t in study.tasks] for j in study.judges}
     primary = _primary(study)
-    judged = {"pointwise": verdicts[primary], "tables": None} if primary else None
+    judged = _judged(verdicts[primary]) if primary else None
     table = SampleTable([t.name for t in study.tasks], correct)
     return ParallelStudy(
         name=study.name,
         origin="imported",
         k_max=big_k,
         items=len(study.tasks),
-        per_k=[strategies_at_k(table, k, big_k, judged, "split", NOTHING_SPENT, seed) for k in usable],
+        per_k=[strategies_at_k(table, k, big_k, judged, "split", Spend(), seed) for k in usable],
         study=study_rows(_study_inputs(study, correct, verdicts), usable, seed),
         study_note=STUDY_NOTE,
         tie_rule=IMPORTED_RULE.format(judge=primary or "none"),
         cost_rule="a scores file carries no spend: costs are not measured",
-        ks_unavailable=[k for k in wanted if k not in usable],
+        ks_unavailable=unavailable,
         judge=primary,
         verdicts="file" if primary else None,
         verdicts_missing=0 if primary else None,
@@ -74,6 +62,26 @@ def imported_study(study: ScoredStudy, ks: Sequence[int] | None, seed: int = 0, 
         null_scores=study.null_scores,
         success_threshold=study.success_threshold,
     )
+
+
+def _usable_ks(study: ScoredStudy, ks: Sequence[int] | None, source: str) -> tuple[list[int], list[int]]:
+    """The asked k (default: 1 to K) the study's K samples can show, and the others; ScalingInputError when none."""
+    big_k = study.k_max
+    wanted = sorted(set(ks)) if ks else list(range(1, big_k + 1))
+    usable = [k for k in wanted if 1 <= k <= big_k]
+    if not usable:
+        raise ScalingInputError(f"{source}: study {study.name!r} has K = {big_k}: no k in {wanted} fits")
+    return usable, [k for k in wanted if k not in usable]
+
+
+def _successes(study: ScoredStudy, scores: list[float]) -> list[bool]:
+    """Which samples are successes: a score at or above the study's threshold."""
+    return [s >= study.success_threshold for s in scores]
+
+
+def _judged(pointwise: list[list[bool | None]]) -> Judged:
+    """A scores file's judge as our pointwise selection reads it: its verdicts, no pairwise table, none missing."""
+    return Judged(pointwise=pointwise, tables=None, orders={}, missing=0, unparsed_pairwise=0)
 
 
 def _primary(study: ScoredStudy) -> str | None:
@@ -106,7 +114,7 @@ def _judges(study: ScoredStudy) -> list[JudgeMeasured]:
         said: list[bool | None] = []
         for task in study.tasks:
             if name in task.verdicts:
-                truths += [s >= study.success_threshold for s in task.scores]
+                truths += _successes(study, task.scores)
                 said += task.verdicts[name]
         role: JudgeRole = "self" if name == SELF_JUDGE else "external"
         tasks = sum(name in t.verdicts for t in study.tasks)

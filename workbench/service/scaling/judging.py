@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from difflib import get_close_matches
-from typing import Any
+from typing import Any, TypedDict
 
 from stats import parallel as par
 from storage import Store
@@ -25,6 +25,19 @@ def _sample_view(store: Store, traj: dict[str, Any], index: int):
     return Sample(index, traj["answer"], traj["predicted_index"], reads, transcript)
 
 
+class Judged(TypedDict):
+    """A judge's verdicts on a run's samples (`judge_run`): per item its pointwise verdicts, its pairwise verdicts by
+    (leader, challenger) and the orders bump sort followed per (item, k, subset); how many verdicts the store lacked
+    (asked for none) and how many pairwise verdicts were unparsed. A scores file holds pointwise verdicts only
+    (`tables` None)."""
+
+    pointwise: list[list[bool | None]]
+    tables: list[dict[tuple[int, int], bool]] | None
+    orders: dict[tuple[int, int, tuple[int, ...]], list[list[int]]]
+    missing: int
+    unparsed_pairwise: int
+
+
 def subsets(big_k: int, k: int, seed: int = 0) -> list[tuple[int, ...]]:
     """The k-subsets of the K samples every strategy at k is averaged over: the subsets pass@k averages over
     (`stats.parallel.k_subsets`: all C(K, k) of them up to 256, else 256 drawn with the report's seed), so at
@@ -34,7 +47,7 @@ def subsets(big_k: int, k: int, seed: int = 0) -> list[tuple[int, ...]]:
 
 async def judge_run(
     store: Store,
-    run: dict[str, Any],
+    run_id: int,
     items: list[str],
     samples,
     corpus,
@@ -44,7 +57,7 @@ async def judge_run(
     seed: int = 0,
     ask: bool = True,
     progress: Callable[[str, int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> Judged:
     """Pointwise verdicts on every sample and pairwise verdicts along random orders, cached in the store.
 
     `progress(judge name, items judged, items)` is called after each item (judging a finished run can take long
@@ -58,78 +71,104 @@ async def judge_run(
     that needs it is abandoned), so a paid judge is never called implicitly. `unparsed_pairwise` counts the pairwise
     verdicts bump sort read that were unparsed (the leader kept on each).
     """
-    cache = store.judgments(run["id"], judge.name)
-    missing = unparsed = 0
-
-    async def verdict(item, views, kind: str, a: int, b: int | None) -> bool | None:
-        nonlocal missing
-        key = (item.id, kind, a, b)
-        if key not in cache:
-            if not ask:
-                missing += 1
-                raise _Missing
-            v = await (judge.pointwise(item, views()[a]) if b is None else judge.pairwise(item, views()[a], views()[b]))
-            u = v.usage
-            store.add_judgment(
-                run["id"],
-                item.id,
-                kind,
-                judge.name,
-                a,
-                b,
-                v.value,
-                v.prompt,
-                v.reply,
-                v.tokens,
-                v.cost_usd,
-                None if u is None else (u.prompt, u.completion, u.cache_read, u.cache_creation),
-            )
-            cache[key] = {"verdict": None if v.value is None else int(v.value)}
-        return stored_verdict(cache[key])
-
-    pointwise, tables, orders = [], [], {}
-    for i, (item_id, rows) in enumerate(zip(items, samples)):
+    asker = _Asker(store, run_id, judge, ask)
+    pointwise: list[list[bool | None]] = []
+    tables: list[dict[tuple[int, int], bool]] = []
+    orders: dict[tuple[int, int, tuple[int, ...]], list[list[int]]] = {}
+    for i, (item_id, rows) in enumerate(zip(items, samples, strict=True)):
         item = corpus.item(item_id)
         views = _lazy(lambda rows=rows: [_sample_view(store, t, j) for j, t in enumerate(rows)])
-        verdicts = []
-        for j in range(len(rows)):
-            try:
-                verdicts.append(await verdict(item, views, "pointwise", j, None))
-            except _Missing:
-                verdicts.append(None)
-        pointwise.append(verdicts)
+        pointwise.append([await asker.verdict_or_none(item, views, "pointwise", j, None) for j in range(len(rows))])
         table: dict[tuple[int, int], bool] = {}
         for k in ks:
             for block in subsets(len(rows), k, seed):
                 rng = random.Random(f"{seed}:{item_id}:{k}:{','.join(map(str, block))}")
-                perms = []
-                for _ in range(n_orders if k > 1 else 1):
-                    order = list(block)
-                    if n_orders > 1:  # one order is the study's fixed one: the samples' own (`--orders 1`)
-                        rng.shuffle(order)
-                    perms.append(order)
-                    leader = order[0]
-                    try:
-                        for challenger in order[1:]:
-                            if (leader, challenger) not in table:  # unparsed keeps the leader, counted
-                                said = await verdict(item, views, "pairwise", leader, challenger)
-                                unparsed += said is None
-                                table[(leader, challenger)] = bool(said)
-                            if table[(leader, challenger)]:
-                                leader = challenger
-                    except _Missing:
-                        continue
-                orders[(i, k, block)] = perms
+                orders[(i, k, block)] = [
+                    await _bump(asker, item, views, table, _order(block, n_orders, rng))
+                    for _ in range(n_orders if k > 1 else 1)
+                ]
         tables.append(table)
         if progress is not None:
             progress(judge.name, i + 1, len(items))
-    return {
-        "pointwise": pointwise,
-        "tables": tables,
-        "orders": orders,
-        "missing": missing,
-        "unparsed_pairwise": unparsed,
-    }
+    return Judged(
+        pointwise=pointwise, tables=tables, orders=orders, missing=asker.missing, unparsed_pairwise=asker.unparsed
+    )
+
+
+def _order(block: tuple[int, ...], n_orders: int, rng: random.Random) -> list[int]:
+    """One order of a k-subset's samples for bump sort: drawn with `rng`, or the samples' own with one order (the
+    study's fixed one, `--orders 1`)."""
+    order = list(block)
+    if n_orders > 1:
+        rng.shuffle(order)
+    return order
+
+
+async def _bump(asker: _Asker, item, views, table: dict[tuple[int, int], bool], order: list[int]) -> list[int]:
+    """Bump sort along `order`: the leader kept or replaced by each challenger by the judge's pairwise verdict, each
+    pair asked once per item (`table`); an unparsed verdict keeps the leader, counted. A verdict the store lacks in
+    stored-only mode abandons the order. Returns the order."""
+    leader = order[0]
+    try:
+        for challenger in order[1:]:
+            if (leader, challenger) not in table:  # unparsed keeps the leader, counted
+                said = await asker.verdict(item, views, "pairwise", leader, challenger)
+                asker.unparsed += said is None
+                table[(leader, challenger)] = bool(said)
+            if table[(leader, challenger)]:
+                leader = challenger
+    except _Missing:
+        pass
+    return order
+
+
+class _Asker:
+    """A judge's verdicts on one run: read from the store's cache, else asked and stored (`ask`), else counted
+    missing (stored-only mode, `_Missing`)."""
+
+    def __init__(self, store: Store, run_id: int, judge, ask: bool):
+        self.store, self.run_id, self.judge, self.ask = store, run_id, judge, ask
+        self.cache = store.judgments(run_id, judge.name)
+        self.missing = self.unparsed = 0
+
+    async def verdict_or_none(self, item, views, kind: str, a: int, b: int | None) -> bool | None:
+        """`verdict`, None where the store lacks it in stored-only mode."""
+        try:
+            return await self.verdict(item, views, kind, a, b)
+        except _Missing:
+            return None
+
+    async def verdict(self, item, views, kind: str, a: int, b: int | None) -> bool | None:
+        """The verdict on sample a (pointwise), or on a against b (pairwise); `_Missing` when not stored and not
+        to be asked."""
+        key = (item.id, kind, a, b)
+        if key not in self.cache:
+            if not self.ask:
+                self.missing += 1
+                raise _Missing
+            self.cache[key] = await self._asked(item, views, kind, a, b)
+        return stored_verdict(self.cache[key])
+
+    async def _asked(self, item, views, kind: str, a: int, b: int | None) -> dict[str, int | None]:
+        """The judge asked, its verdict stored with its prompt, reply, tokens, cost and token buckets."""
+        judge = self.judge
+        v = await (judge.pointwise(item, views()[a]) if b is None else judge.pairwise(item, views()[a], views()[b]))
+        u = v.usage
+        self.store.add_judgment(
+            self.run_id,
+            item.id,
+            kind,
+            judge.name,
+            a,
+            b,
+            v.value,
+            v.prompt,
+            v.reply,
+            v.tokens,
+            v.cost_usd,
+            None if u is None else (u.prompt, u.completion, u.cache_read, u.cache_creation),
+        )
+        return {"verdict": None if v.value is None else int(v.value)}
 
 
 def stored_verdict(row: dict[str, Any]) -> bool | None:
@@ -233,12 +272,12 @@ def is_stored_judge(judge: Any) -> bool:
     return isinstance(judge, StoredJudge)
 
 
-def judge_role(name: str, run: dict[str, Any]) -> JudgeRole:
+def judge_role(name: str, model: str | None) -> JudgeRole:
     """Which judge a stored verdict's judge name is: the offline `evidence` judge, the run's own model (`self`, the
     study's self-choice) or another model (`external`)."""
     if name == "evidence":
         return "evidence"
-    return "self" if run.get("model") and name == f"llm:{run['model']}" else "external"
+    return "self" if model and name == f"llm:{model}" else "external"
 
 
 def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples) -> list[JudgeMeasured]:
@@ -254,20 +293,14 @@ def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples
         if TRIAL_MARK in name:
             continue
         cache = store.judgments(run["id"], name)
-        truths, verdicts = [], []
-        for item_id, rows in zip(items, samples):
-            for j, t in enumerate(rows):
-                row = cache.get((item_id, "pointwise", j, None))
-                if row is not None:
-                    truths.append(bool(t["correct"]))
-                    verdicts.append(stored_verdict(row))
+        truths, verdicts = _judged_samples(cache, items, samples)
         if truths:
             pairwise = [stored_verdict(row) for key, row in cache.items() if key[1] == "pairwise" and key[0] in wanted]
             quality = judge_quality(truths, verdicts)
             out.append(
                 JudgeMeasured(
                     judge=name,
-                    role=judge_role(name, run),
+                    role=judge_role(name, run.get("model")),
                     **quality,
                     pairwise=len(pairwise),
                     pairwise_unparsed=sum(v is None for v in pairwise),
@@ -276,14 +309,27 @@ def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples
     return out
 
 
+def _judged_samples(cache, items: list[str], samples) -> tuple[list[bool], list[bool | None]]:
+    """The samples a judge gave a stored pointwise verdict on: their truth and its verdict, side by side."""
+    truths: list[bool] = []
+    verdicts: list[bool | None] = []
+    for item_id, rows in zip(items, samples, strict=True):
+        for j, t in enumerate(rows):
+            row = cache.get((item_id, "pointwise", j, None))
+            if row is not None:
+                truths.append(bool(t["correct"]))
+                verdicts.append(stored_verdict(row))
+    return truths, verdicts
+
+
 TRIAL_MARK = "#trial"
 
 
-def stored_trials(store: Store, run: dict[str, Any], judge_name: str) -> int:
+def stored_trials(store: Store, run_id: int, judge_name: str) -> int:
     """How many trials of `judge_name` the store holds verdicts of on `run` (1 + the largest `#trialT`; 1 with none
     beyond the judge's own), so a report asked with fewer trials still finds the ones recorded."""
     prefix = judge_name + TRIAL_MARK
-    names = store.judge_names(run["id"])
+    names = store.judge_names(run_id)
     trials = [int(n[len(prefix) :]) for n in names if n.startswith(prefix) and n[len(prefix) :].isdigit()]
     return 1 + max(trials, default=0)
 

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from stats import parallel as par
 from stats.bootstrap import no_variation
+from stats.judges import TrialAgreement, TrialSpread
 from storage import Store
 from workbench.service.scaling.judging import (
+    Judged,
     TrialJudge,
     judge_role,
     judge_run,
@@ -36,6 +38,7 @@ from workbench.service.scaling.parallel_records import (
 )
 from workbench.service.scaling.readings import STUDY_NOTE, JudgeVerdicts, PerK, StudyInputs, study_rows
 from workbench.service.scaling.sequential import ScalingInputError, measures_tokens
+from workbench.views.parallel_json import ItemAgreement, JudgeTrials, ParallelReport, TrialRow
 
 
 def parse_ks(text: str) -> list[int]:
@@ -71,6 +74,25 @@ def vote_key(sample: dict[str, Any]) -> str | None:
     "B." and "b" are one vote for B; an unparsed or missing answer abstains."""
     index = sample.get("predicted_index")
     return "ABCD"[index] if isinstance(index, int) and 0 <= index < 4 else None
+
+
+def _unknown_per_verdict() -> dict[Strategy, float | None]:
+    return {"majority": None, "pointwise": None, "pairwise": None}
+
+
+@dataclass
+class Spend:
+    """Sampling and judging totals, and the mean price and tokens of one stored verdict of each kind (None: unpriced
+    or not measured, never 0); `judge_unrepriced`: verdicts kept at their stored cost under the study's rule. The
+    defaults are a scores file's: it carries no prices or tokens."""
+
+    sampling_usd: float | None = None
+    sampling_tokens: float | None = None
+    judge_usd: float | None = None
+    judge_tokens: int | None = None
+    verdict_usd: dict[Strategy, float | None] = field(default_factory=_unknown_per_verdict)
+    verdict_tokens: dict[Strategy, float | None] = field(default_factory=_unknown_per_verdict)
+    judge_unrepriced: int | None = None
 
 
 @dataclass(frozen=True)
@@ -114,39 +136,21 @@ async def parallel_study(
         raise ScalingInputError(f"tie rule {tie_rule!r}: choose {' or '.join(TIE_RULES)}")
     run, items, samples, incomplete = parallel_samples(store, run_name, corpus)
     big_k = run["replicates"]
-    wanted = sorted(set(ks))
-    ks = [k for k in wanted if 1 <= k <= big_k]
-    if not items or not ks:
-        raise ScalingInputError(f"run '{run_name}' has no item with {big_k} samples, or no k ≤ {big_k}")
+    ks, unavailable = _usable_ks(run_name, ks, big_k, items)
     table = _sample_table(items, samples, corpus)
     judged = None
+    trials = None
     if judge is not None:
-        judged = await judge_run(
-            store, run, items, samples, corpus, judge, ks, n_orders, seed, ask=verdicts == "ask", progress=progress
+        ask = verdicts == "ask"
+        judged = await judge_run(store, run["id"], items, samples, corpus, judge, ks, n_orders, seed, ask, progress)
+        trial_options = (verdicts, judge_trials, progress)
+        trials = await _trials_if_any(
+            store, run, table, samples, corpus, (judge, judged), ks, n_orders, seed, trial_options
         )
     usable = judged if judged and not judged["missing"] else None
     spend = _spend(store, run, samples, judge, cost_mode)
     per_k = [strategies_at_k(table, k, big_k, usable, tie_rule, spend, seed) for k in ks]
-    trials = None
-    recorded = stored_trials(store, run, judge.name) if judge is not None else 1
-    if judge is not None and judged is not None and max(judge_trials, recorded) > 1:
-        runs = await _judge_trials(
-            store,
-            run,
-            table,
-            samples,
-            corpus,
-            (judge, judged),
-            ks,
-            n_orders,
-            seed,
-            verdicts,
-            judge_trials,
-            recorded,
-            progress,
-        )
-        trials = _trials(runs, items, table.correct, ks, big_k, seed)
-    readings = _sampled_readings(table, run, judge, usable, n_orders)
+    readings = _sampled_readings(table, run.get("model"), judge, usable, n_orders)
     return ParallelStudy(
         name=run_name,
         origin="sampled",
@@ -154,12 +158,12 @@ async def parallel_study(
         items=len(items),
         per_k=per_k,
         study=study_rows(readings, ks, seed),
-        study_note=STUDY_NOTE + ("" if readings.pairwise is not None or not usable else PAIRWISE_NEEDS_ONE_ORDER),
+        study_note=_study_note(readings, usable is not None),
         tie_rule=tie_legend(tie_rule, n_orders),
         cost_rule=COST_RULE,
         items_incomplete=incomplete,
         measured=measures_tokens(run),
-        ks_unavailable=[k for k in wanted if k not in ks],
+        ks_unavailable=unavailable,
         judge=judge.name if judge else None,
         verdicts=verdicts if judge else None,
         verdicts_missing=judged["missing"] if judged else None,
@@ -169,16 +173,52 @@ async def parallel_study(
         judges=judges_measured(store, run, items, samples),
         judge_trials=trials,
         costs=Costs(
-            spend["sampling_usd"],
-            spend["sampling_tokens"],
-            spend["judge_usd"],
-            spend["judge_tokens"],
-            spend["judge_unrepriced"],
+            spend.sampling_usd, spend.sampling_tokens, spend.judge_usd, spend.judge_tokens, spend.judge_unrepriced
         ),
     )
 
 
-async def parallel_report(store: Store, run_name: str, corpus, ks: list[int], judge=None, **options: Any) -> dict:
+def _usable_ks(run_name: str, asked: list[int], big_k: int, items: list[str]) -> tuple[list[int], list[int]]:
+    """The asked k a run of K samples can show (1 ≤ k ≤ K) and the others, each sorted once; ScalingInputError when
+    none can be shown, or no item has all K samples."""
+    wanted = sorted(set(asked))
+    ks = [k for k in wanted if 1 <= k <= big_k]
+    if not items or not ks:
+        raise ScalingInputError(f"run '{run_name}' has no item with {big_k} samples, or no k ≤ {big_k}")
+    return ks, [k for k in wanted if k not in ks]
+
+
+def _study_note(readings: StudyInputs, judged: bool) -> str:
+    """The study's note; with a judge's verdicts, why the study's pairwise reading is absent when it is."""
+    return STUDY_NOTE + ("" if readings.pairwise is not None or not judged else PAIRWISE_NEEDS_ONE_ORDER)
+
+
+async def _trials_if_any(
+    store: Store,
+    run,
+    table: SampleTable,
+    samples,
+    corpus,
+    first: tuple[Any, Judged],
+    ks: list[int],
+    n_orders: int,
+    seed: int,
+    asked: tuple[Verdicts, int, Callable[[str, int, int], None] | None],
+) -> JudgeTrials | None:
+    """The judge's trials (`_trials`) when more than one was asked for (`judge_trials`) or recorded; else None."""
+    verdicts, judge_trials, progress = asked
+    recorded = stored_trials(store, run["id"], first[0].name)
+    if max(judge_trials, recorded) <= 1:
+        return None
+    runs = await _judge_trials(
+        store, run, table, samples, corpus, first, ks, n_orders, seed, verdicts, judge_trials, recorded, progress
+    )
+    return _trials(runs, table.items, table.correct, ks, run["replicates"], seed)
+
+
+async def parallel_report(
+    store: Store, run_name: str, corpus, ks: list[int], judge=None, **options: Any
+) -> ParallelReport:
     """`parallel_study`'s JSON (what `scale parallel --format json` prints and the views read)."""
     return (await parallel_study(store, run_name, corpus, ks, judge, **options)).to_json()
 
@@ -207,9 +247,9 @@ def strategies_at_k(
     table: SampleTable,
     k: int,
     big_k: int,
-    judged: dict[str, Any] | None,
+    judged: Judged | None,
     tie_rule: TieRule,
-    spend: dict[str, Any],
+    spend: Spend,
     seed: int,
 ) -> KRow:
     """Every strategy the inputs support at k, averaged over the k-subsets of the K samples (the subsets pass@k
@@ -224,17 +264,26 @@ def strategies_at_k(
     if judged is not None:
         verdicts_of = judged["pointwise"]
         per_item["pointwise"] = _over_parts(par.pointwise_selection, correct, verdicts_of, parts)
-        if judged.get("tables") is not None:
-            per_item["pairwise"] = np.array(
-                [
-                    np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b)], b) for b in parts])
-                    for i in range(len(correct))
-                ]
-            )
+        tables = judged["tables"]
+        if tables is not None:
+            per_item["pairwise"] = _pairwise_items(correct, tables, judged["orders"], k, parts)
         coverage = float(np.mean(_over_parts(par.accepted_coverage, correct, verdicts_of, parts)))
         self_choice = _self_choice(correct, verdicts_of, parts)
     pass1 = par.pass_at_k_items(correct, 1)
     return _k_row(k, big_k, len(parts), per_item, pass1, spend, seed, coverage, self_choice)
+
+
+def _pairwise_items(
+    correct: list[list[bool]],
+    tables: list[dict[tuple[int, int], bool]],
+    orders: dict[tuple[int, int, tuple[int, ...]], list[list[int]]],
+    k: int,
+    parts: list[tuple[int, ...]],
+) -> np.ndarray:
+    """Pairwise selection per item at k, averaged over the k-subsets (each along the orders drawn for it)."""
+    return np.array(
+        [np.mean([_pairwise(correct[i], tables[i], orders[(i, k, b)], b) for b in parts]) for i in range(len(correct))]
+    )
 
 
 def _majority_items(answers, golds, parts, tie_rule: TieRule) -> np.ndarray:
@@ -262,7 +311,7 @@ async def _judge_trials(
     table: SampleTable,
     samples,
     corpus,
-    first: tuple[Any, dict[str, Any]],
+    first: tuple[Any, Judged],
     ks,
     n_orders,
     seed,
@@ -270,7 +319,7 @@ async def _judge_trials(
     asked: int,
     recorded: int,
     progress: Callable[[str, int, int], None] | None,
-) -> list[dict[str, Any]]:
+) -> list[Judged]:
     """The judge's verdicts in each of its trials: trial 0 its own, trial t ≥ 1 asked again (`TrialJudge`) when
     fewer than `asked` trials, else read from the verdicts a trial already recorded (never asked again)."""
     judge, judged = first
@@ -278,25 +327,29 @@ async def _judge_trials(
     for t in range(1, max(asked, recorded)):
         ask = verdicts == "ask" and t < asked
         trial = TrialJudge(judge, t)
-        runs.append(await judge_run(store, run, table.items, samples, corpus, trial, ks, n_orders, seed, ask, progress))
+        runs.append(
+            await judge_run(store, run["id"], table.items, samples, corpus, trial, ks, n_orders, seed, ask, progress)
+        )
     return runs
 
 
-def _sampled_readings(table: SampleTable, run: dict[str, Any], judge, judged, n_orders: int) -> StudyInputs:
+def _sampled_readings(
+    table: SampleTable, model: str | None, judge, judged: Judged | None, n_orders: int
+) -> StudyInputs:
     """The study's readings of a run sampled here: scores are the samples' correctness; the report's judge (the
-    study's Self-Choice when it is the run's own model); majority over the first k with ties to the earliest
+    study's Self-Choice when it is the run's own `model`); majority over the first k with ties to the earliest
     sample; bump sort along the samples' own order where the judge was asked those comparisons."""
     scores = [[float(c) for c in row] for row in table.correct]
     judges = []
     pairwise = None
     if judged is not None:
-        judges = [JudgeVerdicts(judge.name, judged["pointwise"], judge_role(judge.name, run) == "self")]
+        judges = [JudgeVerdicts(judge.name, judged["pointwise"], judge_role(judge.name, model) == "self")]
         pairwise = _own_order_bumps(table.correct, judged["tables"]) if n_orders == 1 else None
     majority = None
     if table.answers is not None and table.golds is not None:
         majority = [
             [float(par.majority_vote(answers[:k], gold).earliest_correct) for k in range(1, len(answers) + 1)]
-            for answers, gold in zip(table.answers, table.golds)
+            for answers, gold in zip(table.answers, table.golds, strict=True)
         ]
     return StudyInputs(scores, table.correct, judges, majority, pairwise)
 
@@ -305,7 +358,7 @@ def _own_order_bumps(correct: list[list[bool]], tables) -> list[PerK | None] | N
     """Per item, bump sort on the first k samples in their own order at each k; None when some comparison on that
     path was never asked (every item must be known for the reading to stand)."""
     out: list[PerK | None] = []
-    for row, pairs in zip(correct, tables):
+    for row, pairs in zip(correct, tables, strict=True):
         big_k = len(row)
         matrix = [[pairs.get((a, b)) for b in range(big_k)] for a in range(big_k)]
         values = [par.bump_first_k(row, matrix, k) for k in range(1, big_k + 1)]
@@ -348,7 +401,7 @@ def _self_choice(correct: list[list[bool]], pointwise: list[list[bool | None]], 
     """The study's main-text self-choice at k: over the k-subsets, accepted correct samples / correct samples (its
     `self_choice_score@k`, a recall; not a selection), as `stats.judges.judge_quality`'s `self_choice` at k = K."""
     num = den = 0
-    for c_row, v_row in zip(correct, pointwise):
+    for c_row, v_row in zip(correct, pointwise, strict=True):
         for b in parts:
             for j in b:
                 if c_row[j]:
@@ -358,9 +411,13 @@ def _self_choice(correct: list[list[bool]], pointwise: list[list[bool | None]], 
 
 
 def _judged_means(
-    judged: dict[str, Any], correct: list[list[bool]], ks: list[int], big_k: int, seed: int
+    judged: Judged, correct: list[list[bool]], ks: list[int], big_k: int, seed: int
 ) -> dict[int, dict[str, float]]:
-    """Pointwise and pairwise committed accuracy and their gaps to pass@k at each k, for one trial's verdicts."""
+    """Pointwise and pairwise committed accuracy and their gaps to pass@k at each k, for one trial's verdicts (asked
+    here: a scores file's verdicts have no pairwise tables)."""
+    tables = judged["tables"]
+    if tables is None:
+        raise ValueError("a judge's trials are read from the store, with their pairwise verdicts")
     out = {}
     for k in ks:
         parts = subsets(big_k, k, seed)
@@ -368,18 +425,11 @@ def _judged_means(
             np.mean(
                 [
                     np.mean([par.pointwise_selection([c[j] for j in b], [v[j] for j in b]) for b in parts])
-                    for c, v in zip(correct, judged["pointwise"])
+                    for c, v in zip(correct, judged["pointwise"], strict=True)
                 ]
             )
         )
-        pairwise = float(
-            np.mean(
-                [
-                    np.mean([_pairwise(correct[i], judged["tables"][i], judged["orders"][(i, k, b)], b) for b in parts])
-                    for i in range(len(correct))
-                ]
-            )
-        )
+        pairwise = float(np.mean(_pairwise_items(correct, tables, judged["orders"], k, parts)))
         oracle = float(np.mean(par.pass_at_k_items(correct, k)))
         out[k] = {
             "pointwise": pointwise,
@@ -390,38 +440,44 @@ def _judged_means(
     return out
 
 
-def _trials(
-    runs: list[dict[str, Any]], items: list[str], correct, ks: list[int], big_k: int, seed: int
-) -> dict[str, Any]:
+def _trials(runs: list[Judged], items: list[str], correct, ks: list[int], big_k: int, seed: int) -> JudgeTrials:
     """N trials of one judge: the pointwise verdicts' agreement (over all samples and per item) and, per k, each
     strategy's accuracy and gap in every trial with their spread (`stats.judges.spread`)."""
-    from stats.judges import spread, trial_agreement
-
     missing = sum(r["missing"] for r in runs)
-    flat = [[v for row in r["pointwise"] for v in row] for r in runs]
-    out: dict[str, Any] = {
-        "trials": len(runs),
-        "verdicts_missing": missing,
-        "agreement": trial_agreement(flat),
-        "per_item": [
-            {"item": item, **trial_agreement([r["pointwise"][i] for r in runs])} for i, item in enumerate(items)
-        ],
-    }
-    if missing:
-        out["per_k"] = None
-        return out
-    means = [_judged_means(r, correct, ks, big_k, seed) for r in runs]
-    out["per_k"] = [
-        {
-            "k": k,
-            **{
-                name: spread([m[k][name] for m in means])
-                for name in ("pointwise", "pairwise", "gap_pointwise", "gap_pairwise")
-            },
-        }
-        for k in ks
-    ]
+    agreement, per_item = _agreements(runs, items)
+    out = JudgeTrials(trials=len(runs), verdicts_missing=missing, agreement=agreement, per_item=per_item, per_k=None)
+    if not missing:
+        means = [_judged_means(r, correct, ks, big_k, seed) for r in runs]
+        out["per_k"] = [_trial_row(k, [m[k] for m in means]) for k in ks]
     return out
+
+
+def _agreements(runs: list[Judged], items: list[str]) -> tuple[TrialAgreement, list[ItemAgreement]]:
+    """The trials' pointwise verdicts' agreement over all samples, and item by item."""
+    from stats.judges import trial_agreement
+
+    flat = [[v for row in r["pointwise"] for v in row] for r in runs]
+    per_item = [
+        ItemAgreement(item=item, **trial_agreement([r["pointwise"][i] for r in runs])) for i, item in enumerate(items)
+    ]
+    return trial_agreement(flat), per_item
+
+
+def _trial_row(k: int, trials: list[dict[str, float]]) -> TrialRow:
+    """One k over the judge's trials: each judged strategy's accuracy and gap, spread over the trials."""
+
+    def over_trials(name: str) -> TrialSpread:
+        from stats.judges import spread
+
+        return spread([t[name] for t in trials])
+
+    return TrialRow(
+        k=k,
+        pointwise=over_trials("pointwise"),
+        pairwise=over_trials("pairwise"),
+        gap_pointwise=over_trials("gap_pointwise"),
+        gap_pairwise=over_trials("gap_pairwise"),
+    )
 
 
 def _k_row(
@@ -430,7 +486,7 @@ def _k_row(
     n_subsets: int,
     per_item: dict[Strategy, np.ndarray],
     pass1: np.ndarray,
-    spend: dict[str, Any],
+    spend: Spend,
     seed: int,
     coverage: float | None = None,
     self_choice: float | None = None,
@@ -446,16 +502,19 @@ def _k_row(
         top, estimates = par.verification_gaps(oracle, chosen, pass1=pass1, seed=seed)
         values["pass_at_k"] = _estimate(top)
         values.update({name: _estimate(e.selected) for name, e in estimates.items()})
-    sampling_usd = None if spend["sampling_usd"] is None else spend["sampling_usd"] * k / big_k
-    sampling_tokens = None if spend["sampling_tokens"] is None else spend["sampling_tokens"] * k / big_k
-    gaps: dict[Strategy, Gap] = {}
-    for name, v in chosen.items():
-        gap = float(np.mean(oracle) - np.mean(v))
-        estimate = estimates.get(name)
-        ci = (estimate.gap.low, estimate.gap.high) if estimate else None
-        costs = _commit_cost(name, k, len(pass1), float(np.mean(v)), spend, sampling_usd, sampling_tokens)
-        relative, efficiency = (estimate.relative_gap, estimate.efficiency) if estimate else (None, None)
-        gaps[name] = Gap(gap, ci, ci is not None and no_variation(*ci), relative, efficiency, *costs)
+    sampling_usd, sampling_tokens = (
+        _k_of_big_k(spend.sampling_usd, k, big_k),
+        _k_of_big_k(spend.sampling_tokens, k, big_k),
+    )
+    gaps = {
+        name: _gap(
+            oracle,
+            v,
+            estimates.get(name),
+            _commit_cost(name, k, len(pass1), float(np.mean(v)), spend, sampling_usd, sampling_tokens),
+        )
+        for name, v in chosen.items()
+    }
     return KRow(
         k,
         len(pass1),
@@ -470,6 +529,26 @@ def _k_row(
     )
 
 
+def _k_of_big_k(total: float | None, k: int, big_k: int) -> float | None:
+    """What sampling k of the K samples spent: k/K of the total (None: unknown)."""
+    return None if total is None else total * k / big_k
+
+
+def _gap(
+    oracle: np.ndarray,
+    chosen: np.ndarray,
+    estimate: par.GapEstimate | None,
+    costs: tuple[float | None, float | None, float | None, float | None],
+) -> Gap:
+    """pass@k − a strategy, with its paired interval, relative gap and efficiency where they were estimated (two
+    items or more), and what committing to it costs (`_commit_cost`)."""
+    gap = float(np.mean(oracle) - np.mean(chosen))
+    if estimate is None:
+        return Gap(gap, None, False, None, None, *costs)
+    ci = (estimate.gap.low, estimate.gap.high)
+    return Gap(gap, ci, no_variation(*ci), estimate.relative_gap, estimate.efficiency, *costs)
+
+
 def _estimate(interval) -> Estimate:
     return Estimate(interval.estimate, (interval.low, interval.high), interval.no_variation)
 
@@ -479,20 +558,20 @@ def _commit_cost(
     k: int,
     n: int,
     mean: float,
-    spend: dict[str, Any],
+    spend: Spend,
     sampling_usd: float | None,
     sampling_tokens: float | None,
 ) -> tuple[float | None, float | None, float | None, float | None]:
     """What committing to a strategy at k costs: dollars and tokens (None when unknown or not measured, never 0),
     and accuracy per dollar and per million tokens (per mean spend per item)."""
     verdicts = {"majority": 0, "pointwise": k, "pairwise": k - 1}[name] * n
-    price = spend["verdict_usd"][name]
+    price = spend.verdict_usd[name]
     usd = None if sampling_usd is None or price is None else sampling_usd + price * verdicts  # unknown stays unknown
-    tokens = None if sampling_tokens is None else sampling_tokens + (spend["verdict_tokens"][name] or 0) * verdicts
+    tokens = None if sampling_tokens is None else sampling_tokens + (spend.verdict_tokens[name] or 0) * verdicts
     return usd, tokens, mean / (usd / n) if usd else None, mean / (tokens / n / 1e6) if tokens else None
 
 
-def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "cache-aware") -> dict[str, Any]:
+def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "cache-aware") -> Spend:
     """Sampling and judging totals, and the mean price and tokens of one stored verdict of each kind.
 
     An offline judge (no model) costs nothing; an unpriced model's verdicts leave the cost unknown (None).
@@ -500,46 +579,53 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
     (cache-aware), or under `study` repriced from its stored token buckets (`study_judge_rows`), a verdict stored
     without them kept at its stored cost and counted in `judge_unrepriced`.
     """
-    from workbench.service.scaling.costs import study_judge_rows, trajectory_cost
+    from workbench.service.scaling.costs import study_judge_rows
 
-    prices = [trajectory_cost(run, t, cost_mode) for rows in samples for t in rows]
-    costs = [c for c in prices if c is not None]
-    out: dict[str, Any] = {
-        "sampling_usd": sum(costs) if costs else None,
+    out = Spend(
+        sampling_usd=_sampling_usd(run, samples, cost_mode),
         # a scripted agent calls no model: its tokens are not measured (None), never 0 (`measures_tokens`)
-        "sampling_tokens": sum(t["tokens"] or 0 for rows in samples for t in rows) if measures_tokens(run) else None,
-        "judge_usd": None,
-        "judge_tokens": None,
-        "verdict_usd": {"majority": 0.0, "pointwise": None, "pairwise": None},
-        "verdict_tokens": {"majority": 0, "pointwise": None, "pairwise": None},
-        "judge_unrepriced": None,
-    }
+        sampling_tokens=sum(t["tokens"] or 0 for rows in samples for t in rows) if measures_tokens(run) else None,
+        verdict_usd={"majority": 0.0, "pointwise": None, "pairwise": None},
+        verdict_tokens={"majority": 0, "pointwise": None, "pairwise": None},
+    )
     if judge is not None:
         model = judge.name.startswith("llm:")
         rows = store.judgment_costs(run["id"], judge.name)
         if cost_mode == "study" and model:
             verdicts = store.judgment_usage(run["id"], judge.name)
-            rows, out["judge_unrepriced"] = study_judge_rows(judge.name.removeprefix("llm:"), rows, verdicts)
+            rows, out.judge_unrepriced = study_judge_rows(judge.name.removeprefix("llm:"), rows, verdicts)
         _judging_spend(out, rows, model=model)
     return out
 
 
-def _judging_spend(out: dict[str, Any], rows, model: bool) -> None:
+def _sampling_usd(run: dict[str, Any], samples, cost_mode: str) -> float | None:
+    """The samples' cost under `cost_mode` (`costs.trajectory_cost`), None when none of them was priced."""
+    from workbench.service.scaling.costs import trajectory_cost
+
+    prices = [trajectory_cost(run, t, cost_mode) for rows in samples for t in rows]
+    costs = [c for c in prices if c is not None]
+    return sum(costs) if costs else None
+
+
+def _judging_spend(out: Spend, rows, model: bool) -> None:
     """The judge's totals and the mean price and tokens of one verdict of each kind, into `out`: an offline judge's
     verdicts cost nothing; a model's unpriced verdicts leave the cost unknown (None)."""
-    usd_total = tokens_total = 0.0
-    priced = False
-    for kind, mean_usd, n_priced, mean_tokens, sum_usd, sum_tokens in rows:
-        out["verdict_usd"][kind] = (mean_usd if n_priced else None) if model else 0.0
-        out["verdict_tokens"][kind] = mean_tokens or 0
-        usd_total += sum_usd or 0.0
-        tokens_total += sum_tokens or 0
-        priced = priced or bool(n_priced)
-    if not model:
-        out["verdict_usd"].update(pointwise=0.0, pairwise=0.0)
-        out["verdict_tokens"].update(pointwise=0, pairwise=0)
-    out["judge_usd"] = (usd_total if priced else None) if model else 0.0
-    out["judge_tokens"] = int(tokens_total)
+    out.judge_tokens = int(sum(sum_tokens or 0 for *_, sum_tokens in rows))
+    if model:
+        _model_verdict_prices(out, rows)
+        return
+    out.verdict_usd["pointwise"] = out.verdict_usd["pairwise"] = 0.0
+    out.verdict_tokens["pointwise"] = out.verdict_tokens["pairwise"] = 0
+    out.judge_usd = 0.0
+
+
+def _model_verdict_prices(out: Spend, rows) -> None:
+    """A model judge's mean price and tokens of one verdict of each kind, and its total cost (None: none priced)."""
+    for kind, mean_usd, n_priced, mean_tokens, _sum_usd, _sum_tokens in rows:
+        out.verdict_usd[kind] = mean_usd if n_priced else None
+        out.verdict_tokens[kind] = mean_tokens or 0
+    priced = any(n_priced for _kind, _mean, n_priced, *_ in rows)
+    out.judge_usd = sum((sum_usd or 0.0 for *_, sum_usd, _tokens in rows), 0.0) if priced else None
 
 
 def _pairwise(

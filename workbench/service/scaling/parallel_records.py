@@ -4,27 +4,28 @@ the TUI exports and the views read)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field
 
-Strategy = Literal["pass_at_k", "majority", "pointwise", "pairwise"]
-"""Our strategies at k, averaged over the k-subsets of the K samples (pass@k is the oracle, unbiased)."""
-
-Origin = Literal["sampled", "imported"]
-"""Where the samples come from: runs sampled here (store), or a scores file measured elsewhere."""
-
-Verdicts = Literal["ask", "stored", "file"]
-"""Where the judges' verdicts come from: asked for, read from the store only, or read from the scores file."""
-
-TieRule = Literal["split", "first"]
-CostMode = Literal["cache-aware", "study"]
-
-ReadingKind = Literal["majority", "pairwise", "best_at_k", "retain_at_k"]
-"""The study's readings (GA-Bench Tables 15-18): majority over the first k, bump sort in the samples' own order,
-and a pointwise judge's best@k and retain@k (neither selects a sample)."""
-
-JudgeRole = Literal["evidence", "self", "external"]
-"""Which judge: the offline evidence judge, the agent's own model (the study's self-choice), or another model."""
+from workbench.views.parallel_json import (
+    GAP_KEYS,
+    STRATEGY_KEYS,
+    CostMode,
+    GapKeys,
+    GapsJson,
+    JudgeJson,
+    JudgeRole,
+    JudgeTrials,
+    KRowJson,
+    Origin,
+    ParallelReport,
+    ReadingJson,
+    ReadingKind,
+    Strategy,
+    StrategyValuesJson,
+    StudyRowJson,
+    TieRule,
+    Verdicts,
+)
 
 Interval = tuple[float, float]
 
@@ -70,29 +71,45 @@ class KRow:
     accepted_coverage: float | None = None
     self_choice: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> KRowJson:
         """Flat, one key per number (`pass_at_k`, `pass_at_k_ci`, `gap_pointwise`, …), as the views and CSV read."""
-        row: dict[str, Any] = {"k": self.k, "n": self.n, "blocks": self.subsets}  # `blocks`: the k-subsets
+        values = StrategyValuesJson(pass_at_k=self.values["pass_at_k"].mean)
         for name, value in self.values.items():
-            row[name] = value.mean
+            keys = STRATEGY_KEYS[name]
+            values[keys.value] = value.mean
             if value.ci is not None:
-                row[f"{name}_ci"] = list(value.ci)
-                row[f"{name}_ci_no_variation"] = value.no_variation
-        row["sampling_cost_usd"], row["sampling_tokens"] = self.sampling_cost_usd, self.sampling_tokens
+                values[keys.ci] = list(value.ci)
+                values[keys.no_variation] = value.no_variation
+        gaps = GapsJson()
         for name, gap in self.gaps.items():
-            row[f"gap_{name}"] = gap.gap
-            row[f"gap_{name}_ci"] = list(gap.ci) if gap.ci is not None else None
-            row[f"gap_{name}_ci_no_variation"] = gap.no_variation
-            row[f"relative_gap_{name}"] = gap.relative_gap
-            row[f"efficiency_{name}"] = gap.efficiency
-            row[f"cost_usd_{name}"], row[f"tokens_{name}"] = gap.cost_usd, gap.tokens
-            row[f"accuracy_per_usd_{name}"] = gap.accuracy_per_usd
-            row[f"accuracy_per_million_tokens_{name}"] = gap.accuracy_per_million_tokens
-        row["subsets"], row["subsets_all"] = self.subsets, self.subsets_all
+            _put_gap(gaps, GAP_KEYS[name], gap)
+        row: KRowJson = {
+            "k": self.k,
+            "n": self.n,
+            "blocks": self.subsets,  # `blocks`: the k-subsets
+            **values,
+            "sampling_cost_usd": self.sampling_cost_usd,
+            "sampling_tokens": self.sampling_tokens,
+            **gaps,
+            "subsets": self.subsets,
+            "subsets_all": self.subsets_all,
+        }
         if self.accepted_coverage is not None:
             row["accepted_coverage"] = self.accepted_coverage  # the study's `self_choice_best@k`: not a selection
             row["self_choice"] = self.self_choice
         return row
+
+
+def _put_gap(row: GapsJson, keys: GapKeys, gap: Gap) -> None:
+    """A committing strategy's gap, its interval and what committing to it costs, under its keys in `row`."""
+    row[keys.gap] = gap.gap
+    row[keys.ci] = list(gap.ci) if gap.ci is not None else None
+    row[keys.no_variation] = gap.no_variation
+    row[keys.relative_gap] = gap.relative_gap
+    row[keys.efficiency] = gap.efficiency
+    row[keys.cost_usd], row[keys.tokens] = gap.cost_usd, gap.tokens
+    row[keys.accuracy_per_usd] = gap.accuracy_per_usd
+    row[keys.accuracy_per_million_tokens] = gap.accuracy_per_million_tokens
 
 
 @dataclass(frozen=True)
@@ -115,7 +132,7 @@ class Reading:
     def name(self) -> str:
         return self.kind if self.judge is None else f"{self.kind}:{self.judge}"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ReadingJson:
         return {
             "reading": self.name,
             "kind": self.kind,
@@ -141,7 +158,7 @@ class StudyRow:
     pass_at_k: Estimate
     readings: list[Reading]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StudyRowJson:
         return {
             "k": self.k,
             "n": self.n,
@@ -179,11 +196,31 @@ class JudgeMeasured:
     pairwise: int | None = None
     pairwise_unparsed: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        for optional in ("tasks", "pairwise", "pairwise_unparsed"):
-            if out[optional] is None:
-                del out[optional]
+    def to_json(self) -> JudgeJson:
+        out = JudgeJson(
+            judge=self.judge,
+            role=self.role,
+            n=self.n,
+            parsed=self.parsed,
+            unparsed=self.unparsed,
+            tp=self.tp,
+            fp=self.fp,
+            tn=self.tn,
+            fn=self.fn,
+            tpr=self.tpr,
+            fpr=self.fpr,
+            precision=self.precision,
+            accuracy=self.accuracy,
+            balanced_accuracy=self.balanced_accuracy,
+            self_choice=self.self_choice,
+            n_correct=self.n_correct,
+        )
+        if self.tasks is not None:
+            out["tasks"] = self.tasks
+        if self.pairwise is not None:
+            out["pairwise"] = self.pairwise
+        if self.pairwise_unparsed is not None:
+            out["pairwise_unparsed"] = self.pairwise_unparsed
         return out
 
 
@@ -223,14 +260,14 @@ class ParallelStudy:
     pairwise_orders: int | None = None
     cost_mode: CostMode = "cache-aware"
     judges: list[JudgeMeasured] = field(default_factory=list)
-    judge_trials: dict[str, Any] | None = None
+    judge_trials: JudgeTrials | None = None
     costs: Costs = field(default_factory=Costs)
     source: str | None = None  # imported: the file read
     null_scores: int = 0  # imported: null scores, counted 0 as the study counts them
     success_threshold: float | None = None  # imported: a score at or above it is a success
     study_note: str = ""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ParallelReport:
         return {
             "run": self.name,
             "origin": self.origin,

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.service.scaling.scorefiles import read_scores_file
 from workbench.service.scaling.sequential import ScalingInputError
 
 SUCCESS_THRESHOLD = 0.5
@@ -70,15 +71,15 @@ class ScoredStudy:
 
 def load_parallel_scores(path: Path, studies: Sequence[str] | None = None) -> list[ScoredStudy]:
     """The studies of a parallel scores file (those named in `studies`, in that order, or all)."""
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScalingInputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    text = read_scores_file(path)
     found = _csv_studies(path, text) if path.suffix.lower() == ".csv" else _json_studies(path, text)
     if not found:
         raise ScalingInputError(f"{path}: no study in the file")
-    if not studies:
-        return found
+    return _chosen(path, found, studies) if studies else found
+
+
+def _chosen(path: Path, found: list[ScoredStudy], studies: Sequence[str]) -> list[ScoredStudy]:
+    """The studies named, in the order named (each once); ScalingInputError names those the file lacks."""
     by_name = {s.name: s for s in found}
     absent = [name for name in studies if name not in by_name]
     if absent:
@@ -116,21 +117,38 @@ def _json_task(path: Path, where: str, name: str, facts: Any) -> ScoredTask:
     if not isinstance(raw, list) or not raw:
         raise ScalingInputError(f"{path}: {where}: field '{SCORES}': expected a list of scores, one per sample")
     scores = [_score(path, f"{where}, field '{SCORES}'[{j}]", v) for j, v in enumerate(raw)]
-    verdicts = {}
-    for key, value in facts.items():
-        if key in (SCORES, BUMP) or key.startswith("s_") or key.endswith("_at_k") or not isinstance(value, list):
-            continue
-        if len(value) != len(raw):
-            raise ScalingInputError(
-                f"{path}: {where}: field {key!r}: {len(value)} verdicts for {len(raw)} samples (one per sample)"
-            )
-        verdicts[key] = [_verdict(path, f"{where}, field {key!r}[{j}]", v) for j, v in enumerate(value)]
-    bump = facts.get(BUMP)
-    if bump is not None:
-        if not isinstance(bump, list) or len(bump) != len(raw):
-            raise ScalingInputError(f"{path}: {where}: field '{BUMP}': expected one outcome per k = 1..{len(raw)}")
-        bump = [_score(path, f"{where}, field '{BUMP}'[{j}]", v) or 0.0 for j, v in enumerate(bump)]
+    verdicts = {
+        key: _json_verdicts(path, where, key, value, len(raw))
+        for key, value in facts.items()
+        if _holds_verdicts(key, value)
+    }
+    bump = _json_bump(path, where, facts.get(BUMP), len(raw))
     return ScoredTask(name, [s or 0.0 for s in scores], sum(s is None for s in scores), verdicts, bump)
+
+
+def _holds_verdicts(key: str, value: Any) -> bool:
+    """Whether a task's field is a judge's verdicts: a list under any key but the scores, the released bump sort
+    and the release's cross-checks (`s_…`, `…_at_k`)."""
+    checks = key in (SCORES, BUMP) or key.startswith("s_") or key.endswith("_at_k")
+    return isinstance(value, list) and not checks
+
+
+def _json_verdicts(path: Path, where: str, key: str, value: list[Any], n: int) -> list[bool | None]:
+    """A judge's verdicts (field `key`) on a task's n samples, one per sample."""
+    if len(value) != n:
+        raise ScalingInputError(
+            f"{path}: {where}: field {key!r}: {len(value)} verdicts for {n} samples (one per sample)"
+        )
+    return [_verdict(path, f"{where}, field {key!r}[{j}]", v) for j, v in enumerate(value)]
+
+
+def _json_bump(path: Path, where: str, bump: Any, n: int) -> list[float] | None:
+    """The released bump-sort outcome at k = 1..n (a null counted 0), None when not released."""
+    if bump is None:
+        return None
+    if not isinstance(bump, list) or len(bump) != n:
+        raise ScalingInputError(f"{path}: {where}: field '{BUMP}': expected one outcome per k = 1..{n}")
+    return [_score(path, f"{where}, field '{BUMP}'[{j}]", v) or 0.0 for j, v in enumerate(bump)]
 
 
 def _score(path: Path, where: str, value: Any) -> float | None:
@@ -181,16 +199,7 @@ CSV_COLUMNS = ("study", "task", "sample", "score")
 
 def _csv_studies(path: Path, text: str) -> list[ScoredStudy]:
     reader = csv.DictReader(text.splitlines())
-    header = [h.strip() for h in reader.fieldnames or []]
-    reader.fieldnames = header
-    absent = [c for c in CSV_COLUMNS if c not in header]
-    if absent:
-        raise ScalingInputError(
-            f"{path}: no column {', '.join(map(repr, absent))} (the header must name study,task,sample,score "
-            "and optionally judge,verdict)"
-        )
-    if ("judge" in header) != ("verdict" in header):
-        raise ScalingInputError(f"{path}: columns 'judge' and 'verdict' go together")
+    reader.fieldnames = _csv_header(path, reader.fieldnames or [])
     scores: dict[str, dict[str, dict[int, float | None]]] = {}
     verdicts: dict[str, dict[str, dict[str, dict[int, bool | None]]]] = {}
     for lineno, row in enumerate(reader, 2):
@@ -210,26 +219,45 @@ def _csv_studies(path: Path, text: str) -> list[ScoredStudy]:
     return [_csv_study(path, study, tasks, verdicts.get(study, {})) for study, tasks in scores.items()]
 
 
-def _csv_row(path: Path, lineno: int, row: dict[str, Any]) -> tuple[str, str, int, float | None]:
+def _csv_header(path: Path, fieldnames: Sequence[str]) -> list[str]:
+    """The CSV's column names, stripped; it must name `CSV_COLUMNS`, and judge and verdict together or neither."""
+    header = [h.strip() for h in fieldnames]
+    absent = [c for c in CSV_COLUMNS if c not in header]
+    if absent:
+        raise ScalingInputError(
+            f"{path}: no column {', '.join(map(repr, absent))} (the header must name study,task,sample,score "
+            "and optionally judge,verdict)"
+        )
+    if ("judge" in header) != ("verdict" in header):
+        raise ScalingInputError(f"{path}: columns 'judge' and 'verdict' go together")
+    return header
+
+
+def _csv_row(path: Path, lineno: int, row: dict[str, str | None]) -> tuple[str, str, int, float | None]:
+    """One CSV line's study, task, sample number and score (None: empty)."""
     for key in ("study", "task", "sample"):
         if not (row.get(key) or "").strip():
             raise ScalingInputError(f"{path}:{lineno}: field {key!r} is missing")
-    study, task = row["study"].strip(), row["task"].strip()
+    study, task = (row["study"] or "").strip(), (row["task"] or "").strip()
     where = f"{path}:{lineno}: study {study!r}, task {task!r}"
     try:
-        sample = int(row["sample"])
+        sample = int(row["sample"] or "")
     except ValueError:
         raise ScalingInputError(f"{where}, field 'sample': {row['sample']!r} is not a sample number") from None
-    text = (row.get("score") or "").strip()
+    return study, task, sample, _csv_score(f"{where}, field 'score'", (row.get("score") or "").strip())
+
+
+def _csv_score(where: str, text: str) -> float | None:
+    """A CSV score: a finite number, or None when empty; a boolean is refused (a score, not a verdict)."""
     if text.lower() in ("true", "false"):
-        raise ScalingInputError(f"{where}, field 'score': {text} is a boolean, not a score (write 1 or 0)")
+        raise ScalingInputError(f"{where}: {text} is a boolean, not a score (write 1 or 0)")
     try:
         score = float(text) if text else None
     except ValueError:
-        raise ScalingInputError(f"{where}, field 'score': {text!r} is not a number") from None
+        raise ScalingInputError(f"{where}: {text!r} is not a number") from None
     if score is not None and not math.isfinite(score):
-        raise ScalingInputError(f"{where}, field 'score': {text} is not a score")
-    return study, task, sample, score
+        raise ScalingInputError(f"{where}: {text} is not a score")
+    return score
 
 
 def _csv_verdict(where: str, text: str) -> bool | None:

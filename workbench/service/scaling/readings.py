@@ -99,17 +99,10 @@ def _readings(
 ) -> tuple[Estimate, list[Reading]]:
     """The study's pass@k over every item, and each reading against it on the items it covers (a k = 1 copy is
     pass@1 over every item); readings over the same items share one bootstrap draw."""
-    groups: dict[tuple[int, ...], list[tuple[_Wanted, np.ndarray]]] = {}
     everyone = tuple(range(len(oracle)))
-    groups[everyone] = []
-    for w in wanted:
-        values = list(pass1) if w.copies_pass1 else list(w.values)
-        keep = tuple(i for i, v in enumerate(values) if v is not None)
-        if keep:
-            groups.setdefault(keep, []).append((w, np.array([values[i] for i in keep], dtype=np.float64)))
     top = Estimate(float(oracle.mean()))
     readings = []
-    for keep, members in groups.items():
+    for keep, members in _by_items(wanted, pass1, everyone).items():
         index = list(keep)
         o, p1 = oracle[index], pass1[index]
         if len(index) < 2:
@@ -123,17 +116,30 @@ def _readings(
         )
         if keep == everyone:
             top = _estimate(whole)
-        for i, (w, v) in enumerate(members):
-            e = estimates[str(i)]
-            gap = Gap(
-                float(o.mean() - v.mean()),
-                (e.gap.low, e.gap.high),
-                e.gap.no_variation,
-                e.relative_gap,
-                e.efficiency,
-            )
-            readings.append(Reading(w.kind, w.judge, _estimate(e.selected), gap, len(index), w.copies_pass1))
+        readings += [_reading(w, o, v, estimates[str(i)], len(index)) for i, (w, v) in enumerate(members)]
     return top, readings
+
+
+def _by_items(
+    wanted: list[_Wanted], pass1: np.ndarray, everyone: tuple[int, ...]
+) -> dict[tuple[int, ...], list[tuple[_Wanted, np.ndarray]]]:
+    """The readings grouped by the items they cover (every item first, so the study's pass@k is drawn over all),
+    each with its values on those items (a k = 1 copy takes pass@1's)."""
+    groups: dict[tuple[int, ...], list[tuple[_Wanted, np.ndarray]]] = {everyone: []}
+    for w in wanted:
+        values = list(pass1) if w.copies_pass1 else list(w.values)
+        keep = tuple(i for i, v in enumerate(values) if v is not None)
+        if keep:
+            groups.setdefault(keep, []).append((w, np.array([values[i] for i in keep], dtype=np.float64)))
+    return groups
+
+
+def _reading(w: _Wanted, oracle: np.ndarray, values: np.ndarray, e: par.GapEstimate, n: int) -> Reading:
+    """A reading over n items with its gap to the study's pass@k from the group's joint draw."""
+    gap = Gap(
+        float(oracle.mean() - values.mean()), (e.gap.low, e.gap.high), e.gap.no_variation, e.relative_gap, e.efficiency
+    )
+    return Reading(w.kind, w.judge, _estimate(e.selected), gap, n, w.copies_pass1)
 
 
 def _plain_gap(oracle: np.ndarray, chosen: np.ndarray) -> Gap:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from stats.plateau import parse_budget, scores_from_mapping, scores_from_rows
+from storage.json_types import JsonObject, JsonValue
 from workbench.service.scaling.sequential import ScalingInputError, plateau_result
 from workbench.views.sequential_records import Plateau
 
@@ -22,14 +23,28 @@ def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[s
     a list of the item's trials. CSV: columns item,budget,score and optionally trial; an empty
     score is missing, as JSON null is.
     """
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScalingInputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    text = read_scores_file(path)
     if path.suffix.lower() == ".csv":
         if study is not None:
             raise ScalingInputError(f"--study is for a JSON file of several studies; {path} is CSV (one study)")
         return _csv_scores(path, text)
+    data = _chosen_study(path, _json_object(path, text), study)
+    try:
+        return scores_from_mapping(data)
+    except ValueError as exc:
+        raise ScalingInputError(f"{path}: {exc}") from None
+
+
+def read_scores_file(path: Path) -> str:
+    """A scores file's text; a file that cannot be read is the user's to fix."""
+    try:
+        return path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScalingInputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _json_object(path: Path, text: str) -> JsonObject:
+    """The scores file's JSON: an object with keys, with no NaN or Infinity anywhere in it."""
     try:
         data = json.loads(text, parse_constant=_NonFinite)
     except json.JSONDecodeError as exc:
@@ -41,27 +56,33 @@ def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[s
         )
     if not isinstance(data, dict) or not data:
         raise ScalingInputError(f"{path}: expected an object of budgets")
-    if study is not None and any(_is_budget(key) for key in data):
-        raise ScalingInputError(f"--study: {path} holds one study (its keys are budgets)")
-    if not any(_is_budget(key) for key in data):  # {study: {budget: {item: score}}}
-        odd = next(
-            (key for key, value in data.items() if not (isinstance(value, dict) and any(_is_budget(k) for k in value))),
-            None,
+    return data
+
+
+def _chosen_study(path: Path, data: JsonObject, study: str | None) -> JsonObject:
+    """The budgets of one study: the file's own when its keys are budgets, else the study `--study` names."""
+    one_study = any(_is_budget(key) for key in data)
+    if one_study:
+        if study is not None:
+            raise ScalingInputError(f"--study: {path} holds one study (its keys are budgets)")
+        return data
+    odd = next((key for key, value in data.items() if not _holds_budgets(value)), None)
+    if odd is not None:  # {"a": 1} was said to hold "several studies"
+        raise ScalingInputError(
+            f"{path}: {odd!r} is neither a budget (8k, 16, …) nor a study of budgets; "
+            'expected {"budget": {"item": score}} or {"study": {"budget": {"item": score}}}'
         )
-        if odd is not None:  # {"a": 1} was said to hold "several studies"
-            raise ScalingInputError(
-                f"{path}: {odd!r} is neither a budget (8k, 16, …) nor a study of budgets; "
-                'expected {"budget": {"item": score}} or {"study": {"budget": {"item": score}}}'
-            )
-        if study is None:
-            raise ScalingInputError(f"{path} holds several studies; choose one with --study: {', '.join(data)}")
-        if study not in data:
-            raise ScalingInputError(f"{path}: no study '{study}' (have: {', '.join(data)})")
-        data = data[study]
-    try:
-        return scores_from_mapping(data)
-    except ValueError as exc:
-        raise ScalingInputError(f"{path}: {exc}") from None
+    if study is None:
+        raise ScalingInputError(f"{path} holds several studies; choose one with --study: {', '.join(data)}")
+    chosen = data.get(study)
+    if not isinstance(chosen, dict):  # absent: every value is a study of budgets (checked above)
+        raise ScalingInputError(f"{path}: no study '{study}' (have: {', '.join(data)})")
+    return chosen
+
+
+def _holds_budgets(value: JsonValue) -> bool:
+    """Whether a value is a study: an object with a budget among its keys."""
+    return isinstance(value, dict) and any(_is_budget(k) for k in value)
 
 
 def file_plateau(path: Path, study: str | None = None, **options: Any) -> Plateau:
@@ -113,13 +134,16 @@ def _csv_scores(path: Path, text: str) -> tuple[list[str], list[str], np.ndarray
             "(the header must name item,budget,score and optionally trial)"
         )
     keys = ("item", "budget", "score", "trial") if "trial" in header else ("item", "budget", "score")
-    rows = []
-    for lineno, row in enumerate(reader, 2):
-        for key in keys:
-            if key != "score" and not (row.get(key) or "").strip():
-                raise ScalingInputError(f"{path}:{lineno}: field '{key}' is missing")
-        rows.append(tuple(row.get(k) for k in keys))
+    rows = [_csv_fields(path, lineno, row, keys) for lineno, row in enumerate(reader, 2)]
     try:
         return scores_from_rows(rows, first_line=2)
     except ValueError as exc:
         raise ScalingInputError(f"{path}: {exc}") from None
+
+
+def _csv_fields(path: Path, lineno: int, row: dict[str, str | None], keys: tuple[str, ...]) -> tuple[str | None, ...]:
+    """One CSV line's fields in `keys`' order; every field but the score must be given (an empty score is missing)."""
+    for key in keys:
+        if key != "score" and not (row.get(key) or "").strip():
+            raise ScalingInputError(f"{path}:{lineno}: field '{key}' is missing")
+    return tuple(row.get(k) for k in keys)

@@ -3,7 +3,7 @@ accuracy over the levels (`stats.plateau`), and what each level spent and reache
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -15,6 +15,7 @@ from workbench.views.sequential_records import (
     CostMode,
     Interval,
     Level,
+    LevelSpend,
     Plateau,
     Protocol,
     Reach,
@@ -87,6 +88,21 @@ def sequential_specs(
     token-axis run did before strategies existed, so it is recorded as those were (no key), and they stay one
     group with it. Without a strategy the points and turns axes are caps only (`cap`, the original rule).
     """
+    _check_design(axis, protocol, strategy, verifier)
+    specs = []
+    for i, label in enumerate(grid):
+        value = int(parse_budget(label))
+        below = f"{base.name}@{grid[i - 1]}" if protocol == "continuation" and i > 0 else None
+        scaling = _scaling_record(axis, label, value, protocol, strategy, verifier, below)
+        spec = replace(base, name=f"{base.name}@{label}", group=base.name, kind="sequential", scaling=scaling)
+        _cap(spec, base, axis, value)
+        specs.append(spec)
+    return specs
+
+
+def _check_design(axis: Axis, protocol: Protocol, strategy: StrategyName | None, verifier: str | None) -> None:
+    """Refuse a design that cannot run: continuation off the token axis or with a strategy that rewrites or reviews
+    the history, a verifier without the verifier strategy."""
     if protocol == "continuation" and axis != "tokens":
         raise ScalingInputError(
             "--protocol continuation is defined on the token axis only: on the points and turns "
@@ -99,27 +115,40 @@ def sequential_specs(
         )
     if verifier is not None and strategy != "verifier":
         raise ScalingInputError("--verifier is for --strategy verifier")
-    specs = []
-    for i, label in enumerate(grid):
-        value = int(parse_budget(label))
-        scaling = {"axis": axis, "budget": label, "value": value, "protocol": protocol}
-        if strategy is not None and not (strategy == "continue" and axis == "tokens"):
-            scaling["strategy"] = strategy
-        if strategy == "verifier":
-            scaling["verifier"] = verifier or "evidence"
-        if protocol == "continuation" and i > 0:
-            scaling["continue_from"] = f"{base.name}@{grid[i - 1]}"
-        spec = replace(base, name=f"{base.name}@{label}", group=base.name, kind="sequential", scaling=scaling)
-        if axis == "points":
-            spec.caps = replace(base.caps, budget=value)
-        elif axis == "turns":
-            spec.caps = replace(base.caps, max_turns=value)
-        else:
-            spec.context_budget = value
-            spec.caps = replace(base.caps, max_tokens_total=UNBOUNDED_TOKENS)
-            spec.estimate_tokens = base.agent != "llm"
-        specs.append(spec)
-    return specs
+
+
+def _scaling_record(
+    axis: Axis,
+    label: str,
+    value: int,
+    protocol: Protocol,
+    strategy: StrategyName | None,
+    verifier: str | None,
+    continue_from: str | None,
+) -> dict[str, str | int]:
+    """What a level records of its design (the run's `scaling`): axis, budget, protocol, the strategy unless it is
+    the token axis's original `continue`, the verifier, and under continuation the level it resumes."""
+    scaling: dict[str, str | int] = {"axis": axis, "budget": label, "value": value, "protocol": protocol}
+    if strategy is not None and not (strategy == "continue" and axis == "tokens"):
+        scaling["strategy"] = strategy
+    if strategy == "verifier":
+        scaling["verifier"] = verifier or "evidence"
+    if continue_from is not None:
+        scaling["continue_from"] = continue_from
+    return scaling
+
+
+def _cap(spec: RunSpec, base: RunSpec, axis: Axis, value: int) -> None:
+    """Put the level's budget on its axis: the points or turns cap, or the context budget (the token axis, whose
+    total-token cap is lifted so the budget alone decides)."""
+    if axis == "points":
+        spec.caps = replace(base.caps, budget=value)
+    elif axis == "turns":
+        spec.caps = replace(base.caps, max_turns=value)
+    else:
+        spec.context_budget = value
+        spec.caps = replace(base.caps, max_tokens_total=UNBOUNDED_TOKENS)
+        spec.estimate_tokens = base.agent != "llm"
 
 
 def strategy_of(scaling: dict[str, Any]) -> str:
@@ -168,9 +197,7 @@ def check_group(store: Store, group: str, specs: list[RunSpec]) -> None:
         )
 
 
-def sequential_group(
-    store: Store, group: str, finished_only: bool = False
-) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+def sequential_group(store: Store, group: str, finished_only: bool = False) -> list[StoredLevel]:
     """A sequential group's runs in budget order, each with its finished trajectories.
 
     Read once: the plateau (`group_scores`) and the levels' costs (`group_levels`) both come from these rows.
@@ -193,18 +220,21 @@ def sequential_group(
             f"give each study its own --run name"
         )
     runs.sort(key=lambda r: parse_budget(r["config"]["scaling"]["budget"]))
-    return [(r, store.trajectories(r["id"])) for r in runs]
+    return [StoredLevel(r, store.trajectories(r["id"])) for r in runs]
 
 
-def group_scores(levels: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> tuple[list[str], list[str], np.ndarray]:
+@dataclass(frozen=True)
+class StoredLevel:
+    """One budget level of a sequential group as stored: its run and its finished trajectories."""
+
+    run: dict[str, Any]
+    trajectories: list[dict[str, Any]]
+
+
+def group_scores(levels: list[StoredLevel]) -> tuple[list[str], list[str], np.ndarray]:
     """Per-item correctness at each budget of a `sequential_group`: (budgets, items, n×K×T)."""
-    budgets = [r["config"]["scaling"]["budget"] for r, _ in levels]
-    per_run = []
-    for _, rows in levels:
-        cells: dict[str, dict[int, float]] = {}
-        for t in rows:
-            cells.setdefault(t["item_id"], {})[t["replicate"]] = float(bool(t["correct"]))
-        per_run.append(cells)
+    budgets = [level.run["config"]["scaling"]["budget"] for level in levels]
+    per_run = [_correct_by_item(level) for level in levels]
     items = sorted(set().union(*per_run))
     trials = max((len(c) for cells in per_run for c in cells.values()), default=1)
     y = np.full((len(items), len(levels), trials), np.nan)
@@ -214,6 +244,14 @@ def group_scores(levels: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> t
                 if rep < trials:
                     y[i, k, rep] = v
     return budgets, items, (y[:, :, 0] if trials == 1 else y)
+
+
+def _correct_by_item(level: StoredLevel) -> dict[str, dict[int, float]]:
+    """A level's correctness (1.0 or 0.0) per item and replicate."""
+    cells: dict[str, dict[int, float]] = {}
+    for t in level.trajectories:
+        cells.setdefault(t["item_id"], {})[t["replicate"]] = float(bool(t["correct"]))
+    return cells
 
 
 def use_two_stage(n_trials: int, population: int | None, two_stage: bool | None = None) -> bool:
@@ -263,13 +301,13 @@ def group_plateau(
     `cost_mode` "study" prices the levels by the study's rule (`costs.COST_MODES`), on fresh groups only.
     """
     levels = sequential_group(store, group, finished_only)
-    if cost_mode == "study" and (levels[0][0]["config"]["scaling"].get("protocol") == "continuation"):
+    if cost_mode == "study" and (levels[0].run["config"]["scaling"].get("protocol") == "continuation"):
         raise ScalingInputError(
             "--cost-mode study prices trajectories from their token counts, which under the "
             "continuation protocol include the replayed prefix: use it on fresh groups"
         )
     budgets, items, matrix = group_scores(levels)
-    scaling = levels[0][0]["config"]["scaling"]
+    scaling = levels[0].run["config"]["scaling"]
     result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation", **options)
     result["axis"], result["protocol"] = scaling.get("axis"), scaling.get("protocol", "fresh")
     result["strategy"], result["group"] = strategy_of(scaling), group
@@ -278,9 +316,7 @@ def group_plateau(
     return result
 
 
-def group_levels(
-    store: Store, levels: list[tuple[dict[str, Any], list[dict[str, Any]]]], cost_mode: CostMode = "cache-aware"
-) -> list[Level]:
+def group_levels(store: Store, levels: list[StoredLevel], cost_mode: CostMode = "cache-aware") -> list[Level]:
     """Each budget level's accuracy, cost and tokens, and whether its budget was ever reached (`levels` as
     `sequential_group` reads them).
 
@@ -306,32 +342,18 @@ def group_levels(
     """
     from sandbox.agents.continuation import PREFIX_MARK
     from sandbox.prompt_set import from_stored
-    from workbench.service.scaling.costs import trajectory_cost
 
     chain: dict[tuple[str, int], tuple[float, float | None]] = {}  # (item, trial) → cumulative tokens, cost
     out: list[Level] = []
-    for r, rows in levels:
+    for level in levels:
+        r, rows = level.run, level.trajectories
         scaling = r["config"]["scaling"]
-        axis, value, continued = scaling.get("axis"), scaling.get("value"), scaling.get("protocol") == "continuation"
+        axis, value = scaling.get("axis"), scaling.get("value")
         profile = store.context_profile(r["id"], from_stored(r.get("prompts")).stop, PREFIX_MARK)
         measured = measures_tokens(r)
         correct = sum(bool(t["correct"]) for t in rows)
-        tokens_m = tokens_c = 0.0
-        cost_m: float | None = None
-        cost_c: float | None = None
-        reached = []
-        for t in rows:
-            prof = profile.get(t["id"], {"first_context": 0, "max_context": 0, "stops": 0, "prefix_tokens": 0})
-            own_tokens = (t["tokens"] or 0) - prof["prefix_tokens"]
-            own_cost = trajectory_cost(r, t, cost_mode)
-            below = chain.get((t["item_id"], t["replicate"]), (0.0, None)) if continued else (0.0, None)
-            item_tokens = below[0] + own_tokens
-            item_cost = _add(below[1], own_cost)
-            chain[(t["item_id"], t["replicate"])] = (item_tokens, item_cost)
-            tokens_m += own_tokens
-            tokens_c += item_tokens
-            cost_m, cost_c = _add(cost_m, own_cost), _add(cost_c, item_cost)
-            reached.append(_reached(axis, value, t, prof))
+        spent = _level_spend(level, profile, chain if scaling.get("protocol") == "continuation" else None, cost_mode)
+        reached = [_reached(axis, value, t, _profile(profile, t)) for t in rows]
         out.append(
             Level(
                 budget=scaling["budget"],
@@ -342,16 +364,74 @@ def group_levels(
                 continues=sum(t["continues"] or 0 for t in rows),
                 accuracy=correct / len(rows) if rows else None,
                 accuracy_interval=level_interval(rows),
-                tokens_marginal=int(tokens_m) if measured else None,
-                tokens_cumulative=int(tokens_c) if measured else None,
-                cost_usd_marginal=cost_m if measured else None,
-                cost_usd_cumulative=cost_c if measured else None,
-                accuracy_per_usd=correct / cost_c if measured and cost_c else None,
-                accuracy_per_million_tokens=correct / (tokens_c / 1e6) if measured and tokens_c else None,
-                **_reach_summary(axis, value, rows, profile, reached),
+                **(spent.figures(correct) if measured else NOT_MEASURED_SPEND),
+                **_reach_summary(axis, value, level, profile, reached),
                 **_verifier_spend(cast(StrategySpend, store.strategy_spend(r["id"])), scaling, cost_mode),
             )
         )
+    return out
+
+
+NOT_MEASURED_SPEND = LevelSpend(
+    tokens_marginal=None,
+    tokens_cumulative=None,
+    cost_usd_marginal=None,
+    cost_usd_cumulative=None,
+    accuracy_per_usd=None,
+    accuracy_per_million_tokens=None,
+)
+"""A scripted agent's level: it calls no model, so its tokens and cost are not measured (None), never 0."""
+
+
+@dataclass
+class _Spent:
+    """A level's tokens and cost: its own (marginal) and with the chain of levels below it (cumulative)."""
+
+    tokens_marginal: float = 0.0
+    tokens_cumulative: float = 0.0
+    cost_marginal: float | None = None
+    cost_cumulative: float | None = None
+
+    def figures(self, correct: int) -> LevelSpend:
+        """The level's spend as reported, with accuracy per dollar and per million tokens of its answers."""
+        tokens, cost = self.tokens_cumulative, self.cost_cumulative
+        return LevelSpend(
+            tokens_marginal=int(self.tokens_marginal),
+            tokens_cumulative=int(tokens),
+            cost_usd_marginal=self.cost_marginal,
+            cost_usd_cumulative=cost,
+            accuracy_per_usd=correct / cost if cost else None,
+            accuracy_per_million_tokens=correct / (tokens / 1e6) if tokens else None,
+        )
+
+
+def _profile(profile: dict[int, dict[str, int]], t: dict[str, Any]) -> dict[str, int]:
+    """A trajectory's context profile (`Store.context_profile`); zeros for one without calls."""
+    return profile.get(t["id"], {"first_context": 0, "max_context": 0, "stops": 0, "prefix_tokens": 0})
+
+
+def _level_spend(
+    level: StoredLevel,
+    profile: dict[int, dict[str, int]],
+    chain: dict[tuple[str, int], tuple[float, float | None]] | None,
+    cost_mode: CostMode,
+) -> _Spent:
+    """What a level's trajectories spent, their replayed prefix left out; under continuation (`chain`, the
+    cumulative tokens and cost per (item, trial) so far, extended here) each answer also costs the levels below."""
+    from workbench.service.scaling.costs import trajectory_cost
+
+    out = _Spent()
+    for t in level.trajectories:
+        own_tokens = (t["tokens"] or 0) - _profile(profile, t)["prefix_tokens"]
+        own_cost = trajectory_cost(level.run, t, cost_mode)
+        key = (t["item_id"], t["replicate"])
+        below = chain.get(key, (0.0, None)) if chain is not None else (0.0, None)
+        item_tokens, item_cost = below[0] + own_tokens, _add(below[1], own_cost)
+        if chain is not None:
+            chain[key] = (item_tokens, item_cost)
+        out.tokens_marginal += own_tokens
+        out.tokens_cumulative += item_tokens
+        out.cost_marginal, out.cost_cumulative = _add(out.cost_marginal, own_cost), _add(out.cost_cumulative, item_cost)
     return out
 
 
@@ -409,22 +489,35 @@ def _reached(axis: str | None, value: Any, t: dict[str, Any], prof: dict[str, in
 
 
 def _reach_summary(
-    axis: str | None, value: Any, rows: list[dict[str, Any]], profile: dict[int, dict[str, int]], reached: list[bool]
+    axis: str | None, value: Any, level: StoredLevel, profile: dict[int, dict[str, int]], reached: list[bool]
 ) -> Reach:
     """n reached, the furthest any item went (context tokens, turns or points), the overhead and the two flags."""
     if axis == "tokens":
-        furthest = max((profile.get(t["id"], {}).get("max_context", 0) for t in rows), default=0)
-        firsts = sorted(profile[t["id"]]["first_context"] for t in rows if t["id"] in profile)
-        overhead = float(np.median(firsts)) if firsts else None
-    else:
-        furthest = max(((t["turns"] if axis == "turns" else t["points_used"]) or 0 for t in rows), default=0)
-        overhead = None
-    tokens = axis == "tokens"
+        return _token_reach(value, level, profile, reached)
+    rows = level.trajectories
+    furthest = max(((t["turns"] if axis == "turns" else t["points_used"]) or 0 for t in rows), default=0)
     return Reach(
-        n_stopped=sum(profile.get(t["id"], {}).get("stops", 0) > 0 for t in rows) if tokens else None,
+        n_stopped=None,
+        n_reached=sum(reached),
+        max_reached=int(furthest),
+        overhead_tokens=None,
+        never_reached=None,
+        degenerate=None,
+    )
+
+
+def _token_reach(value: Any, level: StoredLevel, profile: dict[int, dict[str, int]], reached: list[bool]) -> Reach:
+    """On the token axis: the items stopped and reached, the largest context, the prompt overhead (the median first
+    context) and the two flags (`group_levels`)."""
+    rows = level.trajectories
+    furthest = max((profile.get(t["id"], {}).get("max_context", 0) for t in rows), default=0)
+    firsts = sorted(profile[t["id"]]["first_context"] for t in rows if t["id"] in profile)
+    overhead = float(np.median(firsts)) if firsts else None
+    return Reach(
+        n_stopped=sum(profile.get(t["id"], {}).get("stops", 0) > 0 for t in rows),
         n_reached=sum(reached),
         max_reached=int(furthest),
         overhead_tokens=overhead,
-        never_reached=(bool(rows) and not any(reached)) if tokens else None,
-        degenerate=(overhead is not None and value <= overhead) if tokens else None,
+        never_reached=bool(rows) and not any(reached),
+        degenerate=overhead is not None and value <= overhead,
     )

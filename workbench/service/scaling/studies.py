@@ -21,6 +21,7 @@ from workbench.service.scaling.sequential import (
     sequential_specs,
 )
 from workbench.service.scaling.strategies import check_verifier, parse_strategies, strategy_groups
+from workbench.views.parallel_json import ParallelReport
 from workbench.views.sequential_records import StrategyName
 
 KINDS = ("sequential", "parallel")
@@ -63,26 +64,14 @@ class StudyPlan:
 
 def plan_study(request: StudyRequest) -> StudyPlan:
     """The study's runs, or ScalingInputError / LaunchError saying what to fix; nothing is written."""
-    from workbench.service.scaling.costs import COST_MODES
-    from workbench.service.scaling.parallel import TIE_RULES
-
-    if request.kind not in KINDS:
-        raise ScalingInputError(f"a study is {' or '.join(KINDS)}, not {request.kind!r}")
-    if request.cost_mode not in COST_MODES:
-        raise ScalingInputError(f"cost mode: choose from {', '.join(COST_MODES)}, not {request.cost_mode!r}")
-    if request.tie_rule not in TIE_RULES:
-        raise ScalingInputError(f"tie rule: choose from {', '.join(TIE_RULES)}, not {request.tie_rule!r}")
+    _check_words(request)
     if request.kind == "parallel":
         return _plan_parallel(request)
     axis = axis_of(request.axis)
     grid = parse_grid(request.grid, axis)
     names = parse_strategies(request.strategies)
     wanted: list[StrategyName | None] = [*names] or [None]  # none: the plain rule, one group
-    if request.verifier and "verifier" not in names:
-        raise ScalingInputError("a verifier is for the verifier strategy")
-    if request.verifier_base_url and "verifier" not in names:
-        raise ScalingInputError("a verifier base URL is for the verifier strategy")
-    check_verifier(request.verifier or "evidence", request.verifier_base_url)
+    _check_verifier_options(request, names)
     base = run_spec(request.launch)
     if request.verifier_base_url:
         base = replace(base, verifier_options={"base_url": request.verifier_base_url})
@@ -98,6 +87,28 @@ def plan_study(request: StudyRequest) -> StudyPlan:
         )
         groups.append(group)
     return StudyPlan("sequential", base.name, specs, groups, cost_mode=request.cost_mode)
+
+
+def _check_words(request: StudyRequest) -> None:
+    """The request's kind, cost mode and tie rule are among the words each allows."""
+    from workbench.service.scaling.costs import COST_MODES
+    from workbench.service.scaling.parallel import TIE_RULES
+
+    if request.kind not in KINDS:
+        raise ScalingInputError(f"a study is {' or '.join(KINDS)}, not {request.kind!r}")
+    if request.cost_mode not in COST_MODES:
+        raise ScalingInputError(f"cost mode: choose from {', '.join(COST_MODES)}, not {request.cost_mode!r}")
+    if request.tie_rule not in TIE_RULES:
+        raise ScalingInputError(f"tie rule: choose from {', '.join(TIE_RULES)}, not {request.tie_rule!r}")
+
+
+def _check_verifier_options(request: StudyRequest, names: list[StrategyName]) -> None:
+    """A verifier, or its base URL, only with the verifier strategy; the verifier itself usable as given."""
+    if request.verifier and "verifier" not in names:
+        raise ScalingInputError("a verifier is for the verifier strategy")
+    if request.verifier_base_url and "verifier" not in names:
+        raise ScalingInputError("a verifier base URL is for the verifier strategy")
+    check_verifier(request.verifier or "evidence", request.verifier_base_url)
 
 
 def _plan_parallel(request: StudyRequest) -> StudyPlan:
@@ -161,7 +172,7 @@ def judge_of(name: str, spec):
         raise ScalingInputError("judge 'same' needs an LLM run (agent llm with a model)") from None
 
 
-async def judge_study(store_path: Path, cache_dir: Path, plan: StudyPlan) -> dict[str, Any] | None:
+async def judge_study(store_path: Path, cache_dir: Path, plan: StudyPlan) -> ParallelReport | None:
     """A finished parallel study judged: every verdict it needs asked (launching it was the request to spend), on
     its own store and corpus; the report `scale parallel` prints. None when the study has no judge."""
     from sandbox.datasets import open_dataset

@@ -34,7 +34,9 @@ from workbench.service.paths import export_dir
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
+from workbench.views.cells import CsvCell
 from workbench.views.figures import judges_figure, parallel_figure, plateau_figure, registry_figure, strategies_figure
+from workbench.views.parallel_json import ParallelReport
 from workbench.views.scaling import (
     JUDGE_COLUMNS,
     JUDGE_NOTE,
@@ -184,7 +186,7 @@ def compute_parallel(
     ks: list[int] | None = None,
     judge: Any = None,
     n_orders: int | None = None,
-) -> dict[str, Any]:
+) -> ParallelReport:
     """`scale parallel`'s report for a stored run, read as it was recorded: its k, its judge, its pairwise orders.
 
     An offline judge may fill in verdicts it lacks (free); a model judge is read from the store
@@ -220,7 +222,7 @@ def compute_parallel(
         store.close()
 
 
-def compute_imported(study: Any, path: str, seed: int = 0) -> dict[str, Any]:
+def compute_imported(study: Any, path: str, seed: int = 0) -> ParallelReport:
     """`scale parallel --scores`'s report for one study of a scores file (read when it was imported)."""
     from workbench.service.scaling import imported_study
 
@@ -257,6 +259,7 @@ def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
     """The shown result as JSON (everything) or CSV (the table's rows as numbers, one per transition or k)."""
     if fmt == "json":
         return json.dumps(result, indent=2, sort_keys=True) + "\n"
+    rows: list[list[CsvCell]]
     if kind == "tools":
         from workbench.views.general import REGISTRY_HEADER, registry_rows
 
@@ -267,7 +270,7 @@ def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
             if kind == "sequential"
             else strategies_csv(cast(StrategyComparison, result))
             if kind == "strategies"
-            else parallel_csv(result)
+            else parallel_csv(cast(ParallelReport, result))
         )
     out = io.StringIO()
     writer = csv.writer(out)
@@ -500,8 +503,9 @@ class ScalingScreen(WorkbenchNode, Screen):
         self.shown, self.result = source, result
         self.query_one("#scaling-body").loading = False
         parallel = source.kind in ("parallel", "imported")  # an imported study shows as a sampled one
-        self._show_judges(result if parallel else None)
-        self._show_study(result if parallel else None)
+        report = cast(ParallelReport, result) if parallel else None  # compute_parallel's or compute_imported's
+        self._show_judges(report)
+        self._show_study(report)
         if source.kind == "sequential":
             self._show_plateau(cast(Plateau, result))  # compute_plateau's
         elif source.kind == "strategies":
@@ -509,11 +513,11 @@ class ScalingScreen(WorkbenchNode, Screen):
         elif source.kind == "tools":
             self._show_registry(cast(ToolsReport, result))  # compute_tools's
         else:
-            self._show_parallel(result)
+            self._show_parallel(cast(ParallelReport, result))
 
-    def _show_study(self, report: dict[str, Any] | None) -> None:
+    def _show_study(self, report: ParallelReport | None) -> None:
         """The study's readings of the same samples (GA-Bench Tables 15-18), labelled as the study's."""
-        rows = (report or {}).get("study") or []
+        rows = report["study"] if report else []
         caption = self.query_one("#scaling-study-caption", Static)
         caption.display = bool(rows)
         if not rows or report is None:
@@ -567,12 +571,13 @@ class ScalingScreen(WorkbenchNode, Screen):
         self._fill("#scaling-table", STRATEGY_COLUMNS, [strategy_cells(r) for r in comparison_rows(comparison)])
         self.query_one("#scaling-levels").display = False
 
-    def _show_judges(self, report: dict[str, Any] | None) -> None:
+    def _show_judges(self, report: ParallelReport | None) -> None:
         """The judges measured, the study's self-choice beside the committed accuracy, the trials' agreement and
         spread, and the judges' figure: the numbers `scale parallel` prints under its tables."""
-        judges = (report or {}).get("judges") or []
-        self_choice = [r for r in (report or {}).get("per_k", []) if "self_choice" in r]
-        trials = (report or {}).get("judge_trials")
+        judges = report["judges"] if report else []
+        self_choice = [r for r in report["per_k"] if "self_choice" in r] if report else []
+        trials = report["judge_trials"] if report else None
+        per_trial = trials["per_k"] if trials else None
         caption = Text(JUDGE_NOTE if judges else "", style="dim")
         if trials:
             caption.append("\n" + agreement_text(trials), style="")
@@ -588,8 +593,8 @@ class ScalingScreen(WorkbenchNode, Screen):
             self._fill("#scaling-self-choice", SELF_CHOICE_COLUMNS, [self_choice_cells(r) for r in self_choice], left=0)
         else:
             self.query_one("#scaling-self-choice").display = False
-        if trials and trials.get("per_k"):
-            self._fill("#scaling-trials", TRIAL_COLUMNS, [trial_cells(r) for r in trials["per_k"]], left=0)
+        if per_trial:
+            self._fill("#scaling-trials", TRIAL_COLUMNS, [trial_cells(r) for r in per_trial], left=0)
         else:
             self.query_one("#scaling-trials").display = False
         plot = self.query_one("#scaling-judges-plot", PlotView)
@@ -609,7 +614,7 @@ class ScalingScreen(WorkbenchNode, Screen):
         self._fill("#scaling-table", REGISTRY_HEADER, [list(r) for r in registry_rows(registry)], left=1)
         self.query_one("#scaling-levels").display = False
 
-    def _show_parallel(self, report: dict[str, Any]) -> None:
+    def _show_parallel(self, report: ParallelReport) -> None:
         measured = report.get("measured", True)
         sampling = spent(report.get("sampling_cost_usd"), measured)
         imported = report.get("origin") == "imported"  # its spend is in the note below: the file carries none
