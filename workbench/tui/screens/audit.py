@@ -340,7 +340,7 @@ class AuditScreen(WorkbenchNode, Screen):
         self._loading = True  # setting the fields is not an edit of the draft
         try:
             self.query_one("#audit-note", Input).value = draft.note
-            for key, value in zip(audit.CHECKS, draft.checks):
+            for key, value in zip(audit.CHECKS, draft.checks, strict=True):
                 self.query_one(f"#check-{key}", CheckState).value = value
         finally:
             self._loading = False
@@ -367,7 +367,7 @@ class AuditScreen(WorkbenchNode, Screen):
         labels = self.evidence["labels"]
         self.label_index = index % len(labels) if labels else 0
         widgets = list(self.query(".audit-label").results(Static))
-        for n, (widget, lab) in enumerate(zip(widgets, labels)):
+        for n, (widget, lab) in enumerate(zip(widgets, labels, strict=True)):
             widget.update(label_text(n + 1, lab, n == self.label_index))
             widget.set_class(n == self.label_index, "-selected")
         if widgets:
@@ -440,7 +440,7 @@ class AuditScreen(WorkbenchNode, Screen):
             self.reviewer,
             verdict,
             draft.note,
-            dict(zip(audit.CHECKS, draft.checks)),
+            dict(zip(audit.CHECKS, draft.checks, strict=True)),
         )
         self.drafts.pop(self.current, None)
         self._load(self.current)

@@ -179,13 +179,13 @@ class LiveScreen(WorkbenchNode, Screen):
         for row in rows:
             row[-1].truncate(room, overflow="ellipsis")
         if keys == self.shown and room == self._room:
-            for e, row in zip(episodes, rows):
-                for (col, _), value in zip(COLUMNS, row):
+            for e, row in zip(episodes, rows, strict=True):
+                for (col, _), value in zip(COLUMNS, row, strict=True):
                     table.update_cell(self._row_key(e.key), col, value, update_width=True)
             return
         self._room = room
         clear_rows(table)
-        for e, row in zip(episodes, rows):
+        for e, row in zip(episodes, rows, strict=True):
             table.add_row(*row, key=self._row_key(e.key))
         self.shown = keys
         if current in keys:

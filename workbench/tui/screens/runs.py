@@ -313,7 +313,7 @@ class RunsScreen(WorkbenchNode, Screen):
         refit = self._fit(rows)
         if not refit and names == self.shown:
             for row in rows:
-                for (key, _), value in zip(COLUMNS, self._cells(row)):
+                for (key, _), value in zip(COLUMNS, self._cells(row), strict=True):
                     table.update_cell(row["name"], key, value, update_width=True)
             return
         current, position = self.current_name(), table.cursor_row

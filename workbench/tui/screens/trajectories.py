@@ -222,7 +222,8 @@ class RunScreen(WorkbenchNode, Screen):
         query = self._query
         table.empty_note = f"no trajectories match '{query}'" if query and not rows else ""
         table.refresh()
-        if old and len(rows) > len(old) and all(a["id"] == b["id"] for a, b in zip(old, rows)):
+        # strict=False: rows is the longer list, compared with old only over old's length (rows only appended?)
+        if old and len(rows) > len(old) and all(a["id"] == b["id"] for a, b in zip(old, rows, strict=False)):
             table.append_rows([self._row(t) for t in rows[len(old) :]])
         elif [t["id"] for t in old] != [t["id"] for t in rows] or table.row_count != len(rows):
             current = old[table.cursor_row]["id"] if 0 <= table.cursor_row < len(old) else None
