@@ -25,7 +25,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from sandbox.records import Caps, Item, recorded_limits
-from storage.json_types import JsonObject, JsonValue
 from workbench.service import agents
 from workbench.service.datasets import dataset_label
 from workbench.service.families import TIERS
@@ -162,7 +161,7 @@ def _int(values: dict[str, str], key: str, errors: dict[str, str], label: str, o
         return None
 
 
-def form_request(v: dict[str, str], options: JsonObject | None, errors: dict[str, str]) -> LaunchRequest:
+def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict[str, str]) -> LaunchRequest:
     """The launch request of the form's values (`errors` gets what cannot be read as typed). The LLM fields of a
     scripted agent are disabled, so they are not chosen; `options` are a relaunched run's (None for a new run,
     which gets the model's defaults as `--batch run` does)."""
@@ -212,7 +211,7 @@ class _LlmFields(TypedDict):
     base_url: str | None
     client: str | None
     local_threads: int | None
-    options: JsonObject
+    options: dict[str, Any]
 
 
 class _ExtraFields(TypedDict, total=False):
@@ -226,7 +225,7 @@ class _ExtraFields(TypedDict, total=False):
     distractible: float
 
 
-def _llm_request(v: dict[str, str], options: JsonObject | None, errors: dict[str, str]) -> _LlmFields:
+def _llm_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict[str, str]) -> _LlmFields:
     """The LLM fields of the request: model, base URL, client, a local model's threads, and a relaunched run's
     other agent options (the fields say base_url, client and local_threads); all unset for a scripted agent."""
     if v["agent"] != "llm":
@@ -495,7 +494,7 @@ def _dataset_conflict(stored: str | None, requested: str) -> dict[str, str]:
 
 
 def _caps_conflicts(
-    old: JsonObject, new: JsonObject, same_ablation: bool, errors: dict[str, str], other: list[str]
+    old: dict[str, Any], new: dict[str, Any], same_ablation: bool, errors: dict[str, str], other: list[str]
 ) -> None:
     """The caps that differ between the stored run's (`old`) and the form's (`new`): a cap the form has a field for
     in `errors` (field → message), another in `other` unless the ablations differ (the ablation explains it)."""
@@ -509,7 +508,7 @@ def _caps_conflicts(
             other.append(f"caps.{cap}")
 
 
-def _shown_identity(key: str, value: JsonValue) -> str:
+def _shown_identity(key: str, value: Any) -> str:
     """A stored identity's value as a conflict names it; a prompts file by its hash's start ("(ours)": none)."""
     if key != "prompts":
         return _shown(value)

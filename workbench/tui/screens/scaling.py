@@ -31,7 +31,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
-from storage.json_types import JsonObject
 from workbench.service.paths import export_dir
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
@@ -243,21 +242,15 @@ class ParallelReading(TypedDict):
     cost_mode: str
 
 
-def recorded_reading(recorded: JsonObject, n_orders: int | None) -> ParallelReading:
+def recorded_reading(recorded: dict[str, Any], n_orders: int | None) -> ParallelReading:
     """The reading a parallel run recorded (its config's `scaling`), the defaults for what it left out; `n_orders`
     when given wins over the recorded orders."""
     return {
-        "n_orders": n_orders or _recorded_int(recorded, "orders") or 8,
-        "tie_rule": str(recorded.get("tie_rule") or "split"),
-        "judge_trials": _recorded_int(recorded, "judge_trials") or 1,
-        "cost_mode": str(recorded.get("cost_mode") or "cache-aware"),
+        "n_orders": n_orders or recorded.get("orders") or 8,
+        "tie_rule": recorded.get("tie_rule") or "split",
+        "judge_trials": recorded.get("judge_trials") or 1,
+        "cost_mode": recorded.get("cost_mode") or "cache-aware",
     }
-
-
-def _recorded_int(recorded: JsonObject, key: str) -> int | None:
-    """`recorded[key]` when it is a whole number (None when absent)."""
-    value = recorded.get(key)
-    return value if isinstance(value, int) else None
 
 
 def compute_imported(study: Any, path: str, seed: int = 0) -> dict[str, Any]:
