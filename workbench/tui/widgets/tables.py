@@ -222,13 +222,18 @@ class RowTable(ScrollView, can_focus=True):
                 return Strip([note]).crop(0, width).extend_cell_length(width, base)
             if index >= len(self.rows):
                 return Strip.blank(width, base)
-            style = base
-            if self.zebra_stripes and index % 2:
-                style += self.get_component_rich_style("rowtable--even-row", partial=True)
-            if index == self.cursor_row:
-                style += self.get_component_rich_style("rowtable--cursor", partial=True)
+            style = self._row_style(base, index)
             strip = self._line(self.rows[index], style)
         return strip.crop(x0, x0 + width).extend_cell_length(width, style)
+
+    def _row_style(self, base: Style, index: int) -> Style:
+        """Row `index`'s style: the widget's, striped on even rows (when zebra), highlighted under the cursor."""
+        style = base
+        if self.zebra_stripes and index % 2:
+            style += self.get_component_rich_style("rowtable--even-row", partial=True)
+        if index == self.cursor_row:
+            style += self.get_component_rich_style("rowtable--cursor", partial=True)
+        return style
 
     def on_focus(self) -> None:
         self.refresh()
