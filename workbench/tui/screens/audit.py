@@ -83,6 +83,11 @@ def head_text(ev: dict[str, Any]) -> Text:
     return out
 
 
+def edit_words(action: str, was: str | None) -> str:
+    """How a reviewer changed a label: added it, or re-classified it from what it `was`."""
+    return "+ added" if action == "added" else f"✎ re-classified (was {was or '?'})"
+
+
 def label_text(n: int, lab: dict[str, Any], selected: bool) -> Text:
     """One label of the sheet: relevance, paper, label → resolved section, how it differs from the release, text."""
     where = "gold paper" if lab["gold_paper"] else "other paper"
@@ -95,8 +100,7 @@ def label_text(n: int, lab: dict[str, Any], selected: bool) -> Text:
     )
     edit = lab.get("edit")
     if edit:
-        what = "+ added" if edit["action"] == "added" else f"✎ re-classified (was {edit['was'] or '?'})"
-        out.append(f"  {what} by {sanitize(edit['reviewer'])}", style="italic")
+        out.append(f"  {edit_words(edit['action'], edit.get('was'))} by {sanitize(edit['reviewer'])}", style="italic")
     out.append("\n")
     if lab["text"]:
         body = sanitize(lab["text"])
