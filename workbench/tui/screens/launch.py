@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -388,16 +389,17 @@ def _resume_refusal(
         return {}
     conflicts = resume_conflicts(spec, stored, *keys)
     if not conflicts:
-        notes.append(_resume_note(name, stored, spec.dataset))
+        notes.append(_resume_note(name, stored.get("dataset"), spec.dataset))
     return conflicts
 
 
-def _resume_note(name: str, stored: dict[str, Any], dataset: str) -> str:
-    """What starting does to stored run `name`: resume it, on the same files when given another dataset key."""
-    if stored.get("dataset") and stored["dataset"] != dataset:
+def _resume_note(name: str, stored: str | None, dataset: str) -> str:
+    """What starting does to stored run `name`: resume it, on the same files when its `stored` dataset key is not
+    the form's."""
+    if stored and stored != dataset:
         return (
             f"starting resumes '{name}' if its data holds the same files as the stored run's "
-            f"{dataset_label(stored['dataset'])} (their fingerprints are compared when the run starts)"
+            f"{dataset_label(stored)} (their fingerprints are compared when the run starts)"
         )
     return f"starting resumes '{name}': its finished episodes are kept"
 
@@ -468,8 +470,9 @@ def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete
     other: list[str] = []
     for key in identity_differences(identity, rebuilt):
         if key == "caps":
-            same_ablation = identity.get("ablation") == rebuilt.get("ablation")
-            _caps_conflicts(identity.get("caps") or {}, rebuilt.get("caps") or {}, same_ablation, errors, other)
+            old, new = identity.get("caps") or {}, rebuilt.get("caps") or {}
+            same_ablation = identity.get("ablation") == rebuilt.get("ablation")  # else the ablation explains it
+            other += _caps_conflicts(identity_differences(old, new), old, same_ablation, errors)
         elif key in IDENTITY_FIELDS:
             field_id, label = IDENTITY_FIELDS[key]
             errors[field_id] = f"{label} differs from the stored run's {_shown_identity(key, identity.get(key))}"
@@ -494,18 +497,19 @@ def _dataset_conflict(stored: str | None, requested: str) -> dict[str, str]:
 
 
 def _caps_conflicts(
-    old: dict[str, Any], new: dict[str, Any], same_ablation: bool, errors: dict[str, str], other: list[str]
-) -> None:
-    """The caps that differ between the stored run's (`old`) and the form's (`new`): a cap the form has a field for
-    in `errors` (field → message), another in `other` unless the ablations differ (the ablation explains it)."""
-    from workbench.service.stores import identity_differences
-
-    for cap in identity_differences(old, new):
+    caps: list[str], old: Mapping[str, int | dict[str, int] | list[str]], same_ablation: bool, errors: dict[str, str]
+) -> list[str]:
+    """The differing `caps`: one the form has a field for goes in `errors` (field → message, naming the stored run's
+    `old` value: its caps as `Caps.as_dict` records them), the others are returned as `caps.NAME` unless the
+    ablations differ (the ablation explains them)."""
+    other = []
+    for cap in caps:
         if cap in IDENTITY_FIELDS:
             field_id, label = IDENTITY_FIELDS[cap]
             errors[field_id] = f"{label} differs from the stored run's {_shown(old.get(cap))}"
         elif same_ablation:
             other.append(f"caps.{cap}")
+    return other
 
 
 def _shown_identity(key: str, value: Any) -> str:

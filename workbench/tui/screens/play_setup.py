@@ -82,20 +82,6 @@ def _item_ids(values: dict[str, str], errors: dict[str, str]) -> tuple[str, ...]
     return ids
 
 
-def session_lines(runs: list[dict[str, Any]], player: str) -> list[Text]:
-    """A line per session of `player` among `runs` (how far it got), or a line saying there is none yet."""
-    lines = [
-        Text(
-            f"{sanitize(r['name'])}: {r['done']}/{r['planned']} played · {r['status']}"
-            + (" · re-opening it serves its unfinished items first" if r["done"] < r["planned"] else ""),
-            style="dim",
-        )
-        for r in runs
-        if r["agent"] == f"human:{player}"
-    ]
-    return lines or [Text(f"no sessions of {sanitize(player)} yet; re-opening a session resumes it", style="dim")]
-
-
 class PlaySetupScreen(WorkbenchNode, ModalScreen[SessionRequest | None]):
     HELP_TITLE = "Play setup"
     BINDINGS = [
@@ -181,7 +167,16 @@ class PlaySetupScreen(WorkbenchNode, ModalScreen[SessionRequest | None]):
         player = v["player"].strip() or "?"
         self.query_one("#setup-name", Input).placeholder = session_name(player, dataset)
         _, errors = self.checked(v, runs)
-        lines = session_lines(runs, player) + [Text(e) for e in errors.values()]
+        lines = [
+            Text(
+                f"{sanitize(r['name'])}: {r['done']}/{r['planned']} played · {r['status']}"
+                + (" · re-opening it serves its unfinished items first" if r["done"] < r["planned"] else ""),
+                style="dim",
+            )
+            for r in runs
+            if r["agent"] == f"human:{player}"
+        ] or [Text(f"no sessions of {sanitize(player)} yet; re-opening a session resumes it", style="dim")]
+        lines += [Text(e) for e in errors.values()]
         messages = self.query_one("#setup-messages", Static)
         messages.update(Text("\n").join(lines))
         messages.set_class(bool(errors), "-error")

@@ -115,14 +115,17 @@ def item_text(
     the gold and bridge papers)."""
     styles = PaneStyles.of(colors)
     papers, reads = touched(steps_so_far)
+    tally = f"visited {counted(len(papers), 'paper')} · {counted(len(reads), 'read')}"
     if ctx is None or ctx.item is None:
-        return _unavailable_text(ctx, traj, reveal, styles, papers, reads)
+        return _unavailable_text(ctx, traj, reveal, styles, tally)
     given = traj.get("predicted_index") if answered(steps_so_far, at_end) else None
     t = _question_text(ctx, reveal, styles, given, bool(traj.get("correct")))
     if not path:
         return t
     t.append("\n\nCitation path\n", style="bold")
-    _append_path(t, ctx, styles, papers, reads)
+    _append_path(t, ctx, styles, papers, {str(r.get("paper_id")) for r in reads})
+    gold = gold_of(ctx)
+    _append_tally(t, styles, tally, sum(1 for r in reads if gold.is_gold(r)), len(reads))
     if ctx.note:
         t.append(f"\n{sanitize(ctx.note)}", style=styles.bad)
     return t
@@ -133,10 +136,10 @@ def _unavailable_text(
     traj: dict[str, Any],
     reveal: bool,
     styles: PaneStyles,
-    papers: set[str],
-    reads: list[dict[str, Any]],
+    tally: str,
 ) -> Text:
-    """The pane while the item cannot be shown (corpus loading or missing): what the trajectory itself records."""
+    """The pane while the item cannot be shown (corpus loading or missing): what the trajectory itself records, and
+    the `tally` of papers visited and read."""
     t = Text()
     t.append("Item unavailable", style="bold")
     t.append(f"\n{sanitize(ctx.note if ctx else 'loading the corpus…')}\n", style=styles.muted)
@@ -144,7 +147,7 @@ def _unavailable_text(
     ci = traj.get("correct_index")
     if reveal and ci is not None and 0 <= ci < 4:
         t.append(f"\ngold option: ({LETTERS[ci]})", style=styles.ok)
-    t.append(f"\nvisited {counted(len(papers), 'paper')} · {counted(len(reads), 'read')}")
+    t.append(f"\n{tally}")
     return t
 
 
@@ -167,10 +170,9 @@ def _question_text(ctx: ItemContext, reveal: bool, styles: PaneStyles, given: in
     return t
 
 
-def _append_path(t: Text, ctx: ItemContext, styles: PaneStyles, papers: set[str], reads: list[dict[str, Any]]) -> None:
-    """The citation path, seed → bridges → gold, each paper marked read, visited or not reached, then the tally."""
+def _append_path(t: Text, ctx: ItemContext, styles: PaneStyles, papers: set[str], read_ids: set[str]) -> None:
+    """The citation path, seed → bridges → gold, each paper marked read, visited or not reached."""
     item = ctx.item
-    read_ids = {str(r.get("paper_id")) for r in reads}
     chain = (
         [("seed", item.seed_paper_id)]
         + [("bridge", b) for b in item.bridge_paper_ids]
@@ -181,12 +183,14 @@ def _append_path(t: Text, ctx: ItemContext, styles: PaneStyles, papers: set[str]
         t.append(f" {PATH_SYMBOLS[role]} {role:<6} ", style="bold" if role == "gold" else "")
         t.append(f"{state:<8}", style=style)
         t.append(clip(sanitize(ctx.titles.get(pid) or pid), 30) + "\n")
-    gold = gold_of(ctx)
-    n_gold = sum(1 for r in reads if gold.is_gold(r))
-    t.append(f"visited {counted(len(papers), 'paper')} · {counted(len(reads), 'read')} (", style=styles.muted)
+
+
+def _append_tally(t: Text, styles: PaneStyles, tally: str, n_gold: int, n_reads: int) -> None:
+    """The `tally` of papers visited and read, the reads split into gold (★) and not (✗)."""
+    t.append(f"{tally} (", style=styles.muted)
     t.append(f"{n_gold} ★", style=styles.ok)
     t.append(", ", style=styles.muted)
-    t.append(f"{len(reads) - n_gold} ✗", style=styles.bad)
+    t.append(f"{n_reads - n_gold} ✗", style=styles.bad)
     t.append(")", style=styles.muted)
 
 
