@@ -25,17 +25,34 @@ import math
 import os
 import re
 import tomllib
+from collections.abc import Mapping
+from datetime import date, datetime, time
 from pathlib import Path
-from typing import Any
+from typing import TypeAlias
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")  # \Z: "$" would accept a trailing newline
+
+TomlValue: TypeAlias = (
+    str
+    | int
+    | float
+    | bool
+    | datetime
+    | date
+    | time
+    | list["TomlValue"]
+    | tuple["TomlValue", ...]
+    | dict[str, "TomlValue"]
+)
+TomlTable: TypeAlias = dict[str, TomlValue]
+"""A parsed TOML file (what `tomllib` returns): the user writes anything there, so its values are any TOML."""
 
 
 class ConfigError(Exception):
     """The config file exists but cannot be used."""
 
 
-def load(path: Path) -> dict[str, Any]:
+def load(path: Path) -> TomlTable:
     """The parsed file, {} when it does not exist. Raises ConfigError for unreadable or invalid TOML."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -49,7 +66,7 @@ def load(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
 
 
-def keymap(config: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
+def keymap(config: Mapping[str, TomlValue]) -> tuple[dict[str, str], list[str]]:
     """The `[keys]` table as a Textual keymap (binding id → keys) and warnings for entries that are not strings."""
     table = config.get("keys", {})
     if not isinstance(table, dict):
@@ -64,14 +81,27 @@ def keymap(config: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
     return out, warnings
 
 
-def _keys(keys: Any) -> str | None:
+def _keys(keys: TomlValue) -> str | None:
     """A [keys] entry as Textual's comma-separated keys: "ctrl+n, f2" or ["ctrl+n", "f2"]; None when it is
     neither a non-blank string nor a non-empty list of strings."""
-    if isinstance(keys, str) and keys.strip():
-        return ",".join(k.strip() for k in keys.split(",") if k.strip())
-    if isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys):
-        return ",".join(k.strip() for k in keys)
+    if isinstance(keys, str):
+        return _key_string(keys)
+    if isinstance(keys, list):
+        return _key_list(keys)
     return None
+
+
+def _key_string(keys: str) -> str | None:
+    """ "ctrl+n, f2" as "ctrl+n,f2"; None when blank."""
+    if not keys.strip():
+        return None
+    return ",".join(k.strip() for k in keys.split(",") if k.strip())
+
+
+def _key_list(keys: list[TomlValue]) -> str | None:
+    """["ctrl+n", "f2"] as "ctrl+n,f2"; None when empty or when an entry is not a string."""
+    names = [k.strip() for k in keys if isinstance(k, str)]
+    return ",".join(names) if names and len(names) == len(keys) else None
 
 
 def binding_ids(root: Path | None = None) -> set[str]:
@@ -108,7 +138,7 @@ def unknown_keys(keymap: dict[str, str], known: set[str]) -> str | None:
     return f"[keys] {', '.join(unknown)}: no such binding id (ignored); ? lists each screen's keys with their ids"
 
 
-def _setting(files: tuple[dict[str, Any], ...], table: str, key: str) -> str | None:
+def _setting(files: tuple[Mapping[str, TomlValue], ...], table: str, key: str) -> str | None:
     """`[table] key` from the first file that has it as a non-blank string (state before config)."""
     for data in files:
         section = data.get(table, {})
@@ -118,12 +148,12 @@ def _setting(files: tuple[dict[str, Any], ...], table: str, key: str) -> str | N
     return None
 
 
-def theme(config: dict[str, Any], state: dict[str, Any] | None = None) -> str | None:
+def theme(config: Mapping[str, TomlValue], state: Mapping[str, TomlValue] | None = None) -> str | None:
     """The theme last chosen in the app (state), else the config file's `[ui] theme`."""
     return _setting((state or {}, config), "ui", "theme")
 
 
-def reviewer(config: dict[str, Any], state: dict[str, Any] | None = None) -> str:
+def reviewer(config: Mapping[str, TomlValue], state: Mapping[str, TomlValue] | None = None) -> str:
     """Who audit verdicts are recorded under: the reviewer last named in the app (state), else the config file's
     `[audit] reviewer`, else $USER, else "reviewer"."""
     return (
@@ -134,7 +164,7 @@ def reviewer(config: dict[str, Any], state: dict[str, Any] | None = None) -> str
     )
 
 
-def load_quietly(path: Path) -> dict[str, Any]:
+def load_quietly(path: Path) -> TomlTable:
     """`load`, with a broken or unreadable file read as empty (the app warns about the config file at start)."""
     try:
         return load(path)
@@ -152,7 +182,7 @@ def remember_reviewer(path: Path, name: str) -> None:
     remember(path, "audit", "reviewer", name)
 
 
-def saved_panels(state: dict[str, Any]) -> dict[str, list[str]]:
+def saved_panels(state: Mapping[str, TomlValue]) -> dict[str, list[str]]:
     """The panels saved in the app (`[panels] NAME = ["run", …]`), by name; anything else there is ignored."""
     table = state.get("panels")
     if not isinstance(table, dict):
@@ -164,7 +194,7 @@ def saved_panels(state: dict[str, Any]) -> dict[str, list[str]]:
     }
 
 
-def remember(path: Path, table: str, key: str, value: Any) -> None:
+def remember(path: Path, table: str, key: str, value: TomlValue) -> None:
     """Set `[table] key = value` in the file, keeping its other tables and values; a file that does not parse, or
     that this little writer cannot write back, is left alone."""
     try:
@@ -184,7 +214,7 @@ def remember(path: Path, table: str, key: str, value: Any) -> None:
     _write(path, text)
 
 
-def save(path: Path, config: dict[str, Any]) -> None:
+def save(path: Path, config: TomlTable) -> None:
     _write(path, dumps(config))
 
 
@@ -198,23 +228,36 @@ def _write(path: Path, text: str) -> None:
 # ---------------------------------------------------------------- a tiny TOML writer
 
 
-def dumps(config: dict[str, Any]) -> str:
+def dumps(config: TomlTable) -> str:
     """TOML for a dict of scalars, lists of scalars and (nested) tables. Enough for this config file."""
     lines = ["# AgentHop Workbench state: what the app remembers (rewritten by it; settings go in config.toml)"]
     _table(lines, [], config)
     return "\n".join(lines) + "\n"
 
 
-def _table(lines: list[str], prefix: list[str], table: dict[str, Any]) -> None:
-    scalars = {k: v for k, v in table.items() if not isinstance(v, dict)}
-    tables = {k: v for k, v in table.items() if isinstance(v, dict)}
+def _table(lines: list[str], prefix: list[str], table: TomlTable) -> None:
+    """Append `table` at the dotted name `prefix`: its header (when it has values of its own, or is empty), its
+    values, then its sub-tables."""
+    scalars, tables = _partition(table)
     if prefix and (scalars or not tables):
         lines.append("")
         lines.append("[" + ".".join(_key(p) for p in prefix) + "]")
     for key, value in scalars.items():
         lines.append(f"{_key(key)} = {_value(value)}")
-    for key, value in tables.items():
-        _table(lines, [*prefix, key], value)
+    for key, sub in tables.items():
+        _table(lines, [*prefix, key], sub)
+
+
+def _partition(table: TomlTable) -> tuple[TomlTable, dict[str, TomlTable]]:
+    """A table's values and its sub-tables, apart (TOML writes a table's own values before its sub-tables)."""
+    scalars: TomlTable = {}
+    tables: dict[str, TomlTable] = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            tables[key] = value
+        else:
+            scalars[key] = value
+    return scalars, tables
 
 
 def _key(key: str) -> str:
@@ -240,19 +283,24 @@ def _string(text: str) -> str:
     return "".join(out)
 
 
-def _value(value: Any) -> str:
+def _value(value: TomlValue) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
+        return _float(value)
     if isinstance(value, str):
         return _string(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_value(v) for v in value) + "]"
     raise TypeError(f"cannot write {type(value).__name__} to TOML")
+
+
+def _float(value: float) -> str:
+    """A float as TOML writes it: nan and ±inf by name, the rest as Python's shortest round-tripping repr."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(value)

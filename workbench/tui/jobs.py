@@ -14,7 +14,7 @@ import contextlib
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from workbench.tui.monitor import RunMonitor
 from workbench.views.parallel_json import ParallelReport
@@ -43,6 +43,16 @@ def tokens_measured(spec: Any) -> bool:
     from workbench.service.reports import measures_tokens
 
     return measures_tokens({"agent": spec.agent, "identity": {"estimate_tokens": spec.estimate_tokens}})
+
+
+class LevelProgress(TypedDict):
+    """How far one level of a study got: its run, status, episodes done of planned and correct so far."""
+
+    run: str
+    status: str
+    done: int
+    planned: int
+    correct: int
 
 
 class RunJob:
@@ -251,18 +261,14 @@ class StudyJob:
         if self._current is not None:
             self._current.cancel()
 
-    def progress(self) -> list[dict[str, Any]]:
+    def progress(self) -> list[LevelProgress]:
         """Per level: its name, status, episodes done of planned and correct so far."""
         out = []
         for job in self.levels:
             snap = job.monitor.snapshot()
             out.append(
-                {
-                    "run": job.name,
-                    "status": snap.status,
-                    "done": snap.done,
-                    "planned": snap.planned,
-                    "correct": snap.correct,
-                }
+                LevelProgress(
+                    run=job.name, status=snap.status, done=snap.done, planned=snap.planned, correct=snap.correct
+                )
             )
         return out

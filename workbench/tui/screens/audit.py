@@ -83,6 +83,11 @@ def head_text(ev: dict[str, Any]) -> Text:
     return out
 
 
+def edit_words(action: str, was: str | None) -> str:
+    """How a reviewer changed a label: added it, or re-classified it from what it `was`."""
+    return "+ added" if action == "added" else f"✎ re-classified (was {was or '?'})"
+
+
 def label_text(n: int, lab: dict[str, Any], selected: bool) -> Text:
     """One label of the sheet: relevance, paper, label → resolved section, how it differs from the release, text."""
     where = "gold paper" if lab["gold_paper"] else "other paper"
@@ -95,8 +100,7 @@ def label_text(n: int, lab: dict[str, Any], selected: bool) -> Text:
     )
     edit = lab.get("edit")
     if edit:
-        what = "+ added" if edit["action"] == "added" else f"✎ re-classified (was {edit['was'] or '?'})"
-        out.append(f"  {what} by {sanitize(edit['reviewer'])}", style="italic")
+        out.append(f"  {edit_words(edit['action'], edit.get('was'))} by {sanitize(edit['reviewer'])}", style="italic")
     out.append("\n")
     if lab["text"]:
         body = sanitize(lab["text"])
@@ -340,7 +344,7 @@ class AuditScreen(WorkbenchNode, Screen):
         self._loading = True  # setting the fields is not an edit of the draft
         try:
             self.query_one("#audit-note", Input).value = draft.note
-            for key, value in zip(audit.CHECKS, draft.checks):
+            for key, value in zip(audit.CHECKS, draft.checks, strict=True):
                 self.query_one(f"#check-{key}", CheckState).value = value
         finally:
             self._loading = False
@@ -367,7 +371,7 @@ class AuditScreen(WorkbenchNode, Screen):
         labels = self.evidence["labels"]
         self.label_index = index % len(labels) if labels else 0
         widgets = list(self.query(".audit-label").results(Static))
-        for n, (widget, lab) in enumerate(zip(widgets, labels)):
+        for n, (widget, lab) in enumerate(zip(widgets, labels, strict=True)):
             widget.update(label_text(n + 1, lab, n == self.label_index))
             widget.set_class(n == self.label_index, "-selected")
         if widgets:
@@ -440,7 +444,7 @@ class AuditScreen(WorkbenchNode, Screen):
             self.reviewer,
             verdict,
             draft.note,
-            dict(zip(audit.CHECKS, draft.checks)),
+            dict(zip(audit.CHECKS, draft.checks, strict=True)),
         )
         self.drafts.pop(self.current, None)
         self._load(self.current)

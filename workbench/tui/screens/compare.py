@@ -177,7 +177,7 @@ class CompareScreen(WorkbenchNode, Screen):
         grid.add_column("", key="a")
         grid.add_column(Text("B right"), key="b_right")
         grid.add_column(Text("B wrong"), key="b_wrong")
-        for label, cells in zip(("A right", "A wrong"), CELLS):
+        for label, cells in zip(("A right", "A wrong"), CELLS, strict=True):
             grid.add_row(
                 Text(label, style="bold"),
                 *(Text(f"{cmp['agreement'][c]['n']:>4}", justify="right") for c in cells),

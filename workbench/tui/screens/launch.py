@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypedDict
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -170,22 +171,62 @@ def form_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
     return LaunchRequest(
         **_llm_request(v, options, errors),  # before the extra tools: a form's errors keep the fields' order
         **_extra_request(v, errors),
-        dataset="builtin" if v["dataset_kind"] == "builtin" else v["path"].strip(),
+        **_choice_request(v),
         agent=v["agent"],
         name=v["name"],
         relaunch=options is not None,
         ablation=v["ablation"],
-        ids=tuple(i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
-        question_type=None if v["question_type"] == "any" else v["question_type"],
-        depth=None if v["depth"] == "any" else int(v["depth"]),
-        prompts=v.get("prompts", "").strip() or None,
-        family=(v.get("family") or "").strip() or None,
-        tier=None if v.get("tier", "auto") == "auto" else v["tier"],
         **numbers,
     )
 
 
-def _llm_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict[str, str]) -> dict[str, Any]:
+class _ChoiceFields(TypedDict):
+    """The launch request's fields chosen from a list or typed as text: the data, its slice, prompts and tags."""
+
+    dataset: str
+    ids: tuple[str, ...]
+    question_type: str | None
+    depth: int | None
+    prompts: str | None
+    family: str | None
+    tier: str | None
+
+
+def _choice_request(v: dict[str, str]) -> _ChoiceFields:
+    """The data, slice, prompts file, family and tier fields of the request ("any", "auto" and blank: not chosen)."""
+    return {
+        "dataset": "builtin" if v["dataset_kind"] == "builtin" else v["path"].strip(),
+        "ids": tuple(i.strip() for i in v["ids"].replace(" ", ",").split(",") if i.strip()),
+        "question_type": None if v["question_type"] == "any" else v["question_type"],
+        "depth": None if v["depth"] == "any" else int(v["depth"]),
+        "prompts": v.get("prompts", "").strip() or None,
+        "family": (v.get("family") or "").strip() or None,
+        "tier": None if v.get("tier", "auto") == "auto" else v["tier"],
+    }
+
+
+class _LlmFields(TypedDict):
+    """The launch request's LLM fields, as the form sets them."""
+
+    model: str | None
+    base_url: str | None
+    client: str | None
+    local_threads: int | None
+    options: dict[str, Any]
+
+
+class _ExtraFields(TypedDict, total=False):
+    """The launch request's general-agent fields the form sets (one left out keeps the request's default)."""
+
+    extra_tools: str | None
+    extra_tools_count: int | None
+    extra_tools_detail: str
+    extra_tools_cost: int
+    extra_tools_timeout: float
+    distractible: float
+
+
+def _llm_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict[str, str]) -> _LlmFields:
     """The LLM fields of the request: model, base URL, client, a local model's threads, and a relaunched run's
     other agent options (the fields say base_url, client and local_threads); all unset for a scripted agent."""
     if v["agent"] != "llm":
@@ -202,28 +243,10 @@ def _llm_request(v: dict[str, str], options: dict[str, Any] | None, errors: dict
     }
 
 
-def _extra_request(v: dict[str, str], errors: dict[str, str]) -> dict[str, Any]:
+def _extra_request(v: dict[str, str], errors: dict[str, str]) -> _ExtraFields:
     """The general-agent setting's request fields from the form: the registry (`builtin`, the file typed, or
     `mcp:` and the command typed), its count, detail and cost, and the heuristic's distractible knob."""
-    out: dict[str, Any] = {}
-    kind, source = v.get("extra_kind", "none"), v.get("extra_source", "").strip()
-    if kind != "none":
-        if kind != "builtin" and not source:
-            errors["extra_source"] = "extra tools: a tools file or the command that starts the MCP server is needed"
-        out["extra_tools"] = "builtin" if kind == "builtin" else (f"mcp:{source}" if kind == "mcp" else source) or None
-        count = _int(v, "extra_count", errors, "tool count", optional=True)
-        cost = _int(v, "extra_cost", errors, "tool cost")
-        out.update(
-            extra_tools_count=count,
-            extra_tools_detail=v.get("extra_detail", "full"),
-            **({"extra_tools_cost": cost} if cost is not None else {}),
-        )
-        if kind == "mcp":
-            timeout = (v.get("extra_timeout") or "").strip()
-            try:
-                out["extra_tools_timeout"] = float(timeout) if timeout else 30.0
-            except ValueError:
-                errors["extra_timeout"] = f"tool timeout: '{timeout}' is not a number of seconds"
+    out = _extra_tools_request(v, errors) if v.get("extra_kind", "none") != "none" else _ExtraFields()
     text = v.get("distractible", "").strip() if v.get("agent") == "heuristic" else ""
     if text:
         try:
@@ -231,6 +254,44 @@ def _extra_request(v: dict[str, str], errors: dict[str, str]) -> dict[str, Any]:
         except ValueError:
             errors["distractible"] = f"distractible: '{text}' is not a number (a probability, 0 to 1)"
     return out
+
+
+def _extra_tools_request(v: dict[str, str], errors: dict[str, str]) -> _ExtraFields:
+    """The extra tools' request fields when the form adds a registry (a field that cannot be read: its message in
+    `errors`)."""
+    kind, source = v.get("extra_kind", "none"), v.get("extra_source", "").strip()
+    if kind != "builtin" and not source:
+        errors["extra_source"] = "extra tools: a tools file or the command that starts the MCP server is needed"
+    out = _ExtraFields(
+        extra_tools=_registry(kind, source),
+        extra_tools_count=_int(v, "extra_count", errors, "tool count", optional=True),
+        extra_tools_detail=v.get("extra_detail", "full"),
+    )
+    cost = _int(v, "extra_cost", errors, "tool cost")
+    if cost is not None:
+        out["extra_tools_cost"] = cost
+    timeout = _mcp_timeout(v, errors) if kind == "mcp" else None
+    if timeout is not None:
+        out["extra_tools_timeout"] = timeout
+    return out
+
+
+def _registry(kind: str, source: str) -> str | None:
+    """The extra-tools registry of the form's kind and source: `builtin`, `mcp:COMMAND` or the tools file."""
+    if kind == "builtin":
+        return "builtin"
+    return (f"mcp:{source}" if kind == "mcp" else source) or None
+
+
+def _mcp_timeout(v: dict[str, str], errors: dict[str, str]) -> float | None:
+    """Seconds per forwarded call of an MCP registry (30 when blank); None, with the message in `errors`, when
+    the field is not a number."""
+    timeout = (v.get("extra_timeout") or "").strip()
+    try:
+        return float(timeout) if timeout else 30.0
+    except ValueError:
+        errors["extra_timeout"] = f"tool timeout: '{timeout}' is not a number of seconds"
+        return None
 
 
 def validate(
@@ -254,63 +315,110 @@ def validate(
     configuration the runner would refuse to resume is refused here, pointing at the Runs screen's rename and
     delete `keys`. The RunSpec is the launch service's (`workbench.service.launch`), as `--batch run` gets it for
     the same choices."""
-    llm_ok = agents.llm_available() if llm_ok is None else llm_ok
-    errors: dict[str, str] = {}
-    notes: list[str] = []
     v = {**DEFAULTS, **values}
-    if v["dataset_kind"] != "builtin":
-        problem = release_problem(v["path"])
-        if problem:
-            errors["path"] = problem
-    if v["agent"] == "llm" and not llm_ok:
-        errors["agent"] = "agent: the LLM agent is not available in this build (sandbox.agents.llm is missing)"
+    errors = _choice_errors(v, agents.llm_available() if llm_ok is None else llm_ok)
     request = form_request(v, options, errors)
-    try:
-        spec = run_spec(request, existing, names=LABELS)
-    except LaunchError as exc:
-        spec = None
-        for key, message in exc.problems.items():
-            errors.setdefault(FIELD_IDS.get(key, key), in_form_words(message, LABELS))
-    name, ids, tokens = v["name"].strip(), request.ids, request.max_tokens_total
-    if "name" not in errors and name in existing and not (stored and stored.get("identity")):
-        notes.append(
-            f"a run named '{name}' exists: starting resumes it if the configuration matches "
-            "(otherwise the run is refused)"
-        )
+    spec = _spec(request, existing, errors)
+    name = v["name"].strip()
+    resumable = bool(stored and stored.get("identity"))
+    notes = _unchecked_resume_notes(name, existing, resumable, errors)
     if errors:
         return Validation(None, errors, notes)
-    busy = busy_elsewhere(store_path, name) if name in existing else None
-    if busy:
-        return Validation(None, {"name": busy}, notes)
-    if name in existing and stored and stored.get("identity"):
-        conflicts = resume_conflicts(spec, stored, *keys)
-        if conflicts:
-            return Validation(None, conflicts, notes)
-        if stored.get("dataset") and stored["dataset"] != spec.dataset:
-            notes.append(
-                f"starting resumes '{name}' if its data holds the same files as the stored run's "
-                f"{dataset_label(stored['dataset'])} (their fingerprints are compared when the run starts)"
-            )
-        else:
-            notes.append(f"starting resumes '{name}': its finished episodes are kept")
+    refusal = _resume_refusal(spec, name, existing, stored if resumable else None, store_path, keys, notes)
+    if refusal:
+        return Validation(None, refusal, notes)
     episodes, problem = slice_episodes(spec, cache_dir)
     if problem:
-        errors["ids" if ids else "question_type"] = problem
+        errors["ids" if request.ids else "question_type"] = problem
         return Validation(None, errors, notes)
     if spec.agent == "llm":
-        exact = bool(episodes is not None and episodes[1] and name not in existing)
-        n = None if episodes is None else episodes[0]
-        notes += _llm_notes(spec, tokens, n, exact, store_path, notes_memo)
+        notes += _llm_notes(spec, request.max_tokens_total, episodes, name not in existing, store_path, notes_memo)
     return Validation(spec, {}, notes)
 
 
+def _choice_errors(v: dict[str, str], llm_ok: bool) -> dict[str, str]:
+    """Field → message for a release directory that cannot be used and an LLM agent this build lacks."""
+    errors: dict[str, str] = {}
+    problem = release_problem(v["path"]) if v["dataset_kind"] != "builtin" else None
+    if problem:
+        errors["path"] = problem
+    if v["agent"] == "llm" and not llm_ok:
+        errors["agent"] = "agent: the LLM agent is not available in this build (sandbox.agents.llm is missing)"
+    return errors
+
+
+def _spec(request: LaunchRequest, existing: set[str], errors: dict[str, str]) -> Any:
+    """The launch service's RunSpec of `request`, or None with the service's problems in `errors` (by form
+    field, in the form's words; a field's own earlier message is kept)."""
+    try:
+        return run_spec(request, existing, names=LABELS)
+    except LaunchError as exc:
+        for key, message in exc.problems.items():
+            errors.setdefault(FIELD_IDS.get(key, key), in_form_words(message, LABELS))
+        return None
+
+
+def _unchecked_resume_notes(name: str, existing: set[str], resumable: bool, errors: dict[str, str]) -> list[str]:
+    """The note for a valid name that exists when the stored run's configuration is not known to compare (not
+    `resumable`): starting resumes it or is refused."""
+    if "name" in errors or name not in existing or resumable:
+        return []
+    return [
+        f"a run named '{name}' exists: starting resumes it if the configuration matches (otherwise the run is refused)"
+    ]
+
+
+def _resume_refusal(
+    spec: Any,
+    name: str,
+    existing: set[str],
+    stored: dict[str, Any] | None,
+    store_path: Path | None,
+    keys: tuple[str, str],
+    notes: list[str],
+) -> dict[str, str]:
+    """Field → message when starting would resume run `name` and cannot: another process runs it, or `stored`
+    (the stored run, when its identity is known) has another configuration. Empty when the run can start; then a
+    resume gets its note in `notes`."""
+    if name not in existing:
+        return {}
+    busy = busy_elsewhere(store_path, name)
+    if busy:
+        return {"name": busy}
+    if stored is None:
+        return {}
+    conflicts = resume_conflicts(spec, stored, *keys)
+    if not conflicts:
+        notes.append(_resume_note(name, stored.get("dataset"), spec.dataset))
+    return conflicts
+
+
+def _resume_note(name: str, stored: str | None, dataset: str) -> str:
+    """What starting does to stored run `name`: resume it, on the same files when its `stored` dataset key is not
+    the form's."""
+    if stored and stored != dataset:
+        return (
+            f"starting resumes '{name}' if its data holds the same files as the stored run's "
+            f"{dataset_label(stored)} (their fingerprints are compared when the run starts)"
+        )
+    return f"starting resumes '{name}': its finished episodes are kept"
+
+
 def _llm_notes(
-    spec: Any, tokens: int, n: int | None, exact: bool, store_path: Path | None, notes_memo: dict | None
+    spec: Any,
+    tokens: int,
+    episodes: tuple[int, bool] | None,
+    fresh: bool,
+    store_path: Path | None,
+    notes_memo: dict | None,
 ) -> list[str]:
-    """An LLM run's notes: a token cap every first call would cross, and the cost estimate (kept in `notes_memo`
-    between keystrokes: it reads the store)."""
+    """An LLM run's notes: a token cap every first call would cross, and the cost estimate for the `episodes` the
+    slice plays (exact only for a `fresh` run: a resumed one skips those it stored), kept in `notes_memo` between
+    keystrokes: it reads the store."""
     from workbench.service.estimate import prompt_overhead
 
+    n = None if episodes is None else episodes[0]
+    exact = bool(episodes is not None and episodes[1] and fresh)
     notes = []
     overhead = prompt_overhead(spec.effective_caps(), spec.ablation, spec.extra_tools, spec.prompts)
     if tokens <= overhead:
@@ -358,29 +466,16 @@ def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete
 
     identity = stored["identity"]
     rebuilt = spec.identity(identity.get("dataset_fingerprint", ""))
-    errors: dict[str, str] = {}
+    errors = _dataset_conflict(stored.get("dataset"), spec.dataset)
     other: list[str] = []
-    if stored.get("dataset") and datasets_differ_by_key(stored["dataset"], spec.dataset):
-        errors["path" if spec.dataset != "builtin" else "dataset_kind"] = (
-            f"dataset differs from the stored run's {dataset_label(stored['dataset'])}"
-        )
     for key in identity_differences(identity, rebuilt):
         if key == "caps":
             old, new = identity.get("caps") or {}, rebuilt.get("caps") or {}
-            for cap in identity_differences(old, new):
-                if cap in IDENTITY_FIELDS:
-                    field_id, label = IDENTITY_FIELDS[cap]
-                    errors[field_id] = f"{label} differs from the stored run's {_shown(old.get(cap))}"
-                elif identity.get("ablation") == rebuilt.get("ablation"):  # else the ablation explains it
-                    other.append(f"caps.{cap}")
+            same_ablation = identity.get("ablation") == rebuilt.get("ablation")  # else the ablation explains it
+            other += _caps_conflicts(identity_differences(old, new), old, same_ablation, errors)
         elif key in IDENTITY_FIELDS:
             field_id, label = IDENTITY_FIELDS[key]
-            shown = (
-                _shown(identity.get(key))
-                if key != "prompts"
-                else (f"(a file hashed {identity[key][:12]})" if identity.get(key) else "(ours)")
-            )
-            errors[field_id] = f"{label} differs from the stored run's {shown}"
+            errors[field_id] = f"{label} differs from the stored run's {_shown_identity(key, identity.get(key))}"
         else:
             other.append(key)
     if not errors and not other:
@@ -391,6 +486,37 @@ def resume_conflicts(spec, stored: dict[str, Any], rename_key: str = "r", delete
         f"resume it, choose another name, or on Runs rename ({rename_key}) or delete ({delete_key}) it"
     )
     return errors
+
+
+def _dataset_conflict(stored: str | None, requested: str) -> dict[str, str]:
+    """The dataset field's message when the stored run's dataset key and the form's name different data."""
+    if not stored or not datasets_differ_by_key(stored, requested):
+        return {}
+    field_id = "path" if requested != "builtin" else "dataset_kind"
+    return {field_id: f"dataset differs from the stored run's {dataset_label(stored)}"}
+
+
+def _caps_conflicts(
+    caps: list[str], old: Mapping[str, int | dict[str, int] | list[str]], same_ablation: bool, errors: dict[str, str]
+) -> list[str]:
+    """The differing `caps`: one the form has a field for goes in `errors` (field → message, naming the stored run's
+    `old` value: its caps as `Caps.as_dict` records them), the others are returned as `caps.NAME` unless the
+    ablations differ (the ablation explains them)."""
+    other = []
+    for cap in caps:
+        if cap in IDENTITY_FIELDS:
+            field_id, label = IDENTITY_FIELDS[cap]
+            errors[field_id] = f"{label} differs from the stored run's {_shown(old.get(cap))}"
+        elif same_ablation:
+            other.append(f"caps.{cap}")
+    return other
+
+
+def _shown_identity(key: str, value: Any) -> str:
+    """A stored identity's value as a conflict names it; a prompts file by its hash's start ("(ours)": none)."""
+    if key != "prompts":
+        return _shown(value)
+    return f"(a file hashed {str(value)[:12]})" if value else "(ours)"
 
 
 def datasets_differ_by_key(stored: str, requested: str) -> bool:

@@ -40,7 +40,7 @@ def board_cells(header: tuple, row: tuple, human: bool) -> list[Text]:
             justify="left" if col in NAME_COLUMNS else "right",
             style="bold" if human and col in NAME_COLUMNS else "",
         )
-        for col, cell in zip(header, row)
+        for col, cell in zip(header, row, strict=True)
     ]
 
 
@@ -113,7 +113,7 @@ class LeaderboardScreen(WorkbenchNode, Screen):
         header, rows = leaderboard_cells(board)
         for col in header:
             table.add_column(Text(col, justify="left" if col in NAME_COLUMNS else "right"), key=col)
-        for raw, row in zip(board["rows"], rows):
+        for raw, row in zip(board["rows"], rows, strict=True):
             table.add_row(*board_cells(header, row, raw["human"]), key=raw["run"])
         where = f" · dataset {self.index + 1} of {len(self.boards)} ([ ])" if len(self.boards) > 1 else ""
         self.query_one("#leaderboard-title", Static).update(Text(" " + sanitize(leaderboard_title(board)) + where))

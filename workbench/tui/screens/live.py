@@ -9,6 +9,8 @@ workers there are.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,7 +20,7 @@ from textual.widgets import DataTable, ProgressBar, Static
 
 from sandbox.records import recorded_limits
 from workbench.tui.host import WorkbenchNode
-from workbench.tui.monitor import RunMonitor, Snapshot
+from workbench.tui.monitor import EpisodeRow, RunMonitor, Snapshot
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.meters import level, level_style, meter_text
 from workbench.tui.widgets.plaintext import clip, sanitize
@@ -66,6 +68,20 @@ def stats_line(s: Snapshot) -> Text:
         f" {s.done}/{s.planned}  ·  acc {acc}  ·  {rate}  ·  ETA {eta}  ·  elapsed {duration(s.elapsed_s)}"
         f"  ·  cost {cost}"
     )
+
+
+def last_call_room(table: DataTable, rows: list[list[Text]]) -> int:
+    """The LAST CALL column's width: what the other columns leave of the table in view (scrollbar too), 8 to 48."""
+    content = [max([len(label), *(row[i].cell_len for row in rows)]) for i, (_, label) in enumerate(COLUMNS[:-1])]
+    return min(48, max(8, column_room(table, content)))
+
+
+def last_call_text(e: EpisodeRow) -> Text:
+    """The LAST CALL cell: the episode's latest call, or how it finished and whether it was right."""
+    if not e.finished:
+        return Text(sanitize(e.last_call))
+    verdict = "correct ✓" if e.correct else "wrong ✗"
+    return Text(f"finished: {sanitize(e.termination or '?')}, {verdict}", style="dim")
 
 
 class LiveScreen(WorkbenchNode, Screen):
@@ -146,50 +162,48 @@ class LiveScreen(WorkbenchNode, Screen):
 
     def _rows(self, s: Snapshot) -> None:
         table = self.query_one(DataTable)
-        budget, max_turns, max_tokens = recorded_limits(self.caps)
         episodes = s.episodes + s.finished
         keys = [e.key for e in episodes]
         current = self.current_key()
         bars = BARS if (table.size.width or self.app.size.width) >= WIDE else NARROW_BARS
-
-        def cells(e):
-            if e.finished:
-                verdict = "correct ✓" if e.correct else "wrong ✗"
-                last = Text(f"finished: {sanitize(e.termination or '?')}, {verdict}", style="dim")
-            else:
-                last = Text(sanitize(e.last_call))
-            return [
-                Text(
-                    f"{sanitize(e.key[0])}" + (f" r{e.key[1]}" if e.key[1] else ""), style="dim" if e.finished else ""
-                ),
-                Text(str(e.turn), justify="right"),
-                meter_text(e.points_used, budget, bars[0], style=level_style(self.app, level(e.points_used, budget))),
-                meter_text(e.turn, max_turns, bars[1], style=level_style(self.app, level(e.turn, max_turns))),
-                meter_text(
-                    e.tokens, max_tokens, bars[2], "tokens", style=level_style(self.app, level(e.tokens, max_tokens))
-                )
-                if self.monitor.tokens_measured
-                else Text("— not measured", style="dim"),
-                last,
-            ]
-
-        rows = [cells(e) for e in episodes]
-        content = [max([len(label), *(row[i].cell_len for row in rows)]) for i, (_, label) in enumerate(COLUMNS[:-1])]
-        room = min(48, max(8, column_room(table, content)))  # LAST CALL clipped to what is left: in view, scrollbar too
+        limits = recorded_limits(self.caps)
+        rows = [self._cells(e, limits, bars) for e in episodes]
+        room = last_call_room(table, rows)
         for row in rows:
             row[-1].truncate(room, overflow="ellipsis")
         if keys == self.shown and room == self._room:
-            for e, row in zip(episodes, rows):
-                for (col, _), value in zip(COLUMNS, row):
-                    table.update_cell(self._row_key(e.key), col, value, update_width=True)
+            self._update_rows(table, episodes, rows)
             return
         self._room = room
         clear_rows(table)
-        for e, row in zip(episodes, rows):
+        for e, row in zip(episodes, rows, strict=True):
             table.add_row(*row, key=self._row_key(e.key))
         self.shown = keys
         if current in keys:
             table.move_cursor(row=keys.index(current), animate=False)
+
+    def _update_rows(self, table: DataTable, episodes: tuple[EpisodeRow, ...], rows: list[list[Text]]) -> None:
+        """The same episodes in the same order: their cells updated in place (the cursor and scroll stay)."""
+        for e, row in zip(episodes, rows, strict=True):
+            for (col, _), value in zip(COLUMNS, row, strict=True):
+                table.update_cell(self._row_key(e.key), col, value, update_width=True)
+
+    def _cells(self, e: EpisodeRow, limits: tuple[int, int, int], bars: tuple[int, int, int]) -> list[Text]:
+        """An episode's row: item, turn, the points, turns and tokens meters against the run's `limits`, the last
+        call (or how it finished)."""
+        budget, max_turns, max_tokens = limits
+        return [
+            Text(f"{sanitize(e.key[0])}" + (f" r{e.key[1]}" if e.key[1] else ""), style="dim" if e.finished else ""),
+            Text(str(e.turn), justify="right"),
+            meter_text(e.points_used, budget, bars[0], style=level_style(self.app, level(e.points_used, budget))),
+            meter_text(e.turn, max_turns, bars[1], style=level_style(self.app, level(e.turn, max_turns))),
+            meter_text(
+                e.tokens, max_tokens, bars[2], "tokens", style=level_style(self.app, level(e.tokens, max_tokens))
+            )
+            if self.monitor.tokens_measured
+            else Text("— not measured", style="dim"),
+            last_call_text(e),
+        ]
 
     def on_resize(self) -> None:
         self._version = -1  # redraw: the columns are fitted to the new width
@@ -222,14 +236,7 @@ class LiveScreen(WorkbenchNode, Screen):
             self._follow_count = 0
             view.set_entries([], cursor=0)
         if steps:
-            prev_turn = None
-            if self._follow_count and view.entries:
-                prev_turn = view.entries[-1].turn
-            entries = build_entries(steps)
-            if prev_turn is not None and entries and entries[0].kind == "turn" and entries[0].turn == prev_turn:
-                entries = entries[1:]
-            view.append_entries(entries)
-            self._follow_count += len(steps)
+            self._append_steps(view, steps)
         if finished:
             self._follow_done = True
             correct, termination = self.monitor.episode_outcome(key)
@@ -237,6 +244,16 @@ class LiveScreen(WorkbenchNode, Screen):
             self.query_one("#follow-title", Static).update(
                 Text(f" following {key[0]} r{key[1]} · finished: {termination}, {verdict}")
             )
+
+    def _append_steps(self, view: TranscriptView, steps: list[Any]) -> None:
+        """The followed episode's new steps at the transcript's end (a turn already headed there is not headed
+        again)."""
+        prev_turn = view.entries[-1].turn if self._follow_count and view.entries else None
+        entries = build_entries(steps)
+        if prev_turn is not None and entries and entries[0].kind == "turn" and entries[0].turn == prev_turn:
+            entries = entries[1:]
+        view.append_entries(entries)
+        self._follow_count += len(steps)
 
     def action_follow(self) -> None:
         key = self.current_key()

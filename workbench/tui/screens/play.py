@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, TypedDict
 
 from rich.style import Style
 from rich.text import Text
@@ -69,6 +69,14 @@ def opening_entry(messages: tuple[dict[str, Any], ...]) -> Entry:
     return Entry(
         "note", 0, [("▪ the task, as the model is given it · enter unfolds", "transcript--muted")], body, copy_text=body
     )
+
+
+class _FieldOptions(TypedDict, total=False):
+    """What an argument field adds to its Input: completion from what was seen, the characters it accepts."""
+
+    suggester: SeenSuggester
+    restrict: str
+    max_length: int
 
 
 class PlayScreen(WorkbenchNode, Screen):
@@ -147,7 +155,7 @@ class PlayScreen(WorkbenchNode, Screen):
         yield KeysFooter()
 
     def _field(self, name: str) -> ArgInput:
-        extra: dict[str, Any] = {}
+        extra: _FieldOptions = {}
         if name == "paper_id":
             extra["suggester"] = SeenSuggester(lambda: self.seen.papers)
         elif name == "section":
@@ -155,7 +163,7 @@ class PlayScreen(WorkbenchNode, Screen):
         elif name == "top_k":
             extra["restrict"] = r"\d{0,2}"
         elif name == "answer":
-            extra.update(restrict=r"[A-Da-d]?", max_length=1)
+            extra["restrict"], extra["max_length"] = r"[A-Da-d]?", 1
         kind = AnswerInput if name == "answer" else ArgInput
         return kind(placeholder=PLACEHOLDERS[name], id=f"arg-{name}", compact=True, **extra)
 
@@ -588,7 +596,7 @@ class PlayScreen(WorkbenchNode, Screen):
         if self.agent is None or not self.agent.waiting:
             self.notify("not your turn yet", severity="warning", timeout=2)
             return
-        args: dict[str, Any] = {}
+        args: dict[str, str | int] = {}  # the form's fields: texts, and top_k a number
         for name in FIELDS[tool]:
             value = self.query_one(f"#arg-{name}", Input).value.strip()
             if name == "top_k":
@@ -611,7 +619,7 @@ class PlayScreen(WorkbenchNode, Screen):
         cost = self.caps.cost(tool)
         self.app.push_screen(
             ConfirmModal(
-                f"'{one_line(paper, 60)}' matches no paper seen so far. Sent as it is, {tool} is charged "
+                f"'{one_line(str(paper), 60)}' matches no paper seen so far. Sent as it is, {tool} is charged "
                 f"{counted(cost, 'point')} and a turn even if no such paper exists.",
                 "Send",
                 "Send an unseen paper id?",
@@ -619,7 +627,7 @@ class PlayScreen(WorkbenchNode, Screen):
             answer,
         )
 
-    def _dispatch(self, tool: str, args: dict[str, Any]) -> None:
+    def _dispatch(self, tool: str, args: dict[str, str | int]) -> None:
         """The call goes to the episode, whose rules apply from here on."""
         if self.agent is None or not self.agent.waiting:
             self.notify("not your turn yet", severity="warning", timeout=2)

@@ -35,37 +35,51 @@ def validate_setup(values: dict[str, str]) -> tuple[SessionRequest | None, dict[
     player = values.get("player", "").strip()
     if player_error(player):
         errors["player"] = f"player: {player_error(player)}"
-    dataset = values.get("dataset", "").strip() or "builtin"
     mode = values.get("mode") or "random"
-    count = seed = 0
-    ids: tuple[str, ...] = ()
-    if mode == "random":
-        for key in ("count", "seed"):
-            text = values.get(key, "").strip()
-            if not text.isdigit() or (key == "count" and int(text) < 1):
-                errors[key] = f"{key}: a whole number" + (" of at least 1" if key == "count" else "")
-        count = int(values["count"]) if "count" not in errors else 0
-        seed = int(values["seed"]) if "seed" not in errors else 0
-    elif mode == "ids":
-        ids = tuple(i.strip() for i in values.get("ids", "").replace(" ", ",").split(",") if i.strip())
-        if not ids:
-            errors["ids"] = "ids: one or more item ids, comma-separated (e.g. st_0001, mt_0002)"
-    elif mode == "wrong" and not values.get("run"):
+    count, seed = _random_sample(values, errors) if mode == "random" else (0, 0)
+    ids = _item_ids(values, errors) if mode == "ids" else ()
+    if mode == "wrong" and not values.get("run"):
         errors["run"] = "run: choose the run whose wrong answers you want to play"
     if errors:
         return None, errors
-    name = values.get("name", "").strip() or None
+    return _session_request(values, player, mode, ids, count, seed), {}
+
+
+def _session_request(
+    values: dict[str, str], player: str, mode: str, ids: tuple[str, ...], count: int, seed: int
+) -> SessionRequest:
+    """The request of a valid form: blank dataset, run and session name are the defaults."""
     return SessionRequest(
         player=player,
-        dataset=dataset,
+        dataset=values.get("dataset", "").strip() or "builtin",
         mode=mode,
         ids=ids,
         count=count,
         seed=seed,
         run=values.get("run") or None,
-        name=name,
+        name=values.get("name", "").strip() or None,
         include_played=values.get("include") == "yes",
-    ), {}
+    )
+
+
+def _random_sample(values: dict[str, str], errors: dict[str, str]) -> tuple[int, int]:
+    """A random sample's size (at least 1) and seed as typed; 0 for a field that is not a whole number, its
+    message in `errors`."""
+    for key in ("count", "seed"):
+        text = values.get(key, "").strip()
+        if not text.isdigit() or (key == "count" and int(text) < 1):
+            errors[key] = f"{key}: a whole number" + (" of at least 1" if key == "count" else "")
+    count = int(values["count"]) if "count" not in errors else 0
+    seed = int(values["seed"]) if "seed" not in errors else 0
+    return count, seed
+
+
+def _item_ids(values: dict[str, str], errors: dict[str, str]) -> tuple[str, ...]:
+    """The item ids typed (comma- or space-separated); none typed is an error in `errors`."""
+    ids = tuple(i.strip() for i in values.get("ids", "").replace(" ", ",").split(",") if i.strip())
+    if not ids:
+        errors["ids"] = "ids: one or more item ids, comma-separated (e.g. st_0001, mt_0002)"
+    return ids
 
 
 class PlaySetupScreen(WorkbenchNode, ModalScreen[SessionRequest | None]):
@@ -143,27 +157,15 @@ class PlaySetupScreen(WorkbenchNode, ModalScreen[SessionRequest | None]):
         return store.runs() if store is not None else []
 
     def refresh_form(self) -> None:
-        from workbench.service.agents import is_human
-
+        """Show the rows of the chosen way of picking items, the runs to pick from, the player's sessions and what is
+        wrong with the form (Play disabled while anything is)."""
         v = self.values()
-        mode = v["mode"]
-        for row, shown in (
-            ("#row-random", mode == "random"),
-            ("#row-ids", mode == "ids"),
-            ("#row-run", mode == "wrong"),
-        ):
-            self.query_one(row).display = shown
+        self._show_mode_rows(v["mode"])
         dataset = v["dataset"].strip() or "builtin"
-        key = dataset_key(dataset)
         runs = self._runs()
-        select = self.query_one("#setup-run", Select)
-        options = [(sanitize(r["name"]), r["name"]) for r in runs if r["dataset"] == key and not is_human(r["agent"])]
-        if [o[1] for o in options] != [o[1] for o in getattr(self, "_run_options", [])]:
-            self._run_options = options
-            select.set_options(options)
+        self._offer_runs(runs, dataset_key(dataset))
         player = v["player"].strip() or "?"
         self.query_one("#setup-name", Input).placeholder = session_name(player, dataset)
-        mine = [r for r in runs if r["agent"] == f"human:{player}"]
         _, errors = self.checked(v, runs)
         lines = [
             Text(
@@ -171,15 +173,32 @@ class PlaySetupScreen(WorkbenchNode, ModalScreen[SessionRequest | None]):
                 + (" · re-opening it serves its unfinished items first" if r["done"] < r["planned"] else ""),
                 style="dim",
             )
-            for r in mine
-        ]
-        if not lines:
-            lines = [Text(f"no sessions of {sanitize(player)} yet; re-opening a session resumes it", style="dim")]
+            for r in runs
+            if r["agent"] == f"human:{player}"
+        ] or [Text(f"no sessions of {sanitize(player)} yet; re-opening a session resumes it", style="dim")]
         lines += [Text(e) for e in errors.values()]
         messages = self.query_one("#setup-messages", Static)
         messages.update(Text("\n").join(lines))
         messages.set_class(bool(errors), "-error")
         self.query_one("#start", Button).disabled = bool(errors)
+
+    def _show_mode_rows(self, mode: str) -> None:
+        """The form rows of the way items are picked: the sample's size, the ids, or the run."""
+        for row, shown in (
+            ("#row-random", mode == "random"),
+            ("#row-ids", mode == "ids"),
+            ("#row-run", mode == "wrong"),
+        ):
+            self.query_one(row).display = shown
+
+    def _offer_runs(self, runs: list[dict[str, Any]], key: str) -> None:
+        """The agents' runs on dataset `key` as the run choices (set again only when they change)."""
+        from workbench.service.agents import is_human
+
+        options = [(sanitize(r["name"]), r["name"]) for r in runs if r["dataset"] == key and not is_human(r["agent"])]
+        if [o[1] for o in options] != [o[1] for o in getattr(self, "_run_options", [])]:
+            self._run_options = options
+            self.query_one("#setup-run", Select).set_options(options)
 
     @staticmethod
     def _session_of(values: dict[str, str]) -> tuple[str, str]:

@@ -210,22 +210,9 @@ class RunsScreen(WorkbenchNode, Screen):
         self.render_rows()
 
     def render_rows(self) -> None:
-        app = self.app
-        title = Text.assemble((" AgentHop Workbench", "bold"), "  ·  store: ", display_path(app.store_path))
-        active = sum(1 for j in app.jobs.values() if j.active)
-        if active:
-            title.append(f"  ·  {counted(active, 'run')} in progress")
-        self.query_one("#runs-title", Static).update(title)
+        self._title()
         empty = not self.rows
-        table = self.query_one("#runs-table")
-        if empty != (not table.display):
-            self.refresh_bindings()
-        if empty and table.has_focus:
-            self.set_focus(None)
-        elif not empty and self.focused is None:
-            self.set_focus(table)
-        table.display = not empty
-        self.query_one("#runs-filter").display = not empty
+        self._show_table(not empty)
         welcome = self.query_one("#welcome", Static)
         welcome.display = empty
         if empty:
@@ -237,6 +224,28 @@ class RunsScreen(WorkbenchNode, Screen):
         self.query_one("#runs-nomatch", Static).update(Text(f" no runs match '{query}'", style="dim"))
         rows.sort(key=sort_key(self.sort_column), reverse=self.sort_reverse)
         self._fill(rows)
+
+    def _title(self) -> None:
+        """The title bar: the store, and how many runs are in progress."""
+        app = self.app
+        title = Text.assemble((" AgentHop Workbench", "bold"), "  ·  store: ", display_path(app.store_path))
+        active = sum(1 for j in app.jobs.values() if j.active)
+        if active:
+            title.append(f"  ·  {counted(active, 'run')} in progress")
+        self.query_one("#runs-title", Static).update(title)
+
+    def _show_table(self, shown: bool) -> None:
+        """Show the table and its filter (a store with runs) or hide them (the welcome in their place), the focus
+        and the footer's keys following."""
+        table = self.query_one("#runs-table")
+        if shown != table.display:
+            self.refresh_bindings()
+        if not shown and table.has_focus:
+            self.set_focus(None)
+        elif shown and self.focused is None:
+            self.set_focus(table)
+        table.display = shown
+        self.query_one("#runs-filter").display = shown
 
     def welcome_text(self) -> Text:
         """The first screen of an empty store: where the store is (in full: it is where to look for the file) and
@@ -313,7 +322,7 @@ class RunsScreen(WorkbenchNode, Screen):
         refit = self._fit(rows)
         if not refit and names == self.shown:
             for row in rows:
-                for (key, _), value in zip(COLUMNS, self._cells(row)):
+                for (key, _), value in zip(COLUMNS, self._cells(row), strict=True):
                     table.update_cell(row["name"], key, value, update_width=True)
             return
         current, position = self.current_name(), table.cursor_row

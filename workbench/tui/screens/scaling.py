@@ -15,11 +15,12 @@ import asyncio
 import csv
 import io
 import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -36,7 +37,7 @@ from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.views.cells import CsvCell
 from workbench.views.figures import judges_figure, parallel_figure, plateau_figure, registry_figure, strategies_figure
-from workbench.views.parallel_json import ParallelReport
+from workbench.views.parallel_json import JudgeTrials, ParallelReport
 from workbench.views.scaling import (
     JUDGE_COLUMNS,
     JUDGE_NOTE,
@@ -109,16 +110,13 @@ class Source:
 
 def scaling_sources(runs: list[dict[str, Any]]) -> list[Source]:
     """Sequential groups (with their budget count) first, then parallel runs (with K), in store order."""
-    groups: dict[str, int] = {}
-    tools: dict[str, int] = {}
-    parallel: list[Source] = []
-    for run in runs:
-        if run.get("kind") == "sequential" and run.get("group_name"):
-            groups[run["group_name"]] = groups.get(run["group_name"], 0) + 1
-        elif run.get("kind") == "parallel":
-            parallel.append(Source("parallel", run["name"], f"par K={run.get('replicates') or 1}"))
-        elif run.get("kind") == "tools" and run.get("group_name"):
-            tools[run["group_name"]] = tools.get(run["group_name"], 0) + 1
+    tags = [(run.get("kind"), run.get("group_name")) for run in runs]
+    groups, tools = _group_sizes(tags, "sequential"), _group_sizes(tags, "tools")
+    parallel = [
+        Source("parallel", run["name"], f"par K={run.get('replicates') or 1}")
+        for run in runs
+        if run.get("kind") == "parallel"
+    ]
     seq = [Source("sequential", name, f"seq ×{n}") for name, n in groups.items()]
     from workbench.service.scaling import strategy_studies
 
@@ -127,6 +125,11 @@ def scaling_sources(runs: list[dict[str, Any]]) -> list[Source]:
         for name, members in strategy_studies(list(groups)).items()
     ]
     return compared + seq + parallel + [Source("tools", name, f"tools ×{n}") for name, n in tools.items()]
+
+
+def _group_sizes(tags: list[tuple[str | None, str | None]], kind: str) -> Counter[str]:
+    """How many runs each group of `kind` has, from the runs' (kind, group) in store order (ungrouped: left out)."""
+    return Counter(group for run_kind, group in tags if run_kind == kind and group)
 
 
 def default_ks(big_k: int) -> list[int]:
@@ -141,7 +144,20 @@ def default_ks(big_k: int) -> list[int]:
 # ---------------------------------------------------------------- computations (thread workers)
 
 
-def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> Plateau:
+class PlateauOptions(TypedDict, total=False):
+    """How a plateau is read (`scale plateau`'s flags; a key left out keeps its default) and whether only a sweep's
+    finished levels are read (a sweep still filling in)."""
+
+    population: int | None
+    alpha: float
+    correction: str
+    n_boot: int
+    seed: int
+    two_stage: bool | None
+    finished_only: bool
+
+
+def compute_plateau(store_path: Path, group: str, options: PlateauOptions) -> Plateau:
     """The same result `scale plateau --group` prints (with the per-level costs), on its own store connection."""
     from workbench.service import scaling
     from workbench.service.stores import open_store
@@ -155,7 +171,7 @@ def compute_plateau(store_path: Path, group: str, options: dict[str, Any]) -> Pl
     return result
 
 
-def compute_strategies(store_path: Path, groups: tuple[str, ...], options: dict[str, Any]) -> StrategyComparison:
+def compute_strategies(store_path: Path, groups: tuple[str, ...], options: PlateauOptions) -> StrategyComparison:
     """The comparison `scale strategies --group …` prints, on its own store connection."""
     from workbench.service import scaling
     from workbench.service.stores import open_store
@@ -210,16 +226,33 @@ def compute_parallel(
                 corpus,
                 ks,
                 judge,
-                n_orders=n_orders or recorded.get("orders") or 8,
                 seed=run["seed"],
                 verdicts=verdicts,
-                tie_rule=recorded.get("tie_rule") or "split",
-                judge_trials=recorded.get("judge_trials") or 1,
-                cost_mode=recorded.get("cost_mode") or "cache-aware",
+                **recorded_reading(recorded, n_orders),
             )
         )
     finally:
         store.close()
+
+
+class ParallelReading(TypedDict):
+    """How a parallel run is read: pairwise orders, the tie rule, the judge's trials and the cost mode."""
+
+    n_orders: int
+    tie_rule: str
+    judge_trials: int
+    cost_mode: str
+
+
+def recorded_reading(recorded: dict[str, Any], n_orders: int | None) -> ParallelReading:
+    """The reading a parallel run recorded (its config's `scaling`), the defaults for what it left out; `n_orders`
+    when given wins over the recorded orders."""
+    return {
+        "n_orders": n_orders or recorded.get("orders") or 8,
+        "tie_rule": recorded.get("tie_rule") or "split",
+        "judge_trials": recorded.get("judge_trials") or 1,
+        "cost_mode": recorded.get("cost_mode") or "cache-aware",
+    }
 
 
 def compute_imported(study: Any, path: str, seed: int = 0) -> ParallelReport:
@@ -360,6 +393,31 @@ class SourceTable(DataTable):
     BINDINGS = [Binding("enter", "select_cursor", "Show", id="scaling.show")]
 
 
+def judges_caption(judged: bool, trials: JudgeTrials | None) -> Text:
+    """The note over the judges' table (when `judged`) and the agreement of the judge's repeated `trials`."""
+    caption = Text(JUDGE_NOTE if judged else "", style="dim")
+    if trials:
+        caption.append("\n" + agreement_text(trials), style="")
+    return caption
+
+
+def study_state(job: StudyJob) -> tuple[str, int, int]:
+    """What redraws a study's result when it changes: its status, its finished levels and, for a parallel study,
+    its samples in rounds of K (an item's K samples, at the earliest)."""
+    sampled = sum(level["done"] for level in job.progress()) if job.plan.kind == "parallel" else 0
+    return job.status, job.finished_levels, sampled // max(1, *(job.plan.ks or [1]))
+
+
+def study_drawable(job: StudyJob, rounds: int) -> bool:
+    """Whether a study has a result to draw: it ended, a sweep has two levels, or a parallel study sampling has
+    `rounds` of K samples."""
+    if job.status in ("done", "stopped", "failed"):
+        return True
+    if job.plan.kind == "sequential":
+        return job.finished_levels >= 2
+    return job.plan.kind == "parallel" and job.status == "running" and rounds >= 1
+
+
 class ScalingScreen(WorkbenchNode, Screen):
     """Sources on the left; the selected one's plot, caveats and tables on the right."""
 
@@ -373,9 +431,9 @@ class ScalingScreen(WorkbenchNode, Screen):
         Binding("escape,q", "back", "Back", id="scaling.back"),
     ]
 
-    def __init__(self, plateau_options: dict[str, Any] | None = None, judge: Any = None):
+    def __init__(self, plateau_options: PlateauOptions | None = None, judge: Any = None):
         super().__init__()
-        self.plateau_options = dict(plateau_options or {})
+        self.plateau_options = PlateauOptions(**(plateau_options or {}))
         self.judge = judge
         self.imported: dict[str, tuple[Source, Any, str]] = {}  # key → (source, study read, its file)
         self.sources: list[Source] = []
@@ -456,30 +514,35 @@ class ScalingScreen(WorkbenchNode, Screen):
             return
         self.pending = source
         self.query_one("#scaling-body").loading = True
-        options = dict(self.plateau_options)
+        options = PlateauOptions(**self.plateau_options)
         if self.study is not None and self.study.active:
             options["finished_only"] = True  # a sweep filling in: the levels done so far
-        work: partial[Any]  # the kind's result, shown by `show` as that kind
-        if source.kind == "sequential":
-            work = partial(compute_plateau, self.app.store_path, source.name, options)
-        elif source.kind == "strategies":
-            work = partial(compute_strategies, self.app.store_path, source.groups, options)
-        elif source.kind == "tools":
-            work = partial(compute_tools, self.app.store_path, source.name)
-        elif source.kind == "imported":
-            _, study, path = self.imported[source.key]
-            work = partial(compute_imported, study, path)
-        else:
-            corpora = self.app.corpora
-            judge = self.judge
-            if self._sampling(source):  # verdicts come after the sampling: meanwhile only those stored are read
-                from workbench.service.scaling import stored_only
-
-                judge = stored_only(self.study.plan.judge if self.study is not None else "evidence")
-            work = partial(compute_parallel, self.app.store_path, corpora.corpus, source.name, None, judge)
         self.worker = self.run_worker(
-            work, thread=True, exclusive=True, group="scaling", name=source.key, exit_on_error=False
+            self._computation(source, options),
+            thread=True,
+            exclusive=True,
+            group="scaling",
+            name=source.key,
+            exit_on_error=False,
         )
+
+    def _computation(self, source: Source, options: PlateauOptions) -> partial[Any]:
+        """The computation of `source`'s result (shown by `show` as its kind's), to run in a thread worker."""
+        if source.kind == "sequential":
+            return partial(compute_plateau, self.app.store_path, source.name, options)
+        if source.kind == "strategies":
+            return partial(compute_strategies, self.app.store_path, source.groups, options)
+        if source.kind == "tools":
+            return partial(compute_tools, self.app.store_path, source.name)
+        if source.kind == "imported":
+            _, study, path = self.imported[source.key]
+            return partial(compute_imported, study, path)
+        judge = self.judge
+        if self._sampling(source):  # verdicts come after the sampling: meanwhile only those stored are read
+            from workbench.service.scaling import stored_only
+
+            judge = stored_only(self.study.plan.judge if self.study is not None else "evidence")
+        return partial(compute_parallel, self.app.store_path, self.app.corpora.corpus, source.name, None, judge)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -542,6 +605,13 @@ class ScalingScreen(WorkbenchNode, Screen):
             )
         table.display = True
 
+    def _fill_or_hide(self, table_id: str, columns: tuple[str, ...], rows: list[list[str]], left: int = 2) -> None:
+        """`_fill` the table with `rows`, or hide it when there are none."""
+        if rows:
+            self._fill(table_id, columns, rows, left)
+        else:
+            self.query_one(table_id).display = False
+
     def _show_plateau(self, result: Plateau) -> None:
         caveats = flags(result)
         caption = Text.assemble(
@@ -575,31 +645,25 @@ class ScalingScreen(WorkbenchNode, Screen):
         """The judges measured, the study's self-choice beside the committed accuracy, the trials' agreement and
         spread, and the judges' figure: the numbers `scale parallel` prints under its tables."""
         judges = report["judges"] if report else []
-        self_choice = [r for r in report["per_k"] if "self_choice" in r] if report else []
         trials = report["judge_trials"] if report else None
-        per_trial = trials["per_k"] if trials else None
-        caption = Text(JUDGE_NOTE if judges else "", style="dim")
-        if trials:
-            caption.append("\n" + agreement_text(trials), style="")
         box = self.query_one("#scaling-judges-caption", Static)
-        box.update(caption)
+        box.update(judges_caption(bool(judges), trials))
         box.display = bool(judges or trials)
-        if judges:
-            rows = [judge_cells(j) for j in judges]
-            self._fill("#scaling-judges", JUDGE_COLUMNS, rows)
-        else:
-            self.query_one("#scaling-judges").display = False
-        if self_choice:
-            self._fill("#scaling-self-choice", SELF_CHOICE_COLUMNS, [self_choice_cells(r) for r in self_choice], left=0)
-        else:
-            self.query_one("#scaling-self-choice").display = False
-        if per_trial:
-            self._fill("#scaling-trials", TRIAL_COLUMNS, [trial_cells(r) for r in per_trial], left=0)
-        else:
-            self.query_one("#scaling-trials").display = False
+        self._show_judge_tables(report)
         plot = self.query_one("#scaling-judges-plot", PlotView)
         plot.display = bool(judges)
         plot.show(partial(judges_figure, judges) if judges else None)
+
+    def _show_judge_tables(self, report: ParallelReport | None) -> None:
+        """The judges' table, the study's self-choice per k and the judge trials' spread per k (each hidden when the
+        parallel `report` has none)."""
+        judges = report["judges"] if report else []
+        self_choice = [r for r in report["per_k"] if "self_choice" in r] if report else []
+        judge_trials = report["judge_trials"] if report else None
+        trials = (judge_trials["per_k"] if judge_trials else None) or []
+        self._fill_or_hide("#scaling-judges", JUDGE_COLUMNS, [judge_cells(j) for j in judges])
+        self._fill_or_hide("#scaling-self-choice", SELF_CHOICE_COLUMNS, [self_choice_cells(r) for r in self_choice], 0)
+        self._fill_or_hide("#scaling-trials", TRIAL_COLUMNS, [trial_cells(r) for r in trials], 0)
 
     def _show_registry(self, registry: ToolsReport) -> None:
         from workbench.views.general import REGISTRY_HEADER, registry_rows
@@ -743,10 +807,12 @@ class ScalingScreen(WorkbenchNode, Screen):
     def study_source(self, plan: StudyPlan) -> Source | None:
         """Where the study `plan`'s result shows: its comparison, its one group, or its parallel run."""
         if plan.kind == "parallel":
-            return next((s for s in self.sources if s.kind == "parallel" and s.name == plan.name), None)
-        if len(plan.groups) > 1:
-            return next((s for s in self.sources if s.kind == "strategies" and s.name == plan.name), None)
-        return next((s for s in self.sources if s.kind == "sequential" and s.name == plan.groups[0]), None)
+            key = Source("parallel", plan.name, "").key
+        elif len(plan.groups) > 1:
+            key = Source("strategies", plan.name, "").key
+        else:
+            key = Source("sequential", plan.groups[0], "").key
+        return next((s for s in self.sources if s.key == key), None)
 
     def on_unmount(self) -> None:
         job = self.study
@@ -764,17 +830,11 @@ class ScalingScreen(WorkbenchNode, Screen):
             return
         box.display = True
         box.update(study_text(job))
-        sampled = sum(level["done"] for level in job.progress()) if job.plan.kind == "parallel" else 0
-        # a parallel study is drawn as it samples: every K trajectories more (an item's K samples, at the earliest)
-        key = (job.status, job.finished_levels, sampled // max(1, *(job.plan.ks or [1])))
+        key = study_state(job)
         if key == self._seen:
             return
         self._seen = key
-        ready = job.status in ("done", "stopped", "failed") or (
-            job.plan.kind == "sequential" and job.finished_levels >= 2
-        )
-        ready = ready or (job.plan.kind == "parallel" and job.status == "running" and key[2] >= 1)
-        if not ready:
+        if not study_drawable(job, key[2]):
             return
         self._load_sources()
         self.query_one("#scaling-caption").display = True

@@ -139,31 +139,14 @@ class StudyForm(ModalScreen[Any]):
 
 def study_request(values: dict[str, str]):
     """The form's text as the service's StudyRequest (ValueError naming the field for a number that is none)."""
-    from workbench.service.launch import LaunchRequest
     from workbench.service.scaling import StudyRequest
 
     def whole(field_id: str, label: str) -> int:
-        try:
-            return int(values[field_id])
-        except ValueError:
-            raise ValueError(f"{label}: '{values[field_id]}' is not a whole number") from None
+        return _whole(values, field_id, label)
 
-    def cap(field_id: str, key: str, default: int) -> int:
-        return whole(field_id, LABELS[key]) if values.get(field_id) else default
-
-    launch = LaunchRequest(
-        agent=values["study-agent"] or "heuristic",
-        name=values["study-name"] or None,
-        model=values["study-model"] or None,
-        base_url=values["study-base-url"] or None,
-        limit=whole("study-limit", "items") if values["study-limit"] else None,
-        budget=cap("study-budget", "budget", Caps.budget),
-        max_turns=cap("study-max-turns", "max_turns", Caps.max_turns),
-        max_tokens_total=cap("study-max-tokens", "max_tokens_total", Caps.max_tokens_total),
-    )
     return StudyRequest(
         kind=values["study-kind"],
-        launch=launch,
+        launch=_study_launch(values),
         axis=values["study-axis"],
         grid=values["study-grid"],
         strategies=values["study-strategies"],
@@ -175,4 +158,32 @@ def study_request(values: dict[str, str]):
         tie_rule=values.get("study-tie-rule") or "split",
         cost_mode=values.get("study-cost-mode") or "cache-aware",
         verifier_base_url=values.get("study-verifier-base-url") or None,
+    )
+
+
+def _whole(values: dict[str, str], field_id: str, label: str) -> int:
+    """The whole number typed in `field_id` (ValueError naming the field by `label` when it is none)."""
+    try:
+        return int(values[field_id])
+    except ValueError:
+        raise ValueError(f"{label}: '{values[field_id]}' is not a whole number") from None
+
+
+def _study_launch(values: dict[str, str]):
+    """The launch request of the study's runs: agent, name, model, base URL, item limit and caps (blank: the
+    defaults)."""
+    from workbench.service.launch import LaunchRequest
+
+    def cap(field_id: str, key: str, default: int) -> int:
+        return _whole(values, field_id, LABELS[key]) if values.get(field_id) else default
+
+    return LaunchRequest(
+        agent=values["study-agent"] or "heuristic",
+        name=values["study-name"] or None,
+        model=values["study-model"] or None,
+        base_url=values["study-base-url"] or None,
+        limit=_whole(values, "study-limit", "items") if values["study-limit"] else None,
+        budget=cap("study-budget", "budget", Caps.budget),
+        max_turns=cap("study-max-turns", "max_turns", Caps.max_turns),
+        max_tokens_total=cap("study-max-tokens", "max_tokens_total", Caps.max_tokens_total),
     )

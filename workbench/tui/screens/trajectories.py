@@ -63,24 +63,40 @@ SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
 def cells(t: dict[str, Any], tokens_measured: bool = True) -> tuple[str, ...]:
     """The row of a trajectory, one plain string per column (sanitised: drawn as text, never markup); TOKENS is
     "—" for a run whose tokens are not measured (a scripted agent), as the reports say."""
-    answer = sanitize(t.get("answer") or "—")
-    result = f"{'✓' if t.get('correct') else '✗'} {clip(answer, 6)}"
-    recall = ("●" if t.get("paper_recall") else "○") + " " + ("●" if t.get("section_recall") else "○")
-    cost = usd(t.get("cost_usd"), 3)
-    kind = (t.get("kind") or "?") + (f" d{t['depth']}" if t.get("depth") else "")
     return (
         sanitize(t["item_id"]),
         str(t.get("replicate", 0)),
-        kind,
-        result,
+        _kind_cell(t.get("kind"), t.get("depth")),
+        _result_cell(t.get("answer"), bool(t.get("correct"))),
         sanitize(t.get("termination") or ""),
         str(t.get("points_used") or 0),
         str(t.get("turns") or 0),
         f"{t.get('tokens') or 0:,}" if tokens_measured else "—",
         str(t.get("tool_calls") or 0),
-        recall,
-        cost,
+        _recall_cell(bool(t.get("paper_recall")), bool(t.get("section_recall"))),
+        usd(t.get("cost_usd"), 3),
     )
+
+
+def _kind_cell(kind: str | None, depth: int | None) -> str:
+    """The item's kind and depth: "mt d3"."""
+    return (kind or "?") + (f" d{depth}" if depth else "")
+
+
+def _result_cell(answer: str | None, correct: bool) -> str:
+    """✓ or ✗ and the answer given, clipped: "✓ B"."""
+    return f"{'✓' if correct else '✗'} {clip(sanitize(answer or '—'), 6)}"
+
+
+def _recall_cell(paper: bool, section: bool) -> str:
+    """Paper recall and section recall, each ● (reached) or ○."""
+    return ("●" if paper else "○") + " " + ("●" if section else "○")
+
+
+def appended(old: list[int], new: list[int]) -> bool:
+    """Whether the trajectory ids `new` are the `old` ones with more after them (a run in progress)."""
+    # strict=False: new is the longer list, compared with old over old's length
+    return bool(old) and len(new) > len(old) and all(a == b for a, b in zip(old, new, strict=False))
 
 
 def matches(t: dict[str, Any], query: str) -> bool:
@@ -222,13 +238,19 @@ class RunScreen(WorkbenchNode, Screen):
         query = self._query
         table.empty_note = f"no trajectories match '{query}'" if query and not rows else ""
         table.refresh()
-        if old and len(rows) > len(old) and all(a["id"] == b["id"] for a, b in zip(old, rows)):
+        old_ids, ids = [t["id"] for t in old], [t["id"] for t in rows]
+        if appended(old_ids, ids):
             table.append_rows([self._row(t) for t in rows[len(old) :]])
-        elif [t["id"] for t in old] != [t["id"] for t in rows] or table.row_count != len(rows):
-            current = old[table.cursor_row]["id"] if 0 <= table.cursor_row < len(old) else None
-            index = next((i for i, t in enumerate(rows) if t["id"] == current), 0)
-            table.set_rows([self._row(t) for t in rows], cursor=index)
+        elif old_ids != ids or table.row_count != len(rows):
+            self._refill(table, old_ids, ids)
         self._title()
+
+    def _refill(self, table: RowTable, old_ids: list[int], ids: list[int]) -> None:
+        """Fill the table with the rows shown (trajectories `ids`), the cursor kept on the trajectory it was on
+        among `old_ids` (else on the first)."""
+        current = old_ids[table.cursor_row] if 0 <= table.cursor_row < len(old_ids) else None
+        index = ids.index(current) if current in ids else 0
+        table.set_rows([self._row(t) for t in self.shown], cursor=index)
 
     def _row(self, t: dict[str, Any]) -> tuple[str, ...]:
         row = self._cells.get(t["id"])

@@ -113,9 +113,9 @@ def heatmap(transitions: TransitionLayout, colors: tuple[Color, Color] | None) -
     )
     for name in names:
         table.add_column(Text(f"{SHORT.get(name, name)[:6]:^7}"), justify="center", no_wrap=True, min_width=7)
-    for name, counts, rates in zip(names, transitions["counts"], transitions["rates"]):
+    for name, counts, rates in zip(names, transitions["counts"], transitions["rates"], strict=True):
         cells: list[Text] = []
-        for count, rate in zip(counts, rates):
+        for count, rate in zip(counts, rates, strict=True):
             label = f"{count}" if count else "·"
             cells.append(Text(f"{label:^7}", style=_cell_style(count, rate or 0.0, colors)))
         table.add_row(Text(f"{SHORT.get(name, name)} "), *cells)

@@ -7,6 +7,7 @@ stepper, play, the item view): renderables only, no widget state.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.style import Style
@@ -82,6 +83,22 @@ def options_text(
     return t
 
 
+@dataclass(frozen=True)
+class PaneStyles:
+    """The pane's three theme colours: right and gold (`ok`), wrong (`bad`), secondary text (`muted`)."""
+
+    ok: Style
+    bad: Style
+    muted: Style
+
+    @classmethod
+    def of(cls, colors: dict[str, Style]) -> PaneStyles:
+        return cls(colors.get("success", Style()), colors.get("error", Style()), colors.get("muted", Style(dim=True)))
+
+
+PATH_SYMBOLS = {"seed": "●", "bridge": "◇", "gold": "★"}
+
+
 def item_text(
     ctx: ItemContext | None,
     traj: dict[str, Any],
@@ -96,61 +113,94 @@ def item_text(
 
     Without `path` only seed, question and options: what a player may see before answering (the path names
     the gold and bridge papers)."""
-    t = Text()
-    ok, bad, muted = colors.get("success", Style()), colors.get("error", Style()), colors.get("muted", Style(dim=True))
-    bold = Style(bold=True)
-    item = ctx.item if ctx else None
+    styles = PaneStyles.of(colors)
     papers, reads = touched(steps_so_far)
-    gold = gold_of(ctx)
-    if ctx is None or item is None:
-        t.append("Item unavailable", style="bold")
-        t.append(f"\n{sanitize(ctx.note if ctx else 'loading the corpus…')}\n", style=muted)
-        t.append(f"\n{traj['item_id']} · {traj.get('question_type') or '?'} d{traj.get('depth') or '?'}")
-        ci = traj.get("correct_index")
-        if reveal and ci is not None and 0 <= ci < 4:
-            t.append(f"\ngold option: ({LETTERS[ci]})", style=ok)
-        t.append(f"\nvisited {counted(len(papers), 'paper')} · {counted(len(reads), 'read')}")
-        return t
-    titles = ctx.titles
-    t.append("Seed ", style="bold")
-    t.append(sanitize(item.seed_title or titles.get(item.seed_paper_id, item.seed_paper_id)))
-    if item.seed_arxiv_id:
-        t.append(f" ({sanitize(item.seed_arxiv_id)})", style=muted)
-    t.append("\n\nQ ", style="bold")
-    t.append(sanitize(item.question))
-    t.append("\n")
+    tally = f"visited {counted(len(papers), 'paper')} · {counted(len(reads), 'read')}"
+    if ctx is None or ctx.item is None:
+        return _unavailable_text(ctx, traj, reveal, styles, tally)
     given = traj.get("predicted_index") if answered(steps_so_far, at_end) else None
-    answer_mark = ("◀ answered ", bold + (ok if traj.get("correct") else bad))
-    t.append_text(options_text(item, reveal, bold + ok, muted, lambda i: answer_mark if i == given else None))
+    t = _question_text(ctx, reveal, styles, given, bool(traj.get("correct")))
     if not path:
         return t
     t.append("\n\nCitation path\n", style="bold")
-    read_ids = {str(r.get("paper_id")) for r in reads}
+    _append_path(t, ctx, styles, papers, {str(r.get("paper_id")) for r in reads})
+    gold = gold_of(ctx)
+    _append_tally(t, styles, tally, sum(1 for r in reads if gold.is_gold(r)), len(reads))
+    if ctx.note:
+        t.append(f"\n{sanitize(ctx.note)}", style=styles.bad)
+    return t
+
+
+def _unavailable_text(
+    ctx: ItemContext | None,
+    traj: dict[str, Any],
+    reveal: bool,
+    styles: PaneStyles,
+    tally: str,
+) -> Text:
+    """The pane while the item cannot be shown (corpus loading or missing): what the trajectory itself records, and
+    the `tally` of papers visited and read."""
+    t = Text()
+    t.append("Item unavailable", style="bold")
+    t.append(f"\n{sanitize(ctx.note if ctx else 'loading the corpus…')}\n", style=styles.muted)
+    t.append(f"\n{traj['item_id']} · {traj.get('question_type') or '?'} d{traj.get('depth') or '?'}")
+    ci = traj.get("correct_index")
+    if reveal and ci is not None and 0 <= ci < 4:
+        t.append(f"\ngold option: ({LETTERS[ci]})", style=styles.ok)
+    t.append(f"\n{tally}")
+    return t
+
+
+def _question_text(ctx: ItemContext, reveal: bool, styles: PaneStyles, given: int | None, correct: bool) -> Text:
+    """Seed, question and options, the option `given` marked as the answer (in right's or wrong's colour)."""
+    item, titles = ctx.item, ctx.titles
+    bold = Style(bold=True)
+    t = Text()
+    t.append("Seed ", style="bold")
+    t.append(sanitize(item.seed_title or titles.get(item.seed_paper_id, item.seed_paper_id)))
+    if item.seed_arxiv_id:
+        t.append(f" ({sanitize(item.seed_arxiv_id)})", style=styles.muted)
+    t.append("\n\nQ ", style="bold")
+    t.append(sanitize(item.question))
+    t.append("\n")
+    answer_mark = ("◀ answered ", bold + (styles.ok if correct else styles.bad))
+    t.append_text(
+        options_text(item, reveal, bold + styles.ok, styles.muted, lambda i: answer_mark if i == given else None)
+    )
+    return t
+
+
+def _append_path(t: Text, ctx: ItemContext, styles: PaneStyles, papers: set[str], read_ids: set[str]) -> None:
+    """The citation path, seed → bridges → gold, each paper marked read, visited or not reached."""
+    item = ctx.item
     chain = (
         [("seed", item.seed_paper_id)]
         + [("bridge", b) for b in item.bridge_paper_ids]
         + [("gold", g) for g in item.gold_paper_ids]
     )
     for role, pid in chain:
-        if pid in read_ids:
-            state, style = ("read ★" if role == "gold" else "read"), ok if role == "gold" else Style()
-        elif pid in papers:
-            state, style = "visited", Style()
-        else:
-            state, style = "·", muted
-        symbol = {"seed": "●", "bridge": "◇", "gold": "★"}[role]
-        t.append(f" {symbol} {role:<6} ", style="bold" if role == "gold" else "")
+        state, style = _path_state(role, pid in read_ids, pid in papers, styles)
+        t.append(f" {PATH_SYMBOLS[role]} {role:<6} ", style="bold" if role == "gold" else "")
         t.append(f"{state:<8}", style=style)
-        t.append(clip(sanitize(titles.get(pid) or pid), 30) + "\n")
-    n_gold = sum(1 for r in reads if gold.is_gold(r))
-    t.append(f"visited {counted(len(papers), 'paper')} · {counted(len(reads), 'read')} (", style=muted)
-    t.append(f"{n_gold} ★", style=ok)
-    t.append(", ", style=muted)
-    t.append(f"{len(reads) - n_gold} ✗", style=bad)
-    t.append(")", style=muted)
-    if ctx.note:
-        t.append(f"\n{sanitize(ctx.note)}", style=bad)
-    return t
+        t.append(clip(sanitize(ctx.titles.get(pid) or pid), 30) + "\n")
+
+
+def _append_tally(t: Text, styles: PaneStyles, tally: str, n_gold: int, n_reads: int) -> None:
+    """The `tally` of papers visited and read, the reads split into gold (★) and not (✗)."""
+    t.append(f"{tally} (", style=styles.muted)
+    t.append(f"{n_gold} ★", style=styles.ok)
+    t.append(", ", style=styles.muted)
+    t.append(f"{n_reads - n_gold} ✗", style=styles.bad)
+    t.append(")", style=styles.muted)
+
+
+def _path_state(role: str, read: bool, visited: bool, styles: PaneStyles) -> tuple[str, Style]:
+    """A path paper's state and its style: read (★ and gold's colour for a gold paper), visited, or not reached."""
+    if read:
+        return ("read ★", styles.ok) if role == "gold" else ("read", Style())
+    if visited:
+        return "visited", Style()
+    return "·", styles.muted
 
 
 def trajectory_note(traj: dict[str, Any]) -> str:

@@ -37,20 +37,25 @@ class Seen:
         if step.kind != "tool" or step.status in ("rejected", "disabled") or not step.text:
             return False
         before = (dict(self.papers), {k: list(v) for k, v in self.sections.items()})
-        name, text, args = step.tool_name, step.text, step.tool_args if isinstance(step.tool_args, dict) else {}
+        args = step.tool_args if isinstance(step.tool_args, dict) else {}
+        self._take(step.tool_name, step.status, step.text, str(args.get("paper_id")))
+        return (self.papers, self.sections) != before
+
+    def _take(self, name: str, status: str, text: str, paper_id: str) -> None:
+        """What a shown tool text names: listed papers, a paper's title, its sections (the sections a read that did
+        not resolve lists)."""
         if name in ("get_references", "search_papers"):
             for entry in listed_papers(text):
                 self.add_paper(entry.paper_id, entry.title.strip())
-        elif name == "get_paper_info" and step.status == "ok":
-            self.add_paper(str(args.get("paper_id")), info_title(text).strip())
-        elif name == "list_sections" and step.status == "ok":
-            self.add_paper(str(args.get("paper_id")))
-            self.sections[str(args.get("paper_id"))] = listed_sections(text)
-        elif (
-            name == "read_section" and step.status == "unresolved" and (listing := available_sections(text)) is not None
-        ):
-            self.sections[str(args.get("paper_id"))] = listing
-        return (self.papers, self.sections) != before
+        elif name == "get_paper_info" and status == "ok":
+            self.add_paper(paper_id, info_title(text).strip())
+        elif name == "list_sections" and status == "ok":
+            self.add_paper(paper_id)
+            self.sections[paper_id] = listed_sections(text)
+        elif name == "read_section" and status == "unresolved":
+            listing = available_sections(text)
+            if listing is not None:
+                self.sections[paper_id] = listing
 
 
 class SeenSuggester(Suggester):

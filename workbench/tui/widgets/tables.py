@@ -198,7 +198,7 @@ class RowTable(ScrollView, can_focus=True):
         """One Segment per cell (so a screenshot places each cell at its column too)."""
         pad = Segment(" " * PAD, style)
         segments: list[Segment] = []
-        for cell, width, column in zip(cells, self._widths, self.columns):
+        for cell, width, column in zip(cells, self._widths, self.columns, strict=True):
             segments += (pad, Segment(_fit(cell, width, column.justify), style), pad)
         return Strip(segments)
 
@@ -214,7 +214,7 @@ class RowTable(ScrollView, can_focus=True):
         x0 = int(self.scroll_x)
         if y == 0:
             style = base + self.get_component_rich_style("rowtable--header", partial=True)
-            strip = self._line([self._label(c, w) for c, w in zip(self.columns, self._widths)], style)
+            strip = self._line([self._label(c, w) for c, w in zip(self.columns, self._widths, strict=True)], style)
         else:
             index = int(self.scroll_y) + y - 1
             if not self.rows and index == 0 and self.empty_note:
@@ -222,13 +222,18 @@ class RowTable(ScrollView, can_focus=True):
                 return Strip([note]).crop(0, width).extend_cell_length(width, base)
             if index >= len(self.rows):
                 return Strip.blank(width, base)
-            style = base
-            if self.zebra_stripes and index % 2:
-                style += self.get_component_rich_style("rowtable--even-row", partial=True)
-            if index == self.cursor_row:
-                style += self.get_component_rich_style("rowtable--cursor", partial=True)
+            style = self._row_style(base, index)
             strip = self._line(self.rows[index], style)
         return strip.crop(x0, x0 + width).extend_cell_length(width, style)
+
+    def _row_style(self, base: Style, index: int) -> Style:
+        """Row `index`'s style: the widget's, striped on even rows (when zebra), highlighted under the cursor."""
+        style = base
+        if self.zebra_stripes and index % 2:
+            style += self.get_component_rich_style("rowtable--even-row", partial=True)
+        if index == self.cursor_row:
+            style += self.get_component_rich_style("rowtable--cursor", partial=True)
+        return style
 
     def on_focus(self) -> None:
         self.refresh()
@@ -272,7 +277,7 @@ class RowTable(ScrollView, can_focus=True):
             return
         if offset.y == 0:
             x, left = offset.x + int(self.scroll_x), 0
-            for column, width in zip(self.columns, self._widths):
+            for column, width in zip(self.columns, self._widths, strict=True):
                 left += width + 2 * PAD
                 if x < left:
                     self.post_message(self.HeaderSelected(self, column.key))

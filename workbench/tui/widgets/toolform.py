@@ -91,19 +91,29 @@ def tool_palette(caps: Any, active: str | None, enabled: bool, width: int = 0, p
     allows (0: navigation on one line, reading and the free tools on the next) without splitting a tool; the chosen
     tool stands out, and all are dim while it is not the player's turn. A tool costing more than the `points_left`
     is greyed and struck through, its cost still shown: the episode would refuse it (no points, but a turn)."""
-    segments = []
-    for key, tool, label, _ in TOOLS:
-        seg = Text()
-        cost = caps.cost(tool)
-        affordable = points_left is None or cost <= points_left
-        seg.append(
-            f" {key} ", style="reverse bold" if tool == active else ("bold" if enabled and affordable else "dim")
-        )
-        seg.append(f"{label}·{cost}", style="" if enabled and affordable else ("dim" if affordable else "dim strike"))
-        seg.append(" ")
-        segments.append(seg)
+    segments = [
+        tool_key_text(key, tool, label, caps.cost(tool), active, enabled, points_left) for key, tool, label, _ in TOOLS
+    ]
     if not enabled:
         segments.append(Text(" (waiting…)", style="dim"))
+    return packed(segments, width)
+
+
+def tool_key_text(
+    key: str, tool: str, label: str, cost: int, active: str | None, enabled: bool, points_left: int | None
+) -> Text:
+    """One tool of the palette, " 1 info·1 ": reversed when chosen, dim while waiting, struck when unaffordable."""
+    seg = Text()
+    affordable = points_left is None or cost <= points_left
+    seg.append(f" {key} ", style="reverse bold" if tool == active else ("bold" if enabled and affordable else "dim"))
+    seg.append(f"{label}·{cost}", style="" if enabled and affordable else ("dim" if affordable else "dim strike"))
+    seg.append(" ")
+    return seg
+
+
+def packed(segments: list[Text], width: int) -> Text:
+    """The segments on as few lines of `width` as they fit without splitting one (0: four on the first line, the
+    rest on the next)."""
     text, used = Text(), 0
     for i, seg in enumerate(segments):
         if used and (seg.cell_len + used > width if width else i == 4):

@@ -557,26 +557,36 @@ class TranscriptView(ScrollView, can_focus=True, inherit_bindings=False):
         base = self.rich_style
         line = self.scroll_offset.y + y
         if not self.entries:
-            if y == 0 and self.placeholder:
-                return Strip(
-                    [Segment(clip(self.placeholder, width), base + self._style("transcript--muted"))]
-                ).extend_cell_length(width, base)
-            return Strip.blank(width, base)
+            return self._placeholder_line(y, width, base)
         if line >= self._total:
             return Strip.blank(width, base)
         ei = bisect_right(self._offsets, line) - 1
         entry = self.entries[ei]
         k = line - self._offsets[ei]
-        selected = ei == self.cursor and self._cursor_shown()
-        current = self.current_turn is not None and entry.turn == self.current_turn
         if k == 0:
-            extra = Style()
-            if selected:
-                extra = self._cursor_style()
-            elif current and entry.kind == "turn":
-                extra = self._style("transcript--current")
-            segments = [Segment(text, base + self._style(cls) + extra) for text, cls in entry.fitted_header(width)]
-            return Strip(segments).extend_cell_length(width, base + extra).crop(0, width)
+            return self._header_line(entry, ei == self.cursor and self._cursor_shown(), width, base)
+        return self._body_line(entry, k, width, base)
+
+    def _placeholder_line(self, y: int, width: int, base: Style) -> Strip:
+        """A line of the empty view: the placeholder on the first, blank below."""
+        if y == 0 and self.placeholder:
+            return Strip(
+                [Segment(clip(self.placeholder, width), base + self._style("transcript--muted"))]
+            ).extend_cell_length(width, base)
+        return Strip.blank(width, base)
+
+    def _header_line(self, entry: Entry, selected: bool, width: int, base: Style) -> Strip:
+        """An entry's header line, under the cursor bar when `selected`, marked when it heads the current turn."""
+        extra = Style()
+        if selected:
+            extra = self._cursor_style()
+        elif self.current_turn is not None and entry.turn == self.current_turn and entry.kind == "turn":
+            extra = self._style("transcript--current")
+        segments = [Segment(text, base + self._style(cls) + extra) for text, cls in entry.fitted_header(width)]
+        return Strip(segments).extend_cell_length(width, base + extra).crop(0, width)
+
+    def _body_line(self, entry: Entry, k: int, width: int, base: Style) -> Strip:
+        """Line `k` (1-based) of an entry's indented body: a folded entry's head then its fold note, or blank."""
         inner = max(1, width - len(INDENT))
         if entry.folded:
             body, more = entry.head(inner)
