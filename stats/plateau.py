@@ -36,7 +36,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -425,6 +425,16 @@ def _jsonable(label: BudgetLabel) -> BudgetLabel:
     return label
 
 
+class _Bound(TypedDict):
+    """A transition's bound and its Monte Carlo error: all None (and not borderline) for an untested transition."""
+
+    z: float | None
+    c_k: float | None
+    mc_se: float | None
+    level: float | None
+    borderline: bool
+
+
 @dataclass(frozen=True)
 class Transition:
     """One budget step b_k → b_{k+1} with its bound, its decision and the cross-checks.
@@ -709,11 +719,11 @@ def _transitions(
         mc_se = z[k] * float(scale[k]) / math.sqrt(2 * (n_boot - 1))
         constant = bool(np.ptp(diffs[:, k]) == 0)
         degenerate = constant and bool(sigma[k] == 0) and bool(d_bar[k] != 0)
-        bound: dict[str, Any] = dict(
+        bound = _Bound(
             z=z[k], c_k=c_k[k], mc_se=mc_se, level=levels[k], borderline=bool(abs(c_k[k]) < BORDERLINE_MC_SES * mc_se)
         )
         if not tested[k]:
-            bound = dict(z=None, c_k=None, mc_se=None, level=None, borderline=False)
+            bound = _Bound(z=None, c_k=None, mc_se=None, level=None, borderline=False)
         out.append(
             Transition(
                 from_budget=budgets[k],

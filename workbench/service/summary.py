@@ -358,7 +358,7 @@ def _release_dir(release_dir: Path | str | None, corpus: Corpus) -> Path | None:
     return Path(corpus.source) if corpus.source else None
 
 
-def _price_info(price: pricing.Price | None) -> dict[str, Any] | None:
+def _price_info(price: pricing.Price | None) -> reference_summary.Pricing | None:
     if price is None:
         return None
     return {
