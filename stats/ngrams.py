@@ -18,10 +18,8 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from stats.ratio import Ratio
+from stats.ratio import Pair, Ratio
 from stats.significance import fisher_exact_two_sided, log_factorial_table
-
-Pair = list[float | int]  # [num, den] (`Ratio.as_list`)
 
 
 class BigramDelta(TypedDict):

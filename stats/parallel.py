@@ -34,7 +34,7 @@ from typing import Any, NotRequired, TypedDict, TypeVar
 import numpy as np
 
 from stats.bootstrap import Interval, bootstrap_mean_ci, bootstrap_means, percentile_interval
-from stats.ratio import Ratio
+from stats.ratio import Pair, Ratio
 
 Values = Sequence[float] | np.ndarray
 """Per-item values of a metric: a list or a numpy vector."""
@@ -100,9 +100,6 @@ def normalize_letter(answer: Any) -> str | None:
         return None
     text = " ".join(_EDGES.sub("", str(answer)).split()).upper()
     return text or None
-
-
-Pair = list[float | int]  # [num, den] (`Ratio.as_list`)
 
 
 class VoteRecord(TypedDict):

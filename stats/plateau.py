@@ -36,7 +36,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -425,6 +425,16 @@ def _jsonable(label: BudgetLabel) -> BudgetLabel:
     return label
 
 
+class _Bound(TypedDict):
+    """A transition's bound and its Monte Carlo error: all None (and not borderline) for an untested transition."""
+
+    z: float | None
+    c_k: float | None
+    mc_se: float | None
+    level: float | None
+    borderline: bool
+
+
 @dataclass(frozen=True)
 class Transition:
     """One budget step b_k → b_{k+1} with its bound, its decision and the cross-checks.
@@ -607,22 +617,15 @@ def plateau(
     budget are then dropped. Raises ValueError on n < 2 after common support, invalid N, scores
     outside [0, 1] or conflicting duplicate budgets.
     """
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}")
-    if not 0 < alpha < 1:
-        raise ValueError("alpha must be in (0, 1)")
-    if n_boot < 2:
-        raise ValueError("n_boot must be at least 2")
+    _check_test_settings(correction, alpha, n_boot)
     prep = _prepare(scores, budgets, matched_trials)
     n, K, T = prep.y.shape
-    if items is not None and len(items) != n + len(prep.dropped):
-        raise ValueError(f"{len(items)} item ids for {n + len(prep.dropped)} rows")
     common = dict(
         budgets=list(prep.budgets),
         n=n,
         n_dropped=len(prep.dropped),
         missing_per_budget={str(b): c for b, c in zip(prep.budgets, prep.missing_per_budget, strict=True)},
-        dropped_items=None if items is None else [str(items[i]) for i in prep.dropped],
+        dropped_items=_dropped_items(prep, items),
         n_trials=T,
         n_trials_dropped=prep.n_trials_dropped,
         population=population,
@@ -634,9 +637,8 @@ def plateau(
         matched_trials=matched_trials,
     )
     if K == 1:
-        accuracy = [float(prep.means[:, 0].mean())] if n else [math.nan]
         return PlateauResult(
-            accuracy=accuracy,
+            accuracy=[float(prep.means[:, 0].mean()) if n else math.nan],
             fpc=_fpc(population, n),
             z=None,
             transitions=[],
@@ -651,15 +653,9 @@ def plateau(
     diffs = np.diff(prep.means, axis=1)
     d_bar = diffs.mean(axis=0)
     if two_stage:
-        boot = _two_stage_replicates(prep, d_bar, fpc, n_boot, seed, matched_trials)
-        sigma = boot.std(axis=0, ddof=1)
-        scale = np.where(sigma > _SIGMA_ZERO, sigma, 0.0)
-        shown = boot
+        sigma, scale, shown = _two_stage_spread(prep, d_bar, fpc, n_boot, seed, matched_trials)
     else:
-        boot = _cluster_replicates(diffs, n_boot, seed)
-        sigma = boot.std(axis=0, ddof=1)
-        scale = np.where(sigma > _SIGMA_ZERO, sigma, 0.0) * fpc
-        shown = d_bar + fpc * (boot - d_bar)
+        sigma, scale, shown = _cluster_spread(diffs, d_bar, fpc, n_boot, seed)
     sigma = np.where(sigma > _SIGMA_ZERO, sigma, 0.0)
     transitions = _transitions(prep.budgets, diffs, d_bar, sigma, scale, alpha, correction, n_boot)
     significant = [t.significant for t in transitions]
@@ -674,6 +670,45 @@ def plateau(
         boot_diffs=shown,
         **common,
     )
+
+
+def _dropped_items(prep: _Prepared, items: Sequence[Any] | None) -> list[str] | None:
+    """The ids of the rows left off the common support (None when the rows are not named)."""
+    if items is None:
+        return None
+    n = prep.y.shape[0]
+    if len(items) != n + len(prep.dropped):
+        raise ValueError(f"{len(items)} item ids for {n + len(prep.dropped)} rows")
+    return [str(items[i]) for i in prep.dropped]
+
+
+def _check_test_settings(correction: str, alpha: float, n_boot: int) -> None:
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {CORRECTIONS}")
+    if not 0 < alpha < 1:
+        raise ValueError("alpha must be in (0, 1)")
+    if n_boot < 2:
+        raise ValueError("n_boot must be at least 2")
+
+
+def _two_stage_spread(
+    prep: _Prepared, d_bar: np.ndarray, fpc: float, n_boot: int, seed: int, matched_trials: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(bootstrap SD, the scale the bound uses, the replicates shown) of the transitions, resampling items and
+    then trials (the FPC is applied inside the replicates)."""
+    boot = _two_stage_replicates(prep, d_bar, fpc, n_boot, seed, matched_trials)
+    sigma = boot.std(axis=0, ddof=1)
+    return sigma, np.where(sigma > _SIGMA_ZERO, sigma, 0.0), boot
+
+
+def _cluster_spread(
+    diffs: np.ndarray, d_bar: np.ndarray, fpc: float, n_boot: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(bootstrap SD, the scale the bound uses, the replicates shown) of the transitions, resampling items; the
+    FPC scales the bound and shrinks the shown replicates toward the mean."""
+    boot = _cluster_replicates(diffs, n_boot, seed)
+    sigma = boot.std(axis=0, ddof=1)
+    return sigma, np.where(sigma > _SIGMA_ZERO, sigma, 0.0) * fpc, d_bar + fpc * (boot - d_bar)
 
 
 def _transitions(
@@ -709,11 +744,11 @@ def _transitions(
         mc_se = z[k] * float(scale[k]) / math.sqrt(2 * (n_boot - 1))
         constant = bool(np.ptp(diffs[:, k]) == 0)
         degenerate = constant and bool(sigma[k] == 0) and bool(d_bar[k] != 0)
-        bound: dict[str, Any] = dict(
+        bound = _Bound(
             z=z[k], c_k=c_k[k], mc_se=mc_se, level=levels[k], borderline=bool(abs(c_k[k]) < BORDERLINE_MC_SES * mc_se)
         )
         if not tested[k]:
-            bound = dict(z=None, c_k=None, mc_se=None, level=None, borderline=False)
+            bound = _Bound(z=None, c_k=None, mc_se=None, level=None, borderline=False)
         out.append(
             Transition(
                 from_budget=budgets[k],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+Pair = list[float | int]  # a ratio as a report gives it: [numerator, denominator]
+
 
 @dataclass(frozen=True)
 class Ratio:
@@ -15,7 +17,7 @@ class Ratio:
         """None when nothing was counted (an empty split is not 0%)."""
         return self.num / self.den if self.den else None
 
-    def as_list(self) -> list[float | int]:
+    def as_list(self) -> Pair:
         return [self.num, self.den]
 
 

@@ -37,7 +37,7 @@ _HEADER = re.compile(r"^===\s*(.+?)\s*===")
 
 Record = Mapping[str, Any]
 Norm = Callable[[str], str]
-CostFn = Callable[[Mapping[str, int]], Any]
+CostFn = Callable[[Mapping[str, int]], dict[str, float] | None]  # token totals → the dollar breakdown
 
 
 class Bucket(TypedDict):
@@ -140,19 +140,34 @@ class WallTime(Spread):
     total_minutes: float
 
 
-class Cost(TypedDict):
-    """The cost block (§5.7): the model's pricing (None when unpriced), tokens, dollars, wall time."""
+class Pricing(TypedDict):
+    """A model's price: provider, dollars per million input and output tokens, the cache read and write multipliers."""
 
-    pricing_found: bool
+    provider: str
+    input_per_m: float
+    output_per_m: float
+    cache_read_mult: float
+    cache_write_mult: float
+
+
+class PriceFields(TypedDict):
+    """The pricing as the cost block prints it: every field None when the model is unpriced."""
+
     provider: str | None
     input_per_m: float | None
     output_per_m: float | None
     cache_read_mult: float | None
     cache_write_mult: float | None
+
+
+class Cost(PriceFields):
+    """The cost block (§5.7): the model's pricing (None when unpriced), tokens, dollars, wall time."""
+
+    pricing_found: bool
     tokens: dict[str, int]
     per_sample_mean_tokens: dict[str, float]
     cache_hit_rate: float
-    cost_usd: float | None
+    cost_usd: dict[str, float] | None
     wall_time: WallTime
     trajectory_profile: list[TurnProfile]
 
@@ -181,7 +196,7 @@ def summary(
     norm: Norm,
     fingerprint: Mapping[str, Any],
     config: Mapping[str, Any],
-    pricing: Mapping[str, Any] | None = None,
+    pricing: Pricing | None = None,
     cost_fn: CostFn | None = None,
 ) -> dict[str, Any]:
     """The whole `summary.json`. `pricing` holds provider, input_per_m, output_per_m, cache_read_mult and
@@ -611,18 +626,13 @@ def _mean_tokens(records: Sequence[Record], key: str) -> float:
     return round(sum(r.get(key) or 0 for r in records) / len(records), 1)
 
 
-def cost(trajs: Sequence[Record], pricing: Mapping[str, Any] | None, cost_fn: CostFn | None) -> Cost:
+def cost(trajs: Sequence[Record], pricing: Pricing | None, cost_fn: CostFn | None) -> Cost:
     n = len(trajs)
     tokens = token_totals(trajs)
     wall = [float(t.get("wall_time_s") or 0.0) for t in trajs]
-    price = pricing or {}
     return Cost(
         pricing_found=pricing is not None,
-        provider=price.get("provider"),
-        input_per_m=price.get("input_per_m"),
-        output_per_m=price.get("output_per_m"),
-        cache_read_mult=price.get("cache_read_mult"),
-        cache_write_mult=price.get("cache_write_mult"),
+        **_price_fields(pricing),
         tokens=tokens,
         per_sample_mean_tokens={
             k: round(tokens[k] / n, 1) for k in ("regular_input", "cache_read", "cache_creation", "completion")
@@ -631,6 +641,20 @@ def cost(trajs: Sequence[Record], pricing: Mapping[str, Any] | None, cost_fn: Co
         cost_usd=cost_fn(tokens) if (pricing is not None and cost_fn is not None) else None,
         wall_time=WallTime(**spread(wall), total_minutes=round(sum(wall) / 60, 2)),
         trajectory_profile=trajectory_profile(trajs),
+    )
+
+
+def _price_fields(pricing: Pricing | None) -> PriceFields:
+    if pricing is None:
+        return PriceFields(
+            provider=None, input_per_m=None, output_per_m=None, cache_read_mult=None, cache_write_mult=None
+        )
+    return PriceFields(
+        provider=pricing["provider"],
+        input_per_m=pricing["input_per_m"],
+        output_per_m=pricing["output_per_m"],
+        cache_read_mult=pricing["cache_read_mult"],
+        cache_write_mult=pricing["cache_write_mult"],
     )
 
 

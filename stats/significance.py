@@ -28,9 +28,7 @@ from typing import Any, TypedDict
 import numpy as np
 
 from stats.bootstrap import Interval, bootstrap_mean_ci
-from stats.ratio import Ratio
-
-Pair = list[float | int]  # [num, den] (`Ratio.as_list`)
+from stats.ratio import Pair, Ratio
 
 
 class CoverageHistogram(TypedDict):

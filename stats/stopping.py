@@ -36,7 +36,7 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, NamedTuple, TypedDict, cast
 
-from stats.ratio import Ratio
+from stats.ratio import Pair, Ratio
 from stats.significance import fisher_exact_two_sided
 
 Action = Mapping[str, Any] | Sequence[Any]
@@ -51,8 +51,6 @@ EARLY_WINDOW = 3
 SUBMIT, THINK, READ, SEARCH, REFS = "submit_answer", "think", "read_section", "search_papers", "get_references"
 NAVIGATION = (SEARCH, REFS)
 FIELDS = ("tool", "status", "paper", "paper_role", "delivered")
-
-Pair = list[float | int]  # [num, den] (`Ratio.as_list`)
 
 
 class AllGoldWrong(TypedDict):

@@ -250,7 +250,9 @@ class Store:
 
     # ------------------------------------------------------------ runs
 
-    def create_or_resume_run(self, name: str, identity: dict[str, Any], fields: dict[str, Any]) -> tuple[int, bool]:
+    def create_or_resume_run(
+        self, name: str, identity: Mapping[str, JsonValue], fields: dict[str, Any]
+    ) -> tuple[int, bool]:
         """The run's id and whether it already existed. Refuses a run of the same name with another identity."""
         row = self.conn.execute("SELECT id, identity FROM runs WHERE name = ?", (name,)).fetchone()
         ident = json.dumps(identity, sort_keys=True)
@@ -863,7 +865,9 @@ class Store:
 
     SECTION_FLAGS = ("section_recall", "section_recall_any", "section_recall_loose", "section_reachable")
 
-    def set_section_flags(self, run_id: int, flags: list[tuple[int, dict[str, Any]]], label_resolution: str) -> None:
+    def set_section_flags(
+        self, run_id: int, flags: Sequence[tuple[int, Mapping[str, int | None]]], label_resolution: str
+    ) -> None:
         """Overwrite the section-recall flags of a run's trajectories (id → the `SECTION_FLAGS`) and record the
         label resolution they were computed under, in one transaction: a report never sees half of a run under
         one resolution and half under another."""

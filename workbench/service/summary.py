@@ -173,16 +173,6 @@ class HarnessConfig(TypedDict):
     disabled_tools: list[str]
 
 
-class PriceInfo(TypedDict):
-    """The summary's `pricing` block: the price the run's model was costed at."""
-
-    provider: str
-    input_per_m: float
-    output_per_m: float
-    cache_read_mult: float
-    cache_write_mult: float
-
-
 class SummaryError(ValueError):
     """The summary cannot be computed faithfully: the corpus is not the dataset the run was made on."""
 
@@ -485,7 +475,7 @@ def _release_dir(release_dir: Path | str | None, corpus: Corpus) -> Path | None:
     return Path(corpus.source) if corpus.source else None
 
 
-def _price_info(price: pricing.Price | None) -> PriceInfo | None:
+def _price_info(price: pricing.Price | None) -> reference_summary.Pricing | None:
     if price is None:
         return None
     return {
