@@ -99,7 +99,7 @@ class Episode:
         retry: RetryPolicy = RetryPolicy(),
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         context_budget: int | None = None,
-        before_call: Callable[[], None] | None = None,
+        before_call: Callable[[], Awaitable[None]] | None = None,
         strategy: Strategy | None = None,
         extra_tools: Any = None,
     ):
@@ -237,7 +237,7 @@ class Episode:
         k = 0
         while True:
             if self.before_call is not None:
-                self.before_call()
+                await self.before_call()
             try:
                 return await self.agent.act(self.messages, self.prompt.tools)
             except TransientModelError as exc:

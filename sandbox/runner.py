@@ -34,6 +34,7 @@ from sandbox.sections import LABEL_RESOLUTION
 from sandbox.shard import Shard
 from storage import Store
 from storage.locks import RunLock
+from storage.step_writer import PendingTrajectory, StepWriter
 from storage.store import now as _now
 
 VERSION = "0.1.0"
@@ -286,6 +287,7 @@ class Runner:
         self.unreachable: str | None = None  # the error of the model server that refused a connection (run stopped)
         self._workers: list[asyncio.Task] = []
         self.extra_tools: Any = None  # the setting's tools while the run executes (sandbox.extra_tools.registry)
+        self.writer = StepWriter(store)  # the run's trajectories and steps, committed together (group commit)
 
     def prepare(self) -> tuple[int, list[tuple[Item, int]], int]:
         """Create or resume the run; (run id, pending work, already finished)."""
@@ -463,6 +465,7 @@ class Runner:
         finally:
             if self.stop_requested and status == "done":
                 status = "interrupted"
+            self.writer.close()
             self.store.update_run(run_id, status=status, finished_at=_now(), note=self.stop_reason)
             close = getattr(self.factory, "aclose", None)
             if close is not None:  # the run's connection pool; shielded so a cancelled run still closes it
@@ -593,13 +596,18 @@ class Runner:
                 extra_tools=self.extra_tools,
             )
             meta = item_meta(item)
-            tid = self.store.begin_trajectory(self.run_id, item.id, replicate, attempt, meta)
+            trajectory = self.writer.begin(self.run_id, item.id, replicate, attempt, meta)
             pending: list[dict[str, Any]] = []
 
-            def commit(tid: int = tid, pending: list[dict[str, Any]] = pending) -> None:
-                """The turn's steps, in one transaction, before the next model call is sent."""
-                self.store.add_steps(tid, pending)
-                pending.clear()
+            async def commit(
+                trajectory: PendingTrajectory = trajectory, pending: list[dict[str, Any]] = pending
+            ) -> None:
+                """The turn's steps committed (with every other episode's of the moment) before the next model
+                call is sent."""
+                if pending:
+                    self.writer.add_steps(trajectory, pending[:])
+                    pending.clear()
+                    await self.writer.written()
 
             async def sink(step: Step, pending: list[dict[str, Any]] = pending) -> None:
                 pending.append(step_record(step))
@@ -623,11 +631,11 @@ class Runner:
             )
             try:
                 traj = await episode.run()
-            except BaseException:  # cancelled (Ctrl-C, a run-wide limit): what it spent stays counted
-                commit()
+            except BaseException:  # cancelled (Ctrl-C, a run-wide limit): what it spent stays counted (the run's
+                self.writer.add_steps(trajectory, pending)  # end commits it)
                 raise
             if traj.error_kind == ServerUnreachable.kind:  # not final: a resume runs this item again
-                commit()
+                self.writer.add_steps(trajectory, pending)
                 self._server_gone(traj.error)
                 return
             retry = (
@@ -639,7 +647,8 @@ class Runner:
             record = trajectory_record(traj)
             record["tool_sequence"] = [s.tool_name for s in episode.steps if s.kind == "tool"]
             record["actions"] = actions(item, episode.steps)
-            self.store.finish_trajectory(tid, record, final=not retry, steps=pending)
+            self.writer.finish(trajectory, record, final=not retry, steps=pending)
+            await self.writer.written()  # on disk before it is announced (a caller may read it from the store)
             if not retry:
                 break
             attempt += 1
