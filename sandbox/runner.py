@@ -303,6 +303,7 @@ class Runner:
         self.done = self.correct = 0
         self.planned = 0
         self.run_id: int | None = None
+        self.resumed = False  # the run existed before this session (`prepare`)
         self.stop_requested = False
         self.stop_reason: str | None = None
         self.run_tokens = 0
@@ -351,6 +352,7 @@ class Runner:
         if self.client:  # an LLM run: which model client sent its calls (more than one after a resume through another)
             fields["config"]["clients"] = [self.client]
         run_id, existed = self.store.create_or_resume_run(spec.name, spec.identity(self.corpus.fingerprint), fields)
+        self.resumed = existed
         if existed:
             self.run_tokens, self.run_cost = self.store.spent(run_id)  # before discarding: those calls were paid for
             self.store.discard_unfinished(run_id)
@@ -605,7 +607,8 @@ class Runner:
     async def _sample(self, item: Item, replicate: int) -> None:
         """One (item, replicate): up to `max_attempts` attempts, retrying only infrastructure failures."""
         assert self.run_id is not None
-        attempt = self.store.next_attempt(self.run_id, item.id, replicate)
+        # a run created by this session holds no attempt but its own: a query per episode only on a resume
+        attempt = self.store.next_attempt(self.run_id, item.id, replicate) if self.resumed else 0
         view = self.corpus.view(item)
         while True:
             agent = self.factory(item, replicate, attempt)
