@@ -1,9 +1,11 @@
 """The only code that talks to the results store.
 
-One connection per Store, in autocommit mode with explicit short transactions: the runner
-commits an episode's steps once per turn, before its next model call is sent (and the last
-ones with the trajectory's result), so a killed run loses at most each episode's turn in
-flight, which a resume discards anyway with the unfinished trajectory.
+One connection per Store, in autocommit mode with explicit short transactions: an episode's
+steps are committed once per turn, before its next model call is sent (and the last ones with
+the trajectory's result), so a killed run loses at most each episode's turn in flight, which a
+resume discards anyway with the unfinished trajectory. A run commits the writes of all its
+episodes at one moment together (`storage.step_writer`), through the `insert_…` and
+`record_result` functions, which write inside the caller's transaction.
 WAL lets the TUI read while a run writes; a generous busy timeout makes two writing
 processes wait for each other instead of failing with `database is locked`.
 """
