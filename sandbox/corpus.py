@@ -56,7 +56,7 @@ def fingerprint(root: Path, cache_dir: Path) -> str:
 
         with ThreadPoolExecutor(max_workers=min(len(stale), os.cpu_count() or 1)) as pool:
             digests = list(pool.map(release.file_sha256, [path for path, _ in stale]))
-        for (path, st), digest in zip(stale, digests):
+        for (path, st), digest in zip(stale, digests, strict=True):
             memo[str(path)] = [st.st_size, st.st_mtime_ns, digest]
         cache_dir.mkdir(parents=True, exist_ok=True)
         _atomic_write(memo_path, json.dumps(memo))

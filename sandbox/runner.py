@@ -154,16 +154,9 @@ class InvalidSlice(ValueError):
 
 def select_items(corpus: Corpus, spec: RunSpec) -> list[Item]:
     """Items of the slice, in dataset order: ids, then type, then depth, then limit (as the reference)."""
-    items = corpus.items
-    if spec.item_ids:
-        known = {i.id for i in items}
-        missing = [i for i in spec.item_ids if i not in known]
-        if missing:
-            raise InvalidSlice(f"unknown item id(s): {', '.join(missing[:5])}")
-        wanted = set(spec.item_ids)
-        items = [i for i in items if i.id in wanted]
+    items = _with_ids(corpus.items, spec.item_ids)
     if spec.question_type:
-        kind = {"single-target": "st", "multi-target": "mt"}.get(spec.question_type, spec.question_type)
+        kind = QUESTION_KINDS.get(spec.question_type, spec.question_type)
         items = [i for i in items if i.kind == kind]
     if spec.depth is not None:
         items = [i for i in items if i.depth == spec.depth]
@@ -172,6 +165,21 @@ def select_items(corpus: Corpus, spec: RunSpec) -> list[Item]:
     if not items:
         raise InvalidSlice("the slice selects no items")
     return items
+
+
+QUESTION_KINDS = {"single-target": "st", "multi-target": "mt"}  # a question type's long name → the item's kind
+
+
+def _with_ids(items: list[Item], ids: tuple[str, ...]) -> list[Item]:
+    """The items named by `ids`, in dataset order (all of them when none is named); an unknown id is refused."""
+    if not ids:
+        return items
+    known = {i.id for i in items}
+    missing = [i for i in ids if i not in known]
+    if missing:
+        raise InvalidSlice(f"unknown item id(s): {', '.join(missing[:5])}")
+    wanted = set(ids)
+    return [i for i in items if i.id in wanted]
 
 
 AgentFactory = Callable[[Item, int, int], Agent | Awaitable[Agent]]
@@ -604,6 +612,17 @@ class Runner:
             item, replicate = queue.get_nowait()
             await self._sample(item, replicate)
 
+    async def _agent(self, item: Item, replicate: int, attempt: int) -> Agent:
+        """The agent of one attempt, as the run asks for it: usage estimated, a previous level's turns replayed."""
+        agent = self.factory(item, replicate, attempt)
+        if inspect.isawaitable(agent):
+            agent = await agent
+        if self.spec.estimate_tokens:
+            agent = EstimatedUsage(agent)
+        if self.spec.scaling and self.spec.scaling.get("continue_from"):
+            agent = ContinuationAgent(agent, self._prefix(self.spec.scaling["continue_from"], item.id, replicate))
+        return agent
+
     async def _sample(self, item: Item, replicate: int) -> None:
         """One (item, replicate): up to `max_attempts` attempts, retrying only infrastructure failures."""
         assert self.run_id is not None
@@ -611,13 +630,7 @@ class Runner:
         attempt = self.store.next_attempt(self.run_id, item.id, replicate) if self.resumed else 0
         view = self.corpus.view(item)
         while True:
-            agent = self.factory(item, replicate, attempt)
-            if inspect.isawaitable(agent):
-                agent = await agent
-            if self.spec.estimate_tokens:
-                agent = EstimatedUsage(agent)
-            if self.spec.scaling and self.spec.scaling.get("continue_from"):
-                agent = ContinuationAgent(agent, self._prefix(self.spec.scaling["continue_from"], item.id, replicate))
+            agent = await self._agent(item, replicate, attempt)
             text_tools = bool(getattr(agent, "text_tools", False))
             prompt = build_prompt(
                 item,
