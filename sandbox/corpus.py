@@ -408,8 +408,7 @@ class Node:
     @cached_property
     def data(self) -> dict[str, Any]:
         """The node's JSON, read as the release's lines are (`release.read_line`)."""
-        value: dict[str, Any] = release.read_line(self.raw)
-        return value
+        return release.read_line(self.raw)  # a node is a JSON object (the import checked it)
 
     @cached_property
     def tokens(self) -> frozenset[str]:

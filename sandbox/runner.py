@@ -476,13 +476,10 @@ class Runner:
             self.spec.extra_tools, self.spec.agent_options.get("extra_tools_timeout_s")
         ) as extra:
             self.extra_tools = extra
-            return await self._run_locked()
+            with fewer_young_collections():
+                return await self._run_locked()
 
     async def _run_locked(self) -> dict[str, Any]:
-        with fewer_young_collections():
-            return await self._run_prepared()
-
-    async def _run_prepared(self) -> dict[str, Any]:
         run_id, work, skipped = self.prepare()
         self.on_event(RunEvent("started", done=self.done, planned=self.planned, correct=self.correct, skipped=skipped))
         queue: asyncio.Queue[tuple[Item, int]] = asyncio.Queue()
