@@ -99,7 +99,7 @@ class Episode:
         retry: RetryPolicy = RetryPolicy(),
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         context_budget: int | None = None,
-        before_call: Callable[[], None] | None = None,
+        before_call: Callable[[], Awaitable[None]] | None = None,
         strategy: Strategy | None = None,
         extra_tools: Any = None,
     ):
@@ -237,7 +237,7 @@ class Episode:
         k = 0
         while True:
             if self.before_call is not None:
-                self.before_call()
+                await self.before_call()
             try:
                 return await self.agent.act(self.messages, self.prompt.tools)
             except TransientModelError as exc:
@@ -257,12 +257,7 @@ class Episode:
 
     async def _take_turn(self, turn: AssistantTurn) -> Termination | None:
         """Apply one model turn; the termination if it ends the episode."""
-        if turn.cost_usd is not None:
-            self.cost_usd = (self.cost_usd or 0.0) + turn.cost_usd
-        crossed = self.ledger.add_usage(turn.usage)
-        self.context_tokens = turn.usage.prompt + turn.usage.cache_read + turn.usage.cache_creation
-        if self.context_budget is not None and self.context_tokens > self.context_budget:
-            self.stopping = True
+        crossed = self._count_usage(turn)
         usage = {
             "prompt": turn.usage.prompt,
             "completion": turn.usage.completion,
@@ -287,10 +282,8 @@ class Episode:
         calls = turn.tool_calls
         if turn.finish_reason == "length":
             self.cut_off_turns += 1
-        if (
-            not calls and not turn.text and not turn.cut_off
-        ):  # the reference tests `not text`: whitespace is text and gets the nudge
-            # and, as there, the turn is logged as the harness's note in place of the empty reply
+        if not calls and not turn.text and not turn.cut_off:  # the reference tests `not text`: whitespace is text
+            # and gets the nudge; as there, the turn is logged as the harness's note in place of the empty reply
             self.error, self.error_kind = "empty response", "empty_response"
             keys = sorted(turn.raw) if isinstance(turn.raw, dict) else []
             await self._emit(
@@ -313,23 +306,42 @@ class Episode:
             self.lost_calls += 1
             await self._emit("cutoff", text=f"cut off mid-call: {turn.cut_off}")
         if not calls:
-            if self.stop_sent:
-                return "token_limit"  # the forced final call answered in prose, which is never accepted
-            self.messages.append(turn.raw or {"role": "assistant", "content": turn.text})
-            if self.stopping:  # over the context budget: STOP, with or without tool calls (docs/scaling.md)
-                await self._stop()
-                return None
-            nudge = self.texts.nudge + self._footer()
-            self.messages.append({"role": "user", "content": nudge})
-            await self._emit("nudge", text=nudge)
+            return await self._prose_reply(turn)
+        return await self._run_calls(turn, calls)
+
+    def _count_usage(self, turn: AssistantTurn) -> bool:
+        """Add the turn's cost and tokens to the episode's; whether the token cap is crossed. Over the context
+        budget the episode is stopping."""
+        if turn.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + turn.cost_usd
+        crossed = self.ledger.add_usage(turn.usage)
+        self.context_tokens = turn.usage.prompt + turn.usage.cache_read + turn.usage.cache_creation
+        if self.context_budget is not None and self.context_tokens > self.context_budget:
+            self.stopping = True
+        return crossed
+
+    async def _prose_reply(self, turn: AssistantTurn) -> Termination | None:
+        """A reply without a call: nudged to use the tools (or told to answer now, over the context budget)."""
+        if self.stop_sent:
+            return "token_limit"  # the forced final call answered in prose, which is never accepted
+        self.messages.append(turn.raw or {"role": "assistant", "content": turn.text})
+        if self.stopping:  # over the context budget: STOP, with or without tool calls (docs/scaling.md)
+            await self._stop()
             return None
+        nudge = self.texts.nudge + self._footer()
+        self.messages.append({"role": "user", "content": nudge})
+        await self._emit("nudge", text=nudge)
+        return None
+
+    async def _run_calls(self, turn: AssistantTurn, calls: list[ToolCall]) -> Termination | None:
+        """Run the turn's calls in order and give the agent their results; the termination if one ends it."""
         self.turns_with_calls += 1
         results = [await self._execute(call) for call in calls]
         footer = self._footer()
         if self.submitted:
             return "answer"
         self.messages.append(turn.raw or _assistant_message(turn))
-        for call, text in zip(calls, results):
+        for call, text in zip(calls, results, strict=True):
             self.messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": text + footer})
         if self.ledger.double_rejected:
             return "budget"

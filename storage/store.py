@@ -1,9 +1,11 @@
 """The only code that talks to the results store.
 
-One connection per Store, in autocommit mode with explicit short transactions: the runner
-commits an episode's steps once per turn, before its next model call is sent (and the last
-ones with the trajectory's result), so a killed run loses at most each episode's turn in
-flight, which a resume discards anyway with the unfinished trajectory.
+One connection per Store, in autocommit mode with explicit short transactions: an episode's
+steps are committed once per turn, before its next model call is sent (and the last ones with
+the trajectory's result), so a killed run loses at most each episode's turn in flight, which a
+resume discards anyway with the unfinished trajectory. A run commits the writes of all its
+episodes at one moment together (`storage.step_writer`), through the `insert_…` and
+`record_result` functions, which write inside the caller's transaction.
 WAL lets the TUI read while a run writes; a generous busy timeout makes two writing
 processes wait for each other instead of failing with `database is locked`.
 """
@@ -104,6 +106,16 @@ META_FIELDS = (
     "n_gold",
     "section_reachable",
 )
+
+_INSERT_TRAJECTORY = (
+    f"INSERT INTO trajectories (run_id, item_id, replicate, attempt, status, started_at, {', '.join(META_FIELDS)}) "
+    f"VALUES (?, ?, ?, ?, 'running', ?, {', '.join('?' * len(META_FIELDS))})"
+)
+_RECORD_RESULT = (
+    f"UPDATE trajectories SET {', '.join(f'{k} = ?' for k in TRAJECTORY_FIELDS)}, status = 'done', final = ?, "
+    "finished_at = ? WHERE id = ?"
+)
+_INSERT_STEP = "INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 
 
 class StoreError(Exception):
@@ -450,13 +462,16 @@ class Store:
         return None if row is None else row[0]
 
     def begin_trajectory(self, run_id: int, item_id: str, replicate: int, attempt: int, meta: dict[str, Any]) -> int:
-        cols = ", ".join(META_FIELDS)
         with self.transaction():
-            cur = self.conn.execute(
-                f"INSERT INTO trajectories (run_id, item_id, replicate, attempt, status, started_at, {cols}) "
-                f"VALUES (?, ?, ?, ?, 'running', ?, {', '.join('?' * len(META_FIELDS))})",
-                (run_id, item_id, replicate, attempt, now(), *(meta.get(k) for k in META_FIELDS)),
-            )
+            return self.insert_trajectory(run_id, item_id, replicate, attempt, meta, now())
+
+    def insert_trajectory(
+        self, run_id: int, item_id: str, replicate: int, attempt: int, meta: dict[str, Any], started_at: str
+    ) -> int:
+        """Insert a running trajectory inside the caller's transaction; its row id."""
+        cur = self.conn.execute(
+            _INSERT_TRAJECTORY, (run_id, item_id, replicate, attempt, started_at, *map(meta.get, META_FIELDS))
+        )
         return inserted_id(cur)
 
     def add_step(self, trajectory_id: int, step: dict[str, Any]) -> None:
@@ -467,9 +482,10 @@ class Store:
         """Commit several steps of one trajectory in one transaction (a turn's: its reply and its tool calls)."""
         if steps:
             with self.transaction():
-                self._insert_steps(trajectory_id, steps)
+                self.insert_steps(trajectory_id, steps)
 
-    def _insert_steps(self, trajectory_id: int, steps: list[dict[str, Any]]) -> None:
+    def insert_steps(self, trajectory_id: int, steps: list[dict[str, Any]]) -> None:
+        """Insert steps of one trajectory inside the caller's transaction (long texts stored once, by hash)."""
         rows, texts = [], []
         for step in steps:
             text = step.get("text")
@@ -509,24 +525,22 @@ class Store:
             )
         if texts:
             self.conn.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?)", texts)
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows
-        )
+        self.conn.executemany(_INSERT_STEP, rows)
 
     def finish_trajectory(
         self, trajectory_id: int, result: dict[str, Any], final: bool, steps: Sequence[dict[str, Any]] = ()
     ) -> None:
         """Write the last `steps` and the outcome and mark the trajectory done, atomically: before this it does
         not count."""
-        values = [(_json(result.get(k)) if k in JSON_FIELDS else result.get(k)) for k in TRAJECTORY_FIELDS]
-        sets = ", ".join(f"{k} = ?" for k in TRAJECTORY_FIELDS)
         with self.transaction():
             if steps:
-                self._insert_steps(trajectory_id, list(steps))
-            self.conn.execute(
-                f"UPDATE trajectories SET {sets}, status = 'done', final = ?, finished_at = ? WHERE id = ?",
-                [*values, int(final), now(), trajectory_id],
-            )
+                self.insert_steps(trajectory_id, list(steps))
+            self.record_result(trajectory_id, result, final, now())
+
+    def record_result(self, trajectory_id: int, result: dict[str, Any], final: bool, finished_at: str) -> None:
+        """Write a trajectory's outcome and mark it done, inside the caller's transaction."""
+        values = [(_json(result.get(k)) if k in JSON_FIELDS else result.get(k)) for k in TRAJECTORY_FIELDS]
+        self.conn.execute(_RECORD_RESULT, [*values, int(final), finished_at, trajectory_id])
 
     def trajectories(self, run_id: int, final_only: bool = True, light: bool = False) -> list[dict[str, Any]]:
         """Finished trajectories of a run, in order of insertion. `light` leaves out the per-call actions and
@@ -993,8 +1007,12 @@ def _record(record: Callable[..., Record], columns: Mapping[str, Any]) -> Record
     return record(**columns)
 
 
+# json.dumps with these options builds an encoder on every call; one kept encoder writes the same text
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
 def _json(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, default=str)
+    return None if value is None else _ENCODER.encode(value)
 
 
 def _decode_json_column(texts: list[str | None]) -> list[Any]:

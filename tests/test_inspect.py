@@ -129,7 +129,7 @@ def test_under_inspect_the_model_reads_byte_for_byte_what_our_loop_sends(tmp_pat
         log = inspect_run(theirs.url, tmp_path, monkeypatch, limit=1, budget=BUDGET, ablation=ABLATION)
     assert trajectory.termination == "answer" and trajectory.answer == "B"
     assert len(theirs.requests) == len(ours.requests) == 7
-    for mine, inspect_request in zip(ours.requests, theirs.requests):
+    for mine, inspect_request in zip(ours.requests, theirs.requests, strict=True):
         assert wire(inspect_request) == wire(mine)
         assert offered(inspect_request) == offered(mine)
     texts = "\n".join(m[1] for m in wire(ours.requests[-1]))
@@ -159,7 +159,7 @@ def test_the_ablation_and_the_extra_tools_reach_the_model_as_in_our_loop(tmp_pat
     with FakeOpenAI(script) as theirs:
         log = inspect_run(theirs.url, tmp_path, monkeypatch, **task_args)
     assert len(theirs.requests) == len(ours.requests) > 1
-    for mine, inspect_request in zip(ours.requests, theirs.requests):
+    for mine, inspect_request in zip(ours.requests, theirs.requests, strict=True):
         assert wire(inspect_request) == wire(mine) and offered(inspect_request) == offered(mine)
     names = [tool[0] for tool in offered(theirs.requests[0])]
     assert names == ["submit_answer"] if ablation == "closed-book" else len(names) > 7  # the extras offered too
@@ -193,7 +193,7 @@ def test_a_heuristic_run_exported_is_read_by_inspect_one_sample_per_trajectory(c
     scored = [s.scores["agenthop_score"] for s in log.samples]
     assert sum(s.value == "C" for s in scored) == sum(t["correct"] for t in trajectories) > 0
     by_key = {(t["item_id"], t["replicate"] + 1): t for t in trajectories}
-    for sample, score in zip(log.samples, scored):
+    for sample, score in zip(log.samples, scored, strict=True):
         t = by_key[(sample.id, sample.epoch)]
         assert score.metadata["termination"] == t["termination"] and score.metadata["points"] == t["points_used"]
         assert score.metadata["paper_recall"] == bool(t["paper_recall"])

@@ -54,7 +54,7 @@ def test_judge_quality_equals_counting_by_hand(pairs):
 )
 def test_trial_agreement_by_hand(trials):
     a = trial_agreement(trials)
-    columns = list(zip(*trials))
+    columns = list(zip(*trials, strict=True))
     assert a["unanimous"] == pytest.approx(sum(len(set(c)) == 1 for c in columns) / len(columns))
     pair_shares = []
     for c in columns:

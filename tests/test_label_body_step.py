@@ -87,7 +87,9 @@ def test_a_label_planted_in_a_body_is_found_as_the_patterns_find_it(label, befor
     """Random bodies rarely hold the label: here each holds it, its case and spacing shuffled."""
     words = label.split()
     seps = [data.draw(st.sampled_from(["", " ", "  ", "\n", " - ", ": ", "\x1c", "–"])) for _ in words]
-    planted = "".join(data.draw(st.sampled_from([w, w.upper(), w.lower()])) + s for w, s in zip(words, seps))
+    planted = "".join(
+        data.draw(st.sampled_from([w, w.upper(), w.lower()])) + s for w, s in zip(words, seps, strict=True)
+    )
     bodies = [before + planted + after, planted.strip()]
     assert sections._body_section(label, bodies) == reference_body_section(label, bodies)
 

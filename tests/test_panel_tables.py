@@ -108,7 +108,7 @@ def test_table4_chain_with_paired_p(panel, stored):
     assert chain["runs"] == {"closed-book": "hc", "no-search": "hn", "full": "h"}
     cb, ns, full = (first_rep(stored[n]) for n in ("hc", "hn", "h"))
     assert chain["accuracy"]["closed-book"] == pytest.approx(np.mean(list(cb.values())))
-    for step, (a, b) in zip(chain["steps"], ((cb, ns), (ns, full))):
+    for step, (a, b) in zip(chain["steps"], ((cb, ns), (ns, full)), strict=True):
         up = sum(b[i] and not a[i] for i in a)
         down = sum(a[i] and not b[i] for i in a)
         assert step["delta"] == pytest.approx((sum(b.values()) - sum(a.values())) / len(a))
@@ -239,7 +239,7 @@ def test_alpha_coverage_item_total_and_figures_4_and_5_over_the_evaluated_models
     assert f4["n_runs"] == 4 and f4["edges"] == {"low": [0, 1], "mid": [2, 3], "high": [4, 4]}
     kinds = {t["item_id"]: f"{t['kind']}_d{t['depth']}" for t in stored["h"]}
     for cell, counts in f4["type_depth"].items():
-        mine = [r for i, r in zip(items, right) if kinds[i] == cell]
+        mine = [r for i, r in zip(items, right, strict=True) if kinds[i] == cell]
         assert counts == {
             "low": sum(r <= 1 for r in mine),
             "mid": sum(2 <= r <= 3 for r in mine),
@@ -502,7 +502,7 @@ def test_table19_on_the_builtin_data_by_seed_year_and_citation_quartile(tables_d
     corpus.close()
     assert all(isinstance(nodes[i]["citationCount"], int) for i in ids)
     ranks = rankdata([nodes[i]["citationCount"] for i in ids])  # average ranks, ties shared
-    quartile = {i: f"Q{min(4, int((r - 1) * 4 / len(ids)) + 1)}" for i, r in zip(ids, ranks)}
+    quartile = {i: f"Q{min(4, int((r - 1) * 4 / len(ids)) + 1)}" for i, r in zip(ids, ranks, strict=True)}
     year = {i: str(nodes[i]["year"]) if isinstance(nodes[i].get("year"), int) else "unknown" for i in ids}
     assert len(set(quartile.values())) == 4 and len(set(year.values())) > 1
     for stratum, of in (("citation quartile", quartile), ("seed year", year)):
@@ -597,7 +597,7 @@ def test_table12_walk_of_adjacent_mcnemar_tests_among_the_top_mt_conversions(pan
     ranked = sorted((n for n in EVALUATED if rows[n]["Conv mt"] is not None), key=lambda n: (-rows[n]["Conv mt"], n))
     t12 = panel["tables"]["table12"]
     assert t12["ranked"] == ranked[:6]
-    for step, (hi, lo) in zip(t12["steps"], itertools.pairwise(ranked)):
+    for step, (hi, lo) in zip(t12["steps"], itertools.pairwise(ranked), strict=True):
         assert (step["higher"], step["lower"]) == (hi, lo)
 
         def conv(name):  # per item: right ÷ recalled over the item's MT trajectories
@@ -637,7 +637,7 @@ def test_table13_sig_counts_from_pairwise_tests_with_holm(panel, stored):
         holm[j] = running
     wins = dict.fromkeys(EVALUATED, 0)
     losses = dict.fromkeys(EVALUATED, 0)
-    for (a, b, up, down, _), p in zip(pairs, holm):
+    for (a, b, up, down, _), p in zip(pairs, holm, strict=True):
         if p < 0.05 and up != down:
             w, l_ = (a, b) if up > down else (b, a)
             wins[w] += 1

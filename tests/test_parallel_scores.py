@@ -262,7 +262,7 @@ def test_our_numbers_beside_the_study_s(printed):
         low, high = row["gap_pointwise_ci"]
         assert low <= row["gap_pointwise"] <= high
     for judge in report["judges"]:
-        pairs = [(score(s) >= 0.5, v) for t in tasks.values() for s, v in zip(t["s"], t[judge["judge"]])]
+        pairs = [(score(s) >= 0.5, v) for t in tasks.values() for s, v in zip(t["s"], t[judge["judge"]], strict=True)]
         accepted_right = sum(c and v is True for c, v in pairs)
         assert judge["tpr"] == pytest.approx(accepted_right / sum(c and v is not None for c, v in pairs))
         assert judge["fpr"] == pytest.approx(
@@ -307,7 +307,7 @@ def test_a_csv_of_the_same_facts_gives_the_same_numbers(tmp_path, capsys, printe
     released = printed[study]
     assert report["per_k"] == released["per_k"]
     assert report["judges"] == released["judges"]
-    for mine, theirs in zip(report["study"], released["study"]):
+    for mine, theirs in zip(report["study"], released["study"], strict=True):
         assert mine["pass_at_k"] == theirs["pass_at_k"]
         # no bump outcomes in the CSV: every reading but the released pairwise one
         assert mine["readings"] == [r for r in theirs["readings"] if r["reading"] != "pairwise"]
@@ -519,7 +519,7 @@ def test_a_sampled_run_s_study_readings_rebuilt_from_the_store(tmp_path, capsys,
         k, by_name = row["k"], {r["reading"]: r for r in row["readings"]}
         first = [float(any(correct[i][:k])) for i in items]
         assert row["pass_at_k"] == pytest.approx(sum(first) / len(items), abs=1e-12)
-        best = [float(any(c and a for c, a in zip(correct[i][:k], accepted[i][:k]))) for i in items]
+        best = [float(any(c and a for c, a in zip(correct[i][:k], accepted[i][:k], strict=True))) for i in items]
         retain = []
         for i in items:
             good = [j for j in range(k) if correct[i][j]]

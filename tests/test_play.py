@@ -170,7 +170,9 @@ def test_leaderboard_marks_only_a_significant_best_and_none_where_an_entrant_is_
     assert tests["tokens"]["p"] < 0.05 and not tests["tokens"]["marked"]
     assert tests["tokens"]["reason"] == tests["MaxTok"]["reason"] == "tokens not measured for heuristic"
     header, cells = leaderboard_cells(board)
-    ana = dict(zip(header, next(c for c, r in zip(cells, board["rows"]) if r["run"] == "human:ana")))
+    ana = dict(
+        zip(header, next(c for c, r in zip(cells, board["rows"], strict=True) if r["run"] == "human:ana"), strict=True)
+    )
     assert ana["turns"].endswith(" *") and not ana["tokens"].endswith("*") and not ana["accuracy"].endswith("*")
     assert main(["--batch", "leaderboard", "--db", str(store.path)]) == 0
     out = capsys.readouterr().out

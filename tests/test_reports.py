@@ -294,7 +294,7 @@ def test_the_runner_stores_gold_count_and_reachability(panel_db, demo_corpus):
     store = Store(panel_db, readonly=True)
     cols = store.trajectory_columns(store.run("h")["id"], ("item_id", "n_gold", "section_reachable"))
     items = {i.id: i for i in demo_corpus.items}
-    for item_id, n_gold, reachable in zip(cols["item_id"], cols["n_gold"], cols["section_reachable"]):
+    for item_id, n_gold, reachable in zip(cols["item_id"], cols["n_gold"], cols["section_reachable"], strict=True):
         assert n_gold == len(items[item_id].gold_paper_ids) and reachable == int(section_reachable(items[item_id]))
 
 

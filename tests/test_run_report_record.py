@@ -35,7 +35,7 @@ def _record(hint: Any) -> tuple[type | None, dict[Any, Any]]:
     if not is_typeddict(origin):
         return None, {}
     params = getattr(origin, "__parameters__", ())
-    return origin, dict(zip(params, get_args(hint)))
+    return origin, dict(zip(params, get_args(hint), strict=True))
 
 
 def mismatches(hint: Any, value: Any, path: str = "report") -> list[str]:

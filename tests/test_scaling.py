@@ -341,7 +341,7 @@ def test_continuation_replays_the_lower_level(tmp_path, capsys):
     store = Store(db, readonly=True)
     low, high = store.runs_in_group("c")
     assert high["config"]["scaling"]["continue_from"] == "c@4k"
-    for t_low, t_high in zip(store.trajectories(low["id"]), store.trajectories(high["id"])):
+    for t_low, t_high in zip(store.trajectories(low["id"]), store.trajectories(high["id"]), strict=True):
         s_low = [s for s in store.steps(t_low["id"]) if s["kind"] == "assistant"]
         s_high = [s for s in store.steps(t_high["id"]) if s["kind"] == "assistant"]
         assert [s["tool_args"] for s in s_high[: len(s_low) - 1]] == [s["tool_args"] for s in s_low[:-1]]
@@ -1055,7 +1055,7 @@ def test_gap_intervals_relative_gap_and_efficiency_per_k(tmp_path, capsys):
         parts = list(itertools.combinations(range(4), k))
         vote = [
             sum(par.majority_vote([par_letter(rows[j]) for j in b], g).expected_correct for b in parts) / len(parts)
-            for rows, g in zip(samples, golds)
+            for rows, g in zip(samples, golds, strict=True)
         ]
         gap = par.verification_gap(par.pass_at_k_items(correct, k), vote, pass1=pass1)
         assert row["gap_majority"] == pytest.approx(gap["gap"])
@@ -1448,7 +1448,7 @@ def test_the_figures_keep_to_the_rows_they_are_given():
 
     close = [0.50 + 0.001 * i for i in range(8)] + [0.9]
     report = {
-        "per_k": [{"k": k, "pass_at_k": a + 0.05, "majority": a} for k, a in zip(range(1, 10), close)],
+        "per_k": [{"k": k, "pass_at_k": a + 0.05, "majority": a} for k, a in zip(range(1, 10), close, strict=True)],
         "judge": None,
     }
     for rows in (16, 20, 30):  # two panels of four rows of frame and labels each, and their values

@@ -461,7 +461,7 @@ def test_llm_summarize_and_verifier_against_the_local_server(tmp_path, capsys, m
         "study",
     )
     assert study.returncode == 0, study.stderr
-    for level, cached in zip(json.loads(study.stdout)["levels"], v_levels):
+    for level, cached in zip(json.loads(study.stdout)["levels"], v_levels, strict=True):
         calls = cached["verifier_calls"]
         assert level["verifier_cost_usd"] == pytest.approx(calls * (300 * 0.4 + 50 * 1.6) / 1e6)
         assert level["verifier_tokens"] == cached["verifier_tokens"]  # tokens do not depend on the price rule

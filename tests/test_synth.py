@@ -72,7 +72,7 @@ def test_structure_of_the_generated_benchmark(demo_dir):
         assert sorted(item["distractor_types"]) == ["correct", "no_context", "seed_only", "wrong_paper"]
         seed_refs = set(g["edges"][item["seed_paper_id"]])
         if item["depth"] == 2:
-            for gold, bridge in zip(item["gold_paper_ids"], item["bridge_paper_ids"]):
+            for gold, bridge in zip(item["gold_paper_ids"], item["bridge_paper_ids"], strict=True):
                 assert gold not in seed_refs and bridge in seed_refs
                 citing = {src for src, refs in g["edges"].items() if gold in refs}
                 assert citing == {bridge}
@@ -156,7 +156,9 @@ def test_multi_target_options_are_a_grid_over_the_two_gold_clauses(request, pres
         for h in (0, 1):
             column = Counter(parts[h] for parts in split)
             assert sorted(column.values()) == [2, 2], (item["id"], h)  # no option-only cue
-        keeps = {types[i]: [a == b for a, b in zip(split[i], split[answer])] for i in range(4) if i != answer}
+        keeps = {
+            types[i]: [a == b for a, b in zip(split[i], split[answer], strict=True)] for i in range(4) if i != answer
+        }
         assert keeps["no_context"] == [False, False], item["id"]
         assert sorted(map(tuple, (keeps["seed_only"], keeps["wrong_paper"]))) == [(False, True), (True, False)]
         first_keepers.append("seed_only" if keeps["seed_only"][0] else "wrong_paper")

@@ -196,6 +196,7 @@ class LLMAgent:
     """One episode's model: sends the conversation, returns the assistant turn."""
 
     name = "llm"
+    yields_in_act = True  # every call awaits a server's reply: the runner need not yield to the event loop per step
 
     def __init__(self, config: LLMConfig, limiter: RateLimiter, price: Price | None, session: Session | None = None):
         self.config = config

@@ -175,7 +175,7 @@ def test_family_trigrams_share_against_the_others_mean():
 def test_kendall_tau_b_is_scipys(pairs):
     from stats.panel_measures import kendall_tau_b
 
-    x, y = zip(*pairs)
+    x, y = zip(*pairs, strict=True)
     ref = sps.kendalltau(x, y).statistic
     ours = kendall_tau_b(x, y)
     assert (ours is None) == math.isnan(ref)

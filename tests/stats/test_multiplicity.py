@@ -32,7 +32,7 @@ def test_holm_skips_missing_tests():
 def test_holm_properties(ps):
     adj = holm(ps)
     m = len(ps)
-    for p, a in zip(ps, adj):
+    for p, a in zip(ps, adj, strict=True):
         assert p - 1e-12 <= a <= min(1.0, m * p) + 1e-12  # between raw and Bonferroni
     order = sorted(range(m), key=lambda i: ps[i])
     assert all(adj[order[j]] <= adj[order[j + 1]] + 1e-12 for j in range(m - 1))  # order kept

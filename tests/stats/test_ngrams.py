@@ -88,9 +88,9 @@ def test_bigram_rows_match_fisher(data):
     for r in bigram_delta_accuracy(seqs, correct):
         gram = tuple(r["bigram"])
         has = [gram in set(ngrams(s, 2)) for s in seqs]
-        w_ok = sum(h and c for h, c in zip(has, correct))
+        w_ok = sum(h and c for h, c in zip(has, correct, strict=True))
         w = sum(has)
-        o_ok = sum((not h) and c for h, c in zip(has, correct))
+        o_ok = sum((not h) and c for h, c in zip(has, correct, strict=True))
         o = len(seqs) - w
         assert r["accuracy_with"] == [w_ok, w] and r["accuracy_without"] == [o_ok, o]
         if w and o:
@@ -179,6 +179,6 @@ def test_transition_matrix():
 def test_transition_rows_are_distributions_or_zero(seqs):
     m = transition_matrix(seqs)
     probs = np.array(m["probabilities"])
-    for total, prow in zip(m["row_totals"], probs):
+    for total, prow in zip(m["row_totals"], probs, strict=True):
         assert prow.sum() == pytest.approx(1.0 if total else 0.0)
     assert np.array(m["counts"]).sum() == sum(len(ngrams(s, 2)) for s in seqs)

@@ -43,7 +43,7 @@ def test_matches_a_plain_loop_over_the_same_draws():
     den_b = np.column_stack([np.ones(n), recall_b, np.ones(n)]).astype(float)
     got = paired_ratio_deltas(num_a, den_a, num_b, den_b, n_boot=500, seed=11, chunk=64)
     want = loop_reference(num_a, den_a, num_b, den_b, 500, 11, 64)
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=True):
         assert g == pytest.approx(w)
 
 

@@ -202,14 +202,14 @@ def test_pointwise_at_k1_is_correct_and_accepted_not_pass_at_1(samples):
     right answer loses it. The old fallback (pick any sample when none is accepted) made k = 1 equal pass@1."""
     correct = [c for c, _ in samples]
     verdicts = [v for _, v in samples]
-    at_1 = np.mean([pointwise_selection([c], [v]) for c, v in zip(correct, verdicts)])
-    assert at_1 == pytest.approx(np.mean([c and v is True for c, v in zip(correct, verdicts)]))
-    assert at_1 == pytest.approx(np.mean([accepted_coverage([c], [v]) for c, v in zip(correct, verdicts)]))
+    at_1 = np.mean([pointwise_selection([c], [v]) for c, v in zip(correct, verdicts, strict=True)])
+    assert at_1 == pytest.approx(np.mean([c and v is True for c, v in zip(correct, verdicts, strict=True)]))
+    assert at_1 == pytest.approx(np.mean([accepted_coverage([c], [v]) for c, v in zip(correct, verdicts, strict=True)]))
 
 
 def test_pointwise_at_k1_differs_from_pass_at_1_on_a_rejected_right_answer():
     correct, verdicts = [True, True, False, False], [True, False, True, None]
-    assert np.mean([pointwise_selection([c], [v]) for c, v in zip(correct, verdicts)]) == 0.25
+    assert np.mean([pointwise_selection([c], [v]) for c, v in zip(correct, verdicts, strict=True)]) == 0.25
     assert pass_at_k(4, 2, 1) == 0.5
 
 

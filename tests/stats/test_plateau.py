@@ -195,7 +195,7 @@ def test_fpc_formula_scales_the_bootstrap_sd():
     corrected = plateau(y, [1, 2, 3], n_boot=2000, population=200)
     fpc = math.sqrt((200 - 50) / (200 - 1))
     assert corrected.fpc == pytest.approx(fpc)
-    for a, b in zip(plain.transitions, corrected.transitions):
+    for a, b in zip(plain.transitions, corrected.transitions, strict=True):
         assert b.sigma_boot == a.sigma_boot
         assert b.c_k == pytest.approx(a.d_bar - a.z * a.sigma_boot * fpc)
         assert b.mc_se == pytest.approx(a.mc_se * fpc)
@@ -411,7 +411,7 @@ def test_two_stage_without_within_variance_is_the_cluster_bootstrap():
     for population in (None, 100):
         simple = plateau(y2, [1, 2, 3], n_boot=2000, population=population)
         staged = plateau(y3, [1, 2, 3], n_boot=2000, population=population, two_stage=True)
-        for a, b in zip(simple.transitions, staged.transitions):
+        for a, b in zip(simple.transitions, staged.transitions, strict=True):
             assert b.sigma_boot == pytest.approx(a.sigma_boot * simple.fpc, rel=1e-9)
             assert b.c_k == pytest.approx(a.c_k, abs=1e-12)
     collapsed = plateau(y3, [1, 2, 3], n_boot=500, population=40, two_stage=True)

@@ -30,7 +30,7 @@ def test_matches_a_plain_loop_over_the_same_draws():
     num = np.column_stack([correct, correct & recalled, tokens]).astype(float)
     den = np.column_stack([np.ones(n), recalled, np.ones(n)]).astype(float)
     got = ratio_intervals(num, den, n_boot=400, seed=7, chunk=50)
-    for g, w in zip(got, loop_reference(num, den, 400, 7, 50)):
+    for g, w in zip(got, loop_reference(num, den, 400, 7, 50), strict=True):
         assert (g.estimate, g.low, g.high) == pytest.approx(w)
         assert (g.n, g.n_boot, g.seed) == (n, 400, 7)
 

@@ -317,7 +317,7 @@ def test_categories_are_exclusive_and_exhaustive(data):
     assert (
         sum(out["mt_fail"]["counts"].values())
         == out["mt_fail"]["n"]
-        == sum(1 for t, f in zip(trajectories, facts) if t["kind"] == "mt" and len(f.reached) < 2)
+        == sum(1 for t, f in zip(trajectories, facts, strict=True) if t["kind"] == "mt" and len(f.reached) < 2)
     )
     for group in ("st", "mt_both"):
         g = out["after_evidence"][group]
@@ -331,6 +331,6 @@ def test_categories_are_exclusive_and_exhaustive(data):
         == wrong["n_events"]
         == sum(len(wrong_read_indices(t["actions"])) for t in trajectories)
     )
-    for t, f in zip(trajectories, facts):
+    for t, f in zip(trajectories, facts, strict=True):
         if t["kind"] == "mt":
             assert (mt_fail_category(t) in MT_FAIL) == (len(f.reached) < 2)

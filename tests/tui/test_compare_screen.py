@@ -145,7 +145,9 @@ async def test_the_palette_s_compare_starts_from_the_runs_marked_and_failures_sh
         shown = screen.query_one("#compare-failures").content  # the rich Table
         lines = [" ".join(str(c) for c in col.cells) for col in shown.columns]
         want = attribution_rows(compare_report(app.store, "oracle-nosearch", "random-s1"))
-        for i, cells in enumerate(zip(*want)):  # every column of the attribution block, as --batch compare prints it
+        for i, cells in enumerate(
+            zip(*want, strict=True)
+        ):  # every column of the attribution block, as --batch compare prints it
             assert " ".join(cells) in lines[i]
         assert any("Δ rate (B−A)" in str(col.header) for col in shown.columns)
 

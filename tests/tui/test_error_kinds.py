@@ -24,7 +24,7 @@ def with_error_kinds(db) -> dict[str, int]:
     store = Store(db)
     run_id = store.run("heur-s0")["id"]
     ids = [t["id"] for t in store.trajectories(run_id)][: len(KINDS)]
-    for tid, (termination, kind) in zip(ids, KINDS):
+    for tid, (termination, kind) in zip(ids, KINDS, strict=True):
         store.update_trajectory(tid, termination=termination, error_kind=kind, error="e", correct=0)
     rows = store.conn.execute(
         "SELECT error_kind, COUNT(*) FROM trajectories WHERE run_id = ? AND final = 1 AND status = 'done' "

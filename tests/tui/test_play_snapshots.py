@@ -109,7 +109,12 @@ def test_reveal_at_80x24(snap_compare, seeded, frozen):
 def board(seeded, builtin_cache, frozen):
     """ana has answered the first five items (A, B, C, D, A): the scripted run covers two of them, so it is unranked.
     Answered through the play engine rather than the screen (test_play.py plays to the leaderboard through it)."""
-    answered(seeded, builtin_cache, "ana", dict(zip(["st_0001", "st_0002", "mt_0001", "mt_0002", "st_0003"], "ABCDA")))
+    answered(
+        seeded,
+        builtin_cache,
+        "ana",
+        dict(zip(["st_0001", "st_0002", "mt_0001", "mt_0002", "st_0003"], "ABCDA", strict=True)),
+    )
 
 
 async def _board(pilot):

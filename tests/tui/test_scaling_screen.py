@@ -209,7 +209,7 @@ async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, built
         assert all(
             ("no variation" if r["gap_majority_ci_no_variation"] else f"{100 * r['gap_majority_ci'][0]:.1f}–")
             in row[-3]
-            for r, row in zip(report["per_k"], rows)
+            for r, row in zip(report["per_k"], rows, strict=True)
         )
         assert [r["pass_at_k"] for r in screen.result["per_k"]] == [r["pass_at_k"] for r in report["per_k"]]
 
@@ -550,7 +550,7 @@ async def test_the_plateau_plot_draws_different_values_on_different_rows_and_bar
     assert len(set(accuracy)) == 3  # the built-in group: 1/6, 7/12, 2/3
     rows = [drawn_row(upper, v) for v in accuracy]
     assert len(set(rows)) == len(set(accuracy))
-    for row, column in zip(rows, upper["xticks"]):  # each budget's point is where its value says
+    for row, column in zip(rows, upper["xticks"], strict=True):  # each budget's point is where its value says
         assert upper["canvas"][row][column] == "•"
     bounds = [t["c_k"] for t in result["transitions"]]
     heights = [sum(row[column] == "█" for row in lower["canvas"]) for column in lower["xticks"]]

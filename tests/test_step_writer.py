@@ -1,0 +1,133 @@
+"""The run's group commit (storage.step_writer): the writes of many episodes in one transaction, each turn on disk
+before the episode's next model call, and a process killed with writes handed over but not yet committed resumes
+to the same results as a run never killed."""
+
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from storage import Store
+from storage.step_writer import StepWriter
+from tests.test_resume import CMD
+
+
+def _step(index: int, turn: int) -> dict:
+    return {
+        "index": index,
+        "turn": turn,
+        "kind": "assistant",
+        "text": "x" * (300 + index),  # long: stored once, by hash, in the same transaction
+        "points_used": 0,
+        "points_left": 10,
+        "tokens": 0,
+        "rejections": 0,
+    }
+
+
+def _on_disk(db, query: str) -> int:
+    with sqlite3.connect(db) as reader:  # another connection: what a killed process would have left
+        return reader.execute(query).fetchone()[0]
+
+
+async def test_writes_handed_over_together_are_committed_in_one_transaction(tmp_path):
+    db = tmp_path / "s.sqlite"
+    store = Store(db)
+    run_id, _ = store.create_or_resume_run(
+        "r",
+        {"x": 1},
+        {"agent": "a", "dataset": "d", "dataset_fingerprint": "f", "caps": {}, "config": {}, "version": "0"},
+    )
+    commits: list[str] = []
+    store.conn.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    writer = StepWriter(store)
+    episodes = [writer.begin(run_id, f"q{i}", 0, 0, {"kind": "st"}) for i in range(5)]
+    for trajectory in episodes:
+        writer.add_steps(trajectory, [_step(0, 1), _step(1, 1)])
+    writer.finish(
+        episodes[0],
+        {"termination": "answer", "correct": 1, "continues": 0, "cut_off_turns": 0, "lost_calls": 0},
+        final=True,
+        steps=[_step(2, 2)],
+    )
+    assert _on_disk(db, "SELECT COUNT(*) FROM trajectories") == 0  # handed over, not yet committed
+    await writer.written()
+    assert len(commits) == 1  # five episodes' starts, steps and one result: one transaction
+    assert _on_disk(db, "SELECT COUNT(*) FROM steps") == 11
+    assert _on_disk(db, "SELECT COUNT(*) FROM trajectories WHERE status = 'done'") == 1
+    assert [t.id for t in episodes] == sorted(t.id for t in episodes if t.id is not None)  # in the order begun
+    await writer.written()  # nothing handed over since: returns at once, commits nothing
+    writer.close()
+    assert len(commits) == 1
+
+
+async def test_a_failed_commit_reaches_the_episodes_waiting_and_the_run_end(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    writer = StepWriter(store)
+    trajectory = writer.begin(999, "q", 0, 0, {})  # no run 999: the foreign key refuses the row
+    with pytest.raises(sqlite3.IntegrityError):
+        await writer.written()
+    assert trajectory.id is None
+    with pytest.raises(sqlite3.IntegrityError):
+        writer.close()
+
+
+# The child: the batch CLI, killed (SIGKILL, by itself) in the event loop's pass that would commit the writes
+# handed over, after it printed what was on disk and how many writes were waiting.
+CHILD = """
+import os, signal, sys
+from storage.step_writer import StepWriter
+from workbench.cli import main
+
+passes = 0
+commit = StepWriter._flush_pass
+
+def die_before_commit(self):
+    global passes
+    passes += 1
+    if passes >= {at} and self._queue:
+        steps = self.store.conn.execute("SELECT COUNT(*) FROM steps").fetchone()[0]
+        print(steps, len(self._queue), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    commit(self)
+
+StepWriter._flush_pass = die_before_commit
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_kill_before_the_commit_loses_only_the_writes_waiting_and_resume_redoes_them(tmp_path):
+    env = dict(os.environ, AGENTHOP_CACHE=str(tmp_path / "cache"))
+    args = CMD[3:]  # `--batch run …` without the interpreter and `-m workbench.cli`
+    subprocess.run([*CMD, "--run", "ref", "--db", str(tmp_path / "ref.sqlite")], env=env, check=True)
+    db = tmp_path / "k.sqlite"
+    for at in (30, 120):
+        killed = subprocess.run(
+            [sys.executable, "-c", CHILD.format(at=at), *args, "--run", "k", "--db", str(db)],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert killed.returncode == -9, killed.stderr
+        committed, waiting = map(int, killed.stdout.split())
+        assert waiting > 0
+        # what the killed process had committed is on disk; what it had handed over for the next commit is not
+        assert _on_disk(db, "SELECT COUNT(*) FROM steps") == committed
+        with Store(db, readonly=True) as store:
+            run_id = store.run("k")["id"]
+            for t in store.conn.execute("SELECT id FROM trajectories WHERE run_id = ?", (run_id,)).fetchall():
+                idx = [s["idx"] for s in store.steps(t[0])]
+                assert idx == list(range(len(idx)))  # whole turns only: no step missing before a later one
+    done = subprocess.run([*CMD, "--run", "k", "--db", str(db)], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    store, ref = Store(db), Store(tmp_path / "ref.sqlite")
+    run_id = store.run("k")["id"]
+    assert store.conn.execute("SELECT COUNT(*) FROM trajectories WHERE status != 'done'").fetchone()[0] == 0
+    key = lambda t: (t["item_id"], t["replicate"])  # noqa: E731
+    got = [(key(t), t["tool_sequence"], t["correct"]) for t in store.trajectories(run_id)]
+    want = {key(t): (t["tool_sequence"], t["correct"]) for t in ref.trajectories(ref.run("ref")["id"])}
+    assert len(got) == len({k for k, _, _ in got}) == len(want)  # none lost, none twice
+    assert {k: (seq, ok) for k, seq, ok in got} == want
+    assert store.run("k")["status"] == "done"
