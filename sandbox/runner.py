@@ -187,6 +187,17 @@ AgentFactory = Callable[[Item, int, int], Agent | Awaitable[Agent]]
 (after looking at the previous item's answer), so the episode, and its clock, start only then."""
 
 
+def _merged_reading(recorded: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
+    """A parallel run's reading after a resume: the options asked for last win, the k become every k ever asked."""
+    reading = dict(recorded)
+    for option in READING_OPTIONS:
+        if asked.get(option) is not None:
+            reading[option] = asked[option]
+    if asked.get("ks"):
+        reading["ks"] = sorted(set(recorded.get("ks") or []) | set(asked["ks"]))
+    return reading
+
+
 def default_factory(spec: RunSpec) -> AgentFactory:
     """Scripted agents from the registry; the LLM agent is imported only when asked for."""
     caps = spec.effective_caps()
@@ -327,6 +338,46 @@ class Runner:
         """Create or resume the run; (run id, pending work, already finished)."""
         items = select_items(self.corpus, self.spec)
         spec = self.spec
+        run_id, existed = self.store.create_or_resume_run(
+            spec.name, spec.identity(self.corpus.fingerprint), self._fields()
+        )
+        self.resumed = existed
+        if existed:
+            self._resume(run_id)
+        finished = self.store.finished(run_id)
+        pairs = [
+            (item, r)
+            for r in range(spec.replicates)
+            for item in items
+            if spec.shard is None or spec.shard.holds(item.id, r)
+        ]
+        work = [(item, r) for item, r in pairs if (item.id, r) not in finished]
+        self.run_id = run_id
+        self.planned = len(pairs)
+        total_planned = max(self.planned, self.store.run_by_id(run_id)["planned"] or 0)
+        self.store.update_run(run_id, status="running", started_at=_now(), planned=total_planned, finished_at=None)
+        wanted = {(i.id, r) for i, r in pairs}
+        prior = [t for t in self.store.trajectories(run_id) if (t["item_id"], t["replicate"]) in wanted]
+        self.done, self.correct = len(prior), sum(1 for t in prior if t["correct"])
+        return run_id, work, len(pairs) - len(work)
+
+    def _resume(self, run_id: int) -> None:
+        """Take up a stored run: what it spent, its unfinished trajectories dropped, stale derived columns
+        recomputed, what this launch asked for recorded, its tags, and a run-wide limit already reached."""
+        self.run_tokens, self.run_cost = self.store.spent(run_id)  # before discarding: those calls were paid for
+        self.store.discard_unfinished(run_id)
+        for stale, recompute in RECOMPUTED:  # older label rules, reads stored before their hops were recorded
+            if stale(self.store.run_by_id(run_id)):
+                recompute(self.store, self.store.run_by_id(run_id), self.corpus)
+        self._record_resume(run_id)
+        self._retag(run_id)
+        reason = self._limit_reached(at_start=True)
+        if reason:
+            self.request_stop(reason)
+
+    def _fields(self) -> dict[str, Any]:
+        """The run's row as created: what ran, on what data, under which caps, prompts and settings."""
+        spec = self.spec
         fields: dict[str, Any] = {
             "kind": spec.kind,
             "agent": spec.agent,
@@ -359,36 +410,7 @@ class Runner:
             fields["config"]["extra_tools"] = spec.extra_tools
         if self.client:  # an LLM run: which model client sent its calls (more than one after a resume through another)
             fields["config"]["clients"] = [self.client]
-        run_id, existed = self.store.create_or_resume_run(spec.name, spec.identity(self.corpus.fingerprint), fields)
-        self.resumed = existed
-        if existed:
-            self.run_tokens, self.run_cost = self.store.spent(run_id)  # before discarding: those calls were paid for
-            self.store.discard_unfinished(run_id)
-            for stale, recompute in RECOMPUTED:  # older label rules, reads stored before their hops were recorded
-                if stale(self.store.run_by_id(run_id)):
-                    recompute(self.store, self.store.run_by_id(run_id), self.corpus)
-            self._record_resume(run_id)
-            self._retag(run_id)
-            reason = self._limit_reached(at_start=True)
-            if reason:
-                self.request_stop(reason)
-        finished = self.store.finished(run_id)
-        pairs = [
-            (item, r)
-            for r in range(spec.replicates)
-            for item in items
-            if spec.shard is None or spec.shard.holds(item.id, r)
-        ]
-        work = [(item, r) for item, r in pairs if (item.id, r) not in finished]
-        skipped = len(pairs) - len(work)
-        self.run_id = run_id
-        self.planned = len(pairs)
-        total_planned = max(self.planned, self.store.run_by_id(run_id)["planned"] or 0)
-        self.store.update_run(run_id, status="running", started_at=_now(), planned=total_planned, finished_at=None)
-        wanted = {(i.id, r) for i, r in pairs}
-        prior = [t for t in self.store.trajectories(run_id) if (t["item_id"], t["replicate"]) in wanted]
-        self.done, self.correct = len(prior), sum(1 for t in prior if t["correct"])
-        return run_id, work, skipped
+        return fields
 
     def _slice(self) -> dict[str, Any]:
         """The selection as recorded in the run's config; `shard` ("I/N") only on a sharded run, so an unsharded
@@ -438,26 +460,24 @@ class Runner:
         if self.spec.replicates > (row["replicates"] or 1):
             updates["replicates"] = self.spec.replicates
         stored = row["config"] or {}
-        config = dict(stored)
-        recorded = dict(config.get("scaling") or {})
-        asked = self.spec.scaling or {}
-        reading = dict(recorded)
-        for option in READING_OPTIONS:
-            if asked.get(option) is not None:
-                reading[option] = asked[option]
-        if asked.get("ks"):
-            reading["ks"] = sorted(set(recorded.get("ks") or []) | set(asked["ks"]))
-        if reading != recorded:
-            config["scaling"] = reading
-        url = self.spec.agent_options.get("base_url")
-        if url and url not in (config.get("base_urls") or []):
-            config["base_urls"] = [*(config.get("base_urls") or []), url]
-        if self.client and self.client not in (config.get("clients") or []):
-            config["clients"] = [*(config.get("clients") or []), self.client]
+        config = self._resumed_config(stored)
         if config != stored:
             updates["config"] = json.dumps(config, sort_keys=True)
         if updates:
             self.store.update_run(run_id, **updates)
+
+    def _resumed_config(self, stored: dict[str, Any]) -> dict[str, Any]:
+        """The run's config with what this launch adds: its reading of the samples, its server, its client."""
+        config = dict(stored)
+        recorded = dict(config.get("scaling") or {})
+        reading = _merged_reading(recorded, self.spec.scaling or {})
+        if reading != recorded:
+            config["scaling"] = reading
+        url = self.spec.agent_options.get("base_url")
+        for key, value in (("base_urls", url), ("clients", self.client)):
+            if value and value not in (config.get(key) or []):
+                config[key] = [*(config.get(key) or []), value]
+        return config
 
     async def run(self, locked: bool = False) -> dict[str, Any]:
         """Run every pending episode; on cancellation the run is marked interrupted and stays resumable.
