@@ -9,11 +9,13 @@ fewer than two evaluated models, the external correlation without `--external`) 
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
-from stats.significance import CoverageHistogram, RunSpread
 from workbench.views.records import BoardRow, CutOff, Pair
 from workbench.views.sequential_records import RegistryTable
+
+if TYPE_CHECKING:  # stats' record types by name only (no numpy at import)
+    from stats.significance import CoverageHistogram, RunSpread
 
 Ablation = Literal["full", "closed-book", "no-search", "gold-given"]
 Tier = Literal["closed-frontier", "open-frontier", "compute-efficient"]

@@ -6,19 +6,21 @@ Table 2 columns do), and hold data only: no wording, no I/O."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 from sandbox.pricing import Price
 from sandbox.records import CapsRecord, ErrorKind, Termination
-from stats.axes import Attribution
-from stats.ngrams import TransitionMatrix, Trigram
-from stats.stopping import (
-    AfterEvidence,
-    AfterWrongRead,
-    EarlySubmit,
-    MtFail,
-    NonSubmission,
-)
+
+if TYPE_CHECKING:  # stats' record types by name only: importing stats at run time would load numpy
+    from stats.axes import Attribution
+    from stats.ngrams import TopTrigram, TransitionMatrix
+    from stats.stopping import (
+        AfterEvidence,
+        AfterWrongRead,
+        EarlySubmit,
+        MtFail,
+        NonSubmission,
+    )
 
 
 @dataclass(frozen=True)
@@ -474,14 +476,6 @@ class Bigram(TypedDict):
     p: float
     p_bonferroni: float
     significant: bool
-
-
-class TopTrigram(Trigram):
-    """The most frequent trigram, its concentration, and the one in the most trajectories (`by_trajectories`)."""
-
-    concentration: Pair
-    total_occurrences: int
-    by_trajectories: Trigram
 
 
 class Stopping(TypedDict):

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from stats.stopping import EvidenceGroup
 from workbench.views.cells import NOT_MEASURED, counted, dataset_cell, frac, num, pct, points
 from workbench.views.records import (
     Analytics,
@@ -22,9 +21,14 @@ from workbench.views.records import (
     ResourceAxis,
     RunReport,
     Stopping,
-    TopTrigram,
-    TransitionMatrix,
 )
+
+if TYPE_CHECKING:  # stats' record types by name only (no numpy at import)
+    from stats.ngrams import TransitionMatrix
+
+if TYPE_CHECKING:  # stats' record types by name only: the views load no numpy for them
+    from stats.ngrams import TopTrigram
+    from stats.stopping import EvidenceGroup
 
 Row5 = tuple[str, str, str, str, str]  # (section, metric, ST, MT, all)
 
