@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import types
-import typing
 from pathlib import Path
 from typing import Any, Literal, NotRequired, TypeVar, Union, get_args, get_origin, get_type_hints, is_typeddict
 
@@ -38,6 +37,17 @@ def _record(hint: Any) -> tuple[type | None, dict[Any, Any]]:
     return origin, dict(zip(params, get_args(hint), strict=True))
 
 
+def _hints(record: Any) -> dict[str, Any]:
+    """A record's field types, resolving the stats record types its module names under TYPE_CHECKING only."""
+    import stats.axes
+    import stats.ngrams
+    import stats.significance
+    import stats.stopping
+
+    names = {k: v for m in (stats.axes, stats.ngrams, stats.significance, stats.stopping) for k, v in vars(m).items()}
+    return get_type_hints(record, localns=names, include_extras=True)
+
+
 def mismatches(hint: Any, value: Any, path: str = "report") -> list[str]:
     """Where `value` departs from `hint`'s keys: undeclared keys, missing required ones, keys outside a Literal."""
     hint = _strip(hint)
@@ -47,7 +57,7 @@ def mismatches(hint: Any, value: Any, path: str = "report") -> list[str]:
     if record is not None:
         if not isinstance(value, dict):
             return [f"{path}: {type(value).__name__}, not an object"]
-        hints = get_type_hints(record, include_extras=True)
+        hints = _hints(record)
         # NotRequired read from the hints: under postponed annotations a TypedDict's __required_keys__ has them all
         required = [k for k, h in hints.items() if get_origin(h) is not NotRequired] if record.__total__ else []
         found = [f"{path}.{k}: not in {record.__name__}" for k in value if k not in hints]
@@ -92,7 +102,7 @@ def test_intervals_match_their_record():
 
     found = intervals(RECORDS * 2, n_boot=200)
     assert any(found.values())
-    hint = typing.get_type_hints(RunReport, include_extras=True)["intervals"]
+    hint = _hints(RunReport)["intervals"]
     assert mismatches(hint, found, "intervals") == []
 
 
