@@ -42,6 +42,16 @@ def start_long_run(db, name: str, env) -> subprocess.Popen:
     return proc
 
 
+def reap(proc: subprocess.Popen) -> None:
+    """Wait for a stopped run's process; one that outlives the wait is killed, so a failing test leaves none running."""
+    try:
+        proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+
+
 def test_a_second_process_on_a_run_in_progress_is_refused(tmp_path):
     env = dict(os.environ, AGENTHOP_CACHE=str(tmp_path / "cache"))
     db = tmp_path / "s.sqlite"
@@ -57,7 +67,7 @@ def test_a_second_process_on_a_run_in_progress_is_refused(tmp_path):
         assert holder(db, "dup2") == first.pid
     finally:
         release(first, signal.SIGINT)
-        first.communicate(timeout=120)
+        reap(first)
     assert first.returncode == 130
     assert holder(db, "dup2") is None
     store = Store(db, readonly=True)
@@ -120,7 +130,7 @@ def test_delete_refuses_a_run_in_progress(tmp_path):
         assert proc.returncode == 2 and f"in progress in another process (pid {first.pid})" in proc.stderr
     finally:
         release(first, signal.SIGINT)
-        first.communicate(timeout=120)
+        reap(first)
     assert Store(db, readonly=True).run("busy")["status"] == "interrupted"
 
 
@@ -196,7 +206,7 @@ def test_rename_refuses_a_run_in_progress_naming_the_holder(tmp_path):
         assert [r["name"] for r in Store(db, readonly=True).runs()] == ["live"]
     finally:
         release(first, signal.SIGINT)
-        first.communicate(timeout=120)
+        reap(first)
     assert first.returncode == 130  # stopped by the signal, not by its run vanishing under it
     assert Store(db, readonly=True).run("live")["status"] == "interrupted"
     done = subprocess.run([*rename, "live", "moved"], env=env, capture_output=True, text=True, timeout=120)
