@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from workbench.views.cells import NOT_MEASURED, num, pct, sig
 from workbench.views.columns import PANEL_COLUMNS
-from workbench.views.panel_records import LineageGroup, PanelReport, PanelRow, Spread, Table4Step, cell
+from workbench.views.panel_records import Figure5Point, LineageGroup, PanelReport, PanelRow, Spread, Table4Step, cell
 
 BEST_MARK, TIER_MARK, SHADE_MARK = " *", " †", " ‡"
 EMPTY = "nothing to show with these runs (the legend says what the table needs)"
@@ -438,8 +438,6 @@ def extra_lines(panel: PanelReport) -> list[str]:
 
 def figure5_text(panel: PanelReport, width: int = 72, height: int = 18) -> str:
     """Figure 5: accuracy against paper recall, one point per run, a marker per tier, with the diagonal."""
-    import plotext as plt
-
     points = [
         p
         for p in (panel.get("tables") or {}).get("figure5") or []
@@ -447,27 +445,30 @@ def figure5_text(panel: PanelReport, width: int = 72, height: int = 18) -> str:
     ]
     if not points:
         return ""
-    plt.main()
-    plt.clear_figure()
-    plt.limit_size(False, False)
-    plt.theme("clear")
-    plt.plotsize(max(30, width), max(10, height))
+    plt = _plot(width, height)
     plt.plot([0, 1], [0, 1], marker="·", label="accuracy = recall")
     markers = {"closed-frontier": "●", "open-frontier": "▲", "compute-efficient": "■"}
-    for tier in [*TIER_LABELS, None]:
-        mine = [p for p in points if (p["tier"] if p["tier"] in TIER_LABELS else None) == tier]
-        if mine:
-            plt.scatter(
-                [p["paper_recall"] for p in mine],
-                [p["accuracy"] for p in mine],
-                marker=markers.get(tier or "", "x"),
-                label=TIER_LABELS.get(tier or "", "untiered"),
-            )
+    for tier, mine in _by_tier(points):
+        plt.scatter(
+            [p["paper_recall"] for p in mine],
+            [p["accuracy"] for p in mine],
+            marker=markers.get(tier or "", "x"),
+            label=TIER_LABELS.get(tier or "", "untiered"),
+        )
     plt.xlim(0, 1)
     plt.ylim(0, 1)
     plt.xlabel("paper recall")
     plt.title("Figure 5 · accuracy against paper recall (one point per run)")
     return plt.uncolorize(plt.build())
+
+
+def _by_tier(points: list[Figure5Point]) -> list[tuple[str | None, list[Figure5Point]]]:
+    """The points grouped by tier in the tiers' order, the untiered (None, or a tier we do not know) last."""
+    groups = [
+        (tier, [p for p in points if (p["tier"] if p["tier"] in TIER_LABELS else None) == tier])
+        for tier in [*TIER_LABELS, None]
+    ]
+    return [(tier, mine) for tier, mine in groups if mine]
 
 
 def _plot(width: int, height: int):

@@ -195,39 +195,41 @@ def error_line(errors: RowErrors | None) -> str | None:
 
 def panel_stat_lines(panel: PanelReport) -> list[str]:
     """Cronbach's α (items as components), the item-total correlations and each run's run-to-run spread (Table 17)."""
-    lines = []
-    if panel.get("coverage"):
-        counts = panel["coverage"]["counts"]
-        alpha = panel.get("cronbach_alpha")
-        lines.append(
-            f"Cronbach's α (items as components, runs as respondents): "
-            f"{'undefined (the run totals do not vary)' if alpha is None else f'{alpha:.3f}'}; item coverage: "
-            + " · ".join(f"{k} {v}" for k, v in counts.items())
-        )
-    itc = panel.get("item_total_correlation")
-    if itc:
-        valued = {k: v for k, v in itc.items() if v is not None}
-        negative = sorted((v, k) for k, v in valued.items() if v < 0)
-        lines.append(
-            f"corrected item-total correlation (across runs): {len(valued)} items with a value, "
-            f"{len(negative)} negative"
-            + (
-                ": " + ", ".join(f"{k} {v:+.2f}" for v, k in negative[:5]) + (" …" if len(negative) > 5 else "")
-                if negative
-                else ""
-            )
-        )
-    for r in panel["rows"]:
-        line = error_line(r.get("errors"))
-        if line:
-            lines.append(f"{r['run']}: {line}")
-    for name, spread in (panel.get("replicates") or {}).items():
-        if spread:
-            lines.append(
-                f"replicates of {name}: mean {pct(spread['mean'])}, run-to-run SD (population, Table 17) "
-                f"{pct(spread['std'])}, range {pct(spread['range'])} (n = {spread['n']})"
-            )
-    return lines
+    lines = [_alpha_line(panel), _item_total_line(panel.get("item_total_correlation"))]
+    lines += [f"{r['run']}: {error_line(r.get('errors'))}" for r in panel["rows"] if error_line(r.get("errors"))]
+    lines += [
+        f"replicates of {name}: mean {pct(spread['mean'])}, run-to-run SD (population, Table 17) "
+        f"{pct(spread['std'])}, range {pct(spread['range'])} (n = {spread['n']})"
+        for name, spread in (panel.get("replicates") or {}).items()
+        if spread
+    ]
+    return [line for line in lines if line]
+
+
+def _alpha_line(panel: PanelReport) -> str:
+    """Cronbach's α over the evaluated runs and the items' coverage buckets ("" without coverage)."""
+    coverage = panel.get("coverage")
+    if not coverage:
+        return ""
+    alpha = panel.get("cronbach_alpha")
+    return (
+        f"Cronbach's α (items as components, runs as respondents): "
+        f"{'undefined (the run totals do not vary)' if alpha is None else f'{alpha:.3f}'}; item coverage: "
+        + " · ".join(f"{k} {v}" for k, v in coverage["counts"].items())
+    )
+
+
+def _item_total_line(itc: dict[str, float | None] | None) -> str:
+    """How many items have a corrected item-total correlation, and the (at most five) most negative ones."""
+    if not itc:
+        return ""
+    valued = {k: v for k, v in itc.items() if v is not None}
+    negative = sorted((v, k) for k, v in valued.items() if v < 0)
+    listed = ", ".join(f"{k} {v:+.2f}" for v, k in negative[:5]) + (" …" if len(negative) > 5 else "")
+    return (
+        f"corrected item-total correlation (across runs): {len(valued)} items with a value, {len(negative)} negative"
+        + (": " + listed if negative else "")
+    )
 
 
 def bigram_panel_line(panel: PanelReport) -> str:
