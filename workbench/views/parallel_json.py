@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple, NotRequired, TypedDict
 
-from stats.judges import TrialAgreement, TrialSpread
+from stats.judges import JudgeQuality, TrialAgreement, TrialSpread
 
 Strategy = Literal["pass_at_k", "majority", "pointwise", "pairwise"]
 """Our strategies at k, averaged over the k-subsets of the K samples (pass@k is the oracle, unbiased)."""
@@ -202,25 +202,12 @@ class StudyRowJson(TypedDict):
     readings: list[ReadingJson]
 
 
-class JudgeJson(TypedDict):
-    """A pointwise judge against the truth (`JudgeMeasured.to_json`); the last three only when known."""
+class JudgeJson(JudgeQuality):
+    """A pointwise judge against the truth (`JudgeMeasured.to_json`): its name and role beside `stats.judges`'
+    measures; the last three only when known."""
 
     judge: str
     role: JudgeRole
-    n: int
-    parsed: int
-    unparsed: int
-    tp: int
-    fp: int
-    tn: int
-    fn: int
-    tpr: float | None
-    fpr: float | None
-    precision: float | None
-    accuracy: float | None
-    balanced_accuracy: float | None
-    self_choice: float | None
-    n_correct: int
     tasks: NotRequired[int]
     pairwise: NotRequired[int]
     pairwise_unparsed: NotRequired[int]

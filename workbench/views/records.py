@@ -13,7 +13,7 @@ from sandbox.records import CapsRecord, ErrorKind, Termination
 
 if TYPE_CHECKING:  # stats' record types by name only: importing stats at run time would load numpy
     from stats.axes import Attribution
-    from stats.ngrams import TopTrigram, TransitionMatrix
+    from stats.ngrams import BigramDelta, TopTrigram, TransitionMatrix
     from stats.stopping import (
         AfterEvidence,
         AfterWrongRead,
@@ -465,19 +465,6 @@ class PositionBias(TypedDict):
     accuracy_when_correct_at: dict[str, Pair]
 
 
-class Bigram(TypedDict):
-    """One tool bigram's Δ accuracy (with − without), Fisher's exact p and its Bonferroni adjustment."""
-
-    bigram: list[str]
-    n_with: int
-    accuracy_with: Pair
-    accuracy_without: Pair
-    delta: float | None
-    p: float
-    p_bonferroni: float
-    significant: bool
-
-
 class Stopping(TypedDict):
     """Stopping behaviour (`stats.stopping.stopping_behaviour`; docs/metrics.md)."""
 
@@ -491,8 +478,8 @@ class Stopping(TypedDict):
 class Analytics(TypedDict):
     """A run's trajectory analytics: bigram Δ accuracy, the top trigram, transitions, stopping behaviour."""
 
-    bigrams: list[Bigram]
-    significant_bigrams: list[Bigram]
+    bigrams: list[BigramDelta]
+    significant_bigrams: list[BigramDelta]
     top_trigram: TopTrigram | None
     transitions: TransitionMatrix
     stopping: Stopping

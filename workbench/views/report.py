@@ -13,7 +13,6 @@ from rich.text import Text
 from workbench.views.cells import NOT_MEASURED, counted, dataset_cell, frac, num, pct, points
 from workbench.views.records import (
     Analytics,
-    Bigram,
     ByType,
     Interval,
     Pair,
@@ -23,11 +22,8 @@ from workbench.views.records import (
     Stopping,
 )
 
-if TYPE_CHECKING:  # stats' record types by name only (no numpy at import)
-    from stats.ngrams import TransitionMatrix
-
 if TYPE_CHECKING:  # stats' record types by name only: the views load no numpy for them
-    from stats.ngrams import TopTrigram
+    from stats.ngrams import BigramDelta, TopTrigram, TransitionMatrix
     from stats.stopping import EvidenceGroup
 
 Row5 = tuple[str, str, str, str, str]  # (section, metric, ST, MT, all)
@@ -289,7 +285,7 @@ def analytics_rows(an: Analytics, full: bool) -> list[tuple[str, str, str, str, 
     return rows + stopping_rows(an["stopping"])
 
 
-def _bigram_row(b: Bigram) -> Row5:
+def _bigram_row(b: BigramDelta) -> Row5:
     """One bigram's Δ accuracy, the accuracies with and without it, Fisher's p and its Bonferroni adjustment."""
     return (
         "bigram Δacc",
