@@ -48,8 +48,25 @@ class RunRow(TypedDict):
     dataset_revision: str | None
 
 
-class TrajectoryRow(TypedDict):
-    """A trajectory as stored (`trajectories`), its JSON columns decoded."""
+class StoredRun(RunRow):
+    """A run with the prompts file it was sent, None when it recorded none (`Store.run`)."""
+
+    prompts: str | None
+
+
+class RunListRow(RunRow):
+    """A run with its progress over its finished final trajectories (`Store.runs`): how many, how many correct,
+    their summed cost (None when none is costed) and how many are costed."""
+
+    done: int
+    n_correct: int
+    cost: float | None
+    n_costed: int
+
+
+class LightTrajectoryRow(TypedDict):
+    """A finished trajectory without its per-call actions, reads and reasoning (`Store.trajectories(light=True)`):
+    what reports over tens of thousands of trajectories read."""
 
     id: int
     run_id: int
@@ -86,7 +103,7 @@ class TrajectoryRow(TypedDict):
     section_recall: int | None
     section_recall_any: int | None
     section_recall_loose: int | None
-    tool_sequence: list[JsonValue]
+    tool_sequence: list[str]  # the tools called, in order
     cost_usd: float | None
     wall_time_s: float | None
     error: str | None
@@ -95,6 +112,11 @@ class TrajectoryRow(TypedDict):
     chosen_type: str | None
     cut_off_turns: int | None
     lost_calls: int | None
+
+
+class TrajectoryRow(LightTrajectoryRow):
+    """A trajectory as stored (`trajectories`), its JSON columns decoded."""
+
     status: str
     reasoning: str | None
     reads: list[JsonValue]

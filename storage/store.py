@@ -18,13 +18,16 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 from storage.json_types import JsonValue
 from storage.rows import (
     DeliveredStep,
     HistoryRow,
     ItemTrajectoryRow,
+    LightTrajectoryRow,
+    RunListRow,
+    StoredRun,
     StrategySpend,
     ToolCallRow,
     TrajectoryListRow,
@@ -286,17 +289,17 @@ class Store:
         with self.transaction():
             self.conn.execute(f"UPDATE runs SET {sets} WHERE id = ?", [*values, run_id])
 
-    def run(self, name: str) -> dict[str, Any]:
+    def run(self, name: str) -> StoredRun:
         """A run's row, with `prompts`: the prompts file it was sent (None when it recorded none)."""
         row = self.conn.execute(f"{_RUN_SELECT} WHERE r.name = ?", (name,)).fetchone()
         if row is None:
             raise StoreError(f"no run named '{name}' in {self.path}")
-        return _run_dict(row)
+        return _record(StoredRun, _run_dict(row))
 
     def run_by_id(self, run_id: int) -> dict[str, Any]:
         return _run_dict(self.conn.execute(f"{_RUN_SELECT} WHERE r.id = ?", (run_id,)).fetchone())
 
-    def runs(self) -> list[dict[str, Any]]:
+    def runs(self) -> list[RunListRow]:
         """Every run with its progress and accuracy over final trajectories."""
         rows = self.conn.execute(
             """SELECT r.*, COUNT(t.id) AS done, COALESCE(SUM(t.correct), 0) AS n_correct,
@@ -304,7 +307,7 @@ class Store:
                FROM runs r LEFT JOIN trajectories t ON t.run_id = r.id AND t.final = 1 AND t.status = 'done'
                GROUP BY r.id ORDER BY r.id"""
         ).fetchall()
-        return [_run_dict(r) for r in rows]
+        return [_record(RunListRow, _run_dict(r)) for r in rows]
 
     def rename_run(self, old: str, new: str) -> None:
         run = self.run(old)
@@ -526,7 +529,15 @@ class Store:
                 [*values, int(final), now(), trajectory_id],
             )
 
-    def trajectories(self, run_id: int, final_only: bool = True, light: bool = False) -> list[dict[str, Any]]:
+    @overload
+    def trajectories(self, run_id: int, final_only: bool = ..., light: Literal[False] = ...) -> list[TrajectoryRow]: ...
+    @overload
+    def trajectories(
+        self, run_id: int, final_only: bool = ..., *, light: Literal[True]
+    ) -> list[LightTrajectoryRow]: ...
+    def trajectories(
+        self, run_id: int, final_only: bool = True, light: bool = False
+    ) -> list[TrajectoryRow] | list[LightTrajectoryRow]:
         """Finished trajectories of a run, in order of insertion. `light` leaves out the per-call actions and
         reads (what panel reports over tens of thousands of trajectories do not need)."""
         cond = "AND final = 1" if final_only else ""
@@ -536,12 +547,13 @@ class Store:
         )
         names = [d[0] for d in cur.description]
         decode = [(i, n) for i, n in enumerate(names) if n in JSON_FIELDS]
+        record = LightTrajectoryRow if light else TrajectoryRow
         out = []
         for row in cur:
             d = dict(zip(names, row, strict=True))
             for i, n in decode:
                 d[n] = json.loads(row[i]) if row[i] else []
-            out.append(d)
+            out.append(_record(record, d))
         return out
 
     def trajectory_columns(

@@ -11,6 +11,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from storage.rows import RunRow
 from workbench.cli.errors import Terminated, UsageError
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def _current_label_resolution(flag: str | None, names: list[str]) -> None:
         sys.stderr.write(f"note: {note}\n")
 
 
-def _run_corpus(run: dict[str, Any]):
+def _run_corpus(run: RunRow):
     """(the run's dataset, None), or (None, why it cannot be opened): the reference block needs it, the rest not."""
     from workbench.service import paths
     from workbench.service.relabel import run_corpus

@@ -40,9 +40,9 @@ def session_seconds(run: dict[str, Any]) -> float:
 
 def tokens_measured(spec: Any) -> bool:
     """Whether the run's token counts are measurements (the reports' one rule): a scripted agent calls no model."""
-    from workbench.service.reports import measures_tokens
+    from workbench.service.agents import measures_tokens
 
-    return measures_tokens({"agent": spec.agent, "identity": {"estimate_tokens": spec.estimate_tokens}})
+    return measures_tokens(spec.agent, {"estimate_tokens": spec.estimate_tokens})
 
 
 class LevelProgress(TypedDict):

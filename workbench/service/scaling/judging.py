@@ -10,11 +10,12 @@ from typing import Any, TypedDict
 
 from stats import parallel as par
 from storage import Store
+from storage.rows import LightTrajectoryRow, RunRow
 from workbench.service.scaling.parallel_records import JudgeMeasured, JudgeRole
 from workbench.service.scaling.sequential import ScalingInputError
 
 
-def _sample_view(store: Store, traj: dict[str, Any], index: int):
+def _sample_view(store: Store, traj: LightTrajectoryRow, index: int):
     from sandbox.judges import Sample, TranscriptStep
 
     steps = store.steps(traj["id"])
@@ -199,7 +200,7 @@ def _lazy(make):
     return get
 
 
-def recorded_judge(run: dict[str, Any]):
+def recorded_judge(run: RunRow):
     """The judge a parallel run was last read with (`--judge`, recorded), as the TUI must use it.
 
     `evidence` (offline, free) is the judge itself; `none` is None; `same` or a model string is a
@@ -208,7 +209,8 @@ def recorded_judge(run: dict[str, Any]):
     """
     from sandbox.judges import EvidenceJudge, StoredJudge
 
-    name = ((run.get("config") or {}).get("scaling") or {}).get("judge") or "evidence"
+    scaling = run["config"].get("scaling")
+    name = (scaling.get("judge") if isinstance(scaling, dict) else None) or "evidence"
     if name == "none":
         return None
     if name == "evidence":
@@ -280,7 +282,7 @@ def judge_role(name: str, model: str | None) -> JudgeRole:
     return "self" if model and name == f"llm:{model}" else "external"
 
 
-def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples) -> list[JudgeMeasured]:
+def judges_measured(store: Store, run: RunRow, items: list[str], samples) -> list[JudgeMeasured]:
     """Every judge with stored pointwise verdicts on this run (trials beyond the first aside), measured against the
     truth over the samples it judged: TPR, FPR, precision, accuracy, the study's self-choice (`stats.judges`), and its
     stored pairwise verdicts with how many of them were unparsed (bump sort keeps the leader on those: counted,

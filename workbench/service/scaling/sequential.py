@@ -10,6 +10,8 @@ import numpy as np
 
 from stats.plateau import parse_budget, plateau
 from storage import Store
+from storage.rows import TrajectoryRow
+from workbench.service.agents import measures_tokens
 from workbench.views.sequential_records import (
     Axis,
     CostMode,
@@ -228,7 +230,7 @@ class StoredLevel:
     """One budget level of a sequential group as stored: its run and its finished trajectories."""
 
     run: dict[str, Any]
-    trajectories: list[dict[str, Any]]
+    trajectories: list[TrajectoryRow]
 
 
 def group_scores(levels: list[StoredLevel]) -> tuple[list[str], list[str], np.ndarray]:
@@ -350,7 +352,7 @@ def group_levels(store: Store, levels: list[StoredLevel], cost_mode: CostMode = 
         scaling = r["config"]["scaling"]
         axis, value = scaling.get("axis"), scaling.get("value")
         profile = store.context_profile(r["id"], from_stored(r.get("prompts")).stop, PREFIX_MARK)
-        measured = measures_tokens(r)
+        measured = measures_tokens(r["agent"], r.get("identity"))
         correct = sum(bool(t["correct"]) for t in rows)
         spent = _level_spend(level, profile, chain if scaling.get("protocol") == "continuation" else None, cost_mode)
         reached = [_reached(axis, value, t, _profile(profile, t)) for t in rows]
@@ -405,7 +407,7 @@ class _Spent:
         )
 
 
-def _profile(profile: dict[int, dict[str, int]], t: dict[str, Any]) -> dict[str, int]:
+def _profile(profile: dict[int, dict[str, int]], t: TrajectoryRow) -> dict[str, int]:
     """A trajectory's context profile (`Store.context_profile`); zeros for one without calls."""
     return profile.get(t["id"], {"first_context": 0, "max_context": 0, "stops": 0, "prefix_tokens": 0})
 
@@ -423,7 +425,7 @@ def _level_spend(
     out = _Spent()
     for t in level.trajectories:
         own_tokens = (t["tokens"] or 0) - _profile(profile, t)["prefix_tokens"]
-        own_cost = trajectory_cost(level.run, t, cost_mode)
+        own_cost = trajectory_cost(level.run["model"], t, cost_mode)
         key = (t["item_id"], t["replicate"])
         below = chain.get(key, (0.0, None)) if chain is not None else (0.0, None)
         item_tokens, item_cost = below[0] + own_tokens, _add(below[1], own_cost)
@@ -435,7 +437,7 @@ def _level_spend(
     return out
 
 
-def level_interval(rows: list[dict[str, Any]]) -> Interval | None:
+def level_interval(rows: list[TrajectoryRow]) -> Interval | None:
     """A level's accuracy with its 95% Wilson interval, clustered by item (`stats.wilson.clustered_wilson`): with
     replicates, the trajectories of one item are correlated, so the interval is Wilson's at the effective n
     (trajectories ÷ the design effect); with one trajectory per item it is the plain Wilson. None without rows."""
@@ -465,26 +467,19 @@ def _verifier_spend(spend: StrategySpend, scaling: dict[str, Any], cost_mode: Co
     return spend
 
 
-def measures_tokens(run: dict[str, Any]) -> bool:
-    """Whether a run's cost and tokens were measured: a scripted agent calls no model (`reports.measures_tokens`)."""
-    from workbench.service.reports import measures_tokens as measured
-
-    return measured(run)
-
-
 def _add(a: float | None, b: float | None) -> float | None:
     """Sum of two optional amounts; None only when both are unknown (an unpriced call adds nothing)."""
     return None if a is None and b is None else (a or 0.0) + (b or 0.0)
 
 
-def _reached(axis: str | None, value: Any, t: dict[str, Any], prof: dict[str, int]) -> bool:
+def _reached(axis: str | None, value: Any, t: TrajectoryRow, prof: dict[str, int]) -> bool:
     """Whether this trajectory went over its level's cap (see `group_levels`)."""
     if axis == "tokens":
         return prof["max_context"] > value
     if axis == "turns":
         return (t["turns"] or 0) >= value
     if axis == "points":
-        return (t["points_used"] or 0) >= value or any(a[1] == "rejected" for a in t.get("actions") or [])
+        return (t["points_used"] or 0) >= value or any(isinstance(a, list) and a[1] == "rejected" for a in t["actions"])
     return False
 
 
