@@ -15,6 +15,7 @@ from storage.rows import RunRow
 from workbench.cli.errors import Terminated, UsageError
 
 if TYPE_CHECKING:
+    from workbench.service.runlist import RunListing
     from workbench.views.records import RunReport
 
 
@@ -132,7 +133,7 @@ def _run_corpus(run: RunRow):
     return run_corpus(run, paths.cache_dir())
 
 
-def _runs(store) -> list[dict[str, Any]]:
+def _runs(store) -> list[RunListing]:
     from workbench.service.runlist import runs_table
 
     return runs_table(store)
