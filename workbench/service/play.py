@@ -28,12 +28,12 @@ import os
 import random
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from sandbox.agents.human import ABANDONED, REPLAYED, RESUMED, human_agent_name, is_human
 from sandbox.datasets import dataset_key, dataset_label
 from sandbox.runner import Runner, RunSpec
-from storage.rows import RunRow, StoredRun
+from storage.rows import ItemTrajectoryRow, RunRow, StoredRun
 
 if TYPE_CHECKING:
     from storage import Store
@@ -308,29 +308,47 @@ def session_runner(
     return runner
 
 
-REVEAL_FIELDS = (
-    "run",
-    "agent",
-    "model",
-    "ablation",
-    "answer",
-    "correct",
-    "points_used",
-    "turns",
-    "paper_recall",
-    "section_recall",
-    "wall_time_s",
-    "termination",
-    "id",
-    "run_id",
-)
+class RevealRow(TypedDict):
+    """How one stored run did on the item played (its replicate-0 trajectory), `you` on the session's own."""
+
+    run: str
+    agent: str
+    model: str | None
+    ablation: str
+    answer: str | None
+    correct: int | None
+    points_used: int | None
+    turns: int | None
+    paper_recall: int | None
+    section_recall: int | None
+    wall_time_s: float | None
+    termination: str | None
+    id: int
+    run_id: int
+    you: bool
 
 
-def reveal_rows(store: Any, fingerprint: str, item_id: str, session: str) -> list[dict[str, Any]]:
+def _reveal_row(t: ItemTrajectoryRow, session: str) -> RevealRow:
+    return {
+        "run": t["run"],
+        "agent": t["agent"],
+        "model": t["model"],
+        "ablation": t["ablation"],
+        "answer": t["answer"],
+        "correct": t["correct"],
+        "points_used": t["points_used"],
+        "turns": t["turns"],
+        "paper_recall": t["paper_recall"],
+        "section_recall": t["section_recall"],
+        "wall_time_s": t["wall_time_s"],
+        "termination": t["termination"],
+        "id": t["id"],
+        "run_id": t["run_id"],
+        "you": t["run"] == session,
+    }
+
+
+def reveal_rows(store: Store, fingerprint: str, item_id: str, session: str) -> list[RevealRow]:
     """How every stored run did on this item (replicate 0), the session's own row first and marked `you`."""
-    rows = [
-        {k: t.get(k) for k in REVEAL_FIELDS} | {"you": t["run"] == session}
-        for t in store.item_trajectories(fingerprint, item_id)
-        if t["replicate"] == 0
-    ]
+    rows = [_reveal_row(t, session) for t in store.item_trajectories(fingerprint, item_id) if t["replicate"] == 0]
     return sorted(rows, key=lambda r: not r["you"])
