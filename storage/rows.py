@@ -225,3 +225,58 @@ class StrategySpend(TypedDict):
     verifier_cost_usd: float | None
     verifier_errors: int
     verifier_usage: VerifierUsage
+
+
+class JudgmentRow(TypedDict):
+    """A judge's stored verdict on a sample (pointwise: `sample_b` None) or a pair of samples (`Store.judgments`):
+    1/0, None when its reply was not parsed; what it cost."""
+
+    id: int
+    run_id: int
+    item_id: str
+    kind: str
+    judge: str
+    sample_a: int
+    sample_b: int | None
+    verdict: int | None
+    prompt: str | None
+    reply: str | None
+    tokens: int | None
+    cost_usd: float | None
+    created_at: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cache_read_tokens: int | None
+    cache_creation_tokens: int | None
+
+
+class VerdictRow(TypedDict):
+    """An auditor's verdict on an item (`Store.verdicts`: the latest per item); the checks 1/0, None when not
+    assessed."""
+
+    id: int
+    dataset_fingerprint: str
+    item_id: str
+    reviewer: str
+    verdict: str
+    note: str | None
+    question_ok: int | None
+    gold_supported: int | None
+    labels_accurate: int | None
+    created_at: str
+
+
+class LabelEditRow(TypedDict):
+    """An auditor's edit of an item's section labels (`Store.label_edits`); `undoes`: the edit an undo row takes
+    back (None on other rows)."""
+
+    id: int
+    dataset_fingerprint: str
+    item_id: str
+    action: str
+    arxiv_id: str
+    section: str
+    relevance: str | None
+    reviewer: str
+    created_at: str
+    undoes: int | None

@@ -25,6 +25,8 @@ from storage.rows import (
     DeliveredStep,
     HistoryRow,
     ItemTrajectoryRow,
+    JudgmentRow,
+    LabelEditRow,
     LightTrajectoryRow,
     RunListRow,
     StoredRun,
@@ -32,6 +34,7 @@ from storage.rows import (
     ToolCallRow,
     TrajectoryListRow,
     TrajectoryRow,
+    VerdictRow,
     VerifierUsage,
 )
 from storage.schema import SCHEMA_VERSION, SchemaTooNew, migrate, schema_version
@@ -699,10 +702,10 @@ class Store:
 
     # ------------------------------------------------------------ judgments (parallel scaling)
 
-    def judgments(self, run_id: int, judge: str) -> dict[tuple[str, str, int, int | None], dict[str, Any]]:
+    def judgments(self, run_id: int, judge: str) -> dict[tuple[str, str, int, int | None], JudgmentRow]:
         """Stored verdicts keyed by (item, kind, sample a, sample b), so a rerun never pays for them twice."""
         rows = self.conn.execute("SELECT * FROM judgments WHERE run_id = ? AND judge = ?", (run_id, judge))
-        return {(r["item_id"], r["kind"], r["sample_a"], r["sample_b"]): dict(r) for r in rows}
+        return {(r["item_id"], r["kind"], r["sample_a"], r["sample_b"]): _record(JudgmentRow, dict(r)) for r in rows}
 
     def judge_names(self, run_id: int) -> list[str]:
         """The judges with stored verdicts on a run, in the order they first judged it."""
@@ -971,21 +974,23 @@ class Store:
             )
         return inserted_id(cur)
 
-    def verdicts(self, fingerprint: str) -> dict[str, dict[str, Any]]:
+    def verdicts(self, fingerprint: str) -> dict[str, VerdictRow]:
         """The latest verdict per item of a dataset."""
         rows = self.conn.execute(
             "SELECT * FROM audit_verdicts WHERE dataset_fingerprint = ? ORDER BY id", (fingerprint,)
         )
-        return {r["item_id"]: dict(r) for r in rows}
+        return {r["item_id"]: _record(VerdictRow, dict(r)) for r in rows}
 
-    def label_edits(self, fingerprint: str, item_id: str | None = None) -> list[dict[str, Any]]:
+    def label_edits(self, fingerprint: str, item_id: str | None = None) -> list[LabelEditRow]:
         """Every label edit of a dataset (or of one item), oldest first, undo rows included (`undoes` is None
         on other rows and on stores read before migration 7)."""
         sql = "SELECT * FROM audit_labels WHERE dataset_fingerprint = ?"
         args: tuple[Any, ...] = (fingerprint,)
         if item_id is not None:
             sql, args = sql + " AND item_id = ?", (fingerprint, item_id)
-        return [{"undoes": None, **dict(r)} for r in self.conn.execute(sql + " ORDER BY id", args)]
+        return [
+            _record(LabelEditRow, {"undoes": None, **dict(r)}) for r in self.conn.execute(sql + " ORDER BY id", args)
+        ]
 
 
 Record = TypeVar("Record")

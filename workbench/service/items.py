@@ -9,13 +9,13 @@ separately as `stale_runs`, for a note on screen). Nothing here imports textual.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, TypedDict
 
 from sandbox.datasets import BUILTIN, dataset_key  # light: the naming only, not the corpus
-from storage.rows import RunRow
+from storage.rows import ItemTrajectoryRow, RunRow
 from workbench.service.neighbourhood import NeighbourhoodSummary, PaperRecord, Tree
 
 KINDS = ("st", "mt")
@@ -323,7 +323,7 @@ class ItemDetail(ItemRecord):
     labels: list[LabelResolution]
 
 
-def trajectory_row(t: Mapping[str, Any]) -> ItemTrajectory:
+def trajectory_row(t: ItemTrajectoryRow) -> ItemTrajectory:
     """One stored trajectory on an item, as the item view and `--show` list it."""
     return {
         "id": t["id"],
