@@ -49,7 +49,7 @@ class RunRow(TypedDict):
 
 
 class StoredRun(RunRow):
-    """A run with the prompts file it was sent, None when it recorded none (`Store.run`)."""
+    """A run with the prompts file it was sent, None when it recorded none (`Store.run`, `Store.runs_in_group`)."""
 
     prompts: str | None
 

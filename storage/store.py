@@ -855,9 +855,9 @@ class Store:
             ),
         )
 
-    def runs_in_group(self, group: str) -> list[dict[str, Any]]:
+    def runs_in_group(self, group: str) -> list[StoredRun]:
         rows = self.conn.execute(f"{_RUN_SELECT} WHERE r.group_name = ? ORDER BY r.id", (group,)).fetchall()
-        return [_run_dict(r) for r in rows]
+        return [_record(StoredRun, _run_dict(r)) for r in rows]
 
     # ------------------------------------------------------------ additive: interop
 

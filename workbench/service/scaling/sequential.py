@@ -10,7 +10,7 @@ import numpy as np
 
 from stats.plateau import parse_budget, plateau
 from storage import Store
-from storage.rows import TrajectoryRow
+from storage.rows import RunRow, StoredRun, TrajectoryRow
 from workbench.service.agents import measures_tokens
 from workbench.views.sequential_records import (
     Axis,
@@ -166,11 +166,18 @@ def _design(scaling: dict[str, Any]) -> tuple[str, str, str]:
     return scaling.get("axis") or "?", scaling.get("protocol") or "fresh", strategy_of(scaling)
 
 
-def group_designs(runs: list[dict[str, Any]]) -> dict[tuple[str, str, str], list[str]]:
+def recorded_scaling(run: RunRow) -> dict[str, Any]:
+    """What a run recorded of its scaling design (`config.scaling`: `_scaling_record`'s keys for a level), {} when
+    it recorded none."""
+    scaling = run["config"].get("scaling")
+    return scaling if isinstance(scaling, dict) else {}
+
+
+def group_designs(runs: list[StoredRun]) -> dict[tuple[str, str, str], list[str]]:
     """(axis, protocol, strategy) → the budget labels recorded under it; one key for a well-formed group."""
     out: dict[tuple[str, str, str], list[str]] = {}
     for r in runs:
-        scaling = (r.get("config") or {}).get("scaling") or {}
+        scaling = recorded_scaling(r)
         out.setdefault(_design(scaling), []).append(str(scaling.get("budget")))
     return out
 
@@ -221,7 +228,7 @@ def sequential_group(store: Store, group: str, finished_only: bool = False) -> l
             f"group '{group}' mixes {_designs_text(designs)}: its budgets are not one grid; "
             f"give each study its own --run name"
         )
-    runs.sort(key=lambda r: parse_budget(r["config"]["scaling"]["budget"]))
+    runs.sort(key=lambda r: parse_budget(recorded_scaling(r)["budget"]))
     return [StoredLevel(r, store.trajectories(r["id"])) for r in runs]
 
 
@@ -229,13 +236,13 @@ def sequential_group(store: Store, group: str, finished_only: bool = False) -> l
 class StoredLevel:
     """One budget level of a sequential group as stored: its run and its finished trajectories."""
 
-    run: dict[str, Any]
+    run: StoredRun
     trajectories: list[TrajectoryRow]
 
 
 def group_scores(levels: list[StoredLevel]) -> tuple[list[str], list[str], np.ndarray]:
     """Per-item correctness at each budget of a `sequential_group`: (budgets, items, n×K×T)."""
-    budgets = [level.run["config"]["scaling"]["budget"] for level in levels]
+    budgets = [recorded_scaling(level.run)["budget"] for level in levels]
     per_run = [_correct_by_item(level) for level in levels]
     items = sorted(set().union(*per_run))
     trials = max((len(c) for cells in per_run for c in cells.values()), default=1)
@@ -303,15 +310,15 @@ def group_plateau(
     `cost_mode` "study" prices the levels by the study's rule (`costs.COST_MODES`), on fresh groups only.
     """
     levels = sequential_group(store, group, finished_only)
-    if cost_mode == "study" and (levels[0].run["config"]["scaling"].get("protocol") == "continuation"):
+    if cost_mode == "study" and (recorded_scaling(levels[0].run).get("protocol") == "continuation"):
         raise ScalingInputError(
             "--cost-mode study prices trajectories from their token counts, which under the "
             "continuation protocol include the replayed prefix: use it on fresh groups"
         )
     budgets, items, matrix = group_scores(levels)
-    scaling = levels[0].run["config"]["scaling"]
+    scaling = recorded_scaling(levels[0].run)
     result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation", **options)
-    result["axis"], result["protocol"] = scaling.get("axis"), scaling.get("protocol", "fresh")
+    result["axis"], result["protocol"] = scaling["axis"], scaling.get("protocol", "fresh")  # `_scaling_record`
     result["strategy"], result["group"] = strategy_of(scaling), group
     result["levels"] = group_levels(store, levels, cost_mode)
     result["cost_mode"] = cost_mode
@@ -349,7 +356,7 @@ def group_levels(store: Store, levels: list[StoredLevel], cost_mode: CostMode = 
     out: list[Level] = []
     for level in levels:
         r, rows = level.run, level.trajectories
-        scaling = r["config"]["scaling"]
+        scaling = recorded_scaling(r)
         axis, value = scaling.get("axis"), scaling.get("value")
         profile = store.context_profile(r["id"], from_stored(r.get("prompts")).stop, PREFIX_MARK)
         measured = measures_tokens(r["agent"], r.get("identity"))
