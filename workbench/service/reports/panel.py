@@ -373,7 +373,7 @@ def _behaviours(
     masks: Sequence[Any],
     tables: Sequence[Table],
     on_common: Sequence[Table],
-) -> tuple[list[RunBehaviour], list[dict[str, Any]]]:
+) -> tuple[list[RunBehaviour], list[fingerprints.RunFingerprint | fingerprints.Excluded]]:
     """Each run's action-based facts (`panel_tables.run_behaviour`) and fingerprint, one run's action lists at a
     time (the panel's largest data), so only what the tables need is kept."""
     signatures, behaviours = [], []
