@@ -43,7 +43,7 @@ class Sample:
 
     index: int
     answer: str | None
-    predicted_index: int
+    predicted_index: int | None  # None: no letter parsed from the answer
     reads: list[str]  # texts of delivered reads
     transcript: list[TranscriptStep]  # in order
 
@@ -81,10 +81,10 @@ class EvidenceJudge:
         self.threshold = threshold
 
     def support(self, item: Item, sample: Sample) -> float:
-        if not 0 <= sample.predicted_index < len(item.options):
+        i = sample.predicted_index
+        if i is None or not 0 <= i < len(item.options):
             return 0.0
         opts = [content_words(o) for o in item.options]
-        i = sample.predicted_index
         own = opts[i] - set().union(*(opts[j] for j in range(len(opts)) if j != i)) or opts[i]
         read = set().union(*(content_words(t) for t in sample.reads)) if sample.reads else set()
         return len(own & read) / max(len(own), 1)

@@ -7,13 +7,20 @@ across the loader, the tools, the episode loop and the store.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Required, TypedDict, get_args
+from typing import Any, Literal, Required, TypedDict, TypeGuard, get_args
 
 from storage.json_types import JsonObject
 
 # The closed word sets the records carry, named once: the store, the reports and the screens read these words.
 Termination = Literal["answer", "budget", "token_limit", "max_turns", "error"]  # how an episode ended
 TERMINATIONS: tuple[Termination, ...] = get_args(Termination)
+
+
+def is_termination(word: object) -> TypeGuard[Termination]:
+    """Whether a stored word (the store's `termination` column is plain text) is one of the `Termination` words."""
+    return word in TERMINATIONS
+
+
 # Why an episode ended in `error` (the model error's kind, the episode's own, a person's play marked), or why an
 # attempt was left unfinished; None for an episode that did not end in error.
 ErrorKind = Literal[

@@ -48,8 +48,25 @@ class RunRow(TypedDict):
     dataset_revision: str | None
 
 
-class TrajectoryRow(TypedDict):
-    """A trajectory as stored (`trajectories`), its JSON columns decoded."""
+class StoredRun(RunRow):
+    """A run with the prompts file it was sent, None when it recorded none (`Store.run`, `Store.runs_in_group`)."""
+
+    prompts: str | None
+
+
+class RunListRow(RunRow):
+    """A run with its progress over its finished final trajectories (`Store.runs`): how many, how many correct,
+    their summed cost (None when none is costed) and how many are costed."""
+
+    done: int
+    n_correct: int
+    cost: float | None
+    n_costed: int
+
+
+class LightTrajectoryRow(TypedDict):
+    """A finished trajectory without its per-call actions, reads and reasoning (`Store.trajectories(light=True)`):
+    what reports over tens of thousands of trajectories read."""
 
     id: int
     run_id: int
@@ -86,7 +103,7 @@ class TrajectoryRow(TypedDict):
     section_recall: int | None
     section_recall_any: int | None
     section_recall_loose: int | None
-    tool_sequence: list[JsonValue]
+    tool_sequence: list[str]  # the tools called, in order
     cost_usd: float | None
     wall_time_s: float | None
     error: str | None
@@ -95,6 +112,11 @@ class TrajectoryRow(TypedDict):
     chosen_type: str | None
     cut_off_turns: int | None
     lost_calls: int | None
+
+
+class TrajectoryRow(LightTrajectoryRow):
+    """A trajectory as stored (`trajectories`), its JSON columns decoded."""
+
     status: str
     reasoning: str | None
     reads: list[JsonValue]
@@ -203,3 +225,58 @@ class StrategySpend(TypedDict):
     verifier_cost_usd: float | None
     verifier_errors: int
     verifier_usage: VerifierUsage
+
+
+class JudgmentRow(TypedDict):
+    """A judge's stored verdict on a sample (pointwise: `sample_b` None) or a pair of samples (`Store.judgments`):
+    1/0, None when its reply was not parsed; what it cost."""
+
+    id: int
+    run_id: int
+    item_id: str
+    kind: str
+    judge: str
+    sample_a: int
+    sample_b: int | None
+    verdict: int | None
+    prompt: str | None
+    reply: str | None
+    tokens: int | None
+    cost_usd: float | None
+    created_at: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cache_read_tokens: int | None
+    cache_creation_tokens: int | None
+
+
+class VerdictRow(TypedDict):
+    """An auditor's verdict on an item (`Store.verdicts`: the latest per item); the checks 1/0, None when not
+    assessed."""
+
+    id: int
+    dataset_fingerprint: str
+    item_id: str
+    reviewer: str
+    verdict: str
+    note: str | None
+    question_ok: int | None
+    gold_supported: int | None
+    labels_accurate: int | None
+    created_at: str
+
+
+class LabelEditRow(TypedDict):
+    """An auditor's edit of an item's section labels (`Store.label_edits`); `undoes`: the edit an undo row takes
+    back (None on other rows)."""
+
+    id: int
+    dataset_fingerprint: str
+    item_id: str
+    action: str
+    arxiv_id: str
+    section: str
+    relevance: str | None
+    reviewer: str
+    created_at: str
+    undoes: int | None

@@ -20,17 +20,23 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 from storage.json_types import JsonValue
 from storage.rows import (
     DeliveredStep,
     HistoryRow,
     ItemTrajectoryRow,
+    JudgmentRow,
+    LabelEditRow,
+    LightTrajectoryRow,
+    RunListRow,
+    StoredRun,
     StrategySpend,
     ToolCallRow,
     TrajectoryListRow,
     TrajectoryRow,
+    VerdictRow,
     VerifierUsage,
 )
 from storage.schema import SCHEMA_VERSION, SchemaTooNew, migrate, schema_version
@@ -300,17 +306,17 @@ class Store:
         with self.transaction():
             self.conn.execute(f"UPDATE runs SET {sets} WHERE id = ?", [*values, run_id])
 
-    def run(self, name: str) -> dict[str, Any]:
+    def run(self, name: str) -> StoredRun:
         """A run's row, with `prompts`: the prompts file it was sent (None when it recorded none)."""
         row = self.conn.execute(f"{_RUN_SELECT} WHERE r.name = ?", (name,)).fetchone()
         if row is None:
             raise StoreError(f"no run named '{name}' in {self.path}")
-        return _run_dict(row)
+        return _record(StoredRun, _run_dict(row))
 
     def run_by_id(self, run_id: int) -> dict[str, Any]:
         return _run_dict(self.conn.execute(f"{_RUN_SELECT} WHERE r.id = ?", (run_id,)).fetchone())
 
-    def runs(self) -> list[dict[str, Any]]:
+    def runs(self) -> list[RunListRow]:
         """Every run with its progress and accuracy over final trajectories."""
         rows = self.conn.execute(
             """SELECT r.*, COUNT(t.id) AS done, COALESCE(SUM(t.correct), 0) AS n_correct,
@@ -318,7 +324,7 @@ class Store:
                FROM runs r LEFT JOIN trajectories t ON t.run_id = r.id AND t.final = 1 AND t.status = 'done'
                GROUP BY r.id ORDER BY r.id"""
         ).fetchall()
-        return [_run_dict(r) for r in rows]
+        return [_record(RunListRow, _run_dict(r)) for r in rows]
 
     def rename_run(self, old: str, new: str) -> None:
         run = self.run(old)
@@ -542,7 +548,15 @@ class Store:
         values = [(_json(result.get(k)) if k in JSON_FIELDS else result.get(k)) for k in TRAJECTORY_FIELDS]
         self.conn.execute(_RECORD_RESULT, [*values, int(final), finished_at, trajectory_id])
 
-    def trajectories(self, run_id: int, final_only: bool = True, light: bool = False) -> list[dict[str, Any]]:
+    @overload
+    def trajectories(self, run_id: int, final_only: bool = ..., light: Literal[False] = ...) -> list[TrajectoryRow]: ...
+    @overload
+    def trajectories(
+        self, run_id: int, final_only: bool = ..., *, light: Literal[True]
+    ) -> list[LightTrajectoryRow]: ...
+    def trajectories(
+        self, run_id: int, final_only: bool = True, light: bool = False
+    ) -> list[TrajectoryRow] | list[LightTrajectoryRow]:
         """Finished trajectories of a run, in order of insertion. `light` leaves out the per-call actions and
         reads (what panel reports over tens of thousands of trajectories do not need)."""
         cond = "AND final = 1" if final_only else ""
@@ -552,12 +566,13 @@ class Store:
         )
         names = [d[0] for d in cur.description]
         decode = [(i, n) for i, n in enumerate(names) if n in JSON_FIELDS]
+        record = LightTrajectoryRow if light else TrajectoryRow
         out = []
         for row in cur:
             d = dict(zip(names, row, strict=True))
             for i, n in decode:
                 d[n] = json.loads(row[i]) if row[i] else []
-            out.append(d)
+            out.append(_record(record, d))
         return out
 
     def trajectory_columns(
@@ -703,10 +718,10 @@ class Store:
 
     # ------------------------------------------------------------ judgments (parallel scaling)
 
-    def judgments(self, run_id: int, judge: str) -> dict[tuple[str, str, int, int | None], dict[str, Any]]:
+    def judgments(self, run_id: int, judge: str) -> dict[tuple[str, str, int, int | None], JudgmentRow]:
         """Stored verdicts keyed by (item, kind, sample a, sample b), so a rerun never pays for them twice."""
         rows = self.conn.execute("SELECT * FROM judgments WHERE run_id = ? AND judge = ?", (run_id, judge))
-        return {(r["item_id"], r["kind"], r["sample_a"], r["sample_b"]): dict(r) for r in rows}
+        return {(r["item_id"], r["kind"], r["sample_a"], r["sample_b"]): _record(JudgmentRow, dict(r)) for r in rows}
 
     def judge_names(self, run_id: int) -> list[str]:
         """The judges with stored verdicts on a run, in the order they first judged it."""
@@ -856,9 +871,9 @@ class Store:
             ),
         )
 
-    def runs_in_group(self, group: str) -> list[dict[str, Any]]:
+    def runs_in_group(self, group: str) -> list[StoredRun]:
         rows = self.conn.execute(f"{_RUN_SELECT} WHERE r.group_name = ? ORDER BY r.id", (group,)).fetchall()
-        return [_run_dict(r) for r in rows]
+        return [_record(StoredRun, _run_dict(r)) for r in rows]
 
     # ------------------------------------------------------------ additive: interop
 
@@ -977,21 +992,23 @@ class Store:
             )
         return inserted_id(cur)
 
-    def verdicts(self, fingerprint: str) -> dict[str, dict[str, Any]]:
+    def verdicts(self, fingerprint: str) -> dict[str, VerdictRow]:
         """The latest verdict per item of a dataset."""
         rows = self.conn.execute(
             "SELECT * FROM audit_verdicts WHERE dataset_fingerprint = ? ORDER BY id", (fingerprint,)
         )
-        return {r["item_id"]: dict(r) for r in rows}
+        return {r["item_id"]: _record(VerdictRow, dict(r)) for r in rows}
 
-    def label_edits(self, fingerprint: str, item_id: str | None = None) -> list[dict[str, Any]]:
+    def label_edits(self, fingerprint: str, item_id: str | None = None) -> list[LabelEditRow]:
         """Every label edit of a dataset (or of one item), oldest first, undo rows included (`undoes` is None
         on other rows and on stores read before migration 7)."""
         sql = "SELECT * FROM audit_labels WHERE dataset_fingerprint = ?"
         args: tuple[Any, ...] = (fingerprint,)
         if item_id is not None:
             sql, args = sql + " AND item_id = ?", (fingerprint, item_id)
-        return [{"undoes": None, **dict(r)} for r in self.conn.execute(sql + " ORDER BY id", args)]
+        return [
+            _record(LabelEditRow, {"undoes": None, **dict(r)}) for r in self.conn.execute(sql + " ORDER BY id", args)
+        ]
 
 
 Record = TypeVar("Record")

@@ -280,6 +280,16 @@ def test_judge_parsers():
     assert parse_choice("both") is None
 
 
+def test_evidence_judge_rejects_a_sample_without_a_parsed_letter(mini_corpus):
+    """A stored trajectory whose answer parsed to no letter (`predicted_index` NULL) has no option to support."""
+    from sandbox.judges import EvidenceJudge
+
+    item = mini_corpus.item("st_0001")
+    unparsed = Sample(0, "no idea", None, ["text"], [])
+    assert EvidenceJudge().support(item, unparsed) == 0.0
+    assert asyncio.run(EvidenceJudge().pointwise(item, unparsed)).value is False
+
+
 def test_llm_judge_through_the_local_server(mini_corpus):
     replies = [text_reply("Evidence checks out. <judgment>Correct</judgment>"), text_reply("<choice>2</choice>")]
     item = mini_corpus.item("st_0001")

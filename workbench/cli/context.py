@@ -11,9 +11,11 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from storage.rows import RunRow
 from workbench.cli.errors import Terminated, UsageError
 
 if TYPE_CHECKING:
+    from workbench.service.runlist import RunListing
     from workbench.views.records import RunReport
 
 
@@ -123,7 +125,7 @@ def _current_label_resolution(flag: str | None, names: list[str]) -> None:
         sys.stderr.write(f"note: {note}\n")
 
 
-def _run_corpus(run: dict[str, Any]):
+def _run_corpus(run: RunRow):
     """(the run's dataset, None), or (None, why it cannot be opened): the reference block needs it, the rest not."""
     from workbench.service import paths
     from workbench.service.relabel import run_corpus
@@ -131,7 +133,7 @@ def _run_corpus(run: dict[str, Any]):
     return run_corpus(run, paths.cache_dir())
 
 
-def _runs(store) -> list[dict[str, Any]]:
+def _runs(store) -> list[RunListing]:
     from workbench.service.runlist import runs_table
 
     return runs_table(store)

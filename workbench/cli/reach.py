@@ -6,8 +6,8 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
 
+from storage.rows import RunRow
 from workbench.cli.context import _remove_store, _run_corpus, open_data, until_signal
 from workbench.cli.errors import ExitCode, UsageError
 from workbench.cli.run import _item_ids
@@ -133,7 +133,7 @@ def _merge_names(runs: str | None) -> list[str] | None:
     return names
 
 
-def _item_order(run: dict[str, Any]) -> dict[str, int] | None:
+def _item_order(run: RunRow) -> dict[str, int] | None:
     """Each item's position in the run's dataset, so merged trajectories are stored in a single host's order
     (None when the dataset cannot be opened here: item ids order them then)."""
     corpus, _ = _run_corpus(run)

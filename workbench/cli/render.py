@@ -14,6 +14,7 @@ from rich.text import Text
 
 from workbench.service.datasets import dataset_label
 from workbench.service.items import ItemDetail, ItemTrajectory
+from workbench.service.runlist import RunListing
 from workbench.views.cells import clip_middle, fraction, shell_word, usd
 from workbench.views.compare import (
     AGREEMENT_LABELS,
@@ -435,7 +436,7 @@ def _endings_line(cmp: CompareReport, side: str) -> str:
     return f"{side.upper()}: endings: {terms}{trigram}"
 
 
-def print_runs(rows: list[dict[str, Any]], fmt: str) -> None:
+def print_runs(rows: list[RunListing], fmt: str) -> None:
     from workbench.views.cells import dataset_cell, lineage_cell
 
     if fmt == "json":

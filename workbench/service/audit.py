@@ -20,7 +20,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict, get_args
 
 from sandbox import release
 from sandbox.corpus import Corpus
@@ -28,10 +28,20 @@ from sandbox.records import Item
 from sandbox.sections import alias, alias_index
 from storage import Store
 from storage.json_types import JsonObject, JsonValue
+from storage.rows import LabelEditRow, VerdictRow
 
 CHECKS = ("question_ok", "gold_supported", "labels_accurate")
 RELEVANCES = ("direct", "supporting")
 EditAction = Literal["add", "remove", "reclassify", "undo"]
+EDIT_ACTIONS: tuple[EditAction, ...] = get_args(EditAction)
+
+
+def edit_action(word: str) -> EditAction:
+    """A stored edit's action (the store keeps it as text) as one of the `EditAction` words; ValueError on another."""
+    for action in EDIT_ACTIONS:
+        if word == action:
+            return action
+    raise ValueError(f"not a label edit action: {word!r}")
 
 
 class AuditError(ValueError):
@@ -55,18 +65,18 @@ class LabelEdit:
     undoes: int | None
 
     @classmethod
-    def from_row(cls, row: Mapping[str, Any]) -> LabelEdit:
+    def from_row(cls, row: LabelEditRow) -> LabelEdit:
         """The edit a store row holds."""
         return cls(
             id=row["id"],
             item_id=row["item_id"],
-            action=row["action"],
+            action=edit_action(row["action"]),
             arxiv_id=row["arxiv_id"],
             section=row["section"],
             relevance=row["relevance"],
             reviewer=row["reviewer"],
             created_at=row["created_at"],
-            undoes=row.get("undoes"),
+            undoes=row["undoes"],
         )
 
 
@@ -309,7 +319,7 @@ def _undone_by(undo: LabelEdit | None) -> EditBy | None:
     return None if undo is None else {"id": undo.id, "reviewer": undo.reviewer, "time": undo.created_at}
 
 
-def verdict_record(v: Mapping[str, Any]) -> VerdictRecord:
+def verdict_record(v: VerdictRow) -> VerdictRecord:
     """A stored verdict as exported: the checks yes (true) / no (false) / not assessed (null)."""
     return {
         "verdict": v["verdict"],

@@ -114,8 +114,9 @@ class Campaign:
         if self.token_env is None:
             return
         run = self.store.run(self.base.name)
-        config = dict(run["config"] or {})
-        used = list(config.get("token_envs") or [])
+        config = dict(run["config"])
+        recorded = config.get("token_envs")
+        used = list(recorded) if isinstance(recorded, list) else []
         if self.token_env not in used:
             self.store.update_run(run["id"], config={**config, "token_envs": [*used, self.token_env]})
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
+from storage.rows import RunRow
 from workbench.service.runname import label_problem
 
 CLOSED = "closed-frontier"
@@ -106,7 +106,7 @@ def chosen_or_derived(model: str | None, family: str | None, tier: str | None) -
     return (normal_family(family) if family else d_family), (normal_tier(tier) if tier else d_tier)
 
 
-def lineage(run: dict[str, Any]) -> tuple[str | None, str | None]:
+def lineage(run: RunRow) -> tuple[str | None, str | None]:
     """A stored run's (family, tier): its stored values, else (a run stored before tags) derived from its model."""
     d_family, d_tier = derive(run.get("model"))
     return (run.get("family") or d_family), (run.get("tier") or d_tier)

@@ -9,12 +9,13 @@ separately as `stale_runs`, for a note on screen). Nothing here imports textual.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, TypedDict
 
 from sandbox.datasets import BUILTIN, dataset_key  # light: the naming only, not the corpus
+from storage.rows import ItemTrajectoryRow, RunRow
 from workbench.service.neighbourhood import NeighbourhoodSummary, PaperRecord, Tree
 
 KINDS = ("st", "mt")
@@ -204,13 +205,13 @@ class DatasetChoice:
         return self.spec if self.spec == BUILTIN else (Path(self.spec).name or self.spec)
 
 
-def known_datasets(runs: Iterable[dict[str, Any]]) -> list[DatasetChoice]:
+def known_datasets(runs: Iterable[RunRow]) -> list[DatasetChoice]:
     """`builtin` first, then every other dataset the runs used, in order of first use."""
     seen: dict[str, list] = {BUILTIN: [0, []]}
     for r in runs:
         slot = seen.setdefault(r["dataset"], [0, []])
         slot[0] += 1
-        fp = r.get("dataset_fingerprint")
+        fp = r["dataset_fingerprint"]
         if fp and fp not in slot[1]:
             slot[1].append(fp)
     return [DatasetChoice(spec, n, tuple(fps)) for spec, (n, fps) in seen.items()]
@@ -322,7 +323,7 @@ class ItemDetail(ItemRecord):
     labels: list[LabelResolution]
 
 
-def trajectory_row(t: Mapping[str, Any]) -> ItemTrajectory:
+def trajectory_row(t: ItemTrajectoryRow) -> ItemTrajectory:
     """One stored trajectory on an item, as the item view and `--show` list it."""
     return {
         "id": t["id"],

@@ -28,11 +28,15 @@ import os
 import random
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from sandbox.agents.human import ABANDONED, REPLAYED, RESUMED, human_agent_name, is_human
 from sandbox.datasets import dataset_key, dataset_label
 from sandbox.runner import Runner, RunSpec
+from storage.rows import ItemTrajectoryRow, RunRow, StoredRun
+
+if TYPE_CHECKING:
+    from storage import Store
 
 MODES = ("random", "ids", "wrong", "continue")
 ABANDONED_NOTE = "left midway by the player: the tool results shown are kept as this attempt"
@@ -86,7 +90,7 @@ class SessionRequest:
         return self.name or session_name(self.player, self.dataset)
 
 
-def session_run(store: Any, name: str) -> dict[str, Any] | None:
+def session_run(store: Store, name: str) -> StoredRun | None:
     """The stored run of a session, or None when it was never opened."""
     from storage import StoreError
 
@@ -96,11 +100,13 @@ def session_run(store: Any, name: str) -> dict[str, Any] | None:
         return None
 
 
-def recorded_items(run: dict[str, Any] | None) -> tuple[str, ...]:
+def recorded_items(run: RunRow | None) -> tuple[str, ...]:
     """The items a session covers, as its run records them."""
     if run is None:
         return ()
-    return tuple((run.get("config") or {}).get("slice", {}).get("ids") or ())
+    chosen = run["config"].get("slice")
+    ids = chosen.get("ids") if isinstance(chosen, dict) else None
+    return tuple(str(i) for i in ids) if isinstance(ids, list) else ()
 
 
 def wrong_items(store: Any, run_name: str, fingerprint: str) -> list[str]:
@@ -206,7 +212,7 @@ def _among(items: list[str], sessions: dict[str, str]) -> dict[str, str]:
     return {i: sessions[i] for i in items if i in sessions}
 
 
-def _session_of_player(store: Any, session: str) -> dict[str, Any] | None:
+def _session_of_player(store: Store, session: str) -> StoredRun | None:
     """The session's stored run (None when new); PlayError when the name is taken by a run that is no session."""
     run = session_run(store, session)
     if run is not None and not is_human(run["agent"]):
@@ -302,29 +308,47 @@ def session_runner(
     return runner
 
 
-REVEAL_FIELDS = (
-    "run",
-    "agent",
-    "model",
-    "ablation",
-    "answer",
-    "correct",
-    "points_used",
-    "turns",
-    "paper_recall",
-    "section_recall",
-    "wall_time_s",
-    "termination",
-    "id",
-    "run_id",
-)
+class RevealRow(TypedDict):
+    """How one stored run did on the item played (its replicate-0 trajectory), `you` on the session's own."""
+
+    run: str
+    agent: str
+    model: str | None
+    ablation: str
+    answer: str | None
+    correct: int | None
+    points_used: int | None
+    turns: int | None
+    paper_recall: int | None
+    section_recall: int | None
+    wall_time_s: float | None
+    termination: str | None
+    id: int
+    run_id: int
+    you: bool
 
 
-def reveal_rows(store: Any, fingerprint: str, item_id: str, session: str) -> list[dict[str, Any]]:
+def _reveal_row(t: ItemTrajectoryRow, session: str) -> RevealRow:
+    return {
+        "run": t["run"],
+        "agent": t["agent"],
+        "model": t["model"],
+        "ablation": t["ablation"],
+        "answer": t["answer"],
+        "correct": t["correct"],
+        "points_used": t["points_used"],
+        "turns": t["turns"],
+        "paper_recall": t["paper_recall"],
+        "section_recall": t["section_recall"],
+        "wall_time_s": t["wall_time_s"],
+        "termination": t["termination"],
+        "id": t["id"],
+        "run_id": t["run_id"],
+        "you": t["run"] == session,
+    }
+
+
+def reveal_rows(store: Store, fingerprint: str, item_id: str, session: str) -> list[RevealRow]:
     """How every stored run did on this item (replicate 0), the session's own row first and marked `you`."""
-    rows = [
-        {k: t.get(k) for k in REVEAL_FIELDS} | {"you": t["run"] == session}
-        for t in store.item_trajectories(fingerprint, item_id)
-        if t["replicate"] == 0
-    ]
+    rows = [_reveal_row(t, session) for t in store.item_trajectories(fingerprint, item_id) if t["replicate"] == 0]
     return sorted(rows, key=lambda r: not r["you"])

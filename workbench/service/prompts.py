@@ -7,11 +7,11 @@ prompts may be the prompts' and not the models': `report`, `compare` and the pan
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from sandbox.prompt_set import DEFAULT_PROMPTS, Prompts, load_prompts, to_toml
+from storage.rows import StoredRun
 
 
 def load(path: str | Path) -> Prompts:
@@ -34,13 +34,13 @@ class StoredPrompts(TypedDict):
     version: str | None
 
 
-def stored(run: Mapping[str, Any]) -> StoredPrompts:
+def stored(run: StoredRun) -> StoredPrompts:
     """What a stored run was told: its prompts file (None for a run stored before prompts were recorded: the
     defaults of the version that made it), its recorded hash, and whether the prompts were ours."""
     return {
         "run": run["name"],
-        "text": run.get("prompts"),
-        "prompt_hash": run.get("prompt_hash"),
-        "custom": "prompts" in (run.get("identity") or {}),
-        "version": run.get("version"),
+        "text": run["prompts"],
+        "prompt_hash": run["prompt_hash"],
+        "custom": "prompts" in run["identity"],
+        "version": run["version"],
     }

@@ -36,6 +36,7 @@ from sandbox.reference_log import MAX_EXAMPLES, ReferenceLog, ReferenceLogError,
 from sandbox.runner import RunEvent, Runner, RunSpec
 from storage import Store
 from storage.json_types import JsonObject, JsonValue
+from storage.rows import RunRow, TrajectoryRow
 
 SUMMARY_FILE = "summary.json"
 NO_WAIT = RetryPolicy(transient_base_s=0, transient_cap_s=0, error_base_s=0, error_cap_s=0, retry_after_cap_s=0)
@@ -333,14 +334,18 @@ def _run_model(logs: dict[str, ReferenceLog], model: str | None, directory: Path
 
 
 def _check_and_patch(
-    store: Store, run: dict[str, Any], logs: dict[str, ReferenceLog], agents: dict[str, ReplayAgent], model: str
+    store: Store, run: RunRow, logs: dict[str, ReferenceLog], agents: dict[str, ReplayAgent], model: str
 ) -> dict[str, dict[str, Any]]:
     """Check every not-yet-checked trajectory of the run against its log, then patch in the logged-only figures.
 
     Checks are stored in the run config (`replay.samples`), so a resumed import checks only the new ones."""
     config = dict(run["config"])
-    replay = dict(config.get("replay") or {})
-    samples: dict[str, dict[str, Any]] = dict(replay.get("samples") or {})
+    recorded = config.get("replay")
+    replay: JsonObject = dict(recorded) if isinstance(recorded, dict) else {}
+    checked = replay.get("samples")
+    samples: dict[str, dict[str, Any]] = (
+        {sid: s for sid, s in checked.items() if isinstance(s, dict)} if isinstance(checked, dict) else {}
+    )
     price = pricing.find_price(model)
     for traj in store.trajectories(run["id"]):
         log = logs.get(traj["item_id"])
@@ -353,7 +358,7 @@ def _check_and_patch(
         samples[traj["item_id"]] = _compact(check)
         if any(failed.values()):
             samples[traj["item_id"]]["failed_attempts"] = failed
-    replay["samples"] = samples
+    replay["samples"] = dict(samples)
     config["replay"] = replay
     store.update_run(run["id"], config=json.dumps(config, sort_keys=True))
     return samples
@@ -369,7 +374,7 @@ def _replay_check(store: Store, traj: Mapping[str, Any], log: ReferenceLog, agen
     return check
 
 
-def logged_only_fields(log: ReferenceLog, price: pricing.Price | None, replayed: dict[str, Any]) -> dict[str, Any]:
+def logged_only_fields(log: ReferenceLog, price: pricing.Price | None, replayed: TrajectoryRow) -> dict[str, Any]:
     """Trajectory fields a replay cannot observe, as the reference recorded them, and `failed_attempts`: the
     prompt and completion tokens its failed sample-level attempts added to the log's totals (log total −
     what the replay of the final attempt measured). The final attempt's tokens are the replay's own."""
@@ -413,7 +418,7 @@ def _compact(check: ReplayCheck) -> dict[str, Any]:
 
 
 def _summary(
-    run: dict[str, Any],
+    run: RunRow,
     directory: Path,
     model: str,
     caps: Caps,

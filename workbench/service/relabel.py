@@ -22,11 +22,12 @@ from typing import Any
 from sandbox.citations import HOP_RULE, hops_stale  # cheap imports: the TUI checks at start-up
 from sandbox.sections import LABEL_RESOLUTION, is_stale, run_resolution
 from storage import Store, StoreError
+from storage.rows import RunRow
 
-OpenCorpus = Callable[[dict[str, Any]], tuple[Any, str | None]]  # (the run's dataset, None) or (None, why not)
+OpenCorpus = Callable[[RunRow], tuple[Any, str | None]]  # (the run's dataset, None) or (None, why not)
 
 
-def run_corpus(run: dict[str, Any], cache_dir: Path) -> tuple[Any, str | None]:
+def run_corpus(run: RunRow, cache_dir: Path) -> tuple[Any, str | None]:
     """(the run's dataset, None), or (None, why it cannot be opened)."""
     from sandbox.datasets import open_dataset, run_dataset
     from sandbox.release import DatasetError
@@ -83,7 +84,7 @@ def stale_runs(store_path: Path, names: Iterable[str] | None) -> list[str]:
         ]
 
 
-def _bring(store: Store, run: dict[str, Any], corpus: Any, reason: str | None) -> list[str]:
+def _bring(store: Store, run: RunRow, corpus: Any, reason: str | None) -> list[str]:
     """Bring one stale run current, each measurement in turn (section recall, read hops): a note per one."""
     from sandbox.rescore import RECOMPUTED  # only when a run is stale: it imports the records and the recall rules
 
@@ -101,14 +102,15 @@ def _bring(store: Store, run: dict[str, Any], corpus: Any, reason: str | None) -
             lambda n: f"measured the hop from the seed of {n} stored read(s) of run '{name}' (hop rule {HOP_RULE})",
         ),
     )
+    row = store.run_by_id(run["id"])  # RECOMPUTED takes the row as the runner's resume reads it (`Store.run_by_id`)
     notes = []
     for (stale, recompute), (kept, done_note) in zip(RECOMPUTED, wording, strict=True):
-        if stale(run):
-            done = recompute(store, run, corpus) if corpus is not None else None
+        if stale(row):
+            done = recompute(store, row, corpus) if corpus is not None else None
             notes.append(f"run '{name}' {kept}: {_why(run, reason)}" if done is None else done_note(done))
     return notes
 
 
-def _why(run: dict[str, Any], reason: str | None) -> str:
+def _why(run: RunRow, reason: str | None) -> str:
     """Why a stale run could not be brought current: its dataset would not open, or is not the one it ran on."""
     return reason or f"its dataset {run['dataset']!r} has changed since the run"

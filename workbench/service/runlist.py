@@ -6,7 +6,7 @@ TUI's first paint stay light: nothing here computes a metric, it only divides tw
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from storage import Store
 
@@ -33,13 +33,35 @@ def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
     return tuple(parts)
 
 
-def runs_table(store: Store) -> list[dict[str, Any]]:
+class RunListing(TypedDict):
+    """One row of the runs list: the run's name, agent, model and lineage (`families.lineage`), dataset, ablation,
+    progress (finished final trajectories of planned), accuracy over them, their cost (None when none is priced),
+    status (a running run whose process is gone: `interrupted`) and creation time."""
+
+    name: str
+    agent: str
+    model: str | None
+    family: str | None
+    tier: str | None
+    dataset: str
+    dataset_repo: str | None
+    dataset_revision: str | None
+    ablation: str
+    done: int
+    planned: int
+    accuracy: float | None
+    cost_usd: float | None
+    status: str
+    created_at: str
+
+
+def runs_table(store: Store) -> list[RunListing]:
     """Rows of the runs list: name, agent/model, dataset, progress, accuracy, cost, status. A run recorded as
     running whose process is gone (SIGKILL, a power cut: nothing could mark it) is shown as interrupted."""
     from storage.locks import holder
     from workbench.service.families import lineage
 
-    rows = []
+    rows: list[RunListing] = []
     for stored in store.runs():
         # a run whose process is gone (killed, machine rebooted) is interrupted: resumable
         gone = stored["status"] == "running" and holder(store.path, stored["name"]) is None

@@ -30,19 +30,21 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def session_seconds(run: dict[str, Any]) -> float:
-    """How long the run's last recorded session took (started_at → finished_at), 0 when it never finished one."""
+def session_seconds(started_at: str | None, finished_at: str | None) -> float:
+    """How long a run's last recorded session took (its started_at → finished_at), 0 when it never finished one."""
+    if started_at is None or finished_at is None:
+        return 0.0
     try:
-        return (datetime.fromisoformat(run["finished_at"]) - datetime.fromisoformat(run["started_at"])).total_seconds()
-    except (KeyError, TypeError, ValueError):
+        return (datetime.fromisoformat(finished_at) - datetime.fromisoformat(started_at)).total_seconds()
+    except ValueError:
         return 0.0
 
 
 def tokens_measured(spec: Any) -> bool:
     """Whether the run's token counts are measurements (the reports' one rule): a scripted agent calls no model."""
-    from workbench.service.reports import measures_tokens
+    from workbench.service.agents import measures_tokens
 
-    return measures_tokens({"agent": spec.agent, "identity": {"estimate_tokens": spec.estimate_tokens}})
+    return measures_tokens(spec.agent, {"estimate_tokens": spec.estimate_tokens})
 
 
 class LevelProgress(TypedDict):
@@ -144,9 +146,8 @@ class RunJob:
             return  # a new run
         rows = store.trajectories(run["id"], light=True)
         costs = [t["cost_usd"] for t in rows if t.get("cost_usd") is not None]
-        self.monitor.seed(
-            dict(Counter(t["termination"] for t in rows)), session_seconds(run), sum(costs) if costs else None
-        )
+        elapsed = session_seconds(run["started_at"], run["finished_at"])
+        self.monitor.seed(dict(Counter(t["termination"] for t in rows)), elapsed, sum(costs) if costs else None)
 
     def _load_model_client(self) -> None:
         """Import litellm before the run starts (several seconds), saying so: otherwise the first episodes import

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from workbench.views.cells import frac, num, pct
-from workbench.views.records import RunReport
+from workbench.views.records import AgainstPlain, CompareReport, OffDomainMeasures, RunReport, SettingShown
 from workbench.views.sequential_records import RegistryTable
 
 Row = tuple[str, str, str, str, str]
@@ -17,14 +14,15 @@ def _share(pair: list | None) -> str:
     return "—" if not pair else f"{pct(pair[0] / pair[1] if pair[1] else None)} ({frac(pair)})"
 
 
-def setting_text(setting: dict[str, Any]) -> str:
+def setting_text(setting: SettingShown) -> str:
     """'builtin, 40 tools of 50, full descriptions, 1 point a call, order seed 0, tool block ≈1,083 tokens'."""
     detail = {"full": "full descriptions", "short": "one-line summaries", "names": "names and parameters only"}
-    tokens = (setting.get("tool_block_tokens") or {}).get("extra")
+    block = setting.get("tool_block_tokens")
+    tokens = block["extra"] if block else None
     unit = "point" if setting.get("cost") == 1 else "points"
     return (
         f"{setting['source']}, {setting['count']} tools of {setting.get('registry_size', '?')}, "
-        f"{detail.get(setting['detail'], setting['detail'])}, {setting['cost']} {unit} a call, order seed "
+        f"{detail.get(setting['detail'] or '', setting['detail'])}, {setting['cost']} {unit} a call, order seed "
         f"{setting['seed']}" + (f", extra tool block ≈{tokens:,} tokens (characters / 4)" if tokens else "")
     )
 
@@ -40,7 +38,7 @@ def general_rows(report: RunReport) -> list[Row]:
 GENERAL = "general setting"  # the section of the report's rows
 
 
-def _measure_rows(g: Mapping[str, Any]) -> list[Row]:
+def _measure_rows(g: OffDomainMeasures) -> list[Row]:
     """The setting, and the out-of-domain share of calls (with its interval), trajectories, points and turns."""
     iv = g.get("share_interval")
     share = _share(g["share_counts"]) + (f" [95% {pct(iv[0])} – {pct(iv[1])}]" if iv else "")
@@ -55,7 +53,7 @@ def _measure_rows(g: Mapping[str, Any]) -> list[Row]:
     ]
 
 
-def _straying_rows(g: Mapping[str, Any]) -> list[Row]:
+def _straying_rows(g: OffDomainMeasures) -> list[Row]:
     """The out-of-domain tools most called, and the items where the agent strayed most (share of their calls)."""
     rows: list[Row] = []
     top = list(g["per_tool"].items())[:5]
@@ -70,7 +68,7 @@ def _straying_rows(g: Mapping[str, Any]) -> list[Row]:
     return rows
 
 
-def _against_plain_rows(vs: Mapping[str, Any] | None) -> list[Row]:
+def _against_plain_rows(vs: AgainstPlain | None) -> list[Row]:
     """Each axis against the plain counterpart (Δ and McNemar's p), or that the store holds none."""
     if not vs:
         return [(GENERAL, "vs plain", "", "", "no plain counterpart in the store (the same run without the setting)")]
@@ -87,7 +85,7 @@ def _against_plain_rows(vs: Mapping[str, Any] | None) -> list[Row]:
     return rows
 
 
-def compare_lines(cmp: Mapping[str, Any]) -> list[str]:
+def compare_lines(cmp: CompareReport) -> list[str]:
     """One line per side of a compare that is in the setting."""
     out = []
     for side, g in (cmp.get("general_setting") or {}).items():

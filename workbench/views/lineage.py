@@ -10,7 +10,16 @@ from typing import Any, Literal
 
 from workbench.views.cells import NOT_MEASURED, num, pct, sig
 from workbench.views.columns import PANEL_COLUMNS
-from workbench.views.panel_records import Figure5Point, LineageGroup, PanelReport, PanelRow, Spread, Table4Step, cell
+from workbench.views.panel_records import (
+    Figure5Point,
+    LineageGroup,
+    PanelReport,
+    PanelRow,
+    RankStability,
+    Spread,
+    Table4Step,
+    cell,
+)
 
 BEST_MARK, TIER_MARK, SHADE_MARK = " *", " †", " ‡"
 EMPTY = "nothing to show with these runs (the legend says what the table needs)"
@@ -736,7 +745,7 @@ def table17_runs_table(panel: PanelReport) -> tuple[tuple[str, ...], list[tuple[
     return header, rows
 
 
-def _tau(stability: dict[str, Any], metric: str) -> str:
+def _tau(stability: dict[str, RankStability | None], metric: str) -> str:
     s = stability.get(metric)
     if not s or s["mean_tau"] is None:
         return NOT_MEASURED

@@ -42,6 +42,7 @@ from sandbox.corpus import Corpus
 from sandbox.prompts import build_prompt
 from storage import Store
 from storage.json_types import JsonObject
+from storage.rows import RunRow, TrajectoryRow
 from workbench.service.inspect.conversation import TurnUsage
 from workbench.service.inspect.task import TASK_NAME, caps_of, setting_record, trajectory_score
 
@@ -53,7 +54,7 @@ MODEL_CALL_NOTES = ("[HARNESS] Token limit reached", "[HARNESS] Empty response")
 def export_inspect(store: Store, run_name: str, corpus: Corpus, out: Path) -> int:
     """Write run `run_name` to `out` (`.eval` or `.json`) as an Inspect log; returns the number of samples."""
     run = store.run(run_name)
-    record = setting_record(run["dataset"], caps_of(run), run["ablation"], None, None)
+    record = setting_record(run["dataset"], caps_of(run["caps"]), run["ablation"], None, None)
     record["agent"] = run["agent"]  # the agent that played, and its model (None: no model): an import keeps them
     record["model"] = run["model"]
     # the run's tags (`run --family/--tier`, `runs tag`): an import keeps them, as `merge` and the JSONL export do
@@ -98,9 +99,9 @@ def export_inspect(store: Store, run_name: str, corpus: Corpus, out: Path) -> in
     return len(samples)
 
 
-def _sample(store: Store, corpus: Corpus, run: dict[str, Any], trajectory: dict[str, Any]) -> EvalSample:
+def _sample(store: Store, corpus: Corpus, run: RunRow, trajectory: TrajectoryRow) -> EvalSample:
     item = corpus.item(trajectory["item_id"])
-    prompt = build_prompt(item, caps_of(run), run["ablation"])
+    prompt = build_prompt(item, caps_of(run["caps"]), run["ablation"])
     opening: list[ChatMessage] = [
         ChatMessageSystem(content=prompt.system),
         ChatMessageUser(content=prompt.first_message),

@@ -136,7 +136,7 @@ def read_logs(paths: Sequence[Path], corpus: Corpus, prompts: Prompts | None = N
         model=record.get("model", first.eval.model),  # an exported run's own model (None: none)
         agent=str(record.get("agent") or "inspect"),
         dataset=record.get("dataset"),
-        caps=caps_of(record),
+        caps=caps_of(record["caps"]),
         ablation=str(record.get("ablation") or "full"),
         extra_tools=record.get("extra_tools"),
         prompts=prompts,
@@ -185,7 +185,7 @@ def _setting(path: Path, log: EvalLog) -> dict[str, Any]:
     if not isinstance(record, dict):
         raise InspectImportError(f"{path}: eval.metadata.agenthop is missing (the task's setting)")
     try:
-        caps_of(record)
+        caps_of(record["caps"])
     except (KeyError, TypeError, ValueError) as exc:
         raise InspectImportError(f"{path}: eval.metadata.agenthop.caps is not a setting's caps ({exc})") from None
     return record

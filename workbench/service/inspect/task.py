@@ -89,16 +89,40 @@ def setting_record(
     }
 
 
-def caps_of(record: dict[str, Any]) -> Caps:
-    """The caps a setting record holds (KeyError, TypeError or ValueError when it holds none)."""
-    caps = record["caps"]
+def caps_of(caps: JsonValue) -> Caps:
+    """The caps a setting record or a run holds as JSON (`Caps.as_dict`); KeyError, TypeError or ValueError when they
+    are not caps."""
+    record = _json_object(caps)
     return Caps(
-        budget=int(caps["budget"]),
-        max_turns=int(caps["max_turns"]),
-        max_tokens_total=int(caps["max_tokens_total"]),
-        costs=tuple((str(k), int(v)) for k, v in dict(caps["costs"]).items()),
-        disabled_tools=tuple(caps.get("disabled_tools") or ()),
+        budget=_json_int(record["budget"]),
+        max_turns=_json_int(record["max_turns"]),
+        max_tokens_total=_json_int(record["max_tokens_total"]),
+        costs=tuple((str(k), _json_int(v)) for k, v in _json_object(record["costs"]).items()),
+        disabled_tools=tuple(str(t) for t in _json_list(record.get("disabled_tools"))),
     )
+
+
+def _json_object(value: JsonValue) -> JsonObject:
+    """A JSON value that must be an object (TypeError otherwise)."""
+    if not isinstance(value, dict):
+        raise TypeError(f"not an object: {value!r}")
+    return value
+
+
+def _json_int(value: JsonValue) -> int:
+    """A JSON value that must be a whole number or its text (TypeError or ValueError otherwise)."""
+    if not isinstance(value, int | float | str):
+        raise TypeError(f"not a number: {value!r}")
+    return int(value)
+
+
+def _json_list(value: JsonValue) -> list[JsonValue]:
+    """A JSON value that must be an array, or null or absent: empty (TypeError otherwise)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TypeError(f"not an array: {value!r}")
+    return value
 
 
 class TaskOptionError(ValueError):
@@ -232,7 +256,7 @@ def trajectory_axes(record: Mapping[str, Any]) -> Axes:
     }
 
 
-def trajectory_score(record: dict[str, Any]) -> Score:
+def trajectory_score(record: Mapping[str, Any]) -> Score:
     """A trajectory's Inspect score, the same for a sample the task played and for a stored run exported: C/I, the
     answer, the ending, and in the metadata the four axes' values and the tokens."""
     return Score(

@@ -3,14 +3,17 @@ the attribution of wrong answers, and the axis that separates them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Literal, cast
 
 import numpy as np
 
+from sandbox.records import is_termination
 from stats import axes
 from stats.axes import Table
 from storage import Store
+from storage.rows import RunRow, TrajectoryRow
 from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_warnings
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
@@ -41,10 +44,11 @@ ERROR_ROWS = (
 CACHE_GAP = 0.10  # cache-hit rates further apart than this bias a comparison of the protocol's token counts
 
 
-_RECALL = {"PR": "paper_recall", "SR": "section_recall"}
+RecallKey = Literal["paper_recall", "section_recall"]
+_RECALL: dict[str, RecallKey] = {"PR": "paper_recall", "SR": "section_recall"}
 
 
-def paired_outcomes(axis: str, a: dict[str, Any], b: dict[str, Any]) -> tuple[bool, bool] | None:
+def paired_outcomes(axis: str, a: TrajectoryRow, b: TrajectoryRow) -> tuple[bool, bool] | None:
     """The 0/1 outcomes McNemar compares for one item on a binary axis; None when the item is not in the
     test (another split; for conversion, not recalled by both; a side that did not measure the outcome, e.g.
     section recall on a dataset without recall labels) or the axis is not binary. An unmeasured outcome is
@@ -67,9 +71,9 @@ def paired_outcomes(axis: str, a: dict[str, Any], b: dict[str, Any]) -> tuple[bo
     return None
 
 
-def _measured_pair(a: dict[str, Any], b: dict[str, Any], key: str) -> tuple[bool, bool] | None:
+def _measured_pair(a: TrajectoryRow, b: TrajectoryRow, key: RecallKey) -> tuple[bool, bool] | None:
     """Both sides' 0/1 value of `key`, or None when either side did not measure it (None in the record)."""
-    if a.get(key) is None or b.get(key) is None:
+    if a[key] is None or b[key] is None:
         return None
     return bool(a[key]), bool(b[key])
 
@@ -85,14 +89,14 @@ def _mcnemar_or_none(pairs: list[tuple[bool, bool] | None]) -> McNemarTest | Non
     return cast("McNemarTest", mcnemar_exact([x for x, _ in kept], [y for _, y in kept]))
 
 
-def _side(t: dict[str, Any]) -> ItemSide:
+def _side(t: TrajectoryRow) -> ItemSide:
     """What the agreement grid and the split stepper need of one run's trajectory on an item."""
     return {
         "id": t["id"],
         "answer": t.get("answer"),
         "predicted_index": t.get("predicted_index"),
         "correct": bool(t.get("correct")),
-        "termination": t.get("termination"),
+        "termination": t["termination"] if is_termination(t["termination"]) else None,
         "points": t.get("points_used"),
         "turns": t.get("turns"),
         "tokens": t.get("tokens"),
@@ -101,11 +105,11 @@ def _side(t: dict[str, Any]) -> ItemSide:
     }
 
 
-def tool_use(records: list[dict[str, Any]]) -> ToolUse:
+def tool_use(records: Sequence[TrajectoryRow]) -> ToolUse:
     """Transitions (as `transition_report` lays them out) and the top trigram of some trajectories."""
     from stats.ngrams import top_trigram
 
-    sequences = [r.get("tool_sequence") or [] for r in records]
+    sequences = [r["tool_sequence"] for r in records]
     # stats.ngrams builds the record's keys in a plain dict
     return {
         "transitions": transition_layout(sequences),
@@ -120,23 +124,23 @@ CONVERSION_SET = "items both runs recalled (paper recall), the paper's Table 12 
 class _Pair:
     """Two runs' replicate-0 trajectories on their common items, and each side's report over those items."""
 
-    run_a: dict[str, Any]
-    run_b: dict[str, Any]
-    ta: dict[str, dict[str, Any]]
-    tb: dict[str, dict[str, Any]]
+    run_a: RunRow
+    run_b: RunRow
+    ta: dict[str, TrajectoryRow]
+    tb: dict[str, TrajectoryRow]
     common: list[str]
     ra: RunReport
     rb: RunReport
 
     @property
-    def recs_a(self) -> list[dict[str, Any]]:
+    def recs_a(self) -> list[TrajectoryRow]:
         return [self.ta[i] for i in self.common]
 
     @property
-    def recs_b(self) -> list[dict[str, Any]]:
+    def recs_b(self) -> list[TrajectoryRow]:
         return [self.tb[i] for i in self.common]
 
-    def correct(self, side: dict[str, dict[str, Any]], items: list[str]) -> list[bool]:
+    def correct(self, side: dict[str, TrajectoryRow], items: list[str]) -> list[bool]:
         return [bool(side[i]["correct"]) for i in items]
 
 
@@ -379,7 +383,7 @@ def cache_warnings(ra: RunReport, rb: RunReport) -> list[str]:
     ]
 
 
-def _general(store: Store, run_a: dict[str, Any], run_b: dict[str, Any]) -> dict[str, OffDomainMeasures | None] | None:
+def _general(store: Store, run_a: RunRow, run_b: RunRow) -> dict[str, OffDomainMeasures | None] | None:
     """The out-of-domain measures of each side in the general-agent setting (None when neither is in it)."""
     from workbench.service.reports.offdomain import offdomain_measures
 
@@ -418,7 +422,7 @@ def _test_family(rows: list[CompareRow], tests: dict[str, McNemarTest | None]) -
 
 
 def _attribution_deltas(
-    recs_a: list[dict[str, Any]], recs_b: list[dict[str, Any]], n_boot: int, seed: int
+    recs_a: list[TrajectoryRow], recs_b: list[TrajectoryRow], n_boot: int, seed: int
 ) -> dict[str, AttributionDelta]:
     """Per option type chosen by wrong answers: its rate among each run's wrong answers (as `axes.attribution`),
     Δ = B − A, and a paired bootstrap 95% interval over the common items (`axes.attribution_terms`)."""
@@ -457,7 +461,7 @@ def _rate(num: np.ndarray, den: np.ndarray) -> float | None:
     return float(num.sum() / total) if total else None
 
 
-def _run_label(run: dict[str, Any]) -> RunLabel:
+def _run_label(run: RunRow) -> RunLabel:
     return {
         "name": run["name"],
         "agent": run["agent"],

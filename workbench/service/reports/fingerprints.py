@@ -7,11 +7,12 @@ Part of `panel_report` (one call, so the CLI's `report --panel` and the TUI's Pa
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, TypedDict, final
 
 from stats import fingerprints as fp
 from stats import ngrams
 from stats.axes import Table
+from stats.fingerprints import SignatureValue
 from workbench.views.panel_records import PanelRow
 
 LEGEND = {
@@ -40,7 +41,24 @@ LEGEND = {
 }
 
 
-def run_fingerprint(row: PanelRow, table: Table, actions: list[Any]) -> dict[str, Any]:
+@final
+class Excluded(TypedDict):
+    """A run left out of the fingerprints, and why (an ablation, no family)."""
+
+    excluded: str
+
+
+@final
+class RunFingerprint(TypedDict):
+    """A run's signature (`stats.fingerprints.model_signature`), its trigrams' trajectory counts and how many
+    trajectories it has."""
+
+    signature: dict[str, SignatureValue]
+    trigrams: Counter
+    n: int
+
+
+def run_fingerprint(row: PanelRow, table: Table, actions: list[Any]) -> RunFingerprint | Excluded:
     """One run's signature and trigram counts (its own final trajectories), or the reason it is left out."""
     if row["ablation"] != "full":
         return {"excluded": f"ablation {row['ablation']}"}
@@ -60,11 +78,11 @@ def run_fingerprint(row: PanelRow, table: Table, actions: list[Any]) -> dict[str
     }
 
 
-def panel_fingerprints(rows: list[PanelRow], per_run: list[dict[str, Any]]) -> dict[str, Any]:
+def panel_fingerprints(rows: list[PanelRow], per_run: list[RunFingerprint | Excluded]) -> dict[str, Any]:
     """{"models": run → signature, "families": family → tests and words, "trigrams": family → top trigrams,
     "trigram_tests": family → its top trigram's test over runs, "excluded": runs left out and why}, from each
     run's `run_fingerprint`."""
-    per_model: dict[str, dict[str, Any]] = {}
+    per_model: dict[str, dict[str, SignatureValue]] = {}
     family_of: dict[str, str | None] = {}
     grams: dict[str, Counter] = {}
     run_grams: dict[str, tuple[Counter, int]] = {}

@@ -18,6 +18,7 @@ from typing import Any, Final
 from stats import offdomain
 from storage import Store
 from storage.json_types import JsonObject, JsonValue
+from storage.rows import RunRow, StoredRun
 from workbench.service.reports import panel as _panel
 from workbench.service.reports import run as _run
 from workbench.service.reports.compare import compare_report
@@ -63,7 +64,7 @@ def _plain_caps(caps: JsonObject, extra_tools: JsonValue) -> JsonObject:
     return out
 
 
-def plain_counterpart(store: Store, run: dict[str, Any]) -> str | None:
+def plain_counterpart(store: Store, run: RunRow) -> str | None:
     """The name of the run's plain counterpart in the store (the first created), or None."""
     want = _plain_identity(run.get("identity") or {})
     for other in store.runs():
@@ -96,7 +97,7 @@ def plain_row(row: CompareRow) -> PlainRow:
     }
 
 
-def general_block(store: Store, run: dict[str, Any], n_boot: int = 10_000) -> GeneralBlock | None:
+def general_block(store: Store, run: RunRow, n_boot: int = 10_000) -> GeneralBlock | None:
     """What `report` adds for a run in the setting: its measures, and the comparison with its plain counterpart."""
     setting = setting_of(run)
     measures = offdomain_measures(store, run)
@@ -110,7 +111,7 @@ def general_block(store: Store, run: dict[str, Any], n_boot: int = 10_000) -> Ge
     }
 
 
-def other_transitions(store: Store, run: dict[str, Any], tools: Collection[str]) -> offdomain.TransitionMatrix:
+def other_transitions(store: Store, run: RunRow, tools: Collection[str]) -> offdomain.TransitionMatrix:
     """The run's transition matrix with its out-of-domain calls (those not to the setting's `tools`) as one
     `other` tool (`stats.offdomain`)."""
     sequences = store.trajectory_columns(run["id"], ("tool_sequence",))["tool_sequence"]
@@ -140,7 +141,7 @@ def registry_table(store: Store, names: Sequence[str], n_boot: int = 2_000) -> R
 
 
 def _level_rows(
-    store: Store, general: list[tuple[dict[str, Any], dict[str, Any]]], plain: str | None, n_boot: int
+    store: Store, general: list[tuple[StoredRun, dict[str, Any]]], plain: str | None, n_boot: int
 ) -> tuple[list[RegistryRow], set[str] | None]:
     """The rows of the runs in the setting (with their settings), in the table's order, and the items every one of
     them shares with the plain run (None without a plain run)."""
@@ -154,14 +155,14 @@ def _level_rows(
     return rows, common_all
 
 
-def _common_with(store: Store, plain: str, run: dict[str, Any]) -> set[str]:
+def _common_with(store: Store, plain: str, run: RunRow) -> set[str]:
     """The items a run shares with the plain run (replicate 0): what its Δ and p are computed on."""
     return set(_first_replicates(store, store.run(plain)).keys() & _first_replicates(store, run).keys())
 
 
 def _registry_row(
     store: Store,
-    run: dict[str, Any],
+    run: StoredRun,
     setting: dict[str, Any],
     plain: str | None,
     common: set[str] | None,
@@ -225,7 +226,7 @@ def tool_tokens(setting: dict[str, Any] | None) -> int:
     return sum(int(part.get("protocol") or 0) + int(part.get("extra") or 0) for part in parts)
 
 
-def first_prompt_tokens(store: Store, run: dict[str, Any]) -> float | None:
+def first_prompt_tokens(store: Store, run: StoredRun) -> float | None:
     """The measured input of a run's first model call (the median over its trajectories: system prompt, tools and
     task as the provider counted them); None when not measured (a scripted agent, estimated tokens)."""
     from sandbox.agents.continuation import PREFIX_MARK
@@ -252,13 +253,13 @@ RULE = (
 )
 
 
-def _first_replicates(store: Store, run: dict[str, Any]) -> dict[str, bool]:
+def _first_replicates(store: Store, run: RunRow) -> dict[str, bool]:
     """Item → correct of a run's replicate-0 trajectories (what `compare_report` pairs)."""
     cols = store.trajectory_columns(run["id"], ("item_id", "replicate", "correct"))
     return {i: bool(c) for i, r, c in zip(cols["item_id"], cols["replicate"], cols["correct"], strict=True) if not r}
 
 
-def _accuracy(store: Store, run: dict[str, Any], items: Collection[str] | None = None) -> list[int]:
+def _accuracy(store: Store, run: RunRow, items: Collection[str] | None = None) -> list[int]:
     """[correct, n]: over every trajectory, or over replicate 0 of `items` (the common items of a comparison)."""
     if items is None:
         cols = store.trajectory_columns(run["id"], ("correct",))

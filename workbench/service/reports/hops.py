@@ -9,11 +9,10 @@ hops were never measured reports `measured: false` and its numbers as None ("—
 
 from __future__ import annotations
 
-from typing import Any
-
 from sandbox.citations import hops_stale, within_depth
 from sandbox.recall import stored_reads
 from storage import Store
+from storage.rows import RunRow
 from workbench.views.records import Pair, ReadHops
 
 BUCKETS = ("0", "1", "2", "3+", "unreachable")
@@ -34,7 +33,7 @@ def bucket(hop: int | None) -> str:
     return str(hop) if hop < 3 else "3+"
 
 
-def read_hops(store: Store, run: dict[str, Any]) -> ReadHops:
+def read_hops(store: Store, run: RunRow) -> ReadHops:
     """The run's delivered reads by hop from the seed (final trajectories), gold and non-gold reads' mean hop and
     the share beyond the item's depth, each with its counts."""
     steps = store.delivered_steps(run["id"])
@@ -74,7 +73,7 @@ def _mean(pair: Pair) -> float | None:
     return pair[0] / pair[1] if pair[1] else None
 
 
-def _gold_papers(store: Store, run: dict[str, Any]) -> dict[int, set[str]]:
+def _gold_papers(store: Store, run: RunRow) -> dict[int, set[str]]:
     """Per trajectory, the papers its calls named that are gold for its item (the role stored with each call)."""
     cols = store.trajectory_columns(run["id"], ("id", "actions"))
     return {

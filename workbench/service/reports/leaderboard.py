@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 from stats.axes import Table
 from storage import Store
+from storage.rows import LightTrajectoryRow, RunListRow
 from workbench.service.reports.panel import per_item_terms, significant_best
 from workbench.service.reports.run import _dig, measures_tokens, report_of
 from workbench.views.columns import PANEL_COLUMNS
@@ -37,17 +38,17 @@ def leaderboard(store: Store, min_coverage: float = MIN_COVERAGE, n_boot: int = 
     ]
 
 
-def _entrants(same: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+def _entrants(same: list[RunListRow]) -> dict[str, list[RunListRow]]:
     """The runs on one dataset by entrant: a player (their agent, all their sessions) or a model run (its name)."""
     from sandbox.agents.human import is_human
 
-    entrants: dict[str, list[dict[str, Any]]] = {}
+    entrants: dict[str, list[RunListRow]] = {}
     for run in same:
         entrants.setdefault(run["agent"] if is_human(run["agent"]) else run["name"], []).append(run)
     return entrants
 
 
-def _entrant_records(store: Store, group: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+def _entrant_records(store: Store, group: list[RunListRow]) -> tuple[list[LightTrajectoryRow], int]:
     """One entrant's replicate-0 trajectories, an item counted once (its first play), and how many of a person's
     plays were left out as marked (`resumed`, `replayed`)."""
     from sandbox.agents.human import MARKED, is_human
@@ -58,7 +59,7 @@ def _entrant_records(store: Store, group: list[dict[str, Any]]) -> tuple[list[di
         for t in store.trajectories(run["id"], light=True):
             if t["replicate"] != 0:
                 continue
-            if is_human(run["agent"]) and t.get("error_kind") in MARKED:
+            if is_human(run["agent"]) and t["error_kind"] in MARKED:
                 marked += 1
                 continue
             if t["item_id"] not in seen:
@@ -68,13 +69,13 @@ def _entrant_records(store: Store, group: list[dict[str, Any]]) -> tuple[list[di
 
 
 def _board(
-    store: Store, fingerprint: str, same: list[dict[str, Any]], min_coverage: float, n_boot: int, seed: int
+    store: Store, fingerprint: str, same: list[RunListRow], min_coverage: float, n_boot: int, seed: int
 ) -> Board:
     """The leaderboard of one dataset people played: its rows over the items people played, ranked, and the best."""
     from sandbox.agents.human import is_human
 
     entrants = _entrants(same)
-    records: dict[str, list[dict[str, Any]]] = {}
+    records: dict[str, list[LightTrajectoryRow]] = {}
     excluded: dict[str, int] = {}
     for key, group in entrants.items():
         records[key], excluded[key] = _entrant_records(store, group)
@@ -102,7 +103,7 @@ def _board(
     }
 
 
-def _played_items(entrants: dict[str, list[dict[str, Any]]], records: dict[str, list[dict[str, Any]]]) -> list[str]:
+def _played_items(entrants: dict[str, list[RunListRow]], records: dict[str, list[LightTrajectoryRow]]) -> list[str]:
     """The items people played, in the order first played (the board's items)."""
     from sandbox.agents.human import is_human
 
@@ -122,7 +123,7 @@ TOKEN_COLUMNS = ("tokens", "MaxTok")  # what a run without token counts (`measur
 
 
 def board_best(
-    ranked: list[BoardRow], records: dict[str, list[dict[str, Any]]]
+    ranked: list[BoardRow], records: dict[str, list[LightTrajectoryRow]]
 ) -> tuple[dict[str, list[str]], dict[str, BoardTest]]:
     """The leaderboard's best cells: the panel's `significant_best` over the ranked rows, each paired with a
     runner-up on the items both covered; then none in a token column while a ranked full-tool row does not
@@ -151,8 +152,8 @@ def _board_order(row: BoardRow) -> tuple[float, int, str]:
 
 def _board_row(
     key: str,
-    group: list[dict[str, Any]],
-    records: list[dict[str, Any]],
+    group: list[RunListRow],
+    records: list[LightTrajectoryRow],
     n_items: int,
     excluded: int,
     min_coverage: float,
@@ -164,7 +165,8 @@ def _board_row(
     from stats.wilson import wilson
 
     human = is_human(group[0]["agent"])
-    rep = report_of({**group[0], "name": key}, records)
+    entrant: RunListRow = {**group[0], "name": key}  # the report names the entrant, not its first session
+    rep = report_of(entrant, records)
     sessions = [r["name"] for r in group]
     n = rep["n"]
     ci = wilson(rep["correct"], n) if n else None  # accuracy is a proportion: Wilson (one play per item)

@@ -7,6 +7,7 @@ from typing import Any
 from stats import offdomain
 from stats.ratio import Ratio
 from storage import Store
+from storage.rows import RunRow
 from workbench.views.records import OffDomainMeasures, SettingShown
 
 SETTING_KEYS = (
@@ -22,9 +23,10 @@ SETTING_KEYS = (
 )
 
 
-def setting_of(run: dict[str, Any]) -> dict[str, Any] | None:
-    """The run's recorded setting (None: a plain run)."""
-    return (run.get("config") or {}).get("extra_tools") or None
+def setting_of(run: RunRow) -> dict[str, Any] | None:
+    """The run's recorded setting (`sandbox.extra_tools.registry.SettingRecord`; None: a plain run)."""
+    setting = run["config"].get("extra_tools")
+    return setting if isinstance(setting, dict) and setting else None
 
 
 def setting_shown(setting: dict[str, Any]) -> SettingShown:
@@ -46,7 +48,7 @@ def _pair(r: Ratio) -> list[float | int]:
     return r.as_list()
 
 
-def offdomain_measures(store: Store, run: dict[str, Any]) -> OffDomainMeasures | None:
+def offdomain_measures(store: Store, run: RunRow) -> OffDomainMeasures | None:
     """Out-of-domain call share (per run with its Wilson interval, per item, per tool, the share of trajectories
     with at least one), points and turns out of domain, of a run in the setting; None for a plain run."""
     setting = setting_of(run)

@@ -16,6 +16,7 @@ from stats.axes import Table
 from stats.ngrams import Encoded
 from stats.significance import RunSpread
 from storage import Store
+from storage.rows import LightTrajectoryRow, RunRow, StoredRun
 from workbench.service.families import TIERS, lineage
 from workbench.service.reports import fingerprints, panel_tables
 from workbench.service.reports.panel_tables import (
@@ -95,7 +96,7 @@ PANEL_LEGEND = {
 }
 
 
-def item_matrix(runs_records: Sequence[list[dict[str, Any]] | Table]) -> tuple[list[str], list[list[int]]]:
+def item_matrix(runs_records: Sequence[Sequence[LightTrajectoryRow] | Table]) -> tuple[list[str], list[list[int]]]:
     """Items answered by every run (replicate 0) and the item × run correctness matrix."""
     per_run = []
     for records in runs_records:
@@ -106,7 +107,7 @@ def item_matrix(runs_records: Sequence[list[dict[str, Any]] | Table]) -> tuple[l
     return common, [[run[i] for run in per_run] for i in common]
 
 
-def replicate_spread(records: list[dict[str, Any]] | Table) -> RunSpread | None:
+def replicate_spread(records: Sequence[LightTrajectoryRow] | Table) -> RunSpread | None:
     """Run-to-run mean / std / range of accuracy over the replicates of one run."""
     from stats.significance import run_spread
 
@@ -119,7 +120,7 @@ def replicate_spread(records: list[dict[str, Any]] | Table) -> RunSpread | None:
     return run_spread([float(t["correct"][reps == r].mean()) for r in levels])
 
 
-def dataset_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
+def dataset_warnings(runs: Sequence[RunRow], who: str) -> list[str]:
     """A warning when runs paired by item id were made on different datasets (fingerprints differ)."""
     groups: dict[str, list[str]] = {}
     for run in runs:
@@ -130,7 +131,7 @@ def dataset_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
     return [f"{who} ran on different datasets (their fingerprints differ: {listed}): {PAIRED_BY_ID}"]
 
 
-def resolution_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
+def resolution_warnings(runs: Sequence[RunRow], who: str) -> list[str]:
     """A warning when runs' section recall was computed under different label rules (a run stored under older
     rules whose dataset could not be opened to recompute it): their section recalls are not comparable."""
     groups: dict[str, list[str]] = {}
@@ -212,7 +213,7 @@ def panel_report(
     return panel
 
 
-def _load_runs(store: Store, names: list[str]) -> tuple[list[dict[str, Any]], list[Table], list[Encoded]]:
+def _load_runs(store: Store, names: list[str]) -> tuple[list[StoredRun], list[Table], list[Encoded]]:
     """The runs, each one's final trajectories (one read per run) and its tool sequences encoded."""
     runs = [store.run(n) for n in names]
     loaded = [load_table(store, run, ("tool_sequence",)) for run in runs]
@@ -220,7 +221,7 @@ def _load_runs(store: Store, names: list[str]) -> tuple[list[dict[str, Any]], li
 
 
 def _table2_rows(
-    runs: list[dict[str, Any]], tables: list[Table], on_common: list[Table]
+    runs: Sequence[RunRow], tables: list[Table], on_common: list[Table]
 ) -> tuple[list[RunReport], list[PanelRow]]:
     """Each run's report over the common items and its Table 2 row."""
     reports = [report_of(run, t) for run, t in zip(runs, on_common, strict=True)]
@@ -238,7 +239,7 @@ def _add_trigrams(behaviours: list[RunBehaviour], encoded: list[Encoded]) -> Non
         behaviour.trigrams = ngrams.ngram_counts(sequences, 3)["occurrences"]
 
 
-def panel_warnings(runs: list[dict[str, Any]]) -> list[str]:
+def panel_warnings(runs: Sequence[RunRow]) -> list[str]:
     """What makes the runs' numbers not comparable: different datasets, label resolutions or prompts."""
     return (
         dataset_warnings(runs, "the runs") + resolution_warnings(runs, "the runs") + prompt_warnings(runs, "the runs")
@@ -262,7 +263,7 @@ def _on_common_items(tables: list[Table], common: list[str]) -> tuple[list[np.nd
 def _add_run_tables(
     tables: PanelTables,
     store: Store,
-    runs: list[dict[str, Any]],
+    runs: Sequence[RunRow],
     rows: list[PanelRow],
     on_common: list[Table],
     cache_dir: Any,
@@ -287,7 +288,7 @@ def external_warnings(correlation: ExternalCorrelation) -> list[str]:
     ]
 
 
-def table2_row(rep: RunReport, table: Table, run: dict[str, Any]) -> PanelRow:
+def table2_row(rep: RunReport, table: Table, run: RunRow) -> PanelRow:
     """One run's Table 2 row: identity, lineage, the cells (over the common items) and their counts."""
     family, tier = lineage(run)
     row = {
@@ -367,12 +368,12 @@ def _too_few_external(n: int, ignored: list[str]) -> str:
 
 def _behaviours(
     store: Store,
-    runs: Sequence[dict[str, Any]],
+    runs: Sequence[RunRow],
     rows: Sequence[PanelRow],
     masks: Sequence[Any],
     tables: Sequence[Table],
     on_common: Sequence[Table],
-) -> tuple[list[RunBehaviour], list[dict[str, Any]]]:
+) -> tuple[list[RunBehaviour], list[fingerprints.RunFingerprint | fingerprints.Excluded]]:
     """Each run's action-based facts (`panel_tables.run_behaviour`) and fingerprint, one run's action lists at a
     time (the panel's largest data), so only what the tables need is kept."""
     signatures, behaviours = [], []
@@ -400,7 +401,7 @@ def _corpora(cache_dir: Any) -> Iterator[Any]:
     cache given, a release directory gone or invalid); every corpus opened is closed at the end."""
     opened: dict[str, Corpus | None] = {}
 
-    def corpus_of(run: dict[str, Any]) -> Corpus | None:
+    def corpus_of(run: RunRow) -> Corpus | None:
         if cache_dir is None:
             return None
         from sandbox.datasets import run_dataset

@@ -12,7 +12,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from stats.axes import Table
 from stats.ngrams import Gram
 from stats.significance import fisher_exact_two_sided, mcnemar_exact
 from stats.stopping import AfterEvidence, EarlySubmit, EvidenceGroup, MtFail
+from storage.rows import RunRow
 from workbench.service.families import TIERS
 from workbench.service.reports.run import stopping_rows
 from workbench.views.panel_records import (
@@ -757,7 +758,7 @@ def _citation_quartiles(counts: dict[str, float]) -> dict[str, str]:
     return {i: f"Q{min(4, int((r - 1) * 4 / len(ids)) + 1)}" for i, r in zip(ids, ranks, strict=True)}
 
 
-def table19(rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table], corpus_of: Any) -> list[Table19Tier]:
+def table19(rows: list[PanelRow], runs: Sequence[RunRow], tables: list[Table], corpus_of: Any) -> list[Table19Tier]:
     """Per tier with closed-book runs: their pooled accuracy by the item's venue and, with the dataset, by the
     seed's year and citation-count quartile (where the release carries them)."""
     out: list[Table19Tier] = []
@@ -773,8 +774,8 @@ def table19(rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table
 
 
 def _closed_book_of_tier(
-    rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table], tier: str
-) -> list[tuple[PanelRow, dict[str, Any], Table]]:
+    rows: list[PanelRow], runs: Sequence[RunRow], tables: list[Table], tier: str
+) -> list[tuple[PanelRow, RunRow, Table]]:
     """The closed-book runs of one tier ("" untiered) with their rows and trajectories."""
     return [
         (r, run, t)
@@ -805,7 +806,7 @@ def _stratum_cells(strata: dict[str, dict[str, list[int]]]) -> dict[str, dict[st
 
 
 def table11(
-    store: Any, runs: list[dict[str, Any]], rows: list[PanelRow], tables: list[Table], corpus_of: Any
+    store: Any, runs: Sequence[RunRow], rows: list[PanelRow], tables: list[Table], corpus_of: Any
 ) -> Table11 | None:
     """Evidence contact of recall-credited trajectories, pooled over the full-tool runs (see LEGEND["table11"]).
     `corpus_of(run)` gives the run's corpus or None; the first dataset with a corpus is the one used. Each group's
@@ -826,7 +827,7 @@ def table11(
 
 
 def _contact_counts(
-    store: Any, full: list[tuple[dict[str, Any], PanelRow, Table]], closed: dict[ModelKey, dict[str, bool]], corpus: Any
+    store: Any, full: list[tuple[RunRow, PanelRow, Table]], closed: dict[ModelKey, dict[str, bool]], corpus: Any
 ) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
     """Per Table 11 group: [right, n] of the recall-credited trajectories of the full-tool runs on the corpus's
     dataset, and [right, n] of the same models' closed-book outcomes on those items."""
@@ -887,7 +888,7 @@ def closed_book_outcomes(rows: list[PanelRow], tables: list[Table]) -> dict[Mode
     return out
 
 
-def contact_groups(store: Any, run: dict[str, Any], table: Table, corpus: Any) -> Iterator[tuple[str, bool, str]]:
+def contact_groups(store: Any, run: RunRow, table: Table, corpus: Any) -> Iterator[tuple[str, bool, str]]:
     """(item, correct, Table 11 group) of each recall-credited trajectory of `run` on the common items (`table`)."""
     reads = _delivered_reads(store, run["id"])
     known = {it.id for it in corpus.items}
@@ -922,7 +923,7 @@ def _contact_group_of(item: Any, reads: set[tuple[str, int]]) -> str:
     return panel_measures.evidence_contact(item.gold_arxiv_ids, labels, reads)
 
 
-def table17_across_runs(rows: list[PanelRow], runs: list[dict[str, Any]], tables: list[Table]) -> Table17Runs:
+def table17_across_runs(rows: list[PanelRow], runs: Sequence[RunRow], tables: list[Table]) -> Table17Runs:
     """Table 17 across separately stored runs of one model (agent, model, dataset, setting; two or more runs):
     each run's accuracy, section recall, conversion and mean tokens over its trajectories on the common items
     (all replicates), their mean / population SD / range across the runs, and the rank stability of the models'

@@ -5,21 +5,23 @@ were not ours)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+
+from storage.rows import RunRow
 
 
-def custom(run: dict[str, Any]) -> bool:
+def custom(run: RunRow) -> bool:
     """The run was told something other than our defaults (`--prompts` with texts of its own)."""
     return "prompts" in (run.get("identity") or {})
 
 
-def label(run: dict[str, Any]) -> str:
+def label(run: RunRow) -> str:
     """'ours' or 'a prompts file', with the first 12 hex digits of the recorded hash."""
     digest = (run.get("prompt_hash") or "unrecorded")[:12]
     return f"{'a prompts file' if custom(run) else 'ours'} {digest}"
 
 
-def prompt_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
+def prompt_warnings(runs: Sequence[RunRow], who: str) -> list[str]:
     """A warning when runs read side by side were sent different prompts (their recorded hashes differ)."""
     groups: dict[str | None, list[str]] = {}
     labels: dict[str | None, str] = {}
@@ -35,7 +37,7 @@ def prompt_warnings(runs: list[dict[str, Any]], who: str) -> list[str]:
     ]
 
 
-def report_note(run: dict[str, Any]) -> str | None:
+def report_note(run: RunRow) -> str | None:
     """The legend line of a run told something other than our defaults."""
     if not custom(run):
         return None

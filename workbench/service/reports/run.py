@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from sandbox.records import ErrorKind, Termination
+from storage.rows import LightTrajectoryRow, RunRow, TrajectoryRow
 
 if TYPE_CHECKING:
     from stats.bootstrap import Interval as Resampled
@@ -65,7 +66,7 @@ def counts(obj: Any) -> Any:
     return None
 
 
-def load_table(store: Store, run: dict[str, Any], extra: tuple[str, ...] = ()) -> tuple[Table, dict[str, list]]:
+def load_table(store: Store, run: RunRow, extra: tuple[str, ...] = ()) -> tuple[Table, dict[str, list]]:
     """A run's final trajectories as a Table, plus the lists of the `extra` fields: actions decoded, the
     tool sequences as stored text (`ngrams.Encoded.from_json` reads them without a string per call)."""
     cols = store.trajectory_columns(run["id"], REPORT_FIELDS + extra, raw=("tool_sequence",))
@@ -89,7 +90,7 @@ def split_ratios(table: Table) -> dict[str, dict[str, Ratio]]:
     }
 
 
-def measures_tokens(run: dict[str, Any]) -> bool:
+def measures_tokens(run: RunRow) -> bool:
     """Whether a run's trajectories carry token counts (`sandbox.agents.registry.measures_tokens`): a scripted
     agent's 0 tokens must not win a "fewest tokens" cell."""
     from sandbox.agents.registry import measures_tokens as measured
@@ -97,7 +98,7 @@ def measures_tokens(run: dict[str, Any]) -> bool:
     return measured(run["agent"], run.get("identity"))
 
 
-def estimates_tokens(run: dict[str, Any]) -> bool:
+def estimates_tokens(run: RunRow) -> bool:
     """Whether a run's token counts are an estimate (characters / 4 of the conversation each turn), not a
     provider's count: runs made with `estimate_tokens` (a person's play always is)."""
     from sandbox.agents.human import is_human
@@ -106,7 +107,7 @@ def estimates_tokens(run: dict[str, Any]) -> bool:
     return is_human(run["agent"]) or (isinstance(identity, dict) and bool(identity.get("estimate_tokens")))
 
 
-def report_of(run: dict[str, Any], records: list[dict[str, Any]] | Table) -> RunReport:
+def report_of(run: RunRow, records: Sequence[LightTrajectoryRow] | Table) -> RunReport:
     """`run_report` from records (dicts or a Table) already loaded (the panel loads each run once)."""
     table = Table.of(records)
     four = axes.four_axes(table)
@@ -189,7 +190,7 @@ def cut_off(table: Table) -> CutOff:
     }
 
 
-def label_resolution(run: dict[str, Any]) -> LabelResolution:
+def label_resolution(run: RunRow) -> LabelResolution:
     """The label rules (docs/protocol.md#section-labels) the run's section-recall numbers were computed under,
     beside the current ones: they differ only for a run stored under older rules whose dataset could not be opened to
     recompute."""
@@ -198,7 +199,7 @@ def label_resolution(run: dict[str, Any]) -> LabelResolution:
     return {"version": run_resolution(run), "current": LABEL_RESOLUTION}
 
 
-def section_labels(store: Store, run: dict[str, Any], corpus: Any = None) -> SectionLabels:
+def section_labels(store: Store, run: RunRow, corpus: Any = None) -> SectionLabels:
     """The labels behind section recall: the items whose section recall is capped (some gold paper has no direct
     label resolved to a readable section, `section_reachable` = 0) and, with the run's corpus, how many labels
     of the run's items resolved to no section (`unresolved`: matched none; `unknown_paper`: no text for its
@@ -318,7 +319,7 @@ def legend() -> dict[str, str]:
     return {**LEGEND, **STOPPING, **HOPS}
 
 
-def position_bias(records: list[dict[str, Any]] | Table) -> PositionBias:
+def position_bias(records: Sequence[LightTrajectoryRow] | Table) -> PositionBias:
     """Which letters the agent picks, where the gold letters are, and accuracy per gold letter (docs/metrics.md)."""
     table = Table.of(records)
     letters = "ABCD"
@@ -333,7 +334,7 @@ def position_bias(records: list[dict[str, Any]] | Table) -> PositionBias:
 
 
 def analytics(
-    records: list[dict[str, Any]] | Table, actions: list[Any] | None = None, sequences: Any = None
+    records: Sequence[TrajectoryRow] | Table, actions: list[Any] | None = None, sequences: Any = None
 ) -> Analytics:
     """Trajectory analytics of one run: bigram Δ-accuracy, top trigram, transitions, stopping behaviour.
 
@@ -357,7 +358,7 @@ def analytics(
 
 
 def _actions_and_sequences(
-    records: list[dict[str, Any]] | Table, n: int, actions: list[Any] | None, sequences: Any
+    records: Sequence[TrajectoryRow] | Table, n: int, actions: list[Any] | None, sequences: Any
 ) -> tuple[list[Any], Any]:
     """Each trajectory's compact actions and tool sequence: from the records when they are dicts, else as given;
     no actions: none per trajectory, no sequences: each trajectory's actions' tool names."""
@@ -369,7 +370,7 @@ def _actions_and_sequences(
     return actions, sequences
 
 
-def _record_actions(records: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+def _record_actions(records: Sequence[TrajectoryRow]) -> tuple[list[Any], list[Any]]:
     """The actions and tool sequences of trajectories given as dicts (none: empty)."""
     return [r.get("actions") or [] for r in records], [r.get("tool_sequence") or [] for r in records]
 
@@ -416,7 +417,7 @@ def is_proportion(key: str) -> bool:
 
 
 def intervals(
-    records: list[dict[str, Any]] | Table, n_boot: int = 10_000, seed: int = 0, tokens_measured: bool = True
+    records: Sequence[LightTrajectoryRow] | Table, n_boot: int = 10_000, seed: int = 0, tokens_measured: bool = True
 ) -> dict[str, Interval | None]:
     """95% intervals of every ratio of the report, keys as `stats.axes.ratio_terms`.
 
@@ -499,7 +500,7 @@ def transition_report(store: Store, name: str) -> RunTransitions:
     return transitions_of(run, encoded_sequences(texts))
 
 
-def transitions_of(run: dict[str, Any], sequences: Any) -> RunTransitions:
+def transitions_of(run: RunRow, sequences: Any) -> RunTransitions:
     """`transition_report` from tool sequences already loaded (lists of names, or `stats.ngrams.Encoded`)."""
     return {"run": run["name"], **transition_layout(sequences)}
 

@@ -4,10 +4,10 @@ their own multipliers) or `study` (the scaling study's App. C.1: all input at th
 from __future__ import annotations
 
 from statistics import fmean
-from typing import Any
 
 from sandbox.pricing import find_price, study_cost
 from sandbox.records import Usage
+from storage.rows import LightTrajectoryRow
 
 COST_MODES = ("cache-aware", "study")
 COST_RULES = {
@@ -17,20 +17,21 @@ COST_RULES = {
 }
 
 
-def trajectory_cost(run: dict[str, Any], t: dict[str, Any], mode: str = "cache-aware") -> float | None:
-    """A stored trajectory's cost in USD under `mode`; None when unpriced (a scripted agent, an unknown model)."""
+def trajectory_cost(model: str | None, t: LightTrajectoryRow, mode: str = "cache-aware") -> float | None:
+    """A stored trajectory of a run of `model` (None: a scripted agent's) priced in USD under `mode`; None when
+    unpriced (a scripted agent, an unknown model)."""
     if mode == "cache-aware":
         return t["cost_usd"]
-    if t["cost_usd"] is None and not run.get("model"):
+    if t["cost_usd"] is None and not model:
         return None
-    price = find_price(run["model"]) if run.get("model") else None
+    price = find_price(model) if model else None
     return study_cost(
         price,
         Usage(
-            prompt=t.get("prompt_tokens") or 0,
-            completion=t.get("completion_tokens") or 0,
-            cache_read=t.get("cache_read_tokens") or 0,
-            cache_creation=t.get("cache_creation_tokens") or 0,
+            prompt=t["prompt_tokens"] or 0,
+            completion=t["completion_tokens"] or 0,
+            cache_read=t["cache_read_tokens"] or 0,
+            cache_creation=t["cache_creation_tokens"] or 0,
         ),
     )
 

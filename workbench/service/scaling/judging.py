@@ -10,11 +10,12 @@ from typing import Any, TypedDict
 
 from stats import parallel as par
 from storage import Store
+from storage.rows import JudgmentRow, LightTrajectoryRow, RunRow
 from workbench.service.scaling.parallel_records import JudgeMeasured, JudgeRole
 from workbench.service.scaling.sequential import ScalingInputError
 
 
-def _sample_view(store: Store, traj: dict[str, Any], index: int):
+def _sample_view(store: Store, traj: LightTrajectoryRow, index: int):
     from sandbox.judges import Sample, TranscriptStep
 
     steps = store.steps(traj["id"])
@@ -129,6 +130,7 @@ class _Asker:
     def __init__(self, store: Store, run_id: int, judge, ask: bool):
         self.store, self.run_id, self.judge, self.ask = store, run_id, judge, ask
         self.cache = store.judgments(run_id, judge.name)
+        self.asked: dict[tuple[str, str, int, int | None], bool | None] = {}  # verdicts asked in this reading
         self.missing = self.unparsed = 0
 
     async def verdict_or_none(self, item, views, kind: str, a: int, b: int | None) -> bool | None:
@@ -142,14 +144,16 @@ class _Asker:
         """The verdict on sample a (pointwise), or on a against b (pairwise); `_Missing` when not stored and not
         to be asked."""
         key = (item.id, kind, a, b)
-        if key not in self.cache:
+        if key in self.cache:
+            return stored_verdict(self.cache[key])
+        if key not in self.asked:
             if not self.ask:
                 self.missing += 1
                 raise _Missing
-            self.cache[key] = await self._asked(item, views, kind, a, b)
-        return stored_verdict(self.cache[key])
+            self.asked[key] = await self._asked(item, views, kind, a, b)
+        return self.asked[key]
 
-    async def _asked(self, item, views, kind: str, a: int, b: int | None) -> dict[str, int | None]:
+    async def _asked(self, item, views, kind: str, a: int, b: int | None) -> bool | None:
         """The judge asked, its verdict stored with its prompt, reply, tokens, cost and token buckets."""
         judge = self.judge
         v = await (judge.pointwise(item, views()[a]) if b is None else judge.pairwise(item, views()[a], views()[b]))
@@ -168,19 +172,19 @@ class _Asker:
             v.cost_usd,
             None if u is None else (u.prompt, u.completion, u.cache_read, u.cache_creation),
         )
-        return {"verdict": None if v.value is None else int(v.value)}
+        return None if v.value is None else bool(int(v.value))
 
 
-def stored_verdict(row: dict[str, Any]) -> bool | None:
+def stored_verdict(row: JudgmentRow) -> bool | None:
     """A stored verdict; one stored unparsed is read again from its stored reply (`sandbox.judges` parses the
     study's `<ranking>` tag as well as ours), so verdicts a judge gave in the study's words count once read."""
-    if row.get("verdict") is not None:
+    if row["verdict"] is not None:
         return bool(row["verdict"])
-    if not row.get("reply"):
+    if not row["reply"]:
         return None
     from sandbox.judges import parse_choice, parse_judgment
 
-    return (parse_choice if row.get("kind") == "pairwise" else parse_judgment)(row["reply"])
+    return (parse_choice if row["kind"] == "pairwise" else parse_judgment)(row["reply"])
 
 
 class _Missing(Exception):
@@ -199,7 +203,7 @@ def _lazy(make):
     return get
 
 
-def recorded_judge(run: dict[str, Any]):
+def recorded_judge(run: RunRow):
     """The judge a parallel run was last read with (`--judge`, recorded), as the TUI must use it.
 
     `evidence` (offline, free) is the judge itself; `none` is None; `same` or a model string is a
@@ -208,7 +212,8 @@ def recorded_judge(run: dict[str, Any]):
     """
     from sandbox.judges import EvidenceJudge, StoredJudge
 
-    name = ((run.get("config") or {}).get("scaling") or {}).get("judge") or "evidence"
+    scaling = run["config"].get("scaling")
+    name = (scaling.get("judge") if isinstance(scaling, dict) else None) or "evidence"
     if name == "none":
         return None
     if name == "evidence":
@@ -280,7 +285,7 @@ def judge_role(name: str, model: str | None) -> JudgeRole:
     return "self" if model and name == f"llm:{model}" else "external"
 
 
-def judges_measured(store: Store, run: dict[str, Any], items: list[str], samples) -> list[JudgeMeasured]:
+def judges_measured(store: Store, run: RunRow, items: list[str], samples) -> list[JudgeMeasured]:
     """Every judge with stored pointwise verdicts on this run (trials beyond the first aside), measured against the
     truth over the samples it judged: TPR, FPR, precision, accuracy, the study's self-choice (`stats.judges`), and its
     stored pairwise verdicts with how many of them were unparsed (bump sort keeps the leader on those: counted,

@@ -16,6 +16,8 @@ from stats import parallel as par
 from stats.bootstrap import no_variation
 from stats.judges import TrialAgreement, TrialSpread
 from storage import Store
+from storage.rows import LightTrajectoryRow, RunRow, StoredRun, TrajectoryRow
+from workbench.service.reports import measures_tokens
 from workbench.service.scaling.judging import (
     Judged,
     TrialJudge,
@@ -37,7 +39,7 @@ from workbench.service.scaling.parallel_records import (
     Verdicts,
 )
 from workbench.service.scaling.readings import STUDY_NOTE, JudgeVerdicts, PerK, StudyInputs, study_rows
-from workbench.service.scaling.sequential import ScalingInputError, measures_tokens
+from workbench.service.scaling.sequential import ScalingInputError
 from workbench.views.parallel_json import ItemAgreement, JudgeTrials, ParallelReport, TrialRow
 
 
@@ -55,12 +57,12 @@ def parse_ks(text: str) -> list[int]:
 
 def parallel_samples(
     store: Store, run_name: str, corpus
-) -> tuple[dict[str, Any], list[str], list[list[dict[str, Any]]], int]:
+) -> tuple[StoredRun, list[str], list[list[TrajectoryRow]], int]:
     """The run, its items with all K samples, per item those samples in replicate order, and how many items
     still miss a sample (an interrupted run): those are left out, and `parallel_report` says how many.
     """
     run = store.run(run_name)
-    by_item: dict[str, dict[int, dict[str, Any]]] = {}
+    by_item: dict[str, dict[int, TrajectoryRow]] = {}
     for t in store.trajectories(run["id"]):
         by_item.setdefault(t["item_id"], {})[t["replicate"]] = t
     k = run["replicates"]
@@ -69,7 +71,7 @@ def parallel_samples(
     return run, items, samples, len(by_item) - len(items)
 
 
-def vote_key(sample: dict[str, Any]) -> str | None:
+def vote_key(sample: LightTrajectoryRow) -> str | None:
     """What a sample votes for: its parsed letter (`predicted_index`), not the raw answer text, so "(b)",
     "B." and "b" are one vote for B; an unparsed or missing answer abstains."""
     index = sample.get("predicted_index")
@@ -571,7 +573,7 @@ def _commit_cost(
     return usd, tokens, mean / (usd / n) if usd else None, mean / (tokens / n / 1e6) if tokens else None
 
 
-def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "cache-aware") -> Spend:
+def _spend(store: Store, run: RunRow, samples, judge, cost_mode: str = "cache-aware") -> Spend:
     """Sampling and judging totals, and the mean price and tokens of one stored verdict of each kind.
 
     An offline judge (no model) costs nothing; an unpriced model's verdicts leave the cost unknown (None).
@@ -598,11 +600,11 @@ def _spend(store: Store, run: dict[str, Any], samples, judge, cost_mode: str = "
     return out
 
 
-def _sampling_usd(run: dict[str, Any], samples, cost_mode: str) -> float | None:
+def _sampling_usd(run: RunRow, samples, cost_mode: str) -> float | None:
     """The samples' cost under `cost_mode` (`costs.trajectory_cost`), None when none of them was priced."""
     from workbench.service.scaling.costs import trajectory_cost
 
-    prices = [trajectory_cost(run, t, cost_mode) for rows in samples for t in rows]
+    prices = [trajectory_cost(run["model"], t, cost_mode) for rows in samples for t in rows]
     costs = [c for c in prices if c is not None]
     return sum(costs) if costs else None
 

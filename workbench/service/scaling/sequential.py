@@ -10,6 +10,8 @@ import numpy as np
 
 from stats.plateau import parse_budget, plateau
 from storage import Store
+from storage.rows import RunRow, StoredRun, TrajectoryRow
+from workbench.service.agents import measures_tokens
 from workbench.views.sequential_records import (
     Axis,
     CostMode,
@@ -164,11 +166,18 @@ def _design(scaling: dict[str, Any]) -> tuple[str, str, str]:
     return scaling.get("axis") or "?", scaling.get("protocol") or "fresh", strategy_of(scaling)
 
 
-def group_designs(runs: list[dict[str, Any]]) -> dict[tuple[str, str, str], list[str]]:
+def recorded_scaling(run: RunRow) -> dict[str, Any]:
+    """What a run recorded of its scaling design (`config.scaling`: `_scaling_record`'s keys for a level), {} when
+    it recorded none."""
+    scaling = run["config"].get("scaling")
+    return scaling if isinstance(scaling, dict) else {}
+
+
+def group_designs(runs: list[StoredRun]) -> dict[tuple[str, str, str], list[str]]:
     """(axis, protocol, strategy) → the budget labels recorded under it; one key for a well-formed group."""
     out: dict[tuple[str, str, str], list[str]] = {}
     for r in runs:
-        scaling = (r.get("config") or {}).get("scaling") or {}
+        scaling = recorded_scaling(r)
         out.setdefault(_design(scaling), []).append(str(scaling.get("budget")))
     return out
 
@@ -219,7 +228,7 @@ def sequential_group(store: Store, group: str, finished_only: bool = False) -> l
             f"group '{group}' mixes {_designs_text(designs)}: its budgets are not one grid; "
             f"give each study its own --run name"
         )
-    runs.sort(key=lambda r: parse_budget(r["config"]["scaling"]["budget"]))
+    runs.sort(key=lambda r: parse_budget(recorded_scaling(r)["budget"]))
     return [StoredLevel(r, store.trajectories(r["id"])) for r in runs]
 
 
@@ -227,13 +236,13 @@ def sequential_group(store: Store, group: str, finished_only: bool = False) -> l
 class StoredLevel:
     """One budget level of a sequential group as stored: its run and its finished trajectories."""
 
-    run: dict[str, Any]
-    trajectories: list[dict[str, Any]]
+    run: StoredRun
+    trajectories: list[TrajectoryRow]
 
 
 def group_scores(levels: list[StoredLevel]) -> tuple[list[str], list[str], np.ndarray]:
     """Per-item correctness at each budget of a `sequential_group`: (budgets, items, n×K×T)."""
-    budgets = [level.run["config"]["scaling"]["budget"] for level in levels]
+    budgets = [recorded_scaling(level.run)["budget"] for level in levels]
     per_run = [_correct_by_item(level) for level in levels]
     items = sorted(set().union(*per_run))
     trials = max((len(c) for cells in per_run for c in cells.values()), default=1)
@@ -301,15 +310,15 @@ def group_plateau(
     `cost_mode` "study" prices the levels by the study's rule (`costs.COST_MODES`), on fresh groups only.
     """
     levels = sequential_group(store, group, finished_only)
-    if cost_mode == "study" and (levels[0].run["config"]["scaling"].get("protocol") == "continuation"):
+    if cost_mode == "study" and (recorded_scaling(levels[0].run).get("protocol") == "continuation"):
         raise ScalingInputError(
             "--cost-mode study prices trajectories from their token counts, which under the "
             "continuation protocol include the replayed prefix: use it on fresh groups"
         )
     budgets, items, matrix = group_scores(levels)
-    scaling = levels[0].run["config"]["scaling"]
+    scaling = recorded_scaling(levels[0].run)
     result = plateau_result(budgets, items, matrix, matched_trials=scaling.get("protocol") == "continuation", **options)
-    result["axis"], result["protocol"] = scaling.get("axis"), scaling.get("protocol", "fresh")
+    result["axis"], result["protocol"] = scaling["axis"], scaling.get("protocol", "fresh")  # `_scaling_record`
     result["strategy"], result["group"] = strategy_of(scaling), group
     result["levels"] = group_levels(store, levels, cost_mode)
     result["cost_mode"] = cost_mode
@@ -347,10 +356,10 @@ def group_levels(store: Store, levels: list[StoredLevel], cost_mode: CostMode = 
     out: list[Level] = []
     for level in levels:
         r, rows = level.run, level.trajectories
-        scaling = r["config"]["scaling"]
+        scaling = recorded_scaling(r)
         axis, value = scaling.get("axis"), scaling.get("value")
         profile = store.context_profile(r["id"], from_stored(r.get("prompts")).stop, PREFIX_MARK)
-        measured = measures_tokens(r)
+        measured = measures_tokens(r["agent"], r.get("identity"))
         correct = sum(bool(t["correct"]) for t in rows)
         spent = _level_spend(level, profile, chain if scaling.get("protocol") == "continuation" else None, cost_mode)
         reached = [_reached(axis, value, t, _profile(profile, t)) for t in rows]
@@ -405,7 +414,7 @@ class _Spent:
         )
 
 
-def _profile(profile: dict[int, dict[str, int]], t: dict[str, Any]) -> dict[str, int]:
+def _profile(profile: dict[int, dict[str, int]], t: TrajectoryRow) -> dict[str, int]:
     """A trajectory's context profile (`Store.context_profile`); zeros for one without calls."""
     return profile.get(t["id"], {"first_context": 0, "max_context": 0, "stops": 0, "prefix_tokens": 0})
 
@@ -423,7 +432,7 @@ def _level_spend(
     out = _Spent()
     for t in level.trajectories:
         own_tokens = (t["tokens"] or 0) - _profile(profile, t)["prefix_tokens"]
-        own_cost = trajectory_cost(level.run, t, cost_mode)
+        own_cost = trajectory_cost(level.run["model"], t, cost_mode)
         key = (t["item_id"], t["replicate"])
         below = chain.get(key, (0.0, None)) if chain is not None else (0.0, None)
         item_tokens, item_cost = below[0] + own_tokens, _add(below[1], own_cost)
@@ -435,7 +444,7 @@ def _level_spend(
     return out
 
 
-def level_interval(rows: list[dict[str, Any]]) -> Interval | None:
+def level_interval(rows: list[TrajectoryRow]) -> Interval | None:
     """A level's accuracy with its 95% Wilson interval, clustered by item (`stats.wilson.clustered_wilson`): with
     replicates, the trajectories of one item are correlated, so the interval is Wilson's at the effective n
     (trajectories ÷ the design effect); with one trajectory per item it is the plain Wilson. None without rows."""
@@ -465,26 +474,19 @@ def _verifier_spend(spend: StrategySpend, scaling: dict[str, Any], cost_mode: Co
     return spend
 
 
-def measures_tokens(run: dict[str, Any]) -> bool:
-    """Whether a run's cost and tokens were measured: a scripted agent calls no model (`reports.measures_tokens`)."""
-    from workbench.service.reports import measures_tokens as measured
-
-    return measured(run)
-
-
 def _add(a: float | None, b: float | None) -> float | None:
     """Sum of two optional amounts; None only when both are unknown (an unpriced call adds nothing)."""
     return None if a is None and b is None else (a or 0.0) + (b or 0.0)
 
 
-def _reached(axis: str | None, value: Any, t: dict[str, Any], prof: dict[str, int]) -> bool:
+def _reached(axis: str | None, value: Any, t: TrajectoryRow, prof: dict[str, int]) -> bool:
     """Whether this trajectory went over its level's cap (see `group_levels`)."""
     if axis == "tokens":
         return prof["max_context"] > value
     if axis == "turns":
         return (t["turns"] or 0) >= value
     if axis == "points":
-        return (t["points_used"] or 0) >= value or any(a[1] == "rejected" for a in t.get("actions") or [])
+        return (t["points_used"] or 0) >= value or any(isinstance(a, list) and a[1] == "rejected" for a in t["actions"])
     return False
 
 

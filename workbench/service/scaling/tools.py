@@ -15,7 +15,8 @@ from dataclasses import replace
 from typing import Any
 
 from storage import Store
-from workbench.service.scaling.sequential import ScalingInputError
+from storage.rows import StoredRun
+from workbench.service.scaling.sequential import ScalingInputError, recorded_scaling
 from workbench.views.sequential_records import ToolsReport
 
 DETAILS = ("full", "short", "names")
@@ -79,8 +80,8 @@ def tools_group(store: Store, group: str) -> list[str]:
             f"no registry-size runs in group '{group}' (`scale tools` makes them, its --run naming the group)"
         )
 
-    def order(r: dict[str, Any]) -> tuple[int, int]:
-        s = (r.get("config") or {}).get("scaling") or {}
+    def order(r: StoredRun) -> tuple[int, int]:
+        s = recorded_scaling(r)
         return int(s.get("count") or 0), DETAILS.index(s["detail"]) if s.get("detail") in DETAILS else -1
 
     return [r["name"] for r in sorted(runs, key=order)]

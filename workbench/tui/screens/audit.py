@@ -29,6 +29,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
+from storage.rows import VerdictRow
 from workbench.service import audit
 from workbench.service.datasets import dataset_label
 from workbench.service.paths import export_dir
@@ -59,9 +60,11 @@ def reviewer_problem(name: str) -> str | None:
     return None
 
 
-def item_rows(corpus, verdicts: dict[str, dict[str, Any]]) -> list[tuple[str, str, str]]:
+def item_rows(corpus, verdicts: dict[str, VerdictRow]) -> list[tuple[str, str, str]]:
     """(item id, kind, current verdict) for the list on the left."""
-    return [(i.id, f"{i.kind}_d{i.depth}", verdicts.get(i.id, {}).get("verdict", "—")) for i in corpus.items]
+    return [
+        (i.id, f"{i.kind}_d{i.depth}", verdicts[i.id]["verdict"] if i.id in verdicts else "—") for i in corpus.items
+    ]
 
 
 def head_text(ev: dict[str, Any]) -> Text:
@@ -274,7 +277,7 @@ class AuditScreen(WorkbenchNode, Screen):
         self._title(verdicts)
         table.focus()
 
-    def _verdicts(self) -> dict[str, dict[str, Any]]:
+    def _verdicts(self) -> dict[str, VerdictRow]:
         store = self._store(readonly=True)
         if store is None:
             return {}
@@ -283,7 +286,7 @@ class AuditScreen(WorkbenchNode, Screen):
         finally:
             store.close()
 
-    def _title(self, verdicts: dict[str, dict[str, Any]]) -> None:
+    def _title(self, verdicts: dict[str, VerdictRow]) -> None:
         n = len(self.corpus.items)
         key = bound_key(self.app, "audit.reviewer", "R")
         self.query_one("#audit-title", Static).update(

@@ -32,7 +32,15 @@ from textual.widgets import ContentSwitcher, DataTable, Input, OptionList, Stati
 from textual.widgets.option_list import Option
 
 from workbench.service.datasets import dataset_key
-from workbench.service.play import PlayError, SessionRequest, abandon, plan_session, reveal_rows, session_runner
+from workbench.service.play import (
+    PlayError,
+    RevealRow,
+    SessionRequest,
+    abandon,
+    plan_session,
+    reveal_rows,
+    session_runner,
+)
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.itempane import LETTERS, gold_of, item_text
@@ -119,7 +127,7 @@ class PlayScreen(WorkbenchNode, Screen):
         self.started_at: float | None = None
         self.stopped_at: float | None = None
         self.trajectory: Any = None
-        self.reveal: list[dict[str, Any]] = []
+        self.reveal: list[RevealRow] = []
         self.plan: Any = None
         self._next = asyncio.Event()
 
@@ -758,7 +766,7 @@ class PlayScreen(WorkbenchNode, Screen):
         self.app.pop_screen()
 
 
-def reveal_cells(row: dict[str, Any]) -> list[Text]:
+def reveal_cells(row: RevealRow) -> list[Text]:
     """One stored run on the item: who, whether right and the answer (or how it ended), points, turns, recall."""
     who = row["agent"] + (f" {row['model']}" if row.get("model") else "")
     if row.get("ablation") and row["ablation"] != "full":
@@ -775,7 +783,7 @@ def reveal_cells(row: dict[str, Any]) -> list[Text]:
     ]
 
 
-def result_text(row: dict[str, Any]) -> str:
+def result_text(row: RevealRow) -> str:
     """`✓ B`, `✗ C`, or for an episode that ended without an answer `✗ — budget` (its termination)."""
     if row.get("termination") != "answer":
         return f"✗ — {sanitize(row.get('termination') or '?')}"

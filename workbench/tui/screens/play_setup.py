@@ -6,8 +6,6 @@ screen; the items themselves are chosen when the session opens the corpus (`work
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,6 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from storage.rows import RunListRow
 from workbench.service.datasets import dataset_key
 from workbench.service.play import SessionRequest, player_error, session_name
 from workbench.tui.host import WorkbenchNode
@@ -152,7 +151,7 @@ class PlaySetupScreen(WorkbenchNode, ModalScreen[SessionRequest | None]):
             "include": "yes" if self.query_one("#setup-include", Checkbox).value else "",
         }
 
-    def _runs(self) -> list[dict[str, Any]]:
+    def _runs(self) -> list[RunListRow]:
         store = self.app.open_store(create=False)
         return store.runs() if store is not None else []
 
@@ -191,7 +190,7 @@ class PlaySetupScreen(WorkbenchNode, ModalScreen[SessionRequest | None]):
         ):
             self.query_one(row).display = shown
 
-    def _offer_runs(self, runs: list[dict[str, Any]], key: str) -> None:
+    def _offer_runs(self, runs: list[RunListRow], key: str) -> None:
         """The agents' runs on dataset `key` as the run choices (set again only when they change)."""
         from workbench.service.agents import is_human
 
@@ -231,7 +230,7 @@ class PlaySetupScreen(WorkbenchNode, ModalScreen[SessionRequest | None]):
             self.dismiss(None)
 
     def checked(
-        self, values: dict[str, str], runs: list[dict[str, Any]] | None = None
+        self, values: dict[str, str], runs: list[RunListRow] | None = None
     ) -> tuple[SessionRequest | None, dict[str, str]]:
         """`validate_setup`, and "only the unfinished items" of a session that has none is refused here, before
         Start, rather than as "nothing left to play" after it."""

@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import ColumnKey
 
 from workbench.service.datasets import dataset_label
-from workbench.service.runlist import TagError, natural_key
+from workbench.service.runlist import RunListing, TagError, natural_key
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.footer import KeysFooter
@@ -55,18 +55,18 @@ def text_widths(name: int, agent: int, room: int, floors: tuple[int, int] = (TEX
     return name, agent
 
 
-def agent_label(row: dict[str, Any]) -> str:
+def agent_label(row: RunListing) -> str:
     return _agent_words(row) + (f" {_tag_words(row)}" if _tag_words(row) else "")
 
 
-def _agent_words(row: dict[str, Any]) -> str:
+def _agent_words(row: RunListing) -> str:
     text = row["agent"] + (f" {row['model']}" if row.get("model") else "")
     if row.get("ablation") and row["ablation"] != "full":
         text += f" · {row['ablation']}"
     return text
 
 
-def _tag_words(row: dict[str, Any]) -> str:
+def _tag_words(row: RunListing) -> str:
     """`[GPT · closed]`: the panel's grouping, where known (scripted runs: once tagged), else ''."""
     if not (row.get("family") or row.get("tier")):
         return ""
@@ -78,7 +78,7 @@ def _tag_words(row: dict[str, Any]) -> str:
 AGENT_MIN = 6  # cells the agent keeps before its tag gives way
 
 
-def agent_cell(row: dict[str, Any], width: int) -> str:
+def agent_cell(row: RunListing, width: int) -> str:
     """The AGENT / MODEL cell in `width` cells: what does not fit is elided from the agent and model's middle, and
     the tag stays whole (`oracle · n…ch [GPT · closed]`); clipping the whole cell's middle cut both
     (`heuristic · clo…ristic · open]`). A tag too wide to leave the agent AGENT_MIN cells is left out."""
@@ -95,7 +95,7 @@ def agent_cell(row: dict[str, Any], width: int) -> str:
     return f"{clip_middle(agent, room)} {tag}"
 
 
-def matches(row: dict[str, Any], query: str) -> bool:
+def matches(row: RunListing, query: str) -> bool:
     if not query:
         return True
     hay = " ".join(
@@ -105,7 +105,7 @@ def matches(row: dict[str, Any], query: str) -> bool:
 
 
 def sort_key(column: str):
-    def key(row: dict[str, Any]):
+    def key(row: RunListing):
         value = {
             "created": row.get("created_at") or "",
             "agent": agent_label(row),
@@ -162,7 +162,7 @@ class RunsScreen(WorkbenchNode, Screen):
 
     def __init__(self):
         super().__init__()
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[RunListing] = []
         self.shown: list[str] = []
         self.sort_column = "created"
         self.sort_reverse = False
@@ -270,7 +270,7 @@ class RunsScreen(WorkbenchNode, Screen):
             (f"{keys} lists the keys · ctrl+p opens the command palette · {leave} quits", "dim"),
         )
 
-    def _cells(self, row: dict[str, Any]) -> list[Any]:
+    def _cells(self, row: RunListing) -> list[Any]:
         job = self.app.jobs.get(row["name"])
         status = row["status"]
         if job is not None and job.active:
@@ -296,7 +296,7 @@ class RunsScreen(WorkbenchNode, Screen):
             status_text,
         ]
 
-    def _fit(self, rows: list[dict[str, Any]]) -> bool:
+    def _fit(self, rows: list[RunListing]) -> bool:
         """Fit NAME and AGENT / MODEL to the table's width, so DONE, ACC and STATE stay in view at 80 columns;
         whether the widths changed (a DataTable column only ever widens: the rows are then rebuilt)."""
         table = self.query_one(DataTable)
@@ -315,7 +315,7 @@ class RunsScreen(WorkbenchNode, Screen):
         if self.rows:
             self.render_rows()  # refits the columns, rebuilding the rows when their widths change
 
-    def _fill(self, rows: list[dict[str, Any]]) -> None:
+    def _fill(self, rows: list[RunListing]) -> None:
         table = self.query_one(DataTable)
         names = [r["name"] for r in rows]
         self._label_columns()

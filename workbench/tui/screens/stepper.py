@@ -111,7 +111,7 @@ class StepperScreen(SteppingScreen):
             f"({sanitize(traj.get('answer') or '—')}) · {traj.get('termination')} · "
             f"trajectory {self.index + 1}/{len(self.ids)} · {self.run['name']}"
         )
-        title += trajectory_note(traj)
+        title += trajectory_note(traj.get("error"))
         self.query_one("#stepper-title", Static).update(Text(title))
         self.redraw()
 

@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
+from storage.rows import TrajectoryListRow
 from workbench.service.agents import measures_tokens
 from workbench.service.datasets import dataset_label
 from workbench.tui.host import WorkbenchNode
@@ -47,7 +48,7 @@ def _none_last(value: Any) -> tuple[bool, Any]:
 
 
 # `s` cycles through these: sort name → key of a trajectory row (None values last)
-SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
+SORTS: dict[str, Callable[[TrajectoryListRow], Any]] = {
     "stored": lambda t: t["id"],
     "item": lambda t: (t["item_id"], t.get("replicate") or 0),
     "result": lambda t: (bool(t.get("correct")), t["id"]),
@@ -60,7 +61,7 @@ SORTS: dict[str, Callable[[dict[str, Any]], Any]] = {
 }
 
 
-def cells(t: dict[str, Any], tokens_measured: bool = True) -> tuple[str, ...]:
+def cells(t: TrajectoryListRow, tokens_measured: bool = True) -> tuple[str, ...]:
     """The row of a trajectory, one plain string per column (sanitised: drawn as text, never markup); TOKENS is
     "—" for a run whose tokens are not measured (a scripted agent), as the reports say."""
     return (
@@ -99,7 +100,7 @@ def appended(old: list[int], new: list[int]) -> bool:
     return bool(old) and len(new) > len(old) and all(a == b for a, b in zip(old, new, strict=False))
 
 
-def matches(t: dict[str, Any], query: str) -> bool:
+def matches(t: TrajectoryListRow, query: str) -> bool:
     """Every word of `query` in the row's item id, type, depth, ending, answer, outcome (correct/wrong, ✓/✗) or the
     kind of option a wrong answer chose."""
     if not query:
@@ -142,8 +143,8 @@ class RunScreen(WorkbenchNode, Screen):
         self.run_name = name
         self.initial_tab = tab
         self.run: dict[str, Any] = {}
-        self.rows: list[dict[str, Any]] = []  # every finished trajectory, in stored order
-        self.shown: list[dict[str, Any]] = []  # filtered and sorted: what the table shows
+        self.rows: list[TrajectoryListRow] = []  # every finished trajectory, in stored order
+        self.shown: list[TrajectoryListRow] = []  # filtered and sorted: what the table shows
         self.sort_column = "stored"
         self.sort_reverse = False
         self.progress: tuple | None = None
@@ -220,7 +221,7 @@ class RunScreen(WorkbenchNode, Screen):
         if self.run:
             self._title()  # the name is clipped to the width
 
-    def view_rows(self) -> list[dict[str, Any]]:
+    def view_rows(self) -> list[TrajectoryListRow]:
         """The rows as filtered and sorted now."""
         query = self._query = self.query_one("#run-filter", Input).value.strip()
         rows = [t for t in self.rows if matches(t, query)]
@@ -252,7 +253,7 @@ class RunScreen(WorkbenchNode, Screen):
         index = ids.index(current) if current in ids else 0
         table.set_rows([self._row(t) for t in self.shown], cursor=index)
 
-    def _row(self, t: dict[str, Any]) -> tuple[str, ...]:
+    def _row(self, t: TrajectoryListRow) -> tuple[str, ...]:
         row = self._cells.get(t["id"])
         if row is None:
             row = self._cells[t["id"]] = cells(t, measures_tokens(self.run.get("agent"), self.run.get("identity")))

@@ -203,9 +203,9 @@ def _path_state(role: str, read: bool, visited: bool, styles: PaneStyles) -> tup
     return "·", styles.muted
 
 
-def trajectory_note(traj: dict[str, Any]) -> str:
-    """` · ⚠ why`, for a trajectory that carries an error or a mark (a person's play `resumed` after seeing tool
-    results or `replayed` after seeing the gold answer), else nothing."""
-    if not traj.get("error"):
+def trajectory_note(error: str | None) -> str:
+    """` · ⚠ why`, for a trajectory that carries an error or a mark (its `error`: a person's play `resumed` after
+    seeing tool results or `replayed` after seeing the gold answer), else nothing."""
+    if not error:
         return ""
-    return f" · ⚠ {clip(sanitize(one_line(str(traj['error']), 200)), 90)}"
+    return f" · ⚠ {clip(sanitize(one_line(str(error), 200)), 90)}"
