@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Required, TypedDict, get_args
 
 from storage.json_types import JsonObject
+from storage.records import CapsRecord, StepUsage  # the store's records, named here for the sandbox and front ends
 
 # The closed word sets the records carry, named once: the store, the reports and the screens read these words.
 Termination = Literal["answer", "budget", "token_limit", "max_turns", "error"]  # how an episode ended
@@ -86,28 +87,6 @@ class ToolSchema(TypedDict, total=False):
     name: Required[str]
     description: str
     parameters: JsonObject
-
-
-class CapsRecord(TypedDict, total=False):
-    """The caps as a run records them (`Caps.as_dict` writes every key; a key a stored run lacks reads as the
-    protocol's value, `recorded_limits`)."""
-
-    budget: int
-    max_turns: int
-    max_tokens_total: int
-    costs: dict[str, int]
-    disabled_tools: list[str]
-
-
-class StepUsage(TypedDict, total=False):
-    """The usage a step records: the four token buckets and the provider's raw usage record (the episode writes
-    every key; a bucket a stored step lacks reads as 0)."""
-
-    prompt: int
-    completion: int
-    cache_read: int
-    cache_creation: int
-    raw: JsonObject | None
 
 
 TOOL_COSTS: dict[str, int] = {

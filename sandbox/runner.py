@@ -35,7 +35,9 @@ from sandbox.rescore import RECOMPUTED
 from sandbox.sections import LABEL_RESOLUTION
 from sandbox.shard import Shard
 from storage import Store
+from storage.json_types import JsonValue
 from storage.locks import RunLock
+from storage.records import ItemMeta, StepRecord, TrajectoryRecord
 from storage.step_writer import PendingTrajectory, StepWriter
 from storage.store import now as _now
 
@@ -221,7 +223,7 @@ def prompt_hash(prompts: Prompts) -> str:
     return template_hash() if prompts.is_default else prompts.digest
 
 
-def item_meta(item: Item) -> dict[str, Any]:
+def item_meta(item: Item) -> ItemMeta:
     """The item fields every report splits by, stored with each trajectory so reports need no corpus."""
     return {
         "question_type": item.question_type,
@@ -236,7 +238,7 @@ def item_meta(item: Item) -> dict[str, Any]:
     }
 
 
-def paper_role(item: Item, paper: Any) -> str | None:
+def paper_role(item: Item, paper: JsonValue) -> str | None:
     """What a named paper is to this item: gold, bridge, seed or other (None when no paper is named)."""
     if not isinstance(paper, str):
         return None
@@ -247,9 +249,9 @@ def paper_role(item: Item, paper: Any) -> str | None:
     return "seed" if paper == item.seed_paper_id else "other"
 
 
-def actions(item: Item, steps: list[Step]) -> list[list[Any]]:
+def actions(item: Item, steps: list[Step]) -> list[list[JsonValue]]:
     """Every call as [tool, status, paper, role, delivered]: what trajectory analytics need, without texts."""
-    out = []
+    out: list[list[JsonValue]] = []
     for s in steps:
         if s.kind != "tool":
             continue
@@ -259,23 +261,75 @@ def actions(item: Item, steps: list[Step]) -> list[list[Any]]:
     return out
 
 
-def step_record(step: Step) -> dict[str, Any]:
-    """A step flattened for the store (a shallow copy: `asdict` deep-copies every tool argument on the hot path)."""
-    d = dict(vars(step))
-    ledger = d.pop("ledger")
-    d.update(
-        points_used=ledger.points_used,
-        points_left=ledger.points_left,
-        tokens=ledger.tokens,
-        rejections=ledger.rejections,
-    )
-    return d
+def step_record(step: Step) -> StepRecord:
+    """A step flattened for the store, its ledger's meters in place of the ledger (the values themselves, not copies:
+    `asdict` would deep-copy every tool argument on the hot path)."""
+    ledger = step.ledger
+    return {
+        "index": step.index,
+        "turn": step.turn,
+        "kind": step.kind,
+        "text": step.text,
+        "tool_name": step.tool_name,
+        "tool_args": step.tool_args,
+        "tool_call_id": step.tool_call_id,
+        "cost": step.cost,
+        "status": step.status,
+        "paper_id": step.paper_id,
+        "arxiv_id": step.arxiv_id,
+        "section_index": step.section_index,
+        "delivered": step.delivered,
+        "usage": step.usage,
+        "cost_usd": step.cost_usd,
+        "elapsed_s": step.elapsed_s,
+        "reasoning_chars": step.reasoning_chars,
+        "hop": step.hop,
+        "finish_reason": step.finish_reason,
+        "points_used": ledger.points_used,
+        "points_left": ledger.points_left,
+        "tokens": ledger.tokens,
+        "rejections": ledger.rejections,
+    }
 
 
-def trajectory_record(traj: Trajectory) -> dict[str, Any]:
-    """A trajectory's fields for the store: a shallow copy, as `step_record` (`asdict` deep-copies every value,
-    ~0.1 ms per episode, and the store only reads them)."""
-    return dict(vars(traj))
+def trajectory_record(traj: Trajectory) -> TrajectoryRecord:
+    """A trajectory's fields for the store, in the dataclass's order (the values themselves: `asdict` deep-copies
+    every value, ~0.1 ms per episode, and the store only reads them)."""
+    return {
+        "item_id": traj.item_id,
+        "termination": traj.termination,
+        "answer": traj.answer,
+        "predicted_index": traj.predicted_index,
+        "correct": traj.correct,
+        "reasoning": traj.reasoning,
+        "turns": traj.turns,
+        "model_calls": traj.model_calls,
+        "points_used": traj.points_used,
+        "tokens": traj.tokens,
+        "prompt_tokens": traj.prompt_tokens,
+        "completion_tokens": traj.completion_tokens,
+        "cache_read_tokens": traj.cache_read_tokens,
+        "cache_creation_tokens": traj.cache_creation_tokens,
+        "tool_calls": traj.tool_calls,
+        "turns_with_calls": traj.turns_with_calls,
+        "tool_errors": traj.tool_errors,
+        "api_errors": traj.api_errors,
+        "transient_retries": traj.transient_retries,
+        "paper_recall": traj.paper_recall,
+        "paper_recall_any": traj.paper_recall_any,
+        "section_recall": traj.section_recall,
+        "section_recall_any": traj.section_recall_any,
+        "section_recall_loose": traj.section_recall_loose,
+        "reads": traj.reads,
+        "cost_usd": traj.cost_usd,
+        "wall_time_s": traj.wall_time_s,
+        "error": traj.error,
+        "error_kind": traj.error_kind,
+        "continues": traj.continues,
+        "chosen_type": traj.chosen_type,
+        "cut_off_turns": traj.cut_off_turns,
+        "lost_calls": traj.lost_calls,
+    }
 
 
 # The garbage collector's first threshold while a run executes (Python's default: 700 net allocations). Every
@@ -659,11 +713,9 @@ class Runner:
             )
             meta = item_meta(item)
             trajectory = self.writer.begin(self.run_id, item.id, replicate, attempt, meta)
-            pending: list[dict[str, Any]] = []
+            pending: list[StepRecord] = []
 
-            async def commit(
-                trajectory: PendingTrajectory = trajectory, pending: list[dict[str, Any]] = pending
-            ) -> None:
+            async def commit(trajectory: PendingTrajectory = trajectory, pending: list[StepRecord] = pending) -> None:
                 """The turn's steps committed (with every other episode's of the moment) before the next model
                 call is sent."""
                 if pending:
@@ -676,7 +728,7 @@ class Runner:
             # that awaits a server on every call yields there (each yield costs the event loop's one thread).
             yields = not getattr(agent, "yields_in_act", False)
 
-            async def sink(step: Step, pending: list[dict[str, Any]] = pending, yields: bool = yields) -> None:
+            async def sink(step: Step, pending: list[StepRecord] = pending, yields: bool = yields) -> None:
                 pending.append(step_record(step))
                 self._account(step)
                 self.on_event(RunEvent("step", item.id, replicate, step=step, done=self.done, planned=self.planned))

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from storage.json_types import JsonValue
+from storage.records import ItemMeta, StepRecord, TrajectoryRecord
 from storage.rows import (
     DeliveredStep,
     HistoryRow,
@@ -461,12 +462,12 @@ class Store:
         ).fetchone()
         return None if row is None else row[0]
 
-    def begin_trajectory(self, run_id: int, item_id: str, replicate: int, attempt: int, meta: dict[str, Any]) -> int:
+    def begin_trajectory(self, run_id: int, item_id: str, replicate: int, attempt: int, meta: ItemMeta) -> int:
         with self.transaction():
             return self.insert_trajectory(run_id, item_id, replicate, attempt, meta, now())
 
     def insert_trajectory(
-        self, run_id: int, item_id: str, replicate: int, attempt: int, meta: dict[str, Any], started_at: str
+        self, run_id: int, item_id: str, replicate: int, attempt: int, meta: ItemMeta, started_at: str
     ) -> int:
         """Insert a running trajectory inside the caller's transaction; its row id."""
         cur = self.conn.execute(
@@ -474,17 +475,17 @@ class Store:
         )
         return inserted_id(cur)
 
-    def add_step(self, trajectory_id: int, step: dict[str, Any]) -> None:
+    def add_step(self, trajectory_id: int, step: StepRecord) -> None:
         """Commit one step now. `step` holds the Step's fields flattened (ledger state included)."""
         self.add_steps(trajectory_id, [step])
 
-    def add_steps(self, trajectory_id: int, steps: list[dict[str, Any]]) -> None:
+    def add_steps(self, trajectory_id: int, steps: list[StepRecord]) -> None:
         """Commit several steps of one trajectory in one transaction (a turn's: its reply and its tool calls)."""
         if steps:
             with self.transaction():
                 self.insert_steps(trajectory_id, steps)
 
-    def insert_steps(self, trajectory_id: int, steps: list[dict[str, Any]]) -> None:
+    def insert_steps(self, trajectory_id: int, steps: list[StepRecord]) -> None:
         """Insert steps of one trajectory inside the caller's transaction (long texts stored once, by hash)."""
         rows, texts = [], []
         for step in steps:
@@ -528,7 +529,7 @@ class Store:
         self.conn.executemany(_INSERT_STEP, rows)
 
     def finish_trajectory(
-        self, trajectory_id: int, result: dict[str, Any], final: bool, steps: Sequence[dict[str, Any]] = ()
+        self, trajectory_id: int, result: TrajectoryRecord, final: bool, steps: Sequence[StepRecord] = ()
     ) -> None:
         """Write the last `steps` and the outcome and mark the trajectory done, atomically: before this it does
         not count."""
@@ -537,7 +538,7 @@ class Store:
                 self.insert_steps(trajectory_id, list(steps))
             self.record_result(trajectory_id, result, final, now())
 
-    def record_result(self, trajectory_id: int, result: dict[str, Any], final: bool, finished_at: str) -> None:
+    def record_result(self, trajectory_id: int, result: TrajectoryRecord, final: bool, finished_at: str) -> None:
         """Write a trajectory's outcome and mark it done, inside the caller's transaction."""
         values = [(_json(result.get(k)) if k in JSON_FIELDS else result.get(k)) for k in TRAJECTORY_FIELDS]
         self.conn.execute(_RECORD_RESULT, [*values, int(final), finished_at, trajectory_id])
