@@ -35,6 +35,34 @@ ErrorKind = Literal[
 ]
 RunEventKind = Literal["started", "step", "retry", "trajectory", "finished"]  # what the runner tells its caller
 
+RunStatus = Literal["running", "done", "interrupted", "failed"]  # a run's `status` column
+
+
+class RunResult(TypedDict):
+    """What `Runner.run` returns to the CLI and the TUI: how the run ended and its totals for this session."""
+
+    run_id: int
+    status: RunStatus
+    stop_reason: str | None  # why it stopped early (a person, a run-wide limit, the model server gone)
+    limit: str | None  # the run-wide limit that stopped it: tokens | cost
+    unreachable: str | None  # the model server's error when it refused a connection
+    done: int
+    planned: int
+    correct: int
+    skipped: int  # finished before this session
+    elapsed_s: float
+
+
+class SliceRecord(TypedDict, total=False):
+    """The selection a run's config records; `shard` ("I/N") only on a sharded run."""
+
+    ids: Required[list[str]]
+    question_type: Required[str | None]
+    depth: Required[int | None]
+    limit: Required[int | None]
+    shard: str
+
+
 ChatRole = Literal["system", "user", "assistant", "tool"]  # who speaks an OpenAI-style chat message
 
 

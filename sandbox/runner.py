@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Required, TypedDict
 
 from sandbox.agents.base import Agent, ServerUnreachable
 from sandbox.agents.continuation import PREFIX_MARK, ContinuationAgent, prefix_turns
@@ -30,14 +30,14 @@ from sandbox.extra_tools.setting import open_extra_tools
 from sandbox.prompt_set import to_toml
 from sandbox.prompts import DEFAULT_PROMPTS, Prompts, build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
-from sandbox.records import Caps, Item, RunEventKind, Step, Trajectory
+from sandbox.records import Caps, Item, RunEventKind, RunResult, RunStatus, SliceRecord, Step, Trajectory
 from sandbox.rescore import RECOMPUTED
 from sandbox.sections import LABEL_RESOLUTION
 from sandbox.shard import Shard
 from storage import Store
-from storage.json_types import JsonValue
+from storage.json_types import JsonObject, JsonValue
 from storage.locks import RunLock
-from storage.records import ItemMeta, StepRecord, TrajectoryRecord
+from storage.records import ItemMeta, RunFields, StepRecord, TrajectoryRecord
 from storage.step_writer import PendingTrajectory, StepWriter
 from storage.store import now as _now
 
@@ -148,6 +148,28 @@ class RunEvent:
     note: str | None = None  # retry: why, which attempt, how long until it
 
 
+class RunConfig(TypedDict, total=False):
+    """A run's config as created (`Runner._config`): how its samples are read (`scaling`), its execution (server
+    addresses, clients, workers) and its selection; `extra_tools` on a general-agent run only, `clients` on an LLM
+    run only. A resume adds what it asked for (`Runner._resumed_config`)."""
+
+    scaling: Required[JsonObject | None]
+    context_budget: Required[int | None]
+    agent_options: Required[JsonObject]
+    base_urls: Required[list[str]]
+    workers: Required[int]
+    slice: Required[SliceRecord]
+    extra_tools: SettingRecord
+    clients: list[str]
+
+
+class Origin(TypedDict):
+    """The Hub repository and commit a run's dataset was opened from (None for a directory or the built-in one)."""
+
+    dataset_repo: str | None
+    dataset_revision: str | None
+
+
 class InvalidSlice(ValueError):
     """The requested items do not exist or select nothing."""
 
@@ -189,15 +211,26 @@ AgentFactory = Callable[[Item, int, int], Agent | Awaitable[Agent]]
 (after looking at the previous item's answer), so the episode, and its clock, start only then."""
 
 
-def _merged_reading(recorded: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
+def _merged_reading(recorded: JsonObject, asked: JsonObject) -> JsonObject:
     """A parallel run's reading after a resume: the options asked for last win, the k become every k ever asked."""
     reading = dict(recorded)
     for option in READING_OPTIONS:
         if asked.get(option) is not None:
             reading[option] = asked[option]
     if asked.get("ks"):
-        reading["ks"] = sorted(set(recorded.get("ks") or []) | set(asked["ks"]))
+        ks: list[JsonValue] = [*sorted(_ks(recorded.get("ks")) | _ks(asked["ks"]))]
+        reading["ks"] = ks
     return reading
+
+
+def _ks(value: JsonValue) -> set[int]:
+    """The k a parallel run's reading names (none when it names none)."""
+    return {k for k in value if isinstance(k, int)} if isinstance(value, list) else set()
+
+
+def _listed(value: JsonValue) -> list[JsonValue]:
+    """A config's list (the base URLs or clients a run used); empty when it records none."""
+    return value if isinstance(value, list) else []
 
 
 def default_factory(spec: RunSpec) -> AgentFactory:
@@ -429,10 +462,10 @@ class Runner:
         if reason:
             self.request_stop(reason)
 
-    def _fields(self) -> dict[str, Any]:
+    def _fields(self) -> RunFields:
         """The run's row as created: what ran, on what data, under which caps, prompts and settings."""
         spec = self.spec
-        fields: dict[str, Any] = {
+        return {
             "kind": spec.kind,
             "agent": spec.agent,
             "model": spec.model,
@@ -451,26 +484,31 @@ class Runner:
             "family": spec.family,
             "tier": spec.tier,
             **self._origin(),
-            "config": {
-                "scaling": spec.scaling,
-                "context_budget": spec.context_budget,
-                "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
-                "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
-                "workers": spec.workers,
-                "slice": self._slice(),
-            },
+            "config": json.dumps(self._config(), sort_keys=True),
+        }
+
+    def _config(self) -> RunConfig:
+        """The run's config as created: how its samples are read, its server, its workers and its selection."""
+        spec = self.spec
+        config: RunConfig = {
+            "scaling": spec.scaling,
+            "context_budget": spec.context_budget,
+            "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
+            "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
+            "workers": spec.workers,
+            "slice": self._slice(),
         }
         if spec.extra_tools:  # the general-agent setting, with its registry's size in the prompt
-            fields["config"]["extra_tools"] = spec.extra_tools
+            config["extra_tools"] = spec.extra_tools
         if self.client:  # an LLM run: which model client sent its calls (more than one after a resume through another)
-            fields["config"]["clients"] = [self.client]
-        return fields
+            config["clients"] = [self.client]
+        return config
 
-    def _slice(self) -> dict[str, Any]:
+    def _slice(self) -> SliceRecord:
         """The selection as recorded in the run's config; `shard` ("I/N") only on a sharded run, so an unsharded
         run's config is what it always was."""
         spec = self.spec
-        out: dict[str, Any] = {
+        out: SliceRecord = {
             "ids": list(spec.item_ids),
             "question_type": spec.question_type,
             "depth": spec.depth,
@@ -490,7 +528,7 @@ class Runner:
         if changed:
             self.store.update_run(run_id, **changed)
 
-    def _origin(self) -> dict[str, str | None]:
+    def _origin(self) -> Origin:
         """The Hub repository and commit the dataset was opened from (None for a directory or the built-in one)."""
         origin = getattr(self.corpus, "origin", None)
         return {
@@ -510,7 +548,9 @@ class Runner:
         fingerprint matched), so the run names the commit it was last fetched at.
         """
         row = self.store.run_by_id(run_id)
-        updates: dict[str, Any] = {k: v for k, v in self._origin().items() if v and row.get(k) != v}
+        updates: dict[str, str | int] = {
+            k: v for k, v in self._origin().items() if isinstance(v, str) and v and row.get(k) != v
+        }
         if self.spec.replicates > (row["replicates"] or 1):
             updates["replicates"] = self.spec.replicates
         stored = row["config"] or {}
@@ -520,20 +560,22 @@ class Runner:
         if updates:
             self.store.update_run(run_id, **updates)
 
-    def _resumed_config(self, stored: dict[str, Any]) -> dict[str, Any]:
+    def _resumed_config(self, stored: JsonObject) -> JsonObject:
         """The run's config with what this launch adds: its reading of the samples, its server, its client."""
         config = dict(stored)
-        recorded = dict(config.get("scaling") or {})
+        scaling = config.get("scaling")
+        recorded = dict(scaling) if isinstance(scaling, dict) else {}
         reading = _merged_reading(recorded, self.spec.scaling or {})
         if reading != recorded:
             config["scaling"] = reading
         url = self.spec.agent_options.get("base_url")
         for key, value in (("base_urls", url), ("clients", self.client)):
-            if value and value not in (config.get(key) or []):
-                config[key] = [*(config.get(key) or []), value]
+            used = _listed(config.get(key))
+            if value and value not in used:
+                config[key] = [*used, value]
         return config
 
-    async def run(self, locked: bool = False) -> dict[str, Any]:
+    async def run(self, locked: bool = False) -> RunResult:
         """Run every pending episode; on cancellation the run is marked interrupted and stays resumable.
 
         One process at a time: a second one on the same run (another shell, the TUI) is refused with
@@ -544,7 +586,7 @@ class Runner:
         with RunLock(self.store.path, self.spec.name):
             return await self._run_with_tools()
 
-    async def _run_with_tools(self) -> dict[str, Any]:
+    async def _run_with_tools(self) -> RunResult:
         """The run with its extra tools open (an MCP registry's server runs for as long as the run)."""
         async with open_extra_tools(
             self.spec.extra_tools, self.spec.agent_options.get("extra_tools_timeout_s")
@@ -553,13 +595,13 @@ class Runner:
             with fewer_young_collections():
                 return await self._run_locked()
 
-    async def _run_locked(self) -> dict[str, Any]:
+    async def _run_locked(self) -> RunResult:
         run_id, work, skipped = self.prepare()
         self.on_event(RunEvent("started", done=self.done, planned=self.planned, correct=self.correct, skipped=skipped))
         queue: asyncio.Queue[tuple[Item, int]] = asyncio.Queue()
         for job in work:
             queue.put_nowait(job)
-        status = "done"
+        status: RunStatus = "done"
         started = time.monotonic()
         try:
             async with asyncio.TaskGroup() as tg:  # a worker cancelled by `_halt` ends quietly; the others go on

@@ -35,6 +35,33 @@ class StepUsage(TypedDict, total=False):
     raw: JsonObject | None
 
 
+class RunFields(TypedDict, total=False):
+    """A run's columns as created (`sandbox.runner.Runner._fields`), beside its name and identity. `config` is JSON
+    text or an object the store encodes; `prompts` is the prompts file's text, which the store keeps once, by hash."""
+
+    kind: str
+    agent: str
+    model: str | None
+    dataset: str
+    dataset_fingerprint: str
+    ablation: str
+    seed: int
+    replicates: int
+    planned: int
+    caps: CapsRecord
+    version: str
+    prompt_hash: str | None
+    prompts: str
+    group_name: str | None
+    label_resolution: str
+    hop_rule: str
+    family: str | None
+    tier: str | None
+    dataset_repo: str | None
+    dataset_revision: str | None
+    config: JsonObject | str
+
+
 class StepRecord(TypedDict, total=False):
     """One step flattened for the store: the episode's `Step` with its ledger's meters in place of the ledger."""
 
@@ -118,4 +145,4 @@ class TrajectoryRecord(TypedDict, total=False):
     actions: list[list[JsonValue]]  # each call as [tool, status, paper, role, delivered]
 
 
-__all__ = ["CapsRecord", "ItemMeta", "StepRecord", "StepUsage", "TrajectoryRecord"]
+__all__ = ["CapsRecord", "ItemMeta", "RunFields", "StepRecord", "StepUsage", "TrajectoryRecord"]

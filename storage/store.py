@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from storage.json_types import JsonValue
-from storage.records import ItemMeta, StepRecord, TrajectoryRecord
+from storage.records import ItemMeta, RunFields, StepRecord, TrajectoryRecord
 from storage.rows import (
     DeliveredStep,
     HistoryRow,
@@ -263,9 +263,7 @@ class Store:
 
     # ------------------------------------------------------------ runs
 
-    def create_or_resume_run(
-        self, name: str, identity: Mapping[str, JsonValue], fields: dict[str, Any]
-    ) -> tuple[int, bool]:
+    def create_or_resume_run(self, name: str, identity: Mapping[str, JsonValue], fields: RunFields) -> tuple[int, bool]:
         """The run's id and whether it already existed. Refuses a run of the same name with another identity."""
         row = self.conn.execute("SELECT id, identity FROM runs WHERE name = ?", (name,)).fetchone()
         ident = json.dumps(identity, sort_keys=True)
@@ -278,13 +276,8 @@ class Store:
                     run=name,
                 )
             return row["id"], True
-        record = {"name": name, "identity": ident, "created_at": now(), **fields}
-        for key in ("caps", "config"):
-            if not isinstance(record.get(key), str):
-                record[key] = json.dumps(record.get(key, {}), sort_keys=True)
-        prompts = record.pop("prompts", None)  # the prompts file: once in `texts`, the run keeps its hash
-        if prompts is not None:
-            record["prompts_text"] = _text_hash(prompts)
+        record = _run_columns(name, ident, fields)
+        prompts = fields.get("prompts")  # the prompts file: once in `texts`, the run keeps its hash
         cols = ", ".join(record)
         with self.transaction():
             if prompts is not None:
@@ -1026,6 +1019,34 @@ def _decode_json_column(texts: list[str | None]) -> list[Any]:
 
 def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+SqlValue = str | int | float | None  # what a column of a row is given
+RUN_JSON_COLUMNS = ("caps", "config")
+
+
+def _run_columns(name: str, identity: str, fields: RunFields) -> dict[str, SqlValue]:
+    """A new run's row: its name, identity and creation time, then its fields, the JSON ones encoded (an empty
+    object when not given) and the prompts file by its hash (`_text_hash`)."""
+    record: dict[str, SqlValue] = {"name": name, "identity": identity, "created_at": now()}
+    for key, value in fields.items():
+        if key in RUN_JSON_COLUMNS:
+            record[key] = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+        elif key != "prompts":
+            record[key] = _column_value(key, value)
+    for key in RUN_JSON_COLUMNS:
+        record.setdefault(key, "{}")
+    prompts = fields.get("prompts")
+    if prompts is not None:
+        record["prompts_text"] = _text_hash(prompts)
+    return record
+
+
+def _column_value(key: str, value: object) -> SqlValue:
+    """A plain column's value as given; anything else is a caller's mistake, named by its column."""
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    raise StoreError(f"column {key} takes a number or a text, not {type(value).__name__}")
 
 
 # A run with the prompts file it was sent (stored once in `texts`, by hash)
