@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Required, TypedDict, get_args
 
-from storage.json_types import JsonObject
+from storage.json_types import JsonObject, JsonValue
 from storage.records import CapsRecord, StepUsage  # the store's records, named here for the sandbox and front ends
 
 # The closed word sets the records carry, named once: the store, the reports and the screens read these words.
@@ -138,6 +138,32 @@ class Label:
     relevance: str
     section_index: int | None
     method: str  # a step of `sandbox.sections.LABEL_METHODS`, or unresolved | unknown_paper
+
+
+class QARow(TypedDict, total=False):
+    """A QA row of a release as the import checked it (`sandbox.release.check_item`) and the corpus keeps it, its
+    gold, bridge and seed arXiv ids the graph's; `item_from_row` makes the Item of it (the reference loader's
+    defaults for what is absent or null)."""
+
+    id: Required[str]
+    question: Required[str]
+    options: Required[list[str]]
+    correct_index: Required[int]
+    depth: Required[int]
+    question_type: str | None
+    reasoning_type: str | None
+    cognitive_skill: str | None
+    venue: str | None
+    consensus_tier: str | None
+    distractor_types: list[str] | None
+    seed_paper_id: Required[str]
+    seed_arxiv_id: str | None
+    seed_title: str | None
+    gold_paper_ids: Required[list[str]]
+    gold_arxiv_ids: list[str] | None
+    bridge_paper_ids: list[str] | None
+    bridge_arxiv_ids: list[str] | None
+    filter_agreement: JsonValue
 
 
 @dataclass(frozen=True)
