@@ -53,6 +53,16 @@ class RunResult(TypedDict):
     elapsed_s: float
 
 
+class VerifierOptions(TypedDict, total=False):
+    """How to reach a model verifier (its server, key variable, client, timeout): execution options of a run, not
+    its identity; which verifier it is, is (`sandbox.runner.RunSpec.scaling["verifier"]`)."""
+
+    base_url: str | None
+    api_key_env: str | None
+    client: str
+    timeout_s: float
+
+
 class SliceRecord(TypedDict, total=False):
     """The selection a run's config records; `shard` ("I/N") only on a sharded run."""
 

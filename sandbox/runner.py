@@ -30,7 +30,17 @@ from sandbox.extra_tools.setting import open_extra_tools
 from sandbox.prompt_set import to_toml
 from sandbox.prompts import DEFAULT_PROMPTS, Prompts, build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
-from sandbox.records import Caps, Item, RunEventKind, RunResult, RunStatus, SliceRecord, Step, Trajectory
+from sandbox.records import (
+    Caps,
+    Item,
+    RunEventKind,
+    RunResult,
+    RunStatus,
+    SliceRecord,
+    Step,
+    Trajectory,
+    VerifierOptions,
+)
 from sandbox.rescore import RECOMPUTED
 from sandbox.sections import LABEL_RESOLUTION
 from sandbox.shard import Shard
@@ -93,7 +103,7 @@ class RunSpec:
     shard: Shard | None = None  # this host's part of the selection (a slice, like --limit: not the identity)
     # how to reach a model verifier (base_url, api_key_env, client, timeout_s): execution, not identity; which
     # verifier it is (`scaling["verifier"]`) is the identity
-    verifier_options: dict[str, Any] = field(default_factory=dict)
+    verifier_options: VerifierOptions = field(default_factory=VerifierOptions)
     extra_tools: SettingRecord | None = None  # the general-agent setting's record (sandbox.extra_tools.setting)
     prompts: Prompts | None = None  # every text sent to the agent and the judges (--prompts FILE); None: ours
 
