@@ -88,9 +88,9 @@ class LLMConfig:
     concurrency: int | None = None
     rpm: float | None = None
     client: str = "auto"  # litellm | native | auto (native where the route allows it; see providers.native_provider)
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JsonObject = field(default_factory=dict)  # provider parameters passed through unread
 
-    def sampling(self) -> dict[str, Any]:
+    def sampling(self) -> dict[str, str | int | float]:
         """Preset values for this model, overridden by what the user set."""
         chosen = preset_for(self.model)
         for key in ("temperature", "top_p", "top_k", "max_tokens", "reasoning_effort"):
