@@ -77,6 +77,7 @@ def long_text(i: int) -> str:
 def add_long_run(path: Path) -> None:
     """A run with one 20-turn trajectory, 70K characters per tool result."""
     from storage import Store
+    from storage.records import StepRecord
 
     store = Store(path)
     run_id, _ = store.create_or_resume_run(
@@ -98,20 +99,20 @@ def add_long_run(path: Path) -> None:
     idx = 0
     for turn in range(1, 21):
         points, tokens = min(30, turn), 9000 * turn
-        ledger = {"turn": turn, "points_used": points, "points_left": 30 - points, "tokens": tokens, "rejections": 0}
+        meters: StepRecord = {
+            "index": idx,
+            "turn": turn,
+            "kind": "assistant",
+            "points_used": points,
+            "points_left": 30 - points,
+            "tokens": tokens,
+            "rejections": 0,
+        }
+        store.add_step(tid, {**meters, "text": f"turn {turn}: reading on", "tool_args": [{"name": "read_section"}]})
         store.add_step(
             tid,
             {
-                "index": idx,
-                "kind": "assistant",
-                "text": f"turn {turn}: reading on",
-                **ledger,
-                "tool_args": [{"name": "read_section"}],
-            },
-        )
-        store.add_step(
-            tid,
-            {
+                **meters,
                 "index": idx + 1,
                 "kind": "tool",
                 "tool_name": "read_section",
@@ -120,7 +121,6 @@ def add_long_run(path: Path) -> None:
                 "tool_args": {"paper_id": f"p{turn}", "section": "C"},
                 "delivered": True,
                 "text": long_text(turn),
-                **ledger,
             },
         )
         idx += 2
@@ -128,7 +128,7 @@ def add_long_run(path: Path) -> None:
         tid,
         {
             "termination": "max_turns",
-            "correct": 0,
+            "correct": False,
             "turns": 20,
             "tool_calls": 20,
             "points_used": 20,
@@ -183,7 +183,7 @@ def writer(path: Path, stop: threading.Event, commits: list[int]) -> None:
             )
             commits[0] += 1
         store.finish_trajectory(
-            tid, {"termination": "answer", "correct": 1, "tool_sequence": ["think"], "continues": 0}, final=True
+            tid, {"termination": "answer", "correct": True, "tool_sequence": ["think"], "continues": 0}, final=True
         )
         item += 1
     store.close()

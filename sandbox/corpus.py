@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 from sandbox import release
 from sandbox.corpus_schema import SCHEMA, SECTIONS_INDEX
 from sandbox.graph_import import GraphWorker, mark_text, use_worker, write_graphs
-from sandbox.records import Item, Label
+from sandbox.records import Item, Label, QARow
 from sandbox.sections import LABEL_RESOLUTION, resolve_label
+from storage.json_types import JsonObject
 from storage.locks import process_alive
 
 if TYPE_CHECKING:
@@ -69,7 +70,8 @@ def fingerprint(root: Path, cache_dir: Path) -> str:
     return outer.hexdigest()
 
 
-def _memo_hit(memo: dict[str, Any], path: Path, st: os.stat_result) -> bool:
+def _memo_hit(memo: dict[str, list[int | str]], path: Path, st: os.stat_result) -> bool:
+    """Whether the memo holds this file at its size and modification time ([size, mtime_ns, digest])."""
     hit = memo.get(str(path))
     if not hit:
         return False
@@ -328,7 +330,7 @@ def _resolve_labels(db: sqlite3.Connection, path: Path, pool: dict[str, int]) ->
 
 
 def _resolve_one(
-    db: sqlite3.Connection, lab: dict[str, Any], cache: dict[str, tuple[list[str], list[str]]], pool: dict[str, int]
+    db: sqlite3.Connection, lab: JsonObject, cache: dict[str, tuple[list[str], list[str]]], pool: dict[str, int]
 ) -> tuple[str, str, str, int | None, str, str | None]:
     """(arxiv_id, section, relevance, section index, method, warning kind or None) of one label."""
     arx, section = lab.get("arxiv_id"), lab.get("section")
@@ -499,43 +501,43 @@ class Corpus:
         return resolve_label(section, headers, bodies)
 
 
-def item_from_row(row: dict[str, Any], labels: dict[str, list[Label]], labelled: bool = True) -> Item:
+def item_from_row(row: QARow, labels: dict[str, list[Label]], labelled: bool = True) -> Item:
     """An Item from a validated QA row (defaults follow the reference loader); `labelled` is False when the
     dataset has no recall-labels file."""
     dtypes = row.get("distractor_types")
     return Item(
         id=row["id"],
-        question_type=_text(row, "question_type"),
+        question_type=_text(row.get("question_type")),
         depth=int(row.get("depth") or 0),
-        reasoning_type=_text(row, "reasoning_type"),
-        cognitive_skill=_text(row, "cognitive_skill"),
-        venue=_text(row, "venue"),
-        consensus_tier=_text(row, "consensus_tier"),
+        reasoning_type=_text(row.get("reasoning_type")),
+        cognitive_skill=_text(row.get("cognitive_skill")),
+        venue=_text(row.get("venue")),
+        consensus_tier=_text(row.get("consensus_tier")),
         question=row["question"],
         options=tuple(row["options"]),
         correct_index=row["correct_index"],
         distractor_types=tuple(dtypes) if dtypes else None,
         seed_paper_id=row["seed_paper_id"],
-        seed_arxiv_id=_text(row, "seed_arxiv_id"),
-        seed_title=_text(row, "seed_title"),
+        seed_arxiv_id=_text(row.get("seed_arxiv_id")),
+        seed_title=_text(row.get("seed_title")),
         gold_paper_ids=tuple(row["gold_paper_ids"]),
-        gold_arxiv_ids=_ids(row, "gold_arxiv_ids"),
-        bridge_paper_ids=_ids(row, "bridge_paper_ids"),
-        bridge_arxiv_ids=_ids(row, "bridge_arxiv_ids"),
+        gold_arxiv_ids=_ids(row.get("gold_arxiv_ids")),
+        bridge_paper_ids=_ids(row.get("bridge_paper_ids")),
+        bridge_arxiv_ids=_ids(row.get("bridge_arxiv_ids")),
         filter_agreement=row.get("filter_agreement"),
         labels=tuple(labels.get(row["id"], ())),
         labelled=labelled,
     )
 
 
-def _text(row: dict[str, Any], key: str) -> str:
+def _text(value: str | None) -> str:
     """A text field of a QA row; "" when absent or null (as the reference loader)."""
-    return row.get(key) or ""
+    return value or ""
 
 
-def _ids(row: dict[str, Any], key: str) -> tuple[str, ...]:
+def _ids(value: list[str] | None) -> tuple[str, ...]:
     """A list-of-ids field of a QA row as a tuple; () when absent or null."""
-    return tuple(row.get(key) or ())
+    return tuple(value or ())
 
 
 def cache_path(fp: str, cache_dir: Path) -> Path:

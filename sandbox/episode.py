@@ -13,7 +13,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from sandbox.agents.base import (
     STOP_TEXT,
@@ -31,10 +31,21 @@ from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
 from sandbox.prompts import DEFAULT_PROMPTS, Prompt
 from sandbox.recall import delivered_read, paper_flags, section_flags
-from sandbox.records import AssistantTurn, Caps, ErrorKind, Step, Termination, ToolCall, Trajectory, WireMessage
+from sandbox.records import (
+    AssistantTurn,
+    Caps,
+    ErrorKind,
+    Step,
+    StepUsage,
+    Termination,
+    ToolCall,
+    Trajectory,
+    WireMessage,
+)
 from sandbox.strategies import VERIFIER_ERROR, Strategy, VerifierFailed
 from sandbox.tools import run_tool
 from sandbox.words import reasoning_span
+from storage.json_types import JsonValue
 
 _ANSWER = re.compile(r"^\s*\(?([A-Da-d])\)?[.:)]?\s*$")
 _TOOL_ERROR_PREFIXES = ("Unknown tool", "Error calling", "Tool '")
@@ -58,6 +69,15 @@ def chosen_type(item, predicted: int) -> str:
     if not types or predicted >= len(types) or types[predicted] == "correct":
         return "unknown"
     return types[predicted]
+
+
+class CallFields(TypedDict):
+    """What every step of one tool call records of the call: its tool, its arguments as the model wrote them
+    (`{"_raw": text}` when they were not JSON) and its id."""
+
+    tool_name: str
+    tool_args: JsonValue
+    tool_call_id: str
 
 
 @dataclass(frozen=True)
@@ -258,7 +278,7 @@ class Episode:
     async def _take_turn(self, turn: AssistantTurn) -> Termination | None:
         """Apply one model turn; the termination if it ends the episode."""
         crossed = self._count_usage(turn)
-        usage = {
+        usage: StepUsage = {
             "prompt": turn.usage.prompt,
             "completion": turn.usage.completion,
             "cache_read": turn.usage.cache_read,
@@ -368,7 +388,7 @@ class Episode:
         """One call against the running budget; returns the text the agent sees (before the footer)."""
         self.tool_calls += 1
         decision = self.ledger.decide(call.name)
-        fields: dict[str, Any] = {"tool_name": call.name, "tool_args": call.args, "tool_call_id": call.id}
+        fields: CallFields = {"tool_name": call.name, "tool_args": call.args, "tool_call_id": call.id}
         if decision.verdict != "execute":
             await self._emit("tool", text=decision.message, status=decision.verdict, cost=0, **fields)
             return decision.message or ""
@@ -453,7 +473,7 @@ class Episode:
                     "this extension gets the continue instruction",
                 )
                 return self.texts.continue_
-            usage = {
+            usage: StepUsage = {
                 "prompt": found.prompt_tokens,
                 "completion": found.completion_tokens,
                 "cache_read": found.cache_read_tokens,
@@ -464,7 +484,7 @@ class Episode:
             return f"{self.texts.revision_head}\n{found.text}\n\n{self.texts.revision_tail}"
         return self.texts.continue_
 
-    async def _replace_history(self, turn: AssistantTurn, usage: dict[str, Any]) -> None:
+    async def _replace_history(self, turn: AssistantTurn, usage: StepUsage) -> None:
         """The summary turn: stored (its calls recorded, not run), then the conversation is replaced by the system
         prompt, the task and the summary; a budget crossed by the summary call is told to answer now."""
         self.summary_pending = False

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Required, TypedDict, TypeGuard, get_args
 
-from storage.json_types import JsonObject
+from storage.json_types import JsonObject, JsonValue
+from storage.records import CapsRecord, StepUsage  # the store's records, named here for the sandbox and front ends
 
 # The closed word sets the records carry, named once: the store, the reports and the screens read these words.
 Termination = Literal["answer", "budget", "token_limit", "max_turns", "error"]  # how an episode ended
@@ -40,6 +41,44 @@ ErrorKind = Literal[
     "replayed",
 ]
 RunEventKind = Literal["started", "step", "retry", "trajectory", "finished"]  # what the runner tells its caller
+
+RunStatus = Literal["running", "done", "interrupted", "failed"]  # a run's `status` column
+
+
+class RunResult(TypedDict):
+    """What `Runner.run` returns to the CLI and the TUI: how the run ended and its totals for this session."""
+
+    run_id: int
+    status: RunStatus
+    stop_reason: str | None  # why it stopped early (a person, a run-wide limit, the model server gone)
+    limit: str | None  # the run-wide limit that stopped it: tokens | cost
+    unreachable: str | None  # the model server's error when it refused a connection
+    done: int
+    planned: int
+    correct: int
+    skipped: int  # finished before this session
+    elapsed_s: float
+
+
+class VerifierOptions(TypedDict, total=False):
+    """How to reach a model verifier (its server, key variable, client, timeout): execution options of a run, not
+    its identity; which verifier it is, is (`sandbox.runner.RunSpec.scaling["verifier"]`)."""
+
+    base_url: str | None
+    api_key_env: str | None
+    client: str
+    timeout_s: float
+
+
+class SliceRecord(TypedDict, total=False):
+    """The selection a run's config records; `shard` ("I/N") only on a sharded run."""
+
+    ids: Required[list[str]]
+    question_type: Required[str | None]
+    depth: Required[int | None]
+    limit: Required[int | None]
+    shard: str
+
 
 ChatRole = Literal["system", "user", "assistant", "tool"]  # who speaks an OpenAI-style chat message
 
@@ -95,28 +134,6 @@ class ToolSchema(TypedDict, total=False):
     parameters: JsonObject
 
 
-class CapsRecord(TypedDict, total=False):
-    """The caps as a run records them (`Caps.as_dict` writes every key; a key a stored run lacks reads as the
-    protocol's value, `recorded_limits`)."""
-
-    budget: int
-    max_turns: int
-    max_tokens_total: int
-    costs: dict[str, int]
-    disabled_tools: list[str]
-
-
-class StepUsage(TypedDict, total=False):
-    """The usage a step records: the four token buckets and the provider's raw usage record (the episode writes
-    every key; a bucket a stored step lacks reads as 0)."""
-
-    prompt: int
-    completion: int
-    cache_read: int
-    cache_creation: int
-    raw: JsonObject | None
-
-
 TOOL_COSTS: dict[str, int] = {
     "get_paper_info": 1,
     "get_references": 1,
@@ -138,6 +155,32 @@ class Label:
     relevance: str
     section_index: int | None
     method: str  # a step of `sandbox.sections.LABEL_METHODS`, or unresolved | unknown_paper
+
+
+class QARow(TypedDict, total=False):
+    """A QA row of a release as the import checked it (`sandbox.release.check_item`) and the corpus keeps it, its
+    gold, bridge and seed arXiv ids the graph's; `item_from_row` makes the Item of it (the reference loader's
+    defaults for what is absent or null)."""
+
+    id: Required[str]
+    question: Required[str]
+    options: Required[list[str]]
+    correct_index: Required[int]
+    depth: Required[int]
+    question_type: str | None
+    reasoning_type: str | None
+    cognitive_skill: str | None
+    venue: str | None
+    consensus_tier: str | None
+    distractor_types: list[str] | None
+    seed_paper_id: Required[str]
+    seed_arxiv_id: str | None
+    seed_title: str | None
+    gold_paper_ids: Required[list[str]]
+    gold_arxiv_ids: list[str] | None
+    bridge_paper_ids: list[str] | None
+    bridge_arxiv_ids: list[str] | None
+    filter_agreement: JsonValue
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Required, TypedDict
 
 from sandbox.agents.base import Agent, ServerUnreachable
 from sandbox.agents.continuation import PREFIX_MARK, ContinuationAgent, prefix_turns
@@ -30,12 +30,24 @@ from sandbox.extra_tools.setting import open_extra_tools
 from sandbox.prompt_set import to_toml
 from sandbox.prompts import DEFAULT_PROMPTS, Prompts, build_prompt, caps_for_ablation, template_hash
 from sandbox.recall import section_reachable
-from sandbox.records import Caps, Item, RunEventKind, Step, Trajectory
+from sandbox.records import (
+    Caps,
+    Item,
+    RunEventKind,
+    RunResult,
+    RunStatus,
+    SliceRecord,
+    Step,
+    Trajectory,
+    VerifierOptions,
+)
 from sandbox.rescore import RECOMPUTED
 from sandbox.sections import LABEL_RESOLUTION
 from sandbox.shard import Shard
 from storage import Store
+from storage.json_types import JsonObject, JsonValue
 from storage.locks import RunLock
+from storage.records import ItemMeta, RunFields, StepRecord, TrajectoryRecord
 from storage.step_writer import PendingTrajectory, StepWriter
 from storage.store import now as _now
 
@@ -91,7 +103,7 @@ class RunSpec:
     shard: Shard | None = None  # this host's part of the selection (a slice, like --limit: not the identity)
     # how to reach a model verifier (base_url, api_key_env, client, timeout_s): execution, not identity; which
     # verifier it is (`scaling["verifier"]`) is the identity
-    verifier_options: dict[str, Any] = field(default_factory=dict)
+    verifier_options: VerifierOptions = field(default_factory=VerifierOptions)
     extra_tools: SettingRecord | None = None  # the general-agent setting's record (sandbox.extra_tools.setting)
     prompts: Prompts | None = None  # every text sent to the agent and the judges (--prompts FILE); None: ours
 
@@ -146,6 +158,28 @@ class RunEvent:
     note: str | None = None  # retry: why, which attempt, how long until it
 
 
+class RunConfig(TypedDict, total=False):
+    """A run's config as created (`Runner._config`): how its samples are read (`scaling`), its execution (server
+    addresses, clients, workers) and its selection; `extra_tools` on a general-agent run only, `clients` on an LLM
+    run only. A resume adds what it asked for (`Runner._resumed_config`)."""
+
+    scaling: Required[JsonObject | None]
+    context_budget: Required[int | None]
+    agent_options: Required[JsonObject]
+    base_urls: Required[list[str]]
+    workers: Required[int]
+    slice: Required[SliceRecord]
+    extra_tools: SettingRecord
+    clients: list[str]
+
+
+class Origin(TypedDict):
+    """The Hub repository and commit a run's dataset was opened from (None for a directory or the built-in one)."""
+
+    dataset_repo: str | None
+    dataset_revision: str | None
+
+
 class InvalidSlice(ValueError):
     """The requested items do not exist or select nothing."""
 
@@ -187,15 +221,26 @@ AgentFactory = Callable[[Item, int, int], Agent | Awaitable[Agent]]
 (after looking at the previous item's answer), so the episode, and its clock, start only then."""
 
 
-def _merged_reading(recorded: dict[str, Any], asked: dict[str, Any]) -> dict[str, Any]:
+def _merged_reading(recorded: JsonObject, asked: JsonObject) -> JsonObject:
     """A parallel run's reading after a resume: the options asked for last win, the k become every k ever asked."""
     reading = dict(recorded)
     for option in READING_OPTIONS:
         if asked.get(option) is not None:
             reading[option] = asked[option]
     if asked.get("ks"):
-        reading["ks"] = sorted(set(recorded.get("ks") or []) | set(asked["ks"]))
+        ks: list[JsonValue] = [*sorted(_ks(recorded.get("ks")) | _ks(asked["ks"]))]
+        reading["ks"] = ks
     return reading
+
+
+def _ks(value: JsonValue) -> set[int]:
+    """The k a parallel run's reading names (none when it names none)."""
+    return {k for k in value if isinstance(k, int)} if isinstance(value, list) else set()
+
+
+def _listed(value: JsonValue) -> list[JsonValue]:
+    """A config's list (the base URLs or clients a run used); empty when it records none."""
+    return value if isinstance(value, list) else []
 
 
 def default_factory(spec: RunSpec) -> AgentFactory:
@@ -221,7 +266,7 @@ def prompt_hash(prompts: Prompts) -> str:
     return template_hash() if prompts.is_default else prompts.digest
 
 
-def item_meta(item: Item) -> dict[str, Any]:
+def item_meta(item: Item) -> ItemMeta:
     """The item fields every report splits by, stored with each trajectory so reports need no corpus."""
     return {
         "question_type": item.question_type,
@@ -236,7 +281,7 @@ def item_meta(item: Item) -> dict[str, Any]:
     }
 
 
-def paper_role(item: Item, paper: Any) -> str | None:
+def paper_role(item: Item, paper: JsonValue) -> str | None:
     """What a named paper is to this item: gold, bridge, seed or other (None when no paper is named)."""
     if not isinstance(paper, str):
         return None
@@ -247,9 +292,9 @@ def paper_role(item: Item, paper: Any) -> str | None:
     return "seed" if paper == item.seed_paper_id else "other"
 
 
-def actions(item: Item, steps: list[Step]) -> list[list[Any]]:
+def actions(item: Item, steps: list[Step]) -> list[list[JsonValue]]:
     """Every call as [tool, status, paper, role, delivered]: what trajectory analytics need, without texts."""
-    out = []
+    out: list[list[JsonValue]] = []
     for s in steps:
         if s.kind != "tool":
             continue
@@ -259,23 +304,75 @@ def actions(item: Item, steps: list[Step]) -> list[list[Any]]:
     return out
 
 
-def step_record(step: Step) -> dict[str, Any]:
-    """A step flattened for the store (a shallow copy: `asdict` deep-copies every tool argument on the hot path)."""
-    d = dict(vars(step))
-    ledger = d.pop("ledger")
-    d.update(
-        points_used=ledger.points_used,
-        points_left=ledger.points_left,
-        tokens=ledger.tokens,
-        rejections=ledger.rejections,
-    )
-    return d
+def step_record(step: Step) -> StepRecord:
+    """A step flattened for the store, its ledger's meters in place of the ledger (the values themselves, not copies:
+    `asdict` would deep-copy every tool argument on the hot path)."""
+    ledger = step.ledger
+    return {
+        "index": step.index,
+        "turn": step.turn,
+        "kind": step.kind,
+        "text": step.text,
+        "tool_name": step.tool_name,
+        "tool_args": step.tool_args,
+        "tool_call_id": step.tool_call_id,
+        "cost": step.cost,
+        "status": step.status,
+        "paper_id": step.paper_id,
+        "arxiv_id": step.arxiv_id,
+        "section_index": step.section_index,
+        "delivered": step.delivered,
+        "usage": step.usage,
+        "cost_usd": step.cost_usd,
+        "elapsed_s": step.elapsed_s,
+        "reasoning_chars": step.reasoning_chars,
+        "hop": step.hop,
+        "finish_reason": step.finish_reason,
+        "points_used": ledger.points_used,
+        "points_left": ledger.points_left,
+        "tokens": ledger.tokens,
+        "rejections": ledger.rejections,
+    }
 
 
-def trajectory_record(traj: Trajectory) -> dict[str, Any]:
-    """A trajectory's fields for the store: a shallow copy, as `step_record` (`asdict` deep-copies every value,
-    ~0.1 ms per episode, and the store only reads them)."""
-    return dict(vars(traj))
+def trajectory_record(traj: Trajectory) -> TrajectoryRecord:
+    """A trajectory's fields for the store, in the dataclass's order (the values themselves: `asdict` deep-copies
+    every value, ~0.1 ms per episode, and the store only reads them)."""
+    return {
+        "item_id": traj.item_id,
+        "termination": traj.termination,
+        "answer": traj.answer,
+        "predicted_index": traj.predicted_index,
+        "correct": traj.correct,
+        "reasoning": traj.reasoning,
+        "turns": traj.turns,
+        "model_calls": traj.model_calls,
+        "points_used": traj.points_used,
+        "tokens": traj.tokens,
+        "prompt_tokens": traj.prompt_tokens,
+        "completion_tokens": traj.completion_tokens,
+        "cache_read_tokens": traj.cache_read_tokens,
+        "cache_creation_tokens": traj.cache_creation_tokens,
+        "tool_calls": traj.tool_calls,
+        "turns_with_calls": traj.turns_with_calls,
+        "tool_errors": traj.tool_errors,
+        "api_errors": traj.api_errors,
+        "transient_retries": traj.transient_retries,
+        "paper_recall": traj.paper_recall,
+        "paper_recall_any": traj.paper_recall_any,
+        "section_recall": traj.section_recall,
+        "section_recall_any": traj.section_recall_any,
+        "section_recall_loose": traj.section_recall_loose,
+        "reads": traj.reads,
+        "cost_usd": traj.cost_usd,
+        "wall_time_s": traj.wall_time_s,
+        "error": traj.error,
+        "error_kind": traj.error_kind,
+        "continues": traj.continues,
+        "chosen_type": traj.chosen_type,
+        "cut_off_turns": traj.cut_off_turns,
+        "lost_calls": traj.lost_calls,
+    }
 
 
 # The garbage collector's first threshold while a run executes (Python's default: 700 net allocations). Every
@@ -375,10 +472,10 @@ class Runner:
         if reason:
             self.request_stop(reason)
 
-    def _fields(self) -> dict[str, Any]:
+    def _fields(self) -> RunFields:
         """The run's row as created: what ran, on what data, under which caps, prompts and settings."""
         spec = self.spec
-        fields: dict[str, Any] = {
+        return {
             "kind": spec.kind,
             "agent": spec.agent,
             "model": spec.model,
@@ -397,26 +494,31 @@ class Runner:
             "family": spec.family,
             "tier": spec.tier,
             **self._origin(),
-            "config": {
-                "scaling": spec.scaling,
-                "context_budget": spec.context_budget,
-                "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
-                "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
-                "workers": spec.workers,
-                "slice": self._slice(),
-            },
+            "config": json.dumps(self._config(), sort_keys=True),
+        }
+
+    def _config(self) -> RunConfig:
+        """The run's config as created: how its samples are read, its server, its workers and its selection."""
+        spec = self.spec
+        config: RunConfig = {
+            "scaling": spec.scaling,
+            "context_budget": spec.context_budget,
+            "agent_options": spec.identity(self.corpus.fingerprint)["agent_options"],
+            "base_urls": [spec.agent_options["base_url"]] if spec.agent_options.get("base_url") else [],
+            "workers": spec.workers,
+            "slice": self._slice(),
         }
         if spec.extra_tools:  # the general-agent setting, with its registry's size in the prompt
-            fields["config"]["extra_tools"] = spec.extra_tools
+            config["extra_tools"] = spec.extra_tools
         if self.client:  # an LLM run: which model client sent its calls (more than one after a resume through another)
-            fields["config"]["clients"] = [self.client]
-        return fields
+            config["clients"] = [self.client]
+        return config
 
-    def _slice(self) -> dict[str, Any]:
+    def _slice(self) -> SliceRecord:
         """The selection as recorded in the run's config; `shard` ("I/N") only on a sharded run, so an unsharded
         run's config is what it always was."""
         spec = self.spec
-        out: dict[str, Any] = {
+        out: SliceRecord = {
             "ids": list(spec.item_ids),
             "question_type": spec.question_type,
             "depth": spec.depth,
@@ -436,7 +538,7 @@ class Runner:
         if changed:
             self.store.update_run(run_id, **changed)
 
-    def _origin(self) -> dict[str, str | None]:
+    def _origin(self) -> Origin:
         """The Hub repository and commit the dataset was opened from (None for a directory or the built-in one)."""
         origin = getattr(self.corpus, "origin", None)
         return {
@@ -456,7 +558,9 @@ class Runner:
         fingerprint matched), so the run names the commit it was last fetched at.
         """
         row = self.store.run_by_id(run_id)
-        updates: dict[str, Any] = {k: v for k, v in self._origin().items() if v and row.get(k) != v}
+        updates: dict[str, str | int] = {
+            k: v for k, v in self._origin().items() if isinstance(v, str) and v and row.get(k) != v
+        }
         if self.spec.replicates > (row["replicates"] or 1):
             updates["replicates"] = self.spec.replicates
         stored = row["config"] or {}
@@ -466,20 +570,22 @@ class Runner:
         if updates:
             self.store.update_run(run_id, **updates)
 
-    def _resumed_config(self, stored: dict[str, Any]) -> dict[str, Any]:
+    def _resumed_config(self, stored: JsonObject) -> JsonObject:
         """The run's config with what this launch adds: its reading of the samples, its server, its client."""
         config = dict(stored)
-        recorded = dict(config.get("scaling") or {})
+        scaling = config.get("scaling")
+        recorded = dict(scaling) if isinstance(scaling, dict) else {}
         reading = _merged_reading(recorded, self.spec.scaling or {})
         if reading != recorded:
             config["scaling"] = reading
         url = self.spec.agent_options.get("base_url")
         for key, value in (("base_urls", url), ("clients", self.client)):
-            if value and value not in (config.get(key) or []):
-                config[key] = [*(config.get(key) or []), value]
+            used = _listed(config.get(key))
+            if value and value not in used:
+                config[key] = [*used, value]
         return config
 
-    async def run(self, locked: bool = False) -> dict[str, Any]:
+    async def run(self, locked: bool = False) -> RunResult:
         """Run every pending episode; on cancellation the run is marked interrupted and stays resumable.
 
         One process at a time: a second one on the same run (another shell, the TUI) is refused with
@@ -490,7 +596,7 @@ class Runner:
         with RunLock(self.store.path, self.spec.name):
             return await self._run_with_tools()
 
-    async def _run_with_tools(self) -> dict[str, Any]:
+    async def _run_with_tools(self) -> RunResult:
         """The run with its extra tools open (an MCP registry's server runs for as long as the run)."""
         async with open_extra_tools(
             self.spec.extra_tools, self.spec.agent_options.get("extra_tools_timeout_s")
@@ -499,13 +605,13 @@ class Runner:
             with fewer_young_collections():
                 return await self._run_locked()
 
-    async def _run_locked(self) -> dict[str, Any]:
+    async def _run_locked(self) -> RunResult:
         run_id, work, skipped = self.prepare()
         self.on_event(RunEvent("started", done=self.done, planned=self.planned, correct=self.correct, skipped=skipped))
         queue: asyncio.Queue[tuple[Item, int]] = asyncio.Queue()
         for job in work:
             queue.put_nowait(job)
-        status = "done"
+        status: RunStatus = "done"
         started = time.monotonic()
         try:
             async with asyncio.TaskGroup() as tg:  # a worker cancelled by `_halt` ends quietly; the others go on
@@ -659,11 +765,9 @@ class Runner:
             )
             meta = item_meta(item)
             trajectory = self.writer.begin(self.run_id, item.id, replicate, attempt, meta)
-            pending: list[dict[str, Any]] = []
+            pending: list[StepRecord] = []
 
-            async def commit(
-                trajectory: PendingTrajectory = trajectory, pending: list[dict[str, Any]] = pending
-            ) -> None:
+            async def commit(trajectory: PendingTrajectory = trajectory, pending: list[StepRecord] = pending) -> None:
                 """The turn's steps committed (with every other episode's of the moment) before the next model
                 call is sent."""
                 if pending:
@@ -676,7 +780,7 @@ class Runner:
             # that awaits a server on every call yields there (each yield costs the event loop's one thread).
             yields = not getattr(agent, "yields_in_act", False)
 
-            async def sink(step: Step, pending: list[dict[str, Any]] = pending, yields: bool = yields) -> None:
+            async def sink(step: Step, pending: list[StepRecord] = pending, yields: bool = yields) -> None:
                 pending.append(step_record(step))
                 self._account(step)
                 self.on_event(RunEvent("step", item.id, replicate, step=step, done=self.done, planned=self.planned))

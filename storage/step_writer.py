@@ -16,8 +16,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
+from storage.records import ItemMeta, StepRecord, TrajectoryRecord
 from storage.store import Store, now
 
 
@@ -39,7 +39,7 @@ class StepWriter:
         self._batch: asyncio.Future[None] | None = None  # done when the queued writes are committed
         self._failure: Exception | None = None  # a commit of the loop's pass that failed, raised again by `close`
 
-    def begin(self, run_id: int, item_id: str, replicate: int, attempt: int, meta: dict[str, Any]) -> PendingTrajectory:
+    def begin(self, run_id: int, item_id: str, replicate: int, attempt: int, meta: ItemMeta) -> PendingTrajectory:
         """A running trajectory, inserted with the next commit (started now)."""
         trajectory = PendingTrajectory()
         started_at = now()
@@ -50,13 +50,13 @@ class StepWriter:
         self._enqueue(insert)
         return trajectory
 
-    def add_steps(self, trajectory: PendingTrajectory, steps: list[dict[str, Any]]) -> None:
+    def add_steps(self, trajectory: PendingTrajectory, steps: list[StepRecord]) -> None:
         """Steps of a trajectory (the writer keeps the list: the caller hands over a list it no longer changes)."""
         if steps:
             self._enqueue(lambda: self.store.insert_steps(self._id(trajectory), steps))
 
     def finish(
-        self, trajectory: PendingTrajectory, result: dict[str, Any], final: bool, steps: list[dict[str, Any]]
+        self, trajectory: PendingTrajectory, result: TrajectoryRecord, final: bool, steps: list[StepRecord]
     ) -> None:
         """The last steps and the outcome, in the same transaction: before it the trajectory does not count."""
         finished_at = now()

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
 from storage.json_types import JsonValue
+from storage.records import ItemMeta, RunFields, StepRecord, TrajectoryRecord
 from storage.rows import (
     DeliveredStep,
     HistoryRow,
@@ -268,9 +269,7 @@ class Store:
 
     # ------------------------------------------------------------ runs
 
-    def create_or_resume_run(
-        self, name: str, identity: Mapping[str, JsonValue], fields: dict[str, Any]
-    ) -> tuple[int, bool]:
+    def create_or_resume_run(self, name: str, identity: Mapping[str, JsonValue], fields: RunFields) -> tuple[int, bool]:
         """The run's id and whether it already existed. Refuses a run of the same name with another identity."""
         row = self.conn.execute("SELECT id, identity FROM runs WHERE name = ?", (name,)).fetchone()
         ident = json.dumps(identity, sort_keys=True)
@@ -283,13 +282,8 @@ class Store:
                     run=name,
                 )
             return row["id"], True
-        record = {"name": name, "identity": ident, "created_at": now(), **fields}
-        for key in ("caps", "config"):
-            if not isinstance(record.get(key), str):
-                record[key] = json.dumps(record.get(key, {}), sort_keys=True)
-        prompts = record.pop("prompts", None)  # the prompts file: once in `texts`, the run keeps its hash
-        if prompts is not None:
-            record["prompts_text"] = _text_hash(prompts)
+        record = _run_columns(name, ident, fields)
+        prompts = fields.get("prompts")  # the prompts file: once in `texts`, the run keeps its hash
         cols = ", ".join(record)
         with self.transaction():
             if prompts is not None:
@@ -467,12 +461,12 @@ class Store:
         ).fetchone()
         return None if row is None else row[0]
 
-    def begin_trajectory(self, run_id: int, item_id: str, replicate: int, attempt: int, meta: dict[str, Any]) -> int:
+    def begin_trajectory(self, run_id: int, item_id: str, replicate: int, attempt: int, meta: ItemMeta) -> int:
         with self.transaction():
             return self.insert_trajectory(run_id, item_id, replicate, attempt, meta, now())
 
     def insert_trajectory(
-        self, run_id: int, item_id: str, replicate: int, attempt: int, meta: dict[str, Any], started_at: str
+        self, run_id: int, item_id: str, replicate: int, attempt: int, meta: ItemMeta, started_at: str
     ) -> int:
         """Insert a running trajectory inside the caller's transaction; its row id."""
         cur = self.conn.execute(
@@ -480,17 +474,17 @@ class Store:
         )
         return inserted_id(cur)
 
-    def add_step(self, trajectory_id: int, step: dict[str, Any]) -> None:
+    def add_step(self, trajectory_id: int, step: StepRecord) -> None:
         """Commit one step now. `step` holds the Step's fields flattened (ledger state included)."""
         self.add_steps(trajectory_id, [step])
 
-    def add_steps(self, trajectory_id: int, steps: list[dict[str, Any]]) -> None:
+    def add_steps(self, trajectory_id: int, steps: list[StepRecord]) -> None:
         """Commit several steps of one trajectory in one transaction (a turn's: its reply and its tool calls)."""
         if steps:
             with self.transaction():
                 self.insert_steps(trajectory_id, steps)
 
-    def insert_steps(self, trajectory_id: int, steps: list[dict[str, Any]]) -> None:
+    def insert_steps(self, trajectory_id: int, steps: list[StepRecord]) -> None:
         """Insert steps of one trajectory inside the caller's transaction (long texts stored once, by hash)."""
         rows, texts = [], []
         for step in steps:
@@ -534,7 +528,7 @@ class Store:
         self.conn.executemany(_INSERT_STEP, rows)
 
     def finish_trajectory(
-        self, trajectory_id: int, result: dict[str, Any], final: bool, steps: Sequence[dict[str, Any]] = ()
+        self, trajectory_id: int, result: TrajectoryRecord, final: bool, steps: Sequence[StepRecord] = ()
     ) -> None:
         """Write the last `steps` and the outcome and mark the trajectory done, atomically: before this it does
         not count."""
@@ -543,7 +537,7 @@ class Store:
                 self.insert_steps(trajectory_id, list(steps))
             self.record_result(trajectory_id, result, final, now())
 
-    def record_result(self, trajectory_id: int, result: dict[str, Any], final: bool, finished_at: str) -> None:
+    def record_result(self, trajectory_id: int, result: TrajectoryRecord, final: bool, finished_at: str) -> None:
         """Write a trajectory's outcome and mark it done, inside the caller's transaction."""
         values = [(_json(result.get(k)) if k in JSON_FIELDS else result.get(k)) for k in TRAJECTORY_FIELDS]
         self.conn.execute(_RECORD_RESULT, [*values, int(final), finished_at, trajectory_id])
@@ -1042,6 +1036,34 @@ def _decode_json_column(texts: list[str | None]) -> list[Any]:
 
 def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+SqlValue = str | int | float | None  # what a column of a row is given
+RUN_JSON_COLUMNS = ("caps", "config")
+
+
+def _run_columns(name: str, identity: str, fields: RunFields) -> dict[str, SqlValue]:
+    """A new run's row: its name, identity and creation time, then its fields, the JSON ones encoded (an empty
+    object when not given) and the prompts file by its hash (`_text_hash`)."""
+    record: dict[str, SqlValue] = {"name": name, "identity": identity, "created_at": now()}
+    for key, value in fields.items():
+        if key in RUN_JSON_COLUMNS:
+            record[key] = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+        elif key != "prompts":
+            record[key] = _column_value(key, value)
+    for key in RUN_JSON_COLUMNS:
+        record.setdefault(key, "{}")
+    prompts = fields.get("prompts")
+    if prompts is not None:
+        record["prompts_text"] = _text_hash(prompts)
+    return record
+
+
+def _column_value(key: str, value: object) -> SqlValue:
+    """A plain column's value as given; anything else is a caller's mistake, named by its column."""
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    raise StoreError(f"column {key} takes a number or a text, not {type(value).__name__}")
 
 
 # A run with the prompts file it was sent (stored once in `texts`, by hash)

@@ -131,3 +131,35 @@ def test_a_kill_before_the_commit_loses_only_the_writes_waiting_and_resume_redoe
     assert len(got) == len({k for k, _, _ in got}) == len(want)  # none lost, none twice
     assert {k: (seq, ok) for k, seq, ok in got} == want
     assert store.run("k")["status"] == "done"
+
+
+def test_a_steps_record_holds_every_field_of_the_step_with_the_ledgers_meters_in_its_place():
+    """`step_record` names its keys one by one: a field added to `Step` and not to the record would not be stored."""
+    from dataclasses import fields
+
+    from sandbox.records import LedgerState, Step
+    from sandbox.runner import step_record
+
+    step = Step(index=3, turn=2, kind="tool", ledger=LedgerState(2, 5, 25, 900, 1), tool_args={"paper_id": "p"})
+    record = step_record(step)
+    expected = [f.name for f in fields(Step) if f.name != "ledger"] + [
+        "points_used",
+        "points_left",
+        "tokens",
+        "rejections",
+    ]
+    assert list(record) == expected
+    assert record["tool_args"] is step.tool_args  # the model's arguments themselves: no copy per step
+    assert (record["points_used"], record["points_left"], record["tokens"], record["rejections"]) == (5, 25, 900, 1)
+
+
+def test_a_trajectorys_record_holds_every_field_of_the_trajectory_in_its_order():
+    """`trajectory_record` is an Inspect sample's metadata too: its keys, in order, are the dataclass's fields."""
+    from dataclasses import fields
+
+    from sandbox.records import Trajectory
+    from sandbox.runner import trajectory_record
+
+    values = {f.name: i for i, f in enumerate(fields(Trajectory))}
+    record = trajectory_record(Trajectory(**values))
+    assert list(record.items()) == list(values.items())

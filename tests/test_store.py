@@ -230,3 +230,18 @@ def test_a_new_or_empty_file_becomes_a_store(tmp_path):
     empty.write_bytes(b"")
     for path in (empty, tmp_path / "new.sqlite"):
         assert Store(path).conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_a_new_runs_json_columns_are_encoded_once_and_an_object_in_a_plain_column_is_refused_by_name(tmp_path):
+    store = Store(tmp_path / "s.sqlite")
+    fields = {"agent": "x", "dataset": "d", "dataset_fingerprint": "f", "version": "0", "prompts": "[system]\nhi\n"}
+    run_id, _ = store.create_or_resume_run("r", {"a": 1}, {**fields, "caps": {"budget": 3}, "config": '{"k": 1}'})
+    stored = store.conn.execute("SELECT caps, config, prompts_text FROM runs WHERE id = ?", (run_id,)).fetchone()
+    assert (stored["caps"], stored["config"]) == ('{"budget": 3}', '{"k": 1}')  # JSON text is kept as given
+    assert store.conn.execute("SELECT body FROM texts WHERE hash = ?", (stored["prompts_text"],)).fetchone()[0] == (
+        "[system]\nhi\n"
+    )
+    bare, _ = store.create_or_resume_run("bare", {"a": 2}, {k: v for k, v in fields.items() if k != "prompts"})
+    assert tuple(store.conn.execute("SELECT caps, config FROM runs WHERE id = ?", (bare,)).fetchone()) == ("{}", "{}")
+    with pytest.raises(StoreError, match="column model takes a number or a text, not dict"):
+        store.create_or_resume_run("odd", {"a": 3}, {**fields, "model": {"name": "m"}})

@@ -26,6 +26,8 @@ from sandbox.agents.presets import DEFAULT_MAX_TOKENS, preset_for
 from sandbox.agents.replies import (
     EMPTY_USAGE,
     NO_KEY,
+    ReplyFunction,
+    ReplyMessage,
     classify,
     compact,
     decode_arguments,
@@ -42,6 +44,7 @@ from sandbox.agents.wire import Clients, Wire, recording
 from sandbox.pricing import Price, cost, price_for
 from sandbox.records import TOOL_NAMES, AssistantTurn, ToolCall, ToolSchema, WireMessage, WireTool
 from sandbox.words import merge_reasoning
+from storage.json_types import JsonObject
 
 KEY_ENV = {
     "openai/": "OPENAI_API_KEY",
@@ -85,9 +88,9 @@ class LLMConfig:
     concurrency: int | None = None
     rpm: float | None = None
     client: str = "auto"  # litellm | native | auto (native where the route allows it; see providers.native_provider)
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: JsonObject = field(default_factory=dict)  # provider parameters passed through unread
 
-    def sampling(self) -> dict[str, Any]:
+    def sampling(self) -> dict[str, str | int | float]:
         """Preset values for this model, overridden by what the user set."""
         chosen = preset_for(self.model)
         for key in ("temperature", "top_p", "top_k", "max_tokens", "reasoning_effort"):
@@ -338,9 +341,7 @@ class LLMAgent:
             litellm_message(choice.message), litellm_usage(response), getattr(choice, "finish_reason", None)
         )
 
-    def turn(
-        self, msg: dict[str, Any], usage: dict[str, Any] | None, finish_reason: str | None = None
-    ) -> AssistantTurn:
+    def turn(self, msg: ReplyMessage, usage: JsonObject | None, finish_reason: str | None = None) -> AssistantTurn:
         """Text, tool calls (native, else parsed from the text), usage and cost of one OpenAI-shaped message.
 
         `raw`, the message the history sends back, shows each call once, in the client's own form:
@@ -402,23 +403,23 @@ class LLMAgent:
         return cut, cut_span
 
 
-def reasoning_of(msg: dict[str, Any]) -> str | None:
+def reasoning_of(msg: ReplyMessage) -> str | None:
     """The reply's reasoning text, under whichever name the server gives it."""
     reasoning = msg.get("reasoning_content") or msg.get("reasoning") or None
     return reasoning if isinstance(reasoning, str) else None
 
 
-def structured_calls(msg: dict[str, Any]) -> list[ToolCall]:
+def structured_calls(msg: ReplyMessage) -> list[ToolCall]:
     """The message's native `tool_calls`, arguments decoded (a call without an id is numbered)."""
     calls = []
     for i, tc in enumerate(msg.get("tool_calls") or []):
-        fn = tc.get("function") or {}
+        fn: ReplyFunction = tc.get("function") or {}
         calls.append(ToolCall(tc.get("id") or f"call_{i}", fn.get("name") or "", decode_arguments(fn.get("arguments"))))
     return calls
 
 
 def native_history(
-    msg: dict[str, Any],
+    msg: ReplyMessage,
     content: str | None,
     calls: list[ToolCall],
     spans: list[tuple[int, int]],

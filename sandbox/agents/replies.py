@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from typing import Any
+from typing import Any, Required, TypedDict
 
 import orjson
 
@@ -24,28 +24,74 @@ from sandbox.agents.base import (
 from sandbox.agents.litellm_import import litellm_module, loaded_litellm
 from sandbox.agents.wire import Wire, parse_retry_after, status_in_chain
 from sandbox.records import Usage
+from storage.json_types import JsonObject, JsonValue
 
 NO_KEY = "sk-no-key-required"  # OpenAI-compatible local servers still want some key string; it is no secret
+
+
+class ReplyFunction(TypedDict, total=False):
+    """The function of a tool call in a reply: its arguments as JSON text (`decode_arguments` reads what a server
+    sends instead)."""
+
+    name: str | None
+    arguments: JsonValue
+
+
+class ReplyToolCall(TypedDict, total=False):
+    """One of a reply message's `tool_calls` (a call without an id is numbered by the turn)."""
+
+    id: str | None
+    type: str
+    function: ReplyFunction
+
+
+class ReplyMessage(TypedDict, total=False):
+    """The OpenAI-shaped message of a reply, as the server sent it or as `litellm_message` reads litellm's: the
+    turn reads each field defensively (a server may send any JSON)."""
+
+    content: str | None
+    reasoning_content: str | None
+    reasoning: str | None
+    tool_calls: list[ReplyToolCall] | None
+    thinking_blocks: list[JsonObject]  # Anthropic's signed thinking, replayed with the turn
+
+
+class ReplyChoice(TypedDict, total=False):
+    """One of a reply's `choices`: its message (`reply_outcome` checks there is one) and why the model stopped."""
+
+    message: Required[ReplyMessage]
+    finish_reason: str | None
+
+
+class ReplyBody(TypedDict, total=False):
+    """A reply holding a choice to read (`reply_outcome`), with the provider's usage record."""
+
+    choices: Required[list[ReplyChoice]]
+    usage: JsonObject | None
 
 
 # What litellm reports for a response without usage; the native client reports the same.
 EMPTY_USAGE = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
 
 
-def litellm_message(msg: Any) -> dict[str, Any]:
+def litellm_message(msg: Any) -> ReplyMessage:
     """The fields of litellm's Message the turn reads, as the plain dict the server sent."""
-    calls = []
+    calls: list[ReplyToolCall] = []
     for tc in getattr(msg, "tool_calls", None) or []:
         fn = tc.function
         calls.append({"id": tc.id, "type": "function", "function": {"name": fn.name, "arguments": fn.arguments}})
-    out = {"content": msg.content, "reasoning_content": getattr(msg, "reasoning_content", None), "tool_calls": calls}
+    out: ReplyMessage = {
+        "content": msg.content,
+        "reasoning_content": getattr(msg, "reasoning_content", None),
+        "tool_calls": calls,
+    }
     thinking = getattr(msg, "thinking_blocks", None)
     if thinking:
         out["thinking_blocks"] = thinking
     return out
 
 
-def litellm_usage(response: Any) -> dict[str, Any] | None:
+def litellm_usage(response: Any) -> JsonObject | None:
     usage = getattr(response, "usage", None)
     if usage is None:
         return None
@@ -61,7 +107,7 @@ def compact(obj: Any) -> Any:
     return obj
 
 
-def reply_outcome(status: int, retry_after: str | None, body: bytes, secret: str | None) -> dict[str, Any] | ModelError:
+def reply_outcome(status: int, retry_after: str | None, body: bytes, secret: str | None) -> ReplyBody | ModelError:
     """The server's answer to one call: its JSON if it holds a choice to read, else the error it amounts to.
 
     An error status decides alone (408, 429, 5xx transient with Retry-After; 401/403/404

@@ -16,6 +16,7 @@ from workbench.cli.parser import SWEPT_CAP
 from workbench.service.launch import LaunchRequest, run_spec
 
 if TYPE_CHECKING:
+    from sandbox.records import VerifierOptions
     from workbench.views.sequential_records import StrategyName
 
 LIMIT_FLAGS = {"tokens": "--max-run-tokens", "cost": "--max-run-cost"}
@@ -315,10 +316,14 @@ def _print_sequential(args: argparse.Namespace, store, name: str, groups: list[s
         )
 
 
-def _verifier_options(args: argparse.Namespace) -> dict[str, Any]:
-    """How to reach a model verifier: execution options, not the group's identity."""
-    options = {"base_url": args.verifier_base_url, "timeout_s": args.verifier_timeout}
-    return {k: v for k, v in options.items() if v is not None}
+def _verifier_options(args: argparse.Namespace) -> VerifierOptions:
+    """How to reach a model verifier: execution options, not the group's identity (those given only)."""
+    options: VerifierOptions = {}
+    if args.verifier_base_url is not None:
+        options["base_url"] = args.verifier_base_url
+    if args.verifier_timeout is not None:
+        options["timeout_s"] = args.verifier_timeout
+    return options
 
 
 def _check_verifier(args: argparse.Namespace, base) -> None:

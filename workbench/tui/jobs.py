@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypedDict
 
+from sandbox.records import RunResult
 from workbench.tui.monitor import RunMonitor
 from workbench.views.parallel_json import ParallelReport
 
@@ -66,7 +67,7 @@ class RunJob:
         self.monitor.tokens_measured = tokens_measured(spec)
         self.runner: Any = None
         self.worker: Any = None
-        self.result: dict[str, Any] | None = None
+        self.result: RunResult | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task | None = None
         self._cancelled = False
@@ -89,7 +90,7 @@ class RunJob:
             description=f"run {self.name}",
         )
 
-    async def execute(self) -> dict[str, Any] | None:
+    async def execute(self) -> RunResult | None:
         """The worker body (on the worker's thread and loop)."""
         from workbench.service.datasets import open_dataset
         from workbench.service.errors import DatasetError, InvalidSlice, StoreError

@@ -188,7 +188,7 @@ def build_task(options: TaskOptions) -> Task:
                 id=item.id,
                 input=[ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.first_message)],
                 target="ABCD"[item.correct_index],
-                metadata=item_meta(item),
+                metadata=dict(item_meta(item)),  # Inspect takes a plain dict
             )
         )
     return Task(
