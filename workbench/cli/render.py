@@ -518,20 +518,9 @@ TRANSITION_COLUMNS = ("transition", "d̄", "σ_boot", "C_k", "decision", "improv
 
 def _transitions_table(result: Plateau) -> Table:
     """A row per transition between adjacent levels: d̄, σ, C_k, the decision and the sign test."""
-    from workbench.views.scaling import c_k_text, decision
+    from workbench.views.scaling import transition_cells
 
-    rows = (
-        (
-            f"{t['from']} → {t['to']}",
-            f"{t['d_bar']:+.4f}",
-            f"{t['sigma_boot']:.4f}",
-            c_k_text(t),
-            decision(t),
-            f"{t['improved']} / {t['worsened']}",
-            f"{t['sign_test_p']:.4g}",
-        )
-        for t in result["transitions"]
-    )
+    rows = map(transition_cells, result["transitions"])
     return _cells_table(None, TRANSITION_COLUMNS, rows, left={0, 4})
 
 

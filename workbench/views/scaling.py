@@ -400,6 +400,20 @@ def c_k_text(t: Transition) -> str:
     return NOT_MEASURED if t.get("c_k") is None else f"{t['c_k']:+.4f}"
 
 
+def transition_cells(t: Transition) -> list[str]:
+    """A transition between adjacent levels as the CLI's and the TUI's tables show it: d̄, σ, C_k, the decision,
+    the items improved / worsened and the sign test."""
+    return [
+        f"{t['from']} → {t['to']}",
+        f"{t['d_bar']:+.4f}",
+        f"{t['sigma_boot']:.4f}",
+        c_k_text(t),
+        decision(t),
+        f"{t['improved']} / {t['worsened']}",
+        f"{t['sign_test_p']:.4g}",
+    ]
+
+
 def comparison_rows(comparison: StrategyComparison) -> list[ComparisonRow]:
     """One flat row per (strategy, level) of a `strategy_comparison`: the CSV, the CLI table and the TUI read these."""
     rows = []

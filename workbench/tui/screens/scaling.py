@@ -47,11 +47,9 @@ from workbench.views.scaling import (
     TRIAL_COLUMNS,
     Palette,
     agreement_text,
-    c_k_text,
     comparison_rows,
     cost_cells,
     cost_columns,
-    decision,
     flags,
     imported_note,
     judge_cells,
@@ -68,12 +66,13 @@ from workbench.views.scaling import (
     strategy_summary,
     study_cells,
     study_columns,
+    transition_cells,
     transition_csv,
     trial_cells,
     trials_note,
     verdicts_note,
 )
-from workbench.views.sequential_records import Plateau, StrategyComparison, ToolsReport, Transition
+from workbench.views.sequential_records import Plateau, StrategyComparison, ToolsReport
 
 if TYPE_CHECKING:
     from workbench.service.scaling import StudyPlan
@@ -274,18 +273,6 @@ def import_scores(path: Path) -> list[tuple[Source, Any]]:
 
 
 TRANSITION_COLUMNS = ("transition", "d̄", "σ_boot", "C_k", "decision", "↑ / ↓", "sign test p")
-
-
-def transition_cells(t: Transition) -> list[str]:
-    return [
-        f"{t['from']} → {t['to']}",
-        f"{t['d_bar']:+.4f}",
-        f"{t['sigma_boot']:.4f}",
-        c_k_text(t),
-        decision(t),
-        f"{t['improved']} / {t['worsened']}",
-        f"{t['sign_test_p']:.4g}",
-    ]
 
 
 def export_text(kind: str, result: dict[str, Any], fmt: str) -> str:
