@@ -265,3 +265,38 @@ def test_a_bad_labels_line_is_named_after_the_items_as_before(tmp_path, monkeypa
         open_release(root, tmp_path / "cache2")
     assert info.value.path.endswith("qa/full.jsonl")
     assert not list((tmp_path / "cache2").glob("corpus/*"))
+
+
+def test_views_read_through_the_node_cache_are_the_graph_file_s(demo_dir, tmp_path, monkeypatch):
+    """Each item's view holds its graph's nodes in file order with their stored JSON, as a join of the cache's
+    tables gives them, whether its nodes were cached by an earlier view or not; a paper in several
+    neighbourhoods is one node object; the cache keeps at most NODE_CACHE nodes."""
+    from sandbox import corpus as corpus_module
+
+    corpus, _ = open_release(demo_dir, tmp_path / "cache")
+    try:
+        items = corpus.items
+        expected = {}
+        for item in items:
+            rows = corpus.db.execute(
+                "SELECT g.s2id, n.json, n.arxiv_id, n.has_text, n.tokens FROM graph g "
+                "JOIN nodes n ON n.id = g.node_id WHERE g.sample_id = ? ORDER BY g.pos",
+                (item.id,),
+            ).fetchall()
+            expected[item.id] = [(s2id, raw, arx, bool(text), toks) for s2id, raw, arx, text, toks in rows]
+
+        def seen(view):
+            return [(n.s2id, n.raw, n.arxiv_id, n.has_text, n.raw_tokens) for n in view.nodes.values()]
+
+        views = [corpus.view(item) for item in items] + [corpus.view(item) for item in reversed(items)]
+        assert all(seen(view) == expected[view.item.id] for view in views)
+        first, again = views[0], views[-1]  # the same item, its nodes cached by then
+        assert all(a is b for a, b in zip(first.nodes.values(), again.nodes.values(), strict=True))
+        shared = set(views[0].nodes) & set(views[1].nodes)
+        assert shared and all(views[0].nodes[p] is views[1].nodes[p] for p in shared)
+
+        monkeypatch.setattr(corpus_module, "NODE_CACHE", 10)
+        corpus._nodes.clear()
+        assert seen(corpus.view(items[2])) == expected[items[2].id] and len(corpus._nodes) == 10
+    finally:
+        corpus.close()
