@@ -22,6 +22,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
+import orjson
+
 from storage.json_types import JsonValue
 from storage.records import ItemMeta, RunFields, StepRecord, TrajectoryRecord
 from storage.rows import (
@@ -1022,8 +1024,19 @@ def _record(record: Callable[..., Record], columns: Mapping[str, Any]) -> Record
 _ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
+# orjson writes what json writes, value for value (its text is compact), ~10× faster: a step's arguments and usage, a
+# trajectory's reads and actions, on the engine's one thread. Passed through to `default` (as json does): datetimes
+# and dataclasses; what orjson refuses (an integer beyond 64 bits) goes through json.
+_AS_JSON_DOES = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
 def _json(value: Any) -> str | None:
-    return None if value is None else _ENCODER.encode(value)
+    if value is None:
+        return None
+    try:
+        return orjson.dumps(value, default=str, option=_AS_JSON_DOES).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return _ENCODER.encode(value)
 
 
 def _decode_json_column(texts: list[str | None]) -> list[Any]:

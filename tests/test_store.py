@@ -245,3 +245,47 @@ def test_a_new_runs_json_columns_are_encoded_once_and_an_object_in_a_plain_colum
     assert tuple(store.conn.execute("SELECT caps, config FROM runs WHERE id = ?", (bare,)).fetchone()) == ("{}", "{}")
     with pytest.raises(StoreError, match="column model takes a number or a text, not dict"):
         store.create_or_resume_run("odd", {"a": 3}, {**fields, "model": {"name": "m"}})
+
+
+def test_steps_written_before_the_rowid_table_survive_its_migration(tmp_path):
+    """Migration 16 rebuilds `steps` as a rowid table: a version-15 store's steps come through value for value,
+    a trajectory's read back in order through the new key, and a step written again under its index still
+    replaces the old one (the key is unique)."""
+    path = tmp_path / "v15.sqlite"
+    with Store(tmp_path / "source.sqlite") as source:  # steps written by the engine's own writer
+        run_id, _ = source.create_or_resume_run(
+            "r",
+            {"a": 1},
+            {"agent": "x", "dataset": "d", "dataset_fingerprint": "f", "caps": {}, "config": {}, "version": "0"},
+        )
+        ids = [source.begin_trajectory(run_id, item, 0, 0, {}) for item in ("i1", "i2")]
+        for turn in range(3):  # interleaved, as episodes in flight write them
+            for tid in reversed(ids):
+                step = {"index": turn, "turn": turn, "kind": "tool", "text": f"t{turn}-{tid}" + "x" * 300 * turn}
+                step |= {"tool_args": {"paper_id": "p", "n": turn}, "usage": None, "hop": turn or None}
+                step |= {"points_used": turn, "points_left": 30 - turn, "tokens": 10 * turn, "rejections": 0}
+                source.add_steps(tid, [step])
+        expected = {tid: [dict(s) for s in source.steps(tid)] for tid in ids}
+    con = sqlite3.connect(path, isolation_level=None)
+    for number in range(15):
+        for statement in MIGRATIONS[number].split(";"):
+            if statement.strip():
+                con.execute(statement)
+    con.execute("PRAGMA user_version = 15")
+    con.execute("ATTACH ? AS src", (str(tmp_path / "source.sqlite"),))
+    for table in ("runs", "trajectories", "texts", "steps"):
+        con.execute(f"INSERT INTO {table} SELECT * FROM src.{table}")
+    con.execute("DETACH src")
+    assert con.execute("SELECT sql FROM sqlite_master WHERE name = 'steps'").fetchone()[0].endswith("WITHOUT ROWID")
+    con.close()
+    with Store(path) as store:
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert (
+            "WITHOUT ROWID"
+            not in store.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'steps'").fetchone()[0]
+        )
+        assert {tid: [dict(s) for s in store.steps(tid)] for tid in ids} == expected
+        again = {"index": 0, "turn": 0, "kind": "tool", "text": "again", "points_used": 0, "points_left": 30}
+        store.add_steps(ids[0], [{**again, "tokens": 0, "rejections": 0}])
+        assert [s["text"] for s in store.steps(ids[0])] == ["again", *[s["text"] for s in expected[ids[0]][1:]]]
+        assert store.conn.execute("PRAGMA foreign_key_check").fetchall() == []
