@@ -235,3 +235,30 @@ def test_a_number_json_cannot_carry_is_null_rather_than_invalid_json():
 
 def test_what_orjson_refuses_is_written_by_the_standard_library():
     assert encode_body({"extra": {1: 2**70}}) == json.dumps({"extra": {1: 2**70}}, separators=(",", ":")).encode()
+
+
+def test_one_pool_serves_calls_from_one_event_loop_after_another():
+    """A connection belongs to the loop that opened it: a pool used by a second run's loop opens its own and
+    never hands it one the first loop left open (its reader waits on the first loop)."""
+
+    async def call(url: str, client: Http1Pool) -> tuple[int, int]:
+        response = await client.post(b"{}")
+        return response.status, len(client.idle())
+
+    async def one_run(client: Http1Pool | None, close: bool) -> tuple[Http1Pool, list[tuple[int, int]], int]:
+        async def ok(reader, writer, request) -> bool:
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}")
+            return True
+
+        async with raw_server(ok) as (url, seen):
+            client = client or pool(url)
+            client.host, client.port = "127.0.0.1", int(url.split(":")[2].split("/")[0])
+            got = [await call(url, client), await call(url, client)]
+            if close:
+                await client.aclose()
+            return client, got, seen["connections"]
+
+    client, first, connections = asyncio.run(one_run(None, close=False))  # its connection left open in the pool
+    assert first == [(200, 1), (200, 1)] and connections == 1  # the second call reused the first's connection
+    _, second, connections = asyncio.run(one_run(client, close=True))
+    assert second == [(200, 1), (200, 1)] and connections == 1  # a connection of its own loop, kept for its calls

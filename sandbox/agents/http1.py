@@ -20,6 +20,7 @@ import asyncio
 import urllib.request
 import weakref
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -68,10 +69,16 @@ class Http1Pool:
         self._head = ("\r\n".join(lines) + "\r\ncontent-length: ").encode("latin-1")
         self.timeout_s = timeout_s
         self._idle: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[Connection]] = weakref.WeakKeyDictionary()
+        self._last_loop: Callable[[], asyncio.AbstractEventLoop | None] = lambda: None  # a weak reference
+        self._last_idle: list[Connection] = []
 
     def idle(self) -> list[Connection]:
-        """This loop's idle connections (open, no call on them)."""
-        return self._idle.setdefault(asyncio.get_running_loop(), [])
+        """This loop's idle connections (open, no call on them); the last loop's list is kept at hand (a weak
+        dictionary's look-up builds a weak reference each time: twice per call)."""
+        loop = asyncio.get_running_loop()
+        if self._last_loop() is not loop:
+            self._last_loop, self._last_idle = weakref.ref(loop), self._idle.setdefault(loop, [])
+        return self._last_idle
 
     async def post(self, body: bytes) -> Response:
         """One call: the server's status, headers and body; raises `TimeoutError` or `ConnectionError` only."""
@@ -121,6 +128,7 @@ class Http1Pool:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
+        self._last_loop = lambda: None
         for conn in self._idle.pop(loop, []):
             conn.writer.close()
 

@@ -251,10 +251,27 @@ def decode_arguments(arguments: Any) -> Any:
     if not arguments.strip():
         return {}
     try:
-        value = json.loads(arguments)
+        value = loads_like_json(arguments)
     except (json.JSONDecodeError, ValueError):
         return {"_raw": arguments}
     return value if isinstance(value, dict) else {"_raw": arguments}
+
+
+# orjson reads an integer literal beyond 64 bits as a float, where json keeps it whole: text holding a run of 19
+# digits goes to json
+_LONG_DIGITS = re.compile(r"\d{19}")
+
+
+def loads_like_json(text: str) -> Any:
+    """`json.loads(text)`, value for value, by orjson where that is the same (several times faster: one call
+    per tool call, on the engine's one thread); json reads what orjson refuses (NaN, a lone surrogate escape,
+    an out-of-range float) and raises what both refuse."""
+    if _LONG_DIGITS.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
 
 
 def read_usage(usage: Any) -> Usage:
@@ -283,7 +300,19 @@ def read_usage(usage: Any) -> Usage:
     )
 
 
+# orjson writes datetimes, dataclasses and subclasses of str, int, dict and list itself; passed through, they reach
+# the fallback, where the standard library decides as before
+_PLAIN_ONLY = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
 def _jsonable(obj: Any) -> Any:
+    """`obj` itself when JSON carries it as it is (plain dicts, lists, strings, numbers: what a server's usage
+    holds, checked by orjson in a microsecond), else a copy with what JSON cannot carry written as text."""
+    try:
+        orjson.dumps(obj, option=_PLAIN_ONLY)
+        return obj
+    except (orjson.JSONEncodeError, TypeError):
+        pass
     try:
         json.dumps(obj)
         return obj
