@@ -21,6 +21,8 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from sandbox import release
 from sandbox.corpus_schema import SCHEMA, SECTIONS_INDEX
 from sandbox.graph_import import GraphWorker, mark_text, use_worker, write_graphs
@@ -32,8 +34,8 @@ from storage.locks import process_alive
 if TYPE_CHECKING:
     from sandbox.hub import Snapshot
 
-CORPUS_FORMAT = 4  # 2: body-heading label rule on whole heading lines only; 3: meta records label_resolution;
-# 4: sections in a rowid table indexed after the bulk insert
+CORPUS_FORMAT = 5  # 2: body-heading label rule on whole heading lines only; 3: meta records label_resolution;
+# 4: sections in a rowid table indexed after the bulk insert; 5: each item's neighbourhood in one row (`view`)
 
 # ---------------------------------------------------------------- fingerprints
 
@@ -461,7 +463,7 @@ class Corpus:
             item = item_from_row(json.loads(text), labels, self.labelled)
             self._items[item.id] = item
         self.headers = lru_cache(maxsize=4096)(self._headers)
-        self._nodes: OrderedDict[tuple[str, int], Node] = OrderedDict()  # (graph id, node row) -> node; see `view`
+        self._nodes: OrderedDict[int, Node] = OrderedDict()  # node row -> node, most recently used last; see `view`
         self.origin: Snapshot | None = None  # the Hub repository and commit it was opened from (sandbox.datasets)
 
     def close(self) -> None:
@@ -483,38 +485,42 @@ class Corpus:
         read, and its data and search tokens parsed, once rather than at the start of every episode (a
         quarter of a millisecond per episode on the engine's one thread, a tenth of its work per model call
         at hundreds of episodes in flight). Nothing changes a node once built (see `Node`)."""
-        graph = self.db.execute("SELECT s2id, node_id FROM graph WHERE sample_id = ? ORDER BY pos", (item.id,))
-        pairs: list[tuple[str, int]] = graph.fetchall()
+        row = self.db.execute("SELECT view FROM neighbourhoods WHERE sample_id = ?", (item.id,)).fetchone()
+        listed, edges = orjson.loads(row[0]) if row else ([], {})  # `graph_import.neighbourhood`: one read, one parse
         cache = self._nodes
-        missing = [pair for pair in pairs if pair not in cache]
+        nodes: dict[str, Node | None] = {}
+        missing: list[tuple[str, int]] = []
+        for s2id, node_id in listed:
+            node = cache.get(node_id)
+            if node is None or node.s2id != s2id:  # not cached, or cached under another id of the graph
+                missing.append((s2id, node_id))
+            else:
+                cache.move_to_end(node_id)
+            nodes[s2id] = node  # in file order; the missing filled in below
         if missing:
-            self._load_nodes(missing)
-        nodes: dict[str, Node] = {}
-        for pair in pairs:
-            node = cache.get(pair)
-            if node is not None:  # a graph row whose node the cache file lacks is left out, as a join would
-                cache.move_to_end(pair)
-                nodes[pair[0]] = node
-        while len(cache) > NODE_CACHE:
-            cache.popitem(last=False)
-        edges: dict[str, list[str]] = {}
-        for src, dst in self.db.execute("SELECT src, dst FROM edges WHERE sample_id = ? ORDER BY src, pos", (item.id,)):
-            edges.setdefault(src, []).append(dst)
-        return ItemView(self, item, nodes, edges)
+            loaded = self._load_nodes(missing)
+            for pair in missing:
+                nodes[pair[0]] = loaded.get(pair)
+            while len(cache) > NODE_CACHE:
+                cache.popitem(last=False)
+        # a graph row whose node the cache file lacks is left out, as a join of the two tables would
+        return ItemView(self, item, {s2id: n for s2id, n in nodes.items() if n is not None}, edges)
 
-    def _load_nodes(self, pairs: list[tuple[str, int]]) -> None:
-        """Read the (graph id, node row) pairs' nodes into the cache, a few hundred row ids per query."""
+    def _load_nodes(self, pairs: list[tuple[str, int]]) -> dict[tuple[str, int], Node]:
+        """The (graph id, node row) pairs' nodes, read a few hundred row ids per query and kept in the cache."""
         s2ids: dict[int, list[str]] = {}
         for s2id, node_id in pairs:
             s2ids.setdefault(node_id, []).append(s2id)
         ids = list(s2ids)
+        loaded: dict[tuple[str, int], Node] = {}
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
             query = f"SELECT id, json, arxiv_id, has_text, tokens FROM nodes WHERE id IN ({marks})"
             for node_id, data, arx, has_text, toks in self.db.execute(query, chunk):
                 for s2id in s2ids[node_id]:
-                    self._nodes[(s2id, node_id)] = Node(s2id, data, arx, bool(has_text), toks)
+                    loaded[(s2id, node_id)] = self._nodes[node_id] = Node(s2id, data, arx, bool(has_text), toks)
+        return loaded
 
     def _headers(self, arxiv_id: str) -> list[tuple[str | None, int]]:
         return list(self.db.execute("SELECT header, length FROM sections WHERE arxiv_id = ? ORDER BY idx", (arxiv_id,)))

@@ -17,6 +17,7 @@ CREATE TABLE graph (sample_id TEXT, pos INTEGER, s2id TEXT, node_id INTEGER,
                     PRIMARY KEY (sample_id, pos)) WITHOUT ROWID;
 CREATE TABLE edges (sample_id TEXT, src TEXT, pos INTEGER, dst TEXT,
                     PRIMARY KEY (sample_id, src, pos)) WITHOUT ROWID;
+CREATE TABLE neighbourhoods (sample_id TEXT PRIMARY KEY, view BLOB);
 CREATE TABLE items (pos INTEGER PRIMARY KEY, id TEXT UNIQUE, json TEXT);
 CREATE TABLE labels (sample_id TEXT, pos INTEGER, arxiv_id TEXT, section TEXT, relevance TEXT,
                      section_index INTEGER, method TEXT, PRIMARY KEY (sample_id, pos)) WITHOUT ROWID;

@@ -26,6 +26,8 @@ import sys
 from pathlib import Path
 from typing import Any, TypedDict
 
+import orjson
+
 from sandbox import release
 
 WORKER_MIN_BYTES = 16 << 20  # below this a worker process's start-up costs more than the parallel parse saves
@@ -33,10 +35,10 @@ Graphs = dict[str, dict[str, dict]]  # sample_id -> s2id -> {"arxivId", "title"}
 
 
 def graph_tables() -> str:
-    """The corpus schema's statements for the three tables written here (the worker's file has only these)."""
+    """The corpus schema's statements for the four tables written here (the worker's file has only these)."""
     from sandbox.corpus_schema import SCHEMA
 
-    wanted = ("CREATE TABLE nodes ", "CREATE TABLE graph ", "CREATE TABLE edges ")
+    wanted = ("CREATE TABLE nodes ", "CREATE TABLE graph ", "CREATE TABLE edges ", "CREATE TABLE neighbourhoods ")
     return ";\n".join(s.strip() for s in SCHEMA.split(";") if s.strip().startswith(wanted)) + ";"
 
 
@@ -115,8 +117,16 @@ def write_graphs(db: sqlite3.Connection, path: Path, data: release.Warnings) -> 
             "INSERT INTO edges VALUES (?, ?, ?, ?)",
             [(sample_id, src, i, dst) for src, refs in edges.items() for i, dst in enumerate(refs)],
         )
+        db.execute("INSERT INTO neighbourhoods VALUES (?, ?)", (sample_id, neighbourhood(rows, edges)))
         graphs[sample_id] = view
     return graphs, len(table.ids)
+
+
+def neighbourhood(rows: list[tuple[str, int, str, int]], edges: dict[str, list[str]]) -> bytes:
+    """What an episode's view reads of its item, in one value: its (graph id, node row) pairs in file order and its
+    non-empty reference lists by citing paper in the `edges` table's order (`corpus.Corpus.view`)."""
+    pairs = [(s2id, nid) for _, _, s2id, nid in rows]
+    return orjson.dumps([pairs, {src: edges[src] for src in sorted(edges) if edges[src]}])
 
 
 def mark_text(db: sqlite3.Connection) -> int:
@@ -168,7 +178,7 @@ class GraphWorker:
         db.commit()
         db.execute("ATTACH DATABASE ? AS w", (str(self.scratch),))
         try:
-            for table in ("nodes", "graph", "edges"):
+            for table in ("nodes", "graph", "edges", "neighbourhoods"):
                 db.execute(f"INSERT INTO main.{table} SELECT * FROM w.{table}")
             db.commit()
         finally:

@@ -268,15 +268,16 @@ def test_a_bad_labels_line_is_named_after_the_items_as_before(tmp_path, monkeypa
 
 
 def test_views_read_through_the_node_cache_are_the_graph_file_s(demo_dir, tmp_path, monkeypatch):
-    """Each item's view holds its graph's nodes in file order with their stored JSON, as a join of the cache's
-    tables gives them, whether its nodes were cached by an earlier view or not; a paper in several
+    """Each item's view holds its graph's nodes in file order with their stored JSON and its references, as the
+    cache's graph, nodes and edges tables give them, whether its nodes were cached by an earlier view or not
+    (a view reads its item's neighbourhood row, written beside them); a paper in several
     neighbourhoods is one node object; the cache keeps at most NODE_CACHE nodes."""
     from sandbox import corpus as corpus_module
 
     corpus, _ = open_release(demo_dir, tmp_path / "cache")
     try:
         items = corpus.items
-        expected = {}
+        expected, expected_edges = {}, {}
         for item in items:
             rows = corpus.db.execute(
                 "SELECT g.s2id, n.json, n.arxiv_id, n.has_text, n.tokens FROM graph g "
@@ -284,12 +285,18 @@ def test_views_read_through_the_node_cache_are_the_graph_file_s(demo_dir, tmp_pa
                 (item.id,),
             ).fetchall()
             expected[item.id] = [(s2id, raw, arx, bool(text), toks) for s2id, raw, arx, text, toks in rows]
+            edges: dict[str, list[str]] = {}
+            query = "SELECT src, dst FROM edges WHERE sample_id = ? ORDER BY src, pos"
+            for src, dst in corpus.db.execute(query, (item.id,)):
+                edges.setdefault(src, []).append(dst)
+            expected_edges[item.id] = edges
 
         def seen(view):
             return [(n.s2id, n.raw, n.arxiv_id, n.has_text, n.raw_tokens) for n in view.nodes.values()]
 
         views = [corpus.view(item) for item in items] + [corpus.view(item) for item in reversed(items)]
         assert all(seen(view) == expected[view.item.id] for view in views)
+        assert all(list(v.edges.items()) == list(expected_edges[v.item.id].items()) for v in views)  # order too
         first, again = views[0], views[-1]  # the same item, its nodes cached by then
         assert all(a is b for a, b in zip(first.nodes.values(), again.nodes.values(), strict=True))
         shared = set(views[0].nodes) & set(views[1].nodes)

@@ -248,7 +248,8 @@ def test_a_new_runs_json_columns_are_encoded_once_and_an_object_in_a_plain_colum
 
 
 def test_steps_written_before_the_rowid_table_survive_its_migration(tmp_path):
-    """Migration 16 rebuilds `steps` as a rowid table: a version-15 store's steps come through value for value,
+    """Migration 16 rebuilds `steps` and `texts` as rowid tables: a version-15 store's steps (their long texts
+    among them) come through value for value,
     a trajectory's read back in order through the new key, and a step written again under its index still
     replaces the old one (the key is unique)."""
     path = tmp_path / "v15.sqlite"
@@ -276,16 +277,21 @@ def test_steps_written_before_the_rowid_table_survive_its_migration(tmp_path):
     for table in ("runs", "trajectories", "texts", "steps"):
         con.execute(f"INSERT INTO {table} SELECT * FROM src.{table}")
     con.execute("DETACH src")
-    assert con.execute("SELECT sql FROM sqlite_master WHERE name = 'steps'").fetchone()[0].endswith("WITHOUT ROWID")
+    for table in ("steps", "texts"):
+        assert con.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0].endswith("ROWID")
     con.close()
     with Store(path) as store:
         assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        assert (
-            "WITHOUT ROWID"
-            not in store.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'steps'").fetchone()[0]
-        )
+        for table in ("steps", "texts"):
+            sql = store.conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+            assert "WITHOUT ROWID" not in sql
+        assert store.conn.execute("SELECT COUNT(*) FROM texts").fetchone()[0] == 4  # turns 1 and 2, two each
         assert {tid: [dict(s) for s in store.steps(tid)] for tid in ids} == expected
         again = {"index": 0, "turn": 0, "kind": "tool", "text": "again", "points_used": 0, "points_left": 30}
         store.add_steps(ids[0], [{**again, "tokens": 0, "rejections": 0}])
         assert [s["text"] for s in store.steps(ids[0])] == ["again", *[s["text"] for s in expected[ids[0]][1:]]]
+        repeated = {**again, "index": 3, "text": expected[ids[1]][2]["text"]}  # a long text stored before
+        store.add_steps(ids[0], [{**repeated, "tokens": 0, "rejections": 0}])
+        assert store.conn.execute("SELECT COUNT(*) FROM texts").fetchone()[0] == 4  # kept once, by its hash
+        assert store.steps(ids[0])[-1]["text"] == repeated["text"]
         assert store.conn.execute("PRAGMA foreign_key_check").fetchall() == []
