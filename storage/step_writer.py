@@ -36,7 +36,8 @@ class StepWriter:
     def __init__(self, store: Store):
         self.store = store
         self._queue: list[Callable[[], None]] = []
-        self._batch: asyncio.Future[None] | None = None  # done when the queued writes are committed
+        self._flush_due = False  # a commit of the queued writes is scheduled for the loop's next pass
+        self._waiters: list[asyncio.Future[None]] = []  # one per episode waiting for that commit (`written`)
         self._failure: Exception | None = None  # a commit of the loop's pass that failed, raised again by `close`
 
     def begin(self, run_id: int, item_id: str, replicate: int, attempt: int, meta: ItemMeta) -> PendingTrajectory:
@@ -69,10 +70,15 @@ class StepWriter:
         self._enqueue(record)
 
     async def written(self) -> None:
-        """Return once everything handed over so far is committed (at once when nothing is waiting)."""
-        if self._batch is not None:
-            # shielded: a cancelled episode stops waiting, the others' commit goes on
-            await asyncio.shield(self._batch)
+        """Return once everything handed over so far is committed (at once when nothing is waiting).
+
+        Each waiting episode has a future of its own, which the commit resolves: a cancelled episode stops
+        waiting and the others' commit goes on (a shared future would be cancelled with the first episode's
+        task; shielding it cost every waiter one more pass of the event loop before it woke)."""
+        if self._flush_due:
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            await waiter
 
     def close(self) -> None:
         """The run's end: commit what is left (a cancelled episode's last steps); a failed earlier commit raises."""
@@ -82,10 +88,9 @@ class StepWriter:
 
     def _enqueue(self, write: Callable[[], None]) -> None:
         self._queue.append(write)
-        if self._batch is None:
-            loop = asyncio.get_running_loop()
-            self._batch = loop.create_future()
-            loop.call_soon(self._flush_pass)
+        if not self._flush_due:
+            self._flush_due = True
+            asyncio.get_running_loop().call_soon(self._flush_pass)
 
     def _flush_pass(self) -> None:
         """The event loop's commit: a failure reaches the episodes waiting for it (`written`) and the run's end
@@ -95,7 +100,8 @@ class StepWriter:
     def _commit(self) -> Exception | None:
         """Commit everything handed over, in one transaction, and wake the episodes waiting; the failure, if any."""
         queue, self._queue = self._queue, []
-        batch, self._batch = self._batch, None
+        waiters, self._waiters = self._waiters, []
+        self._flush_due = False
         failure = None
         try:
             if queue:
@@ -104,12 +110,13 @@ class StepWriter:
                         write()
         except Exception as exc:  # noqa: BLE001 — handed to the waiting episodes and returned, none swallowed
             failure = exc
-        if batch is not None and not batch.done():
+        for waiter in waiters:
+            if waiter.done():  # its episode was cancelled while it waited
+                continue
             if failure is None:
-                batch.set_result(None)
+                waiter.set_result(None)
             else:
-                batch.set_exception(failure)
-                batch.exception()  # retrieved: `close` raises it at the run's end, so asyncio need not log it
+                waiter.set_exception(failure)
         return failure
 
     @staticmethod

@@ -74,6 +74,36 @@ async def test_a_failed_commit_reaches_the_episodes_waiting_and_the_run_end(tmp_
         writer.close()
 
 
+async def test_an_episode_cancelled_while_it_waits_leaves_the_others_commit_and_wake_alone(tmp_path):
+    """Ctrl-C or a run-wide limit cancels an episode waiting for the commit: the others still wake once their
+    writes are on disk, and the cancelled one's writes, already handed over, are committed with theirs."""
+    import asyncio
+
+    db = tmp_path / "s.sqlite"
+    store = Store(db)
+    run_id, _ = store.create_or_resume_run(
+        "r",
+        {"x": 1},
+        {"agent": "a", "dataset": "d", "dataset_fingerprint": "f", "caps": {}, "config": {}, "version": "0"},
+    )
+    writer = StepWriter(store)
+    woke: list[str] = []
+
+    async def episode(name: str) -> None:
+        trajectory = writer.begin(run_id, name, 0, 0, {})
+        writer.add_steps(trajectory, [_step(0, 1)])
+        await writer.written()
+        woke.append(name)
+
+    tasks = [asyncio.create_task(episode(f"q{i}")) for i in range(3)]
+    await asyncio.sleep(0)  # each has handed its writes over and waits
+    tasks[1].cancel()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    assert woke == ["q0", "q2"] and isinstance(results[1], asyncio.CancelledError)
+    assert _on_disk(db, "SELECT COUNT(*) FROM steps") == 3
+    writer.close()
+
+
 # The child: the batch CLI, killed (SIGKILL, by itself) in the event loop's pass that would commit the writes
 # handed over, after it printed what was on disk and how many writes were waiting.
 CHILD = """
