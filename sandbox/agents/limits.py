@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 
 
 class RateLimiter:
@@ -31,8 +31,16 @@ class RateLimiter:
         if wait > 0:
             await self.sleep(wait)
 
+    def slot(self) -> AbstractAsyncContextManager[None]:
+        """Hold a call's place for as long as the call lasts; a limiter with neither limit has nothing to hold
+        and hands out one shared empty context (no generator per call: a local server's runs call it at
+        thousands of calls per second)."""
+        if self.sem is None and not self.interval:
+            return _NO_LIMIT
+        return self._slot()
+
     @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
+    async def _slot(self) -> AsyncIterator[None]:
         if self.sem is None:
             await self._pace()
             yield
@@ -40,3 +48,6 @@ class RateLimiter:
         async with self.sem:
             await self._pace()
             yield
+
+
+_NO_LIMIT: AbstractAsyncContextManager[None] = nullcontext()
