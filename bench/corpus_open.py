@@ -51,9 +51,13 @@ print(json.dumps({{"seconds": time.perf_counter() - t, "n": n, "peak_mb": own.ru
 
 def one(variant: str, tree: Path, data: Path, cache: Path, worker: str = "auto") -> dict:
     code = ONE.format(tree=str(tree), variant=variant, data=str(data), cache=str(cache))
+    # run from the tree: the graphs worker, a `python -m sandbox.graph_import` child, finds its package in the
+    # working directory first, so it must be the measured tree's (it was this checkout's for every tree)
     env = dict(os.environ, AGENTHOP_IMPORT_WORKER=worker)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tree)
+    if done.returncode != 0:
+        raise SystemExit(f"{variant} ({tree}) failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:

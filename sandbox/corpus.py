@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from sandbox.hub import Snapshot
 
 CORPUS_FORMAT = 5  # 2: body-heading label rule on whole heading lines only; 3: meta records label_resolution;
-# 4: sections in a rowid table indexed after the bulk insert; 5: each item's neighbourhood in one row (`view`)
+# 4: sections in a rowid table indexed after the bulk insert; 5: each item's neighbourhood in one row (`view`),
+# in place of a `graph` table of a row per node
 
 # ---------------------------------------------------------------- fingerprints
 

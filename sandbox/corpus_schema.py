@@ -13,8 +13,6 @@ CREATE TABLE papers (arxiv_id TEXT PRIMARY KEY, title TEXT, n_sections INTEGER);
 CREATE TABLE sections (id INTEGER PRIMARY KEY, arxiv_id TEXT, idx INTEGER, header TEXT, text TEXT, length INTEGER);
 CREATE TABLE nodes (id INTEGER PRIMARY KEY, digest TEXT UNIQUE, s2id TEXT, arxiv_id TEXT,
                     has_text INTEGER, json TEXT, tokens TEXT);
-CREATE TABLE graph (sample_id TEXT, pos INTEGER, s2id TEXT, node_id INTEGER,
-                    PRIMARY KEY (sample_id, pos)) WITHOUT ROWID;
 CREATE TABLE edges (sample_id TEXT, src TEXT, pos INTEGER, dst TEXT,
                     PRIMARY KEY (sample_id, src, pos)) WITHOUT ROWID;
 CREATE TABLE neighbourhoods (sample_id TEXT PRIMARY KEY, view BLOB);

@@ -47,7 +47,8 @@ def test_the_worker_builds_the_same_cache_as_the_in_process_import(demo_dir, tmp
     assert len(started) == 1  # the second import did use a worker
     assert report_there == report_here and report_here.nodes > 0 and report_here.metadata_only > 0
     mine, theirs = tables(tmp_path / "here"), tables(tmp_path / "there")
-    assert mine == theirs and len(mine["graph"]) > len(mine["nodes"])  # nodes shared between neighbourhoods
+    listed = sum(len(json.loads(view)[0]) for _, view in mine["neighbourhoods"])
+    assert mine == theirs and listed > len(mine["nodes"])  # nodes shared between neighbourhoods
     item = here.items[0]
     assert here.view(item).nodes == there.view(item).nodes
     assert [p.name for p in (tmp_path / "there" / "corpus").iterdir()] == [
@@ -166,7 +167,8 @@ def test_nodes_are_shared_exactly_when_their_json_is_the_same(nodes):
     _, n_nodes = graph_import.write_graphs(db, path, Warnings())
     distinct = {json.dumps(n, ensure_ascii=False, sort_keys=True) for n in nodes}
     assert n_nodes == len(distinct)
-    stored = dict(db.execute("SELECT g.sample_id, n.json FROM graph g JOIN nodes n ON n.id = g.node_id"))
+    texts = dict(db.execute("SELECT id, json FROM nodes"))
+    stored = {sample: texts[json.loads(view)[0][0][1]] for sample, view in db.execute("SELECT * FROM neighbourhoods")}
     assert [json.loads(stored[f"s{i}"]) for i in range(len(nodes))] == [json.loads(json.dumps(n)) for n in nodes]
 
 
@@ -268,31 +270,23 @@ def test_a_bad_labels_line_is_named_after_the_items_as_before(tmp_path, monkeypa
 
 
 def test_views_read_through_the_node_cache_are_the_graph_file_s(demo_dir, tmp_path, monkeypatch):
-    """Each item's view holds its graph's nodes in file order with their stored JSON and its references, as the
-    cache's graph, nodes and edges tables give them, whether its nodes were cached by an earlier view or not
-    (a view reads its item's neighbourhood row, written beside them); a paper in several
-    neighbourhoods is one node object; the cache keeps at most NODE_CACHE nodes."""
+    """Each item's view holds the nodes of its line of the graphs file, in the file's order and with its values,
+    and its non-empty reference lists ordered by citing paper, whether its nodes were cached by an earlier view
+    or not; a paper in several neighbourhoods is one node object; the cache keeps at most NODE_CACHE nodes."""
     from sandbox import corpus as corpus_module
 
     corpus, _ = open_release(demo_dir, tmp_path / "cache")
     try:
         items = corpus.items
-        expected, expected_edges = {}, {}
-        for item in items:
-            rows = corpus.db.execute(
-                "SELECT g.s2id, n.json, n.arxiv_id, n.has_text, n.tokens FROM graph g "
-                "JOIN nodes n ON n.id = g.node_id WHERE g.sample_id = ? ORDER BY g.pos",
-                (item.id,),
-            ).fetchall()
-            expected[item.id] = [(s2id, raw, arx, bool(text), toks) for s2id, raw, arx, text, toks in rows]
-            edges: dict[str, list[str]] = {}
-            query = "SELECT src, dst FROM edges WHERE sample_id = ? ORDER BY src, pos"
-            for src, dst in corpus.db.execute(query, (item.id,)):
-                edges.setdefault(src, []).append(dst)
-            expected_edges[item.id] = edges
+        lines = [json.loads(line) for line in (demo_dir / "graphs" / "full.jsonl").read_text().splitlines() if line]
+        graphs = {g["sample_id"]: g for g in lines}
+        expected = {item.id: list(graphs[item.id]["nodes"].items()) for item in items}
+        expected_edges = {
+            item.id: {src: refs for src, refs in sorted(graphs[item.id]["edges"].items()) if refs} for item in items
+        }
 
         def seen(view):
-            return [(n.s2id, n.raw, n.arxiv_id, n.has_text, n.raw_tokens) for n in view.nodes.values()]
+            return [(n.s2id, n.data) for n in view.nodes.values()]
 
         views = [corpus.view(item) for item in items] + [corpus.view(item) for item in reversed(items)]
         assert all(seen(view) == expected[view.item.id] for view in views)
