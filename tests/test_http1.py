@@ -262,3 +262,66 @@ def test_one_pool_serves_calls_from_one_event_loop_after_another():
     assert first == [(200, 1), (200, 1)] and connections == 1  # the second call reused the first's connection
     _, second, connections = asyncio.run(one_run(client, close=True))
     assert second == [(200, 1), (200, 1)] and connections == 1  # a connection of its own loop, kept for its calls
+
+
+async def test_only_the_late_call_times_out_and_no_watchdog_outlives_the_calls():
+    """Calls in flight together: the one its server holds past the timeout raises TimeoutError (within a
+    twentieth of the timeout of its deadline), the quick ones answer; once none is in flight, no task of the
+    pool's is left running."""
+    loop = asyncio.get_running_loop()
+
+    async def slow_for_one(reader, writer, request):
+        if request["body"] == b"slow":
+            await asyncio.sleep(2)
+            return False
+        await asyncio.sleep(0.05)
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}")
+        return True
+
+    async with raw_server(slow_for_one) as (url, _):
+        client = pool(url, timeout_s=0.4)
+
+        async def timed(body: bytes) -> tuple[str, float]:
+            started = loop.time()
+            try:
+                await client.post(body)
+                return "answered", loop.time() - started
+            except TimeoutError:
+                return "timed out", loop.time() - started
+
+        got = await asyncio.gather(timed(b"slow"), timed(b"quick"), timed(b"quick"))
+        assert [kind for kind, _ in got] == ["timed out", "answered", "answered"]
+        assert 0.4 <= got[0][1] <= 0.4 + 0.4 / 20 + 0.1  # the watchdog's interval, and a scheduling margin
+        assert not asyncio.current_task().cancelling()  # the watchdog's cancellations were all taken back
+        await asyncio.sleep(0)
+        assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and "_watch" in repr(t)] == []
+        await client.aclose()
+
+
+@pytest.mark.parametrize("outside", [False, True])
+async def test_a_cancellation_from_outside_is_never_taken_for_a_timeout(outside):
+    """What `post` does with a call's deadlines: a call the watchdog alone cancelled raises TimeoutError; one that
+    was cancelled from elsewhere too (Ctrl-C, a run-wide limit) stays cancelled."""
+    deadlines = http1.Deadlines(timeout_s=10)
+    never: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def call() -> None:
+        task = deadlines.enter()
+        try:
+            await never
+        except asyncio.CancelledError:
+            if deadlines.took_back(task):
+                raise TimeoutError from None
+            raise
+        finally:
+            deadlines.leave(task)
+
+    task = asyncio.create_task(call())
+    await asyncio.sleep(0)  # the call is in flight
+    deadlines.late.add(task)  # what the watchdog does at its deadline
+    task.cancel()
+    if outside:
+        task.cancel()
+    with pytest.raises(asyncio.CancelledError if outside else TimeoutError):
+        await task
+    assert deadlines.due == {} and deadlines.watchdog is None
