@@ -212,6 +212,7 @@ class LLMAgent:
         self._tools: tuple[tuple[ToolSchema, ...], list[WireTool]] | None = None
         # the tools a call written as text may name: the protocol's and those offered (the general-agent setting's)
         self.names: frozenset[str] = frozenset(TOOL_NAMES)
+        self._names_of: tuple[ToolSchema, ...] | None = None  # the tools `names` was built from
 
     def _tool_list(self, tools: tuple[ToolSchema, ...]) -> list[WireTool]:
         """The tools field, built once per episode (the schemas do not change between turns)."""
@@ -251,7 +252,9 @@ class LLMAgent:
         return req
 
     async def act(self, messages: list[WireMessage], tools: tuple[ToolSchema, ...]) -> AssistantTurn:
-        self.names = frozenset(TOOL_NAMES) | {t["name"] for t in tools if isinstance(t.get("name"), str)}
+        if self._names_of is not tools:  # the episode's tools, the same tuple every turn
+            self._names_of = tools
+            self.names = frozenset(TOOL_NAMES) | {t["name"] for t in tools if isinstance(t.get("name"), str)}
         native = self.session.native
         if native is not None:
             return await self._act_native(native, messages, tools)
