@@ -15,7 +15,6 @@ import os
 import sqlite3
 import tempfile
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -464,7 +463,7 @@ class Corpus:
             item = item_from_row(json.loads(text), labels, self.labelled)
             self._items[item.id] = item
         self.headers = lru_cache(maxsize=4096)(self._headers)
-        self._nodes: OrderedDict[int, Node] = OrderedDict()  # node row -> node, most recently used last; see `view`
+        self._nodes: dict[int, Node] = {}  # node row -> node, kept across episodes; see `view`
         self.origin: Snapshot | None = None  # the Hub repository and commit it was opened from (sandbox.datasets)
 
     def close(self) -> None:
@@ -481,47 +480,35 @@ class Corpus:
     def view(self, item: Item) -> ItemView:
         """The item's neighbourhood, ordered as in the graph file.
 
-        Its nodes come from a cache kept across episodes (`NODE_CACHE` most recently used): a paper sits in
-        many items' neighbourhoods and every replicate of an item reads the same ones, so a node's JSON is
-        read, and its data and search tokens parsed, once rather than at the start of every episode (a
-        quarter of a millisecond per episode on the engine's one thread, a tenth of its work per model call
-        at hundreds of episodes in flight). Nothing changes a node once built (see `Node`)."""
+        Its nodes come from a cache kept across episodes: a paper sits in many items' neighbourhoods and every
+        replicate of an item reads the same ones, so a node's JSON is read, and its data and search tokens
+        parsed, once rather than at the start of every episode (a quarter of a millisecond per episode on the
+        engine's one thread, a tenth of its work per model call at hundreds of episodes in flight). The cache
+        holds at most `NODE_CACHE` nodes besides the current view's: when a view's new nodes would pass that,
+        it is emptied first (a plain dictionary emptied now and then costs nothing per look-up; keeping the
+        most recently used in order cost a call per node per view). Nothing changes a node once built (see
+        `Node`), and a node row belongs to one graph id (the import keys it by id and JSON)."""
         row = self.db.execute("SELECT view FROM neighbourhoods WHERE sample_id = ?", (item.id,)).fetchone()
         listed, edges = orjson.loads(row[0]) if row else ([], {})  # `graph_import.neighbourhood`: one read, one parse
         cache = self._nodes
-        nodes: dict[str, Node | None] = {}
-        missing: list[tuple[str, int]] = []
-        for s2id, node_id in listed:
-            node = cache.get(node_id)
-            if node is None or node.s2id != s2id:  # not cached, or cached under another id of the graph
-                missing.append((s2id, node_id))
-            else:
-                cache.move_to_end(node_id)
-            nodes[s2id] = node  # in file order; the missing filled in below
+        missing = [node_id for _, node_id in listed if node_id not in cache]
         if missing:
-            loaded = self._load_nodes(missing)
-            for pair in missing:
-                nodes[pair[0]] = loaded.get(pair)
-            while len(cache) > NODE_CACHE:
-                cache.popitem(last=False)
+            if len(cache) + len(missing) > NODE_CACHE:
+                cache.clear()
+                missing = [node_id for _, node_id in listed]
+            self._load_nodes(missing)
         # a graph row whose node the cache file lacks is left out, as a join of the two tables would
-        return ItemView(self, item, {s2id: n for s2id, n in nodes.items() if n is not None}, edges)
+        nodes = {s2id: cache[node_id] for s2id, node_id in listed if node_id in cache}
+        return ItemView(self, item, nodes, edges)
 
-    def _load_nodes(self, pairs: list[tuple[str, int]]) -> dict[tuple[str, int], Node]:
-        """The (graph id, node row) pairs' nodes, read a few hundred row ids per query and kept in the cache."""
-        s2ids: dict[int, list[str]] = {}
-        for s2id, node_id in pairs:
-            s2ids.setdefault(node_id, []).append(s2id)
-        ids = list(s2ids)
-        loaded: dict[tuple[str, int], Node] = {}
+    def _load_nodes(self, ids: list[int]) -> None:
+        """Read these node rows into the cache, a few hundred per query."""
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            query = f"SELECT id, json, arxiv_id, has_text, tokens FROM nodes WHERE id IN ({marks})"
-            for node_id, data, arx, has_text, toks in self.db.execute(query, chunk):
-                for s2id in s2ids[node_id]:
-                    loaded[(s2id, node_id)] = self._nodes[node_id] = Node(s2id, data, arx, bool(has_text), toks)
-        return loaded
+            query = f"SELECT id, s2id, json, arxiv_id, has_text, tokens FROM nodes WHERE id IN ({marks})"
+            for node_id, s2id, data, arx, has_text, toks in self.db.execute(query, chunk):
+                self._nodes[node_id] = Node(s2id, data, arx, bool(has_text), toks)
 
     def _headers(self, arxiv_id: str) -> list[tuple[str | None, int]]:
         return list(self.db.execute("SELECT header, length FROM sections WHERE arxiv_id = ? ORDER BY idx", (arxiv_id,)))

@@ -272,7 +272,8 @@ def test_a_bad_labels_line_is_named_after_the_items_as_before(tmp_path, monkeypa
 def test_views_read_through_the_node_cache_are_the_graph_file_s(demo_dir, tmp_path, monkeypatch):
     """Each item's view holds the nodes of its line of the graphs file, in the file's order and with its values,
     and its non-empty reference lists ordered by citing paper, whether its nodes were cached by an earlier view
-    or not; a paper in several neighbourhoods is one node object; the cache keeps at most NODE_CACHE nodes."""
+    or not; a paper in several neighbourhoods is one node object; over NODE_CACHE, the cache keeps the last
+    view's nodes only."""
     from sandbox import corpus as corpus_module
 
     corpus, _ = open_release(demo_dir, tmp_path / "cache")
@@ -296,8 +297,13 @@ def test_views_read_through_the_node_cache_are_the_graph_file_s(demo_dir, tmp_pa
         shared = set(views[0].nodes) & set(views[1].nodes)
         assert shared and all(views[0].nodes[p] is views[1].nodes[p] for p in shared)
 
-        monkeypatch.setattr(corpus_module, "NODE_CACHE", 10)
+        monkeypatch.setattr(corpus_module, "NODE_CACHE", 10)  # less than one neighbourhood
+        before = len(corpus._nodes)
+        assert seen(corpus.view(items[2])) == expected[items[2].id]
+        assert len(corpus._nodes) == before  # all cached already: nothing read, nothing dropped
         corpus._nodes.clear()
-        assert seen(corpus.view(items[2])) == expected[items[2].id] and len(corpus._nodes) == 10
+        for item in items[:3]:
+            assert seen(corpus.view(item)) == expected[item.id]
+            assert {node.s2id for node in corpus._nodes.values()} == set(graphs[item.id]["nodes"])  # its own only
     finally:
         corpus.close()
