@@ -182,7 +182,7 @@ class Episode:
         self.steps.append(step)
         if self.on_step is not None:
             result = self.on_step(step)
-            if asyncio.iscoroutine(result):
+            if result is not None:  # an async sink's awaitable (a plain function's None is not awaited)
                 await result
         return step
 
