@@ -152,7 +152,11 @@ def split_footer(content: str) -> tuple[str, str | None]:
 
 
 def arguments_json(args: Any) -> str:
-    """Arguments as the string an OpenAI-style assistant message carries."""
+    """Arguments as the string an OpenAI-style assistant message carries (`json.dumps(args, ensure_ascii=False)`)."""
     if isinstance(args, dict) and set(args) == {"_raw"}:
         return str(args["_raw"])
-    return json.dumps(args, ensure_ascii=False)
+    return _ARGUMENTS.encode(args)
+
+
+# json.dumps with a non-default option builds an encoder on every call; one kept encoder writes the same text
+_ARGUMENTS = json.JSONEncoder(ensure_ascii=False)
