@@ -711,12 +711,12 @@ class Runner:
 
     def _strategy(self):
         """The sequential strategy the run's scaling records (None: the original rule), its verifier made once."""
-        from sandbox.strategies import VERIFIER_TIMEOUT_S, Strategy, make_verifier
-
         scaling = self.spec.scaling or {}
         name = scaling.get("strategy")
         if not name:
             return None
+        from sandbox.strategies import VERIFIER_TIMEOUT_S, Strategy, make_verifier  # only a scaling run needs it
+
         if name != "verifier":
             return Strategy(name)
         if getattr(self, "_verifier", None) is None:
