@@ -2,6 +2,7 @@
 before the episode's next model call, and a process killed with writes handed over but not yet committed resumes
 to the same results as a run never killed."""
 
+import asyncio
 import os
 import sqlite3
 import subprocess
@@ -32,14 +33,19 @@ def _on_disk(db, query: str) -> int:
         return reader.execute(query).fetchone()[0]
 
 
-async def test_writes_handed_over_together_are_committed_in_one_transaction(tmp_path):
-    db = tmp_path / "s.sqlite"
+def _store_with_a_run(db) -> tuple[Store, int]:
     store = Store(db)
     run_id, _ = store.create_or_resume_run(
         "r",
         {"x": 1},
         {"agent": "a", "dataset": "d", "dataset_fingerprint": "f", "caps": {}, "config": {}, "version": "0"},
     )
+    return store, run_id
+
+
+async def test_writes_handed_over_together_are_committed_in_one_transaction(tmp_path):
+    db = tmp_path / "s.sqlite"
+    store, run_id = _store_with_a_run(db)
     commits: list[str] = []
     store.conn.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
     writer = StepWriter(store)
@@ -77,15 +83,8 @@ async def test_a_failed_commit_reaches_the_episodes_waiting_and_the_run_end(tmp_
 async def test_an_episode_cancelled_while_it_waits_leaves_the_others_commit_and_wake_alone(tmp_path):
     """Ctrl-C or a run-wide limit cancels an episode waiting for the commit: the others still wake once their
     writes are on disk, and the cancelled one's writes, already handed over, are committed with theirs."""
-    import asyncio
-
     db = tmp_path / "s.sqlite"
-    store = Store(db)
-    run_id, _ = store.create_or_resume_run(
-        "r",
-        {"x": 1},
-        {"agent": "a", "dataset": "d", "dataset_fingerprint": "f", "caps": {}, "config": {}, "version": "0"},
-    )
+    store, run_id = _store_with_a_run(db)
     writer = StepWriter(store)
     woke: list[str] = []
 
