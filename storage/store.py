@@ -1034,7 +1034,8 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 # orjson writes what json writes, value for value (its text is compact), ~10× faster: a step's arguments and usage, a
 # trajectory's reads and actions, on the engine's one thread. Passed through to `default` (as json does): datetimes
-# and dataclasses; what orjson refuses (an integer beyond 64 bits) goes through json.
+# and dataclasses; what orjson refuses (an integer beyond 64 bits) goes through json. A NaN or an infinity, which
+# JSON cannot carry, is written as null rather than as json's invalid `NaN` (which SQLite's JSON functions refuse).
 _AS_JSON_DOES = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 

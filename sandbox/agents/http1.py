@@ -171,7 +171,7 @@ class Deadlines:
 
     def __init__(self, timeout_s: float):
         self.timeout_s = timeout_s
-        self.interval = min(1.0, timeout_s / 20)
+        self.interval = min(1.0, max(timeout_s / 20, 0.001))  # never a busy loop, whatever the timeout
         self.due: dict[asyncio.Task[Any], tuple[float, int]] = {}  # task -> (deadline, its cancellations before)
         self.late: set[asyncio.Task[Any]] = set()  # cancelled by the watchdog, not yet taken back
         self.watchdog: asyncio.Task[None] | None = None
