@@ -79,3 +79,11 @@ def test_what_json_writes_by_default_is_written_alike():
 
     value = {1: datetime.date(2024, 1, 2), "p": Point(1), None: True, 2.5: "f", "big": 2**70}
     assert json.loads(_json(value) or "null") == json.loads(_ENCODER.encode(value))
+
+
+def test_a_number_json_cannot_carry_is_stored_as_null_which_sqlite_reads():
+    import sqlite3
+
+    text = _json({"cost": float("nan"), "n": 1})
+    assert json.loads(text or "null") == {"cost": None, "n": 1}
+    assert sqlite3.connect(":memory:").execute("SELECT json_extract(?, '$.n')", (text,)).fetchone() == (1,)
