@@ -243,6 +243,9 @@ def schema_version(db: sqlite3.Connection) -> int:
     return version
 
 
+REBUILT = 16  # the migration that copied `steps` and `texts` into new tables, leaving the old ones' pages free
+
+
 def migrate(db: sqlite3.Connection) -> int:
     """Apply every migration the file lacks, each in its own transaction; return the new version."""
     version = schema_version(db)
@@ -257,4 +260,15 @@ def migrate(db: sqlite3.Connection) -> int:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+    if 0 < version < REBUILT <= SCHEMA_VERSION:
+        reclaim(db)
     return SCHEMA_VERSION
+
+
+def reclaim(db: sqlite3.Connection) -> None:
+    """Give back the pages a rebuild left free (as many as the old tables held: a third of the file): once, after
+    the migration. A store another process is writing keeps them for now; SQLite reuses them as it grows."""
+    try:
+        db.execute("VACUUM")
+    except sqlite3.OperationalError:  # busy: the space is reused, not lost
+        return

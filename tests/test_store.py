@@ -295,3 +295,30 @@ def test_steps_written_before_the_rowid_table_survive_its_migration(tmp_path):
         assert store.conn.execute("SELECT COUNT(*) FROM texts").fetchone()[0] == 4  # kept once, by its hash
         assert store.steps(ids[0])[-1]["text"] == repeated["text"]
         assert store.conn.execute("PRAGMA foreign_key_check").fetchall() == []
+
+
+def test_the_rebuild_gives_the_old_tables_pages_back(tmp_path):
+    """Migration 16 copies `steps` and `texts` into new tables; the old ones' pages, a third of a large store, are
+    given back to the file once (VACUUM), not left free in it."""
+    path = tmp_path / "v15.sqlite"
+    con = sqlite3.connect(path, isolation_level=None)
+    for number in range(15):
+        for statement in MIGRATIONS[number].split(";"):
+            if statement.strip():
+                con.execute(statement)
+    con.execute("PRAGMA user_version = 15")
+    con.execute(
+        "INSERT INTO runs (name, agent, dataset, dataset_fingerprint, caps, config, identity, version, created_at)"
+        " VALUES ('old', 'oracle', 'builtin', 'fp', '{}', '{}', '{}', '0', 'then')"
+    )
+    con.executemany("INSERT INTO trajectories (run_id, item_id) VALUES (1, ?)", [(f"i{i}",) for i in range(100)])
+    step = ("tool", "x" * 200, None, "think", "{}", "c", 1, "ok", None, None, None, 0, None, None, 1, 29, 10, 0)
+    rows = [(t, i, i, *step, None, None, None, None) for t in range(1, 101) for i in range(30)]
+    con.executemany(f"INSERT INTO steps VALUES ({', '.join('?' * 25)})", rows)
+    con.executemany("INSERT INTO texts VALUES (?, ?)", [(f"h{i}", "y" * 2000) for i in range(300)])
+    before = path.stat().st_size
+    con.close()
+    with Store(path) as store:
+        assert store.conn.execute("SELECT COUNT(*) FROM steps").fetchone()[0] == 3000
+        assert store.conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    assert path.stat().st_size < before
