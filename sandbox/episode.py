@@ -26,7 +26,7 @@ from sandbox.agents.base import (
     TransientModelError,
     arguments_json,
 )
-from sandbox.agents.continuation import unique_ids
+from sandbox.agents.continuation import ConversationIds, unique_ids
 from sandbox.corpus import ItemView
 from sandbox.ledger import Ledger
 from sandbox.prompts import DEFAULT_PROMPTS, Prompt
@@ -166,6 +166,7 @@ class Episode:
         # every call id of the episode so far: ids stay unique within the trajectory even after a summary replaced
         # the history the agent's own renaming looks at (issue 22's rule meeting issue 23's summarize strategy)
         self.call_ids: set[str] = set()
+        self.conversation_ids = ConversationIds()  # the call ids its messages hold, read as they grow
         self._t0 = time.monotonic()
 
     # ------------------------------------------------------------ events
@@ -240,7 +241,7 @@ class Episode:
                 await self._emit("error", text=str(exc))
                 return "error"
             consecutive_errors = 0
-            turn = unique_ids(turn, self.messages, self.call_ids)
+            turn = unique_ids(turn, self.messages, self.call_ids, held=self.conversation_ids)
             self.call_ids.update(c.id for c in turn.tool_calls)
             ending = await self._take_turn(turn)
             if ending:

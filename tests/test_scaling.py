@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sandbox.episode import Episode
 from sandbox.judges import LLMJudge, Sample, parse_choice, parse_judgment
@@ -694,6 +696,32 @@ def test_live_call_ids_never_collide_with_the_conversation():
     assert [c["id"] for c in turn.raw["tool_calls"]] == ["call_0-2", "x"]  # the model's own message agrees
     same = unique_ids(AssistantTurn(None, [ToolCall("a", "think", {}), ToolCall("a", "think", {})]), [])
     assert [c.id for c in same.tool_calls] == ["a", "a-2"]
+
+
+_ID = st.sampled_from(["c0", "c1", "c2", None])
+_MESSAGE = st.one_of(
+    st.builds(lambda ids: {"role": "assistant", "tool_calls": [{"id": i} for i in ids]}, st.lists(_ID, max_size=2)),
+    st.builds(lambda i: {"role": "tool", "tool_call_id": i}, _ID),
+    st.just({"role": "user", "content": "u"}),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["append", "replace"]), st.lists(_MESSAGE, max_size=3)), max_size=8))
+def test_the_ids_a_growing_conversation_holds_are_the_ids_of_reading_it_whole(steps):
+    """`ConversationIds` reads each message once as an episode's history grows; whatever happens to the history
+    (turns appended, the tail replaced in place by a summary, as `Episode` does), it holds what reading the
+    whole history holds."""
+    from sandbox.agents.continuation import ConversationIds, _ids_in
+
+    held = ConversationIds()
+    messages: list = [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]
+    for what, new in steps:
+        if what == "append":
+            messages.extend(dict(m) for m in new)
+        else:
+            messages[2:] = [dict(m) for m in new]
+        assert held(messages) == _ids_in(messages)
 
 
 async def test_over_budget_turn_without_a_call_gets_stop_not_the_nudge(mini_corpus):

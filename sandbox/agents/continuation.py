@@ -92,16 +92,21 @@ class ContinuationAgent:
 
 
 def unique_ids(
-    turn: AssistantTurn, messages: list[WireMessage], used: frozenset[str] | set[str] = frozenset()
+    turn: AssistantTurn,
+    messages: list[WireMessage],
+    used: frozenset[str] | set[str] = frozenset(),
+    held: ConversationIds | None = None,
 ) -> AssistantTurn:
     """The turn with every call id the conversation already holds, `used` holds (the episode's ids from before its
     history was replaced by a summary) or the turn repeats renamed `<id>-<n>` (letters, digits, `_` and `-` only:
-    Anthropic refuses a `tool_use` id with any other character).
+    Anthropic refuses a `tool_use` id with any other character). `held`: the conversation's ids kept as it grows
+    (else its messages are all read).
 
     The provider-native message (`raw`), when it lists the calls, is renamed alike, so tool results
     still answer the ids the model's own message carries.
     """
-    renamed = _fresh_ids(turn.tool_calls, _ids_in(messages) | set(used))
+    taken = held(messages) if held is not None else _ids_in(messages)
+    renamed = _fresh_ids(turn.tool_calls, taken | set(used))
     if not renamed:
         return turn
     for i, new in renamed.items():
@@ -109,6 +114,27 @@ def unique_ids(
     if turn.raw is not None:
         turn.raw = _raw_with_ids(turn.raw, turn.tool_calls)
     return turn
+
+
+class ConversationIds:
+    """The call ids a conversation holds (`_ids_in`), each message read once: an episode's history only grows turn by
+    turn and every turn's reply is checked against it, so reading it whole each time cost the square of its length
+    (a summary that replaces it, in place, is noticed and the history read again)."""
+
+    def __init__(self) -> None:
+        self._messages: list[WireMessage] | None = None
+        self._read = 0  # how many of its messages were read
+        self._last: WireMessage | None = None  # the last of them, to notice a history replaced in place
+        self._ids: set[str | None] = set()
+
+    def __call__(self, messages: list[WireMessage]) -> set[str | None]:
+        read = self._read
+        if messages is not self._messages or read > len(messages) or (read and messages[read - 1] is not self._last):
+            self._messages, self._ids, read = messages, set(), 0
+        if read < len(messages):
+            self._ids |= _ids_in(messages[read:])
+            self._read, self._last = len(messages), messages[-1]
+        return self._ids
 
 
 def _ids_in(messages: list[WireMessage]) -> set[str | None]:

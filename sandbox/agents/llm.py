@@ -18,7 +18,7 @@ from typing import Any
 
 from sandbox.agents import providers
 from sandbox.agents.base import ModelError, NonTransientModelError, ServerUnreachable, arguments_json
-from sandbox.agents.continuation import unique_ids
+from sandbox.agents.continuation import ConversationIds, unique_ids
 from sandbox.agents.limits import RateLimiter
 from sandbox.agents.litellm_import import litellm_module, without_litellm_logging
 from sandbox.agents.native import NativeClient, base_url_for
@@ -213,6 +213,7 @@ class LLMAgent:
         # the tools a call written as text may name: the protocol's and those offered (the general-agent setting's)
         self.names: frozenset[str] = frozenset(TOOL_NAMES)
         self._names_of: tuple[ToolSchema, ...] | None = None  # the tools `names` was built from
+        self.conversation_ids = ConversationIds()  # the episode's call ids, read as its history grows
 
     def _tool_list(self, tools: tuple[ToolSchema, ...]) -> list[WireTool]:
         """The tools field, built once per episode (the schemas do not change between turns)."""
@@ -278,7 +279,7 @@ class LLMAgent:
             what = "no response" if response is None else "a response without choices"
             raise NonTransientModelError(f"the provider returned {what} (HTTP {wire.status})")
         try:
-            return unique_ids(self.parse(response), messages)
+            return unique_ids(self.parse(response), messages, held=self.conversation_ids)
         except ModelError:
             raise
         # a response we cannot read, however the reading fails, is the provider's fault, not a turn
@@ -303,7 +304,8 @@ class LLMAgent:
             raise outcome
         try:
             choice = outcome["choices"][0]
-            return unique_ids(self.turn(choice["message"], outcome.get("usage"), choice.get("finish_reason")), messages)
+            turn = self.turn(choice["message"], outcome.get("usage"), choice.get("finish_reason"))
+            return unique_ids(turn, messages, held=self.conversation_ids)
         except ModelError:
             raise
         # a reply we cannot read, however the reading fails, is the provider's fault, not a turn
