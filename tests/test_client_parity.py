@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sandbox.agents.limits import RateLimiter
 from sandbox.agents.llm import LLMAgent, LLMConfig
@@ -499,3 +501,34 @@ async def test_the_httpx_pool_is_sharded_so_its_cost_stays_flat():
         assert {r.status for r in replies} == {200} and [s.in_flight for s in shards] == [0] * 3
         await client.aclose()
     assert all(s.client.is_closed for s in shards)
+
+
+_WIRE_MESSAGE = st.one_of(
+    st.builds(
+        lambda content, ids: {"role": "assistant", "content": content, "tool_calls": [{"id": i} for i in ids]},
+        st.one_of(st.none(), st.text(max_size=3)),
+        st.lists(st.sampled_from(["a", "b"]), max_size=2),
+    ),
+    st.builds(lambda name: {"role": "tool", "tool_call_id": "a", "name": name, "content": "r"}, st.text(max_size=3)),
+    st.just({"role": "user", "content": "u"}),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["append", "replace"]), st.lists(_WIRE_MESSAGE, max_size=3)), max_size=8))
+def test_a_history_converted_once_per_message_is_the_history_converted_whole(steps):
+    """The LLM agent sends each message as converted once per episode (`providers.ConvertedOnce`); through turns
+    appended and a tail replaced in place (a summary), what it sends is what converting the whole history gives."""
+    from sandbox.agents import providers
+    from sandbox.agents.llm import bare_message
+
+    bare, wire = providers.ConvertedOnce(bare_message), providers.ConvertedOnce(providers.wire_message)
+    messages: list = [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]
+    for what, new in steps:
+        if what == "append":
+            messages.extend(dict(m) for m in new)
+        else:
+            messages[2:] = [dict(m) for m in new]
+        sent = wire(bare(messages))
+        assert sent == [providers.wire_message(bare_message(m)) for m in messages]
+        assert all(None not in m.values() and "name" not in m for m in sent if m.get("role") != "user")

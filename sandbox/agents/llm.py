@@ -14,7 +14,7 @@ import asyncio
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from sandbox.agents import providers
 from sandbox.agents.base import ModelError, NonTransientModelError, ServerUnreachable, arguments_json
@@ -214,6 +214,9 @@ class LLMAgent:
         self.names: frozenset[str] = frozenset(TOOL_NAMES)
         self._names_of: tuple[ToolSchema, ...] | None = None  # the tools `names` was built from
         self.conversation_ids = ConversationIds()  # the episode's call ids, read as its history grows
+        # the history as each client sends it, each message converted once per episode
+        self._bare_history = providers.ConvertedOnce(bare_message)
+        self._wire_history = providers.ConvertedOnce(providers.wire_message)
 
     def _tool_list(self, tools: tuple[ToolSchema, ...]) -> list[WireTool]:
         """The tools field, built once per episode (the schemas do not change between turns)."""
@@ -242,9 +245,7 @@ class LLMAgent:
         if self.text_tools:
             req["messages"] = text_history(messages)
         else:  # the tool name is kept on tool messages for text mode only; providers want the bare OpenAI shape
-            req["messages"] = [
-                {k: v for k, v in m.items() if k != "name"} if m.get("role") == "tool" else m for m in messages
-            ]
+            req["messages"] = self._bare_history(messages)
             req["tools"] = self._tool_list(tools)
         if self.anthropic:
             req["messages"] = providers.cache_marked(req["messages"])
@@ -290,7 +291,8 @@ class LLMAgent:
         self, native: NativeClient, messages: list[WireMessage], tools: tuple[ToolSchema, ...]
     ) -> AssistantTurn:
         """The same call through the native client: the same body, read and classified by the same functions."""
-        body = providers.wire_body(self.call(messages, tools))
+        request = self.call(messages, tools)
+        body = providers.wire_body(request, self._wire_history(request["messages"]))
         async with self.limiter.slot():
             try:
                 reply = await native.post(body)
@@ -459,6 +461,13 @@ def with_tagged_calls(content: str | None, calls: list[ToolCall]) -> str:
         f'<tool_call>{{"name": {json.dumps(c.name)}, "arguments": {arguments_json(c.args)}}}</tool_call>' for c in calls
     ]
     return "\n".join([content, *blocks] if content else blocks)
+
+
+def bare_message(message: WireMessage) -> WireMessage:
+    """A message in the bare OpenAI shape: a tool result without the tool's name (which text mode keeps)."""
+    if message.get("role") != "tool":
+        return message
+    return cast(WireMessage, {k: v for k, v in message.items() if k != "name"})
 
 
 def text_history(messages: list[WireMessage]) -> list[WireMessage]:

@@ -17,7 +17,8 @@ not the way the reference does everywhere, so the differences are decided here, 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from sandbox.pricing import bare_model
 from sandbox.records import WireMessage, WireTool
@@ -171,14 +172,39 @@ def native_supported(provider: str, model: str) -> set[str]:
     return set(OPENAI_STANDARD)
 
 
-def wire_body(request: dict[str, Any]) -> dict[str, Any]:
+def wire_body(request: dict[str, Any], messages: list[WireMessage] | None = None) -> dict[str, Any]:
     """The JSON body litellm posts for a native route's acompletion arguments: the bare model name, message
     fields that are null left out (an assistant turn of tool calls only has `content: null`), and the
-    `extra_body` fields (top_k) at the top level, as the OpenAI SDK merges them."""
+    `extra_body` fields (top_k) at the top level, as the OpenAI SDK merges them. `messages`: the request's
+    messages already so written (`wire_message`, by a `ConvertedOnce`)."""
     body = {k: v for k, v in request.items() if k != "extra_body"}
     body["model"] = request["model"].split("/", 1)[1]
-    body["messages"] = [
-        m if None not in m.values() else {k: v for k, v in m.items() if v is not None} for m in request["messages"]
-    ]
+    body["messages"] = messages if messages is not None else [wire_message(m) for m in request["messages"]]
     body.update(request.get("extra_body") or {})
     return body
+
+
+def wire_message(message: WireMessage) -> WireMessage:
+    """A message as the wire carries it: its fields that are null left out."""
+    if None not in message.values():
+        return message
+    return cast(WireMessage, {k: v for k, v in message.items() if v is not None})
+
+
+class ConvertedOnce:
+    """Each message of an episode's history converted once: the whole history is sent again every turn, and a
+    message never changes once appended (a summary replaces messages with new ones, converted when first met).
+    Holds the messages it converted (so an id is never reused while it is kept), for as long as the episode."""
+
+    def __init__(self, convert: Callable[[WireMessage], WireMessage]):
+        self.convert = convert
+        self._done: dict[int, tuple[WireMessage, WireMessage]] = {}  # id of a message -> (it, its conversion)
+
+    def __call__(self, messages: list[WireMessage]) -> list[WireMessage]:
+        done, out = self._done, []
+        for message in messages:
+            hit = done.get(id(message))
+            if hit is None or hit[0] is not message:
+                hit = done[id(message)] = (message, self.convert(message))
+            out.append(hit[1])
+        return out
