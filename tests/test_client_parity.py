@@ -33,6 +33,7 @@ from sandbox.records import Caps
 from sandbox.runner import Runner, RunSpec
 from storage import Store
 from tests.conftest import G, S
+from tests.histories import CHANGES, grown
 from tests.openai_server import (
     FakeOpenAI,
     Reply,
@@ -515,7 +516,7 @@ _WIRE_MESSAGE = st.one_of(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["append", "replace"]), st.lists(_WIRE_MESSAGE, max_size=3)), max_size=8))
+@given(st.lists(st.tuples(CHANGES, st.lists(_WIRE_MESSAGE, max_size=3)), max_size=8))
 def test_a_history_converted_once_per_message_is_the_history_converted_whole(steps):
     """The LLM agent sends each message as converted once per episode (`providers.ConvertedOnce`); through turns
     appended and a tail replaced in place (a summary), what it sends is what converting the whole history gives."""
@@ -523,12 +524,7 @@ def test_a_history_converted_once_per_message_is_the_history_converted_whole(ste
     from sandbox.agents.llm import bare_message
 
     bare, wire = providers.ConvertedOnce(bare_message), providers.ConvertedOnce(providers.wire_message)
-    messages: list = [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]
-    for what, new in steps:
-        if what == "append":
-            messages.extend(dict(m) for m in new)
-        else:
-            messages[2:] = [dict(m) for m in new]
+    for messages in grown(steps):
         sent = wire(bare(messages))
         assert sent == [providers.wire_message(bare_message(m)) for m in messages]
         assert all(None not in m.values() and "name" not in m for m in sent if m.get("role") != "user")

@@ -21,6 +21,7 @@ from stats.bootstrap import no_variation
 from storage import Store
 from tests.cli_inprocess import batch
 from tests.conftest import G
+from tests.histories import CHANGES, grown
 from tests.openai_server import FakeOpenAI, text_reply
 from tests.scripted import ScriptAgent, turn
 from workbench.cli import main
@@ -707,7 +708,7 @@ _MESSAGE = st.one_of(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["append", "replace"]), st.lists(_MESSAGE, max_size=3)), max_size=8))
+@given(st.lists(st.tuples(CHANGES, st.lists(_MESSAGE, max_size=3)), max_size=8))
 def test_the_ids_a_growing_conversation_holds_are_the_ids_of_reading_it_whole(steps):
     """`ConversationIds` reads each message once as an episode's history grows; whatever happens to the history
     (turns appended, the tail replaced in place by a summary, as `Episode` does), it holds what reading the
@@ -715,12 +716,7 @@ def test_the_ids_a_growing_conversation_holds_are_the_ids_of_reading_it_whole(st
     from sandbox.agents.continuation import ConversationIds, _ids_in
 
     held = ConversationIds()
-    messages: list = [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]
-    for what, new in steps:
-        if what == "append":
-            messages.extend(dict(m) for m in new)
-        else:
-            messages[2:] = [dict(m) for m in new]
+    for messages in grown(steps):
         assert held(messages) == _ids_in(messages)
 
 

@@ -247,6 +247,17 @@ def test_a_new_runs_json_columns_are_encoded_once_and_an_object_in_a_plain_colum
         store.create_or_resume_run("odd", {"a": 3}, {**fields, "model": {"name": "m"}})
 
 
+def _schema_as_of(path, version: int) -> sqlite3.Connection:
+    """A connection to a new file holding the schema as migration `version` left it (autocommit)."""
+    con = sqlite3.connect(path, isolation_level=None)
+    for number in range(version):
+        for statement in MIGRATIONS[number].split(";"):
+            if statement.strip():
+                con.execute(statement)
+    con.execute(f"PRAGMA user_version = {version}")
+    return con
+
+
 def test_steps_written_before_the_rowid_table_survive_its_migration(tmp_path):
     """Migration 16 rebuilds `steps` and `texts` as rowid tables: a version-15 store's steps (their long texts
     among them) come through value for value,
@@ -267,12 +278,7 @@ def test_steps_written_before_the_rowid_table_survive_its_migration(tmp_path):
                 step |= {"points_used": turn, "points_left": 30 - turn, "tokens": 10 * turn, "rejections": 0}
                 source.add_steps(tid, [step])
         expected = {tid: [dict(s) for s in source.steps(tid)] for tid in ids}
-    con = sqlite3.connect(path, isolation_level=None)
-    for number in range(15):
-        for statement in MIGRATIONS[number].split(";"):
-            if statement.strip():
-                con.execute(statement)
-    con.execute("PRAGMA user_version = 15")
+    con = _schema_as_of(path, 15)
     con.execute("ATTACH ? AS src", (str(tmp_path / "source.sqlite"),))
     for table in ("runs", "trajectories", "texts", "steps"):
         con.execute(f"INSERT INTO {table} SELECT * FROM src.{table}")
@@ -301,12 +307,7 @@ def test_the_rebuild_gives_the_old_tables_pages_back(tmp_path):
     """Migration 16 copies `steps` and `texts` into new tables; the old ones' pages, a third of a large store, are
     given back to the file once (VACUUM), not left free in it."""
     path = tmp_path / "v15.sqlite"
-    con = sqlite3.connect(path, isolation_level=None)
-    for number in range(15):
-        for statement in MIGRATIONS[number].split(";"):
-            if statement.strip():
-                con.execute(statement)
-    con.execute("PRAGMA user_version = 15")
+    con = _schema_as_of(path, 15)
     con.execute(
         "INSERT INTO runs (name, agent, dataset, dataset_fingerprint, caps, config, identity, version, created_at)"
         " VALUES ('old', 'oracle', 'builtin', 'fp', '{}', '{}', '{}', '0', 'then')"
