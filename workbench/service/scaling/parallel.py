@@ -207,14 +207,21 @@ async def _trials_if_any(
     seed: int,
     asked: tuple[Verdicts, int, Callable[[str, int, int], None] | None],
 ) -> JudgeTrials | None:
-    """The judge's trials (`_trials`) when more than one was asked for (`judge_trials`) or recorded; else None."""
+    """The judge's trials (`_trials`) when more than one was asked for (`judge_trials`) or recorded; else None.
+    Trial 0 is the judge's own verdicts; trial t ≥ 1 is asked again (`TrialJudge`) when fewer than `judge_trials`
+    trials, else read from the verdicts a trial already recorded (never asked again)."""
     verdicts, judge_trials, progress = asked
-    recorded = stored_trials(store, run["id"], first[0].name)
+    judge, judged = first
+    recorded = stored_trials(store, run["id"], judge.name)
     if max(judge_trials, recorded) <= 1:
         return None
-    runs = await _judge_trials(
-        store, run, table, samples, corpus, first, ks, n_orders, seed, verdicts, judge_trials, recorded, progress
-    )
+    runs = [judged]
+    for t in range(1, max(judge_trials, recorded)):
+        ask = verdicts == "ask" and t < judge_trials
+        trial = TrialJudge(judge, t)
+        runs.append(
+            await judge_run(store, run["id"], table.items, samples, corpus, trial, ks, n_orders, seed, ask, progress)
+        )
     return _trials(runs, table.items, table.correct, ks, run["replicates"], seed)
 
 
@@ -305,34 +312,6 @@ def _over_parts(measure, correct, verdicts, parts) -> np.ndarray:
             for c, v in zip(correct, verdicts, strict=True)
         ]
     )
-
-
-async def _judge_trials(
-    store: Store,
-    run,
-    table: SampleTable,
-    samples,
-    corpus,
-    first: tuple[Any, Judged],
-    ks,
-    n_orders,
-    seed,
-    verdicts,
-    asked: int,
-    recorded: int,
-    progress: Callable[[str, int, int], None] | None,
-) -> list[Judged]:
-    """The judge's verdicts in each of its trials: trial 0 its own, trial t ≥ 1 asked again (`TrialJudge`) when
-    fewer than `asked` trials, else read from the verdicts a trial already recorded (never asked again)."""
-    judge, judged = first
-    runs = [judged]
-    for t in range(1, max(asked, recorded)):
-        ask = verdicts == "ask" and t < asked
-        trial = TrialJudge(judge, t)
-        runs.append(
-            await judge_run(store, run["id"], table.items, samples, corpus, trial, ks, n_orders, seed, ask, progress)
-        )
-    return runs
 
 
 def _sampled_readings(
