@@ -292,7 +292,10 @@ class LLMAgent:
     ) -> AssistantTurn:
         """The same call through the native client: the same body, read and classified by the same functions."""
         request = self.call(messages, tools)
-        body = providers.wire_body(request, self._wire_history(request["messages"]))
+        # the bare history is made of the same message objects turn after turn; a text-mode history is rebuilt
+        # from new ones every call, which a memo would only hold on to
+        sent = None if self.text_tools else self._wire_history(request["messages"])
+        body = providers.wire_body(request, sent)
         async with self.limiter.slot():
             try:
                 reply = await native.post(body)
