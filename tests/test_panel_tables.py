@@ -303,7 +303,7 @@ def test_figure2_needs_a_generation_in_the_model_string(panel):
     ],
 )
 def test_a_generation_is_the_number_right_after_the_lineage_name(model, gen):
-    from workbench.service.reports.panel_tables import generation
+    from workbench.service.reports.panel_tables.generations import generation
 
     assert generation(model) == gen
 

@@ -33,7 +33,7 @@ from workbench.service.reports.panel import (
     resolution_warnings,
     significant_best,
 )
-from workbench.service.reports.panel_tables import LOWER_IS_BETTER, MEAN_COLUMNS
+from workbench.service.reports.panel_tables.significance import LOWER_IS_BETTER, MEAN_COLUMNS
 from workbench.service.reports.run import (
     LEGEND,
     PERCENT_KEYS,

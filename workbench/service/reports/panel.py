@@ -19,13 +19,13 @@ from storage import Store
 from storage.rows import LightTrajectoryRow, RunRow, StoredRun
 from workbench.service.families import TIERS, lineage
 from workbench.service.reports import fingerprints, panel_tables
-from workbench.service.reports.panel_tables import (
-    LOWER_IS_BETTER,
-    ItemTerms,
-    RunBehaviour,
-    paired_column_test,
-    tier_of,
-)
+from workbench.service.reports.panel_tables import legend
+from workbench.service.reports.panel_tables.behaviour import RunBehaviour, run_behaviour
+from workbench.service.reports.panel_tables.contact import table11
+from workbench.service.reports.panel_tables.grouping import tier_of
+from workbench.service.reports.panel_tables.significance import LOWER_IS_BETTER, ItemTerms, paired_column_test
+from workbench.service.reports.panel_tables.stability import table17_across_runs
+from workbench.service.reports.panel_tables.strata import table19
 from workbench.service.reports.prompts import prompt_warnings
 from workbench.service.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
 from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
@@ -205,7 +205,7 @@ def panel_report(
         "ablation_lift": ablation_lift(reports),
         "fingerprints": fingerprints.panel_fingerprints(rows, signatures),
         "tables": further,
-        "legend": {**PANEL_LEGEND, **fingerprints.LEGEND, **panel_tables.LEGEND},
+        "legend": {**PANEL_LEGEND, **fingerprints.LEGEND, **legend.LEGEND},
     }
     if external:
         panel["external"] = external_correlation(rows, external)
@@ -270,10 +270,10 @@ def _add_run_tables(
 ) -> None:
     """Add the tables read across the runs (Table 17) and those that need the dataset's labels (Tables 11 and 19;
     left out when the dataset cannot be opened from `cache_dir`)."""
-    tables["table17_runs"] = panel_tables.table17_across_runs(rows, runs, on_common)
+    tables["table17_runs"] = table17_across_runs(rows, runs, on_common)
     with _corpora(cache_dir) as corpus_of:
-        tables["table11"] = panel_tables.table11(store, runs, rows, on_common, corpus_of)
-        tables["table19"] = panel_tables.table19(rows, runs, on_common, corpus_of)
+        tables["table11"] = table11(store, runs, rows, on_common, corpus_of)
+        tables["table19"] = table19(rows, runs, on_common, corpus_of)
 
 
 def external_warnings(correlation: ExternalCorrelation) -> list[str]:
@@ -374,13 +374,13 @@ def _behaviours(
     tables: Sequence[Table],
     on_common: Sequence[Table],
 ) -> tuple[list[RunBehaviour], list[fingerprints.RunFingerprint | fingerprints.Excluded]]:
-    """Each run's action-based facts (`panel_tables.run_behaviour`) and fingerprint, one run's action lists at a
+    """Each run's action-based facts (`run_behaviour`) and fingerprint, one run's action lists at a
     time (the panel's largest data), so only what the tables need is kept."""
     signatures, behaviours = [], []
     for run, row, mask, table, kept in zip(runs, rows, masks, tables, on_common, strict=True):
         actions = store.trajectory_columns(run["id"], ("actions",))["actions"]
         signatures.append(fingerprints.run_fingerprint(row, table, actions))
-        behaviours.append(panel_tables.run_behaviour(kept, [a for a, keep in zip(actions, mask, strict=True) if keep]))
+        behaviours.append(run_behaviour(kept, [a for a, keep in zip(actions, mask, strict=True) if keep]))
     return behaviours, signatures
 
 
