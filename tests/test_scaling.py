@@ -1471,7 +1471,7 @@ def test_a_piped_plateau_plot_is_about_twenty_rows(capsys):
 def test_a_plateau_plot_fits_the_terminal(capsys, monkeypatch):
     monkeypatch.setenv("LINES", "40")
     monkeypatch.setenv("COLUMNS", "100")
-    monkeypatch.setattr("workbench.cli.render.on_terminal", lambda: True)
+    monkeypatch.setattr("workbench.cli.render.output.on_terminal", lambda: True)
     proc = batch(capsys, "scale", "plateau", "--scores", str(FIXTURE), "--study", TALL)
     assert proc.returncode == 0, proc.stderr
     assert _figure_rows(proc.stdout) <= 38

@@ -200,7 +200,7 @@ def _checks(args: argparse.Namespace) -> dict[str, bool | None]:
 
 
 def cmd_items(args: argparse.Namespace) -> int:
-    from workbench.cli.render import print_item, print_items
+    from workbench.cli.render.items import print_item, print_items
     from workbench.service import items
     from workbench.service.datasets import dataset_key
 

@@ -99,7 +99,7 @@ def _listen(host: str, port: int):
 
 def cmd_merge(args: argparse.Namespace) -> int:
     """Copy runs from other stores into this one (shards of a run become one run); all or nothing."""
-    from workbench.cli.render import print_merge
+    from workbench.cli.render.runs import print_merge
     from workbench.service import paths
     from workbench.service.errors import StoreError
     from workbench.service.stores import merge, open_store

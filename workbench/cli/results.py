@@ -20,7 +20,7 @@ from workbench.views.cells import counted
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from workbench.cli.render import print_runs
+    from workbench.cli.render.runs import print_runs
 
     if getattr(args, "runs_command", None) == "tag":
         return _tag(args)
@@ -41,7 +41,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     for name in args.names:
         store.run(name)  # an unknown run is a user's mistake, told before the statistics are loaded
     _current_label_resolution(args.db, args.names)
-    from workbench.cli.render import print_panel, print_report
+    from workbench.cli.render.panel import print_panel
+    from workbench.cli.render.run import print_report
     from workbench.service import reports
 
     if panel:
@@ -128,7 +129,7 @@ def cmd_rename(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from workbench.cli.render import print_compare
+    from workbench.cli.render.compare import print_compare
     from workbench.service.reports import compare_report
 
     store = _open_store(args.db)
@@ -139,7 +140,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from workbench.cli.render import print_leaderboard
+    from workbench.cli.render.leaderboard import print_leaderboard
     from workbench.service.reports import MIN_COVERAGE, leaderboard
 
     share = MIN_COVERAGE if args.min_coverage is None else args.min_coverage

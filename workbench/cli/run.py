@@ -162,13 +162,13 @@ def finished_status(*results: dict[str, Any]) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from workbench.cli.render import print_report
+    from workbench.cli.render.run import print_report
     from workbench.service import paths
     from workbench.service.stores import open_store
 
     corpus, spec, items = build_spec(args)
     if args.dry_run:
-        from workbench.cli.render import print_estimate
+        from workbench.cli.render.run import print_estimate
         from workbench.service.estimate import estimate
 
         est = estimate(spec, items, paths.store_path(args.db))
@@ -235,7 +235,7 @@ def cmd_scale(args: argparse.Namespace) -> int:
 
 def _scale_plateau(args: argparse.Namespace) -> int:
     """The plateau of a scores file's study (`--scores`) or of a stored group."""
-    from workbench.cli.render import print_plateau
+    from workbench.cli.render.scaling import print_plateau
     from workbench.service import scaling
 
     if args.scores:
@@ -254,7 +254,7 @@ def _scale_plateau(args: argparse.Namespace) -> int:
 
 def _scale_strategies(args: argparse.Namespace) -> int:
     """The stored sequential groups' strategies compared."""
-    from workbench.cli.render import print_strategies
+    from workbench.cli.render.scaling import print_strategies
     from workbench.service import scaling
 
     print_strategies(
@@ -303,7 +303,7 @@ def _sweep(args: argparse.Namespace, base, grid: list[str], group: str, strategy
 
 def _print_sequential(args: argparse.Namespace, store, name: str, groups: list[str]) -> None:
     """The strategies compared when the sweep ran several, else the one group's plateau."""
-    from workbench.cli.render import print_plateau, print_strategies
+    from workbench.cli.render.scaling import print_plateau, print_strategies
     from workbench.service import scaling
 
     if len(groups) > 1:
@@ -343,7 +343,7 @@ def _scale_tools(args: argparse.Namespace) -> int:
     --extra-tools-detail D` makes, grouped; then the registry-size table."""
     from dataclasses import replace
 
-    from workbench.cli.render import print_registry
+    from workbench.cli.render.scaling import print_registry
     from workbench.service import paths, scaling
     from workbench.service.stores import open_store
 
@@ -398,7 +398,7 @@ def _scale_parallel(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from workbench.cli.progress import JudgingProgress
-    from workbench.cli.render import print_parallel
+    from workbench.cli.render.scaling import print_parallel
     from workbench.service import paths, scaling
     from workbench.service.stores import open_store
 
@@ -448,7 +448,7 @@ def _scale_parallel(args: argparse.Namespace) -> int:
 
 def _scale_parallel_scores(args: argparse.Namespace) -> int:
     """`scale parallel --scores FILE`: a study measured elsewhere read as a sampled one; nothing is run or stored."""
-    from workbench.cli.render import print_parallel_files
+    from workbench.cli.render.scaling import print_parallel_files
     from workbench.service import scaling
 
     sampling = {"run_name": "--run", "limit": "--limit", "ids": "--ids", "judge_base_url": "--judge-base-url"}
