@@ -518,15 +518,15 @@ def test_table19_on_the_builtin_data_by_seed_year_and_citation_quartile(tables_d
 def test_figures_2_and_4_are_terminal_plots_of_the_panels_numbers(cohort_panel, stored):
     """Figure 2 and Figure 4 are drawn (plotext), within the height asked, with every family / cell / tier on the
     axis; their bars' heights are the panel's numbers, rebuilt here from the rows the views drew them from."""
-    from workbench.views import lineage
+    from workbench.views import panel_figures
 
     _, panel = cohort_panel
-    text = lineage.figures_text(panel, width=100, height=16)
+    text = panel_figures.figures_text(panel, width=100, height=16)
     assert "Figure 2 · within-family generation gap" in text and "Figure 4 · item difficulty" in text
-    f2 = lineage.figure2_text(panel, 100, 12)
+    f2 = panel_figures.figure2_text(panel, 100, 12)
     gaps = [e for e in panel["tables"]["figure2"] if e["delta"] is not None]
     assert gaps and all(f"{e['older']}→{e['newer']}" in f2 for e in gaps) and len(f2.splitlines()) <= 12
-    f4 = lineage.figure4_text(panel, 100, 16)
+    f4 = panel_figures.figure4_text(panel, 100, 16)
     assert len(f4.splitlines()) <= 16 and {"░", "▒", "█"} <= set(f4)
     fig4 = panel["tables"]["figure4"]
     for cell in fig4["type_depth"]:
@@ -679,7 +679,7 @@ def test_table17_across_separately_stored_runs_of_one_model(panel, stored):
 def test_figure2_ticks_are_evenly_spaced_and_cover_the_bars(a, b):
     """Any Δ range (points): evenly spaced round ticks (the CLI's Figure 2 had uneven ones) that include 0 and
     cover every bar, never more than a dozen."""
-    from workbench.views.lineage import even_ticks
+    from workbench.views.panel_figures import even_ticks
 
     low, high = min(a, b), max(a, b)
     ticks = even_ticks(low, high)
@@ -703,7 +703,7 @@ def test_the_csv_names_the_run_of_every_figure2_row(cohort_panel, capsys):
 
 @pytest.mark.parametrize("edge,text", [([0, 1], "0–1"), ([3, 3], "3"), ([3, 2], "none")])
 def test_figure4_bucket_labels(edge, text):
-    from workbench.views.lineage import edge_range
+    from workbench.views.panel_tables import edge_range
 
     assert edge_range(edge) == text
 

@@ -69,7 +69,8 @@ def _cli(capsys, db: Path, fmt: str) -> str:
 
 
 async def test_the_screen_shows_the_cli_numbers(panel_store, capsys):
-    from workbench.views.lineage import fingerprint_table, grouped_table
+    from workbench.views.fingerprints import fingerprint_table
+    from workbench.views.lineage import grouped_table
 
     panel = json.loads(_cli(capsys, panel_store, "json"))
     app = make_app()
@@ -104,15 +105,15 @@ async def test_the_screen_shows_the_cli_numbers(panel_store, capsys):
         assert "Figure 5 · accuracy against paper recall" in figures and "rand-a: recall 0.0%" in figures
         # every table the CLI prints, titled as the CLI's; one with nothing to show (no closed-book chain for
         # Table 4 here) says so under its title instead of vanishing
-        from workbench.views import lineage
+        from workbench.views import fingerprints, panel_tables
 
-        titled = lineage.titled_tables(panel)[2:] + lineage.extra_tables(panel)
-        shown = [str(t.title) if hasattr(t, "title") else str(t).split(f": {lineage.EMPTY}")[0] for t in tables]
+        titled = fingerprints.titled_tables(panel)[2:] + panel_tables.extra_tables(panel)
+        shown = [str(t.title) if hasattr(t, "title") else str(t).split(f": {panel_tables.EMPTY}")[0] for t in tables]
         assert shown == [title for title, _ in titled]
         for title, (_, rows) in titled:
-            assert any(str(t).startswith(f"{title}: {lineage.EMPTY}") for t in tables if not hasattr(t, "title")) == (
-                not rows
-            )
+            assert any(
+                str(t).startswith(f"{title}: {panel_tables.EMPTY}") for t in tables if not hasattr(t, "title")
+            ) == (not rows)
         for wanted in ("Table 9 · MT-fail", "Table 12 ·", "Table 13 ·", "Table 14 ·", "family trigrams"):
             assert any(title.startswith(wanted) for title in shown), wanted
 

@@ -17,10 +17,10 @@ from workbench.views.report import legend_lines
 
 
 def print_panel(panel: PanelReport, fmt: str) -> None:
-    from workbench.views import lineage
+    from workbench.views.panel_document import panel_document
 
     if fmt in ("json", "csv", "markdown"):  # the very text the TUI's Panel screen exports
-        sys.stdout.write(lineage.panel_document(panel, fmt))
+        sys.stdout.write(panel_document(panel, fmt))
         return
     out = console()
     for warning in panel.get("warnings", []):
@@ -40,7 +40,7 @@ def print_panel(panel: PanelReport, fmt: str) -> None:
 
 def _panel_table(panel: PanelReport) -> Table:
     """Table 2: the runs by tier and family, each column under its group, the marks named in the title."""
-    from workbench.views import lineage
+    from workbench.views.lineage import grouped_table
 
     header, rows = panel_cells(panel)
     table = Table(title=_panel_heading(panel, len(rows)), title_justify="left")
@@ -48,7 +48,7 @@ def _panel_table(panel: PanelReport) -> Table:
     for i, col in enumerate(header):
         # the run / group label never wraps: a tier · family label split over two lines reads as two groups
         table.add_column(f"{first.get(col, '')}\n{col}", justify="left" if i == 0 else "right", no_wrap=i == 0)
-    _, sections = lineage.grouped_table(panel)
+    _, sections = grouped_table(panel)
     for label, cells in sections:
         table.add_row(Text(label, style="bold"), end_section=False)
         for row in cells:
@@ -92,12 +92,13 @@ def _external_lines(panel: PanelReport) -> list[str]:
 
 def _print_fingerprints(out: Any, panel: PanelReport) -> None:
     """The fingerprint tables (per run and family, and the family tests), the top trigrams per family, and the
-    panel's further tables (`workbench.views.lineage`)."""
-    from workbench.views import lineage
+    panel's further tables and figures (`workbench.views.fingerprints`, `panel_tables`, `panel_figures`)."""
+    from workbench.views import fingerprints, panel_tables
+    from workbench.views.panel_figures import figures_text
 
-    for title, (header, rows) in lineage.titled_tables(panel) + lineage.extra_tables(panel):
+    for title, (header, rows) in fingerprints.titled_tables(panel) + panel_tables.extra_tables(panel):
         if not rows:
-            out.print(f"{title}: {lineage.EMPTY}", markup=False)
+            out.print(f"{title}: {panel_tables.EMPTY}", markup=False)
             continue
         table = Table(title=title, title_justify="left")
         for i, col in enumerate(header):
@@ -105,8 +106,10 @@ def _print_fingerprints(out: Any, panel: PanelReport) -> None:
         for row in rows:
             table.add_row(*map(Text, row))
         out.print(table)
-    for line in lineage.trigram_lines(panel) + lineage.fingerprint_notes(panel) + lineage.extra_lines(panel):
+    for line in (
+        fingerprints.trigram_lines(panel) + fingerprints.fingerprint_notes(panel) + panel_tables.extra_lines(panel)
+    ):
         out.print(line, markup=False)
-    figures = lineage.figures_text(panel, width=min(out.width, 100) - 2, height=max(12, min(out.height, 40) // 2))
+    figures = figures_text(panel, width=min(out.width, 100) - 2, height=max(12, min(out.height, 40) // 2))
     if figures:
         out.print(Text(figures))

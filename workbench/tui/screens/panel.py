@@ -2,8 +2,9 @@
 the best (*) and tier leader (†) marks; the fingerprints with their tests and words; the panel statistics; the
 further tables and figures, one tab each; export to JSON, CSV or Markdown.
 
-Every number comes from one `workbench.service.reports.panel_report` call and every cell from
-`workbench.views.lineage` — what `--batch report --panel` prints — so the screen and the command cannot disagree.
+Every number comes from one `workbench.service.reports.panel_report` call and every cell from the views
+(`lineage`, `fingerprints`, `panel_tables`, `panel_figures`, `panel_document`) — what `--batch report --panel`
+prints — so the screen and the command cannot disagree.
 """
 
 from __future__ import annotations
@@ -240,7 +241,7 @@ class PanelScreen(WorkbenchNode, Screen):
         return header, rows
 
     def render_panel(self, panel: PanelReport) -> None:
-        from workbench.views import lineage
+        from workbench.views import fingerprints, panel_tables
         from workbench.views.panel import bigram_panel_line, panel_stat_lines, panel_title
 
         marks = (" · † tier leader" if any((panel.get("tier_best") or {}).values()) else "") + (
@@ -265,13 +266,13 @@ class PanelScreen(WorkbenchNode, Screen):
                 )
             )
         )
-        (fp_title, fp_table), (tests_title, tests_table) = lineage.titled_tables(panel)[:2]
+        (fp_title, fp_table), (tests_title, tests_table) = fingerprints.titled_tables(panel)[:2]
         self.query_one("#panel-fp-title", Static).update(Text(fp_title))
         fill(self.query_one("#panel-fingerprints", DataTable), *fp_table, bold_first=True)
         self.query_one("#panel-tests-title", Static).update(Text(tests_title))
         fill(self.query_one("#panel-family-tests", DataTable), *tests_table)
         self.query_one("#panel-trigrams", Static).update(
-            Text("\n".join(lineage.trigram_lines(panel) + lineage.fingerprint_notes(panel)))
+            Text("\n".join(fingerprints.trigram_lines(panel) + fingerprints.fingerprint_notes(panel)))
         )
         stats = [*panel_stat_lines(panel), bigram_panel_line(panel)]
         stats += [
@@ -279,13 +280,13 @@ class PanelScreen(WorkbenchNode, Screen):
             for x in panel.get("ablation_lift", [])
             if x["lift"] is not None
         ]
-        stats += lineage.extra_lines(panel)
+        stats += panel_tables.extra_lines(panel)
         self.query_one("#panel-statistics", Static).update(Text("\n".join(sanitize(s) for s in stats if s)))
-        tables = lineage.titled_tables(panel)[2:] + lineage.extra_tables(panel)
+        tables = fingerprints.titled_tables(panel)[2:] + panel_tables.extra_tables(panel)
         self.query_one("#panel-tables", Static).update(
             Group(
                 *(
-                    rich_table(title, header, rows) if rows else Text(f"{title}: {lineage.EMPTY}")
+                    rich_table(title, header, rows) if rows else Text(f"{title}: {panel_tables.EMPTY}")
                     for title, (header, rows) in tables
                 )
             )
@@ -295,13 +296,13 @@ class PanelScreen(WorkbenchNode, Screen):
     def draw_figures(self) -> None:
         """The figures sized to the Figures pane (its scroll area's width, less the scrollbar), redrawn when the
         terminal is resized, so no plot row wraps."""
-        from workbench.views import lineage
+        from workbench.views.panel_figures import figures_text
 
         if self.panel is None:
             return
         width = self.size.width - FIGURE_MARGIN
         self.query_one("#panel-figures", Static).update(
-            Text(lineage.figures_text(self.panel, width=width, height=max(12, self.app.size.height // 2)), no_wrap=True)
+            Text(figures_text(self.panel, width=width, height=max(12, self.app.size.height // 2)), no_wrap=True)
         )
 
     def on_resize(self, event: events.Resize) -> None:
@@ -354,7 +355,7 @@ class PanelScreen(WorkbenchNode, Screen):
         self.app.push_screen(PanelExportModal("panel", export_dir() / "panel.json"), chosen)
 
     def write_export(self, panel: PanelReport, path: Path) -> None:
-        from workbench.views.lineage import EXPORT_FORMATS, panel_document
+        from workbench.views.panel_document import EXPORT_FORMATS, panel_document
 
         path = path.expanduser().resolve()
         fmt = EXPORT_FORMATS.get(path.suffix.lower())
