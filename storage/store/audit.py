@@ -3,10 +3,10 @@ dataset's fingerprint. Nothing is overwritten: the latest verdict per item count
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from storage.errors import StoreError
-from storage.rows import LabelEditRow, VerdictRow
+from storage.rows import LabelAction, LabelEditRow, VerdictRow
 from storage.store.columns import as_record, inserted_id, now
 from storage.store.connection import StoreConnection
 
@@ -15,7 +15,7 @@ class AuditTables(StoreConnection):
     """The store's methods on the audit tables (`storage.store.Store` combines them with the other tables')."""
 
     VERDICTS = ("pass", "flag", "remove")
-    LABEL_ACTIONS = ("add", "remove", "reclassify", "undo")
+    LABEL_ACTIONS: tuple[LabelAction, ...] = get_args(LabelAction)
 
     def add_verdict(
         self,
