@@ -49,7 +49,7 @@ from storage.json_types import JsonObject, JsonValue
 from storage.locks import RunLock
 from storage.records import ItemMeta, RunFields, StepRecord, TrajectoryRecord
 from storage.step_writer import PendingTrajectory, StepWriter
-from storage.store import now as _now
+from storage.store.columns import now as _now
 
 VERSION = "0.1.0"
 PROFILE = "agenthop-v1"

@@ -21,7 +21,7 @@ import os
 import socket
 from pathlib import Path
 
-from storage.store import StoreError
+from storage.errors import StoreError
 
 try:
     import fcntl

@@ -23,10 +23,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, TypedDict, cast
 
+from storage.errors import StoreError
 from storage.json_types import JsonObject, JsonValue
 from storage.locks import RunBusy, RunLock
 from storage.rows import RunRow
-from storage.store import TRAJECTORY_FIELDS, Store, StoreError, differ_phrase, identity_diff, inserted_id
+from storage.store import Store
+from storage.store.columns import inserted_id
+from storage.store.runs import differ_phrase, identity_diff
+from storage.store.trajectories import TRAJECTORY_FIELDS
 
 # what a result is, when two stores hold the same item/replicate: everything but when and how long
 TIMING = ("wall_time_s", "started_at", "finished_at")

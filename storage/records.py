@@ -35,6 +35,7 @@ class StepUsage(TypedDict, total=False):
     raw: JsonObject | None
 
 
+# apart from `storage.rows.RunRow`: a run is given in part (its prompts as text, config text or object), read whole
 class RunFields(TypedDict, total=False):
     """A run's columns as created (`sandbox.runner.Runner._fields`), beside its name and identity. `config` is JSON
     text or an object the store encodes; `prompts` is the prompts file's text, which the store keeps once, by hash."""

@@ -9,11 +9,12 @@ select, each as its own record.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 from storage.json_types import JsonObject, JsonValue
 
 
+# apart from `storage.records.RunFields`: a run is read whole (id, status, times, its prompts' hash), given in part
 class RunRow(TypedDict):
     """A run as stored (`runs`), its JSON columns decoded."""
 
@@ -266,6 +267,9 @@ class VerdictRow(TypedDict):
     created_at: str
 
 
+LabelAction = Literal["add", "remove", "reclassify", "undo"]  # the store refuses any other (`Store.add_label_edit`)
+
+
 class LabelEditRow(TypedDict):
     """An auditor's edit of an item's section labels (`Store.label_edits`); `undoes`: the edit an undo row takes
     back (None on other rows)."""
@@ -273,7 +277,7 @@ class LabelEditRow(TypedDict):
     id: int
     dataset_fingerprint: str
     item_id: str
-    action: str
+    action: LabelAction
     arxiv_id: str
     section: str
     relevance: str | None

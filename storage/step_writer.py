@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from storage.records import ItemMeta, StepRecord, TrajectoryRecord
-from storage.store import Store, now
+from storage.store import Store
+from storage.store.columns import now
 
 
 @dataclass

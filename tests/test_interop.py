@@ -16,8 +16,8 @@ from sandbox.records import Caps
 from sandbox.reference_log import ReferenceLog, ReferenceLogError, output_matches, truncate
 from sandbox.runner import Runner, RunSpec
 from storage import Store
+from storage.errors import RunConflict
 from storage.export import export_jsonl
-from storage.store import RunConflict
 from tests.conftest import G, S
 from tests.interop_data import LONG, as_json, logs, result, trajectory, turn, write_experiment, write_interop_release
 from workbench.service.reference_import import ReferenceImportError, import_reference

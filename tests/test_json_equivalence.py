@@ -1,7 +1,7 @@
 """Where orjson stands in for the standard library on the engine's hot path, it reads and writes the same values.
 
 `replies.loads_like_json` (a tool call's arguments) must give what `json.loads` gives, value for value and type
-for type, or raise as it does; the store's `_json` must write text that reads back as the standard library's own
+for type, or raise as it does; the store's `json_text` must write text that reads back as the standard library's own
 text does (the spelling may differ: orjson's is compact)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sandbox.agents.replies import decode_arguments, loads_like_json
-from storage.store import _ENCODER, _json
+from storage.store.columns import ENCODER, json_text
 
 SCALARS = (
     st.none()
@@ -65,7 +65,7 @@ def test_text_json_refuses_is_kept_raw(text):
 @settings(max_examples=300, deadline=None)
 @given(VALUES)
 def test_the_store_s_json_reads_back_as_the_standard_library_s(value):
-    assert same(json.loads(_json(value) or "null"), json.loads(_ENCODER.encode(value)))
+    assert same(json.loads(json_text(value) or "null"), json.loads(ENCODER.encode(value)))
 
 
 def test_what_json_writes_by_default_is_written_alike():
@@ -78,12 +78,12 @@ def test_what_json_writes_by_default_is_written_alike():
         x: int
 
     value = {1: datetime.date(2024, 1, 2), "p": Point(1), None: True, 2.5: "f", "big": 2**70}
-    assert json.loads(_json(value) or "null") == json.loads(_ENCODER.encode(value))
+    assert json.loads(json_text(value) or "null") == json.loads(ENCODER.encode(value))
 
 
 def test_a_number_json_cannot_carry_is_stored_as_null_which_sqlite_reads():
     import sqlite3
 
-    text = _json({"cost": float("nan"), "n": 1})
+    text = json_text({"cost": float("nan"), "n": 1})
     assert json.loads(text or "null") == {"cost": None, "n": 1}
     assert sqlite3.connect(":memory:").execute("SELECT json_extract(?, '$.n')", (text,)).fetchone() == (1,)

@@ -52,7 +52,7 @@ async def test_resuming_with_another_seed_is_refused_in_the_form_with_the_stored
 
 
 def test_the_refusal_names_what_differs_in_english():
-    from storage.store import differ_phrase
+    from storage.store.runs import differ_phrase
 
     assert differ_phrase(["seed"]) == "seed differs"
     assert differ_phrase(["caps", "seed"]) == "caps and seed differ"

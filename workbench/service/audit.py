@@ -18,9 +18,8 @@ import json
 import re
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, NotRequired, TypedDict, get_args
+from typing import Literal, NotRequired, TypedDict
 
 from sandbox import release
 from sandbox.corpus import Corpus
@@ -28,56 +27,16 @@ from sandbox.records import Item
 from sandbox.sections import alias, alias_index
 from storage import Store
 from storage.json_types import JsonObject, JsonValue
-from storage.rows import LabelEditRow, VerdictRow
+from storage.rows import LabelAction, LabelEditRow, VerdictRow
 
 CHECKS = ("question_ok", "gold_supported", "labels_accurate")
 RELEVANCES = ("direct", "supporting")
-EditAction = Literal["add", "remove", "reclassify", "undo"]
-EDIT_ACTIONS: tuple[EditAction, ...] = get_args(EditAction)
-
-
-def edit_action(word: str) -> EditAction:
-    """A stored edit's action (the store keeps it as text) as one of the `EditAction` words; ValueError on another."""
-    for action in EDIT_ACTIONS:
-        if word == action:
-            return action
-    raise ValueError(f"not a label edit action: {word!r}")
 
 
 class AuditError(ValueError):
     """An audit request a user must fix (unknown item or label, a label that cannot resolve, output in the way)."""
 
     exit_code = 2  # a user's mistake: the CLI says it in one line and exits 2 (ExitCode.USAGE)
-
-
-@dataclass(frozen=True)
-class LabelEdit:
-    """One stored label edit of an item (a row of the store's `audit_labels`); an undo names the edit it cancels."""
-
-    id: int
-    item_id: str
-    action: EditAction
-    arxiv_id: str
-    section: str
-    relevance: str | None
-    reviewer: str
-    created_at: str
-    undoes: int | None
-
-    @classmethod
-    def from_row(cls, row: LabelEditRow) -> LabelEdit:
-        """The edit a store row holds."""
-        return cls(
-            id=row["id"],
-            item_id=row["item_id"],
-            action=edit_action(row["action"]),
-            arxiv_id=row["arxiv_id"],
-            section=row["section"],
-            relevance=row["relevance"],
-            reviewer=row["reviewer"],
-            created_at=row["created_at"],
-            undoes=row["undoes"],
-        )
 
 
 class EditNote(TypedDict):
@@ -114,7 +73,7 @@ class HistoryEntry(TypedDict):
     """One edit of the item's history as the sheet lists it."""
 
     id: int
-    action: EditAction
+    action: LabelAction
     arxiv_id: str
     section: str
     relevance: str | None
@@ -166,18 +125,18 @@ def _item(corpus: Corpus, item_id: str) -> Item:
 # ---------------------------------------------------------------- edits in force
 
 
-def undone(edits: Sequence[LabelEdit]) -> dict[int, LabelEdit]:
+def undone(edits: Sequence[LabelEditRow]) -> dict[int, LabelEditRow]:
     """Edit id → the undo that cancelled it."""
-    return {e.undoes: e for e in edits if e.action == "undo" and e.undoes is not None}
+    return {e["undoes"]: e for e in edits if e["action"] == "undo" and e["undoes"] is not None}
 
 
-def edits_in_force(edits: Sequence[LabelEdit]) -> list[LabelEdit]:
+def edits_in_force(edits: Sequence[LabelEditRow]) -> list[LabelEditRow]:
     """The edits that count, in order: neither undo rows nor edits an undo cancelled."""
     cancelled = undone(edits)
-    return [e for e in edits if e.action != "undo" and e.id not in cancelled]
+    return [e for e in edits if e["action"] != "undo" and e["id"] not in cancelled]
 
 
-def apply_edits(labels: Sequence[Mapping[str, JsonValue]], edits: Sequence[LabelEdit]) -> list[JsonObject]:
+def apply_edits(labels: Sequence[Mapping[str, JsonValue]], edits: Sequence[LabelEditRow]) -> list[JsonObject]:
     """One item's label rows with its edits in force applied in order (each edit leaves a trace in `_audit`;
     a re-classified label keeps the release's relevance in `_reclassified_from`). Extra keys of the rows pass
     through untouched, as the release's rows carry them."""
@@ -187,36 +146,36 @@ def apply_edits(labels: Sequence[Mapping[str, JsonValue]], edits: Sequence[Label
     return out
 
 
-def _applied(labels: list[JsonObject], e: LabelEdit) -> list[JsonObject]:
+def _applied(labels: list[JsonObject], e: LabelEditRow) -> list[JsonObject]:
     """The labels with one edit applied: a label added, the edited label removed, or re-classified in place."""
-    stamp: JsonObject = {"action": e.action, "reviewer": e.reviewer, "time": e.created_at}
-    same = [lab for lab in labels if lab.get("arxiv_id") == e.arxiv_id and lab.get("section") == e.section]
-    if e.action == "add":
+    stamp: JsonObject = {"action": e["action"], "reviewer": e["reviewer"], "time": e["created_at"]}
+    same = [lab for lab in labels if lab.get("arxiv_id") == e["arxiv_id"] and lab.get("section") == e["section"]]
+    if e["action"] == "add":
         return [*labels, _added_label(e, stamp)]
-    if e.action == "remove":
+    if e["action"] == "remove":
         return [lab for lab in labels if lab not in same]
     for lab in same:
         lab.setdefault("_reclassified_from", lab.get("relevance"))
-        lab["relevance"] = e.relevance
+        lab["relevance"] = e["relevance"]
         lab["_audit"] = stamp
     return labels
 
 
-def _added_label(e: LabelEdit, stamp: JsonObject) -> JsonObject:
+def _added_label(e: LabelEditRow, stamp: JsonObject) -> JsonObject:
     """The release-format label row an `add` edit makes."""
     return {
         "paper": "",
-        "arxiv_id": e.arxiv_id,
-        "section": e.section,
-        "relevance": e.relevance,
+        "arxiv_id": e["arxiv_id"],
+        "section": e["section"],
+        "relevance": e["relevance"],
         "what_it_contains": "added in audit",
         "_audit": stamp,
     }
 
 
-def item_edits(store: Store | None, fingerprint: str, item_id: str) -> list[LabelEdit]:
+def item_edits(store: Store | None, fingerprint: str, item_id: str) -> list[LabelEditRow]:
     """The item's stored label edits, oldest first (none without a store)."""
-    return [LabelEdit.from_row(r) for r in store.label_edits(fingerprint, item_id)] if store is not None else []
+    return store.label_edits(fingerprint, item_id) if store is not None else []
 
 
 # ---------------------------------------------------------------- the review sheet
@@ -296,27 +255,27 @@ def _edit_note(lab: Mapping[str, JsonValue]) -> EditNote | None:
     return None
 
 
-def edit_history(edits: Sequence[LabelEdit]) -> list[HistoryEntry]:
+def edit_history(edits: Sequence[LabelEditRow]) -> list[HistoryEntry]:
     """The item's edits in order, each with the undo that cancelled it (`undone_by`)."""
     cancelled = undone(edits)
     return [
         {
-            "id": e.id,
-            "action": e.action,
-            "arxiv_id": e.arxiv_id,
-            "section": e.section,
-            "relevance": e.relevance,
-            "reviewer": e.reviewer,
-            "time": e.created_at,
-            "undoes": e.undoes,
-            "undone_by": _undone_by(cancelled.get(e.id)),
+            "id": e["id"],
+            "action": e["action"],
+            "arxiv_id": e["arxiv_id"],
+            "section": e["section"],
+            "relevance": e["relevance"],
+            "reviewer": e["reviewer"],
+            "time": e["created_at"],
+            "undoes": e["undoes"],
+            "undone_by": _undone_by(cancelled.get(e["id"])),
         }
         for e in edits
     ]
 
 
-def _undone_by(undo: LabelEdit | None) -> EditBy | None:
-    return None if undo is None else {"id": undo.id, "reviewer": undo.reviewer, "time": undo.created_at}
+def _undone_by(undo: LabelEditRow | None) -> EditBy | None:
+    return None if undo is None else {"id": undo["id"], "reviewer": undo["reviewer"], "time": undo["created_at"]}
 
 
 def verdict_record(v: VerdictRow) -> VerdictRecord:
@@ -344,7 +303,7 @@ def _check(value: int | None) -> bool | None:
 def check_edit(
     corpus: Corpus,
     item_id: str,
-    edits: Sequence[LabelEdit],
+    edits: Sequence[LabelEditRow],
     action: str,
     arxiv_id: str,
     section: str,
@@ -446,7 +405,7 @@ def section_of(corpus: Corpus, arxiv_id: str, section: str) -> str:
     return (headers[idx][0] or section) if idx < len(headers) else section
 
 
-def _read_edits(store_path: Path, fingerprint: str, item_id: str) -> list[LabelEdit]:
+def _read_edits(store_path: Path, fingerprint: str, item_id: str) -> list[LabelEditRow]:
     """The item's edits from the store file, read-only (nothing is created for a request that will fail)."""
     if not store_path.exists():
         return []
@@ -514,24 +473,24 @@ def undo_edit(corpus: Corpus, store_path: Path, item_id: str, reviewer: str, edi
     store = Store(store_path)
     try:
         store.add_label_edit(
-            corpus.fingerprint, item_id, reviewer, "undo", target.arxiv_id, target.section, undoes=target.id
+            corpus.fingerprint, item_id, reviewer, "undo", target["arxiv_id"], target["section"], undoes=target["id"]
         )
     finally:
         store.close()
-    return f"undid edit {target.id} ({target.action} {target.arxiv_id} · “{target.section}”)"
+    return f"undid edit {target['id']} ({target['action']} {target['arxiv_id']} · “{target['section']}”)"
 
 
-def _undo_target(item_id: str, edits: Sequence[LabelEdit], edit_id: int | None) -> LabelEdit:
+def _undo_target(item_id: str, edits: Sequence[LabelEditRow], edit_id: int | None) -> LabelEditRow:
     """The edit an undo cancels: `edit_id`, or the item's latest edit in force; it must be in force."""
     live = edits_in_force(edits)
     if edit_id is None:
         if not live:
             raise AuditError(f"{item_id} has no label edit to undo")
         return live[-1]
-    target = next((e for e in edits if e.id == edit_id), None)
+    target = next((e for e in edits if e["id"] == edit_id), None)
     if target is None:
         raise AuditError(f"{item_id} has no label edit {edit_id}")
-    if target.action == "undo":
+    if target["action"] == "undo":
         raise AuditError(f"edit {edit_id} is an undo; make the edit again instead")
     if target not in live:
         raise AuditError(f"edit {edit_id} is undone already")
@@ -557,9 +516,9 @@ def write_corrected(corpus: Corpus, store: Store, out: Path) -> CorrectedCounts:
     _check_output(out, source)
     verdicts = store.verdicts(corpus.fingerprint)
     removed = {i for i, v in verdicts.items() if v["verdict"] == "remove"}
-    edits: dict[str, list[LabelEdit]] = {}
-    for e in map(LabelEdit.from_row, store.label_edits(corpus.fingerprint)):
-        edits.setdefault(e.item_id, []).append(e)
+    edits: dict[str, list[LabelEditRow]] = {}
+    for e in store.label_edits(corpus.fingerprint):
+        edits.setdefault(e["item_id"], []).append(e)
     with release.staged_directory(out) as staged:
         for rel in release.RELEASE_FILES:
             (staged / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -599,7 +558,7 @@ def _filter_lines(src: Path, dst: Path, key: str, removed: set[str]) -> int:
     return kept
 
 
-def _write_labels(src: Path, dst: Path, removed: set[str], edits: Mapping[str, Sequence[LabelEdit]]) -> int:
+def _write_labels(src: Path, dst: Path, removed: set[str], edits: Mapping[str, Sequence[LabelEditRow]]) -> int:
     """recall_labels.jsonl without the removed items, each edited item's labels with its edits applied; the
     lines written (so the count printed is the file's)."""
     text = src.read_text(encoding="utf-8") if src.is_file() else ""
@@ -612,7 +571,7 @@ def _write_labels(src: Path, dst: Path, removed: set[str], edits: Mapping[str, S
     return len(kept) + len(added)
 
 
-def _unlabelled_items(skipped: set[str], edits: Mapping[str, Sequence[LabelEdit]]) -> list[JsonObject]:
+def _unlabelled_items(skipped: set[str], edits: Mapping[str, Sequence[LabelEditRow]]) -> list[JsonObject]:
     """Label rows for the edited items that had no label row at all (and are not `skipped`)."""
     return [
         {"sample_id": sid, "analysis": {"section_recall_labels": [*apply_edits([], item_edits_)]}}
@@ -621,7 +580,7 @@ def _unlabelled_items(skipped: set[str], edits: Mapping[str, Sequence[LabelEdit]
     ]
 
 
-def _edited(row: JsonObject, edits: Mapping[str, Sequence[LabelEdit]]) -> JsonObject:
+def _edited(row: JsonObject, edits: Mapping[str, Sequence[LabelEditRow]]) -> JsonObject:
     """A label row with its item's edits applied to its `section_recall_labels` (as it is without edits)."""
     sid = row.get("sample_id")
     if not isinstance(sid, str) or sid not in edits:

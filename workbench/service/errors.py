@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker and the reader; at
     from sandbox.release import DatasetError
     from sandbox.runner import InvalidSlice
     from sandbox.synth import NotEnoughPapers
-    from storage.store import RunConflict, StoreError
+    from storage.errors import RunConflict, StoreError
 
 # name → the module that defines it
 _HOMES = {
@@ -25,8 +25,8 @@ _HOMES = {
     "NotEnoughPapers": "sandbox.synth",
     "ConfigError": "sandbox.agents.llm",
     "LocalModelUnavailable": "sandbox.agents.local_model",
-    "StoreError": "storage.store",
-    "RunConflict": "storage.store",
+    "StoreError": "storage.errors",
+    "RunConflict": "storage.errors",
 }
 
 __all__ = [

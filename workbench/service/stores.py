@@ -52,14 +52,14 @@ def lock_holder(store_path: Path, run_name: str) -> int | None:
 
 def identity_differences(stored: dict[str, Any], requested: dict[str, Any]) -> list[str]:
     """The identity keys in which a requested run differs from the stored one (a resume is refused on any)."""
-    from storage.store import identity_diff
+    from storage.store.runs import identity_diff
 
     return identity_diff(stored, requested)
 
 
 def differences_phrase(keys: list[str]) -> str:
     """The store's own phrase for those keys, as its refusal says them."""
-    from storage.store import differ_phrase
+    from storage.store.runs import differ_phrase
 
     return differ_phrase(keys)
 
