@@ -15,14 +15,14 @@ if TYPE_CHECKING:  # what the names are, for the type checker and the reader; at
     from sandbox.agents.local_model import LocalModelUnavailable
     from sandbox.release import DatasetError
     from sandbox.runner.selection import InvalidSlice
-    from sandbox.synth import NotEnoughPapers
+    from sandbox.synth.sizes import NotEnoughPapers
     from storage.store import RunConflict, StoreError
 
 # name → the module that defines it
 _HOMES = {
     "DatasetError": "sandbox.release",
     "InvalidSlice": "sandbox.runner.selection",
-    "NotEnoughPapers": "sandbox.synth",
+    "NotEnoughPapers": "sandbox.synth.sizes",
     "ConfigError": "sandbox.agents.llm",
     "LocalModelUnavailable": "sandbox.agents.local_model",
     "StoreError": "storage.store",
