@@ -1,9 +1,9 @@
 """The records the store is given to write: a run's creation fields, a trajectory's item fields and outcome, a step.
 
-The runner builds each one whole (`sandbox.runner.step_record`, `trajectory_record`, `item_meta`, `Runner._fields`);
-the store reads by key and writes NULL for a key a record leaves out (imports and benchmarks write a few columns), so
-only the keys the store cannot do without are required. Key order is the producer's field order: a trajectory's
-record is also written out as JSON (an Inspect sample's metadata).
+The runner builds each one whole (`sandbox.runner.store_records`: `step_record`, `trajectory_record`, `item_meta`;
+`sandbox.runner.run_row.run_fields`); the store reads by key and writes NULL for a key a record leaves out (imports
+and benchmarks write a few columns), so only the keys the store cannot do without are required. Key order is the
+producer's field order: a trajectory's record is also written out as JSON (an Inspect sample's metadata).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class StepUsage(TypedDict, total=False):
 
 # apart from `storage.rows.RunRow`: a run is given in part (its prompts as text, config text or object), read whole
 class RunFields(TypedDict, total=False):
-    """A run's columns as created (`sandbox.runner.Runner._fields`), beside its name and identity. `config` is JSON
+    """A run's columns as created (`sandbox.runner.run_row.run_fields`), beside its name and identity. `config` is JSON
     text or an object the store encodes; `prompts` is the prompts file's text, which the store keeps once, by hash."""
 
     kind: str

@@ -112,15 +112,18 @@ def test_synth_with_too_few_papers_is_a_usage_error_that_names_enough(tmp_path, 
 
 
 def test_synth_suggestion_at_scale():
+    from dataclasses import replace
+
     from sandbox import synth
+    from sandbox.synth.pool import _builds
 
     with pytest.raises(synth.NotEnoughPapers) as info:
         synth.generate(Path("/nonexistent/never-written"), items=400, papers=60)
     exc = info.value
     assert exc.built < 400
     demo = synth.PRESETS["demo"]
-    assert synth._builds(0, synth.replace(demo, items=400, papers=exc.suggested_papers))  # the suggestion works
-    assert not synth._builds(0, synth.replace(demo, items=400, papers=exc.suggested_papers - 1))  # and is the least
+    assert _builds(0, replace(demo, items=400, papers=exc.suggested_papers))  # the suggestion works
+    assert not _builds(0, replace(demo, items=400, papers=exc.suggested_papers - 1))  # and is the least
 
 
 def test_synth_out_that_cannot_be_a_directory(tmp_path, capsys):

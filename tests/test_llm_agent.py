@@ -204,7 +204,7 @@ async def test_unreadable_replies_consume_turns_then_error(mini_corpus):
 async def test_a_refused_request_ends_the_episode_at_once(mini_corpus, status):
     """The same request would be refused again: sent once, never re-sent, the episode ends `error` with the
     server's own message (and the runner does not retry the sample either: `refused` is not retryable)."""
-    from sandbox.runner import RETRYABLE
+    from sandbox.runner.runner import RETRYABLE
 
     traj, ep, srv = await episode(mini_corpus, lambda req, n: error_reply(status, message="bad field 'x'"))
     assert traj.termination == "error" and traj.error_kind == "refused" and traj.error_kind not in RETRYABLE

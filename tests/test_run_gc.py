@@ -3,7 +3,8 @@
 import asyncio
 import gc
 
-from sandbox.runner import RUN_GC_FIRST_THRESHOLD, Runner, RunSpec
+from sandbox.runner import Runner, RunSpec
+from sandbox.runner.collector import RUN_GC_FIRST_THRESHOLD
 from storage import Store
 
 

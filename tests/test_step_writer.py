@@ -167,7 +167,7 @@ def test_a_steps_record_holds_every_field_of_the_step_with_the_ledgers_meters_in
     from dataclasses import fields
 
     from sandbox.records import LedgerState, Step
-    from sandbox.runner import step_record
+    from sandbox.runner.store_records import step_record
 
     step = Step(index=3, turn=2, kind="tool", ledger=LedgerState(2, 5, 25, 900, 1), tool_args={"paper_id": "p"})
     record = step_record(step)
@@ -187,7 +187,7 @@ def test_a_trajectorys_record_holds_every_field_of_the_trajectory_in_its_order()
     from dataclasses import fields
 
     from sandbox.records import Trajectory
-    from sandbox.runner import trajectory_record
+    from sandbox.runner.store_records import trajectory_record
 
     values = {f.name: i for i, f in enumerate(fields(Trajectory))}
     record = trajectory_record(Trajectory(**values))

@@ -13,11 +13,15 @@ from sandbox import synth
 from sandbox.corpus import open_release
 from sandbox.release import GRAPHS_FILE, PAPERS_FILE, QA_FILE
 from sandbox.runner import Runner, RunSpec
+from sandbox.synth.generator import STALL, Generator
+from sandbox.synth.text import _letters, paper_sections
+from sandbox.synth.vocabulary import ASPECTS, FILLER, MECHANISMS, SYLLABLES
+from sandbox.synth.vocabulary import word as fresh_word
 from storage import Store
 from workbench.cli import main
 from workbench.service.reports import run_report
 
-ENGLISH = set(re.findall(r"[a-z]+", " ".join(synth.FILLER + synth.MECHANISMS + synth.ASPECTS).lower())) | {
+ENGLISH = set(re.findall(r"[a-z]+", " ".join(FILLER + MECHANISMS + ASPECTS).lower())) | {
     "scores",
     "weights",
     "states",
@@ -97,7 +101,7 @@ def statement(clause: str) -> str:
     """A clause without its `its <aspect>` head: the words its gold paper writes after `The <aspect> of <method>`."""
     assert clause[:4].lower() == "its ", clause
     rest = clause[4:]
-    aspect = next(a for a in synth.ASPECTS if rest.startswith(a + " "))
+    aspect = next(a for a in ASPECTS if rest.startswith(a + " "))
     return rest[len(aspect) + 1 :]
 
 
@@ -121,8 +125,8 @@ def multi_target(items: list[dict]) -> list[dict]:
 @pytest.fixture(scope="module")
 def paper_preset():
     """The `paper` preset's universe and items, built by the calls `generate` makes, without writing the texts
-    (about 240 MB; a second here, minutes written). Gold texts come from the generator's own `_sections`."""
-    gen = synth.Generator(0, synth.PRESETS["paper"])
+    (about 240 MB; a second here, minutes written). Gold texts come from the generator's own `paper_sections`."""
+    gen = Generator(0, synth.PRESETS["paper"])
     gen.build_universe()
     gen.build_items()
     return gen
@@ -135,7 +139,7 @@ def demo_items_and_texts(demo_dir):
 
 def paper_items_and_texts(gen):
     by_arxiv = {p.arxiv_id: p for p in gen.papers if p.has_text}
-    return gen.items, lambda aid: "\n".join(s["text"] for s in gen._sections(by_arxiv[aid]))
+    return gen.items, lambda aid: "\n".join(s["text"] for s in paper_sections(gen.rng, gen.preset, by_arxiv[aid]))
 
 
 @pytest.mark.parametrize("preset", ["demo", "paper"])
@@ -298,21 +302,21 @@ def test_the_quick_start_notes_the_deliberate_defects_and_warns_about_nothing(tm
 
 def test_many_items_from_a_tiny_pool_are_refused_with_a_pool_that_builds(tmp_path, capsys):
     """`--items 1000 --papers 10` was an "internal error": a seed of many items gathered more than 26 lettered
-    subsections (IndexError in `_sub_number`) while the least pool was searched for."""
+    subsections (IndexError in `sub_number`) while the least pool was searched for."""
     from dataclasses import replace
 
     rc, err = _synth(capsys, tmp_path / "x", 1000, 10)
     assert rc == 2 and "Traceback" not in err and "internal error" not in err
     assert "10 papers are too few for 1000 items" in err and list(tmp_path.iterdir()) == []
     suggested = int(err.rsplit("--papers ", 1)[1])
-    gen = synth.Generator(0, replace(synth.PRESETS["demo"], items=1000, papers=suggested))
+    gen = Generator(0, replace(synth.PRESETS["demo"], items=1000, papers=suggested))
     gen.build_universe()
     gen.build_items()  # the pool suggested builds
     assert len(gen.items) == 1000
 
 
 def test_subsection_letters_go_on_past_z():
-    assert [synth._letters(j) for j in (1, 26, 27, 28, 52, 53, 702, 703)] == [
+    assert [_letters(j) for j in (1, 26, 27, 28, 52, 53, 702, 703)] == [
         "A",
         "Z",
         "AA",
@@ -325,15 +329,15 @@ def test_subsection_letters_go_on_past_z():
 
 
 def test_a_fresh_word_is_found_when_the_short_words_are_used_up():
-    """`--items 5000` used up the ~65,000 words of two and three syllables: `_word` drew forever (synth printed
+    """`--items 5000` used up the ~65,000 words of two and three syllables: `word` drew forever (synth printed
     nothing for a minute, whatever the pool)."""
     import itertools
     import random
     import threading
 
-    used = {"".join(w) for n in (2, 3) for w in itertools.product(synth.SYLLABLES, repeat=n)}
+    used = {"".join(w) for n in (2, 3) for w in itertools.product(SYLLABLES, repeat=n)}
     found: list[str] = []
-    worker = threading.Thread(target=lambda: found.append(synth._word(random.Random(0), used)), daemon=True)
+    worker = threading.Thread(target=lambda: found.append(fresh_word(random.Random(0), used)), daemon=True)
     worker.start()
     worker.join(30)  # a guard only: the fixed draw returns in microseconds, the old one never
     assert found and found[0] in used and len(used) > 65_000
@@ -345,10 +349,10 @@ def test_a_used_up_pool_stops_trying_soon(monkeypatch):
     from dataclasses import replace
 
     tries = []
-    make = synth.Generator._make_item
-    monkeypatch.setattr(synth.Generator, "_make_item", lambda self, *a: tries.append(1) or make(self, *a))
-    gen = synth.Generator(0, replace(synth.PRESETS["demo"], items=5000, papers=10))
+    make = Generator._make_item
+    monkeypatch.setattr(Generator, "_make_item", lambda self, *a: tries.append(1) or make(self, *a))
+    gen = Generator(0, replace(synth.PRESETS["demo"], items=5000, papers=10))
     gen.build_universe()
     with pytest.raises(synth.NotEnoughPapers):
         gen.build_items()
-    assert len(tries) <= (len(gen.items) + 1) * synth.STALL < 5000 * 50  # at most STALL tries without an item
+    assert len(tries) <= (len(gen.items) + 1) * STALL < 5000 * 50  # at most STALL tries without an item

@@ -510,7 +510,7 @@ def test_the_normal_quantile_and_tail_are_scipys(alpha, m, d_bar, scale):
     Scaling screen); the standard library's give the same numbers."""
     from scipy.stats import norm
 
-    from stats import plateau as pl
+    from stats.plateau.decisions import normal_p_value, one_sided_z
 
-    assert pl._z(alpha, m) == pytest.approx(float(norm.ppf(1 - alpha / m)), rel=1e-12, abs=1e-12)
-    assert pl._normal_p(d_bar, scale) == pytest.approx(float(norm.sf(d_bar / scale)), rel=1e-10, abs=1e-300)
+    assert one_sided_z(alpha, m) == pytest.approx(float(norm.ppf(1 - alpha / m)), rel=1e-12, abs=1e-12)
+    assert normal_p_value(d_bar, scale) == pytest.approx(float(norm.sf(d_bar / scale)), rel=1e-10, abs=1e-300)

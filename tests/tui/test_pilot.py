@@ -453,9 +453,9 @@ async def test_diagnostics_of_a_run_without_trajectories(seeded):
 async def test_leaving_the_live_screen_never_cancels_the_run(monkeypatch):
     import asyncio
 
-    from sandbox import runner
+    from sandbox.runner import factory
 
-    original = runner.make_scripted
+    original = factory.make_scripted
 
     class Slow:
         def __init__(self, inner):
@@ -465,7 +465,7 @@ async def test_leaving_the_live_screen_never_cancels_the_run(monkeypatch):
             await asyncio.sleep(0.005)
             return await self.inner.act(messages, tools)
 
-    monkeypatch.setattr(runner, "make_scripted", lambda *a, **k: Slow(original(*a, **k)))
+    monkeypatch.setattr(factory, "make_scripted", lambda *a, **k: Slow(original(*a, **k)))
     from sandbox.runner import RunSpec
 
     app = make_app()

@@ -14,15 +14,15 @@ if TYPE_CHECKING:  # what the names are, for the type checker and the reader; at
     from sandbox.agents.llm import ConfigError
     from sandbox.agents.local_model import LocalModelUnavailable
     from sandbox.release import DatasetError
-    from sandbox.runner import InvalidSlice
-    from sandbox.synth import NotEnoughPapers
+    from sandbox.runner.selection import InvalidSlice
+    from sandbox.synth.sizes import NotEnoughPapers
     from storage.errors import RunConflict, StoreError
 
 # name → the module that defines it
 _HOMES = {
     "DatasetError": "sandbox.release",
-    "InvalidSlice": "sandbox.runner",
-    "NotEnoughPapers": "sandbox.synth",
+    "InvalidSlice": "sandbox.runner.selection",
+    "NotEnoughPapers": "sandbox.synth.sizes",
     "ConfigError": "sandbox.agents.llm",
     "LocalModelUnavailable": "sandbox.agents.local_model",
     "StoreError": "storage.errors",

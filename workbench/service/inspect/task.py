@@ -28,7 +28,8 @@ from sandbox.extra_tools.setting import open_extra_tools, resolve
 from sandbox.prompt_set import Prompts, load_prompts
 from sandbox.prompts import ABLATIONS, build_prompt
 from sandbox.records import Caps, Trajectory
-from sandbox.runner import RunSpec, item_meta
+from sandbox.runner import RunSpec
+from sandbox.runner.store_records import item_meta
 from storage.json_types import JsonObject, JsonValue
 from workbench.service import paths
 from workbench.service.datasets import dataset_key, open_dataset
