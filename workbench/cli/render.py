@@ -14,6 +14,13 @@ from rich.text import Text
 
 from workbench.service.datasets import dataset_label
 from workbench.service.items import ItemDetail, ItemTrajectory
+from workbench.service.records.compare import CompareReport
+from workbench.service.records.estimate import Estimate
+from workbench.service.records.leaderboard import Board
+from workbench.service.records.panel import PanelReport
+from workbench.service.records.parallel import JudgeTrials, ParallelReport
+from workbench.service.records.report import RunReport
+from workbench.service.records.sequential import Plateau, RegistryTable, StrategyComparison, ToolsReport
 from workbench.service.runlist import RunListing
 from workbench.views.cells import clip_middle, fraction, shell_word, usd
 from workbench.views.compare import (
@@ -30,9 +37,6 @@ from workbench.views.compare import (
 )
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
-from workbench.views.panel_records import PanelReport
-from workbench.views.parallel_json import JudgeTrials, ParallelReport
-from workbench.views.records import Board, CompareReport, Estimate, RunReport
 from workbench.views.report import (
     REPORT_HEADER,
     TIDY_HEADER,
@@ -45,7 +49,6 @@ from workbench.views.report import (
     tidy_report_rows,
     transition_table,
 )
-from workbench.views.sequential_records import Plateau, RegistryTable, StrategyComparison, ToolsReport
 
 
 def console() -> Console:
@@ -875,6 +878,6 @@ def print_estimate(est: Estimate, item_ids: list[str], llm: bool, fmt: str) -> N
     from workbench.views.estimate import dry_run_text
 
     if fmt == "json":
-        sys.stdout.write(json.dumps(est.to_json(), indent=2) + "\n")
+        sys.stdout.write(json.dumps(est, indent=2) + "\n")
         return
     sys.stdout.write(dry_run_text(est, item_ids, llm))

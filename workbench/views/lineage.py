@@ -8,9 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from workbench.views.cells import NOT_MEASURED, num, pct, sig
-from workbench.views.columns import PANEL_COLUMNS
-from workbench.views.panel_records import (
+from workbench.service.records.columns import PANEL_COLUMNS
+from workbench.service.records.panel import (
     Figure5Point,
     LineageGroup,
     PanelReport,
@@ -20,6 +19,7 @@ from workbench.views.panel_records import (
     Table4Step,
     cell,
 )
+from workbench.views.cells import NOT_MEASURED, num, pct, sig
 
 BEST_MARK, TIER_MARK, SHADE_MARK = " *", " †", " ‡"
 EMPTY = "nothing to show with these runs (the legend says what the table needs)"

@@ -25,8 +25,7 @@ from stats.significance import fisher_exact_two_sided, mcnemar_exact
 from stats.stopping import AfterEvidence, EarlySubmit, EvidenceGroup, MtFail
 from storage.rows import RunRow
 from workbench.service.families import TIERS
-from workbench.service.reports.run import stopping_rows
-from workbench.views.panel_records import (
+from workbench.service.records.panel import (
     ColumnTest,
     ContactGroup,
     EarlySubmission,
@@ -64,6 +63,7 @@ from workbench.views.panel_records import (
     WrongReadEvents,
     cell,
 )
+from workbench.service.reports.run import stopping_rows
 
 LOWER_IS_BETTER = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
 MEAN_COLUMNS = {"calls/turn", "tokens", "turns", "points"}
