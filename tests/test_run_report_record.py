@@ -1,4 +1,4 @@
-"""The run report's and the leaderboard's typed records (`workbench.views.records.RunReport`, `Board`) against the
+"""The run report's and the leaderboard's typed records (`workbench.service.records.report.RunReport`, `Board`) against the
 JSON `report --format json` and `leaderboard --format json` print: every key the JSON holds is declared, every
 required key is there, at every level the record types (the axes, the counts, the analytics, the intervals, the
 board's rows, …), and the terminations and error kinds are keyed by their closed sets of words. The JSON is the one
@@ -12,7 +12,8 @@ import types
 from pathlib import Path
 from typing import Any, Literal, NotRequired, TypeVar, Union, get_args, get_origin, get_type_hints, is_typeddict
 
-from workbench.views.records import Board, RunReport
+from workbench.service.records.leaderboard import Board
+from workbench.service.records.report import RunReport
 
 GOLDEN = Path(__file__).parent / "data" / "json_shapes" / "core.json"
 

@@ -15,8 +15,8 @@ from storage.rows import RunRow
 from workbench.cli.errors import Terminated, UsageError
 
 if TYPE_CHECKING:
+    from workbench.service.records.report import RunReport
     from workbench.service.runlist import RunListing
-    from workbench.views.records import RunReport
 
 
 async def until_signal(work: Any) -> Any:

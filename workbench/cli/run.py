@@ -17,7 +17,7 @@ from workbench.service.launch import LaunchRequest, run_spec
 
 if TYPE_CHECKING:
     from sandbox.records import VerifierOptions
-    from workbench.views.sequential_records import StrategyName
+    from workbench.service.records.sequential import StrategyName
 
 LIMIT_FLAGS = {"tokens": "--max-run-tokens", "cost": "--max-run-cost"}
 

@@ -15,7 +15,7 @@ from sandbox.extra_tools.registry import SettingRecord
 from sandbox.pricing import cost, price_for
 from sandbox.records import Item, Usage
 from sandbox.runner import RunSpec
-from workbench.views.records import EpisodeEstimate, Estimate
+from workbench.service.records.estimate import EpisodeEstimate, Estimate, PriceJson
 
 ASSUMED_TOKENS = 90_000  # per episode, when the store has no history for this model
 ASSUMED_OUTPUT_SHARE = 0.05
@@ -133,6 +133,7 @@ def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> Estimate:
     planned = len(items) * spec.replicates
     episodes = remaining(spec, items, store_path)
     ep = per_episode(spec, store_path)
+    price = ep.price
     return Estimate(
         run=spec.name,
         agent=spec.agent,
@@ -147,6 +148,8 @@ def estimate(spec: RunSpec, items: list[Item], store_path: Path) -> Estimate:
         tokens_per_episode=ep.tokens,
         basis=ep.basis,
         extra_tools_tokens_per_call=ep.extra_tools_tokens_per_call,
-        price=ep.price,
+        price=None
+        if price is None
+        else PriceJson(provider=price.provider, input_per_m=price.input_per_m, output_per_m=price.output_per_m),
         cost_usd=None if ep.usd is None else round(ep.usd * episodes, 4),
     )

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from sandbox.records import RunResult
+from workbench.service.records.parallel import ParallelReport
 from workbench.tui.monitor import RunMonitor
-from workbench.views.parallel_json import ParallelReport
 
 
 def describe(exc: BaseException) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+from workbench.service.records.compare import CompareReport, CompareRow, CompareSide, Separation
 from workbench.views.cells import NOT_MEASURED, counted, frac, num, pct, points, sig
-from workbench.views.records import CompareReport, CompareRow, CompareSide, Separation
 
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from workbench.views.cells import counted
 
 if TYPE_CHECKING:
-    from workbench.views.records import EpisodeEstimate, Estimate
+    from workbench.service.records.estimate import EpisodeEstimate, Estimate
 
 
 def cost_line(ep: EpisodeEstimate, episodes: int, upper_bound: bool = False) -> str:
@@ -30,23 +30,25 @@ def item_list(ids: list[str], shown: int = 12) -> str:
 
 def dry_run_text(est: Estimate, item_ids: list[str], llm: bool) -> str:
     """`--dry-run`'s lines: the episodes, the items, the caps and the expected spend."""
-    caps = est.caps
-    planned = est.items * est.replicates
+    caps = est["caps"]
+    planned = est["items"] * est["replicates"]
+    done, episodes = est["already_done"], est["episodes"]
     to_play = (
         f"{planned} episodes"
-        if not est.already_done
-        else f"{planned} episodes, {est.already_done} already done in the stored run: {est.episodes} to play"
+        if not done
+        else f"{planned} episodes, {done} already done in the stored run: {episodes} to play"
     )
     if not llm:
-        spend = f"estimate: no tokens, no cost ({est.basis})"
+        spend = f"estimate: no tokens, no cost ({est['basis']})"
     else:
-        cost_text = "unpriced (no price for this model)" if est.cost_usd is None else f"≈ ${est.cost_usd:,.2f}"
-        extra = est.extra_tools_tokens_per_call
+        usd = est["cost_usd"]
+        cost_text = "unpriced (no price for this model)" if usd is None else f"≈ ${usd:,.2f}"
+        extra = est["extra_tools_tokens_per_call"]
         within = f"; the extra tools add ~{extra:,} prompt tokens per call" if extra else ""
-        spend = f"estimate: ~{est.tokens_per_episode:,} tokens per episode ({est.basis}{within}) → {cost_text}"
+        spend = f"estimate: ~{est['tokens_per_episode']:,} tokens per episode ({est['basis']}{within}) → {cost_text}"
     return (
-        f"dry run '{est.run}': {est.items} items × {est.replicates} replicate(s) = {to_play}\n"
+        f"dry run '{est['run']}': {est['items']} items × {est['replicates']} replicate(s) = {to_play}\n"
         f"items: {item_list(item_ids)}\n"
         f"caps: {caps['budget']} points, {caps['max_turns']} turns, {caps['max_tokens_total']:,} tokens; "
-        f"ablation {est.ablation}\n{spend}\n"
+        f"ablation {est['ablation']}\n{spend}\n"
     )

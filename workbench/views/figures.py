@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from workbench.service.records.parallel import JudgeJson, ParallelReport, Strategy
+from workbench.service.records.sequential import Plateau, RegistryTable, StrategyComparison, StrategyStudy, Transition
 from workbench.views.axis import ValueAxis, value_axis
-from workbench.views.parallel_json import JudgeJson, ParallelReport, Strategy
 from workbench.views.scaling import SHORT, Palette, flags, strategies
-from workbench.views.sequential_records import Plateau, RegistryTable, StrategyComparison, StrategyStudy, Transition
 
 
 def _figure(width: int, height: int):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench.service.records.panel import PanelReport
 from workbench.views.cells import NOT_MEASURED, num, pct, sig
-from workbench.views.panel_records import PanelReport
 
 SIGNATURE_LABELS = {
     "calls_per_turn": "calls/turn",

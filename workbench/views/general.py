@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from workbench.service.records.compare import CompareReport
+from workbench.service.records.general import AgainstPlain, OffDomainMeasures, SettingShown
+from workbench.service.records.report import RunReport
+from workbench.service.records.sequential import RegistryTable
 from workbench.views.cells import frac, num, pct
-from workbench.views.records import AgainstPlain, CompareReport, OffDomainMeasures, RunReport, SettingShown
-from workbench.views.sequential_records import RegistryTable
 
 Row = tuple[str, str, str, str, str]
 MEAN_AXES = ("calls/turn", "tokens", "turns", "points")  # the compare's means; the other axes are proportions

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from sandbox.datasets import dataset_label
+from workbench.service.records.leaderboard import Board
 from workbench.views.cells import counted
 from workbench.views.panel import panel_cells
-from workbench.views.records import Board
 
 LEADERBOARD_FIXED = 3  # rank, name and who stay in view when the table scrolls right
 

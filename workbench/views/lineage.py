@@ -5,9 +5,9 @@ Shared by `report --panel` (table, Markdown) and the TUI's Panel screen, so both
 
 from __future__ import annotations
 
+from workbench.service.records.columns import PANEL_COLUMNS
+from workbench.service.records.panel import LineageGroup, PanelReport, PanelRow, cell
 from workbench.views.cells import NOT_MEASURED, num, pct, sig
-from workbench.views.columns import PANEL_COLUMNS
-from workbench.views.panel_records import LineageGroup, PanelReport, PanelRow, cell
 
 BEST_MARK, TIER_MARK, SHADE_MARK = " *", " †", " ‡"
 TIER_LABELS = {

@@ -6,9 +6,9 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
+from workbench.service.records.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
+from workbench.service.records.panel import PanelBigram, PanelReport, RowErrors
 from workbench.views.cells import counted, num, pct, points
-from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
-from workbench.views.panel_records import PanelBigram, PanelReport, RowErrors
 from workbench.views.report import _arrow, _tidy
 
 PANEL_TIDY_HEADER = (

@@ -4,9 +4,9 @@ exports it, so both are one text."""
 
 from __future__ import annotations
 
+from workbench.service.records.panel import PanelReport
 from workbench.views.fingerprints import fingerprint_notes, titled_tables, trigram_lines
 from workbench.views.lineage import grouped_table
-from workbench.views.panel_records import PanelReport
 from workbench.views.panel_tables import EMPTY, extra_lines, extra_tables
 
 EXPORT_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
+from workbench.service.records.panel import Figure5Point, PanelReport
 from workbench.views.cells import pct
 from workbench.views.lineage import TIER_LABELS
-from workbench.views.panel_records import Figure5Point, PanelReport
 from workbench.views.panel_tables import edge_range
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Literal
 
+from workbench.service.records.panel import PanelReport, RankStability, Spread, Table4Step
 from workbench.views.cells import NOT_MEASURED, num, pct, sig
 from workbench.views.lineage import TIER_LABELS, best_test_table
-from workbench.views.panel_records import PanelReport, RankStability, Spread, Table4Step
 
 EMPTY = "nothing to show with these runs (the legend says what the table needs)"
 

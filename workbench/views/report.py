@@ -10,17 +10,17 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from workbench.views.cells import NOT_MEASURED, counted, dataset_cell, frac, num, pct, points
-from workbench.views.records import (
+from workbench.service.records.ratio import Pair
+from workbench.service.records.report import (
     Analytics,
     ByType,
     Interval,
-    Pair,
     ReportCounts,
     ResourceAxis,
     RunReport,
     Stopping,
 )
+from workbench.views.cells import NOT_MEASURED, counted, dataset_cell, frac, num, pct, points
 
 if TYPE_CHECKING:  # stats' record types by name only: the views load no numpy for them
     from stats.ngrams import BigramDelta, TopTrigram, TransitionMatrix

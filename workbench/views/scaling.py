@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 from stats.judges import TrialSpread
-from workbench.views.cells import NOT_MEASURED, CsvCell, pct, shell_word, sig
-from workbench.views.cells import usd as money
-from workbench.views.parallel_json import (
+from workbench.service.records.parallel import (
     GAP_KEYS,
     STRATEGY_KEYS,
     JudgeJson,
@@ -18,7 +16,9 @@ from workbench.views.parallel_json import (
     StudyRowJson,
     TrialRow,
 )
-from workbench.views.sequential_records import ComparisonRow, Level, Plateau, StrategyComparison, Transition
+from workbench.service.records.sequential import ComparisonRow, Level, Plateau, StrategyComparison, Transition
+from workbench.views.cells import NOT_MEASURED, CsvCell, pct, shell_word, sig
+from workbench.views.cells import usd as money
 
 Palette = dict[str, tuple[int, int, int] | str]
 

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from workbench.cli.render.output import console, print_json
+from workbench.service.records.compare import CompareReport
 from workbench.views.compare import (
     AGREEMENT_LABELS,
     ATTRIBUTION_HEADER,
@@ -19,7 +20,6 @@ from workbench.views.compare import (
     separation_sentence,
     token_line,
 )
-from workbench.views.records import CompareReport
 
 
 def print_compare(cmp: CompareReport, fmt: str) -> None:

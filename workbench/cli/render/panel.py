@@ -11,8 +11,8 @@ from rich.text import Text
 
 from workbench.cli.render.output import console
 from workbench.cli.render.scaling import registry_table
+from workbench.service.records.panel import PanelReport
 from workbench.views.panel import bigram_panel_line, panel_cells, panel_stat_lines, panel_title
-from workbench.views.panel_records import PanelReport
 from workbench.views.report import legend_lines
 
 

@@ -11,8 +11,9 @@ from rich.table import Table
 from rich.text import Text
 
 from workbench.cli.render.output import console, csv_text, markdown_text, print_json
+from workbench.service.records.estimate import Estimate
+from workbench.service.records.report import RunReport
 from workbench.views.cells import shell_word
-from workbench.views.records import Estimate, RunReport
 from workbench.views.report import (
     REPORT_HEADER,
     TIDY_HEADER,
@@ -97,6 +98,6 @@ def print_estimate(est: Estimate, item_ids: list[str], llm: bool, fmt: str) -> N
     from workbench.views.estimate import dry_run_text
 
     if fmt == "json":
-        sys.stdout.write(json.dumps(est.to_json(), indent=2) + "\n")
+        sys.stdout.write(json.dumps(est, indent=2) + "\n")
         return
     sys.stdout.write(dry_run_text(est, item_ids, llm))

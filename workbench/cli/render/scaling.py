@@ -13,8 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from workbench.cli.render.output import cells_table, console, csv_text, figure_rows, print_json, use_color
-from workbench.views.parallel_json import JudgeTrials, ParallelReport
-from workbench.views.sequential_records import Plateau, RegistryTable, StrategyComparison, ToolsReport
+from workbench.service.records.parallel import JudgeTrials, ParallelReport
+from workbench.service.records.sequential import Plateau, RegistryTable, StrategyComparison, ToolsReport
 
 
 def registry_table(registry: RegistryTable) -> Table:

@@ -5,6 +5,7 @@ Table 2), `compare` (two runs item by item), `leaderboard`. Their public names a
 
 from __future__ import annotations
 
+from workbench.service.records.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 from workbench.service.reports.compare import (
     CONVERSION_SET,
     SEPARATES,
@@ -58,7 +59,6 @@ from workbench.service.reports.run import (
     transitions_of,
     values,
 )
-from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
 
 __all__ = [
     "COLUMN_TERMS",

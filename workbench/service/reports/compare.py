@@ -14,11 +14,8 @@ from stats import axes
 from stats.axes import Table
 from storage import Store
 from storage.rows import RunRow, TrajectoryRow
-from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_warnings
-from workbench.service.reports.prompts import prompt_warnings
-from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
-from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS
-from workbench.views.records import (
+from workbench.service.records.columns import COLUMN_TERMS, PANEL_COLUMNS
+from workbench.service.records.compare import (
     AttributionDelta,
     CompareReport,
     CompareRow,
@@ -26,13 +23,16 @@ from workbench.views.records import (
     Holm,
     ItemSide,
     McNemarTest,
-    OffDomainMeasures,
     RunLabel,
-    RunReport,
     Separation,
     SideTokens,
     ToolUse,
 )
+from workbench.service.records.general import OffDomainMeasures
+from workbench.service.records.report import RunReport
+from workbench.service.reports.panel import PAIRED_BY_ID, _stacked, resolution_warnings
+from workbench.service.reports.prompts import prompt_warnings
+from workbench.service.reports.run import _dig, estimates_tokens, report_of, transition_layout
 
 _CAPS = {"MaxTok": "token_limit", "MaxTurn": "max_turns", "MaxBudget": "budget", "Err": "error"}
 # Rows beyond the panel's columns, shown when either run has any: episodes ended in error, and episodes that met

@@ -13,7 +13,7 @@ from stats import fingerprints as fp
 from stats import ngrams
 from stats.axes import Table
 from stats.fingerprints import SignatureValue
-from workbench.views.panel_records import PanelRow
+from workbench.service.records.panel import PanelRow
 
 LEGEND = {
     "fingerprints": "Fingerprints (paper §4.2, Table 9): per run (a model) over its own final trajectories, all "

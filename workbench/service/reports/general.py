@@ -19,20 +19,15 @@ from stats import offdomain
 from storage import Store
 from storage.json_types import JsonObject, JsonValue
 from storage.rows import RunRow, StoredRun
+from workbench.service.records.compare import CompareRow
+from workbench.service.records.general import AgainstPlain, GeneralBlock, PlainRow
+from workbench.service.records.panel import PanelReport
+from workbench.service.records.report import RunReport, RunTransitions
+from workbench.service.records.sequential import RegistryRow, RegistryTable
 from workbench.service.reports import panel as _panel
 from workbench.service.reports import run as _run
 from workbench.service.reports.compare import compare_report
 from workbench.service.reports.offdomain import offdomain_measures, setting_of
-from workbench.views.panel_records import PanelReport
-from workbench.views.records import (
-    AgainstPlain,
-    CompareRow,
-    GeneralBlock,
-    PlainRow,
-    RunReport,
-    RunTransitions,
-)
-from workbench.views.sequential_records import RegistryRow, RegistryTable
 
 IGNORED_OPTIONS = ("distractible",)  # a knob that acts only when extra tools are offered
 

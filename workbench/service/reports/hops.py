@@ -13,7 +13,8 @@ from sandbox.citations import hops_stale, within_depth
 from sandbox.recall import stored_reads
 from storage import Store
 from storage.rows import RunRow
-from workbench.views.records import Pair, ReadHops
+from workbench.service.records.ratio import Pair
+from workbench.service.records.report import ReadHops
 
 BUCKETS = ("0", "1", "2", "3+", "unreachable")
 LEGEND = {

@@ -7,10 +7,10 @@ from typing import cast
 from stats.axes import Table
 from storage import Store
 from storage.rows import LightTrajectoryRow, RunListRow
+from workbench.service.records.columns import PANEL_COLUMNS
+from workbench.service.records.leaderboard import Board, BoardRow, BoardTest
 from workbench.service.reports.panel import per_item_terms, significant_best
 from workbench.service.reports.run import _dig, measures_tokens, report_of
-from workbench.views.columns import PANEL_COLUMNS
-from workbench.views.records import Board, BoardRow, BoardTest
 
 MIN_COVERAGE = 0.5  # a leaderboard row is ranked when it covers at least this share of the items people played
 

@@ -8,7 +8,7 @@ from stats import offdomain
 from stats.ratio import Ratio
 from storage import Store
 from storage.rows import RunRow
-from workbench.views.records import OffDomainMeasures, SettingShown
+from workbench.service.records.general import OffDomainMeasures, SettingShown
 
 SETTING_KEYS = (
     "source",

@@ -18,18 +18,9 @@ from stats.significance import RunSpread
 from storage import Store
 from storage.rows import LightTrajectoryRow, RunRow, StoredRun
 from workbench.service.families import TIERS, lineage
-from workbench.service.reports import fingerprints, panel_tables
-from workbench.service.reports.panel_tables import legend
-from workbench.service.reports.panel_tables.behaviour import RunBehaviour, run_behaviour
-from workbench.service.reports.panel_tables.contact import table11
-from workbench.service.reports.panel_tables.grouping import tier_of
-from workbench.service.reports.panel_tables.significance import LOWER_IS_BETTER, ItemTerms, paired_column_test
-from workbench.service.reports.panel_tables.stability import table17_across_runs
-from workbench.service.reports.panel_tables.strata import table19
-from workbench.service.reports.prompts import prompt_warnings
-from workbench.service.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
-from workbench.views.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
-from workbench.views.panel_records import (
+from workbench.service.records.columns import COLUMN_TERMS, PANEL_COLUMNS, PANEL_GROUPS
+from workbench.service.records.leaderboard import BoardRow, BoardTest
+from workbench.service.records.panel import (
     AblationLift,
     ColumnGroup,
     ColumnTest,
@@ -44,7 +35,17 @@ from workbench.views.panel_records import (
     RowErrors,
     cell,
 )
-from workbench.views.records import BoardRow, BoardTest, RunReport
+from workbench.service.records.report import RunReport
+from workbench.service.reports import fingerprints, panel_tables
+from workbench.service.reports.panel_tables import legend
+from workbench.service.reports.panel_tables.behaviour import RunBehaviour, run_behaviour
+from workbench.service.reports.panel_tables.contact import table11
+from workbench.service.reports.panel_tables.grouping import tier_of
+from workbench.service.reports.panel_tables.significance import LOWER_IS_BETTER, ItemTerms, paired_column_test
+from workbench.service.reports.panel_tables.stability import table17_across_runs
+from workbench.service.reports.panel_tables.strata import table19
+from workbench.service.reports.prompts import prompt_warnings
+from workbench.service.reports.run import _dig, encoded_sequences, label_resolution, load_table, report_of
 
 if TYPE_CHECKING:
     from sandbox.corpus import Corpus

@@ -25,9 +25,7 @@ from stats.axes import Table
 from stats.ratio import Ratio
 from stats.stopping import Trajectory
 from storage import Store
-from workbench.service.reports.hops import read_hops
-from workbench.service.reports.prompts import report_note
-from workbench.views.records import (
+from workbench.service.records.report import (
     Analytics,
     CutOff,
     Interval,
@@ -40,6 +38,8 @@ from workbench.views.records import (
     SectionRecallCeiling,
     TransitionLayout,
 )
+from workbench.service.reports.hops import read_hops
+from workbench.service.reports.prompts import report_note
 
 PERCENT_KEYS = ("paper_recall", "section_recall", "conversion", "accuracy", "rate")
 

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from stats.judges import judge_quality
+from workbench.service.records.parallel import JudgeJson, JudgeRole
 from workbench.service.scaling.judging import Judged
 from workbench.service.scaling.parallel import SampleTable, Spend, strategies_at_k
-from workbench.service.scaling.parallel_records import Costs, JudgeMeasured, JudgeRole, ParallelStudy
+from workbench.service.scaling.parallel_records import Costs, ParallelStudy
 from workbench.service.scaling.parallel_scores import SELF_JUDGE, ScoredStudy, load_parallel_scores
 from workbench.service.scaling.readings import STUDY_NOTE, JudgeVerdicts, StudyInputs, study_rows
 from workbench.service.scaling.sequential import ScalingInputError
@@ -105,10 +106,10 @@ def _study_inputs(
     )
 
 
-def _judges(study: ScoredStudy) -> list[JudgeMeasured]:
+def _judges(study: ScoredStudy) -> list[JudgeJson]:
     """Each judge against the scores over the samples of the tasks it judged: TPR, FPR, precision, accuracy, the
     study's self-choice (`stats.judges.judge_quality`)."""
-    out = []
+    out: list[JudgeJson] = []
     for name in study.judges:
         truths: list[bool] = []
         said: list[bool | None] = []
@@ -118,5 +119,5 @@ def _judges(study: ScoredStudy) -> list[JudgeMeasured]:
                 said += task.verdicts[name]
         role: JudgeRole = "self" if name == SELF_JUDGE else "external"
         tasks = sum(name in t.verdicts for t in study.tasks)
-        out.append(JudgeMeasured(judge=name, role=role, tasks=tasks, **judge_quality(truths, said)))
+        out.append({"judge": name, "role": role, **judge_quality(truths, said), "tasks": tasks})
     return out

@@ -11,7 +11,7 @@ from typing import Any, TypedDict
 from stats import parallel as par
 from storage import Store
 from storage.rows import JudgmentRow, LightTrajectoryRow, RunRow
-from workbench.service.scaling.parallel_records import JudgeMeasured, JudgeRole
+from workbench.service.records.parallel import JudgeJson, JudgeRole
 from workbench.service.scaling.sequential import ScalingInputError
 
 
@@ -285,14 +285,14 @@ def judge_role(name: str, model: str | None) -> JudgeRole:
     return "self" if model and name == f"llm:{model}" else "external"
 
 
-def judges_measured(store: Store, run: RunRow, items: list[str], samples) -> list[JudgeMeasured]:
+def judges_measured(store: Store, run: RunRow, items: list[str], samples) -> list[JudgeJson]:
     """Every judge with stored pointwise verdicts on this run (trials beyond the first aside), measured against the
     truth over the samples it judged: TPR, FPR, precision, accuracy, the study's self-choice (`stats.judges`), and its
     stored pairwise verdicts with how many of them were unparsed (bump sort keeps the leader on those: counted,
     so a judge whose replies were not read is seen)."""
     from stats.judges import judge_quality
 
-    out = []
+    out: list[JudgeJson] = []
     wanted = set(items)
     for name in store.judge_names(run["id"]):
         if TRIAL_MARK in name:
@@ -302,14 +302,10 @@ def judges_measured(store: Store, run: RunRow, items: list[str], samples) -> lis
         if truths:
             pairwise = [stored_verdict(row) for key, row in cache.items() if key[1] == "pairwise" and key[0] in wanted]
             quality = judge_quality(truths, verdicts)
+            role = judge_role(name, run.get("model"))
+            unparsed = sum(v is None for v in pairwise)
             out.append(
-                JudgeMeasured(
-                    judge=name,
-                    role=judge_role(name, run.get("model")),
-                    **quality,
-                    pairwise=len(pairwise),
-                    pairwise_unparsed=sum(v is None for v in pairwise),
-                )
+                {"judge": name, "role": role, **quality, "pairwise": len(pairwise), "pairwise_unparsed": unparsed}
             )
     return out
 

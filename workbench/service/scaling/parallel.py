@@ -17,6 +17,7 @@ from stats.bootstrap import no_variation
 from stats.judges import TrialAgreement, TrialSpread
 from storage import Store
 from storage.rows import LightTrajectoryRow, RunRow, StoredRun, TrajectoryRow
+from workbench.service.records.parallel import ItemAgreement, JudgeTrials, ParallelReport, TrialRow
 from workbench.service.reports import measures_tokens
 from workbench.service.scaling.judging import (
     Judged,
@@ -30,9 +31,9 @@ from workbench.service.scaling.judging import (
 from workbench.service.scaling.parallel_records import (
     CostMode,
     Costs,
-    Estimate,
     Gap,
     KRow,
+    MeanEstimate,
     ParallelStudy,
     Strategy,
     TieRule,
@@ -40,7 +41,6 @@ from workbench.service.scaling.parallel_records import (
 )
 from workbench.service.scaling.readings import STUDY_NOTE, JudgeVerdicts, PerK, StudyInputs, study_rows
 from workbench.service.scaling.sequential import ScalingInputError
-from workbench.views.parallel_json import ItemAgreement, JudgeTrials, ParallelReport, TrialRow
 
 
 def parse_ks(text: str) -> list[int]:
@@ -477,7 +477,7 @@ def _k_row(
     costs."""
     oracle = per_item["pass_at_k"]
     chosen: dict[Strategy, np.ndarray] = {name: v for name, v in per_item.items() if name != "pass_at_k"}
-    values = {name: Estimate(float(np.mean(v))) for name, v in per_item.items()}
+    values = {name: MeanEstimate(float(np.mean(v))) for name, v in per_item.items()}
     estimates: dict[Strategy, par.GapEstimate] = {}
     if len(pass1) >= 2:
         top, estimates = par.verification_gaps(oracle, chosen, pass1=pass1, seed=seed)
@@ -530,8 +530,8 @@ def _gap(
     return Gap(gap, ci, no_variation(*ci), estimate.relative_gap, estimate.efficiency, *costs)
 
 
-def _estimate(interval) -> Estimate:
-    return Estimate(interval.estimate, (interval.low, interval.high), interval.no_variation)
+def _estimate(interval) -> MeanEstimate:
+    return MeanEstimate(interval.estimate, (interval.low, interval.high), interval.no_variation)
 
 
 def _commit_cost(

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workbench.views.parallel_json import (
+from workbench.service.records.parallel import (
     GAP_KEYS,
     STRATEGY_KEYS,
     CostMode,
     GapKeys,
     GapsJson,
     JudgeJson,
-    JudgeRole,
     JudgeTrials,
     KRowJson,
     Origin,
@@ -31,7 +30,7 @@ Interval = tuple[float, float]
 
 
 @dataclass(frozen=True)
-class Estimate:
+class MeanEstimate:
     """A mean over items with its 95% bootstrap interval (None with fewer than two items); `no_variation` when
     every resample gave the same value."""
 
@@ -58,7 +57,8 @@ class Gap:
 
 @dataclass(frozen=True)
 class KRow:
-    """One k of our strategies (every strategy averaged over the k-subsets of the K samples)."""
+    """One k of our strategies (every strategy averaged over the k-subsets of the K samples). Two records with its
+    JSON (`KRowJson`) because the service keeps each number with its interval while the JSON is flat, one key each."""
 
     k: int
     n: int
@@ -66,7 +66,7 @@ class KRow:
     subsets_all: bool
     sampling_cost_usd: float | None
     sampling_tokens: float | None  # None: not measured (a scripted agent, a scores file), never 0
-    values: dict[Strategy, Estimate]
+    values: dict[Strategy, MeanEstimate]
     gaps: dict[Strategy, Gap]
     accepted_coverage: float | None = None
     self_choice: float | None = None
@@ -118,12 +118,13 @@ class Reading:
 
     `copies_pass1`: at k = 1 the study's table prints pass@1 in its Majority, Self-Choice and Pairwise columns (no
     judge involved); the value is then that copy. `n` is the items the reading covers (the released bump sort
-    leaves out tasks missing a sample), the gap is over those items.
+    leaves out tasks missing a sample), the gap is over those items. Two records with its JSON (`ReadingJson`) because
+    the JSON is flat, one key per number, and names the reading.
     """
 
     kind: ReadingKind
     judge: str | None
-    value: Estimate
+    value: MeanEstimate
     gap: Gap
     n: int
     copies_pass1: bool = False
@@ -151,11 +152,12 @@ class Reading:
 
 @dataclass(frozen=True)
 class StudyRow:
-    """The study's table at one k: its pass@k (best of the first k samples, in their order) and its readings."""
+    """The study's table at one k: its pass@k (best of the first k samples, in their order) and its readings. Two
+    records with its JSON (`StudyRowJson`) because the JSON is flat, one key per number."""
 
     k: int
     n: int
-    pass_at_k: Estimate
+    pass_at_k: MeanEstimate
     readings: list[Reading]
 
     def to_json(self) -> StudyRowJson:
@@ -166,62 +168,6 @@ class StudyRow:
             "pass_at_k_ci": list(self.pass_at_k.ci) if self.pass_at_k.ci else None,
             "readings": [r.to_json() for r in self.readings],
         }
-
-
-@dataclass(frozen=True)
-class JudgeMeasured:
-    """A pointwise judge against the truth over the samples it judged (`stats.judges.judge_quality`): confusion
-    counts, TPR, FPR, precision, accuracy over parsed verdicts, and the study's self-choice recall; a rate whose
-    denominator is 0 is None. `tasks`: how many tasks it judged (a scores file may hold a judge for some only).
-    `pairwise` / `pairwise_unparsed`: its stored pairwise verdicts on a run sampled here and how many of them were
-    not read (bump sort keeps the leader on those, so they are counted where the judge is shown)."""
-
-    judge: str
-    role: JudgeRole
-    n: int
-    parsed: int
-    unparsed: int
-    tp: int
-    fp: int
-    tn: int
-    fn: int
-    tpr: float | None
-    fpr: float | None
-    precision: float | None
-    accuracy: float | None
-    balanced_accuracy: float | None
-    self_choice: float | None
-    n_correct: int
-    tasks: int | None = None
-    pairwise: int | None = None
-    pairwise_unparsed: int | None = None
-
-    def to_json(self) -> JudgeJson:
-        out = JudgeJson(
-            judge=self.judge,
-            role=self.role,
-            n=self.n,
-            parsed=self.parsed,
-            unparsed=self.unparsed,
-            tp=self.tp,
-            fp=self.fp,
-            tn=self.tn,
-            fn=self.fn,
-            tpr=self.tpr,
-            fpr=self.fpr,
-            precision=self.precision,
-            accuracy=self.accuracy,
-            balanced_accuracy=self.balanced_accuracy,
-            self_choice=self.self_choice,
-            n_correct=self.n_correct,
-        )
-        if self.tasks is not None:
-            out["tasks"] = self.tasks
-        if self.pairwise is not None:
-            out["pairwise"] = self.pairwise
-        if self.pairwise_unparsed is not None:
-            out["pairwise_unparsed"] = self.pairwise_unparsed
-        return out
 
 
 @dataclass(frozen=True)
@@ -259,7 +205,7 @@ class ParallelStudy:
     majority_rule: TieRule | None = None
     pairwise_orders: int | None = None
     cost_mode: CostMode = "cache-aware"
-    judges: list[JudgeMeasured] = field(default_factory=list)
+    judges: list[JudgeJson] = field(default_factory=list)
     judge_trials: JudgeTrials | None = None
     costs: Costs = field(default_factory=Costs)
     source: str | None = None  # imported: the file read
@@ -286,7 +232,7 @@ class ParallelStudy:
             "majority_rule": self.majority_rule,
             "pairwise_orders": self.pairwise_orders,
             "cost_mode": self.cost_mode,
-            "judges": [j.to_json() for j in self.judges],
+            "judges": list(self.judges),
             "judge_trials": self.judge_trials,
             "per_k": [row.to_json() for row in self.per_k],
             "study": [row.to_json() for row in self.study],

@@ -18,7 +18,7 @@ import numpy as np
 
 from stats import parallel as par
 from stats.bootstrap import Interval
-from workbench.service.scaling.parallel_records import Estimate, Gap, Reading, ReadingKind, StudyRow
+from workbench.service.scaling.parallel_records import Gap, MeanEstimate, Reading, ReadingKind, StudyRow
 
 PerK = Sequence[float | None]
 """One item's value of a reading at k = 1..K (index k − 1); None where it is not known."""
@@ -96,18 +96,18 @@ def _at(per_item: Sequence[PerK | None], k: int) -> list[float | None]:
 
 def _readings(
     wanted: list[_Wanted], oracle: np.ndarray, pass1: np.ndarray, seed: int
-) -> tuple[Estimate, list[Reading]]:
+) -> tuple[MeanEstimate, list[Reading]]:
     """The study's pass@k over every item, and each reading against it on the items it covers (a k = 1 copy is
     pass@1 over every item); readings over the same items share one bootstrap draw."""
     everyone = tuple(range(len(oracle)))
-    top = Estimate(float(oracle.mean()))
+    top = MeanEstimate(float(oracle.mean()))
     readings = []
     for keep, members in _by_items(wanted, pass1, everyone).items():
         index = list(keep)
         o, p1 = oracle[index], pass1[index]
         if len(index) < 2:
             readings += [
-                Reading(w.kind, w.judge, Estimate(float(v.mean())), _plain_gap(o, v), 1, w.copies_pass1)
+                Reading(w.kind, w.judge, MeanEstimate(float(v.mean())), _plain_gap(o, v), 1, w.copies_pass1)
                 for w, v in members
             ]
             continue
@@ -146,5 +146,5 @@ def _plain_gap(oracle: np.ndarray, chosen: np.ndarray) -> Gap:
     return Gap(float(oracle.mean() - chosen.mean()), None, False, None, None)
 
 
-def _estimate(interval: Interval) -> Estimate:
-    return Estimate(interval.estimate, (interval.low, interval.high), interval.no_variation)
+def _estimate(interval: Interval) -> MeanEstimate:
+    return MeanEstimate(interval.estimate, (interval.low, interval.high), interval.no_variation)

@@ -12,8 +12,8 @@ import numpy as np
 
 from stats.plateau import parse_budget, scores_from_mapping, scores_from_rows
 from storage.json_types import JsonObject, JsonValue
+from workbench.service.records.sequential import Plateau
 from workbench.service.scaling.sequential import ScalingInputError, plateau_result
-from workbench.views.sequential_records import Plateau
 
 
 def load_scores(path: Path, study: str | None = None) -> tuple[list[str], list[str], np.ndarray]:

@@ -12,10 +12,9 @@ from stats.plateau import parse_budget, plateau
 from storage import Store
 from storage.rows import RunRow, StoredRun, TrajectoryRow
 from workbench.service.agents import measures_tokens
-from workbench.views.sequential_records import (
+from workbench.service.records.sequential import (
     Axis,
     CostMode,
-    Interval,
     Level,
     LevelSpend,
     Plateau,
@@ -27,6 +26,7 @@ from workbench.views.sequential_records import (
 
 if TYPE_CHECKING:  # the runner (80 ms of imports) only names a type here: reading a plateau never needs it
     from sandbox.runner import RunSpec
+    from stats.wilson import WilsonRecord
 
 AXES: tuple[Axis, ...] = ("tokens", "points", "turns")
 PROTOCOLS: tuple[Protocol, ...] = ("fresh", "continuation")
@@ -444,7 +444,7 @@ def _level_spend(
     return out
 
 
-def level_interval(rows: list[TrajectoryRow]) -> Interval | None:
+def level_interval(rows: list[TrajectoryRow]) -> WilsonRecord | None:
     """A level's accuracy with its 95% Wilson interval, clustered by item (`stats.wilson.clustered_wilson`): with
     replicates, the trajectories of one item are correlated, so the interval is Wilson's at the effective n
     (trajectories ÷ the design effect); with one trajectory per item it is the plain Wilson. None without rows."""
@@ -456,7 +456,7 @@ def level_interval(rows: list[TrajectoryRow]) -> Interval | None:
         counts[0] += bool(t["correct"])
         counts[1] += 1
     interval = clustered_wilson([c[0] for c in per_item.values()], [c[1] for c in per_item.values()])
-    return None if interval is None else cast(Interval, interval.as_dict())  # `WilsonInterval.as_dict`'s keys
+    return None if interval is None else interval.as_dict()
 
 
 def _verifier_spend(spend: StrategySpend, scaling: dict[str, Any], cost_mode: CostMode) -> StrategySpend:

@@ -13,14 +13,8 @@ from typing import Any, TypeVar
 
 from sandbox.strategies import STRATEGIES
 from storage import Store
+from workbench.service.records.sequential import Plateau, StrategyComparison, StrategyLevel, StrategyName, StrategyStudy
 from workbench.service.scaling.sequential import ScalingInputError, group_plateau
-from workbench.views.sequential_records import (
-    Plateau,
-    StrategyComparison,
-    StrategyLevel,
-    StrategyName,
-    StrategyStudy,
-)
 
 COMPARISON_RULE = (
     "per strategy its own group's plateau (k* = the largest budget reached by a significant gain); per "

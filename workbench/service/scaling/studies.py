@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench.service.launch import LaunchRequest, run_spec
+from workbench.service.records.parallel import ParallelReport
+from workbench.service.records.sequential import StrategyName
 from workbench.service.scaling.sequential import (
     ScalingInputError,
     axis_of,
@@ -21,8 +23,6 @@ from workbench.service.scaling.sequential import (
     sequential_specs,
 )
 from workbench.service.scaling.strategies import check_verifier, parse_strategies, strategy_groups
-from workbench.views.parallel_json import ParallelReport
-from workbench.views.sequential_records import StrategyName
 
 KINDS = ("sequential", "parallel")
 

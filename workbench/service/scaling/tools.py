@@ -16,8 +16,8 @@ from typing import Any
 
 from storage import Store
 from storage.rows import StoredRun
+from workbench.service.records.sequential import ToolsReport
 from workbench.service.scaling.sequential import ScalingInputError, recorded_scaling
-from workbench.views.sequential_records import ToolsReport
 
 DETAILS = ("full", "short", "names")
 KIND = "tools"

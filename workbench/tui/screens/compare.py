@@ -24,6 +24,7 @@ from textual.widgets import Button, DataTable, LoadingIndicator, Select, Static,
 from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
+from workbench.service.records.compare import CompareReport, ItemPair, ItemSide
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.screens.stepping import SteppingScreen
@@ -33,7 +34,6 @@ from workbench.tui.widgets.meters import theme_style
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.tui.widgets.stepview import StepView
 from workbench.views.cells import counted
-from workbench.views.records import CompareReport, ItemPair, ItemSide
 
 CELLS = (("both_right", "only_a"), ("only_b", "both_wrong"))  # rows: A right / A wrong; columns: B right / B wrong
 

@@ -22,7 +22,7 @@ from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
 
 if TYPE_CHECKING:
-    from workbench.views.records import Board
+    from workbench.service.records.leaderboard import Board
 
 
 class LeaderboardTable(DataTable):

@@ -35,11 +35,11 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
+from workbench.service.records.panel import PanelReport
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.dialogs import ExportModal
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
-from workbench.views.panel_records import PanelReport
 
 FIGURE_MARGIN = 8  # the pane's padding and its vertical scrollbar: a plot drawn this much narrower never wraps
 

@@ -32,12 +32,13 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from workbench.service.paths import export_dir
+from workbench.service.records.parallel import JudgeTrials, ParallelReport
+from workbench.service.records.sequential import Plateau, StrategyComparison, ToolsReport
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import clip, sanitize
 from workbench.views.cells import CsvCell
 from workbench.views.figures import judges_figure, parallel_figure, plateau_figure, registry_figure, strategies_figure
-from workbench.views.parallel_json import JudgeTrials, ParallelReport
 from workbench.views.scaling import (
     JUDGE_COLUMNS,
     JUDGE_NOTE,
@@ -72,7 +73,6 @@ from workbench.views.scaling import (
     trials_note,
     verdicts_note,
 )
-from workbench.views.sequential_records import Plateau, StrategyComparison, ToolsReport
 
 if TYPE_CHECKING:
     from workbench.service.scaling import StudyPlan

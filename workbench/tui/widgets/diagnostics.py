@@ -31,7 +31,7 @@ from workbench.tui.host import WorkbenchNode
 from workbench.views.cells import dataset_cell, frac, pct
 
 if TYPE_CHECKING:
-    from workbench.views.records import RunReport, TransitionLayout
+    from workbench.service.records.report import RunReport, TransitionLayout
 
 SHORT = {
     "get_paper_info": "info",

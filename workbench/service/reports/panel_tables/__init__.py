@@ -11,6 +11,7 @@ their words. Tables 11, 17 across stored runs and 19 need the store or the datas
 from __future__ import annotations
 
 from stats.axes import Table
+from workbench.service.records.panel import PanelRow, PanelTables
 from workbench.service.reports.panel_tables.ablation import table4
 from workbench.service.reports.panel_tables.behaviour import (
     RunBehaviour,
@@ -24,7 +25,6 @@ from workbench.service.reports.panel_tables.generations import figure2
 from workbench.service.reports.panel_tables.outcomes import figure5, table10, table15
 from workbench.service.reports.panel_tables.significance import ItemTerms, table12, table13
 from workbench.service.reports.panel_tables.stability import table17
-from workbench.views.panel_records import PanelRow, PanelTables
 
 
 def panel_tables(

@@ -7,8 +7,8 @@ import numpy as np
 
 from stats.axes import Table
 from stats.significance import mcnemar_exact
+from workbench.service.records.panel import PanelRow, Table4Chain, Table4Step
 from workbench.service.reports.panel_tables.grouping import first_replicate
-from workbench.views.panel_records import PanelRow, Table4Chain, Table4Step
 
 CHAIN = ("closed-book", "no-search", "full")
 

@@ -15,9 +15,7 @@ from stats.axes import Table
 from stats.ngrams import Gram
 from stats.stopping import AfterEvidence, EarlySubmit, EvidenceGroup, MtFail
 from workbench.service.families import TIERS
-from workbench.service.reports.panel_tables.grouping import tier_of
-from workbench.service.reports.run import stopping_rows
-from workbench.views.panel_records import (
+from workbench.service.records.panel import (
     EarlySubmission,
     EarlySubmitRun,
     PanelRow,
@@ -29,6 +27,8 @@ from workbench.views.panel_records import (
     TrigramConcentration,
     WrongReadEvents,
 )
+from workbench.service.reports.panel_tables.grouping import tier_of
+from workbench.service.reports.run import stopping_rows
 
 
 @dataclass

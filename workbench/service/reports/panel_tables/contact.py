@@ -9,8 +9,8 @@ from typing import Any
 from stats import panel_measures
 from stats.axes import Table
 from storage.rows import RunRow
+from workbench.service.records.panel import ContactGroup, PanelRow, Table11
 from workbench.service.reports.panel_tables.grouping import ModelKey, first_replicate, model_key
-from workbench.views.panel_records import ContactGroup, PanelRow, Table11
 
 
 def table11(

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from stats.axes import Table
-from workbench.views.panel_records import Figure4, ItcSummary, PanelRow
+from workbench.service.records.panel import Figure4, ItcSummary, PanelRow
 
 PAPER_BUCKETS = (6, 12, 19)  # Figure 4: low 0–6, mid 7–12, high 13–19 models right, for the paper's 19
 

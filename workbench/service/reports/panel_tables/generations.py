@@ -8,8 +8,8 @@ import re
 
 from stats.axes import Table
 from stats.significance import mcnemar_exact
+from workbench.service.records.panel import GenerationGap, MovedAxis, PanelRow, cell
 from workbench.service.reports.panel_tables.grouping import first_replicate
-from workbench.views.panel_records import GenerationGap, MovedAxis, PanelRow, cell
 
 MOVED_AXES = ("PR st", "PR mt", "SR st", "SR mt", "Conv st", "Conv mt", "calls/turn")
 GENERATION = re.compile(r"^[a-z]+[-_ ]?(\d+(?:\.\d+)?)(?![\d.])")

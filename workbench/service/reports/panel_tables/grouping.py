@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from stats.axes import Table
 from workbench.service.families import TIERS
-from workbench.views.panel_records import PanelRow
+from workbench.service.records.panel import PanelRow
 
 ModelKey = tuple[str, str | None, str | None]  # agent, model, dataset
 

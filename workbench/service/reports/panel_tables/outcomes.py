@@ -10,7 +10,7 @@ import numpy as np
 
 from stats.axes import Table
 from stats.significance import fisher_exact_two_sided
-from workbench.views.panel_records import Figure5Point, FixedDelta, PanelRow, Table10Entry, Table15Entry
+from workbench.service.records.panel import Figure5Point, FixedDelta, PanelRow, Table10Entry, Table15Entry
 
 TYPE_DEPTH = ("st_d1", "st_d2", "mt_d1", "mt_d2")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from workbench.views.panel_records import ColumnTest, PanelRow, SigCounts, Table12, Table12Step, Table13, Table13Pair
+from workbench.service.records.panel import ColumnTest, PanelRow, SigCounts, Table12, Table12Step, Table13, Table13Pair
 
 LOWER_IS_BETTER = {"tokens", "turns", "points", "MaxTok", "MaxTurn", "MaxBudget"}
 MEAN_COLUMNS = {"calls/turn", "tokens", "turns", "points"}

@@ -10,8 +10,8 @@ import numpy as np
 from stats import panel_measures
 from stats.axes import Table
 from storage.rows import RunRow
+from workbench.service.records.panel import PanelRow, RankStability, Spread, Table17, Table17Runs
 from workbench.service.reports.panel_tables.grouping import model_key
-from workbench.views.panel_records import PanelRow, RankStability, Spread, Table17, Table17Runs
 
 T17_METRICS = ("accuracy", "section_recall", "conversion", "tokens")
 

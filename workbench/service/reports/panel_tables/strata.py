@@ -10,7 +10,7 @@ import numpy as np
 
 from stats.axes import Table
 from storage.rows import RunRow
-from workbench.views.panel_records import PanelRow, StratumCell, Table19Tier
+from workbench.service.records.panel import PanelRow, StratumCell, Table19Tier
 
 CITATION_KEYS = ("citationCount", "citation_count", "citations")  # a graph node's citation count, where carried
 

@@ -1,6 +1,5 @@
-"""The panel report's typed records: what `workbench.service.reports.panel_report` hands the views (the CLI's
-`report --panel`, the Panel screen, the exports), field by field. They live with the views (as the Table 2 columns
-do, `workbench.views.columns`) so the service that fills them and the views that read them share one definition.
+"""The panel report's typed records: what `workbench.service.reports.panel_report` returns to the views (the CLI's
+`report --panel`, the Panel screen, the exports), field by field.
 
 They are TypedDicts, so the report stays the JSON document `--format json` prints (one text for every front end)
 while mypy checks every field the service writes and every field a view reads. A field a panel may lack (α with
@@ -11,8 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
-from workbench.views.records import BoardRow, CutOff, Pair
-from workbench.views.sequential_records import RegistryTable
+from workbench.service.records.leaderboard import BoardRow
+from workbench.service.records.ratio import Pair
+from workbench.service.records.report import CutOff
+from workbench.service.records.sequential import RegistryTable
 
 if TYPE_CHECKING:  # stats' record types by name only (no numpy at import)
     from stats.significance import CoverageHistogram, RunSpread
@@ -65,15 +66,16 @@ PanelRow = TypedDict(
 
 
 def cell(row: PanelRow | BoardRow, column: str) -> Cell:
-    """A panel or leaderboard row's Table 2 cell by its column's label (`workbench.views.columns.PANEL_COLUMNS`):
-    the columns are read in loops over their labels, which a TypedDict's literal keys cannot name (`get` by a label
-    gives an `object`, narrowed here to the number a cell holds)."""
+    """A panel or leaderboard row's Table 2 cell by its column's label (`columns.PANEL_COLUMNS`): the columns are
+    read in loops over their labels, which a TypedDict's literal keys cannot name (`get` by a label gives an
+    `object`, narrowed here to the number a cell holds). The panel's service and the views both read cells so, hence
+    beside the record rather than with the wording."""
     value = row.get(column)
     return value if isinstance(value, int | float) else None
 
 
 class ColumnGroup(TypedDict):
-    """One of Table 2's column groups (`workbench.views.columns.PANEL_GROUPS`) and its column labels."""
+    """One of Table 2's column groups (`columns.PANEL_GROUPS`) and its column labels."""
 
     group: str
     columns: list[str]

@@ -1,7 +1,5 @@
 """The parallel study's JSON document, field by field: what `ParallelStudy.to_json` writes (the shape
-`scale parallel --format json` prints and the TUI exports) and what the scaling views read. They live with the
-views (as the sequential side's do, `sequential_records`) so the service that writes them and the views that read
-them share one definition.
+`scale parallel --format json` prints and the TUI exports) and what the scaling views read.
 
 A row per k is flat, one key per number named by its strategy (`pointwise`, `gap_pointwise`, …); `STRATEGY_KEYS`
 and `GAP_KEYS` name each strategy's keys, so a view reads a strategy's numbers through them and mypy checks every
@@ -13,6 +11,7 @@ from __future__ import annotations
 from typing import Literal, NamedTuple, NotRequired, TypedDict
 
 from stats.judges import JudgeQuality, TrialAgreement, TrialSpread
+from workbench.service.records.sequential import CostMode  # one cost rule for both scaling sides
 
 Strategy = Literal["pass_at_k", "majority", "pointwise", "pairwise"]
 """Our strategies at k, averaged over the k-subsets of the K samples (pass@k is the oracle, unbiased)."""
@@ -24,7 +23,6 @@ Verdicts = Literal["ask", "stored", "file"]
 """Where the judges' verdicts come from: asked for, read from the store only, or read from the scores file."""
 
 TieRule = Literal["split", "first"]
-CostMode = Literal["cache-aware", "study"]
 
 ReadingKind = Literal["majority", "pairwise", "best_at_k", "retain_at_k"]
 """The study's readings (GA-Bench Tables 15-18): majority over the first k, bump sort in the samples' own order,
@@ -203,8 +201,12 @@ class StudyRowJson(TypedDict):
 
 
 class JudgeJson(JudgeQuality):
-    """A pointwise judge against the truth (`JudgeMeasured.to_json`): its name and role beside `stats.judges`'
-    measures; the last three only when known."""
+    """A pointwise judge measured against the truth over the samples it judged (`judging.judges_measured`, or a
+    scores file's judge in `imported`): its name and role beside `stats.judges.judge_quality`'s counts and rates,
+    extended rather than restated. `tasks`: how many tasks it judged (a scores file may hold a judge for some only);
+    `pairwise` / `pairwise_unparsed`: its stored pairwise verdicts on a run sampled here and how many were not read
+    (bump sort keeps the leader on those, so they are counted where the judge is shown). The last three only when
+    known."""
 
     judge: str
     role: JudgeRole

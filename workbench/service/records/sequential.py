@@ -1,9 +1,7 @@
-"""The sequential side's typed records: what `workbench.service.scaling` hands the views and the front ends for a
+"""The sequential side's typed records: what `workbench.service.scaling` returns to the views and the front ends for a
 plateau (`plateau_result`, `scale plateau`), a sequential group's study (`group_plateau`, `scale sequential`), the
 strategy comparison (`strategy_comparison`, `scale strategies`) and the registry-size study (`tools_report`,
-`scale tools`; its table is also the general-agent setting's in `report --panel`), field by field. They live with
-the views (as the panel's records do, `panel_records`) so the service that fills them and the views that read them
-share one definition.
+`scale tools`; its table is also the general-agent setting's in `report --panel`), field by field.
 
 They are TypedDicts: the JSON document `--format json` prints is the contract (one text for every front end), and
 mypy checks every field the service writes and every field a view reads. Closed sets of words are `Literal`.
@@ -13,8 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
-if TYPE_CHECKING:  # a name for the type checker only: `--batch runs` must not import numpy through stats
+if TYPE_CHECKING:  # names for the type checker only: `--batch runs` must not import numpy through stats
     from stats.offdomain import Mechanism
+    from stats.wilson import WilsonRecord
 
 Axis = Literal["tokens", "points", "turns"]
 Protocol = Literal["fresh", "continuation"]
@@ -49,21 +48,6 @@ Transition = TypedDict(
         "level": float | None,
     },
 )
-
-
-class Interval(TypedDict):
-    """A level's accuracy with its 95% Wilson interval (`stats.wilson.clustered_wilson`'s `as_dict`)."""
-
-    estimate: float
-    low: float
-    high: float
-    level: float
-    method: Literal["wilson", "wilson, clustered by item"]
-    successes: int
-    trials: int
-    items: int
-    n_eff: float
-    design_effect: float
 
 
 class VerifierUsage(TypedDict):
@@ -124,7 +108,7 @@ class Level(LevelSpend, Reach, StrategySpend):
     correct: int
     continues: int
     accuracy: float | None
-    accuracy_interval: Interval | None
+    accuracy_interval: WilsonRecord | None  # `stats.wilson.clustered_wilson`'s, as it gives it
 
 
 class Plateau(TypedDict):
@@ -268,7 +252,6 @@ __all__ = [
     "Correction",
     "CostMode",
     "Detail",
-    "Interval",
     "Level",
     "LevelSpend",
     "Plateau",

@@ -1,6 +1,8 @@
 """The paper's Table 2 columns: each column's label and where its value sits in a run report, their groups
 (Search, Synthesis, Tool use, Resources), and each column's ratio by its `stats.axes.ratio_terms` key. The panel
-computes them (`workbench.service.reports`) and the views print them (`workbench.views`): one definition for both."""
+computes them (`workbench.service.reports`) and the views print them (`workbench.views`): one definition for both.
+Their labels are the keys a panel's and a leaderboard's rows are filled under (`panel.PanelRow`,
+`leaderboard.BoardRow`), so they live with the records."""
 
 from __future__ import annotations
 
