@@ -19,7 +19,7 @@ from workbench.service.datasets import open_dataset
 from workbench.service.play import SessionPlan, SessionRequest, plan_session, reveal_rows, session_runner
 from workbench.service.stores import open_store
 from workbench.tui.forms import play as play_model
-from workbench.tui.forms.play import PlaySession, clock_text
+from workbench.tui.forms.play import PlaySession, clock_text, reveal_recall, reveal_who
 from workbench.tui.forms.seen import Seen
 from workbench.tui.forms.tool_call import (
     ACCEPTS,
@@ -194,7 +194,11 @@ async def test_a_session_plays_item_by_item_through_the_model(tmp_path, shared_c
             "⏱ 00:30 (stopped) · human-ana-builtin (human:ana)"
         )
         assert session.allows("next_item") and not session.allows("tool") and session.waits_for_the_person
-        assert [row["you"] for row in session.reveal].count(True) == 1
+        (mine,) = [row for row in session.reveal if row["you"]]
+        assert reveal_who(mine) == "human:ana" and mine["run"] == "human-ana-builtin"
+        assert reveal_recall(mine) == ("●" if mine["paper_recall"] else "○") + " " + (
+            "●" if mine["section_recall"] else "○"
+        )
         assert session.reveal_hint() == " n next item · enter steps through a row"
         assert session.mark() is None and session.mark_notice() is None and session.reveal_mark() is None
 
@@ -341,3 +345,10 @@ def test_what_was_seen_starts_with_the_seed_and_keeps_a_title_once_known():
     seen.add_paper("s1")  # listed again without a title: the title stays
     seen.add_paper("p2", "Second")
     assert seen.papers == {"s1": "Seed paper", "p2": "Second"}
+
+
+def test_the_reveal_names_who_made_each_stored_run():
+    row = {"agent": "llm", "model": "openai/m", "ablation": "no-search", "paper_recall": 1, "section_recall": 0}
+    assert reveal_who(row) == "llm openai/m · no-search" and reveal_recall(row) == "● ○"
+    row = {"agent": "heuristic", "model": None, "ablation": "full", "paper_recall": None, "section_recall": 1}
+    assert reveal_who(row) == "heuristic" and reveal_recall(row) == "○ ●"

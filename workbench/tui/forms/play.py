@@ -289,3 +289,16 @@ class PlaySession:
                 "from its first turn as a fresh play."
             )
         return f"Leave {self.item.id} unfinished? {what}"
+
+
+def reveal_who(row: RevealRow) -> str:
+    """Who made a stored run on the item, in the reveal: the agent, its model, and its ablation unless the full one."""
+    who = row["agent"] + (f" {row['model']}" if row.get("model") else "")
+    if row.get("ablation") and row["ablation"] != "full":
+        who += f" · {row['ablation']}"
+    return who
+
+
+def reveal_recall(row: RevealRow) -> str:
+    """`● ○`: whether the run read a gold paper, then a gold section."""
+    return ("●" if row.get("paper_recall") else "○") + " " + ("●" if row.get("section_recall") else "○")

@@ -2,9 +2,9 @@
 watches is followed (when its result is drawn again, where it shows, what its progress says), and the paths its
 import and export dialogs take.
 
-The numbers are `workbench.service.scaling`'s (`results`: each source's result on its own store connection); the
-scaling service is imported only where it is used (it takes 0.3 s), so the screen's first paint does not wait for
-it before it lists the sources.
+The numbers are `workbench.service.scaling`'s (`results`: each source's result on its own store connection). The
+scaling service is imported inside the functions that use it (importing it takes 0.3 s): this module, which the
+screen's module imports, stays light to import.
 """
 
 from __future__ import annotations

@@ -4,9 +4,10 @@ The session is a run (`human:NAME`) executed by the same runner as every model (
 the app's event loop, as a worker of this screen: its agent factory hands the runner the person's agent
 (`workbench.service.agents.human_agent`) per item, and each key here becomes that agent's one tool call of the
 turn. Costs, caps, rejections, the exhausted nudge, the status footer and the
-endings are therefore the episode's own; this screen only shows them. What it offers
-for completion (paper ids, section aliases) is what the tool results showed
-(`workbench.tui.widgets.seen`); nothing names the gold papers before the answer.
+endings are therefore the episode's own; this screen only shows them. Where the session stands, item by item, is
+its plain model's (`workbench.tui.forms.play`), and so are the argument form's rules (`forms.tool_call`). What it
+offers for completion (paper ids, section aliases) is what the tool results showed
+(`workbench.tui.forms.seen`); nothing names the gold papers before the answer.
 
 After an answer (or any other ending) the gold option is revealed with a table of
 every stored run on the same item (`store.item_trajectories`); `n` moves on, and the
@@ -19,7 +20,7 @@ the leaderboard (`workbench.service.play`).
 from __future__ import annotations
 
 import asyncio
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from rich.style import Style
 from rich.text import Text
@@ -40,7 +41,7 @@ from workbench.service.play import (
     reveal_rows,
     session_runner,
 )
-from workbench.tui.forms.play import PlaySession, clock_text
+from workbench.tui.forms.play import PlaySession, clock_text, reveal_recall, reveal_who
 from workbench.tui.forms.tool_call import (
     ACCEPTS,
     ARG_FIELDS,
@@ -74,6 +75,9 @@ def opening_entry(messages: tuple[dict[str, Any], ...]) -> Entry:
     return Entry(
         "note", 0, [("▪ the task, as the model is given it · enter unfolds", "transcript--muted")], body, copy_text=body
     )
+
+
+LISTS: dict[str, Literal["papers", "sections"]] = {"play-papers": "papers", "play-sections": "sections"}
 
 
 class _FieldOptions(TypedDict, total=False):
@@ -560,11 +564,11 @@ class PlayScreen(WorkbenchNode, Screen):
         (the focus moves on to what is still empty, or to the form), else it is remembered for the next form.
         Nothing is sent and no form opens from a list."""
         event.stop()
-        listed = {"play-papers": "papers", "play-sections": "sections"}.get(event.option_list.id or "")
+        listed = LISTS.get(event.option_list.id or "")
         if listed is None:
             return
         picked = event.option_id or ""
-        pick = self.session.pick("papers" if listed == "papers" else "sections", picked)
+        pick = self.session.pick(listed, picked)
         if pick is None:
             return
         if pick.sections_changed:
@@ -656,18 +660,14 @@ class PlayScreen(WorkbenchNode, Screen):
 
 def reveal_cells(row: RevealRow) -> list[Text]:
     """One stored run on the item: who, whether right and the answer (or how it ended), points, turns, recall."""
-    who = row["agent"] + (f" {row['model']}" if row.get("model") else "")
-    if row.get("ablation") and row["ablation"] != "full":
-        who += f" · {row['ablation']}"
-    recall = ("●" if row.get("paper_recall") else "○") + " " + ("●" if row.get("section_recall") else "○")
     return [
         Text("you" if row["you"] else ""),
         Text(clip(sanitize(row["run"]), 18)),
-        Text(clip(sanitize(who), 14)),
+        Text(clip(sanitize(reveal_who(row)), 14)),
         Text(result_text(row)),
         Text(str(row.get("points_used") or 0), justify="right"),
         Text(str(row.get("turns") or 0), justify="right"),
-        Text(recall),
+        Text(reveal_recall(row)),
     ]
 
 
