@@ -20,7 +20,7 @@ the leaderboard (`workbench.service.play`).
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 from rich.style import Style
 from rich.text import Text
@@ -43,10 +43,8 @@ from workbench.service.play import (
 )
 from workbench.tui.forms.play import PlaySession, clock_text, reveal_recall, reveal_who
 from workbench.tui.forms.tool_call import (
-    ACCEPTS,
     ARG_FIELDS,
     FIELDS,
-    PLACEHOLDERS,
     TOOLS,
     call_args,
     first_empty,
@@ -64,7 +62,7 @@ from workbench.tui.widgets.meters import Meter, theme_style
 from workbench.tui.widgets.plaintext import clip, one_line, sanitize
 from workbench.tui.widgets.seen import SeenSuggester
 from workbench.tui.widgets.stepview import DEFAULT_CAPS
-from workbench.tui.widgets.toolform import AnswerInput, ArgForm, ArgInput, FormTitle, tool_palette
+from workbench.tui.widgets.toolform import ArgForm, ArgInput, FormTitle, arg_input, tool_palette
 from workbench.tui.widgets.transcript import Entry, Gold, TranscriptView, as_record, build_entries
 from workbench.views.cells import counted
 
@@ -78,14 +76,6 @@ def opening_entry(messages: tuple[dict[str, Any], ...]) -> Entry:
 
 
 LISTS: dict[str, Literal["papers", "sections"]] = {"play-papers": "papers", "play-sections": "sections"}
-
-
-class _FieldOptions(TypedDict, total=False):
-    """What an argument field adds to its Input: completion from what was seen, the characters it accepts."""
-
-    suggester: SeenSuggester
-    restrict: str
-    max_length: int
 
 
 class PlayScreen(WorkbenchNode, Screen):
@@ -147,18 +137,10 @@ class PlayScreen(WorkbenchNode, Screen):
         yield KeysFooter()
 
     def _field(self, name: str) -> ArgInput:
-        extra: _FieldOptions = {}
+        """The argument field `name`; a paper id and a section complete from what was seen."""
         if name == "paper_id":
-            extra["suggester"] = SeenSuggester(lambda: self.session.seen.papers)
-        elif name == "section":
-            extra["suggester"] = SeenSuggester(self._aliases)
-        accepts = ACCEPTS.get(name)
-        if accepts is not None:
-            extra["restrict"] = accepts.pattern
-            if accepts.max_length:
-                extra["max_length"] = accepts.max_length
-        kind = AnswerInput if name == "answer" else ArgInput
-        return kind(placeholder=PLACEHOLDERS[name], id=f"arg-{name}", compact=True, **extra)
+            return arg_input(name, SeenSuggester(lambda: self.session.seen.papers))
+        return arg_input(name, SeenSuggester(self._aliases) if name == "section" else None)
 
     def on_mount(self) -> None:
         table = self.query_one("#reveal-table", DataTable)

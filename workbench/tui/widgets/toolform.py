@@ -8,15 +8,16 @@ Widgets only: which key calls which tool with which fields, and what a call need
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
-from workbench.tui.forms.tool_call import ANSWER_RULE, TOOLS
+from workbench.tui.forms.tool_call import ACCEPTS, ANSWER_RULE, PLACEHOLDERS, TOOLS
 
 
 class ArgInput(Input):
@@ -37,6 +38,29 @@ class AnswerInput(ArgInput):
     def restricted(self) -> None:
         super().restricted()
         self.notify(ANSWER_RULE, severity="warning", timeout=3)
+
+
+class _FieldOptions(TypedDict, total=False):
+    """What an argument field adds to its Input: completion from what was seen, the characters it accepts."""
+
+    suggester: Suggester
+    restrict: str
+    max_length: int
+
+
+def arg_input(name: str, suggester: Suggester | None = None) -> ArgInput:
+    """The argument field `name` (its id `arg-NAME`): its hint, the characters it accepts (`ACCEPTS`) and, when
+    given, its completion."""
+    extra: _FieldOptions = {}
+    if suggester is not None:
+        extra["suggester"] = suggester
+    accepts = ACCEPTS.get(name)
+    if accepts is not None:
+        extra["restrict"] = accepts.pattern
+        if accepts.max_length:
+            extra["max_length"] = accepts.max_length
+    kind = AnswerInput if name == "answer" else ArgInput
+    return kind(placeholder=PLACEHOLDERS[name], id=f"arg-{name}", compact=True, **extra)
 
 
 class FormTitle(Static):
