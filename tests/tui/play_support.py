@@ -18,16 +18,26 @@ async def start(pilot, app, items: list[str]) -> PlayScreen:
     await pilot.pause()
     app.play_items("builtin", items)
     await until(
-        pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.agent is not None and app.screen.agent.waiting
+        pilot,
+        lambda: (
+            isinstance(app.screen, PlayScreen)
+            and app.screen.session.agent is not None
+            and app.screen.session.agent.waiting
+        ),
     )
     return app.screen
 
 
 async def act(pilot, screen: PlayScreen, *keys: str) -> None:
     """Press the keys of one call, then wait until the episode has answered it (or ended)."""
-    before = len(screen.steps)
+    before = len(screen.session.steps)
     await pilot.press(*keys)
-    await until(pilot, lambda: len(screen.steps) > before and (screen.state != "playing" or screen.agent.waiting))
+    await until(
+        pilot,
+        lambda: (
+            len(screen.session.steps) > before and (screen.session.state != "playing" or screen.session.agent.waiting)
+        ),
+    )
 
 
 def answered(store_path: Path, cache: Path, player: str, answers: dict[str, str]) -> None:

@@ -11,7 +11,8 @@ import pytest
 from textual.widgets import DataTable
 from tui_support import make_app, settle
 
-from workbench.tui.screens.scaling import PlotView, ScalingScreen
+from workbench.tui.screens.scaling import ScalingScreen
+from workbench.tui.widgets.plot import PlotView
 from workbench.views.scaling import judge_cells, self_choice_cells, trial_cells
 
 

@@ -228,7 +228,8 @@ def tall_plateau(capsys) -> dict:
 async def test_the_scaling_screens_plot_fits_the_terminal(tall_plateau):
     from functools import partial
 
-    from workbench.tui.screens.scaling import PlotView, ScalingScreen
+    from workbench.tui.screens.scaling import ScalingScreen
+    from workbench.tui.widgets.plot import PlotView
     from workbench.views.figures import plateau_figure
 
     app = make_app()
@@ -371,7 +372,7 @@ def test_the_first_plateau_on_the_scaling_screen_imports_no_scipy(plateau_group)
     code = """
 import sys
 from pathlib import Path
-from workbench.tui.screens.scaling import compute_plateau
+from workbench.service.scaling.results import compute_plateau
 result = compute_plateau(Path(sys.argv[1]), "g", {"n_boot": 200})
 assert result["transitions"], result
 print("HEAVY", sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0] == "scipy"}

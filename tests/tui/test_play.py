@@ -20,7 +20,7 @@ SIZE = (120, 36)
 
 
 def tool_steps(screen: PlayScreen) -> list[tuple[str, str, int]]:
-    return [(s.tool_name, s.status, s.ledger.points_used) for s in screen.steps if s.kind == "tool"]
+    return [(s.tool_name, s.status, s.ledger.points_used) for s in screen.session.steps if s.kind == "tool"]
 
 
 async def test_play_an_item_to_the_double_rejection_under_the_budget(seeded, monkeypatch):
@@ -28,37 +28,40 @@ async def test_play_an_item_to_the_double_rejection_under_the_budget(seeded, mon
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(pilot, app, ["st_0001"])
-        item = screen.item
-        assert screen.footer_text == "" and screen.query_one("#meter-points").reading == (0, 30, "ok")
+        item = screen.session.item
+        assert screen.session.footer_text == "" and screen.query_one("#meter-points").reading == (0, 30, "ok")
         await act(pilot, screen, "4", "enter")  # list the seed's sections (the paper id is filled in)
-        assert [alias for alias, _ in screen.seen.sections[item.seed_paper_id]][:3] == ["A", "B", "C"]
+        assert [alias for alias, _ in screen.session.seen.sections[item.seed_paper_id]][:3] == ["A", "B", "C"]
         await pilot.press("a")  # the section aliases are a list, its first entry highlighted: pick (A)
         await pilot.press("enter")
-        assert screen.tool is None and screen.picked_section == (item.seed_paper_id, "A")  # picking only selects
+        assert screen.session.tool is None and screen.session.picked_section == (
+            item.seed_paper_id,
+            "A",
+        )  # picking only selects
         await pilot.press("5")  # the read form, filled in with the paper and the picked section
-        assert screen.tool == "read_section" and screen.focused is screen.query_one("#play-form")
+        assert screen.session.tool == "read_section" and screen.focused is screen.query_one("#play-form")
         await act(pilot, screen, "enter")
         for section in "BCDE":
             await act(pilot, screen, "5", section, "enter")
         assert screen.query_one("#meter-points").reading == (26, 30, "warn")
         await act(pilot, screen, "5", "A", "enter")  # 4 points left: rejected at cost 0
-        rejection = screen.steps[-1]
+        rejection = screen.session.steps[-1]
         assert rejection.status == "rejected" and rejection.text == INSUFFICIENT.format(
             left=4, name="read_section", cost=5
         )
         assert "⊘ rejected" in screen.query_one(TranscriptView).entries[-1].plain_header
         assert (
-            screen.footer_text
-            == screen.agent.seen[-1].footer
+            screen.session.footer_text
+            == screen.session.agent.seen[-1].footer
             == f"Turn: 7  |  Tokens used: {rejection.ledger.tokens:,}  |  Budget used: 26"
         )
         await act(pilot, screen, "2", "enter")  # references of the seed: executed, the rejections reset
         papers = screen.query_one("#play-papers", OptionList)
-        assert papers.option_count == len(screen.seen.papers) > 1
+        assert papers.option_count == len(screen.session.seen.papers) > 1
         await act(pilot, screen, "5", "A", "enter")
-        assert screen.state == "playing"
+        assert screen.session.state == "playing"
         await act(pilot, screen, "5", "B", "enter")  # the second consecutive rejection ends the episode
-        await until(pilot, lambda: screen.state == "finished")
+        await until(pilot, lambda: screen.session.state == "finished")
 
         assert tool_steps(screen) == [("list_sections", "ok", 1)] + [
             ("read_section", "ok", 1 + 5 * k) for k in range(1, 6)
@@ -83,14 +86,14 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(pilot, app, ["st_0001", "st_0002"])
-        gold = "ABCD"[screen.item.correct_index]
+        gold = "ABCD"[screen.session.item.correct_index]
         await act(pilot, screen, "s", gold.lower(), "enter")
-        await until(pilot, lambda: screen.state == "reveal")
+        await until(pilot, lambda: screen.session.state == "reveal")
         title = str(screen.query_one("#reveal-title").render())
         assert f"Gold ({gold})" in title and f"you answered {gold} · correct" in title
 
         table = screen.query_one("#reveal-table", DataTable)
-        stored = [t for t in app.store.item_trajectories(screen.fingerprint, "st_0001") if t["replicate"] == 0]
+        stored = [t for t in app.store.item_trajectories(screen.session.fingerprint, "st_0001") if t["replicate"] == 0]
         assert table.row_count == len(stored) == 5  # four seeded runs and this play
         for t in stored:
             cells = [str(c) for c in table.get_row(str(t["id"]))]
@@ -120,8 +123,8 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
         await pilot.press("escape")
 
         await pilot.press("n")
-        await until(pilot, lambda: screen.state == "playing" and screen.agent.waiting)
-        assert screen.item.id == "st_0002" and screen.query_one("#meter-points").reading[0] == 0
+        await until(pilot, lambda: screen.session.state == "playing" and screen.session.agent.waiting)
+        assert screen.session.item.id == "st_0002" and screen.query_one("#meter-points").reading[0] == 0
         await act(pilot, screen, "1", "enter")
         await pilot.press("escape")  # leave in the middle of st_0002: asked first
         await pilot.pause()
@@ -152,10 +155,14 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
         ]
 
         screen = await start(pilot, app, ["st_0001", "st_0002"])  # re-open: st_0001 is skipped, st_0002 starts over
-        assert screen.item.id == "st_0002" and screen.agent.seen[-1].turn == 1 and screen.steps == []
+        assert (
+            screen.session.item.id == "st_0002"
+            and screen.session.agent.seen[-1].turn == 1
+            and screen.session.steps == []
+        )
         assert "item 2 of 2" in str(screen.query_one("#play-title").render())
         await act(pilot, screen, "s", "b", "enter")
-        await until(pilot, lambda: screen.state == "finished")
+        await until(pilot, lambda: screen.session.state == "finished")
         assert "marked 'resumed', left out of the leaderboard" in str(screen.query_one("#reveal-title").render())
         rows = [tuple(r) for r in app.store.conn.execute(query, (run["id"],))]
         assert rows[2:] == [("st_0002", 1, "done", 1, "answer", "resumed", 1)]
@@ -169,7 +176,7 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
 
         await pilot.press("escape")  # an item is played once per session: asking again says so
         app.play_items("builtin", ["st_0001"])
-        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.state == "failed")
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.session.state == "failed")
         assert "nothing left to play" in app.screen.query_one(TranscriptView).placeholder
         await pilot.press("escape")
 
@@ -185,8 +192,8 @@ async def test_answer_reveal_leaderboard_then_leave_mid_item_and_resume(seeded, 
         setup.query_one("#setup-name", Input).value = "ana-second"
         await pilot.pause()
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.agent is not None)
-        assert (app.screen.item.id, app.screen.request.session) == ("st_0003", "ana-second")
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.session.agent is not None)
+        assert (app.screen.session.item.id, app.screen.session.request.session) == ("st_0003", "ana-second")
 
 
 async def test_a_paper_picked_from_the_list_is_listed_and_its_sections_are_offered(seeded, monkeypatch):
@@ -195,7 +202,7 @@ async def test_a_paper_picked_from_the_list_is_listed_and_its_sections_are_offer
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(pilot, app, ["st_0001"])
         await act(pilot, screen, "2", "enter")  # the seed's references: now several papers are seen
-        other = list(screen.seen.papers)[1]
+        other = list(screen.session.seen.papers)[1]
         await pilot.press("4", "down")  # ↓ from the (pre-filled) paper field goes to the papers list
         assert screen.focused is screen.query_one("#play-papers", OptionList)
         papers = screen.query_one("#play-papers", OptionList)
@@ -203,12 +210,12 @@ async def test_a_paper_picked_from_the_list_is_listed_and_its_sections_are_offer
         await pilot.press("down", "enter")  # the second paper seen
         assert screen.query_one("#arg-paper_id", Input).value == other
         await act(pilot, screen, "enter")
-        assert screen.steps[-1].tool_args == {"paper_id": other}
-        assert screen.steps[-1].status == "ok"  # (the built-in item's second reference has text)
+        assert screen.session.steps[-1].tool_args == {"paper_id": other}
+        assert screen.session.steps[-1].status == "ok"  # (the built-in item's second reference has text)
         box = screen.query_one("#play-sections", OptionList)
         listed = [str(box.get_option_at_index(i).prompt) for i in range(box.option_count)]
         assert listed and listed == [
-            f"({a}) {h}" for a, h in screen.seen.sections[other]
+            f"({a}) {h}" for a, h in screen.session.seen.sections[other]
         ]  # its aliases, not the seed's
         assert "SECTIONS of" in str(screen.query_one("#sections-label").render())
 
@@ -218,12 +225,12 @@ async def test_a_paper_that_was_not_found_does_not_become_the_current_paper(seed
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(pilot, app, ["st_0001"])
-        seed = screen.item.seed_paper_id
+        seed = screen.session.item.seed_paper_id
         await pilot.press("1")
         screen.query_one("#arg-paper_id", Input).value = "zzz"
         await act(pilot, screen, "enter", "y")  # an id no paper seen has: sent once the player confirms
-        assert screen.steps[-1].tool_args == {"paper_id": "zzz"} and screen.steps[-1].status != "ok"
-        assert screen.current_paper == seed
+        assert screen.session.steps[-1].tool_args == {"paper_id": "zzz"} and screen.session.steps[-1].status != "ok"
+        assert screen.session.current_paper == seed
         await pilot.press("4")  # the form offers the last paper found, not the id that was not
         assert screen.query_one("#arg-paper_id", Input).value == seed
 
@@ -236,7 +243,7 @@ async def test_a_person_s_turns_are_the_player_s_in_the_stepper_and_an_empty_arg
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(pilot, app, ["st_0001"])
         await act(pilot, screen, "s", "c", "enter")  # no reasoning typed: sent as "" (the schema requires it)
-        await until(pilot, lambda: screen.state == "finished")
+        await until(pilot, lambda: screen.session.state == "finished")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, StepperScreen))
         headers = [e.plain_header for e in app.screen.entries]
@@ -250,7 +257,7 @@ async def test_p_on_an_item_the_player_played_only_says_so(seeded, monkeypatch):
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(pilot, app, ["st_0001"])
         await act(pilot, screen, "s", "c", "enter")
-        await until(pilot, lambda: screen.state == "finished")
+        await until(pilot, lambda: screen.session.state == "finished")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, RunsScreen))
         await pilot.press("i")  # the item browser, on st_0001 (the first item)
@@ -262,5 +269,5 @@ async def test_p_on_an_item_the_player_played_only_says_so(seeded, monkeypatch):
         assert app.screen is browser  # no play screen that only says it cannot play
         assert any("ana already played st_0001 (in human-ana-builtin)" in m for m in messages(app))
         await pilot.press("down", "p")  # an item not played yet opens the play screen
-        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.agent is not None)
-        assert app.screen.item.id == "st_0002"
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.session.agent is not None)
+        assert app.screen.session.item.id == "st_0002"

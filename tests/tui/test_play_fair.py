@@ -21,7 +21,9 @@ SIZE = (120, 36)
 
 def calls(screen: PlayScreen) -> list[tuple[str, dict, str, int]]:
     """Every tool call of the item so far: (tool, arguments, status, points used after it)."""
-    return [(s.tool_name, s.tool_args, s.status, s.ledger.points_used) for s in screen.steps if s.kind == "tool"]
+    return [
+        (s.tool_name, s.tool_args, s.status, s.ledger.points_used) for s in screen.session.steps if s.kind == "tool"
+    ]
 
 
 async def type_prefix(pilot, screen: PlayScreen, field: str, prefix: str, completion: str) -> None:
@@ -38,12 +40,12 @@ async def test_the_careful_player_s_flow_from_a_fresh_store_spends_exactly_what_
     app = make_app()  # no store yet: the session creates it
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(pilot, app, ["st_0001"])
-        seed = screen.item.seed_paper_id
+        seed = screen.session.item.seed_paper_id
         await act(pilot, screen, "2", "enter")  # the seed's references: 1 point
         other = next(
             p
-            for p in screen.seen.papers
-            if p != seed and not any(q != p and q.startswith(p[:4]) for q in screen.seen.papers)
+            for p in screen.session.seen.papers
+            if p != seed and not any(q != p and q.startswith(p[:4]) for q in screen.session.seen.papers)
         )
 
         # 1. enter on a paper field with a completion in view sends the completion, not the typed prefix
@@ -55,12 +57,12 @@ async def test_the_careful_player_s_flow_from_a_fresh_store_spends_exactly_what_
 
         # 2. a pick from the section list only selects; a tool key never types into the filled-in form
         await pilot.press("a", "down", "enter")
-        alias = screen.seen.sections[other][1][0]
-        assert screen.tool is None and screen.picked_section == (other, alias)
+        alias = screen.session.seen.sections[other][1][0]
+        assert screen.session.tool is None and screen.session.picked_section == (other, alias)
         await pilot.press("5")
         assert screen.query_one("#arg-section", Input).value == alias
         await pilot.press("5")  # the next tool key, pressed by habit: the same form again, the alias kept
-        assert screen.tool == "read_section" and screen.query_one("#arg-section", Input).value == alias
+        assert screen.session.tool == "read_section" and screen.query_one("#arg-section", Input).value == alias
         await act(pilot, screen, "enter")
         assert calls(screen)[-1] == ("read_section", {"paper_id": other, "section": alias}, "ok", 7)
         await pilot.press("5")  # a picked section is read once: the next read form asks for one
@@ -75,18 +77,18 @@ async def test_the_careful_player_s_flow_from_a_fresh_store_spends_exactly_what_
         assert "matches no paper seen so far" in app.screen.message
         await pilot.press("n")
         await until(pilot, lambda: app.screen is screen)
-        assert len(calls(screen)) == 3 and screen.agent.waiting and screen.tool == "get_paper_info"
+        assert len(calls(screen)) == 3 and screen.session.agent.waiting and screen.session.tool == "get_paper_info"
         await pilot.press("escape")
 
         await act(pilot, screen, "t", *"the method section says it", "enter")
-        await act(pilot, screen, "s", "ABCD"[screen.item.correct_index], "enter")
-        await until(pilot, lambda: screen.state == "finished")
+        await act(pilot, screen, "s", "ABCD"[screen.session.item.correct_index], "enter")
+        await until(pilot, lambda: screen.session.state == "finished")
         assert [c[:3] for c in calls(screen)] == [
             ("get_references", {"paper_id": seed}, "ok"),
             ("list_sections", {"paper_id": other}, "ok"),
             ("read_section", {"paper_id": other, "section": alias}, "ok"),
             ("think", {"reasoning": "the method section says it"}, "ok"),
-            ("submit_answer", {"answer": "ABCD"[screen.item.correct_index], "reasoning": ""}, "ok"),
+            ("submit_answer", {"answer": "ABCD"[screen.session.item.correct_index], "reasoning": ""}, "ok"),
         ]
         (stored,) = app.store.trajectories(app.store.run("human-ana-builtin")["id"])
         assert (stored["points_used"], stored["turns"], stored["termination"]) == (7, 5, "answer")
@@ -102,10 +104,10 @@ async def test_an_unseen_id_is_charged_only_once_confirmed_and_is_not_a_visited_
         await act(pilot, screen, "enter", "y")  # the agent's rules once sent: not found, 1 point, a turn
         assert calls(screen) == [("get_paper_info", {"paper_id": "zzz"}, "not_found", 1)]
         await act(pilot, screen, "1", "enter")  # the seed, which exists
-        papers, _ = touched([as_record(s) for s in screen.steps])
-        assert papers == {screen.item.seed_paper_id}
+        papers, _ = touched([as_record(s) for s in screen.session.steps])
+        assert papers == {screen.session.item.seed_paper_id}
         await act(pilot, screen, "s", "a", "enter")
-        await until(pilot, lambda: screen.state == "finished")
+        await until(pilot, lambda: screen.session.state == "finished")
         assert "visited 1 paper · 0 reads" in str(screen.query_one("#play-item-text").render())
 
 
@@ -114,18 +116,21 @@ async def test_a_paper_picked_from_the_list_only_selects_like_a_section(monkeypa
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(pilot, app, ["st_0001"])
-        seed = screen.item.seed_paper_id
+        seed = screen.session.item.seed_paper_id
         await act(pilot, screen, "4", "enter")
         sections = screen.query_one("#play-sections", OptionList)
         await pilot.press("a", "down", "down")
         assert sections.highlighted == 2
         await act(pilot, screen, "2", "enter")
-        other = list(screen.seen.papers)[1]
+        other = list(screen.session.seen.papers)[1]
         await pilot.press("p", "down", "enter")  # picks the second paper: no form opens, nothing is sent
-        assert screen.tool is None and screen.current_paper == other and len(calls(screen)) == 2
+        assert screen.session.tool is None and screen.session.current_paper == other and len(calls(screen)) == 2
         await act(pilot, screen, "4", "enter")  # its sections: the list starts at the top
         assert calls(screen)[-1][:3] == ("list_sections", {"paper_id": other}, "ok")
-        assert sections.highlighted == 0 and sections.get_option_at_index(0).id == screen.seen.sections[other][0][0]
+        assert (
+            sections.highlighted == 0
+            and sections.get_option_at_index(0).id == screen.session.seen.sections[other][0][0]
+        )
         await pilot.press("4")  # with a form open, a pick fills its field and the focus goes back to the form
         await pilot.press("p", "up", "enter")  # the seed, first in the list
         assert screen.query_one("#arg-paper_id", Input).value == seed and screen.focused.id == "play-form"
@@ -139,8 +144,8 @@ async def test_a_tool_the_points_cannot_pay_is_greyed_with_its_cost_before_it_is
         await act(pilot, screen, "4", "enter")
         for section in "ABCDE":
             await act(pilot, screen, "5", section, "enter")
-        assert screen.points_left == 4
-        palette = tool_palette(screen.caps, None, True, 0, screen.points_left)
+        assert screen.session.points_left == 4
+        palette = tool_palette(screen.session.caps, None, True, 0, screen.session.points_left)
         struck = {palette.plain[span.start : span.end] for span in palette.spans if "strike" in str(span.style)}
         assert struck == {"read·5"}  # greyed, its cost shown; the others as usual
         await pilot.press("5")
@@ -178,8 +183,8 @@ async def test_changing_player_or_session_resets_the_items_to_a_random_sample(se
         await settle(pilot, app)
         assert mode.value == "random"
         await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.agent is not None)
-        assert app.screen.request.session == "bo-second" and len(app.screen.plan.items) == 5
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.session.agent is not None)
+        assert app.screen.session.request.session == "bo-second" and len(app.screen.session.plan.items) == 5
 
 
 async def test_a_typed_alias_that_is_one_is_not_completed_into_a_longer_one():

@@ -15,7 +15,7 @@ SIZE = (120, 36)
 @pytest.fixture
 def frozen(monkeypatch):
     monkeypatch.setenv("USER", "ana")
-    monkeypatch.setattr("workbench.tui.screens.play.clock", lambda: 100.0)
+    monkeypatch.setattr("workbench.tui.forms.play.clock", lambda: 100.0)
 
 
 def test_play_screen(snap_compare, seeded, frozen):
@@ -35,7 +35,7 @@ def test_reveal(snap_compare, seeded, frozen):
         screen = await start(pilot, pilot.app, ["st_0001"])
         await act(pilot, screen, "4", "enter")
         await act(pilot, screen, "s", "c", "enter")
-        await until(pilot, lambda: screen.state == "finished")
+        await until(pilot, lambda: screen.session.state == "finished")
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=run_before)
@@ -97,7 +97,7 @@ def test_reveal_at_80x24(snap_compare, seeded, frozen):
         screen = await start(pilot, pilot.app, ["st_0001"])
         await act(pilot, screen, "4", "enter")
         await act(pilot, screen, "s", "c", "enter")
-        await until(pilot, lambda: screen.state == "finished")
+        await until(pilot, lambda: screen.session.state == "finished")
         await pilot.pause()
         table = screen.query_one("#reveal-table")
         assert table.region.width == SMALL[0] and table.virtual_size.width <= SMALL[0]

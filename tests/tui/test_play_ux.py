@@ -8,9 +8,9 @@ from textual.widgets import Footer, Input
 from tui_support import make_app
 
 from tests.textual_private import messages
+from workbench.tui.forms.tool_call import ANSWER_RULE, TOOLS
 from workbench.tui.screens.dialogs import ConfirmModal
 from workbench.tui.screens.runs import RunsScreen
-from workbench.tui.widgets.toolform import ANSWER_RULE, PLACEHOLDERS, TOOLS
 
 NARROW = (80, 30)
 
@@ -26,7 +26,7 @@ async def test_a_refused_answer_says_why(seeded, monkeypatch):
         app.clear_notifications()
         await pilot.press("enter")
         await until(pilot, lambda: ANSWER_RULE in messages(app))
-        assert ANSWER_RULE in messages(app) and screen.steps == [] and screen.tool == "submit_answer"
+        assert ANSWER_RULE in messages(app) and screen.session.steps == [] and screen.session.tool == "submit_answer"
 
 
 async def test_leaving_before_any_tool_call_is_not_called_resumed(seeded, monkeypatch):
@@ -42,7 +42,7 @@ async def test_leaving_before_any_tool_call_is_not_called_resumed(seeded, monkey
         await pilot.press("y")
         await until(pilot, lambda: isinstance(app.screen, RunsScreen))
         screen = await start(pilot, app, ["st_0001"])  # the same item again: a fresh play, not marked
-        assert screen.plan.mark("st_0001") is None
+        assert screen.session.plan.mark("st_0001") is None
         await act(pilot, screen, "1", "enter")
         await pilot.press("escape")
         await pilot.pause()
@@ -67,10 +67,9 @@ async def test_hints_placeholders_and_esc_fit_at_80_columns(seeded, monkeypatch)
                 box = screen.query_one(f"#arg-{name}", Input)
                 assert len(box.placeholder) < box.content_size.width, (tool, name)
             await pilot.press("escape")
-        assert all(len(p) < 46 for p in PLACEHOLDERS.values())
-        gold = "ABCD"[screen.item.correct_index]
+        gold = "ABCD"[screen.session.item.correct_index]
         await act(pilot, screen, "s", gold, "enter")
-        await until(pilot, lambda: screen.state in ("reveal", "finished"))
+        await until(pilot, lambda: screen.session.state in ("reveal", "finished"))
         hint = screen.query_one("#reveal-hint")
         assert 0 < len(str(hint.render())) <= hint.content_size.width
 
@@ -119,7 +118,7 @@ async def test_the_whole_item_is_in_view_when_deciding_at_80x24(seeded, builtin_
         transcript = screen.query_one("#play-transcript")
         assert transcript.display and transcript.region.height >= 5  # a tool's form: the transcript is back
         await pilot.press("enter")
-        await until(pilot, lambda: len(screen.steps) >= 1 and screen.agent.waiting)
+        await until(pilot, lambda: len(screen.session.steps) >= 1 and screen.session.agent.waiting)
         await pilot.pause()
         await pilot.press("s")  # answering: the options beside the answer field
         await pilot.pause()

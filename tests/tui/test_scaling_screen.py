@@ -20,19 +20,11 @@ import pytest
 from textual.widgets import DataTable
 from tui_support import make_app, settle, until
 
-from workbench.tui.screens.scaling import (
-    PlotView,
-    ScalingScreen,
-    compute_parallel,
-    cost_cells,
-    flags,
-    level_cells,
-    parallel_cells,
-    plateau_figure,
-    scaling_sources,
-    theme_palette,
-    transition_cells,
-)
+from workbench.service.scaling.results import compute_parallel
+from workbench.tui.screens.scaling import ScalingScreen
+from workbench.tui.widgets.plot import PALETTE_VARIABLES, PlotView, theme_palette
+from workbench.views.figures import plateau_figure
+from workbench.views.scaling import cost_cells, flags, level_cells, parallel_cells, transition_cells
 
 SIZE = (120, 36)
 BOOT = {"n_boot": 2000, "seed": 0}
@@ -145,21 +137,8 @@ def table_rows(screen, table_id: str) -> list[list[str]]:
     return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
 
 
-def test_sources_list_groups_then_parallel_runs():
-    runs = [
-        {"name": "a@1", "kind": "sequential", "group_name": "a"},
-        {"name": "e", "kind": "eval"},
-        {"name": "p", "kind": "parallel", "replicates": 4},
-        {"name": "a@2", "kind": "sequential", "group_name": "a"},
-    ]
-    assert [(s.kind, s.name, s.detail) for s in scaling_sources(runs)] == [
-        ("sequential", "a", "seq ×2"),
-        ("parallel", "p", "par K=4"),
-    ]
-
-
 async def test_plateau_and_parallel_tables_equal_the_engine(scaling_store, builtin_cache, tmp_path, monkeypatch):
-    import workbench.tui.screens.scaling as module
+    import workbench.service.scaling.results as module
 
     release = threading.Event()
 
@@ -280,8 +259,6 @@ def test_colourless_figure_names_the_signs():
     text = plateau_figure(result, 80, 24, None)
     assert "\x1b[" not in text
     assert "a→b gain" in text and "b→c borderline" in text and "plateau b" in text
-    from workbench.tui.screens.scaling import PALETTE_VARIABLES
-
     assert theme_palette({name: "#102030" for name in PALETTE_VARIABLES.values()})["gain"] == (16, 32, 48)
     assert theme_palette({name: "ansi_blue" for name in PALETTE_VARIABLES.values()}) is None
 

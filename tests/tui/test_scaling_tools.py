@@ -9,7 +9,8 @@ import pytest
 from textual.widgets import DataTable
 from tui_support import make_app, settle, until
 
-from workbench.tui.screens.scaling import PlotView, ScalingScreen, scaling_sources
+from workbench.tui.screens.scaling import ScalingScreen
+from workbench.tui.widgets.plot import PlotView
 from workbench.views.general import registry_rows
 
 SIZE = (140, 40)
@@ -47,15 +48,6 @@ def tools_store(tmp_path, builtin_cache, monkeypatch, capsys) -> Path:
     again = batch(capsys, *args)  # every level is resumed: nothing new runs, the same table
     assert again.returncode == 0 and again.stdout == first.stdout
     return db
-
-
-def test_sources_list_tools_groups():
-    runs = [
-        {"name": "r@plain", "kind": "tools", "group_name": "r"},
-        {"name": "r@tools8-full", "kind": "tools", "group_name": "r"},
-        {"name": "e", "kind": "eval"},
-    ]
-    assert [(s.kind, s.name, s.detail) for s in scaling_sources(runs)] == [("tools", "r", "tools ×2")]
 
 
 async def test_the_registry_group_is_shown_with_its_table_and_plot(tools_store):

@@ -11,7 +11,8 @@ import pytest
 from textual.widgets import DataTable
 from tui_support import make_app, settle
 
-from workbench.tui.screens.scaling import PlotView, ScalingScreen, scaling_sources
+from workbench.tui.screens.scaling import ScalingScreen
+from workbench.tui.widgets.plot import PlotView
 from workbench.views.scaling import comparison_rows, strategy_cells
 
 BOOT = {"n_boot": 300, "seed": 0}
@@ -57,19 +58,6 @@ def strategies_store_file(tmp_path_factory, builtin_cache) -> tuple[Path, dict]:
             == 0
         )
     return db, json.loads(out.getvalue())
-
-
-def test_strategy_groups_are_listed_as_one_comparison():
-    runs = [{"name": f"S.{s}@2k", "kind": "sequential", "group_name": f"S.{s}"} for s in ("summarize", "continue")]
-    runs.append({"name": "lone.verifier@2k", "kind": "sequential", "group_name": "lone.verifier"})
-    sources = scaling_sources(runs)
-    assert next((s.kind, s.name, s.detail, s.groups) for s in sources) == (
-        "strategies",
-        "S",
-        "cmp ×2",
-        ("S.continue", "S.summarize"),
-    )  # in the order of the strategies
-    assert [s.name for s in sources if s.kind == "sequential"] == ["S.summarize", "S.continue", "lone.verifier"]
 
 
 async def test_the_comparison_is_drawn_with_the_clis_numbers(strategies_store_file, tmp_path):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
 from stats.judges import TrialSpread
 from workbench.service.records.parallel import (
@@ -16,7 +16,14 @@ from workbench.service.records.parallel import (
     StudyRowJson,
     TrialRow,
 )
-from workbench.service.records.sequential import ComparisonRow, Level, Plateau, StrategyComparison, Transition
+from workbench.service.records.sequential import (
+    ComparisonRow,
+    Level,
+    Plateau,
+    StrategyComparison,
+    ToolsReport,
+    Transition,
+)
 from workbench.views.cells import NOT_MEASURED, CsvCell, pct, shell_word, sig
 from workbench.views.cells import usd as money
 
@@ -646,3 +653,34 @@ def strategy_note(result: Plateau) -> str | None:
         else (f"{strategy} strategy · the verifier's spend, not charged to the agent")
     )
     return f"{head} · " + "; ".join(parts)
+
+
+def export_text(
+    kind: str, result: Plateau | StrategyComparison | ToolsReport | ParallelReport, fmt: Literal["csv", "json"]
+) -> str:
+    """A scaling result shown by a front end, as the file its export writes: JSON (everything), or CSV (the CLI's
+    `--format csv` table of the result's `kind`, one row per transition, level or k)."""
+    import csv
+    import io
+    import json
+
+    if fmt == "json":
+        return json.dumps(result, indent=2, sort_keys=True) + "\n"
+    rows: list[list[CsvCell]]
+    if kind == "tools":
+        from workbench.views.general import REGISTRY_HEADER, registry_rows
+
+        header, rows = list(REGISTRY_HEADER), [list(r) for r in registry_rows(cast(ToolsReport, result))]
+    else:
+        header, rows = (
+            transition_csv(cast(Plateau, result))
+            if kind == "sequential"
+            else strategies_csv(cast(StrategyComparison, result))
+            if kind == "strategies"
+            else parallel_csv(cast(ParallelReport, result))
+        )
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()

@@ -4,7 +4,8 @@ The runs go through the one runner (one run per budget level, grouped; one run w
 sampling); the numbers come from `stats.plateau` and `stats.parallel`. One module per concern: `sequential`,
 `scorefiles` (a study measured elsewhere), `parallel`, `parallel_scores` and `imported` (a parallel study
 measured elsewhere), `readings` (the study's own readings), `parallel_records` (what a parallel study returns),
-`judging`; their public names are re-exported here. The
+`judging`; their public names are re-exported here (`results`, a stored source's result as a screen reads it, is
+imported by its own path). The
 tables and figures are drawn in `workbench.views.scaling` and `workbench.views.figures`.
 """
 

@@ -4,9 +4,10 @@ The session is a run (`human:NAME`) executed by the same runner as every model (
 the app's event loop, as a worker of this screen: its agent factory hands the runner the person's agent
 (`workbench.service.agents.human_agent`) per item, and each key here becomes that agent's one tool call of the
 turn. Costs, caps, rejections, the exhausted nudge, the status footer and the
-endings are therefore the episode's own; this screen only shows them. What it offers
-for completion (paper ids, section aliases) is what the tool results showed
-(`workbench.tui.widgets.seen`); nothing names the gold papers before the answer.
+endings are therefore the episode's own; this screen only shows them. Where the session stands, item by item, is
+its plain model's (`workbench.tui.forms.play`), and so are the argument form's rules (`forms.tool_call`). What it
+offers for completion (paper ids, section aliases) is what the tool results showed
+(`workbench.tui.forms.seen`); nothing names the gold papers before the answer.
 
 After an answer (or any other ending) the gold option is revealed with a table of
 every stored run on the same item (`store.item_trajectories`); `n` moves on, and the
@@ -19,8 +20,7 @@ the leaderboard (`workbench.service.play`).
 from __future__ import annotations
 
 import asyncio
-import time
-from typing import Any, TypedDict
+from typing import Any, Literal
 
 from rich.style import Style
 from rich.text import Text
@@ -41,34 +41,30 @@ from workbench.service.play import (
     reveal_rows,
     session_runner,
 )
+from workbench.tui.forms.play import PlaySession, clock_text, reveal_recall, reveal_who
+from workbench.tui.forms.tool_call import (
+    ARG_FIELDS,
+    FIELDS,
+    TOOLS,
+    call_args,
+    first_empty,
+    list_below,
+    placeholder,
+    refused,
+    title_hints,
+    unseen_paper,
+    unsent,
+)
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.itempane import LETTERS, gold_of, item_text
 from workbench.tui.widgets.meters import Meter, theme_style
 from workbench.tui.widgets.plaintext import clip, one_line, sanitize
-from workbench.tui.widgets.seen import Seen, SeenSuggester
+from workbench.tui.widgets.seen import SeenSuggester
 from workbench.tui.widgets.stepview import DEFAULT_CAPS
-from workbench.tui.widgets.toolform import (
-    ANSWER_RULE,
-    FIELDS,
-    OPTIONAL,
-    PLACEHOLDERS,
-    TOOLS,
-    AnswerInput,
-    ArgForm,
-    ArgInput,
-    FormTitle,
-    tool_palette,
-)
+from workbench.tui.widgets.toolform import ArgForm, ArgInput, FormTitle, arg_input, tool_palette
 from workbench.tui.widgets.transcript import Entry, Gold, TranscriptView, as_record, build_entries
 from workbench.views.cells import counted
-
-clock = time.monotonic  # the item timer's clock (tests freeze it)
-
-
-def clock_text(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    return f"{seconds // 60:02d}:{seconds % 60:02d}"
 
 
 def opening_entry(messages: tuple[dict[str, Any], ...]) -> Entry:
@@ -79,12 +75,7 @@ def opening_entry(messages: tuple[dict[str, Any], ...]) -> Entry:
     )
 
 
-class _FieldOptions(TypedDict, total=False):
-    """What an argument field adds to its Input: completion from what was seen, the characters it accepts."""
-
-    suggester: SeenSuggester
-    restrict: str
-    max_length: int
+LISTS: dict[str, Literal["papers", "sections"]] = {"play-papers": "papers", "play-sections": "sections"}
 
 
 class PlayScreen(WorkbenchNode, Screen):
@@ -107,28 +98,11 @@ class PlayScreen(WorkbenchNode, Screen):
 
     def __init__(self, request: SessionRequest):
         super().__init__()
-        self.request = request
-        self.state = "loading"  # loading | playing | reveal | starting (the next item) | finished | failed | left
-        self.caps: Any = None
+        self.session = PlaySession(request)  # where the session stands: this screen shows it
         self.runner: Any = None
         self.store: Any = None
-        self.fingerprint: str | None = None
-        self.item: Any = None
-        self.ctx: Any = None
-        self.agent: Any = None
-        self.steps: list[Any] = []
-        self.seen = Seen()
+        self.ctx: Any = None  # the item's context in the corpus (its text, its gold), for the item pane
         self.task_entry: Entry | None = None
-        self.tool: str | None = None
-        self.current_paper: str | None = None
-        self.picked_section: tuple[str, str] | None = None  # (paper, alias) picked from the sections list
-        self.footer_text = ""
-        self.done = self.planned = 0
-        self.started_at: float | None = None
-        self.stopped_at: float | None = None
-        self.trajectory: Any = None
-        self.reveal: list[RevealRow] = []
-        self.plan: Any = None
         self._next = asyncio.Event()
 
     # ------------------------------------------------------------ layout
@@ -148,7 +122,7 @@ class PlayScreen(WorkbenchNode, Screen):
                     yield Static("", id="play-palette")
                     with ArgForm(id="play-form"):
                         yield FormTitle("", id="form-title")
-                        for name in ("paper_id", "section", "query", "top_k", "answer", "reasoning"):
+                        for name in ARG_FIELDS:
                             yield self._field(name)
                     yield TranscriptView(id="play-transcript", placeholder="opening the session…")
                     with Vertical(id="play-meters"):
@@ -163,17 +137,10 @@ class PlayScreen(WorkbenchNode, Screen):
         yield KeysFooter()
 
     def _field(self, name: str) -> ArgInput:
-        extra: _FieldOptions = {}
+        """The argument field `name`; a paper id and a section complete from what was seen."""
         if name == "paper_id":
-            extra["suggester"] = SeenSuggester(lambda: self.seen.papers)
-        elif name == "section":
-            extra["suggester"] = SeenSuggester(self._aliases)
-        elif name == "top_k":
-            extra["restrict"] = r"\d{0,2}"
-        elif name == "answer":
-            extra["restrict"], extra["max_length"] = r"[A-Da-d]?", 1
-        kind = AnswerInput if name == "answer" else ArgInput
-        return kind(placeholder=PLACEHOLDERS[name], id=f"arg-{name}", compact=True, **extra)
+            return arg_input(name, SeenSuggester(lambda: self.session.seen.papers))
+        return arg_input(name, SeenSuggester(self._aliases) if name == "section" else None)
 
     def on_mount(self) -> None:
         table = self.query_one("#reveal-table", DataTable)
@@ -191,15 +158,18 @@ class PlayScreen(WorkbenchNode, Screen):
         from workbench.service.stores import open_store
         from workbench.views.play import session_notes
 
-        request = self.request
+        session = self.session
+        request = session.request
         try:
             corpus = await asyncio.to_thread(self.app.corpora.corpus, dataset_key(request.dataset))
             self.store = open_store(self.app.store_path)
-            self.plan = plan_session(request, corpus, self.store)
-            for note in session_notes(self.plan):
+            session.plan = plan_session(request, corpus, self.store)
+            for note in session_notes(session.plan):
                 self.notify(note, title="play", severity="warning", timeout=10)
-            self.runner = session_runner(request, corpus, self.store, self._agent_for, self._on_event, plan=self.plan)
-            self.caps, self.fingerprint = self.runner.caps, corpus.fingerprint
+            self.runner = session_runner(
+                request, corpus, self.store, self._agent_for, self._on_event, plan=session.plan
+            )
+            session.caps, session.fingerprint = self.runner.caps, corpus.fingerprint
             await self.runner.run()
         except asyncio.CancelledError:  # the person left: an item in play is kept as an abandoned attempt
             if self.runner is not None and self.runner.run_id is not None:
@@ -218,29 +188,27 @@ class PlayScreen(WorkbenchNode, Screen):
         """The runner's agent factory: the next item starts when the person leaves the previous reveal."""
         from workbench.service.agents import human_agent
 
-        if self.state in ("reveal", "finished"):
+        if self.session.waits_for_the_person:
             await self._next.wait()
         self._next.clear()
-        agent = human_agent(self.request.player, on_turn=self._on_turn)
+        agent = human_agent(self.session.request.player, on_turn=self._on_turn)
         self._begin(item, agent)
         return agent
 
     def _on_event(self, event) -> None:
-        if self.state == "left":  # the screen is going away; the runner is only recording the interruption
+        if not self.session.heard(event.done, event.planned):  # the screen is going away
             return
-        self.done, self.planned = event.done, event.planned
         if event.kind == "step":
             self._on_step(event.step)
         elif event.kind == "trajectory":
             self._on_answer(event.trajectory)
-        elif event.kind == "finished" and self.state == "reveal":
-            self.state = "finished"
+        elif event.kind == "finished" and self.session.finish():
             self.refresh_bindings()
             self._show_hint()
         self._show_title()
 
     def _fail(self, message: str) -> None:
-        self.state = "failed"
+        self.session.fail()
         self.query_one(TranscriptView).placeholder = message
         self.query_one(TranscriptView).refresh()
         self.notify(message, title="play", severity="error", timeout=8)
@@ -250,14 +218,9 @@ class PlayScreen(WorkbenchNode, Screen):
     # ------------------------------------------------------------ one item
 
     def _begin(self, item, agent) -> None:
-        self.item, self.agent = item, agent
-        self.ctx = self.app.corpora.item_context(self.runner.spec.dataset, self.fingerprint, item.id)
-        self.steps, self.trajectory, self.task_entry = [], None, None
-        self.seen = Seen.from_seed(item.seed_paper_id, item.seed_title)
-        self.current_paper = item.seed_paper_id
-        self.picked_section = None
-        self.started_at, self.stopped_at = clock(), None
-        self.state = "playing"
+        self.session.begin(item, agent)
+        self.ctx = self.app.corpora.item_context(self.runner.spec.dataset, self.session.fingerprint, item.id)
+        self.task_entry = None
         self.remove_class("-reveal")
         self.refresh_bindings()
         self.query_one(ContentSwitcher).current = "play-turn"
@@ -268,53 +231,39 @@ class PlayScreen(WorkbenchNode, Screen):
         self._show_lists()
         self._show_transcript()
         self._show_meters(None)
-        self.footer_text = ""
         self._show_footer()
         self._show_title()
-        mark = self.plan.mark(item.id) if self.plan is not None else None
-        if mark is not None:
-            self.notify(
-                f"{item.id}: {mark[1]}. This play is marked '{mark[0]}' and left out of the leaderboard.",
-                title="play",
-                severity="warning",
-                timeout=10,
-            )
+        notice = self.session.mark_notice()
+        if notice is not None:
+            self.notify(notice, title="play", severity="warning", timeout=10)
 
     def _on_turn(self, observation) -> None:
         """The agent waits for this person's call: show what it was shown."""
         if self.task_entry is None:
             self.task_entry = opening_entry(observation.messages)
             self._show_transcript()
-        self.footer_text = observation.footer or ""
+        self.session.footer_text = observation.footer or ""
         self._show_footer()
         self._show_palette()
 
     def _on_step(self, step) -> None:
-        self.steps.append(step)
-        before = self.current_paper
-        if (
-            step.kind == "tool"
-            and step.status == "ok"
-            and isinstance(step.tool_args, dict)
-            and step.tool_args.get("paper_id")
-        ):
-            self.current_paper = str(step.tool_args["paper_id"])  # a paper found; before the lists (its sections)
-        if self.seen.update(step):
+        changed = self.session.take_step(step)
+        if changed == "lists":
             self._show_lists()
-        elif self.current_paper != before:
+        elif changed == "sections":
             self._show_sections()
         self._show_meters(step)
         if step.kind != "assistant":
             self._show_transcript()
 
     def _on_answer(self, trajectory) -> None:
-        self.trajectory = trajectory
-        self.stopped_at = clock()
-        self.state = "reveal"
+        session = self.session
+        assert session.fingerprint is not None  # set with the runner, before its first item
+        session.answered(
+            trajectory, reveal_rows(self.store, session.fingerprint, session.item.id, self.runner.spec.name)
+        )
         self.add_class("-reveal")
         self._show_deciding()
-        assert self.fingerprint is not None  # set with the runner, before its first item
-        self.reveal = reveal_rows(self.store, self.fingerprint, self.item.id, self.runner.spec.name)
         self._close_form()
         self._show_item()
         self._show_transcript()
@@ -326,34 +275,11 @@ class PlayScreen(WorkbenchNode, Screen):
     # ------------------------------------------------------------ drawing
 
     def _tick(self) -> None:
-        if self.state in ("playing", "reveal"):
+        if self.session.ticking:
             self._show_title()
 
-    @property
-    def elapsed(self) -> float:
-        if self.started_at is None:
-            return 0.0
-        return (self.stopped_at if self.stopped_at is not None else clock()) - self.started_at
-
     def _show_title(self) -> None:
-        r = self.request
-        who = f"{r.session} (human:{r.player})"
-        if self.state == "loading":
-            text = f" Play · opening {r.dataset}… · {who}"
-        elif self.state == "starting":
-            text = f" Play · next item… · {who}"
-        elif self.state == "failed":
-            text = f" Play · cannot play · {who}"
-        elif self.item is None:
-            text = f" Play · {self.done}/{self.planned} played · {who}"
-        else:  # what the player needs first (the item, the count, the clock), the session last: it may be cut
-            number = min(self.done + (1 if self.state == "playing" else 0), self.planned) or 1
-            kind = "multi-target" if self.item.kind == "mt" else "single-target"
-            text = (
-                f" Play · {self.item.id} {kind} d{self.item.depth} · item {number} of {self.planned} · "
-                f"⏱ {clock_text(self.elapsed)}" + ("" if self.state == "playing" else " (stopped)") + f" · {who}"
-            )
-        self.query_one("#play-title", Static).update(Text(sanitize(text)))
+        self.query_one("#play-title", Static).update(Text(sanitize(self.session.title())))
 
     def _colors(self) -> dict[str, Style]:
         return {
@@ -363,17 +289,17 @@ class PlayScreen(WorkbenchNode, Screen):
         }
 
     def _show_item(self) -> None:
-        answered = self.state != "playing" and self.trajectory is not None
-        traj = {"item_id": self.item.id}
+        session = self.session
+        answered = session.revealed
+        traj = {"item_id": session.item.id}
         if answered:
-            traj.update(predicted_index=self.trajectory.predicted_index, correct=self.trajectory.correct)
-        records = [as_record(s) for s in self.steps]
+            traj.update(predicted_index=session.trajectory.predicted_index, correct=session.trajectory.correct)
+        records = [as_record(s) for s in session.steps]
         text = item_text(self.ctx, traj, records, reveal=answered, colors=self._colors(), path=answered)
         self.query_one("#play-item-text", Static).update(text)
 
     def _aliases(self) -> list[str]:
-        paper = self.query_one("#arg-paper_id", Input).value.strip() or self.current_paper
-        return [alias for alias, _ in self.seen.sections.get(paper or "", [])]
+        return self.session.aliases(self.query_one("#arg-paper_id", Input).value)
 
     def _show_lists(self) -> None:
         papers = self.query_one("#play-papers", OptionList)
@@ -385,7 +311,7 @@ class PlayScreen(WorkbenchNode, Screen):
                     Text(f"{pid[:8]}… {sanitize(title) or '(title not seen)'}", no_wrap=True, overflow="ellipsis"),
                     id=pid,
                 )
-                for pid, title in self.seen.papers.items()
+                for pid, title in self.session.seen.papers.items()
             ]
         )
         if papers.option_count:  # a list shows where enter lands from the start: the first entry, or the kept one
@@ -393,9 +319,7 @@ class PlayScreen(WorkbenchNode, Screen):
         self._show_sections()
 
     def _show_sections(self) -> None:
-        paper = self.current_paper or ""
-        sections = self.seen.sections.get(paper, [])
-        title = self.seen.papers.get(paper, paper)
+        title, sections = self.session.current_sections()
         label = (
             f" SECTIONS of {clip(sanitize(title), 28)} · a goes here · enter reads"
             if sections
@@ -415,11 +339,11 @@ class PlayScreen(WorkbenchNode, Screen):
 
     def _show_transcript(self) -> None:
         view = self.query_one(TranscriptView)
-        gold = gold_of(self.ctx) if self.state in ("reveal", "finished") else Gold()
+        gold = gold_of(self.ctx) if self.session.gold_shown else Gold()
         entries = build_entries(
-            [s for s in self.steps if s.kind != "assistant"],
+            [s for s in self.session.steps if s.kind != "assistant"],
             gold,
-            self.seen.papers,
+            self.session.seen.papers,
             hops_measured=True if gold.known else None,
         )
         for entry in entries:
@@ -436,7 +360,7 @@ class PlayScreen(WorkbenchNode, Screen):
             view.show_turn(entries[latest].turn)  # the newest result from its first line
 
     def _show_meters(self, step) -> None:
-        caps = self.caps
+        caps = self.session.caps
         if caps is None:
             return
         ledger = step.ledger if step is not None else None
@@ -446,21 +370,15 @@ class PlayScreen(WorkbenchNode, Screen):
 
     def _show_footer(self) -> None:
         text = Text(" STATUS ", style="bold")
-        text.append(self.footer_text or "(shown after each tool result)")
+        text.append(self.session.footer_text or "(shown after each tool result)")
         self.query_one("#play-footer", Static).update(text)
 
     def _show_palette(self) -> None:
-        if self.caps is not None:
-            waiting = self.agent is not None and self.agent.waiting
+        session = self.session
+        if session.caps is not None:
             palette = self.query_one("#play-palette", Static)
-            palette.update(tool_palette(self.caps, self.tool, waiting, palette.content_size.width, self.points_left))
-
-    @property
-    def points_left(self) -> int | None:
-        """The points the ledger has left (the last step's), before the next call is sent."""
-        if self.caps is None:
-            return None
-        return self.steps[-1].ledger.points_left if self.steps else self.caps.budget
+            width = palette.content_size.width
+            palette.update(tool_palette(session.caps, session.tool, session.my_turn, width, session.points_left))
 
     def _show_deciding(self) -> None:
         """`-deciding` while the player reads the item (`i`, or an item's start on a small terminal) or answers
@@ -469,8 +387,8 @@ class PlayScreen(WorkbenchNode, Screen):
         At 80×24 the longest built-in item (a 274-character question, four 150-character options) needs 19 of the
         22 rows at full width, and ~43 rows in the 30 columns beside the transcript: there is no layout that shows
         both."""
-        answering = self.state == "playing" and self.tool == "submit_answer"
-        reading = self.state == "playing" and self.focused is self.query_one("#play-item")
+        answering = self.session.answering
+        reading = self.session.state == "playing" and self.focused is self.query_one("#play-item")
         before = self.has_class("-deciding")
         self.set_class(answering, "-answering")
         self.set_class(answering or reading, "-deciding")
@@ -487,7 +405,8 @@ class PlayScreen(WorkbenchNode, Screen):
         self.call_after_refresh(self._show_palette)  # re-packed for the new width
 
     def _show_reveal(self) -> None:
-        traj, item = self.trajectory, self.item
+        session = self.session
+        traj, item = session.trajectory, session.item
         gold = LETTERS[item.correct_index]
         title = Text(f" Gold ({gold}) · ", style="bold")
         if traj.termination == "answer":
@@ -497,33 +416,29 @@ class PlayScreen(WorkbenchNode, Screen):
         else:
             title.append(f"no answer: the episode ended ({traj.termination})", style=theme_style(self.app, "error"))
         title.append(
-            f" · {counted(traj.points_used, 'point')} · {counted(traj.turns, 'turn')} · {clock_text(self.elapsed)}"
+            f" · {counted(traj.points_used, 'point')} · {counted(traj.turns, 'turn')} · {clock_text(session.elapsed())}"
         )
-        mark = self.plan.mark(item.id) if self.plan is not None else None
+        mark = session.reveal_mark()
         if mark is not None:
-            title.append(
-                f"\n ⚠ {mark[1]}: marked '{mark[0]}', left out of the leaderboard",
-                style=theme_style(self.app, "warning"),
-            )
+            title.append("\n" + mark, style=theme_style(self.app, "warning"))
         self.query_one("#reveal-title", Static).update(title)
         table = self.query_one("#reveal-table", DataTable)
         table.clear()
-        for row in self.reveal:
+        for row in session.reveal:
             table.add_row(*reveal_cells(row), key=str(row["id"]))
         self._show_hint()
 
     def _show_hint(self) -> None:
-        # fits the pane at 80 columns; n, L and esc are in the footer too
-        if self.state == "finished":
-            hint = f" all {self.done}/{self.planned} played · enter steps through a row"
-        else:
-            hint = " n next item · enter steps through a row"
-        self.query_one("#reveal-hint", Static).update(Text(hint))
+        self.query_one("#reveal-hint", Static).update(Text(self.session.reveal_hint()))
 
     # ------------------------------------------------------------ the argument form
 
+    def _values(self, tool: str) -> dict[str, str]:
+        """What the fields of `tool`'s form hold."""
+        return {name: self.query_one(f"#arg-{name}", Input).value for name in FIELDS[tool]}
+
     def _close_form(self) -> None:
-        self.tool = None
+        self.session.close_form()
         self.query_one("#play-form").display = False
         self._show_palette()
         self.query_one(TranscriptView).focus()
@@ -533,52 +448,43 @@ class PlayScreen(WorkbenchNode, Screen):
         """The tool's argument form, its paper (and a section picked from the list) filled in. When nothing is left
         to fill, the form itself takes the focus: enter sends, and a tool key opens that tool's form instead of
         typing into a filled-in field (a `5` there once replaced a picked section and read the wrong one)."""
-        self.tool = tool
-        fields = FIELDS[tool]
-        defaults = {"paper_id": self.current_paper or ""}
-        if self.picked_section is not None and self.picked_section[0] == self.current_paper:
-            defaults["section"] = self.picked_section[1]
-        for name in ("paper_id", "section", "query", "top_k", "answer", "reasoning"):
+        opened = self.session.open_form(tool, values)
+        for name in ARG_FIELDS:
             box = self.query_one(f"#arg-{name}", Input)
-            box.display = name in fields
-            if name in fields:
-                box.placeholder = (
-                    "notes for yourself (a think call: one turn)"
-                    if (tool, name) == ("think", "reasoning")
-                    else PLACEHOLDERS[name]
-                )
-                box.value = values.get(name, defaults.get(name, ""))
+            box.display = name in opened
+            if name in opened:
+                box.placeholder = placeholder(tool, name)
+                box.value = opened[name]
         self.query_one("#play-form").display = True
         self._show_form_title()
         self._show_palette()
-        self._focus_next_empty(tool, fields[0])
+        self._focus_next_empty(tool, FIELDS[tool][0])
         self._show_deciding()
 
     def _show_form_title(self) -> None:
         """`read_section · 5 points · enter sends`, with what a call the ledger cannot pay would do."""
-        tool = self.tool
+        session = self.session
+        tool = session.tool
         if tool is None:
             return
-        cost, left = self.caps.cost(tool), self.points_left
+        cost, left = session.caps.cost(tool), session.points_left
         text, style = f" {tool} · {counted(cost, 'point')}", Style(bold=True)
-        hints = ["enter sends"] + ["tab edits"] * self.query_one("#play-form").has_focus + ["esc cancels"]
-        if left is not None and cost > left:  # said before it is sent: refused at no cost, but a turn
+        refusal = refused(cost, left)
+        if refusal:  # said before it is sent: refused at no cost, but a turn
             text += f" · {left} left: refused"
             style += theme_style(self.app, "warning")
-            hints = hints[1:]
+        hints = title_hints(self.query_one("#play-form").has_focus, refusal)
         self.query_one("#form-title", FormTitle).show(text, hints, style)
 
     def _focus_next_empty(self, tool: str, start: str) -> None:
         """Focus the first field of `tool`'s form from `start` on that still needs a value; with none, the form
         (enter sends)."""
-        fields = FIELDS[tool]
-        rest = fields[fields.index(start) :]
-        target = next((f for f in rest if not self.query_one(f"#arg-{f}", Input).value.strip()), None)
+        target = first_empty(tool, start, self._values(tool))
         (self.query_one("#play-form") if target is None else self.query_one(f"#arg-{target}", Input)).focus()
         self.call_after_refresh(self._show_form_title)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        if self.tool is None or not (event.input.id or "").startswith("arg-"):
+        if self.session.tool is None or not (event.input.id or "").startswith("arg-"):
             return
         event.stop()
         self.action_send_form(from_field=event.input.id)
@@ -586,48 +492,36 @@ class PlayScreen(WorkbenchNode, Screen):
     def action_send_form(self, from_field: str | None = None) -> None:
         """Enter in the form: on to the first required argument still empty (an empty argument is never sent by
         accident), else send."""
-        if self.tool is None:
+        tool = self.session.tool
+        if tool is None:
             return
-        missing = [
-            f
-            for f in FIELDS[self.tool]
-            if (self.tool, f) not in OPTIONAL and not self.query_one(f"#arg-{f}", Input).value.strip()
-        ]
-        if missing:
-            self.query_one(f"#arg-{missing[0]}", Input).focus()
-            if missing[0] == "answer" and from_field == "arg-answer":
-                self.notify(ANSWER_RULE, severity="warning", timeout=3)
+        problem = unsent(tool, self._values(tool), (from_field or "").removeprefix("arg-"))
+        if problem is not None:
+            self.query_one(f"#arg-{problem.field}", Input).focus()
+            if problem.notice:
+                self.notify(problem.notice, severity="warning", timeout=3)
             return
-        self._send(self.tool)
+        self._send(tool)
 
     def _send(self, tool: str) -> None:
-        if self.agent is None or not self.agent.waiting:
+        if not self.session.my_turn:
             self.notify("not your turn yet", severity="warning", timeout=2)
             return
-        args: dict[str, str | int] = {}  # the form's fields: texts, and top_k a number
-        for name in FIELDS[tool]:
-            value = self.query_one(f"#arg-{name}", Input).value.strip()
-            if name == "top_k":
-                if value:
-                    args[name] = int(value)
-            elif name == "answer":
-                args[name] = value.upper()
-            else:
-                args[name] = value
-        paper = args.get("paper_id")
-        if paper is None or paper in self.seen.papers:
+        args = call_args(tool, self._values(tool))
+        paper = unseen_paper(args, self.session.seen.papers)
+        if paper is None:
             self._dispatch(tool, args)
             return
         from workbench.tui.screens.dialogs import ConfirmModal
 
         def answer(yes: bool | None) -> None:
-            if yes and self.tool == tool:
+            if yes and self.session.tool == tool:
                 self._dispatch(tool, args)
 
-        cost = self.caps.cost(tool)
+        cost = self.session.caps.cost(tool)
         self.app.push_screen(
             ConfirmModal(
-                f"'{one_line(str(paper), 60)}' matches no paper seen so far. Sent as it is, {tool} is charged "
+                f"'{one_line(paper, 60)}' matches no paper seen so far. Sent as it is, {tool} is charged "
                 f"{counted(cost, 'point')} and a turn even if no such paper exists.",
                 "Send",
                 "Send an unseen paper id?",
@@ -637,13 +531,12 @@ class PlayScreen(WorkbenchNode, Screen):
 
     def _dispatch(self, tool: str, args: dict[str, str | int]) -> None:
         """The call goes to the episode, whose rules apply from here on."""
-        if self.agent is None or not self.agent.waiting:
+        if not self.session.my_turn:
             self.notify("not your turn yet", severity="warning", timeout=2)
             return
         self._close_form()
-        if tool == "read_section":  # a picked section is read once: the next read form starts empty
-            self.picked_section = None
-        self.agent.send(tool, args)
+        self.session.sent(tool)
+        self.session.agent.send(tool, args)
         self._show_palette()
 
     # ------------------------------------------------------------ lists
@@ -653,47 +546,43 @@ class PlayScreen(WorkbenchNode, Screen):
         (the focus moves on to what is still empty, or to the form), else it is remembered for the next form.
         Nothing is sent and no form opens from a list."""
         event.stop()
-        if self.state != "playing":
+        listed = LISTS.get(event.option_list.id or "")
+        if listed is None:
             return
         picked = event.option_id or ""
-        if event.option_list.id == "play-papers":
-            if picked != self.current_paper:
-                self.current_paper = picked
-                self._show_sections()
-            field, what = "paper_id", f"paper picked: {one_line(self.seen.papers.get(picked, ''), 40)} · 1–5 use it"
-        elif event.option_list.id == "play-sections" and self.current_paper:
-            self.picked_section = (self.current_paper, picked)
-            field, what = "section", f"section ({one_line(picked, 12)}) picked · 5 reads it"
-        else:
+        pick = self.session.pick(listed, picked)
+        if pick is None:
             return
-        if self.tool is not None and field in FIELDS[self.tool]:
-            self.query_one(f"#arg-{field}", Input).value = picked
-            if field == "section" and "paper_id" in FIELDS[self.tool]:
-                self.query_one("#arg-paper_id", Input).value = self.current_paper or ""
-            self._focus_next_empty(self.tool, FIELDS[self.tool][0])
+        if pick.sections_changed:
+            self._show_sections()
+        tool = self.session.tool
+        if pick.fills and tool is not None:
+            for name, value in pick.fills.items():
+                self.query_one(f"#arg-{name}", Input).value = value
+            self._focus_next_empty(tool, FIELDS[tool][0])
+        elif pick.field == "paper_id":
+            self.notify(
+                f"paper picked: {one_line(self.session.seen.papers.get(picked, ''), 40)} · 1–5 use it", timeout=2
+            )
         else:
-            self.notify(what, timeout=2)
+            self.notify(f"section ({one_line(picked, 12)}) picked · 5 reads it", timeout=2)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a reveal row: step through that trajectory."""
         from workbench.tui.screens.stepper import StepperScreen
 
         event.stop()
-        row = next((r for r in self.reveal if str(r["id"]) == event.row_key.value), None)
+        row = next((r for r in self.session.reveal if str(r["id"]) == event.row_key.value), None)
         if row is not None:
             self.app.push_screen(StepperScreen(self.app.store.run_by_id(row["run_id"]), [row["id"]]))
 
     # ------------------------------------------------------------ actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "tool":  # not tied to each turn: the footer is rebuilt only when the state changes
-            return self.state == "playing"
-        if action == "next_item":
-            return self.state == "reveal"
-        return True
+        return self.session.allows(action)  # not tied to each turn: the footer is rebuilt only when the state changes
 
     def action_tool(self, tool: str) -> None:
-        if self.agent is not None and self.agent.waiting:
+        if self.session.my_turn:
             self._open_form(tool)
         else:
             self.notify("the episode is still answering your last call", timeout=1.5)
@@ -709,16 +598,14 @@ class PlayScreen(WorkbenchNode, Screen):
     def action_pick_from_list(self) -> None:
         """↓ in the paper or section field moves to the list it can be picked from (the fields have no ↓ of
         their own; the lists and the transcript keep theirs, so this fires only from a field)."""
-        focused = getattr(self.focused, "id", None)
-        if focused == "play-form" and self.tool is not None:  # the filled-in form: the list of its last list field
-            focused = "arg-section" if "section" in FIELDS[self.tool] else "arg-paper_id"
-        target = {"arg-paper_id": "play-papers", "arg-section": "play-sections"}.get(focused or "")
+        focused = getattr(self.focused, "id", None) or ""
+        field = "form" if focused == "play-form" else focused.removeprefix("arg-")
+        target = list_below(field, self.session.tool)
         if target:
-            self.query_one(f"#{target}").focus()
+            self.query_one(f"#play-{target}").focus()
 
     def action_next_item(self) -> None:
-        if self.state == "reveal":
-            self.state = "starting"
+        if self.session.next_item():
             self.refresh_bindings()
             self._next.set()
             self._show_title()
@@ -726,16 +613,16 @@ class PlayScreen(WorkbenchNode, Screen):
     def action_leaderboard(self) -> None:
         from workbench.tui.screens.leaderboard import LeaderboardScreen
 
-        self.app.push_screen(LeaderboardScreen(self.fingerprint))
+        self.app.push_screen(LeaderboardScreen(self.session.fingerprint))
 
     def action_escape(self) -> None:
-        if self.tool is not None:
+        if self.session.tool is not None:
             self._close_form()
             return
         if self.has_class("-deciding"):  # back from the item in full to the transcript, not out of the item
             self.query_one(TranscriptView).focus()
             return
-        if self.state != "playing":
+        if self.session.state != "playing":
             self._leave()
             return
         from workbench.tui.screens.dialogs import ConfirmModal
@@ -744,42 +631,25 @@ class PlayScreen(WorkbenchNode, Screen):
             if yes:
                 self._leave()
 
-        if any(s.kind == "tool" for s in self.steps):
-            what = (
-                f"What you saw is kept as an abandoned attempt. Re-opening the session '{self.request.session}' "
-                "plays it again from its first turn, marked 'resumed' (you have seen tool results) and left out "
-                "of the leaderboard."
-            )
-        else:
-            what = (
-                f"You have made no tool call: re-opening the session '{self.request.session}' plays it again "
-                "from its first turn as a fresh play."
-            )
-        self.app.push_screen(
-            ConfirmModal(f"Leave {self.item.id} unfinished? {what}", "Leave", "Leave the item"), answer
-        )
+        self.app.push_screen(ConfirmModal(self.session.leave_question(), "Leave", "Leave the item"), answer)
 
     def _leave(self) -> None:
         """Cancel the session (an item in play stays unfinished in the store) and go back."""
-        self.state = "left"
+        self.session.leave()
         self.workers.cancel_group(self, "play")
         self.app.pop_screen()
 
 
 def reveal_cells(row: RevealRow) -> list[Text]:
     """One stored run on the item: who, whether right and the answer (or how it ended), points, turns, recall."""
-    who = row["agent"] + (f" {row['model']}" if row.get("model") else "")
-    if row.get("ablation") and row["ablation"] != "full":
-        who += f" · {row['ablation']}"
-    recall = ("●" if row.get("paper_recall") else "○") + " " + ("●" if row.get("section_recall") else "○")
     return [
         Text("you" if row["you"] else ""),
         Text(clip(sanitize(row["run"]), 18)),
-        Text(clip(sanitize(who), 14)),
+        Text(clip(sanitize(reveal_who(row)), 14)),
         Text(result_text(row)),
         Text(str(row.get("points_used") or 0), justify="right"),
         Text(str(row.get("turns") or 0), justify="right"),
-        Text(recall),
+        Text(reveal_recall(row)),
     ]
 
 

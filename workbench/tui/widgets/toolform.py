@@ -2,45 +2,22 @@
 themselves (enter takes the completion shown; the answer field explains a refused key), the form that holds the
 focus once it is filled in, and the palette line that greys a tool the points left cannot pay.
 
-Widgets and their wording only: the screen (`screens/play.py`) decides what a key does and sends the call.
+Widgets only: which key calls which tool with which fields, and what a call needs, are the form's plain model
+(`workbench.tui.forms.tool_call`); the screen (`screens/play.py`) decides what a key does and sends the call.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
-# key, tool, label, argument fields (in entry order)
-TOOLS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
-    ("1", "get_paper_info", "info", ("paper_id",)),
-    ("2", "get_references", "references", ("paper_id",)),
-    ("3", "search_papers", "search", ("query", "top_k")),
-    ("4", "list_sections", "sections", ("paper_id",)),
-    ("5", "read_section", "read", ("paper_id", "section")),
-    ("t", "think", "think", ("reasoning",)),
-    ("s", "submit_answer", "submit", ("answer", "reasoning")),
-)
-FIELDS = {tool: fields for _, tool, _, fields in TOOLS}
-OPTIONAL = {("search_papers", "top_k"), ("submit_answer", "reasoning")}
-# each fits the argument field at 80 columns (45 cells; a test holds them to the field's width)
-PLACEHOLDERS = {
-    "paper_id": "paper id · → completes · ↓ papers seen",
-    "section": "section (A) or header · → completes · ↓ list",
-    "query": "search keywords",
-    "top_k": "top_k (default 5, at most 10)",
-    "answer": "answer: A, B, C or D",
-    "reasoning": "reasoning",
-}
-
-
-# The engine records any answer (an agent's "E" is scored as no answer); the field takes a letter only, and says so
-# in the prompt's own words when a key or an empty enter is refused.
-ANSWER_RULE = "answer must be one of A, B, C or D (select exactly one option)"
+from workbench.tui.forms.tool_call import ACCEPTS, ANSWER_RULE, PLACEHOLDERS, TOOLS
 
 
 class ArgInput(Input):
@@ -61,6 +38,29 @@ class AnswerInput(ArgInput):
     def restricted(self) -> None:
         super().restricted()
         self.notify(ANSWER_RULE, severity="warning", timeout=3)
+
+
+class _FieldOptions(TypedDict, total=False):
+    """What an argument field adds to its Input: completion from what was seen, the characters it accepts."""
+
+    suggester: Suggester
+    restrict: str
+    max_length: int
+
+
+def arg_input(name: str, suggester: Suggester | None = None) -> ArgInput:
+    """The argument field `name` (its id `arg-NAME`): its hint, the characters it accepts (`ACCEPTS`) and, when
+    given, its completion."""
+    extra: _FieldOptions = {}
+    if suggester is not None:
+        extra["suggester"] = suggester
+    accepts = ACCEPTS.get(name)
+    if accepts is not None:
+        extra["restrict"] = accepts.pattern
+        if accepts.max_length:
+            extra["max_length"] = accepts.max_length
+    kind = AnswerInput if name == "answer" else ArgInput
+    return kind(placeholder=PLACEHOLDERS[name], id=f"arg-{name}", compact=True, **extra)
 
 
 class FormTitle(Static):
