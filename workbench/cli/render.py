@@ -15,7 +15,8 @@ from rich.text import Text
 from workbench.service.datasets import dataset_label
 from workbench.service.items import ItemDetail, ItemTrajectory
 from workbench.service.runlist import RunListing
-from workbench.views.cells import clip_middle, fraction, shell_word, usd
+from workbench.views.cells import fraction, shell_word, usd
+from workbench.views.clip import clip_middle
 from workbench.views.compare import (
     AGREEMENT_LABELS,
     ATTRIBUTION_HEADER,
