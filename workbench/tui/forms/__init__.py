@@ -1,0 +1,1 @@
+"""Plain form models behind the TUI's screens: fields in, a request and problems by field out; no Textual."""
