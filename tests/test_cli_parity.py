@@ -70,14 +70,15 @@ def test_the_same_kind_of_number_has_the_same_bounds_everywhere(tmp_path, capsys
     ],
 )
 def test_a_run_name_the_launch_form_refuses_is_refused_by_the_cli(tmp_path, capsys, name, message):
-    from workbench.tui.screens.launch import validate
+    from workbench.tui.forms.launch import validate
+    from workbench.tui.forms.launch_fields import LaunchFields
 
     db = tmp_path / "s.db"
     with pytest.raises(SystemExit) as exc:
         main(["--batch", "run", "--agent", "oracle", "--run", name, "--db", str(db)])
     assert exc.value.code == 2 and message in capsys.readouterr().err and not db.exists()
     form = "a run name is needed" if not name.strip() else message
-    assert validate({"name": name}, set(), llm_ok=True).errors["name"] == f"name: {form}"
+    assert validate(LaunchFields(name=name), set(), llm_ok=True).errors["name"] == f"name: {form}"
 
 
 @pytest.mark.parametrize(
@@ -89,7 +90,7 @@ def test_a_run_name_the_launch_form_refuses_is_refused_by_the_cli(tmp_path, caps
     ],
 )
 def test_the_default_name_is_the_same_in_the_cli_and_the_form(tmp_path, capsys, agent, model, ablation, seed, expected):
-    from workbench.tui.screens.launch import default_name
+    from workbench.tui.forms.launch import default_name
 
     assert default_name(agent, "builtin", "", set(), model, ablation, seed) == expected
     if agent != "llm":  # the CLI path runs it for real (an LLM would need a server)
@@ -123,15 +124,15 @@ def test_an_llm_run_from_the_form_records_the_config_files_pricing_as_the_cli_do
     """A run costs the same wherever it was started: the form reads `[[pricing]]` as `--batch run` does."""
     from workbench.cli.parser import build_parser
     from workbench.cli.run import build_spec
-    from workbench.tui.screens.launch import LaunchScreen, validate
+    from workbench.tui.forms.launch import LaunchForm
+    from workbench.tui.forms.launch_fields import LaunchFields
 
     config = tmp_path / "config.toml"
     config.write_text('# mine\n[[pricing]]\nprefix = "test-model"\ninput_per_m = 1.5\noutput_per_m = 6.0\n')
     monkeypatch.setenv("AGENTHOP_CONFIG", str(config))
     args = build_parser().parse_args(["run", "--agent", "llm", "--model", "openai/test-model", "--dry-run"])
     cli_options = build_spec(args)[1].agent_options
-    form = LaunchScreen(set(), {"agent": "llm", "model": "openai/test-model"})
-    spec = validate(form.values, set(), llm_ok=True, options=form.options).spec
+    spec = LaunchForm(set(), LaunchFields(agent="llm", model="openai/test-model"), llm_ok=True).check().spec
     assert spec is not None
     assert (
         spec.agent_options["pricing"]

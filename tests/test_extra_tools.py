@@ -456,17 +456,21 @@ def test_the_registry_table_sizes_the_tools_and_reads_accuracy_on_the_common_ite
 def test_the_launch_form_offers_the_same_choices_and_relaunches_them(tmp_path, capsys):
     """The form's fields make the run `--batch run` makes for the same choices, and a stored run in the setting is
     relaunched (resumed) from the form with its setting."""
-    from workbench.tui.screens.launch import run_values, validate
+    from dataclasses import replace
 
-    values = {
-        "extra_kind": "builtin",
-        "extra_count": "8",
-        "extra_detail": "names",
-        "extra_cost": "2",
-        "distractible": "0.25",
-        "limit": "3",
-        "name": "f",
-    }
+    from workbench.tui.forms.launch import validate
+    from workbench.tui.forms.launch_fields import LaunchFields
+    from workbench.tui.forms.relaunch import run_values
+
+    values = LaunchFields(
+        extra_kind="builtin",
+        extra_count="8",
+        extra_detail="names",
+        extra_cost="2",
+        distractible="0.25",
+        limit="3",
+        name="f",
+    )
     form = validate(values, set(), llm_ok=True)
     assert form.errors == {}
     db = _db(tmp_path)
@@ -491,15 +495,15 @@ def test_the_launch_form_offers_the_same_choices_and_relaunches_them(tmp_path, c
     stored = Store(db).run("f")
     assert form.spec.identity(stored["identity"]["dataset_fingerprint"]) == stored["identity"]
     again, _options = run_values(stored)
-    assert (again["extra_kind"], again["extra_count"], again["extra_detail"], again["distractible"]) == (
+    assert (again.extra_kind, again.extra_count, again.extra_detail, again.distractible) == (
         "builtin",
         "8",
         "names",
         "0.25",
     )
-    bad = validate({**values, "extra_kind": "file", "extra_source": str(tmp_path / "none.json")}, set(), llm_ok=True)
+    bad = validate(replace(values, extra_kind="file", extra_source=str(tmp_path / "none.json")), set(), llm_ok=True)
     assert "no such file" in bad.errors["extra_source"]
-    assert "distractible" in validate({**values, "distractible": "x"}, set(), llm_ok=True).errors
+    assert "distractible" in validate(replace(values, distractible="x"), set(), llm_ok=True).errors
 
 
 def test_an_llm_sees_the_tools_in_the_recorded_order_and_its_call_is_answered(tmp_path, capsys, monkeypatch):

@@ -57,15 +57,15 @@ def cli_spec(choices: dict[str, str], data: str, extra: tuple[str, ...] = ()):
 
 def form_spec(choices: dict[str, str], data: str, options: dict | None = None):
     """The RunSpec the launch form starts for the same choices, its name filled in as the form fills it."""
-    from workbench.tui.screens.launch import LaunchScreen, validate
+    from workbench.tui.forms.launch import LaunchForm
+    from workbench.tui.forms.launch_fields import LaunchFields
 
-    values = (
-        {**choices, "dataset_kind": "builtin"}
+    fields = (
+        LaunchFields(**choices, dataset_kind="builtin")
         if data == "builtin"
-        else {**choices, "dataset_kind": "release", "path": data}
+        else LaunchFields(**choices, dataset_kind="release", path=data)
     )
-    form = LaunchScreen(set(), values, options)
-    result = validate(form.values, set(), llm_ok=True, options=form.options)
+    result = LaunchForm(set(), fields, options, llm_ok=True).check()
     assert result.errors == {}
     return result.spec
 
@@ -165,9 +165,10 @@ def test_a_local_model_runs_with_its_own_defaults_unless_the_user_set_them():
 def test_a_relaunched_run_keeps_its_recorded_options():
     """A run started before the form recorded text_tools is relaunched with the options it has, or the store would
     refuse to resume it (its identity compares them)."""
-    from workbench.tui.screens.launch import validate
+    from workbench.tui.forms.launch import validate
+    from workbench.tui.forms.launch_fields import LaunchFields
 
-    values = {"agent": "llm", "model": "openai/m", "name": "x"}
+    values = LaunchFields(agent="llm", model="openai/m", name="x")
     new = validate(values, set(), llm_ok=True).spec
     old = validate(values, set(), llm_ok=True, options={"temperature": 0.5}).spec
     assert new.agent_options["text_tools"] is False
@@ -226,25 +227,28 @@ FORM_LABEL = {
 @pytest.mark.parametrize("case", list(REFUSALS))
 def test_each_refusal_has_the_same_words_in_both_front_ends(tmp_path, capsys, case):
     """Each front end names the field its own way (`--budget`, "points"); what is wrong reads the same."""
-    from workbench.tui.screens.launch import validate
+    from workbench.tui.forms.launch import validate
+    from workbench.tui.forms.launch_fields import LaunchFields
 
     argv, values, field, problem = REFUSALS[case]
     lines = cli_refusal(tmp_path, capsys, ["--agent", "oracle", *argv] if "--agent" not in argv else argv)
     assert any(line.endswith(f"{CLI_NAME[field]}: {problem}") for line in lines), lines
-    errors = validate({"name": "x", **values}, set(), llm_ok=True).errors
+    errors = validate(LaunchFields(**{"name": "x", **values}), set(), llm_ok=True).errors
     assert errors[field] == f"{FORM_LABEL[field]}: {problem}"
 
 
 def test_a_broken_config_file_refuses_an_llm_run_in_both(tmp_path, capsys, config):
     """An LLM run from either front end would otherwise cost differently: the CLI refused it, the form ignored the
     file."""
-    from workbench.tui.screens.launch import validate
+    from workbench.tui.forms.launch import validate
+    from workbench.tui.forms.launch_fields import LaunchFields
 
     config.write_text("[[pricing]\n")
     lines = cli_refusal(tmp_path, capsys, ["--agent", "llm", "--model", "openai/x"])
-    form = validate({"agent": "llm", "model": "openai/x", "name": "x"}, set(), llm_ok=True).errors
+    form = validate(LaunchFields(agent="llm", model="openai/x", name="x"), set(), llm_ok=True).errors
     assert lines == [f"error: {form['pricing']}"] and str(config) in form["pricing"]
-    assert validate({"agent": "oracle", "name": "x"}, set(), llm_ok=True).errors == {}  # a scripted run reads no price
+    scripted = LaunchFields(agent="oracle", name="x")
+    assert validate(scripted, set(), llm_ok=True).errors == {}  # a scripted run reads no price
 
 
 def test_every_problem_at_once(tmp_path, capsys):

@@ -5,6 +5,8 @@ and its dataset dialog takes one typed in."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from textual.widgets import DataTable, Input, Static
 from tui_support import make_app, settle
@@ -12,7 +14,8 @@ from tui_support import make_app, settle
 from sandbox import synth
 from storage import Store
 from tests.hub_server import HubServer, Repo, commit_id, release_files
-from workbench.tui.screens.launch import default_name, release_problem, validate
+from workbench.tui.forms.launch import default_name, release_problem, validate
+from workbench.tui.forms.launch_fields import LaunchFields
 
 SPEC = "hf:nlpai-lab/agenthop"
 SIZE = (120, 36)
@@ -40,7 +43,7 @@ def test_the_launch_form_takes_a_hub_release_and_checks_only_its_form():
     assert release_problem(SPEC) is None
     assert release_problem(SPEC + "@v1.0") is None
     assert "hf:OWNER/NAME" in (release_problem("hf:agenthop") or "")
-    result = validate({"dataset_kind": "release", "path": SPEC, "agent": "oracle", "name": "x"}, set())
+    result = validate(LaunchFields(dataset_kind="release", path=SPEC, agent="oracle", name="x"), set())
     assert result.errors == {} and result.spec.dataset == SPEC
     assert default_name("oracle", "release", SPEC, set()) == "oracle-agenthop"  # as `--batch run --data hf:…` names it
 
@@ -48,7 +51,7 @@ def test_the_launch_form_takes_a_hub_release_and_checks_only_its_form():
 async def test_a_run_launched_from_the_tui_fetches_the_release_and_records_its_commit(hub, tmp_path):
     from workbench.tui.jobs import RunJob
 
-    result = validate({"dataset_kind": "release", "path": SPEC, "agent": "oracle", "name": "tui"}, set())
+    result = validate(LaunchFields(dataset_kind="release", path=SPEC, agent="oracle", name="tui"), set())
     job = RunJob(result.spec, tmp_path / "s.sqlite", tmp_path / "cache")
     said: list[str] = []
     note = job.monitor.note
@@ -97,7 +100,7 @@ async def _folder_run(folder, store_path, cache_dir, name: str, ids: str) -> Non
     """A run on a release directory, of the items `ids` only (so that a resume has episodes left to run)."""
     from workbench.tui.jobs import RunJob
 
-    values = {"dataset_kind": "release", "path": str(folder), "agent": "oracle", "name": name, "ids": ids}
+    values = LaunchFields(dataset_kind="release", path=str(folder), agent="oracle", name=name, ids=ids)
     job = RunJob(validate(values, set()).spec, store_path, cache_dir)
     await job.execute()
     assert job.monitor.status == "done", job.monitor.message
@@ -113,14 +116,15 @@ def _first_ids(folder, n: int) -> str:
 async def test_a_folder_run_resumes_from_the_form_through_hf_of_the_same_files(hub, tmp_path, builtin_cache):
     """The run's identity is its data's fingerprint: the form does not refuse `hf:` for the stored directory (nor
     the reverse, by the same rule), and starting resumes the run; its dataset as recorded stays the directory."""
-    from workbench.tui.screens.launch import LaunchScreen, resume_conflicts
+    from workbench.tui.forms.resume import resume_conflicts
+    from workbench.tui.screens.launch import LaunchScreen
 
     folder, store_path = tmp_path / "agenthop", tmp_path / "store.sqlite"
     await _folder_run(folder, store_path, builtin_cache, "shared", _first_ids(folder, 3))
     stored = Store(store_path, readonly=True).run("shared")
-    hub_spec = validate({"dataset_kind": "release", "path": SPEC, "agent": "oracle", "name": "shared"}, set()).spec
+    hub_spec = validate(LaunchFields(dataset_kind="release", path=SPEC, agent="oracle", name="shared"), set()).spec
     assert resume_conflicts(hub_spec, stored) == {}
-    folder_spec = validate({"dataset_kind": "release", "path": str(folder), "agent": "oracle", "name": "shared"}, set())
+    folder_spec = validate(LaunchFields(dataset_kind="release", path=str(folder), agent="oracle", name="shared"), set())
     assert resume_conflicts(folder_spec.spec, {**stored, "dataset": SPEC}) == {}  # the reverse: a Hub run, a folder
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -158,10 +162,10 @@ async def test_a_different_dataset_is_still_refused(hub, tmp_path, builtin_cache
     hub.repos["nlpai-lab/other"] = Repo({commit: release_files(other)}, {"main": commit})
     await _folder_run(folder, store_path, builtin_cache, "shared", _first_ids(folder, 3))
     stored = Store(store_path, readonly=True).run("shared")
-    base = {"dataset_kind": "release", "agent": "oracle", "name": "shared"}
-    refused = validate({**base, "path": str(other)}, {"shared"}, stored=stored)
+    base = LaunchFields(dataset_kind="release", agent="oracle", name="shared")
+    refused = validate(replace(base, path=str(other)), {"shared"}, stored=stored)
     assert refused.spec is None and "dataset differs from the stored run's agenthop" in refused.errors["path"]
-    deferred = validate({**base, "path": "hf:nlpai-lab/other"}, {"shared"}, stored=stored)
+    deferred = validate(replace(base, path="hf:nlpai-lab/other"), {"shared"}, stored=stored)
     assert deferred.spec is not None
     job = RunJob(deferred.spec, store_path, builtin_cache)
     await job.execute()

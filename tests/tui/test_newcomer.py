@@ -80,7 +80,7 @@ async def test_R_fills_the_relaunch_form_from_every_stored_setting_and_starts_wi
         assert form.query_one("#max_turns", Input).value == "7"
         assert form.query_one("#limit", Input).value == "2"
         assert form.query_one("#question_type", Select).value == "single-target"
-        assert form.options.get("temperature") == 0.3
+        assert form.form.options.get("temperature") == 0.3
         asked = len(srv.requests)
         await pilot.press("ctrl+r")
         await settle(pilot, app)

@@ -542,7 +542,8 @@ async def test_R_relaunches_a_run_from_its_stored_configuration_and_resumes_it(s
         await pilot.pause()
         form = app.screen
         assert isinstance(form, LaunchScreen) and "Resume 'heur-s0'" in str(form.query_one(".dialog-title").render())
-        assert (form.values["name"], form.values["agent"], form.values["limit"], form.values["workers"]) == (
+        fields = form.form.fields
+        assert (fields.name, fields.agent, fields.limit, fields.workers) == (
             "heur-s0",
             "heuristic",
             "6",
@@ -824,11 +825,13 @@ async def test_the_launch_form_fits_any_terminal_with_its_buttons_and_messages_i
     """One case per terminal size (they were one loop: the suite's longest test, run to the end by one worker)."""
     from textual.geometry import Region
 
+    from workbench.tui.forms.launch_fields import LaunchFields
+
     app = make_app()
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         # five errors: the longest message area
-        app.action_new_run({"agent": "llm", "budget": "x", "max_turns": "y", "max_tokens": "z", "workers": "0"})
+        app.action_new_run(LaunchFields(agent="llm", budget="x", max_turns="y", max_tokens="z", workers="0"))
         await pilot.pause()
         form = app.screen
         screen = Region(0, 0, *size)

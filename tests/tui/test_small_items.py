@@ -142,19 +142,22 @@ def hold_lock(store, run: str):
 
 
 def test_the_launch_form_says_a_run_is_in_progress_in_another_process_before_start(tmp_path):
-    from workbench.tui.screens.launch import validate
+    from dataclasses import replace
+
+    from workbench.tui.forms.launch import validate
+    from workbench.tui.forms.launch_fields import LaunchFields
 
     store = tmp_path / "store.sqlite"
     child = hold_lock(store, "busy-run")
     try:
-        values = {"name": "busy-run", "agent": "heuristic"}
+        values = LaunchFields(name="busy-run", agent="heuristic")
         result = validate(values, {"busy-run"}, llm_ok=False, store_path=store)
         assert result.spec is None and result.errors == {
             "name": f"name: 'busy-run' is in progress in another process (pid {child.pid}); starting it here would "
             "be refused: wait for it to finish, or choose another name"
         }
         assert (
-            validate({**values, "name": "free-run"}, {"busy-run", "free-run"}, llm_ok=False, store_path=store).spec
+            validate(replace(values, name="free-run"), {"busy-run", "free-run"}, llm_ok=False, store_path=store).spec
             is not None
         )
     finally:

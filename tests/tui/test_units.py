@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import tomllib
+from dataclasses import replace
 from types import SimpleNamespace
 
 from hypothesis import given, settings
@@ -12,8 +13,9 @@ from hypothesis import strategies as st
 
 from sandbox.records import LedgerState, Step
 from workbench.tui import config
+from workbench.tui.forms.launch import default_name, validate
+from workbench.tui.forms.launch_fields import LaunchFields
 from workbench.tui.monitor import RunMonitor
-from workbench.tui.screens.launch import default_name, validate
 from workbench.tui.widgets.itempane import options_text
 from workbench.tui.widgets.meters import bar, level
 from workbench.tui.widgets.plaintext import sanitize, wrap
@@ -154,12 +156,12 @@ def test_options_pane_marks_gold_distractors_and_choices():
 
 def test_recorded_caps_fall_back_to_the_protocols():
     from sandbox.records import Caps, recorded_limits
-    from workbench.tui.screens.launch import DEFAULTS
 
     assert recorded_limits(None) == (30, 20, 200_000)  # profile agenthop-v1
     assert recorded_limits({"budget": 12, "max_tokens_total": 5000}) == (12, 20, 5000)
     assert recorded_limits(Caps(budget=7, max_turns=3, max_tokens_total=99).as_dict()) == (7, 3, 99)
-    assert (DEFAULTS["budget"], DEFAULTS["max_turns"], DEFAULTS["max_tokens"]) == ("30", "20", "200000")
+    new = LaunchFields()
+    assert (new.budget, new.max_turns, new.max_tokens) == ("30", "20", "200000")
 
 
 def test_entries_group_by_turn_with_separators():
@@ -170,43 +172,32 @@ def test_entries_group_by_turn_with_separators():
 
 
 def test_launch_validation():
-    ok = validate({"name": "x", "limit": "3", "workers": "2"}, set(), llm_ok=False)
+    ok = validate(LaunchFields(name="x", limit="3", workers="2"), set(), llm_ok=False)
     assert ok.spec is not None and ok.spec.limit == 3 and ok.spec.caps.budget == 30 and ok.spec.dataset == "builtin"
     bad = validate(
-        {
-            "name": "",
-            "budget": "-1",
-            "max_turns": "x",
-            "agent": "llm",
-            "dataset_kind": "release",
-            "path": "/nonexistent",
-        },
+        LaunchFields(name="", budget="-1", max_turns="x", agent="llm", dataset_kind="release", path="/nonexistent"),
         set(),
         llm_ok=False,
     )
     assert bad.spec is None
     assert set(bad.errors) >= {"name", "budget", "max_turns", "agent", "model", "path"}
-    exists = validate({"name": "x"}, {"x"}, llm_ok=False)
+    exists = validate(LaunchFields(name="x"), {"x"}, llm_ok=False)
     assert exists.spec is not None and exists.notes
     assert default_name("heuristic", "builtin", "", {"heuristic-builtin"}) == "heuristic-builtin-2"
 
 
 def test_llm_launch_shows_a_cost_estimate_before_starting():
-    from workbench.tui.screens.launch import DEFAULTS
-
-    values = dict(DEFAULTS, agent="llm", model="openai/gpt-4.1", limit="10", name="x")
+    values = LaunchFields(agent="llm", model="openai/gpt-4.1", limit="10", name="x")
     result = validate(values, set(), llm_ok=True)
     note = next(n for n in result.notes if n.startswith("cost"))
     assert "10 episodes" in note and "$" in note and "gpt-4.1 prices" in note
-    unknown = validate(dict(values, model="hosted_vllm/mine"), set(), llm_ok=True)
+    unknown = validate(replace(values, model="hosted_vllm/mine"), set(), llm_ok=True)
     assert any("unpriced" in n for n in unknown.notes)
 
 
 def test_launch_form_bounds_and_item_ids(builtin_cache):
-    from workbench.tui.screens.launch import DEFAULTS
-
     huge = validate(
-        {"name": "x", "budget": "999999999999999999999", "seed": "-3", "workers": "300"}, set(), llm_ok=False
+        LaunchFields(name="x", budget="999999999999999999999", seed="-3", workers="300"), set(), llm_ok=False
     )
     assert huge.spec is None and huge.errors == {
         "budget": "points: must be at most 100,000",
@@ -214,12 +205,12 @@ def test_launch_form_bounds_and_item_ids(builtin_cache):
         "workers": "workers: must be at most 256",
     }
     # the built-in benchmark is generated in the cache: ids are checked against it before launch
-    unknown = validate(dict(DEFAULTS, name="x", ids="st_0001, zz_9999"), set(), llm_ok=False, cache_dir=builtin_cache)
+    unknown = validate(LaunchFields(name="x", ids="st_0001, zz_9999"), set(), llm_ok=False, cache_dir=builtin_cache)
     assert unknown.spec is None and unknown.errors == {"ids": "unknown item id(s): zz_9999"}
-    known = validate(dict(DEFAULTS, name="x", ids="st_0001, mt_0002"), set(), llm_ok=False, cache_dir=builtin_cache)
+    known = validate(LaunchFields(name="x", ids="st_0001, mt_0002"), set(), llm_ok=False, cache_dir=builtin_cache)
     assert known.spec is not None and known.spec.item_ids == ("st_0001", "mt_0002")
     empty = validate(
-        dict(DEFAULTS, name="x", ids="st_0001", question_type="multi-target"),
+        LaunchFields(name="x", ids="st_0001", question_type="multi-target"),
         set(),
         llm_ok=False,
         cache_dir=builtin_cache,
@@ -229,21 +220,19 @@ def test_launch_form_bounds_and_item_ids(builtin_cache):
 
 def test_cost_estimate_counts_the_slice(builtin_cache, tmp_path):
     """The built-in benchmark has 30 single-target and 30 multi-target items (of each depth, 15)."""
-    from workbench.tui.screens.launch import DEFAULTS
-
-    llm = dict(DEFAULTS, agent="llm", model="openai/gpt-4.1", name="x")
+    llm = LaunchFields(agent="llm", model="openai/gpt-4.1", name="x")
     store = tmp_path / "none.sqlite"
 
     def note(values, cache=builtin_cache, existing=frozenset()):
         result = validate(values, set(existing), llm_ok=True, cache_dir=cache, store_path=store)
         return next(n for n in result.notes if n.startswith("cost"))
 
-    assert note(dict(llm, question_type="single-target")).startswith("cost ≈ 30 episodes")
-    assert note(dict(llm, question_type="multi-target", depth="2", replicates="3")).startswith("cost ≈ 45 episodes")
-    assert note(dict(llm, limit="7")).startswith("cost ≈ 7 episodes")
+    assert note(replace(llm, question_type="single-target")).startswith("cost ≈ 30 episodes")
+    assert note(replace(llm, question_type="multi-target", depth="2", replicates="3")).startswith("cost ≈ 45 episodes")
+    assert note(replace(llm, limit="7")).startswith("cost ≈ 7 episodes")
     # before the dataset can be read the slice is not counted: an upper bound, said so
-    assert note(dict(llm, question_type="single-target"), cache=tmp_path / "empty").startswith("cost at most 60 ep")
-    assert "≤ $" in note(dict(llm, question_type="single-target"), cache=tmp_path / "empty")
+    assert note(replace(llm, question_type="single-target"), cache=tmp_path / "empty").startswith("cost at most 60 ep")
+    assert "≤ $" in note(replace(llm, question_type="single-target"), cache=tmp_path / "empty")
     # resuming skips finished episodes: also an upper bound
     assert note(llm, existing={"x"}).startswith("cost at most 60 episodes")
 
@@ -261,7 +250,7 @@ def test_failure_message_shows_the_errors_inside_an_exception_group():
 
 def test_a_stored_run_comes_back_as_the_form_values_that_resume_it(seeded):
     from storage import Store
-    from workbench.tui.screens.launch import run_values
+    from workbench.tui.forms.relaunch import run_values
 
     store = Store(seeded)
     for name in ("heur-s0", "oracle-nosearch", "scripted-[b]llm[/b]", "random-s1"):
@@ -270,7 +259,7 @@ def test_a_stored_run_comes_back_as_the_form_values_that_resume_it(seeded):
         spec = validate(values, set(), llm_ok=True, options=options).spec
         assert spec.name == name and spec.identity(run["dataset_fingerprint"]) == run["identity"], name
         assert spec.limit == run["config"]["slice"]["limit"] and spec.workers == run["config"]["workers"]
-    assert run_values(store.run("oracle-nosearch"))[0]["ablation"] == "no-search"
+    assert run_values(store.run("oracle-nosearch"))[0].ablation == "no-search"
     store.conn.execute(
         "UPDATE runs SET caps = json_set(caps, '$.costs.read_section', 3), "
         "identity = json_set(identity, '$.caps.costs.read_section', 3) WHERE name = 'random-s1'"
@@ -493,15 +482,13 @@ async def test_the_private_textual_state_the_tests_read_is_still_there():
 
 def test_launch_form_client_choice_reaches_the_run():
     """The form's Client field is `--client`: auto records nothing (the runner picks), a forced one is kept."""
-    from workbench.tui.screens.launch import DEFAULTS
-
-    values = dict(DEFAULTS, agent="llm", model="openai/m", base_url="http://127.0.0.1:9/v1", name="x")
+    values = LaunchFields(agent="llm", model="openai/m", base_url="http://127.0.0.1:9/v1", name="x")
     auto = validate(values, set(), llm_ok=True)
     assert auto.spec is not None and "client" not in auto.spec.agent_options
-    forced = validate(dict(values, client="litellm"), set(), llm_ok=True)
+    forced = validate(replace(values, client="litellm"), set(), llm_ok=True)
     assert forced.spec.agent_options["client"] == "litellm" and forced.spec.identity("f") == auto.spec.identity("f")
-    assert validate(dict(values, client="curl"), set(), llm_ok=True).errors == {"client": "client: unknown 'curl'"}
-    scripted = validate(dict(DEFAULTS, agent="oracle", client="native", name="y"), set(), llm_ok=True)
+    assert validate(replace(values, client="curl"), set(), llm_ok=True).errors == {"client": "client: unknown 'curl'"}
+    scripted = validate(LaunchFields(agent="oracle", client="native", name="y"), set(), llm_ok=True)
     assert scripted.spec is not None and scripted.spec.agent_options == {}
 
 

@@ -1,7 +1,7 @@
 """The launch service: what a person chose for a run, checked and turned into the `RunSpec` the runner executes.
 
 The only place that turns a user's choices into a RunSpec: `--batch run` and `scale` (`workbench.cli.run`) and the
-TUI's launch form (`workbench.tui.screens.launch`) both call `run_spec`, so the same choices make the same run
+TUI's launch form (`workbench.tui.forms.launch`) both call `run_spec`, so the same choices make the same run
 from either (the same `[[pricing]]`, the same bounds, the same recorded LLM options). Each front end keeps only
 its parsing (argparse's types; the form's text fields) and its presentation: how it names a field (`names`:
 `--max-turns` or "turns") and where a message shows.

@@ -24,6 +24,7 @@ from workbench.tui.corpora import CorpusCache
 from workbench.views.cells import fraction
 
 if TYPE_CHECKING:
+    from workbench.tui.forms.launch_fields import LaunchFields
     from workbench.tui.jobs import RunJob, StudyJob
 
 # The cyclic garbage collector's first threshold in the TUI's process (Python's default: 700 allocations). Once
@@ -286,7 +287,7 @@ class WorkbenchApp(App[int]):
         self.push_screen(AuditScreen(corpus, self.store_path, reviewer, start=item_id, dataset=dataset))
 
     def action_new_run(
-        self, values: dict[str, str] | None = None, options: dict[str, Any] | None = None, title: str = "New run"
+        self, fields: LaunchFields | None = None, options: dict[str, Any] | None = None, title: str = "New run"
     ) -> None:
         from workbench.tui.screens.launch import LaunchScreen
 
@@ -294,26 +295,26 @@ class WorkbenchApp(App[int]):
             if spec is not None:
                 self.start_run(spec)
 
-        self.push_screen(LaunchScreen(set(self.run_names()), values, options, title), launched)
+        self.push_screen(LaunchScreen(set(self.run_names()), fields, options, title), launched)
 
     def relaunch(self, name: str) -> None:
         """The launch form filled in from a stored run, under its name: starting it resumes the run."""
-        from workbench.tui.screens.launch import run_values
+        from workbench.tui.forms.relaunch import run_values
 
         job = self.jobs.get(name)
         if job is not None and job.active:
             self.notify(f"'{name}' is running", severity="warning")
             return
         try:
-            values, options = run_values(self.store.run(name))
+            fields, options = run_values(self.store.run(name))
         except (ValueError, LookupError) as exc:
             self.notify(str(exc), severity="warning", timeout=6)
             return
-        self.action_new_run(values, options, title=f"Resume '{name}' (finished episodes are kept)")
+        self.action_new_run(fields, options, title=f"Resume '{name}' (finished episodes are kept)")
 
     def action_run_builtin(self) -> None:
         from workbench.service.launch import LaunchRequest, run_spec
-        from workbench.tui.screens.launch import default_name
+        from workbench.tui.forms.launch import default_name
 
         name = default_name("heuristic", "builtin", "", set(self.run_names()))
         self.start_run(run_spec(LaunchRequest(dataset="builtin", agent="heuristic", name=name, workers=4)))

@@ -106,23 +106,3 @@ def fetch_line(event: Fetching) -> str:
 def megabytes(n: int) -> str:
     """A size as the Hub shows sizes (decimal): `12.3 MB`."""
     return f"{n / 1e6:.1f} MB"
-
-
-def clip_middle(text: str, limit: int) -> str:
-    """`text` in at most `limit` cells, its middle elided: names that differ at the end (`…-builtin-2`,
-    `…-builtin-3`) stay told apart, where clipping the end showed three runs alike (`openai_fake-model-…`)."""
-    from rich.cells import cell_len, chop_cells
-
-    if limit <= 0:
-        return ""
-    if cell_len(text) <= limit:
-        return text
-    if limit == 1:
-        return "…"
-    head = chop_cells(text, (limit - 1) - (limit - 1) // 2)[0]
-    tail, room = "", (limit - 1) // 2
-    for ch in reversed(text):
-        if cell_len(ch + tail) > room:
-            break
-        tail = ch + tail
-    return head + "…" + tail

@@ -7,7 +7,7 @@ from rich.text import Text
 
 from workbench.cli.render.output import console, print_json
 from workbench.service.records.leaderboard import Board
-from workbench.views.cells import clip_middle
+from workbench.views.clip import clip_middle
 from workbench.views.leaderboard import leaderboard_cells, leaderboard_notes, leaderboard_title
 
 NAME_ROOM = {"run": 32, "who": 24}  # the leaderboard's name columns: never narrower than their names up to this

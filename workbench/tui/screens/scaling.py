@@ -84,6 +84,7 @@ from workbench.views.scaling import (
 
 if TYPE_CHECKING:
     from workbench.service.scaling.results import PlateauOptions
+    from workbench.tui.forms.study import StudyFields
     from workbench.tui.jobs import StudyJob
 
 TRANSITION_COLUMNS = ("transition", "d̄", "σ_boot", "C_k", "decision", "↑ / ↓", "sign test p")
@@ -438,11 +439,11 @@ class ScalingScreen(WorkbenchNode, Screen):
             return
         self.app.push_screen(StudyForm(self._plan), self._launch)
 
-    def _plan(self, values: dict[str, str]):
+    def _plan(self, values: StudyFields):
         """(plan, None), or (None, the problem) for the form's error line; nothing is written."""
         from workbench.service.launch import LaunchError
         from workbench.service.scaling import ScalingInputError, check_plan, plan_study
-        from workbench.tui.screens.study_form import study_request
+        from workbench.tui.forms.study import study_request
 
         try:
             plan = plan_study(study_request(values))

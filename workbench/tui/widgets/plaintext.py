@@ -45,8 +45,8 @@ def clip(text: str, limit: int) -> str:
 
 
 def clip_middle(text: str, limit: int) -> str:
-    """`text` in at most `limit` cells, its middle elided (`views.cells.clip_middle`, the CLI's tables' too)."""
-    from workbench.views.cells import clip_middle as clipped
+    """`text` in at most `limit` cells, its middle elided (`views.clip.clip_middle`, the CLI's tables' too)."""
+    from workbench.views.clip import clip_middle as clipped
 
     return clipped(text, limit)
 
