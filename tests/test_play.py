@@ -206,7 +206,7 @@ def test_batch_run_refuses_a_person(tmp_path, capsys):
 
 
 def test_the_setup_form_validates_before_anything_opens():
-    from workbench.tui.screens.play_setup import validate_setup
+    from workbench.tui.forms.play_setup import validate_setup
 
     request, errors = validate_setup({"player": "ana", "dataset": "", "mode": "random", "count": "3", "seed": "2"})
     assert errors == {} and (request.player, request.dataset, request.count, request.seed) == ("ana", "builtin", 3, 2)
