@@ -2,7 +2,9 @@
 side; verdicts Pass / Flag / Remove with a note and the three quality checks; section labels added, removed,
 re-classified or an edit undone; the corrected dataset exported in the release format.
 
-Everything is stored with the reviewer and the time, and every rule is `workbench.service.audit`'s (the sheet
+The screen composes and binds; the form's rules and wording are `workbench.tui.forms.audit`'s (the draft, the
+label typed to be added, the title and status lines). Everything is stored with the reviewer and the time, and every
+rule of what is stored is `workbench.service.audit`'s (the sheet
 is `audit.evidence`, verdicts go through `audit.record_verdict`, edits through `audit.record_edit` /
 `audit.undo_edit`), so the batch `audit` commands and this screen read and write the same records.
 
@@ -16,7 +18,6 @@ it; leaving audit mode with drafts asks first. The verdict keys work from the no
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,22 @@ from storage.rows import VerdictRow
 from workbench.service import audit
 from workbench.service.datasets import dataset_label
 from workbench.service.paths import export_dir
+from workbench.tui.forms.audit import (
+    ADD_LABEL_HELP,
+    NEXT_STATE,
+    Draft,
+    added_label,
+    edit_words,
+    export_refusal,
+    item_rows,
+    label_after_edit,
+    leave_question,
+    reviewer_problem,
+    status_line,
+    title_line,
+    toggled_relevance,
+    wrapped_label,
+)
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.screens.help import bound_key
 from workbench.tui.widgets.footer import KeysFooter
@@ -46,25 +63,6 @@ CHECK_LABELS = {
 }
 SHORT_LABELS = {"question_ok": "question ok", "gold_supported": "gold supported", "labels_accurate": "labels accurate"}
 CHECK_MARKS = {None: "?", True: "✓", False: "✗"}
-NEXT_STATE = {None: True, True: False, False: None}
-
-
-def reviewer_problem(name: str) -> str | None:
-    """Why `name` cannot be a reviewer's name (it is stored with every verdict and written to the config), or None."""
-    if not name:
-        return "a name is needed"
-    if len(name) > 60:
-        return "at most 60 characters"
-    if any(not ch.isprintable() for ch in name):
-        return "printable characters only"
-    return None
-
-
-def item_rows(corpus, verdicts: dict[str, VerdictRow]) -> list[tuple[str, str, str]]:
-    """(item id, kind, current verdict) for the list on the left."""
-    return [
-        (i.id, f"{i.kind}_d{i.depth}", verdicts[i.id]["verdict"] if i.id in verdicts else "—") for i in corpus.items
-    ]
 
 
 def head_text(ev: dict[str, Any]) -> Text:
@@ -84,11 +82,6 @@ def head_text(ev: dict[str, Any]) -> Text:
         style="bold",
     )
     return out
-
-
-def edit_words(action: str, was: str | None) -> str:
-    """How a reviewer changed a label: added it, or re-classified it from what it `was`."""
-    return "+ added" if action == "added" else f"✎ re-classified (was {was or '?'})"
 
 
 def label_text(n: int, lab: dict[str, Any], selected: bool) -> Text:
@@ -131,21 +124,6 @@ def edits_text(edits: list[dict[str, Any]]) -> Text:
             line += f" · undone by {sanitize(e['undone_by']['reviewer'])} (#{e['undone_by']['id']})"
         out.append(line + "\n", style="dim" if e["undone_by"] or e["action"] == "undo" else "")
     return out
-
-
-@dataclass(frozen=True)
-class Draft:
-    """A verdict being prepared: the note and the three checks (None: not assessed)."""
-
-    note: str = ""
-    checks: tuple[bool | None, bool | None, bool | None] = (None, None, None)
-
-    @classmethod
-    def of(cls, verdict: dict[str, Any] | None) -> Draft:
-        """What the latest recorded verdict says (a fresh item: nothing)."""
-        if verdict is None:
-            return cls()
-        return cls(verdict["note"], tuple(verdict["checks"][k] for k in audit.CHECKS))
 
 
 class CheckState(Static, can_focus=True):
@@ -287,14 +265,9 @@ class AuditScreen(WorkbenchNode, Screen):
             store.close()
 
     def _title(self, verdicts: dict[str, VerdictRow]) -> None:
-        n = len(self.corpus.items)
         key = bound_key(self.app, "audit.reviewer", "R")
-        self.query_one("#audit-title", Static).update(
-            Text(
-                f" Audit · {sanitize(self.dataset_label)} · {len(verdicts)} of {counted(n, 'item')} reviewed · "
-                f"reviewer: {sanitize(self.reviewer)} ({key} to change)"
-            )
-        )
+        title = title_line(self.dataset_label, len(verdicts), len(self.corpus.items), self.reviewer, key)
+        self.query_one("#audit-title", Static).update(Text(sanitize(title)))
 
     def action_reviewer(self) -> None:
         """Name the reviewer that verdicts and edits are recorded under, remembered in the app's state file."""
@@ -372,7 +345,7 @@ class AuditScreen(WorkbenchNode, Screen):
 
     def _select_label(self, index: int) -> None:
         labels = self.evidence["labels"]
-        self.label_index = index % len(labels) if labels else 0
+        self.label_index = wrapped_label(index, len(labels))
         widgets = list(self.query(".audit-label").results(Static))
         for n, (widget, lab) in enumerate(zip(widgets, labels, strict=True)):
             widget.update(label_text(n + 1, lab, n == self.label_index))
@@ -407,17 +380,10 @@ class AuditScreen(WorkbenchNode, Screen):
         self._draft_changed()
 
     def _status(self) -> None:
-        v = self.evidence.get("verdict")
-        labels = self.evidence["labels"]
-        parts = [
-            f"verdict: {v['verdict']} by {sanitize(v['reviewer'])} {v['time'][:16].replace('T', ' ')}"
-            if v
-            else "no verdict yet"
-        ]
-        parts.append(f"label [{self.label_index + 1}] of {len(labels)}" if labels else "no labels")
-        if self.current in self.drafts:
-            parts.append("changes not recorded (p/f/x)")
-        self.query_one("#audit-status", Static).update(Text(" · ".join(parts)))
+        line = status_line(
+            self.evidence.get("verdict"), self.label_index, len(self.evidence["labels"]), self.current in self.drafts
+        )
+        self.query_one("#audit-status", Static).update(Text(sanitize(line)))
 
     def _message(self, text: str, error: bool = False) -> None:
         box = self.query_one("#audit-message", Static)
@@ -481,8 +447,7 @@ class AuditScreen(WorkbenchNode, Screen):
             return False
         index = self.label_index if select is None else select
         self._load(item_id)
-        n = len(self.evidence["labels"])
-        self.label_index = min(index if index >= 0 else n - 1, max(0, n - 1))
+        self.label_index = label_after_edit(index, len(self.evidence["labels"]))
         await self._draw_sheet()
         self.call_after_refresh(self._select_label, self.label_index)
         self._message(done)
@@ -495,7 +460,7 @@ class AuditScreen(WorkbenchNode, Screen):
     async def action_reclassify(self) -> None:
         lab = self._selected()
         if lab is not None:
-            new = "supporting" if lab["relevance"] == "direct" else "direct"  # the toggle of what it is now
+            new = toggled_relevance(lab["relevance"])
             await self._edit(
                 lambda item_id: audit.record_edit(
                     self.corpus,
@@ -528,13 +493,20 @@ class AuditScreen(WorkbenchNode, Screen):
         if event.input.id == "audit-note":
             self.query_one("#audit-items", DataTable).focus()  # the note stays a draft until p / f / x
             return
-        parts = [p.strip() for p in event.value.split("|")]
-        if len(parts) != 3 or parts[2] not in audit.RELEVANCES or not parts[0] or not parts[1]:
-            self._message("add label: write ARXIV_ID | section header | direct or supporting", error=True)
+        label = added_label(event.value)
+        if label is None:
+            self._message(ADD_LABEL_HELP, error=True)
             return
         if await self._edit(
             lambda item_id: audit.record_edit(
-                self.corpus, self.store_path, item_id, self.reviewer, "add", parts[0], parts[1], parts[2]
+                self.corpus,
+                self.store_path,
+                item_id,
+                self.reviewer,
+                "add",
+                label.arxiv_id,
+                label.section,
+                label.relevance,
             ),
             select=-1,
         ):
@@ -546,10 +518,6 @@ class AuditScreen(WorkbenchNode, Screen):
         from workbench.tui.screens.dialogs import NameModal
 
         default = str(export_dir() / f"{Path(self.corpus.source).name}-audited")
-
-        def check(value: str) -> str | None:
-            path = Path(value).expanduser()
-            return f"{path} exists and is not empty" if path.exists() and any(path.iterdir()) else None
 
         def chosen(value: str | None) -> None:
             if value:
@@ -565,7 +533,7 @@ class AuditScreen(WorkbenchNode, Screen):
                     f"wrote {counted(counts['items'], 'item')} ({counts['removed']} removed) to {value}", timeout=5
                 )
 
-        self.app.push_screen(NameModal("Write the corrected dataset to", default, check), chosen)
+        self.app.push_screen(NameModal("Write the corrected dataset to", default, export_refusal), chosen)
 
     def action_back(self) -> None:
         """From a field back to the list; from the list out of audit mode (asking when drafts would be lost)."""
@@ -578,17 +546,13 @@ class AuditScreen(WorkbenchNode, Screen):
             return
         from workbench.tui.screens.dialogs import ConfirmModal
 
-        ids = sorted(self.drafts)
-
         def answer(yes: bool | None) -> None:
             if yes:
                 self.app.pop_screen()
 
         self.app.push_screen(
             ConfirmModal(
-                f"{len(ids)} {'item has' if len(ids) == 1 else 'items have'} a note or checks not recorded "
-                f"({', '.join(ids[:5])}"
-                f"{' …' if len(ids) > 5 else ''}). Leave audit mode and discard them?",
+                sanitize(leave_question(sorted(self.drafts))),
                 "Discard",
                 "Leave audit mode",
             ),
