@@ -3,7 +3,8 @@
 The corpus is opened in a thread worker when the screen mounts (never at app startup: the
 first open of a release imports it). Rows, filters and sorting are `workbench.service.items`, the
 functions `--batch items` uses, so both show the same numbers. Enter opens the item view;
-`a` audits the item, `p` plays it.
+`a` audits the item, `p` plays it. The browser's wording and arithmetic (filter names, the question column's
+width, the status line) are `workbench.tui.forms.items`'.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from textual.widgets.data_table import ColumnKey
 from textual.worker import Worker, WorkerState
 
 from workbench.service import items
+from workbench.tui.forms.items import RIGHT_LABELS, next_sort, question_width, status_text
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.meters import theme_style
@@ -49,15 +51,7 @@ SORT_OF_COLUMN = {
     "right": "right",
     "question": "file",
 }
-RIGHT_LABELS = {"none": "none right", "some": "some right", "all": "all right", "unrun": "not run"}
 FILTERS = ("kind", "depth", "reasoning", "tier", "right")
-
-
-def filter_label(name: str, value: Any) -> str:
-    """A filter in force, named as the filter bar names it."""
-    if name == "right":
-        return RIGHT_LABELS[value]
-    return f"{'type' if name == 'kind' else name} {value}"
 
 
 def right_cell(row: items.ItemRow, app) -> Text:
@@ -258,8 +252,8 @@ class ItemsScreen(WorkbenchNode, Screen):
         self._status(self.view, flt)
 
     def question_width(self) -> int:
-        """The question column gets what the other columns leave of the terminal's width (at least 30)."""
-        return max(30, self.app.size.width - 72)
+        """The question column's width at the terminal's width now (`forms.items.question_width`)."""
+        return question_width(self.app.size.width)
 
     def on_resize(self) -> None:
         """A wider or narrower terminal re-clips the questions (only when their width changes)."""
@@ -277,17 +271,9 @@ class ItemsScreen(WorkbenchNode, Screen):
         table.refresh()
 
     def _status(self, view: items.Browse, flt: items.ItemFilter) -> None:
-        active = flt.active()
-        parts = [f" {len(self.shown)} of {len(view.rows)} items"]
-        if active:
-            parts.append("filters: " + ", ".join(filter_label(k, v) for k, v in active.items()) + " (x clears)")
-        parts.append(
-            "file order"
-            if self.sort_key == "file"
-            else f"sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}"
-        )
+        line = status_text(len(self.shown), len(view.rows), flt.active(), self.sort_key, self.sort_reverse)
         note = view.note()
-        text = Text(" · ".join(parts))
+        text = Text(sanitize(line))
         if note:
             text.append(f" · {note}", style=theme_style(self.app, "warning"))
         self.query_one("#items-status", Static).update(text)
@@ -349,7 +335,7 @@ class ItemsScreen(WorkbenchNode, Screen):
         self.query_one(ItemsTable).focus()
 
     def action_sort(self) -> None:
-        self.sort_key = items.SORTS[(items.SORTS.index(self.sort_key) + 1) % len(items.SORTS)]
+        self.sort_key = next_sort(self.sort_key)
         self.sort_reverse = False
         self.render_rows()  # the status line names the sort
 
