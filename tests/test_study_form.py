@@ -99,3 +99,29 @@ def test_a_problem_worded_for_the_cli_reads_in_the_forms_words():
         "majority ties must be split or first; pairwise orders must be at least 1"
     )
     assert in_study_words("--no-such-flag stays") == "--no-such-flag stays"
+
+
+def test_the_study_is_planned_or_the_problem_that_stops_it_is_said(tmp_path, capsys):
+    from storage import Store
+    from workbench.cli import main
+    from workbench.tui.forms.study import planned_study
+
+    plan, problem = planned_study(StudyFields(name="M", limit="4", grid="4k,8k"), None)
+    assert problem is None and plan is not None and plan.name == "M"
+    assert planned_study(StudyFields(trials="two"), None) == (None, "judge trials: 'two' is not a whole number")
+    plan, problem = planned_study(StudyFields(grid="4k,4k"), None)
+    assert plan is None and problem
+    db = tmp_path / "s.sqlite"
+    common = ["--run", "M", "--db", str(db), "--quiet", "--limit", "4", "--format", "json", "--boot", "200"]
+    assert main(["--batch", "scale", "sequential", "--axis", "tokens", "--grid", "4k,8k", *common]) == 0
+    capsys.readouterr()
+    store = Store(db)
+    try:  # the runs already stored refuse a sweep of another axis into their group, before anything runs
+        plan, problem = planned_study(
+            StudyFields(name="M", limit="4", axis="points", grid="5,10", strategies="continue"), store
+        )
+        assert plan is None and problem is not None and "group 'M' already holds the tokens axis" in problem
+        same = StudyFields(name="M", limit="4", axis="tokens", grid="4k,8k", strategies="continue")
+        assert planned_study(same, store)[1] is None
+    finally:
+        store.close()

@@ -1,5 +1,6 @@
 """The study form's model: its fields in (`StudyFields`), the scaling service's `StudyRequest` out (ValueError naming
-a field whose number is none), and a service's problem said in the form's words.
+a field whose number is none), the study planned from it or the problem that stops it (`planned_study`), and a
+service's problem said in the form's words.
 
 It only parses text fields; `workbench.service.scaling.plan_study` checks everything and makes the runs, as the
 CLI's `scale` commands do, so a study launched from the form resumes from the CLI; a problem worded for the CLI is
@@ -9,14 +10,14 @@ said in the form's words (`workbench.tui.flag_words`: `--grid` reads `grid`).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sandbox.records import Caps
-from workbench.service.launch import LaunchRequest
+from workbench.service.launch import LaunchError, LaunchRequest
 from workbench.tui.flag_words import in_form_words
 
 if TYPE_CHECKING:  # named for the annotation only: the scaling service is imported when a study is asked for
-    from workbench.service.scaling import StudyRequest
+    from workbench.service.scaling import StudyPlan, StudyRequest
 
 
 @dataclass(frozen=True)
@@ -124,3 +125,18 @@ def _study_launch(v: StudyFields) -> LaunchRequest:
         max_turns=cap(v.max_turns, "max_turns", Caps.max_turns),
         max_tokens_total=cap(v.max_tokens, "max_tokens_total", Caps.max_tokens_total),
     )
+
+
+def planned_study(typed: StudyFields, store: Any) -> tuple[StudyPlan | None, str | None]:
+    """(the study's plan, None), or (None, the problem) for the form's error line: the fields as a request, planned
+    by the scaling service and checked against the runs already in `store` (the app's open store, untyped here as
+    the TUI names no storage class; None: no store yet); nothing is written."""
+    from workbench.service.scaling import ScalingInputError, check_plan, plan_study
+
+    try:
+        plan = plan_study(study_request(typed))
+        if store is not None:
+            check_plan(store, plan)
+    except (LaunchError, ScalingInputError, ValueError) as exc:
+        return None, str(exc)
+    return plan, None

@@ -440,19 +440,10 @@ class ScalingScreen(WorkbenchNode, Screen):
         self.app.push_screen(StudyForm(self._plan), self._launch)
 
     def _plan(self, values: StudyFields):
-        """(plan, None), or (None, the problem) for the form's error line; nothing is written."""
-        from workbench.service.launch import LaunchError
-        from workbench.service.scaling import ScalingInputError, check_plan, plan_study
-        from workbench.tui.forms.study import study_request
+        """(plan, None), or (None, the problem) for the form's error line (`forms.study.planned_study`)."""
+        from workbench.tui.forms.study import planned_study
 
-        try:
-            plan = plan_study(study_request(values))
-            store = self.app.open_store(create=False)
-            if store is not None:
-                check_plan(store, plan)
-        except (LaunchError, ScalingInputError, ValueError) as exc:
-            return None, str(exc)
-        return plan, None
+        return planned_study(values, self.app.open_store(create=False))
 
     def _launch(self, plan) -> None:
         from workbench.tui.jobs import StudyJob
