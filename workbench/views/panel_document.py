@@ -7,6 +7,7 @@ from __future__ import annotations
 from workbench.service.records.panel import PanelReport
 from workbench.views.fingerprints import fingerprint_notes, titled_tables, trigram_lines
 from workbench.views.lineage import grouped_table
+from workbench.views.markdown import markdown_table
 from workbench.views.panel_tables import EMPTY, extra_lines, extra_tables
 
 EXPORT_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown"}
@@ -60,14 +61,3 @@ def grouped_markdown(panel: PanelReport) -> str:
         rows.append((f"**{label}**", *([""] * (len(header) - 1))))
         rows.extend(cells)
     return markdown_table(header, rows)
-
-
-def markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    """The rows under their header as a Markdown table (a `|` in a cell escaped)."""
-
-    def esc(cell: object) -> str:
-        return str(cell).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"

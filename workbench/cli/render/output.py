@@ -93,17 +93,6 @@ def csv_text(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
     return buf.getvalue()
 
 
-def markdown_text(rows: list[tuple], header: tuple) -> str:
-    """The rows under their header as a Markdown table (a `|` in a cell escaped)."""
-
-    def esc(cell: object) -> str:
-        return str(cell).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
-
-
 def cells_table(
     title: str | None, columns: Sequence[str], rows: Iterable[Iterable[str]], left: Collection[int] = ()
 ) -> Table:

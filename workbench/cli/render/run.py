@@ -10,10 +10,11 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from workbench.cli.render.output import console, csv_text, markdown_text, print_json
+from workbench.cli.render.output import console, csv_text, print_json
 from workbench.service.records.estimate import Estimate
 from workbench.service.records.report import RunReport
 from workbench.views.cells import shell_word
+from workbench.views.markdown import markdown_table
 from workbench.views.report import (
     REPORT_HEADER,
     TIDY_HEADER,
@@ -64,7 +65,7 @@ def _report_markdown(report: RunReport, legend: list[str]) -> str:
     return (
         f"### {report['run']}\n\n"
         + (f"**{partial[3:]}**\n\n" if partial else "")
-        + markdown_text(report_rows(report) + detail_rows(report), REPORT_HEADER)
+        + markdown_table(REPORT_HEADER, report_rows(report) + detail_rows(report))
         + "".join(f"\n- {line}" for line in legend)
         + ("\n" if legend else "")
     )
