@@ -97,3 +97,27 @@ def test_the_views_never_write():
         if re.search(r"\bprint\(|sys\.std(out|err)|\bConsole\(", line)
     ]
     assert offenders == []
+
+
+PRODUCT = ("agenthop_workbench", "workbench", "sandbox", "stats", "storage", "themes")
+ROOM = 750  # lines: a module a newcomer can hold in their head (docs/architecture.md, "Rooms")
+
+
+def test_no_product_module_is_larger_than_a_room():
+    """Every module of the product fits in a room: one past it is split along its own seams, not cut at the line."""
+    sizes = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for package in PRODUCT
+        for path in (ROOT / package).rglob("*.py")
+    }
+    assert len(sizes) > 200  # the walk found the product
+    assert {name: n for name, n in sizes.items() if n > ROOM} == {}
+
+
+def test_the_tui_form_models_are_plain():
+    """The screens' logic lives in workbench/tui/forms, which knows no Textual (a contract): the forms package exists
+    and is held by its contract."""
+    contract = _contracts()["forms-plain"]
+    assert contract["source_modules"] == ["workbench.tui.forms"]
+    assert {"textual", "rich"} <= set(contract["forbidden_modules"])
+    assert len(list((ROOT / "workbench" / "tui" / "forms").glob("*.py"))) > 5
