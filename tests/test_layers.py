@@ -89,7 +89,7 @@ def test_no_store_query_outside_storage():
 
 
 def test_the_views_never_write():
-    """workbench/views/ returns text (cells, lines, tables, figures); only render.py and the TUI put it anywhere."""
+    """workbench/views/ returns text (cells, lines, tables, figures); only cli/render/ and the TUI put it anywhere."""
     offenders = [
         f"{p.relative_to(ROOT)}:{n}"
         for p in (ROOT / "workbench" / "views").rglob("*.py")
