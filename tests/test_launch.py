@@ -306,7 +306,7 @@ def test_the_clients_are_the_llm_agents():
 NON_USER_RUNSPECS = {
     "workbench/service/launch.py": "the launch service itself",
     "workbench/service/reference_import.py": "the replay run of imported reference trajectories",
-    "workbench/service/campaign.py": "the MCP server's base spec (its agent is the MCP client)",
+    "workbench/service/mcp_session.py": "the MCP server's base spec (its agent is the MCP client)",
     "workbench/service/play.py": "a person's play session",
     "workbench/service/inspect/log_import.py": "the replay run of an imported Inspect log",
     "workbench/service/inspect/task.py": "the Inspect task's episodes (Inspect's model plays them; -T options checked there)",

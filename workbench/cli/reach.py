@@ -24,13 +24,13 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
     token = _bearer_token(args)  # a reachable server without a token is refused before anything is opened
     from sandbox.records import Caps
     from workbench.service import paths
-    from workbench.service.campaign import campaign_spec
     from workbench.service.datasets import dataset_key
     from workbench.service.execution import select_items
+    from workbench.service.mcp_session import session_spec
     from workbench.service.stores import open_store, run_lock
 
     corpus = open_data(args.data, getattr(args, "quiet", False))
-    base = campaign_spec(
+    base = session_spec(
         args.run_name,
         dataset_key(args.data),
         Caps(budget=args.budget, max_turns=args.max_turns, max_tokens_total=args.max_tokens_total),
@@ -44,14 +44,14 @@ def cmd_serve_mcp(args: argparse.Namespace) -> int:
     select_items(corpus, base)  # a slice that selects nothing is refused before anything is served
     sock = _listen(args.host, args.port) if args.transport == "http" else None
     store = open_store(paths.new_store_path(args.db))
-    from workbench.mcp.server import Campaign, serve_http, serve_stdio
+    from workbench.mcp.server import McpSession, serve_http, serve_stdio
 
     with run_lock(store.path, args.run_name):  # a second server on the run is refused here
         if sock is None:
             sys.stderr.write(f"serving run '{args.run_name}' over stdio\n")
-            asyncio.run(until_signal(serve_stdio(Campaign(base, corpus, store))))
+            asyncio.run(until_signal(serve_stdio(McpSession(base, corpus, store))))
             return ExitCode.OK
-        received = asyncio.run(serve_http(Campaign(base, corpus, store, token_env=args.token_env), sock, token))
+        received = asyncio.run(serve_http(McpSession(base, corpus, store, token_env=args.token_env), sock, token))
     if received:
         sys.stderr.write("stopped: finished trajectories are stored; serve the same run again to resume\n")
         return 128 + received

@@ -1,7 +1,7 @@
 """`serve-mcp`: the sandbox as an MCP server, so any MCP-capable agent is measured under the same ledger.
 
 The server is a thin transport: the run, its episodes and every text a client reads are
-`workbench.service.campaign`'s (the same `Runner` and `Episode` as every other agent, the
+`workbench.service.mcp_session`'s (the same `Runner` and `Episode` as every other agent, the
 client's `tools/call` requests one turn each); this module carries them over MCP (stdio or
 streamable HTTP) and refuses what is no call at all.
 
@@ -26,7 +26,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from workbench.service.campaign import NEXT_ITEM, Campaign, Reply, tool_schemas
+from workbench.service.mcp_session import NEXT_ITEM, McpSession, Reply, tool_schemas
 
 MAX_ARGUMENT_CHARS = 65_536  # a call's arguments as JSON; more is no call a protocol agent makes
 MAX_NAME_CHARS = 128
@@ -57,8 +57,8 @@ def tool_list(prompts: Any = None) -> list[types.Tool]:
     ]
 
 
-def build_server(campaign: Campaign) -> Server:
-    tools = tool_list(campaign.base.prompt_set())
+def build_server(session: McpSession) -> Server:
+    tools = tool_list(session.base.prompt_set())
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -76,8 +76,8 @@ def build_server(campaign: Campaign) -> Server:
                 f"most {MAX_ARGUMENT_CHARS:,} (nothing was charged)",
             )
         if name == NEXT_ITEM:
-            return _result(await campaign.next_item(_client_of(ctx)))
-        return _result(await campaign.call(name, arguments))
+            return _result(await session.next_item(_client_of(ctx)))
+        return _result(await session.call(name, arguments))
 
     return Server(
         "agenthop-workbench",
@@ -97,19 +97,19 @@ def _client_of(ctx: Any) -> str:
     return client_label(getattr(info, "name", None))
 
 
-async def serve_stdio(campaign: Campaign) -> None:
+async def serve_stdio(session: McpSession) -> None:
     """Serve one client over stdin/stdout until it disconnects."""
     from mcp.server.stdio import stdio_server
 
-    server = build_server(campaign)
+    server = build_server(session)
     try:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:
-        await campaign.close()
+        await session.close()
 
 
-async def serve_http(campaign: Campaign, sock: Any, token: str | None = None) -> int | None:
+async def serve_http(session: McpSession, sock: Any, token: str | None = None) -> int | None:
     """Serve streamable HTTP on a bound socket until SIGINT or SIGTERM; the signal's number, if one stopped it.
     With a `token`, every request must carry it as `Authorization: Bearer …` (`workbench.mcp.auth`)."""
     import signal
@@ -142,15 +142,15 @@ async def serve_http(campaign: Campaign, sock: Any, token: str | None = None) ->
     from workbench.mcp.auth import BearerGate, host_header_guard
 
     host, port = sock.getsockname()[:2]
-    app: Any = build_server(campaign).streamable_http_app(host=host, transport_security=host_header_guard(host))
+    app: Any = build_server(session).streamable_http_app(host=host, transport_security=host_header_guard(host))
     if token is not None:
         app = BearerGate(app, token)
-        sys.stderr.write(f"every request needs the bearer token from ${campaign.token_env}\n")
+        sys.stderr.write(f"every request needs the bearer token from ${session.token_env}\n")
     server = _Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    sys.stderr.write(f"serving run '{campaign.base.name}' at http://{host}:{port}/mcp\n")
+    sys.stderr.write(f"serving run '{session.base.name}' at http://{host}:{port}/mcp\n")
     sys.stderr.flush()
     try:
         await server.serve(sockets=[sock])
     finally:
-        await campaign.close()
+        await session.close()
     return server.received

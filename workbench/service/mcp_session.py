@@ -1,4 +1,4 @@
-"""An MCP campaign: one run served to an outside agent, the runner handing its episodes to the client's calls.
+"""An MCP session: one run served to an outside agent, the runner handing its episodes to the client's calls.
 
 The run is executed by the same `Runner` as every other agent (resumable, each step committed as it happens, one
 process per run), and each episode by the same `Episode`; the episode's agent is an `ExternalAgent` whose calls
@@ -66,7 +66,7 @@ class _Open:
     trajectory: Trajectory | None = None
 
 
-class Campaign:
+class McpSession:
     """One run served to MCP clients. The runner starts at the first next_item, as `mcp:<client>`."""
 
     def __init__(self, base: RunSpec, corpus: Corpus, store: Store, token_env: str | None = None):
@@ -261,7 +261,7 @@ def tool_schemas(prompts: Any = None) -> list[dict[str, Any]]:
     return [*(prompts.tool_schemas() if prompts is not None else TOOL_SCHEMAS), NEXT_ITEM_SCHEMA]
 
 
-def campaign_spec(
+def session_spec(
     name: str,
     dataset: str,
     caps: Caps,
