@@ -143,11 +143,18 @@ def anthropic_error(
 class FakeOpenAI:
     """Serves every POST from `brain` until stopped. Records every request body, header and path."""
 
-    def __init__(self, brain: Callable[[dict[str, Any], int], Reply], latency_s: float = 0.0, strict: bool = True):
+    def __init__(
+        self,
+        brain: Callable[[dict[str, Any], int], Reply],
+        latency_s: float = 0.0,
+        strict: bool = True,
+        port: int = 0,
+    ):
         """`latency_s`: each reply leaves that long after its request line was read, as a model server's time to
         answer: this server's own work (reading headers and body, the brain, encoding the reply) falls inside it.
         Counted from the end of that work instead, a burst of 64 requests queued behind one another for the GIL
-        added 2-5 ms to each call's latency on average, which a benchmark of the client then charged to the client."""
+        added 2-5 ms to each call's latency on average, which a benchmark of the client then charged to the client.
+        `port`: listen there (an endpoint that refused connections coming back); 0, any free one."""
         self.brain = brain
         self.latency_s = latency_s
         self.strict = strict
@@ -209,7 +216,7 @@ class FakeOpenAI:
         class Server(ThreadingHTTPServer):
             request_queue_size = 256  # many workers connect at once; the default backlog of 5 drops connections
 
-        self.httpd = Server(("127.0.0.1", 0), Handler)
+        self.httpd = Server(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         # `shutdown` waits for the serving loop to look at its flag, which it does once per poll interval: the
         # default half second made every `with FakeOpenAI(...)` block end up to 0.5 s after its last request.

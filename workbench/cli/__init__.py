@@ -3,7 +3,7 @@
 The package: `parser` (the command line), `errors` (exit codes, user mistakes), `context` (what a command
 opens and closes), and one module per command group: `run` (run, scale), `results` (runs, report, compare,
 leaderboard, export, rename, delete), `data` (synth, items, audit, import-reference, import-inspect),
-`reach` (serve-mcp, merge).
+`reach` (serve-mcp, merge), `campaign` (campaign init, run, status, report).
 
 Exit status: 0 success, 2 bad input (dataset, flags, run conflicts; nothing written),
 1 an internal failure (with a traceback), 3 a run stopped incomplete by --max-run-tokens/--max-run-cost or by a
@@ -42,6 +42,7 @@ COMMANDS = {
     "synth": "data:cmd_synth",
     "prompts": "prompts:cmd_prompts",
     "merge": "reach:cmd_merge",
+    "campaign": "campaign:cmd_campaign",
     "serve-mcp": "reach:cmd_serve_mcp",
 }
 

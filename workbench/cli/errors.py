@@ -46,6 +46,8 @@ REMEDIES = {
     "another_store": "choose another --db",
     "rename_or_delete_run": "choose another --run name, or move the old run aside (--batch rename {run} NEW) or "
     "delete it (--batch delete {run})",
+    "campaign_run_changed": "keep the run's settings in the campaign file to resume it, give its model another name "
+    "there, or move the old run aside (--batch rename {run} NEW) or delete it (--batch delete {run})",
     "rename_to_keep_both": "rename one of them (--batch rename {run} NEW) to keep both",
     "tag_alike": "give the shards one tag (--batch runs tag {run} --family NAME --tier TIER --db STORE on the "
     "store that differs), then merge again",

@@ -174,3 +174,87 @@ class JudgingProgress:
         else:
             self.stream.write(line + "\n")
         self.stream.flush()
+
+
+class CampaignProgress:
+    """A whole campaign's progress on stderr, one display for all its runs (`workbench.service.campaign
+    .CampaignTracker`'s totals: runs done, episodes, tokens, cost, time left). On a terminal one line rewritten in
+    place (at most ten times a second), with a line above it as each run ends; otherwise a line as each run ends
+    and at each tenth of the campaign's episodes."""
+
+    REDRAW_S = 0.1
+
+    def __init__(self, name: str, states: list, quiet: bool = False, stream: TextIO | None = None):
+        from workbench.service.campaign import CampaignTracker
+
+        self.name = name
+        self.quiet = quiet
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.tracker = CampaignTracker(states)
+        self.drawn = 0.0
+        self.tenth = -1
+        self.open_line = False  # a line is drawn in place (terminal) and must be cleared before another is printed
+        if not quiet:
+            totals = self.tracker.totals()
+            self._say(
+                f"campaign '{name}': {totals.runs} runs, {totals.episodes} episodes, "
+                f"{totals.episodes_done} already done"
+            )
+
+    def update(self, run: str, event: RunEvent) -> None:
+        self.tracker.feed(run, event)
+        if self.quiet:
+            return
+        if event.kind == "retry" or (event.kind == "step" and event.step is not None and event.step.kind == "retry"):
+            why = " ".join((event.note or (event.step.text if event.step else "") or "").split())
+            self._say(f"{run}: retrying {event.item_id} r{event.replicate}: {why[:200]}")
+        elif event.kind == "trajectory":
+            self._progress()
+
+    def ended(self, run: str, result) -> None:
+        """A run's end: said in one line (with why it stopped early, if it did)."""
+        status = result["status"]
+        self.tracker.ended(run, "done" if status == "done" and result["done"] >= result["planned"] else status)
+        if self.quiet:
+            return
+        why = f" ({result['stop_reason']})" if result.get("stop_reason") else ""
+        self._say(f"run '{run}': {status}, {result['done']}/{result['planned']}{why}")
+        self._progress(force=True)
+
+    def skipped(self, run: str) -> None:
+        self.tracker.ended(run, "not started")
+
+    def _progress(self, force: bool = False) -> None:
+        from workbench.views.campaign import totals_line
+
+        totals = self.tracker.totals()
+        line = totals_line(self.name, totals)
+        if self.tty:
+            now = time.monotonic()
+            if force or now - self.drawn >= self.REDRAW_S:
+                self.drawn = now
+                self.stream.write(f"\r\x1b[K{line}")
+                self.stream.flush()
+                self.open_line = True
+            return
+        tenth = totals.episodes_done * 10 // max(totals.episodes, 1)
+        if force or tenth != self.tenth:
+            self.tenth = tenth
+            self.stream.write(line + "\n")
+            self.stream.flush()
+
+    def _say(self, line: str) -> None:
+        if self.open_line:
+            self.stream.write("\r\x1b[K")
+            self.open_line = False
+        self.stream.write(line + "\n")
+        self.stream.flush()
+        if self.tty:
+            self._progress(force=True)
+
+    def close(self) -> None:
+        if self.open_line:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.open_line = False
