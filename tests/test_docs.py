@@ -231,6 +231,7 @@ SCREEN_PAGES = {
     "play.PlayScreen": "play.md",
     "play_setup.PlaySetupScreen": "play.md",
     "leaderboard.LeaderboardScreen": "leaderboard.md",
+    "campaign.CampaignScreen": "campaign.md",
 }
 # modals and pickers whose keys are cancel/confirm only, and the help screen itself (it lists every key)
 NO_PAGE = {

@@ -25,7 +25,7 @@ from workbench.views.cells import fraction
 
 if TYPE_CHECKING:
     from workbench.tui.forms.launch_fields import LaunchFields
-    from workbench.tui.jobs import RunJob, StudyJob
+    from workbench.tui.jobs import CampaignJob, RunJob, StudyJob
 
 # The cyclic garbage collector's first threshold in the TUI's process (Python's default: 700 allocations). Once
 # Textual's and Rich's bounded caches of strips, segments and styles have filled (~300,000 long-lived objects), each
@@ -74,6 +74,7 @@ class WorkbenchApp(App[int]):
         self.startup_warnings = list(warnings or [])
         self.jobs: dict[str, RunJob] = {}
         self.studies: dict[str, StudyJob] = {}  # scaling studies launched from the Scaling screen
+        self.campaigns: dict[str, CampaignJob] = {}  # campaigns started from their screen (their runs are in jobs)
         self.corpora = CorpusCache(self.cache_dir)
         self._store = None
         self.home = home
@@ -184,6 +185,9 @@ class WorkbenchApp(App[int]):
         )
 
     def on_unmount(self) -> None:
+        for campaign in self.campaigns.values():
+            if campaign.active:
+                campaign.cancel()
         for job in self.jobs.values():
             if job.active:
                 job.cancel()
@@ -318,6 +322,45 @@ class WorkbenchApp(App[int]):
 
         name = default_name("heuristic", "builtin", "", set(self.run_names()))
         self.start_run(run_spec(LaunchRequest(dataset="builtin", agent="heuristic", name=name, workers=4)))
+
+    # ------------------------------------------------------------ campaigns
+
+    def action_open_campaign(self) -> None:
+        """Ask for a campaign file, then open its screen (its plan; ctrl+r starts it)."""
+        from workbench.tui.screens.dialogs import NameModal
+
+        def check(text: str) -> str | None:
+            path = Path(text.strip()).expanduser()
+            return None if path.is_file() else f"no file at {path}"
+
+        def chosen(text: str | None) -> None:
+            if text:
+                self.open_campaign(Path(text.strip()).expanduser())
+
+        self.push_screen(
+            NameModal(
+                "Open a campaign file",
+                "campaign.toml",
+                check,
+                hint="a TOML campaign file (`agenthop-tui --batch campaign init FILE` writes an example)",
+            ),
+            chosen,
+        )
+
+    def open_campaign(self, path: Path) -> None:
+        from workbench.tui.screens.campaign import CampaignScreen
+
+        self.push_screen(CampaignScreen(path))
+
+    def start_campaign(self, plan, states):
+        """Run a campaign's runs in the background (one app-level worker), each registered as a run of this session."""
+        from workbench.tui.jobs import CampaignJob
+
+        self.open_store(create=True)
+        job = CampaignJob(plan, states, self.store_path, self.cache_dir)
+        self.campaigns[job.name] = job
+        job.start(self)
+        return job
 
     # ------------------------------------------------------------ play: people under the agents' rules
 

@@ -27,6 +27,11 @@ class WorkbenchCommands(Provider):
         yield "Audit the benchmark…", "review items: verdicts, label edits, the corrected release", app.action_audit
         yield "Scaling…", "sequential plateaus and parallel sampling (verification gap)", app.action_scaling
         yield (
+            "Open a campaign file…",
+            "a panel and its studies as one file: its plan and estimated cost, started and watched run by run",
+            app.action_open_campaign,
+        )
+        yield (
             "Play the benchmark…",
             "answer items yourself under the agents' tools and budget, then see how the models did",
             app.action_play,

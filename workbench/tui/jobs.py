@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -68,6 +70,7 @@ class RunJob:
         self.runner: Any = None
         self.worker: Any = None
         self.result: RunResult | None = None
+        self.listeners: list[Callable[[Any], None]] = []  # hear the run's events too (a campaign's totals)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task | None = None
         self._cancelled = False
@@ -108,7 +111,7 @@ class RunJob:
             self._load_model_client()
             store = open_store(self.store_path)
             self._seed(store)
-            self.runner = runner(self.spec, corpus, store, on_event=self.monitor.feed)
+            self.runner = runner(self.spec, corpus, store, on_event=self._feed)
             self.result = await self.runner.run()
             self.monitor.finish(self.result["status"], self.result["stop_reason"])  # a limit, a server gone
             return self.result
@@ -128,6 +131,12 @@ class RunJob:
                 store.close()
             if corpus is not None:
                 corpus.close()
+
+    def _feed(self, event: Any) -> None:
+        """The runner's event to the live screen's monitor, then to each listener."""
+        self.monitor.feed(event)
+        for listener in self.listeners:
+            listener(event)
 
     def _fetching(self, event: Any) -> None:
         """A Hub release's download, said on the live screen while the run starts (from the download's threads)."""
@@ -274,3 +283,93 @@ class StudyJob:
                 )
             )
         return out
+
+
+class CampaignJob:
+    """A campaign launched from its screen: its runs on their endpoints' lanes at once
+    (`workbench.service.campaign.execute_campaign`, the CLI's ordering), each run a `RunJob` executed on this job's
+    one app-level thread worker and registered in `app.jobs`, so each opens on the Live screen as any run launched
+    here. The campaign's totals (`CampaignTracker`) are fed by every run's events; cancelling interrupts every run
+    (each stays resumable: starting the same campaign again resumes it)."""
+
+    def __init__(self, plan: Any, states: list[Any], store_path: Path, cache_dir: Path):
+        from workbench.service.campaign import CampaignTracker
+
+        self.plan = plan
+        self.tracker = CampaignTracker(states)
+        finished = {s.name for s in states if s.finished}  # left as they are: not run again
+        self.runs = {run.name: RunJob(run.spec, store_path, cache_dir) for run in plan.runs if run.name not in finished}
+        for name, job in self.runs.items():
+            job.listeners.append(partial(self.tracker.feed, name))
+        self.status = "starting"  # starting | running | done | stopped | failed
+        self.message = ""
+        self.outcome: Any = None
+        self.worker: Any = None
+        self._cancelled = False
+
+    @property
+    def name(self) -> str:
+        return self.plan.campaign.name
+
+    @property
+    def active(self) -> bool:
+        return self.status in ("starting", "running")
+
+    def start(self, app) -> None:
+        for name, job in self.runs.items():
+            app.jobs[name] = job
+        self.worker = app.run_worker(
+            self.execute,
+            name=f"campaign:{self.name}",
+            group="campaigns",
+            thread=True,
+            exit_on_error=False,
+            description=f"campaign {self.name}",
+        )
+
+    async def execute(self) -> None:
+        from workbench.service.campaign import execute_campaign
+
+        async def run_one(run: Any) -> RunResult | None:
+            if self._cancelled:
+                return None
+            job = self.runs[run.name]
+            result = await job.execute()
+            self.tracker.ended(run.name, job.monitor.snapshot().status)
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # the job took its lane's cancel as its own: pass it on
+                raise asyncio.CancelledError
+            return result
+
+        self.status = "running"
+        try:
+            finished = {run.name for run in self.plan.runs if run.name not in self.runs}
+            self.outcome = await execute_campaign(self.plan, run_one, finished)
+        except Exception as exc:
+            self.status, self.message = "failed", describe(exc)
+            raise
+        finally:
+            self._never_started()
+        unreachable = self.outcome.unreachable()
+        if self._cancelled or unreachable or self.outcome.incomplete():
+            self.status = "stopped"
+            self.message = "; ".join(f"{e} unreachable: {', '.join(r)}" for e, r in unreachable.items()) or (
+                "cancelled: start the same campaign to resume" if self._cancelled else "some runs did not finish"
+            )
+        else:
+            self.status = "done"
+
+    def _never_started(self) -> None:
+        """The runs the campaign did not start (their endpoint unreachable, a cancel, a failure): said so on their
+        live screens and in the totals, and no longer taken for runs about to start."""
+        for name, job in self.runs.items():
+            if job.monitor.status == "starting" and job.runner is None:
+                job.monitor.finish("interrupted", "not started: start the same campaign again to run it")
+                self.tracker.ended(name, "not started")
+
+    def cancel(self) -> None:
+        """Interrupt every run now (thread-safe); the runs not started yet are not started."""
+        self._cancelled = True
+        for job in self.runs.values():
+            if job.active:
+                job.cancel()

@@ -1,0 +1,203 @@
+"""A campaign file on screen: its plan (each run with its model, endpoint, episodes and estimated cost; the totals),
+then, once started (ctrl+r), one line per run with its progress and the campaign's totals (runs, episodes, tokens,
+cost, time left); enter on a run opens it on the Live screen.
+
+The file is read, planned and estimated by `workbench.service.campaign` (as `--batch campaign run` reads it) on a
+thread; a problem in the file is shown as the CLI says it (file, line, key) and nothing can be started.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Static
+
+from workbench.tui.host import WorkbenchNode
+from workbench.tui.widgets.footer import KeysFooter
+from workbench.tui.widgets.plaintext import sanitize
+from workbench.views.campaign import totals_line
+from workbench.views.cells import usd
+
+COLUMNS = (
+    ("run", "RUN"),
+    ("model", "MODEL"),
+    ("endpoint", "ENDPOINT"),
+    ("episodes", "EPISODES"),
+    ("done", "DONE"),
+    ("cost", "EST. COST"),
+    ("status", "STATUS"),
+)
+REFRESH_HZ = 4
+MARKS = {"done": "✓", "running": "▶", "interrupted": "■", "failed": "✗", "not started": "·", "left": "·"}
+
+
+class CampaignTable(DataTable):
+    BINDINGS = [Binding("enter", "select_cursor", "Watch run", id="campaign.watch")]
+
+
+class CampaignScreen(WorkbenchNode, Screen):
+    HELP_TITLE = "Campaign"
+    BINDINGS = [
+        Binding("ctrl+r", "start", "Start", id="campaign.start"),
+        Binding("X", "cancel", "Interrupt", id="campaign.cancel", show=False),
+        Binding("f5", "reload", "Reload the file", id="campaign.reload", key_display="F5"),
+        Binding("escape,q", "back", "Back", id="campaign.back"),
+    ]
+
+    def __init__(self, path: Path):
+        super().__init__()
+        self.path = Path(path)
+        self.plan: Any = None
+        self.states: list[Any] = []
+        self.previews: list[Any] = []
+        self.error: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(f" Campaign · {sanitize(str(self.path))}", id="campaign-title", classes="title-bar")
+        yield Static("reading the file…", id="campaign-totals")
+        yield Static("", id="campaign-error")
+        yield CampaignTable(id="campaign-runs", cursor_type="row")
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for key, label in COLUMNS:
+            table.add_column(label, key=key)
+        self.action_reload()
+        self.set_interval(1 / REFRESH_HZ, self.refresh_progress, name="campaign-refresh")
+        table.focus()
+
+    # ------------------------------------------------------------ the plan
+
+    def action_reload(self) -> None:
+        self.run_worker(self._load, thread=True, group="campaign", name="campaign-plan", exclusive=True)
+
+    def _load(self) -> None:
+        """Read, plan and estimate the file (on a thread: it opens the dataset and reads the store)."""
+        from workbench.service.campaign import CampaignFileError, campaign_status, load_campaign, plan_campaign
+        from workbench.service.campaign.preview import preview
+        from workbench.service.errors import DatasetError, InvalidSlice, StoreError
+        from workbench.service.launch import LaunchError
+        from workbench.service.stores import open_store
+
+        app = self.app
+        try:
+            plan = plan_campaign(load_campaign(self.path))
+            corpus = app.corpora.corpus(plan.campaign.data)
+            store = open_store(app.store_path, readonly=True) if app.store_path.exists() else None
+            try:
+                states = campaign_status(store, plan, corpus)
+            finally:
+                if store is not None:
+                    store.close()
+            previews = preview(plan, corpus, app.store_path)
+        except (CampaignFileError, LaunchError, DatasetError, InvalidSlice, StoreError, LookupError) as exc:
+            app.call_from_thread(self._failed, str(exc))
+            return
+        app.call_from_thread(self._planned, plan, states, previews)
+
+    def _failed(self, message: str) -> None:
+        self.error = message
+        self.plan = None
+        self.query_one("#campaign-error", Static).update(Text(message, style="bold"))
+        self.query_one("#campaign-totals", Static).update("nothing can be started: fix the file, then F5")
+
+    def _planned(self, plan: Any, states: list[Any], previews: list[Any]) -> None:
+        self.plan, self.states, self.previews, self.error = plan, states, previews, None
+        self.query_one("#campaign-error", Static).update("")
+        self._draw_rows()
+        self.query_one("#campaign-totals", Static).update(Text(self.plan_line()))
+
+    def plan_line(self) -> str:
+        """The plan's totals: runs, endpoints, episodes (done), the estimated cost of what is left."""
+        from workbench.service.campaign.preview import total_cost
+
+        episodes = sum(p.episodes for p in self.previews)
+        done = sum(p.already_done for p in self.previews)
+        cost, unpriced = total_cost(self.previews)
+        endpoints = len({p.endpoint for p in self.previews})
+        unpriced_note = f" (+ {unpriced} unpriced runs)" if unpriced else ""
+        return (
+            f" {len(self.previews)} runs on {endpoints} endpoint(s) · {episodes} episodes, {done} done · "
+            f"estimated cost of the rest {usd(cost)}{unpriced_note} · ctrl+r starts (finished episodes are kept)"
+        )
+
+    def _draw_rows(self) -> None:
+        table = self.query_one(DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        progress = self._progress()
+        for p in self.previews:
+            done, planned, status = progress.get(p.name, (p.already_done, p.episodes, self._stored_status(p.name)))
+            table.add_row(
+                Text(sanitize(p.name)),
+                Text(sanitize(p.model)),
+                Text(sanitize(p.endpoint)),
+                Text(str(planned), justify="right"),
+                Text(f"{done}/{planned}", justify="right"),
+                Text("—" if p.scripted else usd(p.cost_usd), justify="right"),
+                Text(f"{MARKS.get(status, ' ')} {status}"),
+                key=p.name,
+            )
+        if self.previews:
+            table.move_cursor(row=min(cursor, len(self.previews) - 1))
+
+    def _stored_status(self, name: str) -> str:
+        return next((s.status for s in self.states if s.name == name), "not started")
+
+    # ------------------------------------------------------------ running
+
+    @property
+    def job(self) -> Any:
+        return self.app.campaigns.get(self.plan.campaign.name) if self.plan is not None else None
+
+    def _progress(self) -> dict[str, tuple[int, int, str]]:
+        job = self.job
+        if job is None:
+            return {}
+        return {name: (p.done, p.planned, p.status) for name, p in job.tracker.runs.items()}
+
+    def refresh_progress(self) -> None:
+        job = self.job
+        if job is None:
+            return
+        self._draw_rows()
+        line = totals_line(job.name, job.tracker.totals())
+        status = f" · {job.status}" + (f": {job.message}" if job.message else "")
+        self.query_one("#campaign-totals", Static).update(Text(" " + line + status))
+
+    def action_start(self) -> None:
+        if self.plan is None:
+            self.notify(self.error or "the file is still being read", severity="warning")
+            return
+        job = self.job
+        if job is not None and job.active:
+            self.notify(f"campaign '{job.name}' is running", severity="warning")
+            return
+        self.app.start_campaign(self.plan, self.states)
+        self.refresh_progress()
+
+    def action_cancel(self) -> None:
+        job = self.job
+        if job is not None and job.active:
+            job.cancel()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """A run of this session on the Live screen; one finished before it started, its trajectories."""
+        name = event.row_key.value
+        if name is None:
+            return
+        if name in self.app.jobs:
+            self.app.watch_run(name)
+        elif name in self.app.run_names():
+            self.app.open_run(name)
+        else:
+            self.notify(f"'{name}' is not started yet: ctrl+r starts the campaign", severity="warning")
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
