@@ -318,3 +318,54 @@ def test_ctrl_c_exits_130_and_the_same_command_resumes(tmp_path, monkeypatch):
         assert done.returncode == 0, done.stderr
         with Store(db, readonly=True) as store:
             assert [(r["status"], r["done"]) for r in store.runs()] == [("done", 16), ("done", 16)]
+
+
+def test_a_campaigns_sweep_and_parallel_study_are_scales_runs_and_tables(tmp_path, capsys):
+    """A sweep and a parallel study in the file: their runs are the ones `scale sequential` / `scale parallel`
+    make (same names, same groups), and the campaign ends with their tables after the panel."""
+    spec = tmp_path / "study.toml"
+    spec.write_text(
+        'name = "t"\nlimit = 4\n\n[[models]]\nname = "h"\nagent = "heuristic"\n\n[[models]]\nname = "r"\n'
+        'agent = "random"\n\n[[sweeps]]\nmodels = ["h"]\naxis = "points"\ngrid = "10,20"\n\n'
+        '[[parallel]]\nmodels = ["h"]\nk = "1,2"\n',
+        encoding="utf-8",
+    )
+    db = tmp_path / "c.sqlite"
+    proc = batch(capsys, "campaign", "run", str(spec), "--db", str(db))
+    assert proc.returncode == 0, proc.stderr
+    with Store(db, readonly=True) as store:
+        runs = {r["name"]: (r["kind"], r["group_name"], r["replicates"]) for r in store.runs()}
+    assert runs == {
+        "t-h-full": ("eval", None, 1),
+        "t-r-full": ("eval", None, 1),
+        "t-h-points@10": ("sequential", "t-h-points", 1),
+        "t-h-points@20": ("sequential", "t-h-points", 1),
+        "t-h-k2": ("parallel", None, 2),
+    }
+    assert (
+        "panel · 2 runs" in proc.stdout and "plateau: k* =" in proc.stdout and "t-h-k2 · 4 items · K = 2" in proc.stdout
+    )
+    # the sweep is the one `scale sequential` makes: the same command on the same store finds nothing to do
+    scale = batch(
+        capsys,
+        "scale",
+        "sequential",
+        "--axis",
+        "points",
+        "--grid",
+        "10,20",
+        "--run",
+        "t-h-points",
+        "--limit",
+        "4",
+        "--workers",
+        "8",
+        "--db",
+        str(db),
+        "--quiet",
+        "--boot",
+        "200",
+    )
+    assert scale.returncode == 0, scale.stderr
+    with Store(db, readonly=True) as store:
+        assert len(store.runs()) == 5
