@@ -6,6 +6,7 @@ for an endpoint that refuses connections, real SQLite stores."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 from pathlib import Path
 
@@ -126,6 +127,7 @@ def test_a_campaign_with_an_unreachable_endpoint_then_resumed(tmp_path, capsys, 
             proc = batch(capsys, "campaign", "run", str(spec), "--db", str(db))
             assert proc.returncode == 0, proc.stderr
             assert (len(a.requests), len(b.requests)) == seen  # the finished runs were not touched
+            assert "run 'p-a-" not in proc.stderr and "run 'p-b-" not in proc.stderr  # nor started again
             assert c.requests  # the missing ones ran
             assert "p-c-no-search" in proc.stdout  # the panel over the six runs
             # the same runs one by one, in another store
@@ -197,6 +199,7 @@ def test_status_then_run_then_a_changed_run_refused(tmp_path, capsys):
         rows = store.runs()
     proc = batch(capsys, "campaign", "run", str(spec), "--db", str(db))  # again: nothing is left, nothing is touched
     assert proc.returncode == 0 and "s-o-closed-book" in proc.stdout  # the panel again
+    assert "run 's-" not in proc.stderr  # no run was started again
     with Store(db, readonly=True) as store:
         assert store.runs() == rows
     before = db.read_bytes()
@@ -369,3 +372,18 @@ def test_a_campaigns_sweep_and_parallel_study_are_scales_runs_and_tables(tmp_pat
     assert scale.returncode == 0, scale.stderr
     with Store(db, readonly=True) as store:
         assert len(store.runs()) == 5
+
+
+def test_a_run_in_progress_elsewhere_is_refused_before_anything_runs(tmp_path, capsys):
+    from workbench.service.stores import run_lock
+
+    db = tmp_path / "s.sqlite"
+    spec = scripted_file(tmp_path / "s.toml")
+    assert batch(capsys, "campaign", "status", str(spec), "--db", str(db)).returncode == 0
+    Store(db).close()
+    with run_lock(db, "s-o-full"):  # as another process executing that run holds it
+        proc = batch(capsys, "campaign", "run", str(spec), "--db", str(db))
+    assert proc.returncode == 2
+    assert f"run 's-o-full' is in progress in another process (pid {os.getpid()})" in proc.stderr
+    with Store(db, readonly=True) as store:
+        assert store.runs() == []

@@ -70,7 +70,8 @@ async def execute_campaign(
         for run in runs:
             if run.name in finished:
                 outcomes[run.name] = Outcome(run, None, finished_before=True)
-            elif stopped is not None:
+                continue
+            if stopped is not None:
                 outcomes[run.name] = Outcome(run, None, stopped)
                 continue
             result = await run_one(run)

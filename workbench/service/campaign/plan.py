@@ -125,9 +125,13 @@ def _request(
     shard: Any,
 ) -> LaunchRequest:
     """The launch request of one run of `model`: the campaign's data, slice, caps and prompts, the model's
-    settings, and its endpoint's limit of calls in flight (an execution option: changing it resumes the run)."""
+    settings, and its endpoint's limit of calls in flight, with at least as many episodes in flight (both execution
+    options: changing them resumes the run)."""
     caps = {key: value for key in CAPS_FIELDS if (value := getattr(campaign.caps, key)) is not None}
     llm = model.agent == "llm"
+    limit = limits.get(endpoint_of(model)) if llm else None
+    # an episode has one call in flight at most: the endpoint's limit is reached only with as many episodes
+    workers = max(campaign.workers, limit or 0)
     return LaunchRequest(
         dataset=campaign.data,
         agent=model.agent,
@@ -143,10 +147,10 @@ def _request(
         reasoning_effort=model.reasoning_effort,
         text_tools=model.text_tools,
         timeout=model.timeout,
-        concurrency=limits.get(endpoint_of(model)) if llm else None,
+        concurrency=limit,
         rpm=model.rpm,
         ablation=ablation,
-        workers=campaign.workers,
+        workers=workers,
         replicates=replicates,
         seed=campaign.seed,
         ids=campaign.ids,
@@ -265,12 +269,16 @@ def _check_unique(campaign: CampaignFile, runs: list[PlannedRun]) -> None:
 
 
 def check_against_store(store: Any, plan: CampaignPlan, fingerprint: str) -> None:
-    """Refuse, before anything runs, a run the store holds with another configuration (the store's own refusal,
-    as `run` gets it: RunConflict, exit 2), and a sweep into a group recorded under another design."""
+    """Refuse, before anything runs, a run another process executes now (each lane would otherwise stop the
+    campaign when it reached it), a run the store holds with another configuration (the store's own refusal, as
+    `run` gets it: RunConflict, exit 2), and a sweep into a group recorded under another design."""
     from workbench.service.errors import RunConflict, StoreError
-    from workbench.service.stores import differences_phrase, identity_differences
+    from workbench.service.stores import differences_phrase, identity_differences, lock_holder
 
     for run in plan.runs:
+        pid = lock_holder(store.path, run.name)
+        if pid is not None:
+            raise StoreError(f"run '{run.name}' is in progress in another process (pid {pid}); wait for it or stop it")
         try:
             stored = store.run(run.name)
         except StoreError:

@@ -56,6 +56,7 @@ class CampaignScreen(WorkbenchNode, Screen):
         self.states: list[Any] = []
         self.previews: list[Any] = []
         self.error: str | None = None
+        self._shown: tuple | None = None  # what the rows show (the plan, each run's progress)
 
     def compose(self) -> ComposeResult:
         yield Static(f" Campaign · {sanitize(str(self.path))}", id="campaign-title", classes="title-bar")
@@ -128,10 +129,15 @@ class CampaignScreen(WorkbenchNode, Screen):
         )
 
     def _draw_rows(self) -> None:
+        """The plan's rows with each run's progress; redrawn only when the progress changed."""
+        progress = self._progress()
+        shown = (id(self.previews), tuple(sorted(progress.items())))
+        if shown == self._shown:
+            return
+        self._shown = shown
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear()
-        progress = self._progress()
         for p in self.previews:
             done, planned, status = progress.get(p.name, (p.already_done, p.episodes, self._stored_status(p.name)))
             table.add_row(
