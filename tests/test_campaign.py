@@ -387,3 +387,29 @@ def test_a_run_in_progress_elsewhere_is_refused_before_anything_runs(tmp_path, c
     assert f"run 's-o-full' is in progress in another process (pid {os.getpid()})" in proc.stderr
     with Store(db, readonly=True) as store:
         assert store.runs() == []
+
+
+def test_the_progress_line_is_rewritten_in_place_on_a_terminal():
+    """On a terminal the campaign's totals are one line rewritten in place, a run's end said above it."""
+    import io
+
+    from sandbox.runner import RunEvent
+    from workbench.cli.progress import CampaignProgress
+    from workbench.service.campaign import RunState
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    states = [RunState("c-h-full", "h", "scripted", "run", 2, 0, "not started")]
+    progress = CampaignProgress("c", states, stream=stream)
+    progress.update("c-h-full", RunEvent("started", planned=2))
+    result = {"status": "done", "done": 2, "planned": 2, "stop_reason": None}
+    progress.update("c-h-full", RunEvent("finished", done=2, planned=2))
+    progress.ended("c-h-full", result)
+    progress.close()
+    text = stream.getvalue()
+    assert text.startswith("campaign 'c': 1 runs, 2 episodes, 0 already done\n")
+    assert "\r\x1b[Krun 'c-h-full': done, 2/2\n" in text
+    assert text.endswith("\r\x1b[Kcampaign 'c': runs 1/1 · episodes 2/2 · tokens 0 · cost — · done\n")

@@ -169,6 +169,9 @@ class WorkbenchApp(App[int]):
 
         def done(yes: bool | None) -> None:
             if yes:
+                for campaign in self.campaigns.values():  # first: its lanes start no further run
+                    if campaign.active:
+                        campaign.cancel()
                 for job in active:
                     job.cancel()
                 self.exit(0)
