@@ -56,6 +56,11 @@ async def test_the_plan_then_the_campaign_run_and_watched(tmp_path):
         screen.refresh_progress()
         assert [r[4] for r in rows(screen)] == ["3/3", "3/3", "6/6", "6/6"]
         assert "runs 4/4 · episodes 18/18" in str(screen.query_one("#campaign-totals").render())
+        # started again: the store is read again, every run is finished, none is run again
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert app.campaigns["c"] is not job and app.campaigns["c"].status == "done"
+        assert app.campaigns["c"].runs == {}
         await pilot.press("down", "down", "enter")
         await pilot.pause()
         from workbench.tui.screens.live import LiveScreen
@@ -74,5 +79,5 @@ async def test_a_bad_file_is_said_as_the_cli_says_it(tmp_path):
         error = str(app.screen.query_one("#campaign-error").render())
         assert f"{path}:4: models[1].agent: unknown 'robot'" in error
         await pilot.press("ctrl+r")
-        await pilot.pause()
+        await settle(pilot, app)
         assert "c" not in app.campaigns

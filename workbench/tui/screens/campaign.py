@@ -8,6 +8,7 @@ thread; a problem in the file is shown as the CLI says it (file, line, key) and 
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -75,11 +76,12 @@ class CampaignScreen(WorkbenchNode, Screen):
 
     # ------------------------------------------------------------ the plan
 
-    def action_reload(self) -> None:
-        self.run_worker(self._load, thread=True, group="campaign", name="campaign-plan", exclusive=True)
+    def action_reload(self, start: bool = False) -> None:
+        self.run_worker(partial(self._load, start), thread=True, group="campaign", name="campaign-plan", exclusive=True)
 
-    def _load(self) -> None:
-        """Read, plan and estimate the file (on a thread: it opens the dataset and reads the store)."""
+    def _load(self, start: bool = False) -> None:
+        """Read, plan and estimate the file (on a thread: it opens the dataset and reads the store); with `start`,
+        then start the campaign from what the store holds now."""
         from workbench.service.campaign import CampaignFileError, campaign_status, load_campaign, plan_campaign
         from workbench.service.campaign.preview import preview
         from workbench.service.errors import DatasetError, InvalidSlice, StoreError
@@ -101,6 +103,8 @@ class CampaignScreen(WorkbenchNode, Screen):
             app.call_from_thread(self._failed, str(exc))
             return
         app.call_from_thread(self._planned, plan, states, previews)
+        if start:
+            app.call_from_thread(self._start)
 
     def _failed(self, message: str) -> None:
         self.error = message
@@ -178,13 +182,18 @@ class CampaignScreen(WorkbenchNode, Screen):
         self.query_one("#campaign-totals", Static).update(Text(" " + line + status))
 
     def action_start(self) -> None:
-        if self.plan is None:
-            self.notify(self.error or "the file is still being read", severity="warning")
-            return
+        """Start the campaign (or resume it) from the store as it is now: the file and the store are read again."""
         job = self.job
         if job is not None and job.active:
             self.notify(f"campaign '{job.name}' is running", severity="warning")
             return
+        self.action_reload(start=True)
+
+    def _start(self) -> None:
+        if self.plan is None:
+            self.notify(self.error or "the file could not be read", severity="warning")
+            return
+        self._shown = None
         self.app.start_campaign(self.plan, self.states)
         self.refresh_progress()
 
