@@ -81,3 +81,47 @@ async def test_a_bad_file_is_said_as_the_cli_says_it(tmp_path):
         await pilot.press("ctrl+r")
         await settle(pilot, app)
         assert "c" not in app.campaigns
+
+
+async def test_an_unreachable_endpoint_stops_only_its_runs_on_screen(tmp_path, monkeypatch):
+    """An LLM model on a live server and one on a closed port: the live one's runs finish, the closed one's first
+    run is interrupted and its second never starts; the screen says which endpoint is unreachable."""
+    import socket
+
+    from tests.openai_server import FakeOpenAI, seed_of, tool_reply, turn_of
+
+    def brain(req, n):
+        if turn_of(req) == 0:
+            return tool_reply(("get_references", {"paper_id": seed_of(req)}))
+        return tool_reply(("submit_answer", {"answer": "B", "reasoning": "r"}))
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    monkeypatch.setenv("CAMPAIGN_TUI_KEY", "x")
+    with FakeOpenAI(brain) as live:
+        models = ""
+        for name, url in (("a", live.url), ("c", down)):
+            models += (
+                f'[[models]]\nname = "{name}"\nmodel = "openai/m-{name}"\nbase_url = "{url}"\n'
+                'api_key_env = "CAMPAIGN_TUI_KEY"\n\n'
+            )
+        path = tmp_path / "llm.toml"
+        path.write_text(f'name = "l"\nlimit = 2\n\n[runs]\nablations = ["full", "no-search"]\n\n{models}')
+        app = make_app()
+        async with app.run_test(size=(160, 40)) as pilot:
+            await settle(pilot, app)
+            await app.push_screen(CampaignScreen(path))
+            await settle(pilot, app)
+            await pilot.press("ctrl+r")
+            await settle(pilot, app)
+            job = app.campaigns["l"]
+            assert job.status == "stopped" and f"{down} unreachable: l-c-full, l-c-no-search" in job.message
+            app.screen.refresh_progress()
+            assert [(r[0], r[4], r[6]) for r in rows(app.screen)] == [
+                ("l-a-full", "2/2", "✓ done"),
+                ("l-a-no-search", "2/2", "✓ done"),
+                ("l-c-full", "0/2", "■ interrupted"),
+                ("l-c-no-search", "0/2", "· not started"),
+            ]
+            assert "stopped" in str(app.screen.query_one("#campaign-totals").render())

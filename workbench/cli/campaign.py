@@ -46,28 +46,25 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
 
 def _check_models(plan: CampaignPlan) -> None:
     """Every LLM run's model can be reached as configured (its key, a local model installed), before anything is
-    written; a key variable that is not set for a server is warned about, as `run` warns."""
+    written (exit 2 otherwise); a key variable that is not set for a server is warned about, as `run` warns."""
     import os
 
-    from workbench.service.agents import check_model
+    from workbench.service.campaign import check_models
     from workbench.service.errors import ConfigError, LocalModelUnavailable
 
     warned: set[str] = set()
     for run in plan.runs:
-        spec = run.spec
-        if spec.agent != "llm":
-            continue
-        options = spec.agent_options
+        options = run.spec.agent_options
         variable, url = options.get("api_key_env"), options.get("base_url")
-        if variable and url and not os.environ.get(variable) and variable not in warned:
+        if run.spec.agent == "llm" and variable and url and not os.environ.get(variable) and variable not in warned:
             warned.add(variable)
             sys.stderr.write(
                 f"warning: api_key_env {variable}: that variable is not set; the calls to {url} go without a key\n"
             )
-        try:
-            check_model(spec.model or "", options)
-        except (ConfigError, LocalModelUnavailable) as exc:
-            raise UsageError(f"run '{run.name}': {exc}") from None
+    try:
+        check_models(plan)
+    except (ConfigError, LocalModelUnavailable) as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -12,7 +12,13 @@ from __future__ import annotations
 from workbench.service.campaign.example import EXAMPLE
 from workbench.service.campaign.execute import CampaignOutcome, Outcome, execute_campaign
 from workbench.service.campaign.file import CampaignFile, CampaignFileError, ModelEntry, load_campaign
-from workbench.service.campaign.plan import CampaignPlan, PlannedRun, check_against_store, plan_campaign
+from workbench.service.campaign.plan import (
+    CampaignPlan,
+    PlannedRun,
+    check_against_store,
+    check_models,
+    plan_campaign,
+)
 from workbench.service.campaign.status import RunState, campaign_status, planned_pairs
 from workbench.service.campaign.tables import CampaignTables, campaign_tables
 from workbench.service.campaign.tracker import CampaignTracker
@@ -32,6 +38,7 @@ __all__ = [
     "campaign_status",
     "campaign_tables",
     "check_against_store",
+    "check_models",
     "execute_campaign",
     "load_campaign",
     "plan_campaign",

@@ -293,3 +293,23 @@ def check_against_store(store: Any, plan: CampaignPlan, fingerprint: str) -> Non
     for study in plan.studies:
         if study.kind == "sequential":
             check_plan(store, study)
+
+
+def check_models(plan: CampaignPlan) -> None:
+    """Every LLM run's model can be reached as configured (its key, a local model installed), before anything is
+    written: ConfigError or LocalModelUnavailable (`workbench.service.errors`) naming the run."""
+    from workbench.service.agents import check_model
+    from workbench.service.errors import ConfigError, LocalModelUnavailable
+
+    checked: set[str] = set()
+    for run in plan.runs:
+        spec = run.spec
+        if spec.agent != "llm" or run.model in checked:
+            continue
+        checked.add(run.model)
+        try:
+            check_model(spec.model or "", spec.agent_options)
+        except ConfigError as exc:
+            raise ConfigError(f"run '{run.name}': {exc}") from None
+        except LocalModelUnavailable as exc:
+            raise LocalModelUnavailable(f"run '{run.name}': {exc}") from None

@@ -82,15 +82,29 @@ class CampaignScreen(WorkbenchNode, Screen):
     def _load(self, start: bool = False) -> None:
         """Read, plan and estimate the file (on a thread: it opens the dataset and reads the store); with `start`,
         then start the campaign from what the store holds now."""
-        from workbench.service.campaign import CampaignFileError, campaign_status, load_campaign, plan_campaign
+        from workbench.service.campaign import (
+            CampaignFileError,
+            campaign_status,
+            check_models,
+            load_campaign,
+            plan_campaign,
+        )
         from workbench.service.campaign.preview import preview
-        from workbench.service.errors import DatasetError, InvalidSlice, StoreError
+        from workbench.service.errors import (
+            ConfigError,
+            DatasetError,
+            InvalidSlice,
+            LocalModelUnavailable,
+            StoreError,
+        )
         from workbench.service.launch import LaunchError
         from workbench.service.stores import open_store
 
         app = self.app
+        problems = (CampaignFileError, LaunchError, DatasetError, InvalidSlice, StoreError, LookupError)
         try:
             plan = plan_campaign(load_campaign(self.path))
+            check_models(plan)  # a key missing: said here, before anything can start
             corpus = app.corpora.corpus(plan.campaign.data)
             store = open_store(app.store_path, readonly=True) if app.store_path.exists() else None
             try:
@@ -99,7 +113,7 @@ class CampaignScreen(WorkbenchNode, Screen):
                 if store is not None:
                     store.close()
             previews = preview(plan, corpus, app.store_path)
-        except (CampaignFileError, LaunchError, DatasetError, InvalidSlice, StoreError, LookupError) as exc:
+        except (*problems, ConfigError, LocalModelUnavailable) as exc:
             app.call_from_thread(self._failed, str(exc))
             return
         app.call_from_thread(self._planned, plan, states, previews)
