@@ -41,40 +41,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     merge.add_argument("--format", choices=("table", "json"), default="table")
 
-    campaign = sub.add_parser(
-        "campaign", help="a panel and its studies as one file: write it, run what is missing, see how far it is"
-    )
-    campaign_sub = campaign.add_subparsers(dest="campaign_command", required=True, metavar="ACTION")
-    c_init = campaign_sub.add_parser("init", help="write a commented example campaign file to start from")
+    campaign = sub.add_parser("campaign", help="a panel and its studies as one TOML file: write it, run it, follow it")
+    actions = campaign.add_subparsers(dest="campaign_command", required=True, metavar="ACTION")
+    c_init = actions.add_parser("init", help="write a commented example campaign file to start from")
     c_init.add_argument("file", nargs="?", metavar="FILE.toml", help="the file to write (default: stdout)")
     c_init.add_argument("--force", action="store_true", help="write over an existing file")
-    c_run = campaign_sub.add_parser(
-        "run",
-        help="run every run of the file that is not finished (endpoints at once, each within its calls in "
-        "flight), then print the panel and the studies' tables; the same command resumes",
-    )
-    c_status = campaign_sub.add_parser("status", help="each run of the file: episodes done and left; runs nothing")
-    c_report = campaign_sub.add_parser("report", help="the panel over the file's finished runs and its studies' tables")
-    for p in (c_run, c_status, c_report):
+    c_run = actions.add_parser("run", help="run what is not finished (endpoints at once), then the panel and tables")
+    c_status = actions.add_parser("status", help="each run of the file: episodes done and left; runs nothing")
+    c_report = actions.add_parser("report", help="the panel over the file's finished runs and its studies' tables")
+    for p, formats in (
+        (c_run, ("table", "markdown")),
+        (c_status, ("table", "json")),
+        (c_report, ("table", "markdown")),
+    ):
         p.add_argument("file", metavar="FILE.toml", help="the campaign file (`campaign init` writes an example)")
         p.add_argument("--db")
-    c_run.add_argument(
-        "--shard",
-        type=_shard,
-        metavar="I/N",
-        help="run only shard I of N of every run (a stable hash: the same on every host); `merge` then joins "
-        "the shards' stores",
-    )
-    c_status.add_argument("--shard", type=_shard, metavar="I/N", help="count only shard I of N of every run")
-    for p in (c_run, c_report):
-        p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+        p.add_argument("--format", choices=formats, default="table")
+    for p in (c_run, c_status):
         p.add_argument(
-            "--format",
-            choices=("table", "markdown"),
-            default="table",
-            help="the panel as tables, or as a Markdown document (the studies' tables are drawn as tables)",
+            "--shard", type=_shard, metavar="I/N", help="only shard I of N of every run (`merge` joins them)"
         )
-    c_status.add_argument("--format", choices=("table", "json"), default="table")
+    for p in (c_run, c_report):
+        p.add_argument("--quiet", action="store_true")
 
     runs = sub.add_parser("runs", help="list the runs in the store; `runs tag NAME` sets a run's family and tier")
     runs.add_argument("--db")

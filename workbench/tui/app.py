@@ -330,11 +330,8 @@ class WorkbenchApp(App[int]):
 
     def action_open_campaign(self) -> None:
         """Ask for a campaign file, then open its screen (its plan; ctrl+r starts it)."""
+        from workbench.tui.forms.campaign import path_problem
         from workbench.tui.screens.dialogs import NameModal
-
-        def check(text: str) -> str | None:
-            path = Path(text.strip()).expanduser()
-            return None if path.is_file() else f"no file at {path}"
 
         def chosen(text: str | None) -> None:
             if text:
@@ -344,7 +341,7 @@ class WorkbenchApp(App[int]):
             NameModal(
                 "Open a campaign file",
                 "campaign.toml",
-                check,
+                path_problem,
                 hint="a TOML campaign file (`agenthop-tui --batch campaign init FILE` writes an example)",
             ),
             chosen,

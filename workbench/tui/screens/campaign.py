@@ -18,11 +18,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from workbench.tui.forms.campaign import NUMERIC, plan_line, row_cells, running_line
 from workbench.tui.host import WorkbenchNode
 from workbench.tui.widgets.footer import KeysFooter
 from workbench.tui.widgets.plaintext import sanitize
-from workbench.views.campaign import totals_line
-from workbench.views.cells import usd
 
 COLUMNS = (
     ("run", "RUN"),
@@ -34,7 +33,6 @@ COLUMNS = (
     ("status", "STATUS"),
 )
 REFRESH_HZ = 4
-MARKS = {"done": "✓", "running": "▶", "interrupted": "■", "failed": "✗", "not started": "·", "left": "·"}
 
 
 class CampaignTable(DataTable):
@@ -130,21 +128,7 @@ class CampaignScreen(WorkbenchNode, Screen):
         self.plan, self.states, self.previews, self.error = plan, states, previews, None
         self.query_one("#campaign-error", Static).update("")
         self._draw_rows()
-        self.query_one("#campaign-totals", Static).update(Text(self.plan_line()))
-
-    def plan_line(self) -> str:
-        """The plan's totals: runs, endpoints, episodes (done), the estimated cost of what is left."""
-        from workbench.service.campaign.preview import total_cost
-
-        episodes = sum(p.episodes for p in self.previews)
-        done = sum(p.already_done for p in self.previews)
-        cost, unpriced = total_cost(self.previews)
-        endpoints = len({p.endpoint for p in self.previews})
-        unpriced_note = f" (+ {unpriced} unpriced runs)" if unpriced else ""
-        return (
-            f" {len(self.previews)} runs on {endpoints} endpoint(s) · {episodes} episodes, {done} done · "
-            f"estimated cost of the rest {usd(cost)}{unpriced_note} · ctrl+r starts (finished episodes are kept)"
-        )
+        self.query_one("#campaign-totals", Static).update(Text(" " + plan_line(self.previews)))
 
     def _draw_rows(self) -> None:
         """The plan's rows with each run's progress; redrawn only when the progress changed."""
@@ -157,15 +141,12 @@ class CampaignScreen(WorkbenchNode, Screen):
         cursor = table.cursor_row
         table.clear()
         for p in self.previews:
-            done, planned, status = progress.get(p.name, (p.already_done, p.episodes, self._stored_status(p.name)))
+            cells = row_cells(p, progress.get(p.name, (p.already_done, p.episodes, self._stored_status(p.name))))
             table.add_row(
-                Text(sanitize(p.name)),
-                Text(sanitize(p.model)),
-                Text(sanitize(p.endpoint)),
-                Text(str(planned), justify="right"),
-                Text(f"{done}/{planned}", justify="right"),
-                Text("—" if p.scripted else usd(p.cost_usd), justify="right"),
-                Text(f"{MARKS.get(status, ' ')} {status}"),
+                *(
+                    Text(sanitize(cell), justify="right" if key in NUMERIC else "left")
+                    for (key, _), cell in zip(COLUMNS, cells, strict=True)
+                ),
                 key=p.name,
             )
         if self.previews:
@@ -191,9 +172,8 @@ class CampaignScreen(WorkbenchNode, Screen):
         if job is None:
             return
         self._draw_rows()
-        line = totals_line(job.name, job.tracker.totals())
-        status = f" · {job.status}" + (f": {job.message}" if job.message else "")
-        self.query_one("#campaign-totals", Static).update(Text(" " + line + status))
+        line = running_line(job.name, job.tracker.totals(), job.status, job.message)
+        self.query_one("#campaign-totals", Static).update(Text(" " + sanitize(line)))
 
     def action_start(self) -> None:
         """Start the campaign (or resume it) from the store as it is now: the file and the store are read again."""
