@@ -372,6 +372,8 @@ def test_a_campaigns_sweep_and_parallel_study_are_scales_runs_and_tables(tmp_pat
     assert scale.returncode == 0, scale.stderr
     with Store(db, readonly=True) as store:
         assert len(store.runs()) == 5
+    report = batch(capsys, "campaign", "report", str(spec), "--db", str(db), "--quiet")  # the tables again
+    assert report.returncode == 0 and "panel · 2 runs" in report.stdout and "plateau: k* =" in report.stdout
 
 
 def test_a_run_in_progress_elsewhere_is_refused_before_anything_runs(tmp_path, capsys):

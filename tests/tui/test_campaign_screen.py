@@ -3,7 +3,7 @@ its end, a run opened on the Live screen; a bad file shown as the CLI says it.""
 
 from __future__ import annotations
 
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 from tui_support import make_app, settle
 
 from workbench.tui.screens.campaign import CampaignScreen
@@ -38,9 +38,13 @@ async def test_the_plan_then_the_campaign_run_and_watched(tmp_path):
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
-        await app.push_screen(CampaignScreen(path))
+        app.action_open_campaign()  # the palette's "Open a campaign file…"
+        await pilot.pause()
+        app.screen.query_one("#name-input", Input).value = str(path)
+        await pilot.press("enter")
         await settle(pilot, app)
         screen = app.screen
+        assert isinstance(screen, CampaignScreen) and screen.path == path
         assert rows(screen) == [
             ["c-h-full", "h", "scripted", "3", "0/3", "—", "· not started"],
             ["c-h-closed-book", "h", "scripted", "3", "0/3", "—", "· not started"],
