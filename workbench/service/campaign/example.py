@@ -22,8 +22,8 @@ limit = 20                 # the first N items of the selection (leave out: ever
 # prompts = "prompts.toml"       # replace the texts sent to agents and judges (`prompts export` writes ours)
 
 [caps]                     # per episode (leave out: the protocol's)
-budget = 20
-max_turns = 30
+budget = 30                # points; the protocol: 30 points, 20 turns, 200K tokens
+max_turns = 20
 max_tokens_total = 200000
 
 [runs]                     # what each model runs, unless its entry says otherwise
